@@ -1,0 +1,27 @@
+// Per-dispatch parameters and thread indexing shared by every kernel.
+// DispatchParams mirrors engine::gpu::plan::DispatchParams (a test checks the offsets).
+
+struct DispatchParams {
+    seed_lo: u32,
+    seed_hi: u32,
+    sweep: u32,
+    colour: u32,
+    slot: u32,
+    systems: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+override WG_SIZE: u32 = 64u;
+// Replicas per temperature: system b runs at temperature b / REPLICAS.
+override REPLICAS: u32 = 1u;
+
+// Linear index of a thread within its system: grids wider than 65535 workgroups spill into y;
+// z is the system (batch).
+fn thread_in_system(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
+    return (workgroup.x + workgroup.y * workgroups.x) * WG_SIZE + local;
+}
+
+fn threads_per_system(workgroups: vec3<u32>) -> u32 {
+    return workgroups.x * workgroups.y * WG_SIZE;
+}

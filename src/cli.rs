@@ -1,0 +1,153 @@
+//! The command line: `spinflip run | devices | exact | bench`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::bench::{BenchOptions, bench};
+use crate::config::{Backend, Config};
+use crate::engine::gpu::adapters;
+use crate::error::{Error, Result};
+use crate::exact::kaufman;
+use crate::sim::{RunOptions, RunOutcome, run};
+
+/// Monte Carlo simulation of Ising-type spin models on GPUs.
+#[derive(Debug, Parser)]
+#[command(name = "spinflip", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Backends selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Auto,
+    Cpu,
+    Wgpu,
+}
+
+impl From<BackendArg> for Backend {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Auto => Backend::Auto,
+            BackendArg::Cpu => Backend::Cpu,
+            BackendArg::Wgpu => Backend::Wgpu,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a simulation from a RON config (the built-in default without one).
+    Run {
+        /// RON config file.
+        config: Option<PathBuf>,
+        /// Output directory.
+        #[arg(long, default_value = "spinflip-out")]
+        out: PathBuf,
+        /// Continue a killed run from OUT/checkpoint.bin.
+        #[arg(long)]
+        resume: bool,
+        /// Override the config's backend.
+        #[arg(long, value_enum)]
+        backend: Option<BackendArg>,
+        /// Override the config's adapter (index, backend name or name substring).
+        #[arg(long)]
+        adapter: Option<String>,
+        /// Print the built-in default config and exit.
+        #[arg(long)]
+        print_default: bool,
+    },
+    /// List GPU adapters with their limits and features.
+    Devices {
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Kaufman's exact e, c, f of the 2D Ising model on an L x L periodic lattice, as JSON.
+    Exact {
+        #[arg(long)]
+        size: u32,
+        #[arg(long)]
+        beta: f64,
+    },
+    /// Measure sweep throughput (flips/ns, ps/flip) per backend and size.
+    Bench(BenchOptions),
+}
+
+/// Execute the parsed command line.
+pub fn execute(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run { config, out, resume, backend, adapter, print_default } => {
+            if print_default {
+                print!("{}", Config::default_source());
+                return Ok(());
+            }
+            let mut config = match &config {
+                Some(path) => Config::from_path(path)?,
+                None => Config::default_config()?,
+            };
+            if let Some(backend) = backend {
+                config.backend = backend.into();
+            }
+            if adapter.is_some() {
+                config.adapter = adapter;
+            }
+            let options = RunOptions { out: out.clone(), resume, progress: true, halt_after: None };
+            match run(&config, &options)? {
+                RunOutcome::Completed(summary) => {
+                    println!("{}", crate::sim::summary_table(&summary));
+                    println!("results in {}", out.display());
+                }
+                RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),
+            }
+            Ok(())
+        }
+        Command::Devices { json } => devices(json),
+        Command::Exact { size, beta } => {
+            if size < 2 || size % 2 != 0 {
+                return Err(Error::Usage(format!("--size must be even and >= 2, got {size}")));
+            }
+            if !(beta.is_finite() && beta > 0.0) {
+                return Err(Error::Usage(format!("--beta must be finite and > 0, got {beta}")));
+            }
+            let exact = kaufman(size, beta);
+            println!("{}", serde_json::to_string(&exact).expect("plain numbers serialise"));
+            Ok(())
+        }
+        Command::Bench(options) => bench(&options),
+    }
+}
+
+fn devices(json: bool) -> Result<()> {
+    let instance = adapters::instance();
+    let summaries: Vec<_> = adapters::enumerate(&instance)
+        .iter()
+        .enumerate()
+        .map(|(i, a)| adapters::summarize(i, a))
+        .collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&summaries).expect("plain data serialises"));
+        return Ok(());
+    }
+    if summaries.is_empty() {
+        println!("no GPU adapter found; `run` uses the CPU engine with backend Auto");
+    }
+    for s in &summaries {
+        println!("{}: {} ({}, {})", s.index, s.name, s.backend, s.device_type);
+        println!("    driver: {}", s.driver);
+        println!("    SHADER_INT64: {}, subgroups: {}", s.shader_int64, s.subgroups);
+        println!(
+            "    max_buffer_size: {}, max_storage_buffer_binding_size: {}",
+            s.max_buffer_size, s.max_storage_buffer_binding_size
+        );
+        println!(
+            "    max_compute_workgroups_per_dimension: {}, max_compute_invocations_per_workgroup: {}, workgroup storage: {} bytes",
+            s.max_compute_workgroups_per_dimension,
+            s.max_compute_invocations_per_workgroup,
+            s.max_compute_workgroup_storage_size
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! The pure-Rust engine: the reference every GPU kernel is checked against bit for bit, and the
+//! fallback where no GPU adapter exists. Each kernel mirrors its WGSL twin of the same name in
+//! `shaders/wgsl/`; systems run in parallel on the CPU's cores.
+
+mod metropolis_simple;
+mod observables;
+
+pub use metropolis_simple::sweep_colour;
+pub use observables::observe;
+
+use rayon::prelude::*;
+
+use super::{Engine, EngineInfo, Observation, Plan, Step};
+use crate::error::{Error, Result};
+use crate::model::ising::IsingSystems;
+
+/// The CPU engine of the simple (one spin per word) Ising model.
+pub struct CpuEngine {
+    systems: IsingSystems,
+    thresholds: Vec<u32>,
+    spins: Vec<i32>,
+}
+
+impl CpuEngine {
+    /// An engine holding `spins` (system-major) for `systems`.
+    pub fn new(systems: IsingSystems, spins: Vec<i32>) -> Result<Self> {
+        let mut engine = CpuEngine { thresholds: systems.thresholds(), systems, spins: Vec::new() };
+        engine.set_spins(&spins)?;
+        Ok(engine)
+    }
+
+    fn system_lattices(&mut self) -> impl IndexedParallelIterator<Item = (u32, &mut [i32])> {
+        let n = self.systems.lattice.sites() as usize;
+        self.spins.par_chunks_mut(n).enumerate().map(|(b, s)| (b as u32, s))
+    }
+
+    fn sweep(&mut self, sweep: u32) {
+        let systems = self.systems.clone();
+        let thresholds = std::mem::take(&mut self.thresholds);
+        self.system_lattices().for_each(|(batch, spins)| {
+            for colour in 0..2 {
+                sweep_colour(&systems, &thresholds, spins, batch, sweep, colour);
+            }
+        });
+        self.thresholds = thresholds;
+    }
+}
+
+impl Engine for CpuEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            backend: "cpu".into(),
+            adapter: format!("CPU ({} threads)", rayon::current_num_threads()),
+        }
+    }
+
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+        let expected = self.systems.lattice.sites() as usize * self.systems.systems() as usize;
+        if spins.len() != expected {
+            return Err(Error::State(format!(
+                "expected {expected} spins for the configured systems, got {}",
+                spins.len()
+            )));
+        }
+        self.spins = spins.to_vec();
+        Ok(())
+    }
+
+    fn spins(&mut self) -> Result<Vec<i32>> {
+        Ok(self.spins.clone())
+    }
+
+    fn execute(&mut self, plan: &Plan) -> Result<Vec<Observation>> {
+        let systems = self.systems.systems() as usize;
+        let mut observations = vec![Observation::default(); plan.slots as usize * systems];
+        for step in &plan.steps {
+            match *step {
+                Step::Sweep { sweep } => self.sweep(sweep),
+                Step::Measure { slot } => {
+                    let lattice = self.systems.lattice;
+                    let n = lattice.sites() as usize;
+                    let row = &mut observations[slot as usize * systems..][..systems];
+                    row.par_iter_mut()
+                        .zip(self.spins.par_chunks(n))
+                        .for_each(|(o, spins)| *o = observe(&lattice, spins));
+                }
+            }
+        }
+        Ok(observations)
+    }
+}

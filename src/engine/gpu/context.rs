@@ -1,0 +1,244 @@
+//! The wgpu pipeline manager: device, limits, composed shaders, cached pipelines, and errors.
+//!
+//! wgpu reports validation errors and device loss through callbacks; the context collects them
+//! and [`GpuContext::check`] turns them into [`Error`]s after every submission, so a run fails
+//! with the reason instead of producing garbage.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::shaders::{Kernel, MulhiloPath, compose};
+use crate::config::PhiloxPath;
+use crate::error::{Error, Result};
+
+/// Key of a cached pipeline: kernel, Philox path and override constants (as bits).
+type PipelineKey = (Kernel, MulhiloPath, Vec<(&'static str, u64)>);
+
+/// A device with its queue, limits and pipeline cache.
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    pub mulhilo: MulhiloPath,
+    layout: wgpu::PipelineLayout,
+    pub bind_group_layout: wgpu::BindGroupLayout,
+    pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
+    errors: Arc<Mutex<Vec<String>>>,
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+/// The binding layout shared by every kernel: 0 dispatch parameters (uniform, dynamic offset),
+/// 1 spins, 2 thresholds (read-only), 3 observations. A kernel uses a subset.
+fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("spinflip"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(
+                        std::mem::size_of::<super::plan::DispatchParams>() as u64,
+                    ),
+                },
+                count: None,
+            },
+            storage(1, false),
+            storage(2, true),
+            storage(3, false),
+        ],
+    })
+}
+
+impl GpuContext {
+    /// Open `adapter` with its own limits (large lattices need them) and SHADER_INT64 where
+    /// the adapter has it and `philox` allows it.
+    pub fn new(adapter: &wgpu::Adapter, philox: PhiloxPath) -> Result<Self> {
+        let info = adapter.get_info();
+        let has_int64 = adapter.features().contains(wgpu::Features::SHADER_INT64);
+        let mulhilo = match philox {
+            PhiloxPath::Auto if has_int64 => MulhiloPath::Int64,
+            PhiloxPath::Auto | PhiloxPath::U32 => MulhiloPath::U32,
+            PhiloxPath::Int64 if has_int64 => MulhiloPath::Int64,
+            PhiloxPath::Int64 => {
+                return Err(Error::Adapter(format!(
+                    "philox: Int64 needs SHADER_INT64, which {} ({}) lacks; use Auto or U32",
+                    info.name,
+                    info.backend.to_str()
+                )));
+            }
+        };
+        let required_features = match mulhilo {
+            MulhiloPath::Int64 => wgpu::Features::SHADER_INT64,
+            MulhiloPath::U32 => wgpu::Features::empty(),
+        };
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("spinflip"),
+            required_features,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
+            .map_err(|e| Error::Adapter(format!("{}: cannot open the device: {e}", info.name)))?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let lost = Arc::new(Mutex::new(None));
+        {
+            let errors = errors.clone();
+            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                errors.lock().expect("error list").push(e.to_string());
+            }));
+            let lost = lost.clone();
+            device.set_device_lost_callback(move |reason, message| {
+                *lost.lock().expect("lost flag") = Some(format!("{reason:?}: {message}"));
+            });
+        }
+        let bind_group_layout = bind_group_layout(&device);
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("spinflip"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+        let limits = device.limits();
+        Ok(GpuContext {
+            device,
+            queue,
+            info,
+            limits,
+            mulhilo,
+            layout,
+            bind_group_layout,
+            pipelines: HashMap::new(),
+            errors,
+            lost,
+        })
+    }
+
+    /// `name (backend)` of the adapter.
+    pub fn adapter_name(&self) -> String {
+        format!("{} ({})", self.info.name, self.info.backend.to_str())
+    }
+
+    /// Fail with the first error wgpu reported since the last check, or device loss.
+    pub fn check(&self) -> Result<()> {
+        if let Some(reason) = self.lost.lock().expect("lost flag").take() {
+            return Err(Error::DeviceLost(reason));
+        }
+        let mut errors = self.errors.lock().expect("error list");
+        if !errors.is_empty() {
+            let all = std::mem::take(&mut *errors).join("\n");
+            return Err(Error::Gpu(all));
+        }
+        Ok(())
+    }
+
+    /// Wait for every submission so far, then [`check`](Self::check).
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
+        self.check()
+    }
+
+    /// The pipeline of `kernel` with override `constants`, compiled once and cached.
+    pub fn pipeline(
+        &mut self,
+        kernel: Kernel,
+        constants: &[(&'static str, u32)],
+    ) -> Result<&wgpu::ComputePipeline> {
+        let key: PipelineKey =
+            (kernel, self.mulhilo, constants.iter().map(|&(k, v)| (k, u64::from(v))).collect());
+        if !self.pipelines.contains_key(&key) {
+            let pipeline = self.build_pipeline(kernel, constants)?;
+            self.pipelines.insert(key.clone(), pipeline);
+        }
+        Ok(&self.pipelines[&key])
+    }
+
+    fn build_pipeline(
+        &self,
+        kernel: Kernel,
+        constants: &[(&'static str, u32)],
+    ) -> Result<wgpu::ComputePipeline> {
+        let source = compose(kernel, self.mulhilo)?;
+        let constants: Vec<(&str, f64)> =
+            constants.iter().map(|&(k, v)| (k, f64::from(v))).collect();
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(kernel.module()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(kernel.module()),
+            layout: kernel.uses_shared_layout().then_some(&self.layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                ..Default::default()
+            },
+            cache: None,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("kernel {}: {error}", kernel.module())));
+        }
+        Ok(pipeline)
+    }
+
+    /// A buffer of `size` bytes; fails clearly beyond the device's buffer limit.
+    pub fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
+        if size > self.limits.max_buffer_size {
+            return Err(Error::Limits(format!(
+                "buffer `{label}` needs {size} bytes but max_buffer_size of {} is {}",
+                self.adapter_name(),
+                self.limits.max_buffer_size
+            )));
+        }
+        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: size.max(16),
+            usage,
+            mapped_at_creation: false,
+        }))
+    }
+
+    /// Copy `size` bytes of `buffer` to the host.
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+        let staging = self.buffer(
+            "staging",
+            size,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )?;
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        let slice = staging.slice(..size);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = sender.send(r);
+        });
+        self.wait()?;
+        receiver
+            .recv()
+            .map_err(|_| Error::Gpu("buffer mapping was dropped".into()))?
+            .map_err(|e| Error::Gpu(format!("mapping a buffer for reading: {e}")))?;
+        let bytes = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("reading a mapped buffer: {e}")))?
+            .to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+}

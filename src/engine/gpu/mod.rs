@@ -1,0 +1,11 @@
+//! The wgpu engine: WGSL kernels from `shaders/wgsl/` on any Vulkan, Metal, DX12 or GL adapter.
+
+pub mod adapters;
+pub mod context;
+pub mod plan;
+pub mod shaders;
+pub mod philox_kat;
+mod simple;
+
+pub use context::GpuContext;
+pub use simple::SimpleGpuEngine;

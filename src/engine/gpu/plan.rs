@@ -1,0 +1,111 @@
+//! Turning a [`Plan`] into bounded GPU submissions of dispatches.
+//!
+//! Each dispatch reads its small parameters (sweep, colour, slot) from one 256-byte-aligned entry
+//! of a uniform buffer, bound with a dynamic offset. A submission holds at most
+//! `max_dispatches` entries and about `flip_budget` site updates, so no single submission runs
+//! for long (a Windows TDR kills dispatches over ~2 s) however long the run.
+
+use crate::engine::{Plan, Step};
+
+/// Per-dispatch parameters; mirrors `DispatchParams` in `shaders/wgsl/dispatch.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DispatchParams {
+    pub seed_lo: u32,
+    pub seed_hi: u32,
+    pub sweep: u32,
+    pub colour: u32,
+    pub slot: u32,
+    pub systems: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+}
+
+/// One dispatch of a submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dispatch {
+    /// Update one colour of every system.
+    Sweep(DispatchParams),
+    /// Measure every system into a slot.
+    Measure(DispatchParams),
+}
+
+impl Dispatch {
+    /// The parameters of this dispatch.
+    pub fn params(&self) -> &DispatchParams {
+        match self {
+            Dispatch::Sweep(p) | Dispatch::Measure(p) => p,
+        }
+    }
+}
+
+/// Split a plan into submissions of at most `max_dispatches` dispatches and roughly
+/// `sweeps_per_submission` sweeps each (at least one sweep per submission).
+pub fn submissions(
+    plan: &Plan,
+    seed: u64,
+    systems: u32,
+    max_dispatches: usize,
+    sweeps_per_submission: u64,
+) -> Vec<Vec<Dispatch>> {
+    let base = DispatchParams {
+        seed_lo: seed as u32,
+        seed_hi: (seed >> 32) as u32,
+        systems,
+        ..DispatchParams::default()
+    };
+    let mut out: Vec<Vec<Dispatch>> = vec![Vec::new()];
+    let mut sweeps_in_current = 0;
+    for step in &plan.steps {
+        let needed = match step {
+            Step::Sweep { .. } => 2,
+            Step::Measure { .. } => 1,
+        };
+        let current = out.last().map_or(0, Vec::len);
+        let full = current + needed > max_dispatches
+            || (matches!(step, Step::Sweep { .. }) && sweeps_in_current >= sweeps_per_submission);
+        if full && current > 0 {
+            out.push(Vec::new());
+            sweeps_in_current = 0;
+        }
+        let submission = out.last_mut().expect("there is always a current submission");
+        match *step {
+            Step::Sweep { sweep } => {
+                sweeps_in_current += 1;
+                for colour in 0..2 {
+                    submission.push(Dispatch::Sweep(DispatchParams { sweep, colour, ..base }));
+                }
+            }
+            Step::Measure { slot } => {
+                submission.push(Dispatch::Measure(DispatchParams { slot, ..base }));
+            }
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn submissions_are_bounded_and_keep_order() {
+        let mut plan = Plan::default();
+        for sweep in 0..10 {
+            plan.sweep(sweep);
+            if sweep % 3 == 2 {
+                plan.measure();
+            }
+        }
+        let subs = submissions(&plan, 0x1_0000_0002, 4, 5, 100);
+        assert!(subs.iter().all(|s| s.len() <= 5 && !s.is_empty()));
+        let flat: Vec<Dispatch> = subs.concat();
+        assert_eq!(flat.len(), 2 * 10 + 3);
+        assert_eq!(flat[0].params().seed_lo, 2);
+        assert_eq!(flat[0].params().seed_hi, 1);
+        assert_eq!(flat[6], Dispatch::Measure(DispatchParams { slot: 0, ..*flat[0].params() }));
+        let by_sweeps = submissions(&plan, 0, 4, 1000, 4);
+        assert_eq!(by_sweeps.len(), 3);
+    }
+}

@@ -1,0 +1,168 @@
+//! WGSL shader composition and validation.
+//!
+//! Shaders are real files in `shaders/wgsl/`, embedded at build time. WGSL has no `#include`, so
+//! a kernel names the modules it needs with `#import name` lines; [`compose`] inlines each module
+//! once, depth first. The module `mulhilo` has two implementations (u64 or 16-bit limbs), picked
+//! by [`MulhiloPath`]. Every composed kernel is validated by naga in a test that needs no GPU.
+
+use crate::error::{Error, Result};
+
+/// How the Philox 32x32->64 multiply is done in WGSL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MulhiloPath {
+    /// Through `u64` (needs the SHADER_INT64 feature).
+    Int64,
+    /// From 16-bit limbs in `u32` arithmetic (every adapter).
+    U32,
+}
+
+/// The compute kernels, one per file in `shaders/wgsl/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    MetropolisSimple,
+    Observables,
+    PhiloxKat,
+}
+
+impl Kernel {
+    /// Every kernel, for validation tests.
+    pub const ALL: [Kernel; 3] = [Kernel::MetropolisSimple, Kernel::Observables, Kernel::PhiloxKat];
+
+    /// Whether the kernel binds the shared simulation layout (dispatch parameters, spins,
+    /// thresholds, observations); otherwise its layout is derived from the shader.
+    pub fn uses_shared_layout(self) -> bool {
+        !matches!(self, Kernel::PhiloxKat)
+    }
+
+    /// The module (file stem) of the kernel.
+    pub fn module(self) -> &'static str {
+        match self {
+            Kernel::MetropolisSimple => "metropolis_simple",
+            Kernel::Observables => "observables",
+            Kernel::PhiloxKat => "philox_kat",
+        }
+    }
+}
+
+/// Source of a module by name (file stem in `shaders/wgsl/`).
+fn module_source(name: &str) -> Option<&'static str> {
+    macro_rules! modules {
+        ($($name:literal),* $(,)?) => {
+            match name {
+                $($name => Some(include_str!(concat!("../../../shaders/wgsl/", $name, ".wgsl"))),)*
+                _ => None,
+            }
+        };
+    }
+    modules!(
+        "dispatch",
+        "lattice",
+        "metropolis_simple",
+        "mulhilo_int64",
+        "mulhilo_u32",
+        "observables",
+        "philox",
+        "philox_kat",
+    )
+}
+
+/// The composed WGSL source of a kernel.
+pub fn compose(kernel: Kernel, mulhilo: MulhiloPath) -> Result<String> {
+    let mut out = String::new();
+    let mut included = Vec::new();
+    include_module(kernel.module(), mulhilo, &mut included, &mut out)?;
+    Ok(out)
+}
+
+fn include_module(
+    name: &str,
+    mulhilo: MulhiloPath,
+    included: &mut Vec<String>,
+    out: &mut String,
+) -> Result<()> {
+    let resolved = match (name, mulhilo) {
+        ("mulhilo", MulhiloPath::Int64) => "mulhilo_int64",
+        ("mulhilo", MulhiloPath::U32) => "mulhilo_u32",
+        _ => name,
+    };
+    if included.iter().any(|m| m == resolved) {
+        return Ok(());
+    }
+    included.push(resolved.to_string());
+    let source = module_source(resolved)
+        .ok_or_else(|| Error::Gpu(format!("shader module `{resolved}` does not exist")))?;
+    for line in source.lines() {
+        match line.trim().strip_prefix("#import ") {
+            Some(import) => include_module(import.trim(), mulhilo, included, out)?,
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parse and validate composed WGSL with naga, as wgpu will; errors are shown against the
+/// composed source.
+pub fn validate(source: &str, mulhilo: MulhiloPath) -> Result<naga::Module> {
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| Error::Gpu(format!("WGSL parse error:\n{}", e.emit_to_string(source))))?;
+    let mut capabilities = naga::valid::Capabilities::default();
+    if mulhilo == MulhiloPath::Int64 {
+        capabilities |= naga::valid::Capabilities::SHADER_INT64;
+    }
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+        .validate(&module)
+        .map_err(|e| Error::Gpu(format!("WGSL validation error:\n{}", e.emit_to_string(source))))?;
+    Ok(module)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_composes_and_validates_on_both_mulhilo_paths() {
+        for kernel in Kernel::ALL {
+            for path in [MulhiloPath::Int64, MulhiloPath::U32] {
+                let source = compose(kernel, path).unwrap();
+                assert!(!source.contains("#import"), "{kernel:?} has an unresolved import");
+                validate(&source, path).unwrap_or_else(|e| panic!("{kernel:?} {path:?}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn u32_path_needs_no_int64_capability() {
+        let source = compose(Kernel::PhiloxKat, MulhiloPath::U32).unwrap();
+        assert!(!source.contains("u64"));
+        let int64 = compose(Kernel::PhiloxKat, MulhiloPath::Int64).unwrap();
+        assert!(validate(&int64, MulhiloPath::U32).is_err(), "u64 must need SHADER_INT64");
+    }
+
+    #[test]
+    fn dispatch_params_offsets_match_the_rust_struct() {
+        use crate::engine::gpu::plan::DispatchParams;
+        let source = compose(Kernel::MetropolisSimple, MulhiloPath::U32).unwrap();
+        let module = validate(&source, MulhiloPath::U32).unwrap();
+        let (_, ty) = module
+            .types
+            .iter()
+            .find(|(_, t)| t.name.as_deref() == Some("DispatchParams"))
+            .expect("DispatchParams in the shader");
+        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("not a struct") };
+        assert_eq!(*span as usize, std::mem::size_of::<DispatchParams>());
+        let rust_offsets = [
+            std::mem::offset_of!(DispatchParams, seed_lo),
+            std::mem::offset_of!(DispatchParams, seed_hi),
+            std::mem::offset_of!(DispatchParams, sweep),
+            std::mem::offset_of!(DispatchParams, colour),
+            std::mem::offset_of!(DispatchParams, slot),
+            std::mem::offset_of!(DispatchParams, systems),
+        ];
+        for (member, offset) in members.iter().zip(rust_offsets) {
+            assert_eq!(member.offset as usize, offset, "{:?}", member.name);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Engines replay a [`Plan`] built by the simulation loop.
+//!
+//! The loop (`sim`) decides what happens (which sweeps, when to measure); an engine only executes
+//! it on its hardware and returns exact integer observations. Every engine uses the same random
+//! words and thresholds, so all of them produce the same lattices bit for bit.
+
+pub mod cpu;
+pub mod gpu;
+
+use crate::error::Result;
+
+/// One step of a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// One Metropolis sweep of every system: colour 0, then colour 1. `sweep` keys the randoms.
+    Sweep { sweep: u32 },
+    /// Measure every system into observation slot `slot` of this plan.
+    Measure { slot: u32 },
+}
+
+/// A sequence of steps with the number of observation slots it fills.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub steps: Vec<Step>,
+    pub slots: u32,
+}
+
+impl Plan {
+    /// Append a sweep.
+    pub fn sweep(&mut self, sweep: u32) {
+        self.steps.push(Step::Sweep { sweep });
+    }
+
+    /// Append a measurement into the next free slot.
+    pub fn measure(&mut self) {
+        self.steps.push(Step::Measure { slot: self.slots });
+        self.slots += 1;
+    }
+
+    /// Number of sweeps in the plan.
+    pub fn sweeps(&self) -> u64 {
+        self.steps.iter().filter(|s| matches!(s, Step::Sweep { .. })).count() as u64
+    }
+}
+
+/// Exact integer observables of one system at one measurement: the number of up spins and the
+/// number of satisfied bonds (`s_i = s_j`). `M = 2 up - N` and `B = 2 satisfied - d N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Observation {
+    pub up: u64,
+    pub satisfied: u64,
+}
+
+/// What an engine runs on, for the summary and logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineInfo {
+    /// `cpu` or `wgpu`.
+    pub backend: String,
+    /// The adapter (GPU name and graphics API) or the CPU description.
+    pub adapter: String,
+}
+
+/// The contract every backend fulfils.
+pub trait Engine {
+    /// What this engine runs on.
+    fn info(&self) -> EngineInfo;
+    /// Replace every system's lattice (system-major, `+1`/`-1`).
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()>;
+    /// Every system's lattice (system-major, `+1`/`-1`).
+    fn spins(&mut self) -> Result<Vec<i32>>;
+    /// Execute a plan; returns `plan.slots * systems` observations, slot-major.
+    fn execute(&mut self, plan: &Plan) -> Result<Vec<Observation>>;
+}

@@ -1,0 +1,45 @@
+//! The error type of spinflip: every failure a user can cause or meet names its cause.
+
+use std::path::PathBuf;
+
+/// Result with spinflip's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in a run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The configuration could not be read or is invalid.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// No adapter matches, or the config asks for a GPU where there is none.
+    #[error("adapter: {0}")]
+    Adapter(String),
+    /// The lattice does not fit the device's limits.
+    #[error("device limits: {0}")]
+    Limits(String),
+    /// A shader failed to compose or validate, or a GPU operation was rejected.
+    #[error("GPU: {0}")]
+    Gpu(String),
+    /// The device was lost during the run.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    /// Engine state that does not fit the configured systems.
+    #[error("state: {0}")]
+    State(String),
+    /// A checkpoint could not be used.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::io::checkpoint::CheckpointError),
+    /// A file could not be written or read.
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    /// Invalid command-line input.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+}

@@ -1,0 +1,2 @@
+// TEMPORARY STUB
+pub mod atomic; pub mod checkpoint; pub mod output;

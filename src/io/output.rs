@@ -1,0 +1,97 @@
+//! Result files a physicist loads directly: CSV time series, `summary.json`, and the final
+//! lattices as a NumPy `.npy` array. Every file is written atomically.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::atomic::write_atomic;
+use crate::error::{Error, Result};
+
+/// Write `bytes` to `dir/name` atomically, naming the file in any error.
+pub fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let path = dir.join(name);
+    write_atomic(&path, bytes).map_err(|e| Error::io(path, e))
+}
+
+/// Pretty JSON of `value` to `dir/name`.
+pub fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::State(format!("serialising {name}: {e}")))?;
+    text.push('\n');
+    write_file(dir, name, text.as_bytes())
+}
+
+/// One row of a temperature's time series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeriesRow {
+    pub measurement: u64,
+    pub sweep: u64,
+    pub replica: u32,
+    pub energy: f64,
+    pub magnetisation: i64,
+}
+
+/// CSV text of a time series with per-site columns for convenience.
+pub fn series_csv(rows: &[SeriesRow], sites: u64) -> String {
+    let mut csv = String::from("measurement,sweep,replica,E,M,e,m\n");
+    let n = sites as f64;
+    for r in rows {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{},{}",
+            r.measurement,
+            r.sweep,
+            r.replica,
+            r.energy,
+            r.magnetisation,
+            r.energy / n,
+            r.magnetisation as f64 / n
+        );
+    }
+    csv
+}
+
+/// A NumPy version-1.0 `.npy` file of `int8` values with the given C-order shape.
+pub fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let shape_text = match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut header =
+        format!("{{'descr': '|i1', 'fortran_order': False, 'shape': {shape_text}, }}");
+    // Magic (6) + version (2) + length (2) + header + '\n' is padded to a multiple of 64.
+    let unpadded = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend(values.map(|v| v as u8));
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npy_header_is_aligned_and_describes_the_data() {
+        let bytes = npy_i8(&[2, 2, 2], [1i8, -1, 1, -1, 1, 1, -1, -1].into_iter());
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + header_len) % 64, 0);
+        let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+        assert!(header.contains("'shape': (2, 2, 2)"));
+        assert_eq!(bytes.len(), 10 + header_len + 8);
+        assert_eq!(bytes[10 + header_len + 1], 0xff);
+    }
+
+    #[test]
+    fn csv_has_per_site_columns() {
+        let rows = [SeriesRow { measurement: 0, sweep: 10, replica: 1, energy: -8.0, magnetisation: 4 }];
+        let csv = series_csv(&rows, 4);
+        assert_eq!(csv.lines().nth(1), Some("0,10,1,-8,4,-2,1"));
+    }
+}

@@ -1,0 +1,108 @@
+//! The Ising ferromagnet `H = -sum_<ij> s_i s_j - h sum_i s_i` and its Metropolis thresholds.
+//!
+//! Flipping `s` with neighbour sum `n` changes the energy by `dE = 2 s (n + h)`. The flip is
+//! accepted iff a uniform 32-bit word `U` satisfies `U <= t`, where the threshold
+//! `t = min(ceil(exp(-beta dE) 2^32), 2^32) - 1` (clamped at 0) is computed once on the host in
+//! f64 and handed to every engine, so CPU and GPU take exactly the same decisions. For `dE <= 0`
+//! `t = 2^32 - 1` (always accept); otherwise the acceptance probability is `exp(-beta dE)`
+//! rounded up to the next multiple of `2^-32`.
+
+use super::Lattice;
+
+/// Everything that defines the simulated systems of one Ising run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IsingSystems {
+    pub lattice: Lattice,
+    pub field: f64,
+    pub betas: Vec<f64>,
+    pub replicas: u32,
+    pub seed: u64,
+}
+
+impl IsingSystems {
+    /// Number of independent systems: temperatures times replicas, temperature-major.
+    pub fn systems(&self) -> u32 {
+        self.betas.len() as u32 * self.replicas
+    }
+
+    /// Entries of one temperature's threshold table: `2 (z + 1)`.
+    pub fn table_len(&self) -> u32 {
+        2 * (self.lattice.coordination() + 1)
+    }
+
+    /// Metropolis thresholds for every temperature, concatenated. Entry
+    /// `[t][spin_up][(n + z) / 2]` is the threshold for flipping a spin (`spin_up` = 1 for +1)
+    /// whose neighbour sum is `n`, at temperature `t`.
+    pub fn thresholds(&self) -> Vec<u32> {
+        let z = self.lattice.coordination() as i32;
+        let mut table = Vec::with_capacity(self.betas.len() * self.table_len() as usize);
+        for &beta in &self.betas {
+            for spin in [-1i32, 1] {
+                for n in (-z..=z).step_by(2) {
+                    let delta_e = 2.0 * f64::from(spin) * (f64::from(n) + self.field);
+                    table.push(threshold(beta, delta_e));
+                }
+            }
+        }
+        table
+    }
+
+    /// Total energy from the bond sum `B = sum_<ij> s_i s_j` and magnetisation `M`.
+    pub fn energy(&self, bond_sum: i64, magnetisation: i64) -> f64 {
+        -(bond_sum as f64) - self.field * magnetisation as f64
+    }
+}
+
+/// The acceptance threshold `t` of an energy change at inverse temperature `beta`.
+pub fn threshold(beta: f64, delta_e: f64) -> u32 {
+    if delta_e <= 0.0 {
+        return u32::MAX;
+    }
+    let scaled = ((-beta * delta_e).exp() * 4_294_967_296.0).ceil();
+    if scaled >= 4_294_967_296.0 {
+        u32::MAX
+    } else if scaled <= 1.0 {
+        0
+    } else {
+        scaled as u32 - 1
+    }
+}
+
+/// Index of a table entry, as used by the kernels: `spin_up * (z + 1) + (n + z) / 2`.
+pub fn table_index(coordination: u32, spin_up: bool, neighbour_sum: i32) -> usize {
+    let z = coordination as i32;
+    (u32::from(spin_up) * (coordination + 1)) as usize + ((neighbour_sum + z) / 2) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_accept_downhill_and_match_boltzmann() {
+        assert_eq!(threshold(0.4, -4.0), u32::MAX);
+        assert_eq!(threshold(0.4, 0.0), u32::MAX);
+        let t = threshold(0.4, 8.0);
+        let p = (f64::from(t) + 1.0) / 4_294_967_296.0;
+        assert!((p - (-3.2f64).exp()).abs() < 1e-9);
+        assert_eq!(threshold(1e9, 8.0), 0);
+    }
+
+    #[test]
+    fn table_layout_matches_table_index() {
+        let systems = IsingSystems {
+            lattice: Lattice::new(2, 4),
+            field: 0.5,
+            betas: vec![0.3, 0.5],
+            replicas: 1,
+            seed: 1,
+        };
+        let table = systems.thresholds();
+        assert_eq!(table.len(), 20);
+        // Second temperature, spin up with all neighbours up: dE = 2 (4 + 0.5) = 9.
+        let i = 10 + table_index(4, true, 4);
+        assert_eq!(table[i], threshold(0.5, 9.0));
+        // Spin down, neighbours all up: dE = -2 (4 + 0.5) < 0.
+        assert_eq!(table[table_index(4, false, 4)], u32::MAX);
+    }
+}

@@ -1,0 +1,58 @@
+//! Counter-based random numbers: Philox4x32-10 and the counter scheme.
+//!
+//! Every random word spinflip uses is a pure function of
+//! `(seed, purpose, sweep, colour, word index, batch)`: the key is the 64-bit seed and the
+//! counter encodes the rest (see [`Counter`]). Results therefore do not depend on workgroup
+//! size, dispatch order, backend or device count, and a checkpoint needs no RNG state.
+
+mod philox;
+
+pub use philox::{PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, mulhilo, philox4x32_10};
+
+/// What a random word is used for; part of the counter so that streams never overlap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Purpose {
+    /// The initial (hot start) spin configuration.
+    InitialSpins = 1,
+    /// Metropolis acceptance tests of the simple (one spin per word) engine.
+    MetropolisSimple = 2,
+}
+
+/// The 128-bit Philox counter of one block of four random words.
+///
+/// Layout (x = c0, y = c1, z = c2, w = c3):
+/// - `c0`: word index: the index of the block of four words within (sweep, colour, batch);
+/// - `c1`: sweep number;
+/// - `c2`: `purpose << 24 | colour`;
+/// - `c3`: batch: the system index (temperature-major, then replica).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counter {
+    pub word: u32,
+    pub sweep: u32,
+    pub purpose: Purpose,
+    pub colour: u32,
+    pub batch: u32,
+}
+
+impl Counter {
+    /// The four 32-bit counter words handed to Philox.
+    pub fn words(&self) -> [u32; 4] {
+        [
+            self.word,
+            self.sweep,
+            ((self.purpose as u32) << 24) | self.colour,
+            self.batch,
+        ]
+    }
+}
+
+/// The Philox key of a run: the low and high halves of the 64-bit seed.
+pub fn seed_key(seed: u64) -> [u32; 2] {
+    [seed as u32, (seed >> 32) as u32]
+}
+
+/// Four random words for `counter` under `seed`.
+pub fn random_block(seed: u64, counter: Counter) -> [u32; 4] {
+    philox4x32_10(counter.words(), seed_key(seed))
+}

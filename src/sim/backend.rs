@@ -1,0 +1,39 @@
+//! Choosing and opening the engine a config asks for.
+
+use crate::config::{Backend, Config};
+use crate::engine::Engine;
+use crate::engine::cpu::CpuEngine;
+use crate::engine::gpu::{GpuContext, SimpleGpuEngine, adapters};
+use crate::error::{Error, Result};
+use crate::model::ising::IsingSystems;
+
+/// Open the adapter the config names (or the best one) as a GPU context.
+pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
+    let instance = adapters::instance();
+    let adapter = adapters::choose(adapters::enumerate(&instance), config.adapter.as_deref())?;
+    GpuContext::new(&adapter, config.philox)
+}
+
+/// The engine for `config`, holding `spins`. `Auto` falls back to the CPU engine, with a
+/// warning, only when there is no usable adapter; `Wgpu` fails instead.
+pub fn open_engine(
+    config: &Config,
+    systems: IsingSystems,
+    spins: &[i32],
+) -> Result<Box<dyn Engine>> {
+    let gpu = |systems| -> Result<Box<dyn Engine>> {
+        let ctx = open_gpu_context(config)?;
+        Ok(Box::new(SimpleGpuEngine::new(ctx, systems, spins, config.workgroup_size)?))
+    };
+    match config.backend {
+        Backend::Cpu => Ok(Box::new(CpuEngine::new(systems, spins.to_vec())?)),
+        Backend::Wgpu => gpu(systems),
+        Backend::Auto => match gpu(systems.clone()) {
+            Err(Error::Adapter(reason)) if config.adapter.is_none() => {
+                log::warn!("{reason}; using the CPU engine");
+                Ok(Box::new(CpuEngine::new(systems, spins.to_vec())?))
+            }
+            other => other,
+        },
+    }
+}

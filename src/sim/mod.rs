@@ -1,0 +1,48 @@
+//! The simulation layer: building plans, choosing an engine, and the run loop.
+
+mod backend;
+mod run;
+mod schedule;
+
+pub use backend::{open_engine, open_gpu_context};
+pub use run::{RunOptions, RunOutcome, Summary, TemperatureSummary, run, summary_table};
+pub use schedule::Schedule;
+
+use crate::config::{Config, Model};
+use crate::model::Lattice;
+use crate::model::ising::IsingSystems;
+use crate::rng::{Counter, Purpose, random_block};
+
+/// The systems a (validated) config describes.
+pub fn ising_systems(config: &Config) -> IsingSystems {
+    let Model::Ising { dims, size, field } = config.model;
+    IsingSystems {
+        lattice: Lattice::new(dims, size),
+        field,
+        betas: config.temperatures.betas(),
+        replicas: config.replicas,
+        seed: config.seed,
+    }
+}
+
+/// The hot start: spin `i` of system `b` is +1 iff the top bit of word `i mod 4` of Philox block
+/// `(word = i / 4, sweep 0, InitialSpins, colour 0, batch b)` is set. System-major.
+pub fn initial_spins(systems: &IsingSystems) -> Vec<i32> {
+    let n = systems.lattice.sites();
+    let mut spins = Vec::with_capacity((n * u64::from(systems.systems())) as usize);
+    for batch in 0..systems.systems() {
+        for block in 0..n.div_ceil(4) {
+            let counter = Counter {
+                word: block as u32,
+                sweep: 0,
+                purpose: Purpose::InitialSpins,
+                colour: 0,
+                batch,
+            };
+            let words = random_block(systems.seed, counter);
+            let remaining = (n - 4 * block).min(4) as usize;
+            spins.extend(words[..remaining].iter().map(|w| if w >> 31 == 1 { 1 } else { -1 }));
+        }
+    }
+    spins
+}

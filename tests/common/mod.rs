@@ -1,0 +1,28 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use spinflip::config::{Config, PhiloxPath};
+use spinflip::engine::gpu::GpuContext;
+
+/// A config from RON text, panicking with the parse error.
+pub fn config(ron: &str) -> Config {
+    Config::from_ron_str(ron).unwrap_or_else(|e| panic!("test config: {e}"))
+}
+
+/// The GPU context CI tests run on (lavapipe there). GPU tests never skip: no adapter fails.
+pub fn gpu(philox: PhiloxPath) -> GpuContext {
+    let mut config = config(BASE);
+    config.philox = philox;
+    spinflip::sim::open_gpu_context(&config)
+        .unwrap_or_else(|e| panic!("GPU tests need an adapter (install mesa-vulkan-drivers): {e}"))
+}
+
+/// A small valid config to derive test configs from.
+pub const BASE: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    temperatures: Betas([0.4]),
+    replicas: 2,
+    sweeps: (thermalize: 10, measure: 100, every: 10),
+    seed: 7,
+    backend: Wgpu,
+)"#;
