@@ -85,10 +85,15 @@ pub struct BenchResult {
 /// Run the benchmark and print its table.
 pub fn bench(options: &BenchOptions) -> Result<()> {
     if options.dims != 2 && options.dims != 3 {
-        return Err(Error::Usage(format!("--dims must be 2 or 3, got {}", options.dims)));
+        return Err(Error::Usage(format!(
+            "--dims must be 2 or 3, got {}",
+            options.dims
+        )));
     }
     if let Some(bad) = options.sizes.iter().find(|&&l| l < 2 || l % 2 != 0) {
-        return Err(Error::Usage(format!("--sizes must be even and >= 2, got {bad}")));
+        return Err(Error::Usage(format!(
+            "--sizes must be even and >= 2, got {bad}"
+        )));
     }
     let backends = match options.backend {
         BenchBackend::All => vec![Backend::Cpu, Backend::Wgpu],
@@ -105,7 +110,10 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         for &size in &options.sizes {
             let result = bench_one(options, backend, size)?;
             if options.json {
-                println!("{}", serde_json::to_string(&result).expect("plain data serialises"));
+                println!(
+                    "{}",
+                    serde_json::to_string(&result).expect("plain data serialises")
+                );
             } else {
                 println!(
                     "{:<6} {:<40} {:>4} {:>6} {:>7} {:>7} {:>10.3} {:>10.1}",
@@ -146,7 +154,8 @@ fn bench_one(options: &BenchOptions, backend: Backend, size: u32) -> Result<Benc
         seed: 1,
     };
     let config = bench_config(options, backend);
-    let mut engine = open_engine(&config, systems.clone(), &initial_spins(&systems))?;
+    let mut engine = open_engine(&config, systems.clone())?;
+    engine.set_spins(&initial_spins(&systems))?;
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
     let (mut sweeps, mut next_sweep) = (1u64, 0u64);
     timed_sweeps(engine.as_mut(), &mut next_sweep, 1)?; // compiles pipelines, warms caches

@@ -79,7 +79,14 @@ pub enum Command {
 /// Execute the parsed command line.
 pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Run { config, out, resume, backend, adapter, print_default } => {
+        Command::Run {
+            config,
+            out,
+            resume,
+            backend,
+            adapter,
+            print_default,
+        } => {
             if print_default {
                 print!("{}", Config::default_source());
                 return Ok(());
@@ -94,7 +101,12 @@ pub fn execute(cli: Cli) -> Result<()> {
             if adapter.is_some() {
                 config.adapter = adapter;
             }
-            let options = RunOptions { out: out.clone(), resume, progress: true, halt_after: None };
+            let options = RunOptions {
+                out: out.clone(),
+                resume,
+                progress: true,
+                halt_after: None,
+            };
             match run(&config, &options)? {
                 RunOutcome::Completed(summary) => {
                     println!("{}", crate::sim::summary_table(&summary));
@@ -107,13 +119,20 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Devices { json } => devices(json),
         Command::Exact { size, beta } => {
             if size < 2 || size % 2 != 0 {
-                return Err(Error::Usage(format!("--size must be even and >= 2, got {size}")));
+                return Err(Error::Usage(format!(
+                    "--size must be even and >= 2, got {size}"
+                )));
             }
             if !(beta.is_finite() && beta > 0.0) {
-                return Err(Error::Usage(format!("--beta must be finite and > 0, got {beta}")));
+                return Err(Error::Usage(format!(
+                    "--beta must be finite and > 0, got {beta}"
+                )));
             }
             let exact = kaufman(size, beta);
-            println!("{}", serde_json::to_string(&exact).expect("plain numbers serialise"));
+            println!(
+                "{}",
+                serde_json::to_string(&exact).expect("plain numbers serialise")
+            );
             Ok(())
         }
         Command::Bench(options) => bench(&options),
@@ -128,7 +147,10 @@ fn devices(json: bool) -> Result<()> {
         .map(|(i, a)| adapters::summarize(i, a))
         .collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&summaries).expect("plain data serialises"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summaries).expect("plain data serialises")
+        );
         return Ok(());
     }
     if summaries.is_empty() {
@@ -137,7 +159,10 @@ fn devices(json: bool) -> Result<()> {
     for s in &summaries {
         println!("{}: {} ({}, {})", s.index, s.name, s.backend, s.device_type);
         println!("    driver: {}", s.driver);
-        println!("    SHADER_INT64: {}, subgroups: {}", s.shader_int64, s.subgroups);
+        println!(
+            "    SHADER_INT64: {}, subgroups: {}",
+            s.shader_int64, s.subgroups
+        );
         println!(
             "    max_buffer_size: {}, max_storage_buffer_binding_size: {}",
             s.max_buffer_size, s.max_storage_buffer_binding_size

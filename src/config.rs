@@ -1,27 +1,758 @@
-// TEMPORARY STUB (helper delivers the real one)
-use serde::{Deserialize, Serialize};
+//! The run configuration: a RON file a physicist writes, checked before any work starts.
+//!
+//! Parsing names the offending field and its line and column; [`Config::validate`] names the
+//! offending value. [`Config::to_ron_string`] is the resolved config that a run writes next to
+//! its results (and whose fingerprint a checkpoint carries).
+
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The built-in configuration (`spinflip run` without `--config`), commented for copying.
+const DEFAULT_RON: &str = include_str!("../assets/default.ron");
+
+/// Sites per system must stay below this so that site indices fit in a `u32` (and in an `i32`,
+/// which shader index arithmetic may use).
+const MAX_SITES_PER_SYSTEM: u64 = 1 << 31;
+
+/// Workgroup sizes the GPU engines accept: powers of two in this range.
+const WORKGROUP_SIZES: std::ops::RangeInclusive<u32> = 32..=1024;
+
+/// A configuration that cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError { #[error("{0}")] Invalid(String) }
+pub enum ConfigError {
+    /// The RON text does not describe a [`Config`].
+    #[error("{}:{line}:{col}: {msg}", path.as_deref().unwrap_or(Path::new("<config>")).display())]
+    Parse {
+        path: Option<PathBuf>,
+        line: usize,
+        col: usize,
+        msg: String,
+    },
+    /// The config parses but describes something that cannot be simulated.
+    #[error("invalid config: {0}")]
+    Invalid(String),
+    /// The config file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The spin model and its lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub enum Model { Ising { dims: u32, size: u32, field: f64 } }
+#[serde(deny_unknown_fields)]
+pub enum Model {
+    /// Ferromagnetic Ising model (J = 1) on a periodic `size^dims` lattice in a uniform field `h`.
+    Ising {
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+    },
+}
+
+/// The temperatures simulated, either as inverse temperatures or as temperatures (k_B = J = 1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Temperatures { Betas(Vec<f64>) }
-impl Temperatures { pub fn betas(&self) -> Vec<f64> { match self { Temperatures::Betas(b) => b.clone() } } }
+#[serde(deny_unknown_fields)]
+pub enum Temperatures {
+    /// Inverse temperatures beta.
+    Betas(Vec<f64>),
+    /// Temperatures T = 1 / beta.
+    Temperatures(Vec<f64>),
+}
+
+impl Temperatures {
+    /// The inverse temperatures, in the order given.
+    pub fn betas(&self) -> Vec<f64> {
+        match self {
+            Temperatures::Betas(betas) => betas.clone(),
+            Temperatures::Temperatures(ts) => ts.iter().map(|t| 1.0 / t).collect(),
+        }
+    }
+}
+
+/// The sweep schedule: `thermalize` sweeps, then `measure` sweeps with a measurement after
+/// every `every`-th of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sweeps { pub thermalize: u64, pub measure: u64, pub every: u64 }
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub enum Backend { Auto, Cpu, Wgpu }
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
-pub enum PhiloxPath { #[default] Auto, Int64, U32 }
+#[serde(deny_unknown_fields)]
+pub struct Sweeps {
+    pub thermalize: u64,
+    pub measure: u64,
+    pub every: u64,
+}
+
+impl Sweeps {
+    /// Number of measurements per system (`every` must be at least 1: see [`Config::validate`]).
+    pub fn measurements(&self) -> u64 {
+        self.measure / self.every.max(1)
+    }
+}
+
+/// Which engine runs the sweeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Backend {
+    /// The best GPU adapter, else the CPU.
+    Auto,
+    /// The CPU reference engine.
+    Cpu,
+    /// A wgpu adapter; no adapter is an error.
+    Wgpu,
+}
+
+/// How the WGSL Philox forms its 32x32 -> 64-bit products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PhiloxPath {
+    /// `Int64` where the adapter has `SHADER_INT64`, else `U32`.
+    #[default]
+    Auto,
+    /// Native 64-bit integer multiply.
+    Int64,
+    /// Four 16x16 partial products in u32 arithmetic.
+    U32,
+}
+
+/// A complete run configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Config { pub model: Model, pub temperatures: Temperatures, pub replicas: u32, pub sweeps: Sweeps, pub seed: u64, pub backend: Backend, #[serde(default)] pub adapter: Option<String>, #[serde(default)] pub philox: PhiloxPath, #[serde(default)] pub checkpoint_every: u64, #[serde(default = "wg")] pub workgroup_size: u32 }
-fn wg() -> u32 { 64 }
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub model: Model,
+    pub temperatures: Temperatures,
+    /// Independent replicas per temperature.
+    pub replicas: u32,
+    pub sweeps: Sweeps,
+    pub seed: u64,
+    pub backend: Backend,
+    /// Adapter choice: an index, a substring of the adapter name, or a backend name.
+    #[serde(default)]
+    pub adapter: Option<String>,
+    #[serde(default)]
+    pub philox: PhiloxPath,
+    /// Sweeps between checkpoints; 0 writes one only at the end.
+    #[serde(default = "default_checkpoint_every")]
+    pub checkpoint_every: u64,
+    /// Threads per workgroup of the GPU kernels.
+    #[serde(default = "default_workgroup_size")]
+    pub workgroup_size: u32,
+}
+
+fn default_checkpoint_every() -> u64 {
+    10_000
+}
+
+fn default_workgroup_size() -> u32 {
+    64
+}
+
 impl Config {
-  pub fn from_ron_str(t: &str) -> Result<Config, ConfigError> { ron::from_str(t).map_err(|e| ConfigError::Invalid(e.to_string())) }
-  pub fn from_path(p: &Path) -> Result<Config, ConfigError> { let _: PathBuf = p.into(); Self::from_ron_str(&std::fs::read_to_string(p).unwrap()) }
-  pub fn to_ron_string(&self) -> String { ron::to_string(self).unwrap() }
-  pub fn validate(&self) -> Result<(), ConfigError> { Ok(()) }
-  pub fn default_config() -> Result<Config, ConfigError> { Ok(Config{model: Model::Ising{dims:2,size:16,field:0.0}, temperatures: Temperatures::Betas(vec![0.4]), replicas:2, sweeps: Sweeps{thermalize:100,measure:1000,every:10}, seed:1, backend: Backend::Auto, adapter:None, philox: PhiloxPath::Auto, checkpoint_every: 10000, workgroup_size: 64}) }
-  pub fn default_source() -> &'static str { "" }
+    /// Parse RON text; errors carry line and column and name the field.
+    pub fn from_ron_str(text: &str) -> Result<Config, ConfigError> {
+        parse(text, None)
+    }
+
+    /// Read and parse a RON file; errors name the file.
+    pub fn from_path(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        parse(&text, Some(path))
+    }
+
+    /// The built-in configuration ([`Config::default_source`]).
+    pub fn default_config() -> Result<Config, ConfigError> {
+        Config::from_ron_str(DEFAULT_RON)
+    }
+
+    /// The commented RON text of the built-in configuration.
+    pub fn default_source() -> &'static str {
+        DEFAULT_RON
+    }
+
+    /// Pretty RON that [`Config::from_ron_str`] reads back to an equal config.
+    pub fn to_ron_string(&self) -> String {
+        let pretty = ron::ser::PrettyConfig::new().depth_limit(1);
+        let mut text = ron::ser::to_string_pretty(self, pretty)
+            .expect("a Config holds only plain data, which RON always serialises");
+        text.push('\n');
+        text
+    }
+
+    /// Check everything that parsing cannot: the first problem found is reported.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        validate_model(&self.model)?;
+        validate_temperatures(&self.temperatures)?;
+        validate_systems(self)?;
+        validate_sweeps(&self.sweeps)?;
+        validate_workgroup_size(self.workgroup_size)
+    }
+}
+
+fn invalid(msg: String) -> Result<(), ConfigError> {
+    Err(ConfigError::Invalid(msg))
+}
+
+fn validate_model(model: &Model) -> Result<(), ConfigError> {
+    let Model::Ising { dims, size, field } = *model;
+    if !(2..=3).contains(&dims) {
+        return invalid(format!("dims must be 2 or 3, got {dims}"));
+    }
+    if size < 2 {
+        return invalid(format!("size must be at least 2, got {size}"));
+    }
+    if size % 2 != 0 {
+        return invalid(format!(
+            "size must be even for the checkerboard update, got {size}"
+        ));
+    }
+    let sites = u128::from(size).pow(dims);
+    if sites >= u128::from(MAX_SITES_PER_SYSTEM) {
+        return invalid(format!(
+            "lattice {size}^{dims} has {sites} sites, more than the {MAX_SITES_PER_SYSTEM} a system can index"
+        ));
+    }
+    if !field.is_finite() {
+        return invalid(format!("field must be finite, got {field}"));
+    }
+    Ok(())
+}
+
+fn validate_temperatures(temperatures: &Temperatures) -> Result<(), ConfigError> {
+    let (name, values) = match temperatures {
+        Temperatures::Betas(v) => ("beta", v),
+        Temperatures::Temperatures(v) => ("temperature", v),
+    };
+    if values.is_empty() {
+        return invalid("temperatures: at least one is needed".into());
+    }
+    match values.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        Some(i) => invalid(format!(
+            "temperatures: {name} #{} must be finite and > 0, got {}",
+            i + 1,
+            values[i]
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Replicas, and the system count (temperatures x replicas) that batch indices hold in a `u32`.
+fn validate_systems(config: &Config) -> Result<(), ConfigError> {
+    if config.replicas == 0 {
+        return invalid("replicas must be at least 1, got 0".into());
+    }
+    let temperatures = config.temperatures.betas().len() as u64;
+    let systems = temperatures * u64::from(config.replicas);
+    if systems > u64::from(u32::MAX) {
+        return invalid(format!(
+            "{temperatures} temperatures x {} replicas = {systems} systems, more than {}",
+            config.replicas,
+            u32::MAX
+        ));
+    }
+    Ok(())
+}
+
+fn validate_sweeps(sweeps: &Sweeps) -> Result<(), ConfigError> {
+    let Sweeps {
+        thermalize,
+        measure,
+        every,
+    } = *sweeps;
+    if measure == 0 {
+        return invalid("sweeps: measure must be at least 1, got 0".into());
+    }
+    if every == 0 {
+        return invalid("sweeps: every must be at least 1, got 0".into());
+    }
+    if every > measure {
+        return invalid(format!(
+            "sweeps: every ({every}) must not exceed measure ({measure}): there would be no measurement"
+        ));
+    }
+    if thermalize.checked_add(measure).is_none() {
+        return invalid(format!(
+            "sweeps: thermalize + measure overflows ({thermalize} + {measure})"
+        ));
+    }
+    Ok(())
+}
+
+fn validate_workgroup_size(size: u32) -> Result<(), ConfigError> {
+    if !size.is_power_of_two() || !WORKGROUP_SIZES.contains(&size) {
+        return invalid(format!(
+            "workgroup_size must be a power of two in {}..={}, got {size}",
+            WORKGROUP_SIZES.start(),
+            WORKGROUP_SIZES.end()
+        ));
+    }
+    Ok(())
+}
+
+fn parse(text: &str, path: Option<&Path>) -> Result<Config, ConfigError> {
+    ron::from_str(text).map_err(|e| ConfigError::Parse {
+        path: path.map(Path::to_path_buf),
+        line: e.span.start.line,
+        col: e.span.start.col,
+        msg: describe(&e, text),
+    })
+}
+
+/// A parse error's message in our words. Errors about a value (wrong type, out of range,
+/// unknown variant) do not say which field it belongs to, so the nearest field name before the
+/// error position is added.
+fn describe(error: &ron::error::SpannedError, text: &str) -> String {
+    use ron::Error as E;
+    let within = |outer: &Option<String>| {
+        outer
+            .as_ref()
+            .map_or(String::new(), |o| format!(" in `{o}`"))
+    };
+    match &error.code {
+        E::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => format!(
+            "unknown field `{found}`{}, expected one of {}",
+            within(outer),
+            quoted_list(expected)
+        ),
+        E::MissingStructField { field, outer } => {
+            format!("missing field `{field}`{}", within(outer))
+        }
+        E::DuplicateStructField { field, outer } => {
+            format!("duplicate field `{field}`{}", within(outer))
+        }
+        E::NoSuchEnumVariant {
+            expected,
+            found,
+            outer,
+        } => with_field(
+            format!(
+                "unknown variant `{found}`{}, expected one of {}",
+                within(outer),
+                quoted_list(expected)
+            ),
+            text,
+            error.span.start,
+        ),
+        other => with_field(lowercase_first(&other.to_string()), text, error.span.start),
+    }
+}
+
+fn quoted_list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map_or(String::new(), |c| c.to_lowercase().chain(chars).collect())
+}
+
+fn with_field(msg: String, text: &str, at: ron::error::Position) -> String {
+    match field_before(text, byte_offset(text, at)) {
+        Some(field) => format!("{msg} (in field `{field}`)"),
+        None => msg,
+    }
+}
+
+/// Byte offset of a 1-based (line, column in characters) position, clamped to the text.
+fn byte_offset(text: &str, at: ron::error::Position) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(at.line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let line = &text[line_start.min(text.len())..];
+    let col = line
+        .char_indices()
+        .nth(at.col.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    line_start + col
+}
+
+/// The last `identifier:` in `text[..end]`, skipping strings and comments.
+fn field_before(text: &str, end: usize) -> Option<&str> {
+    let bytes = &text.as_bytes()[..end.min(text.len())];
+    let mut field = None;
+    let mut ident: Option<(usize, usize)> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            ident = Some((start, i));
+            continue;
+        }
+        match (c, next) {
+            (b'"', _) => i = skip_string(bytes, i),
+            (b'/', Some(b'/')) => i = find(bytes, i, b"\n"),
+            (b'/', Some(b'*')) => i = find(bytes, i + 2, b"*/") + 1,
+            (b':', _) => field = ident.map(|(s, e)| &text[s..e]).or(field),
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            ident = None;
+        }
+        i += 1;
+    }
+    field
+}
+
+/// Index of the closing quote of the string starting at `open` (or the end).
+fn skip_string(bytes: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    i
+}
+
+/// Index of the first occurrence of `needle` at or after `from` (or the end).
+fn find(bytes: &[u8], from: usize, needle: &[u8]) -> usize {
+    bytes
+        .get(from..)
+        .and_then(|rest| rest.windows(needle.len()).position(|w| w == needle))
+        .map_or(bytes.len(), |p| from + p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "(
+    model: Ising(dims: 2, size: 32, field: 0.0),
+    temperatures: Betas([0.40, 0.44]),
+    replicas: 4,
+    sweeps: (thermalize: 2000, measure: 20000, every: 10),
+    seed: 12345,
+    backend: Auto,
+)";
+
+    /// SAMPLE with one textual change, which must be present.
+    fn sample_with(from: &str, to: &str) -> String {
+        assert!(SAMPLE.contains(from), "test edit {from:?} does not apply");
+        SAMPLE.replacen(from, to, 1)
+    }
+
+    fn parse_error(text: &str) -> (usize, usize, String) {
+        match Config::from_ron_str(text) {
+            Err(ConfigError::Parse { line, col, msg, .. }) => (line, col, msg),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    fn invalid_message(text: &str) -> String {
+        let config = Config::from_ron_str(text).unwrap_or_else(|e| panic!("must parse: {e}"));
+        match config.validate() {
+            Err(ConfigError::Invalid(msg)) => msg,
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    fn assert_mentions(msg: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(
+                msg.contains(part),
+                "message {msg:?} does not mention {part:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn sample_parses_with_defaults() {
+        let config = Config::from_ron_str(SAMPLE).unwrap();
+        assert_eq!(
+            config.model,
+            Model::Ising {
+                dims: 2,
+                size: 32,
+                field: 0.0
+            }
+        );
+        assert_eq!(config.temperatures.betas(), vec![0.40, 0.44]);
+        assert_eq!(config.replicas, 4);
+        assert_eq!(
+            config.sweeps,
+            Sweeps {
+                thermalize: 2000,
+                measure: 20000,
+                every: 10
+            }
+        );
+        assert_eq!(config.sweeps.measurements(), 2000);
+        assert_eq!(config.seed, 12345);
+        assert_eq!(config.backend, Backend::Auto);
+        assert_eq!(config.adapter, None);
+        assert_eq!(config.philox, PhiloxPath::Auto);
+        assert_eq!(config.checkpoint_every, 10_000);
+        assert_eq!(config.workgroup_size, 64);
+        config.validate().unwrap();
+    }
+
+    #[test]
+    fn field_defaults_to_zero_and_optional_fields_parse() {
+        let text = sample_with(
+            "backend: Auto,",
+            "backend: Wgpu, adapter: Some(\"llvmpipe\"), philox: U32, checkpoint_every: 0, workgroup_size: 256,",
+        );
+        let config = Config::from_ron_str(&text.replace(", field: 0.0", "")).unwrap();
+        assert_eq!(
+            config.model,
+            Model::Ising {
+                dims: 2,
+                size: 32,
+                field: 0.0
+            }
+        );
+        assert_eq!(config.backend, Backend::Wgpu);
+        assert_eq!(config.adapter.as_deref(), Some("llvmpipe"));
+        assert_eq!(config.philox, PhiloxPath::U32);
+        assert_eq!(config.checkpoint_every, 0);
+        assert_eq!(config.workgroup_size, 256);
+    }
+
+    #[test]
+    fn temperatures_are_inverted() {
+        let config = Config::from_ron_str(&sample_with(
+            "Betas([0.40, 0.44])",
+            "Temperatures([2.0, 0.5])",
+        ))
+        .unwrap();
+        assert_eq!(config.temperatures.betas(), vec![0.5, 2.0]);
+    }
+
+    #[test]
+    fn misspelled_field_is_named_with_its_line() {
+        let (line, col, msg) = parse_error(&sample_with("size: 32", "sizee: 32"));
+        assert_eq!((line, col), (2, 27));
+        assert_mentions(&msg, &["unknown field `sizee`", "`dims`, `size`, `field`"]);
+        let shown = ConfigError::Parse {
+            path: Some("config.ron".into()),
+            line,
+            col,
+            msg,
+        }
+        .to_string();
+        assert!(
+            shown.starts_with("config.ron:2:27: unknown field `sizee`"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn unknown_top_level_field_is_named() {
+        let (line, _, msg) =
+            parse_error(&sample_with("seed: 12345,", "seed: 12345,\n    seeds: 1,"));
+        assert_eq!(line, 7);
+        assert_mentions(&msg, &["unknown field `seeds`", "`Config`"]);
+    }
+
+    #[test]
+    fn wrong_type_names_the_field() {
+        let (line, _, msg) = parse_error(&sample_with("size: 32", "size: \"32\""));
+        assert_eq!(line, 2);
+        assert_mentions(&msg, &["integer", "`size`"]);
+        let (line, _, msg) = parse_error(&sample_with("replicas: 4", "replicas: 4.5"));
+        assert_eq!(line, 4);
+        assert_mentions(&msg, &["`replicas`"]);
+        let (_, _, msg) = parse_error(&sample_with("0.44", "\"hot\""));
+        assert_mentions(&msg, &["float", "`temperatures`"]);
+    }
+
+    #[test]
+    fn missing_field_is_named() {
+        let (_, _, msg) = parse_error(&sample_with("    replicas: 4,\n", ""));
+        assert_mentions(&msg, &["missing field `replicas`"]);
+        let (line, _, msg) = parse_error(&sample_with("dims: 2, ", ""));
+        assert_eq!(line, 2);
+        assert_mentions(&msg, &["missing field `dims`", "`Ising`"]);
+    }
+
+    #[test]
+    fn bad_backend_name_lists_the_choices() {
+        let (line, _, msg) = parse_error(&sample_with("backend: Auto", "backend: Cuda"));
+        assert_eq!(line, 7);
+        assert_mentions(
+            &msg,
+            &["`Cuda`", "`Auto`, `Cpu`, `Wgpu`", "field `backend`"],
+        );
+    }
+
+    #[test]
+    fn field_names_inside_strings_and_comments_are_not_fields() {
+        // Between the field and the bad value, so a scanner that did not skip them would name
+        // `count` or `gpu`.
+        let text = sample_with("replicas: 4", "replicas: /* count: */ \"4\"");
+        let (_, _, msg) = parse_error(&text);
+        assert_mentions(&msg, &["field `replicas`"]);
+        let text = sample_with(
+            "backend: Auto,",
+            "backend: Auto, adapter: Some(\"gpu: 0\" 1),",
+        );
+        let (_, _, msg) = parse_error(&text);
+        assert_mentions(&msg, &["field `adapter`"]);
+        let text = sample_with("replicas: 4", "replicas: // count: \n \"4\"");
+        let (_, _, msg) = parse_error(&text);
+        assert_mentions(&msg, &["field `replicas`"]);
+    }
+
+    #[test]
+    fn parse_error_of_a_file_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ron");
+        std::fs::write(&path, sample_with("size: 32", "sizee: 32")).unwrap();
+        let shown = Config::from_path(&path).unwrap_err().to_string();
+        assert!(
+            shown.starts_with(&format!("{}:2:27: unknown field `sizee`", path.display())),
+            "{shown}"
+        );
+        let missing = Config::from_path(&dir.path().join("absent.ron"))
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("absent.ron"), "{missing}");
+    }
+
+    #[test]
+    fn odd_size_is_refused() {
+        let msg = invalid_message(&sample_with("size: 32", "size: 33"));
+        assert_eq!(msg, "size must be even for the checkerboard update, got 33");
+    }
+
+    #[test]
+    fn lattice_shape_is_checked() {
+        assert_mentions(
+            &invalid_message(&sample_with("dims: 2", "dims: 4")),
+            &["dims", "got 4"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("size: 32", "size: 0")),
+            &["size", "got 0"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("size: 32", "size: 46342")),
+            &["46342^2", "sites"],
+        );
+        // 1290^3 < 2^31 < 1292^3: the bound is exactly 2^31 sites.
+        let too_big = sample_with("dims: 2, size: 32", "dims: 3, size: 1292");
+        assert_mentions(&invalid_message(&too_big), &["1292^3"]);
+        let just_fits = sample_with("dims: 2, size: 32", "dims: 3, size: 1290");
+        Config::from_ron_str(&just_fits)
+            .unwrap()
+            .validate()
+            .unwrap();
+        assert_mentions(
+            &invalid_message(&sample_with("field: 0.0", "field: inf")),
+            &["field", "inf"],
+        );
+    }
+
+    #[test]
+    fn bad_betas_are_named_with_their_position() {
+        assert_mentions(
+            &invalid_message(&sample_with("0.44", "0.0")),
+            &["beta #2", "got 0"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("0.40", "-0.4")),
+            &["beta #1", "got -0.4"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("0.44", "NaN")),
+            &["beta #2", "got NaN"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("0.44", "inf")),
+            &["beta #2", "got inf"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("[0.40, 0.44]", "[]")),
+            &["at least one"],
+        );
+        let text = sample_with("Betas([0.40, 0.44])", "Temperatures([2.0, -1.0])");
+        assert_mentions(&invalid_message(&text), &["temperature #2", "got -1"]);
+    }
+
+    #[test]
+    fn bad_sweeps_and_counts_are_refused() {
+        assert_mentions(
+            &invalid_message(&sample_with("measure: 20000", "measure: 0")),
+            &["measure", "got 0"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("every: 10", "every: 0")),
+            &["every", "got 0"],
+        );
+        let msg = invalid_message(&sample_with("every: 10", "every: 20001"));
+        assert_mentions(&msg, &["every (20001)", "measure (20000)"]);
+        assert_mentions(
+            &invalid_message(&sample_with("replicas: 4", "replicas: 0")),
+            &["replicas", "got 0"],
+        );
+        let text = sample_with("backend: Auto,", "backend: Auto, workgroup_size: 48,");
+        assert_mentions(&invalid_message(&text), &["workgroup_size", "got 48"]);
+        let text = sample_with("backend: Auto,", "backend: Auto, workgroup_size: 2048,");
+        assert_mentions(&invalid_message(&text), &["workgroup_size", "got 2048"]);
+    }
+
+    #[test]
+    fn every_equal_to_measure_gives_one_measurement() {
+        let config = Config::from_ron_str(&sample_with("every: 10", "every: 20000")).unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.sweeps.measurements(), 1);
+    }
+
+    #[test]
+    fn to_ron_string_round_trips() {
+        let mut config = Config::from_ron_str(SAMPLE).unwrap();
+        config.adapter = Some("NVIDIA \"H100\"".into());
+        config.philox = PhiloxPath::Int64;
+        config.temperatures =
+            Temperatures::Temperatures(vec![0.1 + 0.2, 1.0 / 3.0, 2.269185314213022]);
+        config.seed = u64::MAX;
+        let text = config.to_ron_string();
+        assert_eq!(Config::from_ron_str(&text).unwrap(), config, "{text}");
+    }
+
+    #[test]
+    fn default_config_is_valid_and_as_documented() {
+        let config = Config::default_config().unwrap();
+        config.validate().unwrap();
+        assert_eq!(
+            config.model,
+            Model::Ising {
+                dims: 2,
+                size: 64,
+                field: 0.0
+            }
+        );
+        assert_eq!(config.temperatures.betas(), vec![0.40, 0.4406868, 0.48]);
+        assert_eq!(
+            (config.replicas, config.seed, config.backend),
+            (4, 12345, Backend::Auto)
+        );
+        assert_eq!(
+            config.sweeps,
+            Sweeps {
+                thermalize: 2000,
+                measure: 20000,
+                every: 10
+            }
+        );
+        assert!(
+            Config::default_source().contains("//"),
+            "the default config is commented"
+        );
+    }
 }

@@ -31,7 +31,10 @@ pub enum Error {
     Checkpoint(#[from] crate::io::checkpoint::CheckpointError),
     /// A file could not be written or read.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Invalid command-line input.
     #[error("{0}")]
     Usage(String),
@@ -40,6 +43,9 @@ pub enum Error {
 impl Error {
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

@@ -37,15 +37,23 @@ fn plan() -> Plan {
 fn first_difference(cpu: &[i32], gpu: &[i32], lattice: &Lattice) -> Option<String> {
     let n = lattice.sites() as usize;
     cpu.iter().zip(gpu).position(|(a, b)| a != b).map(|i| {
-        format!("system {} site {:?}: cpu {} gpu {}", i / n, lattice.coords((i % n) as u64), cpu[i], gpu[i])
+        format!(
+            "system {} site {:?}: cpu {} gpu {}",
+            i / n,
+            lattice.coords((i % n) as u64),
+            cpu[i],
+            gpu[i]
+        )
     })
 }
 
 fn compare(dims: u32, size: u32, field: f64, philox: PhiloxPath) {
     let systems = systems(dims, size, field);
     let spins = initial_spins(&systems);
-    let mut cpu = CpuEngine::new(systems.clone(), spins.clone()).unwrap();
-    let mut gpu = SimpleGpuEngine::new(common::gpu(philox), systems.clone(), &spins, 64).unwrap();
+    let mut cpu = CpuEngine::new(systems.clone());
+    cpu.set_spins(&spins).unwrap();
+    let mut gpu = SimpleGpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
+    gpu.set_spins(&spins).unwrap();
     let plan = plan();
     for round in 0..2 {
         let cpu_obs = cpu.execute(&plan).unwrap();
@@ -57,7 +65,10 @@ fn compare(dims: u32, size: u32, field: f64, philox: PhiloxPath) {
         }
         assert_ne!(cpu_spins, spins, "{case}: nothing moved");
         assert_eq!(cpu_obs, gpu_obs, "{case}: observations differ");
-        assert_eq!(cpu_obs.len(), plan.slots as usize * systems.systems() as usize);
+        assert_eq!(
+            cpu_obs.len(),
+            plan.slots as usize * systems.systems() as usize
+        );
     }
 }
 
@@ -90,7 +101,8 @@ fn workgroup_size_does_not_change_results() {
     let mut results = Vec::new();
     for workgroup_size in [32, 64, 256] {
         let ctx = common::gpu(PhiloxPath::Auto);
-        let mut gpu = SimpleGpuEngine::new(ctx, systems.clone(), &spins, workgroup_size).unwrap();
+        let mut gpu = SimpleGpuEngine::new(ctx, systems.clone(), workgroup_size).unwrap();
+        gpu.set_spins(&spins).unwrap();
         let obs = gpu.execute(&plan()).unwrap();
         results.push((gpu.spins().unwrap(), obs));
     }

@@ -8,8 +8,16 @@ use spinflip::engine::gpu::philox_kat::philox_blocks;
 use spinflip::rng::philox4x32_10;
 
 const KNOWN_ANSWERS: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
-    ([0, 0, 0, 0], [0, 0], [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]),
-    ([0xffff_ffff; 4], [0xffff_ffff; 2], [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd]),
+    (
+        [0, 0, 0, 0],
+        [0, 0],
+        [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8],
+    ),
+    (
+        [0xffff_ffff; 4],
+        [0xffff_ffff; 2],
+        [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd],
+    ),
     (
         [0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344],
         [0xa409_3822, 0x299f_31d0],
@@ -29,14 +37,20 @@ fn check_path(philox: PhiloxPath) {
     let mut x = 0x1234_5678_9abc_def0u64;
     for _ in 0..4096 {
         let mut next = || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (x >> 32) as u32
         };
         inputs.push(([next(), next(), next(), next()], [next(), next()]));
     }
     let out = philox_blocks(&mut ctx, &inputs).unwrap();
     for ((ctr, key), got) in inputs.iter().zip(&out) {
-        assert_eq!(*got, philox4x32_10(*ctr, *key), "{philox:?}: ctr {ctr:08x?} key {key:08x?}");
+        assert_eq!(
+            *got,
+            philox4x32_10(*ctr, *key),
+            "{philox:?}: ctr {ctr:08x?} key {key:08x?}"
+        );
     }
 }
 

@@ -39,7 +39,10 @@ impl Plan {
 
     /// Number of sweeps in the plan.
     pub fn sweeps(&self) -> u64 {
-        self.steps.iter().filter(|s| matches!(s, Step::Sweep { .. })).count() as u64
+        self.steps
+            .iter()
+            .filter(|s| matches!(s, Step::Sweep { .. }))
+            .count() as u64
     }
 }
 

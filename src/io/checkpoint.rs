@@ -1,6 +1,467 @@
-// TEMPORARY STUB
-use std::path::Path;
-#[derive(Debug, thiserror::Error)] pub enum CheckpointError { #[error("x")] X }
-pub struct Checkpoint { pub config_fingerprint: u64, pub sweeps_done: u64, pub spins: Vec<i32>, pub bond_sums: Vec<i64>, pub magnetisations: Vec<i64> }
-impl Checkpoint { pub fn save(&self, _p: &Path) -> std::io::Result<()> { Ok(()) } pub fn load(_p: &Path, _f: u64) -> Result<Checkpoint, CheckpointError> { Err(CheckpointError::X) } }
-pub fn fingerprint(_t: &str) -> u64 { 0 }
+//! The binary checkpoint of a run: enough to continue it bit-identically after a crash.
+//!
+//! Layout (version 1), all integers little-endian:
+//!
+//! | offset | size | field                                          |
+//! |--------|------|------------------------------------------------|
+//! | 0      | 8    | magic `SPINFLIP`                               |
+//! | 8      | 4    | format version (u32)                           |
+//! | 12     | 8    | config fingerprint (u64)                       |
+//! | 20     | 8    | sweeps done (u64)                              |
+//! | 28     | 8    | number of spins S (u64)                        |
+//! | 36     | 8    | number of bond sums B (u64)                    |
+//! | 44     | 8    | number of magnetisations M (u64)               |
+//! | 52     | S    | spins, one i8 each (+1 or -1)                  |
+//! |        | 8 B  | bond sums (i64)                                |
+//! |        | 8 M  | magnetisations (i64)                           |
+//! |        | 4    | CRC-32 (IEEE) of every byte before it          |
+
+use std::path::{Path, PathBuf};
+
+use super::atomic::write_atomic;
+
+const MAGIC: &[u8; 8] = b"SPINFLIP";
+const VERSION: u32 = 1;
+/// Bytes before the spins.
+const HEADER_LEN: usize = 52;
+const CRC_LEN: usize = 4;
+
+/// Why a checkpoint cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("not a spinflip checkpoint (no SPINFLIP magic)")]
+    NotCheckpoint,
+    #[error("unsupported checkpoint format version {found} (this build reads version {supported})")]
+    UnsupportedVersion { found: u32, supported: u32 },
+    #[error("truncated checkpoint: {found} bytes, expected {expected}")]
+    Truncated { expected: u64, found: u64 },
+    #[error("corrupt checkpoint: {found} bytes, but its header describes {expected}")]
+    TrailingBytes { expected: u64, found: u64 },
+    #[error(
+        "corrupt checkpoint: checksum mismatch (stored {stored:#010x}, computed {computed:#010x})"
+    )]
+    ChecksumMismatch { stored: u32, computed: u32 },
+    #[error("corrupt checkpoint: spin #{index} is {value}, not +1 or -1")]
+    BadSpin { index: usize, value: i8 },
+    #[error(
+        "checkpoint was written by a different config (fingerprint {found:#018x}, this config has {expected:#018x})"
+    )]
+    ConfigMismatch { expected: u64, found: u64 },
+    #[error("checkpoint {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Any of the above, found in the file at `path`.
+    #[error("checkpoint {}: {source}", path.display())]
+    InFile {
+        path: PathBuf,
+        source: Box<CheckpointError>,
+    },
+}
+
+/// The state of a run after `sweeps_done` sweeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// [`fingerprint`] of the resolved config text, so a checkpoint of another config is refused.
+    pub config_fingerprint: u64,
+    /// Sweeps completed (thermalisation + measurement), the same for all systems.
+    pub sweeps_done: u64,
+    /// All systems' lattices, +1/-1, system-major.
+    pub spins: Vec<i32>,
+    /// Measurement series so far: per measurement, per system, the bond sum `sum_<ij> s_i s_j`.
+    pub bond_sums: Vec<i64>,
+    /// Per measurement, per system, the magnetisation `M = sum_i s_i`.
+    pub magnetisations: Vec<i64>,
+}
+
+impl Checkpoint {
+    /// The file's bytes (see the module documentation for the layout).
+    pub fn encode(&self) -> Vec<u8> {
+        let len = HEADER_LEN
+            + self.spins.len()
+            + 8 * (self.bond_sums.len() + self.magnetisations.len())
+            + CRC_LEN;
+        let mut out = Vec::with_capacity(len);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        for word in [
+            self.config_fingerprint,
+            self.sweeps_done,
+            self.spins.len() as u64,
+            self.bond_sums.len() as u64,
+            self.magnetisations.len() as u64,
+        ] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out.extend(self.spins.iter().map(|&s| spin_byte(s)));
+        for value in self.bond_sums.iter().chain(&self.magnetisations) {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
+    pub fn decode(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
+        check_magic(bytes)?;
+        let mut reader = Reader {
+            bytes,
+            pos: MAGIC.len(),
+        };
+        let found = reader.u32()?;
+        if found != VERSION {
+            return Err(CheckpointError::UnsupportedVersion {
+                found,
+                supported: VERSION,
+            });
+        }
+        let config_fingerprint = reader.u64()?;
+        let sweeps_done = reader.u64()?;
+        let counts = [reader.u64()?, reader.u64()?, reader.u64()?];
+        verify_size_and_checksum(bytes, file_len(counts))?;
+        let [spins, bond_sums, magnetisations] = counts.map(|c| c as usize);
+        let spins = decode_spins(reader.take(spins)?)?;
+        Ok(Checkpoint {
+            config_fingerprint,
+            sweeps_done,
+            spins,
+            bond_sums: reader.i64s(bond_sums)?,
+            magnetisations: reader.i64s(magnetisations)?,
+        })
+    }
+
+    /// Write to `path` atomically: a crash leaves the previous checkpoint intact.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        write_atomic(path, &self.encode())
+    }
+
+    /// Read and verify the checkpoint at `path`, refusing one written for another config.
+    pub fn load(path: &Path, expected_fingerprint: u64) -> Result<Checkpoint, CheckpointError> {
+        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let in_file = |e| CheckpointError::InFile {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        };
+        let checkpoint = Checkpoint::decode(&bytes).map_err(in_file)?;
+        if checkpoint.config_fingerprint != expected_fingerprint {
+            return Err(in_file(CheckpointError::ConfigMismatch {
+                expected: expected_fingerprint,
+                found: checkpoint.config_fingerprint,
+            }));
+        }
+        Ok(checkpoint)
+    }
+}
+
+/// FNV-1a (64-bit) of `text`: a stable fingerprint of the resolved config.
+pub fn fingerprint(text: &str) -> u64 {
+    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    text.bytes().fold(OFFSET_BASIS, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(PRIME)
+    })
+}
+
+/// A spin's byte. Anything but +-1 becomes 0, which `decode` refuses, rather than being silently
+/// truncated into a valid-looking spin.
+fn spin_byte(spin: i32) -> u8 {
+    match spin {
+        1 => 1,
+        -1 => (-1i8) as u8,
+        _ => 0,
+    }
+}
+
+fn decode_spins(bytes: &[u8]) -> Result<Vec<i32>, CheckpointError> {
+    bytes
+        .iter()
+        .enumerate()
+        .map(|(index, &b)| match b as i8 {
+            value @ (1 | -1) => Ok(i32::from(value)),
+            value => Err(CheckpointError::BadSpin { index, value }),
+        })
+        .collect()
+}
+
+fn check_magic(bytes: &[u8]) -> Result<(), CheckpointError> {
+    let head = &bytes[..bytes.len().min(MAGIC.len())];
+    if !MAGIC.starts_with(head) {
+        return Err(CheckpointError::NotCheckpoint);
+    }
+    if head.len() < MAGIC.len() {
+        return Err(truncated(HEADER_LEN as u64 + CRC_LEN as u64, bytes.len()));
+    }
+    Ok(())
+}
+
+/// Total file size the header's counts describe (saturating: absurd counts fail the size check).
+fn file_len([spins, bond_sums, magnetisations]: [u64; 3]) -> u64 {
+    let values = bond_sums.saturating_add(magnetisations).saturating_mul(8);
+    ((HEADER_LEN + CRC_LEN) as u64)
+        .saturating_add(spins)
+        .saturating_add(values)
+}
+
+/// A torn write shows as a short file with a bad checksum; a bit flip as a bad checksum.
+fn verify_size_and_checksum(bytes: &[u8], expected: u64) -> Result<(), CheckpointError> {
+    let found = bytes.len() as u64;
+    if found < expected {
+        return Err(truncated(expected, bytes.len()));
+    }
+    let (body, stored) = bytes.split_at(bytes.len() - CRC_LEN);
+    let stored = u32::from_le_bytes(stored.try_into().expect("split_at leaves CRC_LEN bytes"));
+    let computed = crc32fast::hash(body);
+    if stored != computed {
+        return Err(CheckpointError::ChecksumMismatch { stored, computed });
+    }
+    if found > expected {
+        return Err(CheckpointError::TrailingBytes { expected, found });
+    }
+    Ok(())
+}
+
+fn truncated(expected: u64, found: usize) -> CheckpointError {
+    CheckpointError::Truncated {
+        expected,
+        found: found as u64,
+    }
+}
+
+/// Little-endian reads from the front of a checkpoint; running off the end is `Truncated`.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], CheckpointError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len());
+        let end = end.ok_or_else(|| truncated(self.pos as u64 + n as u64, self.bytes.len()))?;
+        let slice = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(slice)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], CheckpointError> {
+        Ok(self
+            .take(N)?
+            .try_into()
+            .expect("take returns exactly N bytes"))
+    }
+
+    fn u32(&mut self) -> Result<u32, CheckpointError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, CheckpointError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    fn i64s(&mut self, count: usize) -> Result<Vec<i64>, CheckpointError> {
+        let bytes = self.take(count.saturating_mul(8))?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().expect("chunks_exact yields 8 bytes")))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Checkpoint {
+        Checkpoint {
+            config_fingerprint: fingerprint("(model: Ising(dims: 2, size: 4))"),
+            sweeps_done: 123_456_789_012,
+            spins: (0..32).map(|i| if i % 3 == 0 { 1 } else { -1 }).collect(),
+            bond_sums: vec![-32, 16, i64::MIN, i64::MAX],
+            magnetisations: vec![-16, 0, 16, 2],
+        }
+    }
+
+    /// The error of `load`, without the file name it is wrapped in.
+    fn load_error(path: &Path, expected_fingerprint: u64) -> CheckpointError {
+        match Checkpoint::load(path, expected_fingerprint) {
+            Err(CheckpointError::InFile { path: p, source }) => {
+                assert_eq!(p, path);
+                *source
+            }
+            other => panic!("expected an error in the file, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn fingerprint_is_fnv1a_64() {
+        // Published FNV-1a 64 test vectors.
+        assert_eq!(fingerprint(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fingerprint("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fingerprint("foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn layout_matches_the_documented_format() {
+        let checkpoint = sample();
+        let bytes = checkpoint.encode();
+        assert_eq!(&bytes[..8], b"SPINFLIP");
+        assert_eq!(bytes[8..12], [1, 0, 0, 0]);
+        assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
+        assert_eq!(bytes[28..36], 32u64.to_le_bytes());
+        assert_eq!(bytes[52..55], [1, 0xff, 0xff], "spins +1, -1, -1 as bytes");
+        assert_eq!(bytes.len(), 52 + 32 + 8 * 8 + 4);
+        let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
+        assert_eq!(bytes[bytes.len() - 4..], crc.to_le_bytes());
+    }
+
+    #[test]
+    fn round_trips_through_bytes_and_file() {
+        let checkpoint = sample();
+        assert_eq!(
+            Checkpoint::decode(&checkpoint.encode()).unwrap(),
+            checkpoint
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        checkpoint.save(&path).unwrap();
+        assert_eq!(
+            Checkpoint::load(&path, checkpoint.config_fingerprint).unwrap(),
+            checkpoint
+        );
+    }
+
+    #[test]
+    fn empty_series_round_trip() {
+        let checkpoint = Checkpoint {
+            bond_sums: vec![],
+            magnetisations: vec![],
+            sweeps_done: 0,
+            ..sample()
+        };
+        assert_eq!(
+            Checkpoint::decode(&checkpoint.encode()).unwrap(),
+            checkpoint
+        );
+    }
+
+    #[test]
+    fn every_flipped_byte_is_refused() {
+        let bytes = sample().encode();
+        for i in 0..bytes.len() {
+            let mut corrupt = bytes.clone();
+            corrupt[i] ^= 0x10;
+            let result = Checkpoint::decode(&corrupt);
+            assert!(result.is_err(), "flipping byte {i} went unnoticed");
+        }
+        let mut corrupt = bytes.clone();
+        corrupt[60] ^= 0x01;
+        assert!(matches!(
+            Checkpoint::decode(&corrupt),
+            Err(CheckpointError::ChecksumMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn truncation_is_refused_as_truncated() {
+        let bytes = sample().encode();
+        for len in [0, 5, 8, 11, 30, 51, 52, 100, bytes.len() - 1] {
+            match Checkpoint::decode(&bytes[..len]) {
+                Err(CheckpointError::Truncated { found, .. }) => assert_eq!(found, len as u64),
+                other => panic!("{len} bytes: expected Truncated, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn trailing_bytes_are_refused() {
+        let mut bytes = sample().encode();
+        bytes.extend_from_slice(b"junk");
+        assert!(Checkpoint::decode(&bytes).is_err());
+    }
+
+    #[test]
+    fn wrong_magic_and_version_are_refused() {
+        let mut bytes = sample().encode();
+        bytes[..8].copy_from_slice(b"NOTSPINS");
+        assert!(matches!(
+            Checkpoint::decode(&bytes),
+            Err(CheckpointError::NotCheckpoint)
+        ));
+        assert!(matches!(
+            Checkpoint::decode(b"{\"json\": 1}"),
+            Err(CheckpointError::NotCheckpoint)
+        ));
+        let mut bytes = sample().encode();
+        bytes[8] = 2;
+        let err = Checkpoint::decode(&bytes).unwrap_err();
+        assert!(matches!(
+            err,
+            CheckpointError::UnsupportedVersion {
+                found: 2,
+                supported: 1
+            }
+        ));
+        assert!(err.to_string().contains("version 2"), "{err}");
+    }
+
+    #[test]
+    fn invalid_spins_are_refused_even_with_a_valid_checksum() {
+        let mut checkpoint = sample();
+        checkpoint.spins[5] = 0;
+        match Checkpoint::decode(&checkpoint.encode()) {
+            Err(CheckpointError::BadSpin { index: 5, value: 0 }) => {}
+            other => panic!("expected BadSpin at 5, got {other:?}"),
+        }
+        checkpoint.spins[5] = 255; // would truncate to the byte of -1
+        assert!(matches!(
+            Checkpoint::decode(&checkpoint.encode()),
+            Err(CheckpointError::BadSpin { index: 5, .. })
+        ));
+    }
+
+    #[test]
+    fn load_refuses_another_config_and_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        let checkpoint = sample();
+        checkpoint.save(&path).unwrap();
+        let other = fingerprint("(model: Ising(dims: 2, size: 8))");
+        let err = Checkpoint::load(&path, other).unwrap_err();
+        let shown = err.to_string();
+        assert!(
+            shown.contains("checkpoint.bin") && shown.contains("different config"),
+            "{shown}"
+        );
+        match load_error(&path, other) {
+            CheckpointError::ConfigMismatch { expected, found } => {
+                assert_eq!((expected, found), (other, checkpoint.config_fingerprint));
+            }
+            e => panic!("expected ConfigMismatch, got {e:?}"),
+        }
+    }
+
+    #[test]
+    fn load_reports_corruption_and_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        let checkpoint = sample();
+        let mut bytes = checkpoint.encode();
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            load_error(&path, checkpoint.config_fingerprint),
+            CheckpointError::Truncated { .. }
+        ));
+        let missing = dir.path().join("absent.bin");
+        let err = Checkpoint::load(&missing, 0).unwrap_err();
+        assert!(matches!(err, CheckpointError::Io { .. }));
+        assert!(err.to_string().contains("absent.bin"), "{err}");
+    }
+}

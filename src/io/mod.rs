@@ -1,2 +1,8 @@
-// TEMPORARY STUB
-pub mod atomic; pub mod checkpoint; pub mod output;
+//! Files: crash-safe writing, the binary checkpoint, and the result files.
+
+pub mod atomic;
+pub mod checkpoint;
+pub mod output;
+
+pub use atomic::{IoError, ensure_writable_dir, write_atomic};
+pub use checkpoint::{Checkpoint, CheckpointError, fingerprint};

@@ -60,8 +60,7 @@ pub fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
         1 => format!("({},)", dims[0]),
         _ => format!("({})", dims.join(", ")),
     };
-    let mut header =
-        format!("{{'descr': '|i1', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let mut header = format!("{{'descr': '|i1', 'fortran_order': False, 'shape': {shape_text}, }}");
     // Magic (6) + version (2) + length (2) + header + '\n' is padded to a multiple of 64.
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
@@ -90,7 +89,13 @@ mod tests {
 
     #[test]
     fn csv_has_per_site_columns() {
-        let rows = [SeriesRow { measurement: 0, sweep: 10, replica: 1, energy: -8.0, magnetisation: 4 }];
+        let rows = [SeriesRow {
+            measurement: 0,
+            sweep: 10,
+            replica: 1,
+            energy: -8.0,
+            magnetisation: 4,
+        }];
         let csv = series_csv(&rows, 4);
         assert_eq!(csv.lines().nth(1), Some("0,10,1,-8,4,-2,1"));
     }

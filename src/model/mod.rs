@@ -46,7 +46,11 @@ impl Lattice {
     /// Coordinates `[x, y, z]` (z = 0 in 2D) of a site index.
     pub fn coords(&self, index: u64) -> [u32; 3] {
         let l = u64::from(self.size);
-        [(index % l) as u32, ((index / l) % l) as u32, (index / (l * l)) as u32]
+        [
+            (index % l) as u32,
+            ((index / l) % l) as u32,
+            (index / (l * l)) as u32,
+        ]
     }
 
     /// Site index of coordinates (taken modulo L).

@@ -26,7 +26,10 @@ pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     let mut ctr = round(ctr, key);
     let mut key = key;
     for _ in 1..10 {
-        key = [key[0].wrapping_add(PHILOX_W0), key[1].wrapping_add(PHILOX_W1)];
+        key = [
+            key[0].wrapping_add(PHILOX_W0),
+            key[1].wrapping_add(PHILOX_W1),
+        ];
         ctr = round(ctr, key);
     }
     ctr
@@ -38,7 +41,11 @@ mod tests {
 
     /// Random123's kat_vectors for philox4x32_10 (GUIDE.md section 5).
     pub(crate) const KNOWN_ANSWERS: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
-        ([0, 0, 0, 0], [0, 0], [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]),
+        (
+            [0, 0, 0, 0],
+            [0, 0],
+            [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8],
+        ),
         (
             [0xffff_ffff; 4],
             [0xffff_ffff; 2],
@@ -54,13 +61,20 @@ mod tests {
     #[test]
     fn known_answer_vectors() {
         for (ctr, key, expected) in KNOWN_ANSWERS {
-            assert_eq!(philox4x32_10(ctr, key), expected, "ctr {ctr:08x?} key {key:08x?}");
+            assert_eq!(
+                philox4x32_10(ctr, key),
+                expected,
+                "ctr {ctr:08x?} key {key:08x?}"
+            );
         }
     }
 
     #[test]
     fn mulhilo_splits_the_full_product() {
-        assert_eq!(mulhilo(0xffff_ffff, 0xffff_ffff), (0xffff_fffe, 0x0000_0001));
+        assert_eq!(
+            mulhilo(0xffff_ffff, 0xffff_ffff),
+            (0xffff_fffe, 0x0000_0001)
+        );
         assert_eq!(mulhilo(PHILOX_M0, 2), (1, PHILOX_M0.wrapping_mul(2)));
     }
 }

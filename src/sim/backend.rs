@@ -14,24 +14,25 @@ pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
     GpuContext::new(&adapter, config.philox)
 }
 
-/// The engine for `config`, holding `spins`. `Auto` falls back to the CPU engine, with a
-/// warning, only when there is no usable adapter; `Wgpu` fails instead.
-pub fn open_engine(
-    config: &Config,
-    systems: IsingSystems,
-    spins: &[i32],
-) -> Result<Box<dyn Engine>> {
+/// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks
+/// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
+/// with a warning, only when there is no usable adapter; `Wgpu` fails instead.
+pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
     let gpu = |systems| -> Result<Box<dyn Engine>> {
         let ctx = open_gpu_context(config)?;
-        Ok(Box::new(SimpleGpuEngine::new(ctx, systems, spins, config.workgroup_size)?))
+        Ok(Box::new(SimpleGpuEngine::new(
+            ctx,
+            systems,
+            config.workgroup_size,
+        )?))
     };
     match config.backend {
-        Backend::Cpu => Ok(Box::new(CpuEngine::new(systems, spins.to_vec())?)),
+        Backend::Cpu => Ok(Box::new(CpuEngine::new(systems))),
         Backend::Wgpu => gpu(systems),
         Backend::Auto => match gpu(systems.clone()) {
             Err(Error::Adapter(reason)) if config.adapter.is_none() => {
                 log::warn!("{reason}; using the CPU engine");
-                Ok(Box::new(CpuEngine::new(systems, spins.to_vec())?))
+                Ok(Box::new(CpuEngine::new(systems)))
             }
             other => other,
         },

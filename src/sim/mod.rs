@@ -41,7 +41,11 @@ pub fn initial_spins(systems: &IsingSystems) -> Vec<i32> {
             };
             let words = random_block(systems.seed, counter);
             let remaining = (n - 4 * block).min(4) as usize;
-            spins.extend(words[..remaining].iter().map(|w| if w >> 31 == 1 { 1 } else { -1 }));
+            spins.extend(
+                words[..remaining]
+                    .iter()
+                    .map(|w| if w >> 31 == 1 { 1 } else { -1 }),
+            );
         }
     }
     spins

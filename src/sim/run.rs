@@ -93,13 +93,21 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let config_fingerprint = fingerprint(&config_text);
     let systems = ising_systems(config);
     let schedule = Schedule::from(&config.sweeps);
+    let mut engine = open_engine(config, systems.clone())?;
     let (mut state, spins) = if options.resume {
         resume_state(&options.out, config_fingerprint, &systems, &schedule)?
     } else {
-        (RunState { sweeps_done: 0, bond_sums: Vec::new(), magnetisations: Vec::new() }, initial_spins(&systems))
+        (
+            RunState {
+                sweeps_done: 0,
+                bond_sums: Vec::new(),
+                magnetisations: Vec::new(),
+            },
+            initial_spins(&systems),
+        )
     };
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
-    let mut engine = open_engine(config, systems.clone(), &spins)?;
+    engine.set_spins(&spins)?;
     let info = engine.info();
     log::info!("running on {} ({})", info.adapter, info.backend);
     let progress = Progress::new(options.progress, schedule.total(), state.sweeps_done);
@@ -118,7 +126,9 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         progress.update(to);
         if crosses_checkpoint(from, to, config.checkpoint_every) || to == schedule.total() {
             let checkpoint = make_checkpoint(engine.as_mut(), config_fingerprint, &state)?;
-            checkpoint.save(&options.out.join(CHECKPOINT)).map_err(|e| Error::io(options.out.join(CHECKPOINT), e))?;
+            checkpoint
+                .save(&options.out.join(CHECKPOINT))
+                .map_err(|e| Error::io(options.out.join(CHECKPOINT), e))?;
             if options.halt_after.is_some_and(|h| to >= h) && to < schedule.total() {
                 progress.finish();
                 return Ok(RunOutcome::Halted { sweeps_done: to });
@@ -126,9 +136,25 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         }
     }
     progress.finish();
-    let flips = (schedule.total() - first_sweep) * systems.lattice.sites() * u64::from(systems.systems());
-    let summary = summarize(config, &systems, &schedule, &state, &info, flips, engine_time);
-    write_outputs(&options.out, engine.as_mut(), &systems, &schedule, &state, &summary)?;
+    let flips =
+        (schedule.total() - first_sweep) * systems.lattice.sites() * u64::from(systems.systems());
+    let summary = summarize(
+        config,
+        &systems,
+        &schedule,
+        &state,
+        &info,
+        flips,
+        engine_time,
+    );
+    write_outputs(
+        &options.out,
+        engine.as_mut(),
+        &systems,
+        &schedule,
+        &state,
+        &summary,
+    )?;
     Ok(RunOutcome::Completed(summary))
 }
 
@@ -156,7 +182,10 @@ fn resume_state(
 ) -> Result<(RunState, Vec<i32>)> {
     let path = out.join(CHECKPOINT);
     if !path.exists() {
-        return Err(Error::Usage(format!("--resume: no checkpoint at {}", path.display())));
+        return Err(Error::Usage(format!(
+            "--resume: no checkpoint at {}",
+            path.display()
+        )));
     }
     let checkpoint = Checkpoint::load(&path, config_fingerprint)?;
     let per_measurement = systems.systems() as usize;
@@ -183,7 +212,11 @@ fn resume_state(
     Ok((state, checkpoint.spins))
 }
 
-fn make_checkpoint(engine: &mut dyn Engine, config_fingerprint: u64, state: &RunState) -> Result<Checkpoint> {
+fn make_checkpoint(
+    engine: &mut dyn Engine,
+    config_fingerprint: u64,
+    state: &RunState,
+) -> Result<Checkpoint> {
     Ok(Checkpoint {
         config_fingerprint,
         sweeps_done: state.sweeps_done,
@@ -204,12 +237,20 @@ fn record(systems: &IsingSystems, observations: &[Observation], state: &mut RunS
 }
 
 /// Per temperature, per replica: (energies, magnetisations) series.
-fn series_of(systems: &IsingSystems, state: &RunState, temperature: usize) -> (Vec<Vec<f64>>, Vec<Vec<i64>>) {
+fn series_of(
+    systems: &IsingSystems,
+    state: &RunState,
+    temperature: usize,
+) -> (Vec<Vec<f64>>, Vec<Vec<i64>>) {
     let per_measurement = systems.systems() as usize;
     let replicas = systems.replicas as usize;
     let mut energies = vec![Vec::new(); replicas];
     let mut magnetisations = vec![Vec::new(); replicas];
-    for (bonds, ms) in state.bond_sums.chunks(per_measurement).zip(state.magnetisations.chunks(per_measurement)) {
+    for (bonds, ms) in state
+        .bond_sums
+        .chunks(per_measurement)
+        .zip(state.magnetisations.chunks(per_measurement))
+    {
         for r in 0..replicas {
             let b = temperature * replicas + r;
             energies[r].push(systems.energy(bonds[b], ms[b]));
@@ -235,8 +276,12 @@ fn summarize(
         .enumerate()
         .map(|(t, &beta)| {
             let (energies, magnetisations) = series_of(systems, state, t);
-            let exact = (lattice.dims == 2 && systems.field == 0.0).then(|| kaufman(lattice.size, beta));
-            TemperatureSummary { estimates: ising_estimates(beta, lattice.sites(), &energies, &magnetisations), exact }
+            let exact =
+                (lattice.dims == 2 && systems.field == 0.0).then(|| kaufman(lattice.size, beta));
+            TemperatureSummary {
+                estimates: ising_estimates(beta, lattice.sites(), &energies, &magnetisations),
+                exact,
+            }
         })
         .collect();
     let flips_per_ns = flips as f64 / (engine_time.as_secs_f64() * 1e9).max(f64::MIN_POSITIVE);
@@ -282,13 +327,21 @@ fn write_outputs(
             }
         }
         let name = format!("timeseries_t{t:02}_beta_{beta}.csv");
-        write_file(out, &name, series_csv(&rows, systems.lattice.sites()).as_bytes())?;
+        write_file(
+            out,
+            &name,
+            series_csv(&rows, systems.lattice.sites()).as_bytes(),
+        )?;
     }
     let l = systems.lattice.size as usize;
     let mut shape = vec![systems.betas.len(), systems.replicas as usize];
     shape.extend(std::iter::repeat_n(l, systems.lattice.dims as usize));
     let spins = engine.spins()?;
-    write_file(out, FINAL_STATE, &npy_i8(&shape, spins.iter().map(|&s| s as i8)))?;
+    write_file(
+        out,
+        FINAL_STATE,
+        &npy_i8(&shape, spins.iter().map(|&s| s as i8)),
+    )?;
     write_json(out, SUMMARY, summary)
 }
 
@@ -314,7 +367,12 @@ impl Progress {
             bar.set_position(done);
             bar
         });
-        Progress { bar, enabled, total, started: Instant::now() }
+        Progress {
+            bar,
+            enabled,
+            total,
+            started: Instant::now(),
+        }
     }
 
     fn update(&self, done: u64) {
@@ -358,9 +416,9 @@ pub fn summary_table(summary: &Summary) -> String {
     let pm = |e: &crate::stats::Estimate| format!("{:.7} ± {:.7}", e.mean, e.err);
     for run in &summary.runs {
         let est = &run.estimates;
-        let (e_exact, c_exact) = run
-            .exact
-            .map_or(("-".to_string(), "-".to_string()), |x| (format!("{:.8}", x.e), format!("{:.8}", x.c)));
+        let (e_exact, c_exact) = run.exact.map_or(("-".to_string(), "-".to_string()), |x| {
+            (format!("{:.8}", x.e), format!("{:.8}", x.c))
+        });
         let _ = writeln!(
             table,
             "{:>9.6} {:>24} {:>13} {:>22} {:>13} {:>20} {:>20} {:>8.2}",

@@ -14,7 +14,11 @@ pub struct Schedule {
 
 impl From<&Sweeps> for Schedule {
     fn from(s: &Sweeps) -> Self {
-        Schedule { thermalize: s.thermalize, measure: s.measure, every: s.every }
+        Schedule {
+            thermalize: s.thermalize,
+            measure: s.measure,
+            every: s.every,
+        }
     }
 }
 
@@ -58,7 +62,11 @@ mod tests {
 
     #[test]
     fn plans_concatenate_to_the_whole_schedule() {
-        let s = Schedule { thermalize: 5, measure: 20, every: 3 };
+        let s = Schedule {
+            thermalize: 5,
+            measure: 20,
+            every: 3,
+        };
         let whole = s.plan(0, s.total());
         assert_eq!(whole.slots, 6);
         let (a, b) = (s.plan(0, 11), s.plan(11, s.total()));

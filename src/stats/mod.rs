@@ -1,5 +1,46 @@
-// TEMPORARY STUB
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)] pub struct Estimate { pub mean: f64, pub err: f64 }
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct IsingEstimates { pub beta: f64, pub e: Estimate, pub c: Estimate, pub abs_m: Estimate, pub m2: Estimate, pub m4: Estimate, pub chi: Estimate, pub u4: Estimate, pub tau_e: f64, pub tau_abs_m: f64, pub samples: usize }
-pub fn ising_estimates(_beta: f64, _n: u64, _e: &[Vec<f64>], _m: &[Vec<i64>]) -> IsingEstimates { todo!() }
+//! Statistics of Monte Carlo time series: integrated autocorrelation times, blocking and the
+//! jackknife, and the thermodynamic estimators of the Ising ferromagnet built on them.
+
+mod autocorr;
+mod ising;
+mod jackknife;
+
+pub use autocorr::tau_int;
+pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
+pub use jackknife::{Estimate, block_means, jackknife};
+
+/// A small seeded generator for the tests: splitmix64, with Box-Muller Gaussians.
+#[cfg(test)]
+mod test_rng {
+    pub struct TestRng(u64);
+
+    impl TestRng {
+        pub fn new(seed: u64) -> Self {
+            Self(seed)
+        }
+
+        pub fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        /// Uniform in (0, 1]: never 0, so its logarithm is finite.
+        pub fn uniform(&mut self) -> f64 {
+            ((self.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
+        }
+
+        /// Uniform in 0..n (n small: the modulo bias is negligible).
+        pub fn below(&mut self, n: u64) -> i64 {
+            (self.next_u64() % n) as i64
+        }
+
+        /// A standard normal deviate (Box-Muller; the second deviate is discarded for simplicity).
+        pub fn gaussian(&mut self) -> f64 {
+            let radius = (-2.0 * self.uniform().ln()).sqrt();
+            radius * (std::f64::consts::TAU * self.uniform()).cos()
+        }
+    }
+}

@@ -22,16 +22,22 @@ pub struct CpuEngine {
 }
 
 impl CpuEngine {
-    /// An engine holding `spins` (system-major) for `systems`.
-    pub fn new(systems: IsingSystems, spins: Vec<i32>) -> Result<Self> {
-        let mut engine = CpuEngine { thresholds: systems.thresholds(), systems, spins: Vec::new() };
-        engine.set_spins(&spins)?;
-        Ok(engine)
+    /// An engine for `systems`, every spin down until [`Engine::set_spins`].
+    pub fn new(systems: IsingSystems) -> Self {
+        let spins = vec![-1; systems.lattice.sites() as usize * systems.systems() as usize];
+        CpuEngine {
+            thresholds: systems.thresholds(),
+            systems,
+            spins,
+        }
     }
 
     fn system_lattices(&mut self) -> impl IndexedParallelIterator<Item = (u32, &mut [i32])> {
         let n = self.systems.lattice.sites() as usize;
-        self.spins.par_chunks_mut(n).enumerate().map(|(b, s)| (b as u32, s))
+        self.spins
+            .par_chunks_mut(n)
+            .enumerate()
+            .map(|(b, s)| (b as u32, s))
     }
 
     fn sweep(&mut self, sweep: u32) {

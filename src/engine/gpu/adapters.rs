@@ -41,7 +41,9 @@ pub fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         name: info.name,
         backend: info.backend.to_str().to_string(),
         device_type: format!("{:?}", info.device_type),
-        driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+        driver: format!("{} {}", info.driver, info.driver_info)
+            .trim()
+            .to_string(),
         shader_int64: features.contains(wgpu::Features::SHADER_INT64),
         subgroups: features.contains(wgpu::Features::SUBGROUP),
         max_buffer_size: limits.max_buffer_size,
@@ -76,7 +78,9 @@ fn backend_rank(backend: wgpu::Backend) -> u32 {
 /// hardware adapter, else a software one. Errors list the adapters that exist.
 pub fn choose(adapters: Vec<wgpu::Adapter>, selector: Option<&str>) -> Result<wgpu::Adapter> {
     if adapters.is_empty() {
-        return Err(Error::Adapter("no GPU adapter found (no Vulkan, Metal, DX12 or GL driver)".into()));
+        return Err(Error::Adapter(
+            "no GPU adapter found (no Vulkan, Metal, DX12 or GL driver)".into(),
+        ));
     }
     let listing = adapters
         .iter()

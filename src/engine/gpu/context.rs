@@ -50,9 +50,9 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
                 ty: wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Uniform,
                     has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<super::plan::DispatchParams>() as u64,
-                    ),
+                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<
+                        super::plan::DispatchParams,
+                    >() as u64),
                 },
                 count: None,
             },
@@ -158,8 +158,11 @@ impl GpuContext {
         kernel: Kernel,
         constants: &[(&'static str, u32)],
     ) -> Result<&wgpu::ComputePipeline> {
-        let key: PipelineKey =
-            (kernel, self.mulhilo, constants.iter().map(|&(k, v)| (k, u64::from(v))).collect());
+        let key: PipelineKey = (
+            kernel,
+            self.mulhilo,
+            constants.iter().map(|&(k, v)| (k, u64::from(v))).collect(),
+        );
         if !self.pipelines.contains_key(&key) {
             let pipeline = self.build_pipeline(kernel, constants)?;
             self.pipelines.insert(key.clone(), pipeline);
@@ -176,21 +179,25 @@ impl GpuContext {
         let constants: Vec<(&str, f64)> =
             constants.iter().map(|&(k, v)| (k, f64::from(v))).collect();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(kernel.module()),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(kernel.module()),
-            layout: kernel.uses_shared_layout().then_some(&self.layout),
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &constants,
-                ..Default::default()
-            },
-            cache: None,
-        });
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(kernel.module()),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(kernel.module()),
+                layout: kernel.uses_shared_layout().then_some(&self.layout),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                cache: None,
+            });
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("kernel {}: {error}", kernel.module())));
         }
@@ -198,7 +205,12 @@ impl GpuContext {
     }
 
     /// A buffer of `size` bytes; fails clearly beyond the device's buffer limit.
-    pub fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
+    pub fn buffer(
+        &self,
+        label: &str,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer> {
         if size > self.limits.max_buffer_size {
             return Err(Error::Limits(format!(
                 "buffer `{label}` needs {size} bytes but max_buffer_size of {} is {}",

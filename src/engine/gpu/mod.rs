@@ -2,9 +2,9 @@
 
 pub mod adapters;
 pub mod context;
+pub mod philox_kat;
 pub mod plan;
 pub mod shaders;
-pub mod philox_kat;
 mod simple;
 
 pub use context::GpuContext;

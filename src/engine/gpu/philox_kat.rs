@@ -6,20 +6,29 @@ use super::shaders::Kernel;
 use crate::error::Result;
 
 /// Philox4x32-10 of each `(counter, key)` pair, computed by the adapter of `ctx`.
-pub fn philox_blocks(ctx: &mut GpuContext, inputs: &[([u32; 4], [u32; 2])]) -> Result<Vec<[u32; 4]>> {
+pub fn philox_blocks(
+    ctx: &mut GpuContext,
+    inputs: &[([u32; 4], [u32; 2])],
+) -> Result<Vec<[u32; 4]>> {
     let words: Vec<u32> = inputs
         .iter()
         .flat_map(|(ctr, key)| ctr.iter().chain(key).copied().chain([0; 4]))
         .collect();
-    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
     let io = ctx.buffer("philox io", 4 * words.len() as u64, usage)?;
     ctx.queue.write_buffer(&io, 0, bytemuck::cast_slice(&words));
     let workgroup_size = 64;
-    let pipeline = ctx.pipeline(Kernel::PhiloxKat, &[("WG_SIZE", workgroup_size)])?.clone();
+    let pipeline = ctx
+        .pipeline(Kernel::PhiloxKat, &[("WG_SIZE", workgroup_size)])?
+        .clone();
     let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("philox kat"),
         layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry { binding: 1, resource: io.as_entire_binding() }],
+        entries: &[wgpu::BindGroupEntry {
+            binding: 1,
+            resource: io.as_entire_binding(),
+        }],
     });
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     {
@@ -31,5 +40,8 @@ pub fn philox_blocks(ctx: &mut GpuContext, inputs: &[([u32; 4], [u32; 2])]) -> R
     ctx.queue.submit([encoder.finish()]);
     let bytes = ctx.read_buffer(&io, 4 * words.len() as u64)?;
     let out: &[u32] = bytemuck::cast_slice(&bytes);
-    Ok(out.chunks_exact(10).map(|w| [w[6], w[7], w[8], w[9]]).collect())
+    Ok(out
+        .chunks_exact(10)
+        .map(|w| [w[6], w[7], w[8], w[9]])
+        .collect())
 }

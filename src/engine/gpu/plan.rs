@@ -68,12 +68,18 @@ pub fn submissions(
             out.push(Vec::new());
             sweeps_in_current = 0;
         }
-        let submission = out.last_mut().expect("there is always a current submission");
+        let submission = out
+            .last_mut()
+            .expect("there is always a current submission");
         match *step {
             Step::Sweep { sweep } => {
                 sweeps_in_current += 1;
                 for colour in 0..2 {
-                    submission.push(Dispatch::Sweep(DispatchParams { sweep, colour, ..base }));
+                    submission.push(Dispatch::Sweep(DispatchParams {
+                        sweep,
+                        colour,
+                        ..base
+                    }));
                 }
             }
             Step::Measure { slot } => {
@@ -104,7 +110,13 @@ mod tests {
         assert_eq!(flat.len(), 2 * 10 + 3);
         assert_eq!(flat[0].params().seed_lo, 2);
         assert_eq!(flat[0].params().seed_hi, 1);
-        assert_eq!(flat[6], Dispatch::Measure(DispatchParams { slot: 0, ..*flat[0].params() }));
+        assert_eq!(
+            flat[6],
+            Dispatch::Measure(DispatchParams {
+                slot: 0,
+                ..*flat[0].params()
+            })
+        );
         let by_sweeps = submissions(&plan, 0, 4, 1000, 4);
         assert_eq!(by_sweeps.len(), 3);
     }

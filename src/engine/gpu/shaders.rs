@@ -26,7 +26,11 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 3] = [Kernel::MetropolisSimple, Kernel::Observables, Kernel::PhiloxKat];
+    pub const ALL: [Kernel; 3] = [
+        Kernel::MetropolisSimple,
+        Kernel::Observables,
+        Kernel::PhiloxKat,
+    ];
 
     /// Whether the kernel binds the shared simulation layout (dispatch parameters, spins,
     /// thresholds, observations); otherwise its layout is derived from the shader.
@@ -114,7 +118,12 @@ pub fn validate(source: &str, mulhilo: MulhiloPath) -> Result<naga::Module> {
     }
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .validate(&module)
-        .map_err(|e| Error::Gpu(format!("WGSL validation error:\n{}", e.emit_to_string(source))))?;
+        .map_err(|e| {
+            Error::Gpu(format!(
+                "WGSL validation error:\n{}",
+                e.emit_to_string(source)
+            ))
+        })?;
     Ok(module)
 }
 
@@ -127,7 +136,10 @@ mod tests {
         for kernel in Kernel::ALL {
             for path in [MulhiloPath::Int64, MulhiloPath::U32] {
                 let source = compose(kernel, path).unwrap();
-                assert!(!source.contains("#import"), "{kernel:?} has an unresolved import");
+                assert!(
+                    !source.contains("#import"),
+                    "{kernel:?} has an unresolved import"
+                );
                 validate(&source, path).unwrap_or_else(|e| panic!("{kernel:?} {path:?}: {e}"));
             }
         }
@@ -138,7 +150,10 @@ mod tests {
         let source = compose(Kernel::PhiloxKat, MulhiloPath::U32).unwrap();
         assert!(!source.contains("u64"));
         let int64 = compose(Kernel::PhiloxKat, MulhiloPath::Int64).unwrap();
-        assert!(validate(&int64, MulhiloPath::U32).is_err(), "u64 must need SHADER_INT64");
+        assert!(
+            validate(&int64, MulhiloPath::U32).is_err(),
+            "u64 must need SHADER_INT64"
+        );
     }
 
     #[test]
@@ -151,7 +166,9 @@ mod tests {
             .iter()
             .find(|(_, t)| t.name.as_deref() == Some("DispatchParams"))
             .expect("DispatchParams in the shader");
-        let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("not a struct") };
+        let naga::TypeInner::Struct { members, span } = &ty.inner else {
+            panic!("not a struct")
+        };
         assert_eq!(*span as usize, std::mem::size_of::<DispatchParams>());
         let rust_offsets = [
             std::mem::offset_of!(DispatchParams, seed_lo),

@@ -31,14 +31,9 @@ pub struct SimpleGpuEngine {
 }
 
 impl SimpleGpuEngine {
-    /// Upload `systems` and `spins` to the device of `ctx`; fails clearly where the lattices
-    /// exceed the device's limits.
-    pub fn new(
-        ctx: GpuContext,
-        systems: IsingSystems,
-        spins: &[i32],
-        workgroup_size: u32,
-    ) -> Result<Self> {
+    /// Allocate `systems` on the device of `ctx` (lattices zeroed until [`Engine::set_spins`]);
+    /// fails clearly where the lattices exceed the device's limits.
+    pub fn new(ctx: GpuContext, systems: IsingSystems, workgroup_size: u32) -> Result<Self> {
         check_fits(&ctx, &systems, workgroup_size)?;
         let spin_bytes = 4 * systems.lattice.sites() * u64::from(systems.systems());
         let storage = wgpu::BufferUsages::STORAGE
@@ -47,7 +42,8 @@ impl SimpleGpuEngine {
         let spins_buffer = ctx.buffer("spins", spin_bytes, storage)?;
         let table = systems.thresholds();
         let thresholds = ctx.buffer("thresholds", 4 * table.len() as u64, storage)?;
-        ctx.queue.write_buffer(&thresholds, 0, bytemuck::cast_slice(&table));
+        ctx.queue
+            .write_buffer(&thresholds, 0, bytemuck::cast_slice(&table));
         let params_stride = u64::from(ctx.limits.min_uniform_buffer_offset_alignment)
             .max(std::mem::size_of::<DispatchParams>() as u64);
         let params = ctx.buffer(
@@ -55,7 +51,7 @@ impl SimpleGpuEngine {
             params_stride * MAX_DISPATCHES as u64,
             wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         )?;
-        let mut engine = SimpleGpuEngine {
+        let engine = SimpleGpuEngine {
             ctx,
             systems,
             workgroup_size,
@@ -65,7 +61,6 @@ impl SimpleGpuEngine {
             thresholds,
             observations: None,
         };
-        engine.set_spins(spins)?;
         engine.ctx.check()?;
         Ok(engine)
     }
@@ -81,14 +76,20 @@ impl SimpleGpuEngine {
 
     /// Observation buffer with room for at least `slots` slots.
     fn ensure_observations(&mut self, slots: u32) -> Result<()> {
-        if self.observations.as_ref().is_some_and(|(_, capacity)| *capacity >= slots) {
+        if self
+            .observations
+            .as_ref()
+            .is_some_and(|(_, capacity)| *capacity >= slots)
+        {
             return Ok(());
         }
         let bytes = observation_bytes(slots, self.systems.systems());
         let buffer = self.ctx.buffer(
             "observations",
             bytes,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
         )?;
         self.observations = Some((buffer, slots.max(1)));
         Ok(())
@@ -112,26 +113,43 @@ impl SimpleGpuEngine {
         }
         self.ctx.queue.write_buffer(&self.params, 0, &bytes);
         let constants = self.constants();
-        let sweep_pipeline = self.ctx.pipeline(Kernel::MetropolisSimple, &constants)?.clone();
+        let sweep_pipeline = self
+            .ctx
+            .pipeline(Kernel::MetropolisSimple, &constants)?
+            .clone();
         let observe_pipeline = self.ctx.pipeline(Kernel::Observables, &constants)?.clone();
         let (observations, _) = self.observations.as_ref().expect("ensured before encoding");
-        let bind_group = self.ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("simple"),
-            layout: &self.ctx.bind_group_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &self.params,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(std::mem::size_of::<DispatchParams>() as u64),
-                    }),
-                },
-                wgpu::BindGroupEntry { binding: 1, resource: self.spins.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: self.thresholds.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 3, resource: observations.as_entire_binding() },
-            ],
-        });
+        let bind_group = self
+            .ctx
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("simple"),
+                layout: &self.ctx.bind_group_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &self.params,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(
+                                std::mem::size_of::<DispatchParams>() as u64
+                            ),
+                        }),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: self.spins.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: self.thresholds.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: observations.as_entire_binding(),
+                    },
+                ],
+            });
         let lattice = self.systems.lattice;
         let sweep_grid = self.grid(lattice.sites_per_colour().div_ceil(4));
         let observe_grid = self.grid(lattice.sites().div_ceil(SITES_PER_OBSERVER));
@@ -158,7 +176,10 @@ impl SimpleGpuEngine {
 
 impl Engine for SimpleGpuEngine {
     fn info(&self) -> EngineInfo {
-        EngineInfo { backend: "wgpu".into(), adapter: self.ctx.adapter_name() }
+        EngineInfo {
+            backend: "wgpu".into(),
+            adapter: self.ctx.adapter_name(),
+        }
     }
 
     fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
@@ -169,7 +190,9 @@ impl Engine for SimpleGpuEngine {
                 spins.len()
             )));
         }
-        self.ctx.queue.write_buffer(&self.spins, 0, bytemuck::cast_slice(spins));
+        self.ctx
+            .queue
+            .write_buffer(&self.spins, 0, bytemuck::cast_slice(spins));
         self.ctx.wait()
     }
 
@@ -192,7 +215,9 @@ impl Engine for SimpleGpuEngine {
             return Ok(Vec::new());
         }
         let (buffer, _) = self.observations.as_ref().expect("ensured above");
-        let bytes = self.ctx.read_buffer(buffer, observation_bytes(plan.slots, systems))?;
+        let bytes = self
+            .ctx
+            .read_buffer(buffer, observation_bytes(plan.slots, systems))?;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
         Ok(words
             .chunks_exact(4)

@@ -1,0 +1,365 @@
+//! Kaufman's exact partition function of the 2D Ising model on a finite periodic lattice.
+//!
+//! For an `L x L` torus with `J = 1`, `h = 0` and `K = beta` (Kaufman, Phys. Rev. 76, 1232 (1949)):
+//!
+//! ```text
+//! Z = 1/2 (2 sinh 2K)^(L^2/2) [ prod_k 2cosh(L g_{2k+1}/2) + prod_k 2sinh(L g_{2k+1}/2)
+//!                             + prod_k 2cosh(L g_{2k}/2)   + prod_k 2sinh(L g_{2k}/2) ],  k = 0..L-1,
+//! g_0 = 2K + ln tanh K            (signed: negative above T_c),
+//! g_l = acosh(c - cos(pi l / L)),  l >= 1,  c = cosh 2K coth 2K.
+//! ```
+//!
+//! Numerics. `ln Z` is evaluated as a [`Dual2`] in `K`, so the energy and the specific heat come
+//! from exact derivatives. Nothing may overflow for large `L` or large `K`:
+//!
+//! - every product is kept as a logarithm (`ln 2cosh`, `ln |2sinh|` written as `|x| + ln(1 +- e^{-2|x|})`)
+//!   and a sign; the four terms are combined by a signed log-sum-exp whose reference is the
+//!   largest term *as a [`Dual2`]*, so the common `O(L^2)` derivatives cancel exactly instead of
+//!   leaving `O(L^4)` rounding in the second derivative;
+//! - a `2 sinh(x)` factor with `|x| < 1` (only `g_0`, near `T_c`) stays a plain multiplicative
+//!   [`Dual2`]: as a logarithm its derivatives `coth x` and `-csch^2 x` would be huge and cancel;
+//! - `g_l` is written with `t = e^{-2K}` in `(0, 1)`: `c - cos(theta) = 1 + (A + 2 B s)/B` with
+//!   `A = (t^2 + 2t - 1)^2`, `B = 2t(1 - t^2)`, `s = sin^2(theta/2)`, all bounded, so
+//!   `g = acosh(1 + Q/B) = ln(1 + (Q + sqrt(Q(Q + 2B)))/B)`, `Q = A + 2 B s`: it vanishes smoothly
+//!   (no `acosh` near 1, whose argument would lose digits) and becomes `ln(B + Q + W) - ln B` with
+//!   `ln B` taken analytically when `B` underflows at large `K`.
+
+use std::f64::consts::{LN_2, PI};
+
+use super::dual::Dual2;
+
+/// Exact per-site thermodynamics of the `L x L` periodic 2D Ising ferromagnet.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ExactIsing2d {
+    /// Energy per site, `-(1/N) d ln Z / d beta`.
+    pub e: f64,
+    /// Specific heat per site, `(beta^2 / N) d^2 ln Z / d beta^2`.
+    pub c: f64,
+    /// Free energy per site, `-ln Z / (beta N)`.
+    pub f: f64,
+}
+
+/// Exact energy, specific heat and free energy per site of the `size x size` periodic lattice.
+///
+/// `size` must be even and at least 2, `beta` positive and finite; the caller validates (other
+/// inputs give meaningless or non-finite numbers, never a panic).
+pub fn kaufman(size: u32, beta: f64) -> ExactIsing2d {
+    let ln_z = ln_partition_function(size, beta);
+    let sites = f64::from(size) * f64::from(size);
+    ExactIsing2d {
+        e: -ln_z.d1 / sites,
+        c: beta * beta * ln_z.d2 / sites,
+        f: -ln_z.v / (beta * sites),
+    }
+}
+
+/// `ln Z` of the `size x size` periodic lattice with its first two derivatives in `beta`.
+///
+/// Same domain as [`kaufman`].
+pub fn ln_partition_function(size: u32, beta: f64) -> Dual2 {
+    let couplings = Couplings::new(beta);
+    let half_size = f64::from(size) / 2.0;
+    let x = |l: u64| couplings.gamma(l, size) * half_size;
+    let odd: Vec<Dual2> = (0..u64::from(size)).map(|k| x(2 * k + 1)).collect();
+    let even: Vec<Dual2> = (0..u64::from(size)).map(|k| x(2 * k)).collect();
+    let cosh_product = |xs: &[Dual2]| xs.iter().fold(ScaledExp::ONE, |p, &x| p.times_2cosh(x));
+    let sinh_product = |xs: &[Dual2]| xs.iter().fold(ScaledExp::ONE, |p, &x| p.times_2sinh(x));
+    let bracket = ln_sum(&[
+        cosh_product(&odd),
+        sinh_product(&odd),
+        cosh_product(&even),
+        sinh_product(&even),
+    ]);
+    couplings.ln_2sinh_2k * (half_size * f64::from(size)) + bracket - LN_2
+}
+
+/// The `K`-dependent pieces of Kaufman's `g_l`, in terms of `t = e^{-2K}` (see the module docs).
+struct Couplings {
+    k: Dual2,
+    /// `(t^2 + 2t - 1)^2 = B (c - 2)`: zero at `T_c`.
+    a: Dual2,
+    /// `2t(1 - t^2)`.
+    b: Dual2,
+    /// `ln B`, finite even where `B` underflows.
+    ln_b: Dual2,
+    /// `ln(2 sinh 2K) = ln(1 - t^2) - ln t`.
+    ln_2sinh_2k: Dual2,
+}
+
+impl Couplings {
+    fn new(beta: f64) -> Self {
+        let k = Dual2::variable(beta);
+        let t = (k * -2.0).exp();
+        // 1 - t^2 = -expm1(-4K) keeps its digits at small K.
+        let one_minus_t2 = -(k * -4.0).exp_m1();
+        let ln_one_minus_t2 = one_minus_t2.ln();
+        let a_root = t * t + t * 2.0 - 1.0;
+        Self {
+            k,
+            a: a_root * a_root,
+            b: t * one_minus_t2 * 2.0,
+            ln_b: ln_one_minus_t2 - k * 2.0 + LN_2,
+            ln_2sinh_2k: ln_one_minus_t2 + k * 2.0,
+        }
+    }
+
+    /// Kaufman's `g_l` on a lattice of linear size `size`.
+    fn gamma(&self, l: u64, size: u32) -> Dual2 {
+        if l == 0 {
+            return self.k * 2.0 + self.k.tanh().ln();
+        }
+        let half_angle = PI * l as f64 / (2.0 * f64::from(size));
+        let q = self.a + self.b * (2.0 * half_angle.sin().powi(2));
+        // acosh(1 + Q/B) = ln(1 + excess / B)
+        let excess = q + (q * (q + self.b * 2.0)).sqrt();
+        if excess.v < self.b.v {
+            (excess / self.b).ln_1p()
+        } else {
+            (self.b + excess).ln() - self.ln_b
+        }
+    }
+}
+
+/// `scale * exp(log)`: a product of many factors kept as a logarithm, except for factors near
+/// zero, which stay in `scale` so that their derivatives stay exact.
+#[derive(Debug, Clone, Copy)]
+struct ScaledExp {
+    scale: Dual2,
+    log: Dual2,
+}
+
+impl ScaledExp {
+    const ONE: Self = Self {
+        scale: Dual2::constant(1.0),
+        log: Dual2::constant(0.0),
+    };
+
+    fn times_2cosh(self, x: Dual2) -> Self {
+        Self {
+            log: self.log + x.ln_2cosh(),
+            ..self
+        }
+    }
+
+    fn times_2sinh(self, x: Dual2) -> Self {
+        // Beyond |x| = 1, coth x and csch^2 x are O(1): the logarithm is well conditioned.
+        if x.v.abs() < 1.0 {
+            Self {
+                scale: self.scale * x.sinh() * 2.0,
+                ..self
+            }
+        } else {
+            Self {
+                scale: self.scale * x.v.signum(),
+                log: self.log + x.ln_2sinh_abs(),
+            }
+        }
+    }
+}
+
+/// `ln(sum of terms)`, the sum being positive, relative to its largest logarithm.
+fn ln_sum(terms: &[ScaledExp; 4]) -> Dual2 {
+    let largest = terms
+        .iter()
+        .map(|t| t.log)
+        .fold(terms[0].log, |a, b| if b.v > a.v { b } else { a });
+    let sum: Dual2 = terms
+        .iter()
+        .map(|t| t.scale * (t.log - largest).exp())
+        .sum();
+    largest + sum.ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
+        assert!(
+            (got - want).abs() <= tol,
+            "{what}: got {got:.15}, want {want:.15} (tol {tol:e})"
+        );
+    }
+
+    /// The guide's reference values (paper 000 quotes 1.106079207 and 0.8616983594).
+    #[test]
+    fn reference_values_at_l128() {
+        let exact = kaufman(128, 0.4);
+        assert_close("e", exact.e, -1.1060792038, 1e-9);
+        assert_close("c", exact.c, 0.8616983618, 1e-9);
+    }
+
+    /// Energy histogram of the periodic `size x size` lattice by enumeration of all states, every
+    /// site bonded to its right and lower neighbour with wrap-around (so on 2x2 each pair of
+    /// neighbours is joined twice). Returns (energy, number of states) pairs.
+    fn enumerate_energies(size: usize) -> Vec<(f64, f64)> {
+        let sites = size * size;
+        let mut counts = vec![0u64; 4 * sites + 1];
+        for state in 0u64..1 << sites {
+            let spin = |x: usize, y: usize| {
+                if state >> ((y % size) * size + x % size) & 1 == 1 {
+                    1i64
+                } else {
+                    -1
+                }
+            };
+            let mut energy = 0i64;
+            for y in 0..size {
+                for x in 0..size {
+                    energy -= spin(x, y) * (spin(x + 1, y) + spin(x, y + 1));
+                }
+            }
+            counts[(energy + 2 * sites as i64) as usize] += 1;
+        }
+        counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(i, &n)| (i as f64 - 2.0 * sites as f64, n as f64))
+            .collect()
+    }
+
+    /// e, c, f from an energy histogram, with Boltzmann weights relative to the lowest energy.
+    fn thermodynamics(histogram: &[(f64, f64)], sites: f64, beta: f64) -> ExactIsing2d {
+        let lowest = histogram
+            .iter()
+            .map(|&(e, _)| e)
+            .fold(f64::INFINITY, f64::min);
+        let weight = |e: f64, n: f64| n * (-beta * (e - lowest)).exp();
+        let z: f64 = histogram.iter().map(|&(e, n)| weight(e, n)).sum();
+        let mean: f64 = histogram
+            .iter()
+            .map(|&(e, n)| e * weight(e, n))
+            .sum::<f64>()
+            / z;
+        let variance: f64 = histogram
+            .iter()
+            .map(|&(e, n)| (e - mean).powi(2) * weight(e, n))
+            .sum::<f64>()
+            / z;
+        let ln_z = z.ln() - beta * lowest;
+        ExactIsing2d {
+            e: mean / sites,
+            c: beta * beta * variance / sites,
+            f: -ln_z / (beta * sites),
+        }
+    }
+
+    #[test]
+    fn matches_enumeration_of_small_lattices() {
+        for size in [2u32, 4] {
+            let histogram = enumerate_energies(size as usize);
+            for beta in [0.2, 0.44, 0.7] {
+                let want = thermodynamics(&histogram, f64::from(size * size), beta);
+                let got = kaufman(size, beta);
+                let what = format!("L={size} beta={beta}");
+                assert_close(&format!("{what} e"), got.e, want.e, 1e-10);
+                assert_close(&format!("{what} c"), got.c, want.c, 1e-10);
+                assert_close(&format!("{what} f"), got.f, want.f, 1e-10);
+            }
+        }
+    }
+
+    /// The derivatives of ln Z against finite differences of its value, at and around T_c.
+    #[test]
+    fn derivatives_match_finite_differences_of_ln_z() {
+        let h = 1e-4;
+        for beta in [0.3, 2f64.sqrt().ln_1p() / 2.0, 0.6] {
+            let ln_z = |b: f64| ln_partition_function(16, b).v;
+            let (lo, mid, hi) = (ln_z(beta - h), ln_z(beta), ln_z(beta + h));
+            let got = ln_partition_function(16, beta);
+            assert_close("d1", got.d1, (hi - lo) / (2.0 * h), 1e-6 * got.d1.abs());
+            assert_close(
+                "d2",
+                got.d2,
+                (hi - 2.0 * mid + lo) / (h * h),
+                1e-5 * got.d2.abs(),
+            );
+            assert_eq!(got.v, mid);
+        }
+    }
+
+    /// Onsager's energy per site of the infinite lattice,
+    /// `u = -coth 2K [1 + (2/pi)(2 tanh^2 2K - 1) K1(k)]`, `k = 2 sinh 2K / cosh^2 2K`, with the
+    /// complete elliptic integral `K1(k) = pi / (2 agm(1, sqrt(1 - k^2)))`.
+    fn onsager_energy(beta: f64) -> f64 {
+        let (s, c) = ((2.0 * beta).sinh(), (2.0 * beta).cosh());
+        let k = 2.0 * s / (c * c);
+        let (mut a, mut g) = (1.0, (1.0 - k * k).sqrt());
+        while (a - g).abs() > 1e-16 * a {
+            (a, g) = ((a + g) / 2.0, (a * g).sqrt());
+        }
+        let elliptic = PI / (2.0 * a);
+        let t = s / c;
+        -(c / s) * (1.0 + 2.0 / PI * (2.0 * t * t - 1.0) * elliptic)
+    }
+
+    /// Away from T_c the correlation length is a few sites: large lattices have the
+    /// infinite-lattice energy up to exponentially small corrections, and nothing overflows.
+    #[test]
+    fn large_lattices_reach_onsager() {
+        for size in [128, 1024] {
+            for beta in [0.3, 0.4, 0.5, 0.6] {
+                let got = kaufman(size, beta);
+                assert_close(
+                    &format!("L={size} beta={beta} e"),
+                    got.e,
+                    onsager_energy(beta),
+                    1e-10,
+                );
+                assert!(
+                    got.c.is_finite() && got.c > 0.0 && got.f.is_finite(),
+                    "{got:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn finite_at_the_critical_point() {
+        let beta_c = 2f64.sqrt().ln_1p() / 2.0;
+        for size in [2, 4, 64, 1024] {
+            let got = kaufman(size, beta_c);
+            // e_inf(beta_c) = -sqrt 2; the finite-size shift is O(1/L).
+            assert!(
+                (got.e + 2f64.sqrt()).abs() < 2.0 / f64::from(size),
+                "L={size}: {got:?}"
+            );
+            assert!(got.c > 0.0 && got.f.is_finite(), "L={size}: {got:?}");
+        }
+        // c grows like ln L at T_c.
+        assert!(kaufman(1024, beta_c).c > kaufman(64, beta_c).c + 1.0);
+    }
+
+    /// Deep in the ordered phase Z = 2 e^{2 beta N} (1 + O(N e^{-8 beta})).
+    #[test]
+    fn ground_state_at_large_beta() {
+        for size in [4, 128, 1024] {
+            let sites = f64::from(size * size);
+            for beta in [6.0, 50.0, 400.0, 1e4] {
+                let got = kaufman(size, beta);
+                let what = format!("L={size} beta={beta}");
+                assert_close(&format!("{what} e"), got.e, -2.0, 1e-12);
+                assert_close(
+                    &format!("{what} f"),
+                    got.f,
+                    -2.0 - LN_2 / (beta * sites),
+                    1e-12,
+                );
+                assert!((0.0..1e-12).contains(&got.c.abs()), "{what}: {got:?}");
+            }
+        }
+    }
+
+    /// Far above T_c, ln Z / N = ln 2 + 2 ln cosh K + O(tanh^4 K): e = -2 tanh K + O(K^3).
+    #[test]
+    fn high_temperature_limit() {
+        for size in [4, 128] {
+            for beta in [1e-3, 1e-2] {
+                let got = kaufman(size, beta);
+                assert_close("e", got.e, -2.0 * beta.tanh(), 10.0 * beta.powi(3));
+                assert_close("c", got.c, 2.0 * beta * beta, 30.0 * beta.powi(4));
+            }
+        }
+    }
+}
