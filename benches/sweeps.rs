@@ -1,1 +1,29 @@
-fn main() {}
+//! `cargo bench`: the sweep throughput table of `spinflip bench` (flips/ns and ps/flip per
+//! backend and size) for 2D and 3D lattices. Arguments after `--` are passed to `spinflip bench`,
+//! e.g. `cargo bench -- --backend wgpu --sizes 4096,16384`.
+
+use clap::Parser;
+use spinflip::bench::{BenchOptions, bench};
+
+#[derive(Parser)]
+struct Args {
+    #[command(flatten)]
+    options: BenchOptions,
+    /// Cargo passes `--bench`; accepted and ignored.
+    #[arg(long = "bench", hide = true)]
+    _bench: bool,
+}
+
+fn main() -> spinflip::Result<()> {
+    let args = Args::parse();
+    bench(&args.options)?;
+    if args.options.sizes == BenchOptions::parse_from(["bench"]).sizes {
+        let three_d = BenchOptions {
+            dims: 3,
+            sizes: vec![16, 64, 128],
+            ..args.options
+        };
+        bench(&three_d)?;
+    }
+    Ok(())
+}

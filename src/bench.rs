@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::config::{Backend, Config, PhiloxPath};
@@ -25,7 +25,7 @@ pub enum BenchBackend {
 }
 
 /// Options of `spinflip bench`.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, clap::Parser)]
 pub struct BenchOptions {
     /// Backends to measure.
     #[arg(long, value_enum, default_value = "all")]

@@ -19,7 +19,7 @@ impl Lattice {
     /// The lattice, for `dims` 2 or 3 and an even `size` >= 2 (the config validates this).
     pub fn new(dims: u32, size: u32) -> Self {
         assert!(dims == 2 || dims == 3, "dims must be 2 or 3");
-        assert!(size >= 2 && size % 2 == 0, "size must be even");
+        assert!(size >= 2 && size.is_multiple_of(2), "size must be even");
         Lattice { dims, size }
     }
 

@@ -7,8 +7,15 @@ use crate::engine::gpu::{GpuContext, SimpleGpuEngine, adapters};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
+/// Serialises device creation: some drivers (seen with NVIDIA's Vulkan driver) hang when
+/// several threads of one process enumerate adapters and open devices at the same time.
+static DEVICE_CREATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Open the adapter the config names (or the best one) as a GPU context.
 pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
+    let _guard = DEVICE_CREATION
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let instance = adapters::instance();
     let adapter = adapters::choose(adapters::enumerate(&instance), config.adapter.as_deref())?;
     GpuContext::new(&adapter, config.philox)

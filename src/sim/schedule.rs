@@ -30,7 +30,7 @@ impl Schedule {
 
     /// Whether a measurement follows sweep `sweep` (0-based).
     pub fn measures_after(&self, sweep: u64) -> bool {
-        sweep >= self.thermalize && (sweep - self.thermalize + 1) % self.every == 0
+        sweep >= self.thermalize && (sweep - self.thermalize + 1).is_multiple_of(self.every)
     }
 
     /// The sweep after which measurement `m` is taken (0-based).

@@ -47,7 +47,7 @@ pub fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         shader_int64: features.contains(wgpu::Features::SHADER_INT64),
         subgroups: features.contains(wgpu::Features::SUBGROUP),
         max_buffer_size: limits.max_buffer_size,
-        max_storage_buffer_binding_size: u64::from(limits.max_storage_buffer_binding_size),
+        max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
         max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
         max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
         max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,

@@ -237,7 +237,9 @@ fn observation_bytes(slots: u32, systems: u32) -> u64 {
 fn check_fits(ctx: &GpuContext, systems: &IsingSystems, workgroup_size: u32) -> Result<()> {
     let limits = &ctx.limits;
     let lattice = systems.lattice;
-    let binding = u64::from(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size);
+    let binding = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
     let per_site = 4 * u64::from(systems.systems());
     if lattice.sites() * per_site > binding {
         let max_sites = binding / per_site;

@@ -1,0 +1,181 @@
+//! The `spinflip` command: exact values, devices, and clear failures on bad input (a message
+//! naming the problem, a non-zero exit, no half-written outputs).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn spinflip(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_spinflip"));
+    command.args(args);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().expect("spinflip runs")
+}
+
+fn write_config(dir: &Path, text: &str) -> String {
+    let path = dir.join("config.ron");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+const GOOD: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    temperatures: Betas([0.4]),
+    replicas: 2,
+    sweeps: (thermalize: 10, measure: 100, every: 10),
+    seed: 5,
+    backend: BACKEND,
+)"#;
+
+/// Runs a config that must fail; returns stderr after checking the exit code and that the
+/// output directory holds no results.
+fn failing_run(config: &str, env: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), config);
+    let out = dir.path().join("out");
+    let output = spinflip(&["run", &path, "--out", out.to_str().unwrap()], env);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(!output.status.success(), "must fail: {config}");
+    assert!(stderr.contains("error"), "{stderr}");
+    assert!(!out.join("summary.json").exists() && !out.join("checkpoint.bin").exists());
+    stderr
+}
+
+#[test]
+fn exact_prints_kaufman_json() {
+    let output = spinflip(&["exact", "--size", "128", "--beta", "0.4"], &[]);
+    assert!(output.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!((value["e"].as_f64().unwrap() + 1.1060792038).abs() < 1e-9);
+    assert!((value["c"].as_f64().unwrap() - 0.8616983618).abs() < 1e-9);
+    assert!(value["f"].is_f64());
+    let bad = spinflip(&["exact", "--size", "7", "--beta", "0.4"], &[]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("even"));
+}
+
+#[test]
+fn devices_lists_the_adapter_with_limits() {
+    let output = spinflip(&["devices", "--json"], &[]);
+    assert!(output.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let first = &list.as_array().expect("a list")[0];
+    assert!(first["max_storage_buffer_binding_size"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_configs_fail_with_the_reason() {
+    let cases: [(&str, &str, &str); 6] = [
+        ("size: 8", "size: 9", "even"),
+        ("size: 8", "sizee: 8", "sizee"),
+        ("Betas([0.4])", "Betas([NaN])", "beta"),
+        ("Betas([0.4])", "Betas([0.4, -1.0])", "beta"),
+        ("measure: 100", "measure: 0", "measure"),
+        ("replicas: 2", "replicas: \"2\"", "replicas"),
+    ];
+    for (from, to, needle) in cases {
+        let config = GOOD.replace("BACKEND", "Cpu").replace(from, to);
+        let stderr = failing_run(&config, &[]);
+        assert!(stderr.contains(needle), "`{to}` gave: {stderr}");
+    }
+    let stderr = failing_run(
+        &GOOD
+            .replace("BACKEND", "Cpu")
+            .replace("size: 8", "sizee: 8"),
+        &[],
+    );
+    assert!(stderr.contains(":2:"), "the line of the field: {stderr}");
+}
+
+#[test]
+fn lattice_beyond_device_limits_names_the_limit_and_largest_size() {
+    let limit = spinflip(&["devices", "--json"], &[]);
+    let list: serde_json::Value = serde_json::from_slice(&limit.stdout).unwrap();
+    let binding = list[0]["max_storage_buffer_binding_size"].as_u64().unwrap();
+    let size = ((binding / 4) as f64).sqrt() as u64 / 2 * 2 + 2; // just too big in 2D
+    let config = GOOD
+        .replace("BACKEND", "Wgpu")
+        .replace("size: 8", &format!("size: {size}"))
+        .replace("replicas: 2", "replicas: 1");
+    let stderr = failing_run(&config, &[("WGPU_BACKEND", "vulkan")]);
+    assert!(
+        stderr.contains("max_storage_buffer_binding_size"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("largest L that fits is {}", size - 2)),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn missing_adapter_fails_for_wgpu_and_falls_back_for_auto() {
+    // No adapter of a backend that does not exist on Linux.
+    let no_gpu = [("WGPU_BACKEND", "metal")];
+    let stderr = failing_run(&GOOD.replace("BACKEND", "Wgpu"), &no_gpu);
+    assert!(stderr.contains("no GPU adapter"), "{stderr}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), &GOOD.replace("BACKEND", "Auto"));
+    let out = dir.path().join("out");
+    let output = spinflip(&["run", &path, "--out", out.to_str().unwrap()], &no_gpu);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["backend"], "cpu");
+}
+
+#[test]
+fn unwritable_output_directory_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let path = write_config(dir.path(), &GOOD.replace("BACKEND", "Cpu"));
+    let out = file.join("out");
+    let output = spinflip(&["run", &path, "--out", out.to_str().unwrap()], &[]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("a-file"), "{stderr}");
+}
+
+#[test]
+fn corrupt_checkpoint_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), &GOOD.replace("BACKEND", "Cpu"));
+    let out = dir.path().join("out");
+    let out_arg = out.to_str().unwrap();
+    assert!(
+        spinflip(&["run", &path, "--out", out_arg], &[])
+            .status
+            .success()
+    );
+    let checkpoint = out.join("checkpoint.bin");
+    let mut bytes = std::fs::read(&checkpoint).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&checkpoint, &bytes).unwrap();
+    let output = spinflip(&["run", &path, "--out", out_arg, "--resume"], &[]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("checkpoint"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&checkpoint).unwrap(),
+        bytes,
+        "the checkpoint is left as it was"
+    );
+    let missing = spinflip(
+        &[
+            "run",
+            &path,
+            "--out",
+            dir.path().join("none").to_str().unwrap(),
+            "--resume",
+        ],
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no checkpoint"));
+}

@@ -1,0 +1,113 @@
+//! A run killed after a checkpoint and resumed ends in exactly the state of an uninterrupted
+//! run, and the whole run loop gives the same bits on the CPU and the GPU.
+
+mod common;
+
+use std::path::Path;
+
+use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
+
+const CONFIG: &str = r#"(
+    model: Ising(dims: 2, size: 12, field: 0.1),
+    temperatures: Betas([0.35, 0.5]),
+    replicas: 3,
+    sweeps: (thermalize: 100, measure: 900, every: 3),
+    seed: 99,
+    backend: Wgpu,
+    checkpoint_every: 150,
+)"#;
+
+fn options(out: &Path, resume: bool, halt_after: Option<u64>) -> RunOptions {
+    RunOptions {
+        out: out.to_path_buf(),
+        resume,
+        progress: false,
+        halt_after,
+    }
+}
+
+fn completed(outcome: RunOutcome) -> Summary {
+    match outcome {
+        RunOutcome::Completed(summary) => summary,
+        RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
+    }
+}
+
+/// Every output file but the summary (which carries timings) must be byte-identical.
+fn assert_same_outputs(a: &Path, b: &Path) {
+    let mut names: Vec<_> = std::fs::read_dir(a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "summary.json")
+        .collect();
+    names.sort();
+    assert!(names.iter().any(|n| n == "final_state.npy"));
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| n.starts_with("timeseries_"))
+            .count(),
+        2
+    );
+    for name in names {
+        let (x, y) = (
+            std::fs::read(a.join(&name)).unwrap(),
+            std::fs::read(b.join(&name)).unwrap(),
+        );
+        assert!(x == y, "{name} differs");
+    }
+}
+
+fn without_timing(mut summary: Summary) -> Summary {
+    summary.flips_per_ns = 0.0;
+    summary.ps_per_flip = 0.0;
+    summary
+}
+
+#[test]
+fn resumed_run_equals_uninterrupted_run() {
+    let config = common::config(CONFIG);
+    let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let uninterrupted = completed(run(&config, &options(whole.path(), false, None)).unwrap());
+    let halted = run(&config, &options(parts.path(), false, Some(400))).unwrap();
+    assert_eq!(halted, RunOutcome::Halted { sweeps_done: 450 });
+    assert!(
+        !parts.path().join("summary.json").exists(),
+        "a halted run has no summary"
+    );
+    let resumed = completed(run(&config, &options(parts.path(), true, None)).unwrap());
+    assert_eq!(without_timing(uninterrupted), without_timing(resumed));
+    assert_same_outputs(whole.path(), parts.path());
+}
+
+#[test]
+fn cpu_and_gpu_runs_write_identical_results() {
+    let mut config = common::config(CONFIG);
+    let (gpu, cpu) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let gpu_summary = completed(run(&config, &options(gpu.path(), false, None)).unwrap());
+    config.backend = spinflip::config::Backend::Cpu;
+    let cpu_summary = completed(run(&config, &options(cpu.path(), false, None)).unwrap());
+    assert_eq!(gpu_summary.runs, cpu_summary.runs);
+    for name in [
+        "final_state.npy",
+        "timeseries_t00_beta_0.35.csv",
+        "timeseries_t01_beta_0.5.csv",
+    ] {
+        let same = std::fs::read(gpu.path().join(name)).unwrap()
+            == std::fs::read(cpu.path().join(name)).unwrap();
+        assert!(same, "{name} differs between CPU and GPU");
+    }
+}
+
+#[test]
+fn resume_refuses_a_checkpoint_of_another_config() {
+    let config = common::config(CONFIG);
+    let dir = tempfile::tempdir().unwrap();
+    run(&config, &options(dir.path(), false, Some(150))).unwrap();
+    let mut other = config.clone();
+    other.seed += 1;
+    let error = run(&other, &options(dir.path(), true, None))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("different config"), "{error}");
+}

@@ -1,0 +1,115 @@
+//! Physics validation on the GPU (lavapipe in CI): the 2D Ising model against Kaufman's exact
+//! finite-size solution, and the 3D Ising model against an independent long CPU-engine run.
+//! Fixed seeds; bounds in units of the estimated error.
+
+mod common;
+
+use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
+use spinflip::stats::Estimate;
+
+fn run_summary(ron: &str) -> Summary {
+    let dir = tempfile::tempdir().unwrap();
+    let options = RunOptions {
+        out: dir.path().to_path_buf(),
+        resume: false,
+        progress: false,
+        halt_after: None,
+    };
+    match run(&common::config(ron), &options).unwrap() {
+        RunOutcome::Completed(summary) => summary,
+        RunOutcome::Halted { .. } => panic!("run halted"),
+    }
+}
+
+/// |measured - expected| <= 4 sigma, with sigma itself small enough that the check can fail.
+fn assert_within(what: &str, measured: Estimate, expected: f64, expected_err: f64, max_err: f64) {
+    let sigma = (measured.err.powi(2) + expected_err.powi(2)).sqrt();
+    let deviation = (measured.mean - expected) / sigma;
+    eprintln!(
+        "{what}: {:.6} ± {:.6} vs {expected:.6} ± {expected_err:.6}: {deviation:+.2} sigma",
+        measured.mean, measured.err
+    );
+    assert!(
+        sigma > 0.0 && sigma < max_err,
+        "{what}: error {sigma} is not in (0, {max_err})"
+    );
+    assert!(
+        deviation.abs() <= 4.0,
+        "{what}: {deviation:+.2} sigma from {expected}"
+    );
+}
+
+#[test]
+fn ising_2d_matches_kaufman_exact_energy_and_specific_heat() {
+    let summary = run_summary(
+        r#"(
+            model: Ising(dims: 2, size: 16, field: 0.0),
+            temperatures: Betas([0.30, 0.4406868]),
+            replicas: 8,
+            sweeps: (thermalize: 1000, measure: 30000, every: 2),
+            seed: 20261122,
+            backend: Wgpu,
+        )"#,
+    );
+    assert_eq!(summary.backend, "wgpu");
+    for temperature in &summary.runs {
+        let exact = temperature.exact.expect("2D zero field has exact values");
+        let beta = temperature.estimates.beta;
+        assert_within(
+            &format!("e(beta={beta})"),
+            temperature.estimates.e,
+            exact.e,
+            0.0,
+            0.01,
+        );
+        assert_within(
+            &format!("c(beta={beta})"),
+            temperature.estimates.c,
+            exact.c,
+            0.0,
+            0.1,
+        );
+    }
+}
+
+#[test]
+fn ising_3d_on_gpu_matches_a_long_cpu_run() {
+    let config = |seed: u64, measure: u64, backend: &str| {
+        format!(
+            r#"(
+                model: Ising(dims: 3, size: 8, field: 0.0),
+                temperatures: Betas([0.20, 0.2216546]),
+                replicas: 8,
+                sweeps: (thermalize: 1000, measure: {measure}, every: 2),
+                seed: {seed},
+                backend: {backend},
+            )"#
+        )
+    };
+    let gpu = run_summary(&config(1, 12000, "Wgpu"));
+    let cpu = run_summary(&config(2, 36000, "Cpu"));
+    assert_eq!(
+        (gpu.backend.as_str(), cpu.backend.as_str()),
+        ("wgpu", "cpu")
+    );
+    for (g, c) in gpu.runs.iter().zip(&cpu.runs) {
+        let (g, c) = (&g.estimates, &c.estimates);
+        let beta = g.beta;
+        assert_within(&format!("3D e(beta={beta})"), g.e, c.e.mean, c.e.err, 0.01);
+        assert_within(&format!("3D c(beta={beta})"), g.c, c.c.mean, c.c.err, 0.3);
+        assert_within(
+            &format!("3D |m|(beta={beta})"),
+            g.abs_m,
+            c.abs_m.mean,
+            c.abs_m.err,
+            0.05,
+        );
+        assert_within(
+            &format!("3D U4(beta={beta})"),
+            g.u4,
+            c.u4.mean,
+            c.u4.err,
+            0.1,
+        );
+    }
+}
