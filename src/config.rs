@@ -658,52 +658,52 @@ mod tests {
         );
     }
 
+    /// Each `(from, to, needles)`: replacing `from` by `to` in the sample must be refused with
+    /// a message mentioning every needle.
+    fn assert_refused(cases: &[(&str, &str, &[&str])]) {
+        for (from, to, needles) in cases {
+            assert_mentions(&invalid_message(&sample_with(from, to)), needles);
+        }
+    }
+
     #[test]
     fn bad_betas_are_named_with_their_position() {
-        assert_mentions(
-            &invalid_message(&sample_with("0.44", "0.0")),
-            &["beta #2", "got 0"],
-        );
-        assert_mentions(
-            &invalid_message(&sample_with("0.40", "-0.4")),
-            &["beta #1", "got -0.4"],
-        );
-        assert_mentions(
-            &invalid_message(&sample_with("0.44", "NaN")),
-            &["beta #2", "got NaN"],
-        );
-        assert_mentions(
-            &invalid_message(&sample_with("0.44", "inf")),
-            &["beta #2", "got inf"],
-        );
-        assert_mentions(
-            &invalid_message(&sample_with("[0.40, 0.44]", "[]")),
-            &["at least one"],
-        );
-        let text = sample_with("Betas([0.40, 0.44])", "Temperatures([2.0, -1.0])");
-        assert_mentions(&invalid_message(&text), &["temperature #2", "got -1"]);
+        assert_refused(&[
+            ("0.44", "0.0", &["beta #2", "got 0"]),
+            ("0.40", "-0.4", &["beta #1", "got -0.4"]),
+            ("0.44", "NaN", &["beta #2", "got NaN"]),
+            ("0.44", "inf", &["beta #2", "got inf"]),
+            ("[0.40, 0.44]", "[]", &["at least one"]),
+            (
+                "Betas([0.40, 0.44])",
+                "Temperatures([2.0, -1.0])",
+                &["temperature #2", "got -1"],
+            ),
+        ]);
     }
 
     #[test]
     fn bad_sweeps_and_counts_are_refused() {
-        assert_mentions(
-            &invalid_message(&sample_with("measure: 20000", "measure: 0")),
-            &["measure", "got 0"],
-        );
-        assert_mentions(
-            &invalid_message(&sample_with("every: 10", "every: 0")),
-            &["every", "got 0"],
-        );
-        let msg = invalid_message(&sample_with("every: 10", "every: 20001"));
-        assert_mentions(&msg, &["every (20001)", "measure (20000)"]);
-        assert_mentions(
-            &invalid_message(&sample_with("replicas: 4", "replicas: 0")),
-            &["replicas", "got 0"],
-        );
-        let text = sample_with("backend: Auto,", "backend: Auto, workgroup_size: 48,");
-        assert_mentions(&invalid_message(&text), &["workgroup_size", "got 48"]);
-        let text = sample_with("backend: Auto,", "backend: Auto, workgroup_size: 2048,");
-        assert_mentions(&invalid_message(&text), &["workgroup_size", "got 2048"]);
+        assert_refused(&[
+            ("measure: 20000", "measure: 0", &["measure", "got 0"]),
+            ("every: 10", "every: 0", &["every", "got 0"]),
+            (
+                "every: 10",
+                "every: 20001",
+                &["every (20001)", "measure (20000)"],
+            ),
+            ("replicas: 4", "replicas: 0", &["replicas", "got 0"]),
+            (
+                "backend: Auto,",
+                "backend: Auto, workgroup_size: 48,",
+                &["workgroup_size", "got 48"],
+            ),
+            (
+                "backend: Auto,",
+                "backend: Auto, workgroup_size: 2048,",
+                &["workgroup_size", "got 2048"],
+            ),
+        ]);
     }
 
     #[test]

@@ -7,7 +7,20 @@
 pub mod cpu;
 pub mod gpu;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::model::ising::IsingSystems;
+
+/// Refuse a spin array that does not hold exactly every system's lattice.
+pub fn check_spin_count(systems: &IsingSystems, spins: &[i32]) -> Result<()> {
+    let expected = systems.spin_count();
+    if spins.len() != expected {
+        return Err(Error::State(format!(
+            "expected {expected} spins for the configured systems, got {}",
+            spins.len()
+        )));
+    }
+    Ok(())
+}
 
 /// One step of a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,6 +25,11 @@ impl IsingSystems {
         self.betas.len() as u32 * self.replicas
     }
 
+    /// Number of spins of all systems together.
+    pub fn spin_count(&self) -> usize {
+        self.lattice.sites() as usize * self.systems() as usize
+    }
+
     /// Entries of one temperature's threshold table: `2 (z + 1)`.
     pub fn table_len(&self) -> u32 {
         2 * (self.lattice.coordination() + 1)

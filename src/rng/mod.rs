@@ -7,7 +7,9 @@
 
 mod philox;
 
-pub use philox::{PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, mulhilo, philox4x32_10};
+pub use philox::{
+    PHILOX_KNOWN_ANSWERS, PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, mulhilo, philox4x32_10,
+};
 
 /// What a random word is used for; part of the counter so that streams never overlap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,32 +35,33 @@ pub fn philox4x32_10(ctr: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     ctr
 }
 
+/// Random123's known-answer vectors for Philox4x32-10 (kat_vectors): `(counter, key, output)`.
+/// Every implementation, CPU or GPU, is checked against them.
+pub const PHILOX_KNOWN_ANSWERS: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
+    (
+        [0, 0, 0, 0],
+        [0, 0],
+        [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8],
+    ),
+    (
+        [0xffff_ffff; 4],
+        [0xffff_ffff; 2],
+        [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd],
+    ),
+    (
+        [0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344],
+        [0xa409_3822, 0x299f_31d0],
+        [0xd16c_fe09, 0x94fd_cceb, 0x5001_e420, 0x2412_6ea1],
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Random123's kat_vectors for philox4x32_10 (GUIDE.md section 5).
-    pub(crate) const KNOWN_ANSWERS: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
-        (
-            [0, 0, 0, 0],
-            [0, 0],
-            [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8],
-        ),
-        (
-            [0xffff_ffff; 4],
-            [0xffff_ffff; 2],
-            [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd],
-        ),
-        (
-            [0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344],
-            [0xa409_3822, 0x299f_31d0],
-            [0xd16c_fe09, 0x94fd_cceb, 0x5001_e420, 0x2412_6ea1],
-        ),
-    ];
-
     #[test]
     fn known_answer_vectors() {
-        for (ctr, key, expected) in KNOWN_ANSWERS {
+        for (ctr, key, expected) in PHILOX_KNOWN_ANSWERS {
             assert_eq!(
                 philox4x32_10(ctr, key),
                 expected,

@@ -72,7 +72,8 @@ pub struct Summary {
     pub seed: u64,
     pub sweeps: u64,
     pub measurements: u64,
-    /// Spin-flip attempts per nanosecond of engine time (this invocation's part of the run).
+    /// Spin-flip attempts per nanosecond of engine time (this invocation's part of the run;
+    /// 0 when it ran no sweeps, as when resuming a finished run).
     pub flips_per_ns: f64,
     pub ps_per_flip: f64,
     pub runs: Vec<TemperatureSummary>,
@@ -190,7 +191,7 @@ fn resume_state(
     let checkpoint = Checkpoint::load(&path, config_fingerprint)?;
     let per_measurement = systems.systems() as usize;
     let measurements = schedule.measurements_before(checkpoint.sweeps_done) as usize;
-    let expected_spins = systems.lattice.sites() as usize * per_measurement;
+    let expected_spins = systems.spin_count();
     if checkpoint.sweeps_done > schedule.total()
         || checkpoint.spins.len() != expected_spins
         || checkpoint.bond_sums.len() != measurements * per_measurement
@@ -284,7 +285,16 @@ fn summarize(
             }
         })
         .collect();
-    let flips_per_ns = flips as f64 / (engine_time.as_secs_f64() * 1e9).max(f64::MIN_POSITIVE);
+    // A resumed run that was already complete ran no sweeps: report no rate rather than 0/0.
+    let flips_per_ns = match flips {
+        0 => 0.0,
+        _ => flips as f64 / (engine_time.as_secs_f64() * 1e9).max(f64::MIN_POSITIVE),
+    };
+    let ps_per_flip = if flips_per_ns > 0.0 {
+        1000.0 / flips_per_ns
+    } else {
+        0.0
+    };
     Summary {
         spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
         backend: info.backend.clone(),
@@ -299,7 +309,7 @@ fn summarize(
         sweeps: schedule.total(),
         measurements: schedule.measurements_before(schedule.total()),
         flips_per_ns,
-        ps_per_flip: 1000.0 / flips_per_ns,
+        ps_per_flip,
         runs,
     }
 }

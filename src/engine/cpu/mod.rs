@@ -10,8 +10,8 @@ pub use observables::observe;
 
 use rayon::prelude::*;
 
-use super::{Engine, EngineInfo, Observation, Plan, Step};
-use crate::error::{Error, Result};
+use super::{Engine, EngineInfo, Observation, Plan, Step, check_spin_count};
+use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
 /// The CPU engine of the simple (one spin per word) Ising model.
@@ -24,7 +24,7 @@ pub struct CpuEngine {
 impl CpuEngine {
     /// An engine for `systems`, every spin down until [`Engine::set_spins`].
     pub fn new(systems: IsingSystems) -> Self {
-        let spins = vec![-1; systems.lattice.sites() as usize * systems.systems() as usize];
+        let spins = vec![-1; systems.spin_count()];
         CpuEngine {
             thresholds: systems.thresholds(),
             systems,
@@ -61,13 +61,7 @@ impl Engine for CpuEngine {
     }
 
     fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        let expected = self.systems.lattice.sites() as usize * self.systems.systems() as usize;
-        if spins.len() != expected {
-            return Err(Error::State(format!(
-                "expected {expected} spins for the configured systems, got {}",
-                spins.len()
-            )));
-        }
+        check_spin_count(&self.systems, spins)?;
         self.spins = spins.to_vec();
         Ok(())
     }

@@ -7,7 +7,7 @@
 use super::context::GpuContext;
 use super::plan::{Dispatch, DispatchParams, submissions};
 use super::shaders::Kernel;
-use crate::engine::{Engine, EngineInfo, Observation, Plan};
+use crate::engine::{Engine, EngineInfo, Observation, Plan, check_spin_count};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
@@ -183,13 +183,7 @@ impl Engine for SimpleGpuEngine {
     }
 
     fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        let expected = self.systems.lattice.sites() as usize * self.systems.systems() as usize;
-        if spins.len() != expected {
-            return Err(Error::State(format!(
-                "expected {expected} spins for the configured systems, got {}",
-                spins.len()
-            )));
-        }
+        check_spin_count(&self.systems, spins)?;
         self.ctx
             .queue
             .write_buffer(&self.spins, 0, bytemuck::cast_slice(spins));
