@@ -270,12 +270,15 @@ fn validate_sweeps(sweeps: &Sweeps) -> Result<(), ConfigError> {
             "sweeps: every ({every}) must not exceed measure ({measure}): there would be no measurement"
         ));
     }
-    if thermalize.checked_add(measure).is_none() {
-        return invalid(format!(
-            "sweeps: thermalize + measure overflows ({thermalize} + {measure})"
-        ));
+    // The sweep number is a 32-bit word of the Philox counter: more sweeps would reuse randoms.
+    match thermalize.checked_add(measure) {
+        Some(total) if total <= u64::from(u32::MAX) => Ok(()),
+        _ => invalid(format!(
+            "sweeps: thermalize + measure ({thermalize} + {measure}) exceeds {} sweeps, \
+             the range of the random-number counter; split the run into several seeds",
+            u32::MAX
+        )),
     }
-    Ok(())
 }
 
 fn validate_workgroup_size(size: u32) -> Result<(), ConfigError> {
@@ -686,6 +689,11 @@ mod tests {
     fn bad_sweeps_and_counts_are_refused() {
         assert_refused(&[
             ("measure: 20000", "measure: 0", &["measure", "got 0"]),
+            (
+                "measure: 20000",
+                "measure: 4294967295",
+                &["exceeds 4294967295 sweeps"],
+            ),
             ("every: 10", "every: 0", &["every", "got 0"]),
             (
                 "every: 10",
