@@ -4,6 +4,33 @@
 //! Hamiltonians), [`engine`] (CPU and wgpu backends that replay plans), [`sim`] (the run loop
 //! that builds plans, checkpoints and summarises), [`stats`] and [`exact`] (estimators and exact
 //! results), [`io`] (files), [`config`] (RON input) and [`cli`].
+//!
+//! Using the library directly: ten sweeps of two replicas on the CPU engine, then one
+//! measurement of exact integer observables.
+//!
+//! ```
+//! use spinflip::engine::{Engine, Plan, cpu::CpuEngine};
+//! use spinflip::model::{Lattice, ising::IsingSystems};
+//!
+//! let systems = IsingSystems {
+//!     lattice: Lattice::new(2, 8),
+//!     field: 0.0,
+//!     betas: vec![0.44],
+//!     replicas: 2,
+//!     seed: 1,
+//! };
+//! let mut engine = CpuEngine::new(systems.clone());
+//! engine.set_spins(&spinflip::sim::initial_spins(&systems))?;
+//! let mut plan = Plan::default();
+//! for sweep in 0..10 {
+//!     plan.sweep(sweep);
+//! }
+//! plan.measure();
+//! let observations = engine.execute(&plan)?;
+//! assert_eq!(observations.len(), 2);
+//! assert!(observations.iter().all(|o| o.up <= 64 && o.satisfied <= 128));
+//! # Ok::<(), spinflip::Error>(())
+//! ```
 
 pub mod bench;
 pub mod cli;
