@@ -47,8 +47,11 @@ pub enum Command {
         #[arg(long, default_value = "spinflip-out")]
         out: PathBuf,
         /// Continue a killed run from OUT/checkpoint.bin.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "force")]
         resume: bool,
+        /// Start afresh even where OUT holds an earlier run (its files are replaced).
+        #[arg(long)]
+        force: bool,
         /// Override the config's backend.
         #[arg(long, value_enum)]
         backend: Option<BackendArg>,
@@ -83,6 +86,7 @@ pub fn execute(cli: Cli) -> Result<()> {
             config,
             out,
             resume,
+            force,
             backend,
             adapter,
             print_default,
@@ -102,10 +106,10 @@ pub fn execute(cli: Cli) -> Result<()> {
                 config.adapter = adapter;
             }
             let options = RunOptions {
-                out: out.clone(),
                 resume,
                 progress: true,
-                halt_after: None,
+                overwrite: force,
+                ..RunOptions::new(&out)
             };
             match run(&config, &options)? {
                 RunOutcome::Completed(summary) => {

@@ -60,12 +60,7 @@ fn check(dims: u32, size: u32, field: f64, beta: f64) {
         )"#
     ));
     let dir = tempfile::tempdir().unwrap();
-    let options = RunOptions {
-        out: dir.path().to_path_buf(),
-        resume: false,
-        progress: false,
-        halt_after: None,
-    };
+    let options = RunOptions::new(dir.path());
     let RunOutcome::Completed(summary) = run(&config, &options).unwrap() else {
         panic!("halted")
     };

@@ -19,10 +19,9 @@ const CONFIG: &str = r#"(
 
 fn options(out: &Path, resume: bool, halt_after: Option<u64>) -> RunOptions {
     RunOptions {
-        out: out.to_path_buf(),
         resume,
-        progress: false,
         halt_after,
+        ..RunOptions::new(out)
     }
 }
 
@@ -97,6 +96,30 @@ fn cpu_and_gpu_runs_write_identical_results() {
             == std::fs::read(cpu.path().join(name)).unwrap();
         assert!(same, "{name} differs between CPU and GPU");
     }
+}
+
+#[test]
+fn a_fresh_run_refuses_to_replace_an_earlier_run_unless_told() {
+    let config = common::config(CONFIG);
+    let dir = tempfile::tempdir().unwrap();
+    run(&config, &options(dir.path(), false, Some(150))).unwrap();
+    let before = std::fs::read(dir.path().join("checkpoint.bin")).unwrap();
+    let error = run(&config, &options(dir.path(), false, None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("--resume") && error.contains("--force"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("checkpoint.bin")).unwrap(),
+        before
+    );
+    let forced = RunOptions {
+        overwrite: true,
+        ..options(dir.path(), false, None)
+    };
+    completed(run(&config, &forced).unwrap());
 }
 
 #[test]

@@ -9,12 +9,7 @@ use spinflip::stats::Estimate;
 
 fn run_summary(ron: &str) -> Summary {
     let dir = tempfile::tempdir().unwrap();
-    let options = RunOptions {
-        out: dir.path().to_path_buf(),
-        resume: false,
-        progress: false,
-        halt_after: None,
-    };
+    let options = RunOptions::new(dir.path());
     match run(&common::config(ron), &options).unwrap() {
         RunOutcome::Completed(summary) => summary,
         RunOutcome::Halted { .. } => panic!("run halted"),

@@ -39,6 +39,21 @@ pub struct RunOptions {
     pub progress: bool,
     /// Stop after a checkpoint at or past this many sweeps, as a killed run would (tests).
     pub halt_after: Option<u64>,
+    /// Start afresh even where `out` already holds a run's checkpoint.
+    pub overwrite: bool,
+}
+
+impl RunOptions {
+    /// A fresh, quiet run into `out`.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            out: out.into(),
+            resume: false,
+            progress: false,
+            halt_after: None,
+            overwrite: false,
+        }
+    }
 }
 
 /// How a run ended.
@@ -94,6 +109,13 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let config_fingerprint = fingerprint(&config_text);
     let systems = ising_systems(config);
     let schedule = Schedule::from(&config.sweeps);
+    let checkpoint_path = options.out.join(CHECKPOINT);
+    if !options.resume && !options.overwrite && checkpoint_path.exists() {
+        return Err(Error::Usage(format!(
+            "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
+            options.out.display()
+        )));
+    }
     let mut engine = open_engine(config, systems.clone())?;
     let (mut state, spins) = if options.resume {
         resume_state(&options.out, config_fingerprint, &systems, &schedule)?
@@ -128,8 +150,8 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         if crosses_checkpoint(from, to, config.checkpoint_every) || to == schedule.total() {
             let checkpoint = make_checkpoint(engine.as_mut(), config_fingerprint, &state)?;
             checkpoint
-                .save(&options.out.join(CHECKPOINT))
-                .map_err(|e| Error::io(options.out.join(CHECKPOINT), e))?;
+                .save(&checkpoint_path)
+                .map_err(|e| Error::io(&checkpoint_path, e))?;
             if options.halt_after.is_some_and(|h| to >= h) && to < schedule.total() {
                 progress.finish();
                 return Ok(RunOutcome::Halted { sweeps_done: to });
