@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Schedule, initial_spins, ising_systems, open_engine};
 use crate::config::Config;
-use crate::engine::{Engine, EngineInfo, Observation};
+use crate::engine::{EngineInfo, Observation};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::atomic::ensure_writable_dir;
@@ -147,35 +147,47 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         record(&systems, &observations, &mut state);
         state.sweeps_done = to;
         progress.update(to);
-        if crosses_checkpoint(from, to, config.checkpoint_every) || to == schedule.total() {
-            let checkpoint = make_checkpoint(engine.as_mut(), config_fingerprint, &state)?;
-            checkpoint
-                .save(&checkpoint_path)
-                .map_err(|e| Error::io(&checkpoint_path, e))?;
-            if options.halt_after.is_some_and(|h| to >= h) && to < schedule.total() {
+        if crosses_checkpoint(from, to, config.checkpoint_every) && to < schedule.total() {
+            save_checkpoint(
+                &checkpoint_path,
+                config_fingerprint,
+                &state,
+                engine.spins()?,
+            )?;
+            if options.halt_after.is_some_and(|h| to >= h) {
                 progress.finish();
                 return Ok(RunOutcome::Halted { sweeps_done: to });
             }
         }
     }
     progress.finish();
+    // One download of the final lattices serves the last checkpoint and the final state.
+    let checkpoint = save_checkpoint(
+        &checkpoint_path,
+        config_fingerprint,
+        &state,
+        engine.spins()?,
+    )?;
+    let series: Vec<_> = (0..systems.betas.len())
+        .map(|t| series_of(&systems, &state, t))
+        .collect();
     let flips =
         (schedule.total() - first_sweep) * systems.lattice.sites() * u64::from(systems.systems());
     let summary = summarize(
         config,
         &systems,
         &schedule,
-        &state,
+        &series,
         &info,
         flips,
         engine_time,
     );
     write_outputs(
         &options.out,
-        engine.as_mut(),
         &systems,
         &schedule,
-        &state,
+        &series,
+        &checkpoint.spins,
         &summary,
     )?;
     Ok(RunOutcome::Completed(summary))
@@ -235,18 +247,22 @@ fn resume_state(
     Ok((state, checkpoint.spins))
 }
 
-fn make_checkpoint(
-    engine: &mut dyn Engine,
+/// Write the checkpoint of `state` with the lattices `spins` atomically; returns it.
+fn save_checkpoint(
+    path: &Path,
     config_fingerprint: u64,
     state: &RunState,
+    spins: Vec<i32>,
 ) -> Result<Checkpoint> {
-    Ok(Checkpoint {
+    let checkpoint = Checkpoint {
         config_fingerprint,
         sweeps_done: state.sweeps_done,
-        spins: engine.spins()?,
+        spins,
         bond_sums: state.bond_sums.clone(),
         magnetisations: state.magnetisations.clone(),
-    })
+    };
+    checkpoint.save(path).map_err(|e| Error::io(path, e))?;
+    Ok(checkpoint)
 }
 
 /// Append a plan's observations (slot-major) as bond sums and magnetisations.
@@ -259,12 +275,11 @@ fn record(systems: &IsingSystems, observations: &[Observation], state: &mut RunS
     }
 }
 
-/// Per temperature, per replica: (energies, magnetisations) series.
-fn series_of(
-    systems: &IsingSystems,
-    state: &RunState,
-    temperature: usize,
-) -> (Vec<Vec<f64>>, Vec<Vec<i64>>) {
+/// One temperature's measurements per replica: total energies and magnetisations.
+type TemperatureSeries = (Vec<Vec<f64>>, Vec<Vec<i64>>);
+
+/// The series of one temperature, from the slot-major measurement record.
+fn series_of(systems: &IsingSystems, state: &RunState, temperature: usize) -> TemperatureSeries {
     let per_measurement = systems.systems() as usize;
     let replicas = systems.replicas as usize;
     let mut energies = vec![Vec::new(); replicas];
@@ -287,7 +302,7 @@ fn summarize(
     config: &Config,
     systems: &IsingSystems,
     schedule: &Schedule,
-    state: &RunState,
+    series: &[TemperatureSeries],
     info: &EngineInfo,
     flips: u64,
     engine_time: Duration,
@@ -296,13 +311,12 @@ fn summarize(
     let runs = systems
         .betas
         .iter()
-        .enumerate()
-        .map(|(t, &beta)| {
-            let (energies, magnetisations) = series_of(systems, state, t);
+        .zip(series)
+        .map(|(&beta, (energies, magnetisations))| {
             let exact =
                 (lattice.dims == 2 && systems.field == 0.0).then(|| kaufman(lattice.size, beta));
             TemperatureSummary {
-                estimates: ising_estimates(beta, lattice.sites(), &energies, &magnetisations),
+                estimates: ising_estimates(beta, lattice.sites(), energies, magnetisations),
                 exact,
             }
         })
@@ -338,14 +352,13 @@ fn summarize(
 
 fn write_outputs(
     out: &Path,
-    engine: &mut dyn Engine,
     systems: &IsingSystems,
     schedule: &Schedule,
-    state: &RunState,
+    series: &[TemperatureSeries],
+    spins: &[i32],
     summary: &Summary,
 ) -> Result<()> {
-    for (t, beta) in systems.betas.iter().enumerate() {
-        let (energies, magnetisations) = series_of(systems, state, t);
+    for (t, (beta, (energies, magnetisations))) in systems.betas.iter().zip(series).enumerate() {
         let mut rows = Vec::new();
         for (m, _) in energies[0].iter().enumerate() {
             for r in 0..systems.replicas as usize {
@@ -368,7 +381,6 @@ fn write_outputs(
     let l = systems.lattice.size as usize;
     let mut shape = vec![systems.betas.len(), systems.replicas as usize];
     shape.extend(std::iter::repeat_n(l, systems.lattice.dims as usize));
-    let spins = engine.spins()?;
     write_file(
         out,
         FINAL_STATE,
