@@ -27,14 +27,31 @@ pub struct SimpleGpuEngine {
     params: wgpu::Buffer,
     params_stride: u64,
     thresholds: wgpu::Buffer,
-    observations: Option<(wgpu::Buffer, u32)>,
+    sweep_pipeline: wgpu::ComputePipeline,
+    observe_pipeline: wgpu::ComputePipeline,
+    observations: Option<ObservationBuffer>,
+}
+
+/// The observation buffer with its capacity in slots and the bind group that binds it.
+struct ObservationBuffer {
+    buffer: wgpu::Buffer,
+    slots: u32,
+    bind_group: wgpu::BindGroup,
 }
 
 impl SimpleGpuEngine {
     /// Allocate `systems` on the device of `ctx` (lattices zeroed until [`Engine::set_spins`]);
     /// fails clearly where the lattices exceed the device's limits.
-    pub fn new(ctx: GpuContext, systems: IsingSystems, workgroup_size: u32) -> Result<Self> {
+    pub fn new(mut ctx: GpuContext, systems: IsingSystems, workgroup_size: u32) -> Result<Self> {
         check_fits(&ctx, &systems, workgroup_size)?;
+        let constants = [
+            ("WG_SIZE", workgroup_size),
+            ("L", systems.lattice.size),
+            ("DIMS", systems.lattice.dims),
+            ("REPLICAS", systems.replicas),
+        ];
+        let sweep_pipeline = ctx.pipeline(Kernel::MetropolisSimple, &constants)?.clone();
+        let observe_pipeline = ctx.pipeline(Kernel::Observables, &constants)?.clone();
         let spin_bytes = 4 * systems.lattice.sites() * u64::from(systems.systems());
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
@@ -59,28 +76,17 @@ impl SimpleGpuEngine {
             params,
             params_stride,
             thresholds,
+            sweep_pipeline,
+            observe_pipeline,
             observations: None,
         };
         engine.ctx.check()?;
         Ok(engine)
     }
 
-    fn constants(&self) -> Vec<(&'static str, u32)> {
-        vec![
-            ("WG_SIZE", self.workgroup_size),
-            ("L", self.systems.lattice.size),
-            ("DIMS", self.systems.lattice.dims),
-            ("REPLICAS", self.systems.replicas),
-        ]
-    }
-
     /// Observation buffer with room for at least `slots` slots.
     fn ensure_observations(&mut self, slots: u32) -> Result<()> {
-        if self
-            .observations
-            .as_ref()
-            .is_some_and(|(_, capacity)| *capacity >= slots)
-        {
+        if self.observations.as_ref().is_some_and(|o| o.slots >= slots) {
             return Ok(());
         }
         let bytes = observation_bytes(slots, self.systems.systems());
@@ -91,7 +97,12 @@ impl SimpleGpuEngine {
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
         )?;
-        self.observations = Some((buffer, slots.max(1)));
+        let bind_group = self.bind_group(&buffer);
+        self.observations = Some(ObservationBuffer {
+            buffer,
+            slots: slots.max(1),
+            bind_group,
+        });
         Ok(())
     }
 
@@ -104,23 +115,9 @@ impl SimpleGpuEngine {
         (x as u32, groups.div_ceil(x) as u32, self.systems.systems())
     }
 
-    fn encode_submission(&mut self, dispatches: &[Dispatch], clear: bool) -> Result<()> {
-        let mut bytes = vec![0u8; self.params_stride as usize * dispatches.len()];
-        for (i, d) in dispatches.iter().enumerate() {
-            let at = i * self.params_stride as usize;
-            bytes[at..at + std::mem::size_of::<DispatchParams>()]
-                .copy_from_slice(bytemuck::bytes_of(d.params()));
-        }
-        self.ctx.queue.write_buffer(&self.params, 0, &bytes);
-        let constants = self.constants();
-        let sweep_pipeline = self
-            .ctx
-            .pipeline(Kernel::MetropolisSimple, &constants)?
-            .clone();
-        let observe_pipeline = self.ctx.pipeline(Kernel::Observables, &constants)?.clone();
-        let (observations, _) = self.observations.as_ref().expect("ensured before encoding");
-        let bind_group = self
-            .ctx
+    /// The bind group of the shared layout over this engine's buffers and `observations`.
+    fn bind_group(&self, observations: &wgpu::Buffer) -> wgpu::BindGroup {
+        self.ctx
             .device
             .create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("simple"),
@@ -149,23 +146,38 @@ impl SimpleGpuEngine {
                         resource: observations.as_entire_binding(),
                     },
                 ],
-            });
+            })
+    }
+
+    fn encode_submission(&self, dispatches: &[Dispatch], clear: bool) -> Result<()> {
+        let mut bytes = vec![0u8; self.params_stride as usize * dispatches.len()];
+        for (i, d) in dispatches.iter().enumerate() {
+            let at = i * self.params_stride as usize;
+            bytes[at..at + std::mem::size_of::<DispatchParams>()]
+                .copy_from_slice(bytemuck::bytes_of(d.params()));
+        }
+        self.ctx.queue.write_buffer(&self.params, 0, &bytes);
+        let observations = self.observations.as_ref().expect("ensured before encoding");
         let lattice = self.systems.lattice;
         let sweep_grid = self.grid(lattice.sites_per_colour().div_ceil(4));
         let observe_grid = self.grid(lattice.sites().div_ceil(SITES_PER_OBSERVER));
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
         if clear {
-            encoder.clear_buffer(observations, 0, None);
+            encoder.clear_buffer(&observations.buffer, 0, None);
         }
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             for (i, d) in dispatches.iter().enumerate() {
                 let (pipeline, (x, y, z)) = match d {
-                    Dispatch::Sweep(_) => (&sweep_pipeline, sweep_grid),
-                    Dispatch::Measure(_) => (&observe_pipeline, observe_grid),
+                    Dispatch::Sweep(_) => (&self.sweep_pipeline, sweep_grid),
+                    Dispatch::Measure(_) => (&self.observe_pipeline, observe_grid),
                 };
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind_group, &[(i as u64 * self.params_stride) as u32]);
+                pass.set_bind_group(
+                    0,
+                    &observations.bind_group,
+                    &[(i as u64 * self.params_stride) as u32],
+                );
                 pass.dispatch_workgroups(x, y, z);
             }
         }
@@ -208,10 +220,10 @@ impl Engine for SimpleGpuEngine {
         if plan.slots == 0 {
             return Ok(Vec::new());
         }
-        let (buffer, _) = self.observations.as_ref().expect("ensured above");
+        let observations = self.observations.as_ref().expect("ensured above");
         let bytes = self
             .ctx
-            .read_buffer(buffer, observation_bytes(plan.slots, systems))?;
+            .read_buffer(&observations.buffer, observation_bytes(plan.slots, systems))?;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
         Ok(words
             .chunks_exact(4)
