@@ -4,7 +4,7 @@
 
 mod common;
 
-use spinflip::sim::{RunOptions, RunOutcome, run};
+use spinflip::sim::{RunOptions, run};
 
 /// Exact <E>/N, <M>/N and c = beta^2 (<E^2> - <E>^2) / N, enumerated with its own geometry.
 fn enumerate(dims: u32, size: u32, field: f64, beta: f64) -> (f64, f64, f64) {
@@ -60,10 +60,7 @@ fn check(dims: u32, size: u32, field: f64, beta: f64) {
         )"#
     ));
     let dir = tempfile::tempdir().unwrap();
-    let options = RunOptions::new(dir.path());
-    let RunOutcome::Completed(summary) = run(&config, &options).unwrap() else {
-        panic!("halted")
-    };
+    let summary = common::completed(run(&config, &RunOptions::new(dir.path())).unwrap());
     let measured = &summary.runs[0].estimates;
     let (e, m, c) = enumerate(dims, size, field, beta);
     // Mean magnetisation from the per-replica CSV series (the summary holds |m|, m^2, m^4).

@@ -25,13 +25,6 @@ fn options(out: &Path, resume: bool, halt_after: Option<u64>) -> RunOptions {
     }
 }
 
-fn completed(outcome: RunOutcome) -> Summary {
-    match outcome {
-        RunOutcome::Completed(summary) => summary,
-        RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
-    }
-}
-
 /// Every output file but the summary (which carries timings) must be byte-identical.
 fn assert_same_outputs(a: &Path, b: &Path) {
     let mut names: Vec<_> = std::fs::read_dir(a)
@@ -67,14 +60,15 @@ fn without_timing(mut summary: Summary) -> Summary {
 fn resumed_run_equals_uninterrupted_run() {
     let config = common::config(CONFIG);
     let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let uninterrupted = completed(run(&config, &options(whole.path(), false, None)).unwrap());
+    let uninterrupted =
+        common::completed(run(&config, &options(whole.path(), false, None)).unwrap());
     let halted = run(&config, &options(parts.path(), false, Some(400))).unwrap();
     assert_eq!(halted, RunOutcome::Halted { sweeps_done: 450 });
     assert!(
         !parts.path().join("summary.json").exists(),
         "a halted run has no summary"
     );
-    let resumed = completed(run(&config, &options(parts.path(), true, None)).unwrap());
+    let resumed = common::completed(run(&config, &options(parts.path(), true, None)).unwrap());
     assert_eq!(without_timing(uninterrupted), without_timing(resumed));
     assert_same_outputs(whole.path(), parts.path());
 }
@@ -83,9 +77,9 @@ fn resumed_run_equals_uninterrupted_run() {
 fn cpu_and_gpu_runs_write_identical_results() {
     let mut config = common::config(CONFIG);
     let (gpu, cpu) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let gpu_summary = completed(run(&config, &options(gpu.path(), false, None)).unwrap());
+    let gpu_summary = common::completed(run(&config, &options(gpu.path(), false, None)).unwrap());
     config.backend = spinflip::config::Backend::Cpu;
-    let cpu_summary = completed(run(&config, &options(cpu.path(), false, None)).unwrap());
+    let cpu_summary = common::completed(run(&config, &options(cpu.path(), false, None)).unwrap());
     assert_eq!(gpu_summary.runs, cpu_summary.runs);
     for name in [
         "final_state.npy",
@@ -119,7 +113,7 @@ fn a_fresh_run_refuses_to_replace_an_earlier_run_unless_told() {
         overwrite: true,
         ..options(dir.path(), false, None)
     };
-    completed(run(&config, &forced).unwrap());
+    common::completed(run(&config, &forced).unwrap());
 }
 
 #[test]

@@ -4,16 +4,12 @@
 
 mod common;
 
-use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
+use spinflip::sim::{RunOptions, Summary, run};
 use spinflip::stats::Estimate;
 
 fn run_summary(ron: &str) -> Summary {
     let dir = tempfile::tempdir().unwrap();
-    let options = RunOptions::new(dir.path());
-    match run(&common::config(ron), &options).unwrap() {
-        RunOutcome::Completed(summary) => summary,
-        RunOutcome::Halted { .. } => panic!("run halted"),
-    }
+    common::completed(run(&common::config(ron), &RunOptions::new(dir.path())).unwrap())
 }
 
 /// |measured - expected| <= 4 sigma, with sigma itself small enough that the check can fail.

@@ -3,6 +3,7 @@
 
 use spinflip::config::{Config, PhiloxPath};
 use spinflip::engine::gpu::GpuContext;
+use spinflip::sim::{RunOutcome, Summary};
 
 /// A config from RON text, panicking with the parse error.
 pub fn config(ron: &str) -> Config {
@@ -26,3 +27,11 @@ pub const BASE: &str = r#"(
     seed: 7,
     backend: Wgpu,
 )"#;
+
+/// The summary of a run that must have completed.
+pub fn completed(outcome: RunOutcome) -> Summary {
+    match outcome {
+        RunOutcome::Completed(summary) => summary,
+        RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
+    }
+}
