@@ -146,13 +146,13 @@ fn bench_config(options: &BenchOptions, backend: Backend) -> Config {
 }
 
 fn bench_one(options: &BenchOptions, backend: Backend, size: u32) -> Result<BenchResult> {
-    let systems = IsingSystems {
-        lattice: Lattice::new(options.dims, size),
-        field: 0.0,
-        betas: vec![options.beta],
-        replicas: options.systems,
-        seed: 1,
-    };
+    let systems = IsingSystems::ferromagnet(
+        Lattice::new(options.dims, size),
+        0.0,
+        vec![options.beta],
+        options.systems,
+        1,
+    );
     let config = bench_config(options, backend);
     let mut engine = open_engine(&config, systems.clone())?;
     engine.set_spins(&initial_spins(&systems))?;

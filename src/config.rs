@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::model::couplings::Disorder;
+
 /// The built-in configuration (`spinflip run` without `--config`), commented for copying.
 const DEFAULT_RON: &str = include_str!("../assets/default.ron");
 
@@ -51,6 +53,97 @@ pub enum Model {
         #[serde(default)]
         field: f64,
     },
+    /// Edwards-Anderson spin glass with bimodal couplings `J_ij = +-1` (probability 1/2 each),
+    /// drawn per disorder sample from the seed, in a uniform field `h`.
+    EdwardsAnderson {
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+    },
+}
+
+impl Model {
+    /// Lattice dimension.
+    pub fn dims(&self) -> u32 {
+        match *self {
+            Model::Ising { dims, .. } | Model::EdwardsAnderson { dims, .. } => dims,
+        }
+    }
+
+    /// Linear size L.
+    pub fn size(&self) -> u32 {
+        match *self {
+            Model::Ising { size, .. } | Model::EdwardsAnderson { size, .. } => size,
+        }
+    }
+
+    /// Uniform field h.
+    pub fn field(&self) -> f64 {
+        match *self {
+            Model::Ising { field, .. } | Model::EdwardsAnderson { field, .. } => field,
+        }
+    }
+
+    /// The couplings of the model.
+    pub fn disorder(&self) -> Disorder {
+        match self {
+            Model::Ising { .. } => Disorder::Ferromagnet,
+            Model::EdwardsAnderson { .. } => Disorder::Bimodal,
+        }
+    }
+}
+
+/// Which engine runs the sweeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum EngineKind {
+    /// One spin per 32-bit word: the readable reference (Ising ferromagnet only).
+    #[default]
+    Simple,
+    /// One spin per bit, 32 lanes per word (multispin coding).
+    Multispin(MultispinOptions),
+}
+
+/// How the multispin engine packs spins and draws its random numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MultispinOptions {
+    pub layout: Layout,
+    #[serde(default)]
+    pub randoms: Randoms,
+}
+
+/// What the 32 bits of a spin word are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Layout {
+    /// Asynchronous: bit b of every word is the same site of lane b's system.
+    Amsc { lanes: Lanes },
+    /// Synchronous: the bits of a word are 32 consecutive same-colour sites along x of one
+    /// lattice (size a multiple of 64).
+    Smsc,
+}
+
+/// What the 32 lanes of an asynchronous (AMSC) word hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lanes {
+    /// 32 independent replicas of one system (replicas a multiple of 32).
+    Replicas,
+    /// 32 disorder samples, each lane its own couplings (samples a multiple of 32).
+    Samples,
+    /// Up to 32 temperatures of one sample, one per lane (per-lane thresholds).
+    Temperatures,
+}
+
+/// How Metropolis decisions get their random numbers in the multispin engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Randoms {
+    /// An independent 32-bit uniform per lane and decision (bit-sliced comparison).
+    #[default]
+    Exact,
+    /// One 32-bit uniform per word shared by its 32 lanes, as in papers 000/002: cheaper, but
+    /// it correlates the lanes.
+    Shared,
 }
 
 /// The temperatures simulated, either as inverse temperatures or as temperatures (k_B = J = 1).
@@ -119,8 +212,15 @@ pub enum PhiloxPath {
 pub struct Config {
     pub model: Model,
     pub temperatures: Temperatures,
-    /// Independent replicas per temperature.
+    /// Replicas per temperature and sample: independent copies with their own random numbers
+    /// (for the Edwards-Anderson model replicas `r` and `r + replicas/2` give the overlaps).
     pub replicas: u32,
+    /// Disorder samples (Edwards-Anderson); 1 for the ferromagnet.
+    #[serde(default = "one")]
+    pub samples: u32,
+    /// The engine and, for the multispin engine, its layout and random-number mode.
+    #[serde(default)]
+    pub engine: EngineKind,
     pub sweeps: Sweeps,
     pub seed: u64,
     pub backend: Backend,
@@ -135,6 +235,10 @@ pub struct Config {
     /// Threads per workgroup of the GPU kernels.
     #[serde(default = "default_workgroup_size")]
     pub workgroup_size: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn default_checkpoint_every() -> u64 {
@@ -184,6 +288,7 @@ impl Config {
         validate_model(&self.model)?;
         validate_temperatures(&self.temperatures)?;
         validate_systems(self)?;
+        validate_engine(self)?;
         validate_sweeps(&self.sweeps)?;
         validate_workgroup_size(self.workgroup_size)
     }
@@ -194,7 +299,7 @@ fn invalid(msg: String) -> Result<(), ConfigError> {
 }
 
 fn validate_model(model: &Model) -> Result<(), ConfigError> {
-    let Model::Ising { dims, size, field } = *model;
+    let (dims, size, field) = (model.dims(), model.size(), model.field());
     if !(2..=3).contains(&dims) {
         return invalid(format!("dims must be 2 or 3, got {dims}"));
     }
@@ -236,21 +341,90 @@ fn validate_temperatures(temperatures: &Temperatures) -> Result<(), ConfigError>
     }
 }
 
-/// Replicas, and the system count (temperatures x replicas) that batch indices hold in a `u32`.
+/// Replicas, samples, and the system count (temperatures x samples x replicas) that system
+/// indices hold in a `u32`.
 fn validate_systems(config: &Config) -> Result<(), ConfigError> {
     if config.replicas == 0 {
         return invalid("replicas must be at least 1, got 0".into());
     }
+    if config.samples == 0 {
+        return invalid("samples must be at least 1, got 0".into());
+    }
+    let disordered = config.model.disorder() == Disorder::Bimodal;
+    if !disordered && config.samples != 1 {
+        return invalid(format!(
+            "samples: the Ising ferromagnet has no disorder, so samples must be 1, got {}",
+            config.samples
+        ));
+    }
+    if disordered && config.replicas > 1 && config.replicas % 2 != 0 {
+        return invalid(format!(
+            "replicas: the overlap pairs replica r with r + replicas/2, so an Edwards-Anderson \
+             run needs 1 or an even number of replicas, got {}",
+            config.replicas
+        ));
+    }
     let temperatures = config.temperatures.betas().len() as u64;
-    let systems = temperatures * u64::from(config.replicas);
+    let systems = temperatures * u64::from(config.samples) * u64::from(config.replicas);
     if systems > u64::from(u32::MAX) {
         return invalid(format!(
-            "{temperatures} temperatures x {} replicas = {systems} systems, more than {}",
+            "{temperatures} temperatures x {} samples x {} replicas = {systems} systems, more than {}",
+            config.samples,
             config.replicas,
             u32::MAX
         ));
     }
     Ok(())
+}
+
+/// What each engine and layout can pack.
+fn validate_engine(config: &Config) -> Result<(), ConfigError> {
+    let options = match config.engine {
+        EngineKind::Simple if config.model.disorder() == Disorder::Bimodal => {
+            return invalid(
+                "model EdwardsAnderson needs the multispin engine: \
+                 engine: Multispin(layout: Amsc(lanes: Samples))"
+                    .into(),
+            );
+        }
+        EngineKind::Simple => return Ok(()),
+        EngineKind::Multispin(options) => options,
+    };
+    let size = config.model.size();
+    match options.layout {
+        Layout::Smsc if size % 64 != 0 => invalid(format!(
+            "layout Smsc packs 32 same-colour sites along x in a word: size must be a multiple \
+             of 64, got {size}"
+        )),
+        Layout::Smsc => Ok(()),
+        Layout::Amsc { lanes } => validate_lanes(config, lanes),
+    }
+}
+
+fn validate_lanes(config: &Config, lanes: Lanes) -> Result<(), ConfigError> {
+    let disordered = config.model.disorder() == Disorder::Bimodal;
+    let temperatures = config.temperatures.betas().len();
+    match lanes {
+        Lanes::Samples if config.samples % 32 != 0 => invalid(format!(
+            "lanes: Samples packs 32 disorder samples per word: samples must be a multiple of \
+             32, got {}",
+            config.samples
+        )),
+        Lanes::Temperatures if temperatures > 32 => invalid(format!(
+            "lanes: Temperatures packs one temperature per lane: at most 32 temperatures, got \
+             {temperatures}"
+        )),
+        Lanes::Replicas if config.replicas % 32 != 0 => invalid(format!(
+            "lanes: Replicas packs 32 replicas per word: replicas must be a multiple of 32, got {}",
+            config.replicas
+        )),
+        Lanes::Replicas if disordered && config.replicas % 64 != 0 => invalid(format!(
+            "lanes: Replicas with the Edwards-Anderson model pairs replica r with r + \
+             replicas/2 in the same lane of another word: replicas must be a multiple of 64, got {}",
+            config.replicas
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn validate_sweeps(sweeps: &Sweeps) -> Result<(), ConfigError> {

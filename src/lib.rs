@@ -12,13 +12,7 @@
 //! use spinflip::engine::{Engine, Plan, cpu::CpuEngine};
 //! use spinflip::model::{Lattice, ising::IsingSystems};
 //!
-//! let systems = IsingSystems {
-//!     lattice: Lattice::new(2, 8),
-//!     field: 0.0,
-//!     betas: vec![0.44],
-//!     replicas: 2,
-//!     seed: 1,
-//! };
+//! let systems = IsingSystems::ferromagnet(Lattice::new(2, 8), 0.0, vec![0.44], 2, 1);
 //! let mut engine = CpuEngine::new(systems.clone());
 //! engine.set_spins(&spinflip::sim::initial_spins(&systems))?;
 //! let mut plan = Plan::default();

@@ -13,13 +13,13 @@ use spinflip::model::ising::IsingSystems;
 use spinflip::sim::initial_spins;
 
 fn systems(dims: u32, size: u32, field: f64) -> IsingSystems {
-    IsingSystems {
-        lattice: Lattice::new(dims, size),
+    IsingSystems::ferromagnet(
+        Lattice::new(dims, size),
         field,
-        betas: vec![0.2, 0.44, 0.9],
-        replicas: 2,
-        seed: 0xdead_beef_0000_0001,
-    }
+        vec![0.2, 0.44, 0.9],
+        2,
+        0xdead_beef_0000_0001,
+    )
 }
 
 /// 20 sweeps starting at sweep 3, measuring after every 4th.

@@ -4,6 +4,7 @@
 
 #import dispatch
 #import lattice
+#import counters
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
@@ -11,14 +12,6 @@
 
 var<workgroup> workgroup_up: atomic<u32>;
 var<workgroup> workgroup_satisfied: atomic<u32>;
-
-// Adds v to the 64-bit counter at words (i, i + 1): a wrapped low word carries into the high word.
-fn add_u64(i: u32, v: u32) {
-    let old = atomicAdd(&observations[i], v);
-    if old + v < old {
-        atomicAdd(&observations[i + 1u], 1u);
-    }
-}
 
 @compute @workgroup_size(WG_SIZE)
 fn main(

@@ -1,5 +1,6 @@
 // Philox4x32-10 (Salmon et al., SC11), the twin of src/rng/philox.rs.
-// The counter scheme (word, sweep, purpose << 24 | colour, batch) is documented in src/rng/mod.rs.
+// The counter scheme (word, sweep, purpose << 24 | draw << 1 | colour, batch) is documented in
+// src/rng/mod.rs; callers that draw several blocks per update pass `draw << 1 | colour`.
 
 #import mulhilo
 
@@ -11,6 +12,8 @@ const PHILOX_W1: u32 = 0xBB67AE85u;
 // Counter purposes, as rng::Purpose.
 const PURPOSE_INITIAL_SPINS: u32 = 1u;
 const PURPOSE_METROPOLIS_SIMPLE: u32 = 2u;
+const PURPOSE_METROPOLIS_MULTISPIN: u32 = 3u;
+const PURPOSE_METROPOLIS_SHARED: u32 = 4u;
 
 fn philox_round(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
     let p0 = mulhilo(PHILOX_M0, ctr.x);

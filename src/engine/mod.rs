@@ -6,6 +6,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod multispin;
 
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
@@ -67,11 +68,23 @@ pub struct Observation {
     pub satisfied: u64,
 }
 
+/// What a plan measured: exact integers, slot-major.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Measurements {
+    /// `[slot][system]`.
+    pub observations: Vec<Observation>,
+    /// `[slot][overlap][x]`: sites with `x`-coordinate `x` where the two replicas of an
+    /// overlap pair (see [`IsingSystems::overlaps`]) differ. Empty without overlap pairs.
+    pub overlap_planes: Vec<u32>,
+}
+
 /// What an engine runs on, for the summary and logs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineInfo {
     /// `cpu` or `wgpu`.
     pub backend: String,
+    /// `simple` or `multispin`, with the layout.
+    pub engine: String,
     /// The adapter (GPU name and graphics API) or the CPU description.
     pub adapter: String,
 }
@@ -84,6 +97,7 @@ pub trait Engine {
     fn set_spins(&mut self, spins: &[i32]) -> Result<()>;
     /// Every system's lattice (system-major, `+1`/`-1`).
     fn spins(&mut self) -> Result<Vec<i32>>;
-    /// Execute a plan; returns `plan.slots * systems` observations, slot-major.
-    fn execute(&mut self, plan: &Plan) -> Result<Vec<Observation>>;
+    /// Execute a plan; returns `plan.slots * systems` observations (and the overlaps of the
+    /// overlap pairs), slot-major.
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements>;
 }

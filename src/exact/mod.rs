@@ -2,7 +2,9 @@
 //! differentiated exactly with second-order dual numbers.
 
 mod dual;
+mod enumeration;
 mod kaufman;
 
 pub use dual::Dual2;
+pub use enumeration::{EnumeratedAverages, enumerate};
 pub use kaufman::{ExactIsing2d, kaufman, ln_partition_function};

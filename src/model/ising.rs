@@ -1,6 +1,8 @@
-//! The Ising ferromagnet `H = -sum_<ij> s_i s_j - h sum_i s_i` and its Metropolis thresholds.
+//! Ising-type systems `H = -sum_<ij> J_ij s_i s_j - h sum_i s_i` and their Metropolis thresholds.
 //!
-//! Flipping `s` with neighbour sum `n` changes the energy by `dE = 2 s (n + h)`. The flip is
+//! The systems of a run are every (temperature, disorder sample, replica), numbered
+//! `b = (t * samples + s) * replicas + r`. For the ferromagnet (`J = 1`), flipping `s` with
+//! neighbour sum `n` changes the energy by `dE = 2 s (n + h)`. The flip is
 //! accepted iff a uniform 32-bit word `U` satisfies `U <= t`, where the threshold
 //! `t = min(ceil(exp(-beta dE) 2^32), 2^32) - 1` (clamped at 0) is computed once on the host in
 //! f64 and handed to every engine, so CPU and GPU take exactly the same decisions. For `dE <= 0`
@@ -8,21 +10,70 @@
 //! rounded up to the next multiple of `2^-32`.
 
 use super::Lattice;
+use super::couplings::Disorder;
 
-/// Everything that defines the simulated systems of one Ising run.
+/// Everything that defines the simulated systems of one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IsingSystems {
     pub lattice: Lattice,
     pub field: f64,
     pub betas: Vec<f64>,
+    pub disorder: Disorder,
+    /// Disorder samples (1 for the ferromagnet).
+    pub samples: u32,
+    /// Replicas per temperature and sample.
     pub replicas: u32,
     pub seed: u64,
 }
 
 impl IsingSystems {
-    /// Number of independent systems: temperatures times replicas, temperature-major.
+    /// The ferromagnet at `betas` with `replicas` replicas each.
+    pub fn ferromagnet(
+        lattice: Lattice,
+        field: f64,
+        betas: Vec<f64>,
+        replicas: u32,
+        seed: u64,
+    ) -> Self {
+        IsingSystems {
+            lattice,
+            field,
+            betas,
+            disorder: Disorder::Ferromagnet,
+            samples: 1,
+            replicas,
+            seed,
+        }
+    }
+
+    /// Number of systems: temperatures x samples x replicas.
     pub fn systems(&self) -> u32 {
-        self.betas.len() as u32 * self.replicas
+        self.betas.len() as u32 * self.samples * self.replicas
+    }
+
+    /// Index of system (temperature `t`, sample `s`, replica `r`).
+    pub fn system(&self, t: u32, s: u32, r: u32) -> u32 {
+        (t * self.samples + s) * self.replicas + r
+    }
+
+    /// The temperature index of system `b`.
+    pub fn temperature_of(&self, b: u32) -> u32 {
+        b / (self.samples * self.replicas)
+    }
+
+    /// Replica pairs per (temperature, sample) whose overlap is measured: replica `r` with
+    /// `r + replicas/2`, for the Edwards-Anderson model with at least two replicas.
+    pub fn overlap_pairs(&self) -> u32 {
+        match self.disorder {
+            Disorder::Bimodal => self.replicas / 2,
+            Disorder::Ferromagnet => 0,
+        }
+    }
+
+    /// Number of measured overlaps: temperatures x samples x pairs, numbered
+    /// `(t * samples + s) * pairs + p`.
+    pub fn overlaps(&self) -> u32 {
+        self.betas.len() as u32 * self.samples * self.overlap_pairs()
     }
 
     /// Number of spins of all systems together.
@@ -95,13 +146,7 @@ mod tests {
 
     #[test]
     fn table_layout_matches_table_index() {
-        let systems = IsingSystems {
-            lattice: Lattice::new(2, 4),
-            field: 0.5,
-            betas: vec![0.3, 0.5],
-            replicas: 1,
-            seed: 1,
-        };
+        let systems = IsingSystems::ferromagnet(Lattice::new(2, 4), 0.5, vec![0.3, 0.5], 1, 1);
         let table = systems.thresholds();
         assert_eq!(table.len(), 20);
         // Second temperature, spin up with all neighbours up: dE = 2 (4 + 0.5) = 9.

@@ -6,6 +6,7 @@
 //! Within a colour, sites are numbered row by row: colour index `ci = row * L/2 + k` with
 //! `row = z L + y` and `x = 2k + ((y + z + colour) mod 2)`.
 
+pub mod couplings;
 pub mod ising;
 
 /// A periodic square (2D) or simple-cubic (3D) lattice of even linear size.

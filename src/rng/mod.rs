@@ -19,6 +19,12 @@ pub enum Purpose {
     InitialSpins = 1,
     /// Metropolis acceptance tests of the simple (one spin per word) engine.
     MetropolisSimple = 2,
+    /// Bit-sliced per-lane acceptance tests of the multispin engine (`Randoms::Exact`).
+    MetropolisMultispin = 3,
+    /// One shared acceptance word per multispin word (`Randoms::Shared`).
+    MetropolisShared = 4,
+    /// Edwards-Anderson couplings of one disorder sample.
+    Couplings = 5,
 }
 
 /// The 128-bit Philox counter of one block of four random words.
@@ -26,7 +32,8 @@ pub enum Purpose {
 /// Layout (x = c0, y = c1, z = c2, w = c3):
 /// - `c0`: word index: the index of the block of four words within (sweep, colour, batch);
 /// - `c1`: sweep number;
-/// - `c2`: `purpose << 24 | colour`;
+/// - `c2`: `purpose << 24 | draw << 1 | colour`: `draw` numbers the blocks one update consumes
+///   (the multispin engine's bit-sliced comparison draws up to eight);
 /// - `c3`: batch: the system index (temperature-major, then replica).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Counter {
@@ -34,6 +41,8 @@ pub struct Counter {
     pub sweep: u32,
     pub purpose: Purpose,
     pub colour: u32,
+    /// Which block of one update's random stream (0 where an update needs one block).
+    pub draw: u32,
     pub batch: u32,
 }
 
@@ -43,7 +52,7 @@ impl Counter {
         [
             self.word,
             self.sweep,
-            ((self.purpose as u32) << 24) | self.colour,
+            ((self.purpose as u32) << 24) | (self.draw << 1) | self.colour,
             self.batch,
         ]
     }

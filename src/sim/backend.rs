@@ -1,9 +1,10 @@
 //! Choosing and opening the engine a config asks for.
 
-use crate::config::{Backend, Config};
+use crate::config::{Backend, Config, EngineKind};
 use crate::engine::Engine;
-use crate::engine::cpu::CpuEngine;
-use crate::engine::gpu::{GpuContext, SimpleGpuEngine, adapters};
+use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
+use crate::engine::gpu::{GpuContext, MultispinGpuEngine, SimpleGpuEngine, adapters};
+use crate::engine::multispin::MultispinLayout;
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
@@ -25,21 +26,33 @@ pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
 /// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
 /// with a warning, only when there is no usable adapter; `Wgpu` fails instead.
 pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
-    let gpu = |systems| -> Result<Box<dyn Engine>> {
+    let gpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
         let ctx = open_gpu_context(config)?;
-        Ok(Box::new(SimpleGpuEngine::new(
-            ctx,
-            systems,
-            config.workgroup_size,
-        )?))
+        let size = config.workgroup_size;
+        Ok(match config.engine {
+            EngineKind::Simple => Box::new(SimpleGpuEngine::new(ctx, systems, size)?),
+            EngineKind::Multispin(options) => Box::new(MultispinGpuEngine::new(
+                ctx,
+                MultispinLayout::new(systems, options),
+                size,
+            )?),
+        })
+    };
+    let cpu = |systems: IsingSystems| -> Box<dyn Engine> {
+        match config.engine {
+            EngineKind::Simple => Box::new(CpuEngine::new(systems)),
+            EngineKind::Multispin(options) => Box::new(CpuMultispinEngine::new(
+                MultispinLayout::new(systems, options),
+            )),
+        }
     };
     match config.backend {
-        Backend::Cpu => Ok(Box::new(CpuEngine::new(systems))),
+        Backend::Cpu => Ok(cpu(systems)),
         Backend::Wgpu => gpu(systems),
         Backend::Auto => match gpu(systems.clone()) {
             Err(Error::Adapter(reason)) if config.adapter.is_none() => {
                 log::warn!("{reason}; using the CPU engine");
-                Ok(Box::new(CpuEngine::new(systems)))
+                Ok(cpu(systems))
             }
             other => other,
         },

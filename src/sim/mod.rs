@@ -8,18 +8,20 @@ pub use backend::{open_engine, open_gpu_context};
 pub use run::{RunOptions, RunOutcome, Summary, TemperatureSummary, run, summary_table};
 pub use schedule::Schedule;
 
-use crate::config::{Config, Model};
+use crate::config::Config;
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The systems a (validated) config describes.
 pub fn ising_systems(config: &Config) -> IsingSystems {
-    let Model::Ising { dims, size, field } = config.model;
+    let model = config.model;
     IsingSystems {
-        lattice: Lattice::new(dims, size),
-        field,
+        lattice: Lattice::new(model.dims(), model.size()),
+        field: model.field(),
         betas: config.temperatures.betas(),
+        disorder: model.disorder(),
+        samples: config.samples,
         replicas: config.replicas,
         seed: config.seed,
     }
@@ -37,6 +39,7 @@ pub fn initial_spins(systems: &IsingSystems) -> Vec<i32> {
                 sweep: 0,
                 purpose: Purpose::InitialSpins,
                 colour: 0,
+                draw: 0,
                 batch,
             };
             let words = random_block(systems.seed, counter);

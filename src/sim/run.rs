@@ -144,7 +144,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         let started = Instant::now();
         let observations = engine.execute(&plan)?;
         engine_time += started.elapsed();
-        record(&systems, &observations, &mut state);
+        record(&systems, &observations.observations, &mut state);
         state.sweeps_done = to;
         progress.update(to);
         if crosses_checkpoint(from, to, config.checkpoint_every) && to < schedule.total() {

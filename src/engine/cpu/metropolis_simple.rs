@@ -19,7 +19,7 @@ pub fn sweep_colour(
     let lattice = systems.lattice;
     let z = lattice.coordination();
     let table_len = systems.table_len() as usize;
-    let temperature = (batch / systems.replicas) as usize;
+    let temperature = systems.temperature_of(batch) as usize;
     let table = &thresholds[temperature * table_len..][..table_len];
     let per_colour = lattice.sites_per_colour();
     for group in 0..per_colour.div_ceil(4) {
@@ -28,6 +28,7 @@ pub fn sweep_colour(
             sweep,
             purpose: Purpose::MetropolisSimple,
             colour,
+            draw: 0,
             batch,
         };
         let randoms = random_block(systems.seed, counter);

@@ -2,15 +2,24 @@
 //! fallback where no GPU adapter exists. Each kernel mirrors its WGSL twin of the same name in
 //! `shaders/wgsl/`; systems run in parallel on the CPU's cores.
 
+mod bitslice;
 mod metropolis_simple;
+mod multispin;
+mod multispin_metropolis;
+mod multispin_observables;
+mod multispin_overlap;
 mod observables;
 
+pub use bitslice::{BondCount, LaneCounter, category_mask};
 pub use metropolis_simple::sweep_colour;
+pub use multispin::CpuMultispinEngine;
+pub use multispin_observables::observe_lanes;
+pub use multispin_overlap::overlap_planes;
 pub use observables::observe;
 
 use rayon::prelude::*;
 
-use super::{Engine, EngineInfo, Observation, Plan, Step, check_spin_count};
+use super::{Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -56,7 +65,8 @@ impl Engine for CpuEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "cpu".into(),
-            adapter: format!("CPU ({} threads)", rayon::current_num_threads()),
+            engine: "simple".into(),
+            adapter: cpu_description(),
         }
     }
 
@@ -70,7 +80,7 @@ impl Engine for CpuEngine {
         Ok(self.spins.clone())
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Vec<Observation>> {
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         let systems = self.systems.systems() as usize;
         let mut observations = vec![Observation::default(); plan.slots as usize * systems];
         for step in &plan.steps {
@@ -86,6 +96,14 @@ impl Engine for CpuEngine {
                 }
             }
         }
-        Ok(observations)
+        Ok(Measurements {
+            observations,
+            overlap_planes: Vec::new(),
+        })
     }
+}
+
+/// The CPU engines' adapter name.
+fn cpu_description() -> String {
+    format!("CPU ({} threads)", rayon::current_num_threads())
 }

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::shaders::{Kernel, MulhiloPath, compose};
+use super::shaders::{Bindings, Kernel, MulhiloPath, compose};
 use crate::config::PhiloxPath;
 use crate::error::{Error, Result};
 
@@ -21,16 +21,23 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     pub mulhilo: MulhiloPath,
-    layout: wgpu::PipelineLayout,
-    pub bind_group_layout: wgpu::BindGroupLayout,
+    simple_layout: BindingLayout,
+    multispin_layout: BindingLayout,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
     errors: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
 }
 
-/// The binding layout shared by every kernel: 0 dispatch parameters (uniform, dynamic offset),
-/// 1 spins, 2 thresholds (read-only), 3 observations. A kernel uses a subset.
-fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+/// A bind group layout and the pipeline layout of it.
+struct BindingLayout {
+    bind_group: wgpu::BindGroupLayout,
+    pipeline: wgpu::PipelineLayout,
+}
+
+/// The binding layouts of [`Bindings`]: 0 dispatch parameters (uniform, dynamic offset),
+/// 1 spins, 2 thresholds (read-only), 3 observations, and for the multispin kernels
+/// 4 couplings (read-only), 5 overlaps. A kernel uses a subset.
+fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
     let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -41,26 +48,39 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         },
         count: None,
     };
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("spinflip"),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<
-                        super::plan::DispatchParams,
-                    >() as u64),
-                },
-                count: None,
+    let mut entries = vec![
+        wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: true,
+                min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<
+                    super::plan::DispatchParams,
+                >() as u64),
             },
-            storage(1, false),
-            storage(2, true),
-            storage(3, false),
-        ],
-    })
+            count: None,
+        },
+        storage(1, false),
+        storage(2, true),
+        storage(3, false),
+    ];
+    if bindings == Bindings::Multispin {
+        entries.extend([storage(4, true), storage(5, false)]);
+    }
+    let bind_group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("spinflip"),
+        entries: &entries,
+    });
+    let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("spinflip"),
+        bind_group_layouts: &[Some(&bind_group)],
+        immediate_size: 0,
+    });
+    BindingLayout {
+        bind_group,
+        pipeline,
+    }
 }
 
 impl GpuContext {
@@ -105,12 +125,8 @@ impl GpuContext {
                 *lost.lock().expect("lost flag") = Some(format!("{reason:?}: {message}"));
             });
         }
-        let bind_group_layout = bind_group_layout(&device);
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("spinflip"),
-            bind_group_layouts: &[Some(&bind_group_layout)],
-            immediate_size: 0,
-        });
+        let simple_layout = binding_layout(&device, Bindings::Simple);
+        let multispin_layout = binding_layout(&device, Bindings::Multispin);
         let limits = device.limits();
         Ok(GpuContext {
             device,
@@ -118,12 +134,24 @@ impl GpuContext {
             info,
             limits,
             mulhilo,
-            layout,
-            bind_group_layout,
+            simple_layout,
+            multispin_layout,
             pipelines: HashMap::new(),
             errors,
             lost,
         })
+    }
+
+    fn layout(&self, bindings: Bindings) -> &BindingLayout {
+        match bindings {
+            Bindings::Simple => &self.simple_layout,
+            Bindings::Multispin => &self.multispin_layout,
+        }
+    }
+
+    /// The bind group layout of `bindings`.
+    pub fn bind_group_layout(&self, bindings: Bindings) -> &wgpu::BindGroupLayout {
+        &self.layout(bindings).bind_group
     }
 
     /// `name (backend)` of the adapter.
@@ -176,8 +204,12 @@ impl GpuContext {
         constants: &[(&'static str, u32)],
     ) -> Result<wgpu::ComputePipeline> {
         let source = compose(kernel, self.mulhilo)?;
-        let constants: Vec<(&str, f64)> =
-            constants.iter().map(|&(k, v)| (k, f64::from(v))).collect();
+        // Engines pass one set of constants to all their kernels; each takes those it declares.
+        let constants: Vec<(&str, f64)> = constants
+            .iter()
+            .filter(|(k, _)| source.contains(&format!("override {k}:")))
+            .map(|&(k, v)| (k, f64::from(v)))
+            .collect();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self
             .device
@@ -189,7 +221,7 @@ impl GpuContext {
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(kernel.module()),
-                layout: kernel.uses_shared_layout().then_some(&self.layout),
+                layout: kernel.bindings().map(|b| &self.layout(b).pipeline),
                 module: &module,
                 entry_point: Some("main"),
                 compilation_options: wgpu::PipelineCompilationOptions {
@@ -224,6 +256,59 @@ impl GpuContext {
             usage,
             mapped_at_creation: false,
         }))
+    }
+
+    /// Refuse a storage binding of `bytes` beyond `max_storage_buffer_binding_size`, naming what
+    /// needs it and the largest lattice size (a multiple of `step`) whose `bytes_at(size)` fits.
+    pub fn check_storage(
+        &self,
+        what: &str,
+        bytes: u64,
+        bytes_at: impl Fn(u32) -> u64,
+        step: u32,
+    ) -> Result<()> {
+        let binding = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if bytes <= binding {
+            return Ok(());
+        }
+        let largest = (1..)
+            .map(|k| k * step)
+            .take_while(|&size| bytes_at(size) <= binding)
+            .last()
+            .map_or("none".to_string(), |size| size.to_string());
+        Err(Error::Limits(format!(
+            "{what} need {bytes} bytes, but max_storage_buffer_binding_size of {} is {binding} \
+             bytes; the largest L that fits is {largest}",
+            self.adapter_name(),
+        )))
+    }
+
+    /// Refuse more systems (workgroup grid z) than `max_compute_workgroups_per_dimension`.
+    pub fn check_systems(&self, systems: u32) -> Result<()> {
+        let max = self.limits.max_compute_workgroups_per_dimension;
+        if systems > max {
+            return Err(Error::Limits(format!(
+                "{systems} systems (word systems for multispin) exceed max_compute_workgroups_per_dimension = {max}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuse a workgroup size the adapter cannot run.
+    pub fn check_workgroup_size(&self, workgroup_size: u32) -> Result<()> {
+        let limits = &self.limits;
+        if workgroup_size > limits.max_compute_invocations_per_workgroup
+            || workgroup_size > limits.max_compute_workgroup_size_x
+        {
+            return Err(Error::Limits(format!(
+                "workgroup_size {workgroup_size} exceeds the adapter's max_compute_invocations_per_workgroup = {}",
+                limits.max_compute_invocations_per_workgroup
+            )));
+        }
+        Ok(())
     }
 
     /// Copy `size` bytes of `buffer` to the host.

@@ -2,10 +2,13 @@
 
 pub mod adapters;
 pub mod context;
+pub mod dispatcher;
+mod multispin;
 pub mod philox_kat;
 pub mod plan;
 pub mod shaders;
 mod simple;
 
 pub use context::GpuContext;
+pub use multispin::MultispinGpuEngine;
 pub use simple::SimpleGpuEngine;

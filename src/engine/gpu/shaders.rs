@@ -16,26 +16,55 @@ pub enum MulhiloPath {
     U32,
 }
 
+/// How the multispin kernels pack spins into words: the module `multispin_layout` resolves to
+/// `multispin_layout_amsc` or `multispin_layout_smsc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WordLayout {
+    Amsc,
+    Smsc,
+}
+
 /// The compute kernels, one per file in `shaders/wgsl/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
     MetropolisSimple,
     Observables,
     PhiloxKat,
+    MultispinMetropolis(WordLayout),
+    MultispinObservables(WordLayout),
+    MultispinOverlap(WordLayout),
+}
+
+/// The binding layouts kernels share: the simple engine's (0 dispatch parameters, 1 spins,
+/// 2 thresholds, 3 observations) and the multispin engine's (the same plus 4 couplings,
+/// 5 overlaps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bindings {
+    Simple,
+    Multispin,
 }
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 3] = [
+    pub const ALL: [Kernel; 9] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
+        Kernel::MultispinMetropolis(WordLayout::Amsc),
+        Kernel::MultispinMetropolis(WordLayout::Smsc),
+        Kernel::MultispinObservables(WordLayout::Amsc),
+        Kernel::MultispinObservables(WordLayout::Smsc),
+        Kernel::MultispinOverlap(WordLayout::Amsc),
+        Kernel::MultispinOverlap(WordLayout::Smsc),
     ];
 
-    /// Whether the kernel binds the shared simulation layout (dispatch parameters, spins,
-    /// thresholds, observations); otherwise its layout is derived from the shader.
-    pub fn uses_shared_layout(self) -> bool {
-        !matches!(self, Kernel::PhiloxKat)
+    /// The shared binding layout of the kernel; `None` derives it from the shader.
+    pub fn bindings(self) -> Option<Bindings> {
+        match self {
+            Kernel::MetropolisSimple | Kernel::Observables => Some(Bindings::Simple),
+            Kernel::PhiloxKat => None,
+            _ => Some(Bindings::Multispin),
+        }
     }
 
     /// The module (file stem) of the kernel.
@@ -44,6 +73,19 @@ impl Kernel {
             Kernel::MetropolisSimple => "metropolis_simple",
             Kernel::Observables => "observables",
             Kernel::PhiloxKat => "philox_kat",
+            Kernel::MultispinMetropolis(_) => "multispin_metropolis",
+            Kernel::MultispinObservables(_) => "multispin_observables",
+            Kernel::MultispinOverlap(_) => "multispin_overlap",
+        }
+    }
+
+    /// The word layout a multispin kernel is composed for.
+    fn word_layout(self) -> WordLayout {
+        match self {
+            Kernel::MultispinMetropolis(layout)
+            | Kernel::MultispinObservables(layout)
+            | Kernel::MultispinOverlap(layout) => layout,
+            _ => WordLayout::Amsc,
         }
     }
 }
@@ -59,11 +101,20 @@ fn module_source(name: &str) -> Option<&'static str> {
         };
     }
     modules!(
+        "bitslice",
+        "counters",
         "dispatch",
         "lattice",
         "metropolis_simple",
         "mulhilo_int64",
         "mulhilo_u32",
+        "multispin_decide",
+        "multispin_lattice",
+        "multispin_layout_amsc",
+        "multispin_layout_smsc",
+        "multispin_metropolis",
+        "multispin_observables",
+        "multispin_overlap",
         "observables",
         "philox",
         "philox_kat",
@@ -74,21 +125,40 @@ fn module_source(name: &str) -> Option<&'static str> {
 pub fn compose(kernel: Kernel, mulhilo: MulhiloPath) -> Result<String> {
     let mut out = String::new();
     let mut included = Vec::new();
-    include_module(kernel.module(), mulhilo, &mut included, &mut out)?;
+    let variant = Variant {
+        mulhilo,
+        words: kernel.word_layout(),
+    };
+    include_module(kernel.module(), variant, &mut included, &mut out)?;
     Ok(out)
+}
+
+/// What the modules with several implementations resolve to.
+#[derive(Debug, Clone, Copy)]
+struct Variant {
+    mulhilo: MulhiloPath,
+    words: WordLayout,
+}
+
+impl Variant {
+    fn resolve(self, name: &str) -> &str {
+        match (name, self.mulhilo, self.words) {
+            ("mulhilo", MulhiloPath::Int64, _) => "mulhilo_int64",
+            ("mulhilo", MulhiloPath::U32, _) => "mulhilo_u32",
+            ("multispin_layout", _, WordLayout::Amsc) => "multispin_layout_amsc",
+            ("multispin_layout", _, WordLayout::Smsc) => "multispin_layout_smsc",
+            _ => name,
+        }
+    }
 }
 
 fn include_module(
     name: &str,
-    mulhilo: MulhiloPath,
+    variant: Variant,
     included: &mut Vec<String>,
     out: &mut String,
 ) -> Result<()> {
-    let resolved = match (name, mulhilo) {
-        ("mulhilo", MulhiloPath::Int64) => "mulhilo_int64",
-        ("mulhilo", MulhiloPath::U32) => "mulhilo_u32",
-        _ => name,
-    };
+    let resolved = variant.resolve(name);
     if included.iter().any(|m| m == resolved) {
         return Ok(());
     }
@@ -97,7 +167,7 @@ fn include_module(
         .ok_or_else(|| Error::Gpu(format!("shader module `{resolved}` does not exist")))?;
     for line in source.lines() {
         match line.trim().strip_prefix("#import ") {
-            Some(import) => include_module(import.trim(), mulhilo, included, out)?,
+            Some(import) => include_module(import.trim(), variant, included, out)?,
             None => {
                 out.push_str(line);
                 out.push('\n');

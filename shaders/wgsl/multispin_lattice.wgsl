@@ -1,0 +1,92 @@
+// Storage and neighbours of multispin words, the twin of src/engine/multispin.rs. Word system g
+// holds two colour arrays of rows() * row_words() words; row = z L + y; in a row of colour c the
+// sites sit at x = 2k + p, p = (y + z + c) mod 2. Word systems are numbered
+// g = (tw * SAMPLE_WORDS + sw) * REPLICA_WORDS + rw.
+
+#import lattice
+#import multispin_layout
+
+override REPLICA_WORDS: u32 = 1u;
+override SAMPLE_WORDS: u32 = 1u;
+
+struct WordSite {
+    row: u32,
+    w: u32,
+    p: u32,
+    // w - 1 (p = 0) or w + 1 (p = 1): the word that supplies the shifted x-neighbour.
+    adjacent: u32,
+    // Rows of the -y, -z (minus) and +y, +z (plus) neighbours.
+    minus_rows: vec2<u32>,
+    plus_rows: vec2<u32>,
+}
+
+fn rows() -> u32 {
+    return select(L, L * L, DIMS == 3u);
+}
+
+fn colour_words() -> u32 {
+    return rows() * row_words();
+}
+
+fn wrap_minus(v: u32) -> u32 {
+    return select(v - 1u, L - 1u, v == 0u);
+}
+
+fn wrap_plus(v: u32) -> u32 {
+    return select(v + 1u, 0u, v == L - 1u);
+}
+
+fn word_site(colour: u32, row: u32, w: u32) -> WordSite {
+    let wr = row_words();
+    let y = row % L;
+    let z = row / L;
+    var site: WordSite;
+    site.row = row;
+    site.w = w;
+    site.p = (y + z + colour) & 1u;
+    site.adjacent = select((w + 1u) % wr, (w + wr - 1u) % wr, site.p == 0u);
+    site.minus_rows = vec2<u32>(z * L + wrap_minus(y), wrap_minus(z) * L + y);
+    site.plus_rows = vec2<u32>(z * L + wrap_plus(y), wrap_plus(z) * L + y);
+    return site;
+}
+
+// The (-x, +x) neighbours from the other colour's words at w and at the adjacent word.
+fn x_neighbours(same: u32, adjacent: u32, p: u32) -> vec2<u32> {
+    let shifted = shift_in(same, adjacent, p);
+    return select(vec2<u32>(same, shifted), vec2<u32>(shifted, same), p == 0u);
+}
+
+// Lines run along y with fixed (z, w, p): line = (z * row_words() + w) * 2 + p.
+fn lines() -> u32 {
+    return select(1u, L, DIMS == 3u) * row_words() * 2u;
+}
+
+// (z, w, p) of a line.
+fn line_position(line: u32) -> vec3<u32> {
+    return vec3<u32>((line >> 1u) / row_words(), (line >> 1u) % row_words(), line & 1u);
+}
+
+// The colour of the site visited at step y of a line.
+fn line_colour(line: u32, y: u32) -> u32 {
+    let position = line_position(line);
+    return (position.z + y + position.x) & 1u;
+}
+
+fn line_site(line: u32, y: u32) -> WordSite {
+    let position = line_position(line);
+    return word_site(line_colour(line, y), position.x * L + y, position.y);
+}
+
+// Start of colour `colour` of word system g.
+fn colour_base(g: u32, colour: u32) -> u32 {
+    return (2u * g + colour) * colour_words();
+}
+
+// Coupling group of word system g, and the start of its direction-d bonds of one colour.
+fn coupling_group(g: u32) -> u32 {
+    return (g / REPLICA_WORDS) % SAMPLE_WORDS;
+}
+
+fn bond_base(group: u32, d: u32, colour: u32) -> u32 {
+    return ((group * DIMS + d) * 2u + colour) * colour_words();
+}

@@ -1,0 +1,20 @@
+// AMSC: bit b of a word is the same site in lane b's system; word w of a colour row is the site
+// x = 2w + p. Twin of the AMSC branches of src/engine/multispin.rs.
+
+fn row_words() -> u32 {
+    return L / 2u;
+}
+
+// The shifted x-neighbour is the adjacent word itself.
+fn shift_in(same: u32, adjacent: u32, p: u32) -> u32 {
+    return adjacent;
+}
+
+// Overlap counts per plane x = 2w + p and lane j.
+fn overlap_slots() -> u32 {
+    return L * 32u;
+}
+
+fn overlap_slot(w: u32, p: u32, j: u32) -> u32 {
+    return (2u * w + p) * 32u + j;
+}

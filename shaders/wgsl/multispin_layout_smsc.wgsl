@@ -1,0 +1,24 @@
+// SMSC: bit j of word w of a colour row is the site x = 2(32 w + j) + p of one system.
+// Twin of the SMSC branches of src/engine/multispin.rs.
+
+fn row_words() -> u32 {
+    return L / 64u;
+}
+
+// The shifted x-neighbour: `same` moved one bit towards the neighbour, with the end bit of the
+// adjacent word carried in (p = 0: -x side, p = 1: +x side).
+fn shift_in(same: u32, adjacent: u32, p: u32) -> u32 {
+    if p == 0u {
+        return (same << 1u) | (adjacent >> 31u);
+    }
+    return (same >> 1u) | (adjacent << 31u);
+}
+
+// Overlap counts per plane x = 2(32 w + j) + p.
+fn overlap_slots() -> u32 {
+    return L;
+}
+
+fn overlap_slot(w: u32, p: u32, j: u32) -> u32 {
+    return 2u * (32u * w + j) + p;
+}

@@ -1,0 +1,109 @@
+//! CPU mirror of `shaders/wgsl/bitslice.wgsl`: arithmetic on 32 lanes at once, one bit each.
+
+/// Planes of a [`LaneCounter`]: counts up to `2^17 - 1` per lane, more than any line of sites
+/// can add (at most `dims * L <= 2 * 46340` for a 2D lattice whose sites fit a `u32`).
+pub const COUNTER_PLANES: usize = 17;
+
+/// Per-lane number of unsatisfied bonds `c = c0 + 2 c1 + 4 c2` (at most 6), bit-sliced.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BondCount {
+    pub c0: u32,
+    pub c1: u32,
+    pub c2: u32,
+}
+
+impl BondCount {
+    /// Count one more bond in the lanes set in `unsatisfied` (a ripple of half adders).
+    pub fn add(&mut self, unsatisfied: u32) {
+        let carry0 = self.c0 & unsatisfied;
+        self.c0 ^= unsatisfied;
+        let carry1 = self.c1 & carry0;
+        self.c1 ^= carry0;
+        self.c2 ^= carry1;
+    }
+}
+
+/// Lanes whose spin and unsatisfied-bond count are those of category
+/// `cat = up * (z + 1) + c`.
+pub fn category_mask(spin: u32, count: BondCount, cat: u32, z: u32) -> u32 {
+    let (up, c) = (cat / (z + 1), cat % (z + 1));
+    let pick = |word: u32, set: bool| if set { word } else { !word };
+    pick(spin, up == 1)
+        & pick(count.c0, c & 1 != 0)
+        & pick(count.c1, c & 2 != 0)
+        & pick(count.c2, c & 4 != 0)
+}
+
+/// A vertical counter: adds whole words, counting per lane (bit) how many had it set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LaneCounter {
+    planes: [u32; COUNTER_PLANES],
+}
+
+impl LaneCounter {
+    /// Add one to every lane set in `word`.
+    pub fn add(&mut self, word: u32) {
+        let mut carry = word;
+        for plane in &mut self.planes {
+            if carry == 0 {
+                break;
+            }
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
+        }
+    }
+
+    /// The count of lane `lane`.
+    pub fn lane(&self, lane: u32) -> u32 {
+        self.planes
+            .iter()
+            .enumerate()
+            .fold(0, |count, (k, plane)| count | (plane >> lane & 1) << k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bond_count_counts_each_lane() {
+        let inputs = [
+            0b1111_0000u32,
+            0b1100_1100,
+            0b1010_1010,
+            0b1111_1111,
+            0b1000_0001,
+            0b1,
+        ];
+        let mut count = BondCount::default();
+        inputs.iter().for_each(|&a| count.add(a));
+        for lane in 0..8 {
+            let expected = inputs.iter().filter(|&&a| a >> lane & 1 == 1).count() as u32;
+            let got =
+                (count.c0 >> lane & 1) | (count.c1 >> lane & 1) << 1 | (count.c2 >> lane & 1) << 2;
+            assert_eq!(got, expected, "lane {lane}");
+            for cat in 0..14 {
+                let spin = 0b0101_0101u32;
+                let mask = category_mask(spin, count, cat, 6);
+                let in_cat = cat / 7 == (spin >> lane & 1) && cat % 7 == expected;
+                assert_eq!(mask >> lane & 1 == 1, in_cat, "lane {lane} cat {cat}");
+            }
+        }
+    }
+
+    #[test]
+    fn lane_counter_counts_large_totals() {
+        let mut counter = LaneCounter::default();
+        for i in 0..100_000u32 {
+            counter.add(i | 0x8000_0000);
+        }
+        assert_eq!(counter.lane(31), 100_000);
+        assert_eq!(counter.lane(0), 50_000);
+        assert_eq!(
+            counter.lane(16),
+            (0..100_000u32).filter(|i| i >> 16 & 1 == 1).count() as u32
+        );
+    }
+}

@@ -1,0 +1,292 @@
+//! CPU mirror of `shaders/wgsl/multispin_metropolis.wgsl`: checkerboard Metropolis on spin
+//! words, 32 lanes (AMSC) or 32 sites (SMSC) per word, with exact independent decisions.
+//!
+//! Per word: count the unsatisfied bonds of every lane (`s ^ n ^ j`, bit-sliced), sort lanes
+//! into energy categories, accept the lanes whose flip lowers or keeps the energy, and decide
+//! the others by comparing a uniform 32-bit word per lane with the lane's threshold, most
+//! significant bit first, one random word per bit ([`accepted_lanes`]).
+
+use super::bitslice::{BondCount, category_mask};
+use crate::config::Randoms;
+use crate::engine::multispin::{LANES, MultispinLayout, WordSite};
+use crate::rng::{Counter, Purpose, random_block};
+
+/// The random words of one word update, drawn lazily: word `i` is compared with threshold bit
+/// `31 - i`.
+struct UpdateRandoms {
+    seed: u64,
+    counter: Counter,
+    shared: Option<u32>,
+    block: [u32; 4],
+}
+
+impl UpdateRandoms {
+    fn new(layout: &MultispinLayout, g: u32, sweep: u32, colour: u32, word: u32) -> Self {
+        let seed = layout.systems.seed;
+        let exact = Counter {
+            word,
+            sweep,
+            purpose: Purpose::MetropolisMultispin,
+            colour,
+            draw: 0,
+            batch: g,
+        };
+        let shared = (layout.randoms == Randoms::Shared).then(|| {
+            let counter = Counter {
+                word: word >> 2,
+                purpose: Purpose::MetropolisShared,
+                ..exact
+            };
+            random_block(seed, counter)[(word & 3) as usize]
+        });
+        UpdateRandoms {
+            seed,
+            counter: exact,
+            shared,
+            block: [0; 4],
+        }
+    }
+
+    /// Random word `i`: for shared randoms, bit `31 - i` of the word's one uniform in every lane.
+    fn word(&mut self, i: u32) -> u32 {
+        if let Some(uniform) = self.shared {
+            return 0u32.wrapping_sub(uniform >> (31 - i) & 1);
+        }
+        if i % 4 == 0 {
+            self.counter.draw = i / 4;
+            self.block = random_block(self.seed, self.counter);
+        }
+        self.block[(i % 4) as usize]
+    }
+}
+
+/// Lanes whose flip is accepted: those in categories that do not raise the energy, and the
+/// others where the lane's uniform `U <= t` for its threshold `t` (`table[cat * 32 + k]` holds
+/// bit `k` of every lane's threshold).
+fn accepted_lanes(
+    spin: u32,
+    count: BondCount,
+    layout: &MultispinLayout,
+    table: &[u32],
+    randoms: &mut UpdateRandoms,
+) -> u32 {
+    let z = layout.lattice().coordination();
+    let active = layout.active_categories();
+    let mut masks = [0u32; 14];
+    for cat in (0..layout.categories()).filter(|c| active >> c & 1 == 1) {
+        masks[cat as usize] = category_mask(spin, count, cat, z);
+    }
+    let mut undecided = masks.iter().fold(0, |a, m| a | m);
+    let mut accept = !undecided;
+    for i in 0..32 {
+        if undecided == 0 {
+            break;
+        }
+        let k = 31 - i;
+        let random = randoms.word(i);
+        let threshold_bits = (0..layout.categories())
+            .filter(|c| active >> c & 1 == 1)
+            .fold(0, |t, cat| {
+                t | masks[cat as usize] & table[(cat * 32 + k) as usize]
+            });
+        accept |= undecided & threshold_bits & !random;
+        undecided &= !(threshold_bits ^ random);
+    }
+    // Lanes still undecided drew U == t exactly: U <= t accepts.
+    accept | undecided
+}
+
+/// Per-lane unsatisfied bonds of the word at `site` with spin `spin`.
+fn unsatisfied_bonds(
+    layout: &MultispinLayout,
+    spin: u32,
+    other: &[u32],
+    couplings: &[u32],
+    group: u32,
+    colour: u32,
+    site: &WordSite,
+) -> BondCount {
+    let mut count = BondCount::default();
+    let cw = (site.row * layout.row_words() + site.w) as usize;
+    for d in 0..layout.lattice().dims {
+        let own_bonds = layout.bond_array(couplings, group, d, colour);
+        let other_bonds = layout.bond_array(couplings, group, d, 1 - colour);
+        let (minus_bond, plus_bond) = if own_bonds.is_empty() {
+            (0, 0)
+        } else {
+            (layout.minus_neighbour(other_bonds, site, d), own_bonds[cw])
+        };
+        count.add(spin ^ layout.minus_neighbour(other, site, d) ^ minus_bond);
+        count.add(spin ^ layout.plus_neighbour(other, site, d) ^ plus_bond);
+    }
+    count
+}
+
+/// Update colour `colour` of word system `g`, whose two colour arrays are `spins`.
+pub fn sweep_colour(
+    layout: &MultispinLayout,
+    tables: &[u32],
+    couplings: &[u32],
+    spins: &mut [u32],
+    g: u32,
+    sweep: u32,
+    colour: u32,
+) {
+    let colour_words = layout.colour_words() as usize;
+    let (first, second) = spins.split_at_mut(colour_words);
+    let (own, other) = if colour == 0 {
+        (first, &*second)
+    } else {
+        (second, &*first)
+    };
+    let table_len = (layout.categories() * LANES) as usize;
+    let table = &tables[layout.table(g) as usize * table_len..][..table_len];
+    let group = layout.coupling_group(g);
+    for row in 0..layout.rows() {
+        for w in 0..layout.row_words() {
+            let site = layout.word_site(colour, row, w);
+            let cw = row * layout.row_words() + w;
+            let spin = own[cw as usize];
+            let count = unsatisfied_bonds(layout, spin, other, couplings, group, colour, &site);
+            let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, cw);
+            own[cw as usize] = spin ^ accepted_lanes(spin, count, layout, table, &mut randoms);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Lanes, Layout, MultispinOptions};
+    use crate::model::Lattice;
+    use crate::model::couplings::{Disorder, coupling_values};
+    use crate::model::ising::{IsingSystems, threshold};
+
+    fn layout(
+        dims: u32,
+        size: u32,
+        layout: Layout,
+        randoms: Randoms,
+        samples: u32,
+        betas: usize,
+    ) -> MultispinLayout {
+        let systems = IsingSystems {
+            lattice: Lattice::new(dims, size),
+            field: -0.3,
+            betas: (0..betas).map(|i| 0.15 + 0.1 * i as f64).collect(),
+            disorder: Disorder::Bimodal,
+            samples,
+            replicas: 2,
+            seed: 0x5eed,
+        };
+        MultispinLayout::new(systems, MultispinOptions { layout, randoms })
+    }
+
+    /// The lane's uniform: bit `31 - i` is its bit of random word `i`.
+    fn lane_uniform(
+        layout: &MultispinLayout,
+        g: u32,
+        sweep: u32,
+        colour: u32,
+        cw: u32,
+        bit: u32,
+    ) -> u32 {
+        let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, cw);
+        (0..32).fold(0, |u, i| u | (randoms.word(i) >> bit & 1) << (31 - i))
+    }
+
+    /// One colour update done site by site on plain lattices, each site with its own uniform.
+    fn scalar_update(layout: &MultispinLayout, spins: &[i32], sweep: u32, colour: u32) -> Vec<i32> {
+        let s = &layout.systems;
+        let lattice = s.lattice;
+        let n = lattice.sites();
+        let couplings: Vec<Vec<i8>> = (0..s.samples)
+            .map(|sample| coupling_values(s.disorder, &lattice, s.seed, sample))
+            .collect();
+        let mut out = spins.to_vec();
+        layout.for_each_word(|_, g, c, row, w| {
+            if c != colour {
+                return;
+            }
+            let cw = row * layout.row_words() + w;
+            layout.for_each_bit(g, c, row, w, |bit, system, site| {
+                let j = &couplings[((system / s.replicas) % s.samples) as usize];
+                let spin = spins[(u64::from(system) * n + site) as usize];
+                let mut local = 0i32;
+                for (k, neighbour) in lattice.neighbours(site).enumerate() {
+                    let d = k as u64 / 2;
+                    let bond =
+                        if k % 2 == 1 { site } else { neighbour } * u64::from(lattice.dims) + d;
+                    local += i32::from(j[bond as usize])
+                        * spins[(u64::from(system) * n + neighbour) as usize];
+                }
+                let delta_e = 2.0 * f64::from(spin) * (f64::from(local) + s.field);
+                let beta = s.betas[s.temperature_of(system) as usize];
+                let u = lane_uniform(layout, g, sweep, colour, cw, bit);
+                if delta_e <= 0.0 || u <= threshold(beta, delta_e) {
+                    out[(u64::from(system) * n + site) as usize] = -spin;
+                }
+            });
+        });
+        out
+    }
+
+    #[test]
+    fn bit_sliced_update_equals_a_scalar_update_per_lane() {
+        let cases = [
+            layout(
+                2,
+                4,
+                Layout::Amsc {
+                    lanes: Lanes::Samples,
+                },
+                Randoms::Exact,
+                32,
+                2,
+            ),
+            layout(
+                3,
+                4,
+                Layout::Amsc {
+                    lanes: Lanes::Temperatures,
+                },
+                Randoms::Exact,
+                1,
+                7,
+            ),
+            layout(
+                3,
+                2,
+                Layout::Amsc {
+                    lanes: Lanes::Temperatures,
+                },
+                Randoms::Shared,
+                2,
+                3,
+            ),
+            layout(2, 64, Layout::Smsc, Randoms::Exact, 1, 1),
+            layout(3, 64, Layout::Smsc, Randoms::Shared, 1, 1),
+        ];
+        for layout in cases {
+            let n = layout.systems.spin_count();
+            let spins: Vec<i32> = (0..n)
+                .map(|i| if (i * 2_654_435_761) % 7 < 3 { 1 } else { -1 })
+                .collect();
+            let tables = layout.threshold_tables();
+            let couplings = layout.coupling_words();
+            let mut words = layout.pack(&spins);
+            let len = 2 * layout.colour_words() as usize;
+            for (g, system_words) in words.chunks_mut(len).enumerate() {
+                sweep_colour(&layout, &tables, &couplings, system_words, g as u32, 9, 1);
+            }
+            let got = layout.unpack(&words);
+            assert_eq!(
+                got,
+                scalar_update(&layout, &spins, 9, 1),
+                "{}",
+                layout.describe()
+            );
+            assert_ne!(got, spins, "{}: nothing flipped", layout.describe());
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Recording and submitting the dispatches of a plan, shared by the wgpu engines.
+//!
+//! Each dispatch reads its [`DispatchParams`] from its own entry of a uniform buffer bound
+//! with a dynamic offset (entries `min_uniform_buffer_offset_alignment` apart); a submission
+//! writes its entries, records one compute pass, submits, and waits for the device, checking
+//! wgpu's error and device-loss callbacks.
+
+use super::context::GpuContext;
+use super::plan::{Dispatch, DispatchParams};
+use crate::error::Result;
+
+/// Dispatch-parameter entries per submission.
+pub const MAX_DISPATCHES: usize = 1024;
+
+/// Workgroups along x, y and z.
+pub type Grid = (u32, u32, u32);
+
+/// The uniform buffer of dispatch parameters and the workgroup size of an engine's kernels.
+pub struct Dispatcher {
+    params: wgpu::Buffer,
+    stride: u64,
+    workgroup_size: u32,
+}
+
+impl Dispatcher {
+    pub fn new(ctx: &GpuContext, workgroup_size: u32) -> Result<Self> {
+        let stride = u64::from(ctx.limits.min_uniform_buffer_offset_alignment)
+            .max(std::mem::size_of::<DispatchParams>() as u64);
+        let params = ctx.buffer(
+            "dispatch params",
+            stride * MAX_DISPATCHES as u64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        )?;
+        Ok(Dispatcher {
+            params,
+            stride,
+            workgroup_size,
+        })
+    }
+
+    /// Binding 0 of a bind group: one entry of the parameter buffer.
+    pub fn params_entry(&self) -> wgpu::BindGroupEntry<'_> {
+        wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.params,
+                offset: 0,
+                size: wgpu::BufferSize::new(std::mem::size_of::<DispatchParams>() as u64),
+            }),
+        }
+    }
+
+    /// Workgroups covering `threads` threads per system: x up to the dimension limit, spilling
+    /// into y; z counts the systems.
+    pub fn grid(&self, ctx: &GpuContext, threads: u64, systems: u32) -> Grid {
+        let groups = threads.div_ceil(u64::from(self.workgroup_size)).max(1);
+        let max = u64::from(ctx.limits.max_compute_workgroups_per_dimension);
+        let x = groups.min(max);
+        (x as u32, groups.div_ceil(x) as u32, systems)
+    }
+
+    /// Write the parameters of `dispatches` (at most [`MAX_DISPATCHES`]), clear `clear`, run
+    /// every `(pipeline, grid)` that `kernels` gives for each dispatch in one compute pass, submit
+    /// and wait.
+    pub fn submit<'a>(
+        &self,
+        ctx: &GpuContext,
+        bind_group: &wgpu::BindGroup,
+        dispatches: &[Dispatch],
+        clear: &[&wgpu::Buffer],
+        kernels: impl Fn(&Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
+    ) -> Result<()> {
+        let mut bytes = vec![0u8; self.stride as usize * dispatches.len()];
+        for (entry, d) in bytes.chunks_mut(self.stride as usize).zip(dispatches) {
+            entry[..std::mem::size_of::<DispatchParams>()]
+                .copy_from_slice(bytemuck::bytes_of(d.params()));
+        }
+        ctx.queue.write_buffer(&self.params, 0, &bytes);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        for buffer in clear {
+            encoder.clear_buffer(buffer, 0, None);
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for (i, d) in dispatches.iter().enumerate() {
+                pass.set_bind_group(0, bind_group, &[(i as u64 * self.stride) as u32]);
+                for (pipeline, (x, y, z)) in kernels(d) {
+                    pass.set_pipeline(pipeline);
+                    pass.dispatch_workgroups(x, y, z);
+                }
+            }
+        }
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait()
+    }
+}

@@ -1,0 +1,314 @@
+//! The multispin wgpu engine: kernels `multispin_metropolis`, `multispin_observables` and
+//! `multispin_overlap`, composed for the AMSC or SMSC word layout (see
+//! [`crate::engine::multispin`] for the data layout, shared with the CPU engine).
+//!
+//! Buffers: spin words; bit-sliced threshold tables; couplings (a 16-byte placeholder for the
+//! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied);
+//! overlaps `[slot][pair][overlap slot]` as u32 counts.
+
+use super::context::GpuContext;
+use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
+use super::plan::{Dispatch, submissions};
+use super::shaders::{Bindings, Kernel, WordLayout};
+use super::simple::counter_pairs;
+use crate::config::{Layout, Randoms};
+use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
+use crate::error::Result;
+use crate::model::couplings::Disorder;
+
+/// Site updates per submission, so that a submission stays well under a second on slow adapters.
+const FLIP_BUDGET: u64 = 1 << 31;
+
+/// The multispin engine on a wgpu device.
+pub struct MultispinGpuEngine {
+    ctx: GpuContext,
+    layout: MultispinLayout,
+    dispatcher: Dispatcher,
+    spins: wgpu::Buffer,
+    thresholds: wgpu::Buffer,
+    couplings: wgpu::Buffer,
+    sweep: wgpu::ComputePipeline,
+    observe: wgpu::ComputePipeline,
+    /// Only where overlaps are measured (its pair arithmetic needs two replica words).
+    overlap: Option<wgpu::ComputePipeline>,
+    measurements: Option<MeasurementBuffers>,
+}
+
+/// The observation and overlap buffers with their capacity in slots, and the bind group.
+struct MeasurementBuffers {
+    observations: wgpu::Buffer,
+    overlaps: wgpu::Buffer,
+    slots: u32,
+    bind_group: wgpu::BindGroup,
+}
+
+fn storage_usage() -> wgpu::BufferUsages {
+    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
+}
+
+impl MultispinGpuEngine {
+    /// Allocate the word systems of `layout` on the device of `ctx` (all spins down until
+    /// [`Engine::set_spins`]); fails clearly where they exceed the device's limits.
+    pub fn new(mut ctx: GpuContext, layout: MultispinLayout, workgroup_size: u32) -> Result<Self> {
+        check_fits(&ctx, &layout, workgroup_size)?;
+        let words = match layout.layout {
+            Layout::Amsc { .. } => WordLayout::Amsc,
+            Layout::Smsc => WordLayout::Smsc,
+        };
+        let disordered = layout.systems.disorder == Disorder::Bimodal;
+        let constants = [
+            ("WG_SIZE", workgroup_size),
+            ("L", layout.lattice().size),
+            ("DIMS", layout.lattice().dims),
+            ("REPLICA_WORDS", layout.replica_words),
+            ("SAMPLE_WORDS", layout.sample_words),
+            (
+                "WORDS_PER_TABLE",
+                layout.replica_words * layout.sample_words,
+            ),
+            ("ACTIVE", layout.active_categories()),
+            (
+                "SHARED_RANDOMS",
+                u32::from(layout.randoms == Randoms::Shared),
+            ),
+            ("DISORDERED", u32::from(disordered)),
+        ];
+        let sweep = ctx
+            .pipeline(Kernel::MultispinMetropolis(words), &constants)?
+            .clone();
+        let observe = ctx
+            .pipeline(Kernel::MultispinObservables(words), &constants)?
+            .clone();
+        let overlap = match layout.overlap_word_pairs().is_empty() {
+            true => None,
+            false => Some(
+                ctx.pipeline(Kernel::MultispinOverlap(words), &constants)?
+                    .clone(),
+            ),
+        };
+        let spins = ctx.buffer("spin words", 4 * layout.words(), storage_usage())?;
+        let upload = |label: &str, words: &[u32]| -> Result<wgpu::Buffer> {
+            let buffer = ctx.buffer(label, 4 * words.len() as u64, storage_usage())?;
+            ctx.queue
+                .write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+            Ok(buffer)
+        };
+        let thresholds = upload("thresholds", &layout.threshold_tables())?;
+        let couplings = upload("couplings", &layout.coupling_words())?;
+        let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
+        let engine = MultispinGpuEngine {
+            ctx,
+            layout,
+            dispatcher,
+            spins,
+            thresholds,
+            couplings,
+            sweep,
+            observe,
+            overlap,
+            measurements: None,
+        };
+        engine.ctx.check()?;
+        Ok(engine)
+    }
+
+    fn observation_bytes(&self, slots: u32) -> u64 {
+        16 * u64::from(LANES) * u64::from(slots.max(1)) * u64::from(self.layout.word_systems())
+    }
+
+    fn overlap_bytes(&self, slots: u32) -> u64 {
+        let pairs = self.layout.overlap_word_pairs().len() as u64;
+        4 * u64::from(self.layout.overlap_slots()) * u64::from(slots.max(1)) * pairs
+    }
+
+    /// Measurement buffers with room for at least `slots` slots.
+    fn ensure_measurements(&mut self, slots: u32) -> Result<()> {
+        if self.measurements.as_ref().is_some_and(|m| m.slots >= slots) {
+            return Ok(());
+        }
+        let observations = self.ctx.buffer(
+            "observations",
+            self.observation_bytes(slots),
+            storage_usage(),
+        )?;
+        let overlaps = self
+            .ctx
+            .buffer("overlaps", self.overlap_bytes(slots), storage_usage())?;
+        let buffers = [
+            &self.spins,
+            &self.thresholds,
+            &observations,
+            &self.couplings,
+            &overlaps,
+        ];
+        let mut entries = vec![self.dispatcher.params_entry()];
+        entries.extend(
+            buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32 + 1,
+                    resource: b.as_entire_binding(),
+                }),
+        );
+        let bind_group = self
+            .ctx
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("multispin"),
+                layout: self.ctx.bind_group_layout(Bindings::Multispin),
+                entries: &entries,
+            });
+        self.measurements = Some(MeasurementBuffers {
+            observations,
+            overlaps,
+            slots: slots.max(1),
+            bind_group,
+        });
+        Ok(())
+    }
+
+    /// The kernels a dispatch runs, with their grids.
+    fn kernels(&self, dispatch: &Dispatch) -> Vec<(&wgpu::ComputePipeline, Grid)> {
+        let layout = &self.layout;
+        let words = layout.word_systems();
+        match dispatch {
+            Dispatch::Sweep(_) => {
+                let grid = self
+                    .dispatcher
+                    .grid(&self.ctx, u64::from(layout.colour_words()), words);
+                vec![(&self.sweep, grid)]
+            }
+            Dispatch::Measure(_) => {
+                let lines = u64::from(layout.lines());
+                let mut kernels =
+                    vec![(&self.observe, self.dispatcher.grid(&self.ctx, lines, words))];
+                if let Some(overlap) = &self.overlap {
+                    let pairs = layout.overlap_word_pairs().len() as u32;
+                    kernels.push((overlap, self.dispatcher.grid(&self.ctx, lines, pairs)));
+                }
+                kernels
+            }
+        }
+    }
+
+    fn submit(&self, dispatches: &[Dispatch], clear: bool) -> Result<()> {
+        let buffers = self
+            .measurements
+            .as_ref()
+            .expect("ensured before submitting");
+        let clear: Vec<&wgpu::Buffer> = if clear {
+            vec![&buffers.observations, &buffers.overlaps]
+        } else {
+            Vec::new()
+        };
+        self.dispatcher
+            .submit(&self.ctx, &buffers.bind_group, dispatches, &clear, |d| {
+                self.kernels(d)
+            })
+    }
+
+    fn read_measurements(&self, slots: u32) -> Result<Measurements> {
+        let buffers = self.measurements.as_ref().expect("ensured before reading");
+        let bytes = self
+            .ctx
+            .read_buffer(&buffers.observations, self.observation_bytes(slots))?;
+        let per_word: Vec<[u64; 2]> = counter_pairs(bytemuck::cast_slice(&bytes)).collect();
+        let overlap_planes = if self.layout.overlap_word_pairs().is_empty() {
+            Vec::new()
+        } else {
+            let bytes = self
+                .ctx
+                .read_buffer(&buffers.overlaps, self.overlap_bytes(slots))?;
+            self.layout
+                .overlaps_of_words(bytemuck::cast_slice(&bytes), slots)
+        };
+        Ok(Measurements {
+            observations: self
+                .layout
+                .systems_of_words(&per_word, slots)
+                .into_iter()
+                .map(|[up, satisfied]| Observation { up, satisfied })
+                .collect(),
+            overlap_planes,
+        })
+    }
+}
+
+impl Engine for MultispinGpuEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            backend: "wgpu".into(),
+            engine: self.layout.describe(),
+            adapter: self.ctx.adapter_name(),
+        }
+    }
+
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+        check_spin_count(&self.layout.systems, spins)?;
+        let words = self.layout.pack(spins);
+        self.ctx
+            .queue
+            .write_buffer(&self.spins, 0, bytemuck::cast_slice(&words));
+        self.ctx.wait()
+    }
+
+    fn spins(&mut self) -> Result<Vec<i32>> {
+        let bytes = self.ctx.read_buffer(&self.spins, self.spins.size())?;
+        Ok(self.layout.unpack(bytemuck::cast_slice(&bytes)))
+    }
+
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        self.ensure_measurements(plan.slots)?;
+        let flips_per_sweep =
+            self.layout.lattice().sites() * u64::from(self.layout.systems.systems());
+        let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
+        let subs = submissions(
+            plan,
+            self.layout.systems.seed,
+            self.layout.word_systems(),
+            MAX_DISPATCHES,
+            sweeps_per_submission,
+        );
+        for (i, dispatches) in subs.iter().enumerate() {
+            self.submit(dispatches, i == 0)?;
+        }
+        if plan.slots == 0 {
+            return Ok(Measurements::default());
+        }
+        self.read_measurements(plan.slots)
+    }
+}
+
+/// Refuse word systems beyond the device's limits, naming the limit and the largest L that fits.
+fn check_fits(ctx: &GpuContext, layout: &MultispinLayout, workgroup_size: u32) -> Result<()> {
+    let lattice = layout.lattice();
+    // SMSC words hold 32 sites, AMSC words one.
+    let (step, sites_per_word) = if layout.smsc() { (64, 32) } else { (2, 1) };
+    let word_bytes = |size: u32| {
+        let sites = u64::from(size).pow(lattice.dims);
+        4 * sites / sites_per_word * u64::from(layout.word_systems())
+    };
+    let what = format!(
+        "{} word systems of L = {} in {}D (1 bit per spin)",
+        layout.word_systems(),
+        lattice.size,
+        lattice.dims
+    );
+    ctx.check_storage(&what, word_bytes(lattice.size), word_bytes, step)?;
+    let coupling_bytes = |size: u32| {
+        let groups = u64::from(layout.coupling_groups()) * u64::from(lattice.dims);
+        word_bytes(size) / u64::from(layout.word_systems()) * groups
+    };
+    if layout.systems.disorder == Disorder::Bimodal {
+        ctx.check_storage(
+            &format!("the couplings of {} groups", layout.coupling_groups()),
+            coupling_bytes(lattice.size),
+            coupling_bytes,
+            step,
+        )?;
+    }
+    ctx.check_systems(layout.word_systems())?;
+    ctx.check_workgroup_size(workgroup_size)
+}

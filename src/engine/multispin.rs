@@ -1,0 +1,738 @@
+//! The data layout of the multispin engine, shared by its CPU, WGSL and CUDA kernels: one spin
+//! per bit, 32 lanes per `u32` word.
+//!
+//! Storage. The spins of one *word system* are two colour arrays of `rows * row_words` words,
+//! `words[(g * 2 + colour) * colour_words + row * row_words + w]`, with `row = z L + y`. In a row
+//! of colour `c` the sites of that colour sit at `x = 2k + p`, `p = (y + z + c) mod 2`:
+//! - AMSC (asynchronous): word `w` is the site `k = w` (`row_words = L/2`), and bit `b` of it is
+//!   that site in lane `b`: 32 systems side by side;
+//! - SMSC (synchronous): word `w` holds the sites `k = 32 w + j` in its bits `j`
+//!   (`row_words = L/64`): 32 sites of one system.
+//!
+//! Either way the +-y, +-z neighbours of a word are the words at the same `w` in the other
+//! colour's neighbouring rows, one x-neighbour is the other colour's word at the same `w`, and
+//! the other comes from the adjacent word `w - 1` (p = 0, the -x side) or `w + 1` (p = 1, +x):
+//! AMSC takes that word as it is, SMSC shifts its bits by one with the carry from the adjacent
+//! word ([`shift_in`]).
+//!
+//! Word systems are numbered `g = (tw * sample_words + sw) * replica_words + rw`; what a lane is
+//! depends on [`Lanes`] (see [`MultispinLayout::lane_system`]). Couplings are stored per
+//! *coupling group* (32 samples in lanes, or one sample broadcast to every lane / spread over the
+//! sites of an SMSC word) as the forward bond of each site and direction, in the same colour
+//! arrays: `couplings[((group * dims + d) * 2 + colour) * colour_words + row * row_words + w]`.
+//! Thresholds are bit-sliced per table, category and bit: `tables[(table * categories + cat) *
+//! 32 + k]` holds, in lane `b`, bit `k` of the acceptance threshold of lane `b`'s temperature.
+
+use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
+use crate::model::Lattice;
+use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
+use crate::model::ising::{IsingSystems, threshold};
+
+/// Bits per spin word.
+pub const LANES: u32 = 32;
+
+/// The multispin packing of a run's systems.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultispinLayout {
+    pub systems: IsingSystems,
+    pub layout: Layout,
+    pub randoms: Randoms,
+    /// Word systems along temperatures, samples and replicas.
+    pub temperature_words: u32,
+    pub sample_words: u32,
+    pub replica_words: u32,
+}
+
+/// The x-neighbour word that comes from the adjacent word: AMSC takes it as it is; SMSC shifts
+/// `same` by one bit towards the neighbour, carrying in the end bit of `adjacent`.
+pub fn shift_in(smsc: bool, same: u32, adjacent: u32, p: u32) -> u32 {
+    match (smsc, p) {
+        (false, _) => adjacent,
+        (true, 0) => (same << 1) | (adjacent >> 31),
+        (true, _) => (same >> 1) | (adjacent << 31),
+    }
+}
+
+impl MultispinLayout {
+    /// The packing of `systems` (a validated config guarantees the counts fit the lanes).
+    pub fn new(systems: IsingSystems, options: MultispinOptions) -> Self {
+        let (t, s, r) = (
+            systems.betas.len() as u32,
+            systems.samples,
+            systems.replicas,
+        );
+        let (temperature_words, sample_words, replica_words) = match options.layout {
+            Layout::Smsc => (t, s, r),
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            } => (t, s / LANES, r),
+            Layout::Amsc {
+                lanes: Lanes::Temperatures,
+            } => (1, s, r),
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            } => (t, s, r / LANES),
+        };
+        MultispinLayout {
+            systems,
+            layout: options.layout,
+            randoms: options.randoms,
+            temperature_words,
+            sample_words,
+            replica_words,
+        }
+    }
+
+    /// The engine's name in summaries: `multispin AMSC (lanes: Samples, randoms: Exact)`.
+    pub fn describe(&self) -> String {
+        match self.layout {
+            Layout::Amsc { lanes } => format!(
+                "multispin AMSC (lanes: {lanes:?}, randoms: {:?})",
+                self.randoms
+            ),
+            Layout::Smsc => format!("multispin SMSC (randoms: {:?})", self.randoms),
+        }
+    }
+
+    pub fn lattice(&self) -> Lattice {
+        self.systems.lattice
+    }
+
+    /// Whether the bits of a word are sites (SMSC) rather than lanes (AMSC).
+    pub fn smsc(&self) -> bool {
+        self.layout == Layout::Smsc
+    }
+
+    fn lanes(&self) -> Option<Lanes> {
+        match self.layout {
+            Layout::Amsc { lanes } => Some(lanes),
+            Layout::Smsc => None,
+        }
+    }
+
+    /// Number of word systems.
+    pub fn word_systems(&self) -> u32 {
+        self.temperature_words * self.sample_words * self.replica_words
+    }
+
+    /// Rows of one colour: `L^(d-1)`.
+    pub fn rows(&self) -> u32 {
+        self.lattice().size.pow(self.lattice().dims - 1)
+    }
+
+    /// Words per row of one colour.
+    pub fn row_words(&self) -> u32 {
+        let l = self.lattice().size;
+        if self.smsc() { l / 64 } else { l / 2 }
+    }
+
+    /// Words of one colour of one word system.
+    pub fn colour_words(&self) -> u32 {
+        self.rows() * self.row_words()
+    }
+
+    /// Spin words of every word system.
+    pub fn words(&self) -> u64 {
+        2 * u64::from(self.colour_words()) * u64::from(self.word_systems())
+    }
+
+    /// The system of lane `lane` of word system `g` (for SMSC every bit is the same system);
+    /// `None` for an idle lane (lanes beyond the temperatures).
+    pub fn lane_system(&self, g: u32, lane: u32) -> Option<u32> {
+        let rw = g % self.replica_words;
+        let sw = (g / self.replica_words) % self.sample_words;
+        let tw = g / (self.replica_words * self.sample_words);
+        let s = &self.systems;
+        let (t, sample, r) = match self.lanes() {
+            None => (tw, sw, rw),
+            Some(Lanes::Samples) => (tw, sw * LANES + lane, rw),
+            Some(Lanes::Temperatures) if lane >= s.betas.len() as u32 => return None,
+            Some(Lanes::Temperatures) => (lane, sw, rw),
+            Some(Lanes::Replicas) => (tw, sw, rw * LANES + lane),
+        };
+        Some(s.system(t, sample, r))
+    }
+
+    /// Systems (lanes) per word: 32 for AMSC, 1 for SMSC.
+    pub fn systems_per_word(&self) -> u32 {
+        if self.smsc() { 1 } else { LANES }
+    }
+
+    /// Coupling groups: 32 samples each with lanes = samples, else one per sample.
+    pub fn coupling_groups(&self) -> u32 {
+        match self.lanes() {
+            Some(Lanes::Samples) => self.systems.samples / LANES,
+            _ => self.systems.samples,
+        }
+    }
+
+    /// The coupling group of word system `g`.
+    pub fn coupling_group(&self, g: u32) -> u32 {
+        (g / self.replica_words) % self.sample_words
+    }
+
+    /// Threshold tables: one for all words when lanes are temperatures, else one per
+    /// temperature.
+    pub fn tables(&self) -> u32 {
+        self.temperature_words
+    }
+
+    /// The threshold table of word system `g`.
+    pub fn table(&self, g: u32) -> u32 {
+        g / (self.replica_words * self.sample_words)
+    }
+
+    /// Energy categories: `(spin up, unsatisfied bonds c)` as `up * (z + 1) + c`.
+    pub fn categories(&self) -> u32 {
+        2 * (self.lattice().coordination() + 1)
+    }
+
+    /// Energy change of flipping a spin of category `cat`: `dE = 2z - 4c + 2 h s`.
+    fn category_delta_e(&self, cat: u32) -> f64 {
+        let z = self.lattice().coordination();
+        let (up, c) = (cat / (z + 1), cat % (z + 1));
+        let spin = if up == 1 { 1.0 } else { -1.0 };
+        f64::from(2 * z as i32 - 4 * c as i32) + 2.0 * self.systems.field * spin
+    }
+
+    /// Bit mask of the categories that raise the energy: only their lanes need random numbers.
+    pub fn active_categories(&self) -> u32 {
+        (0..self.categories())
+            .filter(|&cat| self.category_delta_e(cat) > 0.0)
+            .fold(0, |mask, cat| mask | 1 << cat)
+    }
+
+    /// The inverse temperature of lane `lane` under table `table` (idle lanes run at the last
+    /// temperature; their results are discarded).
+    fn lane_beta(&self, table: u32, lane: u32) -> f64 {
+        let betas = &self.systems.betas;
+        match self.lanes() {
+            Some(Lanes::Temperatures) => betas[(lane as usize).min(betas.len() - 1)],
+            _ => betas[table as usize],
+        }
+    }
+
+    /// The bit-sliced threshold tables (see the module documentation). A flip is accepted iff
+    /// the lane's uniform word `U <= t`, `t` as in [`threshold`].
+    pub fn threshold_tables(&self) -> Vec<u32> {
+        let mut tables = Vec::with_capacity((self.tables() * self.categories() * 32) as usize);
+        for table in 0..self.tables() {
+            for cat in 0..self.categories() {
+                let delta_e = self.category_delta_e(cat);
+                let thresholds: Vec<u32> = (0..LANES)
+                    .map(|lane| threshold(self.lane_beta(table, lane), delta_e))
+                    .collect();
+                tables.extend((0..32).map(|k| {
+                    (0..LANES).fold(0u32, |word, lane| {
+                        word | (thresholds[lane as usize] >> k & 1) << lane
+                    })
+                }));
+            }
+        }
+        tables
+    }
+
+    /// Index of word `w` of row `row`, colour `colour`, word system `g`.
+    pub fn word_index(&self, g: u32, colour: u32, row: u32, w: u32) -> usize {
+        let colour_words = self.colour_words() as usize;
+        (g as usize * 2 + colour as usize) * colour_words
+            + row as usize * self.row_words() as usize
+            + w as usize
+    }
+
+    /// Calls `f(bit, system, site)` for every bit of word `w` of `row`, `colour` in word
+    /// system `g`; idle lanes are skipped.
+    pub(crate) fn for_each_bit(
+        &self,
+        g: u32,
+        colour: u32,
+        row: u32,
+        w: u32,
+        mut f: impl FnMut(u32, u32, u64),
+    ) {
+        let lattice = self.lattice();
+        let l = lattice.size;
+        let (y, z) = (row % l, row / l);
+        let p = (y + z + colour) & 1;
+        let row_start = u64::from(row) * u64::from(l);
+        for bit in 0..LANES {
+            let (lane, x) = if self.smsc() {
+                (0, 2 * (LANES * w + bit) + p)
+            } else {
+                (bit, 2 * w + p)
+            };
+            if let Some(system) = self.lane_system(g, lane) {
+                f(bit, system, row_start + u64::from(x));
+            }
+        }
+    }
+
+    /// Calls `f(index, g, colour, row, w)` for every word of every word system.
+    pub(crate) fn for_each_word(&self, mut f: impl FnMut(usize, u32, u32, u32, u32)) {
+        for g in 0..self.word_systems() {
+            for colour in 0..2 {
+                for row in 0..self.rows() {
+                    for w in 0..self.row_words() {
+                        f(self.word_index(g, colour, row, w), g, colour, row, w);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pack system-major `+1/-1` lattices (natural site order) into spin words (bit 1 = up).
+    /// Idle lanes copy nothing and stay down.
+    pub fn pack(&self, spins: &[i32]) -> Vec<u32> {
+        let n = self.lattice().sites();
+        let mut words = vec![0u32; self.words() as usize];
+        self.for_each_word(|index, g, colour, row, w| {
+            let mut word = 0;
+            self.for_each_bit(g, colour, row, w, |bit, system, site| {
+                if spins[(u64::from(system) * n + site) as usize] > 0 {
+                    word |= 1 << bit;
+                }
+            });
+            words[index] = word;
+        });
+        words
+    }
+
+    /// The system-major `+1/-1` lattices held in spin words.
+    pub fn unpack(&self, words: &[u32]) -> Vec<i32> {
+        let n = self.lattice().sites();
+        let mut spins = vec![0i32; self.systems.spin_count()];
+        self.for_each_word(|index, g, colour, row, w| {
+            self.for_each_bit(g, colour, row, w, |bit, system, site| {
+                spins[(u64::from(system) * n + site) as usize] =
+                    if words[index] >> bit & 1 == 1 { 1 } else { -1 };
+            });
+        });
+        spins
+    }
+
+    /// The coupling words of every group (empty for the ferromagnet): bit 1 marks an
+    /// antiferromagnetic forward bond.
+    pub fn coupling_words(&self) -> Vec<u32> {
+        let s = &self.systems;
+        if s.disorder == Disorder::Ferromagnet {
+            return Vec::new();
+        }
+        let lattice = self.lattice();
+        let dims = lattice.dims;
+        let bonds: Vec<Vec<u32>> = (0..s.samples)
+            .map(|sample| antiferromagnetic_bonds(s.disorder, &lattice, s.seed, sample))
+            .collect();
+        let colour_words = self.colour_words() as usize;
+        let mut words =
+            vec![0u32; self.coupling_groups() as usize * dims as usize * 2 * colour_words];
+        // The first word system of each group stands for the group: same samples, same sites.
+        for group in 0..self.coupling_groups() {
+            let g = group * self.replica_words;
+            for d in 0..dims {
+                for colour in 0..2 {
+                    for row in 0..self.rows() {
+                        for w in 0..self.row_words() {
+                            let mut word = 0;
+                            self.for_each_bit(g, colour, row, w, |bit, system, site| {
+                                let sample = (system / s.replicas) % s.samples;
+                                let bond = site * u64::from(dims) + u64::from(d);
+                                if is_antiferromagnetic(&bonds[sample as usize], bond) {
+                                    word |= 1 << bit;
+                                }
+                            });
+                            let at = ((group * dims + d) * 2 + colour) as usize * colour_words
+                                + (row * self.row_words() + w) as usize;
+                            words[at] = word;
+                        }
+                    }
+                }
+            }
+        }
+        words
+    }
+
+    /// Word-system pairs whose overlap is measured: `(g, g + replica_words / 2)` for
+    /// `rw < replica_words / 2`, numbered `(tw * sample_words + sw) * (replica_words / 2) + rw`.
+    pub fn overlap_word_pairs(&self) -> Vec<(u32, u32)> {
+        if self.systems.overlap_pairs() == 0 {
+            return Vec::new();
+        }
+        let half = self.replica_words / 2;
+        (0..self.temperature_words * self.sample_words)
+            .flat_map(|ts| (0..half).map(move |rw| (ts * self.replica_words + rw, half)))
+            .map(|(g, half)| (g, g + half))
+            .collect()
+    }
+
+    /// Per-plane slots of one word pair's overlap counts: `L` planes x lanes (AMSC) or `L`
+    /// planes (SMSC).
+    pub fn overlap_slots(&self) -> u32 {
+        self.lattice().size * self.systems_per_word()
+    }
+
+    /// The overlap slot of bit `j` of a word at `w`, parity `p`: plane `x = 2w + p` and lane `j`
+    /// (AMSC) or plane `x = 2(32 w + j) + p` (SMSC).
+    pub fn overlap_slot(&self, w: u32, p: u32, j: u32) -> u32 {
+        if self.smsc() {
+            2 * (LANES * w + j) + p
+        } else {
+            (2 * w + p) * LANES + j
+        }
+    }
+
+    /// Reorder per-word observations `[slot][g][lane]` (up, satisfied) into per-system ones
+    /// `[slot][system]`; SMSC sums the 32 site lanes of its one system.
+    pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
+        let systems = self.systems.systems() as usize;
+        let mut out = vec![[0u64; 2]; slots as usize * systems];
+        let words = self.word_systems() as usize;
+        for slot in 0..slots as usize {
+            for g in 0..words {
+                for lane in 0..LANES {
+                    let counts = per_word[(slot * words + g) * LANES as usize + lane as usize];
+                    let lane = if self.smsc() { 0 } else { lane };
+                    if let Some(system) = self.lane_system(g as u32, lane) {
+                        let o = &mut out[slot * systems + system as usize];
+                        o[0] += counts[0];
+                        o[1] += counts[1];
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Reorder per-pair overlap counts `[slot][pair][overlap slot]` into `[slot][overlap][x]`,
+    /// overlaps numbered as [`IsingSystems::overlaps`].
+    pub fn overlaps_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u32> {
+        let s = &self.systems;
+        let l = self.lattice().size as usize;
+        let overlaps = s.overlaps() as usize;
+        let pairs = self.overlap_word_pairs();
+        let per_word = self.overlap_slots() as usize;
+        let mut out = vec![0u32; slots as usize * overlaps * l];
+        for slot in 0..slots as usize {
+            for (pw, &(g, _)) in pairs.iter().enumerate() {
+                let counts = &per_pair[(slot * pairs.len() + pw) * per_word..][..per_word];
+                for lane in 0..self.systems_per_word() {
+                    let Some(system) = self.lane_system(g, lane) else {
+                        continue;
+                    };
+                    // System (t, s, r) with r < replicas / 2 is overlap (t, s, p = r).
+                    let (ts, r) = (system / s.replicas, system % s.replicas);
+                    let overlap = ts as usize * s.overlap_pairs() as usize + r as usize;
+                    for x in 0..l {
+                        let slot_index = if self.smsc() {
+                            x
+                        } else {
+                            x * LANES as usize + lane as usize
+                        };
+                        out[(slot * overlaps + overlap) * l + x] = counts[slot_index];
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Where a word of one colour sits and where its neighbours are; twin of
+/// `shaders/wgsl/multispin_lattice.wgsl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordSite {
+    pub row: u32,
+    pub w: u32,
+    /// `x` offset of the colour in this row: `(y + z + colour) mod 2`.
+    pub p: u32,
+    /// The adjacent word that supplies the shifted x-neighbour: `w - 1` (p = 0) or `w + 1`.
+    pub adjacent: u32,
+    /// Rows of the -y and -z neighbours (the z entry is unused in 2D).
+    pub minus_rows: [u32; 2],
+    /// Rows of the +y and +z neighbours.
+    pub plus_rows: [u32; 2],
+}
+
+impl MultispinLayout {
+    /// The site of word `w` in row `row` of colour `colour`.
+    pub fn word_site(&self, colour: u32, row: u32, w: u32) -> WordSite {
+        let l = self.lattice().size;
+        let wr = self.row_words();
+        let (y, z) = (row % l, row / l);
+        let p = (y + z + colour) & 1;
+        let wrap = |v: u32, step: i32| (v as i32 + step).rem_euclid(l as i32) as u32;
+        let layer = z * l;
+        let plane = |zz: u32| zz * l + y;
+        WordSite {
+            row,
+            w,
+            p,
+            adjacent: if p == 0 {
+                (w + wr - 1) % wr
+            } else {
+                (w + 1) % wr
+            },
+            minus_rows: [layer + wrap(y, -1), plane(wrap(z, -1))],
+            plus_rows: [layer + wrap(y, 1), plane(wrap(z, 1))],
+        }
+    }
+
+    /// The site visited at step `y` of line `line`: lines run along y with fixed
+    /// `(z, w, p)`, `line = (z * row_words + w) * 2 + p`; returns the colour and the site.
+    pub fn line_site(&self, line: u32, y: u32) -> (u32, WordSite) {
+        let (z, w, p) = self.line_position(line);
+        let colour = (p + y + z) & 1;
+        (
+            colour,
+            self.word_site(colour, z * self.lattice().size + y, w),
+        )
+    }
+
+    /// `(z, w, p)` of line `line`.
+    pub fn line_position(&self, line: u32) -> (u32, u32, u32) {
+        (
+            (line >> 1) / self.row_words(),
+            (line >> 1) % self.row_words(),
+            line & 1,
+        )
+    }
+
+    /// Lines per word system (see [`line_site`](Self::line_site)).
+    pub fn lines(&self) -> u32 {
+        self.lattice().size.pow(self.lattice().dims - 2) * self.row_words() * 2
+    }
+
+    /// The neighbour in direction `-d` of the word at `site`, from the other colour's `words`.
+    pub fn minus_neighbour(&self, words: &[u32], site: &WordSite, d: u32) -> u32 {
+        let wr = self.row_words();
+        match d {
+            0 => {
+                let same = words[(site.row * wr + site.w) as usize];
+                if site.p == 0 {
+                    shift_in(
+                        self.smsc(),
+                        same,
+                        words[(site.row * wr + site.adjacent) as usize],
+                        0,
+                    )
+                } else {
+                    same
+                }
+            }
+            _ => words[(site.minus_rows[d as usize - 1] * wr + site.w) as usize],
+        }
+    }
+
+    /// The neighbour in direction `+d` of the word at `site`, from the other colour's `words`.
+    pub fn plus_neighbour(&self, words: &[u32], site: &WordSite, d: u32) -> u32 {
+        let wr = self.row_words();
+        match d {
+            0 => {
+                let same = words[(site.row * wr + site.w) as usize];
+                if site.p == 1 {
+                    shift_in(
+                        self.smsc(),
+                        same,
+                        words[(site.row * wr + site.adjacent) as usize],
+                        1,
+                    )
+                } else {
+                    same
+                }
+            }
+            _ => words[(site.plus_rows[d as usize - 1] * wr + site.w) as usize],
+        }
+    }
+
+    /// The coupling words of group `group`, direction `d`, colour `colour` (empty for the
+    /// ferromagnet).
+    pub fn bond_array<'a>(
+        &self,
+        couplings: &'a [u32],
+        group: u32,
+        d: u32,
+        colour: u32,
+    ) -> &'a [u32] {
+        if couplings.is_empty() {
+            return &[];
+        }
+        let colour_words = self.colour_words() as usize;
+        let dims = self.lattice().dims;
+        &couplings[((group * dims + d) * 2 + colour) as usize * colour_words..][..colour_words]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::couplings::coupling_values;
+
+    fn layout(
+        dims: u32,
+        size: u32,
+        layout: Layout,
+        samples: u32,
+        replicas: u32,
+        betas: usize,
+    ) -> MultispinLayout {
+        let systems = IsingSystems {
+            lattice: Lattice::new(dims, size),
+            field: 0.1,
+            betas: (0..betas).map(|i| 0.2 + 0.01 * i as f64).collect(),
+            disorder: Disorder::Bimodal,
+            samples,
+            replicas,
+            seed: 3,
+        };
+        MultispinLayout::new(
+            systems,
+            MultispinOptions {
+                layout,
+                randoms: Randoms::Exact,
+            },
+        )
+    }
+
+    fn all_layouts() -> Vec<MultispinLayout> {
+        vec![
+            layout(
+                2,
+                6,
+                Layout::Amsc {
+                    lanes: Lanes::Samples,
+                },
+                64,
+                2,
+                2,
+            ),
+            layout(
+                3,
+                4,
+                Layout::Amsc {
+                    lanes: Lanes::Temperatures,
+                },
+                3,
+                2,
+                5,
+            ),
+            layout(
+                2,
+                4,
+                Layout::Amsc {
+                    lanes: Lanes::Replicas,
+                },
+                2,
+                64,
+                1,
+            ),
+            layout(2, 64, Layout::Smsc, 2, 2, 2),
+            layout(3, 64, Layout::Smsc, 1, 1, 1),
+        ]
+    }
+
+    #[test]
+    fn every_system_site_is_one_bit_and_pack_round_trips() {
+        for layout in all_layouts() {
+            let n = layout.systems.spin_count();
+            let spins: Vec<i32> = (0..n)
+                .map(|i| if (i * 7919) % 13 < 6 { 1 } else { -1 })
+                .collect();
+            let words = layout.pack(&spins);
+            assert_eq!(words.len() as u64, layout.words());
+            assert_eq!(layout.unpack(&words), spins, "{:?}", layout.layout);
+            let mut seen = vec![0u8; n];
+            layout.for_each_word(|_, g, colour, row, w| {
+                layout.for_each_bit(g, colour, row, w, |_, system, site| {
+                    let [x, y, z] = layout.lattice().coords(site);
+                    assert_eq!((x + y + z) % 2, colour);
+                    seen[(u64::from(system) * layout.lattice().sites() + site) as usize] += 1;
+                });
+            });
+            assert!(seen.iter().all(|&c| c == 1), "{:?}", layout.layout);
+        }
+    }
+
+    #[test]
+    fn coupling_words_hold_each_sample_bond() {
+        for layout in all_layouts() {
+            let words = layout.coupling_words();
+            let lattice = layout.lattice();
+            let dims = lattice.dims;
+            let s = &layout.systems;
+            let values: Vec<Vec<i8>> = (0..s.samples)
+                .map(|sample| coupling_values(s.disorder, &lattice, s.seed, sample))
+                .collect();
+            for g in 0..layout.word_systems() {
+                let group = layout.coupling_group(g);
+                for d in 0..dims {
+                    for colour in 0..2 {
+                        for row in 0..layout.rows() {
+                            for w in 0..layout.row_words() {
+                                let word = words[((group * dims + d) * 2 + colour) as usize
+                                    * layout.colour_words() as usize
+                                    + (row * layout.row_words() + w) as usize];
+                                layout.for_each_bit(g, colour, row, w, |bit, system, site| {
+                                    let sample = (system / s.replicas) % s.samples;
+                                    let j = values[sample as usize]
+                                        [(site * u64::from(dims) + u64::from(d)) as usize];
+                                    assert_eq!(word >> bit & 1 == 1, j < 0);
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn threshold_tables_hold_each_lane_threshold() {
+        let layout = layout(
+            3,
+            4,
+            Layout::Amsc {
+                lanes: Lanes::Temperatures,
+            },
+            1,
+            1,
+            5,
+        );
+        let tables = layout.threshold_tables();
+        let cats = layout.categories();
+        assert_eq!(tables.len() as u32, cats * 32);
+        for cat in 0..cats {
+            for lane in 0..32u32 {
+                let t = (0..32).fold(0u32, |t, k| {
+                    t | (tables[(cat * 32 + k) as usize] >> lane & 1) << k
+                });
+                let beta = 0.2 + 0.01 * f64::from(lane.min(4));
+                assert_eq!(
+                    t,
+                    threshold(beta, layout.category_delta_e(cat)),
+                    "cat {cat} lane {lane}"
+                );
+            }
+        }
+        // h = 0.1 in 3D: c = 0, 1, 2 raise the energy for both spins, c = 3 only for up spins.
+        assert_eq!(layout.active_categories(), 0b111_1000_0111);
+    }
+
+    #[test]
+    fn overlap_pairs_join_replica_r_with_r_plus_half() {
+        for layout in all_layouts() {
+            let s = layout.systems.clone();
+            let mut pairs = 0;
+            for (g, h) in layout.overlap_word_pairs() {
+                for lane in 0..layout.systems_per_word() {
+                    if let (Some(a), Some(b)) =
+                        (layout.lane_system(g, lane), layout.lane_system(h, lane))
+                    {
+                        assert_eq!(b - a, s.replicas / 2, "{:?}", layout.layout);
+                        assert!(a % s.replicas < s.replicas / 2);
+                        pairs += 1;
+                    }
+                }
+            }
+            assert_eq!(pairs, s.overlaps(), "{:?}", layout.layout);
+        }
+    }
+}

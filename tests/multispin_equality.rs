@@ -1,0 +1,267 @@
+//! The multispin wgpu engine and the CPU multispin engine produce the same spin words, the same
+//! per-lane observations and the same overlap counts, bit for bit: 2D and 3D, AMSC (lanes as
+//! replicas, samples, temperatures) and SMSC, ferromagnet and Edwards-Anderson, with and without
+//! a field, exact and shared random numbers, both WGSL Philox paths (lavapipe in CI).
+
+mod common;
+
+use spinflip::config::{Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::engine::cpu::CpuMultispinEngine;
+use spinflip::engine::gpu::MultispinGpuEngine;
+use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::{Engine, Plan};
+use spinflip::model::Lattice;
+use spinflip::model::couplings::Disorder;
+use spinflip::model::ising::IsingSystems;
+use spinflip::sim::initial_spins;
+
+struct Case {
+    dims: u32,
+    size: u32,
+    layout: Layout,
+    randoms: Randoms,
+    disorder: Disorder,
+    field: f64,
+    temperatures: usize,
+    samples: u32,
+    replicas: u32,
+}
+
+impl Case {
+    fn layout(&self) -> MultispinLayout {
+        let systems = IsingSystems {
+            lattice: Lattice::new(self.dims, self.size),
+            field: self.field,
+            betas: (0..self.temperatures)
+                .map(|t| 0.15 + 0.12 * t as f64)
+                .collect(),
+            disorder: self.disorder,
+            samples: self.samples,
+            replicas: self.replicas,
+            seed: 0x0123_4567_89ab_cdef,
+        };
+        MultispinLayout::new(
+            systems,
+            MultispinOptions {
+                layout: self.layout,
+                randoms: self.randoms,
+            },
+        )
+    }
+}
+
+/// 12 sweeps starting at sweep 5, measuring after every 3rd.
+fn plan() -> Plan {
+    let mut plan = Plan::default();
+    for sweep in 5..17 {
+        plan.sweep(sweep);
+        if sweep % 3 == 0 {
+            plan.measure();
+        }
+    }
+    plan
+}
+
+fn first_difference(layout: &MultispinLayout, cpu: &[i32], gpu: &[i32]) -> Option<String> {
+    let n = layout.lattice().sites() as usize;
+    cpu.iter().zip(gpu).position(|(a, b)| a != b).map(|i| {
+        format!(
+            "system {} site {:?}: cpu {} gpu {}",
+            i / n,
+            layout.lattice().coords((i % n) as u64),
+            cpu[i],
+            gpu[i]
+        )
+    })
+}
+
+fn compare(case: &Case, philox: PhiloxPath) {
+    let layout = case.layout();
+    let name = format!(
+        "{}D L={} {} {:?} h={} {philox:?}",
+        case.dims,
+        case.size,
+        layout.describe(),
+        case.disorder,
+        case.field
+    );
+    let spins = initial_spins(&layout.systems);
+    let mut cpu = CpuMultispinEngine::new(layout.clone());
+    let mut gpu = MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64).unwrap();
+    cpu.set_spins(&spins).unwrap();
+    gpu.set_spins(&spins).unwrap();
+    let plan = plan();
+    for round in 0..2 {
+        let cpu_measured = cpu.execute(&plan).unwrap();
+        let gpu_measured = gpu.execute(&plan).unwrap();
+        let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
+        if let Some(diff) = first_difference(&layout, &cpu_spins, &gpu_spins) {
+            panic!("{name} round {round}: lattices differ at {diff}");
+        }
+        assert_ne!(cpu_spins, spins, "{name}: nothing moved");
+        assert_eq!(
+            cpu_measured.observations, gpu_measured.observations,
+            "{name} round {round}: observations"
+        );
+        assert_eq!(
+            cpu_measured.overlap_planes, gpu_measured.overlap_planes,
+            "{name} round {round}: overlaps"
+        );
+        assert_eq!(
+            cpu_measured.observations.len(),
+            plan.slots as usize * layout.systems.systems() as usize
+        );
+        let overlaps = layout.systems.overlaps() as usize * case.size as usize;
+        assert_eq!(
+            cpu_measured.overlap_planes.len(),
+            plan.slots as usize * overlaps,
+            "{name}"
+        );
+    }
+}
+
+const AMSC_SAMPLES: Layout = Layout::Amsc {
+    lanes: Lanes::Samples,
+};
+const AMSC_TEMPERATURES: Layout = Layout::Amsc {
+    lanes: Lanes::Temperatures,
+};
+const AMSC_REPLICAS: Layout = Layout::Amsc {
+    lanes: Lanes::Replicas,
+};
+
+fn case(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Case {
+    let (samples, replicas, temperatures) = match (layout, disorder) {
+        (AMSC_SAMPLES, _) => (32, 2, 2),
+        (AMSC_TEMPERATURES, Disorder::Bimodal) => (2, 2, 5),
+        (AMSC_TEMPERATURES, Disorder::Ferromagnet) => (1, 1, 3),
+        (AMSC_REPLICAS, Disorder::Bimodal) => (1, 64, 1),
+        (AMSC_REPLICAS, Disorder::Ferromagnet) => (1, 32, 2),
+        (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
+        (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
+    };
+    Case {
+        dims,
+        size,
+        layout,
+        randoms: Randoms::Exact,
+        disorder,
+        field: 0.0,
+        temperatures,
+        samples,
+        replicas,
+    }
+}
+
+#[test]
+fn amsc_2d_matches_cpu_bit_for_bit() {
+    compare(
+        &case(2, 6, AMSC_SAMPLES, Disorder::Bimodal),
+        PhiloxPath::Int64,
+    );
+    compare(
+        &case(2, 8, AMSC_TEMPERATURES, Disorder::Bimodal),
+        PhiloxPath::Int64,
+    );
+    compare(
+        &case(2, 4, AMSC_REPLICAS, Disorder::Ferromagnet),
+        PhiloxPath::Int64,
+    );
+    compare(
+        &Case {
+            field: 0.4,
+            ..case(2, 10, AMSC_REPLICAS, Disorder::Bimodal)
+        },
+        PhiloxPath::Int64,
+    );
+    compare(
+        &Case {
+            randoms: Randoms::Shared,
+            ..case(2, 6, AMSC_TEMPERATURES, Disorder::Ferromagnet)
+        },
+        PhiloxPath::Int64,
+    );
+}
+
+#[test]
+fn amsc_3d_matches_cpu_bit_for_bit() {
+    compare(
+        &case(3, 4, AMSC_SAMPLES, Disorder::Bimodal),
+        PhiloxPath::Int64,
+    );
+    compare(
+        &Case {
+            field: -0.7,
+            ..case(3, 6, AMSC_TEMPERATURES, Disorder::Bimodal)
+        },
+        PhiloxPath::Int64,
+    );
+    compare(
+        &case(3, 2, AMSC_REPLICAS, Disorder::Ferromagnet),
+        PhiloxPath::Int64,
+    );
+    compare(
+        &Case {
+            randoms: Randoms::Shared,
+            ..case(3, 4, AMSC_SAMPLES, Disorder::Bimodal)
+        },
+        PhiloxPath::Int64,
+    );
+}
+
+#[test]
+fn smsc_matches_cpu_bit_for_bit() {
+    compare(
+        &case(2, 64, Layout::Smsc, Disorder::Ferromagnet),
+        PhiloxPath::Int64,
+    );
+    compare(
+        &Case {
+            field: 0.25,
+            ..case(2, 128, Layout::Smsc, Disorder::Bimodal)
+        },
+        PhiloxPath::Int64,
+    );
+    compare(
+        &case(3, 64, Layout::Smsc, Disorder::Bimodal),
+        PhiloxPath::Int64,
+    );
+    compare(
+        &Case {
+            randoms: Randoms::Shared,
+            ..case(2, 64, Layout::Smsc, Disorder::Bimodal)
+        },
+        PhiloxPath::Int64,
+    );
+}
+
+#[test]
+fn multispin_u32_philox_path_matches_cpu_bit_for_bit() {
+    compare(
+        &case(2, 6, AMSC_SAMPLES, Disorder::Bimodal),
+        PhiloxPath::U32,
+    );
+    compare(
+        &case(2, 64, Layout::Smsc, Disorder::Ferromagnet),
+        PhiloxPath::U32,
+    );
+}
+
+#[test]
+fn multispin_workgroup_size_does_not_change_results() {
+    let layout = case(3, 4, AMSC_TEMPERATURES, Disorder::Bimodal).layout();
+    let spins = initial_spins(&layout.systems);
+    let mut results = Vec::new();
+    for workgroup_size in [32, 64, 256] {
+        let mut gpu = MultispinGpuEngine::new(
+            common::gpu(PhiloxPath::Auto),
+            layout.clone(),
+            workgroup_size,
+        )
+        .unwrap();
+        gpu.set_spins(&spins).unwrap();
+        let measured = gpu.execute(&plan()).unwrap();
+        results.push((gpu.spins().unwrap(), measured));
+    }
+    assert!(results.windows(2).all(|w| w[0] == w[1]));
+}
