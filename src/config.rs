@@ -101,15 +101,27 @@ pub enum EngineKind {
     #[default]
     Simple,
     /// One spin per bit, 32 lanes per word (multispin coding).
-    Multispin(MultispinOptions),
+    Multispin {
+        layout: Layout,
+        #[serde(default)]
+        randoms: Randoms,
+    },
+}
+
+impl EngineKind {
+    /// The multispin engine's options, `None` for the simple engine.
+    pub fn multispin(&self) -> Option<MultispinOptions> {
+        match *self {
+            EngineKind::Multispin { layout, randoms } => Some(MultispinOptions { layout, randoms }),
+            EngineKind::Simple => None,
+        }
+    }
 }
 
 /// How the multispin engine packs spins and draws its random numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MultispinOptions {
     pub layout: Layout,
-    #[serde(default)]
     pub randoms: Randoms,
 }
 
@@ -379,16 +391,16 @@ fn validate_systems(config: &Config) -> Result<(), ConfigError> {
 
 /// What each engine and layout can pack.
 fn validate_engine(config: &Config) -> Result<(), ConfigError> {
-    let options = match config.engine {
-        EngineKind::Simple if config.model.disorder() == Disorder::Bimodal => {
+    let options = match config.engine.multispin() {
+        None if config.model.disorder() == Disorder::Bimodal => {
             return invalid(
                 "model EdwardsAnderson needs the multispin engine: \
                  engine: Multispin(layout: Amsc(lanes: Samples))"
                     .into(),
             );
         }
-        EngineKind::Simple => return Ok(()),
-        EngineKind::Multispin(options) => options,
+        None => return Ok(()),
+        Some(options) => options,
     };
     let size = config.model.size();
     match options.layout {
@@ -889,6 +901,71 @@ mod tests {
     }
 
     #[test]
+    fn engines_and_layouts_refuse_what_they_cannot_pack() {
+        let ea = |engine: &str, extra: &str| {
+            sample_with(
+                "replicas: 4,",
+                &format!("replicas: 4, engine: {engine}, {extra}"),
+            )
+            .replace("Ising(", "EdwardsAnderson(")
+        };
+        assert_mentions(
+            &invalid_message(&ea("Simple", "samples: 8,")),
+            &["EdwardsAnderson needs the multispin engine"],
+        );
+        assert_mentions(
+            &invalid_message(&ea(
+                "Multispin(layout: Amsc(lanes: Samples))",
+                "samples: 40,",
+            )),
+            &["multiple of 32", "got 40"],
+        );
+        assert_mentions(
+            &invalid_message(&ea("Multispin(layout: Smsc)", "")),
+            &["multiple of 64", "got 32"],
+        );
+        assert_mentions(
+            &invalid_message(&ea("Multispin(layout: Amsc(lanes: Replicas))", "")),
+            &["replicas must be a multiple of 32", "got 4"],
+        );
+        let odd = ea("Multispin(layout: Amsc(lanes: Temperatures))", "")
+            .replace("replicas: 4", "replicas: 3");
+        assert_mentions(
+            &invalid_message(&odd),
+            &["1 or an even number of replicas", "got 3"],
+        );
+        let replicas_32 = ea("Multispin(layout: Amsc(lanes: Replicas))", "")
+            .replace("replicas: 4", "replicas: 32");
+        assert_mentions(
+            &invalid_message(&replicas_32),
+            &["multiple of 64", "got 32"],
+        );
+        let many = ea("Multispin(layout: Amsc(lanes: Temperatures))", "").replace(
+            "Betas([0.40, 0.44])",
+            &format!("Betas({:?})", vec![0.5; 33]),
+        );
+        assert_mentions(
+            &invalid_message(&many),
+            &["at most 32 temperatures", "got 33"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("replicas: 4,", "replicas: 4, samples: 2,")),
+            &["ferromagnet has no disorder", "got 2"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("replicas: 4,", "replicas: 4, samples: 0,")),
+            &["samples must be at least 1"],
+        );
+        let fine = ea(
+            "Multispin(layout: Amsc(lanes: Samples), randoms: Shared)",
+            "samples: 64,",
+        );
+        Config::from_ron_str(&fine).unwrap().validate().unwrap();
+        let (_, _, msg) = parse_error(&ea("Multispin(layout: Amsc(lanes: Sites))", ""));
+        assert_mentions(&msg, &["`Sites`", "`Replicas`, `Samples`, `Temperatures`"]);
+    }
+
+    #[test]
     fn every_equal_to_measure_gives_one_measurement() {
         let config = Config::from_ron_str(&sample_with("every: 10", "every: 20000")).unwrap();
         config.validate().unwrap();
@@ -921,8 +998,17 @@ mod tests {
         );
         assert_eq!(config.temperatures.betas(), vec![0.40, 0.4406868, 0.48]);
         assert_eq!(
-            (config.replicas, config.seed, config.backend),
-            (4, 12345, Backend::Auto)
+            (config.replicas, config.samples, config.seed, config.backend),
+            (32, 1, 12345, Backend::Auto)
+        );
+        assert_eq!(
+            config.engine,
+            EngineKind::Multispin {
+                layout: Layout::Amsc {
+                    lanes: Lanes::Replicas
+                },
+                randoms: Randoms::Exact
+            }
         );
         assert_eq!(
             config.sweeps,

@@ -1,6 +1,6 @@
 //! The binary checkpoint of a run: enough to continue it bit-identically after a crash.
 //!
-//! Layout (version 1), all integers little-endian:
+//! Layout (version 2), all numbers little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
@@ -11,9 +11,13 @@
 //! | 28     | 8    | number of spins S (u64)                        |
 //! | 36     | 8    | number of bond sums B (u64)                    |
 //! | 44     | 8    | number of magnetisations M (u64)               |
-//! | 52     | S    | spins, one i8 each (+1 or -1)                  |
+//! | 52     | 8    | number of overlaps Q (u64)                     |
+//! | 60     | 8    | number of overlap Fourier moduli K (u64)       |
+//! | 68     | S    | spins, one i8 each (+1 or -1)                  |
 //! |        | 8 B  | bond sums (i64)                                |
 //! |        | 8 M  | magnetisations (i64)                           |
+//! |        | 8 Q  | overlap differences (i64)                      |
+//! |        | 8 K  | overlap Fourier moduli (f64)                   |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 
 use std::path::{Path, PathBuf};
@@ -21,9 +25,9 @@ use std::path::{Path, PathBuf};
 use super::atomic::write_atomic;
 
 const MAGIC: &[u8; 8] = b"SPINFLIP";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Bytes before the spins.
-const HEADER_LEN: usize = 52;
+const HEADER_LEN: usize = 68;
 const CRC_LEN: usize = 4;
 
 /// Why a checkpoint cannot be used.
@@ -61,7 +65,7 @@ pub enum CheckpointError {
 }
 
 /// The state of a run after `sweeps_done` sweeps.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Checkpoint {
     /// [`fingerprint`] of the resolved config text, so a checkpoint of another config is refused.
     pub config_fingerprint: u64,
@@ -73,6 +77,10 @@ pub struct Checkpoint {
     pub bond_sums: Vec<i64>,
     /// Per measurement, per system, the magnetisation `M = sum_i s_i`.
     pub magnetisations: Vec<i64>,
+    /// Per measurement, per overlap pair, the number of sites where its two replicas differ.
+    pub overlaps: Vec<i64>,
+    /// Per measurement, per overlap pair, `|q(k_min)|^2`.
+    pub overlaps_kmin: Vec<f64>,
 }
 
 impl Checkpoint {
@@ -80,7 +88,10 @@ impl Checkpoint {
     pub fn encode(&self) -> Vec<u8> {
         let len = HEADER_LEN
             + self.spins.len()
-            + 8 * (self.bond_sums.len() + self.magnetisations.len())
+            + 8 * (self.bond_sums.len()
+                + self.magnetisations.len()
+                + self.overlaps.len()
+                + self.overlaps_kmin.len())
             + CRC_LEN;
         let mut out = Vec::with_capacity(len);
         out.extend_from_slice(MAGIC);
@@ -91,11 +102,21 @@ impl Checkpoint {
             self.spins.len() as u64,
             self.bond_sums.len() as u64,
             self.magnetisations.len() as u64,
+            self.overlaps.len() as u64,
+            self.overlaps_kmin.len() as u64,
         ] {
             out.extend_from_slice(&word.to_le_bytes());
         }
         out.extend(self.spins.iter().map(|&s| spin_byte(s)));
-        for value in self.bond_sums.iter().chain(&self.magnetisations) {
+        for value in self
+            .bond_sums
+            .iter()
+            .chain(&self.magnetisations)
+            .chain(&self.overlaps)
+        {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        for value in &self.overlaps_kmin {
             out.extend_from_slice(&value.to_le_bytes());
         }
         let crc = crc32fast::hash(&out);
@@ -119,9 +140,13 @@ impl Checkpoint {
         }
         let config_fingerprint = reader.u64()?;
         let sweeps_done = reader.u64()?;
-        let counts = [reader.u64()?, reader.u64()?, reader.u64()?];
+        let mut counts = [0u64; 5];
+        for count in &mut counts {
+            *count = reader.u64()?;
+        }
         verify_size_and_checksum(bytes, file_len(counts))?;
-        let [spins, bond_sums, magnetisations] = counts.map(|c| c as usize);
+        let [spins, bond_sums, magnetisations, overlaps, overlaps_kmin] =
+            counts.map(|c| c as usize);
         let spins = decode_spins(reader.take(spins)?)?;
         Ok(Checkpoint {
             config_fingerprint,
@@ -129,6 +154,12 @@ impl Checkpoint {
             spins,
             bond_sums: reader.i64s(bond_sums)?,
             magnetisations: reader.i64s(magnetisations)?,
+            overlaps: reader.i64s(overlaps)?,
+            overlaps_kmin: reader
+                .i64s(overlaps_kmin)?
+                .into_iter()
+                .map(|bits| f64::from_bits(bits as u64))
+                .collect(),
         })
     }
 
@@ -200,8 +231,11 @@ fn check_magic(bytes: &[u8]) -> Result<(), CheckpointError> {
 }
 
 /// Total file size the header's counts describe (saturating: absurd counts fail the size check).
-fn file_len([spins, bond_sums, magnetisations]: [u64; 3]) -> u64 {
-    let values = bond_sums.saturating_add(magnetisations).saturating_mul(8);
+fn file_len([spins, values @ ..]: [u64; 5]) -> u64 {
+    let values = values
+        .iter()
+        .fold(0u64, |sum, &count| sum.saturating_add(count))
+        .saturating_mul(8);
     ((HEADER_LEN + CRC_LEN) as u64)
         .saturating_add(spins)
         .saturating_add(values)
@@ -285,6 +319,8 @@ mod tests {
             spins: (0..32).map(|i| if i % 3 == 0 { 1 } else { -1 }).collect(),
             bond_sums: vec![-32, 16, i64::MIN, i64::MAX],
             magnetisations: vec![-16, 0, 16, 2],
+            overlaps: vec![3, 0, 7],
+            overlaps_kmin: vec![0.25, 1e-300, -0.0],
         }
     }
 
@@ -312,11 +348,14 @@ mod tests {
         let checkpoint = sample();
         let bytes = checkpoint.encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], [1, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [2, 0, 0, 0]);
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         assert_eq!(bytes[28..36], 32u64.to_le_bytes());
-        assert_eq!(bytes[52..55], [1, 0xff, 0xff], "spins +1, -1, -1 as bytes");
-        assert_eq!(bytes.len(), 52 + 32 + 8 * 8 + 4);
+        assert_eq!(bytes[52..60], 3u64.to_le_bytes(), "overlap count");
+        assert_eq!(bytes[68..71], [1, 0xff, 0xff], "spins +1, -1, -1 as bytes");
+        assert_eq!(bytes.len(), 68 + 32 + 8 * (8 + 3 + 3) + 4);
+        let first_kmin = 68 + 32 + 8 * (8 + 3);
+        assert_eq!(bytes[first_kmin..first_kmin + 8], 0.25f64.to_le_bytes());
         let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
         assert_eq!(bytes[bytes.len() - 4..], crc.to_le_bytes());
     }
@@ -399,16 +438,16 @@ mod tests {
             Err(CheckpointError::NotCheckpoint)
         ));
         let mut bytes = sample().encode();
-        bytes[8] = 2;
+        bytes[8] = 1;
         let err = Checkpoint::decode(&bytes).unwrap_err();
         assert!(matches!(
             err,
             CheckpointError::UnsupportedVersion {
-                found: 2,
-                supported: 1
+                found: 1,
+                supported: 2
             }
         ));
-        assert!(err.to_string().contains("version 2"), "{err}");
+        assert!(err.to_string().contains("version 1"), "{err}");
     }
 
     #[test]

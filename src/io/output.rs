@@ -28,6 +28,8 @@ pub fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<()> 
 pub struct SeriesRow {
     pub measurement: u64,
     pub sweep: u64,
+    /// The disorder sample (a column only for disordered models).
+    pub sample: Option<u32>,
     pub replica: u32,
     pub energy: f64,
     pub magnetisation: i64,
@@ -35,19 +37,64 @@ pub struct SeriesRow {
 
 /// CSV text of a time series with per-site columns for convenience.
 pub fn series_csv(rows: &[SeriesRow], sites: u64) -> String {
-    let mut csv = String::from("measurement,sweep,replica,E,M,e,m\n");
+    let with_samples = rows.first().is_some_and(|r| r.sample.is_some());
+    let mut csv = String::from(if with_samples {
+        "measurement,sweep,sample,replica,E,M,e,m\n"
+    } else {
+        "measurement,sweep,replica,E,M,e,m\n"
+    });
     let n = sites as f64;
     for r in rows {
+        let _ = write!(csv, "{},{},", r.measurement, r.sweep);
+        if let Some(sample) = r.sample {
+            let _ = write!(csv, "{sample},");
+        }
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{},{}",
-            r.measurement,
-            r.sweep,
+            "{},{},{},{},{}",
             r.replica,
             r.energy,
             r.magnetisation,
             r.energy / n,
             r.magnetisation as f64 / n
+        );
+    }
+    csv
+}
+
+/// One row of a temperature's overlap series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OverlapRow {
+    pub measurement: u64,
+    pub sweep: u64,
+    pub sample: u32,
+    /// Pair `p` joins replicas `p` and `p + replicas/2`.
+    pub pair: u32,
+    pub q: f64,
+    pub q2_kmin: f64,
+}
+
+/// CSV text of an overlap series: `q` and `|q(k_min)|^2` per measurement, sample and pair.
+pub fn overlaps_csv(rows: &[OverlapRow]) -> String {
+    let mut csv = String::from("measurement,sweep,sample,pair,q,q2_kmin\n");
+    for r in rows {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{}",
+            r.measurement, r.sweep, r.sample, r.pair, r.q, r.q2_kmin
+        );
+    }
+    csv
+}
+
+/// CSV text of per-sample thermal averages.
+pub fn samples_csv(samples: &[crate::stats::SampleAverages]) -> String {
+    let mut csv = String::from("sample,e,c,abs_m,q2,q4,q2_kmin,measurements\n");
+    for (s, a) in samples.iter().enumerate() {
+        let _ = writeln!(
+            csv,
+            "{s},{},{},{},{},{},{},{}",
+            a.e, a.c, a.abs_m, a.q2, a.q4, a.q2_kmin, a.measurements
         );
     }
     csv
@@ -92,6 +139,7 @@ mod tests {
         let rows = [SeriesRow {
             measurement: 0,
             sweep: 10,
+            sample: None,
             replica: 1,
             energy: -8.0,
             magnetisation: 4,

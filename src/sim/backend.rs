@@ -1,6 +1,6 @@
 //! Choosing and opening the engine a config asks for.
 
-use crate::config::{Backend, Config, EngineKind};
+use crate::config::{Backend, Config};
 use crate::engine::Engine;
 use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use crate::engine::gpu::{GpuContext, MultispinGpuEngine, SimpleGpuEngine, adapters};
@@ -29,9 +29,9 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
     let gpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
         let ctx = open_gpu_context(config)?;
         let size = config.workgroup_size;
-        Ok(match config.engine {
-            EngineKind::Simple => Box::new(SimpleGpuEngine::new(ctx, systems, size)?),
-            EngineKind::Multispin(options) => Box::new(MultispinGpuEngine::new(
+        Ok(match config.engine.multispin() {
+            None => Box::new(SimpleGpuEngine::new(ctx, systems, size)?),
+            Some(options) => Box::new(MultispinGpuEngine::new(
                 ctx,
                 MultispinLayout::new(systems, options),
                 size,
@@ -39,11 +39,11 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
         })
     };
     let cpu = |systems: IsingSystems| -> Box<dyn Engine> {
-        match config.engine {
-            EngineKind::Simple => Box::new(CpuEngine::new(systems)),
-            EngineKind::Multispin(options) => Box::new(CpuMultispinEngine::new(
-                MultispinLayout::new(systems, options),
-            )),
+        match config.engine.multispin() {
+            None => Box::new(CpuEngine::new(systems)),
+            Some(options) => Box::new(CpuMultispinEngine::new(MultispinLayout::new(
+                systems, options,
+            ))),
         }
     };
     match config.backend {

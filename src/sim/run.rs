@@ -8,15 +8,21 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::{Schedule, initial_spins, ising_systems, open_engine};
-use crate::config::Config;
-use crate::engine::{EngineInfo, Observation};
+use crate::config::{Config, Randoms};
+use crate::engine::{EngineInfo, Measurements};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::atomic::ensure_writable_dir;
 use crate::io::checkpoint::{Checkpoint, fingerprint};
-use crate::io::output::{SeriesRow, npy_i8, series_csv, write_file, write_json};
+use crate::io::output::{
+    OverlapRow, SeriesRow, npy_i8, overlaps_csv, samples_csv, series_csv, write_file, write_json,
+};
+use crate::model::couplings::{Disorder, coupling_values};
 use crate::model::ising::IsingSystems;
-use crate::stats::{IsingEstimates, ising_estimates};
+use crate::stats::{
+    IsingEstimates, SampleSeries, SpinGlassEstimates, ising_estimates, overlap,
+    overlap_from_planes, spin_glass_estimates,
+};
 
 /// Most measurement slots one plan fills (bounds the observation buffer).
 const MAX_SLOTS_PER_CHUNK: u64 = 4096;
@@ -27,6 +33,9 @@ const CHECKPOINT: &str = "checkpoint.bin";
 const CONFIG: &str = "config.ron";
 const SUMMARY: &str = "summary.json";
 const FINAL_STATE: &str = "final_state.npy";
+const COUPLINGS: &str = "couplings.npy";
+/// Host memory for one chunk's measurements, which bounds the slots per plan.
+const CHUNK_MEASUREMENT_BYTES: u64 = 64 << 20;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -79,10 +88,14 @@ pub struct Summary {
     pub backend: String,
     pub adapter: String,
     pub engine: String,
+    /// How the multispin engine drew its random numbers, and what that means for the lanes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub randoms: Option<String>,
     pub model: String,
     pub dims: u32,
     pub size: u32,
     pub field: f64,
+    pub samples: u32,
     pub replicas: u32,
     pub seed: u64,
     pub sweeps: u64,
@@ -91,14 +104,23 @@ pub struct Summary {
     /// 0 when it ran no sweeps, as when resuming a finished run).
     pub flips_per_ns: f64,
     pub ps_per_flip: f64,
+    /// The ferromagnet: per temperature, every replica's series together.
     pub runs: Vec<TemperatureSummary>,
+    /// The Edwards-Anderson model: per temperature, averages over disorder samples.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub spin_glass: Vec<SpinGlassEstimates>,
 }
 
 /// The state a run carries between chunks; it is exactly what a checkpoint holds.
+#[derive(Default)]
 struct RunState {
     sweeps_done: u64,
+    /// `[measurement][system]`.
     bond_sums: Vec<i64>,
     magnetisations: Vec<i64>,
+    /// `[measurement][overlap]`: sites where the pair differs, and `|q(k_min)|^2`.
+    overlaps: Vec<i64>,
+    overlaps_kmin: Vec<f64>,
 }
 
 /// Run `config`, writing everything into `options.out`.
@@ -120,21 +142,14 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let (mut state, spins) = if options.resume {
         resume_state(&options.out, config_fingerprint, &systems, &schedule)?
     } else {
-        (
-            RunState {
-                sweeps_done: 0,
-                bond_sums: Vec::new(),
-                magnetisations: Vec::new(),
-            },
-            initial_spins(&systems),
-        )
+        (RunState::default(), initial_spins(&systems))
     };
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     engine.set_spins(&spins)?;
     let info = engine.info();
     log::info!("running on {} ({})", info.adapter, info.backend);
     let progress = Progress::new(options.progress, schedule.total(), state.sweeps_done);
-    let chunk = chunk_sweeps(&schedule, config.checkpoint_every);
+    let chunk = chunk_sweeps(&schedule, config.checkpoint_every, &systems);
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
     while state.sweeps_done < schedule.total() {
@@ -142,9 +157,9 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         let to = (from + chunk).min(schedule.total());
         let plan = schedule.plan(from, to);
         let started = Instant::now();
-        let observations = engine.execute(&plan)?;
+        let measurements = engine.execute(&plan)?;
         engine_time += started.elapsed();
-        record(&systems, &observations.observations, &mut state);
+        record(&systems, &measurements, &mut state);
         state.sweeps_done = to;
         progress.update(to);
         if crosses_checkpoint(from, to, config.checkpoint_every) && to < schedule.total() {
@@ -168,9 +183,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         &state,
         engine.spins()?,
     )?;
-    let series: Vec<_> = (0..systems.betas.len())
-        .map(|t| series_of(&systems, &state, t))
-        .collect();
+    let series = RunSeries::new(&systems, &state);
     let flips =
         (schedule.total() - first_sweep) * systems.lattice.sites() * u64::from(systems.systems());
     let summary = summarize(
@@ -193,11 +206,14 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     Ok(RunOutcome::Completed(summary))
 }
 
-/// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements, and a
-/// small fraction of the run so progress shows.
-fn chunk_sweeps(schedule: &Schedule, checkpoint_every: u64) -> u64 {
+/// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements (and of
+/// bytes of them), and a small fraction of the run so progress shows.
+fn chunk_sweeps(schedule: &Schedule, checkpoint_every: u64, systems: &IsingSystems) -> u64 {
+    let slot_bytes = 16 * u64::from(systems.systems())
+        + 4 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
+    let slots = (CHUNK_MEASUREMENT_BYTES / slot_bytes).clamp(1, MAX_SLOTS_PER_CHUNK);
     let mut chunk = schedule.total().div_ceil(MIN_CHUNKS).max(1);
-    chunk = chunk.min(MAX_SLOTS_PER_CHUNK * schedule.every);
+    chunk = chunk.min(slots * schedule.every);
     if checkpoint_every > 0 {
         chunk = chunk.min(checkpoint_every);
     }
@@ -226,10 +242,13 @@ fn resume_state(
     let per_measurement = systems.systems() as usize;
     let measurements = schedule.measurements_before(checkpoint.sweeps_done) as usize;
     let expected_spins = systems.spin_count();
+    let overlaps = measurements * systems.overlaps() as usize;
     if checkpoint.sweeps_done > schedule.total()
         || checkpoint.spins.len() != expected_spins
         || checkpoint.bond_sums.len() != measurements * per_measurement
         || checkpoint.magnetisations.len() != measurements * per_measurement
+        || checkpoint.overlaps.len() != overlaps
+        || checkpoint.overlaps_kmin.len() != overlaps
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements)",
@@ -243,6 +262,8 @@ fn resume_state(
         sweeps_done: checkpoint.sweeps_done,
         bond_sums: checkpoint.bond_sums,
         magnetisations: checkpoint.magnetisations,
+        overlaps: checkpoint.overlaps,
+        overlaps_kmin: checkpoint.overlaps_kmin,
     };
     Ok((state, checkpoint.spins))
 }
@@ -260,67 +281,119 @@ fn save_checkpoint(
         spins,
         bond_sums: state.bond_sums.clone(),
         magnetisations: state.magnetisations.clone(),
+        overlaps: state.overlaps.clone(),
+        overlaps_kmin: state.overlaps_kmin.clone(),
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)
 }
 
-/// Append a plan's observations (slot-major) as bond sums and magnetisations.
-fn record(systems: &IsingSystems, observations: &[Observation], state: &mut RunState) {
-    let n = systems.lattice.sites() as i64;
+/// Append a plan's measurements (slot-major) as bond sums, magnetisations and overlaps.
+fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunState) {
+    let n = systems.lattice.sites();
     let bonds = systems.lattice.bonds() as i64;
-    for o in observations {
-        state.magnetisations.push(2 * o.up as i64 - n);
+    for o in &measurements.observations {
+        state.magnetisations.push(2 * o.up as i64 - n as i64);
         state.bond_sums.push(2 * o.satisfied as i64 - bonds);
+    }
+    for planes in measurements
+        .overlap_planes
+        .chunks_exact(systems.lattice.size as usize)
+    {
+        let (differing, kmin) = overlap_from_planes(planes, n);
+        state.overlaps.push(differing);
+        state.overlaps_kmin.push(kmin);
     }
 }
 
-/// One temperature's measurements per replica: total energies and magnetisations.
-type TemperatureSeries = (Vec<Vec<f64>>, Vec<Vec<i64>>);
+/// Every series of a run, `[temperature][sample]`, from the slot-major record.
+struct RunSeries(Vec<Vec<SampleSeries>>);
 
-/// The series of one temperature, from the slot-major measurement record.
-fn series_of(systems: &IsingSystems, state: &RunState, temperature: usize) -> TemperatureSeries {
-    let per_measurement = systems.systems() as usize;
-    let replicas = systems.replicas as usize;
-    let mut energies = vec![Vec::new(); replicas];
-    let mut magnetisations = vec![Vec::new(); replicas];
-    for (bonds, ms) in state
-        .bond_sums
-        .chunks(per_measurement)
-        .zip(state.magnetisations.chunks(per_measurement))
-    {
-        for r in 0..replicas {
-            let b = temperature * replicas + r;
-            energies[r].push(systems.energy(bonds[b], ms[b]));
-            magnetisations[r].push(ms[b]);
-        }
+impl RunSeries {
+    fn new(systems: &IsingSystems, state: &RunState) -> Self {
+        let (temperatures, samples) = (systems.betas.len() as u32, systems.samples);
+        let (replicas, pairs) = (systems.replicas as usize, systems.overlap_pairs() as usize);
+        let per_measurement = systems.systems() as usize;
+        let overlaps_per_measurement = systems.overlaps() as usize;
+        let n = systems.lattice.sites();
+        let series_of = |t: u32, s: u32| {
+            let first = systems.system(t, s, 0) as usize;
+            let mut series = SampleSeries {
+                energies: vec![Vec::new(); replicas],
+                magnetisations: vec![Vec::new(); replicas],
+                overlaps: vec![Vec::new(); pairs],
+                overlaps_kmin: vec![Vec::new(); pairs],
+            };
+            for (bonds, ms) in state
+                .bond_sums
+                .chunks(per_measurement)
+                .zip(state.magnetisations.chunks(per_measurement))
+            {
+                for r in 0..replicas {
+                    let b = first + r;
+                    series.energies[r].push(systems.energy(bonds[b], ms[b]));
+                    series.magnetisations[r].push(ms[b]);
+                }
+            }
+            let first_pair = (t * samples + s) as usize * pairs;
+            for (differing, kmin) in state
+                .overlaps
+                .chunks(overlaps_per_measurement.max(1))
+                .zip(state.overlaps_kmin.chunks(overlaps_per_measurement.max(1)))
+            {
+                for p in 0..pairs {
+                    series.overlaps[p].push(overlap(differing[first_pair + p], n));
+                    series.overlaps_kmin[p].push(kmin[first_pair + p]);
+                }
+            }
+            series
+        };
+        RunSeries(
+            (0..temperatures)
+                .map(|t| (0..samples).map(|s| series_of(t, s)).collect())
+                .collect(),
+        )
     }
-    (energies, magnetisations)
 }
 
 fn summarize(
     config: &Config,
     systems: &IsingSystems,
     schedule: &Schedule,
-    series: &[TemperatureSeries],
+    series: &RunSeries,
     info: &EngineInfo,
     flips: u64,
     engine_time: Duration,
 ) -> Summary {
     let lattice = systems.lattice;
-    let runs = systems
-        .betas
-        .iter()
-        .zip(series)
-        .map(|(&beta, (energies, magnetisations))| {
-            let exact =
-                (lattice.dims == 2 && systems.field == 0.0).then(|| kaufman(lattice.size, beta));
-            TemperatureSummary {
-                estimates: ising_estimates(beta, lattice.sites(), energies, magnetisations),
-                exact,
-            }
-        })
-        .collect();
+    let temperatures = systems.betas.iter().zip(&series.0);
+    let (runs, spin_glass) = match systems.disorder {
+        Disorder::Ferromagnet => {
+            let runs = temperatures
+                .map(|(&beta, samples)| {
+                    let exact = (lattice.dims == 2 && systems.field == 0.0)
+                        .then(|| kaufman(lattice.size, beta));
+                    let only = &samples[0];
+                    let estimates = ising_estimates(
+                        beta,
+                        lattice.sites(),
+                        &only.energies,
+                        &only.magnetisations,
+                    );
+                    TemperatureSummary { estimates, exact }
+                })
+                .collect();
+            (runs, Vec::new())
+        }
+        Disorder::Bimodal => {
+            let spin_glass = temperatures
+                .map(|(&beta, samples)| {
+                    spin_glass_estimates(beta, lattice.sites(), lattice.size, samples)
+                })
+                .collect();
+            (Vec::new(), spin_glass)
+        }
+    };
     // A resumed run that was already complete ran no sweeps: report no rate rather than 0/0.
     let flips_per_ns = match flips {
         0 => 0.0,
@@ -331,15 +404,30 @@ fn summarize(
     } else {
         0.0
     };
+    let randoms = match config.engine.multispin() {
+        Some(options) if options.randoms == Randoms::Shared => Some(
+            "shared: one uniform per word for all its lanes (papers 000/002); decisions of the \
+             lanes of a word are correlated"
+                .to_string(),
+        ),
+        Some(_) => Some("exact: an independent uniform per lane and decision".to_string()),
+        None => None,
+    };
+    let model = match systems.disorder {
+        Disorder::Ferromagnet => "Ising",
+        Disorder::Bimodal => "Edwards-Anderson +-J",
+    };
     Summary {
         spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
         backend: info.backend.clone(),
         adapter: info.adapter.clone(),
-        engine: "simple".into(),
-        model: format!("Ising {}D", lattice.dims),
+        engine: info.engine.clone(),
+        randoms,
+        model: format!("{model} {}D", lattice.dims),
         dims: lattice.dims,
         size: lattice.size,
         field: systems.field,
+        samples: systems.samples,
         replicas: systems.replicas,
         seed: config.seed,
         sweeps: schedule.total(),
@@ -347,6 +435,7 @@ fn summarize(
         flips_per_ns,
         ps_per_flip,
         runs,
+        spin_glass,
     }
 }
 
@@ -354,38 +443,91 @@ fn write_outputs(
     out: &Path,
     systems: &IsingSystems,
     schedule: &Schedule,
-    series: &[TemperatureSeries],
+    series: &RunSeries,
     spins: &[i32],
     summary: &Summary,
 ) -> Result<()> {
-    for (t, (beta, (energies, magnetisations))) in systems.betas.iter().zip(series).enumerate() {
+    let disordered = systems.disorder == Disorder::Bimodal;
+    let sweep_of = |m: usize| schedule.sweep_of_measurement(m as u64) + 1;
+    let sites = systems.lattice.sites();
+    for (t, (beta, samples)) in systems.betas.iter().zip(&series.0).enumerate() {
         let mut rows = Vec::new();
-        for (m, _) in energies[0].iter().enumerate() {
-            for r in 0..systems.replicas as usize {
-                rows.push(SeriesRow {
-                    measurement: m as u64,
-                    sweep: schedule.sweep_of_measurement(m as u64) + 1,
-                    replica: r as u32,
-                    energy: energies[r][m],
-                    magnetisation: magnetisations[r][m],
-                });
+        let mut overlap_rows = Vec::new();
+        for m in 0..samples[0].energies[0].len() {
+            for (s, sample) in samples.iter().enumerate() {
+                for (r, (energies, magnetisations)) in sample
+                    .energies
+                    .iter()
+                    .zip(&sample.magnetisations)
+                    .enumerate()
+                {
+                    rows.push(SeriesRow {
+                        measurement: m as u64,
+                        sweep: sweep_of(m),
+                        sample: disordered.then_some(s as u32),
+                        replica: r as u32,
+                        energy: energies[m],
+                        magnetisation: magnetisations[m],
+                    });
+                }
+                for (p, (q, kmin)) in sample
+                    .overlaps
+                    .iter()
+                    .zip(&sample.overlaps_kmin)
+                    .enumerate()
+                {
+                    overlap_rows.push(OverlapRow {
+                        measurement: m as u64,
+                        sweep: sweep_of(m),
+                        sample: s as u32,
+                        pair: p as u32,
+                        q: q[m],
+                        q2_kmin: kmin[m],
+                    });
+                }
             }
         }
-        let name = format!("timeseries_t{t:02}_beta_{beta}.csv");
+        let suffix = format!("t{t:02}_beta_{beta}.csv");
         write_file(
             out,
-            &name,
-            series_csv(&rows, systems.lattice.sites()).as_bytes(),
+            &format!("timeseries_{suffix}"),
+            series_csv(&rows, sites).as_bytes(),
         )?;
+        if disordered {
+            write_file(
+                out,
+                &format!("overlaps_{suffix}"),
+                overlaps_csv(&overlap_rows).as_bytes(),
+            )?;
+            let per_sample = &summary.spin_glass[t].per_sample;
+            write_file(
+                out,
+                &format!("samples_{suffix}"),
+                samples_csv(per_sample).as_bytes(),
+            )?;
+        }
     }
-    let l = systems.lattice.size as usize;
-    let mut shape = vec![systems.betas.len(), systems.replicas as usize];
-    shape.extend(std::iter::repeat_n(l, systems.lattice.dims as usize));
+    let lattice = systems.lattice;
+    let lattice_shape = vec![lattice.size as usize; lattice.dims as usize];
+    let mut shape = vec![systems.betas.len()];
+    if disordered {
+        shape.push(systems.samples as usize);
+    }
+    shape.push(systems.replicas as usize);
+    shape.extend(&lattice_shape);
     write_file(
         out,
         FINAL_STATE,
         &npy_i8(&shape, spins.iter().map(|&s| s as i8)),
     )?;
+    if disordered {
+        let mut shape = vec![systems.samples as usize];
+        shape.extend(&lattice_shape);
+        shape.push(lattice.dims as usize);
+        let couplings = (0..systems.samples)
+            .flat_map(|s| coupling_values(systems.disorder, &lattice, systems.seed, s));
+        write_file(out, COUPLINGS, &npy_i8(&shape, couplings))?;
+    }
     write_json(out, SUMMARY, summary)
 }
 
@@ -442,22 +584,40 @@ impl Progress {
 pub fn summary_table(summary: &Summary) -> String {
     use std::fmt::Write as _;
     let mut table = format!(
-        "{} L={} on {} ({}), {:.3} flips/ns\n{:>9} {:>24} {:>13} {:>22} {:>13} {:>20} {:>20} {:>8}\n",
+        "{} L={} on {} ({}, {}), {:.3} flips/ns\n",
         summary.model,
         summary.size,
         summary.adapter,
         summary.backend,
+        summary.engine,
         summary.flips_per_ns,
-        "beta",
-        "e",
-        "e exact",
-        "c",
-        "c exact",
-        "|m|",
-        "U4",
-        "tau_e"
     );
     let pm = |e: &crate::stats::Estimate| format!("{:.7} ± {:.7}", e.mean, e.err);
+    if !summary.spin_glass.is_empty() {
+        let _ = writeln!(
+            table,
+            "{} samples; errors from the spread over samples\n{:>9} {:>24} {:>22} {:>20} {:>20} {:>20}",
+            summary.samples, "beta", "e", "c", "q2", "g", "xi_L/L"
+        );
+        for t in &summary.spin_glass {
+            let _ = writeln!(
+                table,
+                "{:>9.6} {:>24} {:>22} {:>20} {:>20} {:>20}",
+                t.beta,
+                pm(&t.e),
+                pm(&t.c),
+                pm(&t.q2),
+                pm(&t.g),
+                pm(&t.xi_over_l)
+            );
+        }
+        return table;
+    }
+    let _ = writeln!(
+        table,
+        "{:>9} {:>24} {:>13} {:>22} {:>13} {:>20} {:>20} {:>8}",
+        "beta", "e", "e exact", "c", "c exact", "|m|", "U4", "tau_e"
+    );
     for run in &summary.runs {
         let est = &run.estimates;
         let (e_exact, c_exact) = run.exact.map_or(("-".to_string(), "-".to_string()), |x| {
