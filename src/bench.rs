@@ -1,20 +1,21 @@
-//! `spinflip bench`: sweep throughput per backend and lattice size.
+//! `spinflip bench`: sweep throughput per backend, engine, layout, model and lattice size.
 //!
-//! Each measurement runs plans of doubling sweep counts until one takes at least
-//! `--seconds`, and reports that plan's rate: site updates (flip attempts) per nanosecond and
-//! picoseconds per flip. Pipeline compilation and uploads are outside the timed plans.
+//! Each measurement starts from a hot (random) lattice, runs plans of doubling sweep counts
+//! until one takes at least `--seconds`, and reports that plan's rate: site updates (flip
+//! attempts) per nanosecond and picoseconds per flip. Pipeline compilation and uploads are
+//! outside the timed plans.
 
 use std::time::Instant;
 
 use clap::ValueEnum;
 use serde::Serialize;
 
-use crate::config::{Backend, Config, PhiloxPath};
+use crate::config::{
+    Backend, Config, EngineKind, Lanes, Layout, Model, PhiloxPath, Randoms, Temperatures,
+};
 use crate::engine::{Engine, Plan};
 use crate::error::{Error, Result};
-use crate::model::Lattice;
-use crate::model::ising::IsingSystems;
-use crate::sim::{initial_spins, open_engine};
+use crate::sim::{initial_spins, ising_systems, open_engine};
 
 /// Which backends to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -24,19 +25,50 @@ pub enum BenchBackend {
     Wgpu,
 }
 
+/// Which engines (and multispin layouts) to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchEngine {
+    /// One spin per 32-bit word.
+    Simple,
+    /// Multispin, 32 systems per word (lanes chosen by `--lanes`).
+    Amsc,
+    /// Multispin, 32 sites of one lattice per word (sizes that are multiples of 64).
+    Smsc,
+}
+
+/// The model measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchModel {
+    Ising,
+    /// Edwards-Anderson +-J (multispin engines only).
+    Ea,
+}
+
 /// Options of `spinflip bench`.
 #[derive(Debug, Clone, clap::Parser)]
 pub struct BenchOptions {
     /// Backends to measure.
     #[arg(long, value_enum, default_value = "all")]
     pub backend: BenchBackend,
+    /// Engines to measure.
+    #[arg(long, value_enum, value_delimiter = ',', default_values = ["simple", "amsc", "smsc"])]
+    pub engine: Vec<BenchEngine>,
+    /// Model.
+    #[arg(long, value_enum, default_value = "ising")]
+    pub model: BenchModel,
+    /// What AMSC lanes hold (the default: replicas for the Ising model, samples for EA).
+    #[arg(long, value_enum)]
+    pub lanes: Option<LanesArg>,
+    /// How multispin decisions draw random numbers.
+    #[arg(long, value_enum, default_value = "exact")]
+    pub randoms: RandomsArg,
     /// Lattice dimension.
     #[arg(long, default_value_t = 2)]
     pub dims: u32,
-    /// Linear sizes (even).
+    /// Linear sizes (even; SMSC measures the multiples of 64 only).
     #[arg(long, value_delimiter = ',', default_values_t = vec![256, 1024, 4096])]
     pub sizes: Vec<u32>,
-    /// Independent systems per run.
+    /// Systems per run (AMSC rounds up to whole words of 32).
     #[arg(long, default_value_t = 1)]
     pub systems: u32,
     /// Inverse temperature.
@@ -54,6 +86,9 @@ pub struct BenchOptions {
     /// Workgroup size of the GPU kernels.
     #[arg(long, default_value_t = 64)]
     pub workgroup_size: u32,
+    /// Compile the GPU kernels with wgpu's runtime bounds checks.
+    #[arg(long)]
+    pub bounds_checks: bool,
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -67,12 +102,28 @@ pub enum PhiloxArg {
     U32,
 }
 
+/// AMSC lane meanings selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LanesArg {
+    Replicas,
+    Samples,
+    Temperatures,
+}
+
+/// Random-number modes selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RandomsArg {
+    Exact,
+    Shared,
+}
+
 /// One row of the benchmark table.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchResult {
     pub backend: String,
     pub adapter: String,
-    pub engine: &'static str,
+    pub engine: String,
+    pub model: &'static str,
     pub dims: u32,
     pub size: u32,
     pub systems: u32,
@@ -102,59 +153,114 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
     };
     if !options.json {
         println!(
-            "{:<6} {:<40} {:>4} {:>6} {:>7} {:>7} {:>10} {:>10}",
-            "engine", "adapter", "dims", "L", "systems", "sweeps", "flips/ns", "ps/flip"
+            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10} {:>10}",
+            "backend", "adapter", "engine", "dims", "L", "systems", "sweeps", "flips/ns", "ps/flip"
         );
     }
     for backend in backends {
-        for &size in &options.sizes {
-            let result = bench_one(options, backend, size)?;
-            if options.json {
-                println!(
-                    "{}",
-                    serde_json::to_string(&result).expect("plain data serialises")
-                );
-            } else {
-                println!(
-                    "{:<6} {:<40} {:>4} {:>6} {:>7} {:>7} {:>10.3} {:>10.1}",
-                    result.backend,
-                    result.adapter,
-                    result.dims,
-                    result.size,
-                    result.systems,
-                    result.sweeps,
-                    result.flips_per_ns,
-                    result.ps_per_flip
-                );
+        for &engine in &options.engine {
+            for &size in &options.sizes {
+                let config = bench_config(options, backend, engine, size);
+                if let Err(reason) = config.validate() {
+                    if !options.json {
+                        println!("skipped {engine:?} L={size}: {reason}");
+                    }
+                    continue;
+                }
+                print_result(options, &bench_one(options, &config)?);
             }
         }
     }
     Ok(())
 }
 
-fn bench_config(options: &BenchOptions, backend: Backend) -> Config {
+fn print_result(options: &BenchOptions, result: &BenchResult) {
+    if options.json {
+        println!(
+            "{}",
+            serde_json::to_string(result).expect("plain data serialises")
+        );
+    } else {
+        println!(
+            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10.3} {:>10.2}",
+            result.backend,
+            result.adapter,
+            format!("{} {}", result.engine, result.model),
+            result.dims,
+            result.size,
+            result.systems,
+            result.sweeps,
+            result.flips_per_ns,
+            result.ps_per_flip
+        );
+    }
+}
+
+/// The run config of one measurement: the engine's system counts follow its packing.
+fn bench_config(
+    options: &BenchOptions,
+    backend: Backend,
+    engine: BenchEngine,
+    size: u32,
+) -> Config {
     let mut config = Config::default_config().expect("the built-in config is valid");
+    let (dims, field) = (options.dims, 0.0);
+    config.model = match options.model {
+        BenchModel::Ising => Model::Ising { dims, size, field },
+        BenchModel::Ea => Model::EdwardsAnderson { dims, size, field },
+    };
     config.backend = backend;
     config.adapter = options.adapter.clone();
     config.workgroup_size = options.workgroup_size;
+    config.bounds_checks = options.bounds_checks;
     config.philox = match options.philox {
         PhiloxArg::Auto => PhiloxPath::Auto,
         PhiloxArg::Int64 => PhiloxPath::Int64,
         PhiloxArg::U32 => PhiloxPath::U32,
     };
+    let randoms = match options.randoms {
+        RandomsArg::Exact => Randoms::Exact,
+        RandomsArg::Shared => Randoms::Shared,
+    };
+    let lanes = match (options.lanes, options.model) {
+        (Some(LanesArg::Replicas), _) | (None, BenchModel::Ising) => Lanes::Replicas,
+        (Some(LanesArg::Samples), _) | (None, BenchModel::Ea) => Lanes::Samples,
+        (Some(LanesArg::Temperatures), _) => Lanes::Temperatures,
+    };
+    let words = options.systems.div_ceil(32).max(1);
+    let (temperatures, samples, replicas) = match engine {
+        BenchEngine::Simple | BenchEngine::Smsc => (1, 1, options.systems),
+        BenchEngine::Amsc => match lanes {
+            Lanes::Replicas => (1, 1, 32 * words),
+            Lanes::Samples => (1, 32 * words, 1),
+            Lanes::Temperatures => (32, words, 1),
+        },
+    };
+    // Temperatures in lanes spread around the requested beta.
+    config.temperatures = Temperatures::Betas(
+        (0..temperatures)
+            .map(|t| options.beta * (1.0 + 0.01 * f64::from(t)))
+            .collect(),
+    );
+    config.samples = samples;
+    config.replicas = replicas;
+    config.engine = match engine {
+        BenchEngine::Simple => EngineKind::Simple,
+        BenchEngine::Amsc => EngineKind::Multispin {
+            layout: Layout::Amsc { lanes },
+            randoms,
+        },
+        BenchEngine::Smsc => EngineKind::Multispin {
+            layout: Layout::Smsc,
+            randoms,
+        },
+    };
     config
 }
 
-fn bench_one(options: &BenchOptions, backend: Backend, size: u32) -> Result<BenchResult> {
-    let systems = IsingSystems::ferromagnet(
-        Lattice::new(options.dims, size),
-        0.0,
-        vec![options.beta],
-        options.systems,
-        1,
-    );
-    let config = bench_config(options, backend);
-    let mut engine = open_engine(&config, systems.clone())?;
+fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
+    let systems = ising_systems(config);
+    let mut engine = open_engine(config, systems.clone())?;
     engine.set_spins(&initial_spins(&systems))?;
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
     let (mut sweeps, mut next_sweep) = (1u64, 0u64);
@@ -167,9 +273,13 @@ fn bench_one(options: &BenchOptions, backend: Backend, size: u32) -> Result<Benc
             return Ok(BenchResult {
                 backend: info.backend,
                 adapter: info.adapter,
-                engine: "simple",
+                engine: info.engine,
+                model: match options.model {
+                    BenchModel::Ising => "Ising",
+                    BenchModel::Ea => "EA",
+                },
                 dims: options.dims,
-                size,
+                size: systems.lattice.size,
                 systems: systems.systems(),
                 sweeps,
                 seconds,

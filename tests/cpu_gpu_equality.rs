@@ -66,7 +66,7 @@ fn compare(dims: u32, size: u32, field: f64, philox: PhiloxPath) {
         assert_ne!(cpu_spins, spins, "{case}: nothing moved");
         assert_eq!(cpu_obs, gpu_obs, "{case}: observations differ");
         assert_eq!(
-            cpu_obs.len(),
+            cpu_obs.observations.len(),
             plan.slots as usize * systems.systems() as usize
         );
     }

@@ -76,9 +76,13 @@ fn first_difference(layout: &MultispinLayout, cpu: &[i32], gpu: &[i32]) -> Optio
 }
 
 fn compare(case: &Case, philox: PhiloxPath) {
+    compare_with_checks(case, philox, true);
+}
+
+fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
     let layout = case.layout();
     let name = format!(
-        "{}D L={} {} {:?} h={} {philox:?}",
+        "{}D L={} {} {:?} h={} {philox:?} bounds checks {bounds_checks}",
         case.dims,
         case.size,
         layout.describe(),
@@ -87,7 +91,8 @@ fn compare(case: &Case, philox: PhiloxPath) {
     );
     let spins = initial_spins(&layout.systems);
     let mut cpu = CpuMultispinEngine::new(layout.clone());
-    let mut gpu = MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64).unwrap();
+    let ctx = common::gpu_with_checks(philox, bounds_checks);
+    let mut gpu = MultispinGpuEngine::new(ctx, layout.clone(), 64).unwrap();
     cpu.set_spins(&spins).unwrap();
     gpu.set_spins(&spins).unwrap();
     let plan = plan();
@@ -244,6 +249,26 @@ fn multispin_u32_philox_path_matches_cpu_bit_for_bit() {
     compare(
         &case(2, 64, Layout::Smsc, Disorder::Ferromagnet),
         PhiloxPath::U32,
+    );
+}
+
+/// The kernels `bounds_checks: false` compiles without wgpu's runtime checks give the same bits.
+#[test]
+fn unchecked_kernels_match_cpu_bit_for_bit() {
+    compare_with_checks(
+        &case(3, 6, AMSC_SAMPLES, Disorder::Bimodal),
+        PhiloxPath::Auto,
+        false,
+    );
+    compare_with_checks(
+        &case(2, 128, Layout::Smsc, Disorder::Bimodal),
+        PhiloxPath::Auto,
+        false,
+    );
+    compare_with_checks(
+        &case(2, 6, AMSC_REPLICAS, Disorder::Bimodal),
+        PhiloxPath::Auto,
+        false,
     );
 }
 

@@ -23,12 +23,9 @@ fn pick(word: u32, keep: bool) -> u32 {
     return select(~word, word, keep);
 }
 
-// Lanes whose spin and count are those of category cat = up * (z + 1) + c.
-fn category_mask(spin: u32, count: BondCount, cat: u32, z: u32) -> u32 {
-    let up = cat / (z + 1u);
-    let c = cat % (z + 1u);
-    return pick(spin, up == 1u) & pick(count.c0, (c & 1u) != 0u) & pick(count.c1, (c & 2u) != 0u)
-        & pick(count.c2, (c & 4u) != 0u);
+// Lanes whose unsatisfied-bond count is c.
+fn count_equals(count: BondCount, c: u32) -> u32 {
+    return pick(count.c0, (c & 1u) != 0u) & pick(count.c1, (c & 2u) != 0u) & pick(count.c2, (c & 4u) != 0u);
 }
 
 // A vertical counter: add one to every lane set in `word`.

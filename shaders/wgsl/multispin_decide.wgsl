@@ -1,25 +1,64 @@
 // Exact per-lane Metropolis decisions by bit-sliced threshold comparison (GUIDE.md section 4);
 // twin of accepted_lanes in src/engine/cpu/multispin_metropolis.rs. A lane's uniform U has as
-// bit 31 - i its bit of random word i; it flips iff U <= t, t the threshold of its category and
-// temperature. Random word i is word i mod 4 of Philox block (word, sweep, MULTISPIN,
+// bit 31 - i its bit of random word i; it flips iff U <= t, t the threshold of its energy class
+// and temperature. Random word i is word i mod 4 of Philox block (word, sweep, MULTISPIN,
 // i / 4 << 1 | colour, g); only lanes in categories that raise the energy need them.
 
-// Categories whose energy change is positive (bit mask), and whether one uniform per word is
-// shared by its lanes.
-override ACTIVE: u32 = 0u;
+// The energy class of each category, 4 bits each (categories 0..7 in CLASSES_LO, 8..13 in
+// CLASSES_HI; NO_CLASS: the flip never raises the energy), the number of classes, and whether
+// one uniform per word is shared by its lanes.
+override CLASSES_LO: u32 = 0xffffffffu;
+override CLASSES_HI: u32 = 0xffffffffu;
+override CLASS_COUNT: u32 = 0u;
 override SHARED_RANDOMS: bool = false;
 
 const MAX_CATEGORIES: u32 = 14u;
+const NO_CLASS: u32 = 15u;
 
-fn accepted_lanes(spin: u32, count: BondCount, table: u32, word: u32, colour: u32, g: u32) -> u32 {
+// The workgroup's threshold table (every thread of a workgroup updates the same word system),
+// read from workgroup memory in the draw loop.
+var<workgroup> class_thresholds: array<u32, MAX_CATEGORIES * 32u>;
+
+// Copy table `table` of `thresholds` into workgroup memory; every thread of the workgroup must
+// call it before any returns.
+fn load_class_thresholds(table: u32, local: u32) {
+    for (var i = local; i < CLASS_COUNT * 32u; i += WG_SIZE) {
+        class_thresholds[i] = thresholds[table + i];
+    }
+    workgroupBarrier();
+}
+
+fn category_class(cat: u32) -> u32 {
+    if cat < 8u {
+        return (CLASSES_LO >> (4u * cat)) & 0xfu;
+    }
+    return (CLASSES_HI >> (4u * (cat - 8u))) & 0xfu;
+}
+
+// Call load_class_thresholds first.
+fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -> u32 {
     let z = coordination();
+    // The lanes of each energy class: categories (down, c) and (up, c) of the class. Every
+    // condition is a constant once the overrides are fixed, so the loops unroll into registers.
     var masks: array<u32, MAX_CATEGORIES>;
     var undecided = 0u;
-    for (var cat = 0u; cat < MAX_CATEGORIES; cat++) {
-        if ((ACTIVE >> cat) & 1u) != 0u {
-            masks[cat] = category_mask(spin, count, cat, z);
-            undecided |= masks[cat];
+    for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+        var mask = 0u;
+        for (var c = 0u; c <= z; c++) {
+            let down = category_class(c) == energy_class;
+            let up = category_class(z + 1u + c) == energy_class;
+            var spins = 0u;
+            if down && up {
+                spins = ~0u;
+            } else if down {
+                spins = ~spin;
+            } else if up {
+                spins = spin;
+            }
+            mask |= count_equals(count, c) & spins;
         }
+        masks[energy_class] = mask;
+        undecided |= mask;
     }
     var accept = ~undecided;
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
@@ -42,10 +81,8 @@ fn accepted_lanes(spin: u32, count: BondCount, table: u32, word: u32, colour: u3
             random = block[i & 3u];
         }
         var threshold_bits = 0u;
-        for (var cat = 0u; cat < MAX_CATEGORIES; cat++) {
-            if ((ACTIVE >> cat) & 1u) != 0u {
-                threshold_bits |= masks[cat] & thresholds[table + cat * 32u + k];
-            }
+        for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+            threshold_bits |= masks[energy_class] & class_thresholds[energy_class * 32u + k];
         }
         accept |= undecided & threshold_bits & ~random;
         undecided &= ~(threshold_bits ^ random);

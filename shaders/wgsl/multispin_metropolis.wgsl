@@ -24,11 +24,12 @@ fn main(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
+    let g = workgroup.z;
+    load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, local);
     let cw = thread_in_system(workgroup, workgroups, local);
     if cw >= colour_words() {
         return;
     }
-    let g = workgroup.z;
     let colour = params.colour;
     let wr = row_words();
     let site = word_site(colour, cw / wr, cw % wr);
@@ -56,6 +57,5 @@ fn main(
         bond_count_add(&count, spin ^ spins[other + minus_row * wr + site.w] ^ bonds.x);
         bond_count_add(&count, spin ^ spins[other + plus_row * wr + site.w] ^ bonds.y);
     }
-    let table = (g / WORDS_PER_TABLE) * 2u * (coordination() + 1u) * 32u;
-    spins[own + cw] = spin ^ accepted_lanes(spin, count, table, cw, colour, g);
+    spins[own + cw] = spin ^ accepted_lanes(spin, count, cw, colour, g);
 }

@@ -20,8 +20,11 @@
 //! *coupling group* (32 samples in lanes, or one sample broadcast to every lane / spread over the
 //! sites of an SMSC word) as the forward bond of each site and direction, in the same colour
 //! arrays: `couplings[((group * dims + d) * 2 + colour) * colour_words + row * row_words + w]`.
-//! Thresholds are bit-sliced per table, category and bit: `tables[(table * categories + cat) *
-//! 32 + k]` holds, in lane `b`, bit `k` of the acceptance threshold of lane `b`'s temperature.
+//! Thresholds are bit-sliced per table, energy class and bit: `tables[(table * classes + class)
+//! * 32 + k]` holds, in lane `b`, bit `k` of the acceptance threshold of lane `b`'s temperature
+//! for the energy change of that class (the distinct positive `dE` of the categories).
+
+use rayon::prelude::*;
 
 use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
 use crate::model::Lattice;
@@ -30,6 +33,12 @@ use crate::model::ising::{IsingSystems, threshold};
 
 /// Bits per spin word.
 pub const LANES: u32 = 32;
+
+/// Most energy categories: `2 (z + 1)` for `z = 6`.
+pub const MAX_CATEGORIES: u32 = 14;
+
+/// The class of a category that never raises the energy (its flips are always accepted).
+pub const NO_CLASS: u32 = 15;
 
 /// The multispin packing of a run's systems.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,11 +204,35 @@ impl MultispinLayout {
         f64::from(2 * z as i32 - 4 * c as i32) + 2.0 * self.systems.field * spin
     }
 
-    /// Bit mask of the categories that raise the energy: only their lanes need random numbers.
-    pub fn active_categories(&self) -> u32 {
-        (0..self.categories())
-            .filter(|&cat| self.category_delta_e(cat) > 0.0)
-            .fold(0, |mask, cat| mask | 1 << cat)
+    /// The energy classes: the distinct positive energy changes, ascending. Only lanes in a
+    /// category of some class need random numbers; categories of one class share a threshold
+    /// (with `h = 0`, the up and down spins with `c` unsatisfied bonds).
+    pub fn energy_classes(&self) -> Vec<f64> {
+        let mut classes: Vec<f64> = (0..self.categories())
+            .map(|cat| self.category_delta_e(cat))
+            .filter(|&delta_e| delta_e > 0.0)
+            .collect();
+        classes.sort_by(f64::total_cmp);
+        classes.dedup();
+        classes
+    }
+
+    /// The class of each category, 4 bits per category (categories 0..8 in the first word, 8..14
+    /// in the second); [`NO_CLASS`] for categories that never raise the energy.
+    pub fn category_classes(&self) -> [u32; 2] {
+        let classes = self.energy_classes();
+        let mut packed = [0u32; 2];
+        for cat in 0..MAX_CATEGORIES {
+            let class = (cat < self.categories())
+                .then(|| {
+                    let delta_e = self.category_delta_e(cat);
+                    classes.iter().position(|&c| c == delta_e)
+                })
+                .flatten()
+                .map_or(NO_CLASS, |class| class as u32);
+            packed[(cat / 8) as usize] |= class << (4 * (cat % 8));
+        }
+        packed
     }
 
     /// The inverse temperature of lane `lane` under table `table` (idle lanes run at the last
@@ -212,13 +245,13 @@ impl MultispinLayout {
         }
     }
 
-    /// The bit-sliced threshold tables (see the module documentation). A flip is accepted iff
-    /// the lane's uniform word `U <= t`, `t` as in [`threshold`].
+    /// The bit-sliced threshold tables (see the module documentation), per table, energy class
+    /// and bit. A flip is accepted iff the lane's uniform word `U <= t`, `t` as in [`threshold`].
     pub fn threshold_tables(&self) -> Vec<u32> {
-        let mut tables = Vec::with_capacity((self.tables() * self.categories() * 32) as usize);
+        let classes = self.energy_classes();
+        let mut tables = Vec::with_capacity(self.tables() as usize * classes.len() * 32);
         for table in 0..self.tables() {
-            for cat in 0..self.categories() {
-                let delta_e = self.category_delta_e(cat);
+            for &delta_e in &classes {
                 let thresholds: Vec<u32> = (0..LANES)
                     .map(|lane| threshold(self.lane_beta(table, lane), delta_e))
                     .collect();
@@ -281,19 +314,28 @@ impl MultispinLayout {
     }
 
     /// Pack system-major `+1/-1` lattices (natural site order) into spin words (bit 1 = up).
-    /// Idle lanes copy nothing and stay down.
+    /// Idle lanes copy nothing and stay down. Rows are packed in parallel.
     pub fn pack(&self, spins: &[i32]) -> Vec<u32> {
         let n = self.lattice().sites();
+        let rows = self.rows() as usize;
         let mut words = vec![0u32; self.words() as usize];
-        self.for_each_word(|index, g, colour, row, w| {
-            let mut word = 0;
-            self.for_each_bit(g, colour, row, w, |bit, system, site| {
-                if spins[(u64::from(system) * n + site) as usize] > 0 {
-                    word |= 1 << bit;
+        words
+            .par_chunks_mut(self.row_words() as usize)
+            .enumerate()
+            .for_each(|(i, row_words)| {
+                let (g, colour, row) = (
+                    (i / (2 * rows)) as u32,
+                    ((i / rows) % 2) as u32,
+                    (i % rows) as u32,
+                );
+                for (w, word) in row_words.iter_mut().enumerate() {
+                    self.for_each_bit(g, colour, row, w as u32, |bit, system, site| {
+                        if spins[(u64::from(system) * n + site) as usize] > 0 {
+                            *word |= 1 << bit;
+                        }
+                    });
                 }
             });
-            words[index] = word;
-        });
         words
     }
 
@@ -697,23 +739,43 @@ mod tests {
             5,
         );
         let tables = layout.threshold_tables();
-        let cats = layout.categories();
-        assert_eq!(tables.len() as u32, cats * 32);
-        for cat in 0..cats {
+        // h = 0.1 in 3D: dE = 12 -+ 0.2, 8 -+ 0.2, 4 -+ 0.2 (c = 0, 1, 2) and 0.2 (c = 3, up).
+        let classes = layout.energy_classes();
+        assert_eq!(classes, vec![0.2, 3.8, 4.2, 7.8, 8.2, 11.8, 12.2]);
+        assert_eq!(tables.len(), classes.len() * 32);
+        for (class, &delta_e) in classes.iter().enumerate() {
             for lane in 0..32u32 {
                 let t = (0..32).fold(0u32, |t, k| {
-                    t | (tables[(cat * 32 + k) as usize] >> lane & 1) << k
+                    t | (tables[class * 32 + k as usize] >> lane & 1) << k
                 });
                 let beta = 0.2 + 0.01 * f64::from(lane.min(4));
-                assert_eq!(
-                    t,
-                    threshold(beta, layout.category_delta_e(cat)),
-                    "cat {cat} lane {lane}"
-                );
+                assert_eq!(t, threshold(beta, delta_e), "class {class} lane {lane}");
             }
         }
-        // h = 0.1 in 3D: c = 0, 1, 2 raise the energy for both spins, c = 3 only for up spins.
-        assert_eq!(layout.active_categories(), 0b111_1000_0111);
+        let packed = layout.category_classes();
+        let class_of = |cat: u32| packed[(cat / 8) as usize] >> (4 * (cat % 8)) & 15;
+        for cat in 0..14 {
+            let delta_e = layout.category_delta_e(cat);
+            match class_of(cat) {
+                NO_CLASS => assert!(delta_e <= 0.0, "cat {cat}"),
+                class => assert_eq!(classes[class as usize], delta_e, "cat {cat}"),
+            }
+        }
+        let zero_field = MultispinLayout::new(
+            IsingSystems {
+                field: 0.0,
+                ..layout.systems.clone()
+            },
+            MultispinOptions {
+                layout: layout.layout,
+                randoms: Randoms::Exact,
+            },
+        );
+        assert_eq!(
+            zero_field.energy_classes(),
+            vec![4.0, 8.0, 12.0],
+            "spins share classes at h = 0"
+        );
     }
 
     #[test]

@@ -3,23 +3,18 @@
 use crate::config::{Backend, Config};
 use crate::engine::Engine;
 use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
+use crate::engine::gpu::context::driver_lock;
 use crate::engine::gpu::{GpuContext, MultispinGpuEngine, SimpleGpuEngine, adapters};
 use crate::engine::multispin::MultispinLayout;
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
-/// Serialises device creation: some drivers (seen with NVIDIA's Vulkan driver) hang when
-/// several threads of one process enumerate adapters and open devices at the same time.
-static DEVICE_CREATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// Open the adapter the config names (or the best one) as a GPU context.
 pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
-    let _guard = DEVICE_CREATION
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _guard = driver_lock();
     let instance = adapters::instance();
     let adapter = adapters::choose(adapters::enumerate(&instance), config.adapter.as_deref())?;
-    GpuContext::new(&adapter, config.philox)
+    GpuContext::new(&adapter, config.philox, config.bounds_checks)
 }
 
 /// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks

@@ -68,7 +68,7 @@ impl RunOptions {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunOutcome {
-    Completed(Summary),
+    Completed(Box<Summary>),
     Halted { sweeps_done: u64 },
 }
 
@@ -203,7 +203,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         &checkpoint.spins,
         &summary,
     )?;
-    Ok(RunOutcome::Completed(summary))
+    Ok(RunOutcome::Completed(Box::new(summary)))
 }
 
 /// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements (and of

@@ -12,8 +12,14 @@ pub fn config(ron: &str) -> Config {
 
 /// The GPU context CI tests run on (lavapipe there). GPU tests never skip: no adapter fails.
 pub fn gpu(philox: PhiloxPath) -> GpuContext {
+    gpu_with_checks(philox, true)
+}
+
+/// [`gpu`] with wgpu's shader bounds checks on or off.
+pub fn gpu_with_checks(philox: PhiloxPath, bounds_checks: bool) -> GpuContext {
     let mut config = config(BASE);
     config.philox = philox;
+    config.bounds_checks = bounds_checks;
     spinflip::sim::open_gpu_context(&config)
         .unwrap_or_else(|e| panic!("GPU tests need an adapter (install mesa-vulkan-drivers): {e}"))
 }
@@ -31,7 +37,7 @@ pub const BASE: &str = r#"(
 /// The summary of a run that must have completed.
 pub fn completed(outcome: RunOutcome) -> Summary {
     match outcome {
-        RunOutcome::Completed(summary) => summary,
+        RunOutcome::Completed(summary) => *summary,
         RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
     }
 }

@@ -23,15 +23,10 @@ impl BondCount {
     }
 }
 
-/// Lanes whose spin and unsatisfied-bond count are those of category
-/// `cat = up * (z + 1) + c`.
-pub fn category_mask(spin: u32, count: BondCount, cat: u32, z: u32) -> u32 {
-    let (up, c) = (cat / (z + 1), cat % (z + 1));
+/// Lanes whose unsatisfied-bond count is `c`.
+pub fn count_equals(count: BondCount, c: u32) -> u32 {
     let pick = |word: u32, set: bool| if set { word } else { !word };
-    pick(spin, up == 1)
-        & pick(count.c0, c & 1 != 0)
-        & pick(count.c1, c & 2 != 0)
-        & pick(count.c2, c & 4 != 0)
+    pick(count.c0, c & 1 != 0) & pick(count.c1, c & 2 != 0) & pick(count.c2, c & 4 != 0)
 }
 
 /// A vertical counter: adds whole words, counting per lane (bit) how many had it set.
@@ -84,11 +79,9 @@ mod tests {
             let got =
                 (count.c0 >> lane & 1) | (count.c1 >> lane & 1) << 1 | (count.c2 >> lane & 1) << 2;
             assert_eq!(got, expected, "lane {lane}");
-            for cat in 0..14 {
-                let spin = 0b0101_0101u32;
-                let mask = category_mask(spin, count, cat, 6);
-                let in_cat = cat / 7 == (spin >> lane & 1) && cat % 7 == expected;
-                assert_eq!(mask >> lane & 1 == 1, in_cat, "lane {lane} cat {cat}");
+            for c in 0..7 {
+                let mask = count_equals(count, c);
+                assert_eq!(mask >> lane & 1 == 1, c == expected, "lane {lane} c {c}");
             }
         }
     }

@@ -10,7 +10,7 @@ mod multispin_observables;
 mod multispin_overlap;
 mod observables;
 
-pub use bitslice::{BondCount, LaneCounter, category_mask};
+pub use bitslice::{BondCount, LaneCounter, count_equals};
 pub use metropolis_simple::sweep_colour;
 pub use multispin::CpuMultispinEngine;
 pub use multispin_observables::observe_lanes;

@@ -6,9 +6,9 @@
 //! the others by comparing a uniform 32-bit word per lane with the lane's threshold, most
 //! significant bit first, one random word per bit ([`accepted_lanes`]).
 
-use super::bitslice::{BondCount, category_mask};
+use super::bitslice::{BondCount, count_equals};
 use crate::config::Randoms;
-use crate::engine::multispin::{LANES, MultispinLayout, WordSite};
+use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, NO_CLASS, WordSite};
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The random words of one word update, drawn lazily: word `i` is compared with threshold bit
@@ -52,7 +52,7 @@ impl UpdateRandoms {
         if let Some(uniform) = self.shared {
             return 0u32.wrapping_sub(uniform >> (31 - i) & 1);
         }
-        if i % 4 == 0 {
+        if i.is_multiple_of(4) {
             self.counter.draw = i / 4;
             self.block = random_block(self.seed, self.counter);
         }
@@ -61,8 +61,8 @@ impl UpdateRandoms {
 }
 
 /// Lanes whose flip is accepted: those in categories that do not raise the energy, and the
-/// others where the lane's uniform `U <= t` for its threshold `t` (`table[cat * 32 + k]` holds
-/// bit `k` of every lane's threshold).
+/// others where the lane's uniform `U <= t` for the threshold `t` of its energy class
+/// (`table[class * 32 + k]` holds bit `k` of every lane's threshold).
 fn accepted_lanes(
     spin: u32,
     count: BondCount,
@@ -71,12 +71,27 @@ fn accepted_lanes(
     randoms: &mut UpdateRandoms,
 ) -> u32 {
     let z = layout.lattice().coordination();
-    let active = layout.active_categories();
-    let mut masks = [0u32; 14];
-    for cat in (0..layout.categories()).filter(|c| active >> c & 1 == 1) {
-        masks[cat as usize] = category_mask(spin, count, cat, z);
+    let packed = layout.category_classes();
+    let class_of = |cat: u32| packed[(cat / 8) as usize] >> (4 * (cat % 8)) & 0xf;
+    let classes = layout.energy_classes().len();
+    let mut masks = [0u32; MAX_CATEGORIES as usize];
+    let mut undecided = 0;
+    for (class, mask) in masks.iter_mut().enumerate().take(classes) {
+        for c in 0..=z {
+            let (down, up) = (
+                class_of(c) == class as u32,
+                class_of(z + 1 + c) == class as u32,
+            );
+            let spins = match (down, up) {
+                (true, true) => !0,
+                (true, false) => !spin,
+                (false, true) => spin,
+                (false, false) => 0,
+            };
+            *mask |= count_equals(count, c) & spins;
+        }
+        undecided |= *mask;
     }
-    let mut undecided = masks.iter().fold(0, |a, m| a | m);
     let mut accept = !undecided;
     for i in 0..32 {
         if undecided == 0 {
@@ -84,11 +99,9 @@ fn accepted_lanes(
         }
         let k = 31 - i;
         let random = randoms.word(i);
-        let threshold_bits = (0..layout.categories())
-            .filter(|c| active >> c & 1 == 1)
-            .fold(0, |t, cat| {
-                t | masks[cat as usize] & table[(cat * 32 + k) as usize]
-            });
+        let threshold_bits = (0..classes).fold(0, |t, class| {
+            t | masks[class] & table[class * 32 + k as usize]
+        });
         accept |= undecided & threshold_bits & !random;
         undecided &= !(threshold_bits ^ random);
     }
@@ -139,7 +152,7 @@ pub fn sweep_colour(
     } else {
         (second, &*first)
     };
-    let table_len = (layout.categories() * LANES) as usize;
+    let table_len = layout.energy_classes().len() * LANES as usize;
     let table = &tables[layout.table(g) as usize * table_len..][..table_len];
     let group = layout.coupling_group(g);
     for row in 0..layout.rows() {

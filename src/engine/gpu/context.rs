@@ -11,6 +11,18 @@ use super::shaders::{Bindings, Kernel, MulhiloPath, compose};
 use crate::config::PhiloxPath;
 use crate::error::{Error, Result};
 
+/// Serialises the driver calls that were seen to hang NVIDIA's Vulkan driver when several
+/// threads of one process make them at once: enumerating adapters, opening devices, and
+/// compiling pipelines.
+static DRIVER_CALLS: Mutex<()> = Mutex::new(());
+
+/// Hold the process-wide driver lock (see [`DRIVER_CALLS`]).
+pub fn driver_lock() -> std::sync::MutexGuard<'static, ()> {
+    DRIVER_CALLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Key of a cached pipeline: kernel, Philox path and override constants (as bits).
 type PipelineKey = (Kernel, MulhiloPath, Vec<(&'static str, u64)>);
 
@@ -21,6 +33,8 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     pub mulhilo: MulhiloPath,
+    /// Whether shader modules keep wgpu's runtime bounds checks.
+    bounds_checks: bool,
     simple_layout: BindingLayout,
     multispin_layout: BindingLayout,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
@@ -83,10 +97,27 @@ fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
     }
 }
 
+/// A shader module without wgpu's runtime bounds checks.
+#[allow(
+    unsafe_code,
+    reason = "wgpu's opt-out of bounds checks is an unsafe call"
+)]
+fn unchecked_module(
+    device: &wgpu::Device,
+    descriptor: wgpu::ShaderModuleDescriptor<'_>,
+) -> wgpu::ShaderModule {
+    // SAFETY: every kernel guards its thread index against the word or site counts that size its
+    // buffers, and derives every other index from in-range coordinates (periodic wrap); naga has
+    // validated the module, and the bit-equality tests run each kernel with the checks on and off.
+    unsafe {
+        device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked())
+    }
+}
+
 impl GpuContext {
     /// Open `adapter` with its own limits (large lattices need them) and SHADER_INT64 where
     /// the adapter has it and `philox` allows it.
-    pub fn new(adapter: &wgpu::Adapter, philox: PhiloxPath) -> Result<Self> {
+    pub fn new(adapter: &wgpu::Adapter, philox: PhiloxPath, bounds_checks: bool) -> Result<Self> {
         let info = adapter.get_info();
         let has_int64 = adapter.features().contains(wgpu::Features::SHADER_INT64);
         let mulhilo = match philox {
@@ -134,6 +165,7 @@ impl GpuContext {
             info,
             limits,
             mulhilo,
+            bounds_checks,
             simple_layout,
             multispin_layout,
             pipelines: HashMap::new(),
@@ -192,7 +224,10 @@ impl GpuContext {
             constants.iter().map(|&(k, v)| (k, u64::from(v))).collect(),
         );
         if !self.pipelines.contains_key(&key) {
-            let pipeline = self.build_pipeline(kernel, constants)?;
+            let pipeline = {
+                let _guard = driver_lock();
+                self.build_pipeline(kernel, constants)?
+            };
             self.pipelines.insert(key.clone(), pipeline);
         }
         Ok(&self.pipelines[&key])
@@ -211,12 +246,14 @@ impl GpuContext {
             .map(|&(k, v)| (k, f64::from(v)))
             .collect();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(kernel.module()),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
+        let descriptor = wgpu::ShaderModuleDescriptor {
+            label: Some(kernel.module()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        };
+        let module = match self.bounds_checks {
+            true => self.device.create_shader_module(descriptor),
+            false => unchecked_module(&self.device, descriptor),
+        };
         let pipeline = self
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::model::couplings::Disorder;
 
 /// Site updates per submission, so that a submission stays well under a second on slow adapters.
-const FLIP_BUDGET: u64 = 1 << 31;
+const FLIP_BUDGET: u64 = 1 << 32;
 
 /// The multispin engine on a wgpu device.
 pub struct MultispinGpuEngine {
@@ -67,7 +67,9 @@ impl MultispinGpuEngine {
                 "WORDS_PER_TABLE",
                 layout.replica_words * layout.sample_words,
             ),
-            ("ACTIVE", layout.active_categories()),
+            ("CLASSES_LO", layout.category_classes()[0]),
+            ("CLASSES_HI", layout.category_classes()[1]),
+            ("CLASS_COUNT", layout.energy_classes().len() as u32),
             (
                 "SHARED_RANDOMS",
                 u32::from(layout.randoms == Randoms::Shared),

@@ -221,7 +221,7 @@ fn check_fits(ctx: &GpuContext, systems: &IsingSystems, workgroup_size: u32) -> 
             lattice.dims
         ),
         spin_bytes(lattice.size),
-        |size| spin_bytes(size),
+        spin_bytes,
         2,
     )?;
     ctx.check_systems(systems.systems())?;
