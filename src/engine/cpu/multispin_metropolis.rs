@@ -8,7 +8,7 @@
 
 use super::bitslice::{BondCount, count_equals};
 use crate::config::Randoms;
-use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, NO_CLASS, WordSite};
+use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, WordSite};
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The random words of one word update, drawn lazily: word `i` is compared with threshold bit
