@@ -21,20 +21,20 @@ use spinflip::model::ising::IsingSystems;
 use spinflip::rng::{PHILOX_KNOWN_ANSWERS, philox4x32_10};
 use spinflip::sim::initial_spins;
 
-/// Device 0, or `None` with a printed notice where there is no CUDA driver or device.
-fn cuda_device(test: &str) -> Option<CudaDevice> {
+/// Whether this machine has a CUDA driver and device; where not, prints that `test` is skipped.
+fn cuda_present(test: &str) -> bool {
     match device_count() {
-        Ok(0) => {
-            eprintln!("SKIPPED {test}: the CUDA driver found no device");
-            None
-        }
-        Err(error) if !driver_loadable() => {
-            eprintln!("SKIPPED {test}: {error}");
-            None
-        }
+        Ok(0) => eprintln!("SKIPPED {test}: the CUDA driver found no device"),
+        Err(error) if !driver_loadable() => eprintln!("SKIPPED {test}: {error}"),
         Err(error) => panic!("{test}: {error}"),
-        Ok(_) => Some(CudaDevice::open(None).unwrap_or_else(|e| panic!("{test}: {e}"))),
+        Ok(_) => return true,
     }
+    false
+}
+
+/// Device 0, which [`cuda_present`] said exists.
+fn device() -> CudaDevice {
+    CudaDevice::open(None).unwrap_or_else(|e| panic!("opening CUDA device 0: {e}"))
 }
 
 fn systems(dims: u32, size: u32, field: f64) -> IsingSystems {
@@ -83,91 +83,105 @@ fn rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Vec<Observatio
         .collect()
 }
 
-/// CUDA against the CPU (and, with `wgpu`, the wgpu engine) for `sweeps` sweeps of a lattice.
-fn compare(device: CudaDevice, dims: u32, size: u32, field: f64, sweeps: u32, wgpu: bool) {
-    let systems = systems(dims, size, field);
-    let spins = initial_spins(&systems);
-    let plan = plan(sweeps);
-    let mut cuda = SimpleCudaEngine::new(device, systems.clone(), 64).unwrap();
-    cuda.set_spins(&spins).unwrap();
-    let mut references: Vec<(&str, Box<dyn Engine>)> =
-        vec![("cpu", Box::new(CpuEngine::new(systems.clone())))];
-    if wgpu {
-        let gpu = SimpleGpuEngine::new(common::gpu(PhiloxPath::Auto), systems.clone(), 64);
-        references.push(("wgpu", Box::new(gpu.unwrap())));
-    }
-    let cuda_rounds = rounds(&mut cuda, &plan);
-    for (name, engine) in &mut references {
-        engine.set_spins(&spins).unwrap();
-        let reference_rounds = rounds(engine.as_mut(), &plan);
-        for (round, (reference, got)) in reference_rounds.iter().zip(&cuda_rounds).enumerate() {
-            let case = format!("{dims}D L={size} h={field} round {round}: {name} vs cuda");
-            if let Some(diff) = first_difference(&reference.0, &got.0, &systems.lattice) {
-                panic!("{case}: lattices differ at {diff}");
+/// The engine CUDA is compared with.
+#[derive(Debug, Clone, Copy)]
+enum Reference {
+    Cpu,
+    Wgpu,
+}
+
+impl Reference {
+    fn engine(self, systems: &IsingSystems) -> Box<dyn Engine> {
+        match self {
+            Reference::Cpu => Box::new(CpuEngine::new(systems.clone())),
+            Reference::Wgpu => {
+                let ctx = common::gpu(PhiloxPath::Auto);
+                Box::new(SimpleGpuEngine::new(ctx, systems.clone(), 64).unwrap())
             }
-            assert_ne!(got.0, spins, "{case}: nothing moved");
-            assert_eq!(reference.1, got.1, "{case}: observations differ");
-            assert_eq!(
-                got.1.len(),
-                plan.slots as usize * systems.systems() as usize
-            );
         }
     }
 }
 
+/// CUDA against `reference` for `sweeps` sweeps (two rounds) of a `size^dims` lattice.
+fn compare(reference: Reference, dims: u32, size: u32, field: f64, sweeps: u32) {
+    let systems = systems(dims, size, field);
+    let spins = initial_spins(&systems);
+    let plan = plan(sweeps);
+    let mut cuda = SimpleCudaEngine::new(device(), systems.clone(), 64).unwrap();
+    let mut other = reference.engine(&systems);
+    cuda.set_spins(&spins).unwrap();
+    other.set_spins(&spins).unwrap();
+    let expected = rounds(other.as_mut(), &plan);
+    let got = rounds(&mut cuda, &plan);
+    for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
+        let case = format!("{dims}D L={size} h={field} round {round}: {reference:?} vs CUDA");
+        if let Some(diff) = first_difference(&expected.0, &got.0, &systems.lattice) {
+            panic!("{case}: lattices differ at {diff}");
+        }
+        assert_ne!(got.0, spins, "{case}: nothing moved");
+        assert_eq!(expected.1, got.1, "{case}: observations differ");
+        assert_eq!(
+            got.1.len(),
+            plan.slots as usize * systems.systems() as usize
+        );
+    }
+}
+
+/// 2D and 3D sizes, odd multiples of the colour half-width included, with and without a field.
+const CASES: [(u32, u32, f64); 12] = [
+    (2, 2, 0.0),
+    (2, 6, 0.0),
+    (2, 8, 0.0),
+    (2, 32, 0.0),
+    (2, 16, 0.3),
+    (2, 256, -0.1),
+    (3, 2, 0.0),
+    (3, 4, 0.0),
+    (3, 6, 0.0),
+    (3, 10, 0.0),
+    (3, 8, -0.7),
+    (3, 32, 0.2),
+];
+
 #[test]
-fn cuda_2d_matches_cpu_and_wgpu_bit_for_bit() {
-    for (size, field) in [
-        (2, 0.0),
-        (6, 0.0),
-        (8, 0.0),
-        (32, 0.0),
-        (16, 0.3),
-        (256, -0.1),
-    ] {
-        let Some(device) = cuda_device("cuda_2d") else {
-            return;
-        };
-        compare(device, 2, size, field, 20, true);
+fn cuda_matches_cpu_bit_for_bit() {
+    if !cuda_present("cuda_matches_cpu") {
+        return;
+    }
+    for (dims, size, field) in CASES {
+        compare(Reference::Cpu, dims, size, field, 20);
     }
 }
 
 #[test]
-fn cuda_3d_matches_cpu_and_wgpu_bit_for_bit() {
-    for (size, field) in [
-        (2, 0.0),
-        (4, 0.0),
-        (6, 0.0),
-        (10, 0.0),
-        (8, -0.7),
-        (32, 0.2),
-    ] {
-        let Some(device) = cuda_device("cuda_3d") else {
-            return;
-        };
-        compare(device, 3, size, field, 20, true);
+fn cuda_matches_wgpu_bit_for_bit() {
+    if !cuda_present("cuda_matches_wgpu") {
+        return;
+    }
+    for (dims, size, field) in CASES {
+        compare(Reference::Wgpu, dims, size, field, 20);
     }
 }
 
 /// 600 sweeps are 1200 launches: more than one synchronisation batch.
 #[test]
 fn cuda_long_plan_matches_cpu_bit_for_bit() {
-    let Some(device) = cuda_device("cuda_long_plan") else {
+    if !cuda_present("cuda_long_plan") {
         return;
-    };
-    compare(device, 2, 8, 0.1, 600, false);
+    }
+    compare(Reference::Cpu, 2, 8, 0.1, 600);
 }
 
 #[test]
 fn cuda_block_size_does_not_change_results() {
+    if !cuda_present("cuda_block_size") {
+        return;
+    }
     let systems = systems(2, 18, 0.0);
     let spins = initial_spins(&systems);
     let mut results = Vec::new();
     for block_size in [32, 64, 256, 1024] {
-        let Some(device) = cuda_device("cuda_block_size") else {
-            return;
-        };
-        let mut cuda = SimpleCudaEngine::new(device, systems.clone(), block_size).unwrap();
+        let mut cuda = SimpleCudaEngine::new(device(), systems.clone(), block_size).unwrap();
         cuda.set_spins(&spins).unwrap();
         results.push(rounds(&mut cuda, &plan(20)));
     }
@@ -176,9 +190,10 @@ fn cuda_block_size_does_not_change_results() {
 
 #[test]
 fn cuda_philox_matches_vectors_and_cpu() {
-    let Some(mut device) = cuda_device("cuda_philox") else {
+    if !cuda_present("cuda_philox") {
         return;
-    };
+    }
+    let mut device = device();
     let inputs: Vec<_> = PHILOX_KNOWN_ANSWERS
         .iter()
         .map(|&(c, k, _)| (c, k))
