@@ -138,8 +138,8 @@ fn summarize(
 /// An open CUDA device: its context, the stream every launch goes to, its limits, and the
 /// kernels compiled for it.
 pub struct CudaDevice {
-    pub ctx: Arc<CudaContext>,
-    pub stream: Arc<CudaStream>,
+    ctx: Arc<CudaContext>,
+    pub(super) stream: Arc<CudaStream>,
     pub name: String,
     pub compute_capability: (i32, i32),
     /// The `--gpu-architecture` NVRTC compiles for on this device.
