@@ -20,9 +20,11 @@ use crate::sim::{initial_spins, ising_systems, open_engine};
 /// Which backends to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BenchBackend {
+    /// The CPU and wgpu engines (CUDA only when named: most machines have no NVIDIA driver).
     All,
     Cpu,
     Wgpu,
+    Cuda,
 }
 
 /// Which engines (and multispin layouts) to measure.
@@ -77,7 +79,7 @@ pub struct BenchOptions {
     /// Minimum duration of the timed plan, seconds.
     #[arg(long, default_value_t = 1.0)]
     pub seconds: f64,
-    /// GPU adapter (index, backend name or name substring).
+    /// GPU adapter (index, backend name or name substring; for CUDA the device index).
     #[arg(long)]
     pub adapter: Option<String>,
     /// WGSL Philox multiply path.
@@ -150,6 +152,7 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         BenchBackend::All => vec![Backend::Cpu, Backend::Wgpu],
         BenchBackend::Cpu => vec![Backend::Cpu],
         BenchBackend::Wgpu => vec![Backend::Wgpu],
+        BenchBackend::Cuda => vec![Backend::Cuda],
     };
     if !options.json {
         println!(

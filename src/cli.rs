@@ -25,6 +25,7 @@ pub enum BackendArg {
     Auto,
     Cpu,
     Wgpu,
+    Cuda,
 }
 
 impl From<BackendArg> for Backend {
@@ -33,6 +34,7 @@ impl From<BackendArg> for Backend {
             BackendArg::Auto => Backend::Auto,
             BackendArg::Cpu => Backend::Cpu,
             BackendArg::Wgpu => Backend::Wgpu,
+            BackendArg::Cuda => Backend::Cuda,
         }
     }
 }
@@ -62,9 +64,9 @@ pub enum Command {
         #[arg(long)]
         print_default: bool,
     },
-    /// List GPU adapters with their limits and features.
+    /// List GPU adapters with their limits and features, then CUDA devices.
     Devices {
-        /// JSON instead of a table.
+        /// JSON (the wgpu adapters only) instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -178,5 +180,32 @@ fn devices(json: bool) -> Result<()> {
             s.max_compute_workgroup_storage_size
         );
     }
+    print_cuda_devices();
     Ok(())
+}
+
+/// The CUDA devices, or why there are none: listing never fails the command.
+#[cfg(feature = "cuda")]
+fn print_cuda_devices() {
+    match crate::engine::cuda::devices() {
+        Err(error) => println!("{error}"),
+        Ok(devices) if devices.is_empty() => println!("CUDA: no device"),
+        Ok(devices) => {
+            for d in &devices {
+                println!(
+                    "cuda {}: {} (compute capability {}, {} multiprocessors)",
+                    d.index, d.name, d.compute_capability, d.multiprocessors
+                );
+                println!(
+                    "    memory: {} bytes, driver CUDA version: {}",
+                    d.memory_bytes, d.driver_cuda_version
+                );
+            }
+        }
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+fn print_cuda_devices() {
+    println!("CUDA: not compiled in (rebuild with `--features cuda`)");
 }

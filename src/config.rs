@@ -204,6 +204,8 @@ pub enum Backend {
     Cpu,
     /// A wgpu adapter; no adapter is an error.
     Wgpu,
+    /// An NVIDIA GPU through CUDA (needs the `cuda` feature); `adapter` is the device index.
+    Cuda,
 }
 
 /// How the WGSL Philox forms its 32x32 -> 64-bit products.
@@ -776,11 +778,15 @@ mod tests {
 
     #[test]
     fn bad_backend_name_lists_the_choices() {
-        let (line, _, msg) = parse_error(&sample_with("backend: Auto", "backend: Cuda"));
+        let (line, _, msg) = parse_error(&sample_with("backend: Auto", "backend: OpenCl"));
         assert_eq!(line, 7);
         assert_mentions(
             &msg,
-            &["`Cuda`", "`Auto`, `Cpu`, `Wgpu`", "field `backend`"],
+            &[
+                "`OpenCl`",
+                "`Auto`, `Cpu`, `Wgpu`, `Cuda`",
+                "field `backend`",
+            ],
         );
     }
 

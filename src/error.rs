@@ -20,6 +20,10 @@ pub enum Error {
     /// A shader failed to compose or validate, or a GPU operation was rejected.
     #[error("GPU: {0}")]
     Gpu(String),
+    /// The CUDA backend failed: not compiled in, no driver or device, an NVRTC compile error, or
+    /// a driver call that failed (out of device memory, a kernel fault).
+    #[error("CUDA: {0}")]
+    Cuda(String),
     /// The device was lost during the run.
     #[error("GPU device lost: {0}")]
     DeviceLost(String),

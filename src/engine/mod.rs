@@ -5,6 +5,8 @@
 //! words and thresholds, so all of them produce the same lattices bit for bit.
 
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod gpu;
 pub mod multispin;
 

@@ -19,7 +19,8 @@ pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
 
 /// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks
 /// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
-/// with a warning, only when there is no usable adapter; `Wgpu` fails instead.
+/// with a warning, only when there is no usable adapter; `Wgpu` fails instead, and so does `Cuda`
+/// (also where spinflip was built without the `cuda` feature).
 pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
     let gpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
         let ctx = open_gpu_context(config)?;
@@ -44,6 +45,7 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
     match config.backend {
         Backend::Cpu => Ok(cpu(systems)),
         Backend::Wgpu => gpu(systems),
+        Backend::Cuda => open_cuda_engine(config, systems),
         Backend::Auto => match gpu(systems.clone()) {
             Err(Error::Adapter(reason)) if config.adapter.is_none() => {
                 log::warn!("{reason}; using the CPU engine");
@@ -51,5 +53,70 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
             }
             other => other,
         },
+    }
+}
+
+/// The simple CUDA engine on the device `config.adapter` names (device 0 without one).
+#[cfg(feature = "cuda")]
+fn open_cuda_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
+    use crate::engine::cuda::{CudaDevice, SimpleCudaEngine};
+    let device = CudaDevice::open(config.adapter.as_deref())?;
+    Ok(Box::new(SimpleCudaEngine::new(
+        device,
+        systems,
+        config.workgroup_size,
+    )?))
+}
+
+/// Why `Cuda` cannot run in a build without the `cuda` feature.
+#[cfg(not(feature = "cuda"))]
+pub const CUDA_NOT_COMPILED_IN: &str = "this spinflip was built without the `cuda` feature; \
+     rebuild with `cargo build --release --features cuda`";
+
+#[cfg(not(feature = "cuda"))]
+fn open_cuda_engine(_: &Config, _: IsingSystems) -> Result<Box<dyn Engine>> {
+    Err(Error::Cuda(CUDA_NOT_COMPILED_IN.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cuda_config() -> Config {
+        let mut config = Config::default_config().expect("the built-in config is valid");
+        config.backend = Backend::Cuda;
+        config
+    }
+
+    fn tiny_systems() -> IsingSystems {
+        IsingSystems {
+            lattice: crate::model::Lattice::new(2, 4),
+            field: 0.0,
+            betas: vec![0.4],
+            replicas: 1,
+            seed: 1,
+        }
+    }
+
+    #[cfg(not(feature = "cuda"))]
+    #[test]
+    fn cuda_without_the_feature_says_how_to_rebuild() {
+        let Err(error) = open_engine(&cuda_config(), tiny_systems()) else {
+            panic!("a CUDA engine without the feature");
+        };
+        assert_eq!(
+            error.to_string(),
+            "CUDA: this spinflip was built without the `cuda` feature; \
+             rebuild with `cargo build --release --features cuda`"
+        );
+    }
+
+    /// With the feature, a machine without NVIDIA's driver (CI) gets an error, not a panic.
+    #[cfg(feature = "cuda")]
+    #[test]
+    fn cuda_without_a_driver_is_an_error() {
+        if let Err(error) = open_engine(&cuda_config(), tiny_systems()) {
+            assert!(matches!(error, Error::Cuda(_)), "{error}");
+        }
     }
 }

@@ -1,0 +1,53 @@
+// Periodic L^d lattice geometry, the twin of src/model/mod.rs and shaders/wgsl/lattice.wgsl.
+// Natural order index = (z L + y) L + x; colour index ci = row * L/2 + k with row = z L + y and
+// x = 2k + ((y + z + colour) mod 2). L and DIMS are set by the host (-DSPINFLIP_L, -DSPINFLIP_DIMS)
+// so that every division by L folds into a multiplication.
+
+constexpr unsigned L = SPINFLIP_L;
+constexpr unsigned DIMS = SPINFLIP_DIMS;
+
+__device__ constexpr unsigned lattice_sites() {
+    return DIMS == 3u ? L * L * L : L * L;
+}
+
+__device__ constexpr unsigned coordination() {
+    return 2u * DIMS;
+}
+
+__device__ __forceinline__ unsigned colour_site(unsigned colour, unsigned ci) {
+    const unsigned half = L / 2u;
+    const unsigned row = ci / half;
+    const unsigned y = row % L;
+    const unsigned z = row / L;
+    const unsigned x = 2u * (ci % half) + ((y + z + colour) & 1u);
+    return row * L + x;
+}
+
+// The 2d neighbours of a site: -x, +x, -y, +y, -z, +z (entries 4, 5 unused in 2D).
+struct Neighbours {
+    unsigned site[6];
+};
+
+__device__ __forceinline__ Neighbours neighbours(unsigned site) {
+    const unsigned x = site % L;
+    const unsigned y = (site / L) % L;
+    const unsigned z = site / (L * L);
+    const unsigned row = site - x;
+    const unsigned plane = site - y * L - x;
+    const unsigned x_minus = x == 0u ? L - 1u : x - 1u;
+    const unsigned x_plus = x == L - 1u ? 0u : x + 1u;
+    const unsigned y_minus = y == 0u ? L - 1u : y - 1u;
+    const unsigned y_plus = y == L - 1u ? 0u : y + 1u;
+    const unsigned z_minus = z == 0u ? L - 1u : z - 1u;
+    const unsigned z_plus = z == L - 1u ? 0u : z + 1u;
+    const unsigned line = y * L + x;
+    const unsigned layer = L * L;
+    return Neighbours{{
+        row + x_minus,
+        row + x_plus,
+        plane + y_minus * L + x,
+        plane + y_plus * L + x,
+        z_minus * layer + line,
+        z_plus * layer + line,
+    }};
+}

@@ -1,0 +1,44 @@
+// Checkerboard Metropolis, one spin (+1/-1) per int: the twin of metropolis_simple.wgsl.
+// CPU twin: src/engine/cpu/metropolis_simple.rs. Thread g of system b updates colour sites
+// 4g .. 4g+3 with the four words of Philox block (word g, sweep, METROPOLIS_SIMPLE, colour, b).
+
+#include "dispatch.cuh"
+#include "philox.cuh"
+#include "lattice.cuh"
+
+extern "C" __global__ void metropolis_simple(DispatchParams params, int* spins,
+                                             const unsigned* thresholds) {
+    const unsigned group = thread_in_system();
+    const unsigned batch = blockIdx.z;
+    const unsigned per_colour = lattice_sites() / 2u;
+    if (4u * group >= per_colour) {
+        return;
+    }
+    const uint4 counter =
+        philox_counter(group, params.sweep, PURPOSE_METROPOLIS_SIMPLE, params.colour, batch);
+    const uint4 block = philox4x32_10(counter, make_uint2(params.seed_lo, params.seed_hi));
+    const unsigned randoms[4] = {block.x, block.y, block.z, block.w};
+    const unsigned z = coordination();
+    const unsigned* table = thresholds + (batch / REPLICAS) * 2u * (z + 1u);
+    // 64-bit offset: all systems together may hold more than 2^32 spins on a large device.
+    int* lattice = spins + static_cast<unsigned long long>(batch) * lattice_sites();
+#pragma unroll
+    for (unsigned j = 0u; j < 4u; j++) {
+        const unsigned ci = 4u * group + j;
+        if (ci >= per_colour) {
+            break;
+        }
+        const unsigned site = colour_site(params.colour, ci);
+        const int spin = lattice[site];
+        const Neighbours near = neighbours(site);
+        int neighbour_sum = 0;
+        for (unsigned k = 0u; k < z; k++) {
+            neighbour_sum += lattice[near.site[k]];
+        }
+        const unsigned entry =
+            (spin > 0 ? z + 1u : 0u) + static_cast<unsigned>((neighbour_sum + int(z)) / 2);
+        if (randoms[j] <= table[entry]) {
+            lattice[site] = -spin;
+        }
+    }
+}

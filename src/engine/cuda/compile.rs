@@ -1,0 +1,167 @@
+//! NVRTC: composed kernels to PTX for the device's architecture.
+//!
+//! The target is the device's own `sm_XX` where this NVRTC knows it. An older NVRTC that does not
+//! know the device gets `compute_XX` of the newest architecture it knows below the device, and the
+//! driver JIT-compiles that PTX for the device.
+#![allow(
+    unsafe_code,
+    reason = "cudarc has no safe wrapper for NVRTC's list of supported architectures"
+)]
+
+use std::ffi::c_int;
+
+use cudarc::nvrtc::{CompileError, CompileOptions, Ptx, compile_ptx_with_opts, sys};
+
+use super::context::guarded;
+use super::kernels::{compose, defines, file_name};
+use crate::engine::gpu::shaders::Kernel;
+use crate::error::{Error, Result};
+
+/// Fail clearly where NVRTC's library cannot be loaded.
+pub fn require_nvrtc() -> Result<()> {
+    // SAFETY: `is_culib_present` only tries `dlopen` on NVRTC's library names and closes what
+    // it opened; it calls nothing inside the library.
+    if unsafe { sys::is_culib_present() } {
+        return Ok(());
+    }
+    Err(Error::Cuda(
+        "NVRTC not found (libnvrtc.so or libnvrtc.so.12): the CUDA engine compiles its kernels \
+         at run time; install the CUDA toolkit's NVRTC and put the folder holding libnvrtc.so \
+         on LD_LIBRARY_PATH (for a toolkit that ships only libnvrtc.so.13, link libnvrtc.so to \
+         it there)"
+            .into(),
+    ))
+}
+
+/// The architectures (`major * 10 + minor`) this NVRTC can compile for.
+fn supported_architectures() -> Result<Vec<i32>> {
+    guarded("asking NVRTC for its architectures", || {
+        let mut count: c_int = 0;
+        // SAFETY: NVRTC writes one int through the valid pointer it is given.
+        unsafe { sys::nvrtcGetNumSupportedArchs(&mut count) }
+            .result()
+            .map_err(|e| Error::Cuda(format!("nvrtcGetNumSupportedArchs: {e:?}")))?;
+        let mut archs = vec![0 as c_int; count.max(0) as usize];
+        // SAFETY: `archs` holds exactly the `count` ints NVRTC said it would write.
+        unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) }
+            .result()
+            .map_err(|e| Error::Cuda(format!("nvrtcGetSupportedArchs: {e:?}")))?;
+        Ok(archs)
+    })
+}
+
+/// The `--gpu-architecture` for a device of compute capability `(major, minor)`, given the
+/// architectures NVRTC supports: `sm_XX` for the device itself, else PTX (`compute_XX`) of the
+/// newest supported architecture below it.
+pub fn target_architecture(capability: (i32, i32), supported: &[i32]) -> Result<String> {
+    let device = capability.0 * 10 + capability.1;
+    if supported.contains(&device) {
+        return Ok(format!("sm_{device}"));
+    }
+    match supported.iter().filter(|&&a| a < device).max() {
+        Some(older) => Ok(format!("compute_{older}")),
+        None => Err(Error::Cuda(format!(
+            "this NVRTC supports architectures {supported:?}, none of them at or below the \
+             device's compute capability {}.{}",
+            capability.0, capability.1
+        ))),
+    }
+}
+
+/// The target architecture of this NVRTC for a device of compute capability `capability`.
+pub fn architecture_for(capability: (i32, i32)) -> Result<String> {
+    require_nvrtc()?;
+    target_architecture(capability, &supported_architectures()?)
+}
+
+/// Compile `kernel` with geometry `constants` for `architecture`; a failure carries NVRTC's log,
+/// whose lines name the original `shaders/cuda/` files.
+pub fn compile(kernel: Kernel, constants: &[(&str, u32)], architecture: &str) -> Result<Ptx> {
+    let source = compose(kernel)?;
+    let mut options = vec![format!("--gpu-architecture={architecture}")];
+    options.extend(defines(constants));
+    let compile_options = CompileOptions {
+        name: Some(file_name(kernel)),
+        options,
+        ..Default::default()
+    };
+    guarded(&format!("compiling kernel {}", kernel.module()), || {
+        compile_ptx_with_opts(&source, compile_options)
+            .map_err(|e| compile_error(kernel, architecture, e))
+    })
+}
+
+fn compile_error(kernel: Kernel, architecture: &str, error: CompileError) -> Error {
+    let detail = match error {
+        CompileError::CompileError {
+            nvrtc,
+            options,
+            log,
+        } => format!(
+            "{:?} with options {options:?}:\n{}",
+            nvrtc.0,
+            log.to_string_lossy().trim_end()
+        ),
+        other => format!("{other:?}"),
+    };
+    Error::Cuda(format!(
+        "NVRTC failed to compile kernel {} for {architecture}: {detail}",
+        kernel.module()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_device_architecture_is_used_where_nvrtc_knows_it() {
+        let supported = [75, 80, 86, 89, 90, 100, 120];
+        assert_eq!(target_architecture((9, 0), &supported).unwrap(), "sm_90");
+        assert_eq!(target_architecture((8, 6), &supported).unwrap(), "sm_86");
+    }
+
+    #[test]
+    fn a_device_newer_than_nvrtc_gets_ptx_of_the_newest_older_architecture() {
+        assert_eq!(
+            target_architecture((12, 1), &[75, 80, 90, 100, 120]).unwrap(),
+            "compute_120"
+        );
+        assert_eq!(
+            target_architecture((10, 3), &[75, 80, 90, 100]).unwrap(),
+            "compute_100"
+        );
+    }
+
+    #[test]
+    fn a_device_older_than_every_supported_architecture_is_refused() {
+        let error = target_architecture((6, 1), &[75, 80]).unwrap_err();
+        assert!(error.to_string().contains("6.1"), "{error}");
+    }
+
+    /// Every kernel through the real NVRTC, for Hopper and an older architecture. Needs
+    /// libnvrtc.so (no GPU): `cargo test --features cuda -- --ignored nvrtc`.
+    #[test]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
+    fn every_kernel_compiles_with_nvrtc() {
+        let constants = [("L", 6), ("DIMS", 3), ("REPLICAS", 2)];
+        for architecture in ["sm_90", "compute_75"] {
+            for kernel in Kernel::ALL {
+                let ptx = compile(kernel, &constants, architecture)
+                    .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
+                assert!(ptx.to_src().contains(kernel.module()));
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
+    fn an_nvrtc_failure_names_the_kernel_and_shows_the_log() {
+        // Without the geometry defines the headers do not compile.
+        let error = compile(Kernel::Observables, &[], "compute_75").unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("kernel observables"), "{message}");
+        assert!(message.contains("SPINFLIP_L"), "{message}");
+        assert!(message.contains("lattice.cuh"), "{message}");
+    }
+}

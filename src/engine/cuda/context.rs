@@ -1,0 +1,284 @@
+//! The CUDA device manager: loading the driver safely, listing and choosing devices, and the
+//! kernels compiled for a device (cached per kernel and geometry constants).
+//!
+//! cudarc loads `libcuda.so` and `libnvrtc.so` on first use and panics where they are missing, so
+//! every first call into a library is preceded by a probe for it and wrapped in [`guarded`]: a
+//! machine without NVIDIA's driver gets an [`Error::Cuda`] that says so, never a panic.
+#![allow(
+    unsafe_code,
+    reason = "the library probe and the driver-version query are FFI calls without safe wrappers"
+)]
+
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use cudarc::driver::result::DriverError;
+use cudarc::driver::sys::{CUdevice_attribute, CUresult};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, sys};
+use serde::Serialize;
+
+use super::compile::{architecture_for, compile};
+use crate::engine::gpu::shaders::Kernel;
+use crate::error::{Error, Result};
+
+/// Key of a cached kernel: the kernel and its geometry constants.
+type KernelKey = (Kernel, Vec<(&'static str, u32)>);
+
+/// Run `f`, turning a panic inside cudarc (a library or symbol that cannot be loaded) into an
+/// error about `what`.
+pub fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let reason = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("unknown panic");
+        Err(Error::Cuda(format!("{what}: {reason}")))
+    })
+}
+
+/// A driver error as `what: CUDA_ERROR_NAME (description)`.
+pub fn driver_error(what: impl std::fmt::Display) -> impl Fn(DriverError) -> Error {
+    move |error| {
+        let name = error
+            .error_name()
+            .map_or_else(|_| format!("{:?}", error.0), |n| n.to_string_lossy().into());
+        let description = error
+            .error_string()
+            .map_or_else(|_| String::new(), |s| format!(" ({})", s.to_string_lossy()));
+        Error::Cuda(format!("{what}: {name}{description}"))
+    }
+}
+
+/// Whether the CUDA driver library (`libcuda.so`) can be loaded on this machine.
+pub fn driver_loadable() -> bool {
+    // SAFETY: `is_culib_present` only tries `dlopen` on the driver's library names and closes
+    // what it opened; it calls nothing inside the library.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Number of CUDA devices; an error where there is no driver. A driver without a device
+/// (`CUDA_ERROR_NO_DEVICE`) counts as zero devices.
+pub fn device_count() -> Result<usize> {
+    if !driver_loadable() {
+        return Err(Error::Cuda(
+            "CUDA driver not found (libcuda.so): no NVIDIA driver is installed, or its library \
+             is not on the loader's path"
+                .into(),
+        ));
+    }
+    guarded(
+        "loading the CUDA driver (libcuda.so)",
+        || match CudaContext::device_count() {
+            Ok(count) => Ok(count.max(0) as usize),
+            Err(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => Ok(0),
+            Err(e) => Err(driver_error("initialising the CUDA driver")(e)),
+        },
+    )
+}
+
+/// The driver's CUDA version as `major.minor`.
+fn driver_version() -> Result<String> {
+    let mut version: c_int = 0;
+    // SAFETY: the driver writes one int through the valid pointer it is given; callers have
+    // loaded the driver through `device_count` first.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map_err(driver_error("asking the driver for its version"))?;
+    Ok(format!("{}.{}", version / 1000, version % 1000 / 10))
+}
+
+/// What `spinflip devices` shows of a CUDA device.
+#[derive(Debug, Clone, Serialize)]
+pub struct CudaDeviceSummary {
+    pub index: usize,
+    pub name: String,
+    pub compute_capability: String,
+    pub memory_bytes: u64,
+    pub multiprocessors: u32,
+    pub driver_cuda_version: String,
+}
+
+/// Every CUDA device; an error where there is no driver.
+pub fn devices() -> Result<Vec<CudaDeviceSummary>> {
+    let count = device_count()?;
+    guarded("listing CUDA devices", || {
+        let driver = driver_version()?;
+        (0..count)
+            .map(|index| {
+                let ctx = CudaContext::new(index)
+                    .map_err(driver_error(format!("opening CUDA device {index}")))?;
+                summarize(index, &ctx, &driver)
+                    .map_err(driver_error(format!("querying CUDA device {index}")))
+            })
+            .collect()
+    })
+}
+
+fn summarize(
+    index: usize,
+    ctx: &CudaContext,
+    driver: &str,
+) -> Result<CudaDeviceSummary, DriverError> {
+    let (major, minor) = ctx.compute_capability()?;
+    Ok(CudaDeviceSummary {
+        index,
+        name: ctx.name()?,
+        compute_capability: format!("{major}.{minor}"),
+        memory_bytes: ctx.total_mem()? as u64,
+        multiprocessors: ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
+            as u32,
+        driver_cuda_version: driver.to_string(),
+    })
+}
+
+/// An open CUDA device: its context, the stream every launch goes to, its limits, and the
+/// kernels compiled for it.
+pub struct CudaDevice {
+    ctx: Arc<CudaContext>,
+    pub(super) stream: Arc<CudaStream>,
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    /// The `--gpu-architecture` NVRTC compiles for on this device.
+    pub architecture: String,
+    pub max_threads_per_block: u32,
+    /// Largest grid: x, y, z.
+    pub max_grid: [u32; 3],
+    kernels: HashMap<KernelKey, CudaFunction>,
+}
+
+impl CudaDevice {
+    /// Open the device `selector` names (an index; device 0 without one). Fails clearly where
+    /// there is no driver, no such device, or no NVRTC.
+    pub fn open(selector: Option<&str>) -> Result<Self> {
+        let count = device_count()?;
+        let index = device_index(selector, count)?;
+        guarded("opening a CUDA device", || open_device(index))
+    }
+
+    /// `name (CUDA, sm_XX)`.
+    pub fn description(&self) -> String {
+        format!("{} (CUDA, {})", self.name, self.architecture)
+    }
+
+    /// The function of `kernel` compiled with geometry `constants`, compiled once and cached.
+    pub fn function(
+        &mut self,
+        kernel: Kernel,
+        constants: &[(&'static str, u32)],
+    ) -> Result<CudaFunction> {
+        let key: KernelKey = (kernel, constants.to_vec());
+        if let Some(function) = self.kernels.get(&key) {
+            return Ok(function.clone());
+        }
+        let ptx = compile(kernel, constants, &self.architecture)?;
+        let what = format!("loading kernel {} on {}", kernel.module(), self.name);
+        let module = self.ctx.load_module(ptx).map_err(driver_error(&what))?;
+        let function = module
+            .load_function(kernel.module())
+            .map_err(driver_error(&what))?;
+        self.kernels.insert(key, function.clone());
+        Ok(function)
+    }
+
+    /// Wait for every launch so far; a kernel fault surfaces here, described by `what`.
+    pub fn synchronize(&self, what: &str) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(driver_error(format!("{what} on {}", self.name)))
+    }
+}
+
+/// The device index `selector` names, checked against the `count` devices present.
+fn device_index(selector: Option<&str>, count: usize) -> Result<usize> {
+    if count == 0 {
+        return Err(Error::Cuda("the CUDA driver found no device".into()));
+    }
+    let Some(selector) = selector else {
+        return Ok(0);
+    };
+    match selector.trim().parse::<usize>() {
+        Ok(index) if index < count => Ok(index),
+        _ => Err(Error::Cuda(format!(
+            "the CUDA backend takes a device index as `adapter`, 0..{count} here, got `{selector}` \
+             (`spinflip devices` lists them)"
+        ))),
+    }
+}
+
+fn open_device(index: usize) -> Result<CudaDevice> {
+    let ctx =
+        CudaContext::new(index).map_err(driver_error(format!("opening CUDA device {index}")))?;
+    let query = driver_error(format!("querying CUDA device {index}"));
+    let name = ctx.name().map_err(&query)?;
+    let compute_capability = ctx.compute_capability().map_err(&query)?;
+    let attribute = |a| ctx.attribute(a).map(|v| v.max(0) as u32).map_err(&query);
+    let max_threads_per_block =
+        attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+    let max_grid = [
+        attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+        attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+        attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+    ];
+    let architecture = architecture_for(compute_capability)?;
+    let stream = ctx.default_stream();
+    Ok(CudaDevice {
+        ctx,
+        stream,
+        name,
+        compute_capability,
+        architecture,
+        max_threads_per_block,
+        max_grid,
+        kernels: HashMap::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_devices_without_a_driver_is_an_error_not_a_panic() {
+        match devices() {
+            Ok(_) => assert!(driver_loadable(), "devices listed without a driver"),
+            Err(error) if !driver_loadable() => {
+                let message = error.to_string();
+                assert!(
+                    message.contains("CUDA driver not found (libcuda.so)"),
+                    "{message}"
+                );
+            }
+            Err(error) => assert!(matches!(error, Error::Cuda(_)), "{error}"),
+        }
+    }
+
+    #[test]
+    fn opening_a_device_without_a_driver_is_an_error_not_a_panic() {
+        if let Err(error) = CudaDevice::open(None) {
+            assert!(matches!(error, Error::Cuda(_)), "{error}");
+        }
+    }
+
+    #[test]
+    fn device_indices_are_checked() {
+        assert_eq!(device_index(None, 2).unwrap(), 0);
+        assert_eq!(device_index(Some("1"), 2).unwrap(), 1);
+        for bad in ["2", "H100", "-1"] {
+            let message = device_index(Some(bad), 2).unwrap_err().to_string();
+            assert!(message.contains(&format!("`{bad}`")), "{message}");
+        }
+        assert!(device_index(None, 0).is_err());
+    }
+
+    #[test]
+    fn guarded_turns_a_panic_into_an_error() {
+        let error = guarded("probing", || -> Result<()> { panic!("library missing") })
+            .unwrap_err()
+            .to_string();
+        assert_eq!(error, "CUDA: probing: library missing");
+    }
+}

@@ -1,0 +1,172 @@
+//! CUDA C kernel composition.
+//!
+//! Kernels are real files in `shaders/cuda/`, one per WGSL twin, embedded at build time. A kernel
+//! names the headers it needs with `#include "name.cuh"` lines; [`compose`] inlines each header
+//! once, depth first (as `engine::gpu::shaders` does for WGSL `#import`s), so NVRTC needs no file
+//! system. `#line` directives keep NVRTC's messages pointing at the original file and line.
+//! Geometry constants are preprocessor defines ([`defines`]) that the headers turn into
+//! `constexpr` values, so the compiler folds them like WGSL override constants.
+
+use crate::engine::gpu::shaders::Kernel;
+use crate::error::{Error, Result};
+
+/// Prefix of the defines that carry the geometry constants (`L` becomes `SPINFLIP_L`): a bare
+/// `-DL=64` would rewrite every identifier `L` in the source.
+pub const DEFINE_PREFIX: &str = "SPINFLIP_";
+
+/// Source of a file in `shaders/cuda/` by name.
+fn file_source(name: &str) -> Option<&'static str> {
+    macro_rules! files {
+        ($($name:literal),* $(,)?) => {
+            match name {
+                $($name => Some(include_str!(concat!("../../../shaders/cuda/", $name))),)*
+                _ => None,
+            }
+        };
+    }
+    files!(
+        "dispatch.cuh",
+        "lattice.cuh",
+        "metropolis_simple.cu",
+        "observables.cu",
+        "philox.cuh",
+        "philox_kat.cu",
+    )
+}
+
+/// The file of a kernel: the WGSL module's name with `.cu`.
+pub fn file_name(kernel: Kernel) -> String {
+    format!("{}.cu", kernel.module())
+}
+
+/// The composed CUDA C source of a kernel; its entry point is `extern "C"` and named
+/// `kernel.module()`.
+pub fn compose(kernel: Kernel) -> Result<String> {
+    let mut out = String::new();
+    let mut included = Vec::new();
+    include_file(&file_name(kernel), &mut included, &mut out)?;
+    Ok(out)
+}
+
+fn include_file(name: &str, included: &mut Vec<String>, out: &mut String) -> Result<()> {
+    if included.iter().any(|f| f == name) {
+        return Ok(());
+    }
+    included.push(name.to_string());
+    let source = file_source(name)
+        .ok_or_else(|| Error::Cuda(format!("CUDA source file `{name}` does not exist")))?;
+    out.push_str(&format!("#line 1 \"{name}\"\n"));
+    for (index, line) in source.lines().enumerate() {
+        match included_name(line) {
+            Some(header) => {
+                include_file(header, included, out)?;
+                out.push_str(&format!("#line {} \"{name}\"\n", index + 2));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `name` of an `#include "name"` line.
+fn included_name(line: &str) -> Option<&str> {
+    line.trim()
+        .strip_prefix("#include")?
+        .trim()
+        .strip_prefix('"')?
+        .strip_suffix('"')
+}
+
+/// NVRTC options defining the geometry `constants` (`("L", 64)` gives `-DSPINFLIP_L=64u`).
+pub fn defines(constants: &[(&str, u32)]) -> Vec<String> {
+    constants
+        .iter()
+        .map(|(name, value)| format!("-D{DEFINE_PREFIX}{name}={value}u"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `SPINFLIP_*` names a composed source uses.
+    fn used_defines(source: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = source
+            .match_indices(DEFINE_PREFIX)
+            .map(|(at, _)| {
+                let rest = &source[at + DEFINE_PREFIX.len()..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                &rest[..end]
+            })
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn every_kernel_composes_with_no_unresolved_include() {
+        for kernel in Kernel::ALL {
+            let source = compose(kernel).unwrap();
+            assert!(
+                !source.lines().any(|l| l.trim().starts_with("#include")),
+                "{kernel:?} has an unresolved include"
+            );
+            let entry = format!("extern \"C\" __global__ void {}(", kernel.module());
+            assert!(source.contains(&entry), "{kernel:?} lacks `{entry}`");
+        }
+    }
+
+    #[test]
+    fn each_header_is_included_once() {
+        let source = compose(Kernel::MetropolisSimple).unwrap();
+        for header in ["dispatch.cuh", "philox.cuh", "lattice.cuh"] {
+            let opened = format!("#line 1 \"{header}\"");
+            assert_eq!(source.matches(&opened).count(), 1, "{header}");
+        }
+    }
+
+    #[test]
+    fn kernels_use_only_the_constants_the_engine_defines() {
+        for kernel in Kernel::ALL {
+            let source = compose(kernel).unwrap();
+            for name in used_defines(&source) {
+                assert!(
+                    super::super::simple::CONSTANTS.contains(&name),
+                    "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn line_directives_return_to_the_including_file() {
+        let source = compose(Kernel::Observables).unwrap();
+        let original = file_source("observables.cu").unwrap();
+        let first_include = original
+            .lines()
+            .position(|l| included_name(l).is_some())
+            .unwrap();
+        assert!(source.contains(&format!("#line {} \"observables.cu\"", first_include + 2)));
+    }
+
+    #[test]
+    fn defines_are_prefixed_unsigned_literals() {
+        assert_eq!(
+            defines(&[("L", 64), ("DIMS", 3)]),
+            ["-DSPINFLIP_L=64u", "-DSPINFLIP_DIMS=3u"]
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_an_error() {
+        let mut out = String::new();
+        let error = include_file("absent.cuh", &mut Vec::new(), &mut out).unwrap_err();
+        assert!(error.to_string().contains("absent.cuh"), "{error}");
+    }
+}

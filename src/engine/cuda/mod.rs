@@ -1,0 +1,16 @@
+//! The CUDA engine (feature `cuda`): CUDA C kernels from `shaders/cuda/`, compiled at run time by
+//! NVRTC for the device's architecture and launched through the driver API (cudarc). Both
+//! libraries are loaded when first needed, so a build with the feature still runs, and fails
+//! clearly, where NVIDIA's driver or NVRTC is missing.
+//!
+//! Each kernel mirrors its WGSL twin of the same name and its CPU twin in `engine::cpu`, with the
+//! same random words and thresholds, so all three engines produce the same bits.
+
+mod compile;
+mod context;
+pub mod kernels;
+pub mod philox_kat;
+mod simple;
+
+pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
+pub use simple::SimpleCudaEngine;
