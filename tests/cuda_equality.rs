@@ -38,13 +38,13 @@ fn device() -> CudaDevice {
 }
 
 fn systems(dims: u32, size: u32, field: f64) -> IsingSystems {
-    IsingSystems {
-        lattice: Lattice::new(dims, size),
+    IsingSystems::ferromagnet(
+        Lattice::new(dims, size),
         field,
-        betas: vec![0.2, 0.44, 0.9],
-        replicas: 2,
-        seed: 0xdead_beef_0000_0001,
-    }
+        vec![0.2, 0.44, 0.9],
+        2,
+        0xdead_beef_0000_0001,
+    )
 }
 
 /// `sweeps` sweeps starting at sweep 3, measuring after every 4th.
@@ -77,7 +77,7 @@ fn first_difference(a: &[i32], b: &[i32], lattice: &Lattice) -> Option<String> {
 fn rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Vec<Observation>)> {
     (0..2)
         .map(|_| {
-            let observations = engine.execute(plan).unwrap();
+            let observations = engine.execute(plan).unwrap().observations;
             (engine.spins().unwrap(), observations)
         })
         .collect()

@@ -60,6 +60,9 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
 #[cfg(feature = "cuda")]
 fn open_cuda_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
     use crate::engine::cuda::{CudaDevice, SimpleCudaEngine};
+    if config.engine.multispin().is_some() {
+        return Err(Error::Cuda(CUDA_SIMPLE_ONLY.into()));
+    }
     let device = CudaDevice::open(config.adapter.as_deref())?;
     Ok(Box::new(SimpleCudaEngine::new(
         device,
@@ -67,6 +70,11 @@ fn open_cuda_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn En
         config.workgroup_size,
     )?))
 }
+
+/// Why `Cuda` cannot run the multispin engine (yet).
+#[cfg(feature = "cuda")]
+pub const CUDA_SIMPLE_ONLY: &str = "the CUDA backend runs `engine: Simple` only so far; \
+     run the multispin engine with `backend: Wgpu` (or Cpu)";
 
 /// Why `Cuda` cannot run in a build without the `cuda` feature.
 #[cfg(not(feature = "cuda"))]
@@ -85,17 +93,12 @@ mod tests {
     fn cuda_config() -> Config {
         let mut config = Config::default_config().expect("the built-in config is valid");
         config.backend = Backend::Cuda;
+        config.engine = crate::config::EngineKind::Simple;
         config
     }
 
     fn tiny_systems() -> IsingSystems {
-        IsingSystems {
-            lattice: crate::model::Lattice::new(2, 4),
-            field: 0.0,
-            betas: vec![0.4],
-            replicas: 1,
-            seed: 1,
-        }
+        IsingSystems::ferromagnet(crate::model::Lattice::new(2, 4), 0.0, vec![0.4], 1, 1)
     }
 
     #[cfg(not(feature = "cuda"))]

@@ -17,7 +17,7 @@ use cudarc::driver::{
 use super::context::{CudaDevice, driver_error};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::Kernel;
-use crate::engine::{Engine, EngineInfo, Observation, Plan, check_spin_count};
+use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
@@ -171,6 +171,7 @@ impl Engine for SimpleCudaEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "cuda".into(),
+            engine: "simple".into(),
             adapter: self.device.description(),
         }
     }
@@ -194,7 +195,7 @@ impl Engine for SimpleCudaEngine {
         Ok(spins)
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Vec<Observation>> {
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         self.clear_observations(plan.slots)?;
         let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
         let sweeps_per_batch = (FLIP_BUDGET / flips_per_sweep).max(1);
@@ -206,9 +207,12 @@ impl Engine for SimpleCudaEngine {
             self.device.synchronize("running the sweep kernels")?;
         }
         if plan.slots == 0 {
-            return Ok(Vec::new());
+            return Ok(Measurements::default());
         }
-        self.download_observations(plan.slots)
+        Ok(Measurements {
+            observations: self.download_observations(plan.slots)?,
+            overlap_planes: Vec::new(),
+        })
     }
 }
 
