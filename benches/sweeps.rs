@@ -1,9 +1,9 @@
 //! `cargo bench`: the sweep throughput table of `spinflip bench` (flips/ns and ps/flip per
-//! backend and size) for 2D and 3D lattices. Arguments after `--` are passed to `spinflip bench`,
+//! backend, engine, layout and size) for 2D and 3D Ising lattices and the 3D spin glass. Arguments after `--` are passed to `spinflip bench`,
 //! e.g. `cargo bench -- --backend wgpu --sizes 4096,16384`.
 
 use clap::Parser;
-use spinflip::bench::{BenchOptions, bench};
+use spinflip::bench::{BenchEngine, BenchModel, BenchOptions, RandomsArg, bench};
 
 #[derive(Parser)]
 struct Args {
@@ -21,9 +21,18 @@ fn main() -> spinflip::Result<()> {
         let three_d = BenchOptions {
             dims: 3,
             sizes: vec![16, 64, 128],
-            ..args.options
+            ..args.options.clone()
         };
         bench(&three_d)?;
+        // The 3D Edwards-Anderson spin glass, 32 samples per word, both random-number modes.
+        for randoms in [RandomsArg::Exact, RandomsArg::Shared] {
+            bench(&BenchOptions {
+                engine: vec![BenchEngine::Amsc],
+                model: BenchModel::Ea,
+                randoms,
+                ..three_d.clone()
+            })?;
+        }
     }
     Ok(())
 }

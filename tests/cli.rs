@@ -110,6 +110,55 @@ fn lattice_beyond_device_limits_names_the_limit_and_largest_size() {
 }
 
 #[test]
+fn multispin_lattice_beyond_device_limits_names_the_limit_and_largest_size() {
+    let limit = spinflip(&["devices", "--json"], &[]);
+    let list: serde_json::Value = serde_json::from_slice(&limit.stdout).unwrap();
+    let binding = list[0]["max_storage_buffer_binding_size"].as_u64().unwrap();
+    // SMSC: one bit per spin, so 32 times the sites of the simple engine; sizes step by 64.
+    let largest = ((binding * 8) as f64).sqrt() as u64 / 64 * 64;
+    let size = largest + 64;
+    let config = GOOD
+        .replace("BACKEND", "Wgpu")
+        .replace("size: 8", &format!("size: {size}"))
+        .replace(
+            "replicas: 2",
+            "replicas: 1, engine: Multispin(layout: Smsc)",
+        );
+    let stderr = failing_run(&config, &[("WGPU_BACKEND", "vulkan")]);
+    assert!(stderr.contains("1 bit per spin"), "{stderr}");
+    assert!(
+        stderr.contains("max_storage_buffer_binding_size"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("largest L that fits is {largest}")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn layouts_that_cannot_pack_the_config_fail_with_the_reason() {
+    let config = GOOD.replace("BACKEND", "Cpu").replace(
+        "replicas: 2",
+        "replicas: 2, engine: Multispin(layout: Amsc(lanes: Replicas))",
+    );
+    let stderr = failing_run(&config, &[]);
+    assert!(
+        stderr.contains("replicas must be a multiple of 32, got 2"),
+        "{stderr}"
+    );
+    let config = GOOD.replace("BACKEND", "Cpu").replace(
+        "replicas: 2",
+        "replicas: 2, engine: Multispin(layout: Smsc)",
+    );
+    let stderr = failing_run(&config, &[]);
+    assert!(
+        stderr.contains("size must be a multiple of 64, got 8"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn missing_adapter_fails_for_wgpu_and_falls_back_for_auto() {
     // No adapter of a backend that does not exist on Linux.
     let no_gpu = [("WGPU_BACKEND", "metal")];
