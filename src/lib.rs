@@ -20,7 +20,7 @@
 //!     plan.sweep(sweep);
 //! }
 //! plan.measure();
-//! let observations = engine.execute(&plan)?;
+//! let observations = engine.execute(&plan)?.observations;
 //! assert_eq!(observations.len(), 2);
 //! assert!(observations.iter().all(|o| o.up <= 64 && o.satisfied <= 128));
 //! # Ok::<(), spinflip::Error>(())
