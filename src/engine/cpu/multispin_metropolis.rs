@@ -4,7 +4,7 @@
 //! Per word: count the unsatisfied bonds of every lane (`s ^ n ^ j`, bit-sliced), sort lanes
 //! into energy categories, accept the lanes whose flip lowers or keeps the energy, and decide
 //! the others by comparing a uniform 32-bit word per lane with the lane's threshold, most
-//! significant bit first, one random word per bit ([`accepted_lanes`]).
+//! significant bit first, one random word per bit ([`DecisionRule::accepted_lanes`]).
 
 use super::bitslice::{BondCount, count_equals};
 use crate::config::Randoms;
@@ -60,53 +60,74 @@ impl UpdateRandoms {
     }
 }
 
-/// Lanes whose flip is accepted: those in categories that do not raise the energy, and the
-/// others where the lane's uniform `U <= t` for the threshold `t` of its energy class
-/// (`table[class * 32 + k]` holds bit `k` of every lane's threshold).
-fn accepted_lanes(
-    spin: u32,
-    count: BondCount,
-    layout: &MultispinLayout,
-    table: &[u32],
-    randoms: &mut UpdateRandoms,
-) -> u32 {
-    let z = layout.lattice().coordination();
-    let packed = layout.category_classes();
-    let class_of = |cat: u32| packed[(cat / 8) as usize] >> (4 * (cat % 8)) & 0xf;
-    let classes = layout.energy_classes().len();
-    let mut masks = [0u32; MAX_CATEGORIES as usize];
-    let mut undecided = 0;
-    for (class, mask) in masks.iter_mut().enumerate().take(classes) {
-        for c in 0..=z {
-            let (down, up) = (
-                class_of(c) == class as u32,
-                class_of(z + 1 + c) == class as u32,
-            );
-            let spins = match (down, up) {
-                (true, true) => !0,
-                (true, false) => !spin,
-                (false, true) => spin,
-                (false, false) => 0,
-            };
-            *mask |= count_equals(count, c) & spins;
+/// What a decision needs of the layout, computed once per colour update rather than per word:
+/// the coordination, the class of each category and the number of classes.
+struct DecisionRule {
+    z: u32,
+    category_classes: [u32; 2],
+    classes: usize,
+}
+
+impl DecisionRule {
+    fn new(layout: &MultispinLayout) -> Self {
+        DecisionRule {
+            z: layout.lattice().coordination(),
+            category_classes: layout.category_classes(),
+            classes: layout.energy_classes().len(),
         }
-        undecided |= *mask;
     }
-    let mut accept = !undecided;
-    for i in 0..32 {
-        if undecided == 0 {
-            break;
+
+    fn class_of(&self, cat: u32) -> u32 {
+        self.category_classes[(cat / 8) as usize] >> (4 * (cat % 8)) & 0xf
+    }
+
+    /// The lanes of each energy class: categories (down, c) and (up, c) of that class.
+    fn class_masks(&self, spin: u32, count: BondCount) -> [u32; MAX_CATEGORIES as usize] {
+        let mut masks = [0u32; MAX_CATEGORIES as usize];
+        for (class, mask) in masks.iter_mut().enumerate().take(self.classes) {
+            for c in 0..=self.z {
+                let down = self.class_of(c) == class as u32;
+                let up = self.class_of(self.z + 1 + c) == class as u32;
+                let spins = match (down, up) {
+                    (true, true) => !0,
+                    (true, false) => !spin,
+                    (false, true) => spin,
+                    (false, false) => 0,
+                };
+                *mask |= count_equals(count, c) & spins;
+            }
         }
-        let k = 31 - i;
-        let random = randoms.word(i);
-        let threshold_bits = (0..classes).fold(0, |t, class| {
-            t | masks[class] & table[class * 32 + k as usize]
-        });
-        accept |= undecided & threshold_bits & !random;
-        undecided &= !(threshold_bits ^ random);
+        masks
     }
-    // Lanes still undecided drew U == t exactly: U <= t accepts.
-    accept | undecided
+
+    /// Lanes whose flip is accepted: those in categories that do not raise the energy, and the
+    /// others where the lane's uniform `U <= t` for the threshold `t` of its energy class
+    /// (`table[class * 32 + k]` holds bit `k` of every lane's threshold).
+    fn accepted_lanes(
+        &self,
+        spin: u32,
+        count: BondCount,
+        table: &[u32],
+        randoms: &mut UpdateRandoms,
+    ) -> u32 {
+        let masks = self.class_masks(spin, count);
+        let mut undecided = masks.iter().fold(0, |a, m| a | m);
+        let mut accept = !undecided;
+        for i in 0..32 {
+            if undecided == 0 {
+                break;
+            }
+            let k = 31 - i;
+            let random = randoms.word(i);
+            let threshold_bits = (0..self.classes).fold(0, |t, class| {
+                t | masks[class] & table[class * 32 + k as usize]
+            });
+            accept |= undecided & threshold_bits & !random;
+            undecided &= !(threshold_bits ^ random);
+        }
+        // Lanes still undecided drew U == t exactly: U <= t accepts.
+        accept | undecided
+    }
 }
 
 /// Per-lane unsatisfied bonds of the word at `site` with spin `spin`.
@@ -155,6 +176,7 @@ pub fn sweep_colour(
     let table_len = layout.energy_classes().len() * LANES as usize;
     let table = &tables[layout.table(g) as usize * table_len..][..table_len];
     let group = layout.coupling_group(g);
+    let rule = DecisionRule::new(layout);
     for row in 0..layout.rows() {
         for w in 0..layout.row_words() {
             let site = layout.word_site(colour, row, w);
@@ -162,7 +184,7 @@ pub fn sweep_colour(
             let spin = own[cw as usize];
             let count = unsatisfied_bonds(layout, spin, other, couplings, group, colour, &site);
             let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, cw);
-            own[cw as usize] = spin ^ accepted_lanes(spin, count, layout, table, &mut randoms);
+            own[cw as usize] = spin ^ rule.accepted_lanes(spin, count, table, &mut randoms);
         }
     }
 }
