@@ -4,31 +4,7 @@
 
 mod common;
 
-use spinflip::sim::{RunOptions, Summary, run};
-use spinflip::stats::Estimate;
-
-fn run_summary(ron: &str) -> Summary {
-    let dir = tempfile::tempdir().unwrap();
-    common::completed(run(&common::config(ron), &RunOptions::new(dir.path())).unwrap())
-}
-
-/// |measured - expected| <= 4 sigma, with sigma itself small enough that the check can fail.
-fn assert_within(what: &str, measured: Estimate, expected: f64, expected_err: f64, max_err: f64) {
-    let sigma = (measured.err.powi(2) + expected_err.powi(2)).sqrt();
-    let deviation = (measured.mean - expected) / sigma;
-    eprintln!(
-        "{what}: {:.6} ± {:.6} vs {expected:.6} ± {expected_err:.6}: {deviation:+.2} sigma",
-        measured.mean, measured.err
-    );
-    assert!(
-        sigma > 0.0 && sigma < max_err,
-        "{what}: error {sigma} is not in (0, {max_err})"
-    );
-    assert!(
-        deviation.abs() <= 4.0,
-        "{what}: {deviation:+.2} sigma from {expected}"
-    );
-}
+use common::{assert_within, run_summary};
 
 #[test]
 fn ising_2d_matches_kaufman_exact_energy_and_specific_heat() {

@@ -543,45 +543,36 @@ impl MultispinLayout {
         self.lattice().size.pow(self.lattice().dims - 2) * self.row_words() * 2
     }
 
-    /// The neighbour in direction `-d` of the word at `site`, from the other colour's `words`.
-    pub fn minus_neighbour(&self, words: &[u32], site: &WordSite, d: u32) -> u32 {
-        let wr = self.row_words();
-        match d {
-            0 => {
-                let same = words[(site.row * wr + site.w) as usize];
-                if site.p == 0 {
-                    shift_in(
-                        self.smsc(),
-                        same,
-                        words[(site.row * wr + site.adjacent) as usize],
-                        0,
-                    )
-                } else {
-                    same
-                }
-            }
-            _ => words[(site.minus_rows[d as usize - 1] * wr + site.w) as usize],
+    /// The `-x` and `+x` neighbours of the word at `site`, from the other colour's `words`:
+    /// one is the word at `w`, the other comes from the adjacent word (twin of `x_neighbours`
+    /// in `multispin_lattice.wgsl`).
+    pub fn x_neighbours(&self, words: &[u32], site: &WordSite) -> [u32; 2] {
+        let row = (site.row * self.row_words()) as usize;
+        let same = words[row + site.w as usize];
+        let shifted = shift_in(
+            self.smsc(),
+            same,
+            words[row + site.adjacent as usize],
+            site.p,
+        );
+        if site.p == 0 {
+            [shifted, same]
+        } else {
+            [same, shifted]
         }
     }
 
-    /// The neighbour in direction `+d` of the word at `site`, from the other colour's `words`.
-    pub fn plus_neighbour(&self, words: &[u32], site: &WordSite, d: u32) -> u32 {
+    /// The neighbours in directions `-d` and `+d` of the word at `site`, from the other
+    /// colour's `words`.
+    pub fn neighbours(&self, words: &[u32], site: &WordSite, d: u32) -> [u32; 2] {
         let wr = self.row_words();
+        let at = |row: u32| words[(row * wr + site.w) as usize];
         match d {
-            0 => {
-                let same = words[(site.row * wr + site.w) as usize];
-                if site.p == 1 {
-                    shift_in(
-                        self.smsc(),
-                        same,
-                        words[(site.row * wr + site.adjacent) as usize],
-                        1,
-                    )
-                } else {
-                    same
-                }
-            }
-            _ => words[(site.plus_rows[d as usize - 1] * wr + site.w) as usize],
+            0 => self.x_neighbours(words, site),
+            _ => [
+                at(site.minus_rows[d as usize - 1]),
+                at(site.plus_rows[d as usize - 1]),
+            ],
         }
     }
 
@@ -616,15 +607,9 @@ mod tests {
         replicas: u32,
         betas: usize,
     ) -> MultispinLayout {
-        let systems = IsingSystems {
-            lattice: Lattice::new(dims, size),
-            field: 0.1,
-            betas: (0..betas).map(|i| 0.2 + 0.01 * i as f64).collect(),
-            disorder: Disorder::Bimodal,
-            samples,
-            replicas,
-            seed: 3,
-        };
+        let betas = (0..betas).map(|i| 0.2 + 0.01 * i as f64).collect();
+        let lattice = Lattice::new(dims, size);
+        let systems = IsingSystems::spin_glass(lattice, 0.1, betas, samples, replicas, 3);
         MultispinLayout::new(
             systems,
             MultispinOptions {

@@ -46,6 +46,23 @@ impl IsingSystems {
         }
     }
 
+    /// The Edwards-Anderson +-J spin glass at `betas`, `samples` disorder samples with
+    /// `replicas` replicas each.
+    pub fn spin_glass(
+        lattice: Lattice,
+        field: f64,
+        betas: Vec<f64>,
+        samples: u32,
+        replicas: u32,
+        seed: u64,
+    ) -> Self {
+        IsingSystems {
+            disorder: Disorder::Bimodal,
+            samples,
+            ..IsingSystems::ferromagnet(lattice, field, betas, replicas, seed)
+        }
+    }
+
     /// Number of systems: temperatures x samples x replicas.
     pub fn systems(&self) -> u32 {
         self.betas.len() as u32 * self.samples * self.replicas

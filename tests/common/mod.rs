@@ -3,7 +3,8 @@
 
 use spinflip::config::{Config, PhiloxPath};
 use spinflip::engine::gpu::GpuContext;
-use spinflip::sim::{RunOutcome, Summary};
+use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
+use spinflip::stats::Estimate;
 
 /// A config from RON text, panicking with the parse error.
 pub fn config(ron: &str) -> Config {
@@ -40,4 +41,34 @@ pub fn completed(outcome: RunOutcome) -> Summary {
         RunOutcome::Completed(summary) => *summary,
         RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
     }
+}
+
+/// The summary of a completed run of the config `ron` into a temporary directory.
+pub fn run_summary(ron: &str) -> Summary {
+    let dir = tempfile::tempdir().unwrap();
+    completed(run(&config(ron), &RunOptions::new(dir.path())).unwrap())
+}
+
+/// |measured - expected| <= 4 sigma, with sigma itself small enough that the check can fail.
+pub fn assert_within(
+    what: &str,
+    measured: Estimate,
+    expected: f64,
+    expected_err: f64,
+    max_err: f64,
+) {
+    let sigma = (measured.err.powi(2) + expected_err.powi(2)).sqrt();
+    let deviation = (measured.mean - expected) / sigma;
+    eprintln!(
+        "{what}: {:.6} ± {:.6} vs {expected:.6} ± {expected_err:.6}: {deviation:+.2} sigma",
+        measured.mean, measured.err
+    );
+    assert!(
+        sigma > 0.0 && sigma < max_err,
+        "{what}: error {sigma} is not in (0, {max_err})"
+    );
+    assert!(
+        deviation.abs() <= 4.0,
+        "{what}: {deviation:+.2} sigma from {expected}"
+    );
 }

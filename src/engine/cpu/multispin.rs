@@ -122,7 +122,7 @@ mod tests {
     use super::*;
     use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
     use crate::model::Lattice;
-    use crate::model::couplings::{Disorder, coupling_values};
+    use crate::model::couplings::coupling_values;
     use crate::model::ising::IsingSystems;
 
     fn engine(
@@ -133,15 +133,9 @@ mod tests {
         replicas: u32,
         betas: usize,
     ) -> CpuMultispinEngine {
-        let systems = IsingSystems {
-            lattice: Lattice::new(dims, size),
-            field: 0.0,
-            betas: (0..betas).map(|i| 0.3 + 0.1 * i as f64).collect(),
-            disorder: Disorder::Bimodal,
-            samples,
-            replicas,
-            seed: 77,
-        };
+        let betas = (0..betas).map(|i| 0.3 + 0.1 * i as f64).collect();
+        let lattice = Lattice::new(dims, size);
+        let systems = IsingSystems::spin_glass(lattice, 0.0, betas, samples, replicas, 77);
         CpuMultispinEngine::new(MultispinLayout::new(
             systems,
             MultispinOptions {

@@ -145,13 +145,15 @@ fn unsatisfied_bonds(
     for d in 0..layout.lattice().dims {
         let own_bonds = layout.bond_array(couplings, group, d, colour);
         let other_bonds = layout.bond_array(couplings, group, d, 1 - colour);
-        let (minus_bond, plus_bond) = if own_bonds.is_empty() {
-            (0, 0)
+        // The bond to the -d neighbour is that neighbour's forward bond.
+        let bonds = if own_bonds.is_empty() {
+            [0, 0]
         } else {
-            (layout.minus_neighbour(other_bonds, site, d), own_bonds[cw])
+            [layout.neighbours(other_bonds, site, d)[0], own_bonds[cw]]
         };
-        count.add(spin ^ layout.minus_neighbour(other, site, d) ^ minus_bond);
-        count.add(spin ^ layout.plus_neighbour(other, site, d) ^ plus_bond);
+        let neighbours = layout.neighbours(other, site, d);
+        count.add(spin ^ neighbours[0] ^ bonds[0]);
+        count.add(spin ^ neighbours[1] ^ bonds[1]);
     }
     count
 }
@@ -194,7 +196,7 @@ mod tests {
     use super::*;
     use crate::config::{Lanes, Layout, MultispinOptions};
     use crate::model::Lattice;
-    use crate::model::couplings::{Disorder, coupling_values};
+    use crate::model::couplings::coupling_values;
     use crate::model::ising::{IsingSystems, threshold};
 
     fn layout(
@@ -205,15 +207,9 @@ mod tests {
         samples: u32,
         betas: usize,
     ) -> MultispinLayout {
-        let systems = IsingSystems {
-            lattice: Lattice::new(dims, size),
-            field: -0.3,
-            betas: (0..betas).map(|i| 0.15 + 0.1 * i as f64).collect(),
-            disorder: Disorder::Bimodal,
-            samples,
-            replicas: 2,
-            seed: 0x5eed,
-        };
+        let betas = (0..betas).map(|i| 0.15 + 0.1 * i as f64).collect();
+        let lattice = Lattice::new(dims, size);
+        let systems = IsingSystems::spin_glass(lattice, -0.3, betas, samples, 2, 0x5eed);
         MultispinLayout::new(systems, MultispinOptions { layout, randoms })
     }
 

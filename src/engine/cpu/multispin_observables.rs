@@ -27,7 +27,7 @@ pub fn observe_lanes(
             for d in 0..layout.lattice().dims {
                 let bonds = layout.bond_array(couplings, group, d, colour);
                 let bond = bonds.get(cw).copied().unwrap_or(0);
-                satisfied.add(!(spin ^ layout.plus_neighbour(other, &site, d) ^ bond));
+                satisfied.add(!(spin ^ layout.neighbours(other, &site, d)[1] ^ bond));
             }
         }
         for (lane, total) in totals.iter_mut().enumerate() {
