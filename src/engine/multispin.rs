@@ -594,12 +594,13 @@ impl MultispinLayout {
     }
 }
 
+/// Layouts for the tests of the multispin engine: every lane meaning and both layouts, 2D and
+/// 3D, the spin glass with overlaps.
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
     use super::*;
-    use crate::model::couplings::coupling_values;
 
-    fn layout(
+    pub fn layout(
         dims: u32,
         size: u32,
         layout: Layout,
@@ -619,7 +620,7 @@ mod tests {
         )
     }
 
-    fn all_layouts() -> Vec<MultispinLayout> {
+    pub fn all_layouts() -> Vec<MultispinLayout> {
         vec![
             layout(
                 2,
@@ -652,9 +653,16 @@ mod tests {
                 1,
             ),
             layout(2, 64, Layout::Smsc, 2, 2, 2),
-            layout(3, 64, Layout::Smsc, 1, 1, 1),
+            layout(3, 64, Layout::Smsc, 1, 2, 1),
         ]
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{all_layouts, layout};
+    use super::*;
+    use crate::model::couplings::coupling_values;
 
     #[test]
     fn every_system_site_is_one_bit_and_pack_round_trips() {

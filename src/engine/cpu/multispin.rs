@@ -120,30 +120,9 @@ impl Engine for CpuMultispinEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
-    use crate::model::Lattice;
+    use crate::engine::multispin::fixtures::all_layouts;
     use crate::model::couplings::coupling_values;
     use crate::model::ising::IsingSystems;
-
-    fn engine(
-        dims: u32,
-        size: u32,
-        layout: Layout,
-        samples: u32,
-        replicas: u32,
-        betas: usize,
-    ) -> CpuMultispinEngine {
-        let betas = (0..betas).map(|i| 0.3 + 0.1 * i as f64).collect();
-        let lattice = Lattice::new(dims, size);
-        let systems = IsingSystems::spin_glass(lattice, 0.0, betas, samples, replicas, 77);
-        CpuMultispinEngine::new(MultispinLayout::new(
-            systems,
-            MultispinOptions {
-                layout,
-                randoms: Randoms::Exact,
-            },
-        ))
-    }
 
     /// Up spins, satisfied bonds and per-plane overlap differences computed site by site.
     fn direct(systems: &IsingSystems, spins: &[i32]) -> (Vec<Observation>, Vec<u32>) {
@@ -185,40 +164,7 @@ mod tests {
 
     #[test]
     fn measurements_equal_site_by_site_counts() {
-        let engines = [
-            engine(
-                2,
-                6,
-                Layout::Amsc {
-                    lanes: Lanes::Samples,
-                },
-                32,
-                2,
-                2,
-            ),
-            engine(
-                3,
-                4,
-                Layout::Amsc {
-                    lanes: Lanes::Temperatures,
-                },
-                2,
-                4,
-                3,
-            ),
-            engine(
-                2,
-                4,
-                Layout::Amsc {
-                    lanes: Lanes::Replicas,
-                },
-                1,
-                64,
-                1,
-            ),
-            engine(2, 64, Layout::Smsc, 2, 2, 1),
-            engine(3, 64, Layout::Smsc, 1, 2, 1),
-        ];
+        let engines = all_layouts().into_iter().map(CpuMultispinEngine::new);
         for mut engine in engines {
             let systems = engine.layout.systems.clone();
             let spins = crate::sim::initial_spins(&systems);
