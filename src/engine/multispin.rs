@@ -399,10 +399,9 @@ impl MultispinLayout {
         if self.systems.overlap_pairs() == 0 {
             return Vec::new();
         }
-        let half = self.replica_words / 2;
+        let (words, half) = (self.replica_words, self.replica_words / 2);
         (0..self.temperature_words * self.sample_words)
-            .flat_map(|ts| (0..half).map(move |rw| (ts * self.replica_words + rw, half)))
-            .map(|(g, half)| (g, g + half))
+            .flat_map(|ts| (0..half).map(move |rw| (ts * words + rw, ts * words + rw + half)))
             .collect()
     }
 
