@@ -35,6 +35,23 @@ fn category_class(cat: u32) -> u32 {
     return (CLASSES_HI >> (4u * (cat - 8u))) & 0xfu;
 }
 
+// Lanes accepted so far, and lanes whose uniform agrees with their threshold in every bit so far.
+struct Decision {
+    accept: u32,
+    undecided: u32,
+}
+
+// One bit plane of the comparison U <= t, most significant first: a lane decides where its bit
+// of `random` differs from bit k of its threshold.
+fn compare_bit(decision: ptr<function, Decision>, masks: ptr<function, array<u32, MAX_CATEGORIES>>, random: u32, k: u32) {
+    var threshold_bits = 0u;
+    for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+        threshold_bits |= (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
+    }
+    (*decision).accept |= (*decision).undecided & threshold_bits & ~random;
+    (*decision).undecided &= ~(threshold_bits ^ random);
+}
+
 // Call load_class_thresholds first.
 fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -> u32 {
     let z = coordination();
@@ -60,33 +77,29 @@ fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -
         masks[energy_class] = mask;
         undecided |= mask;
     }
-    var accept = ~undecided;
+    var decision = Decision(~undecided, undecided);
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
     var uniform = 0u;
     if SHARED_RANDOMS {
         let counter = philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, g);
         uniform = philox4x32_10(counter, key)[word & 3u];
     }
-    var block = vec4<u32>();
-    for (var i = 0u; i < 32u && undecided != 0u; i++) {
-        let k = 31u - i;
-        var random: u32;
+    // Four bits per Philox block; the whole block is compared before checking for undecided
+    // lanes again (once none is left, further comparisons change nothing).
+    for (var draw = 0u; draw < 8u && decision.undecided != 0u; draw++) {
+        let k = 31u - 4u * draw;
+        var randoms: vec4<u32>;
         if SHARED_RANDOMS {
-            random = 0u - ((uniform >> k) & 1u);
+            randoms = vec4<u32>(0u) - ((vec4<u32>(uniform) >> vec4<u32>(k, k - 1u, k - 2u, k - 3u)) & vec4<u32>(1u));
         } else {
-            if (i & 3u) == 0u {
-                let draw = colour | ((i >> 2u) << 1u);
-                block = philox4x32_10(philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN, draw, g), key);
-            }
-            random = block[i & 3u];
+            let counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN, colour | (draw << 1u), g);
+            randoms = philox4x32_10(counter, key);
         }
-        var threshold_bits = 0u;
-        for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
-            threshold_bits |= masks[energy_class] & class_thresholds[energy_class * 32u + k];
-        }
-        accept |= undecided & threshold_bits & ~random;
-        undecided &= ~(threshold_bits ^ random);
+        compare_bit(&decision, &masks, randoms.x, k);
+        compare_bit(&decision, &masks, randoms.y, k - 1u);
+        compare_bit(&decision, &masks, randoms.z, k - 2u);
+        compare_bit(&decision, &masks, randoms.w, k - 3u);
     }
     // Lanes still undecided drew U == t exactly: U <= t accepts.
-    return accept | undecided;
+    return decision.accept | decision.undecided;
 }

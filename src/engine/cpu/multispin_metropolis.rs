@@ -11,13 +11,12 @@ use crate::config::Randoms;
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, WordSite};
 use crate::rng::{Counter, Purpose, random_block};
 
-/// The random words of one word update, drawn lazily: word `i` is compared with threshold bit
-/// `31 - i`.
+/// The random words of one word update, four per Philox block: block `draw` is compared with
+/// threshold bits `31 - 4 draw` down to `28 - 4 draw`.
 struct UpdateRandoms {
     seed: u64,
     counter: Counter,
     shared: Option<u32>,
-    block: [u32; 4],
 }
 
 impl UpdateRandoms {
@@ -43,21 +42,26 @@ impl UpdateRandoms {
             seed,
             counter: exact,
             shared,
-            block: [0; 4],
         }
     }
 
-    /// Random word `i`: for shared randoms, bit `31 - i` of the word's one uniform in every lane.
-    fn word(&mut self, i: u32) -> u32 {
+    /// The four random words of block `draw`; for shared randoms, bits `31 - 4 draw` down of
+    /// the word's one uniform, each in every lane.
+    fn block(&mut self, draw: u32) -> [u32; 4] {
         if let Some(uniform) = self.shared {
-            return 0u32.wrapping_sub(uniform >> (31 - i) & 1);
+            let k = 31 - 4 * draw;
+            return [0, 1, 2, 3].map(|j| 0u32.wrapping_sub(uniform >> (k - j) & 1));
         }
-        if i.is_multiple_of(4) {
-            self.counter.draw = i / 4;
-            self.block = random_block(self.seed, self.counter);
-        }
-        self.block[(i % 4) as usize]
+        self.counter.draw = draw;
+        random_block(self.seed, self.counter)
     }
+}
+
+/// Lanes accepted so far, and lanes whose uniform agrees with their threshold in every bit so
+/// far.
+struct Decision {
+    accept: u32,
+    undecided: u32,
 }
 
 /// What a decision needs of the layout, computed once per colour update rather than per word:
@@ -111,22 +115,40 @@ impl DecisionRule {
         randoms: &mut UpdateRandoms,
     ) -> u32 {
         let masks = self.class_masks(spin, count);
-        let mut undecided = masks.iter().fold(0, |a, m| a | m);
-        let mut accept = !undecided;
-        for i in 0..32 {
-            if undecided == 0 {
+        let undecided = masks.iter().fold(0, |a, m| a | m);
+        let mut decision = Decision {
+            accept: !undecided,
+            undecided,
+        };
+        // Four bits per Philox block; once no lane is undecided, comparing changes nothing.
+        for draw in 0..8 {
+            if decision.undecided == 0 {
                 break;
             }
-            let k = 31 - i;
-            let random = randoms.word(i);
-            let threshold_bits = (0..self.classes).fold(0, |t, class| {
-                t | masks[class] & table[class * 32 + k as usize]
-            });
-            accept |= undecided & threshold_bits & !random;
-            undecided &= !(threshold_bits ^ random);
+            let k = 31 - 4 * draw;
+            for (j, random) in randoms.block(draw).into_iter().enumerate() {
+                self.compare_bit(&mut decision, &masks, table, random, k - j as u32);
+            }
         }
         // Lanes still undecided drew U == t exactly: U <= t accepts.
-        accept | undecided
+        decision.accept | decision.undecided
+    }
+
+    /// One bit plane of the comparison `U <= t`, most significant first: a lane decides where
+    /// its bit of `random` differs from bit `k` of its threshold.
+    fn compare_bit(
+        &self,
+        decision: &mut Decision,
+        masks: &[u32; MAX_CATEGORIES as usize],
+        table: &[u32],
+        random: u32,
+        k: u32,
+    ) {
+        let threshold_bits = (0..self.classes).fold(0, |t, class| {
+            t | masks[class] & table[class * 32 + k as usize]
+        });
+        decision.accept |= decision.undecided & threshold_bits & !random;
+        decision.undecided &= !(threshold_bits ^ random);
     }
 }
 
@@ -223,7 +245,8 @@ mod tests {
         bit: u32,
     ) -> u32 {
         let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, cw);
-        (0..32).fold(0, |u, i| u | (randoms.word(i) >> bit & 1) << (31 - i))
+        let words: Vec<u32> = (0..8).flat_map(|draw| randoms.block(draw)).collect();
+        (0..32).fold(0, |u, i| u | (words[i] >> bit & 1) << (31 - i))
     }
 
     /// One colour update done site by site on plain lattices, each site with its own uniform.
