@@ -9,6 +9,7 @@
 mod compile;
 mod context;
 pub mod kernels;
+mod launch;
 pub mod philox_kat;
 mod simple;
 
