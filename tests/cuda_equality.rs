@@ -1,6 +1,9 @@
 //! The simple CUDA engine produces the same lattices and observations as the CPU engine and the
 //! simple wgpu engine, bit for bit, for 2D and 3D lattices with and without a field; its Philox
-//! reproduces the known-answer vectors.
+//! reproduces the known-answer vectors. The multispin CUDA engine produces the same spin words,
+//! per-lane observations and overlap planes as the CPU and wgpu multispin engines: 2D and 3D,
+//! AMSC (lanes as samples, temperatures, replicas) and SMSC, ferromagnet and Edwards-Anderson,
+//! with a field, exact and shared randoms.
 //!
 //! These tests SKIP, printing a notice, where the machine has no CUDA driver (`libcuda.so`) or no
 //! CUDA device. This is the one place spinflip's tests may skip: CI has no NVIDIA GPU, and
@@ -10,13 +13,17 @@
 
 mod common;
 
-use spinflip::config::PhiloxPath;
-use spinflip::engine::cpu::CpuEngine;
+use spinflip::config::{Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::cuda::philox_kat::philox_blocks;
-use spinflip::engine::cuda::{CudaDevice, SimpleCudaEngine, device_count, driver_loadable};
-use spinflip::engine::gpu::SimpleGpuEngine;
-use spinflip::engine::{Engine, Observation, Plan};
+use spinflip::engine::cuda::{
+    CudaDevice, MultispinCudaEngine, SimpleCudaEngine, device_count, driver_loadable,
+};
+use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::{Engine, Measurements, Observation, Plan};
 use spinflip::model::Lattice;
+use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
 use spinflip::rng::{PHILOX_KNOWN_ANSWERS, philox4x32_10};
 use spinflip::sim::initial_spins;
@@ -219,5 +226,205 @@ fn cuda_philox_matches_vectors_and_cpu() {
             philox4x32_10(*ctr, *key),
             "ctr {ctr:08x?} key {key:08x?}"
         );
+    }
+}
+
+/// A multispin case: geometry, word layout, model and randoms, with system counts that fill
+/// the words of its layout.
+struct MultispinCase {
+    dims: u32,
+    size: u32,
+    layout: Layout,
+    disorder: Disorder,
+    field: f64,
+    randoms: Randoms,
+}
+
+const AMSC_SAMPLES: Layout = Layout::Amsc {
+    lanes: Lanes::Samples,
+};
+const AMSC_TEMPERATURES: Layout = Layout::Amsc {
+    lanes: Lanes::Temperatures,
+};
+const AMSC_REPLICAS: Layout = Layout::Amsc {
+    lanes: Lanes::Replicas,
+};
+
+impl MultispinCase {
+    fn new(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Self {
+        MultispinCase {
+            dims,
+            size,
+            layout,
+            disorder,
+            field: 0.0,
+            randoms: Randoms::Exact,
+        }
+    }
+
+    fn layout(&self) -> MultispinLayout {
+        // (samples, replicas, temperatures): full words, and replica pairs for the overlaps.
+        let (samples, replicas, temperatures) = match (self.layout, self.disorder) {
+            (AMSC_SAMPLES, _) => (32, 2, 2),
+            (AMSC_TEMPERATURES, Disorder::Bimodal) => (2, 2, 5),
+            (AMSC_TEMPERATURES, Disorder::Ferromagnet) => (1, 1, 3),
+            (AMSC_REPLICAS, Disorder::Bimodal) => (1, 64, 1),
+            (AMSC_REPLICAS, Disorder::Ferromagnet) => (1, 32, 2),
+            (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
+            (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
+        };
+        let systems = IsingSystems {
+            lattice: Lattice::new(self.dims, self.size),
+            field: self.field,
+            betas: (0..temperatures).map(|t| 0.15 + 0.12 * t as f64).collect(),
+            disorder: self.disorder,
+            samples,
+            replicas,
+            seed: 0x0123_4567_89ab_cdef,
+        };
+        let options = MultispinOptions {
+            layout: self.layout,
+            randoms: self.randoms,
+        };
+        MultispinLayout::new(systems, options)
+    }
+
+    fn name(&self) -> String {
+        let layout = self.layout();
+        format!(
+            "{}D L={} {} {:?} h={}",
+            self.dims,
+            self.size,
+            layout.describe(),
+            self.disorder,
+            self.field
+        )
+    }
+}
+
+impl Reference {
+    fn multispin_engine(self, layout: &MultispinLayout) -> Box<dyn Engine> {
+        match self {
+            Reference::Cpu => Box::new(CpuMultispinEngine::new(layout.clone())),
+            Reference::Wgpu => {
+                let ctx = common::gpu(PhiloxPath::Auto);
+                Box::new(MultispinGpuEngine::new(ctx, layout.clone(), 64).unwrap())
+            }
+        }
+    }
+}
+
+/// 12 sweeps starting at sweep 5, measuring after every 3rd.
+fn multispin_plan() -> Plan {
+    let mut plan = Plan::default();
+    for sweep in 5..17 {
+        plan.sweep(sweep);
+        if sweep % 3 == 0 {
+            plan.measure();
+        }
+    }
+    plan
+}
+
+/// Lattices and measurements of `engine` after each of two rounds of `plan`.
+fn multispin_rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Measurements)> {
+    (0..2)
+        .map(|_| {
+            let measured = engine.execute(plan).unwrap();
+            (engine.spins().unwrap(), measured)
+        })
+        .collect()
+}
+
+/// The multispin CUDA engine against `reference` for two rounds of the multispin plan.
+fn compare_multispin(reference: Reference, case: &MultispinCase) {
+    let layout = case.layout();
+    let spins = initial_spins(&layout.systems);
+    let plan = multispin_plan();
+    let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
+    let mut other = reference.multispin_engine(&layout);
+    cuda.set_spins(&spins).unwrap();
+    other.set_spins(&spins).unwrap();
+    let expected = multispin_rounds(other.as_mut(), &plan);
+    let got = multispin_rounds(&mut cuda, &plan);
+    let overlaps = layout.systems.overlaps() as usize * case.size as usize;
+    for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
+        let name = format!("{} round {round}: {reference:?} vs CUDA", case.name());
+        if let Some(diff) = first_difference(&expected.0, &got.0, &layout.lattice()) {
+            panic!("{name}: lattices differ at {diff}");
+        }
+        assert_ne!(got.0, spins, "{name}: nothing moved");
+        assert_eq!(expected.1.observations, got.1.observations, "{name}");
+        assert_eq!(expected.1.overlap_planes, got.1.overlap_planes, "{name}");
+        let systems = layout.systems.systems() as usize;
+        assert_eq!(got.1.observations.len(), plan.slots as usize * systems);
+        assert_eq!(got.1.overlap_planes.len(), plan.slots as usize * overlaps);
+    }
+}
+
+/// 2D and 3D, AMSC lanes as samples, temperatures and replicas, and SMSC; ferromagnet and
+/// Edwards-Anderson; with a field; exact and shared randoms.
+fn multispin_cases() -> Vec<MultispinCase> {
+    use Disorder::{Bimodal, Ferromagnet};
+    let shared = |case: MultispinCase| MultispinCase {
+        randoms: Randoms::Shared,
+        ..case
+    };
+    let field = |field: f64, case: MultispinCase| MultispinCase { field, ..case };
+    vec![
+        MultispinCase::new(2, 6, AMSC_SAMPLES, Bimodal),
+        MultispinCase::new(2, 8, AMSC_TEMPERATURES, Bimodal),
+        MultispinCase::new(2, 4, AMSC_REPLICAS, Ferromagnet),
+        field(0.4, MultispinCase::new(2, 10, AMSC_REPLICAS, Bimodal)),
+        shared(MultispinCase::new(2, 6, AMSC_TEMPERATURES, Ferromagnet)),
+        MultispinCase::new(3, 4, AMSC_SAMPLES, Bimodal),
+        field(-0.7, MultispinCase::new(3, 6, AMSC_TEMPERATURES, Bimodal)),
+        MultispinCase::new(3, 2, AMSC_REPLICAS, Ferromagnet),
+        shared(MultispinCase::new(3, 4, AMSC_SAMPLES, Bimodal)),
+        MultispinCase::new(2, 64, Layout::Smsc, Ferromagnet),
+        field(0.25, MultispinCase::new(2, 128, Layout::Smsc, Bimodal)),
+        MultispinCase::new(3, 64, Layout::Smsc, Bimodal),
+        shared(MultispinCase::new(2, 64, Layout::Smsc, Bimodal)),
+    ]
+}
+
+#[test]
+fn cuda_multispin_matches_cpu_bit_for_bit() {
+    if !cuda_present("cuda_multispin_matches_cpu") {
+        return;
+    }
+    for case in multispin_cases() {
+        compare_multispin(Reference::Cpu, &case);
+    }
+}
+
+#[test]
+fn cuda_multispin_matches_wgpu_bit_for_bit() {
+    if !cuda_present("cuda_multispin_matches_wgpu") {
+        return;
+    }
+    for case in multispin_cases() {
+        compare_multispin(Reference::Wgpu, &case);
+    }
+}
+
+#[test]
+fn cuda_multispin_block_size_does_not_change_results() {
+    if !cuda_present("cuda_multispin_block_size") {
+        return;
+    }
+    for case in [
+        MultispinCase::new(3, 4, AMSC_TEMPERATURES, Disorder::Bimodal),
+        MultispinCase::new(2, 128, Layout::Smsc, Disorder::Bimodal),
+    ] {
+        let layout = case.layout();
+        let spins = initial_spins(&layout.systems);
+        let mut results = Vec::new();
+        for block_size in [32, 64, 256, 1024] {
+            let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), block_size).unwrap();
+            cuda.set_spins(&spins).unwrap();
+            results.push(multispin_rounds(&mut cuda, &multispin_plan()));
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "{}", case.name());
     }
 }

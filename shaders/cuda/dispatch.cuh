@@ -13,10 +13,6 @@ struct DispatchParams {
     unsigned pad1;
 };
 
-// Replicas per temperature: system b runs at temperature b / REPLICAS. Set by the host with
-// -DSPINFLIP_REPLICAS, like the WGSL override constant, so the division folds.
-constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
-
 // Linear index of a thread within its system: grids wider than the x limit spill into y;
 // z is the system (batch).
 __device__ __forceinline__ unsigned thread_in_system() {

@@ -6,6 +6,10 @@
 #include "philox.cuh"
 #include "lattice.cuh"
 
+// Replicas per temperature: system b runs at temperature b / REPLICAS. Set by the host with
+// -DSPINFLIP_REPLICAS, like the WGSL override constant, so the division folds.
+constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
+
 extern "C" __global__ void metropolis_simple(DispatchParams params, int* spins,
                                              const unsigned* thresholds) {
     const unsigned group = thread_in_system();

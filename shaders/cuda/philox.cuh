@@ -11,6 +11,8 @@ constexpr unsigned PHILOX_W1 = 0xBB67AE85u;
 // Counter purposes, as rng::Purpose.
 constexpr unsigned PURPOSE_INITIAL_SPINS = 1u;
 constexpr unsigned PURPOSE_METROPOLIS_SIMPLE = 2u;
+constexpr unsigned PURPOSE_METROPOLIS_MULTISPIN = 3u;
+constexpr unsigned PURPOSE_METROPOLIS_SHARED = 4u;
 
 __device__ __forceinline__ uint4 philox_round(uint4 ctr, uint2 key) {
     const unsigned hi0 = __umulhi(PHILOX_M0, ctr.x);

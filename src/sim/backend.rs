@@ -56,25 +56,22 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
     }
 }
 
-/// The simple CUDA engine on the device `config.adapter` names (device 0 without one).
+/// The simple or multispin CUDA engine on the device `config.adapter` names (device 0 without
+/// one).
 #[cfg(feature = "cuda")]
 fn open_cuda_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
-    use crate::engine::cuda::{CudaDevice, SimpleCudaEngine};
-    if config.engine.multispin().is_some() {
-        return Err(Error::Cuda(CUDA_SIMPLE_ONLY.into()));
-    }
+    use crate::engine::cuda::{CudaDevice, MultispinCudaEngine, SimpleCudaEngine};
     let device = CudaDevice::open(config.adapter.as_deref())?;
-    Ok(Box::new(SimpleCudaEngine::new(
-        device,
-        systems,
-        config.workgroup_size,
-    )?))
+    let size = config.workgroup_size;
+    Ok(match config.engine.multispin() {
+        None => Box::new(SimpleCudaEngine::new(device, systems, size)?),
+        Some(options) => Box::new(MultispinCudaEngine::new(
+            device,
+            MultispinLayout::new(systems, options),
+            size,
+        )?),
+    })
 }
-
-/// Why `Cuda` cannot run the multispin engine (yet).
-#[cfg(feature = "cuda")]
-pub const CUDA_SIMPLE_ONLY: &str = "the CUDA backend runs `engine: Simple` only so far; \
-     run the multispin engine with `backend: Wgpu` (or Cpu)";
 
 /// Why `Cuda` cannot run in a build without the `cuda` feature.
 #[cfg(not(feature = "cuda"))]

@@ -139,15 +139,32 @@ mod tests {
         assert!(error.to_string().contains("6.1"), "{error}");
     }
 
+    /// Constants for every kernel: the simple engine's and the multispin engine's, for an
+    /// Edwards-Anderson spin glass in 3D with exact (`shared` 0) or shared randoms.
+    fn all_constants(shared: u32) -> Vec<(&'static str, u32)> {
+        vec![
+            ("L", 64),
+            ("DIMS", 3),
+            ("REPLICAS", 2),
+            ("REPLICA_WORDS", 2),
+            ("SAMPLE_WORDS", 1),
+            ("WORDS_PER_TABLE", 2),
+            ("CLASSES_LO", 0xffff_f210),
+            ("CLASSES_HI", 0xff01_2fff),
+            ("CLASS_COUNT", 3),
+            ("SHARED_RANDOMS", shared),
+            ("DISORDERED", 1),
+        ]
+    }
+
     /// Every kernel through the real NVRTC, for Hopper and an older architecture. Needs
     /// libnvrtc.so (no GPU): `cargo test --features cuda -- --ignored nvrtc`.
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn every_kernel_compiles_with_nvrtc() {
-        let constants = [("L", 6), ("DIMS", 3), ("REPLICAS", 2)];
-        for architecture in ["sm_90", "compute_75"] {
+        for (architecture, shared) in [("sm_90", 0), ("compute_75", 0), ("sm_90", 1)] {
             for kernel in Kernel::ALL {
-                let ptx = compile(kernel, &constants, architecture)
+                let ptx = compile(kernel, &all_constants(shared), architecture)
                     .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
                 assert!(ptx.to_src().contains(kernel.module()));
             }

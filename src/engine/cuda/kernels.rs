@@ -4,10 +4,12 @@
 //! names the headers it needs with `#include "name.cuh"` lines; [`compose`] inlines each header
 //! once, depth first (as `engine::gpu::shaders` does for WGSL `#import`s), so NVRTC needs no file
 //! system. `#line` directives keep NVRTC's messages pointing at the original file and line.
+//! `#include "multispin_layout.cuh"` resolves to the header of the kernel's word layout
+//! (`multispin_layout_amsc.cuh` or `multispin_layout_smsc.cuh`), as WGSL's `multispin_layout`.
 //! Geometry constants are preprocessor defines ([`defines`]) that the headers turn into
 //! `constexpr` values, so the compiler folds them like WGSL override constants.
 
-use crate::engine::gpu::shaders::Kernel;
+use crate::engine::gpu::shaders::{Kernel, WordLayout};
 use crate::error::{Error, Result};
 
 /// Prefix of the defines that carry the geometry constants (`L` becomes `SPINFLIP_L`): a bare
@@ -25,9 +27,17 @@ fn file_source(name: &str) -> Option<&'static str> {
         };
     }
     files!(
+        "bitslice.cuh",
         "dispatch.cuh",
         "lattice.cuh",
         "metropolis_simple.cu",
+        "multispin_decide.cuh",
+        "multispin_lattice.cuh",
+        "multispin_layout_amsc.cuh",
+        "multispin_layout_smsc.cuh",
+        "multispin_metropolis.cu",
+        "multispin_observables.cu",
+        "multispin_overlap.cu",
         "observables.cu",
         "philox.cuh",
         "philox_kat.cu",
@@ -44,11 +54,27 @@ pub fn file_name(kernel: Kernel) -> String {
 pub fn compose(kernel: Kernel) -> Result<String> {
     let mut out = String::new();
     let mut included = Vec::new();
-    include_file(&file_name(kernel), &mut included, &mut out)?;
+    let words = kernel.word_layout();
+    include_file(&file_name(kernel), words, &mut included, &mut out)?;
     Ok(out)
 }
 
-fn include_file(name: &str, included: &mut Vec<String>, out: &mut String) -> Result<()> {
+/// The file an `#include` of `name` opens in a kernel of word layout `words`.
+fn resolved(name: &str, words: WordLayout) -> &str {
+    match (name, words) {
+        ("multispin_layout.cuh", WordLayout::Amsc) => "multispin_layout_amsc.cuh",
+        ("multispin_layout.cuh", WordLayout::Smsc) => "multispin_layout_smsc.cuh",
+        _ => name,
+    }
+}
+
+fn include_file(
+    name: &str,
+    words: WordLayout,
+    included: &mut Vec<String>,
+    out: &mut String,
+) -> Result<()> {
+    let name = resolved(name, words);
     if included.iter().any(|f| f == name) {
         return Ok(());
     }
@@ -59,7 +85,7 @@ fn include_file(name: &str, included: &mut Vec<String>, out: &mut String) -> Res
     for (index, line) in source.lines().enumerate() {
         match included_name(line) {
             Some(header) => {
-                include_file(header, included, out)?;
+                include_file(header, words, included, out)?;
                 out.push_str(&format!("#line {} \"{name}\"\n", index + 2));
             }
             None => {
@@ -132,12 +158,29 @@ mod tests {
     }
 
     #[test]
+    fn multispin_kernels_include_the_header_of_their_word_layout() {
+        for kernel in Kernel::ALL {
+            let source = compose(kernel).unwrap();
+            let opened = |header: &str| source.contains(&format!("#line 1 \"{header}\""));
+            let (own, other) = match kernel.word_layout() {
+                WordLayout::Amsc => ("multispin_layout_amsc.cuh", "multispin_layout_smsc.cuh"),
+                WordLayout::Smsc => ("multispin_layout_smsc.cuh", "multispin_layout_amsc.cuh"),
+            };
+            let multispin = kernel.module().starts_with("multispin");
+            assert_eq!(opened(own), multispin, "{kernel:?} and {own}");
+            assert!(!opened(other), "{kernel:?} includes {other}");
+        }
+    }
+
+    #[test]
     fn kernels_use_only_the_constants_the_engine_defines() {
         for kernel in Kernel::ALL {
             let source = compose(kernel).unwrap();
             for name in used_defines(&source) {
+                let defined = super::super::simple::CONSTANTS.contains(&name)
+                    || super::super::multispin::CONSTANTS.contains(&name);
                 assert!(
-                    super::super::simple::CONSTANTS.contains(&name),
+                    defined,
                     "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"
                 );
             }
@@ -166,7 +209,8 @@ mod tests {
     #[test]
     fn a_missing_file_is_an_error() {
         let mut out = String::new();
-        let error = include_file("absent.cuh", &mut Vec::new(), &mut out).unwrap_err();
+        let error =
+            include_file("absent.cuh", WordLayout::Amsc, &mut Vec::new(), &mut out).unwrap_err();
         assert!(error.to_string().contains("absent.cuh"), "{error}");
     }
 }

@@ -9,8 +9,11 @@
 mod compile;
 mod context;
 pub mod kernels;
+mod launch;
+mod multispin;
 pub mod philox_kat;
 mod simple;
 
 pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
+pub use multispin::MultispinCudaEngine;
 pub use simple::SimpleCudaEngine;

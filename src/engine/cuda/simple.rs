@@ -10,32 +10,24 @@
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
 )]
 
-use cudarc::driver::{
-    CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
-use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
+use super::launch::{
+    allocate, batches, check_fits, clear, download, download_counter_pairs, launch_config,
+    overwrite, upload,
+};
+use crate::engine::gpu::plan::Dispatch;
 use crate::engine::gpu::shaders::Kernel;
 use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
-/// Launches between synchronisations: waiting after each bounded batch surfaces a kernel fault
-/// near its cause and keeps the queue short.
-const MAX_LAUNCHES: usize = 1024;
-/// Site updates between synchronisations.
-const FLIP_BUDGET: u64 = 1 << 27;
 /// Sites each thread of the observables kernel visits (bounds the block's 32-bit sums).
 const SITES_PER_OBSERVER: u64 = 16;
 
 /// Names of the geometry constants the kernels are compiled with (as `SPINFLIP_<name>`).
 pub(super) const CONSTANTS: [&str; 3] = ["L", "DIMS", "REPLICAS"];
-
-// SAFETY: `DispatchParams` is `#[repr(C)]` and `Pod`: eight `u32`s with no padding, laid out
-// exactly as `struct DispatchParams` in shaders/cuda/dispatch.cuh, so its bytes are a valid
-// kernel argument.
-unsafe impl DeviceRepr for DispatchParams {}
 
 /// The simple Ising engine on a CUDA device.
 pub struct SimpleCudaEngine {
@@ -64,16 +56,12 @@ impl SimpleCudaEngine {
     /// Allocate `systems` on `device` (lattices zeroed until [`Engine::set_spins`]) with
     /// `block_size` threads per block; fails clearly where they exceed the device.
     pub fn new(mut device: CudaDevice, systems: IsingSystems, block_size: u32) -> Result<Self> {
-        check_fits(&device, &systems, block_size)?;
+        check_fits(&device, block_size, systems.systems(), "systems")?;
         let constants = constants(&systems);
         let sweep_kernel = device.function(Kernel::MetropolisSimple, &constants)?;
         let observe_kernel = device.function(Kernel::Observables, &constants)?;
         let spins = allocate(&device, systems.spin_count(), "spins")?;
-        let table = systems.thresholds();
-        let thresholds = device
-            .stream
-            .clone_htod(&table)
-            .map_err(driver_error("uploading the thresholds"))?;
+        let thresholds = upload(&device, &systems.thresholds(), "thresholds")?;
         let observations = allocate(&device, 2 * systems.systems() as usize, "observations")?;
         device.synchronize("allocating the lattices")?;
         Ok(SimpleCudaEngine {
@@ -94,22 +82,17 @@ impl SimpleCudaEngine {
         if self.observations.len() < needed {
             self.observations = allocate(&self.device, needed, "observations")?;
         }
-        self.device
-            .stream
-            .memset_zeros(&mut self.observations)
-            .map_err(driver_error("clearing the observations"))
+        clear(&self.device, &mut self.observations, "observations")
     }
 
-    /// Grid of blocks covering `threads` threads per system: x up to the device's limit,
-    /// spilling into y; z is the system.
+    /// Grid of blocks covering `threads` threads per system.
     fn launch_config(&self, threads: u64) -> LaunchConfig {
-        let blocks = threads.div_ceil(u64::from(self.block_size)).max(1);
-        let x = blocks.min(u64::from(self.device.max_grid[0]));
-        LaunchConfig {
-            grid_dim: (x as u32, blocks.div_ceil(x) as u32, self.systems.systems()),
-            block_dim: (self.block_size, 1, 1),
-            shared_mem_bytes: 0,
-        }
+        launch_config(
+            &self.device,
+            self.block_size,
+            threads,
+            self.systems.systems(),
+        )
     }
 
     fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
@@ -150,19 +133,11 @@ impl SimpleCudaEngine {
     }
 
     fn download_observations(&self, slots: u32) -> Result<Vec<Observation>> {
-        let words = 2 * slots as usize * self.systems.systems() as usize;
-        let counters = self
-            .device
-            .stream
-            .clone_dtoh(&self.observations.slice(..words))
-            .map_err(driver_error("downloading the observations"))?;
-        self.device.synchronize("downloading the observations")?;
+        let pairs = slots as usize * self.systems.systems() as usize;
+        let counters = download_counter_pairs(&self.device, &self.observations, pairs)?;
         Ok(counters
-            .chunks_exact(2)
-            .map(|c| Observation {
-                up: c[0],
-                satisfied: c[1],
-            })
+            .into_iter()
+            .map(|[up, satisfied]| Observation { up, satisfied })
             .collect())
     }
 }
@@ -178,29 +153,18 @@ impl Engine for SimpleCudaEngine {
 
     fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
         check_spin_count(&self.systems, spins)?;
-        self.device
-            .stream
-            .memcpy_htod(spins, &mut self.spins)
-            .map_err(driver_error("uploading the lattices"))?;
-        self.device.synchronize("uploading the lattices")
+        overwrite(&self.device, spins, &mut self.spins, "lattices")
     }
 
     fn spins(&mut self) -> Result<Vec<i32>> {
-        let spins = self
-            .device
-            .stream
-            .clone_dtoh(&self.spins)
-            .map_err(driver_error("downloading the lattices"))?;
-        self.device.synchronize("downloading the lattices")?;
-        Ok(spins)
+        download(&self.device, &self.spins, "lattices")
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         self.clear_observations(plan.slots)?;
         let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
-        let sweeps_per_batch = (FLIP_BUDGET / flips_per_sweep).max(1);
-        let (seed, systems) = (self.systems.seed, self.systems.systems());
-        for batch in submissions(plan, seed, systems, MAX_LAUNCHES, sweeps_per_batch) {
+        let seeded = (self.systems.seed, self.systems.systems());
+        for batch in batches(plan, seeded, flips_per_sweep) {
             for dispatch in &batch {
                 self.launch(dispatch)?;
             }
@@ -214,40 +178,4 @@ impl Engine for SimpleCudaEngine {
             overlap_planes: Vec::new(),
         })
     }
-}
-
-/// A zeroed device buffer of `len` elements; running out of device memory names the buffer and
-/// its size.
-fn allocate<T: DeviceRepr + ValidAsZeroBits>(
-    device: &CudaDevice,
-    len: usize,
-    what: &str,
-) -> Result<CudaSlice<T>> {
-    let bytes = len.max(1) * std::mem::size_of::<T>();
-    device
-        .stream
-        .alloc_zeros(len.max(1))
-        .map_err(driver_error(format!(
-            "allocating {bytes} bytes of {what} on {}",
-            device.name
-        )))
-}
-
-/// Refuse systems and block sizes beyond the device's grid and block limits.
-fn check_fits(device: &CudaDevice, systems: &IsingSystems, block_size: u32) -> Result<()> {
-    if block_size > device.max_threads_per_block {
-        return Err(Error::Limits(format!(
-            "workgroup_size {block_size} exceeds the {} threads per block of {}",
-            device.max_threads_per_block, device.name
-        )));
-    }
-    if systems.systems() > device.max_grid[2] {
-        return Err(Error::Limits(format!(
-            "{} systems exceed the grid's z limit of {} on {}",
-            systems.systems(),
-            device.max_grid[2],
-            device.name
-        )));
-    }
-    Ok(())
 }

@@ -80,7 +80,7 @@ impl Kernel {
     }
 
     /// The word layout a multispin kernel is composed for.
-    fn word_layout(self) -> WordLayout {
+    pub fn word_layout(self) -> WordLayout {
         match self {
             Kernel::MultispinMetropolis(layout)
             | Kernel::MultispinObservables(layout)

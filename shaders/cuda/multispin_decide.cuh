@@ -1,0 +1,115 @@
+// Exact per-lane Metropolis decisions by bit-sliced threshold comparison (GUIDE.md section 4);
+// the twin of multispin_decide.wgsl and accepted_lanes in src/engine/cpu/multispin_metropolis.rs.
+// A lane's uniform U has as bit 31 - i its bit of random word i; it flips iff U <= t, t the
+// threshold of its energy class and temperature. Random word i is word i mod 4 of Philox block
+// (word, sweep, MULTISPIN, i / 4 << 1 | colour, g); only lanes in categories that raise the
+// energy need them.
+
+#include "dispatch.cuh"
+#include "philox.cuh"
+#include "bitslice.cuh"
+#include "lattice.cuh"
+
+// The energy class of each category, 4 bits each (categories 0..7 in CLASSES_LO, 8..13 in
+// CLASSES_HI; NO_CLASS: the flip never raises the energy), the number of classes, and whether
+// one uniform per word is shared by its lanes. Defines, so that the loops below unroll.
+constexpr unsigned CLASSES_LO = SPINFLIP_CLASSES_LO;
+constexpr unsigned CLASSES_HI = SPINFLIP_CLASSES_HI;
+constexpr unsigned CLASS_COUNT = SPINFLIP_CLASS_COUNT;
+constexpr bool SHARED_RANDOMS = SPINFLIP_SHARED_RANDOMS != 0u;
+
+constexpr unsigned MAX_CATEGORIES = 14u;
+constexpr unsigned NO_CLASS = 15u;
+
+// The block's threshold table (every thread of a block updates the same word system), read from
+// shared memory in the draw loop.
+__shared__ unsigned class_thresholds[MAX_CATEGORIES * 32u];
+
+// Copy the table starting at `thresholds` into shared memory; every thread of the block must
+// call it before any returns.
+__device__ __forceinline__ void load_class_thresholds(const unsigned* thresholds) {
+    for (unsigned i = threadIdx.x; i < CLASS_COUNT * 32u; i += blockDim.x) {
+        class_thresholds[i] = thresholds[i];
+    }
+    __syncthreads();
+}
+
+__device__ constexpr unsigned category_class(unsigned cat) {
+    return cat < 8u ? (CLASSES_LO >> (4u * cat)) & 0xfu : (CLASSES_HI >> (4u * (cat - 8u))) & 0xfu;
+}
+
+// The lanes of `spin` in category (down, c) or (up, c) of class `energy_class`.
+__device__ __forceinline__ unsigned class_spins(unsigned spin, unsigned c, unsigned energy_class) {
+    const bool down = category_class(c) == energy_class;
+    const bool up = category_class(coordination() + 1u + c) == energy_class;
+    if (down && up) {
+        return ~0u;
+    }
+    if (down) {
+        return ~spin;
+    }
+    return up ? spin : 0u;
+}
+
+// Random word i of the draw loop from its Philox block (or the word's shared uniform).
+__device__ __forceinline__ unsigned random_word(const uint4& block, unsigned uniform, unsigned i) {
+    if (SHARED_RANDOMS) {
+        return 0u - ((uniform >> (31u - i)) & 1u);
+    }
+    const unsigned words[4] = {block.x, block.y, block.z, block.w};
+    return words[i & 3u];
+}
+
+// Call load_class_thresholds first.
+__device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params, unsigned spin,
+                                                   const BondCount& count, unsigned word,
+                                                   unsigned colour, unsigned g) {
+    const unsigned z = coordination();
+    // The lanes of each energy class: every condition is a constant once the defines are fixed,
+    // so the loops unroll into registers.
+    unsigned masks[MAX_CATEGORIES];
+    unsigned undecided = 0u;
+#pragma unroll
+    for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+        unsigned mask = 0u;
+#pragma unroll
+        for (unsigned c = 0u; c <= z; c++) {
+            mask |= count_equals(count, c) & class_spins(spin, c, energy_class);
+        }
+        masks[energy_class] = mask;
+        undecided |= mask;
+    }
+    unsigned accept = ~undecided;
+    const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
+    unsigned uniform = 0u;
+    if (SHARED_RANDOMS) {
+        const uint4 counter =
+            philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, g);
+        const uint4 block = philox4x32_10(counter, key);
+        const unsigned words[4] = {block.x, block.y, block.z, block.w};
+        uniform = words[word & 3u];
+    }
+    // Four random words per Philox block; once no lane is undecided the rest change nothing.
+    for (unsigned draw = 0u; draw < 8u && undecided != 0u; draw++) {
+        uint4 block = make_uint4(0u, 0u, 0u, 0u);
+        if (!SHARED_RANDOMS) {
+            const uint4 counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN,
+                                                 colour | (draw << 1u), g);
+            block = philox4x32_10(counter, key);
+        }
+#pragma unroll
+        for (unsigned j = 0u; j < 4u; j++) {
+            const unsigned i = 4u * draw + j;
+            const unsigned random = random_word(block, uniform, i);
+            unsigned threshold_bits = 0u;
+#pragma unroll
+            for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+                threshold_bits |= masks[energy_class] & class_thresholds[energy_class * 32u + 31u - i];
+            }
+            accept |= undecided & threshold_bits & ~random;
+            undecided &= ~(threshold_bits ^ random);
+        }
+    }
+    // Lanes still undecided drew U == t exactly: U <= t accepts.
+    return accept | undecided;
+}

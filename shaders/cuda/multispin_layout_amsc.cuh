@@ -1,0 +1,21 @@
+// AMSC: bit b of a word is the same site in lane b's system; word w of a colour row is the site
+// x = 2w + p. The twin of multispin_layout_amsc.wgsl and the AMSC branches of
+// src/engine/multispin.rs. Included as "multispin_layout.cuh" in kernels composed for AMSC.
+
+__device__ constexpr unsigned row_words() {
+    return L / 2u;
+}
+
+// The shifted x-neighbour is the adjacent word itself.
+__device__ __forceinline__ unsigned shift_in(unsigned, unsigned adjacent, unsigned) {
+    return adjacent;
+}
+
+// Overlap counts per plane x = 2w + p and lane j.
+__device__ constexpr unsigned overlap_slots() {
+    return L * 32u;
+}
+
+__device__ __forceinline__ unsigned overlap_slot(unsigned w, unsigned p, unsigned j) {
+    return (2u * w + p) * 32u + j;
+}

@@ -1,0 +1,23 @@
+// SMSC: bit j of word w of a colour row is the site x = 2(32 w + j) + p of one system. The twin
+// of multispin_layout_smsc.wgsl and the SMSC branches of src/engine/multispin.rs. Included as
+// "multispin_layout.cuh" in kernels composed for SMSC.
+
+__device__ constexpr unsigned row_words() {
+    return L / 64u;
+}
+
+// The shifted x-neighbour: `same` moved one bit towards the neighbour, with the end bit of the
+// adjacent word carried in (p = 0: -x side, (same << 1) | (adjacent >> 31); p = 1: +x side,
+// (same >> 1) | (adjacent << 31)); the funnel shifts are exactly these.
+__device__ __forceinline__ unsigned shift_in(unsigned same, unsigned adjacent, unsigned p) {
+    return p == 0u ? __funnelshift_l(adjacent, same, 1u) : __funnelshift_r(same, adjacent, 1u);
+}
+
+// Overlap counts per plane x = 2(32 w + j) + p.
+__device__ constexpr unsigned overlap_slots() {
+    return L;
+}
+
+__device__ __forceinline__ unsigned overlap_slot(unsigned w, unsigned p, unsigned j) {
+    return 2u * (32u * w + j) + p;
+}

@@ -1,0 +1,151 @@
+//! What every CUDA engine needs around its kernels: zeroed device buffers, grids within the
+//! device's limits, a plan run in bounded batches of launches, and the download of 64-bit counter
+//! pairs.
+#![allow(
+    unsafe_code,
+    reason = "passing DispatchParams by value to a kernel needs an unsafe DeviceRepr impl"
+)]
+
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, ValidAsZeroBits};
+
+use super::context::{CudaDevice, driver_error};
+use crate::engine::Plan;
+use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
+use crate::error::{Error, Result};
+
+/// Launches between synchronisations: waiting after each bounded batch surfaces a kernel fault
+/// near its cause and keeps the queue short.
+const MAX_LAUNCHES: usize = 1024;
+/// Site updates between synchronisations.
+const FLIP_BUDGET: u64 = 1 << 27;
+
+// SAFETY: `DispatchParams` is `#[repr(C)]` and `Pod`: eight `u32`s with no padding, laid out
+// exactly as `struct DispatchParams` in shaders/cuda/dispatch.cuh, so its bytes are a valid
+// kernel argument.
+unsafe impl DeviceRepr for DispatchParams {}
+
+/// A zeroed device buffer of `len` elements (at least one); running out of device memory names
+/// the buffer and its size.
+pub fn allocate<T: DeviceRepr + ValidAsZeroBits>(
+    device: &CudaDevice,
+    len: usize,
+    what: &str,
+) -> Result<CudaSlice<T>> {
+    let bytes = len.max(1) * std::mem::size_of::<T>();
+    device
+        .stream
+        .alloc_zeros(len.max(1))
+        .map_err(driver_error(format!(
+            "allocating {bytes} bytes of {what} on {}",
+            device.name
+        )))
+}
+
+/// A device copy of `data`.
+pub fn upload<T: DeviceRepr>(device: &CudaDevice, data: &[T], what: &str) -> Result<CudaSlice<T>> {
+    device
+        .stream
+        .clone_htod(data)
+        .map_err(driver_error(format!("uploading the {what}")))
+}
+
+/// Set every element of `buffer` to zero.
+pub fn clear<T: DeviceRepr + ValidAsZeroBits>(
+    device: &CudaDevice,
+    buffer: &mut CudaSlice<T>,
+    what: &str,
+) -> Result<()> {
+    device
+        .stream
+        .memset_zeros(buffer)
+        .map_err(driver_error(format!("clearing the {what}")))
+}
+
+/// Grid of `block_size`-thread blocks covering `threads` threads per grid layer: x up to the
+/// device's limit, spilling into y; z counts the `layers` (systems, word systems or pairs).
+pub fn launch_config(
+    device: &CudaDevice,
+    block_size: u32,
+    threads: u64,
+    layers: u32,
+) -> LaunchConfig {
+    let blocks = threads.div_ceil(u64::from(block_size)).max(1);
+    let x = blocks.min(u64::from(device.max_grid[0]));
+    LaunchConfig {
+        grid_dim: (x as u32, blocks.div_ceil(x) as u32, layers),
+        block_dim: (block_size, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Refuse block sizes beyond the device's threads per block, and `layers` grid layers (named
+/// `what`) beyond its grid's z limit.
+pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str) -> Result<()> {
+    if block_size > device.max_threads_per_block {
+        return Err(Error::Limits(format!(
+            "workgroup_size {block_size} exceeds the {} threads per block of {}",
+            device.max_threads_per_block, device.name
+        )));
+    }
+    if layers > device.max_grid[2] {
+        return Err(Error::Limits(format!(
+            "{layers} {what} exceed the grid's z limit of {} on {}",
+            device.max_grid[2], device.name
+        )));
+    }
+    Ok(())
+}
+
+/// The dispatches of `plan` for `systems` systems (`params.systems`) of a seed, in batches of at
+/// most [`MAX_LAUNCHES`] launches and about [`FLIP_BUDGET`] site updates (`flips_per_sweep` per
+/// sweep); engines synchronise after each batch.
+pub fn batches(
+    plan: &Plan,
+    (seed, systems): (u64, u32),
+    flips_per_sweep: u64,
+) -> Vec<Vec<Dispatch>> {
+    let sweeps_per_batch = (FLIP_BUDGET / flips_per_sweep.max(1)).max(1);
+    submissions(plan, seed, systems, MAX_LAUNCHES, sweeps_per_batch)
+}
+
+/// The first `pairs` pairs of 64-bit counters of `counters`.
+pub fn download_counter_pairs(
+    device: &CudaDevice,
+    counters: &CudaSlice<u64>,
+    pairs: usize,
+) -> Result<Vec<[u64; 2]>> {
+    let words = device
+        .stream
+        .clone_dtoh(&counters.slice(..2 * pairs))
+        .map_err(driver_error("downloading the observations"))?;
+    device.synchronize("downloading the observations")?;
+    Ok(words.chunks_exact(2).map(|c| [c[0], c[1]]).collect())
+}
+
+/// All of `buffer`.
+pub fn download<T: DeviceRepr>(
+    device: &CudaDevice,
+    buffer: &CudaSlice<T>,
+    what: &str,
+) -> Result<Vec<T>> {
+    let data = device
+        .stream
+        .clone_dtoh(buffer)
+        .map_err(driver_error(format!("downloading the {what}")))?;
+    device.synchronize(&format!("downloading the {what}"))?;
+    Ok(data)
+}
+
+/// Overwrite the start of `buffer` with `data`, waiting until it is there.
+pub fn overwrite<T: DeviceRepr>(
+    device: &CudaDevice,
+    data: &[T],
+    buffer: &mut CudaSlice<T>,
+    what: &str,
+) -> Result<()> {
+    device
+        .stream
+        .memcpy_htod(data, buffer)
+        .map_err(driver_error(format!("uploading the {what}")))?;
+    device.synchronize(&format!("uploading the {what}"))
+}

@@ -1,0 +1,252 @@
+//! The multispin CUDA engine: kernels `multispin_metropolis`, `multispin_observables` and
+//! `multispin_overlap`, composed for the AMSC or SMSC word layout, the twin of
+//! `engine::gpu::MultispinGpuEngine` with the same data layout ([`crate::engine::multispin`]).
+//!
+//! Buffers: spin words; bit-sliced threshold tables; couplings (one placeholder word for the
+//! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied); overlaps
+//! `[slot][pair][overlap slot]` as u32 counts.
+#![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
+
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+
+use super::context::{CudaDevice, driver_error};
+use super::launch::{
+    allocate, batches, check_fits, clear, download, download_counter_pairs, launch_config,
+    overwrite, upload,
+};
+use crate::config::{Layout, Randoms};
+use crate::engine::gpu::plan::Dispatch;
+use crate::engine::gpu::shaders::{Kernel, WordLayout};
+use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
+use crate::error::Result;
+use crate::model::couplings::Disorder;
+
+/// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
+/// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
+pub(super) const CONSTANTS: [&str; 10] = [
+    "L",
+    "DIMS",
+    "REPLICA_WORDS",
+    "SAMPLE_WORDS",
+    "WORDS_PER_TABLE",
+    "CLASSES_LO",
+    "CLASSES_HI",
+    "CLASS_COUNT",
+    "SHARED_RANDOMS",
+    "DISORDERED",
+];
+
+/// The constants of `layout`, in the order of [`CONSTANTS`].
+fn constants(layout: &MultispinLayout) -> Vec<(&'static str, u32)> {
+    let [classes_lo, classes_hi] = layout.category_classes();
+    let values = [
+        layout.lattice().size,
+        layout.lattice().dims,
+        layout.replica_words,
+        layout.sample_words,
+        layout.replica_words * layout.sample_words,
+        classes_lo,
+        classes_hi,
+        layout.energy_classes().len() as u32,
+        u32::from(layout.randoms == Randoms::Shared),
+        u32::from(layout.systems.disorder == Disorder::Bimodal),
+    ];
+    CONSTANTS.into_iter().zip(values).collect()
+}
+
+/// The multispin engine on a CUDA device.
+pub struct MultispinCudaEngine {
+    device: CudaDevice,
+    layout: MultispinLayout,
+    block_size: u32,
+    spins: CudaSlice<u32>,
+    thresholds: CudaSlice<u32>,
+    couplings: CudaSlice<u32>,
+    sweep_kernel: CudaFunction,
+    observe_kernel: CudaFunction,
+    /// Only where overlaps are measured (its pair arithmetic needs two replica words).
+    overlap_kernel: Option<CudaFunction>,
+    /// Two counters per slot, word system and lane; grown to the largest plan seen.
+    observations: CudaSlice<u64>,
+    /// Overlap counts per slot, pair and overlap slot; grown like `observations`.
+    overlaps: CudaSlice<u32>,
+}
+
+impl MultispinCudaEngine {
+    /// Allocate the word systems of `layout` on `device` (all spins down until
+    /// [`Engine::set_spins`]) with `block_size` threads per block; fails clearly where they
+    /// exceed the device.
+    pub fn new(mut device: CudaDevice, layout: MultispinLayout, block_size: u32) -> Result<Self> {
+        let pairs = layout.overlap_word_pairs().len() as u32;
+        check_fits(&device, block_size, layout.word_systems(), "word systems")?;
+        check_fits(&device, block_size, pairs, "overlap pairs")?;
+        let words = match layout.layout {
+            Layout::Amsc { .. } => WordLayout::Amsc,
+            Layout::Smsc => WordLayout::Smsc,
+        };
+        let constants = constants(&layout);
+        let sweep_kernel = device.function(Kernel::MultispinMetropolis(words), &constants)?;
+        let observe_kernel = device.function(Kernel::MultispinObservables(words), &constants)?;
+        let overlap_kernel = match pairs {
+            0 => None,
+            _ => Some(device.function(Kernel::MultispinOverlap(words), &constants)?),
+        };
+        let spins = allocate(&device, layout.words() as usize, "spin words")?;
+        let thresholds = upload(&device, &layout.threshold_tables(), "thresholds")?;
+        let couplings = upload(&device, &layout.coupling_words(), "couplings")?;
+        let engine = MultispinCudaEngine {
+            observations: allocate(&device, 1, "observations")?,
+            overlaps: allocate(&device, 1, "overlaps")?,
+            device,
+            layout,
+            block_size,
+            spins,
+            thresholds,
+            couplings,
+            sweep_kernel,
+            observe_kernel,
+            overlap_kernel,
+        };
+        engine.device.synchronize("allocating the spin words")?;
+        Ok(engine)
+    }
+
+    fn observation_pairs(&self, slots: u32) -> usize {
+        slots as usize * self.layout.word_systems() as usize * LANES as usize
+    }
+
+    fn overlap_counts(&self, slots: u32) -> usize {
+        let pairs = self.layout.overlap_word_pairs().len();
+        slots as usize * pairs * self.layout.overlap_slots() as usize
+    }
+
+    /// Zeroed observation and overlap counters for `slots` slots.
+    fn clear_measurements(&mut self, slots: u32) -> Result<()> {
+        let pairs = self.observation_pairs(slots);
+        if self.observations.len() < 2 * pairs {
+            self.observations = allocate(&self.device, 2 * pairs, "observations")?;
+        }
+        let counts = self.overlap_counts(slots);
+        if self.overlaps.len() < counts {
+            self.overlaps = allocate(&self.device, counts, "overlaps")?;
+        }
+        clear(&self.device, &mut self.observations, "observations")?;
+        clear(&self.device, &mut self.overlaps, "overlaps")
+    }
+
+    fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
+        let params = *dispatch.params();
+        let layout = &self.layout;
+        let grid = |threads: u32, layers: u32| {
+            launch_config(&self.device, self.block_size, threads.into(), layers)
+        };
+        let stream = &self.device.stream;
+        match dispatch {
+            Dispatch::Sweep(_) => {
+                let config = grid(layout.colour_words(), layout.word_systems());
+                let mut launch = stream.launch_builder(&self.sweep_kernel);
+                launch
+                    .arg(&params)
+                    .arg(&mut self.spins)
+                    .arg(&self.thresholds)
+                    .arg(&self.couplings);
+                // SAFETY: the arguments match multispin_metropolis's parameters in order and
+                // type (DispatchParams by value, then `unsigned` pointers). The kernel stays in
+                // bounds: threads past the colour's words return after loading the thresholds,
+                // z counts the word systems the spin buffer holds, and the threshold tables and
+                // couplings are those of this layout.
+                unsafe { launch.launch(config) }
+                    .map_err(driver_error("launching kernel multispin_metropolis"))?;
+            }
+            Dispatch::Measure(_) => {
+                let config = grid(layout.lines(), layout.word_systems());
+                let mut launch = stream.launch_builder(&self.observe_kernel);
+                launch
+                    .arg(&params)
+                    .arg(&self.spins)
+                    .arg(&self.couplings)
+                    .arg(&mut self.observations);
+                // SAFETY: the arguments match multispin_observables's parameters in order and
+                // type (DispatchParams, `unsigned` spins and couplings, `unsigned long long`
+                // observations). Threads past the last line only add their block's sums, and
+                // `clear_measurements` sized the observations for this plan's slots.
+                unsafe { launch.launch(config) }
+                    .map_err(driver_error("launching kernel multispin_observables"))?;
+                if let Some(overlap) = &self.overlap_kernel {
+                    let pairs = layout.overlap_word_pairs().len() as u32;
+                    let config = grid(layout.lines(), pairs);
+                    let mut launch = stream.launch_builder(overlap);
+                    launch.arg(&params).arg(&self.spins).arg(&mut self.overlaps);
+                    // SAFETY: the arguments match multispin_overlap's parameters in order and
+                    // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
+                    // line return, z counts the overlap pairs of this layout, and
+                    // `clear_measurements` sized the overlaps for this plan's slots and pairs.
+                    unsafe { launch.launch(config) }
+                        .map_err(driver_error("launching kernel multispin_overlap"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn download_measurements(&self, slots: u32) -> Result<Measurements> {
+        let pairs = self.observation_pairs(slots);
+        let per_word = download_counter_pairs(&self.device, &self.observations, pairs)?;
+        let overlap_planes = match self.overlap_kernel {
+            None => Vec::new(),
+            Some(_) => {
+                let counts = download(&self.device, &self.overlaps, "overlaps")?;
+                let counts = &counts[..self.overlap_counts(slots)];
+                self.layout.overlaps_of_words(counts, slots)
+            }
+        };
+        Ok(Measurements {
+            observations: self
+                .layout
+                .systems_of_words(&per_word, slots)
+                .into_iter()
+                .map(|[up, satisfied]| Observation { up, satisfied })
+                .collect(),
+            overlap_planes,
+        })
+    }
+}
+
+impl Engine for MultispinCudaEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            backend: "cuda".into(),
+            engine: self.layout.describe(),
+            adapter: self.device.description(),
+        }
+    }
+
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+        check_spin_count(&self.layout.systems, spins)?;
+        let words = self.layout.pack(spins);
+        overwrite(&self.device, &words, &mut self.spins, "spin words")
+    }
+
+    fn spins(&mut self) -> Result<Vec<i32>> {
+        let words = download(&self.device, &self.spins, "spin words")?;
+        Ok(self.layout.unpack(&words))
+    }
+
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        self.clear_measurements(plan.slots)?;
+        let layout = &self.layout;
+        let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
+        let seeded = (layout.systems.seed, layout.word_systems());
+        for batch in batches(plan, seeded, flips_per_sweep) {
+            for dispatch in &batch {
+                self.launch(dispatch)?;
+            }
+            self.device.synchronize("running the sweep kernels")?;
+        }
+        if plan.slots == 0 {
+            return Ok(Measurements::default());
+        }
+        self.download_measurements(plan.slots)
+    }
+}
