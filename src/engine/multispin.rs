@@ -362,34 +362,35 @@ impl MultispinLayout {
         let lattice = self.lattice();
         let dims = lattice.dims;
         let bonds: Vec<Vec<u32>> = (0..s.samples)
+            .into_par_iter()
             .map(|sample| antiferromagnetic_bonds(s.disorder, &lattice, s.seed, sample))
             .collect();
+        let rows = self.rows() as usize;
         let colour_words = self.colour_words() as usize;
         let mut words =
             vec![0u32; self.coupling_groups() as usize * dims as usize * 2 * colour_words];
-        // The first word system of each group stands for the group: same samples, same sites.
-        for group in 0..self.coupling_groups() {
-            let g = group * self.replica_words;
-            for d in 0..dims {
-                for colour in 0..2 {
-                    for row in 0..self.rows() {
-                        for w in 0..self.row_words() {
-                            let mut word = 0;
-                            self.for_each_bit(g, colour, row, w, |bit, system, site| {
-                                let sample = (system / s.replicas) % s.samples;
-                                let bond = site * u64::from(dims) + u64::from(d);
-                                if is_antiferromagnetic(&bonds[sample as usize], bond) {
-                                    word |= 1 << bit;
-                                }
-                            });
-                            let at = ((group * dims + d) * 2 + colour) as usize * colour_words
-                                + (row * self.row_words() + w) as usize;
-                            words[at] = word;
+        // Rows in parallel; the first word system of each group stands for the group (same
+        // samples, same sites).
+        words
+            .par_chunks_mut(self.row_words() as usize)
+            .enumerate()
+            .for_each(|(i, row_words)| {
+                let (row, colour) = ((i % rows) as u32, ((i / rows) % 2) as u32);
+                let (d, group) = (
+                    (i / (2 * rows)) as u32 % dims,
+                    (i / (2 * rows)) as u32 / dims,
+                );
+                for (w, word) in row_words.iter_mut().enumerate() {
+                    let g = group * self.replica_words;
+                    self.for_each_bit(g, colour, row, w as u32, |bit, system, site| {
+                        let sample = (system / s.replicas) % s.samples;
+                        let bond = site * u64::from(dims) + u64::from(d);
+                        if is_antiferromagnetic(&bonds[sample as usize], bond) {
+                            *word |= 1 << bit;
                         }
-                    }
+                    });
                 }
-            }
-        }
+            });
         words
     }
 
