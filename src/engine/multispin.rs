@@ -27,6 +27,7 @@
 use rayon::prelude::*;
 
 use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
+use crate::engine::{Measurements, Observation};
 use crate::model::Lattice;
 use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
 use crate::model::ising::{IsingSystems, threshold};
@@ -422,9 +423,28 @@ impl MultispinLayout {
         }
     }
 
+    /// A plan's [`Measurements`] from what every backend's kernels count: per-word observations
+    /// `[slot][g][lane]` (up, satisfied) and per-pair overlap counts `[slot][pair][overlap slot]`
+    /// (empty without overlap pairs).
+    pub fn measurements(
+        &self,
+        per_word: &[[u64; 2]],
+        per_pair: &[u32],
+        slots: u32,
+    ) -> Measurements {
+        Measurements {
+            observations: self
+                .systems_of_words(per_word, slots)
+                .into_iter()
+                .map(|[up, satisfied]| Observation { up, satisfied })
+                .collect(),
+            overlap_planes: self.overlaps_of_words(per_pair, slots),
+        }
+    }
+
     /// Reorder per-word observations `[slot][g][lane]` (up, satisfied) into per-system ones
     /// `[slot][system]`; SMSC sums the 32 site lanes of its one system.
-    pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
+    fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
         let systems = self.systems.systems() as usize;
         let mut out = vec![[0u64; 2]; slots as usize * systems];
         let words = self.word_systems() as usize;
@@ -446,7 +466,7 @@ impl MultispinLayout {
 
     /// Reorder per-pair overlap counts `[slot][pair][overlap slot]` into `[slot][overlap][x]`,
     /// overlaps numbered as [`IsingSystems::overlaps`].
-    pub fn overlaps_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u32> {
+    fn overlaps_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u32> {
         let s = &self.systems;
         let l = self.lattice().size as usize;
         let overlaps = s.overlaps() as usize;

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use super::multispin_metropolis::sweep_colour;
 use super::{cpu_description, observe_lanes, overlap_planes};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count};
 use crate::error::Result;
 
 /// Multispin coding on the CPU's cores, one word system per task.
@@ -105,21 +105,14 @@ impl Engine for CpuMultispinEngine {
                 }
             }
         }
-        Ok(Measurements {
-            observations: self
-                .layout
-                .systems_of_words(&per_word, plan.slots)
-                .into_iter()
-                .map(|[up, satisfied]| Observation { up, satisfied })
-                .collect(),
-            overlap_planes: self.layout.overlaps_of_words(&overlaps, plan.slots),
-        })
+        Ok(self.layout.measurements(&per_word, &overlaps, plan.slots))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Observation;
     use crate::engine::multispin::fixtures::all_layouts;
     use crate::model::couplings::coupling_values;
     use crate::model::ising::IsingSystems;

@@ -18,7 +18,7 @@ use crate::config::{Layout, Randoms};
 use crate::engine::gpu::plan::Dispatch;
 use crate::engine::gpu::shaders::{Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
 use crate::error::Result;
 use crate::model::couplings::Disorder;
 
@@ -193,23 +193,15 @@ impl MultispinCudaEngine {
     fn download_measurements(&self, slots: u32) -> Result<Measurements> {
         let pairs = self.observation_pairs(slots);
         let per_word = download_counter_pairs(&self.device, &self.observations, pairs)?;
-        let overlap_planes = match self.overlap_kernel {
+        let per_pair = match self.overlap_kernel {
             None => Vec::new(),
             Some(_) => {
-                let counts = download(&self.device, &self.overlaps, "overlaps")?;
-                let counts = &counts[..self.overlap_counts(slots)];
-                self.layout.overlaps_of_words(counts, slots)
+                let mut counts = download(&self.device, &self.overlaps, "overlaps")?;
+                counts.truncate(self.overlap_counts(slots));
+                counts
             }
         };
-        Ok(Measurements {
-            observations: self
-                .layout
-                .systems_of_words(&per_word, slots)
-                .into_iter()
-                .map(|[up, satisfied]| Observation { up, satisfied })
-                .collect(),
-            overlap_planes,
-        })
+        Ok(self.layout.measurements(&per_word, &per_pair, slots))
     }
 }
 

@@ -348,8 +348,13 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Copy `size` bytes of `buffer` to the host.
-    pub fn read_buffer(&self, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>> {
+    /// Copy `size` bytes of `buffer` to the host as values of `T` (copied out of the mapping, so
+    /// aligned for `T`).
+    pub fn read_buffer<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+        size: u64,
+    ) -> Result<Vec<T>> {
         let staging = self.buffer(
             "staging",
             size,
@@ -368,11 +373,12 @@ impl GpuContext {
             .recv()
             .map_err(|_| Error::Gpu("buffer mapping was dropped".into()))?
             .map_err(|e| Error::Gpu(format!("mapping a buffer for reading: {e}")))?;
-        let bytes = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("reading a mapped buffer: {e}")))?
-            .to_vec();
+        let values = bytemuck::pod_collect_to_vec(
+            &slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("reading a mapped buffer: {e}")))?,
+        );
         staging.unmap();
-        Ok(bytes)
+        Ok(values)
     }
 }

@@ -13,7 +13,7 @@ use super::shaders::{Bindings, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use crate::config::{Layout, Randoms};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
 use crate::error::Result;
 use crate::model::couplings::Disorder;
 
@@ -213,28 +213,17 @@ impl MultispinGpuEngine {
 
     fn read_measurements(&self, slots: u32) -> Result<Measurements> {
         let buffers = self.measurements.as_ref().expect("ensured before reading");
-        let bytes = self
+        let words: Vec<u32> = self
             .ctx
             .read_buffer(&buffers.observations, self.observation_bytes(slots))?;
-        let per_word: Vec<[u64; 2]> = counter_pairs(bytemuck::cast_slice(&bytes)).collect();
-        let overlap_planes = if self.layout.overlap_word_pairs().is_empty() {
+        let per_word: Vec<[u64; 2]> = counter_pairs(&words).collect();
+        let per_pair = if self.layout.overlap_word_pairs().is_empty() {
             Vec::new()
         } else {
-            let bytes = self
-                .ctx
-                .read_buffer(&buffers.overlaps, self.overlap_bytes(slots))?;
-            self.layout
-                .overlaps_of_words(bytemuck::cast_slice(&bytes), slots)
+            self.ctx
+                .read_buffer(&buffers.overlaps, self.overlap_bytes(slots))?
         };
-        Ok(Measurements {
-            observations: self
-                .layout
-                .systems_of_words(&per_word, slots)
-                .into_iter()
-                .map(|[up, satisfied]| Observation { up, satisfied })
-                .collect(),
-            overlap_planes,
-        })
+        Ok(self.layout.measurements(&per_word, &per_pair, slots))
     }
 }
 
@@ -257,8 +246,8 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn spins(&mut self) -> Result<Vec<i32>> {
-        let bytes = self.ctx.read_buffer(&self.spins, self.spins.size())?;
-        Ok(self.layout.unpack(bytemuck::cast_slice(&bytes)))
+        let words: Vec<u32> = self.ctx.read_buffer(&self.spins, self.spins.size())?;
+        Ok(self.layout.unpack(&words))
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {

@@ -38,8 +38,7 @@ pub fn philox_blocks(
         pass.dispatch_workgroups((inputs.len() as u32).div_ceil(workgroup_size), 1, 1);
     }
     ctx.queue.submit([encoder.finish()]);
-    let bytes = ctx.read_buffer(&io, 4 * words.len() as u64)?;
-    let out: &[u32] = bytemuck::cast_slice(&bytes);
+    let out: Vec<u32> = ctx.read_buffer(&io, 4 * words.len() as u64)?;
     Ok(out
         .chunks_exact(10)
         .map(|w| [w[6], w[7], w[8], w[9]])

@@ -164,8 +164,7 @@ impl Engine for SimpleGpuEngine {
     }
 
     fn spins(&mut self) -> Result<Vec<i32>> {
-        let bytes = self.ctx.read_buffer(&self.spins, self.spins.size())?;
-        Ok(bytemuck::cast_slice(&bytes).to_vec())
+        self.ctx.read_buffer(&self.spins, self.spins.size())
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
@@ -182,11 +181,11 @@ impl Engine for SimpleGpuEngine {
             return Ok(Measurements::default());
         }
         let observations = self.observations.as_ref().expect("ensured above");
-        let bytes = self
+        let words: Vec<u32> = self
             .ctx
             .read_buffer(&observations.buffer, observation_bytes(plan.slots, systems))?;
         Ok(Measurements {
-            observations: counter_pairs(bytemuck::cast_slice(&bytes))
+            observations: counter_pairs(&words)
                 .map(|[up, satisfied]| Observation { up, satisfied })
                 .collect(),
             overlap_planes: Vec::new(),
