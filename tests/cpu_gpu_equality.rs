@@ -5,9 +5,9 @@
 mod common;
 
 use spinflip::config::PhiloxPath;
+use spinflip::engine::Engine;
 use spinflip::engine::cpu::CpuEngine;
 use spinflip::engine::gpu::SimpleGpuEngine;
-use spinflip::engine::{Engine, Plan};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 use spinflip::sim::initial_spins;
@@ -22,31 +22,6 @@ fn systems(dims: u32, size: u32, field: f64) -> IsingSystems {
     )
 }
 
-/// 20 sweeps starting at sweep 3, measuring after every 4th.
-fn plan() -> Plan {
-    let mut plan = Plan::default();
-    for sweep in 3..23 {
-        plan.sweep(sweep);
-        if sweep % 4 == 0 {
-            plan.measure();
-        }
-    }
-    plan
-}
-
-fn first_difference(cpu: &[i32], gpu: &[i32], lattice: &Lattice) -> Option<String> {
-    let n = lattice.sites() as usize;
-    cpu.iter().zip(gpu).position(|(a, b)| a != b).map(|i| {
-        format!(
-            "system {} site {:?}: cpu {} gpu {}",
-            i / n,
-            lattice.coords((i % n) as u64),
-            cpu[i],
-            gpu[i]
-        )
-    })
-}
-
 fn compare(dims: u32, size: u32, field: f64, philox: PhiloxPath) {
     let systems = systems(dims, size, field);
     let spins = initial_spins(&systems);
@@ -54,13 +29,13 @@ fn compare(dims: u32, size: u32, field: f64, philox: PhiloxPath) {
     cpu.set_spins(&spins).unwrap();
     let mut gpu = SimpleGpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
     gpu.set_spins(&spins).unwrap();
-    let plan = plan();
+    let plan = common::sweep_plan(3, 20, 4);
     for round in 0..2 {
         let cpu_obs = cpu.execute(&plan).unwrap();
         let gpu_obs = gpu.execute(&plan).unwrap();
         let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
         let case = format!("{dims}D L={size} h={field} {philox:?} round {round}");
-        if let Some(diff) = first_difference(&cpu_spins, &gpu_spins, &systems.lattice) {
+        if let Some(diff) = common::first_difference(&systems.lattice, &cpu_spins, &gpu_spins) {
             panic!("{case}: lattices differ at {diff}");
         }
         assert_ne!(cpu_spins, spins, "{case}: nothing moved");
@@ -103,7 +78,7 @@ fn workgroup_size_does_not_change_results() {
         let ctx = common::gpu(PhiloxPath::Auto);
         let mut gpu = SimpleGpuEngine::new(ctx, systems.clone(), workgroup_size).unwrap();
         gpu.set_spins(&spins).unwrap();
-        let obs = gpu.execute(&plan()).unwrap();
+        let obs = gpu.execute(&common::sweep_plan(3, 20, 4)).unwrap();
         results.push((gpu.spins().unwrap(), obs));
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]));

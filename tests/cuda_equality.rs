@@ -54,32 +54,6 @@ fn systems(dims: u32, size: u32, field: f64) -> IsingSystems {
     )
 }
 
-/// `sweeps` sweeps starting at sweep 3, measuring after every 4th.
-fn plan(sweeps: u32) -> Plan {
-    let mut plan = Plan::default();
-    for sweep in 3..3 + sweeps {
-        plan.sweep(sweep);
-        if sweep % 4 == 0 {
-            plan.measure();
-        }
-    }
-    plan
-}
-
-/// The first site where two engines' lattices differ, named by system and coordinates.
-fn first_difference(a: &[i32], b: &[i32], lattice: &Lattice) -> Option<String> {
-    let n = lattice.sites() as usize;
-    a.iter().zip(b).position(|(x, y)| x != y).map(|i| {
-        format!(
-            "system {} site {:?}: {} vs {}",
-            i / n,
-            lattice.coords((i % n) as u64),
-            a[i],
-            b[i]
-        )
-    })
-}
-
 /// Lattices and observations of `engine` after each of two rounds of `plan`.
 fn rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Vec<Observation>)> {
     (0..2)
@@ -113,7 +87,7 @@ impl Reference {
 fn compare(reference: Reference, dims: u32, size: u32, field: f64, sweeps: u32) {
     let systems = systems(dims, size, field);
     let spins = initial_spins(&systems);
-    let plan = plan(sweeps);
+    let plan = common::sweep_plan(3, sweeps, 4);
     let mut cuda = SimpleCudaEngine::new(device(), systems.clone(), 64).unwrap();
     let mut other = reference.engine(&systems);
     cuda.set_spins(&spins).unwrap();
@@ -122,7 +96,7 @@ fn compare(reference: Reference, dims: u32, size: u32, field: f64, sweeps: u32) 
     let got = rounds(&mut cuda, &plan);
     for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
         let case = format!("{dims}D L={size} h={field} round {round}: {reference:?} vs CUDA");
-        if let Some(diff) = first_difference(&expected.0, &got.0, &systems.lattice) {
+        if let Some(diff) = common::first_difference(&systems.lattice, &expected.0, &got.0) {
             panic!("{case}: lattices differ at {diff}");
         }
         assert_ne!(got.0, spins, "{case}: nothing moved");
@@ -190,7 +164,7 @@ fn cuda_block_size_does_not_change_results() {
     for block_size in [32, 64, 256, 1024] {
         let mut cuda = SimpleCudaEngine::new(device(), systems.clone(), block_size).unwrap();
         cuda.set_spins(&spins).unwrap();
-        results.push(rounds(&mut cuda, &plan(20)));
+        results.push(rounds(&mut cuda, &common::sweep_plan(3, 20, 4)));
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]));
 }
@@ -314,18 +288,6 @@ impl Reference {
     }
 }
 
-/// 12 sweeps starting at sweep 5, measuring after every 3rd.
-fn multispin_plan() -> Plan {
-    let mut plan = Plan::default();
-    for sweep in 5..17 {
-        plan.sweep(sweep);
-        if sweep % 3 == 0 {
-            plan.measure();
-        }
-    }
-    plan
-}
-
 /// Lattices and measurements of `engine` after each of two rounds of `plan`.
 fn multispin_rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Measurements)> {
     (0..2)
@@ -340,7 +302,7 @@ fn multispin_rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Meas
 fn compare_multispin(reference: Reference, case: &MultispinCase) {
     let layout = case.layout();
     let spins = initial_spins(&layout.systems);
-    let plan = multispin_plan();
+    let plan = common::sweep_plan(5, 12, 3);
     let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
     let mut other = reference.multispin_engine(&layout);
     cuda.set_spins(&spins).unwrap();
@@ -350,7 +312,7 @@ fn compare_multispin(reference: Reference, case: &MultispinCase) {
     let overlaps = layout.systems.overlaps() as usize * case.size as usize;
     for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
         let name = format!("{} round {round}: {reference:?} vs CUDA", case.name());
-        if let Some(diff) = first_difference(&expected.0, &got.0, &layout.lattice()) {
+        if let Some(diff) = common::first_difference(&layout.lattice(), &expected.0, &got.0) {
             panic!("{name}: lattices differ at {diff}");
         }
         assert_ne!(got.0, spins, "{name}: nothing moved");
@@ -423,7 +385,7 @@ fn cuda_multispin_block_size_does_not_change_results() {
         for block_size in [32, 64, 256, 1024] {
             let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), block_size).unwrap();
             cuda.set_spins(&spins).unwrap();
-            results.push(multispin_rounds(&mut cuda, &multispin_plan()));
+            results.push(multispin_rounds(&mut cuda, &common::sweep_plan(5, 12, 3)));
         }
         assert!(results.windows(2).all(|w| w[0] == w[1]), "{}", case.name());
     }

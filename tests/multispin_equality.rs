@@ -6,10 +6,10 @@
 mod common;
 
 use spinflip::config::{Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::engine::Engine;
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::gpu::MultispinGpuEngine;
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::{Engine, Plan};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
@@ -50,31 +50,6 @@ impl Case {
     }
 }
 
-/// 12 sweeps starting at sweep 5, measuring after every 3rd.
-fn plan() -> Plan {
-    let mut plan = Plan::default();
-    for sweep in 5..17 {
-        plan.sweep(sweep);
-        if sweep % 3 == 0 {
-            plan.measure();
-        }
-    }
-    plan
-}
-
-fn first_difference(layout: &MultispinLayout, cpu: &[i32], gpu: &[i32]) -> Option<String> {
-    let n = layout.lattice().sites() as usize;
-    cpu.iter().zip(gpu).position(|(a, b)| a != b).map(|i| {
-        format!(
-            "system {} site {:?}: cpu {} gpu {}",
-            i / n,
-            layout.lattice().coords((i % n) as u64),
-            cpu[i],
-            gpu[i]
-        )
-    })
-}
-
 fn compare(case: &Case, philox: PhiloxPath) {
     compare_with_checks(case, philox, true);
 }
@@ -95,12 +70,12 @@ fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
     let mut gpu = MultispinGpuEngine::new(ctx, layout.clone(), 64).unwrap();
     cpu.set_spins(&spins).unwrap();
     gpu.set_spins(&spins).unwrap();
-    let plan = plan();
+    let plan = common::sweep_plan(5, 12, 3);
     for round in 0..2 {
         let cpu_measured = cpu.execute(&plan).unwrap();
         let gpu_measured = gpu.execute(&plan).unwrap();
         let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
-        if let Some(diff) = first_difference(&layout, &cpu_spins, &gpu_spins) {
+        if let Some(diff) = common::first_difference(&layout.lattice(), &cpu_spins, &gpu_spins) {
             panic!("{name} round {round}: lattices differ at {diff}");
         }
         assert_ne!(cpu_spins, spins, "{name}: nothing moved");
@@ -285,7 +260,7 @@ fn multispin_workgroup_size_does_not_change_results() {
         )
         .unwrap();
         gpu.set_spins(&spins).unwrap();
-        let measured = gpu.execute(&plan()).unwrap();
+        let measured = gpu.execute(&common::sweep_plan(5, 12, 3)).unwrap();
         results.push((gpu.spins().unwrap(), measured));
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]));

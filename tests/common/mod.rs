@@ -2,7 +2,9 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use spinflip::config::{Config, PhiloxPath};
+use spinflip::engine::Plan;
 use spinflip::engine::gpu::GpuContext;
+use spinflip::model::Lattice;
 use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
 use spinflip::stats::Estimate;
 
@@ -71,4 +73,31 @@ pub fn assert_within(
         deviation.abs() <= 4.0,
         "{what}: {deviation:+.2} sigma from {expected}"
     );
+}
+
+/// `sweeps` sweeps from sweep `first` on, measuring after every sweep that is a multiple of
+/// `every`.
+pub fn sweep_plan(first: u32, sweeps: u32, every: u32) -> Plan {
+    let mut plan = Plan::default();
+    for sweep in first..first + sweeps {
+        plan.sweep(sweep);
+        if sweep % every == 0 {
+            plan.measure();
+        }
+    }
+    plan
+}
+
+/// The first site where two engines' lattices differ, named by system and coordinates.
+pub fn first_difference(lattice: &Lattice, a: &[i32], b: &[i32]) -> Option<String> {
+    let n = lattice.sites() as usize;
+    a.iter().zip(b).position(|(x, y)| x != y).map(|i| {
+        format!(
+            "system {} site {:?}: {} vs {}",
+            i / n,
+            lattice.coords((i % n) as u64),
+            a[i],
+            b[i]
+        )
+    })
 }
