@@ -17,7 +17,8 @@ use spinflip::config::{Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::cuda::philox_kat::philox_blocks;
 use spinflip::engine::cuda::{
-    CudaDevice, MultispinCudaEngine, SimpleCudaEngine, device_count, driver_loadable,
+    CONSTANT_TABLE_WORDS, CudaDevice, MultispinCudaEngine, SimpleCudaEngine, device_count,
+    driver_loadable,
 };
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
 use spinflip::engine::multispin::MultispinLayout;
@@ -212,6 +213,8 @@ struct MultispinCase {
     disorder: Disorder,
     field: f64,
     randoms: Randoms,
+    /// Temperatures instead of the layout's usual count.
+    temperatures: Option<usize>,
 }
 
 const AMSC_SAMPLES: Layout = Layout::Amsc {
@@ -233,6 +236,7 @@ impl MultispinCase {
             disorder,
             field: 0.0,
             randoms: Randoms::Exact,
+            temperatures: None,
         }
     }
 
@@ -247,10 +251,13 @@ impl MultispinCase {
             (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
             (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
         };
+        let temperatures = self.temperatures.unwrap_or(temperatures);
         let systems = IsingSystems {
             lattice: Lattice::new(self.dims, self.size),
             field: self.field,
-            betas: (0..temperatures).map(|t| 0.15 + 0.12 * t as f64).collect(),
+            betas: (0..temperatures)
+                .map(|t| 0.15 + 0.12 * (t % 8) as f64)
+                .collect(),
             disorder: self.disorder,
             samples,
             replicas,
@@ -368,6 +375,25 @@ fn cuda_multispin_matches_wgpu_bit_for_bit() {
     for case in multispin_cases() {
         compare_multispin(Reference::Wgpu, &case);
     }
+}
+
+/// Threshold tables too large for constant memory are read from global memory, with the same
+/// bits.
+#[test]
+fn cuda_multispin_large_threshold_tables_match_cpu_bit_for_bit() {
+    if !cuda_present("cuda_multispin_large_threshold_tables") {
+        return;
+    }
+    let case = MultispinCase {
+        temperatures: Some(300),
+        ..MultispinCase::new(2, 64, Layout::Smsc, Disorder::Ferromagnet)
+    };
+    let tables = case.layout().threshold_tables().len();
+    assert!(
+        tables > CONSTANT_TABLE_WORDS,
+        "{tables} words fit constant memory"
+    );
+    compare_multispin(Reference::Cpu, &case);
 }
 
 #[test]

@@ -21,17 +21,21 @@ constexpr bool SHARED_RANDOMS = SPINFLIP_SHARED_RANDOMS != 0u;
 constexpr unsigned MAX_CATEGORIES = 14u;
 constexpr unsigned NO_CLASS = 15u;
 
-// The block's threshold table (every thread of a block updates the same word system), read from
-// shared memory in the draw loop.
-__shared__ unsigned class_thresholds[MAX_CATEGORIES * 32u];
+// The bit-sliced threshold tables of every word system, [table][class][plane]; word system g
+// reads table g / WORDS_PER_TABLE, the same for the whole block. Tables of up to 64 KiB are
+// copied into constant memory, where (the plane loop being unrolled) each plane is a uniform
+// operand that costs no vector instruction; larger ones are read from global memory.
+constexpr unsigned TABLE_WORDS = SPINFLIP_TABLE_WORDS;
+constexpr unsigned WORDS_PER_TABLE = SPINFLIP_WORDS_PER_TABLE;
+constexpr bool CONSTANT_THRESHOLDS = SPINFLIP_CONSTANT_THRESHOLDS != 0u;
+__constant__ unsigned threshold_planes[CONSTANT_THRESHOLDS ? TABLE_WORDS : 1u];
 
-// Copy the table starting at `thresholds` into shared memory; every thread of the block must
-// call it before any returns.
-__device__ __forceinline__ void load_class_thresholds(const unsigned* thresholds) {
-    for (unsigned i = threadIdx.x; i < CLASS_COUNT * 32u; i += blockDim.x) {
-        class_thresholds[i] = thresholds[i];
-    }
-    __syncthreads();
+// The table of word system g, from `thresholds` (global memory) or its constant-memory copy.
+__device__ __forceinline__ const unsigned* threshold_table(const unsigned* thresholds, unsigned g) {
+    constexpr unsigned table_words = CLASS_COUNT * 32u;
+    // One table (one temperature): its planes are compile-time constant-memory addresses.
+    const unsigned table = TABLE_WORDS == table_words ? 0u : g / WORDS_PER_TABLE;
+    return (CONSTANT_THRESHOLDS ? threshold_planes : thresholds) + table * table_words;
 }
 
 __device__ constexpr unsigned category_class(unsigned cat) {
@@ -60,13 +64,11 @@ __device__ __forceinline__ unsigned random_word(const uint4& block, unsigned uni
     return words[i & 3u];
 }
 
-// Call load_class_thresholds first.
-__device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params, unsigned spin,
+__device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
+                                                   const unsigned* thresholds, unsigned spin,
                                                    const BondCount& count, unsigned word,
                                                    unsigned colour, unsigned g) {
     const unsigned z = coordination();
-    // The lanes of each energy class: every condition is a constant once the defines are fixed,
-    // so the loops unroll into registers.
     unsigned masks[MAX_CATEGORIES];
     unsigned undecided = 0u;
 #pragma unroll
@@ -80,6 +82,7 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         undecided |= mask;
     }
     unsigned accept = ~undecided;
+    const unsigned* table = threshold_table(thresholds, g);
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
     unsigned uniform = 0u;
     if (SHARED_RANDOMS) {
@@ -89,8 +92,12 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         const unsigned words[4] = {block.x, block.y, block.z, block.w};
         uniform = words[word & 3u];
     }
-    // Four random words per Philox block; once no lane is undecided the rest change nothing.
-    for (unsigned draw = 0u; draw < 8u && undecided != 0u; draw++) {
+    const unsigned warp = __activemask();
+#pragma unroll
+    for (unsigned draw = 0u; draw < 8u; draw++) {
+        if (__all_sync(warp, undecided == 0u)) {
+            break;
+        }
         uint4 block = make_uint4(0u, 0u, 0u, 0u);
         if (!SHARED_RANDOMS) {
             const uint4 counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN,
@@ -104,12 +111,11 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
             unsigned threshold_bits = 0u;
 #pragma unroll
             for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
-                threshold_bits |= masks[energy_class] & class_thresholds[energy_class * 32u + 31u - i];
+                threshold_bits |= masks[energy_class] & table[energy_class * 32u + 31u - i];
             }
             accept |= undecided & threshold_bits & ~random;
             undecided &= ~(threshold_bits ^ random);
         }
     }
-    // Lanes still undecided drew U == t exactly: U <= t accepts.
     return accept | undecided;
 }

@@ -79,18 +79,36 @@ __device__ __forceinline__ WordSite line_site(unsigned line, unsigned y) {
     return word_site(line_colour(line, y), position.x * L + y, position.y);
 }
 
-// Start of colour `colour` of word system g. 64-bit: all word systems together may hold more
-// than 2^32 words on a large device.
-__device__ __forceinline__ unsigned long long colour_base(unsigned g, unsigned colour) {
-    return (2ull * g + colour) * colour_words();
+// Kernels index word-system and coupling arrays with 32-bit offsets from these pointers: one word
+// system or coupling group holds fewer than 2^32 words, all of them together may not. The empty
+// asm makes the pointer opaque; otherwise the compiler folds each 32-bit offset back into 64-bit
+// index arithmetic, four instructions per load instead of one (seen in the update kernel's SASS).
+// The assumption keeps its loads global loads.
+template <typename T>
+__device__ __forceinline__ T* opaque(T* pointer) {
+    asm("" : "+l"(pointer));
+    __builtin_assume(__isGlobal(pointer));
+    return pointer;
 }
 
-// Coupling group of word system g, and the start of its direction-d bonds of one colour.
+// Colour `colour` of word system g.
+template <typename T>
+__device__ __forceinline__ T* colour_array(T* spins, unsigned g, unsigned colour) {
+    return opaque(spins + (2ull * g + colour) * colour_words());
+}
+
+// Coupling group of word system g.
 __device__ __forceinline__ unsigned coupling_group(unsigned g) {
     return (g / REPLICA_WORDS) % SAMPLE_WORDS;
 }
 
-__device__ __forceinline__ unsigned long long bond_base(unsigned group, unsigned d,
+// The colour-`colour` bonds of coupling group `group` in direction 0 (layout [group][d][colour]);
+// direction d starts direction_stride() * d words further.
+__device__ __forceinline__ const unsigned* colour_bonds(const unsigned* couplings, unsigned group,
                                                         unsigned colour) {
-    return ((static_cast<unsigned long long>(group) * DIMS + d) * 2u + colour) * colour_words();
+    return opaque(couplings + (2ull * DIMS * group + colour) * colour_words());
+}
+
+__device__ constexpr unsigned direction_stride() {
+    return 2u * colour_words();
 }

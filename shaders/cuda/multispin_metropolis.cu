@@ -8,16 +8,13 @@
 #include "multispin_lattice.cuh"
 #include "multispin_decide.cuh"
 
-// Edwards-Anderson couplings to read (the ferromagnet has none); and which threshold table a
-// word system uses: g / WORDS_PER_TABLE.
+// Edwards-Anderson couplings to read (the ferromagnet has none).
 constexpr bool DISORDERED = SPINFLIP_DISORDERED != 0u;
-constexpr unsigned WORDS_PER_TABLE = SPINFLIP_WORDS_PER_TABLE;
 
 extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned* spins,
                                                 const unsigned* thresholds,
                                                 const unsigned* couplings) {
     const unsigned g = blockIdx.z;
-    load_class_thresholds(thresholds + (g / WORDS_PER_TABLE) * CLASS_COUNT * 32u);
     const unsigned cw = thread_in_system();
     if (cw >= colour_words()) {
         return;
@@ -25,32 +22,38 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned*
     const unsigned colour = params.colour;
     const unsigned wr = row_words();
     const WordSite site = word_site(colour, cw / wr, cw % wr);
-    unsigned* own = spins + colour_base(g, colour);
-    const unsigned* other = spins + colour_base(g, 1u - colour);
-    const unsigned group = coupling_group(g);
+    unsigned* own = colour_array(spins, g, colour);
+    const unsigned* other = colour_array(spins, g, 1u - colour);
     const unsigned spin = own[cw];
+    // Bonds: a site's minus-side bonds are stored with its neighbour (the other colour).
+    const unsigned* own_bonds = nullptr;
+    const unsigned* other_bonds = nullptr;
+    if (DISORDERED) {
+        own_bonds = colour_bonds(couplings, coupling_group(g), colour);
+        other_bonds = colour_bonds(couplings, coupling_group(g), 1u - colour);
+    }
     BondCount count = {0u, 0u, 0u};
-    const uint2 x =
-        x_neighbours(other[site.row * wr + site.w], other[site.row * wr + site.adjacent], site.p);
+    const unsigned row = site.row * wr;
+    const uint2 x = x_neighbours(other[row + site.w], other[row + site.adjacent], site.p);
     uint2 x_bonds = make_uint2(0u, 0u);
     if (DISORDERED) {
-        const unsigned* other_bonds = couplings + bond_base(group, 0u, 1u - colour) + site.row * wr;
-        const unsigned minus = x_neighbours(other_bonds[site.w], other_bonds[site.adjacent], site.p).x;
-        x_bonds = make_uint2(minus, couplings[bond_base(group, 0u, colour) + cw]);
+        const unsigned minus =
+            x_neighbours(other_bonds[row + site.w], other_bonds[row + site.adjacent], site.p).x;
+        x_bonds = make_uint2(minus, own_bonds[cw]);
     }
     bond_count_add(count, spin ^ x.x ^ x_bonds.x);
     bond_count_add(count, spin ^ x.y ^ x_bonds.y);
 #pragma unroll
     for (unsigned d = 1u; d < DIMS; d++) {
-        const unsigned minus_row = site.minus_rows[d - 1u];
-        const unsigned plus_row = site.plus_rows[d - 1u];
+        const unsigned minus = site.minus_rows[d - 1u] * wr + site.w;
+        const unsigned plus = site.plus_rows[d - 1u] * wr + site.w;
         uint2 bonds = make_uint2(0u, 0u);
         if (DISORDERED) {
-            bonds = make_uint2(couplings[bond_base(group, d, 1u - colour) + minus_row * wr + site.w],
-                               couplings[bond_base(group, d, colour) + cw]);
+            bonds = make_uint2(other_bonds[d * direction_stride() + minus],
+                               own_bonds[d * direction_stride() + cw]);
         }
-        bond_count_add(count, spin ^ other[minus_row * wr + site.w] ^ bonds.x);
-        bond_count_add(count, spin ^ other[plus_row * wr + site.w] ^ bonds.y);
+        bond_count_add(count, spin ^ other[minus] ^ bonds.x);
+        bond_count_add(count, spin ^ other[plus] ^ bonds.y);
     }
-    own[cw] = spin ^ accepted_lanes(params, spin, count, cw, colour, g);
+    own[cw] = spin ^ accepted_lanes(params, thresholds, spin, count, cw, colour, g);
 }

@@ -11,10 +11,9 @@
 constexpr bool DISORDERED = SPINFLIP_DISORDERED != 0u;
 
 // Satisfied-bond lanes of the bond in direction +d of the word at `cw` with spin `spin`.
-__device__ __forceinline__ unsigned satisfied(const unsigned* couplings, unsigned spin,
-                                              unsigned plus, unsigned group, unsigned d,
-                                              unsigned colour, unsigned cw) {
-    const unsigned bond = DISORDERED ? couplings[bond_base(group, d, colour) + cw] : 0u;
+__device__ __forceinline__ unsigned satisfied(const unsigned* bonds, unsigned spin,
+                                              unsigned plus, unsigned d, unsigned cw) {
+    const unsigned bond = DISORDERED ? bonds[d * direction_stride() + cw] : 0u;
     return ~(spin ^ plus ^ bond);
 }
 
@@ -39,15 +38,17 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
             const unsigned colour = line_colour(line, y);
             const WordSite site = line_site(line, y);
             const unsigned cw = site.row * wr + site.w;
-            const unsigned* other = spins + colour_base(g, 1u - colour);
-            const unsigned spin = spins[colour_base(g, colour) + cw];
+            const unsigned* other = colour_array(spins, g, 1u - colour);
+            const unsigned spin = colour_array(spins, g, colour)[cw];
+            const unsigned* colour_couplings =
+                DISORDERED ? colour_bonds(couplings, group, colour) : nullptr;
             lane_counter_add(up, spin);
             const uint2 x = x_neighbours(other[cw], other[site.row * wr + site.adjacent], site.p);
-            lane_counter_add(bonds, satisfied(couplings, spin, x.y, group, 0u, colour, cw));
+            lane_counter_add(bonds, satisfied(colour_couplings, spin, x.y, 0u, cw));
 #pragma unroll
             for (unsigned d = 1u; d < DIMS; d++) {
                 const unsigned plus = other[site.plus_rows[d - 1u] * wr + site.w];
-                lane_counter_add(bonds, satisfied(couplings, spin, plus, group, d, colour, cw));
+                lane_counter_add(bonds, satisfied(colour_couplings, spin, plus, d, cw));
             }
         }
         for (unsigned lane = 0u; lane < 32u; lane++) {

@@ -24,7 +24,7 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
         const unsigned colour = line_colour(line, y);
         const WordSite site = line_site(line, y);
         const unsigned cw = site.row * wr + site.w;
-        lane_counter_add(differ, spins[colour_base(a, colour) + cw] ^ spins[colour_base(b, colour) + cw]);
+        lane_counter_add(differ, colour_array(spins, a, colour)[cw] ^ colour_array(spins, b, colour)[cw]);
     }
     const uint3 position = line_position(line);
     unsigned* base =

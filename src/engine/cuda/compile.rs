@@ -140,8 +140,9 @@ mod tests {
     }
 
     /// Constants for every kernel: the simple engine's and the multispin engine's, for an
-    /// Edwards-Anderson spin glass in 3D with exact (`shared` 0) or shared randoms.
-    fn all_constants(shared: u32) -> Vec<(&'static str, u32)> {
+    /// Edwards-Anderson spin glass in 3D with exact (`shared` 0) or shared randoms and two
+    /// threshold tables in constant (`constant` 1) or global memory.
+    fn all_constants(shared: u32, constant: u32) -> Vec<(&'static str, u32)> {
         vec![
             ("L", 64),
             ("DIMS", 3),
@@ -154,6 +155,8 @@ mod tests {
             ("CLASS_COUNT", 3),
             ("SHARED_RANDOMS", shared),
             ("DISORDERED", 1),
+            ("TABLE_WORDS", 192),
+            ("CONSTANT_THRESHOLDS", constant),
         ]
     }
 
@@ -162,9 +165,14 @@ mod tests {
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn every_kernel_compiles_with_nvrtc() {
-        for (architecture, shared) in [("sm_90", 0), ("compute_75", 0), ("sm_90", 1)] {
+        for (architecture, shared, constant) in [
+            ("sm_90", 0, 1),
+            ("compute_75", 0, 1),
+            ("sm_90", 1, 1),
+            ("sm_90", 0, 0),
+        ] {
             for kernel in Kernel::ALL {
-                let ptx = compile(kernel, &all_constants(shared), architecture)
+                let ptx = compile(kernel, &all_constants(shared, constant), architecture)
                     .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
                 assert!(ptx.to_src().contains(kernel.module()));
             }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, sys};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
 use serde::Serialize;
 
 use super::compile::{architecture_for, compile};
@@ -147,7 +147,7 @@ pub struct CudaDevice {
     pub max_threads_per_block: u32,
     /// Largest grid: x, y, z.
     pub max_grid: [u32; 3],
-    kernels: HashMap<KernelKey, CudaFunction>,
+    kernels: HashMap<KernelKey, (Arc<CudaModule>, CudaFunction)>,
 }
 
 impl CudaDevice {
@@ -170,9 +170,19 @@ impl CudaDevice {
         kernel: Kernel,
         constants: &[(&'static str, u32)],
     ) -> Result<CudaFunction> {
+        Ok(self.kernel(kernel, constants)?.1)
+    }
+
+    /// The module holding `kernel` compiled with `constants` and its function, loaded once per
+    /// device: an engine owns its device, so the module's globals are that engine's alone.
+    pub fn kernel(
+        &mut self,
+        kernel: Kernel,
+        constants: &[(&'static str, u32)],
+    ) -> Result<(Arc<CudaModule>, CudaFunction)> {
         let key: KernelKey = (kernel, constants.to_vec());
-        if let Some(function) = self.kernels.get(&key) {
-            return Ok(function.clone());
+        if let Some(loaded) = self.kernels.get(&key) {
+            return Ok(loaded.clone());
         }
         let ptx = compile(kernel, constants, &self.architecture)?;
         let what = format!("loading kernel {} on {}", kernel.module(), self.name);
@@ -180,8 +190,33 @@ impl CudaDevice {
         let function = module
             .load_function(kernel.module())
             .map_err(driver_error(&what))?;
-        self.kernels.insert(key, function.clone());
-        Ok(function)
+        self.kernels.insert(key, (module.clone(), function.clone()));
+        Ok((module, function))
+    }
+
+    /// Copy `words` into the `__constant__` array `name` of `module`, which must hold exactly
+    /// as many words.
+    pub fn write_constant(
+        &self,
+        module: &Arc<CudaModule>,
+        name: &str,
+        words: &[u32],
+    ) -> Result<()> {
+        let what = format!("writing the constant array {name} on {}", self.name);
+        let mut symbol = module
+            .get_global(name, &self.stream)
+            .map_err(driver_error(&what))?;
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        if symbol.len() != bytes.len() {
+            return Err(Error::Cuda(format!(
+                "{what}: it holds {} bytes, not {}",
+                symbol.len(),
+                bytes.len()
+            )));
+        }
+        self.stream
+            .memcpy_htod(bytes, &mut symbol)
+            .map_err(driver_error(&what))
     }
 
     /// Wait for every launch so far; a kernel fault surfaces here, described by `what`.

@@ -15,5 +15,5 @@ pub mod philox_kat;
 mod simple;
 
 pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
-pub use multispin::MultispinCudaEngine;
+pub use multispin::{CONSTANT_TABLE_WORDS, MultispinCudaEngine};
 pub use simple::SimpleCudaEngine;

@@ -24,7 +24,7 @@ use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
-pub(super) const CONSTANTS: [&str; 10] = [
+pub(super) const CONSTANTS: [&str; 12] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -35,10 +35,17 @@ pub(super) const CONSTANTS: [&str; 10] = [
     "CLASS_COUNT",
     "SHARED_RANDOMS",
     "DISORDERED",
+    "TABLE_WORDS",
+    "CONSTANT_THRESHOLDS",
 ];
 
+/// Threshold tables up to this many words (64 KiB, a module's whole constant memory) live in
+/// constant memory, where the update reads each bit plane as a uniform operand; larger ones are
+/// read from global memory.
+pub const CONSTANT_TABLE_WORDS: usize = 1 << 14;
+
 /// The constants of `layout`, in the order of [`CONSTANTS`].
-fn constants(layout: &MultispinLayout) -> Vec<(&'static str, u32)> {
+fn constants(layout: &MultispinLayout, table_words: usize) -> Vec<(&'static str, u32)> {
     let [classes_lo, classes_hi] = layout.category_classes();
     let values = [
         layout.lattice().size,
@@ -51,6 +58,8 @@ fn constants(layout: &MultispinLayout) -> Vec<(&'static str, u32)> {
         layout.energy_classes().len() as u32,
         u32::from(layout.randoms == Randoms::Shared),
         u32::from(layout.systems.disorder == Disorder::Bimodal),
+        table_words as u32,
+        u32::from(table_words <= CONSTANT_TABLE_WORDS),
     ];
     CONSTANTS.into_iter().zip(values).collect()
 }
@@ -85,15 +94,20 @@ impl MultispinCudaEngine {
             Layout::Amsc { .. } => WordLayout::Amsc,
             Layout::Smsc => WordLayout::Smsc,
         };
-        let constants = constants(&layout);
-        let sweep_kernel = device.function(Kernel::MultispinMetropolis(words), &constants)?;
+        let tables = layout.threshold_tables();
+        let constants = constants(&layout, tables.len());
+        let (sweep_module, sweep_kernel) =
+            device.kernel(Kernel::MultispinMetropolis(words), &constants)?;
+        if tables.len() <= CONSTANT_TABLE_WORDS {
+            device.write_constant(&sweep_module, "threshold_planes", &tables)?;
+        }
         let observe_kernel = device.function(Kernel::MultispinObservables(words), &constants)?;
         let overlap_kernel = match pairs {
             0 => None,
             _ => Some(device.function(Kernel::MultispinOverlap(words), &constants)?),
         };
         let spins = allocate(&device, layout.words() as usize, "spin words")?;
-        let thresholds = upload(&device, &layout.threshold_tables(), "thresholds")?;
+        let thresholds = upload(&device, &tables, "thresholds")?;
         let couplings = upload(&device, &layout.coupling_words(), "couplings")?;
         let engine = MultispinCudaEngine {
             observations: allocate(&device, 1, "observations")?,
@@ -153,9 +167,9 @@ impl MultispinCudaEngine {
                     .arg(&self.couplings);
                 // SAFETY: the arguments match multispin_metropolis's parameters in order and
                 // type (DispatchParams by value, then `unsigned` pointers). The kernel stays in
-                // bounds: threads past the colour's words return after loading the thresholds,
-                // z counts the word systems the spin buffer holds, and the threshold tables and
-                // couplings are those of this layout.
+                // bounds: threads past the colour's words return, z counts the word systems the
+                // spin buffer holds, and the threshold tables (here or in the module's constant
+                // memory) and couplings are those of this layout.
                 unsafe { launch.launch(config) }
                     .map_err(driver_error("launching kernel multispin_metropolis"))?;
             }
