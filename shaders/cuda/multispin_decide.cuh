@@ -30,6 +30,24 @@ constexpr unsigned WORDS_PER_TABLE = SPINFLIP_WORDS_PER_TABLE;
 constexpr bool CONSTANT_THRESHOLDS = SPINFLIP_CONSTANT_THRESHOLDS != 0u;
 __constant__ unsigned threshold_planes[CONSTANT_THRESHOLDS ? TABLE_WORDS : 1u];
 
+// One table whose lanes share each threshold (one temperature; lanes not holding temperatures):
+// the thresholds are compiled in, and each plane picks class masks at compile time.
+constexpr bool FIXED_THRESHOLDS = SPINFLIP_FIXED_THRESHOLDS != 0u;
+constexpr unsigned FIXED[14] = {
+    SPINFLIP_THRESHOLD_0,  SPINFLIP_THRESHOLD_1,  SPINFLIP_THRESHOLD_2,  SPINFLIP_THRESHOLD_3,
+    SPINFLIP_THRESHOLD_4,  SPINFLIP_THRESHOLD_5,  SPINFLIP_THRESHOLD_6,  SPINFLIP_THRESHOLD_7,
+    SPINFLIP_THRESHOLD_8,  SPINFLIP_THRESHOLD_9,  SPINFLIP_THRESHOLD_10, SPINFLIP_THRESHOLD_11,
+    SPINFLIP_THRESHOLD_12, SPINFLIP_THRESHOLD_13};
+
+// The lanes of `mask` (class `energy_class`) whose threshold has bit 31 - i set.
+__device__ __forceinline__ unsigned threshold_lanes(const unsigned* table, unsigned energy_class,
+                                                    unsigned i, unsigned mask) {
+    if (FIXED_THRESHOLDS) {
+        return ((FIXED[energy_class] >> (31u - i)) & 1u) != 0u ? mask : 0u;
+    }
+    return mask & table[energy_class * 32u + 31u - i];
+}
+
 // The table of word system g, from `thresholds` (global memory) or its constant-memory copy.
 __device__ __forceinline__ const unsigned* threshold_table(const unsigned* thresholds, unsigned g) {
     constexpr unsigned table_words = CLASS_COUNT * 32u;
@@ -111,7 +129,7 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
             unsigned threshold_bits = 0u;
 #pragma unroll
             for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
-                threshold_bits |= masks[energy_class] & table[energy_class * 32u + 31u - i];
+                threshold_bits |= threshold_lanes(table, energy_class, i, masks[energy_class]);
             }
             accept |= undecided & threshold_bits & ~random;
             undecided &= ~(threshold_bits ^ random);

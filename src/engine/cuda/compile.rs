@@ -141,9 +141,10 @@ mod tests {
 
     /// Constants for every kernel: the simple engine's and the multispin engine's, for an
     /// Edwards-Anderson spin glass in 3D with exact (`shared` 0) or shared randoms and two
-    /// threshold tables in constant (`constant` 1) or global memory.
-    fn all_constants(shared: u32, constant: u32) -> Vec<(&'static str, u32)> {
-        vec![
+    /// threshold tables in constant (`constant` 1) or global memory, or thresholds compiled in
+    /// (`fixed` 1).
+    fn all_constants(shared: u32, constant: u32, fixed: u32) -> Vec<(&'static str, u32)> {
+        let mut constants = vec![
             ("L", 64),
             ("DIMS", 3),
             ("REPLICAS", 2),
@@ -157,7 +158,31 @@ mod tests {
             ("DISORDERED", 1),
             ("TABLE_WORDS", 192),
             ("CONSTANT_THRESHOLDS", constant),
+            ("FIXED_THRESHOLDS", fixed),
+        ];
+        let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
+        for (k, name) in [
+            "THRESHOLD_0",
+            "THRESHOLD_1",
+            "THRESHOLD_2",
+            "THRESHOLD_3",
+            "THRESHOLD_4",
+            "THRESHOLD_5",
+            "THRESHOLD_6",
+            "THRESHOLD_7",
+            "THRESHOLD_8",
+            "THRESHOLD_9",
+            "THRESHOLD_10",
+            "THRESHOLD_11",
+            "THRESHOLD_12",
+            "THRESHOLD_13",
         ]
+        .into_iter()
+        .enumerate()
+        {
+            constants.push((name, thresholds.get(k).copied().unwrap_or(0)));
+        }
+        constants
     }
 
     /// Every kernel through the real NVRTC, for Hopper and an older architecture. Needs
@@ -165,15 +190,20 @@ mod tests {
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn every_kernel_compiles_with_nvrtc() {
-        for (architecture, shared, constant) in [
-            ("sm_90", 0, 1),
-            ("compute_75", 0, 1),
-            ("sm_90", 1, 1),
-            ("sm_90", 0, 0),
+        for (architecture, shared, constant, fixed) in [
+            ("sm_90", 0, 1, 0),
+            ("compute_75", 0, 1, 0),
+            ("sm_90", 1, 1, 0),
+            ("sm_90", 0, 0, 0),
+            ("sm_90", 0, 1, 1),
         ] {
             for kernel in Kernel::ALL {
-                let ptx = compile(kernel, &all_constants(shared, constant), architecture)
-                    .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
+                let ptx = compile(
+                    kernel,
+                    &all_constants(shared, constant, fixed),
+                    architecture,
+                )
+                .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
                 assert!(ptx.to_src().contains(kernel.module()));
             }
         }

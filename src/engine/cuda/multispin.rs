@@ -17,14 +17,14 @@ use super::launch::{
 use crate::config::{Layout, Randoms};
 use crate::engine::gpu::plan::Dispatch;
 use crate::engine::gpu::shaders::{Kernel, WordLayout};
-use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
 use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
 use crate::error::Result;
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
-pub(super) const CONSTANTS: [&str; 12] = [
+pub(super) const CONSTANTS: [&str; 27] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -37,6 +37,21 @@ pub(super) const CONSTANTS: [&str; 12] = [
     "DISORDERED",
     "TABLE_WORDS",
     "CONSTANT_THRESHOLDS",
+    "FIXED_THRESHOLDS",
+    "THRESHOLD_0",
+    "THRESHOLD_1",
+    "THRESHOLD_2",
+    "THRESHOLD_3",
+    "THRESHOLD_4",
+    "THRESHOLD_5",
+    "THRESHOLD_6",
+    "THRESHOLD_7",
+    "THRESHOLD_8",
+    "THRESHOLD_9",
+    "THRESHOLD_10",
+    "THRESHOLD_11",
+    "THRESHOLD_12",
+    "THRESHOLD_13",
 ];
 
 /// Threshold tables up to this many words (64 KiB, a module's whole constant memory) live in
@@ -44,9 +59,26 @@ pub(super) const CONSTANTS: [&str; 12] = [
 /// read from global memory.
 pub const CONSTANT_TABLE_WORDS: usize = 1 << 14;
 
-/// The constants of `layout`, in the order of [`CONSTANTS`].
-fn constants(layout: &MultispinLayout, table_words: usize) -> Vec<(&'static str, u32)> {
+/// The thresholds of each energy class where `tables` is one table whose every lane has the
+/// same threshold (one temperature, lanes not holding temperatures): the kernel is then compiled
+/// with them, and each threshold plane selects class masks at compile time.
+fn fixed_thresholds(tables: &[u32], classes: usize) -> Option<Vec<u32>> {
+    let uniform = tables.iter().all(|&plane| plane == 0 || plane == u32::MAX);
+    (tables.len() == classes * 32 && uniform).then(|| {
+        tables
+            .chunks(32)
+            .map(|planes| (0..32).fold(0u32, |t, k| t | u32::from(planes[k] != 0) << k))
+            .collect()
+    })
+}
+
+/// The constants of `layout` with threshold tables `tables`, in the order of [`CONSTANTS`].
+fn constants(layout: &MultispinLayout, tables: &[u32]) -> Vec<(&'static str, u32)> {
     let [classes_lo, classes_hi] = layout.category_classes();
+    let classes = layout.energy_classes().len();
+    let fixed = fixed_thresholds(tables, classes);
+    let mut thresholds = fixed.clone().unwrap_or_default();
+    thresholds.resize(MAX_CATEGORIES as usize, 0);
     let values = [
         layout.lattice().size,
         layout.lattice().dims,
@@ -58,10 +90,14 @@ fn constants(layout: &MultispinLayout, table_words: usize) -> Vec<(&'static str,
         layout.energy_classes().len() as u32,
         u32::from(layout.randoms == Randoms::Shared),
         u32::from(layout.systems.disorder == Disorder::Bimodal),
-        table_words as u32,
-        u32::from(table_words <= CONSTANT_TABLE_WORDS),
+        tables.len() as u32,
+        u32::from(tables.len() <= CONSTANT_TABLE_WORDS),
+        u32::from(fixed.is_some()),
     ];
-    CONSTANTS.into_iter().zip(values).collect()
+    CONSTANTS
+        .into_iter()
+        .zip(values.into_iter().chain(thresholds))
+        .collect()
 }
 
 /// The multispin engine on a CUDA device.
@@ -95,7 +131,7 @@ impl MultispinCudaEngine {
             Layout::Smsc => WordLayout::Smsc,
         };
         let tables = layout.threshold_tables();
-        let constants = constants(&layout, tables.len());
+        let constants = constants(&layout, &tables);
         let (sweep_module, sweep_kernel) =
             device.kernel(Kernel::MultispinMetropolis(words), &constants)?;
         if tables.len() <= CONSTANT_TABLE_WORDS {
