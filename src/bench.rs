@@ -304,3 +304,38 @@ fn timed_sweeps(engine: &mut dyn Engine, next_sweep: &mut u64, sweeps: u64) -> R
     engine.execute(&plan)?;
     Ok(started.elapsed().as_secs_f64())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `spinflip bench ...` options.
+    fn options(args: &[&str]) -> BenchOptions {
+        BenchOptions::parse_from(std::iter::once("bench").chain(args.iter().copied()))
+    }
+
+    /// The benchmark target: `spinflip bench --engine smsc --sizes 65536` passes validation and
+    /// describes 2^32 sites in 2^27 words; the simple engine is skipped naming its limit.
+    #[test]
+    fn smsc_at_65536_squared_is_benchmarked_and_simple_is_skipped() {
+        let options = options(&["--engine", "smsc,simple,amsc", "--sizes", "65536"]);
+        let smsc = bench_config(&options, Backend::Wgpu, BenchEngine::Smsc, 65536);
+        smsc.validate().unwrap();
+        let layout = crate::engine::multispin::MultispinLayout::new(
+            ising_systems(&smsc),
+            smsc.engine.multispin().unwrap(),
+        );
+        assert_eq!(layout.lattice().sites(), 1 << 32);
+        assert_eq!(layout.words(), 1 << 27);
+        let simple = bench_config(&options, Backend::Cpu, BenchEngine::Simple, 65536);
+        let msg = simple.validate().unwrap_err().to_string();
+        assert!(
+            msg.contains("simple engine") && msg.contains("2^31"),
+            "{msg}"
+        );
+        let amsc = bench_config(&options, Backend::Cpu, BenchEngine::Amsc, 65536);
+        let msg = amsc.validate().unwrap_err().to_string();
+        assert!(msg.contains("Amsc") && msg.contains("2^31"), "{msg}");
+    }
+}

@@ -13,9 +13,21 @@ pub use crate::model::couplings::Disorder;
 /// The built-in configuration (`spinflip run` without `--config`), commented for copying.
 const DEFAULT_RON: &str = include_str!("../assets/default.ron");
 
-/// Sites per system must stay below this so that site indices fit in a `u32` (and in an `i32`,
-/// which shader index arithmetic may use).
-const MAX_SITES_PER_SYSTEM: u64 = 1 << 31;
+/// Sites per system of the simple engine (one spin per 32-bit word) stay below this, so that
+/// site indices fit in a `u32` (and in an `i32`, which shader index arithmetic may use).
+pub const MAX_SIMPLE_SITES: u64 = 1 << 31;
+
+/// Spin words per word system of the multispin engines stay below this: their kernels index a
+/// word system's words with 32-bit arithmetic (colour words, thread indices, rows times words per
+/// row, the Philox word counter), kept within an `i32` as for the simple engine. An AMSC word is
+/// one site (of 32 lanes), an SMSC word 32 sites of one system.
+pub const MAX_MULTISPIN_WORDS: u64 = 1 << 31;
+
+/// Sites per system of the multispin engines stay below this: the hot start
+/// ([`crate::sim::initial_spins`]) numbers its Philox blocks of four sites with a 32-bit counter
+/// word, so 2^34 sites would reuse random words. It also keeps a line of sites within the 18
+/// planes of the bit-sliced lane counters (`dims * L < 2^18`).
+pub const MAX_MULTISPIN_SITES: u64 = 1 << 34;
 
 /// Workgroup sizes the GPU engines accept: powers of two in this range.
 const WORKGROUP_SIZES: std::ops::RangeInclusive<u32> = 32..=1024;
@@ -304,7 +316,7 @@ impl Config {
 
     /// Check everything that parsing cannot: the first problem found is reported.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        validate_model(&self.model)?;
+        validate_model(&self.model, &self.engine)?;
         validate_temperatures(&self.temperatures)?;
         validate_systems(self)?;
         validate_engine(self)?;
@@ -317,7 +329,7 @@ fn invalid(msg: String) -> Result<(), ConfigError> {
     Err(ConfigError::Invalid(msg))
 }
 
-fn validate_model(model: &Model) -> Result<(), ConfigError> {
+fn validate_model(model: &Model, engine: &EngineKind) -> Result<(), ConfigError> {
     let (dims, size, field) = (model.dims(), model.size(), model.field());
     if !(2..=3).contains(&dims) {
         return invalid(format!("dims must be 2 or 3, got {dims}"));
@@ -331,15 +343,71 @@ fn validate_model(model: &Model) -> Result<(), ConfigError> {
         ));
     }
     let sites = u128::from(size).pow(dims);
-    if sites >= u128::from(MAX_SITES_PER_SYSTEM) {
+    let limit = SiteLimit::of(engine);
+    if sites >= u128::from(limit.sites) {
         return invalid(format!(
-            "lattice {size}^{dims} has {sites} sites, more than the {MAX_SITES_PER_SYSTEM} a system can index"
+            "lattice {size}^{dims} has {sites} sites, but {} takes fewer than {} = 2^{} sites per \
+             system ({}){}",
+            limit.engine,
+            limit.sites,
+            limit.sites.trailing_zeros(),
+            limit.reason,
+            limit.hint
         ));
     }
     if !field.is_finite() {
         return invalid(format!("field must be finite, got {field}"));
     }
     Ok(())
+}
+
+/// The largest lattice (in sites per system) an engine indexes, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SiteLimit {
+    /// Sites per system must stay below this (a power of two).
+    pub sites: u64,
+    /// The engine, in words.
+    pub engine: &'static str,
+    /// What bounds it.
+    pub reason: &'static str,
+    /// Where larger lattices can go (empty if nowhere).
+    pub hint: &'static str,
+}
+
+impl SiteLimit {
+    /// The limit of `engine`: the simple engine and AMSC (one site per word) take fewer than
+    /// 2^31 sites ([`MAX_SIMPLE_SITES`], [`MAX_MULTISPIN_WORDS`]); SMSC (32 sites per word) would
+    /// index 2^36 sites in 2^31 words, but the hot start's 32-bit Philox block counter bounds
+    /// it at 2^34 ([`MAX_MULTISPIN_SITES`]).
+    pub fn of(engine: &EngineKind) -> SiteLimit {
+        let words = "word indices within a system are 32-bit";
+        match engine.multispin().map(|options| options.layout) {
+            None => SiteLimit {
+                sites: MAX_SIMPLE_SITES,
+                engine: "the simple engine",
+                reason: "site indices are 32-bit",
+                hint: "; engine: Multispin(layout: Smsc) takes larger lattices",
+            },
+            Some(Layout::Amsc { .. }) => SiteLimit {
+                sites: MAX_MULTISPIN_WORDS.min(MAX_MULTISPIN_SITES),
+                engine: "layout Amsc (one site per word)",
+                reason: words,
+                hint: "; layout Smsc takes larger lattices",
+            },
+            Some(Layout::Smsc) if MAX_MULTISPIN_WORDS * 32 < MAX_MULTISPIN_SITES => SiteLimit {
+                sites: MAX_MULTISPIN_WORDS * 32,
+                engine: "layout Smsc (32 sites per word)",
+                reason: words,
+                hint: "",
+            },
+            Some(Layout::Smsc) => SiteLimit {
+                sites: MAX_MULTISPIN_SITES,
+                engine: "layout Smsc",
+                reason: "the hot start numbers its blocks of 4 random spins with a 32-bit counter",
+                hint: "",
+            },
+        }
+    }
 }
 
 fn validate_temperatures(temperatures: &Temperatures) -> Result<(), ConfigError> {
@@ -842,7 +910,7 @@ mod tests {
         );
         assert_mentions(
             &invalid_message(&sample_with("size: 32", "size: 46342")),
-            &["46342^2", "sites"],
+            &["46342^2", "sites", "simple engine", "2147483648 = 2^31"],
         );
         // 1290^3 < 2^31 < 1292^3: the bound is exactly 2^31 sites.
         let too_big = sample_with("dims: 2, size: 32", "dims: 3, size: 1292");
@@ -856,6 +924,90 @@ mod tests {
             &invalid_message(&sample_with("field: 0.0", "field: inf")),
             &["field", "inf"],
         );
+    }
+
+    /// The sample with `engine` and lattice `dims`, `size`.
+    fn lattice_with(engine: &str, dims: u32, size: u32) -> String {
+        sample_with("replicas: 4,", &format!("replicas: 32, engine: {engine},"))
+            .replace("dims: 2, size: 32", &format!("dims: {dims}, size: {size}"))
+    }
+
+    #[test]
+    fn site_limit_depends_on_the_engine() {
+        let smsc = "Multispin(layout: Smsc)";
+        let amsc = "Multispin(layout: Amsc(lanes: Replicas))";
+        // The benchmark target: 65536^2 = 2^32 sites, 2^27 SMSC words.
+        let target = Config::from_ron_str(&lattice_with(smsc, 2, 65536)).unwrap();
+        target.validate().unwrap();
+        let shared = lattice_with("Multispin(layout: Smsc, randoms: Shared)", 2, 65536);
+        Config::from_ron_str(&shared).unwrap().validate().unwrap();
+        let glass = lattice_with(smsc, 2, 65536).replace("Ising(", "EdwardsAnderson(");
+        Config::from_ron_str(&glass).unwrap().validate().unwrap();
+        // The simple engine and AMSC (one site per word) keep 2^31.
+        assert_mentions(
+            &invalid_message(&lattice_with("Simple", 2, 65536)),
+            &[
+                "65536^2 has 4294967296 sites",
+                "the simple engine takes fewer than 2147483648 = 2^31 sites per system",
+                "Smsc",
+            ],
+        );
+        assert_mentions(
+            &invalid_message(&lattice_with(amsc, 2, 65536)),
+            &["65536^2", "Amsc", "2147483648 = 2^31", "32-bit"],
+        );
+        Config::from_ron_str(&lattice_with(amsc, 2, 46340))
+            .unwrap()
+            .validate()
+            .unwrap();
+        // SMSC: below 2^34 sites; 131008 = 2^17 - 64 is the largest 2D size.
+        let largest = Config::from_ron_str(&lattice_with(smsc, 2, 131_008)).unwrap();
+        largest.validate().unwrap();
+        assert_mentions(
+            &invalid_message(&lattice_with(smsc, 2, 131_072)),
+            &[
+                "131072^2 has 17179869184 sites",
+                "17179869184 = 2^34",
+                "32-bit counter",
+            ],
+        );
+        // 2560^3 < 2^34 < 2624^3.
+        Config::from_ron_str(&lattice_with(smsc, 3, 2560))
+            .unwrap()
+            .validate()
+            .unwrap();
+        assert_mentions(
+            &invalid_message(&lattice_with(smsc, 3, 2624)),
+            &["2624^3", "2^34"],
+        );
+        // Sizes beyond u32 products are refused, not wrapped.
+        assert_mentions(
+            &invalid_message(&lattice_with(smsc, 3, 4_294_967_232)),
+            &["4294967232^3", "2^34"],
+        );
+    }
+
+    #[test]
+    fn site_limits_follow_the_index_bounds() {
+        let limit = |engine| SiteLimit::of(&engine).sites;
+        let smsc = EngineKind::Multispin {
+            layout: Layout::Smsc,
+            randoms: Randoms::Exact,
+        };
+        let amsc = EngineKind::Multispin {
+            layout: Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            randoms: Randoms::Shared,
+        };
+        assert_eq!(limit(EngineKind::Simple), 1 << 31);
+        assert_eq!(limit(amsc), 1 << 31);
+        assert_eq!(limit(smsc), 1 << 34);
+        // Words per word system stay below 2^31 in both layouts (an SMSC word is 32 sites).
+        assert!(limit(amsc) <= MAX_MULTISPIN_WORDS);
+        assert!(limit(smsc) / 32 <= MAX_MULTISPIN_WORDS);
+        // The hot start's Philox block counter (4 sites per block) is a u32.
+        assert!((limit(smsc) - 1) / 4 <= u64::from(u32::MAX));
     }
 
     /// Each `(from, to, needles)`: replacing `from` by `to` in the sample must be refused with

@@ -88,6 +88,49 @@ fn bad_configs_fail_with_the_reason() {
     assert!(stderr.contains(":2:"), "the line of the field: {stderr}");
 }
 
+/// The simple engine indexes fewer than 2^31 sites per system; SMSC takes 65536^2 = 2^32.
+#[test]
+fn site_limit_depends_on_the_engine() {
+    let big = GOOD
+        .replace("BACKEND", "Cpu")
+        .replace("size: 8", "size: 65536");
+    let stderr = failing_run(&big, &[]);
+    assert!(stderr.contains("65536^2 has 4294967296 sites"), "{stderr}");
+    assert!(
+        stderr.contains("the simple engine takes fewer than 2147483648 = 2^31 sites"),
+        "{stderr}"
+    );
+    let too_big = big.replace("size: 65536", "size: 131072").replace(
+        "replicas: 2",
+        "replicas: 2, engine: Multispin(layout: Smsc)",
+    );
+    let stderr = failing_run(&too_big, &[]);
+    assert!(stderr.contains("2^34"), "{stderr}");
+    // Validation lets SMSC at 65536^2 through to the engine; the benchmark skips only the
+    // simple engine there (neither allocates anything: `--sizes` 64 runs, 65536 is refused).
+    let output = spinflip(
+        &[
+            "bench",
+            "--backend",
+            "cpu",
+            "--engine",
+            "simple",
+            "--sizes",
+            "65536,64",
+            "--seconds",
+            "0.001",
+        ],
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("skipped Simple L=65536") && stdout.contains("2^31"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("simple"), "{stdout}");
+}
+
 #[test]
 fn lattice_beyond_device_limits_names_the_limit_and_largest_size() {
     let limit = spinflip(&["devices", "--json"], &[]);

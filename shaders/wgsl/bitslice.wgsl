@@ -1,7 +1,9 @@
 // Bit-sliced arithmetic on 32 lanes at once, one bit each; twin of src/engine/cpu/bitslice.rs.
 
-// Planes of a lane counter: up to 2^17 - 1 per lane, more than any line of sites adds.
-const COUNTER_PLANES: u32 = 17u;
+// Planes of a lane counter: up to 2^18 - 1 per lane, more than any line of sites adds (dims * L
+// satisfied bonds: 2 * 65536 = 2^17 at the 65536^2 SMSC lattice, below 2^18 for every lattice of
+// fewer than 2^34 sites, the multispin limit of src/config.rs).
+const COUNTER_PLANES: u32 = 18u;
 
 // Per-lane number of unsatisfied bonds c = c0 + 2 c1 + 4 c2 (at most 6).
 struct BondCount {

@@ -53,6 +53,15 @@ pub struct MultispinLayout {
     pub replica_words: u32,
 }
 
+/// A count or index within one word system, which the kernels hold in a `u32`; a validated
+/// config keeps it below [`crate::config::MAX_MULTISPIN_WORDS`], so this only fails for a
+/// layout built around the config's checks.
+fn within_a_word_system(value: u64, what: &str) -> u32 {
+    u32::try_from(value).unwrap_or_else(|_| {
+        panic!("{what} of a word system: {value} exceeds the 32-bit indices of the kernels")
+    })
+}
+
 /// The x-neighbour word that comes from the adjacent word: AMSC takes it as it is; SMSC shifts
 /// `same` by one bit towards the neighbour, carrying in the end bit of `adjacent`.
 pub fn shift_in(smsc: bool, same: u32, adjacent: u32, p: u32) -> u32 {
@@ -127,7 +136,8 @@ impl MultispinLayout {
 
     /// Rows of one colour: `L^(d-1)`.
     pub fn rows(&self) -> u32 {
-        self.lattice().size.pow(self.lattice().dims - 1)
+        let lattice = self.lattice();
+        within_a_word_system(u64::from(lattice.size).pow(lattice.dims - 1), "rows")
     }
 
     /// Words per row of one colour.
@@ -136,14 +146,25 @@ impl MultispinLayout {
         if self.smsc() { l / 64 } else { l / 2 }
     }
 
-    /// Words of one colour of one word system.
+    /// Words of one colour of one word system (below 2^30 for a validated config: see
+    /// [`crate::config::MAX_MULTISPIN_WORDS`]; 2^26 for the 65536^2 SMSC lattice).
     pub fn colour_words(&self) -> u32 {
-        self.rows() * self.row_words()
+        within_a_word_system(self.colour_words_u64(), "words of one colour")
+    }
+
+    fn colour_words_u64(&self) -> u64 {
+        let lattice = self.lattice();
+        u64::from(lattice.size).pow(lattice.dims - 1) * u64::from(self.row_words())
+    }
+
+    /// Spin words of one word system, both colours.
+    pub fn system_words(&self) -> u64 {
+        2 * self.colour_words_u64()
     }
 
     /// Spin words of every word system.
     pub fn words(&self) -> u64 {
-        2 * u64::from(self.colour_words()) * u64::from(self.word_systems())
+        self.system_words() * u64::from(self.word_systems())
     }
 
     /// The system of lane `lane` of word system `g` (for SMSC every bit is the same system);
@@ -560,7 +581,9 @@ impl MultispinLayout {
 
     /// Lines per word system (see [`line_site`](Self::line_site)).
     pub fn lines(&self) -> u32 {
-        self.lattice().size.pow(self.lattice().dims - 2) * self.row_words() * 2
+        let lattice = self.lattice();
+        let planes = u64::from(lattice.size).pow(lattice.dims - 2);
+        within_a_word_system(planes * u64::from(self.row_words()) * 2, "lines")
     }
 
     /// The `-x` and `+x` neighbours of the word at `site`, from the other colour's `words`:
@@ -609,8 +632,9 @@ impl MultispinLayout {
             return &[];
         }
         let colour_words = self.colour_words() as usize;
-        let dims = self.lattice().dims;
-        &couplings[((group * dims + d) * 2 + colour) as usize * colour_words..][..colour_words]
+        let dims = self.lattice().dims as usize;
+        let array = (group as usize * dims + d as usize) * 2 + colour as usize;
+        &couplings[array * colour_words..][..colour_words]
     }
 }
 
@@ -788,6 +812,109 @@ mod tests {
             zero_field.energy_classes(),
             vec![4.0, 8.0, 12.0],
             "spins share classes at h = 0"
+        );
+    }
+
+    fn ferromagnet_layout(dims: u32, size: u32, layout: Layout, replicas: u32) -> MultispinLayout {
+        let systems =
+            IsingSystems::ferromagnet(Lattice::new(dims, size), 0.0, vec![0.44], replicas, 1);
+        let randoms = Randoms::Exact;
+        MultispinLayout::new(systems, MultispinOptions { layout, randoms })
+    }
+
+    /// The benchmark target, 65536^2 = 2^32 sites with SMSC, without allocating it: sizes,
+    /// word indices and site numbers past `u32`.
+    #[test]
+    fn index_arithmetic_holds_at_65536_squared_smsc() {
+        let layout = ferromagnet_layout(2, 65536, Layout::Smsc, 64);
+        let n = layout.lattice().sites();
+        assert_eq!(n, 1 << 32);
+        assert_eq!(layout.systems.spin_count() as u64, 64 << 32);
+        assert_eq!((layout.rows(), layout.row_words()), (65536, 1024));
+        assert_eq!(layout.colour_words(), 1 << 26);
+        assert_eq!(layout.system_words(), 1 << 27);
+        assert_eq!(layout.words(), 64 << 27);
+        assert_eq!(layout.lines(), 2048);
+        assert_eq!(layout.overlap_slots(), 65536);
+        // The last word of the last word system.
+        let last = layout.word_index(63, 1, 65535, 1023) as u64;
+        assert_eq!(last, layout.words() - 1);
+        assert_eq!(layout.word_index(32, 0, 0, 0) as u64, 64 << 26);
+        // Its sites: row y = 65535, colour 1, so x = 2 (32 * 1023 + bit).
+        let mut sites = Vec::new();
+        layout.for_each_bit(63, 1, 65535, 1023, |bit, system, site| {
+            assert_eq!(system, 63);
+            sites.push((bit, site));
+        });
+        assert_eq!(sites.len(), 32);
+        assert_eq!(sites[0], (0, 65535 * 65536 + 2 * 32 * 1023));
+        assert_eq!(sites[31], (31, n - 2));
+        let mut colour_0 = Vec::new();
+        layout.for_each_bit(63, 0, 65535, 1023, |_, _, site| colour_0.push(site));
+        assert_eq!(colour_0[31], n - 1);
+        // The spin index pack and unpack compute for it, past 2^32 and 2^38.
+        assert_eq!(u64::from(63u32) * n + (n - 1), (64 << 32) - 1);
+        // Neighbours wrap at the far edges; indices within a colour stay below colour_words.
+        let site = layout.word_site(0, 65535, 1023);
+        assert_eq!((site.p, site.adjacent), (1, 0));
+        assert_eq!((site.minus_rows[0], site.plus_rows[0]), (65534, 0));
+        let (colour, end) = layout.line_site(layout.lines() - 1, 65535);
+        assert_eq!((colour, end.row, end.w, end.p), (0, 65535, 1023, 1));
+        assert_eq!(layout.line_position(layout.lines() - 1), (0, 1023, 1));
+        let cw = u64::from(end.row) * u64::from(layout.row_words()) + u64::from(end.w);
+        assert_eq!(cw, u64::from(layout.colour_words()) - 1);
+        assert_eq!(layout.overlap_slot(1023, 1, 31), 65535);
+    }
+
+    #[test]
+    fn index_arithmetic_holds_at_the_largest_lattices() {
+        // SMSC: the largest 2D and 3D sizes below 2^34 sites.
+        let smsc_2d = ferromagnet_layout(2, 131_008, Layout::Smsc, 1);
+        assert_eq!(smsc_2d.colour_words(), 131_008 * 2047);
+        assert_eq!(smsc_2d.system_words(), 131_008 * 131_008 / 32);
+        let smsc_3d = ferromagnet_layout(3, 2560, Layout::Smsc, 1);
+        assert_eq!(smsc_3d.rows(), 2560 * 2560);
+        assert_eq!(smsc_3d.lines(), 2560 * 40 * 2);
+        assert_eq!(smsc_3d.system_words(), 2560u64.pow(3) / 32);
+        // AMSC: one site per word, below 2^31 sites.
+        let amsc = ferromagnet_layout(
+            2,
+            46340,
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            32,
+        );
+        assert_eq!(amsc.colour_words(), 46340 * 23170);
+        assert!(amsc.system_words() < crate::config::MAX_MULTISPIN_WORDS);
+    }
+
+    #[test]
+    #[should_panic(expected = "exceeds the 32-bit indices")]
+    fn word_counts_beyond_u32_are_refused_not_wrapped() {
+        let too_big = ferromagnet_layout(
+            2,
+            131_072,
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            32,
+        );
+        too_big.colour_words();
+    }
+
+    /// Per-lane counts of one SMSC system sum past `u32` into its observation.
+    #[test]
+    fn smsc_lane_counts_sum_past_u32() {
+        let layout = ferromagnet_layout(2, 65536, Layout::Smsc, 1);
+        let per_word = vec![[1u64 << 27, 1u64 << 28]; 32];
+        let measured = layout.measurements(&per_word, &[], 1);
+        assert_eq!(
+            measured.observations,
+            vec![Observation {
+                up: 1 << 32,
+                satisfied: 1 << 33
+            }]
         );
     }
 

@@ -36,7 +36,8 @@ pub fn antiferromagnetic_bonds(
         Disorder::Bimodal => (0..words.div_ceil(4))
             .flat_map(|block| {
                 let counter = Counter {
-                    word: block as u32,
+                    // 128 bonds per block: below 2^32 blocks for every lattice the config takes.
+                    word: u32::try_from(block).expect("fewer than 2^39 bonds per sample"),
                     sweep: 0,
                     purpose: Purpose::Couplings,
                     colour: 0,

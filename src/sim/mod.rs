@@ -30,7 +30,8 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
 
 /// The hot start: spin `i` of system `b` is +1 iff the top bit of word `i mod 4` of Philox block
 /// `(word = i / 4, sweep 0, InitialSpins, colour 0, batch b)` is set. System-major; computed in
-/// parallel (a lattice of 2^30 sites takes a second).
+/// parallel (a lattice of 2^30 sites takes a second). The block number is a 32-bit counter
+/// word, so a system may have up to 2^34 sites ([`crate::config::MAX_MULTISPIN_SITES`]).
 pub fn initial_spins(systems: &IsingSystems) -> Vec<i32> {
     let n = systems.lattice.sites() as usize;
     let mut spins = vec![0i32; n * systems.systems() as usize];
@@ -42,19 +43,59 @@ pub fn initial_spins(systems: &IsingSystems) -> Vec<i32> {
                 .par_chunks_mut(4)
                 .enumerate()
                 .for_each(|(block, out)| {
-                    let counter = Counter {
-                        word: block as u32,
-                        sweep: 0,
-                        purpose: Purpose::InitialSpins,
-                        colour: 0,
-                        draw: 0,
-                        batch: batch as u32,
-                    };
-                    let words = random_block(systems.seed, counter);
+                    let words = random_block(
+                        systems.seed,
+                        initial_spins_counter(block as u64, batch as u32),
+                    );
                     for (spin, word) in out.iter_mut().zip(words) {
                         *spin = if word >> 31 == 1 { 1 } else { -1 };
                     }
                 });
         });
     spins
+}
+
+/// The Philox counter of block `block` (sites `4 block .. 4 block + 4`) of the hot start of
+/// system `batch`. Panics past 2^32 blocks, which would reuse random words.
+fn initial_spins_counter(block: u64, batch: u32) -> Counter {
+    let word = u32::try_from(block).unwrap_or_else(|_| {
+        panic!("hot start block {block}: a system of more than 2^34 sites would reuse random words")
+    });
+    Counter {
+        word,
+        sweep: 0,
+        purpose: Purpose::InitialSpins,
+        colour: 0,
+        draw: 0,
+        batch,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hot_start_counters_reach_the_largest_lattices() {
+        let systems = IsingSystems::ferromagnet(Lattice::new(2, 6), 0.0, vec![0.4], 2, 77);
+        let spins = initial_spins(&systems);
+        let n = systems.lattice.sites();
+        for (i, &spin) in spins.iter().enumerate() {
+            let (batch, site) = ((i as u64 / n) as u32, i as u64 % n);
+            let word =
+                random_block(77, initial_spins_counter(site / 4, batch))[(site % 4) as usize];
+            assert_eq!(spin, if word >> 31 == 1 { 1 } else { -1 }, "spin {i}");
+        }
+        // The last site of 65536^2 (2^32 sites) and of the largest multispin lattice (2^34).
+        let last = Lattice::new(2, 65536).sites() - 1;
+        assert_eq!(initial_spins_counter(last / 4, 3).word, (1 << 30) - 1);
+        let largest = crate::config::MAX_MULTISPIN_SITES - 1;
+        assert_eq!(initial_spins_counter(largest / 4, 0).word, u32::MAX);
+    }
+
+    #[test]
+    #[should_panic(expected = "more than 2^34 sites")]
+    fn hot_start_refuses_to_reuse_random_words() {
+        initial_spins_counter(crate::config::MAX_MULTISPIN_SITES / 4, 0);
+    }
 }

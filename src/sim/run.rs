@@ -638,3 +638,44 @@ pub fn summary_table(summary: &Summary) -> String {
     }
     table
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Observation;
+    use crate::model::Lattice;
+
+    /// A 65536^2 lattice (2^32 sites, 2^33 bonds) with every spin up: the recorded integers and
+    /// the energy do not wrap.
+    #[test]
+    fn record_holds_counts_past_u32() {
+        let lattice = Lattice::new(2, 65536);
+        let systems = IsingSystems::ferromagnet(lattice, 0.5, vec![0.4], 1, 1);
+        let measurements = Measurements {
+            observations: vec![Observation {
+                up: 1 << 32,
+                satisfied: 1 << 33,
+            }],
+            overlap_planes: Vec::new(),
+        };
+        let mut state = RunState::default();
+        record(&systems, &measurements, &mut state);
+        assert_eq!(state.magnetisations, vec![1 << 32]);
+        assert_eq!(state.bond_sums, vec![1 << 33]);
+        let energy = systems.energy(state.bond_sums[0], state.magnetisations[0]);
+        assert_eq!(energy, -(2.0f64.powi(33)) - 0.5 * 2.0f64.powi(32));
+        assert_eq!(overlap(1 << 31, lattice.sites()), 0.0);
+    }
+
+    #[test]
+    fn chunks_of_a_large_lattice_fit_the_measurement_budget() {
+        let lattice = Lattice::new(2, 65536);
+        let systems = IsingSystems::spin_glass(lattice, 0.0, vec![0.4], 1, 2, 1);
+        let schedule = Schedule::from(&crate::config::Sweeps {
+            thermalize: 10,
+            measure: 1000,
+            every: 1,
+        });
+        assert!(chunk_sweeps(&schedule, 0, &systems) >= 1);
+    }
+}

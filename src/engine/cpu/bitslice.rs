@@ -1,8 +1,10 @@
 //! CPU mirror of `shaders/wgsl/bitslice.wgsl`: arithmetic on 32 lanes at once, one bit each.
 
-/// Planes of a [`LaneCounter`]: counts up to `2^17 - 1` per lane, more than any line of sites
-/// can add (at most `dims * L <= 2 * 46340` for a 2D lattice whose sites fit a `u32`).
-pub const COUNTER_PLANES: usize = 17;
+/// Planes of a [`LaneCounter`]: counts up to `2^18 - 1` per lane, more than any line of sites
+/// can add: a line adds `dims * L` satisfied bonds per lane, at most `2 * 131008` for the largest
+/// 2D multispin lattice ([`crate::config::MAX_MULTISPIN_SITES`]: fewer than 2^34 sites). 17
+/// planes overflowed at L = 65536, where an ordered line has `2 * 65536 = 2^17` satisfied bonds.
+pub const COUNTER_PLANES: usize = 18;
 
 /// Per-lane number of unsatisfied bonds `c = c0 + 2 c1 + 4 c2` (at most 6), bit-sliced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,6 +86,28 @@ mod tests {
                 assert_eq!(mask >> lane & 1 == 1, c == expected, "lane {lane} c {c}");
             }
         }
+    }
+
+    /// The satisfied bonds of one line (`dims * L` per lane) of the largest lattice the config
+    /// accepts for a multispin engine fit the counter, in 2D and 3D.
+    #[test]
+    fn lane_counter_holds_a_line_of_the_largest_lattices() {
+        let capacity = (1u64 << COUNTER_PLANES) - 1;
+        let limit = crate::config::MAX_MULTISPIN_SITES;
+        for dims in [2u32, 3] {
+            // The largest L with L^dims below the limit.
+            let largest = (1u64..).take_while(|l| l.pow(dims) < limit).last().unwrap();
+            assert!(
+                u64::from(dims) * largest <= capacity,
+                "{dims}D L = {largest}"
+            );
+        }
+        // L = 65536 in 2D: 2^17 satisfied bonds per lane in an ordered line.
+        let mut counter = LaneCounter::default();
+        for _ in 0..2 * 65536 {
+            counter.add(u32::MAX);
+        }
+        assert!((0..32).all(|lane| counter.lane(lane) == 2 * 65536));
     }
 
     #[test]

@@ -28,7 +28,7 @@ impl CpuMultispinEngine {
     }
 
     fn word_systems(&mut self) -> impl IndexedParallelIterator<Item = (u32, &mut [u32])> {
-        let len = 2 * self.layout.colour_words() as usize;
+        let len = self.layout.system_words() as usize;
         self.words
             .par_chunks_mut(len)
             .enumerate()
@@ -51,7 +51,7 @@ impl CpuMultispinEngine {
 
     /// `[g][lane]` up spins and satisfied bonds of every word system.
     fn observe(&self) -> Vec<[u64; 2]> {
-        let len = 2 * self.layout.colour_words() as usize;
+        let len = self.layout.system_words() as usize;
         self.words
             .par_chunks(len)
             .enumerate()
@@ -63,7 +63,7 @@ impl CpuMultispinEngine {
 
     /// `[pair][overlap slot]` of every overlap word pair.
     fn overlaps(&self) -> Vec<u32> {
-        let len = 2 * self.layout.colour_words() as usize;
+        let len = self.layout.system_words() as usize;
         let system = |g: u32| &self.words[g as usize * len..][..len];
         self.layout
             .overlap_word_pairs()

@@ -14,8 +14,11 @@ use super::simple::counter_pairs;
 use crate::config::{Layout, Randoms};
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
+
+/// Words of one buffer that the kernels' `u32` indices reach.
+const MAX_INDEXED_WORDS: u64 = 1 << 32;
 
 /// Site updates per submission, so that a submission stays well under a second on slow adapters.
 const FLIP_BUDGET: u64 = 1 << 32;
@@ -300,6 +303,69 @@ fn check_fits(ctx: &GpuContext, layout: &MultispinLayout, workgroup_size: u32) -
             step,
         )?;
     }
+    check_u32_indices(layout)?;
     ctx.check_systems(layout.word_systems())?;
     ctx.check_workgroup_size(workgroup_size)
+}
+
+/// Refuse spin or coupling buffers whose words the WGSL kernels cannot index: `colour_base` and
+/// `bond_base` in `multispin_lattice.wgsl` are `u32` offsets into the whole buffer. Devices whose
+/// storage bindings stop below 16 GiB never get here; this guards those that allow more.
+fn check_u32_indices(layout: &MultispinLayout) -> Result<()> {
+    let lattice = layout.lattice();
+    let groups = u64::from(layout.coupling_groups()) * u64::from(lattice.dims);
+    let coupling_words = match layout.systems.disorder {
+        Disorder::Bimodal => layout.system_words() * groups,
+        Disorder::Ferromagnet => 0,
+    };
+    for (what, words) in [("spin", layout.words()), ("coupling", coupling_words)] {
+        if words > MAX_INDEXED_WORDS {
+            return Err(Error::Limits(format!(
+                "{} word systems of L = {} in {}D need {words} {what} words, more than the 2^32 \
+                 the WGSL kernels index with u32; use fewer systems",
+                layout.word_systems(),
+                lattice.size,
+                lattice.dims
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Lanes, MultispinOptions};
+    use crate::model::Lattice;
+    use crate::model::ising::IsingSystems;
+
+    fn layout(systems: IsingSystems, layout: Layout) -> MultispinLayout {
+        let randoms = Randoms::Exact;
+        MultispinLayout::new(systems, MultispinOptions { layout, randoms })
+    }
+
+    #[test]
+    fn buffers_beyond_u32_word_indices_are_refused() {
+        let lattice = Lattice::new(2, 65536);
+        let ferromagnet =
+            |replicas| IsingSystems::ferromagnet(lattice, 0.0, vec![0.4], replicas, 1);
+        // 32 systems of 2^27 words index 2^32 words; 33 do not.
+        check_u32_indices(&layout(ferromagnet(32), Layout::Smsc)).unwrap();
+        let error = check_u32_indices(&layout(ferromagnet(33), Layout::Smsc)).unwrap_err();
+        let msg = error.to_string();
+        assert!(msg.contains("33 word systems of L = 65536"), "{msg}");
+        assert!(msg.contains("4429185024 spin words"), "{msg}");
+        // Couplings: 2 directions of 2^27 words per sample.
+        let glass = |samples| IsingSystems::spin_glass(lattice, 0.0, vec![0.4], samples, 1, 1);
+        check_u32_indices(&layout(glass(16), Layout::Smsc)).unwrap();
+        let msg = check_u32_indices(&layout(glass(17), Layout::Smsc))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("coupling words"), "{msg}");
+        let amsc = Layout::Amsc {
+            lanes: Lanes::Samples,
+        };
+        let small = IsingSystems::spin_glass(Lattice::new(2, 64), 0.0, vec![0.4], 32, 2, 1);
+        check_u32_indices(&layout(small, amsc)).unwrap();
+    }
 }
