@@ -1,8 +1,8 @@
 // Bit-sliced arithmetic on 32 lanes at once, one bit each; the twin of bitslice.wgsl and
 // src/engine/cpu/bitslice.rs.
 
-// Planes of a lane counter: up to 2^17 - 1 per lane, more than any line of sites adds.
-constexpr unsigned COUNTER_PLANES = 17u;
+// Planes of a lane counter: up to 2^18 - 1 per lane, more than any line of sites adds.
+constexpr unsigned COUNTER_PLANES = 18u;
 
 // Per-lane number of unsatisfied bonds c = c0 + 2 c1 + 4 c2 (at most 6).
 struct BondCount {

@@ -159,6 +159,7 @@ mod tests {
             ("TABLE_WORDS", 192),
             ("CONSTANT_THRESHOLDS", constant),
             ("FIXED_THRESHOLDS", fixed),
+            ("WORD_RUN", 4),
         ];
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
         for (k, name) in [
