@@ -160,6 +160,8 @@ mod tests {
             ("CONSTANT_THRESHOLDS", constant),
             ("FIXED_THRESHOLDS", fixed),
             ("WORD_RUN", 4),
+            ("SEED_LO", 0x5eed),
+            ("SEED_HI", 0x0123_4567),
         ];
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
         for (k, name) in [

@@ -24,7 +24,7 @@ use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
-pub(super) const CONSTANTS: [&str; 28] = [
+pub(super) const CONSTANTS: [&str; 30] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -39,6 +39,8 @@ pub(super) const CONSTANTS: [&str; 28] = [
     "CONSTANT_THRESHOLDS",
     "FIXED_THRESHOLDS",
     "WORD_RUN",
+    "SEED_LO",
+    "SEED_HI",
     "THRESHOLD_0",
     "THRESHOLD_1",
     "THRESHOLD_2",
@@ -112,6 +114,8 @@ fn constants(layout: &MultispinLayout, tables: &[u32]) -> Vec<(&'static str, u32
         u32::from(tables.len() <= CONSTANT_TABLE_WORDS),
         u32::from(fixed.is_some()),
         word_run(layout),
+        layout.systems.seed as u32,
+        (layout.systems.seed >> 32) as u32,
     ];
     CONSTANTS
         .into_iter()
