@@ -16,8 +16,6 @@ use crate::error::{Error, Result};
 /// Launches between synchronisations: waiting after each bounded batch surfaces a kernel fault
 /// near its cause and keeps the queue short.
 const MAX_LAUNCHES: usize = 1024;
-/// Site updates between synchronisations.
-const FLIP_BUDGET: u64 = 1 << 27;
 
 // SAFETY: `DispatchParams` is `#[repr(C)]` and `Pod`: eight `u32`s with no padding, laid out
 // exactly as `struct DispatchParams` in shaders/cuda/dispatch.cuh, so its bytes are a valid
@@ -97,14 +95,15 @@ pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str)
 }
 
 /// The dispatches of `plan` for `systems` systems (`params.systems`) of a seed, in batches of at
-/// most [`MAX_LAUNCHES`] launches and about [`FLIP_BUDGET`] site updates (`flips_per_sweep` per
+/// most [`MAX_LAUNCHES`] launches and about `flip_budget` site updates (`flips_per_sweep` per
 /// sweep); engines synchronise after each batch.
 pub fn batches(
     plan: &Plan,
     (seed, systems): (u64, u32),
     flips_per_sweep: u64,
+    flip_budget: u64,
 ) -> Vec<Vec<Dispatch>> {
-    let sweeps_per_batch = (FLIP_BUDGET / flips_per_sweep.max(1)).max(1);
+    let sweeps_per_batch = (flip_budget / flips_per_sweep.max(1)).max(1);
     submissions(plan, seed, systems, MAX_LAUNCHES, sweeps_per_batch)
 }
 
