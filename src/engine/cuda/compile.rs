@@ -113,6 +113,7 @@ fn compile_error(kernel: Kernel, architecture: &str, error: CompileError) -> Err
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::cuda::multispin::CONSTANTS as MULTISPIN_CONSTANTS;
 
     #[test]
     fn the_device_architecture_is_used_where_nvrtc_knows_it() {
@@ -163,26 +164,12 @@ mod tests {
             ("SEED_LO", 0x5eed),
             ("SEED_HI", 0x0123_4567),
         ];
+        // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
-        for (k, name) in [
-            "THRESHOLD_0",
-            "THRESHOLD_1",
-            "THRESHOLD_2",
-            "THRESHOLD_3",
-            "THRESHOLD_4",
-            "THRESHOLD_5",
-            "THRESHOLD_6",
-            "THRESHOLD_7",
-            "THRESHOLD_8",
-            "THRESHOLD_9",
-            "THRESHOLD_10",
-            "THRESHOLD_11",
-            "THRESHOLD_12",
-            "THRESHOLD_13",
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        let names = MULTISPIN_CONSTANTS
+            .iter()
+            .filter(|name| name.starts_with("THRESHOLD_"));
+        for (k, name) in names.enumerate() {
             constants.push((name, thresholds.get(k).copied().unwrap_or(0)));
         }
         constants
