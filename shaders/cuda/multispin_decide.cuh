@@ -86,11 +86,14 @@ __device__ __forceinline__ unsigned random_word(const uint4& block, unsigned uni
     return words[i & 3u];
 }
 
+// The lanes of word `word` (spin `spin`, unsatisfied-bond counts `count`) that flip.
 __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
                                                    const unsigned* thresholds, unsigned spin,
                                                    const BondCount& count, unsigned word,
                                                    unsigned colour, unsigned g) {
     const unsigned z = coordination();
+    // The lanes of each energy class: every condition is a constant once the defines are fixed,
+    // so the loops unroll into registers.
     unsigned masks[MAX_CATEGORIES];
     unsigned undecided = 0u;
 #pragma unroll
@@ -114,6 +117,8 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         const unsigned words[4] = {block.x, block.y, block.z, block.w};
         uniform = words[word & 3u];
     }
+    // Four random words per Philox block, until no lane of the warp is undecided. The warp vote
+    // keeps the threads converged, so after unrolling each plane's address is a constant.
     const unsigned warp = __activemask();
 #pragma unroll
     for (unsigned draw = 0u; draw < 8u; draw++) {
@@ -139,5 +144,6 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
             undecided &= ~(threshold_bits ^ random);
         }
     }
+    // Lanes still undecided drew U == t exactly: U <= t accepts.
     return accept | undecided;
 }
