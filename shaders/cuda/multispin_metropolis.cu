@@ -23,34 +23,27 @@ __device__ __forceinline__ void update_word(const DispatchParams& params, unsign
                                             const unsigned* other_bonds,
                                             const unsigned* thresholds, unsigned g,
                                             unsigned colour, unsigned row, unsigned w) {
-    const unsigned wr = row_words();
-    const WordSite site = word_site(colour, row, w);
-    const unsigned row_start = row * wr;
-    const unsigned cw = row_start + w;
+    const WordNeighbours n = word_neighbours(colour, row, w);
+    const unsigned cw = row * row_words() + w;
     const unsigned spin = own[cw];
     BondCount count = {0u, 0u, 0u};
-    const uint2 x =
-        x_neighbours(other[row_start + w], other[row_start + site.adjacent], site.p);
+    const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
     uint2 x_bonds = make_uint2(0u, 0u);
     if (DISORDERED) {
-        const unsigned minus = x_neighbours(other_bonds[row_start + w],
-                                            other_bonds[row_start + site.adjacent], site.p)
-                                   .x;
+        const unsigned minus = x_neighbours(other_bonds[cw], other_bonds[n.adjacent], n.p).x;
         x_bonds = make_uint2(minus, own_bonds[cw]);
     }
     bond_count_add(count, spin ^ x.x ^ x_bonds.x);
     bond_count_add(count, spin ^ x.y ^ x_bonds.y);
 #pragma unroll
     for (unsigned d = 1u; d < DIMS; d++) {
-        const unsigned minus = site.minus_rows[d - 1u] * wr + w;
-        const unsigned plus = site.plus_rows[d - 1u] * wr + w;
         uint2 bonds = make_uint2(0u, 0u);
         if (DISORDERED) {
-            bonds = make_uint2(other_bonds[d * direction_stride() + minus],
+            bonds = make_uint2(other_bonds[d * direction_stride() + n.minus[d - 1u]],
                                own_bonds[d * direction_stride() + cw]);
         }
-        bond_count_add(count, spin ^ other[minus] ^ bonds.x);
-        bond_count_add(count, spin ^ other[plus] ^ bonds.y);
+        bond_count_add(count, spin ^ other[n.minus[d - 1u]] ^ bonds.x);
+        bond_count_add(count, spin ^ other[n.plus[d - 1u]] ^ bonds.y);
     }
     own[cw] = spin ^ accepted_lanes(params, thresholds, spin, count, cw, colour, g);
 }
