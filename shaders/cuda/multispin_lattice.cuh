@@ -9,17 +9,6 @@
 constexpr unsigned REPLICA_WORDS = SPINFLIP_REPLICA_WORDS;
 constexpr unsigned SAMPLE_WORDS = SPINFLIP_SAMPLE_WORDS;
 
-struct WordSite {
-    unsigned row;
-    unsigned w;
-    unsigned p;
-    // w - 1 (p = 0) or w + 1 (p = 1): the word that supplies the shifted x-neighbour.
-    unsigned adjacent;
-    // Rows of the -y, -z (minus) and +y, +z (plus) neighbours.
-    unsigned minus_rows[2];
-    unsigned plus_rows[2];
-};
-
 __device__ constexpr unsigned rows() {
     return DIMS == 3u ? L * L : L;
 }
@@ -28,33 +17,10 @@ __device__ constexpr unsigned colour_words() {
     return rows() * row_words();
 }
 
-__device__ __forceinline__ unsigned wrap_minus(unsigned v) {
-    return v == 0u ? L - 1u : v - 1u;
-}
-
-__device__ __forceinline__ unsigned wrap_plus(unsigned v) {
-    return v == L - 1u ? 0u : v + 1u;
-}
-
-__device__ __forceinline__ WordSite word_site(unsigned colour, unsigned row, unsigned w) {
-    const unsigned wr = row_words();
-    const unsigned y = row % L;
-    const unsigned z = row / L;
-    WordSite site;
-    site.row = row;
-    site.w = w;
-    site.p = (y + z + colour) & 1u;
-    site.adjacent = site.p == 0u ? (w + wr - 1u) % wr : (w + 1u) % wr;
-    site.minus_rows[0] = z * L + wrap_minus(y);
-    site.minus_rows[1] = wrap_minus(z) * L + y;
-    site.plus_rows[0] = z * L + wrap_plus(y);
-    site.plus_rows[1] = wrap_plus(z) * L + y;
-    return site;
-}
-
 // Word cw = row * row_words() + w of a colour array and the other colour's words next to it:
 // `adjacent` supplies the shifted x-neighbour, minus/plus the -y, -z / +y, +z neighbours. Found
-// from cw by offsets with one wrap test each (cheaper than rebuilding them from rows).
+// from cw by offsets with one wrap test each (fewer ALU instructions than rebuilding them from
+// rows). Offsets wrap modulo 2^32 (in 2D the z ones are never used); every true index fits.
 struct WordNeighbours {
     unsigned p;
     unsigned adjacent;
@@ -105,9 +71,10 @@ __device__ __forceinline__ unsigned line_colour(unsigned line, unsigned y) {
     return (position.z + y + position.x) & 1u;
 }
 
-__device__ __forceinline__ WordSite line_site(unsigned line, unsigned y) {
+// Row and word of the site visited at step y of a line.
+__device__ __forceinline__ uint2 line_word(unsigned line, unsigned y) {
     const uint3 position = line_position(line);
-    return word_site(line_colour(line, y), position.x * L + y, position.y);
+    return make_uint2(position.x * L + y, position.y);
 }
 
 // Kernels index word-system and coupling arrays with 32-bit offsets from these pointers: one word

@@ -26,15 +26,16 @@ __device__ __forceinline__ void update_word(const DispatchParams& params, unsign
     const WordNeighbours n = word_neighbours(colour, row, w);
     const unsigned cw = row * row_words() + w;
     const unsigned spin = own[cw];
-    BondCount count = {0u, 0u, 0u};
+    // Unsatisfied bonds per lane: -x, +x, then -y, +y (and -z, +z).
+    unsigned unsatisfied[2u * DIMS];
     const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
     uint2 x_bonds = make_uint2(0u, 0u);
     if (DISORDERED) {
         const unsigned minus = x_neighbours(other_bonds[cw], other_bonds[n.adjacent], n.p).x;
         x_bonds = make_uint2(minus, own_bonds[cw]);
     }
-    bond_count_add(count, spin ^ x.x ^ x_bonds.x);
-    bond_count_add(count, spin ^ x.y ^ x_bonds.y);
+    unsatisfied[0] = spin ^ x.x ^ x_bonds.x;
+    unsatisfied[1] = spin ^ x.y ^ x_bonds.y;
 #pragma unroll
     for (unsigned d = 1u; d < DIMS; d++) {
         uint2 bonds = make_uint2(0u, 0u);
@@ -42,9 +43,10 @@ __device__ __forceinline__ void update_word(const DispatchParams& params, unsign
             bonds = make_uint2(other_bonds[d * direction_stride() + n.minus[d - 1u]],
                                own_bonds[d * direction_stride() + cw]);
         }
-        bond_count_add(count, spin ^ other[n.minus[d - 1u]] ^ bonds.x);
-        bond_count_add(count, spin ^ other[n.plus[d - 1u]] ^ bonds.y);
+        unsatisfied[2u * d] = spin ^ other[n.minus[d - 1u]] ^ bonds.x;
+        unsatisfied[2u * d + 1u] = spin ^ other[n.plus[d - 1u]] ^ bonds.y;
     }
+    const BondCount count = bond_count_of(unsatisfied);
     own[cw] = spin ^ accepted_lanes(params, thresholds, spin, count, cw, colour, g);
 }
 

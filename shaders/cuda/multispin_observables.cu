@@ -36,18 +36,19 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
         unsigned bonds[COUNTER_PLANES] = {};
         for (unsigned y = 0u; y < L; y++) {
             const unsigned colour = line_colour(line, y);
-            const WordSite site = line_site(line, y);
-            const unsigned cw = site.row * wr + site.w;
+            const uint2 word = line_word(line, y);
+            const WordNeighbours n = word_neighbours(colour, word.x, word.y);
+            const unsigned cw = word.x * wr + word.y;
             const unsigned* other = colour_array(spins, g, 1u - colour);
             const unsigned spin = colour_array(spins, g, colour)[cw];
             const unsigned* colour_couplings =
                 DISORDERED ? colour_bonds(couplings, group, colour) : nullptr;
             lane_counter_add(up, spin);
-            const uint2 x = x_neighbours(other[cw], other[site.row * wr + site.adjacent], site.p);
+            const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
             lane_counter_add(bonds, satisfied(colour_couplings, spin, x.y, 0u, cw));
 #pragma unroll
             for (unsigned d = 1u; d < DIMS; d++) {
-                const unsigned plus = other[site.plus_rows[d - 1u] * wr + site.w];
+                const unsigned plus = other[n.plus[d - 1u]];
                 lane_counter_add(bonds, satisfied(colour_couplings, spin, plus, d, cw));
             }
         }

@@ -22,8 +22,8 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
     unsigned differ[COUNTER_PLANES] = {};
     for (unsigned y = 0u; y < L; y++) {
         const unsigned colour = line_colour(line, y);
-        const WordSite site = line_site(line, y);
-        const unsigned cw = site.row * wr + site.w;
+        const uint2 word = line_word(line, y);
+        const unsigned cw = word.x * wr + word.y;
         lane_counter_add(differ, colour_array(spins, a, colour)[cw] ^ colour_array(spins, b, colour)[cw]);
     }
     const uint3 position = line_position(line);
