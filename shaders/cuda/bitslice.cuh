@@ -11,17 +11,9 @@ struct BondCount {
     unsigned c2;
 };
 
-// Count one more bond in the lanes set in `unsatisfied` (a ripple of half adders).
-__device__ __forceinline__ void bond_count_add(BondCount& count, unsigned unsatisfied) {
-    const unsigned carry0 = count.c0 & unsatisfied;
-    count.c0 ^= unsatisfied;
-    const unsigned carry1 = count.c1 & carry0;
-    count.c1 ^= carry0;
-    count.c2 ^= carry1;
-}
-
-// Per-lane number of set bits of the 2 DIMS words `bonds` (4 or 6) by carry-save adders: fewer
-// logic instructions than adding them one by one (bond_count_add), the same counts.
+// Per-lane number of set bits of the 2 DIMS words `bonds` (4 or 6) by carry-save adders: the
+// counts of bond_count_add in the WGSL and CPU twins, which add the words one by one, in fewer
+// logic instructions.
 template <unsigned N>
 __device__ __forceinline__ BondCount bond_count_of(const unsigned (&bonds)[N]) {
     static_assert(N == 4u || N == 6u, "bond counts of 2D or 3D sites");
