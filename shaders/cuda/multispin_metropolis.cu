@@ -1,7 +1,7 @@
 // Checkerboard Metropolis on multispin words: 32 lanes (AMSC) or 32 sites (SMSC) per word, exact
 // independent decisions; the twin of multispin_metropolis.wgsl. CPU twin:
 // src/engine/cpu/multispin_metropolis.rs. The threads of word system g = blockIdx.z each update
-// WORD_RUN words of one row of colour params.colour, one after the other.
+// WORD_RUN words of one row of colour COLOUR, one after the other.
 
 #include "dispatch.cuh"
 #include "bitslice.cuh"
@@ -10,6 +10,9 @@
 
 // Edwards-Anderson couplings to read (the ferromagnet has none).
 constexpr bool DISORDERED = SPINFLIP_DISORDERED != 0u;
+
+// The colour this module updates (params.colour of its dispatches).
+constexpr unsigned COLOUR = SPINFLIP_COLOUR;
 
 // Words per thread: WORD_RUN words of one row (it divides the words of a row), row_words() /
 // WORD_RUN apart so that each load of a warp stays coalesced, share the row's geometry and array
@@ -59,15 +62,20 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned*
     if (thread >= colour_words() / WORD_RUN) {
         return;
     }
-    const unsigned colour = params.colour;
+    // The colour is compiled in (a module per colour): the other colour's arrays then lie a
+    // constant distance away and loads take it as an offset; the Philox counters and the x
+    // parity fold too.
+    constexpr unsigned colour = COLOUR;
+    constexpr long long apart =
+        colour == 0u ? colour_words() : -static_cast<long long>(colour_words());
     unsigned* own = colour_array(spins, g, colour);
-    const unsigned* other = colour_array(spins, g, 1u - colour);
+    const unsigned* other = own + apart;
     // Bonds: a site's minus-side bonds are stored with its neighbour (the other colour).
     const unsigned* own_bonds = nullptr;
     const unsigned* other_bonds = nullptr;
     if (DISORDERED) {
         own_bonds = colour_bonds(couplings, coupling_group(g), colour);
-        other_bonds = colour_bonds(couplings, coupling_group(g), 1u - colour);
+        other_bonds = own_bonds + apart;
     }
     const unsigned row = thread / stride;
     const unsigned w = thread % stride;

@@ -163,6 +163,7 @@ mod tests {
             ("WORD_RUN", 4),
             ("SEED_LO", 0x5eed),
             ("SEED_HI", 0x0123_4567),
+            ("COLOUR", 1),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];

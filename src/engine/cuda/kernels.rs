@@ -178,7 +178,8 @@ mod tests {
             let source = compose(kernel).unwrap();
             for name in used_defines(&source) {
                 let defined = super::super::simple::CONSTANTS.contains(&name)
-                    || super::super::multispin::CONSTANTS.contains(&name);
+                    || super::super::multispin::CONSTANTS.contains(&name)
+                    || name == super::super::multispin::COLOUR;
                 assert!(
                     defined,
                     "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"

@@ -62,6 +62,10 @@ pub(super) const CONSTANTS: [&str; 30] = [
 /// read from global memory.
 pub const CONSTANT_TABLE_WORDS: usize = 1 << 14;
 
+/// The update kernel's extra constant: the colour it updates (one module per colour, so that
+/// the other colour's arrays are at constant offsets).
+pub(super) const COLOUR: &str = "COLOUR";
+
 /// Site updates between synchronisations, as the wgpu multispin engine: about two milliseconds
 /// on an H100. With 2^27 the spin glass at L = 64 waited after every sweep, about 7% of its time.
 const FLIP_BUDGET: u64 = 1 << 32;
@@ -135,7 +139,8 @@ pub struct MultispinCudaEngine {
     spins: CudaSlice<u32>,
     thresholds: CudaSlice<u32>,
     couplings: CudaSlice<u32>,
-    sweep_kernel: CudaFunction,
+    /// The update of each colour.
+    sweep_kernels: [CudaFunction; 2],
     observe_kernel: CudaFunction,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
     overlap_kernel: Option<CudaFunction>,
@@ -159,11 +164,17 @@ impl MultispinCudaEngine {
         };
         let tables = layout.threshold_tables();
         let constants = constants(&layout, &tables);
-        let (sweep_module, sweep_kernel) =
-            device.kernel(Kernel::MultispinMetropolis(words), &constants)?;
-        if tables.len() <= CONSTANT_TABLE_WORDS {
-            device.write_constant(&sweep_module, "threshold_planes", &tables)?;
-        }
+        let mut sweep_kernel = |colour: u32| -> Result<CudaFunction> {
+            let mut constants = constants.clone();
+            constants.push((COLOUR, colour));
+            let (module, function) =
+                device.kernel(Kernel::MultispinMetropolis(words), &constants)?;
+            if tables.len() <= CONSTANT_TABLE_WORDS {
+                device.write_constant(&module, "threshold_planes", &tables)?;
+            }
+            Ok(function)
+        };
+        let sweep_kernels = [sweep_kernel(0)?, sweep_kernel(1)?];
         let observe_kernel = device.function(Kernel::MultispinObservables(words), &constants)?;
         let overlap_kernel = match pairs {
             0 => None,
@@ -181,7 +192,7 @@ impl MultispinCudaEngine {
             spins,
             thresholds,
             couplings,
-            sweep_kernel,
+            sweep_kernels,
             observe_kernel,
             overlap_kernel,
         };
@@ -225,7 +236,8 @@ impl MultispinCudaEngine {
                     layout.colour_words() / word_run(layout),
                     layout.word_systems(),
                 );
-                let mut launch = stream.launch_builder(&self.sweep_kernel);
+                let kernel = &self.sweep_kernels[params.colour as usize];
+                let mut launch = stream.launch_builder(kernel);
                 launch
                     .arg(&params)
                     .arg(&mut self.spins)
