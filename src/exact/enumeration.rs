@@ -198,14 +198,8 @@ impl Sums {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exact::assert_close;
     use crate::exact::kaufman;
-
-    fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
-        assert!(
-            (got - want).abs() <= tol,
-            "{what}: got {got:.15}, want {want:.15} (tol {tol:e})"
-        );
-    }
 
     /// A frustrated-looking deterministic mix of +1 and -1 couplings.
     fn mixed_couplings(lattice: Lattice) -> Vec<i8> {

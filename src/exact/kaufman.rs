@@ -173,13 +173,7 @@ fn ln_sum(terms: &[ScaledExp; 4]) -> Dual2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
-        assert!(
-            (got - want).abs() <= tol,
-            "{what}: got {got:.15}, want {want:.15} (tol {tol:e})"
-        );
-    }
+    use crate::exact::assert_close;
 
     /// The guide's reference values (paper 000 quotes 1.106079207 and 0.8616983594).
     #[test]

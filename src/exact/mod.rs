@@ -8,3 +8,12 @@ mod kaufman;
 pub use dual::Dual2;
 pub use enumeration::{EnumeratedAverages, enumerate};
 pub use kaufman::{ExactIsing2d, kaufman, ln_partition_function};
+
+/// `got` within `tol` (absolute) of `want`, the tests' check against exact values.
+#[cfg(test)]
+fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
+    assert!(
+        (got - want).abs() <= tol,
+        "{what}: got {got:.15}, want {want:.15} (tol {tol:e})"
+    );
+}
