@@ -13,7 +13,8 @@
 
 mod common;
 
-use spinflip::config::{Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
+use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
+use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::cuda::philox_kat::philox_blocks;
 use spinflip::engine::cuda::{
@@ -217,16 +218,6 @@ struct MultispinCase {
     temperatures: Option<usize>,
 }
 
-const AMSC_SAMPLES: Layout = Layout::Amsc {
-    lanes: Lanes::Samples,
-};
-const AMSC_TEMPERATURES: Layout = Layout::Amsc {
-    lanes: Lanes::Temperatures,
-};
-const AMSC_REPLICAS: Layout = Layout::Amsc {
-    lanes: Lanes::Replicas,
-};
-
 impl MultispinCase {
     fn new(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Self {
         MultispinCase {
@@ -241,16 +232,8 @@ impl MultispinCase {
     }
 
     fn layout(&self) -> MultispinLayout {
-        // (samples, replicas, temperatures): full words, and replica pairs for the overlaps.
-        let (samples, replicas, temperatures) = match (self.layout, self.disorder) {
-            (AMSC_SAMPLES, _) => (32, 2, 2),
-            (AMSC_TEMPERATURES, Disorder::Bimodal) => (2, 2, 5),
-            (AMSC_TEMPERATURES, Disorder::Ferromagnet) => (1, 1, 3),
-            (AMSC_REPLICAS, Disorder::Bimodal) => (1, 64, 1),
-            (AMSC_REPLICAS, Disorder::Ferromagnet) => (1, 32, 2),
-            (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
-            (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
-        };
+        let (samples, replicas, temperatures) =
+            common::full_word_systems(self.layout, self.disorder);
         let temperatures = self.temperatures.unwrap_or(temperatures);
         let systems = IsingSystems {
             lattice: Lattice::new(self.dims, self.size),

@@ -5,7 +5,8 @@
 
 mod common;
 
-use spinflip::config::{Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
+use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
+use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::Engine;
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::gpu::MultispinGpuEngine;
@@ -100,26 +101,8 @@ fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
     }
 }
 
-const AMSC_SAMPLES: Layout = Layout::Amsc {
-    lanes: Lanes::Samples,
-};
-const AMSC_TEMPERATURES: Layout = Layout::Amsc {
-    lanes: Lanes::Temperatures,
-};
-const AMSC_REPLICAS: Layout = Layout::Amsc {
-    lanes: Lanes::Replicas,
-};
-
 fn case(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Case {
-    let (samples, replicas, temperatures) = match (layout, disorder) {
-        (AMSC_SAMPLES, _) => (32, 2, 2),
-        (AMSC_TEMPERATURES, Disorder::Bimodal) => (2, 2, 5),
-        (AMSC_TEMPERATURES, Disorder::Ferromagnet) => (1, 1, 3),
-        (AMSC_REPLICAS, Disorder::Bimodal) => (1, 64, 1),
-        (AMSC_REPLICAS, Disorder::Ferromagnet) => (1, 32, 2),
-        (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
-        (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
-    };
+    let (samples, replicas, temperatures) = common::full_word_systems(layout, disorder);
     Case {
         dims,
         size,

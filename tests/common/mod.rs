@@ -1,10 +1,11 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
-use spinflip::config::{Config, PhiloxPath};
+use spinflip::config::{Config, Lanes, Layout, PhiloxPath};
 use spinflip::engine::Plan;
 use spinflip::engine::gpu::GpuContext;
 use spinflip::model::Lattice;
+use spinflip::model::couplings::Disorder;
 use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
 use spinflip::stats::Estimate;
 
@@ -100,4 +101,29 @@ pub fn first_difference(lattice: &Lattice, a: &[i32], b: &[i32]) -> Option<Strin
             b[i]
         )
     })
+}
+
+/// The multispin word layouts of the equality tests.
+pub const AMSC_SAMPLES: Layout = Layout::Amsc {
+    lanes: Lanes::Samples,
+};
+pub const AMSC_TEMPERATURES: Layout = Layout::Amsc {
+    lanes: Lanes::Temperatures,
+};
+pub const AMSC_REPLICAS: Layout = Layout::Amsc {
+    lanes: Lanes::Replicas,
+};
+
+/// (samples, replicas, temperatures) of a multispin equality case: full words of `layout`, and
+/// replica pairs for the overlaps of the spin glass.
+pub fn full_word_systems(layout: Layout, disorder: Disorder) -> (u32, u32, usize) {
+    match (layout, disorder) {
+        (AMSC_SAMPLES, _) => (32, 2, 2),
+        (AMSC_TEMPERATURES, Disorder::Bimodal) => (2, 2, 5),
+        (AMSC_TEMPERATURES, Disorder::Ferromagnet) => (1, 1, 3),
+        (AMSC_REPLICAS, Disorder::Bimodal) => (1, 64, 1),
+        (AMSC_REPLICAS, Disorder::Ferromagnet) => (1, 32, 2),
+        (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
+        (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
+    }
 }
