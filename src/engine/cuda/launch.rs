@@ -97,7 +97,7 @@ pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str)
 /// The dispatches of `plan` for `systems` systems (`params.systems`) of a seed, in batches of at
 /// most [`MAX_LAUNCHES`] launches and about `flip_budget` site updates (`flips_per_sweep` per
 /// sweep); engines synchronise after each batch.
-pub fn batches(
+fn batches(
     plan: &Plan,
     (seed, systems): (u64, u32),
     flips_per_sweep: u64,
@@ -147,4 +147,30 @@ pub fn overwrite<T: DeviceRepr>(
         .memcpy_htod(data, buffer)
         .map_err(driver_error(format!("uploading the {what}")))?;
     device.synchronize(&format!("uploading the {what}"))
+}
+
+/// A CUDA engine replaying plans: it enqueues the kernels of each dispatch, and [`Launches::run`]
+/// runs a plan in bounded batches.
+pub trait Launches {
+    fn device(&self) -> &CudaDevice;
+
+    /// Enqueue the kernels of one dispatch.
+    fn launch(&mut self, dispatch: &Dispatch) -> Result<()>;
+
+    /// The dispatches of `plan` (see [`batches`]), waiting for the device after each batch.
+    fn run(
+        &mut self,
+        plan: &Plan,
+        seeded: (u64, u32),
+        flips_per_sweep: u64,
+        flip_budget: u64,
+    ) -> Result<()> {
+        for batch in batches(plan, seeded, flips_per_sweep, flip_budget) {
+            for dispatch in &batch {
+                self.launch(dispatch)?;
+            }
+            self.device().synchronize("running the sweep kernels")?;
+        }
+        Ok(())
+    }
 }

@@ -11,7 +11,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{
-    allocate, batches, check_fits, clear, download, download_counter_pairs, launch_config,
+    Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
     overwrite, upload,
 };
 use crate::config::{Layout, Randoms};
@@ -115,7 +115,7 @@ fn constants(layout: &MultispinLayout, tables: &[u32]) -> Vec<(&'static str, u32
         layout.replica_words * layout.sample_words,
         classes_lo,
         classes_hi,
-        layout.energy_classes().len() as u32,
+        classes as u32,
         u32::from(layout.randoms == Randoms::Shared),
         u32::from(layout.systems.disorder == Disorder::Bimodal),
         tables.len() as u32,
@@ -223,6 +223,26 @@ impl MultispinCudaEngine {
         clear(&self.device, &mut self.overlaps, "overlaps")
     }
 
+    fn download_measurements(&self, slots: u32) -> Result<Measurements> {
+        let pairs = self.observation_pairs(slots);
+        let per_word = download_counter_pairs(&self.device, &self.observations, pairs)?;
+        let per_pair = match self.overlap_kernel {
+            None => Vec::new(),
+            Some(_) => {
+                let mut counts = download(&self.device, &self.overlaps, "overlaps")?;
+                counts.truncate(self.overlap_counts(slots));
+                counts
+            }
+        };
+        Ok(self.layout.measurements(&per_word, &per_pair, slots))
+    }
+}
+
+impl Launches for MultispinCudaEngine {
+    fn device(&self) -> &CudaDevice {
+        &self.device
+    }
+
     fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
         let params = *dispatch.params();
         let layout = &self.layout;
@@ -281,20 +301,6 @@ impl MultispinCudaEngine {
         }
         Ok(())
     }
-
-    fn download_measurements(&self, slots: u32) -> Result<Measurements> {
-        let pairs = self.observation_pairs(slots);
-        let per_word = download_counter_pairs(&self.device, &self.observations, pairs)?;
-        let per_pair = match self.overlap_kernel {
-            None => Vec::new(),
-            Some(_) => {
-                let mut counts = download(&self.device, &self.overlaps, "overlaps")?;
-                counts.truncate(self.overlap_counts(slots));
-                counts
-            }
-        };
-        Ok(self.layout.measurements(&per_word, &per_pair, slots))
-    }
 }
 
 impl Engine for MultispinCudaEngine {
@@ -322,12 +328,7 @@ impl Engine for MultispinCudaEngine {
         let layout = &self.layout;
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
         let seeded = (layout.systems.seed, layout.word_systems());
-        for batch in batches(plan, seeded, flips_per_sweep, FLIP_BUDGET) {
-            for dispatch in &batch {
-                self.launch(dispatch)?;
-            }
-            self.device.synchronize("running the sweep kernels")?;
-        }
+        self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
         if plan.slots == 0 {
             return Ok(Measurements::default());
         }

@@ -14,7 +14,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{
-    allocate, batches, check_fits, clear, download, download_counter_pairs, launch_config,
+    Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
     overwrite, upload,
 };
 use crate::engine::gpu::plan::Dispatch;
@@ -98,6 +98,21 @@ impl SimpleCudaEngine {
         )
     }
 
+    fn download_observations(&self, slots: u32) -> Result<Vec<Observation>> {
+        let pairs = slots as usize * self.systems.systems() as usize;
+        let counters = download_counter_pairs(&self.device, &self.observations, pairs)?;
+        Ok(counters
+            .into_iter()
+            .map(|[up, satisfied]| Observation { up, satisfied })
+            .collect())
+    }
+}
+
+impl Launches for SimpleCudaEngine {
+    fn device(&self) -> &CudaDevice {
+        &self.device
+    }
+
     fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
         let params = *dispatch.params();
         let lattice = self.systems.lattice;
@@ -134,15 +149,6 @@ impl SimpleCudaEngine {
         )))?;
         Ok(())
     }
-
-    fn download_observations(&self, slots: u32) -> Result<Vec<Observation>> {
-        let pairs = slots as usize * self.systems.systems() as usize;
-        let counters = download_counter_pairs(&self.device, &self.observations, pairs)?;
-        Ok(counters
-            .into_iter()
-            .map(|[up, satisfied]| Observation { up, satisfied })
-            .collect())
-    }
 }
 
 impl Engine for SimpleCudaEngine {
@@ -167,12 +173,7 @@ impl Engine for SimpleCudaEngine {
         self.clear_observations(plan.slots)?;
         let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
         let seeded = (self.systems.seed, self.systems.systems());
-        for batch in batches(plan, seeded, flips_per_sweep, FLIP_BUDGET) {
-            for dispatch in &batch {
-                self.launch(dispatch)?;
-            }
-            self.device.synchronize("running the sweep kernels")?;
-        }
+        self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
         if plan.slots == 0 {
             return Ok(Measurements::default());
         }
