@@ -214,7 +214,8 @@ struct MultispinCase {
     disorder: Disorder,
     field: f64,
     randoms: Randoms,
-    /// Temperatures instead of the layout's usual count.
+    /// Samples and temperatures instead of the layout's usual counts.
+    samples: Option<u32>,
     temperatures: Option<usize>,
 }
 
@@ -227,6 +228,7 @@ impl MultispinCase {
             disorder,
             field: 0.0,
             randoms: Randoms::Exact,
+            samples: None,
             temperatures: None,
         }
     }
@@ -234,6 +236,7 @@ impl MultispinCase {
     fn layout(&self) -> MultispinLayout {
         let (samples, replicas, temperatures) =
             common::full_word_systems(self.layout, self.disorder);
+        let samples = self.samples.unwrap_or(samples);
         let temperatures = self.temperatures.unwrap_or(temperatures);
         let systems = IsingSystems {
             lattice: Lattice::new(self.dims, self.size),
@@ -376,6 +379,30 @@ fn cuda_multispin_large_threshold_tables_match_cpu_bit_for_bit() {
         tables > CONSTANT_TABLE_WORDS,
         "{tables} words fit constant memory"
     );
+    compare_multispin(Reference::Cpu, &case);
+}
+
+/// Many word systems of a 3D spin glass go group by group, each group's sweeps kept in L2 (on
+/// devices with at least 48 MiB of it, such as the H100's 50), with the same bits.
+#[test]
+fn cuda_multispin_word_system_groups_match_cpu_bit_for_bit() {
+    if !cuda_present("cuda_multispin_word_system_groups") {
+        return;
+    }
+    let case = MultispinCase {
+        samples: Some(320),
+        temperatures: Some(1),
+        ..MultispinCase::new(3, 64, AMSC_SAMPLES, Disorder::Bimodal)
+    };
+    let layout = case.layout();
+    assert_eq!(layout.word_systems(), 20);
+    let device = device();
+    let large_l2 = device.l2_bytes >= 48 << 20;
+    let groups = MultispinCudaEngine::new(device, layout, 64)
+        .unwrap()
+        .sweep_groups();
+    eprintln!("{}: {groups} groups of word systems", case.name());
+    assert!(!large_l2 || groups > 2, "{groups} groups, one a stream");
     compare_multispin(Reference::Cpu, &case);
 }
 

@@ -1,7 +1,7 @@
 // Checkerboard Metropolis on multispin words: 32 lanes (AMSC) or 32 sites (SMSC) per word, exact
 // independent decisions; the twin of multispin_metropolis.wgsl. CPU twin:
-// src/engine/cpu/multispin_metropolis.rs. The threads of word system g = blockIdx.z each update
-// WORD_RUN words of one row of colour COLOUR, one after the other.
+// src/engine/cpu/multispin_metropolis.rs. The threads of word system g = first_system +
+// blockIdx.z each update WORD_RUN words of one row of colour COLOUR, one after the other.
 
 #include "dispatch.cuh"
 #include "bitslice.cuh"
@@ -53,10 +53,11 @@ __device__ __forceinline__ void update_word(const DispatchParams& params, unsign
     own[cw] = spin ^ accepted_lanes(params, thresholds, spin, count, cw, colour, g);
 }
 
-extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned* spins,
-                                                const unsigned* thresholds,
+extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned first_system,
+                                                unsigned* spins, const unsigned* thresholds,
                                                 const unsigned* couplings) {
-    const unsigned g = blockIdx.z;
+    // Launches update groups of word systems (see src/engine/cuda/streams.rs).
+    const unsigned g = first_system + blockIdx.z;
     constexpr unsigned stride = row_words() / WORD_RUN;
     const unsigned thread = thread_in_system();
     if (thread >= colour_words() / WORD_RUN) {

@@ -20,6 +20,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
 use serde::Serialize;
 
 use super::compile::{architecture_for, compile};
+use super::streams::{SystemSizes, SystemStreams};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
@@ -147,6 +148,7 @@ pub struct CudaDevice {
     pub max_threads_per_block: u32,
     /// Largest grid: x, y, z.
     pub max_grid: [u32; 3],
+    pub l2_bytes: u64,
     kernels: HashMap<KernelKey, (Arc<CudaModule>, CudaFunction)>,
 }
 
@@ -219,9 +221,15 @@ impl CudaDevice {
             .map_err(driver_error(&what))
     }
 
-    /// Wait for every launch so far; a kernel fault surfaces here, described by `what`.
+    /// Streams for independent systems of `sizes`, see [`SystemStreams`].
+    pub fn system_streams(&self, sizes: SystemSizes) -> Result<SystemStreams> {
+        SystemStreams::new(&self.ctx, sizes)
+    }
+
+    /// Wait for every launch so far, on every stream; a kernel fault surfaces here, described
+    /// by `what`.
     pub fn synchronize(&self, what: &str) -> Result<()> {
-        self.stream
+        self.ctx
             .synchronize()
             .map_err(driver_error(format!("{what} on {}", self.name)))
     }
@@ -258,6 +266,7 @@ fn open_device(index: usize) -> Result<CudaDevice> {
         attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
         attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
     ];
+    let l2_bytes = attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.into();
     let architecture = architecture_for(compute_capability)?;
     let stream = ctx.default_stream();
     Ok(CudaDevice {
@@ -268,6 +277,7 @@ fn open_device(index: usize) -> Result<CudaDevice> {
         architecture,
         max_threads_per_block,
         max_grid,
+        l2_bytes,
         kernels: HashMap::new(),
     })
 }

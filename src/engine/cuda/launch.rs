@@ -149,13 +149,13 @@ pub fn overwrite<T: DeviceRepr>(
     device.synchronize(&format!("uploading the {what}"))
 }
 
-/// A CUDA engine replaying plans: it enqueues the kernels of each dispatch, and [`Launches::run`]
-/// runs a plan in bounded batches.
+/// A CUDA engine replaying plans: it enqueues the kernels of a batch of dispatches, and
+/// [`Launches::run`] runs a plan in bounded batches.
 pub trait Launches {
     fn device(&self) -> &CudaDevice;
 
-    /// Enqueue the kernels of one dispatch.
-    fn launch(&mut self, dispatch: &Dispatch) -> Result<()>;
+    /// Enqueue the kernels of `batch`, each system's in the order of its dispatches.
+    fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()>;
 
     /// The dispatches of `plan` (see [`batches`]), waiting for the device after each batch.
     fn run(
@@ -166,9 +166,7 @@ pub trait Launches {
         flip_budget: u64,
     ) -> Result<()> {
         for batch in batches(plan, seeded, flips_per_sweep, flip_budget) {
-            for dispatch in &batch {
-                self.launch(dispatch)?;
-            }
+            self.launch_batch(&batch)?;
             self.device().synchronize("running the sweep kernels")?;
         }
         Ok(())

@@ -13,6 +13,7 @@ mod launch;
 mod multispin;
 pub mod philox_kat;
 mod simple;
+mod streams;
 
 pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
 pub use multispin::{CONSTANT_TABLE_WORDS, MultispinCudaEngine};

@@ -7,15 +7,18 @@
 //! `[slot][pair][overlap slot]` as u32 counts.
 #![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
 
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use std::ops::Range;
+
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{
     Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
     overwrite, upload,
 };
+use super::streams::{SystemSizes, SystemStreams};
 use crate::config::{Layout, Randoms};
-use crate::engine::gpu::plan::Dispatch;
+use crate::engine::gpu::plan::{Dispatch, DispatchParams};
 use crate::engine::gpu::shaders::{Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
 use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
@@ -141,6 +144,8 @@ pub struct MultispinCudaEngine {
     couplings: CudaSlice<u32>,
     /// The update of each colour.
     sweep_kernels: [CudaFunction; 2],
+    /// The streams the update of each group of word systems goes to.
+    sweep_streams: SystemStreams,
     observe_kernel: CudaFunction,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
     overlap_kernel: Option<CudaFunction>,
@@ -183,6 +188,13 @@ impl MultispinCudaEngine {
         let spins = allocate(&device, layout.words() as usize, "spin words")?;
         let thresholds = upload(&device, &tables, "thresholds")?;
         let couplings = upload(&device, &layout.coupling_words(), "couplings")?;
+        let sweep_streams = device.system_streams(SystemSizes {
+            systems: layout.word_systems(),
+            system_bytes: 4 * (spins.len() + couplings.len()) as u64
+                / u64::from(layout.word_systems()),
+            colour_words: layout.colour_words().into(),
+            l2_bytes: device.l2_bytes,
+        })?;
         let engine = MultispinCudaEngine {
             observations: allocate(&device, 1, "observations")?,
             overlaps: allocate(&device, 1, "overlaps")?,
@@ -193,11 +205,17 @@ impl MultispinCudaEngine {
             thresholds,
             couplings,
             sweep_kernels,
+            sweep_streams,
             observe_kernel,
             overlap_kernel,
         };
         engine.device.synchronize("allocating the spin words")?;
         Ok(engine)
+    }
+
+    /// Groups of word systems the sweeps go in (see [`SystemStreams`]).
+    pub fn sweep_groups(&self) -> usize {
+        self.sweep_streams.group_count()
     }
 
     fn observation_pairs(&self, slots: u32) -> usize {
@@ -223,6 +241,74 @@ impl MultispinCudaEngine {
         clear(&self.device, &mut self.overlaps, "overlaps")
     }
 
+    /// Enqueue the update of colour `params.colour` of word systems `systems` on `stream`.
+    fn launch_sweep(
+        &self,
+        stream: &CudaStream,
+        systems: Range<u32>,
+        params: &DispatchParams,
+    ) -> Result<()> {
+        let layout = &self.layout;
+        let threads = layout.colour_words() / word_run(layout);
+        let config = launch_config(
+            &self.device,
+            self.block_size,
+            threads.into(),
+            systems.len() as u32,
+        );
+        let mut launch = stream.launch_builder(&self.sweep_kernels[params.colour as usize]);
+        launch
+            .arg(params)
+            .arg(&systems.start)
+            .arg(&self.spins)
+            .arg(&self.thresholds)
+            .arg(&self.couplings);
+        // SAFETY: the arguments match multispin_metropolis's parameters in order and type
+        // (DispatchParams by value, the first word system, then `unsigned` pointers). The kernel
+        // stays in bounds: threads past the colour's words return, z counts the word systems
+        // `systems`, which the spin buffer holds, and the threshold tables (here or in the
+        // module's constant memory) and couplings are those of this layout. Concurrent launches
+        // on other streams write other word systems.
+        unsafe { launch.launch(config) }
+            .map_err(driver_error("launching kernel multispin_metropolis"))?;
+        Ok(())
+    }
+
+    /// Enqueue the measurement of every word system into slot `params.slot`.
+    fn launch_measure(&mut self, params: &DispatchParams) -> Result<()> {
+        let layout = &self.layout;
+        let grid = |threads: u32, layers: u32| {
+            launch_config(&self.device, self.block_size, threads.into(), layers)
+        };
+        let stream = &self.device.stream;
+        let config = grid(layout.lines(), layout.word_systems());
+        let mut launch = stream.launch_builder(&self.observe_kernel);
+        launch
+            .arg(params)
+            .arg(&self.spins)
+            .arg(&self.couplings)
+            .arg(&mut self.observations);
+        // SAFETY: the arguments match multispin_observables's parameters in order and
+        // type (DispatchParams, `unsigned` spins and couplings, `unsigned long long`
+        // observations). Threads past the last line only add their block's sums, and
+        // `clear_measurements` sized the observations for this plan's slots.
+        unsafe { launch.launch(config) }
+            .map_err(driver_error("launching kernel multispin_observables"))?;
+        if let Some(overlap) = &self.overlap_kernel {
+            let pairs = layout.overlap_word_pairs().len() as u32;
+            let config = grid(layout.lines(), pairs);
+            let mut launch = stream.launch_builder(overlap);
+            launch.arg(params).arg(&self.spins).arg(&mut self.overlaps);
+            // SAFETY: the arguments match multispin_overlap's parameters in order and
+            // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
+            // line return, z counts the overlap pairs of this layout, and
+            // `clear_measurements` sized the overlaps for this plan's slots and pairs.
+            unsafe { launch.launch(config) }
+                .map_err(driver_error("launching kernel multispin_overlap"))?;
+        }
+        Ok(())
+    }
+
     fn download_measurements(&self, slots: u32) -> Result<Measurements> {
         let pairs = self.observation_pairs(slots);
         let per_word = download_counter_pairs(&self.device, &self.observations, pairs)?;
@@ -243,60 +329,26 @@ impl Launches for MultispinCudaEngine {
         &self.device
     }
 
-    fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
-        let params = *dispatch.params();
-        let layout = &self.layout;
-        let grid = |threads: u32, layers: u32| {
-            launch_config(&self.device, self.block_size, threads.into(), layers)
-        };
-        let stream = &self.device.stream;
-        match dispatch {
-            Dispatch::Sweep(_) => {
-                let config = grid(
-                    layout.colour_words() / word_run(layout),
-                    layout.word_systems(),
-                );
-                let kernel = &self.sweep_kernels[params.colour as usize];
-                let mut launch = stream.launch_builder(kernel);
-                launch
-                    .arg(&params)
-                    .arg(&mut self.spins)
-                    .arg(&self.thresholds)
-                    .arg(&self.couplings);
-                // SAFETY: the arguments match multispin_metropolis's parameters in order and
-                // type (DispatchParams by value, then `unsigned` pointers). The kernel stays in
-                // bounds: threads past the colour's words return, z counts the word systems the
-                // spin buffer holds, and the threshold tables (here or in the module's constant
-                // memory) and couplings are those of this layout.
-                unsafe { launch.launch(config) }
-                    .map_err(driver_error("launching kernel multispin_metropolis"))?;
-            }
-            Dispatch::Measure(_) => {
-                let config = grid(layout.lines(), layout.word_systems());
-                let mut launch = stream.launch_builder(&self.observe_kernel);
-                launch
-                    .arg(&params)
-                    .arg(&self.spins)
-                    .arg(&self.couplings)
-                    .arg(&mut self.observations);
-                // SAFETY: the arguments match multispin_observables's parameters in order and
-                // type (DispatchParams, `unsigned` spins and couplings, `unsigned long long`
-                // observations). Threads past the last line only add their block's sums, and
-                // `clear_measurements` sized the observations for this plan's slots.
-                unsafe { launch.launch(config) }
-                    .map_err(driver_error("launching kernel multispin_observables"))?;
-                if let Some(overlap) = &self.overlap_kernel {
-                    let pairs = layout.overlap_word_pairs().len() as u32;
-                    let config = grid(layout.lines(), pairs);
-                    let mut launch = stream.launch_builder(overlap);
-                    launch.arg(&params).arg(&self.spins).arg(&mut self.overlaps);
-                    // SAFETY: the arguments match multispin_overlap's parameters in order and
-                    // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
-                    // line return, z counts the overlap pairs of this layout, and
-                    // `clear_measurements` sized the overlaps for this plan's slots and pairs.
-                    unsafe { launch.launch(config) }
-                        .map_err(driver_error("launching kernel multispin_overlap"))?;
+    /// The sweeps between two measurements go group by group of word systems (see
+    /// [`SystemStreams`]), each group's in order; measurements cover every word system.
+    fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()> {
+        for segment in batch.split_inclusive(|d| matches!(d, Dispatch::Measure(_))) {
+            let sweeps: Vec<&DispatchParams> = segment
+                .iter()
+                .filter_map(|d| match d {
+                    Dispatch::Sweep(params) => Some(params),
+                    Dispatch::Measure(_) => None,
+                })
+                .collect();
+            for round in self.sweep_streams.rounds() {
+                for params in &sweeps {
+                    for (stream, systems) in &round {
+                        self.launch_sweep(stream, systems.clone(), params)?;
+                    }
                 }
+            }
+            if let Some(Dispatch::Measure(params)) = segment.last() {
+                self.launch_measure(params)?;
             }
         }
         Ok(())

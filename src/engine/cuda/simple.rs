@@ -106,13 +106,8 @@ impl SimpleCudaEngine {
             .map(|[up, satisfied]| Observation { up, satisfied })
             .collect())
     }
-}
 
-impl Launches for SimpleCudaEngine {
-    fn device(&self) -> &CudaDevice {
-        &self.device
-    }
-
+    /// Enqueue the kernel of one dispatch.
     fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
         let params = *dispatch.params();
         let lattice = self.systems.lattice;
@@ -148,6 +143,16 @@ impl Launches for SimpleCudaEngine {
             kernel.module()
         )))?;
         Ok(())
+    }
+}
+
+impl Launches for SimpleCudaEngine {
+    fn device(&self) -> &CudaDevice {
+        &self.device
+    }
+
+    fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()> {
+        batch.iter().try_for_each(|dispatch| self.launch(dispatch))
     }
 }
 
