@@ -136,8 +136,9 @@ fn summarize(
     })
 }
 
-/// An open CUDA device: its context, the stream every launch goes to, its limits, and the
-/// kernels compiled for it.
+/// An open CUDA device: its context, its default stream (copies, measurements and every launch
+/// but the multispin update's, see `engine/cuda/streams.rs`), its limits, and the kernels
+/// compiled for it.
 pub struct CudaDevice {
     ctx: Arc<CudaContext>,
     pub(super) stream: Arc<CudaStream>,
@@ -221,7 +222,7 @@ impl CudaDevice {
             .map_err(driver_error(&what))
     }
 
-    /// Streams for independent systems of `sizes`, see [`SystemStreams`].
+    /// Streams for independent systems of `sizes`, see `engine/cuda/streams.rs`.
     pub fn system_streams(&self, sizes: SystemSizes) -> Result<SystemStreams> {
         SystemStreams::new(&self.ctx, sizes)
     }

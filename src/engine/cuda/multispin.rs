@@ -213,7 +213,7 @@ impl MultispinCudaEngine {
         Ok(engine)
     }
 
-    /// Groups of word systems the sweeps go in (see [`SystemStreams`]).
+    /// Groups of word systems the sweeps go in (see `engine/cuda/streams.rs`).
     pub fn sweep_groups(&self) -> usize {
         self.sweep_streams.group_count()
     }
