@@ -170,7 +170,8 @@ pub enum Randoms {
     Shared,
 }
 
-/// The temperatures simulated, either as inverse temperatures or as temperatures (k_B = J = 1).
+/// The temperatures simulated (k_B = J = 1): a list of inverse temperatures or temperatures, or
+/// a generated ladder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum Temperatures {
@@ -178,14 +179,55 @@ pub enum Temperatures {
     Betas(Vec<f64>),
     /// Temperatures T = 1 / beta.
     Temperatures(Vec<f64>),
+    /// `count` temperatures from `min` to `max`, geometric in T (equal ratios), ascending in T.
+    GeometricT { min: f64, max: f64, count: u32 },
+    /// `count` inverse temperatures from `min` to `max`, equally spaced in beta, ascending.
+    LinearBeta { min: f64, max: f64, count: u32 },
 }
 
 impl Temperatures {
-    /// The inverse temperatures, in the order given.
+    /// The inverse temperatures, in the order given (generated ladders from `min` to `max`).
     pub fn betas(&self) -> Vec<f64> {
         match self {
             Temperatures::Betas(betas) => betas.clone(),
             Temperatures::Temperatures(ts) => ts.iter().map(|t| 1.0 / t).collect(),
+            Temperatures::GeometricT { min, max, count } => ladder(*count)
+                .map(|f| 1.0 / (min * (max / min).powf(f)))
+                .collect(),
+            Temperatures::LinearBeta { min, max, count } => {
+                ladder(*count).map(|f| min + (max - min) * f).collect()
+            }
+        }
+    }
+}
+
+/// `count` fractions from 0 to 1 inclusive (just 0 for one).
+fn ladder(count: u32) -> impl Iterator<Item = f64> {
+    let steps = f64::from(count.saturating_sub(1).max(1));
+    (0..count).map(move |i| f64::from(i) / steps)
+}
+
+/// The Monte Carlo algorithm around the Metropolis sweeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Algorithm {
+    /// Metropolis sweeps at fixed temperatures.
+    #[default]
+    Metropolis,
+    /// Parallel tempering: after every `every` sweeps a swap round between neighbour
+    /// temperatures of each chain (replica) of each sample, even and odd pairs alternately.
+    Tempering { every: u64 },
+}
+
+impl Algorithm {
+    fn is_metropolis(&self) -> bool {
+        *self == Algorithm::Metropolis
+    }
+
+    /// Sweeps between swap rounds, `None` without tempering.
+    pub fn swap_every(&self) -> Option<u64> {
+        match *self {
+            Algorithm::Tempering { every } => Some(every),
+            Algorithm::Metropolis => None,
         }
     }
 }
@@ -248,6 +290,9 @@ pub struct Config {
     #[serde(default)]
     pub engine: EngineKind,
     pub sweeps: Sweeps,
+    /// Metropolis alone (the default) or parallel tempering.
+    #[serde(default, skip_serializing_if = "Algorithm::is_metropolis")]
+    pub algorithm: Algorithm,
     pub seed: u64,
     pub backend: Backend,
     /// Adapter choice: an index, a substring of the adapter name, or a backend name.
@@ -321,6 +366,7 @@ impl Config {
         validate_systems(self)?;
         validate_engine(self)?;
         validate_sweeps(&self.sweeps)?;
+        validate_algorithm(self)?;
         validate_workgroup_size(self.workgroup_size)
     }
 }
@@ -412,8 +458,16 @@ impl SiteLimit {
 
 fn validate_temperatures(temperatures: &Temperatures) -> Result<(), ConfigError> {
     let (name, values) = match temperatures {
-        Temperatures::Betas(v) => ("beta", v),
-        Temperatures::Temperatures(v) => ("temperature", v),
+        Temperatures::Betas(v) => ("beta", v.clone()),
+        Temperatures::Temperatures(v) => ("temperature", v.clone()),
+        Temperatures::GeometricT { min, max, count } => {
+            validate_ladder("GeometricT", *min, *max, *count)?;
+            ("temperature", vec![*min, *max])
+        }
+        Temperatures::LinearBeta { min, max, count } => {
+            validate_ladder("LinearBeta", *min, *max, *count)?;
+            ("beta", vec![*min, *max])
+        }
     };
     if values.is_empty() {
         return invalid("temperatures: at least one is needed".into());
@@ -426,6 +480,19 @@ fn validate_temperatures(temperatures: &Temperatures) -> Result<(), ConfigError>
         )),
         None => Ok(()),
     }
+}
+
+/// A generated ladder needs at least one rung and, with more than one, two distinct ends.
+fn validate_ladder(kind: &str, min: f64, max: f64, count: u32) -> Result<(), ConfigError> {
+    if count == 0 {
+        return invalid(format!("temperatures: {kind} needs count >= 1, got 0"));
+    }
+    if count > 1 && min.partial_cmp(&max) != Some(std::cmp::Ordering::Less) {
+        return invalid(format!(
+            "temperatures: {kind} needs min < max, got min {min}, max {max}"
+        ));
+    }
+    Ok(())
 }
 
 /// Replicas, samples, and the system count (temperatures x samples x replicas) that system
@@ -539,6 +606,43 @@ fn validate_sweeps(sweeps: &Sweeps) -> Result<(), ConfigError> {
              the range of the random-number counter; split the run into several seeds",
             u32::MAX
         )),
+    }
+}
+
+/// Parallel tempering needs a ladder (at least two temperatures, strictly monotonic in beta, so
+/// that every pair has a gap) and a swap interval.
+fn validate_algorithm(config: &Config) -> Result<(), ConfigError> {
+    let Some(every) = config.algorithm.swap_every() else {
+        return Ok(());
+    };
+    if every == 0 {
+        return invalid(
+            "algorithm: Tempering needs every >= 1 (sweeps between swap rounds), got 0".into(),
+        );
+    }
+    let betas = config.temperatures.betas();
+    if betas.len() < 2 {
+        return invalid(format!(
+            "algorithm: Tempering swaps between neighbour temperatures: at least 2 are needed, \
+             got {}",
+            betas.len()
+        ));
+    }
+    // Every neighbour pair in the order of the first (NaN-free: validated before).
+    let order = betas[1].partial_cmp(&betas[0]);
+    match betas
+        .windows(2)
+        .position(|w| order == Some(std::cmp::Ordering::Equal) || w[1].partial_cmp(&w[0]) != order)
+    {
+        Some(i) => invalid(format!(
+            "algorithm: Tempering needs a strictly monotonic ladder (each neighbour pair swaps): \
+             beta #{} = {} and #{} = {} break the order of the first two",
+            i + 1,
+            betas[i],
+            i + 2,
+            betas[i + 1]
+        )),
+        None => Ok(()),
     }
 }
 

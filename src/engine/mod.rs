@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod gpu;
 pub mod multispin;
+pub mod tempering;
 
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
@@ -32,6 +33,9 @@ pub enum Step {
     Sweep { sweep: u32 },
     /// Measure every system into observation slot `slot` of this plan.
     Measure { slot: u32 },
+    /// A parallel-tempering swap round after sweep `sweep` on the neighbour pairs `(k, k + 1)`
+    /// with `k mod 2 = parity` (see [`tempering`]).
+    Swap { sweep: u32, parity: u32 },
 }
 
 /// A sequence of steps with the number of observation slots it fills.
@@ -51,6 +55,11 @@ impl Plan {
     pub fn measure(&mut self) {
         self.steps.push(Step::Measure { slot: self.slots });
         self.slots += 1;
+    }
+
+    /// Append a swap round.
+    pub fn swap(&mut self, sweep: u32, parity: u32) {
+        self.steps.push(Step::Swap { sweep, parity });
     }
 
     /// Number of sweeps in the plan.
@@ -78,6 +87,9 @@ pub struct Measurements {
     /// `[slot][overlap][x]`: sites with `x`-coordinate `x` where the two replicas of an
     /// overlap pair (see [`IsingSystems::overlaps`]) differ. Empty without overlap pairs.
     pub overlap_planes: Vec<u32>,
+    /// `[slot][r][k]` with parallel tempering: the walker at temperature `k` of the chain set of
+    /// replica `r` of sample 0 at each measurement (the temperature history). Empty otherwise.
+    pub labels: Vec<u32>,
 }
 
 /// What an engine runs on, for the summary and logs.
@@ -102,4 +114,26 @@ pub trait Engine {
     /// Execute a plan; returns `plan.slots * systems` observations (and the overlaps of the
     /// overlap pairs), slot-major.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements>;
+    /// Start parallel tempering from `state` (laid out as [`tempering`] says): plans may then
+    /// hold [`Step::Swap`].
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()>;
+    /// The tempering state (empty without tempering).
+    fn tempering(&mut self) -> Result<Vec<u32>>;
+}
+
+/// Refuse a tempering state that does not fit the configured chains.
+pub fn check_tempering_state(systems: &IsingSystems, state: &[u32]) -> Result<()> {
+    let expected = tempering::Chains::of(systems).state_words();
+    if state.len() != expected {
+        return Err(Error::State(format!(
+            "expected a tempering state of {expected} words for the configured chains, got {}",
+            state.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The error of a swap step on an engine that was not given a tempering state.
+pub fn no_tempering() -> Error {
+    Error::State("a swap step without parallel tempering (set_tempering was not called)".into())
 }

@@ -460,12 +460,13 @@ impl MultispinLayout {
                 .map(|[up, satisfied]| Observation { up, satisfied })
                 .collect(),
             overlap_planes: self.overlaps_of_words(per_pair, slots),
+            labels: Vec::new(),
         }
     }
 
     /// Reorder per-word observations `[slot][g][lane]` (up, satisfied) into per-system ones
     /// `[slot][system]`; SMSC sums the 32 site lanes of its one system.
-    fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
+    pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
         let systems = self.systems.systems() as usize;
         let mut out = vec![[0u64; 2]; slots as usize * systems];
         let words = self.word_systems() as usize;

@@ -1,6 +1,6 @@
 //! The binary checkpoint of a run: enough to continue it bit-identically after a crash.
 //!
-//! Layout (version 2), all numbers little-endian:
+//! Layout (version 3), all numbers little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
@@ -13,21 +13,30 @@
 //! | 44     | 8    | number of magnetisations M (u64)               |
 //! | 52     | 8    | number of overlaps Q (u64)                     |
 //! | 60     | 8    | number of overlap Fourier moduli K (u64)       |
-//! | 68     | S    | spins, one i8 each (+1 or -1)                  |
+//! | 68     | 8    | words of tempering state P (u64)               |
+//! | 76     | 8    | words of temperature history H (u64)           |
+//! | 84     | S    | spins, one i8 each (+1 or -1)                  |
 //! |        | 8 B  | bond sums (i64)                                |
 //! |        | 8 M  | magnetisations (i64)                           |
 //! |        | 8 Q  | overlap differences (i64)                      |
 //! |        | 8 K  | overlap Fourier moduli (f64)                   |
+//! |        | 4 P  | tempering state (u32, [`crate::engine::tempering`]) |
+//! |        | 4 H  | temperature history (u32, `[measurement][r][k]`) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
+//!
+//! Version 2 (before parallel tempering) lacks P and H and their counts; it is still read.
 
 use std::path::{Path, PathBuf};
 
 use super::atomic::write_atomic;
 
 const MAGIC: &[u8; 8] = b"SPINFLIP";
-const VERSION: u32 = 2;
-/// Bytes before the spins.
-const HEADER_LEN: usize = 68;
+const VERSION: u32 = 3;
+/// The version before parallel tempering, still read.
+const VERSION_2: u32 = 2;
+/// Bytes before the spins (version 3, and version 2).
+const HEADER_LEN: usize = 84;
+const HEADER_LEN_2: usize = 68;
 const CRC_LEN: usize = 4;
 
 /// Why a checkpoint cannot be used.
@@ -81,6 +90,10 @@ pub struct Checkpoint {
     pub overlaps: Vec<i64>,
     /// Per measurement, per overlap pair, `|q(k_min)|^2`.
     pub overlaps_kmin: Vec<f64>,
+    /// The engine's parallel-tempering state (empty without tempering).
+    pub tempering: Vec<u32>,
+    /// Per measurement, the walker at each temperature of each chain of sample 0.
+    pub temperature_history: Vec<u32>,
 }
 
 impl Checkpoint {
@@ -92,6 +105,7 @@ impl Checkpoint {
                 + self.magnetisations.len()
                 + self.overlaps.len()
                 + self.overlaps_kmin.len())
+            + 4 * (self.tempering.len() + self.temperature_history.len())
             + CRC_LEN;
         let mut out = Vec::with_capacity(len);
         out.extend_from_slice(MAGIC);
@@ -104,6 +118,8 @@ impl Checkpoint {
             self.magnetisations.len() as u64,
             self.overlaps.len() as u64,
             self.overlaps_kmin.len() as u64,
+            self.tempering.len() as u64,
+            self.temperature_history.len() as u64,
         ] {
             out.extend_from_slice(&word.to_le_bytes());
         }
@@ -119,6 +135,9 @@ impl Checkpoint {
         for value in &self.overlaps_kmin {
             out.extend_from_slice(&value.to_le_bytes());
         }
+        for value in self.tempering.iter().chain(&self.temperature_history) {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
         let crc = crc32fast::hash(&out);
         out.extend_from_slice(&crc.to_le_bytes());
         out
@@ -132,21 +151,32 @@ impl Checkpoint {
             pos: MAGIC.len(),
         };
         let found = reader.u32()?;
-        if found != VERSION {
-            return Err(CheckpointError::UnsupportedVersion {
-                found,
-                supported: VERSION,
-            });
-        }
+        let (header_len, count_words) = match found {
+            VERSION => (HEADER_LEN, 7),
+            VERSION_2 => (HEADER_LEN_2, 5),
+            _ => {
+                return Err(CheckpointError::UnsupportedVersion {
+                    found,
+                    supported: VERSION,
+                });
+            }
+        };
         let config_fingerprint = reader.u64()?;
         let sweeps_done = reader.u64()?;
-        let mut counts = [0u64; 5];
-        for count in &mut counts {
+        let mut counts = [0u64; 7];
+        for count in &mut counts[..count_words] {
             *count = reader.u64()?;
         }
-        verify_size_and_checksum(bytes, file_len(counts))?;
-        let [spins, bond_sums, magnetisations, overlaps, overlaps_kmin] =
-            counts.map(|c| c as usize);
+        verify_size_and_checksum(bytes, file_len(header_len, counts))?;
+        let [
+            spins,
+            bond_sums,
+            magnetisations,
+            overlaps,
+            overlaps_kmin,
+            tempering,
+            temperature_history,
+        ] = counts.map(|c| c as usize);
         let spins = decode_spins(reader.take(spins)?)?;
         Ok(Checkpoint {
             config_fingerprint,
@@ -160,6 +190,8 @@ impl Checkpoint {
                 .into_iter()
                 .map(|bits| f64::from_bits(bits as u64))
                 .collect(),
+            tempering: reader.u32s(tempering)?,
+            temperature_history: reader.u32s(temperature_history)?,
         })
     }
 
@@ -230,15 +262,14 @@ fn check_magic(bytes: &[u8]) -> Result<(), CheckpointError> {
     Ok(())
 }
 
-/// Total file size the header's counts describe (saturating: absurd counts fail the size check).
-fn file_len([spins, values @ ..]: [u64; 5]) -> u64 {
-    let values = values
-        .iter()
-        .fold(0u64, |sum, &count| sum.saturating_add(count))
-        .saturating_mul(8);
-    ((HEADER_LEN + CRC_LEN) as u64)
+/// Total file size the header's counts describe (saturating: absurd counts fail the size check):
+/// one byte per spin, eight per series value, four per tempering word.
+fn file_len(header_len: usize, [spins, series @ .., tempering, history]: [u64; 7]) -> u64 {
+    let sum = |counts: &[u64]| counts.iter().fold(0u64, |sum, &c| sum.saturating_add(c));
+    ((header_len + CRC_LEN) as u64)
         .saturating_add(spins)
-        .saturating_add(values)
+        .saturating_add(sum(&series).saturating_mul(8))
+        .saturating_add(sum(&[tempering, history]).saturating_mul(4))
 }
 
 /// A torn write shows as a short file with a bad checksum; a bit flip as a bad checksum.
@@ -299,6 +330,14 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(self.array()?))
     }
 
+    fn u32s(&mut self, count: usize) -> Result<Vec<u32>, CheckpointError> {
+        let bytes = self.take(count.saturating_mul(4))?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("chunks_exact yields 4 bytes")))
+            .collect())
+    }
+
     fn i64s(&mut self, count: usize) -> Result<Vec<i64>, CheckpointError> {
         let bytes = self.take(count.saturating_mul(8))?;
         Ok(bytes
@@ -321,6 +360,8 @@ mod tests {
             magnetisations: vec![-16, 0, 16, 2],
             overlaps: vec![3, 0, 7],
             overlaps_kmin: vec![0.25, 1e-300, -0.0],
+            tempering: vec![1, 0, 2, 0, 1, 0, 7, 9],
+            temperature_history: vec![0, 1, 1, 0],
         }
     }
 
@@ -348,14 +389,21 @@ mod tests {
         let checkpoint = sample();
         let bytes = checkpoint.encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], [2, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [3, 0, 0, 0]);
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         assert_eq!(bytes[28..36], 32u64.to_le_bytes());
         assert_eq!(bytes[52..60], 3u64.to_le_bytes(), "overlap count");
-        assert_eq!(bytes[68..71], [1, 0xff, 0xff], "spins +1, -1, -1 as bytes");
-        assert_eq!(bytes.len(), 68 + 32 + 8 * (8 + 3 + 3) + 4);
-        let first_kmin = 68 + 32 + 8 * (8 + 3);
+        assert_eq!(bytes[68..76], 8u64.to_le_bytes(), "tempering words");
+        assert_eq!(bytes[76..84], 4u64.to_le_bytes(), "history words");
+        assert_eq!(bytes[84..87], [1, 0xff, 0xff], "spins +1, -1, -1 as bytes");
+        assert_eq!(bytes.len(), 84 + 32 + 8 * (8 + 3 + 3) + 4 * (8 + 4) + 4);
+        let first_kmin = 84 + 32 + 8 * (8 + 3);
         assert_eq!(bytes[first_kmin..first_kmin + 8], 0.25f64.to_le_bytes());
+        let first_tempering = first_kmin + 8 * 3;
+        assert_eq!(
+            bytes[first_tempering + 8..first_tempering + 12],
+            2u32.to_le_bytes()
+        );
         let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
         assert_eq!(bytes[bytes.len() - 4..], crc.to_le_bytes());
     }
@@ -374,6 +422,23 @@ mod tests {
             Checkpoint::load(&path, checkpoint.config_fingerprint).unwrap(),
             checkpoint
         );
+    }
+
+    /// A checkpoint written before parallel tempering (version 2: no tempering counts or words).
+    #[test]
+    fn version_2_checkpoints_are_still_read() {
+        let checkpoint = Checkpoint {
+            tempering: vec![],
+            temperature_history: vec![],
+            ..sample()
+        };
+        let v3 = checkpoint.encode();
+        let mut v2 = v3[..HEADER_LEN_2].to_vec();
+        v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+        v2.extend_from_slice(&v3[HEADER_LEN..v3.len() - CRC_LEN]);
+        let crc = crc32fast::hash(&v2);
+        v2.extend_from_slice(&crc.to_le_bytes());
+        assert_eq!(Checkpoint::decode(&v2).unwrap(), checkpoint);
     }
 
     #[test]

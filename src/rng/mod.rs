@@ -25,6 +25,8 @@ pub enum Purpose {
     MetropolisShared = 4,
     /// Edwards-Anderson couplings of one disorder sample.
     Couplings = 5,
+    /// Parallel-tempering swap decisions.
+    Swap = 6,
 }
 
 /// The 128-bit Philox counter of one block of four random words.

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Schedule, initial_spins, ising_systems, open_engine};
 use crate::config::{Config, Randoms};
+use crate::engine::tempering::Chains;
 use crate::engine::{EngineInfo, Measurements};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
@@ -20,8 +21,8 @@ use crate::io::output::{
 use crate::model::couplings::{Disorder, coupling_values};
 use crate::model::ising::IsingSystems;
 use crate::stats::{
-    IsingEstimates, SampleSeries, SpinGlassEstimates, ising_estimates, overlap,
-    overlap_from_planes, spin_glass_estimates,
+    IsingEstimates, LOW_ACCEPTANCE, SampleSeries, SpinGlassEstimates, TemperingDiagnostics,
+    ising_estimates, overlap, overlap_from_planes, spin_glass_estimates, tempering_diagnostics,
 };
 
 /// Most measurement slots one plan fills (bounds the observation buffer).
@@ -34,6 +35,7 @@ const CONFIG: &str = "config.ron";
 const SUMMARY: &str = "summary.json";
 const FINAL_STATE: &str = "final_state.npy";
 const COUPLINGS: &str = "couplings.npy";
+const TEMPERATURE_HISTORY: &str = "temperature_history.csv";
 /// Host memory for one chunk's measurements, which bounds the slots per plan.
 const CHUNK_MEASUREMENT_BYTES: u64 = 64 << 20;
 
@@ -109,6 +111,9 @@ pub struct Summary {
     /// The Edwards-Anderson model: per temperature, averages over disorder samples.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub spin_glass: Vec<SpinGlassEstimates>,
+    /// Parallel tempering: swap acceptance per pair and round trips.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tempering: Option<TemperingDiagnostics>,
 }
 
 /// The state a run carries between chunks; it is exactly what a checkpoint holds.
@@ -121,6 +126,10 @@ struct RunState {
     /// `[measurement][overlap]`: sites where the pair differs, and `|q(k_min)|^2`.
     overlaps: Vec<i64>,
     overlaps_kmin: Vec<f64>,
+    /// The engine's tempering state at the last checkpoint (empty without tempering).
+    tempering: Vec<u32>,
+    /// `[measurement][r][k]`: the walker at temperature `k` of chain `r` of sample 0.
+    temperature_history: Vec<u32>,
 }
 
 /// Run `config`, writing everything into `options.out`.
@@ -130,7 +139,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let config_text = config.to_ron_string();
     let config_fingerprint = fingerprint(&config_text);
     let systems = ising_systems(config);
-    let schedule = Schedule::from(&config.sweeps);
+    let schedule = Schedule::from(config);
     let checkpoint_path = options.out.join(CHECKPOINT);
     if !options.resume && !options.overwrite && checkpoint_path.exists() {
         return Err(Error::Usage(format!(
@@ -146,6 +155,12 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     };
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     engine.set_spins(&spins)?;
+    if schedule.swap_every.is_some() {
+        if state.tempering.is_empty() {
+            state.tempering = Chains::of(&systems).initial_state();
+        }
+        engine.set_tempering(&state.tempering)?;
+    }
     let info = engine.info();
     log::info!("running on {} ({})", info.adapter, info.backend);
     let progress = Progress::new(options.progress, schedule.total(), state.sweeps_done);
@@ -163,6 +178,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         state.sweeps_done = to;
         progress.update(to);
         if crosses_checkpoint(from, to, config.checkpoint_every) && to < schedule.total() {
+            state.tempering = engine.tempering()?;
             save_checkpoint(
                 &checkpoint_path,
                 config_fingerprint,
@@ -177,6 +193,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     }
     progress.finish();
     // One download of the final lattices serves the last checkpoint and the final state.
+    state.tempering = engine.tempering()?;
     let checkpoint = save_checkpoint(
         &checkpoint_path,
         config_fingerprint,
@@ -186,7 +203,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let series = RunSeries::new(&systems, &state);
     let flips =
         (schedule.total() - first_sweep) * systems.lattice.sites() * u64::from(systems.systems());
-    let summary = summarize(
+    let mut summary = summarize(
         config,
         &systems,
         &schedule,
@@ -195,6 +212,23 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         flips,
         engine_time,
     );
+    if let Some(every) = schedule.swap_every {
+        let chains = Chains::of(&systems);
+        let diagnostics = tempering_diagnostics(
+            &chains,
+            &state.tempering,
+            &systems.betas,
+            every,
+            schedule.total(),
+        );
+        warn_about_tempering(&diagnostics);
+        write_file(
+            &options.out,
+            TEMPERATURE_HISTORY,
+            temperature_history_csv(&systems, &schedule, &state.temperature_history).as_bytes(),
+        )?;
+        summary.tempering = Some(diagnostics);
+    }
     write_outputs(
         &options.out,
         &systems,
@@ -243,12 +277,22 @@ fn resume_state(
     let measurements = schedule.measurements_before(checkpoint.sweeps_done) as usize;
     let expected_spins = systems.spin_count();
     let overlaps = measurements * systems.overlaps() as usize;
+    let chains = Chains::of(systems);
+    let (tempering, history) = match schedule.swap_every {
+        Some(_) => (
+            chains.state_words(),
+            measurements * (systems.replicas * chains.temperatures) as usize,
+        ),
+        None => (0, 0),
+    };
     if checkpoint.sweeps_done > schedule.total()
         || checkpoint.spins.len() != expected_spins
         || checkpoint.bond_sums.len() != measurements * per_measurement
         || checkpoint.magnetisations.len() != measurements * per_measurement
         || checkpoint.overlaps.len() != overlaps
         || checkpoint.overlaps_kmin.len() != overlaps
+        || checkpoint.tempering.len() != tempering
+        || checkpoint.temperature_history.len() != history
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements)",
@@ -264,6 +308,8 @@ fn resume_state(
         magnetisations: checkpoint.magnetisations,
         overlaps: checkpoint.overlaps,
         overlaps_kmin: checkpoint.overlaps_kmin,
+        tempering: checkpoint.tempering,
+        temperature_history: checkpoint.temperature_history,
     };
     Ok((state, checkpoint.spins))
 }
@@ -283,6 +329,8 @@ fn save_checkpoint(
         magnetisations: state.magnetisations.clone(),
         overlaps: state.overlaps.clone(),
         overlaps_kmin: state.overlaps_kmin.clone(),
+        tempering: state.tempering.clone(),
+        temperature_history: state.temperature_history.clone(),
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)
@@ -304,6 +352,9 @@ fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunSt
         state.overlaps.push(differing);
         state.overlaps_kmin.push(kmin);
     }
+    state
+        .temperature_history
+        .extend_from_slice(&measurements.labels);
 }
 
 /// Every series of a run, `[temperature][sample]`, from the slot-major record.
@@ -436,7 +487,50 @@ fn summarize(
         ps_per_flip,
         runs,
         spin_glass,
+        tempering: None,
     }
+}
+
+/// Log what makes a tempering run untrustworthy: pairs that hardly swap, chains that never
+/// crossed the ladder.
+fn warn_about_tempering(d: &TemperingDiagnostics) {
+    for (k, &a) in d.acceptance.iter().enumerate() {
+        if a < LOW_ACCEPTANCE {
+            log::warn!(
+                "tempering: swaps between beta {} and {} were accepted {:.1}% of the time; \
+                 add temperatures between them",
+                d.betas[k],
+                d.betas[k + 1],
+                100.0 * a
+            );
+        }
+    }
+    if d.chain_sets_without_round_trip > 0 {
+        log::warn!(
+            "tempering: {} chain sets had no walker cross the ladder and back (round trip); \
+             their low-temperature results may not be in equilibrium: run longer",
+            d.chain_sets_without_round_trip
+        );
+    }
+}
+
+/// `temperature_history.csv`: at each measurement, the temperature of every walker of every
+/// chain of sample 0.
+fn temperature_history_csv(systems: &IsingSystems, schedule: &Schedule, history: &[u32]) -> String {
+    use std::fmt::Write as _;
+    let temperatures = systems.betas.len();
+    let mut csv = String::from("measurement,sweep,chain,walker,temperature_index,beta\n");
+    let per_measurement = systems.replicas as usize * temperatures;
+    for (m, labels) in history.chunks(per_measurement.max(1)).enumerate() {
+        let sweep = schedule.sweep_of_measurement(m as u64) + 1;
+        for (r, walkers) in labels.chunks(temperatures).enumerate() {
+            for (k, walker) in walkers.iter().enumerate() {
+                let beta = systems.betas[k];
+                let _ = writeln!(csv, "{m},{sweep},{r},{walker},{k},{beta}");
+            }
+        }
+    }
+    csv
 }
 
 fn write_outputs(
@@ -592,6 +686,25 @@ pub fn summary_table(summary: &Summary) -> String {
         summary.engine,
         summary.flips_per_ns,
     );
+    if let Some(t) = &summary.tempering {
+        let (low, high) = t
+            .acceptance
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), &a| (l.min(a), h.max(a)));
+        let _ = writeln!(
+            table,
+            "tempering: a swap round every {} sweeps, {} rounds; swap acceptance {:.3}..{:.3} \
+             over {} pairs; {} round trips{}",
+            t.every,
+            t.rounds,
+            low,
+            high,
+            t.acceptance.len(),
+            t.round_trips,
+            t.sweeps_per_round_trip
+                .map_or(String::new(), |s| format!(" ({s:.0} sweeps each)"))
+        );
+    }
     let pm = |e: &crate::stats::Estimate| format!("{:.7} ± {:.7}", e.mean, e.err);
     if !summary.spin_glass.is_empty() {
         let _ = writeln!(
@@ -657,6 +770,7 @@ mod tests {
                 satisfied: 1 << 33,
             }],
             overlap_planes: Vec::new(),
+            labels: Vec::new(),
         };
         let mut state = RunState::default();
         record(&systems, &measurements, &mut state);

@@ -1,15 +1,18 @@
-//! When to sweep and when to measure: the only place that knows the run's phases.
+//! When to sweep, swap and measure: the only place that knows the run's phases.
 
-use crate::config::Sweeps;
+use crate::config::{Config, Sweeps};
 use crate::engine::Plan;
 
 /// The sweep schedule of a run: `thermalize` sweeps, then `measure` sweeps with a measurement
-/// after every `every`-th of them.
+/// after every `every`-th of them; with parallel tempering a swap round after every
+/// `swap_every`-th sweep of both phases (before a measurement that follows the same sweep),
+/// even pairs in the first round, odd in the second, and so on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
     pub thermalize: u64,
     pub measure: u64,
     pub every: u64,
+    pub swap_every: Option<u64>,
 }
 
 impl From<&Sweeps> for Schedule {
@@ -18,6 +21,16 @@ impl From<&Sweeps> for Schedule {
             thermalize: s.thermalize,
             measure: s.measure,
             every: s.every,
+            swap_every: None,
+        }
+    }
+}
+
+impl From<&Config> for Schedule {
+    fn from(config: &Config) -> Self {
+        Schedule {
+            swap_every: config.algorithm.swap_every(),
+            ..Schedule::from(&config.sweeps)
         }
     }
 }
@@ -43,11 +56,20 @@ impl Schedule {
         sweep.saturating_sub(self.thermalize) / self.every
     }
 
+    /// Swap rounds completed after `sweeps` sweeps.
+    pub fn swap_rounds(&self, sweeps: u64) -> u64 {
+        self.swap_every.map_or(0, |every| sweeps / every)
+    }
+
     /// The plan of sweeps `from .. to`.
     pub fn plan(&self, from: u64, to: u64) -> Plan {
         let mut plan = Plan::default();
         for sweep in from..to {
             plan.sweep(sweep as u32);
+            let rounds = self.swap_rounds(sweep + 1);
+            if rounds > self.swap_rounds(sweep) {
+                plan.swap(sweep as u32, ((rounds - 1) % 2) as u32);
+            }
             if self.measures_after(sweep) {
                 plan.measure();
             }
@@ -66,6 +88,7 @@ mod tests {
             thermalize: 5,
             measure: 20,
             every: 3,
+            swap_every: None,
         };
         let whole = s.plan(0, s.total());
         assert_eq!(whole.slots, 6);
@@ -74,5 +97,49 @@ mod tests {
         assert_eq!(s.measurements_before(11), u64::from(a.slots));
         assert_eq!(s.sweep_of_measurement(0), 7);
         assert!(s.measures_after(7) && !s.measures_after(8));
+    }
+
+    #[test]
+    fn swap_rounds_alternate_parity_and_precede_measurements() {
+        let s = Schedule {
+            thermalize: 2,
+            measure: 4,
+            every: 2,
+            swap_every: Some(2),
+        };
+        use crate::engine::Step::*;
+        assert_eq!(
+            s.plan(0, s.total()).steps,
+            vec![
+                Sweep { sweep: 0 },
+                Sweep { sweep: 1 },
+                Swap {
+                    sweep: 1,
+                    parity: 0
+                },
+                Sweep { sweep: 2 },
+                Sweep { sweep: 3 },
+                Swap {
+                    sweep: 3,
+                    parity: 1
+                },
+                Measure { slot: 0 },
+                Sweep { sweep: 4 },
+                Sweep { sweep: 5 },
+                Swap {
+                    sweep: 5,
+                    parity: 0
+                },
+                Measure { slot: 1 },
+            ]
+        );
+        assert_eq!(
+            s.plan(3, 6).steps[1],
+            Swap {
+                sweep: 3,
+                parity: 1
+            }
+        );
+        assert_eq!(s.swap_rounds(5), 2);
     }
 }

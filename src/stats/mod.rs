@@ -6,12 +6,14 @@ mod ising;
 mod jackknife;
 mod overlap;
 mod spin_glass;
+mod tempering;
 
 pub use autocorr::tau_int;
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, jackknife};
 pub use overlap::{overlap, overlap_from_planes};
 pub use spin_glass::{SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates};
+pub use tempering::{LOW_ACCEPTANCE, TemperingDiagnostics, attempts, tempering_diagnostics};
 
 /// A small seeded generator for the tests: splitmix64, with Box-Muller Gaussians.
 #[cfg(test)]

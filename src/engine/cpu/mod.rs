@@ -9,6 +9,8 @@ mod multispin_metropolis;
 mod multispin_observables;
 mod multispin_overlap;
 mod observables;
+mod tempering_exchange;
+mod tempering_swap;
 
 pub use bitslice::{BondCount, LaneCounter, count_equals};
 pub use metropolis_simple::sweep_colour;
@@ -16,18 +18,26 @@ pub use multispin::CpuMultispinEngine;
 pub use multispin_observables::observe_lanes;
 pub use multispin_overlap::overlap_planes;
 pub use observables::observe;
+pub use tempering_exchange::exchange;
+pub use tempering_swap::{CpuTempering, swap_uniforms};
 
 use rayon::prelude::*;
 
-use super::{Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count};
+use super::tempering::SwapLayout;
+use super::{
+    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count,
+    check_tempering_state, no_tempering,
+};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
+use crate::model::tempering::swap_tables;
 
 /// The CPU engine of the simple (one spin per word) Ising model.
 pub struct CpuEngine {
     systems: IsingSystems,
     thresholds: Vec<u32>,
     spins: Vec<i32>,
+    tempering: Option<CpuTempering>,
 }
 
 impl CpuEngine {
@@ -38,6 +48,7 @@ impl CpuEngine {
             thresholds: systems.thresholds(),
             systems,
             spins,
+            tempering: None,
         }
     }
 
@@ -58,6 +69,28 @@ impl CpuEngine {
             }
         });
         self.thresholds = thresholds;
+    }
+
+    /// Every system's `[up, satisfied]`.
+    fn counts(&self) -> Vec<[u64; 2]> {
+        let lattice = self.systems.lattice;
+        self.spins
+            .par_chunks(lattice.sites() as usize)
+            .map(|spins| {
+                let o = observe(&lattice, spins);
+                [o.up, o.satisfied]
+            })
+            .collect()
+    }
+
+    fn swap(&mut self, sweep: u32, parity: u32) -> Result<()> {
+        let counts = self.counts();
+        let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
+        let masks = tempering.round(self.systems.seed, sweep, parity, &counts);
+        let n = self.systems.lattice.sites() as usize;
+        let words = bytemuck::cast_slice_mut(&mut self.spins);
+        exchange(&tempering.swaps, parity, &masks, n, words);
+        Ok(())
     }
 }
 
@@ -83,10 +116,15 @@ impl Engine for CpuEngine {
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         let systems = self.systems.systems() as usize;
         let mut observations = vec![Observation::default(); plan.slots as usize * systems];
+        let mut labels = Vec::new();
         for step in &plan.steps {
             match *step {
                 Step::Sweep { sweep } => self.sweep(sweep),
+                Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
                 Step::Measure { slot } => {
+                    if let Some(tempering) = &self.tempering {
+                        labels.extend(tempering.history_labels());
+                    }
                     let lattice = self.systems.lattice;
                     let n = lattice.sites() as usize;
                     let row = &mut observations[slot as usize * systems..][..systems];
@@ -99,8 +137,32 @@ impl Engine for CpuEngine {
         Ok(Measurements {
             observations,
             overlap_planes: Vec::new(),
+            labels,
         })
     }
+
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        let swaps = SwapLayout::simple(&self.systems);
+        self.tempering = Some(cpu_tempering(&self.systems, swaps, state)?);
+        Ok(())
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        Ok(self
+            .tempering
+            .as_ref()
+            .map_or_else(Vec::new, |t| t.state.clone()))
+    }
+}
+
+/// The CPU engines' tempering from a state, with the swap tables of its systems.
+fn cpu_tempering(systems: &IsingSystems, swaps: SwapLayout, state: &[u32]) -> Result<CpuTempering> {
+    check_tempering_state(systems, state)?;
+    Ok(CpuTempering {
+        tables: swap_tables(systems)?,
+        state: state.to_vec(),
+        swaps,
+    })
 }
 
 /// The CPU engines' adapter name.

@@ -3,9 +3,12 @@
 use rayon::prelude::*;
 
 use super::multispin_metropolis::sweep_colour;
-use super::{cpu_description, observe_lanes, overlap_planes};
+use super::{
+    CpuTempering, cpu_description, cpu_tempering, exchange, observe_lanes, overlap_planes,
+};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count};
+use crate::engine::tempering::SwapLayout;
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
 use crate::error::Result;
 
 /// Multispin coding on the CPU's cores, one word system per task.
@@ -14,6 +17,7 @@ pub struct CpuMultispinEngine {
     tables: Vec<u32>,
     couplings: Vec<u32>,
     words: Vec<u32>,
+    tempering: Option<CpuTempering>,
 }
 
 impl CpuMultispinEngine {
@@ -23,6 +27,7 @@ impl CpuMultispinEngine {
             tables: layout.threshold_tables(),
             couplings: layout.coupling_words(),
             words: vec![0; layout.words() as usize],
+            tempering: None,
             layout,
         }
     }
@@ -61,6 +66,21 @@ impl CpuMultispinEngine {
             .collect()
     }
 
+    fn swap(&mut self, sweep: u32, parity: u32) -> Result<()> {
+        let counts = self.layout.systems_of_words(&self.observe(), 1);
+        let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
+        let masks = tempering.round(self.layout.systems.seed, sweep, parity, &counts);
+        let system_words = self.layout.system_words() as usize;
+        exchange(
+            &tempering.swaps,
+            parity,
+            &masks,
+            system_words,
+            &mut self.words,
+        );
+        Ok(())
+    }
+
     /// `[pair][overlap slot]` of every overlap word pair.
     fn overlaps(&self) -> Vec<u32> {
         let len = self.layout.system_words() as usize;
@@ -96,16 +116,36 @@ impl Engine for CpuMultispinEngine {
         let words = self.layout.word_systems() as usize;
         let mut per_word = Vec::with_capacity(plan.slots as usize * words * LANES as usize);
         let mut overlaps = Vec::new();
+        let mut labels = Vec::new();
         for step in &plan.steps {
             match *step {
                 Step::Sweep { sweep } => self.sweep(sweep),
+                Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
                 Step::Measure { .. } => {
                     per_word.extend(self.observe());
                     overlaps.extend(self.overlaps());
+                    if let Some(tempering) = &self.tempering {
+                        labels.extend(tempering.history_labels());
+                    }
                 }
             }
         }
-        Ok(self.layout.measurements(&per_word, &overlaps, plan.slots))
+        let mut measurements = self.layout.measurements(&per_word, &overlaps, plan.slots);
+        measurements.labels = labels;
+        Ok(measurements)
+    }
+
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        let swaps = SwapLayout::multispin(&self.layout);
+        self.tempering = Some(cpu_tempering(&self.layout.systems, swaps, state)?);
+        Ok(())
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        Ok(self
+            .tempering
+            .as_ref()
+            .map_or_else(Vec::new, |t| t.state.clone()))
     }
 }
 
@@ -186,5 +226,85 @@ mod tests {
             assert_eq!(measured.overlap_planes, expected.1, "{case}");
             assert!(!measured.overlap_planes.is_empty(), "{case}");
         }
+    }
+
+    /// One swap round on unpacked lattices: every accepted pair exchanges whole lattices.
+    fn reference_swap(systems: &IsingSystems, spins: &mut [i32], sweep: u32, parity: u32) -> u32 {
+        use crate::engine::cpu::swap_uniforms;
+        use crate::engine::tempering::Chains;
+        use crate::model::tempering::{accept_swap, swap_tables};
+        let tables = swap_tables(systems).unwrap();
+        let chains = Chains::of(systems);
+        let counts: Vec<[u64; 2]> = direct(systems, spins)
+            .0
+            .iter()
+            .map(|o| [o.up, o.satisfied])
+            .collect();
+        let n = systems.lattice.sites() as usize;
+        let mut accepted = 0;
+        for c in 0..chains.sets {
+            for k in (parity..chains.temperatures - 1).step_by(2) {
+                let (a, b) = (
+                    chains.system(k, c) as usize,
+                    chains.system(k + 1, c) as usize,
+                );
+                let u = swap_uniforms(systems.seed, sweep, k, c);
+                if accept_swap(&tables, k, counts[a], counts[b], u) {
+                    accepted += 1;
+                    let (low, high) = spins.split_at_mut(b * n);
+                    low[a * n..][..n].swap_with_slice(&mut high[..n]);
+                }
+            }
+        }
+        accepted
+    }
+
+    #[test]
+    fn swaps_exchange_the_lattices_of_accepted_pairs_in_every_layout() {
+        use crate::config::{Lanes, Layout};
+        use crate::engine::multispin::fixtures::layout;
+        use crate::engine::tempering::Chains;
+        let replica_lanes = Layout::Amsc {
+            lanes: Lanes::Replicas,
+        };
+        let layouts = all_layouts()
+            .into_iter()
+            .chain([layout(2, 4, replica_lanes, 2, 64, 3)])
+            .filter(|l| l.systems.betas.len() > 1);
+        let mut tested = Vec::new();
+        for layout in layouts {
+            let systems = layout.systems.clone();
+            let case = layout.describe();
+            let mut engine = CpuMultispinEngine::new(layout);
+            let mut expected = crate::sim::initial_spins(&systems);
+            engine.set_spins(&expected).unwrap();
+            engine
+                .set_tempering(&Chains::of(&systems).initial_state())
+                .unwrap();
+            let mut accepted = 0;
+            for sweep in 0..4 {
+                let mut plan = Plan::default();
+                plan.sweep(sweep);
+                engine.execute(&plan).unwrap();
+                expected = engine.spins().unwrap();
+                plan.steps = vec![Step::Swap {
+                    sweep,
+                    parity: sweep % 2,
+                }];
+                engine.execute(&plan).unwrap();
+                accepted += reference_swap(&systems, &mut expected, sweep, sweep % 2);
+                assert_eq!(engine.spins().unwrap(), expected, "{case} sweep {sweep}");
+            }
+            let state = engine.tempering().unwrap();
+            let chains = Chains::of(&systems);
+            let counted: u32 = state[3 * chains.section_words()..].iter().sum();
+            assert_eq!(counted, accepted, "{case}");
+            assert!(
+                accepted > 0,
+                "{case}: no swap was accepted, so nothing was tested"
+            );
+            tested.push(case);
+        }
+        assert_eq!(tested.len(), 4, "every exchange kind: {tested:?}");
     }
 }

@@ -21,8 +21,8 @@ use crate::config::{Layout, Randoms};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams};
 use crate::engine::gpu::shaders::{Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
-use crate::error::Result;
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
+use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
@@ -337,7 +337,7 @@ impl Launches for MultispinCudaEngine {
                 .iter()
                 .filter_map(|d| match d {
                     Dispatch::Sweep(params) => Some(params),
-                    Dispatch::Measure(_) => None,
+                    Dispatch::Measure(_) | Dispatch::Swap(_) => None,
                 })
                 .collect();
             for round in self.sweep_streams.rounds() {
@@ -376,6 +376,9 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        if plan.steps.iter().any(|s| matches!(s, Step::Swap { .. })) {
+            return Err(no_tempering());
+        }
         self.clear_measurements(plan.slots)?;
         let layout = &self.layout;
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
@@ -385,5 +388,16 @@ impl Engine for MultispinCudaEngine {
             return Ok(Measurements::default());
         }
         self.download_measurements(plan.slots)
+    }
+
+    fn set_tempering(&mut self, _: &[u32]) -> Result<()> {
+        Err(Error::Cuda(
+            "parallel tempering does not run on the CUDA engines of this build yet; use backend: Cpu"
+                .into(),
+        ))
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
     }
 }

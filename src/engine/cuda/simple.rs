@@ -19,8 +19,10 @@ use super::launch::{
 };
 use crate::engine::gpu::plan::Dispatch;
 use crate::engine::gpu::shaders::Kernel;
-use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
-use crate::error::Result;
+use crate::engine::{
+    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count, no_tempering,
+};
+use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
 /// Sites each thread of the observables kernel visits (bounds the block's 32-bit sums).
@@ -131,6 +133,7 @@ impl SimpleCudaEngine {
                     .arg(&mut self.observations);
                 (Kernel::Observables, config, launch)
             }
+            Dispatch::Swap(_) => return Err(no_tempering()),
         };
         // SAFETY: the arguments match the kernel's parameters in order and type
         // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
@@ -175,6 +178,9 @@ impl Engine for SimpleCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        if plan.steps.iter().any(|s| matches!(s, Step::Swap { .. })) {
+            return Err(no_tempering());
+        }
         self.clear_observations(plan.slots)?;
         let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
         let seeded = (self.systems.seed, self.systems.systems());
@@ -185,6 +191,18 @@ impl Engine for SimpleCudaEngine {
         Ok(Measurements {
             observations: self.download_observations(plan.slots)?,
             overlap_planes: Vec::new(),
+            labels: Vec::new(),
         })
+    }
+
+    fn set_tempering(&mut self, _: &[u32]) -> Result<()> {
+        Err(Error::Cuda(
+            "parallel tempering does not run on the CUDA engines of this build yet; use backend: Cpu"
+                .into(),
+        ))
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        Ok(Vec::new())
     }
 }

@@ -37,6 +37,8 @@ pub struct GpuContext {
     bounds_checks: bool,
     simple_layout: BindingLayout,
     multispin_layout: BindingLayout,
+    simple_tempering_layout: BindingLayout,
+    multispin_tempering_layout: BindingLayout,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
     errors: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
@@ -45,6 +47,8 @@ pub struct GpuContext {
 /// A bind group layout and the pipeline layout of it.
 struct BindingLayout {
     bind_group: wgpu::BindGroupLayout,
+    /// Group 1 of the tempering kernels.
+    tempering: Option<wgpu::BindGroupLayout>,
     pipeline: wgpu::PipelineLayout,
 }
 
@@ -52,16 +56,6 @@ struct BindingLayout {
 /// 1 spins, 2 thresholds (read-only), 3 observations, and for the multispin kernels
 /// 4 couplings (read-only), 5 overlaps. A kernel uses a subset.
 fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
-    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
     let mut entries = vec![
         wgpu::BindGroupLayoutEntry {
             binding: 0,
@@ -93,7 +87,46 @@ fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
     });
     BindingLayout {
         bind_group,
+        tempering: None,
         pipeline,
+    }
+}
+
+/// The tempering kernels' layout: `engine`'s group 0 as it is (so the engine's bind group
+/// serves both) and group 1: 0 swap tables (read-only), 1 state, 2 masks, 3 history.
+fn tempering_layout(device: &wgpu::Device, engine: &BindingLayout) -> BindingLayout {
+    let tempering = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("spinflip tempering"),
+        entries: &[
+            storage(0, true),
+            storage(1, false),
+            storage(2, false),
+            storage(3, false),
+        ],
+    });
+    let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("spinflip tempering"),
+        bind_group_layouts: &[Some(&engine.bind_group), Some(&tempering)],
+        immediate_size: 0,
+    });
+    BindingLayout {
+        bind_group: engine.bind_group.clone(),
+        tempering: Some(tempering),
+        pipeline,
+    }
+}
+
+/// A storage-buffer entry of a compute bind group layout.
+fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
     }
 }
 
@@ -158,6 +191,8 @@ impl GpuContext {
         }
         let simple_layout = binding_layout(&device, Bindings::Simple);
         let multispin_layout = binding_layout(&device, Bindings::Multispin);
+        let simple_tempering_layout = tempering_layout(&device, &simple_layout);
+        let multispin_tempering_layout = tempering_layout(&device, &multispin_layout);
         let limits = device.limits();
         Ok(GpuContext {
             device,
@@ -168,6 +203,8 @@ impl GpuContext {
             bounds_checks,
             simple_layout,
             multispin_layout,
+            simple_tempering_layout,
+            multispin_tempering_layout,
             pipelines: HashMap::new(),
             errors,
             lost,
@@ -178,12 +215,22 @@ impl GpuContext {
         match bindings {
             Bindings::Simple => &self.simple_layout,
             Bindings::Multispin => &self.multispin_layout,
+            Bindings::SimpleTempering => &self.simple_tempering_layout,
+            Bindings::MultispinTempering => &self.multispin_tempering_layout,
         }
     }
 
     /// The bind group layout of `bindings`.
     pub fn bind_group_layout(&self, bindings: Bindings) -> &wgpu::BindGroupLayout {
         &self.layout(bindings).bind_group
+    }
+
+    /// Group 1 of the tempering kernels of `engine`.
+    pub fn tempering_group_layout(&self, engine: Bindings) -> &wgpu::BindGroupLayout {
+        self.layout(engine)
+            .tempering
+            .as_ref()
+            .expect("tempering bindings have a group 1")
     }
 
     /// `name (backend)` of the adapter.

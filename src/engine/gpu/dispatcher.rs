@@ -38,6 +38,11 @@ impl Dispatcher {
         })
     }
 
+    /// Threads per workgroup of the engine's kernels.
+    pub fn workgroup_size(&self) -> u32 {
+        self.workgroup_size
+    }
+
     /// Binding 0 of a bind group: one entry of the parameter buffer.
     pub fn params_entry(&self) -> wgpu::BindGroupEntry<'_> {
         wgpu::BindGroupEntry {
@@ -61,11 +66,13 @@ impl Dispatcher {
 
     /// Write the parameters of `dispatches` (at most [`MAX_DISPATCHES`]), clear `clear`, run
     /// every `(pipeline, grid)` that `kernels` gives for each dispatch in one compute pass, submit
-    /// and wait.
+    /// and wait. `bind_group` is group 0 (with the dispatch's parameters), `tempering` group 1 of
+    /// the tempering kernels.
     pub fn submit<'a>(
         &self,
         ctx: &GpuContext,
         bind_group: &wgpu::BindGroup,
+        tempering: Option<&wgpu::BindGroup>,
         dispatches: &[Dispatch],
         clear: &[&wgpu::Buffer],
         kernels: impl Fn(&Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
@@ -82,6 +89,9 @@ impl Dispatcher {
         }
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
+            if let Some(group) = tempering {
+                pass.set_bind_group(1, group, &[]);
+            }
             for (i, d) in dispatches.iter().enumerate() {
                 pass.set_bind_group(0, bind_group, &[(i as u64 * self.stride) as u32]);
                 for (pipeline, (x, y, z)) in kernels(d) {

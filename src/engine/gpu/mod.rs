@@ -8,6 +8,7 @@ pub mod philox_kat;
 pub mod plan;
 pub mod shaders;
 mod simple;
+mod tempering;
 
 pub use context::GpuContext;
 pub use multispin::MultispinGpuEngine;

@@ -9,11 +9,13 @@
 use super::context::GpuContext;
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::plan::{Dispatch, submissions};
-use super::shaders::{Bindings, Kernel, WordLayout};
+use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
+use super::tempering::{EngineRecords, GpuTempering};
 use crate::config::{Layout, Randoms};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
+use crate::engine::tempering::SwapLayout;
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 
@@ -36,6 +38,7 @@ pub struct MultispinGpuEngine {
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
     overlap: Option<wgpu::ComputePipeline>,
     measurements: Option<MeasurementBuffers>,
+    tempering: Option<GpuTempering>,
 }
 
 /// The observation and overlap buffers with their capacity in slots, and the bind group.
@@ -46,7 +49,7 @@ struct MeasurementBuffers {
     bind_group: wgpu::BindGroup,
 }
 
-fn storage_usage() -> wgpu::BufferUsages {
+pub(super) fn storage_usage() -> wgpu::BufferUsages {
     wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
 }
 
@@ -113,6 +116,7 @@ impl MultispinGpuEngine {
             observe,
             overlap,
             measurements: None,
+            tempering: None,
         };
         engine.ctx.check()?;
         Ok(engine)
@@ -174,11 +178,14 @@ impl MultispinGpuEngine {
         Ok(())
     }
 
-    /// The kernels a dispatch runs, with their grids.
+    /// The kernels a dispatch runs, with their grids: a swap round measures every word system
+    /// into the scratch slot before the tempering kernels decide.
     fn kernels(&self, dispatch: &Dispatch) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         let layout = &self.layout;
         let words = layout.word_systems();
-        match dispatch {
+        let lines = u64::from(layout.lines());
+        let observe = (&self.observe, self.dispatcher.grid(&self.ctx, lines, words));
+        let mut kernels = match dispatch {
             Dispatch::Sweep(_) => {
                 let grid = self
                     .dispatcher
@@ -186,16 +193,19 @@ impl MultispinGpuEngine {
                 vec![(&self.sweep, grid)]
             }
             Dispatch::Measure(_) => {
-                let lines = u64::from(layout.lines());
-                let mut kernels =
-                    vec![(&self.observe, self.dispatcher.grid(&self.ctx, lines, words))];
+                let mut kernels = vec![observe];
                 if let Some(overlap) = &self.overlap {
                     let pairs = layout.overlap_word_pairs().len() as u32;
                     kernels.push((overlap, self.dispatcher.grid(&self.ctx, lines, pairs)));
                 }
                 kernels
             }
+            Dispatch::Swap(_) => vec![observe],
+        };
+        if let Some(tempering) = &self.tempering {
+            kernels.extend(tempering.kernels(&self.ctx, &self.dispatcher, dispatch));
         }
+        kernels
     }
 
     fn submit(&self, dispatches: &[Dispatch], clear: bool) -> Result<()> {
@@ -208,10 +218,15 @@ impl MultispinGpuEngine {
         } else {
             Vec::new()
         };
-        self.dispatcher
-            .submit(&self.ctx, &buffers.bind_group, dispatches, &clear, |d| {
-                self.kernels(d)
-            })
+        let tempering = self.tempering.as_ref().map(GpuTempering::bind_group);
+        self.dispatcher.submit(
+            &self.ctx,
+            &buffers.bind_group,
+            tempering,
+            dispatches,
+            &clear,
+            |d| self.kernels(d),
+        )
     }
 
     fn read_measurements(&self, slots: u32) -> Result<Measurements> {
@@ -226,7 +241,11 @@ impl MultispinGpuEngine {
             self.ctx
                 .read_buffer(&buffers.overlaps, self.overlap_bytes(slots))?
         };
-        Ok(self.layout.measurements(&per_word, &per_pair, slots))
+        let mut measurements = self.layout.measurements(&per_word, &per_pair, slots);
+        if let Some(tempering) = &self.tempering {
+            measurements.labels = tempering.read_history(&self.ctx, slots)?;
+        }
+        Ok(measurements)
     }
 }
 
@@ -254,7 +273,14 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        self.ensure_measurements(plan.slots)?;
+        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
+        match &mut self.tempering {
+            None if swaps => return Err(no_tempering()),
+            None => {}
+            Some(tempering) => tempering.ensure_history(&self.ctx, plan.slots)?,
+        }
+        // Swap rounds measure into a scratch slot past the plan's.
+        self.ensure_measurements(plan.slots + u32::from(swaps))?;
         let flips_per_sweep =
             self.layout.lattice().sites() * u64::from(self.layout.systems.systems());
         let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
@@ -272,6 +298,34 @@ impl Engine for MultispinGpuEngine {
             return Ok(Measurements::default());
         }
         self.read_measurements(plan.slots)
+    }
+
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        let layout = &self.layout;
+        let records = EngineRecords {
+            engine: ShaderEngine::Multispin,
+            lane_records: LANES,
+            slot_records: layout.word_systems() * LANES,
+            sum_lanes: layout.smsc(),
+            system_words: layout.colour_words() * 2,
+        };
+        let tempering = GpuTempering::new(
+            &mut self.ctx,
+            &layout.systems,
+            SwapLayout::multispin(layout),
+            records,
+            state,
+            self.dispatcher.workgroup_size(),
+        )?;
+        self.tempering = Some(tempering);
+        self.ctx.check()
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        match &self.tempering {
+            Some(tempering) => tempering.read_state(&self.ctx),
+            None => Ok(Vec::new()),
+        }
     }
 }
 

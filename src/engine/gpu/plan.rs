@@ -28,13 +28,16 @@ pub enum Dispatch {
     Sweep(DispatchParams),
     /// Measure every system into a slot.
     Measure(DispatchParams),
+    /// A tempering swap round after `sweep` on pairs of parity `colour`, from counts measured
+    /// into the scratch slot `slot` (the first past the plan's own).
+    Swap(DispatchParams),
 }
 
 impl Dispatch {
     /// The parameters of this dispatch.
     pub fn params(&self) -> &DispatchParams {
         match self {
-            Dispatch::Sweep(p) | Dispatch::Measure(p) => p,
+            Dispatch::Sweep(p) | Dispatch::Measure(p) | Dispatch::Swap(p) => p,
         }
     }
 }
@@ -59,7 +62,7 @@ pub fn submissions(
     for step in &plan.steps {
         let needed = match step {
             Step::Sweep { .. } => 2,
-            Step::Measure { .. } => 1,
+            Step::Measure { .. } | Step::Swap { .. } => 1,
         };
         let current = out.last().map_or(0, Vec::len);
         let full = current + needed > max_dispatches
@@ -84,6 +87,14 @@ pub fn submissions(
             }
             Step::Measure { slot } => {
                 submission.push(Dispatch::Measure(DispatchParams { slot, ..base }));
+            }
+            Step::Swap { sweep, parity } => {
+                submission.push(Dispatch::Swap(DispatchParams {
+                    sweep,
+                    colour: parity,
+                    slot: plan.slots,
+                    ..base
+                }));
             }
         }
     }

@@ -33,20 +33,35 @@ pub enum Kernel {
     MultispinMetropolis(WordLayout),
     MultispinObservables(WordLayout),
     MultispinOverlap(WordLayout),
+    /// Parallel tempering, for the simple or the multispin engine's bindings (group 0) and the
+    /// tempering buffers (group 1).
+    TemperingSwap(Engine),
+    TemperingExchange(Engine),
+    TemperingHistory(Engine),
 }
 
-/// The binding layouts kernels share: the simple engine's (0 dispatch parameters, 1 spins,
-/// 2 thresholds, 3 observations) and the multispin engine's (the same plus 4 couplings,
-/// 5 overlaps).
+/// Which engine's bindings a tempering kernel shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Bindings {
+pub enum Engine {
     Simple,
     Multispin,
 }
 
+/// The binding layouts kernels share: the simple engine's (0 dispatch parameters, 1 spins,
+/// 2 thresholds, 3 observations) and the multispin engine's (the same plus 4 couplings,
+/// 5 overlaps); with tempering, either of them as group 0 and the tempering buffers as group 1
+/// (0 swap tables, 1 state, 2 masks, 3 history).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bindings {
+    Simple,
+    Multispin,
+    SimpleTempering,
+    MultispinTempering,
+}
+
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 9] = [
+    pub const ALL: [Kernel; 15] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -56,6 +71,12 @@ impl Kernel {
         Kernel::MultispinObservables(WordLayout::Smsc),
         Kernel::MultispinOverlap(WordLayout::Amsc),
         Kernel::MultispinOverlap(WordLayout::Smsc),
+        Kernel::TemperingSwap(Engine::Simple),
+        Kernel::TemperingSwap(Engine::Multispin),
+        Kernel::TemperingExchange(Engine::Simple),
+        Kernel::TemperingExchange(Engine::Multispin),
+        Kernel::TemperingHistory(Engine::Simple),
+        Kernel::TemperingHistory(Engine::Multispin),
     ];
 
     /// The shared binding layout of the kernel; `None` derives it from the shader.
@@ -63,6 +84,12 @@ impl Kernel {
         match self {
             Kernel::MetropolisSimple | Kernel::Observables => Some(Bindings::Simple),
             Kernel::PhiloxKat => None,
+            Kernel::TemperingSwap(engine)
+            | Kernel::TemperingExchange(engine)
+            | Kernel::TemperingHistory(engine) => Some(match engine {
+                Engine::Simple => Bindings::SimpleTempering,
+                Engine::Multispin => Bindings::MultispinTempering,
+            }),
             _ => Some(Bindings::Multispin),
         }
     }
@@ -76,6 +103,9 @@ impl Kernel {
             Kernel::MultispinMetropolis(_) => "multispin_metropolis",
             Kernel::MultispinObservables(_) => "multispin_observables",
             Kernel::MultispinOverlap(_) => "multispin_overlap",
+            Kernel::TemperingSwap(_) => "tempering_swap",
+            Kernel::TemperingExchange(_) => "tempering_exchange",
+            Kernel::TemperingHistory(_) => "tempering_history",
         }
     }
 
@@ -118,6 +148,10 @@ fn module_source(name: &str) -> Option<&'static str> {
         "observables",
         "philox",
         "philox_kat",
+        "tempering",
+        "tempering_exchange",
+        "tempering_history",
+        "tempering_swap",
     )
 }
 

@@ -7,8 +7,12 @@
 use super::context::GpuContext;
 use super::dispatcher::{Dispatcher, MAX_DISPATCHES};
 use super::plan::{Dispatch, submissions};
-use super::shaders::{Bindings, Kernel};
-use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
+use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
+use super::tempering::{EngineRecords, GpuTempering};
+use crate::engine::tempering::SwapLayout;
+use crate::engine::{
+    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count, no_tempering,
+};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -27,6 +31,7 @@ pub struct SimpleGpuEngine {
     sweep_pipeline: wgpu::ComputePipeline,
     observe_pipeline: wgpu::ComputePipeline,
     observations: Option<ObservationBuffer>,
+    tempering: Option<GpuTempering>,
 }
 
 /// The observation buffer with its capacity in slots and the bind group that binds it.
@@ -68,6 +73,7 @@ impl SimpleGpuEngine {
             sweep_pipeline,
             observe_pipeline,
             observations: None,
+            tempering: None,
         };
         engine.ctx.check()?;
         Ok(engine)
@@ -133,14 +139,25 @@ impl SimpleGpuEngine {
             systems,
         );
         let clear: &[&wgpu::Buffer] = if clear { &[&observations.buffer] } else { &[] };
+        let tempering = self.tempering.as_ref();
         self.dispatcher.submit(
             &self.ctx,
             &observations.bind_group,
+            tempering.map(GpuTempering::bind_group),
             dispatches,
             clear,
-            |d| match d {
-                Dispatch::Sweep(_) => vec![(&self.sweep_pipeline, sweep_grid)],
-                Dispatch::Measure(_) => vec![(&self.observe_pipeline, observe_grid)],
+            |d| {
+                // A swap round measures into the scratch slot before the tempering kernels.
+                let mut kernels = match d {
+                    Dispatch::Sweep(_) => vec![(&self.sweep_pipeline, sweep_grid)],
+                    Dispatch::Measure(_) | Dispatch::Swap(_) => {
+                        vec![(&self.observe_pipeline, observe_grid)]
+                    }
+                };
+                if let Some(tempering) = tempering {
+                    kernels.extend(tempering.kernels(&self.ctx, &self.dispatcher, d));
+                }
+                kernels
             },
         )
     }
@@ -168,7 +185,14 @@ impl Engine for SimpleGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        self.ensure_observations(plan.slots)?;
+        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
+        match &mut self.tempering {
+            None if swaps => return Err(no_tempering()),
+            None => {}
+            Some(tempering) => tempering.ensure_history(&self.ctx, plan.slots)?,
+        }
+        // Swap rounds measure into a scratch slot past the plan's.
+        self.ensure_observations(plan.slots + u32::from(swaps))?;
         let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
         let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
         let seed = self.systems.seed;
@@ -189,7 +213,39 @@ impl Engine for SimpleGpuEngine {
                 .map(|[up, satisfied]| Observation { up, satisfied })
                 .collect(),
             overlap_planes: Vec::new(),
+            labels: match &self.tempering {
+                Some(tempering) => tempering.read_history(&self.ctx, plan.slots)?,
+                None => Vec::new(),
+            },
         })
+    }
+
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        let systems = &self.systems;
+        let records = EngineRecords {
+            engine: ShaderEngine::Simple,
+            lane_records: 1,
+            slot_records: systems.systems(),
+            sum_lanes: false,
+            system_words: systems.lattice.sites() as u32,
+        };
+        let tempering = GpuTempering::new(
+            &mut self.ctx,
+            systems,
+            SwapLayout::simple(systems),
+            records,
+            state,
+            self.dispatcher.workgroup_size(),
+        )?;
+        self.tempering = Some(tempering);
+        self.ctx.check()
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        match &self.tempering {
+            Some(tempering) => tempering.read_state(&self.ctx),
+            None => Ok(Vec::new()),
+        }
     }
 }
 

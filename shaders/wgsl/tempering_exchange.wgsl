@@ -1,0 +1,45 @@
+// The spin exchanges of a swap round: thread i of group q (z) moves word i of the systems of
+// group q between neighbour temperatures where the round's masks say so. The simple engine's
+// i32 spins move as their bits. CPU twin: src/engine/cpu/tempering_exchange.rs.
+
+#import dispatch
+#import tempering
+
+@group(0) @binding(0) var<uniform> params: DispatchParams;
+@group(0) @binding(1) var<storage, read_write> spins: array<u32>;
+@group(1) @binding(2) var<storage, read_write> masks: array<u32>;
+
+// Words of one (word) system.
+override SYSTEM_WORDS: u32 = 1u;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = thread_in_system(workgroup, workgroups, local);
+    let q = workgroup.z;
+    if i >= SYSTEM_WORDS {
+        return;
+    }
+    if EXCHANGE == EXCHANGE_WITHIN_WORDS {
+        let mask = masks[q];
+        if mask != 0u {
+            let w = spins[q * SYSTEM_WORDS + i];
+            let differ = (w ^ (w >> 1u)) & mask;
+            spins[q * SYSTEM_WORDS + i] = w ^ differ ^ (differ << 1u);
+        }
+        return;
+    }
+    for (var k = params.colour; k + 1u < TEMPERATURES; k += 2u) {
+        let mask = masks[k * GROUPS + q];
+        if mask != 0u {
+            let a = (k * GROUPS + q) * SYSTEM_WORDS + i;
+            let b = a + GROUPS * SYSTEM_WORDS;
+            let differ = (spins[a] ^ spins[b]) & mask;
+            spins[a] ^= differ;
+            spins[b] ^= differ;
+        }
+    }
+}

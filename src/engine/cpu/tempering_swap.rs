@@ -1,0 +1,99 @@
+//! CPU mirror of `shaders/wgsl/tempering_swap.wgsl`: the decisions of one swap round, with the
+//! labels, round trips and acceptance counts they update (see [`crate::engine::tempering`]).
+
+use crate::engine::tempering::{AT_BOTTOM, AT_TOP, Chains, Section, SwapLayout};
+use crate::model::tempering::accept_swap;
+use crate::rng::{Counter, Purpose, random_block};
+
+/// Parallel tempering as the CPU engines hold it.
+#[derive(Debug, Clone)]
+pub struct CpuTempering {
+    pub swaps: SwapLayout,
+    pub tables: Vec<u32>,
+    pub state: Vec<u32>,
+}
+
+impl CpuTempering {
+    /// One round after sweep `sweep` on pairs of parity `parity`, from every system's counts
+    /// `[up, satisfied]`; returns the exchange masks `[k][q]`.
+    pub fn round(&mut self, seed: u64, sweep: u32, parity: u32, counts: &[[u64; 2]]) -> Vec<u32> {
+        let chains = self.swaps.chains;
+        let t = chains.temperatures as usize;
+        let mut accepted = vec![false; chains.sets as usize * t];
+        for c in 0..chains.sets {
+            let decisions = &mut accepted[c as usize * t..][..t];
+            swap_chain_set(
+                &chains,
+                &self.tables,
+                (seed, sweep, parity),
+                c,
+                counts,
+                &mut self.state,
+                decisions,
+            );
+        }
+        self.swaps.masks(&accepted)
+    }
+
+    /// The labels `[r][k]` of the chain sets of sample 0, for the temperature history.
+    pub fn history_labels(&self) -> Vec<u32> {
+        let chains = self.swaps.chains;
+        let start = chains.index(Section::Labels, 0, 0);
+        self.state[start..][..(self.swaps.replicas * chains.temperatures) as usize].to_vec()
+    }
+}
+
+/// The uniforms of pair `k` of chain set `c` in the round after `sweep`.
+pub fn swap_uniforms(seed: u64, sweep: u32, k: u32, c: u32) -> [u32; 2] {
+    let block = random_block(
+        seed,
+        Counter {
+            word: k,
+            sweep,
+            purpose: Purpose::Swap,
+            colour: 0,
+            draw: 0,
+            batch: c,
+        },
+    );
+    [block[0], block[1]]
+}
+
+/// Decide the pairs of `parity` of chain set `c` into `decisions[k]`, swapping labels and
+/// counting acceptances and round trips in `state`.
+fn swap_chain_set(
+    chains: &Chains,
+    tables: &[u32],
+    (seed, sweep, parity): (u64, u32, u32),
+    c: u32,
+    counts: &[[u64; 2]],
+    state: &mut [u32],
+    decisions: &mut [bool],
+) {
+    let t = chains.temperatures;
+    for k in (parity..t.saturating_sub(1)).step_by(2) {
+        let lower = counts[chains.system(k, c) as usize];
+        let upper = counts[chains.system(k + 1, c) as usize];
+        let u = swap_uniforms(seed, sweep, k, c);
+        if !accept_swap(tables, k, lower, upper, u) {
+            continue;
+        }
+        decisions[k as usize] = true;
+        state.swap(
+            chains.index(Section::Labels, c, k),
+            chains.index(Section::Labels, c, k + 1),
+        );
+        state[chains.index(Section::Accepted, c, k)] += 1;
+    }
+    let bottom = state[chains.index(Section::Labels, c, 0)];
+    let phase = chains.index(Section::Phases, c, bottom);
+    if state[phase] == AT_TOP {
+        state[chains.index(Section::Trips, c, bottom)] += 1;
+    }
+    state[phase] = AT_BOTTOM;
+    let top = state[chains.index(Section::Labels, c, t - 1)];
+    let phase = chains.index(Section::Phases, c, top);
+    if state[phase] == AT_BOTTOM {
+        state[phase] = AT_TOP;
+    }
+}

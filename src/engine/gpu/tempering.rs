@@ -1,0 +1,208 @@
+//! Parallel tempering on a wgpu device, shared by the simple and multispin engines: kernels
+//! `tempering_swap` (decisions, labels, counters, masks), `tempering_exchange` (the spins of
+//! accepted pairs) and `tempering_history` (the labels at a measurement). Their group 1 holds
+//! the swap tables, the state, the masks and the history; group 0 is the engine's own.
+//!
+//! A swap dispatch runs the engine's observables kernel into the scratch slot (the first past
+//! the plan's slots), then the swap and exchange kernels; the swap kernel clears the scratch
+//! records after reading them, so every round counts from zero.
+
+use super::context::GpuContext;
+use super::dispatcher::{Dispatcher, Grid};
+use super::multispin::storage_usage;
+use super::plan::Dispatch;
+use super::shaders::{Bindings, Engine, Kernel};
+use crate::engine::check_tempering_state;
+use crate::engine::tempering::{Exchange, SwapLayout};
+use crate::error::{Error, Result};
+use crate::model::ising::IsingSystems;
+use crate::model::tempering::swap_tables;
+
+/// How an engine's observations and spins are laid out, for the tempering kernels.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineRecords {
+    pub engine: Engine,
+    /// Observation records per (word) system: 32 lanes (multispin) or 1 (simple).
+    pub lane_records: u32,
+    /// Observation records per slot.
+    pub slot_records: u32,
+    /// SMSC: the 32 lane records of a word system are sites of one system, to be summed.
+    pub sum_lanes: bool,
+    /// Words (or `i32` spins) of one (word) system.
+    pub system_words: u32,
+}
+
+/// The tempering buffers and kernels of a wgpu engine.
+pub struct GpuTempering {
+    swaps: SwapLayout,
+    records: EngineRecords,
+    tables: wgpu::Buffer,
+    state: wgpu::Buffer,
+    masks: wgpu::Buffer,
+    /// `[slot][r][k]` with room for `history_slots` measurements.
+    history: wgpu::Buffer,
+    history_slots: u32,
+    bind_group: wgpu::BindGroup,
+    swap: wgpu::ComputePipeline,
+    exchange: wgpu::ComputePipeline,
+    record_history: wgpu::ComputePipeline,
+}
+
+impl GpuTempering {
+    /// Upload `state` and the swap tables of `systems`; compile the kernels.
+    pub fn new(
+        ctx: &mut GpuContext,
+        systems: &IsingSystems,
+        swaps: SwapLayout,
+        records: EngineRecords,
+        state: &[u32],
+        workgroup_size: u32,
+    ) -> Result<Self> {
+        check_tempering_state(systems, state)?;
+        let max_groups = ctx.limits.max_compute_workgroups_per_dimension;
+        if swaps.groups > max_groups {
+            return Err(Error::Limits(format!(
+                "tempering: {} groups of chains exceed the {max_groups} workgroups of one \
+                 dispatch dimension; use fewer samples or replicas",
+                swaps.groups
+            )));
+        }
+        let exchange = match swaps.exchange {
+            Exchange::Systems => 0,
+            Exchange::Lanes => 1,
+            Exchange::WithinWords => 2,
+        };
+        let constants = [
+            ("WG_SIZE", workgroup_size),
+            ("TEMPERATURES", swaps.chains.temperatures),
+            ("CHAIN_SETS", swaps.chains.sets),
+            ("GROUPS", swaps.groups),
+            ("CHAIN_REPLICAS", swaps.replicas),
+            ("EXCHANGE", exchange),
+            ("SAMPLE_LANES", u32::from(swaps.sample_lanes)),
+            ("LANE_RECORDS", records.lane_records),
+            ("SLOT_RECORDS", records.slot_records),
+            ("SUM_LANES", u32::from(records.sum_lanes)),
+            ("SYSTEM_WORDS", records.system_words),
+        ];
+        let engine = records.engine;
+        let swap = ctx
+            .pipeline(Kernel::TemperingSwap(engine), &constants)?
+            .clone();
+        let exchange = ctx
+            .pipeline(Kernel::TemperingExchange(engine), &constants)?
+            .clone();
+        let record_history = ctx
+            .pipeline(Kernel::TemperingHistory(engine), &constants)?
+            .clone();
+        let upload = |label: &str, words: &[u32]| -> Result<wgpu::Buffer> {
+            let buffer = ctx.buffer(label, 4 * words.len().max(1) as u64, storage_usage())?;
+            ctx.queue
+                .write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+            Ok(buffer)
+        };
+        let tables = upload("swap tables", &swap_tables(systems)?)?;
+        let state = upload("tempering state", state)?;
+        let masks = ctx.buffer("swap masks", 4 * swaps.mask_words() as u64, storage_usage())?;
+        let history = ctx.buffer("temperature history", 4, storage_usage())?;
+        let bind_group = bind_group(ctx, engine, [&tables, &state, &masks, &history]);
+        Ok(GpuTempering {
+            swaps,
+            records,
+            tables,
+            state,
+            masks,
+            history,
+            history_slots: 0,
+            bind_group,
+            swap,
+            exchange,
+            record_history,
+        })
+    }
+
+    /// Group 1 of the tempering kernels.
+    pub fn bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind_group
+    }
+
+    /// Words of the history of one measurement.
+    fn history_words(&self) -> u64 {
+        u64::from(self.swaps.replicas) * u64::from(self.swaps.chains.temperatures)
+    }
+
+    /// Room in the history for `slots` measurements.
+    pub fn ensure_history(&mut self, ctx: &GpuContext, slots: u32) -> Result<()> {
+        if slots <= self.history_slots {
+            return Ok(());
+        }
+        let bytes = 4 * self.history_words() * u64::from(slots);
+        self.history = ctx.buffer("temperature history", bytes, storage_usage())?;
+        self.history_slots = slots;
+        let buffers = [&self.tables, &self.state, &self.masks, &self.history];
+        self.bind_group = bind_group(ctx, self.records.engine, buffers);
+        Ok(())
+    }
+
+    /// The tempering kernels of a dispatch, after the engine's own: the swap round's decisions
+    /// and exchanges, or a measurement's history.
+    pub fn kernels(
+        &self,
+        ctx: &GpuContext,
+        dispatcher: &Dispatcher,
+        dispatch: &Dispatch,
+    ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
+        match dispatch {
+            Dispatch::Sweep(_) => Vec::new(),
+            Dispatch::Swap(_) => {
+                let groups = u64::from(self.swaps.groups);
+                let words = u64::from(self.records.system_words);
+                vec![
+                    (&self.swap, dispatcher.grid(ctx, groups, 1)),
+                    (
+                        &self.exchange,
+                        dispatcher.grid(ctx, words, self.swaps.groups),
+                    ),
+                ]
+            }
+            Dispatch::Measure(_) => {
+                let grid = dispatcher.grid(ctx, self.history_words(), 1);
+                vec![(&self.record_history, grid)]
+            }
+        }
+    }
+
+    /// The state (see [`crate::engine::tempering`]).
+    pub fn read_state(&self, ctx: &GpuContext) -> Result<Vec<u32>> {
+        let words = self.swaps.chains.state_words() as u64;
+        ctx.read_buffer(&self.state, 4 * words)
+    }
+
+    /// The history of the first `slots` measurements of a plan.
+    pub fn read_history(&self, ctx: &GpuContext, slots: u32) -> Result<Vec<u32>> {
+        if slots == 0 {
+            return Ok(Vec::new());
+        }
+        ctx.read_buffer(&self.history, 4 * self.history_words() * u64::from(slots))
+    }
+}
+
+fn bind_group(ctx: &GpuContext, engine: Engine, buffers: [&wgpu::Buffer; 4]) -> wgpu::BindGroup {
+    let bindings = match engine {
+        Engine::Simple => Bindings::SimpleTempering,
+        Engine::Multispin => Bindings::MultispinTempering,
+    };
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("tempering"),
+        layout: ctx.tempering_group_layout(bindings),
+        entries: &entries,
+    })
+}

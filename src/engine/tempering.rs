@@ -1,0 +1,258 @@
+//! The data layout of parallel tempering, shared by every engine and backend.
+//!
+//! Chains. Replica `r` of sample `s` at every temperature is one tempering chain set
+//! `c = s R + r` (`C = S R` of them): its `T` walkers exchange configurations between neighbour
+//! temperatures. The system at temperature `k` of chain set `c` is `b = k C + c`, the usual system
+//! index `(k S + s) R + r`. Swaps move *spins*, so system `b` always holds temperature `k`: the
+//! thresholds, observables and overlaps of every layout stay as they are, and the walkers'
+//! identities travel in the labels below.
+//!
+//! A swap round after sweep `n` with parity `p` decides every pair `(k, k + 1)` with `k = p mod 2`
+//! of every chain set, from the counts of both walkers (`[up, satisfied]`, measured just before)
+//! and Philox block `(word k, sweep n, purpose Swap, batch c)` (`U_0`, `U_1` as in
+//! [`crate::model::tempering`]). Accepted pairs swap their labels, count in `accepted`, and
+//! exchange their spins: whole lattices (simple engine, SMSC), masked lanes between the word
+//! systems of temperatures `k` and `k + 1` (AMSC lanes holding samples or replicas), or
+//! neighbour lanes within each word (AMSC lanes holding temperatures).
+//!
+//! State, one `u32` array of four sections of `C T` words (`[c][k]` each):
+//! `labels` (the walker at temperature `k`), `phases` (per walker: 0 none, 1 last at the bottom
+//! `k = 0`, 2 at the top `k = T - 1` after the bottom), `trips` (per walker: round trips bottom ->
+//! top -> bottom completed), `accepted` (per pair `k < T - 1`: swaps accepted).
+
+use crate::config::{Lanes, Layout};
+use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::model::ising::IsingSystems;
+
+/// Phase of a walker last seen at the bottom of the ladder.
+pub const AT_BOTTOM: u32 = 1;
+/// Phase of a walker that reached the top after the bottom.
+pub const AT_TOP: u32 = 2;
+
+/// Sections of the tempering state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    Labels = 0,
+    Phases = 1,
+    Trips = 2,
+    Accepted = 3,
+}
+
+/// The chain sets of a run and the sections of their state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chains {
+    /// Chain sets `C = samples x replicas`.
+    pub sets: u32,
+    /// Temperatures (walkers per chain set).
+    pub temperatures: u32,
+}
+
+impl Chains {
+    pub fn of(systems: &IsingSystems) -> Self {
+        Chains {
+            sets: systems.samples * systems.replicas,
+            temperatures: systems.betas.len() as u32,
+        }
+    }
+
+    /// Words of the whole state.
+    pub fn state_words(&self) -> usize {
+        4 * self.section_words()
+    }
+
+    /// Words of one section.
+    pub fn section_words(&self) -> usize {
+        self.sets as usize * self.temperatures as usize
+    }
+
+    /// Index of `[c][k]` in `section`.
+    pub fn index(&self, section: Section, c: u32, k: u32) -> usize {
+        section as usize * self.section_words() + (c * self.temperatures + k) as usize
+    }
+
+    /// The state of a fresh run: walker `k` at temperature `k`, walker 0 at the bottom.
+    pub fn initial_state(&self) -> Vec<u32> {
+        let mut state = vec![0u32; self.state_words()];
+        for c in 0..self.sets {
+            for k in 0..self.temperatures {
+                state[self.index(Section::Labels, c, k)] = k;
+            }
+            state[self.index(Section::Phases, c, 0)] = AT_BOTTOM;
+        }
+        state
+    }
+
+    /// The system at temperature `k` of chain set `c`.
+    pub fn system(&self, k: u32, c: u32) -> u32 {
+        k * self.sets + c
+    }
+}
+
+/// How the spins of two walkers are exchanged, and so how the decisions of a round are grouped
+/// into masks: `masks[k][q]` for group `q` of [`SwapLayout::groups`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exchange {
+    /// Whole systems (simple engine) or word systems (SMSC): one chain set per group, mask all
+    /// ones or zero.
+    Systems,
+    /// 32 chain sets per group in the lanes of the word systems at `k` and `k + 1` (AMSC lanes
+    /// holding samples or replicas); mask bit `j` for lane `j`.
+    Lanes,
+    /// Every temperature of one chain set in the lanes of one word system (AMSC lanes holding
+    /// temperatures): one mask per group, `masks[0][q]`, bit `k` set where lanes `k` and `k + 1`
+    /// exchange.
+    WithinWords,
+}
+
+/// Which chain sets the engine groups together; the masks of a round are `[k][q]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwapLayout {
+    pub chains: Chains,
+    pub exchange: Exchange,
+    /// Groups `Q`.
+    pub groups: u32,
+    /// With [`Exchange::Lanes`], whether lanes are samples (else replicas).
+    pub sample_lanes: bool,
+    pub replicas: u32,
+}
+
+impl SwapLayout {
+    /// The simple engine: one system per lattice.
+    pub fn simple(systems: &IsingSystems) -> Self {
+        let chains = Chains::of(systems);
+        SwapLayout {
+            chains,
+            exchange: Exchange::Systems,
+            groups: chains.sets,
+            sample_lanes: false,
+            replicas: systems.replicas,
+        }
+    }
+
+    /// The multispin engine in `layout`.
+    pub fn multispin(layout: &MultispinLayout) -> Self {
+        let chains = Chains::of(&layout.systems);
+        let (exchange, sample_lanes) = match layout.layout {
+            Layout::Smsc => (Exchange::Systems, false),
+            Layout::Amsc {
+                lanes: Lanes::Temperatures,
+            } => (Exchange::WithinWords, false),
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            } => (Exchange::Lanes, true),
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            } => (Exchange::Lanes, false),
+        };
+        let groups = match exchange {
+            Exchange::Lanes => chains.sets / LANES,
+            _ => chains.sets,
+        };
+        SwapLayout {
+            chains,
+            exchange,
+            groups,
+            sample_lanes,
+            replicas: layout.systems.replicas,
+        }
+    }
+
+    /// Words of the mask array.
+    pub fn mask_words(&self) -> usize {
+        self.groups as usize * self.chains.temperatures as usize
+    }
+
+    /// The group and lane of chain set `c` (`s = c / R`, `r = c % R`).
+    pub fn group_lane(&self, c: u32) -> (u32, u32) {
+        match self.exchange {
+            Exchange::Systems | Exchange::WithinWords => (c, 0),
+            Exchange::Lanes => {
+                let (s, r) = (c / self.replicas, c % self.replicas);
+                if self.sample_lanes {
+                    ((s / LANES) * self.replicas + r, s % LANES)
+                } else {
+                    (s * (self.replicas / LANES) + r / LANES, r % LANES)
+                }
+            }
+        }
+    }
+
+    /// The masks `[k][q]` of one round's decisions `accepted[c][k]` (pairs of the round's
+    /// parity only; others are false).
+    pub fn masks(&self, accepted: &[bool]) -> Vec<u32> {
+        let t = self.chains.temperatures as usize;
+        let mut masks = vec![0u32; self.mask_words()];
+        for c in 0..self.chains.sets {
+            let (q, lane) = self.group_lane(c);
+            for k in 0..t.saturating_sub(1) {
+                if !accepted[c as usize * t + k] {
+                    continue;
+                }
+                match self.exchange {
+                    Exchange::Systems => masks[k * self.groups as usize + q as usize] = u32::MAX,
+                    Exchange::Lanes => masks[k * self.groups as usize + q as usize] |= 1 << lane,
+                    Exchange::WithinWords => masks[q as usize] |= 1 << k,
+                }
+            }
+        }
+        masks
+    }
+}
+
+/// Swap the bits of `a` and `b` where `mask` is set.
+pub fn exchange_masked(a: &mut u32, b: &mut u32, mask: u32) {
+    let differ = (*a ^ *b) & mask;
+    *a ^= differ;
+    *b ^= differ;
+}
+
+/// Swap bit `k` with bit `k + 1` of `word` for every `k` set in `mask` (no two adjacent).
+pub fn exchange_neighbour_lanes(word: u32, mask: u32) -> u32 {
+    let differ = (word ^ (word >> 1)) & mask;
+    word ^ differ ^ (differ << 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{MultispinOptions, Randoms};
+    use crate::model::Lattice;
+
+    #[test]
+    fn masked_exchanges_swap_exactly_the_masked_bits() {
+        let (mut a, mut b) = (0b1100u32, 0b1010u32);
+        exchange_masked(&mut a, &mut b, 0b0110);
+        assert_eq!((a, b), (0b1010, 0b1100));
+        // Lanes 0<->1 and 2<->3 where bits 0 and 2 are masked.
+        assert_eq!(exchange_neighbour_lanes(0b0110, 0b0101), 0b1001);
+        assert_eq!(exchange_neighbour_lanes(0b0011, 0b0001), 0b0011);
+    }
+
+    #[test]
+    fn groups_and_lanes_cover_every_chain_set_once() {
+        let lattice = Lattice::new(2, 4);
+        for (lanes, samples, replicas) in [
+            (Lanes::Samples, 64, 2),
+            (Lanes::Replicas, 2, 64),
+            (Lanes::Temperatures, 3, 2),
+        ] {
+            let systems =
+                IsingSystems::spin_glass(lattice, 0.0, vec![0.5, 0.6], samples, replicas, 1);
+            let options = MultispinOptions {
+                layout: Layout::Amsc { lanes },
+                randoms: Randoms::Exact,
+            };
+            let layout = MultispinLayout::new(systems, options);
+            let swaps = SwapLayout::multispin(&layout);
+            let mut seen = std::collections::HashSet::new();
+            for c in 0..swaps.chains.sets {
+                let (q, lane) = swaps.group_lane(c);
+                assert!(q < swaps.groups);
+                assert!(seen.insert((q, lane)), "{lanes:?} c = {c}");
+                // Word system q holds chain set c at temperature 0 in `lane` (lane 0, the
+                // first temperature, where lanes are temperatures).
+                assert_eq!(layout.lane_system(q, lane), Some(c), "{lanes:?} c = {c}");
+            }
+        }
+    }
+}
