@@ -996,6 +996,73 @@ mod tests {
         assert!(missing.contains("absent.ron"), "{missing}");
     }
 
+    /// SAMPLE with parallel tempering every `every` sweeps over `temperatures`.
+    fn tempering(temperatures: &str, every: u64) -> String {
+        sample_with(
+            "temperatures: Betas([0.40, 0.44]),",
+            &format!("temperatures: {temperatures}, algorithm: Tempering(every: {every}),"),
+        )
+    }
+
+    #[test]
+    fn generated_ladders_run_from_min_to_max() {
+        let geometric = Temperatures::GeometricT {
+            min: 0.5,
+            max: 2.0,
+            count: 3,
+        };
+        let betas = geometric.betas();
+        assert_eq!(betas.len(), 3);
+        assert!((betas[0] - 2.0).abs() < 1e-12 && (betas[1] - 1.0).abs() < 1e-12);
+        assert!((betas[2] - 0.5).abs() < 1e-12);
+        let linear = Temperatures::LinearBeta {
+            min: 0.2,
+            max: 0.5,
+            count: 4,
+        };
+        let betas = linear.betas();
+        assert!((betas[1] - 0.3).abs() < 1e-12 && (betas[3] - 0.5).abs() < 1e-12);
+        let config =
+            Config::from_ron_str(&tempering("GeometricT(min: 0.5, max: 2.0, count: 8)", 1))
+                .unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.algorithm.swap_every(), Some(1));
+    }
+
+    #[test]
+    fn bad_tempering_input_is_refused_before_anything_runs() {
+        let cases = [
+            (tempering("Betas([0.4])", 1), vec!["at least 2", "got 1"]),
+            (
+                tempering("Betas([0.4, 0.5])", 0),
+                vec!["every >= 1", "got 0"],
+            ),
+            (
+                tempering("Betas([0.4, 0.5, 0.45])", 1),
+                vec!["strictly monotonic", "#2 = 0.5", "#3 = 0.45"],
+            ),
+            (
+                tempering("Temperatures([1.0, 1.2, 1.2])", 1),
+                vec!["strictly monotonic"],
+            ),
+            (
+                tempering("GeometricT(min: 2.0, max: 0.5, count: 4)", 1),
+                vec!["GeometricT", "min < max"],
+            ),
+            (
+                tempering("LinearBeta(min: 0.1, max: 0.5, count: 0)", 1),
+                vec!["LinearBeta", "count >= 1"],
+            ),
+            (
+                tempering("LinearBeta(min: -0.1, max: 0.5, count: 3)", 1),
+                vec!["beta", "> 0", "-0.1"],
+            ),
+        ];
+        for (text, parts) in cases {
+            assert_mentions(&invalid_message(&text), &parts);
+        }
+    }
+
     #[test]
     fn odd_size_is_refused() {
         let msg = invalid_message(&sample_with("size: 32", "size: 33"));
