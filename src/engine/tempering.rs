@@ -199,6 +199,78 @@ impl SwapLayout {
     }
 }
 
+/// How an engine lays out its observations and spins, for the tempering kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Records {
+    /// Observation records per (word) system: 32 lanes (multispin) or 1 (simple).
+    pub lane_records: u32,
+    /// Observation records per slot.
+    pub slot_records: u32,
+    /// SMSC: the 32 lane records of a word system are sites of one system, to be summed.
+    pub sum_lanes: bool,
+    /// Words (or `i32` spins) of one (word) system.
+    pub system_words: u32,
+}
+
+impl Records {
+    /// The simple engine: one record and `N` spins per system.
+    pub fn simple(systems: &IsingSystems) -> Self {
+        Records {
+            lane_records: 1,
+            slot_records: systems.systems(),
+            sum_lanes: false,
+            system_words: systems.lattice.sites() as u32,
+        }
+    }
+
+    /// The multispin engine: 32 lane records per word system.
+    pub fn multispin(layout: &MultispinLayout) -> Self {
+        Records {
+            lane_records: LANES,
+            slot_records: layout.word_systems() * LANES,
+            sum_lanes: layout.smsc(),
+            system_words: layout.colour_words() * 2,
+        }
+    }
+}
+
+/// Names of the constants the tempering kernels are compiled with (WGSL overrides, CUDA
+/// defines), in the order of [`kernel_constants`].
+pub const KERNEL_CONSTANTS: [&str; 10] = [
+    "TEMPERATURES",
+    "CHAIN_SETS",
+    "GROUPS",
+    "CHAIN_REPLICAS",
+    "EXCHANGE",
+    "SAMPLE_LANES",
+    "LANE_RECORDS",
+    "SLOT_RECORDS",
+    "SUM_LANES",
+    "SYSTEM_WORDS",
+];
+
+/// The tempering kernels' constants of `swaps` on an engine laid out as `records`.
+pub fn kernel_constants(swaps: &SwapLayout, records: &Records) -> Vec<(&'static str, u32)> {
+    let exchange = match swaps.exchange {
+        Exchange::Systems => 0,
+        Exchange::Lanes => 1,
+        Exchange::WithinWords => 2,
+    };
+    let values = [
+        swaps.chains.temperatures,
+        swaps.chains.sets,
+        swaps.groups,
+        swaps.replicas,
+        exchange,
+        u32::from(swaps.sample_lanes),
+        records.lane_records,
+        records.slot_records,
+        u32::from(records.sum_lanes),
+        records.system_words,
+    ];
+    KERNEL_CONSTANTS.into_iter().zip(values).collect()
+}
+
 /// Swap the bits of `a` and `b` where `mask` is set.
 pub fn exchange_masked(a: &mut u32, b: &mut u32, mask: u32) {
     let differ = (*a ^ *b) & mask;

@@ -41,6 +41,10 @@ fn file_source(name: &str) -> Option<&'static str> {
         "observables.cu",
         "philox.cuh",
         "philox_kat.cu",
+        "tempering.cuh",
+        "tempering_exchange.cu",
+        "tempering_history.cu",
+        "tempering_swap.cu",
     )
 }
 

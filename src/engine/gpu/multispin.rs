@@ -11,10 +11,10 @@ use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
-use super::tempering::{EngineRecords, GpuTempering};
+use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::tempering::SwapLayout;
+use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
@@ -302,18 +302,11 @@ impl Engine for MultispinGpuEngine {
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         let layout = &self.layout;
-        let records = EngineRecords {
-            engine: ShaderEngine::Multispin,
-            lane_records: LANES,
-            slot_records: layout.word_systems() * LANES,
-            sum_lanes: layout.smsc(),
-            system_words: layout.colour_words() * 2,
-        };
         let tempering = GpuTempering::new(
             &mut self.ctx,
             &layout.systems,
             SwapLayout::multispin(layout),
-            records,
+            (ShaderEngine::Multispin, Records::multispin(layout)),
             state,
             self.dispatcher.workgroup_size(),
         )?;

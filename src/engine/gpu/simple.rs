@@ -8,8 +8,8 @@ use super::context::GpuContext;
 use super::dispatcher::{Dispatcher, MAX_DISPATCHES};
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
-use super::tempering::{EngineRecords, GpuTempering};
-use crate::engine::tempering::SwapLayout;
+use super::tempering::GpuTempering;
+use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count, no_tempering,
 };
@@ -222,18 +222,11 @@ impl Engine for SimpleGpuEngine {
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         let systems = &self.systems;
-        let records = EngineRecords {
-            engine: ShaderEngine::Simple,
-            lane_records: 1,
-            slot_records: systems.systems(),
-            sum_lanes: false,
-            system_words: systems.lattice.sites() as u32,
-        };
         let tempering = GpuTempering::new(
             &mut self.ctx,
             systems,
             SwapLayout::simple(systems),
-            records,
+            (ShaderEngine::Simple, Records::simple(systems)),
             state,
             self.dispatcher.workgroup_size(),
         )?;

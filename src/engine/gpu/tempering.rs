@@ -13,29 +13,16 @@ use super::multispin::storage_usage;
 use super::plan::Dispatch;
 use super::shaders::{Bindings, Engine, Kernel};
 use crate::engine::check_tempering_state;
-use crate::engine::tempering::{Exchange, SwapLayout};
+use crate::engine::tempering::{Records, SwapLayout, kernel_constants};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 use crate::model::tempering::swap_tables;
 
-/// How an engine's observations and spins are laid out, for the tempering kernels.
-#[derive(Debug, Clone, Copy)]
-pub struct EngineRecords {
-    pub engine: Engine,
-    /// Observation records per (word) system: 32 lanes (multispin) or 1 (simple).
-    pub lane_records: u32,
-    /// Observation records per slot.
-    pub slot_records: u32,
-    /// SMSC: the 32 lane records of a word system are sites of one system, to be summed.
-    pub sum_lanes: bool,
-    /// Words (or `i32` spins) of one (word) system.
-    pub system_words: u32,
-}
-
 /// The tempering buffers and kernels of a wgpu engine.
 pub struct GpuTempering {
     swaps: SwapLayout,
-    records: EngineRecords,
+    engine: Engine,
+    records: Records,
     tables: wgpu::Buffer,
     state: wgpu::Buffer,
     masks: wgpu::Buffer,
@@ -54,7 +41,7 @@ impl GpuTempering {
         ctx: &mut GpuContext,
         systems: &IsingSystems,
         swaps: SwapLayout,
-        records: EngineRecords,
+        (engine, records): (Engine, Records),
         state: &[u32],
         workgroup_size: u32,
     ) -> Result<Self> {
@@ -67,25 +54,8 @@ impl GpuTempering {
                 swaps.groups
             )));
         }
-        let exchange = match swaps.exchange {
-            Exchange::Systems => 0,
-            Exchange::Lanes => 1,
-            Exchange::WithinWords => 2,
-        };
-        let constants = [
-            ("WG_SIZE", workgroup_size),
-            ("TEMPERATURES", swaps.chains.temperatures),
-            ("CHAIN_SETS", swaps.chains.sets),
-            ("GROUPS", swaps.groups),
-            ("CHAIN_REPLICAS", swaps.replicas),
-            ("EXCHANGE", exchange),
-            ("SAMPLE_LANES", u32::from(swaps.sample_lanes)),
-            ("LANE_RECORDS", records.lane_records),
-            ("SLOT_RECORDS", records.slot_records),
-            ("SUM_LANES", u32::from(records.sum_lanes)),
-            ("SYSTEM_WORDS", records.system_words),
-        ];
-        let engine = records.engine;
+        let mut constants = kernel_constants(&swaps, &records);
+        constants.push(("WG_SIZE", workgroup_size));
         let swap = ctx
             .pipeline(Kernel::TemperingSwap(engine), &constants)?
             .clone();
@@ -108,6 +78,7 @@ impl GpuTempering {
         let bind_group = bind_group(ctx, engine, [&tables, &state, &masks, &history]);
         Ok(GpuTempering {
             swaps,
+            engine,
             records,
             tables,
             state,
@@ -140,7 +111,7 @@ impl GpuTempering {
         self.history = ctx.buffer("temperature history", bytes, storage_usage())?;
         self.history_slots = slots;
         let buffers = [&self.tables, &self.state, &self.masks, &self.history];
-        self.bind_group = bind_group(ctx, self.records.engine, buffers);
+        self.bind_group = bind_group(ctx, self.engine, buffers);
         Ok(())
     }
 
