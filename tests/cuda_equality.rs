@@ -426,3 +426,32 @@ fn cuda_multispin_block_size_does_not_change_results() {
         assert!(results.windows(2).all(|w| w[0] == w[1]), "{}", case.name());
     }
 }
+
+/// Parallel tempering on the CUDA engines takes the CPU's decisions bit for bit: lattices,
+/// observations, temperature history and tempering state, for the simple engine and every
+/// multispin exchange kind.
+#[test]
+fn cuda_tempering_matches_cpu_bit_for_bit() {
+    use common::tempering::{compare_tempering, tempering_cases, tempering_systems};
+    if !cuda_present("cuda_tempering_matches_cpu_bit_for_bit") {
+        return;
+    }
+    for field in [0.0, 0.2] {
+        let systems = tempering_systems(2, 6, Disorder::Ferromagnet, field, (1, 3, 4));
+        let mut cpu = CpuEngine::new(systems.clone());
+        let mut cuda = SimpleCudaEngine::new(device(), systems.clone(), 64).unwrap();
+        compare_tempering(
+            &format!("CUDA simple h={field}"),
+            &systems,
+            &mut cpu,
+            &mut cuda,
+        );
+    }
+    for case in tempering_cases() {
+        let layout = case.layout();
+        let mut cpu = CpuMultispinEngine::new(layout.clone());
+        let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
+        let name = format!("CUDA {}", case.name());
+        compare_tempering(&name, &layout.systems, &mut cpu, &mut cuda);
+    }
+}

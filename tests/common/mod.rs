@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+pub mod tempering;
+
 use spinflip::config::{Config, Lanes, Layout, PhiloxPath};
 use spinflip::engine::Plan;
 use spinflip::engine::gpu::GpuContext;

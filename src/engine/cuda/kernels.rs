@@ -183,7 +183,8 @@ mod tests {
             for name in used_defines(&source) {
                 let defined = super::super::simple::CONSTANTS.contains(&name)
                     || super::super::multispin::CONSTANTS.contains(&name)
-                    || name == super::super::multispin::COLOUR;
+                    || name == super::super::multispin::COLOUR
+                    || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name);
                 assert!(
                     defined,
                     "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"

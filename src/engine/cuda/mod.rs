@@ -14,6 +14,7 @@ mod multispin;
 pub mod philox_kat;
 mod simple;
 mod streams;
+mod tempering;
 
 pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
 pub use multispin::{CONSTANT_TABLE_WORDS, MultispinCudaEngine};

@@ -17,12 +17,14 @@ use super::launch::{
     overwrite, upload,
 };
 use super::streams::{SystemSizes, SystemStreams};
+use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams};
-use crate::engine::gpu::shaders::{Kernel, WordLayout};
+use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
+use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
@@ -153,6 +155,7 @@ pub struct MultispinCudaEngine {
     observations: CudaSlice<u64>,
     /// Overlap counts per slot, pair and overlap slot; grown like `observations`.
     overlaps: CudaSlice<u32>,
+    tempering: Option<CudaTempering>,
 }
 
 impl MultispinCudaEngine {
@@ -208,6 +211,7 @@ impl MultispinCudaEngine {
             sweep_streams,
             observe_kernel,
             overlap_kernel,
+            tempering: None,
         };
         engine.device.synchronize("allocating the spin words")?;
         Ok(engine)
@@ -274,14 +278,53 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// Enqueue the measurement of every word system into slot `params.slot`.
+    /// Enqueue the measurement of every word system into slot `params.slot`, with the overlaps
+    /// and the temperature history where there are any.
     fn launch_measure(&mut self, params: &DispatchParams) -> Result<()> {
+        self.launch_observe(params)?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.launch_history(&self.device, params)?;
+        }
         let layout = &self.layout;
-        let grid = |threads: u32, layers: u32| {
-            launch_config(&self.device, self.block_size, threads.into(), layers)
-        };
         let stream = &self.device.stream;
-        let config = grid(layout.lines(), layout.word_systems());
+        if let Some(overlap) = &self.overlap_kernel {
+            let pairs = layout.overlap_word_pairs().len() as u32;
+            let config = launch_config(&self.device, self.block_size, layout.lines().into(), pairs);
+            let mut launch = stream.launch_builder(overlap);
+            launch.arg(params).arg(&self.spins).arg(&mut self.overlaps);
+            // SAFETY: the arguments match multispin_overlap's parameters in order and
+            // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
+            // line return, z counts the overlap pairs of this layout, and
+            // `clear_measurements` sized the overlaps for this plan's slots and pairs.
+            unsafe { launch.launch(config) }
+                .map_err(driver_error("launching kernel multispin_overlap"))?;
+        }
+        Ok(())
+    }
+
+    /// Enqueue a swap round: every word system measured into the scratch slot `params.slot`,
+    /// then the tempering kernels.
+    fn launch_swap(&mut self, params: &DispatchParams) -> Result<()> {
+        self.launch_observe(params)?;
+        let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
+        tempering.launch_swap(
+            &self.device,
+            params,
+            &mut self.observations,
+            &mut self.spins,
+        )
+    }
+
+    /// Enqueue the observables of every word system into slot `params.slot`.
+    fn launch_observe(&mut self, params: &DispatchParams) -> Result<()> {
+        let layout = &self.layout;
+        let stream = &self.device.stream;
+        let config = launch_config(
+            &self.device,
+            self.block_size,
+            layout.lines().into(),
+            layout.word_systems(),
+        );
         let mut launch = stream.launch_builder(&self.observe_kernel);
         launch
             .arg(params)
@@ -294,18 +337,6 @@ impl MultispinCudaEngine {
         // `clear_measurements` sized the observations for this plan's slots.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel multispin_observables"))?;
-        if let Some(overlap) = &self.overlap_kernel {
-            let pairs = layout.overlap_word_pairs().len() as u32;
-            let config = grid(layout.lines(), pairs);
-            let mut launch = stream.launch_builder(overlap);
-            launch.arg(params).arg(&self.spins).arg(&mut self.overlaps);
-            // SAFETY: the arguments match multispin_overlap's parameters in order and
-            // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
-            // line return, z counts the overlap pairs of this layout, and
-            // `clear_measurements` sized the overlaps for this plan's slots and pairs.
-            unsafe { launch.launch(config) }
-                .map_err(driver_error("launching kernel multispin_overlap"))?;
-        }
         Ok(())
     }
 
@@ -320,7 +351,11 @@ impl MultispinCudaEngine {
                 counts
             }
         };
-        Ok(self.layout.measurements(&per_word, &per_pair, slots))
+        let mut measurements = self.layout.measurements(&per_word, &per_pair, slots);
+        if let Some(tempering) = &self.tempering {
+            measurements.labels = tempering.read_history(&self.device, slots)?;
+        }
+        Ok(measurements)
     }
 }
 
@@ -329,10 +364,12 @@ impl Launches for MultispinCudaEngine {
         &self.device
     }
 
-    /// The sweeps between two measurements go group by group of word systems (see
-    /// [`SystemStreams`]), each group's in order; measurements cover every word system.
+    /// The sweeps between two measurements or swap rounds go group by group of word systems
+    /// (see [`SystemStreams`]), each group's in order; measurements and swap rounds cover every
+    /// word system.
     fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()> {
-        for segment in batch.split_inclusive(|d| matches!(d, Dispatch::Measure(_))) {
+        let ends_segment = |d: &Dispatch| matches!(d, Dispatch::Measure(_) | Dispatch::Swap(_));
+        for segment in batch.split_inclusive(ends_segment) {
             let sweeps: Vec<&DispatchParams> = segment
                 .iter()
                 .filter_map(|d| match d {
@@ -347,8 +384,10 @@ impl Launches for MultispinCudaEngine {
                     }
                 }
             }
-            if let Some(Dispatch::Measure(params)) = segment.last() {
-                self.launch_measure(params)?;
+            match segment.last() {
+                Some(Dispatch::Measure(params)) => self.launch_measure(params)?,
+                Some(Dispatch::Swap(params)) => self.launch_swap(params)?,
+                _ => {}
             }
         }
         Ok(())
@@ -376,10 +415,14 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        if plan.steps.iter().any(|s| matches!(s, Step::Swap { .. })) {
-            return Err(no_tempering());
+        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
+        match &mut self.tempering {
+            None if swaps => return Err(no_tempering()),
+            None => {}
+            Some(tempering) => tempering.ensure_history(&self.device, plan.slots)?,
         }
-        self.clear_measurements(plan.slots)?;
+        // Swap rounds measure into a scratch slot past the plan's.
+        self.clear_measurements(plan.slots + u32::from(swaps))?;
         let layout = &self.layout;
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
         let seeded = (layout.systems.seed, layout.word_systems());
@@ -390,14 +433,23 @@ impl Engine for MultispinCudaEngine {
         self.download_measurements(plan.slots)
     }
 
-    fn set_tempering(&mut self, _: &[u32]) -> Result<()> {
-        Err(Error::Cuda(
-            "parallel tempering does not run on the CUDA engines of this build yet; use backend: Cpu"
-                .into(),
-        ))
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        let tempering = CudaTempering::new(
+            &mut self.device,
+            &self.layout.systems,
+            SwapLayout::multispin(&self.layout),
+            (ShaderEngine::Multispin, Records::multispin(&self.layout)),
+            state,
+            self.block_size,
+        )?;
+        self.tempering = Some(tempering);
+        self.device.synchronize("uploading the tempering state")
     }
 
     fn tempering(&mut self) -> Result<Vec<u32>> {
-        Ok(Vec::new())
+        match &self.tempering {
+            Some(tempering) => tempering.read_state(&self.device),
+            None => Ok(Vec::new()),
+        }
     }
 }

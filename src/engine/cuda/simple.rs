@@ -17,12 +17,14 @@ use super::launch::{
     Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
     overwrite, upload,
 };
+use super::tempering::CudaTempering;
 use crate::engine::gpu::plan::Dispatch;
-use crate::engine::gpu::shaders::Kernel;
+use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel};
+use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count, no_tempering,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
 /// Sites each thread of the observables kernel visits (bounds the block's 32-bit sums).
@@ -45,6 +47,7 @@ pub struct SimpleCudaEngine {
     observe_kernel: CudaFunction,
     /// Two counters per slot and system; grown to the largest plan seen.
     observations: CudaSlice<u64>,
+    tempering: Option<CudaTempering>,
 }
 
 /// The geometry constants of `systems`, in the order of [`CONSTANTS`].
@@ -78,6 +81,7 @@ impl SimpleCudaEngine {
             sweep_kernel,
             observe_kernel,
             observations,
+            tempering: None,
         })
     }
 
@@ -124,7 +128,8 @@ impl SimpleCudaEngine {
                     .arg(&self.thresholds);
                 (Kernel::MetropolisSimple, config, launch)
             }
-            Dispatch::Measure(_) => {
+            // A swap round measures into the scratch slot first.
+            Dispatch::Measure(_) | Dispatch::Swap(_) => {
                 let config = self.launch_config(lattice.sites().div_ceil(SITES_PER_OBSERVER));
                 let mut launch = stream.launch_builder(&self.observe_kernel);
                 launch
@@ -133,7 +138,6 @@ impl SimpleCudaEngine {
                     .arg(&mut self.observations);
                 (Kernel::Observables, config, launch)
             }
-            Dispatch::Swap(_) => return Err(no_tempering()),
         };
         // SAFETY: the arguments match the kernel's parameters in order and type
         // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
@@ -145,7 +149,19 @@ impl SimpleCudaEngine {
             "launching kernel {}",
             kernel.module()
         )))?;
-        Ok(())
+        match (dispatch, &mut self.tempering) {
+            (Dispatch::Swap(_), Some(tempering)) => tempering.launch_swap(
+                &self.device,
+                &params,
+                &mut self.observations,
+                &mut self.spins,
+            ),
+            (Dispatch::Measure(_), Some(tempering)) => {
+                tempering.launch_history(&self.device, &params)
+            }
+            (Dispatch::Swap(_), None) => Err(no_tempering()),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -178,10 +194,14 @@ impl Engine for SimpleCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        if plan.steps.iter().any(|s| matches!(s, Step::Swap { .. })) {
-            return Err(no_tempering());
+        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
+        match &mut self.tempering {
+            None if swaps => return Err(no_tempering()),
+            None => {}
+            Some(tempering) => tempering.ensure_history(&self.device, plan.slots)?,
         }
-        self.clear_observations(plan.slots)?;
+        // Swap rounds measure into a scratch slot past the plan's.
+        self.clear_observations(plan.slots + u32::from(swaps))?;
         let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
         let seeded = (self.systems.seed, self.systems.systems());
         self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
@@ -191,18 +211,30 @@ impl Engine for SimpleCudaEngine {
         Ok(Measurements {
             observations: self.download_observations(plan.slots)?,
             overlap_planes: Vec::new(),
-            labels: Vec::new(),
+            labels: match &self.tempering {
+                Some(tempering) => tempering.read_history(&self.device, plan.slots)?,
+                None => Vec::new(),
+            },
         })
     }
 
-    fn set_tempering(&mut self, _: &[u32]) -> Result<()> {
-        Err(Error::Cuda(
-            "parallel tempering does not run on the CUDA engines of this build yet; use backend: Cpu"
-                .into(),
-        ))
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        let tempering = CudaTempering::new(
+            &mut self.device,
+            &self.systems,
+            SwapLayout::simple(&self.systems),
+            (ShaderEngine::Simple, Records::simple(&self.systems)),
+            state,
+            self.block_size,
+        )?;
+        self.tempering = Some(tempering);
+        self.device.synchronize("uploading the tempering state")
     }
 
     fn tempering(&mut self) -> Result<Vec<u32>> {
-        Ok(Vec::new())
+        match &self.tempering {
+            Some(tempering) => tempering.read_state(&self.device),
+            None => Ok(Vec::new()),
+        }
     }
 }

@@ -1,0 +1,137 @@
+//! Parallel tempering's bit-equality cases and comparison, shared by the wgpu and CUDA tests.
+
+use spinflip::config::{Layout, MultispinOptions, Randoms};
+use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::tempering::Chains;
+use spinflip::engine::{Engine, Plan};
+use spinflip::model::Lattice;
+use spinflip::model::couplings::Disorder;
+use spinflip::model::ising::IsingSystems;
+use spinflip::sim::{Schedule, initial_spins};
+
+use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES, first_difference};
+
+pub fn tempering_systems(
+    dims: u32,
+    size: u32,
+    disorder: Disorder,
+    field: f64,
+    (samples, replicas, temperatures): (u32, u32, usize),
+) -> IsingSystems {
+    let lattice = Lattice::new(dims, size);
+    // Gaps that shrink with the energy's fluctuations (~ sqrt N), so both outcomes occur.
+    let gap = 0.18 / (lattice.sites() as f64).sqrt();
+    IsingSystems {
+        lattice,
+        field,
+        betas: (0..temperatures).map(|t| 0.3 + gap * t as f64).collect(),
+        disorder,
+        samples,
+        replicas,
+        seed: 0x5eed_0000_7e3b,
+    }
+}
+
+/// Sweeps with a swap round after each and a measurement after every second, twice over.
+pub fn plans() -> [Plan; 2] {
+    let schedule = Schedule {
+        thermalize: 3,
+        measure: 10,
+        every: 2,
+        swap_every: Some(1),
+    };
+    [schedule.plan(0, 6), schedule.plan(6, schedule.total())]
+}
+
+pub fn compare_tempering(
+    name: &str,
+    systems: &IsingSystems,
+    cpu: &mut dyn Engine,
+    gpu: &mut dyn Engine,
+) {
+    let spins = initial_spins(systems);
+    let state = Chains::of(systems).initial_state();
+    cpu.set_spins(&spins).unwrap();
+    gpu.set_spins(&spins).unwrap();
+    cpu.set_tempering(&state).unwrap();
+    gpu.set_tempering(&state).unwrap();
+    let mut accepted = 0;
+    for (i, plan) in plans().iter().enumerate() {
+        let cpu_measured = cpu.execute(plan).unwrap();
+        let gpu_measured = gpu.execute(plan).unwrap();
+        let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
+        if let Some(diff) = first_difference(&systems.lattice, &cpu_spins, &gpu_spins) {
+            panic!("{name} plan {i}: lattices differ at {diff}");
+        }
+        assert_eq!(cpu_measured, gpu_measured, "{name} plan {i}: measurements");
+        assert!(!cpu_measured.labels.is_empty(), "{name}: no history");
+        let (cpu_state, gpu_state) = (cpu.tempering().unwrap(), gpu.tempering().unwrap());
+        assert_eq!(cpu_state, gpu_state, "{name} plan {i}: tempering state");
+        let chains = Chains::of(systems);
+        accepted = cpu_state[3 * chains.section_words()..].iter().sum::<u32>();
+    }
+    let rounds = 13;
+    let attempts = Chains::of(systems).sets * (systems.betas.len() as u32 - 1) * rounds / 2;
+    eprintln!("{name}: {accepted} of about {attempts} swaps accepted");
+    assert!(
+        accepted > 0 && accepted < attempts,
+        "{name}: both outcomes should occur ({accepted} of about {attempts})"
+    );
+}
+
+/// A multispin tempering case: geometry, layout, couplings, field and (samples, replicas,
+/// temperatures).
+pub struct TemperingCase {
+    pub dims: u32,
+    pub size: u32,
+    pub layout: Layout,
+    pub disorder: Disorder,
+    pub field: f64,
+    pub counts: (u32, u32, usize),
+}
+
+impl TemperingCase {
+    pub fn layout(&self) -> MultispinLayout {
+        let systems =
+            tempering_systems(self.dims, self.size, self.disorder, self.field, self.counts);
+        let options = MultispinOptions {
+            layout: self.layout,
+            randoms: Randoms::Exact,
+        };
+        MultispinLayout::new(systems, options)
+    }
+
+    pub fn name(&self) -> String {
+        format!(
+            "{}D L={} {} {:?} h={}",
+            self.dims,
+            self.size,
+            self.layout().describe(),
+            self.disorder,
+            self.field
+        )
+    }
+}
+
+/// Every exchange kind: lanes holding samples or replicas, neighbour lanes within words (lanes
+/// holding temperatures) and whole word systems (SMSC), with and without a field.
+pub fn tempering_cases() -> Vec<TemperingCase> {
+    let case = |dims, size, layout, disorder, field, counts| TemperingCase {
+        dims,
+        size,
+        layout,
+        disorder,
+        field,
+        counts,
+    };
+    let (bimodal, ferro) = (Disorder::Bimodal, Disorder::Ferromagnet);
+    vec![
+        case(2, 6, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 4)),
+        case(3, 4, AMSC_SAMPLES, bimodal, 0.3, (32, 2, 3)),
+        case(2, 8, AMSC_REPLICAS, ferro, 0.0, (1, 32, 5)),
+        case(2, 6, AMSC_TEMPERATURES, bimodal, 0.0, (3, 2, 6)),
+        case(3, 4, AMSC_TEMPERATURES, bimodal, 0.25, (2, 2, 5)),
+        case(2, 64, Layout::Smsc, bimodal, 0.0, (2, 2, 3)),
+        case(2, 64, Layout::Smsc, ferro, 0.1, (1, 2, 3)),
+    ]
+}
