@@ -11,11 +11,12 @@ use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::config::{
-    Backend, Config, EngineKind, Lanes, Layout, Model, PhiloxPath, Randoms, Temperatures,
+    Algorithm, Backend, Config, EngineKind, Lanes, Layout, Model, PhiloxPath, Randoms, Temperatures,
 };
-use crate::engine::{Engine, Plan};
+use crate::engine::Engine;
+use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
-use crate::sim::{initial_spins, ising_systems, open_engine};
+use crate::sim::{Schedule, initial_spins, ising_systems, open_engine};
 
 /// Which backends to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -94,6 +95,22 @@ pub struct BenchOptions {
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Parallel tempering: each measurement is also made with swap rounds and measurements,
+    /// whose cost the row shows against plain sweeps.
+    #[arg(long)]
+    pub tempering: bool,
+    /// With `--tempering`: temperatures of the ladder (beta to 2 beta, geometric in T).
+    #[arg(long, default_value_t = 32)]
+    pub temperatures: u32,
+    /// With `--tempering`: independent chains (replicas) per sample.
+    #[arg(long, default_value_t = 2)]
+    pub chains: u32,
+    /// With `--tempering`: sweeps between swap rounds.
+    #[arg(long, default_value_t = 1)]
+    pub swap_every: u64,
+    /// With `--tempering`: sweeps between measurements.
+    #[arg(long, default_value_t = 10)]
+    pub measure_every: u64,
 }
 
 /// Philox paths selectable on the command line.
@@ -133,6 +150,12 @@ pub struct BenchResult {
     pub seconds: f64,
     pub flips_per_ns: f64,
     pub ps_per_flip: f64,
+    /// With `--tempering`: the rate with swap rounds and measurements, and their cost relative
+    /// to plain sweeps (`ps_per_flip` is then that of plain sweeps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tempering_ps_per_flip: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tempering_overhead: Option<f64>,
 }
 
 /// Run the benchmark and print its table.
@@ -156,8 +179,21 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
     };
     if !options.json {
         println!(
-            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10} {:>10}",
-            "backend", "adapter", "engine", "dims", "L", "systems", "sweeps", "flips/ns", "ps/flip"
+            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10} {:>10}{}",
+            "backend",
+            "adapter",
+            "engine",
+            "dims",
+            "L",
+            "systems",
+            "sweeps",
+            "flips/ns",
+            "ps/flip",
+            if options.tempering {
+                format!(" {:>12} {:>9}", "PT ps/flip", "PT cost")
+            } else {
+                String::new()
+            }
         );
     }
     for backend in backends {
@@ -185,7 +221,7 @@ fn print_result(options: &BenchOptions, result: &BenchResult) {
         );
     } else {
         println!(
-            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10.3} {:>10.2}",
+            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10.3} {:>10.2}{}",
             result.backend,
             result.adapter,
             format!("{} {}", result.engine, result.model),
@@ -194,7 +230,11 @@ fn print_result(options: &BenchOptions, result: &BenchResult) {
             result.systems,
             result.sweeps,
             result.flips_per_ns,
-            result.ps_per_flip
+            result.ps_per_flip,
+            match (result.tempering_ps_per_flip, result.tempering_overhead) {
+                (Some(ps), Some(cost)) => format!(" {ps:>12.3} {:>8.1}%", 100.0 * cost),
+                _ => String::new(),
+            }
         );
     }
 }
@@ -231,20 +271,41 @@ fn bench_config(
         (Some(LanesArg::Temperatures), _) => Lanes::Temperatures,
     };
     let words = options.systems.div_ceil(32).max(1);
-    let (temperatures, samples, replicas) = match engine {
-        BenchEngine::Simple | BenchEngine::Smsc => (1, 1, options.systems),
-        BenchEngine::Amsc => match lanes {
+    let (temperatures, samples, replicas) = match (engine, options.tempering) {
+        (BenchEngine::Simple | BenchEngine::Smsc, false) => (1, 1, options.systems),
+        (BenchEngine::Simple | BenchEngine::Smsc, true) => {
+            (options.temperatures, 1, options.chains)
+        }
+        (BenchEngine::Amsc, false) => match lanes {
             Lanes::Replicas => (1, 1, 32 * words),
             Lanes::Samples => (1, 32 * words, 1),
             Lanes::Temperatures => (32, words, 1),
         },
+        // Chains are replicas: with lanes holding replicas, 32 chains per word.
+        (BenchEngine::Amsc, true) => match lanes {
+            Lanes::Replicas => (options.temperatures, 1, 32 * words),
+            Lanes::Samples => (options.temperatures, 32 * words, options.chains),
+            Lanes::Temperatures => (options.temperatures, options.systems, options.chains),
+        },
     };
-    // Temperatures in lanes spread around the requested beta.
-    config.temperatures = Temperatures::Betas(
-        (0..temperatures)
-            .map(|t| options.beta * (1.0 + 0.01 * f64::from(t)))
-            .collect(),
-    );
+    config.temperatures = if options.tempering {
+        config.algorithm = Algorithm::Tempering {
+            every: options.swap_every,
+        };
+        let t = 1.0 / options.beta;
+        Temperatures::GeometricT {
+            min: t / 2.0,
+            max: t,
+            count: temperatures,
+        }
+    } else {
+        // Temperatures in lanes spread around the requested beta.
+        Temperatures::Betas(
+            (0..temperatures)
+                .map(|t| options.beta * (1.0 + 0.01 * f64::from(t)))
+                .collect(),
+        )
+    };
     config.samples = samples;
     config.replicas = replicas;
     config.engine = match engine {
@@ -265,44 +326,70 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
     let systems = ising_systems(config);
     let mut engine = open_engine(config, systems.clone())?;
     engine.set_spins(&initial_spins(&systems))?;
+    let plain = Schedule {
+        thermalize: 0,
+        measure: u64::from(u32::MAX),
+        every: u64::from(u32::MAX),
+        swap_every: None,
+    };
+    let (sweeps, seconds) = timed(engine.as_mut(), &plain, options.seconds)?;
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
-    let (mut sweeps, mut next_sweep) = (1u64, 0u64);
-    timed_sweeps(engine.as_mut(), &mut next_sweep, 1)?; // compiles pipelines, warms caches
-    loop {
-        let seconds = timed_sweeps(engine.as_mut(), &mut next_sweep, sweeps)?;
-        if seconds >= options.seconds || sweeps >= 1 << 20 {
-            let flips_per_ns = (sweeps * flips_per_sweep) as f64 / (seconds * 1e9);
-            let info = engine.info();
-            return Ok(BenchResult {
-                backend: info.backend,
-                adapter: info.adapter,
-                engine: info.engine,
-                model: match options.model {
-                    BenchModel::Ising => "Ising",
-                    BenchModel::Ea => "EA",
-                },
-                dims: options.dims,
-                size: systems.lattice.size,
-                systems: systems.systems(),
-                sweeps,
-                seconds,
-                flips_per_ns,
-                ps_per_flip: 1000.0 / flips_per_ns,
-            });
+    let ps_per_flip =
+        |sweeps: u64, seconds: f64| seconds * 1e12 / (sweeps * flips_per_sweep) as f64;
+    let ps = ps_per_flip(sweeps, seconds);
+    let tempering_ps_per_flip = match config.algorithm.swap_every() {
+        None => None,
+        Some(every) => {
+            engine.set_tempering(&Chains::of(&systems).initial_state())?;
+            let schedule = Schedule {
+                every: options.measure_every,
+                swap_every: Some(every),
+                ..plain
+            };
+            let (sweeps, seconds) = timed(engine.as_mut(), &schedule, options.seconds)?;
+            Some(ps_per_flip(sweeps, seconds))
         }
-        sweeps *= 2;
-    }
+    };
+    let info = engine.info();
+    Ok(BenchResult {
+        backend: info.backend,
+        adapter: info.adapter,
+        engine: info.engine,
+        model: match options.model {
+            BenchModel::Ising => "Ising",
+            BenchModel::Ea => "EA",
+        },
+        dims: options.dims,
+        size: systems.lattice.size,
+        systems: systems.systems(),
+        sweeps,
+        seconds,
+        flips_per_ns: 1000.0 / ps,
+        ps_per_flip: ps,
+        tempering_ps_per_flip,
+        tempering_overhead: tempering_ps_per_flip.map(|t| t / ps - 1.0),
+    })
 }
 
-fn timed_sweeps(engine: &mut dyn Engine, next_sweep: &mut u64, sweeps: u64) -> Result<f64> {
-    let mut plan = Plan::default();
-    for _ in 0..sweeps {
-        plan.sweep(*next_sweep as u32);
-        *next_sweep += 1;
+/// Plans of `schedule` of doubling length until one takes `min_seconds` (after one sweep that
+/// compiles pipelines and warms caches); that plan's sweeps and seconds.
+fn timed(engine: &mut dyn Engine, schedule: &Schedule, min_seconds: f64) -> Result<(u64, f64)> {
+    let mut run = |from: u64, sweeps: u64| -> Result<f64> {
+        let plan = schedule.plan(from, from + sweeps);
+        let started = Instant::now();
+        engine.execute(&plan)?;
+        Ok(started.elapsed().as_secs_f64())
+    };
+    run(0, 1)?;
+    let (mut from, mut sweeps) = (1, 1);
+    loop {
+        let seconds = run(from, sweeps)?;
+        if seconds >= min_seconds || sweeps >= 1 << 20 {
+            return Ok((sweeps, seconds));
+        }
+        from += sweeps;
+        sweeps *= 2;
     }
-    let started = Instant::now();
-    engine.execute(&plan)?;
-    Ok(started.elapsed().as_secs_f64())
 }
 
 #[cfg(test)]
