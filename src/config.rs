@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::model::couplings::Disorder;
+use crate::stats::UnitSize;
 
 /// The built-in configuration (`spinflip run` without `--config`), commented for copying.
 const DEFAULT_RON: &str = include_str!("../assets/default.ron");
@@ -126,6 +127,32 @@ impl EngineKind {
         match *self {
             EngineKind::Multispin { layout, randoms } => Some(MultispinOptions { layout, randoms }),
             EngineKind::Simple => None,
+        }
+    }
+
+    /// Which systems make one independent unit of the error estimates: with `randoms: Shared`
+    /// the 32 replicas or samples in the lanes of an AMSC word share every random number, so
+    /// they are one unit. Temperatures in lanes are different estimates (each takes one lane of
+    /// a word), and an SMSC word is one system whose sites share randoms, which its own time
+    /// series already carries: both keep every system independent.
+    pub fn independent_unit(&self) -> UnitSize {
+        let shared_lanes = match self.multispin() {
+            Some(MultispinOptions {
+                layout: Layout::Amsc { lanes },
+                randoms: Randoms::Shared,
+            }) => Some(lanes),
+            _ => None,
+        };
+        match shared_lanes {
+            Some(Lanes::Replicas) => UnitSize {
+                replicas: 32,
+                samples: 1,
+            },
+            Some(Lanes::Samples) => UnitSize {
+                replicas: 1,
+                samples: 32,
+            },
+            Some(Lanes::Temperatures) | None => UnitSize::SYSTEM,
         }
     }
 }

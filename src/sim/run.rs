@@ -98,6 +98,8 @@ pub struct Summary {
     pub samples: u32,
     pub replicas: u32,
     pub seed: u64,
+    /// What one independent unit of the errors is; every temperature's `units` counts them.
+    pub independent_unit: String,
     pub sweeps: u64,
     pub measurements: u64,
     /// Spin-flip attempts per nanosecond of engine time (this invocation's part of the run;
@@ -366,6 +368,7 @@ fn summarize(
     engine_time: Duration,
 ) -> Summary {
     let lattice = systems.lattice;
+    let unit = config.engine.independent_unit();
     let temperatures = systems.betas.iter().zip(&series.0);
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {
@@ -379,6 +382,7 @@ fn summarize(
                         lattice.sites(),
                         &only.energies,
                         &only.magnetisations,
+                        unit,
                     );
                     TemperatureSummary { estimates, exact }
                 })
@@ -388,7 +392,7 @@ fn summarize(
         Disorder::Bimodal => {
             let spin_glass = temperatures
                 .map(|(&beta, samples)| {
-                    spin_glass_estimates(beta, lattice.sites(), lattice.size, samples)
+                    spin_glass_estimates(beta, lattice.sites(), lattice.size, samples, unit)
                 })
                 .collect();
             (Vec::new(), spin_glass)
@@ -430,6 +434,7 @@ fn summarize(
         samples: systems.samples,
         replicas: systems.replicas,
         seed: config.seed,
+        independent_unit: unit.describe(),
         sweeps: schedule.total(),
         measurements: schedule.measurements_before(schedule.total()),
         flips_per_ns,

@@ -13,6 +13,39 @@ pub use jackknife::{Estimate, block_means, jackknife};
 pub use overlap::{overlap, overlap_from_planes};
 pub use spin_glass::{SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates};
 
+/// How many consecutive replicas (of one temperature and sample), and how many consecutive
+/// samples, make one statistically independent unit of the error estimates. Systems whose
+/// Metropolis decisions share random numbers (the lanes of a multispin word with `randoms:
+/// Shared`) are correlated, even identical once they meet, so the jackknife must keep them
+/// together; treating them as independent understates the errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitSize {
+    pub replicas: usize,
+    pub samples: usize,
+}
+
+impl UnitSize {
+    /// Every system on its own random numbers: replicas and samples are independent.
+    pub const SYSTEM: UnitSize = UnitSize {
+        replicas: 1,
+        samples: 1,
+    };
+
+    /// What one unit is, for the summary.
+    pub fn describe(&self) -> String {
+        let what = match (self.replicas, self.samples) {
+            (1, 1) => return "one replica (with several samples, one sample)".to_string(),
+            (replicas, 1) => format!("{replicas} replicas"),
+            (1, samples) => format!("{samples} samples"),
+            (replicas, samples) => format!("{replicas} replicas x {samples} samples"),
+        };
+        format!(
+            "{what}: the lanes of a multispin word share their random numbers (randoms: Shared), \
+             so they count as one independent unit"
+        )
+    }
+}
+
 /// A small seeded generator for the tests: splitmix64, with Box-Muller Gaussians.
 #[cfg(test)]
 mod test_rng {
