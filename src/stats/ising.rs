@@ -17,8 +17,8 @@
 //! numbers, averaged per measurement) is cut into [`BLOCKS_PER_REPLICA`] blocks (one per
 //! measurement when it has fewer measurements), all blocks weighing the same.
 
-use super::autocorr::tau_int;
 use super::UnitSize;
+use super::autocorr::tau_int;
 use super::jackknife::{Estimate, block_means, jackknife, unit_means};
 
 /// Blocks per replica for the jackknife: enough for a stable error, few enough for blocks
@@ -293,7 +293,10 @@ mod tests {
             ("c", alone.c, together.c, apart.c),
             ("u4", alone.u4, together.u4, apart.u4),
         ] {
-            assert!((joined.mean - one.mean).abs() <= 1e-12 * one.mean.abs(), "{what}");
+            assert!(
+                (joined.mean - one.mean).abs() <= 1e-12 * one.mean.abs(),
+                "{what}"
+            );
             assert!((joined.err - one.err).abs() <= 1e-9 * one.err, "{what}");
             let ratio = split.err / one.err;
             assert!((ratio - 0.5).abs() < 0.05, "{what}: {ratio}");

@@ -37,9 +37,9 @@
 //! - Samples without measurements (or without replica pairs, for the overlaps) have NaN averages,
 //!   which make the disorder averages NaN rather than silently averaging fewer samples.
 
+use super::UnitSize;
 use super::autocorr::tau_int;
 use super::ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
-use super::UnitSize;
 use super::jackknife::{Estimate, block_means, group_means, jackknife, unit_means};
 
 /// The measurement series of one disorder sample at one temperature.
@@ -429,7 +429,13 @@ mod tests {
             q_scale: 0.5,
             q2_kmin: 0.05,
         };
-        let got = spin_glass_estimates(BETA, SITES, SIZE, &[data.sample(3, 3, 64)], UnitSize::SYSTEM);
+        let got = spin_glass_estimates(
+            BETA,
+            SITES,
+            SIZE,
+            &[data.sample(3, 3, 64)],
+            UnitSize::SYSTEM,
+        );
         let n = SITES as f64;
         let (q2, q4) = (0.625 * 0.25, 17.0 / 32.0 * 0.0625);
         assert_close("e", got.e.mean, -1.9e12 / n, 1e-15);
@@ -563,7 +569,13 @@ mod tests {
     fn single_sample_has_thermal_errors() {
         let mut rng = TestRng::new(5);
         let sample = random_sample(&mut rng, -1500.0, 20_000);
-        let got = spin_glass_estimates(BETA, SITES, SIZE, std::slice::from_ref(&sample), UnitSize::SYSTEM);
+        let got = spin_glass_estimates(
+            BETA,
+            SITES,
+            SIZE,
+            std::slice::from_ref(&sample),
+            UnitSize::SYSTEM,
+        );
         assert_agreement(&got);
         let only = got.per_sample[0];
         assert_eq!(only.measurements, 40_000);
@@ -609,7 +621,13 @@ mod tests {
             ..SampleSeries::default()
         };
         for count in [1, 2] {
-            let got = spin_glass_estimates(BETA, SITES, SIZE, &vec![single_replica.clone(); count], UnitSize::SYSTEM);
+            let got = spin_glass_estimates(
+                BETA,
+                SITES,
+                SIZE,
+                &vec![single_replica.clone(); count],
+                UnitSize::SYSTEM,
+            );
             assert_close("e", got.e.mean, -11.0 / SITES as f64, 1e-15);
             assert!(got.q2.mean.is_nan() && got.g.mean.is_nan() && got.xi_over_l.mean.is_nan());
             assert!(got.tau_q2.is_nan());
