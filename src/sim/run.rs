@@ -81,7 +81,8 @@ pub struct TemperatureSummary {
     pub exact: Option<ExactIsing2d>,
 }
 
-/// `summary.json`.
+/// `summary.json`. Fields recorded since a later version (`#[serde(default)]`) default when
+/// read back, so older summaries still load (`spinflip plot` reads them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub spinflip_version: String,
@@ -89,6 +90,7 @@ pub struct Summary {
     pub adapter: String,
     pub engine: String,
     /// Whether the config named the engine, or what `engine: Auto` chose and why.
+    #[serde(default)]
     pub engine_choice: String,
     /// How the multispin engine drew its random numbers, and what that means for the lanes.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -101,6 +103,7 @@ pub struct Summary {
     pub replicas: u32,
     pub seed: u64,
     /// What one independent unit of the errors is; every temperature's `units` counts them.
+    #[serde(default)]
     pub independent_unit: String,
     pub sweeps: u64,
     pub measurements: u64,
@@ -129,8 +132,8 @@ struct RunState {
 
 /// Run `config`, writing everything into `options.out`.
 pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
-    let (config, engine_choice) = &config.resolve_engine()?;
     config.validate()?;
+    let (config, engine_choice) = &config.resolve_engine()?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     let config_text = config.to_ron_string();
     let config_fingerprint = fingerprint(&config_text);

@@ -51,6 +51,7 @@ pub struct IsingEstimates {
     /// Number of measurements, all replicas together.
     pub samples: usize,
     /// Number of independent units of replicas the errors rest on.
+    #[serde(default)]
     pub units: usize,
 }
 

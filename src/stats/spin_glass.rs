@@ -85,6 +85,7 @@ pub struct SpinGlassEstimates {
     pub samples: usize,
     /// Number of independent units the errors rest on: of samples with several samples, else
     /// of replicas (of replica pairs, for the overlaps, half as many).
+    #[serde(default)]
     pub units: usize,
     /// `[<E>]/N`.
     pub e: Estimate,
