@@ -167,6 +167,47 @@ impl EngineKind {
             Some(Lanes::Temperatures) | None => UnitSize::SYSTEM,
         }
     }
+
+    /// What one independent unit ([`EngineKind::independent_unit`]) is, and why, for the
+    /// summary.
+    pub fn describe_independent_unit(&self) -> &'static str {
+        let shared = |options: MultispinOptions| options.randoms == Randoms::Shared;
+        match self
+            .multispin()
+            .filter(|&options| shared(options))
+            .map(|o| o.layout)
+        {
+            Some(Layout::Amsc {
+                lanes: Lanes::Replicas,
+            }) => {
+                "32 replicas: the lanes of a multispin word share their random numbers \
+                 (randoms: Shared), so a word's 32 replicas count as one unit"
+            }
+            Some(Layout::Amsc {
+                lanes: Lanes::Samples,
+            }) => {
+                "32 samples: the lanes of a multispin word share their random numbers \
+                 (randoms: Shared), so a word's 32 samples count as one unit"
+            }
+            Some(Layout::Amsc {
+                lanes: Lanes::Temperatures,
+            }) => {
+                "one replica (one sample where errors come from the spread over samples): the \
+                 lanes of a word share their random numbers but hold different temperatures, so \
+                 each temperature's estimates take one lane per word (differences between \
+                 temperatures are correlated)"
+            }
+            Some(Layout::Smsc) => {
+                "one replica (one sample where errors come from the spread over samples): the 32 \
+                 sites of an SMSC word share a random number within one system, which that \
+                 system's own time series carries"
+            }
+            None => {
+                "one replica (one sample where errors come from the spread over samples): every \
+                 system draws its own random numbers"
+            }
+        }
+    }
 }
 
 /// How the multispin engine packs spins and draws its random numbers.

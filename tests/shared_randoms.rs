@@ -65,3 +65,27 @@ fn spread_over_seeds_matches_the_reported_error() {
         );
     }
 }
+
+/// The spin glass with samples in shared lanes: 64 samples are 2 units of the disorder average.
+#[test]
+fn shared_sample_lanes_are_units_of_the_disorder_average() {
+    let summary = run_summary(
+        r#"(
+            model: EdwardsAnderson(dims: 2, size: 4, field: 0.0),
+            temperatures: Betas([0.5]),
+            replicas: 2,
+            samples: 64,
+            engine: Multispin(layout: Amsc(lanes: Samples), randoms: Shared),
+            sweeps: (thermalize: 10, measure: 100, every: 10),
+            seed: 3,
+            backend: Cpu,
+        )"#,
+    );
+    assert_eq!(summary.spin_glass[0].units, 2);
+    assert!(
+        summary.independent_unit.starts_with("32 samples"),
+        "{}",
+        summary.independent_unit
+    );
+    assert!(summary.spin_glass[0].e.err > 0.0);
+}

@@ -441,7 +441,7 @@ fn summarize(
         samples: systems.samples,
         replicas: systems.replicas,
         seed: config.seed,
-        independent_unit: unit.describe(),
+        independent_unit: config.engine.describe_independent_unit().to_string(),
         sweeps: schedule.total(),
         measurements: schedule.measurements_before(schedule.total()),
         flips_per_ns,

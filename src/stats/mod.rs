@@ -30,20 +30,6 @@ impl UnitSize {
         replicas: 1,
         samples: 1,
     };
-
-    /// What one unit is, for the summary.
-    pub fn describe(&self) -> String {
-        let what = match (self.replicas, self.samples) {
-            (1, 1) => return "one replica (with several samples, one sample)".to_string(),
-            (replicas, 1) => format!("{replicas} replicas"),
-            (1, samples) => format!("{samples} samples"),
-            (replicas, samples) => format!("{replicas} replicas x {samples} samples"),
-        };
-        format!(
-            "{what}: the lanes of a multispin word share their random numbers (randoms: Shared), \
-             so they count as one independent unit"
-        )
-    }
 }
 
 /// A small seeded generator for the tests: splitmix64, with Box-Muller Gaussians.
