@@ -575,6 +575,7 @@ impl Progress {
                 .expect("valid template")
                 .progress_chars("=> "),
             );
+            bar.set_message("? flips/ns");
             bar.set_position(done);
             bar
         });
