@@ -142,70 +142,63 @@ impl EngineKind {
         }
     }
 
-    /// Which systems make one independent unit of the error estimates: with `randoms: Shared`
-    /// the 32 replicas or samples in the lanes of an AMSC word share every random number, so
-    /// they are one unit. Temperatures in lanes are different estimates (each takes one lane of
-    /// a word), and an SMSC word is one system whose sites share randoms, which its own time
-    /// series already carries: both keep every system independent.
-    pub fn independent_unit(&self) -> UnitSize {
-        let shared_lanes = match self.multispin() {
-            Some(MultispinOptions {
-                layout: Layout::Amsc { lanes },
-                randoms: Randoms::Shared,
-            }) => Some(lanes),
-            _ => None,
-        };
-        match shared_lanes {
-            Some(Lanes::Replicas) => UnitSize {
-                replicas: 32,
-                samples: 1,
-            },
-            Some(Lanes::Samples) => UnitSize {
-                replicas: 1,
-                samples: 32,
-            },
-            Some(Lanes::Temperatures) | None => UnitSize::SYSTEM,
-        }
-    }
-
-    /// What one independent unit ([`EngineKind::independent_unit`]) is, and why, for the
-    /// summary.
-    pub fn describe_independent_unit(&self) -> &'static str {
-        let shared = |options: MultispinOptions| options.randoms == Randoms::Shared;
-        match self
+    /// Which systems make one independent unit of the error estimates, and what that unit is
+    /// (for the summary): with `randoms: Shared` the 32 replicas or samples in the lanes of an
+    /// AMSC word share every random number, so they are one unit. Temperatures in lanes are
+    /// different estimates (each takes one lane of a word), and an SMSC word is one system whose
+    /// sites share randoms, which its own time series already carries: both keep every system
+    /// independent.
+    pub fn independent_unit(&self) -> (UnitSize, String) {
+        let alone = "one replica (one sample where errors come from the spread over samples)";
+        let shared = self
             .multispin()
-            .filter(|&options| shared(options))
-            .map(|o| o.layout)
-        {
+            .filter(|options| options.randoms == Randoms::Shared);
+        let lanes = |what: &str| {
+            format!(
+                "32 {what}: the lanes of a multispin word share their random numbers (randoms: \
+                 Shared), so a word's 32 {what} count as one unit"
+            )
+        };
+        match shared.map(|options| options.layout) {
             Some(Layout::Amsc {
                 lanes: Lanes::Replicas,
-            }) => {
-                "32 replicas: the lanes of a multispin word share their random numbers \
-                 (randoms: Shared), so a word's 32 replicas count as one unit"
-            }
+            }) => (
+                UnitSize {
+                    replicas: 32,
+                    samples: 1,
+                },
+                lanes("replicas"),
+            ),
             Some(Layout::Amsc {
                 lanes: Lanes::Samples,
-            }) => {
-                "32 samples: the lanes of a multispin word share their random numbers \
-                 (randoms: Shared), so a word's 32 samples count as one unit"
-            }
+            }) => (
+                UnitSize {
+                    replicas: 1,
+                    samples: 32,
+                },
+                lanes("samples"),
+            ),
             Some(Layout::Amsc {
                 lanes: Lanes::Temperatures,
-            }) => {
-                "one replica (one sample where errors come from the spread over samples): the \
-                 lanes of a word share their random numbers but hold different temperatures, so \
-                 each temperature's estimates take one lane per word (differences between \
-                 temperatures are correlated)"
-            }
-            Some(Layout::Smsc) => {
-                "one replica (one sample where errors come from the spread over samples): the 32 \
-                 sites of an SMSC word share a random number within one system, which that \
-                 system's own time series carries"
-            }
-            None => {
-                "one replica (one sample where errors come from the spread over samples): every \
-                 system draws its own random numbers"
-            }
+            }) => (
+                UnitSize::SYSTEM,
+                format!(
+                    "{alone}: the lanes of a word share their random numbers but hold different \
+                     temperatures, so each temperature's estimates take one lane per word \
+                     (differences between temperatures are correlated)"
+                ),
+            ),
+            Some(Layout::Smsc) => (
+                UnitSize::SYSTEM,
+                format!(
+                    "{alone}: the 32 sites of an SMSC word share a random number within one \
+                     system, which that system's own time series carries"
+                ),
+            ),
+            None => (
+                UnitSize::SYSTEM,
+                format!("{alone}: every system draws its own random numbers"),
+            ),
         }
     }
 }
@@ -1267,7 +1260,6 @@ mod tests {
     fn auto_engine_picks_the_fastest_that_fits() {
         let amsc = |lanes| EngineKind::multispin_with(Layout::Amsc { lanes });
         let smsc = EngineKind::multispin_with(Layout::Smsc);
-        let ea = |extra: &str| ("Ising(", format!("EdwardsAnderson({extra}"));
         // Few systems on a small lattice: the simple engine.
         assert_eq!(
             auto_engine("replicas: 4", "replicas: 4"),
@@ -1290,8 +1282,9 @@ mod tests {
             amsc(Lanes::Temperatures)
         );
         // The spin glass: samples in lanes first, then replicas, then temperatures.
-        let (from, to) = ea("");
-        let glass = |extra: &str| sample_with(from, &to).replace("replicas: 4,", extra);
+        let glass = |counts: &str| {
+            sample_with("Ising(", "EdwardsAnderson(").replace("replicas: 4,", counts)
+        };
         let resolved = |text: String| {
             let config = Config::from_ron_str(&text).unwrap();
             config.validate().unwrap();

@@ -379,7 +379,7 @@ fn summarize(
     flips_per_ns: f64,
 ) -> Summary {
     let lattice = systems.lattice;
-    let unit = config.engine.independent_unit();
+    let (unit, unit_description) = config.engine.independent_unit();
     let temperatures = systems.betas.iter().zip(&series.0);
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {
@@ -441,7 +441,7 @@ fn summarize(
         samples: systems.samples,
         replicas: systems.replicas,
         seed: config.seed,
-        independent_unit: config.engine.describe_independent_unit().to_string(),
+        independent_unit: unit_description,
         sweeps: schedule.total(),
         measurements: schedule.measurements_before(schedule.total()),
         flips_per_ns,
