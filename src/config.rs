@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::model::couplings::Disorder;
+use crate::stats::UnitSize;
 
 /// The built-in configuration (`spinflip run` without `--config`), commented for copying.
 const DEFAULT_RON: &str = include_str!("../assets/default.ron");
@@ -109,8 +110,11 @@ impl Model {
 /// Which engine runs the sweeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum EngineKind {
-    /// One spin per 32-bit word: the readable reference (Ising ferromagnet only).
+    /// The fastest engine that fits the model and the system counts ([`Config::resolve_engine`]),
+    /// chosen before the run and written into its `config.ron`.
     #[default]
+    Auto,
+    /// One spin per 32-bit word: the readable reference (Ising ferromagnet only).
     Simple,
     /// One spin per bit, 32 lanes per word (multispin coding).
     Multispin {
@@ -121,11 +125,80 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    /// The multispin engine's options, `None` for the simple engine.
+    /// The multispin engine's options, `None` for the simple engine (and for `Auto`, which
+    /// [`Config::resolve_engine`] replaces before anything runs).
     pub fn multispin(&self) -> Option<MultispinOptions> {
         match *self {
             EngineKind::Multispin { layout, randoms } => Some(MultispinOptions { layout, randoms }),
-            EngineKind::Simple => None,
+            EngineKind::Simple | EngineKind::Auto => None,
+        }
+    }
+
+    /// An exact-randoms multispin engine with `layout`.
+    fn multispin_with(layout: Layout) -> EngineKind {
+        EngineKind::Multispin {
+            layout,
+            randoms: Randoms::Exact,
+        }
+    }
+
+    /// Which systems make one independent unit of the error estimates, and what that unit is
+    /// (for the summary): with `randoms: Shared` the 32 replicas or samples in the lanes of an
+    /// AMSC word share every random number, so they are one unit. Temperatures in lanes are
+    /// different estimates (each takes one lane of a word), and an SMSC word is one system whose
+    /// sites share randoms, which its own time series already carries: both keep every system
+    /// independent.
+    pub fn independent_unit(&self) -> (UnitSize, String) {
+        let alone = "one replica (one sample where errors come from the spread over samples)";
+        let shared = self
+            .multispin()
+            .filter(|options| options.randoms == Randoms::Shared);
+        let lanes = |what: &str| {
+            format!(
+                "32 {what}: the lanes of a multispin word share their random numbers (randoms: \
+                 Shared), so a word's 32 {what} count as one unit"
+            )
+        };
+        match shared.map(|options| options.layout) {
+            Some(Layout::Amsc {
+                lanes: Lanes::Replicas,
+            }) => (
+                UnitSize {
+                    replicas: 32,
+                    samples: 1,
+                },
+                lanes("replicas"),
+            ),
+            Some(Layout::Amsc {
+                lanes: Lanes::Samples,
+            }) => (
+                UnitSize {
+                    replicas: 1,
+                    samples: 32,
+                },
+                lanes("samples"),
+            ),
+            Some(Layout::Amsc {
+                lanes: Lanes::Temperatures,
+            }) => (
+                UnitSize::SYSTEM,
+                format!(
+                    "{alone}: the lanes of a word share their random numbers but hold different \
+                     temperatures, so each temperature's estimates take one lane per word \
+                     (differences between temperatures are correlated)"
+                ),
+            ),
+            Some(Layout::Smsc) => (
+                UnitSize::SYSTEM,
+                format!(
+                    "{alone}: the 32 sites of an SMSC word share a random number within one \
+                     system, which that system's own time series carries"
+                ),
+            ),
+            None => (
+                UnitSize::SYSTEM,
+                format!("{alone}: every system draws its own random numbers"),
+            ),
         }
     }
 }
@@ -359,23 +432,133 @@ impl Config {
         text
     }
 
-    /// Check everything that parsing cannot: the first problem found is reported.
+    /// Check everything that parsing cannot: the first problem found is reported. `engine:
+    /// Auto` is checked as the engine it chooses.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        validate_model(&self.model, &self.engine)?;
+        validate_model(&self.model)?;
         validate_temperatures(&self.temperatures)?;
         validate_systems(self)?;
-        validate_engine(self)?;
+        let (engine, choice) = self.choose_engine()?;
+        validate_engine(self, &engine).map_err(|error| match error {
+            ConfigError::Invalid(msg) if self.engine == EngineKind::Auto => {
+                ConfigError::Invalid(format!("{choice}: {msg}"))
+            }
+            other => other,
+        })?;
         validate_sweeps(&self.sweeps)?;
         validate_algorithm(self)?;
         validate_workgroup_size(self.workgroup_size)
     }
+
+    /// This config with `engine: Auto` replaced by the engine it chooses, and how the engine
+    /// was chosen (logged). The run writes the resolved config, so its checkpoint fingerprint
+    /// and a `--resume` from either config name the same engine, and a config that names its
+    /// engine serialises as before.
+    pub fn resolve_engine(&self) -> Result<(Config, String), ConfigError> {
+        let (engine, choice) = self.choose_engine()?;
+        if self.engine == EngineKind::Auto {
+            log::info!("{choice}");
+        }
+        let resolved = Config {
+            engine,
+            ..self.clone()
+        };
+        Ok((resolved, choice))
+    }
+
+    /// The engine this config runs and why: the one it names, or for `Auto` the first of
+    /// [`auto_candidates`] that fits the model, the lattice and the system counts. Where none
+    /// fits, the ferromagnet falls back to the simple engine (whose limit [`validate_engine`]
+    /// then reports); the spin glass, which needs the multispin engine, gets an error that says
+    /// what each layout would need.
+    fn choose_engine(&self) -> Result<(EngineKind, String), ConfigError> {
+        if self.engine != EngineKind::Auto {
+            return Ok((self.engine, "engine named in the config".to_string()));
+        }
+        let fits = |engine: &EngineKind| validate_engine(self, engine).is_ok();
+        match auto_candidates(self)
+            .into_iter()
+            .find(|(engine, _)| fits(engine))
+        {
+            Some((engine, why)) => Ok((engine, auto_chose(&engine, why))),
+            None if self.model.disorder() == Disorder::Ferromagnet => Ok((
+                EngineKind::Simple,
+                auto_chose(
+                    &EngineKind::Simple,
+                    "nothing fits; the simple engine is the fallback for the ferromagnet",
+                ),
+            )),
+            None => Err(ConfigError::Invalid(no_multispin_layout_fits(self))),
+        }
+    }
+}
+
+/// The engines `Auto` tries, fastest first, with why each is chosen: AMSC where 32 or more
+/// systems fill the lanes of words (for the ferromagnet, temperatures in lanes only where they
+/// fill at least half of them: idle lanes cost as much as busy ones), else SMSC (one lattice,
+/// 32 sites per word), else, for the ferromagnet, the simple engine.
+fn auto_candidates(config: &Config) -> Vec<(EngineKind, &'static str)> {
+    let amsc = |lanes| EngineKind::multispin_with(Layout::Amsc { lanes });
+    let disordered = config.model.disorder() == Disorder::Bimodal;
+    let temperatures = config.temperatures.betas().len();
+    let mut candidates = Vec::new();
+    if disordered {
+        candidates.push((
+            amsc(Lanes::Samples),
+            "samples in multiples of 32 fill the lanes of words",
+        ));
+    }
+    candidates.push((
+        amsc(Lanes::Replicas),
+        "replicas in multiples of 32 fill the lanes of words",
+    ));
+    if disordered || temperatures >= 16 {
+        candidates.push((
+            amsc(Lanes::Temperatures),
+            "the temperatures (at most 32) share words, one per lane",
+        ));
+    }
+    candidates.push((
+        EngineKind::multispin_with(Layout::Smsc),
+        "one lattice per system, 32 sites per word (size a multiple of 64)",
+    ));
+    if !disordered {
+        candidates.push((
+            EngineKind::Simple,
+            "too few systems to fill multispin words, and a size that is not a multiple of 64",
+        ));
+    }
+    candidates
+}
+
+/// What `Auto` chose and why, in the config's own words.
+fn auto_chose(engine: &EngineKind, why: &str) -> String {
+    let named = ron::to_string(engine).expect("an engine kind is plain data");
+    format!("no engine given, so engine: Auto chose {named} ({why})")
+}
+
+/// Why no multispin layout takes a spin-glass config, layout by layout.
+fn no_multispin_layout_fits(config: &Config) -> String {
+    let needs = auto_candidates(config)
+        .iter()
+        .filter_map(|(engine, _)| validate_engine(config, engine).err())
+        .map(|error| match error {
+            ConfigError::Invalid(msg) => msg,
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    format!(
+        "model EdwardsAnderson needs the multispin engine, and with no engine given (engine: \
+         Auto) none of its layouts fits: {needs}"
+    )
 }
 
 fn invalid(msg: String) -> Result<(), ConfigError> {
     Err(ConfigError::Invalid(msg))
 }
 
-fn validate_model(model: &Model, engine: &EngineKind) -> Result<(), ConfigError> {
+fn validate_model(model: &Model) -> Result<(), ConfigError> {
     let (dims, size, field) = (model.dims(), model.size(), model.field());
     if !(2..=3).contains(&dims) {
         return invalid(format!("dims must be 2 or 3, got {dims}"));
@@ -388,6 +571,15 @@ fn validate_model(model: &Model, engine: &EngineKind) -> Result<(), ConfigError>
             "size must be even for the checkerboard update, got {size}"
         ));
     }
+    if !field.is_finite() {
+        return invalid(format!("field must be finite, got {field}"));
+    }
+    Ok(())
+}
+
+/// Sites per system within what `engine` indexes.
+fn validate_site_limit(model: &Model, engine: &EngineKind) -> Result<(), ConfigError> {
+    let (dims, size) = (model.dims(), model.size());
     let sites = u128::from(size).pow(dims);
     let limit = SiteLimit::of(engine);
     if sites >= u128::from(limit.sites) {
@@ -400,9 +592,6 @@ fn validate_model(model: &Model, engine: &EngineKind) -> Result<(), ConfigError>
             limit.reason,
             limit.hint
         ));
-    }
-    if !field.is_finite() {
-        return invalid(format!("field must be finite, got {field}"));
     }
     Ok(())
 }
@@ -432,7 +621,8 @@ impl SiteLimit {
                 sites: MAX_SIMPLE_SITES,
                 engine: "the simple engine",
                 reason: "site indices are 32-bit",
-                hint: "; engine: Multispin(layout: Smsc) takes larger lattices",
+                hint: "; engine: Multispin(layout: Smsc) takes up to 2^34 sites, with a size \
+                       that is a multiple of 64",
             },
             Some(Layout::Amsc { .. }) => SiteLimit {
                 sites: MAX_MULTISPIN_WORDS.min(MAX_MULTISPIN_SITES),
@@ -472,10 +662,23 @@ fn validate_temperatures(temperatures: &Temperatures) -> Result<(), ConfigError>
     if values.is_empty() {
         return invalid("temperatures: at least one is needed".into());
     }
-    match values.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
-        Some(i) => invalid(format!(
+    if let Some(i) = values.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        return invalid(format!(
             "temperatures: {name} #{} must be finite and > 0, got {}",
             i + 1,
+            values[i]
+        ));
+    }
+    let repeat = (0..values.len())
+        .flat_map(|j| (0..j).map(move |i| (i, j)))
+        .find(|&(i, j)| values[i] == values[j]);
+    match repeat {
+        Some((i, j)) => invalid(format!(
+            "temperatures: {name} #{} and #{} are both {}: a repeated temperature only \
+             duplicates work (ask for more replicas instead), and in a tempering ladder a zero \
+             gap in beta is meaningless",
+            i + 1,
+            j + 1,
             values[i]
         )),
         None => Ok(()),
@@ -531,9 +734,10 @@ fn validate_systems(config: &Config) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// What each engine and layout can pack.
-fn validate_engine(config: &Config) -> Result<(), ConfigError> {
-    let options = match config.engine.multispin() {
+/// What each engine and layout can pack: the lattice, the model, the system counts.
+fn validate_engine(config: &Config, engine: &EngineKind) -> Result<(), ConfigError> {
+    validate_site_limit(&config.model, engine)?;
+    let options = match engine.multispin() {
         None if config.model.disorder() == Disorder::Bimodal => {
             return invalid(
                 "model EdwardsAnderson needs the multispin engine: \
@@ -1043,7 +1247,7 @@ mod tests {
             ),
             (
                 tempering("Temperatures([1.0, 1.2, 1.2])", 1),
-                vec!["strictly monotonic"],
+                vec!["#2 and #3 are both 1.2", "zero gap"],
             ),
             (
                 tempering("GeometricT(min: 2.0, max: 0.5, count: 4)", 1),
@@ -1079,9 +1283,17 @@ mod tests {
             &invalid_message(&sample_with("size: 32", "size: 0")),
             &["size", "got 0"],
         );
+        // No engine given: Auto falls back to the simple engine, and the message says so and
+        // names the engine that takes larger lattices.
         assert_mentions(
             &invalid_message(&sample_with("size: 32", "size: 46342")),
-            &["46342^2", "sites", "simple engine", "2147483648 = 2^31"],
+            &[
+                "46342^2",
+                "sites",
+                "engine: Auto chose Simple",
+                "the simple engine takes fewer than 2147483648 = 2^31",
+                "Multispin(layout: Smsc) takes up to 2^34 sites, with a size that is a multiple of 64",
+            ],
         );
         // 1290^3 < 2^31 < 1292^3: the bound is exactly 2^31 sites.
         let too_big = sample_with("dims: 2, size: 32", "dims: 3, size: 1292");
@@ -1190,6 +1402,107 @@ mod tests {
     }
 
     #[test]
+    fn repeated_temperatures_are_refused() {
+        assert_refused(&[
+            (
+                "[0.40, 0.44]",
+                "[0.40, 0.44, 0.40]",
+                &["beta #1 and #3 are both 0.4", "duplicates work", "zero gap"],
+            ),
+            (
+                "Betas([0.40, 0.44])",
+                "Temperatures([2.0, 2.0])",
+                &["temperature #1 and #2 are both 2"],
+            ),
+        ]);
+    }
+
+    /// The engine `Auto` resolves to for the sample with `from` replaced by `to`.
+    fn auto_engine(from: &str, to: &str) -> EngineKind {
+        let config = Config::from_ron_str(&sample_with(from, to)).unwrap();
+        assert_eq!(config.engine, EngineKind::Auto, "no engine given");
+        config.validate().unwrap();
+        let (resolved, choice) = config.resolve_engine().unwrap();
+        assert!(choice.contains("engine: Auto chose"), "{choice}");
+        resolved.engine
+    }
+
+    #[test]
+    fn auto_engine_picks_the_fastest_that_fits() {
+        let amsc = |lanes| EngineKind::multispin_with(Layout::Amsc { lanes });
+        let smsc = EngineKind::multispin_with(Layout::Smsc);
+        // Few systems on a small lattice: the simple engine.
+        assert_eq!(
+            auto_engine("replicas: 4", "replicas: 4"),
+            EngineKind::Simple
+        );
+        assert_eq!(
+            auto_engine("replicas: 4", "replicas: 64"),
+            amsc(Lanes::Replicas)
+        );
+        assert_eq!(auto_engine("size: 32", "size: 64"), smsc);
+        // One huge lattice only SMSC takes.
+        assert_eq!(auto_engine("size: 32", "size: 65536"), smsc);
+        // Sixteen temperatures fill half the lanes of a word.
+        let many = format!(
+            "Betas({:?})",
+            (1..=16).map(|i| 0.02 * f64::from(i)).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            auto_engine("Betas([0.40, 0.44])", &many),
+            amsc(Lanes::Temperatures)
+        );
+        // The spin glass: samples in lanes first, then replicas, then temperatures.
+        let glass = |counts: &str| {
+            sample_with("Ising(", "EdwardsAnderson(").replace("replicas: 4,", counts)
+        };
+        let resolved = |text: String| {
+            let config = Config::from_ron_str(&text).unwrap();
+            config.validate().unwrap();
+            config.resolve_engine().unwrap().0.engine
+        };
+        assert_eq!(
+            resolved(glass("replicas: 2, samples: 64,")),
+            amsc(Lanes::Samples)
+        );
+        assert_eq!(resolved(glass("replicas: 64,")), amsc(Lanes::Replicas));
+        assert_eq!(resolved(glass("replicas: 2,")), amsc(Lanes::Temperatures));
+        // Nothing fits: the error says what each layout needs.
+        let crowded = glass("replicas: 2, samples: 4,").replace(
+            "Betas([0.40, 0.44])",
+            &format!("Betas({:?})", (1..=33).map(f64::from).collect::<Vec<_>>()),
+        );
+        assert_mentions(
+            &invalid_message(&crowded),
+            &[
+                "EdwardsAnderson needs the multispin engine",
+                "engine: Auto",
+                "samples must be a multiple of 32, got 4",
+                "replicas must be a multiple of 32, got 2",
+                "at most 32 temperatures, got 33",
+                "multiple of 64, got 32",
+            ],
+        );
+    }
+
+    #[test]
+    fn resolving_keeps_a_named_engine_and_records_an_auto_choice() {
+        let named = sample_with("replicas: 4,", "replicas: 4, engine: Simple,");
+        let config = Config::from_ron_str(&named).unwrap();
+        let (resolved, choice) = config.resolve_engine().unwrap();
+        assert_eq!(resolved.to_ron_string(), config.to_ron_string());
+        assert_eq!(choice, "engine named in the config");
+        // Auto is replaced in the text the run writes (and fingerprints), which reads back to
+        // the same engine.
+        let auto = Config::from_ron_str(&sample_with("replicas: 4", "replicas: 32")).unwrap();
+        let (resolved, _) = auto.resolve_engine().unwrap();
+        let text = resolved.to_ron_string();
+        assert!(!text.contains("engine: Auto"), "{text}");
+        let read_back = Config::from_ron_str(&text).unwrap();
+        assert_eq!(read_back.resolve_engine().unwrap().0, resolved);
+    }
+
+    #[test]
     fn bad_betas_are_named_with_their_position() {
         assert_refused(&[
             ("0.44", "0.0", &["beta #2", "got 0"]),
@@ -1276,7 +1589,7 @@ mod tests {
         );
         let many = ea("Multispin(layout: Amsc(lanes: Temperatures))", "").replace(
             "Betas([0.40, 0.44])",
-            &format!("Betas({:?})", vec![0.5; 33]),
+            &format!("Betas({:?})", (1..=33).map(f64::from).collect::<Vec<_>>()),
         );
         assert_mentions(
             &invalid_message(&many),
@@ -1335,8 +1648,9 @@ mod tests {
             (config.replicas, config.samples, config.seed, config.backend),
             (32, 1, 12345, Backend::Auto)
         );
+        assert_eq!(config.engine, EngineKind::Auto);
         assert_eq!(
-            config.engine,
+            config.resolve_engine().unwrap().0.engine,
             EngineKind::Multispin {
                 layout: Layout::Amsc {
                     lanes: Lanes::Replicas

@@ -66,11 +66,12 @@ fn devices_lists_the_adapter_with_limits() {
 
 #[test]
 fn bad_configs_fail_with_the_reason() {
-    let cases: [(&str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str); 7] = [
         ("size: 8", "size: 9", "even"),
         ("size: 8", "sizee: 8", "sizee"),
         ("Betas([0.4])", "Betas([NaN])", "beta"),
         ("Betas([0.4])", "Betas([0.4, -1.0])", "beta"),
+        ("Betas([0.4])", "Betas([0.4, 0.4])", "both 0.4"),
         ("measure: 100", "measure: 0", "measure"),
         ("replicas: 2", "replicas: \"2\"", "replicas"),
     ];
@@ -94,10 +95,19 @@ fn site_limit_depends_on_the_engine() {
     let big = GOOD
         .replace("BACKEND", "Cpu")
         .replace("size: 8", "size: 65536");
-    let stderr = failing_run(&big, &[]);
+    let simple = big.replace("replicas: 2", "replicas: 2, engine: Simple");
+    let stderr = failing_run(&simple, &[]);
     assert!(stderr.contains("65536^2 has 4294967296 sites"), "{stderr}");
     assert!(
         stderr.contains("the simple engine takes fewer than 2147483648 = 2^31 sites"),
+        "{stderr}"
+    );
+    // Without an engine, Auto would take 65536^2 with SMSC; 65534 is no multiple of 64, so it
+    // falls back to the simple engine, and the message says so and what would take the size.
+    let stderr = failing_run(&big.replace("size: 65536", "size: 65534"), &[]);
+    assert!(
+        stderr.contains("engine: Auto chose Simple")
+            && stderr.contains("Multispin(layout: Smsc) takes up to 2^34 sites"),
         "{stderr}"
     );
     let too_big = big.replace("size: 65536", "size: 131072").replace(

@@ -165,6 +165,29 @@ fn a_fresh_run_refuses_to_replace_an_earlier_run_unless_told() {
     common::completed(run(&config, &forced).unwrap());
 }
 
+/// A config without an engine (Auto) runs the engine it resolves to and writes that into
+/// `config.ron`; its checkpoint resumes from either text.
+#[test]
+fn an_auto_engine_run_resumes_from_its_config_or_the_written_one() {
+    let auto = CONFIG
+        .replace("replicas: 3", "replicas: 32")
+        .replace("Wgpu", "Cpu");
+    let config = common::config(&auto);
+    let dir = tempfile::tempdir().unwrap();
+    run(&config, &options(dir.path(), false, Some(150))).unwrap();
+    let written = spinflip::config::Config::from_path(&dir.path().join("config.ron")).unwrap();
+    assert!(written.engine.multispin().is_some(), "{written:?}");
+    let halted = run(&written, &options(dir.path(), true, Some(300))).unwrap();
+    assert_eq!(halted, RunOutcome::Halted { sweeps_done: 300 });
+    let summary = common::completed(run(&config, &options(dir.path(), true, None)).unwrap());
+    assert!(
+        summary.engine_choice.contains("engine: Auto chose"),
+        "{}",
+        summary.engine_choice
+    );
+    assert!(summary.engine.contains("AMSC"), "{}", summary.engine);
+}
+
 #[test]
 fn resume_refuses_a_checkpoint_of_another_config() {
     let config = common::config(CONFIG);

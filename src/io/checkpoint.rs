@@ -57,7 +57,9 @@ pub enum CheckpointError {
     #[error("corrupt checkpoint: spin #{index} is {value}, not +1 or -1")]
     BadSpin { index: usize, value: i8 },
     #[error(
-        "checkpoint was written by a different config (fingerprint {found:#018x}, this config has {expected:#018x})"
+        "checkpoint was written by a different config (fingerprint {found:#018x}, this config has \
+         {expected:#018x}); the config.ron the run wrote beside it is the one it ran (a config \
+         without `engine` from before engine: Auto ran the simple engine)"
     )]
     ConfigMismatch { expected: u64, found: u64 },
     #[error("checkpoint {}: {source}", path.display())]
@@ -509,7 +511,7 @@ mod tests {
             err,
             CheckpointError::UnsupportedVersion {
                 found: 1,
-                supported: 2
+                supported: 3
             }
         ));
         assert!(err.to_string().contains("version 1"), "{err}");

@@ -20,8 +20,10 @@ pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
 /// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks
 /// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
 /// with a warning, only when there is no usable adapter; `Wgpu` fails instead, and so does `Cuda`
-/// (also where spinflip was built without the `cuda` feature).
+/// (also where spinflip was built without the `cuda` feature). `engine: Auto` opens the engine
+/// it resolves to.
 pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
+    let (config, _) = &config.resolve_engine()?;
     let gpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
         let ctx = open_gpu_context(config)?;
         let size = config.workgroup_size;

@@ -83,13 +83,17 @@ pub struct TemperatureSummary {
     pub exact: Option<ExactIsing2d>,
 }
 
-/// `summary.json`.
+/// `summary.json`. Fields recorded since a later version (`#[serde(default)]`) default when
+/// read back, so older summaries still load (`spinflip plot` reads them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub spinflip_version: String,
     pub backend: String,
     pub adapter: String,
     pub engine: String,
+    /// Whether the config named the engine, or what `engine: Auto` chose and why.
+    #[serde(default)]
+    pub engine_choice: String,
     /// How the multispin engine drew its random numbers, and what that means for the lanes.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub randoms: Option<String>,
@@ -100,6 +104,9 @@ pub struct Summary {
     pub samples: u32,
     pub replicas: u32,
     pub seed: u64,
+    /// What one independent unit of the errors is; every temperature's `units` counts them.
+    #[serde(default)]
+    pub independent_unit: String,
     pub sweeps: u64,
     pub measurements: u64,
     /// Spin-flip attempts per nanosecond of engine time (this invocation's part of the run;
@@ -135,6 +142,7 @@ struct RunState {
 /// Run `config`, writing everything into `options.out`.
 pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     config.validate()?;
+    let (config, engine_choice) = &config.resolve_engine()?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     let config_text = config.to_ron_string();
     let config_fingerprint = fingerprint(&config_text);
@@ -163,7 +171,13 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     }
     let info = engine.info();
     log::info!("running on {} ({})", info.adapter, info.backend);
-    let progress = Progress::new(options.progress, schedule.total(), state.sweeps_done);
+    let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
+    let progress = Progress::new(
+        options.progress,
+        schedule.total(),
+        state.sweeps_done,
+        flips_per_sweep,
+    );
     let chunk = chunk_sweeps(&schedule, config.checkpoint_every, &systems);
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
@@ -201,16 +215,15 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         engine.spins()?,
     )?;
     let series = RunSeries::new(&systems, &state);
-    let flips =
-        (schedule.total() - first_sweep) * systems.lattice.sites() * u64::from(systems.systems());
+    let flips = (schedule.total() - first_sweep) * flips_per_sweep;
     let mut summary = summarize(
         config,
+        engine_choice,
         &systems,
         &schedule,
         &series,
         &info,
-        flips,
-        engine_time,
+        flips_per_ns(flips, engine_time),
     );
     if let Some(every) = schedule.swap_every {
         let chains = Chains::of(&systems);
@@ -409,14 +422,15 @@ impl RunSeries {
 
 fn summarize(
     config: &Config,
+    engine_choice: &str,
     systems: &IsingSystems,
     schedule: &Schedule,
     series: &RunSeries,
     info: &EngineInfo,
-    flips: u64,
-    engine_time: Duration,
+    flips_per_ns: f64,
 ) -> Summary {
     let lattice = systems.lattice;
+    let (unit, unit_description) = config.engine.independent_unit();
     let temperatures = systems.betas.iter().zip(&series.0);
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {
@@ -430,6 +444,7 @@ fn summarize(
                         lattice.sites(),
                         &only.energies,
                         &only.magnetisations,
+                        unit,
                     );
                     TemperatureSummary { estimates, exact }
                 })
@@ -439,16 +454,11 @@ fn summarize(
         Disorder::Bimodal => {
             let spin_glass = temperatures
                 .map(|(&beta, samples)| {
-                    spin_glass_estimates(beta, lattice.sites(), lattice.size, samples)
+                    spin_glass_estimates(beta, lattice.sites(), lattice.size, samples, unit)
                 })
                 .collect();
             (Vec::new(), spin_glass)
         }
-    };
-    // A resumed run that was already complete ran no sweeps: report no rate rather than 0/0.
-    let flips_per_ns = match flips {
-        0 => 0.0,
-        _ => flips as f64 / (engine_time.as_secs_f64() * 1e9).max(f64::MIN_POSITIVE),
     };
     let ps_per_flip = if flips_per_ns > 0.0 {
         1000.0 / flips_per_ns
@@ -473,6 +483,7 @@ fn summarize(
         backend: info.backend.clone(),
         adapter: info.adapter.clone(),
         engine: info.engine.clone(),
+        engine_choice: engine_choice.to_string(),
         randoms,
         model: format!("{model} {}D", lattice.dims),
         dims: lattice.dims,
@@ -481,6 +492,7 @@ fn summarize(
         samples: systems.samples,
         replicas: systems.replicas,
         seed: config.seed,
+        independent_unit: unit_description,
         sweeps: schedule.total(),
         measurements: schedule.measurements_before(schedule.total()),
         flips_per_ns,
@@ -531,6 +543,15 @@ fn temperature_history_csv(systems: &IsingSystems, schedule: &Schedule, history:
         }
     }
     csv
+}
+
+/// Spin-flip attempts per nanosecond. A resumed run that was already complete ran no sweeps:
+/// it reports no rate (0) rather than 0/0.
+fn flips_per_ns(flips: u64, time: Duration) -> f64 {
+    match flips {
+        0 => 0.0,
+        _ => flips as f64 / (time.as_secs_f64() * 1e9).max(f64::MIN_POSITIVE),
+    }
 }
 
 fn write_outputs(
@@ -625,25 +646,30 @@ fn write_outputs(
     write_json(out, SUMMARY, summary)
 }
 
-/// A progress bar on a terminal, plain log lines otherwise.
+/// A progress bar on a terminal, plain log lines otherwise (one per chunk, about every 1% of
+/// the run), both with the rate and the time left.
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
     enabled: bool,
     total: u64,
+    /// Sweeps done when this invocation started: the rate counts only the sweeps since.
+    first: u64,
+    flips_per_sweep: u64,
     started: Instant,
 }
 
 impl Progress {
-    fn new(enabled: bool, total: u64, done: u64) -> Self {
+    fn new(enabled: bool, total: u64, done: u64, flips_per_sweep: u64) -> Self {
         let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(total);
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:40}] {pos}/{len} sweeps, eta {eta}",
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} sweeps, {msg}, eta {eta}",
                 )
                 .expect("valid template")
                 .progress_chars("=> "),
             );
+            bar.set_message("? flips/ns");
             bar.set_position(done);
             bar
         });
@@ -651,19 +677,52 @@ impl Progress {
             bar,
             enabled,
             total,
+            first: done,
+            flips_per_sweep,
             started: Instant::now(),
         }
     }
 
     fn update(&self, done: u64) {
+        let elapsed = self.started.elapsed();
         match &self.bar {
-            Some(bar) => bar.set_position(done),
-            None if self.enabled => eprintln!(
-                "spinflip: {done}/{} sweeps ({:.1} s)",
-                self.total,
-                self.started.elapsed().as_secs_f64()
-            ),
+            Some(bar) => {
+                bar.set_message(format!("{:.3} flips/ns", self.rate(done, elapsed)));
+                bar.set_position(done);
+            }
+            None if self.enabled => eprintln!("{}", self.log_line(done, elapsed)),
             None => {}
+        }
+    }
+
+    /// Spin-flip attempts per nanosecond of this invocation so far (wall time).
+    fn rate(&self, done: u64, elapsed: Duration) -> f64 {
+        flips_per_ns((done - self.first) * self.flips_per_sweep, elapsed)
+    }
+
+    /// The line printed without a terminal.
+    fn log_line(&self, done: u64, elapsed: Duration) -> String {
+        format!(
+            "spinflip: {done}/{} sweeps ({:.0}%), {:.1} s, {:.3} flips/ns, {} left",
+            self.total,
+            100.0 * done as f64 / self.total as f64,
+            elapsed.as_secs_f64(),
+            self.rate(done, elapsed),
+            self.time_left(done, elapsed)
+        )
+    }
+
+    /// The time the remaining sweeps take at this invocation's pace so far, in words.
+    fn time_left(&self, done: u64, elapsed: Duration) -> String {
+        if done <= self.first {
+            return "unknown time".to_string();
+        }
+        let seconds =
+            elapsed.as_secs_f64() * (self.total - done) as f64 / (done - self.first) as f64;
+        match seconds {
+            s if s < 120.0 => format!("about {s:.0} s"),
+            s if s < 7200.0 => format!("about {:.0} min", s / 60.0),
+            s => format!("about {:.1} h", s / 3600.0),
         }
     }
 
@@ -779,6 +838,25 @@ mod tests {
         let energy = systems.energy(state.bond_sums[0], state.magnetisations[0]);
         assert_eq!(energy, -(2.0f64.powi(33)) - 0.5 * 2.0f64.powi(32));
         assert_eq!(overlap(1 << 31, lattice.sites()), 0.0);
+    }
+
+    /// A resumed run (200 of 1000 sweeps done before) of 10^6 flips per sweep: 400 more sweeps
+    /// in 2 s are 0.2 flips/ns, and the other 400 take 2 s more.
+    #[test]
+    fn progress_lines_show_the_rate_and_the_time_left() {
+        let progress = Progress::new(false, 1000, 200, 1_000_000);
+        let line = progress.log_line(600, Duration::from_secs(2));
+        assert_eq!(
+            line,
+            "spinflip: 600/1000 sweeps (60%), 2.0 s, 0.200 flips/ns, about 2 s left"
+        );
+        let slow = progress.log_line(201, Duration::from_secs(100));
+        assert!(slow.ends_with("about 22.2 h left"), "{slow}");
+        let start = progress.log_line(200, Duration::ZERO);
+        assert!(
+            start.ends_with("0.000 flips/ns, unknown time left"),
+            "{start}"
+        );
     }
 
     #[test]

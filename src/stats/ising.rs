@@ -12,12 +12,14 @@
 //! the means over all data: `<E^2> - <E>^2` is a difference of numbers of order `N^2`, and the
 //! shift removes that cancellation (the identity holds for any constant shift).
 //!
-//! Errors come from the jackknife over blocks (see [`super::jackknife`]): every replica is cut
-//! into [`BLOCKS_PER_REPLICA`] blocks (one per measurement when it has fewer measurements), all
-//! blocks weighing the same.
+//! Errors come from the jackknife over blocks (see [`super::jackknife`]): every independent unit
+//! of replicas ([`UnitSize`]: one replica, or the 32 lanes of a word that share their random
+//! numbers, averaged per measurement) is cut into [`BLOCKS_PER_REPLICA`] blocks (one per
+//! measurement when it has fewer measurements), all blocks weighing the same.
 
+use super::UnitSize;
 use super::autocorr::tau_int;
-use super::jackknife::{Estimate, block_means, jackknife};
+use super::jackknife::{Estimate, block_means, jackknife, unit_means};
 
 /// Blocks per replica for the jackknife: enough for a stable error, few enough for blocks
 /// much longer than the autocorrelation time in a run of useful length.
@@ -48,6 +50,9 @@ pub struct IsingEstimates {
     pub tau_abs_m: f64,
     /// Number of measurements, all replicas together.
     pub samples: usize,
+    /// Number of independent units of replicas the errors rest on.
+    #[serde(default)]
+    pub units: usize,
 }
 
 // Indices of the primary quantities measured at every step (see `primaries`).
@@ -75,13 +80,15 @@ fn primaries(energy_shift: f64, abs_m_shift: f64, energy: f64, m: f64) -> [f64; 
 
 /// Estimators at inverse temperature `beta` for `n_sites` spins, from `energies[r][t]` (total
 /// energy of replica `r` at measurement `t`, field term included if any) and
-/// `magnetisations[r][t]` (total magnetisation). A replica whose two series differ in length
-/// uses the shorter. Without any measurement every estimate is NaN.
+/// `magnetisations[r][t]` (total magnetisation), consecutive groups of `unit.replicas` replicas
+/// being one independent unit. A replica whose two series differ in length uses the shorter.
+/// Without any measurement every estimate is NaN.
 pub fn ising_estimates(
     beta: f64,
     n_sites: u64,
     energies: &[Vec<f64>],
     magnetisations: &[Vec<i64>],
+    unit: UnitSize,
 ) -> IsingEstimates {
     let sites = n_sites as f64;
     let replicas: Vec<(&[f64], Vec<f64>)> = energies
@@ -119,7 +126,8 @@ pub fn ising_estimates(
             quantities
         })
         .collect();
-    let blocks = block_means(&series, BLOCKS_PER_REPLICA);
+    let units = unit_means(&series, unit.replicas);
+    let blocks = block_means(&units, BLOCKS_PER_REPLICA);
     let mean_over_replicas = |tau: &dyn Fn(&[f64], &[f64]) -> f64| {
         replicas.iter().map(|(e, m)| tau(e, m)).sum::<f64>() / replicas.len() as f64
     };
@@ -141,6 +149,7 @@ pub fn ising_estimates(
             tau_int(&m.iter().map(|m| m.abs()).collect::<Vec<_>>())
         }),
         samples,
+        units: units.len(),
     }
 }
 
@@ -192,7 +201,7 @@ mod tests {
             m_unit: 100,
         };
         let (energies, magnetisations) = data.series(3, 64);
-        let got = ising_estimates(BETA, SITES, &energies, &magnetisations);
+        let got = ising_estimates(BETA, SITES, &energies, &magnetisations, UnitSize::SYSTEM);
         let n = SITES as f64;
         let unit = 100.0 / n; // |m| is 3 or 1 units, equally often
         assert_estimate("e", got.e, -1.9e12 / n, 1e-15);
@@ -233,7 +242,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let got = ising_estimates(BETA, SITES, &energies, &magnetisations);
+        let got = ising_estimates(BETA, SITES, &energies, &magnetisations, UnitSize::SYSTEM);
         let n = SITES as f64;
         let unit = 50.0 / n;
         let want = [
@@ -258,12 +267,55 @@ mod tests {
         assert_eq!(got.samples, 20_000);
     }
 
+    /// Four copies of one replica (lanes that met under shared randoms) are one unit: as one
+    /// unit their error is that replica's alone; counted as four replicas it halves.
+    #[test]
+    fn identical_replicas_in_one_unit_add_no_information() {
+        let mut rng = TestRng::new(3);
+        let energies: Vec<f64> = (0..4000).map(|_| -1500.0 + 40.0 * rng.gaussian()).collect();
+        let magnetisations: Vec<i64> = (0..4000).map(|_| rng.below(100) - 50).collect();
+        let alone = ising_estimates(
+            BETA,
+            SITES,
+            std::slice::from_ref(&energies),
+            std::slice::from_ref(&magnetisations),
+            UnitSize::SYSTEM,
+        );
+        let (energies, magnetisations) = (vec![energies; 4], vec![magnetisations; 4]);
+        let unit = UnitSize {
+            replicas: 4,
+            samples: 1,
+        };
+        let together = ising_estimates(BETA, SITES, &energies, &magnetisations, unit);
+        let apart = ising_estimates(BETA, SITES, &energies, &magnetisations, UnitSize::SYSTEM);
+        assert_eq!((together.units, apart.units), (1, 4));
+        for (what, one, joined, split) in [
+            ("e", alone.e, together.e, apart.e),
+            ("c", alone.c, together.c, apart.c),
+            ("u4", alone.u4, together.u4, apart.u4),
+        ] {
+            assert!(
+                (joined.mean - one.mean).abs() <= 1e-12 * one.mean.abs(),
+                "{what}"
+            );
+            assert!((joined.err - one.err).abs() <= 1e-9 * one.err, "{what}");
+            let ratio = split.err / one.err;
+            assert!((ratio - 0.5).abs() < 0.05, "{what}: {ratio}");
+        }
+    }
+
     #[test]
     fn replicas_use_their_common_length_and_empty_input_is_nan() {
-        let got = ising_estimates(BETA, SITES, &[vec![1.0, 2.0, 3.0]], &[vec![4, 6]]);
+        let got = ising_estimates(
+            BETA,
+            SITES,
+            &[vec![1.0, 2.0, 3.0]],
+            &[vec![4, 6]],
+            UnitSize::SYSTEM,
+        );
         assert_eq!(got.samples, 2);
         assert_estimate("e", got.e, 1.5 / SITES as f64, 1e-15);
-        let none = ising_estimates(BETA, SITES, &[], &[]);
+        let none = ising_estimates(BETA, SITES, &[], &[], UnitSize::SYSTEM);
         assert!(none.e.mean.is_nan() && none.u4.err.is_nan() && none.tau_e.is_nan());
         assert_eq!(none.samples, 0);
     }

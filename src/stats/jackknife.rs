@@ -87,6 +87,42 @@ pub fn block_means(series: &[Vec<Vec<f64>>], blocks_per_series: usize) -> Vec<Ve
         .collect()
 }
 
+/// Per-measurement means over consecutive groups of `series_per_unit` series (the last group may
+/// be smaller): `series[s][q][t]` gives `units[u][q][t]`, over the group's common length.
+///
+/// Series that are not independent, such as the lanes of a multispin word that share their
+/// random numbers, make one unit of the jackknife: its blocks must hold all of them. Averaging
+/// the primary quantities (linear in the data of one series) per measurement leaves every
+/// estimator's value unchanged, with series of equal length.
+pub fn unit_means(series: &[Vec<Vec<f64>>], series_per_unit: usize) -> Vec<Vec<Vec<f64>>> {
+    series
+        .chunks(series_per_unit.max(1))
+        .map(|unit| {
+            let quantities = unit.iter().map(Vec::len).min().unwrap_or(0);
+            (0..quantities)
+                .map(|q| {
+                    let rows: Vec<&[f64]> = unit.iter().map(|s| s[q].as_slice()).collect();
+                    group_means(&rows, rows.len()).pop().unwrap_or_default()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Element-wise means of consecutive groups of `per_group` rows (the last group may be
+/// smaller), each over its group's shortest row.
+pub fn group_means<R: AsRef<[f64]>>(rows: &[R], per_group: usize) -> Vec<Vec<f64>> {
+    rows.chunks(per_group.max(1))
+        .map(|group| {
+            let length = group.iter().map(|r| r.as_ref().len()).min().unwrap_or(0);
+            let count = group.len() as f64;
+            (0..length)
+                .map(|i| group.iter().map(|r| r.as_ref()[i]).sum::<f64>() / count)
+                .collect()
+        })
+        .collect()
+}
+
 fn series_block_means(quantities: &[Vec<f64>], blocks_per_series: usize) -> Vec<Vec<f64>> {
     let length = quantities.iter().map(Vec::len).min().unwrap_or(0);
     let blocks = blocks_per_series.min(length);
@@ -150,6 +186,26 @@ mod tests {
         assert!(one.err.is_nan());
         let none = jackknife(&[], |m| m[0]);
         assert!(none.mean.is_nan() && none.err.is_nan());
+    }
+
+    #[test]
+    fn units_average_their_series_per_measurement() {
+        let series = vec![
+            vec![vec![1.0, 2.0, 3.0], vec![10.0, 20.0, 30.0]],
+            vec![vec![3.0, 4.0], vec![30.0, 40.0]],
+            vec![vec![5.0, 6.0, 7.0], vec![0.0, 0.0, 0.0]],
+        ];
+        // Units of two: the first over the common length 2, the second alone.
+        let want = vec![
+            vec![vec![2.0, 3.0], vec![20.0, 30.0]],
+            vec![vec![5.0, 6.0, 7.0], vec![0.0, 0.0, 0.0]],
+        ];
+        assert_eq!(unit_means(&series, 2), want);
+        assert_eq!(unit_means(&series, 1), series);
+        assert_eq!(
+            group_means(&[[1.0, 2.0], [3.0, 6.0], [5.0, 1.0]], 2),
+            vec![vec![2.0, 4.0], vec![5.0, 1.0]]
+        );
     }
 
     #[test]

@@ -15,6 +15,25 @@ pub use overlap::{overlap, overlap_from_planes};
 pub use spin_glass::{SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates};
 pub use tempering::{LOW_ACCEPTANCE, TemperingDiagnostics, attempts, tempering_diagnostics};
 
+/// How many consecutive replicas (of one temperature and sample), and how many consecutive
+/// samples, make one statistically independent unit of the error estimates. Systems whose
+/// Metropolis decisions share random numbers (the lanes of a multispin word with `randoms:
+/// Shared`) are correlated, even identical once they meet, so the jackknife must keep them
+/// together; treating them as independent understates the errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitSize {
+    pub replicas: usize,
+    pub samples: usize,
+}
+
+impl UnitSize {
+    /// Every system on its own random numbers: replicas and samples are independent.
+    pub const SYSTEM: UnitSize = UnitSize {
+        replicas: 1,
+        samples: 1,
+    };
+}
+
 /// A small seeded generator for the tests: splitmix64, with Box-Muller Gaussians.
 #[cfg(test)]
 mod test_rng {

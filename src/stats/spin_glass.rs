@@ -23,18 +23,24 @@
 //! - `g` and `xi_L/L` are ratios of disorder averages, as the field defines them, not disorder
 //!   averages of per-sample ratios (which differ from them and are far noisier). `xi_L/L` is NaN
 //!   when `[<q^2>] < [<|q(k_min)|^2>]`, as noise can make it deep in the paramagnet.
-//! - With two samples or more, errors come from the delete-one-sample jackknife over samples
+//! - With two samples or more, errors come from the delete-one-unit jackknife over samples
 //!   (see [`super::jackknife`]): the disorder average fluctuates far more than the thermal
-//!   averages of a sample, and the jackknife carries it through the ratios.
+//!   averages of a sample, and the jackknife carries it through the ratios. A unit is one sample,
+//!   or the 32 samples of a word that share their random numbers ([`UnitSize`]), whose thermal
+//!   averages are averaged first; with a single unit the errors are NaN.
 //! - With a single sample there is no disorder error to measure: the errors are the thermal ones,
-//!   from the jackknife over [`BLOCKS_PER_REPLICA`] time blocks of every replica (for `e`, `c`,
-//!   `|m|`) or replica pair (for the overlaps), exactly as for the ferromagnet.
+//!   from the jackknife over [`BLOCKS_PER_REPLICA`] time blocks of every unit of replicas (for
+//!   `e`, `c`, `|m|`) or of replica pairs (for the overlaps), exactly as for the ferromagnet.
+//!   Pair `p` joins replicas `p` and `p + R/2`; with units of `u` replicas (`R/2` a multiple of
+//!   `u`) the pairs `u k .. u k + u` are the ones that share the same two units, so they are
+//!   one unit of pairs.
 //! - Samples without measurements (or without replica pairs, for the overlaps) have NaN averages,
 //!   which make the disorder averages NaN rather than silently averaging fewer samples.
 
+use super::UnitSize;
 use super::autocorr::tau_int;
 use super::ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
-use super::jackknife::{Estimate, block_means, jackknife};
+use super::jackknife::{Estimate, block_means, group_means, jackknife, unit_means};
 
 /// The measurement series of one disorder sample at one temperature.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -77,6 +83,10 @@ pub struct SpinGlassEstimates {
     pub beta: f64,
     /// Number of disorder samples.
     pub samples: usize,
+    /// Number of independent units the errors rest on: of samples with several samples, else
+    /// of replicas (of replica pairs, for the overlaps, half as many).
+    #[serde(default)]
+    pub units: usize,
     /// `[<E>]/N`.
     pub e: Estimate,
     /// `[beta^2 (<E^2> - <E>^2)]/N`, the fluctuation taken within each sample.
@@ -106,7 +116,8 @@ pub struct SpinGlassEstimates {
 }
 
 /// Disorder-averaged estimators at inverse temperature `beta` of samples of `n_sites` spins on a
-/// lattice of linear size `size`, from each sample's measurement series.
+/// lattice of linear size `size`, from each sample's measurement series; `unit` says which
+/// replicas and samples are independent.
 ///
 /// A replica (pair) whose two series differ in length uses the shorter. Without samples or
 /// measurements every estimate is NaN; without replica pairs every overlap estimate is NaN.
@@ -115,21 +126,23 @@ pub fn spin_glass_estimates(
     n_sites: u64,
     size: u32,
     samples: &[SampleSeries],
+    unit: UnitSize,
 ) -> SpinGlassEstimates {
     let thermal: Vec<SampleThermal> = samples
         .iter()
-        .map(|sample| SampleThermal::new(beta, n_sites, size, sample))
+        .map(|sample| SampleThermal::new(beta, n_sites, size, sample, unit.replicas))
         .collect();
     let per_sample: Vec<SampleAverages> = thermal.iter().map(SampleThermal::averages).collect();
-    let (replica, overlap) = match thermal.as_slice() {
-        [only] => (only.replica_estimates(), only.overlaps),
-        _ => disorder_averages(&per_sample, n_sites as f64, size),
+    let (replica, overlap, units) = match thermal.as_slice() {
+        [only] => (only.replica_estimates(), only.overlaps, only.energy.units),
+        _ => disorder_averages(&per_sample, unit.samples, n_sites as f64, size),
     };
     let mean_over_samples =
         |f: fn(&SampleThermal) -> f64| thermal.iter().map(f).sum::<f64>() / thermal.len() as f64;
     SpinGlassEstimates {
         beta,
         samples: samples.len(),
+        units,
         e: replica.e,
         c: replica.c,
         abs_m: replica.abs_m,
@@ -187,26 +200,35 @@ fn overlap_estimates(rows: &[Vec<f64>], sites: f64, size: u32) -> OverlapEstimat
     }
 }
 
-/// Disorder averages with errors from the delete-one-sample jackknife.
+// Columns of a sample's thermal averages in the disorder jackknife, after the overlap columns.
+/// `<E>/N`
+const E: usize = 3;
+/// `beta^2 (<E^2> - <E>^2)/N`
+const C: usize = 4;
+/// `<|M|>/N`
+const ABS_M: usize = 5;
+
+/// Disorder averages with errors from the jackknife that deletes one unit of `samples_per_unit`
+/// consecutive samples at a time (their thermal averages averaged first); also the number of
+/// units.
 fn disorder_averages(
     per_sample: &[SampleAverages],
+    samples_per_unit: usize,
     sites: f64,
     size: u32,
-) -> (ReplicaEstimates, OverlapEstimates) {
-    let mean = |value: fn(&SampleAverages) -> f64| {
-        let rows: Vec<Vec<f64>> = per_sample.iter().map(|s| vec![value(s)]).collect();
-        jackknife(&rows, |x| x[0])
-    };
-    let replica = ReplicaEstimates {
-        e: mean(|s| s.e),
-        c: mean(|s| s.c),
-        abs_m: mean(|s| s.abs_m),
-    };
-    let overlap_rows: Vec<Vec<f64>> = per_sample
+) -> (ReplicaEstimates, OverlapEstimates, usize) {
+    let rows: Vec<[f64; 6]> = per_sample
         .iter()
-        .map(|s| vec![s.q2, s.q4, s.q2_kmin])
+        .map(|s| [s.q2, s.q4, s.q2_kmin, s.e, s.c, s.abs_m])
         .collect();
-    (replica, overlap_estimates(&overlap_rows, sites, size))
+    let units = group_means(&rows, samples_per_unit);
+    let replica = ReplicaEstimates {
+        e: jackknife(&units, |x| x[E]),
+        c: jackknife(&units, |x| x[C]),
+        abs_m: jackknife(&units, |x| x[ABS_M]),
+    };
+    let overlaps = overlap_estimates(&units, sites, size);
+    (replica, overlaps, units.len())
 }
 
 /// Thermal estimators of one sample, with errors from time blocks.
@@ -217,7 +239,15 @@ struct SampleThermal {
 }
 
 impl SampleThermal {
-    fn new(beta: f64, n_sites: u64, size: u32, sample: &SampleSeries) -> Self {
+    /// The thermal estimators of `sample`, consecutive groups of `replicas_per_unit` replicas
+    /// (and as many replica pairs) being independent units.
+    fn new(
+        beta: f64,
+        n_sites: u64,
+        size: u32,
+        sample: &SampleSeries,
+        replicas_per_unit: usize,
+    ) -> Self {
         let pairs: Vec<Vec<Vec<f64>>> = sample
             .overlaps
             .iter()
@@ -229,9 +259,19 @@ impl SampleThermal {
                 vec![q2, q4, q_kmin[..length].to_vec()]
             })
             .collect();
-        let blocks = block_means(&pairs, BLOCKS_PER_REPLICA);
+        let blocks = block_means(&unit_means(&pairs, replicas_per_unit), BLOCKS_PER_REPLICA);
+        let unit = UnitSize {
+            replicas: replicas_per_unit,
+            samples: 1,
+        };
         Self {
-            energy: ising_estimates(beta, n_sites, &sample.energies, &sample.magnetisations),
+            energy: ising_estimates(
+                beta,
+                n_sites,
+                &sample.energies,
+                &sample.magnetisations,
+                unit,
+            ),
             overlaps: overlap_estimates(&blocks, n_sites as f64, size),
             tau_q2: pairs.iter().map(|p| tau_int(&p[Q2])).sum::<f64>() / pairs.len() as f64,
         }
@@ -340,7 +380,7 @@ mod tests {
             q2_kmin,
         });
         let samples: Vec<SampleSeries> = cases.iter().map(|data| data.sample(2, 1, 32)).collect();
-        let got = spin_glass_estimates(BETA, SITES, SIZE, &samples);
+        let got = spin_glass_estimates(BETA, SITES, SIZE, &samples, UnitSize::SYSTEM);
         let n = SITES as f64;
         let over_cases = |f: &dyn Fn(&Cyclic) -> f64| cases.iter().map(f).collect::<Vec<_>>();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -390,7 +430,13 @@ mod tests {
             q_scale: 0.5,
             q2_kmin: 0.05,
         };
-        let got = spin_glass_estimates(BETA, SITES, SIZE, &[data.sample(3, 3, 64)]);
+        let got = spin_glass_estimates(
+            BETA,
+            SITES,
+            SIZE,
+            &[data.sample(3, 3, 64)],
+            UnitSize::SYSTEM,
+        );
         let n = SITES as f64;
         let (q2, q4) = (0.625 * 0.25, 17.0 / 32.0 * 0.0625);
         assert_close("e", got.e.mean, -1.9e12 / n, 1e-15);
@@ -472,7 +518,7 @@ mod tests {
                 random_sample(&mut rng, mean_e, 2000)
             })
             .collect();
-        let got = spin_glass_estimates(BETA, SITES, SIZE, &samples);
+        let got = spin_glass_estimates(BETA, SITES, SIZE, &samples, UnitSize::SYSTEM);
         assert_agreement(&got);
         // Pooling the samples would give c about 1.56 times too large: many sigma away.
         assert!(
@@ -483,12 +529,54 @@ mod tests {
         assert_eq!(got.samples, 50);
     }
 
+    /// Samples in pairs that share everything (as lanes that share randoms and meet): in units
+    /// of two, every estimate and error is that of one sample of each pair alone.
+    #[test]
+    fn correlated_samples_are_one_unit() {
+        let mut rng = TestRng::new(31);
+        let distinct: Vec<SampleSeries> = (0..40)
+            .map(|_| {
+                let mean_e = -1500.0 + 30.0 * rng.gaussian();
+                random_sample(&mut rng, mean_e, 200)
+            })
+            .collect();
+        let doubled: Vec<SampleSeries> = distinct
+            .iter()
+            .flat_map(|s| [s.clone(), s.clone()])
+            .collect();
+        let alone = spin_glass_estimates(BETA, SITES, SIZE, &distinct, UnitSize::SYSTEM);
+        let pairs = UnitSize {
+            replicas: 1,
+            samples: 2,
+        };
+        let together = spin_glass_estimates(BETA, SITES, SIZE, &doubled, pairs);
+        let apart = spin_glass_estimates(BETA, SITES, SIZE, &doubled, UnitSize::SYSTEM);
+        assert_eq!((alone.units, together.units, apart.units), (40, 40, 80));
+        for (what, one, joined, split) in [
+            ("e", alone.e, together.e, apart.e),
+            ("c", alone.c, together.c, apart.c),
+            ("q2", alone.q2, together.q2, apart.q2),
+            ("g", alone.g, together.g, apart.g),
+        ] {
+            assert_close(what, joined.mean, one.mean, 1e-12);
+            assert_close(what, joined.err, one.err, 1e-9);
+            // Counted as 80 independent samples the error shrinks by about sqrt(2).
+            assert!(split.err < 0.75 * one.err, "{what}: {split:?} vs {one:?}");
+        }
+    }
+
     /// A single sample: the errors are thermal (from time blocks), still honest and non-zero.
     #[test]
     fn single_sample_has_thermal_errors() {
         let mut rng = TestRng::new(5);
         let sample = random_sample(&mut rng, -1500.0, 20_000);
-        let got = spin_glass_estimates(BETA, SITES, SIZE, std::slice::from_ref(&sample));
+        let got = spin_glass_estimates(
+            BETA,
+            SITES,
+            SIZE,
+            std::slice::from_ref(&sample),
+            UnitSize::SYSTEM,
+        );
         assert_agreement(&got);
         let only = got.per_sample[0];
         assert_eq!(only.measurements, 40_000);
@@ -503,7 +591,7 @@ mod tests {
             overlaps: vec![vec![0.5, -0.5, 0.9]],
             overlaps_kmin: vec![vec![0.1, 0.1]],
         };
-        let got = spin_glass_estimates(BETA, SITES, SIZE, &[sample]);
+        let got = spin_glass_estimates(BETA, SITES, SIZE, &[sample], UnitSize::SYSTEM);
         assert_eq!(got.per_sample[0].measurements, 2);
         assert_close("e", got.e.mean, 1.5 / SITES as f64, 1e-15);
         assert_close("q2", got.q2.mean, 0.25, 1e-15);
@@ -511,7 +599,7 @@ mod tests {
 
     #[test]
     fn missing_data_give_nan() {
-        let none = spin_glass_estimates(BETA, SITES, SIZE, &[]);
+        let none = spin_glass_estimates(BETA, SITES, SIZE, &[], UnitSize::SYSTEM);
         assert!(none.e.mean.is_nan() && none.g.err.is_nan() && none.xi_over_l.mean.is_nan());
         assert!(none.tau_e.is_nan() && none.tau_q2.is_nan());
         assert_eq!((none.samples, none.per_sample.len()), (0, 0));
@@ -523,7 +611,7 @@ mod tests {
             overlaps_kmin: vec![vec![]],
         };
         for samples in [vec![empty.clone()], vec![empty.clone(), empty]] {
-            let got = spin_glass_estimates(BETA, SITES, SIZE, &samples);
+            let got = spin_glass_estimates(BETA, SITES, SIZE, &samples, UnitSize::SYSTEM);
             assert!(got.e.mean.is_nan() && got.c.mean.is_nan() && got.q2.mean.is_nan());
         }
 
@@ -534,7 +622,13 @@ mod tests {
             ..SampleSeries::default()
         };
         for count in [1, 2] {
-            let got = spin_glass_estimates(BETA, SITES, SIZE, &vec![single_replica.clone(); count]);
+            let got = spin_glass_estimates(
+                BETA,
+                SITES,
+                SIZE,
+                &vec![single_replica.clone(); count],
+                UnitSize::SYSTEM,
+            );
             assert_close("e", got.e.mean, -11.0 / SITES as f64, 1e-15);
             assert!(got.q2.mean.is_nan() && got.g.mean.is_nan() && got.xi_over_l.mean.is_nan());
             assert!(got.tau_q2.is_nan());
