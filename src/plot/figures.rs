@@ -12,7 +12,7 @@ use crate::stats::{Estimate, IsingEstimates, SpinGlassEstimates};
 /// Points of the exact curves, evenly spaced in beta over the measured range.
 const EXACT_CURVE_POINTS: usize = 201;
 /// Most points of a time-series line: longer series are drawn at every k-th measurement.
-const MAX_TRACE_POINTS: usize = 2000;
+const MAX_TRACE_POINTS: usize = 1000;
 
 /// One SVG file: panels stacked vertically, sharing the x axis.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,8 +41,10 @@ pub struct Curve {
 /// How a curve is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Style {
-    /// Measured values: a marker with its error bar at every point, joined by a thin line.
+    /// Measured values: a marker with its error bar at every point.
     Measured,
+    /// Measured values joined by a thin line, to follow a curve among others (overlays).
+    MeasuredJoined,
     /// A continuous line (exact values, time series): `err` is not drawn.
     Line,
 }
@@ -165,7 +167,7 @@ pub fn overlay_figures(summaries: &[Summary]) -> Vec<Figure> {
                 .iter()
                 .map(|summary| Curve {
                     label: format!("L = {}", summary.size),
-                    style: Style::Measured,
+                    style: Style::MeasuredJoined,
                     points: measured(summary, key).1,
                 })
                 .collect();
@@ -252,41 +254,36 @@ pub fn padded_range(values: &[f64]) -> (f64, f64) {
     (low - pad, high + pad)
 }
 
-/// E/N and |M|/N versus sweep at temperature `t`: the mean over every system of the temperature
-/// and the first system (replica 0 of sample 0), at every k-th measurement where there are more
-/// than [`MAX_TRACE_POINTS`].
+/// E/N and |M|/N versus sweep at temperature `t`: the first system (replica 0 of sample 0) and,
+/// drawn over it, the mean over every system of the temperature, at every k-th measurement where
+/// there are more than [`MAX_TRACE_POINTS`].
 pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries) -> Figure {
     let beta = betas(summary)[t];
     let panel = |y_label: &str, values: &[Vec<f64>]| Panel {
         y_label: y_label.to_string(),
         curves: vec![
             trace(
-                format!("mean of {} systems", values.len()),
-                &series.sweeps,
-                &mean_over_systems(values),
-            ),
-            trace(
                 "first system".to_string(),
                 &series.sweeps,
                 values.first().map_or(&[][..], Vec::as_slice),
+            ),
+            trace(
+                format!("mean of {} systems", values.len()),
+                &series.sweeps,
+                &mean_over_systems(values),
             ),
         ],
     };
     Figure {
         file: format!("timeseries_{}", temperature_suffix(t, beta, "svg")),
         title: format!(
-            "{}, beta = {beta}: measurements after {} thermalisation sweeps",
+            "{}, beta = {beta}: measured from sweep {} (after thermalisation)",
             run_name(summary),
-            first_sweep(series).saturating_sub(1)
+            series.sweeps.first().copied().unwrap_or(0)
         ),
         x_label: "sweep".to_string(),
         panels: vec![panel("E/N", &series.energy), panel("|M|/N", &series.abs_m)],
     }
-}
-
-/// The sweep of the first measurement: the thermalisation before it was not measured.
-fn first_sweep(series: &TemperatureSeries) -> u64 {
-    series.sweeps.first().copied().unwrap_or(0)
 }
 
 fn trace(label: String, sweeps: &[u64], values: &[f64]) -> Curve {
@@ -475,12 +472,12 @@ mod tests {
         };
         let figure = timeseries_figure(&summary, 0, &series);
         assert_eq!(figure.file, "timeseries_t00_beta_0.4.svg");
-        assert!(figure.title.contains("after 99 thermalisation sweeps"));
+        assert!(figure.title.contains("measured from sweep 100"));
         let [energy, abs_m] = &figure.panels[..] else {
             panic!("two panels")
         };
-        assert!(energy.curves[0].points.iter().all(|p| p.y == -1.5));
-        let first = &abs_m.curves[1].points;
+        assert!(energy.curves[1].points.iter().all(|p| p.y == -1.5));
+        let first = &abs_m.curves[0].points;
         assert_eq!(first.len(), n.div_ceil(3));
         assert_eq!(
             first[1],

@@ -13,6 +13,11 @@ const WIDTH: u32 = 800;
 const PANEL_HEIGHT: u32 = 500;
 const MARKER_RADIUS: u32 = 3;
 const ERROR_BAR_WIDTH: u32 = 8;
+/// Room above the data for each legend entry, as a fraction of the data's height, so that the
+/// legend (upper right) covers no point.
+const LEGEND_ROOM_PER_CURVE: f64 = 0.08;
+/// Decimals of the tick labels before trailing zeros are cut.
+const TICK_DECIMALS: usize = 6;
 
 /// The SVG text of `figure`.
 pub fn render(figure: &Figure) -> Result<String> {
@@ -44,6 +49,7 @@ fn draw_panel(
         false => [p.y, p.y],
     });
     let (y_low, y_high) = padded_range(&y_extent.collect::<Vec<_>>());
+    let y_high = y_high + (y_high - y_low) * LEGEND_ROOM_PER_CURVE * panel.curves.len() as f64;
     let mut builder = ChartBuilder::on(area);
     builder
         .margin(12)
@@ -62,6 +68,8 @@ fn draw_panel(
             .configure_mesh()
             .x_desc(figure.x_label.as_str())
             .y_desc(panel.y_label.as_str())
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .label_style(("sans-serif", 14))
             .draw(),
     )?;
@@ -103,8 +111,10 @@ fn draw_curve(figure: &Figure, chart: &mut Chart, curve: &Curve, colour: RGBACol
                 .label(&curve.label)
                 .legend(legend);
         }
-        Style::Measured => {
-            drawn(figure, chart.draw_series(line(1)))?;
+        Style::Measured | Style::MeasuredJoined => {
+            if curve.style == Style::MeasuredJoined {
+                drawn(figure, chart.draw_series(line(1)))?;
+            }
             let bars = points.iter().filter(|p| p.err.is_finite()).map(|p| {
                 ErrorBar::new_vertical(
                     p.x,
@@ -127,6 +137,16 @@ fn draw_curve(figure: &Figure, chart: &mut Chart, curve: &Curve, colour: RGBACol
     Ok(())
 }
 
+/// A tick label: at most [`TICK_DECIMALS`] decimals, without trailing zeros ("2000", "0.41").
+fn tick(value: &f64) -> String {
+    let text = format!("{value:.TICK_DECIMALS$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    match text {
+        "-0" => "0".to_string(),
+        _ => text.to_string(),
+    }
+}
+
 /// `svg` with the figure's numbers as JSON in a `<desc>` right after the opening `<svg>` tag.
 fn with_description(mut svg: String, figure: &Figure) -> Result<String> {
     let json = serde_json::to_string(figure)
@@ -146,4 +166,18 @@ fn with_description(mut svg: String, figure: &Figure) -> Result<String> {
 /// A drawing step's result, its error naming the figure.
 fn drawn<T, E: std::fmt::Display>(figure: &Figure, result: Result<T, E>) -> Result<T> {
     result.map_err(|e| Error::State(format!("drawing {}: {e}", figure.file)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_have_no_trailing_zeros() {
+        let ticks: Vec<String> = [2000.0, 0.41, 0.30000000000000004, -0.0000001, -1.25]
+            .iter()
+            .map(tick)
+            .collect();
+        assert_eq!(ticks, ["2000", "0.41", "0.3", "0", "-1.25"]);
+    }
 }
