@@ -52,7 +52,7 @@ fn assert_same_outputs(a: &Path, b: &Path, except: &[&str]) {
     assert_eq!(
         names
             .iter()
-            .filter(|n| n.starts_with("timeseries_"))
+            .filter(|n| n.starts_with("timeseries_") && n.ends_with(".csv"))
             .count(),
         2
     );
