@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::TemperatureSeries;
+use super::{TemperatureSeries, Trace};
 use crate::exact::kaufman;
 use crate::io::output::temperature_suffix;
 use crate::sim::Summary;
@@ -259,19 +259,16 @@ pub fn padded_range(values: &[f64]) -> (f64, f64) {
 /// there are more than [`MAX_TRACE_POINTS`].
 pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries) -> Figure {
     let beta = betas(summary)[t];
-    let panel = |y_label: &str, values: &[Vec<f64>]| Panel {
+    let mean_label = format!("mean of {} systems", series.systems);
+    let panel = |y_label: &str, of: fn(&Trace) -> &[f64]| Panel {
         y_label: y_label.to_string(),
         curves: vec![
             trace(
                 "first system".to_string(),
                 &series.sweeps,
-                values.first().map_or(&[][..], Vec::as_slice),
+                of(&series.first),
             ),
-            trace(
-                format!("mean of {} systems", values.len()),
-                &series.sweeps,
-                &mean_over_systems(values),
-            ),
+            trace(mean_label.clone(), &series.sweeps, of(&series.mean)),
         ],
     };
     Figure {
@@ -282,7 +279,7 @@ pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries
             series.sweeps.first().copied().unwrap_or(0)
         ),
         x_label: "sweep".to_string(),
-        panels: vec![panel("E/N", &series.energy), panel("|M|/N", &series.abs_m)],
+        panels: vec![panel("E/N", |t| &t.energy), panel("|M|/N", |t| &t.abs_m)],
     }
 }
 
@@ -298,16 +295,6 @@ fn trace(label: String, sweeps: &[u64], values: &[f64]) -> Curve {
             .map(|(&sweep, &y)| Point::exact(sweep as f64, y))
             .collect(),
     }
-}
-
-/// `values[system][m]` averaged over systems, per measurement.
-fn mean_over_systems(values: &[Vec<f64>]) -> Vec<f64> {
-    let Some(first) = values.first() else {
-        return Vec::new();
-    };
-    (0..first.len())
-        .map(|m| values.iter().map(|v| v[m]).sum::<f64>() / values.len() as f64)
-        .collect()
 }
 
 /// "Ising 2D, L = 64" and, for the spin glass, its number of samples.
@@ -465,11 +452,11 @@ mod tests {
     fn timeseries_shows_the_mean_and_the_first_system_at_most_max_points() {
         let summary = ferromagnet(8, &[0.4]);
         let n = 2 * MAX_TRACE_POINTS + 1;
-        let series = TemperatureSeries {
-            sweeps: (0..n as u64).map(|m| 100 + 10 * m).collect(),
-            energy: vec![vec![-1.0; n], vec![-2.0; n]],
-            abs_m: vec![(0..n).map(|m| m as f64).collect(), vec![0.0; n]],
-        };
+        let mut series = TemperatureSeries::new((0..n as u64).map(|m| 100 + 10 * m).collect(), 2);
+        for m in 0..n {
+            series.add(0, m, -1.0, m as f64);
+            series.add(1, m, -2.0, 0.0);
+        }
         let figure = timeseries_figure(&summary, 0, &series);
         assert_eq!(figure.file, "timeseries_t00_beta_0.4.svg");
         assert!(figure.title.contains("measured from sweep 100"));

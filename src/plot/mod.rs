@@ -28,16 +28,52 @@ use crate::io::output::{temperature_suffix, write_file};
 use crate::sim::Summary;
 use crate::stats::SampleSeries;
 
-/// The measurement series of one temperature, per site.
+/// What the time-series figure of one temperature shows, per measurement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TemperatureSeries {
     /// The sweep of each measurement, as in the time-series files.
     pub sweeps: Vec<u64>,
-    /// `energy[system][m]`: `E/N` of every system of the temperature, sample by sample and
-    /// replica by replica within a sample.
-    pub energy: Vec<Vec<f64>>,
-    /// `abs_m[system][m]`: `|M|/N`, likewise.
-    pub abs_m: Vec<Vec<f64>>,
+    /// Systems of the temperature: samples times replicas.
+    pub systems: usize,
+    /// The first system: replica 0 of sample 0.
+    pub first: Trace,
+    /// The mean over all systems.
+    pub mean: Trace,
+}
+
+/// `E/N` and `|M|/N` per measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    pub energy: Vec<f64>,
+    pub abs_m: Vec<f64>,
+}
+
+impl TemperatureSeries {
+    /// Zeros for measurements taken after `sweeps`, to [`add`](Self::add) `systems` systems to.
+    pub fn new(sweeps: Vec<u64>, systems: usize) -> Self {
+        let zeros = Trace {
+            energy: vec![0.0; sweeps.len()],
+            abs_m: vec![0.0; sweeps.len()],
+        };
+        TemperatureSeries {
+            sweeps,
+            systems,
+            first: zeros.clone(),
+            mean: zeros,
+        }
+    }
+
+    /// Measurement `m` of system `system` (sample-major, then replica): `E/N` and `|M|/N`.
+    /// Systems are added in order, so the mean's sums are the same from a run and from its files.
+    pub fn add(&mut self, system: usize, m: usize, energy: f64, abs_m: f64) {
+        if system == 0 {
+            self.first.energy[m] = energy;
+            self.first.abs_m[m] = abs_m;
+        }
+        let systems = self.systems as f64;
+        self.mean.energy[m] += energy / systems;
+        self.mean.abs_m[m] += abs_m / systems;
+    }
 }
 
 /// Everything the plots of one run are drawn from.
@@ -91,19 +127,17 @@ fn temperature_series(
         .first()
         .and_then(|s| s.energies.first())
         .map_or(0, Vec::len);
-    TemperatureSeries {
-        sweeps: (0..measurements).map(sweep_of).collect(),
-        energy: samples
-            .iter()
-            .flat_map(|s| &s.energies)
-            .map(|series| series.iter().map(|e| e / n).collect())
-            .collect(),
-        abs_m: samples
-            .iter()
-            .flat_map(|s| &s.magnetisations)
-            .map(|series| series.iter().map(|&m| m.abs() as f64 / n).collect())
-            .collect(),
+    let systems = samples.iter().map(|s| s.energies.len()).sum();
+    let mut series = TemperatureSeries::new((0..measurements).map(sweep_of).collect(), systems);
+    let every_system = samples
+        .iter()
+        .flat_map(|s| s.energies.iter().zip(&s.magnetisations));
+    for (system, (energies, magnetisations)) in every_system.enumerate() {
+        for (m, (energy, magnetisation)) in energies.iter().zip(magnetisations).enumerate() {
+            series.add(system, m, energy / n, magnetisation.abs() as f64 / n);
+        }
     }
+    series
 }
 
 /// Write every figure and snapshot of `record` into `out`.

@@ -41,31 +41,28 @@ pub fn read_run(dir: &Path) -> Result<RunRecord> {
     })
 }
 
-/// A time-series CSV (`measurement, sweep, [sample,] replica, E, M, e, m`) as per-site series of
-/// every system.
+/// A time-series CSV (`measurement, sweep, [sample,] replica, E, M, e, m`; rows by measurement,
+/// then sample and replica) as what its figure shows.
 fn read_series(path: &Path, summary: &Summary) -> Result<TemperatureSeries> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let bad = |line: usize, what: &str| Error::Usage(format!("{}:{line}: {what}", path.display()));
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
     let column = |name: &str| header.iter().position(|&h| h == name);
-    let (Some(sweep), Some(replica), Some(energy), Some(magnetisation)) =
-        (column("sweep"), column("replica"), column("E"), column("M"))
-    else {
-        return Err(bad(
-            1,
-            "not a spinflip time series (no sweep, replica, E, M columns)",
-        ));
+    let (Some(measurement), Some(sweep), Some(replica), Some(energy), Some(magnetisation)) = (
+        column("measurement"),
+        column("sweep"),
+        column("replica"),
+        column("E"),
+        column("M"),
+    ) else {
+        return Err(bad(1, "not a spinflip time series"));
     };
     let sample = column("sample");
     let replicas = summary.replicas as usize;
     let systems = summary.samples as usize * replicas;
     let n = sites(summary) as f64;
-    let mut series = TemperatureSeries {
-        sweeps: Vec::new(),
-        energy: vec![Vec::new(); systems],
-        abs_m: vec![Vec::new(); systems],
-    };
+    let mut rows = Vec::new();
     for (i, line) in lines.enumerate() {
         let fields: Vec<&str> = line.split(',').collect();
         let number = |c: usize| fields.get(c).and_then(|f| f.parse::<f64>().ok());
@@ -74,19 +71,29 @@ fn read_series(path: &Path, summary: &Summary) -> Result<TemperatureSeries> {
             Some(s) => index(s).zip(index(replica)).map(|(s, r)| s * replicas + r),
             None => index(replica),
         };
-        let (Some(system), Some(e), Some(m), Some(at)) = (
+        let row = (
+            index(measurement),
             system.filter(|&s| s < systems),
+            fields.get(sweep).and_then(|f| f.parse::<u64>().ok()),
             number(energy),
             number(magnetisation),
-            fields.get(sweep).and_then(|f| f.parse::<u64>().ok()),
-        ) else {
+        );
+        let (Some(m), Some(system), Some(at), Some(e), Some(magnetisation)) = row else {
             return Err(bad(i + 2, "a row that does not fit the summary"));
         };
-        if system == 0 {
-            series.sweeps.push(at);
+        rows.push((i + 2, m, system, at, e / n, magnetisation.abs() / n));
+    }
+    let sweeps = rows
+        .iter()
+        .filter(|row| row.2 == 0)
+        .map(|row| row.3)
+        .collect();
+    let mut series = TemperatureSeries::new(sweeps, systems);
+    for (line, m, system, _, energy, abs_m) in rows {
+        if m >= series.sweeps.len() {
+            return Err(bad(line, "a measurement without the first system's row"));
         }
-        series.energy[system].push(e / n);
-        series.abs_m[system].push(m.abs() / n);
+        series.add(system, m, energy, abs_m);
     }
     Ok(series)
 }
