@@ -76,7 +76,7 @@ impl TemperatureSeries {
     }
 }
 
-/// Everything the plots of one run are drawn from.
+/// Everything the plots of one run are drawn from, as [`read_run`] reads it from its files.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
     pub summary: Summary,
@@ -97,19 +97,15 @@ pub fn write_run_plots(
     spins: &[i32],
 ) -> Result<()> {
     let sites = sites(summary);
+    let series: Vec<TemperatureSeries> = series
+        .iter()
+        .map(|samples| temperature_series(samples, sites, &sweep_of))
+        .collect();
     let per_temperature = spins.len() / series.len().max(1);
-    let record = RunRecord {
-        summary: summary.clone(),
-        series: series
-            .iter()
-            .map(|samples| temperature_series(samples, sites, &sweep_of))
-            .collect(),
-        lattices: spins
-            .chunks(per_temperature)
-            .map(|systems| systems[..sites].iter().map(|&s| s as i8).collect())
-            .collect(),
-    };
-    write_plots(out, &record)
+    let first_systems = spins
+        .chunks(per_temperature)
+        .map(|systems| &systems[..sites]);
+    write_plots(out, summary, &series, first_systems)
 }
 
 /// Sites of one lattice of the run.
@@ -140,18 +136,22 @@ fn temperature_series(
     series
 }
 
-/// Write every figure and snapshot of `record` into `out`.
-pub fn write_plots(out: &Path, record: &RunRecord) -> Result<()> {
-    let summary = &record.summary;
-    let timeseries = record
-        .series
+/// Write every figure of the run of `summary`, and the snapshots of `lattices` (per temperature,
+/// the final lattice of replica 0 of sample 0, `size^dims` spins +-1), into `out`.
+pub fn write_plots<'a, S: Copy + Into<i32> + 'a>(
+    out: &Path,
+    summary: &Summary,
+    series: &[TemperatureSeries],
+    lattices: impl IntoIterator<Item = &'a [S]>,
+) -> Result<()> {
+    let timeseries = series
         .iter()
         .enumerate()
         .map(|(t, series)| timeseries_figure(summary, t, series));
     for figure in observable_figures(summary).into_iter().chain(timeseries) {
         write_figure(out, &figure)?;
     }
-    for (t, (beta, lattice)) in betas(summary).into_iter().zip(&record.lattices).enumerate() {
+    for (t, (beta, lattice)) in betas(summary).into_iter().zip(lattices).enumerate() {
         let png = snapshot_png(lattice, summary.dims, summary.size)?;
         write_file(out, &snapshot_name(t, beta), &png)?;
     }
@@ -193,7 +193,8 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
     if let [only] = dirs {
         let record = read_run(only)?;
         ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
-        write_plots(&out, &record)?;
+        let lattices = record.lattices.iter().map(Vec::as_slice);
+        write_plots(&out, &record.summary, &record.series, lattices)?;
         return Ok(out);
     }
     let summaries = dirs

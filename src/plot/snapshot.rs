@@ -12,7 +12,7 @@ const MIN_SIDE: u32 = 512;
 const PALETTE: [u8; 6] = [0xf5, 0xc4, 0x50, 0x1f, 0x3b, 0x8c];
 
 /// The PNG of `lattice` (`size^dims` spins +-1, x fastest, as in `final_state.npy`).
-pub fn snapshot_png(lattice: &[i8], dims: u32, size: u32) -> Result<Vec<u8>> {
+pub fn snapshot_png<S: Copy + Into<i32>>(lattice: &[S], dims: u32, size: u32) -> Result<Vec<u8>> {
     let (side, pixels) = pixels(plane(lattice, dims, size), size);
     let mut png = Vec::new();
     let mut encoder = png::Encoder::new(&mut png, side, side);
@@ -27,7 +27,7 @@ pub fn snapshot_png(lattice: &[i8], dims: u32, size: u32) -> Result<Vec<u8>> {
 }
 
 /// The `size x size` plane that is drawn: the lattice in 2D, the plane `z = size/2` in 3D.
-fn plane(lattice: &[i8], dims: u32, size: u32) -> &[i8] {
+fn plane<S>(lattice: &[S], dims: u32, size: u32) -> &[S] {
     let area = size as usize * size as usize;
     let z = if dims == 3 { size as usize / 2 } else { 0 };
     &lattice[z * area..(z + 1) * area]
@@ -35,7 +35,7 @@ fn plane(lattice: &[i8], dims: u32, size: u32) -> &[i8] {
 
 /// The image side and its palette indices, row by row: every `stride`-th site of `plane`, each
 /// drawn as a `scale x scale` block.
-fn pixels(plane: &[i8], size: u32) -> (u32, Vec<u8>) {
+fn pixels<S: Copy + Into<i32>>(plane: &[S], size: u32) -> (u32, Vec<u8>) {
     let stride = size.div_ceil(MAX_SIDE);
     let sampled = size.div_ceil(stride);
     let scale = (MIN_SIDE / sampled).max(1);
@@ -45,7 +45,7 @@ fn pixels(plane: &[i8], size: u32) -> (u32, Vec<u8>) {
         let y = (row / scale * stride) as usize;
         let spins = &plane[y * size as usize..(y + 1) * size as usize];
         pixels.extend(
-            (0..side).map(|column| u8::from(spins[(column / scale * stride) as usize] > 0)),
+            (0..side).map(|column| u8::from(spins[(column / scale * stride) as usize].into() > 0)),
         );
     }
     (side, pixels)
