@@ -116,6 +116,36 @@ fn assert_snapshot_shows(dir: &Path, file: &str, t: usize, z: usize) {
     }
 }
 
+/// `spinflip plot DIR --out OTHER` draws every plot and snapshot of the run in `dir` again, byte
+/// for byte, from its files; returns how many there are.
+fn assert_redrawn_identically(dir: &Path) -> usize {
+    let redrawn = tempfile::tempdir().unwrap();
+    let output = spinflip(&[
+        "plot",
+        dir.to_str().unwrap(),
+        "--out",
+        redrawn.path().to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut plots = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".svg") || name.ends_with(".png") {
+            plots += 1;
+            assert_eq!(
+                std::fs::read(redrawn.path().join(&name)).unwrap(),
+                std::fs::read(dir.join(&name)).unwrap(),
+                "{name} redrawn from the files"
+            );
+        }
+    }
+    plots
+}
+
 /// The measured points of `curve` are `(x_of(beta), key's mean, key's err)` of every temperature
 /// of `temperatures`; returns how many are finite (drawn as a marker each).
 fn assert_measured(
@@ -185,30 +215,7 @@ fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
         assert_eq!(drawn, first, "E/N of the first system");
         assert_snapshot_shows(dir.path(), &format!("snapshot_{suffix}.png"), t, 0);
     }
-    let redrawn = dir.path().join("redrawn");
-    let output = spinflip(&[
-        "plot",
-        dir.path().to_str().unwrap(),
-        "--out",
-        redrawn.to_str().unwrap(),
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let mut plots = 0;
-    for entry in std::fs::read_dir(dir.path()).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".svg") || name.ends_with(".png") {
-            plots += 1;
-            assert_eq!(
-                std::fs::read(redrawn.join(&name)).unwrap(),
-                std::fs::read(dir.path().join(&name)).unwrap(),
-                "{name} redrawn from the files"
-            );
-        }
-    }
+    let plots = assert_redrawn_identically(dir.path());
     assert_eq!(plots, 5 + 2 + 2, "figures, time series, snapshots");
 }
 
@@ -227,6 +234,7 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
     }
     // 3D: the mid-plane z = L/2 of sample 0, replica 0.
     assert_snapshot_shows(small, "snapshot_t01_beta_0.6666666666666666.png", 1, 2);
+    assert_eq!(assert_redrawn_identically(small), 5 + 2 + 2);
 
     let overlays = tempfile::tempdir().unwrap();
     let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());
