@@ -159,7 +159,7 @@ pub fn write_plots<'a, S: Copy + Into<i32> + 'a>(
 }
 
 /// The file name of the snapshot of temperature `t`.
-pub fn snapshot_name(t: usize, beta: f64) -> String {
+fn snapshot_name(t: usize, beta: f64) -> String {
     format!("snapshot_{}", temperature_suffix(t, beta, "png"))
 }
 
