@@ -1,4 +1,4 @@
-//! The command line: `spinflip run | devices | exact | bench`.
+//! The command line: `spinflip run | plot | devices | exact | bench`.
 
 use std::path::PathBuf;
 
@@ -64,6 +64,17 @@ pub enum Command {
         #[arg(long)]
         print_default: bool,
     },
+    /// Redraw a run's plots and snapshots from its output directory; with several directories
+    /// (runs of one model at different L), overlay them instead (Binder U4 and e versus beta,
+    /// or g and xi_L/L versus T) for finite-size crossings.
+    Plot {
+        /// Run output directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the figures go (default: the first directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// List GPU adapters with their limits and features, then CUDA devices.
     Devices {
         /// JSON (the wgpu adapters only) instead of a table.
@@ -120,6 +131,11 @@ pub fn execute(cli: Cli) -> Result<()> {
                 }
                 RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),
             }
+            Ok(())
+        }
+        Command::Plot { dirs, out } => {
+            let out = crate::plot::redraw(&dirs, out.as_deref())?;
+            println!("plots in {}", out.display());
             Ok(())
         }
         Command::Devices { json } => devices(json),

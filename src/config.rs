@@ -384,10 +384,23 @@ pub struct Config {
     /// Threads per workgroup of the GPU kernels.
     #[serde(default = "default_workgroup_size")]
     pub workgroup_size: u32,
+    /// Write SVG plots and PNG snapshots of the final lattices beside the results. Left out of
+    /// the resolved config while on, so that configs which do not mention it keep their text
+    /// and with it the fingerprint of their checkpoints.
+    #[serde(default = "default_plots", skip_serializing_if = "is_default_plots")]
+    pub plots: bool,
 }
 
 fn one() -> u32 {
     1
+}
+
+fn default_plots() -> bool {
+    true
+}
+
+fn is_default_plots(plots: &bool) -> bool {
+    *plots == default_plots()
 }
 
 fn default_checkpoint_every() -> u64 {
@@ -1629,6 +1642,23 @@ mod tests {
         config.seed = u64::MAX;
         let text = config.to_ron_string();
         assert_eq!(Config::from_ron_str(&text).unwrap(), config, "{text}");
+    }
+
+    #[test]
+    fn plots_are_on_by_default_and_only_off_is_written() {
+        let config = Config::from_ron_str(SAMPLE).unwrap();
+        assert!(config.plots);
+        assert!(
+            !config.to_ron_string().contains("plots"),
+            "old configs keep their text"
+        );
+        let off = Config {
+            plots: false,
+            ..config
+        };
+        let text = off.to_ron_string();
+        assert!(text.contains("plots: false"), "{text}");
+        assert_eq!(Config::from_ron_str(&text).unwrap(), off);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! Layers, from the bottom: [`rng`] (Philox and the counter scheme), [`model`] (geometry and
 //! Hamiltonians), [`engine`] (CPU and wgpu backends that replay plans), [`sim`] (the run loop
 //! that builds plans, checkpoints and summarises), [`stats`] and [`exact`] (estimators and exact
-//! results), [`io`] (files), [`config`] (RON input) and [`cli`].
+//! results), [`io`] (files), [`plot`] (figures and lattice snapshots), [`config`] (RON input)
+//! and [`cli`].
 //!
 //! Using the library directly: ten sweeps of two replicas on the CPU engine, then one
 //! measurement of exact integer observables.
@@ -34,6 +35,7 @@ pub mod error;
 pub mod exact;
 pub mod io;
 pub mod model;
+pub mod plot;
 pub mod rng;
 pub mod sim;
 pub mod stats;

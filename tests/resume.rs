@@ -64,7 +64,9 @@ fn assert_same_outputs(a: &Path, b: &Path, except: &[&str]) {
         .collect();
     names.sort();
     assert!(names.iter().any(|n| n == "final_state.npy"));
-    let series = names.iter().filter(|n| n.starts_with("timeseries_"));
+    let series = names
+        .iter()
+        .filter(|n| n.starts_with("timeseries_") && n.ends_with(".csv"));
     assert!(series.count() >= 2, "a time series per temperature");
     for name in names {
         let (x, y) = (

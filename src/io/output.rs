@@ -23,6 +23,12 @@ pub fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<()> 
     write_file(dir, name, text.as_bytes())
 }
 
+/// The part of a per-temperature file name after its kind: temperature `t` (its index, two
+/// digits) at inverse temperature `beta`, e.g. `t01_beta_0.44.csv`.
+pub fn temperature_suffix(t: usize, beta: f64, extension: &str) -> String {
+    format!("t{t:02}_beta_{beta}.{extension}")
+}
+
 /// One row of a temperature's time series.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SeriesRow {
@@ -119,6 +125,29 @@ pub fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
     bytes
 }
 
+/// The shape of an `int8` `.npy` file as [`npy_i8`] writes it, and the offset of its data, from
+/// the file's first bytes (at least the whole header); `None` for anything else.
+pub fn npy_i8_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
+    let magic = bytes.get(..8)?;
+    if magic != b"\x93NUMPY\x01\x00" {
+        return None;
+    }
+    let header_len = u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]) as usize;
+    let header = std::str::from_utf8(bytes.get(10..10 + header_len)?).ok()?;
+    if !header.contains("'descr': '|i1'") || !header.contains("'fortran_order': False") {
+        return None;
+    }
+    let (_, after) = header.split_once("'shape': (")?;
+    let (dims, _) = after.split_once(')')?;
+    let shape = dims
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse().ok())
+        .collect::<Option<Vec<usize>>>()?;
+    Some((shape, 10 + header_len))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +161,21 @@ mod tests {
         assert!(header.contains("'shape': (2, 2, 2)"));
         assert_eq!(bytes.len(), 10 + header_len + 8);
         assert_eq!(bytes[10 + header_len + 1], 0xff);
+    }
+
+    #[test]
+    fn npy_header_reads_back_shape_and_offset() {
+        for shape in [vec![3], vec![2, 1, 4, 4], vec![1, 32, 2, 6, 6, 6]] {
+            let count = shape.iter().product();
+            let bytes = npy_i8(&shape, std::iter::repeat_n(1i8, count));
+            let (read, offset) = npy_i8_header(&bytes).unwrap();
+            assert_eq!(read, shape);
+            assert_eq!(bytes.len() - offset, count);
+        }
+        assert_eq!(npy_i8_header(b"\x93NUMPY\x01\x00"), None, "truncated");
+        let mut float = npy_i8(&[2], [1i8, 1].into_iter());
+        float[20..24].copy_from_slice(b"'<f8");
+        assert_eq!(npy_i8_header(&float), None, "another dtype");
     }
 
     #[test]

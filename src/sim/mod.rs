@@ -5,7 +5,9 @@ mod run;
 mod schedule;
 
 pub use backend::{open_engine, open_gpu_context};
-pub use run::{RunOptions, RunOutcome, Summary, TemperatureSummary, run, summary_table};
+pub use run::{
+    FINAL_STATE, RunOptions, RunOutcome, SUMMARY, Summary, TemperatureSummary, run, summary_table,
+};
 pub use schedule::Schedule;
 
 use crate::config::Config;

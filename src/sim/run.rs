@@ -16,7 +16,8 @@ use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::atomic::ensure_writable_dir;
 use crate::io::checkpoint::{Checkpoint, fingerprint};
 use crate::io::output::{
-    OverlapRow, SeriesRow, npy_i8, overlaps_csv, samples_csv, series_csv, write_file, write_json,
+    OverlapRow, SeriesRow, npy_i8, overlaps_csv, samples_csv, series_csv, temperature_suffix,
+    write_file, write_json,
 };
 use crate::model::couplings::{Disorder, coupling_values};
 use crate::model::ising::IsingSystems;
@@ -32,8 +33,8 @@ const MIN_CHUNKS: u64 = 100;
 /// File names in the output directory.
 const CHECKPOINT: &str = "checkpoint.bin";
 const CONFIG: &str = "config.ron";
-const SUMMARY: &str = "summary.json";
-const FINAL_STATE: &str = "final_state.npy";
+pub const SUMMARY: &str = "summary.json";
+pub const FINAL_STATE: &str = "final_state.npy";
 const COUPLINGS: &str = "couplings.npy";
 const TEMPERATURE_HISTORY: &str = "temperature_history.csv";
 /// Host memory for one chunk's measurements, which bounds the slots per plan.
@@ -249,6 +250,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         &series,
         &checkpoint.spins,
         &summary,
+        config.plots,
     )?;
     Ok(RunOutcome::Completed(Box::new(summary)))
 }
@@ -561,6 +563,7 @@ fn write_outputs(
     series: &RunSeries,
     spins: &[i32],
     summary: &Summary,
+    plots: bool,
 ) -> Result<()> {
     let disordered = systems.disorder == Disorder::Bimodal;
     let sweep_of = |m: usize| schedule.sweep_of_measurement(m as u64) + 1;
@@ -602,7 +605,7 @@ fn write_outputs(
                 }
             }
         }
-        let suffix = format!("t{t:02}_beta_{beta}.csv");
+        let suffix = temperature_suffix(t, *beta, "csv");
         write_file(
             out,
             &format!("timeseries_{suffix}"),
@@ -642,6 +645,9 @@ fn write_outputs(
         let couplings = (0..systems.samples)
             .flat_map(|s| coupling_values(systems.disorder, &lattice, systems.seed, s));
         write_file(out, COUPLINGS, &npy_i8(&shape, couplings))?;
+    }
+    if plots {
+        crate::plot::write_run_plots(out, summary, &series.0, sweep_of, spins)?;
     }
     write_json(out, SUMMARY, summary)
 }

@@ -16,12 +16,23 @@
 //! useful run, while the correction adds noise.
 
 /// A mean with its one-sigma error.
+///
+/// JSON has no NaN: serde_json writes it as `null`, which is read back as NaN, so that a
+/// `summary.json` with an error that could not be estimated still loads (`spinflip plot`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Estimate {
     /// The estimate.
+    #[serde(deserialize_with = "nan_from_null")]
     pub mean: f64,
     /// Its standard error (NaN when it cannot be estimated: fewer than two blocks).
+    #[serde(deserialize_with = "nan_from_null")]
     pub err: f64,
+}
+
+/// A number, or NaN for JSON's `null`.
+fn nan_from_null<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    use serde::Deserialize as _;
+    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
 }
 
 /// Jackknife estimate of `f` from per-block means: `blocks[b][q]` is the mean of primary quantity
@@ -146,6 +157,19 @@ fn series_block_means(quantities: &[Vec<f64>], blocks_per_series: usize) -> Vec<
 mod tests {
     use super::*;
     use crate::stats::test_rng::TestRng;
+
+    #[test]
+    fn estimate_survives_json_with_nan() {
+        let estimate = Estimate {
+            mean: 0.25,
+            err: f64::NAN,
+        };
+        let text = serde_json::to_string(&estimate).unwrap();
+        assert_eq!(text, r#"{"mean":0.25,"err":null}"#);
+        let back: Estimate = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.mean, 0.25);
+        assert!(back.err.is_nan());
+    }
 
     #[test]
     fn error_of_the_mean_is_the_standard_error() {

@@ -1,0 +1,218 @@
+//! Plots and snapshots of a run, drawn from its data: SVG figures of the summary's estimates
+//! versus temperature (the ferromagnet's e, c, |m|, chi, U4 versus beta with Kaufman's exact e and
+//! c in 2D zero field; the spin glass's e, q^2, g, chi_SG, xi_L/L versus T), the E and |M| time
+//! series of every temperature, PNG snapshots of the final lattices, and overlays of runs of one
+//! model at several sizes for finite-size crossings.
+//!
+//! A run hands its data to [`write_run_plots`]; `spinflip plot` reads a run directory back
+//! ([`read_run`]) and draws the same files with [`write_plots`], or overlays several
+//! ([`write_overlays`]). Every file is written atomically.
+
+mod figures;
+mod read;
+mod snapshot;
+mod svg;
+
+use std::path::{Path, PathBuf};
+
+pub use figures::{
+    Curve, Figure, Panel, Point, Style, betas, is_spin_glass, observable_figures, overlay_figures,
+    timeseries_figure,
+};
+pub use read::{read_run, read_summary};
+pub use snapshot::snapshot_png;
+
+use crate::error::{Error, Result};
+use crate::io::ensure_writable_dir;
+use crate::io::output::{temperature_suffix, write_file};
+use crate::sim::Summary;
+use crate::stats::SampleSeries;
+
+/// What the time-series figure of one temperature shows, per measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TemperatureSeries {
+    /// The sweep of each measurement, as in the time-series files.
+    pub sweeps: Vec<u64>,
+    /// Systems of the temperature: samples times replicas.
+    pub systems: usize,
+    /// The first system: replica 0 of sample 0.
+    pub first: Trace,
+    /// The mean over all systems.
+    pub mean: Trace,
+}
+
+/// `E/N` and `|M|/N` per measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    pub energy: Vec<f64>,
+    pub abs_m: Vec<f64>,
+}
+
+impl TemperatureSeries {
+    /// Zeros for measurements taken after `sweeps`, to [`add`](Self::add) `systems` systems to.
+    pub fn new(sweeps: Vec<u64>, systems: usize) -> Self {
+        let zeros = Trace {
+            energy: vec![0.0; sweeps.len()],
+            abs_m: vec![0.0; sweeps.len()],
+        };
+        TemperatureSeries {
+            sweeps,
+            systems,
+            first: zeros.clone(),
+            mean: zeros,
+        }
+    }
+
+    /// Measurement `m` of system `system` (sample-major, then replica): `E/N` and `|M|/N`.
+    /// Systems are added in order, so the mean's sums are the same from a run and from its files.
+    pub fn add(&mut self, system: usize, m: usize, energy: f64, abs_m: f64) {
+        if system == 0 {
+            self.first.energy[m] = energy;
+            self.first.abs_m[m] = abs_m;
+        }
+        let systems = self.systems as f64;
+        self.mean.energy[m] += energy / systems;
+        self.mean.abs_m[m] += abs_m / systems;
+    }
+}
+
+/// Everything the plots of one run are drawn from, as [`read_run`] reads it from its files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub summary: Summary,
+    /// Per temperature, in run order.
+    pub series: Vec<TemperatureSeries>,
+    /// Per temperature: the final lattice of replica 0 (of sample 0), `size^dims` spins +-1.
+    pub lattices: Vec<Vec<i8>>,
+}
+
+/// The plots and snapshots of a run that has just finished: `series[t][s]` are the measurement
+/// series of temperature `t` and sample `s`, measurement `m` was taken after sweep `sweep_of(m)`,
+/// `spins` are the final lattices in `final_state.npy`'s order.
+pub fn write_run_plots(
+    out: &Path,
+    summary: &Summary,
+    series: &[Vec<SampleSeries>],
+    sweep_of: impl Fn(usize) -> u64,
+    spins: &[i32],
+) -> Result<()> {
+    let sites = sites(summary);
+    let series: Vec<TemperatureSeries> = series
+        .iter()
+        .map(|samples| temperature_series(samples, sites, &sweep_of))
+        .collect();
+    let per_temperature = spins.len() / series.len().max(1);
+    let first_systems = spins
+        .chunks(per_temperature)
+        .map(|systems| &systems[..sites]);
+    write_plots(out, summary, &series, first_systems)
+}
+
+/// Sites of one lattice of the run.
+fn sites(summary: &Summary) -> usize {
+    (summary.size as usize).pow(summary.dims)
+}
+
+fn temperature_series(
+    samples: &[SampleSeries],
+    sites: usize,
+    sweep_of: impl Fn(usize) -> u64,
+) -> TemperatureSeries {
+    let n = sites as f64;
+    let measurements = samples
+        .first()
+        .and_then(|s| s.energies.first())
+        .map_or(0, Vec::len);
+    let systems = samples.iter().map(|s| s.energies.len()).sum();
+    let mut series = TemperatureSeries::new((0..measurements).map(sweep_of).collect(), systems);
+    let every_system = samples
+        .iter()
+        .flat_map(|s| s.energies.iter().zip(&s.magnetisations));
+    for (system, (energies, magnetisations)) in every_system.enumerate() {
+        for (m, (energy, magnetisation)) in energies.iter().zip(magnetisations).enumerate() {
+            series.add(system, m, energy / n, magnetisation.abs() as f64 / n);
+        }
+    }
+    series
+}
+
+/// Write every figure of the run of `summary`, and the snapshots of `lattices` (per temperature,
+/// the final lattice of replica 0 of sample 0, `size^dims` spins +-1), into `out`.
+pub fn write_plots<'a, S: Copy + Into<i32> + 'a>(
+    out: &Path,
+    summary: &Summary,
+    series: &[TemperatureSeries],
+    lattices: impl IntoIterator<Item = &'a [S]>,
+) -> Result<()> {
+    let timeseries = series
+        .iter()
+        .enumerate()
+        .map(|(t, series)| timeseries_figure(summary, t, series));
+    for figure in observable_figures(summary).into_iter().chain(timeseries) {
+        write_figure(out, &figure)?;
+    }
+    for (t, (beta, lattice)) in betas(summary).into_iter().zip(lattices).enumerate() {
+        let png = snapshot_png(lattice, summary.dims, summary.size)?;
+        write_file(out, &snapshot_name(t, beta), &png)?;
+    }
+    Ok(())
+}
+
+/// The file name of the snapshot of temperature `t`.
+fn snapshot_name(t: usize, beta: f64) -> String {
+    format!("snapshot_{}", temperature_suffix(t, beta, "png"))
+}
+
+/// Write the overlays of runs of one model at several sizes into `out`.
+pub fn write_overlays(out: &Path, summaries: &[Summary]) -> Result<()> {
+    for figure in overlay_figures(summaries) {
+        write_figure(out, &figure)?;
+    }
+    Ok(())
+}
+
+fn write_figure(out: &Path, figure: &Figure) -> Result<()> {
+    write_file(out, &figure.file, svg::render(figure)?.as_bytes())
+}
+
+/// `spinflip plot`: one directory's plots redrawn from its files, or the overlays of several
+/// runs of one model; into `out`, by default the first directory. Returns where they went.
+pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
+    let first = dirs
+        .first()
+        .ok_or_else(|| Error::Usage("plot: name at least one run directory".to_string()))?;
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(Error::Usage(format!(
+                "plot: {} is not a directory",
+                dir.display()
+            )));
+        }
+    }
+    let out = out.unwrap_or(first).to_path_buf();
+    if let [only] = dirs {
+        let record = read_run(only)?;
+        ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
+        let lattices = record.lattices.iter().map(Vec::as_slice);
+        write_plots(&out, &record.summary, &record.series, lattices)?;
+        return Ok(out);
+    }
+    let summaries = dirs
+        .iter()
+        .map(|dir| read_summary(dir))
+        .collect::<Result<Vec<_>>>()?;
+    for (dir, summary) in dirs.iter().zip(&summaries).skip(1) {
+        if summary.model != summaries[0].model {
+            return Err(Error::Usage(format!(
+                "plot: cannot overlay runs of different models: {} in {}, {} in {}",
+                summaries[0].model,
+                first.display(),
+                summary.model,
+                dir.display()
+            )));
+        }
+    }
+    ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
+    write_overlays(&out, &summaries)?;
+    Ok(out)
+}

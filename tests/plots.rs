@@ -1,0 +1,305 @@
+//! Plots and snapshots: every run writes them (unless `plots: false`), they are valid SVG and
+//! PNG, the plotted points are the summary's numbers (read from the `<desc>` each SVG carries,
+//! with the drawn markers counted), the snapshots are the final lattices, and `spinflip plot`
+//! redraws the same files from a run directory or overlays runs of different L.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use spinflip::exact::kaufman;
+use spinflip::io::output::npy_i8_header;
+use spinflip::sim::{RunOptions, run};
+
+fn spinflip(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spinflip"))
+        .args(args)
+        .output()
+        .expect("spinflip runs")
+}
+
+fn run_into(dir: &Path, ron: &str) -> Value {
+    common::completed(run(&common::config(ron), &RunOptions::new(dir)).unwrap());
+    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+const FERROMAGNET: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    temperatures: Betas([0.40, 0.44]),
+    replicas: 2,
+    engine: Simple,
+    sweeps: (thermalize: 20, measure: 200, every: 2),
+    seed: 7,
+    backend: Cpu,
+)"#;
+
+fn spin_glass(size: u32) -> String {
+    format!(
+        r#"(
+    model: EdwardsAnderson(dims: 3, size: {size}, field: 0.0),
+    temperatures: Temperatures([1.0, 1.5]),
+    replicas: 2,
+    samples: 32,
+    engine: Multispin(layout: Amsc(lanes: Samples), randoms: Exact),
+    sweeps: (thermalize: 10, measure: 40, every: 2),
+    seed: 3,
+    backend: Cpu,
+)"#
+    )
+}
+
+/// The figure an SVG file describes, after checking that the file is well-formed XML with an
+/// `<svg>` root and counting its drawn markers.
+fn svg_figure(path: &Path) -> (Value, usize) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let document = roxmltree::Document::parse(&text)
+        .unwrap_or_else(|e| panic!("{}: not XML: {e}", path.display()));
+    assert_eq!(document.root_element().tag_name().name(), "svg");
+    let desc = document
+        .descendants()
+        .find(|n| n.has_tag_name("desc"))
+        .and_then(|n| n.text())
+        .unwrap_or_else(|| panic!("{}: no <desc>", path.display()));
+    // plotters outlines each filled circle with an unfilled one.
+    let markers = document
+        .descendants()
+        .filter(|n| n.has_tag_name("circle") && n.attribute("fill") != Some("none"))
+        .count();
+    (serde_json::from_str(desc).unwrap(), markers)
+}
+
+/// Curve `c` of the figure's first panel.
+fn curve(figure: &Value, c: usize) -> &Value {
+    &figure["panels"][0]["curves"][c]
+}
+
+/// The pixels of a PNG, after checking that it decodes: `(width, height, palette index per
+/// pixel)`.
+fn png_pixels(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Indexed);
+    buffer.truncate(info.buffer_size());
+    (info.width, info.height, buffer)
+}
+
+/// `final_state.npy` as its shape and values.
+fn final_state(dir: &Path) -> (Vec<usize>, Vec<i8>) {
+    let bytes = std::fs::read(dir.join("final_state.npy")).unwrap();
+    let (shape, offset) = npy_i8_header(&bytes).unwrap();
+    (shape, bytes[offset..].iter().map(|&b| b as i8).collect())
+}
+
+/// The snapshot of temperature `t` shows plane `z` of its first system, one `scale`-pixel block
+/// per site, +1 as palette index 1.
+fn assert_snapshot_shows(dir: &Path, file: &str, t: usize, z: usize) {
+    let (shape, spins) = final_state(dir);
+    let size = *shape.last().unwrap();
+    let per_temperature: usize = shape[1..].iter().product();
+    let plane = &spins[t * per_temperature + z * size * size..][..size * size];
+    let (width, height, pixels) = png_pixels(&dir.join(file));
+    assert_eq!((width, height), (512, 512), "{file}");
+    let scale = 512 / size;
+    for y in 0..size {
+        for x in 0..size {
+            let pixel = pixels[(y * scale + scale / 2) * 512 + x * scale + scale / 2];
+            assert_eq!(
+                pixel,
+                u8::from(plane[y * size + x] > 0),
+                "{file} site {x}, {y}"
+            );
+        }
+    }
+}
+
+/// `spinflip plot DIR --out OTHER` draws every plot and snapshot of the run in `dir` again, byte
+/// for byte, from its files; returns how many there are.
+fn assert_redrawn_identically(dir: &Path) -> usize {
+    let redrawn = tempfile::tempdir().unwrap();
+    let output = spinflip(&[
+        "plot",
+        dir.to_str().unwrap(),
+        "--out",
+        redrawn.path().to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut plots = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".svg") || name.ends_with(".png") {
+            plots += 1;
+            assert_eq!(
+                std::fs::read(redrawn.path().join(&name)).unwrap(),
+                std::fs::read(dir.join(&name)).unwrap(),
+                "{name} redrawn from the files"
+            );
+        }
+    }
+    plots
+}
+
+/// The measured points of `curve` are `(x_of(beta), key's mean, key's err)` of every temperature
+/// of `temperatures`; returns how many are finite (drawn as a marker each).
+fn assert_measured(
+    file: &str,
+    curve: &Value,
+    temperatures: &[Value],
+    key: &str,
+    x_of: fn(f64) -> f64,
+) -> usize {
+    let points = curve["points"].as_array().unwrap();
+    assert_eq!(points.len(), temperatures.len(), "{file}");
+    for (point, t) in points.iter().zip(temperatures) {
+        let beta = t["beta"].as_f64().unwrap();
+        assert_eq!(point["x"].as_f64(), Some(x_of(beta)), "{file}");
+        assert_eq!(point["y"], t[key]["mean"], "{file} at beta {beta}");
+        assert_eq!(point["err"], t[key]["err"], "{file} at beta {beta}");
+    }
+    points.iter().filter(|p| p["y"].is_f64()).count()
+}
+
+#[test]
+fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run_into(dir.path(), FERROMAGNET);
+    let runs = summary["runs"].as_array().unwrap();
+    for key in ["e", "c", "abs_m", "chi", "u4"] {
+        let file = format!("plot_{key}.svg");
+        let (figure, markers) = svg_figure(&dir.path().join(&file));
+        let measured = assert_measured(&file, curve(&figure, 0), runs, key, |beta| beta);
+        assert_eq!(markers, measured, "{file}: one marker per finite point");
+        let exact = curve(&figure, 1);
+        if key == "e" || key == "c" {
+            let points = exact["points"].as_array().unwrap();
+            assert!(points.len() > 100, "{file}: a dense exact curve");
+            for p in points {
+                let (beta, y) = (p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap());
+                let want = if key == "e" {
+                    kaufman(8, beta).e
+                } else {
+                    kaufman(8, beta).c
+                };
+                assert_eq!(y, want, "{file}: Kaufman at {beta}");
+            }
+        } else {
+            assert!(exact.is_null(), "{file}: no exact curve");
+        }
+    }
+    for (t, beta) in ["0.4", "0.44"].iter().enumerate() {
+        let suffix = format!("t{t:02}_beta_{beta}");
+        let (figure, _) = svg_figure(&dir.path().join(format!("timeseries_{suffix}.svg")));
+        let csv =
+            std::fs::read_to_string(dir.path().join(format!("timeseries_{suffix}.csv"))).unwrap();
+        // Columns measurement, sweep, replica, E, M, e, m: replica 0 is the first system.
+        let first: Vec<(f64, f64)> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| f[2] == "0")
+            .map(|f| (f[1].parse().unwrap(), f[5].parse().unwrap()))
+            .collect();
+        let drawn: Vec<(f64, f64)> = figure["panels"][0]["curves"][0]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(drawn, first, "E/N of the first system");
+        assert_snapshot_shows(dir.path(), &format!("snapshot_{suffix}.png"), t, 0);
+    }
+    let plots = assert_redrawn_identically(dir.path());
+    assert_eq!(plots, 5 + 2 + 2, "figures, time series, snapshots");
+}
+
+#[test]
+fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
+    let dirs = [4, 6].map(|_| tempfile::tempdir().unwrap());
+    let summaries =
+        [(&dirs[0], 4), (&dirs[1], 6)].map(|(dir, size)| run_into(dir.path(), &spin_glass(size)));
+    let small = dirs[0].path();
+    let temperatures = summaries[0]["spin_glass"].as_array().unwrap();
+    for key in ["e", "q2", "g", "chi_sg", "xi_over_l"] {
+        let file = format!("plot_{key}.svg");
+        let (figure, markers) = svg_figure(&small.join(&file));
+        let measured = assert_measured(&file, curve(&figure, 0), temperatures, key, |b| 1.0 / b);
+        assert_eq!(markers, measured, "{file}: one marker per finite point");
+    }
+    // 3D: the mid-plane z = L/2 of sample 0, replica 0.
+    assert_snapshot_shows(small, "snapshot_t01_beta_0.6666666666666666.png", 1, 2);
+    assert_eq!(assert_redrawn_identically(small), 5 + 2 + 2);
+
+    let overlays = tempfile::tempdir().unwrap();
+    let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());
+    let output = spinflip(&[
+        "plot",
+        dir_args[1],
+        dir_args[0],
+        "--out",
+        overlays.path().to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for key in ["g", "xi_over_l"] {
+        let file = format!("overlay_{key}.svg");
+        let (figure, markers) = svg_figure(&overlays.path().join(&file));
+        let mut drawn = 0;
+        for (c, (size, summary)) in [4, 6].iter().zip(&summaries).enumerate() {
+            assert_eq!(curve(&figure, c)["label"], format!("L = {size}"), "{file}");
+            let temperatures = summary["spin_glass"].as_array().unwrap();
+            drawn += assert_measured(&file, curve(&figure, c), temperatures, key, |b| 1.0 / b);
+        }
+        assert_eq!(markers, drawn, "{file}");
+    }
+
+    let ferromagnet = tempfile::tempdir().unwrap();
+    let without_plots = FERROMAGNET
+        .replace("Betas([0.40, 0.44])", "Betas([0.4])")
+        .replace("backend: Cpu,", "backend: Cpu, plots: false,");
+    run_into(ferromagnet.path(), &without_plots);
+    let drawn_files = std::fs::read_dir(ferromagnet.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".svg") || name.ends_with(".png"))
+        .count();
+    assert_eq!(drawn_files, 0, "plots: false writes no plots");
+    let mixed = spinflip(&["plot", dir_args[0], ferromagnet.path().to_str().unwrap()]);
+    assert!(!mixed.status.success());
+    let stderr = String::from_utf8_lossy(&mixed.stderr);
+    assert!(stderr.contains("different models"), "{stderr}");
+}
+
+#[test]
+fn plot_of_bad_input_fails_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let cases = [
+        (vec![missing.to_str().unwrap()], "is not a directory"),
+        (vec![dir.path().to_str().unwrap()], "summary.json"),
+    ];
+    for (args, needle) in cases {
+        let output = spinflip(&[&["plot"], &args[..]].concat());
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    std::fs::write(dir.path().join("summary.json"), "{\"model\": 3}").unwrap();
+    let output = spinflip(&["plot", dir.path().to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not a spinflip summary"), "{stderr}");
+    assert!(
+        !spinflip(&["plot"]).status.success(),
+        "a directory is required"
+    );
+}
