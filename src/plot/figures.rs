@@ -336,6 +336,7 @@ mod tests {
                     tau_e: 1.0,
                     tau_abs_m: 1.0,
                     samples: 10,
+                    units: 2,
                 },
                 exact: Some(kaufman(size, beta)),
             })
@@ -345,6 +346,7 @@ mod tests {
             backend: "cpu".into(),
             adapter: "cpu".into(),
             engine: "simple".into(),
+            engine_choice: "named in the config".into(),
             randoms: None,
             model: "Ising 2D".into(),
             dims: 2,
@@ -353,12 +355,14 @@ mod tests {
             samples: 1,
             replicas: 2,
             seed: 1,
+            independent_unit: "a replica".into(),
             sweeps: 10,
             measurements: 10,
             flips_per_ns: 1.0,
             ps_per_flip: 1000.0,
             runs,
             spin_glass: Vec::new(),
+            tempering: None,
         }
     }
 
