@@ -196,12 +196,16 @@ fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
     for (t, beta) in ["0.4", "0.44"].iter().enumerate() {
         let suffix = format!("t{t:02}_beta_{beta}");
         let (figure, _) = svg_figure(&dir.path().join(format!("timeseries_{suffix}.svg")));
-        let csv =
-            std::fs::read_to_string(dir.path().join(format!("timeseries_{suffix}.csv"))).unwrap();
-        // Columns measurement, sweep, replica, E, M, e, m: replica 0 is the first system.
-        let first: Vec<(f64, f64)> = csv
+        let read = |kind: &str| {
+            std::fs::read_to_string(dir.path().join(format!("{kind}_{suffix}.csv"))).unwrap()
+        };
+        // The thermalisation, then the production run. Columns measurement, sweep, replica, E,
+        // M, e, m: replica 0 is the first system.
+        let (thermalization, production) = (read("thermalization"), read("timeseries"));
+        let first: Vec<(f64, f64)> = thermalization
             .lines()
             .skip(1)
+            .chain(production.lines().skip(1))
             .map(|l| l.split(',').collect::<Vec<_>>())
             .filter(|f| f[2] == "0")
             .map(|f| (f[1].parse().unwrap(), f[5].parse().unwrap()))

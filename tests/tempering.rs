@@ -59,6 +59,23 @@ fn tempering_equilibrates_a_spin_glass_where_metropolis_does_not() {
     let metropolis = spin_glass_run("Metropolis");
     let diagnostics = tempering.tempering.as_ref().expect("tempering diagnostics");
     eprintln!("{diagnostics:?}");
+    for (run, name) in [(&tempering, "tempering"), (&metropolis, "metropolis")] {
+        assert_eq!(
+            run.equilibration.len(),
+            10,
+            "{name}: a check per temperature"
+        );
+        for check in &run.equilibration {
+            assert!(
+                check.bins.len() >= 8,
+                "{name}: logarithmic bins up to 4400 sweeps"
+            );
+            eprintln!(
+                "{name} beta {:.2}: stable {} {}",
+                check.beta, check.stable, check.drift
+            );
+        }
+    }
     assert_eq!(diagnostics.chain_sets_without_round_trip, 0);
     let mut spread_ratio = 0.0;
     for t in 0..tempering.spin_glass.len() {

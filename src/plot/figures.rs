@@ -274,9 +274,9 @@ pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries
     Figure {
         file: format!("timeseries_{}", temperature_suffix(t, beta, "svg")),
         title: format!(
-            "{}, beta = {beta}: measured from sweep {} (after thermalisation)",
+            "{}, beta = {beta}: thermalisation (the first {} measurements), then production",
             run_name(summary),
-            series.sweeps.first().copied().unwrap_or(0)
+            summary.thermalization_measurements
         ),
         x_label: "sweep".to_string(),
         panels: vec![panel("E/N", |t| &t.energy), panel("|M|/N", |t| &t.abs_m)],
@@ -363,6 +363,8 @@ mod tests {
             runs,
             spin_glass: Vec::new(),
             tempering: None,
+            thermalization_measurements: 0,
+            equilibration: Vec::new(),
         }
     }
 
@@ -463,7 +465,11 @@ mod tests {
         }
         let figure = timeseries_figure(&summary, 0, &series);
         assert_eq!(figure.file, "timeseries_t00_beta_0.4.svg");
-        assert!(figure.title.contains("measured from sweep 100"));
+        assert!(
+            figure
+                .title
+                .contains("thermalisation (the first 0 measurements)")
+        );
         let [energy, abs_m] = &figure.panels[..] else {
             panic!("two panels")
         };

@@ -74,6 +74,16 @@ impl TemperatureSeries {
         self.mean.energy[m] += energy / systems;
         self.mean.abs_m[m] += abs_m / systems;
     }
+
+    /// This series followed by `later` (the thermalisation, then the production run).
+    pub fn followed_by(mut self, later: TemperatureSeries) -> Self {
+        self.sweeps.extend(later.sweeps);
+        for (trace, more) in [(&mut self.first, later.first), (&mut self.mean, later.mean)] {
+            trace.energy.extend(more.energy);
+            trace.abs_m.extend(more.abs_m);
+        }
+        self
+    }
 }
 
 /// Everything the plots of one run are drawn from, as [`read_run`] reads it from its files.

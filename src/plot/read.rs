@@ -1,4 +1,5 @@
-//! Reading a run directory back for `spinflip plot`: `summary.json`, the `timeseries_*.csv`
+//! Reading a run directory back for `spinflip plot`: `summary.json`, the `thermalization_*.csv`
+//! and `timeseries_*.csv`
 //! files and, of `final_state.npy`, only the lattice of each temperature that is drawn.
 
 use std::fs::File;
@@ -29,8 +30,15 @@ pub fn read_run(dir: &Path) -> Result<RunRecord> {
         .into_iter()
         .enumerate()
         .map(|(t, beta)| {
-            let name = format!("timeseries_{}", temperature_suffix(t, beta, "csv"));
-            read_series(&dir.join(name), &summary)
+            let file =
+                |kind: &str| dir.join(format!("{kind}_{}", temperature_suffix(t, beta, "csv")));
+            let production = read_series(&file("timeseries"), &summary)?;
+            // Runs before thermalisation was measured have no such file.
+            let thermalization = file("thermalization");
+            match thermalization.exists() {
+                true => Ok(read_series(&thermalization, &summary)?.followed_by(production)),
+                false => Ok(production),
+            }
         })
         .collect::<Result<Vec<_>>>()?;
     let lattices = read_lattices(&dir.join(FINAL_STATE), &summary)?;

@@ -22,8 +22,9 @@ use crate::io::output::{
 use crate::model::couplings::{Disorder, coupling_values};
 use crate::model::ising::IsingSystems;
 use crate::stats::{
-    IsingEstimates, LOW_ACCEPTANCE, SampleSeries, SpinGlassEstimates, TemperingDiagnostics,
-    ising_estimates, overlap, overlap_from_planes, spin_glass_estimates, tempering_diagnostics,
+    EquilibrationCheck, IsingEstimates, LOW_ACCEPTANCE, SampleSeries, SpinGlassEstimates,
+    TemperingDiagnostics, UnitSeries, ising_estimates, log_binning, overlap, overlap_from_planes,
+    spin_glass_estimates, tempering_diagnostics,
 };
 
 /// Most measurement slots one plan fills (bounds the observation buffer).
@@ -122,6 +123,12 @@ pub struct Summary {
     /// Parallel tempering: swap acceptance per pair and round trips.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tempering: Option<TemperingDiagnostics>,
+    /// Measurements taken while thermalising (not in the estimates; in `thermalization_*.csv`).
+    #[serde(default)]
+    pub thermalization_measurements: u64,
+    /// Per temperature, the logarithmic-binning equilibration check over the whole run.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub equilibration: Vec<EquilibrationCheck>,
 }
 
 /// The state a run carries between chunks; it is exactly what a checkpoint holds.
@@ -215,7 +222,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         &state,
         engine.spins()?,
     )?;
-    let series = RunSeries::new(&systems, &state);
+    let series = RunSeries::new(&systems, &schedule, &state);
     let flips = (schedule.total() - first_sweep) * flips_per_sweep;
     let mut summary = summarize(
         config,
@@ -310,7 +317,9 @@ fn resume_state(
         || checkpoint.temperature_history.len() != history
     {
         return Err(Error::State(format!(
-            "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements)",
+            "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements; a \
+             checkpoint of a spinflip that did not yet measure the thermalisation has fewer: \
+             finish that run with the version that started it)",
             path.display(),
             checkpoint.sweeps_done,
             checkpoint.spins.len(),
@@ -372,11 +381,35 @@ fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunSt
         .extend_from_slice(&measurements.labels);
 }
 
-/// Every series of a run, `[temperature][sample]`, from the slot-major record.
-struct RunSeries(Vec<Vec<SampleSeries>>);
+/// Every series of a run, `[temperature][sample]`, from the slot-major record: the first
+/// `thermalization` measurements were taken while thermalising, the rest enter the estimates.
+struct RunSeries {
+    all: Vec<Vec<SampleSeries>>,
+    thermalization: usize,
+}
 
 impl RunSeries {
-    fn new(systems: &IsingSystems, state: &RunState) -> Self {
+    /// The measurements after thermalisation, `[temperature][sample]`.
+    fn production(&self) -> Vec<Vec<SampleSeries>> {
+        self.part(self.thermalization..usize::MAX)
+    }
+
+    /// The measurements while thermalising.
+    fn thermalizing(&self) -> Vec<Vec<SampleSeries>> {
+        self.part(0..self.thermalization)
+    }
+
+    fn part(&self, range: std::ops::Range<usize>) -> Vec<Vec<SampleSeries>> {
+        let part = |samples: &Vec<SampleSeries>| {
+            samples
+                .iter()
+                .map(|s| s.measurements(range.clone()))
+                .collect()
+        };
+        self.all.iter().map(part).collect()
+    }
+
+    fn new(systems: &IsingSystems, schedule: &Schedule, state: &RunState) -> Self {
         let (temperatures, samples) = (systems.betas.len() as u32, systems.samples);
         let (replicas, pairs) = (systems.replicas as usize, systems.overlap_pairs() as usize);
         let per_measurement = systems.systems() as usize;
@@ -414,11 +447,12 @@ impl RunSeries {
             }
             series
         };
-        RunSeries(
-            (0..temperatures)
+        RunSeries {
+            all: (0..temperatures)
                 .map(|t| (0..samples).map(|s| series_of(t, s)).collect())
                 .collect(),
-        )
+            thermalization: schedule.thermalization_measurements() as usize,
+        }
     }
 }
 
@@ -433,7 +467,8 @@ fn summarize(
 ) -> Summary {
     let lattice = systems.lattice;
     let (unit, unit_description) = config.engine.independent_unit();
-    let temperatures = systems.betas.iter().zip(&series.0);
+    let production = series.production();
+    let temperatures = systems.betas.iter().zip(&production);
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {
             let runs = temperatures
@@ -496,13 +531,91 @@ fn summarize(
         seed: config.seed,
         independent_unit: unit_description,
         sweeps: schedule.total(),
-        measurements: schedule.measurements_before(schedule.total()),
+        measurements: schedule.measurements_before(schedule.total())
+            - schedule.thermalization_measurements(),
         flips_per_ns,
         ps_per_flip,
         runs,
         spin_glass,
         tempering: None,
+        thermalization_measurements: schedule.thermalization_measurements(),
+        equilibration: equilibration_checks(systems, schedule, series),
     }
+}
+
+/// The logarithmic-binning check of every temperature over all measurements: the energy, and
+/// the spin glass's `q^2` per sample or the ferromagnet's `|m|` per replica. Drift is logged.
+fn equilibration_checks(
+    systems: &IsingSystems,
+    schedule: &Schedule,
+    series: &RunSeries,
+) -> Vec<EquilibrationCheck> {
+    let n = systems.lattice.sites() as f64;
+    let mean =
+        |values: &mut dyn Iterator<Item = f64>, count: usize| values.sum::<f64>() / count as f64;
+    let checks: Vec<EquilibrationCheck> = systems
+        .betas
+        .iter()
+        .zip(&series.all)
+        .map(|(&beta, samples)| {
+            let measurements = samples[0].energies[0].len();
+            let sweeps: Vec<u64> = (0..measurements as u64)
+                .map(|m| schedule.sweep_of_measurement(m) + 1)
+                .collect();
+            let (first, second): (Vec<Vec<f64>>, Vec<Vec<f64>>) = match systems.disorder {
+                Disorder::Bimodal => samples
+                    .iter()
+                    .map(|s| {
+                        let replicas = s.energies.len();
+                        let pairs = s.overlaps.len().max(1);
+                        (0..measurements)
+                            .map(|m| {
+                                let e = mean(&mut s.energies.iter().map(|r| r[m] / n), replicas);
+                                let q2 = mean(&mut s.overlaps.iter().map(|p| p[m] * p[m]), pairs);
+                                (e, q2)
+                            })
+                            .unzip()
+                    })
+                    .unzip(),
+                Disorder::Ferromagnet => samples[0]
+                    .energies
+                    .iter()
+                    .zip(&samples[0].magnetisations)
+                    .map(|(e, m)| {
+                        let e = e.iter().map(|x| x / n).collect();
+                        let m = m.iter().map(|&x| (x as f64 / n).abs()).collect();
+                        (e, m)
+                    })
+                    .unzip(),
+            };
+            let second_name = match systems.disorder {
+                Disorder::Bimodal => "q2",
+                Disorder::Ferromagnet => "abs_m",
+            };
+            let mut observables = vec![UnitSeries {
+                name: "e",
+                units: &first,
+            }];
+            if systems.overlap_pairs() > 0 || systems.disorder == Disorder::Ferromagnet {
+                observables.push(UnitSeries {
+                    name: second_name,
+                    units: &second,
+                });
+            }
+            // Errors need at least two independent units.
+            (first.len() > 1).then(|| log_binning(beta, &sweeps, &observables))
+        })
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default();
+    for check in checks.iter().filter(|c| !c.stable) {
+        log::warn!(
+            "equilibration: at beta {} the averages over the last logarithmic bins of sweeps \
+             differ ({}); do not trust these results before a longer run agrees",
+            check.beta,
+            check.drift
+        );
+    }
+    checks
 }
 
 /// Log what makes a tempering run untrustworthy: pairs that hardly swap, chains that never
@@ -556,6 +669,52 @@ fn flips_per_ns(flips: u64, time: Duration) -> f64 {
     }
 }
 
+/// The CSV rows of one temperature's series (every sample and replica, measurement-major) and
+/// of its overlaps; measurement `m` followed sweep `sweep_of(m)`.
+fn series_rows(
+    samples: &[SampleSeries],
+    disordered: bool,
+    sweep_of: impl Fn(usize) -> u64,
+) -> (Vec<SeriesRow>, Vec<OverlapRow>) {
+    let mut rows = Vec::new();
+    let mut overlap_rows = Vec::new();
+    for m in 0..samples[0].energies[0].len() {
+        for (s, sample) in samples.iter().enumerate() {
+            for (r, (energies, magnetisations)) in sample
+                .energies
+                .iter()
+                .zip(&sample.magnetisations)
+                .enumerate()
+            {
+                rows.push(SeriesRow {
+                    measurement: m as u64,
+                    sweep: sweep_of(m),
+                    sample: disordered.then_some(s as u32),
+                    replica: r as u32,
+                    energy: energies[m],
+                    magnetisation: magnetisations[m],
+                });
+            }
+            for (p, (q, kmin)) in sample
+                .overlaps
+                .iter()
+                .zip(&sample.overlaps_kmin)
+                .enumerate()
+            {
+                overlap_rows.push(OverlapRow {
+                    measurement: m as u64,
+                    sweep: sweep_of(m),
+                    sample: s as u32,
+                    pair: p as u32,
+                    q: q[m],
+                    q2_kmin: kmin[m],
+                });
+            }
+        }
+    }
+    (rows, overlap_rows)
+}
+
 fn write_outputs(
     out: &Path,
     systems: &IsingSystems,
@@ -568,48 +727,21 @@ fn write_outputs(
     let disordered = systems.disorder == Disorder::Bimodal;
     let sweep_of = |m: usize| schedule.sweep_of_measurement(m as u64) + 1;
     let sites = systems.lattice.sites();
-    for (t, (beta, samples)) in systems.betas.iter().zip(&series.0).enumerate() {
-        let mut rows = Vec::new();
-        let mut overlap_rows = Vec::new();
-        for m in 0..samples[0].energies[0].len() {
-            for (s, sample) in samples.iter().enumerate() {
-                for (r, (energies, magnetisations)) in sample
-                    .energies
-                    .iter()
-                    .zip(&sample.magnetisations)
-                    .enumerate()
-                {
-                    rows.push(SeriesRow {
-                        measurement: m as u64,
-                        sweep: sweep_of(m),
-                        sample: disordered.then_some(s as u32),
-                        replica: r as u32,
-                        energy: energies[m],
-                        magnetisation: magnetisations[m],
-                    });
-                }
-                for (p, (q, kmin)) in sample
-                    .overlaps
-                    .iter()
-                    .zip(&sample.overlaps_kmin)
-                    .enumerate()
-                {
-                    overlap_rows.push(OverlapRow {
-                        measurement: m as u64,
-                        sweep: sweep_of(m),
-                        sample: s as u32,
-                        pair: p as u32,
-                        q: q[m],
-                        q2_kmin: kmin[m],
-                    });
-                }
-            }
-        }
+    let (production, thermalizing) = (series.production(), series.thermalizing());
+    for (t, (beta, samples)) in systems.betas.iter().zip(&production).enumerate() {
+        let after = |m: usize| sweep_of(m + series.thermalization);
+        let (rows, overlap_rows) = series_rows(samples, disordered, after);
+        let (thermalization_rows, _) = series_rows(&thermalizing[t], disordered, sweep_of);
         let suffix = temperature_suffix(t, *beta, "csv");
         write_file(
             out,
             &format!("timeseries_{suffix}"),
             series_csv(&rows, sites).as_bytes(),
+        )?;
+        write_file(
+            out,
+            &format!("thermalization_{suffix}"),
+            series_csv(&thermalization_rows, sites).as_bytes(),
         )?;
         if disordered {
             write_file(
@@ -647,7 +779,7 @@ fn write_outputs(
         write_file(out, COUPLINGS, &npy_i8(&shape, couplings))?;
     }
     if plots {
-        crate::plot::write_run_plots(out, summary, &series.0, sweep_of, spins)?;
+        crate::plot::write_run_plots(out, summary, &series.all, sweep_of, spins)?;
     }
     write_json(out, SUMMARY, summary)
 }

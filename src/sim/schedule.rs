@@ -41,19 +41,32 @@ impl Schedule {
         self.thermalize + self.measure
     }
 
+    /// Measurements are taken every `every` sweeps on a grid that ends the thermalisation
+    /// (`thermalize - 1 + j every`), through both phases: those during thermalisation show it
+    /// (and feed the equilibration checks); only the later ones enter the estimates. This is
+    /// the first sweep (0-based) of the grid.
+    fn first_measured_sweep(&self) -> u64 {
+        (self.thermalize + self.every - 1) % self.every
+    }
+
     /// Whether a measurement follows sweep `sweep` (0-based).
     pub fn measures_after(&self, sweep: u64) -> bool {
-        sweep >= self.thermalize && (sweep - self.thermalize + 1).is_multiple_of(self.every)
+        sweep % self.every == self.first_measured_sweep()
     }
 
     /// The sweep after which measurement `m` is taken (0-based).
     pub fn sweep_of_measurement(&self, m: u64) -> u64 {
-        self.thermalize + (m + 1) * self.every - 1
+        self.first_measured_sweep() + m * self.every
     }
 
     /// Number of measurements taken before sweep `sweep`.
     pub fn measurements_before(&self, sweep: u64) -> u64 {
-        sweep.saturating_sub(self.thermalize) / self.every
+        (sweep + self.every - 1 - self.first_measured_sweep()) / self.every
+    }
+
+    /// Measurements of the thermalisation, which come first in the series.
+    pub fn thermalization_measurements(&self) -> u64 {
+        self.measurements_before(self.thermalize)
     }
 
     /// Swap rounds completed after `sweeps` sweeps.
@@ -91,12 +104,26 @@ mod tests {
             swap_every: None,
         };
         let whole = s.plan(0, s.total());
-        assert_eq!(whole.slots, 6);
+        // Sweeps 1 and 4 (thermalisation), then 7, 10, ..., 22: after every 3rd from the 5th.
+        assert_eq!(whole.slots, 8);
+        assert_eq!(s.thermalization_measurements(), 2);
         let (a, b) = (s.plan(0, 11), s.plan(11, s.total()));
         assert_eq!(a.slots + b.slots, whole.slots);
         assert_eq!(s.measurements_before(11), u64::from(a.slots));
-        assert_eq!(s.sweep_of_measurement(0), 7);
-        assert!(s.measures_after(7) && !s.measures_after(8));
+        assert_eq!(s.sweep_of_measurement(0), 1);
+        assert_eq!(s.sweep_of_measurement(2), 7);
+        assert!(s.measures_after(7) && !s.measures_after(8) && s.measures_after(4));
+        for sweep in 0..=s.total() {
+            let measured = (0..sweep).filter(|&w| s.measures_after(w)).count() as u64;
+            assert_eq!(
+                s.measurements_before(sweep),
+                measured,
+                "before sweep {sweep}"
+            );
+        }
+        let aligned = Schedule { thermalize: 0, ..s };
+        assert_eq!(aligned.thermalization_measurements(), 0);
+        assert_eq!(aligned.sweep_of_measurement(0), 2);
     }
 
     #[test]
@@ -117,20 +144,21 @@ mod tests {
                     sweep: 1,
                     parity: 0
                 },
+                Measure { slot: 0 },
                 Sweep { sweep: 2 },
                 Sweep { sweep: 3 },
                 Swap {
                     sweep: 3,
                     parity: 1
                 },
-                Measure { slot: 0 },
+                Measure { slot: 1 },
                 Sweep { sweep: 4 },
                 Sweep { sweep: 5 },
                 Swap {
                     sweep: 5,
                     parity: 0
                 },
-                Measure { slot: 1 },
+                Measure { slot: 2 },
             ]
         );
         assert_eq!(

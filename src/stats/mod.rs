@@ -2,6 +2,7 @@
 //! jackknife, and the thermodynamic estimators of the Ising ferromagnet built on them.
 
 mod autocorr;
+mod equilibration;
 mod ising;
 mod jackknife;
 mod overlap;
@@ -9,6 +10,7 @@ mod spin_glass;
 mod tempering;
 
 pub use autocorr::tau_int;
+pub use equilibration::{EquilibrationCheck, LogBin, UnitSeries, log_binning};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, jackknife};
 pub use overlap::{overlap, overlap_from_planes};

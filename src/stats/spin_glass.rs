@@ -57,6 +57,22 @@ pub struct SampleSeries {
     pub overlaps_kmin: Vec<Vec<f64>>,
 }
 
+impl SampleSeries {
+    /// The measurements `range` (clamped to the series).
+    pub fn measurements(&self, range: std::ops::Range<usize>) -> SampleSeries {
+        fn part<T: Clone>(series: &[Vec<T>], range: &std::ops::Range<usize>) -> Vec<Vec<T>> {
+            let clamp = |s: &Vec<T>| range.start.min(s.len())..range.end.min(s.len());
+            series.iter().map(|s| s[clamp(s)].to_vec()).collect()
+        }
+        SampleSeries {
+            energies: part(&self.energies, &range),
+            magnetisations: part(&self.magnetisations, &range),
+            overlaps: part(&self.overlaps, &range),
+            overlaps_kmin: part(&self.overlaps_kmin, &range),
+        }
+    }
+}
+
 /// Thermal averages of one disorder sample, for the per-sample output.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SampleAverages {
