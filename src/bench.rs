@@ -291,6 +291,7 @@ fn bench_config(
     config.temperatures = if options.tempering {
         config.algorithm = Algorithm::Tempering {
             every: options.swap_every,
+            tune: false,
         };
         let t = 1.0 / options.beta;
         Temperatures::GeometricT {

@@ -288,7 +288,17 @@ pub enum Algorithm {
     Metropolis,
     /// Parallel tempering: after every `every` sweeps a swap round between neighbour
     /// temperatures of each chain (replica) of each sample, even and odd pairs alternately.
-    Tempering { every: u64 },
+    /// With `tune`, the inner temperatures of a generated ladder move towards equal swap
+    /// acceptance during the first half of the thermalisation; then the ladder is frozen.
+    Tempering {
+        every: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        tune: bool,
+    },
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl Algorithm {
@@ -296,10 +306,15 @@ impl Algorithm {
         *self == Algorithm::Metropolis
     }
 
+    /// Whether the ladder is tuned during thermalisation.
+    pub fn tunes(&self) -> bool {
+        matches!(self, Algorithm::Tempering { tune: true, .. })
+    }
+
     /// Sweeps between swap rounds, `None` without tempering.
     pub fn swap_every(&self) -> Option<u64> {
         match *self {
-            Algorithm::Tempering { every } => Some(every),
+            Algorithm::Tempering { every, .. } => Some(every),
             Algorithm::Metropolis => None,
         }
     }
@@ -845,6 +860,9 @@ fn validate_algorithm(config: &Config) -> Result<(), ConfigError> {
             betas.len()
         ));
     }
+    if config.algorithm.tunes() {
+        validate_tuning(config, every)?;
+    }
     // Every neighbour pair in the order of the first (NaN-free: validated before).
     let order = betas[1].partial_cmp(&betas[0]);
     match betas
@@ -861,6 +879,33 @@ fn validate_algorithm(config: &Config) -> Result<(), ConfigError> {
         )),
         None => Ok(()),
     }
+}
+
+/// Tuning moves the inner temperatures of a generated ladder, in stages of at least two swap
+/// rounds each during the first half of the thermalisation.
+fn validate_tuning(config: &Config, every: u64) -> Result<(), ConfigError> {
+    if matches!(
+        config.temperatures,
+        Temperatures::Betas(_) | Temperatures::Temperatures(_)
+    ) {
+        return invalid(
+            "algorithm: Tempering(tune: true) moves the inner temperatures, but a Betas or \
+             Temperatures list is fixed: give the ladder as GeometricT or LinearBeta (its ends \
+             stay where they are), or drop tune"
+                .into(),
+        );
+    }
+    let needed = 2 * every * u64::from(crate::sim::TUNING_STAGES) * 2;
+    if config.sweeps.thermalize < needed {
+        return invalid(format!(
+            "algorithm: Tempering(tune: true) tunes in {} stages of at least two swap rounds \
+             during the first half of the thermalisation: thermalize must be at least {needed} \
+             sweeps, got {}",
+            crate::sim::TUNING_STAGES,
+            config.sweeps.thermalize
+        ));
+    }
+    Ok(())
 }
 
 fn validate_workgroup_size(size: u32) -> Result<(), ConfigError> {

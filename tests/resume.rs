@@ -46,6 +46,18 @@ const TEMPERING: &str = r#"(
     checkpoint_every: 150,
 )"#;
 
+/// A tuned ladder: the run is halted in the middle of the tuning stages.
+const TUNED_TEMPERING: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    temperatures: LinearBeta(min: 0.3, max: 0.6, count: 5),
+    replicas: 2,
+    sweeps: (thermalize: 1000, measure: 900, every: 3),
+    algorithm: Tempering(every: 2, tune: true),
+    seed: 79,
+    backend: Wgpu,
+    checkpoint_every: 150,
+)"#;
+
 fn options(out: &Path, resume: bool, halt_after: Option<u64>) -> RunOptions {
     RunOptions {
         resume,
@@ -97,6 +109,11 @@ fn resumed_spin_glass_run_equals_uninterrupted_run() {
 #[test]
 fn resumed_tempering_run_equals_uninterrupted_run() {
     resumed_equals_uninterrupted(TEMPERING);
+}
+
+#[test]
+fn resumed_tuned_tempering_run_equals_uninterrupted_run() {
+    resumed_equals_uninterrupted(TUNED_TEMPERING);
 }
 
 fn resumed_equals_uninterrupted(text: &str) {

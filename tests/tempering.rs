@@ -134,3 +134,46 @@ fn tempering_ferromagnet_matches_kaufman_across_the_ladder() {
         assert_within(&format!("{case} c"), run.estimates.c, exact.c, 0.0, 0.05);
     }
 }
+
+/// Tuning moves a ladder with a bottleneck towards equal swap acceptance, freezes it, and the
+/// run on the tuned ladder still matches Kaufman's values at its temperatures.
+#[test]
+fn tuned_ladder_equalises_acceptance_and_stays_exact() {
+    let run = |tune: bool| {
+        run_summary(&format!(
+            r#"(
+                model: Ising(dims: 2, size: 8, field: 0.0),
+                temperatures: GeometricT(min: 1.2, max: 4.0, count: 6),
+                replicas: 4,
+                sweeps: (thermalize: 4000, measure: 12000, every: 2),
+                algorithm: Tempering(every: 1, tune: {tune}),
+                seed: 5,
+                backend: Cpu,
+            )"#
+        ))
+    };
+    let spread = |s: &spinflip::sim::Summary| {
+        let a = &s.tempering.as_ref().unwrap().acceptance;
+        let (low, high) = a
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+        eprintln!("acceptance {a:?}");
+        high - low
+    };
+    let (fixed, tuned) = (run(false), run(true));
+    let diagnostics = tuned.tempering.as_ref().unwrap();
+    assert_eq!(diagnostics.counted_from_sweep, 2000, "frozen after half the thermalisation");
+    let (betas, untuned) = (&diagnostics.betas, &fixed.tempering.as_ref().unwrap().betas);
+    assert_eq!((betas[0], betas[5]), (untuned[0], untuned[5]), "the ends stay");
+    assert_ne!(betas, untuned, "the inner rungs move");
+    assert!(betas.windows(2).all(|w| w[1] < w[0]), "ascending in T: {betas:?}");
+    assert!(
+        spread(&tuned) < 0.5 * spread(&fixed),
+        "tuning should even out the acceptance"
+    );
+    for run in &tuned.runs {
+        let exact = run.exact.expect("2D zero field");
+        let case = format!("tuned ladder beta={:.4}", run.estimates.beta);
+        assert_within(&format!("{case} e"), run.estimates.e, exact.e, 0.0, 0.01);
+    }
+}

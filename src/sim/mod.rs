@@ -1,10 +1,12 @@
 //! The simulation layer: building plans, choosing an engine, and the run loop.
 
 mod backend;
+mod ladder;
 mod run;
 mod schedule;
 
 pub use backend::{open_engine, open_gpu_context};
+pub use ladder::{TUNING_STAGES, retune, tuning_stops};
 pub use run::{
     FINAL_STATE, RunOptions, RunOutcome, SUMMARY, Summary, TemperatureSummary, run, summary_table,
 };

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Schedule, initial_spins, ising_systems, open_engine};
+use super::{Schedule, initial_spins, ising_systems, open_engine, retune, tuning_stops};
 use crate::config::{Config, Randoms};
-use crate::engine::tempering::Chains;
+use crate::engine::Engine;
+use crate::engine::tempering::{Chains, Section};
 use crate::engine::{EngineInfo, Measurements};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
@@ -141,6 +142,8 @@ struct RunState {
     /// `[measurement][overlap]`: sites where the pair differs, and `|q(k_min)|^2`.
     overlaps: Vec<i64>,
     overlaps_kmin: Vec<f64>,
+    /// The ladder with tempering (tuned as the run goes, or as configured).
+    betas: Vec<f64>,
     /// The engine's tempering state at the last checkpoint (empty without tempering).
     tempering: Vec<u32>,
     /// `[measurement][r][k]`: the walker at temperature `k` of chain `r` of sample 0.
@@ -154,7 +157,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     let config_text = config.to_ron_string();
     let config_fingerprint = fingerprint(&config_text);
-    let systems = ising_systems(config);
+    let mut systems = ising_systems(config);
     let schedule = Schedule::from(config);
     let checkpoint_path = options.out.join(CHECKPOINT);
     if !options.resume && !options.overwrite && checkpoint_path.exists() {
@@ -163,20 +166,31 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
             options.out.display()
         )));
     }
-    let mut engine = open_engine(config, systems.clone())?;
     let (mut state, spins) = if options.resume {
         resume_state(&options.out, config_fingerprint, &systems, &schedule)?
     } else {
         (RunState::default(), initial_spins(&systems))
     };
-    write_file(&options.out, CONFIG, config_text.as_bytes())?;
-    engine.set_spins(&spins)?;
     if schedule.swap_every.is_some() {
+        // A resumed run continues on its (possibly tuned) ladder.
+        if state.betas.is_empty() {
+            state.betas = systems.betas.clone();
+        }
+        systems.betas = state.betas.clone();
         if state.tempering.is_empty() {
             state.tempering = Chains::of(&systems).initial_state();
         }
+    }
+    let mut engine = open_engine(config, systems.clone())?;
+    write_file(&options.out, CONFIG, config_text.as_bytes())?;
+    engine.set_spins(&spins)?;
+    if schedule.swap_every.is_some() {
         engine.set_tempering(&state.tempering)?;
     }
+    let tuning_stops = match config.algorithm.tunes() {
+        true => tuning_stops(&schedule),
+        false => Vec::new(),
+    };
     let info = engine.info();
     log::info!("running on {} ({})", info.adapter, info.backend);
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
@@ -191,7 +205,10 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let first_sweep = state.sweeps_done;
     while state.sweeps_done < schedule.total() {
         let from = state.sweeps_done;
-        let to = (from + chunk).min(schedule.total());
+        let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from);
+        let to = (from + chunk)
+            .min(schedule.total())
+            .min(next_stop.unwrap_or(u64::MAX));
         let plan = schedule.plan(from, to);
         let started = Instant::now();
         let measurements = engine.execute(&plan)?;
@@ -199,6 +216,11 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         record(&systems, &measurements, &mut state);
         state.sweeps_done = to;
         progress.update(to);
+        if next_stop == Some(to) {
+            let stage_start = tuning_stops.iter().copied().rfind(|&stop| stop < to);
+            let stage = (stage_start.unwrap_or(0), to);
+            engine = retune_ladder(config, engine, &mut systems, &mut state, &schedule, stage)?;
+        }
         if crosses_checkpoint(from, to, config.checkpoint_every) && to < schedule.total() {
             state.tempering = engine.tempering()?;
             save_checkpoint(
@@ -235,12 +257,13 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     );
     if let Some(every) = schedule.swap_every {
         let chains = Chains::of(&systems);
+        let frozen = tuning_stops.last().copied();
         let diagnostics = tempering_diagnostics(
             &chains,
             &state.tempering,
             &systems.betas,
             every,
-            schedule.total(),
+            (frozen.unwrap_or(0), schedule.total()),
         );
         warn_about_tempering(&diagnostics);
         write_file(
@@ -314,6 +337,12 @@ fn resume_state(
         || checkpoint.overlaps.len() != overlaps
         || checkpoint.overlaps_kmin.len() != overlaps
         || checkpoint.tempering.len() != tempering
+        || checkpoint.betas.len()
+            != if tempering > 0 {
+                systems.betas.len()
+            } else {
+                0
+            }
         || checkpoint.temperature_history.len() != history
     {
         return Err(Error::State(format!(
@@ -332,6 +361,7 @@ fn resume_state(
         magnetisations: checkpoint.magnetisations,
         overlaps: checkpoint.overlaps,
         overlaps_kmin: checkpoint.overlaps_kmin,
+        betas: checkpoint.betas,
         tempering: checkpoint.tempering,
         temperature_history: checkpoint.temperature_history,
     };
@@ -353,6 +383,7 @@ fn save_checkpoint(
         magnetisations: state.magnetisations.clone(),
         overlaps: state.overlaps.clone(),
         overlaps_kmin: state.overlaps_kmin.clone(),
+        betas: state.betas.clone(),
         tempering: state.tempering.clone(),
         temperature_history: state.temperature_history.clone(),
     };
@@ -616,6 +647,38 @@ fn equilibration_checks(
         );
     }
     checks
+}
+
+/// At the end of tuning stage `(from, to)`: move the ladder towards equal swap acceptance over
+/// the stage, reset the acceptance counts for the next, and reopen the engine on the new ladder
+/// with the same spins and tempering state.
+fn retune_ladder(
+    config: &Config,
+    mut engine: Box<dyn Engine>,
+    systems: &mut IsingSystems,
+    state: &mut RunState,
+    schedule: &Schedule,
+    (from, to): (u64, u64),
+) -> Result<Box<dyn Engine>> {
+    let every = schedule.swap_every.expect("tuning needs tempering");
+    let chains = Chains::of(systems);
+    state.tempering = engine.tempering()?;
+    let stage = tempering_diagnostics(&chains, &state.tempering, &systems.betas, every, (from, to));
+    systems.betas = retune(&systems.betas, &stage.acceptance);
+    log::info!(
+        "tempering: ladder tuned after sweep {to} (acceptance {:?}): betas {:?}",
+        stage.acceptance,
+        systems.betas
+    );
+    let accepted = chains.index(Section::Accepted, 0, 0);
+    state.tempering[accepted..].fill(0);
+    state.betas = systems.betas.clone();
+    let spins = engine.spins()?;
+    drop(engine);
+    let mut engine = open_engine(config, systems.clone())?;
+    engine.set_spins(&spins)?;
+    engine.set_tempering(&state.tempering)?;
+    Ok(engine)
 }
 
 /// Log what makes a tempering run untrustworthy: pairs that hardly swap, chains that never

@@ -17,6 +17,8 @@ pub struct TemperingDiagnostics {
     pub betas: Vec<f64>,
     /// Swap rounds done (even pairs in rounds 0, 2, ...; odd pairs in 1, 3, ...).
     pub rounds: u64,
+    /// The sweep from which the acceptances are counted: after the ladder was tuned, 0 without.
+    pub counted_from_sweep: u64,
     /// Per pair `(k, k + 1)`: accepted swaps / attempts, over every chain set.
     pub acceptance: Vec<f64>,
     /// Round trips bottom -> top -> bottom completed by all walkers of all chain sets.
@@ -32,15 +34,16 @@ pub fn attempts(rounds: u64, k: u32) -> u64 {
     (rounds + 1 - u64::from(k % 2)) / 2
 }
 
-/// The diagnostics of a state after `rounds` swap rounds and `sweeps` sweeps.
+/// The diagnostics of a state after `sweeps` sweeps whose acceptance counts started at sweep
+/// `from` (they were reset there).
 pub fn tempering_diagnostics(
     chains: &Chains,
     state: &[u32],
     betas: &[f64],
     every: u64,
-    sweeps: u64,
+    (from, sweeps): (u64, u64),
 ) -> TemperingDiagnostics {
-    let rounds = sweeps / every;
+    let (rounds, first_round) = (sweeps / every, from / every);
     let sum = |section: Section, k: u32| -> u64 {
         (0..chains.sets)
             .map(|c| u64::from(state[chains.index(section, c, k)]))
@@ -48,7 +51,7 @@ pub fn tempering_diagnostics(
     };
     let acceptance = (0..chains.temperatures.saturating_sub(1))
         .map(|k| {
-            let tries = attempts(rounds, k) * u64::from(chains.sets);
+            let tries = (attempts(rounds, k) - attempts(first_round, k)) * u64::from(chains.sets);
             if tries == 0 {
                 0.0
             } else {
@@ -67,6 +70,7 @@ pub fn tempering_diagnostics(
         every,
         betas: betas.to_vec(),
         rounds,
+        counted_from_sweep: from,
         acceptance,
         round_trips,
         chain_sets_without_round_trip: (0..chains.sets).filter(|&c| trips_of(c) == 0).count()
@@ -100,11 +104,14 @@ mod tests {
         state[chains.index(Section::Accepted, 1, 1)] = 1;
         state[chains.index(Section::Trips, 1, 2)] = 3;
         // 3 rounds: pair 0 tried twice, pair 1 once, per chain set.
-        let d = tempering_diagnostics(&chains, &state, &[0.1, 0.2, 0.3], 10, 30);
+        let d = tempering_diagnostics(&chains, &state, &[0.1, 0.2, 0.3], 10, (0, 30));
         assert_eq!(d.rounds, 3);
         assert_eq!(d.acceptance, vec![0.75, 0.5]);
         assert_eq!(d.round_trips, 3);
         assert_eq!(d.chain_sets_without_round_trip, 1);
         assert_eq!(d.sweeps_per_round_trip, Some(30.0 * 6.0 / 3.0));
+        // Counted from sweep 10 (round 1): pair 0 tried once (round 2), pair 1 once (round 1).
+        let d = tempering_diagnostics(&chains, &state, &[0.1, 0.2, 0.3], 10, (10, 30));
+        assert_eq!(d.acceptance, vec![1.5, 0.5]);
     }
 }
