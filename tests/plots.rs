@@ -230,7 +230,7 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
         [(&dirs[0], 4), (&dirs[1], 6)].map(|(dir, size)| run_into(dir.path(), &spin_glass(size)));
     let small = dirs[0].path();
     let temperatures = summaries[0]["spin_glass"].as_array().unwrap();
-    for key in ["e", "q2", "g", "chi_sg", "xi_over_l"] {
+    for key in ["e", "c", "q2", "g", "chi_sg", "xi_over_l"] {
         let file = format!("plot_{key}.svg");
         let (figure, markers) = svg_figure(&small.join(&file));
         let measured = assert_measured(&file, curve(&figure, 0), temperatures, key, |b| 1.0 / b);
@@ -238,7 +238,7 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
     }
     // 3D: the mid-plane z = L/2 of sample 0, replica 0.
     assert_snapshot_shows(small, "snapshot_t01_beta_0.6666666666666666.png", 1, 2);
-    assert_eq!(assert_redrawn_identically(small), 5 + 2 + 2);
+    assert_eq!(assert_redrawn_identically(small), 6 + 2 + 2);
 
     let overlays = tempfile::tempdir().unwrap();
     let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());

@@ -162,11 +162,21 @@ fn tuned_ladder_equalises_acceptance_and_stays_exact() {
     };
     let (fixed, tuned) = (run(false), run(true));
     let diagnostics = tuned.tempering.as_ref().unwrap();
-    assert_eq!(diagnostics.counted_from_sweep, 2000, "frozen after half the thermalisation");
+    assert_eq!(
+        diagnostics.counted_from_sweep, 2000,
+        "frozen after half the thermalisation"
+    );
     let (betas, untuned) = (&diagnostics.betas, &fixed.tempering.as_ref().unwrap().betas);
-    assert_eq!((betas[0], betas[5]), (untuned[0], untuned[5]), "the ends stay");
+    assert_eq!(
+        (betas[0], betas[5]),
+        (untuned[0], untuned[5]),
+        "the ends stay"
+    );
     assert_ne!(betas, untuned, "the inner rungs move");
-    assert!(betas.windows(2).all(|w| w[1] < w[0]), "ascending in T: {betas:?}");
+    assert!(
+        betas.windows(2).all(|w| w[1] < w[0]),
+        "ascending in T: {betas:?}"
+    );
     assert!(
         spread(&tuned) < 0.5 * spread(&fixed),
         "tuning should even out the acceptance"
@@ -175,5 +185,51 @@ fn tuned_ladder_equalises_acceptance_and_stays_exact() {
         let exact = run.exact.expect("2D zero field");
         let case = format!("tuned ladder beta={:.4}", run.estimates.beta);
         assert_within(&format!("{case} e"), run.estimates.e, exact.e, 0.0, 0.01);
+    }
+}
+
+/// The diagnostics files: every chain's round trips add up to the summary's, and the temperature
+/// history holds every walker of every chain of sample 0 at every measurement.
+#[test]
+fn round_trip_and_history_files_agree_with_the_summary() {
+    let config = common::config(
+        r#"(
+            model: EdwardsAnderson(dims: 2, size: 4, field: 0.0),
+            temperatures: LinearBeta(min: 0.3, max: 1.0, count: 4),
+            replicas: 2,
+            samples: 32,
+            engine: Multispin(layout: Amsc(lanes: Samples), randoms: Exact),
+            sweeps: (thermalize: 100, measure: 400, every: 10),
+            algorithm: Tempering(every: 1),
+            seed: 3,
+            backend: Cpu,
+        )"#,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let options = spinflip::sim::RunOptions::new(dir.path());
+    let summary = common::completed(spinflip::sim::run(&config, &options).unwrap());
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let trips: u64 = read("round_trips.csv")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse::<u64>().unwrap())
+        .sum();
+    let diagnostics = summary.tempering.as_ref().unwrap();
+    assert!(trips > 0);
+    assert_eq!(trips, diagnostics.round_trips);
+    assert_eq!(read("round_trips.csv").lines().count(), 1 + 32 * 2);
+    // 50 measurements (10 while thermalising), 2 chains of sample 0, 4 walkers each.
+    let history = read("temperature_history.csv");
+    assert_eq!(history.lines().count(), 1 + 50 * 2 * 4);
+    // At every measurement each chain's walkers occupy every temperature once.
+    let rows: Vec<Vec<u64>> = history
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').take(5).map(|f| f.parse().unwrap()).collect())
+        .collect();
+    for at in rows.chunks(4) {
+        let mut walkers: Vec<u64> = at.iter().map(|r| r[3]).collect();
+        walkers.sort_unstable();
+        assert_eq!(walkers, vec![0, 1, 2, 3]);
     }
 }

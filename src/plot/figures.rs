@@ -88,8 +88,9 @@ const FERROMAGNET: [FerromagnetObservable; 5] = [
     ("u4", "U4", |t| t.u4),
 ];
 
-const SPIN_GLASS: [SpinGlassObservable; 5] = [
+const SPIN_GLASS: [SpinGlassObservable; 6] = [
     ("e", "e", |t| t.e),
+    ("c", "c", |t| t.c),
     ("q2", "q^2", |t| t.q2),
     ("g", "g", |t| t.g),
     ("chi_sg", "chi_SG", |t| t.chi_sg),

@@ -39,6 +39,7 @@ pub const SUMMARY: &str = "summary.json";
 pub const FINAL_STATE: &str = "final_state.npy";
 const COUPLINGS: &str = "couplings.npy";
 const TEMPERATURE_HISTORY: &str = "temperature_history.csv";
+const ROUND_TRIPS: &str = "round_trips.csv";
 /// Host memory for one chunk's measurements, which bounds the slots per plan.
 const CHUNK_MEASUREMENT_BYTES: u64 = 64 << 20;
 
@@ -270,6 +271,11 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
             &options.out,
             TEMPERATURE_HISTORY,
             temperature_history_csv(&systems, &schedule, &state.temperature_history).as_bytes(),
+        )?;
+        write_file(
+            &options.out,
+            ROUND_TRIPS,
+            round_trips_csv(&systems, &state.tempering, schedule.total()).as_bytes(),
         )?;
         summary.tempering = Some(diagnostics);
     }
@@ -719,6 +725,29 @@ fn temperature_history_csv(systems: &IsingSystems, schedule: &Schedule, history:
                 let _ = writeln!(csv, "{m},{sweep},{r},{walker},{k},{beta}");
             }
         }
+    }
+    csv
+}
+
+/// `round_trips.csv`: per chain (sample, replica) the round trips of its walkers and the sweeps
+/// per round trip (`sweeps x walkers / trips`, empty without any).
+fn round_trips_csv(systems: &IsingSystems, state: &[u32], sweeps: u64) -> String {
+    use std::fmt::Write as _;
+    let chains = Chains::of(systems);
+    let mut csv = String::from("sample,chain,round_trips,sweeps_per_round_trip\n");
+    for c in 0..chains.sets {
+        let trips: u64 = (0..chains.temperatures)
+            .map(|w| u64::from(state[chains.index(Section::Trips, c, w)]))
+            .sum();
+        let per_trip = match trips {
+            0 => String::new(),
+            _ => format!(
+                "{}",
+                (sweeps * u64::from(chains.temperatures)) as f64 / trips as f64
+            ),
+        };
+        let (sample, chain) = (c / systems.replicas, c % systems.replicas);
+        let _ = writeln!(csv, "{sample},{chain},{trips},{per_trip}");
     }
     csv
 }
