@@ -470,19 +470,22 @@ impl MultispinLayout {
         let systems = self.systems.systems() as usize;
         let mut out = vec![[0u64; 2]; slots as usize * systems];
         let words = self.word_systems() as usize;
-        for slot in 0..slots as usize {
-            for g in 0..words {
-                for lane in 0..LANES {
-                    let counts = per_word[(slot * words + g) * LANES as usize + lane as usize];
-                    let lane = if self.smsc() { 0 } else { lane };
-                    if let Some(system) = self.lane_system(g as u32, lane) {
-                        let o = &mut out[slot * systems + system as usize];
-                        o[0] += counts[0];
-                        o[1] += counts[1];
+        // Slots in parallel: a plan's many measurements of many systems are reordered on the
+        // host inside `execute`.
+        out.par_chunks_mut(systems.max(1))
+            .zip(per_word.par_chunks(words * LANES as usize))
+            .for_each(|(out, per_word)| {
+                for (g, lanes) in per_word.chunks_exact(LANES as usize).enumerate() {
+                    for (lane, counts) in lanes.iter().enumerate() {
+                        let lane = if self.smsc() { 0 } else { lane as u32 };
+                        if let Some(system) = self.lane_system(g as u32, lane) {
+                            let o = &mut out[system as usize];
+                            o[0] += counts[0];
+                            o[1] += counts[1];
+                        }
                     }
                 }
-            }
-        }
+            });
         out
     }
 
