@@ -62,6 +62,16 @@ impl Plan {
         self.steps.push(Step::Swap { sweep, parity });
     }
 
+    /// Whether the plan holds swap rounds; for an engine without tempering (`tempering` false)
+    /// they are an error.
+    pub fn swaps(&self, tempering: bool) -> Result<bool> {
+        let swaps = self.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
+        if swaps && !tempering {
+            return Err(no_tempering());
+        }
+        Ok(swaps)
+    }
+
     /// Number of sweeps in the plan.
     pub fn sweeps(&self) -> u64 {
         self.steps

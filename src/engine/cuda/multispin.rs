@@ -23,7 +23,7 @@ use crate::engine::gpu::plan::{Dispatch, DispatchParams};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count, no_tempering};
 use crate::error::Result;
 use crate::model::couplings::Disorder;
 
@@ -415,11 +415,9 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
-        match &mut self.tempering {
-            None if swaps => return Err(no_tempering()),
-            None => {}
-            Some(tempering) => tempering.ensure_history(&self.device, plan.slots)?,
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.device, plan.slots)?;
         }
         // Swap rounds measure into a scratch slot past the plan's.
         self.clear_measurements(plan.slots + u32::from(swaps))?;

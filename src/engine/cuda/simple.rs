@@ -22,7 +22,7 @@ use crate::engine::gpu::plan::Dispatch;
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count, no_tempering,
+    Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count, no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -194,11 +194,9 @@ impl Engine for SimpleCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
-        match &mut self.tempering {
-            None if swaps => return Err(no_tempering()),
-            None => {}
-            Some(tempering) => tempering.ensure_history(&self.device, plan.slots)?,
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.device, plan.slots)?;
         }
         // Swap rounds measure into a scratch slot past the plan's.
         self.clear_observations(plan.slots + u32::from(swaps))?;

@@ -15,7 +15,7 @@ use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 
@@ -273,11 +273,9 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
-        match &mut self.tempering {
-            None if swaps => return Err(no_tempering()),
-            None => {}
-            Some(tempering) => tempering.ensure_history(&self.ctx, plan.slots)?,
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.ctx, plan.slots)?;
         }
         // Swap rounds measure into a scratch slot past the plan's.
         self.ensure_measurements(plan.slots + u32::from(swaps))?;

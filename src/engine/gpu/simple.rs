@@ -10,9 +10,7 @@ use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
 use super::tempering::GpuTempering;
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count, no_tempering,
-};
+use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -185,11 +183,9 @@ impl Engine for SimpleGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let swaps = plan.steps.iter().any(|s| matches!(s, Step::Swap { .. }));
-        match &mut self.tempering {
-            None if swaps => return Err(no_tempering()),
-            None => {}
-            Some(tempering) => tempering.ensure_history(&self.ctx, plan.slots)?,
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.ctx, plan.slots)?;
         }
         // Swap rounds measure into a scratch slot past the plan's.
         self.ensure_observations(plan.slots + u32::from(swaps))?;
