@@ -1323,6 +1323,16 @@ mod tests {
         for (text, parts) in cases {
             assert_mentions(&invalid_message(&text), &parts);
         }
+        // A layout that cannot hold the chains: each replica is a chain, 32 per word.
+        let two_chains_in_replica_lanes = tempering("LinearBeta(min: 0.3, max: 0.5, count: 4)", 1)
+            .replace(
+                "replicas: 4,",
+                "replicas: 2, engine: Multispin(layout: Amsc(lanes: Replicas)),",
+            );
+        assert_mentions(
+            &invalid_message(&two_chains_in_replica_lanes),
+            &["lanes: Replicas", "multiple of 32", "got 2"],
+        );
     }
 
     #[test]
