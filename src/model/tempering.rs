@@ -70,7 +70,8 @@ pub fn swap_tables(systems: &IsingSystems) -> Result<Vec<u32>> {
 }
 
 /// `t[n] = threshold(a, 2 n)` for `n = 0, 1, ...` up to the last non-zero entry or `max_n`;
-/// empty for `a = 0` (that factor always accepts).
+/// empty for `a = 0` (that factor always accepts). Stops past [`MAX_TABLE_WORDS`] entries, which
+/// [`swap_tables`] refuses, rather than filling memory.
 fn table(a: f64, max_n: u64) -> Vec<u32> {
     if a == 0.0 {
         return Vec::new();
@@ -78,6 +79,7 @@ fn table(a: f64, max_n: u64) -> Vec<u32> {
     (0..=max_n)
         .map(|n| threshold(a, 2.0 * n as f64))
         .take_while(|&t| t != 0)
+        .take(MAX_TABLE_WORDS + 1)
         .collect()
 }
 
@@ -184,6 +186,14 @@ mod tests {
         let (lower, upper) = ([5, 7], [7, 7]);
         assert!(accept_swap(&tables, 0, lower, upper, [u32::MAX, t]));
         assert!(!accept_swap(&tables, 0, lower, upper, [0, t + 1]));
+    }
+
+    #[test]
+    fn a_tiny_field_on_a_huge_lattice_is_refused_without_filling_memory() {
+        let lattice = Lattice::new(2, 65536);
+        let s = IsingSystems::ferromagnet(lattice, 1e-12, vec![0.3, 0.4], 1, 1);
+        let msg = swap_tables(&s).unwrap_err().to_string();
+        assert!(msg.contains("swap tables") && msg.contains("too small"), "{msg}");
     }
 
     #[test]
