@@ -193,7 +193,10 @@ mod tests {
         let lattice = Lattice::new(2, 65536);
         let s = IsingSystems::ferromagnet(lattice, 1e-12, vec![0.3, 0.4], 1, 1);
         let msg = swap_tables(&s).unwrap_err().to_string();
-        assert!(msg.contains("swap tables") && msg.contains("too small"), "{msg}");
+        assert!(
+            msg.contains("swap tables") && msg.contains("too small"),
+            "{msg}"
+        );
     }
 
     #[test]

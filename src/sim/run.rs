@@ -975,6 +975,14 @@ pub fn summary_table(summary: &Summary) -> String {
         summary.engine,
         summary.flips_per_ns,
     );
+    if !summary.equilibration.is_empty() {
+        let stable = summary.equilibration.iter().filter(|c| c.stable).count();
+        let _ = writeln!(
+            table,
+            "equilibration (logarithmic bins): {stable} of {} temperatures stable",
+            summary.equilibration.len()
+        );
+    }
     if let Some(t) = &summary.tempering {
         let (low, high) = t
             .acceptance
