@@ -162,11 +162,21 @@ fn tuned_ladder_equalises_acceptance_and_stays_exact() {
     };
     let (fixed, tuned) = (run(false), run(true));
     let diagnostics = tuned.tempering.as_ref().unwrap();
-    assert_eq!(diagnostics.counted_from_sweep, 2000, "frozen after half the thermalisation");
+    assert_eq!(
+        diagnostics.counted_from_sweep, 2000,
+        "frozen after half the thermalisation"
+    );
     let (betas, untuned) = (&diagnostics.betas, &fixed.tempering.as_ref().unwrap().betas);
-    assert_eq!((betas[0], betas[5]), (untuned[0], untuned[5]), "the ends stay");
+    assert_eq!(
+        (betas[0], betas[5]),
+        (untuned[0], untuned[5]),
+        "the ends stay"
+    );
     assert_ne!(betas, untuned, "the inner rungs move");
-    assert!(betas.windows(2).all(|w| w[1] < w[0]), "ascending in T: {betas:?}");
+    assert!(
+        betas.windows(2).all(|w| w[1] < w[0]),
+        "ascending in T: {betas:?}"
+    );
     assert!(
         spread(&tuned) < 0.5 * spread(&fixed),
         "tuning should even out the acceptance"
