@@ -288,8 +288,9 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
 /// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements (and of
 /// bytes of them), and a small fraction of the run so progress shows.
 fn chunk_sweeps(schedule: &Schedule, checkpoint_every: u64, systems: &IsingSystems) -> u64 {
+    // Per overlap: a u32 count of differing sites and one of differing bonds per x-plane.
     let slot_bytes = 16 * u64::from(systems.systems())
-        + 4 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
+        + 8 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
     let slots = (CHUNK_MEASUREMENT_BYTES / slot_bytes).clamp(1, MAX_SLOTS_PER_CHUNK);
     let mut chunk = schedule.total().div_ceil(MIN_CHUNKS).max(1);
     chunk = chunk.min(slots * schedule.every);
@@ -1030,6 +1031,7 @@ mod tests {
                 satisfied: 1 << 33,
             }],
             overlap_planes: Vec::new(),
+            link_overlaps: Vec::new(),
             labels: Vec::new(),
         };
         let mut state = RunState::default();
