@@ -311,9 +311,12 @@ fn compare_multispin(reference: Reference, case: &MultispinCase) {
         assert_ne!(got.0, spins, "{name}: nothing moved");
         assert_eq!(expected.1.observations, got.1.observations, "{name}");
         assert_eq!(expected.1.overlap_planes, got.1.overlap_planes, "{name}");
+        assert_eq!(expected.1.link_overlaps, got.1.link_overlaps, "{name}");
         let systems = layout.systems.systems() as usize;
         assert_eq!(got.1.observations.len(), plan.slots as usize * systems);
         assert_eq!(got.1.overlap_planes.len(), plan.slots as usize * overlaps);
+        let links = plan.slots * layout.systems.overlaps();
+        assert_eq!(got.1.link_overlaps.len(), links as usize);
     }
 }
 

@@ -89,6 +89,10 @@ fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
             "{name} round {round}: overlaps"
         );
         assert_eq!(
+            cpu_measured.link_overlaps, gpu_measured.link_overlaps,
+            "{name} round {round}: link overlaps"
+        );
+        assert_eq!(
             cpu_measured.observations.len(),
             plan.slots as usize * layout.systems.systems() as usize
         );
@@ -98,6 +102,8 @@ fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
             plan.slots as usize * overlaps,
             "{name}"
         );
+        let links = plan.slots * layout.systems.overlaps();
+        assert_eq!(cpu_measured.link_overlaps.len(), links as usize, "{name}");
     }
 }
 

@@ -1,6 +1,7 @@
 //! Physics of the multispin engine on the GPU (lavapipe in CI), fixed seeds, bounds in units of
 //! the estimated error: a 4x4 Edwards-Anderson sample enumerated exactly (2^16 states) against
-//! an AMSC run with temperatures in lanes (e, |m| and q^2 from two replica sets); SMSC 2D Ising
+//! an AMSC run with temperatures in lanes (e, |m|, q^2 and the link overlap q_l from two replica
+//! sets); SMSC 2D Ising
 //! against Kaufman's exact e and c; the multispin and simple engines agree in distribution.
 
 mod common;
@@ -34,6 +35,7 @@ fn edwards_anderson_4x4_against_enumeration(field: f64, betas: &[f64], randoms: 
         assert_within(&format!("{case} e"), t.e, exact.e, 0.0, 0.02);
         assert_within(&format!("{case} |m|"), t.abs_m, exact.abs_m, 0.0, 0.02);
         assert_within(&format!("{case} q2"), t.q2, exact.q2, 0.0, 0.02);
+        assert_within(&format!("{case} ql"), t.ql, exact.ql, 0.0, 0.02);
     }
 }
 

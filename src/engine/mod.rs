@@ -97,6 +97,10 @@ pub struct Measurements {
     /// `[slot][overlap][x]`: sites with `x`-coordinate `x` where the two replicas of an
     /// overlap pair (see [`IsingSystems::overlaps`]) differ. Empty without overlap pairs.
     pub overlap_planes: Vec<u32>,
+    /// `[slot][overlap]`: bonds (each site's forward bonds) whose two sites differ differently
+    /// between the two replicas of an overlap pair (`q_i q_j = -1`), so the link overlap is
+    /// `q_l = 1 - 2 B_l / (d N)`. Empty without overlap pairs.
+    pub link_overlaps: Vec<u64>,
     /// `[slot][r][k]` with parallel tempering: the walker at temperature `k` of the chain set of
     /// replica `r` of sample 0 at each measurement (the temperature history). Empty otherwise.
     pub labels: Vec<u32>,

@@ -434,6 +434,14 @@ impl MultispinLayout {
         self.lattice().size * self.systems_per_word()
     }
 
+    /// u32 counts per overlap word pair, `[2][overlap slot]`: the sites where the two replicas
+    /// differ, then the forward bonds of those sites whose two ends differ differently (the link
+    /// overlap's `q_i q_j = -1`). Per plane, so that each count fits a u32 where a whole
+    /// lattice's `d N` bonds would not.
+    pub fn pair_counts(&self) -> u32 {
+        2 * self.overlap_slots()
+    }
+
     /// The overlap slot of bit `j` of a word at `w`, parity `p`: plane `x = 2w + p` and lane `j`
     /// (AMSC) or plane `x = 2(32 w + j) + p` (SMSC).
     pub fn overlap_slot(&self, w: u32, p: u32, j: u32) -> u32 {
@@ -445,8 +453,8 @@ impl MultispinLayout {
     }
 
     /// A plan's [`Measurements`] from what every backend's kernels count: per-word observations
-    /// `[slot][g][lane]` (up, satisfied) and per-pair overlap counts `[slot][pair][overlap slot]`
-    /// (empty without overlap pairs).
+    /// `[slot][g][lane]` (up, satisfied) and per-pair overlap counts `[slot][pair][pair count]`
+    /// (see [`pair_counts`](Self::pair_counts); empty without overlap pairs).
     pub fn measurements(
         &self,
         per_word: &[[u64; 2]],
@@ -460,6 +468,7 @@ impl MultispinLayout {
                 .map(|[up, satisfied]| Observation { up, satisfied })
                 .collect(),
             overlap_planes: self.overlaps_of_words(per_pair, slots),
+            link_overlaps: self.links_of_words(per_pair, slots),
             labels: Vec::new(),
         }
     }
@@ -489,18 +498,47 @@ impl MultispinLayout {
         out
     }
 
-    /// Reorder per-pair overlap counts `[slot][pair][overlap slot]` into `[slot][overlap][x]`,
-    /// overlaps numbered as [`IsingSystems::overlaps`].
+    /// Reorder per-pair differing-site counts into `[slot][overlap][x]`, overlaps numbered as
+    /// [`IsingSystems::overlaps`].
     fn overlaps_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u32> {
-        let s = &self.systems;
         let l = self.lattice().size as usize;
+        let mut out = vec![0u32; slots as usize * self.systems.overlaps() as usize * l];
+        self.for_each_overlap_count(per_pair, slots, false, |i, x, count| {
+            out[i * l + x] = count;
+        });
+        out
+    }
+
+    /// Sum the per-plane differing-bond counts into `[slot][overlap]`.
+    fn links_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u64> {
+        let mut out = vec![0u64; slots as usize * self.systems.overlaps() as usize];
+        self.for_each_overlap_count(per_pair, slots, true, |i, _, count| {
+            out[i] += u64::from(count);
+        });
+        out
+    }
+
+    /// Visit each per-plane count of per-pair counts `[slot][pair][pair count]` (the differing
+    /// sites, or with `links` the differing bonds) as `(slot * overlaps + overlap, x, count)`.
+    fn for_each_overlap_count(
+        &self,
+        per_pair: &[u32],
+        slots: u32,
+        links: bool,
+        mut f: impl FnMut(usize, usize, u32),
+    ) {
+        let s = &self.systems;
         let overlaps = s.overlaps() as usize;
         let pairs = self.overlap_word_pairs();
-        let per_word = self.overlap_slots() as usize;
-        let mut out = vec![0u32; slots as usize * overlaps * l];
+        let per_word = self.pair_counts() as usize;
+        let part = if links {
+            self.overlap_slots() as usize
+        } else {
+            0
+        };
         for slot in 0..slots as usize {
             for (pw, &(g, _)) in pairs.iter().enumerate() {
-                let counts = &per_pair[(slot * pairs.len() + pw) * per_word..][..per_word];
+                let counts = &per_pair[(slot * pairs.len() + pw) * per_word + part..];
                 for lane in 0..self.systems_per_word() {
                     let Some(system) = self.lane_system(g, lane) else {
                         continue;
@@ -508,18 +546,17 @@ impl MultispinLayout {
                     // System (t, s, r) with r < replicas / 2 is overlap (t, s, p = r).
                     let (ts, r) = (system / s.replicas, system % s.replicas);
                     let overlap = ts as usize * s.overlap_pairs() as usize + r as usize;
-                    for x in 0..l {
+                    for x in 0..self.lattice().size as usize {
                         let slot_index = if self.smsc() {
                             x
                         } else {
                             x * LANES as usize + lane as usize
                         };
-                        out[(slot * overlaps + overlap) * l + x] = counts[slot_index];
+                        f(slot * overlaps + overlap, x, counts[slot_index]);
                     }
                 }
             }
         }
-        out
     }
 }
 

@@ -16,7 +16,8 @@
 //!   The energy moments are those of `E - E_0`, whose variance gives `c`.
 //! - For two independent replicas `a`, `b`, `<q^2> = (1/N^2) sum_ij <s_i^a s_j^a> <s_i^b s_j^b>
 //!   = (1/N^2) sum_ij <s_i s_j>^2`, from the correlation matrix accumulated over the states
-//!   (`O(N^2)` per state: 2^16 states of a 4x4 lattice take milliseconds).
+//!   (`O(N^2)` per state: 2^16 states of a 4x4 lattice take milliseconds). Likewise the link
+//!   overlap `<q_l> = (1/(d N)) sum_<ij> <s_i s_j>^2` over the same bonds.
 
 use crate::model::Lattice;
 
@@ -38,6 +39,8 @@ pub struct EnumeratedAverages {
     pub m2: f64,
     /// `<q^2>` of two independent replicas.
     pub q2: f64,
+    /// The link overlap `<q_l>` of two independent replicas.
+    pub ql: f64,
 }
 
 /// Exact averages at inverse temperature `beta` and field `field` of `lattice` with couplings
@@ -59,13 +62,14 @@ pub fn enumerate(lattice: Lattice, couplings: &[i8], field: f64, beta: f64) -> E
         let excitation = energy(bond_sum, magnetisation) - ground;
         sums.add(spins, excitation, magnetisation, (-beta * excitation).exp());
     });
-    sums.averages(ground, beta)
+    sums.averages(ground, beta, &bonds)
 }
 
 /// The bonds of every site, for flipping one spin at a time.
 struct Bonds {
     sites: usize,
-    /// `2 dims` entries per site: (neighbour, coupling) of every bond that touches it.
+    /// `2 dims` entries per site: (neighbour, coupling) of every bond that touches it (so each
+    /// bond twice, once from each end).
     incident: Vec<(usize, i64)>,
     /// `sum J_ij`: the bond sum of the state with every spin down.
     total_coupling: i64,
@@ -179,11 +183,27 @@ impl Sums {
         }
     }
 
-    fn averages(&self, ground: f64, beta: f64) -> EnumeratedAverages {
+    /// `<s_i s_j>` for `i != j`.
+    fn correlation(&self, i: usize, j: usize) -> f64 {
+        let (i, j) = (i.min(j), i.max(j));
+        // Rows 0..i hold n - 1, n - 2, ..., n - i pairs.
+        let row = i * (2 * self.sites - i - 1) / 2;
+        self.correlations[row + j - i - 1] / self.z
+    }
+
+    fn averages(&self, ground: f64, beta: f64, bonds: &Bonds) -> EnumeratedAverages {
         let n = self.sites as f64;
         let excitation = self.excitation / self.z;
         let variance = self.excitation_sq / self.z - excitation * excitation;
         let correlations_sq: f64 = self.correlations.iter().map(|c| (c / self.z).powi(2)).sum();
+        // Every bond appears twice among the incident ones, so this is the mean over bonds.
+        let stride = bonds.incident.len() / self.sites;
+        let links_sq: f64 = bonds
+            .incident
+            .iter()
+            .enumerate()
+            .map(|(k, &(j, _))| self.correlation(k / stride, j).powi(2))
+            .sum();
         EnumeratedAverages {
             e: (ground + excitation) / n,
             c: beta * beta * variance / n,
@@ -191,6 +211,7 @@ impl Sums {
             abs_m: self.abs_magnetisation / self.z / n,
             m2: self.magnetisation_sq / self.z / (n * n),
             q2: (n + 2.0 * correlations_sq) / (n * n),
+            ql: links_sq / bonds.incident.len() as f64,
         }
     }
 }
@@ -238,8 +259,8 @@ mod tests {
         (energy - field * magnetisation, magnetisation)
     }
 
-    /// Every average from plain Boltzmann sums over states, and `<q^2>` from its definition as
-    /// a sum over pairs of states of two independent replicas.
+    /// Every average from plain Boltzmann sums over states, and `<q^2>` and `<q_l>` from their
+    /// definitions as sums over pairs of states of two independent replicas.
     #[test]
     fn matches_direct_sums_over_states_and_pairs_of_states() {
         for lattice in [Lattice::new(2, 2), Lattice::new(3, 2)] {
@@ -261,11 +282,18 @@ mod tests {
                     / z
             };
             let e = average(&|s| s.1);
-            let mut q2 = 0.0;
+            let bonds: Vec<(u64, u64)> = (0..lattice.sites())
+                .flat_map(|i| lattice.forward_neighbours(i).map(move |j| (i, j)))
+                .collect();
+            let (mut q2, mut ql) = (0.0, 0.0);
             for a in &states {
                 for b in &states {
+                    let weight = (-beta * (a.1 + b.1)).exp();
                     let overlap = n - 2.0 * f64::from((a.0 ^ b.0).count_ones());
-                    q2 += (-beta * (a.1 + b.1)).exp() * (overlap / n).powi(2);
+                    q2 += weight * (overlap / n).powi(2);
+                    let q = |i: u64| (spin(a.0, i as usize) * spin(b.0, i as usize)) as f64;
+                    let link: f64 = bonds.iter().map(|&(i, j)| q(i) * q(j)).sum();
+                    ql += weight * link / bonds.len() as f64;
                 }
             }
             let got = enumerate(lattice, &couplings, field, beta);
@@ -287,6 +315,7 @@ mod tests {
                 1e-13,
             );
             assert_close(&format!("{what} q2"), got.q2, q2 / (z * z), 1e-13);
+            assert_close(&format!("{what} ql"), got.ql, ql / (z * z), 1e-13);
         }
     }
 
@@ -305,10 +334,11 @@ mod tests {
     }
 
     /// Flipping every bond at one site and that site's spin maps states onto states of the same
-    /// energy: at `h = 0`, e, c and `<q^2>` (squares of correlations) are unchanged, while the
-    /// correlations of that site with the others, hence `<m^2>` and `<|m|>`, change sign.
+    /// energy: at `h = 0`, e, c, `<q^2>` and `<q_l>` (squares of correlations) are unchanged,
+    /// while the correlations of that site with the others, hence `<m^2>` and `<|m|>`, change
+    /// sign.
     #[test]
-    fn gauge_transformation_keeps_e_c_and_q2() {
+    fn gauge_transformation_keeps_e_c_q2_and_ql() {
         let lattice = Lattice::new(2, 4);
         let couplings = mixed_couplings(lattice);
         let site = 5;
@@ -327,6 +357,7 @@ mod tests {
             assert_close("e", after.e, before.e, 1e-13);
             assert_close("c", after.c, before.c, 1e-12);
             assert_close("q2", after.q2, before.q2, 1e-13);
+            assert_close("ql", after.ql, before.ql, 1e-13);
             assert!((after.m2 - before.m2).abs() > 1e-3, "{before:?} {after:?}");
             assert!(
                 (after.abs_m - before.abs_m).abs() > 1e-3,
@@ -348,6 +379,7 @@ mod tests {
             ("e", free.e, 0.0),
             ("c", free.c, 0.0),
             ("q2", free.q2, 0.125),
+            ("ql", free.ql, 0.0),
             ("m2", free.m2, 0.125),
         ] {
             assert_close(what, got, want, 1e-15);
@@ -360,6 +392,7 @@ mod tests {
             assert_close("cold c", cold.c, 0.0, 1e-15);
             assert_close("cold abs_m", cold.abs_m, 1.0, 1e-15);
             assert_close("cold q2", cold.q2, 1.0, 1e-15);
+            assert_close("cold ql", cold.ql, 1.0, 1e-15);
         }
     }
 

@@ -13,20 +13,23 @@
 //! | 44     | 8    | number of magnetisations M (u64)               |
 //! | 52     | 8    | number of overlaps Q (u64)                     |
 //! | 60     | 8    | number of overlap Fourier moduli K (u64)       |
-//! | 68     | 8    | number of ladder betas T (u64)                 |
-//! | 76     | 8    | words of tempering state P (u64)               |
-//! | 84     | 8    | words of temperature history H (u64)           |
-//! | 92     | S    | spins, one i8 each (+1 or -1)                  |
+//! | 68     | 8    | number of link overlap differences Λ (u64)     |
+//! | 76     | 8    | number of ladder betas T (u64)                 |
+//! | 84     | 8    | words of tempering state P (u64)               |
+//! | 92     | 8    | words of temperature history H (u64)           |
+//! | 100    | S    | spins, one i8 each (+1 or -1)                  |
 //! |        | 8 B  | bond sums (i64)                                |
 //! |        | 8 M  | magnetisations (i64)                           |
 //! |        | 8 Q  | overlap differences (i64)                      |
 //! |        | 8 K  | overlap Fourier moduli (f64)                   |
+//! |        | 8 Λ  | link overlap differences (i64)                 |
 //! |        | 8 T  | the tempering ladder, tuned or not (f64)       |
 //! |        | 4 P  | tempering state (u32, [`crate::engine::tempering`]) |
 //! |        | 4 H  | temperature history (u32, `[measurement][r][k]`) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
-//! Version 2 (before parallel tempering) lacks T, P and H and their counts; it is still read.
+//! Version 2 (before parallel tempering and the link overlap) lacks Λ, T, P and H and their
+//! counts; it is still read, with an empty link overlap series.
 
 use std::path::{Path, PathBuf};
 
@@ -37,7 +40,7 @@ const VERSION: u32 = 3;
 /// The version before parallel tempering, still read.
 const VERSION_2: u32 = 2;
 /// Bytes before the spins (version 3, and version 2).
-const HEADER_LEN: usize = 92;
+const HEADER_LEN: usize = 100;
 const HEADER_LEN_2: usize = 68;
 const CRC_LEN: usize = 4;
 
@@ -94,6 +97,8 @@ pub struct Checkpoint {
     pub overlaps: Vec<i64>,
     /// Per measurement, per overlap pair, `|q(k_min)|^2`.
     pub overlaps_kmin: Vec<f64>,
+    /// Per measurement, per overlap pair, the number of bonds with `q_i q_j = -1`.
+    pub link_overlaps: Vec<i64>,
     /// The ladder's inverse temperatures with parallel tempering (tuned or not; empty without).
     pub betas: Vec<f64>,
     /// The engine's parallel-tempering state (empty without tempering).
@@ -111,6 +116,7 @@ impl Checkpoint {
                 + self.magnetisations.len()
                 + self.overlaps.len()
                 + self.overlaps_kmin.len()
+                + self.link_overlaps.len()
                 + self.betas.len())
             + 4 * (self.tempering.len() + self.temperature_history.len())
             + CRC_LEN;
@@ -125,6 +131,7 @@ impl Checkpoint {
             self.magnetisations.len() as u64,
             self.overlaps.len() as u64,
             self.overlaps_kmin.len() as u64,
+            self.link_overlaps.len() as u64,
             self.betas.len() as u64,
             self.tempering.len() as u64,
             self.temperature_history.len() as u64,
@@ -140,7 +147,13 @@ impl Checkpoint {
         {
             out.extend_from_slice(&value.to_le_bytes());
         }
-        for value in self.overlaps_kmin.iter().chain(&self.betas) {
+        for value in &self.overlaps_kmin {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        for value in &self.link_overlaps {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        for value in &self.betas {
             out.extend_from_slice(&value.to_le_bytes());
         }
         for value in self.tempering.iter().chain(&self.temperature_history) {
@@ -160,7 +173,7 @@ impl Checkpoint {
         };
         let found = reader.u32()?;
         let (header_len, count_words) = match found {
-            VERSION => (HEADER_LEN, 8),
+            VERSION => (HEADER_LEN, 9),
             VERSION_2 => (HEADER_LEN_2, 5),
             _ => {
                 return Err(CheckpointError::UnsupportedVersion {
@@ -171,7 +184,7 @@ impl Checkpoint {
         };
         let config_fingerprint = reader.u64()?;
         let sweeps_done = reader.u64()?;
-        let mut counts = [0u64; 8];
+        let mut counts = [0u64; 9];
         // Version 2 has the first five counts only.
         for count in &mut counts[..count_words] {
             *count = reader.u64()?;
@@ -183,6 +196,7 @@ impl Checkpoint {
             magnetisations,
             overlaps,
             overlaps_kmin,
+            link_overlaps,
             betas,
             tempering,
             temperature_history,
@@ -196,6 +210,7 @@ impl Checkpoint {
             magnetisations: reader.i64s(magnetisations)?,
             overlaps: reader.i64s(overlaps)?,
             overlaps_kmin: reader.f64s(overlaps_kmin)?,
+            link_overlaps: reader.i64s(link_overlaps)?,
             betas: reader.f64s(betas)?,
             tempering: reader.u32s(tempering)?,
             temperature_history: reader.u32s(temperature_history)?,
@@ -271,7 +286,7 @@ fn check_magic(bytes: &[u8]) -> Result<(), CheckpointError> {
 
 /// Total file size the header's counts describe (saturating: absurd counts fail the size check):
 /// one byte per spin, eight per series value, four per tempering word.
-fn file_len(header_len: usize, [spins, series @ .., tempering, history]: [u64; 8]) -> u64 {
+fn file_len(header_len: usize, [spins, series @ .., tempering, history]: [u64; 9]) -> u64 {
     let sum = |counts: &[u64]| counts.iter().fold(0u64, |sum, &c| sum.saturating_add(c));
     ((header_len + CRC_LEN) as u64)
         .saturating_add(spins)
@@ -375,6 +390,7 @@ mod tests {
             magnetisations: vec![-16, 0, 16, 2],
             overlaps: vec![3, 0, 7],
             overlaps_kmin: vec![0.25, 1e-300, -0.0],
+            link_overlaps: vec![5, 0, 11],
             betas: vec![0.5, 0.25],
             tempering: vec![1, 0, 2, 0, 1, 0, 7, 9],
             temperature_history: vec![0, 1, 1, 0],
@@ -409,14 +425,24 @@ mod tests {
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         assert_eq!(bytes[28..36], 32u64.to_le_bytes());
         assert_eq!(bytes[52..60], 3u64.to_le_bytes(), "overlap count");
-        assert_eq!(bytes[68..76], 2u64.to_le_bytes(), "ladder betas");
-        assert_eq!(bytes[76..84], 8u64.to_le_bytes(), "tempering words");
-        assert_eq!(bytes[84..92], 4u64.to_le_bytes(), "history words");
-        assert_eq!(bytes[92..95], [1, 0xff, 0xff], "spins +1, -1, -1 as bytes");
-        assert_eq!(bytes.len(), 92 + 32 + 8 * (8 + 3 + 3 + 2) + 4 * (8 + 4) + 4);
-        let first_kmin = 92 + 32 + 8 * (8 + 3);
+        assert_eq!(bytes[68..76], 3u64.to_le_bytes(), "link overlap count");
+        assert_eq!(bytes[76..84], 2u64.to_le_bytes(), "ladder betas");
+        assert_eq!(bytes[84..92], 8u64.to_le_bytes(), "tempering words");
+        assert_eq!(bytes[92..100], 4u64.to_le_bytes(), "history words");
+        assert_eq!(
+            bytes[100..103],
+            [1, 0xff, 0xff],
+            "spins +1, -1, -1 as bytes"
+        );
+        assert_eq!(
+            bytes.len(),
+            100 + 32 + 8 * (8 + 3 + 3 + 3 + 2) + 4 * (8 + 4) + 4
+        );
+        let first_kmin = 100 + 32 + 8 * (8 + 3);
         assert_eq!(bytes[first_kmin..first_kmin + 8], 0.25f64.to_le_bytes());
-        let first_beta = first_kmin + 8 * 3;
+        let first_link = first_kmin + 8 * 3;
+        assert_eq!(bytes[first_link..first_link + 8], 5i64.to_le_bytes());
+        let first_beta = first_link + 8 * 3;
         assert_eq!(bytes[first_beta..first_beta + 8], 0.5f64.to_le_bytes());
         let first_tempering = first_beta + 8 * 2;
         assert_eq!(
@@ -443,10 +469,12 @@ mod tests {
         );
     }
 
-    /// A checkpoint written before parallel tempering (version 2: no tempering counts or words).
+    /// A checkpoint written before parallel tempering and the link overlap (version 2: no counts
+    /// or words of either).
     #[test]
     fn version_2_checkpoints_are_still_read() {
         let checkpoint = Checkpoint {
+            link_overlaps: vec![],
             betas: vec![],
             tempering: vec![],
             temperature_history: vec![],

@@ -78,16 +78,18 @@ pub struct OverlapRow {
     pub pair: u32,
     pub q: f64,
     pub q2_kmin: f64,
+    /// The link overlap `q_l`.
+    pub q_link: f64,
 }
 
-/// CSV text of an overlap series: `q` and `|q(k_min)|^2` per measurement, sample and pair.
+/// CSV text of an overlap series: `q`, `|q(k_min)|^2` and `q_l` per measurement, sample and pair.
 pub fn overlaps_csv(rows: &[OverlapRow]) -> String {
-    let mut csv = String::from("measurement,sweep,sample,pair,q,q2_kmin\n");
+    let mut csv = String::from("measurement,sweep,sample,pair,q,q2_kmin,q_link\n");
     for r in rows {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{}",
-            r.measurement, r.sweep, r.sample, r.pair, r.q, r.q2_kmin
+            "{},{},{},{},{},{},{}",
+            r.measurement, r.sweep, r.sample, r.pair, r.q, r.q2_kmin, r.q_link
         );
     }
     csv
@@ -95,12 +97,12 @@ pub fn overlaps_csv(rows: &[OverlapRow]) -> String {
 
 /// CSV text of per-sample thermal averages.
 pub fn samples_csv(samples: &[crate::stats::SampleAverages]) -> String {
-    let mut csv = String::from("sample,e,c,abs_m,q2,q4,q2_kmin,measurements\n");
+    let mut csv = String::from("sample,e,c,abs_m,q2,q4,q2_kmin,ql,measurements\n");
     for (s, a) in samples.iter().enumerate() {
         let _ = writeln!(
             csv,
-            "{s},{},{},{},{},{},{},{}",
-            a.e, a.c, a.abs_m, a.q2, a.q4, a.q2_kmin, a.measurements
+            "{s},{},{},{},{},{},{},{},{}",
+            a.e, a.c, a.abs_m, a.q2, a.q4, a.q2_kmin, a.ql, a.measurements
         );
     }
     csv

@@ -140,9 +140,11 @@ struct RunState {
     /// `[measurement][system]`.
     bond_sums: Vec<i64>,
     magnetisations: Vec<i64>,
-    /// `[measurement][overlap]`: sites where the pair differs, and `|q(k_min)|^2`.
+    /// `[measurement][overlap]`: sites where the pair differs, `|q(k_min)|^2`, and bonds with
+    /// `q_i q_j = -1`.
     overlaps: Vec<i64>,
     overlaps_kmin: Vec<f64>,
+    link_overlaps: Vec<i64>,
     /// The ladder with tempering (tuned as the run goes, or as configured).
     betas: Vec<f64>,
     /// The engine's tempering state at the last checkpoint (empty without tempering).
@@ -294,8 +296,9 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
 /// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements (and of
 /// bytes of them), and a small fraction of the run so progress shows.
 fn chunk_sweeps(schedule: &Schedule, checkpoint_every: u64, systems: &IsingSystems) -> u64 {
+    // Per overlap: a u32 count of differing sites and one of differing bonds per x-plane.
     let slot_bytes = 16 * u64::from(systems.systems())
-        + 4 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
+        + 8 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
     let slots = (CHUNK_MEASUREMENT_BYTES / slot_bytes).clamp(1, MAX_SLOTS_PER_CHUNK);
     let mut chunk = schedule.total().div_ceil(MIN_CHUNKS).max(1);
     chunk = chunk.min(slots * schedule.every);
@@ -342,6 +345,7 @@ fn resume_state(
         || checkpoint.magnetisations.len() != measurements * per_measurement
         || checkpoint.overlaps.len() != overlaps
         || checkpoint.overlaps_kmin.len() != overlaps
+        || checkpoint.link_overlaps.len() != overlaps
         || checkpoint.tempering.len() != tempering
         || checkpoint.betas.len()
             != if tempering > 0 {
@@ -353,8 +357,8 @@ fn resume_state(
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements; a \
-             checkpoint of a spinflip that did not yet measure the thermalisation has fewer: \
-             finish that run with the version that started it)",
+             checkpoint of a spinflip that did not yet measure the thermalisation, or the link \
+             overlap, has fewer: finish that run with the version that started it)",
             path.display(),
             checkpoint.sweeps_done,
             checkpoint.spins.len(),
@@ -367,6 +371,7 @@ fn resume_state(
         magnetisations: checkpoint.magnetisations,
         overlaps: checkpoint.overlaps,
         overlaps_kmin: checkpoint.overlaps_kmin,
+        link_overlaps: checkpoint.link_overlaps,
         betas: checkpoint.betas,
         tempering: checkpoint.tempering,
         temperature_history: checkpoint.temperature_history,
@@ -389,6 +394,7 @@ fn save_checkpoint(
         magnetisations: state.magnetisations.clone(),
         overlaps: state.overlaps.clone(),
         overlaps_kmin: state.overlaps_kmin.clone(),
+        link_overlaps: state.link_overlaps.clone(),
         betas: state.betas.clone(),
         tempering: state.tempering.clone(),
         temperature_history: state.temperature_history.clone(),
@@ -413,6 +419,8 @@ fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunSt
         state.overlaps.push(differing);
         state.overlaps_kmin.push(kmin);
     }
+    let links = measurements.link_overlaps.iter();
+    state.link_overlaps.extend(links.map(|&b| b as i64));
     state
         .temperature_history
         .extend_from_slice(&measurements.labels);
@@ -459,6 +467,7 @@ impl RunSeries {
                 magnetisations: vec![Vec::new(); replicas],
                 overlaps: vec![Vec::new(); pairs],
                 overlaps_kmin: vec![Vec::new(); pairs],
+                link_overlaps: vec![Vec::new(); pairs],
             };
             for (bonds, ms) in state
                 .bond_sums
@@ -472,14 +481,19 @@ impl RunSeries {
                 }
             }
             let first_pair = (t * samples + s) as usize * pairs;
-            for (differing, kmin) in state
+            let chunk = overlaps_per_measurement.max(1);
+            for ((differing, kmin), links) in state
                 .overlaps
-                .chunks(overlaps_per_measurement.max(1))
-                .zip(state.overlaps_kmin.chunks(overlaps_per_measurement.max(1)))
+                .chunks(chunk)
+                .zip(state.overlaps_kmin.chunks(chunk))
+                .zip(state.link_overlaps.chunks(chunk))
             {
                 for p in 0..pairs {
                     series.overlaps[p].push(overlap(differing[first_pair + p], n));
                     series.overlaps_kmin[p].push(kmin[first_pair + p]);
+                    // q_l = 1 - 2 B_l / (d N): the overlap's formula over bonds.
+                    let link = overlap(links[first_pair + p], systems.lattice.bonds());
+                    series.link_overlaps[p].push(link);
                 }
             }
             series
@@ -787,10 +801,11 @@ fn series_rows(
                     magnetisation: magnetisations[m],
                 });
             }
-            for (p, (q, kmin)) in sample
+            for (p, ((q, kmin), links)) in sample
                 .overlaps
                 .iter()
                 .zip(&sample.overlaps_kmin)
+                .zip(&sample.link_overlaps)
                 .enumerate()
             {
                 overlap_rows.push(OverlapRow {
@@ -800,6 +815,7 @@ fn series_rows(
                     pair: p as u32,
                     q: q[m],
                     q2_kmin: kmin[m],
+                    q_link: links[m],
                 });
             }
         }
@@ -1067,6 +1083,7 @@ mod tests {
                 satisfied: 1 << 33,
             }],
             overlap_planes: Vec::new(),
+            link_overlaps: Vec::new(),
             labels: Vec::new(),
         };
         let mut state = RunState::default();

@@ -29,6 +29,16 @@ pub struct Estimate {
     pub err: f64,
 }
 
+impl Estimate {
+    /// No estimate: NaN mean and error (no data, or a summary written before the quantity was).
+    pub fn missing() -> Estimate {
+        Estimate {
+            mean: f64::NAN,
+            err: f64::NAN,
+        }
+    }
+}
+
 /// A number, or NaN for JSON's `null`.
 fn nan_from_null<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
     use serde::Deserialize as _;
@@ -43,10 +53,7 @@ fn nan_from_null<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f6
 /// is not called.
 pub fn jackknife(blocks: &[Vec<f64>], f: impl Fn(&[f64]) -> f64) -> Estimate {
     if blocks.is_empty() {
-        return Estimate {
-            mean: f64::NAN,
-            err: f64::NAN,
-        };
+        return Estimate::missing();
     }
     let count = blocks.len() as f64;
     let totals = column_sums(blocks);

@@ -9,6 +9,7 @@
 //! |m|    = [<|M|>]/N                      q2, q4  = [<q^2>], [<q^4>]
 //! g      = (3 - [<q^4>]/[<q^2>]^2)/2      chi_SG  = N [<q^2>]
 //! xi_L/L = sqrt([<q^2>]/[<|q(k_min)|^2>] - 1) / (2 L sin(pi/L))
+//! ql     = [<q_l>], q_l = (1/(d N)) sum_<ij> q_i q_j, q_i = s_i^a s_i^b (the link overlap)
 //! ```
 //!
 //! Estimator choices:
@@ -55,6 +56,9 @@ pub struct SampleSeries {
     /// `overlaps_kmin[p][m]`: `|q(k_min)|^2` of pair `p`, with
     /// `q(k) = (1/N) sum_i s_i^a s_i^b e^{i k.x_i}` and `k_min = (2 pi / L, 0, 0)`.
     pub overlaps_kmin: Vec<Vec<f64>>,
+    /// `link_overlaps[p][m]`: the link overlap `q_l = (1/(d N)) sum_<ij> q_i q_j` of pair `p`,
+    /// over each site's forward bonds.
+    pub link_overlaps: Vec<Vec<f64>>,
 }
 
 impl SampleSeries {
@@ -69,6 +73,7 @@ impl SampleSeries {
             magnetisations: part(&self.magnetisations, &range),
             overlaps: part(&self.overlaps, &range),
             overlaps_kmin: part(&self.overlaps_kmin, &range),
+            link_overlaps: part(&self.link_overlaps, &range),
         }
     }
 }
@@ -88,6 +93,9 @@ pub struct SampleAverages {
     pub q4: f64,
     /// `<|q(k_min)|^2>`.
     pub q2_kmin: f64,
+    /// `<q_l>` (NaN read from a summary written before it was measured).
+    #[serde(default = "missing")]
+    pub ql: f64,
     /// Number of measurements, all replicas together.
     pub measurements: usize,
 }
@@ -121,6 +129,9 @@ pub struct SpinGlassEstimates {
     pub q2_kmin: Estimate,
     /// Second-moment correlation length over the linear size, `xi_L / L`.
     pub xi_over_l: Estimate,
+    /// The link overlap `[<q_l>]`.
+    #[serde(default = "Estimate::missing")]
+    pub ql: Estimate,
     /// Integrated autocorrelation time of `E`, in measurements, averaged over samples and
     /// replicas.
     pub tau_e: f64,
@@ -168,10 +179,16 @@ pub fn spin_glass_estimates(
         chi_sg: overlap.chi_sg,
         q2_kmin: overlap.q2_kmin,
         xi_over_l: overlap.xi_over_l,
+        ql: overlap.ql,
         tau_e: mean_over_samples(|t| t.energy.tau_e),
         tau_q2: mean_over_samples(|t| t.tau_q2),
         per_sample,
     }
+}
+
+/// A per-sample average that an older summary lacks.
+fn missing() -> f64 {
+    f64::NAN
 }
 
 /// Estimators of the quantities measured on single replicas.
@@ -190,6 +207,7 @@ struct OverlapEstimates {
     chi_sg: Estimate,
     q2_kmin: Estimate,
     xi_over_l: Estimate,
+    ql: Estimate,
 }
 
 // Columns of the overlap quantities: series of a replica pair, its time blocks, or the thermal
@@ -200,9 +218,11 @@ const Q2: usize = 0;
 const Q4: usize = 1;
 /// `|q(k_min)|^2`
 const Q2_KMIN: usize = 2;
+/// `q_l`
+const QL: usize = 3;
 
-/// The overlap estimators, jackknifed over `rows[b] = [q^2, q^4, |q(k_min)|^2]` (means over a
-/// time block, or thermal averages of a sample), so that the ratios are taken of means.
+/// The overlap estimators, jackknifed over `rows[b] = [q^2, q^4, |q(k_min)|^2, q_l]` (means over
+/// a time block, or thermal averages of a sample), so that the ratios are taken of means.
 fn overlap_estimates(rows: &[Vec<f64>], sites: f64, size: u32) -> OverlapEstimates {
     let length = f64::from(size);
     let xi_scale = 1.0 / (2.0 * length * (std::f64::consts::PI / length).sin());
@@ -213,16 +233,17 @@ fn overlap_estimates(rows: &[Vec<f64>], sites: f64, size: u32) -> OverlapEstimat
         chi_sg: jackknife(rows, |x| sites * x[Q2]),
         q2_kmin: jackknife(rows, |x| x[Q2_KMIN]),
         xi_over_l: jackknife(rows, |x| xi_scale * (x[Q2] / x[Q2_KMIN] - 1.0).sqrt()),
+        ql: jackknife(rows, |x| x[QL]),
     }
 }
 
 // Columns of a sample's thermal averages in the disorder jackknife, after the overlap columns.
 /// `<E>/N`
-const E: usize = 3;
+const E: usize = 4;
 /// `beta^2 (<E^2> - <E>^2)/N`
-const C: usize = 4;
+const C: usize = 5;
 /// `<|M|>/N`
-const ABS_M: usize = 5;
+const ABS_M: usize = 6;
 
 /// Disorder averages with errors from the jackknife that deletes one unit of `samples_per_unit`
 /// consecutive samples at a time (their thermal averages averaged first); also the number of
@@ -233,9 +254,9 @@ fn disorder_averages(
     sites: f64,
     size: u32,
 ) -> (ReplicaEstimates, OverlapEstimates, usize) {
-    let rows: Vec<[f64; 6]> = per_sample
+    let rows: Vec<[f64; 7]> = per_sample
         .iter()
-        .map(|s| [s.q2, s.q4, s.q2_kmin, s.e, s.c, s.abs_m])
+        .map(|s| [s.q2, s.q4, s.q2_kmin, s.ql, s.e, s.c, s.abs_m])
         .collect();
     let units = group_means(&rows, samples_per_unit);
     let replica = ReplicaEstimates {
@@ -268,11 +289,12 @@ impl SampleThermal {
             .overlaps
             .iter()
             .zip(&sample.overlaps_kmin)
-            .map(|(q, q_kmin)| {
-                let length = q.len().min(q_kmin.len());
+            .zip(&sample.link_overlaps)
+            .map(|((q, q_kmin), ql)| {
+                let length = q.len().min(q_kmin.len()).min(ql.len());
                 let q2: Vec<f64> = q[..length].iter().map(|q| q * q).collect();
                 let q4 = q2.iter().map(|q2| q2 * q2).collect();
-                vec![q2, q4, q_kmin[..length].to_vec()]
+                vec![q2, q4, q_kmin[..length].to_vec(), ql[..length].to_vec()]
             })
             .collect();
         let blocks = block_means(&unit_means(&pairs, replicas_per_unit), BLOCKS_PER_REPLICA);
@@ -309,6 +331,7 @@ impl SampleThermal {
             q2: self.overlaps.q2.mean,
             q4: self.overlaps.q4.mean,
             q2_kmin: self.overlaps.q2_kmin.mean,
+            ql: self.overlaps.ql.mean,
             measurements: self.energy.samples,
         }
     }
@@ -331,15 +354,17 @@ mod tests {
 
     /// A sample whose every time block holds whole periods of 4 measurements, so that its block
     /// means are its exact moments: energies `offset -+ spread`, `M` cycling through
-    /// `3, -1, 1, -3` units, `q` through `scale (1, -1, 1/2, -1/2)` and a constant `|q(k_min)|^2`.
+    /// `3, -1, 1, -3` units, `q` through `scale (1, -1, 1/2, -1/2)`, a constant `|q(k_min)|^2`
+    /// and `q_l` through `ql (1.1, 0.9, 1.2, 0.8)`.
     /// Hence `<E> = offset`, `<E^2> - <E>^2 = spread^2`, `<|M|> = 2 unit`,
-    /// `<q^2> = 5/8 scale^2`, `<q^4> = 17/32 scale^4`.
+    /// `<q^2> = 5/8 scale^2`, `<q^4> = 17/32 scale^4`, `<q_l> = ql`.
     struct Cyclic {
         offset: f64,
         spread: f64,
         m_unit: i64,
         q_scale: f64,
         q2_kmin: f64,
+        ql: f64,
     }
 
     impl Cyclic {
@@ -354,11 +379,15 @@ mod tests {
             let overlaps = (0..length)
                 .map(|t| self.q_scale * [1.0, -1.0, 0.5, -0.5][t % 4])
                 .collect();
+            let links = (0..length)
+                .map(|t| self.ql * [1.1, 0.9, 1.2, 0.8][t % 4])
+                .collect();
             SampleSeries {
                 energies: vec![energies; replicas],
                 magnetisations: vec![magnetisations; replicas],
                 overlaps: vec![overlaps; pairs],
                 overlaps_kmin: vec![vec![self.q2_kmin; length]; pairs],
+                link_overlaps: vec![links; pairs],
             }
         }
     }
@@ -384,16 +413,17 @@ mod tests {
     #[test]
     fn exact_disorder_averages_of_cyclic_samples() {
         let cases = [
-            (-1000.0, 3.0, 0.4, 0.01),
-            (-1300.0, 4.0, 0.6, 0.02),
-            (-1100.0, 5.0, 0.8, 0.03),
+            (-1000.0, 3.0, 0.4, 0.01, 0.5),
+            (-1300.0, 4.0, 0.6, 0.02, 0.7),
+            (-1100.0, 5.0, 0.8, 0.03, 0.8),
         ]
-        .map(|(offset, spread, q_scale, q2_kmin)| Cyclic {
+        .map(|(offset, spread, q_scale, q2_kmin, ql)| Cyclic {
             offset,
             spread,
             m_unit: 20,
             q_scale,
             q2_kmin,
+            ql,
         });
         let samples: Vec<SampleSeries> = cases.iter().map(|data| data.sample(2, 1, 32)).collect();
         let got = spin_glass_estimates(BETA, SITES, SIZE, &samples, UnitSize::SYSTEM);
@@ -420,6 +450,10 @@ mod tests {
         assert_close("chi_sg", got.chi_sg.mean, n * q2, 1e-14);
         let xi = xi_scale() * (q2 / q2_kmin - 1.0).sqrt();
         assert_close("xi_over_l", got.xi_over_l.mean, xi, 1e-13);
+        let ql = over_cases(&|c| c.ql);
+        assert_close("ql", got.ql.mean, mean(&ql), 1e-14);
+        assert_close("ql err", got.ql.err, standard_error(&ql), 1e-9);
+        assert_close("per-sample ql", got.per_sample[1].ql, 0.7, 1e-14);
         for (what, est) in [("g", got.g), ("xi", got.xi_over_l), ("q2", got.q2)] {
             assert!(est.err > 0.0, "{what}: {est:?}");
         }
@@ -445,6 +479,7 @@ mod tests {
             m_unit: 100,
             q_scale: 0.5,
             q2_kmin: 0.05,
+            ql: 0.6,
         };
         let got = spin_glass_estimates(
             BETA,
@@ -462,7 +497,8 @@ mod tests {
         assert_close("g", got.g.mean, 0.5 * (3.0 - q4 / (q2 * q2)), 1e-14);
         let xi = xi_scale() * (q2 / 0.05 - 1.0).sqrt();
         assert_close("xi_over_l", got.xi_over_l.mean, xi, 1e-14);
-        for est in [got.e, got.c, got.q2, got.q4, got.g, got.xi_over_l] {
+        assert_close("ql", got.ql.mean, 0.6, 1e-14);
+        for est in [got.e, got.c, got.q2, got.q4, got.g, got.xi_over_l, got.ql] {
             assert!(est.err < 1e-12 * est.mean.abs(), "{est:?}");
         }
     }
@@ -481,7 +517,8 @@ mod tests {
 
     /// Two replicas and one pair of independent measurements: Gaussian energies of mean
     /// `mean_e` and deviation 40, `M` drawn from `(3, -1, 1, -3) x 50`, `q` uniform in `[-1, 1]`
-    /// (`<q^2> = 1/3`, `<q^4> = 1/5`) and exponential `|q(k_min)|^2` of mean 0.1.
+    /// (`<q^2> = 1/3`, `<q^4> = 1/5`), exponential `|q(k_min)|^2` of mean 0.1 and `q_l` uniform
+    /// in `[0, 1]`.
     fn random_sample(rng: &mut TestRng, mean_e: f64, length: usize) -> SampleSeries {
         SampleSeries {
             energies: series(rng, 2, length, |rng| mean_e + 40.0 * rng.gaussian()),
@@ -490,6 +527,7 @@ mod tests {
             }),
             overlaps: series(rng, 1, length, |rng| 2.0 * rng.uniform() - 1.0),
             overlaps_kmin: series(rng, 1, length, |rng| -0.1 * rng.uniform().ln()),
+            link_overlaps: series(rng, 1, length, |rng| rng.uniform()),
         }
     }
 
@@ -511,6 +549,7 @@ mod tests {
                 got.xi_over_l,
                 xi_scale() * (10.0f64 / 3.0 - 1.0).sqrt(),
             ),
+            ("ql", got.ql, 0.5),
         ];
         for (what, est, truth) in want {
             assert!(
@@ -573,6 +612,7 @@ mod tests {
             ("c", alone.c, together.c, apart.c),
             ("q2", alone.q2, together.q2, apart.q2),
             ("g", alone.g, together.g, apart.g),
+            ("ql", alone.ql, together.ql, apart.ql),
         ] {
             assert_close(what, joined.mean, one.mean, 1e-12);
             assert_close(what, joined.err, one.err, 1e-9);
@@ -606,11 +646,13 @@ mod tests {
             magnetisations: vec![vec![4, 6]],
             overlaps: vec![vec![0.5, -0.5, 0.9]],
             overlaps_kmin: vec![vec![0.1, 0.1]],
+            link_overlaps: vec![vec![0.3, 0.5, 0.7]],
         };
         let got = spin_glass_estimates(BETA, SITES, SIZE, &[sample], UnitSize::SYSTEM);
         assert_eq!(got.per_sample[0].measurements, 2);
         assert_close("e", got.e.mean, 1.5 / SITES as f64, 1e-15);
         assert_close("q2", got.q2.mean, 0.25, 1e-15);
+        assert_close("ql", got.ql.mean, 0.4, 1e-15);
     }
 
     #[test]
@@ -625,6 +667,7 @@ mod tests {
             magnetisations: vec![vec![]; 2],
             overlaps: vec![vec![]],
             overlaps_kmin: vec![vec![]],
+            link_overlaps: vec![vec![]],
         };
         for samples in [vec![empty.clone()], vec![empty.clone(), empty]] {
             let got = spin_glass_estimates(BETA, SITES, SIZE, &samples, UnitSize::SYSTEM);
@@ -647,6 +690,7 @@ mod tests {
             );
             assert_close("e", got.e.mean, -11.0 / SITES as f64, 1e-15);
             assert!(got.q2.mean.is_nan() && got.g.mean.is_nan() && got.xi_over_l.mean.is_nan());
+            assert!(got.ql.mean.is_nan());
             assert!(got.tau_q2.is_nan());
         }
     }

@@ -137,6 +137,7 @@ impl Engine for CpuEngine {
         Ok(Measurements {
             observations,
             overlap_planes: Vec::new(),
+            link_overlaps: Vec::new(),
             labels,
         })
     }

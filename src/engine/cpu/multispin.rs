@@ -81,7 +81,7 @@ impl CpuMultispinEngine {
         Ok(())
     }
 
-    /// `[pair][overlap slot]` of every overlap word pair.
+    /// `[pair][pair count]` of every overlap word pair.
     fn overlaps(&self) -> Vec<u32> {
         let len = self.layout.system_words() as usize;
         let system = |g: u32| &self.words[g as usize * len..][..len];
@@ -157,8 +157,17 @@ mod tests {
     use crate::model::couplings::coupling_values;
     use crate::model::ising::IsingSystems;
 
-    /// Up spins, satisfied bonds and per-plane overlap differences computed site by site.
-    fn direct(systems: &IsingSystems, spins: &[i32]) -> (Vec<Observation>, Vec<u32>) {
+    /// What a measurement counts, computed site by site.
+    #[derive(Default)]
+    struct Direct {
+        observations: Vec<Observation>,
+        /// Per-plane overlap differences.
+        planes: Vec<u32>,
+        /// Bonds with `q_i q_j = -1`.
+        links: Vec<u64>,
+    }
+
+    fn direct(systems: &IsingSystems, spins: &[i32]) -> Direct {
         let lattice = systems.lattice;
         let n = lattice.sites() as usize;
         let lattice_of = |b: u32| &spins[b as usize * n..][..n];
@@ -178,21 +187,31 @@ mod tests {
                 o
             })
             .collect();
-        let mut planes = Vec::new();
+        let mut measured = Direct {
+            observations,
+            ..Direct::default()
+        };
         for ts in 0..systems.betas.len() as u32 * systems.samples {
             for p in 0..systems.overlap_pairs() {
                 let a = lattice_of(ts * systems.replicas + p);
                 let b = lattice_of(ts * systems.replicas + p + systems.replicas / 2);
+                let q = |site: u64| a[site as usize] * b[site as usize];
                 let mut counts = vec![0u32; lattice.size as usize];
-                for site in 0..n {
-                    if a[site] != b[site] {
-                        counts[lattice.coords(site as u64)[0] as usize] += 1;
+                let mut links = 0;
+                for site in 0..n as u64 {
+                    if q(site) < 0 {
+                        counts[lattice.coords(site)[0] as usize] += 1;
                     }
+                    let differing = lattice
+                        .forward_neighbours(site)
+                        .filter(|&f| q(site) != q(f));
+                    links += differing.count() as u64;
                 }
-                planes.extend(counts);
+                measured.planes.extend(counts);
+                measured.links.push(links);
             }
         }
-        (observations, planes)
+        measured
     }
 
     #[test]
@@ -208,7 +227,7 @@ mod tests {
             plan.sweep(1);
             plan.measure();
             let measured = engine.execute(&plan).unwrap();
-            let mut expected = (Vec::new(), Vec::new());
+            let mut expected = Direct::default();
             let mut one = Plan::default();
             for sweep in 0..2 {
                 let mut fresh = CpuMultispinEngine::new(engine.layout.clone());
@@ -217,14 +236,22 @@ mod tests {
                     one.steps = vec![Step::Sweep { sweep: s }];
                     fresh.execute(&one).unwrap();
                 }
-                let (o, p) = direct(&systems, &fresh.spins().unwrap());
-                expected.0.extend(o);
-                expected.1.extend(p);
+                let one = direct(&systems, &fresh.spins().unwrap());
+                expected.observations.extend(one.observations);
+                expected.planes.extend(one.planes);
+                expected.links.extend(one.links);
             }
             let case = engine.layout.describe();
-            assert_eq!(measured.observations, expected.0, "{case}");
-            assert_eq!(measured.overlap_planes, expected.1, "{case}");
+            assert_eq!(measured.observations, expected.observations, "{case}");
+            assert_eq!(measured.overlap_planes, expected.planes, "{case}");
             assert!(!measured.overlap_planes.is_empty(), "{case}");
+            assert_eq!(measured.link_overlaps, expected.links, "{case}");
+            // Hot-start lattices have differing bonds but not every bond differing.
+            let bonds = u64::from(systems.lattice.dims) * systems.lattice.sites();
+            assert!(
+                measured.link_overlaps.iter().all(|&b| 0 < b && b < bonds),
+                "{case}"
+            );
         }
     }
 
@@ -236,7 +263,7 @@ mod tests {
         let tables = swap_tables(systems).unwrap();
         let chains = Chains::of(systems);
         let counts: Vec<[u64; 2]> = direct(systems, spins)
-            .0
+            .observations
             .iter()
             .map(|o| [o.up, o.satisfied])
             .collect();

@@ -4,7 +4,7 @@
 //!
 //! Buffers: spin words; bit-sliced threshold tables; couplings (one placeholder word for the
 //! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied); overlaps
-//! `[slot][pair][overlap slot]` as u32 counts.
+//! `[slot][pair][pair count]` as u32 counts (see `MultispinLayout::pair_counts`).
 #![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
 
 use std::ops::Range;
@@ -153,7 +153,7 @@ pub struct MultispinCudaEngine {
     overlap_kernel: Option<CudaFunction>,
     /// Two counters per slot, word system and lane; grown to the largest plan seen.
     observations: CudaSlice<u64>,
-    /// Overlap counts per slot, pair and overlap slot; grown like `observations`.
+    /// Overlap counts per slot, pair and pair count; grown like `observations`.
     overlaps: CudaSlice<u32>,
     tempering: Option<CudaTempering>,
 }
@@ -228,7 +228,7 @@ impl MultispinCudaEngine {
 
     fn overlap_counts(&self, slots: u32) -> usize {
         let pairs = self.layout.overlap_word_pairs().len();
-        slots as usize * pairs * self.layout.overlap_slots() as usize
+        slots as usize * pairs * self.layout.pair_counts() as usize
     }
 
     /// Zeroed observation and overlap counters for `slots` slots.

@@ -209,6 +209,7 @@ impl Engine for SimpleCudaEngine {
         Ok(Measurements {
             observations: self.download_observations(plan.slots)?,
             overlap_planes: Vec::new(),
+            link_overlaps: Vec::new(),
             labels: match &self.tempering {
                 Some(tempering) => tempering.read_history(&self.device, plan.slots)?,
                 None => Vec::new(),

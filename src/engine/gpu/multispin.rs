@@ -4,7 +4,7 @@
 //!
 //! Buffers: spin words; bit-sliced threshold tables; couplings (a 16-byte placeholder for the
 //! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied);
-//! overlaps `[slot][pair][overlap slot]` as u32 counts.
+//! overlaps `[slot][pair][pair count]` as u32 counts (see `MultispinLayout::pair_counts`).
 
 use super::context::GpuContext;
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
@@ -128,7 +128,7 @@ impl MultispinGpuEngine {
 
     fn overlap_bytes(&self, slots: u32) -> u64 {
         let pairs = self.layout.overlap_word_pairs().len() as u64;
-        4 * u64::from(self.layout.overlap_slots()) * u64::from(slots.max(1)) * pairs
+        4 * u64::from(self.layout.pair_counts()) * u64::from(slots.max(1)) * pairs
     }
 
     /// Measurement buffers with room for at least `slots` slots.

@@ -209,6 +209,7 @@ impl Engine for SimpleGpuEngine {
                 .map(|[up, satisfied]| Observation { up, satisfied })
                 .collect(),
             overlap_planes: Vec::new(),
+            link_overlaps: Vec::new(),
             labels: match &self.tempering {
                 Some(tempering) => tempering.read_history(&self.ctx, plan.slots)?,
                 None => Vec::new(),
