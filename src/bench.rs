@@ -288,25 +288,25 @@ fn bench_config(
             Lanes::Temperatures => (options.temperatures, options.systems, options.chains),
         },
     };
-    config.temperatures = if options.tempering {
+    if options.tempering {
         config.algorithm = Algorithm::Tempering {
             every: options.swap_every,
             tune: false,
         };
         let t = 1.0 / options.beta;
-        Temperatures::GeometricT {
+        config.temperatures = Temperatures::GeometricT {
             min: t / 2.0,
             max: t,
             count: temperatures,
-        }
+        };
     } else {
         // Temperatures in lanes spread around the requested beta.
-        Temperatures::Betas(
+        config.temperatures = Temperatures::Betas(
             (0..temperatures)
                 .map(|t| options.beta * (1.0 + 0.01 * f64::from(t)))
                 .collect(),
-        )
-    };
+        );
+    }
     config.samples = samples;
     config.replicas = replicas;
     config.engine = match engine {

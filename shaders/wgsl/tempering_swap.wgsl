@@ -152,7 +152,7 @@ fn main(
             if accept_swap(k, q, j, c) {
                 swap_labels(c, k);
                 mask |= 1u << j;
-                within |= 1u << k;
+                within |= 1u << (k & 31u);
             }
         }
         if EXCHANGE == EXCHANGE_SYSTEMS {

@@ -25,7 +25,7 @@ use crate::model::ising::IsingSystems;
 use crate::stats::{
     EquilibrationCheck, IsingEstimates, LOW_ACCEPTANCE, SampleSeries, SpinGlassEstimates,
     TemperingDiagnostics, UnitSeries, ising_estimates, log_binning, overlap, overlap_from_planes,
-    spin_glass_estimates, tempering_diagnostics,
+    round_trips_of, spin_glass_estimates, tempering_diagnostics,
 };
 
 /// Most measurement slots one plan fills (bounds the observation buffer).
@@ -428,17 +428,14 @@ fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunSt
 
 /// Every series of a run, `[temperature][sample]`, from the slot-major record: the first
 /// `thermalization` measurements were taken while thermalising, the rest enter the estimates.
+/// `production` holds the latter, split off once for the estimates and the outputs.
 struct RunSeries {
     all: Vec<Vec<SampleSeries>>,
     thermalization: usize,
+    production: Vec<Vec<SampleSeries>>,
 }
 
 impl RunSeries {
-    /// The measurements after thermalisation, `[temperature][sample]`.
-    fn production(&self) -> Vec<Vec<SampleSeries>> {
-        self.part(self.thermalization..usize::MAX)
-    }
-
     /// The measurements while thermalising.
     fn thermalizing(&self) -> Vec<Vec<SampleSeries>> {
         self.part(0..self.thermalization)
@@ -498,12 +495,15 @@ impl RunSeries {
             }
             series
         };
-        RunSeries {
+        let mut series = RunSeries {
             all: (0..temperatures)
                 .map(|t| (0..samples).map(|s| series_of(t, s)).collect())
                 .collect(),
             thermalization: schedule.thermalization_measurements() as usize,
-        }
+            production: Vec::new(),
+        };
+        series.production = series.part(series.thermalization..usize::MAX);
+        series
     }
 }
 
@@ -518,8 +518,7 @@ fn summarize(
 ) -> Summary {
     let lattice = systems.lattice;
     let (unit, unit_description) = config.engine.independent_unit();
-    let production = series.production();
-    let temperatures = systems.betas.iter().zip(&production);
+    let temperatures = systems.betas.iter().zip(&series.production);
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {
             let runs = temperatures
@@ -601,51 +600,23 @@ fn equilibration_checks(
     schedule: &Schedule,
     series: &RunSeries,
 ) -> Vec<EquilibrationCheck> {
-    let n = systems.lattice.sites() as f64;
-    let mean =
-        |values: &mut dyn Iterator<Item = f64>, count: usize| values.sum::<f64>() / count as f64;
+    let second_name = match systems.disorder {
+        Disorder::Bimodal => "q2",
+        Disorder::Ferromagnet => "abs_m",
+    };
     let checks: Vec<EquilibrationCheck> = systems
         .betas
         .iter()
         .zip(&series.all)
         .map(|(&beta, samples)| {
-            let measurements = samples[0].energies[0].len();
-            let sweeps: Vec<u64> = (0..measurements as u64)
+            let measurements = samples[0].energies[0].len() as u64;
+            let sweeps: Vec<u64> = (0..measurements)
                 .map(|m| schedule.sweep_of_measurement(m) + 1)
                 .collect();
-            let (first, second): (Vec<Vec<f64>>, Vec<Vec<f64>>) = match systems.disorder {
-                Disorder::Bimodal => samples
-                    .iter()
-                    .map(|s| {
-                        let replicas = s.energies.len();
-                        let pairs = s.overlaps.len().max(1);
-                        (0..measurements)
-                            .map(|m| {
-                                let e = mean(&mut s.energies.iter().map(|r| r[m] / n), replicas);
-                                let q2 = mean(&mut s.overlaps.iter().map(|p| p[m] * p[m]), pairs);
-                                (e, q2)
-                            })
-                            .unzip()
-                    })
-                    .unzip(),
-                Disorder::Ferromagnet => samples[0]
-                    .energies
-                    .iter()
-                    .zip(&samples[0].magnetisations)
-                    .map(|(e, m)| {
-                        let e = e.iter().map(|x| x / n).collect();
-                        let m = m.iter().map(|&x| (x as f64 / n).abs()).collect();
-                        (e, m)
-                    })
-                    .unzip(),
-            };
-            let second_name = match systems.disorder {
-                Disorder::Bimodal => "q2",
-                Disorder::Ferromagnet => "abs_m",
-            };
+            let (energies, second) = unit_series(systems, samples);
             let mut observables = vec![UnitSeries {
                 name: "e",
-                units: &first,
+                units: &energies,
             }];
             if systems.overlap_pairs() > 0 || systems.disorder == Disorder::Ferromagnet {
                 observables.push(UnitSeries {
@@ -654,7 +625,7 @@ fn equilibration_checks(
                 });
             }
             // Errors need at least two independent units.
-            (first.len() > 1).then(|| log_binning(beta, &sweeps, &observables))
+            (energies.len() > 1).then(|| log_binning(beta, &sweeps, &observables))
         })
         .collect::<Option<Vec<_>>>()
         .unwrap_or_default();
@@ -667,6 +638,38 @@ fn equilibration_checks(
         );
     }
     checks
+}
+
+/// Per independent unit of one temperature, at every measurement: `e` and the second observable
+/// of the check. The spin glass's units are samples (replicas and overlap pairs averaged), the
+/// ferromagnet's replicas (`|m|`).
+fn unit_series(systems: &IsingSystems, samples: &[SampleSeries]) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let n = systems.lattice.sites() as f64;
+    let mean = |values: Vec<f64>| values.iter().sum::<f64>() / values.len().max(1) as f64;
+    match systems.disorder {
+        Disorder::Bimodal => samples
+            .iter()
+            .map(|s| {
+                (0..s.energies[0].len())
+                    .map(|m| {
+                        let e = mean(s.energies.iter().map(|r| r[m] / n).collect());
+                        let q2 = mean(s.overlaps.iter().map(|p| p[m] * p[m]).collect());
+                        (e, q2)
+                    })
+                    .unzip()
+            })
+            .unzip(),
+        Disorder::Ferromagnet => samples[0]
+            .energies
+            .iter()
+            .zip(&samples[0].magnetisations)
+            .map(|(e, m)| {
+                let e = e.iter().map(|x| x / n).collect();
+                let m = m.iter().map(|&x| (x as f64 / n).abs()).collect();
+                (e, m)
+            })
+            .unzip(),
+    }
 }
 
 /// At the end of tuning stage `(from, to)`: move the ladder towards equal swap acceptance over
@@ -750,9 +753,7 @@ fn round_trips_csv(systems: &IsingSystems, state: &[u32], sweeps: u64) -> String
     let chains = Chains::of(systems);
     let mut csv = String::from("sample,chain,round_trips,sweeps_per_round_trip\n");
     for c in 0..chains.sets {
-        let trips: u64 = (0..chains.temperatures)
-            .map(|w| u64::from(state[chains.index(Section::Trips, c, w)]))
-            .sum();
+        let trips = round_trips_of(&chains, state, c);
         let per_trip = match trips {
             0 => String::new(),
             _ => format!(
@@ -835,8 +836,8 @@ fn write_outputs(
     let disordered = systems.disorder == Disorder::Bimodal;
     let sweep_of = |m: usize| schedule.sweep_of_measurement(m as u64) + 1;
     let sites = systems.lattice.sites();
-    let (production, thermalizing) = (series.production(), series.thermalizing());
-    for (t, (beta, samples)) in systems.betas.iter().zip(&production).enumerate() {
+    let thermalizing = series.thermalizing();
+    for (t, (beta, samples)) in systems.betas.iter().zip(&series.production).enumerate() {
         let after = |m: usize| sweep_of(m + series.thermalization);
         let (rows, overlap_rows) = series_rows(samples, disordered, after);
         let (thermalization_rows, _) = series_rows(&thermalizing[t], disordered, sweep_of);

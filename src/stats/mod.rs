@@ -15,7 +15,9 @@ pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, jackknife};
 pub use overlap::{overlap, overlap_from_planes};
 pub use spin_glass::{SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates};
-pub use tempering::{LOW_ACCEPTANCE, TemperingDiagnostics, attempts, tempering_diagnostics};
+pub use tempering::{
+    LOW_ACCEPTANCE, TemperingDiagnostics, attempts, round_trips_of, tempering_diagnostics,
+};
 
 /// How many consecutive replicas (of one temperature and sample), and how many consecutive
 /// samples, make one statistically independent unit of the error estimates. Systems whose

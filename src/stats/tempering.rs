@@ -29,6 +29,13 @@ pub struct TemperingDiagnostics {
     pub sweeps_per_round_trip: Option<f64>,
 }
 
+/// Round trips completed by the walkers of chain set `c`.
+pub fn round_trips_of(chains: &Chains, state: &[u32], c: u32) -> u64 {
+    (0..chains.temperatures)
+        .map(|w| u64::from(state[chains.index(Section::Trips, c, w)]))
+        .sum()
+}
+
 /// Attempts of pair `k` in the first `rounds` rounds: rounds of `k`'s parity.
 pub fn attempts(rounds: u64, k: u32) -> u64 {
     (rounds + 1 - u64::from(k % 2)) / 2
@@ -59,11 +66,7 @@ pub fn tempering_diagnostics(
             }
         })
         .collect();
-    let trips_of = |c: u32| -> u64 {
-        (0..chains.temperatures)
-            .map(|w| u64::from(state[chains.index(Section::Trips, c, w)]))
-            .sum()
-    };
+    let trips_of = |c: u32| round_trips_of(chains, state, c);
     let round_trips: u64 = (0..chains.sets).map(trips_of).sum();
     let walkers = u64::from(chains.sets) * u64::from(chains.temperatures);
     TemperingDiagnostics {

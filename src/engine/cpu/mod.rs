@@ -71,20 +71,21 @@ impl CpuEngine {
         self.thresholds = thresholds;
     }
 
-    /// Every system's `[up, satisfied]`.
-    fn counts(&self) -> Vec<[u64; 2]> {
+    /// Every system's observation, for a measurement or a swap round.
+    fn observe_all(&self) -> Vec<Observation> {
         let lattice = self.systems.lattice;
         self.spins
             .par_chunks(lattice.sites() as usize)
-            .map(|spins| {
-                let o = observe(&lattice, spins);
-                [o.up, o.satisfied]
-            })
+            .map(|spins| observe(&lattice, spins))
             .collect()
     }
 
     fn swap(&mut self, sweep: u32, parity: u32) -> Result<()> {
-        let counts = self.counts();
+        let counts: Vec<[u64; 2]> = self
+            .observe_all()
+            .iter()
+            .map(|o| [o.up, o.satisfied])
+            .collect();
         let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
         let masks = tempering.round(self.systems.seed, sweep, parity, &counts);
         let n = self.systems.lattice.sites() as usize;
@@ -125,12 +126,8 @@ impl Engine for CpuEngine {
                     if let Some(tempering) = &self.tempering {
                         labels.extend(tempering.history_labels());
                     }
-                    let lattice = self.systems.lattice;
-                    let n = lattice.sites() as usize;
-                    let row = &mut observations[slot as usize * systems..][..systems];
-                    row.par_iter_mut()
-                        .zip(self.spins.par_chunks(n))
-                        .for_each(|(o, spins)| *o = observe(&lattice, spins));
+                    observations[slot as usize * systems..][..systems]
+                        .copy_from_slice(&self.observe_all());
                 }
             }
         }
