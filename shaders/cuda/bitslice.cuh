@@ -1,7 +1,7 @@
 // Bit-sliced arithmetic on 32 lanes at once, one bit each; the twin of bitslice.wgsl and
 // src/engine/cpu/bitslice.rs.
 
-// Planes of a lane counter: up to 2^18 - 1 per lane, more than any line of sites adds.
+// Planes of a lane counter: up to 2^18 - 1 per lane, more than any strip of sites adds.
 constexpr unsigned COUNTER_PLANES = 18u;
 
 // Per-lane number of unsatisfied bonds c = c0 + 2 c1 + 4 c2 (at most 6).
@@ -40,23 +40,65 @@ __device__ __forceinline__ unsigned count_equals(const BondCount& count, unsigne
            pick(count.c2, (c & 4u) != 0u);
 }
 
-// A vertical counter: add one to every lane set in `word`.
-__device__ __forceinline__ void lane_counter_add(unsigned (&planes)[COUNTER_PLANES], unsigned word) {
-    unsigned carry = word;
-    for (unsigned k = 0u; k < COUNTER_PLANES && carry != 0u; k++) {
-        const unsigned next = planes[k] & carry;
-        planes[k] ^= carry;
+// A lane counter for long walks: each step's words go into a small pending counter through
+// branch-free adders, and the pending counts go into the wide counter every TALLY_STEPS steps.
+// Adding to the wide counter directly ripples a carry as far as the longest chain of any thread
+// in the warp, several planes per word; here that ripple is paid once per TALLY_STEPS steps.
+// Pending counts stay below 2^TALLY_PLANES: a step adds at most 3 (the forward bonds of a site).
+constexpr unsigned TALLY_PLANES = 5u;
+constexpr unsigned TALLY_STEPS = 8u;
+
+struct LaneTally {
+    unsigned pending[TALLY_PLANES];
+    unsigned planes[COUNTER_PLANES];
+};
+
+// Add a + b + c per lane (each 0 or 1) to the pending counter: a full adder gives the sum's two
+// bits, which ripple through the pending planes.
+__device__ __forceinline__ void tally_add3(LaneTally& tally, unsigned a, unsigned b, unsigned c) {
+    const unsigned sum = a ^ b ^ c;
+    const unsigned twos = (a & b) | (c & (a ^ b));
+    unsigned carry = tally.pending[0] & sum;
+    tally.pending[0] ^= sum;
+    const unsigned p1 = tally.pending[1];
+    tally.pending[1] = p1 ^ twos ^ carry;
+    carry = (p1 & twos) | (carry & (p1 ^ twos));
+#pragma unroll
+    for (unsigned k = 2u; k < TALLY_PLANES; k++) {
+        const unsigned next = tally.pending[k] & carry;
+        tally.pending[k] ^= carry;
         carry = next;
     }
 }
 
-// The count of one lane of a vertical counter.
-__device__ __forceinline__ unsigned lane_count(const unsigned (&planes)[COUNTER_PLANES],
-                                               unsigned lane) {
+// Add the pending counts to the wide counter and clear them.
+__device__ __forceinline__ void tally_flush(LaneTally& tally) {
+    unsigned carry = 0u;
+#pragma unroll
+    for (unsigned k = 0u; k < TALLY_PLANES; k++) {
+        const unsigned p = tally.planes[k];
+        const unsigned q = tally.pending[k];
+        tally.planes[k] = p ^ q ^ carry;
+        carry = (p & q) | (carry & (p ^ q));
+        tally.pending[k] = 0u;
+    }
+#pragma unroll
+    for (unsigned k = TALLY_PLANES; k < COUNTER_PLANES; k++) {
+        if (carry == 0u) {
+            break;
+        }
+        const unsigned next = tally.planes[k] & carry;
+        tally.planes[k] ^= carry;
+        carry = next;
+    }
+}
+
+// The count of one lane of a tally (after its last flush).
+__device__ __forceinline__ unsigned tally_count(const LaneTally& tally, unsigned lane) {
     unsigned count = 0u;
 #pragma unroll
     for (unsigned k = 0u; k < COUNTER_PLANES; k++) {
-        count |= ((planes[k] >> lane) & 1u) << k;
+        count |= ((tally.planes[k] >> lane) & 1u) << k;
     }
     return count;
 }

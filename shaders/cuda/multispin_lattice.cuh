@@ -60,21 +60,66 @@ __device__ constexpr unsigned lines() {
     return (DIMS == 3u ? L : 1u) * row_words() * 2u;
 }
 
+// Lines per thread of the observables and overlap kernels (MultispinLayout::line_run): strip s
+// walks lines s, s + strips(), ..., all of one (w, p) since strips() is a multiple of
+// 2 row_words().
+constexpr unsigned LINE_RUN = SPINFLIP_LINE_RUN;
+
+__device__ constexpr unsigned strips() {
+    return lines() / LINE_RUN;
+}
+
+__device__ __forceinline__ unsigned strip_line(unsigned strip, unsigned r) {
+    return strip + r * strips();
+}
+
 // (z, w, p) of a line.
 __device__ __forceinline__ uint3 line_position(unsigned line) {
     return make_uint3((line >> 1u) / row_words(), (line >> 1u) % row_words(), line & 1u);
 }
 
-// The colour of the site visited at step y of a line.
-__device__ __forceinline__ unsigned line_colour(unsigned line, unsigned y) {
+// A line (z, w, p) seen from its first site. Along the line y advances the row by one and the
+// colour alternates, while the x-offset of the sites' row stays p (p = (y + z + colour) mod 2 with
+// colour = (z + y + p) mod 2): the adjacent word and the +z neighbour lie a constant distance
+// from each site's word (word_neighbours' offsets, found once per line).
+struct LineWalk {
+    unsigned first;
+    unsigned colour;
+    unsigned p;
+    unsigned adjacent;
+    unsigned plus_z;
+};
+
+__device__ __forceinline__ LineWalk line_walk(unsigned line) {
+    constexpr unsigned wr = row_words();
+    constexpr unsigned plane = L * wr;
     const uint3 position = line_position(line);
-    return (position.z + y + position.x) & 1u;
+    const unsigned z = position.x;
+    const unsigned w = position.y;
+    LineWalk walk;
+    walk.p = position.z;
+    walk.first = z * plane + w;
+    walk.colour = (z + walk.p) & 1u;
+    if (walk.p == 0u) {
+        walk.adjacent = w == 0u ? wr - 1u : 0u - 1u;
+    } else {
+        walk.adjacent = w == wr - 1u ? 0u - (wr - 1u) : 1u;
+    }
+    walk.plus_z = z == L - 1u ? 0u - (L - 1u) * plane : plane;
+    return walk;
 }
 
-// Row and word of the site visited at step y of a line.
-__device__ __forceinline__ uint2 line_word(unsigned line, unsigned y) {
-    const uint3 position = line_position(line);
-    return make_uint2(position.x * L + y, position.y);
+// Word, colour and +y neighbour of the site at step y of a walk.
+__device__ __forceinline__ unsigned walk_word(const LineWalk& walk, unsigned y) {
+    return walk.first + y * row_words();
+}
+
+__device__ __forceinline__ unsigned walk_colour(const LineWalk& walk, unsigned y) {
+    return (walk.colour + y) & 1u;
+}
+
+__device__ __forceinline__ unsigned walk_plus_y(unsigned y, unsigned cw) {
+    return y == L - 1u ? cw - (L - 1u) * row_words() : cw + row_words();
 }
 
 // Kernels index word-system and coupling arrays with 32-bit offsets from these pointers: one word

@@ -1,6 +1,6 @@
 // Per lane of every word system: up spins and satisfied bonds (J s s' = +1, each bond once via
-// the forward neighbours), counted with bit-sliced lane counters along lines of sites, summed per
-// block and added to 64-bit counters; the twin of multispin_observables.wgsl. CPU twin:
+// the forward neighbours), counted with bit-sliced lane counters along strips of LINE_RUN lines
+// of sites, summed per block and added to 64-bit counters; the twin of multispin_observables.wgsl. CPU twin:
 // src/engine/cpu/multispin_observables.rs. Layout of `observations`: [slot][g][lane][up,
 // satisfied] as 64-bit counters, added to with 64-bit atomics directly.
 
@@ -27,34 +27,47 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
         lane_totals[i] = 0u;
     }
     __syncthreads();
-    const unsigned line = thread_in_system();
+    const unsigned strip = thread_in_system();
     const unsigned g = blockIdx.z;
-    if (line < lines()) {
-        const unsigned wr = row_words();
-        const unsigned group = coupling_group(g);
-        unsigned up[COUNTER_PLANES] = {};
-        unsigned bonds[COUNTER_PLANES] = {};
-        for (unsigned y = 0u; y < L; y++) {
-            const unsigned colour = line_colour(line, y);
-            const uint2 word = line_word(line, y);
-            const WordNeighbours n = word_neighbours(colour, word.x, word.y);
-            const unsigned cw = word.x * wr + word.y;
-            const unsigned* other = colour_array(spins, g, 1u - colour);
-            const unsigned spin = colour_array(spins, g, colour)[cw];
-            const unsigned* colour_couplings =
-                DISORDERED ? colour_bonds(couplings, group, colour) : nullptr;
-            lane_counter_add(up, spin);
-            const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
-            lane_counter_add(bonds, satisfied(colour_couplings, spin, x.y, 0u, cw));
-#pragma unroll
-            for (unsigned d = 1u; d < DIMS; d++) {
-                const unsigned plus = other[n.plus[d - 1u]];
-                lane_counter_add(bonds, satisfied(colour_couplings, spin, plus, d, cw));
+    if (strip < strips()) {
+        const unsigned* colours[2] = {colour_array(spins, g, 0u), colour_array(spins, g, 1u)};
+        const unsigned* colour_couplings[2] = {nullptr, nullptr};
+        if (DISORDERED) {
+            colour_couplings[0] = colour_bonds(couplings, coupling_group(g), 0u);
+            colour_couplings[1] = colour_bonds(couplings, coupling_group(g), 1u);
+        }
+        LaneTally up = {};
+        LaneTally bonds = {};
+        unsigned steps = 0u;
+        for (unsigned r = 0u; r < LINE_RUN; r++) {
+            const LineWalk walk = line_walk(strip_line(strip, r));
+            for (unsigned y = 0u; y < L; y++) {
+                const unsigned colour = walk_colour(walk, y);
+                const unsigned cw = walk_word(walk, y);
+                const unsigned* own = colour == 0u ? colours[0] : colours[1];
+                const unsigned* other = colour == 0u ? colours[1] : colours[0];
+                const unsigned* own_bonds =
+                    colour == 0u ? colour_couplings[0] : colour_couplings[1];
+                const unsigned spin = own[cw];
+                const uint2 x = x_neighbours(other[cw], other[cw + walk.adjacent], walk.p);
+                const unsigned plus_y = other[walk_plus_y(y, cw)];
+                const unsigned plus_z = DIMS == 3u ? other[cw + walk.plus_z] : 0u;
+                tally_add3(up, spin, 0u, 0u);
+                tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw),
+                           satisfied(own_bonds, spin, plus_y, 1u, cw),
+                           DIMS == 3u ? satisfied(own_bonds, spin, plus_z, 2u, cw) : 0u);
+                if (++steps == TALLY_STEPS) {
+                    tally_flush(up);
+                    tally_flush(bonds);
+                    steps = 0u;
+                }
             }
         }
+        tally_flush(up);
+        tally_flush(bonds);
         for (unsigned lane = 0u; lane < 32u; lane++) {
-            atomicAdd(&lane_totals[lane], lane_count(up, lane));
-            atomicAdd(&lane_totals[32u + lane], lane_count(bonds, lane));
+            atomicAdd(&lane_totals[lane], tally_count(up, lane));
+            atomicAdd(&lane_totals[32u + lane], tally_count(bonds, lane));
         }
     }
     __syncthreads();

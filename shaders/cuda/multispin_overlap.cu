@@ -1,62 +1,70 @@
 // Sites where the replicas of an overlap pair differ, and the forward bonds of those sites whose
 // two ends differ differently (D = a ^ b differs across the bond: q_i q_j = -1, the link
-// overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along lines;
-// the twin of multispin_overlap.wgsl. blockIdx.z is the pair pw = ts * (REPLICA_WORDS / 2) + rw
-// of word systems (ts * REPLICA_WORDS + rw, that + REPLICA_WORDS / 2). CPU twin:
-// src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`: [slot][pair][sites,
-// bonds][overlap_slot] as u32 counts.
+// overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
+// of lines (all of one x-plane); the twin of multispin_overlap.wgsl. blockIdx.z is the pair
+// pw = ts * (REPLICA_WORDS / 2) + rw of word systems (ts * REPLICA_WORDS + rw, that +
+// REPLICA_WORDS / 2). CPU twin: src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`:
+// [slot][pair][sites, bonds][overlap_slot] as u32 counts.
 
 #include "dispatch.cuh"
 #include "bitslice.cuh"
 #include "multispin_lattice.cuh"
 
-// Word i of one colour array of D = a ^ b. Shifting commutes with XOR, so D's x-neighbours are
-// x_neighbours of D's words.
-__device__ __forceinline__ unsigned differ(const unsigned* a, const unsigned* b, unsigned i) {
-    return a[i] ^ b[i];
-}
-
 extern "C" __global__ void multispin_overlap(DispatchParams params, const unsigned* spins,
                                              unsigned* overlaps) {
-    const unsigned line = thread_in_system();
-    if (line >= lines()) {
+    const unsigned strip = thread_in_system();
+    if (strip >= strips()) {
         return;
     }
     const unsigned pair = blockIdx.z;
     const unsigned half = REPLICA_WORDS / 2u;
     const unsigned a = (pair / half) * REPLICA_WORDS + pair % half;
     const unsigned b = a + half;
-    const unsigned wr = row_words();
-    unsigned sites[COUNTER_PLANES] = {};
-    unsigned links[COUNTER_PLANES] = {};
-    for (unsigned y = 0u; y < L; y++) {
-        const unsigned colour = line_colour(line, y);
-        const uint2 word = line_word(line, y);
-        const WordNeighbours n = word_neighbours(colour, word.x, word.y);
-        const unsigned cw = word.x * wr + word.y;
-        const unsigned own =
-            differ(colour_array(spins, a, colour), colour_array(spins, b, colour), cw);
-        const unsigned* other_a = colour_array(spins, a, 1u - colour);
-        const unsigned* other_b = colour_array(spins, b, 1u - colour);
-        lane_counter_add(sites, own);
-        const uint2 x = x_neighbours(differ(other_a, other_b, cw),
-                                     differ(other_a, other_b, n.adjacent), n.p);
-        lane_counter_add(links, own ^ x.y);
-#pragma unroll
-        for (unsigned d = 1u; d < DIMS; d++) {
-            lane_counter_add(links, own ^ differ(other_a, other_b, n.plus[d - 1u]));
+    // Words of D = a ^ b; shifting commutes with XOR, so D's x-neighbours are x_neighbours of
+    // D's words.
+    const unsigned* a_colours[2] = {colour_array(spins, a, 0u), colour_array(spins, a, 1u)};
+    const unsigned* b_colours[2] = {colour_array(spins, b, 0u), colour_array(spins, b, 1u)};
+    LaneTally sites = {};
+    LaneTally links = {};
+    unsigned steps = 0u;
+    for (unsigned r = 0u; r < LINE_RUN; r++) {
+        const LineWalk walk = line_walk(strip_line(strip, r));
+        for (unsigned y = 0u; y < L; y++) {
+            const unsigned colour = walk_colour(walk, y);
+            const unsigned cw = walk_word(walk, y);
+            const unsigned* own_a = colour == 0u ? a_colours[0] : a_colours[1];
+            const unsigned* own_b = colour == 0u ? b_colours[0] : b_colours[1];
+            const unsigned* other_a = colour == 0u ? a_colours[1] : a_colours[0];
+            const unsigned* other_b = colour == 0u ? b_colours[1] : b_colours[0];
+            const unsigned own = own_a[cw] ^ own_b[cw];
+            const unsigned adjacent = cw + walk.adjacent;
+            const uint2 x = x_neighbours(other_a[cw] ^ other_b[cw],
+                                         other_a[adjacent] ^ other_b[adjacent], walk.p);
+            const unsigned plus_y = walk_plus_y(y, cw);
+            const unsigned plus_z = cw + walk.plus_z;
+            tally_add3(sites, own, 0u, 0u);
+            tally_add3(links, own ^ x.y, own ^ other_a[plus_y] ^ other_b[plus_y],
+                       DIMS == 3u ? own ^ other_a[plus_z] ^ other_b[plus_z] : 0u);
+            if (++steps == TALLY_STEPS) {
+                tally_flush(sites);
+                tally_flush(links);
+                steps = 0u;
+            }
         }
     }
-    const uint3 position = line_position(line);
+    tally_flush(sites);
+    tally_flush(links);
+    // Every line of the strip lies in this x-plane.
+    const uint3 position = line_position(strip);
     unsigned* base = overlaps + (static_cast<unsigned long long>(params.slot) * gridDim.z + pair) *
                                     2u * overlap_slots();
     for (unsigned j = 0u; j < 32u; j++) {
         unsigned* slot = base + overlap_slot(position.y, position.z, j);
-        const unsigned count = lane_count(sites, j);
+        const unsigned count = tally_count(sites, j);
         if (count != 0u) {
             atomicAdd(slot, count);
         }
-        const unsigned link_count = lane_count(links, j);
+        const unsigned link_count = tally_count(links, j);
         if (link_count != 0u) {
             atomicAdd(slot + overlap_slots(), link_count);
         }

@@ -1,8 +1,10 @@
 // One parallel-tempering swap round, the twin of tempering_swap.wgsl (CPU twin:
-// src/engine/cpu/tempering_swap.rs): thread q decides the pairs (k, k + 1), k = parity mod 2, of
-// the chain sets of group q from the counts measured into the scratch slot, swaps their labels,
-// counts acceptances and round trips, writes the exchange masks [k][q], and clears the scratch
-// records it read for the next round. Observation records are [up, satisfied] 64-bit counters.
+// src/engine/cpu/tempering_swap.rs): block q (z) decides the pairs (k, k + 1), k = parity mod 2,
+// of the chain sets of group q from the counts measured into the scratch slot, one thread per
+// pair and chain set (each decision has its own Philox block and the pairs of a round are
+// disjoint, so they go in parallel); it swaps their labels, counts acceptances, sets the exchange
+// masks [k][q], and after a barrier counts round trips and clears the scratch records it read for
+// the next round. Observation records are [up, satisfied] 64-bit counters.
 
 #include "dispatch.cuh"
 #include "philox.cuh"
@@ -87,50 +89,64 @@ __device__ __forceinline__ void track_round_trips(unsigned* state, unsigned c) {
     }
 }
 
-// Zero the scratch records of group q's walkers, read by this thread alone.
-__device__ __forceinline__ void clear_scratch(unsigned long long* scratch, unsigned q) {
-    const unsigned systems = EXCHANGE == EXCHANGE_WITHIN_WORDS ? 1u : TEMPERATURES;
-    for (unsigned k = 0u; k < systems; k++) {
-        const unsigned first =
-            (EXCHANGE == EXCHANGE_WITHIN_WORDS ? q : k * GROUPS + q) * LANE_RECORDS;
-        for (unsigned lane = 0u; lane < LANE_RECORDS; lane++) {
-            scratch[2ull * (first + lane)] = 0ull;
-            scratch[2ull * (first + lane) + 1ull] = 0ull;
-        }
+// Records of the walkers of one group: every temperature's, or one word's with the temperatures
+// in its lanes.
+__device__ constexpr unsigned group_records() {
+    return (EXCHANGE == EXCHANGE_WITHIN_WORDS ? 1u : TEMPERATURES) * LANE_RECORDS;
+}
+
+// Zero scratch record i of group q's walkers.
+__device__ __forceinline__ void clear_record(unsigned long long* scratch, unsigned q, unsigned i) {
+    const unsigned k = i / LANE_RECORDS;
+    const unsigned lane = i % LANE_RECORDS;
+    const unsigned first = (EXCHANGE == EXCHANGE_WITHIN_WORDS ? q : k * GROUPS + q) * LANE_RECORDS;
+    scratch[2ull * (first + lane)] = 0ull;
+    scratch[2ull * (first + lane) + 1ull] = 0ull;
+}
+
+// The mask word of pair k of group q, and the bits an accepted decision in lane j sets there.
+__device__ __forceinline__ unsigned mask_index(unsigned k, unsigned q) {
+    return EXCHANGE == EXCHANGE_WITHIN_WORDS ? q : k * GROUPS + q;
+}
+
+__device__ __forceinline__ unsigned mask_bits(unsigned k, unsigned j) {
+    if (EXCHANGE == EXCHANGE_SYSTEMS) {
+        return 0xffffffffu;
     }
+    return EXCHANGE == EXCHANGE_WITHIN_WORDS ? 1u << (k & 31u) : 1u << j;
 }
 
 extern "C" __global__ void tempering_swap(DispatchParams params,
                                           unsigned long long* observations,
                                           const unsigned* tables, unsigned* state,
                                           unsigned* masks) {
-    const unsigned q = thread_in_system();
+    const unsigned q = blockIdx.z;
     if (q >= GROUPS) {
         return;
     }
     unsigned long long* scratch =
         observations + 2ull * static_cast<unsigned long long>(params.slot) * SLOT_RECORDS;
-    unsigned within = 0u;
-    for (unsigned k = params.colour; k + 1u < TEMPERATURES; k += 2u) {
-        unsigned mask = 0u;
-        for (unsigned j = 0u; j < group_lanes(); j++) {
-            const unsigned c = chain_set(q, j);
-            if (accept_swap(params, scratch, tables, k, q, j, c)) {
-                swap_labels(state, c, k);
-                mask |= 1u << j;
-                within |= 1u << (k & 31u);
-            }
-        }
-        if (EXCHANGE == EXCHANGE_SYSTEMS) {
-            mask = mask != 0u ? 0xffffffffu : 0u;
-        }
-        masks[k * GROUPS + q] = mask;
+    // Pairs (k, k + 1) of this round: k = parity + 2 p, k + 1 < TEMPERATURES.
+    const unsigned parity = params.colour;
+    const unsigned pairs = (TEMPERATURES - parity) / 2u;
+    for (unsigned p = threadIdx.x; p < pairs; p += blockDim.x) {
+        masks[mask_index(parity + 2u * p, q)] = 0u;
     }
-    if (EXCHANGE == EXCHANGE_WITHIN_WORDS) {
-        masks[q] = within;
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < pairs * group_lanes(); i += blockDim.x) {
+        const unsigned j = i % group_lanes();
+        const unsigned k = parity + 2u * (i / group_lanes());
+        const unsigned c = chain_set(q, j);
+        if (accept_swap(params, scratch, tables, k, q, j, c)) {
+            swap_labels(state, c, k);
+            atomicOr(masks + mask_index(k, q), mask_bits(k, j));
+        }
     }
-    for (unsigned j = 0u; j < group_lanes(); j++) {
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < group_lanes(); j += blockDim.x) {
         track_round_trips(state, chain_set(q, j));
     }
-    clear_scratch(scratch, q);
+    for (unsigned i = threadIdx.x; i < group_records(); i += blockDim.x) {
+        clear_record(scratch, q, i);
+    }
 }

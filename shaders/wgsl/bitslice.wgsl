@@ -1,8 +1,9 @@
 // Bit-sliced arithmetic on 32 lanes at once, one bit each; twin of src/engine/cpu/bitslice.rs.
 
-// Planes of a lane counter: up to 2^18 - 1 per lane, more than any line of sites adds (dims * L
-// satisfied bonds: 2 * 65536 = 2^17 at the 65536^2 SMSC lattice, below 2^18 for every lattice of
-// fewer than 2^34 sites, the multispin limit of src/config.rs).
+// Planes of a lane counter: up to 2^18 - 1 per lane, more than any strip of sites adds (in 2D
+// dims * L satisfied bonds, 2 * 65536 = 2^17 at the 65536^2 SMSC lattice, below 2^18 for every
+// lattice of fewer than 2^34 sites, the multispin limit of src/config.rs; in 3D at most 3 * 256,
+// MAX_STRIP_WORDS in src/engine/multispin.rs).
 const COUNTER_PLANES: u32 = 18u;
 
 // Per-lane number of unsatisfied bonds c = c0 + 2 c1 + 4 c2 (at most 6).
@@ -30,21 +31,59 @@ fn count_equals(count: BondCount, c: u32) -> u32 {
     return pick(count.c0, (c & 1u) != 0u) & pick(count.c1, (c & 2u) != 0u) & pick(count.c2, (c & 4u) != 0u);
 }
 
-// A vertical counter: add one to every lane set in `word`.
-fn lane_counter_add(planes: ptr<function, array<u32, COUNTER_PLANES>>, word: u32) {
-    var carry = word;
-    for (var k = 0u; k < COUNTER_PLANES && carry != 0u; k++) {
-        let next = (*planes)[k] & carry;
-        (*planes)[k] ^= carry;
+// A lane counter for long walks: each step's words go into a small pending counter through
+// branch-free adders, and the pending counts go into the wide counter every TALLY_STEPS steps.
+// Adding to the wide counter directly ripples a carry as far as the longest chain of any
+// invocation in the subgroup, several planes per word; here that ripple is paid once per
+// TALLY_STEPS steps. Pending counts stay below 2^TALLY_PLANES: a step adds at most 3 (the
+// forward bonds of a site).
+const TALLY_PLANES: u32 = 5u;
+const TALLY_STEPS: u32 = 8u;
+
+struct LaneTally {
+    pending: array<u32, TALLY_PLANES>,
+    planes: array<u32, COUNTER_PLANES>,
+}
+
+// Add a + b + c per lane (each 0 or 1) to the pending counter: a full adder gives the sum's two
+// bits, which ripple through the pending planes.
+fn tally_add3(tally: ptr<function, LaneTally>, a: u32, b: u32, c: u32) {
+    let sum = a ^ b ^ c;
+    let twos = (a & b) | (c & (a ^ b));
+    var carry = (*tally).pending[0] & sum;
+    (*tally).pending[0] ^= sum;
+    let p1 = (*tally).pending[1];
+    (*tally).pending[1] = p1 ^ twos ^ carry;
+    carry = (p1 & twos) | (carry & (p1 ^ twos));
+    for (var k = 2u; k < TALLY_PLANES; k++) {
+        let next = (*tally).pending[k] & carry;
+        (*tally).pending[k] ^= carry;
         carry = next;
     }
 }
 
-// The count of one lane of a vertical counter.
-fn lane_count(planes: ptr<function, array<u32, COUNTER_PLANES>>, lane: u32) -> u32 {
+// Add the pending counts to the wide counter and clear them.
+fn tally_flush(tally: ptr<function, LaneTally>) {
+    var carry = 0u;
+    for (var k = 0u; k < TALLY_PLANES; k++) {
+        let p = (*tally).planes[k];
+        let q = (*tally).pending[k];
+        (*tally).planes[k] = p ^ q ^ carry;
+        carry = (p & q) | (carry & (p ^ q));
+        (*tally).pending[k] = 0u;
+    }
+    for (var k = TALLY_PLANES; k < COUNTER_PLANES && carry != 0u; k++) {
+        let next = (*tally).planes[k] & carry;
+        (*tally).planes[k] ^= carry;
+        carry = next;
+    }
+}
+
+// The count of one lane of a tally (after its last flush).
+fn tally_count(tally: ptr<function, LaneTally>, lane: u32) -> u32 {
     var count = 0u;
     for (var k = 0u; k < COUNTER_PLANES; k++) {
-        count |= (((*planes)[k] >> lane) & 1u) << k;
+        count |= (((*tally).planes[k] >> lane) & 1u) << k;
     }
     return count;
 }

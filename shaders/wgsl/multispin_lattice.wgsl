@@ -61,20 +61,66 @@ fn lines() -> u32 {
     return select(1u, L, DIMS == 3u) * row_words() * 2u;
 }
 
+// Lines per thread of the observables and overlap kernels (MultispinLayout::line_run): strip s
+// walks lines s, s + strips(), ..., all of one (w, p) since strips() is a multiple of
+// 2 row_words().
+override LINE_RUN: u32 = 1u;
+
+fn strips() -> u32 {
+    return lines() / LINE_RUN;
+}
+
+fn strip_line(strip: u32, r: u32) -> u32 {
+    return strip + r * strips();
+}
+
 // (z, w, p) of a line.
 fn line_position(line: u32) -> vec3<u32> {
     return vec3<u32>((line >> 1u) / row_words(), (line >> 1u) % row_words(), line & 1u);
 }
 
-// The colour of the site visited at step y of a line.
-fn line_colour(line: u32, y: u32) -> u32 {
-    let position = line_position(line);
-    return (position.z + y + position.x) & 1u;
+// A line (z, w, p) seen from its first site. Along the line y advances the row by one and the
+// colour alternates, while the x-offset of the sites' row stays p (p = (y + z + colour) mod 2 with
+// colour = (z + y + p) mod 2): the adjacent word and the +z neighbour lie a constant distance
+// (modulo 2^32) from each site's word, found once per line.
+struct LineWalk {
+    first: u32,
+    colour: u32,
+    p: u32,
+    adjacent: u32,
+    plus_z: u32,
 }
 
-fn line_site(line: u32, y: u32) -> WordSite {
+fn line_walk(line: u32) -> LineWalk {
+    let wr = row_words();
+    let plane = L * wr;
     let position = line_position(line);
-    return word_site(line_colour(line, y), position.x * L + y, position.y);
+    let z = position.x;
+    let w = position.y;
+    var walk: LineWalk;
+    walk.p = position.z;
+    walk.first = z * plane + w;
+    walk.colour = (z + walk.p) & 1u;
+    if walk.p == 0u {
+        walk.adjacent = select(0u - 1u, wr - 1u, w == 0u);
+    } else {
+        walk.adjacent = select(1u, 0u - (wr - 1u), w == wr - 1u);
+    }
+    walk.plus_z = select(plane, 0u - (L - 1u) * plane, z == L - 1u);
+    return walk;
+}
+
+// Word, colour and +y neighbour of the site at step y of a walk.
+fn walk_word(walk: LineWalk, y: u32) -> u32 {
+    return walk.first + y * row_words();
+}
+
+fn walk_colour(walk: LineWalk, y: u32) -> u32 {
+    return (walk.colour + y) & 1u;
+}
+
+fn walk_plus_y(y: u32, cw: u32) -> u32 {
+    return select(cw + row_words(), cw - (L - 1u) * row_words(), y == L - 1u);
 }
 
 // Start of colour `colour` of word system g.

@@ -1,6 +1,6 @@
 // Per lane of every word system: up spins and satisfied bonds (J s s' = +1, each bond once via
-// the forward neighbours), counted with bit-sliced lane counters along lines of sites, summed
-// per workgroup and added to 64-bit counters. CPU twin: src/engine/cpu/multispin_observables.rs.
+// the forward neighbours), counted with bit-sliced lane counters along strips of LINE_RUN lines
+// of sites, summed per workgroup and added to 64-bit counters. CPU twin: src/engine/cpu/multispin_observables.rs.
 // Layout of `observations`: [slot][g][lane][up_lo, up_hi, satisfied_lo, satisfied_hi].
 
 #import dispatch
@@ -18,11 +18,12 @@ override DISORDERED: bool = false;
 // Per lane: up spins (0..31) and satisfied bonds (32..63) of the workgroup.
 var<workgroup> lane_totals: array<atomic<u32>, 64>;
 
-// Satisfied-bond lanes of the bond in direction +d of the word at `site` with spin `spin`.
-fn satisfied(spin: u32, plus: u32, group: u32, d: u32, colour: u32, cw: u32) -> u32 {
+// Satisfied-bond lanes of the bond in direction +d of the word at `cw` with spin `spin`, the
+// colour's bonds starting at `bonds`.
+fn satisfied(spin: u32, plus: u32, bonds: u32, d: u32, cw: u32) -> u32 {
     var bond = 0u;
     if DISORDERED {
-        bond = couplings[bond_base(group, d, colour) + cw];
+        bond = couplings[bonds + d * 2u * colour_words() + cw];
     }
     return ~(spin ^ plus ^ bond);
 }
@@ -33,30 +34,50 @@ fn main(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let line = thread_in_system(workgroup, workgroups, local);
+    let strip = thread_in_system(workgroup, workgroups, local);
     let g = workgroup.z;
-    if line < lines() {
-        let wr = row_words();
+    if strip < strips() {
         let group = coupling_group(g);
-        var up: array<u32, COUNTER_PLANES>;
-        var bonds: array<u32, COUNTER_PLANES>;
-        for (var y = 0u; y < L; y++) {
-            let colour = line_colour(line, y);
-            let site = line_site(line, y);
-            let cw = site.row * wr + site.w;
-            let other = colour_base(g, 1u - colour);
-            let spin = spins[colour_base(g, colour) + cw];
-            lane_counter_add(&up, spin);
-            let x = x_neighbours(spins[other + cw], spins[other + site.row * wr + site.adjacent], site.p);
-            lane_counter_add(&bonds, satisfied(spin, x.y, group, 0u, colour, cw));
-            for (var d = 1u; d < DIMS; d++) {
-                let plus = spins[other + site.plus_rows[d - 1u] * wr + site.w];
-                lane_counter_add(&bonds, satisfied(spin, plus, group, d, colour, cw));
+        var up: LaneTally;
+        var bonds: LaneTally;
+        var steps = 0u;
+        for (var r = 0u; r < LINE_RUN; r++) {
+            let walk = line_walk(strip_line(strip, r));
+            for (var y = 0u; y < L; y++) {
+                let colour = walk_colour(walk, y);
+                let cw = walk_word(walk, y);
+                let own = colour_base(g, colour);
+                let other = colour_base(g, 1u - colour);
+                let own_bonds = bond_base(group, 0u, colour);
+                let spin = spins[own + cw];
+                let x = x_neighbours(spins[other + cw], spins[other + cw + walk.adjacent], walk.p);
+                let plus_y = spins[other + walk_plus_y(y, cw)];
+                var plus_z = 0u;
+                var bond_z = 0u;
+                if DIMS == 3u {
+                    plus_z = spins[other + cw + walk.plus_z];
+                    bond_z = satisfied(spin, plus_z, own_bonds, 2u, cw);
+                }
+                tally_add3(&up, spin, 0u, 0u);
+                tally_add3(
+                    &bonds,
+                    satisfied(spin, x.y, own_bonds, 0u, cw),
+                    satisfied(spin, plus_y, own_bonds, 1u, cw),
+                    bond_z,
+                );
+                steps++;
+                if steps == TALLY_STEPS {
+                    tally_flush(&up);
+                    tally_flush(&bonds);
+                    steps = 0u;
+                }
             }
         }
+        tally_flush(&up);
+        tally_flush(&bonds);
         for (var lane = 0u; lane < 32u; lane++) {
-            atomicAdd(&lane_totals[lane], lane_count(&up, lane));
-            atomicAdd(&lane_totals[32u + lane], lane_count(&bonds, lane));
+            atomicAdd(&lane_totals[lane], tally_count(&up, lane));
+            atomicAdd(&lane_totals[32u + lane], tally_count(&bonds, lane));
         }
     }
     workgroupBarrier();

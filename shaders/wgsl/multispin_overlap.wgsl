@@ -1,9 +1,10 @@
 // Sites where the replicas of an overlap pair differ, and the forward bonds of those sites whose
 // two ends differ differently (D = a ^ b differs across the bond: q_i q_j = -1, the link
-// overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along lines.
-// Workgroup z is the pair pw = ts * (REPLICA_WORDS/2) + rw of word systems (ts * REPLICA_WORDS +
-// rw, that + REPLICA_WORDS / 2). CPU twin: src/engine/cpu/multispin_overlap.rs. Layout of
-// `overlaps`: [slot][pair][sites, bonds][overlap_slot].
+// overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
+// of lines (all of one x-plane). Workgroup z is the pair pw = ts * (REPLICA_WORDS/2) + rw of
+// word systems (ts * REPLICA_WORDS + rw, that + REPLICA_WORDS / 2). CPU twin:
+// src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`: [slot][pair][sites,
+// bonds][overlap_slot].
 
 #import dispatch
 #import bitslice
@@ -25,42 +26,54 @@ fn main(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let line = thread_in_system(workgroup, workgroups, local);
-    if line >= lines() {
+    let strip = thread_in_system(workgroup, workgroups, local);
+    if strip >= strips() {
         return;
     }
     let pair = workgroup.z;
     let half = REPLICA_WORDS / 2u;
     let a = (pair / half) * REPLICA_WORDS + pair % half;
     let b = a + half;
-    let wr = row_words();
-    var sites: array<u32, COUNTER_PLANES>;
-    var links: array<u32, COUNTER_PLANES>;
-    for (var y = 0u; y < L; y++) {
-        let colour = line_colour(line, y);
-        let site = line_site(line, y);
-        let cw = site.row * wr + site.w;
-        let own = differ(colour_base(a, colour), colour_base(b, colour), cw);
-        let other_a = colour_base(a, 1u - colour);
-        let other_b = colour_base(b, 1u - colour);
-        lane_counter_add(&sites, own);
-        let adjacent = differ(other_a, other_b, site.row * wr + site.adjacent);
-        let x = x_neighbours(differ(other_a, other_b, cw), adjacent, site.p);
-        lane_counter_add(&links, own ^ x.y);
-        for (var d = 1u; d < DIMS; d++) {
-            let plus = differ(other_a, other_b, site.plus_rows[d - 1u] * wr + site.w);
-            lane_counter_add(&links, own ^ plus);
+    var sites: LaneTally;
+    var links: LaneTally;
+    var steps = 0u;
+    for (var r = 0u; r < LINE_RUN; r++) {
+        let walk = line_walk(strip_line(strip, r));
+        for (var y = 0u; y < L; y++) {
+            let colour = walk_colour(walk, y);
+            let cw = walk_word(walk, y);
+            let own = differ(colour_base(a, colour), colour_base(b, colour), cw);
+            let other_a = colour_base(a, 1u - colour);
+            let other_b = colour_base(b, 1u - colour);
+            let adjacent = differ(other_a, other_b, cw + walk.adjacent);
+            let x = x_neighbours(differ(other_a, other_b, cw), adjacent, walk.p);
+            let plus_y = differ(other_a, other_b, walk_plus_y(y, cw));
+            var link_z = 0u;
+            if DIMS == 3u {
+                link_z = own ^ differ(other_a, other_b, cw + walk.plus_z);
+            }
+            tally_add3(&sites, own, 0u, 0u);
+            tally_add3(&links, own ^ x.y, own ^ plus_y, link_z);
+            steps++;
+            if steps == TALLY_STEPS {
+                tally_flush(&sites);
+                tally_flush(&links);
+                steps = 0u;
+            }
         }
     }
-    let position = line_position(line);
+    tally_flush(&sites);
+    tally_flush(&links);
+    // Every line of the strip lies in this x-plane.
+    let position = line_position(strip);
     let base = (params.slot * workgroups.z + pair) * 2u * overlap_slots();
     for (var j = 0u; j < 32u; j++) {
         let slot = base + overlap_slot(position.y, position.z, j);
-        let count = lane_count(&sites, j);
+        let count = tally_count(&sites, j);
         if count != 0u {
             atomicAdd(&overlaps[slot], count);
         }
-        let link_count = lane_count(&links, j);
+        let link_count = tally_count(&links, j);
         if link_count != 0u {
             atomicAdd(&overlaps[slot + overlap_slots()], link_count);
         }

@@ -1,6 +1,8 @@
-// One parallel-tempering swap round: thread q decides the pairs (k, k + 1), k = parity mod 2, of
-// the chain sets of group q from the counts measured into the scratch slot, swaps their labels,
-// counts acceptances and round trips, writes the exchange masks [k][q], and clears the scratch
+// One parallel-tempering swap round: workgroup q (z) decides the pairs (k, k + 1), k = parity
+// mod 2, of the chain sets of group q from the counts measured into the scratch slot, one
+// invocation per pair and chain set (each decision has its own Philox block and the pairs of a
+// round are disjoint, so they go in parallel); it swaps their labels, counts acceptances, sets
+// the exchange masks [k][q], and after a barrier counts round trips and clears the scratch
 // records it read for the next round. CPU twin: src/engine/cpu/tempering_swap.rs.
 
 #import dispatch
@@ -11,7 +13,7 @@
 @group(0) @binding(3) var<storage, read_write> observations: array<u32>;
 @group(1) @binding(0) var<storage, read> tables: array<u32>;
 @group(1) @binding(1) var<storage, read_write> state: array<u32>;
-@group(1) @binding(2) var<storage, read_write> masks: array<u32>;
+@group(1) @binding(2) var<storage, read_write> masks: array<atomic<u32>>;
 
 // Records per word system in `observations` (32 lanes for the multispin engine, 1 for the
 // simple engine) and per slot; SMSC sums the 32 site lanes of its one system.
@@ -116,55 +118,63 @@ fn track_round_trips(c: u32) {
     }
 }
 
-// Zero the scratch records of group q's walkers, read by this thread alone.
-fn clear_scratch(q: u32) {
-    var systems = TEMPERATURES;
-    if EXCHANGE == EXCHANGE_WITHIN_WORDS {
-        systems = 1u;
+// Records of the walkers of one group: every temperature's, or one word's with the temperatures
+// in its lanes.
+fn group_records() -> u32 {
+    return select(TEMPERATURES, 1u, EXCHANGE == EXCHANGE_WITHIN_WORDS) * LANE_RECORDS;
+}
+
+// Zero scratch record i of group q's walkers.
+fn clear_record(q: u32, i: u32) {
+    let k = i / LANE_RECORDS;
+    let lane = i % LANE_RECORDS;
+    let first = select(k * GROUPS + q, q, EXCHANGE == EXCHANGE_WITHIN_WORDS) * LANE_RECORDS;
+    let at = (params.slot * SLOT_RECORDS + first + lane) * 4u;
+    observations[at] = 0u;
+    observations[at + 1u] = 0u;
+    observations[at + 2u] = 0u;
+    observations[at + 3u] = 0u;
+}
+
+// The mask word of pair k of group q, and the bits an accepted decision in lane j sets there.
+fn mask_index(k: u32, q: u32) -> u32 {
+    return select(k * GROUPS + q, q, EXCHANGE == EXCHANGE_WITHIN_WORDS);
+}
+
+fn mask_bits(k: u32, j: u32) -> u32 {
+    if EXCHANGE == EXCHANGE_SYSTEMS {
+        return 0xffffffffu;
     }
-    for (var k = 0u; k < systems; k++) {
-        let first = select(k * GROUPS + q, q, EXCHANGE == EXCHANGE_WITHIN_WORDS) * LANE_RECORDS;
-        for (var lane = 0u; lane < LANE_RECORDS; lane++) {
-            let i = (params.slot * SLOT_RECORDS + first + lane) * 4u;
-            observations[i] = 0u;
-            observations[i + 1u] = 0u;
-            observations[i + 2u] = 0u;
-            observations[i + 3u] = 0u;
-        }
-    }
+    return select(1u << j, 1u << (k & 31u), EXCHANGE == EXCHANGE_WITHIN_WORDS);
 }
 
 @compute @workgroup_size(WG_SIZE)
 fn main(
     @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let q = thread_in_system(workgroup, workgroups, local);
-    if q >= GROUPS {
-        return;
+    let q = workgroup.z;
+    // Pairs (k, k + 1) of this round: k = parity + 2 p, k + 1 < TEMPERATURES.
+    let parity = params.colour;
+    let pairs = (TEMPERATURES - parity) / 2u;
+    for (var p = local; p < pairs; p += WG_SIZE) {
+        atomicStore(&masks[mask_index(parity + 2u * p, q)], 0u);
     }
-    var within = 0u;
-    for (var k = params.colour; k + 1u < TEMPERATURES; k += 2u) {
-        var mask = 0u;
-        for (var j = 0u; j < group_lanes(); j++) {
-            let c = chain_set(q, j);
-            if accept_swap(k, q, j, c) {
-                swap_labels(c, k);
-                mask |= 1u << j;
-                within |= 1u << (k & 31u);
-            }
+    storageBarrier();
+    for (var i = local; i < pairs * group_lanes(); i += WG_SIZE) {
+        let j = i % group_lanes();
+        let k = parity + 2u * (i / group_lanes());
+        let c = chain_set(q, j);
+        if accept_swap(k, q, j, c) {
+            swap_labels(c, k);
+            atomicOr(&masks[mask_index(k, q)], mask_bits(k, j));
         }
-        if EXCHANGE == EXCHANGE_SYSTEMS {
-            mask = select(0u, 0xffffffffu, mask != 0u);
-        }
-        masks[k * GROUPS + q] = mask;
     }
-    if EXCHANGE == EXCHANGE_WITHIN_WORDS {
-        masks[q] = within;
-    }
-    for (var j = 0u; j < group_lanes(); j++) {
+    storageBarrier();
+    for (var j = local; j < group_lanes(); j += WG_SIZE) {
         track_round_trips(chain_set(q, j));
     }
-    clear_scratch(q);
+    for (var i = local; i < group_records(); i += WG_SIZE) {
+        clear_record(q, i);
+    }
 }

@@ -32,6 +32,10 @@ use crate::model::Lattice;
 use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
 use crate::model::ising::{IsingSystems, threshold};
 
+/// Words a thread of the observables and overlap kernels walks at most where it walks several
+/// lines (see [`MultispinLayout::line_run`]).
+pub const MAX_STRIP_WORDS: u32 = 256;
+
 /// Bits per spin word.
 pub const LANES: u32 = 32;
 
@@ -499,61 +503,73 @@ impl MultispinLayout {
     }
 
     /// Reorder per-pair differing-site counts into `[slot][overlap][x]`, overlaps numbered as
-    /// [`IsingSystems::overlaps`].
+    /// [`IsingSystems::overlaps`]; slots in parallel, like [`systems_of_words`](Self::systems_of_words).
     fn overlaps_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u32> {
         let l = self.lattice().size as usize;
-        let mut out = vec![0u32; slots as usize * self.systems.overlaps() as usize * l];
-        self.for_each_overlap_count(per_pair, slots, false, |i, x, count| {
-            out[i * l + x] = count;
-        });
+        let per_slot = self.systems.overlaps() as usize * l;
+        let mut out = vec![0u32; slots as usize * per_slot];
+        out.par_chunks_mut(per_slot.max(1))
+            .zip(per_pair.par_chunks(self.pair_counts_per_slot()))
+            .for_each(|(out, counts)| {
+                self.for_each_overlap_count(counts, false, |i, x, count| out[i * l + x] = count);
+            });
         out
     }
 
     /// Sum the per-plane differing-bond counts into `[slot][overlap]`.
     fn links_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u64> {
-        let mut out = vec![0u64; slots as usize * self.systems.overlaps() as usize];
-        self.for_each_overlap_count(per_pair, slots, true, |i, _, count| {
-            out[i] += u64::from(count);
-        });
+        let per_slot = self.systems.overlaps() as usize;
+        let mut out = vec![0u64; slots as usize * per_slot];
+        out.par_chunks_mut(per_slot.max(1))
+            .zip(per_pair.par_chunks(self.pair_counts_per_slot()))
+            .for_each(|(out, counts)| {
+                self.for_each_overlap_count(counts, true, |i, _, count| {
+                    out[i] += u64::from(count);
+                });
+            });
         out
     }
 
-    /// Visit each per-plane count of per-pair counts `[slot][pair][pair count]` (the differing
-    /// sites, or with `links` the differing bonds) as `(slot * overlaps + overlap, x, count)`.
+    /// Overlap counts of one slot: pair counts of every overlap word pair.
+    fn pair_counts_per_slot(&self) -> usize {
+        (self.overlap_word_pairs().len() * self.pair_counts() as usize).max(1)
+    }
+
+    /// Visit each per-plane count of one slot's per-pair counts `[pair][pair count]` (the
+    /// differing sites, or with `links` the differing bonds) as `(overlap, x, count)`.
     fn for_each_overlap_count(
         &self,
         per_pair: &[u32],
-        slots: u32,
         links: bool,
         mut f: impl FnMut(usize, usize, u32),
     ) {
         let s = &self.systems;
-        let overlaps = s.overlaps() as usize;
-        let pairs = self.overlap_word_pairs();
         let per_word = self.pair_counts() as usize;
         let part = if links {
             self.overlap_slots() as usize
         } else {
             0
         };
-        for slot in 0..slots as usize {
-            for (pw, &(g, _)) in pairs.iter().enumerate() {
-                let counts = &per_pair[(slot * pairs.len() + pw) * per_word + part..];
-                for lane in 0..self.systems_per_word() {
-                    let Some(system) = self.lane_system(g, lane) else {
-                        continue;
+        for (&(g, _), counts) in self
+            .overlap_word_pairs()
+            .iter()
+            .zip(per_pair.chunks_exact(per_word))
+        {
+            let counts = &counts[part..];
+            for lane in 0..self.systems_per_word() {
+                let Some(system) = self.lane_system(g, lane) else {
+                    continue;
+                };
+                // System (t, s, r) with r < replicas / 2 is overlap (t, s, p = r).
+                let (ts, r) = (system / s.replicas, system % s.replicas);
+                let overlap = ts as usize * s.overlap_pairs() as usize + r as usize;
+                for x in 0..self.lattice().size as usize {
+                    let slot_index = if self.smsc() {
+                        x
+                    } else {
+                        x * LANES as usize + lane as usize
                     };
-                    // System (t, s, r) with r < replicas / 2 is overlap (t, s, p = r).
-                    let (ts, r) = (system / s.replicas, system % s.replicas);
-                    let overlap = ts as usize * s.overlap_pairs() as usize + r as usize;
-                    for x in 0..self.lattice().size as usize {
-                        let slot_index = if self.smsc() {
-                            x
-                        } else {
-                            x * LANES as usize + lane as usize
-                        };
-                        f(slot * overlaps + overlap, x, counts[slot_index]);
-                    }
+                    f(overlap, x, counts[slot_index]);
                 }
             }
         }
@@ -625,6 +641,25 @@ impl MultispinLayout {
         let lattice = self.lattice();
         let planes = u64::from(lattice.size).pow(lattice.dims - 2);
         within_a_word_system(planes * u64::from(self.row_words()) * 2, "lines")
+    }
+
+    /// Lines each thread of the observables and overlap kernels walks: `line_run` lines of one
+    /// `(w, p)` (so of one x-plane), `strips()` lines apart. Walking several lines amortises each
+    /// thread's tail (extracting 32 lane counts and adding them up, for the overlaps with global
+    /// atomics per x-plane and lane): up to 8 lines of at most [`MAX_STRIP_WORDS`] words, and 1
+    /// in 2D, where lines are whole x-planes.
+    pub fn line_run(&self) -> u32 {
+        let size = self.lattice().size;
+        let planes = self.lines() / (2 * self.row_words());
+        [8, 4, 2]
+            .into_iter()
+            .find(|&run| planes.is_multiple_of(run) && run * size <= MAX_STRIP_WORDS)
+            .unwrap_or(1)
+    }
+
+    /// Strips per word system: groups of [`line_run`](Self::line_run) lines, one per thread.
+    pub fn strips(&self) -> u32 {
+        self.lines() / self.line_run()
     }
 
     /// The `-x` and `+x` neighbours of the word at `site`, from the other colour's `words`:
@@ -748,6 +783,30 @@ mod tests {
     use super::fixtures::{all_layouts, layout};
     use super::*;
     use crate::model::couplings::coupling_values;
+
+    /// Observation threads walk up to 8 lines of one x-plane, at most MAX_STRIP_WORDS words,
+    /// and the strips cover every line once.
+    #[test]
+    fn strips_walk_whole_lines_of_one_plane() {
+        let samples = Layout::Amsc {
+            lanes: Lanes::Samples,
+        };
+        for (dims, size, layout, run) in [
+            (3, 32, samples, 8),
+            (3, 16, samples, 8),
+            (3, 64, samples, 4),
+            (3, 6, samples, 2),
+            (3, 128, Layout::Smsc, 2),
+            (2, 64, samples, 1),
+            (2, 4096, Layout::Smsc, 1),
+        ] {
+            let l = fixtures::layout(dims, size, layout, 32, 2, 1);
+            assert_eq!(l.line_run(), run, "{dims}D L={size} {layout:?}");
+            assert_eq!(l.strips() * l.line_run(), l.lines());
+            assert!(l.line_run() == 1 || l.line_run() * size <= MAX_STRIP_WORDS);
+            assert_eq!(l.strips() % (2 * l.row_words()), 0);
+        }
+    }
 
     #[test]
     fn every_system_site_is_one_bit_and_pack_round_trips() {

@@ -157,6 +157,14 @@ impl SwapLayout {
         }
     }
 
+    /// Chain sets per group: the lanes of a word with [`Exchange::Lanes`], else 1.
+    pub fn group_lanes(&self) -> u32 {
+        match self.exchange {
+            Exchange::Lanes => LANES,
+            Exchange::Systems | Exchange::WithinWords => 1,
+        }
+    }
+
     /// Words of the mask array.
     pub fn mask_words(&self) -> usize {
         self.groups as usize * self.chains.temperatures as usize

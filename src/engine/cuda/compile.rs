@@ -161,6 +161,7 @@ mod tests {
             ("CONSTANT_THRESHOLDS", constant),
             ("FIXED_THRESHOLDS", fixed),
             ("WORD_RUN", 4),
+            ("LINE_RUN", 2),
             ("SEED_LO", 0x5eed),
             ("SEED_HI", 0x0123_4567),
             ("COLOUR", 1),

@@ -6,7 +6,8 @@
 //! machine without NVIDIA's driver gets an [`Error::Cuda`] that says so, never a panic.
 #![allow(
     unsafe_code,
-    reason = "the library probe and the driver-version query are FFI calls without safe wrappers"
+    reason = "the library probe and the driver-version query are FFI calls without safe wrappers; \
+              page-locked memory starts uninitialised"
 )]
 
 use std::collections::HashMap;
@@ -16,7 +17,9 @@ use std::sync::Arc;
 
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, sys};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaStream, DeviceRepr, PinnedHostSlice, sys,
+};
 use serde::Serialize;
 
 use super::compile::{architecture_for, compile};
@@ -225,6 +228,16 @@ impl CudaDevice {
     /// Streams for independent systems of `sizes`, see `engine/cuda/streams.rs`.
     pub fn system_streams(&self, sizes: SystemSizes) -> Result<SystemStreams> {
         SystemStreams::new(&self.ctx, sizes)
+    }
+
+    /// `len` elements of page-locked host memory that the host reads fast (not write-combined),
+    /// for downloads at the bus's speed; its contents are undefined until a download fills them.
+    pub fn pinned<T: DeviceRepr>(&self, len: usize, what: &str) -> Result<PinnedHostSlice<T>> {
+        // SAFETY: cuMemHostAlloc with no flags; the memory is uninitialised, and its users read
+        // only what a download has written (see `launch::Staging`).
+        unsafe { self.ctx.alloc_pinned_with_flags::<T>(len.max(1), 0) }.map_err(driver_error(
+            format!("allocating {len} elements of page-locked memory for the {what}"),
+        ))
     }
 
     /// Wait for every launch so far, on every stream; a kernel fault surfaces here, described

@@ -13,7 +13,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{
-    Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
+    Launches, Staging, allocate, check_fits, clear, download, fitted_block_size, launch_config,
     overwrite, upload,
 };
 use super::streams::{SystemSizes, SystemStreams};
@@ -29,7 +29,7 @@ use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
-pub(super) const CONSTANTS: [&str; 30] = [
+pub(super) const CONSTANTS: [&str; 31] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -44,6 +44,7 @@ pub(super) const CONSTANTS: [&str; 30] = [
     "CONSTANT_THRESHOLDS",
     "FIXED_THRESHOLDS",
     "WORD_RUN",
+    "LINE_RUN",
     "SEED_LO",
     "SEED_HI",
     "THRESHOLD_0",
@@ -127,6 +128,7 @@ fn constants(layout: &MultispinLayout, tables: &[u32]) -> Vec<(&'static str, u32
         u32::from(tables.len() <= CONSTANT_TABLE_WORDS),
         u32::from(fixed.is_some()),
         word_run(layout),
+        layout.line_run(),
         layout.systems.seed as u32,
         (layout.systems.seed >> 32) as u32,
     ];
@@ -153,6 +155,9 @@ pub struct MultispinCudaEngine {
     overlap_kernel: Option<CudaFunction>,
     /// Two counters per slot, word system and lane; grown to the largest plan seen.
     observations: CudaSlice<u64>,
+    /// Page-locked host memory the observations and overlaps are downloaded into.
+    observation_staging: Staging<u64>,
+    overlap_staging: Staging<u32>,
     /// Overlap counts per slot, pair and pair count; grown like `observations`.
     overlaps: CudaSlice<u32>,
     tempering: Option<CudaTempering>,
@@ -201,6 +206,8 @@ impl MultispinCudaEngine {
         let engine = MultispinCudaEngine {
             observations: allocate(&device, 1, "observations")?,
             overlaps: allocate(&device, 1, "overlaps")?,
+            observation_staging: Staging::new(),
+            overlap_staging: Staging::new(),
             device,
             layout,
             block_size,
@@ -289,12 +296,13 @@ impl MultispinCudaEngine {
         let stream = &self.device.stream;
         if let Some(overlap) = &self.overlap_kernel {
             let pairs = layout.overlap_word_pairs().len() as u32;
-            let config = launch_config(&self.device, self.block_size, layout.lines().into(), pairs);
+            let block_size = fitted_block_size(overlap, self.block_size)?;
+            let config = launch_config(&self.device, block_size, layout.strips().into(), pairs);
             let mut launch = stream.launch_builder(overlap);
             launch.arg(params).arg(&self.spins).arg(&mut self.overlaps);
             // SAFETY: the arguments match multispin_overlap's parameters in order and
             // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
-            // line return, z counts the overlap pairs of this layout, and
+            // strip return, z counts the overlap pairs of this layout, and
             // `clear_measurements` sized the overlaps for this plan's slots and pairs.
             unsafe { launch.launch(config) }
                 .map_err(driver_error("launching kernel multispin_overlap"))?;
@@ -319,10 +327,13 @@ impl MultispinCudaEngine {
     fn launch_observe(&mut self, params: &DispatchParams) -> Result<()> {
         let layout = &self.layout;
         let stream = &self.device.stream;
+        // Its counts are sums: a block of fewer threads, where its registers ask for that,
+        // gives the same.
+        let block_size = fitted_block_size(&self.observe_kernel, self.block_size)?;
         let config = launch_config(
             &self.device,
-            self.block_size,
-            layout.lines().into(),
+            block_size,
+            layout.strips().into(),
             layout.word_systems(),
         );
         let mut launch = stream.launch_builder(&self.observe_kernel);
@@ -333,25 +344,38 @@ impl MultispinCudaEngine {
             .arg(&mut self.observations);
         // SAFETY: the arguments match multispin_observables's parameters in order and
         // type (DispatchParams, `unsigned` spins and couplings, `unsigned long long`
-        // observations). Threads past the last line only add their block's sums, and
+        // observations). Threads past the last strip only add their block's sums, and
         // `clear_measurements` sized the observations for this plan's slots.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel multispin_observables"))?;
         Ok(())
     }
 
-    fn download_measurements(&self, slots: u32) -> Result<Measurements> {
+    fn download_measurements(&mut self, slots: u32) -> Result<Measurements> {
         let pairs = self.observation_pairs(slots);
-        let per_word = download_counter_pairs(&self.device, &self.observations, pairs)?;
+        let counts = self.overlap_counts(slots);
+        let started = std::time::Instant::now();
+        let per_word = self.observation_staging.download(
+            &self.device,
+            &self.observations,
+            2 * pairs,
+            "observations",
+        )?;
         let per_pair = match self.overlap_kernel {
-            None => Vec::new(),
+            None => &[],
             Some(_) => {
-                let mut counts = download(&self.device, &self.overlaps, "overlaps")?;
-                counts.truncate(self.overlap_counts(slots));
-                counts
+                self.overlap_staging
+                    .download(&self.device, &self.overlaps, counts, "overlaps")?
             }
         };
-        let mut measurements = self.layout.measurements(&per_word, &per_pair, slots);
+        let downloaded = started.elapsed();
+        let per_word: &[[u64; 2]] = bytemuck::cast_slice(per_word);
+        let mut measurements = self.layout.measurements(per_word, per_pair, slots);
+        log::debug!(
+            "cuda multispin: {slots} measurements downloaded in {:.1} ms, reordered in {:.1} ms",
+            downloaded.as_secs_f64() * 1e3,
+            (started.elapsed() - downloaded).as_secs_f64() * 1e3
+        );
         if let Some(tempering) = &self.tempering {
             measurements.labels = tempering.read_history(&self.device, slots)?;
         }
@@ -424,11 +448,22 @@ impl Engine for MultispinCudaEngine {
         let layout = &self.layout;
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
         let seeded = (layout.systems.seed, layout.word_systems());
+        let started = std::time::Instant::now();
         self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
         if plan.slots == 0 {
             return Ok(Measurements::default());
         }
-        self.download_measurements(plan.slots)
+        let ran = started.elapsed();
+        let measurements = self.download_measurements(plan.slots)?;
+        log::debug!(
+            "cuda multispin: {} sweeps, {} measurements: kernels {:.1} ms, measurements on the \
+             host {:.1} ms",
+            plan.sweeps(),
+            plan.slots,
+            ran.as_secs_f64() * 1e3,
+            (started.elapsed() - ran).as_secs_f64() * 1e3
+        );
+        Ok(measurements)
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {

@@ -11,7 +11,7 @@
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
-use super::launch::{allocate, check_fits, download, launch_config, upload};
+use super::launch::{allocate, check_fits, download, fitted_block_size, launch_config, upload};
 use crate::engine::check_tempering_state;
 use crate::engine::gpu::plan::DispatchParams;
 use crate::engine::gpu::shaders::{Engine, Kernel};
@@ -95,7 +95,12 @@ impl CudaTempering {
     ) -> Result<()> {
         let stream = &device.stream;
         let groups = self.swaps.groups;
-        let config = launch_config(device, self.block_size, groups.into(), 1);
+        // One block per group (z): its decisions share masks and a barrier. A block as large as
+        // a round's decisions (up to the kernel's limit) makes them all at once; the block size
+        // does not change them.
+        let decisions = self.swaps.chains.temperatures / 2 * self.swaps.group_lanes();
+        let block_size = fitted_block_size(&self.swap, decisions.next_multiple_of(32).max(32))?;
+        let config = launch_config(device, block_size, block_size.into(), groups);
         let mut launch = stream.launch_builder(&self.swap);
         launch
             .arg(params)
@@ -105,7 +110,8 @@ impl CudaTempering {
             .arg(&mut self.masks);
         // SAFETY: the arguments match tempering_swap's parameters in order and type
         // (DispatchParams by value, `unsigned long long` observations, `unsigned` tables, state
-        // and masks). Threads past the last group return; the engine sized the observations for
+        // and masks). z counts the groups, the kernel's loops stay within each group's pairs,
+        // lanes and records; the engine sized the observations for
         // the scratch slot `params.slot` (SLOT_RECORDS records of two counters each), and the
         // state and masks for these chains.
         unsafe { launch.launch(config) }

@@ -81,6 +81,7 @@ impl MultispinGpuEngine {
                 u32::from(layout.randoms == Randoms::Shared),
             ),
             ("DISORDERED", u32::from(disordered)),
+            ("LINE_RUN", layout.line_run()),
         ];
         let sweep = ctx
             .pipeline(Kernel::MultispinMetropolis(words), &constants)?
@@ -183,8 +184,11 @@ impl MultispinGpuEngine {
     fn kernels(&self, dispatch: &Dispatch) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         let layout = &self.layout;
         let words = layout.word_systems();
-        let lines = u64::from(layout.lines());
-        let observe = (&self.observe, self.dispatcher.grid(&self.ctx, lines, words));
+        let strips = u64::from(layout.strips());
+        let observe = (
+            &self.observe,
+            self.dispatcher.grid(&self.ctx, strips, words),
+        );
         let mut kernels = match dispatch {
             Dispatch::Sweep(_) => {
                 let grid = self
@@ -196,7 +200,7 @@ impl MultispinGpuEngine {
                 let mut kernels = vec![observe];
                 if let Some(overlap) = &self.overlap {
                     let pairs = layout.overlap_word_pairs().len() as u32;
-                    kernels.push((overlap, self.dispatcher.grid(&self.ctx, lines, pairs)));
+                    kernels.push((overlap, self.dispatcher.grid(&self.ctx, strips, pairs)));
                 }
                 kernels
             }

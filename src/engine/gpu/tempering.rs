@@ -126,10 +126,14 @@ impl GpuTempering {
         match dispatch {
             Dispatch::Sweep(_) => Vec::new(),
             Dispatch::Swap(_) => {
-                let groups = u64::from(self.swaps.groups);
                 let words = u64::from(self.records.system_words);
+                // One workgroup per group (z): its decisions share masks and a barrier.
+                let workgroup = u64::from(dispatcher.workgroup_size());
                 vec![
-                    (&self.swap, dispatcher.grid(ctx, groups, 1)),
+                    (
+                        &self.swap,
+                        dispatcher.grid(ctx, workgroup, self.swaps.groups),
+                    ),
                     (
                         &self.exchange,
                         dispatcher.grid(ctx, words, self.swaps.groups),
