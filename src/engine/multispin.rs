@@ -627,6 +627,16 @@ impl MultispinLayout {
         )
     }
 
+    /// The sites a strip walks, in order: lines `strip + r * strips()` for `r` below
+    /// [`line_run`](Self::line_run), each along y (see [`line_site`](Self::line_site)).
+    pub fn strip_sites(&self, strip: u32) -> impl Iterator<Item = (u32, WordSite)> + '_ {
+        let size = self.lattice().size;
+        (0..self.line_run()).flat_map(move |r| {
+            let line = strip + r * self.strips();
+            (0..size).map(move |y| self.line_site(line, y))
+        })
+    }
+
     /// `(z, w, p)` of line `line`.
     pub fn line_position(&self, line: u32) -> (u32, u32, u32) {
         (

@@ -1,8 +1,8 @@
 //! CPU mirror of `shaders/wgsl/multispin_observables.wgsl`: per lane of every word, the number
 //! of up spins and of satisfied bonds (`J s s' = +1`, each bond once via the forward
-//! neighbours), summed with bit-sliced lane counters along lines of sites.
+//! neighbours), summed with lane tallies along strips of lines of sites.
 
-use super::bitslice::LaneCounter;
+use super::bitslice::{LaneTally, TALLY_STEPS};
 use crate::engine::multispin::{LANES, MultispinLayout};
 
 /// `[lane] -> [up, satisfied]` of word system `g`, whose spins are `spins`.
@@ -15,21 +15,28 @@ pub fn observe_lanes(
     let colour_words = layout.colour_words() as usize;
     let group = layout.coupling_group(g);
     let mut totals = vec![[0u64; 2]; LANES as usize];
-    for line in 0..layout.lines() {
-        let (mut up, mut satisfied) = (LaneCounter::default(), LaneCounter::default());
-        for y in 0..layout.lattice().size {
-            let (colour, site) = layout.line_site(line, y);
+    for strip in 0..layout.strips() {
+        let (mut up, mut satisfied) = (LaneTally::default(), LaneTally::default());
+        for (step, (colour, site)) in layout.strip_sites(strip).enumerate() {
             let own = &spins[colour as usize * colour_words..][..colour_words];
             let other = &spins[(1 - colour) as usize * colour_words..][..colour_words];
             let cw = (site.row * layout.row_words() + site.w) as usize;
             let spin = own[cw];
-            up.add(spin);
-            for d in 0..layout.lattice().dims {
+            let mut bonds = [0u32; 3];
+            for (d, bond_word) in (0..layout.lattice().dims).zip(&mut bonds) {
                 let bonds = layout.bond_array(couplings, group, d, colour);
                 let bond = bonds.get(cw).copied().unwrap_or(0);
-                satisfied.add(!(spin ^ layout.neighbours(other, &site, d)[1] ^ bond));
+                *bond_word = !(spin ^ layout.neighbours(other, &site, d)[1] ^ bond);
+            }
+            up.add3(spin, 0, 0);
+            satisfied.add3(bonds[0], bonds[1], bonds[2]);
+            if (step as u32 + 1).is_multiple_of(TALLY_STEPS) {
+                up.flush();
+                satisfied.flush();
             }
         }
+        up.flush();
+        satisfied.flush();
         for (lane, total) in totals.iter_mut().enumerate() {
             total[0] += u64::from(up.lane(lane as u32));
             total[1] += u64::from(satisfied.lane(lane as u32));

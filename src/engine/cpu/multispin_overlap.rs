@@ -1,10 +1,10 @@
 //! CPU mirror of `shaders/wgsl/multispin_overlap.wgsl`: the sites where two replicas differ and
 //! the bonds whose two sites differ differently (the link overlap), counted per x-plane (and per
-//! lane for AMSC) with bit-sliced lane counters along lines. The overlap `q`, its Fourier
+//! lane for AMSC) with lane tallies along strips of lines, each strip in one x-plane. The overlap `q`, its Fourier
 //! component at `k_min = (2 pi / L, 0, 0)` and the link overlap `q_l` follow exactly from these
 //! integers (see `stats::overlap`).
 
-use super::bitslice::LaneCounter;
+use super::bitslice::{LaneTally, TALLY_STEPS};
 use crate::engine::multispin::{LANES, MultispinLayout};
 
 /// Counts of the word systems with spins `a` and `b` (see [`MultispinLayout::pair_counts`]):
@@ -15,19 +15,26 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
     let differ: Vec<u32> = a.iter().zip(b).map(|(a, b)| a ^ b).collect();
     let slots = layout.overlap_slots() as usize;
     let mut counts = vec![0u32; layout.pair_counts() as usize];
-    for line in 0..layout.lines() {
-        let (mut sites, mut links) = (LaneCounter::default(), LaneCounter::default());
-        for y in 0..layout.lattice().size {
-            let (colour, site) = layout.line_site(line, y);
+    for strip in 0..layout.strips() {
+        let (mut sites, mut links) = (LaneTally::default(), LaneTally::default());
+        for (step, (colour, site)) in layout.strip_sites(strip).enumerate() {
             let own = &differ[colour as usize * colour_words..][..colour_words];
             let other = &differ[(1 - colour) as usize * colour_words..][..colour_words];
             let d_own = own[(site.row * layout.row_words() + site.w) as usize];
-            sites.add(d_own);
-            for d in 0..layout.lattice().dims {
-                links.add(d_own ^ layout.neighbours(other, &site, d)[1]);
+            let mut link_words = [0u32; 3];
+            for (d, link) in (0..layout.lattice().dims).zip(&mut link_words) {
+                *link = d_own ^ layout.neighbours(other, &site, d)[1];
+            }
+            sites.add3(d_own, 0, 0);
+            links.add3(link_words[0], link_words[1], link_words[2]);
+            if (step as u32 + 1).is_multiple_of(TALLY_STEPS) {
+                sites.flush();
+                links.flush();
             }
         }
-        let (_, w, p) = layout.line_position(line);
+        sites.flush();
+        links.flush();
+        let (_, w, p) = layout.line_position(strip);
         for j in 0..LANES {
             let slot = layout.overlap_slot(w, p, j) as usize;
             counts[slot] += sites.lane(j);
