@@ -140,11 +140,16 @@ mod tests {
         assert!(error.to_string().contains("6.1"), "{error}");
     }
 
-    /// Constants for every kernel: the simple engine's and the multispin engine's, for an
-    /// Edwards-Anderson spin glass in 3D with exact (`shared` 0) or shared randoms and two
-    /// threshold tables in constant (`constant` 1) or global memory, or thresholds compiled in
-    /// (`fixed` 1).
-    fn all_constants(shared: u32, constant: u32, fixed: u32) -> Vec<(&'static str, u32)> {
+    /// Constants for every kernel: the simple engine's, the multispin engine's and the
+    /// tempering kernels', for an Edwards-Anderson spin glass in 3D with exact (`shared` 0) or
+    /// shared randoms and two threshold tables in constant (`constant` 1) or global memory, or
+    /// thresholds compiled in (`fixed` 1), and tempering exchanges of kind `exchange`.
+    fn all_constants(
+        shared: u32,
+        constant: u32,
+        fixed: u32,
+        exchange: u32,
+    ) -> Vec<(&'static str, u32)> {
         let mut constants = vec![
             ("L", 64),
             ("DIMS", 3),
@@ -165,6 +170,16 @@ mod tests {
             ("SEED_LO", 0x5eed),
             ("SEED_HI", 0x0123_4567),
             ("COLOUR", 1),
+            ("TEMPERATURES", 8),
+            ("CHAIN_SETS", 64),
+            ("GROUPS", if exchange == 1 { 2 } else { 64 }),
+            ("CHAIN_REPLICAS", 2),
+            ("EXCHANGE", exchange),
+            ("SAMPLE_LANES", 1),
+            ("LANE_RECORDS", 32),
+            ("SLOT_RECORDS", 512),
+            ("SUM_LANES", 0),
+            ("SYSTEM_WORDS", 1024),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
@@ -182,17 +197,17 @@ mod tests {
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn every_kernel_compiles_with_nvrtc() {
-        for (architecture, shared, constant, fixed) in [
-            ("sm_90", 0, 1, 0),
-            ("compute_75", 0, 1, 0),
-            ("sm_90", 1, 1, 0),
-            ("sm_90", 0, 0, 0),
-            ("sm_90", 0, 1, 1),
+        for (architecture, shared, constant, fixed, exchange) in [
+            ("sm_90", 0, 1, 0, 1),
+            ("compute_75", 0, 1, 0, 1),
+            ("sm_90", 1, 1, 0, 0),
+            ("sm_90", 0, 0, 0, 2),
+            ("sm_90", 0, 1, 1, 1),
         ] {
             for kernel in Kernel::ALL {
                 let ptx = compile(
                     kernel,
-                    &all_constants(shared, constant, fixed),
+                    &all_constants(shared, constant, fixed, exchange),
                     architecture,
                 )
                 .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
