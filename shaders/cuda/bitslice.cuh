@@ -48,14 +48,19 @@ __device__ __forceinline__ unsigned count_equals(const BondCount& count, unsigne
 constexpr unsigned TALLY_PLANES = 5u;
 constexpr unsigned TALLY_STEPS = 8u;
 
+// PLANES wide planes: as many as a walk's counts need (strip_planes()), at most COUNTER_PLANES.
+template <unsigned PLANES>
 struct LaneTally {
+    static_assert(PLANES >= TALLY_PLANES && PLANES <= COUNTER_PLANES, "tally planes");
     unsigned pending[TALLY_PLANES];
-    unsigned planes[COUNTER_PLANES];
+    unsigned planes[PLANES];
 };
 
 // Add a + b + c per lane (each 0 or 1) to the pending counter: a full adder gives the sum's two
 // bits, which ripple through the pending planes.
-__device__ __forceinline__ void tally_add3(LaneTally& tally, unsigned a, unsigned b, unsigned c) {
+template <unsigned PLANES>
+__device__ __forceinline__ void tally_add3(LaneTally<PLANES>& tally, unsigned a, unsigned b,
+                                           unsigned c) {
     const unsigned sum = a ^ b ^ c;
     const unsigned twos = (a & b) | (c & (a ^ b));
     unsigned carry = tally.pending[0] & sum;
@@ -72,7 +77,8 @@ __device__ __forceinline__ void tally_add3(LaneTally& tally, unsigned a, unsigne
 }
 
 // Add the pending counts to the wide counter and clear them.
-__device__ __forceinline__ void tally_flush(LaneTally& tally) {
+template <unsigned PLANES>
+__device__ __forceinline__ void tally_flush(LaneTally<PLANES>& tally) {
     unsigned carry = 0u;
 #pragma unroll
     for (unsigned k = 0u; k < TALLY_PLANES; k++) {
@@ -83,7 +89,7 @@ __device__ __forceinline__ void tally_flush(LaneTally& tally) {
         tally.pending[k] = 0u;
     }
 #pragma unroll
-    for (unsigned k = TALLY_PLANES; k < COUNTER_PLANES; k++) {
+    for (unsigned k = TALLY_PLANES; k < PLANES; k++) {
         if (carry == 0u) {
             break;
         }
@@ -94,10 +100,11 @@ __device__ __forceinline__ void tally_flush(LaneTally& tally) {
 }
 
 // The count of one lane of a tally (after its last flush).
-__device__ __forceinline__ unsigned tally_count(const LaneTally& tally, unsigned lane) {
+template <unsigned PLANES>
+__device__ __forceinline__ unsigned tally_count(const LaneTally<PLANES>& tally, unsigned lane) {
     unsigned count = 0u;
 #pragma unroll
-    for (unsigned k = 0u; k < COUNTER_PLANES; k++) {
+    for (unsigned k = 0u; k < PLANES; k++) {
         count |= ((tally.planes[k] >> lane) & 1u) << k;
     }
     return count;

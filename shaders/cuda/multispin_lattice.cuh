@@ -73,6 +73,17 @@ __device__ __forceinline__ unsigned strip_line(unsigned strip, unsigned r) {
     return strip + r * strips();
 }
 
+// Wide planes of a strip's lane tallies (bitslice.cuh): a strip adds at most DIMS bonds for each
+// of its LINE_RUN * L sites.
+__device__ constexpr unsigned bit_length(unsigned v) {
+    return v == 0u ? 0u : 1u + bit_length(v >> 1u);
+}
+
+__device__ constexpr unsigned strip_planes() {
+    return bit_length(DIMS * LINE_RUN * L) > TALLY_PLANES ? bit_length(DIMS * LINE_RUN * L)
+                                                          : TALLY_PLANES;
+}
+
 // (z, w, p) of a line.
 __device__ __forceinline__ uint3 line_position(unsigned line) {
     return make_uint3((line >> 1u) / row_words(), (line >> 1u) % row_words(), line & 1u);

@@ -36,8 +36,8 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
             colour_couplings[0] = colour_bonds(couplings, coupling_group(g), 0u);
             colour_couplings[1] = colour_bonds(couplings, coupling_group(g), 1u);
         }
-        LaneTally up = {};
-        LaneTally bonds = {};
+        LaneTally<strip_planes()> up = {};
+        LaneTally<strip_planes()> bonds = {};
         unsigned steps = 0u;
         for (unsigned r = 0u; r < LINE_RUN; r++) {
             const LineWalk walk = line_walk(strip_line(strip, r));

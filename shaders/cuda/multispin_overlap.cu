@@ -24,8 +24,8 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
     // D's words.
     const unsigned* a_colours[2] = {colour_array(spins, a, 0u), colour_array(spins, a, 1u)};
     const unsigned* b_colours[2] = {colour_array(spins, b, 0u), colour_array(spins, b, 1u)};
-    LaneTally sites = {};
-    LaneTally links = {};
+    LaneTally<strip_planes()> sites = {};
+    LaneTally<strip_planes()> links = {};
     unsigned steps = 0u;
     for (unsigned r = 0u; r < LINE_RUN; r++) {
         const LineWalk walk = line_walk(strip_line(strip, r));

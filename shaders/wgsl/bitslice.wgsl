@@ -62,8 +62,9 @@ fn tally_add3(tally: ptr<function, LaneTally>, a: u32, b: u32, c: u32) {
     }
 }
 
-// Add the pending counts to the wide counter and clear them.
-fn tally_flush(tally: ptr<function, LaneTally>) {
+// Add the pending counts to the wide counter and clear them; counts need at most `planes`
+// planes (strip_planes()), so the carry stops there.
+fn tally_flush(tally: ptr<function, LaneTally>, planes: u32) {
     var carry = 0u;
     for (var k = 0u; k < TALLY_PLANES; k++) {
         let p = (*tally).planes[k];
@@ -72,17 +73,17 @@ fn tally_flush(tally: ptr<function, LaneTally>) {
         carry = (p & q) | (carry & (p ^ q));
         (*tally).pending[k] = 0u;
     }
-    for (var k = TALLY_PLANES; k < COUNTER_PLANES && carry != 0u; k++) {
+    for (var k = TALLY_PLANES; k < planes && carry != 0u; k++) {
         let next = (*tally).planes[k] & carry;
         (*tally).planes[k] ^= carry;
         carry = next;
     }
 }
 
-// The count of one lane of a tally (after its last flush).
-fn tally_count(tally: ptr<function, LaneTally>, lane: u32) -> u32 {
+// The count of one lane of a tally (after its last flush) of counts of at most `planes` planes.
+fn tally_count(tally: ptr<function, LaneTally>, lane: u32, planes: u32) -> u32 {
     var count = 0u;
-    for (var k = 0u; k < COUNTER_PLANES; k++) {
+    for (var k = 0u; k < planes; k++) {
         count |= (((*tally).planes[k] >> lane) & 1u) << k;
     }
     return count;

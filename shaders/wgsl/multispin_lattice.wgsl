@@ -74,6 +74,12 @@ fn strip_line(strip: u32, r: u32) -> u32 {
     return strip + r * strips();
 }
 
+// Wide planes a strip's lane tallies use (bitslice.wgsl): a strip adds at most DIMS bonds for
+// each of its LINE_RUN * L sites.
+fn strip_planes() -> u32 {
+    return max(firstLeadingBit(DIMS * LINE_RUN * L) + 1u, TALLY_PLANES);
+}
+
 // (z, w, p) of a line.
 fn line_position(line: u32) -> vec3<u32> {
     return vec3<u32>((line >> 1u) / row_words(), (line >> 1u) % row_words(), line & 1u);

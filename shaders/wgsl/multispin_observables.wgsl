@@ -67,17 +67,17 @@ fn main(
                 );
                 steps++;
                 if steps == TALLY_STEPS {
-                    tally_flush(&up);
-                    tally_flush(&bonds);
+                    tally_flush(&up, strip_planes());
+                    tally_flush(&bonds, strip_planes());
                     steps = 0u;
                 }
             }
         }
-        tally_flush(&up);
-        tally_flush(&bonds);
+        tally_flush(&up, strip_planes());
+        tally_flush(&bonds, strip_planes());
         for (var lane = 0u; lane < 32u; lane++) {
-            atomicAdd(&lane_totals[lane], tally_count(&up, lane));
-            atomicAdd(&lane_totals[32u + lane], tally_count(&bonds, lane));
+            atomicAdd(&lane_totals[lane], tally_count(&up, lane, strip_planes()));
+            atomicAdd(&lane_totals[32u + lane], tally_count(&bonds, lane, strip_planes()));
         }
     }
     workgroupBarrier();

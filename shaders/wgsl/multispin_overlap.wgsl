@@ -56,24 +56,24 @@ fn main(
             tally_add3(&links, own ^ x.y, own ^ plus_y, link_z);
             steps++;
             if steps == TALLY_STEPS {
-                tally_flush(&sites);
-                tally_flush(&links);
+                tally_flush(&sites, strip_planes());
+                tally_flush(&links, strip_planes());
                 steps = 0u;
             }
         }
     }
-    tally_flush(&sites);
-    tally_flush(&links);
+    tally_flush(&sites, strip_planes());
+    tally_flush(&links, strip_planes());
     // Every line of the strip lies in this x-plane.
     let position = line_position(strip);
     let base = (params.slot * workgroups.z + pair) * 2u * overlap_slots();
     for (var j = 0u; j < 32u; j++) {
         let slot = base + overlap_slot(position.y, position.z, j);
-        let count = tally_count(&sites, j);
+        let count = tally_count(&sites, j, strip_planes());
         if count != 0u {
             atomicAdd(&overlaps[slot], count);
         }
-        let link_count = tally_count(&links, j);
+        let link_count = tally_count(&links, j, strip_planes());
         if link_count != 0u {
             atomicAdd(&overlaps[slot + overlap_slots()], link_count);
         }
