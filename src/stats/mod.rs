@@ -13,7 +13,7 @@ pub use autocorr::tau_int;
 pub use equilibration::{EquilibrationCheck, LogBin, UnitSeries, log_binning};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, jackknife};
-pub use overlap::{overlap, overlap_from_planes};
+pub use overlap::{PlanePhases, overlap};
 pub use spin_glass::{SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates};
 pub use tempering::{
     LOW_ACCEPTANCE, TemperingDiagnostics, attempts, round_trips_of, tempering_diagnostics,
