@@ -99,6 +99,17 @@ __device__ __forceinline__ void tally_flush(LaneTally<PLANES>& tally) {
     }
 }
 
+// One more step of a walk counted in tallies a and b: both flush every TALLY_STEPS steps.
+template <unsigned PLANES>
+__device__ __forceinline__ void tally_step(LaneTally<PLANES>& a, LaneTally<PLANES>& b,
+                                           unsigned& steps) {
+    if (++steps == TALLY_STEPS) {
+        tally_flush(a);
+        tally_flush(b);
+        steps = 0u;
+    }
+}
+
 // The count of one lane of a tally (after its last flush).
 template <unsigned PLANES>
 __device__ __forceinline__ unsigned tally_count(const LaneTally<PLANES>& tally, unsigned lane) {

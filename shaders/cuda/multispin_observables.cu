@@ -56,11 +56,7 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                 tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw),
                            satisfied(own_bonds, spin, plus_y, 1u, cw),
                            DIMS == 3u ? satisfied(own_bonds, spin, plus_z, 2u, cw) : 0u);
-                if (++steps == TALLY_STEPS) {
-                    tally_flush(up);
-                    tally_flush(bonds);
-                    steps = 0u;
-                }
+                tally_step(up, bonds, steps);
             }
         }
         tally_flush(up);

@@ -45,11 +45,7 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
             tally_add3(sites, own, 0u, 0u);
             tally_add3(links, own ^ x.y, own ^ other_a[plus_y] ^ other_b[plus_y],
                        DIMS == 3u ? own ^ other_a[plus_z] ^ other_b[plus_z] : 0u);
-            if (++steps == TALLY_STEPS) {
-                tally_flush(sites);
-                tally_flush(links);
-                steps = 0u;
-            }
+            tally_step(sites, links, steps);
         }
     }
     tally_flush(sites);

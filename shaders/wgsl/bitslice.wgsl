@@ -80,6 +80,16 @@ fn tally_flush(tally: ptr<function, LaneTally>, planes: u32) {
     }
 }
 
+// One more step of a walk counted in tallies a and b: both flush every TALLY_STEPS steps.
+fn tally_step(a: ptr<function, LaneTally>, b: ptr<function, LaneTally>, steps: ptr<function, u32>, planes: u32) {
+    *steps += 1u;
+    if *steps == TALLY_STEPS {
+        tally_flush(a, planes);
+        tally_flush(b, planes);
+        *steps = 0u;
+    }
+}
+
 // The count of one lane of a tally (after its last flush) of counts of at most `planes` planes.
 fn tally_count(tally: ptr<function, LaneTally>, lane: u32, planes: u32) -> u32 {
     var count = 0u;

@@ -65,12 +65,7 @@ fn main(
                     satisfied(spin, plus_y, own_bonds, 1u, cw),
                     bond_z,
                 );
-                steps++;
-                if steps == TALLY_STEPS {
-                    tally_flush(&up, strip_planes());
-                    tally_flush(&bonds, strip_planes());
-                    steps = 0u;
-                }
+                tally_step(&up, &bonds, &steps, strip_planes());
             }
         }
         tally_flush(&up, strip_planes());

@@ -54,12 +54,7 @@ fn main(
             }
             tally_add3(&sites, own, 0u, 0u);
             tally_add3(&links, own ^ x.y, own ^ plus_y, link_z);
-            steps++;
-            if steps == TALLY_STEPS {
-                tally_flush(&sites, strip_planes());
-                tally_flush(&links, strip_planes());
-                steps = 0u;
-            }
+            tally_step(&sites, &links, &steps, strip_planes());
         }
     }
     tally_flush(&sites, strip_planes());

@@ -119,6 +119,15 @@ impl LaneTally {
         self.pending = [0; TALLY_PLANES];
     }
 
+    /// Step `step` (from 0) of a walk counted in `self` and `other`: both flush after every
+    /// [`TALLY_STEPS`] steps.
+    pub fn step(&mut self, other: &mut LaneTally, step: usize) {
+        if (step as u32 + 1).is_multiple_of(TALLY_STEPS) {
+            self.flush();
+            other.flush();
+        }
+    }
+
     /// The count of lane `lane` (after the last [`flush`](Self::flush)).
     pub fn lane(&self, lane: u32) -> u32 {
         self.counter.lane(lane)

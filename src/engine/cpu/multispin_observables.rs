@@ -2,7 +2,7 @@
 //! of up spins and of satisfied bonds (`J s s' = +1`, each bond once via the forward
 //! neighbours), summed with lane tallies along strips of lines of sites.
 
-use super::bitslice::{LaneTally, TALLY_STEPS};
+use super::bitslice::LaneTally;
 use crate::engine::multispin::{LANES, MultispinLayout};
 
 /// `[lane] -> [up, satisfied]` of word system `g`, whose spins are `spins`.
@@ -30,10 +30,7 @@ pub fn observe_lanes(
             }
             up.add3(spin, 0, 0);
             satisfied.add3(bonds[0], bonds[1], bonds[2]);
-            if (step as u32 + 1).is_multiple_of(TALLY_STEPS) {
-                up.flush();
-                satisfied.flush();
-            }
+            up.step(&mut satisfied, step);
         }
         up.flush();
         satisfied.flush();

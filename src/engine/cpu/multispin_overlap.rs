@@ -4,7 +4,7 @@
 //! component at `k_min = (2 pi / L, 0, 0)` and the link overlap `q_l` follow exactly from these
 //! integers (see `stats::overlap`).
 
-use super::bitslice::{LaneTally, TALLY_STEPS};
+use super::bitslice::LaneTally;
 use crate::engine::multispin::{LANES, MultispinLayout};
 
 /// Counts of the word systems with spins `a` and `b` (see [`MultispinLayout::pair_counts`]):
@@ -27,10 +27,7 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
             }
             sites.add3(d_own, 0, 0);
             links.add3(link_words[0], link_words[1], link_words[2]);
-            if (step as u32 + 1).is_multiple_of(TALLY_STEPS) {
-                sites.flush();
-                links.flush();
-            }
+            sites.step(&mut links, step);
         }
         sites.flush();
         links.flush();
