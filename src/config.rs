@@ -1064,13 +1064,15 @@ const MIN_POPULATION: u32 = 2;
 fn validate_annealing(config: &Config, options: &AnnealingOptions) -> Result<(), ConfigError> {
     if !config.temperatures.is_default() || !config.sweeps.is_default() {
         return invalid(
-            "algorithm: Annealing takes its temperatures from its schedule and its sweeps from              theta: leave out temperatures and sweeps"
+            "algorithm: Annealing takes its temperatures from its schedule and its sweeps from \
+             theta: leave out temperatures and sweeps"
                 .into(),
         );
     }
     if config.replicas < MIN_POPULATION {
         return invalid(format!(
-            "replicas: population annealing resamples a population of replicas: at least              {MIN_POPULATION} are needed, got {}",
+            "replicas: population annealing resamples a population of replicas: at least \
+             {MIN_POPULATION} are needed, got {}",
             config.replicas
         ));
     }
@@ -1086,7 +1088,8 @@ fn validate_annealing(config: &Config, options: &AnnealingOptions) -> Result<(),
     validate_annealing_schedule(&options.schedule, options.theta)?;
     if config.backend != Backend::Cpu {
         return invalid(format!(
-            "algorithm: Annealing runs on the CPU backend for now (the GPU engines cannot copy              replicas or change temperature yet): set backend: Cpu, got {:?}",
+            "algorithm: Annealing runs on the CPU backend for now (the GPU engines cannot copy \
+             replicas or change temperature yet): set backend: Cpu, got {:?}",
             config.backend
         ));
     }
@@ -1115,7 +1118,8 @@ fn validate_annealing_schedule(
             }
             if let Some(i) = betas.windows(2).position(|w| w[1] <= w[0]) {
                 return invalid(format!(
-                    "algorithm: Annealing schedule: the betas must increase (the population is                      cooled from beta = 0): beta #{} = {} is not above #{} = {}",
+                    "algorithm: Annealing schedule: the betas must increase (the population is \
+                     cooled from beta = 0): beta #{} = {} is not above #{} = {}",
                     i + 2,
                     betas[i + 1],
                     i + 1,
@@ -1135,7 +1139,8 @@ fn validate_annealing_schedule(
             positive("beta_max", *beta_max)?;
             if !(*overlap > 0.0 && *overlap < 1.0) {
                 return invalid(format!(
-                    "algorithm: Annealing schedule: the target overlap of Adaptive must lie in                      (0, 1), got {overlap}"
+                    "algorithm: Annealing schedule: the target overlap of Adaptive must lie in \
+                     (0, 1), got {overlap}"
                 ));
             }
             // Checked again as the run goes: the steps are not known in advance.
@@ -1145,7 +1150,8 @@ fn validate_annealing_schedule(
     // The sweep number is a 32-bit word of the Philox counter: more sweeps would reuse randoms.
     if steps * u64::from(theta) > u64::from(u32::MAX) {
         return invalid(format!(
-            "algorithm: Annealing: {steps} steps x theta {theta} exceeds {} sweeps, the range              of the random-number counter",
+            "algorithm: Annealing: {steps} steps x theta {theta} exceeds {} sweeps, the range \
+             of the random-number counter",
             u32::MAX
         ));
     }
@@ -1183,7 +1189,8 @@ fn validate_population_memory(
         n => format!("the largest population that fits is replicas: {n}"),
     };
     invalid(format!(
-        "replicas: a population of {} replicas of this lattice needs about {} MiB, more than          the {} MiB of memory available; {largest}",
+        "replicas: a population of {} replicas of this lattice needs about {} MiB, more than \
+         the {} MiB of memory available; {largest}",
         config.replicas,
         options
             .engine_config(config)
