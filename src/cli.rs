@@ -129,6 +129,10 @@ pub fn execute(cli: Cli) -> Result<()> {
                     println!("{}", crate::sim::summary_table(&summary));
                     println!("results in {}", out.display());
                 }
+                RunOutcome::Annealed(summary) => {
+                    println!("{}", crate::sim::annealing_table(&summary));
+                    println!("results in {}", out.display());
+                }
                 RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),
             }
             Ok(())

@@ -244,7 +244,8 @@ pub enum Randoms {
 }
 
 /// The temperatures simulated (k_B = J = 1): a list of inverse temperatures or temperatures, or
-/// a generated ladder.
+/// a generated ladder. Left out with `algorithm: Annealing`, whose schedule gives the
+/// temperatures (the default, an empty list, is refused for every other algorithm).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum Temperatures {
@@ -258,7 +259,17 @@ pub enum Temperatures {
     LinearBeta { min: f64, max: f64, count: u32 },
 }
 
+impl Default for Temperatures {
+    fn default() -> Self {
+        Temperatures::Betas(Vec::new())
+    }
+}
+
 impl Temperatures {
+    fn is_default(&self) -> bool {
+        *self == Temperatures::default()
+    }
+
     /// The inverse temperatures, in the order given (generated ladders from `min` to `max`).
     pub fn betas(&self) -> Vec<f64> {
         match self {
@@ -281,7 +292,7 @@ fn ladder(count: u32) -> impl Iterator<Item = f64> {
 }
 
 /// The Monte Carlo algorithm around the Metropolis sweeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub enum Algorithm {
     /// Metropolis sweeps at fixed temperatures.
     #[default]
@@ -294,6 +305,16 @@ pub enum Algorithm {
         every: u64,
         #[serde(default, skip_serializing_if = "is_false")]
         tune: bool,
+    },
+    /// Population annealing (paper 001): `replicas` is the population size R; the fields are
+    /// those of [`AnnealingOptions`].
+    Annealing {
+        theta: u32,
+        schedule: AnnealingSchedule,
+        #[serde(default, skip_serializing_if = "Resampling::is_default")]
+        resampling: Resampling,
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        runs: u32,
     },
 }
 
@@ -315,14 +336,125 @@ impl Algorithm {
     pub fn swap_every(&self) -> Option<u64> {
         match *self {
             Algorithm::Tempering { every, .. } => Some(every),
-            Algorithm::Metropolis => None,
+            Algorithm::Metropolis | Algorithm::Annealing { .. } => None,
+        }
+    }
+
+    /// The population-annealing options, `None` for the other algorithms.
+    pub fn annealing(&self) -> Option<AnnealingOptions> {
+        match self {
+            Algorithm::Annealing {
+                theta,
+                schedule,
+                resampling,
+                runs,
+            } => Some(AnnealingOptions {
+                theta: *theta,
+                schedule: schedule.clone(),
+                resampling: *resampling,
+                runs: *runs,
+            }),
+            _ => None,
         }
     }
 }
 
-/// The sweep schedule: `thermalize` sweeps, then `measure` sweeps with a measurement after
-/// every `every`-th of them.
+/// Population annealing: a population of `replicas` starts at beta = 0 from independent random
+/// spins; each temperature step resamples it to the next beta and gives every replica `theta`
+/// Metropolis sweeps there, then measures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnealingOptions {
+    /// Metropolis sweeps per temperature step.
+    pub theta: u32,
+    pub schedule: AnnealingSchedule,
+    /// Paper 001's floor/ceil unless the config says otherwise.
+    pub resampling: Resampling,
+    /// Independent populations (each with its own randoms), for errors over runs.
+    pub runs: u32,
+}
+
+/// The inverse temperatures after beta = 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum AnnealingSchedule {
+    /// These betas, strictly increasing, all > 0.
+    Betas(Vec<f64>),
+    /// `count` betas equally spaced in beta: `beta_max k / count` for `k = 1..=count`.
+    Linear { beta_max: f64, count: u32 },
+    /// Each next beta chosen by bisection so that the overlap of the energy histograms before
+    /// and after the step, computed from the reweighting factors (paper 001), is `overlap`;
+    /// until `beta_max`.
+    Adaptive { overlap: f64, beta_max: f64 },
+}
+
+/// How a population is resampled to the next temperature from the expected numbers of copies
+/// `tau_i = R w_i / sum_j w_j`, `w_i = exp(-(beta' - beta) E_i)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Resampling {
+    /// Paper 001: `floor(tau_i)` or `floor(tau_i) + 1` copies, the latter with probability
+    /// `tau_i - floor(tau_i)`; the population size fluctuates slightly around R.
+    #[default]
+    FloorCeil,
+    /// `tau_i` rounded to the nearest integer (no randoms; the size may drift from R).
+    Nearest,
+    /// R independent draws from the weights: the size stays R.
+    Multinomial,
+}
+
+/// Slack above R in the engine's population slots: the floor/ceil sizes differ from R by a sum
+/// of independent terms of variance at most 1/4, so more than `4 sqrt(R)` has probability below
+/// `2 exp(-32)` (Hoeffding); a step that still overflows stops the run with an error.
+const POPULATION_SLACK_SIGMAS: f64 = 4.0;
+/// Population slots come in multiples of this: whole words of replica lanes, and for the spin
+/// glass whole pairs of them (the overlap pairs replica r with r + replicas/2).
+const POPULATION_SLOT_UNIT: u64 = 64;
+
+impl AnnealingOptions {
+    /// Engine slots per population: R plus [`POPULATION_SLACK_SIGMAS`] `sqrt(R)`, rounded up to
+    /// [`POPULATION_SLOT_UNIT`]. The population size fluctuates (paper 001's floor/ceil), the
+    /// engines' layouts do not: replicas beyond the current size are idle slots.
+    pub fn slots(replicas: u32) -> u64 {
+        let r = u64::from(replicas);
+        let slack = (POPULATION_SLACK_SIGMAS * f64::from(replicas).sqrt()).ceil() as u64 + 1;
+        (r + slack).div_ceil(POPULATION_SLOT_UNIT) * POPULATION_SLOT_UNIT
+    }
+
+    /// The config of the systems an engine runs for this anneal: one temperature (changed at
+    /// each step), `runs` populations of [`AnnealingOptions::slots`] replicas per sample,
+    /// Metropolis; what the engine checks validate.
+    pub fn engine_config(&self, config: &Config) -> Result<Config, ConfigError> {
+        let replicas = Self::slots(config.replicas) * u64::from(self.runs);
+        let replicas = u32::try_from(replicas).map_err(|_| {
+            ConfigError::Invalid(format!(
+                "replicas: {} runs of {} population slots each exceed {} replicas",
+                self.runs,
+                Self::slots(config.replicas),
+                u32::MAX
+            ))
+        })?;
+        Ok(Config {
+            temperatures: Temperatures::Betas(vec![1.0]),
+            replicas,
+            sweeps: Sweeps {
+                thermalize: 0,
+                measure: 1,
+                every: 1,
+            },
+            algorithm: Algorithm::Metropolis,
+            ..config.clone()
+        })
+    }
+}
+
+impl Resampling {
+    fn is_default(&self) -> bool {
+        *self == Resampling::default()
+    }
+}
+
+/// The sweep schedule: `thermalize` sweeps, then `measure` sweeps with a measurement after
+/// every `every`-th of them. Left out with `algorithm: Annealing` (whose `theta` says how
+/// many sweeps each temperature step takes).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sweeps {
     pub thermalize: u64,
@@ -331,6 +463,10 @@ pub struct Sweeps {
 }
 
 impl Sweeps {
+    fn is_default(&self) -> bool {
+        *self == Sweeps::default()
+    }
+
     /// Number of measurements per system (`every` must be at least 1: see [`Config::validate`]).
     pub fn measurements(&self) -> u64 {
         self.measure / self.every.max(1)
@@ -367,6 +503,7 @@ pub enum PhiloxPath {
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub model: Model,
+    #[serde(default, skip_serializing_if = "Temperatures::is_default")]
     pub temperatures: Temperatures,
     /// Replicas per temperature and sample: independent copies with their own random numbers
     /// (for the Edwards-Anderson model replicas `r` and `r + replicas/2` give the overlaps).
@@ -377,8 +514,9 @@ pub struct Config {
     /// The engine and, for the multispin engine, its layout and random-number mode.
     #[serde(default)]
     pub engine: EngineKind,
+    #[serde(default, skip_serializing_if = "Sweeps::is_default")]
     pub sweeps: Sweeps,
-    /// Metropolis alone (the default) or parallel tempering.
+    /// Metropolis alone (the default), parallel tempering or population annealing.
     #[serde(default, skip_serializing_if = "Algorithm::is_metropolis")]
     pub algorithm: Algorithm,
     pub seed: u64,
@@ -408,6 +546,10 @@ pub struct Config {
 
 fn one() -> u32 {
     1
+}
+
+fn is_one(value: &u32) -> bool {
+    *value == 1
 }
 
 fn default_plots() -> bool {
@@ -463,6 +605,9 @@ impl Config {
     /// Check everything that parsing cannot: the first problem found is reported. `engine:
     /// Auto` is checked as the engine it chooses.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(options) = self.algorithm.annealing() {
+            return validate_annealing(self, &options);
+        }
         validate_model(&self.model)?;
         validate_temperatures(&self.temperatures)?;
         validate_systems(self)?;
@@ -483,7 +628,10 @@ impl Config {
     /// and a `--resume` from either config name the same engine, and a config that names its
     /// engine serialises as before.
     pub fn resolve_engine(&self) -> Result<(Config, String), ConfigError> {
-        let (engine, choice) = self.choose_engine()?;
+        let (engine, choice) = match self.algorithm.annealing() {
+            Some(options) => options.engine_config(self)?.choose_engine()?,
+            None => self.choose_engine()?,
+        };
         if self.engine == EngineKind::Auto {
             log::info!("{choice}");
         }
@@ -906,6 +1054,182 @@ fn validate_tuning(config: &Config, every: u64) -> Result<(), ConfigError> {
         ));
     }
     Ok(())
+}
+
+/// The smallest population and the backends population annealing runs on.
+const MIN_POPULATION: u32 = 2;
+
+/// Population annealing: the options, the schedule, the backend, then the engine's systems as
+/// [`AnnealingOptions::engine_config`] describes them and the memory they need.
+fn validate_annealing(config: &Config, options: &AnnealingOptions) -> Result<(), ConfigError> {
+    if !config.temperatures.is_default() || !config.sweeps.is_default() {
+        return invalid(
+            "algorithm: Annealing takes its temperatures from its schedule and its sweeps from \
+             theta: leave out temperatures and sweeps"
+                .into(),
+        );
+    }
+    if config.replicas < MIN_POPULATION {
+        return invalid(format!(
+            "replicas: population annealing resamples a population of replicas: at least \
+             {MIN_POPULATION} are needed, got {}",
+            config.replicas
+        ));
+    }
+    if options.theta == 0 {
+        return invalid(
+            "algorithm: Annealing needs theta >= 1 (Metropolis sweeps per temperature step), got 0"
+                .into(),
+        );
+    }
+    if options.runs == 0 {
+        return invalid("algorithm: Annealing needs runs >= 1, got 0".into());
+    }
+    validate_annealing_schedule(&options.schedule, options.theta)?;
+    if config.backend != Backend::Cpu {
+        return invalid(format!(
+            "algorithm: Annealing runs on the CPU backend for now (the GPU engines cannot copy \
+             replicas or change temperature yet): set backend: Cpu, got {:?}",
+            config.backend
+        ));
+    }
+    let view = options.engine_config(config)?;
+    view.validate()?;
+    validate_population_memory(config, options)
+}
+
+fn validate_annealing_schedule(
+    schedule: &AnnealingSchedule,
+    theta: u32,
+) -> Result<(), ConfigError> {
+    let positive = |name: &str, beta: f64| match beta.is_finite() && beta > 0.0 {
+        true => Ok(()),
+        false => invalid(format!(
+            "algorithm: Annealing schedule: {name} must be finite and > 0, got {beta}"
+        )),
+    };
+    let steps = match schedule {
+        AnnealingSchedule::Betas(betas) => {
+            if betas.is_empty() {
+                return invalid("algorithm: Annealing schedule: Betas needs at least one".into());
+            }
+            for (i, &beta) in betas.iter().enumerate() {
+                positive(&format!("beta #{}", i + 1), beta)?;
+            }
+            if let Some(i) = betas.windows(2).position(|w| w[1] <= w[0]) {
+                return invalid(format!(
+                    "algorithm: Annealing schedule: the betas must increase (the population is \
+                     cooled from beta = 0): beta #{} = {} is not above #{} = {}",
+                    i + 2,
+                    betas[i + 1],
+                    i + 1,
+                    betas[i]
+                ));
+            }
+            betas.len() as u64
+        }
+        AnnealingSchedule::Linear { beta_max, count } => {
+            positive("beta_max", *beta_max)?;
+            if *count == 0 {
+                return invalid("algorithm: Annealing schedule: Linear needs count >= 1".into());
+            }
+            u64::from(*count)
+        }
+        AnnealingSchedule::Adaptive { overlap, beta_max } => {
+            positive("beta_max", *beta_max)?;
+            if !(*overlap > 0.0 && *overlap < 1.0) {
+                return invalid(format!(
+                    "algorithm: Annealing schedule: the target overlap of Adaptive must lie in \
+                     (0, 1), got {overlap}"
+                ));
+            }
+            // Checked again as the run goes: the steps are not known in advance.
+            1
+        }
+    };
+    // The sweep number is a 32-bit word of the Philox counter: more sweeps would reuse randoms.
+    if steps * u64::from(theta) > u64::from(u32::MAX) {
+        return invalid(format!(
+            "algorithm: Annealing: {steps} steps x theta {theta} exceeds {} sweeps, the range \
+             of the random-number counter",
+            u32::MAX
+        ));
+    }
+    Ok(())
+}
+
+/// The population's lattices must fit in memory: refuse a population that does not, naming
+/// the largest that does. CPU only for now ([`population_memory_limit`]).
+fn validate_population_memory(
+    config: &Config,
+    options: &AnnealingOptions,
+) -> Result<(), ConfigError> {
+    let Some(limit) = population_memory_limit(config.backend) else {
+        return Ok(());
+    };
+    let fits = |replicas: u32| -> bool {
+        let trial = Config {
+            replicas,
+            ..config.clone()
+        };
+        options
+            .engine_config(&trial)
+            .is_ok_and(|view| population_bytes(&view) <= limit)
+    };
+    if fits(config.replicas) {
+        return Ok(());
+    }
+    let (mut lo, mut hi) = (MIN_POPULATION - 1, config.replicas);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) { lo = mid } else { hi = mid }
+    }
+    let largest = match lo {
+        n if n < MIN_POPULATION => "none does".to_string(),
+        n => format!("the largest population that fits is replicas: {n}"),
+    };
+    invalid(format!(
+        "replicas: a population of {} replicas of this lattice needs about {} MiB, more than \
+         the {} MiB of memory available; {largest}",
+        config.replicas,
+        options
+            .engine_config(config)
+            .map_or(u64::MAX, |view| population_bytes(&view))
+            >> 20,
+        limit >> 20
+    ))
+}
+
+/// Bytes a population annealing run holds at once: the hot start's unpacked lattices (one `i32`
+/// per spin) and the engine's state twice (the copy reads a snapshot of it).
+fn population_bytes(view: &Config) -> u64 {
+    let systems = crate::sim::ising_systems(view);
+    let spins = systems.spin_count() as u64;
+    let engine = match view.choose_engine().map(|(engine, _)| engine.multispin()) {
+        Ok(Some(options)) => {
+            4 * crate::engine::multispin::MultispinLayout::new(systems, options).words()
+        }
+        _ => 4 * spins,
+    };
+    4 * spins + 2 * engine
+}
+
+/// The memory a population may fill on `backend`: the CPU's available memory (from
+/// `/proc/meminfo`; `None` where it cannot be read). The hook for the GPU engines' device
+/// memory once they run annealing (validation refuses them for now).
+fn population_memory_limit(backend: Backend) -> Option<u64> {
+    match backend {
+        Backend::Cpu => available_memory(),
+        Backend::Auto | Backend::Wgpu | Backend::Cuda => None,
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib << 10)
 }
 
 fn validate_workgroup_size(size: u32) -> Result<(), ConfigError> {

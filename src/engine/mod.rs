@@ -133,6 +133,58 @@ pub trait Engine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()>;
     /// The tempering state (empty without tempering).
     fn tempering(&mut self) -> Result<Vec<u32>>;
+    /// Population annealing: replace the inverse temperatures (one per configured temperature)
+    /// and with them the Metropolis thresholds, keeping the spins.
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        let _ = betas;
+        Err(no_annealing(&self.info()))
+    }
+    /// Population annealing's resampling: system `b` takes the lattice that system
+    /// `sources[b]` holds before the call (a gather over every system; `sources[b] == b` keeps
+    /// it). The host decides the map ([`crate::sim`]); the spins stay in the engine.
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        let _ = sources;
+        Err(no_annealing(&self.info()))
+    }
+}
+
+/// The error of an annealing operation on an engine that does not implement it yet.
+fn no_annealing(info: &EngineInfo) -> Error {
+    Error::State(format!(
+        "population annealing runs on the CPU backend for now; the {} {} engine cannot change \
+         temperatures or copy replicas yet",
+        info.backend, info.engine
+    ))
+}
+
+/// Refuse a copy map that does not name a source system for every system.
+pub fn check_copy_map(systems: &IsingSystems, sources: &[u32]) -> Result<()> {
+    let count = systems.systems();
+    if sources.len() != count as usize {
+        return Err(Error::State(format!(
+            "a copy map needs a source for each of the {count} systems, got {}",
+            sources.len()
+        )));
+    }
+    match sources.iter().position(|&source| source >= count) {
+        Some(b) => Err(Error::State(format!(
+            "copy map: system {b} would copy system {}, beyond the {count} systems",
+            sources[b]
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuse inverse temperatures that do not replace the configured ones one for one.
+pub fn check_betas(systems: &IsingSystems, betas: &[f64]) -> Result<()> {
+    if betas.len() != systems.betas.len() {
+        return Err(Error::State(format!(
+            "expected {} inverse temperatures, got {}",
+            systems.betas.len(),
+            betas.len()
+        )));
+    }
+    Ok(())
 }
 
 /// Refuse a tempering state that does not fit the configured chains.

@@ -188,6 +188,25 @@ impl MultispinLayout {
         Some(s.system(t, sample, r))
     }
 
+    /// Where system `b` lives: its word system and lane (lane 0 for SMSC, whose word system is
+    /// the whole system); the inverse of [`MultispinLayout::lane_system`].
+    pub fn system_lane(&self, b: u32) -> (u32, u32) {
+        let s = &self.systems;
+        let (t, sample, r) = (
+            s.temperature_of(b),
+            (b / s.replicas) % s.samples,
+            b % s.replicas,
+        );
+        let (tw, sw, rw, lane) = match self.lanes() {
+            None => (t, sample, r, 0),
+            Some(Lanes::Samples) => (t, sample / LANES, r, sample % LANES),
+            Some(Lanes::Temperatures) => (0, sample, r, t),
+            Some(Lanes::Replicas) => (t, sample, r / LANES, r % LANES),
+        };
+        let g = (tw * self.sample_words + sw) * self.replica_words + rw;
+        (g, lane)
+    }
+
     /// Systems (lanes) per word: 32 for AMSC, 1 for SMSC.
     pub fn systems_per_word(&self) -> u32 {
         if self.smsc() { 1 } else { LANES }

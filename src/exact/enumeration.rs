@@ -41,6 +41,8 @@ pub struct EnumeratedAverages {
     pub q2: f64,
     /// The link overlap `<q_l>` of two independent replicas.
     pub ql: f64,
+    /// `ln Z`: the sum of the weights relative to the ground state, `- beta E_0` added back.
+    pub ln_z: f64,
 }
 
 /// Exact averages at inverse temperature `beta` and field `field` of `lattice` with couplings
@@ -212,6 +214,7 @@ impl Sums {
             m2: self.magnetisation_sq / self.z / (n * n),
             q2: (n + 2.0 * correlations_sq) / (n * n),
             ql: links_sq / bonds.incident.len() as f64,
+            ln_z: self.z.ln() - beta * ground,
         }
     }
 }
@@ -242,6 +245,8 @@ mod tests {
             let want = kaufman(4, beta);
             assert_close(&format!("beta {beta} e"), got.e, want.e, 1e-10);
             assert_close(&format!("beta {beta} c"), got.c, want.c, 1e-10);
+            let f = -got.ln_z / (beta * 16.0);
+            assert_close(&format!("beta {beta} f"), f, want.f, 1e-10);
         }
     }
 

@@ -4,10 +4,10 @@
 use serde::Serialize;
 
 use super::{TemperatureSeries, Trace};
-use crate::exact::kaufman;
+use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::output::temperature_suffix;
-use crate::sim::Summary;
-use crate::stats::{Estimate, IsingEstimates, SpinGlassEstimates};
+use crate::sim::{AnnealingSummary, Summary};
+use crate::stats::{AnnealingAverage, Estimate, IsingEstimates, SpinGlassEstimates};
 
 /// Points of the exact curves, evenly spaced in beta over the measured range.
 const EXACT_CURVE_POINTS: usize = 201;
@@ -118,6 +118,60 @@ pub fn betas(summary: &Summary) -> Vec<f64> {
 /// The x axis of a model's figures: beta for the ferromagnet, T for the spin glass.
 fn x_label(summary: &Summary) -> &'static str {
     if is_spin_glass(summary) { "T" } else { "beta" }
+}
+
+/// Population annealing: e, c and f versus beta (mean and error over the populations), each
+/// with its exact values at the schedule's betas where the summary has them.
+pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
+    type Observable = (
+        &'static str,
+        fn(&AnnealingAverage) -> Estimate,
+        fn(&ExactIsing2d) -> f64,
+    );
+    const SHOWN: [Observable; 3] = [
+        ("e", |a| a.e, |x| x.e),
+        ("c", |a| a.c, |x| x.c),
+        ("f", |a| a.f, |x| x.f),
+    ];
+    let panels = SHOWN
+        .iter()
+        .map(|(label, measured, exact)| {
+            let mut curves = vec![Curve {
+                label: "population annealing".to_string(),
+                style: Style::Measured,
+                points: summary
+                    .steps
+                    .iter()
+                    .map(|a| Point::of(a.beta, measured(a)))
+                    .collect(),
+            }];
+            if !summary.exact.is_empty() {
+                curves.push(Curve {
+                    label: "exact (Kaufman)".to_string(),
+                    style: Style::Line,
+                    points: summary
+                        .schedule
+                        .iter()
+                        .zip(&summary.exact)
+                        .map(|(&beta, x)| Point::exact(beta, exact(x)))
+                        .collect(),
+                });
+            }
+            Panel {
+                y_label: label.to_string(),
+                curves,
+            }
+        })
+        .collect();
+    Figure {
+        file: "annealing.svg".to_string(),
+        title: format!(
+            "population annealing, {} (R = {}, theta = {})",
+            summary.model, summary.replicas, summary.theta
+        ),
+        x_label: "beta".to_string(),
+        panels,
+    }
 }
 
 /// One figure per observable of the summary versus temperature.

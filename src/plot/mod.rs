@@ -2,7 +2,8 @@
 //! versus temperature (the ferromagnet's e, c, |m|, chi, U4 versus beta with Kaufman's exact e and
 //! c in 2D zero field; the spin glass's e, q^2, g, chi_SG, xi_L/L versus T), the E and |M| time
 //! series of every temperature, PNG snapshots of the final lattices, and overlays of runs of one
-//! model at several sizes for finite-size crossings.
+//! model at several sizes for finite-size crossings; population annealing's e, c and f versus
+//! beta with Kaufman's exact values where they exist.
 //!
 //! A run hands its data to [`write_run_plots`]; `spinflip plot` reads a run directory back
 //! ([`read_run`]) and draws the same files with [`write_plots`], or overlays several
@@ -16,8 +17,8 @@ mod svg;
 use std::path::{Path, PathBuf};
 
 pub use figures::{
-    Curve, Figure, Panel, Point, Style, betas, is_spin_glass, observable_figures, overlay_figures,
-    timeseries_figure,
+    Curve, Figure, Panel, Point, Style, annealing_figure, betas, is_spin_glass, observable_figures,
+    overlay_figures, timeseries_figure,
 };
 pub use read::{read_run, read_summary};
 pub use snapshot::snapshot_png;
@@ -25,7 +26,7 @@ pub use snapshot::snapshot_png;
 use crate::error::{Error, Result};
 use crate::io::ensure_writable_dir;
 use crate::io::output::{temperature_suffix, write_file};
-use crate::sim::Summary;
+use crate::sim::{AnnealingSummary, Summary};
 use crate::stats::SampleSeries;
 
 /// What the time-series figure of one temperature shows, per measurement.
@@ -179,6 +180,11 @@ pub fn write_overlays(out: &Path, summaries: &[Summary]) -> Result<()> {
         write_figure(out, &figure)?;
     }
     Ok(())
+}
+
+/// Write population annealing's figure (e, c, f versus beta) into `out`.
+pub fn write_annealing_plot(out: &Path, summary: &AnnealingSummary) -> Result<()> {
+    write_figure(out, &figures::annealing_figure(summary))
 }
 
 fn write_figure(out: &Path, figure: &Figure) -> Result<()> {

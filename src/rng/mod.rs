@@ -27,6 +27,8 @@ pub enum Purpose {
     Couplings = 5,
     /// Parallel-tempering swap decisions.
     Swap = 6,
+    /// Population-annealing resampling decisions (copy numbers).
+    Resample = 7,
 }
 
 /// The 128-bit Philox counter of one block of four random words.

@@ -1,10 +1,13 @@
 //! The simulation layer: building plans, choosing an engine, and the run loop.
 
+mod annealing;
 mod backend;
 mod ladder;
+mod resampling;
 mod run;
 mod schedule;
 
+pub use annealing::{AnnealingSummary, annealing_table};
 pub use backend::{open_engine, open_gpu_context};
 pub use ladder::{TUNING_STAGES, retune, tuning_stops};
 pub use run::{

@@ -76,7 +76,11 @@ impl RunOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunOutcome {
     Completed(Box<Summary>),
-    Halted { sweeps_done: u64 },
+    /// A population-annealing run.
+    Annealed(Box<super::AnnealingSummary>),
+    Halted {
+        sweeps_done: u64,
+    },
 }
 
 /// The results of one temperature.
@@ -160,6 +164,17 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let (config, engine_choice) = &config.resolve_engine()?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     let config_text = config.to_ron_string();
+    if config.algorithm.annealing().is_some() {
+        if options.resume {
+            return Err(Error::Usage(
+                "population annealing writes no checkpoints yet, so it cannot be resumed; \
+                 run it again from the start"
+                    .into(),
+            ));
+        }
+        write_file(&options.out, CONFIG, config_text.as_bytes())?;
+        return super::annealing::anneal(config, engine_choice, &options.out);
+    }
     let config_fingerprint = fingerprint(&config_text);
     let mut systems = ising_systems(config);
     let schedule = Schedule::from(config);

@@ -1,6 +1,7 @@
 //! Statistics of Monte Carlo time series: integrated autocorrelation times, blocking and the
 //! jackknife, and the thermodynamic estimators of the Ising ferromagnet built on them.
 
+mod annealing;
 mod autocorr;
 mod equilibration;
 mod ising;
@@ -9,6 +10,9 @@ mod overlap;
 mod spin_glass;
 mod tempering;
 
+pub use annealing::{
+    AnnealingAverage, AnnealingEstimates, average_over_runs, family_statistics, population_moments,
+};
 pub use autocorr::tau_int;
 pub use equilibration::{EquilibrationCheck, LogBin, UnitSeries, log_binning};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};

@@ -45,6 +45,7 @@ pub fn completed(outcome: RunOutcome) -> Summary {
     match outcome {
         RunOutcome::Completed(summary) => *summary,
         RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
+        RunOutcome::Annealed(_) => panic!("an annealing run"),
     }
 }
 

@@ -3,6 +3,7 @@
 //! `shaders/wgsl/`; systems run in parallel on the CPU's cores.
 
 mod bitslice;
+mod copy_systems;
 mod metropolis_simple;
 mod multispin;
 mod multispin_metropolis;
@@ -13,6 +14,7 @@ mod tempering_exchange;
 mod tempering_swap;
 
 pub use bitslice::{BondCount, LaneCounter, count_equals};
+pub use copy_systems::{copy_lanes, copy_lattices};
 pub use metropolis_simple::sweep_colour;
 pub use multispin::CpuMultispinEngine;
 pub use multispin_observables::observe_lanes;
@@ -25,8 +27,8 @@ use rayon::prelude::*;
 
 use super::tempering::SwapLayout;
 use super::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_spin_count,
-    check_tempering_state, no_tempering,
+    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_betas, check_copy_map,
+    check_spin_count, check_tempering_state, no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -150,6 +152,20 @@ impl Engine for CpuEngine {
             .tempering
             .as_ref()
             .map_or_else(Vec::new, |t| t.state.clone()))
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(&self.systems, betas)?;
+        self.systems.betas = betas.to_vec();
+        self.thresholds = self.systems.thresholds();
+        Ok(())
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        check_copy_map(&self.systems, sources)?;
+        let sites = self.systems.lattice.sites() as usize;
+        copy_lattices(sources, sites, &mut self.spins);
+        Ok(())
     }
 }
 

@@ -4,11 +4,15 @@ use rayon::prelude::*;
 
 use super::multispin_metropolis::sweep_colour;
 use super::{
-    CpuTempering, cpu_description, cpu_tempering, exchange, observe_lanes, overlap_planes,
+    CpuTempering, copy_lanes, cpu_description, cpu_tempering, exchange, observe_lanes,
+    overlap_planes,
 };
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::SwapLayout;
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, Step, check_spin_count, no_tempering};
+use crate::engine::{
+    Engine, EngineInfo, Measurements, Plan, Step, check_betas, check_copy_map, check_spin_count,
+    no_tempering,
+};
 use crate::error::Result;
 
 /// Multispin coding on the CPU's cores, one word system per task.
@@ -146,6 +150,19 @@ impl Engine for CpuMultispinEngine {
             .tempering
             .as_ref()
             .map_or_else(Vec::new, |t| t.state.clone()))
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(&self.layout.systems, betas)?;
+        self.layout.systems.betas = betas.to_vec();
+        self.tables = self.layout.threshold_tables();
+        Ok(())
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        check_copy_map(&self.layout.systems, sources)?;
+        copy_lanes(&self.layout, sources, &mut self.words);
+        Ok(())
     }
 }
 

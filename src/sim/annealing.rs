@@ -1,0 +1,453 @@
+//! Population annealing (paper 001) on the simulation loop's machinery: the loop plans each
+//! temperature step (`theta` sweeps, then a measurement) for the engine to replay, and between
+//! steps makes the resampling decisions on the host from the measured integer energies
+//! ([`super::resampling`]); the engine then copies replicas (`Engine::copy_systems`) and
+//! takes the next temperature (`Engine::set_betas`), the spins never leaving it.
+//!
+//! Populations: `runs` independent populations per disorder sample, each in its own block of
+//! [`AnnealingOptions::slots`] engine replicas (`block = sample runs + run`; systems
+//! `block slots + j`). A population of size `R_i` fills slots `0 .. R_i` of its block; the
+//! others are idle (swept with the rest, never measured or copied from).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::resampling::{ResampleKey, Reweighting, adaptive_beta, copy_counts, copy_sources};
+use super::{RunOutcome, initial_spins, ising_systems, open_engine};
+use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
+use crate::engine::{Engine, Measurements, Plan};
+use crate::error::{Error, Result};
+use crate::exact::{ExactIsing2d, kaufman};
+use crate::io::output::{write_file, write_json};
+use crate::model::ising::IsingSystems;
+use crate::plot::write_annealing_plot;
+use crate::stats::{
+    AnnealingAverage, AnnealingEstimates, average_over_runs, family_statistics, population_moments,
+};
+
+/// File names in the output directory.
+const ANNEALING_JSON: &str = "annealing.json";
+const ANNEALING_CSV: &str = "annealing.csv";
+const POPULATIONS_CSV: &str = "annealing_populations.csv";
+
+/// `annealing.json`: the run, the schedule it took, and per beta the mean and error over the
+/// independent populations (every run of every sample), with Kaufman's exact values where
+/// they exist (2D ferromagnet, zero field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnnealingSummary {
+    pub spinflip_version: String,
+    pub backend: String,
+    pub adapter: String,
+    pub engine: String,
+    pub engine_choice: String,
+    pub model: String,
+    pub dims: u32,
+    pub size: u32,
+    pub field: f64,
+    pub samples: u32,
+    /// The target population size R.
+    pub replicas: u32,
+    /// Engine replicas per population (R plus room for its fluctuations).
+    pub slots: u32,
+    pub runs: u32,
+    pub theta: u32,
+    pub resampling: String,
+    pub seed: u64,
+    /// The betas after 0, as configured or as the adaptive schedule chose them.
+    pub schedule: Vec<f64>,
+    pub ps_per_flip: f64,
+    pub steps: Vec<AnnealingAverage>,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub exact: Vec<ExactIsing2d>,
+}
+
+/// One population: its size is `families.len()`; replica `j` sits in slot `j` of its block and
+/// descends from replica `families[j]` of the initial population.
+struct Population {
+    families: Vec<u32>,
+    ln_z: f64,
+    estimates: Vec<AnnealingEstimates>,
+}
+
+/// What the loop carries from one temperature step to the next.
+struct Anneal {
+    systems: IsingSystems,
+    /// The target population size R.
+    target: u32,
+    slots: u32,
+    populations: Vec<Population>,
+    beta: f64,
+    step: u32,
+    sweeps_done: u64,
+    schedule: Vec<f64>,
+}
+
+/// Anneal `config` (validated, engine resolved), writing the results into `out`.
+pub fn anneal(config: &Config, engine_choice: &str, out: &Path) -> Result<RunOutcome> {
+    let options = config
+        .algorithm
+        .annealing()
+        .ok_or_else(|| Error::State("anneal needs algorithm: Annealing".into()))?;
+    let view = options.engine_config(config)?;
+    let systems = IsingSystems {
+        betas: vec![0.0],
+        ..ising_systems(&view)
+    };
+    let mut engine = open_engine(&view, systems.clone())?;
+    engine.set_spins(&initial_spins(&systems))?;
+    let slots = AnnealingOptions::slots(config.replicas) as u32;
+    let blocks = config.samples * options.runs;
+    let n = systems.lattice.sites();
+    let mut anneal = Anneal {
+        populations: (0..blocks)
+            .map(|_| Population {
+                families: (0..config.replicas).collect(),
+                ln_z: n as f64 * std::f64::consts::LN_2,
+                estimates: Vec::new(),
+            })
+            .collect(),
+        systems,
+        target: config.replicas,
+        slots,
+        beta: 0.0,
+        step: 0,
+        sweeps_done: 0,
+        schedule: Vec::new(),
+    };
+    let started = Instant::now();
+    let mut engine_time = Duration::ZERO;
+    let mut energies = anneal.energies(&engine.execute(&measurement_plan())?);
+    while let Some(next) = next_beta(&options.schedule, &anneal, &energies) {
+        let reweightings = anneal.resample(engine.as_mut(), &options, &energies, next)?;
+        let plan = anneal.step_plan(options.theta)?;
+        let step_started = Instant::now();
+        let measurements = engine.execute(&plan)?;
+        engine_time += step_started.elapsed();
+        energies = anneal.energies(&measurements);
+        anneal.estimate(&measurements, &energies, &reweightings);
+    }
+    log::info!("annealed in {:.1} s", started.elapsed().as_secs_f64());
+    let flips = anneal.sweeps_done * n * u64::from(anneal.systems.systems());
+    let info = engine.info();
+    let summary = AnnealingSummary {
+        spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
+        backend: info.backend,
+        adapter: info.adapter,
+        engine: info.engine,
+        engine_choice: engine_choice.to_string(),
+        model: format!("{:?}", config.model),
+        dims: config.model.dims(),
+        size: config.model.size(),
+        field: config.model.field(),
+        samples: config.samples,
+        replicas: config.replicas,
+        slots,
+        runs: options.runs,
+        theta: options.theta,
+        resampling: format!("{:?}", options.resampling),
+        seed: config.seed,
+        schedule: anneal.schedule.clone(),
+        ps_per_flip: engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64,
+        steps: average_over_runs(
+            &anneal
+                .populations
+                .iter()
+                .map(|p| p.estimates.clone())
+                .collect::<Vec<_>>(),
+        ),
+        exact: exact_values(config, &anneal.schedule),
+    };
+    write_outputs(out, config, &anneal, &summary)?;
+    Ok(RunOutcome::Annealed(Box::new(summary)))
+}
+
+/// A plan that only measures (the population at beta = 0).
+fn measurement_plan() -> Plan {
+    let mut plan = Plan::default();
+    plan.measure();
+    plan
+}
+
+/// The next beta of the schedule, `None` once it has ended. An adaptive step is the smallest
+/// any population asks for, so every population keeps at least the target overlap.
+fn next_beta(schedule: &AnnealingSchedule, anneal: &Anneal, energies: &[Vec<f64>]) -> Option<f64> {
+    let k = anneal.step as usize;
+    match *schedule {
+        AnnealingSchedule::Betas(ref betas) => betas.get(k).copied(),
+        AnnealingSchedule::Linear { beta_max, count } => {
+            (k < count as usize).then(|| beta_max * (k + 1) as f64 / f64::from(count))
+        }
+        AnnealingSchedule::Adaptive { overlap, beta_max } => (anneal.beta < beta_max).then(|| {
+            energies
+                .iter()
+                .map(|e| adaptive_beta(e, anneal.beta, beta_max, overlap))
+                .fold(beta_max, f64::min)
+        }),
+    }
+}
+
+impl Anneal {
+    /// First system of population `block`.
+    fn base(&self, block: usize) -> usize {
+        block * self.slots as usize
+    }
+
+    /// Total energies of every population's replicas, from the engine's integer counts.
+    fn energies(&self, measurements: &Measurements) -> Vec<Vec<f64>> {
+        let lattice = self.systems.lattice;
+        let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
+        self.populations
+            .iter()
+            .enumerate()
+            .map(|(block, population)| {
+                let observations = &measurements.observations[self.base(block)..];
+                observations[..population.families.len()]
+                    .iter()
+                    .map(|o| {
+                        let bond_sum = 2 * o.satisfied as i64 - bonds;
+                        self.systems.energy(bond_sum, 2 * o.up as i64 - n)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Resample every population from the current beta to `next` and move the engine there:
+    /// one copy map over all systems (idle slots keep their lattices), then the new thresholds.
+    fn resample(
+        &mut self,
+        engine: &mut dyn Engine,
+        options: &AnnealingOptions,
+        energies: &[Vec<f64>],
+        next: f64,
+    ) -> Result<Vec<Reweighting>> {
+        self.step += 1;
+        let mut sources: Vec<u32> = (0..self.systems.systems()).collect();
+        let mut reweightings = Vec::with_capacity(self.populations.len());
+        for (block, energies) in energies.iter().enumerate() {
+            let reweighting = Reweighting::new(energies, next - self.beta);
+            let key = ResampleKey {
+                seed: self.systems.seed,
+                step: self.step,
+                block: block as u32,
+            };
+            let counts = copy_counts(options.resampling, &reweighting, self.target, key);
+            let copies = copy_sources(&counts, self.slots)?;
+            let base = self.base(block);
+            let population = &mut self.populations[block];
+            population.ln_z += reweighting.ln_q;
+            population.families = copies
+                .iter()
+                .map(|&i| population.families[i as usize])
+                .collect();
+            for (j, &i) in copies.iter().enumerate() {
+                sources[base + j] = (base + i as usize) as u32;
+            }
+            reweightings.push(reweighting);
+        }
+        engine.copy_systems(&sources)?;
+        engine.set_betas(&[next])?;
+        self.beta = next;
+        self.schedule.push(next);
+        Ok(reweightings)
+    }
+
+    /// `theta` sweeps at the current beta, then a measurement. The sweeps number on from the
+    /// previous step's, keying the Metropolis randoms.
+    fn step_plan(&mut self, theta: u32) -> Result<Plan> {
+        let mut plan = Plan::default();
+        for _ in 0..theta {
+            let sweep = u32::try_from(self.sweeps_done).map_err(|_| {
+                Error::State(format!(
+                    "population annealing: step {} passes {} sweeps, the range of the \
+                     random-number counter; use fewer steps or a smaller theta",
+                    self.step,
+                    u32::MAX
+                ))
+            })?;
+            plan.sweep(sweep);
+            self.sweeps_done += 1;
+        }
+        plan.measure();
+        Ok(plan)
+    }
+
+    /// Every population's estimates at the current beta.
+    fn estimate(
+        &mut self,
+        measurements: &Measurements,
+        energies: &[Vec<f64>],
+        reweightings: &[Reweighting],
+    ) {
+        let lattice = self.systems.lattice;
+        let (n, beta) = (lattice.sites(), self.beta);
+        for (block, (energies, reweighting)) in energies.iter().zip(reweightings).enumerate() {
+            let observations = &measurements.observations[self.base(block)..][..energies.len()];
+            let magnetisations: Vec<i64> = observations
+                .iter()
+                .map(|o| 2 * o.up as i64 - n as i64)
+                .collect();
+            let [e, c, abs_m, m2, m4, u4] = population_moments(beta, n, energies, &magnetisations);
+            let population = &mut self.populations[block];
+            let (families, rho_t, rho_s) = family_statistics(&population.families);
+            let ln_z = population.ln_z / n as f64;
+            let f = -ln_z / beta;
+            population.estimates.push(AnnealingEstimates {
+                beta,
+                population: energies.len() as u32,
+                e,
+                c,
+                abs_m,
+                m2,
+                m4,
+                u4,
+                ln_z,
+                f,
+                s: beta * (e - f),
+                overlap: reweighting.overlap(),
+                effective_population: reweighting.effective_size(),
+                families,
+                rho_t,
+                rho_s,
+            });
+        }
+    }
+}
+
+/// Kaufman's exact values at every beta of the schedule, for the 2D ferromagnet at zero field.
+fn exact_values(config: &Config, schedule: &[f64]) -> Vec<ExactIsing2d> {
+    let model = config.model;
+    let exact =
+        model.dims() == 2 && model.field() == 0.0 && model.disorder() == Disorder::Ferromagnet;
+    match exact {
+        true => schedule
+            .iter()
+            .map(|&beta| kaufman(model.size(), beta))
+            .collect(),
+        false => Vec::new(),
+    }
+}
+
+/// `annealing.json`, `annealing.csv` (per beta, mean and error over populations, exact values
+/// where known), `annealing_populations.csv` (per population and beta) and the plot.
+fn write_outputs(
+    out: &Path,
+    config: &Config,
+    anneal: &Anneal,
+    summary: &AnnealingSummary,
+) -> Result<()> {
+    write_json(out, ANNEALING_JSON, summary)?;
+    write_file(out, ANNEALING_CSV, averages_csv(summary).as_bytes())?;
+    write_file(
+        out,
+        POPULATIONS_CSV,
+        populations_csv(anneal, config.samples).as_bytes(),
+    )?;
+    if config.plots {
+        write_annealing_plot(out, summary)?;
+    }
+    Ok(())
+}
+
+/// The terminal's table: per beta (at most [`TABLE_ROWS`], evenly spread over the schedule,
+/// the last included) e, c and f with their errors, and the exact values where known.
+pub fn annealing_table(summary: &AnnealingSummary) -> String {
+    let steps = summary.steps.len();
+    let stride = steps.div_ceil(TABLE_ROWS).max(1);
+    let mut table = format!(
+        "{:>10} {:>22} {:>22} {:>22} {:>11} {:>11} {:>11}\n",
+        "beta", "e", "c", "f", "exact e", "exact c", "exact f"
+    );
+    let shown = (0..steps).filter(|k| k % stride == 0 || k + 1 == steps);
+    for k in shown {
+        let a = &summary.steps[k];
+        let estimate = |x: crate::stats::Estimate| format!("{:.6} +- {:.6}", x.mean, x.err);
+        let exact = summary
+            .exact
+            .get(k)
+            .map_or([String::new(), String::new(), String::new()], |x| {
+                [x.e, x.c, x.f].map(|v| format!("{v:.6}"))
+            });
+        table.push_str(&format!(
+            "{:>10.6} {:>22} {:>22} {:>22} {:>11} {:>11} {:>11}\n",
+            a.beta,
+            estimate(a.e),
+            estimate(a.c),
+            estimate(a.f),
+            exact[0],
+            exact[1],
+            exact[2]
+        ));
+    }
+    table
+}
+
+/// Most rows of [`annealing_table`].
+const TABLE_ROWS: usize = 20;
+
+/// Per beta: each estimate's mean and error over the populations, then the exact e, c, f.
+fn averages_csv(summary: &AnnealingSummary) -> String {
+    let mut csv = String::from(
+        "beta,populations,e,e_err,c,c_err,abs_m,abs_m_err,m2,m2_err,m4,m4_err,u4,u4_err,\
+         ln_z,ln_z_err,f,f_err,s,s_err,exact_e,exact_c,exact_f\n",
+    );
+    for (k, a) in summary.steps.iter().enumerate() {
+        let estimates = [a.e, a.c, a.abs_m, a.m2, a.m4, a.u4, a.ln_z, a.f, a.s];
+        let exact = summary.exact.get(k);
+        let mut row = vec![a.beta.to_string(), a.runs.to_string()];
+        row.extend(
+            estimates
+                .iter()
+                .flat_map(|x| [x.mean.to_string(), x.err.to_string()]),
+        );
+        row.extend(
+            [exact.map(|x| x.e), exact.map(|x| x.c), exact.map(|x| x.f)]
+                .map(|x| x.map_or(String::new(), |x| x.to_string())),
+        );
+        csv.push_str(&row.join(","));
+        csv.push('\n');
+    }
+    csv
+}
+
+/// Per population (sample, run) and beta, every estimate of [`AnnealingEstimates`].
+fn populations_csv(anneal: &Anneal, samples: u32) -> String {
+    let runs = anneal.populations.len() as u32 / samples;
+    let mut csv = String::from(
+        "sample,run,beta,population,e,c,abs_m,m2,m4,u4,ln_z,f,s,overlap,effective_population,\
+         families,rho_t,rho_s\n",
+    );
+    for (block, population) in anneal.populations.iter().enumerate() {
+        let (sample, run) = (block as u32 / runs, block as u32 % runs);
+        for a in &population.estimates {
+            let values = [
+                a.beta,
+                a.e,
+                a.c,
+                a.abs_m,
+                a.m2,
+                a.m4,
+                a.u4,
+                a.ln_z,
+                a.f,
+                a.s,
+                a.overlap,
+                a.effective_population,
+            ];
+            let mut row = vec![sample.to_string(), run.to_string()];
+            row.extend(values[..1].iter().map(f64::to_string));
+            row.push(a.population.to_string());
+            row.extend(values[1..].iter().map(f64::to_string));
+            row.extend([
+                a.families.to_string(),
+                a.rho_t.to_string(),
+                a.rho_s.to_string(),
+            ]);
+            csv.push_str(&row.join(","));
+            csv.push('\n');
+        }
+    }
+    csv
+}

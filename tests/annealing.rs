@@ -1,0 +1,337 @@
+//! Population annealing on the CPU: bad configs refused before anything runs, the engines'
+//! copies, two copies in one multispin word diverging, and the estimates against exact values
+//! (Kaufman's 2D Ising solution, enumeration of a small Edwards-Anderson sample).
+
+mod common;
+
+use spinflip::config::{Config, Lanes, Layout, MultispinOptions, Randoms};
+use spinflip::engine::Engine;
+use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
+use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::{Plan, Step};
+use spinflip::exact::enumerate;
+use spinflip::model::Lattice;
+use spinflip::model::couplings::{Disorder, coupling_values};
+use spinflip::model::ising::IsingSystems;
+use spinflip::sim::{AnnealingSummary, RunOptions, RunOutcome, initial_spins, run};
+
+/// An annealing config of the 2D ferromagnet with `algorithm` and `replicas` substituted.
+fn config_text(replicas: &str, algorithm: &str) -> String {
+    format!(
+        "(model: Ising(dims: 2, size: 8, field: 0.0), replicas: {replicas}, engine: Simple, \
+         algorithm: {algorithm}, seed: 3, backend: Cpu)"
+    )
+}
+
+fn refusal(text: &str) -> String {
+    let config = Config::from_ron_str(text).expect("parses");
+    config.validate().expect_err("must be refused").to_string()
+}
+
+const LINEAR: &str = "Annealing(theta: 2, schedule: Linear(beta_max: 0.5, count: 4))";
+
+#[test]
+fn bad_annealing_configs_are_refused_with_a_reason() {
+    let cases = [
+        (config_text("1", LINEAR), "at least 2 are needed, got 1"),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 0, schedule: Linear(beta_max: 0.5, count: 4))",
+            ),
+            "theta >= 1",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Adaptive(overlap: 1.0, beta_max: 1))",
+            ),
+            "must lie in (0, 1), got 1",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Adaptive(overlap: 0, beta_max: 1))",
+            ),
+            "must lie in (0, 1), got 0",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Adaptive(overlap: NaN, beta_max: 1))",
+            ),
+            "must lie in (0, 1), got NaN",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Betas([0.1, 0.3, 0.2]))",
+            ),
+            "beta #3 = 0.2 is not above #2 = 0.3",
+        ),
+        (
+            config_text("64", "Annealing(theta: 1, schedule: Betas([0.1, 0.1]))"),
+            "must increase",
+        ),
+        (
+            config_text("64", "Annealing(theta: 1, schedule: Betas([0.1, NaN]))"),
+            "beta #2 must be finite and > 0, got NaN",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 0))",
+            ),
+            "count >= 1",
+        ),
+        (
+            config_text("64", LINEAR).replace("backend: Cpu", "backend: Wgpu"),
+            "runs on the CPU backend for now",
+        ),
+        (
+            config_text("64", LINEAR).replace("seed: 3", "seed: 3, temperatures: Betas([0.4])"),
+            "leave out temperatures and sweeps",
+        ),
+        (
+            config_text("2000000000", LINEAR).replace("size: 8", "size: 64"),
+            "the largest population that fits is replicas: ",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = refusal(&text);
+        assert!(
+            error.contains(expected),
+            "{text}\n gave: {error}\n wanted: {expected}"
+        );
+    }
+}
+
+/// Random lattices in every system of `systems`, and the gather `sources` applied to them.
+fn copied(systems: &IsingSystems, sources: &[u32]) -> (Vec<i32>, Vec<i32>) {
+    let spins = initial_spins(systems);
+    let n = systems.lattice.sites() as usize;
+    let expected = sources
+        .iter()
+        .flat_map(|&s| spins[s as usize * n..][..n].iter().copied())
+        .collect();
+    (spins, expected)
+}
+
+/// A copy map that moves systems around, copies some several times and keeps others.
+fn shuffled_sources(count: u32) -> Vec<u32> {
+    (0..count)
+        .map(|b| match b % 5 {
+            0 => b,
+            1 => (b * 7 + 3) % count,
+            _ => count - 1 - b / 2,
+        })
+        .collect()
+}
+
+fn check_copies(engine: &mut dyn Engine, systems: &IsingSystems, what: &str) {
+    let sources = shuffled_sources(systems.systems());
+    let (spins, expected) = copied(systems, &sources);
+    engine.set_spins(&spins).unwrap();
+    engine.copy_systems(&sources).unwrap();
+    assert!(
+        engine.spins().unwrap() == expected,
+        "{what}: copies differ from the gather"
+    );
+    let error = engine.copy_systems(&[0]).unwrap_err().to_string();
+    assert!(
+        error.contains("a source for each of the"),
+        "{what}: {error}"
+    );
+}
+
+#[test]
+fn engines_copy_systems_as_the_map_says() {
+    let lattice = Lattice::new(2, 8);
+    let ferromagnet = IsingSystems::ferromagnet(lattice, 0.0, vec![0.4], 64, 5);
+    check_copies(
+        &mut CpuEngine::new(ferromagnet.clone()),
+        &ferromagnet,
+        "simple",
+    );
+    let glass = IsingSystems::spin_glass(lattice, 0.0, vec![0.4], 32, 4, 5);
+    let big = IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, vec![0.4], 3, 5);
+    let cases = [
+        (
+            ferromagnet,
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+        ),
+        (
+            glass,
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+        ),
+        (big, Layout::Smsc),
+    ];
+    for (systems, layout) in cases {
+        let options = MultispinOptions {
+            layout,
+            randoms: Randoms::Exact,
+        };
+        let mut engine = CpuMultispinEngine::new(MultispinLayout::new(systems.clone(), options));
+        check_copies(&mut engine, &systems, &format!("{layout:?}"));
+    }
+}
+
+/// Copies of one lattice in every lane of a word after `sweeps` sweeps at beta 0.44: how many
+/// lanes still equal lane 0.
+fn lanes_equal_after(randoms: Randoms, sweeps: u32) -> usize {
+    let systems = IsingSystems::ferromagnet(Lattice::new(2, 8), 0.0, vec![0.0], 32, 11);
+    let options = MultispinOptions {
+        layout: Layout::Amsc {
+            lanes: Lanes::Replicas,
+        },
+        randoms,
+    };
+    let mut engine = CpuMultispinEngine::new(MultispinLayout::new(systems.clone(), options));
+    engine.set_spins(&initial_spins(&systems)).unwrap();
+    engine.copy_systems(&[0; 32]).unwrap();
+    engine.set_betas(&[0.44]).unwrap();
+    let plan = Plan {
+        steps: (0..sweeps).map(|sweep| Step::Sweep { sweep }).collect(),
+        slots: 0,
+    };
+    engine.execute(&plan).unwrap();
+    let spins = engine.spins().unwrap();
+    let n = systems.lattice.sites() as usize;
+    (0..32)
+        .filter(|&r| spins[r * n..][..n] == spins[..n])
+        .count()
+}
+
+#[test]
+fn copies_in_one_word_diverge_with_exact_randoms() {
+    // Every lane draws its own uniforms: after a few sweeps only lane 0 equals itself.
+    assert_eq!(lanes_equal_after(Randoms::Exact, 3), 1);
+    // With one uniform per word (papers 000/002) the copies stay identical for ever: the
+    // correlation paper 001 had to shuffle replicas against.
+    assert_eq!(lanes_equal_after(Randoms::Shared, 3), 32);
+}
+
+fn anneal(text: &str, name: &str) -> AnnealingSummary {
+    let config = Config::from_ron_str(text).expect("parses");
+    let out =
+        std::env::temp_dir().join(format!("spinflip-annealing-{name}-{}", std::process::id()));
+    let options = RunOptions {
+        overwrite: true,
+        ..RunOptions::new(&out)
+    };
+    let outcome = run(&config, &options).expect("runs");
+    for file in [
+        "annealing.json",
+        "annealing.csv",
+        "annealing_populations.csv",
+        "config.ron",
+    ] {
+        assert!(out.join(file).exists(), "{file} missing");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    match outcome {
+        RunOutcome::Annealed(summary) => *summary,
+        other => panic!("not an annealing outcome: {other:?}"),
+    }
+}
+
+/// `|measured - exact| <= bound` errors over runs, the error being positive and finite.
+fn assert_within(what: &str, measured: spinflip::stats::Estimate, exact: f64, bound: f64) {
+    assert!(
+        measured.err > 0.0 && measured.err.is_finite(),
+        "{what}: error {}",
+        measured.err
+    );
+    let sigmas = (measured.mean - exact).abs() / measured.err;
+    assert!(
+        sigmas <= bound,
+        "{what}: {} +- {} is {sigmas:.1} errors from the exact {exact}",
+        measured.mean,
+        measured.err
+    );
+}
+
+#[test]
+fn ising_8x8_matches_kaufman() {
+    let text = config_text(
+        "256",
+        "Annealing(theta: 5, schedule: Linear(beta_max: 0.6, count: 15), runs: 8)",
+    )
+    .replace("seed: 3", "seed: 21, plots: false");
+    let summary = anneal(&text, "kaufman");
+    assert_eq!(summary.steps.len(), 15);
+    assert_eq!(summary.exact.len(), 15);
+    for (step, exact) in summary.steps.iter().zip(&summary.exact).skip(2) {
+        let at = |q: &str| format!("{q} at beta {}", step.beta);
+        assert_within(&at("e"), step.e, exact.e, 4.0);
+        assert_within(&at("c"), step.c, exact.c, 4.0);
+        assert_within(&at("f"), step.f, exact.f, 4.0);
+    }
+}
+
+#[test]
+fn edwards_anderson_sample_matches_enumeration() {
+    let text = "(model: EdwardsAnderson(dims: 2, size: 4, field: 0.0), replicas: 200, \
+                engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact), \
+                algorithm: Annealing(theta: 5, schedule: Adaptive(overlap: 0.8, beta_max: 1.5), \
+                resampling: Multinomial, runs: 8), seed: 8, backend: Cpu, plots: false)";
+    let summary = anneal(text, "glass");
+    let lattice = Lattice::new(2, 4);
+    let couplings = coupling_values(Disorder::Bimodal, &lattice, 8, 0);
+    let last = summary.steps.last().unwrap();
+    assert_eq!(last.beta, 1.5);
+    assert!(
+        summary.steps.len() >= 4,
+        "adaptive steps: {:?}",
+        summary.schedule
+    );
+    for step in summary.steps.iter().step_by(2).chain([last]) {
+        let exact = enumerate(lattice, &couplings, 0.0, step.beta);
+        assert_within(
+            &format!("ln Z at beta {}", step.beta),
+            step.ln_z,
+            exact.ln_z / 16.0,
+            4.0,
+        );
+        assert_within(&format!("e at beta {}", step.beta), step.e, exact.e, 4.0);
+    }
+}
+
+#[test]
+fn annealing_runs_from_a_ron_file_on_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("spinflip-annealing-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("anneal.ron");
+    std::fs::write(&path, config_text("16", LINEAR)).unwrap();
+    let out = dir.join("out");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spinflip"))
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("exact e"), "{stdout}");
+    assert!(out.join("annealing.svg").exists());
+    let resumed = std::process::Command::new(env!("CARGO_BIN_EXE_spinflip"))
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert!(!resumed.status.success());
+    assert!(String::from_utf8_lossy(&resumed.stderr).contains("cannot be resumed"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
