@@ -193,7 +193,9 @@ mod tests {
     }
 
     /// Every kernel through the real NVRTC, for Hopper and an older architecture. Needs
-    /// libnvrtc.so (no GPU): `cargo test --features cuda -- --ignored nvrtc`.
+    /// libnvrtc.so (no GPU): `cargo test --features cuda -- --ignored nvrtc`. Without a CUDA
+    /// toolkit, NVIDIA's wheel has one: `pip download --no-deps nvidia-cuda-nvrtc-cu12`, unzip
+    /// it, link `libnvrtc.so` to its `libnvrtc.so.12` and put that folder on LD_LIBRARY_PATH.
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn every_kernel_compiles_with_nvrtc() {
