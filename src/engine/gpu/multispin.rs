@@ -1,6 +1,7 @@
 //! The multispin wgpu engine: kernels `multispin_metropolis`, `multispin_observables` and
 //! `multispin_overlap`, composed for the AMSC or SMSC word layout (see
-//! [`crate::engine::multispin`] for the data layout, shared with the CPU engine).
+//! [`crate::engine::multispin`] for the data layout, shared with the CPU engine), and
+//! population annealing's `copy_systems` (`copy_systems.rs`).
 //!
 //! Buffers: spin words; bit-sliced threshold tables; couplings (a 16-byte placeholder for the
 //! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied);

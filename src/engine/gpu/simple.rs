@@ -1,4 +1,5 @@
-//! The simple GPU engine: one spin per i32 word, kernels `metropolis_simple` and `observables`.
+//! The simple GPU engine: one spin per i32 word, kernels `metropolis_simple` and `observables`
+//! (and population annealing's `copy_systems`, driven by `copy_systems.rs`).
 //!
 //! Data layout: `spins[b N + site]` for system `b` (temperature-major, then replica) and site in
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]`; `observations[slot][b]` as four u32
