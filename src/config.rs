@@ -1056,7 +1056,7 @@ fn validate_tuning(config: &Config, every: u64) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// The smallest population and the backends population annealing runs on.
+/// The smallest population.
 const MIN_POPULATION: u32 = 2;
 
 /// Population annealing: the options, the schedule, the backend, then the engine's systems as
@@ -1086,12 +1086,13 @@ fn validate_annealing(config: &Config, options: &AnnealingOptions) -> Result<(),
         return invalid("algorithm: Annealing needs runs >= 1, got 0".into());
     }
     validate_annealing_schedule(&options.schedule, options.theta)?;
-    if config.backend != Backend::Cpu {
-        return invalid(format!(
-            "algorithm: Annealing runs on the CPU backend for now (the GPU engines cannot copy \
-             replicas or change temperature yet): set backend: Cpu, got {:?}",
-            config.backend
-        ));
+    if config.backend == Backend::Cuda {
+        return invalid(
+            "algorithm: Annealing runs on the Cpu and Wgpu backends (and Auto, which picks one \
+             of them); the CUDA engines cannot copy replicas or change temperature yet: set \
+             backend: Wgpu, Cpu or Auto, got Cuda"
+                .into(),
+        );
     }
     let view = options.engine_config(config)?;
     view.validate()?;
@@ -1215,8 +1216,8 @@ fn population_bytes(view: &Config) -> u64 {
 }
 
 /// The memory a population may fill on `backend`: the CPU's available memory (from
-/// `/proc/meminfo`; `None` where it cannot be read). The hook for the GPU engines' device
-/// memory once they run annealing (validation refuses them for now).
+/// `/proc/meminfo`; `None` where it cannot be read). The wgpu engines check their device's
+/// limits when they allocate (the copies' snapshot too); CUDA is refused.
 fn population_memory_limit(backend: Backend) -> Option<u64> {
     match backend {
         Backend::Cpu => available_memory(),

@@ -85,8 +85,9 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
             "count >= 1",
         ),
         (
-            config_text("64", LINEAR).replace("backend: Cpu", "backend: Wgpu"),
-            "runs on the CPU backend for now",
+            config_text("64", LINEAR).replace("backend: Cpu", "backend: Cuda"),
+            "runs on the Cpu and Wgpu backends (and Auto, which picks one of them); the CUDA \
+             engines cannot copy replicas",
         ),
         (
             config_text("64", LINEAR).replace("seed: 3", "seed: 3, temperatures: Betas([0.4])"),

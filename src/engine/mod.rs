@@ -151,7 +151,7 @@ pub trait Engine {
 /// The error of an annealing operation on an engine that does not implement it yet.
 fn no_annealing(info: &EngineInfo) -> Error {
     Error::State(format!(
-        "population annealing runs on the CPU backend for now; the {} {} engine cannot change \
+        "population annealing runs on the CPU and wgpu backends; the {} {} engine cannot change \
          temperatures or copy replicas yet",
         info.backend, info.engine
     ))

@@ -116,6 +116,11 @@ fn tempering_layout(device: &wgpu::Device, engine: &BindingLayout) -> BindingLay
     }
 }
 
+/// The usage of the engines' storage buffers: bound, written from and read back to the host.
+pub(super) fn storage_usage() -> wgpu::BufferUsages {
+    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
+}
+
 /// A storage-buffer entry of a compute bind group layout.
 fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -340,6 +345,19 @@ impl GpuContext {
             usage,
             mapped_at_creation: false,
         }))
+    }
+
+    /// A storage buffer (copyable both ways) holding `words`.
+    pub fn upload(&self, label: &str, words: &[u32]) -> Result<wgpu::Buffer> {
+        let buffer = self.buffer(label, 4 * words.len() as u64, storage_usage())?;
+        self.write_words(&buffer, words);
+        Ok(buffer)
+    }
+
+    /// Queue `words` into the start of `buffer`: the next submission sees them.
+    pub fn write_words(&self, buffer: &wgpu::Buffer, words: &[u32]) {
+        self.queue
+            .write_buffer(buffer, 0, bytemuck::cast_slice(words));
     }
 
     /// Refuse a storage binding of `bytes` beyond `max_storage_buffer_binding_size`, naming what

@@ -1,12 +1,14 @@
 //! The multispin wgpu engine: kernels `multispin_metropolis`, `multispin_observables` and
 //! `multispin_overlap`, composed for the AMSC or SMSC word layout (see
-//! [`crate::engine::multispin`] for the data layout, shared with the CPU engine).
+//! [`crate::engine::multispin`] for the data layout, shared with the CPU engine), and
+//! population annealing's `copy_systems` (`copy_systems.rs`).
 //!
 //! Buffers: spin words; bit-sliced threshold tables; couplings (a 16-byte placeholder for the
 //! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied);
 //! overlaps `[slot][pair][pair count]` as u32 counts (see `MultispinLayout::pair_counts`).
 
-use super::context::GpuContext;
+use super::context::{GpuContext, storage_usage};
+use super::copy_systems::{CopyUnit, GpuCopies};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
@@ -15,7 +17,9 @@ use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count};
+use crate::engine::{
+    Engine, EngineInfo, Measurements, Plan, check_betas, check_copy_map, check_spin_count,
+};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 
@@ -39,6 +43,8 @@ pub struct MultispinGpuEngine {
     overlap: Option<wgpu::ComputePipeline>,
     measurements: Option<MeasurementBuffers>,
     tempering: Option<GpuTempering>,
+    /// Population annealing's copy kernel, from the first copy on.
+    copies: Option<GpuCopies>,
 }
 
 /// The observation and overlap buffers with their capacity in slots, and the bind group.
@@ -47,10 +53,6 @@ struct MeasurementBuffers {
     overlaps: wgpu::Buffer,
     slots: u32,
     bind_group: wgpu::BindGroup,
-}
-
-pub(super) fn storage_usage() -> wgpu::BufferUsages {
-    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
 }
 
 impl MultispinGpuEngine {
@@ -97,14 +99,8 @@ impl MultispinGpuEngine {
             ),
         };
         let spins = ctx.buffer("spin words", 4 * layout.words(), storage_usage())?;
-        let upload = |label: &str, words: &[u32]| -> Result<wgpu::Buffer> {
-            let buffer = ctx.buffer(label, 4 * words.len() as u64, storage_usage())?;
-            ctx.queue
-                .write_buffer(&buffer, 0, bytemuck::cast_slice(words));
-            Ok(buffer)
-        };
-        let thresholds = upload("thresholds", &layout.threshold_tables())?;
-        let couplings = upload("couplings", &layout.coupling_words())?;
+        let thresholds = ctx.upload("thresholds", &layout.threshold_tables())?;
+        let couplings = ctx.upload("couplings", &layout.coupling_words())?;
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
         let engine = MultispinGpuEngine {
             ctx,
@@ -118,6 +114,7 @@ impl MultispinGpuEngine {
             overlap,
             measurements: None,
             tempering: None,
+            copies: None,
         };
         engine.ctx.check()?;
         Ok(engine)
@@ -322,6 +319,51 @@ impl Engine for MultispinGpuEngine {
             None => Ok(Vec::new()),
         }
     }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(&self.layout.systems, betas)?;
+        self.layout.systems.betas = betas.to_vec();
+        self.ctx
+            .write_words(&self.thresholds, &self.layout.threshold_tables());
+        Ok(())
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        let layout = &self.layout;
+        check_copy_map(&layout.systems, sources)?;
+        let unit = match layout.smsc() {
+            true => CopyUnit::Systems,
+            false => CopyUnit::Lanes,
+        };
+        let copies = GpuCopies::ensure(
+            &mut self.copies,
+            &mut self.ctx,
+            &self.spins,
+            (layout.word_systems(), layout.system_words()),
+            unit,
+            self.dispatcher.workgroup_size(),
+        )?;
+        let map = copy_map(layout, sources);
+        copies.copy(&self.ctx, &self.dispatcher, &self.spins, &map)
+    }
+}
+
+/// The copy kernel's map of the system map `sources` (see [`CopyUnit`]): per destination lane
+/// `[g][lane]` its source word system and lane (AMSC; idle lanes keep their bits), or per word
+/// system its source (SMSC, one system per word system); through the layout's own mapping
+/// (`lane_system`, `system_lane`), as the CPU engine copies.
+fn copy_map(layout: &MultispinLayout, sources: &[u32]) -> Vec<u32> {
+    let per_word = layout.systems_per_word();
+    (0..layout.word_systems())
+        .flat_map(|g| (0..per_word).map(move |lane| (g, lane)))
+        .map(|(g, lane)| {
+            let (source, source_lane) = match layout.lane_system(g, lane) {
+                Some(b) => layout.system_lane(sources[b as usize]),
+                None => (g, lane),
+            };
+            source * per_word + source_lane
+        })
+        .collect()
 }
 
 /// Refuse word systems beyond the device's limits, naming the limit and the largest L that fits.

@@ -14,10 +14,7 @@ pub fn philox_blocks(
         .iter()
         .flat_map(|(ctr, key)| ctr.iter().chain(key).copied().chain([0; 4]))
         .collect();
-    let usage =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-    let io = ctx.buffer("philox io", 4 * words.len() as u64, usage)?;
-    ctx.queue.write_buffer(&io, 0, bytemuck::cast_slice(&words));
+    let io = ctx.upload("philox io", &words)?;
     let workgroup_size = 64;
     let pipeline = ctx
         .pipeline(Kernel::PhiloxKat, &[("WG_SIZE", workgroup_size)])?

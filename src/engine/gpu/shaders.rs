@@ -38,6 +38,9 @@ pub enum Kernel {
     TemperingSwap(Engine),
     TemperingExchange(Engine),
     TemperingHistory(Engine),
+    /// Population annealing's copies, for either engine (whole words or lanes); its bindings
+    /// are its own (sources, snapshot, spins), derived from the shader.
+    CopySystems,
 }
 
 /// Which engine's bindings a tempering kernel shares.
@@ -61,7 +64,7 @@ pub enum Bindings {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 15] = [
+    pub const ALL: [Kernel; 16] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -77,13 +80,14 @@ impl Kernel {
         Kernel::TemperingExchange(Engine::Multispin),
         Kernel::TemperingHistory(Engine::Simple),
         Kernel::TemperingHistory(Engine::Multispin),
+        Kernel::CopySystems,
     ];
 
     /// The shared binding layout of the kernel; `None` derives it from the shader.
     pub fn bindings(self) -> Option<Bindings> {
         match self {
             Kernel::MetropolisSimple | Kernel::Observables => Some(Bindings::Simple),
-            Kernel::PhiloxKat => None,
+            Kernel::PhiloxKat | Kernel::CopySystems => None,
             Kernel::TemperingSwap(engine)
             | Kernel::TemperingExchange(engine)
             | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -106,6 +110,7 @@ impl Kernel {
             Kernel::TemperingSwap(_) => "tempering_swap",
             Kernel::TemperingExchange(_) => "tempering_exchange",
             Kernel::TemperingHistory(_) => "tempering_history",
+            Kernel::CopySystems => "copy_systems",
         }
     }
 
@@ -132,6 +137,7 @@ fn module_source(name: &str) -> Option<&'static str> {
     }
     modules!(
         "bitslice",
+        "copy_systems",
         "counters",
         "dispatch",
         "lattice",

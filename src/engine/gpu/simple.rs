@@ -1,16 +1,21 @@
-//! The simple GPU engine: one spin per i32 word, kernels `metropolis_simple` and `observables`.
+//! The simple GPU engine: one spin per i32 word, kernels `metropolis_simple` and `observables`
+//! (and population annealing's `copy_systems`, driven by `copy_systems.rs`).
 //!
 //! Data layout: `spins[b N + site]` for system `b` (temperature-major, then replica) and site in
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]`; `observations[slot][b]` as four u32
 //! words (up lo/hi, satisfied lo/hi).
 
-use super::context::GpuContext;
+use super::context::{GpuContext, storage_usage};
+use super::copy_systems::{CopyUnit, GpuCopies};
 use super::dispatcher::{Dispatcher, MAX_DISPATCHES};
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
 use super::tempering::GpuTempering;
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count};
+use crate::engine::{
+    Engine, EngineInfo, Measurements, Observation, Plan, check_betas, check_copy_map,
+    check_spin_count,
+};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -30,6 +35,8 @@ pub struct SimpleGpuEngine {
     observe_pipeline: wgpu::ComputePipeline,
     observations: Option<ObservationBuffer>,
     tempering: Option<GpuTempering>,
+    /// Population annealing's copy kernel, from the first copy on.
+    copies: Option<GpuCopies>,
 }
 
 /// The observation buffer with its capacity in slots and the bind group that binds it.
@@ -53,14 +60,8 @@ impl SimpleGpuEngine {
         let sweep_pipeline = ctx.pipeline(Kernel::MetropolisSimple, &constants)?.clone();
         let observe_pipeline = ctx.pipeline(Kernel::Observables, &constants)?.clone();
         let spin_bytes = 4 * systems.lattice.sites() * u64::from(systems.systems());
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC;
-        let spins_buffer = ctx.buffer("spins", spin_bytes, storage)?;
-        let table = systems.thresholds();
-        let thresholds = ctx.buffer("thresholds", 4 * table.len() as u64, storage)?;
-        ctx.queue
-            .write_buffer(&thresholds, 0, bytemuck::cast_slice(&table));
+        let spins_buffer = ctx.buffer("spins", spin_bytes, storage_usage())?;
+        let thresholds = ctx.upload("thresholds", &systems.thresholds())?;
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
         let engine = SimpleGpuEngine {
             ctx,
@@ -72,6 +73,7 @@ impl SimpleGpuEngine {
             observe_pipeline,
             observations: None,
             tempering: None,
+            copies: None,
         };
         engine.ctx.check()?;
         Ok(engine)
@@ -83,13 +85,7 @@ impl SimpleGpuEngine {
             return Ok(());
         }
         let bytes = observation_bytes(slots, self.systems.systems());
-        let buffer = self.ctx.buffer(
-            "observations",
-            bytes,
-            wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-        )?;
+        let buffer = self.ctx.buffer("observations", bytes, storage_usage())?;
         let bind_group = self.bind_group(&buffer);
         self.observations = Some(ObservationBuffer {
             buffer,
@@ -236,6 +232,27 @@ impl Engine for SimpleGpuEngine {
             Some(tempering) => tempering.read_state(&self.ctx),
             None => Ok(Vec::new()),
         }
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(&self.systems, betas)?;
+        self.systems.betas = betas.to_vec();
+        self.ctx
+            .write_words(&self.thresholds, &self.systems.thresholds());
+        Ok(())
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        check_copy_map(&self.systems, sources)?;
+        let copies = GpuCopies::ensure(
+            &mut self.copies,
+            &mut self.ctx,
+            &self.spins,
+            (self.systems.systems(), self.systems.lattice.sites()),
+            CopyUnit::Systems,
+            self.dispatcher.workgroup_size(),
+        )?;
+        copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
     }
 }
 

@@ -7,9 +7,8 @@
 //! the plan's slots), then the swap and exchange kernels; the swap kernel clears the scratch
 //! records after reading them, so every round counts from zero.
 
-use super::context::GpuContext;
+use super::context::{GpuContext, storage_usage};
 use super::dispatcher::{Dispatcher, Grid};
-use super::multispin::storage_usage;
 use super::plan::Dispatch;
 use super::shaders::{Bindings, Engine, Kernel};
 use crate::engine::check_tempering_state;
@@ -65,14 +64,8 @@ impl GpuTempering {
         let record_history = ctx
             .pipeline(Kernel::TemperingHistory(engine), &constants)?
             .clone();
-        let upload = |label: &str, words: &[u32]| -> Result<wgpu::Buffer> {
-            let buffer = ctx.buffer(label, 4 * words.len().max(1) as u64, storage_usage())?;
-            ctx.queue
-                .write_buffer(&buffer, 0, bytemuck::cast_slice(words));
-            Ok(buffer)
-        };
-        let tables = upload("swap tables", &swap_tables(systems)?)?;
-        let state = upload("tempering state", state)?;
+        let tables = ctx.upload("swap tables", &swap_tables(systems)?)?;
+        let state = ctx.upload("tempering state", state)?;
         let masks = ctx.buffer("swap masks", 4 * swaps.mask_words() as u64, storage_usage())?;
         let history = ctx.buffer("temperature history", 4, storage_usage())?;
         let bind_group = bind_group(ctx, engine, [&tables, &state, &masks, &history]);

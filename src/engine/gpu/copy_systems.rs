@@ -1,0 +1,126 @@
+//! Population annealing's copies on a wgpu device, shared by the simple and multispin engines
+//! (kernel `copy_systems`; CPU twin `engine/cpu/copy_systems.rs`). One submission per copy:
+//! the spins are copied into a snapshot buffer on the device, then the kernel gathers every
+//! destination word from the snapshot, so chains of copies need no ordering and the spins
+//! never visit the host. Only the map travels: one `u32` per destination, written once per
+//! copy.
+//!
+//! Bindings (group 0, the kernel's own): 0 the map (read-only), 1 the snapshot (read-only),
+//! 2 the spins. The snapshot and map buffers are allocated by the first copy, so engines that
+//! never copy do not pay for a second spin buffer.
+
+use super::context::{GpuContext, storage_usage};
+use super::dispatcher::Dispatcher;
+use super::shaders::Kernel;
+use crate::error::{Error, Result};
+
+/// How destinations take their spins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyUnit {
+    /// Whole (word) systems: the map holds the source system of each (simple engine, SMSC).
+    Systems,
+    /// Lanes, bit by bit: the map holds `source word system * 32 + source lane` of every
+    /// destination lane `[g][lane]` (AMSC).
+    Lanes,
+}
+
+/// The copy kernel with its buffers.
+pub struct GpuCopies {
+    pipeline: wgpu::ComputePipeline,
+    map: wgpu::Buffer,
+    snapshot: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    /// (Word) systems, the grid's z.
+    systems: u32,
+    system_words: u32,
+}
+
+impl GpuCopies {
+    /// The kernel over `spins`, `systems` (word) systems of `system_words` words each.
+    fn new(
+        ctx: &mut GpuContext,
+        spins: &wgpu::Buffer,
+        (systems, system_words): (u32, u64),
+        unit: CopyUnit,
+        workgroup_size: u32,
+    ) -> Result<Self> {
+        let system_words = u32::try_from(system_words).map_err(|_| {
+            Error::Limits(format!(
+                "population annealing copies systems of {system_words} words; the copy kernel \
+                 indexes at most {} words per system",
+                u32::MAX
+            ))
+        })?;
+        let constants = [
+            ("WG_SIZE", workgroup_size),
+            ("SYSTEM_WORDS", system_words),
+            ("LANE_COPIES", u32::from(unit == CopyUnit::Lanes)),
+        ];
+        let pipeline = ctx.pipeline(Kernel::CopySystems, &constants)?.clone();
+        let map_words = match unit {
+            CopyUnit::Systems => systems,
+            CopyUnit::Lanes => systems * 32,
+        };
+        let map = ctx.buffer("copy map", 4 * u64::from(map_words), storage_usage())?;
+        let snapshot = ctx.buffer("spin snapshot", spins.size(), storage_usage())?;
+        let entries: Vec<wgpu::BindGroupEntry> = [&map, &snapshot, spins]
+            .into_iter()
+            .enumerate()
+            .map(|(i, buffer)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("copy systems"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        Ok(GpuCopies {
+            pipeline,
+            map,
+            snapshot,
+            bind_group,
+            systems,
+            system_words,
+        })
+    }
+
+    /// The copies in `slot`, created by the first call (see [`GpuCopies::new`]).
+    pub fn ensure<'a>(
+        slot: &'a mut Option<GpuCopies>,
+        ctx: &mut GpuContext,
+        spins: &wgpu::Buffer,
+        shape: (u32, u64),
+        unit: CopyUnit,
+        workgroup_size: u32,
+    ) -> Result<&'a GpuCopies> {
+        if slot.is_none() {
+            *slot = Some(GpuCopies::new(ctx, spins, shape, unit, workgroup_size)?);
+        }
+        Ok(slot.as_ref().expect("created above"))
+    }
+
+    /// Copy as `map` says (laid out as the [`CopyUnit`] of [`GpuCopies::new`]): snapshot the
+    /// spins, then gather every destination from the snapshot; waits for the device.
+    pub fn copy(
+        &self,
+        ctx: &GpuContext,
+        dispatcher: &Dispatcher,
+        spins: &wgpu::Buffer,
+        map: &[u32],
+    ) -> Result<()> {
+        ctx.write_words(&self.map, map);
+        let (x, y, z) = dispatcher.grid(ctx, u64::from(self.system_words), self.systems);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(spins, 0, &self.snapshot, 0, spins.size());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.dispatch_workgroups(x, y, z);
+        }
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait()
+    }
+}
