@@ -18,7 +18,7 @@ use super::resampling::{ResampleKey, Reweighting, adaptive_beta, copy_counts, co
 use super::run::{CHECKPOINT, CONFIG, checkpoint_to_resume, crosses_checkpoint};
 use super::{RunOptions, RunOutcome, initial_spins, ising_systems, open_engine};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
-use crate::engine::{Engine, Measurements, Plan};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
@@ -129,8 +129,31 @@ pub fn anneal(
     anneal.save(&checkpoints, engine.spins()?)?;
     let n = anneal.systems.lattice.sites();
     let flips = (anneal.sweeps_done - first_sweep) * n * u64::from(anneal.systems.systems());
+    let ps_per_flip = engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64;
     let info = engine.info();
-    let summary = AnnealingSummary {
+    let summary = summarize(
+        config,
+        &annealing,
+        engine_choice,
+        &anneal,
+        info,
+        ps_per_flip,
+    );
+    write_outputs(&options.out, config, &anneal, &summary)?;
+    Ok(RunOutcome::Annealed(Box::new(summary)))
+}
+
+/// `annealing.json` of a finished anneal whose engine took `ps_per_flip` per spin-flip attempt
+/// (this invocation's steps).
+fn summarize(
+    config: &Config,
+    annealing: &AnnealingOptions,
+    engine_choice: &str,
+    anneal: &Anneal,
+    info: EngineInfo,
+    ps_per_flip: f64,
+) -> AnnealingSummary {
+    AnnealingSummary {
         spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
         backend: info.backend,
         adapter: info.adapter,
@@ -148,7 +171,7 @@ pub fn anneal(
         resampling: format!("{:?}", annealing.resampling),
         seed: config.seed,
         schedule: anneal.schedule.clone(),
-        ps_per_flip: engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64,
+        ps_per_flip,
         steps: average_over_runs(
             &anneal
                 .populations
@@ -157,13 +180,11 @@ pub fn anneal(
                 .collect::<Vec<_>>(),
         ),
         exact: exact_values(config, &anneal.schedule),
-    };
-    write_outputs(&options.out, config, &anneal, &summary)?;
-    Ok(RunOutcome::Annealed(Box::new(summary)))
+    }
 }
 
-/// Where and when the anneal writes its checkpoints: after a step that ends on or past a
-/// multiple of `every` sweeps (the config's `checkpoint_every`, in sweeps as for the other
+/// Where and when the anneal writes its checkpoints: after a step whose sweeps reach or pass a
+/// multiple of `every` (the config's `checkpoint_every`, in sweeps as for the other
 /// algorithms; 0: only at the end), unless it was the last step, whose checkpoint follows at
 /// the end anyway. `halt_after` stops the run after such a checkpoint, as a killed run would.
 struct Checkpoints {
