@@ -531,7 +531,8 @@ pub struct Config {
     /// the tests run the kernels both ways.
     #[serde(default)]
     pub bounds_checks: bool,
-    /// Sweeps between checkpoints; 0 writes one only at the end.
+    /// Sweeps between checkpoints; 0 writes one only at the end. Population annealing writes
+    /// one after each temperature step (`theta` sweeps) that reaches a multiple of it.
     #[serde(default = "default_checkpoint_every")]
     pub checkpoint_every: u64,
     /// Threads per workgroup of the GPU kernels.

@@ -1,12 +1,15 @@
 //! A run killed after a checkpoint and resumed ends in exactly the state of an uninterrupted
 //! run, and the whole run loop gives the same bits on the CPU and the GPU: for the simple engine
-//! and for the multispin engine with the spin glass's overlaps.
+//! and for the multispin engine with the spin glass's overlaps. Population annealing, killed
+//! between temperature steps, resumes to the same bits on both CPU engines, with a fixed and an
+//! adaptive schedule; checkpoints of another config, of the other algorithm, or damaged ones are
+//! refused.
 
 mod common;
 
 use std::path::Path;
 
-use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
+use spinflip::sim::{AnnealingSummary, RunOptions, RunOutcome, Summary, run};
 
 const CONFIG: &str = r#"(
     model: Ising(dims: 2, size: 12, field: 0.1),
@@ -218,4 +221,204 @@ fn resume_refuses_a_checkpoint_of_another_config() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("different config"), "{error}");
+}
+
+/// Population annealing with a fixed schedule on the simple engine: 10 steps of 2 sweeps, a
+/// checkpoint every 4 sweeps (after steps 2, 4, 6 and 8).
+const ANNEAL_FIXED: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    replicas: 64,
+    engine: Simple,
+    algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 0.5, count: 10), runs: 2),
+    seed: 5,
+    backend: Cpu,
+    checkpoint_every: 4,
+)"#;
+
+/// An adaptive schedule on the multispin engine, two disorder samples of the spin glass.
+const ANNEAL_ADAPTIVE_MULTISPIN: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 4, field: 0.0),
+    replicas: 64,
+    samples: 2,
+    engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact),
+    algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.8, beta_max: 1.5),
+        resampling: Multinomial, runs: 2),
+    seed: 6,
+    backend: Cpu,
+    checkpoint_every: 4,
+    plots: false,
+)"#;
+
+/// A fixed list of betas on the multispin engine.
+const ANNEAL_FIXED_MULTISPIN: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    replicas: 64,
+    engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact),
+    algorithm: Annealing(theta: 2,
+        schedule: Betas([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5])),
+    seed: 7,
+    backend: Cpu,
+    checkpoint_every: 4,
+    plots: false,
+)"#;
+
+/// An adaptive schedule on the simple engine.
+const ANNEAL_ADAPTIVE: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    replicas: 64,
+    engine: Simple,
+    algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.8, beta_max: 0.6), runs: 2),
+    seed: 8,
+    backend: Cpu,
+    checkpoint_every: 4,
+    plots: false,
+)"#;
+
+fn annealed(outcome: RunOutcome) -> AnnealingSummary {
+    match outcome {
+        RunOutcome::Annealed(summary) => *summary,
+        other => panic!("not a finished anneal: {other:?}"),
+    }
+}
+
+/// `annealing.json` without its timing.
+fn annealing_json_without_timing(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("annealing.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["ps_per_flip"] = serde_json::Value::from(0.0);
+    json
+}
+
+/// Every file of two anneals is byte-identical, `annealing.json` but for its timing, and the
+/// final checkpoints (with every slot's final lattice) among them.
+fn assert_same_anneal_outputs(a: &Path, b: &Path) {
+    let mut names: Vec<_> = std::fs::read_dir(a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "annealing.json")
+        .collect();
+    names.sort();
+    for name in [
+        "annealing.csv",
+        "annealing_populations.csv",
+        "checkpoint.bin",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
+    }
+    for name in names {
+        let (x, y) = (
+            std::fs::read(a.join(&name)).unwrap(),
+            std::fs::read(b.join(&name)).unwrap(),
+        );
+        assert!(x == y, "{name} differs");
+    }
+    assert_eq!(
+        annealing_json_without_timing(a),
+        annealing_json_without_timing(b)
+    );
+}
+
+/// Killed after the checkpoint at 12 sweeps (step 6), resumed and killed again at the next
+/// checkpoint (16 sweeps: so it continued, where a fresh start would stop at 4), then resumed
+/// to the end: the same outputs, schedule and final lattices as an uninterrupted anneal.
+fn resumed_anneal_equals_uninterrupted(text: &str) {
+    let config = common::config(text);
+    let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let uninterrupted = annealed(run(&config, &options(whole.path(), false, None)).unwrap());
+    assert!(
+        uninterrupted.schedule.len() > 8,
+        "{:?}",
+        uninterrupted.schedule
+    );
+    let halted = run(&config, &options(parts.path(), false, Some(9))).unwrap();
+    assert_eq!(halted, RunOutcome::Halted { sweeps_done: 12 });
+    assert!(
+        !parts.path().join("annealing.json").exists(),
+        "a halted anneal has no results"
+    );
+    let again = run(&config, &options(parts.path(), true, Some(0))).unwrap();
+    assert_eq!(again, RunOutcome::Halted { sweeps_done: 16 });
+    let resumed = annealed(run(&config, &options(parts.path(), true, None)).unwrap());
+    assert_eq!(resumed.schedule, uninterrupted.schedule);
+    assert_same_anneal_outputs(whole.path(), parts.path());
+}
+
+#[test]
+fn resumed_anneal_equals_uninterrupted_anneal() {
+    resumed_anneal_equals_uninterrupted(ANNEAL_FIXED);
+}
+
+#[test]
+fn resumed_adaptive_multispin_anneal_equals_uninterrupted_anneal() {
+    resumed_anneal_equals_uninterrupted(ANNEAL_ADAPTIVE_MULTISPIN);
+}
+
+#[test]
+fn resumed_multispin_anneal_equals_uninterrupted_anneal() {
+    resumed_anneal_equals_uninterrupted(ANNEAL_FIXED_MULTISPIN);
+}
+
+#[test]
+fn resumed_adaptive_anneal_equals_uninterrupted_anneal() {
+    resumed_anneal_equals_uninterrupted(ANNEAL_ADAPTIVE);
+}
+
+/// The error of resuming `config` from `dir`.
+fn resume_error(config: &spinflip::config::Config, dir: &Path) -> String {
+    run(config, &options(dir, true, None))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn resuming_an_anneal_refuses_another_config_and_damaged_checkpoints() {
+    let config = common::config(ANNEAL_FIXED);
+    let dir = tempfile::tempdir().unwrap();
+    let error = resume_error(&config, dir.path());
+    assert!(error.contains("--resume: no checkpoint at"), "{error}");
+    run(&config, &options(dir.path(), false, Some(4))).unwrap();
+    let error = run(&config, &options(dir.path(), false, None))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("already holds a run"), "{error}");
+    let mut other = config.clone();
+    other.seed += 1;
+    let error = resume_error(&other, dir.path());
+    assert!(error.contains("different config"), "{error}");
+    let path = dir.path().join("checkpoint.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+    let error = resume_error(&config, dir.path());
+    assert!(
+        error.contains("checkpoint.bin") && error.contains("truncated checkpoint"),
+        "{error}"
+    );
+    let mut flipped = bytes.clone();
+    flipped[200] ^= 0x02;
+    std::fs::write(&path, &flipped).unwrap();
+    let error = resume_error(&config, dir.path());
+    assert!(error.contains("checksum mismatch"), "{error}");
+    // The intact checkpoint still resumes.
+    std::fs::write(&path, &bytes).unwrap();
+    annealed(run(&config, &options(dir.path(), true, None)).unwrap());
+}
+
+/// An anneal's checkpoint offered to a run of Metropolis sweeps, and the reverse.
+#[test]
+fn a_checkpoint_of_the_other_algorithm_is_refused_as_such() {
+    let anneal = common::config(ANNEAL_FIXED);
+    let sweeps = common::config(&CONFIG.replace("Wgpu", "Cpu"));
+    let (annealing_dir, sweeps_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    run(&anneal, &options(annealing_dir.path(), false, Some(4))).unwrap();
+    run(&sweeps, &options(sweeps_dir.path(), false, Some(150))).unwrap();
+    let error = resume_error(&sweeps, annealing_dir.path());
+    assert!(
+        error.contains("checkpoint is of a population-annealing run"),
+        "{error}"
+    );
+    let error = resume_error(&anneal, sweeps_dir.path());
+    assert!(
+        error.contains("checkpoint is of a run of Metropolis sweeps"),
+        "{error}"
+    );
 }

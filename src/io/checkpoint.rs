@@ -30,10 +30,36 @@
 //!
 //! Version 2 (before parallel tempering and the link overlap) lacks Λ, T, P and H and their
 //! counts; it is still read, with an empty link overlap series.
+//!
+//! The word at offset 8 names the layout, one number per layout of either kind: 2 and 3 are
+//! runs of Metropolis sweeps (with or without parallel tempering, [`Checkpoint`]), 4 is
+//! population annealing ([`AnnealingCheckpoint`]), written between temperature steps:
+//!
+//! | offset | size | field                                          |
+//! |--------|------|------------------------------------------------|
+//! | 0      | 8    | magic `SPINFLIP`                               |
+//! | 8      | 4    | format 4 (u32)                                 |
+//! | 12     | 8    | config fingerprint (u64)                       |
+//! | 20     | 8    | sweeps done (u64)                              |
+//! | 28     | 8    | number of spins S, every slot (u64)            |
+//! | 36     | 8    | number of populations P (u64)                  |
+//! | 44     | 8    | steps done T: betas after 0 so far (u64)      |
+//! | 52     | 8    | family labels F, all populations (u64)         |
+//! | 60     | S    | spins, one i8 each (+1 or -1)                  |
+//! |        | 8 T  | the schedule so far (f64)                      |
+//! |        | 8 P  | per population, ln Z so far (f64)              |
+//! |        | 4 P  | per population, its size R_p (u32)            |
+//! |        | 4 F  | per replica, its family (u32, population-major) |
+//! |        | 128 P T | per population and step, the estimates (16 words: f64, the population and family counts u64) |
+//! |        | 4    | CRC-32 (IEEE) of every byte before it          |
+//!
+//! A new layout of either kind takes the next free number. A checkpoint of one kind offered to
+//! a run of the other is refused as such ([`CheckpointError::OtherAlgorithm`]).
 
 use std::path::{Path, PathBuf};
 
 use super::atomic::write_atomic;
+use crate::stats::{AnnealingEstimates, Population};
 
 const MAGIC: &[u8; 8] = b"SPINFLIP";
 const VERSION: u32 = 3;
@@ -42,7 +68,18 @@ const VERSION_2: u32 = 2;
 /// Bytes before the spins (version 3, and version 2).
 const HEADER_LEN: usize = 100;
 const HEADER_LEN_2: usize = 68;
+/// Bytes per item of each count of the header: one per spin, eight per series value and
+/// ladder beta, four per tempering and history word.
+const COUNT_WIDTHS: [u64; 9] = [1, 8, 8, 8, 8, 8, 8, 4, 4];
 const CRC_LEN: usize = 4;
+/// The layout of population-annealing checkpoints, and its bytes before the spins.
+const ANNEALING_FORMAT: u32 = 4;
+const ANNEALING_HEADER_LEN: usize = 60;
+/// Words of one [`AnnealingEstimates`] record.
+const ESTIMATE_WORDS: usize = 16;
+/// What each kind of checkpoint continues, for [`CheckpointError::OtherAlgorithm`].
+const SWEEP_RUN: &str = "a run of Metropolis sweeps (algorithm: Metropolis or Tempering)";
+const ANNEALING_RUN: &str = "a population-annealing run (algorithm: Annealing)";
 
 /// Why a checkpoint cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +96,16 @@ pub enum CheckpointError {
         "corrupt checkpoint: checksum mismatch (stored {stored:#010x}, computed {computed:#010x})"
     )]
     ChecksumMismatch { stored: u32, computed: u32 },
+    #[error(
+        "this checkpoint is of {found}, but the config asks for {expected}; resume it with the \
+         config.ron beside it"
+    )]
+    OtherAlgorithm {
+        found: &'static str,
+        expected: &'static str,
+    },
+    #[error("corrupt checkpoint: {0}")]
+    Inconsistent(String),
     #[error("corrupt checkpoint: spin #{index} is {value}, not +1 or -1")]
     BadSpin { index: usize, value: i8 },
     #[error(
@@ -110,71 +157,49 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// The file's bytes (see the module documentation for the layout).
     pub fn encode(&self) -> Vec<u8> {
-        let len = HEADER_LEN
-            + self.spins.len()
-            + 8 * (self.bond_sums.len()
-                + self.magnetisations.len()
-                + self.overlaps.len()
-                + self.overlaps_kmin.len()
-                + self.link_overlaps.len()
-                + self.betas.len())
-            + 4 * (self.tempering.len() + self.temperature_history.len())
-            + CRC_LEN;
-        let mut out = Vec::with_capacity(len);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        for word in [
+        let mut out = header(
+            VERSION,
             self.config_fingerprint,
             self.sweeps_done,
-            self.spins.len() as u64,
-            self.bond_sums.len() as u64,
-            self.magnetisations.len() as u64,
-            self.overlaps.len() as u64,
-            self.overlaps_kmin.len() as u64,
-            self.link_overlaps.len() as u64,
-            self.betas.len() as u64,
-            self.tempering.len() as u64,
-            self.temperature_history.len() as u64,
-        ] {
-            out.extend_from_slice(&word.to_le_bytes());
-        }
+            &[
+                self.spins.len(),
+                self.bond_sums.len(),
+                self.magnetisations.len(),
+                self.overlaps.len(),
+                self.overlaps_kmin.len(),
+                self.link_overlaps.len(),
+                self.betas.len(),
+                self.tempering.len(),
+                self.temperature_history.len(),
+            ],
+        );
         out.extend(self.spins.iter().map(|&s| spin_byte(s)));
-        for value in self
+        let integers = self
             .bond_sums
             .iter()
             .chain(&self.magnetisations)
-            .chain(&self.overlaps)
-        {
-            out.extend_from_slice(&value.to_le_bytes());
-        }
-        for value in &self.overlaps_kmin {
-            out.extend_from_slice(&value.to_le_bytes());
-        }
-        for value in &self.link_overlaps {
-            out.extend_from_slice(&value.to_le_bytes());
-        }
-        for value in &self.betas {
-            out.extend_from_slice(&value.to_le_bytes());
-        }
-        for value in self.tempering.iter().chain(&self.temperature_history) {
-            out.extend_from_slice(&value.to_le_bytes());
-        }
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
-        out
+            .chain(&self.overlaps);
+        put(&mut out, integers.map(|v| v.to_le_bytes()));
+        put(&mut out, self.overlaps_kmin.iter().map(|v| v.to_le_bytes()));
+        put(&mut out, self.link_overlaps.iter().map(|v| v.to_le_bytes()));
+        put(&mut out, self.betas.iter().map(|v| v.to_le_bytes()));
+        let words = self.tempering.iter().chain(&self.temperature_history);
+        put(&mut out, words.map(|v| v.to_le_bytes()));
+        seal(out)
     }
 
     /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
     pub fn decode(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
-        check_magic(bytes)?;
-        let mut reader = Reader {
-            bytes,
-            pos: MAGIC.len(),
-        };
-        let found = reader.u32()?;
+        let (mut reader, found) = open(bytes)?;
         let (header_len, count_words) = match found {
             VERSION => (HEADER_LEN, 9),
             VERSION_2 => (HEADER_LEN_2, 5),
+            ANNEALING_FORMAT => {
+                return Err(CheckpointError::OtherAlgorithm {
+                    found: ANNEALING_RUN,
+                    expected: SWEEP_RUN,
+                });
+            }
             _ => {
                 return Err(CheckpointError::UnsupportedVersion {
                     found,
@@ -189,7 +214,8 @@ impl Checkpoint {
         for count in &mut counts[..count_words] {
             *count = reader.u64()?;
         }
-        verify_size_and_checksum(bytes, file_len(header_len, counts))?;
+        let items: Vec<(u64, u64)> = counts.into_iter().zip(COUNT_WIDTHS).collect();
+        verify_size_and_checksum(bytes, file_len(header_len, &items))?;
         let [
             spins,
             bond_sums,
@@ -224,23 +250,279 @@ impl Checkpoint {
 
     /// Read and verify the checkpoint at `path`, refusing one written for another config.
     pub fn load(path: &Path, expected_fingerprint: u64) -> Result<Checkpoint, CheckpointError> {
-        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let in_file = |e| CheckpointError::InFile {
-            path: path.to_path_buf(),
-            source: Box::new(e),
-        };
-        let checkpoint = Checkpoint::decode(&bytes).map_err(in_file)?;
-        if checkpoint.config_fingerprint != expected_fingerprint {
-            return Err(in_file(CheckpointError::ConfigMismatch {
-                expected: expected_fingerprint,
-                found: checkpoint.config_fingerprint,
-            }));
-        }
-        Ok(checkpoint)
+        load_file(path, expected_fingerprint, Checkpoint::decode, |c| {
+            c.config_fingerprint
+        })
     }
+}
+
+/// The state of a population-annealing run between temperature steps: with the config, all it
+/// needs to continue bit-identically. The beta is the schedule's last (0 before the first
+/// step), the step index its length; the resampling and Metropolis randoms are keyed by the
+/// step and the sweep count, so no generator state is kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnealingCheckpoint {
+    /// [`fingerprint`] of the resolved config text.
+    pub config_fingerprint: u64,
+    /// Sweeps completed, `theta` per step.
+    pub sweeps_done: u64,
+    /// The betas after 0 so far (as configured, or as the adaptive schedule chose them).
+    pub schedule: Vec<f64>,
+    /// Every engine slot's lattice, idle ones included, +1/-1, system-major.
+    pub spins: Vec<i32>,
+    /// Per population (`sample runs + run`): its families, ln Z and estimates so far.
+    pub populations: Vec<Population>,
+}
+
+impl AnnealingCheckpoint {
+    /// The file's bytes (see the module documentation for the layout).
+    pub fn encode(&self) -> Vec<u8> {
+        let populations = &self.populations;
+        let labels = populations.iter().map(|p| p.families.len()).sum();
+        let mut out = header(
+            ANNEALING_FORMAT,
+            self.config_fingerprint,
+            self.sweeps_done,
+            &[
+                self.spins.len(),
+                populations.len(),
+                self.schedule.len(),
+                labels,
+            ],
+        );
+        out.extend(self.spins.iter().map(|&s| spin_byte(s)));
+        put(&mut out, self.schedule.iter().map(|b| b.to_le_bytes()));
+        put(&mut out, populations.iter().map(|p| p.ln_z.to_le_bytes()));
+        let sizes = populations.iter().map(|p| p.families.len() as u32);
+        put(&mut out, sizes.map(u32::to_le_bytes));
+        let families = populations.iter().flat_map(|p| &p.families);
+        put(&mut out, families.map(|f| f.to_le_bytes()));
+        let records = populations.iter().flat_map(|p| &p.estimates);
+        put(
+            &mut out,
+            records.flat_map(estimate_words).map(u64::to_le_bytes),
+        );
+        seal(out)
+    }
+
+    /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
+    pub fn decode(bytes: &[u8]) -> Result<AnnealingCheckpoint, CheckpointError> {
+        let (mut reader, found) = open(bytes)?;
+        match found {
+            ANNEALING_FORMAT => {}
+            VERSION | VERSION_2 => {
+                return Err(CheckpointError::OtherAlgorithm {
+                    found: SWEEP_RUN,
+                    expected: ANNEALING_RUN,
+                });
+            }
+            _ => {
+                return Err(CheckpointError::UnsupportedVersion {
+                    found,
+                    supported: ANNEALING_FORMAT,
+                });
+            }
+        }
+        let config_fingerprint = reader.u64()?;
+        let sweeps_done = reader.u64()?;
+        let [spins, populations, steps, labels] =
+            [reader.u64()?, reader.u64()?, reader.u64()?, reader.u64()?];
+        let words = populations
+            .saturating_mul(steps)
+            .saturating_mul(ESTIMATE_WORDS as u64);
+        let items = [
+            (spins, 1),
+            (steps, 8),
+            (populations, 8),
+            (populations, 4),
+            (labels, 4),
+            (words, 8),
+        ];
+        verify_size_and_checksum(bytes, file_len(ANNEALING_HEADER_LEN, &items))?;
+        let [spins, populations, steps, labels, words] =
+            [spins, populations, steps, labels, words].map(|c| c as usize);
+        let spins = decode_spins(reader.take(spins)?)?;
+        let schedule = reader.f64s(steps)?;
+        let ln_z = reader.f64s(populations)?;
+        let sizes = reader.u32s(populations)?;
+        let labels = reader.u32s(labels)?;
+        let records = reader.i64s(words)?;
+        Ok(AnnealingCheckpoint {
+            config_fingerprint,
+            sweeps_done,
+            schedule,
+            spins,
+            populations: split_populations(ln_z, &sizes, labels, &records, steps)?,
+        })
+    }
+
+    /// Write to `path` atomically: a crash leaves the previous checkpoint intact.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        write_atomic(path, &self.encode())
+    }
+
+    /// Read and verify the checkpoint at `path`, refusing one written for another config.
+    pub fn load(
+        path: &Path,
+        expected_fingerprint: u64,
+    ) -> Result<AnnealingCheckpoint, CheckpointError> {
+        load_file(
+            path,
+            expected_fingerprint,
+            AnnealingCheckpoint::decode,
+            |c| c.config_fingerprint,
+        )
+    }
+}
+
+/// Read the file at `path`, decode it and refuse it if it was written for another config;
+/// every error names the file.
+fn load_file<T>(
+    path: &Path,
+    expected_fingerprint: u64,
+    decode: fn(&[u8]) -> Result<T, CheckpointError>,
+    fingerprint_of: fn(&T) -> u64,
+) -> Result<T, CheckpointError> {
+    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let in_file = |e| CheckpointError::InFile {
+        path: path.to_path_buf(),
+        source: Box::new(e),
+    };
+    let checkpoint = decode(&bytes).map_err(in_file)?;
+    let found = fingerprint_of(&checkpoint);
+    if found != expected_fingerprint {
+        return Err(in_file(CheckpointError::ConfigMismatch {
+            expected: expected_fingerprint,
+            found,
+        }));
+    }
+    Ok(checkpoint)
+}
+
+/// The magic, `format`, the fingerprint, the sweeps done and the item counts.
+fn header(format: u32, config_fingerprint: u64, sweeps_done: u64, counts: &[usize]) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&format.to_le_bytes());
+    let words = [config_fingerprint, sweeps_done]
+        .into_iter()
+        .chain(counts.iter().map(|&c| c as u64));
+    put(&mut out, words.map(u64::to_le_bytes));
+    out
+}
+
+/// Append every value's little-endian bytes.
+fn put<const N: usize>(out: &mut Vec<u8>, values: impl Iterator<Item = [u8; N]>) {
+    for bytes in values {
+        out.extend_from_slice(&bytes);
+    }
+}
+
+/// The file: `body` and the CRC of it.
+fn seal(mut body: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&body);
+    body.extend_from_slice(&crc.to_le_bytes());
+    body
+}
+
+/// A checkpoint's format word after its magic, and a reader standing after it.
+fn open(bytes: &[u8]) -> Result<(Reader<'_>, u32), CheckpointError> {
+    check_magic(bytes)?;
+    let mut reader = Reader {
+        bytes,
+        pos: MAGIC.len(),
+    };
+    let format = reader.u32()?;
+    Ok((reader, format))
+}
+
+/// An estimate record's words: the two counts as integers, every other field as its f64 bits,
+/// so a resumed run reproduces them to the bit.
+fn estimate_words(a: &AnnealingEstimates) -> [u64; ESTIMATE_WORDS] {
+    [
+        a.beta.to_bits(),
+        u64::from(a.population),
+        a.e.to_bits(),
+        a.c.to_bits(),
+        a.abs_m.to_bits(),
+        a.m2.to_bits(),
+        a.m4.to_bits(),
+        a.u4.to_bits(),
+        a.ln_z.to_bits(),
+        a.f.to_bits(),
+        a.s.to_bits(),
+        a.overlap.to_bits(),
+        a.effective_population.to_bits(),
+        u64::from(a.families),
+        a.rho_t.to_bits(),
+        a.rho_s.to_bits(),
+    ]
+}
+
+/// The inverse of [`estimate_words`] (`words` holds [`ESTIMATE_WORDS`]).
+fn estimate_of_words(words: &[i64]) -> Result<AnnealingEstimates, CheckpointError> {
+    let real = |i: usize| f64::from_bits(words[i] as u64);
+    let count = |i: usize| {
+        u32::try_from(words[i]).map_err(|_| {
+            CheckpointError::Inconsistent(format!("an estimate record counts {}", words[i]))
+        })
+    };
+    Ok(AnnealingEstimates {
+        beta: real(0),
+        population: count(1)?,
+        e: real(2),
+        c: real(3),
+        abs_m: real(4),
+        m2: real(5),
+        m4: real(6),
+        u4: real(7),
+        ln_z: real(8),
+        f: real(9),
+        s: real(10),
+        overlap: real(11),
+        effective_population: real(12),
+        families: count(13)?,
+        rho_t: real(14),
+        rho_s: real(15),
+    })
+}
+
+/// The populations of a checkpoint: population `p` has `sizes[p]` of the family `labels` (in
+/// population order) and `steps` estimate records of `records`.
+fn split_populations(
+    ln_z: Vec<f64>,
+    sizes: &[u32],
+    labels: Vec<u32>,
+    records: &[i64],
+    steps: usize,
+) -> Result<Vec<Population>, CheckpointError> {
+    let total: u64 = sizes.iter().map(|&n| u64::from(n)).sum();
+    if total != labels.len() as u64 {
+        return Err(CheckpointError::Inconsistent(format!(
+            "the population sizes add up to {total}, but it holds {} family labels",
+            labels.len()
+        )));
+    }
+    let per_population = steps * ESTIMATE_WORDS;
+    let mut labels = labels.into_iter();
+    sizes
+        .iter()
+        .zip(ln_z)
+        .enumerate()
+        .map(|(p, (&size, ln_z))| {
+            let words = &records[p * per_population..][..per_population];
+            Ok(Population {
+                families: labels.by_ref().take(size as usize).collect(),
+                ln_z,
+                estimates: words
+                    .chunks_exact(ESTIMATE_WORDS)
+                    .map(estimate_of_words)
+                    .collect::<Result<_, _>>()?,
+            })
+        })
+        .collect()
 }
 
 /// FNV-1a (64-bit) of `text`: a stable fingerprint of the resolved config.
@@ -284,14 +566,14 @@ fn check_magic(bytes: &[u8]) -> Result<(), CheckpointError> {
     Ok(())
 }
 
-/// Total file size the header's counts describe (saturating: absurd counts fail the size check):
-/// one byte per spin, eight per series value, four per tempering word.
-fn file_len(header_len: usize, [spins, series @ .., tempering, history]: [u64; 9]) -> u64 {
-    let sum = |counts: &[u64]| counts.iter().fold(0u64, |sum, &c| sum.saturating_add(c));
-    ((header_len + CRC_LEN) as u64)
-        .saturating_add(spins)
-        .saturating_add(sum(&series).saturating_mul(8))
-        .saturating_add(sum(&[tempering, history]).saturating_mul(4))
+/// Total file size of a header of `header_len` bytes, `count` items of `width` bytes each and
+/// the CRC (saturating: absurd counts fail the size check).
+fn file_len(header_len: usize, items: &[(u64, u64)]) -> u64 {
+    items
+        .iter()
+        .fold((header_len + CRC_LEN) as u64, |len, &(count, width)| {
+            len.saturating_add(count.saturating_mul(width))
+        })
 }
 
 /// A torn write shows as a short file with a bad checksum; a bit flip as a bad checksum.
@@ -597,6 +879,147 @@ mod tests {
             }
             e => panic!("expected ConfigMismatch, got {e:?}"),
         }
+    }
+
+    fn estimates(beta: f64, population: u32) -> AnnealingEstimates {
+        AnnealingEstimates {
+            beta,
+            population,
+            e: -1.25,
+            c: 0.1 + beta,
+            abs_m: 0.5,
+            m2: 1e-300,
+            m4: -0.0,
+            u4: f64::NAN,
+            ln_z: 0.75,
+            f: -1.0 / 3.0,
+            s: 0.2,
+            overlap: 0.875,
+            effective_population: 3.5,
+            families: 2,
+            rho_t: 1.5,
+            rho_s: 1.25,
+        }
+    }
+
+    /// Two populations (sizes 3 and 2) after two steps.
+    fn annealing_sample() -> AnnealingCheckpoint {
+        let population = |families: Vec<u32>, ln_z| Population {
+            estimates: vec![estimates(0.25, 4), estimates(0.5, families.len() as u32)],
+            families,
+            ln_z,
+        };
+        AnnealingCheckpoint {
+            config_fingerprint: fingerprint("(algorithm: Annealing)"),
+            sweeps_done: 10,
+            schedule: vec![0.25, 0.5],
+            spins: (0..24).map(|i| if i % 5 == 0 { 1 } else { -1 }).collect(),
+            populations: vec![population(vec![0, 0, 3], 2.5), population(vec![1, 2], -0.5)],
+        }
+    }
+
+    /// Equality to the bit: NaN estimates compare equal through their encoding.
+    fn same(a: &AnnealingCheckpoint, b: &AnnealingCheckpoint) -> bool {
+        a.encode() == b.encode()
+    }
+
+    #[test]
+    fn annealing_checkpoints_round_trip_to_the_bit() {
+        let checkpoint = annealing_sample();
+        let decoded = AnnealingCheckpoint::decode(&checkpoint.encode()).unwrap();
+        assert!(same(&decoded, &checkpoint), "{decoded:?}");
+        assert_eq!(decoded.populations[1].families, vec![1, 2]);
+        assert!(decoded.populations[0].estimates[1].u4.is_nan());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        checkpoint.save(&path).unwrap();
+        let loaded = AnnealingCheckpoint::load(&path, checkpoint.config_fingerprint).unwrap();
+        assert!(same(&loaded, &checkpoint));
+        let other = fingerprint("(algorithm: Metropolis)");
+        assert!(matches!(
+            AnnealingCheckpoint::load(&path, other),
+            Err(CheckpointError::InFile { source, .. })
+                if matches!(*source, CheckpointError::ConfigMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn annealing_layout_matches_the_documented_format() {
+        let bytes = annealing_sample().encode();
+        assert_eq!(&bytes[..8], b"SPINFLIP");
+        assert_eq!(bytes[8..12], [4, 0, 0, 0]);
+        assert_eq!(bytes[20..28], 10u64.to_le_bytes(), "sweeps");
+        assert_eq!(bytes[28..36], 24u64.to_le_bytes(), "spins");
+        assert_eq!(bytes[36..44], 2u64.to_le_bytes(), "populations");
+        assert_eq!(bytes[44..52], 2u64.to_le_bytes(), "steps");
+        assert_eq!(bytes[52..60], 5u64.to_le_bytes(), "family labels");
+        assert_eq!(bytes[60], 1, "spin 0 is +1");
+        let schedule = 60 + 24;
+        assert_eq!(bytes[schedule + 8..schedule + 16], 0.5f64.to_le_bytes());
+        let ln_z = schedule + 16;
+        assert_eq!(bytes[ln_z..ln_z + 8], 2.5f64.to_le_bytes());
+        let sizes = ln_z + 16;
+        assert_eq!(bytes[sizes..sizes + 8], [3, 0, 0, 0, 2, 0, 0, 0]);
+        let labels = sizes + 8;
+        assert_eq!(bytes[labels + 8..labels + 12], 3u32.to_le_bytes());
+        let records = labels + 20;
+        assert_eq!(bytes[records..records + 8], 0.25f64.to_le_bytes());
+        assert_eq!(bytes[records + 8..records + 16], 4u64.to_le_bytes());
+        assert_eq!(bytes.len(), records + 2 * 2 * 128 + 4);
+    }
+
+    #[test]
+    fn every_flipped_or_missing_byte_of_an_annealing_checkpoint_is_refused() {
+        let bytes = annealing_sample().encode();
+        for i in 0..bytes.len() {
+            let mut corrupt = bytes.clone();
+            corrupt[i] ^= 0x10;
+            assert!(
+                AnnealingCheckpoint::decode(&corrupt).is_err(),
+                "flipping byte {i} went unnoticed"
+            );
+        }
+        for len in [0, 8, 30, 59, 60, bytes.len() - 1] {
+            match AnnealingCheckpoint::decode(&bytes[..len]) {
+                Err(CheckpointError::Truncated { found, .. }) => assert_eq!(found, len as u64),
+                other => panic!("{len} bytes: expected Truncated, got {other:?}"),
+            }
+        }
+    }
+
+    /// A header whose population sizes disagree with its family labels, under a valid CRC.
+    #[test]
+    fn annealing_populations_must_hold_their_labels() {
+        let mut checkpoint = annealing_sample();
+        checkpoint.populations[0].families.pop();
+        let mut bytes = checkpoint.encode();
+        let sizes = 60 + 24 + 16 + 16;
+        bytes[sizes] = 3;
+        let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
+        let end = bytes.len() - 4;
+        bytes[end..].copy_from_slice(&crc.to_le_bytes());
+        let err = AnnealingCheckpoint::decode(&bytes).unwrap_err();
+        assert!(err.to_string().contains("add up to 5"), "{err}");
+    }
+
+    #[test]
+    fn a_checkpoint_of_the_other_algorithm_is_refused_as_such() {
+        let err = Checkpoint::decode(&annealing_sample().encode()).unwrap_err();
+        assert!(
+            err.to_string().contains("of a population-annealing run")
+                && err
+                    .to_string()
+                    .contains("asks for a run of Metropolis sweeps"),
+            "{err}"
+        );
+        let err = AnnealingCheckpoint::decode(&sample().encode()).unwrap_err();
+        assert!(
+            err.to_string().contains("of a run of Metropolis sweeps")
+                && err
+                    .to_string()
+                    .contains("asks for a population-annealing run"),
+            "{err}"
+        );
     }
 
     #[test]

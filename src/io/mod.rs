@@ -5,4 +5,4 @@ pub mod checkpoint;
 pub mod output;
 
 pub use atomic::{IoError, ensure_writable_dir, write_atomic};
-pub use checkpoint::{Checkpoint, CheckpointError, fingerprint};
+pub use checkpoint::{AnnealingCheckpoint, Checkpoint, CheckpointError, fingerprint};

@@ -9,22 +9,25 @@
 //! `block slots + j`). A population of size `R_i` fills slots `0 .. R_i` of its block; the
 //! others are idle (swept with the rest, never measured or copied from).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use super::resampling::{ResampleKey, Reweighting, adaptive_beta, copy_counts, copy_sources};
-use super::{RunOutcome, initial_spins, ising_systems, open_engine};
+use super::run::{CHECKPOINT, CONFIG, checkpoint_to_resume, crosses_checkpoint};
+use super::{RunOptions, RunOutcome, initial_spins, ising_systems, open_engine};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
-use crate::engine::{Engine, Measurements, Plan};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
+use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
 use crate::io::output::{write_file, write_json};
 use crate::model::ising::IsingSystems;
 use crate::plot::write_annealing_plot;
 use crate::stats::{
-    AnnealingAverage, AnnealingEstimates, average_over_runs, family_statistics, population_moments,
+    AnnealingAverage, AnnealingEstimates, Population, average_over_runs, family_statistics,
+    population_moments,
 };
 
 /// File names in the output directory.
@@ -63,75 +66,94 @@ pub struct AnnealingSummary {
     pub exact: Vec<ExactIsing2d>,
 }
 
-/// One population: its size is `families.len()`; replica `j` sits in slot `j` of its block and
-/// descends from replica `families[j]` of the initial population.
-struct Population {
-    families: Vec<u32>,
-    ln_z: f64,
-    estimates: Vec<AnnealingEstimates>,
-}
-
-/// What the loop carries from one temperature step to the next.
+/// What the loop carries from one temperature step to the next; with the engine's spins, it
+/// is what an [`AnnealingCheckpoint`] holds.
 struct Anneal {
     systems: IsingSystems,
     /// The target population size R.
     target: u32,
     slots: u32,
     populations: Vec<Population>,
-    beta: f64,
-    step: u32,
     sweeps_done: u64,
+    /// The betas after 0 so far: the current beta is the last, the steps done its length.
     schedule: Vec<f64>,
 }
 
-/// Anneal `config` (validated, engine resolved), writing the results into `out`.
-pub fn anneal(config: &Config, engine_choice: &str, out: &Path) -> Result<RunOutcome> {
-    let options = config
+/// Anneal `config` (validated, engine resolved), writing the results into `options.out`, or
+/// continue the anneal of its checkpoint there (`options.resume`).
+pub fn anneal(
+    config: &Config,
+    engine_choice: &str,
+    options: &RunOptions,
+    config_text: &str,
+) -> Result<RunOutcome> {
+    let annealing = config
         .algorithm
         .annealing()
         .ok_or_else(|| Error::State("anneal needs algorithm: Annealing".into()))?;
-    let view = options.engine_config(config)?;
+    let view = annealing.engine_config(config)?;
     let systems = IsingSystems {
         betas: vec![0.0],
         ..ising_systems(&view)
     };
+    let config_fingerprint = fingerprint(config_text);
+    let resumed = match options.resume {
+        true => Some(AnnealingCheckpoint::load(
+            &checkpoint_to_resume(&options.out)?,
+            config_fingerprint,
+        )?),
+        false => None,
+    };
     let mut engine = open_engine(&view, systems.clone())?;
-    engine.set_spins(&initial_spins(&systems))?;
-    let slots = AnnealingOptions::slots(config.replicas) as u32;
-    let blocks = config.samples * options.runs;
-    let n = systems.lattice.sites();
-    let mut anneal = Anneal {
-        populations: (0..blocks)
-            .map(|_| Population {
-                families: (0..config.replicas).collect(),
-                ln_z: n as f64 * std::f64::consts::LN_2,
-                estimates: Vec::new(),
-            })
-            .collect(),
-        systems,
-        target: config.replicas,
-        slots,
-        beta: 0.0,
-        step: 0,
-        sweeps_done: 0,
-        schedule: Vec::new(),
+    write_file(&options.out, CONFIG, config_text.as_bytes())?;
+    let mut anneal = match resumed {
+        Some(checkpoint) => {
+            Anneal::resume(systems, config, &annealing, checkpoint, engine.as_mut())?
+        }
+        None => Anneal::start(systems, config, &annealing, engine.as_mut())?,
+    };
+    let checkpoints = Checkpoints {
+        path: options.out.join(CHECKPOINT),
+        fingerprint: config_fingerprint,
+        every: config.checkpoint_every,
+        halt_after: options.halt_after,
     };
     let started = Instant::now();
-    let mut engine_time = Duration::ZERO;
-    let mut energies = anneal.energies(&engine.execute(&measurement_plan())?);
-    while let Some(next) = next_beta(&options.schedule, &anneal, &energies) {
-        let reweightings = anneal.resample(engine.as_mut(), &options, &energies, next)?;
-        let plan = anneal.step_plan(options.theta)?;
-        let step_started = Instant::now();
-        let measurements = engine.execute(&plan)?;
-        engine_time += step_started.elapsed();
-        energies = anneal.energies(&measurements);
-        anneal.estimate(&measurements, &energies, &reweightings);
-    }
+    let first_sweep = anneal.sweeps_done;
+    let Some(engine_time) = anneal.run_steps(engine.as_mut(), &annealing, &checkpoints)? else {
+        return Ok(RunOutcome::Halted {
+            sweeps_done: anneal.sweeps_done,
+        });
+    };
     log::info!("annealed in {:.1} s", started.elapsed().as_secs_f64());
-    let flips = anneal.sweeps_done * n * u64::from(anneal.systems.systems());
+    anneal.save(&checkpoints, engine.spins()?)?;
+    let n = anneal.systems.lattice.sites();
+    let flips = (anneal.sweeps_done - first_sweep) * n * u64::from(anneal.systems.systems());
+    let ps_per_flip = engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64;
     let info = engine.info();
-    let summary = AnnealingSummary {
+    let summary = summarize(
+        config,
+        &annealing,
+        engine_choice,
+        &anneal,
+        info,
+        ps_per_flip,
+    );
+    write_outputs(&options.out, config, &anneal, &summary)?;
+    Ok(RunOutcome::Annealed(Box::new(summary)))
+}
+
+/// `annealing.json` of a finished anneal whose engine took `ps_per_flip` per spin-flip attempt
+/// (this invocation's steps).
+fn summarize(
+    config: &Config,
+    annealing: &AnnealingOptions,
+    engine_choice: &str,
+    anneal: &Anneal,
+    info: EngineInfo,
+    ps_per_flip: f64,
+) -> AnnealingSummary {
+    AnnealingSummary {
         spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
         backend: info.backend,
         adapter: info.adapter,
@@ -143,13 +165,13 @@ pub fn anneal(config: &Config, engine_choice: &str, out: &Path) -> Result<RunOut
         field: config.model.field(),
         samples: config.samples,
         replicas: config.replicas,
-        slots,
-        runs: options.runs,
-        theta: options.theta,
-        resampling: format!("{:?}", options.resampling),
+        slots: anneal.slots,
+        runs: annealing.runs,
+        theta: annealing.theta,
+        resampling: format!("{:?}", annealing.resampling),
         seed: config.seed,
         schedule: anneal.schedule.clone(),
-        ps_per_flip: engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64,
+        ps_per_flip,
         steps: average_over_runs(
             &anneal
                 .populations
@@ -158,9 +180,18 @@ pub fn anneal(config: &Config, engine_choice: &str, out: &Path) -> Result<RunOut
                 .collect::<Vec<_>>(),
         ),
         exact: exact_values(config, &anneal.schedule),
-    };
-    write_outputs(out, config, &anneal, &summary)?;
-    Ok(RunOutcome::Annealed(Box::new(summary)))
+    }
+}
+
+/// Where and when the anneal writes its checkpoints: after a step whose sweeps reach or pass a
+/// multiple of `every` (the config's `checkpoint_every`, in sweeps as for the other
+/// algorithms; 0: only at the end), unless it was the last step, whose checkpoint follows at
+/// the end anyway. `halt_after` stops the run after such a checkpoint, as a killed run would.
+struct Checkpoints {
+    path: PathBuf,
+    fingerprint: u64,
+    every: u64,
+    halt_after: Option<u64>,
 }
 
 /// A plan that only measures (the population at beta = 0).
@@ -173,22 +204,149 @@ fn measurement_plan() -> Plan {
 /// The next beta of the schedule, `None` once it has ended. An adaptive step is the smallest
 /// any population asks for, so every population keeps at least the target overlap.
 fn next_beta(schedule: &AnnealingSchedule, anneal: &Anneal, energies: &[Vec<f64>]) -> Option<f64> {
-    let k = anneal.step as usize;
+    let k = anneal.schedule.len();
     match *schedule {
         AnnealingSchedule::Betas(ref betas) => betas.get(k).copied(),
         AnnealingSchedule::Linear { beta_max, count } => {
             (k < count as usize).then(|| beta_max * (k + 1) as f64 / f64::from(count))
         }
-        AnnealingSchedule::Adaptive { overlap, beta_max } => (anneal.beta < beta_max).then(|| {
-            energies
-                .iter()
-                .map(|e| adaptive_beta(e, anneal.beta, beta_max, overlap))
-                .fold(beta_max, f64::min)
-        }),
+        AnnealingSchedule::Adaptive { overlap, beta_max } => {
+            (anneal.beta() < beta_max).then(|| {
+                energies
+                    .iter()
+                    .map(|e| adaptive_beta(e, anneal.beta(), beta_max, overlap))
+                    .fold(beta_max, f64::min)
+            })
+        }
     }
 }
 
 impl Anneal {
+    /// A fresh anneal: every population the whole initial one (its own family each) at beta 0,
+    /// on the hot start.
+    fn start(
+        systems: IsingSystems,
+        config: &Config,
+        annealing: &AnnealingOptions,
+        engine: &mut dyn Engine,
+    ) -> Result<Anneal> {
+        engine.set_spins(&initial_spins(&systems))?;
+        let ln_z = systems.lattice.sites() as f64 * std::f64::consts::LN_2;
+        let population = Population {
+            families: (0..config.replicas).collect(),
+            ln_z,
+            estimates: Vec::new(),
+        };
+        Ok(Anneal {
+            populations: vec![population; (config.samples * annealing.runs) as usize],
+            systems,
+            target: config.replicas,
+            slots: AnnealingOptions::slots(config.replicas) as u32,
+            sweeps_done: 0,
+            schedule: Vec::new(),
+        })
+    }
+
+    /// The anneal of `checkpoint` (of this config: the fingerprints agree), with the engine
+    /// holding its lattices. Refuses a checkpoint whose shape does not fit.
+    fn resume(
+        systems: IsingSystems,
+        config: &Config,
+        annealing: &AnnealingOptions,
+        checkpoint: AnnealingCheckpoint,
+        engine: &mut dyn Engine,
+    ) -> Result<Anneal> {
+        let anneal = Anneal {
+            populations: checkpoint.populations,
+            systems,
+            target: config.replicas,
+            slots: AnnealingOptions::slots(config.replicas) as u32,
+            sweeps_done: checkpoint.sweeps_done,
+            schedule: checkpoint.schedule,
+        };
+        let steps = anneal.schedule.len();
+        let fits = checkpoint.spins.len() == anneal.systems.spin_count()
+            && anneal.populations.len() == (config.samples * annealing.runs) as usize
+            && anneal.sweeps_done == steps as u64 * u64::from(annealing.theta)
+            && anneal.populations.iter().all(|p| {
+                (1..=anneal.slots as usize).contains(&p.families.len())
+                    && p.families.iter().all(|&f| f < anneal.target)
+                    && p.estimates.len() == steps
+            });
+        if !fits {
+            return Err(Error::State(format!(
+                "the annealing checkpoint does not match the config ({steps} steps, {} sweeps, \
+                 {} populations, {} spins): finish that run with the version that started it",
+                anneal.sweeps_done,
+                anneal.populations.len(),
+                checkpoint.spins.len()
+            )));
+        }
+        // The engine stays at beta 0 for now: the next step's resampling moves it to the next
+        // beta before any sweep, and measurements do not depend on it.
+        engine.set_spins(&checkpoint.spins)?;
+        Ok(anneal)
+    }
+
+    /// The current beta (0 before the first step).
+    fn beta(&self) -> f64 {
+        self.schedule.last().copied().unwrap_or(0.0)
+    }
+
+    /// Temperature steps done.
+    fn step(&self) -> u32 {
+        self.schedule.len() as u32
+    }
+
+    /// The steps from the current beta to the schedule's end, checkpointing between them:
+    /// the engine time they took, or `None` where `halt_after` stopped the run.
+    fn run_steps(
+        &mut self,
+        engine: &mut dyn Engine,
+        annealing: &AnnealingOptions,
+        checkpoints: &Checkpoints,
+    ) -> Result<Option<Duration>> {
+        let mut engine_time = Duration::ZERO;
+        // A measurement reads the lattices only, so measuring a resumed population again
+        // gives the energies it had when the checkpoint was written.
+        let mut energies = self.energies(&engine.execute(&measurement_plan())?);
+        let mut next = next_beta(&annealing.schedule, self, &energies);
+        while let Some(beta) = next {
+            let reweightings = self.resample(engine, annealing, &energies, beta)?;
+            let from = self.sweeps_done;
+            let plan = self.step_plan(annealing.theta)?;
+            let step_started = Instant::now();
+            let measurements = engine.execute(&plan)?;
+            engine_time += step_started.elapsed();
+            energies = self.energies(&measurements);
+            self.estimate(&measurements, &energies, &reweightings);
+            next = next_beta(&annealing.schedule, self, &energies);
+            if next.is_some() && crosses_checkpoint(from, self.sweeps_done, checkpoints.every) {
+                self.save(checkpoints, engine.spins()?)?;
+                if checkpoints
+                    .halt_after
+                    .is_some_and(|h| self.sweeps_done >= h)
+                {
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some(engine_time))
+    }
+
+    /// Write the checkpoint of this state with the engine's lattices `spins`, atomically.
+    fn save(&self, checkpoints: &Checkpoints, spins: Vec<i32>) -> Result<()> {
+        let checkpoint = AnnealingCheckpoint {
+            config_fingerprint: checkpoints.fingerprint,
+            sweeps_done: self.sweeps_done,
+            schedule: self.schedule.clone(),
+            spins,
+            populations: self.populations.clone(),
+        };
+        let path = &checkpoints.path;
+        checkpoint.save(path).map_err(|e| Error::io(path, e))
+    }
+
     /// First system of population `block`.
     fn base(&self, block: usize) -> usize {
         block * self.slots as usize
@@ -223,14 +381,16 @@ impl Anneal {
         energies: &[Vec<f64>],
         next: f64,
     ) -> Result<Vec<Reweighting>> {
-        self.step += 1;
+        // The step to the k-th beta after 0 draws with step number k.
+        let step = self.step() + 1;
+        let beta = self.beta();
         let mut sources: Vec<u32> = (0..self.systems.systems()).collect();
         let mut reweightings = Vec::with_capacity(self.populations.len());
         for (block, energies) in energies.iter().enumerate() {
-            let reweighting = Reweighting::new(energies, next - self.beta);
+            let reweighting = Reweighting::new(energies, next - beta);
             let key = ResampleKey {
                 seed: self.systems.seed,
-                step: self.step,
+                step,
                 block: block as u32,
             };
             let counts = copy_counts(options.resampling, &reweighting, self.target, key);
@@ -249,7 +409,6 @@ impl Anneal {
         }
         engine.copy_systems(&sources)?;
         engine.set_betas(&[next])?;
-        self.beta = next;
         self.schedule.push(next);
         Ok(reweightings)
     }
@@ -263,7 +422,7 @@ impl Anneal {
                 Error::State(format!(
                     "population annealing: step {} passes {} sweeps, the range of the \
                      random-number counter; use fewer steps or a smaller theta",
-                    self.step,
+                    self.step(),
                     u32::MAX
                 ))
             })?;
@@ -282,7 +441,7 @@ impl Anneal {
         reweightings: &[Reweighting],
     ) {
         let lattice = self.systems.lattice;
-        let (n, beta) = (lattice.sites(), self.beta);
+        let (n, beta) = (lattice.sites(), self.beta());
         for (block, (energies, reweighting)) in energies.iter().zip(reweightings).enumerate() {
             let observations = &measurements.observations[self.base(block)..][..energies.len()];
             let magnetisations: Vec<i64> = observations

@@ -34,8 +34,8 @@ const MAX_SLOTS_PER_CHUNK: u64 = 4096;
 /// Chunks per run at least, so progress is reported as the run goes.
 const MIN_CHUNKS: u64 = 100;
 /// File names in the output directory.
-const CHECKPOINT: &str = "checkpoint.bin";
-const CONFIG: &str = "config.ron";
+pub(super) const CHECKPOINT: &str = "checkpoint.bin";
+pub(super) const CONFIG: &str = "config.ron";
 pub const SUMMARY: &str = "summary.json";
 pub const FINAL_STATE: &str = "final_state.npy";
 const COUPLINGS: &str = "couplings.npy";
@@ -164,20 +164,6 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let (config, engine_choice) = &config.resolve_engine()?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     let config_text = config.to_ron_string();
-    if config.algorithm.annealing().is_some() {
-        if options.resume {
-            return Err(Error::Usage(
-                "population annealing writes no checkpoints yet, so it cannot be resumed; \
-                 run it again from the start"
-                    .into(),
-            ));
-        }
-        write_file(&options.out, CONFIG, config_text.as_bytes())?;
-        return super::annealing::anneal(config, engine_choice, &options.out);
-    }
-    let config_fingerprint = fingerprint(&config_text);
-    let mut systems = ising_systems(config);
-    let schedule = Schedule::from(config);
     let checkpoint_path = options.out.join(CHECKPOINT);
     if !options.resume && !options.overwrite && checkpoint_path.exists() {
         return Err(Error::Usage(format!(
@@ -185,6 +171,12 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
             options.out.display()
         )));
     }
+    if config.algorithm.annealing().is_some() {
+        return super::annealing::anneal(config, engine_choice, options, &config_text);
+    }
+    let config_fingerprint = fingerprint(&config_text);
+    let mut systems = ising_systems(config);
+    let schedule = Schedule::from(config);
     let (mut state, spins) = if options.resume {
         resume_state(&options.out, config_fingerprint, &systems, &schedule)?
     } else {
@@ -325,8 +317,20 @@ fn chunk_sweeps(schedule: &Schedule, checkpoint_every: u64, systems: &IsingSyste
 }
 
 /// Whether a multiple of `every` lies in `(from, to]`.
-fn crosses_checkpoint(from: u64, to: u64, every: u64) -> bool {
+pub(super) fn crosses_checkpoint(from: u64, to: u64, every: u64) -> bool {
     every > 0 && to / every > from / every
+}
+
+/// The checkpoint in `out` that `--resume` continues, refused where there is none.
+pub(super) fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
+    let path = out.join(CHECKPOINT);
+    if !path.exists() {
+        return Err(Error::Usage(format!(
+            "--resume: no checkpoint at {}",
+            path.display()
+        )));
+    }
+    Ok(path)
 }
 
 fn resume_state(
@@ -335,13 +339,7 @@ fn resume_state(
     systems: &IsingSystems,
     schedule: &Schedule,
 ) -> Result<(RunState, Vec<i32>)> {
-    let path = out.join(CHECKPOINT);
-    if !path.exists() {
-        return Err(Error::Usage(format!(
-            "--resume: no checkpoint at {}",
-            path.display()
-        )));
-    }
+    let path = checkpoint_to_resume(out)?;
     let checkpoint = Checkpoint::load(&path, config_fingerprint)?;
     let per_measurement = systems.systems() as usize;
     let measurements = schedule.measurements_before(checkpoint.sweeps_done) as usize;

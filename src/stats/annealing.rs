@@ -40,6 +40,18 @@ pub struct AnnealingEstimates {
     pub rho_s: f64,
 }
 
+/// One population of an anneal, as the loop carries it from step to step (and a checkpoint
+/// keeps it): its size is `families.len()`; replica `j` descends from replica `families[j]` of
+/// the initial population.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Population {
+    pub families: Vec<u32>,
+    /// `ln Z`: `N ln 2 + sum_k ln Q_k` over the steps so far.
+    pub ln_z: f64,
+    /// The estimates at every beta so far.
+    pub estimates: Vec<AnnealingEstimates>,
+}
+
 /// Population moments at `beta` of total energies `energies` and magnetisations
 /// `magnetisations` of `sites` spins each: `[e, c, |m|, m^2, m^4, U4]`.
 pub fn population_moments(

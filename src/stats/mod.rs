@@ -11,7 +11,8 @@ mod spin_glass;
 mod tempering;
 
 pub use annealing::{
-    AnnealingAverage, AnnealingEstimates, average_over_runs, family_statistics, population_moments,
+    AnnealingAverage, AnnealingEstimates, Population, average_over_runs, family_statistics,
+    population_moments,
 };
 pub use autocorr::tau_int;
 pub use equilibration::{EquilibrationCheck, LogBin, UnitSeries, log_binning};
