@@ -206,7 +206,7 @@ mod tests {
             ("sm_90", 0, 0, 0, 2),
             ("sm_90", 0, 1, 1, 1),
         ] {
-            for kernel in Kernel::ALL {
+            for kernel in super::super::kernels::cuda_kernels() {
                 let ptx = compile(
                     kernel,
                     &all_constants(shared, constant, fixed, exchange),
