@@ -163,9 +163,13 @@ fn anneal_outputs(text: &str, backend: &str) -> [String; 3] {
     run(&config, &RunOptions::new(dir.path())).expect("anneals");
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
     let mut summary: AnnealingSummary = serde_json::from_str(&read("annealing.json")).unwrap();
-    assert_eq!(summary.backend, backend.to_lowercase());
+    assert_eq!(summary.run.backend, backend.to_lowercase());
     assert!(summary.steps.len() >= 3, "{text}: {:?}", summary.schedule);
-    (summary.backend, summary.adapter, summary.ps_per_flip) = (String::new(), String::new(), 0.0);
+    (
+        summary.run.backend,
+        summary.run.adapter,
+        summary.ps_per_flip,
+    ) = (String::new(), String::new(), 0.0);
     [
         read("annealing.csv"),
         read("annealing_populations.csv"),

@@ -69,7 +69,11 @@ fn smsc_2d_ising_matches_kaufman() {
             backend: Wgpu,
         )"#,
     );
-    assert!(summary.engine.contains("SMSC"), "{}", summary.engine);
+    assert!(
+        summary.run.engine.contains("SMSC"),
+        "{}",
+        summary.run.engine
+    );
     for t in &summary.runs {
         let exact = t.exact.expect("2D zero field has exact values");
         let beta = t.estimates.beta;

@@ -203,11 +203,15 @@ fn an_auto_engine_run_resumes_from_its_config_or_the_written_one() {
     assert_eq!(halted, RunOutcome::Halted { sweeps_done: 300 });
     let summary = common::completed(run(&config, &options(dir.path(), true, None)).unwrap());
     assert!(
-        summary.engine_choice.contains("engine: Auto chose"),
+        summary.run.engine_choice.contains("engine: Auto chose"),
         "{}",
-        summary.engine_choice
+        summary.run.engine_choice
     );
-    assert!(summary.engine.contains("AMSC"), "{}", summary.engine);
+    assert!(
+        summary.run.engine.contains("AMSC"),
+        "{}",
+        summary.run.engine
+    );
 }
 
 #[test]

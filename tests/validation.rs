@@ -18,7 +18,7 @@ fn ising_2d_matches_kaufman_exact_energy_and_specific_heat() {
             backend: Wgpu,
         )"#,
     );
-    assert_eq!(summary.backend, "wgpu");
+    assert_eq!(summary.run.backend, "wgpu");
     for temperature in &summary.runs {
         let exact = temperature.exact.expect("2D zero field has exact values");
         let beta = temperature.estimates.beta;
@@ -56,7 +56,7 @@ fn ising_3d_on_gpu_matches_a_long_cpu_run() {
     let gpu = run_summary(&config(1, 12000, "Wgpu"));
     let cpu = run_summary(&config(2, 36000, "Cpu"));
     assert_eq!(
-        (gpu.backend.as_str(), cpu.backend.as_str()),
+        (gpu.run.backend.as_str(), cpu.run.backend.as_str()),
         ("wgpu", "cpu")
     );
     for (g, c) in gpu.runs.iter().zip(&cpu.runs) {

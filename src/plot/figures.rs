@@ -167,7 +167,7 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
         file: "annealing.svg".to_string(),
         title: format!(
             "population annealing, {} (R = {}, theta = {})",
-            summary.model, summary.replicas, summary.theta
+            summary.run.model, summary.run.replicas, summary.theta
         ),
         x_label: "beta".to_string(),
         panels,
@@ -210,7 +210,7 @@ pub fn overlay_figures(summaries: &[Summary]) -> Vec<Figure> {
         return Vec::new();
     };
     let mut by_size: Vec<&Summary> = summaries.iter().collect();
-    by_size.sort_by_key(|s| s.size);
+    by_size.sort_by_key(|s| s.run.size);
     let keys = if is_spin_glass(first) {
         SPIN_GLASS_OVERLAYS
     } else {
@@ -221,7 +221,7 @@ pub fn overlay_figures(summaries: &[Summary]) -> Vec<Figure> {
             let curves: Vec<Curve> = by_size
                 .iter()
                 .map(|summary| Curve {
-                    label: format!("L = {}", summary.size),
+                    label: format!("L = {}", summary.run.size),
                     style: Style::MeasuredJoined,
                     points: measured(summary, key).1,
                 })
@@ -229,7 +229,7 @@ pub fn overlay_figures(summaries: &[Summary]) -> Vec<Figure> {
             let label = measured(first, key).0;
             Figure {
                 file: format!("overlay_{key}.svg"),
-                title: format!("{}: {label} versus {}", first.model, x_label(first)),
+                title: format!("{}: {label} versus {}", first.run.model, x_label(first)),
                 x_label: x_label(first).to_string(),
                 panels: vec![Panel {
                     y_label: label.to_string(),
@@ -280,10 +280,10 @@ fn exact_curve(summary: &Summary, key: &str) -> Option<Curve> {
     let step = (high - low) / (EXACT_CURVE_POINTS - 1) as f64;
     let points = (0..EXACT_CURVE_POINTS)
         .map(|i| low + step * i as f64)
-        .map(|beta| Point::exact(beta, exact_of(kaufman(summary.size, beta))))
+        .map(|beta| Point::exact(beta, exact_of(kaufman(summary.run.size, beta))))
         .collect();
     Some(Curve {
-        label: format!("exact (Kaufman, L = {})", summary.size),
+        label: format!("exact (Kaufman, L = {})", summary.run.size),
         style: Style::Line,
         points,
     })
@@ -354,9 +354,9 @@ fn trace(label: String, sweeps: &[u64], values: &[f64]) -> Curve {
 
 /// "Ising 2D, L = 64" and, for the spin glass, its number of samples.
 fn run_name(summary: &Summary) -> String {
-    let name = format!("{}, L = {}", summary.model, summary.size);
+    let name = format!("{}, L = {}", summary.run.model, summary.run.size);
     if is_spin_glass(summary) {
-        format!("{name}, {} samples", summary.samples)
+        format!("{name}, {} samples", summary.run.samples)
     } else {
         name
     }
@@ -366,7 +366,7 @@ fn run_name(summary: &Summary) -> String {
 mod tests {
     use super::*;
     use crate::exact::ExactIsing2d;
-    use crate::sim::TemperatureSummary;
+    use crate::sim::{RunDescription, TemperatureSummary};
 
     fn estimate(mean: f64) -> Estimate {
         Estimate {
@@ -397,19 +397,21 @@ mod tests {
             })
             .collect();
         Summary {
-            spinflip_version: "test".into(),
-            backend: "cpu".into(),
-            adapter: "cpu".into(),
-            engine: "simple".into(),
-            engine_choice: "named in the config".into(),
+            run: RunDescription {
+                spinflip_version: "test".into(),
+                backend: "cpu".into(),
+                adapter: "cpu".into(),
+                engine: "simple".into(),
+                engine_choice: "named in the config".into(),
+                model: "Ising 2D".into(),
+                dims: 2,
+                size,
+                field: 0.0,
+                samples: 1,
+                replicas: 2,
+                seed: 1,
+            },
             randoms: None,
-            model: "Ising 2D".into(),
-            dims: 2,
-            size,
-            field: 0.0,
-            samples: 1,
-            replicas: 2,
-            seed: 1,
             independent_unit: "a replica".into(),
             sweeps: 10,
             measurements: 10,

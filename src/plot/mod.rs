@@ -121,7 +121,7 @@ pub fn write_run_plots(
 
 /// Sites of one lattice of the run.
 fn sites(summary: &Summary) -> usize {
-    (summary.size as usize).pow(summary.dims)
+    (summary.run.size as usize).pow(summary.run.dims)
 }
 
 fn temperature_series(
@@ -163,7 +163,7 @@ pub fn write_plots<'a, S: Copy + Into<i32> + 'a>(
         write_figure(out, &figure)?;
     }
     for (t, (beta, lattice)) in betas(summary).into_iter().zip(lattices).enumerate() {
-        let png = snapshot_png(lattice, summary.dims, summary.size)?;
+        let png = snapshot_png(lattice, summary.run.dims, summary.run.size)?;
         write_file(out, &snapshot_name(t, beta), &png)?;
     }
     Ok(())
@@ -218,12 +218,12 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
         .map(|dir| read_summary(dir))
         .collect::<Result<Vec<_>>>()?;
     for (dir, summary) in dirs.iter().zip(&summaries).skip(1) {
-        if summary.model != summaries[0].model {
+        if summary.run.model != summaries[0].run.model {
             return Err(Error::Usage(format!(
                 "plot: cannot overlay runs of different models: {} in {}, {} in {}",
-                summaries[0].model,
+                summaries[0].run.model,
                 first.display(),
-                summary.model,
+                summary.run.model,
                 dir.display()
             )));
         }

@@ -67,8 +67,8 @@ fn read_series(path: &Path, summary: &Summary) -> Result<TemperatureSeries> {
         return Err(bad(1, "not a spinflip time series"));
     };
     let sample = column("sample");
-    let replicas = summary.replicas as usize;
-    let systems = summary.samples as usize * replicas;
+    let replicas = summary.run.replicas as usize;
+    let systems = summary.run.samples as usize * replicas;
     let n = sites(summary) as f64;
     let mut rows = Vec::new();
     for (i, line) in lines.enumerate() {
@@ -119,10 +119,10 @@ fn read_lattices(path: &Path, summary: &Summary) -> Result<Vec<Vec<i8>>> {
     let temperatures = betas(summary).len();
     let mut expected = vec![temperatures];
     if is_spin_glass(summary) {
-        expected.push(summary.samples as usize);
+        expected.push(summary.run.samples as usize);
     }
-    expected.push(summary.replicas as usize);
-    expected.extend(vec![summary.size as usize; summary.dims as usize]);
+    expected.push(summary.run.replicas as usize);
+    expected.extend(vec![summary.run.size as usize; summary.run.dims as usize]);
     let (offset, shape) = match npy_i8_header(&head) {
         Some((shape, offset)) if shape == expected => (offset, shape),
         found => {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::resampling::{ResampleKey, Reweighting, adaptive_beta, copy_counts, copy_sources};
-use super::run::{CHECKPOINT, CONFIG, checkpoint_to_resume, crosses_checkpoint};
+use super::run::{CHECKPOINT, CONFIG, RunDescription, checkpoint_to_resume, crosses_checkpoint};
 use super::{RunOptions, RunOutcome, initial_spins, ising_systems, open_engine};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
 use crate::engine::{Engine, EngineInfo, Measurements, Plan};
@@ -40,24 +40,14 @@ const POPULATIONS_CSV: &str = "annealing_populations.csv";
 /// they exist (2D ferromagnet, zero field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnnealingSummary {
-    pub spinflip_version: String,
-    pub backend: String,
-    pub adapter: String,
-    pub engine: String,
-    pub engine_choice: String,
-    pub model: String,
-    pub dims: u32,
-    pub size: u32,
-    pub field: f64,
-    pub samples: u32,
-    /// The target population size R.
-    pub replicas: u32,
+    /// With `replicas` the target population size R.
+    #[serde(flatten)]
+    pub run: RunDescription,
     /// Engine replicas per population (R plus room for its fluctuations).
     pub slots: u32,
     pub runs: u32,
     pub theta: u32,
     pub resampling: String,
-    pub seed: u64,
     /// The betas after 0, as configured or as the adaptive schedule chose them.
     pub schedule: Vec<f64>,
     pub ps_per_flip: f64,
@@ -154,22 +144,11 @@ fn summarize(
     ps_per_flip: f64,
 ) -> AnnealingSummary {
     AnnealingSummary {
-        spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
-        backend: info.backend,
-        adapter: info.adapter,
-        engine: info.engine,
-        engine_choice: engine_choice.to_string(),
-        model: format!("{:?}", config.model),
-        dims: config.model.dims(),
-        size: config.model.size(),
-        field: config.model.field(),
-        samples: config.samples,
-        replicas: config.replicas,
+        run: RunDescription::new(config, info, engine_choice),
         slots: anneal.slots,
         runs: annealing.runs,
         theta: annealing.theta,
         resampling: format!("{:?}", annealing.resampling),
-        seed: config.seed,
         schedule: anneal.schedule.clone(),
         ps_per_flip,
         steps: average_over_runs(

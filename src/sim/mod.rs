@@ -11,7 +11,8 @@ pub use annealing::{AnnealingSummary, annealing_table};
 pub use backend::{open_engine, open_gpu_context};
 pub use ladder::{TUNING_STAGES, retune, tuning_stops};
 pub use run::{
-    FINAL_STATE, RunOptions, RunOutcome, SUMMARY, Summary, TemperatureSummary, run, summary_table,
+    FINAL_STATE, RunDescription, RunOptions, RunOutcome, SUMMARY, Summary, TemperatureSummary, run,
+    summary_table,
 };
 pub use schedule::Schedule;
 

@@ -92,10 +92,9 @@ pub struct TemperatureSummary {
     pub exact: Option<ExactIsing2d>,
 }
 
-/// `summary.json`. Fields recorded since a later version (`#[serde(default)]`) default when
-/// read back, so older summaries still load (`spinflip plot` reads them).
+/// What ran where: the first fields of `summary.json` and `annealing.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
+pub struct RunDescription {
     pub spinflip_version: String,
     pub backend: String,
     pub adapter: String,
@@ -103,16 +102,49 @@ pub struct Summary {
     /// Whether the config named the engine, or what `engine: Auto` chose and why.
     #[serde(default)]
     pub engine_choice: String,
-    /// How the multispin engine drew its random numbers, and what that means for the lanes.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub randoms: Option<String>,
+    /// "Ising 2D", "Edwards-Anderson +-J 3D".
     pub model: String,
     pub dims: u32,
     pub size: u32,
     pub field: f64,
     pub samples: u32,
+    /// Replicas per sample and temperature (population annealing: the target population R).
     pub replicas: u32,
     pub seed: u64,
+}
+
+impl RunDescription {
+    pub fn new(config: &Config, info: EngineInfo, engine_choice: &str) -> Self {
+        let model = match config.model.disorder() {
+            Disorder::Ferromagnet => "Ising",
+            Disorder::Bimodal => "Edwards-Anderson +-J",
+        };
+        RunDescription {
+            spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
+            backend: info.backend,
+            adapter: info.adapter,
+            engine: info.engine,
+            engine_choice: engine_choice.to_string(),
+            model: format!("{model} {}D", config.model.dims()),
+            dims: config.model.dims(),
+            size: config.model.size(),
+            field: config.model.field(),
+            samples: config.samples,
+            replicas: config.replicas,
+            seed: config.seed,
+        }
+    }
+}
+
+/// `summary.json`. Fields recorded since a later version (`#[serde(default)]`) default when
+/// read back, so older summaries still load (`spinflip plot` reads them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    #[serde(flatten)]
+    pub run: RunDescription,
+    /// How the multispin engine drew its random numbers, and what that means for the lanes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub randoms: Option<String>,
     /// What one independent unit of the errors is; every temperature's `units` counts them.
     #[serde(default)]
     pub independent_unit: String,
@@ -576,24 +608,9 @@ fn summarize(
         Some(_) => Some("exact: an independent uniform per lane and decision".to_string()),
         None => None,
     };
-    let model = match systems.disorder {
-        Disorder::Ferromagnet => "Ising",
-        Disorder::Bimodal => "Edwards-Anderson +-J",
-    };
     Summary {
-        spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
-        backend: info.backend.clone(),
-        adapter: info.adapter.clone(),
-        engine: info.engine.clone(),
-        engine_choice: engine_choice.to_string(),
+        run: RunDescription::new(config, info.clone(), engine_choice),
         randoms,
-        model: format!("{model} {}D", lattice.dims),
-        dims: lattice.dims,
-        size: lattice.size,
-        field: systems.field,
-        samples: systems.samples,
-        replicas: systems.replicas,
-        seed: config.seed,
         independent_unit: unit_description,
         sweeps: schedule.total(),
         measurements: schedule.measurements_before(schedule.total())
@@ -1000,11 +1017,11 @@ pub fn summary_table(summary: &Summary) -> String {
     use std::fmt::Write as _;
     let mut table = format!(
         "{} L={} on {} ({}, {}), {:.3} flips/ns\n",
-        summary.model,
-        summary.size,
-        summary.adapter,
-        summary.backend,
-        summary.engine,
+        summary.run.model,
+        summary.run.size,
+        summary.run.adapter,
+        summary.run.backend,
+        summary.run.engine,
         summary.flips_per_ns,
     );
     if !summary.equilibration.is_empty() {
@@ -1039,7 +1056,7 @@ pub fn summary_table(summary: &Summary) -> String {
         let _ = writeln!(
             table,
             "{} samples; errors from the spread over samples\n{:>9} {:>24} {:>22} {:>20} {:>20} {:>20}",
-            summary.samples, "beta", "e", "c", "q2", "g", "xi_L/L"
+            summary.run.samples, "beta", "e", "c", "q2", "g", "xi_L/L"
         );
         for t in &summary.spin_glass {
             let _ = writeln!(
