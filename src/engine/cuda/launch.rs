@@ -78,14 +78,25 @@ pub fn launch_config(
     }
 }
 
-/// `block_size`, or the most threads a block of `function` can have where its registers allow
-/// fewer (whole warps): for kernels whose results do not depend on the block size.
-pub fn fitted_block_size(function: &CudaFunction, block_size: u32) -> Result<u32> {
-    let most = function
-        .max_threads_per_block()
-        .map_err(driver_error("reading a kernel's threads per block"))?;
-    let most = u32::try_from(most).unwrap_or(32).max(32) / 32 * 32;
-    Ok(block_size.min(most))
+/// A kernel whose results do not depend on its block size, with the block size it launches
+/// with: the one asked for, or the most threads a block of it can have where its registers allow
+/// fewer (whole warps). Found once, when the kernel is loaded.
+pub struct FittedKernel {
+    pub function: CudaFunction,
+    pub block_size: u32,
+}
+
+impl FittedKernel {
+    pub fn new(function: CudaFunction, block_size: u32) -> Result<Self> {
+        let most = function
+            .max_threads_per_block()
+            .map_err(driver_error("reading a kernel's threads per block"))?;
+        let most = u32::try_from(most).unwrap_or(32).max(32) / 32 * 32;
+        Ok(FittedKernel {
+            function,
+            block_size: block_size.min(most),
+        })
+    }
 }
 
 /// Refuse block sizes beyond the device's threads per block, and `layers` grid layers (named

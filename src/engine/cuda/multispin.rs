@@ -13,7 +13,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{
-    Launches, Staging, allocate, check_fits, clear, download, fitted_block_size, launch_config,
+    FittedKernel, Launches, Staging, allocate, check_fits, clear, download, launch_config,
     overwrite, upload,
 };
 use super::streams::{SystemSizes, SystemStreams};
@@ -150,9 +150,11 @@ pub struct MultispinCudaEngine {
     sweep_kernels: [CudaFunction; 2],
     /// The streams the update of each group of word systems goes to.
     sweep_streams: SystemStreams,
-    observe_kernel: CudaFunction,
+    /// The observation kernels' counts are sums: they run in blocks as large as their registers
+    /// allow, up to the engine's block size.
+    observe_kernel: FittedKernel,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
-    overlap_kernel: Option<CudaFunction>,
+    overlap_kernel: Option<FittedKernel>,
     /// Two counters per slot, word system and lane; grown to the largest plan seen.
     observations: CudaSlice<u64>,
     /// Page-locked host memory the observations and overlaps are downloaded into.
@@ -188,10 +190,16 @@ impl MultispinCudaEngine {
             Ok(function)
         };
         let sweep_kernels = [sweep_kernel(0)?, sweep_kernel(1)?];
-        let observe_kernel = device.function(Kernel::MultispinObservables(words), &constants)?;
+        let observe_kernel = FittedKernel::new(
+            device.function(Kernel::MultispinObservables(words), &constants)?,
+            block_size,
+        )?;
         let overlap_kernel = match pairs {
             0 => None,
-            _ => Some(device.function(Kernel::MultispinOverlap(words), &constants)?),
+            _ => Some(FittedKernel::new(
+                device.function(Kernel::MultispinOverlap(words), &constants)?,
+                block_size,
+            )?),
         };
         let spins = allocate(&device, layout.words() as usize, "spin words")?;
         let thresholds = upload(&device, &tables, "thresholds")?;
@@ -296,9 +304,13 @@ impl MultispinCudaEngine {
         let stream = &self.device.stream;
         if let Some(overlap) = &self.overlap_kernel {
             let pairs = layout.overlap_word_pairs().len() as u32;
-            let block_size = fitted_block_size(overlap, self.block_size)?;
-            let config = launch_config(&self.device, block_size, layout.strips().into(), pairs);
-            let mut launch = stream.launch_builder(overlap);
+            let config = launch_config(
+                &self.device,
+                overlap.block_size,
+                layout.strips().into(),
+                pairs,
+            );
+            let mut launch = stream.launch_builder(&overlap.function);
             launch.arg(params).arg(&self.spins).arg(&mut self.overlaps);
             // SAFETY: the arguments match multispin_overlap's parameters in order and
             // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
@@ -327,16 +339,13 @@ impl MultispinCudaEngine {
     fn launch_observe(&mut self, params: &DispatchParams) -> Result<()> {
         let layout = &self.layout;
         let stream = &self.device.stream;
-        // Its counts are sums: a block of fewer threads, where its registers ask for that,
-        // gives the same.
-        let block_size = fitted_block_size(&self.observe_kernel, self.block_size)?;
         let config = launch_config(
             &self.device,
-            block_size,
+            self.observe_kernel.block_size,
             layout.strips().into(),
             layout.word_systems(),
         );
-        let mut launch = stream.launch_builder(&self.observe_kernel);
+        let mut launch = stream.launch_builder(&self.observe_kernel.function);
         launch
             .arg(params)
             .arg(&self.spins)

@@ -11,7 +11,7 @@
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
-use super::launch::{allocate, check_fits, download, fitted_block_size, launch_config, upload};
+use super::launch::{FittedKernel, allocate, check_fits, download, launch_config, upload};
 use crate::engine::check_tempering_state;
 use crate::engine::gpu::plan::DispatchParams;
 use crate::engine::gpu::shaders::{Engine, Kernel};
@@ -30,7 +30,9 @@ pub struct CudaTempering {
     masks: CudaSlice<u32>,
     /// `[slot][r][k]`, grown to the largest plan seen.
     history: CudaSlice<u32>,
-    swap: CudaFunction,
+    /// In one block per group, as large as a round's decisions (up to the kernel's limit), so
+    /// that it makes them all at once; the block size does not change them.
+    swap: FittedKernel,
     exchange: CudaFunction,
     record_history: CudaFunction,
 }
@@ -53,7 +55,11 @@ impl CudaTempering {
             "groups of tempering chains",
         )?;
         let constants = kernel_constants(&swaps, &records);
-        let swap = device.function(Kernel::TemperingSwap(engine), &constants)?;
+        let decisions = swaps.chains.temperatures / 2 * swaps.group_lanes();
+        let swap = FittedKernel::new(
+            device.function(Kernel::TemperingSwap(engine), &constants)?,
+            decisions.next_multiple_of(32).max(32),
+        )?;
         let exchange = device.function(Kernel::TemperingExchange(engine), &constants)?;
         let record_history = device.function(Kernel::TemperingHistory(engine), &constants)?;
         Ok(CudaTempering {
@@ -95,13 +101,10 @@ impl CudaTempering {
     ) -> Result<()> {
         let stream = &device.stream;
         let groups = self.swaps.groups;
-        // One block per group (z): its decisions share masks and a barrier. A block as large as
-        // a round's decisions (up to the kernel's limit) makes them all at once; the block size
-        // does not change them.
-        let decisions = self.swaps.chains.temperatures / 2 * self.swaps.group_lanes();
-        let block_size = fitted_block_size(&self.swap, decisions.next_multiple_of(32).max(32))?;
+        // One block per group (z): its decisions share masks and a barrier.
+        let block_size = self.swap.block_size;
         let config = launch_config(device, block_size, block_size.into(), groups);
-        let mut launch = stream.launch_builder(&self.swap);
+        let mut launch = stream.launch_builder(&self.swap.function);
         launch
             .arg(params)
             .arg(observations)
