@@ -484,14 +484,15 @@ impl MultispinLayout {
         per_pair: &[u32],
         slots: u32,
     ) -> Measurements {
+        let (overlap_planes, link_overlaps) = self.overlaps_of_pairs(per_pair, slots);
         Measurements {
             observations: self
                 .systems_of_words(per_word, slots)
                 .into_iter()
                 .map(|[up, satisfied]| Observation { up, satisfied })
                 .collect(),
-            overlap_planes: self.overlaps_of_words(per_pair, slots),
-            link_overlaps: self.links_of_words(per_pair, slots),
+            overlap_planes,
+            link_overlaps,
             labels: Vec::new(),
         }
     }
@@ -521,77 +522,55 @@ impl MultispinLayout {
         out
     }
 
-    /// Reorder per-pair differing-site counts into `[slot][overlap][x]`, overlaps numbered as
-    /// [`IsingSystems::overlaps`]; slots in parallel, like [`systems_of_words`](Self::systems_of_words).
-    fn overlaps_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u32> {
+    /// Reorder per-pair counts `[slot][pair][sites, bonds][overlap slot]` into the differing
+    /// sites `[slot][overlap][x]` and the differing bonds summed over the planes
+    /// `[slot][overlap]`, overlaps numbered as [`IsingSystems::overlaps`]; slots in parallel,
+    /// like [`systems_of_words`](Self::systems_of_words).
+    fn overlaps_of_pairs(&self, per_pair: &[u32], slots: u32) -> (Vec<u32>, Vec<u64>) {
         let l = self.lattice().size as usize;
-        let per_slot = self.systems.overlaps() as usize * l;
-        let mut out = vec![0u32; slots as usize * per_slot];
-        out.par_chunks_mut(per_slot.max(1))
-            .zip(per_pair.par_chunks(self.pair_counts_per_slot()))
-            .for_each(|(out, counts)| {
-                self.for_each_overlap_count(counts, false, |i, x, count| out[i * l + x] = count);
-            });
-        out
-    }
-
-    /// Sum the per-plane differing-bond counts into `[slot][overlap]`.
-    fn links_of_words(&self, per_pair: &[u32], slots: u32) -> Vec<u64> {
-        let per_slot = self.systems.overlaps() as usize;
-        let mut out = vec![0u64; slots as usize * per_slot];
-        out.par_chunks_mut(per_slot.max(1))
-            .zip(per_pair.par_chunks(self.pair_counts_per_slot()))
-            .for_each(|(out, counts)| {
-                self.for_each_overlap_count(counts, true, |i, _, count| {
-                    out[i] += u64::from(count);
-                });
-            });
-        out
-    }
-
-    /// Overlap counts of one slot: pair counts of every overlap word pair.
-    fn pair_counts_per_slot(&self) -> usize {
-        (self.overlap_word_pairs().len() * self.pair_counts() as usize).max(1)
-    }
-
-    /// Visit each per-plane count of one slot's per-pair counts `[pair][pair count]` (the
-    /// differing sites, or with `links` the differing bonds) as `(overlap, x, count)`.
-    fn for_each_overlap_count(
-        &self,
-        per_pair: &[u32],
-        links: bool,
-        mut f: impl FnMut(usize, usize, u32),
-    ) {
-        let s = &self.systems;
+        let overlaps = self.systems.overlaps() as usize;
         let per_word = self.pair_counts() as usize;
-        let part = if links {
-            self.overlap_slots() as usize
-        } else {
-            0
-        };
-        for (&(g, _), counts) in self
-            .overlap_word_pairs()
-            .iter()
-            .zip(per_pair.chunks_exact(per_word))
-        {
-            let counts = &counts[part..];
+        let bonds = self.overlap_slots() as usize;
+        let lanes = self.overlap_lanes();
+        let pair_counts = (self.overlap_word_pairs().len() * per_word).max(1);
+        let mut planes = vec![0u32; slots as usize * overlaps * l];
+        let mut links = vec![0u64; slots as usize * overlaps];
+        planes
+            .par_chunks_mut((overlaps * l).max(1))
+            .zip(links.par_chunks_mut(overlaps.max(1)))
+            .zip(per_pair.par_chunks(pair_counts))
+            .for_each(|((planes, links), counts)| {
+                for &(pw, lane, overlap) in &lanes {
+                    let counts = &counts[pw * per_word..][..per_word];
+                    for x in 0..l {
+                        let at = if self.smsc() {
+                            x
+                        } else {
+                            x * LANES as usize + lane as usize
+                        };
+                        planes[overlap * l + x] = counts[at];
+                        links[overlap] += u64::from(counts[bonds + at]);
+                    }
+                }
+            });
+        (planes, links)
+    }
+
+    /// `(overlap word pair, lane, overlap)` of every lane that holds an overlap's first
+    /// replica: system `(t, s, r)` with `r < replicas / 2` is overlap `(t, s, p = r)`.
+    fn overlap_lanes(&self) -> Vec<(usize, u32, usize)> {
+        let s = &self.systems;
+        let mut lanes = Vec::new();
+        for (pw, &(g, _)) in self.overlap_word_pairs().iter().enumerate() {
             for lane in 0..self.systems_per_word() {
-                let Some(system) = self.lane_system(g, lane) else {
-                    continue;
-                };
-                // System (t, s, r) with r < replicas / 2 is overlap (t, s, p = r).
-                let (ts, r) = (system / s.replicas, system % s.replicas);
-                let overlap = ts as usize * s.overlap_pairs() as usize + r as usize;
-                for x in 0..self.lattice().size as usize {
-                    let slot_index = if self.smsc() {
-                        x
-                    } else {
-                        x * LANES as usize + lane as usize
-                    };
-                    f(overlap, x, counts[slot_index]);
+                if let Some(system) = self.lane_system(g, lane) {
+                    let (ts, r) = (system / s.replicas, system % s.replicas);
+                    let overlap = ts as usize * s.overlap_pairs() as usize + r as usize;
+                    lanes.push((pw, lane, overlap));
                 }
             }
         }
+        lanes
     }
 }
 
