@@ -315,6 +315,10 @@ pub enum Algorithm {
         resampling: Resampling,
         #[serde(default = "one", skip_serializing_if = "is_one")]
         runs: u32,
+        #[serde(default, skip_serializing_if = "is_false")]
+        overlaps: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reweighting: Option<u32>,
     },
 }
 
@@ -348,11 +352,15 @@ impl Algorithm {
                 schedule,
                 resampling,
                 runs,
+                overlaps,
+                reweighting,
             } => Some(AnnealingOptions {
                 theta: *theta,
                 schedule: schedule.clone(),
                 resampling: *resampling,
                 runs: *runs,
+                overlaps: *overlaps,
+                reweighting: *reweighting,
             }),
             _ => None,
         }
@@ -371,6 +379,12 @@ pub struct AnnealingOptions {
     pub resampling: Resampling,
     /// Independent populations (each with its own randoms), for errors over runs.
     pub runs: u32,
+    /// The spin-glass overlap at every beta, between slot `j` of run `k` and slot `j` of run
+    /// `k + runs/2` of the same sample (Edwards-Anderson, an even number of runs).
+    pub overlaps: bool,
+    /// Multi-histogram reweighting of every step's energies (paper 001) onto this many betas,
+    /// `beta_last k / points` for `k = 1..=points` (zero field: integer energies).
+    pub reweighting: Option<u32>,
 }
 
 /// The inverse temperatures after beta = 0.
@@ -1086,6 +1100,7 @@ fn validate_annealing(config: &Config, options: &AnnealingOptions) -> Result<(),
     if options.runs == 0 {
         return invalid("algorithm: Annealing needs runs >= 1, got 0".into());
     }
+    validate_annealing_analysis(config, options)?;
     validate_annealing_schedule(&options.schedule, options.theta)?;
     if config.backend == Backend::Cuda {
         return invalid(
@@ -1098,6 +1113,39 @@ fn validate_annealing(config: &Config, options: &AnnealingOptions) -> Result<(),
     let view = options.engine_config(config)?;
     view.validate()?;
     validate_population_memory(config, options)
+}
+
+/// The optional analyses: the overlap needs a spin glass and runs in pairs, the reweighting
+/// integer energies and at least one point.
+fn validate_annealing_analysis(
+    config: &Config,
+    options: &AnnealingOptions,
+) -> Result<(), ConfigError> {
+    if options.overlaps && config.model.disorder() == Disorder::Ferromagnet {
+        return invalid(
+            "algorithm: Annealing overlaps: true measures the spin-glass overlap q, which needs \
+             model: EdwardsAnderson (the ferromagnet has no replica pairs)"
+                .into(),
+        );
+    }
+    if options.overlaps && options.runs % 2 == 1 {
+        return invalid(format!(
+            "algorithm: Annealing overlaps: true pairs run k with run k + runs/2 (two independent \
+             populations of one sample): runs must be even, got {}",
+            options.runs
+        ));
+    }
+    match options.reweighting {
+        Some(0) => invalid(
+            "algorithm: Annealing reweighting: Some(points) needs points >= 1, got 0".into(),
+        ),
+        Some(_) if config.model.field() != 0.0 => invalid(format!(
+            "algorithm: Annealing reweighting needs integer energies, field 0 (the histograms are \
+             of the bond sum), got field {}",
+            config.model.field()
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn validate_annealing_schedule(

@@ -97,6 +97,40 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
             config_text("2000000000", LINEAR).replace("size: 8", "size: 64"),
             "the largest population that fits is replicas: ",
         ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 4), runs: 2, \
+                 overlaps: true)",
+            ),
+            "needs model: EdwardsAnderson",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 4), runs: 3, \
+                 overlaps: true)",
+            )
+            .replace("Ising(", "EdwardsAnderson("),
+            "runs must be even, got 3",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 4), \
+                 reweighting: Some(0))",
+            ),
+            "points >= 1, got 0",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 4), \
+                 reweighting: Some(10))",
+            )
+            .replace("field: 0.0", "field: 0.5"),
+            "needs integer energies, field 0",
+        ),
     ];
     for (text, expected) in cases {
         let error = refusal(&text);
@@ -256,21 +290,48 @@ fn assert_within(what: &str, measured: spinflip::stats::Estimate, exact: f64, bo
     );
 }
 
+/// The plain and the free-energy-weighted averages over runs at every step, and the
+/// multi-histogram estimates at 45 betas (two in three between the steps), all within their
+/// errors of Kaufman's values.
 #[test]
 fn ising_8x8_matches_kaufman() {
     let text = config_text(
         "256",
-        "Annealing(theta: 5, schedule: Linear(beta_max: 0.6, count: 15), runs: 8)",
+        "Annealing(theta: 5, schedule: Linear(beta_max: 0.6, count: 15), runs: 8, \
+         reweighting: Some(45))",
     )
     .replace("seed: 3", "seed: 21, plots: false");
     let summary = anneal(&text, "kaufman");
     assert_eq!(summary.steps.len(), 15);
     assert_eq!(summary.exact.len(), 15);
-    for (step, exact) in summary.steps.iter().zip(&summary.exact).skip(2) {
+    assert_eq!(summary.weighted.len(), 15);
+    for ((step, weighted), exact) in summary
+        .steps
+        .iter()
+        .zip(&summary.weighted)
+        .zip(&summary.exact)
+        .skip(2)
+    {
         let at = |q: &str| format!("{q} at beta {}", step.beta);
         assert_within(&at("e"), step.e, exact.e, 4.0);
         assert_within(&at("c"), step.c, exact.c, 4.0);
         assert_within(&at("f"), step.f, exact.f, 4.0);
+        assert_within(&at("weighted e"), weighted.e, exact.e, 4.0);
+        assert_within(&at("weighted c"), weighted.c, exact.c, 4.0);
+        assert_within(&at("weighted f"), weighted.f, exact.f, 4.0);
+    }
+    assert_eq!(summary.reweighted.len(), 45);
+    assert_eq!(summary.reweighted_exact.len(), 45);
+    let between = summary.reweighted.iter().filter(|r| {
+        let k = r.beta / 0.04;
+        (k - k.round()).abs() > 0.1
+    });
+    assert_eq!(between.count(), 30);
+    for (point, exact) in summary.reweighted.iter().zip(&summary.reweighted_exact) {
+        let at = |q: &str| format!("reweighted {q} at beta {}", point.beta);
+        assert_within(&at("e"), point.e, exact.e, 4.0);
+        assert_within(&at("c"), point.c, exact.c, 4.0);
+        assert_within(&at("f"), point.f, exact.f, 4.0);
     }
 }
 
@@ -300,6 +361,31 @@ fn edwards_anderson_sample_matches_enumeration() {
         );
         assert_within(&format!("e at beta {}", step.beta), step.e, exact.e, 4.0);
     }
+}
+
+/// The overlap of slot j of run k with slot j of run k + runs/2: `[<q^2>]` against the
+/// enumeration of two independent replicas, over 8 run pairs of one sample.
+#[test]
+fn edwards_anderson_overlap_matches_enumeration() {
+    let text = "(model: EdwardsAnderson(dims: 2, size: 4, field: 0.0), replicas: 200, \
+                engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact), \
+                algorithm: Annealing(theta: 5, schedule: Linear(beta_max: 2.0, count: 10), \
+                runs: 16, overlaps: true), seed: 12, backend: Cpu, plots: false)";
+    let summary = anneal(text, "overlap");
+    let lattice = Lattice::new(2, 4);
+    let couplings = coupling_values(Disorder::Bimodal, &lattice, 12, 0);
+    assert_eq!(summary.overlaps.len(), 10);
+    for step in &summary.overlaps {
+        assert_eq!(step.units, 8);
+        let exact = enumerate(lattice, &couplings, 0.0, step.beta);
+        let at = |q: &str| format!("{q} at beta {}", step.beta);
+        assert_within(&at("q2"), step.overlaps.q2, exact.q2, 4.0);
+        assert_within(&at("ql"), step.overlaps.ql, exact.ql, 4.0);
+        assert!(step.overlaps.q4.mean <= step.overlaps.q2.mean);
+        assert!(step.overlaps.g.mean.is_finite(), "{step:?}");
+    }
+    // Cold enough for the overlap to be far from its beta-0 value 1/N.
+    assert!(summary.overlaps.last().unwrap().overlaps.q2.mean > 0.3);
 }
 
 #[test]

@@ -228,25 +228,27 @@ fn resume_refuses_a_checkpoint_of_another_config() {
 }
 
 /// Population annealing with a fixed schedule on the simple engine: 10 steps of 2 sweeps, a
-/// checkpoint every 4 sweeps (after steps 2, 4, 6 and 8).
+/// checkpoint every 4 sweeps (after steps 2, 4, 6 and 8), reweighted.
 const ANNEAL_FIXED: &str = r#"(
     model: Ising(dims: 2, size: 8, field: 0.0),
     replicas: 64,
     engine: Simple,
-    algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 0.5, count: 10), runs: 2),
+    algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 0.5, count: 10), runs: 2,
+        reweighting: Some(25)),
     seed: 5,
     backend: Cpu,
     checkpoint_every: 4,
 )"#;
 
-/// An adaptive schedule on the multispin engine, two disorder samples of the spin glass.
+/// An adaptive schedule on the multispin engine, two disorder samples of the spin glass, with
+/// the overlaps and the reweighting (whose histograms the checkpoints carry).
 const ANNEAL_ADAPTIVE_MULTISPIN: &str = r#"(
     model: EdwardsAnderson(dims: 2, size: 4, field: 0.0),
     replicas: 64,
     samples: 2,
     engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact),
     algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.8, beta_max: 1.5),
-        resampling: Multinomial, runs: 2),
+        resampling: Multinomial, runs: 2, overlaps: true, reweighting: Some(7)),
     seed: 6,
     backend: Cpu,
     checkpoint_every: 4,

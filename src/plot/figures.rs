@@ -7,7 +7,9 @@ use super::{TemperatureSeries, Trace};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::output::temperature_suffix;
 use crate::sim::{AnnealingSummary, Summary};
-use crate::stats::{AnnealingAverage, Estimate, IsingEstimates, SpinGlassEstimates};
+use crate::stats::{
+    AnnealingAverage, Estimate, IsingEstimates, ReweightedAverage, SpinGlassEstimates,
+};
 
 /// Points of the exact curves, evenly spaced in beta over the measured range.
 const EXACT_CURVE_POINTS: usize = 201;
@@ -121,21 +123,23 @@ fn x_label(summary: &Summary) -> &'static str {
 }
 
 /// Population annealing: e, c and f versus beta (mean and error over the populations), each
-/// with its exact values at the schedule's betas where the summary has them.
+/// with the multi-histogram curve where the anneal reweighted, and its exact values at the
+/// schedule's betas where the summary has them.
 pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
     type Observable = (
         &'static str,
         fn(&AnnealingAverage) -> Estimate,
+        fn(&ReweightedAverage) -> Estimate,
         fn(&ExactIsing2d) -> f64,
     );
     const SHOWN: [Observable; 3] = [
-        ("e", |a| a.e, |x| x.e),
-        ("c", |a| a.c, |x| x.c),
-        ("f", |a| a.f, |x| x.f),
+        ("e", |a| a.e, |r| r.e, |x| x.e),
+        ("c", |a| a.c, |r| r.c, |x| x.c),
+        ("f", |a| a.f, |r| r.f, |x| x.f),
     ];
     let panels = SHOWN
         .iter()
-        .map(|(label, measured, exact)| {
+        .map(|(label, measured, reweighted, exact)| {
             let mut curves = vec![Curve {
                 label: "population annealing".to_string(),
                 style: Style::Measured,
@@ -145,6 +149,17 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
                     .map(|a| Point::of(a.beta, measured(a)))
                     .collect(),
             }];
+            if !summary.reweighted.is_empty() {
+                curves.push(Curve {
+                    label: "multi-histogram reweighting".to_string(),
+                    style: Style::MeasuredJoined,
+                    points: summary
+                        .reweighted
+                        .iter()
+                        .map(|r| Point::of(r.beta, reweighted(r)))
+                        .collect(),
+                });
+            }
             if !summary.exact.is_empty() {
                 curves.push(Curve {
                     label: "exact (Kaufman)".to_string(),

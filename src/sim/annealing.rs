@@ -26,14 +26,16 @@ use crate::io::output::{write_file, write_json};
 use crate::model::ising::IsingSystems;
 use crate::plot::write_annealing_plot;
 use crate::stats::{
-    AnnealingAverage, AnnealingEstimates, Population, average_over_runs, family_statistics,
-    population_moments,
+    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, EnergyHistogram, Estimate,
+    PairOverlaps, PlanePhases, Population, ReweightedAverage, average_over_runs, family_statistics,
+    overlap, overlaps_over_samples, population_moments, reweighted_over_runs, weighted_over_runs,
 };
 
 /// File names in the output directory.
 const ANNEALING_JSON: &str = "annealing.json";
 const ANNEALING_CSV: &str = "annealing.csv";
 const POPULATIONS_CSV: &str = "annealing_populations.csv";
+const REWEIGHTED_CSV: &str = "annealing_reweighted.csv";
 
 /// `annealing.json`: the run, the schedule it took, and per beta the mean and error over the
 /// independent populations (every run of every sample), with Kaufman's exact values where
@@ -52,6 +54,18 @@ pub struct AnnealingSummary {
     pub schedule: Vec<f64>,
     pub ps_per_flip: f64,
     pub steps: Vec<AnnealingAverage>,
+    /// Per beta, paper 001's free-energy-weighted average over the runs of each sample.
+    #[serde(default)]
+    pub weighted: Vec<AnnealingAverage>,
+    /// Per beta, the spin-glass overlaps (with `overlaps: true`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub overlaps: Vec<AnnealingOverlaps>,
+    /// The multi-histogram estimates at the `reweighting` betas.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub reweighted: Vec<ReweightedAverage>,
+    /// Kaufman's values at the `reweighting` betas, where they exist.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub reweighted_exact: Vec<ExactIsing2d>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub exact: Vec<ExactIsing2d>,
 }
@@ -143,6 +157,27 @@ fn summarize(
     info: EngineInfo,
     ps_per_flip: f64,
 ) -> AnnealingSummary {
+    let estimates: Vec<Vec<AnnealingEstimates>> = anneal
+        .populations
+        .iter()
+        .map(|p| p.estimates.clone())
+        .collect();
+    let lattice = anneal.systems.lattice;
+    let runs = annealing.runs as usize;
+    let overlaps = match annealing.overlaps {
+        true => {
+            let unit = config.engine.independent_unit().0;
+            overlaps_over_samples(
+                &estimates,
+                runs,
+                unit.samples,
+                lattice.sites(),
+                lattice.size,
+            )
+        }
+        false => Vec::new(),
+    };
+    let betas = reweighting_betas(annealing, &anneal.schedule);
     AnnealingSummary {
         run: RunDescription::new(config, info, engine_choice),
         slots: anneal.slots,
@@ -151,15 +186,29 @@ fn summarize(
         resampling: format!("{:?}", annealing.resampling),
         schedule: anneal.schedule.clone(),
         ps_per_flip,
-        steps: average_over_runs(
-            &anneal
-                .populations
-                .iter()
-                .map(|p| p.estimates.clone())
-                .collect::<Vec<_>>(),
+        steps: average_over_runs(&estimates),
+        weighted: weighted_over_runs(&estimates, runs, lattice.sites()),
+        overlaps,
+        reweighted: reweighted_over_runs(
+            &anneal.populations,
+            anneal.target,
+            &betas,
+            lattice.sites(),
         ),
+        reweighted_exact: exact_values(config, &betas),
         exact: exact_values(config, &anneal.schedule),
     }
+}
+
+/// The betas the multi-histogram reweighting reports: `points` of them evenly spread up to the
+/// schedule's last beta, none without `reweighting`.
+fn reweighting_betas(annealing: &AnnealingOptions, schedule: &[f64]) -> Vec<f64> {
+    let (Some(points), Some(&last)) = (annealing.reweighting, schedule.last()) else {
+        return Vec::new();
+    };
+    (1..=points)
+        .map(|k| last * f64::from(k) / f64::from(points))
+        .collect()
 }
 
 /// Where and when the anneal writes its checkpoints: after a step whose sweeps reach or pass a
@@ -215,6 +264,7 @@ impl Anneal {
             families: (0..config.replicas).collect(),
             ln_z,
             estimates: Vec::new(),
+            histogram: EnergyHistogram::default(),
         };
         Ok(Anneal {
             populations: vec![population; (config.samples * annealing.runs) as usize],
@@ -251,6 +301,7 @@ impl Anneal {
                 (1..=anneal.slots as usize).contains(&p.families.len())
                     && p.families.iter().all(|&f| f < anneal.target)
                     && p.estimates.len() == steps
+                    && (annealing.reweighting.is_none() || histogram_holds_every_step(p, config))
             });
         if !fits {
             return Err(Error::State(format!(
@@ -289,6 +340,11 @@ impl Anneal {
         // A measurement reads the lattices only, so measuring a resumed population again
         // gives the energies it had when the checkpoint was written.
         let mut energies = self.energies(&engine.execute(&measurement_plan())?);
+        // The histograms start with the random population at beta 0, once: a resumed anneal
+        // (always past a step) carries them in its checkpoint.
+        if annealing.reweighting.is_some() && self.schedule.is_empty() {
+            self.record_histograms(&energies);
+        }
         let mut next = next_beta(&annealing.schedule, self, &energies);
         while let Some(beta) = next {
             let reweightings = self.resample(engine, annealing, &energies, beta)?;
@@ -299,6 +355,12 @@ impl Anneal {
             engine_time += step_started.elapsed();
             energies = self.energies(&measurements);
             self.estimate(&measurements, &energies, &reweightings);
+            if annealing.overlaps {
+                self.estimate_overlaps(&measurements, annealing.runs);
+            }
+            if annealing.reweighting.is_some() {
+                self.record_histograms(&energies);
+            }
             next = next_beta(&annealing.schedule, self, &energies);
             if next.is_some() && crosses_checkpoint(from, self.sweeps_done, checkpoints.every) {
                 self.save(checkpoints, engine.spins()?)?;
@@ -349,6 +411,51 @@ impl Anneal {
                     .collect()
             })
             .collect()
+    }
+
+    /// Add every population's energies to its histogram. Energies are integers at zero field
+    /// (the only field `reweighting` takes): `E = -bond sum`.
+    fn record_histograms(&mut self, energies: &[Vec<f64>]) {
+        for (population, energies) in self.populations.iter_mut().zip(energies) {
+            population.histogram.add(energies.iter().map(|&e| e as i64));
+        }
+    }
+
+    /// The overlaps at the current beta of every sample's run pairs: slot `j` of run `k <
+    /// runs/2` with slot `j` of run `k + runs/2`, for every slot both populations fill, as the
+    /// engine measures them (replica `r` with `r + replicas/2`, the runs' blocks being
+    /// consecutive); recorded on run `k`.
+    fn estimate_overlaps(&mut self, measurements: &Measurements, runs: u32) {
+        let lattice = self.systems.lattice;
+        let (n, size) = (lattice.sites(), lattice.size as usize);
+        let phases = PlanePhases::new(lattice.size);
+        let half = runs as usize / 2;
+        // Overlaps per sample, pair `k slots + j` joining run k's slot j with run k + runs/2's.
+        let pairs_per_sample = half * self.slots as usize;
+        for block in 0..self.populations.len() {
+            let (sample, run) = (block / runs as usize, block % runs as usize);
+            if run >= half {
+                continue;
+            }
+            let active = self.populations[block]
+                .families
+                .len()
+                .min(self.populations[block + half].families.len());
+            let first = sample * pairs_per_sample + run * self.slots as usize;
+            let pairs: Vec<(f64, f64, f64)> = (first..first + active)
+                .map(|o| {
+                    let planes = &measurements.overlap_planes[o * size..][..size];
+                    let (differing, kmin) = phases.overlap_from_planes(planes, n);
+                    // q_l = 1 - 2 B_l / (d N): the overlap's formula over bonds.
+                    let link = overlap(measurements.link_overlaps[o] as i64, lattice.bonds());
+                    (overlap(differing, n), kmin, link)
+                })
+                .collect();
+            let estimates = self.populations[block].estimates.last_mut();
+            if let Some(last) = estimates {
+                last.pairs = PairOverlaps::of_pairs(&pairs);
+            }
+        }
     }
 
     /// Resample every population from the current beta to `next` and move the engine there:
@@ -449,9 +556,17 @@ impl Anneal {
                 families,
                 rho_t,
                 rho_s,
+                pairs: PairOverlaps::MISSING,
             });
         }
     }
+}
+
+/// Whether `population`'s histogram counts every replica of every step, beta 0's included.
+fn histogram_holds_every_step(population: &Population, config: &Config) -> bool {
+    let counted: u64 = population.histogram.counts.values().sum();
+    let replicas = population.estimates.iter().map(|a| u64::from(a.population));
+    counted == u64::from(config.replicas) + replicas.sum::<u64>()
 }
 
 /// Kaufman's exact values at every beta of the schedule, for the 2D ferromagnet at zero field.
@@ -481,8 +596,11 @@ fn write_outputs(
     write_file(
         out,
         POPULATIONS_CSV,
-        populations_csv(anneal, config.samples).as_bytes(),
+        populations_csv(anneal, config.samples, !summary.overlaps.is_empty()).as_bytes(),
     )?;
+    if !summary.reweighted.is_empty() {
+        write_file(out, REWEIGHTED_CSV, reweighted_csv(summary).as_bytes())?;
+    }
     if config.plots {
         write_annealing_plot(out, summary)?;
     }
@@ -501,7 +619,7 @@ pub fn annealing_table(summary: &AnnealingSummary) -> String {
     let shown = (0..steps).filter(|k| k % stride == 0 || k + 1 == steps);
     for k in shown {
         let a = &summary.steps[k];
-        let estimate = |x: crate::stats::Estimate| format!("{:.6} +- {:.6}", x.mean, x.err);
+        let estimate = |x: Estimate| format!("{:.6} +- {:.6}", x.mean, x.err);
         let exact = summary
             .exact
             .get(k)
@@ -525,38 +643,102 @@ pub fn annealing_table(summary: &AnnealingSummary) -> String {
 /// Most rows of [`annealing_table`].
 const TABLE_ROWS: usize = 20;
 
-/// Per beta: each estimate's mean and error over the populations, then the exact e, c, f.
+/// The columns of [`averages_csv`] for the nine estimates of an [`AnnealingAverage`], each
+/// with its error, after `prefix`.
+fn average_columns(prefix: &str) -> String {
+    ["e", "c", "abs_m", "m2", "m4", "u4", "ln_z", "f", "s"]
+        .iter()
+        .map(|q| format!("{prefix}{q},{prefix}{q}_err"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Each estimate's mean, then its error.
+fn estimate_values<const N: usize>(estimates: [Estimate; N]) -> impl Iterator<Item = String> {
+    estimates
+        .into_iter()
+        .flat_map(|x| [x.mean.to_string(), x.err.to_string()])
+}
+
+/// An [`AnnealingAverage`]'s nine estimates and their errors, in [`average_columns`]' order.
+fn average_values(a: &AnnealingAverage) -> impl Iterator<Item = String> {
+    estimate_values([a.e, a.c, a.abs_m, a.m2, a.m4, a.u4, a.ln_z, a.f, a.s])
+}
+
+/// The overlap columns of [`averages_csv`].
+const OVERLAP_COLUMNS: [&str; 7] = ["q2", "q4", "g", "chi_sg", "q2_kmin", "xi_over_l", "ql"];
+
+/// Per beta: each estimate's mean and error over the populations, the weighted average over
+/// runs (`w_` columns), the overlaps where measured, then the exact e, c, f.
 fn averages_csv(summary: &AnnealingSummary) -> String {
-    let mut csv = String::from(
-        "beta,populations,e,e_err,c,c_err,abs_m,abs_m_err,m2,m2_err,m4,m4_err,u4,u4_err,\
-         ln_z,ln_z_err,f,f_err,s,s_err,exact_e,exact_c,exact_f\n",
-    );
+    let mut header = vec![
+        "beta,populations".to_string(),
+        average_columns(""),
+        average_columns("w_"),
+    ];
+    if !summary.overlaps.is_empty() {
+        header.extend(OVERLAP_COLUMNS.map(|q| format!("{q},{q}_err")));
+    }
+    header.push("exact_e,exact_c,exact_f".to_string());
+    let mut csv = header.join(",") + "\n";
     for (k, a) in summary.steps.iter().enumerate() {
-        let estimates = [a.e, a.c, a.abs_m, a.m2, a.m4, a.u4, a.ln_z, a.f, a.s];
         let exact = summary.exact.get(k);
         let mut row = vec![a.beta.to_string(), a.runs.to_string()];
-        row.extend(
-            estimates
-                .iter()
-                .flat_map(|x| [x.mean.to_string(), x.err.to_string()]),
-        );
-        row.extend(
-            [exact.map(|x| x.e), exact.map(|x| x.c), exact.map(|x| x.f)]
-                .map(|x| x.map_or(String::new(), |x| x.to_string())),
-        );
+        row.extend(average_values(a));
+        row.extend(summary.weighted.get(k).into_iter().flat_map(average_values));
+        if let Some(o) = summary.overlaps.get(k).map(|o| o.overlaps) {
+            row.extend(estimate_values([
+                o.q2,
+                o.q4,
+                o.g,
+                o.chi_sg,
+                o.q2_kmin,
+                o.xi_over_l,
+                o.ql,
+            ]));
+        }
+        row.extend(exact_columns(exact));
         csv.push_str(&row.join(","));
         csv.push('\n');
     }
     csv
 }
 
-/// Per population (sample, run) and beta, every estimate of [`AnnealingEstimates`].
-fn populations_csv(anneal: &Anneal, samples: u32) -> String {
+/// Kaufman's e, c, f, or empty columns.
+fn exact_columns(exact: Option<&ExactIsing2d>) -> [String; 3] {
+    [exact.map(|x| x.e), exact.map(|x| x.c), exact.map(|x| x.f)]
+        .map(|x| x.map_or(String::new(), |x| x.to_string()))
+}
+
+/// Per reweighting beta: the multi-histogram e, c, ln Z/N, f (mean and error over the
+/// populations), then the exact e, c, f.
+fn reweighted_csv(summary: &AnnealingSummary) -> String {
+    let mut csv = String::from(
+        "beta,populations,e,e_err,c,c_err,ln_z,ln_z_err,f,f_err,exact_e,exact_c,exact_f\n",
+    );
+    for (k, a) in summary.reweighted.iter().enumerate() {
+        let mut row = vec![a.beta.to_string(), a.runs.to_string()];
+        row.extend(estimate_values([a.e, a.c, a.ln_z, a.f]));
+        row.extend(exact_columns(summary.reweighted_exact.get(k)));
+        csv.push_str(&row.join(","));
+        csv.push('\n');
+    }
+    csv
+}
+
+/// Per population (sample, run) and beta, every estimate of [`AnnealingEstimates`] (the pair
+/// overlaps with `overlaps`).
+fn populations_csv(anneal: &Anneal, samples: u32, overlaps: bool) -> String {
     let runs = anneal.populations.len() as u32 / samples;
     let mut csv = String::from(
         "sample,run,beta,population,e,c,abs_m,m2,m4,u4,ln_z,f,s,overlap,effective_population,\
-         families,rho_t,rho_s\n",
+         families,rho_t,rho_s",
     );
+    csv.push_str(if overlaps {
+        ",q2,q4,q2_kmin,ql\n"
+    } else {
+        "\n"
+    });
     for (block, population) in anneal.populations.iter().enumerate() {
         let (sample, run) = (block as u32 / runs, block as u32 % runs);
         for a in &population.estimates {
@@ -583,6 +765,10 @@ fn populations_csv(anneal: &Anneal, samples: u32) -> String {
                 a.rho_t.to_string(),
                 a.rho_s.to_string(),
             ]);
+            if overlaps {
+                let pairs = a.pairs;
+                row.extend([pairs.q2, pairs.q4, pairs.q2_kmin, pairs.ql].map(|x| x.to_string()));
+            }
             csv.push_str(&row.join(","));
             csv.push('\n');
         }

@@ -7,6 +7,9 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::Estimate;
+use super::jackknife::{group_means, jackknife};
+use super::multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep};
+use super::spin_glass::{OverlapEstimates, overlap_estimates};
 
 /// What one population gives at one beta. Per site where it is a density.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -38,6 +41,47 @@ pub struct AnnealingEstimates {
     pub rho_t: f64,
     /// `R exp(sum_f nu_f ln nu_f)`: the population over the exponential of the family entropy.
     pub rho_s: f64,
+    /// With `overlaps`, on run `k < runs/2` of a sample: the means over its replica pairs with
+    /// run `k + runs/2` ([`PairOverlaps`]); NaN elsewhere.
+    pub pairs: PairOverlaps,
+}
+
+/// Means over the replica pairs of two populations at one beta: slot `j` of one with slot `j`
+/// of the other, for every slot both fill. NaN where not measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairOverlaps {
+    /// `q^2`, `q = (1/N) sum_i s_i^a s_i^b`.
+    pub q2: f64,
+    pub q4: f64,
+    /// `|q(k_min)|^2`.
+    pub q2_kmin: f64,
+    /// The link overlap `q_l`.
+    pub ql: f64,
+}
+
+impl PairOverlaps {
+    pub const MISSING: PairOverlaps = PairOverlaps {
+        q2: f64::NAN,
+        q4: f64::NAN,
+        q2_kmin: f64::NAN,
+        ql: f64::NAN,
+    };
+
+    /// The means of the pairs' `(q, |q(k_min)|^2, q_l)` (NaN without pairs).
+    pub fn of_pairs(pairs: &[(f64, f64, f64)]) -> PairOverlaps {
+        let n = pairs.len() as f64;
+        let mean = |f: fn(&(f64, f64, f64)) -> f64| pairs.iter().map(f).sum::<f64>() / n;
+        PairOverlaps {
+            q2: mean(|p| p.0 * p.0),
+            q4: mean(|p| p.0.powi(4)),
+            q2_kmin: mean(|p| p.1),
+            ql: mean(|p| p.2),
+        }
+    }
+
+    fn row(&self) -> [f64; 4] {
+        [self.q2, self.q4, self.q2_kmin, self.ql]
+    }
 }
 
 /// One population of an anneal, as the loop carries it from step to step (and a checkpoint
@@ -50,6 +94,8 @@ pub struct Population {
     pub ln_z: f64,
     /// The estimates at every beta so far.
     pub estimates: Vec<AnnealingEstimates>,
+    /// With `reweighting`: the energies of its replicas at every step, beta 0 included.
+    pub histogram: EnergyHistogram,
 }
 
 /// Population moments at `beta` of total energies `energies` and magnetisations
@@ -111,6 +157,25 @@ pub struct AnnealingAverage {
     pub s: Estimate,
 }
 
+impl AnnealingAverage {
+    /// From the estimates in the order of the fields `[e, c, |m|, m^2, m^4, U4, ln Z, f, s]`.
+    fn of(beta: f64, runs: usize, [e, c, abs_m, m2, m4, u4, ln_z, f, s]: [Estimate; 9]) -> Self {
+        AnnealingAverage {
+            beta,
+            runs: runs as u32,
+            e,
+            c,
+            abs_m,
+            m2,
+            m4,
+            u4,
+            ln_z,
+            f,
+            s,
+        }
+    }
+}
+
 /// Mean and error over runs of each step: `runs[k][step]`, every run on the same schedule.
 pub fn average_over_runs(runs: &[Vec<AnnealingEstimates>]) -> Vec<AnnealingAverage> {
     let steps = runs.first().map_or(0, Vec::len);
@@ -119,18 +184,217 @@ pub fn average_over_runs(runs: &[Vec<AnnealingEstimates>]) -> Vec<AnnealingAvera
             let of = |value: fn(&AnnealingEstimates) -> f64| {
                 mean_and_error(runs.iter().map(|run| value(&run[step])))
             };
-            AnnealingAverage {
+            let estimates = [
+                of(|a| a.e),
+                of(|a| a.c),
+                of(|a| a.abs_m),
+                of(|a| a.m2),
+                of(|a| a.m4),
+                of(|a| a.u4),
+                of(|a| a.ln_z),
+                of(|a| a.f),
+                of(|a| a.s),
+            ];
+            AnnealingAverage::of(runs[0][step].beta, runs.len(), estimates)
+        })
+        .collect()
+}
+
+/// Paper 001's free-energy-weighted average over the independent runs of each sample:
+/// `O = sum_k Z_k O_k / sum_k Z_k`, `Z_k` run `k`'s estimate of the partition function (its
+/// `exp(-beta F_k)`), at each step; `runs[k][step]` for `k = sample runs_per_sample + run`.
+/// `ln Z` is `ln` of the mean `Z_k` (the unbiased combination of the `Z_k`), `f` and `s` follow
+/// from it.
+///
+/// Errors: with one sample, the jackknife deleting one run (the weights are ratios of means);
+/// with several, the standard error over the samples of their weighted averages (each
+/// sample's spread, thermal and disorder, included). Equal `ln Z_k` give the plain average and,
+/// with one sample, its error.
+pub fn weighted_over_runs(
+    runs: &[Vec<AnnealingEstimates>],
+    runs_per_sample: usize,
+    sites: u64,
+) -> Vec<AnnealingAverage> {
+    let steps = runs.first().map_or(0, Vec::len);
+    let samples: Vec<&[Vec<AnnealingEstimates>]> = runs.chunks(runs_per_sample.max(1)).collect();
+    (0..steps)
+        .map(|step| {
+            let beta = runs[0][step].beta;
+            let per_sample: Vec<[Estimate; 9]> = samples
+                .iter()
+                .map(|sample| weighted_sample(sample.iter().map(|run| &run[step]), beta, sites))
+                .collect();
+            let estimates = match per_sample.as_slice() {
+                [only] => *only,
+                _ => std::array::from_fn(|i| {
+                    mean_and_error(per_sample.iter().map(move |sample| sample[i].mean))
+                }),
+            };
+            AnnealingAverage::of(beta, runs.len(), estimates)
+        })
+        .collect()
+}
+
+/// The weighted averages of one sample's runs at `beta`, in [`AnnealingAverage::of`]'s order,
+/// jackknifed over the runs.
+fn weighted_sample<'a>(
+    runs: impl Iterator<Item = &'a AnnealingEstimates> + Clone,
+    beta: f64,
+    sites: u64,
+) -> [Estimate; 9] {
+    let n = sites as f64;
+    // Relative to the largest, so that no weight overflows: ln Z is extensive.
+    let top = runs
+        .clone()
+        .map(|a| a.ln_z)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let rows: Vec<Vec<f64>> = runs
+        .map(|a| {
+            let z = (n * (a.ln_z - top)).exp();
+            vec![
+                z,
+                z * a.e,
+                z * a.c,
+                z * a.abs_m,
+                z * a.m2,
+                z * a.m4,
+                z * a.u4,
+            ]
+        })
+        .collect();
+    let ln_z = |x: &[f64]| top + x[0].ln() / n;
+    let f = move |x: &[f64]| -ln_z(x) / beta;
+    [
+        jackknife(&rows, |x| x[1] / x[0]),
+        jackknife(&rows, |x| x[2] / x[0]),
+        jackknife(&rows, |x| x[3] / x[0]),
+        jackknife(&rows, |x| x[4] / x[0]),
+        jackknife(&rows, |x| x[5] / x[0]),
+        jackknife(&rows, |x| x[6] / x[0]),
+        jackknife(&rows, ln_z),
+        jackknife(&rows, f),
+        jackknife(&rows, |x| beta * (x[1] / x[0] - f(x))),
+    ]
+}
+
+/// The disorder-averaged overlaps at one beta (see [`crate::stats::spin_glass_estimates`] for
+/// the estimators), over `units` independent units.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnnealingOverlaps {
+    pub beta: f64,
+    /// Samples (units of samples), or run pairs with a single sample.
+    pub units: usize,
+    #[serde(flatten)]
+    pub overlaps: OverlapEstimates,
+}
+
+/// `[<q^2>]`, `[<q^4>]`, `g` and the other overlap estimators at every step, from the pair
+/// means on the first half of each sample's runs (`runs[k][step]`, `k = sample runs_per_sample
+/// + run`). A sample's thermal average is the mean over its run pairs. Errors: the jackknife
+/// over samples (in units of `samples_per_unit` that share randoms), or with one sample over
+/// its run pairs, each an independent estimate.
+pub fn overlaps_over_samples(
+    runs: &[Vec<AnnealingEstimates>],
+    runs_per_sample: usize,
+    samples_per_unit: usize,
+    sites: u64,
+    size: u32,
+) -> Vec<AnnealingOverlaps> {
+    let steps = runs.first().map_or(0, Vec::len);
+    let samples: Vec<&[Vec<AnnealingEstimates>]> = runs.chunks(runs_per_sample.max(1)).collect();
+    (0..steps)
+        .map(|step| {
+            let pair_rows = |sample: &[Vec<AnnealingEstimates>]| -> Vec<[f64; 4]> {
+                let first_half = &sample[..sample.len() / 2];
+                first_half.iter().map(|run| run[step].pairs.row()).collect()
+            };
+            let units = match samples.as_slice() {
+                [only] => group_means(&pair_rows(only), 1),
+                _ => {
+                    let per_sample: Vec<Vec<f64>> = samples
+                        .iter()
+                        .flat_map(|sample| {
+                            let rows = pair_rows(sample);
+                            group_means(&rows, rows.len())
+                        })
+                        .collect();
+                    group_means(&per_sample, samples_per_unit)
+                }
+            };
+            AnnealingOverlaps {
                 beta: runs[0][step].beta,
-                runs: runs.len() as u32,
-                e: of(|a| a.e),
-                c: of(|a| a.c),
-                abs_m: of(|a| a.abs_m),
-                m2: of(|a| a.m2),
-                m4: of(|a| a.m4),
-                u4: of(|a| a.u4),
-                ln_z: of(|a| a.ln_z),
-                f: of(|a| a.f),
-                s: of(|a| a.s),
+                units: units.len(),
+                overlaps: overlap_estimates(&units, sites as f64, size),
+            }
+        })
+        .collect()
+}
+
+/// The multi-histogram estimates at one beta: mean and error over the populations.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ReweightedAverage {
+    pub beta: f64,
+    pub runs: u32,
+    pub e: Estimate,
+    pub c: Estimate,
+    pub ln_z: Estimate,
+    pub f: Estimate,
+}
+
+/// Multi-histogram reweighting ([`super::multihistogram`]) of each population onto `betas`:
+/// per beta the mean and error over the populations, as for [`average_over_runs`]. Each
+/// population's histogram holds its `initial` replicas at beta 0 and every step since.
+pub fn reweighted_over_runs(
+    populations: &[Population],
+    initial: u32,
+    betas: &[f64],
+    sites: u64,
+) -> Vec<ReweightedAverage> {
+    use rayon::prelude::*;
+    let n = sites as f64;
+    let per_population: Vec<Vec<[f64; 4]>> = populations
+        .par_iter()
+        .map(|population| {
+            let start = HistogramStep {
+                beta: 0.0,
+                replicas: initial,
+                ln_z: n * std::f64::consts::LN_2,
+            };
+            let steps: Vec<HistogramStep> = std::iter::once(start)
+                .chain(population.estimates.iter().map(|a| HistogramStep {
+                    beta: a.beta,
+                    replicas: a.population,
+                    ln_z: n * a.ln_z,
+                }))
+                .collect();
+            let density = DensityOfStates::new(&population.histogram, &steps, sites);
+            betas
+                .iter()
+                .map(|&beta| {
+                    let at = density.at(beta);
+                    let ln_z = at.ln_z / n;
+                    [
+                        at.energy / n,
+                        beta * beta * at.variance / n,
+                        ln_z,
+                        -ln_z / beta,
+                    ]
+                })
+                .collect()
+        })
+        .collect();
+    betas
+        .iter()
+        .enumerate()
+        .map(|(i, &beta)| {
+            let of = |q: usize| mean_and_error(per_population.iter().map(move |p| p[i][q]));
+            ReweightedAverage {
+                beta,
+                runs: populations.len() as u32,
+                e: of(0),
+                c: of(1),
+                ln_z: of(2),
+                f: of(3),
             }
         })
         .collect()
@@ -169,6 +433,136 @@ mod tests {
         let (count, rho_t, rho_s) = family_statistics(&[7, 7, 7, 7]);
         assert_eq!((count, rho_t), (1, 4.0));
         assert!((rho_s - 4.0).abs() < 1e-12);
+    }
+
+    /// A run's estimates at one beta: `e` and `ln Z / N` as given, the rest following `e`.
+    fn run(beta: f64, e: f64, ln_z: f64) -> AnnealingEstimates {
+        AnnealingEstimates {
+            beta,
+            population: 100,
+            e,
+            c: 2.0 * e,
+            abs_m: -e,
+            m2: e * e,
+            m4: e.powi(4),
+            u4: 0.5 + e,
+            ln_z,
+            f: -ln_z / beta,
+            s: beta * (e + ln_z / beta),
+            overlap: 0.9,
+            effective_population: 90.0,
+            families: 10,
+            rho_t: 2.0,
+            rho_s: 1.5,
+            pairs: PairOverlaps::MISSING,
+        }
+    }
+
+    fn assert_same(what: &str, a: Estimate, b: Estimate) {
+        assert!(
+            (a.mean - b.mean).abs() < 1e-13 && (a.err - b.err).abs() < 1e-13,
+            "{what}: {a:?} vs {b:?}"
+        );
+    }
+
+    #[test]
+    fn weighted_average_of_equal_free_energies_is_the_plain_average() {
+        let runs: Vec<Vec<AnnealingEstimates>> = [-1.2, -1.0, -1.5, -0.9]
+            .iter()
+            .map(|&e| vec![run(0.4, e, 0.8), run(0.5, e - 0.1, 0.9)])
+            .collect();
+        let plain = average_over_runs(&runs);
+        let weighted = weighted_over_runs(&runs, 4, 64);
+        assert_eq!(weighted.len(), 2);
+        for (p, w) in plain.iter().zip(&weighted) {
+            assert_eq!((p.beta, p.runs), (w.beta, w.runs));
+            for (what, a, b) in [
+                ("e", p.e, w.e),
+                ("c", p.c, w.c),
+                ("abs_m", p.abs_m, w.abs_m),
+                ("m2", p.m2, w.m2),
+                ("m4", p.m4, w.m4),
+                ("u4", p.u4, w.u4),
+                ("f", p.f, w.f),
+                ("s", p.s, w.s),
+            ] {
+                assert_same(what, a, b);
+            }
+            // Equal ln Z: the mean of the Z_k is each of them, with no spread.
+            assert!((w.ln_z.mean - p.ln_z.mean).abs() < 1e-15);
+            assert!(w.ln_z.err.abs() < 1e-15, "{:?}", w.ln_z);
+        }
+    }
+
+    #[test]
+    fn weighted_average_follows_the_partition_functions() {
+        // N = 100 sites: ln Z / N apart by 0.1 makes Z_1 / Z_0 = e^10.
+        let runs = vec![vec![run(0.5, -1.0, 1.0)], vec![run(0.5, -2.0, 1.1)]];
+        let w = &weighted_over_runs(&runs, 2, 100)[0];
+        let share = 1.0 / (1.0 + (-10.0f64).exp());
+        assert!(
+            (w.e.mean - (-2.0 * share - (1.0 - share))).abs() < 1e-12,
+            "{w:?}"
+        );
+        let ln_z = 1.1 + (0.5 * (1.0 + (-10.0f64).exp())).ln() / 100.0;
+        assert!((w.ln_z.mean - ln_z).abs() < 1e-14, "{w:?}");
+        assert!((w.f.mean + ln_z / 0.5).abs() < 1e-13, "{w:?}");
+        assert!(
+            (w.s.mean - 0.5 * (w.e.mean - w.f.mean)).abs() < 1e-13,
+            "{w:?}"
+        );
+        // Two samples of two equal runs each: the error is the spread over the samples.
+        let runs = vec![
+            vec![run(0.5, -1.0, 1.0)],
+            vec![run(0.5, -1.0, 1.0)],
+            vec![run(0.5, -2.0, 0.7)],
+            vec![run(0.5, -2.0, 0.7)],
+        ];
+        let w = &weighted_over_runs(&runs, 2, 100)[0];
+        assert!(
+            (w.e.mean + 1.5).abs() < 1e-14 && (w.e.err - 0.5).abs() < 1e-14,
+            "{w:?}"
+        );
+        assert_eq!(w.runs, 4);
+    }
+
+    #[test]
+    fn overlaps_average_the_first_half_of_each_samples_runs() {
+        let with_pairs = |q2: f64| {
+            let mut a = run(0.5, -1.0, 1.0);
+            a.pairs = PairOverlaps {
+                q2,
+                q4: q2 * q2,
+                q2_kmin: 0.1 * q2,
+                ql: 0.5,
+            };
+            vec![a]
+        };
+        let missing = || vec![run(0.5, -1.0, 1.0)];
+        // One sample, four runs: two run pairs, (0, 2) and (1, 3), recorded on runs 0 and 1.
+        let one = [with_pairs(0.2), with_pairs(0.4), missing(), missing()];
+        let got = &overlaps_over_samples(&one, 4, 1, 64, 8)[0];
+        assert_eq!(got.units, 2);
+        assert!((got.overlaps.q2.mean - 0.3).abs() < 1e-15);
+        assert!((got.overlaps.q2.err - 0.1).abs() < 1e-15);
+        let g = 0.5 * (3.0 - 0.1 / 0.09);
+        assert!((got.overlaps.g.mean - g).abs() < 1e-14, "{got:?}");
+        // Two samples of two runs: one pair each, the error over the samples.
+        let two = [with_pairs(0.2), missing(), with_pairs(0.6), missing()];
+        let got = &overlaps_over_samples(&two, 2, 1, 64, 8)[0];
+        assert_eq!(got.units, 2);
+        assert!((got.overlaps.q2.mean - 0.4).abs() < 1e-15);
+        assert!((got.overlaps.q2.err - 0.2).abs() < 1e-15);
+        assert!((got.overlaps.chi_sg.mean - 64.0 * 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pair_overlaps_are_means_of_powers() {
+        let got = PairOverlaps::of_pairs(&[(0.5, 0.1, 0.9), (-1.0, 0.3, 0.7)]);
+        assert_eq!(got.q2, 0.625);
+        assert_eq!(got.q4, (0.0625 + 1.0) / 2.0);
+        assert!((got.q2_kmin - 0.2).abs() < 1e-15 && (got.ql - 0.8).abs() < 1e-15);
+        assert!(PairOverlaps::of_pairs(&[]).q2.is_nan());
     }
 
     #[test]

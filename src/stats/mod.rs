@@ -6,20 +6,25 @@ mod autocorr;
 mod equilibration;
 mod ising;
 mod jackknife;
+mod multihistogram;
 mod overlap;
 mod spin_glass;
 mod tempering;
 
 pub use annealing::{
-    AnnealingAverage, AnnealingEstimates, Population, average_over_runs, family_statistics,
-    population_moments,
+    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, PairOverlaps, Population,
+    ReweightedAverage, average_over_runs, family_statistics, overlaps_over_samples,
+    population_moments, reweighted_over_runs, weighted_over_runs,
 };
 pub use autocorr::tau_int;
 pub use equilibration::{EquilibrationCheck, LogBin, UnitSeries, log_binning};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, jackknife};
+pub use multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep, Reweighted};
 pub use overlap::{PlanePhases, overlap};
-pub use spin_glass::{SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates};
+pub use spin_glass::{
+    OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates,
+};
 pub use tempering::{
     LOW_ACCEPTANCE, TemperingDiagnostics, attempts, round_trips_of, tempering_diagnostics,
 };

@@ -198,16 +198,23 @@ struct ReplicaEstimates {
     abs_m: Estimate,
 }
 
-/// Estimators of the quantities measured on replica pairs.
-#[derive(Clone, Copy)]
-struct OverlapEstimates {
-    q2: Estimate,
-    q4: Estimate,
-    g: Estimate,
-    chi_sg: Estimate,
-    q2_kmin: Estimate,
-    xi_over_l: Estimate,
-    ql: Estimate,
+/// Estimators of the quantities measured on replica pairs (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OverlapEstimates {
+    /// `[<q^2>]`.
+    pub q2: Estimate,
+    /// `[<q^4>]`.
+    pub q4: Estimate,
+    /// `g = (3 - [<q^4>]/[<q^2>]^2)/2`.
+    pub g: Estimate,
+    /// `N [<q^2>]`.
+    pub chi_sg: Estimate,
+    /// `[<|q(k_min)|^2>]`.
+    pub q2_kmin: Estimate,
+    /// `xi_L / L`.
+    pub xi_over_l: Estimate,
+    /// `[<q_l>]`.
+    pub ql: Estimate,
 }
 
 // Columns of the overlap quantities: series of a replica pair, its time blocks, or the thermal
@@ -223,7 +230,7 @@ const QL: usize = 3;
 
 /// The overlap estimators, jackknifed over `rows[b] = [q^2, q^4, |q(k_min)|^2, q_l]` (means over
 /// a time block, or thermal averages of a sample), so that the ratios are taken of means.
-fn overlap_estimates(rows: &[Vec<f64>], sites: f64, size: u32) -> OverlapEstimates {
+pub fn overlap_estimates(rows: &[Vec<f64>], sites: f64, size: u32) -> OverlapEstimates {
     let length = f64::from(size);
     let xi_scale = 1.0 / (2.0 * length * (std::f64::consts::PI / length).sin());
     OverlapEstimates {

@@ -1,0 +1,244 @@
+//! Multi-histogram reweighting of a population anneal (paper 001, after Ferrenberg and
+//! Swendsen): the energy histograms of every temperature step combine into one estimate of the
+//! density of states, which gives `ln Z`, `e` and `c` at any beta, between the steps included.
+//!
+//! With `H_i(E)` the histogram of the `R_i` replicas at `beta_i` (step 0 being the random
+//! population at beta 0) and `N(E) = sum_i H_i(E)`, neglecting the correlations between steps:
+//!
+//! ```text
+//! Omega(E) = N(E) / sum_i R_i exp(-beta_i E) / Z_i,      Z_i = sum_E Omega(E) exp(-beta_i E)
+//! ```
+//!
+//! solved by iterating the two equations from the anneal's own `ln Z_i` (already close), with
+//! `ln Z_0 = N ln 2` held fixed: the exact value at beta 0 fixes the scale of `Omega`. Only the
+//! summed histogram `N(E)` and each step's `(beta_i, R_i)` enter, so a population carries one
+//! histogram through the whole anneal. Everything is in f64 logarithms (log-sum-exp) over
+//! exact integer energies, in increasing energy and step order: the result is a function of
+//! the integers alone.
+
+use std::collections::BTreeMap;
+
+/// Total energies and how often the replicas had them, summed over the steps so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnergyHistogram {
+    pub counts: BTreeMap<i64, u64>,
+}
+
+impl EnergyHistogram {
+    /// Count every energy of `energies` once more.
+    pub fn add(&mut self, energies: impl IntoIterator<Item = i64>) {
+        for energy in energies {
+            *self.counts.entry(energy).or_default() += 1;
+        }
+    }
+}
+
+/// One temperature step of the anneal, as the reweighting sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HistogramStep {
+    pub beta: f64,
+    /// The population size `R_i` measured there.
+    pub replicas: u32,
+    /// The anneal's `ln Z_i` (total, not per site): the starting point of the iteration; the
+    /// first step's is kept as the normalisation.
+    pub ln_z: f64,
+}
+
+/// Iterations stop once no `ln Z_i` moves by more than this per site...
+const TOLERANCE_PER_SITE: f64 = 1e-13;
+/// ...or after this many (far more than a converging anneal takes from its own estimates).
+const MAX_ITERATIONS: usize = 100_000;
+
+/// The density of states of one population, as `ln Omega` of each energy of its histogram.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DensityOfStates {
+    energies: Vec<f64>,
+    ln_omega: Vec<f64>,
+    /// Iterations the self-consistent equations took.
+    pub iterations: usize,
+}
+
+/// What the density of states gives at one beta: totals, not per site.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reweighted {
+    pub ln_z: f64,
+    /// `<E>`.
+    pub energy: f64,
+    /// `<E^2> - <E>^2`.
+    pub variance: f64,
+}
+
+/// `ln sum_k exp(x_k)` of the values of `terms`, stable for any magnitudes.
+fn log_sum_exp(terms: impl Iterator<Item = f64> + Clone) -> f64 {
+    let top = terms.clone().fold(f64::NEG_INFINITY, f64::max);
+    if top == f64::NEG_INFINITY {
+        return top;
+    }
+    top + terms.map(|x| (x - top).exp()).sum::<f64>().ln()
+}
+
+impl DensityOfStates {
+    /// Solve the multi-histogram equations for `histogram`, summed over `steps` (the first of
+    /// them fixing the normalisation), on a lattice of `sites` spins.
+    pub fn new(histogram: &EnergyHistogram, steps: &[HistogramStep], sites: u64) -> Self {
+        let energies: Vec<f64> = histogram.counts.keys().map(|&e| e as f64).collect();
+        let ln_counts: Vec<f64> = histogram
+            .counts
+            .values()
+            .map(|&n| (n as f64).ln())
+            .collect();
+        let ln_replicas: Vec<f64> = steps.iter().map(|s| f64::from(s.replicas).ln()).collect();
+        let mut ln_z: Vec<f64> = steps.iter().map(|s| s.ln_z).collect();
+        let omega = |ln_z: &[f64]| -> Vec<f64> {
+            energies
+                .iter()
+                .zip(&ln_counts)
+                .map(|(&e, &ln_n)| {
+                    let terms = steps
+                        .iter()
+                        .zip(ln_replicas.iter().zip(ln_z))
+                        .map(move |(s, (ln_r, ln_z))| ln_r - s.beta * e - ln_z);
+                    ln_n - log_sum_exp(terms)
+                })
+                .collect()
+        };
+        let tolerance = TOLERANCE_PER_SITE * sites as f64;
+        let mut ln_omega = omega(&ln_z);
+        let mut iterations = 0;
+        while iterations < MAX_ITERATIONS && !steps.is_empty() {
+            iterations += 1;
+            let mut next: Vec<f64> = steps
+                .iter()
+                .map(|s| ln_partition(&energies, &ln_omega, s.beta))
+                .collect();
+            let shift = ln_z[0] - next[0];
+            next.iter_mut().for_each(|z| *z += shift);
+            let change = next
+                .iter()
+                .zip(&ln_z)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            ln_z = next;
+            ln_omega = omega(&ln_z);
+            if change <= tolerance {
+                break;
+            }
+        }
+        // The normalisation exactly, whatever the iteration's last step left.
+        if let Some(first) = steps.first() {
+            let shift = ln_z[0] - ln_partition(&energies, &ln_omega, first.beta);
+            ln_omega.iter_mut().for_each(|w| *w += shift);
+        }
+        DensityOfStates {
+            energies,
+            ln_omega,
+            iterations,
+        }
+    }
+
+    /// `ln Z`, `<E>` and the variance of `E` at `beta`.
+    pub fn at(&self, beta: f64) -> Reweighted {
+        let ln_z = ln_partition(&self.energies, &self.ln_omega, beta);
+        let probability = |(e, ln_omega): (&f64, &f64)| (ln_omega - beta * e - ln_z).exp();
+        let states = || self.energies.iter().zip(&self.ln_omega);
+        let energy: f64 = states().map(|s| probability(s) * s.0).sum();
+        let variance = states()
+            .map(|s| probability(s) * (s.0 - energy).powi(2))
+            .sum();
+        Reweighted {
+            ln_z,
+            energy,
+            variance,
+        }
+    }
+}
+
+/// `ln sum_E Omega(E) exp(-beta E)`.
+fn ln_partition(energies: &[f64], ln_omega: &[f64], beta: f64) -> f64 {
+    log_sum_exp(energies.iter().zip(ln_omega).map(|(e, w)| w - beta * e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` free spins in a unit field, `E = -M`: `Omega(E = 2k - n) = C(n, k)`, `ln Z(beta) =
+    /// n ln(2 cosh beta)`, `<E> = -n tanh beta`, `var E = n / cosh^2 beta`.
+    const SPINS: u64 = 40;
+
+    fn ln_binomial(n: u64, k: u64) -> f64 {
+        (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
+    }
+
+    /// The histogram of about `replicas` replicas at `beta`, at the exact expected counts
+    /// (rounded: `replicas` large makes the rounding negligible).
+    fn expected_histogram(beta: f64, replicas: f64) -> Vec<(i64, u64)> {
+        let n = SPINS as f64;
+        let ln_z = n * (2.0 * beta.cosh()).ln();
+        (0..=SPINS)
+            .map(|k| {
+                let energy = 2 * k as i64 - SPINS as i64;
+                let p = (ln_binomial(SPINS, k) - beta * energy as f64 - ln_z).exp();
+                (energy, (replicas * p).round() as u64)
+            })
+            .filter(|&(_, count)| count > 0)
+            .collect()
+    }
+
+    #[test]
+    fn synthetic_histograms_give_the_free_spins_exactly() {
+        let betas = [0.0, 0.3, 0.6, 0.9, 1.2];
+        let mut histogram = EnergyHistogram::default();
+        let n = SPINS as f64;
+        // Deliberately poor starting values: only beta 0's is right.
+        let steps: Vec<HistogramStep> = betas
+            .iter()
+            .map(|&beta| {
+                let bins = expected_histogram(beta, 4e9);
+                for &(energy, count) in &bins {
+                    *histogram.counts.entry(energy).or_default() += count;
+                }
+                HistogramStep {
+                    beta,
+                    replicas: bins.iter().map(|b| b.1 as u32).sum(),
+                    ln_z: n * std::f64::consts::LN_2 * (1.0 - beta),
+                }
+            })
+            .collect();
+        let dos = DensityOfStates::new(&histogram, &steps, SPINS);
+        assert!(dos.iterations > 1 && dos.iterations < MAX_ITERATIONS);
+        for beta in [0.0, 0.15, 0.45, 0.75, 1.05, 1.2] {
+            let got = dos.at(beta);
+            let cosh = f64::cosh(beta);
+            let want_ln_z = n * (2.0 * cosh).ln();
+            assert!((got.ln_z - want_ln_z).abs() < 1e-7, "ln Z {beta}: {got:?}");
+            assert!(
+                (got.energy + n * beta.tanh()).abs() < 1e-7,
+                "E {beta}: {got:?}"
+            );
+            assert!(
+                (got.variance - n / (cosh * cosh)).abs() < 1e-6,
+                "var {beta}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn one_step_reweights_its_own_histogram() {
+        // Two energies, equally often at beta 0: Omega is 2^n split evenly over them.
+        let mut histogram = EnergyHistogram::default();
+        histogram.add([-4, 4, -4, 4]);
+        let steps = [HistogramStep {
+            beta: 0.0,
+            replicas: 4,
+            ln_z: 3.0 * std::f64::consts::LN_2,
+        }];
+        let dos = DensityOfStates::new(&histogram, &steps, 3);
+        let got = dos.at(0.5);
+        let want = (4.0 * (2.0f64.exp() + (-2.0f64).exp())).ln();
+        assert!((got.ln_z - want).abs() < 1e-14, "{got:?}");
+        assert!((got.energy + 4.0 * 2.0f64.tanh()).abs() < 1e-14, "{got:?}");
+        assert_eq!(histogram.counts.len(), 2);
+        assert_eq!(histogram.counts[&-4], 2);
+    }
+}
