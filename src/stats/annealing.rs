@@ -289,8 +289,8 @@ pub struct AnnealingOverlaps {
 }
 
 /// `[<q^2>]`, `[<q^4>]`, `g` and the other overlap estimators at every step, from the pair
-/// means on the first half of each sample's runs (`runs[k][step]`, `k = sample runs_per_sample
-/// + run`). A sample's thermal average is the mean over its run pairs. Errors: the jackknife
+/// means on the first half of each sample's runs (`runs[k][step]`, `k = sample
+/// runs_per_sample + run`). A sample's thermal average is the mean over its run pairs. Errors: the jackknife
 /// over samples (in units of `samples_per_unit` that share randoms), or with one sample over
 /// its run pairs, each an independent estimate.
 pub fn overlaps_over_samples(
