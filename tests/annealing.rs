@@ -394,7 +394,8 @@ fn annealing_runs_from_a_ron_file_on_the_command_line() {
     let dir = std::env::temp_dir().join(format!("spinflip-annealing-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("anneal.ron");
-    std::fs::write(&path, config_text("16", LINEAR)).unwrap();
+    let reweighted = LINEAR.replace("count: 4)", "count: 4), reweighting: Some(8)");
+    std::fs::write(&path, config_text("16", &reweighted)).unwrap();
     let out = dir.join("out");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_spinflip"))
         .arg("run")
@@ -410,7 +411,12 @@ fn annealing_runs_from_a_ron_file_on_the_command_line() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains("exact e"), "{stdout}");
-    assert!(out.join("annealing.svg").exists());
+    let svg = std::fs::read_to_string(out.join("annealing.svg")).unwrap();
+    assert!(
+        svg.contains("multi-histogram reweighting"),
+        "no reweighted curve"
+    );
+    assert!(out.join("annealing_reweighted.csv").exists());
     // Resuming a finished anneal from its last checkpoint writes the same results again.
     let csv = std::fs::read(out.join("annealing.csv")).unwrap();
     std::fs::remove_file(out.join("annealing.csv")).unwrap();
