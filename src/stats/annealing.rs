@@ -1,6 +1,7 @@
 //! Population annealing's estimators (paper 001): population averages at one temperature step,
 //! the free energy from the reweighting factors, family statistics, and averages over
-//! independent runs (the paper's errors).
+//! independent runs (the paper's errors): plain, weighted by the runs' free energies, the
+//! spin-glass overlaps of run pairs, and the multi-histogram estimates between the steps.
 
 use std::collections::HashMap;
 
@@ -341,7 +342,7 @@ pub struct ReweightedAverage {
     pub f: Estimate,
 }
 
-/// Multi-histogram reweighting ([`super::multihistogram`]) of each population onto `betas`:
+/// Multi-histogram reweighting ([`DensityOfStates`]) of each population onto `betas`:
 /// per beta the mean and error over the populations, as for [`average_over_runs`]. Each
 /// population's histogram holds its `initial` replicas at beta 0 and every step since.
 pub fn reweighted_over_runs(
