@@ -284,9 +284,14 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
                     false => bench_one(options, &config),
                 };
                 match result {
-                    // What the device cannot hold is a reason to skip the row, not the bench.
-                    Err(Error::Limits(reason)) if !options.json => {
-                        println!("skipped {engine:?} L={size}: {reason}");
+                    // What the device cannot hold is a reason to skip the row, not the bench
+                    // (said on stderr with --json, whose stdout is JSON lines).
+                    Err(Error::Limits(reason)) => {
+                        let skipped = format!("skipped {engine:?} L={size}: {reason}");
+                        match options.json {
+                            true => eprintln!("{skipped}"),
+                            false => println!("{skipped}"),
+                        }
                     }
                     result => print_result(options, &result?),
                 }
