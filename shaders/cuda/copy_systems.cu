@@ -26,12 +26,21 @@ extern "C" __global__ void copy_systems(const unsigned* sources, const unsigned*
         spins[at] = snapshot[static_cast<unsigned long long>(sources[z]) * SYSTEM_WORDS + i];
         return;
     }
+    // A resampled population lies in replica order, so with lanes holding replicas the sources
+    // of neighbouring lanes mostly share a word system: each source word is read once per run
+    // of lanes that share it, not once per lane (the branch is the same for every thread of
+    // the word system).
     unsigned word = 0u;
+    unsigned loaded = 0xffffffffu;  // no word system: there are fewer than 2^27
+    unsigned source_word = 0u;
     for (unsigned lane = 0u; lane < 32u; lane++) {
         const unsigned source = sources[z * 32u + lane];
-        const unsigned long long from =
-            static_cast<unsigned long long>(source >> 5u) * SYSTEM_WORDS + i;
-        word |= ((snapshot[from] >> (source & 31u)) & 1u) << lane;
+        const unsigned g = source >> 5u;
+        if (g != loaded) {
+            source_word = snapshot[static_cast<unsigned long long>(g) * SYSTEM_WORDS + i];
+            loaded = g;
+        }
+        word |= ((source_word >> (source & 31u)) & 1u) << lane;
     }
     spins[at] = word;
 }
