@@ -580,3 +580,30 @@ impl Engine for MultispinCudaEngine {
         copies.copy(&self.device, &mut self.spins, &lane_map(layout, sources))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Lanes, MultispinOptions};
+    use crate::model::Lattice;
+    use crate::model::ising::IsingSystems;
+
+    /// One temperature whose threshold every lane shares: compiled into the update for fixed
+    /// betas, never for changing ones (population annealing), whose tables `set_betas` rewrites.
+    #[test]
+    fn thresholds_are_compiled_in_only_for_fixed_betas() {
+        let systems = IsingSystems::ferromagnet(Lattice::new(2, 8), 0.0, vec![0.4], 32, 3);
+        let options = MultispinOptions {
+            layout: Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            randoms: Randoms::Exact,
+        };
+        let layout = MultispinLayout::new(systems, options);
+        let tables = layout.threshold_tables();
+        let compiled_in =
+            |betas| constants(&layout, &tables, betas).contains(&("FIXED_THRESHOLDS", 1));
+        assert!(compiled_in(Betas::Fixed));
+        assert!(!compiled_in(Betas::Changing));
+    }
+}
