@@ -789,4 +789,32 @@ mod tests {
         assert!(a.sweeps > 0.0 && a.copies > 0.0, "{parts:?}");
         assert!(result.ps_per_flip > 0.0);
     }
+
+    /// A population the device cannot hold is refused with a limits error (which the bench
+    /// prints as a skipped row) before anything large is allocated: the simple engine's 66 624
+    /// systems of 64^2 exceed the grid's 65535 layers (and lavapipe's binding size).
+    #[test]
+    fn annealing_bench_refuses_what_the_device_cannot_hold() {
+        let options = options(&[
+            "--annealing",
+            "--backend",
+            "wgpu",
+            "--engine",
+            "simple",
+            "--sizes",
+            "64",
+            "--systems",
+            "65536",
+            "--steps",
+            "1",
+            "--theta",
+            "1",
+        ]);
+        let config = bench_config(&options, Backend::Wgpu, BenchEngine::Simple, 64);
+        config.validate().unwrap();
+        match bench_anneal(&options, &config) {
+            Err(Error::Limits(reason)) => assert!(reason.contains("66624"), "{reason}"),
+            other => panic!("not refused for its limits: {:?}", other.map(|r| r.engine)),
+        }
+    }
 }
