@@ -3,20 +3,26 @@
 //! Each measurement starts from a hot (random) lattice, runs plans of doubling sweep counts
 //! until one takes at least `--seconds`, and reports that plan's rate: site updates (flip
 //! attempts) per nanosecond and picoseconds per flip. Pipeline compilation and uploads are
-//! outside the timed plans.
+//! outside the timed plans. With `--annealing` a row is one whole population anneal instead
+//! (see [`AnnealingShares`]).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::config::{
-    Algorithm, Backend, Config, EngineKind, Lanes, Layout, Model, PhiloxPath, Randoms, Temperatures,
+    Algorithm, AnnealingOptions, AnnealingSchedule, Backend, Config, EngineKind, Lanes, Layout,
+    Model, PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
 };
-use crate::engine::Engine;
 use crate::engine::tempering::Chains;
+use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, Step};
 use crate::error::{Error, Result};
-use crate::sim::{Schedule, initial_spins, ising_systems, open_engine};
+use crate::model::ising::IsingSystems;
+use crate::sim::{
+    Schedule, anneal_engine, engine_systems, initial_spins, ising_systems, open_engine,
+    open_engine_with_betas,
+};
 
 /// Which backends to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -111,6 +117,21 @@ pub struct BenchOptions {
     /// With `--tempering`: sweeps between measurements.
     #[arg(long, default_value_t = 10)]
     pub measure_every: u64,
+    /// Population annealing: each row times one whole anneal of a population of `--systems`
+    /// replicas (per sample): `--steps` temperature steps, linear in beta up to `--beta`, each
+    /// `--theta` sweeps and a measurement, with the resampling between steps (host decisions,
+    /// device copies, new thresholds). AMSC lanes hold replicas unless `--lanes` says otherwise.
+    #[arg(long, conflicts_with = "tempering")]
+    pub annealing: bool,
+    /// With `--annealing`: Metropolis sweeps per temperature step.
+    #[arg(long, default_value_t = 10)]
+    pub theta: u32,
+    /// With `--annealing`: temperature steps.
+    #[arg(long, default_value_t = 20)]
+    pub steps: u32,
+    /// With `--annealing`: disorder samples, one population each (`--model ea`).
+    #[arg(long, default_value_t = 1)]
+    pub samples: u32,
 }
 
 /// Philox paths selectable on the command line.
@@ -156,8 +177,39 @@ pub struct BenchResult {
     pub tempering_ps_per_flip: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tempering_overhead: Option<f64>,
+    /// With `--annealing`: what the anneal was and where its time went.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annealing: Option<AnnealingShares>,
 }
 
+/// A timed anneal (`--annealing`): `sweeps` in `BenchResult` are the anneal's (`steps x
+/// theta`), `seconds` its time from the first measurement (after the hot start) to the last,
+/// and `ps_per_flip` counts `sweeps x replicas x samples x N` flips: the target population,
+/// not the idle slots the engine also sweeps (`slots` per population). The shares are
+/// fractions of `seconds`.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnnealingShares {
+    /// The target population R per sample.
+    pub replicas: u32,
+    /// Engine replicas per population (R plus room for its fluctuations), all swept.
+    pub slots: u32,
+    pub samples: u32,
+    pub steps: u32,
+    pub theta: u32,
+    /// Sweep plans.
+    pub sweeps: f64,
+    /// Measurement plans, the downloads of their counts included.
+    pub measurements: f64,
+    /// `Engine::copy_systems`: the snapshot, the map's upload, the gather.
+    pub copies: f64,
+    /// `Engine::set_betas`: new threshold tables written to the device.
+    pub betas: f64,
+    /// The host between engine calls: energies, resampling decisions, the adaptive step and the
+    /// estimates.
+    pub host: f64,
+    /// Resampling in all: `copies + betas + host`.
+    pub resampling: f64,
+}
 /// Run the benchmark and print its table.
 pub fn bench(options: &BenchOptions) -> Result<()> {
     if options.dims != 2 && options.dims != 3 {
@@ -177,7 +229,28 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         BenchBackend::Wgpu => vec![Backend::Wgpu],
         BenchBackend::Cuda => vec![Backend::Cuda],
     };
-    if !options.json {
+    if options.annealing && !options.json {
+        println!(
+            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>8} {:>8} {:>11} {:>8} {:>10} {:>7} {:>8} {:>7} {:>7} \
+             {:>7} {:>7}",
+            "backend",
+            "adapter",
+            "engine",
+            "dims",
+            "L",
+            "R",
+            "slots",
+            "steps x th",
+            "seconds",
+            "ps/flip",
+            "sweeps",
+            "measure",
+            "resamp",
+            "copies",
+            "betas",
+            "host"
+        );
+    } else if !options.json {
         println!(
             "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10} {:>10}{}",
             "backend",
@@ -206,7 +279,22 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
                     }
                     continue;
                 }
-                print_result(options, &bench_one(options, &config)?);
+                let result = match options.annealing {
+                    true => bench_anneal(options, &config),
+                    false => bench_one(options, &config),
+                };
+                match result {
+                    // What the device cannot hold is a reason to skip the row, not the bench
+                    // (said on stderr with --json, whose stdout is JSON lines).
+                    Err(Error::Limits(reason)) => {
+                        let skipped = format!("skipped {engine:?} L={size}: {reason}");
+                        match options.json {
+                            true => eprintln!("{skipped}"),
+                            false => println!("{skipped}"),
+                        }
+                    }
+                    result => print_result(options, &result?),
+                }
             }
         }
     }
@@ -218,6 +306,28 @@ fn print_result(options: &BenchOptions, result: &BenchResult) {
         println!(
             "{}",
             serde_json::to_string(result).expect("plain data serialises")
+        );
+    } else if let Some(a) = &result.annealing {
+        let percent = |share: f64| format!("{:.1}%", 100.0 * share);
+        println!(
+            "{:<6} {:<40} {:<56} {:>4} {:>6} {:>8} {:>8} {:>11} {:>8.3} {:>10.3} {:>7} {:>8} {:>7} {:>7} \
+             {:>7} {:>7}",
+            result.backend,
+            result.adapter,
+            format!("{} {}", result.engine, result.model),
+            result.dims,
+            result.size,
+            a.replicas,
+            a.slots,
+            format!("{} x {}", a.steps, a.theta),
+            result.seconds,
+            result.ps_per_flip,
+            percent(a.sweeps),
+            percent(a.measurements),
+            percent(a.resampling),
+            percent(a.copies),
+            percent(a.betas),
+            percent(a.host)
         );
     } else {
         println!(
@@ -267,6 +377,8 @@ fn bench_config(
     };
     let lanes = match (options.lanes, options.model) {
         (Some(LanesArg::Replicas), _) | (None, BenchModel::Ising) => Lanes::Replicas,
+        // Populations are replicas.
+        (None, BenchModel::Ea) if options.annealing => Lanes::Replicas,
         (Some(LanesArg::Samples), _) | (None, BenchModel::Ea) => Lanes::Samples,
         (Some(LanesArg::Temperatures), _) => Lanes::Temperatures,
     };
@@ -288,7 +400,19 @@ fn bench_config(
             Lanes::Temperatures => (options.temperatures, options.systems, options.chains),
         },
     };
-    if options.tempering {
+    if options.annealing {
+        config.algorithm = Algorithm::Annealing {
+            theta: options.theta,
+            schedule: AnnealingSchedule::Linear {
+                beta_max: options.beta,
+                count: options.steps,
+            },
+            resampling: Resampling::FloorCeil,
+            runs: 1,
+        };
+        config.temperatures = Temperatures::default();
+        config.sweeps = Sweeps::default();
+    } else if options.tempering {
         config.algorithm = Algorithm::Tempering {
             every: options.swap_every,
             tune: false,
@@ -307,8 +431,10 @@ fn bench_config(
                 .collect(),
         );
     }
-    config.samples = samples;
-    config.replicas = replicas;
+    (config.samples, config.replicas) = match options.annealing {
+        true => (options.samples, options.systems),
+        false => (samples, replicas),
+    };
     config.engine = match engine {
         BenchEngine::Simple => EngineKind::Simple,
         BenchEngine::Amsc => EngineKind::Multispin {
@@ -351,25 +477,195 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
             Some(ps_per_flip(sweeps, seconds))
         }
     };
-    let info = engine.info();
+    let result = BenchResult::new(options, engine.info(), &systems, (sweeps, seconds, ps));
     Ok(BenchResult {
-        backend: info.backend,
-        adapter: info.adapter,
-        engine: info.engine,
-        model: match options.model {
-            BenchModel::Ising => "Ising",
-            BenchModel::Ea => "EA",
-        },
-        dims: options.dims,
-        size: systems.lattice.size,
-        systems: systems.systems(),
-        sweeps,
-        seconds,
-        flips_per_ns: 1000.0 / ps,
-        ps_per_flip: ps,
         tempering_ps_per_flip,
         tempering_overhead: tempering_ps_per_flip.map(|t| t / ps - 1.0),
+        ..result
     })
+}
+
+impl BenchResult {
+    /// The row of `sweeps` sweeps in `seconds` at `ps` per flip of an engine of `systems`,
+    /// without tempering or annealing figures.
+    fn new(
+        options: &BenchOptions,
+        info: EngineInfo,
+        systems: &IsingSystems,
+        (sweeps, seconds, ps): (u64, f64, f64),
+    ) -> Self {
+        BenchResult {
+            backend: info.backend,
+            adapter: info.adapter,
+            engine: info.engine,
+            model: match options.model {
+                BenchModel::Ising => "Ising",
+                BenchModel::Ea => "EA",
+            },
+            dims: options.dims,
+            size: systems.lattice.size,
+            systems: systems.systems(),
+            sweeps,
+            seconds,
+            flips_per_ns: 1000.0 / ps,
+            ps_per_flip: ps,
+            tempering_ps_per_flip: None,
+            tempering_overhead: None,
+            annealing: None,
+        }
+    }
+}
+
+/// One whole anneal of `config` (algorithm `Annealing`), timed by kind of work (see
+/// [`AnnealingShares`]). The copy kernel and the measurement buffers are made ready before the
+/// anneal (one copy that keeps every system, one measurement), as any anneal past its first
+/// step finds them.
+fn bench_anneal(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
+    let annealing = config
+        .algorithm
+        .annealing()
+        .ok_or_else(|| Error::State("bench_anneal needs algorithm: Annealing".into()))?;
+    let view = annealing.engine_config(config)?;
+    let systems = engine_systems(&view);
+    let mut engine = open_engine_with_betas(&view, systems.clone(), Betas::Changing)?;
+    engine.copy_systems(&(0..systems.systems()).collect::<Vec<_>>())?;
+    let mut plan = Plan::default();
+    plan.measure();
+    engine.execute(&plan)?;
+    let mut timed = TimedEngine::new(engine.as_mut());
+    let sweeps = anneal_engine(config, &annealing, &mut timed)?;
+    let times = timed.times;
+    let total = times.total();
+    let seconds = total.as_secs_f64();
+    let share = |d: Duration| d.as_secs_f64() / seconds;
+    let host = total.saturating_sub(times.engine());
+    let (copies, betas) = (share(times.copies), share(times.betas));
+    let population = u64::from(config.replicas) * u64::from(config.samples);
+    let flips = sweeps * population * systems.lattice.sites();
+    let ps = seconds * 1e12 / flips.max(1) as f64;
+    let result = BenchResult::new(options, engine.info(), &systems, (sweeps, seconds, ps));
+    Ok(BenchResult {
+        systems: population as u32,
+        annealing: Some(AnnealingShares {
+            replicas: config.replicas,
+            slots: AnnealingOptions::slots(config.replicas) as u32,
+            samples: config.samples,
+            steps: options.steps,
+            theta: options.theta,
+            sweeps: share(times.sweeps),
+            measurements: share(times.measurements),
+            copies,
+            betas,
+            host: share(host),
+            resampling: copies + betas + share(host),
+        }),
+        ..result
+    })
+}
+
+/// Where an anneal's time went, by engine call.
+#[derive(Debug, Default)]
+struct AnnealTimes {
+    /// From the first measurement (the population at beta 0, after the hot start) on.
+    started: Option<Instant>,
+    sweeps: Duration,
+    measurements: Duration,
+    copies: Duration,
+    betas: Duration,
+}
+
+impl AnnealTimes {
+    fn total(&self) -> Duration {
+        self.started.map_or(Duration::ZERO, |s| s.elapsed())
+    }
+
+    fn engine(&self) -> Duration {
+        self.sweeps + self.measurements + self.copies + self.betas
+    }
+}
+
+/// An engine that times each call an anneal makes of the engine it wraps. A plan runs as two:
+/// its sweeps, then its measurements (an anneal's plans measure only after their sweeps), so
+/// that each is timed. Calls return when their work is done, but for wgpu's `set_betas`, whose
+/// small write of the tables goes with the next submission.
+struct TimedEngine<'a> {
+    engine: &'a mut dyn Engine,
+    times: AnnealTimes,
+}
+
+impl<'a> TimedEngine<'a> {
+    fn new(engine: &'a mut dyn Engine) -> Self {
+        TimedEngine {
+            engine,
+            times: AnnealTimes::default(),
+        }
+    }
+}
+
+/// Run `f`, adding its time to `total`.
+fn timed_call<T>(total: &mut Duration, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let started = Instant::now();
+    let result = f();
+    *total += started.elapsed();
+    result
+}
+
+impl Engine for TimedEngine<'_> {
+    fn info(&self) -> EngineInfo {
+        self.engine.info()
+    }
+
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+        self.engine.set_spins(spins)
+    }
+
+    fn spins(&mut self) -> Result<Vec<i32>> {
+        self.engine.spins()
+    }
+
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        self.times.started.get_or_insert_with(Instant::now);
+        let (sweeps, measures): (Vec<Step>, Vec<Step>) = plan
+            .steps
+            .iter()
+            .partition(|step| matches!(step, Step::Sweep { .. }));
+        if plan.steps != [sweeps.as_slice(), &measures].concat() {
+            return Err(Error::State(
+                "the annealing bench times plans that measure only after their sweeps".into(),
+            ));
+        }
+        let engine = &mut *self.engine;
+        if !sweeps.is_empty() {
+            let sweeps = Plan {
+                steps: sweeps,
+                slots: 0,
+            };
+            timed_call(&mut self.times.sweeps, || engine.execute(&sweeps))?;
+        }
+        let measures = Plan {
+            steps: measures,
+            slots: plan.slots,
+        };
+        timed_call(&mut self.times.measurements, || engine.execute(&measures))
+    }
+
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        self.engine.set_tempering(state)
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        self.engine.tempering()
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        let engine = &mut *self.engine;
+        timed_call(&mut self.times.betas, || engine.set_betas(betas))
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        let engine = &mut *self.engine;
+        timed_call(&mut self.times.copies, || engine.copy_systems(sources))
+    }
 }
 
 /// Plans of `schedule` of doubling length until one takes `min_seconds` (after one sweep that
@@ -427,5 +723,98 @@ mod tests {
         let amsc = bench_config(&options, Backend::Cpu, BenchEngine::Amsc, 65536);
         let msg = amsc.validate().unwrap_err().to_string();
         assert!(msg.contains("Amsc") && msg.contains("2^31"), "{msg}");
+    }
+
+    /// The annealing bench's target cases are valid configs: 2D Ising L = 64 with R = 2^16 and
+    /// 2^20 replicas and 3D EA L = 16, AMSC lanes holding replicas.
+    #[test]
+    fn annealing_bench_configs_of_the_target_cases_validate() {
+        for (args, size) in [
+            (
+                ["--systems", "65536", "--model", "ising", "--dims", "2"],
+                64,
+            ),
+            (
+                ["--systems", "1048576", "--model", "ising", "--dims", "2"],
+                64,
+            ),
+            (["--systems", "65536", "--model", "ea", "--dims", "3"], 16),
+        ] {
+            let options = options(&[&["--annealing"], args.as_slice()].concat());
+            let config = bench_config(&options, Backend::Cuda, BenchEngine::Amsc, size);
+            config
+                .validate()
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            let annealing = config.algorithm.annealing().unwrap();
+            let view = annealing.engine_config(&config).unwrap();
+            assert_eq!(
+                view.engine.multispin().unwrap().layout,
+                Layout::Amsc {
+                    lanes: Lanes::Replicas
+                }
+            );
+        }
+    }
+
+    /// A small anneal on the CPU: every sweep counted, the shares of the time add up to one.
+    #[test]
+    fn annealing_bench_times_a_whole_anneal() {
+        let options = options(&[
+            "--annealing",
+            "--backend",
+            "cpu",
+            "--engine",
+            "amsc",
+            "--sizes",
+            "8",
+            "--systems",
+            "64",
+            "--steps",
+            "3",
+            "--theta",
+            "2",
+        ]);
+        let config = bench_config(&options, Backend::Cpu, BenchEngine::Amsc, 8);
+        config.validate().unwrap();
+        let result = bench_anneal(&options, &config).unwrap();
+        assert_eq!(result.sweeps, 6);
+        assert_eq!(result.systems, 64);
+        let a = result.annealing.unwrap();
+        assert_eq!((a.replicas, a.steps, a.theta), (64, 3, 2));
+        assert!(a.slots > 64, "{}", a.slots);
+        let parts = [a.sweeps, a.measurements, a.copies, a.betas, a.host];
+        assert!(parts.iter().all(|&p| (0.0..=1.0).contains(&p)), "{parts:?}");
+        let sum: f64 = parts.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{parts:?}");
+        assert!(a.sweeps > 0.0 && a.copies > 0.0, "{parts:?}");
+        assert!(result.ps_per_flip > 0.0);
+    }
+
+    /// A population the device cannot hold is refused with a limits error (which the bench
+    /// prints as a skipped row) before anything large is allocated: the simple engine's 66 624
+    /// systems of 64^2 exceed the grid's 65535 layers (and lavapipe's binding size).
+    #[test]
+    fn annealing_bench_refuses_what_the_device_cannot_hold() {
+        let options = options(&[
+            "--annealing",
+            "--backend",
+            "wgpu",
+            "--engine",
+            "simple",
+            "--sizes",
+            "64",
+            "--systems",
+            "65536",
+            "--steps",
+            "1",
+            "--theta",
+            "1",
+        ]);
+        let config = bench_config(&options, Backend::Wgpu, BenchEngine::Simple, 64);
+        config.validate().unwrap();
+        match bench_anneal(&options, &config) {
+            Err(Error::Limits(reason)) => assert!(reason.contains("66624"), "{reason}"),
+            other => panic!("not refused for its limits: {:?}", other.map(|r| r.engine)),
+        }
     }
 }

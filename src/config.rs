@@ -1102,14 +1102,6 @@ fn validate_annealing(config: &Config, options: &AnnealingOptions) -> Result<(),
     }
     validate_annealing_analysis(config, options)?;
     validate_annealing_schedule(&options.schedule, options.theta)?;
-    if config.backend == Backend::Cuda {
-        return invalid(
-            "algorithm: Annealing runs on the Cpu and Wgpu backends (and Auto, which picks one \
-             of them); the CUDA engines cannot copy replicas or change temperature yet: set \
-             backend: Wgpu, Cpu or Auto, got Cuda"
-                .into(),
-        );
-    }
     let view = options.engine_config(config)?;
     view.validate()?;
     validate_population_memory(config, options)
@@ -1266,7 +1258,7 @@ fn population_bytes(view: &Config) -> u64 {
 
 /// The memory a population may fill on `backend`: the CPU's available memory (from
 /// `/proc/meminfo`; `None` where it cannot be read). The wgpu engines check their device's
-/// limits when they allocate (the copies' snapshot too); CUDA is refused.
+/// limits when they allocate (the copies' snapshot too), and so do the CUDA engines.
 fn population_memory_limit(backend: Backend) -> Option<u64> {
     match backend {
         Backend::Cpu => available_memory(),

@@ -85,11 +85,6 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
             "count >= 1",
         ),
         (
-            config_text("64", LINEAR).replace("backend: Cpu", "backend: Cuda"),
-            "runs on the Cpu and Wgpu backends (and Auto, which picks one of them); the CUDA \
-             engines cannot copy replicas",
-        ),
-        (
             config_text("64", LINEAR).replace("seed: 3", "seed: 3, temperatures: Betas([0.4])"),
             "leave out temperatures and sweeps",
         ),
@@ -138,6 +133,37 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
             error.contains(expected),
             "{text}\n gave: {error}\n wanted: {expected}"
         );
+    }
+}
+
+/// Every backend takes population annealing: a CUDA config passes validation (the engine then
+/// fails clearly where there is no driver or device; `tests/cuda_equality.rs` runs it).
+#[test]
+fn annealing_configs_validate_for_every_backend() {
+    for backend in ["Cpu", "Wgpu", "Cuda", "Auto"] {
+        let text =
+            config_text("64", LINEAR).replace("backend: Cpu", &format!("backend: {backend}"));
+        let config = Config::from_ron_str(&text).expect("parses");
+        config
+            .validate()
+            .unwrap_or_else(|e| panic!("backend {backend}: {e}"));
+    }
+}
+
+/// The GPU validation configs (`assets/validation/annealing/`, run by docs/VALIDATION.md's
+/// commands) parse and validate, with the schedule and population they say.
+#[test]
+fn annealing_validation_configs_validate() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/validation/annealing");
+    for size in [32, 64, 128] {
+        let path = dir.join(format!("ising2d_L{size}.ron"));
+        let config = Config::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        config
+            .validate()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(config.model.size(), size);
+        let annealing = config.algorithm.annealing().expect("an annealing config");
+        assert_eq!(annealing.runs, 8);
     }
 }
 

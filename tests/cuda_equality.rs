@@ -3,7 +3,8 @@
 //! reproduces the known-answer vectors. The multispin CUDA engine produces the same spin words,
 //! per-lane observations and overlap planes as the CPU and wgpu multispin engines: 2D and 3D,
 //! AMSC (lanes as samples, temperatures, replicas) and SMSC, ferromagnet and Edwards-Anderson,
-//! with a field, exact and shared randoms.
+//! with a field, exact and shared randoms. Parallel tempering and population annealing (copies,
+//! new betas, whole anneals' outputs) take the CPU's decisions bit for bit.
 //!
 //! These tests SKIP, printing a notice, where the machine has no CUDA driver (`libcuda.so`) or no
 //! CUDA device. This is the one place spinflip's tests may skip: CI has no NVIDIA GPU, and
@@ -23,7 +24,7 @@ use spinflip::engine::cuda::{
 };
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::{Engine, Measurements, Observation, Plan};
+use spinflip::engine::{Betas, Engine, Measurements, Observation, Plan};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
@@ -456,5 +457,92 @@ fn cuda_tempering_matches_cpu_bit_for_bit() {
         let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
         let name = format!("CUDA {}", case.name());
         compare_tempering(&name, &layout.systems, &mut cpu, &mut cuda);
+    }
+}
+
+/// A CPU engine and a CUDA engine of `systems`, simple or multispin laid out as `layout`, both
+/// holding the hot start; the multispin one opened for changing betas, as an anneal opens it.
+fn annealing_engines(systems: &IsingSystems, layout: Option<Layout>) -> [Box<dyn Engine>; 2] {
+    use common::annealing::{multispin_layout, with_cpu};
+    let cuda: Box<dyn Engine> = match layout {
+        None => Box::new(SimpleCudaEngine::new(device(), systems.clone(), 64).unwrap()),
+        Some(layout) => Box::new(
+            MultispinCudaEngine::with_betas(
+                device(),
+                multispin_layout(systems, layout),
+                64,
+                Betas::Changing,
+            )
+            .unwrap(),
+        ),
+    };
+    with_cpu(systems, layout, cuda)
+}
+
+/// The shared annealing cases, and SMSC with 300 temperatures, whose threshold tables are too
+/// large for constant memory (new betas then go to the global table).
+fn annealing_cases() -> Vec<(IsingSystems, Option<Layout>)> {
+    let betas = (0..300).map(|t| 0.2 + 0.001 * f64::from(t)).collect();
+    let global = IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, betas, 1, 6);
+    let options = MultispinOptions {
+        layout: Layout::Smsc,
+        randoms: Randoms::Exact,
+    };
+    let tables = MultispinLayout::new(global.clone(), options)
+        .threshold_tables()
+        .len();
+    assert!(
+        tables > CONSTANT_TABLE_WORDS,
+        "{tables} words fit constant memory"
+    );
+    let mut cases = common::annealing::cases();
+    cases.push((global, Some(Layout::Smsc)));
+    cases
+}
+
+/// Copies (random maps, permutations, one source to many), then copies, new betas, sweeps and
+/// a measurement per step, in every layout.
+#[test]
+fn cuda_copies_and_annealing_steps_match_cpu_bit_for_bit() {
+    use common::annealing::{compare_annealing_steps, compare_copies};
+    if !cuda_present("cuda_copies_and_annealing_steps") {
+        return;
+    }
+    for (systems, layout) in annealing_cases() {
+        let case = format!("CUDA {layout:?}, {} temperatures", systems.betas.len());
+        compare_copies(&mut annealing_engines(&systems, layout), &systems, &case);
+        compare_annealing_steps(&mut annealing_engines(&systems, layout), &systems, &case);
+    }
+}
+
+/// An engine opened for fixed betas with one temperature compiles its thresholds in, and so
+/// refuses new ones, saying why, instead of sweeping at the old beta.
+#[test]
+fn cuda_engine_for_fixed_betas_refuses_new_betas() {
+    if !cuda_present("cuda_engine_for_fixed_betas") {
+        return;
+    }
+    let systems = IsingSystems::ferromagnet(Lattice::new(2, 8), 0.0, vec![0.4], 32, 3);
+    let layout = common::annealing::multispin_layout(&systems, AMSC_REPLICAS);
+    let mut cuda = MultispinCudaEngine::new(device(), layout, 64).unwrap();
+    let error = cuda.set_betas(&[0.5]).unwrap_err().to_string();
+    assert!(error.contains("compiled its thresholds"), "{error}");
+}
+
+/// Whole anneals (fixed and adaptive schedules, floor/ceil and multinomial resampling; simple,
+/// AMSC lanes holding replicas and samples, SMSC) write the CPU's annealing.csv,
+/// annealing_populations.csv and annealing.json byte for byte.
+#[test]
+fn cuda_anneals_match_cpu_bit_for_bit() {
+    use common::annealing::{AMSC_ANNEALS, SIMPLE_ANNEALS, SMSC_ANNEALS, assert_anneals_equal};
+    if !cuda_present("cuda_anneals") {
+        return;
+    }
+    for text in SIMPLE_ANNEALS
+        .iter()
+        .chain(&AMSC_ANNEALS)
+        .chain(&SMSC_ANNEALS)
+    {
+        assert_anneals_equal(text, "Cuda");
     }
 }

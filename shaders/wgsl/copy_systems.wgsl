@@ -31,11 +31,21 @@ fn main(
         spins[z * SYSTEM_WORDS + i] = snapshot[sources[z] * SYSTEM_WORDS + i];
         return;
     }
+    // A resampled population lies in replica order, so with lanes holding replicas the sources
+    // of neighbouring lanes mostly share a word system: each source word is read once per run
+    // of lanes that share it, not once per lane (the branch is the same for every thread of
+    // the word system).
     var word = 0u;
+    var loaded = 0xffffffffu; // no word system: there are fewer than 2^27
+    var source_word = 0u;
     for (var lane = 0u; lane < 32u; lane++) {
         let source = sources[z * 32u + lane];
-        let bit = (snapshot[(source >> 5u) * SYSTEM_WORDS + i] >> (source & 31u)) & 1u;
-        word |= bit << lane;
+        let g = source >> 5u;
+        if g != loaded {
+            source_word = snapshot[g * SYSTEM_WORDS + i];
+            loaded = g;
+        }
+        word |= ((source_word >> (source & 31u)) & 1u) << lane;
     }
     spins[z * SYSTEM_WORDS + i] = word;
 }

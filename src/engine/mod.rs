@@ -134,27 +134,25 @@ pub trait Engine {
     /// The tempering state (empty without tempering).
     fn tempering(&mut self) -> Result<Vec<u32>>;
     /// Population annealing: replace the inverse temperatures (one per configured temperature)
-    /// and with them the Metropolis thresholds, keeping the spins.
-    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        let _ = betas;
-        Err(no_annealing(&self.info()))
-    }
+    /// and with them the Metropolis thresholds, keeping the spins. An engine opened for
+    /// [`Betas::Fixed`] may refuse (the multispin CUDA engine compiles such thresholds in).
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()>;
     /// Population annealing's resampling: system `b` takes the lattice that system
     /// `sources[b]` holds before the call (a gather over every system; `sources[b] == b` keeps
     /// it). The host decides the map ([`crate::sim`]); the spins stay in the engine.
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        let _ = sources;
-        Err(no_annealing(&self.info()))
-    }
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
 }
 
-/// The error of an annealing operation on an engine that does not implement it yet.
-fn no_annealing(info: &EngineInfo) -> Error {
-    Error::State(format!(
-        "population annealing runs on the CPU and wgpu backends; the {} {} engine cannot change \
-         temperatures or copy replicas yet",
-        info.backend, info.engine
-    ))
+/// Whether an engine's inverse temperatures stay those it was opened with (Metropolis sweeps,
+/// parallel tempering: a tuned ladder reopens the engine) or change while it runs (population
+/// annealing, through [`Engine::set_betas`] at every step). Only the multispin CUDA engine
+/// tells them apart: with `Fixed` and one threshold table shared by all lanes it compiles the
+/// thresholds into its update; with `Changing` it never does, so a new beta is a table write,
+/// not a compilation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Betas {
+    Fixed,
+    Changing,
 }
 
 /// Refuse a copy map that does not name a source system for every system.

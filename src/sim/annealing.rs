@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::resampling::{ResampleKey, Reweighting, adaptive_beta, copy_counts, copy_sources};
 use super::run::{CHECKPOINT, CONFIG, RunDescription, checkpoint_to_resume, crosses_checkpoint};
-use super::{RunOptions, RunOutcome, initial_spins, ising_systems, open_engine};
+use super::{RunOptions, RunOutcome, initial_spins, ising_systems, open_engine_with_betas};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan};
+use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
@@ -96,10 +96,7 @@ pub fn anneal(
         .annealing()
         .ok_or_else(|| Error::State("anneal needs algorithm: Annealing".into()))?;
     let view = annealing.engine_config(config)?;
-    let systems = IsingSystems {
-        betas: vec![0.0],
-        ..ising_systems(&view)
-    };
+    let systems = engine_systems(&view);
     let config_fingerprint = fingerprint(config_text);
     let resumed = match options.resume {
         true => Some(AnnealingCheckpoint::load(
@@ -108,7 +105,7 @@ pub fn anneal(
         )?),
         false => None,
     };
-    let mut engine = open_engine(&view, systems.clone())?;
+    let mut engine = open_engine_with_betas(&view, systems.clone(), Betas::Changing)?;
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     let mut anneal = match resumed {
         Some(checkpoint) => {
@@ -145,6 +142,35 @@ pub fn anneal(
     );
     write_outputs(&options.out, config, &anneal, &summary)?;
     Ok(RunOutcome::Annealed(Box::new(summary)))
+}
+
+/// The systems an anneal's engine runs: those of its engine config
+/// ([`AnnealingOptions::engine_config`]), at beta 0 until the first step.
+pub fn engine_systems(view: &Config) -> IsingSystems {
+    IsingSystems {
+        betas: vec![0.0],
+        ..ising_systems(view)
+    }
+}
+
+/// Anneal `config` (validated, its algorithm `annealing`) on `engine`, opened on its
+/// [`engine_systems`] for changing betas, from the hot start to the end of the schedule, with
+/// no outputs and no checkpoints: the work `spinflip bench --annealing` times. The sweeps done.
+pub fn anneal_engine(
+    config: &Config,
+    annealing: &AnnealingOptions,
+    engine: &mut dyn Engine,
+) -> Result<u64> {
+    let systems = engine_systems(&annealing.engine_config(config)?);
+    let mut anneal = Anneal::start(systems, config, annealing, engine)?;
+    let none = Checkpoints {
+        path: PathBuf::new(),
+        fingerprint: 0,
+        every: 0,
+        halt_after: None,
+    };
+    anneal.run_steps(engine, annealing, &none)?;
+    Ok(anneal.sweeps_done)
 }
 
 /// `annealing.json` of a finished anneal whose engine took `ps_per_flip` per spin-flip attempt

@@ -1,11 +1,11 @@
 //! Choosing and opening the engine a config asks for.
 
 use crate::config::{Backend, Config};
-use crate::engine::Engine;
 use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use crate::engine::gpu::context::driver_lock;
 use crate::engine::gpu::{GpuContext, MultispinGpuEngine, SimpleGpuEngine, adapters};
 use crate::engine::multispin::MultispinLayout;
+use crate::engine::{Betas, Engine};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
@@ -21,8 +21,17 @@ pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
 /// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
 /// with a warning, only when there is no usable adapter; `Wgpu` fails instead, and so does `Cuda`
 /// (also where spinflip was built without the `cuda` feature). `engine: Auto` opens the engine
-/// it resolves to.
+/// it resolves to. The engine's betas stay fixed ([`open_engine_with_betas`]).
 pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
+    open_engine_with_betas(config, systems, Betas::Fixed)
+}
+
+/// [`open_engine`] for betas that stay fixed or change (population annealing, [`Betas`]).
+pub fn open_engine_with_betas(
+    config: &Config,
+    systems: IsingSystems,
+    betas: Betas,
+) -> Result<Box<dyn Engine>> {
     let (config, _) = &config.resolve_engine()?;
     let gpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
         let ctx = open_gpu_context(config)?;
@@ -47,7 +56,7 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
     match config.backend {
         Backend::Cpu => Ok(cpu(systems)),
         Backend::Wgpu => gpu(systems),
-        Backend::Cuda => open_cuda_engine(config, systems),
+        Backend::Cuda => open_cuda_engine(config, systems, betas),
         Backend::Auto => match gpu(systems.clone()) {
             Err(Error::Adapter(reason)) if config.adapter.is_none() => {
                 log::warn!("{reason}; using the CPU engine");
@@ -61,16 +70,21 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
 /// The simple or multispin CUDA engine on the device `config.adapter` names (device 0 without
 /// one).
 #[cfg(feature = "cuda")]
-fn open_cuda_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
+fn open_cuda_engine(
+    config: &Config,
+    systems: IsingSystems,
+    betas: Betas,
+) -> Result<Box<dyn Engine>> {
     use crate::engine::cuda::{CudaDevice, MultispinCudaEngine, SimpleCudaEngine};
     let device = CudaDevice::open(config.adapter.as_deref())?;
     let size = config.workgroup_size;
     Ok(match config.engine.multispin() {
         None => Box::new(SimpleCudaEngine::new(device, systems, size)?),
-        Some(options) => Box::new(MultispinCudaEngine::new(
+        Some(options) => Box::new(MultispinCudaEngine::with_betas(
             device,
             MultispinLayout::new(systems, options),
             size,
+            betas,
         )?),
     })
 }
@@ -81,7 +95,7 @@ pub const CUDA_NOT_COMPILED_IN: &str = "this spinflip was built without the `cud
      rebuild with `cargo build --release --features cuda`";
 
 #[cfg(not(feature = "cuda"))]
-fn open_cuda_engine(_: &Config, _: IsingSystems) -> Result<Box<dyn Engine>> {
+fn open_cuda_engine(_: &Config, _: IsingSystems, _: Betas) -> Result<Box<dyn Engine>> {
     Err(Error::Cuda(CUDA_NOT_COMPILED_IN.into()))
 }
 

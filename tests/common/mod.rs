@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+pub mod annealing;
 pub mod tempering;
 
 use spinflip::config::{Config, Lanes, Layout, PhiloxPath};

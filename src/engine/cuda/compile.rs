@@ -140,10 +140,11 @@ mod tests {
         assert!(error.to_string().contains("6.1"), "{error}");
     }
 
-    /// Constants for every kernel: the simple engine's, the multispin engine's and the
-    /// tempering kernels', for an Edwards-Anderson spin glass in 3D with exact (`shared` 0) or
-    /// shared randoms and two threshold tables in constant (`constant` 1) or global memory, or
-    /// thresholds compiled in (`fixed` 1), and tempering exchanges of kind `exchange`.
+    /// Constants for every kernel: the simple engine's, the multispin engine's, the tempering
+    /// kernels' and the copy kernel's, for an Edwards-Anderson spin glass in 3D with exact
+    /// (`shared` 0) or shared randoms and two threshold tables in constant (`constant` 1) or
+    /// global memory, or thresholds compiled in (`fixed` 1), and tempering exchanges of kind
+    /// `exchange`.
     fn all_constants(
         shared: u32,
         constant: u32,
@@ -180,6 +181,8 @@ mod tests {
             ("SLOT_RECORDS", 512),
             ("SUM_LANES", 0),
             ("SYSTEM_WORDS", 1024),
+            // The copy kernel's lanes (AMSC) with the word-system exchange, whole words else.
+            ("LANE_COPIES", u32::from(exchange == 1)),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
@@ -206,7 +209,7 @@ mod tests {
             ("sm_90", 0, 0, 0, 2),
             ("sm_90", 0, 1, 1, 1),
         ] {
-            for kernel in super::super::kernels::cuda_kernels() {
+            for kernel in Kernel::ALL {
                 let ptx = compile(
                     kernel,
                     &all_constants(shared, constant, fixed, exchange),

@@ -16,17 +16,6 @@ use crate::error::{Error, Result};
 /// `-DL=64` would rewrite every identifier `L` in the source.
 pub const DEFINE_PREFIX: &str = "SPINFLIP_";
 
-/// Kernels with no CUDA twin yet: population annealing's copies run on the CPU and wgpu engines,
-/// and the CUDA engines refuse annealing until they get theirs (issue 11).
-const WITHOUT_CUDA_TWIN: [Kernel; 1] = [Kernel::CopySystems];
-
-/// The kernels that have a CUDA twin in `shaders/cuda/`.
-pub fn cuda_kernels() -> impl Iterator<Item = Kernel> {
-    Kernel::ALL
-        .into_iter()
-        .filter(|kernel| !WITHOUT_CUDA_TWIN.contains(kernel))
-}
-
 /// Source of a file in `shaders/cuda/` by name.
 fn file_source(name: &str) -> Option<&'static str> {
     macro_rules! files {
@@ -39,6 +28,7 @@ fn file_source(name: &str) -> Option<&'static str> {
     }
     files!(
         "bitslice.cuh",
+        "copy_systems.cu",
         "dispatch.cuh",
         "lattice.cuh",
         "metropolis_simple.cu",
@@ -152,7 +142,7 @@ mod tests {
 
     #[test]
     fn every_kernel_composes_with_no_unresolved_include() {
-        for kernel in cuda_kernels() {
+        for kernel in Kernel::ALL {
             let source = compose(kernel).unwrap();
             assert!(
                 !source.lines().any(|l| l.trim().starts_with("#include")),
@@ -174,7 +164,7 @@ mod tests {
 
     #[test]
     fn multispin_kernels_include_the_header_of_their_word_layout() {
-        for kernel in cuda_kernels() {
+        for kernel in Kernel::ALL {
             let source = compose(kernel).unwrap();
             let opened = |header: &str| source.contains(&format!("#line 1 \"{header}\""));
             let (own, other) = match kernel.word_layout() {
@@ -189,11 +179,12 @@ mod tests {
 
     #[test]
     fn kernels_use_only_the_constants_the_engine_defines() {
-        for kernel in cuda_kernels() {
+        for kernel in Kernel::ALL {
             let source = compose(kernel).unwrap();
             for name in used_defines(&source) {
                 let defined = super::super::simple::CONSTANTS.contains(&name)
                     || super::super::multispin::CONSTANTS.contains(&name)
+                    || super::super::copy_systems::CONSTANTS.contains(&name)
                     || name == super::super::multispin::COLOUR
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name);
                 assert!(

@@ -8,6 +8,7 @@
 
 mod compile;
 mod context;
+mod copy_systems;
 pub mod kernels;
 mod launch;
 mod multispin;

@@ -5,13 +5,20 @@
 //! Buffers: spin words; bit-sliced threshold tables; couplings (one placeholder word for the
 //! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied); overlaps
 //! `[slot][pair][pair count]` as u32 counts (see `MultispinLayout::pair_counts`).
+//!
+//! Population annealing: an engine opened for [`Betas::Changing`] never compiles its thresholds
+//! in, so `set_betas` writes the new tables where the update reads them (the constant array of
+//! each colour's module, or the global buffer); `copy_systems` copies lanes (AMSC) or word
+//! systems (SMSC) on the device (`copy_systems.rs`).
 #![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
 
 use std::ops::Range;
+use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, CudaStream, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
+use super::copy_systems::CudaCopies;
 use super::launch::{
     FittedKernel, Launches, Staging, allocate, check_fits, clear, download, launch_config,
     overwrite, upload,
@@ -19,12 +26,16 @@ use super::launch::{
 use super::streams::{SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
+use crate::engine::gpu::copy_systems::{lane_map, multispin_unit};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count, no_tempering};
-use crate::error::Result;
+use crate::engine::{
+    Betas, Engine, EngineInfo, Measurements, Plan, check_betas, check_copy_map, check_spin_count,
+    no_tempering,
+};
+use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
@@ -106,11 +117,15 @@ fn word_run(layout: &MultispinLayout) -> u32 {
         .unwrap_or(1)
 }
 
-/// The constants of `layout` with threshold tables `tables`, in the order of [`CONSTANTS`].
-fn constants(layout: &MultispinLayout, tables: &[u32]) -> Vec<(&'static str, u32)> {
+/// The constants of `layout` with threshold tables `tables`, in the order of [`CONSTANTS`];
+/// thresholds are compiled in only where the betas stay fixed.
+fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'static str, u32)> {
     let [classes_lo, classes_hi] = layout.category_classes();
     let classes = layout.energy_classes().len();
-    let fixed = fixed_thresholds(tables, classes);
+    let fixed = match betas {
+        Betas::Fixed => fixed_thresholds(tables, classes),
+        Betas::Changing => None,
+    };
     let mut thresholds = fixed.clone().unwrap_or_default();
     thresholds.resize(MAX_CATEGORIES as usize, 0);
     let values = [
@@ -138,6 +153,16 @@ fn constants(layout: &MultispinLayout, tables: &[u32]) -> Vec<(&'static str, u32
         .collect()
 }
 
+/// Where the update reads its threshold tables.
+enum ThresholdHome {
+    /// Compiled into the update (`FIXED_THRESHOLDS`): fixed betas only.
+    Compiled,
+    /// The `__constant__` array `threshold_planes` of each colour's module.
+    Constant([Arc<CudaModule>; 2]),
+    /// The global buffer `thresholds`.
+    Global,
+}
+
 /// The multispin engine on a CUDA device.
 pub struct MultispinCudaEngine {
     device: CudaDevice,
@@ -145,6 +170,7 @@ pub struct MultispinCudaEngine {
     block_size: u32,
     spins: CudaSlice<u32>,
     thresholds: CudaSlice<u32>,
+    threshold_home: ThresholdHome,
     couplings: CudaSlice<u32>,
     /// The update of each colour.
     sweep_kernels: [CudaFunction; 2],
@@ -163,13 +189,25 @@ pub struct MultispinCudaEngine {
     /// Overlap counts per slot, pair and pair count; grown like `observations`.
     overlaps: CudaSlice<u32>,
     tempering: Option<CudaTempering>,
+    /// Population annealing's copies, from the first on.
+    copies: Option<CudaCopies<u32>>,
 }
 
 impl MultispinCudaEngine {
     /// Allocate the word systems of `layout` on `device` (all spins down until
-    /// [`Engine::set_spins`]) with `block_size` threads per block; fails clearly where they
-    /// exceed the device.
-    pub fn new(mut device: CudaDevice, layout: MultispinLayout, block_size: u32) -> Result<Self> {
+    /// [`Engine::set_spins`]) with `block_size` threads per block, for betas that stay fixed;
+    /// fails clearly where they exceed the device.
+    pub fn new(device: CudaDevice, layout: MultispinLayout, block_size: u32) -> Result<Self> {
+        Self::with_betas(device, layout, block_size, Betas::Fixed)
+    }
+
+    /// [`MultispinCudaEngine::new`] for betas that stay fixed or change ([`Betas`]).
+    pub fn with_betas(
+        mut device: CudaDevice,
+        layout: MultispinLayout,
+        block_size: u32,
+        betas: Betas,
+    ) -> Result<Self> {
         let pairs = layout.overlap_word_pairs().len() as u32;
         check_fits(&device, block_size, layout.word_systems(), "word systems")?;
         check_fits(&device, block_size, pairs, "overlap pairs")?;
@@ -178,18 +216,21 @@ impl MultispinCudaEngine {
             Layout::Smsc => WordLayout::Smsc,
         };
         let tables = layout.threshold_tables();
-        let constants = constants(&layout, &tables);
-        let mut sweep_kernel = |colour: u32| -> Result<CudaFunction> {
+        let constants = constants(&layout, &tables, betas);
+        let mut sweep_kernel = |colour: u32| -> Result<(Arc<CudaModule>, CudaFunction)> {
             let mut constants = constants.clone();
             constants.push((COLOUR, colour));
-            let (module, function) =
-                device.kernel(Kernel::MultispinMetropolis(words), &constants)?;
-            if tables.len() <= CONSTANT_TABLE_WORDS {
-                device.write_constant(&module, "threshold_planes", &tables)?;
-            }
-            Ok(function)
+            device.kernel(Kernel::MultispinMetropolis(words), &constants)
         };
-        let sweep_kernels = [sweep_kernel(0)?, sweep_kernel(1)?];
+        let [(module_0, sweep_0), (module_1, sweep_1)] = [sweep_kernel(0)?, sweep_kernel(1)?];
+        let sweep_kernels = [sweep_0, sweep_1];
+        let threshold_home = match constants.contains(&("FIXED_THRESHOLDS", 1)) {
+            true => ThresholdHome::Compiled,
+            false if tables.len() <= CONSTANT_TABLE_WORDS => {
+                ThresholdHome::Constant([module_0, module_1])
+            }
+            false => ThresholdHome::Global,
+        };
         let observe_kernel = FittedKernel::new(
             device.function(Kernel::MultispinObservables(words), &constants)?,
             block_size,
@@ -221,15 +262,30 @@ impl MultispinCudaEngine {
             block_size,
             spins,
             thresholds,
+            threshold_home,
             couplings,
             sweep_kernels,
             sweep_streams,
             observe_kernel,
             overlap_kernel,
             tempering: None,
+            copies: None,
         };
+        engine.write_constant_tables(&tables)?;
         engine.device.synchronize("allocating the spin words")?;
         Ok(engine)
+    }
+
+    /// Threshold tables `tables` into each colour module's constant array, where the update
+    /// reads them there.
+    fn write_constant_tables(&self, tables: &[u32]) -> Result<()> {
+        if let ThresholdHome::Constant(modules) = &self.threshold_home {
+            for module in modules {
+                self.device
+                    .write_constant(module, "threshold_planes", tables)?;
+            }
+        }
+        Ok(())
     }
 
     /// Groups of word systems the sweeps go in (see `engine/cuda/streams.rs`).
@@ -493,5 +549,61 @@ impl Engine for MultispinCudaEngine {
             Some(tempering) => tempering.read_state(&self.device),
             None => Ok(Vec::new()),
         }
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(&self.layout.systems, betas)?;
+        if let ThresholdHome::Compiled = self.threshold_home {
+            return Err(Error::State(
+                "this multispin CUDA engine compiled its thresholds into its update (opened for \
+                 fixed betas): open it with Betas::Changing to change temperatures"
+                    .into(),
+            ));
+        }
+        self.layout.systems.betas = betas.to_vec();
+        let tables = self.layout.threshold_tables();
+        self.write_constant_tables(&tables)?;
+        overwrite(&self.device, &tables, &mut self.thresholds, "thresholds")
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        let layout = &self.layout;
+        check_copy_map(&layout.systems, sources)?;
+        let copies = CudaCopies::ensure(
+            &mut self.copies,
+            &mut self.device,
+            (layout.word_systems(), layout.system_words()),
+            multispin_unit(layout),
+            self.spins.len(),
+            self.block_size,
+        )?;
+        copies.copy(&self.device, &mut self.spins, &lane_map(layout, sources))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Lanes, MultispinOptions};
+    use crate::model::Lattice;
+    use crate::model::ising::IsingSystems;
+
+    /// One temperature whose threshold every lane shares: compiled into the update for fixed
+    /// betas, never for changing ones (population annealing), whose tables `set_betas` rewrites.
+    #[test]
+    fn thresholds_are_compiled_in_only_for_fixed_betas() {
+        let systems = IsingSystems::ferromagnet(Lattice::new(2, 8), 0.0, vec![0.4], 32, 3);
+        let options = MultispinOptions {
+            layout: Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            randoms: Randoms::Exact,
+        };
+        let layout = MultispinLayout::new(systems, options);
+        let tables = layout.threshold_tables();
+        let compiled_in =
+            |betas| constants(&layout, &tables, betas).contains(&("FIXED_THRESHOLDS", 1));
+        assert!(compiled_in(Betas::Fixed));
+        assert!(!compiled_in(Betas::Changing));
     }
 }

@@ -4,7 +4,9 @@
 //! Layout: `spins[b N + site]` for system `b` (temperature-major, then replica) and site in
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]` from `IsingSystems::thresholds`;
 //! `observations[slot][b]` as two 64-bit counters (up, satisfied). Each launch takes its
-//! `DispatchParams` by value, so a plan needs no parameter buffer.
+//! `DispatchParams` by value, so a plan needs no parameter buffer. Population annealing's
+//! `set_betas` overwrites the thresholds; `copy_systems` copies whole lattices on the device
+//! (`copy_systems.rs`).
 #![allow(
     unsafe_code,
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
@@ -13,16 +15,19 @@
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
+use super::copy_systems::CudaCopies;
 use super::launch::{
     Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
     overwrite, upload,
 };
 use super::tempering::CudaTempering;
+use crate::engine::gpu::copy_systems::CopyUnit;
 use crate::engine::gpu::plan::Dispatch;
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, check_spin_count, no_tempering,
+    Engine, EngineInfo, Measurements, Observation, Plan, check_betas, check_copy_map,
+    check_spin_count, no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -48,6 +53,8 @@ pub struct SimpleCudaEngine {
     /// Two counters per slot and system; grown to the largest plan seen.
     observations: CudaSlice<u64>,
     tempering: Option<CudaTempering>,
+    /// Population annealing's copies, from the first on.
+    copies: Option<CudaCopies<i32>>,
 }
 
 /// The geometry constants of `systems`, in the order of [`CONSTANTS`].
@@ -82,6 +89,7 @@ impl SimpleCudaEngine {
             observe_kernel,
             observations,
             tempering: None,
+            copies: None,
         })
     }
 
@@ -235,5 +243,30 @@ impl Engine for SimpleCudaEngine {
             Some(tempering) => tempering.read_state(&self.device),
             None => Ok(Vec::new()),
         }
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(&self.systems, betas)?;
+        self.systems.betas = betas.to_vec();
+        let thresholds = self.systems.thresholds();
+        overwrite(
+            &self.device,
+            &thresholds,
+            &mut self.thresholds,
+            "thresholds",
+        )
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        check_copy_map(&self.systems, sources)?;
+        let copies = CudaCopies::ensure(
+            &mut self.copies,
+            &mut self.device,
+            (self.systems.systems(), self.systems.lattice.sites()),
+            CopyUnit::Systems,
+            self.spins.len(),
+            self.block_size,
+        )?;
+        copies.copy(&self.device, &mut self.spins, sources)
     }
 }

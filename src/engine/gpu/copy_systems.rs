@@ -7,11 +7,13 @@
 //!
 //! Bindings (group 0, the kernel's own): 0 the map (read-only), 1 the snapshot (read-only),
 //! 2 the spins. The snapshot and map buffers are allocated by the first copy, so engines that
-//! never copy do not pay for a second spin buffer.
+//! never copy do not pay for a second spin buffer. The map's layout ([`CopyUnit`],
+//! [`lane_map`]) is the CUDA twin's too (`engine/cuda/copy_systems.rs`).
 
 use super::context::{GpuContext, storage_usage};
 use super::dispatcher::Dispatcher;
 use super::shaders::Kernel;
+use crate::engine::multispin::MultispinLayout;
 use crate::error::{Error, Result};
 
 /// How destinations take their spins.
@@ -22,6 +24,52 @@ pub enum CopyUnit {
     /// Lanes, bit by bit: the map holds `source word system * 32 + source lane` of every
     /// destination lane `[g][lane]` (AMSC).
     Lanes,
+}
+
+/// Entries of the map for `systems` (word) systems copied by `unit`.
+pub fn map_words(unit: CopyUnit, systems: u32) -> u32 {
+    match unit {
+        CopyUnit::Systems => systems,
+        CopyUnit::Lanes => systems * 32,
+    }
+}
+
+/// `system_words`, the words of one (word) system, as the copy kernel indexes them (32 bits),
+/// refused where larger.
+pub fn kernel_system_words(system_words: u64) -> Result<u32> {
+    u32::try_from(system_words).map_err(|_| {
+        Error::Limits(format!(
+            "population annealing copies systems of {system_words} words; the copy kernel \
+             indexes at most {} words per system",
+            u32::MAX
+        ))
+    })
+}
+
+/// How a multispin engine copies: SMSC whole word systems (one system each), AMSC lanes.
+pub fn multispin_unit(layout: &MultispinLayout) -> CopyUnit {
+    match layout.smsc() {
+        true => CopyUnit::Systems,
+        false => CopyUnit::Lanes,
+    }
+}
+
+/// The copy kernel's map of the system map `sources` for a multispin engine (see
+/// [`CopyUnit`]): per destination lane `[g][lane]` its source word system and lane (AMSC; idle
+/// lanes keep their bits), or per word system its source (SMSC, one system per word system);
+/// through the layout's own mapping (`lane_system`, `system_lane`), as the CPU engine copies.
+pub fn lane_map(layout: &MultispinLayout, sources: &[u32]) -> Vec<u32> {
+    let per_word = layout.systems_per_word();
+    (0..layout.word_systems())
+        .flat_map(|g| (0..per_word).map(move |lane| (g, lane)))
+        .map(|(g, lane)| {
+            let (source, source_lane) = match layout.lane_system(g, lane) {
+                Some(b) => layout.system_lane(sources[b as usize]),
+                None => (g, lane),
+            };
+            source * per_word + source_lane
+        })
+        .collect()
 }
 
 /// The copy kernel with its buffers.
@@ -44,23 +92,14 @@ impl GpuCopies {
         unit: CopyUnit,
         workgroup_size: u32,
     ) -> Result<Self> {
-        let system_words = u32::try_from(system_words).map_err(|_| {
-            Error::Limits(format!(
-                "population annealing copies systems of {system_words} words; the copy kernel \
-                 indexes at most {} words per system",
-                u32::MAX
-            ))
-        })?;
+        let system_words = kernel_system_words(system_words)?;
         let constants = [
             ("WG_SIZE", workgroup_size),
             ("SYSTEM_WORDS", system_words),
             ("LANE_COPIES", u32::from(unit == CopyUnit::Lanes)),
         ];
         let pipeline = ctx.pipeline(Kernel::CopySystems, &constants)?.clone();
-        let map_words = match unit {
-            CopyUnit::Systems => systems,
-            CopyUnit::Lanes => systems * 32,
-        };
+        let map_words = map_words(unit, systems);
         let map = ctx.buffer("copy map", 4 * u64::from(map_words), storage_usage())?;
         let snapshot = ctx.buffer("spin snapshot", spins.size(), storage_usage())?;
         let entries: Vec<wgpu::BindGroupEntry> = [&map, &snapshot, spins]

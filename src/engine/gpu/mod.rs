@@ -2,7 +2,7 @@
 
 pub mod adapters;
 pub mod context;
-mod copy_systems;
+pub mod copy_systems;
 pub mod dispatcher;
 mod multispin;
 pub mod philox_kat;

@@ -8,7 +8,7 @@
 //! overlaps `[slot][pair][pair count]` as u32 counts (see `MultispinLayout::pair_counts`).
 
 use super::context::{GpuContext, storage_usage};
-use super::copy_systems::{CopyUnit, GpuCopies};
+use super::copy_systems::{GpuCopies, lane_map, multispin_unit};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
@@ -331,39 +331,17 @@ impl Engine for MultispinGpuEngine {
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
         let layout = &self.layout;
         check_copy_map(&layout.systems, sources)?;
-        let unit = match layout.smsc() {
-            true => CopyUnit::Systems,
-            false => CopyUnit::Lanes,
-        };
         let copies = GpuCopies::ensure(
             &mut self.copies,
             &mut self.ctx,
             &self.spins,
             (layout.word_systems(), layout.system_words()),
-            unit,
+            multispin_unit(layout),
             self.dispatcher.workgroup_size(),
         )?;
-        let map = copy_map(layout, sources);
+        let map = lane_map(layout, sources);
         copies.copy(&self.ctx, &self.dispatcher, &self.spins, &map)
     }
-}
-
-/// The copy kernel's map of the system map `sources` (see [`CopyUnit`]): per destination lane
-/// `[g][lane]` its source word system and lane (AMSC; idle lanes keep their bits), or per word
-/// system its source (SMSC, one system per word system); through the layout's own mapping
-/// (`lane_system`, `system_lane`), as the CPU engine copies.
-fn copy_map(layout: &MultispinLayout, sources: &[u32]) -> Vec<u32> {
-    let per_word = layout.systems_per_word();
-    (0..layout.word_systems())
-        .flat_map(|g| (0..per_word).map(move |lane| (g, lane)))
-        .map(|(g, lane)| {
-            let (source, source_lane) = match layout.lane_system(g, lane) {
-                Some(b) => layout.system_lane(sources[b as usize]),
-                None => (g, lane),
-            };
-            source * per_word + source_lane
-        })
-        .collect()
 }
 
 /// Refuse word systems beyond the device's limits, naming the limit and the largest L that fits.

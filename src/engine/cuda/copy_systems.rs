@@ -1,0 +1,104 @@
+//! Population annealing's copies on a CUDA device, shared by the simple and multispin engines
+//! (kernel `copy_systems`, the twin of `engine::gpu::copy_systems` and of the CPU's
+//! `engine/cpu/copy_systems.rs`). Per copy: the spins are copied into a snapshot buffer on the
+//! device, the map (one `u32` per destination, laid out as [`CopyUnit`] says) is uploaded, and
+//! the kernel gathers every destination word from the snapshot; all on the device's default
+//! stream, ordered after the sweeps of the blocking streams. The snapshot and map are allocated
+//! by the first copy, so an engine that never copies does not hold a second spin buffer.
+#![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
+
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
+
+use super::context::{CudaDevice, driver_error};
+use super::launch::{allocate, launch_config, overwrite};
+use crate::engine::gpu::copy_systems::{CopyUnit, kernel_system_words, map_words};
+use crate::engine::gpu::shaders::Kernel;
+use crate::error::Result;
+
+/// Names of the constants the copy kernel is compiled with (as `SPINFLIP_<name>`), its WGSL
+/// twin's override constants but the block size.
+pub(super) const CONSTANTS: [&str; 2] = ["SYSTEM_WORDS", "LANE_COPIES"];
+
+/// The copy kernel with its buffers, for spins of element type `T` (the simple engine's `int`
+/// spins move as their bits).
+pub struct CudaCopies<T> {
+    kernel: CudaFunction,
+    map: CudaSlice<u32>,
+    snapshot: CudaSlice<T>,
+    /// (Word) systems, the grid's z.
+    systems: u32,
+    system_words: u32,
+    block_size: u32,
+}
+
+impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
+    /// The kernel for `systems` (word) systems of `system_words` words each, `len` elements of
+    /// spins in all.
+    fn new(
+        device: &mut CudaDevice,
+        (systems, system_words): (u32, u64),
+        unit: CopyUnit,
+        len: usize,
+        block_size: u32,
+    ) -> Result<Self> {
+        let system_words = kernel_system_words(system_words)?;
+        let [words, lanes] = CONSTANTS;
+        let constants = [
+            (words, system_words),
+            (lanes, u32::from(unit == CopyUnit::Lanes)),
+        ];
+        Ok(CudaCopies {
+            kernel: device.function(Kernel::CopySystems, &constants)?,
+            map: allocate(device, map_words(unit, systems) as usize, "copy map")?,
+            snapshot: allocate(device, len, "spin snapshot")?,
+            systems,
+            system_words,
+            block_size,
+        })
+    }
+
+    /// The copies in `slot`, created by the first call (see [`CudaCopies::new`]).
+    pub fn ensure<'a>(
+        slot: &'a mut Option<CudaCopies<T>>,
+        device: &mut CudaDevice,
+        shape: (u32, u64),
+        unit: CopyUnit,
+        len: usize,
+        block_size: u32,
+    ) -> Result<&'a mut CudaCopies<T>> {
+        if slot.is_none() {
+            *slot = Some(CudaCopies::new(device, shape, unit, len, block_size)?);
+        }
+        Ok(slot.as_mut().expect("created above"))
+    }
+
+    /// Copy as `map` says: snapshot `spins`, then gather every destination from the snapshot;
+    /// waits for the device.
+    pub fn copy(
+        &mut self,
+        device: &CudaDevice,
+        spins: &mut CudaSlice<T>,
+        map: &[u32],
+    ) -> Result<()> {
+        let stream = &device.stream;
+        stream
+            .memcpy_dtod(&*spins, &mut self.snapshot)
+            .map_err(driver_error("snapshotting the spins"))?;
+        overwrite(device, map, &mut self.map, "copy map")?;
+        let config = launch_config(
+            device,
+            self.block_size,
+            self.system_words.into(),
+            self.systems,
+        );
+        let mut launch = stream.launch_builder(&self.kernel);
+        launch.arg(&self.map).arg(&self.snapshot).arg(spins);
+        // SAFETY: the arguments match copy_systems's parameters in order (the map, the snapshot
+        // and the spins as `unsigned` words, whatever their element type). Threads past the
+        // words of a system return; z counts the (word) systems, which the spins and the
+        // snapshot (a copy of them) hold, and the map holds an entry per destination whose
+        // sources the engine checked against the systems.
+        unsafe { launch.launch(config) }.map_err(driver_error("launching kernel copy_systems"))?;
+        device.synchronize("copying systems")
+    }
+}
