@@ -409,6 +409,8 @@ fn bench_config(
             },
             resampling: Resampling::FloorCeil,
             runs: 1,
+            overlaps: false,
+            reweighting: None,
         };
         config.temperatures = Temperatures::default();
         config.sweeps = Sweeps::default();

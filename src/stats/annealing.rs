@@ -3,8 +3,6 @@
 //! independent runs (the paper's errors): plain, weighted by the runs' free energies, the
 //! spin-glass overlaps of run pairs, and the multi-histogram estimates between the steps.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::Estimate;
@@ -128,18 +126,18 @@ pub fn population_moments(
 
 /// `[families, rho_t, rho_s]` of a population whose replica `i` descends from `families[i]`.
 pub fn family_statistics(families: &[u32]) -> (u32, f64, f64) {
-    let mut sizes: HashMap<u32, u64> = HashMap::new();
+    // Labels are initial replica indices (below R), so a vector indexed by label counts the
+    // families without hashing, and walking it sums in label order, independent of anything else.
+    let labels = families.iter().max().map_or(0, |&label| label as usize + 1);
+    let mut sizes = vec![0u64; labels];
     for &family in families {
-        *sizes.entry(family).or_default() += 1;
+        sizes[family as usize] += 1;
     }
     let r = families.len() as f64;
-    // Summed in family order, so the result does not depend on the map's iteration order.
-    let mut counts: Vec<(u32, u64)> = sizes.into_iter().collect();
-    counts.sort_unstable();
-    let nu = || counts.iter().map(|&(_, n)| n as f64 / r);
+    let nu = || sizes.iter().filter(|&&n| n > 0).map(|&n| n as f64 / r);
     let rho_t = r * nu().map(|nu| nu * nu).sum::<f64>();
     let rho_s = r * nu().map(|nu| nu * nu.ln()).sum::<f64>().exp();
-    (counts.len() as u32, rho_t, rho_s)
+    (nu().count() as u32, rho_t, rho_s)
 }
 
 /// The mean over independent runs at one beta and its standard error (NaN for one run).
