@@ -366,7 +366,7 @@ pub fn reweighted_over_runs(
                     ln_z: n * a.ln_z,
                 }))
                 .collect();
-            let density = DensityOfStates::new(&population.histogram, &steps, sites);
+            let density = DensityOfStates::new(&population.histogram, &steps);
             betas
                 .iter()
                 .map(|&beta| {
