@@ -16,7 +16,7 @@ use crate::config::{
 use crate::engine::Engine;
 use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
-use crate::sim::{Schedule, initial_spins, ising_systems, open_engine};
+use crate::sim::{Schedule, ising_systems, open_engine};
 
 /// Which backends to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -326,7 +326,7 @@ fn bench_config(
 fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
     let systems = ising_systems(config);
     let mut engine = open_engine(config, systems.clone())?;
-    engine.set_spins(&initial_spins(&systems))?;
+    engine.hot_start()?;
     let plain = Schedule {
         thermalize: 0,
         measure: u64::from(u32::MAX),

@@ -40,6 +40,7 @@ fn file_source(name: &str) -> Option<&'static str> {
     files!(
         "bitslice.cuh",
         "dispatch.cuh",
+        "hot_start.cu",
         "lattice.cuh",
         "metropolis_simple.cu",
         "multispin_decide.cuh",

@@ -8,6 +8,7 @@
 
 mod compile;
 mod context;
+mod hot_start;
 pub mod kernels;
 mod launch;
 mod multispin;

@@ -12,6 +12,7 @@ use std::ops::Range;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
+use super::hot_start::hot_start;
 use super::launch::{
     FittedKernel, Launches, Staging, allocate, check_fits, clear, download, launch_config,
     overwrite, upload,
@@ -19,11 +20,12 @@ use super::launch::{
 use super::streams::{SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
+use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::plan::{Dispatch, DispatchParams};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{Engine, EngineInfo, Measurements, Plan, check_spin_count, no_tempering};
+use crate::engine::{Engine, EngineInfo, Measurements, Plan, SpinBits, no_tempering};
 use crate::error::Result;
 use crate::model::couplings::Disorder;
 
@@ -436,13 +438,18 @@ impl Engine for MultispinCudaEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        check_spin_count(&self.layout.systems, spins)?;
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.layout.systems)?;
         let words = self.layout.pack(spins);
         overwrite(&self.device, &words, &mut self.spins, "spin words")
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
+    fn hot_start(&mut self) -> Result<()> {
+        let grid = HotStartGrid::multispin(&self.layout);
+        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)
+    }
+
+    fn spins(&mut self) -> Result<SpinBits> {
         let words = download(&self.device, &self.spins, "spin words")?;
         Ok(self.layout.unpack(&words))
     }
