@@ -54,16 +54,17 @@ extern "C" __global__ void hot_start(HotStart p, const unsigned* batches, unsign
     unsigned cached_batch = IDLE;
     unsigned cached_block = 0u;
     unsigned cached[4] = {0u, 0u, 0u, 0u};
-    for (unsigned colour = 0u; colour < 2u; colour++) {
-        const unsigned pp = parity ^ colour;
-        unsigned word = 0u;
-        for (unsigned bit = 0u; bit < 32u; bit++) {
-            const unsigned lane = p.smsc ? 0u : bit;
-            const unsigned x = p.smsc ? 2u * (32u * w + bit) + pp : 2u * w + pp;
-            const unsigned batch = batches[z * 32u + lane];
-            if (batch == IDLE) {
-                continue;
-            }
+    unsigned words[2] = {0u, 0u};
+    // Bits outer, colours inner: a bit's two sites (x and x + 1 of one lane) share a block.
+    for (unsigned bit = 0u; bit < 32u; bit++) {
+        const unsigned lane = p.smsc ? 0u : bit;
+        const unsigned pair = p.smsc ? 2u * (32u * w + bit) : 2u * w;
+        const unsigned batch = batches[z * 32u + lane];
+        if (batch == IDLE) {
+            continue;
+        }
+        for (unsigned colour = 0u; colour < 2u; colour++) {
+            const unsigned x = pair + (parity ^ colour);
             // Block and word of site x of the row without forming row * size + x, which passes
             // 2^32 on the largest SMSC lattices.
             const unsigned rest = row * (p.size % 4u) + x;
@@ -77,8 +78,9 @@ extern "C" __global__ void hot_start(HotStart p, const unsigned* batches, unsign
                 cached[2] = b.z;
                 cached[3] = b.w;
             }
-            word |= (cached[rest % 4u] >> 31u) << bit;
+            words[colour] |= (cached[rest % 4u] >> 31u) << bit;
         }
-        spins[(2ull * z + colour) * p.colour_words + i] = word;
     }
+    spins[2ull * z * p.colour_words + i] = words[0];
+    spins[(2ull * z + 1ull) * p.colour_words + i] = words[1];
 }

@@ -67,21 +67,21 @@ fn main(
     var cached_batch = IDLE;
     var cached_block = 0u;
     var cached = vec4<u32>(0u);
-    for (var colour = 0u; colour < 2u; colour++) {
-        let p = parity ^ colour;
-        var word = 0u;
-        for (var bit = 0u; bit < 32u; bit++) {
-            var lane = bit;
-            var x = 2u * w + p;
-            if SMSC {
-                lane = 0u;
-                x = 2u * (32u * w + bit) + p;
-            }
-            let batch = batches[z * 32u + lane];
-            if batch == IDLE {
-                continue;
-            }
-            let at = block_of(row, x);
+    var words = array<u32, 2>(0u, 0u);
+    // Bits outer, colours inner: a bit's two sites (x and x + 1 of one lane) share a block.
+    for (var bit = 0u; bit < 32u; bit++) {
+        var lane = bit;
+        var pair = 2u * w;
+        if SMSC {
+            lane = 0u;
+            pair = 2u * (32u * w + bit);
+        }
+        let batch = batches[z * 32u + lane];
+        if batch == IDLE {
+            continue;
+        }
+        for (var colour = 0u; colour < 2u; colour++) {
+            let at = block_of(row, pair + (parity ^ colour));
             if batch != cached_batch || at.x != cached_block {
                 cached_batch = batch;
                 cached_block = at.x;
@@ -94,8 +94,9 @@ fn main(
                 case 3u: { random = cached.w; }
                 default: {}
             }
-            word |= (random >> 31u) << bit;
+            words[colour] |= (random >> 31u) << bit;
         }
-        spins[(2u * z + colour) * COLOUR_WORDS + i] = word;
     }
+    spins[2u * z * COLOUR_WORDS + i] = words[0];
+    spins[(2u * z + 1u) * COLOUR_WORDS + i] = words[1];
 }

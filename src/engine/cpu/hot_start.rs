@@ -106,26 +106,26 @@ pub fn hot_start_multispin(grid: &HotStartGrid, z: u32, i: u32) -> [u32; 2] {
     let (row, w) = (i / grid.row_words, i % grid.row_words);
     let parity = (row % l + row / l) & 1;
     let mut cached = (IDLE, 0u32, [0u32; 4]);
-    [0, 1].map(|colour| {
-        let p = parity ^ colour;
-        let mut word = 0u32;
-        for bit in 0..LANES {
-            let (lane, x) = match grid.smsc {
-                true => (0, 2 * (LANES * w + bit) + p),
-                false => (bit, 2 * w + p),
-            };
-            let batch = grid.batches[(z * LANES + lane) as usize];
-            if batch == IDLE {
-                continue;
-            }
-            let (block, k) = block_of(row, x, l);
+    let mut words = [0u32; 2];
+    // Bits outer, colours inner: a bit's two sites (x and x + 1 of one lane) share a block.
+    for bit in 0..LANES {
+        let (lane, pair) = match grid.smsc {
+            true => (0, 2 * (LANES * w + bit)),
+            false => (bit, 2 * w),
+        };
+        let batch = grid.batches[(z * LANES + lane) as usize];
+        if batch == IDLE {
+            continue;
+        }
+        for (colour, word) in words.iter_mut().enumerate() {
+            let (block, k) = block_of(row, pair + (parity ^ colour as u32), l);
             if (cached.0, cached.1) != (batch, block) {
                 cached = (batch, block, hot_start_block(grid.seed, block, batch));
             }
-            word |= (cached.2[k as usize] >> 31) << bit;
+            *word |= (cached.2[k as usize] >> 31) << bit;
         }
-        word
-    })
+    }
+    words
 }
 
 /// The simple engine's lattices, every thread in parallel.
