@@ -120,6 +120,23 @@ pub fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
     bytes
 }
 
+/// Write a `.npy` file of `int8` `values` (as [`npy_i8`]) to `path` atomically, streamed
+/// through a buffer: a large array (the couplings of many samples) is never held in memory.
+pub fn write_npy_i8(
+    path: &Path,
+    shape: &[usize],
+    values: impl Iterator<Item = i8>,
+) -> std::io::Result<()> {
+    write_atomic_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        out.write_all(&npy_header(INT8, shape))?;
+        for value in values {
+            out.write_all(&[value as u8])?;
+        }
+        out.flush()
+    })
+}
+
 /// The `.npy` type of `int8` and of `uint8` values.
 const INT8: &str = "|i1";
 const UINT8: &str = "|u1";
@@ -312,6 +329,13 @@ mod tests {
             [0b1010_0000, 0b0100_0000, 0b0100_0000, 0b1000_0000]
         );
         assert_eq!(unpack_rows(&bytes[offset..], 10), spins);
+        write_npy_i8(&path, &[2], [1i8, -1].into_iter()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(
+            bytes,
+            npy_i8(&[2], [1i8, -1].into_iter()),
+            "streamed as built"
+        );
         write_lattices_npy(&path, &[2, 10], &spins, false).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let (shape, offset) = npy_i8_header(&bytes).unwrap();
