@@ -16,12 +16,11 @@ use crate::config::{
     Model, PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
 };
 use crate::engine::tempering::Chains;
-use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, Step};
+use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 use crate::sim::{
-    Schedule, anneal_engine, engine_systems, initial_spins, ising_systems, open_engine,
-    open_engine_with_betas,
+    Schedule, anneal_engine, engine_systems, ising_systems, open_engine, open_engine_with_betas,
 };
 
 /// Which backends to measure.
@@ -454,7 +453,7 @@ fn bench_config(
 fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
     let systems = ising_systems(config);
     let mut engine = open_engine(config, systems.clone())?;
-    engine.set_spins(&initial_spins(&systems))?;
+    engine.hot_start()?;
     let plain = Schedule {
         thermalize: 0,
         measure: u64::from(u32::MAX),
@@ -617,12 +616,16 @@ impl Engine for TimedEngine<'_> {
         self.engine.info()
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
         self.engine.set_spins(spins)
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
+    fn spins(&mut self) -> Result<SpinBits> {
         self.engine.spins()
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        self.engine.hot_start()
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {

@@ -557,6 +557,44 @@ pub struct Config {
     /// and with it the fingerprint of their checkpoints.
     #[serde(default = "default_plots", skip_serializing_if = "is_default_plots")]
     pub plots: bool,
+    /// How `final_state.npy` stores the final lattices: `Int8` (+1/-1), `Packed` (uint8, 8
+    /// spins a byte, for `numpy.unpackbits`) or `Auto` (the default: packed above
+    /// [`PACKED_FINAL_STATE_SPINS`] spins). Left out of the resolved config while `Auto`, so
+    /// older configs keep their fingerprint.
+    #[serde(default, skip_serializing_if = "FinalState::is_auto")]
+    pub final_state: FinalState,
+}
+
+/// Spins above which `final_state: Auto` writes the packed form: 2^28 (a 16384^2 lattice as
+/// int8 is 256 MiB; packed, 32 MiB).
+pub const PACKED_FINAL_STATE_SPINS: u64 = 1 << 28;
+
+/// How `final_state.npy` stores the final lattices (see README, "Outputs").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum FinalState {
+    /// `Packed` above [`PACKED_FINAL_STATE_SPINS`] spins, `Int8` up to it.
+    #[default]
+    Auto,
+    /// int8 +1/-1, shape `(T, [S,] R, [L,] L, L)`.
+    Int8,
+    /// uint8, each x-row of `L` spins as `ceil(L/8)` bytes, first spin in the most significant
+    /// bit (1 = up): `numpy.unpackbits(a, axis=-1, count=L)` gives the lattices as 0/1.
+    Packed,
+}
+
+impl FinalState {
+    fn is_auto(&self) -> bool {
+        *self == FinalState::Auto
+    }
+
+    /// Whether a run of `spins` spins writes the packed form.
+    pub fn packed(self, spins: u64) -> bool {
+        match self {
+            FinalState::Auto => spins > PACKED_FINAL_STATE_SPINS,
+            FinalState::Int8 => false,
+            FinalState::Packed => true,
+        }
+    }
 }
 
 fn one() -> u32 {
@@ -1242,8 +1280,9 @@ fn validate_population_memory(
     ))
 }
 
-/// Bytes a population annealing run holds at once: the hot start's unpacked lattices (one `i32`
-/// per spin) and the engine's state twice (the copy reads a snapshot of it).
+/// Bytes a population annealing run holds at once: the lattices as they travel between the
+/// engine and the host or a checkpoint (one bit per spin) and the engine's state twice (the
+/// copy reads a snapshot of it).
 fn population_bytes(view: &Config) -> u64 {
     let systems = crate::sim::ising_systems(view);
     let spins = systems.spin_count() as u64;
@@ -1253,7 +1292,7 @@ fn population_bytes(view: &Config) -> u64 {
         }
         _ => 4 * spins,
     };
-    4 * spins + 2 * engine
+    spins.div_ceil(8) + 2 * engine
 }
 
 /// The memory a population may fill on `backend`: the CPU's available memory (from
@@ -2063,6 +2102,23 @@ mod tests {
         config.seed = u64::MAX;
         let text = config.to_ron_string();
         assert_eq!(Config::from_ron_str(&text).unwrap(), config, "{text}");
+    }
+
+    #[test]
+    fn final_state_is_auto_by_default_and_only_a_choice_is_written() {
+        let config = Config::from_ron_str(SAMPLE).unwrap();
+        assert_eq!(config.final_state, FinalState::Auto);
+        assert!(!config.to_ron_string().contains("final_state"));
+        assert!(!FinalState::Auto.packed(PACKED_FINAL_STATE_SPINS));
+        assert!(FinalState::Auto.packed(PACKED_FINAL_STATE_SPINS + 1));
+        assert!(FinalState::Packed.packed(16) && !FinalState::Int8.packed(1 << 40));
+        let packed = Config {
+            final_state: FinalState::Packed,
+            ..config
+        };
+        let text = packed.to_ron_string();
+        assert!(text.contains("final_state: Packed"), "{text}");
+        assert_eq!(Config::from_ron_str(&text).unwrap(), packed);
     }
 
     #[test]

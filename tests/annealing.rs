@@ -5,9 +5,9 @@
 mod common;
 
 use spinflip::config::{Config, Lanes, Layout, MultispinOptions, Randoms};
-use spinflip::engine::Engine;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::{Engine, SpinBits};
 use spinflip::engine::{Plan, Step};
 use spinflip::exact::enumerate;
 use spinflip::model::Lattice;
@@ -168,13 +168,15 @@ fn annealing_validation_configs_validate() {
 }
 
 /// Random lattices in every system of `systems`, and the gather `sources` applied to them.
-fn copied(systems: &IsingSystems, sources: &[u32]) -> (Vec<i32>, Vec<i32>) {
+fn copied(systems: &IsingSystems, sources: &[u32]) -> (SpinBits, SpinBits) {
     let spins = initial_spins(systems);
-    let n = systems.lattice.sites() as usize;
-    let expected = sources
-        .iter()
-        .flat_map(|&s| spins[s as usize * n..][..n].iter().copied())
-        .collect();
+    let n = systems.lattice.sites();
+    let mut expected = SpinBits::for_systems(systems);
+    for (b, &source) in sources.iter().enumerate() {
+        for site in 0..n {
+            expected.set(b as u32, site, spins.up(source, site));
+        }
+    }
     (spins, expected)
 }
 
@@ -261,9 +263,8 @@ fn lanes_equal_after(randoms: Randoms, sweeps: u32) -> usize {
     };
     engine.execute(&plan).unwrap();
     let spins = engine.spins().unwrap();
-    let n = systems.lattice.sites() as usize;
     (0..32)
-        .filter(|&r| spins[r * n..][..n] == spins[..n])
+        .filter(|&r| spins.system_signs(r) == spins.system_signs(0))
         .count()
 }
 

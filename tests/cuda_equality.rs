@@ -24,7 +24,7 @@ use spinflip::engine::cuda::{
 };
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::{Betas, Engine, Measurements, Observation, Plan};
+use spinflip::engine::{Betas, Engine, Measurements, Observation, Plan, SpinBits};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
@@ -58,7 +58,7 @@ fn systems(dims: u32, size: u32, field: f64) -> IsingSystems {
 }
 
 /// Lattices and observations of `engine` after each of two rounds of `plan`.
-fn rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Vec<Observation>)> {
+fn rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(SpinBits, Vec<Observation>)> {
     (0..2)
         .map(|_| {
             let observations = engine.execute(plan).unwrap().observations;
@@ -283,7 +283,7 @@ impl Reference {
 }
 
 /// Lattices and measurements of `engine` after each of two rounds of `plan`.
-fn multispin_rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(Vec<i32>, Measurements)> {
+fn multispin_rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(SpinBits, Measurements)> {
     (0..2)
         .map(|_| {
             let measured = engine.execute(plan).unwrap();
@@ -544,5 +544,41 @@ fn cuda_anneals_match_cpu_bit_for_bit() {
         .chain(&SMSC_ANNEALS)
     {
         assert_anneals_equal(text, "Cuda");
+    }
+}
+
+/// The hot start kernel on CUDA writes the CPU engines' lattices (`initial_spins`'s), bit for
+/// bit, for the simple engine and every multispin layout.
+#[test]
+fn cuda_hot_start_matches_cpu_bit_for_bit() {
+    if !cuda_present("cuda_hot_start") {
+        return;
+    }
+    let (simple, layouts) = common::hot_start_cases();
+    /// A case's name and lattice, the CPU engine and the CUDA engine.
+    type Pair = (String, Lattice, Box<dyn Engine>, Box<dyn Engine>);
+    let mut pairs: Vec<Pair> = Vec::new();
+    for systems in simple {
+        let cuda = SimpleCudaEngine::new(device(), systems.clone(), 64).unwrap();
+        let name = format!(
+            "simple {}D L={}",
+            systems.lattice.dims, systems.lattice.size
+        );
+        let cpu = CpuEngine::new(systems.clone());
+        pairs.push((name, systems.lattice, Box::new(cpu), Box::new(cuda)));
+    }
+    for layout in layouts {
+        let cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
+        let name = format!("{} L={}", layout.describe(), layout.lattice().size);
+        let cpu = CpuMultispinEngine::new(layout.clone());
+        pairs.push((name, layout.lattice(), Box::new(cpu), Box::new(cuda)));
+    }
+    for (name, lattice, mut cpu, mut cuda) in pairs {
+        cpu.hot_start().unwrap();
+        cuda.hot_start().unwrap();
+        let expected = cpu.spins().unwrap();
+        if let Some(diff) = common::first_difference(&lattice, &expected, &cuda.spins().unwrap()) {
+            panic!("{name}: the CUDA hot start differs at {diff}");
+        }
     }
 }

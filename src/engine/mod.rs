@@ -9,22 +9,12 @@ pub mod cpu;
 pub mod cuda;
 pub mod gpu;
 pub mod multispin;
+pub mod spins;
 pub mod tempering;
 
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
-
-/// Refuse a spin array that does not hold exactly every system's lattice.
-pub fn check_spin_count(systems: &IsingSystems, spins: &[i32]) -> Result<()> {
-    let expected = systems.spin_count();
-    if spins.len() != expected {
-        return Err(Error::State(format!(
-            "expected {expected} spins for the configured systems, got {}",
-            spins.len()
-        )));
-    }
-    Ok(())
-}
+pub use spins::SpinBits;
 
 /// One step of a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,10 +111,13 @@ pub struct EngineInfo {
 pub trait Engine {
     /// What this engine runs on.
     fn info(&self) -> EngineInfo;
-    /// Replace every system's lattice (system-major, `+1`/`-1`).
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()>;
-    /// Every system's lattice (system-major, `+1`/`-1`).
-    fn spins(&mut self) -> Result<Vec<i32>>;
+    /// Replace every system's lattice (one bit per spin, natural order: [`SpinBits`]).
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()>;
+    /// Every system's lattice (one bit per spin, natural order: [`SpinBits`]).
+    fn spins(&mut self) -> Result<SpinBits>;
+    /// Start every system from the hot start ([`crate::sim::initial_spins`]'s lattices),
+    /// computed where the spins live by the `hot_start` kernel ([`cpu::hot_start`]).
+    fn hot_start(&mut self) -> Result<()>;
     /// Execute a plan; returns `plan.slots * systems` observations (and the overlaps of the
     /// overlap pairs), slot-major.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements>;

@@ -23,6 +23,17 @@ const TEMP_NAME_ATTEMPTS: u32 = 16;
 /// Replace `path` with `bytes` atomically: write a temporary file in the same directory, fsync
 /// it, rename it over `path`, then fsync the directory so the rename itself is durable.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// Replace `path` atomically with what `write` writes into the temporary file (in as many
+/// pieces as it likes: a large checkpoint is streamed, never held twice in memory), as
+/// [`write_atomic`] does: fsync, rename, fsync of the directory; on any error the temporary is
+/// removed and the previous file stays.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = parent_dir(path);
     let name = path.file_name().ok_or_else(|| {
         std::io::Error::new(
@@ -31,8 +42,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         )
     })?;
     let (temp_path, mut file) = create_temp(dir, &name.to_string_lossy())?;
-    let written = file
-        .write_all(bytes)
+    let written = write(&mut file)
         .and_then(|()| file.sync_all())
         .and_then(|()| std::fs::rename(&temp_path, path));
     if written.is_err() {
@@ -142,6 +152,27 @@ mod tests {
             ["blocked", "out"],
             "the temporary is cleaned up"
         );
+    }
+
+    #[test]
+    fn a_failing_stream_keeps_the_previous_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        write_atomic(&path, b"old").unwrap();
+        let err = write_atomic_with(&path, |file| {
+            file.write_all(b"half of the new")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "disk full");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(entries(dir.path()), ["checkpoint.bin"]);
+        write_atomic_with(&path, |file| {
+            file.write_all(b"new, ")?;
+            file.write_all(b"in pieces")
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new, in pieces");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The binary checkpoint of a run: enough to continue it bit-identically after a crash.
 //!
-//! Layout (version 3), all numbers little-endian:
+//! Layout (version 5), all numbers little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
@@ -8,7 +8,7 @@
 //! | 8      | 4    | format version (u32)                           |
 //! | 12     | 8    | config fingerprint (u64)                       |
 //! | 20     | 8    | sweeps done (u64)                              |
-//! | 28     | 8    | number of spins S (u64)                        |
+//! | 28     | 8    | number of spins S, every system (u64)          |
 //! | 36     | 8    | number of bond sums B (u64)                    |
 //! | 44     | 8    | number of magnetisations M (u64)               |
 //! | 52     | 8    | number of overlaps Q (u64)                     |
@@ -17,7 +17,7 @@
 //! | 76     | 8    | number of ladder betas T (u64)                 |
 //! | 84     | 8    | words of tempering state P (u64)               |
 //! | 92     | 8    | words of temperature history H (u64)           |
-//! | 100    | S    | spins, one i8 each (+1 or -1)                  |
+//! | 100    | 8 ⌈S/64⌉ | spins, one bit each (u64 words, [`SpinBits`]) |
 //! |        | 8 B  | bond sums (i64)                                |
 //! |        | 8 M  | magnetisations (i64)                           |
 //! |        | 8 Q  | overlap differences (i64)                      |
@@ -28,17 +28,22 @@
 //! |        | 4 H  | temperature history (u32, `[measurement][r][k]`) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
-//! Version 2 (before parallel tempering and the link overlap) lacks Λ, T, P and H and their
-//! counts; it is still read, with an empty link overlap series.
+//! The spins are the run's [`SpinBits`]: spin `i` of system `b` is bit `(b N + i) mod 64` of
+//! word `(b N + i) / 64`, bits past the last spin zero; 32 times smaller than `i32` lattices.
+//! They are streamed from the engine's download to the file in chunks ([`Checkpoint::save`]).
+//! Version 3 (before packed spins) is the same with the spins one i8 each (+1 or -1); version 2
+//! (before parallel tempering and the link overlap) also lacks Λ, T, P and H and their counts.
+//! Both are still read (version 2 with an empty link overlap series).
 //!
-//! The word at offset 8 names the layout, one number per layout of either kind: 2 and 3 are
-//! runs of Metropolis sweeps (with or without parallel tempering, [`Checkpoint`]), 5 (and 4)
-//! population annealing ([`AnnealingCheckpoint`]), written between temperature steps:
+//! The word at offset 8 names the layout, one number per layout of either kind: 2, 3 and 5
+//! are runs of Metropolis sweeps (with or without parallel tempering, [`Checkpoint`]), 4 and 6
+//! population annealing ([`AnnealingCheckpoint`], 4 with spins one byte each and without the
+//! pair overlaps and histograms, still read), written between temperature steps:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                               |
-//! | 8      | 4    | format 5 (u32)                                 |
+//! | 8      | 4    | format 6 (u32)                                 |
 //! | 12     | 8    | config fingerprint (u64)                       |
 //! | 20     | 8    | sweeps done (u64)                              |
 //! | 28     | 8    | number of spins S, every slot (u64)            |
@@ -46,7 +51,7 @@
 //! | 44     | 8    | steps done T: betas after 0 so far (u64)      |
 //! | 52     | 8    | family labels F, all populations (u64)         |
 //! | 60     | 8    | energy histogram bins H, all populations (u64) |
-//! | 68     | S    | spins, one i8 each (+1 or -1)                  |
+//! | 68     | 8 ⌈S/64⌉ | spins, one bit each (u64 words, as above)  |
 //! |        | 8 T  | the schedule so far (f64)                      |
 //! |        | 8 P  | per population, ln Z so far (f64)              |
 //! |        | 4 P  | per population, its size R_p (u32)            |
@@ -63,25 +68,35 @@
 //! A new layout of either kind takes the next free number. A checkpoint of one kind offered to
 //! a run of the other is refused as such ([`CheckpointError::OtherAlgorithm`]).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::atomic::write_atomic;
+use super::atomic::write_atomic_with;
+use crate::engine::spins::{SpinBits, words_for};
 use crate::stats::{AnnealingEstimates, EnergyHistogram, PairOverlaps, Population};
 
 const MAGIC: &[u8; 8] = b"SPINFLIP";
-const VERSION: u32 = 3;
+/// Metropolis and tempering runs with packed spins.
+const VERSION: u32 = 5;
+/// The version before packed spins (one byte per spin), still read.
+const VERSION_3: u32 = 3;
 /// The version before parallel tempering, still read.
 const VERSION_2: u32 = 2;
-/// Bytes before the spins (version 3, and version 2).
+/// Bytes before the spins (versions 5 and 3, and version 2).
 const HEADER_LEN: usize = 100;
 const HEADER_LEN_2: usize = 68;
-/// Bytes per item of each count of the header: one per spin, eight per series value and
+/// Bytes per item of each count of the header after the spins: eight per series value and
 /// ladder beta, four per tempering and history word.
-const COUNT_WIDTHS: [u64; 9] = [1, 8, 8, 8, 8, 8, 8, 4, 4];
+const COUNT_WIDTHS: [u64; 8] = [8, 8, 8, 8, 8, 8, 4, 4];
 const CRC_LEN: usize = 4;
-/// The layout of population-annealing checkpoints, and its bytes before the spins.
-const ANNEALING_FORMAT: u32 = 5;
+/// The layout of population-annealing checkpoints with packed spins, and its bytes before the
+/// spins.
+const ANNEALING_FORMAT: u32 = 6;
 const ANNEALING_HEADER_LEN: usize = 68;
+/// Spin words converted to bytes at a time while a checkpoint is streamed (1 MiB).
+const SPIN_CHUNK_WORDS: usize = 1 << 17;
+/// Bytes buffered between the encoder and the file.
+const WRITE_BUFFER: usize = 1 << 20;
 /// Words of one [`AnnealingEstimates`] record.
 const ESTIMATE_WORDS: usize = 20;
 /// The annealing layout before the pair overlaps and the histograms, still read.
@@ -119,6 +134,8 @@ pub enum CheckpointError {
     Inconsistent(String),
     #[error("corrupt checkpoint: spin #{index} is {value}, not +1 or -1")]
     BadSpin { index: usize, value: i8 },
+    #[error("corrupt checkpoint: bits set past the last of its {spins} spins")]
+    SpinPadding { spins: u64 },
     #[error(
         "checkpoint was written by a different config (fingerprint {found:#018x}, this config has \
          {expected:#018x}); the config.ron the run wrote beside it is the one it ran (a config \
@@ -145,8 +162,9 @@ pub struct Checkpoint {
     pub config_fingerprint: u64,
     /// Sweeps completed (thermalisation + measurement), the same for all systems.
     pub sweeps_done: u64,
-    /// All systems' lattices, +1/-1, system-major.
-    pub spins: Vec<i32>,
+    /// All systems' lattices, one bit per spin; decoded as one run of `S` spins (the file does
+    /// not say how they divide into systems: [`SpinBits::reshape`] gives them the run's).
+    pub spins: SpinBits,
     /// Measurement series so far: per measurement, per system, the bond sum `sum_<ij> s_i s_j`.
     pub bond_sums: Vec<i64>,
     /// Per measurement, per system, the magnetisation `M = sum_i s_i`.
@@ -168,12 +186,19 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// The file's bytes (see the module documentation for the layout).
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = header(
+        encode_with(|out| self.write_to(out))
+    }
+
+    /// Write the file's bytes into `out` (the CRC included), the spins in chunks.
+    fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let mut out = Crc::new(out);
+        header(
+            &mut out,
             VERSION,
             self.config_fingerprint,
             self.sweeps_done,
             &[
-                self.spins.len(),
+                self.spins.len() as usize,
                 self.bond_sums.len(),
                 self.magnetisations.len(),
                 self.overlaps.len(),
@@ -183,27 +208,27 @@ impl Checkpoint {
                 self.tempering.len(),
                 self.temperature_history.len(),
             ],
-        );
-        out.extend(self.spins.iter().map(|&s| spin_byte(s)));
+        )?;
+        put_spins(&mut out, &self.spins)?;
         let integers = self
             .bond_sums
             .iter()
             .chain(&self.magnetisations)
             .chain(&self.overlaps);
-        put(&mut out, integers.map(|v| v.to_le_bytes()));
-        put(&mut out, self.overlaps_kmin.iter().map(|v| v.to_le_bytes()));
-        put(&mut out, self.link_overlaps.iter().map(|v| v.to_le_bytes()));
-        put(&mut out, self.betas.iter().map(|v| v.to_le_bytes()));
+        put(&mut out, integers.map(|v| v.to_le_bytes()))?;
+        put(&mut out, self.overlaps_kmin.iter().map(|v| v.to_le_bytes()))?;
+        put(&mut out, self.link_overlaps.iter().map(|v| v.to_le_bytes()))?;
+        put(&mut out, self.betas.iter().map(|v| v.to_le_bytes()))?;
         let words = self.tempering.iter().chain(&self.temperature_history);
-        put(&mut out, words.map(|v| v.to_le_bytes()));
-        seal(out)
+        put(&mut out, words.map(|v| v.to_le_bytes()))?;
+        out.seal()
     }
 
     /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
     pub fn decode(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
         let (mut reader, found) = open(bytes)?;
         let (header_len, count_words) = match found {
-            VERSION => (HEADER_LEN, 9),
+            VERSION | VERSION_3 => (HEADER_LEN, 9),
             VERSION_2 => (HEADER_LEN_2, 5),
             ANNEALING_FORMAT | ANNEALING_FORMAT_4 => {
                 return Err(CheckpointError::OtherAlgorithm {
@@ -225,7 +250,10 @@ impl Checkpoint {
         for count in &mut counts[..count_words] {
             *count = reader.u64()?;
         }
-        let items: Vec<(u64, u64)> = counts.into_iter().zip(COUNT_WIDTHS).collect();
+        let packed = found == VERSION;
+        let items: Vec<(u64, u64)> = std::iter::once(spin_section(counts[0], packed))
+            .chain(counts[1..].iter().copied().zip(COUNT_WIDTHS))
+            .collect();
         verify_size_and_checksum(bytes, file_len(header_len, &items))?;
         let [
             spins,
@@ -238,7 +266,7 @@ impl Checkpoint {
             tempering,
             temperature_history,
         ] = counts.map(|c| c as usize);
-        let spins = decode_spins(reader.take(spins)?)?;
+        let spins = read_spins(&mut reader, spins as u64, packed)?;
         Ok(Checkpoint {
             config_fingerprint,
             sweeps_done,
@@ -254,9 +282,9 @@ impl Checkpoint {
         })
     }
 
-    /// Write to `path` atomically: a crash leaves the previous checkpoint intact.
+    /// Write to `path` atomically, streamed: a crash leaves the previous checkpoint intact.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        write_atomic(path, &self.encode())
+        save_with(path, |out| self.write_to(out))
     }
 
     /// Read and verify the checkpoint at `path`, refusing one written for another config.
@@ -279,8 +307,9 @@ pub struct AnnealingCheckpoint {
     pub sweeps_done: u64,
     /// The betas after 0 so far (as configured, or as the adaptive schedule chose them).
     pub schedule: Vec<f64>,
-    /// Every engine slot's lattice, idle ones included, +1/-1, system-major.
-    pub spins: Vec<i32>,
+    /// Every engine slot's lattice, idle ones included, one bit per spin; decoded as one run
+    /// of `S` spins, as [`Checkpoint::spins`].
+    pub spins: SpinBits,
     /// Per population (`sample runs + run`): its families, ln Z and estimates so far.
     pub populations: Vec<Population>,
 }
@@ -288,54 +317,61 @@ pub struct AnnealingCheckpoint {
 impl AnnealingCheckpoint {
     /// The file's bytes (see the module documentation for the layout).
     pub fn encode(&self) -> Vec<u8> {
+        encode_with(|out| self.write_to(out))
+    }
+
+    /// Write the file's bytes into `out` (the CRC included), the spins in chunks.
+    fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let mut out = Crc::new(out);
         let populations = &self.populations;
         let labels = populations.iter().map(|p| p.families.len()).sum();
         let bins = populations.iter().map(|p| p.histogram.counts.len()).sum();
-        let mut out = header(
+        header(
+            &mut out,
             ANNEALING_FORMAT,
             self.config_fingerprint,
             self.sweeps_done,
             &[
-                self.spins.len(),
+                self.spins.len() as usize,
                 populations.len(),
                 self.schedule.len(),
                 labels,
                 bins,
             ],
-        );
-        out.extend(self.spins.iter().map(|&s| spin_byte(s)));
-        put(&mut out, self.schedule.iter().map(|b| b.to_le_bytes()));
-        put(&mut out, populations.iter().map(|p| p.ln_z.to_le_bytes()));
+        )?;
+        put_spins(&mut out, &self.spins)?;
+        put(&mut out, self.schedule.iter().map(|b| b.to_le_bytes()))?;
+        put(&mut out, populations.iter().map(|p| p.ln_z.to_le_bytes()))?;
         let sizes = populations.iter().map(|p| p.families.len() as u32);
-        put(&mut out, sizes.map(u32::to_le_bytes));
+        put(&mut out, sizes.map(u32::to_le_bytes))?;
         let families = populations.iter().flat_map(|p| &p.families);
-        put(&mut out, families.map(|f| f.to_le_bytes()));
+        put(&mut out, families.map(|f| f.to_le_bytes()))?;
         let records = populations.iter().flat_map(|p| &p.estimates);
         put(
             &mut out,
             records.flat_map(estimate_words).map(u64::to_le_bytes),
-        );
+        )?;
         let histograms = populations.iter().map(|p| &p.histogram.counts);
         put(
             &mut out,
             histograms.clone().map(|h| (h.len() as u32).to_le_bytes()),
-        );
+        )?;
         for (&energy, &count) in histograms.flatten() {
             put(
                 &mut out,
                 [energy.to_le_bytes(), count.to_le_bytes()].into_iter(),
-            );
+            )?;
         }
-        seal(out)
+        out.seal()
     }
 
     /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
     pub fn decode(bytes: &[u8]) -> Result<AnnealingCheckpoint, CheckpointError> {
         let (mut reader, found) = open(bytes)?;
-        let (header_len, record_words) = match found {
-            ANNEALING_FORMAT => (ANNEALING_HEADER_LEN, ESTIMATE_WORDS),
-            ANNEALING_FORMAT_4 => (ANNEALING_HEADER_LEN_4, ESTIMATE_WORDS_4),
-            VERSION | VERSION_2 => {
+        let (header_len, record_words, packed) = match found {
+            ANNEALING_FORMAT => (ANNEALING_HEADER_LEN, ESTIMATE_WORDS, true),
+            ANNEALING_FORMAT_4 => (ANNEALING_HEADER_LEN_4, ESTIMATE_WORDS_4, false),
+            VERSION | VERSION_3 | VERSION_2 => {
                 return Err(CheckpointError::OtherAlgorithm {
                     found: SWEEP_RUN,
                     expected: ANNEALING_RUN,
@@ -360,7 +396,7 @@ impl AnnealingCheckpoint {
             .saturating_mul(steps)
             .saturating_mul(record_words as u64);
         let items = [
-            (spins, 1),
+            spin_section(spins, packed),
             (steps, 8),
             (populations, 8),
             (populations, 4),
@@ -370,9 +406,9 @@ impl AnnealingCheckpoint {
             (bins, 16),
         ];
         verify_size_and_checksum(bytes, file_len(header_len, &items))?;
-        let [spins, populations, steps, labels, words, histograms, bins] =
-            [spins, populations, steps, labels, words, histograms, bins].map(|c| c as usize);
-        let spins = decode_spins(reader.take(spins)?)?;
+        let spins = read_spins(&mut reader, spins, packed)?;
+        let [populations, steps, labels, words, histograms, bins] =
+            [populations, steps, labels, words, histograms, bins].map(|c| c as usize);
         let schedule = reader.f64s(steps)?;
         let ln_z = reader.f64s(populations)?;
         let sizes = reader.u32s(populations)?;
@@ -397,9 +433,9 @@ impl AnnealingCheckpoint {
         })
     }
 
-    /// Write to `path` atomically: a crash leaves the previous checkpoint intact.
+    /// Write to `path` atomically, streamed: a crash leaves the previous checkpoint intact.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        write_atomic(path, &self.encode())
+        save_with(path, |out| self.write_to(out))
     }
 
     /// Read and verify the checkpoint at `path`, refusing one written for another config.
@@ -444,28 +480,116 @@ fn load_file<T>(
 }
 
 /// The magic, `format`, the fingerprint, the sweeps done and the item counts.
-fn header(format: u32, config_fingerprint: u64, sweeps_done: u64, counts: &[usize]) -> Vec<u8> {
-    let mut out = MAGIC.to_vec();
-    out.extend_from_slice(&format.to_le_bytes());
+fn header(
+    out: &mut impl Write,
+    format: u32,
+    config_fingerprint: u64,
+    sweeps_done: u64,
+    counts: &[usize],
+) -> std::io::Result<()> {
+    out.write_all(MAGIC)?;
+    out.write_all(&format.to_le_bytes())?;
     let words = [config_fingerprint, sweeps_done]
         .into_iter()
         .chain(counts.iter().map(|&c| c as u64));
-    put(&mut out, words.map(u64::to_le_bytes));
-    out
+    put(out, words.map(u64::to_le_bytes))
 }
 
-/// Append every value's little-endian bytes.
-fn put<const N: usize>(out: &mut Vec<u8>, values: impl Iterator<Item = [u8; N]>) {
+/// Write every value's little-endian bytes.
+fn put<const N: usize>(
+    out: &mut impl Write,
+    values: impl Iterator<Item = [u8; N]>,
+) -> std::io::Result<()> {
     for bytes in values {
-        out.extend_from_slice(&bytes);
+        out.write_all(&bytes)?;
+    }
+    Ok(())
+}
+
+/// Write the spin words little-endian, converting [`SPIN_CHUNK_WORDS`] at a time.
+fn put_spins(out: &mut impl Write, spins: &SpinBits) -> std::io::Result<()> {
+    let mut bytes = Vec::with_capacity(8 * SPIN_CHUNK_WORDS);
+    for chunk in spins.words().chunks(SPIN_CHUNK_WORDS) {
+        bytes.clear();
+        bytes.extend(chunk.iter().flat_map(|w| w.to_le_bytes()));
+        out.write_all(&bytes)?;
+    }
+    Ok(())
+}
+
+/// A writer that passes every byte on and keeps the CRC-32 of them, for the checksum at the
+/// end of a checkpoint written in pieces.
+struct Crc<W> {
+    inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Crc<W> {
+    fn new(inner: W) -> Self {
+        Crc {
+            inner,
+            crc: crc32fast::Hasher::new(),
+        }
+    }
+
+    /// Append the CRC of everything written so far.
+    fn seal(self) -> std::io::Result<()> {
+        let Crc { mut inner, crc } = self;
+        inner.write_all(&crc.finalize().to_le_bytes())
     }
 }
 
-/// The file: `body` and the CRC of it.
-fn seal(mut body: Vec<u8>) -> Vec<u8> {
-    let crc = crc32fast::hash(&body);
-    body.extend_from_slice(&crc.to_le_bytes());
-    body
+impl<W: Write> Write for Crc<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The bytes a checkpoint's `write_to` writes.
+fn encode_with(write_to: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_to(&mut out).expect("writing into a Vec cannot fail");
+    out
+}
+
+/// Stream a checkpoint's `write_to` into `path` atomically, through a buffer.
+fn save_with(
+    path: &Path,
+    write_to: impl FnOnce(&mut std::io::BufWriter<&mut std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    write_atomic_with(path, |file| {
+        let mut out = std::io::BufWriter::with_capacity(WRITE_BUFFER, file);
+        write_to(&mut out)?;
+        out.flush()
+    })
+}
+
+/// The (count, width) of the spin section of `spins` spins: 64-bit words of bits, or one byte
+/// each before packed spins.
+fn spin_section(spins: u64, packed: bool) -> (u64, u64) {
+    match packed {
+        true => (spins.div_ceil(64), 8),
+        false => (spins, 1),
+    }
+}
+
+/// The spin section: `spins` spins as words of bits (`packed`) or one byte each.
+fn read_spins(reader: &mut Reader, spins: u64, packed: bool) -> Result<SpinBits, CheckpointError> {
+    if !packed {
+        return decode_spin_bytes(reader.take(spins as usize)?);
+    }
+    let words = reader
+        .take(8 * words_for(spins))?
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("chunks_exact yields 8 bytes")))
+        .collect();
+    SpinBits::from_words(1, spins, words).map_err(|_| CheckpointError::SpinPadding { spins })
 }
 
 /// A checkpoint's format word after its magic, and a reader standing after it.
@@ -618,25 +742,17 @@ pub fn fingerprint(text: &str) -> u64 {
     })
 }
 
-/// A spin's byte. Anything but +-1 becomes 0, which `decode` refuses, rather than being silently
-/// truncated into a valid-looking spin.
-fn spin_byte(spin: i32) -> u8 {
-    match spin {
-        1 => 1,
-        -1 => (-1i8) as u8,
-        _ => 0,
+/// The spins of a checkpoint from before packed spins: one i8 each, +1 or -1.
+fn decode_spin_bytes(bytes: &[u8]) -> Result<SpinBits, CheckpointError> {
+    let mut spins = SpinBits::down(1, bytes.len() as u64);
+    for (index, &b) in bytes.iter().enumerate() {
+        match b as i8 {
+            1 => spins.set(0, index as u64, true),
+            -1 => {}
+            value => return Err(CheckpointError::BadSpin { index, value }),
+        }
     }
-}
-
-fn decode_spins(bytes: &[u8]) -> Result<Vec<i32>, CheckpointError> {
-    bytes
-        .iter()
-        .enumerate()
-        .map(|(index, &b)| match b as i8 {
-            value @ (1 | -1) => Ok(i32::from(value)),
-            value => Err(CheckpointError::BadSpin { index, value }),
-        })
-        .collect()
+    Ok(spins)
 }
 
 fn check_magic(bytes: &[u8]) -> Result<(), CheckpointError> {
@@ -751,7 +867,7 @@ mod tests {
         Checkpoint {
             config_fingerprint: fingerprint("(model: Ising(dims: 2, size: 4))"),
             sweeps_done: 123_456_789_012,
-            spins: (0..32).map(|i| if i % 3 == 0 { 1 } else { -1 }).collect(),
+            spins: signs(32, 3),
             bond_sums: vec![-32, 16, i64::MIN, i64::MAX],
             magnetisations: vec![-16, 0, 16, 2],
             overlaps: vec![3, 0, 7],
@@ -761,6 +877,27 @@ mod tests {
             tempering: vec![1, 0, 2, 0, 1, 0, 7, 9],
             temperature_history: vec![0, 1, 1, 0],
         }
+    }
+
+    /// `count` spins in one run, every `period`-th up.
+    fn signs(count: u64, period: u64) -> SpinBits {
+        let signs: Vec<i32> = (0..count)
+            .map(|i| if i % period == 0 { 1 } else { -1 })
+            .collect();
+        SpinBits::from_signs(1, count, &signs)
+    }
+
+    /// The same file from before packed spins (`format`, spins one byte each after a header of
+    /// `header_len` bytes).
+    fn with_spin_bytes(packed: &[u8], format: u32, header_len: usize, spins: &SpinBits) -> Vec<u8> {
+        let mut old = packed[..header_len].to_vec();
+        old[8..12].copy_from_slice(&format.to_le_bytes());
+        old.extend((0..spins.len()).map(|i| spins.spin(0, i) as i8 as u8));
+        let section = 8 * words_for(spins.len());
+        old.extend_from_slice(&packed[header_len + section..packed.len() - CRC_LEN]);
+        let crc = crc32fast::hash(&old);
+        old.extend_from_slice(&crc.to_le_bytes());
+        old
     }
 
     /// The error of `load`, without the file name it is wrapped in.
@@ -787,7 +924,7 @@ mod tests {
         let checkpoint = sample();
         let bytes = checkpoint.encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], [3, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [5, 0, 0, 0]);
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         assert_eq!(bytes[28..36], 32u64.to_le_bytes());
         assert_eq!(bytes[52..60], 3u64.to_le_bytes(), "overlap count");
@@ -795,16 +932,14 @@ mod tests {
         assert_eq!(bytes[76..84], 2u64.to_le_bytes(), "ladder betas");
         assert_eq!(bytes[84..92], 8u64.to_le_bytes(), "tempering words");
         assert_eq!(bytes[92..100], 4u64.to_le_bytes(), "history words");
-        assert_eq!(
-            bytes[100..103],
-            [1, 0xff, 0xff],
-            "spins +1, -1, -1 as bytes"
-        );
+        // Spins 0, 3, 6, ..., 30 up: bits 0, 3, ..., 30 of one little-endian u64.
+        let up = (0..32).step_by(3).fold(0u64, |w, i| w | 1 << i);
+        assert_eq!(bytes[100..108], up.to_le_bytes(), "spins as one word");
         assert_eq!(
             bytes.len(),
-            100 + 32 + 8 * (8 + 3 + 3 + 3 + 2) + 4 * (8 + 4) + 4
+            100 + 8 + 8 * (8 + 3 + 3 + 3 + 2) + 4 * (8 + 4) + 4
         );
-        let first_kmin = 100 + 32 + 8 * (8 + 3);
+        let first_kmin = 100 + 8 + 8 * (8 + 3);
         assert_eq!(bytes[first_kmin..first_kmin + 8], 0.25f64.to_le_bytes());
         let first_link = first_kmin + 8 * 3;
         assert_eq!(bytes[first_link..first_link + 8], 5i64.to_le_bytes());
@@ -846,13 +981,25 @@ mod tests {
             temperature_history: vec![],
             ..sample()
         };
-        let v3 = checkpoint.encode();
+        let v3 = with_spin_bytes(&checkpoint.encode(), 3, HEADER_LEN, &checkpoint.spins);
         let mut v2 = v3[..HEADER_LEN_2].to_vec();
         v2[8..12].copy_from_slice(&2u32.to_le_bytes());
         v2.extend_from_slice(&v3[HEADER_LEN..v3.len() - CRC_LEN]);
         let crc = crc32fast::hash(&v2);
         v2.extend_from_slice(&crc.to_le_bytes());
         assert_eq!(Checkpoint::decode(&v2).unwrap(), checkpoint);
+    }
+
+    /// A checkpoint from before packed spins (version 3: one byte per spin) reads as the same
+    /// checkpoint, 32 bytes of spins where version 5 has one word.
+    #[test]
+    fn version_3_checkpoints_are_still_read() {
+        let checkpoint = sample();
+        let v5 = checkpoint.encode();
+        let v3 = with_spin_bytes(&v5, 3, HEADER_LEN, &checkpoint.spins);
+        assert_eq!(v3.len(), v5.len() + 32 - 8);
+        assert_eq!(v3[100..103], [1, 0xff, 0xff], "spins +1, -1, -1 as bytes");
+        assert_eq!(Checkpoint::decode(&v3).unwrap(), checkpoint);
     }
 
     #[test]
@@ -923,25 +1070,53 @@ mod tests {
             err,
             CheckpointError::UnsupportedVersion {
                 found: 1,
-                supported: 3
+                supported: 5
             }
         ));
         assert!(err.to_string().contains("version 1"), "{err}");
     }
 
+    /// Version 3's spin bytes other than +-1, and version 5's bits past the last spin.
     #[test]
     fn invalid_spins_are_refused_even_with_a_valid_checksum() {
-        let mut checkpoint = sample();
-        checkpoint.spins[5] = 0;
-        match Checkpoint::decode(&checkpoint.encode()) {
-            Err(CheckpointError::BadSpin { index: 5, value: 0 }) => {}
-            other => panic!("expected BadSpin at 5, got {other:?}"),
+        let checkpoint = sample();
+        let v3 = with_spin_bytes(&checkpoint.encode(), 3, HEADER_LEN, &checkpoint.spins);
+        for (value, shown) in [(0u8, 0i8), (2, 2)] {
+            let mut bad = v3.clone();
+            bad[HEADER_LEN + 5] = value;
+            let end = bad.len() - CRC_LEN;
+            let crc = crc32fast::hash(&bad[..end]);
+            bad[end..].copy_from_slice(&crc.to_le_bytes());
+            match Checkpoint::decode(&bad) {
+                Err(CheckpointError::BadSpin { index: 5, value }) => assert_eq!(value, shown),
+                other => panic!("expected BadSpin at 5, got {other:?}"),
+            }
         }
-        checkpoint.spins[5] = 255; // would truncate to the byte of -1
-        assert!(matches!(
-            Checkpoint::decode(&checkpoint.encode()),
-            Err(CheckpointError::BadSpin { index: 5, .. })
-        ));
+        let mut bad = checkpoint.encode();
+        bad[HEADER_LEN + 4] |= 1; // bit 32 of 32 spins
+        let end = bad.len() - CRC_LEN;
+        let crc = crc32fast::hash(&bad[..end]);
+        bad[end..].copy_from_slice(&crc.to_le_bytes());
+        let err = Checkpoint::decode(&bad).unwrap_err();
+        assert!(
+            matches!(err, CheckpointError::SpinPadding { spins: 32 }),
+            "{err}"
+        );
+    }
+
+    /// A checkpoint is written through the CRC in pieces: the streamed file is the encoding.
+    #[test]
+    fn a_large_checkpoint_streams_to_the_same_bytes() {
+        let checkpoint = Checkpoint {
+            spins: signs(64 * SPIN_CHUNK_WORDS as u64 * 2 + 100, 7),
+            ..sample()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        checkpoint.save(&path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes, checkpoint.encode());
+        assert_eq!(Checkpoint::decode(&bytes).unwrap(), checkpoint);
     }
 
     #[test]
@@ -1008,7 +1183,7 @@ mod tests {
             config_fingerprint: fingerprint("(algorithm: Annealing)"),
             sweeps_done: 10,
             schedule: vec![0.25, 0.5],
-            spins: (0..24).map(|i| if i % 5 == 0 { 1 } else { -1 }).collect(),
+            spins: signs(24, 5),
             populations: vec![
                 population(vec![0, 0, 3], 2.5, &[-8, 4, -8]),
                 population(vec![1, 2], -0.5, &[0]),
@@ -1047,15 +1222,16 @@ mod tests {
     fn annealing_layout_matches_the_documented_format() {
         let bytes = annealing_sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], [5, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [6, 0, 0, 0]);
         assert_eq!(bytes[20..28], 10u64.to_le_bytes(), "sweeps");
         assert_eq!(bytes[28..36], 24u64.to_le_bytes(), "spins");
         assert_eq!(bytes[36..44], 2u64.to_le_bytes(), "populations");
         assert_eq!(bytes[44..52], 2u64.to_le_bytes(), "steps");
         assert_eq!(bytes[52..60], 5u64.to_le_bytes(), "family labels");
         assert_eq!(bytes[60..68], 3u64.to_le_bytes(), "histogram bins");
-        assert_eq!(bytes[68], 1, "spin 0 is +1");
-        let schedule = 68 + 24;
+        let up = (0..24).step_by(5).fold(0u64, |w, i| w | 1 << i);
+        assert_eq!(bytes[68..76], up.to_le_bytes(), "spins 0, 5, .. up");
+        let schedule = 68 + 8;
         assert_eq!(bytes[schedule + 8..schedule + 16], 0.5f64.to_le_bytes());
         let ln_z = schedule + 16;
         assert_eq!(bytes[ln_z..ln_z + 8], 2.5f64.to_le_bytes());
@@ -1079,31 +1255,39 @@ mod tests {
         assert_eq!(bytes.len(), bins + 3 * 16 + 4);
     }
 
-    /// `checkpoint` in format 4: no histograms, estimate records without the pair overlaps.
+    /// `checkpoint` in format 4: spins one byte each, no histograms, estimate records without
+    /// the pair overlaps.
     fn format_4(checkpoint: &AnnealingCheckpoint) -> Vec<u8> {
-        let populations = &checkpoint.populations;
-        let labels = populations.iter().map(|p| p.families.len()).sum();
-        let counts = [
-            checkpoint.spins.len(),
-            populations.len(),
-            checkpoint.schedule.len(),
-            labels,
-        ];
-        let mut out = header(4, checkpoint.config_fingerprint, 10, &counts);
-        out.extend(checkpoint.spins.iter().map(|&s| spin_byte(s)));
-        put(
-            &mut out,
-            checkpoint.schedule.iter().map(|b| b.to_le_bytes()),
-        );
-        put(&mut out, populations.iter().map(|p| p.ln_z.to_le_bytes()));
-        let sizes = populations.iter().map(|p| p.families.len() as u32);
-        put(&mut out, sizes.map(u32::to_le_bytes));
-        let families = populations.iter().flat_map(|p| &p.families);
-        put(&mut out, families.map(|f| f.to_le_bytes()));
-        let records = populations.iter().flat_map(|p| &p.estimates);
-        let words = records.flat_map(|a| estimate_words(a).into_iter().take(ESTIMATE_WORDS_4));
-        put(&mut out, words.map(u64::to_le_bytes));
-        seal(out)
+        encode_with(|out| {
+            let mut out = Crc::new(out);
+            let populations = &checkpoint.populations;
+            let labels = populations.iter().map(|p| p.families.len()).sum();
+            let spins = &checkpoint.spins;
+            let counts = [
+                spins.len() as usize,
+                populations.len(),
+                checkpoint.schedule.len(),
+                labels,
+            ];
+            header(&mut out, 4, checkpoint.config_fingerprint, 10, &counts)?;
+            put(
+                &mut out,
+                (0..spins.len()).map(|i| [spins.spin(0, i) as i8 as u8]),
+            )?;
+            put(
+                &mut out,
+                checkpoint.schedule.iter().map(|b| b.to_le_bytes()),
+            )?;
+            put(&mut out, populations.iter().map(|p| p.ln_z.to_le_bytes()))?;
+            let sizes = populations.iter().map(|p| p.families.len() as u32);
+            put(&mut out, sizes.map(u32::to_le_bytes))?;
+            let families = populations.iter().flat_map(|p| &p.families);
+            put(&mut out, families.map(|f| f.to_le_bytes()))?;
+            let records = populations.iter().flat_map(|p| &p.estimates);
+            let words = records.flat_map(|a| estimate_words(a).into_iter().take(ESTIMATE_WORDS_4));
+            put(&mut out, words.map(u64::to_le_bytes))?;
+            out.seal()
+        })
     }
 
     #[test]
@@ -1145,7 +1329,7 @@ mod tests {
         let mut checkpoint = annealing_sample();
         checkpoint.populations[0].families.pop();
         let mut bytes = checkpoint.encode();
-        let sizes = 68 + 24 + 16 + 16;
+        let sizes = 68 + 8 + 16 + 16;
         bytes[sizes] = 3;
         let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
         let end = bytes.len() - 4;

@@ -6,7 +6,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::atomic::write_atomic;
+use std::io::Write as _;
+
+use rayon::prelude::*;
+
+use super::atomic::{write_atomic, write_atomic_with};
+use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 
 /// Write `bytes` to `dir/name` atomically, naming the file in any error.
@@ -110,12 +115,124 @@ pub fn samples_csv(samples: &[crate::stats::SampleAverages]) -> String {
 
 /// A NumPy version-1.0 `.npy` file of `int8` values with the given C-order shape.
 pub fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
+    let mut bytes = npy_header(INT8, shape);
+    bytes.extend(values.map(|v| v as u8));
+    bytes
+}
+
+/// Write a `.npy` file of `int8` `values` (as [`npy_i8`]) to `path` atomically, streamed
+/// through a buffer: a large array (the couplings of many samples) is never held in memory.
+pub fn write_npy_i8(
+    path: &Path,
+    shape: &[usize],
+    values: impl Iterator<Item = i8>,
+) -> std::io::Result<()> {
+    write_atomic_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        out.write_all(&npy_header(INT8, shape))?;
+        for value in values {
+            out.write_all(&[value as u8])?;
+        }
+        out.flush()
+    })
+}
+
+/// The `.npy` type of `int8` and of `uint8` values.
+const INT8: &str = "|i1";
+const UINT8: &str = "|u1";
+
+/// Bytes of `final_state.npy` prepared at a time while it is streamed to disk (4 MiB).
+const NPY_CHUNK_BYTES: usize = 1 << 22;
+
+/// Write the lattices `spins` (whose last axis, x, has `shape[-1]` sites) to `path` atomically
+/// as a `.npy` array, streamed in chunks of rows (never a whole expanded copy in memory):
+/// - `packed` false: `int8` +1/-1 of shape `shape`;
+/// - `packed` true: `uint8` of shape `shape` with the last axis `ceil(L/8)` bytes: each x-row
+///   of `L` spins as bits, the first spin in the most significant bit of its byte (1 = up), the
+///   row's last byte padded with zero bits: the layout `numpy.unpackbits(a, axis=-1, count=L)`
+///   reverses.
+pub fn write_lattices_npy(
+    path: &Path,
+    shape: &[usize],
+    spins: &SpinBits,
+    packed: bool,
+) -> std::io::Result<()> {
+    let l = *shape.last().expect("lattices have an x axis");
+    let rows = (spins.len() / l as u64) as usize;
+    let row_bytes = if packed { l.div_ceil(8) } else { l };
+    let mut file_shape = shape.to_vec();
+    *file_shape.last_mut().expect("checked above") = row_bytes;
+    let header = npy_header(if packed { UINT8 } else { INT8 }, &file_shape);
+    let rows_per_chunk = (NPY_CHUNK_BYTES / row_bytes).max(1);
+    write_atomic_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        out.write_all(&header)?;
+        let mut chunk = Vec::new();
+        for first in (0..rows).step_by(rows_per_chunk) {
+            let count = rows_per_chunk.min(rows - first);
+            chunk.resize(count * row_bytes, 0);
+            chunk
+                .par_chunks_mut(row_bytes)
+                .enumerate()
+                .for_each(|(r, bytes)| {
+                    let start = (first + r) as u64 * l as u64;
+                    match packed {
+                        true => packed_row(spins, start, l, bytes),
+                        false => int8_row(spins, start, bytes),
+                    }
+                });
+            out.write_all(&chunk)?;
+        }
+        out.flush()
+    })
+}
+
+/// The `L` spins from run bit `start` as `ceil(L/8)` bytes, most significant bit first.
+fn packed_row(spins: &SpinBits, start: u64, l: usize, bytes: &mut [u8]) {
+    for (c, out) in bytes.chunks_mut(8).enumerate() {
+        let count = (l - 64 * c).min(64) as u32;
+        let bits = spins.bits_at(start + 64 * c as u64, count).to_le_bytes();
+        for (byte, bits) in out.iter_mut().zip(bits) {
+            *byte = bits.reverse_bits();
+        }
+    }
+}
+
+/// The spins from run bit `start` as +1/-1 bytes.
+fn int8_row(spins: &SpinBits, start: u64, bytes: &mut [u8]) {
+    for (c, out) in bytes.chunks_mut(64).enumerate() {
+        let bits = spins.bits_at(start + 64 * c as u64, out.len() as u32);
+        for (j, byte) in out.iter_mut().enumerate() {
+            *byte = if bits >> j & 1 == 1 { 1 } else { (-1i8) as u8 };
+        }
+    }
+}
+
+/// The packed rows of a `uint8` lattice file (as [`write_lattices_npy`] writes them, each row
+/// of `l` spins in `ceil(l/8)` bytes) as one lattice of bits.
+pub fn unpack_rows(bytes: &[u8], l: usize) -> SpinBits {
+    let row_bytes = l.div_ceil(8);
+    let rows = bytes.len() / row_bytes;
+    let mut spins = SpinBits::down(1, (rows * l) as u64);
+    for (r, row) in bytes.chunks_exact(row_bytes).enumerate() {
+        for x in 0..l {
+            if row[x / 8] >> (7 - x % 8) & 1 == 1 {
+                spins.set(0, (r * l + x) as u64, true);
+            }
+        }
+    }
+    spins
+}
+
+/// The `.npy` version-1.0 header of `descr` values with the C-order `shape`.
+fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
     let shape_text = match dims.len() {
         1 => format!("({},)", dims[0]),
         _ => format!("({})", dims.join(", ")),
     };
-    let mut header = format!("{{'descr': '|i1', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
     // Magic (6) + version (2) + length (2) + header + '\n' is padded to a multiple of 64.
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
@@ -123,20 +240,31 @@ pub fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
     let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
     bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
     bytes.extend_from_slice(header.as_bytes());
-    bytes.extend(values.map(|v| v as u8));
     bytes
 }
 
 /// The shape of an `int8` `.npy` file as [`npy_i8`] writes it, and the offset of its data, from
 /// the file's first bytes (at least the whole header); `None` for anything else.
 pub fn npy_i8_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
+    npy_header_of(bytes, INT8)
+}
+
+/// As [`npy_i8_header`], for the `uint8` file of packed lattices.
+pub fn npy_u8_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
+    npy_header_of(bytes, UINT8)
+}
+
+/// The shape and data offset of an `.npy` file of `descr` values in C order.
+fn npy_header_of(bytes: &[u8], descr: &str) -> Option<(Vec<usize>, usize)> {
     let magic = bytes.get(..8)?;
     if magic != b"\x93NUMPY\x01\x00" {
         return None;
     }
     let header_len = u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]) as usize;
     let header = std::str::from_utf8(bytes.get(10..10 + header_len)?).ok()?;
-    if !header.contains("'descr': '|i1'") || !header.contains("'fortran_order': False") {
+    if !header.contains(&format!("'descr': '{descr}'"))
+        || !header.contains("'fortran_order': False")
+    {
         return None;
     }
     let (_, after) = header.split_once("'shape': (")?;
@@ -178,6 +306,62 @@ mod tests {
         let mut float = npy_i8(&[2], [1i8, 1].into_iter());
         float[20..24].copy_from_slice(b"'<f8");
         assert_eq!(npy_i8_header(&float), None, "another dtype");
+    }
+
+    /// Every row of `L` spins in `ceil(L/8)` bytes, first spin in the top bit: numpy's
+    /// `unpackbits` order, checked against bytes worked out by hand.
+    #[test]
+    fn packed_lattices_use_the_unpackbits_layout() {
+        // Two rows of L = 10: up at x = 0, 2, 9 (row 0) and x = 1, 8 (row 1).
+        let mut spins = SpinBits::down(1, 20);
+        for site in [0, 2, 9, 11, 18] {
+            spins.set(0, site, true);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("final_state.npy");
+        write_lattices_npy(&path, &[1, 2, 10], &spins, true).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let (shape, offset) = npy_u8_header(&bytes).unwrap();
+        assert_eq!(shape, [1, 2, 2], "10 spins a row take 2 bytes");
+        // Row 0: 1010_0000 0100_0000; row 1: 0100_0000 1000_0000.
+        assert_eq!(
+            bytes[offset..],
+            [0b1010_0000, 0b0100_0000, 0b0100_0000, 0b1000_0000]
+        );
+        assert_eq!(unpack_rows(&bytes[offset..], 10), spins);
+        write_npy_i8(&path, &[2], [1i8, -1].into_iter()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(
+            bytes,
+            npy_i8(&[2], [1i8, -1].into_iter()),
+            "streamed as built"
+        );
+        write_lattices_npy(&path, &[2, 10], &spins, false).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let (shape, offset) = npy_i8_header(&bytes).unwrap();
+        assert_eq!(shape, [2, 10]);
+        let expected: Vec<u8> = (0..20)
+            .map(|i| if spins.up(0, i) { 1 } else { 0xff })
+            .collect();
+        assert_eq!(bytes[offset..], expected);
+    }
+
+    /// Rows of several 64-bit words, streamed in more than one chunk, read back the same.
+    #[test]
+    fn packed_lattices_of_long_rows_round_trip() {
+        let l: usize = 200;
+        let rows = NPY_CHUNK_BYTES / l.div_ceil(8) + 7;
+        let signs: Vec<i32> = (0..rows * l)
+            .map(|i| if (i * 7919) % 13 < 6 { 1 } else { -1 })
+            .collect();
+        let spins = SpinBits::from_signs(1, signs.len() as u64, &signs);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("final_state.npy");
+        write_lattices_npy(&path, &[rows, l], &spins, true).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let (shape, offset) = npy_u8_header(&bytes).unwrap();
+        assert_eq!(shape, [rows, 25]);
+        assert_eq!(unpack_rows(&bytes[offset..], l), spins);
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub use figures::{
 pub use read::{read_run, read_summary};
 pub use snapshot::snapshot_png;
 
+use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::ensure_writable_dir;
 use crate::io::output::{temperature_suffix, write_file};
@@ -93,29 +94,28 @@ pub struct RunRecord {
     pub summary: Summary,
     /// Per temperature, in run order.
     pub series: Vec<TemperatureSeries>,
-    /// Per temperature: the final lattice of replica 0 (of sample 0), `size^dims` spins +-1.
-    pub lattices: Vec<Vec<i8>>,
+    /// Per temperature: the final lattice of replica 0 (of sample 0), one system of
+    /// `size^dims` spins.
+    pub lattices: Vec<SpinBits>,
 }
 
 /// The plots and snapshots of a run that has just finished: `series[t][s]` are the measurement
 /// series of temperature `t` and sample `s`, measurement `m` was taken after sweep `sweep_of(m)`,
-/// `spins` are the final lattices in `final_state.npy`'s order.
+/// `spins` are the final lattices (system-major, temperature-major: `final_state.npy`'s order).
 pub fn write_run_plots(
     out: &Path,
     summary: &Summary,
     series: &[Vec<SampleSeries>],
     sweep_of: impl Fn(usize) -> u64,
-    spins: &[i32],
+    spins: &SpinBits,
 ) -> Result<()> {
     let sites = sites(summary);
     let series: Vec<TemperatureSeries> = series
         .iter()
         .map(|samples| temperature_series(samples, sites, &sweep_of))
         .collect();
-    let per_temperature = spins.len() / series.len().max(1);
-    let first_systems = spins
-        .chunks(per_temperature)
-        .map(|systems| &systems[..sites]);
+    let per_temperature = spins.systems() / series.len().max(1) as u32;
+    let first_systems = (0..series.len() as u32).map(|t| (spins, t * per_temperature));
     write_plots(out, summary, &series, first_systems)
 }
 
@@ -148,12 +148,12 @@ fn temperature_series(
 }
 
 /// Write every figure of the run of `summary`, and the snapshots of `lattices` (per temperature,
-/// the final lattice of replica 0 of sample 0, `size^dims` spins +-1), into `out`.
-pub fn write_plots<'a, S: Copy + Into<i32> + 'a>(
+/// the lattices and the system in them of replica 0 of sample 0), into `out`.
+pub fn write_plots<'a>(
     out: &Path,
     summary: &Summary,
     series: &[TemperatureSeries],
-    lattices: impl IntoIterator<Item = &'a [S]>,
+    lattices: impl IntoIterator<Item = (&'a SpinBits, u32)>,
 ) -> Result<()> {
     let timeseries = series
         .iter()
@@ -162,8 +162,9 @@ pub fn write_plots<'a, S: Copy + Into<i32> + 'a>(
     for figure in observable_figures(summary).into_iter().chain(timeseries) {
         write_figure(out, &figure)?;
     }
-    for (t, (beta, lattice)) in betas(summary).into_iter().zip(lattices).enumerate() {
-        let png = snapshot_png(lattice, summary.run.dims, summary.run.size)?;
+    for (t, (beta, (spins, system))) in betas(summary).into_iter().zip(lattices).enumerate() {
+        let up = |site| spins.up(system, site);
+        let png = snapshot_png(up, summary.run.dims, summary.run.size)?;
         write_file(out, &snapshot_name(t, beta), &png)?;
     }
     Ok(())
@@ -209,7 +210,7 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
     if let [only] = dirs {
         let record = read_run(only)?;
         ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
-        let lattices = record.lattices.iter().map(Vec::as_slice);
+        let lattices = record.lattices.iter().map(|lattice| (lattice, 0));
         write_plots(&out, &record.summary, &record.series, lattices)?;
         return Ok(out);
     }

@@ -7,8 +7,9 @@ use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
 use super::{RunRecord, TemperatureSeries, betas, is_spin_glass, sites};
+use crate::engine::SpinBits;
 use crate::error::{Error, Result};
-use crate::io::output::{npy_i8_header, temperature_suffix};
+use crate::io::output::{npy_i8_header, npy_u8_header, temperature_suffix, unpack_rows};
 use crate::sim::{FINAL_STATE, SUMMARY, Summary};
 
 /// Bytes read for the `.npy` header: [`crate::io::output::npy_i8`] pads it to 64, 128 for many
@@ -106,9 +107,10 @@ fn read_series(path: &Path, summary: &Summary) -> Result<TemperatureSeries> {
     Ok(series)
 }
 
-/// Of `final_state.npy`, `(temperatures, [samples,] replicas, [L,] L, L)`, the lattice of
-/// replica 0 of sample 0 of each temperature, read without loading the rest.
-fn read_lattices(path: &Path, summary: &Summary) -> Result<Vec<Vec<i8>>> {
+/// Of `final_state.npy`, `(temperatures, [samples,] replicas, [L,] L, L)` as int8 or with the
+/// last axis packed (`ceil(L/8)` bytes), the lattice of replica 0 of sample 0 of each
+/// temperature, read without loading the rest.
+fn read_lattices(path: &Path, summary: &Summary) -> Result<Vec<SpinBits>> {
     let io = |e| Error::io(path, e);
     let mut file = File::open(path).map_err(io)?;
     let mut head = Vec::with_capacity(NPY_HEADER_BYTES);
@@ -123,26 +125,39 @@ fn read_lattices(path: &Path, summary: &Summary) -> Result<Vec<Vec<i8>>> {
     }
     expected.push(summary.run.replicas as usize);
     expected.extend(vec![summary.run.size as usize; summary.run.dims as usize]);
-    let (offset, shape) = match npy_i8_header(&head) {
-        Some((shape, offset)) if shape == expected => (offset, shape),
-        found => {
+    let l = summary.run.size as usize;
+    let mut packed_shape = expected.clone();
+    *packed_shape.last_mut().expect("lattices have an x axis") = l.div_ceil(8);
+    let (offset, shape, packed) = match (npy_i8_header(&head), npy_u8_header(&head)) {
+        (Some((shape, offset)), _) if shape == expected => (offset, shape, false),
+        (_, Some((shape, offset))) if shape == packed_shape => (offset, shape, true),
+        (int8, packed) => {
             return Err(Error::Usage(format!(
-                "{}: expected int8 lattices of shape {expected:?}, found {:?}",
+                "{}: expected int8 lattices of shape {expected:?} or packed ones of shape \
+                 {packed_shape:?}, found {:?}",
                 path.display(),
-                found.map(|(shape, _)| shape)
+                int8.or(packed).map(|(shape, _)| shape)
             )));
         }
     };
-    let sites = sites(summary);
+    let lattice_bytes: usize = shape[shape.len() - summary.run.dims as usize..]
+        .iter()
+        .product();
     let per_temperature: usize = shape[1..].iter().product();
     (0..temperatures)
         .map(|t| {
             let at = (offset + t * per_temperature) as u64;
-            let mut lattice = vec![0u8; sites];
+            let mut lattice = vec![0u8; lattice_bytes];
             file.seek(SeekFrom::Start(at))
                 .and_then(|_| file.read_exact(&mut lattice))
                 .map_err(io)?;
-            Ok(lattice.into_iter().map(|b| b as i8).collect())
+            Ok(match packed {
+                true => unpack_rows(&lattice, l),
+                false => {
+                    let signs: Vec<i32> = lattice.iter().map(|&b| i32::from(b as i8)).collect();
+                    SpinBits::from_signs(1, signs.len() as u64, &signs)
+                }
+            })
         })
         .collect()
 }

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::resampling::{ResampleKey, Reweighting, adaptive_beta, copy_counts, copy_sources};
 use super::run::{CHECKPOINT, CONFIG, RunDescription, checkpoint_to_resume, crosses_checkpoint};
-use super::{RunOptions, RunOutcome, initial_spins, ising_systems, open_engine_with_betas};
+use super::{RunOptions, RunOutcome, ising_systems, open_engine_with_betas};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
-use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan};
+use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
@@ -284,7 +284,7 @@ impl Anneal {
         annealing: &AnnealingOptions,
         engine: &mut dyn Engine,
     ) -> Result<Anneal> {
-        engine.set_spins(&initial_spins(&systems))?;
+        engine.hot_start()?;
         let ln_z = systems.lattice.sites() as f64 * std::f64::consts::LN_2;
         let population = Population {
             families: (0..config.replicas).collect(),
@@ -320,7 +320,7 @@ impl Anneal {
             schedule: checkpoint.schedule,
         };
         let steps = anneal.schedule.len();
-        let fits = checkpoint.spins.len() == anneal.systems.spin_count()
+        let fits = checkpoint.spins.len() == anneal.systems.spin_count() as u64
             && anneal.populations.len() == (config.samples * annealing.runs) as usize
             && anneal.sweeps_done == steps as u64 * u64::from(annealing.theta)
             && anneal.populations.iter().all(|p| {
@@ -340,7 +340,10 @@ impl Anneal {
         }
         // The engine stays at beta 0 for now: the next step's resampling moves it to the next
         // beta before any sweep, and measurements do not depend on it.
-        engine.set_spins(&checkpoint.spins)?;
+        let spins = checkpoint
+            .spins
+            .reshape(anneal.systems.systems(), anneal.systems.lattice.sites())?;
+        engine.set_spins(&spins)?;
         Ok(anneal)
     }
 
@@ -402,7 +405,7 @@ impl Anneal {
     }
 
     /// Write the checkpoint of this state with the engine's lattices `spins`, atomically.
-    fn save(&self, checkpoints: &Checkpoints, spins: Vec<i32>) -> Result<()> {
+    fn save(&self, checkpoints: &Checkpoints, spins: SpinBits) -> Result<()> {
         let checkpoint = AnnealingCheckpoint {
             config_fingerprint: checkpoints.fingerprint,
             sweeps_done: self.sweeps_done,

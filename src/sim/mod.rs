@@ -17,9 +17,11 @@ pub use run::{
 pub use schedule::Schedule;
 
 use crate::config::Config;
+use crate::engine::SpinBits;
+use crate::engine::cpu::hot_start::hot_start_block;
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
-use crate::rng::{Counter, Purpose, random_block};
+use crate::rng::{Counter, Purpose};
 use rayon::prelude::*;
 
 /// The systems a (validated) config describes.
@@ -36,29 +38,32 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
     }
 }
 
-/// The hot start: spin `i` of system `b` is +1 iff the top bit of word `i mod 4` of Philox block
-/// `(word = i / 4, sweep 0, InitialSpins, colour 0, batch b)` is set. System-major; computed in
-/// parallel (a lattice of 2^30 sites takes a second). The block number is a 32-bit counter
-/// word, so a system may have up to 2^34 sites ([`crate::config::MAX_MULTISPIN_SITES`]).
-pub fn initial_spins(systems: &IsingSystems) -> Vec<i32> {
-    let n = systems.lattice.sites() as usize;
-    let mut spins = vec![0i32; n * systems.systems() as usize];
+/// The hot start: spin `i` of system `b` is up iff the top bit of word `i mod 4` of Philox block
+/// `(word = i / 4, sweep 0, InitialSpins, colour 0, batch b)` is set. Computed in parallel, 64
+/// spins (16 blocks, all of one system: `N` is a multiple of 4) per word of bits. The block
+/// number is a 32-bit counter word, so a system may have up to 2^34 sites
+/// ([`crate::config::MAX_MULTISPIN_SITES`]).
+pub fn initial_spins(systems: &IsingSystems) -> SpinBits {
+    let n = systems.lattice.sites();
+    let mut spins = SpinBits::for_systems(systems);
+    let total = spins.len();
     spins
-        .par_chunks_mut(n)
+        .words_mut()
+        .par_iter_mut()
         .enumerate()
-        .for_each(|(batch, lattice)| {
-            lattice
-                .par_chunks_mut(4)
-                .enumerate()
-                .for_each(|(block, out)| {
-                    let words = random_block(
-                        systems.seed,
-                        initial_spins_counter(block as u64, batch as u32),
-                    );
-                    for (spin, word) in out.iter_mut().zip(words) {
-                        *spin = if word >> 31 == 1 { 1 } else { -1 };
-                    }
-                });
+        .for_each(|(k, word)| {
+            for q in 0..16 {
+                let first = 64 * k as u64 + 4 * q;
+                if first >= total {
+                    break;
+                }
+                let (batch, site) = ((first / n) as u32, first % n);
+                let block = initial_spins_counter(site / 4, batch).word;
+                let words = hot_start_block(systems.seed, block, batch);
+                for (j, random) in words.into_iter().enumerate() {
+                    *word |= u64::from(random >> 31) << (4 * q + j as u64);
+                }
+            }
         });
     spins
 }
@@ -82,17 +87,18 @@ fn initial_spins_counter(block: u64, batch: u32) -> Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::random_block;
 
     #[test]
     fn hot_start_counters_reach_the_largest_lattices() {
         let systems = IsingSystems::ferromagnet(Lattice::new(2, 6), 0.0, vec![0.4], 2, 77);
         let spins = initial_spins(&systems);
         let n = systems.lattice.sites();
-        for (i, &spin) in spins.iter().enumerate() {
-            let (batch, site) = ((i as u64 / n) as u32, i as u64 % n);
+        for i in 0..spins.len() {
+            let (batch, site) = ((i / n) as u32, i % n);
             let word =
                 random_block(77, initial_spins_counter(site / 4, batch))[(site % 4) as usize];
-            assert_eq!(spin, if word >> 31 == 1 { 1 } else { -1 }, "spin {i}");
+            assert_eq!(spins.up(batch, site), word >> 31 == 1, "spin {i}");
         }
         // The last site of 65536^2 (2^32 sites) and of the largest multispin lattice (2^34).
         let last = Lattice::new(2, 65536).sites() - 1;

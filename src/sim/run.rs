@@ -8,18 +8,18 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Schedule, initial_spins, ising_systems, open_engine, retune, tuning_stops};
-use crate::config::{Config, Randoms};
+use super::{Schedule, ising_systems, open_engine, retune, tuning_stops};
+use crate::config::{Config, FinalState, Randoms};
 use crate::engine::Engine;
 use crate::engine::tempering::{Chains, Section};
-use crate::engine::{EngineInfo, Measurements};
+use crate::engine::{EngineInfo, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::atomic::ensure_writable_dir;
 use crate::io::checkpoint::{Checkpoint, fingerprint};
 use crate::io::output::{
-    OverlapRow, SeriesRow, npy_i8, overlaps_csv, samples_csv, series_csv, temperature_suffix,
-    write_file, write_json,
+    OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_suffix, write_file,
+    write_json, write_lattices_npy, write_npy_i8,
 };
 use crate::model::couplings::{Disorder, coupling_values};
 use crate::model::ising::IsingSystems;
@@ -209,10 +209,11 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let config_fingerprint = fingerprint(&config_text);
     let mut systems = ising_systems(config);
     let schedule = Schedule::from(config);
-    let (mut state, spins) = if options.resume {
-        resume_state(&options.out, config_fingerprint, &systems, &schedule)?
+    let (mut state, resumed) = if options.resume {
+        let (state, spins) = resume_state(&options.out, config_fingerprint, &systems, &schedule)?;
+        (state, Some(spins))
     } else {
-        (RunState::default(), initial_spins(&systems))
+        (RunState::default(), None)
     };
     if schedule.swap_every.is_some() {
         // A resumed run continues on its (possibly tuned) ladder.
@@ -226,7 +227,12 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     }
     let mut engine = open_engine(config, systems.clone())?;
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
-    engine.set_spins(&spins)?;
+    // A fresh run's lattices are computed on the engine's device: they never exist on the host
+    // before the first checkpoint.
+    match resumed {
+        Some(spins) => engine.set_spins(&spins)?,
+        None => engine.hot_start()?,
+    }
     if schedule.swap_every.is_some() {
         engine.set_tempering(&state.tempering)?;
     }
@@ -328,7 +334,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         &series,
         &checkpoint.spins,
         &summary,
-        config.plots,
+        (config.plots, config.final_state),
     )?;
     Ok(RunOutcome::Completed(Box::new(summary)))
 }
@@ -370,12 +376,12 @@ fn resume_state(
     config_fingerprint: u64,
     systems: &IsingSystems,
     schedule: &Schedule,
-) -> Result<(RunState, Vec<i32>)> {
+) -> Result<(RunState, SpinBits)> {
     let path = checkpoint_to_resume(out)?;
     let checkpoint = Checkpoint::load(&path, config_fingerprint)?;
     let per_measurement = systems.systems() as usize;
     let measurements = schedule.measurements_before(checkpoint.sweeps_done) as usize;
-    let expected_spins = systems.spin_count();
+    let expected_spins = systems.spin_count() as u64;
     let overlaps = measurements * systems.overlaps() as usize;
     let chains = Chains::of(systems);
     let (tempering, history) = match schedule.swap_every {
@@ -422,7 +428,10 @@ fn resume_state(
         tempering: checkpoint.tempering,
         temperature_history: checkpoint.temperature_history,
     };
-    Ok((state, checkpoint.spins))
+    let spins = checkpoint
+        .spins
+        .reshape(systems.systems(), systems.lattice.sites())?;
+    Ok((state, spins))
 }
 
 /// Write the checkpoint of `state` with the lattices `spins` atomically; returns it.
@@ -430,7 +439,7 @@ fn save_checkpoint(
     path: &Path,
     config_fingerprint: u64,
     state: &RunState,
-    spins: Vec<i32>,
+    spins: SpinBits,
 ) -> Result<Checkpoint> {
     let checkpoint = Checkpoint {
         config_fingerprint,
@@ -861,9 +870,9 @@ fn write_outputs(
     systems: &IsingSystems,
     schedule: &Schedule,
     series: &RunSeries,
-    spins: &[i32],
+    spins: &SpinBits,
     summary: &Summary,
-    plots: bool,
+    (plots, final_state): (bool, FinalState),
 ) -> Result<()> {
     let disordered = systems.disorder == Disorder::Bimodal;
     let sweep_of = |m: usize| schedule.sweep_of_measurement(m as u64) + 1;
@@ -906,18 +915,18 @@ fn write_outputs(
     }
     shape.push(systems.replicas as usize);
     shape.extend(&lattice_shape);
-    write_file(
-        out,
-        FINAL_STATE,
-        &npy_i8(&shape, spins.iter().map(|&s| s as i8)),
-    )?;
+    let path = out.join(FINAL_STATE);
+    write_lattices_npy(&path, &shape, spins, final_state.packed(spins.len()))
+        .map_err(|e| Error::io(path, e))?;
     if disordered {
         let mut shape = vec![systems.samples as usize];
         shape.extend(&lattice_shape);
         shape.push(lattice.dims as usize);
         let couplings = (0..systems.samples)
             .flat_map(|s| coupling_values(systems.disorder, &lattice, systems.seed, s));
-        write_file(out, COUPLINGS, &npy_i8(&shape, couplings))?;
+        // Streamed: all samples' bonds as int8 are 6 GiB for 1024 samples of a 128^3 lattice.
+        let path = out.join(COUPLINGS);
+        write_npy_i8(&path, &shape, couplings).map_err(|e| Error::io(path, e))?;
     }
     if plots {
         crate::plot::write_run_plots(out, summary, &series.all, sweep_of, spins)?;

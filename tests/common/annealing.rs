@@ -8,7 +8,7 @@
 use spinflip::config::{Layout, MultispinOptions, Randoms};
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::{Engine, Plan};
+use spinflip::engine::{Engine, Plan, SpinBits};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 use spinflip::sim::{AnnealingSummary, RunOptions, initial_spins, run};
@@ -94,7 +94,7 @@ pub fn copy_maps(count: u32, seed: u64) -> [Vec<u32>; 3] {
 }
 
 /// Both engines' spins, equal.
-fn equal_spins(engines: &mut [Box<dyn Engine>; 2], case: &str) -> Vec<i32> {
+fn equal_spins(engines: &mut [Box<dyn Engine>; 2], case: &str) -> SpinBits {
     let cpu = engines[0].spins().unwrap();
     let other = engines[1].spins().unwrap();
     assert!(cpu == other, "{case}: the spins differ from the CPU's");

@@ -4,11 +4,13 @@
 pub mod annealing;
 pub mod tempering;
 
-use spinflip::config::{Config, Lanes, Layout, PhiloxPath};
-use spinflip::engine::Plan;
+use spinflip::config::{Config, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::gpu::GpuContext;
+use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::{Plan, SpinBits};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
+use spinflip::model::ising::IsingSystems;
 use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
 use spinflip::stats::Estimate;
 
@@ -93,18 +95,28 @@ pub fn sweep_plan(first: u32, sweeps: u32, every: u32) -> Plan {
     plan
 }
 
-/// The first site where two engines' lattices differ, named by system and coordinates.
-pub fn first_difference(lattice: &Lattice, a: &[i32], b: &[i32]) -> Option<String> {
-    let n = lattice.sites() as usize;
-    a.iter().zip(b).position(|(x, y)| x != y).map(|i| {
-        format!(
-            "system {} site {:?}: {} vs {}",
-            i / n,
-            lattice.coords((i % n) as u64),
-            a[i],
-            b[i]
-        )
-    })
+/// The first site where two engines' lattices differ, named by system and coordinates
+/// (compared a word of 64 spins at a time, never expanded).
+pub fn first_difference(lattice: &Lattice, a: &SpinBits, b: &SpinBits) -> Option<String> {
+    if (a.systems(), a.sites()) != (b.systems(), b.sites()) {
+        return Some(format!(
+            "shapes: {} x {} vs {} x {}",
+            a.systems(),
+            a.sites(),
+            b.systems(),
+            b.sites()
+        ));
+    }
+    let n = lattice.sites();
+    let word = a.words().iter().zip(b.words()).position(|(x, y)| x != y)?;
+    let bit = 64 * word as u64 + u64::from((a.words()[word] ^ b.words()[word]).trailing_zeros());
+    let (system, site) = ((bit / n) as u32, bit % n);
+    Some(format!(
+        "system {system} site {:?}: {} vs {}",
+        lattice.coords(site),
+        a.spin(system, site),
+        b.spin(system, site)
+    ))
 }
 
 /// The multispin word layouts of the equality tests.
@@ -130,4 +142,41 @@ pub fn full_word_systems(layout: Layout, disorder: Disorder) -> (u32, u32, usize
         (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
         (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
     }
+}
+
+/// The hot start kernel's cases: the simple engine's `i32` lattices (2D with `L mod 4 = 2`,
+/// 3D, a field and three temperatures) and every multispin layout, AMSC lanes of every kind
+/// (temperatures in lanes leave lanes idle) and SMSC in 2D and 3D.
+pub fn hot_start_cases() -> (Vec<IsingSystems>, Vec<MultispinLayout>) {
+    let simple = [(2, 6), (2, 8), (3, 4)]
+        .into_iter()
+        .map(|(dims, size)| {
+            IsingSystems::ferromagnet(Lattice::new(dims, size), 0.1, vec![0.2, 0.4, 0.6], 2, 77)
+        })
+        .collect();
+    let layouts = [
+        (2, 6, AMSC_SAMPLES, Disorder::Bimodal),
+        (3, 4, AMSC_TEMPERATURES, Disorder::Bimodal),
+        (2, 4, AMSC_REPLICAS, Disorder::Ferromagnet),
+        (2, 64, Layout::Smsc, Disorder::Bimodal),
+        (3, 64, Layout::Smsc, Disorder::Ferromagnet),
+    ]
+    .into_iter()
+    .map(|(dims, size, layout, disorder)| {
+        let (samples, replicas, temperatures) = full_word_systems(layout, disorder);
+        let betas = (0..temperatures).map(|t| 0.3 + 0.05 * t as f64).collect();
+        let lattice = Lattice::new(dims, size);
+        let systems = match disorder {
+            Disorder::Bimodal => {
+                IsingSystems::spin_glass(lattice, 0.0, betas, samples, replicas, 0x5eed)
+            }
+            Disorder::Ferromagnet => {
+                IsingSystems::ferromagnet(lattice, 0.0, betas, replicas, 0x5eed)
+            }
+        };
+        let randoms = Randoms::Exact;
+        MultispinLayout::new(systems, MultispinOptions { layout, randoms })
+    })
+    .collect();
+    (simple, layouts)
 }

@@ -4,6 +4,7 @@
 
 mod bitslice;
 mod copy_systems;
+pub mod hot_start;
 mod metropolis_simple;
 mod multispin;
 mod multispin_metropolis;
@@ -27,8 +28,8 @@ use rayon::prelude::*;
 
 use super::tempering::SwapLayout;
 use super::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Step, check_betas, check_copy_map,
-    check_spin_count, check_tempering_state, no_tempering,
+    Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, Step, check_betas,
+    check_copy_map, check_tempering_state, no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -106,14 +107,21 @@ impl Engine for CpuEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        check_spin_count(&self.systems, spins)?;
-        self.spins = spins.to_vec();
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.systems)?;
+        spins.signs_into(0, &mut self.spins);
         Ok(())
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
-        Ok(self.spins.clone())
+    fn spins(&mut self) -> Result<SpinBits> {
+        let mut bits = SpinBits::for_systems(&self.systems);
+        bits.set_signs(0, &self.spins);
+        Ok(bits)
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        hot_start::hot_start_lattices(&self.systems, &mut self.spins);
+        Ok(())
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {

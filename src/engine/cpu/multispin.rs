@@ -10,7 +10,7 @@ use super::{
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Plan, Step, check_betas, check_copy_map, check_spin_count,
+    Engine, EngineInfo, Measurements, Plan, SpinBits, Step, check_betas, check_copy_map,
     no_tempering,
 };
 use crate::error::Result;
@@ -106,13 +106,18 @@ impl Engine for CpuMultispinEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        check_spin_count(&self.layout.systems, spins)?;
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.layout.systems)?;
         self.words = self.layout.pack(spins);
         Ok(())
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
+    fn hot_start(&mut self) -> Result<()> {
+        super::hot_start::hot_start_words(&self.layout, &mut self.words);
+        Ok(())
+    }
+
+    fn spins(&mut self) -> Result<SpinBits> {
         Ok(self.layout.unpack(&self.words))
     }
 
@@ -253,7 +258,7 @@ mod tests {
                     one.steps = vec![Step::Sweep { sweep: s }];
                     fresh.execute(&one).unwrap();
                 }
-                let one = direct(&systems, &fresh.spins().unwrap());
+                let one = direct(&systems, &fresh.spins().unwrap().to_signs());
                 expected.observations.extend(one.observations);
                 expected.planes.extend(one.planes);
                 expected.links.extend(one.links);
@@ -320,8 +325,11 @@ mod tests {
             let systems = layout.systems.clone();
             let case = layout.describe();
             let mut engine = CpuMultispinEngine::new(layout);
-            let mut expected = crate::sim::initial_spins(&systems);
-            engine.set_spins(&expected).unwrap();
+            let mut expected = crate::sim::initial_spins(&systems).to_signs();
+            let bits = |signs: &[i32]| {
+                SpinBits::from_signs(systems.systems(), systems.lattice.sites(), signs)
+            };
+            engine.set_spins(&bits(&expected)).unwrap();
             engine
                 .set_tempering(&Chains::of(&systems).initial_state())
                 .unwrap();
@@ -330,14 +338,18 @@ mod tests {
                 let mut plan = Plan::default();
                 plan.sweep(sweep);
                 engine.execute(&plan).unwrap();
-                expected = engine.spins().unwrap();
+                expected = engine.spins().unwrap().to_signs();
                 plan.steps = vec![Step::Swap {
                     sweep,
                     parity: sweep % 2,
                 }];
                 engine.execute(&plan).unwrap();
                 accepted += reference_swap(&systems, &mut expected, sweep, sweep % 2);
-                assert_eq!(engine.spins().unwrap(), expected, "{case} sweep {sweep}");
+                assert_eq!(
+                    engine.spins().unwrap(),
+                    bits(&expected),
+                    "{case} sweep {sweep}"
+                );
             }
             let state = engine.tempering().unwrap();
             let chains = Chains::of(&systems);

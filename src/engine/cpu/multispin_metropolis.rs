@@ -217,6 +217,7 @@ pub fn sweep_colour(
 mod tests {
     use super::*;
     use crate::config::{Lanes, Layout, MultispinOptions};
+    use crate::engine::SpinBits;
     use crate::model::Lattice;
     use crate::model::couplings::coupling_values;
     use crate::model::ising::{IsingSystems, threshold};
@@ -328,12 +329,14 @@ mod tests {
                 .collect();
             let tables = layout.threshold_tables();
             let couplings = layout.coupling_words();
-            let mut words = layout.pack(&spins);
+            let bits =
+                SpinBits::from_signs(layout.systems.systems(), layout.lattice().sites(), &spins);
+            let mut words = layout.pack(&bits);
             let len = 2 * layout.colour_words() as usize;
             for (g, system_words) in words.chunks_mut(len).enumerate() {
                 sweep_colour(&layout, &tables, &couplings, system_words, g as u32, 9, 1);
             }
-            let got = layout.unpack(&words);
+            let got = layout.unpack(&words).to_signs();
             assert_eq!(
                 got,
                 scalar_update(&layout, &spins, 9, 1),

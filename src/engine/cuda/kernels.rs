@@ -30,6 +30,7 @@ fn file_source(name: &str) -> Option<&'static str> {
         "bitslice.cuh",
         "copy_systems.cu",
         "dispatch.cuh",
+        "hot_start.cu",
         "lattice.cuh",
         "metropolis_simple.cu",
         "multispin_decide.cuh",

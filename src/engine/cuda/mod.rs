@@ -9,6 +9,7 @@
 mod compile;
 mod context;
 mod copy_systems;
+mod hot_start;
 pub mod kernels;
 mod launch;
 mod multispin;

@@ -19,6 +19,7 @@ use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, CudaStream, PushKernel
 
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
+use super::hot_start::hot_start;
 use super::launch::{
     FittedKernel, Launches, Staging, allocate, check_fits, clear, download, launch_config,
     overwrite, upload,
@@ -26,13 +27,14 @@ use super::launch::{
 use super::streams::{SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
+use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{lane_map, multispin_unit};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Measurements, Plan, check_betas, check_copy_map, check_spin_count,
+    Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
     no_tempering,
 };
 use crate::error::{Error, Result};
@@ -492,13 +494,18 @@ impl Engine for MultispinCudaEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        check_spin_count(&self.layout.systems, spins)?;
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.layout.systems)?;
         let words = self.layout.pack(spins);
         overwrite(&self.device, &words, &mut self.spins, "spin words")
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
+    fn hot_start(&mut self) -> Result<()> {
+        let grid = HotStartGrid::multispin(&self.layout);
+        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)
+    }
+
+    fn spins(&mut self) -> Result<SpinBits> {
         let words = download(&self.device, &self.spins, "spin words")?;
         Ok(self.layout.unpack(&words))
     }

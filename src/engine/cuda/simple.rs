@@ -16,18 +16,20 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
+use super::hot_start::hot_start;
 use super::launch::{
     Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
     overwrite, upload,
 };
 use super::tempering::CudaTempering;
+use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::CopyUnit;
 use crate::engine::gpu::plan::Dispatch;
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, check_betas, check_copy_map,
-    check_spin_count, no_tempering,
+    Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, check_betas, check_copy_map,
+    no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -192,13 +194,25 @@ impl Engine for SimpleCudaEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        check_spin_count(&self.systems, spins)?;
-        overwrite(&self.device, spins, &mut self.spins, "lattices")
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.systems)?;
+        // The simple engine's lattices are `i32` on the device too: one copy of them on the
+        // host while they travel.
+        let mut signs = vec![0i32; spins.len() as usize];
+        spins.signs_into(0, &mut signs);
+        overwrite(&self.device, &signs, &mut self.spins, "lattices")
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
-        download(&self.device, &self.spins, "lattices")
+    fn spins(&mut self) -> Result<SpinBits> {
+        let signs = download(&self.device, &self.spins, "lattices")?;
+        let mut bits = SpinBits::for_systems(&self.systems);
+        bits.set_signs(0, &signs);
+        Ok(bits)
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        let grid = HotStartGrid::simple(&self.systems);
+        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {

@@ -354,6 +354,29 @@ impl GpuContext {
         Ok(buffer)
     }
 
+    /// The bind group 0 of a kernel with its own bindings (derived from its shader): `buffers`
+    /// bound whole at bindings 0, 1, ... in order.
+    pub fn bind_buffers(
+        &self,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, buffer)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+
     /// Queue `words` into the start of `buffer`: the next submission sees them.
     pub fn write_words(&self, buffer: &wgpu::Buffer, words: &[u32]) {
         self.queue

@@ -102,19 +102,7 @@ impl GpuCopies {
         let map_words = map_words(unit, systems);
         let map = ctx.buffer("copy map", 4 * u64::from(map_words), storage_usage())?;
         let snapshot = ctx.buffer("spin snapshot", spins.size(), storage_usage())?;
-        let entries: Vec<wgpu::BindGroupEntry> = [&map, &snapshot, spins]
-            .into_iter()
-            .enumerate()
-            .map(|(i, buffer)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: buffer.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("copy systems"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let bind_group = ctx.bind_buffers("copy systems", &pipeline, &[&map, &snapshot, spins]);
         Ok(GpuCopies {
             pipeline,
             map,

@@ -10,15 +10,17 @@
 use super::context::{GpuContext, storage_usage};
 use super::copy_systems::{GpuCopies, lane_map, multispin_unit};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
+use super::hot_start::hot_start;
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
+use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Plan, check_betas, check_copy_map, check_spin_count,
+    Engine, EngineInfo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
 };
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
@@ -259,8 +261,8 @@ impl Engine for MultispinGpuEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        check_spin_count(&self.layout.systems, spins)?;
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.layout.systems)?;
         let words = self.layout.pack(spins);
         self.ctx
             .queue
@@ -268,7 +270,12 @@ impl Engine for MultispinGpuEngine {
         self.ctx.wait()
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
+    fn hot_start(&mut self) -> Result<()> {
+        let grid = HotStartGrid::multispin(&self.layout);
+        hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)
+    }
+
+    fn spins(&mut self) -> Result<SpinBits> {
         let words: Vec<u32> = self.ctx.read_buffer(&self.spins, self.spins.size())?;
         Ok(self.layout.unpack(&words))
     }

@@ -41,6 +41,9 @@ pub enum Kernel {
     /// Population annealing's copies, for either engine (whole words or lanes); its bindings
     /// are its own (sources, snapshot, spins), derived from the shader.
     CopySystems,
+    /// The hot start, for either engine (constant `MULTISPIN`); its bindings are its own (lane
+    /// table, spins), derived from the shader.
+    HotStart,
 }
 
 /// Which engine's bindings a tempering kernel shares.
@@ -64,7 +67,7 @@ pub enum Bindings {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 16] = [
+    pub const ALL: [Kernel; 17] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -81,13 +84,14 @@ impl Kernel {
         Kernel::TemperingHistory(Engine::Simple),
         Kernel::TemperingHistory(Engine::Multispin),
         Kernel::CopySystems,
+        Kernel::HotStart,
     ];
 
     /// The shared binding layout of the kernel; `None` derives it from the shader.
     pub fn bindings(self) -> Option<Bindings> {
         match self {
             Kernel::MetropolisSimple | Kernel::Observables => Some(Bindings::Simple),
-            Kernel::PhiloxKat | Kernel::CopySystems => None,
+            Kernel::PhiloxKat | Kernel::CopySystems | Kernel::HotStart => None,
             Kernel::TemperingSwap(engine)
             | Kernel::TemperingExchange(engine)
             | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -111,6 +115,7 @@ impl Kernel {
             Kernel::TemperingExchange(_) => "tempering_exchange",
             Kernel::TemperingHistory(_) => "tempering_history",
             Kernel::CopySystems => "copy_systems",
+            Kernel::HotStart => "hot_start",
         }
     }
 
@@ -140,6 +145,7 @@ fn module_source(name: &str) -> Option<&'static str> {
         "copy_systems",
         "counters",
         "dispatch",
+        "hot_start",
         "lattice",
         "metropolis_simple",
         "mulhilo_int64",

@@ -8,13 +8,14 @@
 use super::context::{GpuContext, storage_usage};
 use super::copy_systems::{CopyUnit, GpuCopies};
 use super::dispatcher::{Dispatcher, MAX_DISPATCHES};
+use super::hot_start::hot_start;
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
 use super::tempering::GpuTempering;
+use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, check_betas, check_copy_map,
-    check_spin_count,
+    Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, check_betas, check_copy_map,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -166,16 +167,28 @@ impl Engine for SimpleGpuEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        check_spin_count(&self.systems, spins)?;
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.systems)?;
+        // The simple engine's lattices are `i32` on the device too: one copy of them on the
+        // host while they travel.
+        let mut signs = vec![0i32; spins.len() as usize];
+        spins.signs_into(0, &mut signs);
         self.ctx
             .queue
-            .write_buffer(&self.spins, 0, bytemuck::cast_slice(spins));
+            .write_buffer(&self.spins, 0, bytemuck::cast_slice(&signs));
         self.ctx.wait()
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
-        self.ctx.read_buffer(&self.spins, self.spins.size())
+    fn spins(&mut self) -> Result<SpinBits> {
+        let signs: Vec<i32> = self.ctx.read_buffer(&self.spins, self.spins.size())?;
+        let mut bits = SpinBits::for_systems(&self.systems);
+        bits.set_signs(0, &signs);
+        Ok(bits)
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        let grid = HotStartGrid::simple(&self.systems);
+        hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {

@@ -1,0 +1,54 @@
+//! The hot start on a wgpu device (kernel `hot_start`; CPU twin `engine/cpu/hot_start.rs`),
+//! for the simple engine's `i32` lattices and the multispin engine's words: the lattices are
+//! computed where they live, and only the lane table (one `u32` per lane of each word system)
+//! travels. Bindings (group 0, the kernel's own): 0 the lane table (read-only), 1 the spins.
+
+use super::context::{GpuContext, storage_usage};
+use super::dispatcher::Dispatcher;
+use super::shaders::Kernel;
+use crate::engine::cpu::hot_start::HotStartGrid;
+use crate::error::Result;
+
+/// The kernel's override constants for `grid`.
+fn constants(grid: &HotStartGrid, workgroup_size: u32) -> [(&'static str, u32); 9] {
+    [
+        ("WG_SIZE", workgroup_size),
+        ("SIZE", grid.size),
+        ("SEED_LO", grid.seed as u32),
+        ("SEED_HI", (grid.seed >> 32) as u32),
+        ("SYSTEM_THREADS", grid.system_threads),
+        ("MULTISPIN", u32::from(grid.multispin)),
+        ("SMSC", u32::from(grid.smsc)),
+        ("ROW_WORDS", grid.row_words),
+        ("COLOUR_WORDS", grid.colour_words),
+    ]
+}
+
+/// Write the hot start of `grid` into `spins` (the engine's lattices or words); waits for the
+/// device.
+pub fn hot_start(
+    ctx: &mut GpuContext,
+    dispatcher: &Dispatcher,
+    spins: &wgpu::Buffer,
+    grid: &HotStartGrid,
+) -> Result<()> {
+    let constants = constants(grid, dispatcher.workgroup_size());
+    let pipeline = ctx.pipeline(Kernel::HotStart, &constants)?.clone();
+    let table = ctx.buffer(
+        "hot start lanes",
+        4 * grid.batches.len() as u64,
+        storage_usage(),
+    )?;
+    ctx.write_words(&table, &grid.batches);
+    let bind_group = ctx.bind_buffers("hot start", &pipeline, &[&table, spins]);
+    let (x, y, z) = dispatcher.grid(ctx, u64::from(grid.system_threads), grid.systems);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(x, y, z);
+    }
+    ctx.queue.submit([encoder.finish()]);
+    ctx.wait()
+}
