@@ -29,6 +29,18 @@ pub fn for_chunks<U: Send>(out: &mut [U], chunk: usize, f: impl Fn(usize, &mut [
     }
 }
 
+/// `(a(), b())`, concurrently where they work on `items` (at least [`PARALLEL_MIN`]) items.
+pub fn join<A: Send, B: Send>(
+    items: usize,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    match items < PARALLEL_MIN {
+        true => (a(), b()),
+        false => rayon::join(a, b),
+    }
+}
+
 /// A vector of `len` items, item `i` `f(i)`.
 pub fn from_fn<U: Send + Default + Clone>(
     len: usize,

@@ -558,9 +558,28 @@ impl Anneal {
         for (block, (energies, reweighting)) in energies.iter().zip(reweightings).enumerate() {
             let observations = &measurements.observations[self.base(block)..][..energies.len()];
             let magnetisations = parallel::map(observations, |o| 2 * o.up as i64 - n as i64);
-            let [e, c, abs_m, m2, m4, u4] = population_moments(beta, n, energies, &magnetisations);
             let population = &mut self.populations[block];
-            let (families, rho_t, rho_s) = family_statistics(&population.families);
+            let labels = &population.families;
+            // Independent reductions, each in replica order, concurrently for a large population.
+            let replicas = energies.len();
+            let (([e, c, abs_m, m2, m4, u4], (families, rho_t, rho_s)), (overlap, effective)) =
+                parallel::join(
+                    replicas,
+                    || {
+                        parallel::join(
+                            replicas,
+                            || population_moments(beta, n, energies, &magnetisations),
+                            || family_statistics(labels),
+                        )
+                    },
+                    || {
+                        parallel::join(
+                            replicas,
+                            || reweighting.overlap(),
+                            || reweighting.effective_size(),
+                        )
+                    },
+                );
             let ln_z = population.ln_z / n as f64;
             let f = -ln_z / beta;
             population.estimates.push(AnnealingEstimates {
@@ -575,8 +594,8 @@ impl Anneal {
                 ln_z,
                 f,
                 s: beta * (e - f),
-                overlap: reweighting.overlap(),
-                effective_population: reweighting.effective_size(),
+                overlap,
+                effective_population: effective,
                 families,
                 rho_t,
                 rho_s,

@@ -161,11 +161,11 @@ pub fn copy_sources(counts: &[u32], slots: u32) -> Result<Vec<u32>> {
              Multinomial"
         )));
     }
-    Ok(counts
-        .iter()
-        .enumerate()
-        .flat_map(|(i, &n)| std::iter::repeat_n(i as u32, n as usize))
-        .collect())
+    let mut sources = Vec::with_capacity(size as usize);
+    for (i, &n) in counts.iter().enumerate() {
+        sources.extend(std::iter::repeat_n(i as u32, n as usize));
+    }
+    Ok(sources)
 }
 
 /// The next beta of an adaptive schedule: by bisection, the beta in `(beta, beta_max]` whose

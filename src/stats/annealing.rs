@@ -123,10 +123,8 @@ pub fn population_moments(
     };
     // Each sum runs in replica order on one thread; the energy's and the magnetisation's
     // concurrently for a large population.
-    let ((mean_e, var_e), (abs_m, m2, m4)) = match energies.len() < parallel::PARALLEL_MIN {
-        true => (energy_moments(), m_moments()),
-        false => rayon::join(energy_moments, m_moments),
-    };
+    let ((mean_e, var_e), (abs_m, m2, m4)) =
+        parallel::join(energies.len(), energy_moments, m_moments);
     [
         mean_e / n,
         beta * beta * var_e / n,
