@@ -20,7 +20,11 @@ pub struct Reweighting {
 impl Reweighting {
     /// The factors `exp(-delta E_i)` of a population with total energies `energies`.
     pub fn new(energies: &[f64], delta: f64) -> Self {
-        let lowest = energies.iter().copied().fold(f64::INFINITY, f64::min);
+        Self::relative_to(energies, lowest(energies), delta)
+    }
+
+    /// [`Reweighting::new`] of `energies` whose lowest is `lowest`.
+    fn relative_to(energies: &[f64], lowest: f64, delta: f64) -> Self {
         let weights = parallel::map(energies, |e| (-delta * (e - lowest)).exp());
         let sum: f64 = weights.iter().sum();
         let ln_q = (sum / energies.len() as f64).ln() - delta * lowest;
@@ -56,6 +60,11 @@ impl Reweighting {
         let scale = self.copy_scale(target);
         self.weights.iter().map(move |w| w * scale)
     }
+}
+
+/// The lowest of `energies`.
+fn lowest(energies: &[f64]) -> f64 {
+    energies.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
 /// Which Philox stream of a step a scheme draws from.
@@ -171,7 +180,9 @@ pub fn copy_sources(counts: &[u32], slots: u32) -> Result<Vec<u32>> {
 /// The next beta of an adaptive schedule: by bisection, the beta in `(beta, beta_max]` whose
 /// histogram overlap with `beta` is `target`, or `beta_max` where even that overlaps more.
 pub fn adaptive_beta(energies: &[f64], beta: f64, beta_max: f64, target: f64) -> f64 {
-    let overlap = |next: f64| Reweighting::new(energies, next - beta).overlap();
+    // The lowest energy once, not at every one of the bisection's steps.
+    let lowest = lowest(energies);
+    let overlap = |next: f64| Reweighting::relative_to(energies, lowest, next - beta).overlap();
     if overlap(beta_max) >= target {
         return beta_max;
     }
