@@ -35,6 +35,7 @@ pub mod error;
 pub mod exact;
 pub mod io;
 pub mod model;
+pub mod parallel;
 pub mod plot;
 pub mod rng;
 pub mod sim;

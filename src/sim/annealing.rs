@@ -24,6 +24,7 @@ use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
 use crate::io::output::{write_file, write_json};
 use crate::model::ising::IsingSystems;
+use crate::parallel;
 use crate::plot::write_annealing_plot;
 use crate::stats::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, EnergyHistogram, Estimate,
@@ -431,13 +432,10 @@ impl Anneal {
             .enumerate()
             .map(|(block, population)| {
                 let observations = &measurements.observations[self.base(block)..];
-                observations[..population.families.len()]
-                    .iter()
-                    .map(|o| {
-                        let bond_sum = 2 * o.satisfied as i64 - bonds;
-                        self.systems.energy(bond_sum, 2 * o.up as i64 - n)
-                    })
-                    .collect()
+                parallel::map(&observations[..population.families.len()], |o| {
+                    let bond_sum = 2 * o.satisfied as i64 - bonds;
+                    self.systems.energy(bond_sum, 2 * o.up as i64 - n)
+                })
             })
             .collect()
     }
@@ -471,15 +469,14 @@ impl Anneal {
                 .len()
                 .min(self.populations[block + half].families.len());
             let first = sample * pairs_per_sample + run * self.slots as usize;
-            let pairs: Vec<(f64, f64, f64)> = (first..first + active)
-                .map(|o| {
-                    let planes = &measurements.overlap_planes[o * size..][..size];
-                    let (differing, kmin) = phases.overlap_from_planes(planes, n);
-                    // q_l = 1 - 2 B_l / (d N): the overlap's formula over bonds.
-                    let link = overlap(measurements.link_overlaps[o] as i64, lattice.bonds());
-                    (overlap(differing, n), kmin, link)
-                })
-                .collect();
+            let pairs = parallel::from_fn(active, |j| {
+                let o = first + j;
+                let planes = &measurements.overlap_planes[o * size..][..size];
+                let (differing, kmin) = phases.overlap_from_planes(planes, n);
+                // q_l = 1 - 2 B_l / (d N): the overlap's formula over bonds.
+                let link = overlap(measurements.link_overlaps[o] as i64, lattice.bonds());
+                (overlap(differing, n), kmin, link)
+            });
             let estimates = self.populations[block].estimates.last_mut();
             if let Some(last) = estimates {
                 last.pairs = PairOverlaps::of_pairs(&pairs);
@@ -513,13 +510,14 @@ impl Anneal {
             let base = self.base(block);
             let population = &mut self.populations[block];
             population.ln_z += reweighting.ln_q;
-            population.families = copies
-                .iter()
-                .map(|&i| population.families[i as usize])
-                .collect();
-            for (j, &i) in copies.iter().enumerate() {
-                sources[base + j] = (base + i as usize) as u32;
-            }
+            population.families = parallel::map(&copies, |&i| population.families[i as usize]);
+            let destinations = &mut sources[base..][..copies.len()];
+            parallel::for_chunks(destinations, parallel::PARALLEL_MIN, |c, destinations| {
+                let copies = &copies[c * parallel::PARALLEL_MIN..];
+                for (source, &i) in destinations.iter_mut().zip(copies) {
+                    *source = (base + i as usize) as u32;
+                }
+            });
             reweightings.push(reweighting);
         }
         engine.copy_systems(&sources)?;
@@ -559,13 +557,29 @@ impl Anneal {
         let (n, beta) = (lattice.sites(), self.beta());
         for (block, (energies, reweighting)) in energies.iter().zip(reweightings).enumerate() {
             let observations = &measurements.observations[self.base(block)..][..energies.len()];
-            let magnetisations: Vec<i64> = observations
-                .iter()
-                .map(|o| 2 * o.up as i64 - n as i64)
-                .collect();
-            let [e, c, abs_m, m2, m4, u4] = population_moments(beta, n, energies, &magnetisations);
+            let magnetisations = parallel::map(observations, |o| 2 * o.up as i64 - n as i64);
             let population = &mut self.populations[block];
-            let (families, rho_t, rho_s) = family_statistics(&population.families);
+            let labels = &population.families;
+            // Independent reductions, each in replica order, concurrently for a large population.
+            let replicas = energies.len();
+            let (([e, c, abs_m, m2, m4, u4], (families, rho_t, rho_s)), (overlap, effective)) =
+                parallel::join(
+                    replicas,
+                    || {
+                        parallel::join(
+                            replicas,
+                            || population_moments(beta, n, energies, &magnetisations),
+                            || family_statistics(labels),
+                        )
+                    },
+                    || {
+                        parallel::join(
+                            replicas,
+                            || reweighting.overlap(),
+                            || reweighting.effective_size(),
+                        )
+                    },
+                );
             let ln_z = population.ln_z / n as f64;
             let f = -ln_z / beta;
             population.estimates.push(AnnealingEstimates {
@@ -580,8 +594,8 @@ impl Anneal {
                 ln_z,
                 f,
                 s: beta * (e - f),
-                overlap: reweighting.overlap(),
-                effective_population: reweighting.effective_size(),
+                overlap,
+                effective_population: effective,
                 families,
                 rho_t,
                 rho_s,

@@ -5,6 +5,7 @@
 
 use crate::config::Resampling;
 use crate::error::{Error, Result};
+use crate::parallel;
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The reweighting of one population from `beta` to `beta + delta`.
@@ -19,11 +20,12 @@ pub struct Reweighting {
 impl Reweighting {
     /// The factors `exp(-delta E_i)` of a population with total energies `energies`.
     pub fn new(energies: &[f64], delta: f64) -> Self {
-        let lowest = energies.iter().copied().fold(f64::INFINITY, f64::min);
-        let weights: Vec<f64> = energies
-            .iter()
-            .map(|e| (-delta * (e - lowest)).exp())
-            .collect();
+        Self::relative_to(energies, lowest(energies), delta)
+    }
+
+    /// [`Reweighting::new`] of `energies` whose lowest is `lowest`.
+    fn relative_to(energies: &[f64], lowest: f64, delta: f64) -> Self {
+        let weights = parallel::map(energies, |e| (-delta * (e - lowest)).exp());
         let sum: f64 = weights.iter().sum();
         let ln_q = (sum / energies.len() as f64).ln() - delta * lowest;
         Reweighting { weights, sum, ln_q }
@@ -46,11 +48,23 @@ impl Reweighting {
         self.sum * self.sum / self.weights.iter().map(|w| w * w).sum::<f64>()
     }
 
-    /// Expected copies `tau_i = target w_i / sum_j w_j`: they sum to `target`.
+    /// The scale of the expected copies `tau_i = scale w_i = target w_i / sum_j w_j`: they sum
+    /// to `target`.
+    fn copy_scale(&self, target: u32) -> f64 {
+        f64::from(target) / self.sum
+    }
+
+    /// Expected copies `tau_i` ([`Reweighting::copy_scale`]).
+    #[cfg(test)]
     fn expected_copies(&self, target: u32) -> impl Iterator<Item = f64> + '_ {
-        let scale = f64::from(target) / self.sum;
+        let scale = self.copy_scale(target);
         self.weights.iter().map(move |w| w * scale)
     }
+}
+
+/// The lowest of `energies`.
+fn lowest(energies: &[f64]) -> f64 {
+    energies.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
 /// Which Philox stream of a step a scheme draws from.
@@ -62,18 +76,19 @@ enum Draw {
     PerCopy = 1,
 }
 
-/// Uniform `i` in `[0, 1)` of stream `draw` of step `step` of population `block`: word `i mod
-/// 4` of block `(i / 4, step, Resample, draw, colour 0, block)`.
-fn uniform(seed: u64, step: u32, block: u32, draw: Draw, i: usize) -> f64 {
+/// Uniforms `4 c .. 4 c + 4` in `[0, 1)` of stream `draw` of step `step` of population
+/// `block`: uniform `i` is word `i mod 4` of block `(i / 4, step, Resample, draw, colour 0,
+/// block)`.
+fn uniforms(seed: u64, step: u32, block: u32, draw: Draw, c: usize) -> [f64; 4] {
     let counter = Counter {
-        word: (i / 4) as u32,
+        word: c as u32,
         sweep: step,
         purpose: Purpose::Resample,
         colour: 0,
         draw: draw as u32,
         batch: block,
     };
-    f64::from(random_block(seed, counter)[i % 4]) / 4_294_967_296.0
+    random_block(seed, counter).map(|x| f64::from(x) / 4_294_967_296.0)
 }
 
 /// Where resampling draws its randoms: the seed, the step (1 for the step to the first beta
@@ -93,29 +108,44 @@ pub fn copy_counts(
     key: ResampleKey,
 ) -> Vec<u32> {
     let ResampleKey { seed, step, block } = key;
-    let tau = reweighting.expected_copies(target);
+    let scale = reweighting.copy_scale(target);
+    let weights = &reweighting.weights;
     match scheme {
-        Resampling::FloorCeil => tau
-            .enumerate()
-            .map(|(i, tau)| {
-                let up = uniform(seed, step, block, Draw::PerReplica, i) < tau.fract();
-                tau.floor() as u32 + u32::from(up)
-            })
-            .collect(),
-        Resampling::Nearest => tau.map(|tau| tau.round() as u32).collect(),
+        Resampling::FloorCeil => {
+            let mut counts = vec![0u32; weights.len()];
+            // One Philox block serves four replicas.
+            parallel::for_chunks(&mut counts, 4, |c, counts| {
+                let uniforms = uniforms(seed, step, block, Draw::PerReplica, c);
+                for (k, n) in counts.iter_mut().enumerate() {
+                    let tau = weights[4 * c + k] * scale;
+                    *n = tau.floor() as u32 + u32::from(uniforms[k] < tau.fract());
+                }
+            });
+            counts
+        }
+        Resampling::Nearest => parallel::map(weights, |w| (w * scale).round() as u32),
         Resampling::Multinomial => {
-            let cumulative: Vec<f64> = tau
-                .scan(0.0, |sum, tau| {
-                    *sum += tau;
+            let cumulative: Vec<f64> = weights
+                .iter()
+                .scan(0.0, |sum, w| {
+                    *sum += w * scale;
                     Some(*sum)
                 })
                 .collect();
             let last = cumulative.len() - 1;
+            // The replica of each copy, found in parallel; then counted.
+            let mut picks = vec![0u32; target as usize];
+            parallel::for_chunks(&mut picks, 4, |c, picks| {
+                let uniforms = uniforms(seed, step, block, Draw::PerCopy, c);
+                for (pick, u) in picks.iter_mut().zip(uniforms) {
+                    let point = u * f64::from(target);
+                    // Rounding may leave the last sum a little below `target`.
+                    *pick = cumulative.partition_point(|&c| c <= point).min(last) as u32;
+                }
+            });
             let mut counts = vec![0u32; cumulative.len()];
-            for copy in 0..target as usize {
-                let point = uniform(seed, step, block, Draw::PerCopy, copy) * f64::from(target);
-                // Rounding may leave the last sum a little below `target`.
-                counts[cumulative.partition_point(|&c| c <= point).min(last)] += 1;
+            for pick in picks {
+                counts[pick as usize] += 1;
             }
             counts
         }
@@ -140,17 +170,19 @@ pub fn copy_sources(counts: &[u32], slots: u32) -> Result<Vec<u32>> {
              Multinomial"
         )));
     }
-    Ok(counts
-        .iter()
-        .enumerate()
-        .flat_map(|(i, &n)| std::iter::repeat_n(i as u32, n as usize))
-        .collect())
+    let mut sources = Vec::with_capacity(size as usize);
+    for (i, &n) in counts.iter().enumerate() {
+        sources.extend(std::iter::repeat_n(i as u32, n as usize));
+    }
+    Ok(sources)
 }
 
 /// The next beta of an adaptive schedule: by bisection, the beta in `(beta, beta_max]` whose
 /// histogram overlap with `beta` is `target`, or `beta_max` where even that overlaps more.
 pub fn adaptive_beta(energies: &[f64], beta: f64, beta_max: f64, target: f64) -> f64 {
-    let overlap = |next: f64| Reweighting::new(energies, next - beta).overlap();
+    // The lowest energy once, not at every one of the bisection's steps.
+    let lowest = lowest(energies);
+    let overlap = |next: f64| Reweighting::relative_to(energies, lowest, next - beta).overlap();
     if overlap(beta_max) >= target {
         return beta_max;
     }

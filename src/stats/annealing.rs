@@ -9,6 +9,7 @@ use super::Estimate;
 use super::jackknife::{group_means, jackknife};
 use super::multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep};
 use super::spin_glass::{OverlapEstimates, overlap_estimates};
+use crate::parallel;
 
 /// What one population gives at one beta. Per site where it is a density.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -107,13 +108,23 @@ pub fn population_moments(
 ) -> [f64; 6] {
     let n = sites as f64;
     let r = energies.len() as f64;
-    let mean_e = energies.iter().sum::<f64>() / r;
-    // Two passes: the variance of a sum of large, close energies loses nothing.
-    let var_e = energies.iter().map(|e| (e - mean_e).powi(2)).sum::<f64>() / r;
+    let energy_moments = || {
+        let mean_e = energies.iter().sum::<f64>() / r;
+        // Two passes: the variance of a sum of large, close energies loses nothing.
+        let var_e = energies.iter().map(|e| (e - mean_e).powi(2)).sum::<f64>() / r;
+        (mean_e, var_e)
+    };
     let m = || magnetisations.iter().map(|&m| m as f64 / n);
-    let abs_m = m().map(f64::abs).sum::<f64>() / r;
-    let m2 = m().map(|m| m * m).sum::<f64>() / r;
-    let m4 = m().map(|m| m.powi(4)).sum::<f64>() / r;
+    let m_moments = || {
+        let abs_m = m().map(f64::abs).sum::<f64>() / r;
+        let m2 = m().map(|m| m * m).sum::<f64>() / r;
+        let m4 = m().map(|m| m.powi(4)).sum::<f64>() / r;
+        (abs_m, m2, m4)
+    };
+    // Each sum runs in replica order on one thread; the energy's and the magnetisation's
+    // concurrently for a large population.
+    let ((mean_e, var_e), (abs_m, m2, m4)) =
+        parallel::join(energies.len(), energy_moments, m_moments);
     [
         mean_e / n,
         beta * beta * var_e / n,
@@ -134,10 +145,16 @@ pub fn family_statistics(families: &[u32]) -> (u32, f64, f64) {
         sizes[family as usize] += 1;
     }
     let r = families.len() as f64;
-    let nu = || sizes.iter().filter(|&&n| n > 0).map(|&n| n as f64 / r);
-    let rho_t = r * nu().map(|nu| nu * nu).sum::<f64>();
-    let rho_s = r * nu().map(|nu| nu * nu.ln()).sum::<f64>().exp();
-    (nu().count() as u32, rho_t, rho_s)
+    let nu: Vec<f64> = sizes
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| n as f64 / r)
+        .collect();
+    let rho_t = r * nu.iter().map(|nu| nu * nu).sum::<f64>();
+    // The logarithms in parallel, summed in label order.
+    let entropy = parallel::map(&nu, |nu| nu * nu.ln());
+    let rho_s = r * entropy.iter().sum::<f64>().exp();
+    (nu.len() as u32, rho_t, rho_s)
 }
 
 /// The mean over independent runs at one beta and its standard error (NaN for one run).

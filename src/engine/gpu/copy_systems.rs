@@ -15,6 +15,7 @@ use super::dispatcher::Dispatcher;
 use super::shaders::Kernel;
 use crate::engine::multispin::MultispinLayout;
 use crate::error::{Error, Result};
+use crate::parallel;
 
 /// How destinations take their spins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,16 +61,18 @@ pub fn multispin_unit(layout: &MultispinLayout) -> CopyUnit {
 /// through the layout's own mapping (`lane_system`, `system_lane`), as the CPU engine copies.
 pub fn lane_map(layout: &MultispinLayout, sources: &[u32]) -> Vec<u32> {
     let per_word = layout.systems_per_word();
-    (0..layout.word_systems())
-        .flat_map(|g| (0..per_word).map(move |lane| (g, lane)))
-        .map(|(g, lane)| {
+    let mut map = vec![0; (layout.word_systems() * per_word) as usize];
+    parallel::for_chunks(&mut map, per_word as usize, |g, lanes| {
+        let g = g as u32;
+        for (lane, entry) in (0..per_word).zip(lanes) {
             let (source, source_lane) = match layout.lane_system(g, lane) {
                 Some(b) => layout.system_lane(sources[b as usize]),
                 None => (g, lane),
             };
-            source * per_word + source_lane
-        })
-        .collect()
+            *entry = source * per_word + source_lane;
+        }
+    });
+    map
 }
 
 /// The copy kernel with its buffers.
