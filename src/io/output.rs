@@ -113,15 +113,9 @@ pub fn samples_csv(samples: &[crate::stats::SampleAverages]) -> String {
     csv
 }
 
-/// A NumPy version-1.0 `.npy` file of `int8` values with the given C-order shape.
-pub fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
-    let mut bytes = npy_header(INT8, shape);
-    bytes.extend(values.map(|v| v as u8));
-    bytes
-}
-
-/// Write a `.npy` file of `int8` `values` (as [`npy_i8`]) to `path` atomically, streamed
-/// through a buffer: a large array (the couplings of many samples) is never held in memory.
+/// Write a NumPy version-1.0 `.npy` file of `int8` `values` with the C-order `shape` to
+/// `path` atomically, streamed through a buffer: a large array (the couplings of many samples)
+/// is never held in memory.
 pub fn write_npy_i8(
     path: &Path,
     shape: &[usize],
@@ -243,7 +237,7 @@ fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
     bytes
 }
 
-/// The shape of an `int8` `.npy` file as [`npy_i8`] writes it, and the offset of its data, from
+/// The shape of an `int8` `.npy` file as [`write_npy_i8`] writes it, and the offset of its data, from
 /// the file's first bytes (at least the whole header); `None` for anything else.
 pub fn npy_i8_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
     npy_header_of(bytes, INT8)
@@ -281,6 +275,13 @@ fn npy_header_of(bytes: &[u8], descr: &str) -> Option<(Vec<usize>, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bytes [`write_npy_i8`] writes, built in memory.
+    fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {
+        let mut bytes = npy_header(INT8, shape);
+        bytes.extend(values.map(|v| v as u8));
+        bytes
+    }
 
     #[test]
     fn npy_header_is_aligned_and_describes_the_data() {
