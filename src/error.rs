@@ -42,6 +42,9 @@ pub enum Error {
     /// Invalid command-line input.
     #[error("{0}")]
     Usage(String),
+    /// Another MPI rank of a run split over ranks failed, or does not run the same command.
+    #[error("MPI rank {rank}: {message}")]
+    Rank { rank: u32, message: String },
 }
 
 impl Error {

@@ -37,6 +37,7 @@ pub mod io;
 pub mod model;
 pub mod parallel;
 pub mod plot;
+pub mod ranks;
 pub mod rng;
 pub mod sim;
 pub mod stats;

@@ -8,11 +8,37 @@ fn main() -> std::process::ExitCode {
     )
     .init();
     let cli = spinflip::cli::Cli::parse();
-    match spinflip::cli::execute(cli) {
+    #[cfg(feature = "mpi")]
+    return ranked(cli);
+    #[cfg(not(feature = "mpi"))]
+    exit_code(spinflip::cli::execute(cli))
+}
+
+/// The process's exit status, with the error named on standard error.
+fn exit_code(result: spinflip::Result<()>) -> std::process::ExitCode {
+    match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("spinflip: error: {error}");
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Under `mpirun` with several ranks: rank 0 runs the command, its engines spanning every rank
+/// ([`spinflip::ranks`]), and tells the others how it ended; they serve its engine calls.
+#[cfg(feature = "mpi")]
+fn ranked(cli: spinflip::cli::Cli) -> std::process::ExitCode {
+    use spinflip::ranks::world::{Session, follow};
+    let session = match Session::start() {
+        Ok(Some(session)) => session,
+        Ok(None) => return exit_code(spinflip::cli::execute(cli)),
+        Err(error) => return exit_code(Err(error)),
+    };
+    if session.placement.rank != 0 {
+        return std::process::ExitCode::from(follow(session.placement));
+    }
+    let result = spinflip::cli::execute(cli);
+    session.finish(u8::from(result.is_err()));
+    exit_code(result)
 }

@@ -178,6 +178,38 @@ impl SpinBits {
         }
     }
 
+    /// Write `count <= 64` bits of `value` from bit `start` on.
+    fn put_bits(&mut self, start: u64, count: u32, value: u64) {
+        debug_assert!(count <= 64 && start + u64::from(count) <= self.len());
+        let mask = if count == 64 {
+            u64::MAX
+        } else {
+            (1 << count) - 1
+        };
+        let (word, shift) = ((start / 64) as usize, (start % 64) as u32);
+        self.words[word] = self.words[word] & !(mask << shift) | (value & mask) << shift;
+        if shift + count > 64 {
+            let high = 64 - shift;
+            self.words[word + 1] = self.words[word + 1] & !(mask >> high) | (value & mask) >> high;
+        }
+    }
+
+    /// Replace the lattices of systems `to .. to + count` with those of systems `from .. from +
+    /// count` of `source` (of as many sites), 64 bits at a time at any bit offsets: MPI ranks
+    /// merge and split a run's lattices with it.
+    pub fn copy_systems_from(&mut self, to: u32, source: &SpinBits, from: u32, count: u32) {
+        assert_eq!(self.sites, source.sites, "lattices of one size");
+        assert!(to + count <= self.systems && from + count <= source.systems);
+        let bits = u64::from(count) * self.sites;
+        let (to, from) = (u64::from(to) * self.sites, u64::from(from) * self.sites);
+        let mut done = 0;
+        while done < bits {
+            let n = (bits - done).min(64) as u32;
+            self.put_bits(to + done, n, source.bits_at(from + done, n));
+            done += u64::from(n);
+        }
+    }
+
     /// The up spins of every system.
     pub fn up_count(&self) -> u64 {
         self.words
@@ -281,6 +313,23 @@ mod tests {
         assert_eq!(copy, bits);
         copy.set(2, 35, !bits.up(2, 35));
         assert_ne!(copy, bits);
+    }
+
+    #[test]
+    fn copies_of_systems_land_at_any_bit_offset() {
+        // 10-site systems: no system starts on a word boundary after the first.
+        let spins = signs(130);
+        let source = SpinBits::from_signs(13, 10, &spins);
+        let mut target = SpinBits::down(9, 10);
+        target.copy_systems_from(2, &source, 5, 7);
+        for b in 0..9 {
+            let expected = if (2..9).contains(&b) {
+                source.system_signs(b + 3)
+            } else {
+                vec![-1; 10]
+            };
+            assert_eq!(target.system_signs(b), expected, "system {b}");
+        }
     }
 
     #[test]

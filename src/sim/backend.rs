@@ -26,8 +26,23 @@ pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Eng
     open_engine_with_betas(config, systems, Betas::Fixed)
 }
 
-/// [`open_engine`] for betas that stay fixed or change (population annealing, [`Betas`]).
+/// [`open_engine`] for betas that stay fixed or change (population annealing, [`Betas`]). In a
+/// job of several MPI ranks (feature `mpi`), on rank 0, the engine spans every rank
+/// ([`crate::ranks`]).
 pub fn open_engine_with_betas(
+    config: &Config,
+    systems: IsingSystems,
+    betas: Betas,
+) -> Result<Box<dyn Engine>> {
+    #[cfg(feature = "mpi")]
+    if crate::ranks::world::placement().is_some() {
+        return crate::ranks::world::RankedEngine::open(config, systems, betas);
+    }
+    open_local_engine(config, systems, betas)
+}
+
+/// The engine of `systems` on this process's own device (or CPU).
+pub fn open_local_engine(
     config: &Config,
     systems: IsingSystems,
     betas: Betas,

@@ -255,7 +255,8 @@ fn device_index(selector: Option<&str>, count: usize) -> Result<usize> {
         return Err(Error::Cuda("the CUDA driver found no device".into()));
     }
     let Some(selector) = selector else {
-        return Ok(0);
+        // Ranks of an MPI job share the node's devices.
+        return Ok(crate::ranks::local_rank() % count);
     };
     match selector.trim().parse::<usize>() {
         Ok(index) if index < count => Ok(index),

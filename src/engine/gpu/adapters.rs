@@ -75,7 +75,8 @@ fn backend_rank(backend: wgpu::Backend) -> u32 {
 
 /// Choose an adapter. `selector` is an index (`"0"`), a backend name (`"vulkan"`, `"metal"`,
 /// `"dx12"`, `"gl"`) or a case-insensitive substring of the adapter name; without one, the best
-/// hardware adapter, else a software one. Errors list the adapters that exist.
+/// hardware adapter, else a software one (of several equally good ones, MPI rank `k` of a node
+/// takes the `k`-th). Errors list the adapters that exist.
 pub fn choose(adapters: Vec<wgpu::Adapter>, selector: Option<&str>) -> Result<wgpu::Adapter> {
     if adapters.is_empty() {
         return Err(Error::Adapter(
@@ -92,11 +93,18 @@ pub fn choose(adapters: Vec<wgpu::Adapter>, selector: Option<&str>) -> Result<wg
         .collect::<Vec<_>>()
         .join("\n");
     let Some(selector) = selector else {
-        let best = adapters.into_iter().min_by_key(|a| {
+        // The best kind of adapter; ranks of an MPI job on one node take one each in turn.
+        let preference = |a: &wgpu::Adapter| {
             let info = a.get_info();
             (rank(info.device_type), backend_rank(info.backend))
-        });
-        return Ok(best.expect("adapters is not empty"));
+        };
+        let best = adapters.iter().map(preference).min();
+        let mut best: Vec<_> = adapters
+            .into_iter()
+            .filter(|a| Some(preference(a)) == best)
+            .collect();
+        let turn = crate::ranks::local_rank() % best.len();
+        return Ok(best.swap_remove(turn));
     };
     let wanted = selector.to_lowercase();
     let position = match wanted.parse::<usize>() {

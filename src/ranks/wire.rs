@@ -1,0 +1,441 @@
+//! What rank 0 and the other ranks send each other, as bytes: the engine calls
+//! ([`Command`]) and their answers ([`Reply`]). Little-endian words, lengths before arrays, f64
+//! as their bits, so every value crosses exactly.
+
+use crate::engine::{Betas, Measurements, Observation, Plan, SpinBits, Step};
+use crate::error::{Error, Result};
+use crate::model::Lattice;
+use crate::model::couplings::Disorder;
+use crate::model::ising::IsingSystems;
+
+use super::SampleSlice;
+
+/// An engine call from rank 0.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Open an engine for the whole run's `systems` under `config` (RON, engine resolved), on
+    /// the samples `slices[rank]`.
+    Open {
+        config: String,
+        systems: IsingSystems,
+        betas: Betas,
+        slices: Vec<SampleSlice>,
+    },
+    HotStart,
+    /// This rank's lattices.
+    SetSpins(SpinBits),
+    Spins,
+    Execute(Plan),
+    /// This rank's tempering state.
+    SetTempering(Vec<u32>),
+    Tempering,
+    SetBetas(Vec<f64>),
+    /// This rank's copy map, in its own system numbers.
+    CopySystems(Vec<u32>),
+    /// Drop the engine.
+    Close,
+    /// The run is over: exit with this status.
+    Finish(u8),
+}
+
+/// A rank's answer to a command other than `Close` and `Finish`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Done,
+    Spins(SpinBits),
+    Measurements(Measurements),
+    Tempering(Vec<u32>),
+}
+
+#[derive(Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+    fn len(&mut self, n: usize) {
+        self.u64(n as u64);
+    }
+    fn str(&mut self, s: &str) {
+        self.len(s.len());
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn u32s(&mut self, values: &[u32]) {
+        self.len(values.len());
+        self.0.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    fn u64s(&mut self, values: &[u64]) {
+        self.len(values.len());
+        self.0.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    fn f64s(&mut self, values: &[f64]) {
+        self.len(values.len());
+        self.0
+            .extend(values.iter().flat_map(|v| v.to_bits().to_le_bytes()));
+    }
+    fn systems(&mut self, systems: &IsingSystems) {
+        self.u32(systems.lattice.dims);
+        self.u32(systems.lattice.size);
+        self.f64(systems.field);
+        self.f64s(&systems.betas);
+        self.u8(match systems.disorder {
+            Disorder::Ferromagnet => 0,
+            Disorder::Bimodal => 1,
+        });
+        self.u32(systems.samples);
+        self.u32(systems.replicas);
+        self.u64(systems.seed);
+    }
+    fn spins(&mut self, spins: &SpinBits) {
+        self.u32(spins.systems());
+        self.u64(spins.sites());
+        self.u64s(spins.words());
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.bytes.len() < n {
+            return Err(truncated());
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+    fn f64(&mut self) -> Result<f64> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+    fn len(&mut self, width: usize) -> Result<usize> {
+        let n = usize::try_from(self.u64()?).map_err(|_| truncated())?;
+        if n.saturating_mul(width) > self.bytes.len() {
+            return Err(truncated());
+        }
+        Ok(n)
+    }
+    fn str(&mut self) -> Result<String> {
+        let n = self.len(1)?;
+        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| truncated())
+    }
+    fn u32s(&mut self) -> Result<Vec<u32>> {
+        let n = self.len(4)?;
+        (0..n).map(|_| self.u32()).collect()
+    }
+    fn u64s(&mut self) -> Result<Vec<u64>> {
+        let n = self.len(8)?;
+        (0..n).map(|_| self.u64()).collect()
+    }
+    fn f64s(&mut self) -> Result<Vec<f64>> {
+        let n = self.len(8)?;
+        (0..n).map(|_| self.f64()).collect()
+    }
+    fn systems(&mut self) -> Result<IsingSystems> {
+        let (dims, size) = (self.u32()?, self.u32()?);
+        if !(dims == 2 || dims == 3) {
+            return Err(truncated());
+        }
+        let lattice = Lattice::new(dims, size);
+        let field = self.f64()?;
+        let betas = self.f64s()?;
+        let disorder = self.u8()?;
+        let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
+        Ok(match disorder {
+            0 => IsingSystems::ferromagnet(lattice, field, betas, replicas, seed),
+            _ => IsingSystems::spin_glass(lattice, field, betas, samples, replicas, seed),
+        })
+    }
+    fn spins(&mut self) -> Result<SpinBits> {
+        let (systems, sites) = (self.u32()?, self.u64()?);
+        SpinBits::from_words(systems, sites, self.u64s()?)
+    }
+    fn end(&self) -> Result<()> {
+        match self.bytes.is_empty() {
+            true => Ok(()),
+            false => Err(truncated()),
+        }
+    }
+}
+
+fn truncated() -> Error {
+    Error::State("a message between MPI ranks was damaged or of another spinflip version".into())
+}
+
+const STEP_SWEEP: u32 = 0;
+const STEP_MEASURE: u32 = 1;
+const STEP_SWAP: u32 = 2;
+
+impl Command {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        match self {
+            Command::Open {
+                config,
+                systems,
+                betas,
+                slices,
+            } => {
+                w.u8(0);
+                w.str(config);
+                w.systems(systems);
+                w.u8(match betas {
+                    Betas::Fixed => 0,
+                    Betas::Changing => 1,
+                });
+                let bounds: Vec<u32> = slices.iter().flat_map(|s| [s.first, s.count]).collect();
+                w.u32s(&bounds);
+            }
+            Command::HotStart => w.u8(1),
+            Command::SetSpins(spins) => {
+                w.u8(2);
+                w.spins(spins);
+            }
+            Command::Spins => w.u8(3),
+            Command::Execute(plan) => {
+                w.u8(4);
+                w.u32(plan.slots);
+                let steps: Vec<u32> = plan
+                    .steps
+                    .iter()
+                    .flat_map(|step| match *step {
+                        Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0],
+                        Step::Measure { slot } => [STEP_MEASURE, slot, 0],
+                        Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity],
+                    })
+                    .collect();
+                w.u32s(&steps);
+            }
+            Command::SetTempering(state) => {
+                w.u8(5);
+                w.u32s(state);
+            }
+            Command::Tempering => w.u8(6),
+            Command::SetBetas(betas) => {
+                w.u8(7);
+                w.f64s(betas);
+            }
+            Command::CopySystems(sources) => {
+                w.u8(8);
+                w.u32s(sources);
+            }
+            Command::Close => w.u8(9),
+            Command::Finish(status) => {
+                w.u8(10);
+                w.u8(*status);
+            }
+        }
+        w.0
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Command> {
+        let mut r = Reader { bytes };
+        let command = match r.u8()? {
+            0 => {
+                let config = r.str()?;
+                let systems = r.systems()?;
+                let betas = match r.u8()? {
+                    0 => Betas::Fixed,
+                    _ => Betas::Changing,
+                };
+                let slices = r
+                    .u32s()?
+                    .chunks_exact(2)
+                    .map(|s| SampleSlice {
+                        first: s[0],
+                        count: s[1],
+                    })
+                    .collect();
+                Command::Open {
+                    config,
+                    systems,
+                    betas,
+                    slices,
+                }
+            }
+            1 => Command::HotStart,
+            2 => Command::SetSpins(r.spins()?),
+            3 => Command::Spins,
+            4 => {
+                let slots = r.u32()?;
+                let steps = r
+                    .u32s()?
+                    .chunks_exact(3)
+                    .map(|s| match s[0] {
+                        STEP_SWEEP => Ok(Step::Sweep { sweep: s[1] }),
+                        STEP_MEASURE => Ok(Step::Measure { slot: s[1] }),
+                        STEP_SWAP => Ok(Step::Swap {
+                            sweep: s[1],
+                            parity: s[2],
+                        }),
+                        _ => Err(truncated()),
+                    })
+                    .collect::<Result<_>>()?;
+                Command::Execute(Plan { steps, slots })
+            }
+            5 => Command::SetTempering(r.u32s()?),
+            6 => Command::Tempering,
+            7 => Command::SetBetas(r.f64s()?),
+            8 => Command::CopySystems(r.u32s()?),
+            9 => Command::Close,
+            10 => Command::Finish(r.u8()?),
+            _ => return Err(truncated()),
+        };
+        r.end()?;
+        Ok(command)
+    }
+}
+
+/// A rank's answer as bytes: its [`Reply`], or the error its engine gave.
+pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
+    let mut w = Writer::default();
+    match reply {
+        Err(error) => {
+            w.u8(0);
+            w.str(&error.to_string());
+        }
+        Ok(Reply::Done) => w.u8(1),
+        Ok(Reply::Spins(spins)) => {
+            w.u8(2);
+            w.spins(spins);
+        }
+        Ok(Reply::Measurements(m)) => {
+            w.u8(3);
+            let observations: Vec<u64> = m
+                .observations
+                .iter()
+                .flat_map(|o| [o.up, o.satisfied])
+                .collect();
+            w.u64s(&observations);
+            w.u32s(&m.overlap_planes);
+            w.u64s(&m.link_overlaps);
+            w.u32s(&m.labels);
+        }
+        Ok(Reply::Tempering(state)) => {
+            w.u8(4);
+            w.u32s(state);
+        }
+    }
+    w.0
+}
+
+/// A rank's answer from bytes; `Err(message)` inside where its engine failed.
+pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> {
+    let mut r = Reader { bytes };
+    let reply = match r.u8()? {
+        0 => Err(r.str()?),
+        1 => Ok(Reply::Done),
+        2 => Ok(Reply::Spins(r.spins()?)),
+        3 => {
+            let observations = r
+                .u64s()?
+                .chunks_exact(2)
+                .map(|o| Observation {
+                    up: o[0],
+                    satisfied: o[1],
+                })
+                .collect();
+            Ok(Reply::Measurements(Measurements {
+                observations,
+                overlap_planes: r.u32s()?,
+                link_overlaps: r.u64s()?,
+                labels: r.u32s()?,
+            }))
+        }
+        4 => Ok(Reply::Tempering(r.u32s()?)),
+        _ => return Err(truncated()),
+    };
+    r.end()?;
+    Ok(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_and_replies_cross_unchanged() {
+        let systems =
+            IsingSystems::spin_glass(Lattice::new(3, 4), 0.25, vec![0.3, 1.0 / 3.0], 6, 2, 9);
+        let mut plan = Plan::default();
+        plan.sweep(7);
+        plan.swap(7, 1);
+        plan.measure();
+        let mut spins = SpinBits::down(3, 64);
+        spins.set(1, 5, true);
+        let commands = [
+            Command::Open {
+                config: "(seed: 1)".into(),
+                systems,
+                betas: Betas::Changing,
+                slices: vec![
+                    SampleSlice { first: 0, count: 2 },
+                    SampleSlice { first: 2, count: 4 },
+                ],
+            },
+            Command::HotStart,
+            Command::SetSpins(spins.clone()),
+            Command::Spins,
+            Command::Execute(plan),
+            Command::SetTempering(vec![1, 2, 3]),
+            Command::Tempering,
+            Command::SetBetas(vec![0.1, f64::MIN_POSITIVE]),
+            Command::CopySystems(vec![0, 0, 2]),
+            Command::Close,
+            Command::Finish(1),
+        ];
+        for command in commands {
+            assert_eq!(Command::decode(&command.encode()).unwrap(), command);
+        }
+        let measurements = Measurements {
+            observations: vec![Observation {
+                up: 3,
+                satisfied: u64::MAX,
+            }],
+            overlap_planes: vec![4, 5],
+            link_overlaps: vec![6],
+            labels: vec![7, 8],
+        };
+        for reply in [
+            Reply::Done,
+            Reply::Spins(spins),
+            Reply::Measurements(measurements),
+            Reply::Tempering(vec![9]),
+        ] {
+            let bytes = encode_reply(&Ok(reply.clone()));
+            assert_eq!(decode_reply(&bytes).unwrap(), Ok(reply));
+        }
+        let failed = encode_reply(&Err(Error::State("no adapter".into())));
+        assert!(
+            decode_reply(&failed)
+                .unwrap()
+                .unwrap_err()
+                .contains("no adapter")
+        );
+        assert!(Command::decode(&[4, 1]).is_err());
+    }
+}

@@ -1,0 +1,486 @@
+//! The MPI side of [`crate::ranks`]: starting MPI and checking that every rank runs the same
+//! command ([`Session`]), rank 0's [`RankedEngine`], and the other ranks' [`follow`] loop.
+//!
+//! Only the main thread calls MPI (`Threading::Funneled`). Rank 0 talks to each other rank
+//! point to point: it sends a command to every rank, runs its own share, then collects every
+//! answer in rank order, so all ranks work at once and the messages of one call never overtake
+//! each other. A rank whose engine fails answers with the error, which rank 0 reports naming the
+//! rank; a rank that dies takes the job down through `mpirun`, and rank 0's checkpoints, written
+//! atomically, keep the last good state.
+
+use std::sync::OnceLock;
+
+use mpi::topology::{Communicator, Process, SimpleCommunicator};
+use mpi::traits::*;
+
+use super::wire::{Command, Reply, decode_reply, encode_reply};
+use super::{RunShape, SampleSlice, partition, sample_group};
+use crate::config::Config;
+use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, tempering::Chains};
+use crate::error::{Error, Result};
+use crate::io::checkpoint::fingerprint;
+use crate::model::ising::IsingSystems;
+use crate::sim::open_local_engine;
+
+/// Where this process runs in a job of several ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    pub rank: u32,
+    pub size: u32,
+    /// The rank among those on the same node: the GPU it takes where the config names none.
+    pub local_rank: u32,
+}
+
+static PLACEMENT: OnceLock<Placement> = OnceLock::new();
+
+/// This process's place in a job of several ranks; `None` when it runs alone.
+pub fn placement() -> Option<Placement> {
+    PLACEMENT.get().copied()
+}
+
+/// Bytes per MPI message: counts are C ints, so large arrays go in pieces.
+const PIECE: usize = 1 << 30;
+
+fn send_bytes(to: &Process<'_>, bytes: &[u8]) {
+    to.send(&(bytes.len() as u64));
+    for piece in bytes.chunks(PIECE) {
+        to.send(piece);
+    }
+}
+
+fn receive_bytes(from: &Process<'_>) -> Vec<u8> {
+    let (len, _) = from.receive::<u64>();
+    let mut bytes = Vec::with_capacity(len as usize);
+    while (bytes.len() as u64) < len {
+        let (piece, _) = from.receive_vec::<u8>();
+        bytes.extend_from_slice(&piece);
+    }
+    bytes
+}
+
+/// MPI for the life of the process.
+pub struct Session {
+    _universe: mpi::environment::Universe,
+    pub placement: Placement,
+}
+
+impl Session {
+    /// Start MPI. `None` where the process runs alone (no `mpirun`, or `-np 1`): it then runs
+    /// exactly as a build without the feature. With several ranks, checks that all run the same
+    /// command line and config files (`identity`) before anything else.
+    pub fn start() -> Result<Option<Session>> {
+        let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+            return Err(Error::Usage("MPI was initialised twice".into()));
+        };
+        let world = universe.world();
+        let size = world.size() as u32;
+        if size == 1 {
+            return Ok(None);
+        }
+        let placement = Placement {
+            rank: world.rank() as u32,
+            size,
+            local_rank: world.split_shared(world.rank()).rank() as u32,
+        };
+        PLACEMENT
+            .set(placement)
+            .expect("MPI starts once per process");
+        let session = Session {
+            _universe: universe,
+            placement,
+        };
+        session.check_same_command(&identity())?;
+        Ok(Some(session))
+    }
+
+    /// Every rank must run rank 0's command on the same config: rank 0 compares the others'
+    /// `identity` with its own and tells each whether to go on.
+    fn check_same_command(&self, identity: &str) -> Result<()> {
+        let world = SimpleCommunicator::world();
+        let root = world.process_at_rank(0);
+        if self.placement.rank != 0 {
+            send_bytes(&root, identity.as_bytes());
+            let (verdict, _) = root.receive::<u8>();
+            return match verdict {
+                1 => Ok(()),
+                _ => Err(Error::Rank {
+                    rank: 0,
+                    message: "the ranks do not run the same command or config (see rank 0)".into(),
+                }),
+            };
+        }
+        let mut differing = Vec::new();
+        for k in 1..self.placement.size {
+            let theirs = receive_bytes(&world.process_at_rank(k as i32));
+            if theirs != identity.as_bytes() {
+                differing.push(format!(
+                    "rank {k}: {}",
+                    String::from_utf8_lossy(&theirs).replace('\0', " ")
+                ));
+            }
+        }
+        for k in 1..self.placement.size {
+            world
+                .process_at_rank(k as i32)
+                .send(&u8::from(differing.is_empty()));
+        }
+        match differing.is_empty() {
+            true => Ok(()),
+            false => Err(Error::Rank {
+                rank: 0,
+                message: format!(
+                    "every rank must run the same command on the same config files; rank 0 \
+                     runs: {}; but {}",
+                    identity.replace('\0', " "),
+                    differing.join("; ")
+                ),
+            }),
+        }
+    }
+
+    /// Rank 0's end of the run: tell the other ranks to exit with `status`.
+    pub fn finish(&self, status: u8) {
+        let world = SimpleCommunicator::world();
+        for k in 1..self.placement.size {
+            send_bytes(
+                &world.process_at_rank(k as i32),
+                &Command::Finish(status).encode(),
+            );
+        }
+    }
+}
+
+/// The command line with, for each argument naming a readable file, the fingerprint of its
+/// contents (a config file that differs between nodes shows up here).
+fn identity() -> String {
+    std::env::args()
+        .skip(1)
+        .map(|arg| match std::fs::read_to_string(&arg) {
+            Ok(text) => format!("{arg} (contents {:016x})", fingerprint(&text)),
+            Err(_) => arg,
+        })
+        .collect::<Vec<_>>()
+        .join("\0")
+}
+
+/// A rank other than 0: replay rank 0's engine calls on engines of this rank's samples until
+/// rank 0 finishes; the exit status it sends.
+pub fn follow(placement: Placement) -> u8 {
+    let world = SimpleCommunicator::world();
+    let root = world.process_at_rank(0);
+    let mut engine: Option<Box<dyn Engine>> = None;
+    loop {
+        let command = match Command::decode(&receive_bytes(&root)) {
+            Ok(command) => command,
+            Err(error) => {
+                eprintln!("spinflip: rank {}: error: {error}", placement.rank);
+                world.abort(2);
+            }
+        };
+        let reply = match command {
+            Command::Finish(status) => return status,
+            Command::Close => {
+                engine = None;
+                continue;
+            }
+            Command::Open {
+                config,
+                systems,
+                betas,
+                slices,
+            } => open_slice(&config, &systems, betas, slices[placement.rank as usize]).map(|e| {
+                engine = Some(e);
+                Reply::Done
+            }),
+            command => match engine.as_deref_mut() {
+                Some(engine) => serve(engine, command),
+                None => Err(Error::State(
+                    "an engine call before the engine was opened".into(),
+                )),
+            },
+        };
+        send_bytes(&root, &encode_reply(&reply));
+    }
+}
+
+/// The engine of `slice` of the whole run's `systems` under `config` (RON).
+fn open_slice(
+    config: &str,
+    systems: &IsingSystems,
+    betas: Betas,
+    slice: SampleSlice,
+) -> Result<Box<dyn Engine>> {
+    let config = Config::from_ron_str(config)?;
+    open_local_engine(
+        &config,
+        systems.sample_slice(slice.first, slice.count),
+        betas,
+    )
+}
+
+/// One engine call on this rank's engine.
+fn serve(engine: &mut dyn Engine, command: Command) -> Result<Reply> {
+    Ok(match command {
+        Command::HotStart => {
+            engine.hot_start()?;
+            Reply::Done
+        }
+        Command::SetSpins(spins) => {
+            engine.set_spins(&spins)?;
+            Reply::Done
+        }
+        Command::Spins => Reply::Spins(engine.spins()?),
+        Command::Execute(plan) => Reply::Measurements(engine.execute(&plan)?),
+        Command::SetTempering(state) => {
+            engine.set_tempering(&state)?;
+            Reply::Done
+        }
+        Command::Tempering => Reply::Tempering(engine.tempering()?),
+        Command::SetBetas(betas) => {
+            engine.set_betas(&betas)?;
+            Reply::Done
+        }
+        Command::CopySystems(sources) => {
+            engine.copy_systems(&sources)?;
+            Reply::Done
+        }
+        Command::Open { .. } | Command::Close | Command::Finish(_) => {
+            unreachable!("handled by follow")
+        }
+    })
+}
+
+/// The other ranks, seen from rank 0.
+struct Followers {
+    world: SimpleCommunicator,
+    ranks: usize,
+}
+
+impl Followers {
+    fn each(&self) -> impl Iterator<Item = (usize, Process<'_>)> {
+        (1..self.ranks).map(|k| (k, self.world.process_at_rank(k as i32)))
+    }
+
+    /// Send `command(k)` to every rank `k`.
+    fn send(&self, command: impl Fn(usize) -> Command) {
+        for (k, rank) in self.each() {
+            send_bytes(&rank, &command(k).encode());
+        }
+    }
+
+    /// Every rank's answer, in rank order (all of them, so that the next call starts in step),
+    /// or the first error, naming its rank.
+    fn collect(&self) -> Result<Vec<Reply>> {
+        let mut replies = Vec::with_capacity(self.ranks - 1);
+        let mut failure = None;
+        for (k, rank) in self.each() {
+            match decode_reply(&receive_bytes(&rank))? {
+                Ok(reply) => replies.push(reply),
+                Err(message) => {
+                    failure.get_or_insert(Error::Rank {
+                        rank: k as u32,
+                        message,
+                    });
+                }
+            }
+        }
+        match failure {
+            Some(error) => Err(error),
+            None => Ok(replies),
+        }
+    }
+}
+
+/// Rank 0's engine over every rank: its own engine holds the first samples, the other ranks'
+/// the rest; every call goes to all of them and their answers are merged into the whole run's.
+pub struct RankedEngine {
+    local: Box<dyn Engine>,
+    systems: IsingSystems,
+    shape: RunShape,
+    slices: Vec<SampleSlice>,
+    followers: Followers,
+}
+
+impl RankedEngine {
+    /// Open the engine of `systems` (the whole run's) under `config` on every rank.
+    pub fn open(config: &Config, systems: IsingSystems, betas: Betas) -> Result<Box<dyn Engine>> {
+        let placement = placement().expect("a ranked engine runs on rank 0 of several");
+        let (config, _) = config.resolve_engine()?;
+        let slices = partition(&systems, sample_group(&config), placement.size)?;
+        let followers = Followers {
+            world: SimpleCommunicator::world(),
+            ranks: slices.len(),
+        };
+        followers.send(|_| Command::Open {
+            config: config.to_ron_string(),
+            systems: systems.clone(),
+            betas,
+            slices: slices.clone(),
+        });
+        let mine = systems.sample_slice(slices[0].first, slices[0].count);
+        let local = open_local_engine(&config, mine, betas);
+        let opened = followers.collect();
+        match (local, opened) {
+            (Ok(local), Ok(_)) => Ok(Box::new(RankedEngine {
+                local,
+                shape: RunShape::of(&systems),
+                systems,
+                slices,
+                followers,
+            })),
+            (local, opened) => {
+                // The ranks that did open drop their engines.
+                followers.send(|_| Command::Close);
+                Err(local.err().or(opened.err()).expect("one of them failed"))
+            }
+        }
+    }
+
+    /// Send `command(k)` to every other rank `k`, run `local` on this rank's engine, then
+    /// collect every answer: `local`'s result and the others' replies in rank order.
+    fn call<R>(
+        &mut self,
+        command: impl Fn(usize) -> Command,
+        local: impl FnOnce(&mut dyn Engine) -> Result<R>,
+    ) -> Result<(R, Vec<Reply>)> {
+        self.followers.send(command);
+        let mine = local(self.local.as_mut());
+        let replies = self.followers.collect();
+        Ok((mine?, replies?))
+    }
+
+    /// [`RankedEngine::call`] of a command with nothing to return.
+    fn call_all(
+        &mut self,
+        command: impl Fn(usize) -> Command,
+        local: impl FnOnce(&mut dyn Engine) -> Result<()>,
+    ) -> Result<()> {
+        self.call(command, local).map(|_| ())
+    }
+}
+
+/// What a reply of the wrong kind means: the ranks run different versions.
+fn unexpected(reply: Reply) -> Error {
+    Error::State(format!(
+        "an MPI rank answered with {reply:?}: do all ranks run the same spinflip?"
+    ))
+}
+
+impl Engine for RankedEngine {
+    fn info(&self) -> EngineInfo {
+        let local = self.local.info();
+        EngineInfo {
+            adapter: format!("{} (rank 0 of {})", local.adapter, self.slices.len()),
+            ..local
+        }
+    }
+
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.systems)?;
+        let parts: Vec<SpinBits> = self
+            .slices
+            .iter()
+            .map(|&slice| self.shape.slice_spins(spins, slice))
+            .collect();
+        self.call_all(
+            |k| Command::SetSpins(parts[k].clone()),
+            |engine| engine.set_spins(&parts[0]),
+        )
+    }
+
+    fn spins(&mut self) -> Result<SpinBits> {
+        let (mine, replies) = self.call(|_| Command::Spins, |engine| engine.spins())?;
+        let mut parts = vec![mine];
+        for reply in replies {
+            match reply {
+                Reply::Spins(spins) => parts.push(spins),
+                other => return Err(unexpected(other)),
+            }
+        }
+        self.shape.merge_spins(&parts, &self.slices)
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        self.call_all(|_| Command::HotStart, |engine| engine.hot_start())
+    }
+
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let (mine, replies) = self.call(
+            |_| Command::Execute(plan.clone()),
+            |engine| engine.execute(plan),
+        )?;
+        let mut parts = vec![mine];
+        for reply in replies {
+            match reply {
+                Reply::Measurements(measurements) => parts.push(measurements),
+                other => return Err(unexpected(other)),
+            }
+        }
+        self.shape
+            .merge_measurements(parts, &self.slices, plan.slots as usize)
+    }
+
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        crate::engine::check_tempering_state(&self.systems, state)?;
+        let chains = Chains::of(&self.systems);
+        let parts: Vec<Vec<u32>> = self
+            .slices
+            .iter()
+            .map(|&slice| {
+                super::slice_samples(
+                    state,
+                    slice,
+                    self.systems.samples,
+                    4,
+                    self.systems.replicas as usize * chains.temperatures as usize,
+                )
+            })
+            .collect();
+        self.call_all(
+            |k| Command::SetTempering(parts[k].clone()),
+            |engine| engine.set_tempering(&parts[0]),
+        )
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        let (mine, replies) = self.call(|_| Command::Tempering, |engine| engine.tempering())?;
+        if mine.is_empty() {
+            return Ok(mine);
+        }
+        let mut parts = vec![mine];
+        for reply in replies {
+            match reply {
+                Reply::Tempering(state) => parts.push(state),
+                other => return Err(unexpected(other)),
+            }
+        }
+        let walkers = self.systems.replicas as usize * self.systems.betas.len();
+        super::merge_samples(&parts, &self.slices, 4, walkers)
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        self.call_all(
+            |_| Command::SetBetas(betas.to_vec()),
+            |engine| engine.set_betas(betas),
+        )
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        crate::engine::check_copy_map(&self.systems, sources)?;
+        let parts = self
+            .slices
+            .iter()
+            .map(|&slice| self.shape.slice_copy_map(sources, slice))
+            .collect::<Result<Vec<_>>>()?;
+        self.call_all(
+            |k| Command::CopySystems(parts[k].clone()),
+            |engine| engine.copy_systems(&parts[0]),
+        )
+    }
+}
+
+impl Drop for RankedEngine {
+    fn drop(&mut self) {
+        self.followers.send(|_| Command::Close);
+    }
+}

@@ -1,0 +1,356 @@
+//! Runs split over MPI ranks (`mpirun -np N spinflip run`, feature `mpi`) write exactly the
+//! files of the same run on one rank: Metropolis sweeps, parallel tempering and population
+//! annealing of the spin glass, in several layouts, on the CPU and on the GPU (lavapipe in CI).
+//! A rank that dies ends the job and leaves the last checkpoint, which resumes on another rank
+//! count to the uninterrupted run's files; ranks with different configs, more ranks than the
+//! samples allow, and the ferromagnet on several ranks are refused with a message.
+//!
+//! These tests need OpenMPI's `mpirun` (`.ci/run` installs it); they fail without it.
+
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tempfile::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_spinflip");
+
+/// `mpirun -np ranks spinflip args...` as CI runs it: as root, more ranks than cores, shared
+/// memory without the cross-memory-attach that containers forbid.
+fn mpirun(ranks: u32) -> Command {
+    let mut command = Command::new("mpirun");
+    command
+        .args(["--oversubscribe", "--bind-to", "none", "-np"])
+        .arg(ranks.to_string())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    command
+}
+
+fn output(command: &mut Command) -> Output {
+    command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {command:?} (is OpenMPI installed?): {e}"))
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Write `config` into `dir` and return its path.
+fn config_file(dir: &Path, config: &str) -> PathBuf {
+    let path = dir.join("config.ron");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+/// Run `config` on `ranks` ranks (1: the plain binary, no `mpirun`) into `out`.
+fn run(config: &Path, out: &Path, ranks: u32, extra: &[&str]) -> Output {
+    let mut command = match ranks {
+        1 => Command::new(BIN),
+        n => {
+            let mut command = mpirun(n);
+            command.arg(BIN);
+            command
+        }
+    };
+    command
+        .arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    output(&mut command)
+}
+
+fn run_ok(config: &Path, out: &Path, ranks: u32) {
+    let result = run(config, out, ranks, &[]);
+    assert!(
+        result.status.success(),
+        "{} ranks: {}",
+        ranks,
+        text(&result)
+    );
+}
+
+/// JSON without the keys that depend on the machine and the time taken.
+fn without_timing(path: &Path) -> serde_json::Value {
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    for key in [
+        "flips_per_ns",
+        "ps_per_flip",
+        "engine",
+        "adapter",
+        "seconds",
+    ] {
+        strip(&mut json, key);
+    }
+    json
+}
+
+fn strip(json: &mut serde_json::Value, key: &str) {
+    match json {
+        serde_json::Value::Object(map) => {
+            map.remove(key);
+            map.values_mut().for_each(|v| strip(v, key));
+        }
+        serde_json::Value::Array(values) => values.iter_mut().for_each(|v| strip(v, key)),
+        _ => {}
+    }
+}
+
+/// Every file of two runs is byte-identical, the JSON summaries but for their timings.
+fn assert_same_outputs(a: &Path, b: &Path) {
+    let mut names: Vec<_> = std::fs::read_dir(a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 4, "too few outputs: {names:?}");
+    for name in names {
+        let (x, y) = (a.join(&name), b.join(&name));
+        if name.ends_with(".json") {
+            assert_eq!(without_timing(&x), without_timing(&y), "{name} differs");
+        } else {
+            let same = std::fs::read(&x).unwrap() == std::fs::read(&y).unwrap();
+            assert!(same, "{name} differs between {a:?} and {b:?}");
+        }
+    }
+}
+
+/// The run of `config` on one rank and on each of `rank_counts` write the same files.
+fn ranks_write_the_files_of_one(config: &str, rank_counts: &[u32]) {
+    let dir = TempDir::new().unwrap();
+    let path = config_file(dir.path(), config);
+    let one = dir.path().join("one");
+    run_ok(&path, &one, 1);
+    for &ranks in rank_counts {
+        let out = dir.path().join(format!("np{ranks}"));
+        run_ok(&path, &out, ranks);
+        assert_same_outputs(&one, &out);
+    }
+}
+
+/// Three samples of the 2D spin glass in SMSC words (one sample per word system), overlaps.
+const SMSC_GLASS: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 64, field: 0.0),
+    temperatures: Betas([0.5, 1.0]),
+    replicas: 2,
+    samples: 3,
+    engine: Multispin(layout: Smsc),
+    sweeps: (thermalize: 20, measure: 40, every: 2),
+    seed: 11,
+    backend: Cpu,
+    plots: false,
+)"#;
+
+#[test]
+fn smsc_spin_glass_on_two_and_three_ranks_writes_the_files_of_one() {
+    ranks_write_the_files_of_one(SMSC_GLASS, &[2, 3]);
+}
+
+/// 64 samples in the lanes of AMSC words (32 per rank at least), parallel tempering.
+const LANES_TEMPERING: &str = r#"(
+    model: EdwardsAnderson(dims: 3, size: 4, field: 0.0),
+    temperatures: LinearBeta(min: 0.4, max: 0.7, count: 4),
+    replicas: 2,
+    samples: 64,
+    engine: Multispin(layout: Amsc(lanes: Samples)),
+    sweeps: (thermalize: 20, measure: 60, every: 3),
+    algorithm: Tempering(every: 2),
+    seed: 12,
+    backend: Cpu,
+    plots: false,
+)"#;
+
+#[test]
+fn tempering_with_samples_in_lanes_on_two_ranks_writes_the_files_of_one() {
+    ranks_write_the_files_of_one(LANES_TEMPERING, &[2]);
+}
+
+/// Population annealing of two samples, replicas in lanes, overlaps between runs.
+const ANNEALING: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 4, field: 0.0),
+    replicas: 64,
+    samples: 2,
+    engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact),
+    algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.8, beta_max: 1.5),
+        resampling: Multinomial, runs: 2, overlaps: true, reweighting: Some(7)),
+    seed: 13,
+    backend: Cpu,
+    plots: false,
+)"#;
+
+#[test]
+fn population_annealing_on_two_ranks_writes_the_files_of_one() {
+    ranks_write_the_files_of_one(ANNEALING, &[2]);
+}
+
+/// The GPU engine (lavapipe in CI): two samples in SMSC words with temperatures in tempering.
+const GPU_GLASS: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 64, field: 0.0),
+    temperatures: LinearBeta(min: 0.4, max: 0.9, count: 3),
+    replicas: 2,
+    samples: 2,
+    engine: Multispin(layout: Smsc),
+    sweeps: (thermalize: 10, measure: 20, every: 2),
+    algorithm: Tempering(every: 1),
+    seed: 14,
+    backend: Wgpu,
+    plots: false,
+)"#;
+
+#[test]
+fn gpu_ranks_write_the_files_of_one() {
+    ranks_write_the_files_of_one(GPU_GLASS, &[2]);
+}
+
+/// A run long enough to be killed after its first checkpoints.
+const LONG: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 128, field: 0.0),
+    temperatures: Betas([0.5, 1.0]),
+    replicas: 2,
+    samples: 3,
+    engine: Multispin(layout: Smsc),
+    sweeps: (thermalize: 100, measure: 6000, every: 10),
+    seed: 15,
+    backend: Cpu,
+    checkpoint_every: 100,
+    plots: false,
+)"#;
+
+/// The process of MPI rank `rank` among the children of `mpirun`'s process `parent` (OpenMPI
+/// tells each its rank in `OMPI_COMM_WORLD_RANK`).
+fn rank_process(parent: u32, rank: u32) -> Option<u32> {
+    let wanted = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.find_map(|entry| {
+        let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The parent is the fourth field, after the command name in parentheses.
+        let ppid: u32 = stat
+            .rsplit(')')
+            .next()?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let has_rank = environ
+            .split(|&b| b == 0)
+            .any(|var| var == wanted.as_bytes());
+        (ppid == parent && has_rank).then_some(pid)
+    })
+}
+
+#[test]
+fn a_killed_rank_ends_the_job_and_its_checkpoint_resumes_on_three_ranks() {
+    let dir = TempDir::new().unwrap();
+    let path = config_file(dir.path(), LONG);
+    let out = dir.path().join("killed");
+    let child = mpirun(2)
+        .arg(BIN)
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    let checkpoint = out.join("checkpoint.bin");
+    let started = std::time::Instant::now();
+    while !checkpoint.exists() {
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "no checkpoint after 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let rank_1 = rank_process(child.id(), 1).expect("rank 1 runs under mpirun");
+    let killed = Command::new("kill")
+        .args(["-9", &rank_1.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let ended = child.wait_with_output().unwrap();
+    let report = text(&ended);
+    assert!(!ended.status.success(), "the job must fail: {report}");
+    assert!(
+        report.contains("rank 1") && report.contains("signal 9"),
+        "mpirun names the dead rank: {report}"
+    );
+    assert!(
+        !out.join("summary.json").exists(),
+        "the killed run ended before its end: {report}"
+    );
+    // The last checkpoint is whole: the run resumes from it on three ranks and ends with the
+    // files of the run never interrupted, on one.
+    let resumed = run(&path, &out, 3, &["--resume"]);
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    let one = dir.path().join("one");
+    run_ok(&path, &one, 1);
+    assert_same_outputs(&one, &out);
+}
+
+#[test]
+fn ranks_running_different_configs_are_refused() {
+    let dir = TempDir::new().unwrap();
+    let a = config_file(dir.path(), SMSC_GLASS);
+    let b = dir.path().join("other.ron");
+    std::fs::write(&b, SMSC_GLASS.replace("seed: 11", "seed: 12")).unwrap();
+    let out = dir.path().join("out");
+    let mut command = mpirun(1);
+    command
+        .arg(BIN)
+        .arg("run")
+        .arg(&a)
+        .arg("--out")
+        .arg(&out)
+        .args([":", "-np", "1"])
+        .arg(BIN)
+        .arg("run")
+        .arg(&b)
+        .arg("--out")
+        .arg(&out);
+    let result = output(&mut command);
+    let report = text(&result);
+    assert!(!result.status.success(), "{report}");
+    assert!(
+        report.contains("every rank must run the same command") && report.contains("rank 1"),
+        "{report}"
+    );
+    assert!(!out.join("summary.json").exists());
+}
+
+#[test]
+fn more_ranks_than_samples_and_the_ferromagnet_are_refused() {
+    let dir = TempDir::new().unwrap();
+    let path = config_file(dir.path(), SMSC_GLASS);
+    let result = run(&path, &dir.path().join("four"), 4, &[]);
+    let report = text(&result);
+    assert!(!result.status.success(), "{report}");
+    assert!(
+        report.contains("4 MPI ranks for 3 disorder samples") && report.contains("at most 3"),
+        "{report}"
+    );
+    let ferromagnet = dir.path().join("ferromagnet.ron");
+    std::fs::write(
+        &ferromagnet,
+        r#"(model: Ising(dims: 2, size: 16, field: 0.0), temperatures: Betas([0.4]), replicas: 1, seed: 1,
+            sweeps: (thermalize: 10, measure: 10, every: 1), backend: Cpu, plots: false)"#,
+    )
+    .unwrap();
+    let result = run(&ferromagnet, &dir.path().join("ferro"), 2, &[]);
+    let report = text(&result);
+    assert!(!result.status.success(), "{report}");
+    assert!(report.contains("slabs"), "{report}");
+}
