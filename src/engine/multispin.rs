@@ -32,6 +32,7 @@ use crate::engine::{Measurements, Observation};
 use crate::model::Lattice;
 use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
 use crate::model::ising::{IsingSystems, threshold};
+use crate::parallel;
 
 /// Words a thread of the observables and overlap kernels walks at most where it walks several
 /// lines (see [`MultispinLayout::line_run`]).
@@ -583,79 +584,72 @@ impl MultispinLayout {
     }
 
     /// Reorder per-word observations `[slot][g][lane]` (up, satisfied) into per-system ones
-    /// `[slot][system]`; SMSC sums the 32 site lanes of its one system.
+    /// `[slot][system]`; SMSC sums the 32 site lanes of its one system. Each system gathers its
+    /// own lane, so systems fill in parallel within a slot too: a population anneal measures
+    /// 2^20 systems in one slot per step.
     pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
         let systems = self.systems.systems() as usize;
-        let mut out = vec![[0u64; 2]; slots as usize * systems];
-        let words = self.word_systems() as usize;
-        // Slots in parallel: a plan's many measurements of many systems are reordered on the
-        // host inside `execute`.
-        out.par_chunks_mut(systems.max(1))
-            .zip(per_word.par_chunks(words * LANES as usize))
-            .for_each(|(out, per_word)| {
-                for (g, lanes) in per_word.chunks_exact(LANES as usize).enumerate() {
-                    for (lane, counts) in lanes.iter().enumerate() {
-                        let lane = if self.smsc() { 0 } else { lane as u32 };
-                        if let Some(system) = self.lane_system(g as u32, lane) {
-                            let o = &mut out[system as usize];
-                            o[0] += counts[0];
-                            o[1] += counts[1];
-                        }
-                    }
-                }
-            });
-        out
+        let words = self.word_systems() as usize * LANES as usize;
+        parallel::from_fn(slots as usize * systems, |i| {
+            let (slot, b) = (i / systems, i % systems);
+            let (g, lane) = self.system_lane(b as u32);
+            let lanes = &per_word[slot * words + g as usize * LANES as usize..][..LANES as usize];
+            match self.smsc() {
+                true => lanes
+                    .iter()
+                    .fold([0, 0], |sum, c| [sum[0] + c[0], sum[1] + c[1]]),
+                false => lanes[lane as usize],
+            }
+        })
     }
 
     /// Reorder per-pair counts `[slot][pair][sites, bonds][overlap slot]` into the differing
     /// sites `[slot][overlap][x]` and the differing bonds summed over the planes
-    /// `[slot][overlap]`, overlaps numbered as [`IsingSystems::overlaps`]; slots in parallel,
-    /// like [`systems_of_words`](Self::systems_of_words).
+    /// `[slot][overlap]`, overlaps numbered as [`IsingSystems::overlaps`]; each overlap gathers
+    /// its own counts, in parallel, like [`systems_of_words`](Self::systems_of_words).
     fn overlaps_of_pairs(&self, per_pair: &[u32], slots: u32) -> (Vec<u32>, Vec<u64>) {
         let l = self.lattice().size as usize;
         let overlaps = self.systems.overlaps() as usize;
         let per_word = self.pair_counts() as usize;
         let bonds = self.overlap_slots() as usize;
-        let lanes = self.overlap_lanes();
-        let pair_counts = (self.overlap_word_pairs().len() * per_word).max(1);
+        let pair_counts = self.overlap_word_pairs().len() * per_word;
+        let at = |lane: u32, x: usize| match self.smsc() {
+            true => x,
+            false => x * LANES as usize + lane as usize,
+        };
+        // The counts of overlap `i mod overlaps` at slot `i / overlaps`, and its lane.
+        let counts_of = |i: usize| {
+            let (slot, o) = (i / overlaps, i % overlaps);
+            let (pw, lane) = self.overlap_source(o as u32);
+            (
+                &per_pair[slot * pair_counts + pw * per_word..][..per_word],
+                lane,
+            )
+        };
         let mut planes = vec![0u32; slots as usize * overlaps * l];
-        let mut links = vec![0u64; slots as usize * overlaps];
-        planes
-            .par_chunks_mut((overlaps * l).max(1))
-            .zip(links.par_chunks_mut(overlaps.max(1)))
-            .zip(per_pair.par_chunks(pair_counts))
-            .for_each(|((planes, links), counts)| {
-                for &(pw, lane, overlap) in &lanes {
-                    let counts = &counts[pw * per_word..][..per_word];
-                    for x in 0..l {
-                        let at = if self.smsc() {
-                            x
-                        } else {
-                            x * LANES as usize + lane as usize
-                        };
-                        planes[overlap * l + x] = counts[at];
-                        links[overlap] += u64::from(counts[bonds + at]);
-                    }
-                }
-            });
+        parallel::for_chunks(&mut planes, l.max(1), |i, planes| {
+            let (counts, lane) = counts_of(i);
+            for (x, plane) in planes.iter_mut().enumerate() {
+                *plane = counts[at(lane, x)];
+            }
+        });
+        let links = parallel::from_fn(slots as usize * overlaps, |i| {
+            let (counts, lane) = counts_of(i);
+            (0..l).map(|x| u64::from(counts[bonds + at(lane, x)])).sum()
+        });
         (planes, links)
     }
 
-    /// `(overlap word pair, lane, overlap)` of every lane that holds an overlap's first
-    /// replica: system `(t, s, r)` with `r < replicas / 2` is overlap `(t, s, p = r)`.
-    fn overlap_lanes(&self) -> Vec<(usize, u32, usize)> {
+    /// Where overlap `o = (t S + s) P + p` is counted: the word pair and the lane of its first
+    /// replica, system `(t S + s) R + p` (pair `(g, g + replica_words / 2)` is number
+    /// `g / replica_words * replica_words / 2 + g mod replica_words`, as
+    /// [`overlap_word_pairs`](Self::overlap_word_pairs) numbers them).
+    fn overlap_source(&self, o: u32) -> (usize, u32) {
         let s = &self.systems;
-        let mut lanes = Vec::new();
-        for (pw, &(g, _)) in self.overlap_word_pairs().iter().enumerate() {
-            for lane in 0..self.systems_per_word() {
-                if let Some(system) = self.lane_system(g, lane) {
-                    let (ts, r) = (system / s.replicas, system % s.replicas);
-                    let overlap = ts as usize * s.overlap_pairs() as usize + r as usize;
-                    lanes.push((pw, lane, overlap));
-                }
-            }
-        }
-        lanes
+        let (ts, p) = (o / s.overlap_pairs(), o % s.overlap_pairs());
+        let (g, lane) = self.system_lane(ts * s.replicas + p);
+        let (words, half) = (self.replica_words, self.replica_words / 2);
+        ((g / words * half + g % words) as usize, lane)
     }
 }
 
