@@ -249,6 +249,8 @@ impl MultispinCase {
             samples,
             replicas,
             seed: 0x0123_4567_89ab_cdef,
+            first_sample: 0,
+            all_samples: samples,
         };
         let options = MultispinOptions {
             layout: self.layout,

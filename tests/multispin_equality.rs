@@ -40,6 +40,8 @@ impl Case {
             samples: self.samples,
             replicas: self.replicas,
             seed: 0x0123_4567_89ab_cdef,
+            first_sample: 0,
+            all_samples: self.samples,
         };
         MultispinLayout::new(
             systems,

@@ -1,16 +1,18 @@
 // The hot start written straight into the engine's spins: the twin of hot_start.wgsl (CPU
 // twin: src/engine/cpu/hot_start.rs, where threads, the lane table and the block arithmetic
 // are described). Spin i of system b is up iff the top bit of word i mod 4 of Philox block
-// (i / 4, sweep 0, INITIAL_SPINS, colour 0, batch b) is set.
+// (i / 4, sweep 0, INITIAL_SPINS, colour 0, batch b) is set, b the run's index of the system
+// (a sample slice starts as its samples do in the whole run).
 // - simple engine (multispin 0): thread i of system z (blockIdx.z) writes sites 4i .. 4i+3 of
-//   system z as +1/-1;
+//   system z as +1/-1, from batch slice_global(p.slice, z);
 // - multispin engine: thread i of word system z writes word i of both colours, bit by bit from
-//   the system of its lane (batches[z * 32 + lane], 0xffffffff idle; SMSC: every bit a site of
-//   system z), drawing each Philox block once for the consecutive bits that share it.
+//   the system of its lane (batches[z * 32 + lane], the run's index, 0xffffffff idle; SMSC:
+//   every bit a site of system z), drawing each Philox block once for the consecutive bits that share it.
 // The geometry comes as arguments rather than defines: the kernel runs once per engine.
 
 #include "dispatch.cuh"
 #include "philox.cuh"
+#include "slice.cuh"
 
 struct HotStart {
     unsigned seed_lo;
@@ -21,6 +23,7 @@ struct HotStart {
     unsigned smsc;
     unsigned row_words;
     unsigned colour_words;
+    SliceIndex slice;
 };
 
 constexpr unsigned IDLE = 0xffffffffu;
@@ -38,7 +41,7 @@ extern "C" __global__ void hot_start(HotStart p, const unsigned* batches, unsign
         return;
     }
     if (p.multispin == 0u) {
-        const uint4 block = hot_start_block(p, i, z);
+        const uint4 block = hot_start_block(p, i, slice_global(p.slice, z));
         // 64-bit offset: all systems together may hold more than 2^32 spins.
         unsigned* out = spins + 4ull * (static_cast<unsigned long long>(z) * p.system_threads + i);
         const unsigned words[4] = {block.x, block.y, block.z, block.w};

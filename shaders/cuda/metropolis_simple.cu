@@ -1,14 +1,12 @@
 // Checkerboard Metropolis, one spin (+1/-1) per int: the twin of metropolis_simple.wgsl.
 // CPU twin: src/engine/cpu/metropolis_simple.rs. Thread g of system b updates colour sites
-// 4g .. 4g+3 with the four words of Philox block (word g, sweep, METROPOLIS_SIMPLE, colour, b).
+// 4g .. 4g+3 with the four words of Philox block (word g, sweep, METROPOLIS_SIMPLE, colour, b'),
+// b' the run's index of system b (global_index).
 
 #include "dispatch.cuh"
 #include "philox.cuh"
 #include "lattice.cuh"
-
-// Replicas per temperature: system b runs at temperature b / REPLICAS. Set by the host with
-// -DSPINFLIP_REPLICAS, like the WGSL override constant, so the division folds.
-constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
+#include "slice_constants.cuh"
 
 extern "C" __global__ void metropolis_simple(DispatchParams params, int* spins,
                                              const unsigned* thresholds) {
@@ -19,11 +17,12 @@ extern "C" __global__ void metropolis_simple(DispatchParams params, int* spins,
         return;
     }
     const uint4 counter =
-        philox_counter(group, params.sweep, PURPOSE_METROPOLIS_SIMPLE, params.colour, batch);
+        philox_counter(group, params.sweep, PURPOSE_METROPOLIS_SIMPLE, params.colour, global_index(batch));
     const uint4 block = philox4x32_10(counter, make_uint2(params.seed_lo, params.seed_hi));
     const unsigned randoms[4] = {block.x, block.y, block.z, block.w};
     const unsigned z = coordination();
-    const unsigned* table = thresholds + (batch / REPLICAS) * 2u * (z + 1u);
+    // System b runs at temperature b / SLICE_BLOCK (samples x replicas per temperature).
+    const unsigned* table = thresholds + (batch / SLICE_BLOCK) * 2u * (z + 1u);
     // 64-bit offset: all systems together may hold more than 2^32 spins on a large device.
     int* lattice = spins + static_cast<unsigned long long>(batch) * lattice_sites();
 #pragma unroll

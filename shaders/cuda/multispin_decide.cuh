@@ -2,13 +2,14 @@
 // the twin of multispin_decide.wgsl and accepted_lanes in src/engine/cpu/multispin_metropolis.rs.
 // A lane's uniform U has as bit 31 - i its bit of random word i; it flips iff U <= t, t the
 // threshold of its energy class and temperature. Random word i is word i mod 4 of Philox block
-// (word, sweep, MULTISPIN, i / 4 << 1 | colour, g); only lanes in categories that raise the
-// energy need them.
+// (word, sweep, MULTISPIN, i / 4 << 1 | colour, g'), g' the run's index of word system g
+// (global_index); only lanes in categories that raise the energy need them.
 
 #include "dispatch.cuh"
 #include "philox.cuh"
 #include "bitslice.cuh"
 #include "lattice.cuh"
+#include "slice_constants.cuh"
 
 // The energy class of each category, 4 bits each (categories 0..7 in CLASSES_LO, 8..13 in
 // CLASSES_HI; NO_CLASS: the flip never raises the energy), the number of classes, and whether
@@ -109,10 +110,11 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
     unsigned accept = ~undecided;
     const unsigned* table = threshold_table(thresholds, g);
     const uint2 key = make_uint2(SEED_LO, SEED_HI);
+    const unsigned batch = global_index(g);
     unsigned uniform = 0u;
     if (SHARED_RANDOMS) {
         const uint4 counter =
-            philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, g);
+            philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, batch);
         const uint4 block = philox4x32_10(counter, key);
         const unsigned words[4] = {block.x, block.y, block.z, block.w};
         uniform = words[word & 3u];
@@ -128,7 +130,7 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         uint4 block = make_uint4(0u, 0u, 0u, 0u);
         if (!SHARED_RANDOMS) {
             const uint4 counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN,
-                                                 colour | (draw << 1u), g);
+                                                 colour | (draw << 1u), batch);
             block = philox4x32_10(counter, key);
         }
 #pragma unroll

@@ -9,6 +9,7 @@
 #include "dispatch.cuh"
 #include "philox.cuh"
 #include "tempering.cuh"
+#include "slice_constants.cuh"
 
 constexpr unsigned LANE_RECORDS = SPINFLIP_LANE_RECORDS;
 constexpr unsigned SLOT_RECORDS = SPINFLIP_SLOT_RECORDS;
@@ -56,8 +57,10 @@ __device__ __forceinline__ bool accept_swap(const DispatchParams& params,
                                             const unsigned* tables, unsigned k, unsigned q,
                                             unsigned j, unsigned c) {
     const unsigned* header = tables + 5u * k;
-    const uint4 u = philox4x32_10(philox_counter(k, params.sweep, PURPOSE_SWAP, 0u, c),
-                                  make_uint2(params.seed_lo, params.seed_hi));
+    // The batch is the run's index of the chain set.
+    const uint4 u =
+        philox4x32_10(philox_counter(k, params.sweep, PURPOSE_SWAP, 0u, global_index(c)),
+                      make_uint2(params.seed_lo, params.seed_hi));
     const bool bonds = part_accepts(tables, (header[0] & 1u) != 0u, header[1], header[2],
                                     walker_count(scratch, k, q, j, 1u),
                                     walker_count(scratch, k + 1u, q, j, 1u), u.x);

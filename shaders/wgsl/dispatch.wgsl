@@ -13,8 +13,6 @@ struct DispatchParams {
 }
 
 override WG_SIZE: u32 = 64u;
-// Replicas per temperature: system b runs at temperature b / REPLICAS.
-override REPLICAS: u32 = 1u;
 
 // Linear index of a thread within its system: grids wider than 65535 workgroups spill into y;
 // z is the system (batch).

@@ -1,15 +1,17 @@
 // The hot start written straight into the engine's spins, so the lattices of a run never exist
 // on the host: spin i of system b is up iff the top bit of word i mod 4 of Philox block
-// (i / 4, sweep 0, INITIAL_SPINS, colour 0, batch b) is set. CPU twin:
+// (i / 4, sweep 0, INITIAL_SPINS, colour 0, batch b) is set, b the run's index of the system
+// (a sample slice starts as its samples do in the whole run). CPU twin:
 // src/engine/cpu/hot_start.rs (threads, tables and the block arithmetic are described there).
 // - simple engine (MULTISPIN false): thread i of system z (workgroup z) writes sites
-//   4i .. 4i+3 of system z as +1/-1 (i32 bits);
+//   4i .. 4i+3 of system z as +1/-1 (i32 bits), from batch global_index(z);
 // - multispin engine: thread i of word system z writes word i of both colours, bit by bit from
-//   the system of its lane (batches[z * 32 + lane], 0xffffffff idle; SMSC: every bit a site of
-//   system z), drawing each Philox block once for the consecutive bits that share it.
+//   the system of its lane (batches[z * 32 + lane], the run's index, 0xffffffff idle; SMSC:
+//   every bit a site of system z), drawing each Philox block once for the consecutive bits that share it.
 
 #import dispatch
 #import philox
+#import slice
 
 @group(0) @binding(0) var<storage, read> batches: array<u32>;
 @group(0) @binding(1) var<storage, read_write> spins: array<u32>;
@@ -53,7 +55,7 @@ fn main(
         return;
     }
     if !MULTISPIN {
-        let words = hot_start_block(i, z);
+        let words = hot_start_block(i, global_index(z));
         let first = z * SYSTEM_THREADS * 4u + 4u * i;
         spins[first] = spin_of(words.x);
         spins[first + 1u] = spin_of(words.y);

@@ -1,10 +1,12 @@
 // Checkerboard Metropolis, one spin (+1/-1) per i32 word: the readable GPU reference engine.
 // CPU twin: src/engine/cpu/metropolis_simple.rs. Thread g of system b updates colour sites
-// 4g .. 4g+3 with the four words of Philox block (word g, sweep, METROPOLIS_SIMPLE, colour, b).
+// 4g .. 4g+3 with the four words of Philox block (word g, sweep, METROPOLIS_SIMPLE, colour, b'),
+// b' the run's index of system b (global_index); b runs at temperature b / SLICE_BLOCK.
 
 #import dispatch
 #import philox
 #import lattice
+#import slice
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
@@ -22,10 +24,10 @@ fn main(
     if 4u * group >= per_colour {
         return;
     }
-    let counter = philox_counter(group, params.sweep, PURPOSE_METROPOLIS_SIMPLE, params.colour, batch);
+    let counter = philox_counter(group, params.sweep, PURPOSE_METROPOLIS_SIMPLE, params.colour, global_index(batch));
     let randoms = philox4x32_10(counter, vec2<u32>(params.seed_lo, params.seed_hi));
     let z = coordination();
-    let table = (batch / REPLICAS) * 2u * (z + 1u);
+    let table = (batch / SLICE_BLOCK) * 2u * (z + 1u);
     let base = batch * lattice_sites();
     for (var j = 0u; j < 4u; j++) {
         let ci = 4u * group + j;

@@ -2,7 +2,8 @@
 // twin of accepted_lanes in src/engine/cpu/multispin_metropolis.rs. A lane's uniform U has as
 // bit 31 - i its bit of random word i; it flips iff U <= t, t the threshold of its energy class
 // and temperature. Random word i is word i mod 4 of Philox block (word, sweep, MULTISPIN,
-// i / 4 << 1 | colour, g); only lanes in categories that raise the energy need them.
+// i / 4 << 1 | colour, g'), g' the run's index of word system g (global_index); only lanes in
+// categories that raise the energy need them.
 
 // The energy class of each category, 4 bits each (categories 0..7 in CLASSES_LO, 8..13 in
 // CLASSES_HI; NO_CLASS: the flip never raises the energy), the number of classes, and whether
@@ -79,9 +80,10 @@ fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -
     }
     var decision = Decision(~undecided, undecided);
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
+    let batch = global_index(g);
     var uniform = 0u;
     if SHARED_RANDOMS {
-        let counter = philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, g);
+        let counter = philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, batch);
         uniform = philox4x32_10(counter, key)[word & 3u];
     }
     // Four bits per Philox block; the whole block is compared before checking for undecided
@@ -92,7 +94,7 @@ fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -
         if SHARED_RANDOMS {
             randoms = vec4<u32>(0u) - ((vec4<u32>(uniform) >> vec4<u32>(k, k - 1u, k - 2u, k - 3u)) & vec4<u32>(1u));
         } else {
-            let counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN, colour | (draw << 1u), g);
+            let counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN, colour | (draw << 1u), batch);
             randoms = philox4x32_10(counter, key);
         }
         compare_bit(&decision, &masks, randoms.x, k);

@@ -4,6 +4,7 @@
 
 #import dispatch
 #import philox
+#import slice
 #import bitslice
 #import multispin_lattice
 #import multispin_decide

@@ -1,12 +1,14 @@
 // One parallel-tempering swap round: workgroup q (z) decides the pairs (k, k + 1), k = parity
 // mod 2, of the chain sets of group q from the counts measured into the scratch slot, one
 // invocation per pair and chain set (each decision has its own Philox block and the pairs of a
-// round are disjoint, so they go in parallel); it swaps their labels, counts acceptances, sets
+// round are disjoint, so they go in parallel; its batch is the run's index of the chain set,
+// global_index(c)); it swaps their labels, counts acceptances, sets
 // the exchange masks [k][q], and after a barrier counts round trips and clears the scratch
 // records it read for the next round. CPU twin: src/engine/cpu/tempering_swap.rs.
 
 #import dispatch
 #import philox
+#import slice
 #import tempering
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
@@ -82,7 +84,7 @@ fn accept_swap(k: u32, q: u32, j: u32, c: u32) -> bool {
     let header = k * 5u;
     let signs = tables[header];
     let u = philox4x32_10(
-        philox_counter(k, params.sweep, PURPOSE_SWAP, 0u, c),
+        philox_counter(k, params.sweep, PURPOSE_SWAP, 0u, global_index(c)),
         vec2<u32>(params.seed_lo, params.seed_hi),
     );
     let bonds = part_accepts(

@@ -93,6 +93,8 @@ pub struct Measurements {
     pub link_overlaps: Vec<u64>,
     /// `[slot][r][k]` with parallel tempering: the walker at temperature `k` of the chain set of
     /// replica `r` of sample 0 at each measurement (the temperature history). Empty otherwise.
+    /// An engine of a sample slice records its first sample: the run's history comes from the
+    /// slice holding the run's sample 0.
     pub labels: Vec<u32>,
 }
 

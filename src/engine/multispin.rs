@@ -31,7 +31,7 @@ use crate::engine::spins::SpinBits;
 use crate::engine::{Measurements, Observation};
 use crate::model::Lattice;
 use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
-use crate::model::ising::{IsingSystems, threshold};
+use crate::model::ising::{IsingSystems, SliceIndex, threshold};
 use crate::parallel;
 
 /// Words a thread of the observables and overlap kernels walks at most where it walks several
@@ -120,6 +120,19 @@ impl MultispinLayout {
                 lanes: Lanes::Replicas,
             } => (t, s, r / LANES),
         };
+        if let Layout::Amsc {
+            lanes: Lanes::Samples,
+        } = options.layout
+        {
+            assert!(
+                systems.first_sample.is_multiple_of(LANES)
+                    && systems.all_samples.is_multiple_of(LANES),
+                "lanes: Samples packs 32 samples per word: a sample slice must start at a \
+                 multiple of 32 of a run of a multiple of 32 samples, not at {} of {}",
+                systems.first_sample,
+                systems.all_samples
+            );
+        }
         MultispinLayout {
             systems,
             layout: options.layout,
@@ -195,6 +208,32 @@ impl MultispinLayout {
         self.system_words() * u64::from(self.word_systems())
     }
 
+    /// Samples per word system: 32 in lanes `Samples`, else 1.
+    fn samples_per_word(&self) -> u32 {
+        match self.lanes() {
+            Some(Lanes::Samples) => LANES,
+            _ => 1,
+        }
+    }
+
+    /// The run's numbering of word systems `g = (tw Sw + sw) Rw + rw` where these systems are
+    /// a sample slice: the run's `sw` is offset by the slice's first sample word (its first
+    /// sample over 32 in lanes `Samples`), and `Sw` is the run's.
+    pub fn word_slice_index(&self) -> SliceIndex {
+        let per_word = self.samples_per_word();
+        let s = &self.systems;
+        SliceIndex {
+            block: self.sample_words * self.replica_words,
+            run_block: s.all_samples / per_word * self.replica_words,
+            first: s.first_sample / per_word * self.replica_words,
+        }
+    }
+
+    /// The run's index of word system `g`: the Philox batch of its Metropolis randoms.
+    pub fn global_word_system(&self, g: u32) -> u32 {
+        self.word_slice_index().global(g)
+    }
+
     /// The system of lane `lane` of word system `g` (for SMSC every bit is the same system);
     /// `None` for an idle lane (lanes beyond the temperatures).
     pub fn lane_system(&self, g: u32, lane: u32) -> Option<u32> {
@@ -231,12 +270,17 @@ impl MultispinLayout {
         (g, lane)
     }
 
-    /// The system of every lane, `[g * 32 + lane]`: [`Self::lane_system`] (SMSC: the word
-    /// system's one system in every lane), `u32::MAX` for an idle lane. The hot start kernel
-    /// reads it.
+    /// The Philox batch of every lane, `[g * 32 + lane]`: the run's index
+    /// ([`IsingSystems::global_system`]) of [`Self::lane_system`] (SMSC: the word system's one
+    /// system in every lane), `u32::MAX` for an idle lane. The hot start kernel reads it.
     pub fn lane_batches(&self) -> Vec<u32> {
         (0..self.word_systems())
-            .flat_map(|g| (0..LANES).map(move |lane| self.lane_system(g, lane).unwrap_or(u32::MAX)))
+            .flat_map(|g| {
+                (0..LANES).map(move |lane| {
+                    self.lane_system(g, lane)
+                        .map_or(u32::MAX, |b| self.systems.global_system(b))
+                })
+            })
             .collect()
     }
 
@@ -484,7 +528,7 @@ impl MultispinLayout {
     }
 
     /// The coupling words of every group (empty for the ferromagnet): bit 1 marks an
-    /// antiferromagnetic forward bond.
+    /// antiferromagnetic forward bond. A sample's bonds are drawn by its index in the run.
     pub fn coupling_words(&self) -> Vec<u32> {
         let s = &self.systems;
         if s.disorder == Disorder::Ferromagnet {
@@ -494,7 +538,9 @@ impl MultispinLayout {
         let dims = lattice.dims;
         let bonds: Vec<Vec<u32>> = (0..s.samples)
             .into_par_iter()
-            .map(|sample| antiferromagnetic_bonds(s.disorder, &lattice, s.seed, sample))
+            .map(|sample| {
+                antiferromagnetic_bonds(s.disorder, &lattice, s.seed, s.global_sample(sample))
+            })
             .collect();
         let rows = self.rows() as usize;
         let colour_words = self.colour_words() as usize;

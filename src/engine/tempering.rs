@@ -9,8 +9,9 @@
 //!
 //! A swap round after sweep `n` with parity `p` decides every pair `(k, k + 1)` with `k = p mod 2`
 //! of every chain set, from the counts of both walkers (`[up, satisfied]`, measured just before)
-//! and Philox block `(word k, sweep n, purpose Swap, batch c)` (`U_0`, `U_1` as in
-//! [`crate::model::tempering`]). Accepted pairs swap their labels, count in `accepted`, and
+//! and Philox block `(word k, sweep n, purpose Swap, batch c')` (`U_0`, `U_1` as in
+//! [`crate::model::tempering`]), `c'` the run's index of the chain set
+//! ([`IsingSystems::global_chain_set`]: a sample slice's chain sets swap as in the whole run). Accepted pairs swap their labels, count in `accepted`, and
 //! exchange their spins: whole lattices (simple engine, SMSC), masked lanes between the word
 //! systems of temperatures `k` and `k + 1` (AMSC lanes holding samples or replicas), or
 //! neighbour lanes within each word (AMSC lanes holding temperatures).
@@ -22,7 +23,7 @@
 
 use crate::config::{Lanes, Layout};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::model::ising::IsingSystems;
+use crate::model::ising::{IsingSystems, SliceIndex};
 
 /// Phase of a walker last seen at the bottom of the ladder.
 pub const AT_BOTTOM: u32 = 1;
@@ -114,6 +115,8 @@ pub struct SwapLayout {
     /// With [`Exchange::Lanes`], whether lanes are samples (else replicas).
     pub sample_lanes: bool,
     pub replicas: u32,
+    /// The run's index of each chain set, the batch of its swap randoms.
+    pub slice: SliceIndex,
 }
 
 impl SwapLayout {
@@ -126,6 +129,7 @@ impl SwapLayout {
             groups: chains.sets,
             sample_lanes: false,
             replicas: systems.replicas,
+            slice: systems.slice_index(),
         }
     }
 
@@ -154,6 +158,7 @@ impl SwapLayout {
             groups,
             sample_lanes,
             replicas: layout.systems.replicas,
+            slice: layout.systems.slice_index(),
         }
     }
 
@@ -243,7 +248,8 @@ impl Records {
 }
 
 /// Names of the constants the tempering kernels are compiled with (WGSL overrides, CUDA
-/// defines), in the order of [`kernel_constants`].
+/// defines), in the order of [`kernel_constants`], followed by the chain sets' slice index
+/// ([`SliceIndex::CONSTANTS`]).
 pub const KERNEL_CONSTANTS: [&str; 10] = [
     "TEMPERATURES",
     "CHAIN_SETS",
@@ -276,7 +282,11 @@ pub fn kernel_constants(swaps: &SwapLayout, records: &Records) -> Vec<(&'static 
         u32::from(records.sum_lanes),
         records.system_words,
     ];
-    KERNEL_CONSTANTS.into_iter().zip(values).collect()
+    KERNEL_CONSTANTS
+        .into_iter()
+        .zip(values)
+        .chain(swaps.slice.constants())
+        .collect()
 }
 
 /// Swap the bits of `a` and `b` where `mask` is set.

@@ -8,6 +8,13 @@
 //! f64 and handed to every engine, so CPU and GPU take exactly the same decisions. For `dE <= 0`
 //! `t = 2^32 - 1` (always accept); otherwise the acceptance probability is `exp(-beta dE)`
 //! rounded up to the next multiple of `2^-32`.
+//!
+//! Sample slices. An engine may hold a slice of a run's disorder samples
+//! ([`IsingSystems::sample_slice`]: samples `first .. first + count` of the run's `S`, every
+//! temperature and replica of them), to spread independent samples over processes. Its buffers
+//! are indexed by the slice's own (local) numbers, but every random stream is keyed by the run's
+//! (global) ones ([`SliceIndex`]), so a slice draws exactly the randoms its samples draw in an
+//! engine of the whole run, and its results are those systems' bit for bit.
 
 use super::Lattice;
 use super::couplings::Disorder;
@@ -19,11 +26,56 @@ pub struct IsingSystems {
     pub field: f64,
     pub betas: Vec<f64>,
     pub disorder: Disorder,
-    /// Disorder samples (1 for the ferromagnet).
+    /// Disorder samples of these systems (1 for the ferromagnet): the run's, or a slice's.
     pub samples: u32,
     /// Replicas per temperature and sample.
     pub replicas: u32,
     pub seed: u64,
+    /// The run's number of the first sample here: 0 for a whole run.
+    pub first_sample: u32,
+    /// The run's disorder samples: `samples` for a whole run.
+    pub all_samples: u32,
+}
+
+/// How the local index of a system, word system or chain set of a sample slice maps to the
+/// run's, the index that keys its randoms. Indices come in blocks per temperature: `block` of
+/// them here, `run_block` in the run, where this slice's block starts at `first`:
+/// `global(i) = (i / block) run_block + first + i mod block`. The identity for a whole run
+/// (`block = run_block`, `first = 0`). The kernels take the three numbers as the constants
+/// [`SliceIndex::CONSTANTS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliceIndex {
+    pub block: u32,
+    pub run_block: u32,
+    pub first: u32,
+}
+
+impl SliceIndex {
+    /// Names of the kernel constants (WGSL overrides, CUDA defines), in the order of
+    /// [`SliceIndex::constants`].
+    pub const CONSTANTS: [&'static str; 3] = ["SLICE_BLOCK", "RUN_BLOCK", "SLICE_FIRST"];
+
+    /// The identity, for indices that are the run's already.
+    pub const IDENTITY: SliceIndex = SliceIndex {
+        block: 1,
+        run_block: 1,
+        first: 0,
+    };
+
+    /// The run's index of local index `i`.
+    pub fn global(&self, i: u32) -> u32 {
+        (i / self.block) * self.run_block + self.first + i % self.block
+    }
+
+    /// The kernel constants.
+    pub fn constants(&self) -> [(&'static str, u32); 3] {
+        let [block, run_block, first] = Self::CONSTANTS;
+        [
+            (block, self.block),
+            (run_block, self.run_block),
+            (first, self.first),
+        ]
+    }
 }
 
 impl IsingSystems {
@@ -43,6 +95,8 @@ impl IsingSystems {
             samples: 1,
             replicas,
             seed,
+            first_sample: 0,
+            all_samples: 1,
         }
     }
 
@@ -59,8 +113,58 @@ impl IsingSystems {
         IsingSystems {
             disorder: Disorder::Bimodal,
             samples,
+            all_samples: samples,
             ..IsingSystems::ferromagnet(lattice, field, betas, replicas, seed)
         }
+    }
+
+    /// The systems of samples `first .. first + count` of these (numbered within them; a slice
+    /// of a slice is a slice of the run): every temperature and replica of those samples,
+    /// drawing the randoms they draw here. Panics on an empty range or one past the samples:
+    /// the caller splits a validated run.
+    pub fn sample_slice(&self, first: u32, count: u32) -> IsingSystems {
+        let end = first.checked_add(count);
+        assert!(
+            count > 0 && end.is_some_and(|end| end <= self.samples),
+            "sample slice {first} .. {first} + {count} is empty or outside the {} samples",
+            self.samples
+        );
+        IsingSystems {
+            samples: count,
+            first_sample: self.first_sample + first,
+            ..self.clone()
+        }
+    }
+
+    /// Whether these are all the run's samples.
+    pub fn whole_run(&self) -> bool {
+        self.samples == self.all_samples
+    }
+
+    /// The run's number of local sample `s`: the Philox batch of its couplings.
+    pub fn global_sample(&self, s: u32) -> u32 {
+        self.first_sample + s
+    }
+
+    /// The run's numbering of local systems (`b = (t S + s) R + r`) and chain sets
+    /// (`c = s R + r`, below one block): blocks of `S R` per temperature, `S_run R` in the run.
+    pub fn slice_index(&self) -> SliceIndex {
+        SliceIndex {
+            block: self.samples * self.replicas,
+            run_block: self.all_samples * self.replicas,
+            first: self.first_sample * self.replicas,
+        }
+    }
+
+    /// The run's index of local system `b`: the Philox batch of its hot start and (simple
+    /// engine) its Metropolis randoms.
+    pub fn global_system(&self, b: u32) -> u32 {
+        self.slice_index().global(b)
+    }
+
+    /// The run's index of local chain set `c = s R + r`: the Philox batch of its swaps.
+    pub fn global_chain_set(&self, c: u32) -> u32 {
+        self.slice_index().global(c)
     }
 
     /// Number of systems: temperatures x samples x replicas.

@@ -267,17 +267,6 @@ impl RunShape {
     }
 }
 
-// TEMPORARY until the `ranges` branch lands: the slice's systems without global random keys.
-impl IsingSystems {
-    pub fn sample_slice(&self, first: u32, count: u32) -> IsingSystems {
-        let _ = first;
-        IsingSystems {
-            samples: count,
-            ..self.clone()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,11 +35,15 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
         samples: config.samples,
         replicas: config.replicas,
         seed: config.seed,
+        first_sample: 0,
+        all_samples: config.samples,
     }
 }
 
 /// The hot start: spin `i` of system `b` is up iff the top bit of word `i mod 4` of Philox block
-/// `(word = i / 4, sweep 0, InitialSpins, colour 0, batch b)` is set. Computed in parallel, 64
+/// `(word = i / 4, sweep 0, InitialSpins, colour 0, batch b)` is set, `b` the run's index of the
+/// system ([`IsingSystems::global_system`]: a sample slice starts as its samples do in the
+/// whole run). Computed in parallel, 64
 /// spins (16 blocks, all of one system: `N` is a multiple of 4) per word of bits. The block
 /// number is a 32-bit counter word, so a system may have up to 2^34 sites
 /// ([`crate::config::MAX_MULTISPIN_SITES`]).
@@ -59,7 +63,7 @@ pub fn initial_spins(systems: &IsingSystems) -> SpinBits {
                 }
                 let (batch, site) = ((first / n) as u32, first % n);
                 let block = initial_spins_counter(site / 4, batch).word;
-                let words = hot_start_block(systems.seed, block, batch);
+                let words = hot_start_block(systems.seed, block, systems.global_system(batch));
                 for (j, random) in words.into_iter().enumerate() {
                     *word |= u64::from(random >> 31) << (4 * q + j as u64);
                 }

@@ -2,6 +2,7 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 pub mod annealing;
+pub mod slices;
 pub mod tempering;
 
 use spinflip::config::{Config, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};

@@ -29,6 +29,8 @@ pub fn tempering_systems(
         samples,
         replicas,
         seed: 0x5eed_0000_7e3b,
+        first_sample: 0,
+        all_samples: samples,
     }
 }
 

@@ -1,11 +1,13 @@
 //! The hot start written straight into an engine's own storage (CPU twin of
 //! `shaders/wgsl/hot_start.wgsl` and `shaders/cuda/hot_start.cu`): spin `i` of system `b` is up
 //! iff the top bit of word `i mod 4` of Philox block `(i / 4, sweep 0, InitialSpins, colour 0,
-//! batch b)` is set, the lattices of [`crate::sim::initial_spins`], so the lattices of a run
+//! batch b)` is set, `b` the run's index of the system (a sample slice starts as its samples do
+//! in the whole run), the lattices of [`crate::sim::initial_spins`], so the lattices of a run
 //! never exist on the host before its first checkpoint.
 //!
 //! Threads (the same on every backend): the simple engine's thread `i` of system `z` writes
-//! sites `4 i .. 4 i + 3` of system `z` (one block; `N` is a multiple of 4); the multispin
+//! sites `4 i .. 4 i + 3` of system `z` (one block of batch `slice.global(z)`; `N` is a multiple
+//! of 4); the multispin
 //! engine's thread `i` of word system `z` writes word `i` (row `i / W`, word `i mod W` of the
 //! row) of both colours, each bit from its lane's system (`batches[z * 32 + lane]`, see
 //! [`MultispinLayout::lane_batches`]; SMSC: every bit is a site of system `z`), drawing each
@@ -14,7 +16,7 @@
 use rayon::prelude::*;
 
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::model::ising::IsingSystems;
+use crate::model::ising::{IsingSystems, SliceIndex};
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The lane of an idle lane in the batch table: it stays down.
@@ -35,9 +37,13 @@ pub struct HotStartGrid {
     pub system_threads: u32,
     /// (Word) systems: the grid's z.
     pub systems: u32,
-    /// `[z][lane]`: the system of each lane ([`MultispinLayout::lane_batches`]); one unused
-    /// word for the simple engine.
+    /// `[z][lane]`: the run's system of each lane ([`MultispinLayout::lane_batches`]); one
+    /// unused word for the simple engine.
     pub batches: Vec<u32>,
+    /// The simple engine's batches: the run's index of system `z`
+    /// ([`IsingSystems::slice_index`]); the identity for the multispin engine, whose lane table
+    /// holds the run's indices.
+    pub slice: SliceIndex,
 }
 
 impl HotStartGrid {
@@ -54,6 +60,7 @@ impl HotStartGrid {
                 .expect("the simple engine's lattices have fewer than 2^34 sites"),
             systems: systems.systems(),
             batches: vec![0],
+            slice: systems.slice_index(),
         }
     }
 
@@ -69,6 +76,7 @@ impl HotStartGrid {
             system_threads: layout.colour_words(),
             systems: layout.word_systems(),
             batches: layout.lane_batches(),
+            slice: SliceIndex::IDENTITY,
         }
     }
 }
@@ -87,8 +95,9 @@ pub fn hot_start_block(seed: u64, block: u32, batch: u32) -> [u32; 4] {
 }
 
 /// Thread `(z, i)` of the simple engine: its four `+1/-1` spins.
-pub fn hot_start_simple(seed: u64, z: u32, i: u32) -> [i32; 4] {
-    hot_start_block(seed, i, z).map(|word| if word >> 31 == 1 { 1 } else { -1 })
+pub fn hot_start_simple(grid: &HotStartGrid, z: u32, i: u32) -> [i32; 4] {
+    hot_start_block(grid.seed, i, grid.slice.global(z))
+        .map(|word| if word >> 31 == 1 { 1 } else { -1 })
 }
 
 /// The block and the word in it of site `x` of row `row` (rows of `l` sites), without forming
@@ -134,7 +143,7 @@ pub fn hot_start_lattices(systems: &IsingSystems, spins: &mut [i32]) {
     let blocks = grid.system_threads as usize;
     spins.par_chunks_mut(4).enumerate().for_each(|(t, out)| {
         let (z, i) = ((t / blocks) as u32, (t % blocks) as u32);
-        out.copy_from_slice(&hot_start_simple(grid.seed, z, i));
+        out.copy_from_slice(&hot_start_simple(&grid, z, i));
     });
 }
 

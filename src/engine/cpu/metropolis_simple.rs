@@ -7,7 +7,8 @@ use crate::model::Lattice;
 use crate::model::ising::{IsingSystems, table_index};
 use crate::rng::{Counter, Purpose, random_block};
 
-/// Update every site of `colour` in one system's lattice `spins` (system index `batch`).
+/// Update every site of `colour` in one system's lattice `spins` (local system index `batch`;
+/// its randoms are the run's system's, [`IsingSystems::global_system`]).
 pub fn sweep_colour(
     systems: &IsingSystems,
     thresholds: &[u32],
@@ -22,6 +23,7 @@ pub fn sweep_colour(
     let temperature = systems.temperature_of(batch) as usize;
     let table = &thresholds[temperature * table_len..][..table_len];
     let per_colour = lattice.sites_per_colour();
+    let global = systems.global_system(batch);
     for group in 0..per_colour.div_ceil(4) {
         let counter = Counter {
             word: group as u32,
@@ -29,7 +31,7 @@ pub fn sweep_colour(
             purpose: Purpose::MetropolisSimple,
             colour,
             draw: 0,
-            batch,
+            batch: global,
         };
         let randoms = random_block(systems.seed, counter);
         for (j, &random) in randoms.iter().enumerate() {

@@ -28,7 +28,7 @@ impl UpdateRandoms {
             purpose: Purpose::MetropolisMultispin,
             colour,
             draw: 0,
-            batch: g,
+            batch: layout.global_word_system(g),
         };
         let shared = (layout.randoms == Randoms::Shared).then(|| {
             let counter = Counter {

@@ -1,7 +1,7 @@
 //! CPU mirror of `shaders/wgsl/tempering_swap.wgsl`: the decisions of one swap round, with the
 //! labels, round trips and acceptance counts they update (see [`crate::engine::tempering`]).
 
-use crate::engine::tempering::{AT_BOTTOM, AT_TOP, Chains, Section, SwapLayout};
+use crate::engine::tempering::{AT_BOTTOM, AT_TOP, Section, SwapLayout};
 use crate::model::tempering::accept_swap;
 use crate::rng::{Counter, Purpose, random_block};
 
@@ -23,7 +23,7 @@ impl CpuTempering {
         for c in 0..chains.sets {
             let decisions = &mut accepted[c as usize * t..][..t];
             swap_chain_set(
-                &chains,
+                &self.swaps,
                 &self.tables,
                 (seed, sweep, parity),
                 c,
@@ -35,7 +35,8 @@ impl CpuTempering {
         self.swaps.masks(&accepted)
     }
 
-    /// The labels `[r][k]` of the chain sets of sample 0, for the temperature history.
+    /// The labels `[r][k]` of the chain sets of sample 0 (of a sample slice: its first sample),
+    /// for the temperature history.
     pub fn history_labels(&self) -> Vec<u32> {
         let chains = self.swaps.chains;
         let start = chains.index(Section::Labels, 0, 0);
@@ -43,7 +44,7 @@ impl CpuTempering {
     }
 }
 
-/// The uniforms of pair `k` of chain set `c` in the round after `sweep`.
+/// The uniforms of pair `k` of chain set `c` (the run's index) in the round after `sweep`.
 pub fn swap_uniforms(seed: u64, sweep: u32, k: u32, c: u32) -> [u32; 2] {
     let block = random_block(
         seed,
@@ -62,7 +63,7 @@ pub fn swap_uniforms(seed: u64, sweep: u32, k: u32, c: u32) -> [u32; 2] {
 /// Decide the pairs of `parity` of chain set `c` into `decisions[k]`, swapping labels and
 /// counting acceptances and round trips in `state`.
 fn swap_chain_set(
-    chains: &Chains,
+    swaps: &SwapLayout,
     tables: &[u32],
     (seed, sweep, parity): (u64, u32, u32),
     c: u32,
@@ -70,11 +71,12 @@ fn swap_chain_set(
     state: &mut [u32],
     decisions: &mut [bool],
 ) {
+    let chains = &swaps.chains;
     let t = chains.temperatures;
     for k in (parity..t.saturating_sub(1)).step_by(2) {
         let lower = counts[chains.system(k, c) as usize];
         let upper = counts[chains.system(k + 1, c) as usize];
-        let u = swap_uniforms(seed, sweep, k, c);
+        let u = swap_uniforms(seed, sweep, k, swaps.slice.global(c));
         if !accept_swap(tables, k, lower, upper, u) {
             continue;
         }

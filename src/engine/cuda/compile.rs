@@ -154,7 +154,9 @@ mod tests {
         let mut constants = vec![
             ("L", 64),
             ("DIMS", 3),
-            ("REPLICAS", 2),
+            ("SLICE_BLOCK", 2),
+            ("RUN_BLOCK", 6),
+            ("SLICE_FIRST", 4),
             ("REPLICA_WORDS", 2),
             ("SAMPLE_WORDS", 1),
             ("WORDS_PER_TABLE", 2),

@@ -27,9 +27,11 @@ struct HotStartParams {
     smsc: u32,
     row_words: u32,
     colour_words: u32,
+    /// `SliceIndex` (block, run block, first).
+    slice: [u32; 3],
 }
 
-// SAFETY: `HotStartParams` is `#[repr(C)]`: eight `u32`s with no padding, laid out exactly as
+// SAFETY: `HotStartParams` is `#[repr(C)]`: eleven `u32`s with no padding, laid out exactly as
 // `struct HotStart` in shaders/cuda/hot_start.cu, so its bytes are a valid kernel argument.
 unsafe impl DeviceRepr for HotStartParams {}
 
@@ -53,6 +55,7 @@ pub fn hot_start<T: DeviceRepr>(
         smsc: u32::from(grid.smsc),
         row_words: grid.row_words,
         colour_words: grid.colour_words,
+        slice: [grid.slice.block, grid.slice.run_block, grid.slice.first],
     };
     let config = launch_config(
         device,

@@ -43,6 +43,8 @@ fn file_source(name: &str) -> Option<&'static str> {
         "observables.cu",
         "philox.cuh",
         "philox_kat.cu",
+        "slice.cuh",
+        "slice_constants.cuh",
         "tempering.cuh",
         "tempering_exchange.cu",
         "tempering_history.cu",

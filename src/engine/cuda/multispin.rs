@@ -42,7 +42,7 @@ use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
-pub(super) const CONSTANTS: [&str; 31] = [
+pub(super) const CONSTANTS: [&str; 34] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -60,6 +60,9 @@ pub(super) const CONSTANTS: [&str; 31] = [
     "LINE_RUN",
     "SEED_LO",
     "SEED_HI",
+    "SLICE_BLOCK",
+    "RUN_BLOCK",
+    "SLICE_FIRST",
     "THRESHOLD_0",
     "THRESHOLD_1",
     "THRESHOLD_2",
@@ -149,9 +152,14 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
         layout.systems.seed as u32,
         (layout.systems.seed >> 32) as u32,
     ];
+    // The word systems' slice index, in the order of SliceIndex::CONSTANTS.
+    let slice = layout
+        .word_slice_index()
+        .constants()
+        .map(|(_, value)| value);
     CONSTANTS
         .into_iter()
-        .zip(values.into_iter().chain(thresholds))
+        .zip(values.into_iter().chain(slice).chain(thresholds))
         .collect()
 }
 

@@ -10,8 +10,8 @@ use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::error::Result;
 
 /// The kernel's override constants for `grid`.
-fn constants(grid: &HotStartGrid, workgroup_size: u32) -> [(&'static str, u32); 9] {
-    [
+fn constants(grid: &HotStartGrid, workgroup_size: u32) -> Vec<(&'static str, u32)> {
+    let mut constants = vec![
         ("WG_SIZE", workgroup_size),
         ("SIZE", grid.size),
         ("SEED_LO", grid.seed as u32),
@@ -21,7 +21,9 @@ fn constants(grid: &HotStartGrid, workgroup_size: u32) -> [(&'static str, u32); 
         ("SMSC", u32::from(grid.smsc)),
         ("ROW_WORDS", grid.row_words),
         ("COLOUR_WORDS", grid.colour_words),
-    ]
+    ];
+    constants.extend(grid.slice.constants());
+    constants
 }
 
 /// Write the hot start of `grid` into `spins` (the engine's lattices or words); waits for the

@@ -67,7 +67,7 @@ impl MultispinGpuEngine {
             Layout::Smsc => WordLayout::Smsc,
         };
         let disordered = layout.systems.disorder == Disorder::Bimodal;
-        let constants = [
+        let mut constants = vec![
             ("WG_SIZE", workgroup_size),
             ("L", layout.lattice().size),
             ("DIMS", layout.lattice().dims),
@@ -87,6 +87,7 @@ impl MultispinGpuEngine {
             ("DISORDERED", u32::from(disordered)),
             ("LINE_RUN", layout.line_run()),
         ];
+        constants.extend(layout.word_slice_index().constants());
         let sweep = ctx
             .pipeline(Kernel::MultispinMetropolis(words), &constants)?
             .clone();

@@ -160,6 +160,7 @@ fn module_source(name: &str) -> Option<&'static str> {
         "observables",
         "philox",
         "philox_kat",
+        "slice",
         "tempering",
         "tempering_exchange",
         "tempering_history",

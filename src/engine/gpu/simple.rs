@@ -52,12 +52,13 @@ impl SimpleGpuEngine {
     /// fails clearly where the lattices exceed the device's limits.
     pub fn new(mut ctx: GpuContext, systems: IsingSystems, workgroup_size: u32) -> Result<Self> {
         check_fits(&ctx, &systems, workgroup_size)?;
-        let constants = [
+        let mut constants = vec![
             ("WG_SIZE", workgroup_size),
             ("L", systems.lattice.size),
             ("DIMS", systems.lattice.dims),
-            ("REPLICAS", systems.replicas),
         ];
+        // Also the temperatures' blocks of systems: system b runs at b / SLICE_BLOCK.
+        constants.extend(systems.slice_index().constants());
         let sweep_pipeline = ctx.pipeline(Kernel::MetropolisSimple, &constants)?.clone();
         let observe_pipeline = ctx.pipeline(Kernel::Observables, &constants)?.clone();
         let spin_bytes = 4 * systems.lattice.sites() * u64::from(systems.systems());
