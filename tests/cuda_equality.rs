@@ -584,3 +584,29 @@ fn cuda_hot_start_matches_cpu_bit_for_bit() {
         }
     }
 }
+
+/// Sample slices on CUDA (`IsingSystems::sample_slice`): an engine of samples `first .. first +
+/// count` ends every plan with the bits those samples have in the whole run on the CPU
+/// (lattices, observations, overlaps, tempering state), for the simple engine and every
+/// multispin layout, with and without tempering.
+#[test]
+fn cuda_sample_slices_equal_the_whole_run() {
+    use common::slices::{SliceCase, compare_case, cpu, slice_cases};
+    if !cuda_present("cuda_sample_slices_equal_the_whole_run") {
+        return;
+    }
+    let mut cuda = |case: &SliceCase, systems: &IsingSystems| -> Box<dyn Engine> {
+        match case.layout {
+            None => Box::new(SimpleCudaEngine::new(device(), systems.clone(), 64).unwrap()),
+            Some(layout) => {
+                let layout = case.multispin(systems, layout);
+                Box::new(MultispinCudaEngine::new(device(), layout, 64).unwrap())
+            }
+        }
+    };
+    for case in slice_cases() {
+        for tempering in [false, true] {
+            compare_case(&case, tempering, &mut cpu, &mut cuda);
+        }
+    }
+}

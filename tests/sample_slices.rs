@@ -2,24 +2,18 @@
 //! sample): an engine opened on samples `first .. first + count` of a run ends every plan with
 //! exactly the bits those samples have in an engine of the whole run (lattices, observations,
 //! overlap planes, link overlaps, tempering state), on the CPU and wgpu (lavapipe) engines: the
-//! simple engine and every multispin layout, with and without parallel tempering.
+//! simple engine and every multispin layout, with and without parallel tempering. The wgpu
+//! slices are compared with the whole run on the CPU and on wgpu.
 
 mod common;
 
-use common::slices::{SliceCase, compare_case, execute, slice_cases};
+use common::slices::{SliceCase, compare_case, cpu, execute, slice_cases};
 use spinflip::config::PhiloxPath;
 use spinflip::engine::Engine;
-use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
 use spinflip::model::ising::IsingSystems;
 
-fn cpu(case: &SliceCase, systems: &IsingSystems) -> Box<dyn Engine> {
-    match case.layout {
-        None => Box::new(CpuEngine::new(systems.clone())),
-        Some(layout) => Box::new(CpuMultispinEngine::new(case.multispin(systems, layout))),
-    }
-}
-
+/// A wgpu engine of `systems` on the Philox path `philox`.
 fn wgpu(case: &SliceCase, systems: &IsingSystems, philox: PhiloxPath) -> Box<dyn Engine> {
     let ctx = common::gpu(philox);
     match case.layout {
@@ -35,21 +29,21 @@ fn wgpu(case: &SliceCase, systems: &IsingSystems, philox: PhiloxPath) -> Box<dyn
 fn cpu_slices_equal_the_whole_run() {
     for case in slice_cases() {
         for tempering in [false, true] {
-            compare_case(&case, tempering, &mut cpu);
+            compare_case(&case, tempering, &mut cpu, &mut cpu);
         }
     }
 }
 
-/// Both WGSL Philox paths, alternating over the cases.
+/// Against the whole run on the CPU (with tempering) and on wgpu (without); both WGSL Philox
+/// paths, alternating over the cases.
 #[test]
 fn wgpu_slices_equal_the_whole_run() {
     for (i, case) in slice_cases().iter().enumerate() {
         let philox = [PhiloxPath::Int64, PhiloxPath::U32][i % 2];
-        for tempering in [false, true] {
-            compare_case(case, tempering, &mut |case, systems| {
-                wgpu(case, systems, philox)
-            });
-        }
+        let mut open = |case: &SliceCase, systems: &IsingSystems| wgpu(case, systems, philox);
+        compare_case(case, true, &mut cpu, &mut open);
+        let mut reference = |case: &SliceCase, systems: &IsingSystems| wgpu(case, systems, philox);
+        compare_case(case, false, &mut reference, &mut open);
     }
 }
 

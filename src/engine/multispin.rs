@@ -966,6 +966,69 @@ mod tests {
         }
     }
 
+    /// A slice's word system `g` holds in each lane the run's system that the run's word system
+    /// `global_word_system(g)` holds there, and its coupling groups are the run's.
+    #[test]
+    fn slices_number_word_systems_and_couplings_as_the_run_does() {
+        for (lanes, samples, replicas, slice) in [
+            (Some(Lanes::Samples), 96, 2, (32, 64)),
+            (Some(Lanes::Replicas), 5, 64, (2, 2)),
+            (Some(Lanes::Temperatures), 5, 2, (1, 3)),
+            (None, 5, 2, (3, 2)),
+        ] {
+            let layout = match lanes {
+                Some(lanes) => Layout::Amsc { lanes },
+                None => Layout::Smsc,
+            };
+            // SMSC packs 64 sites of a row in a word.
+            let size = if lanes.is_none() { 64 } else { 4 };
+            let systems = IsingSystems::spin_glass(
+                Lattice::new(2, size),
+                0.0,
+                vec![0.3, 0.4, 0.5],
+                samples,
+                replicas,
+                3,
+            );
+            let options = MultispinOptions {
+                layout,
+                randoms: Randoms::Exact,
+            };
+            let run = MultispinLayout::new(systems.clone(), options);
+            let part = MultispinLayout::new(systems.sample_slice(slice.0, slice.1), options);
+            for g in 0..part.word_systems() {
+                let global = part.global_word_system(g);
+                for lane in 0..LANES {
+                    let mine = part
+                        .lane_system(g, lane)
+                        .map(|b| part.systems.global_system(b));
+                    assert_eq!(mine, run.lane_system(global, lane), "{layout:?} g = {g}");
+                }
+            }
+            let group_words = part.coupling_words().len() / part.coupling_groups() as usize;
+            let first_group = run.coupling_group(part.global_word_system(0)) as usize;
+            assert_eq!(
+                part.coupling_words(),
+                run.coupling_words()[first_group * group_words..][..part.coupling_words().len()],
+                "{layout:?}"
+            );
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "a sample slice must start at a multiple of 32")]
+    fn a_slice_within_a_word_of_samples_is_refused() {
+        let systems = IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3], 64, 2, 3)
+            .sample_slice(16, 32);
+        let options = MultispinOptions {
+            layout: Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            randoms: Randoms::Exact,
+        };
+        MultispinLayout::new(systems, options);
+    }
+
     #[test]
     fn coupling_words_hold_each_sample_bond() {
         for layout in all_layouts() {

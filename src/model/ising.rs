@@ -266,6 +266,48 @@ mod tests {
     }
 
     #[test]
+    fn slices_number_systems_and_chain_sets_as_the_run_does() {
+        let run = IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3, 0.5], 5, 3, 1);
+        assert!(run.whole_run());
+        // A whole run's indices are its own.
+        for b in 0..run.systems() {
+            assert_eq!(run.global_system(b), b);
+        }
+        let slice = run.sample_slice(1, 3).sample_slice(1, 2);
+        assert_eq!(
+            (slice.first_sample, slice.samples, slice.all_samples),
+            (2, 2, 5)
+        );
+        assert!(!slice.whole_run());
+        for t in 0..2 {
+            for s in 0..2 {
+                assert_eq!(slice.global_sample(s), s + 2);
+                for r in 0..3 {
+                    let b = slice.system(t, s, r);
+                    assert_eq!(slice.global_system(b), run.system(t, s + 2, r));
+                }
+            }
+        }
+        // Chain sets c = s R + r.
+        assert_eq!(slice.global_chain_set(4), 2 * 3 + 4);
+        assert_eq!(SliceIndex::IDENTITY.global(77), 77);
+    }
+
+    #[test]
+    #[should_panic(expected = "outside the 5 samples")]
+    fn a_slice_past_the_samples_is_refused() {
+        let run = IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3], 5, 2, 1);
+        run.sample_slice(3, 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "is empty")]
+    fn an_empty_slice_is_refused() {
+        let run = IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3], 5, 2, 1);
+        run.sample_slice(2, 0);
+    }
+
+    #[test]
     fn table_layout_matches_table_index() {
         let systems = IsingSystems::ferromagnet(Lattice::new(2, 4), 0.5, vec![0.3, 0.5], 1, 1);
         let table = systems.thresholds();

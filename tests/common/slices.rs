@@ -4,6 +4,7 @@
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 use spinflip::config::{Layout, MultispinOptions, Randoms};
+use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
 use spinflip::engine::{Engine, Measurements, Plan, SpinBits, Step};
@@ -275,15 +276,23 @@ fn check_state(
     }
 }
 
-/// Execute a case on the whole run and on each slice, engines opened by `open`, and compare.
-pub fn compare_case(
-    case: &SliceCase,
-    tempering: bool,
-    open: &mut dyn FnMut(&SliceCase, &IsingSystems) -> Box<dyn Engine>,
-) {
+/// A CPU engine of `systems` (the case's run or a slice of it).
+pub fn cpu(case: &SliceCase, systems: &IsingSystems) -> Box<dyn Engine> {
+    match case.layout {
+        None => Box::new(CpuEngine::new(systems.clone())),
+        Some(layout) => Box::new(CpuMultispinEngine::new(case.multispin(systems, layout))),
+    }
+}
+
+/// Opens an engine of a case on its run or on one of its slices.
+pub type Open<'a> = &'a mut dyn FnMut(&SliceCase, &IsingSystems) -> Box<dyn Engine>;
+
+/// Execute a case on the whole run (engine opened by `reference`) and on each slice (by
+/// `open`), and compare.
+pub fn compare_case(case: &SliceCase, tempering: bool, reference: Open, open: Open) {
     let name = format!("{} tempering={tempering}", case.name());
     let run = &case.systems;
-    let whole = execute(open(case, run).as_mut(), run, tempering);
+    let whole = execute(reference(case, run).as_mut(), run, tempering);
     if tempering {
         let accepted: u32 = whole.states[1][3 * Chains::of(run).section_words()..]
             .iter()

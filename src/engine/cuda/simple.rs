@@ -32,7 +32,7 @@ use crate::engine::{
     no_tempering,
 };
 use crate::error::Result;
-use crate::model::ising::{IsingSystems, SliceIndex};
+use crate::model::ising::IsingSystems;
 
 /// Sites each thread of the observables kernel visits (bounds the block's 32-bit sums).
 const SITES_PER_OBSERVER: u64 = 16;
@@ -41,7 +41,7 @@ const SITES_PER_OBSERVER: u64 = 16;
 const FLIP_BUDGET: u64 = 1 << 27;
 
 /// Names of the geometry constants the kernels are compiled with (as `SPINFLIP_<name>`): the
-/// lattice and the systems' slice index ([`SliceIndex::CONSTANTS`]; system `b` runs at
+/// lattice and the systems' slice index ([`crate::model::ising::SliceIndex::CONSTANTS`]; system `b` runs at
 /// temperature `b / SLICE_BLOCK`).
 pub(super) const CONSTANTS: [&str; 5] = ["L", "DIMS", "SLICE_BLOCK", "RUN_BLOCK", "SLICE_FIRST"];
 
@@ -64,11 +64,9 @@ pub struct SimpleCudaEngine {
 /// The geometry constants of `systems`, in the order of [`CONSTANTS`].
 fn constants(systems: &IsingSystems) -> Vec<(&'static str, u32)> {
     let [size, dims, ..] = CONSTANTS;
-    let slice = systems.slice_index().constants();
-    debug_assert_eq!(slice.map(|(name, _)| name), SliceIndex::CONSTANTS);
     [(size, systems.lattice.size), (dims, systems.lattice.dims)]
         .into_iter()
-        .chain(slice)
+        .chain(systems.slice_index().constants())
         .collect()
 }
 
