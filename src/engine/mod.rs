@@ -138,6 +138,20 @@ pub trait Engine {
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
 }
 
+/// A lattice split into slabs: bands of whole planes along its slowest axis (y in 2D, z in 3D),
+/// one per engine (per MPI rank, or per thread in a test). An engine holding one slab keeps a
+/// halo plane on either side and, after updating each colour, trades its boundary planes of
+/// that colour with the slabs below and above through this: the plane below the first is the
+/// lower neighbour's last, the plane above the last is the upper neighbour's first (periodic:
+/// the first slab's lower neighbour is the last slab).
+pub trait Halo: Send {
+    /// After the update of `colour`: send `lower` (this slab's first plane of `colour`, in the
+    /// engine's own words, every system in order) to the slab below and `upper` (its last
+    /// plane) to the slab above; return `[below, above]`, the planes they sent (the lower
+    /// neighbour's `upper` and the upper neighbour's `lower`), to become this slab's halos.
+    fn exchange(&mut self, colour: u32, lower: Vec<u32>, upper: Vec<u32>) -> Result<[Vec<u32>; 2]>;
+}
+
 /// Whether an engine's inverse temperatures stay those it was opened with (Metropolis sweeps,
 /// parallel tempering: a tuned ladder reopens the engine) or change while it runs (population
 /// annealing, through [`Engine::set_betas`] at every step). Only the multispin CUDA engine
