@@ -332,25 +332,30 @@ fn ranks_running_different_configs_are_refused() {
 }
 
 #[test]
-fn more_ranks_than_samples_and_the_ferromagnet_are_refused() {
+fn runs_that_neither_samples_nor_slabs_split_over_the_ranks_are_refused() {
     let dir = TempDir::new().unwrap();
-    let path = config_file(dir.path(), SMSC_GLASS);
-    let result = run(&path, &dir.path().join("four"), 4, &[]);
+    // Tempering splits by sample only: 64 samples in lanes are two groups of 32.
+    let path = config_file(dir.path(), LANES_TEMPERING);
+    let result = run(&path, &dir.path().join("three"), 3, &[]);
     let report = text(&result);
     assert!(!result.status.success(), "{report}");
     assert!(
-        report.contains("4 MPI ranks for 3 disorder samples") && report.contains("at most 3"),
+        report.contains("3 MPI ranks for 64 disorder sample(s)")
+            && report.contains("at most 2 ranks"),
         "{report}"
     );
+    // The ferromagnet has one sample, and slabs take SMSC words, which this one is not on.
     let ferromagnet = dir.path().join("ferromagnet.ron");
     std::fs::write(
         &ferromagnet,
-        r#"(model: Ising(dims: 2, size: 16, field: 0.0), temperatures: Betas([0.4]), replicas: 1, seed: 1,
-            sweeps: (thermalize: 10, measure: 10, every: 1), backend: Cpu, plots: false)"#,
+        r#"(model: Ising(dims: 2, size: 16, field: 0.0), temperatures: Betas([0.4]), replicas: 1,
+            seed: 1, engine: Simple, sweeps: (thermalize: 10, measure: 10, every: 1),
+            backend: Cpu, plots: false)"#,
     )
     .unwrap();
     let result = run(&ferromagnet, &dir.path().join("ferro"), 2, &[]);
     let report = text(&result);
     assert!(!result.status.success(), "{report}");
-    assert!(report.contains("slabs"), "{report}");
+    assert!(report.contains("slabs of planes") && report.contains("SMSC"), "{report}");
+    assert!(!dir.path().join("ferro").join("summary.json").exists());
 }

@@ -673,6 +673,11 @@ impl MultispinLayout {
             )
         };
         let mut planes = vec![0u32; slots as usize * overlaps * l];
+        if pair_counts == 0 {
+            // Overlap pairs within one word (AMSC lanes with fewer than 64 replicas, which the
+            // config refuses for the spin glass) have no word pairs: nothing was counted.
+            return (planes, vec![0; slots as usize * overlaps]);
+        }
         parallel::for_chunks(&mut planes, l.max(1), |i, planes| {
             let (counts, lane) = counts_of(i);
             for (x, plane) in planes.iter_mut().enumerate() {

@@ -194,14 +194,11 @@ impl SpinBits {
         }
     }
 
-    /// Replace the lattices of systems `to .. to + count` with those of systems `from .. from +
-    /// count` of `source` (of as many sites), 64 bits at a time at any bit offsets: MPI ranks
-    /// merge and split a run's lattices with it.
-    pub fn copy_systems_from(&mut self, to: u32, source: &SpinBits, from: u32, count: u32) {
-        assert_eq!(self.sites, source.sites, "lattices of one size");
-        assert!(to + count <= self.systems && from + count <= source.systems);
-        let bits = u64::from(count) * self.sites;
-        let (to, from) = (u64::from(to) * self.sites, u64::from(from) * self.sites);
+    /// Replace bits `to .. to + bits` (spin numbers of the run, `b N + i`) with bits `from ..
+    /// from + bits` of `source`, 64 at a time at any bit offsets: MPI ranks merge and split a
+    /// run's lattices with it (whole systems, or one slab of planes of each).
+    pub fn copy_bits_from(&mut self, to: u64, source: &SpinBits, from: u64, bits: u64) {
+        assert!(to + bits <= self.len() && from + bits <= source.len());
         let mut done = 0;
         while done < bits {
             let n = (bits - done).min(64) as u32;
@@ -316,12 +313,12 @@ mod tests {
     }
 
     #[test]
-    fn copies_of_systems_land_at_any_bit_offset() {
+    fn copies_of_bits_land_at_any_bit_offset() {
         // 10-site systems: no system starts on a word boundary after the first.
         let spins = signs(130);
         let source = SpinBits::from_signs(13, 10, &spins);
         let mut target = SpinBits::down(9, 10);
-        target.copy_systems_from(2, &source, 5, 7);
+        target.copy_bits_from(20, &source, 50, 70);
         for b in 0..9 {
             let expected = if (2..9).contains(&b) {
                 source.system_signs(b + 3)
@@ -330,6 +327,9 @@ mod tests {
             };
             assert_eq!(target.system_signs(b), expected, "system {b}");
         }
+        // Within systems too: sites 3..8 of system 1 from sites 0..5 of system 12.
+        target.copy_bits_from(13, &source, 120, 5);
+        assert_eq!(target.system_signs(1)[3..8], source.system_signs(12)[..5]);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! outputs never see ranks, and rank 0 alone writes files.
 //!
 //! Independent systems are split by disorder sample: rank `k` holds samples `first .. first +
-//! count` ([`SampleSlice`], from [`partition`]) at every temperature and replica, opened on
+//! count` ([`Share`], from [`partition`]) at every temperature and replica, opened on
 //! [`IsingSystems::sample_slice`], whose engines key every Philox counter by the whole run's
 //! indices. So a run on N ranks ends with the same spins and writes the same files as on one
 //! device. Everything exchanged is exact (integer counts, spins as bits), and the whole run's
@@ -22,8 +22,8 @@ pub mod wire;
 #[cfg(feature = "mpi")]
 pub mod world;
 
-use crate::config::{Config, Lanes, Layout};
-use crate::engine::{Measurements, Observation, SpinBits};
+use crate::config::{Algorithm, Config, Lanes, Layout};
+use crate::engine::{Betas, Measurements, Observation, SpinBits};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
@@ -37,11 +37,31 @@ pub fn local_rank() -> usize {
     0
 }
 
-/// The samples one rank holds: `first .. first + count` of the run's.
+/// What one rank holds of a run: samples or planes `first .. first + count` of the run's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SampleSlice {
+pub struct Share {
     pub first: u32,
     pub count: u32,
+}
+
+/// How a run is split over ranks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Split {
+    /// Rank `k` holds disorder samples `shares[k]`, every temperature and replica of them
+    /// ([`IsingSystems::sample_slice`]).
+    Samples(Vec<Share>),
+    /// Rank `k` holds planes `shares[k]` of the slowest axis of every lattice
+    /// ([`IsingSystems::plane_slab`]), trading halo planes with its neighbours after each
+    /// colour ([`crate::engine::Halo`]).
+    Slabs(Vec<Share>),
+}
+
+impl Split {
+    pub fn shares(&self) -> &[Share] {
+        match self {
+            Split::Samples(shares) | Split::Slabs(shares) => shares,
+        }
+    }
 }
 
 /// Samples that must stay together on one rank: the 32 lanes of a word where lanes hold
@@ -55,46 +75,67 @@ pub fn sample_group(config: &Config) -> u32 {
     }
 }
 
-/// Rank `k`'s samples out of `ranks`: whole groups of `group` samples, as even as they go (the
-/// first ranks take the smaller shares). Refuses a run with fewer groups than ranks.
-pub fn partition(systems: &IsingSystems, group: u32, ranks: u32) -> Result<Vec<SampleSlice>> {
-    let groups = u64::from(systems.samples / group);
-    if systems.disorder == Disorder::Ferromagnet && ranks > 1 {
-        return Err(Error::Usage(format!(
-            "{ranks} MPI ranks for the ferromagnet: ranks split a run by disorder sample and the \
-             ferromagnet has one; splitting one lattice into slabs over ranks is not built yet, \
-             so run it on one rank (without mpirun, or -np 1)"
-        )));
+/// Planes that stay together in a slab: a slab starts on an even plane and holds whole pairs,
+/// so every slab has two boundary planes and the checkerboard's parity of its first plane is
+/// that of plane 0.
+pub const SLAB_PLANES: u32 = 2;
+
+/// How `systems` (engine resolved in `config`, opened for `betas`) split over `ranks`: by
+/// disorder sample where there are groups enough (see [`sample_group`]), else, for Metropolis
+/// sweeps on SMSC words, each lattice into slabs of whole plane pairs. Refuses what neither
+/// fits, saying what would.
+pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) -> Result<Split> {
+    let group = sample_group(config);
+    let sample_groups = systems.samples / group;
+    if sample_groups >= ranks {
+        return Ok(Split::Samples(even_shares(sample_groups, group, ranks)));
     }
-    if groups < u64::from(ranks) {
-        let unit = if group == 1 {
-            "one sample".to_string()
+    let smsc = matches!(
+        config.engine.multispin().map(|options| options.layout),
+        Some(Layout::Smsc)
+    );
+    let sweeps_only =
+        betas == Betas::Fixed && !matches!(config.algorithm, Algorithm::Tempering { .. });
+    let plane_groups = systems.lattice.size / SLAB_PLANES;
+    if smsc && sweeps_only && plane_groups >= ranks {
+        return Ok(Split::Slabs(even_shares(plane_groups, SLAB_PLANES, ranks)));
+    }
+    let unit = match group {
+        1 => "one sample".to_string(),
+        _ => format!("{group} samples (the lanes of a word)"),
+    };
+    Err(Error::Usage(format!(
+        "{ranks} MPI ranks for {} disorder sample(s): split by sample, each rank needs at least          {unit}, so this run divides over at most {sample_groups} ranks. Splitting each lattice          into slabs of planes instead takes Metropolis sweeps (no tempering, no annealing) on          SMSC words (engine: Multispin(layout: Smsc)) and at least {SLAB_PLANES} of the L = {}          planes per rank. Use fewer ranks{}",
+        systems.samples,
+        systems.lattice.size,
+        if systems.disorder == Disorder::Bimodal {
+            " or more samples"
         } else {
-            format!("{group} samples (the lanes of a word)")
-        };
-        return Err(Error::Usage(format!(
-            "{ranks} MPI ranks for {} disorder samples: each rank needs at least {unit}, so this \
-             run divides over at most {groups} ranks; use fewer ranks or more samples",
-            systems.samples
-        )));
-    }
-    let ranks = u64::from(ranks);
-    Ok((0..ranks)
+            ""
+        }
+    )))
+}
+
+/// `units` units of `group` items over `ranks` ranks (`units >= ranks`), contiguous, as even
+/// as they go (the first ranks take the smaller shares).
+fn even_shares(units: u32, group: u32, ranks: u32) -> Vec<Share> {
+    let (units, ranks) = (u64::from(units), u64::from(ranks));
+    (0..ranks)
         .map(|k| {
-            let (from, to) = (k * groups / ranks, (k + 1) * groups / ranks);
-            SampleSlice {
+            let (from, to) = (k * units / ranks, (k + 1) * units / ranks);
+            Share {
                 first: (from * u64::from(group)) as u32,
                 count: ((to - from) * u64::from(group)) as u32,
             }
         })
-        .collect())
+        .collect()
 }
 
 /// The whole run's array `[outer][sample][inner]` from the ranks' arrays `[outer][local
 /// sample][inner]` (rank `k` holding `slices[k]`, which cover the samples in order).
 pub fn merge_samples<T: Copy>(
     parts: &[Vec<T>],
-    slices: &[SampleSlice],
+    slices: &[Share],
     outer: usize,
     inner: usize,
 ) -> Result<Vec<T>> {
@@ -123,7 +164,7 @@ pub fn merge_samples<T: Copy>(
 /// (`samples` samples in all).
 pub fn slice_samples<T: Copy>(
     whole: &[T],
-    slice: SampleSlice,
+    slice: Share,
     samples: u32,
     outer: usize,
     inner: usize,
@@ -166,7 +207,7 @@ impl RunShape {
     pub fn merge_measurements(
         &self,
         parts: Vec<Measurements>,
-        slices: &[SampleSlice],
+        slices: &[Share],
         slots: usize,
     ) -> Result<Measurements> {
         let outer = slots * self.temperatures;
@@ -200,7 +241,7 @@ impl RunShape {
     }
 
     /// The whole run's lattices from the ranks' (each a [`SpinBits`] of its systems).
-    pub fn merge_spins(&self, parts: &[SpinBits], slices: &[SampleSlice]) -> Result<SpinBits> {
+    pub fn merge_spins(&self, parts: &[SpinBits], slices: &[Share]) -> Result<SpinBits> {
         let systems = self.temperatures as u32 * self.samples * self.replicas as u32;
         let mut whole = SpinBits::down(systems, self.sites);
         for (k, (part, slice)) in parts.iter().zip(slices).enumerate() {
@@ -216,19 +257,98 @@ impl RunShape {
             for t in 0..self.temperatures as u32 {
                 let block = slice.count * self.replicas as u32;
                 let to = (t * self.samples + slice.first) * self.replicas as u32;
-                whole.copy_systems_from(to, part, t * block, block);
+                let bits = u64::from(block) * self.sites;
+                whole.copy_bits_from(
+                    u64::from(to) * self.sites,
+                    part,
+                    u64::from(t * block) * self.sites,
+                    bits,
+                );
             }
         }
         Ok(whole)
     }
 
     /// Rank `slice`'s lattices of the whole run's `whole`.
-    pub fn slice_spins(&self, whole: &SpinBits, slice: SampleSlice) -> SpinBits {
+    pub fn slice_spins(&self, whole: &SpinBits, slice: Share) -> SpinBits {
         let block = slice.count * self.replicas as u32;
         let mut part = SpinBits::down(self.temperatures as u32 * block, self.sites);
         for t in 0..self.temperatures as u32 {
             let from = (t * self.samples + slice.first) * self.replicas as u32;
-            part.copy_systems_from(t * block, whole, from, block);
+            part.copy_bits_from(
+                u64::from(t * block) * self.sites,
+                whole,
+                u64::from(from) * self.sites,
+                u64::from(block) * self.sites,
+            );
+        }
+        part
+    }
+
+    /// Sites of one plane of the slowest axis: `L^(d-1)`.
+    fn plane_sites(&self) -> u64 {
+        self.sites / self.size as u64
+    }
+
+    /// The whole run's measurements from the slabs' (each counts its own planes: the sum).
+    pub fn sum_measurements(parts: Vec<Measurements>) -> Result<Measurements> {
+        let mut parts = parts.into_iter();
+        let mut whole = parts.next().unwrap_or_default();
+        for (k, part) in parts.enumerate() {
+            let same = part.observations.len() == whole.observations.len()
+                && part.overlap_planes.len() == whole.overlap_planes.len()
+                && part.link_overlaps.len() == whole.link_overlaps.len();
+            if !same {
+                return Err(Error::State(format!(
+                    "rank {} measured {} systems where rank 0 measured {}",
+                    k + 1,
+                    part.observations.len(),
+                    whole.observations.len()
+                )));
+            }
+            for (o, p) in whole.observations.iter_mut().zip(part.observations) {
+                o.up += p.up;
+                o.satisfied += p.satisfied;
+            }
+            for (o, p) in whole.overlap_planes.iter_mut().zip(part.overlap_planes) {
+                *o += p;
+            }
+            for (o, p) in whole.link_overlaps.iter_mut().zip(part.link_overlaps) {
+                *o += p;
+            }
+        }
+        Ok(whole)
+    }
+
+    /// The whole run's lattices from the slabs' (each a [`SpinBits`] of every system's planes
+    /// `shares[k]`).
+    pub fn merge_slabs(&self, parts: &[SpinBits], shares: &[Share]) -> Result<SpinBits> {
+        let systems = self.temperatures as u32 * self.samples * self.replicas as u32;
+        let mut whole = SpinBits::down(systems, self.sites);
+        for (k, (part, share)) in parts.iter().zip(shares).enumerate() {
+            let sites = u64::from(share.count) * self.plane_sites();
+            if part.systems() != systems || part.sites() != sites {
+                return Err(Error::State(format!(
+                    "rank {k} returned {} lattices of {} sites where it holds {systems} slabs of                      {sites}",
+                    part.systems(),
+                    part.sites()
+                )));
+            }
+            let at = u64::from(share.first) * self.plane_sites();
+            for b in 0..u64::from(systems) {
+                whole.copy_bits_from(b * self.sites + at, part, b * sites, sites);
+            }
+        }
+        Ok(whole)
+    }
+
+    /// Every lattice's planes `share` of the whole run's `whole`.
+    pub fn slab_of(&self, whole: &SpinBits, share: Share) -> SpinBits {
+        let sites = u64::from(share.count) * self.plane_sites();
+        let at = u64::from(share.first) * self.plane_sites();
+        let mut part = SpinBits::down(whole.systems(), sites);
+        for b in 0..u64::from(whole.systems()) {
+            part.copy_bits_from(b * sites, whole, b * self.sites + at, sites);
         }
         part
     }
@@ -236,7 +356,7 @@ impl RunShape {
     /// Rank `slice`'s copy map of the whole run's `sources` (a source system for every system,
     /// [`crate::engine::Engine::copy_systems`]), in its own system numbers. Refuses a map that
     /// moves a lattice to a sample on another rank.
-    pub fn slice_copy_map(&self, sources: &[u32], slice: SampleSlice) -> Result<Vec<u32>> {
+    pub fn slice_copy_map(&self, sources: &[u32], slice: Share) -> Result<Vec<u32>> {
         let replicas = self.replicas as u32;
         let local = slice_samples(
             sources,
@@ -267,6 +387,13 @@ impl RunShape {
     }
 }
 
+// TEMPORARY until the `slabs` branch lands.
+impl IsingSystems {
+    pub fn plane_slab(&self, _first: u32, _planes: u32) -> IsingSystems {
+        self.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,39 +403,113 @@ mod tests {
         IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3, 0.5, 0.7], samples, 2, 5)
     }
 
+    fn config(layout: Layout) -> Config {
+        Config {
+            engine: crate::config::EngineKind::Multispin {
+                layout,
+                randoms: crate::config::Randoms::Exact,
+            },
+            ..Config::default_config().expect("the built-in config is valid")
+        }
+    }
+
+    fn amsc(lanes: Lanes) -> Config {
+        config(Layout::Amsc { lanes })
+    }
+
+    fn shares(split: Result<Split>) -> Vec<u32> {
+        split.unwrap().shares().iter().map(|s| s.count).collect()
+    }
+
     #[test]
-    fn partition_is_contiguous_even_and_refuses_too_many_ranks() {
-        let slices = partition(&glass(7), 1, 3).unwrap();
-        let counts: Vec<u32> = slices.iter().map(|s| s.count).collect();
-        assert_eq!(counts, [2, 2, 3]);
-        assert_eq!(slices[1].first, 2);
-        assert_eq!(slices[2].first, 4);
-        let lanes = partition(&glass(96), 32, 2).unwrap();
+    fn samples_split_contiguous_and_even_and_refuse_too_many_ranks() {
+        let replicas = amsc(Lanes::Replicas);
+        let split = split(&replicas, &glass(7), Betas::Fixed, 3).unwrap();
+        assert!(matches!(split, Split::Samples(_)));
+        let firsts: Vec<u32> = split.shares().iter().map(|s| s.first).collect();
+        assert_eq!(firsts, [0, 2, 4]);
+        assert_eq!(shares(Ok(split)), [2, 2, 3]);
+        let lanes = amsc(Lanes::Samples);
         assert_eq!(
-            lanes,
-            [
-                SampleSlice {
-                    first: 0,
-                    count: 32
-                },
-                SampleSlice {
-                    first: 32,
-                    count: 64
-                }
-            ]
+            shares(super::split(&lanes, &glass(96), Betas::Fixed, 2)),
+            [32, 64]
         );
-        let error = partition(&glass(64), 32, 3).unwrap_err().to_string();
-        assert!(error.contains("at most 2 ranks"), "{error}");
-        let ferromagnet = IsingSystems::ferromagnet(Lattice::new(2, 4), 0.0, vec![0.4], 2, 1);
-        let error = partition(&ferromagnet, 1, 2).unwrap_err().to_string();
-        assert!(error.contains("slabs"), "{error}");
-        assert_eq!(partition(&ferromagnet, 1, 1).unwrap().len(), 1);
+        let error = super::split(&lanes, &glass(64), Betas::Fixed, 3).unwrap_err();
+        assert!(error.to_string().contains("at most 2 ranks"), "{error}");
+    }
+
+    #[test]
+    fn smsc_sweeps_split_into_slabs_of_plane_pairs_where_samples_are_too_few() {
+        let smsc = config(Layout::Smsc);
+        let ferromagnet = IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, vec![0.4], 2, 1);
+        let split = split(&smsc, &ferromagnet, Betas::Fixed, 3).unwrap();
+        assert!(matches!(split, Split::Slabs(_)), "{split:?}");
+        let shares = split.shares();
+        assert_eq!(shares.iter().map(|s| s.count).sum::<u32>(), 64);
+        assert!(shares.iter().all(|s| s.first % 2 == 0 && s.count % 2 == 0));
+        // 33 ranks would leave one without a plane pair.
+        let error = super::split(&smsc, &ferromagnet, Betas::Fixed, 33).unwrap_err();
+        assert!(
+            error.to_string().contains("at least 2 of the L = 64"),
+            "{error}"
+        );
+        // Slabs take Metropolis sweeps only.
+        let error = super::split(&smsc, &ferromagnet, Betas::Changing, 2).unwrap_err();
+        assert!(error.to_string().contains("no annealing"), "{error}");
+        let tempering = Config {
+            algorithm: Algorithm::Tempering {
+                every: 1,
+                tune: false,
+            },
+            ..smsc.clone()
+        };
+        assert!(super::split(&tempering, &ferromagnet, Betas::Fixed, 2).is_err());
+        let error = super::split(&amsc(Lanes::Replicas), &ferromagnet, Betas::Fixed, 2);
+        assert!(error.unwrap_err().to_string().contains("SMSC"));
+        // One rank takes the whole run, by sample.
+        assert_eq!(
+            super::split(&smsc, &ferromagnet, Betas::Fixed, 1)
+                .unwrap()
+                .shares()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn slabs_of_lattices_merge_back_and_measurements_add_up() {
+        let systems = IsingSystems::ferromagnet(Lattice::new(3, 4), 0.0, vec![0.4], 3, 1);
+        let shape = RunShape::of(&systems);
+        let mut spins = SpinBits::down(3, 64);
+        for b in 0..3 {
+            for i in 0..64 {
+                spins.set(b, i, (b * 5 + i as u32 * 7) % 3 == 0);
+            }
+        }
+        let shares = [Share { first: 0, count: 2 }, Share { first: 2, count: 2 }];
+        let parts: Vec<SpinBits> = shares.iter().map(|&s| shape.slab_of(&spins, s)).collect();
+        assert_eq!(parts[1].sites(), 32);
+        // Site 5 of plane z = 3 of system 2 is site 16 + 5 of its second slab.
+        assert_eq!(parts[1].up(2, 21), spins.up(2, 48 + 5));
+        assert_eq!(shape.merge_slabs(&parts, &shares).unwrap(), spins);
+        let measured = |up, satisfied, plane| Measurements {
+            observations: vec![Observation { up, satisfied }],
+            overlap_planes: vec![plane, 1],
+            link_overlaps: vec![u64::from(plane)],
+            labels: Vec::new(),
+        };
+        let sum = RunShape::sum_measurements(vec![measured(3, 4, 5), measured(10, 20, 30)]);
+        let expected = Measurements {
+            overlap_planes: vec![35, 2],
+            ..measured(13, 24, 35)
+        };
+        assert_eq!(sum.unwrap(), expected);
     }
 
     #[test]
     fn merging_the_slices_of_an_array_gives_it_back() {
         let shape = RunShape::of(&glass(5));
-        let slices = partition(&glass(5), 1, 3).unwrap();
+        let slices = even_shares(5, 1, 3);
         let whole: Vec<u32> = (0..2 * 3 * 5 * 2).collect();
         let parts: Vec<Vec<u32>> = slices
             .iter()
@@ -330,7 +531,7 @@ mod tests {
         assert_eq!(parts[1].systems(), 3 * 2 * 2);
         // Rank 1 holds samples 1 and 2. Its system (1*2+0)*2+1 = 5, sample 1 at temperature 1,
         // replica 1, is the whole run's (1*5+1)*2+1 = 13.
-        assert_eq!(slices[1], SampleSlice { first: 1, count: 2 });
+        assert_eq!(slices[1], Share { first: 1, count: 2 });
         assert_eq!(parts[1].system_signs(5), spins.system_signs(13));
         assert_eq!(shape.merge_spins(&parts, &slices).unwrap(), spins);
     }
@@ -338,7 +539,7 @@ mod tests {
     #[test]
     fn copy_maps_are_renumbered_per_rank_and_stay_within_it() {
         let shape = RunShape::of(&glass(4));
-        let slices = partition(&glass(4), 1, 2).unwrap();
+        let slices = even_shares(4, 1, 2);
         // Every system copies the other replica of its (temperature, sample).
         let sources: Vec<u32> = (0..3 * 4 * 2).map(|b| b ^ 1).collect();
         let local = shape.slice_copy_map(&sources, slices[1]).unwrap();

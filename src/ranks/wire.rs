@@ -8,18 +8,18 @@ use crate::model::Lattice;
 use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
 
-use super::SampleSlice;
+use super::{Share, Split};
 
 /// An engine call from rank 0.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// Open an engine for the whole run's `systems` under `config` (RON, engine resolved), on
-    /// the samples `slices[rank]`.
+    /// this rank's share of `split`.
     Open {
         config: String,
         systems: IsingSystems,
         betas: Betas,
-        slices: Vec<SampleSlice>,
+        split: Split,
     },
     HotStart,
     /// This rank's lattices.
@@ -198,7 +198,7 @@ impl Command {
                 config,
                 systems,
                 betas,
-                slices,
+                split,
             } => {
                 w.u8(0);
                 w.str(config);
@@ -207,7 +207,15 @@ impl Command {
                     Betas::Fixed => 0,
                     Betas::Changing => 1,
                 });
-                let bounds: Vec<u32> = slices.iter().flat_map(|s| [s.first, s.count]).collect();
+                w.u8(match split {
+                    Split::Samples(_) => 0,
+                    Split::Slabs(_) => 1,
+                });
+                let bounds: Vec<u32> = split
+                    .shares()
+                    .iter()
+                    .flat_map(|s| [s.first, s.count])
+                    .collect();
                 w.u32s(&bounds);
             }
             Command::HotStart => w.u8(1),
@@ -262,19 +270,24 @@ impl Command {
                     0 => Betas::Fixed,
                     _ => Betas::Changing,
                 };
-                let slices = r
+                let slabs = r.u8()? == 1;
+                let shares = r
                     .u32s()?
                     .chunks_exact(2)
-                    .map(|s| SampleSlice {
+                    .map(|s| Share {
                         first: s[0],
                         count: s[1],
                     })
                     .collect();
+                let split = match slabs {
+                    true => Split::Slabs(shares),
+                    false => Split::Samples(shares),
+                };
                 Command::Open {
                     config,
                     systems,
                     betas,
-                    slices,
+                    split,
                 }
             }
             1 => Command::HotStart,
@@ -392,10 +405,10 @@ mod tests {
                 config: "(seed: 1)".into(),
                 systems,
                 betas: Betas::Changing,
-                slices: vec![
-                    SampleSlice { first: 0, count: 2 },
-                    SampleSlice { first: 2, count: 4 },
-                ],
+                split: Split::Slabs(vec![
+                    Share { first: 0, count: 2 },
+                    Share { first: 2, count: 4 },
+                ]),
             },
             Command::HotStart,
             Command::SetSpins(spins.clone()),

@@ -10,17 +10,21 @@
 
 use std::sync::OnceLock;
 
+use mpi::Tag;
+use mpi::point_to_point::send_receive_into_with_tags;
 use mpi::topology::{Communicator, Process, SimpleCommunicator};
 use mpi::traits::*;
 
 use super::wire::{Command, Reply, decode_reply, encode_reply};
-use super::{RunShape, SampleSlice, partition, sample_group};
+use super::{RunShape, Split, split};
 use crate::config::Config;
-use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, tempering::Chains};
+use crate::engine::{
+    Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, tempering::Chains,
+};
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::model::ising::IsingSystems;
-use crate::sim::open_local_engine;
+use crate::sim::{open_local_engine, open_slab_engine};
 
 /// Where this process runs in a job of several ranks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,18 +45,22 @@ pub fn placement() -> Option<Placement> {
 /// Bytes per MPI message: counts are C ints, so large arrays go in pieces.
 const PIECE: usize = 1 << 30;
 
+/// The tag of engine calls and their answers; the halos of slabs travel under their own
+/// ([`MpiHalo`]), so that neither is ever taken for the other.
+const CALLS: Tag = 0;
+
 fn send_bytes(to: &Process<'_>, bytes: &[u8]) {
-    to.send(&(bytes.len() as u64));
+    to.send_with_tag(&(bytes.len() as u64), CALLS);
     for piece in bytes.chunks(PIECE) {
-        to.send(piece);
+        to.send_with_tag(piece, CALLS);
     }
 }
 
 fn receive_bytes(from: &Process<'_>) -> Vec<u8> {
-    let (len, _) = from.receive::<u64>();
+    let (len, _) = from.receive_with_tag::<u64>(CALLS);
     let mut bytes = Vec::with_capacity(len as usize);
     while (bytes.len() as u64) < len {
-        let (piece, _) = from.receive_vec::<u8>();
+        let (piece, _) = from.receive_vec_with_tag::<u8>(CALLS);
         bytes.extend_from_slice(&piece);
     }
     bytes
@@ -187,11 +195,14 @@ pub fn follow(placement: Placement) -> u8 {
                 config,
                 systems,
                 betas,
-                slices,
-            } => open_slice(&config, &systems, betas, slices[placement.rank as usize]).map(|e| {
-                engine = Some(e);
-                Reply::Done
-            }),
+                split,
+            } => Config::from_ron_str(&config)
+                .map_err(Error::from)
+                .and_then(|config| open_share(&config, &systems, betas, &split, placement))
+                .map(|e| {
+                    engine = Some(e);
+                    Reply::Done
+                }),
             command => match engine.as_deref_mut() {
                 Some(engine) => serve(engine, command),
                 None => Err(Error::State(
@@ -203,19 +214,59 @@ pub fn follow(placement: Placement) -> u8 {
     }
 }
 
-/// The engine of `slice` of the whole run's `systems` under `config` (RON).
-fn open_slice(
-    config: &str,
+/// This rank's engine of the whole run's `systems` under `config`: its samples, or its slab
+/// with halos traded over MPI.
+fn open_share(
+    config: &Config,
     systems: &IsingSystems,
     betas: Betas,
-    slice: SampleSlice,
+    split: &Split,
+    placement: Placement,
 ) -> Result<Box<dyn Engine>> {
-    let config = Config::from_ron_str(config)?;
-    open_local_engine(
-        &config,
-        systems.sample_slice(slice.first, slice.count),
-        betas,
-    )
+    let share = split.shares()[placement.rank as usize];
+    match split {
+        Split::Samples(_) => open_local_engine(
+            config,
+            systems.sample_slice(share.first, share.count),
+            betas,
+        ),
+        Split::Slabs(_) => open_slab_engine(
+            config,
+            systems.plane_slab(share.first, share.count),
+            betas,
+            Box::new(MpiHalo { placement }),
+        ),
+    }
+}
+
+/// A slab's halos over MPI: the slab below is rank `k - 1`, the one above rank `k + 1`,
+/// periodic over the ranks (as the planes are over the lattice).
+struct MpiHalo {
+    placement: Placement,
+}
+
+/// The tags of a slab's planes on their way down (its first plane) and up (its last).
+const DOWN: Tag = 1;
+const UP: Tag = 2;
+
+impl Halo for MpiHalo {
+    fn exchange(
+        &mut self,
+        _colour: u32,
+        lower: Vec<u32>,
+        upper: Vec<u32>,
+    ) -> Result<[Vec<u32>; 2]> {
+        let world = SimpleCommunicator::world();
+        let Placement { rank, size, .. } = self.placement;
+        let below = world.process_at_rank(((rank + size - 1) % size) as i32);
+        let above = world.process_at_rank(((rank + 1) % size) as i32);
+        // Each slab's planes are as long as its neighbours' (the same systems and plane).
+        let mut from_above = vec![0u32; lower.len()];
+        let mut from_below = vec![0u32; upper.len()];
+        send_receive_into_with_tags(&lower[..], &below, DOWN, &mut from_above[..], &above, DOWN);
+        send_receive_into_with_tags(&upper[..], &above, UP, &mut from_below[..], &below, UP);
+        Ok([from_below, from_above])
+    }
 }
 
 /// One engine call on this rank's engine.
@@ -291,13 +342,14 @@ impl Followers {
     }
 }
 
-/// Rank 0's engine over every rank: its own engine holds the first samples, the other ranks'
-/// the rest; every call goes to all of them and their answers are merged into the whole run's.
+/// Rank 0's engine over every rank: its own engine holds the first share of the run (samples
+/// or a slab), the other ranks' the rest; every call goes to all of them and their answers are
+/// merged into the whole run's.
 pub struct RankedEngine {
     local: Box<dyn Engine>,
     systems: IsingSystems,
     shape: RunShape,
-    slices: Vec<SampleSlice>,
+    split: Split,
     followers: Followers,
 }
 
@@ -306,26 +358,25 @@ impl RankedEngine {
     pub fn open(config: &Config, systems: IsingSystems, betas: Betas) -> Result<Box<dyn Engine>> {
         let placement = placement().expect("a ranked engine runs on rank 0 of several");
         let (config, _) = config.resolve_engine()?;
-        let slices = partition(&systems, sample_group(&config), placement.size)?;
+        let split = split(&config, &systems, betas, placement.size)?;
         let followers = Followers {
             world: SimpleCommunicator::world(),
-            ranks: slices.len(),
+            ranks: placement.size as usize,
         };
         followers.send(|_| Command::Open {
             config: config.to_ron_string(),
             systems: systems.clone(),
             betas,
-            slices: slices.clone(),
+            split: split.clone(),
         });
-        let mine = systems.sample_slice(slices[0].first, slices[0].count);
-        let local = open_local_engine(&config, mine, betas);
+        let local = open_share(&config, &systems, betas, &split, placement);
         let opened = followers.collect();
         match (local, opened) {
             (Ok(local), Ok(_)) => Ok(Box::new(RankedEngine {
                 local,
                 shape: RunShape::of(&systems),
                 systems,
-                slices,
+                split,
                 followers,
             })),
             (local, opened) => {
@@ -357,31 +408,69 @@ impl RankedEngine {
     ) -> Result<()> {
         self.call(command, local).map(|_| ())
     }
+
+    /// Per-system data (`[outer][sample][inner]`) of each rank's samples; `None` for slabs,
+    /// which hold every system.
+    fn per_rank<T: Copy>(&self, whole: &[T], outer: usize, inner: usize) -> Option<Vec<Vec<T>>> {
+        match &self.split {
+            Split::Samples(shares) => Some(
+                shares
+                    .iter()
+                    .map(|&share| {
+                        super::slice_samples(whole, share, self.systems.samples, outer, inner)
+                    })
+                    .collect(),
+            ),
+            Split::Slabs(_) => None,
+        }
+    }
+
+    /// Words of a tempering state per chain set: four sections of a walker per temperature.
+    fn walkers(&self) -> usize {
+        self.systems.replicas as usize * Chains::of(&self.systems).temperatures as usize
+    }
 }
 
-/// What a reply of the wrong kind means: the ranks run different versions.
-fn unexpected(reply: Reply) -> Error {
-    Error::State(format!(
-        "an MPI rank answered with {reply:?}: do all ranks run the same spinflip?"
-    ))
+/// The answers of every rank, `mine` first, as `T`s.
+fn answers<T>(mine: T, replies: Vec<Reply>, of: impl Fn(Reply) -> Option<T>) -> Result<Vec<T>> {
+    let mut all = vec![mine];
+    for reply in replies {
+        let debug = format!("{reply:?}");
+        all.push(of(reply).ok_or_else(|| {
+            Error::State(format!(
+                "an MPI rank answered with {debug}: do all ranks run the same spinflip?"
+            ))
+        })?);
+    }
+    Ok(all)
 }
 
 impl Engine for RankedEngine {
     fn info(&self) -> EngineInfo {
         let local = self.local.info();
+        let ranks = self.split.shares().len();
+        let split = match self.split {
+            Split::Samples(_) => "samples",
+            Split::Slabs(_) => "slabs",
+        };
         EngineInfo {
-            adapter: format!("{} (rank 0 of {})", local.adapter, self.slices.len()),
+            adapter: format!("{} (rank 0 of {ranks}, split by {split})", local.adapter),
             ..local
         }
     }
 
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
         spins.check_fits(&self.systems)?;
-        let parts: Vec<SpinBits> = self
-            .slices
-            .iter()
-            .map(|&slice| self.shape.slice_spins(spins, slice))
-            .collect();
+        let parts: Vec<SpinBits> = match &self.split {
+            Split::Samples(shares) => shares
+                .iter()
+                .map(|&share| self.shape.slice_spins(spins, share))
+                .collect(),
+            Split::Slabs(shares) => shares
+                .iter()
+                .map(|&share| self.shape.slab_of(spins, share))
+                .collect(),
+        };
         self.call_all(
             |k| Command::SetSpins(parts[k].clone()),
             |engine| engine.set_spins(&parts[0]),
@@ -390,14 +479,14 @@ impl Engine for RankedEngine {
 
     fn spins(&mut self) -> Result<SpinBits> {
         let (mine, replies) = self.call(|_| Command::Spins, |engine| engine.spins())?;
-        let mut parts = vec![mine];
-        for reply in replies {
-            match reply {
-                Reply::Spins(spins) => parts.push(spins),
-                other => return Err(unexpected(other)),
-            }
+        let parts = answers(mine, replies, |reply| match reply {
+            Reply::Spins(spins) => Some(spins),
+            _ => None,
+        })?;
+        match &self.split {
+            Split::Samples(shares) => self.shape.merge_spins(&parts, shares),
+            Split::Slabs(shares) => self.shape.merge_slabs(&parts, shares),
         }
-        self.shape.merge_spins(&parts, &self.slices)
     }
 
     fn hot_start(&mut self) -> Result<()> {
@@ -409,33 +498,24 @@ impl Engine for RankedEngine {
             |_| Command::Execute(plan.clone()),
             |engine| engine.execute(plan),
         )?;
-        let mut parts = vec![mine];
-        for reply in replies {
-            match reply {
-                Reply::Measurements(measurements) => parts.push(measurements),
-                other => return Err(unexpected(other)),
+        let parts = answers(mine, replies, |reply| match reply {
+            Reply::Measurements(measurements) => Some(measurements),
+            _ => None,
+        })?;
+        match &self.split {
+            Split::Samples(shares) => {
+                self.shape
+                    .merge_measurements(parts, shares, plan.slots as usize)
             }
+            Split::Slabs(_) => RunShape::sum_measurements(parts),
         }
-        self.shape
-            .merge_measurements(parts, &self.slices, plan.slots as usize)
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         crate::engine::check_tempering_state(&self.systems, state)?;
-        let chains = Chains::of(&self.systems);
-        let parts: Vec<Vec<u32>> = self
-            .slices
-            .iter()
-            .map(|&slice| {
-                super::slice_samples(
-                    state,
-                    slice,
-                    self.systems.samples,
-                    4,
-                    self.systems.replicas as usize * chains.temperatures as usize,
-                )
-            })
-            .collect();
+        let Some(parts) = self.per_rank(state, 4, self.walkers()) else {
+            return Err(slabs_refuse("parallel tempering"));
+        };
         self.call_all(
             |k| Command::SetTempering(parts[k].clone()),
             |engine| engine.set_tempering(&parts[0]),
@@ -447,15 +527,11 @@ impl Engine for RankedEngine {
         if mine.is_empty() {
             return Ok(mine);
         }
-        let mut parts = vec![mine];
-        for reply in replies {
-            match reply {
-                Reply::Tempering(state) => parts.push(state),
-                other => return Err(unexpected(other)),
-            }
-        }
-        let walkers = self.systems.replicas as usize * self.systems.betas.len();
-        super::merge_samples(&parts, &self.slices, 4, walkers)
+        let parts = answers(mine, replies, |reply| match reply {
+            Reply::Tempering(state) => Some(state),
+            _ => None,
+        })?;
+        super::merge_samples(&parts, self.split.shares(), 4, self.walkers())
     }
 
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
@@ -467,16 +543,25 @@ impl Engine for RankedEngine {
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
         crate::engine::check_copy_map(&self.systems, sources)?;
-        let parts = self
-            .slices
+        let Split::Samples(shares) = &self.split else {
+            return Err(slabs_refuse("population annealing"));
+        };
+        let parts = shares
             .iter()
-            .map(|&slice| self.shape.slice_copy_map(sources, slice))
+            .map(|&share| self.shape.slice_copy_map(sources, share))
             .collect::<Result<Vec<_>>>()?;
         self.call_all(
             |k| Command::CopySystems(parts[k].clone()),
             |engine| engine.copy_systems(&parts[0]),
         )
     }
+}
+
+/// Why a run split into slabs does not take `what` (its split refuses such runs up front).
+fn slabs_refuse(what: &str) -> Error {
+    Error::State(format!(
+        "{what} splits over ranks by sample, not into slabs of one lattice"
+    ))
 }
 
 impl Drop for RankedEngine {

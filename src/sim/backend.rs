@@ -9,6 +9,16 @@ use crate::engine::{Betas, Engine};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
+// TEMPORARY until the `slabs` branch lands.
+pub fn open_slab_engine(
+    _config: &Config,
+    _systems: IsingSystems,
+    _betas: Betas,
+    _halo: Box<dyn crate::engine::Halo>,
+) -> Result<Box<dyn Engine>> {
+    Err(Error::State("slabs are not built yet".into()))
+}
+
 /// Open the adapter the config names (or the best one) as a GPU context.
 pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
     let _guard = driver_lock();
