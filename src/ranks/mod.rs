@@ -483,7 +483,7 @@ mod tests {
         let mut spins = SpinBits::down(3, 64);
         for b in 0..3 {
             for i in 0..64 {
-                spins.set(b, i, (b * 5 + i as u32 * 7) % 3 == 0);
+                spins.set(b, i, (b * 5 + i as u32 * 7).is_multiple_of(3));
             }
         }
         let shares = [Share { first: 0, count: 2 }, Share { first: 2, count: 2 }];
