@@ -214,6 +214,48 @@ fn gpu_ranks_write_the_files_of_one() {
     ranks_write_the_files_of_one(GPU_GLASS, &[2]);
 }
 
+/// One lattice of the ferromagnet in slabs: SMSC words, a field, two temperatures and
+/// replicas; 2 and 3 ranks (uneven slabs of plane pairs).
+const SLABS_FERROMAGNET: &str = r#"(
+    model: Ising(dims: 2, size: 64, field: 0.1),
+    temperatures: Betas([0.4, 0.45]),
+    replicas: 2,
+    engine: Multispin(layout: Smsc),
+    sweeps: (thermalize: 20, measure: 40, every: 2),
+    seed: 16,
+    backend: Cpu,
+    plots: false,
+)"#;
+
+#[test]
+fn ferromagnet_slabs_on_two_and_three_ranks_write_the_files_of_one() {
+    ranks_write_the_files_of_one(SLABS_FERROMAGNET, &[2, 3]);
+}
+
+/// The 3D spin glass in slabs (more ranks than samples), overlaps and link overlaps across
+/// the slabs' boundaries, shared randoms.
+const SLABS_GLASS_3D: &str = r#"(
+    model: EdwardsAnderson(dims: 3, size: 64, field: 0.0),
+    temperatures: Betas([0.9]),
+    replicas: 2,
+    samples: 1,
+    engine: Multispin(layout: Smsc, randoms: Shared),
+    sweeps: (thermalize: 2, measure: 4, every: 2),
+    seed: 17,
+    backend: Cpu,
+    plots: false,
+)"#;
+
+#[test]
+fn spin_glass_slabs_in_3d_on_three_ranks_write_the_files_of_one() {
+    ranks_write_the_files_of_one(SLABS_GLASS_3D, &[3]);
+}
+
+#[test]
+fn gpu_slabs_write_the_files_of_one() {
+    ranks_write_the_files_of_one(&SLABS_FERROMAGNET.replace("Cpu", "Wgpu"), &[2]);
+}
+
 /// A run long enough to be killed after its first checkpoints.
 const LONG: &str = r#"(
     model: EdwardsAnderson(dims: 2, size: 128, field: 0.0),
@@ -356,6 +398,9 @@ fn runs_that_neither_samples_nor_slabs_split_over_the_ranks_are_refused() {
     let result = run(&ferromagnet, &dir.path().join("ferro"), 2, &[]);
     let report = text(&result);
     assert!(!result.status.success(), "{report}");
-    assert!(report.contains("slabs of planes") && report.contains("SMSC"), "{report}");
+    assert!(
+        report.contains("slabs of planes") && report.contains("SMSC"),
+        "{report}"
+    );
     assert!(!dir.path().join("ferro").join("summary.json").exists());
 }
