@@ -276,6 +276,42 @@ fn next_beta(schedule: &AnnealingSchedule, anneal: &Anneal, energies: &[Vec<f64>
     }
 }
 
+/// Where a temperature step's time goes, logged at debug level (`RUST_LOG=spinflip=debug`):
+/// the host's passes between the engine's calls, for `spinflip bench --annealing`'s "host".
+struct PhaseClock {
+    step: u32,
+    last: Instant,
+    laps: Vec<(&'static str, Duration)>,
+}
+
+impl PhaseClock {
+    fn new(step: u32) -> Self {
+        PhaseClock {
+            step,
+            last: Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    /// Close the phase `name`, which ran since the previous lap.
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.laps.push((name, now - self.last));
+        self.last = now;
+    }
+
+    fn log(&self) {
+        if log::log_enabled!(log::Level::Debug) {
+            let laps: Vec<String> = self
+                .laps
+                .iter()
+                .map(|(name, t)| format!("{name} {:.1} ms", t.as_secs_f64() * 1e3))
+                .collect();
+            log::debug!("annealing step {}: {}", self.step, laps.join(", "));
+        }
+    }
+}
+
 impl Anneal {
     /// A fresh anneal: every population the whole initial one (its own family each) at beta 0,
     /// on the hot start.
@@ -377,14 +413,18 @@ impl Anneal {
         }
         let mut next = next_beta(&annealing.schedule, self, &energies);
         while let Some(beta) = next {
-            let reweightings = self.resample(engine, annealing, &energies, beta)?;
+            let mut clock = PhaseClock::new(self.step() + 1);
+            let reweightings = self.resample(engine, annealing, &energies, beta, &mut clock)?;
             let from = self.sweeps_done;
             let plan = self.step_plan(annealing.theta)?;
             let step_started = Instant::now();
             let measurements = engine.execute(&plan)?;
             engine_time += step_started.elapsed();
+            clock.lap("sweeps and measurement");
             energies = self.energies(&measurements);
+            clock.lap("energies");
             self.estimate(&measurements, &energies, &reweightings);
+            clock.lap("estimates");
             if annealing.overlaps {
                 self.estimate_overlaps(&measurements, annealing.runs);
             }
@@ -392,6 +432,8 @@ impl Anneal {
                 self.record_histograms(&energies);
             }
             next = next_beta(&annealing.schedule, self, &energies);
+            clock.lap("overlaps, histograms, next beta");
+            clock.log();
             if next.is_some() && crosses_checkpoint(from, self.sweeps_done, checkpoints.every) {
                 self.save(checkpoints, engine.spins()?)?;
                 if checkpoints
@@ -492,6 +534,7 @@ impl Anneal {
         options: &AnnealingOptions,
         energies: &[Vec<f64>],
         next: f64,
+        clock: &mut PhaseClock,
     ) -> Result<Vec<Reweighting>> {
         // The step to the k-th beta after 0 draws with step number k.
         let step = self.step() + 1;
@@ -520,8 +563,11 @@ impl Anneal {
             });
             reweightings.push(reweighting);
         }
+        clock.lap("resampling decisions");
         engine.copy_systems(&sources)?;
+        clock.lap("copies");
         engine.set_betas(&[next])?;
+        clock.lap("new betas");
         self.schedule.push(next);
         Ok(reweightings)
     }
