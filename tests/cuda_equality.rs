@@ -251,6 +251,7 @@ impl MultispinCase {
             seed: 0x0123_4567_89ab_cdef,
             first_sample: 0,
             all_samples: samples,
+            slab: None,
         };
         let options = MultispinOptions {
             layout: self.layout,

@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod gpu;
 pub mod multispin;
+pub mod slabs;
 pub mod spins;
 pub mod tempering;
 

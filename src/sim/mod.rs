@@ -8,7 +8,9 @@ mod run;
 mod schedule;
 
 pub use annealing::{AnnealingSummary, anneal_engine, annealing_table, engine_systems};
-pub use backend::{open_engine, open_engine_with_betas, open_gpu_context, open_local_engine};
+pub use backend::{
+    open_engine, open_engine_with_betas, open_gpu_context, open_local_engine, open_slab_engine,
+};
 pub use ladder::{TUNING_STAGES, retune, tuning_stops};
 pub use run::{
     FINAL_STATE, RunDescription, RunOptions, RunOutcome, SUMMARY, Summary, TemperatureSummary, run,
@@ -37,6 +39,7 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
         seed: config.seed,
         first_sample: 0,
         all_samples: config.samples,
+        slab: None,
     }
 }
 
