@@ -23,6 +23,9 @@
 //! Thresholds are bit-sliced per table, energy class and bit: `tables[(table * classes + class)
 //! * 32 + k]` holds, in lane `b`, bit `k` of the acceptance threshold of lane `b`'s temperature
 //! for the energy change of that class (the distinct positive `dE` of the categories).
+//!
+//! Slabs ([`crate::engine::slabs`]): where the systems are a slab of planes of the slowest axis,
+//! the rows are those of the slab's planes and its two halos ([`MultispinLayout::stored_planes`]).
 
 use rayon::prelude::*;
 
