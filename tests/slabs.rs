@@ -62,15 +62,21 @@ fn wgpu_slabs_equal_the_whole_lattices() {
     }
 }
 
-/// The same through `sim::open_slab_engine`, the MPI ranks' entry, with `backend: Cpu`.
+/// The same through `sim::open_slab_engine`, the MPI ranks' entry, with `backend: Cpu` and
+/// `Wgpu`.
 #[test]
-fn open_slab_engine_opens_the_cpu_slab() {
+fn open_slab_engine_opens_cpu_and_wgpu_slabs() {
     let case = &slab_cases(false)[2];
     let open = |case: &SlabCase, slab: &IsingSystems, halo| {
         let config = smsc_config(Backend::Cpu, case.randoms);
         open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
     };
     compare_slabs(case, cpu_whole(case), &open);
+    let wgpu = |case: &SlabCase, slab: &IsingSystems, halo| {
+        let config = smsc_config(Backend::Wgpu, case.randoms);
+        open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
+    };
+    compare_slabs(case, cpu_whole(case), &wgpu);
 }
 
 /// The comparison sees the halos: slabs that trade nothing (each its own neighbour) end
@@ -139,13 +145,37 @@ fn slab_engines_refuse_what_slabs_do_not_support() {
     simple.engine = EngineKind::Simple;
     assert!(refused(&simple, &slab, Betas::Fixed).contains("need engine: Multispin"));
 
+    // What the CPU and wgpu slab engines refuse.
+    for backend in [Backend::Cpu, Backend::Wgpu] {
+        let config = smsc_config(backend, Randoms::Exact);
+        let halo = LocalHalos::ring(1).pop().unwrap();
+        let mut engine = open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap();
+        let state = spinflip::engine::tempering::Chains::of(&slab).initial_state();
+        let not_supported = "not supported on lattices split into slabs";
+        let refusals = [
+            engine.set_tempering(&state).unwrap_err(),
+            engine.set_betas(&[0.3, 0.4]).unwrap_err(),
+            engine.copy_systems(&[0, 1, 2, 3]).unwrap_err(),
+        ];
+        for error in refusals {
+            assert!(message(error).contains(not_supported), "{backend:?}");
+        }
+        let whole = spinflip::engine::SpinBits::for_systems(&run);
+        let error = message(engine.set_spins(&whole).unwrap_err());
+        assert!(
+            error.contains("lattices of 2048 spins"),
+            "{backend:?}: {error}"
+        );
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn cuda_slabs_without_the_feature_say_how_to_rebuild() {
+    let run = IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, vec![0.4], 1, 1);
+    let config = smsc_config(Backend::Cuda, Randoms::Exact);
     let halo = LocalHalos::ring(1).pop().unwrap();
-    let mut engine = open_slab_engine(&cpu, slab.clone(), Betas::Fixed, halo).unwrap();
-    let state = spinflip::engine::tempering::Chains::of(&slab).initial_state();
-    let not_supported = "not supported on lattices split into slabs";
-    assert!(message(engine.set_tempering(&state).unwrap_err()).contains(not_supported));
-    assert!(message(engine.set_betas(&[0.3, 0.4]).unwrap_err()).contains(not_supported));
-    assert!(message(engine.copy_systems(&[0, 1, 2, 3]).unwrap_err()).contains(not_supported));
-    let whole = spinflip::engine::SpinBits::for_systems(&run);
-    assert!(message(engine.set_spins(&whole).unwrap_err()).contains("lattices of 2048 spins"));
+    let error = open_slab_engine(&config, run.plane_slab(0, 64), Betas::Fixed, halo);
+    let error = message(error.map(|_| ()).unwrap_err());
+    assert!(error.contains("without the `cuda` feature"), "{error}");
 }

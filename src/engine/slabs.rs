@@ -55,6 +55,14 @@ pub fn refuse(what: &str) -> Error {
     ))
 }
 
+/// Refuse `what` on an engine holding a slab (one with a `halo`).
+pub fn whole_lattices_only(halo: &Option<Box<dyn Halo>>, what: &str) -> Result<()> {
+    match halo {
+        Some(_) => Err(refuse(what)),
+        None => Ok(()),
+    }
+}
+
 /// Per word system, the storage ranges of stored plane `plane` of `colour`.
 fn plane_ranges(layout: &MultispinLayout, colour: u32, plane: u32) -> Vec<Range<usize>> {
     (0..layout.word_systems())

@@ -8,7 +8,7 @@ use super::{
     overlap_planes,
 };
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::slabs::{check_slab, exchange_colour, refuse};
+use crate::engine::slabs::{check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{
     Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, Step, check_betas, check_copy_map,
@@ -78,14 +78,6 @@ impl CpuMultispinEngine {
     /// Make a slab's halos of both colours current (after new spins).
     fn exchange_both(&mut self) -> Result<()> {
         (0..2).try_for_each(|colour| self.exchange(colour))
-    }
-
-    /// Refuse `what` on a slab.
-    fn whole_lattices(&self, what: &str) -> Result<()> {
-        match self.halo {
-            Some(_) => Err(refuse(what)),
-            None => Ok(()),
-        }
     }
 
     /// `[g][lane]` up spins and satisfied bonds of every word system.
@@ -175,7 +167,7 @@ impl Engine for CpuMultispinEngine {
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        self.whole_lattices("parallel tempering")?;
+        whole_lattices_only(&self.halo, "parallel tempering")?;
         let swaps = SwapLayout::multispin(&self.layout);
         self.tempering = Some(cpu_tempering(&self.layout.systems, swaps, state)?);
         Ok(())
@@ -189,7 +181,7 @@ impl Engine for CpuMultispinEngine {
     }
 
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        self.whole_lattices("population annealing (set_betas)")?;
+        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
         self.layout.systems.betas = betas.to_vec();
         self.tables = self.layout.threshold_tables();
@@ -197,7 +189,7 @@ impl Engine for CpuMultispinEngine {
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        self.whole_lattices("population annealing (copy_systems)")?;
+        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
         check_copy_map(&self.layout.systems, sources)?;
         copy_lanes(&self.layout, sources, &mut self.words);
         Ok(())

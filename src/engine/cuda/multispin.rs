@@ -32,7 +32,7 @@ use crate::engine::gpu::copy_systems::{lane_map, multispin_unit};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
-use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, refuse};
+use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
@@ -373,14 +373,6 @@ impl MultispinCudaEngine {
         self.device.synchronize("running a slab's plan")
     }
 
-    /// Refuse `what` on a slab.
-    fn whole_lattices(&self, what: &str) -> Result<()> {
-        match self.halo {
-            Some(_) => Err(refuse(what)),
-            None => Ok(()),
-        }
-    }
-
     /// Threshold tables `tables` into each colour module's constant array, where the update
     /// reads them there.
     fn write_constant_tables(&self, tables: &[u32]) -> Result<()> {
@@ -647,7 +639,7 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        self.whole_lattices("parallel tempering")?;
+        whole_lattices_only(&self.halo, "parallel tempering")?;
         let tempering = CudaTempering::new(
             &mut self.device,
             &self.layout.systems,
@@ -668,7 +660,7 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        self.whole_lattices("population annealing (set_betas)")?;
+        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
         if let ThresholdHome::Compiled = self.threshold_home {
             return Err(Error::State(
@@ -684,7 +676,7 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        self.whole_lattices("population annealing (copy_systems)")?;
+        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
         let layout = &self.layout;
         check_copy_map(&layout.systems, sources)?;
         let copies = CudaCopies::ensure(

@@ -18,7 +18,7 @@ use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, refuse};
+use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
@@ -185,14 +185,6 @@ impl MultispinGpuEngine {
     /// Make a slab's halos of both colours current (after new spins).
     fn exchange_both(&mut self) -> Result<()> {
         (0..2).try_for_each(|colour| self.exchange(colour))
-    }
-
-    /// Refuse `what` on a slab.
-    fn whole_lattices(&self, what: &str) -> Result<()> {
-        match self.halo {
-            Some(_) => Err(refuse(what)),
-            None => Ok(()),
-        }
     }
 
     fn observation_bytes(&self, slots: u32) -> u64 {
@@ -390,7 +382,7 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        self.whole_lattices("parallel tempering")?;
+        whole_lattices_only(&self.halo, "parallel tempering")?;
         let layout = &self.layout;
         let tempering = GpuTempering::new(
             &mut self.ctx,
@@ -412,7 +404,7 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        self.whole_lattices("population annealing (set_betas)")?;
+        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
         self.layout.systems.betas = betas.to_vec();
         self.ctx
@@ -421,7 +413,7 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        self.whole_lattices("population annealing (copy_systems)")?;
+        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
         let layout = &self.layout;
         check_copy_map(&layout.systems, sources)?;
         let copies = GpuCopies::ensure(
