@@ -612,10 +612,11 @@ fn cuda_sample_slices_equal_the_whole_run() {
     }
 }
 
-/// Lattices split into slabs on CUDA (`IsingSystems::plane_slab`): SMSC engines holding one slab
-/// each (threads, each with its own CUDA engine, trading halos through `LocalHalos`) end every
-/// plan with the bits of the whole lattices on the CPU (spins, summed observations, overlap
-/// planes and link overlaps), 2D and 3D, ferromagnet and spin glass, exact and shared randoms.
+/// Lattices split into slabs on CUDA (`IsingSystems::plane_slab`): multispin engines holding one
+/// slab each (threads, each with its own CUDA engine, trading halos through `LocalHalos`) end
+/// every plan with the bits of the whole lattices on the CPU (spins, summed observations,
+/// overlap planes and link overlaps): SMSC in 2D and 3D and every AMSC lanes kind, ferromagnet
+/// and spin glass, exact and shared randoms.
 #[test]
 fn cuda_slabs_equal_the_whole_lattices() {
     use common::slabs::{SlabCase, compare_slabs, slab_cases};

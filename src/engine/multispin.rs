@@ -557,7 +557,7 @@ impl MultispinLayout {
     /// interleaves the two colours' words of a row segment, AMSC gathers each spin's lane.
     pub fn unpack(&self, words: &[u32]) -> SpinBits {
         let mut spins = SpinBits::for_systems(&self.systems);
-        let n = self.lattice().sites();
+        let n = self.systems.held_sites();
         let total = spins.len();
         spins
             .words_mut()

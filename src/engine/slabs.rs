@@ -19,31 +19,24 @@
 //! and link overlaps are the slab's partial sums, which add up over the slabs to the whole
 //! lattices'.
 //!
-//! Only the SMSC layout holds slabs; tempering swaps, annealing (`set_betas`, `copy_systems`),
-//! AMSC and the simple engine refuse them ([`check_slab`], [`refuse`]).
+//! The multispin engines (AMSC and SMSC) hold slabs; tempering swaps, annealing (`set_betas`,
+//! `copy_systems`) and the simple engine refuse them ([`check_slab`], [`refuse`]).
 
 use std::ops::Range;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use crate::config::Layout;
 use crate::engine::Halo;
 use crate::engine::multispin::MultispinLayout;
 use crate::error::{Error, Result};
 #[cfg(doc)]
 use crate::model::ising::IsingSystems;
 
-/// Refuse a layout an engine cannot hold as a slab: only SMSC, and only of a slab.
+/// Refuse a layout that is not of a slab.
 pub fn check_slab(layout: &MultispinLayout) -> Result<()> {
     if layout.systems.slab.is_none() {
         return Err(Error::State(
             "a slab engine needs the systems of a slab (IsingSystems::plane_slab)".into(),
         ));
-    }
-    if layout.layout != Layout::Smsc {
-        return Err(Error::State(format!(
-            "lattices split into slabs need the multispin SMSC layout, not {}",
-            layout.describe()
-        )));
     }
     Ok(())
 }
@@ -228,7 +221,7 @@ mod tests {
     /// refused.
     #[test]
     fn exchanged_planes_fill_the_halos() {
-        use crate::config::{MultispinOptions, Randoms};
+        use crate::config::{Layout, MultispinOptions, Randoms};
         use crate::model::Lattice;
         use crate::model::ising::IsingSystems;
         let systems = IsingSystems::ferromagnet(Lattice::new(3, 64), 0.0, vec![0.4], 2, 1);

@@ -1,6 +1,5 @@
 //! Choosing and opening the engine a config asks for.
 
-use crate::config::Layout;
 use crate::config::{Backend, Config};
 use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use crate::engine::gpu::context::driver_lock;
@@ -85,8 +84,8 @@ pub fn open_local_engine(
 
 /// The engine of `systems`, a slab of a run's lattices ([`IsingSystems::plane_slab`]), on this
 /// process's own device (or CPU), trading its boundary planes with the neighbouring slabs through
-/// `halo` ([`crate::engine::slabs`]). Only the multispin SMSC layout holds slabs (`engine: Auto`
-/// must resolve to it); its betas stay fixed (slabs refuse annealing), so `betas` must be
+/// `halo` ([`crate::engine::slabs`]). Only the multispin engines hold slabs (`engine: Auto` must
+/// resolve to one); its betas stay fixed (slabs refuse annealing), so `betas` must be
 /// [`Betas::Fixed`]. `Auto` falls back to the CPU engine as [`open_local_engine`] does.
 pub fn open_slab_engine(
     config: &Config,
@@ -95,14 +94,11 @@ pub fn open_slab_engine(
     halo: Box<dyn Halo>,
 ) -> Result<Box<dyn Engine>> {
     let (config, _) = &config.resolve_engine()?;
-    let options = match config.engine.multispin() {
-        Some(options) if options.layout == Layout::Smsc => options,
-        _ => {
-            return Err(Error::State(format!(
-                "lattices split into slabs need engine: Multispin(layout: Smsc), not {:?}",
-                config.engine
-            )));
-        }
+    let Some(options) = config.engine.multispin() else {
+        return Err(Error::State(format!(
+            "lattices split into slabs need a multispin engine, not {:?}",
+            config.engine
+        )));
     };
     if betas != Betas::Fixed {
         return Err(crate::engine::slabs::refuse("population annealing"));

@@ -4,7 +4,7 @@
 //! summed the whole run's). Shared by `tests/slabs.rs` (CPU, wgpu) and `tests/cuda_equality.rs`.
 
 use super::sweep_plan;
-use spinflip::config::{Layout, MultispinOptions, Randoms};
+use spinflip::config::{Lanes, Layout, MultispinOptions, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::slabs::LocalHalos;
 use spinflip::engine::{Engine, Halo, Measurements, Observation, Plan, SpinBits};
@@ -15,6 +15,7 @@ use spinflip::model::ising::IsingSystems;
 #[derive(Debug, Clone)]
 pub struct SlabCase {
     pub systems: IsingSystems,
+    pub layout: Layout,
     pub randoms: Randoms,
     pub slabs: Vec<(u32, u32)>,
     /// Sweeps of each of the two plans.
@@ -22,10 +23,10 @@ pub struct SlabCase {
 }
 
 impl SlabCase {
-    /// The SMSC layout of `systems` (the run's or a slab's).
+    /// The case's multispin layout of `systems` (the run's or a slab's).
     pub fn layout(&self, systems: &IsingSystems) -> MultispinLayout {
         let options = MultispinOptions {
-            layout: Layout::Smsc,
+            layout: self.layout,
             randoms: self.randoms,
         };
         MultispinLayout::new(systems.clone(), options)
@@ -34,15 +35,15 @@ impl SlabCase {
     pub fn name(&self) -> String {
         let (l, s) = (self.systems.lattice, &self.systems);
         format!(
-            "{}D L={} {:?} h={} {:?} slabs {:?}",
-            l.dims, l.size, s.disorder, s.field, self.randoms, self.slabs
+            "{:?} {}D L={} {:?} h={} {:?} slabs {:?}",
+            self.layout, l.dims, l.size, s.disorder, s.field, self.randoms, self.slabs
         )
     }
 }
 
-/// The cases: 2D L = 64 (the smallest SMSC lattice), the ferromagnet with a field and the spin
-/// glass with overlaps, in 2 and 3 slabs of uneven sizes, exact and shared randoms; 3D L = 64
-/// with few sweeps when `three_d`.
+/// The cases: SMSC in 2D L = 64 (the smallest SMSC lattice), the ferromagnet with a field and
+/// the spin glass with overlaps, in 2 and 3 slabs of uneven sizes, exact and shared randoms, and
+/// every AMSC lanes kind on small lattices; SMSC in 3D L = 64 with few sweeps when `three_d`.
 pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     let betas = |t: usize| (0..t).map(|k| 0.35 + 0.05 * k as f64).collect::<Vec<_>>();
     let seed = 0x51ab_0000_0011;
@@ -50,40 +51,70 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     let mut cases = vec![
         SlabCase {
             systems: IsingSystems::ferromagnet(square, 0.1, betas(2), 2, seed),
+            layout: Layout::Smsc,
             randoms: Randoms::Exact,
             slabs: vec![(0, 32), (32, 32)],
             sweeps: 6,
         },
         SlabCase {
             systems: IsingSystems::ferromagnet(square, 0.05, betas(1), 1, seed + 1),
+            layout: Layout::Smsc,
             randoms: Randoms::Shared,
             slabs: vec![(0, 22), (22, 30), (52, 12)],
             sweeps: 6,
         },
         SlabCase {
             systems: IsingSystems::spin_glass(square, 0.0, betas(2), 2, 4, seed + 2),
+            layout: Layout::Smsc,
             randoms: Randoms::Exact,
             slabs: vec![(0, 20), (20, 2), (22, 42)],
             sweeps: 6,
         },
         SlabCase {
             systems: IsingSystems::spin_glass(square, 0.2, betas(1), 1, 2, seed + 3),
+            layout: Layout::Smsc,
             randoms: Randoms::Shared,
             slabs: vec![(0, 40), (40, 24)],
             sweeps: 6,
         },
     ];
+    let amsc = |lanes| Layout::Amsc { lanes };
+    cases.extend([
+        SlabCase {
+            systems: IsingSystems::spin_glass(Lattice::new(2, 8), 0.1, betas(2), 32, 2, seed + 6),
+            layout: amsc(Lanes::Samples),
+            randoms: Randoms::Exact,
+            slabs: vec![(0, 2), (2, 4), (6, 2)],
+            sweeps: 6,
+        },
+        SlabCase {
+            systems: IsingSystems::spin_glass(Lattice::new(3, 4), 0.0, betas(1), 1, 64, seed + 7),
+            layout: amsc(Lanes::Replicas),
+            randoms: Randoms::Shared,
+            slabs: vec![(0, 2), (2, 2)],
+            sweeps: 6,
+        },
+        SlabCase {
+            systems: IsingSystems::ferromagnet(Lattice::new(3, 6), 0.1, betas(3), 1, seed + 8),
+            layout: amsc(Lanes::Temperatures),
+            randoms: Randoms::Exact,
+            slabs: vec![(0, 4), (4, 2)],
+            sweeps: 6,
+        },
+    ]);
     if three_d {
         let cube = Lattice::new(3, 64);
         cases.extend([
             SlabCase {
                 systems: IsingSystems::spin_glass(cube, 0.1, betas(1), 1, 2, seed + 4),
+                layout: Layout::Smsc,
                 randoms: Randoms::Exact,
                 slabs: vec![(0, 30), (30, 34)],
                 sweeps: 2,
             },
             SlabCase {
                 systems: IsingSystems::ferromagnet(cube, 0.1, betas(1), 1, seed + 5),
+                layout: Layout::Smsc,
                 randoms: Randoms::Shared,
                 slabs: vec![(0, 20), (20, 24), (44, 20)],
                 sweeps: 2,
@@ -136,13 +167,20 @@ pub fn execute(engine: &mut dyn Engine, case: &SlabCase, systems: &IsingSystems)
 /// The bits of `slab`'s planes of every system of `whole` (the run's lattices); all of them
 /// for whole lattices.
 pub fn slab_bits(whole: &SpinBits, slab: &IsingSystems) -> SpinBits {
-    let (n, held) = (slab.lattice.sites(), slab.held_sites());
-    let start = slab.slab.map_or(0, |s| u64::from(s.first)) * (n / u64::from(slab.lattice.size));
-    let words = (0..slab.systems())
-        .flat_map(|b| (0..held).step_by(64).map(move |k| (b, k)))
-        .map(|(b, k)| whole.bits_at(u64::from(b) * n + start + k, 64))
-        .collect();
-    SpinBits::from_words(slab.systems(), held, words).unwrap()
+    let held = slab.held_sites();
+    let start = slab.slab.map_or(0, |s| u64::from(s.first)) * (held / planes(slab));
+    let mut bits = SpinBits::down(slab.systems(), held);
+    for b in 0..slab.systems() {
+        for site in 0..held {
+            bits.set(b, site, whole.up(b, start + site));
+        }
+    }
+    bits
+}
+
+/// Planes of the slowest axis `systems` hold.
+fn planes(systems: &IsingSystems) -> u64 {
+    u64::from(systems.slab.map_or(systems.lattice.size, |s| s.planes))
 }
 
 /// Opens the engine of a slab with its halo (in the slab's thread).

@@ -40,7 +40,7 @@ impl CpuMultispinEngine {
         }
     }
 
-    /// An engine of the slab `layout.systems` holds (SMSC only), trading its boundary planes
+    /// An engine of the slab `layout.systems` holds, trading its boundary planes
     /// through `halo` ([`crate::engine::slabs`]); every spin down until [`Engine::set_spins`].
     pub fn slab(layout: MultispinLayout, halo: Box<dyn Halo>) -> Result<Self> {
         check_slab(&layout)?;

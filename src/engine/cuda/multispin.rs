@@ -324,7 +324,7 @@ impl MultispinCudaEngine {
         Ok(engine)
     }
 
-    /// An engine of the slab `layout.systems` holds (SMSC only, fixed betas), trading its
+    /// An engine of the slab `layout.systems` holds (fixed betas), trading its
     /// boundary planes through `halo` ([`crate::engine::slabs`]): after each colour's update of
     /// every word system the device is synchronised, the boundary planes downloaded, exchanged
     /// and the halos uploaded (no overlap of the exchange with the bulk update yet); every spin

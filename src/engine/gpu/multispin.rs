@@ -153,7 +153,7 @@ impl MultispinGpuEngine {
         Ok(engine)
     }
 
-    /// An engine of the slab `layout.systems` holds (SMSC only), trading its boundary planes
+    /// An engine of the slab `layout.systems` holds, trading its boundary planes
     /// through `halo` after each colour's dispatch, one colour per submission
     /// ([`crate::engine::slabs`]); every spin down until [`Engine::set_spins`].
     pub fn slab(
