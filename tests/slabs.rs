@@ -79,6 +79,15 @@ fn open_slab_engine_opens_cpu_and_wgpu_slabs() {
     compare_slabs(case, cpu_whole(case), &wgpu);
 }
 
+/// One slab of every plane (one rank), its own neighbour, is the whole lattices.
+#[test]
+fn one_slab_of_every_plane_is_the_whole_lattices() {
+    for mut case in slab_cases(false).into_iter().step_by(3) {
+        case.slabs = vec![(0, case.systems.lattice.size)];
+        compare_slabs(&case, cpu_whole(&case), &cpu_slab);
+    }
+}
+
 /// The comparison sees the halos: slabs that trade nothing (each its own neighbour) end
 /// elsewhere.
 #[test]

@@ -229,6 +229,7 @@ impl PlaneStore for DeviceWords<'_> {
                 .map_err(driver_error("downloading the boundary planes"))?;
             words.extend(part);
         }
+        self.device.synchronize("downloading the boundary planes")?;
         Ok(words)
     }
 
