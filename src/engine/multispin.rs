@@ -180,7 +180,8 @@ impl MultispinLayout {
 
     /// Rows of one colour stored: `L^(d-1)`, and in a slab its planes' and the two halos'.
     pub fn rows(&self) -> u32 {
-        self.stored_planes() * self.plane_rows()
+        let rows = u64::from(self.stored_planes()) * u64::from(self.plane_rows());
+        within_a_word_system(rows, "rows")
     }
 
     /// Rows of one plane of the slowest axis: 1 in 2D (a plane is a row), `L` in 3D.
@@ -276,7 +277,7 @@ impl MultispinLayout {
     }
 
     fn colour_words_u64(&self) -> u64 {
-        u64::from(self.stored_planes()) * u64::from(self.plane_rows()) * u64::from(self.row_words())
+        u64::from(self.rows()) * u64::from(self.row_words())
     }
 
     /// Spin words of one word system, both colours.
