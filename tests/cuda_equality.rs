@@ -251,6 +251,7 @@ impl MultispinCase {
             seed: 0x0123_4567_89ab_cdef,
             first_sample: 0,
             all_samples: samples,
+            slab: None,
         };
         let options = MultispinOptions {
             layout: self.layout,
@@ -608,5 +609,27 @@ fn cuda_sample_slices_equal_the_whole_run() {
         for tempering in [false, true] {
             compare_case(&case, tempering, &mut cpu, &mut cuda);
         }
+    }
+}
+
+/// Lattices split into slabs on CUDA (`IsingSystems::plane_slab`): multispin engines holding one
+/// slab each (threads, each with its own CUDA engine, trading halos through `LocalHalos`) end
+/// every plan with the bits of the whole lattices on the CPU (spins, summed observations,
+/// overlap planes and link overlaps): SMSC in 2D and 3D and every AMSC lanes kind, ferromagnet
+/// and spin glass, exact and shared randoms.
+#[test]
+fn cuda_slabs_equal_the_whole_lattices() {
+    use common::slabs::{SlabCase, compare_slabs, slab_cases};
+    use spinflip::engine::Halo;
+    if !cuda_present("cuda_slabs_equal_the_whole_lattices") {
+        return;
+    }
+    let open = |case: &SlabCase, slab: &IsingSystems, halo: Box<dyn Halo>| -> Box<dyn Engine> {
+        let layout = case.layout(slab);
+        Box::new(MultispinCudaEngine::slab(device(), layout, 64, halo).unwrap())
+    };
+    for case in slab_cases(true) {
+        let whole = CpuMultispinEngine::new(case.layout(&case.systems));
+        compare_slabs(&case, Box::new(whole), &open);
     }
 }

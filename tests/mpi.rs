@@ -252,7 +252,7 @@ fn spin_glass_slabs_in_3d_on_three_ranks_write_the_files_of_one() {
 }
 
 #[test]
-fn gpu_slabs_write_the_files_of_one() {
+fn gpu_slabs_on_two_ranks_write_the_files_of_one() {
     ranks_write_the_files_of_one(&SLABS_FERROMAGNET.replace("Cpu", "Wgpu"), &[2]);
 }
 
@@ -386,7 +386,7 @@ fn runs_that_neither_samples_nor_slabs_split_over_the_ranks_are_refused() {
             && report.contains("at most 2 ranks"),
         "{report}"
     );
-    // The ferromagnet has one sample, and slabs take SMSC words, which this one is not on.
+    // The ferromagnet has one sample, and slabs take the multispin engine, not the simple one.
     let ferromagnet = dir.path().join("ferromagnet.ron");
     std::fs::write(
         &ferromagnet,

@@ -42,6 +42,7 @@ impl Case {
             seed: 0x0123_4567_89ab_cdef,
             first_sample: 0,
             all_samples: self.samples,
+            slab: None,
         };
         MultispinLayout::new(
             systems,

@@ -57,6 +57,7 @@ fn a_slice_numbered_from_zero_is_another_run() {
         let alone = IsingSystems {
             first_sample: 0,
             all_samples: count,
+            slab: None,
             ..slice.clone()
         };
         let sliced = execute(cpu(&case, &slice).as_mut(), &slice, true);

@@ -23,6 +23,9 @@ struct HotStart {
     unsigned smsc;
     unsigned row_words;
     unsigned colour_words;
+    // The lattice's row of row 0 (a slab's first plane's); colour_words counts a slab's halos,
+    // system_threads its own words only.
+    unsigned row_offset;
     SliceIndex slice;
 };
 
@@ -51,7 +54,7 @@ extern "C" __global__ void hot_start(HotStart p, const unsigned* batches, unsign
         }
         return;
     }
-    const unsigned row = i / p.row_words;
+    const unsigned row = i / p.row_words + p.row_offset;
     const unsigned w = i % p.row_words;
     const unsigned parity = (row % p.size + row / p.size) & 1u;
     unsigned cached_batch = IDLE;

@@ -2,19 +2,47 @@
 // src/engine/multispin.rs. Word system g holds two colour arrays of rows() * row_words() words;
 // row = z L + y; in a row of colour c the sites sit at x = 2k + p, p = (y + z + c) mod 2. Word
 // systems are numbered g = (tw * SAMPLE_WORDS + sw) * REPLICA_WORDS + rw.
+// Slabs (src/engine/slabs.rs): of the slowest axis (y in 2D, z in 3D) the kernels update and
+// measure PLANES planes and store STORED_PLANES (a slab's own planes, then its upper and lower
+// halo), over which that axis wraps; both L for whole lattices. WORD_OFFSET is the lattice's
+// index of a slab's colour word 0, which keys the Philox counters.
 
 #include "lattice.cuh"
 #include "multispin_layout.cuh"
 
 constexpr unsigned REPLICA_WORDS = SPINFLIP_REPLICA_WORDS;
 constexpr unsigned SAMPLE_WORDS = SPINFLIP_SAMPLE_WORDS;
+constexpr unsigned PLANES = SPINFLIP_PLANES;
+constexpr unsigned STORED_PLANES = SPINFLIP_STORED_PLANES;
+constexpr unsigned WORD_OFFSET = SPINFLIP_WORD_OFFSET;
 
+// Rows of one plane of the slowest axis.
+__device__ constexpr unsigned plane_rows() {
+    return DIMS == 3u ? L : 1u;
+}
+
+// Rows stored per colour (a slab's halos included).
 __device__ constexpr unsigned rows() {
-    return DIMS == 3u ? L * L : L;
+    return STORED_PLANES * plane_rows();
 }
 
 __device__ constexpr unsigned colour_words() {
     return rows() * row_words();
+}
+
+// Words of one colour that are updated (a slab's own planes').
+__device__ constexpr unsigned own_colour_words() {
+    return PLANES * plane_rows() * row_words();
+}
+
+// The stored extent of y: the slowest axis in 2D.
+__device__ constexpr unsigned y_size() {
+    return DIMS == 3u ? L : STORED_PLANES;
+}
+
+// Sites of a line of the observables and overlap kernels: L, or in 2D the own planes.
+__device__ constexpr unsigned line_length() {
+    return DIMS == 3u ? L : PLANES;
 }
 
 // Word cw = row * row_words() + w of a colour array and the other colour's words next to it:
@@ -33,8 +61,8 @@ __device__ __forceinline__ WordNeighbours word_neighbours(unsigned colour, unsig
     constexpr unsigned wr = row_words();
     constexpr unsigned plane = L * wr;
     const unsigned cw = row * wr + w;
-    const unsigned y = row % L;
-    const unsigned z = row / L;
+    const unsigned y = DIMS == 3u ? row % L : row;
+    const unsigned z = DIMS == 3u ? row / L : 0u;
     WordNeighbours n;
     n.p = (y + z + colour) & 1u;
     if (n.p == 0u) {
@@ -42,10 +70,10 @@ __device__ __forceinline__ WordNeighbours word_neighbours(unsigned colour, unsig
     } else {
         n.adjacent = w == wr - 1u ? cw - (wr - 1u) : cw + 1u;
     }
-    n.minus[0] = y == 0u ? cw + (L - 1u) * wr : cw - wr;
-    n.plus[0] = y == L - 1u ? cw - (L - 1u) * wr : cw + wr;
-    n.minus[1] = z == 0u ? cw + (L - 1u) * plane : cw - plane;
-    n.plus[1] = z == L - 1u ? cw - (L - 1u) * plane : cw + plane;
+    n.minus[0] = y == 0u ? cw + (y_size() - 1u) * wr : cw - wr;
+    n.plus[0] = y == y_size() - 1u ? cw - (y_size() - 1u) * wr : cw + wr;
+    n.minus[1] = z == 0u ? cw + (STORED_PLANES - 1u) * plane : cw - plane;
+    n.plus[1] = z == STORED_PLANES - 1u ? cw - (STORED_PLANES - 1u) * plane : cw + plane;
     return n;
 }
 
@@ -55,9 +83,10 @@ __device__ __forceinline__ uint2 x_neighbours(unsigned same, unsigned adjacent, 
     return p == 0u ? make_uint2(shifted, same) : make_uint2(same, shifted);
 }
 
-// Lines run along y with fixed (z, w, p): line = (z * row_words() + w) * 2 + p.
+// Lines run along y with fixed (z, w, p): line = (z * row_words() + w) * 2 + p, over the own
+// planes.
 __device__ constexpr unsigned lines() {
-    return (DIMS == 3u ? L : 1u) * row_words() * 2u;
+    return (DIMS == 3u ? PLANES : 1u) * row_words() * 2u;
 }
 
 // Lines per thread of the observables and overlap kernels (MultispinLayout::line_run): strip s
@@ -74,14 +103,15 @@ __device__ __forceinline__ unsigned strip_line(unsigned strip, unsigned r) {
 }
 
 // Wide planes of a strip's lane tallies (bitslice.cuh): a strip adds at most DIMS bonds for each
-// of its LINE_RUN * L sites.
+// of its LINE_RUN * line_length() sites.
 __device__ constexpr unsigned bit_length(unsigned v) {
     return v == 0u ? 0u : 1u + bit_length(v >> 1u);
 }
 
 __device__ constexpr unsigned strip_planes() {
-    return bit_length(DIMS * LINE_RUN * L) > TALLY_PLANES ? bit_length(DIMS * LINE_RUN * L)
-                                                          : TALLY_PLANES;
+    return bit_length(DIMS * LINE_RUN * line_length()) > TALLY_PLANES
+               ? bit_length(DIMS * LINE_RUN * line_length())
+               : TALLY_PLANES;
 }
 
 // (z, w, p) of a line.
@@ -116,7 +146,7 @@ __device__ __forceinline__ LineWalk line_walk(unsigned line) {
     } else {
         walk.adjacent = w == wr - 1u ? 0u - (wr - 1u) : 1u;
     }
-    walk.plus_z = z == L - 1u ? 0u - (L - 1u) * plane : plane;
+    walk.plus_z = z == STORED_PLANES - 1u ? 0u - (STORED_PLANES - 1u) * plane : plane;
     return walk;
 }
 
@@ -130,7 +160,7 @@ __device__ __forceinline__ unsigned walk_colour(const LineWalk& walk, unsigned y
 }
 
 __device__ __forceinline__ unsigned walk_plus_y(unsigned y, unsigned cw) {
-    return y == L - 1u ? cw - (L - 1u) * row_words() : cw + row_words();
+    return y == y_size() - 1u ? cw - (y_size() - 1u) * row_words() : cw + row_words();
 }
 
 // Kernels index word-system and coupling arrays with 32-bit offsets from these pointers: one word

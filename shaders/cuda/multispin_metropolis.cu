@@ -50,7 +50,8 @@ __device__ __forceinline__ void update_word(const DispatchParams& params, unsign
         unsatisfied[2u * d + 1u] = spin ^ other[n.plus[d - 1u]] ^ bonds.y;
     }
     const BondCount count = bond_count_of(unsatisfied);
-    own[cw] = spin ^ accepted_lanes(params, thresholds, spin, count, cw, colour, g);
+    // The lattice's word index keys the randoms (a slab's words are offset).
+    own[cw] = spin ^ accepted_lanes(params, thresholds, spin, count, cw + WORD_OFFSET, colour, g);
 }
 
 extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned first_system,
@@ -60,7 +61,7 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
     const unsigned g = first_system + blockIdx.z;
     constexpr unsigned stride = row_words() / WORD_RUN;
     const unsigned thread = thread_in_system();
-    if (thread >= colour_words() / WORD_RUN) {
+    if (thread >= own_colour_words() / WORD_RUN) {
         return;
     }
     // The colour is compiled in (a module per colour): the other colour's arrays then lie a

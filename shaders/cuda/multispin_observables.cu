@@ -41,7 +41,7 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
         unsigned steps = 0u;
         for (unsigned r = 0u; r < LINE_RUN; r++) {
             const LineWalk walk = line_walk(strip_line(strip, r));
-            for (unsigned y = 0u; y < L; y++) {
+            for (unsigned y = 0u; y < line_length(); y++) {
                 const unsigned colour = walk_colour(walk, y);
                 const unsigned cw = walk_word(walk, y);
                 const unsigned* own = colour == 0u ? colours[0] : colours[1];

@@ -22,6 +22,9 @@ override MULTISPIN: bool = false;
 override SMSC: bool = false;
 override ROW_WORDS: u32 = 1u;
 override COLOUR_WORDS: u32 = 1u;
+// The lattice's row of row 0 (a slab's first plane's); COLOUR_WORDS counts a slab's halos,
+// SYSTEM_THREADS its own words only.
+override ROW_OFFSET: u32 = 0u;
 override SEED_LO: u32 = 0u;
 override SEED_HI: u32 = 0u;
 
@@ -63,7 +66,7 @@ fn main(
         spins[first + 3u] = spin_of(words.w);
         return;
     }
-    let row = i / ROW_WORDS;
+    let row = i / ROW_WORDS + ROW_OFFSET;
     let w = i % ROW_WORDS;
     let parity = (row % SIZE + row / SIZE) & 1u;
     var cached_batch = IDLE;

@@ -2,12 +2,19 @@
 // holds two colour arrays of rows() * row_words() words; row = z L + y; in a row of colour c the
 // sites sit at x = 2k + p, p = (y + z + c) mod 2. Word systems are numbered
 // g = (tw * SAMPLE_WORDS + sw) * REPLICA_WORDS + rw.
+// Slabs (src/engine/slabs.rs): of the slowest axis (y in 2D, z in 3D) the kernels update and
+// measure PLANES planes and store STORED_PLANES (a slab's own planes, then its upper and lower
+// halo), over which that axis wraps; both L for whole lattices. WORD_OFFSET is the lattice's
+// index of a slab's colour word 0, which keys the Philox counters.
 
 #import lattice
 #import multispin_layout
 
 override REPLICA_WORDS: u32 = 1u;
 override SAMPLE_WORDS: u32 = 1u;
+override PLANES: u32 = 1u;
+override STORED_PLANES: u32 = 1u;
+override WORD_OFFSET: u32 = 0u;
 
 struct WordSite {
     row: u32,
@@ -20,33 +27,49 @@ struct WordSite {
     plus_rows: vec2<u32>,
 }
 
+// Rows of one plane of the slowest axis.
+fn plane_rows() -> u32 {
+    return select(1u, L, DIMS == 3u);
+}
+
+// Rows stored per colour (a slab's halos included).
 fn rows() -> u32 {
-    return select(L, L * L, DIMS == 3u);
+    return STORED_PLANES * plane_rows();
 }
 
 fn colour_words() -> u32 {
     return rows() * row_words();
 }
 
-fn wrap_minus(v: u32) -> u32 {
-    return select(v - 1u, L - 1u, v == 0u);
+// Words of one colour that are updated (a slab's own planes').
+fn own_colour_words() -> u32 {
+    return PLANES * plane_rows() * row_words();
 }
 
-fn wrap_plus(v: u32) -> u32 {
-    return select(v + 1u, 0u, v == L - 1u);
+// The stored extent of y: the slowest axis in 2D.
+fn y_size() -> u32 {
+    return select(STORED_PLANES, L, DIMS == 3u);
+}
+
+fn wrap_minus(v: u32, size: u32) -> u32 {
+    return select(v - 1u, size - 1u, v == 0u);
+}
+
+fn wrap_plus(v: u32, size: u32) -> u32 {
+    return select(v + 1u, 0u, v == size - 1u);
 }
 
 fn word_site(colour: u32, row: u32, w: u32) -> WordSite {
     let wr = row_words();
-    let y = row % L;
-    let z = row / L;
+    let y = select(row, row % L, DIMS == 3u);
+    let z = select(0u, row / L, DIMS == 3u);
     var site: WordSite;
     site.row = row;
     site.w = w;
     site.p = (y + z + colour) & 1u;
     site.adjacent = select((w + 1u) % wr, (w + wr - 1u) % wr, site.p == 0u);
-    site.minus_rows = vec2<u32>(z * L + wrap_minus(y), wrap_minus(z) * L + y);
-    site.plus_rows = vec2<u32>(z * L + wrap_plus(y), wrap_plus(z) * L + y);
+    site.minus_rows = vec2<u32>(z * L + wrap_minus(y, y_size()), wrap_minus(z, STORED_PLANES) * L + y);
+    site.plus_rows = vec2<u32>(z * L + wrap_plus(y, y_size()), wrap_plus(z, STORED_PLANES) * L + y);
     return site;
 }
 
@@ -56,9 +79,15 @@ fn x_neighbours(same: u32, adjacent: u32, p: u32) -> vec2<u32> {
     return select(vec2<u32>(same, shifted), vec2<u32>(shifted, same), p == 0u);
 }
 
-// Lines run along y with fixed (z, w, p): line = (z * row_words() + w) * 2 + p.
+// Lines run along y with fixed (z, w, p): line = (z * row_words() + w) * 2 + p, over the own
+// planes.
 fn lines() -> u32 {
-    return select(1u, L, DIMS == 3u) * row_words() * 2u;
+    return select(1u, PLANES, DIMS == 3u) * row_words() * 2u;
+}
+
+// Sites of a line: L, or in 2D the own planes (y is the slowest axis).
+fn line_length() -> u32 {
+    return select(PLANES, L, DIMS == 3u);
 }
 
 // Lines per thread of the observables and overlap kernels (MultispinLayout::line_run): strip s
@@ -75,9 +104,9 @@ fn strip_line(strip: u32, r: u32) -> u32 {
 }
 
 // Wide planes a strip's lane tallies use (bitslice.wgsl): a strip adds at most DIMS bonds for
-// each of its LINE_RUN * L sites.
+// each of its LINE_RUN * line_length() sites.
 fn strip_planes() -> u32 {
-    return max(firstLeadingBit(DIMS * LINE_RUN * L) + 1u, TALLY_PLANES);
+    return max(firstLeadingBit(DIMS * LINE_RUN * line_length()) + 1u, TALLY_PLANES);
 }
 
 // (z, w, p) of a line.
@@ -112,7 +141,7 @@ fn line_walk(line: u32) -> LineWalk {
     } else {
         walk.adjacent = select(1u, 0u - (wr - 1u), w == wr - 1u);
     }
-    walk.plus_z = select(plane, 0u - (L - 1u) * plane, z == L - 1u);
+    walk.plus_z = select(plane, 0u - (STORED_PLANES - 1u) * plane, z == STORED_PLANES - 1u);
     return walk;
 }
 
@@ -126,7 +155,7 @@ fn walk_colour(walk: LineWalk, y: u32) -> u32 {
 }
 
 fn walk_plus_y(y: u32, cw: u32) -> u32 {
-    return select(cw + row_words(), cw - (L - 1u) * row_words(), y == L - 1u);
+    return select(cw + row_words(), cw - (y_size() - 1u) * row_words(), y == y_size() - 1u);
 }
 
 // Start of colour `colour` of word system g.

@@ -28,7 +28,7 @@ fn main(
     let g = workgroup.z;
     load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, local);
     let cw = thread_in_system(workgroup, workgroups, local);
-    if cw >= colour_words() {
+    if cw >= own_colour_words() {
         return;
     }
     let colour = params.colour;
@@ -58,5 +58,6 @@ fn main(
         bond_count_add(&count, spin ^ spins[other + minus_row * wr + site.w] ^ bonds.x);
         bond_count_add(&count, spin ^ spins[other + plus_row * wr + site.w] ^ bonds.y);
     }
-    spins[own + cw] = spin ^ accepted_lanes(spin, count, cw, colour, g);
+    // The lattice's word index keys the randoms (a slab's words are offset).
+    spins[own + cw] = spin ^ accepted_lanes(spin, count, cw + WORD_OFFSET, colour, g);
 }

@@ -39,7 +39,7 @@ fn main(
     var steps = 0u;
     for (var r = 0u; r < LINE_RUN; r++) {
         let walk = line_walk(strip_line(strip, r));
-        for (var y = 0u; y < L; y++) {
+        for (var y = 0u; y < line_length(); y++) {
             let colour = walk_colour(walk, y);
             let cw = walk_word(walk, y);
             let own = differ(colour_base(a, colour), colour_base(b, colour), cw);

@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod gpu;
 pub mod multispin;
+pub mod slabs;
 pub mod spins;
 pub mod tempering;
 
@@ -113,15 +114,18 @@ pub struct EngineInfo {
 pub trait Engine {
     /// What this engine runs on.
     fn info(&self) -> EngineInfo;
-    /// Replace every system's lattice (one bit per spin, natural order: [`SpinBits`]).
+    /// Replace every system's lattice (one bit per spin, natural order: [`SpinBits`]; an engine
+    /// of a slab holds only the slab's planes of each, see [`slabs`]).
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()>;
-    /// Every system's lattice (one bit per spin, natural order: [`SpinBits`]).
+    /// Every system's lattice (one bit per spin, natural order: [`SpinBits`]; a slab's planes
+    /// of each for an engine of a slab).
     fn spins(&mut self) -> Result<SpinBits>;
     /// Start every system from the hot start ([`crate::sim::initial_spins`]'s lattices),
     /// computed where the spins live by the `hot_start` kernel ([`cpu::hot_start`]).
     fn hot_start(&mut self) -> Result<()>;
     /// Execute a plan; returns `plan.slots * systems` observations (and the overlaps of the
-    /// overlap pairs), slot-major.
+    /// overlap pairs), slot-major. An engine of a slab returns its planes' partial sums
+    /// ([`slabs`]).
     fn execute(&mut self, plan: &Plan) -> Result<Measurements>;
     /// Start parallel tempering from `state` (laid out as [`tempering`] says): plans may then
     /// hold [`Step::Swap`].
@@ -143,7 +147,8 @@ pub trait Engine {
 /// halo plane on either side and, after updating each colour, trades its boundary planes of
 /// that colour with the slabs below and above through this: the plane below the first is the
 /// lower neighbour's last, the plane above the last is the upper neighbour's first (periodic:
-/// the first slab's lower neighbour is the last slab).
+/// the first slab's lower neighbour is the last slab). The engines, the order of the words and
+/// the single-process implementation ([`slabs::LocalHalos`]): [`slabs`].
 pub trait Halo: Send {
     /// After the update of `colour`: send `lower` (this slab's first plane of `colour`, in the
     /// engine's own words, every system in order) to the slab below and `upper` (its last

@@ -23,6 +23,9 @@
 //! Thresholds are bit-sliced per table, energy class and bit: `tables[(table * classes + class)
 //! * 32 + k]` holds, in lane `b`, bit `k` of the acceptance threshold of lane `b`'s temperature
 //! for the energy change of that class (the distinct positive `dE` of the categories).
+//!
+//! Slabs ([`crate::engine::slabs`]): where the systems are a slab of planes of the slowest axis,
+//! the rows are those of the slab's planes and its two halos ([`MultispinLayout::stored_planes`]).
 
 use rayon::prelude::*;
 
@@ -175,10 +178,90 @@ impl MultispinLayout {
         self.temperature_words * self.sample_words * self.replica_words
     }
 
-    /// Rows of one colour: `L^(d-1)`.
+    /// Rows of one colour stored: `L^(d-1)`, and in a slab its planes' and the two halos'.
     pub fn rows(&self) -> u32 {
+        let rows = u64::from(self.stored_planes()) * u64::from(self.plane_rows());
+        within_a_word_system(rows, "rows")
+    }
+
+    /// Rows of one plane of the slowest axis: 1 in 2D (a plane is a row), `L` in 3D.
+    pub fn plane_rows(&self) -> u32 {
         let lattice = self.lattice();
-        within_a_word_system(u64::from(lattice.size).pow(lattice.dims - 1), "rows")
+        within_a_word_system(u64::from(lattice.size).pow(lattice.dims - 2), "plane rows")
+    }
+
+    /// Planes of the slowest axis that this layout updates and measures: `L`, or a slab's
+    /// (see [`Self::stored_planes`]).
+    pub fn own_planes(&self) -> u32 {
+        self.systems
+            .slab
+            .map_or(self.lattice().size, |slab| slab.planes)
+    }
+
+    /// Planes of the slowest axis stored: `L`; in a slab its `P` planes at `0 .. P`, the upper
+    /// halo (the upper neighbour's first plane) at `P` and the lower halo (the lower
+    /// neighbour's last plane) at `P + 1`. The slowest axis wraps modulo this, so the -1
+    /// neighbour of plane 0 is the lower halo and the +1 neighbour of plane `P - 1` the upper
+    /// one, and the other axes wrap as in the whole lattice. Slabs start at even planes and hold
+    /// an even number, so every stored plane has the parity of its plane in the lattice.
+    pub fn stored_planes(&self) -> u32 {
+        self.systems
+            .slab
+            .map_or(self.lattice().size, |slab| slab.planes + 2)
+    }
+
+    /// Rows of one colour updated and measured: the own planes' (see [`Self::stored_planes`]).
+    pub fn own_rows(&self) -> u32 {
+        self.own_planes() * self.plane_rows()
+    }
+
+    /// Words of one colour updated and measured (the rest are halos).
+    pub fn own_colour_words(&self) -> u32 {
+        self.own_rows() * self.row_words()
+    }
+
+    /// The lattice's row of stored row 0: a slab's first plane's; 0 for whole lattices.
+    pub fn row_offset(&self) -> u32 {
+        self.systems.slab.map_or(0, |slab| slab.first) * self.plane_rows()
+    }
+
+    /// What the Philox counter's word index adds to a colour word's index here to make the
+    /// lattice's (the run's) index of that word: the words of the planes before a slab.
+    pub fn word_offset(&self) -> u32 {
+        self.row_offset() * self.row_words()
+    }
+
+    /// `(y, z)` of stored row `row` (counted in the slab's planes in a slab).
+    pub fn row_coords(&self, row: u32) -> (u32, u32) {
+        let l = self.lattice().size;
+        match self.lattice().dims {
+            2 => (row, 0),
+            _ => (row % l, row / l),
+        }
+    }
+
+    /// The lattice's site of stored site `site` (`row L + x`): the same for whole lattices; in
+    /// a slab, stored plane `q` is the lattice's plane `first + q`, the upper halo `first + P`
+    /// and the lower halo `first - 1` (modulo `L`).
+    pub fn lattice_site(&self, site: u64) -> u64 {
+        let Some(slab) = self.systems.slab else {
+            return site;
+        };
+        let lattice = self.lattice();
+        let plane_sites = u64::from(lattice.size).pow(lattice.dims - 1);
+        let (q, rest) = ((site / plane_sites) as u32, site % plane_sites);
+        let plane = match q.checked_sub(slab.planes) {
+            None | Some(0) => slab.first + q,
+            Some(_) => slab.first + lattice.size - 1,
+        } % lattice.size;
+        u64::from(plane) * plane_sites + rest
+    }
+
+    /// The words of stored plane `plane` of `colour` of word system `g` in storage: the
+    /// plane's rows, in order (the halo exchange's unit, see [`crate::engine::slabs`]).
+    pub fn plane_words(&self, g: u32, colour: u32, plane: u32) -> std::ops::Range<usize> {
+        let start = self.word_index(g, colour, plane * self.plane_rows(), 0);
+        start..start + (self.plane_rows() * self.row_words()) as usize
     }
 
     /// Words per row of one colour.
@@ -194,8 +277,7 @@ impl MultispinLayout {
     }
 
     fn colour_words_u64(&self) -> u64 {
-        let lattice = self.lattice();
-        u64::from(lattice.size).pow(lattice.dims - 1) * u64::from(self.row_words())
+        u64::from(self.rows()) * u64::from(self.row_words())
     }
 
     /// Spin words of one word system, both colours.
@@ -405,9 +487,8 @@ impl MultispinLayout {
         w: u32,
         mut f: impl FnMut(u32, u32, u64),
     ) {
-        let lattice = self.lattice();
-        let l = lattice.size;
-        let (y, z) = (row % l, row / l);
+        let l = self.lattice().size;
+        let (y, z) = self.row_coords(row);
         let p = (y + z + colour) & 1;
         let row_start = u64::from(row) * u64::from(l);
         for bit in 0..LANES {
@@ -451,6 +532,9 @@ impl MultispinLayout {
                     ((i / rows) % 2) as u32,
                     (i % rows) as u32,
                 );
+                if row >= self.own_rows() {
+                    return;
+                }
                 if self.smsc() {
                     let (start, p) = self.smsc_row(g, colour, row);
                     for (w, word) in row_words.iter_mut().enumerate() {
@@ -474,7 +558,7 @@ impl MultispinLayout {
     /// interleaves the two colours' words of a row segment, AMSC gathers each spin's lane.
     pub fn unpack(&self, words: &[u32]) -> SpinBits {
         let mut spins = SpinBits::for_systems(&self.systems);
-        let n = self.lattice().sites();
+        let n = self.systems.held_sites();
         let total = spins.len();
         spins
             .words_mut()
@@ -508,20 +592,21 @@ impl MultispinLayout {
     /// the sites `x = 2 (32 w + j) + p`, so the 64 run bits from `start + 64 w` hold its bits at
     /// every other position from `p`. Rows hold a multiple of 64 sites.
     fn smsc_row(&self, g: u32, colour: u32, row: u32) -> (u64, u32) {
-        let lattice = self.lattice();
-        let (y, z) = (row % lattice.size, row / lattice.size);
-        let start = u64::from(g) * lattice.sites() + u64::from(row) * u64::from(lattice.size);
+        let (y, z) = self.row_coords(row);
+        let start = u64::from(g) * self.systems.held_sites()
+            + u64::from(row) * u64::from(self.lattice().size);
         (start, (y + z + colour) & 1)
     }
 
     /// For SMSC: the 64 run bits from `start` (a multiple of 64), interleaved from the two
     /// colours' words of their row segment.
     fn smsc_segment(&self, words: &[u32], start: u64) -> u64 {
-        let lattice = self.lattice();
-        let (g, site) = (start / lattice.sites(), start % lattice.sites());
-        let l = u64::from(lattice.size);
+        let held = self.systems.held_sites();
+        let (g, site) = (start / held, start % held);
+        let l = u64::from(self.lattice().size);
         let (row, w) = ((site / l) as u32, (site % l / 64) as u32);
-        let even_colour = (row % lattice.size + row / lattice.size) & 1;
+        let (y, z) = self.row_coords(row);
+        let even_colour = (y + z) & 1;
         let even = words[self.word_index(g as u32, even_colour, row, w)];
         let odd = words[self.word_index(g as u32, even_colour ^ 1, row, w)];
         spread_even(even) | spread_even(odd) << 1
@@ -561,7 +646,7 @@ impl MultispinLayout {
                     let g = group * self.replica_words;
                     self.for_each_bit(g, colour, row, w as u32, |bit, system, site| {
                         let sample = (system / s.replicas) % s.samples;
-                        let bond = site * u64::from(dims) + u64::from(d);
+                        let bond = self.lattice_site(site) * u64::from(dims) + u64::from(d);
                         if is_antiferromagnetic(&bonds[sample as usize], bond) {
                             *word |= 1 << bit;
                         }
@@ -725,9 +810,14 @@ impl MultispinLayout {
     pub fn word_site(&self, colour: u32, row: u32, w: u32) -> WordSite {
         let l = self.lattice().size;
         let wr = self.row_words();
-        let (y, z) = (row % l, row / l);
+        let (y, z) = self.row_coords(row);
         let p = (y + z + colour) & 1;
-        let wrap = |v: u32, step: i32| (v as i32 + step).rem_euclid(l as i32) as u32;
+        // The slowest axis wraps over the stored planes (a slab's halos), the others over L.
+        let (y_size, z_size) = match self.lattice().dims {
+            2 => (self.stored_planes(), 1),
+            _ => (l, self.stored_planes()),
+        };
+        let wrap = |v: u32, step: i32, size: u32| (v as i32 + step).rem_euclid(size as i32) as u32;
         let layer = z * l;
         let plane = |zz: u32| zz * l + y;
         WordSite {
@@ -739,8 +829,8 @@ impl MultispinLayout {
             } else {
                 (w + 1) % wr
             },
-            minus_rows: [layer + wrap(y, -1), plane(wrap(z, -1))],
-            plus_rows: [layer + wrap(y, 1), plane(wrap(z, 1))],
+            minus_rows: [layer + wrap(y, -1, y_size), plane(wrap(z, -1, z_size))],
+            plus_rows: [layer + wrap(y, 1, y_size), plane(wrap(z, 1, z_size))],
         }
     }
 
@@ -758,7 +848,7 @@ impl MultispinLayout {
     /// The sites a strip walks, in order: lines `strip + r * strips()` for `r` below
     /// [`line_run`](Self::line_run), each along y (see [`line_site`](Self::line_site)).
     pub fn strip_sites(&self, strip: u32) -> impl Iterator<Item = (u32, WordSite)> + '_ {
-        let size = self.lattice().size;
+        let size = self.line_length();
         (0..self.line_run()).flat_map(move |r| {
             let line = strip + r * self.strips();
             (0..size).map(move |y| self.line_site(line, y))
@@ -774,11 +864,18 @@ impl MultispinLayout {
         )
     }
 
-    /// Lines per word system (see [`line_site`](Self::line_site)).
+    /// Lines per word system (see [`line_site`](Self::line_site)): of the own planes in a slab.
     pub fn lines(&self) -> u32 {
-        let lattice = self.lattice();
-        let planes = u64::from(lattice.size).pow(lattice.dims - 2);
+        let planes = u64::from(self.own_rows() / self.line_length());
         within_a_word_system(planes * u64::from(self.row_words()) * 2, "lines")
+    }
+
+    /// Sites of a line (steps along y): `L`, or in 2D a slab's planes (y is its slowest axis).
+    pub fn line_length(&self) -> u32 {
+        match self.lattice().dims {
+            2 => self.own_planes(),
+            _ => self.lattice().size,
+        }
     }
 
     /// Lines each thread of the observables and overlap kernels walks: `line_run` lines of one
@@ -787,7 +884,7 @@ impl MultispinLayout {
     /// atomics per x-plane and lane): up to 8 lines of at most [`MAX_STRIP_WORDS`] words, and 1
     /// in 2D, where lines are whole x-planes.
     pub fn line_run(&self) -> u32 {
-        let size = self.lattice().size;
+        let size = self.line_length();
         let planes = self.lines() / (2 * self.row_words());
         [8, 4, 2]
             .into_iter()

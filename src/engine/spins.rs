@@ -49,9 +49,9 @@ impl SpinBits {
         }
     }
 
-    /// Every lattice of `systems`, every spin down.
+    /// Every lattice of `systems` (a slab's planes of each in a slab), every spin down.
     pub fn for_systems(systems: &IsingSystems) -> Self {
-        Self::down(systems.systems(), systems.lattice.sites())
+        Self::down(systems.systems(), systems.held_sites())
     }
 
     /// The lattices held in `words` (the layout of [`SpinBits::words`]); bits past the last spin
@@ -231,9 +231,10 @@ impl SpinBits {
             .collect()
     }
 
-    /// Refuse lattices that do not hold exactly every system of `systems`.
+    /// Refuse lattices that do not hold exactly every system of `systems` (a slab's planes of
+    /// each in a slab).
     pub fn check_fits(&self, systems: &IsingSystems) -> Result<()> {
-        let (expected_systems, expected_sites) = (systems.systems(), systems.lattice.sites());
+        let (expected_systems, expected_sites) = (systems.systems(), systems.held_sites());
         if (self.systems, self.sites) != (expected_systems, expected_sites) {
             return Err(Error::State(format!(
                 "expected {expected_systems} lattices of {expected_sites} spins for the \

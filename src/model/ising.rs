@@ -18,6 +18,7 @@
 
 use super::Lattice;
 use super::couplings::Disorder;
+use crate::error::{Error, Result};
 
 /// Everything that defines the simulated systems of one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +36,19 @@ pub struct IsingSystems {
     pub first_sample: u32,
     /// The run's disorder samples: `samples` for a whole run.
     pub all_samples: u32,
+    /// The band of planes of the slowest axis these systems hold ([`IsingSystems::plane_slab`]);
+    /// `None` for whole lattices.
+    pub slab: Option<PlaneSlab>,
+}
+
+/// Planes `first .. first + planes` of the slowest axis (y in 2D, z in 3D) of every system of a
+/// run: one engine's share of lattices split over several engines (MPI ranks). `first` and
+/// `planes` are even, so a plane's checkerboard parity is the same counted in the slab or in the
+/// lattice, and `planes >= 2`, so the two boundary planes differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlaneSlab {
+    pub first: u32,
+    pub planes: u32,
 }
 
 /// How the local index of a system, word system or chain set of a sample slice maps to the
@@ -97,6 +111,7 @@ impl IsingSystems {
             seed,
             first_sample: 0,
             all_samples: 1,
+            slab: None,
         }
     }
 
@@ -133,6 +148,55 @@ impl IsingSystems {
             samples: count,
             first_sample: self.first_sample + first,
             ..self.clone()
+        }
+    }
+
+    /// Refuse a slab that is not a band of whole, even-aligned planes of the slowest axis:
+    /// `first` and `planes` even, `planes >= 2`, `first + planes <= L`, of whole lattices.
+    pub fn check_plane_slab(&self, first: u32, planes: u32) -> Result<()> {
+        let l = self.lattice.size;
+        let fits = first.checked_add(planes).is_some_and(|end| end <= l);
+        let problem = if self.slab.is_some() {
+            Some("these systems are a slab already".to_string())
+        } else if planes < 2 || !fits {
+            Some(format!(
+                "planes {first} .. {first} + {planes} are not at least 2 of the {l} planes"
+            ))
+        } else if !first.is_multiple_of(2) || !planes.is_multiple_of(2) {
+            Some(format!(
+                "a slab starts at an even plane and holds an even number of planes (so the \
+                 checkerboard colours of its planes are the lattice's), not {first} .. {first} \
+                 + {planes}"
+            ))
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(Error::State(format!("plane slab: {problem}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// The slab of planes `first .. first + planes` of the slowest axis (y in 2D, z in 3D) of
+    /// every system: the same systems, drawing the randoms their planes draw in the whole
+    /// lattices. Panics where [`IsingSystems::check_plane_slab`] refuses: the caller splits a
+    /// validated run.
+    pub fn plane_slab(&self, first: u32, planes: u32) -> IsingSystems {
+        if let Err(error) = self.check_plane_slab(first, planes) {
+            panic!("{error}");
+        }
+        IsingSystems {
+            slab: Some(PlaneSlab { first, planes }),
+            ..self.clone()
+        }
+    }
+
+    /// Sites of one system held here: the lattice's, or a slab's planes'.
+    pub fn held_sites(&self) -> u64 {
+        let lattice = self.lattice;
+        match self.slab {
+            Some(slab) => u64::from(slab.planes) * u64::from(lattice.size).pow(lattice.dims - 1),
+            None => lattice.sites(),
         }
     }
 
@@ -197,9 +261,9 @@ impl IsingSystems {
         self.betas.len() as u32 * self.samples * self.overlap_pairs()
     }
 
-    /// Number of spins of all systems together.
+    /// Number of spins of all systems together (of the slab's planes in a slab).
     pub fn spin_count(&self) -> usize {
-        self.lattice.sites() as usize * self.systems() as usize
+        self.held_sites() as usize * self.systems() as usize
     }
 
     /// Entries of one temperature's threshold table: `2 (z + 1)`.

@@ -82,7 +82,7 @@ pub const SLAB_PLANES: u32 = 2;
 
 /// How `systems` (engine resolved in `config`, opened for `betas`) split over `ranks`: by
 /// disorder sample where there are groups enough (see [`sample_group`]), else, for Metropolis
-/// sweeps on SMSC words, each lattice into slabs of whole plane pairs. Refuses what neither
+/// sweeps on the multispin engine, each lattice into slabs of whole plane pairs. Refuses what neither
 /// fits, saying what would.
 pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) -> Result<Split> {
     let group = sample_group(config);
@@ -90,14 +90,12 @@ pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) 
     if sample_groups >= ranks {
         return Ok(Split::Samples(even_shares(sample_groups, group, ranks)));
     }
-    let smsc = matches!(
-        config.engine.multispin().map(|options| options.layout),
-        Some(Layout::Smsc)
-    );
+    // Slabs of one lattice: the multispin engines (SMSC and every AMSC lane kind).
+    let multispin = config.engine.multispin().is_some();
     let sweeps_only =
         betas == Betas::Fixed && !matches!(config.algorithm, Algorithm::Tempering { .. });
     let plane_groups = systems.lattice.size / SLAB_PLANES;
-    if smsc && sweeps_only && plane_groups >= ranks {
+    if multispin && sweeps_only && plane_groups >= ranks {
         return Ok(Split::Slabs(even_shares(plane_groups, SLAB_PLANES, ranks)));
     }
     let unit = match group {
@@ -105,7 +103,11 @@ pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) 
         _ => format!("{group} samples (the lanes of a word)"),
     };
     Err(Error::Usage(format!(
-        "{ranks} MPI ranks for {} disorder sample(s): split by sample, each rank needs at least          {unit}, so this run divides over at most {sample_groups} ranks. Splitting each lattice          into slabs of planes instead takes Metropolis sweeps (no tempering, no annealing) on          SMSC words (engine: Multispin(layout: Smsc)) and at least {SLAB_PLANES} of the L = {}          planes per rank. Use fewer ranks{}",
+        "{ranks} MPI ranks for {} disorder sample(s): split by sample, each rank needs at least \
+         {unit}, so this run divides over at most {sample_groups} ranks. Splitting each lattice \
+         into slabs of planes instead takes Metropolis sweeps (no tempering, no annealing) on \
+         the multispin engine (engine: Multispin(...), not Simple) and at least {SLAB_PLANES} of \
+         the L = {} planes per rank. Use fewer ranks{}",
         systems.samples,
         systems.lattice.size,
         if systems.disorder == Disorder::Bimodal {
@@ -387,13 +389,6 @@ impl RunShape {
     }
 }
 
-// TEMPORARY until the `slabs` branch lands.
-impl IsingSystems {
-    pub fn plane_slab(&self, _first: u32, _planes: u32) -> IsingSystems {
-        self.clone()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,7 +434,7 @@ mod tests {
     }
 
     #[test]
-    fn smsc_sweeps_split_into_slabs_of_plane_pairs_where_samples_are_too_few() {
+    fn multispin_sweeps_split_into_slabs_of_plane_pairs_where_samples_are_too_few() {
         let smsc = config(Layout::Smsc);
         let ferromagnet = IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, vec![0.4], 2, 1);
         let split = split(&smsc, &ferromagnet, Betas::Fixed, 3).unwrap();
@@ -464,8 +459,14 @@ mod tests {
             ..smsc.clone()
         };
         assert!(super::split(&tempering, &ferromagnet, Betas::Fixed, 2).is_err());
-        let error = super::split(&amsc(Lanes::Replicas), &ferromagnet, Betas::Fixed, 2);
-        assert!(error.unwrap_err().to_string().contains("SMSC"));
+        let amsc_slabs = super::split(&amsc(Lanes::Replicas), &ferromagnet, Betas::Fixed, 2);
+        assert!(matches!(amsc_slabs, Ok(Split::Slabs(_))));
+        let simple = Config {
+            engine: crate::config::EngineKind::Simple,
+            ..smsc.clone()
+        };
+        let error = super::split(&simple, &ferromagnet, Betas::Fixed, 2).unwrap_err();
+        assert!(error.to_string().contains("not Simple"), "{error}");
         // One rank takes the whole run, by sample.
         assert_eq!(
             super::split(&smsc, &ferromagnet, Betas::Fixed, 1)

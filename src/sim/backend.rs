@@ -5,19 +5,9 @@ use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use crate::engine::gpu::context::driver_lock;
 use crate::engine::gpu::{GpuContext, MultispinGpuEngine, SimpleGpuEngine, adapters};
 use crate::engine::multispin::MultispinLayout;
-use crate::engine::{Betas, Engine};
+use crate::engine::{Betas, Engine, Halo};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
-
-// TEMPORARY until the `slabs` branch lands.
-pub fn open_slab_engine(
-    _config: &Config,
-    _systems: IsingSystems,
-    _betas: Betas,
-    _halo: Box<dyn crate::engine::Halo>,
-) -> Result<Box<dyn Engine>> {
-    Err(Error::State("slabs are not built yet".into()))
-}
 
 /// Open the adapter the config names (or the best one) as a GPU context.
 pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
@@ -90,6 +80,72 @@ pub fn open_local_engine(
             other => other,
         },
     }
+}
+
+/// The engine of `systems`, a slab of a run's lattices ([`IsingSystems::plane_slab`]), on this
+/// process's own device (or CPU), trading its boundary planes with the neighbouring slabs through
+/// `halo` ([`crate::engine::slabs`]). Only the multispin engines hold slabs (`engine: Auto` must
+/// resolve to one); its betas stay fixed (slabs refuse annealing), so `betas` must be
+/// [`Betas::Fixed`]. `Auto` falls back to the CPU engine as [`open_local_engine`] does.
+pub fn open_slab_engine(
+    config: &Config,
+    systems: IsingSystems,
+    betas: Betas,
+    halo: Box<dyn Halo>,
+) -> Result<Box<dyn Engine>> {
+    let (config, _) = &config.resolve_engine()?;
+    let Some(options) = config.engine.multispin() else {
+        return Err(Error::State(format!(
+            "lattices split into slabs need a multispin engine, not {:?}",
+            config.engine
+        )));
+    };
+    if betas != Betas::Fixed {
+        return Err(crate::engine::slabs::refuse("population annealing"));
+    }
+    let layout = MultispinLayout::new(systems, options);
+    crate::engine::slabs::check_slab(&layout)?;
+    let cpu = |layout, halo| -> Result<Box<dyn Engine>> {
+        Ok(Box::new(CpuMultispinEngine::slab(layout, halo)?))
+    };
+    let gpu = |ctx, layout, halo| -> Result<Box<dyn Engine>> {
+        let size = config.workgroup_size;
+        Ok(Box::new(MultispinGpuEngine::slab(ctx, layout, size, halo)?))
+    };
+    match config.backend {
+        Backend::Cpu => cpu(layout, halo),
+        Backend::Wgpu => gpu(open_gpu_context(config)?, layout, halo),
+        Backend::Cuda => open_cuda_slab(config, layout, halo),
+        Backend::Auto => match open_gpu_context(config) {
+            Err(Error::Adapter(reason)) if config.adapter.is_none() => {
+                log::warn!("{reason}; using the CPU engine");
+                cpu(layout, halo)
+            }
+            Err(error) => Err(error),
+            Ok(ctx) => gpu(ctx, layout, halo),
+        },
+    }
+}
+
+/// The multispin CUDA engine of a slab on the device `config.adapter` names (device 0 without
+/// one).
+#[cfg(feature = "cuda")]
+fn open_cuda_slab(
+    config: &Config,
+    layout: MultispinLayout,
+    halo: Box<dyn Halo>,
+) -> Result<Box<dyn Engine>> {
+    use crate::engine::cuda::{CudaDevice, MultispinCudaEngine};
+    let device = CudaDevice::open(config.adapter.as_deref())?;
+    let size = config.workgroup_size;
+    Ok(Box::new(MultispinCudaEngine::slab(
+        device, layout, size, halo,
+    )?))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn open_cuda_slab(_: &Config, _: MultispinLayout, _: Box<dyn Halo>) -> Result<Box<dyn Engine>> {
+    Err(Error::Cuda(CUDA_NOT_COMPILED_IN.into()))
 }
 
 /// The simple or multispin CUDA engine on the device `config.adapter` names (device 0 without

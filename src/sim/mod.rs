@@ -39,6 +39,7 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
         seed: config.seed,
         first_sample: 0,
         all_samples: config.samples,
+        slab: None,
     }
 }
 

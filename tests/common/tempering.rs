@@ -31,6 +31,7 @@ pub fn tempering_systems(
         seed: 0x5eed_0000_7e3b,
         first_sample: 0,
         all_samples: samples,
+        slab: None,
     }
 }
 

@@ -32,9 +32,12 @@ pub struct HotStartGrid {
     pub multispin: bool,
     pub smsc: bool,
     pub row_words: u32,
+    /// Words of one colour stored (a slab's halos included).
     pub colour_words: u32,
-    /// Threads per (word) system: `N / 4` blocks, or the words of one colour.
+    /// Threads per (word) system: `N / 4` blocks, or the words of one colour (a slab's own).
     pub system_threads: u32,
+    /// The lattice's row of the multispin engine's row 0 (a slab's first plane's row).
+    pub row_offset: u32,
     /// (Word) systems: the grid's z.
     pub systems: u32,
     /// `[z][lane]`: the run's system of each lane ([`MultispinLayout::lane_batches`]); one
@@ -56,6 +59,7 @@ impl HotStartGrid {
             smsc: false,
             row_words: 1,
             colour_words: 1,
+            row_offset: 0,
             system_threads: u32::try_from(systems.lattice.sites() / 4)
                 .expect("the simple engine's lattices have fewer than 2^34 sites"),
             systems: systems.systems(),
@@ -73,7 +77,8 @@ impl HotStartGrid {
             smsc: layout.smsc(),
             row_words: layout.row_words(),
             colour_words: layout.colour_words(),
-            system_threads: layout.colour_words(),
+            system_threads: layout.own_colour_words(),
+            row_offset: layout.row_offset(),
             systems: layout.word_systems(),
             batches: layout.lane_batches(),
             slice: SliceIndex::IDENTITY,
@@ -112,7 +117,8 @@ pub fn block_of(row: u32, x: u32, l: u32) -> (u32, u32) {
 /// `z`.
 pub fn hot_start_multispin(grid: &HotStartGrid, z: u32, i: u32) -> [u32; 2] {
     let l = grid.size;
-    let (row, w) = (i / grid.row_words, i % grid.row_words);
+    // The lattice's row: a slab draws its planes' spins.
+    let (row, w) = (i / grid.row_words + grid.row_offset, i % grid.row_words);
     let parity = (row % l + row / l) & 1;
     let mut cached = (IDLE, 0u32, [0u32; 4]);
     let mut words = [0u32; 2];
@@ -156,9 +162,10 @@ pub fn hot_start_words(layout: &MultispinLayout, words: &mut [u32]) {
         .enumerate()
         .for_each(|(z, system)| {
             let (colour_0, colour_1) = system.split_at_mut(colour_words);
-            colour_0
+            let own = grid.system_threads as usize;
+            colour_0[..own]
                 .par_iter_mut()
-                .zip(colour_1)
+                .zip(&mut colour_1[..own])
                 .enumerate()
                 .for_each(|(i, (w0, w1))| {
                     [*w0, *w1] = hot_start_multispin(&grid, z as u32, i as u32);

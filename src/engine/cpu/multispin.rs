@@ -8,9 +8,10 @@ use super::{
     overlap_planes,
 };
 use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::engine::slabs::{check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Plan, SpinBits, Step, check_betas, check_copy_map,
+    Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, Step, check_betas, check_copy_map,
     no_tempering,
 };
 use crate::error::Result;
@@ -22,6 +23,8 @@ pub struct CpuMultispinEngine {
     couplings: Vec<u32>,
     words: Vec<u32>,
     tempering: Option<CpuTempering>,
+    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
+    halo: Option<Box<dyn Halo>>,
 }
 
 impl CpuMultispinEngine {
@@ -32,41 +35,59 @@ impl CpuMultispinEngine {
             couplings: layout.coupling_words(),
             words: vec![0; layout.words() as usize],
             tempering: None,
+            halo: None,
             layout,
         }
     }
 
-    fn word_systems(&mut self) -> impl IndexedParallelIterator<Item = (u32, &mut [u32])> {
-        let len = self.layout.system_words() as usize;
-        self.words
-            .par_chunks_mut(len)
-            .enumerate()
-            .map(|(g, words)| (g as u32, words))
+    /// An engine of the slab `layout.systems` holds, trading its boundary planes
+    /// through `halo` ([`crate::engine::slabs`]); every spin down until [`Engine::set_spins`].
+    pub fn slab(layout: MultispinLayout, halo: Box<dyn Halo>) -> Result<Self> {
+        check_slab(&layout)?;
+        Ok(CpuMultispinEngine {
+            halo: Some(halo),
+            ..CpuMultispinEngine::new(layout)
+        })
     }
 
-    fn sweep(&mut self, sweep: u32) {
-        let layout = self.layout.clone();
-        let (tables, couplings) = (
-            std::mem::take(&mut self.tables),
-            std::mem::take(&mut self.couplings),
-        );
-        self.word_systems().for_each(|(g, words)| {
-            for colour in 0..2 {
-                sweep_colour(&layout, &tables, &couplings, words, g, sweep, colour);
-            }
-        });
-        (self.tables, self.couplings) = (tables, couplings);
+    /// Colour 0 of every word system, then colour 1, each followed by a slab's exchange of the
+    /// colour's boundary planes.
+    fn sweep(&mut self, sweep: u32) -> Result<()> {
+        let len = self.layout.system_words() as usize;
+        for colour in 0..2 {
+            let (layout, tables, couplings) = (&self.layout, &self.tables, &self.couplings);
+            self.words
+                .par_chunks_mut(len)
+                .enumerate()
+                .for_each(|(g, words)| {
+                    sweep_colour(layout, tables, couplings, words, g as u32, sweep, colour);
+                });
+            self.exchange(colour)?;
+        }
+        Ok(())
+    }
+
+    /// A slab's halo exchange of `colour` (nothing for whole lattices).
+    fn exchange(&mut self, colour: u32) -> Result<()> {
+        match self.halo.as_deref_mut() {
+            Some(halo) => exchange_colour(&self.layout, halo, self.words.as_mut_slice(), colour),
+            None => Ok(()),
+        }
+    }
+
+    /// Make a slab's halos of both colours current (after new spins).
+    fn exchange_both(&mut self) -> Result<()> {
+        (0..2).try_for_each(|colour| self.exchange(colour))
     }
 
     /// `[g][lane]` up spins and satisfied bonds of every word system.
     fn observe(&self) -> Vec<[u64; 2]> {
-        let len = self.layout.system_words() as usize;
+        let (layout, couplings) = (&self.layout, &self.couplings);
+        let len = layout.system_words() as usize;
         self.words
             .par_chunks(len)
             .enumerate()
-            .flat_map_iter(|(g, words)| {
-                observe_lanes(&self.layout, &self.couplings, words, g as u32)
-            })
+            .flat_map_iter(|(g, words)| observe_lanes(layout, couplings, words, g as u32))
             .collect()
     }
 
@@ -87,12 +108,13 @@ impl CpuMultispinEngine {
 
     /// `[pair][pair count]` of every overlap word pair.
     fn overlaps(&self) -> Vec<u32> {
-        let len = self.layout.system_words() as usize;
-        let system = |g: u32| &self.words[g as usize * len..][..len];
-        self.layout
+        let (layout, words) = (&self.layout, &self.words);
+        let len = layout.system_words() as usize;
+        let system = |g: u32| &words[g as usize * len..][..len];
+        layout
             .overlap_word_pairs()
             .par_iter()
-            .flat_map_iter(|&(a, b)| overlap_planes(&self.layout, system(a), system(b)))
+            .flat_map_iter(|&(a, b)| overlap_planes(layout, system(a), system(b)))
             .collect()
     }
 }
@@ -109,12 +131,12 @@ impl Engine for CpuMultispinEngine {
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
         spins.check_fits(&self.layout.systems)?;
         self.words = self.layout.pack(spins);
-        Ok(())
+        self.exchange_both()
     }
 
     fn hot_start(&mut self) -> Result<()> {
         super::hot_start::hot_start_words(&self.layout, &mut self.words);
-        Ok(())
+        self.exchange_both()
     }
 
     fn spins(&mut self) -> Result<SpinBits> {
@@ -128,7 +150,7 @@ impl Engine for CpuMultispinEngine {
         let mut labels = Vec::new();
         for step in &plan.steps {
             match *step {
-                Step::Sweep { sweep } => self.sweep(sweep),
+                Step::Sweep { sweep } => self.sweep(sweep)?,
                 Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
                 Step::Measure { .. } => {
                     per_word.extend(self.observe());
@@ -145,6 +167,7 @@ impl Engine for CpuMultispinEngine {
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "parallel tempering")?;
         let swaps = SwapLayout::multispin(&self.layout);
         self.tempering = Some(cpu_tempering(&self.layout.systems, swaps, state)?);
         Ok(())
@@ -158,6 +181,7 @@ impl Engine for CpuMultispinEngine {
     }
 
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
         self.layout.systems.betas = betas.to_vec();
         self.tables = self.layout.threshold_tables();
@@ -165,6 +189,7 @@ impl Engine for CpuMultispinEngine {
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
         check_copy_map(&self.layout.systems, sources)?;
         copy_lanes(&self.layout, sources, &mut self.words);
         Ok(())

@@ -201,13 +201,14 @@ pub fn sweep_colour(
     let table = &tables[layout.table(g) as usize * table_len..][..table_len];
     let group = layout.coupling_group(g);
     let rule = DecisionRule::new(layout);
-    for row in 0..layout.rows() {
+    for row in 0..layout.own_rows() {
         for w in 0..layout.row_words() {
             let site = layout.word_site(colour, row, w);
             let cw = row * layout.row_words() + w;
             let spin = own[cw as usize];
             let count = unsatisfied_bonds(layout, spin, other, couplings, group, colour, &site);
-            let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, cw);
+            let word = cw + layout.word_offset();
+            let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, word);
             own[cw as usize] = spin ^ rule.accepted_lanes(spin, count, table, &mut randoms);
         }
     }

@@ -170,6 +170,10 @@ mod tests {
             ("FIXED_THRESHOLDS", fixed),
             ("WORD_RUN", 4),
             ("LINE_RUN", 2),
+            // A slab of 20 planes from plane 20 (engine/slabs.rs).
+            ("PLANES", 20),
+            ("STORED_PLANES", 22),
+            ("WORD_OFFSET", 20 * 64),
             ("SEED_LO", 0x5eed),
             ("SEED_HI", 0x0123_4567),
             ("COLOUR", 1),

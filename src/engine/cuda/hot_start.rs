@@ -27,11 +27,12 @@ struct HotStartParams {
     smsc: u32,
     row_words: u32,
     colour_words: u32,
+    row_offset: u32,
     /// `SliceIndex` (block, run block, first).
     slice: [u32; 3],
 }
 
-// SAFETY: `HotStartParams` is `#[repr(C)]`: eleven `u32`s with no padding, laid out exactly as
+// SAFETY: `HotStartParams` is `#[repr(C)]`: twelve `u32`s with no padding, laid out exactly as
 // `struct HotStart` in shaders/cuda/hot_start.cu, so its bytes are a valid kernel argument.
 unsafe impl DeviceRepr for HotStartParams {}
 
@@ -55,6 +56,7 @@ pub fn hot_start<T: DeviceRepr>(
         smsc: u32::from(grid.smsc),
         row_words: grid.row_words,
         colour_words: grid.colour_words,
+        row_offset: grid.row_offset,
         slice: [grid.slice.block, grid.slice.run_block, grid.slice.first],
     };
     let config = launch_config(

@@ -29,12 +29,13 @@ use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{lane_map, multispin_unit};
-use crate::engine::gpu::plan::{Dispatch, DispatchParams};
+use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
+use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
+    Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
     no_tempering,
 };
 use crate::error::{Error, Result};
@@ -42,7 +43,7 @@ use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
-pub(super) const CONSTANTS: [&str; 34] = [
+pub(super) const CONSTANTS: [&str; 37] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -58,6 +59,9 @@ pub(super) const CONSTANTS: [&str; 34] = [
     "FIXED_THRESHOLDS",
     "WORD_RUN",
     "LINE_RUN",
+    "PLANES",
+    "STORED_PLANES",
+    "WORD_OFFSET",
     "SEED_LO",
     "SEED_HI",
     "SLICE_BLOCK",
@@ -149,6 +153,9 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
         u32::from(fixed.is_some()),
         word_run(layout),
         layout.line_run(),
+        layout.own_planes(),
+        layout.stored_planes(),
+        layout.word_offset(),
         layout.systems.seed as u32,
         (layout.systems.seed >> 32) as u32,
     ];
@@ -201,6 +208,37 @@ pub struct MultispinCudaEngine {
     tempering: Option<CudaTempering>,
     /// Population annealing's copies, from the first on.
     copies: Option<CudaCopies<u32>>,
+    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
+    halo: Option<Box<dyn Halo>>,
+}
+
+/// The device's spin words as the halo exchange reads and writes them.
+struct DeviceWords<'a> {
+    device: &'a CudaDevice,
+    spins: &'a mut CudaSlice<u32>,
+}
+
+impl PlaneStore for DeviceWords<'_> {
+    fn read(&mut self, ranges: &[Range<usize>]) -> Result<Vec<u32>> {
+        let mut words = Vec::new();
+        for range in ranges {
+            let part = self
+                .device
+                .stream
+                .clone_dtoh(&self.spins.slice(range.clone()))
+                .map_err(driver_error("downloading the boundary planes"))?;
+            words.extend(part);
+        }
+        self.device.synchronize("downloading the boundary planes")?;
+        Ok(words)
+    }
+
+    fn write(&mut self, start: usize, words: &[u32]) -> Result<()> {
+        self.device
+            .stream
+            .memcpy_htod(words, &mut self.spins.slice_mut(start..start + words.len()))
+            .map_err(driver_error("uploading the halo planes"))
+    }
 }
 
 impl MultispinCudaEngine {
@@ -280,10 +318,60 @@ impl MultispinCudaEngine {
             overlap_kernel,
             tempering: None,
             copies: None,
+            halo: None,
         };
         engine.write_constant_tables(&tables)?;
         engine.device.synchronize("allocating the spin words")?;
         Ok(engine)
+    }
+
+    /// An engine of the slab `layout.systems` holds (fixed betas), trading its
+    /// boundary planes through `halo` ([`crate::engine::slabs`]): after each colour's update of
+    /// every word system the device is synchronised, the boundary planes downloaded, exchanged
+    /// and the halos uploaded (no overlap of the exchange with the bulk update yet); every spin
+    /// down until [`Engine::set_spins`].
+    pub fn slab(
+        device: CudaDevice,
+        layout: MultispinLayout,
+        block_size: u32,
+        halo: Box<dyn Halo>,
+    ) -> Result<Self> {
+        check_slab(&layout)?;
+        Ok(MultispinCudaEngine {
+            halo: Some(halo),
+            ..Self::new(device, layout, block_size)?
+        })
+    }
+
+    /// A slab's halo exchange of `colour` (nothing for whole lattices), once the device is done.
+    fn exchange(&mut self, colour: u32) -> Result<()> {
+        let Some(halo) = self.halo.as_deref_mut() else {
+            return Ok(());
+        };
+        self.device.synchronize("updating a slab")?;
+        let mut store = DeviceWords {
+            device: &self.device,
+            spins: &mut self.spins,
+        };
+        exchange_colour(&self.layout, halo, &mut store, colour)?;
+        self.device.synchronize("exchanging the halo planes")
+    }
+
+    /// Make a slab's halos of both colours current (after new spins).
+    fn exchange_both(&mut self) -> Result<()> {
+        (0..2).try_for_each(|colour| self.exchange(colour))
+    }
+
+    /// A slab's plan: one dispatch at a time, each colour's update followed by its exchange.
+    fn run_slab(&mut self, plan: &Plan) -> Result<()> {
+        let (seed, systems) = (self.layout.systems.seed, self.layout.word_systems());
+        for dispatch in submissions(plan, seed, systems, usize::MAX, u64::MAX).concat() {
+            self.launch_batch(&[dispatch])?;
+            if let Dispatch::Sweep(params) = dispatch {
+                self.exchange(params.colour)?;
+            }
+        }
+        self.device.synchronize("running a slab's plan")
     }
 
     /// Threshold tables `tables` into each colour module's constant array, where the update
@@ -334,7 +422,7 @@ impl MultispinCudaEngine {
         params: &DispatchParams,
     ) -> Result<()> {
         let layout = &self.layout;
-        let threads = layout.colour_words() / word_run(layout);
+        let threads = layout.own_colour_words() / word_run(layout);
         let config = launch_config(
             &self.device,
             self.block_size,
@@ -505,12 +593,14 @@ impl Engine for MultispinCudaEngine {
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
         spins.check_fits(&self.layout.systems)?;
         let words = self.layout.pack(spins);
-        overwrite(&self.device, &words, &mut self.spins, "spin words")
+        overwrite(&self.device, &words, &mut self.spins, "spin words")?;
+        self.exchange_both()
     }
 
     fn hot_start(&mut self) -> Result<()> {
         let grid = HotStartGrid::multispin(&self.layout);
-        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)
+        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)?;
+        self.exchange_both()
     }
 
     fn spins(&mut self) -> Result<SpinBits> {
@@ -529,7 +619,10 @@ impl Engine for MultispinCudaEngine {
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
         let seeded = (layout.systems.seed, layout.word_systems());
         let started = std::time::Instant::now();
-        self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
+        match self.halo {
+            Some(_) => self.run_slab(plan)?,
+            None => self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?,
+        }
         if plan.slots == 0 {
             return Ok(Measurements::default());
         }
@@ -547,6 +640,7 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "parallel tempering")?;
         let tempering = CudaTempering::new(
             &mut self.device,
             &self.layout.systems,
@@ -567,6 +661,7 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
         if let ThresholdHome::Compiled = self.threshold_home {
             return Err(Error::State(
@@ -582,6 +677,7 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
         let layout = &self.layout;
         check_copy_map(&layout.systems, sources)?;
         let copies = CudaCopies::ensure(

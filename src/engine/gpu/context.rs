@@ -443,13 +443,28 @@ impl GpuContext {
         buffer: &wgpu::Buffer,
         size: u64,
     ) -> Result<Vec<T>> {
+        self.read_ranges(buffer, std::slice::from_ref(&(0..size)))
+    }
+
+    /// The byte ranges `ranges` of `buffer` (multiples of 4), concatenated.
+    pub fn read_ranges<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+        ranges: &[std::ops::Range<u64>],
+    ) -> Result<Vec<T>> {
+        let size = ranges.iter().map(|range| range.end - range.start).sum();
         let staging = self.buffer(
             "staging",
             size,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         )?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        let mut offset = 0;
+        for range in ranges {
+            let len = range.end - range.start;
+            encoder.copy_buffer_to_buffer(buffer, range.start, &staging, offset, len);
+            offset += len;
+        }
         self.queue.submit([encoder.finish()]);
         let slice = staging.slice(..size);
         let (sender, receiver) = std::sync::mpsc::channel();

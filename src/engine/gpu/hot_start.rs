@@ -21,6 +21,7 @@ fn constants(grid: &HotStartGrid, workgroup_size: u32) -> Vec<(&'static str, u32
         ("SMSC", u32::from(grid.smsc)),
         ("ROW_WORDS", grid.row_words),
         ("COLOUR_WORDS", grid.colour_words),
+        ("ROW_OFFSET", grid.row_offset),
     ];
     constants.extend(grid.slice.constants());
     constants

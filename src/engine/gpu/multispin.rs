@@ -18,9 +18,10 @@ use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
+    Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
 };
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
@@ -47,6 +48,31 @@ pub struct MultispinGpuEngine {
     tempering: Option<GpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
     copies: Option<GpuCopies>,
+    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
+    halo: Option<Box<dyn Halo>>,
+}
+
+/// A device buffer of spin words as the halo exchange reads and writes it.
+struct DeviceWords<'a> {
+    ctx: &'a GpuContext,
+    buffer: &'a wgpu::Buffer,
+}
+
+impl PlaneStore for DeviceWords<'_> {
+    fn read(&mut self, ranges: &[std::ops::Range<usize>]) -> Result<Vec<u32>> {
+        let bytes: Vec<_> = ranges
+            .iter()
+            .map(|range| 4 * range.start as u64..4 * range.end as u64)
+            .collect();
+        self.ctx.read_ranges(self.buffer, &bytes)
+    }
+
+    fn write(&mut self, start: usize, words: &[u32]) -> Result<()> {
+        self.ctx
+            .queue
+            .write_buffer(self.buffer, 4 * start as u64, bytemuck::cast_slice(words));
+        Ok(())
+    }
 }
 
 /// The observation and overlap buffers with their capacity in slots, and the bind group.
@@ -86,6 +112,9 @@ impl MultispinGpuEngine {
             ),
             ("DISORDERED", u32::from(disordered)),
             ("LINE_RUN", layout.line_run()),
+            ("PLANES", layout.own_planes()),
+            ("STORED_PLANES", layout.stored_planes()),
+            ("WORD_OFFSET", layout.word_offset()),
         ];
         constants.extend(layout.word_slice_index().constants());
         let sweep = ctx
@@ -118,9 +147,44 @@ impl MultispinGpuEngine {
             measurements: None,
             tempering: None,
             copies: None,
+            halo: None,
         };
         engine.ctx.check()?;
         Ok(engine)
+    }
+
+    /// An engine of the slab `layout.systems` holds, trading its boundary planes
+    /// through `halo` after each colour's dispatch, one colour per submission
+    /// ([`crate::engine::slabs`]); every spin down until [`Engine::set_spins`].
+    pub fn slab(
+        ctx: GpuContext,
+        layout: MultispinLayout,
+        workgroup_size: u32,
+        halo: Box<dyn Halo>,
+    ) -> Result<Self> {
+        check_slab(&layout)?;
+        Ok(MultispinGpuEngine {
+            halo: Some(halo),
+            ..MultispinGpuEngine::new(ctx, layout, workgroup_size)?
+        })
+    }
+
+    /// A slab's halo exchange of `colour` (nothing for whole lattices): download of its
+    /// boundary planes, exchange, upload of the halos (queued before the next submission).
+    fn exchange(&mut self, colour: u32) -> Result<()> {
+        let Some(halo) = self.halo.as_deref_mut() else {
+            return Ok(());
+        };
+        let mut store = DeviceWords {
+            ctx: &self.ctx,
+            buffer: &self.spins,
+        };
+        exchange_colour(&self.layout, halo, &mut store, colour)
+    }
+
+    /// Make a slab's halos of both colours current (after new spins).
+    fn exchange_both(&mut self) -> Result<()> {
+        (0..2).try_for_each(|colour| self.exchange(colour))
     }
 
     fn observation_bytes(&self, slots: u32) -> u64 {
@@ -191,9 +255,9 @@ impl MultispinGpuEngine {
         );
         let mut kernels = match dispatch {
             Dispatch::Sweep(_) => {
-                let grid = self
-                    .dispatcher
-                    .grid(&self.ctx, u64::from(layout.colour_words()), words);
+                let grid =
+                    self.dispatcher
+                        .grid(&self.ctx, u64::from(layout.own_colour_words()), words);
                 vec![(&self.sweep, grid)]
             }
             Dispatch::Measure(_) => {
@@ -268,12 +332,14 @@ impl Engine for MultispinGpuEngine {
         self.ctx
             .queue
             .write_buffer(&self.spins, 0, bytemuck::cast_slice(&words));
-        self.ctx.wait()
+        self.ctx.wait()?;
+        self.exchange_both()
     }
 
     fn hot_start(&mut self) -> Result<()> {
         let grid = HotStartGrid::multispin(&self.layout);
-        hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)
+        hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)?;
+        self.exchange_both()
     }
 
     fn spins(&mut self) -> Result<SpinBits> {
@@ -298,8 +364,16 @@ impl Engine for MultispinGpuEngine {
             MAX_DISPATCHES,
             sweeps_per_submission,
         );
+        // A slab submits one dispatch at a time and exchanges after each colour.
+        let subs = match self.halo {
+            Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
+            None => subs,
+        };
         for (i, dispatches) in subs.iter().enumerate() {
             self.submit(dispatches, i == 0)?;
+            if let [Dispatch::Sweep(params)] = dispatches.as_slice() {
+                self.exchange(params.colour)?;
+            }
         }
         if plan.slots == 0 {
             return Ok(Measurements::default());
@@ -308,6 +382,7 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "parallel tempering")?;
         let layout = &self.layout;
         let tempering = GpuTempering::new(
             &mut self.ctx,
@@ -329,6 +404,7 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
         self.layout.systems.betas = betas.to_vec();
         self.ctx
@@ -337,6 +413,7 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
         let layout = &self.layout;
         check_copy_map(&layout.systems, sources)?;
         let copies = GpuCopies::ensure(
@@ -367,15 +444,15 @@ fn check_fits(ctx: &GpuContext, layout: &MultispinLayout, workgroup_size: u32) -
         lattice.size,
         lattice.dims
     );
-    ctx.check_storage(&what, word_bytes(lattice.size), word_bytes, step)?;
-    let coupling_bytes = |size: u32| {
-        let groups = u64::from(layout.coupling_groups()) * u64::from(lattice.dims);
-        word_bytes(size) / u64::from(layout.word_systems()) * groups
-    };
+    // What is stored: the lattices, or a slab's planes and halos.
+    let stored = 4 * layout.words();
+    ctx.check_storage(&what, stored, word_bytes, step)?;
+    let groups = u64::from(layout.coupling_groups()) * u64::from(lattice.dims);
+    let coupling_bytes = |size: u32| word_bytes(size) / u64::from(layout.word_systems()) * groups;
     if layout.systems.disorder == Disorder::Bimodal {
         ctx.check_storage(
             &format!("the couplings of {} groups", layout.coupling_groups()),
-            coupling_bytes(lattice.size),
+            stored / u64::from(layout.word_systems()) * groups,
             coupling_bytes,
             step,
         )?;

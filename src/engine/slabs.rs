@@ -1,0 +1,256 @@
+//! Engines holding a slab of every lattice (a band of planes of the slowest axis,
+//! [`IsingSystems::plane_slab`]) and the halo planes they trade through a [`Halo`].
+//!
+//! Storage (see [`MultispinLayout::stored_planes`]): the slab's `P` planes, then the upper halo,
+//! then the lower halo, in every colour array of every word system. Updates and measurements
+//! cover the own planes only, with the lattice's (the run's) Philox word indices
+//! ([`MultispinLayout::word_offset`]) and couplings, so a slab's planes end bit for bit as in an
+//! engine of the whole lattices. After the update of each colour the engine sends its first and
+//! last plane of that colour and takes the neighbours' into its halos ([`exchange_colour`]); it
+//! exchanges both colours after `set_spins` and `hot_start` too, so the first update and every
+//! measurement see current neighbours.
+//!
+//! The planes given to [`Halo::exchange`]: for every word system `g` in order, the plane's words
+//! of that colour in storage order (its rows in order, 1 in 2D and `L` (y) in 3D, `L / 64` words
+//! each): `g`-major, `plane_rows * row_words` words per word system.
+//!
+//! Measurements of a slab count its own planes' sites and each site's forward bonds (the last
+//! plane's `+` bond of the slowest axis reaches the upper halo): observations, overlap planes
+//! and link overlaps are the slab's partial sums, which add up over the slabs to the whole
+//! lattices'.
+//!
+//! The multispin engines (AMSC and SMSC) hold slabs; tempering swaps, annealing (`set_betas`,
+//! `copy_systems`) and the simple engine refuse them ([`check_slab`], [`refuse`]).
+
+use std::ops::Range;
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use crate::engine::Halo;
+use crate::engine::multispin::MultispinLayout;
+use crate::error::{Error, Result};
+#[cfg(doc)]
+use crate::model::ising::IsingSystems;
+
+/// Refuse a layout that is not of a slab.
+pub fn check_slab(layout: &MultispinLayout) -> Result<()> {
+    if layout.systems.slab.is_none() {
+        return Err(Error::State(
+            "a slab engine needs the systems of a slab (IsingSystems::plane_slab)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The error of an engine call that slabs do not support (`what`: tempering, annealing).
+pub fn refuse(what: &str) -> Error {
+    Error::State(format!(
+        "{what} is not supported on lattices split into slabs"
+    ))
+}
+
+/// Refuse `what` on an engine holding a slab (one with a `halo`).
+pub fn whole_lattices_only(halo: &Option<Box<dyn Halo>>, what: &str) -> Result<()> {
+    match halo {
+        Some(_) => Err(refuse(what)),
+        None => Ok(()),
+    }
+}
+
+/// Per word system, the storage ranges of stored plane `plane` of `colour`.
+fn plane_ranges(layout: &MultispinLayout, colour: u32, plane: u32) -> Vec<Range<usize>> {
+    (0..layout.word_systems())
+        .map(|g| layout.plane_words(g, colour, plane))
+        .collect()
+}
+
+/// Where an engine keeps its spin words (host memory, a device buffer), as the exchange
+/// reads and writes them: word ranges of the storage.
+pub trait PlaneStore {
+    /// The words of `ranges`, concatenated.
+    fn read(&mut self, ranges: &[Range<usize>]) -> Result<Vec<u32>>;
+    /// Write `words` from word `start` on.
+    fn write(&mut self, start: usize, words: &[u32]) -> Result<()>;
+}
+
+impl PlaneStore for [u32] {
+    fn read(&mut self, ranges: &[Range<usize>]) -> Result<Vec<u32>> {
+        Ok(ranges
+            .iter()
+            .flat_map(|range| &self[range.clone()])
+            .copied()
+            .collect())
+    }
+
+    fn write(&mut self, start: usize, words: &[u32]) -> Result<()> {
+        self[start..start + words.len()].copy_from_slice(words);
+        Ok(())
+    }
+}
+
+/// After the update of `colour`: send this slab's first and last plane of that colour (every
+/// word system's, in order) through `halo` and write the planes that come back into its lower
+/// and upper halo. Refuses a plane of another length (a neighbour of another geometry).
+pub fn exchange_colour<S: PlaneStore + ?Sized>(
+    layout: &MultispinLayout,
+    halo: &mut dyn Halo,
+    store: &mut S,
+    colour: u32,
+) -> Result<()> {
+    let planes = layout.own_planes();
+    let [first, last] = [0, planes - 1].map(|plane| plane_ranges(layout, colour, plane));
+    let plane_len: usize = first.iter().map(Range::len).sum();
+    let mut lower = store.read(&[first, last].concat())?;
+    let upper = lower.split_off(plane_len);
+    let received = halo.exchange(colour, lower, upper)?;
+    let halos = [planes + 1, planes].map(|plane| plane_ranges(layout, colour, plane));
+    for (ranges, plane) in halos.iter().zip(&received) {
+        if plane.len() != plane_len {
+            return Err(Error::State(format!(
+                "a halo plane of {} words, expected {plane_len}: the neighbouring slab holds \
+                 other systems or another lattice",
+                plane.len()
+            )));
+        }
+        let mut rest = plane.as_slice();
+        for range in ranges {
+            let (part, tail) = rest.split_at(range.len());
+            store.write(range.start, part)?;
+            rest = tail;
+        }
+    }
+    Ok(())
+}
+
+/// A plane in flight between two [`LocalHalos`]: its colour and words.
+type Message = (u32, Vec<u32>);
+
+/// The single-process [`Halo`]: slab engines of one process (threads) trading planes over
+/// channels, in a ring (slab `i`'s neighbours are `i - 1` and `i + 1` modulo the slabs). The
+/// form the tests use; an MPI job uses `ranks`' halo instead.
+pub struct LocalHalos {
+    to_lower: Sender<Message>,
+    to_upper: Sender<Message>,
+    from_lower: Receiver<Message>,
+    from_upper: Receiver<Message>,
+}
+
+impl LocalHalos {
+    /// The halos of `slabs` slabs in a ring, slab `i`'s at `i` (one slab trades with itself).
+    pub fn ring(slabs: usize) -> Vec<Box<dyn Halo>> {
+        // Channel `i` of `down` carries slab `i`'s first plane to slab `i - 1` (its upper
+        // halo), of `up` slab `i`'s last plane to slab `i + 1` (its lower halo).
+        let (down_tx, mut down_rx): (Vec<_>, Vec<_>) = (0..slabs).map(|_| channel()).unzip();
+        let (up_tx, mut up_rx): (Vec<_>, Vec<_>) = (0..slabs).map(|_| channel()).unzip();
+        let mut halos: Vec<Box<dyn Halo>> = Vec::with_capacity(slabs);
+        for i in 0..slabs {
+            let (below, above) = ((i + slabs - 1) % slabs, (i + 1) % slabs);
+            halos.push(Box::new(LocalHalos {
+                to_lower: down_tx[i].clone(),
+                to_upper: up_tx[i].clone(),
+                // What the slab below sends up, what the slab above sends down.
+                from_lower: std::mem::replace(&mut up_rx[below], channel().1),
+                from_upper: std::mem::replace(&mut down_rx[above], channel().1),
+            }));
+        }
+        halos
+    }
+
+    fn receive(from: &Receiver<Message>, colour: u32, side: &str) -> Result<Vec<u32>> {
+        let (sent, plane) = from.recv().map_err(|_| {
+            Error::State(format!("the slab {side} stopped before the halo exchange"))
+        })?;
+        if sent != colour {
+            return Err(Error::State(format!(
+                "the slab {side} sent colour {sent} where this slab exchanges colour {colour}"
+            )));
+        }
+        Ok(plane)
+    }
+}
+
+impl Halo for LocalHalos {
+    fn exchange(&mut self, colour: u32, lower: Vec<u32>, upper: Vec<u32>) -> Result<[Vec<u32>; 2]> {
+        let gone = |_| Error::State("a neighbouring slab stopped before the halo exchange".into());
+        self.to_lower.send((colour, lower)).map_err(gone)?;
+        self.to_upper.send((colour, upper)).map_err(gone)?;
+        Ok([
+            Self::receive(&self.from_lower, colour, "below")?,
+            Self::receive(&self.from_upper, colour, "above")?,
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every slab gets its lower neighbour's last plane and its upper neighbour's first one,
+    /// in rings of 1, 2 and 3.
+    #[test]
+    fn a_ring_hands_each_slab_its_neighbours_planes() {
+        for slabs in 1..=3usize {
+            let handles: Vec<_> = LocalHalos::ring(slabs)
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut halo)| {
+                    std::thread::spawn(move || {
+                        let (lower, upper) = (vec![10 * i as u32], vec![10 * i as u32 + 1]);
+                        halo.exchange(1, lower, upper).unwrap()
+                    })
+                })
+                .collect();
+            for (i, handle) in handles.into_iter().enumerate() {
+                let [below, above] = handle.join().unwrap();
+                let (b, a) = ((i + slabs - 1) % slabs, (i + 1) % slabs);
+                assert_eq!(below, vec![10 * b as u32 + 1], "{slabs} slabs, slab {i}");
+                assert_eq!(above, vec![10 * a as u32], "{slabs} slabs, slab {i}");
+            }
+        }
+    }
+
+    /// A halo that answers every exchange with planes of `len` words.
+    struct Fixed(usize);
+
+    impl Halo for Fixed {
+        fn exchange(&mut self, _: u32, _: Vec<u32>, _: Vec<u32>) -> Result<[Vec<u32>; 2]> {
+            Ok([vec![7; self.0], vec![9; self.0]])
+        }
+    }
+
+    /// The halos take what comes back, the own planes stay; a plane of another length is
+    /// refused.
+    #[test]
+    fn exchanged_planes_fill_the_halos() {
+        use crate::config::{Layout, MultispinOptions, Randoms};
+        use crate::model::Lattice;
+        use crate::model::ising::IsingSystems;
+        let systems = IsingSystems::ferromagnet(Lattice::new(3, 64), 0.0, vec![0.4], 2, 1);
+        let options = MultispinOptions {
+            layout: Layout::Smsc,
+            randoms: Randoms::Exact,
+        };
+        let layout = MultispinLayout::new(systems.plane_slab(4, 2), options);
+        let plane = 2 * 64;
+        let mut words = vec![1u32; layout.words() as usize];
+        exchange_colour(&layout, &mut Fixed(plane), words.as_mut_slice(), 1).unwrap();
+        for g in 0..2 {
+            for colour in 0..2 {
+                let at = |p| words[layout.plane_words(g, colour, p)].to_vec();
+                let ([low, high], own) = ([vec![7; 64], vec![9; 64]], vec![1; 64]);
+                let halos = if colour == 1 {
+                    [low, high]
+                } else {
+                    [own.clone(), own.clone()]
+                };
+                assert_eq!([at(3), at(2)], halos, "g {g} colour {colour}");
+                assert_eq!([at(0), at(1)], [own.clone(), own], "g {g} colour {colour}");
+            }
+        }
+        let error = exchange_colour(&layout, &mut Fixed(3), words.as_mut_slice(), 0).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("a halo plane of 3 words, expected 128")
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! Lattices split into slabs of planes (`IsingSystems::plane_slab`, for one lattice spread over
+//! MPI ranks): engines holding one slab each, in threads trading their boundary planes through
+//! `LocalHalos`, end every plan with exactly the bits of one engine of the whole lattices (each
+//! slab's spins the matching bit ranges, the summed observations, overlap planes and link
+//! overlaps the whole run's), on the CPU and wgpu (lavapipe) multispin engines, SMSC and every
+//! AMSC lanes kind; and what slabs do not support is refused.
+
+mod common;
+
+use common::slabs::{SlabCase, compare_slabs, slab_cases};
+use spinflip::config::{Backend, Config, EngineKind, Layout, PhiloxPath, Randoms};
+use spinflip::engine::cpu::CpuMultispinEngine;
+use spinflip::engine::gpu::MultispinGpuEngine;
+use spinflip::engine::slabs::LocalHalos;
+use spinflip::engine::{Betas, Engine, Halo};
+use spinflip::model::Lattice;
+use spinflip::model::ising::IsingSystems;
+use spinflip::sim::open_slab_engine;
+
+fn cpu_slab(case: &SlabCase, slab: &IsingSystems, halo: Box<dyn Halo>) -> Box<dyn Engine> {
+    Box::new(CpuMultispinEngine::slab(case.layout(slab), halo).unwrap())
+}
+
+fn cpu_whole(case: &SlabCase) -> Box<dyn Engine> {
+    Box::new(CpuMultispinEngine::new(case.layout(&case.systems)))
+}
+
+/// A config asking for `backend` and SMSC with `randoms` (the lattice comes from the systems).
+fn smsc_config(backend: Backend, randoms: Randoms) -> Config {
+    let mut config = common::config(common::BASE);
+    config.backend = backend;
+    config.engine = EngineKind::Multispin {
+        layout: Layout::Smsc,
+        randoms,
+    };
+    config
+}
+
+#[test]
+fn cpu_slabs_equal_the_whole_lattices() {
+    for case in slab_cases(true) {
+        compare_slabs(&case, cpu_whole(&case), &cpu_slab);
+    }
+}
+
+/// wgpu slabs against the whole lattices on the CPU, and in one 2D case on wgpu too; both
+/// WGSL Philox paths, alternating over the cases.
+#[test]
+fn wgpu_slabs_equal_the_whole_lattices() {
+    for (i, case) in slab_cases(true).iter().enumerate() {
+        let philox = [PhiloxPath::Int64, PhiloxPath::U32][i % 2];
+        let open = move |case: &SlabCase, slab: &IsingSystems, halo| -> Box<dyn Engine> {
+            let ctx = common::gpu(philox);
+            Box::new(MultispinGpuEngine::slab(ctx, case.layout(slab), 64, halo).unwrap())
+        };
+        compare_slabs(case, cpu_whole(case), &open);
+        if i == 2 {
+            let layout = case.layout(&case.systems);
+            let whole = MultispinGpuEngine::new(common::gpu(philox), layout, 64).unwrap();
+            compare_slabs(case, Box::new(whole), &open);
+        }
+    }
+}
+
+/// The same through `sim::open_slab_engine`, the MPI ranks' entry, with `backend: Cpu` and
+/// `Wgpu`.
+#[test]
+fn open_slab_engine_opens_cpu_and_wgpu_slabs() {
+    let case = &slab_cases(false)[2];
+    let open = |case: &SlabCase, slab: &IsingSystems, halo| {
+        let config = smsc_config(Backend::Cpu, case.randoms);
+        open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
+    };
+    compare_slabs(case, cpu_whole(case), &open);
+    let wgpu = |case: &SlabCase, slab: &IsingSystems, halo| {
+        let config = smsc_config(Backend::Wgpu, case.randoms);
+        open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
+    };
+    compare_slabs(case, cpu_whole(case), &wgpu);
+}
+
+/// One slab of every plane (one rank), its own neighbour, is the whole lattices.
+#[test]
+fn one_slab_of_every_plane_is_the_whole_lattices() {
+    for mut case in slab_cases(false).into_iter().step_by(3) {
+        case.slabs = vec![(0, case.systems.lattice.size)];
+        compare_slabs(&case, cpu_whole(&case), &cpu_slab);
+    }
+}
+
+/// The comparison sees the halos: slabs that trade nothing (each its own neighbour) end
+/// elsewhere.
+#[test]
+fn slabs_without_their_neighbours_differ() {
+    let case = &slab_cases(false)[0];
+    let whole = {
+        let mut engine = cpu_whole(case);
+        common::slabs::execute(engine.as_mut(), case, &case.systems)
+    };
+    let &(first, planes) = &case.slabs[0];
+    let slab = case.systems.plane_slab(first, planes);
+    let alone = LocalHalos::ring(1).pop().unwrap();
+    let mut engine = cpu_slab(case, &slab, alone);
+    let part = common::slabs::execute(engine.as_mut(), case, &slab);
+    let expected = common::slabs::slab_bits(&whole.spins[0], &slab);
+    assert_ne!(part.spins[0], expected, "{}", case.name());
+}
+
+fn message(error: spinflip::error::Error) -> String {
+    error.to_string()
+}
+
+#[test]
+fn slabs_of_odd_or_missing_planes_are_refused() {
+    let run = IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, vec![0.4], 1, 1);
+    let refused = |first, planes| message(run.check_plane_slab(first, planes).unwrap_err());
+    assert!(
+        refused(1, 4).contains("starts at an even plane"),
+        "{}",
+        refused(1, 4)
+    );
+    assert!(refused(2, 3).contains("even number of planes"));
+    assert!(refused(0, 0).contains("not at least 2 of the 64 planes"));
+    assert!(refused(60, 6).contains("not at least 2 of the 64 planes"));
+    let slab = run.plane_slab(2, 4);
+    assert_eq!(slab.held_sites(), 4 * 64);
+    assert!(message(slab.check_plane_slab(0, 2).unwrap_err()).contains("a slab already"));
+    run.check_plane_slab(0, 64).unwrap();
+}
+
+#[test]
+fn slab_engines_refuse_what_slabs_do_not_support() {
+    let run = IsingSystems::spin_glass(Lattice::new(2, 64), 0.0, vec![0.4, 0.5], 1, 2, 1);
+    let slab = run.plane_slab(0, 32);
+    let open = |config: &Config, systems: &IsingSystems, betas| {
+        let halo = LocalHalos::ring(1).pop().unwrap();
+        open_slab_engine(config, systems.clone(), betas, halo).map(|_| ())
+    };
+    let cpu = smsc_config(Backend::Cpu, Randoms::Exact);
+    let refused = |config: &Config, systems: &IsingSystems, betas| {
+        message(open(config, systems, betas).unwrap_err())
+    };
+    assert!(refused(&cpu, &run, Betas::Fixed).contains("needs the systems of a slab"));
+    assert!(refused(&cpu, &slab, Betas::Changing).contains("population annealing"));
+    let mut simple = cpu.clone();
+    simple.engine = EngineKind::Simple;
+    assert!(refused(&simple, &slab, Betas::Fixed).contains("need a multispin engine, not Simple"));
+
+    // What the CPU and wgpu slab engines refuse.
+    for backend in [Backend::Cpu, Backend::Wgpu] {
+        let config = smsc_config(backend, Randoms::Exact);
+        let halo = LocalHalos::ring(1).pop().unwrap();
+        let mut engine = open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap();
+        let state = spinflip::engine::tempering::Chains::of(&slab).initial_state();
+        let not_supported = "not supported on lattices split into slabs";
+        let refusals = [
+            engine.set_tempering(&state).unwrap_err(),
+            engine.set_betas(&[0.3, 0.4]).unwrap_err(),
+            engine.copy_systems(&[0, 1, 2, 3]).unwrap_err(),
+        ];
+        for error in refusals {
+            assert!(message(error).contains(not_supported), "{backend:?}");
+        }
+        let whole = spinflip::engine::SpinBits::for_systems(&run);
+        let error = message(engine.set_spins(&whole).unwrap_err());
+        assert!(
+            error.contains("lattices of 2048 spins"),
+            "{backend:?}: {error}"
+        );
+    }
+}
+
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn cuda_slabs_without_the_feature_say_how_to_rebuild() {
+    let run = IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, vec![0.4], 1, 1);
+    let config = smsc_config(Backend::Cuda, Randoms::Exact);
+    let halo = LocalHalos::ring(1).pop().unwrap();
+    let error = open_slab_engine(&config, run.plane_slab(0, 64), Betas::Fixed, halo);
+    let error = message(error.map(|_| ()).unwrap_err());
+    assert!(error.contains("without the `cuda` feature"), "{error}");
+}
