@@ -399,7 +399,7 @@ fn runs_that_neither_samples_nor_slabs_split_over_the_ranks_are_refused() {
     let report = text(&result);
     assert!(!result.status.success(), "{report}");
     assert!(
-        report.contains("slabs of planes") && report.contains("SMSC"),
+        report.contains("slabs of planes") && report.contains("not Simple"),
         "{report}"
     );
     assert!(!dir.path().join("ferro").join("summary.json").exists());
