@@ -23,7 +23,7 @@ pub mod wire;
 pub mod world;
 
 use crate::config::{Algorithm, Config, Lanes, Layout};
-use crate::engine::{Betas, Measurements, Observation, SpinBits};
+use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
@@ -213,32 +213,29 @@ impl RunShape {
         slots: usize,
     ) -> Result<Measurements> {
         let outer = slots * self.temperatures;
-        let merge = |values: fn(&Measurements) -> &[u32], inner: usize| {
-            let parts: Vec<Vec<u32>> = parts.iter().map(|m| values(m).to_vec()).collect();
-            merge_samples(&parts, slices, outer, inner)
-        };
-        let observations: Vec<Vec<Observation>> =
-            parts.iter().map(|m| m.observations.clone()).collect();
+        // Each field's parts, moved out of the ranks' measurements.
+        let mut labels = None;
+        let (mut observations, mut planes, mut links) = (Vec::new(), Vec::new(), Vec::new());
+        for part in parts {
+            labels.get_or_insert(part.labels);
+            observations.push(part.observations);
+            planes.push(part.overlap_planes);
+            links.push(part.link_overlaps);
+        }
         let observations = merge_samples(&observations, slices, outer, self.replicas)?;
         let (overlap_planes, link_overlaps) = if self.pairs == 0 {
             (Vec::new(), Vec::new())
         } else {
-            let links: Vec<Vec<u64>> = parts.iter().map(|m| m.link_overlaps.clone()).collect();
             (
-                merge(|m| &m.overlap_planes, self.pairs * self.size)?,
+                merge_samples(&planes, slices, outer, self.pairs * self.size)?,
                 merge_samples(&links, slices, outer, self.pairs)?,
             )
         };
-        let labels = parts
-            .into_iter()
-            .next()
-            .map(|m| m.labels)
-            .unwrap_or_default();
         Ok(Measurements {
             observations,
             overlap_planes,
             link_overlaps,
-            labels,
+            labels: labels.unwrap_or_default(),
         })
     }
 
@@ -392,6 +389,7 @@ impl RunShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Observation;
     use crate::model::Lattice;
 
     fn glass(samples: u32) -> IsingSystems {

@@ -425,20 +425,25 @@ impl RankedEngine {
         }
     }
 
-    /// Words of a tempering state per chain set: four sections of a walker per temperature.
+    /// Words of one sample in each section of a tempering state: a walker per replica and
+    /// temperature.
     fn walkers(&self) -> usize {
         self.systems.replicas as usize * Chains::of(&self.systems).temperatures as usize
     }
 }
 
-/// The answers of every rank, `mine` first, as `T`s.
-fn answers<T>(mine: T, replies: Vec<Reply>, of: impl Fn(Reply) -> Option<T>) -> Result<Vec<T>> {
+/// The answers of every rank, `mine` first, as `T`s; `of` hands back a reply of another kind,
+/// which is described only then (a measurement's `Debug` form is as large as the run).
+fn answers<T>(
+    mine: T,
+    replies: Vec<Reply>,
+    of: impl Fn(Reply) -> std::result::Result<T, Reply>,
+) -> Result<Vec<T>> {
     let mut all = vec![mine];
     for reply in replies {
-        let debug = format!("{reply:?}");
-        all.push(of(reply).ok_or_else(|| {
+        all.push(of(reply).map_err(|other| {
             Error::State(format!(
-                "an MPI rank answered with {debug}: do all ranks run the same spinflip?"
+                "an MPI rank answered with {other:?}: do all ranks run the same spinflip?"
             ))
         })?);
     }
@@ -480,8 +485,8 @@ impl Engine for RankedEngine {
     fn spins(&mut self) -> Result<SpinBits> {
         let (mine, replies) = self.call(|_| Command::Spins, |engine| engine.spins())?;
         let parts = answers(mine, replies, |reply| match reply {
-            Reply::Spins(spins) => Some(spins),
-            _ => None,
+            Reply::Spins(spins) => Ok(spins),
+            other => Err(other),
         })?;
         match &self.split {
             Split::Samples(shares) => self.shape.merge_spins(&parts, shares),
@@ -499,8 +504,8 @@ impl Engine for RankedEngine {
             |engine| engine.execute(plan),
         )?;
         let parts = answers(mine, replies, |reply| match reply {
-            Reply::Measurements(measurements) => Some(measurements),
-            _ => None,
+            Reply::Measurements(measurements) => Ok(measurements),
+            other => Err(other),
         })?;
         match &self.split {
             Split::Samples(shares) => {
@@ -528,8 +533,8 @@ impl Engine for RankedEngine {
             return Ok(mine);
         }
         let parts = answers(mine, replies, |reply| match reply {
-            Reply::Tempering(state) => Some(state),
-            _ => None,
+            Reply::Tempering(state) => Ok(state),
+            other => Err(other),
         })?;
         super::merge_samples(&parts, self.split.shares(), 4, self.walkers())
     }
