@@ -139,6 +139,11 @@ fn amsc_2d_matches_cpu_bit_for_bit() {
         &case(2, 4, AMSC_REPLICAS, Disorder::Ferromagnet),
         PhiloxPath::Int64,
     );
+    // Four words of a row per thread (MultispinLayout::word_run).
+    compare(
+        &case(2, 8, AMSC_REPLICAS, Disorder::Ferromagnet),
+        PhiloxPath::Int64,
+    );
     compare(
         &Case {
             field: 0.4,
@@ -185,6 +190,11 @@ fn amsc_3d_matches_cpu_bit_for_bit() {
 fn smsc_matches_cpu_bit_for_bit() {
     compare(
         &case(2, 64, Layout::Smsc, Disorder::Ferromagnet),
+        PhiloxPath::Int64,
+    );
+    // Four words of a row per thread (MultispinLayout::word_run).
+    compare(
+        &case(2, 256, Layout::Smsc, Disorder::Ferromagnet),
         PhiloxPath::Int64,
     );
     compare(

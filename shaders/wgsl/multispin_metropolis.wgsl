@@ -1,6 +1,7 @@
 // Checkerboard Metropolis on multispin words: 32 lanes (AMSC) or 32 sites (SMSC) per word, exact
-// independent decisions. CPU twin: src/engine/cpu/multispin_metropolis.rs. Thread cw of word
-// system g updates word cw of colour params.colour.
+// independent decisions. CPU twin: src/engine/cpu/multispin_metropolis.rs. Thread t of word
+// system g updates WORD_RUN words of one row of colour params.colour: row t / stride, words
+// t mod stride + j stride, stride = row_words() / WORD_RUN (adjacent threads, adjacent words).
 
 #import dispatch
 #import philox
@@ -18,22 +19,16 @@
 // word system uses: g / WORDS_PER_TABLE.
 override DISORDERED: bool = false;
 override WORDS_PER_TABLE: u32 = 1u;
+// Words per thread (a divisor of row_words(), as the CUDA update's): they share the row's
+// geometry, and the workgroup's threshold table loads once for more words.
+override WORD_RUN: u32 = 1u;
 
-@compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let g = workgroup.z;
-    load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, local);
-    let cw = thread_in_system(workgroup, workgroups, local);
-    if cw >= own_colour_words() {
-        return;
-    }
+// Update word w of row `row` of word system g.
+fn update_word(g: u32, row: u32, w: u32) {
     let colour = params.colour;
     let wr = row_words();
-    let site = word_site(colour, cw / wr, cw % wr);
+    let cw = row * wr + w;
+    let site = word_site(colour, row, w);
     let own = colour_base(g, colour);
     let other = colour_base(g, 1u - colour);
     let group = coupling_group(g);
@@ -60,4 +55,22 @@ fn main(
     }
     // The lattice's word index keys the randoms (a slab's words are offset).
     spins[own + cw] = spin ^ accepted_lanes(spin, count, cw + WORD_OFFSET, colour, g);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let g = workgroup.z;
+    load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, local);
+    let t = thread_in_system(workgroup, workgroups, local);
+    if t >= own_colour_words() / WORD_RUN {
+        return;
+    }
+    let stride = row_words() / WORD_RUN;
+    for (var j = 0u; j < WORD_RUN; j++) {
+        update_word(g, t / stride, t % stride + j * stride);
+    }
 }

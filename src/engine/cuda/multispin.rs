@@ -109,23 +109,6 @@ fn fixed_thresholds(tables: &[u32], classes: usize) -> Option<Vec<u32>> {
     })
 }
 
-/// Words one thread of the update kernel updates: words of one row share its geometry and array
-/// pointers. Up to four, dividing the words of a row; one for the spin glass, whose thirteen
-/// loads per word made longer runs slower on the H100 (3D L = 64: 1787 flips/ns with one word
-/// per thread, 1748 with two, 1552 with four), while the ferromagnet gains (2D SMSC 32768^2:
-/// 2344, 2424, 2432).
-fn word_run(layout: &MultispinLayout) -> u32 {
-    let most = match layout.systems.disorder {
-        Disorder::Bimodal => 1,
-        Disorder::Ferromagnet => 4,
-    };
-    let row_words = layout.row_words();
-    [4, 2, 1]
-        .into_iter()
-        .find(|&run| run <= most && row_words.is_multiple_of(run))
-        .unwrap_or(1)
-}
-
 /// The constants of `layout` with threshold tables `tables`, in the order of [`CONSTANTS`];
 /// thresholds are compiled in only where the betas stay fixed.
 fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'static str, u32)> {
@@ -151,7 +134,7 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
         tables.len() as u32,
         u32::from(tables.len() <= CONSTANT_TABLE_WORDS),
         u32::from(fixed.is_some()),
-        word_run(layout),
+        layout.word_run(),
         layout.line_run(),
         layout.own_planes(),
         layout.stored_planes(),
@@ -422,7 +405,7 @@ impl MultispinCudaEngine {
         params: &DispatchParams,
     ) -> Result<()> {
         let layout = &self.layout;
-        let threads = layout.own_colour_words() / word_run(layout);
+        let threads = layout.own_colour_words() / layout.word_run();
         let config = launch_config(
             &self.device,
             self.block_size,

@@ -111,6 +111,7 @@ impl MultispinGpuEngine {
                 u32::from(layout.randoms == Randoms::Shared),
             ),
             ("DISORDERED", u32::from(disordered)),
+            ("WORD_RUN", layout.word_run()),
             ("LINE_RUN", layout.line_run()),
             ("PLANES", layout.own_planes()),
             ("STORED_PLANES", layout.stored_planes()),
@@ -255,9 +256,8 @@ impl MultispinGpuEngine {
         );
         let mut kernels = match dispatch {
             Dispatch::Sweep(_) => {
-                let grid =
-                    self.dispatcher
-                        .grid(&self.ctx, u64::from(layout.own_colour_words()), words);
+                let threads = layout.own_colour_words() / layout.word_run();
+                let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
                 vec![(&self.sweep, grid)]
             }
             Dispatch::Measure(_) => {
