@@ -13,13 +13,21 @@ struct BondCount {
     c2: u32,
 }
 
-// Count one more bond in the lanes set in `unsatisfied` (a ripple of half adders).
-fn bond_count_add(count: ptr<function, BondCount>, unsatisfied: u32) {
-    let carry0 = (*count).c0 & unsatisfied;
-    (*count).c0 ^= unsatisfied;
-    let carry1 = (*count).c1 & carry0;
-    (*count).c1 ^= carry0;
-    (*count).c2 ^= carry1;
+// Per-lane number of set bits of the first n (4 or 6) words of `bonds` by carry-save adders, as
+// the CUDA twin's bond_count_of: the counts of the CPU twin, which adds the words one by one, in
+// fewer logic instructions.
+fn bond_count_of(bonds: array<u32, 6>, n: u32) -> BondCount {
+    // Full adder of a, b, c: sum a ^ b ^ c, carry their majority.
+    let s1 = bonds[0] ^ bonds[1] ^ bonds[2];
+    let c1 = (bonds[0] & bonds[1]) | (bonds[2] & (bonds[0] ^ bonds[1]));
+    if n == 4u {
+        let c2 = s1 & bonds[3];
+        return BondCount(s1 ^ bonds[3], c1 ^ c2, c1 & c2);
+    }
+    let s2 = bonds[3] ^ bonds[4] ^ bonds[5];
+    let c2 = (bonds[3] & bonds[4]) | (bonds[5] & (bonds[3] ^ bonds[4]));
+    let c3 = s1 & s2;
+    return BondCount(s1 ^ s2, c1 ^ c2 ^ c3, (c1 & c2) | (c3 & (c1 ^ c2)));
 }
 
 fn pick(word: u32, keep: bool) -> u32 {

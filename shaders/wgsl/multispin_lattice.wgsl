@@ -16,17 +16,6 @@ override PLANES: u32 = 1u;
 override STORED_PLANES: u32 = 1u;
 override WORD_OFFSET: u32 = 0u;
 
-struct WordSite {
-    row: u32,
-    w: u32,
-    p: u32,
-    // w - 1 (p = 0) or w + 1 (p = 1): the word that supplies the shifted x-neighbour.
-    adjacent: u32,
-    // Rows of the -y, -z (minus) and +y, +z (plus) neighbours.
-    minus_rows: vec2<u32>,
-    plus_rows: vec2<u32>,
-}
-
 // Rows of one plane of the slowest axis.
 fn plane_rows() -> u32 {
     return select(1u, L, DIMS == 3u);
@@ -51,26 +40,40 @@ fn y_size() -> u32 {
     return select(STORED_PLANES, L, DIMS == 3u);
 }
 
-fn wrap_minus(v: u32, size: u32) -> u32 {
-    return select(v - 1u, size - 1u, v == 0u);
+// Word cw = row * row_words() + w of a colour array and the other colour's words next to it:
+// `adjacent` supplies the shifted x-neighbour, minus/plus the -y, -z / +y, +z neighbours. Found
+// from cw by offsets with one wrap test each, as the CUDA twin's word_neighbours (fewer ALU
+// instructions than rebuilding them from rows). Offsets wrap modulo 2^32 (in 2D the z ones are
+// never used); every true index fits.
+struct WordNeighbours {
+    p: u32,
+    adjacent: u32,
+    minus: vec2<u32>,
+    plus: vec2<u32>,
 }
 
-fn wrap_plus(v: u32, size: u32) -> u32 {
-    return select(v + 1u, 0u, v == size - 1u);
-}
-
-fn word_site(colour: u32, row: u32, w: u32) -> WordSite {
+fn word_neighbours(colour: u32, row: u32, w: u32) -> WordNeighbours {
     let wr = row_words();
+    let plane = L * wr;
+    let cw = row * wr + w;
     let y = select(row, row % L, DIMS == 3u);
     let z = select(0u, row / L, DIMS == 3u);
-    var site: WordSite;
-    site.row = row;
-    site.w = w;
-    site.p = (y + z + colour) & 1u;
-    site.adjacent = select((w + 1u) % wr, (w + wr - 1u) % wr, site.p == 0u);
-    site.minus_rows = vec2<u32>(z * L + wrap_minus(y, y_size()), wrap_minus(z, STORED_PLANES) * L + y);
-    site.plus_rows = vec2<u32>(z * L + wrap_plus(y, y_size()), wrap_plus(z, STORED_PLANES) * L + y);
-    return site;
+    var n: WordNeighbours;
+    n.p = (y + z + colour) & 1u;
+    if n.p == 0u {
+        n.adjacent = select(cw - 1u, cw + (wr - 1u), w == 0u);
+    } else {
+        n.adjacent = select(cw + 1u, cw - (wr - 1u), w == wr - 1u);
+    }
+    n.minus = vec2<u32>(
+        select(cw - wr, cw + (y_size() - 1u) * wr, y == 0u),
+        select(cw - plane, cw + (STORED_PLANES - 1u) * plane, z == 0u),
+    );
+    n.plus = vec2<u32>(
+        select(cw + wr, cw - (y_size() - 1u) * wr, y == y_size() - 1u),
+        select(cw + plane, cw - (STORED_PLANES - 1u) * plane, z == STORED_PLANES - 1u),
+    );
+    return n;
 }
 
 // The (-x, +x) neighbours from the other colour's words at w and at the adjacent word.

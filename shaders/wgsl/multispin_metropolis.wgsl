@@ -23,36 +23,41 @@ override WORDS_PER_TABLE: u32 = 1u;
 // geometry, and the workgroup's threshold table loads once for more words.
 override WORD_RUN: u32 = 1u;
 
+// The unsatisfied bonds of word cw (spin `spin`) to its -d and +d neighbours, d = 1 (y) or 2 (z),
+// whose words are `minus` and `plus`.
+fn unsatisfied_along(spin: u32, other: u32, group: u32, d: u32, cw: u32, minus: u32, plus: u32) -> vec2<u32> {
+    var bonds = vec2<u32>(0u, 0u);
+    if DISORDERED {
+        let colour = params.colour;
+        bonds = vec2<u32>(couplings[bond_base(group, d, 1u - colour) + minus], couplings[bond_base(group, d, colour) + cw]);
+    }
+    return vec2<u32>(spin ^ spins[other + minus] ^ bonds.x, spin ^ spins[other + plus] ^ bonds.y);
+}
+
 // Update word w of row `row` of word system g.
 fn update_word(g: u32, row: u32, w: u32) {
     let colour = params.colour;
-    let wr = row_words();
-    let cw = row * wr + w;
-    let site = word_site(colour, row, w);
+    let cw = row * row_words() + w;
+    let n = word_neighbours(colour, row, w);
     let own = colour_base(g, colour);
     let other = colour_base(g, 1u - colour);
     let group = coupling_group(g);
     let spin = spins[own + cw];
-    var count: BondCount;
-    let x = x_neighbours(spins[other + site.row * wr + site.w], spins[other + site.row * wr + site.adjacent], site.p);
+    let x = x_neighbours(spins[other + cw], spins[other + n.adjacent], n.p);
     var x_bonds = vec2<u32>(0u, 0u);
     if DISORDERED {
-        let other_bonds = bond_base(group, 0u, 1u - colour) + site.row * wr;
-        let minus = x_neighbours(couplings[other_bonds + site.w], couplings[other_bonds + site.adjacent], site.p).x;
+        let other_bonds = bond_base(group, 0u, 1u - colour);
+        let minus = x_neighbours(couplings[other_bonds + cw], couplings[other_bonds + n.adjacent], n.p).x;
         x_bonds = vec2<u32>(minus, couplings[bond_base(group, 0u, colour) + cw]);
     }
-    bond_count_add(&count, spin ^ x.x ^ x_bonds.x);
-    bond_count_add(&count, spin ^ x.y ^ x_bonds.y);
-    for (var d = 1u; d < DIMS; d++) {
-        let minus_row = site.minus_rows[d - 1u];
-        let plus_row = site.plus_rows[d - 1u];
-        var bonds = vec2<u32>(0u, 0u);
-        if DISORDERED {
-            bonds = vec2<u32>(couplings[bond_base(group, d, 1u - colour) + minus_row * wr + site.w], couplings[bond_base(group, d, colour) + cw]);
-        }
-        bond_count_add(&count, spin ^ spins[other + minus_row * wr + site.w] ^ bonds.x);
-        bond_count_add(&count, spin ^ spins[other + plus_row * wr + site.w] ^ bonds.y);
+    // Unsatisfied bonds per lane: -x, +x, -y, +y (and -z, +z).
+    let y = unsatisfied_along(spin, other, group, 1u, cw, n.minus.x, n.plus.x);
+    var z = vec2<u32>(0u, 0u);
+    if DIMS == 3u {
+        z = unsatisfied_along(spin, other, group, 2u, cw, n.minus.y, n.plus.y);
     }
+    let unsatisfied = array<u32, 6>(spin ^ x.x ^ x_bonds.x, spin ^ x.y ^ x_bonds.y, y.x, y.y, z.x, z.y);
+    let count = bond_count_of(unsatisfied, 2u * DIMS);
     // The lattice's word index keys the randoms (a slab's words are offset).
     spins[own + cw] = spin ^ accepted_lanes(spin, count, cw + WORD_OFFSET, colour, g);
 }
