@@ -11,8 +11,8 @@ use common::annealing::{
     compare_annealing_steps, compare_copies, multispin_layout, with_cpu,
 };
 use spinflip::config::{Layout, PhiloxPath};
-use spinflip::engine::Engine;
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::{Betas, Engine};
 use spinflip::model::ising::IsingSystems;
 
 /// A CPU engine and a wgpu engine of `systems`, simple or multispin laid out as `layout`,
@@ -23,7 +23,7 @@ fn engines(systems: &IsingSystems, layout: Option<Layout>) -> [Box<dyn Engine>; 
         None => Box::new(SimpleGpuEngine::new(ctx, systems.clone(), 64).unwrap()),
         Some(layout) => {
             let layout = multispin_layout(systems, layout);
-            Box::new(MultispinGpuEngine::new(ctx, layout, 64).unwrap())
+            Box::new(MultispinGpuEngine::new(ctx, layout, 64, Betas::Changing).unwrap())
         }
     };
     with_cpu(systems, layout, gpu)

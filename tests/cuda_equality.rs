@@ -279,7 +279,7 @@ impl Reference {
             Reference::Cpu => Box::new(CpuMultispinEngine::new(layout.clone())),
             Reference::Wgpu => {
                 let ctx = common::gpu(PhiloxPath::Auto);
-                Box::new(MultispinGpuEngine::new(ctx, layout.clone(), 64).unwrap())
+                Box::new(MultispinGpuEngine::new(ctx, layout.clone(), 64, Betas::Fixed).unwrap())
             }
         }
     }

@@ -5,9 +5,9 @@
 mod common;
 
 use spinflip::config::PhiloxPath;
-use spinflip::engine::Engine;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::{Betas, Engine};
 use spinflip::model::Lattice;
 use spinflip::sim::initial_spins;
 
@@ -59,7 +59,9 @@ fn hot_starts_on_wgpu_equal_the_cpu_engines() {
                 layout.lattice().size
             );
             let mut cpu = CpuMultispinEngine::new(layout.clone());
-            let mut gpu = MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64).unwrap();
+            let mut gpu =
+                MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64, Betas::Fixed)
+                    .unwrap();
             let expected = initial_spins(&layout.systems);
             check(&layout.lattice(), &mut cpu, &mut gpu, &expected, &case);
         }

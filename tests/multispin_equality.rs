@@ -7,10 +7,10 @@ mod common;
 
 use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
-use spinflip::engine::Engine;
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::gpu::MultispinGpuEngine;
 use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::{Betas, Engine};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
@@ -58,10 +58,18 @@ fn compare(case: &Case, philox: PhiloxPath) {
     compare_with_checks(case, philox, true);
 }
 
+/// The GPU engine against the CPU engine, opened for fixed betas (single-temperature layouts
+/// then compile their thresholds in) and for changing ones (threshold tables).
 fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
+    for betas in [Betas::Fixed, Betas::Changing] {
+        compare_engines(case, philox, bounds_checks, betas);
+    }
+}
+
+fn compare_engines(case: &Case, philox: PhiloxPath, bounds_checks: bool, betas: Betas) {
     let layout = case.layout();
     let name = format!(
-        "{}D L={} {} {:?} h={} {philox:?} bounds checks {bounds_checks}",
+        "{}D L={} {} {:?} h={} {philox:?} bounds checks {bounds_checks} {betas:?} betas",
         case.dims,
         case.size,
         layout.describe(),
@@ -71,7 +79,7 @@ fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
     let spins = initial_spins(&layout.systems);
     let mut cpu = CpuMultispinEngine::new(layout.clone());
     let ctx = common::gpu_with_checks(philox, bounds_checks);
-    let mut gpu = MultispinGpuEngine::new(ctx, layout.clone(), 64).unwrap();
+    let mut gpu = MultispinGpuEngine::new(ctx, layout.clone(), 64, betas).unwrap();
     cpu.set_spins(&spins).unwrap();
     gpu.set_spins(&spins).unwrap();
     let plan = common::sweep_plan(5, 12, 3);
@@ -259,6 +267,7 @@ fn multispin_workgroup_size_does_not_change_results() {
             common::gpu(PhiloxPath::Auto),
             layout.clone(),
             workgroup_size,
+            Betas::Fixed,
         )
         .unwrap();
         gpu.set_spins(&spins).unwrap();
@@ -266,4 +275,25 @@ fn multispin_workgroup_size_does_not_change_results() {
         results.push((gpu.spins().unwrap(), measured));
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]));
+}
+
+/// An engine opened for fixed betas with one temperature compiles its thresholds in, and so
+/// refuses new ones, saying why, instead of sweeping at the old beta; opened for changing betas
+/// it takes them.
+#[test]
+fn wgpu_engine_for_fixed_betas_refuses_new_betas() {
+    let layout = Case {
+        temperatures: 1,
+        ..case(2, 8, AMSC_REPLICAS, Disorder::Ferromagnet)
+    }
+    .layout();
+    let open =
+        |betas| MultispinGpuEngine::new(common::gpu(PhiloxPath::Auto), layout.clone(), 64, betas);
+    let error = open(Betas::Fixed)
+        .unwrap()
+        .set_betas(&[0.5])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("compiled its thresholds"), "{error}");
+    open(Betas::Changing).unwrap().set_betas(&[0.5]).unwrap();
 }

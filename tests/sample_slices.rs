@@ -9,8 +9,8 @@ mod common;
 
 use common::slices::{SliceCase, compare_case, cpu, execute, slice_cases};
 use spinflip::config::PhiloxPath;
-use spinflip::engine::Engine;
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::{Betas, Engine};
 use spinflip::model::ising::IsingSystems;
 
 /// A wgpu engine of `systems` on the Philox path `philox`.
@@ -20,7 +20,7 @@ fn wgpu(case: &SliceCase, systems: &IsingSystems, philox: PhiloxPath) -> Box<dyn
         None => Box::new(SimpleGpuEngine::new(ctx, systems.clone(), 64).unwrap()),
         Some(layout) => {
             let layout = case.multispin(systems, layout);
-            Box::new(MultispinGpuEngine::new(ctx, layout, 64).unwrap())
+            Box::new(MultispinGpuEngine::new(ctx, layout, 64, Betas::Fixed).unwrap())
         }
     }
 }

@@ -56,7 +56,8 @@ fn wgpu_slabs_equal_the_whole_lattices() {
         compare_slabs(case, cpu_whole(case), &open);
         if i == 2 {
             let layout = case.layout(&case.systems);
-            let whole = MultispinGpuEngine::new(common::gpu(philox), layout, 64).unwrap();
+            let whole =
+                MultispinGpuEngine::new(common::gpu(philox), layout, 64, Betas::Fixed).unwrap();
             compare_slabs(case, Box::new(whole), &open);
         }
     }

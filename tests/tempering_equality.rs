@@ -8,6 +8,7 @@ mod common;
 
 use common::tempering::{TemperingCase, compare_tempering, tempering_cases, tempering_systems};
 use spinflip::config::PhiloxPath;
+use spinflip::engine::Betas;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
 use spinflip::model::couplings::Disorder;
@@ -16,7 +17,8 @@ fn compare_multispin(case: &TemperingCase, philox: PhiloxPath) {
     let layout = case.layout();
     let name = format!("{} {philox:?}", case.name());
     let mut cpu = CpuMultispinEngine::new(layout.clone());
-    let mut gpu = MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64).unwrap();
+    let mut gpu =
+        MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64, Betas::Fixed).unwrap();
     compare_tempering(&name, &layout.systems, &mut cpu, &mut gpu);
 }
 

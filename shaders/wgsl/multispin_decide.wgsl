@@ -12,6 +12,23 @@ override CLASSES_LO: u32 = 0xffffffffu;
 override CLASSES_HI: u32 = 0xffffffffu;
 override CLASS_COUNT: u32 = 0u;
 override SHARED_RANDOMS: bool = false;
+// One table whose lanes share each threshold, for betas that stay fixed: the thresholds of the
+// classes as override constants, so that each plane's class selection folds at compile time.
+override FIXED_THRESHOLDS: bool = false;
+override THRESHOLD_0: u32 = 0u;
+override THRESHOLD_1: u32 = 0u;
+override THRESHOLD_2: u32 = 0u;
+override THRESHOLD_3: u32 = 0u;
+override THRESHOLD_4: u32 = 0u;
+override THRESHOLD_5: u32 = 0u;
+override THRESHOLD_6: u32 = 0u;
+override THRESHOLD_7: u32 = 0u;
+override THRESHOLD_8: u32 = 0u;
+override THRESHOLD_9: u32 = 0u;
+override THRESHOLD_10: u32 = 0u;
+override THRESHOLD_11: u32 = 0u;
+override THRESHOLD_12: u32 = 0u;
+override THRESHOLD_13: u32 = 0u;
 
 const MAX_CATEGORIES: u32 = 14u;
 const NO_CLASS: u32 = 15u;
@@ -46,8 +63,13 @@ struct Decision {
 // of `random` differs from bit k of its threshold.
 fn compare_bit(decision: ptr<function, Decision>, masks: ptr<function, array<u32, MAX_CATEGORIES>>, random: u32, k: u32) {
     var threshold_bits = 0u;
+    let fixed = array<u32, MAX_CATEGORIES>(THRESHOLD_0, THRESHOLD_1, THRESHOLD_2, THRESHOLD_3, THRESHOLD_4, THRESHOLD_5, THRESHOLD_6, THRESHOLD_7, THRESHOLD_8, THRESHOLD_9, THRESHOLD_10, THRESHOLD_11, THRESHOLD_12, THRESHOLD_13);
     for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
-        threshold_bits |= (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
+        if FIXED_THRESHOLDS {
+            threshold_bits |= select(0u, (*masks)[energy_class], ((fixed[energy_class] >> k) & 1u) != 0u);
+        } else {
+            threshold_bits |= (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
+        }
     }
     (*decision).accept |= (*decision).undecided & threshold_bits & ~random;
     (*decision).undecided &= ~(threshold_bits ^ random);

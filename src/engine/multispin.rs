@@ -50,6 +50,25 @@ pub const MAX_CATEGORIES: u32 = 14;
 /// The class of a category that never raises the energy (its flips are always accepted).
 pub const NO_CLASS: u32 = 15;
 
+/// Names of the update's compiled-in thresholds, one per energy class ([`MAX_CATEGORIES`] at
+/// most): CUDA defines and WGSL override constants alike.
+pub const THRESHOLD_CONSTANTS: [&str; MAX_CATEGORIES as usize] = [
+    "THRESHOLD_0",
+    "THRESHOLD_1",
+    "THRESHOLD_2",
+    "THRESHOLD_3",
+    "THRESHOLD_4",
+    "THRESHOLD_5",
+    "THRESHOLD_6",
+    "THRESHOLD_7",
+    "THRESHOLD_8",
+    "THRESHOLD_9",
+    "THRESHOLD_10",
+    "THRESHOLD_11",
+    "THRESHOLD_12",
+    "THRESHOLD_13",
+];
+
 /// The multispin packing of a run's systems.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultispinLayout {
@@ -484,6 +503,21 @@ impl MultispinLayout {
             .into_iter()
             .find(|&run| run <= most && row_words.is_multiple_of(run))
             .unwrap_or(1)
+    }
+
+    /// The threshold of each energy class where the run has one table whose every lane has the
+    /// same threshold (one temperature, lanes not holding temperatures): the GPU updates are then
+    /// compiled with them where the betas stay fixed, and each threshold plane selects class
+    /// masks at compile time.
+    pub fn fixed_thresholds(&self) -> Option<Vec<u32>> {
+        let tables = self.threshold_tables();
+        let uniform = tables.iter().all(|&plane| plane == 0 || plane == u32::MAX);
+        (self.tables() == 1 && uniform).then(|| {
+            tables
+                .chunks(32)
+                .map(|planes| (0..32).fold(0u32, |t, k| t | u32::from(planes[k] != 0) << k))
+                .collect()
+        })
     }
 
     /// Index of word `w` of row `row`, colour `colour`, word system `g`.

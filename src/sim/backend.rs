@@ -57,6 +57,7 @@ pub fn open_local_engine(
                 ctx,
                 MultispinLayout::new(systems, options),
                 size,
+                betas,
             )?),
         })
     };

@@ -31,7 +31,7 @@ use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{lane_map, multispin_unit};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
-use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout};
+use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, THRESHOLD_CONSTANTS};
 use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
@@ -42,8 +42,11 @@ use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
-/// override constants of the multispin kernels but the block size (CUDA's `blockDim`).
-pub(super) const CONSTANTS: [&str; 37] = [
+/// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the
+/// geometry's, then the compiled-in thresholds.
+pub(super) const CONSTANTS: [&str; 37] = concat_names(GEOMETRY_CONSTANTS, THRESHOLD_CONSTANTS);
+
+const GEOMETRY_CONSTANTS: [&str; 23] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -67,21 +70,17 @@ pub(super) const CONSTANTS: [&str; 37] = [
     "SLICE_BLOCK",
     "RUN_BLOCK",
     "SLICE_FIRST",
-    "THRESHOLD_0",
-    "THRESHOLD_1",
-    "THRESHOLD_2",
-    "THRESHOLD_3",
-    "THRESHOLD_4",
-    "THRESHOLD_5",
-    "THRESHOLD_6",
-    "THRESHOLD_7",
-    "THRESHOLD_8",
-    "THRESHOLD_9",
-    "THRESHOLD_10",
-    "THRESHOLD_11",
-    "THRESHOLD_12",
-    "THRESHOLD_13",
 ];
+
+const fn concat_names(first: [&'static str; 23], second: [&'static str; 14]) -> [&'static str; 37] {
+    let mut names = [""; 37];
+    let mut i = 0;
+    while i < 37 {
+        names[i] = if i < 23 { first[i] } else { second[i - 23] };
+        i += 1;
+    }
+    names
+}
 
 /// Threshold tables up to this many words (64 KiB, a module's whole constant memory) live in
 /// constant memory, where the update reads each bit plane as a uniform operand; larger ones are
@@ -96,26 +95,13 @@ pub(super) const COLOUR: &str = "COLOUR";
 /// on an H100. With 2^27 the spin glass at L = 64 waited after every sweep, about 7% of its time.
 const FLIP_BUDGET: u64 = 1 << 32;
 
-/// The thresholds of each energy class where `tables` is one table whose every lane has the
-/// same threshold (one temperature, lanes not holding temperatures): the kernel is then compiled
-/// with them, and each threshold plane selects class masks at compile time.
-fn fixed_thresholds(tables: &[u32], classes: usize) -> Option<Vec<u32>> {
-    let uniform = tables.iter().all(|&plane| plane == 0 || plane == u32::MAX);
-    (tables.len() == classes * 32 && uniform).then(|| {
-        tables
-            .chunks(32)
-            .map(|planes| (0..32).fold(0u32, |t, k| t | u32::from(planes[k] != 0) << k))
-            .collect()
-    })
-}
-
 /// The constants of `layout` with threshold tables `tables`, in the order of [`CONSTANTS`];
 /// thresholds are compiled in only where the betas stay fixed.
 fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'static str, u32)> {
     let [classes_lo, classes_hi] = layout.category_classes();
     let classes = layout.energy_classes().len();
     let fixed = match betas {
-        Betas::Fixed => fixed_thresholds(tables, classes),
+        Betas::Fixed => layout.fixed_thresholds(),
         Betas::Changing => None,
     };
     let mut thresholds = fixed.clone().unwrap_or_default();
