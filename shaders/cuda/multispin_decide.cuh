@@ -87,6 +87,22 @@ __device__ __forceinline__ unsigned random_word(const uint4& block, unsigned uni
     return words[i & 3u];
 }
 
+// The debug build's tallies (SPINFLIP_COUNT_DRAWS=1, src/engine/cuda/compile.rs): word updates,
+// lanes that needed a uniform, Philox blocks drawn (a shared uniform's block counts once per
+// word: every thread of its four words computes it).
+#ifndef SPINFLIP_COUNT_DRAWS
+#define SPINFLIP_COUNT_DRAWS 0
+#endif
+constexpr bool COUNT_DRAWS = SPINFLIP_COUNT_DRAWS != 0;
+__device__ unsigned long long draw_counts[3];
+
+// One word's tallies (atomics per word: a debug build, slow by design).
+__device__ __forceinline__ void count_draws(unsigned lanes, unsigned blocks) {
+    atomicAdd(&draw_counts[0], 1ull);
+    atomicAdd(&draw_counts[1], static_cast<unsigned long long>(lanes));
+    atomicAdd(&draw_counts[2], static_cast<unsigned long long>(blocks));
+}
+
 // The lanes of word `word` (spin `spin`, unsatisfied-bond counts `count`) that flip.
 __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
                                                    const unsigned* thresholds, unsigned spin,
@@ -108,6 +124,8 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         undecided |= mask;
     }
     unsigned accept = ~undecided;
+    const unsigned needing = undecided;
+    unsigned blocks = SHARED_RANDOMS ? 1u : 0u;
     const unsigned* table = threshold_table(thresholds, g);
     const uint2 key = make_uint2(SEED_LO, SEED_HI);
     const unsigned batch = global_index(g);
@@ -129,6 +147,7 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         }
         uint4 block = make_uint4(0u, 0u, 0u, 0u);
         if (!SHARED_RANDOMS) {
+            blocks++;
             const uint4 counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN,
                                                  colour | (draw << 1u), batch);
             block = philox4x32_10(counter, key);
@@ -145,6 +164,9 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
             accept |= undecided & threshold_bits & ~random;
             undecided &= ~(threshold_bits ^ random);
         }
+    }
+    if (COUNT_DRAWS) {
+        count_draws(__popc(needing), blocks);
     }
     // Lanes still undecided drew U == t exactly: U <= t accepts.
     return accept | undecided;

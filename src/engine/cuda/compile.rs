@@ -74,12 +74,23 @@ pub fn architecture_for(capability: (i32, i32)) -> Result<String> {
     target_architecture(capability, &supported_architectures()?)
 }
 
+/// Whether the multispin update counts its draws (environment variable `SPINFLIP_COUNT_DRAWS=1`,
+/// read when kernels compile): a debug build of the update that tallies word updates, lanes that
+/// needed a uniform and Philox blocks drawn, logged after each plan (see
+/// `MultispinCudaEngine::log_draw_counts`). The atomics slow it down; off by default.
+pub fn counting_draws() -> bool {
+    std::env::var_os("SPINFLIP_COUNT_DRAWS").is_some_and(|v| v == "1")
+}
+
 /// Compile `kernel` with geometry `constants` for `architecture`; a failure carries NVRTC's log,
 /// whose lines name the original `shaders/cuda/` files.
 pub fn compile(kernel: Kernel, constants: &[(&str, u32)], architecture: &str) -> Result<Ptx> {
     let source = compose(kernel)?;
     let mut options = vec![format!("--gpu-architecture={architecture}")];
     options.extend(defines(constants));
+    if counting_draws() {
+        options.push("-DSPINFLIP_COUNT_DRAWS=1".into());
+    }
     let compile_options = CompileOptions {
         name: Some(file_name(kernel)),
         options,

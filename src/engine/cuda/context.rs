@@ -225,6 +225,22 @@ impl CudaDevice {
             .map_err(driver_error(&what))
     }
 
+    /// The `__device__` array `name` of `module`, as 64-bit words.
+    pub fn read_global(&self, module: &Arc<CudaModule>, name: &str) -> Result<Vec<u64>> {
+        let what = format!("reading the device array {name} on {}", self.name);
+        let symbol = module
+            .get_global(name, &self.stream)
+            .map_err(driver_error(&what))?;
+        let bytes = self
+            .stream
+            .clone_dtoh(&symbol)
+            .map_err(driver_error(&what))?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect())
+    }
+
     /// Streams for independent systems of `sizes`, see `engine/cuda/streams.rs`.
     pub fn system_streams(&self, sizes: SystemSizes) -> Result<SystemStreams> {
         SystemStreams::new(&self.ctx, sizes)

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, CudaStream, PushKernelArg};
 
+use super::compile::counting_draws;
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
 use super::hot_start::hot_start;
@@ -144,7 +145,7 @@ enum ThresholdHome {
     /// Compiled into the update (`FIXED_THRESHOLDS`): fixed betas only.
     Compiled,
     /// The `__constant__` array `threshold_planes` of each colour's module.
-    Constant([Arc<CudaModule>; 2]),
+    Constant,
     /// The global buffer `thresholds`.
     Global,
 }
@@ -158,8 +159,9 @@ pub struct MultispinCudaEngine {
     thresholds: CudaSlice<u32>,
     threshold_home: ThresholdHome,
     couplings: CudaSlice<u32>,
-    /// The update of each colour.
+    /// The update of each colour, and its module.
     sweep_kernels: [CudaFunction; 2],
+    sweep_modules: [Arc<CudaModule>; 2],
     /// The streams the update of each group of word systems goes to.
     sweep_streams: SystemStreams,
     /// The observation kernels' counts are sums: they run in blocks as large as their registers
@@ -243,9 +245,7 @@ impl MultispinCudaEngine {
         let sweep_kernels = [sweep_0, sweep_1];
         let threshold_home = match constants.contains(&("FIXED_THRESHOLDS", 1)) {
             true => ThresholdHome::Compiled,
-            false if tables.len() <= CONSTANT_TABLE_WORDS => {
-                ThresholdHome::Constant([module_0, module_1])
-            }
+            false if tables.len() <= CONSTANT_TABLE_WORDS => ThresholdHome::Constant,
             false => ThresholdHome::Global,
         };
         let observe_kernel = FittedKernel::new(
@@ -282,6 +282,7 @@ impl MultispinCudaEngine {
             threshold_home,
             couplings,
             sweep_kernels,
+            sweep_modules: [module_0, module_1],
             sweep_streams,
             observe_kernel,
             overlap_kernel,
@@ -346,12 +347,37 @@ impl MultispinCudaEngine {
     /// Threshold tables `tables` into each colour module's constant array, where the update
     /// reads them there.
     fn write_constant_tables(&self, tables: &[u32]) -> Result<()> {
-        if let ThresholdHome::Constant(modules) = &self.threshold_home {
-            for module in modules {
+        if let ThresholdHome::Constant = self.threshold_home {
+            for module in &self.sweep_modules {
                 self.device
                     .write_constant(module, "threshold_planes", tables)?;
             }
         }
+        Ok(())
+    }
+
+    /// With `SPINFLIP_COUNT_DRAWS=1` (a debug build of the update, [`counting_draws`]): log the
+    /// update's counts so far, both colours, as Philox blocks per word and per decision.
+    fn log_draw_counts(&self) -> Result<()> {
+        if !counting_draws() {
+            return Ok(());
+        }
+        self.device.synchronize("counting the update's draws")?;
+        let mut counts = [0u64; 3];
+        for module in &self.sweep_modules {
+            let words = self.device.read_global(module, "draw_counts")?;
+            for (total, count) in counts.iter_mut().zip(words) {
+                *total += count;
+            }
+        }
+        let [words, lanes, blocks] = counts.map(|c| c as f64);
+        log::info!(
+            "draw counts: {words} word updates, {:.3} lanes per word needed a uniform, {:.3} \
+             Philox blocks per word, {:.3} per decision",
+            lanes / words,
+            blocks / words,
+            blocks / lanes
+        );
         Ok(())
     }
 
@@ -592,6 +618,7 @@ impl Engine for MultispinCudaEngine {
             Some(_) => self.run_slab(plan)?,
             None => self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?,
         }
+        self.log_draw_counts()?;
         if plan.slots == 0 {
             return Ok(Measurements::default());
         }
