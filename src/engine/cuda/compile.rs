@@ -13,7 +13,7 @@ use std::ffi::c_int;
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx, compile_ptx_with_opts, sys};
 
 use super::context::guarded;
-use super::kernels::{compose, defines, file_name};
+use super::kernels::{DEFINE_PREFIX, compose, defines, file_name};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
@@ -79,8 +79,12 @@ pub fn architecture_for(capability: (i32, i32)) -> Result<String> {
 /// needed a uniform and Philox blocks drawn, logged after each plan (see
 /// `MultispinCudaEngine::log_draw_counts`). The atomics slow it down; off by default.
 pub fn counting_draws() -> bool {
-    std::env::var_os("SPINFLIP_COUNT_DRAWS").is_some_and(|v| v == "1")
+    std::env::var_os(format!("{DEFINE_PREFIX}{COUNT_DRAWS}")).is_some_and(|v| v == "1")
 }
+
+/// The define of the update's debug build, and the environment variable that sets it (both with
+/// the prefix `SPINFLIP_`).
+pub(super) const COUNT_DRAWS: &str = "COUNT_DRAWS";
 
 /// Compile `kernel` with geometry `constants` for `architecture`; a failure carries NVRTC's log,
 /// whose lines name the original `shaders/cuda/` files.
@@ -89,7 +93,7 @@ pub fn compile(kernel: Kernel, constants: &[(&str, u32)], architecture: &str) ->
     let mut options = vec![format!("--gpu-architecture={architecture}")];
     options.extend(defines(constants));
     if counting_draws() {
-        options.push("-DSPINFLIP_COUNT_DRAWS=1".into());
+        options.push(format!("-D{DEFINE_PREFIX}{COUNT_DRAWS}=1"));
     }
     let compile_options = CompileOptions {
         name: Some(file_name(kernel)),

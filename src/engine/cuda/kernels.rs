@@ -189,6 +189,7 @@ mod tests {
                     || super::super::multispin::CONSTANTS.contains(&name)
                     || super::super::copy_systems::CONSTANTS.contains(&name)
                     || name == super::super::multispin::COLOUR
+                    || name == super::super::compile::COUNT_DRAWS
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name);
                 assert!(
                     defined,
