@@ -199,6 +199,19 @@ pub fn check_betas(systems: &IsingSystems, betas: &[f64]) -> Result<()> {
     Ok(())
 }
 
+/// Refuse new betas in an engine whose update was compiled with its thresholds
+/// ([`crate::engine::multispin::MultispinLayout::fixed_thresholds`]) rather than sweep at the old
+/// ones; `engine` names it ("multispin CUDA").
+pub fn check_thresholds_not_compiled(compiled: bool, engine: &str) -> Result<()> {
+    if compiled {
+        return Err(Error::State(format!(
+            "this {engine} engine compiled its thresholds into its update (opened for fixed \
+             betas): open it with Betas::Changing to change temperatures"
+        )));
+    }
+    Ok(())
+}
+
 /// Refuse a tempering state that does not fit the configured chains.
 pub fn check_tempering_state(systems: &IsingSystems, state: &[u32]) -> Result<()> {
     let expected = tempering::Chains::of(systems).state_words();

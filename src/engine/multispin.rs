@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
 use crate::engine::spins::SpinBits;
-use crate::engine::{Measurements, Observation};
+use crate::engine::{Betas, Measurements, Observation};
 use crate::model::Lattice;
 use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
 use crate::model::ising::{IsingSystems, SliceIndex, threshold};
@@ -505,11 +505,14 @@ impl MultispinLayout {
             .unwrap_or(1)
     }
 
-    /// The threshold of each energy class where the run has one table whose every lane has the
-    /// same threshold (one temperature, lanes not holding temperatures): the GPU updates are then
-    /// compiled with them where the betas stay fixed, and each threshold plane selects class
-    /// masks at compile time.
-    pub fn fixed_thresholds(&self) -> Option<Vec<u32>> {
+    /// The thresholds the GPU updates are compiled with, one per energy class: where the betas
+    /// stay fixed ([`Betas::Fixed`]) and the run has one table whose every lane has the same
+    /// threshold (one temperature, lanes not holding temperatures). Each threshold plane then
+    /// selects class masks at compile time; with changing betas a new beta stays a table write.
+    pub fn fixed_thresholds(&self, betas: Betas) -> Option<Vec<u32>> {
+        if betas == Betas::Changing {
+            return None;
+        }
         let tables = self.threshold_tables();
         let uniform = tables.iter().all(|&plane| plane == 0 || plane == u32::MAX);
         (self.tables() == 1 && uniform).then(|| {

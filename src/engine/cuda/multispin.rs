@@ -37,9 +37,9 @@ use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattic
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
-    no_tempering,
+    check_thresholds_not_compiled, no_tempering,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
@@ -101,10 +101,7 @@ const FLIP_BUDGET: u64 = 1 << 32;
 fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'static str, u32)> {
     let [classes_lo, classes_hi] = layout.category_classes();
     let classes = layout.energy_classes().len();
-    let fixed = match betas {
-        Betas::Fixed => layout.fixed_thresholds(),
-        Betas::Changing => None,
-    };
+    let fixed = layout.fixed_thresholds(betas);
     let mut thresholds = fixed.clone().unwrap_or_default();
     thresholds.resize(MAX_CATEGORIES as usize, 0);
     let values = [
@@ -659,13 +656,8 @@ impl Engine for MultispinCudaEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
-        if let ThresholdHome::Compiled = self.threshold_home {
-            return Err(Error::State(
-                "this multispin CUDA engine compiled its thresholds into its update (opened for \
-                 fixed betas): open it with Betas::Changing to change temperatures"
-                    .into(),
-            ));
-        }
+        let compiled = matches!(self.threshold_home, ThresholdHome::Compiled);
+        check_thresholds_not_compiled(compiled, "multispin CUDA")?;
         self.layout.systems.betas = betas.to_vec();
         let tables = self.layout.threshold_tables();
         self.write_constant_tables(&tables)?;

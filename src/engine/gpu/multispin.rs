@@ -4,9 +4,10 @@
 //! population annealing's `copy_systems` (`copy_systems.rs`).
 //!
 //! Buffers: spin words; bit-sliced threshold tables (compiled in as override constants where
-//! the betas stay fixed and one table's lanes share each threshold); couplings (a 16-byte placeholder for the
-//! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied);
-//! overlaps `[slot][pair][pair count]` as u32 counts (see `MultispinLayout::pair_counts`).
+//! the betas stay fixed and one table's lanes share each threshold); couplings (a 16-byte
+//! placeholder for the ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up,
+//! satisfied); overlaps `[slot][pair][pair count]` as u32 counts (see
+//! `MultispinLayout::pair_counts`).
 
 use super::context::{GpuContext, storage_usage};
 use super::copy_systems::{GpuCopies, lane_map, multispin_unit};
@@ -23,6 +24,7 @@ use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattic
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
+    check_thresholds_not_compiled,
 };
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
@@ -129,10 +131,7 @@ impl MultispinGpuEngine {
             ("WORD_OFFSET", layout.word_offset()),
         ];
         constants.extend(layout.word_slice_index().constants());
-        let fixed = match betas {
-            Betas::Fixed => layout.fixed_thresholds(),
-            Betas::Changing => None,
-        };
+        let fixed = layout.fixed_thresholds(betas);
         constants.push(("FIXED_THRESHOLDS", u32::from(fixed.is_some())));
         let thresholds = fixed.iter().flatten().copied().chain(std::iter::repeat(0));
         constants.extend(THRESHOLD_CONSTANTS.into_iter().zip(thresholds));
@@ -425,13 +424,7 @@ impl Engine for MultispinGpuEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
-        if self.fixed_thresholds {
-            return Err(Error::State(
-                "this multispin wgpu engine compiled its thresholds into its update (opened for \
-                 fixed betas): open it with Betas::Changing to change temperatures"
-                    .into(),
-            ));
-        }
+        check_thresholds_not_compiled(self.fixed_thresholds, "multispin wgpu")?;
         self.layout.systems.betas = betas.to_vec();
         self.ctx
             .write_words(&self.thresholds, &self.layout.threshold_tables());
