@@ -15,6 +15,7 @@ use crate::config::{
     Algorithm, AnnealingOptions, AnnealingSchedule, Backend, Config, EngineKind, Lanes, Layout,
     Model, PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
 };
+use crate::engine::annealing::ResamplingTable;
 use crate::engine::tempering::Chains;
 use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
@@ -630,16 +631,23 @@ impl Engine for TimedEngine<'_> {
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         self.times.started.get_or_insert_with(Instant::now);
-        let (sweeps, measures): (Vec<Step>, Vec<Step>) = plan
-            .steps
+        let (resample, steps) = plan.split_resample()?;
+        let (sweeps, measures): (Vec<Step>, Vec<Step>) = steps
             .iter()
             .partition(|step| matches!(step, Step::Sweep { .. }));
-        if plan.steps != [sweeps.as_slice(), &measures].concat() {
+        if steps != [sweeps.as_slice(), &measures].concat() {
             return Err(Error::State(
                 "the annealing bench times plans that measure only after their sweeps".into(),
             ));
         }
         let engine = &mut *self.engine;
+        let mut copies = Vec::new();
+        if let Some(step) = resample {
+            let mut resampling = Plan::default();
+            resampling.resample(step)?;
+            let resampled = timed_call(&mut self.times.copies, || engine.execute(&resampling))?;
+            copies = resampled.copies;
+        }
         if !sweeps.is_empty() {
             let sweeps = Plan {
                 steps: sweeps,
@@ -651,7 +659,10 @@ impl Engine for TimedEngine<'_> {
             steps: measures,
             slots: plan.slots,
         };
-        timed_call(&mut self.times.measurements, || engine.execute(&measures))
+        let mut measurements =
+            timed_call(&mut self.times.measurements, || engine.execute(&measures))?;
+        measurements.copies = copies;
+        Ok(measurements)
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
@@ -670,6 +681,11 @@ impl Engine for TimedEngine<'_> {
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
         let engine = &mut *self.engine;
         timed_call(&mut self.times.copies, || engine.copy_systems(sources))
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        let engine = &mut *self.engine;
+        timed_call(&mut self.times.copies, || engine.set_resampling(table))
     }
 }
 

@@ -4,6 +4,7 @@
 //! it on its hardware and returns exact integer observations. Every engine uses the same random
 //! words and thresholds, so all of them produce the same lattices bit for bit.
 
+pub mod annealing;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
@@ -27,6 +28,10 @@ pub enum Step {
     /// A parallel-tempering swap round after sweep `sweep` on the neighbour pairs `(k, k + 1)`
     /// with `k mod 2 = parity` (see [`tempering`]).
     Swap { sweep: u32, parity: u32 },
+    /// Population annealing's resampling step `step` (1 for the step to the first beta after
+    /// 0), from the table of [`Engine::set_resampling`] and the previous plan's last
+    /// measurement; only as a plan's first step (see [`annealing`]).
+    Resample { step: u32 },
 }
 
 /// A sequence of steps with the number of observation slots it fills.
@@ -46,6 +51,34 @@ impl Plan {
     pub fn measure(&mut self) {
         self.steps.push(Step::Measure { slot: self.slots });
         self.slots += 1;
+    }
+
+    /// Start an empty plan with resampling step `step`.
+    pub fn resample(&mut self, step: u32) -> Result<()> {
+        if !self.steps.is_empty() {
+            return Err(Error::State(
+                "a resampling step comes first in its plan, after the measurement its table \
+                 was built from"
+                    .into(),
+            ));
+        }
+        self.steps.push(Step::Resample { step });
+        Ok(())
+    }
+
+    /// The plan's resampling step (its first, if any), and its other steps. Refuses a
+    /// resampling step anywhere else.
+    pub fn split_resample(&self) -> Result<(Option<u32>, &[Step])> {
+        let (first, rest) = match self.steps.split_first() {
+            Some((&Step::Resample { step }, rest)) => (Some(step), rest),
+            _ => (None, self.steps.as_slice()),
+        };
+        if rest.iter().any(|s| matches!(s, Step::Resample { .. })) {
+            return Err(Error::State(
+                "a resampling step may only be the first step of a plan".into(),
+            ));
+        }
+        Ok((first, rest))
     }
 
     /// Append a swap round.
@@ -97,6 +130,9 @@ pub struct Measurements {
     /// An engine of a sample slice records its first sample: the run's history comes from the
     /// slice holding the run's sample 0.
     pub labels: Vec<u32>,
+    /// `[system]` after a plan that resampled: the copies each system's replica made (zero for
+    /// idle slots, see [`annealing`]). Empty otherwise.
+    pub copies: Vec<u32>,
 }
 
 /// What an engine runs on, for the summary and logs.
@@ -140,6 +176,8 @@ pub trait Engine {
     /// `sources[b]` holds before the call (a gather over every system; `sources[b] == b` keeps
     /// it). The host decides the map ([`crate::sim`]); the spins stay in the engine.
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
+    /// Population annealing: the table of the next plan's [`Step::Resample`].
+    fn set_resampling(&mut self, table: &annealing::ResamplingTable) -> Result<()>;
 }
 
 /// A lattice split into slabs: bands of whole planes along its slowest axis (y in 2D, z in 3D),

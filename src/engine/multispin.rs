@@ -765,6 +765,7 @@ impl MultispinLayout {
             overlap_planes,
             link_overlaps,
             labels: Vec::new(),
+            copies: Vec::new(),
         }
     }
 

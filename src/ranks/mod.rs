@@ -23,6 +23,7 @@ pub mod wire;
 pub mod world;
 
 use crate::config::{Algorithm, Config, Lanes, Layout};
+use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
@@ -216,8 +217,10 @@ impl RunShape {
         // Each field's parts, moved out of the ranks' measurements.
         let mut labels = None;
         let (mut observations, mut planes, mut links) = (Vec::new(), Vec::new(), Vec::new());
+        let mut copies = Vec::new();
         for part in parts {
             labels.get_or_insert(part.labels);
+            copies.push(part.copies);
             observations.push(part.observations);
             planes.push(part.overlap_planes);
             links.push(part.link_overlaps);
@@ -231,11 +234,16 @@ impl RunShape {
                 merge_samples(&links, slices, outer, self.pairs)?,
             )
         };
+        let copies = match copies.iter().all(Vec::is_empty) {
+            true => Vec::new(),
+            false => merge_samples(&copies, slices, self.temperatures, self.replicas)?,
+        };
         Ok(Measurements {
             observations,
             overlap_planes,
             link_overlaps,
             labels: labels.unwrap_or_default(),
+            copies,
         })
     }
 
@@ -355,6 +363,28 @@ impl RunShape {
     /// Rank `slice`'s copy map of the whole run's `sources` (a source system for every system,
     /// [`crate::engine::Engine::copy_systems`]), in its own system numbers. Refuses a map that
     /// moves a lattice to a sample on another rank.
+    /// The blocks of `table` (each `runs` consecutive ones of a sample, the systems of one
+    /// temperature) that hold the samples of `slice`, their entries rebased.
+    pub fn slice_resampling(&self, table: &ResamplingTable, slice: Share) -> ResamplingTable {
+        let runs = table.heads.len() / self.samples as usize;
+        let heads = &table.heads[slice.first as usize * runs..][..slice.count as usize * runs];
+        let mut entries = Vec::new();
+        let heads = heads
+            .iter()
+            .map(|head| {
+                let offset = entries.len() as u32;
+                entries
+                    .extend_from_slice(&table.entries[head.offset as usize..][..head.len as usize]);
+                TableHead { offset, ..*head }
+            })
+            .collect();
+        ResamplingTable {
+            heads,
+            entries,
+            ..table.clone()
+        }
+    }
+
     pub fn slice_copy_map(&self, sources: &[u32], slice: Share) -> Result<Vec<u32>> {
         let replicas = self.replicas as u32;
         let local = slice_samples(
@@ -496,6 +526,7 @@ mod tests {
             overlap_planes: vec![plane, 1],
             link_overlaps: vec![u64::from(plane)],
             labels: Vec::new(),
+            copies: Vec::new(),
         };
         let sum = RunShape::sum_measurements(vec![measured(3, 4, 5), measured(10, 20, 30)]);
         let expected = Measurements {

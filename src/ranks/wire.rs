@@ -2,6 +2,7 @@
 //! ([`Command`]) and their answers ([`Reply`]). Little-endian words, lengths before arrays, f64
 //! as their bits, so every value crosses exactly.
 
+use crate::engine::annealing::{Keyed, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, Observation, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
@@ -32,6 +33,8 @@ pub enum Command {
     SetBetas(Vec<f64>),
     /// This rank's copy map, in its own system numbers.
     CopySystems(Vec<u32>),
+    /// This rank's blocks of the resampling table.
+    SetResampling(ResamplingTable),
     /// Drop the engine.
     Close,
     /// The run is over: exit with this status.
@@ -189,6 +192,7 @@ fn truncated() -> Error {
 const STEP_SWEEP: u32 = 0;
 const STEP_MEASURE: u32 = 1;
 const STEP_SWAP: u32 = 2;
+const STEP_RESAMPLE: u32 = 3;
 
 impl Command {
     pub fn encode(&self) -> Vec<u8> {
@@ -234,6 +238,7 @@ impl Command {
                         Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0],
                         Step::Measure { slot } => [STEP_MEASURE, slot, 0],
                         Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity],
+                        Step::Resample { step } => [STEP_RESAMPLE, step, 0],
                     })
                     .collect();
                 w.u32s(&steps);
@@ -250,6 +255,14 @@ impl Command {
             Command::CopySystems(sources) => {
                 w.u8(8);
                 w.u32s(sources);
+            }
+            Command::SetResampling(table) => {
+                w.u8(11);
+                w.u8(table.keyed as u8);
+                w.u32(table.slots);
+                let heads: &[u32] = bytemuck::cast_slice(&table.heads);
+                w.u32s(heads);
+                w.u32s(table.entries.as_flattened());
             }
             Command::Close => w.u8(9),
             Command::Finish(status) => {
@@ -305,6 +318,7 @@ impl Command {
                             sweep: s[1],
                             parity: s[2],
                         }),
+                        STEP_RESAMPLE => Ok(Step::Resample { step: s[1] }),
                         _ => Err(truncated()),
                     })
                     .collect::<Result<_>>()?;
@@ -316,6 +330,24 @@ impl Command {
             8 => Command::CopySystems(r.u32s()?),
             9 => Command::Close,
             10 => Command::Finish(r.u8()?),
+            11 => {
+                let keyed = match r.u8()? {
+                    0 => Keyed::BondLevel,
+                    _ => Keyed::Replica,
+                };
+                let slots = r.u32()?;
+                let heads = r.u32s()?;
+                let entries = r.u32s()?;
+                if heads.len() % 5 != 0 || entries.len() % 2 != 0 {
+                    return Err(truncated());
+                }
+                Command::SetResampling(ResamplingTable {
+                    keyed,
+                    slots,
+                    heads: bytemuck::pod_collect_to_vec::<u32, TableHead>(&heads),
+                    entries: entries.chunks_exact(2).map(|e| [e[0], e[1]]).collect(),
+                })
+            }
             _ => return Err(truncated()),
         };
         r.end()?;
@@ -347,6 +379,7 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
             w.u32s(&m.overlap_planes);
             w.u64s(&m.link_overlaps);
             w.u32s(&m.labels);
+            w.u32s(&m.copies);
         }
         Ok(Reply::Tempering(state)) => {
             w.u8(4);
@@ -377,6 +410,7 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 overlap_planes: r.u32s()?,
                 link_overlaps: r.u64s()?,
                 labels: r.u32s()?,
+                copies: r.u32s()?,
             }))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
@@ -418,6 +452,18 @@ mod tests {
             Command::Tempering,
             Command::SetBetas(vec![0.1, f64::MIN_POSITIVE]),
             Command::CopySystems(vec![0, 0, 2]),
+            Command::SetResampling(ResamplingTable {
+                keyed: Keyed::Replica,
+                slots: 64,
+                heads: vec![TableHead {
+                    lo: 1,
+                    len: 2,
+                    offset: 0,
+                    size: 2,
+                    batch: 3,
+                }],
+                entries: vec![[1, 2], [3, u32::MAX]],
+            }),
             Command::Close,
             Command::Finish(1),
         ];
@@ -432,6 +478,7 @@ mod tests {
             overlap_planes: vec![4, 5],
             link_overlaps: vec![6],
             labels: vec![7, 8],
+            copies: vec![0, 2],
         };
         for reply in [
             Reply::Done,

@@ -18,6 +18,7 @@ use mpi::traits::*;
 use super::wire::{Command, Reply, decode_reply, encode_reply};
 use super::{RunShape, Split, split};
 use crate::config::Config;
+use crate::engine::annealing::ResamplingTable;
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, tempering::Chains,
 };
@@ -295,6 +296,10 @@ fn serve(engine: &mut dyn Engine, command: Command) -> Result<Reply> {
             engine.copy_systems(&sources)?;
             Reply::Done
         }
+        Command::SetResampling(table) => {
+            engine.set_resampling(&table)?;
+            Reply::Done
+        }
         Command::Open { .. } | Command::Close | Command::Finish(_) => {
             unreachable!("handled by follow")
         }
@@ -558,6 +563,21 @@ impl Engine for RankedEngine {
         self.call_all(
             |k| Command::CopySystems(parts[k].clone()),
             |engine| engine.copy_systems(&parts[0]),
+        )
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        table.check(self.systems.systems())?;
+        let Split::Samples(shares) = &self.split else {
+            return Err(slabs_refuse("population annealing"));
+        };
+        let parts: Vec<ResamplingTable> = shares
+            .iter()
+            .map(|&share| self.shape.slice_resampling(table, share))
+            .collect();
+        self.call_all(
+            |k| Command::SetResampling(parts[k].clone()),
+            |engine| engine.set_resampling(&parts[0]),
         )
     }
 }

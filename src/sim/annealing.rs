@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::resampling::{ResampleKey, Reweighting, adaptive_beta, copy_counts, copy_sources};
+use super::resampling::{EnergyLevels, ResampleKey, Reweighting, adaptive_beta, copy_entries};
 use super::run::{CHECKPOINT, CONFIG, RunDescription, checkpoint_to_resume, crosses_checkpoint};
 use super::{RunOptions, RunOutcome, ising_systems, open_engine_with_betas};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
+use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
@@ -258,7 +259,11 @@ fn measurement_plan() -> Plan {
 
 /// The next beta of the schedule, `None` once it has ended. An adaptive step is the smallest
 /// any population asks for, so every population keeps at least the target overlap.
-fn next_beta(schedule: &AnnealingSchedule, anneal: &Anneal, energies: &[Vec<f64>]) -> Option<f64> {
+fn next_beta(
+    schedule: &AnnealingSchedule,
+    anneal: &Anneal,
+    levels: &[EnergyLevels],
+) -> Option<f64> {
     let k = anneal.schedule.len();
     match *schedule {
         AnnealingSchedule::Betas(ref betas) => betas.get(k).copied(),
@@ -267,9 +272,9 @@ fn next_beta(schedule: &AnnealingSchedule, anneal: &Anneal, energies: &[Vec<f64>
         }
         AnnealingSchedule::Adaptive { overlap, beta_max } => {
             (anneal.beta() < beta_max).then(|| {
-                energies
+                levels
                     .iter()
-                    .map(|e| adaptive_beta(e, anneal.beta(), beta_max, overlap))
+                    .map(|l| adaptive_beta(l, anneal.beta(), beta_max, overlap))
                     .fold(beta_max, f64::min)
             })
         }
@@ -405,24 +410,29 @@ impl Anneal {
         let mut engine_time = Duration::ZERO;
         // A measurement reads the lattices only, so measuring a resumed population again
         // gives the energies it had when the checkpoint was written.
-        let mut energies = self.energies(&engine.execute(&measurement_plan())?);
+        let measured = engine.execute(&measurement_plan())?;
+        let mut energies = self.energies(&measured);
+        let mut levels = self.levels(&measured);
         // The histograms start with the random population at beta 0, once: a resumed anneal
         // (always past a step) carries them in its checkpoint.
         if annealing.reweighting.is_some() && self.schedule.is_empty() {
             self.record_histograms(&energies);
         }
-        let mut next = next_beta(&annealing.schedule, self, &energies);
+        let mut next = next_beta(&annealing.schedule, self, &levels);
         while let Some(beta) = next {
             let mut clock = PhaseClock::new(self.step() + 1);
-            let reweightings = self.resample(engine, annealing, &energies, beta, &mut clock)?;
+            let reweightings = self.resampling_table(engine, annealing, &levels, beta)?;
+            clock.lap("resampling table, new betas");
             let from = self.sweeps_done;
             let plan = self.step_plan(annealing.theta)?;
             let step_started = Instant::now();
             let measurements = engine.execute(&plan)?;
             engine_time += step_started.elapsed();
-            clock.lap("sweeps and measurement");
+            clock.lap("resampling, sweeps and measurement");
+            self.follow_families(&measurements.copies)?;
             energies = self.energies(&measurements);
-            clock.lap("energies");
+            levels = self.levels(&measurements);
+            clock.lap("families, energies, levels");
             self.estimate(&measurements, &energies, &reweightings);
             clock.lap("estimates");
             if annealing.overlaps {
@@ -431,7 +441,7 @@ impl Anneal {
             if annealing.reweighting.is_some() {
                 self.record_histograms(&energies);
             }
-            next = next_beta(&annealing.schedule, self, &energies);
+            next = next_beta(&annealing.schedule, self, &levels);
             clock.lap("overlaps, histograms, next beta");
             clock.log();
             if next.is_some() && crosses_checkpoint(from, self.sweeps_done, checkpoints.every) {
@@ -482,6 +492,38 @@ impl Anneal {
             .collect()
     }
 
+    /// Every population's energy levels, from the engine's integer counts.
+    fn levels(&self, measurements: &Measurements) -> Vec<EnergyLevels> {
+        self.populations
+            .iter()
+            .enumerate()
+            .map(|(block, population)| {
+                let observations = &measurements.observations[self.base(block)..];
+                EnergyLevels::of(&self.systems, &observations[..population.families.len()])
+            })
+            .collect()
+    }
+
+    /// Every population after the plan's resampling step made `copies[system]` copies of
+    /// each replica: each new replica inherits its source's family.
+    fn follow_families(&mut self, copies: &[u32]) -> Result<()> {
+        let slots = self.slots as usize;
+        if copies.len() != self.populations.len() * slots {
+            return Err(Error::State(format!(
+                "the engine's resampling step returned {} copy counts for {} populations of {slots} slots",
+                copies.len(),
+                self.populations.len()
+            )));
+        }
+        for (population, copies) in self.populations.iter_mut().zip(copies.chunks(slots)) {
+            let families = population.families.iter().zip(copies);
+            population.families = families
+                .flat_map(|(&family, &n)| std::iter::repeat_n(family, n as usize))
+                .collect();
+        }
+        Ok(())
+    }
+
     /// Add every population's energies to its histogram. Energies are integers at zero field
     /// (the only field `reweighting` takes): `E = -bond sum`.
     fn record_histograms(&mut self, energies: &[Vec<f64>]) {
@@ -526,56 +568,58 @@ impl Anneal {
         }
     }
 
-    /// Resample every population from the current beta to `next` and move the engine there:
-    /// one copy map over all systems (idle slots keep their lattices), then the new thresholds.
-    fn resample(
+    /// The resampling of every population from the current beta to `next`: its table goes to
+    /// the engine for the next plan's resampling step, and the engine moves to `next`. The
+    /// reweightings, for the estimates.
+    fn resampling_table(
         &mut self,
         engine: &mut dyn Engine,
         options: &AnnealingOptions,
-        energies: &[Vec<f64>],
+        levels: &[EnergyLevels],
         next: f64,
-        clock: &mut PhaseClock,
     ) -> Result<Vec<Reweighting>> {
         // The step to the k-th beta after 0 draws with step number k.
         let step = self.step() + 1;
         let beta = self.beta();
-        let mut sources: Vec<u32> = (0..self.systems.systems()).collect();
         let mut reweightings = Vec::with_capacity(self.populations.len());
-        for (block, energies) in energies.iter().enumerate() {
-            let reweighting = Reweighting::new(energies, next - beta);
+        let mut table = ResamplingTable {
+            keyed: levels[0].keyed,
+            slots: self.slots,
+            heads: Vec::with_capacity(levels.len()),
+            entries: Vec::new(),
+        };
+        for (block, levels) in levels.iter().enumerate() {
+            let reweighting = Reweighting::new(levels, next - beta);
             let key = ResampleKey {
                 seed: self.systems.seed,
                 step,
                 block: block as u32,
             };
-            let counts = copy_counts(options.resampling, &reweighting, self.target, key);
-            let copies = copy_sources(&counts, self.slots)?;
-            let base = self.base(block);
-            let population = &mut self.populations[block];
-            population.ln_z += reweighting.ln_q;
-            population.families = parallel::map(&copies, |&i| population.families[i as usize]);
-            let destinations = &mut sources[base..][..copies.len()];
-            parallel::for_chunks(destinations, parallel::PARALLEL_MIN, |c, destinations| {
-                let copies = &copies[c * parallel::PARALLEL_MIN..];
-                for (source, &i) in destinations.iter_mut().zip(copies) {
-                    *source = (base + i as usize) as u32;
-                }
+            let (keyed, entries) =
+                copy_entries(options.resampling, levels, &reweighting, self.target, key);
+            table.keyed = keyed;
+            table.heads.push(TableHead {
+                lo: levels.lo,
+                len: entries.len() as u32,
+                offset: table.entries.len() as u32,
+                size: self.populations[block].families.len() as u32,
+                batch: block as u32,
             });
+            table.entries.extend(entries);
+            self.populations[block].ln_z += reweighting.ln_q;
             reweightings.push(reweighting);
         }
-        clock.lap("resampling decisions");
-        engine.copy_systems(&sources)?;
-        clock.lap("copies");
+        engine.set_resampling(&table)?;
         engine.set_betas(&[next])?;
-        clock.lap("new betas");
         self.schedule.push(next);
         Ok(reweightings)
     }
 
-    /// `theta` sweeps at the current beta, then a measurement. The sweeps number on from the
-    /// previous step's, keying the Metropolis randoms.
+    /// The resampling step to the current beta, `theta` sweeps there, then a measurement. The
+    /// sweeps number on from the previous step's, keying the Metropolis randoms.
     fn step_plan(&mut self, theta: u32) -> Result<Plan> {
         let mut plan = Plan::default();
+        plan.resample(self.step())?;
         for _ in 0..theta {
             let sweep = u32::try_from(self.sweeps_done).map_err(|_| {
                 Error::State(format!(

@@ -1,51 +1,146 @@
 //! Population annealing's host decisions (paper 001): the reweighting factors of a step from
-//! the engines' integer energies, the normalisation `Q`, the histogram overlap, and the number
-//! of copies of each replica, all in f64 in replica order, with randoms from Philox (purpose
-//! [`Purpose::Resample`]), so the decisions are a function of (config, seed) on every backend.
+//! the engines' integer energies, the normalisation `Q`, the histogram overlap, and the table
+//! each engine decides every replica's copies from ([`crate::engine::annealing`]), all in f64
+//! in a fixed order, so the decisions are a function of (config, seed) on every backend.
+//!
+//! The factors depend on a replica's energy only. At zero field the energy is a function of
+//! the satisfied-bond count, so a population is its histogram over those bond levels (a few
+//! thousand at most, however large the population) and the table has one entry per level; in
+//! a field every replica is its own level and the table has one entry per replica.
 
 use crate::config::Resampling;
-use crate::error::{Error, Result};
+use crate::engine::Observation;
+use crate::engine::annealing::{Keyed, floor_ceil_entry};
+use crate::model::ising::IsingSystems;
 use crate::parallel;
 use crate::rng::{Counter, Purpose, random_block};
 
+/// A population's energies as levels: the distinct energies it may hold and how many of its
+/// replicas hold each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnergyLevels {
+    pub keyed: Keyed,
+    /// The satisfied count of level 0 (keyed by bond level; 0 otherwise).
+    pub lo: u32,
+    pub energies: Vec<f64>,
+    pub counts: Vec<u64>,
+    /// The level of each replica, in replica order.
+    pub level_of: Vec<u32>,
+}
+
+impl EnergyLevels {
+    /// The levels of a population of `systems` whose replicas measured `observations`.
+    pub fn of(systems: &IsingSystems, observations: &[Observation]) -> Self {
+        let lattice = systems.lattice;
+        let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
+        let energy =
+            |o: &Observation| systems.energy(2 * o.satisfied as i64 - bonds, 2 * o.up as i64 - n);
+        if systems.field != 0.0 {
+            return EnergyLevels {
+                keyed: Keyed::Replica,
+                lo: 0,
+                energies: parallel::map(observations, energy),
+                counts: vec![1; observations.len()],
+                level_of: (0..observations.len() as u32).collect(),
+            };
+        }
+        let satisfied = || observations.iter().map(|o| o.satisfied);
+        let lo = satisfied().min().unwrap_or(0);
+        let hi = satisfied().max().unwrap_or(0);
+        let level_of = parallel::map(observations, |o| (o.satisfied - lo) as u32);
+        let mut counts = vec![0u64; (hi - lo + 1) as usize];
+        for &level in &level_of {
+            counts[level as usize] += 1;
+        }
+        let energies = (lo..=hi)
+            .map(|s| {
+                energy(&Observation {
+                    up: 0,
+                    satisfied: s,
+                })
+            })
+            .collect();
+        EnergyLevels {
+            keyed: Keyed::BondLevel,
+            lo: lo as u32,
+            energies,
+            counts,
+            level_of,
+        }
+    }
+
+    /// Replicas of the population.
+    pub fn replicas(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The lowest energy a replica holds.
+    fn lowest(&self) -> f64 {
+        self.energies
+            .iter()
+            .zip(&self.counts)
+            .filter(|&(_, &n)| n > 0)
+            .fold(f64::INFINITY, |low, (&e, _)| low.min(e))
+    }
+}
+
 /// The reweighting of one population from `beta` to `beta + delta`.
 pub struct Reweighting {
-    /// `w_i exp(delta E_min)`: at most 1, so nothing overflows at any step.
+    /// Per level `w exp(delta E_min)`: at most 1, so nothing overflows at any step.
     weights: Vec<f64>,
+    /// Replicas per level.
+    counts: Vec<u64>,
+    /// `sum_levels count w`, the sum over the replicas.
     sum: f64,
     /// `ln Q`, `Q = (1/R) sum_i exp(-delta E_i)`.
     pub ln_q: f64,
 }
 
 impl Reweighting {
-    /// The factors `exp(-delta E_i)` of a population with total energies `energies`.
-    pub fn new(energies: &[f64], delta: f64) -> Self {
-        Self::relative_to(energies, lowest(energies), delta)
+    /// The factors `exp(-delta E)` of a population with energy levels `levels`.
+    pub fn new(levels: &EnergyLevels, delta: f64) -> Self {
+        Self::relative_to(levels, levels.lowest(), delta)
     }
 
-    /// [`Reweighting::new`] of `energies` whose lowest is `lowest`.
-    fn relative_to(energies: &[f64], lowest: f64, delta: f64) -> Self {
-        let weights = parallel::map(energies, |e| (-delta * (e - lowest)).exp());
-        let sum: f64 = weights.iter().sum();
-        let ln_q = (sum / energies.len() as f64).ln() - delta * lowest;
-        Reweighting { weights, sum, ln_q }
+    /// [`Reweighting::new`] of `levels` whose lowest occupied energy is `lowest`.
+    fn relative_to(levels: &EnergyLevels, lowest: f64, delta: f64) -> Self {
+        let weights = parallel::map(&levels.energies, |e| (-delta * (e - lowest)).exp());
+        let sum = levels
+            .counts
+            .iter()
+            .zip(&weights)
+            .map(|(&n, w)| n as f64 * w)
+            .sum::<f64>();
+        let ln_q = (sum / levels.replicas() as f64).ln() - delta * lowest;
+        Reweighting {
+            weights,
+            counts: levels.counts.clone(),
+            sum,
+            ln_q,
+        }
+    }
+
+    fn replicas(&self) -> f64 {
+        self.counts.iter().sum::<u64>() as f64
     }
 
     /// The overlap of the energy histograms before and after the step,
     /// `(1/R) sum_i min(1, exp(-delta E_i) / Q)`: 1 for `delta = 0`, falling as it grows.
     pub fn overlap(&self) -> f64 {
-        let r = self.weights.len() as f64;
+        let r = self.replicas();
         let mean = self.sum / r;
         self.weights
             .iter()
-            .map(|w| (w / mean).min(1.0))
+            .zip(&self.counts)
+            .map(|(w, &n)| n as f64 * (w / mean).min(1.0))
             .sum::<f64>()
             / r
     }
 
     /// The effective number of replicas of the weights, `(sum w)^2 / sum w^2`.
     pub fn effective_size(&self) -> f64 {
-        self.sum * self.sum / self.weights.iter().map(|w| w * w).sum::<f64>()
+        let squares = self.weights.iter().zip(&self.counts);
+        self.sum * self.sum / squares.map(|(w, &n)| n as f64 * w * w).sum::<f64>()
     }
 
     /// The scale of the expected copies `tau_i = scale w_i = target w_i / sum_j w_j`: they sum
@@ -53,39 +148,18 @@ impl Reweighting {
     fn copy_scale(&self, target: u32) -> f64 {
         f64::from(target) / self.sum
     }
-
-    /// Expected copies `tau_i` ([`Reweighting::copy_scale`]).
-    #[cfg(test)]
-    fn expected_copies(&self, target: u32) -> impl Iterator<Item = f64> + '_ {
-        let scale = self.copy_scale(target);
-        self.weights.iter().map(move |w| w * scale)
-    }
 }
 
-/// The lowest of `energies`.
-fn lowest(energies: &[f64]) -> f64 {
-    energies.iter().copied().fold(f64::INFINITY, f64::min)
-}
-
-/// Which Philox stream of a step a scheme draws from.
-#[derive(Clone, Copy)]
-enum Draw {
-    /// One uniform per replica of the population before the step (floor or ceil).
-    PerReplica = 0,
-    /// One uniform per replica of the population after it (multinomial).
-    PerCopy = 1,
-}
-
-/// Uniforms `4 c .. 4 c + 4` in `[0, 1)` of stream `draw` of step `step` of population
-/// `block`: uniform `i` is word `i mod 4` of block `(i / 4, step, Resample, draw, colour 0,
-/// block)`.
-fn uniforms(seed: u64, step: u32, block: u32, draw: Draw, c: usize) -> [f64; 4] {
+/// Uniforms `4 c .. 4 c + 4` in `[0, 1)` of multinomial step `step` of population `block`:
+/// uniform `i` (copy `i`) is word `i mod 4` of block `(i / 4, step, Resample, draw 1, colour 0,
+/// block)`; draw 0 is the engines' per-replica stream ([`crate::engine::annealing`]).
+fn uniforms(seed: u64, step: u32, block: u32, c: usize) -> [f64; 4] {
     let counter = Counter {
         word: c as u32,
         sweep: step,
         purpose: Purpose::Resample,
         colour: 0,
-        draw: draw as u32,
+        draw: 1,
         batch: block,
     };
     random_block(seed, counter).map(|x| f64::from(x) / 4_294_967_296.0)
@@ -100,35 +174,34 @@ pub struct ResampleKey {
     pub block: u32,
 }
 
-/// Copies of each replica under `scheme` for a population of target size `target`.
-pub fn copy_counts(
+/// The table entries (`[copies, threshold]`, see [`crate::engine::annealing`]) of a
+/// population of target size `target` under `scheme`, keyed as `levels`, or by replica for
+/// multinomial resampling (whose copies are drawn here, per copy); with that keying.
+pub fn copy_entries(
     scheme: Resampling,
+    levels: &EnergyLevels,
     reweighting: &Reweighting,
     target: u32,
     key: ResampleKey,
-) -> Vec<u32> {
-    let ResampleKey { seed, step, block } = key;
+) -> (Keyed, Vec<[u32; 2]>) {
     let scale = reweighting.copy_scale(target);
     let weights = &reweighting.weights;
     match scheme {
-        Resampling::FloorCeil => {
-            let mut counts = vec![0u32; weights.len()];
-            // One Philox block serves four replicas.
-            parallel::for_chunks(&mut counts, 4, |c, counts| {
-                let uniforms = uniforms(seed, step, block, Draw::PerReplica, c);
-                for (k, n) in counts.iter_mut().enumerate() {
-                    let tau = weights[4 * c + k] * scale;
-                    *n = tau.floor() as u32 + u32::from(uniforms[k] < tau.fract());
-                }
-            });
-            counts
-        }
-        Resampling::Nearest => parallel::map(weights, |w| (w * scale).round() as u32),
+        Resampling::FloorCeil => (
+            levels.keyed,
+            parallel::map(weights, |w| floor_ceil_entry(w * scale)),
+        ),
+        Resampling::Nearest => (
+            levels.keyed,
+            parallel::map(weights, |w| [(w * scale).round() as u32, 0]),
+        ),
         Resampling::Multinomial => {
-            let cumulative: Vec<f64> = weights
+            let ResampleKey { seed, step, block } = key;
+            let cumulative: Vec<f64> = levels
+                .level_of
                 .iter()
-                .scan(0.0, |sum, w| {
-                    *sum += w * scale;
+                .scan(0.0, |sum, &l| {
+                    *sum += weights[l as usize] * scale;
                     Some(*sum)
                 })
                 .collect();
@@ -136,53 +209,28 @@ pub fn copy_counts(
             // The replica of each copy, found in parallel; then counted.
             let mut picks = vec![0u32; target as usize];
             parallel::for_chunks(&mut picks, 4, |c, picks| {
-                let uniforms = uniforms(seed, step, block, Draw::PerCopy, c);
+                let uniforms = uniforms(seed, step, block, c);
                 for (pick, u) in picks.iter_mut().zip(uniforms) {
                     let point = u * f64::from(target);
                     // Rounding may leave the last sum a little below `target`.
                     *pick = cumulative.partition_point(|&c| c <= point).min(last) as u32;
                 }
             });
-            let mut counts = vec![0u32; cumulative.len()];
+            let mut entries = vec![[0u32, 0]; cumulative.len()];
             for pick in picks {
-                counts[pick as usize] += 1;
+                entries[pick as usize][0] += 1;
             }
-            counts
+            (Keyed::Replica, entries)
         }
     }
 }
 
-/// The new population in replica order: `counts[i]` copies of replica `i`, as the source
-/// replica of each new one. Refuses a population that outgrows `slots` or dies out.
-pub fn copy_sources(counts: &[u32], slots: u32) -> Result<Vec<u32>> {
-    let size: u64 = counts.iter().map(|&n| u64::from(n)).sum();
-    if size == 0 {
-        return Err(Error::State(
-            "population annealing: the population died out at a resampling step; use smaller \
-             temperature steps or a larger population"
-                .into(),
-        ));
-    }
-    if size > u64::from(slots) {
-        return Err(Error::State(format!(
-            "population annealing: resampling grew the population to {size} replicas, beyond \
-             its {slots} slots; use smaller temperature steps, or resampling: FloorCeil or \
-             Multinomial"
-        )));
-    }
-    let mut sources = Vec::with_capacity(size as usize);
-    for (i, &n) in counts.iter().enumerate() {
-        sources.extend(std::iter::repeat_n(i as u32, n as usize));
-    }
-    Ok(sources)
-}
-
 /// The next beta of an adaptive schedule: by bisection, the beta in `(beta, beta_max]` whose
 /// histogram overlap with `beta` is `target`, or `beta_max` where even that overlaps more.
-pub fn adaptive_beta(energies: &[f64], beta: f64, beta_max: f64, target: f64) -> f64 {
+pub fn adaptive_beta(levels: &EnergyLevels, beta: f64, beta_max: f64, target: f64) -> f64 {
     // The lowest energy once, not at every one of the bisection's steps.
-    let lowest = lowest(energies);
-    let overlap = |next: f64| Reweighting::relative_to(energies, lowest, next - beta).overlap();
+    let lowest = levels.lowest();
+    let overlap = |next: f64| Reweighting::relative_to(levels, lowest, next - beta).overlap();
     if overlap(beta_max) >= target {
         return beta_max;
     }
@@ -202,6 +250,8 @@ pub fn adaptive_beta(energies: &[f64], beta: f64, beta_max: f64, target: f64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::annealing::{ResamplingTable, TableHead, resample};
+    use crate::model::Lattice;
 
     const KEY: ResampleKey = ResampleKey {
         seed: 9,
@@ -209,10 +259,57 @@ mod tests {
         block: 0,
     };
 
+    /// A 2D 4x4 ferromagnet in `field`.
+    fn systems(field: f64) -> IsingSystems {
+        IsingSystems::ferromagnet(Lattice::new(2, 4), field, vec![0.3], 64, 5)
+    }
+
+    /// Observations with satisfied counts `satisfied`.
+    fn observed(satisfied: impl Iterator<Item = u64>) -> Vec<Observation> {
+        satisfied
+            .map(|s| Observation {
+                up: 3,
+                satisfied: s,
+            })
+            .collect()
+    }
+
+    /// The copies of each replica: the engines' decisions from the table of `entries`.
+    fn copies(levels: &EnergyLevels, entries: Vec<[u32; 2]>, keyed: Keyed) -> Vec<u32> {
+        let size = levels.level_of.len() as u32;
+        let table = ResamplingTable {
+            keyed,
+            slots: size.next_multiple_of(64) * 2,
+            heads: vec![TableHead {
+                lo: levels.lo,
+                len: entries.len() as u32,
+                offset: 0,
+                size,
+                batch: KEY.block,
+            }],
+            entries,
+        };
+        let satisfied: Vec<u64> = levels
+            .level_of
+            .iter()
+            .map(|&l| u64::from(levels.lo + l))
+            .collect();
+        let mut padded = satisfied.clone();
+        padded.resize(table.slots as usize, 0);
+        let resampled = resample(&table, KEY.seed, KEY.step, &padded).unwrap();
+        resampled.copies[..satisfied.len()].to_vec()
+    }
+
     #[test]
     fn reweighting_of_equal_energies_is_uniform() {
-        let r = Reweighting::new(&[-10.0; 8], 0.3);
-        assert!((r.ln_q - 3.0).abs() < 1e-12);
+        let levels = EnergyLevels::of(&systems(0.0), &observed([20; 8].into_iter()));
+        assert_eq!(
+            (levels.keyed, levels.counts.as_slice()),
+            (Keyed::BondLevel, &[8][..])
+        );
+        let r = Reweighting::new(&levels, 0.3);
+        // E = -(2 * 20 - 32) = -8: ln Q = 0.3 * 8.
+        assert!((r.ln_q - 2.4).abs() < 1e-12);
         assert!((r.overlap() - 1.0).abs() < 1e-12);
         assert!((r.effective_size() - 8.0).abs() < 1e-12);
         for scheme in [
@@ -220,57 +317,57 @@ mod tests {
             Resampling::Nearest,
             Resampling::Multinomial,
         ] {
-            let counts = copy_counts(scheme, &r, 8, KEY);
-            assert_eq!(counts.iter().sum::<u32>(), 8, "{scheme:?}");
+            let (keyed, entries) = copy_entries(scheme, &levels, &r, 8, KEY);
+            let copies = copies(&levels, entries, keyed);
+            assert_eq!(copies.iter().sum::<u32>(), 8, "{scheme:?}");
         }
-        assert_eq!(copy_counts(Resampling::FloorCeil, &r, 8, KEY), vec![1; 8]);
     }
 
     #[test]
-    fn floor_ceil_counts_are_floor_or_ceil_and_multinomial_keeps_the_size() {
-        let energies: Vec<f64> = (0..64).map(|i| -f64::from(i % 7)).collect();
-        let r = Reweighting::new(&energies, 0.4);
-        let tau: Vec<f64> = r.expected_copies(64).collect();
-        let counts = copy_counts(Resampling::FloorCeil, &r, 64, KEY);
-        for (n, t) in counts.iter().zip(&tau) {
+    fn floor_ceil_copies_are_floor_or_ceil_and_multinomial_keeps_the_size() {
+        let levels = EnergyLevels::of(&systems(0.0), &observed((0..64).map(|i| 10 + i % 7)));
+        let r = Reweighting::new(&levels, 0.4);
+        let scale = r.copy_scale(64);
+        let (keyed, entries) = copy_entries(Resampling::FloorCeil, &levels, &r, 64, KEY);
+        for (i, n) in copies(&levels, entries, keyed).into_iter().enumerate() {
+            let tau = r.weights[levels.level_of[i] as usize] * scale;
             assert!(
-                f64::from(*n) == t.floor() || f64::from(*n) == t.ceil(),
-                "{n} from {t}"
+                f64::from(n) == tau.floor() || f64::from(n) == tau.ceil(),
+                "{n} from {tau}"
             );
         }
-        assert_eq!(
-            copy_counts(Resampling::Multinomial, &r, 64, KEY)
-                .iter()
-                .sum::<u32>(),
-            64
-        );
+        let (keyed, entries) = copy_entries(Resampling::Multinomial, &levels, &r, 64, KEY);
+        assert_eq!(keyed, Keyed::Replica);
+        assert_eq!(copies(&levels, entries, keyed).iter().sum::<u32>(), 64);
         assert!(r.overlap() < 1.0 && r.effective_size() < 64.0);
     }
 
     #[test]
-    fn sources_repeat_each_replica_by_its_count_and_refuse_overflow() {
-        assert_eq!(copy_sources(&[2, 0, 1], 4).unwrap(), vec![0, 0, 2]);
-        assert!(
-            copy_sources(&[3, 2], 4)
-                .unwrap_err()
-                .to_string()
-                .contains("beyond")
+    fn levels_in_a_field_are_the_replicas() {
+        let observations = observed([20, 22, 20].into_iter());
+        let levels = EnergyLevels::of(&systems(0.5), &observations);
+        assert_eq!(levels.keyed, Keyed::Replica);
+        assert_eq!(levels.counts, vec![1, 1, 1]);
+        let at_zero = EnergyLevels::of(&systems(0.0), &observations);
+        assert_eq!(
+            (at_zero.lo, at_zero.counts.as_slice()),
+            (20, &[2, 0, 1][..])
         );
-        assert!(
-            copy_sources(&[0, 0], 4)
-                .unwrap_err()
-                .to_string()
-                .contains("died out")
+        // The same population either way: the same Q.
+        let (a, b) = (
+            Reweighting::new(&at_zero, 0.2),
+            Reweighting::new(&levels, 0.2),
         );
+        assert!((a.ln_q - (b.ln_q - 0.2 * 0.5 * -10.0)).abs() < 1e-12);
     }
 
     #[test]
     fn adaptive_steps_hit_the_target_overlap() {
-        let energies: Vec<f64> = (0..200).map(|i| -f64::from(i % 17) * 3.0).collect();
-        let next = adaptive_beta(&energies, 0.1, 5.0, 0.8);
+        let levels = EnergyLevels::of(&systems(0.0), &observed((0..200).map(|i| 8 + i % 17)));
+        let next = adaptive_beta(&levels, 0.1, 5.0, 0.8);
         assert!(next > 0.1 && next < 5.0);
-        let overlap = Reweighting::new(&energies, next - 0.1).overlap();
+        let overlap = Reweighting::new(&levels, next - 0.1).overlap();
         assert!((overlap - 0.8).abs() < 1e-9, "{overlap}");
-        assert_eq!(adaptive_beta(&energies, 0.1, 0.1000001, 0.8), 0.1000001);
+        assert_eq!(adaptive_beta(&levels, 0.1, 0.1000001, 0.8), 0.1000001);
     }
 }

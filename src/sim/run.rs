@@ -1124,9 +1124,7 @@ mod tests {
                 up: 1 << 32,
                 satisfied: 1 << 33,
             }],
-            overlap_planes: Vec::new(),
-            link_overlaps: Vec::new(),
-            labels: Vec::new(),
+            ..Measurements::default()
         };
         let mut state = RunState::default();
         record(&systems, &measurements, &mut state);

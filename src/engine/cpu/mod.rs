@@ -26,6 +26,7 @@ pub use tempering_swap::{CpuTempering, swap_uniforms};
 
 use rayon::prelude::*;
 
+use super::annealing::{HostResampling, ResamplingTable};
 use super::tempering::SwapLayout;
 use super::{
     Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, Step, check_betas,
@@ -41,6 +42,7 @@ pub struct CpuEngine {
     thresholds: Vec<u32>,
     spins: Vec<i32>,
     tempering: Option<CpuTempering>,
+    resampling: HostResampling,
 }
 
 impl CpuEngine {
@@ -52,6 +54,7 @@ impl CpuEngine {
             systems,
             spins,
             tempering: None,
+            resampling: HostResampling::default(),
         }
     }
 
@@ -128,8 +131,18 @@ impl Engine for CpuEngine {
         let systems = self.systems.systems() as usize;
         let mut observations = vec![Observation::default(); plan.slots as usize * systems];
         let mut labels = Vec::new();
-        for step in &plan.steps {
+        let (resample, steps) = plan.split_resample()?;
+        let sites = self.systems.lattice.sites() as usize;
+        let spins = &mut self.spins;
+        let copies = self
+            .resampling
+            .replay(self.systems.seed, resample, |sources| {
+                copy_lattices(sources, sites, spins);
+                Ok(())
+            })?;
+        for step in steps {
             match *step {
+                Step::Resample { .. } => unreachable!("split off above"),
                 Step::Sweep { sweep } => self.sweep(sweep),
                 Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
                 Step::Measure { slot } => {
@@ -141,12 +154,14 @@ impl Engine for CpuEngine {
                 }
             }
         }
-        Ok(Measurements {
+        let measurements = Measurements {
             observations,
-            overlap_planes: Vec::new(),
-            link_overlaps: Vec::new(),
             labels,
-        })
+            copies,
+            ..Measurements::default()
+        };
+        self.resampling.record(&measurements, plan.slots);
+        Ok(measurements)
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
@@ -174,6 +189,10 @@ impl Engine for CpuEngine {
         let sites = self.systems.lattice.sites() as usize;
         copy_lattices(sources, sites, &mut self.spins);
         Ok(())
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        self.resampling.set_table(table, self.systems.systems())
     }
 }
 

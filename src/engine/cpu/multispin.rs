@@ -7,6 +7,7 @@ use super::{
     CpuTempering, copy_lanes, cpu_description, cpu_tempering, exchange, observe_lanes,
     overlap_planes,
 };
+use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::{check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::SwapLayout;
@@ -23,6 +24,7 @@ pub struct CpuMultispinEngine {
     couplings: Vec<u32>,
     words: Vec<u32>,
     tempering: Option<CpuTempering>,
+    resampling: HostResampling,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -35,6 +37,7 @@ impl CpuMultispinEngine {
             couplings: layout.coupling_words(),
             words: vec![0; layout.words() as usize],
             tempering: None,
+            resampling: HostResampling::default(),
             halo: None,
             layout,
         }
@@ -148,8 +151,20 @@ impl Engine for CpuMultispinEngine {
         let mut per_word = Vec::with_capacity(plan.slots as usize * words * LANES as usize);
         let mut overlaps = Vec::new();
         let mut labels = Vec::new();
-        for step in &plan.steps {
+        let (resample, steps) = plan.split_resample()?;
+        if resample.is_some() {
+            whole_lattices_only(&self.halo, "population annealing (resampling)")?;
+        }
+        let (layout, words) = (&self.layout, &mut self.words);
+        let copies = self
+            .resampling
+            .replay(layout.systems.seed, resample, |sources| {
+                copy_lanes(layout, sources, words);
+                Ok(())
+            })?;
+        for step in steps {
             match *step {
+                Step::Resample { .. } => unreachable!("split off above"),
                 Step::Sweep { sweep } => self.sweep(sweep)?,
                 Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
                 Step::Measure { .. } => {
@@ -163,6 +178,8 @@ impl Engine for CpuMultispinEngine {
         }
         let mut measurements = self.layout.measurements(&per_word, &overlaps, plan.slots);
         measurements.labels = labels;
+        measurements.copies = copies;
+        self.resampling.record(&measurements, plan.slots);
         Ok(measurements)
     }
 
@@ -193,6 +210,12 @@ impl Engine for CpuMultispinEngine {
         check_copy_map(&self.layout.systems, sources)?;
         copy_lanes(&self.layout, sources, &mut self.words);
         Ok(())
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (resampling)")?;
+        self.resampling
+            .set_table(table, self.layout.systems.systems())
     }
 }
 

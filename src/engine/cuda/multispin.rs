@@ -28,6 +28,7 @@ use super::launch::{
 use super::streams::{SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
+use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{lane_map, multispin_unit};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
@@ -176,6 +177,7 @@ pub struct MultispinCudaEngine {
     tempering: Option<CudaTempering>,
     /// Population annealing's copies, from the first on.
     copies: Option<CudaCopies<u32>>,
+    resampling: HostResampling,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -285,6 +287,7 @@ impl MultispinCudaEngine {
             overlap_kernel,
             tempering: None,
             copies: None,
+            resampling: HostResampling::default(),
             halo: None,
         };
         engine.write_constant_tables(&tables)?;
@@ -601,6 +604,12 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let (resample, _) = plan.split_resample()?;
+        let mut resampling = std::mem::take(&mut self.resampling);
+        let seed = self.layout.systems.seed;
+        let copies = resampling.replay(seed, resample, |s| self.copy_systems(s));
+        self.resampling = resampling;
+        let copies = copies?;
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;
@@ -617,10 +626,15 @@ impl Engine for MultispinCudaEngine {
         }
         self.log_draw_counts()?;
         if plan.slots == 0 {
-            return Ok(Measurements::default());
+            return Ok(Measurements {
+                copies,
+                ..Measurements::default()
+            });
         }
         let ran = started.elapsed();
-        let measurements = self.download_measurements(plan.slots)?;
+        let mut measurements = self.download_measurements(plan.slots)?;
+        measurements.copies = copies;
+        self.resampling.record(&measurements, plan.slots);
         log::debug!(
             "cuda multispin: {} sweeps, {} measurements: kernels {:.1} ms, measurements on the \
              host {:.1} ms",
@@ -677,6 +691,12 @@ impl Engine for MultispinCudaEngine {
             self.block_size,
         )?;
         copies.copy(&self.device, &mut self.spins, &lane_map(layout, sources))
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (resampling)")?;
+        self.resampling
+            .set_table(table, self.layout.systems.systems())
     }
 }
 

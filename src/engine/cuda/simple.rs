@@ -22,6 +22,7 @@ use super::launch::{
     overwrite, upload,
 };
 use super::tempering::CudaTempering;
+use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::CopyUnit;
 use crate::engine::gpu::plan::Dispatch;
@@ -59,6 +60,7 @@ pub struct SimpleCudaEngine {
     tempering: Option<CudaTempering>,
     /// Population annealing's copies, from the first on.
     copies: Option<CudaCopies<i32>>,
+    resampling: HostResampling,
 }
 
 /// The geometry constants of `systems`, in the order of [`CONSTANTS`].
@@ -93,6 +95,7 @@ impl SimpleCudaEngine {
             observations,
             tempering: None,
             copies: None,
+            resampling: HostResampling::default(),
         })
     }
 
@@ -217,6 +220,11 @@ impl Engine for SimpleCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let (resample, _) = plan.split_resample()?;
+        let mut resampling = std::mem::take(&mut self.resampling);
+        let copies = resampling.replay(self.systems.seed, resample, |s| self.copy_systems(s));
+        self.resampling = resampling;
+        let copies = copies?;
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;
@@ -227,17 +235,22 @@ impl Engine for SimpleCudaEngine {
         let seeded = (self.systems.seed, self.systems.systems());
         self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
         if plan.slots == 0 {
-            return Ok(Measurements::default());
+            return Ok(Measurements {
+                copies,
+                ..Measurements::default()
+            });
         }
-        Ok(Measurements {
+        let measurements = Measurements {
             observations: self.download_observations(plan.slots)?,
-            overlap_planes: Vec::new(),
-            link_overlaps: Vec::new(),
             labels: match &self.tempering {
                 Some(tempering) => tempering.read_history(&self.device, plan.slots)?,
                 None => Vec::new(),
             },
-        })
+            copies,
+            ..Measurements::default()
+        };
+        self.resampling.record(&measurements, plan.slots);
+        Ok(measurements)
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
@@ -283,5 +296,9 @@ impl Engine for SimpleCudaEngine {
             self.block_size,
         )?;
         copies.copy(&self.device, &mut self.spins, sources)
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        self.resampling.set_table(table, self.systems.systems())
     }
 }

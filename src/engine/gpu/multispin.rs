@@ -18,6 +18,7 @@ use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
+use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout, THRESHOLD_CONSTANTS};
 use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
@@ -53,6 +54,7 @@ pub struct MultispinGpuEngine {
     tempering: Option<GpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
     copies: Option<GpuCopies>,
+    resampling: HostResampling,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -166,6 +168,7 @@ impl MultispinGpuEngine {
             measurements: None,
             tempering: None,
             copies: None,
+            resampling: HostResampling::default(),
             halo: None,
         };
         engine.ctx.check()?;
@@ -366,6 +369,12 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let (resample, _) = plan.split_resample()?;
+        let mut resampling = std::mem::take(&mut self.resampling);
+        let seed = self.layout.systems.seed;
+        let copies = resampling.replay(seed, resample, |s| self.copy_systems(s));
+        self.resampling = resampling;
+        let copies = copies?;
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.ctx, plan.slots)?;
@@ -394,9 +403,15 @@ impl Engine for MultispinGpuEngine {
             }
         }
         if plan.slots == 0 {
-            return Ok(Measurements::default());
+            return Ok(Measurements {
+                copies,
+                ..Measurements::default()
+            });
         }
-        self.read_measurements(plan.slots)
+        let mut measurements = self.read_measurements(plan.slots)?;
+        measurements.copies = copies;
+        self.resampling.record(&measurements, plan.slots);
+        Ok(measurements)
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
@@ -445,6 +460,12 @@ impl Engine for MultispinGpuEngine {
         )?;
         let map = lane_map(layout, sources);
         copies.copy(&self.ctx, &self.dispatcher, &self.spins, &map)
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (resampling)")?;
+        self.resampling
+            .set_table(table, self.layout.systems.systems())
     }
 }
 

@@ -61,6 +61,8 @@ pub fn submissions(
     let mut sweeps_in_current = 0;
     for step in &plan.steps {
         let needed = match step {
+            // Replayed by the engine before the plan's dispatches.
+            Step::Resample { .. } => continue,
             Step::Sweep { .. } => 2,
             Step::Measure { .. } | Step::Swap { .. } => 1,
         };
@@ -75,6 +77,7 @@ pub fn submissions(
             .last_mut()
             .expect("there is always a current submission");
         match *step {
+            Step::Resample { .. } => unreachable!("skipped above"),
             Step::Sweep { sweep } => {
                 sweeps_in_current += 1;
                 for colour in 0..2 {

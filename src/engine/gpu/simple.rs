@@ -12,6 +12,7 @@ use super::hot_start::hot_start;
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
 use super::tempering::GpuTempering;
+use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
@@ -38,6 +39,7 @@ pub struct SimpleGpuEngine {
     tempering: Option<GpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
     copies: Option<GpuCopies>,
+    resampling: HostResampling,
 }
 
 /// The observation buffer with its capacity in slots and the bind group that binds it.
@@ -76,6 +78,7 @@ impl SimpleGpuEngine {
             observations: None,
             tempering: None,
             copies: None,
+            resampling: HostResampling::default(),
         };
         engine.ctx.check()?;
         Ok(engine)
@@ -193,6 +196,11 @@ impl Engine for SimpleGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let (resample, _) = plan.split_resample()?;
+        let mut resampling = std::mem::take(&mut self.resampling);
+        let copies = resampling.replay(self.systems.seed, resample, |s| self.copy_systems(s));
+        self.resampling = resampling;
+        let copies = copies?;
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.ctx, plan.slots)?;
@@ -208,23 +216,28 @@ impl Engine for SimpleGpuEngine {
             self.encode_submission(dispatches, i == 0)?;
         }
         if plan.slots == 0 {
-            return Ok(Measurements::default());
+            return Ok(Measurements {
+                copies,
+                ..Measurements::default()
+            });
         }
         let observations = self.observations.as_ref().expect("ensured above");
         let words: Vec<u32> = self
             .ctx
             .read_buffer(&observations.buffer, observation_bytes(plan.slots, systems))?;
-        Ok(Measurements {
+        let measurements = Measurements {
             observations: counter_pairs(&words)
                 .map(|[up, satisfied]| Observation { up, satisfied })
                 .collect(),
-            overlap_planes: Vec::new(),
-            link_overlaps: Vec::new(),
             labels: match &self.tempering {
                 Some(tempering) => tempering.read_history(&self.ctx, plan.slots)?,
                 None => Vec::new(),
             },
-        })
+            copies,
+            ..Measurements::default()
+        };
+        self.resampling.record(&measurements, plan.slots);
+        Ok(measurements)
     }
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
@@ -267,6 +280,10 @@ impl Engine for SimpleGpuEngine {
             self.dispatcher.workgroup_size(),
         )?;
         copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        self.resampling.set_table(table, self.systems.systems())
     }
 }
 
