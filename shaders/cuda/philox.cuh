@@ -14,6 +14,7 @@ constexpr unsigned PURPOSE_METROPOLIS_SIMPLE = 2u;
 constexpr unsigned PURPOSE_METROPOLIS_MULTISPIN = 3u;
 constexpr unsigned PURPOSE_METROPOLIS_SHARED = 4u;
 constexpr unsigned PURPOSE_SWAP = 6u;
+constexpr unsigned PURPOSE_RESAMPLE = 7u;
 
 __device__ __forceinline__ uint4 philox_round(uint4 ctr, uint2 key) {
     const unsigned hi0 = __umulhi(PHILOX_M0, ctr.x);

@@ -15,6 +15,7 @@ const PURPOSE_METROPOLIS_SIMPLE: u32 = 2u;
 const PURPOSE_METROPOLIS_MULTISPIN: u32 = 3u;
 const PURPOSE_METROPOLIS_SHARED: u32 = 4u;
 const PURPOSE_SWAP: u32 = 6u;
+const PURPOSE_RESAMPLE: u32 = 7u;
 
 fn philox_round(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
     let p0 = mulhilo(PHILOX_M0, ctr.x);

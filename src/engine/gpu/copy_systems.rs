@@ -75,6 +75,17 @@ pub fn lane_map(layout: &MultispinLayout, sources: &[u32]) -> Vec<u32> {
     map
 }
 
+/// Per system of a multispin engine, the map entry (see [`CopyUnit`]) of its lane: `g * 32 +
+/// lane` (AMSC) or its word system `g` (SMSC). Resampling on the device writes the map from
+/// these.
+pub fn system_positions(layout: &MultispinLayout) -> Vec<u32> {
+    let per_word = layout.systems_per_word();
+    parallel::from_fn(layout.systems.systems() as usize, |b| {
+        let (g, lane) = layout.system_lane(b as u32);
+        g * per_word + lane
+    })
+}
+
 /// The copy kernel with its buffers.
 pub struct GpuCopies {
     pipeline: wgpu::ComputePipeline,
@@ -141,6 +152,23 @@ impl GpuCopies {
         map: &[u32],
     ) -> Result<()> {
         ctx.write_words(&self.map, map);
+        self.gather(ctx, dispatcher, spins)
+    }
+
+    /// The map the copy kernel reads (laid out as [`CopyUnit`] says), for kernels that write
+    /// it on the device (population annealing's resampling step).
+    pub fn map(&self) -> &wgpu::Buffer {
+        &self.map
+    }
+
+    /// Copy as the device's map says: snapshot the spins, then gather every destination from
+    /// the snapshot; waits for the device.
+    pub fn gather(
+        &self,
+        ctx: &GpuContext,
+        dispatcher: &Dispatcher,
+        spins: &wgpu::Buffer,
+    ) -> Result<()> {
         let (x, y, z) = dispatcher.grid(ctx, u64::from(self.system_words), self.systems);
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(spins, 0, &self.snapshot, 0, spins.size());

@@ -10,15 +10,16 @@
 //! `MultispinLayout::pair_counts`).
 
 use super::context::{GpuContext, storage_usage};
-use super::copy_systems::{GpuCopies, lane_map, multispin_unit};
+use super::copy_systems::{GpuCopies, lane_map, multispin_unit, system_positions};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
 use super::plan::{Dispatch, submissions};
+use super::resampling::GpuResampling;
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
-use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::annealing::{ResamplingTable, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout, THRESHOLD_CONSTANTS};
 use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
@@ -54,7 +55,11 @@ pub struct MultispinGpuEngine {
     tempering: Option<GpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
     copies: Option<GpuCopies>,
-    resampling: HostResampling,
+    /// Population annealing's resampling step, from the first table on.
+    resampling: Option<GpuResampling>,
+    /// The slot of the last plan's last measurement, which the next resampling step reads
+    /// (`None` where the plan measured nothing: its first submission cleared the counts).
+    last_measured: Option<u32>,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -168,7 +173,8 @@ impl MultispinGpuEngine {
             measurements: None,
             tempering: None,
             copies: None,
-            resampling: HostResampling::default(),
+            resampling: None,
+            last_measured: None,
             halo: None,
         };
         engine.ctx.check()?;
@@ -207,6 +213,27 @@ impl MultispinGpuEngine {
     /// Make a slab's halos of both colours current (after new spins).
     fn exchange_both(&mut self) -> Result<()> {
         (0..2).try_for_each(|colour| self.exchange(colour))
+    }
+
+    /// Resampling step `step` on the device, from the last plan's last measurement: the
+    /// copies of every system.
+    fn resample(&mut self, step: u32) -> Result<Vec<u32>> {
+        let slot = self.last_measured.take().ok_or_else(|| {
+            Error::State("a resampling step needs a measurement of every system before it".into())
+        })?;
+        let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
+        let buffers = self.measurements.as_ref().expect("measured before");
+        let copies = self.copies.as_ref().expect("created with the resampling");
+        let base = slot * self.layout.word_systems() * LANES;
+        resampling.resample(
+            &self.ctx,
+            &self.dispatcher,
+            (self.layout.systems.seed, step),
+            &buffers.observations,
+            base,
+            copies,
+            &self.spins,
+        )
     }
 
     fn observation_bytes(&self, slots: u32) -> u64 {
@@ -369,12 +396,11 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let (resample, _) = plan.split_resample()?;
-        let mut resampling = std::mem::take(&mut self.resampling);
-        let seed = self.layout.systems.seed;
-        let copies = resampling.replay(seed, resample, |s| self.copy_systems(s));
-        self.resampling = resampling;
-        let copies = copies?;
+        let copies = match plan.split_resample()?.0 {
+            Some(step) => self.resample(step)?,
+            None => Vec::new(),
+        };
+        self.last_measured = plan.slots.checked_sub(1);
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.ctx, plan.slots)?;
@@ -410,7 +436,6 @@ impl Engine for MultispinGpuEngine {
         }
         let mut measurements = self.read_measurements(plan.slots)?;
         measurements.copies = copies;
-        self.resampling.record(&measurements, plan.slots);
         Ok(measurements)
     }
 
@@ -464,8 +489,35 @@ impl Engine for MultispinGpuEngine {
 
     fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        self.resampling
-            .set_table(table, self.layout.systems.systems())
+        let layout = &self.layout;
+        let fits = self
+            .resampling
+            .as_ref()
+            .is_some_and(|r| r.slots() == table.slots);
+        if !fits {
+            let copies = GpuCopies::ensure(
+                &mut self.copies,
+                &mut self.ctx,
+                &self.spins,
+                (layout.word_systems(), layout.system_words()),
+                multispin_unit(layout),
+                self.dispatcher.workgroup_size(),
+            )?;
+            // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
+            // their bits: the device's steps write only the entries of systems.
+            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
+            self.ctx
+                .write_words(copies.map(), &lane_map(layout, &identity));
+            self.resampling = Some(GpuResampling::new(
+                &mut self.ctx,
+                &system_positions(layout),
+                table.slots,
+                layout.smsc(),
+                self.dispatcher.workgroup_size(),
+            )?);
+        }
+        let resampling = self.resampling.as_mut().expect("created above");
+        resampling.set_table(&self.ctx, table)
     }
 }
 

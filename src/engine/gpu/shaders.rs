@@ -44,6 +44,11 @@ pub enum Kernel {
     /// The hot start, for either engine (constant `MULTISPIN`); its bindings are its own (lane
     /// table, spins), derived from the shader.
     HotStart,
+    /// Population annealing's resampling step on the device (`engine::gpu::resampling`); its
+    /// bindings are their own, derived from the shaders.
+    ResampleCount,
+    ResampleScan,
+    ResampleScatter,
 }
 
 /// Which engine's bindings a tempering kernel shares.
@@ -67,7 +72,7 @@ pub enum Bindings {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 17] = [
+    pub const ALL: [Kernel; 20] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -85,13 +90,21 @@ impl Kernel {
         Kernel::TemperingHistory(Engine::Multispin),
         Kernel::CopySystems,
         Kernel::HotStart,
+        Kernel::ResampleCount,
+        Kernel::ResampleScan,
+        Kernel::ResampleScatter,
     ];
 
     /// The shared binding layout of the kernel; `None` derives it from the shader.
     pub fn bindings(self) -> Option<Bindings> {
         match self {
             Kernel::MetropolisSimple | Kernel::Observables => Some(Bindings::Simple),
-            Kernel::PhiloxKat | Kernel::CopySystems | Kernel::HotStart => None,
+            Kernel::PhiloxKat
+            | Kernel::CopySystems
+            | Kernel::HotStart
+            | Kernel::ResampleCount
+            | Kernel::ResampleScan
+            | Kernel::ResampleScatter => None,
             Kernel::TemperingSwap(engine)
             | Kernel::TemperingExchange(engine)
             | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -116,6 +129,9 @@ impl Kernel {
             Kernel::TemperingHistory(_) => "tempering_history",
             Kernel::CopySystems => "copy_systems",
             Kernel::HotStart => "hot_start",
+            Kernel::ResampleCount => "resample_count",
+            Kernel::ResampleScan => "resample_scan",
+            Kernel::ResampleScatter => "resample_scatter",
         }
     }
 
@@ -160,6 +176,10 @@ fn module_source(name: &str) -> Option<&'static str> {
         "observables",
         "philox",
         "philox_kat",
+        "resample",
+        "resample_count",
+        "resample_scan",
+        "resample_scatter",
         "slice",
         "tempering",
         "tempering_exchange",

@@ -1,0 +1,76 @@
+// Resampling, first kernel: every replica's copies from its table entry and its Philox
+// uniform (src/engine/annealing.rs), their sum per chunk, and the identity copy map entry of
+// every system (the scatter kernel then points the new population's entries at their sources).
+
+#import dispatch
+#import philox
+#import resample
+
+@group(0) @binding(0) var<storage, read> params: ResampleParams;
+// `[slot][g][lane]` (up, satisfied) as 64-bit (lo, hi) pairs, as the observables kernel counts.
+@group(0) @binding(1) var<storage, read> observations: array<u32>;
+// Per system: its copy-map entry, `g * 32 + lane` (AMSC) or `g` (SMSC).
+@group(0) @binding(2) var<storage, read> positions: array<u32>;
+@group(0) @binding(3) var<storage, read> heads: array<TableHead>;
+@group(0) @binding(4) var<storage, read> entries: array<vec2<u32>>;
+@group(0) @binding(5) var<storage, read_write> copies: array<u32>;
+@group(0) @binding(6) var<storage, read_write> chunks: array<u32>;
+@group(0) @binding(7) var<storage, read_write> copy_map: array<u32>;
+
+// SMSC: a system's counts are the sum of its word system's 32 site lanes.
+override SUM_LANES: bool = false;
+
+// The satisfied bonds the measurement counted for the system at `position`.
+fn satisfied_at(position: u32) -> u32 {
+    if !SUM_LANES {
+        return observations[(params.observation_base + position) * 4u + 2u];
+    }
+    var sum = 0u;
+    for (var lane = 0u; lane < 32u; lane++) {
+        sum += observations[(params.observation_base + position * 32u + lane) * 4u + 2u];
+    }
+    return sum;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let c = thread_in_system(workgroup, workgroups, local);
+    if c >= CHUNKS {
+        return;
+    }
+    let first = c * CHUNK;
+    let head = heads[first / SLOTS];
+    let seed = vec2<u32>(params.seed_lo, params.seed_hi);
+    var uniforms = vec4<u32>();
+    var total = 0u;
+    for (var k = 0u; k < CHUNK; k++) {
+        let s = first + k;
+        let j = s % SLOTS;
+        let position = positions[s];
+        copy_map[position] = position;
+        var n = 0u;
+        if j < head.size {
+            // One Philox block serves four replicas; a chunk starts at a multiple of four.
+            if j % 4u == 0u {
+                let counter = philox_counter(j / 4u, params.step, PURPOSE_RESAMPLE, 0u, head.batch);
+                uniforms = philox4x32_10(counter, seed);
+            }
+            var key = j;
+            if params.keyed != KEYED_REPLICA {
+                key = satisfied_at(position) - head.lo;
+            }
+            // A level outside the table cannot come from its measurement: no copies.
+            if key < head.len {
+                let entry = entries[head.offset + key];
+                n = entry.x + select(0u, 1u, uniforms[j % 4u] < entry.y);
+            }
+        }
+        copies[s] = n;
+        total += n;
+    }
+    chunks[c] = total;
+}

@@ -1,0 +1,201 @@
+//! Population annealing's resampling step on a wgpu device (multispin engine; the CPU
+//! reference and the layout of the step: [`crate::engine::annealing`]). Three kernels in one
+//! submission: `resample_count` (every replica's copies from the table, per chunk of
+//! [`CHUNK`] systems their sum, and the identity copy map), `resample_scan` (per block, each
+//! chunk's first destination and the new population size) and `resample_scatter` (the copy
+//! map of the new populations). The host reads the sizes and refuses a population that died
+//! out or outgrew its block before the copy kernel gathers the lattices by the map; the copies
+//! go back to the host for its family records. Only the table (a few thousand levels per
+//! population) and those counts cross the bus, never a replica's energy or lattice.
+
+use super::context::{GpuContext, storage_usage};
+use super::copy_systems::GpuCopies;
+use super::dispatcher::Dispatcher;
+use super::shaders::Kernel;
+use crate::engine::annealing::{ResamplingTable, check_size, no_table};
+use crate::error::{Error, Result};
+
+/// Systems per thread of the count and scatter kernels (`CHUNK` in `resample.wgsl`).
+pub const CHUNK: u32 = 64;
+
+/// The resampling kernels and buffers of a wgpu engine.
+pub struct GpuResampling {
+    count: wgpu::ComputePipeline,
+    scan: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    positions: wgpu::Buffer,
+    heads: wgpu::Buffer,
+    entries: wgpu::Buffer,
+    copies: wgpu::Buffer,
+    chunks: wgpu::Buffer,
+    sizes: wgpu::Buffer,
+    /// The table's shape of the next step (its heads and entries are on the device).
+    table: Option<ResamplingTable>,
+    systems: u32,
+    slots: u32,
+}
+
+/// The kernels' parameters (`ResampleParams` in `resample.wgsl`).
+fn params(seed: u64, step: u32, observation_base: u32, table: &ResamplingTable) -> [u32; 5] {
+    [
+        seed as u32,
+        (seed >> 32) as u32,
+        step,
+        observation_base,
+        table.keyed as u32,
+    ]
+}
+
+impl GpuResampling {
+    /// The kernels for blocks of `slots` of `positions.len()` systems whose map entries are
+    /// `positions` ([`super::copy_systems::system_positions`]); `sum_lanes` where a system's
+    /// counts are its word system's 32 lanes (SMSC).
+    pub fn new(
+        ctx: &mut GpuContext,
+        positions: &[u32],
+        slots: u32,
+        sum_lanes: bool,
+        workgroup_size: u32,
+    ) -> Result<Self> {
+        let systems = positions.len() as u32;
+        check_chunks(slots, systems)?;
+        let constants = [
+            ("WG_SIZE", workgroup_size),
+            ("SLOTS", slots),
+            ("CHUNKS", systems / CHUNK),
+            ("SUM_LANES", u32::from(sum_lanes)),
+        ];
+        let blocks = systems / slots;
+        let max_groups = ctx.limits.max_compute_workgroups_per_dimension;
+        if blocks > max_groups {
+            return Err(Error::Limits(format!(
+                "resampling: {blocks} populations exceed the {max_groups} workgroups of one \
+                 dispatch dimension; use fewer samples or runs"
+            )));
+        }
+        Ok(GpuResampling {
+            count: ctx.pipeline(Kernel::ResampleCount, &constants)?.clone(),
+            scan: ctx.pipeline(Kernel::ResampleScan, &constants)?.clone(),
+            scatter: ctx.pipeline(Kernel::ResampleScatter, &constants)?.clone(),
+            params: ctx.upload("resampling parameters", &[0; 5])?,
+            positions: ctx.upload("system positions", positions)?,
+            heads: ctx.buffer("table heads", 20 * u64::from(blocks), storage_usage())?,
+            entries: ctx.buffer("table entries", 8, storage_usage())?,
+            copies: ctx.buffer("copies", 4 * u64::from(systems), storage_usage())?,
+            chunks: ctx.buffer(
+                "chunk copies",
+                4 * u64::from(systems / CHUNK),
+                storage_usage(),
+            )?,
+            sizes: ctx.buffer("population sizes", 4 * u64::from(blocks), storage_usage())?,
+            table: None,
+            systems,
+            slots,
+        })
+    }
+
+    /// Systems per block the kernels were built for.
+    pub fn slots(&self) -> u32 {
+        self.slots
+    }
+
+    /// Upload `table` for the next step (checked against the engine's systems and these
+    /// kernels' blocks).
+    pub fn set_table(&mut self, ctx: &GpuContext, table: &ResamplingTable) -> Result<()> {
+        table.check(self.systems)?;
+        if table.slots != self.slots {
+            return Err(Error::State(format!(
+                "a resampling table of blocks of {} slots for kernels built for {}",
+                table.slots, self.slots
+            )));
+        }
+        let bytes = 8 * table.entries.len().max(1) as u64;
+        if self.entries.size() < bytes {
+            self.entries = ctx.buffer("table entries", bytes, storage_usage())?;
+        }
+        ctx.queue
+            .write_buffer(&self.heads, 0, bytemuck::cast_slice(&table.heads));
+        ctx.queue
+            .write_buffer(&self.entries, 0, bytemuck::cast_slice(&table.entries));
+        self.table = Some(ResamplingTable {
+            entries: Vec::new(),
+            ..table.clone()
+        });
+        Ok(())
+    }
+
+    /// Step `step` from the measurement at observation pair `observation_base` of
+    /// `observations`: the copy map written into `copies`' map and the lattices of `spins`
+    /// gathered by it. The copies of every system.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the engine's buffers the step joins"
+    )]
+    pub fn resample(
+        &mut self,
+        ctx: &GpuContext,
+        dispatcher: &Dispatcher,
+        (seed, step): (u64, u32),
+        observations: &wgpu::Buffer,
+        observation_base: u32,
+        copies: &GpuCopies,
+        spins: &wgpu::Buffer,
+    ) -> Result<Vec<u32>> {
+        let table = self.table.take().ok_or_else(no_table)?;
+        ctx.write_words(&self.params, &params(seed, step, observation_base, &table));
+        let count = ctx.bind_buffers(
+            "resample count",
+            &self.count,
+            &[
+                &self.params,
+                observations,
+                &self.positions,
+                &self.heads,
+                &self.entries,
+                &self.copies,
+                &self.chunks,
+                copies.map(),
+            ],
+        );
+        let scan = ctx.bind_buffers("resample scan", &self.scan, &[&self.chunks, &self.sizes]);
+        let scatter = ctx.bind_buffers(
+            "resample scatter",
+            &self.scatter,
+            &[&self.positions, &self.copies, &self.chunks, copies.map()],
+        );
+        let chunk_grid = dispatcher.grid(ctx, u64::from(self.systems / CHUNK), 1);
+        let blocks = table.heads.len() as u32;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            for (pipeline, group, (x, y, z)) in [
+                (&self.count, &count, chunk_grid),
+                (&self.scan, &scan, (blocks, 1, 1)),
+                (&self.scatter, &scatter, chunk_grid),
+            ] {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(x, y, z);
+            }
+        }
+        ctx.queue.submit([encoder.finish()]);
+        let sizes: Vec<u32> = ctx.read_buffer(&self.sizes, 4 * u64::from(blocks))?;
+        for (b, &size) in sizes.iter().enumerate() {
+            check_size(u64::from(size), table.slots, b)?;
+        }
+        copies.gather(ctx, dispatcher, spins)?;
+        ctx.read_buffer(&self.copies, 4 * u64::from(self.systems))
+    }
+}
+
+/// Refuse blocks that the kernels cannot split into whole chunks.
+pub fn check_chunks(slots: u32, systems: u32) -> Result<()> {
+    if slots == 0 || slots % CHUNK != 0 || systems % slots != 0 {
+        return Err(Error::State(format!(
+            "resampling on the device takes blocks of a multiple of {CHUNK} slots covering the \
+             systems, got {slots} slots for {systems} systems"
+        )));
+    }
+    Ok(())
+}
