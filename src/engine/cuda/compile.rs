@@ -204,6 +204,8 @@ mod tests {
             ("SYSTEM_WORDS", 1024),
             // The copy kernel's lanes (AMSC) with the word-system exchange, whole words else.
             ("LANE_COPIES", u32::from(exchange == 1)),
+            ("SLOTS", 1024),
+            ("CHUNKS", 64),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];

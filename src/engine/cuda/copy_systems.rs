@@ -80,11 +80,23 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         spins: &mut CudaSlice<T>,
         map: &[u32],
     ) -> Result<()> {
+        overwrite(device, map, &mut self.map, "copy map")?;
+        self.gather(device, spins)
+    }
+
+    /// The map the copy kernel reads (laid out as [`CopyUnit`] says), for kernels that write
+    /// it on the device (population annealing's resampling step).
+    pub fn map_mut(&mut self) -> &mut CudaSlice<u32> {
+        &mut self.map
+    }
+
+    /// Copy as the device's map says: snapshot `spins`, then gather every destination from
+    /// the snapshot; waits for the device.
+    pub fn gather(&mut self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
         let stream = &device.stream;
         stream
             .memcpy_dtod(&*spins, &mut self.snapshot)
             .map_err(driver_error("snapshotting the spins"))?;
-        overwrite(device, map, &mut self.map, "copy map")?;
         let config = launch_config(
             device,
             self.block_size,

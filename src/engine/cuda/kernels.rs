@@ -43,6 +43,10 @@ fn file_source(name: &str) -> Option<&'static str> {
         "observables.cu",
         "philox.cuh",
         "philox_kat.cu",
+        "resample.cuh",
+        "resample_count.cu",
+        "resample_scan.cu",
+        "resample_scatter.cu",
         "slice.cuh",
         "slice_constants.cuh",
         "tempering.cuh",
@@ -188,6 +192,7 @@ mod tests {
                 let defined = super::super::simple::CONSTANTS.contains(&name)
                     || super::super::multispin::CONSTANTS.contains(&name)
                     || super::super::copy_systems::CONSTANTS.contains(&name)
+                    || super::super::resampling::CONSTANTS.contains(&name)
                     || name == super::super::multispin::COLOUR
                     || name == super::super::compile::COUNT_DRAWS
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name);

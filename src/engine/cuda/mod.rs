@@ -14,6 +14,7 @@ pub mod kernels;
 mod launch;
 mod multispin;
 pub mod philox_kat;
+mod resampling;
 mod simple;
 mod streams;
 mod tempering;

@@ -25,12 +25,13 @@ use super::launch::{
     FittedKernel, Launches, Staging, allocate, check_fits, clear, download, launch_config,
     overwrite, upload,
 };
+use super::resampling::CudaResampling;
 use super::streams::{SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
-use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::annealing::{ResamplingTable, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::gpu::copy_systems::{lane_map, multispin_unit};
+use crate::engine::gpu::copy_systems::{lane_map, multispin_unit, system_positions};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, THRESHOLD_CONSTANTS};
@@ -40,7 +41,7 @@ use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
     check_thresholds_not_compiled, no_tempering,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
@@ -177,7 +178,11 @@ pub struct MultispinCudaEngine {
     tempering: Option<CudaTempering>,
     /// Population annealing's copies, from the first on.
     copies: Option<CudaCopies<u32>>,
-    resampling: HostResampling,
+    /// Population annealing's resampling step, from the first table on.
+    resampling: Option<CudaResampling>,
+    /// The slot of the last plan's last measurement, which the next resampling step reads
+    /// (`None` where the plan measured nothing: it cleared the counts).
+    last_measured: Option<u32>,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -287,7 +292,8 @@ impl MultispinCudaEngine {
             overlap_kernel,
             tempering: None,
             copies: None,
-            resampling: HostResampling::default(),
+            resampling: None,
+            last_measured: None,
             halo: None,
         };
         engine.write_constant_tables(&tables)?;
@@ -379,6 +385,24 @@ impl MultispinCudaEngine {
             blocks / lanes
         );
         Ok(())
+    }
+
+    /// Resampling step `step` on the device, from the last plan's last measurement: the
+    /// copies of every system.
+    fn resample(&mut self, step: u32) -> Result<Vec<u32>> {
+        let slot = self.last_measured.take().ok_or_else(|| {
+            Error::State("a resampling step needs a measurement of every system before it".into())
+        })?;
+        let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
+        let copies = self.copies.as_mut().expect("created with the resampling");
+        let base = slot * self.layout.word_systems() * LANES;
+        resampling.resample(
+            &self.device,
+            (self.layout.systems.seed, step),
+            (&self.observations, base),
+            copies,
+            &mut self.spins,
+        )
     }
 
     /// Groups of word systems the sweeps go in (see `engine/cuda/streams.rs`).
@@ -604,12 +628,11 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let (resample, _) = plan.split_resample()?;
-        let mut resampling = std::mem::take(&mut self.resampling);
-        let seed = self.layout.systems.seed;
-        let copies = resampling.replay(seed, resample, |s| self.copy_systems(s));
-        self.resampling = resampling;
-        let copies = copies?;
+        let copies = match plan.split_resample()?.0 {
+            Some(step) => self.resample(step)?,
+            None => Vec::new(),
+        };
+        self.last_measured = plan.slots.checked_sub(1);
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;
@@ -634,7 +657,6 @@ impl Engine for MultispinCudaEngine {
         let ran = started.elapsed();
         let mut measurements = self.download_measurements(plan.slots)?;
         measurements.copies = copies;
-        self.resampling.record(&measurements, plan.slots);
         log::debug!(
             "cuda multispin: {} sweeps, {} measurements: kernels {:.1} ms, measurements on the \
              host {:.1} ms",
@@ -695,8 +717,35 @@ impl Engine for MultispinCudaEngine {
 
     fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        self.resampling
-            .set_table(table, self.layout.systems.systems())
+        let layout = &self.layout;
+        let fits = self
+            .resampling
+            .as_ref()
+            .is_some_and(|r| r.slots() == table.slots);
+        if !fits {
+            let copies = CudaCopies::ensure(
+                &mut self.copies,
+                &mut self.device,
+                (layout.word_systems(), layout.system_words()),
+                multispin_unit(layout),
+                self.spins.len(),
+                self.block_size,
+            )?;
+            // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
+            // their bits: the device's steps write only the entries of systems.
+            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
+            let map = lane_map(layout, &identity);
+            overwrite(&self.device, &map, copies.map_mut(), "copy map")?;
+            self.resampling = Some(CudaResampling::new(
+                &mut self.device,
+                &system_positions(layout),
+                table.slots,
+                layout.smsc(),
+                self.block_size,
+            )?);
+        }
+        let resampling = self.resampling.as_mut().expect("created above");
+        resampling.set_table(&self.device, table)
     }
 }
 

@@ -8,7 +8,7 @@ mod hot_start;
 mod multispin;
 pub mod philox_kat;
 pub mod plan;
-mod resampling;
+pub mod resampling;
 pub mod shaders;
 mod simple;
 mod tempering;

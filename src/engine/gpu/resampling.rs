@@ -36,15 +36,29 @@ pub struct GpuResampling {
     slots: u32,
 }
 
-/// The kernels' parameters (`ResampleParams` in `resample.wgsl`).
-fn params(seed: u64, step: u32, observation_base: u32, table: &ResamplingTable) -> [u32; 5] {
-    [
-        seed as u32,
-        (seed >> 32) as u32,
-        step,
-        observation_base,
-        table.keyed as u32,
-    ]
+/// The kernels' parameters (`ResampleParams` in `resample.wgsl` and `resample.cuh`).
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct ResampleParams {
+    seed_lo: u32,
+    seed_hi: u32,
+    step: u32,
+    observation_base: u32,
+    keyed: u32,
+}
+
+impl ResampleParams {
+    /// Step `step` of a run of `seed` from the measurement at observation pair
+    /// `observation_base`, by `table`.
+    pub fn new(seed: u64, step: u32, observation_base: u32, table: &ResamplingTable) -> Self {
+        ResampleParams {
+            seed_lo: seed as u32,
+            seed_hi: (seed >> 32) as u32,
+            step,
+            observation_base,
+            keyed: table.keyed as u32,
+        }
+    }
 }
 
 impl GpuResampling {
@@ -143,7 +157,8 @@ impl GpuResampling {
         spins: &wgpu::Buffer,
     ) -> Result<Vec<u32>> {
         let table = self.table.take().ok_or_else(no_table)?;
-        ctx.write_words(&self.params, &params(seed, step, observation_base, &table));
+        let params = ResampleParams::new(seed, step, observation_base, &table);
+        ctx.write_words(&self.params, bytemuck::cast_slice(&[params]));
         let count = ctx.bind_buffers(
             "resample count",
             &self.count,
@@ -191,7 +206,7 @@ impl GpuResampling {
 
 /// Refuse blocks that the kernels cannot split into whole chunks.
 pub fn check_chunks(slots: u32, systems: u32) -> Result<()> {
-    if slots == 0 || slots % CHUNK != 0 || systems % slots != 0 {
+    if slots == 0 || !slots.is_multiple_of(CHUNK) || !systems.is_multiple_of(slots) {
         return Err(Error::State(format!(
             "resampling on the device takes blocks of a multiple of {CHUNK} slots covering the \
              systems, got {slots} slots for {systems} systems"

@@ -1,0 +1,71 @@
+// Resampling, first kernel, the twin of resample_count.wgsl: every replica's copies from its
+// table entry and its Philox uniform (src/engine/annealing.rs), their sum per chunk, and the
+// identity copy map entry of every system (the scatter kernel then points the new population's
+// entries at their sources).
+
+#include "dispatch.cuh"
+#include "philox.cuh"
+#include "resample.cuh"
+
+// SMSC: a system's counts are the sum of its word system's 32 site lanes.
+constexpr bool SUM_LANES = SPINFLIP_SUM_LANES != 0u;
+
+// The satisfied bonds the measurement counted for the system at `position`; `observations` is
+// `[slot][g][lane]` (up, satisfied), as the observables kernel counts.
+__device__ __forceinline__ unsigned satisfied_at(const unsigned long long* observations,
+                                                 unsigned base, unsigned position) {
+    if (!SUM_LANES) {
+        return static_cast<unsigned>(observations[(static_cast<unsigned long long>(base) + position) * 2u + 1u]);
+    }
+    unsigned sum = 0u;
+    for (unsigned lane = 0u; lane < 32u; lane++) {
+        const unsigned long long pair = static_cast<unsigned long long>(base) + position * 32ull + lane;
+        sum += static_cast<unsigned>(observations[pair * 2u + 1u]);
+    }
+    return sum;
+}
+
+// `positions`: per system its copy-map entry, `g * 32 + lane` (AMSC) or `g` (SMSC).
+extern "C" __global__ void resample_count(ResampleParams params,
+                                          const unsigned long long* observations,
+                                          const unsigned* positions, const TableHead* heads,
+                                          const uint2* entries, unsigned* copies,
+                                          unsigned* chunks, unsigned* copy_map) {
+    const unsigned c = thread_in_system();
+    if (c >= CHUNKS) {
+        return;
+    }
+    const unsigned first = c * CHUNK;
+    const TableHead head = heads[first / SLOTS];
+    const uint2 seed = make_uint2(params.seed_lo, params.seed_hi);
+    uint4 uniforms = make_uint4(0u, 0u, 0u, 0u);
+    unsigned total = 0u;
+    for (unsigned k = 0u; k < CHUNK; k++) {
+        const unsigned s = first + k;
+        const unsigned j = s % SLOTS;
+        const unsigned position = positions[s];
+        copy_map[position] = position;
+        unsigned n = 0u;
+        if (j < head.size) {
+            // One Philox block serves four replicas; a chunk starts at a multiple of four.
+            if (j % 4u == 0u) {
+                const uint4 counter =
+                    philox_counter(j / 4u, params.step, PURPOSE_RESAMPLE, 0u, head.batch);
+                uniforms = philox4x32_10(counter, seed);
+            }
+            const unsigned key = params.keyed == KEYED_REPLICA
+                                     ? j
+                                     : satisfied_at(observations, params.observation_base,
+                                                    position) - head.lo;
+            // A level outside the table cannot come from its measurement: no copies.
+            if (key < head.len) {
+                const uint2 entry = entries[head.offset + key];
+                const unsigned lanes[4] = {uniforms.x, uniforms.y, uniforms.z, uniforms.w};
+                n = entry.x + (lanes[j % 4u] < entry.y ? 1u : 0u);
+            }
+        }
+        copies[s] = n;
+        total += n;
+    }
+    chunks[c] = total;
+}
