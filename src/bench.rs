@@ -200,12 +200,13 @@ pub struct AnnealingShares {
     pub sweeps: f64,
     /// Measurement plans, the downloads of their counts included.
     pub measurements: f64,
-    /// `Engine::copy_systems`: the snapshot, the map's upload, the gather.
+    /// The resampling step: `Engine::set_resampling` (the table's upload) and the plans'
+    /// `Step::Resample` (the decisions, the copy map and the gather of the lattices).
     pub copies: f64,
     /// `Engine::set_betas`: new threshold tables written to the device.
     pub betas: f64,
-    /// The host between engine calls: energies, resampling decisions, the adaptive step and the
-    /// estimates.
+    /// The host between engine calls: energy histograms, the resampling table, the adaptive
+    /// step, the families and the estimates.
     pub host: f64,
     /// Resampling in all: `copies + betas + host`.
     pub resampling: f64,
@@ -534,6 +535,12 @@ fn bench_anneal(options: &BenchOptions, config: &Config) -> Result<BenchResult> 
     let mut plan = Plan::default();
     plan.measure();
     engine.execute(&plan)?;
+    // A resampling step that moves nothing builds the step's kernels and buffers.
+    let slots = AnnealingOptions::slots(config.replicas) as u32;
+    engine.set_resampling(&ResamplingTable::identity(slots, systems.systems() / slots))?;
+    let mut identity = Plan::default();
+    identity.resample(0)?;
+    engine.execute(&identity)?;
     let mut timed = TimedEngine::new(engine.as_mut());
     let sweeps = anneal_engine(config, &annealing, &mut timed)?;
     let times = timed.times;

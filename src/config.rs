@@ -1158,6 +1158,15 @@ fn validate_annealing_analysis(
                 .into(),
         );
     }
+    let (dims, size) = (config.model.dims(), config.model.size());
+    let bonds = u64::from(dims) * u64::from(size).pow(dims);
+    if bonds > u64::from(u32::MAX) {
+        return invalid(format!(
+            "algorithm: Annealing resamples by the satisfied-bond count, kept in 32 bits: a \
+             lattice of {bonds} bonds is too large (at most {})",
+            u32::MAX
+        ));
+    }
     if options.overlaps && options.runs % 2 == 1 {
         return invalid(format!(
             "algorithm: Annealing overlaps: true pairs run k with run k + runs/2 (two independent \

@@ -51,9 +51,97 @@ pub fn from_fn<U: Send + Default + Clone>(
     out
 }
 
+/// The smallest and largest `key` of `items`, `None` for none.
+pub fn bounds<T: Sync>(items: &[T], key: impl Fn(&T) -> u64 + Sync + Send) -> Option<(u64, u64)> {
+    let of = |chunk: &[T]| {
+        chunk
+            .iter()
+            .map(&key)
+            .fold(None, |b: Option<(u64, u64)>, k| {
+                Some(b.map_or((k, k), |(lo, hi)| (lo.min(k), hi.max(k))))
+            })
+    };
+    let chunks: Vec<Option<(u64, u64)>> = match items.len() < PARALLEL_MIN {
+        true => vec![of(items)],
+        false => items.par_chunks(PARALLEL_MIN).map(of).collect(),
+    };
+    chunks
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+}
+
+/// How many of `items` fall into each of `bins` bins, item `x` into bin `bin_of(x)` (below
+/// `bins`). Counts are integers, so the chunks' histograms add up to the same in any order.
+pub fn histogram<T: Sync>(
+    items: &[T],
+    bins: usize,
+    bin_of: impl Fn(&T) -> usize + Sync + Send,
+) -> Vec<u64> {
+    let of = |chunk: &[T]| {
+        let mut counts = vec![0u64; bins];
+        for x in chunk {
+            counts[bin_of(x)] += 1;
+        }
+        counts
+    };
+    if items.len() < PARALLEL_MIN {
+        return of(items);
+    }
+    items.par_chunks(PARALLEL_MIN).map(of).reduce(
+        || vec![0; bins],
+        |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+    )
+}
+
+/// Each of `items` repeated `counts[i]` times, in order.
+pub fn repeat_by<T: Copy + Default + Send + Sync>(items: &[T], counts: &[u32]) -> Vec<T> {
+    let totals: Vec<usize> = counts
+        .chunks(PARALLEL_MIN)
+        .map(|c| c.iter().map(|&n| n as usize).sum())
+        .collect();
+    let mut out = vec![T::default(); totals.iter().sum()];
+    let mut parts = Vec::with_capacity(totals.len());
+    let mut rest = out.as_mut_slice();
+    for &total in &totals {
+        let (part, tail) = rest.split_at_mut(total);
+        parts.push(part);
+        rest = tail;
+    }
+    let fill = |(c, part): (usize, &mut [T])| {
+        let chunk = c * PARALLEL_MIN..(c * PARALLEL_MIN + PARALLEL_MIN).min(items.len());
+        let mut at = 0;
+        for (&x, &n) in items[chunk.clone()].iter().zip(&counts[chunk]) {
+            part[at..at + n as usize].fill(x);
+            at += n as usize;
+        }
+    };
+    parts.into_par_iter().enumerate().for_each(fill);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn histograms_bounds_and_repeats_of_long_slices() {
+        let len = 3 * PARALLEL_MIN + 5;
+        let items: Vec<u64> = (0..len as u64).map(|i| i * 7 % 13).collect();
+        assert_eq!(bounds(&items, |&x| x), Some((0, 12)));
+        assert_eq!(bounds(&[] as &[u64], |&x| x), None);
+        let counts = histogram(&items, 13, |&x| x as usize);
+        assert_eq!(counts.iter().sum::<u64>(), len as u64);
+        assert_eq!(counts[5], items.iter().filter(|&&x| x == 5).count() as u64);
+        let copies: Vec<u32> = items.iter().map(|&x| (x % 3) as u32).collect();
+        let repeated = repeat_by(&items, &copies);
+        let expected: Vec<u64> = items
+            .iter()
+            .zip(&copies)
+            .flat_map(|(&x, &n)| std::iter::repeat_n(x, n as usize))
+            .collect();
+        assert_eq!(repeated, expected);
+    }
 
     #[test]
     fn parallel_and_sequential_maps_agree() {

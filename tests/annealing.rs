@@ -126,6 +126,10 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
             .replace("field: 0.0", "field: 0.5"),
             "needs integer energies, field 0",
         ),
+        (
+            config_text("64", LINEAR).replace("dims: 2, size: 8", "dims: 2, size: 65536"),
+            "satisfied-bond count, kept in 32 bits",
+        ),
     ];
     for (text, expected) in cases {
         let error = refusal(&text);

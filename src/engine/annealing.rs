@@ -63,6 +63,26 @@ pub struct ResamplingTable {
 }
 
 impl ResamplingTable {
+    /// The table under which every system of `blocks` full blocks of `slots` makes one copy
+    /// of itself: a step that leaves every lattice where it is (a warm-up that builds the
+    /// engine's kernels and buffers of the step).
+    pub fn identity(slots: u32, blocks: u32) -> Self {
+        ResamplingTable {
+            keyed: Keyed::Replica,
+            slots,
+            heads: (0..blocks)
+                .map(|b| TableHead {
+                    lo: 0,
+                    len: slots,
+                    offset: 0,
+                    size: slots,
+                    batch: b,
+                })
+                .collect(),
+            entries: vec![[1, 0]; slots as usize],
+        }
+    }
+
     /// Refuse a table that does not cover `systems` in whole blocks or whose heads point
     /// outside its entries.
     pub fn check(&self, systems: u32) -> Result<()> {
@@ -315,6 +335,10 @@ mod tests {
     #[test]
     fn tables_that_do_not_cover_the_systems_are_refused() {
         assert!(table().check(16).is_ok());
+        let identity = ResamplingTable::identity(64, 3);
+        let satisfied = vec![7; 192];
+        let r = resample(&identity, 1, 1, &satisfied).unwrap();
+        assert_eq!(r.sources, (0..192).collect::<Vec<u32>>());
         assert!(table().check(24).is_err());
         let mut t = table();
         t.heads[1].len = 2;

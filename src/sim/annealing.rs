@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::resampling::{EnergyLevels, ResampleKey, Reweighting, adaptive_beta, copy_entries};
+use super::resampling::{PopulationLevels, ResampleKey, Reweighting, adaptive_beta, copy_entries};
 use super::run::{CHECKPOINT, CONFIG, RunDescription, checkpoint_to_resume, crosses_checkpoint};
 use super::{RunOptions, RunOutcome, ising_systems, open_engine_with_betas};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
@@ -28,7 +28,7 @@ use crate::model::ising::IsingSystems;
 use crate::parallel;
 use crate::plot::write_annealing_plot;
 use crate::stats::{
-    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, EnergyHistogram, Estimate,
+    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, EnergyHistogram, Estimate, Levels,
     PairOverlaps, PlanePhases, Population, ReweightedAverage, average_over_runs, family_statistics,
     overlap, overlaps_over_samples, population_moments, reweighted_over_runs, weighted_over_runs,
 };
@@ -262,7 +262,7 @@ fn measurement_plan() -> Plan {
 fn next_beta(
     schedule: &AnnealingSchedule,
     anneal: &Anneal,
-    levels: &[EnergyLevels],
+    levels: &[PopulationLevels],
 ) -> Option<f64> {
     let k = anneal.schedule.len();
     match *schedule {
@@ -410,13 +410,11 @@ impl Anneal {
         let mut engine_time = Duration::ZERO;
         // A measurement reads the lattices only, so measuring a resumed population again
         // gives the energies it had when the checkpoint was written.
-        let measured = engine.execute(&measurement_plan())?;
-        let mut energies = self.energies(&measured);
-        let mut levels = self.levels(&measured);
+        let mut levels = self.levels(&engine.execute(&measurement_plan())?);
         // The histograms start with the random population at beta 0, once: a resumed anneal
         // (always past a step) carries them in its checkpoint.
         if annealing.reweighting.is_some() && self.schedule.is_empty() {
-            self.record_histograms(&energies);
+            self.record_histograms(&levels);
         }
         let mut next = next_beta(&annealing.schedule, self, &levels);
         while let Some(beta) = next {
@@ -430,16 +428,15 @@ impl Anneal {
             engine_time += step_started.elapsed();
             clock.lap("resampling, sweeps and measurement");
             self.follow_families(&measurements.copies)?;
-            energies = self.energies(&measurements);
             levels = self.levels(&measurements);
-            clock.lap("families, energies, levels");
-            self.estimate(&measurements, &energies, &reweightings);
+            clock.lap("families, levels");
+            self.estimate(&levels, &reweightings);
             clock.lap("estimates");
             if annealing.overlaps {
                 self.estimate_overlaps(&measurements, annealing.runs);
             }
             if annealing.reweighting.is_some() {
-                self.record_histograms(&energies);
+                self.record_histograms(&levels);
             }
             next = next_beta(&annealing.schedule, self, &levels);
             clock.lap("overlaps, histograms, next beta");
@@ -475,31 +472,14 @@ impl Anneal {
         block * self.slots as usize
     }
 
-    /// Total energies of every population's replicas, from the engine's integer counts.
-    fn energies(&self, measurements: &Measurements) -> Vec<Vec<f64>> {
-        let lattice = self.systems.lattice;
-        let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
+    /// Every population's energy and magnetisation levels, from the engine's integer counts.
+    fn levels(&self, measurements: &Measurements) -> Vec<PopulationLevels> {
         self.populations
             .iter()
             .enumerate()
             .map(|(block, population)| {
                 let observations = &measurements.observations[self.base(block)..];
-                parallel::map(&observations[..population.families.len()], |o| {
-                    let bond_sum = 2 * o.satisfied as i64 - bonds;
-                    self.systems.energy(bond_sum, 2 * o.up as i64 - n)
-                })
-            })
-            .collect()
-    }
-
-    /// Every population's energy levels, from the engine's integer counts.
-    fn levels(&self, measurements: &Measurements) -> Vec<EnergyLevels> {
-        self.populations
-            .iter()
-            .enumerate()
-            .map(|(block, population)| {
-                let observations = &measurements.observations[self.base(block)..];
-                EnergyLevels::of(&self.systems, &observations[..population.families.len()])
+                PopulationLevels::of(&self.systems, &observations[..population.families.len()])
             })
             .collect()
     }
@@ -516,19 +496,20 @@ impl Anneal {
             )));
         }
         for (population, copies) in self.populations.iter_mut().zip(copies.chunks(slots)) {
-            let families = population.families.iter().zip(copies);
-            population.families = families
-                .flat_map(|(&family, &n)| std::iter::repeat_n(family, n as usize))
-                .collect();
+            let size = population.families.len();
+            population.families = parallel::repeat_by(&population.families, &copies[..size]);
         }
         Ok(())
     }
 
     /// Add every population's energies to its histogram. Energies are integers at zero field
     /// (the only field `reweighting` takes): `E = -bond sum`.
-    fn record_histograms(&mut self, energies: &[Vec<f64>]) {
-        for (population, energies) in self.populations.iter_mut().zip(energies) {
-            population.histogram.add(energies.iter().map(|&e| e as i64));
+    fn record_histograms(&mut self, levels: &[PopulationLevels]) {
+        for (population, levels) in self.populations.iter_mut().zip(levels) {
+            let energies = levels.energies.iter().map(|&e| e as i64);
+            population
+                .histogram
+                .add_counts(energies.zip(levels.counts.iter().copied()));
         }
     }
 
@@ -575,7 +556,7 @@ impl Anneal {
         &mut self,
         engine: &mut dyn Engine,
         options: &AnnealingOptions,
-        levels: &[EnergyLevels],
+        levels: &[PopulationLevels],
         next: f64,
     ) -> Result<Vec<Reweighting>> {
         // The step to the k-th beta after 0 draws with step number k.
@@ -636,45 +617,26 @@ impl Anneal {
         Ok(plan)
     }
 
-    /// Every population's estimates at the current beta.
-    fn estimate(
-        &mut self,
-        measurements: &Measurements,
-        energies: &[Vec<f64>],
-        reweightings: &[Reweighting],
-    ) {
-        let lattice = self.systems.lattice;
-        let (n, beta) = (lattice.sites(), self.beta());
-        for (block, (energies, reweighting)) in energies.iter().zip(reweightings).enumerate() {
-            let observations = &measurements.observations[self.base(block)..][..energies.len()];
-            let magnetisations = parallel::map(observations, |o| 2 * o.up as i64 - n as i64);
+    /// Every population's estimates at the current beta, from its levels.
+    fn estimate(&mut self, levels: &[PopulationLevels], reweightings: &[Reweighting]) {
+        let (n, beta) = (self.systems.lattice.sites(), self.beta());
+        for (block, (levels, reweighting)) in levels.iter().zip(reweightings).enumerate() {
             let population = &mut self.populations[block];
-            let labels = &population.families;
-            // Independent reductions, each in replica order, concurrently for a large population.
-            let replicas = energies.len();
-            let (([e, c, abs_m, m2, m4, u4], (families, rho_t, rho_s)), (overlap, effective)) =
-                parallel::join(
-                    replicas,
-                    || {
-                        parallel::join(
-                            replicas,
-                            || population_moments(beta, n, energies, &magnetisations),
-                            || family_statistics(labels),
-                        )
-                    },
-                    || {
-                        parallel::join(
-                            replicas,
-                            || reweighting.overlap(),
-                            || reweighting.effective_size(),
-                        )
-                    },
-                );
+            let energies = Levels {
+                values: &levels.energies,
+                counts: &levels.counts,
+            };
+            let magnetisations = Levels {
+                values: &levels.magnetisations,
+                counts: &levels.magnetisation_counts,
+            };
+            let [e, c, abs_m, m2, m4, u4] = population_moments(beta, n, energies, magnetisations);
+            let (families, rho_t, rho_s) = family_statistics(&population.families);
             let ln_z = population.ln_z / n as f64;
             let f = -ln_z / beta;
             population.estimates.push(AnnealingEstimates {
                 beta,
-                population: energies.len() as u32,
+                population: population.families.len() as u32,
                 e,
                 c,
                 abs_m,
@@ -684,8 +646,8 @@ impl Anneal {
                 ln_z,
                 f,
                 s: beta * (e - f),
-                overlap,
-                effective_population: effective,
+                overlap: reweighting.overlap(),
+                effective_population: reweighting.effective_size(),
                 families,
                 rho_t,
                 rho_s,

@@ -15,43 +15,53 @@ use crate::model::ising::IsingSystems;
 use crate::parallel;
 use crate::rng::{Counter, Purpose, random_block};
 
-/// A population's energies as levels: the distinct energies it may hold and how many of its
-/// replicas hold each.
+/// A population as levels: the distinct energies it may hold and how many of its replicas
+/// hold each, and likewise its magnetisations (for the estimates).
 #[derive(Debug, Clone, PartialEq)]
-pub struct EnergyLevels {
+pub struct PopulationLevels {
     pub keyed: Keyed,
     /// The satisfied count of level 0 (keyed by bond level; 0 otherwise).
     pub lo: u32,
     pub energies: Vec<f64>,
     pub counts: Vec<u64>,
-    /// The level of each replica, in replica order.
-    pub level_of: Vec<u32>,
+    /// Magnetisations `M` between the lowest and the highest, in steps of 2.
+    pub magnetisations: Vec<f64>,
+    pub magnetisation_counts: Vec<u64>,
+    /// The satisfied count of each replica (the multinomial draw's weights).
+    satisfied: Vec<u32>,
 }
 
-impl EnergyLevels {
+impl PopulationLevels {
     /// The levels of a population of `systems` whose replicas measured `observations`.
     pub fn of(systems: &IsingSystems, observations: &[Observation]) -> Self {
         let lattice = systems.lattice;
         let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
         let energy =
             |o: &Observation| systems.energy(2 * o.satisfied as i64 - bonds, 2 * o.up as i64 - n);
+        let (up_lo, up_hi) = parallel::bounds(observations, |o| o.up).unwrap_or((0, 0));
+        let magnetisations = (up_lo..=up_hi)
+            .map(|up| (2 * up as i64 - n) as f64)
+            .collect();
+        let magnetisation_counts =
+            parallel::histogram(observations, (up_hi - up_lo + 1) as usize, |o| {
+                (o.up - up_lo) as usize
+            });
+        let satisfied = parallel::map(observations, |o| o.satisfied as u32);
         if systems.field != 0.0 {
-            return EnergyLevels {
+            return PopulationLevels {
                 keyed: Keyed::Replica,
                 lo: 0,
                 energies: parallel::map(observations, energy),
                 counts: vec![1; observations.len()],
-                level_of: (0..observations.len() as u32).collect(),
+                magnetisations,
+                magnetisation_counts,
+                satisfied,
             };
         }
-        let satisfied = || observations.iter().map(|o| o.satisfied);
-        let lo = satisfied().min().unwrap_or(0);
-        let hi = satisfied().max().unwrap_or(0);
-        let level_of = parallel::map(observations, |o| (o.satisfied - lo) as u32);
-        let mut counts = vec![0u64; (hi - lo + 1) as usize];
-        for &level in &level_of {
-            counts[level as usize] += 1;
-        }
+        let (lo, hi) = parallel::bounds(observations, |o| o.satisfied).unwrap_or((0, 0));
+        let counts = parallel::histogram(observations, (hi - lo + 1) as usize, |o| {
+            (o.satisfied - lo) as usize
+        });
         let energies = (lo..=hi)
             .map(|s| {
                 energy(&Observation {
@@ -60,18 +70,28 @@ impl EnergyLevels {
                 })
             })
             .collect();
-        EnergyLevels {
+        PopulationLevels {
             keyed: Keyed::BondLevel,
             lo: lo as u32,
             energies,
             counts,
-            level_of,
+            magnetisations,
+            magnetisation_counts,
+            satisfied,
         }
     }
 
     /// Replicas of the population.
     pub fn replicas(&self) -> u64 {
         self.counts.iter().sum()
+    }
+
+    /// The level of replica `i`.
+    fn level_of(&self, i: usize) -> usize {
+        match self.keyed {
+            Keyed::BondLevel => (self.satisfied[i] - self.lo) as usize,
+            Keyed::Replica => i,
+        }
     }
 
     /// The lowest energy a replica holds.
@@ -98,12 +118,12 @@ pub struct Reweighting {
 
 impl Reweighting {
     /// The factors `exp(-delta E)` of a population with energy levels `levels`.
-    pub fn new(levels: &EnergyLevels, delta: f64) -> Self {
+    pub fn new(levels: &PopulationLevels, delta: f64) -> Self {
         Self::relative_to(levels, levels.lowest(), delta)
     }
 
     /// [`Reweighting::new`] of `levels` whose lowest occupied energy is `lowest`.
-    fn relative_to(levels: &EnergyLevels, lowest: f64, delta: f64) -> Self {
+    fn relative_to(levels: &PopulationLevels, lowest: f64, delta: f64) -> Self {
         let weights = parallel::map(&levels.energies, |e| (-delta * (e - lowest)).exp());
         let sum = levels
             .counts
@@ -179,7 +199,7 @@ pub struct ResampleKey {
 /// multinomial resampling (whose copies are drawn here, per copy); with that keying.
 pub fn copy_entries(
     scheme: Resampling,
-    levels: &EnergyLevels,
+    levels: &PopulationLevels,
     reweighting: &Reweighting,
     target: u32,
     key: ResampleKey,
@@ -197,11 +217,9 @@ pub fn copy_entries(
         ),
         Resampling::Multinomial => {
             let ResampleKey { seed, step, block } = key;
-            let cumulative: Vec<f64> = levels
-                .level_of
-                .iter()
-                .scan(0.0, |sum, &l| {
-                    *sum += weights[l as usize] * scale;
+            let cumulative: Vec<f64> = (0..levels.satisfied.len())
+                .scan(0.0, |sum, i| {
+                    *sum += weights[levels.level_of(i)] * scale;
                     Some(*sum)
                 })
                 .collect();
@@ -227,7 +245,7 @@ pub fn copy_entries(
 
 /// The next beta of an adaptive schedule: by bisection, the beta in `(beta, beta_max]` whose
 /// histogram overlap with `beta` is `target`, or `beta_max` where even that overlaps more.
-pub fn adaptive_beta(levels: &EnergyLevels, beta: f64, beta_max: f64, target: f64) -> f64 {
+pub fn adaptive_beta(levels: &PopulationLevels, beta: f64, beta_max: f64, target: f64) -> f64 {
     // The lowest energy once, not at every one of the bisection's steps.
     let lowest = levels.lowest();
     let overlap = |next: f64| Reweighting::relative_to(levels, lowest, next - beta).overlap();
@@ -275,8 +293,8 @@ mod tests {
     }
 
     /// The copies of each replica: the engines' decisions from the table of `entries`.
-    fn copies(levels: &EnergyLevels, entries: Vec<[u32; 2]>, keyed: Keyed) -> Vec<u32> {
-        let size = levels.level_of.len() as u32;
+    fn copies(levels: &PopulationLevels, entries: Vec<[u32; 2]>, keyed: Keyed) -> Vec<u32> {
+        let size = levels.satisfied.len() as u32;
         let table = ResamplingTable {
             keyed,
             slots: size.next_multiple_of(64) * 2,
@@ -289,11 +307,7 @@ mod tests {
             }],
             entries,
         };
-        let satisfied: Vec<u64> = levels
-            .level_of
-            .iter()
-            .map(|&l| u64::from(levels.lo + l))
-            .collect();
+        let satisfied: Vec<u64> = levels.satisfied.iter().map(|&s| u64::from(s)).collect();
         let mut padded = satisfied.clone();
         padded.resize(table.slots as usize, 0);
         let resampled = resample(&table, KEY.seed, KEY.step, &padded).unwrap();
@@ -302,7 +316,7 @@ mod tests {
 
     #[test]
     fn reweighting_of_equal_energies_is_uniform() {
-        let levels = EnergyLevels::of(&systems(0.0), &observed([20; 8].into_iter()));
+        let levels = PopulationLevels::of(&systems(0.0), &observed([20; 8].into_iter()));
         assert_eq!(
             (levels.keyed, levels.counts.as_slice()),
             (Keyed::BondLevel, &[8][..])
@@ -325,12 +339,12 @@ mod tests {
 
     #[test]
     fn floor_ceil_copies_are_floor_or_ceil_and_multinomial_keeps_the_size() {
-        let levels = EnergyLevels::of(&systems(0.0), &observed((0..64).map(|i| 10 + i % 7)));
+        let levels = PopulationLevels::of(&systems(0.0), &observed((0..64).map(|i| 10 + i % 7)));
         let r = Reweighting::new(&levels, 0.4);
         let scale = r.copy_scale(64);
         let (keyed, entries) = copy_entries(Resampling::FloorCeil, &levels, &r, 64, KEY);
         for (i, n) in copies(&levels, entries, keyed).into_iter().enumerate() {
-            let tau = r.weights[levels.level_of[i] as usize] * scale;
+            let tau = r.weights[levels.level_of(i)] * scale;
             assert!(
                 f64::from(n) == tau.floor() || f64::from(n) == tau.ceil(),
                 "{n} from {tau}"
@@ -345,10 +359,10 @@ mod tests {
     #[test]
     fn levels_in_a_field_are_the_replicas() {
         let observations = observed([20, 22, 20].into_iter());
-        let levels = EnergyLevels::of(&systems(0.5), &observations);
+        let levels = PopulationLevels::of(&systems(0.5), &observations);
         assert_eq!(levels.keyed, Keyed::Replica);
         assert_eq!(levels.counts, vec![1, 1, 1]);
-        let at_zero = EnergyLevels::of(&systems(0.0), &observations);
+        let at_zero = PopulationLevels::of(&systems(0.0), &observations);
         assert_eq!(
             (at_zero.lo, at_zero.counts.as_slice()),
             (20, &[2, 0, 1][..])
@@ -363,7 +377,7 @@ mod tests {
 
     #[test]
     fn adaptive_steps_hit_the_target_overlap() {
-        let levels = EnergyLevels::of(&systems(0.0), &observed((0..200).map(|i| 8 + i % 17)));
+        let levels = PopulationLevels::of(&systems(0.0), &observed((0..200).map(|i| 8 + i % 17)));
         let next = adaptive_beta(&levels, 0.1, 5.0, 0.8);
         assert!(next > 0.1 && next < 5.0);
         let overlap = Reweighting::new(&levels, next - 0.1).overlap();

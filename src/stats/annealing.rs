@@ -98,33 +98,38 @@ pub struct Population {
     pub histogram: EnergyHistogram,
 }
 
+/// Values and how many replicas of a population hold each (its energy or magnetisation
+/// levels).
+#[derive(Debug, Clone, Copy)]
+pub struct Levels<'a> {
+    pub values: &'a [f64],
+    pub counts: &'a [u64],
+}
+
+impl Levels<'_> {
+    /// `sum_levels count f(value) / replicas`, in level order.
+    fn mean(&self, f: impl Fn(f64) -> f64) -> f64 {
+        let replicas = self.counts.iter().sum::<u64>() as f64;
+        let terms = self.values.iter().zip(self.counts);
+        terms.map(|(&x, &n)| n as f64 * f(x)).sum::<f64>() / replicas
+    }
+}
+
 /// Population moments at `beta` of total energies `energies` and magnetisations
 /// `magnetisations` of `sites` spins each: `[e, c, |m|, m^2, m^4, U4]`.
 pub fn population_moments(
     beta: f64,
     sites: u64,
-    energies: &[f64],
-    magnetisations: &[i64],
+    energies: Levels,
+    magnetisations: Levels,
 ) -> [f64; 6] {
     let n = sites as f64;
-    let r = energies.len() as f64;
-    let energy_moments = || {
-        let mean_e = energies.iter().sum::<f64>() / r;
-        // Two passes: the variance of a sum of large, close energies loses nothing.
-        let var_e = energies.iter().map(|e| (e - mean_e).powi(2)).sum::<f64>() / r;
-        (mean_e, var_e)
-    };
-    let m = || magnetisations.iter().map(|&m| m as f64 / n);
-    let m_moments = || {
-        let abs_m = m().map(f64::abs).sum::<f64>() / r;
-        let m2 = m().map(|m| m * m).sum::<f64>() / r;
-        let m4 = m().map(|m| m.powi(4)).sum::<f64>() / r;
-        (abs_m, m2, m4)
-    };
-    // Each sum runs in replica order on one thread; the energy's and the magnetisation's
-    // concurrently for a large population.
-    let ((mean_e, var_e), (abs_m, m2, m4)) =
-        parallel::join(energies.len(), energy_moments, m_moments);
+    let mean_e = energies.mean(|e| e);
+    // Two passes: the variance of a sum of large, close energies loses nothing.
+    let var_e = energies.mean(|e| (e - mean_e).powi(2));
+    let abs_m = magnetisations.mean(|m| (m / n).abs());
+    let m2 = magnetisations.mean(|m| (m / n).powi(2));
+    let m4 = magnetisations.mean(|m| (m / n).powi(4));
     [
         mean_e / n,
         beta * beta * var_e / n,
@@ -434,7 +439,19 @@ mod tests {
     #[test]
     fn moments_of_a_known_population() {
         // Two replicas of 4 sites: E = -8 and -4, M = 4 and -2.
-        let [e, c, abs_m, m2, m4, u4] = population_moments(0.5, 4, &[-8.0, -4.0], &[4, -2]);
+        let (energies, magnetisations) = ([-8.0, -6.0, -4.0], [-2.0, 4.0]);
+        let [e, c, abs_m, m2, m4, u4] = population_moments(
+            0.5,
+            4,
+            Levels {
+                values: &energies,
+                counts: &[1, 0, 1],
+            },
+            Levels {
+                values: &magnetisations,
+                counts: &[1, 1],
+            },
+        );
         assert_eq!(e, -1.5);
         assert_eq!(c, 0.25 * 4.0 / 4.0);
         assert_eq!(abs_m, 0.75);

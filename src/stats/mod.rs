@@ -12,7 +12,7 @@ mod spin_glass;
 mod tempering;
 
 pub use annealing::{
-    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, PairOverlaps, Population,
+    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, Levels, PairOverlaps, Population,
     ReweightedAverage, average_over_runs, family_statistics, overlaps_over_samples,
     population_moments, reweighted_over_runs, weighted_over_runs,
 };

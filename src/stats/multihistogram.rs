@@ -29,8 +29,13 @@ pub struct EnergyHistogram {
 impl EnergyHistogram {
     /// Count every energy of `energies` once more.
     pub fn add(&mut self, energies: impl IntoIterator<Item = i64>) {
-        for energy in energies {
-            *self.counts.entry(energy).or_default() += 1;
+        self.add_counts(energies.into_iter().map(|e| (e, 1)));
+    }
+
+    /// Count each energy of `counted` as often as it says (levels no replica holds add nothing).
+    pub fn add_counts(&mut self, counted: impl IntoIterator<Item = (i64, u64)>) {
+        for (energy, count) in counted.into_iter().filter(|&(_, n)| n > 0) {
+            *self.counts.entry(energy).or_default() += count;
         }
     }
 }
