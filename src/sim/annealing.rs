@@ -417,6 +417,10 @@ impl Anneal {
             self.record_histograms(&levels);
         }
         let mut next = next_beta(&annealing.schedule, self, &levels);
+        // A step's estimates (family statistics above all: a pass over every replica) run on
+        // another thread beside the next step's engine work; they need only what that work
+        // leaves alone (the step's levels and records, the families before its copies).
+        let mut deferred: Option<StepRecord> = None;
         while let Some(beta) = next {
             let mut clock = PhaseClock::new(self.step() + 1);
             let reweightings = self.resampling_table(engine, annealing, &levels, beta)?;
@@ -424,24 +428,47 @@ impl Anneal {
             let from = self.sweeps_done;
             let plan = self.step_plan(annealing.theta)?;
             let step_started = Instant::now();
-            let measurements = engine.execute(&plan)?;
+            let previous = deferred.take();
+            let (measurements, estimates) = std::thread::scope(|scope| {
+                let (this, levels) = (&*self, &levels);
+                let worker = previous
+                    .as_ref()
+                    .map(|record| scope.spawn(move || this.estimates_of(levels, record)));
+                let measured = engine.execute(&plan);
+                let estimates = worker.map(|w| w.join().expect("estimates do not panic"));
+                (measured, estimates)
+            });
             engine_time += step_started.elapsed();
-            clock.lap("resampling, sweeps and measurement");
+            self.push_estimates(estimates);
+            let measurements = measurements?;
+            clock.lap("resampling, sweeps and measurement (and the last step's estimates)");
             self.follow_families(&measurements.copies)?;
             levels = self.levels(&measurements);
-            clock.lap("families, levels");
-            self.estimate(&levels, &reweightings);
-            clock.lap("estimates");
-            if annealing.overlaps {
-                self.estimate_overlaps(&measurements, annealing.runs);
-            }
             if annealing.reweighting.is_some() {
                 self.record_histograms(&levels);
             }
             next = next_beta(&annealing.schedule, self, &levels);
-            clock.lap("overlaps, histograms, next beta");
+            clock.lap("families, levels, histograms, next beta");
+            let record = StepRecord {
+                beta: self.beta(),
+                reweightings,
+                ln_z: self.populations.iter().map(|p| p.ln_z).collect(),
+            };
+            let checkpoint =
+                next.is_some() && crosses_checkpoint(from, self.sweeps_done, checkpoints.every);
+            // The overlaps complete this step's estimates, and a checkpoint or the end of the
+            // schedule needs them: then they are made here.
+            if annealing.overlaps || checkpoint || next.is_none() {
+                self.push_estimates(Some(self.estimates_of(&levels, &record)));
+                if annealing.overlaps {
+                    self.estimate_overlaps(&measurements, annealing.runs);
+                }
+                clock.lap("estimates");
+            } else {
+                deferred = Some(record);
+            }
             clock.log();
-            if next.is_some() && crosses_checkpoint(from, self.sweeps_done, checkpoints.every) {
+            if checkpoint {
                 self.save(checkpoints, engine.spins()?)?;
                 if checkpoints
                     .halt_after
@@ -617,44 +644,75 @@ impl Anneal {
         Ok(plan)
     }
 
-    /// Every population's estimates at the current beta, from its levels.
-    fn estimate(&mut self, levels: &[PopulationLevels], reweightings: &[Reweighting]) {
-        let (n, beta) = (self.systems.lattice.sites(), self.beta());
-        for (block, (levels, reweighting)) in levels.iter().zip(reweightings).enumerate() {
-            let population = &mut self.populations[block];
-            let energies = Levels {
-                values: &levels.energies,
-                counts: &levels.counts,
+    /// Every population's estimates at the step of `record`, from its levels `levels` and
+    /// its families (those of the populations until the next step's copies).
+    fn estimates_of(
+        &self,
+        levels: &[PopulationLevels],
+        record: &StepRecord,
+    ) -> Vec<AnnealingEstimates> {
+        let (n, beta) = (self.systems.lattice.sites(), record.beta);
+        let steps = levels.iter().zip(&record.reweightings).zip(&record.ln_z);
+        let estimate =
+            |((levels, reweighting), ln_z): ((&PopulationLevels, &Reweighting), &f64),
+             population: &Population| {
+                let energies = Levels {
+                    values: &levels.energies,
+                    counts: &levels.counts,
+                };
+                let magnetisations = Levels {
+                    values: &levels.magnetisations,
+                    counts: &levels.magnetisation_counts,
+                };
+                let [e, c, abs_m, m2, m4, u4] =
+                    population_moments(beta, n, energies, magnetisations);
+                let (families, rho_t, rho_s) = family_statistics(&population.families);
+                let ln_z = ln_z / n as f64;
+                let f = -ln_z / beta;
+                AnnealingEstimates {
+                    beta,
+                    population: population.families.len() as u32,
+                    e,
+                    c,
+                    abs_m,
+                    m2,
+                    m4,
+                    u4,
+                    ln_z,
+                    f,
+                    s: beta * (e - f),
+                    overlap: reweighting.overlap(),
+                    effective_population: reweighting.effective_size(),
+                    families,
+                    rho_t,
+                    rho_s,
+                    pairs: PairOverlaps::MISSING,
+                }
             };
-            let magnetisations = Levels {
-                values: &levels.magnetisations,
-                counts: &levels.magnetisation_counts,
-            };
-            let [e, c, abs_m, m2, m4, u4] = population_moments(beta, n, energies, magnetisations);
-            let (families, rho_t, rho_s) = family_statistics(&population.families);
-            let ln_z = population.ln_z / n as f64;
-            let f = -ln_z / beta;
-            population.estimates.push(AnnealingEstimates {
-                beta,
-                population: population.families.len() as u32,
-                e,
-                c,
-                abs_m,
-                m2,
-                m4,
-                u4,
-                ln_z,
-                f,
-                s: beta * (e - f),
-                overlap: reweighting.overlap(),
-                effective_population: reweighting.effective_size(),
-                families,
-                rho_t,
-                rho_s,
-                pairs: PairOverlaps::MISSING,
-            });
+        steps
+            .zip(&self.populations)
+            .map(|(step, population)| estimate(step, population))
+            .collect()
+    }
+
+    /// Append a step's estimates (one per population), if there are any.
+    fn push_estimates(&mut self, estimates: Option<Vec<AnnealingEstimates>>) {
+        for (population, estimate) in self
+            .populations
+            .iter_mut()
+            .zip(estimates.into_iter().flatten())
+        {
+            population.estimates.push(estimate);
         }
     }
+}
+
+/// What a step's estimates need besides its levels and its populations' families: its beta,
+/// its reweightings and every population's `ln Z` after it.
+struct StepRecord {
+    beta: f64,
+    reweightings: Vec<Reweighting>,
+    ln_z: Vec<f64>,
 }
 
 /// Whether `population`'s histogram counts every replica of every step, beta 0's included.

@@ -142,17 +142,9 @@ pub fn population_moments(
 
 /// `[families, rho_t, rho_s]` of a population whose replica `i` descends from `families[i]`.
 pub fn family_statistics(families: &[u32]) -> (u32, f64, f64) {
-    // Labels are initial replica indices (below R), so a vector indexed by label counts the
-    // families without hashing, and walking it sums in label order, independent of anything else.
-    let labels = families.iter().max().map_or(0, |&label| label as usize + 1);
-    let mut sizes = vec![0u64; labels];
-    for &family in families {
-        sizes[family as usize] += 1;
-    }
     let r = families.len() as f64;
-    let nu: Vec<f64> = sizes
+    let nu: Vec<f64> = family_sizes(families)
         .iter()
-        .filter(|&&n| n > 0)
         .map(|&n| n as f64 / r)
         .collect();
     let rho_t = r * nu.iter().map(|nu| nu * nu).sum::<f64>();
@@ -160,6 +152,36 @@ pub fn family_statistics(families: &[u32]) -> (u32, f64, f64) {
     let entropy = parallel::map(&nu, |nu| nu * nu.ln());
     let rho_s = r * entropy.iter().sum::<f64>().exp();
     (nu.len() as u32, rho_t, rho_s)
+}
+
+/// The size of every family of `families` that has members, in label order. Resampling keeps
+/// a population in replica order, so its labels (initial replica indices) never decrease and
+/// each family is one run of equal labels, found in parallel; other orders are counted.
+fn family_sizes(families: &[u32]) -> Vec<u64> {
+    let starts: Vec<usize> =
+        parallel::from_fn(families.len(), |i| i == 0 || families[i - 1] != families[i])
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &start)| start.then_some(i))
+            .collect();
+    let sorted = starts.windows(2).all(|w| families[w[0]] < families[w[1]]);
+    if sorted {
+        let ends = starts.iter().skip(1).copied().chain([families.len()]);
+        return starts
+            .iter()
+            .zip(ends)
+            .map(|(&s, e)| (e - s) as u64)
+            .collect();
+    }
+    // Labels are initial replica indices (below R), so a vector indexed by label counts the
+    // families without hashing, and walking it keeps label order.
+    let labels = families.iter().max().map_or(0, |&label| label as usize + 1);
+    let mut sizes = vec![0u64; labels];
+    for &family in families {
+        sizes[family as usize] += 1;
+    }
+    sizes.retain(|&n| n > 0);
+    sizes
 }
 
 /// The mean over independent runs at one beta and its standard error (NaN for one run).
@@ -466,6 +488,17 @@ mod tests {
         let (count, rho_t, rho_s) = family_statistics(&[7, 7, 7, 7]);
         assert_eq!((count, rho_t), (1, 4.0));
         assert!((rho_s - 4.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn families_in_any_order_are_those_of_the_sorted_labels() {
+        assert_eq!(family_sizes(&[1, 2, 3, 3, 9]), vec![1, 1, 2, 1]);
+        assert_eq!(family_sizes(&[3, 1, 3, 9, 2]), vec![1, 1, 2, 1]);
+        assert_eq!(family_sizes(&[3, 3, 1]), vec![1, 2]);
+        assert_eq!(
+            family_statistics(&[3, 1, 3, 9, 2]),
+            family_statistics(&[1, 2, 3, 3, 9])
+        );
     }
 
     /// A run's estimates at one beta: `e` and `ln Z / N` as given, the rest following `e`.

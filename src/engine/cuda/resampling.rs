@@ -10,7 +10,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKern
 
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
-use super::launch::{allocate, download, launch_config, overwrite, upload};
+use super::launch::{Staging, allocate, download, launch_config, overwrite, upload};
 use crate::engine::annealing::{ResamplingTable, check_size, no_table};
 use crate::engine::gpu::resampling::{CHUNK, ResampleParams, check_chunks};
 use crate::engine::gpu::shaders::Kernel;
@@ -37,6 +37,8 @@ pub struct CudaResampling {
     /// `[copies, threshold]` pairs.
     entries: CudaSlice<u32>,
     copies: CudaSlice<u32>,
+    /// Page-locked memory the copies are downloaded into (4 bytes per system each step).
+    copies_staging: Staging<u32>,
     chunks: CudaSlice<u32>,
     sizes: CudaSlice<u32>,
     /// The table's shape of the next step (its heads and entries are on the device).
@@ -81,6 +83,7 @@ impl CudaResampling {
             heads: allocate(device, 5 * blocks as usize, "table heads")?,
             entries: allocate(device, 2, "table entries")?,
             copies: allocate(device, systems as usize, "copies")?,
+            copies_staging: Staging::new(),
             chunks: allocate(device, (systems / CHUNK) as usize, "chunk copies")?,
             sizes: allocate(device, blocks as usize, "population sizes")?,
             table: None,
@@ -176,6 +179,10 @@ impl CudaResampling {
             check_size(u64::from(size), table.slots, b)?;
         }
         copies.gather(device, spins)?;
-        download(device, &self.copies, "copies")
+        let systems = self.systems as usize;
+        let copies = self
+            .copies_staging
+            .download(device, &self.copies, systems, "copies")?;
+        Ok(copies.to_vec())
     }
 }
