@@ -40,6 +40,9 @@ pub struct GpuContext {
     simple_tempering_layout: BindingLayout,
     multispin_tempering_layout: BindingLayout,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
+    /// The mappable buffer downloads go through, grown to the largest and kept: a new one per
+    /// download costs its allocation and zeroing (a population anneal reads 16 MB a step).
+    staging: std::cell::RefCell<Option<wgpu::Buffer>>,
     errors: Arc<Mutex<Vec<String>>>,
     lost: Arc<Mutex<Option<String>>>,
 }
@@ -211,6 +214,7 @@ impl GpuContext {
             simple_tempering_layout,
             multispin_tempering_layout,
             pipelines: HashMap::new(),
+            staging: std::cell::RefCell::new(None),
             errors,
             lost,
         })
@@ -453,11 +457,16 @@ impl GpuContext {
         ranges: &[std::ops::Range<u64>],
     ) -> Result<Vec<T>> {
         let size = ranges.iter().map(|range| range.end - range.start).sum();
-        let staging = self.buffer(
-            "staging",
-            size,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        )?;
+        let mut kept = self.staging.borrow_mut();
+        if kept.as_ref().is_none_or(|b| b.size() < size) {
+            *kept = None;
+            *kept = Some(self.buffer(
+                "staging",
+                size,
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            )?);
+        }
+        let staging = kept.as_ref().expect("allocated above");
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let mut offset = 0;
         for range in ranges {
