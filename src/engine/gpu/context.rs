@@ -471,7 +471,7 @@ impl GpuContext {
         let mut offset = 0;
         for range in ranges {
             let len = range.end - range.start;
-            encoder.copy_buffer_to_buffer(buffer, range.start, &staging, offset, len);
+            encoder.copy_buffer_to_buffer(buffer, range.start, staging, offset, len);
             offset += len;
         }
         self.queue.submit([encoder.finish()]);
