@@ -694,6 +694,10 @@ impl Engine for TimedEngine<'_> {
         let engine = &mut *self.engine;
         timed_call(&mut self.times.copies, || engine.set_resampling(table))
     }
+
+    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
+        self.engine.count_populations(slots, sizes)
+    }
 }
 
 /// Plans of `schedule` of doubling length until one takes `min_seconds` (after one sweep that

@@ -5,25 +5,7 @@
 
 #include "dispatch.cuh"
 #include "philox.cuh"
-#include "resample.cuh"
-
-// SMSC: a system's counts are the sum of its word system's 32 site lanes.
-constexpr bool SUM_LANES = SPINFLIP_SUM_LANES != 0u;
-
-// The satisfied bonds the measurement counted for the system at `position`; `observations` is
-// `[slot][g][lane]` (up, satisfied), as the observables kernel counts.
-__device__ __forceinline__ unsigned satisfied_at(const unsigned long long* observations,
-                                                 unsigned base, unsigned position) {
-    if (!SUM_LANES) {
-        return static_cast<unsigned>(observations[(static_cast<unsigned long long>(base) + position) * 2u + 1u]);
-    }
-    unsigned sum = 0u;
-    for (unsigned lane = 0u; lane < 32u; lane++) {
-        const unsigned long long pair = static_cast<unsigned long long>(base) + position * 32ull + lane;
-        sum += static_cast<unsigned>(observations[pair * 2u + 1u]);
-    }
-    return sum;
-}
+#include "resample_observations.cuh"
 
 // `positions`: per system its copy-map entry, `g * 32 + lane` (AMSC) or `g` (SMSC).
 extern "C" __global__ void resample_count(ResampleParams params,
@@ -55,8 +37,8 @@ extern "C" __global__ void resample_count(ResampleParams params,
             }
             const unsigned key = params.keyed == KEYED_REPLICA
                                      ? j
-                                     : satisfied_at(observations, params.observation_base,
-                                                    position) - head.lo;
+                                     : count_at(observations, params.observation_base,
+                                                position, SATISFIED) - head.lo;
             // A level outside the table cannot come from its measurement: no copies.
             if (key < head.len) {
                 const uint2 entry = entries[head.offset + key];

@@ -4,33 +4,13 @@
 
 #import dispatch
 #import philox
-#import resample
+#import resample_observations
 
-@group(0) @binding(0) var<storage, read> params: ResampleParams;
-// `[slot][g][lane]` (up, satisfied) as 64-bit (lo, hi) pairs, as the observables kernel counts.
-@group(0) @binding(1) var<storage, read> observations: array<u32>;
-// Per system: its copy-map entry, `g * 32 + lane` (AMSC) or `g` (SMSC).
-@group(0) @binding(2) var<storage, read> positions: array<u32>;
 @group(0) @binding(3) var<storage, read> heads: array<TableHead>;
 @group(0) @binding(4) var<storage, read> entries: array<vec2<u32>>;
 @group(0) @binding(5) var<storage, read_write> copies: array<u32>;
 @group(0) @binding(6) var<storage, read_write> chunks: array<u32>;
 @group(0) @binding(7) var<storage, read_write> copy_map: array<u32>;
-
-// SMSC: a system's counts are the sum of its word system's 32 site lanes.
-override SUM_LANES: bool = false;
-
-// The satisfied bonds the measurement counted for the system at `position`.
-fn satisfied_at(position: u32) -> u32 {
-    if !SUM_LANES {
-        return observations[(params.observation_base + position) * 4u + 2u];
-    }
-    var sum = 0u;
-    for (var lane = 0u; lane < 32u; lane++) {
-        sum += observations[(params.observation_base + position * 32u + lane) * 4u + 2u];
-    }
-    return sum;
-}
 
 @compute @workgroup_size(WG_SIZE)
 fn main(
@@ -61,7 +41,7 @@ fn main(
             }
             var key = j;
             if params.keyed != KEYED_REPLICA {
-                key = satisfied_at(position) - head.lo;
+                key = count_at(position, SATISFIED) - head.lo;
             }
             // A level outside the table cannot come from its measurement: no copies.
             if key < head.len {

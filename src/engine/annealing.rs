@@ -154,6 +154,31 @@ pub fn floor_ceil_entry(tau: f64) -> [u32; 2] {
     }
 }
 
+/// A measurement of the populations as histograms, from engines that count them on the
+/// device ([`Engine::count_populations`](super::Engine::count_populations)): per block, how
+/// many replicas of its population have each satisfied-bond count (`bond_bins` bins, 0 to the
+/// lattice's bonds) and each up-spin count (`site_bins` bins, 0 to its sites).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PopulationHistograms {
+    pub bond_bins: u32,
+    pub site_bins: u32,
+    /// `[block][satisfied]`.
+    pub satisfied: Vec<u32>,
+    /// `[block][up]`.
+    pub up: Vec<u32>,
+}
+
+impl PopulationHistograms {
+    /// Block `b`'s histograms of satisfied bonds and of up spins.
+    pub fn of_block(&self, b: usize) -> (&[u32], &[u32]) {
+        let (bonds, sites) = (self.bond_bins as usize, self.site_bins as usize);
+        (
+            &self.satisfied[b * bonds..][..bonds],
+            &self.up[b * sites..][..sites],
+        )
+    }
+}
+
 /// A resampling step's outcome: the copies of every system (zero for idle slots) and the
 /// copy map (the source of every system, idle slots their own).
 #[derive(Debug, Clone, PartialEq, Eq)]

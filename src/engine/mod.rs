@@ -133,6 +133,9 @@ pub struct Measurements {
     /// `[system]` after a plan that resampled: the copies each system's replica made (zero for
     /// idle slots, see [`annealing`]). Empty otherwise.
     pub copies: Vec<u32>,
+    /// With [`Engine::count_populations`]: the plan's last measurement as histograms of the
+    /// populations; `observations` is then empty.
+    pub histograms: Option<annealing::PopulationHistograms>,
 }
 
 /// What an engine runs on, for the summary and logs.
@@ -178,6 +181,15 @@ pub trait Engine {
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
     /// Population annealing: the table of the next plan's [`Step::Resample`].
     fn set_resampling(&mut self, table: &annealing::ResamplingTable) -> Result<()>;
+    /// Population annealing: measure the populations (blocks of `slots` systems, the first
+    /// `sizes[b]` of block `b`; resampling steps then change the sizes) as histograms
+    /// ([`annealing::PopulationHistograms`]) rather than every system's counts. An engine
+    /// that counts them on its device says so (true); the others keep measuring every system,
+    /// from which the host makes the same histograms.
+    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
+        let _ = (slots, sizes);
+        Ok(false)
+    }
 }
 
 /// A lattice split into slabs: bands of whole planes along its slowest axis (y in 2D, z in 3D),

@@ -766,6 +766,7 @@ impl MultispinLayout {
             link_overlaps,
             labels: Vec::new(),
             copies: Vec::new(),
+            histograms: None,
         }
     }
 

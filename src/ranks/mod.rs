@@ -244,6 +244,7 @@ impl RunShape {
             link_overlaps,
             labels: labels.unwrap_or_default(),
             copies,
+            histograms: None,
         })
     }
 
@@ -527,6 +528,7 @@ mod tests {
             link_overlaps: vec![u64::from(plane)],
             labels: Vec::new(),
             copies: Vec::new(),
+            histograms: None,
         };
         let sum = RunShape::sum_measurements(vec![measured(3, 4, 5), measured(10, 20, 30)]);
         let expected = Measurements {

@@ -411,6 +411,9 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 link_overlaps: r.u64s()?,
                 labels: r.u32s()?,
                 copies: r.u32s()?,
+                // A rank's engine keeps every system's counts (the ranked engine does not
+                // count populations as histograms).
+                histograms: None,
             }))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
@@ -479,6 +482,7 @@ mod tests {
             link_overlaps: vec![6],
             labels: vec![7, 8],
             copies: vec![0, 2],
+            histograms: None,
         };
         for reply in [
             Reply::Done,

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::resampling::{PopulationLevels, ResampleKey, Reweighting, adaptive_beta, copy_entries};
 use super::run::{CHECKPOINT, CONFIG, RunDescription, checkpoint_to_resume, crosses_checkpoint};
 use super::{RunOptions, RunOutcome, ising_systems, open_engine_with_betas};
-use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder};
+use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits};
 use crate::error::{Error, Result};
@@ -410,6 +410,14 @@ impl Anneal {
         let mut engine_time = Duration::ZERO;
         // A measurement reads the lattices only, so measuring a resumed population again
         // gives the energies it had when the checkpoint was written.
+        if self.counts_populations(annealing) {
+            let sizes: Vec<u32> = self
+                .populations
+                .iter()
+                .map(|p| p.families.len() as u32)
+                .collect();
+            engine.count_populations(self.slots, &sizes)?;
+        }
         let mut levels = self.levels(&engine.execute(&measurement_plan())?);
         // The histograms start with the random population at beta 0, once: a resumed anneal
         // (always past a step) carries them in its checkpoint.
@@ -499,8 +507,30 @@ impl Anneal {
         block * self.slots as usize
     }
 
-    /// Every population's energy and magnetisation levels, from the engine's integer counts.
+    /// Whether the engine may measure the populations as histograms
+    /// ([`Engine::count_populations`]): where nothing needs a replica's own counts (they are
+    /// needed in a field, where the energy is not a function of the bond level, by multinomial
+    /// resampling and by the overlaps) and the histograms are smaller than the populations.
+    fn counts_populations(&self, annealing: &AnnealingOptions) -> bool {
+        let lattice = self.systems.lattice;
+        let bins = lattice.bonds() + lattice.sites() + 2;
+        self.systems.field == 0.0
+            && annealing.resampling != Resampling::Multinomial
+            && !annealing.overlaps
+            && bins <= u64::from(self.slots)
+    }
+
+    /// Every population's energy and magnetisation levels, from the engine's integer counts
+    /// or its histograms.
     fn levels(&self, measurements: &Measurements) -> Vec<PopulationLevels> {
+        if let Some(histograms) = &measurements.histograms {
+            return (0..self.populations.len())
+                .map(|b| {
+                    let (satisfied, up) = histograms.of_block(b);
+                    PopulationLevels::of_histograms(&self.systems, satisfied, up)
+                })
+                .collect();
+        }
         self.populations
             .iter()
             .enumerate()

@@ -81,6 +81,29 @@ impl PopulationLevels {
         }
     }
 
+    /// The levels of a population of `systems` (at zero field) from its histograms of
+    /// satisfied bonds and up spins ([`crate::engine::annealing::PopulationHistograms`]):
+    /// those [`PopulationLevels::of`] makes from its replicas' counts, without the per-replica
+    /// counts (multinomial resampling needs them).
+    pub fn of_histograms(systems: &IsingSystems, satisfied: &[u32], up: &[u32]) -> Self {
+        let lattice = systems.lattice;
+        let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
+        let (lo, counts) = occupied(satisfied);
+        let (up_lo, magnetisation_counts) = occupied(up);
+        let up_hi = up_lo + magnetisation_counts.len() as u64;
+        PopulationLevels {
+            keyed: Keyed::BondLevel,
+            lo: lo as u32,
+            energies: (lo..lo + counts.len() as u64)
+                .map(|s| systems.energy(2 * s as i64 - bonds, 0))
+                .collect(),
+            counts,
+            magnetisations: (up_lo..up_hi).map(|u| (2 * u as i64 - n) as f64).collect(),
+            magnetisation_counts,
+            satisfied: Vec::new(),
+        }
+    }
+
     /// Replicas of the population.
     pub fn replicas(&self) -> u64 {
         self.counts.iter().sum()
@@ -102,6 +125,18 @@ impl PopulationLevels {
             .filter(|&(_, &n)| n > 0)
             .fold(f64::INFINITY, |low, (&e, _)| low.min(e))
     }
+}
+
+/// The first occupied bin of `histogram` and the counts from it to the last occupied one
+/// (bin 0 and one empty bin for an empty histogram).
+fn occupied(histogram: &[u32]) -> (u64, Vec<u64>) {
+    let first = histogram.iter().position(|&n| n > 0).unwrap_or(0);
+    let last = histogram.iter().rposition(|&n| n > 0).unwrap_or(0);
+    let counts = histogram[first..=last]
+        .iter()
+        .map(|&n| u64::from(n))
+        .collect();
+    (first as u64, counts)
 }
 
 /// The reweighting of one population from `beta` to `beta + delta`.
@@ -354,6 +389,29 @@ mod tests {
         assert_eq!(keyed, Keyed::Replica);
         assert_eq!(copies(&levels, entries, keyed).iter().sum::<u32>(), 64);
         assert!(r.overlap() < 1.0 && r.effective_size() < 64.0);
+    }
+
+    #[test]
+    fn levels_from_histograms_are_those_from_the_replicas() {
+        let systems = systems(0.0);
+        let observations: Vec<Observation> = [(3, 20), (5, 22), (3, 20), (9, 25)]
+            .map(|(up, satisfied)| Observation { up, satisfied })
+            .to_vec();
+        let mut satisfied = vec![0u32; 33];
+        let mut up = vec![0u32; 17];
+        for o in &observations {
+            satisfied[o.satisfied as usize] += 1;
+            up[o.up as usize] += 1;
+        }
+        let from_replicas = PopulationLevels::of(&systems, &observations);
+        let from_histograms = PopulationLevels::of_histograms(&systems, &satisfied, &up);
+        assert_eq!(
+            PopulationLevels {
+                satisfied: Vec::new(),
+                ..from_replicas
+            },
+            from_histograms
+        );
     }
 
     #[test]

@@ -206,6 +206,9 @@ mod tests {
             ("LANE_COPIES", u32::from(exchange == 1)),
             ("SLOTS", 1024),
             ("CHUNKS", 64),
+            ("SYSTEMS", 4096),
+            ("BOND_BINS", 8193),
+            ("SITE_BINS", 4097),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];

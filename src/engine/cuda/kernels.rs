@@ -45,6 +45,8 @@ fn file_source(name: &str) -> Option<&'static str> {
         "philox_kat.cu",
         "resample.cuh",
         "resample_count.cu",
+        "resample_histogram.cu",
+        "resample_observations.cuh",
         "resample_scan.cu",
         "resample_scatter.cu",
         "slice.cuh",

@@ -183,6 +183,9 @@ pub struct MultispinCudaEngine {
     /// The slot of the last plan's last measurement, which the next resampling step reads
     /// (`None` where the plan measured nothing: it cleared the counts).
     last_measured: Option<u32>,
+    /// Whether measurements come back as the populations' histograms
+    /// ([`Engine::count_populations`]).
+    count_populations: bool,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -294,6 +297,7 @@ impl MultispinCudaEngine {
             copies: None,
             resampling: None,
             last_measured: None,
+            count_populations: false,
             halo: None,
         };
         engine.write_constant_tables(&tables)?;
@@ -384,6 +388,36 @@ impl MultispinCudaEngine {
             blocks / words,
             blocks / lanes
         );
+        Ok(())
+    }
+
+    /// The resampling kernels for blocks of `slots`, built (with the copy kernel and its
+    /// identity map) by the first call or where the blocks change.
+    fn ensure_resampling(&mut self, slots: u32) -> Result<()> {
+        let layout = &self.layout;
+        if self.resampling.as_ref().is_none_or(|r| r.slots() != slots) {
+            let copies = CudaCopies::ensure(
+                &mut self.copies,
+                &mut self.device,
+                (layout.word_systems(), layout.system_words()),
+                multispin_unit(layout),
+                self.spins.len(),
+                self.block_size,
+            )?;
+            // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
+            // their bits: the device's steps write only the entries of systems.
+            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
+            let map = lane_map(layout, &identity);
+            overwrite(&self.device, &map, copies.map_mut(), "copy map")?;
+            let lattice = layout.lattice();
+            self.resampling = Some(CudaResampling::new(
+                &mut self.device,
+                &system_positions(layout),
+                (slots, lattice.bonds(), lattice.sites()),
+                layout.smsc(),
+                self.block_size,
+            )?);
+        }
         Ok(())
     }
 
@@ -533,6 +567,21 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
+    /// The populations' histograms of the last of `slots` measurements
+    /// ([`Engine::count_populations`]).
+    fn download_histograms(&mut self, slots: u32) -> Result<Measurements> {
+        let resampling = self
+            .resampling
+            .as_mut()
+            .expect("built by count_populations");
+        let base = (slots - 1) * self.layout.word_systems() * LANES;
+        let histograms = resampling.histograms(&self.device, &self.observations, base)?;
+        Ok(Measurements {
+            histograms: Some(histograms),
+            ..Measurements::default()
+        })
+    }
+
     fn download_measurements(&mut self, slots: u32) -> Result<Measurements> {
         let pairs = self.observation_pairs(slots);
         let counts = self.overlap_counts(slots);
@@ -655,7 +704,10 @@ impl Engine for MultispinCudaEngine {
             });
         }
         let ran = started.elapsed();
-        let mut measurements = self.download_measurements(plan.slots)?;
+        let mut measurements = match self.count_populations {
+            true => self.download_histograms(plan.slots)?,
+            false => self.download_measurements(plan.slots)?,
+        };
         measurements.copies = copies;
         log::debug!(
             "cuda multispin: {} sweeps, {} measurements: kernels {:.1} ms, measurements on the \
@@ -717,35 +769,18 @@ impl Engine for MultispinCudaEngine {
 
     fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        let layout = &self.layout;
-        let fits = self
-            .resampling
-            .as_ref()
-            .is_some_and(|r| r.slots() == table.slots);
-        if !fits {
-            let copies = CudaCopies::ensure(
-                &mut self.copies,
-                &mut self.device,
-                (layout.word_systems(), layout.system_words()),
-                multispin_unit(layout),
-                self.spins.len(),
-                self.block_size,
-            )?;
-            // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
-            // their bits: the device's steps write only the entries of systems.
-            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
-            let map = lane_map(layout, &identity);
-            overwrite(&self.device, &map, copies.map_mut(), "copy map")?;
-            self.resampling = Some(CudaResampling::new(
-                &mut self.device,
-                &system_positions(layout),
-                table.slots,
-                layout.smsc(),
-                self.block_size,
-            )?);
-        }
-        let resampling = self.resampling.as_mut().expect("created above");
+        self.ensure_resampling(table.slots)?;
+        let resampling = self.resampling.as_mut().expect("ensured above");
         resampling.set_table(&self.device, table)
+    }
+
+    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
+        whole_lattices_only(&self.halo, "population annealing (histograms)")?;
+        self.ensure_resampling(slots)?;
+        let resampling = self.resampling.as_mut().expect("ensured above");
+        resampling.set_sizes(&self.device, sizes)?;
+        self.count_populations = true;
+        Ok(true)
     }
 }
 

@@ -3,21 +3,29 @@
 //! the CPU reference and the layout of the step: [`crate::engine::annealing`]). The three
 //! kernels run on the device's default stream after the sweeps; the host reads the new
 //! population sizes and refuses a population that died out or outgrew its block before the
-//! copy kernel gathers the lattices by the map the kernels wrote.
+//! copy kernel gathers the lattices by the map the kernels wrote. `resample_histogram` counts
+//! a measurement as two histograms per population.
 #![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
-use super::launch::{Staging, allocate, download, launch_config, overwrite, upload};
-use crate::engine::annealing::{ResamplingTable, check_size, no_table};
-use crate::engine::gpu::resampling::{CHUNK, ResampleParams, check_chunks};
+use super::launch::{Staging, allocate, clear, download, launch_config, overwrite, upload};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, check_size, no_table};
+use crate::engine::gpu::resampling::{CHUNK, ResampleParams, bins, check_chunks};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
 /// Names of the constants the resampling kernels are compiled with (as `SPINFLIP_<name>`).
-pub(super) const CONSTANTS: [&str; 3] = ["SLOTS", "CHUNKS", "SUM_LANES"];
+pub(super) const CONSTANTS: [&str; 6] = [
+    "SLOTS",
+    "CHUNKS",
+    "SUM_LANES",
+    "SYSTEMS",
+    "BOND_BINS",
+    "SITE_BINS",
+];
 
 // SAFETY: `ResampleParams` is `#[repr(C)]` and `Pod`: five `u32`s with no padding, laid out
 // exactly as `struct ResampleParams` in shaders/cuda/resample.cuh.
@@ -31,6 +39,7 @@ pub struct CudaResampling {
     count: CudaFunction,
     scan: CudaFunction,
     scatter: CudaFunction,
+    histogram: CudaFunction,
     positions: CudaSlice<u32>,
     /// [`crate::engine::annealing::TableHead`]s as their five words each.
     heads: CudaSlice<u32>,
@@ -41,6 +50,11 @@ pub struct CudaResampling {
     copies_staging: Staging<u32>,
     chunks: CudaSlice<u32>,
     sizes: CudaSlice<u32>,
+    /// The histograms of the last measurement, `[block][bin]`.
+    satisfied_bins: CudaSlice<u32>,
+    up_bins: CudaSlice<u32>,
+    /// Bins per block of each histogram (bonds + 1, sites + 1).
+    bins: (u32, u32),
     /// The table's shape of the next step (its heads and entries are on the device).
     table: Option<ResamplingTable>,
     systems: u32,
@@ -50,17 +64,19 @@ pub struct CudaResampling {
 
 impl CudaResampling {
     /// The kernels for blocks of `slots` of `positions.len()` systems whose map entries are
-    /// `positions` (`engine::gpu::copy_systems::system_positions`); `sum_lanes` where a
-    /// system's counts are its word system's 32 lanes (SMSC).
+    /// `positions` (`engine::gpu::copy_systems::system_positions`), lattices of `bonds` bonds
+    /// and `sites` sites; `sum_lanes` where a system's counts are its word system's 32 lanes
+    /// (SMSC).
     pub fn new(
         device: &mut CudaDevice,
         positions: &[u32],
-        slots: u32,
+        (slots, bonds, sites): (u32, u64, u64),
         sum_lanes: bool,
         block_size: u32,
     ) -> Result<Self> {
         let systems = positions.len() as u32;
         check_chunks(slots, systems)?;
+        let bins = bins(bonds, sites)?;
         let blocks = systems / slots;
         if blocks > device.max_grid[0] {
             return Err(Error::Limits(format!(
@@ -69,16 +85,22 @@ impl CudaResampling {
                 device.max_grid[0]
             )));
         }
-        let [slots_name, chunks_name, lanes_name] = CONSTANTS;
-        let constants = [
-            (slots_name, slots),
-            (chunks_name, systems / CHUNK),
-            (lanes_name, u32::from(sum_lanes)),
-        ];
+        let constants: Vec<(&'static str, u32)> = CONSTANTS
+            .into_iter()
+            .zip([
+                slots,
+                systems / CHUNK,
+                u32::from(sum_lanes),
+                systems,
+                bins.0,
+                bins.1,
+            ])
+            .collect();
         Ok(CudaResampling {
             count: device.function(Kernel::ResampleCount, &constants)?,
             scan: device.function(Kernel::ResampleScan, &constants)?,
             scatter: device.function(Kernel::ResampleScatter, &constants)?,
+            histogram: device.function(Kernel::ResampleHistogram, &constants)?,
             positions: upload(device, positions, "system positions")?,
             heads: allocate(device, 5 * blocks as usize, "table heads")?,
             entries: allocate(device, 2, "table entries")?,
@@ -86,6 +108,13 @@ impl CudaResampling {
             copies_staging: Staging::new(),
             chunks: allocate(device, (systems / CHUNK) as usize, "chunk copies")?,
             sizes: allocate(device, blocks as usize, "population sizes")?,
+            satisfied_bins: allocate(
+                device,
+                (blocks * bins.0) as usize,
+                "satisfied-bond histograms",
+            )?,
+            up_bins: allocate(device, (blocks * bins.1) as usize, "up-spin histograms")?,
+            bins,
             table: None,
             systems,
             slots,
@@ -96,6 +125,54 @@ impl CudaResampling {
     /// Systems per block the kernels were built for.
     pub fn slots(&self) -> u32 {
         self.slots
+    }
+
+    /// The populations' sizes (`sizes[b]` replicas of block `b`), until a step changes them.
+    pub fn set_sizes(&mut self, device: &CudaDevice, sizes: &[u32]) -> Result<()> {
+        let blocks = self.systems / self.slots;
+        if sizes.len() != blocks as usize || sizes.iter().any(|&n| n > self.slots) {
+            return Err(Error::State(format!(
+                "population sizes {sizes:?} do not fit {blocks} blocks of {} slots",
+                self.slots
+            )));
+        }
+        overwrite(device, sizes, &mut self.sizes, "population sizes")
+    }
+
+    /// The populations' histograms of the measurement at observation pair `observation_base`
+    /// of `observations`.
+    pub fn histograms(
+        &mut self,
+        device: &CudaDevice,
+        observations: &CudaSlice<u64>,
+        observation_base: u32,
+    ) -> Result<PopulationHistograms> {
+        let params = ResampleParams::measurement(observation_base);
+        clear(
+            device,
+            &mut self.satisfied_bins,
+            "satisfied-bond histograms",
+        )?;
+        clear(device, &mut self.up_bins, "up-spin histograms")?;
+        let grid = launch_config(device, self.block_size, u64::from(self.systems), 1);
+        let mut histogram = device.stream.launch_builder(&self.histogram);
+        histogram
+            .arg(&params)
+            .arg(observations)
+            .arg(&self.positions)
+            .arg(&self.sizes)
+            .arg(&mut self.satisfied_bins)
+            .arg(&mut self.up_bins);
+        // SAFETY: the arguments match resample_histogram's parameters in order; threads past
+        // the systems return, counts stay below the bins (bonds + 1, sites + 1) and blocks
+        // below the sizes' length.
+        unsafe { histogram.launch(grid) }.map_err(driver_error("launching resample_histogram"))?;
+        Ok(PopulationHistograms {
+            bond_bins: self.bins.0,
+            site_bins: self.bins.1,
+            satisfied: download(device, &self.satisfied_bins, "satisfied-bond histograms")?,
+            up: download(device, &self.up_bins, "up-spin histograms")?,
+        })
     }
 
     /// Upload `table` for the next step (checked against the engine's systems and these

@@ -60,6 +60,9 @@ pub struct MultispinGpuEngine {
     /// The slot of the last plan's last measurement, which the next resampling step reads
     /// (`None` where the plan measured nothing: its first submission cleared the counts).
     last_measured: Option<u32>,
+    /// Whether measurements come back as the populations' histograms
+    /// ([`Engine::count_populations`]).
+    count_populations: bool,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -175,6 +178,7 @@ impl MultispinGpuEngine {
             copies: None,
             resampling: None,
             last_measured: None,
+            count_populations: false,
             halo: None,
         };
         engine.ctx.check()?;
@@ -213,6 +217,36 @@ impl MultispinGpuEngine {
     /// Make a slab's halos of both colours current (after new spins).
     fn exchange_both(&mut self) -> Result<()> {
         (0..2).try_for_each(|colour| self.exchange(colour))
+    }
+
+    /// The resampling kernels for blocks of `slots`, built (with the copy kernel and its
+    /// identity map) by the first call or where the blocks change.
+    fn ensure_resampling(&mut self, slots: u32) -> Result<()> {
+        let layout = &self.layout;
+        if self.resampling.as_ref().is_none_or(|r| r.slots() != slots) {
+            let copies = GpuCopies::ensure(
+                &mut self.copies,
+                &mut self.ctx,
+                &self.spins,
+                (layout.word_systems(), layout.system_words()),
+                multispin_unit(layout),
+                self.dispatcher.workgroup_size(),
+            )?;
+            // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
+            // their bits: the device's steps write only the entries of systems.
+            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
+            self.ctx
+                .write_words(copies.map(), &lane_map(layout, &identity));
+            let lattice = layout.lattice();
+            self.resampling = Some(GpuResampling::new(
+                &mut self.ctx,
+                &system_positions(layout),
+                (slots, lattice.bonds(), lattice.sites()),
+                layout.smsc(),
+                self.dispatcher.workgroup_size(),
+            )?);
+        }
+        Ok(())
     }
 
     /// Resampling step `step` on the device, from the last plan's last measurement: the
@@ -345,6 +379,23 @@ impl MultispinGpuEngine {
         )
     }
 
+    /// The populations' histograms of the last of `slots` measurements
+    /// ([`Engine::count_populations`]).
+    fn read_histograms(&self, slots: u32) -> Result<Measurements> {
+        let resampling = self
+            .resampling
+            .as_ref()
+            .expect("built by count_populations");
+        let buffers = self.measurements.as_ref().expect("ensured before reading");
+        let base = (slots - 1) * self.layout.word_systems() * LANES;
+        let histograms =
+            resampling.histograms(&self.ctx, &self.dispatcher, &buffers.observations, base)?;
+        Ok(Measurements {
+            histograms: Some(histograms),
+            ..Measurements::default()
+        })
+    }
+
     fn read_measurements(&self, slots: u32) -> Result<Measurements> {
         let buffers = self.measurements.as_ref().expect("ensured before reading");
         let words: Vec<u32> = self
@@ -422,6 +473,7 @@ impl Engine for MultispinGpuEngine {
             Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
             None => subs,
         };
+        let started = std::time::Instant::now();
         for (i, dispatches) in subs.iter().enumerate() {
             self.submit(dispatches, i == 0)?;
             if let [Dispatch::Sweep(params)] = dispatches.as_slice() {
@@ -434,7 +486,19 @@ impl Engine for MultispinGpuEngine {
                 ..Measurements::default()
             });
         }
-        let mut measurements = self.read_measurements(plan.slots)?;
+        let ran = started.elapsed();
+        let mut measurements = match self.count_populations {
+            true => self.read_histograms(plan.slots)?,
+            false => self.read_measurements(plan.slots)?,
+        };
+        log::debug!(
+            "wgpu multispin: {} sweeps, {} measurements: kernels {:.1} ms, download and \
+             measurements on the host {:.1} ms",
+            plan.sweeps(),
+            plan.slots,
+            ran.as_secs_f64() * 1e3,
+            (started.elapsed() - ran).as_secs_f64() * 1e3
+        );
         measurements.copies = copies;
         Ok(measurements)
     }
@@ -489,35 +553,18 @@ impl Engine for MultispinGpuEngine {
 
     fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        let layout = &self.layout;
-        let fits = self
-            .resampling
-            .as_ref()
-            .is_some_and(|r| r.slots() == table.slots);
-        if !fits {
-            let copies = GpuCopies::ensure(
-                &mut self.copies,
-                &mut self.ctx,
-                &self.spins,
-                (layout.word_systems(), layout.system_words()),
-                multispin_unit(layout),
-                self.dispatcher.workgroup_size(),
-            )?;
-            // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
-            // their bits: the device's steps write only the entries of systems.
-            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
-            self.ctx
-                .write_words(copies.map(), &lane_map(layout, &identity));
-            self.resampling = Some(GpuResampling::new(
-                &mut self.ctx,
-                &system_positions(layout),
-                table.slots,
-                layout.smsc(),
-                self.dispatcher.workgroup_size(),
-            )?);
-        }
-        let resampling = self.resampling.as_mut().expect("created above");
+        self.ensure_resampling(table.slots)?;
+        let resampling = self.resampling.as_mut().expect("ensured above");
         resampling.set_table(&self.ctx, table)
+    }
+
+    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
+        whole_lattices_only(&self.halo, "population annealing (histograms)")?;
+        self.ensure_resampling(slots)?;
+        let resampling = self.resampling.as_ref().expect("ensured above");
+        resampling.set_sizes(&self.ctx, sizes)?;
+        self.count_populations = true;
+        Ok(true)
     }
 }
 

@@ -6,14 +6,17 @@
 //! map of the new populations). The host reads the sizes and refuses a population that died
 //! out or outgrew its block before the copy kernel gathers the lattices by the map; the copies
 //! go back to the host for its family records. Only the table (a few thousand levels per
-//! population) and those counts cross the bus, never a replica's energy or lattice.
+//! population) and those counts cross the bus, never a replica's lattice. With
+//! `resample_histogram` a measurement reaches the host as two histograms per population (its
+//! satisfied-bond and up-spin counts) instead of every system's counts.
 
 use super::context::{GpuContext, storage_usage};
 use super::copy_systems::GpuCopies;
 use super::dispatcher::Dispatcher;
 use super::shaders::Kernel;
-use crate::engine::annealing::{ResamplingTable, check_size, no_table};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, check_size, no_table};
 use crate::error::{Error, Result};
+use bytemuck::Zeroable;
 
 /// Systems per thread of the count and scatter kernels (`CHUNK` in `resample.wgsl`).
 pub const CHUNK: u32 = 64;
@@ -23,6 +26,7 @@ pub struct GpuResampling {
     count: wgpu::ComputePipeline,
     scan: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
+    histogram: wgpu::ComputePipeline,
     params: wgpu::Buffer,
     positions: wgpu::Buffer,
     heads: wgpu::Buffer,
@@ -30,6 +34,11 @@ pub struct GpuResampling {
     copies: wgpu::Buffer,
     chunks: wgpu::Buffer,
     sizes: wgpu::Buffer,
+    /// The histograms of the last measurement, `[block][bin]`.
+    satisfied_bins: wgpu::Buffer,
+    up_bins: wgpu::Buffer,
+    /// Bins per block of each histogram (bonds + 1, sites + 1).
+    bins: (u32, u32),
     /// The table's shape of the next step (its heads and entries are on the device).
     table: Option<ResamplingTable>,
     systems: u32,
@@ -59,26 +68,39 @@ impl ResampleParams {
             keyed: table.keyed as u32,
         }
     }
+
+    /// The histogram kernel's: the measurement at observation pair `observation_base`.
+    pub fn measurement(observation_base: u32) -> Self {
+        ResampleParams {
+            observation_base,
+            ..ResampleParams::zeroed()
+        }
+    }
 }
 
 impl GpuResampling {
     /// The kernels for blocks of `slots` of `positions.len()` systems whose map entries are
-    /// `positions` ([`super::copy_systems::system_positions`]); `sum_lanes` where a system's
-    /// counts are its word system's 32 lanes (SMSC).
+    /// `positions` ([`super::copy_systems::system_positions`]), lattices of `bonds` bonds and
+    /// `sites` sites; `sum_lanes` where a system's counts are its word system's 32 lanes
+    /// (SMSC).
     pub fn new(
         ctx: &mut GpuContext,
         positions: &[u32],
-        slots: u32,
+        (slots, bonds, sites): (u32, u64, u64),
         sum_lanes: bool,
         workgroup_size: u32,
     ) -> Result<Self> {
         let systems = positions.len() as u32;
         check_chunks(slots, systems)?;
+        let bins = bins(bonds, sites)?;
         let constants = [
             ("WG_SIZE", workgroup_size),
             ("SLOTS", slots),
             ("CHUNKS", systems / CHUNK),
             ("SUM_LANES", u32::from(sum_lanes)),
+            ("SYSTEMS", systems),
+            ("BOND_BINS", bins.0),
+            ("SITE_BINS", bins.1),
         ];
         let blocks = systems / slots;
         let max_groups = ctx.limits.max_compute_workgroups_per_dimension;
@@ -92,6 +114,7 @@ impl GpuResampling {
             count: ctx.pipeline(Kernel::ResampleCount, &constants)?.clone(),
             scan: ctx.pipeline(Kernel::ResampleScan, &constants)?.clone(),
             scatter: ctx.pipeline(Kernel::ResampleScatter, &constants)?.clone(),
+            histogram: ctx.pipeline(Kernel::ResampleHistogram, &constants)?.clone(),
             params: ctx.upload("resampling parameters", &[0; 5])?,
             positions: ctx.upload("system positions", positions)?,
             heads: ctx.buffer("table heads", 20 * u64::from(blocks), storage_usage())?,
@@ -103,6 +126,17 @@ impl GpuResampling {
                 storage_usage(),
             )?,
             sizes: ctx.buffer("population sizes", 4 * u64::from(blocks), storage_usage())?,
+            satisfied_bins: ctx.buffer(
+                "satisfied-bond histograms",
+                4 * u64::from(blocks) * u64::from(bins.0),
+                storage_usage(),
+            )?,
+            up_bins: ctx.buffer(
+                "up-spin histograms",
+                4 * u64::from(blocks) * u64::from(bins.1),
+                storage_usage(),
+            )?,
+            bins,
             table: None,
             systems,
             slots,
@@ -112,6 +146,61 @@ impl GpuResampling {
     /// Systems per block the kernels were built for.
     pub fn slots(&self) -> u32 {
         self.slots
+    }
+
+    /// The populations' sizes (`sizes[b]` replicas of block `b`), until a step changes them.
+    pub fn set_sizes(&self, ctx: &GpuContext, sizes: &[u32]) -> Result<()> {
+        let blocks = self.systems / self.slots;
+        if sizes.len() != blocks as usize || sizes.iter().any(|&n| n > self.slots) {
+            return Err(Error::State(format!(
+                "population sizes {sizes:?} do not fit {blocks} blocks of {} slots",
+                self.slots
+            )));
+        }
+        ctx.write_words(&self.sizes, sizes);
+        Ok(())
+    }
+
+    /// The populations' histograms of the measurement at observation pair `observation_base`
+    /// of `observations`.
+    pub fn histograms(
+        &self,
+        ctx: &GpuContext,
+        dispatcher: &Dispatcher,
+        observations: &wgpu::Buffer,
+        observation_base: u32,
+    ) -> Result<PopulationHistograms> {
+        let params = ResampleParams::measurement(observation_base);
+        ctx.write_words(&self.params, bytemuck::cast_slice(&[params]));
+        let group = ctx.bind_buffers(
+            "resample histogram",
+            &self.histogram,
+            &[
+                &self.params,
+                observations,
+                &self.positions,
+                &self.sizes,
+                &self.satisfied_bins,
+                &self.up_bins,
+            ],
+        );
+        let (x, y, z) = dispatcher.grid(ctx, u64::from(self.systems), 1);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.satisfied_bins, 0, None);
+        encoder.clear_buffer(&self.up_bins, 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.histogram);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(x, y, z);
+        }
+        ctx.queue.submit([encoder.finish()]);
+        Ok(PopulationHistograms {
+            bond_bins: self.bins.0,
+            site_bins: self.bins.1,
+            satisfied: ctx.read_buffer(&self.satisfied_bins, self.satisfied_bins.size())?,
+            up: ctx.read_buffer(&self.up_bins, self.up_bins.size())?,
+        })
     }
 
     /// Upload `table` for the next step (checked against the engine's systems and these
@@ -201,6 +290,16 @@ impl GpuResampling {
         }
         copies.gather(ctx, dispatcher, spins)?;
         ctx.read_buffer(&self.copies, 4 * u64::from(self.systems))
+    }
+}
+
+/// Bins of the histograms of one population: bonds + 1 and sites + 1, refused beyond 32 bits.
+pub fn bins(bonds: u64, sites: u64) -> Result<(u32, u32)> {
+    match (u32::try_from(bonds + 1), u32::try_from(sites + 1)) {
+        (Ok(b), Ok(s)) => Ok((b, s)),
+        _ => Err(Error::State(format!(
+            "population annealing counts satisfied bonds in 32 bits: {bonds} bonds are too many"
+        ))),
     }
 }
 

@@ -49,6 +49,7 @@ pub enum Kernel {
     ResampleCount,
     ResampleScan,
     ResampleScatter,
+    ResampleHistogram,
 }
 
 /// Which engine's bindings a tempering kernel shares.
@@ -72,7 +73,7 @@ pub enum Bindings {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 20] = [
+    pub const ALL: [Kernel; 21] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -93,6 +94,7 @@ impl Kernel {
         Kernel::ResampleCount,
         Kernel::ResampleScan,
         Kernel::ResampleScatter,
+        Kernel::ResampleHistogram,
     ];
 
     /// The shared binding layout of the kernel; `None` derives it from the shader.
@@ -104,7 +106,8 @@ impl Kernel {
             | Kernel::HotStart
             | Kernel::ResampleCount
             | Kernel::ResampleScan
-            | Kernel::ResampleScatter => None,
+            | Kernel::ResampleScatter
+            | Kernel::ResampleHistogram => None,
             Kernel::TemperingSwap(engine)
             | Kernel::TemperingExchange(engine)
             | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -132,6 +135,7 @@ impl Kernel {
             Kernel::ResampleCount => "resample_count",
             Kernel::ResampleScan => "resample_scan",
             Kernel::ResampleScatter => "resample_scatter",
+            Kernel::ResampleHistogram => "resample_histogram",
         }
     }
 
@@ -178,6 +182,8 @@ fn module_source(name: &str) -> Option<&'static str> {
         "philox_kat",
         "resample",
         "resample_count",
+        "resample_histogram",
+        "resample_observations",
         "resample_scan",
         "resample_scatter",
         "slice",
