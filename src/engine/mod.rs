@@ -135,7 +135,7 @@ pub struct Measurements {
     pub copies: Vec<u32>,
     /// With [`Engine::count_populations`]: the plan's last measurement as histograms of the
     /// populations; `observations` is then empty.
-    pub histograms: Option<annealing::PopulationHistograms>,
+    pub histograms: Option<Box<annealing::PopulationHistograms>>,
 }
 
 /// What an engine runs on, for the summary and logs.

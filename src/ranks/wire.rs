@@ -46,7 +46,7 @@ pub enum Command {
 pub enum Reply {
     Done,
     Spins(SpinBits),
-    Measurements(Measurements),
+    Measurements(Box<Measurements>),
     Tempering(Vec<u32>),
 }
 
@@ -405,7 +405,7 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                     satisfied: o[1],
                 })
                 .collect();
-            Ok(Reply::Measurements(Measurements {
+            Ok(Reply::Measurements(Box::new(Measurements {
                 observations,
                 overlap_planes: r.u32s()?,
                 link_overlaps: r.u64s()?,
@@ -414,7 +414,7 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 // A rank's engine keeps every system's counts (the ranked engine does not
                 // count populations as histograms).
                 histograms: None,
-            }))
+            })))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
         _ => return Err(truncated()),
@@ -487,7 +487,7 @@ mod tests {
         for reply in [
             Reply::Done,
             Reply::Spins(spins),
-            Reply::Measurements(measurements),
+            Reply::Measurements(Box::new(measurements)),
             Reply::Tempering(vec![9]),
         ] {
             let bytes = encode_reply(&Ok(reply.clone()));

@@ -282,7 +282,7 @@ fn serve(engine: &mut dyn Engine, command: Command) -> Result<Reply> {
             Reply::Done
         }
         Command::Spins => Reply::Spins(engine.spins()?),
-        Command::Execute(plan) => Reply::Measurements(engine.execute(&plan)?),
+        Command::Execute(plan) => Reply::Measurements(Box::new(engine.execute(&plan)?)),
         Command::SetTempering(state) => {
             engine.set_tempering(&state)?;
             Reply::Done
@@ -509,7 +509,7 @@ impl Engine for RankedEngine {
             |engine| engine.execute(plan),
         )?;
         let parts = answers(mine, replies, |reply| match reply {
-            Reply::Measurements(measurements) => Ok(measurements),
+            Reply::Measurements(measurements) => Ok(*measurements),
             other => Err(other),
         })?;
         match &self.split {

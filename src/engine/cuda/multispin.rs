@@ -577,7 +577,7 @@ impl MultispinCudaEngine {
         let base = (slots - 1) * self.layout.word_systems() * LANES;
         let histograms = resampling.histograms(&self.device, &self.observations, base)?;
         Ok(Measurements {
-            histograms: Some(histograms),
+            histograms: Some(Box::new(histograms)),
             ..Measurements::default()
         })
     }

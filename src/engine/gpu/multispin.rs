@@ -391,7 +391,7 @@ impl MultispinGpuEngine {
         let histograms =
             resampling.histograms(&self.ctx, &self.dispatcher, &buffers.observations, base)?;
         Ok(Measurements {
-            histograms: Some(histograms),
+            histograms: Some(Box::new(histograms)),
             ..Measurements::default()
         })
     }
