@@ -1,7 +1,8 @@
-// Population annealing's copies: thread i of (word) system z (workgroup z) writes word i of
-// system z from the snapshot of the spins taken before the copy, so chains of copies and swaps
-// of two systems need no ordering, and each thread writes only its own word. The simple
-// engine's i32 spins move as their bits. CPU twin: src/engine/cpu/copy_systems.rs.
+// Population annealing's copies: invocation i of (word) system z (workgroup z) writes words
+// COPY_RUN i .. COPY_RUN (i + 1) of system z from the snapshot of the spins taken before the
+// copy, so chains of copies and swaps of two systems need no ordering, and each invocation
+// writes only its own words. The simple engine's i32 spins move as their bits. CPU twin:
+// src/engine/cpu/copy_systems.rs.
 
 #import dispatch
 
@@ -16,36 +17,52 @@ override SYSTEM_WORDS: u32 = 1u;
 // Copy bit by bit, each lane of a word from its own source lane (AMSC), else whole words.
 override LANE_COPIES: bool = false;
 
+// Words of one (word) system each invocation copies, COPY_RUN in src/engine/gpu/copy_systems.rs:
+// the lane sources of a word system are the same for all its words, so an invocation reads
+// them once for its run of words.
+const COPY_RUN: u32 = 8u;
+
 @compute @workgroup_size(WG_SIZE)
 fn main(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let i = thread_in_system(workgroup, workgroups, local);
+    let first = thread_in_system(workgroup, workgroups, local) * COPY_RUN;
     let z = workgroup.z;
-    if i >= SYSTEM_WORDS {
+    if first >= SYSTEM_WORDS {
         return;
     }
+    let run = min(COPY_RUN, SYSTEM_WORDS - first);
+    let at = z * SYSTEM_WORDS + first;
     if !LANE_COPIES {
-        spins[z * SYSTEM_WORDS + i] = snapshot[sources[z] * SYSTEM_WORDS + i];
+        let source_at = sources[z] * SYSTEM_WORDS + first;
+        for (var k = 0u; k < run; k++) {
+            spins[at + k] = snapshot[source_at + k];
+        }
         return;
     }
     // A resampled population lies in replica order, so with lanes holding replicas the sources
-    // of neighbouring lanes mostly share a word system: each source word is read once per run
-    // of lanes that share it, not once per lane (the branch is the same for every thread of
+    // of neighbouring lanes mostly share a word system: its words are read once per run of
+    // lanes that share it, not once per lane (the branch is the same for every invocation of
     // the word system).
-    var word = 0u;
+    var words: array<u32, COPY_RUN>;
+    var source_words: array<u32, COPY_RUN>;
     var loaded = 0xffffffffu; // no word system: there are fewer than 2^27
-    var source_word = 0u;
     for (var lane = 0u; lane < 32u; lane++) {
         let source = sources[z * 32u + lane];
         let g = source >> 5u;
         if g != loaded {
-            source_word = snapshot[g * SYSTEM_WORDS + i];
+            for (var k = 0u; k < run; k++) {
+                source_words[k] = snapshot[g * SYSTEM_WORDS + first + k];
+            }
             loaded = g;
         }
-        word |= ((source_word >> (source & 31u)) & 1u) << lane;
+        for (var k = 0u; k < COPY_RUN; k++) {
+            words[k] |= ((source_words[k] >> (source & 31u)) & 1u) << lane;
+        }
     }
-    spins[z * SYSTEM_WORDS + i] = word;
+    for (var k = 0u; k < run; k++) {
+        spins[at + k] = words[k];
+    }
 }

@@ -11,7 +11,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg, ValidAs
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{allocate, launch_config, overwrite};
-use crate::engine::gpu::copy_systems::{CopyUnit, kernel_system_words, map_words};
+use crate::engine::gpu::copy_systems::{CopyUnit, copy_threads, kernel_system_words, map_words};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::Result;
 
@@ -100,7 +100,7 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         let config = launch_config(
             device,
             self.block_size,
-            self.system_words.into(),
+            copy_threads(self.system_words),
             self.systems,
         );
         let mut launch = stream.launch_builder(&self.kernel);

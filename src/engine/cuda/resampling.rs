@@ -215,6 +215,7 @@ impl CudaResampling {
         spins: &mut CudaSlice<u32>,
     ) -> Result<Vec<u32>> {
         let table = self.table.take().ok_or_else(no_table)?;
+        let started = std::time::Instant::now();
         let params = ResampleParams::new(seed, step, observation_base, &table);
         let chunk_grid = launch_config(device, self.block_size, u64::from(self.systems / CHUNK), 1);
         let stream = &device.stream;
@@ -255,11 +256,21 @@ impl CudaResampling {
         for (b, &size) in sizes.iter().enumerate() {
             check_size(u64::from(size), table.slots, b)?;
         }
+        let decided = started.elapsed();
         copies.gather(device, spins)?;
+        let gathered = started.elapsed();
         let systems = self.systems as usize;
         let copies = self
             .copies_staging
-            .download(device, &self.copies, systems, "copies")?;
-        Ok(copies.to_vec())
+            .download(device, &self.copies, systems, "copies")?
+            .to_vec();
+        log::debug!(
+            "cuda resampling step {step}: decisions {:.2} ms, gather {:.2} ms, copies to the \
+             host {:.2} ms",
+            decided.as_secs_f64() * 1e3,
+            (gathered - decided).as_secs_f64() * 1e3,
+            (started.elapsed() - gathered).as_secs_f64() * 1e3
+        );
+        Ok(copies)
     }
 }

@@ -27,6 +27,16 @@ pub enum CopyUnit {
     Lanes,
 }
 
+/// Words of one (word) system each thread of the copy kernel copies (`COPY_RUN` in
+/// `copy_systems.wgsl` and `copy_systems.cu`): the lane sources of a word system are the same
+/// for all its words, so a thread reads them once for its run.
+pub const COPY_RUN: u32 = 8;
+
+/// Threads of the copy kernel per (word) system of `system_words` words.
+pub fn copy_threads(system_words: u32) -> u64 {
+    u64::from(system_words.div_ceil(COPY_RUN))
+}
+
 /// Entries of the map for `systems` (word) systems copied by `unit`.
 pub fn map_words(unit: CopyUnit, systems: u32) -> u32 {
     match unit {
@@ -169,7 +179,7 @@ impl GpuCopies {
         dispatcher: &Dispatcher,
         spins: &wgpu::Buffer,
     ) -> Result<()> {
-        let (x, y, z) = dispatcher.grid(ctx, u64::from(self.system_words), self.systems);
+        let (x, y, z) = dispatcher.grid(ctx, copy_threads(self.system_words), self.systems);
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(spins, 0, &self.snapshot, 0, spins.size());
         {
