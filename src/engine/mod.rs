@@ -177,7 +177,8 @@ pub trait Engine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()>;
     /// Population annealing's resampling: system `b` takes the lattice that system
     /// `sources[b]` holds before the call (a gather over every system; `sources[b] == b` keeps
-    /// it). The host decides the map ([`crate::sim`]); the spins stay in the engine.
+    /// it). Engines that replay a resampling step on the host copy by the step's map
+    /// ([`annealing::HostResampling`]); the spins stay in the engine.
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
     /// Population annealing: the table of the next plan's [`Step::Resample`].
     fn set_resampling(&mut self, table: &annealing::ResamplingTable) -> Result<()>;

@@ -1,8 +1,9 @@
 //! Population annealing (paper 001) on the simulation loop's machinery: the loop plans each
-//! temperature step (`theta` sweeps, then a measurement) for the engine to replay, and between
-//! steps makes the resampling decisions on the host from the measured integer energies
-//! ([`super::resampling`]); the engine then copies replicas (`Engine::copy_systems`) and
-//! takes the next temperature (`Engine::set_betas`), the spins never leaving it.
+//! temperature step (the resampling step to the new beta, `theta` sweeps there, then a
+//! measurement) for the engine to replay. Between steps the host turns the last measurement's
+//! integer energies into each population's levels and the resampling table
+//! ([`super::resampling`]); the engine decides every replica's copies from the table and
+//! copies the lattices ([`crate::engine::annealing`]), the spins never leaving it.
 //!
 //! Populations: `runs` independent populations per disorder sample, each in its own block of
 //! [`AnnealingOptions::slots`] engine replicas (`block = sample runs + run`; systems
