@@ -8,7 +8,7 @@ mod common;
 
 use common::annealing::{
     AMSC_ANNEALS, SIMPLE_ANNEALS, SMSC_ANNEALS, assert_anneals_equal, cases,
-    compare_annealing_steps, compare_copies, multispin_layout, with_cpu,
+    check_resampling_refusals, compare_annealing_steps, compare_copies, multispin_layout, with_cpu,
 };
 use spinflip::config::{Layout, PhiloxPath};
 use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
@@ -42,6 +42,15 @@ fn annealing_steps_on_wgpu_equal_the_cpu_engines() {
     for (systems, layout) in cases() {
         let case = format!("wgpu {layout:?}");
         compare_annealing_steps(&mut engines(&systems, layout), &systems, &case);
+    }
+}
+
+#[test]
+fn resampling_steps_on_wgpu_refuse_as_the_cpu_engines() {
+    for (systems, layout) in cases() {
+        if systems.systems() % 64 == 0 && layout.is_some() {
+            check_resampling_refusals(&mut engines(&systems, layout), &systems);
+        }
     }
 }
 

@@ -515,6 +515,10 @@ fn cuda_copies_and_annealing_steps_match_cpu_bit_for_bit() {
         let case = format!("CUDA {layout:?}, {} temperatures", systems.betas.len());
         compare_copies(&mut annealing_engines(&systems, layout), &systems, &case);
         compare_annealing_steps(&mut annealing_engines(&systems, layout), &systems, &case);
+        if systems.systems() % 64 == 0 && layout.is_some() {
+            let engines = &mut annealing_engines(&systems, layout);
+            common::annealing::check_resampling_refusals(engines, &systems);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! annealing.csv/json contents.
 
 use spinflip::config::{Layout, MultispinOptions, Randoms};
+use spinflip::engine::annealing::ResamplingTable;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::{Engine, Plan, SpinBits};
@@ -115,6 +116,46 @@ pub fn compare_copies(engines: &mut [Box<dyn Engine>; 2], systems: &IsingSystems
     }
     let error = engines[1].copy_systems(&[0]).unwrap_err().to_string();
     assert!(error.contains("a source for each of the"), "{error}");
+}
+
+/// Resampling steps every engine refuses, each with the same words: a population that outgrows
+/// its block (two copies of every replica) or dies out (none), before any lattice moves, and a
+/// step without a table. `systems` holds whole blocks of 64 slots.
+pub fn check_resampling_refusals(engines: &mut [Box<dyn Engine>; 2], systems: &IsingSystems) {
+    let blocks = systems.systems() / 64;
+    let mut measure = Plan::default();
+    measure.measure();
+    let mut resample = Plan::default();
+    resample.resample(1).unwrap();
+    for engine in engines.iter_mut() {
+        for (copies, expected) in [(2, "beyond its 64 slots"), (0, "died out")] {
+            let before = engine.spins().unwrap();
+            engine.execute(&measure).unwrap();
+            let mut table = ResamplingTable::identity(64, blocks);
+            table.entries.fill([copies, 0]);
+            engine.set_resampling(&table).unwrap();
+            let error = engine.execute(&resample).unwrap_err().to_string();
+            assert!(
+                error.contains(expected),
+                "{}: {error}",
+                engine.info().backend
+            );
+            assert_eq!(
+                engine.spins().unwrap(),
+                before,
+                "a refused step moved lattices"
+            );
+        }
+        engine.execute(&measure).unwrap();
+        let error = engine.execute(&resample).unwrap_err().to_string();
+        assert!(error.contains("without a resampling table"), "{error}");
+    }
+    let mut late = Plan::default();
+    late.measure();
+    assert!(
+        late.resample(2).is_err(),
+        "a resampling step after a measurement"
+    );
 }
 
 /// Annealing steps at the engine level: copies, new betas, sweeps numbered on, a measurement;
