@@ -1,24 +1,27 @@
-// Resampling, third kernel, the twin of resample_scatter.wgsl: every replica writes the
-// copy-map entries of its copies, at the destinations its chunk's first (resample_scan) and its
-// place in the chunk (resample_count) give, so the new population lies in replica order.
-// Destinations past the block's slots are dropped: the host refuses such a population before
-// the copy kernel reads the map.
+// Resampling, third kernel, the twin of resample_scatter.wgsl: every chunk writes the copy-map
+// entries of its replicas' copies, destinations numbered on from the chunk's first
+// (resample_scan), so the new population lies in replica order. Destinations past the block's
+// slots are dropped: the host refuses such a population before the copy kernel reads the map.
 
 #include "dispatch.cuh"
 #include "resample.cuh"
 
-// `copies`: `[system]` the copies, then `[system]` the first destination within the chunk.
 extern "C" __global__ void resample_scatter(const unsigned* positions, const unsigned* copies,
                                             const unsigned* chunks, unsigned* copy_map) {
-    const unsigned s = thread_in_system();
-    if (s >= SYSTEMS) {
+    const unsigned c = thread_in_system();
+    if (c >= CHUNKS) {
         return;
     }
-    const unsigned n = copies[s];
-    const unsigned base = s / SLOTS * SLOTS;
-    const unsigned first = chunks[s / CHUNK] + copies[SYSTEMS + s];
-    const unsigned source = positions[s];
-    for (unsigned i = 0u; i < n && first + i < SLOTS; i++) {
-        copy_map[positions[base + first + i]] = source;
+    const unsigned first = c * CHUNK;
+    const unsigned base = first / SLOTS * SLOTS;
+    unsigned d = chunks[c];
+    for (unsigned k = 0u; k < CHUNK; k++) {
+        const unsigned s = first + k;
+        const unsigned source = positions[s];
+        const unsigned n = copies[s];
+        for (unsigned i = 0u; i < n && d < SLOTS; i++) {
+            copy_map[positions[base + d]] = source;
+            d++;
+        }
     }
 }

@@ -1,9 +1,8 @@
 // Population annealing's resampling step on the device, shared by its three kernels
 // (resample_count, resample_scan, resample_scatter; CUDA twins in shaders/cuda/resample*.cu,
 // CPU reference src/engine/annealing.rs). Systems lie in blocks of SLOTS, one population per
-// block. The count kernel gives each chunk of CHUNK systems of one block (SLOTS is a multiple
-// of CHUNK) a workgroup, the scan kernel gives each block one, the scatter kernel each system
-// an invocation.
+// block; the count and scatter kernels give each thread a chunk of CHUNK systems of one block
+// (SLOTS is a multiple of CHUNK), the scan kernel gives each block one workgroup.
 
 // What the step changes between calls: the seed, the step number (the Philox sweep), the first
 // observation pair of the measurement the table was built from, and the table's keying.
@@ -26,8 +25,7 @@ struct TableHead {
 
 // Entries keyed by the replica (engine::annealing::Keyed::Replica), else by bond level.
 const KEYED_REPLICA: u32 = 1u;
-// Systems per chunk: per workgroup of the count kernel, whose scan places each replica's copies
-// within its chunk; the scan kernel then places the chunks within their block.
+// Systems per thread of the count and scatter kernels.
 const CHUNK: u32 = 64u;
 // Threads of the scan kernel's workgroup, one per block.
 const SCAN_THREADS: u32 = 256u;
@@ -36,5 +34,3 @@ const SCAN_THREADS: u32 = 256u;
 override SLOTS: u32 = 64u;
 // Chunks of all blocks.
 override CHUNKS: u32 = 1u;
-// Systems of all blocks.
-override SYSTEMS: u32 = 1u;

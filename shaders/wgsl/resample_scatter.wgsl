@@ -1,13 +1,12 @@
-// Resampling, third kernel: every replica writes the copy-map entries of its copies, at the
-// destinations its chunk's first (resample_scan) and its place in the chunk (resample_count)
-// give, so the new population lies in replica order. Destinations past the block's slots are
-// dropped: the host refuses such a population before the copy kernel reads the map.
+// Resampling, third kernel: every chunk writes the copy-map entries of its replicas' copies,
+// destinations numbered on from the chunk's first (resample_scan), so the new population lies
+// in replica order. Destinations past the block's slots are dropped: the host refuses such a
+// population before the copy kernel reads the map.
 
 #import dispatch
 #import resample
 
 @group(0) @binding(0) var<storage, read> positions: array<u32>;
-// `[system]` the copies, then `[system]` the first destination within the chunk.
 @group(0) @binding(1) var<storage, read> copies: array<u32>;
 @group(0) @binding(2) var<storage, read> chunks: array<u32>;
 @group(0) @binding(3) var<storage, read_write> copy_map: array<u32>;
@@ -18,15 +17,20 @@ fn main(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let s = thread_in_system(workgroup, workgroups, local);
-    if s >= SYSTEMS {
+    let c = thread_in_system(workgroup, workgroups, local);
+    if c >= CHUNKS {
         return;
     }
-    let n = copies[s];
-    let base = s / SLOTS * SLOTS;
-    let first = chunks[s / CHUNK] + copies[SYSTEMS + s];
-    let source = positions[s];
-    for (var i = 0u; i < n && first + i < SLOTS; i++) {
-        copy_map[positions[base + first + i]] = source;
+    let first = c * CHUNK;
+    let base = first / SLOTS * SLOTS;
+    var d = chunks[c];
+    for (var k = 0u; k < CHUNK; k++) {
+        let s = first + k;
+        let source = positions[s];
+        let n = copies[s];
+        for (var i = 0u; i < n && d < SLOTS; i++) {
+            copy_map[positions[base + d]] = source;
+            d++;
+        }
     }
 }

@@ -13,7 +13,7 @@ use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
 use super::launch::{Staging, allocate, clear, download, launch_config, overwrite, upload};
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, check_size, no_table};
-use crate::engine::gpu::resampling::{CHUNK, ResampleParams, bins, check_chunks, chunk_grid};
+use crate::engine::gpu::resampling::{CHUNK, ResampleParams, bins, check_chunks};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
@@ -104,8 +104,7 @@ impl CudaResampling {
             positions: upload(device, positions, "system positions")?,
             heads: allocate(device, 5 * blocks as usize, "table heads")?,
             entries: allocate(device, 2, "table entries")?,
-            // The copies, then each system's first destination within its chunk.
-            copies: allocate(device, 2 * systems as usize, "copies")?,
+            copies: allocate(device, systems as usize, "copies")?,
             copies_staging: Staging::new(),
             chunks: allocate(device, (systems / CHUNK) as usize, "chunk copies")?,
             sizes: allocate(device, blocks as usize, "population sizes")?,
@@ -218,13 +217,7 @@ impl CudaResampling {
         let table = self.table.take().ok_or_else(no_table)?;
         let started = std::time::Instant::now();
         let params = ResampleParams::new(seed, step, observation_base, &table);
-        let (x, y, _) = chunk_grid(self.systems / CHUNK, device.max_grid[0]);
-        let chunk_grid = LaunchConfig {
-            grid_dim: (x, y, 1),
-            block_dim: (CHUNK, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let system_grid = launch_config(device, self.block_size, u64::from(self.systems), 1);
+        let chunk_grid = launch_config(device, self.block_size, u64::from(self.systems / CHUNK), 1);
         let stream = &device.stream;
         let mut count = stream.launch_builder(&self.count);
         count
@@ -236,10 +229,10 @@ impl CudaResampling {
             .arg(&mut self.copies)
             .arg(&mut self.chunks)
             .arg(copies.map_mut());
-        // SAFETY: the arguments match resample_count's parameters in order; blocks past the
-        // chunks touch nothing, the positions hold an entry per system and the copies two, the
-        // heads one per block, the table's entries were checked against its heads, and the
-        // observations hold the slot the engine measured last.
+        // SAFETY: the arguments match resample_count's parameters in order; threads past the
+        // chunks return, the positions and copies hold an entry per system, the heads one per
+        // block, the table's entries were checked against its heads, and the observations
+        // hold the slot the engine measured last.
         unsafe { count.launch(chunk_grid) }.map_err(driver_error("launching resample_count"))?;
         let scan_grid = LaunchConfig {
             grid_dim: (table.heads.len() as u32, 1, 1),
@@ -256,9 +249,8 @@ impl CudaResampling {
             .arg(&self.copies)
             .arg(&self.chunks)
             .arg(copies.map_mut());
-        // SAFETY: as resample_count's; threads past the systems return, destinations stay
-        // below the block's slots.
-        unsafe { scatter.launch(system_grid) }
+        // SAFETY: as resample_count's; destinations stay below the block's slots.
+        unsafe { scatter.launch(chunk_grid) }
             .map_err(driver_error("launching resample_scatter"))?;
         let sizes = download(device, &self.sizes, "population sizes")?;
         for (b, &size) in sizes.iter().enumerate() {

@@ -1,9 +1,9 @@
 //! Population annealing's resampling step on a wgpu device (multispin engine; the CPU
 //! reference and the layout of the step: [`crate::engine::annealing`]). Three kernels in one
-//! submission: `resample_count` (a workgroup per chunk of [`CHUNK`] systems: every replica's
-//! copies from the table, its place in the chunk, the chunk's sum, and the identity copy map),
-//! `resample_scan` (per block, each chunk's first destination and the new population size) and
-//! `resample_scatter` (an invocation per system: the copy map of the new populations). The host reads the sizes and refuses a population that died
+//! submission: `resample_count` (every replica's copies from the table, per chunk of
+//! [`CHUNK`] systems their sum, and the identity copy map), `resample_scan` (per block, each
+//! chunk's first destination and the new population size) and `resample_scatter` (the copy
+//! map of the new populations). The host reads the sizes and refuses a population that died
 //! out or outgrew its block before the copy kernel gathers the lattices by the map; the copies
 //! go back to the host for its family records. Only the table (a few thousand levels per
 //! population) and those counts cross the bus, never a replica's lattice. With
@@ -18,7 +18,7 @@ use crate::engine::annealing::{PopulationHistograms, ResamplingTable, check_size
 use crate::error::{Error, Result};
 use bytemuck::Zeroable;
 
-/// Systems per workgroup of the count kernel (`CHUNK` in `resample.wgsl`).
+/// Systems per thread of the count and scatter kernels (`CHUNK` in `resample.wgsl`).
 pub const CHUNK: u32 = 64;
 
 /// The resampling kernels and buffers of a wgpu engine.
@@ -119,8 +119,7 @@ impl GpuResampling {
             positions: ctx.upload("system positions", positions)?,
             heads: ctx.buffer("table heads", 20 * u64::from(blocks), storage_usage())?,
             entries: ctx.buffer("table entries", 8, storage_usage())?,
-            // The copies, then each system's first destination within its chunk.
-            copies: ctx.buffer("copies", 8 * u64::from(systems), storage_usage())?,
+            copies: ctx.buffer("copies", 4 * u64::from(systems), storage_usage())?,
             chunks: ctx.buffer(
                 "chunk copies",
                 4 * u64::from(systems / CHUNK),
@@ -269,9 +268,7 @@ impl GpuResampling {
             &self.scatter,
             &[&self.positions, &self.copies, &self.chunks, copies.map()],
         );
-        let max = ctx.limits.max_compute_workgroups_per_dimension;
-        let chunk_grid = chunk_grid(self.systems / CHUNK, max);
-        let system_grid = dispatcher.grid(ctx, u64::from(self.systems), 1);
+        let chunk_grid = dispatcher.grid(ctx, u64::from(self.systems / CHUNK), 1);
         let blocks = table.heads.len() as u32;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         {
@@ -279,7 +276,7 @@ impl GpuResampling {
             for (pipeline, group, (x, y, z)) in [
                 (&self.count, &count, chunk_grid),
                 (&self.scan, &scan, (blocks, 1, 1)),
-                (&self.scatter, &scatter, system_grid),
+                (&self.scatter, &scatter, chunk_grid),
             ] {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, group, &[]);
@@ -294,12 +291,6 @@ impl GpuResampling {
         copies.gather(ctx, dispatcher, spins)?;
         ctx.read_buffer(&self.copies, 4 * u64::from(self.systems))
     }
-}
-
-/// Workgroups (or CUDA blocks) of one per chunk: x up to `max`, spilling into y.
-pub fn chunk_grid(chunks: u32, max: u32) -> (u32, u32, u32) {
-    let x = chunks.clamp(1, max);
-    (x, chunks.div_ceil(x), 1)
 }
 
 /// Bins of the histograms of one population: bonds + 1 and sites + 1, refused beyond 32 bits.
