@@ -391,19 +391,26 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
+    /// The copy kernel and its buffers, built by the first copy or resampling step.
+    fn ensure_copies(&mut self) -> Result<()> {
+        let layout = &self.layout;
+        CudaCopies::ensure(
+            &mut self.copies,
+            &mut self.device,
+            (layout.word_systems(), layout.system_words()),
+            multispin_unit(layout),
+            self.spins.len(),
+            self.block_size,
+        )?;
+        Ok(())
+    }
+
     /// The resampling kernels for blocks of `slots`, built (with the copy kernel and its
     /// identity map) by the first call or where the blocks change.
     fn ensure_resampling(&mut self, slots: u32) -> Result<()> {
-        let layout = &self.layout;
         if self.resampling.as_ref().is_none_or(|r| r.slots() != slots) {
-            let copies = CudaCopies::ensure(
-                &mut self.copies,
-                &mut self.device,
-                (layout.word_systems(), layout.system_words()),
-                multispin_unit(layout),
-                self.spins.len(),
-                self.block_size,
-            )?;
+            self.ensure_copies()?;
+            let (layout, copies) = (&self.layout, self.copies.as_mut().expect("ensured above"));
             // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
             // their bits: the device's steps write only the entries of systems.
             let identity: Vec<u32> = (0..layout.systems.systems()).collect();
@@ -754,17 +761,14 @@ impl Engine for MultispinCudaEngine {
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
-        let layout = &self.layout;
-        check_copy_map(&layout.systems, sources)?;
-        let copies = CudaCopies::ensure(
-            &mut self.copies,
-            &mut self.device,
-            (layout.word_systems(), layout.system_words()),
-            multispin_unit(layout),
-            self.spins.len(),
-            self.block_size,
-        )?;
-        copies.copy(&self.device, &mut self.spins, &lane_map(layout, sources))
+        check_copy_map(&self.layout.systems, sources)?;
+        self.ensure_copies()?;
+        let copies = self.copies.as_mut().expect("ensured above");
+        copies.copy(
+            &self.device,
+            &mut self.spins,
+            &lane_map(&self.layout, sources),
+        )
     }
 
     fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
