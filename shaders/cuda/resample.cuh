@@ -34,3 +34,5 @@ constexpr unsigned SCAN_THREADS = 256u;
 constexpr unsigned SLOTS = SPINFLIP_SLOTS;
 // Chunks of all blocks.
 constexpr unsigned CHUNKS = SPINFLIP_CHUNKS;
+// Systems of all blocks.
+constexpr unsigned SYSTEMS = SPINFLIP_SYSTEMS;

@@ -1,13 +1,14 @@
 // Resampling, first kernel, the twin of resample_count.wgsl: every replica's copies from its
-// table entry and its Philox uniform (src/engine/annealing.rs), their sum per chunk, and the
-// identity copy map entry of every system (the scatter kernel then points the new population's
-// entries at their sources).
+// table entry and its Philox uniform (src/engine/annealing.rs), its first destination within
+// its chunk, their sum per chunk, and the identity copy map entry of every system (the scatter
+// kernel then points the new population's entries at their sources).
 
 #include "dispatch.cuh"
 #include "philox.cuh"
 #include "resample_observations.cuh"
 
-// `positions`: per system its copy-map entry, `g * 32 + lane` (AMSC) or `g` (SMSC).
+// `positions`: per system its copy-map entry, `g * 32 + lane` (AMSC) or `g` (SMSC); `copies`:
+// `[system]` the copies, then `[system]` the first destination within the chunk.
 extern "C" __global__ void resample_count(ResampleParams params,
                                           const unsigned long long* observations,
                                           const unsigned* positions, const TableHead* heads,
@@ -47,6 +48,8 @@ extern "C" __global__ void resample_count(ResampleParams params,
             }
         }
         copies[s] = n;
+        // The replica's first destination within its chunk.
+        copies[SYSTEMS + s] = total;
         total += n;
     }
     chunks[c] = total;

@@ -6,8 +6,6 @@
 #include "dispatch.cuh"
 #include "resample_observations.cuh"
 
-// Systems of all blocks.
-constexpr unsigned SYSTEMS = SPINFLIP_SYSTEMS;
 // Bonds + 1 and sites + 1 of one lattice.
 constexpr unsigned BOND_BINS = SPINFLIP_BOND_BINS;
 constexpr unsigned SITE_BINS = SPINFLIP_SITE_BINS;

@@ -34,3 +34,5 @@ const SCAN_THREADS: u32 = 256u;
 override SLOTS: u32 = 64u;
 // Chunks of all blocks.
 override CHUNKS: u32 = 1u;
+// Systems of all blocks.
+override SYSTEMS: u32 = 1u;

@@ -1,6 +1,7 @@
 // Resampling, first kernel: every replica's copies from its table entry and its Philox
-// uniform (src/engine/annealing.rs), their sum per chunk, and the identity copy map entry of
-// every system (the scatter kernel then points the new population's entries at their sources).
+// uniform (src/engine/annealing.rs), its first destination within its chunk, their sum per
+// chunk, and the identity copy map entry of every system (the scatter kernel then points the
+// new population's entries at their sources).
 
 #import dispatch
 #import philox
@@ -8,6 +9,7 @@
 
 @group(0) @binding(3) var<storage, read> heads: array<TableHead>;
 @group(0) @binding(4) var<storage, read> entries: array<vec2<u32>>;
+// `[system]` the copies, then `[system]` the first destination within the chunk.
 @group(0) @binding(5) var<storage, read_write> copies: array<u32>;
 @group(0) @binding(6) var<storage, read_write> chunks: array<u32>;
 @group(0) @binding(7) var<storage, read_write> copy_map: array<u32>;
@@ -50,6 +52,8 @@ fn main(
             }
         }
         copies[s] = n;
+        // The replica's first destination within its chunk.
+        copies[SYSTEMS + s] = total;
         total += n;
     }
     chunks[c] = total;

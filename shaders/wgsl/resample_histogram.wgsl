@@ -11,8 +11,6 @@
 @group(0) @binding(4) var<storage, read_write> satisfied_bins: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> up_bins: array<atomic<u32>>;
 
-// Systems of all blocks.
-override SYSTEMS: u32 = 1u;
 // Bonds + 1 and sites + 1 of one lattice.
 override BOND_BINS: u32 = 1u;
 override SITE_BINS: u32 = 1u;

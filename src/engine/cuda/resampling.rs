@@ -104,7 +104,8 @@ impl CudaResampling {
             positions: upload(device, positions, "system positions")?,
             heads: allocate(device, 5 * blocks as usize, "table heads")?,
             entries: allocate(device, 2, "table entries")?,
-            copies: allocate(device, systems as usize, "copies")?,
+            // The copies, then each system's first destination within its chunk.
+            copies: allocate(device, 2 * systems as usize, "copies")?,
             copies_staging: Staging::new(),
             chunks: allocate(device, (systems / CHUNK) as usize, "chunk copies")?,
             sizes: allocate(device, blocks as usize, "population sizes")?,
@@ -218,6 +219,7 @@ impl CudaResampling {
         let started = std::time::Instant::now();
         let params = ResampleParams::new(seed, step, observation_base, &table);
         let chunk_grid = launch_config(device, self.block_size, u64::from(self.systems / CHUNK), 1);
+        let system_grid = launch_config(device, self.block_size, u64::from(self.systems), 1);
         let stream = &device.stream;
         let mut count = stream.launch_builder(&self.count);
         count
@@ -248,9 +250,11 @@ impl CudaResampling {
             .arg(&self.positions)
             .arg(&self.copies)
             .arg(&self.chunks)
+            .arg(&self.sizes)
             .arg(copies.map_mut());
-        // SAFETY: as resample_count's; destinations stay below the block's slots.
-        unsafe { scatter.launch(chunk_grid) }
+        // SAFETY: the arguments match resample_scatter's parameters in order; threads past the
+        // systems return, the binary search stays within the destination's block.
+        unsafe { scatter.launch(system_grid) }
             .map_err(driver_error("launching resample_scatter"))?;
         let sizes = download(device, &self.sizes, "population sizes")?;
         for (b, &size) in sizes.iter().enumerate() {

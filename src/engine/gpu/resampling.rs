@@ -1,9 +1,10 @@
 //! Population annealing's resampling step on a wgpu device (multispin engine; the CPU
 //! reference and the layout of the step: [`crate::engine::annealing`]). Three kernels in one
-//! submission: `resample_count` (every replica's copies from the table, per chunk of
-//! [`CHUNK`] systems their sum, and the identity copy map), `resample_scan` (per block, each
-//! chunk's first destination and the new population size) and `resample_scatter` (the copy
-//! map of the new populations). The host reads the sizes and refuses a population that died
+//! submission: `resample_count` (every replica's copies from the table, its first
+//! destination within its chunk of [`CHUNK`] systems, the chunk's sum, and the identity copy
+//! map), `resample_scan` (per block, each chunk's first destination and the new population
+//! size) and `resample_scatter` (an invocation per destination: its source by binary search,
+//! its copy-map entry). The host reads the sizes and refuses a population that died
 //! out or outgrew its block before the copy kernel gathers the lattices by the map; the copies
 //! go back to the host for its family records. Only the table (a few thousand levels per
 //! population) and those counts cross the bus, never a replica's lattice. With
@@ -119,7 +120,8 @@ impl GpuResampling {
             positions: ctx.upload("system positions", positions)?,
             heads: ctx.buffer("table heads", 20 * u64::from(blocks), storage_usage())?,
             entries: ctx.buffer("table entries", 8, storage_usage())?,
-            copies: ctx.buffer("copies", 4 * u64::from(systems), storage_usage())?,
+            // The copies, then each system's first destination within its chunk.
+            copies: ctx.buffer("copies", 8 * u64::from(systems), storage_usage())?,
             chunks: ctx.buffer(
                 "chunk copies",
                 4 * u64::from(systems / CHUNK),
@@ -266,9 +268,16 @@ impl GpuResampling {
         let scatter = ctx.bind_buffers(
             "resample scatter",
             &self.scatter,
-            &[&self.positions, &self.copies, &self.chunks, copies.map()],
+            &[
+                &self.positions,
+                &self.copies,
+                &self.chunks,
+                &self.sizes,
+                copies.map(),
+            ],
         );
         let chunk_grid = dispatcher.grid(ctx, u64::from(self.systems / CHUNK), 1);
+        let system_grid = dispatcher.grid(ctx, u64::from(self.systems), 1);
         let blocks = table.heads.len() as u32;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         {
@@ -276,7 +285,7 @@ impl GpuResampling {
             for (pipeline, group, (x, y, z)) in [
                 (&self.count, &count, chunk_grid),
                 (&self.scan, &scan, (blocks, 1, 1)),
-                (&self.scatter, &scatter, chunk_grid),
+                (&self.scatter, &scatter, system_grid),
             ] {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, group, &[]);
