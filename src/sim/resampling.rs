@@ -34,49 +34,23 @@ pub struct PopulationLevels {
 impl PopulationLevels {
     /// The levels of a population of `systems` whose replicas measured `observations`.
     pub fn of(systems: &IsingSystems, observations: &[Observation]) -> Self {
+        let up = counted(observations, |o| o.up);
+        let satisfied = parallel::map(observations, |o| o.satisfied as u32);
+        if systems.field == 0.0 {
+            let bonds = counted(observations, |o| o.satisfied);
+            return Self::at_zero_field(systems, bonds, up, satisfied);
+        }
         let lattice = systems.lattice;
         let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
-        let energy =
-            |o: &Observation| systems.energy(2 * o.satisfied as i64 - bonds, 2 * o.up as i64 - n);
-        let (up_lo, up_hi) = parallel::bounds(observations, |o| o.up).unwrap_or((0, 0));
-        let magnetisations = (up_lo..=up_hi)
-            .map(|up| (2 * up as i64 - n) as f64)
-            .collect();
-        let magnetisation_counts =
-            parallel::histogram(observations, (up_hi - up_lo + 1) as usize, |o| {
-                (o.up - up_lo) as usize
-            });
-        let satisfied = parallel::map(observations, |o| o.satisfied as u32);
-        if systems.field != 0.0 {
-            return PopulationLevels {
-                keyed: Keyed::Replica,
-                lo: 0,
-                energies: parallel::map(observations, energy),
-                counts: vec![1; observations.len()],
-                magnetisations,
-                magnetisation_counts,
-                satisfied,
-            };
-        }
-        let (lo, hi) = parallel::bounds(observations, |o| o.satisfied).unwrap_or((0, 0));
-        let counts = parallel::histogram(observations, (hi - lo + 1) as usize, |o| {
-            (o.satisfied - lo) as usize
-        });
-        let energies = (lo..=hi)
-            .map(|s| {
-                energy(&Observation {
-                    up: 0,
-                    satisfied: s,
-                })
-            })
-            .collect();
         PopulationLevels {
-            keyed: Keyed::BondLevel,
-            lo: lo as u32,
-            energies,
-            counts,
-            magnetisations,
-            magnetisation_counts,
+            keyed: Keyed::Replica,
+            lo: 0,
+            energies: parallel::map(observations, |o| {
+                systems.energy(2 * o.satisfied as i64 - bonds, 2 * o.up as i64 - n)
+            }),
+            counts: vec![1; observations.len()],
+            magnetisations: magnetisations(systems, up.0, up.1.len()),
+            magnetisation_counts: up.1,
             satisfied,
         }
     }
@@ -86,11 +60,19 @@ impl PopulationLevels {
     /// those [`PopulationLevels::of`] makes from its replicas' counts, without the per-replica
     /// counts (multinomial resampling needs them).
     pub fn of_histograms(systems: &IsingSystems, satisfied: &[u32], up: &[u32]) -> Self {
-        let lattice = systems.lattice;
-        let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
-        let (lo, counts) = occupied(satisfied);
-        let (up_lo, magnetisation_counts) = occupied(up);
-        let up_hi = up_lo + magnetisation_counts.len() as u64;
+        Self::at_zero_field(systems, occupied(satisfied), occupied(up), Vec::new())
+    }
+
+    /// The levels at zero field (keyed by bond level) of a population holding `bonds.1[k]`
+    /// replicas with `bonds.0 + k` satisfied bonds and `up.1[k]` with `up.0 + k` up spins;
+    /// `satisfied`, each replica's count, where known.
+    fn at_zero_field(
+        systems: &IsingSystems,
+        (lo, counts): (u64, Vec<u64>),
+        (up_lo, magnetisation_counts): (u64, Vec<u64>),
+        satisfied: Vec<u32>,
+    ) -> Self {
+        let bonds = systems.lattice.bonds() as i64;
         PopulationLevels {
             keyed: Keyed::BondLevel,
             lo: lo as u32,
@@ -98,9 +80,9 @@ impl PopulationLevels {
                 .map(|s| systems.energy(2 * s as i64 - bonds, 0))
                 .collect(),
             counts,
-            magnetisations: (up_lo..up_hi).map(|u| (2 * u as i64 - n) as f64).collect(),
+            magnetisations: magnetisations(systems, up_lo, magnetisation_counts.len()),
             magnetisation_counts,
-            satisfied: Vec::new(),
+            satisfied,
         }
     }
 
@@ -127,6 +109,27 @@ impl PopulationLevels {
     }
 }
 
+/// The lowest `count` of `observations` and how many hold each count from it to the highest
+/// (count 0 held by none for no observations), as [`occupied`] reads a histogram.
+fn counted(
+    observations: &[Observation],
+    count: impl Fn(&Observation) -> u64 + Sync + Send,
+) -> (u64, Vec<u64>) {
+    let (lo, hi) = parallel::bounds(observations, &count).unwrap_or((0, 0));
+    let counts = parallel::histogram(observations, (hi - lo + 1) as usize, |o| {
+        (count(o) - lo) as usize
+    });
+    (lo, counts)
+}
+
+/// The magnetisations `M = 2 up - N` of `len` up-spin counts from `up_lo`.
+fn magnetisations(systems: &IsingSystems, up_lo: u64, len: usize) -> Vec<f64> {
+    let n = systems.lattice.sites() as i64;
+    (up_lo..up_lo + len as u64)
+        .map(|up| (2 * up as i64 - n) as f64)
+        .collect()
+}
+
 /// The first occupied bin of `histogram` and the counts from it to the last occupied one
 /// (bin 0 and one empty bin for an empty histogram).
 fn occupied(histogram: &[u32]) -> (u64, Vec<u64>) {
@@ -143,59 +146,30 @@ fn occupied(histogram: &[u32]) -> (u64, Vec<u64>) {
 pub struct Reweighting {
     /// Per level `w exp(delta E_min)`: at most 1, so nothing overflows at any step.
     weights: Vec<f64>,
-    /// Replicas per level.
-    counts: Vec<u64>,
     /// `sum_levels count w`, the sum over the replicas.
     sum: f64,
     /// `ln Q`, `Q = (1/R) sum_i exp(-delta E_i)`.
     pub ln_q: f64,
+    /// The overlap of the energy histograms before and after the step,
+    /// `(1/R) sum_i min(1, exp(-delta E_i) / Q)`: 1 for `delta = 0`, falling as it grows.
+    pub overlap: f64,
+    /// The effective number of replicas of the weights, `(sum w)^2 / sum w^2`.
+    pub effective_size: f64,
 }
 
 impl Reweighting {
     /// The factors `exp(-delta E)` of a population with energy levels `levels`.
     pub fn new(levels: &PopulationLevels, delta: f64) -> Self {
-        Self::relative_to(levels, levels.lowest(), delta)
-    }
-
-    /// [`Reweighting::new`] of `levels` whose lowest occupied energy is `lowest`.
-    fn relative_to(levels: &PopulationLevels, lowest: f64, delta: f64) -> Self {
-        let weights = parallel::map(&levels.energies, |e| (-delta * (e - lowest)).exp());
-        let sum = levels
-            .counts
-            .iter()
-            .zip(&weights)
-            .map(|(&n, w)| n as f64 * w)
-            .sum::<f64>();
-        let ln_q = (sum / levels.replicas() as f64).ln() - delta * lowest;
+        let lowest = levels.lowest();
+        let weights = factors(levels, lowest, delta);
+        let sum = level_sum(levels, &weights, |w| w);
         Reweighting {
+            ln_q: (sum / levels.replicas() as f64).ln() - delta * lowest,
+            overlap: overlap(levels, &weights, sum),
+            effective_size: sum * sum / level_sum(levels, &weights, |w| w * w),
             weights,
-            counts: levels.counts.clone(),
             sum,
-            ln_q,
         }
-    }
-
-    fn replicas(&self) -> f64 {
-        self.counts.iter().sum::<u64>() as f64
-    }
-
-    /// The overlap of the energy histograms before and after the step,
-    /// `(1/R) sum_i min(1, exp(-delta E_i) / Q)`: 1 for `delta = 0`, falling as it grows.
-    pub fn overlap(&self) -> f64 {
-        let r = self.replicas();
-        let mean = self.sum / r;
-        self.weights
-            .iter()
-            .zip(&self.counts)
-            .map(|(w, &n)| n as f64 * (w / mean).min(1.0))
-            .sum::<f64>()
-            / r
-    }
-
-    /// The effective number of replicas of the weights, `(sum w)^2 / sum w^2`.
-    pub fn effective_size(&self) -> f64 {
-        let squares = self.weights.iter().zip(&self.counts);
-        self.sum * self.sum / squares.map(|(w, &n)| n as f64 * w * w).sum::<f64>()
     }
 
     /// The scale of the expected copies `tau_i = scale w_i = target w_i / sum_j w_j`: they sum
@@ -203,6 +177,24 @@ impl Reweighting {
     fn copy_scale(&self, target: u32) -> f64 {
         f64::from(target) / self.sum
     }
+}
+
+/// The factors `exp(-delta (E - lowest))` of every level of `levels`.
+fn factors(levels: &PopulationLevels, lowest: f64, delta: f64) -> Vec<f64> {
+    parallel::map(&levels.energies, |e| (-delta * (e - lowest)).exp())
+}
+
+/// `sum_levels count f(weight)` in level order.
+fn level_sum(levels: &PopulationLevels, weights: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+    let terms = levels.counts.iter().zip(weights);
+    terms.map(|(&n, &w)| n as f64 * f(w)).sum()
+}
+
+/// The histogram overlap `(1/R) sum_i min(1, w_i / mean w)` of `weights` summing to `sum`.
+fn overlap(levels: &PopulationLevels, weights: &[f64], sum: f64) -> f64 {
+    let r = levels.replicas() as f64;
+    let mean = sum / r;
+    level_sum(levels, weights, |w| (w / mean).min(1.0)) / r
 }
 
 /// Uniforms `4 c .. 4 c + 4` in `[0, 1)` of multinomial step `step` of population `block`:
@@ -283,15 +275,18 @@ pub fn copy_entries(
 pub fn adaptive_beta(levels: &PopulationLevels, beta: f64, beta_max: f64, target: f64) -> f64 {
     // The lowest energy once, not at every one of the bisection's steps.
     let lowest = levels.lowest();
-    let overlap = |next: f64| Reweighting::relative_to(levels, lowest, next - beta).overlap();
-    if overlap(beta_max) >= target {
+    let overlap_at = |next: f64| {
+        let weights = factors(levels, lowest, next - beta);
+        overlap(levels, &weights, level_sum(levels, &weights, |w| w))
+    };
+    if overlap_at(beta_max) >= target {
         return beta_max;
     }
     let (mut lo, mut hi) = (beta, beta_max);
     // 60 halvings reach the f64 resolution of any beta range.
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
-        if overlap(mid) >= target {
+        if overlap_at(mid) >= target {
             lo = mid;
         } else {
             hi = mid;
@@ -359,8 +354,8 @@ mod tests {
         let r = Reweighting::new(&levels, 0.3);
         // E = -(2 * 20 - 32) = -8: ln Q = 0.3 * 8.
         assert!((r.ln_q - 2.4).abs() < 1e-12);
-        assert!((r.overlap() - 1.0).abs() < 1e-12);
-        assert!((r.effective_size() - 8.0).abs() < 1e-12);
+        assert!((r.overlap - 1.0).abs() < 1e-12);
+        assert!((r.effective_size - 8.0).abs() < 1e-12);
         for scheme in [
             Resampling::FloorCeil,
             Resampling::Nearest,
@@ -388,7 +383,7 @@ mod tests {
         let (keyed, entries) = copy_entries(Resampling::Multinomial, &levels, &r, 64, KEY);
         assert_eq!(keyed, Keyed::Replica);
         assert_eq!(copies(&levels, entries, keyed).iter().sum::<u32>(), 64);
-        assert!(r.overlap() < 1.0 && r.effective_size() < 64.0);
+        assert!(r.overlap < 1.0 && r.effective_size < 64.0);
     }
 
     #[test]
@@ -438,7 +433,7 @@ mod tests {
         let levels = PopulationLevels::of(&systems(0.0), &observed((0..200).map(|i| 8 + i % 17)));
         let next = adaptive_beta(&levels, 0.1, 5.0, 0.8);
         assert!(next > 0.1 && next < 5.0);
-        let overlap = Reweighting::new(&levels, next - 0.1).overlap();
+        let overlap = Reweighting::new(&levels, next - 0.1).overlap;
         assert!((overlap - 0.8).abs() < 1e-9, "{overlap}");
         assert_eq!(adaptive_beta(&levels, 0.1, 0.1000001, 0.8), 0.1000001);
     }
