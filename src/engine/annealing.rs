@@ -83,6 +83,28 @@ impl ResamplingTable {
         }
     }
 
+    /// The table without its entries: what an engine keeps once it has uploaded them.
+    pub fn shape(&self) -> ResamplingTable {
+        ResamplingTable {
+            keyed: self.keyed,
+            slots: self.slots,
+            heads: self.heads.clone(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// Refuse a table that does not cover `systems` in whole blocks of `slots` (the blocks an
+    /// engine built its kernels for), or whose heads point outside its entries.
+    pub fn check_blocks(&self, systems: u32, slots: u32) -> Result<()> {
+        if self.slots != slots {
+            return Err(Error::State(format!(
+                "a resampling table of blocks of {} slots for kernels built for {slots}",
+                self.slots
+            )));
+        }
+        self.check(systems)
+    }
+
     /// Refuse a table that does not cover `systems` in whole blocks or whose heads point
     /// outside its entries.
     pub fn check(&self, systems: u32) -> Result<()> {
@@ -253,39 +275,47 @@ impl HostResampling {
     }
 
     /// Remember the satisfied counts of every system at the last slot of `measurements`
-    /// (a plan's of `slots` slots), the measurement the next step's table is built from.
+    /// (a plan's of `slots` slots), the measurement the next step's table is built from; a
+    /// plan that measured nothing leaves none, as on the devices.
     pub fn record(&mut self, measurements: &Measurements, slots: u32) {
+        self.satisfied.clear();
         if slots == 0 {
             return;
         }
         let systems = measurements.observations.len() / slots as usize;
         let last = &measurements.observations[(slots as usize - 1) * systems..];
-        self.satisfied.clear();
         self.satisfied.extend(last.iter().map(|o| o.satisfied));
     }
 
-    /// A plan's resampling step `step` (if it has one) from the table taken (used once):
-    /// the copies of every system, after `copy` moved the lattices by the copy map; empty
-    /// without a step.
-    pub fn replay(
-        &mut self,
-        seed: u64,
-        step: Option<u32>,
-        copy: impl FnOnce(&[u32]) -> Result<()>,
-    ) -> Result<Vec<u32>> {
+    /// A plan's resampling step `step` (if it has one), from the table taken and the last
+    /// measurement (each used once): the copies and the copy map the engine then copies by.
+    pub fn replay(&mut self, seed: u64, step: Option<u32>) -> Result<Option<Resampled>> {
         let Some(step) = step else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let table = self.table.take().ok_or_else(no_table)?;
-        if self.satisfied.len() != table.heads.len() * table.slots as usize {
-            return Err(Error::State(
-                "a resampling step needs a measurement of every system before it".into(),
-            ));
+        let satisfied = std::mem::take(&mut self.satisfied);
+        if satisfied.len() != table.heads.len() * table.slots as usize {
+            return Err(no_measurement());
         }
-        let resampled = resample(&table, seed, step, &self.satisfied)?;
-        copy(&resampled.sources)?;
-        Ok(resampled.copies)
+        resample(&table, seed, step, &satisfied).map(Some)
     }
+}
+
+/// The error of a resampling step with no measurement of every system since the last plan
+/// (its table's measurement) or the last step (which moved the lattices).
+pub fn no_measurement() -> Error {
+    Error::State("a resampling step needs a measurement of every system before it".into())
+}
+
+/// Refuse population sizes that are not one per block of `slots` systems, each within it.
+pub fn check_sizes(sizes: &[u32], blocks: u32, slots: u32) -> Result<()> {
+    if sizes.len() != blocks as usize || sizes.iter().any(|&n| n > slots) {
+        return Err(Error::State(format!(
+            "population sizes {sizes:?} do not fit {blocks} blocks of {slots} slots"
+        )));
+    }
+    Ok(())
 }
 
 /// The error of a resampling step without a table.

@@ -119,8 +119,8 @@ pub fn compare_copies(engines: &mut [Box<dyn Engine>; 2], systems: &IsingSystems
 }
 
 /// Resampling steps every engine refuses, each with the same words: a population that outgrows
-/// its block (two copies of every replica) or dies out (none), before any lattice moves, and a
-/// step without a table. `systems` holds whole blocks of 64 slots.
+/// its block (two copies of every replica) or dies out (none), before any lattice moves, a
+/// step without a table, and a step without a measurement since the last. `systems` holds whole blocks of 64 slots.
 pub fn check_resampling_refusals(engines: &mut [Box<dyn Engine>; 2], systems: &IsingSystems) {
     let blocks = systems.systems() / 64;
     let mut measure = Plan::default();
@@ -149,6 +149,14 @@ pub fn check_resampling_refusals(engines: &mut [Box<dyn Engine>; 2], systems: &I
         engine.execute(&measure).unwrap();
         let error = engine.execute(&resample).unwrap_err().to_string();
         assert!(error.contains("without a resampling table"), "{error}");
+        // A step moves the lattices, so the next needs a new measurement.
+        engine.execute(&measure).unwrap();
+        let identity = ResamplingTable::identity(64, blocks);
+        engine.set_resampling(&identity).unwrap();
+        engine.execute(&resample).unwrap();
+        engine.set_resampling(&identity).unwrap();
+        let error = engine.execute(&resample).unwrap_err().to_string();
+        assert!(error.contains("needs a measurement"), "{error}");
     }
     let mut late = Plan::default();
     late.measure();

@@ -132,14 +132,11 @@ impl Engine for CpuEngine {
         let mut observations = vec![Observation::default(); plan.slots as usize * systems];
         let mut labels = Vec::new();
         let (resample, steps) = plan.split_resample()?;
-        let sites = self.systems.lattice.sites() as usize;
-        let spins = &mut self.spins;
-        let copies = self
-            .resampling
-            .replay(self.systems.seed, resample, |sources| {
-                copy_lattices(sources, sites, spins);
-                Ok(())
-            })?;
+        let resampled = self.resampling.replay(self.systems.seed, resample)?;
+        if let Some(resampled) = &resampled {
+            let sites = self.systems.lattice.sites() as usize;
+            copy_lattices(&resampled.sources, sites, &mut self.spins);
+        }
         for step in steps {
             match *step {
                 Step::Resample { .. } => unreachable!("split off above"),
@@ -157,7 +154,7 @@ impl Engine for CpuEngine {
         let measurements = Measurements {
             observations,
             labels,
-            copies,
+            copies: resampled.map(|r| r.copies).unwrap_or_default(),
             ..Measurements::default()
         };
         self.resampling.record(&measurements, plan.slots);

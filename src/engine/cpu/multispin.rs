@@ -155,13 +155,10 @@ impl Engine for CpuMultispinEngine {
         if resample.is_some() {
             whole_lattices_only(&self.halo, "population annealing (resampling)")?;
         }
-        let (layout, words) = (&self.layout, &mut self.words);
-        let copies = self
-            .resampling
-            .replay(layout.systems.seed, resample, |sources| {
-                copy_lanes(layout, sources, words);
-                Ok(())
-            })?;
+        let resampled = self.resampling.replay(self.layout.systems.seed, resample)?;
+        if let Some(resampled) = &resampled {
+            copy_lanes(&self.layout, &resampled.sources, &mut self.words);
+        }
         for step in steps {
             match *step {
                 Step::Resample { .. } => unreachable!("split off above"),
@@ -178,7 +175,7 @@ impl Engine for CpuMultispinEngine {
         }
         let mut measurements = self.layout.measurements(&per_word, &overlaps, plan.slots);
         measurements.labels = labels;
-        measurements.copies = copies;
+        measurements.copies = resampled.map(|r| r.copies).unwrap_or_default();
         self.resampling.record(&measurements, plan.slots);
         Ok(measurements)
     }

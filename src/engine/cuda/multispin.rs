@@ -29,9 +29,9 @@ use super::resampling::CudaResampling;
 use super::streams::{SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
-use crate::engine::annealing::{ResamplingTable, no_table};
+use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::gpu::copy_systems::{lane_map, multispin_unit, system_positions};
+use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, THRESHOLD_CONSTANTS};
@@ -41,7 +41,7 @@ use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
     check_thresholds_not_compiled, no_tempering,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
@@ -413,9 +413,12 @@ impl MultispinCudaEngine {
             let (layout, copies) = (&self.layout, self.copies.as_mut().expect("ensured above"));
             // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
             // their bits: the device's steps write only the entries of systems.
-            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
-            let map = lane_map(layout, &identity);
-            overwrite(&self.device, &map, copies.map_mut(), "copy map")?;
+            overwrite(
+                &self.device,
+                &identity_map(layout),
+                copies.map_mut(),
+                "copy map",
+            )?;
             let lattice = layout.lattice();
             self.resampling = Some(CudaResampling::new(
                 &mut self.device,
@@ -431,9 +434,7 @@ impl MultispinCudaEngine {
     /// Resampling step `step` on the device, from the last plan's last measurement: the
     /// copies of every system.
     fn resample(&mut self, step: u32) -> Result<Vec<u32>> {
-        let slot = self.last_measured.take().ok_or_else(|| {
-            Error::State("a resampling step needs a measurement of every system before it".into())
-        })?;
+        let slot = self.last_measured.take().ok_or_else(no_measurement)?;
         let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
         let copies = self.copies.as_mut().expect("created with the resampling");
         let base = slot * self.layout.word_systems() * LANES;

@@ -12,7 +12,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKern
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
 use super::launch::{Staging, allocate, clear, download, launch_config, overwrite, upload};
-use crate::engine::annealing::{PopulationHistograms, ResamplingTable, check_size, no_table};
+use crate::engine::annealing::{
+    PopulationHistograms, ResamplingTable, check_size, check_sizes, no_table,
+};
 use crate::engine::gpu::resampling::{CHUNK, ResampleParams, bins, check_chunks};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::{Error, Result};
@@ -130,13 +132,7 @@ impl CudaResampling {
 
     /// The populations' sizes (`sizes[b]` replicas of block `b`), until a step changes them.
     pub fn set_sizes(&mut self, device: &CudaDevice, sizes: &[u32]) -> Result<()> {
-        let blocks = self.systems / self.slots;
-        if sizes.len() != blocks as usize || sizes.iter().any(|&n| n > self.slots) {
-            return Err(Error::State(format!(
-                "population sizes {sizes:?} do not fit {blocks} blocks of {} slots",
-                self.slots
-            )));
-        }
+        check_sizes(sizes, self.systems / self.slots, self.slots)?;
         overwrite(device, sizes, &mut self.sizes, "population sizes")
     }
 
@@ -179,13 +175,7 @@ impl CudaResampling {
     /// Upload `table` for the next step (checked against the engine's systems and these
     /// kernels' blocks).
     pub fn set_table(&mut self, device: &CudaDevice, table: &ResamplingTable) -> Result<()> {
-        table.check(self.systems)?;
-        if table.slots != self.slots {
-            return Err(Error::State(format!(
-                "a resampling table of blocks of {} slots for kernels built for {}",
-                table.slots, self.slots
-            )));
-        }
+        table.check_blocks(self.systems, self.slots)?;
         let entries = table.entries.as_flattened();
         if self.entries.len() < entries.len() {
             self.entries = allocate(device, entries.len(), "table entries")?;
@@ -197,10 +187,7 @@ impl CudaResampling {
             "table heads",
         )?;
         overwrite(device, entries, &mut self.entries, "table entries")?;
-        self.table = Some(ResamplingTable {
-            entries: Vec::new(),
-            ..table.clone()
-        });
+        self.table = Some(table.shape());
         Ok(())
     }
 

@@ -221,10 +221,13 @@ impl Engine for SimpleCudaEngine {
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         let (resample, _) = plan.split_resample()?;
-        let mut resampling = std::mem::take(&mut self.resampling);
-        let copies = resampling.replay(self.systems.seed, resample, |s| self.copy_systems(s));
-        self.resampling = resampling;
-        let copies = copies?;
+        let copies = match self.resampling.replay(self.systems.seed, resample)? {
+            Some(resampled) => {
+                self.copy_systems(&resampled.sources)?;
+                resampled.copies
+            }
+            None => Vec::new(),
+        };
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;

@@ -85,6 +85,13 @@ pub fn lane_map(layout: &MultispinLayout, sources: &[u32]) -> Vec<u32> {
     map
 }
 
+/// The copy kernel's map under which every lane keeps its bits (lanes that hold no system
+/// included: the resampling step writes only the entries of systems).
+pub fn identity_map(layout: &MultispinLayout) -> Vec<u32> {
+    let identity: Vec<u32> = (0..layout.systems.systems()).collect();
+    lane_map(layout, &identity)
+}
+
 /// Per system of a multispin engine, the map entry (see [`CopyUnit`]) of its lane: `g * 32 +
 /// lane` (AMSC) or its word system `g` (SMSC). Resampling on the device writes the map from
 /// these.

@@ -10,7 +10,7 @@
 //! `MultispinLayout::pair_counts`).
 
 use super::context::{GpuContext, storage_usage};
-use super::copy_systems::{GpuCopies, lane_map, multispin_unit, system_positions};
+use super::copy_systems::{GpuCopies, identity_map, lane_map, multispin_unit, system_positions};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
 use super::plan::{Dispatch, submissions};
@@ -19,7 +19,7 @@ use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use super::tempering::GpuTempering;
 use crate::config::{Layout, Randoms};
-use crate::engine::annealing::{ResamplingTable, no_table};
+use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout, THRESHOLD_CONSTANTS};
 use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
@@ -241,9 +241,7 @@ impl MultispinGpuEngine {
             let (layout, copies) = (&self.layout, self.copies.as_ref().expect("ensured above"));
             // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
             // their bits: the device's steps write only the entries of systems.
-            let identity: Vec<u32> = (0..layout.systems.systems()).collect();
-            self.ctx
-                .write_words(copies.map(), &lane_map(layout, &identity));
+            self.ctx.write_words(copies.map(), &identity_map(layout));
             let lattice = layout.lattice();
             self.resampling = Some(GpuResampling::new(
                 &mut self.ctx,
@@ -259,9 +257,7 @@ impl MultispinGpuEngine {
     /// Resampling step `step` on the device, from the last plan's last measurement: the
     /// copies of every system.
     fn resample(&mut self, step: u32) -> Result<Vec<u32>> {
-        let slot = self.last_measured.take().ok_or_else(|| {
-            Error::State("a resampling step needs a measurement of every system before it".into())
-        })?;
+        let slot = self.last_measured.take().ok_or_else(no_measurement)?;
         let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
         let buffers = self.measurements.as_ref().expect("measured before");
         let copies = self.copies.as_ref().expect("created with the resampling");

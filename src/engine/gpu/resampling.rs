@@ -15,7 +15,9 @@ use super::context::{GpuContext, storage_usage};
 use super::copy_systems::GpuCopies;
 use super::dispatcher::Dispatcher;
 use super::shaders::Kernel;
-use crate::engine::annealing::{PopulationHistograms, ResamplingTable, check_size, no_table};
+use crate::engine::annealing::{
+    PopulationHistograms, ResamplingTable, check_size, check_sizes, no_table,
+};
 use crate::error::{Error, Result};
 use bytemuck::Zeroable;
 
@@ -152,13 +154,7 @@ impl GpuResampling {
 
     /// The populations' sizes (`sizes[b]` replicas of block `b`), until a step changes them.
     pub fn set_sizes(&self, ctx: &GpuContext, sizes: &[u32]) -> Result<()> {
-        let blocks = self.systems / self.slots;
-        if sizes.len() != blocks as usize || sizes.iter().any(|&n| n > self.slots) {
-            return Err(Error::State(format!(
-                "population sizes {sizes:?} do not fit {blocks} blocks of {} slots",
-                self.slots
-            )));
-        }
+        check_sizes(sizes, self.systems / self.slots, self.slots)?;
         ctx.write_words(&self.sizes, sizes);
         Ok(())
     }
@@ -208,13 +204,7 @@ impl GpuResampling {
     /// Upload `table` for the next step (checked against the engine's systems and these
     /// kernels' blocks).
     pub fn set_table(&mut self, ctx: &GpuContext, table: &ResamplingTable) -> Result<()> {
-        table.check(self.systems)?;
-        if table.slots != self.slots {
-            return Err(Error::State(format!(
-                "a resampling table of blocks of {} slots for kernels built for {}",
-                table.slots, self.slots
-            )));
-        }
+        table.check_blocks(self.systems, self.slots)?;
         let bytes = 8 * table.entries.len().max(1) as u64;
         if self.entries.size() < bytes {
             self.entries = ctx.buffer("table entries", bytes, storage_usage())?;
@@ -223,10 +213,7 @@ impl GpuResampling {
             .write_buffer(&self.heads, 0, bytemuck::cast_slice(&table.heads));
         ctx.queue
             .write_buffer(&self.entries, 0, bytemuck::cast_slice(&table.entries));
-        self.table = Some(ResamplingTable {
-            entries: Vec::new(),
-            ..table.clone()
-        });
+        self.table = Some(table.shape());
         Ok(())
     }
 
