@@ -154,6 +154,7 @@ pub enum LanesArg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RandomsArg {
     Exact,
+    Packed,
     Shared,
 }
 
@@ -374,6 +375,7 @@ fn bench_config(
     };
     let randoms = match options.randoms {
         RandomsArg::Exact => Randoms::Exact,
+        RandomsArg::Packed => Randoms::Packed,
         RandomsArg::Shared => Randoms::Shared,
     };
     let lanes = match (options.lanes, options.model) {

@@ -241,6 +241,11 @@ pub enum Randoms {
     /// One 32-bit uniform per word shared by its 32 lanes, as in papers 000/002: cheaper, but
     /// it correlates the lanes.
     Shared,
+    /// Exact as `Exact` (an independent uniform per lane), with fewer random words: past each
+    /// word's first Philox block, the lanes still undecided in the words one GPU thread updates
+    /// (`MultispinLayout::word_run`) share one stream of bit planes, packed into one word (see
+    /// docs/ARCHITECTURE.md). A different random stream from `Exact`'s, which stays reachable.
+    Packed,
 }
 
 /// The temperatures simulated (k_B = J = 1): a list of inverse temperatures or temperatures, or

@@ -325,11 +325,15 @@ fn compare_multispin(reference: Reference, case: &MultispinCase) {
 }
 
 /// 2D and 3D, AMSC lanes as samples, temperatures and replicas, and SMSC; ferromagnet and
-/// Edwards-Anderson; with a field; exact and shared randoms.
+/// Edwards-Anderson; with a field; exact, packed and shared randoms.
 fn multispin_cases() -> Vec<MultispinCase> {
     use Disorder::{Bimodal, Ferromagnet};
     let shared = |case: MultispinCase| MultispinCase {
         randoms: Randoms::Shared,
+        ..case
+    };
+    let packed = |case: MultispinCase| MultispinCase {
+        randoms: Randoms::Packed,
         ..case
     };
     let field = |field: f64, case: MultispinCase| MultispinCase { field, ..case };
@@ -347,6 +351,17 @@ fn multispin_cases() -> Vec<MultispinCase> {
         field(0.25, MultispinCase::new(2, 128, Layout::Smsc, Bimodal)),
         MultispinCase::new(3, 64, Layout::Smsc, Bimodal),
         shared(MultispinCase::new(2, 64, Layout::Smsc, Bimodal)),
+        packed(MultispinCase::new(2, 256, Layout::Smsc, Ferromagnet)),
+        packed(field(
+            0.25,
+            MultispinCase::new(2, 128, Layout::Smsc, Bimodal),
+        )),
+        packed(MultispinCase::new(3, 8, AMSC_SAMPLES, Bimodal)),
+        packed(MultispinCase::new(3, 6, AMSC_SAMPLES, Bimodal)),
+        packed(field(
+            -0.7,
+            MultispinCase::new(3, 8, AMSC_TEMPERATURES, Bimodal),
+        )),
     ]
 }
 

@@ -1,7 +1,7 @@
 //! The multispin wgpu engine and the CPU multispin engine produce the same spin words, the same
 //! per-lane observations and the same overlap counts, bit for bit: 2D and 3D, AMSC (lanes as
 //! replicas, samples, temperatures) and SMSC, ferromagnet and Edwards-Anderson, with and without
-//! a field, exact and shared random numbers, both WGSL Philox paths (lavapipe in CI).
+//! a field, exact, packed and shared random numbers, both WGSL Philox paths (lavapipe in CI).
 
 mod common;
 
@@ -223,6 +223,36 @@ fn smsc_matches_cpu_bit_for_bit() {
         },
         PhiloxPath::Int64,
     );
+}
+
+/// `randoms: Packed`: runs of four, two and one words per thread, lanes rotated (samples,
+/// replicas, SMSC) or not (temperatures), in a field, through both Philox paths.
+#[test]
+fn packed_randoms_match_cpu_bit_for_bit() {
+    let packed = |case: Case| Case {
+        randoms: Randoms::Packed,
+        ..case
+    };
+    let cases = [
+        packed(case(2, 256, Layout::Smsc, Disorder::Ferromagnet)),
+        packed(case(3, 64, Layout::Smsc, Disorder::Bimodal)),
+        packed(Case {
+            field: 0.25,
+            ..case(2, 128, Layout::Smsc, Disorder::Bimodal)
+        }),
+        packed(case(3, 8, AMSC_SAMPLES, Disorder::Bimodal)),
+        packed(case(3, 6, AMSC_SAMPLES, Disorder::Bimodal)),
+        packed(case(2, 8, AMSC_REPLICAS, Disorder::Ferromagnet)),
+        packed(Case {
+            field: -0.7,
+            ..case(3, 8, AMSC_TEMPERATURES, Disorder::Bimodal)
+        }),
+    ];
+    for case in &cases {
+        assert_ne!(case.layout().pack_rotations(), 0);
+        compare(case, PhiloxPath::Int64);
+    }
+    compare(&cases[0], PhiloxPath::U32);
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Physics of the multispin engine on the GPU (lavapipe in CI), fixed seeds, bounds in units of
 //! the estimated error: a 4x4 Edwards-Anderson sample enumerated exactly (2^16 states) against
 //! an AMSC run with temperatures in lanes (e, |m|, q^2 and the link overlap q_l from two replica
-//! sets); SMSC 2D Ising
-//! against Kaufman's exact e and c; the multispin and simple engines agree in distribution.
+//! sets); SMSC 2D Ising against Kaufman's exact e and c; both with exact and with packed
+//! randoms; the multispin and simple engines agree in distribution.
 
 mod common;
 
@@ -56,19 +56,36 @@ fn shared_randoms_keep_each_lane_exact() {
     edwards_anderson_4x4_against_enumeration(0.0, &[0.5, 1.0], "Shared");
 }
 
+/// Packed randoms draw a word's tail from a stream it shares with the other words of its run:
+/// every lane's uniform is still its own, so the averages are exact.
+#[test]
+fn packed_randoms_match_exact_enumeration() {
+    edwards_anderson_4x4_against_enumeration(0.0, &[0.5, 1.0], "Packed");
+}
+
 #[test]
 fn smsc_2d_ising_matches_kaufman() {
-    let summary = run_summary(
+    smsc_2d_ising_against_kaufman(64, 8, 16000, "Exact");
+}
+
+/// L = 256: four words of a row per thread, whose undecided lanes share one packed tail.
+#[test]
+fn smsc_2d_ising_with_packed_randoms_matches_kaufman() {
+    smsc_2d_ising_against_kaufman(256, 2, 6000, "Packed");
+}
+
+fn smsc_2d_ising_against_kaufman(size: u32, replicas: u32, measure: u32, randoms: &str) {
+    let summary = run_summary(&format!(
         r#"(
-            model: Ising(dims: 2, size: 64, field: 0.0),
+            model: Ising(dims: 2, size: {size}, field: 0.0),
             temperatures: Betas([0.40, 0.43]),
-            replicas: 8,
-            engine: Multispin(layout: Smsc),
-            sweeps: (thermalize: 2000, measure: 16000, every: 4),
+            replicas: {replicas},
+            engine: Multispin(layout: Smsc, randoms: {randoms}),
+            sweeps: (thermalize: 2000, measure: {measure}, every: 4),
             seed: 99,
             backend: Wgpu,
-        )"#,
-    );
+        )"#
+    ));
     assert!(
         summary.run.engine.contains("SMSC"),
         "{}",
@@ -78,14 +95,14 @@ fn smsc_2d_ising_matches_kaufman() {
         let exact = t.exact.expect("2D zero field has exact values");
         let beta = t.estimates.beta;
         assert_within(
-            &format!("SMSC e(beta={beta})"),
+            &format!("SMSC L={size} {randoms} e(beta={beta})"),
             t.estimates.e,
             exact.e,
             0.0,
             0.005,
         );
         assert_within(
-            &format!("SMSC c(beta={beta})"),
+            &format!("SMSC L={size} {randoms} c(beta={beta})"),
             t.estimates.c,
             exact.c,
             0.0,

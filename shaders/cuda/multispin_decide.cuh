@@ -96,22 +96,24 @@ __device__ __forceinline__ unsigned random_word(const uint4& block, unsigned uni
 constexpr bool COUNT_DRAWS = SPINFLIP_COUNT_DRAWS != 0;
 __device__ unsigned long long draw_counts[3];
 
-// One word's tallies (atomics per word: a debug build, slow by design).
-__device__ __forceinline__ void count_draws(unsigned lanes, unsigned blocks) {
-    atomicAdd(&draw_counts[0], 1ull);
+// Tallies of `words` words (atomics per word: a debug build, slow by design).
+__device__ __forceinline__ void count_draws(unsigned words, unsigned lanes, unsigned blocks) {
+    atomicAdd(&draw_counts[0], static_cast<unsigned long long>(words));
     atomicAdd(&draw_counts[1], static_cast<unsigned long long>(lanes));
     atomicAdd(&draw_counts[2], static_cast<unsigned long long>(blocks));
 }
 
-// The lanes of word `word` (spin `spin`, unsatisfied-bond counts `count`) that flip.
-__device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
-                                                   const unsigned* thresholds, unsigned spin,
-                                                   const BondCount& count, unsigned word,
-                                                   unsigned colour, unsigned g) {
+// Lanes accepted so far, and lanes whose uniform agrees with their threshold in every bit so far.
+struct Decision {
+    unsigned accept;
+    unsigned undecided;
+};
+
+// The lanes of each energy class; returns the lanes of all classes (those needing a uniform).
+// Every condition is a constant once the defines are fixed, so the loops unroll into registers.
+__device__ __forceinline__ unsigned class_masks(unsigned spin, const BondCount& count,
+                                                unsigned masks[MAX_CATEGORIES]) {
     const unsigned z = coordination();
-    // The lanes of each energy class: every condition is a constant once the defines are fixed,
-    // so the loops unroll into registers.
-    unsigned masks[MAX_CATEGORIES];
     unsigned undecided = 0u;
 #pragma unroll
     for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
@@ -123,33 +125,33 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         masks[energy_class] = mask;
         undecided |= mask;
     }
-    unsigned accept = ~undecided;
-    const unsigned needing = undecided;
-    unsigned blocks = SHARED_RANDOMS ? 1u : 0u;
-    const unsigned* table = threshold_table(thresholds, g);
+    return undecided;
+}
+
+// Compare blocks FIRST..LAST - 1 of the draw (block b: threshold bits 31 - 4b down to 28 - 4b),
+// block b being Philox block DRAW_OFFSET + b of word `word`'s stream (or, for shared randoms,
+// bits of the word's uniform), until no lane of the warp is undecided. The warp vote keeps the
+// threads converged, so after unrolling each plane's address is a constant. Returns the blocks
+// drawn.
+template <unsigned FIRST, unsigned LAST, unsigned DRAW_OFFSET>
+__device__ __forceinline__ unsigned draw_blocks(Decision& decision,
+                                                const unsigned masks[MAX_CATEGORIES],
+                                                const unsigned* table, unsigned sweep,
+                                                unsigned word, unsigned colour, unsigned batch,
+                                                unsigned uniform) {
     const uint2 key = make_uint2(SEED_LO, SEED_HI);
-    const unsigned batch = global_index(g);
-    unsigned uniform = 0u;
-    if (SHARED_RANDOMS) {
-        const uint4 counter =
-            philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, batch);
-        const uint4 block = philox4x32_10(counter, key);
-        const unsigned words[4] = {block.x, block.y, block.z, block.w};
-        uniform = words[word & 3u];
-    }
-    // Four random words per Philox block, until no lane of the warp is undecided. The warp vote
-    // keeps the threads converged, so after unrolling each plane's address is a constant.
     const unsigned warp = __activemask();
+    unsigned blocks = 0u;
 #pragma unroll
-    for (unsigned draw = 0u; draw < 8u; draw++) {
-        if (__all_sync(warp, undecided == 0u)) {
+    for (unsigned draw = FIRST; draw < LAST; draw++) {
+        if (__all_sync(warp, decision.undecided == 0u)) {
             break;
         }
         uint4 block = make_uint4(0u, 0u, 0u, 0u);
         if (!SHARED_RANDOMS) {
             blocks++;
-            const uint4 counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN,
-                                                 colour | (draw << 1u), batch);
+            const uint4 counter = philox_counter(word, sweep, PURPOSE_METROPOLIS_MULTISPIN,
+                                                 colour | ((DRAW_OFFSET + draw) << 1u), batch);
             block = philox4x32_10(counter, key);
         }
 #pragma unroll
@@ -161,13 +163,117 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
             for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
                 threshold_bits |= threshold_lanes(table, energy_class, i, masks[energy_class]);
             }
-            accept |= undecided & threshold_bits & ~random;
-            undecided &= ~(threshold_bits ^ random);
+            decision.accept |= decision.undecided & threshold_bits & ~random;
+            decision.undecided &= ~(threshold_bits ^ random);
         }
     }
+    return blocks;
+}
+
+// The lanes of word `word` (spin `spin`, unsatisfied-bond counts `count`) that flip.
+__device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
+                                                   const unsigned* thresholds, unsigned spin,
+                                                   const BondCount& count, unsigned word,
+                                                   unsigned colour, unsigned g) {
+    unsigned masks[MAX_CATEGORIES];
+    const unsigned needing = class_masks(spin, count, masks);
+    Decision decision = {~needing, needing};
+    const unsigned* table = threshold_table(thresholds, g);
+    const unsigned batch = global_index(g);
+    unsigned uniform = 0u;
+    if (SHARED_RANDOMS) {
+        const uint4 counter =
+            philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, batch);
+        const uint4 block = philox4x32_10(counter, make_uint2(SEED_LO, SEED_HI));
+        const unsigned words[4] = {block.x, block.y, block.z, block.w};
+        uniform = words[word & 3u];
+    }
+    const unsigned blocks = draw_blocks<0u, 8u, 0u>(decision, masks, table, params.sweep, word,
+                                                   colour, batch, uniform);
     if (COUNT_DRAWS) {
-        count_draws(__popc(needing), blocks);
+        count_draws(1u, __popc(needing), SHARED_RANDOMS ? 1u : blocks);
     }
     // Lanes still undecided drew U == t exactly: U <= t accepts.
-    return accept | undecided;
+    return decision.accept | decision.undecided;
+}
+
+// The packed tail (randoms: Packed; the twin of multispin_decide.wgsl's and of
+// DecisionRule::accepted_run in src/engine/cpu/multispin_metropolis.rs): after its own block 0,
+// each word of a thread's run puts its lanes still undecided into one packed word, rotated by
+// the first multiple of 32 / PACK_ROTATIONS bits that keeps them apart from the earlier words'
+// lanes there; the packed word compares blocks PACKED_TAIL_DRAW + b (b = 1..7) of the run's first
+// word with threshold planes 27 down. A word whose lanes fit no rotation goes on with its own
+// blocks 1..7.
+constexpr unsigned PACK_ROTATIONS = SPINFLIP_PACK_ROTATIONS;
+constexpr unsigned PACKED_TAIL_DRAW = 7u;
+constexpr unsigned NOT_PACKED = 32u;
+
+struct PackedTail {
+    Decision decision;
+    unsigned masks[MAX_CATEGORIES];
+};
+
+// One word of a packed run: its decision so far and its rotation in the tail (NOT_PACKED: decided
+// on its own blocks).
+struct PackedWord {
+    Decision decision;
+    unsigned rotation;
+};
+
+// Decide word `word`'s block 0, then pack its undecided lanes into `tail` or, where they fit no
+// rotation, finish the word on its own blocks (every thread takes part in that draw's vote).
+__device__ __forceinline__ PackedWord pack_word(PackedTail& tail, const DispatchParams& params,
+                                                const unsigned* table, unsigned spin,
+                                                const BondCount& count, unsigned word,
+                                                unsigned colour, unsigned batch) {
+    unsigned masks[MAX_CATEGORIES];
+    const unsigned needing = class_masks(spin, count, masks);
+    Decision decision = {~needing, needing};
+    unsigned blocks =
+        draw_blocks<0u, 1u, 0u>(decision, masks, table, params.sweep, word, colour, batch, 0u);
+    const unsigned lanes = decision.undecided;
+    unsigned rotation = NOT_PACKED;
+#pragma unroll
+    for (unsigned i = 0u; i < PACK_ROTATIONS; i++) {
+        const unsigned r = i * (32u / (PACK_ROTATIONS == 0u ? 1u : PACK_ROTATIONS));
+        if (rotation == NOT_PACKED &&
+            (__funnelshift_l(lanes, lanes, r) & tail.decision.undecided) == 0u) {
+            rotation = r;
+        }
+    }
+    Decision own = {decision.accept, rotation == NOT_PACKED ? lanes : 0u};
+    if (rotation != NOT_PACKED) {
+        tail.decision.undecided |= __funnelshift_l(lanes, lanes, rotation);
+#pragma unroll
+        for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+            const unsigned mask = masks[energy_class] & lanes;
+            tail.masks[energy_class] |= __funnelshift_l(mask, mask, rotation);
+        }
+    }
+    blocks += draw_blocks<1u, 8u, 0u>(own, masks, table, params.sweep, word, colour, batch, 0u);
+    if (COUNT_DRAWS) {
+        count_draws(1u, __popc(needing), blocks);
+    }
+    return PackedWord{rotation == NOT_PACKED ? own : decision, rotation};
+}
+
+// Decide the tail's lanes on blocks of the run's first word `first_word`; returns those that flip.
+__device__ __forceinline__ unsigned finish_tail(PackedTail& tail, const DispatchParams& params,
+                                                const unsigned* table, unsigned first_word,
+                                                unsigned colour, unsigned batch) {
+    const unsigned blocks = draw_blocks<1u, 8u, PACKED_TAIL_DRAW>(
+        tail.decision, tail.masks, table, params.sweep, first_word, colour, batch, 0u);
+    if (COUNT_DRAWS) {
+        count_draws(0u, 0u, blocks);
+    }
+    return tail.decision.accept | tail.decision.undecided;
+}
+
+// A packed word's flips from its pack_word result and the tail's accepted lanes.
+__device__ __forceinline__ unsigned packed_lanes(const PackedWord& word, unsigned tail_accepted) {
+    if (word.rotation == NOT_PACKED) {
+        return word.decision.accept | word.decision.undecided;
+    }
+    const unsigned tail = __funnelshift_r(tail_accepted, tail_accepted, word.rotation);
+    return word.decision.accept | (tail & word.decision.undecided);
 }

@@ -20,15 +20,12 @@ constexpr unsigned COLOUR = SPINFLIP_COLOUR;
 // instructions before a word's draws instead of about 140).
 constexpr unsigned WORD_RUN = SPINFLIP_WORD_RUN;
 
-// Update word w of row `row` (colour `colour` of word system g).
-__device__ __forceinline__ void update_word(const DispatchParams& params, unsigned* own,
-                                            const unsigned* other, const unsigned* own_bonds,
-                                            const unsigned* other_bonds,
-                                            const unsigned* thresholds, unsigned g,
-                                            unsigned colour, unsigned row, unsigned w) {
+// The per-lane unsatisfied-bond counts of word cw (spin `spin`) of row `row`.
+__device__ __forceinline__ BondCount word_count(const unsigned* other, const unsigned* own_bonds,
+                                                const unsigned* other_bonds, unsigned spin,
+                                                unsigned colour, unsigned row, unsigned w) {
     const WordNeighbours n = word_neighbours(colour, row, w);
     const unsigned cw = row * row_words() + w;
-    const unsigned spin = own[cw];
     // Unsatisfied bonds per lane: -x, +x, then -y, +y (and -z, +z).
     unsigned unsatisfied[2u * DIMS];
     const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
@@ -49,9 +46,50 @@ __device__ __forceinline__ void update_word(const DispatchParams& params, unsign
         unsatisfied[2u * d] = spin ^ other[n.minus[d - 1u]] ^ bonds.x;
         unsatisfied[2u * d + 1u] = spin ^ other[n.plus[d - 1u]] ^ bonds.y;
     }
-    const BondCount count = bond_count_of(unsatisfied);
+    return bond_count_of(unsatisfied);
+}
+
+// Update word w of row `row` (colour `colour` of word system g).
+__device__ __forceinline__ void update_word(const DispatchParams& params, unsigned* own,
+                                            const unsigned* other, const unsigned* own_bonds,
+                                            const unsigned* other_bonds,
+                                            const unsigned* thresholds, unsigned g,
+                                            unsigned colour, unsigned row, unsigned w) {
+    const unsigned cw = row * row_words() + w;
+    const unsigned spin = own[cw];
+    const BondCount count = word_count(other, own_bonds, other_bonds, spin, colour, row, w);
     // The lattice's word index keys the randoms (a slab's words are offset).
     own[cw] = spin ^ accepted_lanes(params, thresholds, spin, count, cw + WORD_OFFSET, colour, g);
+}
+
+// Update the run of words w + j stride (j < WORD_RUN) of row `row` with the packed tail.
+__device__ __forceinline__ void update_packed_run(const DispatchParams& params, unsigned* own,
+                                                  const unsigned* other,
+                                                  const unsigned* own_bonds,
+                                                  const unsigned* other_bonds,
+                                                  const unsigned* thresholds, unsigned g,
+                                                  unsigned colour, unsigned row, unsigned w) {
+    constexpr unsigned stride = row_words() / WORD_RUN;
+    const unsigned* table = threshold_table(thresholds, g);
+    const unsigned batch = global_index(g);
+    const unsigned first_cw = row * row_words() + w;
+    PackedTail tail = {};
+    unsigned spins[WORD_RUN];
+    PackedWord packed[WORD_RUN];
+#pragma unroll
+    for (unsigned j = 0u; j < WORD_RUN; j++) {
+        const unsigned cw = first_cw + j * stride;
+        spins[j] = own[cw];
+        const BondCount count =
+            word_count(other, own_bonds, other_bonds, spins[j], colour, row, w + j * stride);
+        packed[j] = pack_word(tail, params, table, spins[j], count, cw + WORD_OFFSET, colour, batch);
+    }
+    const unsigned tail_accepted =
+        finish_tail(tail, params, table, first_cw + WORD_OFFSET, colour, batch);
+#pragma unroll
+    for (unsigned j = 0u; j < WORD_RUN; j++) {
+        own[first_cw + j * stride] = spins[j] ^ packed_lanes(packed[j], tail_accepted);
+    }
 }
 
 extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned first_system,
@@ -81,6 +119,11 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
     }
     const unsigned row = thread / stride;
     const unsigned w = thread % stride;
+    if (PACK_ROTATIONS != 0u) {
+        update_packed_run(params, own, other, own_bonds, other_bonds, thresholds, g, colour, row,
+                          w);
+        return;
+    }
 #pragma unroll
     for (unsigned j = 0u; j < WORD_RUN; j++) {
         update_word(params, own, other, own_bonds, other_bonds, thresholds, g, colour, row,

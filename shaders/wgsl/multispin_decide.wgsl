@@ -75,13 +75,11 @@ fn compare_bit(decision: ptr<function, Decision>, masks: ptr<function, array<u32
     (*decision).undecided &= ~(threshold_bits ^ random);
 }
 
-// Call load_class_thresholds first.
-fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -> u32 {
+// The lanes of each energy class: categories (down, c) and (up, c) of the class. Every
+// condition is a constant once the overrides are fixed, so the loops unroll into registers.
+fn class_masks(spin: u32, count: BondCount) -> array<u32, MAX_CATEGORIES> {
     let z = coordination();
-    // The lanes of each energy class: categories (down, c) and (up, c) of the class. Every
-    // condition is a constant once the overrides are fixed, so the loops unroll into registers.
     var masks: array<u32, MAX_CATEGORIES>;
-    var undecided = 0u;
     for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
         var mask = 0u;
         for (var c = 0u; c <= z; c++) {
@@ -98,32 +96,106 @@ fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -
             mask |= count_equals(count, c) & spins;
         }
         masks[energy_class] = mask;
-        undecided |= mask;
     }
-    var decision = Decision(~undecided, undecided);
+    return masks;
+}
+
+// The lanes of `masks` undecided, the others accepted (their flips do not raise the energy).
+fn initial_decision(masks: ptr<function, array<u32, MAX_CATEGORIES>>) -> Decision {
+    var undecided = 0u;
+    for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+        undecided |= (*masks)[energy_class];
+    }
+    return Decision(~undecided, undecided);
+}
+
+// Compare blocks first..last - 1 of the draw (block b: threshold bits 31 - 4b down to 28 - 4b),
+// block b being Philox block draw_offset + b of word `word`'s stream (or, for shared randoms,
+// bits of the word's uniform), until no lane is undecided. Four bits per Philox block; the whole
+// block is compared before checking again (once no lane is left, comparisons change nothing).
+fn draw_blocks(decision: ptr<function, Decision>, masks: ptr<function, array<u32, MAX_CATEGORIES>>, word: u32, colour: u32, g: u32, first: u32, last: u32, draw_offset: u32, uniform: u32) {
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
     let batch = global_index(g);
-    var uniform = 0u;
-    if SHARED_RANDOMS {
-        let counter = philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, batch);
-        uniform = philox4x32_10(counter, key)[word & 3u];
-    }
-    // Four bits per Philox block; the whole block is compared before checking for undecided
-    // lanes again (once none is left, further comparisons change nothing).
-    for (var draw = 0u; draw < 8u && decision.undecided != 0u; draw++) {
-        let k = 31u - 4u * draw;
+    for (var b = first; b < last && (*decision).undecided != 0u; b++) {
+        let k = 31u - 4u * b;
         var randoms: vec4<u32>;
         if SHARED_RANDOMS {
             randoms = vec4<u32>(0u) - ((vec4<u32>(uniform) >> vec4<u32>(k, k - 1u, k - 2u, k - 3u)) & vec4<u32>(1u));
         } else {
-            let counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN, colour | (draw << 1u), batch);
+            let counter = philox_counter(word, params.sweep, PURPOSE_METROPOLIS_MULTISPIN, colour | ((draw_offset + b) << 1u), batch);
             randoms = philox4x32_10(counter, key);
         }
-        compare_bit(&decision, &masks, randoms.x, k);
-        compare_bit(&decision, &masks, randoms.y, k - 1u);
-        compare_bit(&decision, &masks, randoms.z, k - 2u);
-        compare_bit(&decision, &masks, randoms.w, k - 3u);
+        compare_bit(decision, masks, randoms.x, k);
+        compare_bit(decision, masks, randoms.y, k - 1u);
+        compare_bit(decision, masks, randoms.z, k - 2u);
+        compare_bit(decision, masks, randoms.w, k - 3u);
     }
+}
+
+// Call load_class_thresholds first.
+fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -> u32 {
+    var masks = class_masks(spin, count);
+    var decision = initial_decision(&masks);
+    var uniform = 0u;
+    if SHARED_RANDOMS {
+        let key = vec2<u32>(params.seed_lo, params.seed_hi);
+        let counter = philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, global_index(g));
+        uniform = philox4x32_10(counter, key)[word & 3u];
+    }
+    draw_blocks(&decision, &masks, word, colour, g, 0u, 8u, 0u, uniform);
     // Lanes still undecided drew U == t exactly: U <= t accepts.
     return decision.accept | decision.undecided;
+}
+
+// The packed tail (randoms: Packed; the twin of DecisionRule::accepted_run in
+// src/engine/cpu/multispin_metropolis.rs): after its own block 0, each word of a thread's run
+// puts its lanes still undecided into one packed word, rotated by the first multiple of
+// 32 / PACK_ROTATIONS bits that keeps them apart from the earlier words' lanes there; the packed
+// word compares blocks PACKED_TAIL_DRAW + b (b = 1..7) of the run's first word with threshold
+// planes 27 down. A word whose lanes fit no rotation goes on with its own blocks 1..7.
+override PACK_ROTATIONS: u32 = 0u;
+const PACKED_TAIL_DRAW: u32 = 7u;
+const NOT_PACKED: u32 = 32u;
+
+fn rotate_left(x: u32, r: u32) -> u32 {
+    return (x << r) | (x >> ((32u - r) & 31u));
+}
+
+fn rotate_right(x: u32, r: u32) -> u32 {
+    return (x >> r) | (x << ((32u - r) & 31u));
+}
+
+// Decide word `word`'s block 0, then pack its undecided lanes into the tail (`tail`, its class
+// masks `tail_masks`) or, where they fit no rotation, finish the word on its own blocks; returns
+// the word's decision and rotation (NOT_PACKED for a word finished on its own).
+fn pack_word(tail: ptr<function, Decision>, tail_masks: ptr<function, array<u32, MAX_CATEGORIES>>, spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -> vec3<u32> {
+    var masks = class_masks(spin, count);
+    var decision = initial_decision(&masks);
+    draw_blocks(&decision, &masks, word, colour, g, 0u, 1u, 0u, 0u);
+    let lanes = decision.undecided;
+    var rotation = NOT_PACKED;
+    for (var i = 0u; i < PACK_ROTATIONS; i++) {
+        // max: the override is evaluated even where the loop never runs (PACK_ROTATIONS 0).
+        let r = i * (32u / max(PACK_ROTATIONS, 1u));
+        if rotation == NOT_PACKED && (rotate_left(lanes, r) & (*tail).undecided) == 0u {
+            rotation = r;
+        }
+    }
+    if rotation == NOT_PACKED {
+        draw_blocks(&decision, &masks, word, colour, g, 1u, 8u, 0u, 0u);
+    } else {
+        (*tail).undecided |= rotate_left(lanes, rotation);
+        for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+            (*tail_masks)[energy_class] |= rotate_left(masks[energy_class] & lanes, rotation);
+        }
+    }
+    return vec3<u32>(decision.accept, decision.undecided, rotation);
+}
+
+// A packed word's flips from its pack_word result and the tail's accepted lanes.
+fn packed_lanes(packed: vec3<u32>, tail_accepted: u32) -> u32 {
+    if packed.z == NOT_PACKED {
+        return packed.x | packed.y;
+    }
+    return packed.x | (rotate_right(tail_accepted, packed.z) & packed.y);
 }

@@ -34,8 +34,15 @@ fn unsatisfied_along(spin: u32, other: u32, group: u32, d: u32, cw: u32, minus: 
     return vec2<u32>(spin ^ spins[other + minus] ^ bonds.x, spin ^ spins[other + plus] ^ bonds.y);
 }
 
-// Update word w of row `row` of word system g.
-fn update_word(g: u32, row: u32, w: u32) {
+// Word w of row `row` of word system g: its index in its colour array, spin and per-lane
+// unsatisfied-bond counts.
+struct WordCount {
+    cw: u32,
+    spin: u32,
+    count: BondCount,
+}
+
+fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     let colour = params.colour;
     let cw = row * row_words() + w;
     let n = word_neighbours(colour, row, w);
@@ -57,9 +64,43 @@ fn update_word(g: u32, row: u32, w: u32) {
         z = unsatisfied_along(spin, other, group, 2u, cw, n.minus.y, n.plus.y);
     }
     let unsatisfied = array<u32, 6>(spin ^ x.x ^ x_bonds.x, spin ^ x.y ^ x_bonds.y, y.x, y.y, z.x, z.y);
-    let count = bond_count_of(unsatisfied, 2u * DIMS);
-    // The lattice's word index keys the randoms (a slab's words are offset).
-    spins[own + cw] = spin ^ accepted_lanes(spin, count, cw + WORD_OFFSET, colour, g);
+    return WordCount(cw, spin, bond_count_of(unsatisfied, 2u * DIMS));
+}
+
+// Update word w of row `row` of word system g. The lattice's word index keys the randoms (a
+// slab's words are offset).
+fn update_word(g: u32, row: u32, w: u32) {
+    let word = word_count(g, row, w);
+    let flips = accepted_lanes(word.spin, word.count, word.cw + WORD_OFFSET, params.colour, g);
+    spins[colour_base(g, params.colour) + word.cw] = word.spin ^ flips;
+}
+
+// Update the run of words first + j stride (j < WORD_RUN <= 4) of row `row` with the packed
+// tail. Per-word state lives in vectors (registers), not arrays of structs.
+fn update_packed_run(g: u32, row: u32, first: u32, stride: u32) {
+    let colour = params.colour;
+    var tail = Decision(0u, 0u);
+    var tail_masks: array<u32, MAX_CATEGORIES>;
+    var spin = vec4<u32>();
+    var accept = vec4<u32>();
+    var undecided = vec4<u32>();
+    var rotation = vec4<u32>();
+    let first_cw = row * row_words() + first;
+    for (var j = 0u; j < WORD_RUN; j++) {
+        let word = word_count(g, row, first + j * stride);
+        let packed = pack_word(&tail, &tail_masks, word.spin, word.count, word.cw + WORD_OFFSET, colour, g);
+        spin[j] = word.spin;
+        accept[j] = packed.x;
+        undecided[j] = packed.y;
+        rotation[j] = packed.z;
+    }
+    draw_blocks(&tail, &tail_masks, first_cw + WORD_OFFSET, colour, g, 1u, 8u, PACKED_TAIL_DRAW, 0u);
+    let tail_accepted = tail.accept | tail.undecided;
+    let own = colour_base(g, colour);
+    for (var j = 0u; j < WORD_RUN; j++) {
+        let packed = vec3<u32>(accept[j], undecided[j], rotation[j]);
+        spins[own + first_cw + j * stride] = spin[j] ^ packed_lanes(packed, tail_accepted);
+    }
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -75,6 +116,10 @@ fn main(
         return;
     }
     let stride = row_words() / WORD_RUN;
+    if PACK_ROTATIONS != 0u {
+        update_packed_run(g, t / stride, t % stride, stride);
+        return;
+    }
     for (var j = 0u; j < WORD_RUN; j++) {
         update_word(g, t / stride, t % stride + j * stride);
     }

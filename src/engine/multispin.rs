@@ -493,16 +493,42 @@ impl MultispinLayout {
     /// glass, whose thirteen loads per word made longer runs slower on the H100 (CUDA, 3D L = 64:
     /// 1787 flips/ns with one word per thread, 1748 with two, 1552 with four), while the
     /// ferromagnet gains (CUDA 2D SMSC 32768^2: 2344, 2424, 2432).
+    ///
+    /// With [`Randoms::Packed`] the run is also the group of words whose undecided lanes share
+    /// one packed tail of random planes, and the spin glass takes two words: the shared tail
+    /// pays for the longer run there (CUDA, 3D L = 64: 2534 flips/ns with two words, 2060 with
+    /// four; docs/BENCHMARKS.md).
     pub fn word_run(&self) -> u32 {
-        let most = match self.systems.disorder {
-            Disorder::Bimodal => 1,
-            Disorder::Ferromagnet => 4,
+        let most = match (self.systems.disorder, self.randoms) {
+            (Disorder::Bimodal, Randoms::Packed) => 2,
+            (Disorder::Bimodal, _) => 1,
+            (Disorder::Ferromagnet, _) => 4,
         };
         let row_words = self.row_words();
         [4, 2, 1]
             .into_iter()
             .find(|&run| run <= most && row_words.is_multiple_of(run))
             .unwrap_or(1)
+    }
+
+    /// How many rotations the packed tail ([`Randoms::Packed`]) may give a word's undecided
+    /// lanes to fit them beside those of the run's earlier words, by multiples of
+    /// `32 / rotations` bits: four where every lane of a word has the same thresholds (a
+    /// rotated lane then meets its own threshold planes), one (by 0) where lanes hold
+    /// temperatures; 0 for the other randoms (no packing). With four, a run of four words
+    /// leaves a word to its own blocks in about 3% of threads; eight rotations (0.5%) measured
+    /// slower on the H100, their tests costing more than the blocks they save.
+    pub fn pack_rotations(&self) -> u32 {
+        match (self.randoms, self.layout) {
+            (
+                Randoms::Packed,
+                Layout::Amsc {
+                    lanes: Lanes::Temperatures,
+                },
+            ) => 1,
+            (Randoms::Packed, _) => 4,
+            _ => 0,
+        }
     }
 
     /// The thresholds the GPU updates are compiled with, one per energy class: where the betas

@@ -91,6 +91,7 @@ pub struct TemperingCase {
     pub disorder: Disorder,
     pub field: f64,
     pub counts: (u32, u32, usize),
+    pub randoms: Randoms,
 }
 
 impl TemperingCase {
@@ -99,7 +100,7 @@ impl TemperingCase {
             tempering_systems(self.dims, self.size, self.disorder, self.field, self.counts);
         let options = MultispinOptions {
             layout: self.layout,
-            randoms: Randoms::Exact,
+            randoms: self.randoms,
         };
         MultispinLayout::new(systems, options)
     }
@@ -117,7 +118,8 @@ impl TemperingCase {
 }
 
 /// Every exchange kind: lanes holding samples or replicas, neighbour lanes within words (lanes
-/// holding temperatures) and whole word systems (SMSC), with and without a field.
+/// holding temperatures) and whole word systems (SMSC), with and without a field; exact
+/// randoms, and packed ones in runs of two (spin glass) and four words (SMSC ferromagnet).
 pub fn tempering_cases() -> Vec<TemperingCase> {
     let case = |dims, size, layout, disorder, field, counts| TemperingCase {
         dims,
@@ -126,6 +128,11 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         disorder,
         field,
         counts,
+        randoms: Randoms::Exact,
+    };
+    let packed = |case: TemperingCase| TemperingCase {
+        randoms: Randoms::Packed,
+        ..case
     };
     let (bimodal, ferro) = (Disorder::Bimodal, Disorder::Ferromagnet);
     vec![
@@ -136,5 +143,7 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         case(3, 4, AMSC_TEMPERATURES, bimodal, 0.25, (2, 2, 5)),
         case(2, 64, Layout::Smsc, bimodal, 0.0, (2, 2, 3)),
         case(2, 64, Layout::Smsc, ferro, 0.1, (1, 2, 3)),
+        packed(case(3, 8, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 3))),
+        packed(case(2, 256, Layout::Smsc, ferro, 0.0, (1, 2, 3))),
     ]
 }

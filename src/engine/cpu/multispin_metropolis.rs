@@ -64,6 +64,20 @@ struct Decision {
     undecided: u32,
 }
 
+impl Decision {
+    /// Lanes still undecided drew `U == t` exactly: `U <= t` accepts.
+    fn accepted(&self) -> u32 {
+        self.accept | self.undecided
+    }
+}
+
+/// Block `b` (1..7) of the packed tail (`Randoms::Packed`) is draw `PACKED_TAIL_DRAW + b` of
+/// the run's first word: past the eight draws of any word's own stream.
+const PACKED_TAIL_DRAW: u32 = 7;
+
+/// The most words a run holds ([`MultispinLayout::word_run`]).
+const MAX_WORD_RUN: usize = 4;
+
 /// What a decision needs of the layout, computed once per colour update rather than per word:
 /// the coordination, the class of each category and the number of classes.
 struct DecisionRule {
@@ -115,23 +129,103 @@ impl DecisionRule {
         randoms: &mut UpdateRandoms,
     ) -> u32 {
         let masks = self.class_masks(spin, count);
-        let undecided = masks.iter().fold(0, |a, m| a | m);
-        let mut decision = Decision {
+        let mut decision = self.decision(&masks);
+        self.draw_blocks(&mut decision, &masks, table, randoms, 0..8, 0);
+        decision.accepted()
+    }
+
+    /// The lanes that flip in a run of words (`Randoms::Packed`), `words` their spins and
+    /// counts, `randoms` their streams. Each word first compares its own block 0, as in
+    /// [`Self::accepted_lanes`]. Its lanes still undecided (about one in sixteen of those that
+    /// need a uniform) then join the packed word, rotated by the first multiple of
+    /// `32 / rotations` bits that keeps them apart from the earlier words' lanes there; the packed word
+    /// compares blocks `PACKED_TAIL_DRAW + b` (b = 1..7) of the run's first word with threshold
+    /// planes 27 down, so a block of randoms serves the lanes of several words. A word whose
+    /// lanes fit no rotation goes on with its own blocks 1..7.
+    fn accepted_run(
+        &self,
+        words: &[(u32, BondCount)],
+        table: &[u32],
+        randoms: &mut [UpdateRandoms],
+        rotations: u32,
+        flips: &mut Vec<u32>,
+    ) {
+        let mut packed_masks = [0u32; MAX_CATEGORIES as usize];
+        let mut packed = Decision {
+            accept: 0,
+            undecided: 0,
+        };
+        // Per word: the packed lanes and their rotation ((0, 0) for a word decided on its own).
+        let mut in_tail = [(0u32, 0u32); MAX_WORD_RUN];
+        flips.clear();
+        for (j, (&(spin, count), randoms)) in words.iter().zip(randoms.iter_mut()).enumerate() {
+            let masks = self.class_masks(spin, count);
+            let mut decision = self.decision(&masks);
+            self.draw_blocks(&mut decision, &masks, table, randoms, 0..1, 0);
+            let lanes = decision.undecided;
+            let rotation = (0..rotations)
+                .map(|i| i * (32 / rotations))
+                .find(|&r| lanes.rotate_left(r) & packed.undecided == 0);
+            match rotation {
+                Some(r) => {
+                    packed.undecided |= lanes.rotate_left(r);
+                    for (packed, mask) in packed_masks.iter_mut().zip(masks) {
+                        *packed |= (mask & lanes).rotate_left(r);
+                    }
+                    in_tail[j] = (lanes, r);
+                    flips.push(decision.accept);
+                }
+                None => {
+                    self.draw_blocks(&mut decision, &masks, table, randoms, 1..8, 0);
+                    flips.push(decision.accepted());
+                }
+            }
+        }
+        let tail = &mut randoms[0];
+        self.draw_blocks(
+            &mut packed,
+            &packed_masks,
+            table,
+            tail,
+            1..8,
+            PACKED_TAIL_DRAW,
+        );
+        let packed = packed.accepted();
+        for (flips, (lanes, r)) in flips.iter_mut().zip(in_tail) {
+            *flips |= packed.rotate_right(r) & lanes;
+        }
+    }
+
+    /// The lanes of `masks` undecided, the others accepted (their flips do not raise the energy).
+    fn decision(&self, masks: &[u32; MAX_CATEGORIES as usize]) -> Decision {
+        let undecided = masks[..self.classes].iter().fold(0, |a, m| a | m);
+        Decision {
             accept: !undecided,
             undecided,
-        };
-        // Four bits per Philox block; once no lane is undecided, comparing changes nothing.
-        for draw in 0..8 {
+        }
+    }
+
+    /// Compare blocks `blocks` of the draw (block `b`: threshold bits `31 - 4 b` down to
+    /// `28 - 4 b`), each `randoms`' block `draw_offset + b`, until no lane is undecided (once none
+    /// is, further comparisons change nothing).
+    fn draw_blocks(
+        &self,
+        decision: &mut Decision,
+        masks: &[u32; MAX_CATEGORIES as usize],
+        table: &[u32],
+        randoms: &mut UpdateRandoms,
+        blocks: std::ops::Range<u32>,
+        draw_offset: u32,
+    ) {
+        for b in blocks {
             if decision.undecided == 0 {
                 break;
             }
-            let k = 31 - 4 * draw;
-            for (j, random) in randoms.block(draw).into_iter().enumerate() {
-                self.compare_bit(&mut decision, &masks, table, random, k - j as u32);
+            let k = 31 - 4 * b;
+            for (j, random) in randoms.block(draw_offset + b).into_iter().enumerate() {
+                self.compare_bit(decision, masks, table, random, k - j as u32);
             }
         }
-        // Lanes still undecided drew U == t exactly: U <= t accepts.
-        decision.accept | decision.undecided
     }
 
     /// One bit plane of the comparison `U <= t`, most significant first: a lane decides where
@@ -201,15 +295,45 @@ pub fn sweep_colour(
     let table = &tables[layout.table(g) as usize * table_len..][..table_len];
     let group = layout.coupling_group(g);
     let rule = DecisionRule::new(layout);
+    let count_of = |row: u32, w: u32, spin: u32| {
+        let site = layout.word_site(colour, row, w);
+        unsatisfied_bonds(layout, spin, other, couplings, group, colour, &site)
+    };
+    let randoms = |cw: u32| UpdateRandoms::new(layout, g, sweep, colour, cw + layout.word_offset());
+    let rotations = layout.pack_rotations();
+    if rotations == 0 {
+        for row in 0..layout.own_rows() {
+            for w in 0..layout.row_words() {
+                let cw = row * layout.row_words() + w;
+                let spin = own[cw as usize];
+                let count = count_of(row, w, spin);
+                let flips = rule.accepted_lanes(spin, count, table, &mut randoms(cw));
+                own[cw as usize] = spin ^ flips;
+            }
+        }
+        return;
+    }
+    // Packed randoms: the runs of words one GPU thread updates, `run` words of a row `stride`
+    // apart (MultispinLayout::word_run).
+    let run = layout.word_run();
+    let stride = layout.row_words() / run;
+    let mut words = Vec::with_capacity(run as usize);
+    let mut streams = Vec::with_capacity(run as usize);
+    let mut flips = Vec::with_capacity(run as usize);
     for row in 0..layout.own_rows() {
-        for w in 0..layout.row_words() {
-            let site = layout.word_site(colour, row, w);
-            let cw = row * layout.row_words() + w;
-            let spin = own[cw as usize];
-            let count = unsatisfied_bonds(layout, spin, other, couplings, group, colour, &site);
-            let word = cw + layout.word_offset();
-            let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, word);
-            own[cw as usize] = spin ^ rule.accepted_lanes(spin, count, table, &mut randoms);
+        for first in 0..stride {
+            let ws = (0..run).map(|j| first + j * stride);
+            words.clear();
+            words.extend(ws.clone().map(|w| {
+                let spin = own[(row * layout.row_words() + w) as usize];
+                (spin, count_of(row, w, spin))
+            }));
+            streams.clear();
+            streams.extend(ws.clone().map(|w| randoms(row * layout.row_words() + w)));
+            rule.accepted_run(&words, table, &mut streams, rotations, &mut flips);
+            for ((w, (spin, _)), flips) in ws.zip(&words).zip(&flips) {
+                own[(row * layout.row_words() + w) as usize] = spin ^ flips;
+            }
         }
     }
 }
@@ -222,6 +346,10 @@ mod tests {
     use crate::model::Lattice;
     use crate::model::couplings::coupling_values;
     use crate::model::ising::{IsingSystems, threshold};
+    use std::collections::HashMap;
+
+    /// A lane: (word system, word index in its colour, bit).
+    type LaneKey = (u32, u32, u32);
 
     fn layout(
         dims: u32,
@@ -246,20 +374,25 @@ mod tests {
         cw: u32,
         bit: u32,
     ) -> u32 {
-        let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, cw);
-        let words: Vec<u32> = (0..8).flat_map(|draw| randoms.block(draw)).collect();
+        let words = stream(layout, g, sweep, colour, cw, 0..8);
         (0..32).fold(0, |u, i| u | (words[i] >> bit & 1) << (31 - i))
     }
 
-    /// One colour update done site by site on plain lattices, each site with its own uniform.
-    fn scalar_update(layout: &MultispinLayout, spins: &[i32], sweep: u32, colour: u32) -> Vec<i32> {
+    /// Each lane's flip threshold in a colour update, lane by lane on plain lattices:
+    /// `(g, cw, bit) -> None` where the flip does not raise the energy, else `Some(t)`, the flip
+    /// taken where the lane's uniform `U <= t`.
+    fn lane_thresholds(
+        layout: &MultispinLayout,
+        spins: &[i32],
+        colour: u32,
+    ) -> HashMap<LaneKey, (u64, Option<u32>)> {
         let s = &layout.systems;
         let lattice = s.lattice;
         let n = lattice.sites();
         let couplings: Vec<Vec<i8>> = (0..s.samples)
             .map(|sample| coupling_values(s.disorder, &lattice, s.seed, sample))
             .collect();
-        let mut out = spins.to_vec();
+        let mut lanes = HashMap::new();
         layout.for_each_word(|_, g, c, row, w| {
             if c != colour {
                 return;
@@ -267,7 +400,8 @@ mod tests {
             let cw = row * layout.row_words() + w;
             layout.for_each_bit(g, c, row, w, |bit, system, site| {
                 let j = &couplings[((system / s.replicas) % s.samples) as usize];
-                let spin = spins[(u64::from(system) * n + site) as usize];
+                let index = u64::from(system) * n + site;
+                let spin = spins[index as usize];
                 let mut local = 0i32;
                 for (k, neighbour) in lattice.neighbours(site).enumerate() {
                     let d = k as u64 / 2;
@@ -278,13 +412,101 @@ mod tests {
                 }
                 let delta_e = 2.0 * f64::from(spin) * (f64::from(local) + s.field);
                 let beta = s.betas[s.temperature_of(system) as usize];
-                let u = lane_uniform(layout, g, sweep, colour, cw, bit);
-                if delta_e <= 0.0 || u <= threshold(beta, delta_e) {
-                    out[(u64::from(system) * n + site) as usize] = -spin;
-                }
+                let t = (delta_e > 0.0).then(|| threshold(beta, delta_e));
+                lanes.insert((g, cw, bit), (index, t));
             });
         });
+        lanes
+    }
+
+    /// One colour update done site by site: a site flips where its flip does not raise the
+    /// energy or its lane's uniform `uniform(g, cw, bit) <= t`.
+    fn scalar_update(
+        layout: &MultispinLayout,
+        spins: &[i32],
+        colour: u32,
+        uniform: impl Fn(u32, u32, u32) -> u32,
+    ) -> Vec<i32> {
+        let mut out = spins.to_vec();
+        for ((g, cw, bit), (index, t)) in lane_thresholds(layout, spins, colour) {
+            if t.is_none_or(|t| uniform(g, cw, bit) <= t) {
+                out[index as usize] = -spins[index as usize];
+            }
+        }
         out
+    }
+
+    /// Packed randoms lane by lane: a lane's uniform has as bits 31..28 its bits of block 0 of
+    /// its word's stream. A lane those leave undecided (equal to its threshold's) takes bits
+    /// 27..0 from the run's tail (blocks 8..14 of the run's first word) at its position rotated
+    /// by its word's rotation: the first multiple of 32 / rotations bits at which the word's
+    /// undecided lanes meet none of the earlier words'; or, where none fits, from its own blocks
+    /// 1..7. Returns the uniforms by (g, cw, bit), and how many words took a rotation other than
+    /// 0 and how many fit none.
+    fn packed_uniforms(
+        layout: &MultispinLayout,
+        lanes: &HashMap<LaneKey, (u64, Option<u32>)>,
+        sweep: u32,
+        colour: u32,
+    ) -> (HashMap<LaneKey, u32>, [usize; 2]) {
+        let rotations = layout.pack_rotations();
+        let (run, row_words) = (layout.word_run(), layout.row_words());
+        let stride = row_words / run;
+        let mut uniforms = HashMap::new();
+        let mut counts = [0, 0];
+        let bit_of = |words: &[u32], i: usize, bit: u32| words[i] >> bit & 1;
+        for g in 0..layout.word_systems() {
+            for row in 0..layout.own_rows() {
+                for first in 0..stride {
+                    let first_cw = row * row_words + first;
+                    let tail = stream(layout, g, sweep, colour, first_cw, 8..15);
+                    let mut taken = 0u32;
+                    for cw in (0..run).map(|j| first_cw + j * stride) {
+                        let own = stream(layout, g, sweep, colour, cw, 0..8);
+                        let top = |bit| (0..4).fold(0, |u, i| u << 1 | bit_of(&own, i, bit));
+                        let undecided = (0..32).filter(|&bit| {
+                            lanes[&(g, cw, bit)].1.is_some_and(|t| t >> 28 == top(bit))
+                        });
+                        let mask = undecided.fold(0u32, |m, bit| m | 1 << bit);
+                        let rotation = (0..rotations)
+                            .map(|i| i * (32 / rotations))
+                            .find(|&r| mask.rotate_left(r) & taken == 0);
+                        match rotation {
+                            Some(r) => {
+                                taken |= mask.rotate_left(r);
+                                counts[0] += usize::from(r != 0);
+                            }
+                            None => counts[1] += 1,
+                        }
+                        for bit in 0..32 {
+                            let low = |words: &[u32], position: u32| {
+                                (4..32).fold(0, |u, i| u << 1 | bit_of(words, i - 4, position))
+                            };
+                            let packed = mask >> bit & 1 == 1 && rotation.is_some();
+                            let rest = match rotation {
+                                Some(r) if packed => low(&tail, (bit + r) % 32),
+                                _ => low(&own[4..], bit),
+                            };
+                            uniforms.insert((g, cw, bit), top(bit) << 28 | rest);
+                        }
+                    }
+                }
+            }
+        }
+        (uniforms, counts)
+    }
+
+    /// The random words of blocks `draws` of word `cw`'s stream, in order.
+    fn stream(
+        layout: &MultispinLayout,
+        g: u32,
+        sweep: u32,
+        colour: u32,
+        cw: u32,
+        draws: std::ops::Range<u32>,
+    ) -> Vec<u32> {
+        let mut randoms = UpdateRandoms::new(layout, g, sweep, colour, cw);
+        draws.flat_map(|draw| randoms.block(draw)).collect()
     }
 
     #[test]
@@ -338,13 +560,71 @@ mod tests {
                 sweep_colour(&layout, &tables, &couplings, system_words, g as u32, 9, 1);
             }
             let got = layout.unpack(&words).to_signs();
+            let uniform = |g, cw, bit| lane_uniform(&layout, g, 9, 1, cw, bit);
             assert_eq!(
                 got,
-                scalar_update(&layout, &spins, 9, 1),
+                scalar_update(&layout, &spins, 1, uniform),
                 "{}",
                 layout.describe()
             );
             assert_ne!(got, spins, "{}: nothing flipped", layout.describe());
         }
+    }
+
+    /// Packed randoms decide every lane as `U <= t` with the uniform `packed_uniforms` gives it:
+    /// SMSC in runs of four words (rotations by 8 bits), the spin glass in runs of two, lanes
+    /// holding temperatures (no rotation); some words rotated, some left to their own blocks.
+    #[test]
+    fn packed_update_equals_a_scalar_update_per_lane() {
+        let cases = [
+            layout(2, 256, Layout::Smsc, Randoms::Packed, 1, 1),
+            layout(
+                3,
+                8,
+                Layout::Amsc {
+                    lanes: Lanes::Samples,
+                },
+                Randoms::Packed,
+                32,
+                1,
+            ),
+            layout(
+                3,
+                8,
+                Layout::Amsc {
+                    lanes: Lanes::Temperatures,
+                },
+                Randoms::Packed,
+                1,
+                32,
+            ),
+        ];
+        let mut counts = [0, 0];
+        for layout in cases {
+            let n = layout.systems.spin_count();
+            let spins: Vec<i32> = (0..n)
+                .map(|i| if (i * 2_654_435_761) % 7 < 5 { 1 } else { -1 })
+                .collect();
+            let tables = layout.threshold_tables();
+            let couplings = layout.coupling_words();
+            let bits =
+                SpinBits::from_signs(layout.systems.systems(), layout.lattice().sites(), &spins);
+            let mut words = layout.pack(&bits);
+            let len = 2 * layout.colour_words() as usize;
+            for (g, system_words) in words.chunks_mut(len).enumerate() {
+                sweep_colour(&layout, &tables, &couplings, system_words, g as u32, 9, 1);
+            }
+            let got = layout.unpack(&words).to_signs();
+            let lanes = lane_thresholds(&layout, &spins, 1);
+            let (uniforms, [rotated, own]) = packed_uniforms(&layout, &lanes, 9, 1);
+            counts = [counts[0] + rotated, counts[1] + own];
+            let expected = scalar_update(&layout, &spins, 1, |g, cw, bit| uniforms[&(g, cw, bit)]);
+            assert_eq!(got, expected, "{}", layout.describe());
+            assert_ne!(got, spins, "{}: nothing flipped", layout.describe());
+        }
+        assert!(
+            counts[0] > 0 && counts[1] > 0,
+            "rotated and own words: {counts:?}"
+        );
     }
 }

@@ -159,12 +159,13 @@ mod tests {
     /// kernels' and the copy kernel's, for an Edwards-Anderson spin glass in 3D with exact
     /// (`shared` 0) or shared randoms and two threshold tables in constant (`constant` 1) or
     /// global memory, or thresholds compiled in (`fixed` 1), and tempering exchanges of kind
-    /// `exchange`.
+    /// `exchange`, and the packed tail's `packed` rotations (0: none).
     fn all_constants(
         shared: u32,
         constant: u32,
         fixed: u32,
         exchange: u32,
+        packed: u32,
     ) -> Vec<(&'static str, u32)> {
         let mut constants = vec![
             ("L", 64),
@@ -184,6 +185,7 @@ mod tests {
             ("CONSTANT_THRESHOLDS", constant),
             ("FIXED_THRESHOLDS", fixed),
             ("WORD_RUN", 4),
+            ("PACK_ROTATIONS", packed),
             ("LINE_RUN", 2),
             // A slab of 20 planes from plane 20 (engine/slabs.rs).
             ("PLANES", 20),
@@ -228,17 +230,17 @@ mod tests {
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn every_kernel_compiles_with_nvrtc() {
-        for (architecture, shared, constant, fixed, exchange) in [
-            ("sm_90", 0, 1, 0, 1),
-            ("compute_75", 0, 1, 0, 1),
-            ("sm_90", 1, 1, 0, 0),
-            ("sm_90", 0, 0, 0, 2),
-            ("sm_90", 0, 1, 1, 1),
+        for (architecture, shared, constant, fixed, exchange, packed) in [
+            ("sm_90", 0, 1, 0, 1, 0),
+            ("compute_75", 0, 1, 0, 1, 4),
+            ("sm_90", 1, 1, 0, 0, 0),
+            ("sm_90", 0, 0, 0, 2, 1),
+            ("sm_90", 0, 1, 1, 1, 4),
         ] {
             for kernel in Kernel::ALL {
                 let ptx = compile(
                     kernel,
-                    &all_constants(shared, constant, fixed, exchange),
+                    &all_constants(shared, constant, fixed, exchange, packed),
                     architecture,
                 )
                 .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));

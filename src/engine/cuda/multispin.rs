@@ -47,9 +47,9 @@ use crate::model::couplings::Disorder;
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the
 /// geometry's, then the compiled-in thresholds.
-pub(super) const CONSTANTS: [&str; 37] = concat_names(GEOMETRY_CONSTANTS, THRESHOLD_CONSTANTS);
+pub(super) const CONSTANTS: [&str; 38] = concat_names(GEOMETRY_CONSTANTS, THRESHOLD_CONSTANTS);
 
-const GEOMETRY_CONSTANTS: [&str; 23] = [
+const GEOMETRY_CONSTANTS: [&str; 24] = [
     "L",
     "DIMS",
     "REPLICA_WORDS",
@@ -64,6 +64,7 @@ const GEOMETRY_CONSTANTS: [&str; 23] = [
     "CONSTANT_THRESHOLDS",
     "FIXED_THRESHOLDS",
     "WORD_RUN",
+    "PACK_ROTATIONS",
     "LINE_RUN",
     "PLANES",
     "STORED_PLANES",
@@ -75,11 +76,11 @@ const GEOMETRY_CONSTANTS: [&str; 23] = [
     "SLICE_FIRST",
 ];
 
-const fn concat_names(first: [&'static str; 23], second: [&'static str; 14]) -> [&'static str; 37] {
-    let mut names = [""; 37];
+const fn concat_names(first: [&'static str; 24], second: [&'static str; 14]) -> [&'static str; 38] {
+    let mut names = [""; 38];
     let mut i = 0;
-    while i < 37 {
-        names[i] = if i < 23 { first[i] } else { second[i - 23] };
+    while i < 38 {
+        names[i] = if i < 24 { first[i] } else { second[i - 24] };
         i += 1;
     }
     names
@@ -121,6 +122,7 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
         u32::from(tables.len() <= CONSTANT_TABLE_WORDS),
         u32::from(fixed.is_some()),
         layout.word_run(),
+        layout.pack_rotations(),
         layout.line_run(),
         layout.own_planes(),
         layout.stored_planes(),

@@ -135,6 +135,7 @@ impl MultispinGpuEngine {
             ),
             ("DISORDERED", u32::from(disordered)),
             ("WORD_RUN", layout.word_run()),
+            ("PACK_ROTATIONS", layout.pack_rotations()),
             ("LINE_RUN", layout.line_run()),
             ("PLANES", layout.own_planes()),
             ("STORED_PLANES", layout.stored_planes()),
