@@ -76,30 +76,36 @@ fn update_word(g: u32, row: u32, w: u32) {
 }
 
 // Update the run of words first + j stride (j < WORD_RUN <= 4) of row `row` with the packed
-// tail. Per-word state lives in vectors (registers), not arrays of structs.
+// tail. Written out word by word (WORD_RUN folds each `if`): with a loop over the run, the
+// Vulkan driver on the H100 lost the packed draw's gain (docs/BENCHMARKS.md).
 fn update_packed_run(g: u32, row: u32, first: u32, stride: u32) {
     let colour = params.colour;
     var tail = Decision(0u, 0u);
     var tail_masks: array<u32, MAX_CATEGORIES>;
-    var spin = vec4<u32>();
-    var accept = vec4<u32>();
-    var undecided = vec4<u32>();
-    var rotation = vec4<u32>();
-    let first_cw = row * row_words() + first;
-    for (var j = 0u; j < WORD_RUN; j++) {
-        let word = word_count(g, row, first + j * stride);
-        let packed = pack_word(&tail, &tail_masks, word.spin, word.count, word.cw + WORD_OFFSET, colour, g);
-        spin[j] = word.spin;
-        accept[j] = packed.x;
-        undecided[j] = packed.y;
-        rotation[j] = packed.z;
+    var words: array<WordCount, 4>;
+    var packed: array<vec3<u32>, 4>;
+    words[0] = word_count(g, row, first);
+    packed[0] = pack_word(&tail, &tail_masks, words[0].spin, words[0].count, words[0].cw + WORD_OFFSET, colour, g);
+    if WORD_RUN > 1u {
+        words[1] = word_count(g, row, first + stride);
+        packed[1] = pack_word(&tail, &tail_masks, words[1].spin, words[1].count, words[1].cw + WORD_OFFSET, colour, g);
     }
-    draw_blocks(&tail, &tail_masks, first_cw + WORD_OFFSET, colour, g, 1u, 8u, PACKED_TAIL_DRAW, 0u);
+    if WORD_RUN > 2u {
+        words[2] = word_count(g, row, first + 2u * stride);
+        packed[2] = pack_word(&tail, &tail_masks, words[2].spin, words[2].count, words[2].cw + WORD_OFFSET, colour, g);
+        words[3] = word_count(g, row, first + 3u * stride);
+        packed[3] = pack_word(&tail, &tail_masks, words[3].spin, words[3].count, words[3].cw + WORD_OFFSET, colour, g);
+    }
+    draw_blocks(&tail, &tail_masks, words[0].cw + WORD_OFFSET, colour, g, 1u, 8u, PACKED_TAIL_DRAW, 0u);
     let tail_accepted = tail.accept | tail.undecided;
     let own = colour_base(g, colour);
-    for (var j = 0u; j < WORD_RUN; j++) {
-        let packed = vec3<u32>(accept[j], undecided[j], rotation[j]);
-        spins[own + first_cw + j * stride] = spin[j] ^ packed_lanes(packed, tail_accepted);
+    spins[own + words[0].cw] = words[0].spin ^ packed_lanes(packed[0], tail_accepted);
+    if WORD_RUN > 1u {
+        spins[own + words[1].cw] = words[1].spin ^ packed_lanes(packed[1], tail_accepted);
+    }
+    if WORD_RUN > 2u {
+        spins[own + words[2].cw] = words[2].spin ^ packed_lanes(packed[2], tail_accepted);
+        spins[own + words[3].cw] = words[3].spin ^ packed_lanes(packed[3], tail_accepted);
     }
 }
 
