@@ -19,7 +19,8 @@ pub enum Purpose {
     InitialSpins = 1,
     /// Metropolis acceptance tests of the simple (one spin per word) engine.
     MetropolisSimple = 2,
-    /// Bit-sliced per-lane acceptance tests of the multispin engine (`Randoms::Exact`).
+    /// Bit-sliced per-lane acceptance tests of the multispin engine (`Randoms::Exact`, and
+    /// `Randoms::Packed`, whose packed tails take draws 8..14 of a run's first word).
     MetropolisMultispin = 3,
     /// One shared acceptance word per multispin word (`Randoms::Shared`).
     MetropolisShared = 4,
