@@ -378,6 +378,27 @@ mod tests {
         (0..32).fold(0, |u, i| u | (words[i] >> bit & 1) << (31 - i))
     }
 
+    /// A fixed pattern of spins, `up` in 7 of them up.
+    fn test_spins(layout: &MultispinLayout, up: usize) -> Vec<i32> {
+        let n = layout.systems.spin_count();
+        (0..n)
+            .map(|i| if (i * 2_654_435_761) % 7 < up { 1 } else { -1 })
+            .collect()
+    }
+
+    /// Colour 1 of sweep 9 of `spins` through the multispin update of `layout`.
+    fn colour_update(layout: &MultispinLayout, spins: &[i32]) -> Vec<i32> {
+        let tables = layout.threshold_tables();
+        let couplings = layout.coupling_words();
+        let bits = SpinBits::from_signs(layout.systems.systems(), layout.lattice().sites(), spins);
+        let mut words = layout.pack(&bits);
+        let len = 2 * layout.colour_words() as usize;
+        for (g, system_words) in words.chunks_mut(len).enumerate() {
+            sweep_colour(layout, &tables, &couplings, system_words, g as u32, 9, 1);
+        }
+        layout.unpack(&words).to_signs()
+    }
+
     /// Each lane's flip threshold in a colour update, lane by lane on plain lattices:
     /// `(g, cw, bit) -> None` where the flip does not raise the energy, else `Some(t)`, the flip
     /// taken where the lane's uniform `U <= t`.
@@ -546,20 +567,8 @@ mod tests {
             layout(3, 64, Layout::Smsc, Randoms::Shared, 1, 1),
         ];
         for layout in cases {
-            let n = layout.systems.spin_count();
-            let spins: Vec<i32> = (0..n)
-                .map(|i| if (i * 2_654_435_761) % 7 < 3 { 1 } else { -1 })
-                .collect();
-            let tables = layout.threshold_tables();
-            let couplings = layout.coupling_words();
-            let bits =
-                SpinBits::from_signs(layout.systems.systems(), layout.lattice().sites(), &spins);
-            let mut words = layout.pack(&bits);
-            let len = 2 * layout.colour_words() as usize;
-            for (g, system_words) in words.chunks_mut(len).enumerate() {
-                sweep_colour(&layout, &tables, &couplings, system_words, g as u32, 9, 1);
-            }
-            let got = layout.unpack(&words).to_signs();
+            let spins = test_spins(&layout, 3);
+            let got = colour_update(&layout, &spins);
             let uniform = |g, cw, bit| lane_uniform(&layout, g, 9, 1, cw, bit);
             assert_eq!(
                 got,
@@ -601,20 +610,8 @@ mod tests {
         ];
         let mut counts = [0, 0];
         for layout in cases {
-            let n = layout.systems.spin_count();
-            let spins: Vec<i32> = (0..n)
-                .map(|i| if (i * 2_654_435_761) % 7 < 5 { 1 } else { -1 })
-                .collect();
-            let tables = layout.threshold_tables();
-            let couplings = layout.coupling_words();
-            let bits =
-                SpinBits::from_signs(layout.systems.systems(), layout.lattice().sites(), &spins);
-            let mut words = layout.pack(&bits);
-            let len = 2 * layout.colour_words() as usize;
-            for (g, system_words) in words.chunks_mut(len).enumerate() {
-                sweep_colour(&layout, &tables, &couplings, system_words, g as u32, 9, 1);
-            }
-            let got = layout.unpack(&words).to_signs();
+            let spins = test_spins(&layout, 5);
+            let got = colour_update(&layout, &spins);
             let lanes = lane_thresholds(&layout, &spins, 1);
             let (uniforms, [rotated, own]) = packed_uniforms(&layout, &lanes, 9, 1);
             counts = [counts[0] + rotated, counts[1] + own];
