@@ -43,7 +43,7 @@ impl SlabCase {
 
 /// The cases: SMSC in 2D L = 64 (the smallest SMSC lattice), the ferromagnet with a field and
 /// the spin glass with overlaps, in 2 and 3 slabs of uneven sizes, exact and shared randoms, and
-/// every AMSC lanes kind on small lattices; SMSC in 3D L = 64 with few sweeps when `three_d`.
+/// every AMSC lanes kind on small lattices, two of them with packed randoms; SMSC in 3D L = 64 with few sweeps when `three_d`.
 pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     let betas = |t: usize| (0..t).map(|k| 0.35 + 0.05 * k as f64).collect::<Vec<_>>();
     let seed = 0x51ab_0000_0011;
@@ -99,6 +99,21 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
             layout: amsc(Lanes::Temperatures),
             randoms: Randoms::Exact,
             slabs: vec![(0, 4), (4, 2)],
+            sweeps: 6,
+        },
+        // Packed randoms: runs of two (spin glass) and four words (ferromagnet) per thread.
+        SlabCase {
+            systems: IsingSystems::spin_glass(Lattice::new(3, 8), 0.0, betas(1), 32, 2, seed + 9),
+            layout: amsc(Lanes::Samples),
+            randoms: Randoms::Packed,
+            slabs: vec![(0, 2), (2, 6)],
+            sweeps: 6,
+        },
+        SlabCase {
+            systems: IsingSystems::ferromagnet(Lattice::new(2, 8), 0.2, betas(2), 32, seed + 10),
+            layout: amsc(Lanes::Replicas),
+            randoms: Randoms::Packed,
+            slabs: vec![(0, 4), (4, 4)],
             sweeps: 6,
         },
     ]);
