@@ -3,7 +3,8 @@
 // A lane's uniform U has as bit 31 - i its bit of random word i; it flips iff U <= t, t the
 // threshold of its energy class and temperature. Random word i is word i mod 4 of Philox block
 // (word, sweep, MULTISPIN, i / 4 << 1 | colour, g'), g' the run's index of word system g
-// (global_index); only lanes in categories that raise the energy need them.
+// (global_index); only lanes in categories that raise the energy need them. With randoms: Packed,
+// words past block 0 come from a run's packed tail instead (pack_word below).
 
 #include "dispatch.cuh"
 #include "philox.cuh"

@@ -3,7 +3,8 @@
 // bit 31 - i its bit of random word i; it flips iff U <= t, t the threshold of its energy class
 // and temperature. Random word i is word i mod 4 of Philox block (word, sweep, MULTISPIN,
 // i / 4 << 1 | colour, g'), g' the run's index of word system g (global_index); only lanes in
-// categories that raise the energy need them.
+// categories that raise the energy need them. With randoms: Packed, words past block 0 come from
+// a run's packed tail instead (pack_word below).
 
 // The energy class of each category, 4 bits each (categories 0..7 in CLASSES_LO, 8..13 in
 // CLASSES_HI; NO_CLASS: the flip never raises the energy), the number of classes, and whether

@@ -4,7 +4,9 @@
 //! Per word: count the unsatisfied bonds of every lane (`s ^ n ^ j`, bit-sliced), sort lanes
 //! into energy categories, accept the lanes whose flip lowers or keeps the energy, and decide
 //! the others by comparing a uniform 32-bit word per lane with the lane's threshold, most
-//! significant bit first, one random word per bit ([`DecisionRule::accepted_lanes`]).
+//! significant bit first, one random word per bit ([`DecisionRule::accepted_lanes`]). With
+//! `randoms: Packed` the words past a word's first Philox block come from the packed tail of
+//! the run of words one GPU thread updates ([`DecisionRule::accepted_run`]).
 
 use super::bitslice::{BondCount, count_equals};
 use crate::config::Randoms;
