@@ -140,10 +140,11 @@ impl DecisionRule {
     /// counts, `randoms` their streams. Each word first compares its own block 0, as in
     /// [`Self::accepted_lanes`]. Its lanes still undecided (about one in sixteen of those that
     /// need a uniform) then join the packed word, rotated by the first multiple of
-    /// `32 / rotations` bits that keeps them apart from the earlier words' lanes there; the packed word
-    /// compares blocks `PACKED_TAIL_DRAW + b` (b = 1..7) of the run's first word with threshold
-    /// planes 27 down, so a block of randoms serves the lanes of several words. A word whose
-    /// lanes fit no rotation goes on with its own blocks 1..7.
+    /// `32 / rotations` bits that keeps them apart from the earlier words' lanes there; the
+    /// packed word compares blocks `PACKED_TAIL_DRAW + b` (b = 1..7) of the run's first word with
+    /// threshold planes 27 down, so a block of randoms serves the lanes of several words. A word
+    /// whose lanes fit no rotation goes on with its own blocks 1..7. `flips` receives the lanes
+    /// that flip, word by word.
     fn accepted_run(
         &self,
         words: &[(u32, BondCount)],
