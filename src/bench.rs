@@ -6,6 +6,7 @@
 //! outside the timed plans. With `--annealing` a row is one whole population anneal instead
 //! (see [`AnnealingShares`]).
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
@@ -98,6 +99,10 @@ pub struct BenchOptions {
     /// Compile the GPU kernels with wgpu's runtime bounds checks.
     #[arg(long)]
     pub bounds_checks: bool,
+    /// Write what the Vulkan driver made of each WGSL kernel (statistics, internal
+    /// representations) into this directory.
+    #[arg(long)]
+    pub pipeline_statistics: Option<PathBuf>,
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -368,6 +373,7 @@ fn bench_config(
     config.adapter = options.adapter.clone();
     config.workgroup_size = options.workgroup_size;
     config.bounds_checks = options.bounds_checks;
+    config.pipeline_statistics = options.pipeline_statistics.clone();
     config.philox = match options.philox {
         PhiloxArg::Auto => PhiloxPath::Auto,
         PhiloxArg::Int64 => PhiloxPath::Int64,

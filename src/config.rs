@@ -550,6 +550,11 @@ pub struct Config {
     /// the tests run the kernels both ways.
     #[serde(default)]
     pub bounds_checks: bool,
+    /// A directory for what the Vulkan driver made of each GPU kernel (its statistics and
+    /// internal representations, `VK_KHR_pipeline_executable_properties`): a diagnostic for
+    /// performance work; a run on another adapter, or a driver without it, is refused.
+    #[serde(default)]
+    pub pipeline_statistics: Option<PathBuf>,
     /// Sweeps between checkpoints; 0 writes one only at the end. Population annealing writes
     /// one after each temperature step (`theta` sweeps) that reaches a multiple of it.
     #[serde(default = "default_checkpoint_every")]

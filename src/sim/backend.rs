@@ -14,7 +14,12 @@ pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
     let _guard = driver_lock();
     let instance = adapters::instance();
     let adapter = adapters::choose(adapters::enumerate(&instance), config.adapter.as_deref())?;
-    GpuContext::new(&adapter, config.philox, config.bounds_checks)
+    GpuContext::new(
+        &adapter,
+        config.philox,
+        config.bounds_checks,
+        config.pipeline_statistics.clone(),
+    )
 }
 
 /// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks

@@ -5,8 +5,10 @@
 //! with the reason instead of producing garbage.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::driver_statistics;
 use super::shaders::{Bindings, Kernel, MulhiloPath, compose};
 use crate::config::PhiloxPath;
 use crate::error::{Error, Result};
@@ -35,6 +37,8 @@ pub struct GpuContext {
     pub mulhilo: MulhiloPath,
     /// Whether shader modules keep wgpu's runtime bounds checks.
     bounds_checks: bool,
+    /// Where the driver's statistics of each kernel built go ([`driver_statistics`]).
+    statistics: Option<PathBuf>,
     simple_layout: BindingLayout,
     multispin_layout: BindingLayout,
     simple_tempering_layout: BindingLayout,
@@ -157,8 +161,14 @@ fn unchecked_module(
 
 impl GpuContext {
     /// Open `adapter` with its own limits (large lattices need them) and SHADER_INT64 where
-    /// the adapter has it and `philox` allows it.
-    pub fn new(adapter: &wgpu::Adapter, philox: PhiloxPath, bounds_checks: bool) -> Result<Self> {
+    /// the adapter has it and `philox` allows it. With `statistics`, the device is opened so that
+    /// the driver's statistics of every kernel built can be written there ([`driver_statistics`]).
+    pub fn new(
+        adapter: &wgpu::Adapter,
+        philox: PhiloxPath,
+        bounds_checks: bool,
+        statistics: Option<PathBuf>,
+    ) -> Result<Self> {
         let info = adapter.get_info();
         let has_int64 = adapter.features().contains(wgpu::Features::SHADER_INT64);
         let mulhilo = match philox {
@@ -183,8 +193,12 @@ impl GpuContext {
             required_limits: adapter.limits(),
             ..Default::default()
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
-            .map_err(|e| Error::Adapter(format!("{}: cannot open the device: {e}", info.name)))?;
+        let (device, queue) = match statistics {
+            Some(_) => driver_statistics::open_device(adapter, &descriptor)?,
+            None => pollster::block_on(adapter.request_device(&descriptor)).map_err(|e| {
+                Error::Adapter(format!("{}: cannot open the device: {e}", info.name))
+            })?,
+        };
         let errors = Arc::new(Mutex::new(Vec::new()));
         let lost = Arc::new(Mutex::new(None));
         {
@@ -209,6 +223,7 @@ impl GpuContext {
             limits,
             mulhilo,
             bounds_checks,
+            statistics,
             simple_layout,
             multispin_layout,
             simple_tempering_layout,
@@ -304,7 +319,7 @@ impl GpuContext {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some(kernel.module()),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
+            source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
         };
         let module = match self.bounds_checks {
             true => self.device.create_shader_module(descriptor),
@@ -325,6 +340,9 @@ impl GpuContext {
             });
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("kernel {}: {error}", kernel.module())));
+        }
+        if let Some(dir) = &self.statistics {
+            driver_statistics::write(&self.device, kernel.module(), &source, &constants, dir)?;
         }
         Ok(pipeline)
     }

@@ -4,6 +4,7 @@ pub mod adapters;
 pub mod context;
 pub mod copy_systems;
 pub mod dispatcher;
+pub mod driver_statistics;
 mod hot_start;
 mod multispin;
 pub mod philox_kat;
