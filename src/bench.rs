@@ -17,12 +17,14 @@ use crate::config::{
     Model, PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
 };
 use crate::engine::annealing::ResamplingTable;
+use crate::engine::slabs::LocalHalos;
 use crate::engine::tempering::Chains;
 use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 use crate::sim::{
     Schedule, anneal_engine, engine_systems, ising_systems, open_engine, open_engine_with_betas,
+    open_slab_engine,
 };
 
 /// Which backends to measure.
@@ -110,6 +112,12 @@ pub struct BenchOptions {
     /// whose cost the row shows against plain sweeps.
     #[arg(long)]
     pub tempering: bool,
+    /// Each measurement is also made with the lattices split into this many slabs (threads of
+    /// this process, each with its own engine and device context, trading halo planes as MPI
+    /// ranks do): the row shows their rate and its cost against one engine. One slab trades
+    /// with itself, so its cost is the halo exchange's alone.
+    #[arg(long, default_value_t = 0)]
+    pub slabs: u32,
     /// With `--tempering`: temperatures of the ladder (beta to 2 beta, geometric in T).
     #[arg(long, default_value_t = 32)]
     pub temperatures: u32,
@@ -183,6 +191,12 @@ pub struct BenchResult {
     pub tempering_ps_per_flip: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tempering_overhead: Option<f64>,
+    /// With `--slabs`: the rate of the same sweeps on slabs, and its cost relative to one
+    /// engine of the whole lattices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slabs_ps_per_flip: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slabs_overhead: Option<f64>,
     /// With `--annealing`: what the anneal was and where its time went.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annealing: Option<AnnealingShares>,
@@ -269,11 +283,15 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
             "sweeps",
             "flips/ns",
             "ps/flip",
-            if options.tempering {
-                format!(" {:>12} {:>9}", "PT ps/flip", "PT cost")
-            } else {
-                String::new()
-            }
+            [(options.tempering, "PT"), (options.slabs > 0, "slabs")]
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, what)| format!(
+                    " {:>14} {:>10}",
+                    format!("{what} ps/flip"),
+                    format!("{what} cost")
+                ))
+                .collect::<String>()
         );
     }
     for backend in backends {
@@ -348,10 +366,16 @@ fn print_result(options: &BenchOptions, result: &BenchResult) {
             result.sweeps,
             result.flips_per_ns,
             result.ps_per_flip,
-            match (result.tempering_ps_per_flip, result.tempering_overhead) {
-                (Some(ps), Some(cost)) => format!(" {ps:>12.3} {:>8.1}%", 100.0 * cost),
+            [
+                (result.tempering_ps_per_flip, result.tempering_overhead),
+                (result.slabs_ps_per_flip, result.slabs_overhead)
+            ]
+            .iter()
+            .map(|&figures| match figures {
+                (Some(ps), Some(cost)) => format!(" {ps:>14.3} {:>9.1}%", 100.0 * cost),
                 _ => String::new(),
-            }
+            })
+            .collect::<String>()
         );
     }
 }
@@ -471,6 +495,7 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
         swap_every: None,
     };
     let (sweeps, seconds) = timed(engine.as_mut(), &plain, options.seconds)?;
+    let info = engine.info();
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
     let ps_per_flip =
         |sweeps: u64, seconds: f64| seconds * 1e12 / (sweeps * flips_per_sweep) as f64;
@@ -488,12 +513,74 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
             Some(ps_per_flip(sweeps, seconds))
         }
     };
-    let result = BenchResult::new(options, engine.info(), &systems, (sweeps, seconds, ps));
+    let slabs_ps_per_flip = match options.slabs {
+        0 => None,
+        slabs => {
+            drop(engine);
+            let seconds = timed_slabs(config, &systems, slabs, sweeps)?;
+            Some(ps_per_flip(sweeps, seconds))
+        }
+    };
+    let result = BenchResult::new(options, info, &systems, (sweeps, seconds, ps));
     Ok(BenchResult {
         tempering_ps_per_flip,
         tempering_overhead: tempering_ps_per_flip.map(|t| t / ps - 1.0),
+        slabs_ps_per_flip,
+        slabs_overhead: slabs_ps_per_flip.map(|s| s / ps - 1.0),
         ..result
     })
+}
+
+/// Seconds of `sweeps` plain sweeps of the lattices of `systems` split into `slabs` slabs of
+/// even planes (threads of this process trading halos, [`LocalHalos`]), after one sweep that
+/// compiles and warms up: the longest of the slabs' times from a common start.
+fn timed_slabs(config: &Config, systems: &IsingSystems, slabs: u32, sweeps: u64) -> Result<f64> {
+    let size = systems.lattice.size;
+    if slabs == 0 || 2 * slabs > size {
+        return Err(Error::Usage(format!(
+            "--slabs {slabs}: a slab needs two planes of the {size} planes at least"
+        )));
+    }
+    let first = |k: u32| (u64::from(size / 2) * u64::from(k) / u64::from(slabs)) as u32 * 2;
+    let start = std::sync::Barrier::new(slabs as usize);
+    let plain = Schedule {
+        thermalize: 0,
+        measure: u64::from(u32::MAX),
+        every: u64::from(u32::MAX),
+        swap_every: None,
+    };
+    let times: Vec<Result<f64>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = LocalHalos::ring(slabs as usize)
+            .into_iter()
+            .zip(0..slabs)
+            .map(|(halo, k)| {
+                let slab = systems.plane_slab(first(k), first(k + 1) - first(k));
+                let (start, plain) = (&start, &plain);
+                scope.spawn(move || -> Result<f64> {
+                    let ready =
+                        open_slab_engine(config, slab, Betas::Fixed, halo).and_then(|mut e| {
+                            e.hot_start()?;
+                            e.execute(&plain.plan(0, 1))?;
+                            Ok(e)
+                        });
+                    // Every slab passes the start once, ready or not; one that failed drops its
+                    // halo, and its neighbours' exchanges then fail instead of waiting.
+                    start.wait();
+                    let mut engine = ready?;
+                    let started = Instant::now();
+                    engine.execute(&plain.plan(1, 1 + sweeps))?;
+                    Ok(started.elapsed().as_secs_f64())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a slab's thread panicked"))
+            .collect()
+    });
+    times
+        .into_iter()
+        .try_fold(0.0f64, |longest, time| Ok(longest.max(time?)))
 }
 
 impl BenchResult {
@@ -522,6 +609,8 @@ impl BenchResult {
             ps_per_flip: ps,
             tempering_ps_per_flip: None,
             tempering_overhead: None,
+            slabs_ps_per_flip: None,
+            slabs_overhead: None,
             annealing: None,
         }
     }

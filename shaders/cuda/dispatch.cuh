@@ -9,14 +9,25 @@ struct DispatchParams {
     unsigned colour;
     unsigned slot;
     unsigned systems;
-    unsigned pad0;
-    unsigned pad1;
+    unsigned first_thread;  // a sweep's first update thread (a slab's planes), else 0
+    unsigned threads;       // a sweep's update threads from first_thread on; 0: all
 };
 
 // Linear index of a thread within its system: grids wider than the x limit spill into y;
 // z is the system (batch).
 __device__ __forceinline__ unsigned thread_in_system() {
     return (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;
+}
+
+// A sweep's update thread: this launch's threads start at params.first_thread.
+__device__ __forceinline__ unsigned update_thread(const DispatchParams& params) {
+    return thread_in_system() + params.first_thread;
+}
+
+// Whether update thread t is one of the threads the sweep's dispatch asks for (all where
+// params.threads is 0; a slab updates its edge planes and its bulk in separate launches).
+__device__ __forceinline__ bool dispatched(const DispatchParams& params, unsigned t) {
+    return params.threads == 0u || t - params.first_thread < params.threads;
 }
 
 __device__ __forceinline__ unsigned threads_per_system() {

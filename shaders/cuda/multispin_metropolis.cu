@@ -98,8 +98,8 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
     // Launches update groups of word systems (see src/engine/cuda/streams.rs).
     const unsigned g = first_system + blockIdx.z;
     constexpr unsigned stride = row_words() / WORD_RUN;
-    const unsigned thread = thread_in_system();
-    if (thread >= own_colour_words() / WORD_RUN) {
+    const unsigned thread = update_thread(params);
+    if (thread >= own_colour_words() / WORD_RUN || !dispatched(params, thread)) {
         return;
     }
     // The colour is compiled in (a module per colour): the other colour's arrays then lie a

@@ -8,8 +8,10 @@ struct DispatchParams {
     colour: u32,
     slot: u32,
     systems: u32,
-    pad0: u32,
-    pad1: u32,
+    // A sweep's first update thread (a slab's planes), else 0.
+    first_thread: u32,
+    // A sweep's update threads from first_thread on; 0: all.
+    threads: u32,
 }
 
 override WG_SIZE: u32 = 64u;
@@ -18,6 +20,12 @@ override WG_SIZE: u32 = 64u;
 // z is the system (batch).
 fn thread_in_system(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
     return (workgroup.x + workgroup.y * workgroups.x) * WG_SIZE + local;
+}
+
+// Whether update thread t is one of the threads a sweep's dispatch `p` asks for (all where
+// p.threads is 0; a slab updates its edge planes and its bulk in separate dispatches).
+fn dispatched(p: DispatchParams, t: u32) -> bool {
+    return p.threads == 0u || t - p.first_thread < p.threads;
 }
 
 fn threads_per_system(workgroups: vec3<u32>) -> u32 {

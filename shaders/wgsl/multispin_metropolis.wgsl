@@ -117,8 +117,9 @@ fn main(
 ) {
     let g = workgroup.z;
     load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, local);
-    let t = thread_in_system(workgroup, workgroups, local);
-    if t >= own_colour_words() / WORD_RUN {
+    // A sweep's dispatch covers the update threads from params.first_thread on.
+    let t = thread_in_system(workgroup, workgroups, local) + params.first_thread;
+    if t >= own_colour_words() / WORD_RUN || !dispatched(params, t) {
         return;
     }
     let stride = row_words() / WORD_RUN;

@@ -511,6 +511,18 @@ impl MultispinLayout {
             .unwrap_or(1)
     }
 
+    /// Threads of the update of one colour of one word system: one per run of words.
+    pub fn update_threads(&self) -> u32 {
+        self.own_colour_words() / self.word_run()
+    }
+
+    /// The update threads of the own planes `planes`: the update's threads go row by row and
+    /// its rows plane by plane.
+    pub fn plane_threads(&self, planes: std::ops::Range<u32>) -> std::ops::Range<u32> {
+        let per_plane = self.plane_rows() * self.row_words() / self.word_run();
+        planes.start * per_plane..planes.end * per_plane
+    }
+
     /// How many rotations the packed tail ([`Randoms::Packed`]) may give a word's undecided
     /// lanes to fit them beside those of the run's earlier words, by multiples of
     /// `32 / rotations` bits: four where every lane of a word has the same thresholds (a

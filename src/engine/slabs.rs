@@ -26,6 +26,7 @@ use std::ops::Range;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crate::engine::Halo;
+use crate::engine::gpu::plan::DispatchParams;
 use crate::engine::multispin::MultispinLayout;
 use crate::error::{Error, Result};
 #[cfg(doc)]
@@ -53,6 +54,33 @@ pub fn whole_lattices_only(halo: &Option<Box<dyn Halo>>, what: &str) -> Result<(
     match halo {
         Some(_) => Err(refuse(what)),
         None => Ok(()),
+    }
+}
+
+/// A slab's sweep of one colour in the order that hides its halo exchange (paper 002): the
+/// edge planes first (the first and the last own plane, whose words the neighbours need), then
+/// the bulk between them, which the engine updates while the edges travel. Each part is the
+/// sweep's dispatch restricted to its planes' update threads; the sites and their random words
+/// are those of the whole sweep, so the split changes no bit.
+pub struct SlabSweep {
+    pub edges: Vec<DispatchParams>,
+    pub bulk: Option<DispatchParams>,
+}
+
+impl SlabSweep {
+    pub fn new(layout: &MultispinLayout, sweep: DispatchParams) -> Self {
+        let planes = layout.own_planes();
+        let part = |range: Range<u32>| sweep.planes(layout.plane_threads(range));
+        match planes {
+            0..=2 => SlabSweep {
+                edges: vec![part(0..planes)],
+                bulk: None,
+            },
+            _ => SlabSweep {
+                edges: vec![part(0..1), part(planes - 1..planes)],
+                bulk: Some(part(1..planes - 1)),
+            },
+        }
     }
 }
 
@@ -96,10 +124,23 @@ pub fn exchange_colour<S: PlaneStore + ?Sized>(
     store: &mut S,
     colour: u32,
 ) -> Result<()> {
+    exchange_colour_beside(layout, halo, store, colour, || Ok(()))
+}
+
+/// [`exchange_colour`], calling `beside` once the boundary planes are read and before they
+/// are sent: an engine that must read them before it starts its bulk (one queue) starts it there.
+pub fn exchange_colour_beside<S: PlaneStore + ?Sized>(
+    layout: &MultispinLayout,
+    halo: &mut dyn Halo,
+    store: &mut S,
+    colour: u32,
+    beside: impl FnOnce() -> Result<()>,
+) -> Result<()> {
     let planes = layout.own_planes();
     let [first, last] = [0, planes - 1].map(|plane| plane_ranges(layout, colour, plane));
     let plane_len: usize = first.iter().map(Range::len).sum();
     let mut lower = store.read(&[first, last].concat())?;
+    beside()?;
     let upper = lower.split_off(plane_len);
     let received = halo.exchange(colour, lower, upper)?;
     let halos = [planes + 1, planes].map(|plane| plane_ranges(layout, colour, plane));
@@ -205,6 +246,45 @@ mod tests {
                 assert_eq!(below, vec![10 * b as u32 + 1], "{slabs} slabs, slab {i}");
                 assert_eq!(above, vec![10 * a as u32], "{slabs} slabs, slab {i}");
             }
+        }
+    }
+
+    /// A slab's sweep split into edges and bulk covers each update thread once, the edges being
+    /// the first and the last plane's, and keeps the sweep's other parameters.
+    #[test]
+    fn edges_and_bulk_cover_the_sweep_once() {
+        use crate::config::{Layout, MultispinOptions, Randoms};
+        use crate::model::Lattice;
+        use crate::model::ising::IsingSystems;
+        let systems = IsingSystems::ferromagnet(Lattice::new(2, 256), 0.0, vec![0.4], 1, 1);
+        let options = MultispinOptions {
+            layout: Layout::Smsc,
+            randoms: Randoms::Packed,
+        };
+        let sweep = DispatchParams {
+            sweep: 7,
+            colour: 1,
+            ..DispatchParams::default()
+        };
+        for planes in [2, 4, 10] {
+            let layout = MultispinLayout::new(systems.plane_slab(0, planes), options);
+            let parts = SlabSweep::new(&layout, sweep);
+            let mut covered = vec![0u32; layout.update_threads() as usize];
+            for part in parts.edges.iter().chain(&parts.bulk) {
+                assert_eq!((part.sweep, part.colour), (7, 1));
+                let start = part.first_thread as usize;
+                for count in &mut covered[start..start + part.threads as usize] {
+                    *count += 1;
+                }
+            }
+            assert!(covered.iter().all(|&c| c == 1), "{planes} planes");
+            let per_plane = layout.update_threads() / planes;
+            let edges: Vec<_> = parts.edges.iter().map(|p| p.first_thread).collect();
+            let expected = match planes {
+                2 => vec![0],
+                _ => vec![0, (planes - 1) * per_plane],
+            };
+            assert_eq!(edges, expected, "{planes} planes");
         }
     }
 

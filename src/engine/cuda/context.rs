@@ -23,7 +23,7 @@ use cudarc::driver::{
 use serde::Serialize;
 
 use super::compile::{architecture_for, compile};
-use super::streams::{SystemSizes, SystemStreams};
+use super::streams::{SlabStreams, SystemSizes, SystemStreams};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
@@ -244,6 +244,11 @@ impl CudaDevice {
     /// Streams for independent systems of `sizes`, see `engine/cuda/streams.rs`.
     pub fn system_streams(&self, sizes: SystemSizes) -> Result<SystemStreams> {
         SystemStreams::new(&self.ctx, sizes)
+    }
+
+    /// Streams for a slab's sweeps.
+    pub fn slab_streams(&self) -> Result<SlabStreams> {
+        SlabStreams::new(&self.ctx)
     }
 
     /// `len` elements of page-locked host memory that the host reads fast (not write-combined),

@@ -26,7 +26,7 @@ use super::launch::{
     overwrite, upload,
 };
 use super::resampling::CudaResampling;
-use super::streams::{SystemSizes, SystemStreams};
+use super::streams::{SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::{Layout, Randoms};
 use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
@@ -35,7 +35,9 @@ use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, s
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, THRESHOLD_CONSTANTS};
-use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
+use crate::engine::slabs::{
+    PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
+};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
@@ -190,11 +192,14 @@ pub struct MultispinCudaEngine {
     count_populations: bool,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
+    /// A slab's streams for its edges and its bulk.
+    slab_streams: Option<SlabStreams>,
 }
 
 /// The device's spin words as the halo exchange reads and writes them.
 struct DeviceWords<'a> {
-    device: &'a CudaDevice,
+    /// The stream the copies go on, after the updates they read or before those that read them.
+    stream: &'a Arc<CudaStream>,
     spins: &'a mut CudaSlice<u32>,
 }
 
@@ -203,19 +208,19 @@ impl PlaneStore for DeviceWords<'_> {
         let mut words = Vec::new();
         for range in ranges {
             let part = self
-                .device
                 .stream
                 .clone_dtoh(&self.spins.slice(range.clone()))
                 .map_err(driver_error("downloading the boundary planes"))?;
             words.extend(part);
         }
-        self.device.synchronize("downloading the boundary planes")?;
+        self.stream
+            .synchronize()
+            .map_err(driver_error("downloading the boundary planes"))?;
         Ok(words)
     }
 
     fn write(&mut self, start: usize, words: &[u32]) -> Result<()> {
-        self.device
-            .stream
+        self.stream
             .memcpy_htod(words, &mut self.spins.slice_mut(start..start + words.len()))
             .map_err(driver_error("uploading the halo planes"))
     }
@@ -301,6 +306,7 @@ impl MultispinCudaEngine {
             last_measured: None,
             count_populations: false,
             halo: None,
+            slab_streams: None,
         };
         engine.write_constant_tables(&tables)?;
         engine.device.synchronize("allocating the spin words")?;
@@ -319,8 +325,10 @@ impl MultispinCudaEngine {
         halo: Box<dyn Halo>,
     ) -> Result<Self> {
         check_slab(&layout)?;
+        let slab_streams = Some(device.slab_streams()?);
         Ok(MultispinCudaEngine {
             halo: Some(halo),
+            slab_streams,
             ..Self::new(device, layout, block_size)?
         })
     }
@@ -332,11 +340,38 @@ impl MultispinCudaEngine {
         };
         self.device.synchronize("updating a slab")?;
         let mut store = DeviceWords {
-            device: &self.device,
+            stream: &self.device.stream,
             spins: &mut self.spins,
         };
         exchange_colour(&self.layout, halo, &mut store, colour)?;
         self.device.synchronize("exchanging the halo planes")
+    }
+
+    /// A slab's sweep of one colour with its exchange hidden ([`SlabSweep`]): the edge planes'
+    /// update and their copies on one stream, the bulk on another, which runs through the
+    /// download, the exchange and the upload of the halos. The next colour's edges (read by
+    /// the bulk's planes next to them) wait for this bulk on the device, so the host queues
+    /// them while it runs and the device does not idle between colours.
+    fn sweep_slab(&mut self, params: &DispatchParams) -> Result<()> {
+        let parts = SlabSweep::new(&self.layout, *params);
+        let streams = self.slab_streams.as_ref().expect("a slab has its streams");
+        let systems = 0..self.layout.word_systems();
+        for edge in &parts.edges {
+            self.launch_sweep(streams.edges(), systems.clone(), edge)?;
+        }
+        if let Some(bulk) = &parts.bulk {
+            self.launch_sweep(streams.bulk(), systems, bulk)?;
+        }
+        let halo = self.halo.as_deref_mut().expect("a slab has its halo");
+        let mut store = DeviceWords {
+            stream: streams.edges(),
+            spins: &mut self.spins,
+        };
+        exchange_colour(&self.layout, halo, &mut store, params.colour)?;
+        streams
+            .edges()
+            .join(streams.bulk())
+            .map_err(driver_error("ordering a slab's edges after its bulk"))
     }
 
     /// Make a slab's halos of both colours current (after new spins).
@@ -344,13 +379,13 @@ impl MultispinCudaEngine {
         (0..2).try_for_each(|colour| self.exchange(colour))
     }
 
-    /// A slab's plan: one dispatch at a time, each colour's update followed by its exchange.
+    /// A slab's plan: one dispatch at a time, each colour's update with its exchange.
     fn run_slab(&mut self, plan: &Plan) -> Result<()> {
         let (seed, systems) = (self.layout.systems.seed, self.layout.word_systems());
         for dispatch in submissions(plan, seed, systems, usize::MAX, u64::MAX).concat() {
-            self.launch_batch(&[dispatch])?;
-            if let Dispatch::Sweep(params) = dispatch {
-                self.exchange(params.colour)?;
+            match dispatch {
+                Dispatch::Sweep(params) => self.sweep_slab(&params)?,
+                _ => self.launch_batch(&[dispatch])?,
             }
         }
         self.device.synchronize("running a slab's plan")
@@ -485,7 +520,7 @@ impl MultispinCudaEngine {
         params: &DispatchParams,
     ) -> Result<()> {
         let layout = &self.layout;
-        let threads = layout.own_colour_words() / layout.word_run();
+        let threads = params.update_threads(layout.update_threads());
         let config = launch_config(
             &self.device,
             self.block_size,

@@ -128,6 +128,31 @@ impl SystemStreams {
     }
 }
 
+/// The two streams of a slab's sweep ([`crate::engine::slabs::SlabSweep`]): the edge planes'
+/// update with the copies of the boundary planes and halos on one, the bulk on the other, so
+/// that the bulk runs while the edges are downloaded, exchanged and their halos uploaded.
+pub struct SlabStreams {
+    edges: BlockingStream,
+    bulk: BlockingStream,
+}
+
+impl SlabStreams {
+    pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        Ok(SlabStreams {
+            edges: BlockingStream::new(ctx)?,
+            bulk: BlockingStream::new(ctx)?,
+        })
+    }
+
+    pub fn edges(&self) -> &Arc<CudaStream> {
+        &self.edges.0
+    }
+
+    pub fn bulk(&self) -> &Arc<CudaStream> {
+        &self.bulk.0
+    }
+}
+
 /// `systems` systems in `count` ranges of consecutive systems whose sizes differ by one at most.
 fn group_ranges(systems: u32, count: u32) -> Vec<Range<u32>> {
     let count = u64::from(count.max(1));

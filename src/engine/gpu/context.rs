@@ -28,6 +28,13 @@ pub fn driver_lock() -> std::sync::MutexGuard<'static, ()> {
 /// Key of a cached pipeline: kernel, Philox path and override constants (as bits).
 type PipelineKey = (Kernel, MulhiloPath, Vec<(&'static str, u64)>);
 
+/// A copy queued by [`GpuContext::queue_read`] into the staging buffer.
+#[must_use = "finish_read gives the words"]
+pub struct PendingRead {
+    submission: wgpu::SubmissionIndex,
+    size: u64,
+}
+
 /// A device with its queue, limits and pipeline cache.
 pub struct GpuContext {
     pub device: wgpu::Device,
@@ -474,6 +481,17 @@ impl GpuContext {
         buffer: &wgpu::Buffer,
         ranges: &[std::ops::Range<u64>],
     ) -> Result<Vec<T>> {
+        let pending = self.queue_read(buffer, ranges)?;
+        self.finish_read(pending)
+    }
+
+    /// Queue the copy of [`Self::read_ranges`] into the kept staging buffer, after the work
+    /// submitted so far; [`Self::finish_read`] waits for it (and for nothing submitted later).
+    pub fn queue_read(
+        &self,
+        buffer: &wgpu::Buffer,
+        ranges: &[std::ops::Range<u64>],
+    ) -> Result<PendingRead> {
         let size = ranges.iter().map(|range| range.end - range.start).sum();
         let mut kept = self.staging.borrow_mut();
         if kept.as_ref().is_none_or(|b| b.size() < size) {
@@ -492,13 +510,26 @@ impl GpuContext {
             encoder.copy_buffer_to_buffer(buffer, range.start, staging, offset, len);
             offset += len;
         }
-        self.queue.submit([encoder.finish()]);
-        let slice = staging.slice(..size);
+        let submission = self.queue.submit([encoder.finish()]);
+        Ok(PendingRead { submission, size })
+    }
+
+    /// The words of a [`Self::queue_read`], once its copy is done.
+    pub fn finish_read<T: bytemuck::Pod>(&self, pending: PendingRead) -> Result<Vec<T>> {
+        let kept = self.staging.borrow();
+        let staging = kept.as_ref().expect("allocated by queue_read");
+        let slice = staging.slice(..pending.size);
         let (sender, receiver) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = sender.send(r);
         });
-        self.wait()?;
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(pending.submission),
+                timeout: None,
+            })
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
+        self.check()?;
         receiver
             .recv()
             .map_err(|_| Error::Gpu("buffer mapping was dropped".into()))?

@@ -77,6 +77,21 @@ impl Dispatcher {
         clear: &[&wgpu::Buffer],
         kernels: impl Fn(&Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
     ) -> Result<()> {
+        self.enqueue(ctx, bind_group, tempering, dispatches, clear, kernels);
+        ctx.wait()
+    }
+
+    /// [`Self::submit`] without waiting: the next submission, read or wait finds the work done
+    /// or waits for it (the queue runs submissions in order), and reports its errors.
+    pub fn enqueue<'a>(
+        &self,
+        ctx: &GpuContext,
+        bind_group: &wgpu::BindGroup,
+        tempering: Option<&wgpu::BindGroup>,
+        dispatches: &[Dispatch],
+        clear: &[&wgpu::Buffer],
+        kernels: impl Fn(&Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
+    ) {
         let mut bytes = vec![0u8; self.stride as usize * dispatches.len()];
         for (entry, d) in bytes.chunks_mut(self.stride as usize).zip(dispatches) {
             entry[..std::mem::size_of::<DispatchParams>()]
@@ -101,6 +116,5 @@ impl Dispatcher {
             }
         }
         ctx.queue.submit([encoder.finish()]);
-        ctx.wait()
     }
 }

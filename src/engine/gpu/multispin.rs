@@ -13,7 +13,7 @@ use super::context::{GpuContext, storage_usage};
 use super::copy_systems::{GpuCopies, identity_map, lane_map, multispin_unit, system_positions};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
-use super::plan::{Dispatch, submissions};
+use super::plan::{Dispatch, DispatchParams, submissions};
 use super::resampling::GpuResampling;
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
@@ -22,7 +22,9 @@ use crate::config::{Layout, Randoms};
 use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout, THRESHOLD_CONSTANTS};
-use crate::engine::slabs::{PlaneStore, check_slab, exchange_colour, whole_lattices_only};
+use crate::engine::slabs::{
+    PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
+};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
@@ -71,6 +73,9 @@ pub struct MultispinGpuEngine {
 struct DeviceWords<'a> {
     ctx: &'a GpuContext,
     buffer: &'a wgpu::Buffer,
+    /// Queued once the boundary planes' copy is, before waiting for it: a slab's bulk, which
+    /// then runs while the planes are exchanged.
+    beside: Option<Box<dyn FnOnce() + 'a>>,
 }
 
 impl PlaneStore for DeviceWords<'_> {
@@ -79,7 +84,11 @@ impl PlaneStore for DeviceWords<'_> {
             .iter()
             .map(|range| 4 * range.start as u64..4 * range.end as u64)
             .collect();
-        self.ctx.read_ranges(self.buffer, &bytes)
+        let pending = self.ctx.queue_read(self.buffer, &bytes)?;
+        if let Some(beside) = self.beside.take() {
+            beside();
+        }
+        self.ctx.finish_read(pending)
     }
 
     fn write(&mut self, start: usize, words: &[u32]) -> Result<()> {
@@ -211,8 +220,35 @@ impl MultispinGpuEngine {
         let mut store = DeviceWords {
             ctx: &self.ctx,
             buffer: &self.spins,
+            beside: None,
         };
         exchange_colour(&self.layout, halo, &mut store, colour)
+    }
+
+    /// A slab's sweep of one colour with its exchange beside the bulk ([`SlabSweep`]), in queue
+    /// order: the edge planes' update, the copy of the boundary planes, the bulk; the host waits
+    /// for the copy alone and exchanges the planes while the device runs the bulk, and the
+    /// halos' upload goes before the next submission.
+    fn sweep_slab(&mut self, params: &DispatchParams, clear: bool) -> Result<()> {
+        let parts = SlabSweep::new(&self.layout, *params);
+        let edges: Vec<Dispatch> = parts.edges.into_iter().map(Dispatch::Sweep).collect();
+        self.enqueue(&edges, clear);
+        let mut halo = self.halo.take().expect("a slab has its halo");
+        let engine = &*self;
+        let bulk = move || {
+            if let Some(bulk) = parts.bulk {
+                engine.enqueue(&[Dispatch::Sweep(bulk)], false);
+            }
+        };
+        let mut store = DeviceWords {
+            ctx: &engine.ctx,
+            buffer: &engine.spins,
+            beside: Some(Box::new(bulk)),
+        };
+        let exchanged = exchange_colour(&engine.layout, halo.as_mut(), &mut store, params.colour);
+        drop(store);
+        self.halo = Some(halo);
+        exchanged
     }
 
     /// Make a slab's halos of both colours current (after new spins).
@@ -341,8 +377,8 @@ impl MultispinGpuEngine {
             self.dispatcher.grid(&self.ctx, strips, words),
         );
         let mut kernels = match dispatch {
-            Dispatch::Sweep(_) => {
-                let threads = layout.own_colour_words() / layout.word_run();
+            d @ Dispatch::Sweep(_) => {
+                let threads = d.params().update_threads(layout.update_threads());
                 let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
                 vec![(&self.sweep, grid)]
             }
@@ -363,6 +399,12 @@ impl MultispinGpuEngine {
     }
 
     fn submit(&self, dispatches: &[Dispatch], clear: bool) -> Result<()> {
+        self.enqueue(dispatches, clear);
+        self.ctx.wait()
+    }
+
+    /// [`Self::submit`] without waiting ([`Dispatcher::enqueue`]).
+    fn enqueue(&self, dispatches: &[Dispatch], clear: bool) {
         let buffers = self
             .measurements
             .as_ref()
@@ -373,14 +415,14 @@ impl MultispinGpuEngine {
             Vec::new()
         };
         let tempering = self.tempering.as_ref().map(GpuTempering::bind_group);
-        self.dispatcher.submit(
+        self.dispatcher.enqueue(
             &self.ctx,
             &buffers.bind_group,
             tempering,
             dispatches,
             &clear,
             |d| self.kernels(d),
-        )
+        );
     }
 
     /// The populations' histograms of the last of `slots` measurements
@@ -472,16 +514,16 @@ impl Engine for MultispinGpuEngine {
             MAX_DISPATCHES,
             sweeps_per_submission,
         );
-        // A slab submits one dispatch at a time and exchanges after each colour.
+        // A slab submits one dispatch at a time, each colour's update with its exchange.
         let subs = match self.halo {
             Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
             None => subs,
         };
         let started = std::time::Instant::now();
         for (i, dispatches) in subs.iter().enumerate() {
-            self.submit(dispatches, i == 0)?;
-            if let [Dispatch::Sweep(params)] = dispatches.as_slice() {
-                self.exchange(params.colour)?;
+            match (&self.halo, dispatches.as_slice()) {
+                (Some(_), [Dispatch::Sweep(params)]) => self.sweep_slab(params, i == 0)?,
+                _ => self.submit(dispatches, i == 0)?,
             }
         }
         if plan.slots == 0 {

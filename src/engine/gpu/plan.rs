@@ -17,8 +17,30 @@ pub struct DispatchParams {
     pub colour: u32,
     pub slot: u32,
     pub systems: u32,
-    pub pad0: u32,
-    pub pad1: u32,
+    /// A sweep's first update thread of each system (a slab's planes, [`Self::planes`]); 0
+    /// elsewhere.
+    pub first_thread: u32,
+    /// A sweep's update threads from `first_thread` on; 0: all of them.
+    pub threads: u32,
+}
+
+impl DispatchParams {
+    /// This sweep restricted to the update threads `threads` (of each system).
+    pub fn planes(self, threads: std::ops::Range<u32>) -> Self {
+        DispatchParams {
+            first_thread: threads.start,
+            threads: threads.len() as u32,
+            ..self
+        }
+    }
+
+    /// The update threads this sweep launches per system, of `all`.
+    pub fn update_threads(&self, all: u32) -> u32 {
+        match self.threads {
+            0 => all,
+            n => n,
+        }
+    }
 }
 
 /// One dispatch of a submission.
