@@ -428,3 +428,22 @@ fn a_checkpoint_of_the_other_algorithm_is_refused_as_such() {
         "{error}"
     );
 }
+
+/// A step's families and estimates are made beside the next step's engine work, or at once
+/// where a checkpoint follows the step: the same anneal with a checkpoint after every step (all
+/// at once) and with none but the last (all beside the next step) writes the same results,
+/// family statistics included.
+#[test]
+fn an_anneals_estimates_do_not_depend_on_when_they_are_made() {
+    let dirs = [2, 0].map(|every| {
+        let text = ANNEAL_FIXED_MULTISPIN
+            .replace("checkpoint_every: 4", &format!("checkpoint_every: {every}"));
+        let dir = tempfile::tempdir().unwrap();
+        annealed(run(&common::config(&text), &options(dir.path(), false, None)).unwrap());
+        dir
+    });
+    for file in ["annealing.csv", "annealing_populations.csv"] {
+        let [a, b] = [&dirs[0], &dirs[1]].map(|d| std::fs::read(d.path().join(file)).unwrap());
+        assert!(a == b, "{file} differs");
+    }
+}

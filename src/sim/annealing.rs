@@ -84,6 +84,10 @@ struct Anneal {
     sweeps_done: u64,
     /// The betas after 0 so far: the current beta is the last, the steps done its length.
     schedule: Vec<f64>,
+    /// The copies of the last step's resampling while the families do not follow them yet
+    /// (they follow beside the next step's engine work, [`Anneal::settle_families`]); the
+    /// populations' sizes take them into account ([`Anneal::size`]).
+    pending_copies: Option<Vec<u32>>,
 }
 
 /// Anneal `config` (validated, engine resolved), writing the results into `options.out`, or
@@ -342,6 +346,7 @@ impl Anneal {
             slots: AnnealingOptions::slots(config.replicas) as u32,
             sweeps_done: 0,
             schedule: Vec::new(),
+            pending_copies: None,
         })
     }
 
@@ -361,6 +366,7 @@ impl Anneal {
             slots: AnnealingOptions::slots(config.replicas) as u32,
             sweeps_done: checkpoint.sweeps_done,
             schedule: checkpoint.schedule,
+            pending_copies: None,
         };
         let steps = anneal.schedule.len();
         let fits = checkpoint.spins.len() == anneal.systems.spin_count() as u64
@@ -426,9 +432,10 @@ impl Anneal {
             self.record_histograms(&levels);
         }
         let mut next = next_beta(&annealing.schedule, self, &levels);
-        // A step's estimates (family statistics above all: a pass over every replica) run on
-        // another thread beside the next step's engine work; they need only what that work
-        // leaves alone (the step's levels and records, the families before its copies).
+        // A step's families (which follow its copies) and estimates (family statistics above
+        // all: a pass over every replica) are made on another thread beside the next step's
+        // engine work; they need only what that work leaves alone (the step's levels, records
+        // and copies, the families before them). The next step's table needs only the sizes.
         let mut deferred: Option<StepRecord> = None;
         while let Some(beta) = next {
             let mut clock = PhaseClock::new(self.step() + 1);
@@ -439,25 +446,32 @@ impl Anneal {
             let step_started = Instant::now();
             let previous = deferred.take();
             let (measurements, estimates) = std::thread::scope(|scope| {
-                let (this, levels) = (&*self, &levels);
-                let worker = previous
-                    .as_ref()
-                    .map(|record| scope.spawn(move || this.estimates_of(levels, record)));
+                let (this, levels) = (&mut *self, &levels);
+                let worker = scope.spawn(move || {
+                    this.settle_families();
+                    previous.map(|record| this.estimates_of(levels, &record))
+                });
                 let measured = engine.execute(&plan);
-                let estimates = worker.map(|w| w.join().expect("estimates do not panic"));
-                (measured, estimates)
+                (
+                    measured,
+                    worker.join().expect("families and estimates do not panic"),
+                )
             });
             engine_time += step_started.elapsed();
             self.push_estimates(estimates);
-            let measurements = measurements?;
-            clock.lap("resampling, sweeps and measurement (and the last step's estimates)");
-            self.follow_families(&measurements.copies)?;
+            let mut measurements = measurements?;
+            clock.lap(
+                "resampling, sweeps and measurement (and the last step's families, estimates)",
+            );
+            self.take_copies(std::mem::take(&mut measurements.copies))?;
+            clock.lap("copies");
             levels = self.levels(&measurements);
+            clock.lap("levels");
             if annealing.reweighting.is_some() {
                 self.record_histograms(&levels);
             }
             next = next_beta(&annealing.schedule, self, &levels);
-            clock.lap("families, levels, histograms, next beta");
+            clock.lap("histograms, next beta");
             let record = StepRecord {
                 beta: self.beta(),
                 reweightings,
@@ -468,6 +482,7 @@ impl Anneal {
             // The overlaps complete this step's estimates, and a checkpoint or the end of the
             // schedule needs them: then they are made here.
             if annealing.overlaps || checkpoint || next.is_none() {
+                self.settle_families();
                 self.push_estimates(Some(self.estimates_of(&levels, &record)));
                 if annealing.overlaps {
                     self.estimate_overlaps(&measurements, annealing.runs);
@@ -532,19 +547,17 @@ impl Anneal {
                 })
                 .collect();
         }
-        self.populations
-            .iter()
-            .enumerate()
-            .map(|(block, population)| {
+        (0..self.populations.len())
+            .map(|block| {
                 let observations = &measurements.observations[self.base(block)..];
-                PopulationLevels::of(&self.systems, &observations[..population.families.len()])
+                PopulationLevels::of(&self.systems, &observations[..self.size(block)])
             })
             .collect()
     }
 
-    /// Every population after the plan's resampling step made `copies[system]` copies of
-    /// each replica: each new replica inherits its source's family.
-    fn follow_families(&mut self, copies: &[u32]) -> Result<()> {
+    /// Take the copies `copies[system]` of each replica that the plan's resampling step made
+    /// in every population, for the families to follow ([`Self::settle_families`]).
+    fn take_copies(&mut self, copies: Vec<u32>) -> Result<()> {
         let slots = self.slots as usize;
         if copies.len() != self.populations.len() * slots {
             return Err(Error::State(format!(
@@ -553,11 +566,33 @@ impl Anneal {
                 self.populations.len()
             )));
         }
+        self.settle_families();
+        self.pending_copies = Some(copies);
+        Ok(())
+    }
+
+    /// Every new replica inherits its source's family, after the copies taken last.
+    fn settle_families(&mut self) {
+        let Some(copies) = self.pending_copies.take() else {
+            return;
+        };
+        let slots = self.slots as usize;
         for (population, copies) in self.populations.iter_mut().zip(copies.chunks(slots)) {
             let size = population.families.len();
             population.families = parallel::repeat_by(&population.families, &copies[..size]);
         }
-        Ok(())
+    }
+
+    /// The size of population `block` after the copies taken last.
+    fn size(&self, block: usize) -> usize {
+        let size = self.populations[block].families.len();
+        match &self.pending_copies {
+            None => size,
+            Some(copies) => {
+                let copies = &copies[block * self.slots as usize..][..size];
+                copies.iter().map(|&n| n as usize).sum()
+            }
+        }
     }
 
     /// Add every population's energies to its histogram. Energies are integers at zero field
@@ -641,7 +676,7 @@ impl Anneal {
                 lo: levels.lo,
                 len: entries.len() as u32,
                 offset: table.entries.len() as u32,
-                size: self.populations[block].families.len() as u32,
+                size: self.size(block) as u32,
                 batch: block as u32,
             });
             table.entries.extend(entries);
