@@ -9,6 +9,9 @@
 #include "multispin_lattice.cuh"
 
 constexpr bool DISORDERED = SPINFLIP_DISORDERED != 0u;
+// Whether the up spins are counted: not for a swap round at zero field, whose decisions need
+// the satisfied bonds alone (the swap kernel never reads the up half of its records then).
+constexpr bool COUNT_UP = SPINFLIP_COUNT_UP != 0u;
 
 // Satisfied-bond lanes of the bond in direction +d of the word at `cw` with spin `spin`.
 __device__ __forceinline__ unsigned satisfied(const unsigned* bonds, unsigned spin,
@@ -52,7 +55,9 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                 const uint2 x = x_neighbours(other[cw], other[cw + walk.adjacent], walk.p);
                 const unsigned plus_y = other[walk_plus_y(y, cw)];
                 const unsigned plus_z = DIMS == 3u ? other[cw + walk.plus_z] : 0u;
-                tally_add3(up, spin, 0u, 0u);
+                if (COUNT_UP) {
+                    tally_add3(up, spin, 0u, 0u);
+                }
                 tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw),
                            satisfied(own_bonds, spin, plus_y, 1u, cw),
                            DIMS == 3u ? satisfied(own_bonds, spin, plus_z, 2u, cw) : 0u);
@@ -62,12 +67,14 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
         tally_flush(up);
         tally_flush(bonds);
         for (unsigned lane = 0u; lane < 32u; lane++) {
-            atomicAdd(&lane_totals[lane], tally_count(up, lane));
+            if (COUNT_UP) {
+                atomicAdd(&lane_totals[lane], tally_count(up, lane));
+            }
             atomicAdd(&lane_totals[32u + lane], tally_count(bonds, lane));
         }
     }
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < 64u; i += blockDim.x) {
+    for (unsigned i = COUNT_UP ? threadIdx.x : 32u + threadIdx.x; i < 64u; i += blockDim.x) {
         const unsigned lane = i % 32u;
         const unsigned long long word = static_cast<unsigned long long>(params.slot) * params.systems + g;
         atomicAdd(observations + 2ull * (word * 32u + lane) + i / 32u,

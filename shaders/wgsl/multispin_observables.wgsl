@@ -14,6 +14,9 @@
 @group(0) @binding(4) var<storage, read> couplings: array<u32>;
 
 override DISORDERED: bool = false;
+// Whether the up spins are counted: not for a swap round at zero field, whose decisions need
+// the satisfied bonds alone (the swap kernel never reads the up half of its records then).
+override COUNT_UP: bool = true;
 
 // Per lane: up spins (0..31) and satisfied bonds (32..63) of the workgroup.
 var<workgroup> lane_totals: array<atomic<u32>, 64>;
@@ -58,7 +61,9 @@ fn main(
                     plus_z = spins[other + cw + walk.plus_z];
                     bond_z = satisfied(spin, plus_z, own_bonds, 2u, cw);
                 }
-                tally_add3(&up, spin, 0u, 0u);
+                if COUNT_UP {
+                    tally_add3(&up, spin, 0u, 0u);
+                }
                 tally_add3(
                     &bonds,
                     satisfied(spin, x.y, own_bonds, 0u, cw),
@@ -71,12 +76,14 @@ fn main(
         tally_flush(&up, strip_planes());
         tally_flush(&bonds, strip_planes());
         for (var lane = 0u; lane < 32u; lane++) {
-            atomicAdd(&lane_totals[lane], tally_count(&up, lane, strip_planes()));
+            if COUNT_UP {
+                atomicAdd(&lane_totals[lane], tally_count(&up, lane, strip_planes()));
+            }
             atomicAdd(&lane_totals[32u + lane], tally_count(&bonds, lane, strip_planes()));
         }
     }
     workgroupBarrier();
-    for (var i = local; i < 64u; i += WG_SIZE) {
+    for (var i = select(32u, 0u, COUNT_UP) + local; i < 64u; i += WG_SIZE) {
         let lane = i % 32u;
         let out = 4u * ((params.slot * params.systems + g) * 32u + lane) + 2u * (i / 32u);
         add_u64(out, atomicLoad(&lane_totals[i]));

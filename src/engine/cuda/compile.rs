@@ -194,6 +194,7 @@ mod tests {
             ("SEED_LO", 0x5eed),
             ("SEED_HI", 0x0123_4567),
             ("COLOUR", 1),
+            ("COUNT_UP", 1),
             ("TEMPERATURES", 8),
             ("CHAIN_SETS", 64),
             ("GROUPS", if exchange == 1 { 2 } else { 64 }),

@@ -28,7 +28,7 @@ use super::launch::{
 use super::resampling::CudaResampling;
 use super::streams::{SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
-use crate::config::{Layout, Randoms};
+use crate::config::Randoms;
 use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
@@ -92,6 +92,21 @@ const fn concat_names(first: [&'static str; 24], second: [&'static str; 14]) -> 
 /// constant memory, where the update reads each bit plane as a uniform operand; larger ones are
 /// read from global memory.
 pub const CONSTANT_TABLE_WORDS: usize = 1 << 14;
+
+/// The observables kernel of `layout` with `constants`, counting up spins (`count_up`) or the
+/// satisfied bonds alone (a swap round at zero field).
+fn observables_kernel(
+    device: &mut CudaDevice,
+    layout: &MultispinLayout,
+    constants: &[(&'static str, u32)],
+    count_up: bool,
+    block_size: u32,
+) -> Result<FittedKernel> {
+    let mut constants = constants.to_vec();
+    constants.push(("COUNT_UP", u32::from(count_up)));
+    let kernel = Kernel::MultispinObservables(WordLayout::of(layout));
+    FittedKernel::new(device.function(kernel, &constants)?, block_size)
+}
 
 /// The update kernel's extra constant: the colour it updates (one module per colour, so that
 /// the other colour's arrays are at constant offsets).
@@ -170,6 +185,11 @@ pub struct MultispinCudaEngine {
     /// The observation kernels' counts are sums: they run in blocks as large as their registers
     /// allow, up to the engine's block size.
     observe_kernel: FittedKernel,
+    /// The observables of a swap round at zero field: the satisfied bonds alone; built with
+    /// the tempering state.
+    swap_observe_kernel: Option<FittedKernel>,
+    /// The constants the engine's kernels were compiled with.
+    constants: Vec<(&'static str, u32)>,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
     overlap_kernel: Option<FittedKernel>,
     /// Two counters per slot, word system and lane; grown to the largest plan seen.
@@ -244,10 +264,7 @@ impl MultispinCudaEngine {
         let pairs = layout.overlap_word_pairs().len() as u32;
         check_fits(&device, block_size, layout.word_systems(), "word systems")?;
         check_fits(&device, block_size, pairs, "overlap pairs")?;
-        let words = match layout.layout {
-            Layout::Amsc { .. } => WordLayout::Amsc,
-            Layout::Smsc => WordLayout::Smsc,
-        };
+        let words = WordLayout::of(&layout);
         let tables = layout.threshold_tables();
         let constants = constants(&layout, &tables, betas);
         let mut sweep_kernel = |colour: u32| -> Result<(Arc<CudaModule>, CudaFunction)> {
@@ -262,10 +279,8 @@ impl MultispinCudaEngine {
             false if tables.len() <= CONSTANT_TABLE_WORDS => ThresholdHome::Constant,
             false => ThresholdHome::Global,
         };
-        let observe_kernel = FittedKernel::new(
-            device.function(Kernel::MultispinObservables(words), &constants)?,
-            block_size,
-        )?;
+        let observe_kernel =
+            observables_kernel(&mut device, &layout, &constants, true, block_size)?;
         let overlap_kernel = match pairs {
             0 => None,
             _ => Some(FittedKernel::new(
@@ -299,6 +314,8 @@ impl MultispinCudaEngine {
             sweep_modules: [module_0, module_1],
             sweep_streams,
             observe_kernel,
+            swap_observe_kernel: None,
+            constants,
             overlap_kernel,
             tempering: None,
             copies: None,
@@ -548,7 +565,7 @@ impl MultispinCudaEngine {
     /// Enqueue the measurement of every word system into slot `params.slot`, with the overlaps
     /// and the temperature history where there are any.
     fn launch_measure(&mut self, params: &DispatchParams) -> Result<()> {
-        self.launch_observe(params)?;
+        self.launch_observe(params, false)?;
         if let Some(tempering) = &mut self.tempering {
             tempering.launch_history(&self.device, params)?;
         }
@@ -577,7 +594,7 @@ impl MultispinCudaEngine {
     /// Enqueue a swap round: every word system measured into the scratch slot `params.slot`,
     /// then the tempering kernels.
     fn launch_swap(&mut self, params: &DispatchParams) -> Result<()> {
-        self.launch_observe(params)?;
+        self.launch_observe(params, true)?;
         let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
         tempering.launch_swap(
             &self.device,
@@ -587,17 +604,22 @@ impl MultispinCudaEngine {
         )
     }
 
-    /// Enqueue the observables of every word system into slot `params.slot`.
-    fn launch_observe(&mut self, params: &DispatchParams) -> Result<()> {
+    /// Enqueue the observables of every word system into slot `params.slot`; for a swap round
+    /// (`swap`) with its own kernel where it has one.
+    fn launch_observe(&mut self, params: &DispatchParams, swap: bool) -> Result<()> {
+        let kernel = match (swap, &self.swap_observe_kernel) {
+            (true, Some(kernel)) => kernel,
+            _ => &self.observe_kernel,
+        };
         let layout = &self.layout;
         let stream = &self.device.stream;
         let config = launch_config(
             &self.device,
-            self.observe_kernel.block_size,
+            kernel.block_size,
             layout.strips().into(),
             layout.word_systems(),
         );
-        let mut launch = stream.launch_builder(&self.observe_kernel.function);
+        let mut launch = stream.launch_builder(&kernel.function);
         launch
             .arg(params)
             .arg(&self.spins)
@@ -776,6 +798,12 @@ impl Engine for MultispinCudaEngine {
             self.block_size,
         )?;
         self.tempering = Some(tempering);
+        if self.layout.systems.field == 0.0 {
+            let (layout, constants) = (&self.layout, &self.constants);
+            let kernel =
+                observables_kernel(&mut self.device, layout, constants, false, self.block_size)?;
+            self.swap_observe_kernel = Some(kernel);
+        }
         self.device.synchronize("uploading the tempering state")
     }
 
@@ -829,7 +857,7 @@ impl Engine for MultispinCudaEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Lanes, MultispinOptions};
+    use crate::config::{Lanes, Layout, MultispinOptions};
     use crate::model::Lattice;
     use crate::model::ising::IsingSystems;
 

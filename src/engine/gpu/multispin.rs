@@ -18,7 +18,7 @@ use super::resampling::GpuResampling;
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use super::tempering::GpuTempering;
-use crate::config::{Layout, Randoms};
+use crate::config::Randoms;
 use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{LANES, MultispinLayout, THRESHOLD_CONSTANTS};
@@ -49,6 +49,11 @@ pub struct MultispinGpuEngine {
     couplings: wgpu::Buffer,
     sweep: wgpu::ComputePipeline,
     observe: wgpu::ComputePipeline,
+    /// The observables of a swap round at zero field: the satisfied bonds alone (`COUNT_UP`
+    /// off); built with the tempering state.
+    swap_observe: Option<wgpu::ComputePipeline>,
+    /// The override constants of the engine's kernels.
+    constants: Vec<(&'static str, u32)>,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
     overlap: Option<wgpu::ComputePipeline>,
     /// Whether the update was compiled with its thresholds (fixed betas).
@@ -120,10 +125,7 @@ impl MultispinGpuEngine {
         betas: Betas,
     ) -> Result<Self> {
         check_fits(&ctx, &layout, workgroup_size)?;
-        let words = match layout.layout {
-            Layout::Amsc { .. } => WordLayout::Amsc,
-            Layout::Smsc => WordLayout::Smsc,
-        };
+        let words = WordLayout::of(&layout);
         let disordered = layout.systems.disorder == Disorder::Bimodal;
         let mut constants = vec![
             ("WG_SIZE", workgroup_size),
@@ -181,6 +183,8 @@ impl MultispinGpuEngine {
             couplings,
             sweep,
             observe,
+            swap_observe: None,
+            constants,
             overlap,
             fixed_thresholds: fixed.is_some(),
             measurements: None,
@@ -390,7 +394,10 @@ impl MultispinGpuEngine {
                 }
                 kernels
             }
-            Dispatch::Swap(_) => vec![observe],
+            Dispatch::Swap(_) => {
+                let pipeline = self.swap_observe.as_ref().unwrap_or(&self.observe);
+                vec![(pipeline, observe.1)]
+            }
         };
         if let Some(tempering) = &self.tempering {
             kernels.extend(tempering.kernels(&self.ctx, &self.dispatcher, dispatch));
@@ -561,6 +568,13 @@ impl Engine for MultispinGpuEngine {
             self.dispatcher.workgroup_size(),
         )?;
         self.tempering = Some(tempering);
+        if self.layout.systems.field == 0.0 {
+            let words = WordLayout::of(&self.layout);
+            let mut constants = self.constants.clone();
+            constants.push(("COUNT_UP", 0));
+            let kernel = Kernel::MultispinObservables(words);
+            self.swap_observe = Some(self.ctx.pipeline(kernel, &constants)?.clone());
+        }
         self.ctx.check()
     }
 
@@ -667,7 +681,7 @@ fn check_u32_indices(layout: &MultispinLayout) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Lanes, MultispinOptions};
+    use crate::config::{Lanes, Layout, MultispinOptions};
     use crate::model::Lattice;
     use crate::model::ising::IsingSystems;
 

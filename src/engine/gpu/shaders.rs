@@ -24,6 +24,16 @@ pub enum WordLayout {
     Smsc,
 }
 
+impl WordLayout {
+    /// The word layout of the multispin `layout`.
+    pub fn of(layout: &crate::engine::multispin::MultispinLayout) -> Self {
+        match layout.layout {
+            crate::config::Layout::Amsc { .. } => WordLayout::Amsc,
+            crate::config::Layout::Smsc => WordLayout::Smsc,
+        }
+    }
+}
+
 /// The compute kernels, one per file in `shaders/wgsl/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
