@@ -2,8 +2,8 @@
 //!
 //! Each dispatch reads its [`DispatchParams`] from its own entry of a uniform buffer bound
 //! with a dynamic offset (entries `min_uniform_buffer_offset_alignment` apart); a submission
-//! writes its entries, records one compute pass, submits, and waits for the device, checking
-//! wgpu's error and device-loss callbacks.
+//! writes its entries, records one compute pass and submits; the engine then waits for the
+//! device (checking wgpu's error and device-loss callbacks) or, for a slab's bulk, goes on.
 
 use super::context::GpuContext;
 use super::plan::{Dispatch, DispatchParams};
@@ -65,24 +65,11 @@ impl Dispatcher {
     }
 
     /// Write the parameters of `dispatches` (at most [`MAX_DISPATCHES`]), clear `clear`, run
-    /// every `(pipeline, grid)` that `kernels` gives for each dispatch in one compute pass, submit
-    /// and wait. `bind_group` is group 0 (with the dispatch's parameters), `tempering` group 1 of
-    /// the tempering kernels.
-    pub fn submit<'a>(
-        &self,
-        ctx: &GpuContext,
-        bind_group: &wgpu::BindGroup,
-        tempering: Option<&wgpu::BindGroup>,
-        dispatches: &[Dispatch],
-        clear: &[&wgpu::Buffer],
-        kernels: impl Fn(&Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
-    ) -> Result<()> {
-        self.enqueue(ctx, bind_group, tempering, dispatches, clear, kernels);
-        ctx.wait()
-    }
-
-    /// [`Self::submit`] without waiting: the next submission, read or wait finds the work done
-    /// or waits for it (the queue runs submissions in order), and reports its errors.
+    /// every `(pipeline, grid)` that `kernels` gives for each dispatch in one compute pass and
+    /// submit, without waiting: the next wait ([`GpuContext::wait`]) or read finds the work
+    /// done or waits for it (the queue runs submissions in order) and reports its errors.
+    /// `bind_group` is group 0 (with the dispatch's parameters), `tempering` group 1 of the
+    /// tempering kernels.
     pub fn enqueue<'a>(
         &self,
         ctx: &GpuContext,

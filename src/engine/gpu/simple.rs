@@ -139,7 +139,7 @@ impl SimpleGpuEngine {
         );
         let clear: &[&wgpu::Buffer] = if clear { &[&observations.buffer] } else { &[] };
         let tempering = self.tempering.as_ref();
-        self.dispatcher.submit(
+        self.dispatcher.enqueue(
             &self.ctx,
             &observations.bind_group,
             tempering.map(GpuTempering::bind_group),
@@ -158,7 +158,8 @@ impl SimpleGpuEngine {
                 }
                 kernels
             },
-        )
+        );
+        self.ctx.wait()
     }
 }
 
