@@ -552,7 +552,8 @@ pub struct Config {
     pub bounds_checks: bool,
     /// A directory for what the Vulkan driver made of each GPU kernel (its statistics and
     /// internal representations, `VK_KHR_pipeline_executable_properties`): a diagnostic for
-    /// performance work; a run on another adapter, or a driver without it, is refused.
+    /// performance work. A wgpu run on another adapter than Vulkan, or on a driver without
+    /// the extension, is refused; the CUDA and CPU backends have no use for it.
     #[serde(default)]
     pub pipeline_statistics: Option<PathBuf>,
     /// Sweeps between checkpoints; 0 writes one only at the end. Population annealing writes
