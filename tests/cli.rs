@@ -281,3 +281,40 @@ fn corrupt_checkpoint_is_refused_and_kept() {
     );
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no checkpoint"));
 }
+
+/// `bench --pipeline-statistics` on the software adapter: either its driver has
+/// `VK_KHR_pipeline_executable_properties` and each kernel's report is written (registers and
+/// all), or the run is refused naming the extension, before anything is written.
+#[test]
+fn pipeline_statistics_are_written_or_refused_naming_the_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("stats");
+    let args = [
+        "bench",
+        "--backend",
+        "wgpu",
+        "--adapter",
+        "vulkan",
+        "--engine",
+        "smsc",
+        "--sizes",
+        "64",
+        "--seconds",
+        "0.01",
+        "--pipeline-statistics",
+        stats.to_str().unwrap(),
+    ];
+    let output = spinflip(&args, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.success() {
+        let report = std::fs::read_to_string(stats.join("multispin_metropolis-0.txt")).unwrap();
+        assert!(report.contains("kernel multispin_metropolis"), "{report}");
+        assert!(report.contains("executable 0"), "{report}");
+    } else {
+        assert!(
+            stderr.contains("the driver lacks VK_KHR_pipeline_executable_properties"),
+            "{stderr}"
+        );
+        assert!(!stats.exists());
+    }
+}
