@@ -103,10 +103,13 @@ fn observables_kernel(
     block_size: u32,
 ) -> Result<FittedKernel> {
     let mut constants = constants.to_vec();
-    constants.push(("COUNT_UP", u32::from(count_up)));
+    constants.push((COUNT_UP, u32::from(count_up)));
     let kernel = Kernel::MultispinObservables(WordLayout::of(layout));
     FittedKernel::new(device.function(kernel, &constants)?, block_size)
 }
+
+/// The observables kernel's extra constant: whether it counts up spins.
+pub(super) const COUNT_UP: &str = "COUNT_UP";
 
 /// The update kernel's extra constant: the colour it updates (one module per colour, so that
 /// the other colour's arrays are at constant offsets).
