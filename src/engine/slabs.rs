@@ -124,23 +124,10 @@ pub fn exchange_colour<S: PlaneStore + ?Sized>(
     store: &mut S,
     colour: u32,
 ) -> Result<()> {
-    exchange_colour_beside(layout, halo, store, colour, || Ok(()))
-}
-
-/// [`exchange_colour`], calling `beside` once the boundary planes are read and before they
-/// are sent: an engine that must read them before it starts its bulk (one queue) starts it there.
-pub fn exchange_colour_beside<S: PlaneStore + ?Sized>(
-    layout: &MultispinLayout,
-    halo: &mut dyn Halo,
-    store: &mut S,
-    colour: u32,
-    beside: impl FnOnce() -> Result<()>,
-) -> Result<()> {
     let planes = layout.own_planes();
     let [first, last] = [0, planes - 1].map(|plane| plane_ranges(layout, colour, plane));
     let plane_len: usize = first.iter().map(Range::len).sum();
     let mut lower = store.read(&[first, last].concat())?;
-    beside()?;
     let upper = lower.split_off(plane_len);
     let received = halo.exchange(colour, lower, upper)?;
     let halos = [planes + 1, planes].map(|plane| plane_ranges(layout, colour, plane));
