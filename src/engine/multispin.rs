@@ -50,6 +50,10 @@ pub const MAX_CATEGORIES: u32 = 14;
 /// The class of a category that never raises the energy (its flips are always accepted).
 pub const NO_CLASS: u32 = 15;
 
+/// The observables kernel's constant (CUDA define and WGSL override alike): whether it counts
+/// up spins; off for a swap round at zero field, whose decisions need the satisfied bonds alone.
+pub const COUNT_UP: &str = "COUNT_UP";
+
 /// Names of the update's compiled-in thresholds, one per energy class ([`MAX_CATEGORIES`] at
 /// most): CUDA defines and WGSL override constants alike.
 pub const THRESHOLD_CONSTANTS: [&str; MAX_CATEGORIES as usize] = [

@@ -34,7 +34,9 @@ use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
-use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, THRESHOLD_CONSTANTS};
+use crate::engine::multispin::{
+    COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, THRESHOLD_CONSTANTS,
+};
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
 };
@@ -107,9 +109,6 @@ fn observables_kernel(
     let kernel = Kernel::MultispinObservables(WordLayout::of(layout));
     FittedKernel::new(device.function(kernel, &constants)?, block_size)
 }
-
-/// The observables kernel's extra constant: whether it counts up spins.
-pub(super) const COUNT_UP: &str = "COUNT_UP";
 
 /// The update kernel's extra constant: the colour it updates (one module per colour, so that
 /// the other colour's arrays are at constant offsets).

@@ -21,7 +21,7 @@ use super::tempering::GpuTempering;
 use crate::config::Randoms;
 use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::multispin::{LANES, MultispinLayout, THRESHOLD_CONSTANTS};
+use crate::engine::multispin::{COUNT_UP, LANES, MultispinLayout, THRESHOLD_CONSTANTS};
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
 };
@@ -571,7 +571,7 @@ impl Engine for MultispinGpuEngine {
         if self.layout.systems.field == 0.0 {
             let words = WordLayout::of(&self.layout);
             let mut constants = self.constants.clone();
-            constants.push(("COUNT_UP", 0));
+            constants.push((COUNT_UP, 0));
             let kernel = Kernel::MultispinObservables(words);
             self.swap_observe = Some(self.ctx.pipeline(kernel, &constants)?.clone());
         }
