@@ -318,3 +318,29 @@ fn pipeline_statistics_are_written_or_refused_naming_the_extension() {
         assert!(!stats.exists());
     }
 }
+
+/// `bench --slabs` beyond what the lattice's planes can hold (two planes a slab) is refused
+/// naming the option, with a non-zero exit.
+#[test]
+fn bench_refuses_more_slabs_than_plane_pairs() {
+    let args = [
+        "bench",
+        "--backend",
+        "cpu",
+        "--engine",
+        "smsc",
+        "--sizes",
+        "64",
+        "--seconds",
+        "0.01",
+        "--slabs",
+        "33",
+    ];
+    let output = spinflip(&args, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("--slabs 33: a slab needs two planes of the 64 planes at least"),
+        "{stderr}"
+    );
+}
