@@ -204,9 +204,11 @@ pub struct BenchResult {
 
 /// A timed anneal (`--annealing`): `sweeps` in `BenchResult` are the anneal's (`steps x
 /// theta`), `seconds` its time from the first measurement (after the hot start) to the last,
-/// and `ps_per_flip` counts `sweeps x replicas x samples x N` flips: the target population,
-/// not the idle slots the engine also sweeps (`slots` per population). The shares are
-/// fractions of `seconds`.
+/// one plan per step as `spinflip run` executes them, and `ps_per_flip` counts `sweeps x
+/// replicas x samples x N` flips: the target population, not the idle slots the engine also
+/// sweeps (`slots` per population). The shares come from a second anneal of the same config
+/// whose plans run as one call per kind of work, each timed (`split_seconds`: each call waits
+/// for its work, so that anneal takes longer), and are fractions of its time.
 #[derive(Debug, Clone, Serialize)]
 pub struct AnnealingShares {
     /// The target population R per sample.
@@ -216,6 +218,8 @@ pub struct AnnealingShares {
     pub samples: u32,
     pub steps: u32,
     pub theta: u32,
+    /// The anneal the shares are fractions of, its work split by kind.
+    pub split_seconds: f64,
     /// Sweep plans.
     pub sweeps: f64,
     /// Measurement plans, the downloads of their counts included.
@@ -638,12 +642,15 @@ fn bench_anneal(options: &BenchOptions, config: &Config) -> Result<BenchResult> 
     let mut identity = Plan::default();
     identity.resample(0)?;
     engine.execute(&identity)?;
-    let mut timed = TimedEngine::new(engine.as_mut());
-    let sweeps = anneal_engine(config, &annealing, &mut timed)?;
-    let times = timed.times;
+    let mut whole = TimedEngine::new(engine.as_mut(), false);
+    let sweeps = anneal_engine(config, &annealing, &mut whole)?;
+    let seconds = whole.times.total().as_secs_f64();
+    let mut split = TimedEngine::new(engine.as_mut(), true);
+    anneal_engine(config, &annealing, &mut split)?;
+    let times = split.times;
     let total = times.total();
-    let seconds = total.as_secs_f64();
-    let share = |d: Duration| d.as_secs_f64() / seconds;
+    let split_seconds = total.as_secs_f64();
+    let share = |d: Duration| d.as_secs_f64() / split_seconds;
     let host = total.saturating_sub(times.engine());
     let (copies, betas) = (share(times.copies), share(times.betas));
     let population = u64::from(config.replicas) * u64::from(config.samples);
@@ -653,6 +660,7 @@ fn bench_anneal(options: &BenchOptions, config: &Config) -> Result<BenchResult> 
     Ok(BenchResult {
         systems: population as u32,
         annealing: Some(AnnealingShares {
+            split_seconds,
             replicas: config.replicas,
             slots: AnnealingOptions::slots(config.replicas) as u32,
             samples: config.samples,
@@ -690,19 +698,22 @@ impl AnnealTimes {
     }
 }
 
-/// An engine that times each call an anneal makes of the engine it wraps. A plan runs as two:
-/// its sweeps, then its measurements (an anneal's plans measure only after their sweeps), so
-/// that each is timed. Calls return when their work is done, but for wgpu's `set_betas`, whose
-/// small write of the tables goes with the next submission.
+/// An engine that times the anneal it wraps from its first plan on, and with `split` each
+/// call the anneal makes: a plan then runs as three, its resampling step, its sweeps and its
+/// measurements (an anneal's plans measure only after their sweeps), so that each is timed.
+/// Calls return when their work is done, but for wgpu's `set_betas`, whose small write of the
+/// tables goes with the next submission.
 struct TimedEngine<'a> {
     engine: &'a mut dyn Engine,
+    split: bool,
     times: AnnealTimes,
 }
 
 impl<'a> TimedEngine<'a> {
-    fn new(engine: &'a mut dyn Engine) -> Self {
+    fn new(engine: &'a mut dyn Engine, split: bool) -> Self {
         TimedEngine {
             engine,
+            split,
             times: AnnealTimes::default(),
         }
     }
@@ -735,6 +746,9 @@ impl Engine for TimedEngine<'_> {
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         self.times.started.get_or_insert_with(Instant::now);
+        if !self.split {
+            return self.engine.execute(plan);
+        }
         let (resample, steps) = plan.split_resample()?;
         let (sweeps, measures): (Vec<Step>, Vec<Step>) = steps
             .iter()

@@ -93,6 +93,13 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
     /// Copy as the device's map says: snapshot `spins`, then gather every destination from
     /// the snapshot; waits for the device.
     pub fn gather(&mut self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
+        self.enqueue_gather(device, spins)?;
+        device.synchronize("copying systems")
+    }
+
+    /// [`Self::gather`] enqueued on the default stream without waiting; the snapshot keeps
+    /// the lattices of before it for [`Self::restore`].
+    pub fn enqueue_gather(&mut self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
         let stream = &device.stream;
         stream
             .memcpy_dtod(&*spins, &mut self.snapshot)
@@ -109,8 +116,18 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         // and the spins as `unsigned` words, whatever their element type). Threads past the
         // words of a system return; z counts the (word) systems, which the spins and the
         // snapshot (a copy of them) hold, and the map holds an entry per destination whose
-        // sources the engine checked against the systems.
+        // sources the engine checked against the systems or the kernels wrote within them.
         unsafe { launch.launch(config) }.map_err(driver_error("launching kernel copy_systems"))?;
-        device.synchronize("copying systems")
+        Ok(())
+    }
+
+    /// Put the lattices of before the last gather back (a resampling step refused after its
+    /// copy was enqueued, see `engine::cuda::resampling`); waits for the device.
+    pub fn restore(&self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
+        device
+            .stream
+            .memcpy_dtod(&self.snapshot, spins)
+            .map_err(driver_error("restoring the spins"))?;
+        device.synchronize("restoring the spins")
     }
 }

@@ -164,18 +164,37 @@ impl<T: DeviceRepr + ValidAsZeroBits> Staging<T> {
         len: usize,
         what: &str,
     ) -> Result<&[T]> {
+        self.enqueue(device, buffer, len, what)?;
+        device.synchronize(&format!("downloading the {what}"))?;
+        self.read(len, what)
+    }
+
+    /// Enqueue the download of the first `len` elements of `buffer` into this memory on the
+    /// default stream, read by [`Self::read`] once the device has run it.
+    pub fn enqueue(
+        &mut self,
+        device: &CudaDevice,
+        buffer: &CudaSlice<T>,
+        len: usize,
+        what: &str,
+    ) -> Result<()> {
         if self.pinned.as_ref().is_none_or(|pinned| pinned.len() < len) {
             self.pinned = None;
             self.pinned = Some(device.pinned(len, what)?);
         }
         let pinned = self.pinned.as_mut().expect("allocated above");
-        let downloading = format!("downloading the {what}");
         device
             .stream
             .memcpy_dtoh(&buffer.slice(..len), pinned)
-            .map_err(driver_error(downloading.clone()))?;
-        device.synchronize(&downloading)?;
-        let all = pinned.as_slice().map_err(driver_error(downloading))?;
+            .map_err(driver_error(format!("downloading the {what}")))
+    }
+
+    /// The first `len` elements of the last download enqueued (waiting for it).
+    pub fn read(&self, len: usize, what: &str) -> Result<&[T]> {
+        let pinned = self.pinned.as_ref().expect("allocated by enqueue");
+        let all = pinned
+            .as_slice()
+            .map_err(driver_error(format!("downloading the {what}")))?;
         Ok(&all[..len])
     }
 }
@@ -216,7 +235,8 @@ pub trait Launches {
     /// Enqueue the kernels of `batch`, each system's in the order of its dispatches.
     fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()>;
 
-    /// The dispatches of `plan` (see [`batches`]), waiting for the device after each batch.
+    /// Enqueue the dispatches of `plan` (see [`batches`]), waiting for the device between two
+    /// batches; the caller waits for the last (with what it enqueues behind it).
     fn run(
         &mut self,
         plan: &Plan,
@@ -224,9 +244,14 @@ pub trait Launches {
         flips_per_sweep: u64,
         flip_budget: u64,
     ) -> Result<()> {
-        for batch in batches(plan, seeded, flips_per_sweep, flip_budget) {
+        for (i, batch) in batches(plan, seeded, flips_per_sweep, flip_budget)
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                self.device().synchronize("running the sweep kernels")?;
+            }
             self.launch_batch(&batch)?;
-            self.device().synchronize("running the sweep kernels")?;
         }
         Ok(())
     }

@@ -25,11 +25,11 @@ use super::launch::{
     FittedKernel, Launches, Staging, allocate, check_fits, clear, download, launch_config,
     overwrite, upload,
 };
-use super::resampling::CudaResampling;
+use super::resampling::{CudaResampling, PendingStep};
 use super::streams::{SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::Randoms;
-use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
@@ -487,20 +487,47 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// Resampling step `step` on the device, from the last plan's last measurement: the
-    /// copies of every system.
-    fn resample(&mut self, step: u32) -> Result<Vec<u32>> {
+    /// Enqueue resampling step `step` on the device, from the last plan's last measurement.
+    fn enqueue_resample(&mut self, step: u32) -> Result<PendingStep> {
         let slot = self.last_measured.take().ok_or_else(no_measurement)?;
         let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
         let copies = self.copies.as_mut().expect("created with the resampling");
         let base = slot * self.layout.word_systems() * LANES;
-        resampling.resample(
+        resampling.enqueue(
             &self.device,
             (self.layout.systems.seed, step),
             (&self.observations, base),
             copies,
             &mut self.spins,
         )
+    }
+
+    /// Once a plan's work is enqueued, with one wait for it: the copies of its resampling step
+    /// `step` and, where the engine counts populations and the plan measured, the histograms of
+    /// its last measurement. A refused step leaves the lattices as they were before it and no
+    /// measurement to resample from (the plan's measured lattices were put back).
+    fn read_back(
+        &mut self,
+        step: Option<PendingStep>,
+        slots: u32,
+    ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
+        let histograms = self.count_populations && slots > 0;
+        let Some(resampling) = (self.resampling.as_mut()).filter(|_| step.is_some() || histograms)
+        else {
+            let waited = self.device.synchronize("running the sweep kernels");
+            return waited.map(|()| (Vec::new(), None));
+        };
+        if histograms {
+            let base = (slots - 1) * self.layout.word_systems() * LANES;
+            resampling.enqueue_histograms(&self.device, &self.observations, base)?;
+        }
+        let copies = self.copies.as_ref().expect("created with the resampling");
+        let spins = &mut self.spins;
+        let read = resampling.read_back(&self.device, step, (copies, spins), histograms);
+        if read.is_err() {
+            self.last_measured = None;
+        }
+        read
     }
 
     /// Groups of word systems the sweeps go in (see `engine/cuda/streams.rs`).
@@ -528,7 +555,10 @@ impl MultispinCudaEngine {
             self.overlaps = allocate(&self.device, counts, "overlaps")?;
         }
         clear(&self.device, &mut self.observations, "observations")?;
-        clear(&self.device, &mut self.overlaps, "overlaps")
+        match self.overlap_kernel {
+            Some(_) => clear(&self.device, &mut self.overlaps, "overlaps"),
+            None => Ok(()),
+        }
     }
 
     /// Enqueue the update of colour `params.colour` of word systems `systems` on `stream`.
@@ -636,21 +666,6 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// The populations' histograms of the last of `slots` measurements
-    /// ([`Engine::count_populations`]).
-    fn download_histograms(&mut self, slots: u32) -> Result<Measurements> {
-        let resampling = self
-            .resampling
-            .as_mut()
-            .expect("built by count_populations");
-        let base = (slots - 1) * self.layout.word_systems() * LANES;
-        let histograms = resampling.histograms(&self.device, &self.observations, base)?;
-        Ok(Measurements {
-            histograms: Some(Box::new(histograms)),
-            ..Measurements::default()
-        })
-    }
-
     fn download_measurements(&mut self, slots: u32) -> Result<Measurements> {
         let pairs = self.observation_pairs(slots);
         let counts = self.overlap_counts(slots);
@@ -746,9 +761,10 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let copies = match plan.split_resample()?.0 {
-            Some(step) => self.resample(step)?,
-            None => Vec::new(),
+        // A resampling step's kernels go ahead of the plan's sweeps with no wait between.
+        let resampled = match plan.split_resample()?.0 {
+            Some(step) => Some(self.enqueue_resample(step)?),
+            None => None,
         };
         self.last_measured = plan.slots.checked_sub(1);
         let swaps = plan.swaps(self.tempering.is_some())?;
@@ -765,6 +781,7 @@ impl Engine for MultispinCudaEngine {
             Some(_) => self.run_slab(plan)?,
             None => self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?,
         }
+        let (copies, histograms) = self.read_back(resampled, plan.slots)?;
         self.log_draw_counts()?;
         if plan.slots == 0 {
             return Ok(Measurements {
@@ -773,9 +790,12 @@ impl Engine for MultispinCudaEngine {
             });
         }
         let ran = started.elapsed();
-        let mut measurements = match self.count_populations {
-            true => self.download_histograms(plan.slots)?,
-            false => self.download_measurements(plan.slots)?,
+        let mut measurements = match histograms {
+            Some(histograms) => Measurements {
+                histograms: Some(Box::new(histograms)),
+                ..Measurements::default()
+            },
+            None => self.download_measurements(plan.slots)?,
         };
         measurements.copies = copies;
         log::debug!(
@@ -852,6 +872,8 @@ impl Engine for MultispinCudaEngine {
         let resampling = self.resampling.as_mut().expect("ensured above");
         resampling.set_sizes(&self.device, sizes)?;
         self.count_populations = true;
+        // Histograms replace every replica's counts, and nothing reads the overlaps.
+        self.overlap_kernel = None;
         Ok(true)
     }
 }

@@ -1,17 +1,19 @@
 //! Population annealing's resampling step on a CUDA device (multispin engine), the twin of
 //! `engine::gpu::resampling` (kernels `resample_count`, `resample_scan`, `resample_scatter`;
 //! the CPU reference and the layout of the step: [`crate::engine::annealing`]). The three
-//! kernels run on the device's default stream after the sweeps; the host reads the new
-//! population sizes and refuses a population that died out or outgrew its block before the
-//! copy kernel gathers the lattices by the map the kernels wrote. `resample_histogram` counts
-//! a measurement as two histograms per population.
+//! kernels and the copy kernel's gather by the map they wrote run on the device's default
+//! stream, ordered after the last sweeps and before the next, with no wait between them: the
+//! host reads the new population sizes once the plan's work is done, and refuses a population
+//! that died out or outgrew its block by putting back the lattices of before the step (the copy
+//! kernel's snapshot). `resample_histogram` counts a measurement as two histograms per
+//! population.
 #![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
-use super::launch::{Staging, allocate, clear, download, launch_config, overwrite, upload};
+use super::launch::{Staging, allocate, clear, launch_config, overwrite, upload};
 use crate::engine::annealing::{
     PopulationHistograms, ResamplingTable, check_size, check_sizes, no_table,
 };
@@ -33,6 +35,25 @@ pub(super) const CONSTANTS: [&str; 6] = [
 // exactly as `struct ResampleParams` in shaders/cuda/resample.cuh.
 unsafe impl DeviceRepr for ResampleParams {}
 
+/// Page-locked host memory for what a step downloads, each kept between steps.
+struct StepStaging {
+    sizes: Staging<u32>,
+    copies: Staging<u32>,
+    satisfied: Staging<u32>,
+    up: Staging<u32>,
+}
+
+impl Default for StepStaging {
+    fn default() -> Self {
+        StepStaging {
+            sizes: Staging::new(),
+            copies: Staging::new(),
+            satisfied: Staging::new(),
+            up: Staging::new(),
+        }
+    }
+}
+
 /// Threads of the scan kernel's block (`SCAN_THREADS` in `resample.cuh`).
 const SCAN_THREADS: u32 = 256;
 
@@ -48,8 +69,8 @@ pub struct CudaResampling {
     /// `[copies, threshold]` pairs.
     entries: CudaSlice<u32>,
     copies: CudaSlice<u32>,
-    /// Page-locked memory the copies are downloaded into (4 bytes per system each step).
-    copies_staging: Staging<u32>,
+    /// Page-locked memory the sizes, copies and histograms are downloaded into each step.
+    staging: StepStaging,
     chunks: CudaSlice<u32>,
     sizes: CudaSlice<u32>,
     /// The histograms of the last measurement, `[block][bin]`.
@@ -108,7 +129,7 @@ impl CudaResampling {
             entries: allocate(device, 2, "table entries")?,
             // The copies, then each system's first destination within its chunk.
             copies: allocate(device, 2 * systems as usize, "copies")?,
-            copies_staging: Staging::new(),
+            staging: StepStaging::default(),
             chunks: allocate(device, (systems / CHUNK) as usize, "chunk copies")?,
             sizes: allocate(device, blocks as usize, "population sizes")?,
             satisfied_bins: allocate(
@@ -136,14 +157,14 @@ impl CudaResampling {
         overwrite(device, sizes, &mut self.sizes, "population sizes")
     }
 
-    /// The populations' histograms of the measurement at observation pair `observation_base`
-    /// of `observations`.
-    pub fn histograms(
+    /// Enqueue the count of the populations' histograms of the measurement at observation
+    /// pair `observation_base` of `observations`, read by [`Self::read_back`].
+    pub fn enqueue_histograms(
         &mut self,
         device: &CudaDevice,
         observations: &CudaSlice<u64>,
         observation_base: u32,
-    ) -> Result<PopulationHistograms> {
+    ) -> Result<()> {
         let params = ResampleParams::measurement(observation_base);
         clear(
             device,
@@ -164,12 +185,65 @@ impl CudaResampling {
         // the systems return, counts stay below the bins (bonds + 1, sites + 1) and blocks
         // below the sizes' length.
         unsafe { histogram.launch(grid) }.map_err(driver_error("launching resample_histogram"))?;
-        Ok(PopulationHistograms {
-            bond_bins: self.bins.0,
-            site_bins: self.bins.1,
-            satisfied: download(device, &self.satisfied_bins, "satisfied-bond histograms")?,
-            up: download(device, &self.up_bins, "up-spin histograms")?,
-        })
+        Ok(())
+    }
+
+    /// What the host reads once a plan's work is enqueued, with one wait: the copies of every
+    /// system of the resampling step `step` (where the plan began with one) and the histograms
+    /// enqueued by [`Self::enqueue_histograms`] (with `histograms`). A step whose population
+    /// died out or outgrew its block is refused here, and the lattices of before it put back
+    /// into `spins`, so that a refused step moves none.
+    pub fn read_back(
+        &mut self,
+        device: &CudaDevice,
+        step: Option<PendingStep>,
+        (copies, spins): (&CudaCopies<u32>, &mut CudaSlice<u32>),
+        histograms: bool,
+    ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
+        let (blocks, systems) = ((self.systems / self.slots) as usize, self.systems as usize);
+        let bins = (self.satisfied_bins.len(), self.up_bins.len());
+        if step.is_some() {
+            self.staging
+                .sizes
+                .enqueue(device, &self.sizes, blocks, "population sizes")?;
+            self.staging
+                .copies
+                .enqueue(device, &self.copies, systems, "copies")?;
+        }
+        if histograms {
+            let staging = &mut self.staging;
+            let satisfied = "satisfied-bond histograms";
+            staging
+                .satisfied
+                .enqueue(device, &self.satisfied_bins, bins.0, satisfied)?;
+            staging
+                .up
+                .enqueue(device, &self.up_bins, bins.1, "up-spin histograms")?;
+        }
+        device.synchronize("running the annealing step")?;
+        let mut copied = Vec::new();
+        if let Some(step) = step {
+            let sizes = self.staging.sizes.read(blocks, "population sizes")?;
+            let checked = (sizes.iter().enumerate())
+                .try_for_each(|(b, &size)| check_size(u64::from(size), step.slots, b));
+            if let Err(refused) = checked {
+                copies.restore(device, spins)?;
+                return Err(refused);
+            }
+            copied = self.staging.copies.read(systems, "copies")?.to_vec();
+        }
+        let histograms = match histograms {
+            true => Some(PopulationHistograms {
+                bond_bins: self.bins.0,
+                site_bins: self.bins.1,
+                satisfied: (self.staging.satisfied)
+                    .read(bins.0, "satisfied-bond histograms")?
+                    .to_vec(),
+                up: self.staging.up.read(bins.1, "up-spin histograms")?.to_vec(),
+            }),
+            false => None,
+        };
+        Ok((copied, histograms))
     }
 
     /// Upload `table` for the next step (checked against the engine's systems and these
@@ -191,19 +265,19 @@ impl CudaResampling {
         Ok(())
     }
 
-    /// Step `step` from the measurement at observation pair `observation_base` of
+    /// Enqueue step `step` from the measurement at observation pair `observation_base` of
     /// `observations`: the copy map written into `copies`' map and the lattices of `spins`
-    /// gathered by it. The copies of every system.
-    pub fn resample(
+    /// gathered by it, with no wait, so that the plan's sweeps follow at once on the device.
+    /// [`Self::read_back`], once the device has run them, checks the new sizes.
+    pub fn enqueue(
         &mut self,
         device: &CudaDevice,
         (seed, step): (u64, u32),
         (observations, observation_base): (&CudaSlice<u64>, u32),
         copies: &mut CudaCopies<u32>,
         spins: &mut CudaSlice<u32>,
-    ) -> Result<Vec<u32>> {
+    ) -> Result<PendingStep> {
         let table = self.table.take().ok_or_else(no_table)?;
-        let started = std::time::Instant::now();
         let params = ResampleParams::new(seed, step, observation_base, &table);
         let chunk_grid = launch_config(device, self.block_size, u64::from(self.systems / CHUNK), 1);
         let system_grid = launch_config(device, self.block_size, u64::from(self.systems), 1);
@@ -240,28 +314,18 @@ impl CudaResampling {
             .arg(&self.sizes)
             .arg(copies.map_mut());
         // SAFETY: the arguments match resample_scatter's parameters in order; threads past the
-        // systems return, the binary search stays within the destination's block.
+        // systems return, the binary search stays within the destination's block, and a
+        // population beyond its block writes only its block's destinations.
         unsafe { scatter.launch(system_grid) }
             .map_err(driver_error("launching resample_scatter"))?;
-        let sizes = download(device, &self.sizes, "population sizes")?;
-        for (b, &size) in sizes.iter().enumerate() {
-            check_size(u64::from(size), table.slots, b)?;
-        }
-        let decided = started.elapsed();
-        copies.gather(device, spins)?;
-        let gathered = started.elapsed();
-        let systems = self.systems as usize;
-        let copies = self
-            .copies_staging
-            .download(device, &self.copies, systems, "copies")?
-            .to_vec();
-        log::debug!(
-            "cuda resampling step {step}: decisions {:.2} ms, gather {:.2} ms, copies to the \
-             host {:.2} ms",
-            decided.as_secs_f64() * 1e3,
-            (gathered - decided).as_secs_f64() * 1e3,
-            (started.elapsed() - gathered).as_secs_f64() * 1e3
-        );
-        Ok(copies)
+        copies.enqueue_gather(device, spins)?;
+        Ok(PendingStep { slots: table.slots })
     }
+}
+
+/// A resampling step enqueued on the device, to be finished by [`CudaResampling::read_back`].
+#[must_use = "a step's sizes are checked by read_back"]
+pub struct PendingStep {
+    /// Systems per block of its table.
+    slots: u32,
 }

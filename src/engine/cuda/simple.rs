@@ -237,6 +237,7 @@ impl Engine for SimpleCudaEngine {
         let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
         let seeded = (self.systems.seed, self.systems.systems());
         self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
+        self.device.synchronize("running the sweep kernels")?;
         if plan.slots == 0 {
             return Ok(Measurements {
                 copies,

@@ -481,18 +481,37 @@ impl GpuContext {
         buffer: &wgpu::Buffer,
         ranges: &[std::ops::Range<u64>],
     ) -> Result<Vec<T>> {
-        let pending = self.queue_read(buffer, ranges)?;
+        let pieces: Vec<_> = ranges.iter().map(|r| (buffer, r.clone())).collect();
+        let pending = self.queue_read(&pieces)?;
         self.finish_read(pending)
     }
 
-    /// Queue the copy of [`Self::read_ranges`] into the kept staging buffer, after the work
-    /// submitted so far; [`Self::finish_read`] waits for it (and for nothing submitted later).
+    /// The first `bytes` (a multiple of 4) of each of `buffers`, in one copy and one wait.
+    pub fn read_buffers(&self, buffers: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u32>>> {
+        let pieces: Vec<_> = buffers.iter().map(|&(b, bytes)| (b, 0..bytes)).collect();
+        let words: Vec<u32> = self.finish_read(self.queue_read(&pieces)?)?;
+        let mut rest = words.as_slice();
+        Ok(buffers
+            .iter()
+            .map(|&(_, bytes)| {
+                let (this, after) = rest.split_at((bytes / 4) as usize);
+                rest = after;
+                this.to_vec()
+            })
+            .collect())
+    }
+
+    /// Queue the copy of the byte ranges `pieces` of their buffers (multiples of 4),
+    /// concatenated, into the kept staging buffer, after the work submitted so far;
+    /// [`Self::finish_read`] waits for it (and for nothing submitted later).
     pub fn queue_read(
         &self,
-        buffer: &wgpu::Buffer,
-        ranges: &[std::ops::Range<u64>],
+        pieces: &[(&wgpu::Buffer, std::ops::Range<u64>)],
     ) -> Result<PendingRead> {
-        let size = ranges.iter().map(|range| range.end - range.start).sum();
+        let size = pieces
+            .iter()
+            .map(|(_, range)| range.end - range.start)
+            .sum();
         let mut kept = self.staging.borrow_mut();
         if kept.as_ref().is_none_or(|b| b.size() < size) {
             *kept = None;
@@ -505,7 +524,7 @@ impl GpuContext {
         let staging = kept.as_ref().expect("allocated above");
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let mut offset = 0;
-        for range in ranges {
+        for (buffer, range) in pieces {
             let len = range.end - range.start;
             encoder.copy_buffer_to_buffer(buffer, range.start, staging, offset, len);
             offset += len;

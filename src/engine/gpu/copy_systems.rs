@@ -186,15 +186,34 @@ impl GpuCopies {
         dispatcher: &Dispatcher,
         spins: &wgpu::Buffer,
     ) -> Result<()> {
-        let (x, y, z) = dispatcher.grid(ctx, copy_threads(self.system_words), self.systems);
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        self.encode_gather(ctx, dispatcher, spins, &mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait()
+    }
+
+    /// [`Self::gather`] recorded into `encoder`; the snapshot keeps the lattices of before it
+    /// for [`Self::restore`].
+    pub fn encode_gather(
+        &self,
+        ctx: &GpuContext,
+        dispatcher: &Dispatcher,
+        spins: &wgpu::Buffer,
+        encoder: &mut wgpu::CommandEncoder,
+    ) {
+        let (x, y, z) = dispatcher.grid(ctx, copy_threads(self.system_words), self.systems);
         encoder.copy_buffer_to_buffer(spins, 0, &self.snapshot, 0, spins.size());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.dispatch_workgroups(x, y, z);
-        }
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(x, y, z);
+    }
+
+    /// Put the lattices of before the last gather back (a resampling step refused after its
+    /// copy was submitted, see `engine::gpu::resampling`); waits for the device.
+    pub fn restore(&self, ctx: &GpuContext, spins: &wgpu::Buffer) -> Result<()> {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.snapshot, 0, spins, 0, spins.size());
         ctx.queue.submit([encoder.finish()]);
         ctx.wait()
     }

@@ -14,12 +14,12 @@ use super::copy_systems::{GpuCopies, identity_map, lane_map, multispin_unit, sys
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
 use super::plan::{Dispatch, DispatchParams, submissions};
-use super::resampling::GpuResampling;
+use super::resampling::{GpuResampling, PendingStep};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use super::tempering::GpuTempering;
 use crate::config::Randoms;
-use crate::engine::annealing::{ResamplingTable, no_measurement, no_table};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{COUNT_UP, LANES, MultispinLayout, THRESHOLD_CONSTANTS};
 use crate::engine::slabs::{
@@ -85,11 +85,11 @@ struct DeviceWords<'a> {
 
 impl PlaneStore for DeviceWords<'_> {
     fn read(&mut self, ranges: &[std::ops::Range<usize>]) -> Result<Vec<u32>> {
-        let bytes: Vec<_> = ranges
+        let pieces: Vec<_> = ranges
             .iter()
-            .map(|range| 4 * range.start as u64..4 * range.end as u64)
+            .map(|range| (self.buffer, 4 * range.start as u64..4 * range.end as u64))
             .collect();
-        let pending = self.ctx.queue_read(self.buffer, &bytes)?;
+        let pending = self.ctx.queue_read(&pieces)?;
         if let Some(beside) = self.beside.take() {
             beside();
         }
@@ -295,15 +295,14 @@ impl MultispinGpuEngine {
         Ok(())
     }
 
-    /// Resampling step `step` on the device, from the last plan's last measurement: the
-    /// copies of every system.
-    fn resample(&mut self, step: u32) -> Result<Vec<u32>> {
+    /// Submit resampling step `step` on the device, from the last plan's last measurement.
+    fn enqueue_resample(&mut self, step: u32) -> Result<PendingStep> {
         let slot = self.last_measured.take().ok_or_else(no_measurement)?;
         let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
         let buffers = self.measurements.as_ref().expect("measured before");
         let copies = self.copies.as_ref().expect("created with the resampling");
         let base = slot * self.layout.word_systems() * LANES;
-        resampling.resample(
+        resampling.enqueue(
             &self.ctx,
             &self.dispatcher,
             (self.layout.systems.seed, step),
@@ -312,6 +311,36 @@ impl MultispinGpuEngine {
             copies,
             &self.spins,
         )
+    }
+
+    /// After a plan's submissions: the copies of its resampling step `step` and, where the
+    /// engine counts populations and the plan measured, the histograms of its last
+    /// measurement, in one read. A refused step leaves the lattices as they were before it
+    /// and no measurement to resample from (the plan's measured lattices were put back).
+    fn read_back(
+        &mut self,
+        step: Option<PendingStep>,
+        slots: u32,
+    ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
+        let histograms = self.count_populations && slots > 0;
+        let Some(resampling) = self
+            .resampling
+            .as_ref()
+            .filter(|_| step.is_some() || histograms)
+        else {
+            return self.ctx.wait().map(|()| (Vec::new(), None));
+        };
+        if histograms {
+            let buffers = self.measurements.as_ref().expect("ensured before reading");
+            let base = (slots - 1) * self.layout.word_systems() * LANES;
+            resampling.enqueue_histograms(&self.ctx, &self.dispatcher, &buffers.observations, base);
+        }
+        let copies = self.copies.as_ref().expect("created with the resampling");
+        let read = resampling.read_back(&self.ctx, step, (copies, &self.spins), histograms);
+        if read.is_err() {
+            self.last_measured = None;
+        }
+        read
     }
 
     fn observation_bytes(&self, slots: u32) -> u64 {
@@ -416,10 +445,10 @@ impl MultispinGpuEngine {
             .measurements
             .as_ref()
             .expect("ensured before submitting");
-        let clear: Vec<&wgpu::Buffer> = if clear {
-            vec![&buffers.observations, &buffers.overlaps]
-        } else {
-            Vec::new()
+        let clear: Vec<&wgpu::Buffer> = match (clear, &self.overlap) {
+            (false, _) => Vec::new(),
+            (true, Some(_)) => vec![&buffers.observations, &buffers.overlaps],
+            (true, None) => vec![&buffers.observations],
         };
         let tempering = self.tempering.as_ref().map(GpuTempering::bind_group);
         self.dispatcher.enqueue(
@@ -432,30 +461,13 @@ impl MultispinGpuEngine {
         );
     }
 
-    /// The populations' histograms of the last of `slots` measurements
-    /// ([`Engine::count_populations`]).
-    fn read_histograms(&self, slots: u32) -> Result<Measurements> {
-        let resampling = self
-            .resampling
-            .as_ref()
-            .expect("built by count_populations");
-        let buffers = self.measurements.as_ref().expect("ensured before reading");
-        let base = (slots - 1) * self.layout.word_systems() * LANES;
-        let histograms =
-            resampling.histograms(&self.ctx, &self.dispatcher, &buffers.observations, base)?;
-        Ok(Measurements {
-            histograms: Some(Box::new(histograms)),
-            ..Measurements::default()
-        })
-    }
-
     fn read_measurements(&self, slots: u32) -> Result<Measurements> {
         let buffers = self.measurements.as_ref().expect("ensured before reading");
         let words: Vec<u32> = self
             .ctx
             .read_buffer(&buffers.observations, self.observation_bytes(slots))?;
         let per_word: Vec<[u64; 2]> = counter_pairs(&words).collect();
-        let per_pair = if self.layout.overlap_word_pairs().is_empty() {
+        let per_pair = if self.overlap.is_none() {
             Vec::new()
         } else {
             self.ctx
@@ -500,9 +512,10 @@ impl Engine for MultispinGpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let copies = match plan.split_resample()?.0 {
-            Some(step) => self.resample(step)?,
-            None => Vec::new(),
+        // A resampling step's kernels go ahead of the plan's sweeps with no wait between.
+        let resampled = match plan.split_resample()?.0 {
+            Some(step) => Some(self.enqueue_resample(step)?),
+            None => None,
         };
         self.last_measured = plan.slots.checked_sub(1);
         let swaps = plan.swaps(self.tempering.is_some())?;
@@ -530,9 +543,12 @@ impl Engine for MultispinGpuEngine {
         for (i, dispatches) in subs.iter().enumerate() {
             match (&self.halo, dispatches.as_slice()) {
                 (Some(_), [Dispatch::Sweep(params)]) => self.sweep_slab(params, i == 0)?,
+                // The reads below wait for the last submission.
+                _ if i + 1 == subs.len() => self.enqueue(dispatches, i == 0),
                 _ => self.submit(dispatches, i == 0)?,
             }
         }
+        let (copies, histograms) = self.read_back(resampled, plan.slots)?;
         if plan.slots == 0 {
             return Ok(Measurements {
                 copies,
@@ -540,9 +556,12 @@ impl Engine for MultispinGpuEngine {
             });
         }
         let ran = started.elapsed();
-        let mut measurements = match self.count_populations {
-            true => self.read_histograms(plan.slots)?,
-            false => self.read_measurements(plan.slots)?,
+        let mut measurements = match histograms {
+            Some(histograms) => Measurements {
+                histograms: Some(Box::new(histograms)),
+                ..Measurements::default()
+            },
+            None => self.read_measurements(plan.slots)?,
         };
         log::debug!(
             "wgpu multispin: {} sweeps, {} measurements: kernels {:.1} ms, download and \
@@ -617,6 +636,8 @@ impl Engine for MultispinGpuEngine {
         let resampling = self.resampling.as_ref().expect("ensured above");
         resampling.set_sizes(&self.ctx, sizes)?;
         self.count_populations = true;
+        // Histograms replace every replica's counts, and nothing reads the overlaps.
+        self.overlap = None;
         Ok(true)
     }
 }

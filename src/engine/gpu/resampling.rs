@@ -4,9 +4,11 @@
 //! destination within its chunk of [`CHUNK`] systems, the chunk's sum, and the identity copy
 //! map), `resample_scan` (per block, each chunk's first destination and the new population
 //! size) and `resample_scatter` (an invocation per destination: its source by binary search,
-//! its copy-map entry). The host reads the sizes and refuses a population that died
-//! out or outgrew its block before the copy kernel gathers the lattices by the map; the copies
-//! go back to the host for its family records. Only the table (a few thousand levels per
+//! its copy-map entry), submitted with the copy kernel's gather by the map and followed by the
+//! plan's sweeps with no wait between. Once the plan's work is done the host reads the sizes,
+//! the copies (for its family records) and the histograms in one read, and refuses a
+//! population that died out or outgrew its block by putting back the lattices of before the
+//! step (the copy kernel's snapshot). Only the table (a few thousand levels per
 //! population) and those counts cross the bus, never a replica's lattice. With
 //! `resample_histogram` a measurement reaches the host as two histograms per population (its
 //! satisfied-bond and up-spin counts) instead of every system's counts.
@@ -159,15 +161,15 @@ impl GpuResampling {
         Ok(())
     }
 
-    /// The populations' histograms of the measurement at observation pair `observation_base`
-    /// of `observations`.
-    pub fn histograms(
+    /// Submit the count of the populations' histograms of the measurement at observation pair
+    /// `observation_base` of `observations`, read by [`Self::read_back`].
+    pub fn enqueue_histograms(
         &self,
         ctx: &GpuContext,
         dispatcher: &Dispatcher,
         observations: &wgpu::Buffer,
         observation_base: u32,
-    ) -> Result<PopulationHistograms> {
+    ) {
         let params = ResampleParams::measurement(observation_base);
         ctx.write_words(&self.params, bytemuck::cast_slice(&[params]));
         let group = ctx.bind_buffers(
@@ -193,12 +195,49 @@ impl GpuResampling {
             pass.dispatch_workgroups(x, y, z);
         }
         ctx.queue.submit([encoder.finish()]);
-        Ok(PopulationHistograms {
+    }
+
+    /// What the host reads once a plan's work is done, in one read: the copies of every system
+    /// of the resampling step `step` (where the plan began with one) and the histograms
+    /// submitted by [`Self::enqueue_histograms`] (with `histograms`). A step whose population
+    /// died out or outgrew its block is refused here, and the lattices of before it put back
+    /// into `spins`, so that a refused step moves none.
+    pub fn read_back(
+        &self,
+        ctx: &GpuContext,
+        step: Option<PendingStep>,
+        (copies, spins): (&GpuCopies, &wgpu::Buffer),
+        histograms: bool,
+    ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
+        let mut buffers = Vec::new();
+        if step.is_some() {
+            let copies = 4 * u64::from(self.systems);
+            let sizes = 4 * u64::from(self.systems / self.slots);
+            buffers.extend([(&self.sizes, sizes), (&self.copies, copies)]);
+        }
+        if histograms {
+            let bins = [&self.satisfied_bins, &self.up_bins];
+            buffers.extend(bins.map(|b| (b, b.size())));
+        }
+        let mut read = ctx.read_buffers(&buffers)?.into_iter();
+        let mut copied = Vec::new();
+        if let Some(step) = step {
+            let sizes = read.next().expect("read above");
+            let checked = (sizes.iter().enumerate())
+                .try_for_each(|(b, &size)| check_size(u64::from(size), step.slots, b));
+            if let Err(refused) = checked {
+                copies.restore(ctx, spins)?;
+                return Err(refused);
+            }
+            copied = read.next().expect("read above");
+        }
+        let histograms = histograms.then(|| PopulationHistograms {
             bond_bins: self.bins.0,
             site_bins: self.bins.1,
-            satisfied: ctx.read_buffer(&self.satisfied_bins, self.satisfied_bins.size())?,
-            up: ctx.read_buffer(&self.up_bins, self.up_bins.size())?,
-        })
+            satisfied: read.next().expect("read above"),
+            up: read.next().expect("read above"),
+        });
+        Ok((copied, histograms))
     }
 
     /// Upload `table` for the next step (checked against the engine's systems and these
@@ -217,14 +256,15 @@ impl GpuResampling {
         Ok(())
     }
 
-    /// Step `step` from the measurement at observation pair `observation_base` of
+    /// Submit step `step` from the measurement at observation pair `observation_base` of
     /// `observations`: the copy map written into `copies`' map and the lattices of `spins`
-    /// gathered by it. The copies of every system.
+    /// gathered by it, with no wait, so that the plan's sweeps follow at once on the device.
+    /// [`Self::read_back`], once the device has run them, checks the new sizes.
     #[allow(
         clippy::too_many_arguments,
         reason = "the engine's buffers the step joins"
     )]
-    pub fn resample(
+    pub fn enqueue(
         &mut self,
         ctx: &GpuContext,
         dispatcher: &Dispatcher,
@@ -233,7 +273,7 @@ impl GpuResampling {
         observation_base: u32,
         copies: &GpuCopies,
         spins: &wgpu::Buffer,
-    ) -> Result<Vec<u32>> {
+    ) -> Result<PendingStep> {
         let table = self.table.take().ok_or_else(no_table)?;
         let params = ResampleParams::new(seed, step, observation_base, &table);
         ctx.write_words(&self.params, bytemuck::cast_slice(&[params]));
@@ -279,14 +319,17 @@ impl GpuResampling {
                 pass.dispatch_workgroups(x, y, z);
             }
         }
+        copies.encode_gather(ctx, dispatcher, spins, &mut encoder);
         ctx.queue.submit([encoder.finish()]);
-        let sizes: Vec<u32> = ctx.read_buffer(&self.sizes, 4 * u64::from(blocks))?;
-        for (b, &size) in sizes.iter().enumerate() {
-            check_size(u64::from(size), table.slots, b)?;
-        }
-        copies.gather(ctx, dispatcher, spins)?;
-        ctx.read_buffer(&self.copies, 4 * u64::from(self.systems))
+        Ok(PendingStep { slots: table.slots })
     }
+}
+
+/// A resampling step submitted to the device, to be finished by [`GpuResampling::read_back`].
+#[must_use = "a step's sizes are checked by read_back"]
+pub struct PendingStep {
+    /// Systems per block of its table.
+    slots: u32,
 }
 
 /// Bins of the histograms of one population: bonds + 1 and sites + 1, refused beyond 32 bits.
