@@ -12,6 +12,7 @@ use super::driver_statistics;
 use super::shaders::{Bindings, Kernel, MulhiloPath, compose};
 use crate::config::PhiloxPath;
 use crate::error::{Error, Result};
+use crate::parallel;
 
 /// Serialises the driver calls that were seen to hang NVIDIA's Vulkan driver when several
 /// threads of one process make them at once: enumerating adapters, opening devices, and
@@ -553,12 +554,27 @@ impl GpuContext {
             .recv()
             .map_err(|_| Error::Gpu("buffer mapping was dropped".into()))?
             .map_err(|e| Error::Gpu(format!("mapping a buffer for reading: {e}")))?;
-        let values = bytemuck::pod_collect_to_vec(
-            &slice
-                .get_mapped_range()
-                .map_err(|e| Error::Gpu(format!("reading a mapped buffer: {e}")))?,
-        );
+        let mapped = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("reading a mapped buffer: {e}")))?;
+        let values = copy_out(&mapped);
+        drop(mapped);
         staging.unmap();
         Ok(values)
     }
+}
+
+/// Bytes per task of [`copy_out`].
+const COPY_OUT_CHUNK: usize = 1 << 20;
+
+/// The values in `mapped`, copied out chunk by chunk in parallel: one core reads a mapped
+/// staging buffer of the H100's Vulkan driver at about 1.2 GB/s (the 412 MB of a 3D spin glass
+/// plan's overlap counts in 320 ms), page faults of the mapping and of the new vector included.
+fn copy_out<T: bytemuck::Pod>(mapped: &[u8]) -> Vec<T> {
+    let mut values = vec![T::zeroed(); mapped.len() / std::mem::size_of::<T>()];
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
+    parallel::for_chunks(bytes, COPY_OUT_CHUNK, |c, chunk| {
+        chunk.copy_from_slice(&mapped[c * COPY_OUT_CHUNK..][..chunk.len()]);
+    });
+    values
 }

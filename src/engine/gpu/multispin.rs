@@ -463,6 +463,7 @@ impl MultispinGpuEngine {
 
     fn read_measurements(&self, slots: u32) -> Result<Measurements> {
         let buffers = self.measurements.as_ref().expect("ensured before reading");
+        let started = std::time::Instant::now();
         let words: Vec<u32> = self
             .ctx
             .read_buffer(&buffers.observations, self.observation_bytes(slots))?;
@@ -473,7 +474,15 @@ impl MultispinGpuEngine {
             self.ctx
                 .read_buffer(&buffers.overlaps, self.overlap_bytes(slots))?
         };
+        let downloaded = started.elapsed();
         let mut measurements = self.layout.measurements(&per_word, &per_pair, slots);
+        log::debug!(
+            "wgpu multispin: {slots} measurements ({} MB) downloaded in {:.1} ms, reordered in \
+             {:.1} ms",
+            (4 * words.len() + 4 * per_pair.len()) >> 20,
+            downloaded.as_secs_f64() * 1e3,
+            (started.elapsed() - downloaded).as_secs_f64() * 1e3
+        );
         if let Some(tempering) = &self.tempering {
             measurements.labels = tempering.read_history(&self.ctx, slots)?;
         }
