@@ -87,7 +87,14 @@ struct Anneal {
     /// The copies of the last step's resampling while the families do not follow them yet
     /// (they follow beside the next step's engine work, [`Anneal::settle_families`]); the
     /// populations' sizes take them into account ([`Anneal::size`]).
-    pending_copies: Option<Vec<u32>>,
+    pending_copies: Option<PendingCopies>,
+}
+
+/// A resampling step's copies of every system, with the population sizes they make (summed
+/// once: the table, the levels and the estimates each ask for them).
+struct PendingCopies {
+    copies: Vec<u32>,
+    sizes: Vec<usize>,
 }
 
 /// Anneal `config` (validated, engine resolved), writing the results into `options.out`, or
@@ -567,13 +574,20 @@ impl Anneal {
             )));
         }
         self.settle_families();
-        self.pending_copies = Some(copies);
+        let sizes = (self.populations.iter())
+            .zip(copies.chunks(slots))
+            .map(|(population, copies)| {
+                let copies = &copies[..population.families.len()];
+                copies.iter().map(|&n| n as usize).sum()
+            })
+            .collect();
+        self.pending_copies = Some(PendingCopies { copies, sizes });
         Ok(())
     }
 
     /// Every new replica inherits its source's family, after the copies taken last.
     fn settle_families(&mut self) {
-        let Some(copies) = self.pending_copies.take() else {
+        let Some(PendingCopies { copies, .. }) = self.pending_copies.take() else {
             return;
         };
         let slots = self.slots as usize;
@@ -585,13 +599,9 @@ impl Anneal {
 
     /// The size of population `block` after the copies taken last.
     fn size(&self, block: usize) -> usize {
-        let size = self.populations[block].families.len();
         match &self.pending_copies {
-            None => size,
-            Some(copies) => {
-                let copies = &copies[block * self.slots as usize..][..size];
-                copies.iter().map(|&n| n as usize).sum()
-            }
+            None => self.populations[block].families.len(),
+            Some(pending) => pending.sizes[block],
         }
     }
 

@@ -1,10 +1,11 @@
 //! Population annealing's copies on a CUDA device, shared by the simple and multispin engines
 //! (kernel `copy_systems`, the twin of `engine::gpu::copy_systems` and of the CPU's
-//! `engine/cpu/copy_systems.rs`). Per copy: the spins are copied into a snapshot buffer on the
-//! device, the map (one `u32` per destination, laid out as [`CopyUnit`] says) is uploaded, and
-//! the kernel gathers every destination word from the snapshot; all on the device's default
-//! stream, ordered after the sweeps of the blocking streams. The snapshot and map are allocated
-//! by the first copy, so an engine that never copies does not hold a second spin buffer.
+//! `engine/cpu/copy_systems.rs`). Per copy: the map (one `u32` per destination, laid out as
+//! [`CopyUnit`] says) is uploaded or written by kernels, the kernel gathers every destination
+//! word from the spins into a second spin buffer, and the two buffers trade places (so the
+//! lattices of before the copy stay in the second until the next); all on the device's default
+//! stream, ordered after the sweeps of the blocking streams. The second buffer and the map are
+//! allocated by the first copy, so an engine that never copies does not hold them.
 #![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
@@ -24,7 +25,8 @@ pub(super) const CONSTANTS: [&str; 2] = ["SYSTEM_WORDS", "LANE_COPIES"];
 pub struct CudaCopies<T> {
     kernel: CudaFunction,
     map: CudaSlice<u32>,
-    snapshot: CudaSlice<T>,
+    /// The spin buffer the next gather writes, holding the lattices of before the last.
+    other: CudaSlice<T>,
     /// (Word) systems, the grid's z.
     systems: u32,
     system_words: u32,
@@ -50,7 +52,7 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         Ok(CudaCopies {
             kernel: device.function(Kernel::CopySystems, &constants)?,
             map: allocate(device, map_words(unit, systems) as usize, "copy map")?,
-            snapshot: allocate(device, len, "spin snapshot")?,
+            other: allocate(device, len, "second spin buffer")?,
             systems,
             system_words,
             block_size,
@@ -72,8 +74,7 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         Ok(slot.as_mut().expect("created above"))
     }
 
-    /// Copy as `map` says: snapshot `spins`, then gather every destination from the snapshot;
-    /// waits for the device.
+    /// Copy as `map` says (see [`Self::gather`]); waits for the device.
     pub fn copy(
         &mut self,
         device: &CudaDevice,
@@ -90,44 +91,38 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         &mut self.map
     }
 
-    /// Copy as the device's map says: snapshot `spins`, then gather every destination from
-    /// the snapshot; waits for the device.
+    /// Copy as the device's map says: gather every destination from `spins` into the second
+    /// buffer, which becomes `spins`; waits for the device.
     pub fn gather(&mut self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
         self.enqueue_gather(device, spins)?;
         device.synchronize("copying systems")
     }
 
-    /// [`Self::gather`] enqueued on the default stream without waiting; the snapshot keeps
-    /// the lattices of before it for [`Self::restore`].
+    /// [`Self::gather`] enqueued on the default stream without waiting; the lattices of before
+    /// it stay in the second buffer for [`Self::restore`].
     pub fn enqueue_gather(&mut self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
-        let stream = &device.stream;
-        stream
-            .memcpy_dtod(&*spins, &mut self.snapshot)
-            .map_err(driver_error("snapshotting the spins"))?;
         let config = launch_config(
             device,
             self.block_size,
             copy_threads(self.system_words),
             self.systems,
         );
-        let mut launch = stream.launch_builder(&self.kernel);
-        launch.arg(&self.map).arg(&self.snapshot).arg(spins);
-        // SAFETY: the arguments match copy_systems's parameters in order (the map, the snapshot
-        // and the spins as `unsigned` words, whatever their element type). Threads past the
-        // words of a system return; z counts the (word) systems, which the spins and the
-        // snapshot (a copy of them) hold, and the map holds an entry per destination whose
-        // sources the engine checked against the systems or the kernels wrote within them.
+        let mut launch = device.stream.launch_builder(&self.kernel);
+        launch.arg(&self.map).arg(&*spins).arg(&mut self.other);
+        // SAFETY: the arguments match copy_systems's parameters in order (the map, the source
+        // and the destination spins as `unsigned` words, whatever their element type). Threads
+        // past the words of a system return; z counts the (word) systems, which both buffers (of
+        // the same length) hold, and the map holds an entry per destination whose sources the
+        // engine checked against the systems or the kernels wrote within them. The threads
+        // write every word of every system, so the destination becomes a whole new lattice set.
         unsafe { launch.launch(config) }.map_err(driver_error("launching kernel copy_systems"))?;
+        std::mem::swap(spins, &mut self.other);
         Ok(())
     }
 
     /// Put the lattices of before the last gather back (a resampling step refused after its
-    /// copy was enqueued, see `engine::cuda::resampling`); waits for the device.
-    pub fn restore(&self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
-        device
-            .stream
-            .memcpy_dtod(&self.snapshot, spins)
-            .map_err(driver_error("restoring the spins"))?;
-        device.synchronize("restoring the spins")
+    /// copy was enqueued, see `engine::cuda::resampling`): the buffers trade places again.
+    pub fn restore(&mut self, spins: &mut CudaSlice<T>) {
+        std::mem::swap(spins, &mut self.other);
     }
 }

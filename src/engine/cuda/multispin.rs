@@ -521,7 +521,7 @@ impl MultispinCudaEngine {
             let base = (slots - 1) * self.layout.word_systems() * LANES;
             resampling.enqueue_histograms(&self.device, &self.observations, base)?;
         }
-        let copies = self.copies.as_ref().expect("created with the resampling");
+        let copies = self.copies.as_mut().expect("created with the resampling");
         let spins = &mut self.spins;
         let read = resampling.read_back(&self.device, step, (copies, spins), histograms);
         if read.is_err() {

@@ -5,7 +5,7 @@
 //! stream, ordered after the last sweeps and before the next, with no wait between them: the
 //! host reads the new population sizes once the plan's work is done, and refuses a population
 //! that died out or outgrew its block by putting back the lattices of before the step (the copy
-//! kernel's snapshot). `resample_histogram` counts a measurement as two histograms per
+//! kernel's second spin buffer). `resample_histogram` counts a measurement as two histograms per
 //! population.
 #![allow(unsafe_code, reason = "kernel launches are unsafe in cudarc")]
 
@@ -197,7 +197,7 @@ impl CudaResampling {
         &mut self,
         device: &CudaDevice,
         step: Option<PendingStep>,
-        (copies, spins): (&CudaCopies<u32>, &mut CudaSlice<u32>),
+        (copies, spins): (&mut CudaCopies<u32>, &mut CudaSlice<u32>),
         histograms: bool,
     ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
         let (blocks, systems) = ((self.systems / self.slots) as usize, self.systems as usize);
@@ -227,7 +227,7 @@ impl CudaResampling {
             let checked = (sizes.iter().enumerate())
                 .try_for_each(|(b, &size)| check_size(u64::from(size), step.slots, b));
             if let Err(refused) = checked {
-                copies.restore(device, spins)?;
+                copies.restore(spins);
                 return Err(refused);
             }
             copied = self.staging.copies.read(systems, "copies")?.to_vec();
