@@ -539,8 +539,13 @@ impl MultispinCudaEngine {
         slots as usize * self.layout.word_systems() as usize * LANES as usize
     }
 
+    /// Overlap counters for `slots` slots: none where no overlap kernel runs (without replica
+    /// pairs, or once populations are counted as histograms).
     fn overlap_counts(&self, slots: u32) -> usize {
-        let pairs = self.layout.overlap_word_pairs().len();
+        let pairs = match self.overlap_kernel {
+            Some(_) => self.layout.overlap_word_pairs().len(),
+            None => 0,
+        };
         slots as usize * pairs * self.layout.pair_counts() as usize
     }
 

@@ -347,8 +347,13 @@ impl MultispinGpuEngine {
         16 * u64::from(LANES) * u64::from(slots.max(1)) * u64::from(self.layout.word_systems())
     }
 
+    /// Bytes of overlap counters for `slots` slots: none where no overlap kernel runs (without
+    /// replica pairs, or once populations are counted as histograms).
     fn overlap_bytes(&self, slots: u32) -> u64 {
-        let pairs = self.layout.overlap_word_pairs().len() as u64;
+        let pairs = match self.overlap {
+            Some(_) => self.layout.overlap_word_pairs().len() as u64,
+            None => 0,
+        };
         4 * u64::from(self.layout.pair_counts()) * u64::from(slots.max(1)) * pairs
     }
 
