@@ -1,9 +1,8 @@
 // Population annealing's copies, the twin of copy_systems.wgsl (CPU twin:
-// src/engine/cpu/copy_systems.rs): thread i of (word) system z writes words COPY_RUN i ..
-// COPY_RUN (i + 1) of system z from the snapshot of the spins taken before the copy, so chains
-// of copies and swaps of two systems need no ordering, and each thread writes only its own
-// words. The simple engine's int spins move as their bits. Offsets are 64-bit: all systems
-// together may exceed 2^32 words.
+// src/engine/cpu/copy_systems.rs): each warp of (word) system z writes WARP_RUNS runs of 32
+// consecutive words of system z from the snapshot of the spins taken before the copy, so chains
+// of copies and swaps of two systems need no ordering, and each thread writes only its own words. The simple engine's int spins move
+// as their bits. Offsets are 64-bit: all systems together may exceed 2^32 words.
 
 #include "dispatch.cuh"
 
@@ -11,56 +10,138 @@
 constexpr unsigned SYSTEM_WORDS = SPINFLIP_SYSTEM_WORDS;
 // Copy bit by bit, each lane of a word from its own source lane (AMSC), else whole words.
 constexpr bool LANE_COPIES = SPINFLIP_LANE_COPIES != 0u;
+// Runs of 32 words per warp (WARP_RUNS in src/engine/cuda/copy_systems.rs): a warp reads its
+// system's lane sources once and issues the loads of all its runs before it waits on them (with
+// one run per warp, the two dependent loads of each short-lived warp bounded the kernel: 84 us
+// at 3D EA L = 16, 2^16 replicas, on the H100, whatever the warp computed).
+constexpr unsigned WARP_RUNS = 8u;
+
+// The 32 x 32 bit transpose across a warp: bit j of thread i's result is bit i of thread j's `x`
+// (five stages, each exchanging the off-diagonal blocks of size s with the partner lane i ^ s).
+__device__ __forceinline__ unsigned transpose_warp(unsigned x, unsigned lane) {
+    constexpr unsigned LOW[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u};
+#pragma unroll
+    for (unsigned stage = 0u; stage < 5u; stage++) {
+        const unsigned s = 16u >> stage;
+        const unsigned y = __shfl_xor_sync(0xffffffffu, x, s);
+        // The lower lane of a pair keeps its low columns and takes its partner's low columns
+        // into its high ones; the upper lane keeps its high columns and takes the partner's high.
+        const bool upper = (lane & s) != 0u;
+        const unsigned keep = upper ? ~LOW[stage] : LOW[stage];
+        const unsigned moved = __funnelshift_r(y, y, upper ? s : 32u - s);
+        x = (x & keep) | (moved & ~keep);
+    }
+    return x;
+}
+
+// The warp's runs of 32 words from `first` (thread `lane` writes word first + 32 r + lane of
+// run r), all of whose lanes come from the SPAN consecutive word systems from `g` (this thread's
+// lane from g + `offset`): a run's words of each of them, transposed, give each thread a source
+// lane's bits along the run; the thread of lane l takes those of its source lane, and the
+// transpose back gives each thread its word.
+template <unsigned SPAN>
+__device__ __forceinline__ void window_copy(const unsigned* __restrict__ snapshot,
+                                            unsigned* __restrict__ spins, unsigned long long at,
+                                            unsigned g, unsigned offset, unsigned source_lane,
+                                            unsigned first, unsigned lane) {
+    const unsigned long long from = static_cast<unsigned long long>(g) * SYSTEM_WORDS + first;
+    unsigned words[SPAN][WARP_RUNS];
+#pragma unroll
+    for (unsigned r = 0u; r < WARP_RUNS; r++) {
+        const unsigned k = 32u * r + lane;
+#pragma unroll
+        for (unsigned s = 0u; s < SPAN; s++) {
+            // Word systems past the last (the grid's z counts them) are no lane's source.
+            const bool held = first + k < SYSTEM_WORDS && g + s < gridDim.z;
+            words[s][r] = held ? snapshot[from + s * SYSTEM_WORDS + k] : 0u;
+        }
+    }
+#pragma unroll
+    for (unsigned r = 0u; r < WARP_RUNS; r++) {
+        unsigned mine = 0u;
+#pragma unroll
+        for (unsigned s = 0u; s < SPAN; s++) {
+            const unsigned lanes = transpose_warp(words[s][r], lane);
+            const unsigned taken = __shfl_sync(0xffffffffu, lanes, source_lane);
+            mine = offset == s ? taken : mine;
+        }
+        mine = transpose_warp(mine, lane);
+        if (first + 32u * r + lane < SYSTEM_WORDS) {
+            spins[at + 32u * r + lane] = mine;
+        }
+    }
+}
+
+// Word `first + lane` of any run of 32: thread l reads its lane's source words for the whole
+// run, and for each word of the run the warp's vote on the source bits is that word (lane l from
+// thread l), kept by the thread that writes it.
+__device__ __forceinline__ unsigned voted_copy(const unsigned* __restrict__ snapshot,
+                                               unsigned source, unsigned first, unsigned lane) {
+    const unsigned bit = 1u << (source & 31u);
+    const unsigned* from =
+        snapshot + static_cast<unsigned long long>(source >> 5u) * SYSTEM_WORDS + first;
+    unsigned mine = 0u;
+#pragma unroll
+    for (unsigned k = 0u; k < 32u; k++) {
+        const unsigned w = first + k < SYSTEM_WORDS ? from[k] : 0u;
+        const unsigned voted = __ballot_sync(0xffffffffu, (w & bit) != 0u);
+        mine = lane == k ? voted : mine;
+    }
+    return mine;
+}
 
 // `sources` holds one entry per destination: with LANE_COPIES, `[z][lane]` = source word
 // system * 32 + source lane (AMSC); without, `[z]` = the source (word) system (simple engine,
-// SMSC).
-// Words of one (word) system each thread copies, COPY_RUN in src/engine/gpu/copy_systems.rs:
-// the lane sources of a word system are the same for all its words, so a thread reads them
-// once for its run of words.
-constexpr unsigned COPY_RUN = 8u;
-
-extern "C" __global__ void copy_systems(const unsigned* sources, const unsigned* snapshot,
-                                        unsigned* spins) {
-    const unsigned first = thread_in_system() * COPY_RUN;
+// SMSC). Threads per system: whole warps, WARP_RUNS runs of 32 words each (blocks of whole
+// warps: a warp never spans two systems).
+extern "C" __global__ void copy_systems(const unsigned* __restrict__ sources,
+                                        const unsigned* __restrict__ snapshot,
+                                        unsigned* __restrict__ spins) {
+    const unsigned lane = threadIdx.x % 32u;
+    const unsigned first = (thread_in_system() - lane) * WARP_RUNS;
     const unsigned z = blockIdx.z;
     if (first >= SYSTEM_WORDS) {
-        return;
+        return;  // the whole warp: past the system's last run
     }
-    const unsigned run = min(COPY_RUN, SYSTEM_WORDS - first);
     const unsigned long long at = static_cast<unsigned long long>(z) * SYSTEM_WORDS + first;
     if (!LANE_COPIES) {
-        const unsigned long long from =
-            static_cast<unsigned long long>(sources[z]) * SYSTEM_WORDS + first;
-        for (unsigned k = 0u; k < run; k++) {
-            spins[at + k] = snapshot[from + k];
+        const unsigned long long from = static_cast<unsigned long long>(sources[z]) * SYSTEM_WORDS + first;
+#pragma unroll
+        for (unsigned r = 0u; r < WARP_RUNS; r++) {
+            const unsigned k = 32u * r + lane;
+            if (first + k < SYSTEM_WORDS) {
+                spins[at + k] = snapshot[from + k];
+            }
         }
         return;
     }
-    // A resampled population lies in replica order, so with lanes holding replicas the sources
-    // of neighbouring lanes mostly share a word system: its words are read once per run of
-    // lanes that share it, not once per lane (the branch is the same for every thread of the
-    // word system).
-    unsigned words[COPY_RUN] = {};
-    unsigned source_words[COPY_RUN] = {};
-    unsigned loaded = 0xffffffffu;  // no word system: there are fewer than 2^27
-    for (unsigned lane = 0u; lane < 32u; lane++) {
-        const unsigned source = sources[z * 32u + lane];
-        const unsigned g = source >> 5u;
-        if (g != loaded) {
-            const unsigned long long from = static_cast<unsigned long long>(g) * SYSTEM_WORDS + first;
-#pragma unroll
-            for (unsigned k = 0u; k < COPY_RUN; k++) {
-                source_words[k] = k < run ? snapshot[from + k] : 0u;
-            }
-            loaded = g;
-        }
-#pragma unroll
-        for (unsigned k = 0u; k < COPY_RUN; k++) {
-            words[k] |= ((source_words[k] >> (source & 31u)) & 1u) << lane;
-        }
+    // Lanes of a resampled population lie in replica order, so a warp's sources mostly lie in
+    // a few consecutive word systems (the first lane's and on): then bit transposes move the
+    // lanes, else each word is voted.
+    const unsigned source = sources[z * 32u + lane];
+    const unsigned g = __shfl_sync(0xffffffffu, source, 0u) >> 5u;
+    const unsigned offset = (source >> 5u) - g;
+    const unsigned lane_in_source = source & 31u;
+    if (__all_sync(0xffffffffu, offset == 0u)) {
+        window_copy<1u>(snapshot, spins, at, g, offset, lane_in_source, first, lane);
+        return;
     }
-    for (unsigned k = 0u; k < run; k++) {
-        spins[at + k] = words[k];
+    if (__all_sync(0xffffffffu, offset <= 1u)) {
+        window_copy<2u>(snapshot, spins, at, g, offset, lane_in_source, first, lane);
+        return;
+    }
+    if (__all_sync(0xffffffffu, offset <= 3u)) {
+        window_copy<4u>(snapshot, spins, at, g, offset, lane_in_source, first, lane);
+        return;
+    }
+    for (unsigned r = 0u; r < WARP_RUNS; r++) {
+        const unsigned run = first + 32u * r;
+        if (run >= SYSTEM_WORDS) {
+            break;  // the whole warp
+        }
+        const unsigned mine = voted_copy(snapshot, source, run, lane);
+        if (run + lane < SYSTEM_WORDS) {
+            spins[at + 32u * r + lane] = mine;
+        }
     }
 }

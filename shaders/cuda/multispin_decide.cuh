@@ -45,13 +45,26 @@ constexpr unsigned FIXED[14] = {
     SPINFLIP_THRESHOLD_8,  SPINFLIP_THRESHOLD_9,  SPINFLIP_THRESHOLD_10, SPINFLIP_THRESHOLD_11,
     SPINFLIP_THRESHOLD_12, SPINFLIP_THRESHOLD_13};
 
-// The lanes of `mask` (class `energy_class`) whose threshold has bit 31 - i set.
-__device__ __forceinline__ unsigned threshold_lanes(const unsigned* table, unsigned energy_class,
-                                                    unsigned i, unsigned mask) {
-    if (FIXED_THRESHOLDS) {
-        return ((FIXED[energy_class] >> (31u - i)) & 1u) != 0u ? mask : 0u;
+// Bit 31 - i of the threshold of every lane of a class in `masks` (lanes of no class are
+// decided before any plane: their bits do not matter). Compiled in, each class's lanes where the
+// bit is set; from a table (MultispinLayout::threshold_tables: class 0's planes, the others'
+// XOR class 0's), class 0's plane corrected on each other class's lanes, one operation per class.
+__device__ __forceinline__ unsigned threshold_bits(const unsigned* table,
+                                                   const unsigned masks[MAX_CATEGORIES],
+                                                   unsigned i) {
+    if (CLASS_COUNT == 0u) {
+        return 0u;
     }
-    return mask & table[energy_class * 32u + 31u - i];
+    unsigned bits = FIXED_THRESHOLDS ? 0u : table[31u - i];
+#pragma unroll
+    for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
+        if (FIXED_THRESHOLDS) {
+            bits |= ((FIXED[energy_class] >> (31u - i)) & 1u) != 0u ? masks[energy_class] : 0u;
+        } else if (energy_class > 0u) {
+            bits ^= masks[energy_class] & table[energy_class * 32u + 31u - i];
+        }
+    }
+    return bits;
 }
 
 // The table of word system g, from `thresholds` (global memory) or its constant-memory copy.
@@ -159,13 +172,9 @@ __device__ __forceinline__ unsigned draw_blocks(Decision& decision,
         for (unsigned j = 0u; j < 4u; j++) {
             const unsigned i = 4u * draw + j;
             const unsigned random = random_word(block, uniform, i);
-            unsigned threshold_bits = 0u;
-#pragma unroll
-            for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
-                threshold_bits |= threshold_lanes(table, energy_class, i, masks[energy_class]);
-            }
-            decision.accept |= decision.undecided & threshold_bits & ~random;
-            decision.undecided &= ~(threshold_bits ^ random);
+            const unsigned threshold = threshold_bits(table, masks, i);
+            decision.accept |= decision.undecided & threshold & ~random;
+            decision.undecided &= ~(threshold ^ random);
         }
     }
     return blocks;

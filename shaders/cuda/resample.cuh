@@ -26,7 +26,7 @@ struct TableHead {
 // Entries keyed by the replica (engine::annealing::Keyed::Replica), else by bond level.
 constexpr unsigned KEYED_REPLICA = 1u;
 // Systems per thread of the count and scatter kernels.
-constexpr unsigned CHUNK = 64u;
+constexpr unsigned CHUNK = 16u;
 // Threads of the scan kernel's block, one block per population.
 constexpr unsigned SCAN_THREADS = 256u;
 

@@ -9,11 +9,16 @@
 
 // `positions`: per system its copy-map entry, `g * 32 + lane` (AMSC) or `g` (SMSC); `copies`:
 // `[system]` the copies, then `[system]` the first destination within the chunk.
+// The buffers do not alias (`__restrict__`), so a thread's loads for the next replicas need not
+// wait for its stores.
 extern "C" __global__ void resample_count(ResampleParams params,
-                                          const unsigned long long* observations,
-                                          const unsigned* positions, const TableHead* heads,
-                                          const uint2* entries, unsigned* copies,
-                                          unsigned* chunks, unsigned* copy_map) {
+                                          const unsigned long long* __restrict__ observations,
+                                          const unsigned* __restrict__ positions,
+                                          const TableHead* __restrict__ heads,
+                                          const uint2* __restrict__ entries,
+                                          unsigned* __restrict__ copies,
+                                          unsigned* __restrict__ chunks,
+                                          unsigned* __restrict__ copy_map) {
     const unsigned c = thread_in_system();
     if (c >= CHUNKS) {
         return;
@@ -23,6 +28,7 @@ extern "C" __global__ void resample_count(ResampleParams params,
     const uint2 seed = make_uint2(params.seed_lo, params.seed_hi);
     uint4 uniforms = make_uint4(0u, 0u, 0u, 0u);
     unsigned total = 0u;
+#pragma unroll
     for (unsigned k = 0u; k < CHUNK; k++) {
         const unsigned s = first + k;
         const unsigned j = s % SLOTS;

@@ -63,13 +63,19 @@ struct Decision {
 // One bit plane of the comparison U <= t, most significant first: a lane decides where its bit
 // of `random` differs from bit k of its threshold.
 fn compare_bit(decision: ptr<function, Decision>, masks: ptr<function, array<u32, MAX_CATEGORIES>>, random: u32, k: u32) {
+    // Compiled in, each class's lanes where bit k is set; from the table (class 0's planes, the
+    // others' XOR class 0's: MultispinLayout::threshold_tables), class 0's plane corrected on
+    // each other class's lanes. Lanes of no class are decided already: their bits do not matter.
     var threshold_bits = 0u;
     let fixed = array<u32, MAX_CATEGORIES>(THRESHOLD_0, THRESHOLD_1, THRESHOLD_2, THRESHOLD_3, THRESHOLD_4, THRESHOLD_5, THRESHOLD_6, THRESHOLD_7, THRESHOLD_8, THRESHOLD_9, THRESHOLD_10, THRESHOLD_11, THRESHOLD_12, THRESHOLD_13);
+    if !FIXED_THRESHOLDS && CLASS_COUNT > 0u {
+        threshold_bits = class_thresholds[k];
+    }
     for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
         if FIXED_THRESHOLDS {
             threshold_bits |= select(0u, (*masks)[energy_class], ((fixed[energy_class] >> k) & 1u) != 0u);
-        } else {
-            threshold_bits |= (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
+        } else if energy_class > 0u {
+            threshold_bits ^= (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
         }
     }
     (*decision).accept |= (*decision).undecided & threshold_bits & ~random;

@@ -26,7 +26,7 @@ struct TableHead {
 // Entries keyed by the replica (engine::annealing::Keyed::Replica), else by bond level.
 const KEYED_REPLICA: u32 = 1u;
 // Systems per thread of the count and scatter kernels.
-const CHUNK: u32 = 64u;
+const CHUNK: u32 = 16u;
 // Threads of the scan kernel's workgroup, one per block.
 const SCAN_THREADS: u32 = 256u;
 

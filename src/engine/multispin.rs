@@ -22,7 +22,8 @@
 //! arrays: `couplings[((group * dims + d) * 2 + colour) * colour_words + row * row_words + w]`.
 //! Thresholds are bit-sliced per table, energy class and bit: `tables[(table * classes + class)
 //! * 32 + k]` holds, in lane `b`, bit `k` of the acceptance threshold of lane `b`'s temperature
-//! for the energy change of that class (the distinct positive `dE` of the categories).
+//! for the energy change of that class (the distinct positive `dE` of the categories), and for
+//! every class but the first that bit XOR the first class's ([`MultispinLayout::threshold_tables`]).
 //!
 //! Slabs ([`crate::engine::slabs`]): where the systems are a slab of planes of the slowest axis,
 //! the rows are those of the slab's planes and its two halos ([`MultispinLayout::stored_planes`]).
@@ -40,6 +41,12 @@ use crate::parallel;
 /// Words a thread of the observables and overlap kernels walks at most where it walks several
 /// lines (see [`MultispinLayout::line_run`]).
 pub const MAX_STRIP_WORDS: u32 = 256;
+
+/// Threads the observables and overlap kernels are given at least where shorter strips allow:
+/// two waves of an H100 (132 SMs of 2048 threads) and more of smaller GPUs. With fewer, a
+/// measurement waits on the memory latency of a few long strips (3D EA L = 16 with 2^16
+/// replicas: 66 K threads of 8 lines, 103 us on the H100, docs/BENCHMARKS.md).
+pub const MIN_STRIP_THREADS: u64 = 1 << 18;
 
 /// Bits per spin word.
 pub const LANES: u32 = 32;
@@ -472,9 +479,29 @@ impl MultispinLayout {
         }
     }
 
-    /// The bit-sliced threshold tables (see the module documentation), per table, energy class
-    /// and bit. A flip is accepted iff the lane's uniform word `U <= t`, `t` as in [`threshold`].
+    /// The bit-sliced threshold tables that the updates read: per table, class 0's planes,
+    /// then every other class's planes XOR class 0's. A lane of class `c` then has the threshold
+    /// bits `T_0 ^ (m_c & D_c)` and, the class masks `m` being disjoint, every lane those of
+    /// `T_0 ^ XOR_c (m_c & D_c)` over the classes from 1: one operation per class and plane, a
+    /// class fewer than `OR_c (m_c & T_c)` (a lane of no class is decided before any plane, so
+    /// its bits do not matter).
     pub fn threshold_tables(&self) -> Vec<u32> {
+        let mut tables = self.class_thresholds();
+        let table_len = self.energy_classes().len() * 32;
+        for table in tables.chunks_mut(table_len.max(1)) {
+            let (first, others) = table.split_at_mut(32);
+            for planes in others.chunks_mut(32) {
+                for (plane, first) in planes.iter_mut().zip(&*first) {
+                    *plane ^= first;
+                }
+            }
+        }
+        tables
+    }
+
+    /// The bit-sliced thresholds per table, energy class and bit, each class's own. A flip is
+    /// accepted iff the lane's uniform word `U <= t`, `t` as in [`threshold`].
+    pub fn class_thresholds(&self) -> Vec<u32> {
         let classes = self.energy_classes();
         let mut tables = Vec::with_capacity(self.tables() as usize * classes.len() * 32);
         for table in 0..self.tables() {
@@ -555,7 +582,7 @@ impl MultispinLayout {
         if betas == Betas::Changing {
             return None;
         }
-        let tables = self.threshold_tables();
+        let tables = self.class_thresholds();
         let uniform = tables.iter().all(|&plane| plane == 0 || plane == u32::MAX);
         (self.tables() == 1 && uniform).then(|| {
             tables
@@ -979,15 +1006,23 @@ impl MultispinLayout {
     /// Lines each thread of the observables and overlap kernels walks: `line_run` lines of one
     /// `(w, p)` (so of one x-plane), `strips()` lines apart. Walking several lines amortises each
     /// thread's tail (extracting 32 lane counts and adding them up, for the overlaps with global
-    /// atomics per x-plane and lane): up to 8 lines of at most [`MAX_STRIP_WORDS`] words, and 1
-    /// in 2D, where lines are whole x-planes.
+    /// atomics per x-plane and lane): up to 8 lines of at most [`MAX_STRIP_WORDS`] words, fewer
+    /// where the longest runs would leave the kernels fewer than [`MIN_STRIP_THREADS`] threads,
+    /// and 1 in 2D, where lines are whole x-planes.
     pub fn line_run(&self) -> u32 {
         let size = self.line_length();
         let planes = self.lines() / (2 * self.row_words());
-        [8, 4, 2]
+        let lines = u64::from(self.lines()) * u64::from(self.word_systems());
+        let mut runs = [8, 4, 2]
             .into_iter()
-            .find(|&run| planes.is_multiple_of(run) && run * size <= MAX_STRIP_WORDS)
-            .unwrap_or(1)
+            .filter(|&run| planes.is_multiple_of(run) && run * size <= MAX_STRIP_WORDS)
+            .peekable();
+        while let Some(run) = runs.next() {
+            if lines / u64::from(run) >= MIN_STRIP_THREADS || runs.peek().is_none() {
+                return run;
+            }
+        }
+        1
     }
 
     /// Strips per word system: groups of [`line_run`](Self::line_run) lines, one per thread.
@@ -1124,17 +1159,26 @@ mod tests {
         let samples = Layout::Amsc {
             lanes: Lanes::Samples,
         };
-        for (dims, size, layout, run) in [
-            (3, 32, samples, 8),
-            (3, 16, samples, 8),
-            (3, 64, samples, 4),
-            (3, 6, samples, 2),
-            (3, 128, Layout::Smsc, 2),
-            (2, 64, samples, 1),
-            (2, 4096, Layout::Smsc, 1),
+        // (dims, L, layout, samples, line run): enough samples for the longest runs' threads,
+        // then too few, so that shorter runs give more threads.
+        for (dims, size, layout, samples, run) in [
+            (3, 32, samples, 32 * 2048, 8),
+            (3, 32, samples, 32 * 512, 4),
+            (3, 32, samples, 32, 2),
+            (3, 16, samples, 32 * 8192, 8),
+            (3, 16, samples, 32 * 1024, 2),
+            (3, 64, samples, 32 * 1024, 4),
+            (3, 6, samples, 32, 2),
+            (3, 128, Layout::Smsc, 32, 2),
+            (2, 64, samples, 32, 1),
+            (2, 4096, Layout::Smsc, 32, 1),
         ] {
-            let l = fixtures::layout(dims, size, layout, 32, 2, 1);
-            assert_eq!(l.line_run(), run, "{dims}D L={size} {layout:?}");
+            let l = fixtures::layout(dims, size, layout, samples, 2, 1);
+            assert_eq!(
+                l.line_run(),
+                run,
+                "{dims}D L={size} {layout:?} {samples} samples"
+            );
             assert_eq!(l.strips() * l.line_run(), l.lines());
             assert!(l.line_run() == 1 || l.line_run() * size <= MAX_STRIP_WORDS);
             assert_eq!(l.strips() % (2 * l.row_words()), 0);
@@ -1274,7 +1318,8 @@ mod tests {
             1,
             5,
         );
-        let tables = layout.threshold_tables();
+        let tables = layout.class_thresholds();
+        let relative = layout.threshold_tables();
         // h = 0.1 in 3D: dE = 12 -+ 0.2, 8 -+ 0.2, 4 -+ 0.2 (c = 0, 1, 2) and 0.2 (c = 3, up).
         let classes = layout.energy_classes();
         assert_eq!(classes, vec![0.2, 3.8, 4.2, 7.8, 8.2, 11.8, 12.2]);
@@ -1286,6 +1331,10 @@ mod tests {
                 });
                 let beta = 0.2 + 0.01 * f64::from(lane.min(4));
                 assert_eq!(t, threshold(beta, delta_e), "class {class} lane {lane}");
+            }
+            for k in 0..32 {
+                let first = if class == 0 { 0 } else { tables[k] };
+                assert_eq!(relative[class * 32 + k], tables[class * 32 + k] ^ first);
             }
         }
         let packed = layout.category_classes();

@@ -322,7 +322,7 @@ impl PhaseClock {
             let laps: Vec<String> = self
                 .laps
                 .iter()
-                .map(|(name, t)| format!("{name} {:.1} ms", t.as_secs_f64() * 1e3))
+                .map(|(name, t)| format!("{name} {:.2} ms", t.as_secs_f64() * 1e3))
                 .collect();
             log::debug!("annealing step {}: {}", self.step, laps.join(", "));
         }

@@ -122,7 +122,7 @@ impl DecisionRule {
 
     /// Lanes whose flip is accepted: those in categories that do not raise the energy, and the
     /// others where the lane's uniform `U <= t` for the threshold `t` of its energy class
-    /// (`table[class * 32 + k]` holds bit `k` of every lane's threshold).
+    /// (`table` as [`MultispinLayout::threshold_tables`] builds it).
     fn accepted_lanes(
         &self,
         spin: u32,
@@ -241,9 +241,15 @@ impl DecisionRule {
         random: u32,
         k: u32,
     ) {
-        let threshold_bits = (0..self.classes).fold(0, |t, class| {
-            t | masks[class] & table[class * 32 + k as usize]
-        });
+        // Class 0's bits, and each other class's where its lanes differ (see
+        // MultispinLayout::threshold_tables).
+        let k = k as usize;
+        let threshold_bits = match self.classes {
+            0 => 0,
+            classes => (1..classes).fold(table[k], |t, class| {
+                t ^ masks[class] & table[class * 32 + k]
+            }),
+        };
         decision.accept |= decision.undecided & threshold_bits & !random;
         decision.undecided &= !(threshold_bits ^ random);
     }

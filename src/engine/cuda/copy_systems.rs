@@ -12,7 +12,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg, ValidAs
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{allocate, launch_config, overwrite};
-use crate::engine::gpu::copy_systems::{CopyUnit, copy_threads, kernel_system_words, map_words};
+use crate::engine::gpu::copy_systems::{CopyUnit, kernel_system_words, map_words};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::Result;
 
@@ -104,7 +104,7 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         let config = launch_config(
             device,
             self.block_size,
-            copy_threads(self.system_words),
+            cuda_copy_threads(self.system_words),
             self.systems,
         );
         let mut launch = device.stream.launch_builder(&self.kernel);
@@ -125,4 +125,13 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
     pub fn restore(&mut self, spins: &mut CudaSlice<T>) {
         std::mem::swap(spins, &mut self.other);
     }
+}
+
+/// Runs of 32 words each warp of the copy kernel writes (`WARP_RUNS` in `copy_systems.cu`).
+const WARP_RUNS: u32 = 8;
+
+/// Threads of the CUDA copy kernel per (word) system of `system_words` words: whole warps, each
+/// for [`WARP_RUNS`] runs of 32 words.
+fn cuda_copy_threads(system_words: u32) -> u64 {
+    u64::from(system_words.div_ceil(32 * WARP_RUNS)) * 32
 }

@@ -220,11 +220,24 @@ pub fn overwrite<T: DeviceRepr>(
     buffer: &mut CudaSlice<T>,
     what: &str,
 ) -> Result<()> {
+    enqueue_overwrite(device, data, buffer, what)?;
+    device.synchronize(&format!("uploading the {what}"))
+}
+
+/// Overwrite the start of `buffer` with `data` on the default stream, without waiting: the
+/// kernels enqueued after it (on the default stream or, ordered after it, on the blocking
+/// streams) read the new data. `data` is free again when this returns: an asynchronous copy
+/// from pageable memory is staged before the call returns.
+pub fn enqueue_overwrite<T: DeviceRepr>(
+    device: &CudaDevice,
+    data: &[T],
+    buffer: &mut CudaSlice<T>,
+    what: &str,
+) -> Result<()> {
     device
         .stream
         .memcpy_htod(data, buffer)
-        .map_err(driver_error(format!("uploading the {what}")))?;
-    device.synchronize(&format!("uploading the {what}"))
+        .map_err(driver_error(format!("uploading the {what}")))
 }
 
 /// A CUDA engine replaying plans: it enqueues the kernels of a batch of dispatches, and

@@ -22,8 +22,8 @@ use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
 use super::hot_start::hot_start;
 use super::launch::{
-    FittedKernel, Launches, Staging, allocate, check_fits, clear, download, launch_config,
-    overwrite, upload,
+    FittedKernel, Launches, Staging, allocate, check_fits, clear, download, enqueue_overwrite,
+    launch_config, overwrite, upload,
 };
 use super::resampling::{CudaResampling, PendingStep};
 use super::streams::{SlabStreams, SystemSizes, SystemStreams};
@@ -848,8 +848,11 @@ impl Engine for MultispinCudaEngine {
         check_thresholds_not_compiled(compiled, "multispin CUDA")?;
         self.layout.systems.betas = betas.to_vec();
         let tables = self.layout.threshold_tables();
-        self.write_constant_tables(&tables)?;
-        overwrite(&self.device, &tables, &mut self.thresholds, "thresholds")
+        match self.threshold_home {
+            ThresholdHome::Constant => self.write_constant_tables(&tables),
+            // The next plan's sweeps, enqueued behind this copy, are the first to read it.
+            _ => enqueue_overwrite(&self.device, &tables, &mut self.thresholds, "thresholds"),
+        }
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {

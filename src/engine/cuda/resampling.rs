@@ -13,7 +13,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKern
 
 use super::context::{CudaDevice, driver_error};
 use super::copy_systems::CudaCopies;
-use super::launch::{Staging, allocate, clear, launch_config, overwrite, upload};
+use super::launch::{
+    Staging, allocate, clear, enqueue_overwrite, launch_config, overwrite, upload,
+};
 use crate::engine::annealing::{
     PopulationHistograms, ResamplingTable, check_size, check_sizes, no_table,
 };
@@ -254,13 +256,14 @@ impl CudaResampling {
         if self.entries.len() < entries.len() {
             self.entries = allocate(device, entries.len(), "table entries")?;
         }
-        overwrite(
+        // The step's kernels, enqueued behind these copies, are the first to read them.
+        enqueue_overwrite(
             device,
             bytemuck::cast_slice(&table.heads),
             &mut self.heads,
             "table heads",
         )?;
-        overwrite(device, entries, &mut self.entries, "table entries")?;
+        enqueue_overwrite(device, entries, &mut self.entries, "table entries")?;
         self.table = Some(table.shape());
         Ok(())
     }

@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use bytemuck::Zeroable;
 
 /// Systems per thread of the count and scatter kernels (`CHUNK` in `resample.wgsl`).
-pub const CHUNK: u32 = 64;
+pub const CHUNK: u32 = 16;
 
 /// The resampling kernels and buffers of a wgpu engine.
 pub struct GpuResampling {
