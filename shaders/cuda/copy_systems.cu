@@ -10,11 +10,8 @@
 constexpr unsigned SYSTEM_WORDS = SPINFLIP_SYSTEM_WORDS;
 // Copy bit by bit, each lane of a word from its own source lane (AMSC), else whole words.
 constexpr bool LANE_COPIES = SPINFLIP_LANE_COPIES != 0u;
-// Runs of 32 words per warp (WARP_RUNS in src/engine/cuda/copy_systems.rs): a warp reads its
-// system's lane sources once and issues the loads of all its runs before it waits on them (with
-// one run per warp, the two dependent loads of each short-lived warp bounded the kernel: 84 us
-// at 3D EA L = 16, 2^16 replicas, on the H100, whatever the warp computed).
-constexpr unsigned WARP_RUNS = 8u;
+// Runs of 32 words per warp (see WARP_RUNS in src/engine/cuda/copy_systems.rs).
+constexpr unsigned WARP_RUNS = SPINFLIP_WARP_RUNS;
 
 // The 32 x 32 bit transpose across a warp: bit j of thread i's result is bit i of thread j's `x`
 // (five stages, each exchanging the off-diagonal blocks of size s with the partner lane i ^ s).

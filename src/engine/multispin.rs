@@ -1013,16 +1013,14 @@ impl MultispinLayout {
         let size = self.line_length();
         let planes = self.lines() / (2 * self.row_words());
         let lines = u64::from(self.lines()) * u64::from(self.word_systems());
-        let mut runs = [8, 4, 2]
+        let runs: Vec<u32> = [8, 4, 2]
             .into_iter()
             .filter(|&run| planes.is_multiple_of(run) && run * size <= MAX_STRIP_WORDS)
-            .peekable();
-        while let Some(run) = runs.next() {
-            if lines / u64::from(run) >= MIN_STRIP_THREADS || runs.peek().is_none() {
-                return run;
-            }
-        }
-        1
+            .collect();
+        let enough_threads = |run: u32| lines / u64::from(run) >= MIN_STRIP_THREADS;
+        (runs.iter().copied().find(|&run| enough_threads(run)))
+            .or(runs.last().copied())
+            .unwrap_or(1)
     }
 
     /// Strips per word system: groups of [`line_run`](Self::line_run) lines, one per thread.

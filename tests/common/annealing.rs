@@ -80,8 +80,10 @@ fn randoms(seed: u64) -> impl FnMut(u32) -> u32 {
 }
 
 /// Copy maps over `count` systems: random sources (repeats included), a random permutation,
-/// and the last system copied into every even system.
-pub fn copy_maps(count: u32, seed: u64) -> [Vec<u32>; 3] {
+/// the last system copied into every even system, and each run of 32 systems stretched over the
+/// 94 from its first (in order, as resampling lays out a population: with lanes holding
+/// replicas, a word's lanes then come from three consecutive words).
+pub fn copy_maps(count: u32, seed: u64) -> [Vec<u32>; 4] {
     let mut random = randoms(seed);
     let repeats = (0..count).map(|_| random(count)).collect();
     let mut permutation: Vec<u32> = (0..count).collect();
@@ -91,7 +93,10 @@ pub fn copy_maps(count: u32, seed: u64) -> [Vec<u32>; 3] {
     let broadcast = (0..count)
         .map(|b| if b % 2 == 0 { count - 1 } else { b })
         .collect();
-    [repeats, permutation, broadcast]
+    let stretched = (0..count)
+        .map(|b| (b / 32 * 32 + 3 * (b % 32)).min(count - 1))
+        .collect();
+    [repeats, permutation, broadcast, stretched]
 }
 
 /// Both engines' spins, equal.

@@ -207,6 +207,7 @@ mod tests {
             ("SYSTEM_WORDS", 1024),
             // The copy kernel's lanes (AMSC) with the word-system exchange, whole words else.
             ("LANE_COPIES", u32::from(exchange == 1)),
+            ("WARP_RUNS", 8),
             ("SLOTS", 1024),
             ("CHUNKS", 64),
             ("SYSTEMS", 4096),

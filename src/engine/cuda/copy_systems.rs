@@ -16,9 +16,9 @@ use crate::engine::gpu::copy_systems::{CopyUnit, kernel_system_words, map_words}
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::Result;
 
-/// Names of the constants the copy kernel is compiled with (as `SPINFLIP_<name>`), its WGSL
-/// twin's override constants but the block size.
-pub(super) const CONSTANTS: [&str; 2] = ["SYSTEM_WORDS", "LANE_COPIES"];
+/// Names of the constants the copy kernel is compiled with (as `SPINFLIP_<name>`): its WGSL
+/// twin's override constants but the block size, and the runs per warp ([`WARP_RUNS`]).
+pub(super) const CONSTANTS: [&str; 3] = ["SYSTEM_WORDS", "LANE_COPIES", "WARP_RUNS"];
 
 /// The copy kernel with its buffers, for spins of element type `T` (the simple engine's `int`
 /// spins move as their bits).
@@ -44,10 +44,11 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         block_size: u32,
     ) -> Result<Self> {
         let system_words = kernel_system_words(system_words)?;
-        let [words, lanes] = CONSTANTS;
+        let [words, lanes, runs] = CONSTANTS;
         let constants = [
             (words, system_words),
             (lanes, u32::from(unit == CopyUnit::Lanes)),
+            (runs, WARP_RUNS),
         ];
         Ok(CudaCopies {
             kernel: device.function(Kernel::CopySystems, &constants)?,
@@ -127,7 +128,10 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
     }
 }
 
-/// Runs of 32 words each warp of the copy kernel writes (`WARP_RUNS` in `copy_systems.cu`).
+/// Runs of 32 words each warp of the copy kernel writes: a warp reads its system's lane sources
+/// once and issues the loads of all its runs before it waits on them (with one run per warp, the
+/// two dependent loads of each short-lived warp bounded the kernel: 84 us at 3D EA L = 16, 2^16
+/// replicas, on the H100, whatever the warp computed).
 const WARP_RUNS: u32 = 8;
 
 /// Threads of the CUDA copy kernel per (word) system of `system_words` words: whole warps, each
