@@ -156,6 +156,22 @@ fn cuda_long_plan_matches_cpu_bit_for_bit() {
     compare(Reference::Cpu, 2, 8, 0.1, 600);
 }
 
+/// A multispin plan of several batches (2 x 700 sweep launches and 234 measurements, at most
+/// 1024 launches a batch), whose measurements are read back batch by batch while the device
+/// runs the next.
+#[test]
+fn cuda_multispin_plans_of_several_batches_match_cpu_bit_for_bit() {
+    if !cuda_present("cuda_multispin_plans_of_several_batches") {
+        return;
+    }
+    let case = MultispinCase::new(2, 6, AMSC_SAMPLES, Disorder::Bimodal);
+    assert!(
+        case.layout().systems.overlaps() > 0,
+        "overlaps read back too"
+    );
+    compare_multispin_plan(Reference::Cpu, &case, &common::sweep_plan(5, 700, 3));
+}
+
 #[test]
 fn cuda_block_size_does_not_change_results() {
     if !cuda_present("cuda_block_size") {
@@ -297,15 +313,19 @@ fn multispin_rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(SpinBits, Meas
 
 /// The multispin CUDA engine against `reference` for two rounds of the multispin plan.
 fn compare_multispin(reference: Reference, case: &MultispinCase) {
+    compare_multispin_plan(reference, case, &common::sweep_plan(5, 12, 3));
+}
+
+/// The multispin CUDA engine against `reference` for two rounds of `plan`.
+fn compare_multispin_plan(reference: Reference, case: &MultispinCase, plan: &Plan) {
     let layout = case.layout();
     let spins = initial_spins(&layout.systems);
-    let plan = common::sweep_plan(5, 12, 3);
     let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
     let mut other = reference.multispin_engine(&layout);
     cuda.set_spins(&spins).unwrap();
     other.set_spins(&spins).unwrap();
-    let expected = multispin_rounds(other.as_mut(), &plan);
-    let got = multispin_rounds(&mut cuda, &plan);
+    let expected = multispin_rounds(other.as_mut(), plan);
+    let got = multispin_rounds(&mut cuda, plan);
     let overlaps = layout.systems.overlaps() as usize * case.size as usize;
     for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
         let name = format!("{} round {round}: {reference:?} vs CUDA", case.name());

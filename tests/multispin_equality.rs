@@ -9,8 +9,10 @@ use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::gpu::MultispinGpuEngine;
+use spinflip::engine::gpu::dispatcher::MAX_DISPATCHES;
+use spinflip::engine::gpu::plan::{measured_slots, submissions};
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::{Betas, Engine};
+use spinflip::engine::{Betas, Engine, Plan};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
@@ -62,11 +64,18 @@ fn compare(case: &Case, philox: PhiloxPath) {
 /// then compile their thresholds in) and for changing ones (threshold tables).
 fn compare_with_checks(case: &Case, philox: PhiloxPath, bounds_checks: bool) {
     for betas in [Betas::Fixed, Betas::Changing] {
-        compare_engines(case, philox, bounds_checks, betas);
+        let plan = common::sweep_plan(5, 12, 3);
+        compare_engines(case, philox, bounds_checks, betas, &plan);
     }
 }
 
-fn compare_engines(case: &Case, philox: PhiloxPath, bounds_checks: bool, betas: Betas) {
+fn compare_engines(
+    case: &Case,
+    philox: PhiloxPath,
+    bounds_checks: bool,
+    betas: Betas,
+    plan: &Plan,
+) {
     let layout = case.layout();
     let name = format!(
         "{}D L={} {} {:?} h={} {philox:?} bounds checks {bounds_checks} {betas:?} betas",
@@ -82,10 +91,9 @@ fn compare_engines(case: &Case, philox: PhiloxPath, bounds_checks: bool, betas: 
     let mut gpu = MultispinGpuEngine::new(ctx, layout.clone(), 64, betas).unwrap();
     cpu.set_spins(&spins).unwrap();
     gpu.set_spins(&spins).unwrap();
-    let plan = common::sweep_plan(5, 12, 3);
     for round in 0..2 {
-        let cpu_measured = cpu.execute(&plan).unwrap();
-        let gpu_measured = gpu.execute(&plan).unwrap();
+        let cpu_measured = cpu.execute(plan).unwrap();
+        let gpu_measured = gpu.execute(plan).unwrap();
         let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
         if let Some(diff) = common::first_difference(&layout.lattice(), &cpu_spins, &gpu_spins) {
             panic!("{name} round {round}: lattices differ at {diff}");
@@ -166,6 +174,26 @@ fn amsc_2d_matches_cpu_bit_for_bit() {
         },
         PhiloxPath::Int64,
     );
+}
+
+/// A plan of several submissions (2 x 700 sweep dispatches and 234 measurements, at most 1024
+/// dispatches a submission), whose measurements are read back submission by submission while
+/// the device runs the next.
+#[test]
+fn plans_of_several_submissions_match_cpu_bit_for_bit() {
+    let plan = common::sweep_plan(5, 700, 3);
+    let submitted = submissions(&plan, 0, 1, MAX_DISPATCHES, u64::MAX);
+    let measuring = submitted.iter().filter(|s| measured_slots(s).is_some());
+    assert!(
+        measuring.count() >= 2,
+        "measurements in two submissions at least"
+    );
+    let case = case(2, 6, AMSC_SAMPLES, Disorder::Bimodal);
+    assert!(
+        case.layout().systems.overlaps() > 0,
+        "overlaps read back too"
+    );
+    compare_engines(&case, PhiloxPath::Int64, false, Betas::Fixed, &plan);
 }
 
 #[test]

@@ -11,11 +11,12 @@ __device__ __forceinline__ unsigned shift_in(unsigned, unsigned adjacent, unsign
     return adjacent;
 }
 
-// Overlap counts per plane x = 2w + p and lane j.
+// Overlap counts per lane j and plane x = 2w + p, lane-major: a lane's L planes are contiguous,
+// as the host's per-overlap series are.
 __device__ constexpr unsigned overlap_slots() {
     return L * 32u;
 }
 
 __device__ __forceinline__ unsigned overlap_slot(unsigned w, unsigned p, unsigned j) {
-    return (2u * w + p) * 32u + j;
+    return j * L + 2u * w + p;
 }

@@ -10,11 +10,12 @@ fn shift_in(same: u32, adjacent: u32, p: u32) -> u32 {
     return adjacent;
 }
 
-// Overlap counts per plane x = 2w + p and lane j.
+// Overlap counts per lane j and plane x = 2w + p, lane-major: a lane's L planes are contiguous,
+// as the host's per-overlap series are.
 fn overlap_slots() -> u32 {
     return L * 32u;
 }
 
 fn overlap_slot(w: u32, p: u32, j: u32) -> u32 {
-    return (2u * w + p) * 32u + j;
+    return j * L + 2u * w + p;
 }

@@ -805,13 +805,14 @@ impl MultispinLayout {
         2 * self.overlap_slots()
     }
 
-    /// The overlap slot of bit `j` of a word at `w`, parity `p`: plane `x = 2w + p` and lane `j`
-    /// (AMSC) or plane `x = 2(32 w + j) + p` (SMSC).
+    /// The overlap slot of bit `j` of a word at `w`, parity `p`: lane `j` and plane `x = 2w + p`
+    /// (AMSC) or plane `x = 2(32 w + j) + p` (SMSC). Lane-major, so that the `L` planes of one
+    /// overlap are contiguous, in the order of [`Measurements::overlap_planes`].
     pub fn overlap_slot(&self, w: u32, p: u32, j: u32) -> u32 {
         if self.smsc() {
             2 * (LANES * w + j) + p
         } else {
-            (2 * w + p) * LANES + j
+            j * self.lattice().size + 2 * w + p
         }
     }
 
@@ -824,81 +825,121 @@ impl MultispinLayout {
         per_pair: &[u32],
         slots: u32,
     ) -> Measurements {
-        let (overlap_planes, link_overlaps) = self.overlaps_of_pairs(per_pair, slots);
+        let mut measurements = self.measurements_for(slots);
+        self.fill_slots(&mut measurements, 0, per_word, per_pair);
+        measurements
+    }
+
+    /// [`Measurements`] of `slots` slots, zero, for [`fill_slots`](Self::fill_slots) to fill:
+    /// a plan's read back batch by batch is allocated once.
+    pub fn measurements_for(&self, slots: u32) -> Measurements {
+        let slots = slots as usize;
+        let overlaps = slots * self.systems.overlaps() as usize;
         Measurements {
-            observations: self
-                .systems_of_words(per_word, slots)
-                .into_iter()
-                .map(|[up, satisfied]| Observation { up, satisfied })
-                .collect(),
-            overlap_planes,
-            link_overlaps,
-            labels: Vec::new(),
-            copies: Vec::new(),
-            histograms: None,
+            observations: parallel::defaults(slots * self.systems.systems() as usize),
+            overlap_planes: vec![0; overlaps * self.lattice().size as usize],
+            link_overlaps: vec![0; overlaps],
+            ..Measurements::default()
         }
     }
 
+    /// Fill the slots from `first` on of `into` ([`measurements_for`](Self::measurements_for))
+    /// with the counts of those slots, as [`measurements`](Self::measurements) reads them.
+    pub fn fill_slots(
+        &self,
+        into: &mut Measurements,
+        first: u32,
+        per_word: &[[u64; 2]],
+        per_pair: &[u32],
+    ) {
+        let systems = self.systems.systems() as usize;
+        let slots = per_word.len() / (self.word_systems() as usize * LANES as usize);
+        let observations = &mut into.observations[first as usize * systems..][..slots * systems];
+        self.systems_of_words_into(per_word, observations);
+        let overlaps = first as usize * self.systems.overlaps() as usize;
+        let planes = &mut into.overlap_planes[overlaps * self.lattice().size as usize..];
+        let links = &mut into.link_overlaps[overlaps..];
+        self.overlaps_of_pairs(per_pair, slots, planes, links);
+    }
+
     /// Reorder per-word observations `[slot][g][lane]` (up, satisfied) into per-system ones
-    /// `[slot][system]`; SMSC sums the 32 site lanes of its one system. Each system gathers its
-    /// own lane, so systems fill in parallel within a slot too: a population anneal measures
-    /// 2^20 systems in one slot per step.
+    /// `[slot][system]`; SMSC sums the 32 site lanes of its one system.
     pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
+        let mut observations = parallel::defaults(slots as usize * self.systems.systems() as usize);
+        self.systems_of_words_into(per_word, &mut observations);
+        observations
+            .into_iter()
+            .map(|o| [o.up, o.satisfied])
+            .collect()
+    }
+
+    /// [`systems_of_words`](Self::systems_of_words) into `observations`, as many slots as it
+    /// holds. Each system gathers its own lane, so systems fill in parallel within a slot too: a
+    /// population anneal measures 2^20 systems in one slot per step.
+    fn systems_of_words_into(&self, per_word: &[[u64; 2]], observations: &mut [Observation]) {
         let systems = self.systems.systems() as usize;
         let words = self.word_systems() as usize * LANES as usize;
-        parallel::from_fn(slots as usize * systems, |i| {
+        parallel::for_chunks(observations, 1, |i, observation| {
             let (slot, b) = (i / systems, i % systems);
             let (g, lane) = self.system_lane(b as u32);
             let lanes = &per_word[slot * words + g as usize * LANES as usize..][..LANES as usize];
-            match self.smsc() {
+            let [up, satisfied] = match self.smsc() {
                 true => lanes
                     .iter()
                     .fold([0, 0], |sum, c| [sum[0] + c[0], sum[1] + c[1]]),
                 false => lanes[lane as usize],
-            }
-        })
+            };
+            observation[0] = Observation { up, satisfied };
+        });
     }
 
-    /// Reorder per-pair counts `[slot][pair][sites, bonds][overlap slot]` into the differing
-    /// sites `[slot][overlap][x]` and the differing bonds summed over the planes
-    /// `[slot][overlap]`, overlaps numbered as [`IsingSystems::overlaps`]; each overlap gathers
-    /// its own counts, in parallel, like [`systems_of_words`](Self::systems_of_words).
-    fn overlaps_of_pairs(&self, per_pair: &[u32], slots: u32) -> (Vec<u32>, Vec<u64>) {
+    /// Reorder per-pair counts `[slot][pair][sites, bonds][overlap slot]` of `slots` slots into
+    /// the differing sites `[slot][overlap][x]` (`planes`) and the differing bonds summed over
+    /// the planes `[slot][overlap]` (`links`), overlaps numbered as [`IsingSystems::overlaps`].
+    /// An overlap's `L` planes are contiguous in the counts (lane-major overlap slots), so each
+    /// overlap copies one run of sites and sums one run of bonds, in parallel like
+    /// [`systems_of_words`](Self::systems_of_words).
+    fn overlaps_of_pairs(
+        &self,
+        per_pair: &[u32],
+        slots: usize,
+        planes: &mut [u32],
+        links: &mut [u64],
+    ) {
         let l = self.lattice().size as usize;
         let overlaps = self.systems.overlaps() as usize;
         let per_word = self.pair_counts() as usize;
         let bonds = self.overlap_slots() as usize;
         let pair_counts = self.overlap_word_pairs().len() * per_word;
-        let at = |lane: u32, x: usize| match self.smsc() {
-            true => x,
-            false => x * LANES as usize + lane as usize,
-        };
-        // The counts of overlap `i mod overlaps` at slot `i / overlaps`, and its lane.
-        let counts_of = |i: usize| {
-            let (slot, o) = (i / overlaps, i % overlaps);
-            let (pw, lane) = self.overlap_source(o as u32);
-            (
-                &per_pair[slot * pair_counts + pw * per_word..][..per_word],
-                lane,
-            )
-        };
-        let mut planes = vec![0u32; slots as usize * overlaps * l];
         if pair_counts == 0 {
             // Overlap pairs within one word (AMSC lanes with fewer than 64 replicas, which the
-            // config refuses for the spin glass) have no word pairs: nothing was counted.
-            return (planes, vec![0; slots as usize * overlaps]);
+            // config refuses for the spin glass) have no word pairs: nothing was counted, the
+            // planes and links stay zero.
+            return;
         }
-        parallel::for_chunks(&mut planes, l.max(1), |i, planes| {
-            let (counts, lane) = counts_of(i);
-            for (x, plane) in planes.iter_mut().enumerate() {
-                *plane = counts[at(lane, x)];
-            }
-        });
-        let links = parallel::from_fn(slots as usize * overlaps, |i| {
-            let (counts, lane) = counts_of(i);
-            (0..l).map(|x| u64::from(counts[bonds + at(lane, x)])).sum()
-        });
-        (planes, links)
+        // The sites of overlap `i mod overlaps` at slot `i / overlaps`: its lane's run of planes,
+        // and the bonds `bonds` further.
+        let sites_of = |i: usize| {
+            let (slot, o) = (i / overlaps, i % overlaps);
+            let (pw, lane) = self.overlap_source(o as u32);
+            let first = slot * pair_counts + pw * per_word + self.overlap_slot(0, 0, lane) as usize;
+            first..first + l
+        };
+        parallel::join(
+            slots * overlaps * l,
+            || {
+                parallel::for_chunks(&mut planes[..slots * overlaps * l], l, |i, planes| {
+                    planes.copy_from_slice(&per_pair[sites_of(i)]);
+                })
+            },
+            || {
+                parallel::for_chunks(&mut links[..slots * overlaps], 1, |i, link| {
+                    let sites = sites_of(i);
+                    let bonds = &per_pair[sites.start + bonds..sites.end + bonds];
+                    link[0] = bonds.iter().map(|&b| u64::from(b)).sum();
+                })
+            },
+        );
     }
 
     /// Where overlap `o = (t S + s) P + p` is counted: the word pair and the lane of its first
@@ -911,6 +952,68 @@ impl MultispinLayout {
         let (g, lane) = self.system_lane(ts * s.replicas + p);
         let (words, half) = (self.replica_words, self.replica_words / 2);
         ((g / words * half + g % words) as usize, lane)
+    }
+}
+
+/// A plan's measurements as a GPU engine reads them back, batch by batch while the device runs
+/// the next: filled up to slot `slots` of the plan's `total`, with the time spent on the host.
+#[derive(Debug, Default)]
+pub struct SlotsRead {
+    pub slots: u32,
+    total: u32,
+    /// Sized for the plan at the first fill (a plan read as histograms allocates none).
+    measurements: Measurements,
+    downloading: std::time::Duration,
+    reordering: std::time::Duration,
+    /// Slots read while the device ran later batches.
+    beside: u32,
+}
+
+impl SlotsRead {
+    /// Nothing read yet of a plan of `total` slots.
+    pub fn new(total: u32) -> Self {
+        SlotsRead {
+            total,
+            ..SlotsRead::default()
+        }
+    }
+
+    /// Fill the slots from `self.slots` on with their counts (see
+    /// [`MultispinLayout::measurements`]), downloaded in `downloading`.
+    pub fn fill(
+        &mut self,
+        layout: &MultispinLayout,
+        per_word: &[[u64; 2]],
+        per_pair: &[u32],
+        downloading: std::time::Duration,
+    ) {
+        let started = std::time::Instant::now();
+        if self.slots == 0 {
+            self.measurements = layout.measurements_for(self.total);
+        }
+        let into = &mut self.measurements;
+        layout.fill_slots(into, self.slots, per_word, per_pair);
+        self.slots += (per_word.len() / (layout.word_systems() as usize * LANES as usize)) as u32;
+        self.downloading += downloading;
+        self.reordering += started.elapsed();
+    }
+
+    /// The slots filled so far were read beside the device's work.
+    pub fn mark_beside(&mut self) {
+        self.beside = self.slots;
+    }
+
+    /// The measurements, once every slot is filled; `backend` names the engine in the log.
+    pub fn finish(self, backend: &str) -> Measurements {
+        log::debug!(
+            "{backend} multispin: {} measurements downloaded in {:.1} ms, reordered in {:.1} ms \
+             ({} of them beside the kernels)",
+            self.slots,
+            self.downloading.as_secs_f64() * 1e3,
+            self.reordering.as_secs_f64() * 1e3,
+            self.beside,
+        );
+        self.measurements
     }
 }
 

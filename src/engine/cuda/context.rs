@@ -18,12 +18,12 @@ use std::sync::Arc;
 use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaStream, DeviceRepr, PinnedHostSlice, sys,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DeviceRepr, PinnedHostSlice, sys,
 };
 use serde::Serialize;
 
 use super::compile::{architecture_for, compile};
-use super::streams::{SlabStreams, SystemSizes, SystemStreams};
+use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
 use crate::engine::gpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
@@ -249,6 +249,26 @@ impl CudaDevice {
     /// Streams for a slab's sweeps.
     pub fn slab_streams(&self) -> Result<SlabStreams> {
         SlabStreams::new(&self.ctx)
+    }
+
+    /// A stream for downloads beside the running kernels.
+    pub fn read_stream(&self) -> Result<ReadStream> {
+        ReadStream::new(&self.ctx)
+    }
+
+    /// An event marking the work enqueued so far on the default stream and, the other streams
+    /// being blocking streams, on every stream.
+    pub fn mark(&self, what: &str) -> Result<CudaEvent> {
+        self.stream
+            .record_event(None)
+            .map_err(driver_error(format!("{what} on {}", self.name)))
+    }
+
+    /// Wait until the work `mark` marked has run; a kernel fault surfaces here, described by
+    /// `what`.
+    pub fn wait_for(&self, mark: &CudaEvent, what: &str) -> Result<()> {
+        mark.synchronize()
+            .map_err(driver_error(format!("{what} on {}", self.name)))
     }
 
     /// `len` elements of page-locked host memory that the host reads fast (not write-combined),

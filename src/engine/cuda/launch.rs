@@ -6,8 +6,12 @@
     reason = "passing DispatchParams by value to a kernel needs an unsafe DeviceRepr impl"
 )]
 
+use std::ops::Range;
+use std::sync::Arc;
+
 use cudarc::driver::{
-    CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PinnedHostSlice, ValidAsZeroBits,
+    CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PinnedHostSlice,
+    ValidAsZeroBits,
 };
 
 use super::context::{CudaDevice, driver_error};
@@ -15,8 +19,8 @@ use crate::engine::Plan;
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
 use crate::error::{Error, Result};
 
-/// Launches between synchronisations: waiting after each bounded batch surfaces a kernel fault
-/// near its cause and keeps the queue short.
+/// Launches per batch: waiting for each bounded batch (one batch behind the enqueueing) surfaces
+/// a kernel fault near its cause and keeps the queue short.
 const MAX_LAUNCHES: usize = 1024;
 
 // SAFETY: `DispatchParams` is `#[repr(C)]` and `Pod`: eight `u32`s with no padding, laid out
@@ -156,19 +160,6 @@ impl<T: DeviceRepr + ValidAsZeroBits> Staging<T> {
         Staging { pinned: None }
     }
 
-    /// The first `len` elements of `buffer`, downloaded into this memory.
-    pub fn download(
-        &mut self,
-        device: &CudaDevice,
-        buffer: &CudaSlice<T>,
-        len: usize,
-        what: &str,
-    ) -> Result<&[T]> {
-        self.enqueue(device, buffer, len, what)?;
-        device.synchronize(&format!("downloading the {what}"))?;
-        self.read(len, what)
-    }
-
     /// Enqueue the download of the first `len` elements of `buffer` into this memory on the
     /// default stream, read by [`Self::read`] once the device has run it.
     pub fn enqueue(
@@ -178,15 +169,43 @@ impl<T: DeviceRepr + ValidAsZeroBits> Staging<T> {
         len: usize,
         what: &str,
     ) -> Result<()> {
-        if self.pinned.as_ref().is_none_or(|pinned| pinned.len() < len) {
-            self.pinned = None;
-            self.pinned = Some(device.pinned(len, what)?);
-        }
-        let pinned = self.pinned.as_mut().expect("allocated above");
+        self.reserve(device, len, what)?;
+        let pinned = self.pinned.as_mut().expect("reserved above");
         device
             .stream
             .memcpy_dtoh(&buffer.slice(..len), pinned)
             .map_err(driver_error(format!("downloading the {what}")))
+    }
+
+    /// Room for at least `len` elements (what it held before is lost where it grows).
+    fn reserve(&mut self, device: &CudaDevice, len: usize, what: &str) -> Result<()> {
+        if self.pinned.as_ref().is_none_or(|pinned| pinned.len() < len) {
+            self.pinned = None;
+            self.pinned = Some(device.pinned(len, what)?);
+        }
+        Ok(())
+    }
+
+    /// Elements `range` of `buffer`, downloaded into the start of this memory on `stream` and
+    /// waited for there alone: the work queued on other streams goes on meanwhile.
+    pub fn read_range(
+        &mut self,
+        device: &CudaDevice,
+        stream: &Arc<CudaStream>,
+        buffer: &CudaSlice<T>,
+        range: Range<usize>,
+        what: &str,
+    ) -> Result<&[T]> {
+        let len = range.len();
+        self.reserve(device, len, what)?;
+        let failed = driver_error(format!("downloading the {what}"));
+        let pinned = self.pinned.as_mut().expect("reserved above");
+        let host = &mut pinned.as_mut_slice().map_err(&failed)?[..len];
+        stream
+            .memcpy_dtoh(&buffer.slice(range), host)
+            .map_err(&failed)?;
+        stream.synchronize().map_err(&failed)?;
+        Ok(&pinned.as_slice().map_err(&failed)?[..len])
     }
 
     /// The first `len` elements of the last download enqueued (waiting for it).
@@ -248,8 +267,17 @@ pub trait Launches {
     /// Enqueue the kernels of `batch`, each system's in the order of its dispatches.
     fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()>;
 
-    /// Enqueue the dispatches of `plan` (see [`batches`]), waiting for the device between two
-    /// batches; the caller waits for the last (with what it enqueues behind it).
+    /// `batch` has run on the device, and the next batch is queued behind it: the host's work
+    /// on what `batch` measured goes here, beside the device's on the next batch.
+    fn batch_done(&mut self, _batch: &[Dispatch]) -> Result<()> {
+        Ok(())
+    }
+
+    /// Enqueue the dispatches of `plan` (see [`batches`]) with at most two batches queued: each
+    /// batch is enqueued before the host waits for the one before it, so that the device never
+    /// waits for the host's enqueueing, and that one's [`batch_done`](Self::batch_done) runs
+    /// while the device works on the next. The caller waits for the last (with what it
+    /// enqueues behind it).
     fn run(
         &mut self,
         plan: &Plan,
@@ -257,14 +285,15 @@ pub trait Launches {
         flips_per_sweep: u64,
         flip_budget: u64,
     ) -> Result<()> {
-        for (i, batch) in batches(plan, seeded, flips_per_sweep, flip_budget)
-            .into_iter()
-            .enumerate()
-        {
-            if i > 0 {
-                self.device().synchronize("running the sweep kernels")?;
-            }
+        let mut queued: Option<(Vec<Dispatch>, CudaEvent)> = None;
+        for batch in batches(plan, seeded, flips_per_sweep, flip_budget) {
             self.launch_batch(&batch)?;
+            let mark = self.device().mark("running the sweep kernels")?;
+            if let Some((done, done_mark)) = queued.replace((batch, mark)) {
+                self.device()
+                    .wait_for(&done_mark, "running the sweep kernels")?;
+                self.batch_done(&done)?;
+            }
         }
         Ok(())
     }

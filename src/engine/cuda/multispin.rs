@@ -26,16 +26,16 @@ use super::launch::{
     launch_config, overwrite, upload,
 };
 use super::resampling::{CudaResampling, PendingStep};
-use super::streams::{SlabStreams, SystemSizes, SystemStreams};
+use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
 use crate::config::Randoms;
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
-use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
+use crate::engine::gpu::plan::{Dispatch, DispatchParams, measured_slots, submissions};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{
-    COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, THRESHOLD_CONSTANTS,
+    COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, SlotsRead, THRESHOLD_CONSTANTS,
 };
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
@@ -199,6 +199,10 @@ pub struct MultispinCudaEngine {
     /// Page-locked host memory the observations and overlaps are downloaded into.
     observation_staging: Staging<u64>,
     overlap_staging: Staging<u32>,
+    /// The stream those downloads go on, beside the plan's later batches.
+    read_stream: ReadStream,
+    /// The running plan's measurements read back so far.
+    read: SlotsRead,
     /// Overlap counts per slot, pair and pair count; grown like `observations`.
     overlaps: CudaSlice<u32>,
     tempering: Option<CudaTempering>,
@@ -305,6 +309,8 @@ impl MultispinCudaEngine {
             overlaps: allocate(&device, 1, "overlaps")?,
             observation_staging: Staging::new(),
             overlap_staging: Staging::new(),
+            read_stream: device.read_stream()?,
+            read: SlotsRead::default(),
             device,
             layout,
             block_size,
@@ -671,31 +677,46 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    fn download_measurements(&mut self, slots: u32) -> Result<Measurements> {
-        let pairs = self.observation_pairs(slots);
-        let counts = self.overlap_counts(slots);
+    /// Read the slots from the last read up to `slots` (measured by the batches the device has
+    /// run) into [`SlotsRead`], on the read stream: beside the batch the device runs meanwhile.
+    fn read_slots(&mut self, slots: u32) -> Result<()> {
+        let first = self.read.slots;
+        if slots <= first {
+            return Ok(());
+        }
         let started = std::time::Instant::now();
-        let per_word = self.observation_staging.download(
+        let stream = self.read_stream.stream();
+        let observations = self.observation_pairs(first)..self.observation_pairs(slots);
+        let counts = self.overlap_counts(first)..self.overlap_counts(slots);
+        let per_word = self.observation_staging.read_range(
             &self.device,
+            stream,
             &self.observations,
-            2 * pairs,
+            2 * observations.start..2 * observations.end,
             "observations",
         )?;
         let per_pair = match self.overlap_kernel {
             None => &[],
-            Some(_) => {
-                self.overlap_staging
-                    .download(&self.device, &self.overlaps, counts, "overlaps")?
-            }
+            Some(_) => self.overlap_staging.read_range(
+                &self.device,
+                stream,
+                &self.overlaps,
+                counts,
+                "overlaps",
+            )?,
         };
-        let downloaded = started.elapsed();
         let per_word: &[[u64; 2]] = bytemuck::cast_slice(per_word);
-        let mut measurements = self.layout.measurements(per_word, per_pair, slots);
-        log::debug!(
-            "cuda multispin: {slots} measurements downloaded in {:.1} ms, reordered in {:.1} ms",
-            downloaded.as_secs_f64() * 1e3,
-            (started.elapsed() - downloaded).as_secs_f64() * 1e3
-        );
+        self.read
+            .fill(&self.layout, per_word, per_pair, started.elapsed());
+        Ok(())
+    }
+
+    /// The plan's measurements: those of its last batches read now, after the earlier ones.
+    fn download_measurements(&mut self, slots: u32) -> Result<Measurements> {
+        self.device.synchronize("running the sweep kernels")?;
+        self.read.mark_beside();
+        self.read_slots(slots)?;
+        let mut measurements = std::mem::take(&mut self.read).finish("cuda");
         if let Some(tempering) = &self.tempering {
             measurements.labels = tempering.read_history(&self.device, slots)?;
         }
@@ -706,6 +727,15 @@ impl MultispinCudaEngine {
 impl Launches for MultispinCudaEngine {
     fn device(&self) -> &CudaDevice {
         &self.device
+    }
+
+    /// Read what `batch` measured while the next batch runs (not for populations counted as
+    /// histograms, which the plan's end reads).
+    fn batch_done(&mut self, batch: &[Dispatch]) -> Result<()> {
+        match (measured_slots(batch), self.count_populations) {
+            (Some(slots), false) => self.read_slots(slots),
+            _ => Ok(()),
+        }
     }
 
     /// The sweeps between two measurements or swap rounds go group by group of word systems
@@ -778,6 +808,7 @@ impl Engine for MultispinCudaEngine {
         }
         // Swap rounds measure into a scratch slot past the plan's.
         self.clear_measurements(plan.slots + u32::from(swaps))?;
+        self.read = SlotsRead::new(plan.slots);
         let layout = &self.layout;
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
         let seeded = (layout.systems.seed, layout.word_systems());

@@ -12,7 +12,7 @@
 //! and frees on the default stream are thus ordered with the updates without any event.
 #![allow(
     unsafe_code,
-    reason = "creating and destroying a blocking stream are FFI calls cudarc does not wrap"
+    reason = "creating and destroying a stream of a chosen kind are FFI calls cudarc does not wrap"
 )]
 
 use std::ops::Range;
@@ -71,33 +71,54 @@ impl SystemSizes {
     }
 }
 
-/// A blocking stream this crate created, destroyed with it.
-struct BlockingStream(Arc<CudaStream>);
+/// A stream this crate created, destroyed with it: blocking (ordered with the default stream)
+/// or non-blocking (ordered by events alone).
+struct OwnedStream(Arc<CudaStream>);
 
-impl BlockingStream {
-    fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+impl OwnedStream {
+    fn new(ctx: &Arc<CudaContext>, kind: StreamKind) -> Result<Self> {
         let failed = driver_error("creating a CUDA stream");
         ctx.bind_to_thread().map_err(&failed)?;
-        let raw = stream::create(StreamKind::Default).map_err(&failed)?;
+        let raw = stream::create(kind).map_err(&failed)?;
         // SAFETY: `raw` was just created in `ctx` and lives until `drop` destroys it; the
-        // wrapper never leaves this struct but as a borrow of it.
-        Ok(BlockingStream(unsafe { ctx.wrap_borrowed_stream(raw) }))
+        // wrapper never leaves this struct but as a borrow of it. Wrapping it as borrowed keeps
+        // cudarc out of its multi-stream mode (no event tracking on every buffer).
+        Ok(OwnedStream(unsafe { ctx.wrap_borrowed_stream(raw) }))
+    }
+
+    fn blocking(ctx: &Arc<CudaContext>) -> Result<Self> {
+        Self::new(ctx, StreamKind::Default)
     }
 }
 
-impl Drop for BlockingStream {
+impl Drop for OwnedStream {
     fn drop(&mut self) {
-        // SAFETY: the stream was created by `BlockingStream::new` and is destroyed once (cudarc
+        // SAFETY: the stream was created by `OwnedStream::new` and is destroyed once (cudarc
         // does not destroy borrowed streams); work still queued on it completes first.
         let destroyed = unsafe { stream::destroy(self.0.cu_stream()) };
         self.0.context().record_err(destroyed);
     }
 }
 
+/// A non-blocking stream for the downloads of a plan's finished measurements: its copies do not
+/// wait for the work queued on the default and blocking streams after them, so they run beside
+/// the plan's next batch.
+pub struct ReadStream(OwnedStream);
+
+impl ReadStream {
+    pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        Ok(ReadStream(OwnedStream::new(ctx, StreamKind::NonBlocking)?))
+    }
+
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.0.0
+    }
+}
+
 /// The systems `0..systems` in groups of consecutive systems (see [`SystemSizes::groups`]),
 /// spread round-robin over up to [`STREAMS`] streams.
 pub struct SystemStreams {
-    streams: Vec<BlockingStream>,
+    streams: Vec<OwnedStream>,
     groups: Vec<Range<u32>>,
 }
 
@@ -106,7 +127,7 @@ impl SystemStreams {
         let streams = STREAMS.min(sizes.systems).max(1);
         let groups = group_ranges(sizes.systems, sizes.groups(streams));
         let streams = (0..streams)
-            .map(|_| BlockingStream::new(ctx))
+            .map(|_| OwnedStream::blocking(ctx))
             .collect::<Result<_>>()?;
         Ok(SystemStreams { streams, groups })
     }
@@ -132,15 +153,15 @@ impl SystemStreams {
 /// update with the copies of the boundary planes and halos on one, the bulk on the other, so
 /// that the bulk runs while the edges are downloaded, exchanged and their halos uploaded.
 pub struct SlabStreams {
-    edges: BlockingStream,
-    bulk: BlockingStream,
+    edges: OwnedStream,
+    bulk: OwnedStream,
 }
 
 impl SlabStreams {
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
         Ok(SlabStreams {
-            edges: BlockingStream::new(ctx)?,
-            bulk: BlockingStream::new(ctx)?,
+            edges: OwnedStream::blocking(ctx)?,
+            bulk: OwnedStream::blocking(ctx)?,
         })
     }
 

@@ -283,6 +283,18 @@ impl GpuContext {
         Ok(())
     }
 
+    /// Wait for `submission` and those before it (not for later ones), then
+    /// [`check`](Self::check).
+    pub fn wait_for(&self, submission: wgpu::SubmissionIndex) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(submission),
+                timeout: None,
+            })
+            .map_err(|e| Error::Gpu(format!("waiting for the GPU: {e}")))?;
+        self.check()
+    }
+
     /// Wait for every submission so far, then [`check`](Self::check).
     pub fn wait(&self) -> Result<()> {
         self.device

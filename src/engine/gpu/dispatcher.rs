@@ -66,8 +66,9 @@ impl Dispatcher {
 
     /// Write the parameters of `dispatches` (at most [`MAX_DISPATCHES`]), clear `clear`, run
     /// every `(pipeline, grid)` that `kernels` gives for each dispatch in one compute pass and
-    /// submit, without waiting: the next wait ([`GpuContext::wait`]) or read finds the work
-    /// done or waits for it (the queue runs submissions in order) and reports its errors.
+    /// submit, without waiting: the next wait ([`GpuContext::wait`], or
+    /// [`GpuContext::wait_for`] the submission returned) or read finds the work done or waits
+    /// for it (the queue runs submissions in order) and reports its errors.
     /// `bind_group` is group 0 (with the dispatch's parameters), `tempering` group 1 of the
     /// tempering kernels.
     pub fn enqueue<'a>(
@@ -78,7 +79,7 @@ impl Dispatcher {
         dispatches: &[Dispatch],
         clear: &[&wgpu::Buffer],
         kernels: impl Fn(&Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
-    ) {
+    ) -> wgpu::SubmissionIndex {
         let mut bytes = vec![0u8; self.stride as usize * dispatches.len()];
         for (entry, d) in bytes.chunks_mut(self.stride as usize).zip(dispatches) {
             entry[..std::mem::size_of::<DispatchParams>()]
@@ -102,6 +103,6 @@ impl Dispatcher {
                 }
             }
         }
-        ctx.queue.submit([encoder.finish()]);
+        ctx.queue.submit([encoder.finish()])
     }
 }

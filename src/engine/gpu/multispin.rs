@@ -9,11 +9,11 @@
 //! satisfied); overlaps `[slot][pair][pair count]` as u32 counts (see
 //! `MultispinLayout::pair_counts`).
 
-use super::context::{GpuContext, storage_usage};
+use super::context::{GpuContext, PendingRead, storage_usage};
 use super::copy_systems::{GpuCopies, identity_map, lane_map, multispin_unit, system_positions};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
-use super::plan::{Dispatch, DispatchParams, submissions};
+use super::plan::{Dispatch, DispatchParams, measured_slots, submissions};
 use super::resampling::{GpuResampling, PendingStep};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
@@ -21,7 +21,7 @@ use super::tempering::GpuTempering;
 use crate::config::Randoms;
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::multispin::{COUNT_UP, LANES, MultispinLayout, THRESHOLD_CONSTANTS};
+use crate::engine::multispin::{COUNT_UP, LANES, MultispinLayout, SlotsRead, THRESHOLD_CONSTANTS};
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
 };
@@ -70,6 +70,8 @@ pub struct MultispinGpuEngine {
     /// Whether measurements come back as the populations' histograms
     /// ([`Engine::count_populations`]).
     count_populations: bool,
+    /// The running plan's measurements read back so far.
+    read: SlotsRead,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
 }
@@ -193,6 +195,7 @@ impl MultispinGpuEngine {
             resampling: None,
             last_measured: None,
             count_populations: false,
+            read: SlotsRead::default(),
             halo: None,
         };
         engine.ctx.check()?;
@@ -439,13 +442,9 @@ impl MultispinGpuEngine {
         kernels
     }
 
-    fn submit(&self, dispatches: &[Dispatch], clear: bool) -> Result<()> {
-        self.enqueue(dispatches, clear);
-        self.ctx.wait()
-    }
-
-    /// [`Self::submit`] without waiting ([`Dispatcher::enqueue`]).
-    fn enqueue(&self, dispatches: &[Dispatch], clear: bool) {
+    /// Submit `dispatches` (clearing the measurements first where `clear`) without waiting
+    /// ([`Dispatcher::enqueue`]).
+    fn enqueue(&self, dispatches: &[Dispatch], clear: bool) -> wgpu::SubmissionIndex {
         let buffers = self
             .measurements
             .as_ref()
@@ -463,31 +462,60 @@ impl MultispinGpuEngine {
             dispatches,
             &clear,
             |d| self.kernels(d),
-        );
+        )
     }
 
-    fn read_measurements(&self, slots: u32) -> Result<Measurements> {
+    /// Queue the copy of the slots from the last read up to `slots` (their measurements enqueued
+    /// before) for [`Self::finish_read`]; `None` where there are none.
+    fn queue_slots(&self, slots: u32) -> Result<Option<(PendingRead, u32)>> {
+        let first = self.read.slots;
+        if slots <= first {
+            return Ok(None);
+        }
         let buffers = self.measurements.as_ref().expect("ensured before reading");
+        let (observations, overlaps) = (self.observation_bytes(1), self.overlap_bytes(1));
+        let (first, end) = (u64::from(first), u64::from(slots));
+        let mut pieces = vec![(
+            &buffers.observations,
+            first * observations..end * observations,
+        )];
+        if self.overlap.is_some() {
+            pieces.push((&buffers.overlaps, first * overlaps..end * overlaps));
+        }
+        Ok(Some((self.ctx.queue_read(&pieces)?, slots)))
+    }
+
+    /// Wait for a submission, and fill the slots copied behind it.
+    fn finish_submission(
+        &mut self,
+        (submitted, read): (wgpu::SubmissionIndex, Option<(PendingRead, u32)>),
+    ) -> Result<()> {
+        match read {
+            Some(read) => self.finish_read(read),
+            None => self.ctx.wait_for(submitted),
+        }
+    }
+
+    /// Fill the slots a [`Self::queue_slots`] copied into [`SlotsRead`].
+    fn finish_read(&mut self, (pending, slots): (PendingRead, u32)) -> Result<()> {
         let started = std::time::Instant::now();
-        let words: Vec<u32> = self
-            .ctx
-            .read_buffer(&buffers.observations, self.observation_bytes(slots))?;
-        let per_word: Vec<[u64; 2]> = counter_pairs(&words).collect();
-        let per_pair = if self.overlap.is_none() {
-            Vec::new()
-        } else {
-            self.ctx
-                .read_buffer(&buffers.overlaps, self.overlap_bytes(slots))?
-        };
-        let downloaded = started.elapsed();
-        let mut measurements = self.layout.measurements(&per_word, &per_pair, slots);
-        log::debug!(
-            "wgpu multispin: {slots} measurements ({} MB) downloaded in {:.1} ms, reordered in \
-             {:.1} ms",
-            (4 * words.len() + 4 * per_pair.len()) >> 20,
-            downloaded.as_secs_f64() * 1e3,
-            (started.elapsed() - downloaded).as_secs_f64() * 1e3
-        );
+        let words: Vec<u32> = self.ctx.finish_read(pending)?;
+        let slots = u64::from(slots - self.read.slots);
+        let observation_words = (slots * self.observation_bytes(1) / 4) as usize;
+        let (observations, per_pair) = words.split_at(observation_words);
+        let per_word: Vec<[u64; 2]> = counter_pairs(observations).collect();
+        self.read
+            .fill(&self.layout, &per_word, per_pair, started.elapsed());
+        Ok(())
+    }
+
+    /// The plan's measurements: those of its last batches read now, after the earlier ones.
+    fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {
+        self.read.mark_beside();
+        if let Some(read) = self.queue_slots(slots)? {
+            self.finish_read(read)?;
+        }
+        let mut measurements = std::mem::take(&mut self.read).finish("wgpu");
         if let Some(tempering) = &self.tempering {
             measurements.labels = tempering.read_history(&self.ctx, slots)?;
         }
@@ -553,14 +581,29 @@ impl Engine for MultispinGpuEngine {
             Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
             None => subs,
         };
+        self.read = SlotsRead::new(plan.slots);
         let started = std::time::Instant::now();
+        // Each submission goes to the queue before the host waits for the one before it, so
+        // the device never waits for the host's encoding; the slots a submission measured are
+        // copied out right behind it and read while the device runs the next.
+        let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
         for (i, dispatches) in subs.iter().enumerate() {
-            match (&self.halo, dispatches.as_slice()) {
-                (Some(_), [Dispatch::Sweep(params)]) => self.sweep_slab(params, i == 0)?,
-                // The reads below wait for the last submission.
-                _ if i + 1 == subs.len() => self.enqueue(dispatches, i == 0),
-                _ => self.submit(dispatches, i == 0)?,
+            if let (Some(_), [Dispatch::Sweep(params)]) = (&self.halo, dispatches.as_slice()) {
+                self.sweep_slab(params, i == 0)?;
+                continue;
             }
+            let submitted = self.enqueue(dispatches, i == 0);
+            if let Some(previous) = behind.take() {
+                self.finish_submission(previous)?;
+            }
+            let read = match self.count_populations {
+                true => None,
+                false => self.queue_slots(measured_slots(dispatches).unwrap_or(0))?,
+            };
+            behind = Some((submitted, read));
+        }
+        if let Some(last) = behind {
+            self.finish_submission(last)?;
         }
         let (copies, histograms) = self.read_back(resampled, plan.slots)?;
         if plan.slots == 0 {

@@ -64,6 +64,18 @@ impl Dispatch {
     }
 }
 
+/// The slots measured up to the end of `dispatches`: one past the last slot they measure
+/// (`None` where they measure none).
+pub fn measured_slots(dispatches: &[Dispatch]) -> Option<u32> {
+    dispatches
+        .iter()
+        .filter_map(|d| match d {
+            Dispatch::Measure(params) => Some(params.slot + 1),
+            _ => None,
+        })
+        .max()
+}
+
 /// Split a plan into submissions of at most `max_dispatches` dispatches and roughly
 /// `sweeps_per_submission` sweeps each (at least one sweep per submission).
 pub fn submissions(
