@@ -589,6 +589,11 @@ impl Engine for MultispinGpuEngine {
         let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
         for (i, dispatches) in subs.iter().enumerate() {
             if let (Some(_), [Dispatch::Sweep(params)]) = (&self.halo, dispatches.as_slice()) {
+                // The slab's exchange reads through the same staging buffer: the read behind
+                // goes first.
+                if let Some(previous) = behind.take() {
+                    self.finish_submission(previous)?;
+                }
                 self.sweep_slab(params, i == 0)?;
                 continue;
             }
