@@ -46,23 +46,9 @@ pub fn from_fn<U: Send + Default + Clone>(
     len: usize,
     f: impl Fn(usize) -> U + Sync + Send,
 ) -> Vec<U> {
-    let mut out = defaults(len);
+    let mut out = vec![U::default(); len];
     for_chunks(&mut out, 1, |i, x| x[0] = f(i));
     out
-}
-
-/// A vector of `len` default items, written in parallel: `vec!` writes a type that is not a
-/// primitive zero on one thread (215 MB of a plan's observations at 3D EA L = 16 with 1024
-/// samples and 32 temperatures).
-pub fn defaults<U: Send + Default + Clone>(len: usize) -> Vec<U> {
-    match len < PARALLEL_MIN {
-        true => vec![U::default(); len],
-        false => {
-            let mut out = Vec::with_capacity(len);
-            out.par_extend(rayon::iter::repeat_n(U::default(), len).with_min_len(PARALLEL_MIN));
-            out
-        }
-    }
 }
 
 /// The smallest and largest `key` of `items`, `None` for none.

@@ -107,7 +107,8 @@ impl Plan {
 
 /// Exact integer observables of one system at one measurement: the number of up spins and the
 /// number of satisfied bonds (`s_i = s_j`). `M = 2 up - N` and `B = 2 satisfied - d N`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct Observation {
     pub up: u64,
     pub satisfied: u64,

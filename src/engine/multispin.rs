@@ -831,12 +831,13 @@ impl MultispinLayout {
     }
 
     /// [`Measurements`] of `slots` slots, zero, for [`fill_slots`](Self::fill_slots) to fill:
-    /// a plan's read back batch by batch is allocated once.
+    /// a plan's read back batch by batch is allocated once, as zeroed memory whose pages each
+    /// fill touches first (`vec!` of a struct would write them all at once, on one thread).
     pub fn measurements_for(&self, slots: u32) -> Measurements {
         let slots = slots as usize;
         let overlaps = slots * self.systems.overlaps() as usize;
         Measurements {
-            observations: parallel::defaults(slots * self.systems.systems() as usize),
+            observations: bytemuck::zeroed_vec(slots * self.systems.systems() as usize),
             overlap_planes: vec![0; overlaps * self.lattice().size as usize],
             link_overlaps: vec![0; overlaps],
             ..Measurements::default()
@@ -865,7 +866,8 @@ impl MultispinLayout {
     /// Reorder per-word observations `[slot][g][lane]` (up, satisfied) into per-system ones
     /// `[slot][system]`; SMSC sums the 32 site lanes of its one system.
     pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
-        let mut observations = parallel::defaults(slots as usize * self.systems.systems() as usize);
+        let mut observations =
+            bytemuck::zeroed_vec(slots as usize * self.systems.systems() as usize);
         self.systems_of_words_into(per_word, &mut observations);
         observations
             .into_iter()
