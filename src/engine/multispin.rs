@@ -845,14 +845,15 @@ impl MultispinLayout {
     }
 
     /// Fill the slots from `first` on of `into` ([`measurements_for`](Self::measurements_for))
-    /// with the counts of those slots, as [`measurements`](Self::measurements) reads them.
+    /// with the counts of those slots, as [`measurements`](Self::measurements) reads them;
+    /// returns how many slots the counts held.
     pub fn fill_slots(
         &self,
         into: &mut Measurements,
         first: u32,
         per_word: &[[u64; 2]],
         per_pair: &[u32],
-    ) {
+    ) -> u32 {
         let systems = self.systems.systems() as usize;
         let slots = per_word.len() / (self.word_systems() as usize * LANES as usize);
         let observations = &mut into.observations[first as usize * systems..][..slots * systems];
@@ -861,18 +862,16 @@ impl MultispinLayout {
         let planes = &mut into.overlap_planes[overlaps * self.lattice().size as usize..];
         let links = &mut into.link_overlaps[overlaps..];
         self.overlaps_of_pairs(per_pair, slots, planes, links);
+        slots as u32
     }
 
     /// Reorder per-word observations `[slot][g][lane]` (up, satisfied) into per-system ones
     /// `[slot][system]`; SMSC sums the 32 site lanes of its one system.
-    pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<[u64; 2]> {
+    pub fn systems_of_words(&self, per_word: &[[u64; 2]], slots: u32) -> Vec<Observation> {
         let mut observations =
             bytemuck::zeroed_vec(slots as usize * self.systems.systems() as usize);
         self.systems_of_words_into(per_word, &mut observations);
         observations
-            .into_iter()
-            .map(|o| [o.up, o.satisfied])
-            .collect()
     }
 
     /// [`systems_of_words`](Self::systems_of_words) into `observations`, as many slots as it
@@ -994,8 +993,7 @@ impl SlotsRead {
             self.measurements = layout.measurements_for(self.total);
         }
         let into = &mut self.measurements;
-        layout.fill_slots(into, self.slots, per_word, per_pair);
-        self.slots += (per_word.len() / (layout.word_systems() as usize * LANES as usize)) as u32;
+        self.slots += layout.fill_slots(into, self.slots, per_word, per_pair);
         self.downloading += downloading;
         self.reordering += started.elapsed();
     }

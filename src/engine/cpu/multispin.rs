@@ -97,7 +97,8 @@ impl CpuMultispinEngine {
     fn swap(&mut self, sweep: u32, parity: u32) -> Result<()> {
         let counts = self.layout.systems_of_words(&self.observe(), 1);
         let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
-        let masks = tempering.round(self.layout.systems.seed, sweep, parity, &counts);
+        let counts = bytemuck::cast_slice(&counts);
+        let masks = tempering.round(self.layout.systems.seed, sweep, parity, counts);
         let system_words = self.layout.system_words() as usize;
         exchange(
             &tempering.swaps,
