@@ -194,6 +194,8 @@ mod tests {
             ("SEED_LO", 0x5eed),
             ("SEED_HI", 0x0123_4567),
             ("COLOUR", 1),
+            // The swap round's tally (four runs per thread), with and without the packed tail.
+            ("TALLY", if exchange == 1 { 4 } else { 0 }),
             ("COUNT_UP", 1),
             ("TEMPERATURES", 8),
             ("CHAIN_SETS", 64),

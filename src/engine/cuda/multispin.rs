@@ -110,9 +110,11 @@ fn observables_kernel(
     FittedKernel::new(device.function(kernel, &constants)?, block_size)
 }
 
-/// The update kernel's extra constant: the colour it updates (one module per colour, so that
-/// the other colour's arrays are at constant offsets).
+/// The update kernel's extra constants: the colour it updates (one module per colour, so that
+/// the other colour's arrays are at constant offsets), and whether it tallies the satisfied bonds
+/// of a swap round (see [`SwapTally`]).
 pub(super) const COLOUR: &str = "COLOUR";
+pub(super) const TALLY: &str = "TALLY";
 
 /// Site updates between synchronisations, as the wgpu multispin engine: about two milliseconds
 /// on an H100. With 2^27 the spin glass at L = 64 waited after every sweep, about 7% of its time.
@@ -160,6 +162,45 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
         .collect()
 }
 
+/// The update module of word layout `words` with `constants` for `colour`, tallying a swap
+/// round's satisfied bonds with [`TALLY_RUNS`] runs per thread or not (`tally`).
+fn update_module(
+    device: &mut CudaDevice,
+    words: WordLayout,
+    constants: &[(&'static str, u32)],
+    colour: u32,
+    tally: bool,
+) -> Result<(Arc<CudaModule>, CudaFunction)> {
+    let mut constants = constants.to_vec();
+    let runs = if tally { TALLY_RUNS } else { 0 };
+    constants.extend([(COLOUR, colour), (TALLY, runs)]);
+    device.kernel(Kernel::MultispinMetropolis(words), &constants)
+}
+
+/// An update kernel as launched: its function, block size and runs of words per thread.
+#[derive(Clone, Copy)]
+struct UpdateKernel<'a> {
+    function: &'a CudaFunction,
+    block_size: u32,
+    runs_per_thread: u32,
+}
+
+/// The colour-1 update that also counts each lane's satisfied bonds after it into a swap round's
+/// records, in place of the observables kernel between the sweep and the round (zero field,
+/// whose decisions need those counts alone): that kernel read every word system again, as long
+/// as a colour's update on an H100 (3D spin glass, L = 16). Its warps transpose their bit-sliced
+/// counts with shuffles and each block adds them to the records once: it runs in blocks of whole
+/// warps, each thread updating [`TALLY_RUNS`] runs of words so that the transposes cost less per
+/// word.
+struct SwapTally {
+    module: Arc<CudaModule>,
+    kernel: FittedKernel,
+}
+
+/// Runs of words per thread of the [`SwapTally`] update: with one (two words of the packed spin
+/// glass), its transposes cost about 30% of the update on an H100 (3D, L = 32).
+const TALLY_RUNS: u32 = 4;
+
 /// Where the update reads its threshold tables.
 enum ThresholdHome {
     /// Compiled into the update (`FIXED_THRESHOLDS`): fixed betas only.
@@ -187,9 +228,11 @@ pub struct MultispinCudaEngine {
     /// The observation kernels' counts are sums: they run in blocks as large as their registers
     /// allow, up to the engine's block size.
     observe_kernel: FittedKernel,
-    /// The observables of a swap round at zero field: the satisfied bonds alone; built with
-    /// the tempering state.
+    /// The observables of a swap round at zero field: the satisfied bonds alone, counted by the
+    /// update before the round where it can ([`SwapTally`]), else by this kernel; both built
+    /// with the tempering state.
     swap_observe_kernel: Option<FittedKernel>,
+    swap_tally: Option<SwapTally>,
     /// The constants the engine's kernels were compiled with.
     constants: Vec<(&'static str, u32)>,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
@@ -273,11 +316,8 @@ impl MultispinCudaEngine {
         let words = WordLayout::of(&layout);
         let tables = layout.threshold_tables();
         let constants = constants(&layout, &tables, betas);
-        let mut sweep_kernel = |colour: u32| -> Result<(Arc<CudaModule>, CudaFunction)> {
-            let mut constants = constants.clone();
-            constants.push((COLOUR, colour));
-            device.kernel(Kernel::MultispinMetropolis(words), &constants)
-        };
+        let mut sweep_kernel =
+            |colour: u32| update_module(&mut device, words, &constants, colour, false);
         let [(module_0, sweep_0), (module_1, sweep_1)] = [sweep_kernel(0)?, sweep_kernel(1)?];
         let sweep_kernels = [sweep_0, sweep_1];
         let threshold_home = match constants.contains(&("FIXED_THRESHOLDS", 1)) {
@@ -323,6 +363,7 @@ impl MultispinCudaEngine {
             sweep_streams,
             observe_kernel,
             swap_observe_kernel: None,
+            swap_tally: None,
             constants,
             overlap_kernel,
             tempering: None,
@@ -381,11 +422,12 @@ impl MultispinCudaEngine {
         let parts = SlabSweep::new(&self.layout, *params);
         let streams = self.slab_streams.as_ref().expect("a slab has its streams");
         let systems = 0..self.layout.word_systems();
+        let kernel = self.sweep_kernel(params.colour);
         for edge in &parts.edges {
-            self.launch_sweep(streams.edges(), systems.clone(), edge)?;
+            self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;
         }
         if let Some(bulk) = &parts.bulk {
-            self.launch_sweep(streams.bulk(), systems, bulk)?;
+            self.launch_sweep(streams.bulk(), systems, bulk, kernel)?;
         }
         let halo = self.halo.as_deref_mut().expect("a slab has its halo");
         let mut store = DeviceWords {
@@ -420,12 +462,18 @@ impl MultispinCudaEngine {
     /// reads them there.
     fn write_constant_tables(&self, tables: &[u32]) -> Result<()> {
         if let ThresholdHome::Constant = self.threshold_home {
-            for module in &self.sweep_modules {
+            for module in self.update_modules() {
                 self.device
                     .write_constant(module, "threshold_planes", tables)?;
             }
         }
         Ok(())
+    }
+
+    /// The update's modules: each colour's, and the swap rounds' tally where there is one.
+    fn update_modules(&self) -> impl Iterator<Item = &Arc<CudaModule>> {
+        let tally = self.swap_tally.as_ref().map(|tally| &tally.module);
+        self.sweep_modules.iter().chain(tally)
     }
 
     /// With `SPINFLIP_COUNT_DRAWS=1` (a debug build of the update, [`counting_draws`]): log the
@@ -436,7 +484,7 @@ impl MultispinCudaEngine {
         }
         self.device.synchronize("counting the update's draws")?;
         let mut counts = [0u64; 3];
-        for module in &self.sweep_modules {
+        for module in self.update_modules() {
             let words = self.device.read_global(module, "draw_counts")?;
             for (total, count) in counts.iter_mut().zip(words) {
                 *total += count;
@@ -572,34 +620,40 @@ impl MultispinCudaEngine {
         }
     }
 
-    /// Enqueue the update of colour `params.colour` of word systems `systems` on `stream`.
+    /// Enqueue the update of colour `params.colour` of word systems `systems` on `stream` with
+    /// `kernel` (see [`Self::update_kernel`]).
     fn launch_sweep(
         &self,
         stream: &CudaStream,
         systems: Range<u32>,
         params: &DispatchParams,
+        kernel: UpdateKernel<'_>,
     ) -> Result<()> {
         let layout = &self.layout;
-        let threads = params.update_threads(layout.update_threads());
+        let runs = params.update_threads(layout.update_threads());
+        let threads = runs.div_ceil(kernel.runs_per_thread);
         let config = launch_config(
             &self.device,
-            self.block_size,
+            kernel.block_size,
             threads.into(),
             systems.len() as u32,
         );
-        let mut launch = stream.launch_builder(&self.sweep_kernels[params.colour as usize]);
+        let mut launch = stream.launch_builder(kernel.function);
         launch
             .arg(params)
             .arg(&systems.start)
             .arg(&self.spins)
             .arg(&self.thresholds)
-            .arg(&self.couplings);
+            .arg(&self.couplings)
+            .arg(&self.observations);
         // SAFETY: the arguments match multispin_metropolis's parameters in order and type
-        // (DispatchParams by value, the first word system, then `unsigned` pointers). The kernel
-        // stays in bounds: threads past the colour's words return, z counts the word systems
-        // `systems`, which the spin buffer holds, and the threshold tables (here or in the
-        // module's constant memory) and couplings are those of this layout. Concurrent launches
-        // on other streams write other word systems.
+        // (DispatchParams by value, the first word system, then `unsigned` pointers and the
+        // `unsigned long long` observations). The kernel stays in bounds: threads past the
+        // colour's words update nothing, z counts the word systems `systems`, which the spin
+        // buffer holds, and the threshold tables (here or in the module's constant memory) and
+        // couplings are those of this layout; a tally adds to the records of slot
+        // `params.slot`, which `clear_measurements` sized. Concurrent launches on other streams
+        // write other word systems and records.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel multispin_metropolis"))?;
         Ok(())
@@ -634,10 +688,40 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// Enqueue a swap round: every word system measured into the scratch slot `params.slot`,
-    /// then the tempering kernels.
-    fn launch_swap(&mut self, params: &DispatchParams) -> Result<()> {
-        self.launch_observe(params, true)?;
+    /// The update of `params.colour`, or the swap round's tally into the scratch slot `slot`.
+    fn update_kernel(
+        &self,
+        params: &DispatchParams,
+        tally: Option<u32>,
+    ) -> (DispatchParams, UpdateKernel<'_>) {
+        match (tally, &self.swap_tally) {
+            (Some(slot), Some(SwapTally { kernel, .. })) => {
+                let update = UpdateKernel {
+                    function: &kernel.function,
+                    block_size: kernel.block_size,
+                    runs_per_thread: TALLY_RUNS,
+                };
+                (DispatchParams { slot, ..*params }, update)
+            }
+            _ => (*params, self.sweep_kernel(params.colour)),
+        }
+    }
+
+    /// The plain update of `colour`.
+    fn sweep_kernel(&self, colour: u32) -> UpdateKernel<'_> {
+        UpdateKernel {
+            function: &self.sweep_kernels[colour as usize],
+            block_size: self.block_size,
+            runs_per_thread: 1,
+        }
+    }
+
+    /// Enqueue a swap round: every word system measured into the scratch slot `params.slot`
+    /// unless the update before it tallied them (`tallied`), then the tempering kernels.
+    fn launch_swap(&mut self, params: &DispatchParams, tallied: bool) -> Result<()> {
+        if !tallied {
+            self.launch_observe(params, true)?;
+        }
         let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
         tempering.launch_swap(
             &self.device,
@@ -711,6 +795,17 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
+    /// The scratch slot of the swap round that ends `segment` where its last dispatch before the
+    /// round is a colour-1 update, which then tallies the round's counts ([`SwapTally`]).
+    fn swap_tally_slot(&self, segment: &[Dispatch]) -> Option<u32> {
+        match (segment, &self.swap_tally) {
+            ([.., Dispatch::Sweep(sweep), Dispatch::Swap(swap)], Some(_)) if sweep.colour == 1 => {
+                Some(swap.slot)
+            }
+            _ => None,
+        }
+    }
+
     /// The plan's measurements: those of its last batches read now, after the earlier ones.
     fn download_measurements(&mut self, slots: u32) -> Result<Measurements> {
         self.device.synchronize("running the sweep kernels")?;
@@ -751,16 +846,19 @@ impl Launches for MultispinCudaEngine {
                     Dispatch::Measure(_) | Dispatch::Swap(_) => None,
                 })
                 .collect();
+            let tally = self.swap_tally_slot(segment);
             for round in self.sweep_streams.rounds() {
-                for params in &sweeps {
+                for (k, params) in sweeps.iter().enumerate() {
+                    let last = k + 1 == sweeps.len();
+                    let (params, kernel) = self.update_kernel(params, tally.filter(|_| last));
                     for (stream, systems) in &round {
-                        self.launch_sweep(stream, systems.clone(), params)?;
+                        self.launch_sweep(stream, systems.clone(), &params, kernel)?;
                     }
                 }
             }
             match segment.last() {
                 Some(Dispatch::Measure(params)) => self.launch_measure(params)?,
-                Some(Dispatch::Swap(params)) => self.launch_swap(params)?,
+                Some(Dispatch::Swap(params)) => self.launch_swap(params, tally.is_some())?,
                 _ => {}
             }
         }
@@ -861,6 +959,11 @@ impl Engine for MultispinCudaEngine {
             let kernel =
                 observables_kernel(&mut self.device, layout, constants, false, self.block_size)?;
             self.swap_observe_kernel = Some(kernel);
+            let words = WordLayout::of(layout);
+            let (module, function) = update_module(&mut self.device, words, constants, 1, true)?;
+            let kernel = FittedKernel::new(function, self.block_size)?;
+            self.swap_tally = Some(SwapTally { module, kernel });
+            self.write_constant_tables(&self.layout.threshold_tables())?;
         }
         self.device.synchronize("uploading the tempering state")
     }
