@@ -19,9 +19,9 @@ constexpr unsigned COLOUR = SPINFLIP_COLOUR;
 // counts each lane's satisfied bonds after the update into the round's records, which the swap
 // kernel reads, so no observables kernel runs between the sweep and the swap. Every bond joins a
 // colour-0 and a colour-1 site, so the bonds of the colour-1 sites count each bond once, and
-// colour 0 no longer changes in this sweep. SPINFLIP_TALLY is the number of runs each of its
-// threads updates (0: no tally), run_threads() apart, over which its transposes are shared.
-constexpr unsigned TALLY_RUNS = SPINFLIP_TALLY;
+// colour 0 no longer changes in this sweep. TALLY_RUNS is the number of runs each of its threads
+// updates (0: no tally), run_threads() apart, over which its transposes are shared.
+constexpr unsigned TALLY_RUNS = SPINFLIP_TALLY_RUNS;
 constexpr bool TALLY = TALLY_RUNS != 0u;
 static_assert(!TALLY || COLOUR == 1u, "the tally counts the bonds of the colour-1 sites");
 

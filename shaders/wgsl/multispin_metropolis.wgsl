@@ -1,7 +1,8 @@
 // Checkerboard Metropolis on multispin words: 32 lanes (AMSC) or 32 sites (SMSC) per word, exact
 // independent decisions. CPU twin: src/engine/cpu/multispin_metropolis.rs. Thread t of word
 // system g updates WORD_RUN words of one row of colour params.colour: row t / stride, words
-// t mod stride + j stride, stride = row_words() / WORD_RUN (adjacent threads, adjacent words).
+// t mod stride + j stride, stride = row_words() / WORD_RUN (adjacent threads, adjacent words); a
+// swap round's tally (TALLY_RUNS > 0) updates TALLY_RUNS such runs per thread.
 
 #import dispatch
 #import philox
@@ -9,10 +10,12 @@
 #import bitslice
 #import multispin_lattice
 #import multispin_decide
+#import counters
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<u32>;
 @group(0) @binding(2) var<storage, read> thresholds: array<u32>;
+@group(0) @binding(3) var<storage, read_write> observations: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> couplings: array<u32>;
 
 // Edwards-Anderson couplings to read (the ferromagnet has none); and which threshold table a
@@ -22,6 +25,121 @@ override WORDS_PER_TABLE: u32 = 1u;
 // Words per thread (a divisor of row_words(), as the CUDA update's): they share the row's
 // geometry, and the workgroup's threshold table loads once for more words.
 override WORD_RUN: u32 = 1u;
+
+// The colour-1 update before a swap round at zero field (src/engine/gpu/multispin.rs): it also
+// counts each lane's satisfied bonds after the update into the round's records (slot
+// params.slot), which the swap kernel reads, so no observables kernel runs between the sweep and
+// the round. Every bond joins a colour-0 and a colour-1 site, so the bonds of the colour-1 sites
+// count each bond once, and colour 0 no longer changes in this sweep. TALLY_RUNS is the number of
+// runs of WORD_RUN words each thread updates (0: no tally), run_threads() apart, over which its
+// transposes are shared. The twin of the CUDA update's TALLY.
+override TALLY_RUNS: u32 = 0u;
+
+// Runs of WORD_RUN words per colour, and the threads that update them.
+fn runs() -> u32 {
+    return own_colour_words() / WORD_RUN;
+}
+
+fn run_threads() -> u32 {
+    let per_thread = max(TALLY_RUNS, 1u);
+    return (runs() + per_thread - 1u) / per_thread;
+}
+
+// A thread's per-lane sum of satisfied bonds over its words, bit-sliced: at most 2 DIMS per word,
+// so tally_planes() <= MAX_TALLY_PLANES planes (2 DIMS WORD_RUN TALLY_RUNS <= 96).
+// A private variable rather than a parameter: the update without the tally then compiles as it
+// did before the tally (with a pointer parameter, the Vulkan driver on the H100 made the plain
+// sweeps up to 12% slower).
+const MAX_TALLY_PLANES: u32 = 7u;
+var<private> tally: array<u32, MAX_TALLY_PLANES>;
+
+fn tally_planes() -> u32 {
+    return firstLeadingBit(coordination() * WORD_RUN * max(TALLY_RUNS, 1u)) + 1u;
+}
+
+// Per lane, the satisfied bonds of a site after its update: c (its unsatisfied bonds before) if
+// it flipped, else 2 DIMS - c; `flips` the lanes that flipped.
+fn satisfied_after(count: BondCount, flips: u32) -> BondCount {
+    var c = array<u32, 3>(count.c0, count.c1, count.c2);
+    var kept: array<u32, 3>;
+    var borrow = 0u;
+    for (var k = 0u; k < 3u; k++) {
+        // Bit k of 2 DIMS - c, by a subtractor whose minuend is a constant.
+        let minuend = select(0u, ~0u, ((coordination() >> k) & 1u) != 0u);
+        let difference = minuend ^ c[k] ^ borrow;
+        borrow = (~minuend & (c[k] | borrow)) | (c[k] & borrow);
+        kept[k] = (c[k] & flips) | (difference & ~flips);
+    }
+    return BondCount(kept[0], kept[1], kept[2]);
+}
+
+fn tally_satisfied(count: BondCount, flips: u32) {
+    if TALLY_RUNS == 0u {
+        return;
+    }
+    let after = satisfied_after(count, flips);
+    var bits = array<u32, 3>(after.c0, after.c1, after.c2);
+    var carry = 0u;
+    for (var k = 0u; k < tally_planes(); k++) {
+        let bit = select(0u, bits[min(k, 2u)], k < 3u);
+        let plane = tally[k];
+        tally[k] = plane ^ bit ^ carry;
+        carry = (plane & bit) | (carry & (plane ^ bit));
+    }
+}
+
+// Each group of 32 threads' planes transposed as 32 x 32 bit matrices (thread t's plane is row t):
+// thread t gets column t, bit j of it bit t of thread j's plane, through workgroup memory (the
+// CUDA twin shuffles). Each step swaps the off-diagonal blocks of side s with the partner thread
+// t ^ s: rows of the lower block keep the columns j with bit s clear and take the partner's,
+// moved up by s; the upper ones the reverse. The planes, [plane][thread], go through the
+// threshold table's workgroup memory, which the update no longer reads (a workgroup array of
+// their own made the plain update up to 12% slower on the H100's Vulkan driver): they fit there
+// for WG_SIZE 32 or 64, the sizes the host compiles the tally for. Every thread of the workgroup
+// calls it.
+fn transpose_tally(local: u32) {
+    var low_columns = array<u32, 5>(0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u);
+    let t = local & 31u;
+    // Every thread's update has read its thresholds.
+    workgroupBarrier();
+    for (var level = 0u; level < 5u; level++) {
+        let s = 16u >> level;
+        for (var k = 0u; k < tally_planes(); k++) {
+            class_thresholds[k * WG_SIZE + local] = tally[k];
+        }
+        workgroupBarrier();
+        let upper = (t & s) != 0u;
+        let keep = select(low_columns[level], ~low_columns[level], upper);
+        for (var k = 0u; k < tally_planes(); k++) {
+            let partner = class_thresholds[k * WG_SIZE + (local ^ s)];
+            let moved = select(partner << s, partner >> s, upper);
+            tally[k] = (tally[k] & keep) | (moved & ~keep);
+        }
+        workgroupBarrier();
+    }
+}
+
+// Add the workgroup's tallies to the swap round's records of word system g
+// ([slot][g][lane][up_lo, up_hi, satisfied_lo, satisfied_hi]): each thread's lane (local mod 32)
+// sum through workgroup memory, then one 64-bit addition per lane. Every thread takes part.
+fn add_workgroup_tally(g: u32, local: u32) {
+    transpose_tally(local);
+    var satisfied = 0u;
+    for (var k = 0u; k < tally_planes(); k++) {
+        satisfied += countOneBits(tally[k]) << k;
+    }
+    class_thresholds[local] = satisfied;
+    workgroupBarrier();
+    if local < 32u {
+        var sum = 0u;
+        for (var i = local; i < WG_SIZE; i += 32u) {
+            sum += class_thresholds[i];
+        }
+        if sum != 0u {
+            add_u64(4u * ((params.slot * params.systems + g) * 32u + local) + 2u, sum);
+        }
+    }
+}
 
 // The unsatisfied bonds of word cw (spin `spin`) to its -d and +d neighbours, d = 1 (y) or 2 (z),
 // whose words are `minus` and `plus`.
@@ -67,12 +185,13 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     return WordCount(cw, spin, bond_count_of(unsatisfied, 2u * DIMS));
 }
 
-// Update word w of row `row` of word system g. The lattice's word index keys the randoms (a
-// slab's words are offset).
+// Update word w of row `row` of word system g, tallying its lanes' satisfied bonds after the
+// update with TALLY_RUNS. The lattice's word index keys the randoms (a slab's words are offset).
 fn update_word(g: u32, row: u32, w: u32) {
     let word = word_count(g, row, w);
     let flips = accepted_lanes(word.spin, word.count, word.cw + WORD_OFFSET, params.colour, g);
     spins[colour_base(g, params.colour) + word.cw] = word.spin ^ flips;
+    tally_satisfied(word.count, flips);
 }
 
 // Update the run of words first + j stride (j < WORD_RUN <= 4) of row `row` with the packed
@@ -107,6 +226,28 @@ fn update_packed_run(g: u32, row: u32, first: u32, stride: u32) {
         spins[own + words[2].cw] = words[2].spin ^ packed_lanes(packed[2], tail_accepted);
         spins[own + words[3].cw] = words[3].spin ^ packed_lanes(packed[3], tail_accepted);
     }
+    // The same flips again, word by word as above (the update's lines above stay as they were
+    // without the tally).
+    tally_satisfied(words[0].count, packed_lanes(packed[0], tail_accepted));
+    if WORD_RUN > 1u {
+        tally_satisfied(words[1].count, packed_lanes(packed[1], tail_accepted));
+    }
+    if WORD_RUN > 2u {
+        tally_satisfied(words[2].count, packed_lanes(packed[2], tail_accepted));
+        tally_satisfied(words[3].count, packed_lanes(packed[3], tail_accepted));
+    }
+}
+
+// Update the words of run `run` of word system g.
+fn update_run(g: u32, run: u32) {
+    let stride = row_words() / WORD_RUN;
+    if PACK_ROTATIONS != 0u {
+        update_packed_run(g, run / stride, run % stride, stride);
+        return;
+    }
+    for (var j = 0u; j < WORD_RUN; j++) {
+        update_word(g, run / stride, run % stride + j * stride);
+    }
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -119,15 +260,19 @@ fn main(
     load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, local);
     // A sweep's dispatch covers the update threads from params.first_thread on.
     let t = thread_in_system(workgroup, workgroups, local) + params.first_thread;
-    if t >= own_colour_words() / WORD_RUN || !dispatched(params, t) {
+    if TALLY_RUNS == 0u {
+        if t < runs() && dispatched(params, t) {
+            update_run(g, t);
+        }
         return;
     }
-    let stride = row_words() / WORD_RUN;
-    if PACK_ROTATIONS != 0u {
-        update_packed_run(g, t / stride, t % stride, stride);
-        return;
+    // The tally's barriers need every thread of the workgroup (a tally is never a slab's
+    // partial dispatch).
+    for (var r = 0u; r < TALLY_RUNS; r++) {
+        let run = t + r * run_threads();
+        if t < run_threads() && run < runs() {
+            update_run(g, run);
+        }
     }
-    for (var j = 0u; j < WORD_RUN; j++) {
-        update_word(g, t / stride, t % stride + j * stride);
-    }
+    add_workgroup_tally(g, local);
 }

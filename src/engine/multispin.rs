@@ -61,6 +61,16 @@ pub const NO_CLASS: u32 = 15;
 /// up spins; off for a swap round at zero field, whose decisions need the satisfied bonds alone.
 pub const COUNT_UP: &str = "COUNT_UP";
 
+/// The update's constant (CUDA define and WGSL override alike) for the colour-1 update before a
+/// swap round at zero field, which also tallies the round's satisfied bonds: the runs of words
+/// each of its threads updates, which share the tally's transposes (0: an update alone).
+pub const TALLY_RUNS: &str = "TALLY_RUNS";
+
+/// Runs of words per thread of the update that tallies a swap round: with one (two words of the
+/// packed spin glass), the CUDA tally's transposes cost about 30% of the update on an H100 (3D,
+/// L = 32), with four about a third of that.
+pub const RUNS_PER_TALLY_THREAD: u32 = 4;
+
 /// Names of the update's compiled-in thresholds, one per energy class ([`MAX_CATEGORIES`] at
 /// most): CUDA defines and WGSL override constants alike.
 pub const THRESHOLD_CONSTANTS: [&str; MAX_CATEGORIES as usize] = [

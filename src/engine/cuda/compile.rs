@@ -195,7 +195,7 @@ mod tests {
             ("SEED_HI", 0x0123_4567),
             ("COLOUR", 1),
             // The swap round's tally (four runs per thread), with and without the packed tail.
-            ("TALLY", if exchange == 1 { 4 } else { 0 }),
+            ("TALLY_RUNS", if exchange == 1 { 4 } else { 0 }),
             ("COUNT_UP", 1),
             ("TEMPERATURES", 8),
             ("CHAIN_SETS", 64),

@@ -32,10 +32,11 @@ use crate::config::Randoms;
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
-use crate::engine::gpu::plan::{Dispatch, DispatchParams, measured_slots, submissions};
+use crate::engine::gpu::plan::{Dispatch, DispatchParams, measured_slots, submissions, swap_tally};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{
-    COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, SlotsRead, THRESHOLD_CONSTANTS,
+    COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, RUNS_PER_TALLY_THREAD, SlotsRead, TALLY_RUNS,
+    THRESHOLD_CONSTANTS,
 };
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
@@ -110,11 +111,9 @@ fn observables_kernel(
     FittedKernel::new(device.function(kernel, &constants)?, block_size)
 }
 
-/// The update kernel's extra constants: the colour it updates (one module per colour, so that
-/// the other colour's arrays are at constant offsets), and whether it tallies the satisfied bonds
-/// of a swap round (see [`SwapTally`]).
+/// The update kernel's extra constant: the colour it updates (one module per colour, so that
+/// the other colour's arrays are at constant offsets).
 pub(super) const COLOUR: &str = "COLOUR";
-pub(super) const TALLY: &str = "TALLY";
 
 /// Site updates between synchronisations, as the wgpu multispin engine: about two milliseconds
 /// on an H100. With 2^27 the spin glass at L = 64 waited after every sweep, about 7% of its time.
@@ -163,7 +162,7 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
 }
 
 /// The update module of word layout `words` with `constants` for `colour`, tallying a swap
-/// round's satisfied bonds with [`TALLY_RUNS`] runs per thread or not (`tally`).
+/// round's satisfied bonds with [`RUNS_PER_TALLY_THREAD`] runs per thread or not (`tally`).
 fn update_module(
     device: &mut CudaDevice,
     words: WordLayout,
@@ -172,8 +171,8 @@ fn update_module(
     tally: bool,
 ) -> Result<(Arc<CudaModule>, CudaFunction)> {
     let mut constants = constants.to_vec();
-    let runs = if tally { TALLY_RUNS } else { 0 };
-    constants.extend([(COLOUR, colour), (TALLY, runs)]);
+    let runs = if tally { RUNS_PER_TALLY_THREAD } else { 0 };
+    constants.extend([(COLOUR, colour), (TALLY_RUNS, runs)]);
     device.kernel(Kernel::MultispinMetropolis(words), &constants)
 }
 
@@ -190,16 +189,12 @@ struct UpdateKernel<'a> {
 /// whose decisions need those counts alone): that kernel read every word system again, as long
 /// as a colour's update on an H100 (3D spin glass, L = 16). Its warps transpose their bit-sliced
 /// counts with shuffles and each block adds them to the records once: it runs in blocks of whole
-/// warps, each thread updating [`TALLY_RUNS`] runs of words so that the transposes cost less per
-/// word.
+/// warps, each thread updating [`RUNS_PER_TALLY_THREAD`] runs of words so that the transposes
+/// cost less per word.
 struct SwapTally {
     module: Arc<CudaModule>,
     kernel: FittedKernel,
 }
-
-/// Runs of words per thread of the [`SwapTally`] update: with one (two words of the packed spin
-/// glass), its transposes cost about 30% of the update on an H100 (3D, L = 32).
-const TALLY_RUNS: u32 = 4;
 
 /// Where the update reads its threshold tables.
 enum ThresholdHome {
@@ -699,7 +694,7 @@ impl MultispinCudaEngine {
                 let update = UpdateKernel {
                     function: &kernel.function,
                     block_size: kernel.block_size,
-                    runs_per_thread: TALLY_RUNS,
+                    runs_per_thread: RUNS_PER_TALLY_THREAD,
                 };
                 (DispatchParams { slot, ..*params }, update)
             }
@@ -799,9 +794,7 @@ impl MultispinCudaEngine {
     /// round is a colour-1 update, which then tallies the round's counts ([`SwapTally`]).
     fn swap_tally_slot(&self, segment: &[Dispatch]) -> Option<u32> {
         match (segment, &self.swap_tally) {
-            ([.., Dispatch::Sweep(sweep), Dispatch::Swap(swap)], Some(_)) if sweep.colour == 1 => {
-                Some(swap.slot)
-            }
+            ([.., update, next], Some(_)) => swap_tally(update, next),
             _ => None,
         }
     }

@@ -78,7 +78,7 @@ impl Dispatcher {
         tempering: Option<&wgpu::BindGroup>,
         dispatches: &[Dispatch],
         clear: &[&wgpu::Buffer],
-        kernels: impl Fn(&Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
+        kernels: impl Fn(usize, &Dispatch) -> Vec<(&'a wgpu::ComputePipeline, Grid)>,
     ) -> wgpu::SubmissionIndex {
         let mut bytes = vec![0u8; self.stride as usize * dispatches.len()];
         for (entry, d) in bytes.chunks_mut(self.stride as usize).zip(dispatches) {
@@ -97,7 +97,7 @@ impl Dispatcher {
             }
             for (i, d) in dispatches.iter().enumerate() {
                 pass.set_bind_group(0, bind_group, &[(i as u64 * self.stride) as u32]);
-                for (pipeline, (x, y, z)) in kernels(d) {
+                for (pipeline, (x, y, z)) in kernels(i, d) {
                     pass.set_pipeline(pipeline);
                     pass.dispatch_workgroups(x, y, z);
                 }

@@ -13,7 +13,7 @@ use super::context::{GpuContext, PendingRead, storage_usage};
 use super::copy_systems::{GpuCopies, identity_map, lane_map, multispin_unit, system_positions};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
-use super::plan::{Dispatch, DispatchParams, measured_slots, submissions};
+use super::plan::{Dispatch, DispatchParams, measured_slots, submissions, swap_tally};
 use super::resampling::{GpuResampling, PendingStep};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
@@ -21,7 +21,10 @@ use super::tempering::GpuTempering;
 use crate::config::Randoms;
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::multispin::{COUNT_UP, LANES, MultispinLayout, SlotsRead, THRESHOLD_CONSTANTS};
+use crate::engine::multispin::{
+    COUNT_UP, LANES, MultispinLayout, RUNS_PER_TALLY_THREAD, SlotsRead, TALLY_RUNS,
+    THRESHOLD_CONSTANTS,
+};
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
 };
@@ -39,6 +42,15 @@ const MAX_INDEXED_WORDS: u64 = 1 << 32;
 /// Site updates per submission, so that a submission stays well under a second on slow adapters.
 const FLIP_BUDGET: u64 = 1 << 32;
 
+/// What a dispatch has to do with a swap round's tally ([`TALLY_RUNS`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    /// The colour-1 update that tallies the round after it.
+    update: bool,
+    /// The round whose counts the update before it tallied.
+    round: bool,
+}
+
 /// The multispin engine on a wgpu device.
 pub struct MultispinGpuEngine {
     ctx: GpuContext,
@@ -50,8 +62,11 @@ pub struct MultispinGpuEngine {
     sweep: wgpu::ComputePipeline,
     observe: wgpu::ComputePipeline,
     /// The observables of a swap round at zero field: the satisfied bonds alone (`COUNT_UP`
-    /// off); built with the tempering state.
+    /// off), counted by the colour-1 update before the round where it can (`swap_tally`, the
+    /// update compiled with [`TALLY_RUNS`]), else by this kernel; both built with the tempering
+    /// state.
     swap_observe: Option<wgpu::ComputePipeline>,
+    swap_tally: Option<wgpu::ComputePipeline>,
     /// The override constants of the engine's kernels.
     constants: Vec<(&'static str, u32)>,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
@@ -186,6 +201,7 @@ impl MultispinGpuEngine {
             sweep,
             observe,
             swap_observe: None,
+            swap_tally: None,
             constants,
             overlap,
             fixed_thresholds: fixed.is_some(),
@@ -408,8 +424,9 @@ impl MultispinGpuEngine {
     }
 
     /// The kernels a dispatch runs, with their grids: a swap round measures every word system
-    /// into the scratch slot before the tempering kernels decide.
-    fn kernels(&self, dispatch: &Dispatch) -> Vec<(&wgpu::ComputePipeline, Grid)> {
+    /// into the scratch slot before the tempering kernels decide, unless the update before it
+    /// tallied them (`tally`: an update that tallies, or a round tallied).
+    fn kernels(&self, dispatch: &Dispatch, tally: Tally) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         let layout = &self.layout;
         let words = layout.word_systems();
         let strips = u64::from(layout.strips());
@@ -417,13 +434,18 @@ impl MultispinGpuEngine {
             &self.observe,
             self.dispatcher.grid(&self.ctx, strips, words),
         );
-        let mut kernels = match dispatch {
-            d @ Dispatch::Sweep(_) => {
+        let mut kernels = match (dispatch, &self.swap_tally) {
+            (Dispatch::Sweep(_), Some(swap_tally)) if tally.update => {
+                let threads = layout.update_threads().div_ceil(RUNS_PER_TALLY_THREAD);
+                let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
+                vec![(swap_tally, grid)]
+            }
+            (d @ Dispatch::Sweep(_), _) => {
                 let threads = d.params().update_threads(layout.update_threads());
                 let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
                 vec![(&self.sweep, grid)]
             }
-            Dispatch::Measure(_) => {
+            (Dispatch::Measure(_), _) => {
                 let mut kernels = vec![observe];
                 if let Some(overlap) = &self.overlap {
                     let pairs = layout.overlap_word_pairs().len() as u32;
@@ -431,7 +453,8 @@ impl MultispinGpuEngine {
                 }
                 kernels
             }
-            Dispatch::Swap(_) => {
+            (Dispatch::Swap(_), _) if tally.round => Vec::new(),
+            (Dispatch::Swap(_), _) => {
                 let pipeline = self.swap_observe.as_ref().unwrap_or(&self.observe);
                 vec![(pipeline, observe.1)]
             }
@@ -442,9 +465,30 @@ impl MultispinGpuEngine {
         kernels
     }
 
+    /// The tally of each of `dispatches`, with the colour-1 updates before swap rounds that
+    /// tally those rounds' counts (where the engine has the tally) moved to the rounds' scratch
+    /// slots.
+    fn with_tallies(&self, dispatches: &[Dispatch]) -> (Vec<Dispatch>, Vec<Tally>) {
+        let mut tallies = vec![Tally::default(); dispatches.len()];
+        let mut dispatches = dispatches.to_vec();
+        if self.swap_tally.is_some() {
+            for i in 1..dispatches.len() {
+                if let Some(slot) = swap_tally(&dispatches[i - 1], &dispatches[i])
+                    && let Dispatch::Sweep(params) = &mut dispatches[i - 1]
+                {
+                    params.slot = slot;
+                    tallies[i - 1].update = true;
+                    tallies[i].round = true;
+                }
+            }
+        }
+        (dispatches, tallies)
+    }
+
     /// Submit `dispatches` (clearing the measurements first where `clear`) without waiting
     /// ([`Dispatcher::enqueue`]).
     fn enqueue(&self, dispatches: &[Dispatch], clear: bool) -> wgpu::SubmissionIndex {
+        let (dispatches, tallies) = self.with_tallies(dispatches);
         let buffers = self
             .measurements
             .as_ref()
@@ -459,9 +503,9 @@ impl MultispinGpuEngine {
             &self.ctx,
             &buffers.bind_group,
             tempering,
-            dispatches,
+            &dispatches,
             &clear,
-            |d| self.kernels(d),
+            |i, d| self.kernels(d, tallies[i]),
         )
     }
 
@@ -655,6 +699,14 @@ impl Engine for MultispinGpuEngine {
             constants.push((COUNT_UP, 0));
             let kernel = Kernel::MultispinObservables(words);
             self.swap_observe = Some(self.ctx.pipeline(kernel, &constants)?.clone());
+            // The tally's transposes pair threads within groups of 32, and their planes (up to 7
+            // per thread) go through the threshold table's workgroup memory (14 x 32 words).
+            if matches!(self.dispatcher.workgroup_size(), 32 | 64) {
+                let mut constants = self.constants.clone();
+                constants.push((TALLY_RUNS, RUNS_PER_TALLY_THREAD));
+                let kernel = Kernel::MultispinMetropolis(words);
+                self.swap_tally = Some(self.ctx.pipeline(kernel, &constants)?.clone());
+            }
         }
         self.ctx.check()
     }

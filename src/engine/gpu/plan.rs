@@ -64,6 +64,16 @@ impl Dispatch {
     }
 }
 
+/// The scratch slot of the swap round `next` where `update` is the colour-1 update just before
+/// it: the update that multispin engines launch as the round's tally at zero field
+/// ([`crate::engine::multispin::TALLY_RUNS`]), so that the round needs no observables kernel.
+pub fn swap_tally(update: &Dispatch, next: &Dispatch) -> Option<u32> {
+    match (update, next) {
+        (Dispatch::Sweep(sweep), Dispatch::Swap(swap)) if sweep.colour == 1 => Some(swap.slot),
+        _ => None,
+    }
+}
+
 /// The slots measured up to the end of `dispatches`: one past the last slot they measure
 /// (`None` where they measure none).
 pub fn measured_slots(dispatches: &[Dispatch]) -> Option<u32> {

@@ -145,7 +145,7 @@ impl SimpleGpuEngine {
             tempering.map(GpuTempering::bind_group),
             dispatches,
             clear,
-            |d| {
+            |_, d| {
                 // A swap round measures into the scratch slot before the tempering kernels.
                 let mut kernels = match d {
                     Dispatch::Sweep(_) => vec![(&self.sweep_pipeline, sweep_grid)],
