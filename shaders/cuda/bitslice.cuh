@@ -120,3 +120,22 @@ __device__ __forceinline__ unsigned tally_count(const LaneTally<PLANES>& tally, 
     }
     return count;
 }
+
+// The 32 x 32 bit transpose across a warp (`lane` the thread's): bit j of thread i's result is
+// bit i of thread j's `x` (five stages, each exchanging the off-diagonal blocks of size s with
+// the partner lane i ^ s). Every thread of the warp calls it.
+__device__ __forceinline__ unsigned transpose_warp(unsigned x, unsigned lane) {
+    constexpr unsigned LOW[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u};
+#pragma unroll
+    for (unsigned stage = 0u; stage < 5u; stage++) {
+        const unsigned s = 16u >> stage;
+        const unsigned y = __shfl_xor_sync(0xffffffffu, x, s);
+        // The lower lane of a pair keeps its low columns and takes its partner's low columns
+        // into its high ones; the upper lane keeps its high columns and takes the partner's high.
+        const bool upper = (lane & s) != 0u;
+        const unsigned keep = upper ? ~LOW[stage] : LOW[stage];
+        const unsigned moved = __funnelshift_r(y, y, upper ? s : 32u - s);
+        x = (x & keep) | (moved & ~keep);
+    }
+    return x;
+}

@@ -5,6 +5,7 @@
 // as their bits. Offsets are 64-bit: all systems together may exceed 2^32 words.
 
 #include "dispatch.cuh"
+#include "bitslice.cuh"
 
 // Words of one (word) system.
 constexpr unsigned SYSTEM_WORDS = SPINFLIP_SYSTEM_WORDS;
@@ -12,24 +13,6 @@ constexpr unsigned SYSTEM_WORDS = SPINFLIP_SYSTEM_WORDS;
 constexpr bool LANE_COPIES = SPINFLIP_LANE_COPIES != 0u;
 // Runs of 32 words per warp (see WARP_RUNS in src/engine/cuda/copy_systems.rs).
 constexpr unsigned WARP_RUNS = SPINFLIP_WARP_RUNS;
-
-// The 32 x 32 bit transpose across a warp: bit j of thread i's result is bit i of thread j's `x`
-// (five stages, each exchanging the off-diagonal blocks of size s with the partner lane i ^ s).
-__device__ __forceinline__ unsigned transpose_warp(unsigned x, unsigned lane) {
-    constexpr unsigned LOW[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u};
-#pragma unroll
-    for (unsigned stage = 0u; stage < 5u; stage++) {
-        const unsigned s = 16u >> stage;
-        const unsigned y = __shfl_xor_sync(0xffffffffu, x, s);
-        // The lower lane of a pair keeps its low columns and takes its partner's low columns
-        // into its high ones; the upper lane keeps its high columns and takes the partner's high.
-        const bool upper = (lane & s) != 0u;
-        const unsigned keep = upper ? ~LOW[stage] : LOW[stage];
-        const unsigned moved = __funnelshift_r(y, y, upper ? s : 32u - s);
-        x = (x & keep) | (moved & ~keep);
-    }
-    return x;
-}
 
 // The warp's runs of 32 words from `first` (thread `lane` writes word first + 32 r + lane of
 // run r), all of whose lanes come from the SPAN consecutive word systems from `g` (this thread's

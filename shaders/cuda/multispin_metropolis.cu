@@ -78,32 +78,14 @@ __device__ __forceinline__ void tally_add(ThreadTally& tally, const BondCount& c
     }
 }
 
-// The 32 x 32 bit matrix of the warp's words (thread t's word is row t) transposed: thread t gets
-// column t, whose bit j is bit t of thread j's word. Each step swaps the off-diagonal blocks of
-// side s with the partner thread t ^ s: rows of the lower block keep the columns j with bit s
-// clear and take the partner's, moved up by s; the upper ones the reverse (a rotation each).
-__device__ __forceinline__ unsigned warp_transpose(unsigned word) {
-    constexpr unsigned low_columns[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u,
-                                         0x55555555u};
-    const unsigned t = threadIdx.x & 31u;
-#pragma unroll
-    for (unsigned level = 0u; level < 5u; level++) {
-        const unsigned s = 16u >> level;
-        const unsigned partner = __shfl_xor_sync(0xffffffffu, word, s);
-        const bool upper = (t & s) != 0u;
-        const unsigned keep = upper ? ~low_columns[level] : low_columns[level];
-        const unsigned moved = __funnelshift_l(partner, partner, upper ? 32u - s : s);
-        word = (word & keep) | (moved & ~keep);
-    }
-    return word;
-}
-
-// Lane t's sum of the warp's tallies, in thread t: the popcounts of its columns of the planes.
+// Lane t's sum of the warp's tallies, in thread t: the popcounts of its columns of the planes
+// (each plane transposed across the warp, thread t's plane as row t).
 __device__ __forceinline__ unsigned warp_lane_sum(const ThreadTally& tally) {
+    const unsigned lane = threadIdx.x & 31u;
     unsigned sum = 0u;
 #pragma unroll
     for (unsigned k = 0u; k < THREAD_TALLY_PLANES; k++) {
-        sum += static_cast<unsigned>(__popc(warp_transpose(tally.planes[k]))) << k;
+        sum += static_cast<unsigned>(__popc(transpose_warp(tally.planes[k], lane))) << k;
     }
     return sum;
 }
