@@ -498,6 +498,25 @@ fn cuda_tempering_matches_cpu_bit_for_bit() {
     }
 }
 
+/// Swap rounds at zero field after a measurement, whose counts the observables kernel takes
+/// instead of the update before them (the tally), as on the CPU.
+#[test]
+fn cuda_swap_rounds_counted_apart_match_the_cpu() {
+    use common::tempering::{compare_tempering_plans, rounds_after_measurements, tempering_cases};
+    if !cuda_present("cuda_swap_rounds_counted_apart_match_the_cpu") {
+        return;
+    }
+    let cases = tempering_cases();
+    for case in cases.iter().filter(|case| case.field == 0.0).take(3) {
+        let layout = case.layout();
+        let mut cpu = CpuMultispinEngine::new(layout.clone());
+        let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
+        let name = format!("CUDA {} rounds after measurements", case.name());
+        let plans = rounds_after_measurements();
+        compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut cuda, &plans);
+    }
+}
+
 /// A CPU engine and a CUDA engine of `systems`, simple or multispin laid out as `layout`, both
 /// holding the hot start; the multispin one opened for changing betas, as an anneal opens it.
 fn annealing_engines(systems: &IsingSystems, layout: Option<Layout>) -> [Box<dyn Engine>; 2] {

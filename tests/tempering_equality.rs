@@ -6,7 +6,10 @@
 
 mod common;
 
-use common::tempering::{TemperingCase, compare_tempering, tempering_cases, tempering_systems};
+use common::tempering::{
+    TemperingCase, compare_tempering, compare_tempering_plans, plans, rounds_after_measurements,
+    tempering_cases, tempering_systems,
+};
 use spinflip::config::PhiloxPath;
 use spinflip::engine::Betas;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
@@ -30,6 +33,25 @@ fn simple_engine_swaps_like_the_cpu() {
         let mut gpu = SimpleGpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
         let name = format!("simple h={field} {philox:?}");
         compare_tempering(&name, &systems, &mut cpu, &mut gpu);
+    }
+}
+
+/// Swap rounds at zero field whose counts the observables kernel takes instead of the update
+/// before them (the tally): workgroups of 128 threads, and rounds after a measurement.
+#[test]
+fn swap_rounds_counted_apart_match_the_cpu() {
+    let cases = tempering_cases();
+    let zero_field = cases.iter().filter(|case| case.field == 0.0).take(3);
+    for case in zero_field {
+        let layout = case.layout();
+        for (workgroup_size, plans) in [(128, plans()), (64, rounds_after_measurements())] {
+            let mut cpu = CpuMultispinEngine::new(layout.clone());
+            let gpu = common::gpu(PhiloxPath::Int64);
+            let mut gpu =
+                MultispinGpuEngine::new(gpu, layout.clone(), workgroup_size, Betas::Fixed).unwrap();
+            let name = format!("{} workgroups of {workgroup_size}", case.name());
+            compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut gpu, &plans);
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 use spinflip::config::{Layout, MultispinOptions, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
-use spinflip::engine::{Engine, Plan};
+use spinflip::engine::{Engine, Plan, Step};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
@@ -52,6 +52,17 @@ pub fn compare_tempering(
     cpu: &mut dyn Engine,
     gpu: &mut dyn Engine,
 ) {
+    compare_tempering_plans(name, systems, cpu, gpu, &plans());
+}
+
+/// [`compare_tempering`] over `plans`.
+pub fn compare_tempering_plans(
+    name: &str,
+    systems: &IsingSystems,
+    cpu: &mut dyn Engine,
+    gpu: &mut dyn Engine,
+    plans: &[Plan],
+) {
     let spins = initial_spins(systems);
     let state = Chains::of(systems).initial_state();
     cpu.set_spins(&spins).unwrap();
@@ -59,7 +70,7 @@ pub fn compare_tempering(
     cpu.set_tempering(&state).unwrap();
     gpu.set_tempering(&state).unwrap();
     let mut accepted = 0;
-    for (i, plan) in plans().iter().enumerate() {
+    for (i, plan) in plans.iter().enumerate() {
         let cpu_measured = cpu.execute(plan).unwrap();
         let gpu_measured = gpu.execute(plan).unwrap();
         let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
@@ -73,13 +84,32 @@ pub fn compare_tempering(
         let chains = Chains::of(systems);
         accepted = cpu_state[3 * chains.section_words()..].iter().sum::<u32>();
     }
-    let rounds = 13;
+    let rounds = plans
+        .iter()
+        .flat_map(|plan| &plan.steps)
+        .filter(|step| matches!(step, Step::Swap { .. }))
+        .count() as u32;
     let attempts = Chains::of(systems).sets * (systems.betas.len() as u32 - 1) * rounds / 2;
     eprintln!("{name}: {accepted} of about {attempts} swaps accepted");
     assert!(
         accepted > 0 && accepted < attempts,
         "{name}: both outcomes should occur ({accepted} of about {attempts})"
     );
+}
+
+/// Sweeps each followed by a measurement and then a swap round, so that no round directly
+/// follows an update: engines that tally a round's counts in the update before it count them
+/// apart here.
+pub fn rounds_after_measurements() -> [Plan; 2] {
+    [0..6, 6..12].map(|sweeps| {
+        let mut plan = Plan::default();
+        for sweep in sweeps {
+            plan.sweep(sweep);
+            plan.measure();
+            plan.swap(sweep, sweep % 2);
+        }
+        plan
+    })
 }
 
 /// A multispin tempering case: geometry, layout, couplings, field and (samples, replicas,
