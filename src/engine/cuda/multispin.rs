@@ -952,11 +952,15 @@ impl Engine for MultispinCudaEngine {
             let kernel =
                 observables_kernel(&mut self.device, layout, constants, false, self.block_size)?;
             self.swap_observe_kernel = Some(kernel);
-            let words = WordLayout::of(layout);
-            let (module, function) = update_module(&mut self.device, words, constants, 1, true)?;
-            let kernel = FittedKernel::new(function, self.block_size)?;
-            self.swap_tally = Some(SwapTally { module, kernel });
-            self.write_constant_tables(&self.layout.threshold_tables())?;
+            // The tally's shuffles need whole warps (so do the configs' block sizes).
+            if self.block_size.is_multiple_of(32) {
+                let words = WordLayout::of(layout);
+                let (module, function) =
+                    update_module(&mut self.device, words, constants, 1, true)?;
+                let kernel = FittedKernel::new(function, self.block_size)?;
+                self.swap_tally = Some(SwapTally { module, kernel });
+                self.write_constant_tables(&self.layout.threshold_tables())?;
+            }
         }
         self.device.synchronize("uploading the tempering state")
     }
