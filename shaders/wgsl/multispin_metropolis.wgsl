@@ -32,7 +32,7 @@ override WORD_RUN: u32 = 1u;
 // the round. Every bond joins a colour-0 and a colour-1 site, so the bonds of the colour-1 sites
 // count each bond once, and colour 0 no longer changes in this sweep. TALLY_RUNS is the number of
 // runs of WORD_RUN words each thread updates (0: no tally), run_threads() apart, over which its
-// transposes are shared. The twin of the CUDA update's TALLY.
+// transposes are shared. The twin of the CUDA update's TALLY_RUNS.
 override TALLY_RUNS: u32 = 0u;
 
 // Runs of WORD_RUN words per colour, and the threads that update them.
