@@ -42,15 +42,6 @@ const MAX_INDEXED_WORDS: u64 = 1 << 32;
 /// Site updates per submission, so that a submission stays well under a second on slow adapters.
 const FLIP_BUDGET: u64 = 1 << 32;
 
-/// What a dispatch has to do with a swap round's tally ([`TALLY_RUNS`]).
-#[derive(Debug, Clone, Copy, Default)]
-struct Tally {
-    /// The colour-1 update that tallies the round after it.
-    update: bool,
-    /// The round whose counts the update before it tallied.
-    round: bool,
-}
-
 /// The multispin engine on a wgpu device.
 pub struct MultispinGpuEngine {
     ctx: GpuContext,
@@ -425,8 +416,14 @@ impl MultispinGpuEngine {
 
     /// The kernels a dispatch runs, with their grids: a swap round measures every word system
     /// into the scratch slot before the tempering kernels decide, unless the update before it
-    /// tallied them (`tally`: an update that tallies, or a round tallied).
-    fn kernels(&self, dispatch: &Dispatch, tally: Tally) -> Vec<(&wgpu::ComputePipeline, Grid)> {
+    /// tallied them ([`TALLY_RUNS`]): `tallies` says whether this dispatch is such an update,
+    /// `tallied` whether the one before it was.
+    fn kernels(
+        &self,
+        dispatch: &Dispatch,
+        tallies: bool,
+        tallied: bool,
+    ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         let layout = &self.layout;
         let words = layout.word_systems();
         let strips = u64::from(layout.strips());
@@ -435,7 +432,7 @@ impl MultispinGpuEngine {
             self.dispatcher.grid(&self.ctx, strips, words),
         );
         let mut kernels = match (dispatch, &self.swap_tally) {
-            (Dispatch::Sweep(_), Some(swap_tally)) if tally.update => {
+            (Dispatch::Sweep(_), Some(swap_tally)) if tallies => {
                 let threads = layout.update_threads().div_ceil(RUNS_PER_TALLY_THREAD);
                 let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
                 vec![(swap_tally, grid)]
@@ -453,7 +450,7 @@ impl MultispinGpuEngine {
                 }
                 kernels
             }
-            (Dispatch::Swap(_), _) if tally.round => Vec::new(),
+            (Dispatch::Swap(_), _) if tallied => Vec::new(),
             (Dispatch::Swap(_), _) => {
                 let pipeline = self.swap_observe.as_ref().unwrap_or(&self.observe);
                 vec![(pipeline, observe.1)]
@@ -465,11 +462,11 @@ impl MultispinGpuEngine {
         kernels
     }
 
-    /// The tally of each of `dispatches`, with the colour-1 updates before swap rounds that
-    /// tally those rounds' counts (where the engine has the tally) moved to the rounds' scratch
-    /// slots.
-    fn with_tallies(&self, dispatches: &[Dispatch]) -> (Vec<Dispatch>, Vec<Tally>) {
-        let mut tallies = vec![Tally::default(); dispatches.len()];
+    /// `dispatches` with the colour-1 updates before swap rounds that tally those rounds' counts
+    /// (where the engine has the tally) moved to the rounds' scratch slots, and which of them
+    /// tally.
+    fn with_tallies(&self, dispatches: &[Dispatch]) -> (Vec<Dispatch>, Vec<bool>) {
+        let mut tallies = vec![false; dispatches.len()];
         let mut dispatches = dispatches.to_vec();
         if self.swap_tally.is_some() {
             for i in 1..dispatches.len() {
@@ -477,8 +474,7 @@ impl MultispinGpuEngine {
                     && let Dispatch::Sweep(params) = &mut dispatches[i - 1]
                 {
                     params.slot = slot;
-                    tallies[i - 1].update = true;
-                    tallies[i].round = true;
+                    tallies[i - 1] = true;
                 }
             }
         }
@@ -505,7 +501,7 @@ impl MultispinGpuEngine {
             tempering,
             &dispatches,
             &clear,
-            |i, d| self.kernels(d, tallies[i]),
+            |i, d| self.kernels(d, tallies[i], i > 0 && tallies[i - 1]),
         )
     }
 
