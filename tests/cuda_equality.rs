@@ -517,6 +517,24 @@ fn cuda_swap_rounds_counted_apart_match_the_cpu() {
     }
 }
 
+/// Swap rounds every third sweep, the first sweep after each making the round's exchange as it
+/// loads the spins (the paired update), on every exchange kind, as on the CPU.
+#[test]
+fn cuda_rounds_every_third_sweep_match_the_cpu() {
+    use common::tempering::{compare_tempering_plans, rounds_every_third_sweep, tempering_cases};
+    if !cuda_present("cuda_rounds_every_third_sweep_match_the_cpu") {
+        return;
+    }
+    for case in tempering_cases() {
+        let layout = case.layout();
+        let mut cpu = CpuMultispinEngine::new(layout.clone());
+        let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
+        let name = format!("CUDA {} rounds every third sweep", case.name());
+        let plans = rounds_every_third_sweep();
+        compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut cuda, &plans);
+    }
+}
+
 /// A CPU engine and a CUDA engine of `systems`, simple or multispin laid out as `layout`, both
 /// holding the hot start; the multispin one opened for changing betas, as an anneal opens it.
 fn annealing_engines(systems: &IsingSystems, layout: Option<Layout>) -> [Box<dyn Engine>; 2] {

@@ -111,8 +111,24 @@ __device__ __forceinline__ void add_block_tally(const DispatchParams& params,
     }
 }
 
+// The other colour's words of a word system as its update reads them: as stored, or (EXCHANGED)
+// with a pending swap round's exchange applied on load, lanes `mask` taken from the partner
+// system's words (the paired update below).
+template <bool EXCHANGED>
+struct OtherWords {
+    const unsigned* words;
+    const unsigned* partner;
+    unsigned mask;
+
+    __device__ __forceinline__ unsigned operator[](unsigned i) const {
+        const unsigned word = words[i];
+        return EXCHANGED ? word ^ ((word ^ partner[i]) & mask) : word;
+    }
+};
+
 // The per-lane unsatisfied-bond counts of word cw (spin `spin`) of row `row`.
-__device__ __forceinline__ BondCount word_count(const unsigned* other, const unsigned* own_bonds,
+template <typename Other>
+__device__ __forceinline__ BondCount word_count(const Other& other, const unsigned* own_bonds,
                                                 const unsigned* other_bonds, unsigned spin,
                                                 unsigned colour, unsigned row, unsigned w) {
     const WordNeighbours n = word_neighbours(colour, row, w);
@@ -140,94 +156,118 @@ __device__ __forceinline__ BondCount word_count(const unsigned* other, const uns
     return bond_count_of(unsatisfied);
 }
 
-// Update word w of row `row` (colour `colour` of word system g), tallying its lanes' satisfied
+// The arrays the update of colour COLOUR of word system g reads and writes.
+struct SystemArrays {
+    unsigned* own;
+    const unsigned* other;
+    // Bonds: a site's minus-side bonds are stored with its neighbour (the other colour).
+    const unsigned* own_bonds;
+    const unsigned* other_bonds;
+};
+
+__device__ __forceinline__ SystemArrays system_arrays(unsigned* spins, const unsigned* couplings,
+                                                      unsigned g) {
+    // The colour is compiled in (a module per colour): the other colour's arrays then lie a
+    // constant distance away and loads take it as an offset; the Philox counters and the x
+    // parity fold too.
+    constexpr long long apart =
+        COLOUR == 0u ? colour_words() : -static_cast<long long>(colour_words());
+    SystemArrays arrays;
+    arrays.own = colour_array(spins, g, COLOUR);
+    arrays.other = arrays.own + apart;
+    arrays.own_bonds = nullptr;
+    arrays.other_bonds = nullptr;
+    if (DISORDERED) {
+        arrays.own_bonds = colour_bonds(couplings, coupling_group(g), COLOUR);
+        arrays.other_bonds = arrays.own_bonds + apart;
+    }
+    return arrays;
+}
+
+// Update word w of row `row` (its spins `spin`) of word system g, tallying its lanes' satisfied
 // bonds after the update with TALLY.
-__device__ __forceinline__ void update_word(const DispatchParams& params, unsigned* own,
-                                            const unsigned* other, const unsigned* own_bonds,
-                                            const unsigned* other_bonds,
-                                            const unsigned* thresholds, unsigned g,
-                                            unsigned colour, unsigned row, unsigned w,
-                                            ThreadTally& tally) {
+template <typename Other>
+__device__ __forceinline__ void update_word(const DispatchParams& params,
+                                            const SystemArrays& arrays, const Other& other,
+                                            const unsigned* thresholds, unsigned g, unsigned row,
+                                            unsigned w, unsigned spin, ThreadTally& tally) {
     const unsigned cw = row * row_words() + w;
-    const unsigned spin = own[cw];
-    const BondCount count = word_count(other, own_bonds, other_bonds, spin, colour, row, w);
+    const BondCount count =
+        word_count(other, arrays.own_bonds, arrays.other_bonds, spin, COLOUR, row, w);
     // The lattice's word index keys the randoms (a slab's words are offset).
     const unsigned flips =
-        accepted_lanes(params, thresholds, spin, count, cw + WORD_OFFSET, colour, g);
-    own[cw] = spin ^ flips;
+        accepted_lanes(params, thresholds, spin, count, cw + WORD_OFFSET, COLOUR, g);
+    arrays.own[cw] = spin ^ flips;
     if (TALLY) {
         tally_add(tally, satisfied_after(count, flips));
     }
 }
 
-// Update the run of words w + j stride (j < WORD_RUN) of row `row` with the packed tail,
-// tallying as update_word.
-__device__ __forceinline__ void update_packed_run(const DispatchParams& params, unsigned* own,
-                                                  const unsigned* other,
-                                                  const unsigned* own_bonds,
-                                                  const unsigned* other_bonds,
+// Update the run of words w + j stride (j < WORD_RUN, spins `spins`) of row `row` with the
+// packed tail, tallying as update_word.
+template <typename Other>
+__device__ __forceinline__ void update_packed_run(const DispatchParams& params,
+                                                  const SystemArrays& arrays, const Other& other,
                                                   const unsigned* thresholds, unsigned g,
-                                                  unsigned colour, unsigned row, unsigned w,
+                                                  unsigned row, unsigned w,
+                                                  const unsigned (&spins)[WORD_RUN],
                                                   ThreadTally& tally) {
     constexpr unsigned stride = row_words() / WORD_RUN;
     const unsigned* table = threshold_table(thresholds, g);
     const unsigned batch = global_index(g);
     const unsigned first_cw = row * row_words() + w;
     PackedTail tail = {};
-    unsigned spins[WORD_RUN];
     PackedWord packed[WORD_RUN];
     BondCount counts[WORD_RUN];
 #pragma unroll
     for (unsigned j = 0u; j < WORD_RUN; j++) {
         const unsigned cw = first_cw + j * stride;
-        spins[j] = own[cw];
-        counts[j] =
-            word_count(other, own_bonds, other_bonds, spins[j], colour, row, w + j * stride);
+        counts[j] = word_count(other, arrays.own_bonds, arrays.other_bonds, spins[j], COLOUR,
+                               row, w + j * stride);
         packed[j] =
-            pack_word(tail, params, table, spins[j], counts[j], cw + WORD_OFFSET, colour, batch);
+            pack_word(tail, params, table, spins[j], counts[j], cw + WORD_OFFSET, COLOUR, batch);
     }
     const unsigned tail_accepted =
-        finish_tail(tail, params, table, first_cw + WORD_OFFSET, colour, batch);
+        finish_tail(tail, params, table, first_cw + WORD_OFFSET, COLOUR, batch);
 #pragma unroll
     for (unsigned j = 0u; j < WORD_RUN; j++) {
         const unsigned flips = packed_lanes(packed[j], tail_accepted);
-        own[first_cw + j * stride] = spins[j] ^ flips;
+        arrays.own[first_cw + j * stride] = spins[j] ^ flips;
         if (TALLY) {
             tally_add(tally, satisfied_after(counts[j], flips));
         }
     }
 }
 
-// Update the words of update thread (row, w) of word system g.
-__device__ __forceinline__ void update_thread_words(const DispatchParams& params, unsigned* spins,
-                                                    const unsigned* thresholds,
-                                                    const unsigned* couplings, unsigned g,
-                                                    unsigned row, unsigned w, ThreadTally& tally) {
+// The own-colour words of run `run`: words w + j stride (j < WORD_RUN) of its row.
+__device__ __forceinline__ void load_run(const unsigned* own, unsigned run,
+                                         unsigned (&spins)[WORD_RUN]) {
     constexpr unsigned stride = row_words() / WORD_RUN;
-    // The colour is compiled in (a module per colour): the other colour's arrays then lie a
-    // constant distance away and loads take it as an offset; the Philox counters and the x
-    // parity fold too.
-    constexpr unsigned colour = COLOUR;
-    constexpr long long apart =
-        colour == 0u ? colour_words() : -static_cast<long long>(colour_words());
-    unsigned* own = colour_array(spins, g, colour);
-    const unsigned* other = own + apart;
-    // Bonds: a site's minus-side bonds are stored with its neighbour (the other colour).
-    const unsigned* own_bonds = nullptr;
-    const unsigned* other_bonds = nullptr;
-    if (DISORDERED) {
-        own_bonds = colour_bonds(couplings, coupling_group(g), colour);
-        other_bonds = own_bonds + apart;
+    const unsigned first = (run / stride) * row_words() + run % stride;
+#pragma unroll
+    for (unsigned j = 0u; j < WORD_RUN; j++) {
+        spins[j] = own[first + j * stride];
     }
+}
+
+// Update run `run` of word system g, its spins `spins` and the other colour read through
+// `other`.
+template <typename Other>
+__device__ __forceinline__ void update_run(const DispatchParams& params,
+                                           const SystemArrays& arrays, const Other& other,
+                                           const unsigned* thresholds, unsigned g, unsigned run,
+                                           const unsigned (&spins)[WORD_RUN],
+                                           ThreadTally& tally) {
+    constexpr unsigned stride = row_words() / WORD_RUN;
+    const unsigned row = run / stride;
+    const unsigned w = run % stride;
     if (PACK_ROTATIONS != 0u) {
-        update_packed_run(params, own, other, own_bonds, other_bonds, thresholds, g, colour, row,
-                          w, tally);
+        update_packed_run(params, arrays, other, thresholds, g, row, w, spins, tally);
         return;
     }
 #pragma unroll
     for (unsigned j = 0u; j < WORD_RUN; j++) {
-        update_word(params, own, other, own_bonds, other_bonds, thresholds, g, colour, row,
-                    w + j * stride, tally);
+        update_word(params, arrays, other, thresholds, g, row, w + j * stride, spins[j], tally);
     }
 }
 
@@ -239,26 +279,79 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
                                                 unsigned long long* records) {
     // Launches update groups of word systems (see src/engine/cuda/streams.rs).
     const unsigned g = first_system + blockIdx.z;
-    constexpr unsigned stride = row_words() / WORD_RUN;
     const unsigned thread = update_thread(params);
+    const SystemArrays arrays = system_arrays(spins, couplings, g);
+    const OtherWords<false> other = {arrays.other, nullptr, 0u};
+    ThreadTally tally = {};
+    unsigned run_spins[WORD_RUN];
     if (!TALLY) {
         if (thread < runs() && dispatched(params, thread)) {
-            ThreadTally unused = {};
-            update_thread_words(params, spins, thresholds, couplings, g, thread / stride,
-                                thread % stride, unused);
+            load_run(arrays.own, thread, run_spins);
+            update_run(params, arrays, other, thresholds, g, thread, run_spins, tally);
         }
         return;
     }
     // The tally's transposes and barriers need every thread of the block (a tally is never a
     // slab's partial dispatch).
-    ThreadTally tally = {};
 #pragma unroll 1
     for (unsigned r = 0u; r < TALLY_RUNS; r++) {
         const unsigned run = thread + r * run_threads();
         if (thread < run_threads() && run < runs()) {
-            update_thread_words(params, spins, thresholds, couplings, g, run / stride,
-                                run % stride, tally);
+            load_run(arrays.own, run, run_spins);
+            update_run(params, arrays, other, thresholds, g, run, run_spins, tally);
         }
     }
     add_block_tally(params, tally, g, records);
+}
+
+// The update of this colour in the sweep after a swap round of parity `parity`, with the round's
+// spin exchange applied on load instead of by tempering_exchange (src/engine/cuda/multispin.rs).
+// Block z of pair unit first_unit + z updates both word systems a = k groups + q and
+// b = a + groups of the round's pair (k, k + 1), k = parity + 2 (unit / groups),
+// q = unit % groups, whose lanes masks[a] the round exchanged. Each thread reads its run's own
+// words of both systems before writing either, exchanges them, then updates a's run and b's run
+// with the randoms of their word systems, as tempering_exchange followed by the update would.
+// Colour 0 also reads the other colour (not yet exchanged) through the exchange; colour 1 finds
+// colour 0 exchanged. Measured against the alternatives (3D spin glass, L = 32, H100): the two
+// updates in a loop that is not unrolled (fewer registers), or in the two halves of a block
+// with a barrier between the reads and the writes (as many registers as the plain update), were
+// both slower than this version, which lets the compiler interleave them.
+extern "C" __global__ void multispin_metropolis_pairs(
+    DispatchParams params, unsigned first_unit, unsigned* spins, const unsigned* thresholds,
+    const unsigned* couplings, unsigned long long* records, const unsigned* masks,
+    unsigned groups, unsigned parity) {
+    const unsigned unit = first_unit + blockIdx.z;
+    const unsigned a = (parity + 2u * (unit / groups)) * groups + unit % groups;
+    const unsigned b = a + groups;
+    const unsigned mask = masks[a];
+    const unsigned thread = update_thread(params);
+    const SystemArrays arrays_a = system_arrays(spins, couplings, a);
+    const SystemArrays arrays_b = system_arrays(spins, couplings, b);
+    constexpr bool exchanged = COLOUR == 0u;
+    const OtherWords<exchanged> other_a = {arrays_a.other, arrays_b.other, mask};
+    const OtherWords<exchanged> other_b = {arrays_b.other, arrays_a.other, mask};
+    ThreadTally tally_a = {};
+    ThreadTally tally_b = {};
+#pragma unroll 1
+    for (unsigned r = 0u; r < (TALLY ? TALLY_RUNS : 1u); r++) {
+        const unsigned run = thread + r * run_threads();
+        if (thread < run_threads() && run < runs()) {
+            unsigned spins_a[WORD_RUN];
+            unsigned spins_b[WORD_RUN];
+            load_run(arrays_a.own, run, spins_a);
+            load_run(arrays_b.own, run, spins_b);
+#pragma unroll
+            for (unsigned j = 0u; j < WORD_RUN; j++) {
+                const unsigned differ = (spins_a[j] ^ spins_b[j]) & mask;
+                spins_a[j] ^= differ;
+                spins_b[j] ^= differ;
+            }
+            update_run(params, arrays_a, other_a, thresholds, a, run, spins_a, tally_a);
+            update_run(params, arrays_b, other_b, thresholds, b, run, spins_b, tally_b);
+        }
+    }
+    if (TALLY) {
+        add_block_tally(params, tally_a, a, records);
+        add_block_tally(params, tally_b, b, records);
+    }
 }

@@ -46,6 +46,18 @@ pub fn plans() -> [Plan; 2] {
     [schedule.plan(0, 6), schedule.plan(6, schedule.total())]
 }
 
+/// Swap rounds after every third sweep, measurements after every fourth: sweeps between rounds
+/// that do not follow one (engines that make a round's exchange in the sweep after it).
+pub fn rounds_every_third_sweep() -> [Plan; 2] {
+    let schedule = Schedule {
+        thermalize: 4,
+        measure: 12,
+        every: 4,
+        swap_every: Some(3),
+    };
+    [schedule.plan(0, 7), schedule.plan(7, schedule.total())]
+}
+
 pub fn compare_tempering(
     name: &str,
     systems: &IsingSystems,

@@ -164,12 +164,10 @@ impl SimpleCudaEngine {
             kernel.module()
         )))?;
         match (dispatch, &mut self.tempering) {
-            (Dispatch::Swap(_), Some(tempering)) => tempering.launch_swap(
-                &self.device,
-                &params,
-                &mut self.observations,
-                &mut self.spins,
-            ),
+            (Dispatch::Swap(_), Some(tempering)) => {
+                tempering.launch_swap(&self.device, &params, &mut self.observations)?;
+                tempering.launch_exchange(&self.device, &params, &mut self.spins)
+            }
             (Dispatch::Measure(_), Some(tempering)) => {
                 tempering.launch_history(&self.device, &params)
             }

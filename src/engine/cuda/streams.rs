@@ -119,8 +119,12 @@ impl ReadStream {
 /// spread round-robin over up to [`STREAMS`] streams.
 pub struct SystemStreams {
     streams: Vec<OwnedStream>,
+    sizes: SystemSizes,
     groups: Vec<Range<u32>>,
 }
+
+/// Groups of one round, each with its stream.
+pub type Round<'a> = Vec<(&'a CudaStream, Range<u32>)>;
 
 impl SystemStreams {
     pub fn new(ctx: &Arc<CudaContext>, sizes: SystemSizes) -> Result<Self> {
@@ -129,7 +133,11 @@ impl SystemStreams {
         let streams = (0..streams)
             .map(|_| OwnedStream::blocking(ctx))
             .collect::<Result<_>>()?;
-        Ok(SystemStreams { streams, groups })
+        Ok(SystemStreams {
+            streams,
+            sizes,
+            groups,
+        })
     }
 
     /// Number of groups.
@@ -138,14 +146,54 @@ impl SystemStreams {
     }
 
     /// The groups in rounds of one group per stream: each group's stream and systems.
-    pub fn rounds(&self) -> impl Iterator<Item = Vec<(&CudaStream, Range<u32>)>> {
-        self.groups.chunks(self.streams.len()).map(|round| {
-            round
-                .iter()
-                .zip(&self.streams)
-                .map(|(range, stream)| (&*stream.0, range.clone()))
-                .collect()
-        })
+    pub fn rounds(&self) -> Vec<Round<'_>> {
+        self.rounds_of(&self.groups)
+    }
+
+    /// [`Self::rounds`] of `units` units of `systems_per_unit` systems each (the pairs of a
+    /// paired update), grouped as systems are; none for no units.
+    pub fn unit_rounds(&self, units: u32, systems_per_unit: u32) -> Vec<Round<'_>> {
+        if units == 0 {
+            return Vec::new();
+        }
+        let per_unit = u64::from(systems_per_unit);
+        let sizes = SystemSizes {
+            systems: units,
+            system_bytes: self.sizes.system_bytes * per_unit,
+            colour_words: self.sizes.colour_words * per_unit,
+            ..self.sizes
+        };
+        let streams = (self.streams.len() as u32).min(units).max(1);
+        self.rounds_of(&group_ranges(units, sizes.groups(streams)))
+    }
+
+    /// Make every stream's later work wait for the work queued so far on all of them: after
+    /// launches that group the systems differently from [`Self::rounds`].
+    pub fn join(&self) -> Result<()> {
+        for (i, stream) in self.streams.iter().enumerate() {
+            for (j, other) in self.streams.iter().enumerate() {
+                if i != j {
+                    stream
+                        .0
+                        .join(&other.0)
+                        .map_err(driver_error("ordering the update streams"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn rounds_of(&self, groups: &[Range<u32>]) -> Vec<Round<'_>> {
+        groups
+            .chunks(self.streams.len())
+            .map(|round| {
+                round
+                    .iter()
+                    .zip(&self.streams)
+                    .map(|(range, stream)| (&*stream.0, range.clone()))
+                    .collect()
+            })
+            .collect()
     }
 }
 

@@ -90,21 +90,19 @@ impl CudaTempering {
         Ok(())
     }
 
-    /// Enqueue a swap round: decisions from the counts in the scratch slot `params.slot` of
-    /// `observations`, then the exchanges of `spins`.
-    pub fn launch_swap<T: DeviceRepr>(
+    /// Enqueue a swap round's decisions from the counts in the scratch slot `params.slot` of
+    /// `observations`; the exchanges of the spins follow ([`Self::launch_exchange`], or the
+    /// multispin engine's paired update).
+    pub fn launch_swap(
         &mut self,
         device: &CudaDevice,
         params: &DispatchParams,
         observations: &mut CudaSlice<u64>,
-        spins: &mut CudaSlice<T>,
     ) -> Result<()> {
-        let stream = &device.stream;
-        let groups = self.swaps.groups;
         // One block per group (z): its decisions share masks and a barrier.
         let block_size = self.swap.block_size;
-        let config = launch_config(device, block_size, block_size.into(), groups);
-        let mut launch = stream.launch_builder(&self.swap.function);
+        let config = launch_config(device, block_size, block_size.into(), self.swaps.groups);
+        let mut launch = device.stream.launch_builder(&self.swap.function);
         launch
             .arg(params)
             .arg(observations)
@@ -119,9 +117,19 @@ impl CudaTempering {
         // state and masks for these chains.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel tempering_swap"))?;
+        Ok(())
+    }
+
+    /// Enqueue the spin exchanges of the swap round `params` (after its decisions).
+    pub fn launch_exchange<T: DeviceRepr>(
+        &self,
+        device: &CudaDevice,
+        params: &DispatchParams,
+        spins: &mut CudaSlice<T>,
+    ) -> Result<()> {
         let words = self.records.system_words;
-        let config = launch_config(device, self.block_size, words.into(), groups);
-        let mut launch = stream.launch_builder(&self.exchange);
+        let config = launch_config(device, self.block_size, words.into(), self.swaps.groups);
+        let mut launch = device.stream.launch_builder(&self.exchange);
         launch.arg(params).arg(spins).arg(&self.masks);
         // SAFETY: the arguments match tempering_exchange's parameters (DispatchParams, the spins
         // as `unsigned` words, whatever their element type, and the masks). Threads past the
@@ -129,6 +137,16 @@ impl CudaTempering {
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel tempering_exchange"))?;
         Ok(())
+    }
+
+    /// The exchange masks of the last swap round of each parity, `[k][q]`.
+    pub fn masks(&self) -> &CudaSlice<u32> {
+        &self.masks
+    }
+
+    /// The swap layout.
+    pub fn swaps(&self) -> &SwapLayout {
+        &self.swaps
     }
 
     /// Enqueue the copy of the labels of sample 0's chains into history slot `params.slot`.
