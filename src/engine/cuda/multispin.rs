@@ -15,7 +15,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, CudaStream, PushKernelArg};
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchArgs, LaunchConfig, PushKernelArg,
+};
 
 use super::compile::counting_draws;
 use super::context::{CudaDevice, driver_error};
@@ -664,6 +666,30 @@ impl MultispinCudaEngine {
         }
     }
 
+    /// The launch of update `kernel` on `stream` over `layers` layers (z: word systems, or the
+    /// paired update's pair units) from `first` on, with the arguments every update takes, and
+    /// its configuration.
+    fn update_launch<'a>(
+        &'a self,
+        stream: &'a CudaStream,
+        params: &'a DispatchParams,
+        (first, layers): (&'a u32, u32),
+        kernel: UpdateKernel<'a>,
+    ) -> (LaunchArgs<'a>, LaunchConfig) {
+        let runs = params.update_threads(self.layout.update_threads());
+        let threads = runs.div_ceil(kernel.runs_per_thread);
+        let config = launch_config(&self.device, kernel.block_size, threads.into(), layers);
+        let mut launch = stream.launch_builder(kernel.function);
+        launch
+            .arg(params)
+            .arg(first)
+            .arg(&self.spins)
+            .arg(&self.thresholds)
+            .arg(&self.couplings)
+            .arg(&self.observations);
+        (launch, config)
+    }
+
     /// Enqueue the update of colour `params.colour` of word systems `systems` on `stream` with
     /// `kernel` (see [`Self::update_kernel`]).
     fn launch_sweep(
@@ -673,23 +699,8 @@ impl MultispinCudaEngine {
         params: &DispatchParams,
         kernel: UpdateKernel<'_>,
     ) -> Result<()> {
-        let layout = &self.layout;
-        let runs = params.update_threads(layout.update_threads());
-        let threads = runs.div_ceil(kernel.runs_per_thread);
-        let config = launch_config(
-            &self.device,
-            kernel.block_size,
-            threads.into(),
-            systems.len() as u32,
-        );
-        let mut launch = stream.launch_builder(kernel.function);
-        launch
-            .arg(params)
-            .arg(&systems.start)
-            .arg(&self.spins)
-            .arg(&self.thresholds)
-            .arg(&self.couplings)
-            .arg(&self.observations);
+        let layers = (&systems.start, systems.len() as u32);
+        let (mut launch, config) = self.update_launch(stream, params, layers, kernel);
         // SAFETY: the arguments match multispin_metropolis's parameters in order and type
         // (DispatchParams by value, the first word system, then `unsigned` pointers and the
         // `unsigned long long` observations). The kernel stays in bounds: threads past the
@@ -828,7 +839,7 @@ impl MultispinCudaEngine {
             }
         }
         let unpaired = [0..parity, parity + 2 * pairs..temperatures];
-        let stream = self.sweep_streams.rounds()[0][0].0;
+        let stream = self.sweep_streams.first_stream();
         for range in unpaired.into_iter().filter(|range| !range.is_empty()) {
             for params in sweeps {
                 let (params, kernel) = self.update_kernel(params, tally_on(params));
@@ -876,25 +887,9 @@ impl MultispinCudaEngine {
         (groups, parity): (u32, u32),
     ) -> Result<()> {
         let tempering = self.tempering.as_ref().ok_or_else(no_tempering)?;
-        let runs = params.update_threads(self.layout.update_threads());
-        let threads = runs.div_ceil(kernel.runs_per_thread);
-        let config = launch_config(
-            &self.device,
-            kernel.block_size,
-            threads.into(),
-            units.len() as u32,
-        );
-        let mut launch = stream.launch_builder(kernel.function);
-        launch
-            .arg(params)
-            .arg(&units.start)
-            .arg(&self.spins)
-            .arg(&self.thresholds)
-            .arg(&self.couplings)
-            .arg(&self.observations)
-            .arg(tempering.masks())
-            .arg(&groups)
-            .arg(&parity);
+        let layers = (&units.start, units.len() as u32);
+        let (mut launch, config) = self.update_launch(stream, params, layers, kernel);
+        launch.arg(tempering.masks()).arg(&groups).arg(&parity);
         // SAFETY: the arguments match multispin_metropolis_pairs's parameters in order and type
         // (multispin_metropolis's, with the first pair unit for the first word system, then the
         // `unsigned` masks and the groups and parity by value). Each unit's word systems

@@ -167,6 +167,11 @@ impl SystemStreams {
         self.rounds_of(&group_ranges(units, sizes.groups(streams)))
     }
 
+    /// The stream of the first group.
+    pub fn first_stream(&self) -> &CudaStream {
+        &self.streams[0].0
+    }
+
     /// Make every stream's later work wait for the work queued so far on all of them: after
     /// launches that group the systems differently from [`Self::rounds`].
     pub fn join(&self) -> Result<()> {
