@@ -16,7 +16,7 @@ use cudarc::driver::{
 
 use super::context::{CudaDevice, driver_error};
 use crate::engine::Plan;
-use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions};
+use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions, sweeps_per_submission};
 use crate::error::{Error, Result};
 
 /// Launches per batch: waiting for each bounded batch (one batch behind the enqueueing) surfaces
@@ -123,14 +123,15 @@ pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str)
 
 /// The dispatches of `plan` for `systems` systems (`params.systems`) of a seed, in batches of at
 /// most [`MAX_LAUNCHES`] launches and about `flip_budget` site updates (`flips_per_sweep` per
-/// sweep); engines synchronise after each batch.
+/// sweep), more where the plan measures often ([`sweeps_per_submission`]); engines synchronise
+/// after each batch.
 fn batches(
     plan: &Plan,
     (seed, systems): (u64, u32),
     flips_per_sweep: u64,
     flip_budget: u64,
 ) -> Vec<Vec<Dispatch>> {
-    let sweeps_per_batch = (flip_budget / flips_per_sweep.max(1)).max(1);
+    let sweeps_per_batch = sweeps_per_submission(plan, flips_per_sweep, flip_budget);
     submissions(plan, seed, systems, MAX_LAUNCHES, sweeps_per_batch)
 }
 

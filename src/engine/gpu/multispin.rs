@@ -13,7 +13,9 @@ use super::context::{GpuContext, PendingRead, storage_usage};
 use super::copy_systems::{GpuCopies, identity_map, lane_map, multispin_unit, system_positions};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
-use super::plan::{Dispatch, DispatchParams, measured_slots, submissions, swap_tally};
+use super::plan::{
+    Dispatch, DispatchParams, measured_slots, submissions, swap_tally, sweeps_per_submission,
+};
 use super::resampling::{GpuResampling, PendingStep};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
@@ -608,7 +610,7 @@ impl Engine for MultispinGpuEngine {
         self.ensure_measurements(plan.slots + u32::from(swaps))?;
         let flips_per_sweep =
             self.layout.lattice().sites() * u64::from(self.layout.systems.systems());
-        let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
+        let sweeps_per_submission = sweeps_per_submission(plan, flips_per_sweep, FLIP_BUDGET);
         let subs = submissions(
             plan,
             self.layout.systems.seed,
