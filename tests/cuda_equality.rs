@@ -535,6 +535,40 @@ fn cuda_rounds_every_third_sweep_match_the_cpu() {
     }
 }
 
+/// Parallel tempering with its word systems, and the pairs of the paired updates, in several
+/// groups a stream (an L2 of 20 MiB assumed), swap rounds after every sweep and after every
+/// third (sweeps after a paired one, grouped by word system again), as on the CPU.
+#[test]
+fn cuda_tempering_in_groups_matches_the_cpu() {
+    use common::tempering::{
+        TemperingCase, compare_tempering_plans, plans, rounds_every_third_sweep,
+    };
+    if !cuda_present("cuda_tempering_in_groups_matches_the_cpu") {
+        return;
+    }
+    let case = TemperingCase {
+        dims: 3,
+        size: 32,
+        layout: AMSC_SAMPLES,
+        disorder: Disorder::Bimodal,
+        field: 0.0,
+        counts: (384, 2, 4),
+        randoms: Randoms::Packed,
+    };
+    let layout = case.layout();
+    let mut device = device();
+    device.l2_bytes = 20 << 20;
+    let mut cpu = CpuMultispinEngine::new(layout.clone());
+    let mut cuda = MultispinCudaEngine::new(device, layout.clone(), 64).unwrap();
+    let name = format!("CUDA {} in groups", case.name());
+    compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut cuda, &plans());
+    let plans = rounds_every_third_sweep();
+    compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut cuda, &plans);
+    let groups = cuda.sweep_groups();
+    eprintln!("{name}: {groups} groups of word systems");
+    assert!(groups >= 4, "{groups} groups, one a stream");
+}
+
 /// A CPU engine and a CUDA engine of `systems`, simple or multispin laid out as `layout`, both
 /// holding the hot start; the multispin one opened for changing betas, as an anneal opens it.
 fn annealing_engines(systems: &IsingSystems, layout: Option<Layout>) -> [Box<dyn Engine>; 2] {
