@@ -41,7 +41,8 @@ use crate::model::couplings::Disorder;
 /// Words of one buffer that the kernels' `u32` indices reach.
 const MAX_INDEXED_WORDS: u64 = 1 << 32;
 
-/// Site updates per submission, so that a submission stays well under a second on slow adapters.
+/// Site updates per submission, so that a submission stays well under a second on slow adapters
+/// (up to eight times more where the plan measures often: `plan::sweeps_per_submission`).
 const FLIP_BUDGET: u64 = 1 << 32;
 
 /// The multispin engine on a wgpu device.
