@@ -1,0 +1,41 @@
+#!/bin/bash
+# Parallel tempering on the device machine (docs/BENCHMARKS.md, issue 10): the CUDA equality
+# tests and the NVRTC compile test, then the issue's table, `spinflip bench --tempering` for
+# the 3D EA at L = 16 and 32 (1024 samples, 32 temperatures, 2 chains, a swap round every sweep,
+# a measurement every 10 sweeps), CUDA and Vulkan, exact and packed randoms, REPEAT times each,
+# and once each the swaps alone and the measurements alone (what each costs over plain sweeps).
+# Run from the project root with the binaries in .dev/ (spinflip; cuda_equality and lib_tests:
+# the test binaries of tests/cuda_equality.rs and of the library, built with --release
+# --features cuda); logs under $OUT. `device.sh tests` runs the tests alone, `device.sh bench`
+# the benchmarks alone (each fits one 10-minute device call), no argument both.
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR; chmod 700 $XDG_RUNTIME_DIR
+REPEAT=${REPEAT:-2}
+L=/tmp/logs; mkdir -p $L; T0=$(date +%s); el() { echo "$1 rc=$2 at $(( $(date +%s)-T0 ))s"; }
+tests() {
+  timeout 60 .dev/lib_tests --ignored nvrtc > $L/nvrtc.log 2>&1; el nvrtc $?
+  timeout 360 .dev/cuda_equality --test-threads 2 > $L/cuda_equality.log 2>&1; el cuda_equality $?
+  grep -E "test result|FAILED|panicked" $L/nvrtc.log $L/cuda_equality.log
+}
+P="--tempering --engine amsc --model ea --dims 3 --systems 1024 --temperatures 32 --chains 2"
+P="$P --beta 0.9 --seconds 1 --sizes 16,32"
+run() { name=$1; shift; timeout 150 .dev/spinflip bench $P "$@" > $L/pt_$name.log 2>&1; el $name $?; }
+bench() {
+  for i in $(seq $REPEAT); do
+    for r in packed exact; do
+      run cuda_${r}_$i --backend cuda --randoms $r
+      run wgsl_${r}_$i --backend wgpu --adapter vulkan --randoms $r
+    done
+  done
+  for r in packed exact; do
+    run cuda_${r}_swaps --backend cuda --randoms $r --measure-every 100000000
+    run cuda_${r}_measurements --backend cuda --randoms $r --swap-every 100000000
+  done
+  for f in $L/pt_*.log; do echo "== $f"; grep -E "^(cuda|wgpu) " $f | cut -c1-6,100-; done
+}
+case ${1:-all} in
+  tests) tests ;;
+  bench) bench ;;
+  *) tests; bench ;;
+esac
+tar czf $OUT/logs.tgz -C /tmp logs
