@@ -498,7 +498,7 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
         every: u64::from(u32::MAX),
         swap_every: None,
     };
-    let (sweeps, seconds) = timed(engine.as_mut(), &plain, options.seconds)?;
+    let (sweeps, seconds) = timed(engine.as_mut(), &plain, &systems, options.seconds)?;
     let info = engine.info();
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
     let ps_per_flip =
@@ -513,7 +513,7 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
                 swap_every: Some(every),
                 ..plain
             };
-            let (sweeps, seconds) = timed(engine.as_mut(), &schedule, options.seconds)?;
+            let (sweeps, seconds) = timed(engine.as_mut(), &schedule, &systems, options.seconds)?;
             Some(ps_per_flip(sweeps, seconds))
         }
     };
@@ -809,17 +809,29 @@ impl Engine for TimedEngine<'_> {
     fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
         self.engine.count_populations(slots, sizes)
     }
+
+    fn max_plan_slots(&self) -> u64 {
+        self.engine.max_plan_slots()
+    }
 }
 
-/// Plans of `schedule` of doubling length until one takes `min_seconds` (after one sweep that
+/// Runs of `schedule` of doubling length until one takes `min_seconds` (after one sweep that
 /// compiles pipelines and warms caches), then that length once more; its sweeps and seconds.
-/// The repeat finds the engine's buffers for that plan (measurement counters, page-locked
-/// download memory) already allocated, as every plan of a run after its first does.
-fn timed(engine: &mut dyn Engine, schedule: &Schedule, min_seconds: f64) -> Result<(u64, f64)> {
+/// A run's sweeps go in plans of at most `most_sweeps_per_plan` sweeps, as `spinflip run`
+/// splits them. The repeat finds the engine's buffers for those plans (measurement counters,
+/// page-locked download memory) already allocated, as every plan of a run after its first does.
+fn timed(
+    engine: &mut dyn Engine,
+    schedule: &Schedule,
+    systems: &IsingSystems,
+    min_seconds: f64,
+) -> Result<(u64, f64)> {
+    let per_plan = schedule.most_sweeps_per_plan(systems, engine.max_plan_slots());
     let mut run = |from: u64, sweeps: u64| -> Result<f64> {
-        let plan = schedule.plan(from, from + sweeps);
         let started = Instant::now();
-        engine.execute(&plan)?;
+        for start in (from..from + sweeps).step_by(per_plan as usize) {
+            engine.execute(&schedule.plan(start, (start + per_plan).min(from + sweeps)))?;
+        }
         Ok(started.elapsed().as_secs_f64())
     };
     run(0, 1)?;

@@ -355,3 +355,44 @@ fn wgpu_engine_for_fixed_betas_refuses_new_betas() {
     assert!(error.contains("compiled its thresholds"), "{error}");
     open(Betas::Changing).unwrap().set_betas(&[0.5]).unwrap();
 }
+
+/// A plan whose measurements would need a larger storage binding than the adapter allows is
+/// refused before anything runs, naming the limit; the schedule's longest plan of the same
+/// systems (as `spinflip run` and `spinflip bench` split their sweeps) fits and runs.
+#[test]
+fn plans_beyond_the_binding_limit_are_refused_and_runs_stay_within_it() {
+    let layout = Case {
+        temperatures: 1,
+        samples: 32768,
+        replicas: 2,
+        ..case(2, 4, AMSC_SAMPLES, Disorder::Ferromagnet)
+    }
+    .layout();
+    let gpu = common::gpu(PhiloxPath::Auto);
+    let binding = gpu.limits.max_storage_buffer_binding_size;
+    // 16 bytes a lane of every word system, a slot.
+    let slot_bytes = 16 * 32 * u64::from(layout.word_systems());
+    let too_many = (binding / slot_bytes + 1) as u32;
+    let mut engine = MultispinGpuEngine::new(gpu, layout.clone(), 64, Betas::Changing).unwrap();
+    let error = engine
+        .execute(&common::sweep_plan(0, too_many, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("max_storage_buffer_binding_size") && error.contains("observations"),
+        "{error}"
+    );
+    let schedule = spinflip::sim::Schedule {
+        thermalize: 0,
+        measure: u64::from(too_many),
+        every: 1,
+        swap_every: None,
+    };
+    let longest = schedule.most_sweeps_per_plan(&layout.systems, engine.max_plan_slots());
+    assert!(longest < u64::from(too_many), "{longest} sweeps a plan");
+    let measured = engine
+        .execute(&common::sweep_plan(0, longest as u32, 1))
+        .unwrap();
+    let systems = u64::from(layout.systems.systems());
+    assert_eq!(measured.observations.len() as u64, longest * systems);
+}

@@ -469,6 +469,12 @@ impl Engine for RankedEngine {
         }
     }
 
+    /// The local engine's: every rank runs the same plans on its share, each as large as this
+    /// rank's (an engine of a larger share refuses a plan beyond its limit, saying so).
+    fn max_plan_slots(&self) -> u64 {
+        self.local.max_plan_slots()
+    }
+
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
         spins.check_fits(&self.systems)?;
         let parts: Vec<SpinBits> = match &self.split {

@@ -29,8 +29,6 @@ use crate::stats::{
     round_trips_of, spin_glass_estimates, tempering_diagnostics,
 };
 
-/// Most measurement slots one plan fills (bounds the observation buffer).
-const MAX_SLOTS_PER_CHUNK: u64 = 4096;
 /// Chunks per run at least, so progress is reported as the run goes.
 const MIN_CHUNKS: u64 = 100;
 /// File names in the output directory.
@@ -41,8 +39,6 @@ pub const FINAL_STATE: &str = "final_state.npy";
 const COUPLINGS: &str = "couplings.npy";
 const TEMPERATURE_HISTORY: &str = "temperature_history.csv";
 const ROUND_TRIPS: &str = "round_trips.csv";
-/// Host memory for one chunk's measurements, which bounds the slots per plan.
-const CHUNK_MEASUREMENT_BYTES: u64 = 64 << 20;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -249,7 +245,12 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         state.sweeps_done,
         flips_per_sweep,
     );
-    let chunk = chunk_sweeps(&schedule, config.checkpoint_every, &systems);
+    let chunk = chunk_sweeps(
+        &schedule,
+        config.checkpoint_every,
+        &systems,
+        engine.max_plan_slots(),
+    );
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
     while state.sweeps_done < schedule.total() {
@@ -341,13 +342,14 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
 
 /// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements (and of
 /// bytes of them), and a small fraction of the run so progress shows.
-fn chunk_sweeps(schedule: &Schedule, checkpoint_every: u64, systems: &IsingSystems) -> u64 {
-    // Per overlap: a u32 count of differing sites and one of differing bonds per x-plane.
-    let slot_bytes = 16 * u64::from(systems.systems())
-        + 8 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
-    let slots = (CHUNK_MEASUREMENT_BYTES / slot_bytes).clamp(1, MAX_SLOTS_PER_CHUNK);
+fn chunk_sweeps(
+    schedule: &Schedule,
+    checkpoint_every: u64,
+    systems: &IsingSystems,
+    max_slots: u64,
+) -> u64 {
     let mut chunk = schedule.total().div_ceil(MIN_CHUNKS).max(1);
-    chunk = chunk.min(slots * schedule.every);
+    chunk = chunk.min(schedule.most_sweeps_per_plan(systems, max_slots));
     if checkpoint_every > 0 {
         chunk = chunk.min(checkpoint_every);
     }
@@ -1163,6 +1165,6 @@ mod tests {
             measure: 1000,
             every: 1,
         });
-        assert!(chunk_sweeps(&schedule, 0, &systems) >= 1);
+        assert!(chunk_sweeps(&schedule, 0, &systems, u64::MAX) >= 1);
     }
 }

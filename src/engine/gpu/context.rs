@@ -453,6 +453,21 @@ impl GpuContext {
         )))
     }
 
+    /// Refuse a plan whose `slots` measurements need `bytes` of `what` in one storage binding
+    /// beyond `max_storage_buffer_binding_size` (a run's plans stay within it; see
+    /// [`crate::sim::Schedule::most_sweeps_per_plan`]).
+    pub fn check_plan_measurements(&self, what: &str, slots: u32, bytes: u64) -> Result<()> {
+        let binding = self.limits.max_storage_buffer_binding_size;
+        if bytes <= binding {
+            return Ok(());
+        }
+        Err(Error::Limits(format!(
+            "a plan of {slots} measurement slots needs {bytes} bytes of {what}, but \
+             max_storage_buffer_binding_size of {} is {binding} bytes: plan fewer measurements",
+            self.adapter_name(),
+        )))
+    }
+
     /// Refuse more systems (workgroup grid z) than `max_compute_workgroups_per_dimension`.
     pub fn check_systems(&self, systems: u32) -> Result<()> {
         let max = self.limits.max_compute_workgroups_per_dimension;

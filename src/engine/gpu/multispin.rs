@@ -375,6 +375,12 @@ impl MultispinGpuEngine {
         if self.measurements.as_ref().is_some_and(|m| m.slots >= slots) {
             return Ok(());
         }
+        for (what, bytes) in [
+            ("observations", self.observation_bytes(slots)),
+            ("overlaps", self.overlap_bytes(slots)),
+        ] {
+            self.ctx.check_plan_measurements(what, slots, bytes)?;
+        }
         let observations = self.ctx.buffer(
             "observations",
             self.observation_bytes(slots),
@@ -741,6 +747,13 @@ impl Engine for MultispinGpuEngine {
         self.ensure_resampling(table.slots)?;
         let resampling = self.resampling.as_mut().expect("ensured above");
         resampling.set_table(&self.ctx, table)
+    }
+
+    /// Slots whose observations and overlaps each fit in one storage binding, with the swap
+    /// rounds' scratch slot.
+    fn max_plan_slots(&self) -> u64 {
+        let per_slot = self.observation_bytes(1).max(self.overlap_bytes(1));
+        (self.ctx.limits.max_storage_buffer_binding_size / per_slot).saturating_sub(1)
     }
 
     fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {

@@ -90,6 +90,8 @@ impl SimpleGpuEngine {
             return Ok(());
         }
         let bytes = observation_bytes(slots, self.systems.systems());
+        self.ctx
+            .check_plan_measurements("observations", slots, bytes)?;
         let buffer = self.ctx.buffer("observations", bytes, storage_usage())?;
         let bind_group = self.bind_group(&buffer);
         self.observations = Some(ObservationBuffer {
@@ -170,6 +172,12 @@ impl Engine for SimpleGpuEngine {
             engine: "simple".into(),
             adapter: self.ctx.adapter_name(),
         }
+    }
+
+    /// Slots whose observations fit in one storage binding, with the swap rounds' scratch slot.
+    fn max_plan_slots(&self) -> u64 {
+        let per_slot = observation_bytes(1, self.systems.systems());
+        (self.ctx.limits.max_storage_buffer_binding_size / per_slot).saturating_sub(1)
     }
 
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
