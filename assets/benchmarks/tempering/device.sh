@@ -8,7 +8,8 @@
 # the test binaries of tests/cuda_equality.rs and of the library, built with --release
 # --features cuda); logs under $OUT. `device.sh tests` runs the tests alone, `device.sh bench`
 # the benchmarks alone, no argument both. Each half fits one 10-minute device call: the CUDA
-# tests took about 300 s on the H100, the bench half 209 s on the H200 (REPEAT=2).
+# tests took about 300 s on the H100 and 148 s on the H200, the bench half 209 s on the H200
+# (REPEAT=2).
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR; chmod 700 $XDG_RUNTIME_DIR
 REPEAT=${REPEAT:-2}
