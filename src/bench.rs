@@ -1,8 +1,8 @@
 //! `spinflip bench`: sweep throughput per backend, engine, layout, model and lattice size.
 //!
-//! Each measurement starts from a hot (random) lattice, runs plans of doubling sweep counts
-//! until one takes at least `--seconds`, and reports that plan's rate: site updates (flip
-//! attempts) per nanosecond and picoseconds per flip. Pipeline compilation and uploads are
+//! Each measurement starts from a hot (random) lattice, runs doubling sweep counts (each in
+//! plans as long as `spinflip run`'s) until one takes at least `--seconds`, and reports that
+//! count's rate: site updates (flip attempts) per nanosecond and picoseconds per flip. Pipeline compilation and uploads are
 //! outside the timed plans. With `--annealing` a row is one whole population anneal instead
 //! (see [`AnnealingShares`]).
 
