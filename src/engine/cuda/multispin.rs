@@ -816,6 +816,10 @@ impl MultispinCudaEngine {
     /// applied on load: pairs (k, k + 1) of the round by the paired update, the temperatures in
     /// no pair (below the round's parity, and the last of an odd count) by the plain one. The
     /// colour-1 update tallies the next round into scratch slot `tally` where there is one.
+    /// The unpaired temperatures go first, one range a stream, beside the other streams' pairs,
+    /// rather than last on the first stream, four short launches in a row while the other
+    /// stream had finished (3D EA on an H200, one run each: L = 16 0.616 -> 0.613 ps/flip
+    /// packed, 0.692 -> 0.685 exact; L = 32 0.518 -> 0.516 and 0.596 -> 0.595).
     fn launch_paired_sweep(
         &self,
         swap: &DispatchParams,
@@ -830,21 +834,22 @@ impl MultispinCudaEngine {
         let parity = swap.colour;
         let pairs = (temperatures - parity) / 2;
         let tally_on = |params: &DispatchParams| tally.filter(|_| params.colour == 1);
+        let unpaired = [0..parity, parity + 2 * pairs..temperatures];
+        let streams = self.sweep_streams.streams();
+        let unpaired = unpaired.into_iter().filter(|range| !range.is_empty());
+        for (range, stream) in unpaired.zip(streams.iter().cycle()) {
+            for params in sweeps {
+                let (params, kernel) = self.update_kernel(params, tally_on(params));
+                let systems = range.start * groups..range.end * groups;
+                self.launch_sweep(stream, systems, &params, kernel)?;
+            }
+        }
         for round in self.sweep_streams.unit_rounds(pairs * groups, 2) {
             for params in sweeps {
                 let (params, kernel) = self.pair_kernel(params, tally_on(params));
                 for (stream, units) in round.iter().filter(|(_, units)| !units.is_empty()) {
                     self.launch_pairs(stream, units.clone(), &params, kernel, (groups, parity))?;
                 }
-            }
-        }
-        let unpaired = [0..parity, parity + 2 * pairs..temperatures];
-        let stream = self.sweep_streams.first_stream();
-        for range in unpaired.into_iter().filter(|range| !range.is_empty()) {
-            for params in sweeps {
-                let (params, kernel) = self.update_kernel(params, tally_on(params));
-                let systems = range.start * groups..range.end * groups;
-                self.launch_sweep(stream, systems, &params, kernel)?;
             }
         }
         Ok(())

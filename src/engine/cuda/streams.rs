@@ -167,9 +167,9 @@ impl SystemStreams {
         self.rounds_of(&group_ranges(units, sizes.groups(streams)))
     }
 
-    /// The stream of the first group.
-    pub fn first_stream(&self) -> &CudaStream {
-        &self.streams[0].0
+    /// Every stream, the first group's first.
+    pub fn streams(&self) -> Vec<&CudaStream> {
+        self.streams.iter().map(|stream| &*stream.0).collect()
     }
 
     /// Make every stream's later work wait for the work queued so far on all of them: after
