@@ -453,6 +453,16 @@ impl GpuContext {
         )))
     }
 
+    /// Measurement slots of `per_slot` bytes that one storage buffer binding holds, less a swap
+    /// round's scratch slot: the most a plan may fill ([`crate::engine::Engine::max_plan_slots`]).
+    pub fn plan_slots(&self, per_slot: u64) -> u64 {
+        let binding = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        (binding / per_slot.max(1)).saturating_sub(1)
+    }
+
     /// Refuse a plan whose `slots` measurements need `bytes` of `what` in one storage binding
     /// beyond `max_storage_buffer_binding_size` (a run's plans stay within it; see
     /// [`crate::sim::Schedule::most_sweeps_per_plan`]).

@@ -753,7 +753,7 @@ impl Engine for MultispinGpuEngine {
     /// rounds' scratch slot.
     fn max_plan_slots(&self) -> u64 {
         let per_slot = self.observation_bytes(1).max(self.overlap_bytes(1));
-        (self.ctx.limits.max_storage_buffer_binding_size / per_slot).saturating_sub(1)
+        self.ctx.plan_slots(per_slot)
     }
 
     fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {

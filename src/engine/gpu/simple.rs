@@ -177,7 +177,7 @@ impl Engine for SimpleGpuEngine {
     /// Slots whose observations fit in one storage binding, with the swap rounds' scratch slot.
     fn max_plan_slots(&self) -> u64 {
         let per_slot = observation_bytes(1, self.systems.systems());
-        (self.ctx.limits.max_storage_buffer_binding_size / per_slot).saturating_sub(1)
+        self.ctx.plan_slots(per_slot)
     }
 
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
