@@ -2,9 +2,9 @@
 //!
 //! Each measurement starts from a hot (random) lattice, runs doubling sweep counts (each in
 //! plans as long as `spinflip run`'s) until one takes at least `--seconds`, and reports that
-//! count's rate: site updates (flip attempts) per nanosecond and picoseconds per flip. Pipeline compilation and uploads are
-//! outside the timed plans. With `--annealing` a row is one whole population anneal instead
-//! (see [`AnnealingShares`]).
+//! count's rate: site updates (flip attempts) per nanosecond and picoseconds per flip.
+//! Pipeline compilation and uploads are outside the timed plans. With `--annealing` a row is
+//! one whole population anneal instead (see [`AnnealingShares`]).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

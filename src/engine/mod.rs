@@ -192,6 +192,7 @@ pub trait Engine {
         let _ = (slots, sizes);
         Ok(false)
     }
+
     /// Most measurement slots one plan may fill: what the device's buffer limits allow (a
     /// swap round's scratch slot aside); no limit where none applies. Runs and benchmarks keep
     /// their plans within it ([`crate::sim::Schedule::most_sweeps_per_plan`]).

@@ -84,9 +84,10 @@ impl Schedule {
         self.swap_every.map_or(0, |every| sweeps / every)
     }
 
-    /// Most sweeps one plan of `systems` holds: a bounded number of measurements, and of bytes
-    /// of them, and at most `max_slots` slots (the engine's, [`crate::engine::Engine::max_plan_slots`]).
-    /// Runs and benchmarks split their sweeps into plans no longer than this.
+    /// Most sweeps one plan of `systems` holds: a bounded number of measurements and of bytes
+    /// of them, and at most `max_slots` slots (the engine's limit,
+    /// [`crate::engine::Engine::max_plan_slots`]). Runs and benchmarks split their sweeps into
+    /// plans no longer than this.
     pub fn most_sweeps_per_plan(&self, systems: &IsingSystems, max_slots: u64) -> u64 {
         // Per overlap: a u32 count of differing sites and one of differing bonds per x-plane.
         let slot_bytes = 16 * u64::from(systems.systems())
