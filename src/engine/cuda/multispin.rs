@@ -835,9 +835,8 @@ impl MultispinCudaEngine {
         let pairs = (temperatures - parity) / 2;
         let tally_on = |params: &DispatchParams| tally.filter(|_| params.colour == 1);
         let unpaired = [0..parity, parity + 2 * pairs..temperatures];
-        let streams = self.sweep_streams.streams();
         let unpaired = unpaired.into_iter().filter(|range| !range.is_empty());
-        for (range, stream) in unpaired.zip(streams.iter().cycle()) {
+        for (range, stream) in unpaired.zip(self.sweep_streams.streams().cycle()) {
             for params in sweeps {
                 let (params, kernel) = self.update_kernel(params, tally_on(params));
                 let systems = range.start * groups..range.end * groups;

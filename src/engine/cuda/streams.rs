@@ -168,8 +168,8 @@ impl SystemStreams {
     }
 
     /// Every stream, the first group's first.
-    pub fn streams(&self) -> Vec<&CudaStream> {
-        self.streams.iter().map(|stream| &*stream.0).collect()
+    pub fn streams(&self) -> impl Iterator<Item = &CudaStream> + Clone {
+        self.streams.iter().map(|stream| &*stream.0)
     }
 
     /// Make every stream's later work wait for the work queued so far on all of them: after

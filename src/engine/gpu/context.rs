@@ -425,6 +425,13 @@ impl GpuContext {
             .write_buffer(buffer, 0, bytemuck::cast_slice(words));
     }
 
+    /// The largest storage binding: a whole buffer bound, within both limits.
+    fn storage_binding_bytes(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+
     /// Refuse a storage binding of `bytes` beyond `max_storage_buffer_binding_size`, naming what
     /// needs it and the largest lattice size (a multiple of `step`) whose `bytes_at(size)` fits.
     pub fn check_storage(
@@ -434,10 +441,7 @@ impl GpuContext {
         bytes_at: impl Fn(u32) -> u64,
         step: u32,
     ) -> Result<()> {
-        let binding = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
+        let binding = self.storage_binding_bytes();
         if bytes <= binding {
             return Ok(());
         }
@@ -456,24 +460,21 @@ impl GpuContext {
     /// Measurement slots of `per_slot` bytes that one storage buffer binding holds, less a swap
     /// round's scratch slot: the most a plan may fill ([`crate::engine::Engine::max_plan_slots`]).
     pub fn plan_slots(&self, per_slot: u64) -> u64 {
-        let binding = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
-        (binding / per_slot.max(1)).saturating_sub(1)
+        (self.storage_binding_bytes() / per_slot.max(1)).saturating_sub(1)
     }
 
     /// Refuse a plan whose `slots` measurements need `bytes` of `what` in one storage binding
-    /// beyond `max_storage_buffer_binding_size` (a run's plans stay within it; see
+    /// beyond the largest (a run's plans stay within it; see
     /// [`crate::sim::Schedule::most_sweeps_per_plan`]).
     pub fn check_plan_measurements(&self, what: &str, slots: u32, bytes: u64) -> Result<()> {
-        let binding = self.limits.max_storage_buffer_binding_size;
+        let binding = self.storage_binding_bytes();
         if bytes <= binding {
             return Ok(());
         }
         Err(Error::Limits(format!(
-            "a plan of {slots} measurement slots needs {bytes} bytes of {what}, but \
-             max_storage_buffer_binding_size of {} is {binding} bytes: plan fewer measurements",
+            "a plan of {slots} measurement slots needs {bytes} bytes of {what}, but the largest \
+             storage binding of {} (max_storage_buffer_binding_size, max_buffer_size) is \
+             {binding} bytes: plan fewer measurements",
             self.adapter_name(),
         )))
     }
