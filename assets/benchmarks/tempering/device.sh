@@ -7,9 +7,9 @@
 # Run from the project root with the binaries in .dev/ (spinflip; cuda_equality and lib_tests:
 # the test binaries of tests/cuda_equality.rs and of the library, built with --release
 # --features cuda); logs under $OUT. `device.sh tests` runs the tests alone, `device.sh bench`
-# the benchmarks alone, no argument both. Each half fits one 10-minute device call: the CUDA
-# tests took about 300 s on the H100 and 148 s on the H200, the bench half 209 s on the H200
-# (REPEAT=2).
+# the benchmarks alone, no argument both; `device.sh profile` profiles the kernels (below). Each
+# half fits one 10-minute device call: the CUDA tests took about 300 s on the H100 and 148 s on
+# the H200, the bench half 209 s on the H200 (REPEAT=2).
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR; chmod 700 $XDG_RUNTIME_DIR
 REPEAT=${REPEAT:-2}
@@ -35,9 +35,38 @@ bench() {
   done
   for f in $L/pt_*.log; do echo "== $f"; grep -E "^(cuda|wgpu) " $f | cut -c1-6,100-; done
 }
+# Nsight Compute (the device has ncu, not nsys) on the PT bench at L = 16, packed randoms: each
+# update, swap and measurement kernel alone (clocks and caches left as they run), its time,
+# registers, occupancy and issue rate; the plain sweeps' updates from a run without rounds or
+# measurements. About 40 s.
+profile() {
+  local ncu="/usr/local/cuda/bin/ncu --clock-control none --cache-control none --csv"
+  local metrics=gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread
+  metrics=$metrics,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics=$metrics,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed.sum
+  local p="${P% --seconds*} --seconds 0.3 --sizes 16 --backend cuda --randoms packed"
+  prof() {
+    name=$1; shift
+    timeout 120 $ncu --metrics $metrics "$@" > $L/ncu_$name.csv 2>&1; el ncu_$name $?
+  }
+  prof plain --launch-skip 30 --launch-count 8 .dev/spinflip bench $p \
+    --swap-every 100000000 --measure-every 100000000
+  prof pairs --kernel-name regex:pairs --launch-skip 100 --launch-count 8 .dev/spinflip bench $p
+  prof rounds --kernel-name regex:"tempering|observ|overlap" --launch-skip 30 --launch-count 16 \
+    .dev/spinflip bench $p
+  # One line per launch: its ID, kernel and grid, then each metric (name shortened) = value.
+  for f in $L/ncu_*.csv; do
+    echo "== $f"
+    grep '^"[0-9]' $f | awk -F'","' '{
+        k = substr($1, 2); split($13, part, "__"); name = part[2]; sub(/\..*/, "", name)
+        line[k] = line[k] " " name "=" substr($NF, 1, length($NF) - 1); head[k] = $5 " " $9 }
+      END { for (k in line) print k, head[k], line[k] }' | sort -n
+  done
+}
 case ${1:-all} in
   tests) tests ;;
   bench) bench ;;
+  profile) profile ;;
   *) tests; bench ;;
 esac
 tar czf $OUT/logs.tgz -C /tmp logs
