@@ -11,14 +11,17 @@
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
-use super::launch::{FittedKernel, allocate, check_fits, download, launch_config, upload};
+use super::launch::{allocate, check_fits, download, launch_config, upload};
 use crate::engine::check_tempering_state;
 use crate::engine::gpu::plan::DispatchParams;
 use crate::engine::gpu::shaders::{Engine, Kernel};
-use crate::engine::tempering::{Records, SwapLayout, kernel_constants};
+use crate::engine::tempering::{Exchange, Records, SwapLayout, kernel_constants};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 use crate::model::tempering::swap_tables;
+
+/// The swap kernel's blocks: one warp each.
+const WARP: u32 = 32;
 
 /// The tempering buffers and kernels of a CUDA engine.
 pub struct CudaTempering {
@@ -30,9 +33,8 @@ pub struct CudaTempering {
     masks: CudaSlice<u32>,
     /// `[slot][r][k]`, grown to the largest plan seen.
     history: CudaSlice<u32>,
-    /// In one block per group, as large as a round's decisions (up to the kernel's limit), so
-    /// that it makes them all at once; the block size does not change them.
-    swap: FittedKernel,
+    /// In blocks of one warp, one per unit of the round (see tempering_swap.cu).
+    swap: CudaFunction,
     exchange: CudaFunction,
     record_history: CudaFunction,
 }
@@ -55,11 +57,7 @@ impl CudaTempering {
             "groups of tempering chains",
         )?;
         let constants = kernel_constants(&swaps, &records);
-        let decisions = swaps.chains.temperatures / 2 * swaps.group_lanes();
-        let swap = FittedKernel::new(
-            device.function(Kernel::TemperingSwap(engine), &constants)?,
-            decisions.next_multiple_of(32).max(32),
-        )?;
+        let swap = device.function(Kernel::TemperingSwap(engine), &constants)?;
         let exchange = device.function(Kernel::TemperingExchange(engine), &constants)?;
         let record_history = device.function(Kernel::TemperingHistory(engine), &constants)?;
         Ok(CudaTempering {
@@ -99,10 +97,8 @@ impl CudaTempering {
         params: &DispatchParams,
         observations: &mut CudaSlice<u64>,
     ) -> Result<()> {
-        // One block per group (z): its decisions share masks and a barrier.
-        let block_size = self.swap.block_size;
-        let config = launch_config(device, block_size, block_size.into(), self.swaps.groups);
-        let mut launch = device.stream.launch_builder(&self.swap.function);
+        let config = launch_config(device, WARP, u64::from(self.round_units()) * 32, 1);
+        let mut launch = device.stream.launch_builder(&self.swap);
         launch
             .arg(params)
             .arg(observations)
@@ -111,13 +107,24 @@ impl CudaTempering {
             .arg(&mut self.masks);
         // SAFETY: the arguments match tempering_swap's parameters in order and type
         // (DispatchParams by value, `unsigned long long` observations, `unsigned` tables, state
-        // and masks). z counts the groups, the kernel's loops stay within each group's pairs,
-        // lanes and records; the engine sized the observations for
-        // the scratch slot `params.slot` (SLOT_RECORDS records of two counters each), and the
-        // state and masks for these chains.
+        // and masks). A warp per unit of the round, past the last unit none; each stays within
+        // its unit's pairs, lanes and records. The engine sized the observations for the
+        // scratch slot `params.slot` (SLOT_RECORDS records of two counters each), and the state
+        // and masks for these chains.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel tempering_swap"))?;
         Ok(())
+    }
+
+    /// Units of a round, a warp each: one per word system (temperature and group), or per group
+    /// where its word holds the temperatures (`round_units` in tempering_swap.cu).
+    fn round_units(&self) -> u32 {
+        match self.swaps.exchange {
+            Exchange::WithinWords => self.swaps.groups,
+            Exchange::Systems | Exchange::Lanes => {
+                self.swaps.chains.temperatures * self.swaps.groups
+            }
+        }
     }
 
     /// Enqueue the spin exchanges of the swap round `params` (after its decisions).
