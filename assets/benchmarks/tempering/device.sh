@@ -38,7 +38,7 @@ bench() {
 # Nsight Compute (the device has ncu, not nsys) on the PT bench at L = 16, packed randoms: each
 # update, swap and measurement kernel alone (clocks and caches left as they run), its time,
 # registers, occupancy and issue rate; the plain sweeps' updates from a run without rounds or
-# measurements. About 40 s.
+# measurements. About 15 s on the H200.
 profile() {
   local ncu="/usr/local/cuda/bin/ncu --clock-control none --cache-control none --csv"
   local metrics=gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread

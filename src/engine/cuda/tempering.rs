@@ -97,7 +97,12 @@ impl CudaTempering {
         params: &DispatchParams,
         observations: &mut CudaSlice<u64>,
     ) -> Result<()> {
-        let config = launch_config(device, WARP, u64::from(self.round_units()) * 32, 1);
+        let config = launch_config(
+            device,
+            WARP,
+            u64::from(self.round_units()) * u64::from(WARP),
+            1,
+        );
         let mut launch = device.stream.launch_builder(&self.swap);
         launch
             .arg(params)
