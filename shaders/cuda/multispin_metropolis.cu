@@ -20,7 +20,8 @@ constexpr unsigned COLOUR = SPINFLIP_COLOUR;
 // kernel reads, so no observables kernel runs between the sweep and the swap. Every bond joins a
 // colour-0 and a colour-1 site, so the bonds of the colour-1 sites count each bond once, and
 // colour 0 no longer changes in this sweep. TALLY_RUNS is the number of runs each of its threads
-// updates (0: no tally), run_threads() apart, over which its transposes are shared.
+// updates (0: no tally), run_threads() apart; its blocks sum their threads' tallies before one
+// warp per word system transposes them (add_block_tallies).
 constexpr unsigned TALLY_RUNS = SPINFLIP_TALLY_RUNS;
 constexpr bool TALLY = TALLY_RUNS != 0u;
 static_assert(!TALLY || COLOUR == 1u, "the tally counts the bonds of the colour-1 sites");
@@ -48,6 +49,35 @@ struct ThreadTally {
     unsigned planes[THREAD_TALLY_PLANES];
 };
 
+// The tally's blocks: TALLY_BLOCK threads, a power of two of whole warps, compiled in so that
+// the depth of their reduction tree and the planes of its sums are constants.
+constexpr unsigned TALLY_BLOCK = SPINFLIP_TALLY_BLOCK;
+constexpr unsigned TALLY_WARPS = TALLY_BLOCK / 32u;
+static_assert(TALLY_WARPS != 0u && (TALLY_WARPS & (TALLY_WARPS - 1u)) == 0u &&
+                  TALLY_WARPS * 32u == TALLY_BLOCK,
+              "the tally's blocks are a power of two of whole warps");
+
+// A block's per-lane sums of its threads' tallies, one warp's lanes at a time: the sum of
+// TALLY_WARPS tallies needs log2(TALLY_WARPS) more planes.
+constexpr unsigned BLOCK_TALLY_PLANES = THREAD_TALLY_PLANES + bit_length(TALLY_WARPS) - 1u;
+struct BlockTally {
+    unsigned planes[BLOCK_TALLY_PLANES];
+};
+
+// Add the P_ADDEND planes `addend` to the P planes `sum`, per lane, by a ripple of full adders.
+template <unsigned P, unsigned P_ADDEND>
+__device__ __forceinline__ void add_planes(unsigned (&sum)[P], const unsigned (&addend)[P_ADDEND]) {
+    static_assert(P_ADDEND <= P, "the sum is as wide as its addend");
+    unsigned carry = 0u;
+#pragma unroll
+    for (unsigned k = 0u; k < P; k++) {
+        const unsigned bit = k < P_ADDEND ? addend[k < P_ADDEND ? k : 0u] : 0u;
+        const unsigned plane = sum[k];
+        sum[k] = plane ^ bit ^ carry;
+        carry = (plane & bit) | (carry & (plane ^ bit));
+    }
+}
+
 // Per lane, the satisfied bonds of a site after its update: c (its unsatisfied bonds before) if
 // it flipped, else 2 DIMS - c; `flips` the lanes that flipped.
 __device__ __forceinline__ BondCount satisfied_after(const BondCount& count, unsigned flips) {
@@ -68,46 +98,82 @@ __device__ __forceinline__ BondCount satisfied_after(const BondCount& count, uns
 
 __device__ __forceinline__ void tally_add(ThreadTally& tally, const BondCount& count) {
     const unsigned bits[3] = {count.c0, count.c1, count.c2};
-    unsigned carry = 0u;
-#pragma unroll
-    for (unsigned k = 0u; k < THREAD_TALLY_PLANES; k++) {
-        const unsigned bit = k < 3u ? bits[k] : 0u;
-        const unsigned plane = tally.planes[k];
-        tally.planes[k] = plane ^ bit ^ carry;
-        carry = (plane & bit) | (carry & (plane ^ bit));
-    }
+    add_planes(tally.planes, bits);
 }
 
-// Lane t's sum of the warp's tallies, in thread t: the popcounts of its columns of the planes
+// Lane t's sum of a warp's block tally, in thread t: the popcounts of its columns of the planes
 // (each plane transposed across the warp, thread t's plane as row t).
-__device__ __forceinline__ unsigned warp_lane_sum(const ThreadTally& tally) {
+__device__ __forceinline__ unsigned warp_lane_sum(const BlockTally& tally) {
     const unsigned lane = threadIdx.x & 31u;
     unsigned sum = 0u;
 #pragma unroll
-    for (unsigned k = 0u; k < THREAD_TALLY_PLANES; k++) {
+    for (unsigned k = 0u; k < BLOCK_TALLY_PLANES; k++) {
         sum += static_cast<unsigned>(__popc(transpose_warp(tally.planes[k], lane))) << k;
     }
     return sum;
 }
 
-// Add the block's tallies to the swap round's records of word system g (slot params.slot,
-// [slot][g][lane][up, satisfied] as in multispin_observables.cu): each warp's lane sums into
-// shared memory, then one 64-bit atomic per lane and block. Every thread of the block takes part.
-__device__ __forceinline__ void add_block_tally(const DispatchParams& params,
-                                                const ThreadTally& tally, unsigned g,
-                                                unsigned long long* records) {
-    __shared__ unsigned lane_sums[32];
-    if (threadIdx.x < 32u) {
-        lane_sums[threadIdx.x] = 0u;
+// Add the block's tallies of the N word systems `systems` to the swap round's records (slot
+// params.slot, [slot][g][lane][up, satisfied] as in multispin_observables.cu). The warps' tallies
+// are summed bit-sliced by a tree over the warps through shared memory, so that system i's sum
+// ends in warp i alone (the warps relabelled warp ^ i), which transposes it and adds each lane's
+// sum with one 64-bit atomic: the transposes cost far more than the adds, and each warp
+// transposing its own tally paid them for every few words it updated. Level `half` of the tree
+// stores the sums of (relabelled) warps half..2 half - 1 in slots half - 1..2 half - 2: every
+// level has its own slots, so one barrier a level orders them. Every thread of the block takes
+// part.
+template <unsigned N>
+__device__ __forceinline__ void add_block_tallies(const DispatchParams& params,
+                                                  const ThreadTally (&tallies)[N],
+                                                  const unsigned (&systems)[N],
+                                                  unsigned long long* records) {
+    static_assert(N <= TALLY_WARPS, "a warp to transpose each system's sum");
+    constexpr unsigned SLOTS = TALLY_WARPS > 1u ? TALLY_WARPS - 1u : 1u;
+    __shared__ unsigned stash[N][SLOTS][BLOCK_TALLY_PLANES][32];
+    const unsigned warp = threadIdx.x / 32u;
+    const unsigned lane = threadIdx.x & 31u;
+    BlockTally sums[N] = {};
+#pragma unroll
+    for (unsigned i = 0u; i < N; i++) {
+        add_planes(sums[i].planes, tallies[i].planes);
     }
-    __syncthreads();
-    atomicAdd(&lane_sums[threadIdx.x & 31u], warp_lane_sum(tally));
-    __syncthreads();
-    if (threadIdx.x < 32u && lane_sums[threadIdx.x] != 0u) {
-        const unsigned long long word =
-            static_cast<unsigned long long>(params.slot) * params.systems + g;
-        atomicAdd(records + 2ull * (word * 32u + threadIdx.x) + 1ull,
-                  static_cast<unsigned long long>(lane_sums[threadIdx.x]));
+#pragma unroll
+    for (unsigned half = TALLY_WARPS / 2u; half != 0u; half /= 2u) {
+#pragma unroll
+        for (unsigned i = 0u; i < N; i++) {
+            const unsigned w = warp ^ i;
+            if (w >= half && w < 2u * half) {
+#pragma unroll
+                for (unsigned k = 0u; k < BLOCK_TALLY_PLANES; k++) {
+                    stash[i][w - 1u][k][lane] = sums[i].planes[k];
+                }
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (unsigned i = 0u; i < N; i++) {
+            const unsigned w = warp ^ i;
+            if (w < half) {
+                unsigned addend[BLOCK_TALLY_PLANES];
+#pragma unroll
+                for (unsigned k = 0u; k < BLOCK_TALLY_PLANES; k++) {
+                    addend[k] = stash[i][w + half - 1u][k][lane];
+                }
+                add_planes(sums[i].planes, addend);
+            }
+        }
+    }
+#pragma unroll
+    for (unsigned i = 0u; i < N; i++) {
+        if (warp == i) {
+            const unsigned sum = warp_lane_sum(sums[i]);
+            if (sum != 0u) {
+                const unsigned long long word =
+                    static_cast<unsigned long long>(params.slot) * params.systems + systems[i];
+                atomicAdd(records + 2ull * (word * 32u + lane) + 1ull,
+                          static_cast<unsigned long long>(sum));
+            }
+        }
     }
 }
 
@@ -333,7 +399,9 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
             update_run(params, arrays, other, thresholds, g, run, run_spins, tally);
         }
     }
-    add_block_tally(params, tally, g, records);
+    const ThreadTally tallies[1] = {tally};
+    const unsigned systems[1] = {g};
+    add_block_tallies(params, tallies, systems, records);
 }
 
 // The update of this colour in the sweep after a swap round of parity `parity`, with the round's
@@ -402,7 +470,8 @@ extern "C" __global__ void multispin_metropolis_pairs(
         }
     }
     if (TALLY) {
-        add_block_tally(params, tally_a, a, records);
-        add_block_tally(params, tally_b, b, records);
+        const ThreadTally tallies[2] = {tally_a, tally_b};
+        const unsigned systems[2] = {a, b};
+        add_block_tallies(params, tallies, systems, records);
     }
 }

@@ -66,10 +66,11 @@ pub const COUNT_UP: &str = "COUNT_UP";
 /// each of its threads updates, which share the tally's transposes (0: an update alone).
 pub const TALLY_RUNS: &str = "TALLY_RUNS";
 
-/// Runs of words per thread of the update that tallies a swap round, which share its transposes:
-/// on an H100 (CUDA, 3D spin glass, packed randoms, L = 32, docs/BENCHMARKS.md) PT took
-/// 0.668-0.675 ps/flip with one run (two words) per thread and 0.609-0.619 with four, against
-/// 0.718 with the observables kernel.
+/// Runs of words per thread of the WGSL update that tallies a swap round, which share its
+/// transposes: on an H100 (then the CUDA tally's too: 3D spin glass, packed randoms, L = 32,
+/// docs/BENCHMARKS.md) PT took 0.668-0.675 ps/flip with one run (two words) per thread and
+/// 0.609-0.619 with four, against 0.718 with the observables kernel. The CUDA tally now sums its
+/// blocks' tallies before transposing them and takes fewer (cuda::multispin).
 pub const RUNS_PER_TALLY_THREAD: u32 = 4;
 
 /// Names of the update's compiled-in thresholds, one per energy class ([`MAX_CATEGORIES`] at

@@ -196,6 +196,7 @@ mod tests {
             ("COLOUR", 1),
             // The swap round's tally (four runs per thread), with and without the packed tail.
             ("TALLY_RUNS", if exchange == 1 { 4 } else { 0 }),
+            ("TALLY_BLOCK", 256),
             ("COUNT_UP", 1),
             ("TEMPERATURES", 8),
             ("CHAIN_SETS", 64),

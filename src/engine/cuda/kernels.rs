@@ -196,6 +196,7 @@ mod tests {
                     || super::super::copy_systems::CONSTANTS.contains(&name)
                     || super::super::resampling::CONSTANTS.contains(&name)
                     || name == super::super::multispin::COLOUR
+                    || name == super::super::multispin::TALLY_BLOCK
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
                     || name == super::super::compile::COUNT_DRAWS

@@ -37,8 +37,7 @@ use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, s
 use crate::engine::gpu::plan::{Dispatch, DispatchParams, measured_slots, submissions, swap_tally};
 use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{
-    COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, RUNS_PER_TALLY_THREAD, SlotsRead, TALLY_RUNS,
-    THRESHOLD_CONSTANTS,
+    COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, SlotsRead, TALLY_RUNS, THRESHOLD_CONSTANTS,
 };
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
@@ -117,6 +116,23 @@ fn observables_kernel(
 /// the other colour's arrays are at constant offsets).
 pub(super) const COLOUR: &str = "COLOUR";
 
+/// The update's constant for the threads of the tally's blocks ([`TALLY_BLOCK_SIZE`]).
+pub(super) const TALLY_BLOCK: &str = "TALLY_BLOCK";
+
+/// The tally's blocks ([`SwapTally`]): their threads' tallies are summed in a tree over the
+/// warps before one warp per word system transposes them, so larger blocks share the transposes
+/// among more words.
+const TALLY_BLOCK_SIZE: u32 = 256;
+
+/// Words of each word system that a thread of the tally updates, in runs of the layout's word
+/// run. With the tree, fewer words a thread (so more threads, hiding more latency) share the
+/// transposes well enough. 3D spin glass, H200, PT ps/flip at L = 16 / 32 (docs/BENCHMARKS.md):
+/// with packed randoms (two-word runs) main's four runs a thread, each warp transposing its own,
+/// took 0.598-0.603 / 0.515, the tree's one run 0.604 / 0.525 and two 0.588-0.592 / 0.510; with
+/// exact randoms (one-word runs) 0.671-0.677 / 0.593, the tree's two runs 0.676-0.679 / 0.593 and
+/// four 0.664-0.667 / 0.580.
+const TALLY_WORDS_PER_THREAD: u32 = 4;
+
 /// Site updates between synchronisations, as the wgpu multispin engine: about two milliseconds
 /// on an H100. With 2^27 the spin glass at L = 64 waited after every sweep, about 7% of its time.
 const FLIP_BUDGET: u64 = 1 << 32;
@@ -164,17 +180,20 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
 }
 
 /// The update module of word layout `words` with `constants` for `colour`, tallying a swap
-/// round's satisfied bonds with [`RUNS_PER_TALLY_THREAD`] runs per thread or not (`tally`).
+/// round's satisfied bonds with `tally_runs` runs per thread (0: no tally).
 fn update_module(
     device: &mut CudaDevice,
     words: WordLayout,
     constants: &[(&'static str, u32)],
     colour: u32,
-    tally: bool,
+    tally_runs: u32,
 ) -> Result<(Arc<CudaModule>, CudaFunction)> {
     let mut constants = constants.to_vec();
-    let runs = if tally { RUNS_PER_TALLY_THREAD } else { 0 };
-    constants.extend([(COLOUR, colour), (TALLY_RUNS, runs)]);
+    constants.extend([
+        (COLOUR, colour),
+        (TALLY_RUNS, tally_runs),
+        (TALLY_BLOCK, TALLY_BLOCK_SIZE),
+    ]);
     device.kernel(Kernel::MultispinMetropolis(words), &constants)
 }
 
@@ -189,13 +208,13 @@ struct UpdateKernel<'a> {
 /// The colour-1 update that also counts each lane's satisfied bonds after it into a swap round's
 /// records, in place of the observables kernel between the sweep and the round (zero field,
 /// whose decisions need those counts alone): that kernel read every word system again, as long
-/// as a colour's update on an H100 (3D spin glass, L = 16). Its warps transpose their bit-sliced
-/// counts with shuffles and each block adds them to the records once: it runs in blocks of whole
-/// warps, each thread updating [`RUNS_PER_TALLY_THREAD`] runs of words so that the transposes
-/// cost less per word.
+/// as a colour's update on an H100 (3D spin glass, L = 16). Its blocks of [`TALLY_BLOCK_SIZE`]
+/// threads sum their bit-sliced counts, transpose them with shuffles and add them to the records
+/// once, each thread updating `runs_per_thread` runs ([`TALLY_WORDS_PER_THREAD`] words).
 struct SwapTally {
     module: Arc<CudaModule>,
     kernel: FittedKernel,
+    runs_per_thread: u32,
 }
 
 /// The entry point of the update modules that updates the pairs of a swap round's word systems,
@@ -333,7 +352,7 @@ impl MultispinCudaEngine {
         let tables = layout.threshold_tables();
         let constants = constants(&layout, &tables, betas);
         let mut sweep_kernel =
-            |colour: u32| update_module(&mut device, words, &constants, colour, false);
+            |colour: u32| update_module(&mut device, words, &constants, colour, 0);
         let [(module_0, sweep_0), (module_1, sweep_1)] = [sweep_kernel(0)?, sweep_kernel(1)?];
         let sweep_kernels = [sweep_0, sweep_1];
         let threshold_home = match constants.contains(&("FIXED_THRESHOLDS", 1)) {
@@ -750,11 +769,11 @@ impl MultispinCudaEngine {
         tally: Option<u32>,
     ) -> (DispatchParams, UpdateKernel<'_>) {
         match (tally, &self.swap_tally) {
-            (Some(slot), Some(SwapTally { kernel, .. })) => {
+            (Some(slot), Some(tally)) => {
                 let update = UpdateKernel {
-                    function: &kernel.function,
-                    block_size: kernel.block_size,
-                    runs_per_thread: RUNS_PER_TALLY_THREAD,
+                    function: &tally.kernel.function,
+                    block_size: tally.kernel.block_size,
+                    runs_per_thread: tally.runs_per_thread,
                 };
                 (DispatchParams { slot, ..*params }, update)
             }
@@ -864,11 +883,11 @@ impl MultispinCudaEngine {
             .pair_kernels
             .as_ref()
             .expect("paired updates only with their kernels");
-        let (params, kernel, runs_per_thread) = match (tally, &kernels.tally) {
-            (Some(slot), Some(kernel)) => (
+        let (params, kernel, runs_per_thread) = match (tally, &kernels.tally, &self.swap_tally) {
+            (Some(slot), Some(kernel), Some(swap_tally)) => (
                 DispatchParams { slot, ..*params },
                 kernel,
-                RUNS_PER_TALLY_THREAD,
+                swap_tally.runs_per_thread,
             ),
             _ => (*params, &kernels.colours[params.colour as usize], 1),
         };
@@ -1143,13 +1162,20 @@ impl Engine for MultispinCudaEngine {
             let kernel =
                 observables_kernel(&mut self.device, layout, constants, false, self.block_size)?;
             self.swap_observe_kernel = Some(kernel);
-            // The tally's shuffles need whole warps (so do the configs' block sizes).
-            if self.block_size.is_multiple_of(32) {
-                let words = WordLayout::of(layout);
-                let (module, function) =
-                    update_module(&mut self.device, words, constants, 1, true)?;
-                let kernel = FittedKernel::new(function, self.block_size)?;
-                self.swap_tally = Some(SwapTally { module, kernel });
+            let words = WordLayout::of(layout);
+            let runs_per_thread = (TALLY_WORDS_PER_THREAD / layout.word_run()).max(1);
+            let (module, function) =
+                update_module(&mut self.device, words, constants, 1, runs_per_thread)?;
+            let kernel = FittedKernel::new(function, TALLY_BLOCK_SIZE)?;
+            // Its blocks are compiled in: a device that cannot run them counts the rounds with
+            // the observables kernel.
+            if kernel.block_size == TALLY_BLOCK_SIZE {
+                let tally = SwapTally {
+                    module,
+                    kernel,
+                    runs_per_thread,
+                };
+                self.swap_tally = Some(tally);
                 self.write_constant_tables(&self.layout.threshold_tables())?;
             }
         }
