@@ -139,3 +139,17 @@ __device__ __forceinline__ unsigned transpose_warp(unsigned x, unsigned lane) {
     }
     return x;
 }
+
+// Lane t's count summed over the warp's threads, in thread t, from each thread's P bit-sliced
+// planes: the popcounts of the columns of the planes (each plane transposed across the warp,
+// thread t's plane as row t). Every thread of the warp calls it.
+template <unsigned P>
+__device__ __forceinline__ unsigned warp_lane_sum(const unsigned (&planes)[P]) {
+    const unsigned lane = threadIdx.x & 31u;
+    unsigned sum = 0u;
+#pragma unroll
+    for (unsigned k = 0u; k < P; k++) {
+        sum += static_cast<unsigned>(__popc(transpose_warp(planes[k], lane))) << k;
+    }
+    return sum;
+}

@@ -101,18 +101,6 @@ __device__ __forceinline__ void tally_add(ThreadTally& tally, const BondCount& c
     add_planes(tally.planes, bits);
 }
 
-// Lane t's sum of a warp's block tally, in thread t: the popcounts of its columns of the planes
-// (each plane transposed across the warp, thread t's plane as row t).
-__device__ __forceinline__ unsigned warp_lane_sum(const BlockTally& tally) {
-    const unsigned lane = threadIdx.x & 31u;
-    unsigned sum = 0u;
-#pragma unroll
-    for (unsigned k = 0u; k < BLOCK_TALLY_PLANES; k++) {
-        sum += static_cast<unsigned>(__popc(transpose_warp(tally.planes[k], lane))) << k;
-    }
-    return sum;
-}
-
 // Add the block's tallies of the N word systems `systems` to the swap round's records (slot
 // params.slot, [slot][g][lane][up, satisfied] as in multispin_observables.cu). The warps' tallies
 // are summed bit-sliced by a tree over the warps through shared memory, so that system i's sum
@@ -166,7 +154,7 @@ __device__ __forceinline__ void add_block_tallies(const DispatchParams& params,
 #pragma unroll
     for (unsigned i = 0u; i < N; i++) {
         if (warp == i) {
-            const unsigned sum = warp_lane_sum(sums[i]);
+            const unsigned sum = warp_lane_sum(sums[i].planes);
             if (sum != 0u) {
                 const unsigned long long word =
                     static_cast<unsigned long long>(params.slot) * params.systems + systems[i];

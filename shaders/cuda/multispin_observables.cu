@@ -32,6 +32,9 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
     __syncthreads();
     const unsigned strip = thread_in_system();
     const unsigned g = blockIdx.z;
+    // Threads past the last strip count nothing but still take part in the transposes.
+    LaneTally<strip_planes()> up = {};
+    LaneTally<strip_planes()> bonds = {};
     if (strip < strips()) {
         const unsigned* colours[2] = {colour_array(spins, g, 0u), colour_array(spins, g, 1u)};
         const unsigned* colour_couplings[2] = {nullptr, nullptr};
@@ -39,8 +42,6 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
             colour_couplings[0] = colour_bonds(couplings, coupling_group(g), 0u);
             colour_couplings[1] = colour_bonds(couplings, coupling_group(g), 1u);
         }
-        LaneTally<strip_planes()> up = {};
-        LaneTally<strip_planes()> bonds = {};
         unsigned steps = 0u;
         for (unsigned r = 0u; r < LINE_RUN; r++) {
             const LineWalk walk = line_walk(strip_line(strip, r));
@@ -66,13 +67,16 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
         }
         tally_flush(up);
         tally_flush(bonds);
-        for (unsigned lane = 0u; lane < 32u; lane++) {
-            if (COUNT_UP) {
-                atomicAdd(&lane_totals[lane], tally_count(up, lane));
-            }
-            atomicAdd(&lane_totals[32u + lane], tally_count(bonds, lane));
-        }
     }
+    // The warp's sums per lane by transposes, one shared atomic per thread and counter: reading
+    // each lane's count out of the planes thread by thread, 32 shared atomics per counter, took
+    // 35.8 M instructions and 55-56 us against 25.5 M and 45 us (3D spin glass, L = 16, 2048
+    // word systems, H200).
+    const unsigned lane = threadIdx.x & 31u;
+    if (COUNT_UP) {
+        atomicAdd(&lane_totals[lane], warp_lane_sum(up.planes));
+    }
+    atomicAdd(&lane_totals[32u + lane], warp_lane_sum(bonds.planes));
     __syncthreads();
     for (unsigned i = COUNT_UP ? threadIdx.x : 32u + threadIdx.x; i < 64u; i += blockDim.x) {
         const unsigned lane = i % 32u;

@@ -83,8 +83,9 @@ pub fn launch_config(
 }
 
 /// A kernel whose results do not depend on its block size, with the block size it launches
-/// with: the one asked for, or the most threads a block of it can have where its registers allow
-/// fewer (whole warps). Found once, when the kernel is loaded.
+/// with: the one asked for in whole warps (those kernels that sum with warp shuffles need them),
+/// or the most threads a block of it can have where its registers allow fewer. Found once, when
+/// the kernel is loaded.
 pub struct FittedKernel {
     pub function: CudaFunction,
     pub block_size: u32,
@@ -98,7 +99,7 @@ impl FittedKernel {
         let most = u32::try_from(most).unwrap_or(32).max(32) / 32 * 32;
         Ok(FittedKernel {
             function,
-            block_size: block_size.min(most),
+            block_size: (block_size / 32 * 32).clamp(32, most),
         })
     }
 }
