@@ -72,11 +72,11 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
     // each lane's count out of the planes thread by thread, 32 shared atomics per counter, took
     // 35.8 M instructions and 55-56 us against 25.5 M and 45 us (3D spin glass, L = 16, 2048
     // word systems, H200).
-    const unsigned lane = threadIdx.x & 31u;
+    const unsigned own_lane = threadIdx.x & 31u;
     if (COUNT_UP) {
-        atomicAdd(&lane_totals[lane], warp_lane_sum(up.planes));
+        atomicAdd(&lane_totals[own_lane], warp_lane_sum(up.planes));
     }
-    atomicAdd(&lane_totals[32u + lane], warp_lane_sum(bonds.planes));
+    atomicAdd(&lane_totals[32u + own_lane], warp_lane_sum(bonds.planes));
     __syncthreads();
     for (unsigned i = COUNT_UP ? threadIdx.x : 32u + threadIdx.x; i < 64u; i += blockDim.x) {
         const unsigned lane = i % 32u;

@@ -133,6 +133,11 @@ const TALLY_BLOCK_SIZE: u32 = 256;
 /// four 0.664-0.667 / 0.580.
 const TALLY_WORDS_PER_THREAD: u32 = 4;
 
+/// Runs of words each thread of the tally updates in `layout`.
+fn tally_runs_per_thread(layout: &MultispinLayout) -> u32 {
+    (TALLY_WORDS_PER_THREAD / layout.word_run()).max(1)
+}
+
 /// Site updates between synchronisations, as the wgpu multispin engine: about two milliseconds
 /// on an H100. With 2^27 the spin glass at L = 64 waited after every sweep, about 7% of its time.
 const FLIP_BUDGET: u64 = 1 << 32;
@@ -210,11 +215,10 @@ struct UpdateKernel<'a> {
 /// whose decisions need those counts alone): that kernel read every word system again, as long
 /// as a colour's update on an H100 (3D spin glass, L = 16). Its blocks of [`TALLY_BLOCK_SIZE`]
 /// threads sum their bit-sliced counts, transpose them with shuffles and add them to the records
-/// once, each thread updating `runs_per_thread` runs ([`TALLY_WORDS_PER_THREAD`] words).
+/// once, each thread updating [`TALLY_WORDS_PER_THREAD`] words ([`tally_runs_per_thread`]).
 struct SwapTally {
     module: Arc<CudaModule>,
     kernel: FittedKernel,
-    runs_per_thread: u32,
 }
 
 /// The entry point of the update modules that updates the pairs of a swap round's word systems,
@@ -769,11 +773,11 @@ impl MultispinCudaEngine {
         tally: Option<u32>,
     ) -> (DispatchParams, UpdateKernel<'_>) {
         match (tally, &self.swap_tally) {
-            (Some(slot), Some(tally)) => {
+            (Some(slot), Some(SwapTally { kernel, .. })) => {
                 let update = UpdateKernel {
-                    function: &tally.kernel.function,
-                    block_size: tally.kernel.block_size,
-                    runs_per_thread: tally.runs_per_thread,
+                    function: &kernel.function,
+                    block_size: kernel.block_size,
+                    runs_per_thread: tally_runs_per_thread(&self.layout),
                 };
                 (DispatchParams { slot, ..*params }, update)
             }
@@ -883,11 +887,11 @@ impl MultispinCudaEngine {
             .pair_kernels
             .as_ref()
             .expect("paired updates only with their kernels");
-        let (params, kernel, runs_per_thread) = match (tally, &kernels.tally, &self.swap_tally) {
-            (Some(slot), Some(kernel), Some(swap_tally)) => (
+        let (params, kernel, runs_per_thread) = match (tally, &kernels.tally) {
+            (Some(slot), Some(kernel)) => (
                 DispatchParams { slot, ..*params },
                 kernel,
-                swap_tally.runs_per_thread,
+                tally_runs_per_thread(&self.layout),
             ),
             _ => (*params, &kernels.colours[params.colour as usize], 1),
         };
@@ -1163,19 +1167,13 @@ impl Engine for MultispinCudaEngine {
                 observables_kernel(&mut self.device, layout, constants, false, self.block_size)?;
             self.swap_observe_kernel = Some(kernel);
             let words = WordLayout::of(layout);
-            let runs_per_thread = (TALLY_WORDS_PER_THREAD / layout.word_run()).max(1);
-            let (module, function) =
-                update_module(&mut self.device, words, constants, 1, runs_per_thread)?;
+            let runs = tally_runs_per_thread(layout);
+            let (module, function) = update_module(&mut self.device, words, constants, 1, runs)?;
             let kernel = FittedKernel::new(function, TALLY_BLOCK_SIZE)?;
             // Its blocks are compiled in: a device that cannot run them counts the rounds with
             // the observables kernel.
             if kernel.block_size == TALLY_BLOCK_SIZE {
-                let tally = SwapTally {
-                    module,
-                    kernel,
-                    runs_per_thread,
-                };
-                self.swap_tally = Some(tally);
+                self.swap_tally = Some(SwapTally { module, kernel });
                 self.write_constant_tables(&self.layout.threshold_tables())?;
             }
         }
