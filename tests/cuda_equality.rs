@@ -498,11 +498,12 @@ fn cuda_tempering_matches_cpu_bit_for_bit() {
     }
 }
 
-/// Swap rounds at zero field after a measurement, whose counts the observables kernel takes
-/// instead of the update before them (the tally), as on the CPU.
+/// Swap rounds at zero field right after another round, whose counts the observables kernel
+/// takes instead of the update before them (the tally), as on the CPU; the rounds after the
+/// measurements are tallied, and those measurements take their satisfied bonds from the tally.
 #[test]
 fn cuda_swap_rounds_counted_apart_match_the_cpu() {
-    use common::tempering::{compare_tempering_plans, rounds_after_measurements, tempering_cases};
+    use common::tempering::{compare_tempering_plans, rounds_after_rounds, tempering_cases};
     if !cuda_present("cuda_swap_rounds_counted_apart_match_the_cpu") {
         return;
     }
@@ -511,8 +512,8 @@ fn cuda_swap_rounds_counted_apart_match_the_cpu() {
         let layout = case.layout();
         let mut cpu = CpuMultispinEngine::new(layout.clone());
         let mut cuda = MultispinCudaEngine::new(device(), layout.clone(), 64).unwrap();
-        let name = format!("CUDA {} rounds after measurements", case.name());
-        let plans = rounds_after_measurements();
+        let name = format!("CUDA {} rounds after rounds", case.name());
+        let plans = rounds_after_rounds();
         compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut cuda, &plans);
     }
 }

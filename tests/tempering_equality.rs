@@ -7,7 +7,7 @@
 mod common;
 
 use common::tempering::{
-    TemperingCase, compare_tempering, compare_tempering_plans, plans, rounds_after_measurements,
+    TemperingCase, compare_tempering, compare_tempering_plans, plans, rounds_after_rounds,
     tempering_cases, tempering_systems,
 };
 use spinflip::config::PhiloxPath;
@@ -37,14 +37,14 @@ fn simple_engine_swaps_like_the_cpu() {
 }
 
 /// Swap rounds at zero field whose counts the observables kernel takes instead of the update
-/// before them (the tally): workgroups of 128 threads, and rounds after a measurement.
+/// before them (the tally): workgroups of 128 threads, and rounds right after another round.
 #[test]
 fn swap_rounds_counted_apart_match_the_cpu() {
     let cases = tempering_cases();
     let zero_field = cases.iter().filter(|case| case.field == 0.0).take(3);
     for case in zero_field {
         let layout = case.layout();
-        for (workgroup_size, plans) in [(128, plans()), (64, rounds_after_measurements())] {
+        for (workgroup_size, plans) in [(128, plans()), (64, rounds_after_rounds())] {
             let mut cpu = CpuMultispinEngine::new(layout.clone());
             let gpu = common::gpu(PhiloxPath::Int64);
             let mut gpu =

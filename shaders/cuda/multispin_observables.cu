@@ -12,6 +12,11 @@ constexpr bool DISORDERED = SPINFLIP_DISORDERED != 0u;
 // Whether the up spins are counted: not for a swap round at zero field, whose decisions need
 // the satisfied bonds alone (the swap kernel never reads the up half of its records then).
 constexpr bool COUNT_UP = SPINFLIP_COUNT_UP != 0u;
+// Whether the satisfied bonds are counted: not for a measurement right after the colour-1 update
+// that tallied the next swap round's (at zero field), whose records in slot `records_slot` hold
+// them already; block 0 of each word system copies them instead (about a third of the kernel's
+// time, without the neighbours' and couplings' loads).
+constexpr bool COUNT_BONDS = SPINFLIP_COUNT_BONDS != 0u;
 
 // Satisfied-bond lanes of the bond in direction +d of the word at `cw` with spin `spin`.
 __device__ __forceinline__ unsigned satisfied(const unsigned* bonds, unsigned spin,
@@ -20,9 +25,24 @@ __device__ __forceinline__ unsigned satisfied(const unsigned* bonds, unsigned sp
     return ~(spin ^ plus ^ bond);
 }
 
+// Adds the satisfied bonds of word system g's lanes in slot `records_slot` (a swap round's tally)
+// to those of slot params.slot.
+__device__ __forceinline__ void copy_tallied_bonds(const DispatchParams& params, unsigned g,
+                                                   unsigned records_slot,
+                                                   unsigned long long* observations) {
+    if (blockIdx.x == 0u && blockIdx.y == 0u && threadIdx.x < 32u) {
+        const unsigned long long system = static_cast<unsigned long long>(g) * 32u + threadIdx.x;
+        const unsigned long long per_slot = 32ull * params.systems;
+        const unsigned long long tallied =
+            observations[2ull * (records_slot * per_slot + system) + 1u];
+        atomicAdd(observations + 2ull * (params.slot * per_slot + system) + 1u, tallied);
+    }
+}
+
 extern "C" __global__ void multispin_observables(DispatchParams params, const unsigned* spins,
                                                  const unsigned* couplings,
-                                                 unsigned long long* observations) {
+                                                 unsigned long long* observations,
+                                                 unsigned records_slot) {
     // Per lane: up spins (0..31) and satisfied bonds (32..63) of the block. Shared memory starts
     // undefined in CUDA (WGSL zeroes workgroup memory).
     __shared__ unsigned lane_totals[64];
@@ -38,7 +58,7 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
     if (strip < strips()) {
         const unsigned* colours[2] = {colour_array(spins, g, 0u), colour_array(spins, g, 1u)};
         const unsigned* colour_couplings[2] = {nullptr, nullptr};
-        if (DISORDERED) {
+        if (DISORDERED && COUNT_BONDS) {
             colour_couplings[0] = colour_bonds(couplings, coupling_group(g), 0u);
             colour_couplings[1] = colour_bonds(couplings, coupling_group(g), 1u);
         }
@@ -53,15 +73,17 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                 const unsigned* own_bonds =
                     colour == 0u ? colour_couplings[0] : colour_couplings[1];
                 const unsigned spin = own[cw];
-                const uint2 x = x_neighbours(other[cw], other[cw + walk.adjacent], walk.p);
-                const unsigned plus_y = other[walk_plus_y(y, cw)];
-                const unsigned plus_z = DIMS == 3u ? other[cw + walk.plus_z] : 0u;
                 if (COUNT_UP) {
                     tally_add3(up, spin, 0u, 0u);
                 }
-                tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw),
-                           satisfied(own_bonds, spin, plus_y, 1u, cw),
-                           DIMS == 3u ? satisfied(own_bonds, spin, plus_z, 2u, cw) : 0u);
+                if (COUNT_BONDS) {
+                    const uint2 x = x_neighbours(other[cw], other[cw + walk.adjacent], walk.p);
+                    const unsigned plus_y = other[walk_plus_y(y, cw)];
+                    const unsigned plus_z = DIMS == 3u ? other[cw + walk.plus_z] : 0u;
+                    tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw),
+                               satisfied(own_bonds, spin, plus_y, 1u, cw),
+                               DIMS == 3u ? satisfied(own_bonds, spin, plus_z, 2u, cw) : 0u);
+                }
                 tally_step(up, bonds, steps);
             }
         }
@@ -76,9 +98,15 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
     if (COUNT_UP) {
         atomicAdd(&lane_totals[own_lane], warp_lane_sum(up.planes));
     }
-    atomicAdd(&lane_totals[32u + own_lane], warp_lane_sum(bonds.planes));
+    if (COUNT_BONDS) {
+        atomicAdd(&lane_totals[32u + own_lane], warp_lane_sum(bonds.planes));
+    } else {
+        copy_tallied_bonds(params, g, records_slot, observations);
+    }
     __syncthreads();
-    for (unsigned i = COUNT_UP ? threadIdx.x : 32u + threadIdx.x; i < 64u; i += blockDim.x) {
+    const unsigned first = COUNT_UP ? 0u : 32u;
+    const unsigned end = COUNT_BONDS ? 64u : 32u;
+    for (unsigned i = first + threadIdx.x; i < end; i += blockDim.x) {
         const unsigned lane = i % 32u;
         const unsigned long long word = static_cast<unsigned long long>(params.slot) * params.systems + g;
         atomicAdd(observations + 2ull * (word * 32u + lane) + i / 32u,

@@ -15,8 +15,9 @@ const PLAN_MEASUREMENT_BYTES: u64 = 1 << 30;
 
 /// The sweep schedule of a run: `thermalize` sweeps, then `measure` sweeps with a measurement
 /// after every `every`-th of them; with parallel tempering a swap round after every
-/// `swap_every`-th sweep of both phases (before a measurement that follows the same sweep),
-/// even pairs in the first round, odd in the second, and so on.
+/// `swap_every`-th sweep of both phases (after a measurement that follows the same sweep, so
+/// that the measurement finds the spins the sweep left, whose satisfied bonds the round's counts
+/// may already hold), even pairs in the first round, odd in the second, and so on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
     pub thermalize: u64,
@@ -104,12 +105,12 @@ impl Schedule {
         let mut plan = Plan::default();
         for sweep in from..to {
             plan.sweep(sweep as u32);
+            if self.measures_after(sweep) {
+                plan.measure();
+            }
             let rounds = self.swap_rounds(sweep + 1);
             if rounds > self.swap_rounds(sweep) {
                 plan.swap(sweep as u32, ((rounds - 1) % 2) as u32);
-            }
-            if self.measures_after(sweep) {
-                plan.measure();
             }
         }
         plan
@@ -174,7 +175,7 @@ mod tests {
     }
 
     #[test]
-    fn swap_rounds_alternate_parity_and_precede_measurements() {
+    fn swap_rounds_alternate_parity_and_follow_measurements() {
         let s = Schedule {
             thermalize: 2,
             measure: 4,
@@ -187,29 +188,29 @@ mod tests {
             vec![
                 Sweep { sweep: 0 },
                 Sweep { sweep: 1 },
+                Measure { slot: 0 },
                 Swap {
                     sweep: 1,
                     parity: 0
                 },
-                Measure { slot: 0 },
                 Sweep { sweep: 2 },
                 Sweep { sweep: 3 },
+                Measure { slot: 1 },
                 Swap {
                     sweep: 3,
                     parity: 1
                 },
-                Measure { slot: 1 },
                 Sweep { sweep: 4 },
                 Sweep { sweep: 5 },
+                Measure { slot: 2 },
                 Swap {
                     sweep: 5,
                     parity: 0
                 },
-                Measure { slot: 2 },
             ]
         );
         assert_eq!(
-            s.plan(3, 6).steps[1],
+            s.plan(3, 6).steps[2],
             Swap {
                 sweep: 3,
                 parity: 1

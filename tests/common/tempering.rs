@@ -109,16 +109,17 @@ pub fn compare_tempering_plans(
     );
 }
 
-/// Sweeps each followed by a measurement and then a swap round, so that no round directly
-/// follows an update: engines that tally a round's counts in the update before it count them
-/// apart here.
-pub fn rounds_after_measurements() -> [Plan; 2] {
+/// Sweeps each followed by a measurement and two swap rounds (both parities), so that every
+/// second round follows another round and not an update: engines that tally a round's counts in
+/// the update before it count those apart.
+pub fn rounds_after_rounds() -> [Plan; 2] {
     [0..6, 6..12].map(|sweeps| {
         let mut plan = Plan::default();
         for sweep in sweeps {
             plan.sweep(sweep);
             plan.measure();
             plan.swap(sweep, sweep % 2);
+            plan.swap(sweep, (sweep + 1) % 2);
         }
         plan
     })

@@ -198,6 +198,8 @@ mod tests {
             ("TALLY_RUNS", if exchange == 1 { 4 } else { 0 }),
             ("TALLY_BLOCK", 256),
             ("COUNT_UP", 1),
+            // A measurement with the satisfied bonds from a tally, and one counting them.
+            ("COUNT_BONDS", u32::from(exchange != 1)),
             ("TEMPERATURES", 8),
             ("CHAIN_SETS", 64),
             ("GROUPS", if exchange == 1 { 2 } else { 64 }),

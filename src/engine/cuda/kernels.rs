@@ -197,6 +197,7 @@ mod tests {
                     || super::super::resampling::CONSTANTS.contains(&name)
                     || name == super::super::multispin::COLOUR
                     || name == super::super::multispin::TALLY_BLOCK
+                    || name == super::super::multispin::COUNT_BONDS
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
                     || name == super::super::compile::COUNT_DRAWS

@@ -97,17 +97,33 @@ const fn concat_names(first: [&'static str; 24], second: [&'static str; 14]) -> 
 /// read from global memory.
 pub const CONSTANT_TABLE_WORDS: usize = 1 << 14;
 
-/// The observables kernel of `layout` with `constants`, counting up spins (`count_up`) or the
-/// satisfied bonds alone (a swap round at zero field).
+/// The observables kernel's constant: whether it counts satisfied bonds, or copies them from a
+/// swap round's tally ([`Counts::UpSpins`]).
+pub(super) const COUNT_BONDS: &str = "COUNT_BONDS";
+
+/// What an observables kernel counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counts {
+    /// A measurement: up spins and satisfied bonds.
+    Both,
+    /// A swap round at zero field: the satisfied bonds alone.
+    Bonds,
+    /// A measurement right after the colour-1 update that tallied the next swap round
+    /// ([`SwapTally`]): the up spins, the satisfied bonds copied from the round's records.
+    UpSpins,
+}
+
+/// The observables kernel of `layout` with `constants`, counting `counts`.
 fn observables_kernel(
     device: &mut CudaDevice,
     layout: &MultispinLayout,
     constants: &[(&'static str, u32)],
-    count_up: bool,
+    counts: Counts,
     block_size: u32,
 ) -> Result<FittedKernel> {
     let mut constants = constants.to_vec();
-    constants.push((COUNT_UP, u32::from(count_up)));
+    constants.push((COUNT_UP, u32::from(counts != Counts::Bonds)));
+    constants.push((COUNT_BONDS, u32::from(counts != Counts::UpSpins)));
     let kernel = Kernel::MultispinObservables(WordLayout::of(layout));
     FittedKernel::new(device.function(kernel, &constants)?, block_size)
 }
@@ -267,6 +283,8 @@ pub struct MultispinCudaEngine {
     /// with the tempering state.
     swap_observe_kernel: Option<FittedKernel>,
     swap_tally: Option<SwapTally>,
+    /// A measurement right after a swap round's tally, with the tally.
+    tallied_observe_kernel: Option<FittedKernel>,
     /// Built with the tempering state where its rounds exchange lanes or word systems.
     pair_kernels: Option<PairKernels>,
     /// The swap round whose spin exchange is still to come: by the paired update of the sweep
@@ -365,7 +383,7 @@ impl MultispinCudaEngine {
             false => ThresholdHome::Global,
         };
         let observe_kernel =
-            observables_kernel(&mut device, &layout, &constants, true, block_size)?;
+            observables_kernel(&mut device, &layout, &constants, Counts::Both, block_size)?;
         let overlap_kernel = match pairs {
             0 => None,
             _ => Some(FittedKernel::new(
@@ -403,6 +421,7 @@ impl MultispinCudaEngine {
             observe_kernel,
             swap_observe_kernel: None,
             swap_tally: None,
+            tallied_observe_kernel: None,
             pair_kernels: None,
             pending_exchange: None,
             constants,
@@ -738,9 +757,13 @@ impl MultispinCudaEngine {
     }
 
     /// Enqueue the measurement of every word system into slot `params.slot`, with the overlaps
-    /// and the temperature history where there are any.
-    fn launch_measure(&mut self, params: &DispatchParams) -> Result<()> {
-        self.launch_observe(params, false)?;
+    /// and the temperature history where there are any; its satisfied bonds from the records of
+    /// scratch slot `tallied` where the update before it tallied them.
+    fn launch_measure(&mut self, params: &DispatchParams, tallied: Option<u32>) -> Result<()> {
+        match tallied {
+            Some(records) => self.launch_observe(params, Counts::UpSpins, records)?,
+            None => self.launch_observe(params, Counts::Both, 0)?,
+        }
         if let Some(tempering) = &mut self.tempering {
             tempering.launch_history(&self.device, params)?;
         }
@@ -799,7 +822,7 @@ impl MultispinCudaEngine {
     /// stays pending where the paired update can make it, else follows.
     fn launch_swap(&mut self, params: &DispatchParams, tallied: bool) -> Result<()> {
         if !tallied {
-            self.launch_observe(params, true)?;
+            self.launch_observe(params, Counts::Bonds, 0)?;
         }
         let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
         tempering.launch_swap(&self.device, params, &mut self.observations)?;
@@ -927,13 +950,21 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// Enqueue the observables of every word system into slot `params.slot`; for a swap round
-    /// (`swap`) with its own kernel where it has one.
-    fn launch_observe(&mut self, params: &DispatchParams, swap: bool) -> Result<()> {
-        let kernel = match (swap, &self.swap_observe_kernel) {
-            (true, Some(kernel)) => kernel,
-            _ => &self.observe_kernel,
+    /// Enqueue the observables `counts` of every word system into slot `params.slot` (the
+    /// satisfied bonds of [`Counts::UpSpins`] from the records of slot `records`), with the
+    /// kernel for them where the engine has one, else counting both.
+    fn launch_observe(
+        &mut self,
+        params: &DispatchParams,
+        counts: Counts,
+        records: u32,
+    ) -> Result<()> {
+        let kernel = match counts {
+            Counts::Bonds => self.swap_observe_kernel.as_ref(),
+            Counts::UpSpins => self.tallied_observe_kernel.as_ref(),
+            Counts::Both => None,
         };
+        let kernel = kernel.unwrap_or(&self.observe_kernel);
         let layout = &self.layout;
         let stream = &self.device.stream;
         let config = launch_config(
@@ -947,11 +978,13 @@ impl MultispinCudaEngine {
             .arg(params)
             .arg(&self.spins)
             .arg(&self.couplings)
-            .arg(&mut self.observations);
+            .arg(&mut self.observations)
+            .arg(&records);
         // SAFETY: the arguments match multispin_observables's parameters in order and
         // type (DispatchParams, `unsigned` spins and couplings, `unsigned long long`
-        // observations). Threads past the last strip only add their block's sums, and
-        // `clear_measurements` sized the observations for this plan's slots.
+        // observations, the records' slot by value). Threads past the last strip only add their
+        // block's sums, and `clear_measurements` sized the observations for this plan's slots
+        // and the scratch slot after them, which `records` names where it is read.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel multispin_observables"))?;
         Ok(())
@@ -991,13 +1024,13 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// The scratch slot of the swap round that ends `segment` where its last dispatch before the
-    /// round is a colour-1 update, which then tallies the round's counts ([`SwapTally`]).
-    fn swap_tally_slot(&self, segment: &[Dispatch]) -> Option<u32> {
-        match (segment, &self.swap_tally) {
-            ([.., update, next], Some(_)) => swap_tally(update, next),
-            _ => None,
-        }
+    /// The scratch slot of the swap round that the sweeps of a segment ending at `end` (the
+    /// measurement or round after them) tally, where the engine has the tally and their last
+    /// dispatch is a colour-1 update that can ([`swap_tally`]).
+    fn swap_tally_slot(&self, batch: &[Dispatch], end: usize) -> Option<u32> {
+        let update = end.checked_sub(2)?;
+        self.swap_tally.as_ref()?;
+        swap_tally(&batch[update..]).map(|(_, slot)| slot)
     }
 
     /// The plan's measurements: those of its last batches read now, after the earlier ones.
@@ -1032,7 +1065,11 @@ impl Launches for MultispinCudaEngine {
     /// word system.
     fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()> {
         let ends_segment = |d: &Dispatch| matches!(d, Dispatch::Measure(_) | Dispatch::Swap(_));
+        // The scratch slot of the round that the last sweeps tallied, until the round.
+        let mut tallied = None;
+        let mut end = 0;
         for segment in batch.split_inclusive(ends_segment) {
+            end += segment.len();
             let sweeps: Vec<&DispatchParams> = segment
                 .iter()
                 .filter_map(|d| match d {
@@ -1040,8 +1077,10 @@ impl Launches for MultispinCudaEngine {
                     Dispatch::Measure(_) | Dispatch::Swap(_) => None,
                 })
                 .collect();
-            let tally = self.swap_tally_slot(segment);
-            let last_tally = |k: usize| tally.filter(|_| k + 1 == sweeps.len());
+            if !sweeps.is_empty() {
+                tallied = self.swap_tally_slot(batch, end);
+            }
+            let last_tally = |k: usize| tallied.filter(|_| k + 1 == sweeps.len());
             // The first sweep after a swap round makes its exchange (pairs of colour dispatches).
             let paired = match self.take_pending_exchange(&sweeps)? {
                 Some(swap) => {
@@ -1063,8 +1102,10 @@ impl Launches for MultispinCudaEngine {
                 }
             }
             match segment.last() {
-                Some(Dispatch::Measure(params)) => self.launch_measure(params)?,
-                Some(Dispatch::Swap(params)) => self.launch_swap(params, tally.is_some())?,
+                Some(Dispatch::Measure(params)) => self.launch_measure(params, tallied)?,
+                Some(Dispatch::Swap(params)) => {
+                    self.launch_swap(params, tallied.take().is_some())?;
+                }
                 _ => {}
             }
         }
@@ -1162,9 +1203,14 @@ impl Engine for MultispinCudaEngine {
         )?;
         self.tempering = Some(tempering);
         if self.layout.systems.field == 0.0 {
-            let (layout, constants) = (&self.layout, &self.constants);
-            let kernel =
-                observables_kernel(&mut self.device, layout, constants, false, self.block_size)?;
+            let (layout, constants, block_size) = (&self.layout, &self.constants, self.block_size);
+            let kernel = observables_kernel(
+                &mut self.device,
+                layout,
+                constants,
+                Counts::Bonds,
+                block_size,
+            )?;
             self.swap_observe_kernel = Some(kernel);
             let words = WordLayout::of(layout);
             let runs = tally_runs_per_thread(layout);
@@ -1174,6 +1220,13 @@ impl Engine for MultispinCudaEngine {
             // the observables kernel.
             if kernel.block_size == TALLY_BLOCK_SIZE {
                 self.swap_tally = Some(SwapTally { module, kernel });
+                self.tallied_observe_kernel = Some(observables_kernel(
+                    &mut self.device,
+                    layout,
+                    constants,
+                    Counts::UpSpins,
+                    block_size,
+                )?);
                 self.write_constant_tables(&self.layout.threshold_tables())?;
             }
         }

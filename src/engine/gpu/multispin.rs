@@ -425,14 +425,9 @@ impl MultispinGpuEngine {
 
     /// The kernels a dispatch runs, with their grids: a swap round measures every word system
     /// into the scratch slot before the tempering kernels decide, unless the update before it
-    /// tallied them ([`TALLY_RUNS`]): `tallies` says whether this dispatch is such an update,
-    /// `tallied` whether the one before it was.
-    fn kernels(
-        &self,
-        dispatch: &Dispatch,
-        tallies: bool,
-        tallied: bool,
-    ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
+    /// tallied them ([`TALLY_RUNS`]): `tally` says whether this dispatch is such an update or
+    /// such a round ([`Self::with_tallies`]).
+    fn kernels(&self, dispatch: &Dispatch, tally: bool) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         let layout = &self.layout;
         let words = layout.word_systems();
         let strips = u64::from(layout.strips());
@@ -441,7 +436,7 @@ impl MultispinGpuEngine {
             self.dispatcher.grid(&self.ctx, strips, words),
         );
         let mut kernels = match (dispatch, &self.swap_tally) {
-            (Dispatch::Sweep(_), Some(swap_tally)) if tallies => {
+            (Dispatch::Sweep(_), Some(swap_tally)) if tally => {
                 let threads = layout.update_threads().div_ceil(RUNS_PER_TALLY_THREAD);
                 let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
                 vec![(swap_tally, grid)]
@@ -459,7 +454,7 @@ impl MultispinGpuEngine {
                 }
                 kernels
             }
-            (Dispatch::Swap(_), _) if tallied => Vec::new(),
+            (Dispatch::Swap(_), _) if tally => Vec::new(),
             (Dispatch::Swap(_), _) => {
                 let pipeline = self.swap_observe.as_ref().unwrap_or(&self.observe);
                 vec![(pipeline, observe.1)]
@@ -472,18 +467,19 @@ impl MultispinGpuEngine {
     }
 
     /// `dispatches` with the colour-1 updates before swap rounds that tally those rounds' counts
-    /// (where the engine has the tally) moved to the rounds' scratch slots, and which of them
-    /// tally.
+    /// (where the engine has the tally; [`swap_tally`]) moved to the rounds' scratch slots, and
+    /// for each dispatch whether it tallies (an update) or was tallied (a round).
     fn with_tallies(&self, dispatches: &[Dispatch]) -> (Vec<Dispatch>, Vec<bool>) {
         let mut tallies = vec![false; dispatches.len()];
         let mut dispatches = dispatches.to_vec();
         if self.swap_tally.is_some() {
-            for i in 1..dispatches.len() {
-                if let Some(slot) = swap_tally(&dispatches[i - 1], &dispatches[i])
-                    && let Dispatch::Sweep(params) = &mut dispatches[i - 1]
+            for i in 0..dispatches.len() {
+                if let Some((round, slot)) = swap_tally(&dispatches[i..])
+                    && let Dispatch::Sweep(params) = &mut dispatches[i]
                 {
                     params.slot = slot;
-                    tallies[i - 1] = true;
+                    tallies[i] = true;
+                    tallies[i + round] = true;
                 }
             }
         }
@@ -510,7 +506,7 @@ impl MultispinGpuEngine {
             tempering,
             &dispatches,
             &clear,
-            |i, d| self.kernels(d, tallies[i], i > 0 && tallies[i - 1]),
+            |i, d| self.kernels(d, tallies[i]),
         )
     }
 

@@ -64,12 +64,22 @@ impl Dispatch {
     }
 }
 
-/// The scratch slot of the swap round `next` where `update` is the colour-1 update just before
-/// it: the update that multispin engines launch as the round's tally at zero field
-/// ([`crate::engine::multispin::TALLY_RUNS`]), so that the round needs no observables kernel.
-pub fn swap_tally(update: &Dispatch, next: &Dispatch) -> Option<u32> {
-    match (update, next) {
-        (Dispatch::Sweep(sweep), Dispatch::Swap(swap)) if sweep.colour == 1 => Some(swap.slot),
+/// The swap round that the colour-1 update `dispatches[0]` can tally (the update that
+/// multispin engines launch as the round's tally at zero field,
+/// [`crate::engine::multispin::TALLY_RUNS`], so that the round needs no observables kernel):
+/// the round after it with nothing but measurements between, which leave the spins as the
+/// update did. Its offset in `dispatches` and its scratch slot.
+pub fn swap_tally(dispatches: &[Dispatch]) -> Option<(usize, u32)> {
+    match dispatches.first() {
+        Some(Dispatch::Sweep(update)) if update.colour == 1 => {}
+        _ => return None,
+    }
+    let next = 1 + dispatches[1..]
+        .iter()
+        .take_while(|d| matches!(d, Dispatch::Measure(_)))
+        .count();
+    match dispatches.get(next) {
+        Some(Dispatch::Swap(swap)) => Some((next, swap.slot)),
         _ => None,
     }
 }
@@ -227,5 +237,35 @@ mod tests {
         );
         let by_sweeps = submissions(&plan, 0, 4, 1000, 4);
         assert_eq!(by_sweeps.len(), 3);
+    }
+
+    /// A colour-1 update tallies the round after it across measurements, not across another
+    /// round or a colour-0 update.
+    #[test]
+    fn tallies_reach_the_round_across_measurements_only() {
+        let mut plan = Plan::default();
+        plan.sweep(0);
+        plan.measure();
+        plan.swap(0, 0);
+        plan.sweep(1);
+        plan.swap(1, 1);
+        plan.swap(1, 0);
+        plan.sweep(2);
+        let d = submissions(&plan, 0, 4, 1000, 100).concat();
+        let scratch = plan.slots;
+        assert_eq!(
+            swap_tally(&d[1..]),
+            Some((2, scratch)),
+            "across a measurement"
+        );
+        assert_eq!(swap_tally(&d[0..]), None, "a colour-0 update");
+        assert_eq!(
+            swap_tally(&d[5..]),
+            Some((1, scratch)),
+            "the round right after"
+        );
+        assert_eq!(swap_tally(&d[6..]), None, "a round");
+        assert_eq!(swap_tally(&d[9..]), None, "nothing after");
+        assert_eq!(swap_tally(&[]), None);
     }
 }
