@@ -8,6 +8,11 @@
 #include "bitslice.cuh"
 #include "multispin_lattice.cuh"
 #include "multispin_decide.cuh"
+// The paired update's module for colour 0 is compiled with the tempering constants, so that it
+// can decide the swap round it follows (decide_unit below); the other modules are not.
+#ifdef SPINFLIP_TEMPERATURES
+#include "tempering_decide.cuh"
+#endif
 
 // Edwards-Anderson couplings to read (the ferromagnet has none).
 constexpr bool DISORDERED = SPINFLIP_DISORDERED != 0u;
@@ -32,14 +37,23 @@ static_assert(!TALLY || COLOUR == 1u, "the tally counts the bonds of the colour-
 // instructions before a word's draws instead of about 140).
 constexpr unsigned WORD_RUN = SPINFLIP_WORD_RUN;
 
-// Runs of WORD_RUN words per colour, and the threads that update them (one run each, or
-// TALLY_RUNS runs each with the tally).
+// Runs of WORD_RUN words each thread of the paired update updates where it does not tally:
+// more than one in the module whose colour-0 paired update decides the swap round it follows
+// (decide_unit), so that fewer blocks repeat each decision.
+constexpr unsigned PAIR_RUNS = SPINFLIP_PAIR_RUNS;
+
+// Runs of WORD_RUN words per colour; the runs each thread updates (one, TALLY_RUNS with the
+// tally, PAIR_RUNS in the paired update), and the threads that update them.
 __device__ constexpr unsigned runs() {
     return own_colour_words() / WORD_RUN;
 }
 
+__device__ constexpr unsigned thread_runs() {
+    return TALLY ? TALLY_RUNS : PAIR_RUNS;
+}
+
 __device__ constexpr unsigned run_threads() {
-    return TALLY ? (runs() + TALLY_RUNS - 1u) / TALLY_RUNS : runs();
+    return (runs() + thread_runs() - 1u) / thread_runs();
 }
 
 // A thread's per-lane sum of satisfied bonds over its words (bit-sliced): at most 2 DIMS per word.
@@ -392,6 +406,117 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
     add_block_tallies(params, tallies, systems, records);
 }
 
+// No swap round for the paired update to decide or whose records to clear.
+constexpr unsigned NO_ROUND = 0xffffffffu;
+
+#ifdef SPINFLIP_TEMPERATURES
+// The run's index of chain set c in a sample slice: this module's SLICE_* constants number its
+// word systems, the CHAIN_* ones the chain sets (as the swap kernel's SLICE_* do).
+__device__ __forceinline__ unsigned global_chain_set(unsigned c) {
+    const SliceIndex chains = {SPINFLIP_CHAIN_SLICE_BLOCK, SPINFLIP_CHAIN_RUN_BLOCK,
+                               SPINFLIP_CHAIN_SLICE_FIRST};
+    return slice_global(chains, c);
+}
+
+// Zero the scratch records of temperature k of group q, lanes from `lane` on, 32 apart.
+__device__ __forceinline__ void clear_walker_records(unsigned long long* scratch, unsigned k,
+                                                     unsigned q, unsigned lane) {
+    for (unsigned i = lane; i < LANE_RECORDS; i += 32u) {
+        const unsigned long long record = 2ull * ((k * GROUPS + q) * LANE_RECORDS + i);
+        scratch[record] = 0ull;
+        scratch[record + 1u] = 0ull;
+    }
+}
+
+// The exchange mask of pair unit (k, q) in the swap round after sweep `sweep` of parity k mod 2,
+// from the counts in scratch slot `slot` of `records`: warp 0 of every block of the unit decides
+// alike (each decision its own Philox block, as in tempering_swap), so that no swap kernel, and
+// no wait for every stream, stands between the round's sweep and the next. Block 0 of the unit
+// also does the round's bookkeeping: the labels and acceptances, the mask the colour-1 update
+// reads, round trips where the unit holds an end of the ladder, and clearing the records of a
+// temperature next to it in no pair, which no decision reads. An end in no pair keeps the
+// walker that the round before tracked there, so tracking it again would change nothing: the
+// engine lets the swap kernel decide the first round after it is given a tempering state.
+__device__ __forceinline__ unsigned decide_unit(const DispatchParams& params, unsigned sweep,
+                                                unsigned slot, unsigned k, unsigned q,
+                                                const unsigned* tables, unsigned* state,
+                                                unsigned* masks, unsigned long long* records) {
+    __shared__ unsigned unit_mask;
+    if (threadIdx.x < 32u) {
+        const unsigned j = threadIdx.x;
+        unsigned long long* scratch =
+            records + 2ull * static_cast<unsigned long long>(slot) * SLOT_RECORDS;
+        DispatchParams round = params;
+        round.sweep = sweep;
+        const bool decides = j < group_lanes();
+        const unsigned c = chain_set(q, decides ? j : 0u);
+        const bool accepted =
+            decides && accept_swap(round, scratch, tables, k, q, j, global_chain_set(c));
+        const unsigned mask = warp_or(accepted ? mask_bits(k, j) : 0u);
+        if (j == 0u) {
+            unit_mask = mask;
+        }
+        if (blockIdx.x == 0u && blockIdx.y == 0u) {
+            if (accepted) {
+                swap_labels(state, c, k);
+            }
+            if (j == 0u) {
+                masks[mask_index(k, q)] = mask;
+            }
+            __syncwarp();
+            if (decides && k == 0u) {
+                track_bottom(state, c);
+            }
+            if (decides && k + 2u == TEMPERATURES) {
+                track_top(state, c);
+            }
+            if (k == 1u) {
+                clear_walker_records(scratch, 0u, q, j);
+            }
+            if (k + 3u == TEMPERATURES) {
+                clear_walker_records(scratch, TEMPERATURES - 1u, q, j);
+            }
+        }
+    }
+    __syncthreads();
+    return unit_mask;
+}
+#endif
+
+// The exchange mask of the pair unit of word systems a and b, (k, q): decided here where the
+// round is still to decide (colour 0, `round_slot` its records), else the swap kernel's or
+// colour 0's.
+__device__ __forceinline__ unsigned unit_mask(const DispatchParams& params, unsigned round_slot,
+                                              unsigned round_sweep, unsigned a, unsigned k,
+                                              unsigned q, const unsigned* tables,
+                                              unsigned* state, unsigned* masks,
+                                              unsigned long long* records) {
+#ifdef SPINFLIP_TEMPERATURES
+    if (COLOUR == 0u && round_slot != NO_ROUND) {
+        return decide_unit(params, round_sweep, round_slot, k, q, tables, state, masks, records);
+    }
+#endif
+    return masks[a];
+}
+
+// Colour 1 after a round that colour 0 decided: block 0 of the unit zeroes the records of word
+// systems a and b in the round's scratch slot, which colour 0 read; the next round's tally goes
+// to the other scratch slot.
+__device__ __forceinline__ void clear_unit_records(const DispatchParams& params,
+                                                   unsigned round_slot, unsigned a, unsigned b,
+                                                   unsigned long long* records) {
+    if (COLOUR != 1u || round_slot == NO_ROUND || blockIdx.x != 0u || blockIdx.y != 0u) {
+        return;
+    }
+    for (unsigned i = threadIdx.x; i < 64u; i += blockDim.x) {
+        const unsigned system = i < 32u ? a : b;
+        const unsigned long long word =
+            static_cast<unsigned long long>(round_slot) * params.systems + system;
+        records[2ull * (word * 32u + i % 32u)] = 0ull;
+        records[2ull * (word * 32u + i % 32u) + 1u] = 0ull;
+    }
+}
+
 // The update of this colour in the sweep after a swap round of parity `parity`, with the round's
 // spin exchange applied on load instead of by tempering_exchange (src/engine/cuda/multispin.rs).
 // Block z of pair unit first_unit + z updates both word systems a = k groups + q and
@@ -405,19 +530,26 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
 // with a barrier between the reads and the writes (as many registers as the plain update), were
 // both slower than this version, which lets the compiler interleave them. Counting both runs
 // before writing either, from one set of couplings, then made a PT sweep 7% faster (packed
-// randoms, L = 32, H200).
+// randoms, L = 32, H200). Where the round is still to decide (`round_slot`, not NO_ROUND),
+// colour 0 decides it (unit_mask) from its counts in that scratch slot, with the swap tables
+// `tables` and the tempering `state`, and colour 1 clears those counts.
 extern "C" __global__ void multispin_metropolis_pairs(
     DispatchParams params, unsigned first_unit, unsigned* spins, const unsigned* thresholds,
-    const unsigned* couplings, unsigned long long* records, const unsigned* masks,
-    unsigned groups, unsigned parity) {
+    const unsigned* couplings, unsigned long long* records, unsigned* masks, unsigned groups,
+    unsigned parity, unsigned round_slot, unsigned round_sweep, const unsigned* tables,
+    unsigned* state) {
     const unsigned unit = first_unit + blockIdx.z;
     // Units go temperature-major, as word systems do, so that the blocks running at once read
     // the thresholds of a few temperatures (likely what the constant cache needs): group-major
     // units (a group's temperatures together) took 0.71 ps/flip packed and 0.91 exact against
     // 0.61 and 0.69 (3D spin glass, L = 16, H200).
-    const unsigned a = (parity + 2u * (unit / groups)) * groups + unit % groups;
+    const unsigned k = parity + 2u * (unit / groups);
+    const unsigned q = unit % groups;
+    const unsigned a = k * groups + q;
     const unsigned b = a + groups;
-    const unsigned mask = masks[a];
+    const unsigned mask =
+        unit_mask(params, round_slot, round_sweep, a, k, q, tables, state, masks, records);
+    clear_unit_records(params, round_slot, a, b, records);
     const unsigned thread = update_thread(params);
     const SystemArrays arrays_a = system_arrays(spins, couplings, a);
     // The two temperatures of a sample share its couplings: b reads a's, so that the loads of
@@ -431,7 +563,7 @@ extern "C" __global__ void multispin_metropolis_pairs(
     ThreadTally tally_a = {};
     ThreadTally tally_b = {};
 #pragma unroll 1
-    for (unsigned r = 0u; r < (TALLY ? TALLY_RUNS : 1u); r++) {
+    for (unsigned r = 0u; r < thread_runs(); r++) {
         const unsigned run = thread + r * run_threads();
         if (thread < run_threads() && run < runs()) {
             unsigned spins_a[WORD_RUN];

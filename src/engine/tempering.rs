@@ -289,6 +289,29 @@ pub fn kernel_constants(swaps: &SwapLayout, records: &Records) -> Vec<(&'static 
         .collect()
 }
 
+/// Names of the chain sets' slice constants in a kernel whose own slice constants
+/// ([`SliceIndex::CONSTANTS`]) number other things (the CUDA paired update that decides a round:
+/// its word systems), in the order of [`SliceIndex::constants`].
+pub const CHAIN_SLICE_CONSTANTS: [&str; 3] =
+    ["CHAIN_SLICE_BLOCK", "CHAIN_RUN_BLOCK", "CHAIN_SLICE_FIRST"];
+
+/// The tempering constants of `swaps` on an engine laid out as `records` for a kernel with slice
+/// constants of its own: [`kernel_constants`] with the chain sets' slice under
+/// [`CHAIN_SLICE_CONSTANTS`].
+pub fn chain_slice_kernel_constants(
+    swaps: &SwapLayout,
+    records: &Records,
+) -> Vec<(&'static str, u32)> {
+    let chains = CHAIN_SLICE_CONSTANTS
+        .into_iter()
+        .zip(swaps.slice.constants().map(|(_, value)| value));
+    kernel_constants(swaps, records)
+        .into_iter()
+        .take(KERNEL_CONSTANTS.len())
+        .chain(chains)
+        .collect()
+}
+
 /// Swap the bits of `a` and `b` where `mask` is set.
 pub fn exchange_masked(a: &mut u32, b: &mut u32, mask: u32) {
     let differ = (*a ^ *b) & mask;
@@ -316,6 +339,36 @@ mod tests {
         // Lanes 0<->1 and 2<->3 where bits 0 and 2 are masked.
         assert_eq!(exchange_neighbour_lanes(0b0110, 0b0101), 0b1001);
         assert_eq!(exchange_neighbour_lanes(0b0011, 0b0001), 0b0011);
+    }
+
+    /// A kernel with slice constants of its own takes the chain sets' under other names, with
+    /// the tempering constants before them unchanged.
+    #[test]
+    fn chain_slice_constants_rename_the_chain_sets_slice() {
+        let lattice = Lattice::new(2, 4);
+        let systems = IsingSystems::spin_glass(lattice, 0.0, vec![0.5, 0.6], 64, 2, 1);
+        let options = MultispinOptions {
+            layout: Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            randoms: Randoms::Exact,
+        };
+        let layout = MultispinLayout::new(systems.sample_slice(32, 32), options);
+        let (swaps, records) = (SwapLayout::multispin(&layout), Records::multispin(&layout));
+        let plain = kernel_constants(&swaps, &records);
+        let renamed = chain_slice_kernel_constants(&swaps, &records);
+        let n = KERNEL_CONSTANTS.len();
+        assert_eq!(renamed[..n], plain[..n]);
+        let slice = swaps.slice.constants().map(|(_, value)| value);
+        let names: Vec<&str> = renamed[n..].iter().map(|(name, _)| *name).collect();
+        let values: Vec<u32> = renamed[n..].iter().map(|(_, value)| *value).collect();
+        assert_eq!(names, CHAIN_SLICE_CONSTANTS);
+        assert_eq!(values, slice);
+        assert_eq!(
+            slice,
+            [64, 128, 64],
+            "the second half of the samples, two replicas each"
+        );
     }
 
     #[test]

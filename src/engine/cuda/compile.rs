@@ -197,6 +197,11 @@ mod tests {
             // The swap round's tally (four runs per thread), with and without the packed tail.
             ("TALLY_RUNS", if exchange == 1 { 4 } else { 0 }),
             ("TALLY_BLOCK", 256),
+            ("PAIR_RUNS", 2),
+            // The chain sets' slice in the paired update that decides a round.
+            ("CHAIN_SLICE_BLOCK", 4),
+            ("CHAIN_RUN_BLOCK", 8),
+            ("CHAIN_SLICE_FIRST", 4),
             ("COUNT_UP", 1),
             // A measurement with the satisfied bonds from a tally, and one counting them.
             ("COUNT_BONDS", u32::from(exchange != 1)),

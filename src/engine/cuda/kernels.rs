@@ -52,6 +52,7 @@ fn file_source(name: &str) -> Option<&'static str> {
         "slice.cuh",
         "slice_constants.cuh",
         "tempering.cuh",
+        "tempering_decide.cuh",
         "tempering_exchange.cu",
         "tempering_history.cu",
         "tempering_swap.cu",
@@ -198,10 +199,12 @@ mod tests {
                     || name == super::super::multispin::COLOUR
                     || name == super::super::multispin::TALLY_BLOCK
                     || name == super::super::multispin::COUNT_BONDS
+                    || name == super::super::multispin::PAIR_RUNS
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
                     || name == super::super::compile::COUNT_DRAWS
-                    || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name);
+                    || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)
+                    || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name);
                 assert!(
                     defined,
                     "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"

@@ -42,7 +42,7 @@ use crate::engine::multispin::{
 use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
 };
-use crate::engine::tempering::{Exchange, Records, SwapLayout};
+use crate::engine::tempering::{Exchange, Records, SwapLayout, chain_slice_kernel_constants};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
     check_thresholds_not_compiled, no_tempering,
@@ -132,6 +132,10 @@ fn observables_kernel(
 /// the other colour's arrays are at constant offsets).
 pub(super) const COLOUR: &str = "COLOUR";
 
+/// The update's constant for the runs of words each thread of its paired update updates where
+/// it does not tally.
+pub(super) const PAIR_RUNS: &str = "PAIR_RUNS";
+
 /// The update's constant for the threads of the tally's blocks ([`TALLY_BLOCK_SIZE`]).
 pub(super) const TALLY_BLOCK: &str = "TALLY_BLOCK";
 
@@ -201,18 +205,21 @@ fn constants(layout: &MultispinLayout, tables: &[u32], betas: Betas) -> Vec<(&'s
 }
 
 /// The update module of word layout `words` with `constants` for `colour`, tallying a swap
-/// round's satisfied bonds with `tally_runs` runs per thread (0: no tally).
+/// round's satisfied bonds with `runs` runs per thread, or (`tally` false) with `runs` runs per
+/// thread of its paired update that does not tally.
 fn update_module(
     device: &mut CudaDevice,
     words: WordLayout,
     constants: &[(&'static str, u32)],
     colour: u32,
-    tally_runs: u32,
+    (runs, tally): (u32, bool),
 ) -> Result<(Arc<CudaModule>, CudaFunction)> {
     let mut constants = constants.to_vec();
+    let (tally_runs, pair_runs) = if tally { (runs, 1) } else { (0, runs) };
     constants.extend([
         (COLOUR, colour),
         (TALLY_RUNS, tally_runs),
+        (PAIR_RUNS, pair_runs),
         (TALLY_BLOCK, TALLY_BLOCK_SIZE),
     ]);
     device.kernel(Kernel::MultispinMetropolis(words), &constants)
@@ -249,7 +256,46 @@ const PAIRS_FUNCTION: &str = "multispin_metropolis_pairs";
 struct PairKernels {
     colours: [FittedKernel; 2],
     tally: Option<FittedKernel>,
+    /// Where word systems are small enough ([`DECIDING_MOST_COLOUR_WORDS`]).
+    deciding: Option<DecidingPairs>,
 }
+
+/// The paired colour-0 update that decides the swap round it follows ([`PendingRound`]), from
+/// a module compiled with the tempering constants: each block decides its pair unit's lanes
+/// (its first block also keeps the round's books), so its threads update
+/// [`DECIDING_WORDS_PER_THREAD`] words each in blocks of [`DECIDING_BLOCK_SIZE`], fewer blocks
+/// to repeat each decision.
+struct DecidingPairs {
+    module: Arc<CudaModule>,
+    kernel: FittedKernel,
+    runs_per_thread: u32,
+}
+
+/// Words a thread of the deciding update updates, and its blocks. 3D spin glass, H200, PT
+/// ps/flip at L = 16 / 32 (docs/BENCHMARKS.md), against 0.571 / 0.498 packed and 0.648 / 0.568
+/// exact with the swap kernel: 2 words in blocks of 128, 0.544 / 0.498 and 0.639 / 0.582; 4 in
+/// 256, 0.555 / 0.501 and 0.639 / 0.576; 8 in 256, 0.560 / 0.504 and 0.646 / 0.576.
+const DECIDING_WORDS_PER_THREAD: u32 = 2;
+const DECIDING_BLOCK_SIZE: u32 = 128;
+
+/// Most words of one colour of a word system whose paired update decides the rounds: in larger
+/// systems the swap kernel costs less of a sweep than each block's decisions (3D spin glass at
+/// L = 32, 16384 words, above; at L = 16, 2048 words, the deciding update gains).
+const DECIDING_MOST_COLOUR_WORDS: u32 = 4096;
+
+/// A swap round whose spin exchange is still to come (by the paired update of the sweep after
+/// it, or by `tempering_exchange` before anything else reads the spins), its scratch slot in
+/// `params.slot`; and whether the swap kernel decided it, or that paired update's colour 0 is
+/// to. Where the sweep's paired update decides the round, no swap kernel between the round and
+/// the sweep waits for every stream to finish.
+#[derive(Debug, Clone, Copy)]
+struct PendingRound {
+    params: DispatchParams,
+    decided: bool,
+}
+
+/// The round slot argument of the paired update for a round its colour 0 does not decide.
+const NO_ROUND: u32 = u32::MAX;
 
 /// Where the update reads its threshold tables.
 enum ThresholdHome {
@@ -287,9 +333,14 @@ pub struct MultispinCudaEngine {
     tallied_observe_kernel: Option<FittedKernel>,
     /// Built with the tempering state where its rounds exchange lanes or word systems.
     pair_kernels: Option<PairKernels>,
-    /// The swap round whose spin exchange is still to come: by the paired update of the sweep
-    /// after it, or by `tempering_exchange` before anything else reads the spins.
-    pending_exchange: Option<DispatchParams>,
+    pending_round: Option<PendingRound>,
+    /// Which of the two scratch slots after the plan's own the next swap round counts into:
+    /// rounds alternate, so that the sweep deciding a round clears its records while the next
+    /// round's tally fills the other.
+    scratch_flip: u32,
+    /// Whether a round ran since the tempering state was set: each round tracks the walkers at
+    /// both ends of the ladder, so the paired update need not track an end in no pair.
+    ends_tracked: bool,
     /// The constants the engine's kernels were compiled with.
     constants: Vec<(&'static str, u32)>,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
@@ -374,7 +425,7 @@ impl MultispinCudaEngine {
         let tables = layout.threshold_tables();
         let constants = constants(&layout, &tables, betas);
         let mut sweep_kernel =
-            |colour: u32| update_module(&mut device, words, &constants, colour, 0);
+            |colour: u32| update_module(&mut device, words, &constants, colour, (1, false));
         let [(module_0, sweep_0), (module_1, sweep_1)] = [sweep_kernel(0)?, sweep_kernel(1)?];
         let sweep_kernels = [sweep_0, sweep_1];
         let threshold_home = match constants.contains(&("FIXED_THRESHOLDS", 1)) {
@@ -423,7 +474,9 @@ impl MultispinCudaEngine {
             swap_tally: None,
             tallied_observe_kernel: None,
             pair_kernels: None,
-            pending_exchange: None,
+            pending_round: None,
+            scratch_flip: 0,
+            ends_tracked: false,
             constants,
             overlap_kernel,
             tempering: None,
@@ -531,22 +584,43 @@ impl MultispinCudaEngine {
     }
 
     /// The paired updates, where the tempering's swap rounds exchange lanes or whole word
-    /// systems (not neighbour lanes within words, which pairs of word systems do not hold).
-    fn load_pair_kernels(&self) -> Result<Option<PairKernels>> {
+    /// systems (not neighbour lanes within words, which pairs of word systems do not hold);
+    /// colour 0's from a module compiled with the tempering constants `tempering_constants`
+    /// ([`chain_slice_kernel_constants`]).
+    fn load_pair_kernels(
+        &mut self,
+        tempering_constants: &[(&'static str, u32)],
+    ) -> Result<Option<PairKernels>> {
         let Some(tempering) = &self.tempering else {
             return Ok(None);
         };
         if tempering.swaps().exchange == Exchange::WithinWords {
             return Ok(None);
         }
+        let mut constants = self.constants.clone();
+        constants.extend(tempering_constants);
+        let words = WordLayout::of(&self.layout);
+        let runs = (DECIDING_WORDS_PER_THREAD / self.layout.word_run()).max(1);
+        let deciding = match self.layout.colour_words() <= DECIDING_MOST_COLOUR_WORDS {
+            true => Some(update_module(&mut self.device, words, &constants, 0, (runs, false))?.0),
+            false => None,
+        };
         let load = |module: &Arc<CudaModule>, block_size| {
             let function = module
                 .load_function(PAIRS_FUNCTION)
                 .map_err(driver_error("loading kernel multispin_metropolis_pairs"))?;
             FittedKernel::new(function, block_size)
         };
-        let [colour_0, colour_1] = &self.sweep_modules;
         let tally = self.swap_tally.as_ref();
+        let deciding = match deciding {
+            Some(module) => Some(DecidingPairs {
+                kernel: load(&module, DECIDING_BLOCK_SIZE)?,
+                module,
+                runs_per_thread: runs,
+            }),
+            None => None,
+        };
+        let [colour_0, colour_1] = &self.sweep_modules;
         Ok(Some(PairKernels {
             colours: [
                 load(colour_0, self.block_size)?,
@@ -555,13 +629,16 @@ impl MultispinCudaEngine {
             tally: tally
                 .map(|tally| load(&tally.module, tally.kernel.block_size))
                 .transpose()?,
+            deciding,
         }))
     }
 
     /// The update's modules: each colour's, and the swap rounds' tally where there is one.
     fn update_modules(&self) -> impl Iterator<Item = &Arc<CudaModule>> {
         let tally = self.swap_tally.as_ref().map(|tally| &tally.module);
-        self.sweep_modules.iter().chain(tally)
+        let pairs = self.pair_kernels.as_ref();
+        let deciding = pairs.and_then(|pairs| pairs.deciding.as_ref().map(|d| &d.module));
+        self.sweep_modules.iter().chain(tally).chain(deciding)
     }
 
     /// With `SPINFLIP_COUNT_DRAWS=1` (a debug build of the update, [`counting_draws`]): log the
@@ -817,58 +894,80 @@ impl MultispinCudaEngine {
         }
     }
 
-    /// Enqueue a swap round: every word system measured into the scratch slot `params.slot`
-    /// unless the update before it tallied them (`tallied`), then its decisions; its exchange
-    /// stays pending where the paired update can make it, else follows.
+    /// The scratch slot that the next swap round counts into, of the two after the plan's own
+    /// (`plan_scratch`, the first, as the plan's dispatches name it).
+    fn round_slot(&self, plan_scratch: u32) -> u32 {
+        plan_scratch + self.scratch_flip
+    }
+
+    /// Enqueue a swap round: every word system measured into its scratch slot unless the update
+    /// before it tallied them (`tallied`), then its decisions, by the swap kernel or by the
+    /// paired update of the sweep after it (where there is one and a round ran since the
+    /// tempering state was set); its exchange stays pending where the paired update can make
+    /// it, else follows.
     fn launch_swap(&mut self, params: &DispatchParams, tallied: bool) -> Result<()> {
+        let params = DispatchParams {
+            slot: self.round_slot(params.slot),
+            ..*params
+        };
+        self.scratch_flip ^= 1;
         if !tallied {
-            self.launch_observe(params, Counts::Bonds, 0)?;
+            self.launch_observe(&params, Counts::Bonds, 0)?;
         }
-        let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
-        tempering.launch_swap(&self.device, params, &mut self.observations)?;
-        self.pending_exchange = Some(*params);
+        let deciding = self
+            .pair_kernels
+            .as_ref()
+            .and_then(|pairs| pairs.deciding.as_ref());
+        let decided = deciding.is_none() || !self.ends_tracked;
+        if decided {
+            let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
+            tempering.launch_swap(&self.device, &params, &mut self.observations)?;
+        }
+        self.ends_tracked = true;
+        self.pending_round = Some(PendingRound { params, decided });
         if self.pair_kernels.is_none() {
             self.flush_exchange()?;
         }
         Ok(())
     }
 
-    /// Enqueue the pending swap round's exchange, if any.
+    /// Enqueue the pending swap round's decisions, if still to make, and its exchange.
     fn flush_exchange(&mut self) -> Result<()> {
-        match (self.pending_exchange.take(), &self.tempering) {
-            (Some(swap), Some(tempering)) => {
-                tempering.launch_exchange(&self.device, &swap, &mut self.spins)
-            }
-            _ => Ok(()),
+        let (Some(round), Some(tempering)) = (self.pending_round.take(), &mut self.tempering)
+        else {
+            return Ok(());
+        };
+        if !round.decided {
+            tempering.launch_swap(&self.device, &round.params, &mut self.observations)?;
         }
+        tempering.launch_exchange(&self.device, &round.params, &mut self.spins)
     }
 
     /// The pending swap round where `sweeps` begin with a whole sweep (colour 0, then 1), whose
     /// paired update then makes its exchange; otherwise its exchange is enqueued now.
-    fn take_pending_exchange(
-        &mut self,
-        sweeps: &[&DispatchParams],
-    ) -> Result<Option<DispatchParams>> {
+    fn take_pending_round(&mut self, sweeps: &[&DispatchParams]) -> Result<Option<PendingRound>> {
         if let [first, second, ..] = sweeps
             && (first.colour, second.colour) == (0, 1)
         {
-            return Ok(self.pending_exchange.take());
+            return Ok(self.pending_round.take());
         }
         self.flush_exchange()?;
         Ok(None)
     }
 
-    /// Enqueue the sweep `sweeps` (colours 0 and 1) after swap round `swap` with its exchange
+    /// Enqueue the sweep `sweeps` (colours 0 and 1) after swap round `round` with its exchange
     /// applied on load: pairs (k, k + 1) of the round by the paired update, the temperatures in
     /// no pair (below the round's parity, and the last of an odd count) by the plain one. The
-    /// colour-1 update tallies the next round into scratch slot `tally` where there is one.
+    /// paired update's colour 0 decides the round where the swap kernel did not, after the
+    /// streams join (its pairs read what both streams' last sweep wrote). The colour-1 update
+    /// tallies the next round into scratch slot `tally` where there is one.
     /// The unpaired temperatures go first, one range a stream, beside the other streams' pairs,
     /// rather than last on the first stream, four short launches in a row while the other
     /// stream had finished (3D EA on an H200, one run each: L = 16 0.616 -> 0.613 ps/flip
     /// packed, 0.692 -> 0.685 exact; L = 32 0.518 -> 0.516 and 0.596 -> 0.595).
     fn launch_paired_sweep(
         &self,
-        swap: &DispatchParams,
+        round: &PendingRound,
         sweeps: &[&DispatchParams],
         tally: Option<u32>,
     ) -> Result<()> {
@@ -877,7 +976,10 @@ impl MultispinCudaEngine {
             tempering.swaps().chains.temperatures,
             tempering.swaps().groups,
         );
-        let parity = swap.colour;
+        if !round.decided {
+            self.sweep_streams.join()?;
+        }
+        let parity = round.params.colour;
         let pairs = (temperatures - parity) / 2;
         let tally_on = |params: &DispatchParams| tally.filter(|_| params.colour == 1);
         let unpaired = [0..parity, parity + 2 * pairs..temperatures];
@@ -889,33 +991,39 @@ impl MultispinCudaEngine {
                 self.launch_sweep(stream, systems, &params, kernel)?;
             }
         }
-        for round in self.sweep_streams.unit_rounds(pairs * groups, 2) {
+        for streams in self.sweep_streams.unit_rounds(pairs * groups, 2) {
             for params in sweeps {
-                let (params, kernel) = self.pair_kernel(params, tally_on(params));
-                for (stream, units) in round.iter().filter(|(_, units)| !units.is_empty()) {
-                    self.launch_pairs(stream, units.clone(), &params, kernel, (groups, parity))?;
+                let (params, kernel) = self.pair_kernel(params, tally_on(params), round);
+                for (stream, units) in streams.iter().filter(|(_, units)| !units.is_empty()) {
+                    self.launch_pairs(stream, units.clone(), &params, kernel, round)?;
                 }
             }
         }
         Ok(())
     }
 
-    /// The paired update of `params.colour`, or the tally's into scratch slot `slot`.
+    /// The paired update of `params.colour` after `round` (colour 0's deciding the round where
+    /// the swap kernel did not), or the tally's into scratch slot `slot`.
     fn pair_kernel(
         &self,
         params: &DispatchParams,
         tally: Option<u32>,
+        round: &PendingRound,
     ) -> (DispatchParams, UpdateKernel<'_>) {
         let kernels = self
             .pair_kernels
             .as_ref()
             .expect("paired updates only with their kernels");
-        let (params, kernel, runs_per_thread) = match (tally, &kernels.tally) {
-            (Some(slot), Some(kernel)) => (
+        let deciding = kernels.deciding.as_ref().filter(|_| !round.decided);
+        let (params, kernel, runs_per_thread) = match (tally, &kernels.tally, deciding) {
+            (Some(slot), Some(kernel), _) => (
                 DispatchParams { slot, ..*params },
                 kernel,
                 tally_runs_per_thread(&self.layout),
             ),
+            (_, _, Some(deciding)) if params.colour == 0 => {
+                (*params, &deciding.kernel, deciding.runs_per_thread)
+            }
             _ => (*params, &kernels.colours[params.colour as usize], 1),
         };
         let kernel = UpdateKernel {
@@ -927,24 +1035,40 @@ impl MultispinCudaEngine {
     }
 
     /// Enqueue the paired update of pair units `units` (see [`PAIRS_FUNCTION`]) on `stream`
-    /// with `kernel`, for a swap round of `groups` groups and parity `parity`.
+    /// with `kernel`, after swap round `round`.
     fn launch_pairs(
         &self,
         stream: &CudaStream,
         units: Range<u32>,
         params: &DispatchParams,
         kernel: UpdateKernel<'_>,
-        (groups, parity): (u32, u32),
+        round: &PendingRound,
     ) -> Result<()> {
         let tempering = self.tempering.as_ref().ok_or_else(no_tempering)?;
         let layers = (&units.start, units.len() as u32);
         let (mut launch, config) = self.update_launch(stream, params, layers, kernel);
-        launch.arg(tempering.masks()).arg(&groups).arg(&parity);
+        let (groups, parity) = (&tempering.swaps().groups, &round.params.colour);
+        let round_slot = match round.decided {
+            true => NO_ROUND,
+            false => round.params.slot,
+        };
+        let (tables, state) = tempering.round_buffers();
+        launch
+            .arg(tempering.masks())
+            .arg(groups)
+            .arg(parity)
+            .arg(&round_slot)
+            .arg(&round.params.sweep)
+            .arg(tables)
+            .arg(state);
         // SAFETY: the arguments match multispin_metropolis_pairs's parameters in order and type
         // (multispin_metropolis's, with the first pair unit for the first word system, then the
-        // `unsigned` masks and the groups and parity by value). Each unit's word systems
-        // (k groups + q and the next temperature's, k + 1 < the temperatures) are in the spin
-        // buffer and their masks in the tempering's; the rest as in `launch_sweep`.
+        // `unsigned` masks, the groups, parity, round slot and round sweep by value, and the
+        // `unsigned` swap tables and tempering state). Each unit's word systems (k groups + q
+        // and the next temperature's, k + 1 < the temperatures) are in the spin buffer, their
+        // masks and chain sets' state in the tempering's, and a round slot names one of the two
+        // scratch slots `clear_measurements` sized (the kernel writes the masks, state and
+        // records of its own units alone); the rest as in `launch_sweep`.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel multispin_metropolis_pairs"))?;
         Ok(())
@@ -1024,13 +1148,13 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// The scratch slot of the swap round that the sweeps of a segment ending at `end` (the
-    /// measurement or round after them) tally, where the engine has the tally and their last
-    /// dispatch is a colour-1 update that can ([`swap_tally`]).
+    /// The scratch slot ([`Self::round_slot`]) of the swap round that the sweeps of a segment
+    /// ending at `end` (the measurement or round after them) tally, where the engine has the
+    /// tally and their last dispatch is a colour-1 update that can ([`swap_tally`]).
     fn swap_tally_slot(&self, batch: &[Dispatch], end: usize) -> Option<u32> {
         let update = end.checked_sub(2)?;
         self.swap_tally.as_ref()?;
-        swap_tally(&batch[update..]).map(|(_, slot)| slot)
+        swap_tally(&batch[update..]).map(|(_, slot)| self.round_slot(slot))
     }
 
     /// The plan's measurements: those of its last batches read now, after the earlier ones.
@@ -1082,9 +1206,9 @@ impl Launches for MultispinCudaEngine {
             }
             let last_tally = |k: usize| tallied.filter(|_| k + 1 == sweeps.len());
             // The first sweep after a swap round makes its exchange (pairs of colour dispatches).
-            let paired = match self.take_pending_exchange(&sweeps)? {
-                Some(swap) => {
-                    self.launch_paired_sweep(&swap, &sweeps[..2], last_tally(1))?;
+            let paired = match self.take_pending_round(&sweeps)? {
+                Some(round) => {
+                    self.launch_paired_sweep(&round, &sweeps[..2], last_tally(1))?;
                     // Its pairs went to other streams than the groups of the sweeps after it.
                     if sweeps.len() > 2 {
                         self.sweep_streams.join()?;
@@ -1151,8 +1275,8 @@ impl Engine for MultispinCudaEngine {
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;
         }
-        // Swap rounds measure into a scratch slot past the plan's.
-        self.clear_measurements(plan.slots + u32::from(swaps))?;
+        // Swap rounds measure into two scratch slots past the plan's, alternately.
+        self.clear_measurements(plan.slots + 2 * u32::from(swaps))?;
         self.read = SlotsRead::new(plan.slots);
         let layout = &self.layout;
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
@@ -1193,11 +1317,15 @@ impl Engine for MultispinCudaEngine {
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.halo, "parallel tempering")?;
+        let (swaps, records) = (
+            SwapLayout::multispin(&self.layout),
+            Records::multispin(&self.layout),
+        );
         let tempering = CudaTempering::new(
             &mut self.device,
             &self.layout.systems,
-            SwapLayout::multispin(&self.layout),
-            (ShaderEngine::Multispin, Records::multispin(&self.layout)),
+            swaps,
+            (ShaderEngine::Multispin, records),
             state,
             self.block_size,
         )?;
@@ -1214,7 +1342,8 @@ impl Engine for MultispinCudaEngine {
             self.swap_observe_kernel = Some(kernel);
             let words = WordLayout::of(layout);
             let runs = tally_runs_per_thread(layout);
-            let (module, function) = update_module(&mut self.device, words, constants, 1, runs)?;
+            let (module, function) =
+                update_module(&mut self.device, words, constants, 1, (runs, true))?;
             let kernel = FittedKernel::new(function, TALLY_BLOCK_SIZE)?;
             // Its blocks are compiled in: a device that cannot run them counts the rounds with
             // the observables kernel.
@@ -1227,10 +1356,12 @@ impl Engine for MultispinCudaEngine {
                     Counts::UpSpins,
                     block_size,
                 )?);
-                self.write_constant_tables(&self.layout.threshold_tables())?;
             }
         }
-        self.pair_kernels = self.load_pair_kernels()?;
+        let tempering_constants = chain_slice_kernel_constants(&swaps, &records);
+        self.pair_kernels = self.load_pair_kernels(&tempering_constants)?;
+        self.write_constant_tables(&self.layout.threshold_tables())?;
+        (self.pending_round, self.ends_tracked) = (None, false);
         self.device.synchronize("uploading the tempering state")
     }
 

@@ -151,6 +151,11 @@ impl CudaTempering {
         Ok(())
     }
 
+    /// The swap tables and the state, for the paired update that decides a round.
+    pub fn round_buffers(&self) -> (&CudaSlice<u32>, &CudaSlice<u32>) {
+        (&self.tables, &self.state)
+    }
+
     /// The exchange masks of the last swap round of each parity, `[k][q]`.
     pub fn masks(&self) -> &CudaSlice<u32> {
         &self.masks
