@@ -37,9 +37,10 @@ static_assert(!TALLY || COLOUR == 1u, "the tally counts the bonds of the colour-
 // instructions before a word's draws instead of about 140).
 constexpr unsigned WORD_RUN = SPINFLIP_WORD_RUN;
 
-// Runs of WORD_RUN words each thread of the paired update updates where it does not tally:
-// more than one in the module whose colour-0 paired update decides the swap round it follows
-// (decide_unit), so that fewer blocks repeat each decision.
+// Runs of WORD_RUN words each thread of the paired update updates where it does not tally: one,
+// or in the module whose colour-0 paired update decides the swap round it follows (decide_unit)
+// as many as make two words (src/engine/cuda/multispin.rs), so that fewer blocks repeat each
+// decision.
 constexpr unsigned PAIR_RUNS = SPINFLIP_PAIR_RUNS;
 
 // Runs of WORD_RUN words per colour; the runs each thread updates (one, TALLY_RUNS with the
