@@ -4,7 +4,8 @@
 //! per-lane observations and overlap planes as the CPU and wgpu multispin engines: 2D and 3D,
 //! AMSC (lanes as samples, temperatures, replicas) and SMSC, ferromagnet and Edwards-Anderson,
 //! with a field, exact and shared randoms. Parallel tempering and population annealing (copies,
-//! new betas, whole anneals' outputs) take the CPU's decisions bit for bit.
+//! new betas, whole anneals' outputs) take the CPU's decisions bit for bit; whole tempering runs
+//! write the CPU's files and resume to the uninterrupted run's.
 //!
 //! These tests SKIP, printing a notice, where the machine has no CUDA driver (`libcuda.so`) or no
 //! CUDA device. This is the one place spinflip's tests may skip: CI has no NVIDIA GPU, and
@@ -515,6 +516,25 @@ fn cuda_swap_rounds_counted_apart_match_the_cpu() {
         let name = format!("CUDA {} rounds after rounds", case.name());
         let plans = rounds_after_rounds();
         compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut cuda, &plans);
+    }
+}
+
+/// Parallel tempering of the spin glass through the whole run loop on CUDA, with a round every
+/// sweep (each tallied by the sweep before it, decided by the sweep after it, some across a
+/// measurement) and every second sweep: a run halted after a checkpoint and resumed writes the
+/// uninterrupted run's files, and those are the CPU's.
+#[test]
+fn cuda_tempering_runs_resume_and_equal_the_cpu() {
+    use common::runs::{TEMPERING, cpu_and_gpu_identical, resumed_equals_uninterrupted};
+    if !cuda_present("cuda_tempering_runs_resume_and_equal_the_cpu") {
+        return;
+    }
+    let cuda = TEMPERING.replace("backend: Wgpu", "backend: Cuda");
+    for every in ["Tempering(every: 1)", "Tempering(every: 2)"] {
+        let text = cuda.replace("Tempering(every: 2)", every);
+        eprintln!("{every}");
+        resumed_equals_uninterrupted(&text);
+        cpu_and_gpu_identical(&text);
     }
 }
 

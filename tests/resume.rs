@@ -9,7 +9,8 @@ mod common;
 
 use std::path::Path;
 
-use spinflip::sim::{AnnealingSummary, RunOptions, RunOutcome, Summary, run};
+use common::runs::{TEMPERING, cpu_and_gpu_identical, options, resumed_equals_uninterrupted};
+use spinflip::sim::{AnnealingSummary, RunOptions, RunOutcome, run};
 
 const CONFIG: &str = r#"(
     model: Ising(dims: 2, size: 12, field: 0.1),
@@ -34,21 +35,6 @@ const SPIN_GLASS: &str = r#"(
     checkpoint_every: 150,
 )"#;
 
-/// Parallel tempering of the spin glass: the ladder's labels, round trips and acceptances, and
-/// the temperature history, survive an interruption.
-const TEMPERING: &str = r#"(
-    model: EdwardsAnderson(dims: 3, size: 4, field: 0.0),
-    temperatures: LinearBeta(min: 0.4, max: 0.7, count: 4),
-    replicas: 2,
-    samples: 32,
-    engine: Multispin(layout: Amsc(lanes: Samples)),
-    sweeps: (thermalize: 100, measure: 900, every: 3),
-    algorithm: Tempering(every: 2),
-    seed: 78,
-    backend: Wgpu,
-    checkpoint_every: 150,
-)"#;
-
 /// A tuned ladder: the run is halted in the middle of the tuning stages.
 const TUNED_TEMPERING: &str = r#"(
     model: Ising(dims: 2, size: 8, field: 0.0),
@@ -60,44 +46,6 @@ const TUNED_TEMPERING: &str = r#"(
     backend: Wgpu,
     checkpoint_every: 150,
 )"#;
-
-fn options(out: &Path, resume: bool, halt_after: Option<u64>) -> RunOptions {
-    RunOptions {
-        resume,
-        halt_after,
-        ..RunOptions::new(out)
-    }
-}
-
-/// Every output file but the summary (which carries timings) and those in `except` must be
-/// byte-identical.
-fn assert_same_outputs(a: &Path, b: &Path, except: &[&str]) {
-    let mut names: Vec<_> = std::fs::read_dir(a)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n != "summary.json" && !except.contains(&n.as_str()))
-        .collect();
-    names.sort();
-    assert!(names.iter().any(|n| n == "final_state.npy"));
-    let series = names
-        .iter()
-        .filter(|n| n.starts_with("timeseries_") && n.ends_with(".csv"));
-    assert!(series.count() >= 2, "a time series per temperature");
-    for name in names {
-        let (x, y) = (
-            std::fs::read(a.join(&name)).unwrap(),
-            std::fs::read(b.join(&name)).unwrap(),
-        );
-        assert!(x == y, "{name} differs");
-    }
-}
-
-/// The summary without timings, as JSON (which also compares NaN estimates as equal).
-fn without_timing(mut summary: Summary) -> String {
-    summary.flips_per_ns = 0.0;
-    summary.ps_per_flip = 0.0;
-    serde_json::to_string(&summary).unwrap()
-}
 
 #[test]
 fn resumed_run_equals_uninterrupted_run() {
@@ -119,22 +67,6 @@ fn resumed_tuned_tempering_run_equals_uninterrupted_run() {
     resumed_equals_uninterrupted(TUNED_TEMPERING);
 }
 
-fn resumed_equals_uninterrupted(text: &str) {
-    let config = common::config(text);
-    let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let uninterrupted =
-        common::completed(run(&config, &options(whole.path(), false, None)).unwrap());
-    let halted = run(&config, &options(parts.path(), false, Some(400))).unwrap();
-    assert_eq!(halted, RunOutcome::Halted { sweeps_done: 450 });
-    assert!(
-        !parts.path().join("summary.json").exists(),
-        "a halted run has no summary"
-    );
-    let resumed = common::completed(run(&config, &options(parts.path(), true, None)).unwrap());
-    assert_eq!(without_timing(uninterrupted), without_timing(resumed));
-    assert_same_outputs(whole.path(), parts.path(), &[]);
-}
-
 #[test]
 fn cpu_and_gpu_runs_write_identical_results() {
     cpu_and_gpu_identical(CONFIG);
@@ -148,19 +80,6 @@ fn cpu_and_gpu_spin_glass_runs_write_identical_results() {
 #[test]
 fn cpu_and_gpu_tempering_runs_write_identical_results() {
     cpu_and_gpu_identical(TEMPERING);
-}
-
-fn cpu_and_gpu_identical(text: &str) {
-    let mut config = common::config(text);
-    let (gpu, cpu) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let gpu_summary = common::completed(run(&config, &options(gpu.path(), false, None)).unwrap());
-    config.backend = spinflip::config::Backend::Cpu;
-    let cpu_summary = common::completed(run(&config, &options(cpu.path(), false, None)).unwrap());
-    let estimates =
-        |s: &Summary| serde_json::to_string(&(&s.runs, &s.spin_glass, &s.tempering)).unwrap();
-    assert_eq!(estimates(&gpu_summary), estimates(&cpu_summary));
-    // The config (and the checkpoint's fingerprint of it) names the backend.
-    assert_same_outputs(gpu.path(), cpu.path(), &["config.ron", "checkpoint.bin"]);
 }
 
 #[test]
