@@ -521,8 +521,9 @@ fn cuda_swap_rounds_counted_apart_match_the_cpu() {
 
 /// Parallel tempering of the spin glass through the whole run loop on CUDA, with a round every
 /// sweep (each tallied by the sweep before it, decided by the sweep after it, some across a
-/// measurement) and every second sweep: a run halted after a checkpoint and resumed writes the
-/// uninterrupted run's files, and those are the CPU's.
+/// measurement), every second sweep, and every sweep on two temperatures (whose rounds of odd
+/// parity have no pairs): a run halted after a checkpoint and resumed writes the uninterrupted
+/// run's files, and those are the CPU's.
 #[test]
 fn cuda_tempering_runs_resume_and_equal_the_cpu() {
     use common::runs::{TEMPERING, cpu_and_gpu_identical, resumed_equals_uninterrupted};
@@ -530,9 +531,11 @@ fn cuda_tempering_runs_resume_and_equal_the_cpu() {
         return;
     }
     let cuda = TEMPERING.replace("backend: Wgpu", "backend: Cuda");
-    for every in ["Tempering(every: 1)", "Tempering(every: 2)"] {
-        let text = cuda.replace("Tempering(every: 2)", every);
-        eprintln!("{every}");
+    for (every, count) in [(1, 4), (2, 4), (1, 2)] {
+        let text = cuda
+            .replace("Tempering(every: 2)", &format!("Tempering(every: {every})"))
+            .replace("count: 4", &format!("count: {count}"));
+        eprintln!("a round every {every} sweeps, {count} temperatures");
         resumed_equals_uninterrupted(&text);
         cpu_and_gpu_identical(&text);
     }

@@ -902,9 +902,9 @@ impl MultispinCudaEngine {
 
     /// Enqueue a swap round: every word system measured into its scratch slot unless the update
     /// before it tallied them (`tallied`), then its decisions, by the swap kernel or by the
-    /// paired update of the sweep after it (where there is one and a round ran since the
-    /// tempering state was set); its exchange stays pending where the paired update can make
-    /// it, else follows.
+    /// paired update of the sweep after it (where there is one, the round has pairs and a round
+    /// ran since the tempering state was set); its exchange stays pending where the paired update
+    /// can make it, else follows.
     fn launch_swap(&mut self, params: &DispatchParams, tallied: bool) -> Result<()> {
         let params = DispatchParams {
             slot: self.round_slot(params.slot),
@@ -914,11 +914,15 @@ impl MultispinCudaEngine {
         if !tallied {
             self.launch_observe(&params, Counts::Bonds, 0)?;
         }
+        let tempering = self.tempering.as_ref().ok_or_else(no_tempering)?;
+        // A round of no pairs (two temperatures, odd parity) leaves no paired update to clear
+        // its records.
+        let pairs = (tempering.swaps().chains.temperatures - params.colour) / 2;
         let deciding = self
             .pair_kernels
             .as_ref()
             .and_then(|pairs| pairs.deciding.as_ref());
-        let decided = deciding.is_none() || !self.ends_tracked;
+        let decided = deciding.is_none() || !self.ends_tracked || pairs == 0;
         if decided {
             let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
             tempering.launch_swap(&self.device, &params, &mut self.observations)?;
