@@ -423,9 +423,7 @@ __device__ __forceinline__ unsigned global_chain_set(unsigned c) {
 __device__ __forceinline__ void clear_walker_records(unsigned long long* scratch, unsigned k,
                                                      unsigned q, unsigned lane) {
     for (unsigned i = lane; i < LANE_RECORDS; i += 32u) {
-        const unsigned long long record = 2ull * ((k * GROUPS + q) * LANE_RECORDS + i);
-        scratch[record] = 0ull;
-        scratch[record + 1u] = 0ull;
+        clear_record(scratch, q, k * LANE_RECORDS + i);
     }
 }
 

@@ -95,6 +95,15 @@ __device__ __forceinline__ void track_top(unsigned* state, unsigned c) {
     }
 }
 
+// Zero scratch record i of group q's walkers.
+__device__ __forceinline__ void clear_record(unsigned long long* scratch, unsigned q, unsigned i) {
+    const unsigned k = i / LANE_RECORDS;
+    const unsigned lane = i % LANE_RECORDS;
+    const unsigned first = (EXCHANGE == EXCHANGE_WITHIN_WORDS ? q : k * GROUPS + q) * LANE_RECORDS;
+    scratch[2ull * (first + lane)] = 0ull;
+    scratch[2ull * (first + lane) + 1ull] = 0ull;
+}
+
 // The mask word of pair k of group q, and the bits an accepted decision in lane j sets there.
 __device__ __forceinline__ unsigned mask_index(unsigned k, unsigned q) {
     return EXCHANGE == EXCHANGE_WITHIN_WORDS ? q : k * GROUPS + q;

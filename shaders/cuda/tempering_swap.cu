@@ -21,15 +21,6 @@ __device__ constexpr unsigned group_records() {
     return (EXCHANGE == EXCHANGE_WITHIN_WORDS ? 1u : TEMPERATURES) * LANE_RECORDS;
 }
 
-// Zero scratch record i of group q's walkers.
-__device__ __forceinline__ void clear_record(unsigned long long* scratch, unsigned q, unsigned i) {
-    const unsigned k = i / LANE_RECORDS;
-    const unsigned lane = i % LANE_RECORDS;
-    const unsigned first = (EXCHANGE == EXCHANGE_WITHIN_WORDS ? q : k * GROUPS + q) * LANE_RECORDS;
-    scratch[2ull * (first + lane)] = 0ull;
-    scratch[2ull * (first + lane) + 1ull] = 0ull;
-}
-
 // Units of a round: one per word system k GROUPS + q (those of the upper temperature of a pair
 // have nothing to do), or, within words, one per group.
 __device__ constexpr unsigned round_units() {

@@ -56,6 +56,11 @@ impl Chains {
         }
     }
 
+    /// Pairs `(k, k + 1)` of a round of parity `parity` (`k = parity mod 2`).
+    pub fn round_pairs(&self, parity: u32) -> u32 {
+        self.temperatures.saturating_sub(parity) / 2
+    }
+
     /// Words of the whole state.
     pub fn state_words(&self) -> usize {
         4 * self.section_words()

@@ -597,12 +597,13 @@ impl MultispinCudaEngine {
         if tempering.swaps().exchange == Exchange::WithinWords {
             return Ok(None);
         }
-        let mut constants = self.constants.clone();
-        constants.extend(tempering_constants);
-        let words = WordLayout::of(&self.layout);
         let runs = (DECIDING_WORDS_PER_THREAD / self.layout.word_run()).max(1);
         let deciding = match self.layout.colour_words() <= DECIDING_MOST_COLOUR_WORDS {
-            true => Some(update_module(&mut self.device, words, &constants, 0, (runs, false))?.0),
+            true => {
+                let constants = [self.constants.as_slice(), tempering_constants].concat();
+                let words = WordLayout::of(&self.layout);
+                Some(update_module(&mut self.device, words, &constants, 0, (runs, false))?.0)
+            }
             false => None,
         };
         let load = |module: &Arc<CudaModule>, block_size| {
@@ -914,15 +915,19 @@ impl MultispinCudaEngine {
         if !tallied {
             self.launch_observe(&params, Counts::Bonds, 0)?;
         }
-        let tempering = self.tempering.as_ref().ok_or_else(no_tempering)?;
-        // A round of no pairs (two temperatures, odd parity) leaves no paired update to clear
-        // its records.
-        let pairs = (tempering.swaps().chains.temperatures - params.colour) / 2;
+        let chains = self
+            .tempering
+            .as_ref()
+            .ok_or_else(no_tempering)?
+            .swaps()
+            .chains;
         let deciding = self
             .pair_kernels
             .as_ref()
-            .and_then(|pairs| pairs.deciding.as_ref());
-        let decided = deciding.is_none() || !self.ends_tracked || pairs == 0;
+            .is_some_and(|kernels| kernels.deciding.is_some());
+        // A round of no pairs (two temperatures, odd parity) leaves no paired update to clear
+        // its records.
+        let decided = !deciding || !self.ends_tracked || chains.round_pairs(params.colour) == 0;
         if decided {
             let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
             tempering.launch_swap(&self.device, &params, &mut self.observations)?;
@@ -984,7 +989,7 @@ impl MultispinCudaEngine {
             self.sweep_streams.join()?;
         }
         let parity = round.params.colour;
-        let pairs = (temperatures - parity) / 2;
+        let pairs = tempering.swaps().chains.round_pairs(parity);
         let tally_on = |params: &DispatchParams| tally.filter(|_| params.colour == 1);
         let unpaired = [0..parity, parity + 2 * pairs..temperatures];
         let unpaired = unpaired.into_iter().filter(|range| !range.is_empty());
