@@ -196,3 +196,12 @@ __device__ __forceinline__ const unsigned* colour_bonds(const unsigned* coupling
 __device__ constexpr unsigned direction_stride() {
     return 2u * colour_words();
 }
+
+// The index in the observations, [slot][g][lane][up, satisfied] 64-bit counters of `systems` word
+// systems a slot, of `half` (0 up spins, 1 satisfied bonds) of lane `lane` of word system g.
+__device__ __forceinline__ unsigned long long observation_index(unsigned slot, unsigned systems,
+                                                               unsigned g, unsigned lane,
+                                                               unsigned half) {
+    const unsigned long long word = static_cast<unsigned long long>(slot) * systems + g;
+    return 2ull * (word * 32u + lane) + half;
+}

@@ -171,9 +171,8 @@ __device__ __forceinline__ void add_block_tallies(const DispatchParams& params,
         if (warp == i) {
             const unsigned sum = warp_lane_sum(sums[i].planes);
             if (sum != 0u) {
-                const unsigned long long word =
-                    static_cast<unsigned long long>(params.slot) * params.systems + systems[i];
-                atomicAdd(records + 2ull * (word * 32u + lane) + 1ull,
+                atomicAdd(records + observation_index(params.slot, params.systems, systems[i],
+                                                      lane, 1u),
                           static_cast<unsigned long long>(sum));
             }
         }
@@ -509,10 +508,10 @@ __device__ __forceinline__ void clear_unit_records(const DispatchParams& params,
     }
     for (unsigned i = threadIdx.x; i < 64u; i += blockDim.x) {
         const unsigned system = i < 32u ? a : b;
-        const unsigned long long word =
-            static_cast<unsigned long long>(round_slot) * params.systems + system;
-        records[2ull * (word * 32u + i % 32u)] = 0ull;
-        records[2ull * (word * 32u + i % 32u) + 1u] = 0ull;
+        const unsigned long long up =
+            observation_index(round_slot, params.systems, system, i % 32u, 0u);
+        records[up] = 0ull;
+        records[up + 1u] = 0ull;
     }
 }
 

@@ -31,11 +31,11 @@ __device__ __forceinline__ void copy_tallied_bonds(const DispatchParams& params,
                                                    unsigned records_slot,
                                                    unsigned long long* observations) {
     if (blockIdx.x == 0u && blockIdx.y == 0u && threadIdx.x < 32u) {
-        const unsigned long long system = static_cast<unsigned long long>(g) * 32u + threadIdx.x;
-        const unsigned long long per_slot = 32ull * params.systems;
+        const unsigned lane = threadIdx.x;
         const unsigned long long tallied =
-            observations[2ull * (records_slot * per_slot + system) + 1u];
-        atomicAdd(observations + 2ull * (params.slot * per_slot + system) + 1u, tallied);
+            observations[observation_index(records_slot, params.systems, g, lane, 1u)];
+        atomicAdd(observations + observation_index(params.slot, params.systems, g, lane, 1u),
+                  tallied);
     }
 }
 
@@ -107,9 +107,8 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
     const unsigned first = COUNT_UP ? 0u : 32u;
     const unsigned end = COUNT_BONDS ? 64u : 32u;
     for (unsigned i = first + threadIdx.x; i < end; i += blockDim.x) {
-        const unsigned lane = i % 32u;
-        const unsigned long long word = static_cast<unsigned long long>(params.slot) * params.systems + g;
-        atomicAdd(observations + 2ull * (word * 32u + lane) + i / 32u,
-                  static_cast<unsigned long long>(lane_totals[i]));
+        const unsigned long long index =
+            observation_index(params.slot, params.systems, g, i % 32u, i / 32u);
+        atomicAdd(observations + index, static_cast<unsigned long long>(lane_totals[i]));
     }
 }
