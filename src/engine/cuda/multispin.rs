@@ -153,9 +153,9 @@ const TALLY_BLOCK_SIZE: u32 = 256;
 /// four 0.664-0.667 / 0.580.
 const TALLY_WORDS_PER_THREAD: u32 = 4;
 
-/// Runs of words each thread of the tally updates in `layout`.
-fn tally_runs_per_thread(layout: &MultispinLayout) -> u32 {
-    (TALLY_WORDS_PER_THREAD / layout.word_run()).max(1)
+/// Runs of words of `layout` in `words` words a thread (one at least).
+fn runs_per_thread(layout: &MultispinLayout, words: u32) -> u32 {
+    (words / layout.word_run()).max(1)
 }
 
 /// Site updates between synchronisations, as the wgpu multispin engine: about two milliseconds
@@ -238,7 +238,7 @@ struct UpdateKernel<'a> {
 /// whose decisions need those counts alone): that kernel read every word system again, as long
 /// as a colour's update on an H100 (3D spin glass, L = 16). Its blocks of [`TALLY_BLOCK_SIZE`]
 /// threads sum their bit-sliced counts, transpose them with shuffles and add them to the records
-/// once, each thread updating [`TALLY_WORDS_PER_THREAD`] words ([`tally_runs_per_thread`]).
+/// once, each thread updating [`TALLY_WORDS_PER_THREAD`] words ([`runs_per_thread`]).
 struct SwapTally {
     module: Arc<CudaModule>,
     kernel: FittedKernel,
@@ -597,7 +597,7 @@ impl MultispinCudaEngine {
         if tempering.swaps().exchange == Exchange::WithinWords {
             return Ok(None);
         }
-        let runs = (DECIDING_WORDS_PER_THREAD / self.layout.word_run()).max(1);
+        let runs = runs_per_thread(&self.layout, DECIDING_WORDS_PER_THREAD);
         let deciding = match self.layout.colour_words() <= DECIDING_MOST_COLOUR_WORDS {
             true => {
                 let constants = [self.constants.as_slice(), tempering_constants].concat();
@@ -878,7 +878,7 @@ impl MultispinCudaEngine {
                 let update = UpdateKernel {
                     function: &kernel.function,
                     block_size: kernel.block_size,
-                    runs_per_thread: tally_runs_per_thread(&self.layout),
+                    runs_per_thread: runs_per_thread(&self.layout, TALLY_WORDS_PER_THREAD),
                 };
                 (DispatchParams { slot, ..*params }, update)
             }
@@ -1028,7 +1028,7 @@ impl MultispinCudaEngine {
             (Some(slot), Some(kernel), _) => (
                 DispatchParams { slot, ..*params },
                 kernel,
-                tally_runs_per_thread(&self.layout),
+                runs_per_thread(&self.layout, TALLY_WORDS_PER_THREAD),
             ),
             (_, _, Some(deciding)) if params.colour == 0 => {
                 (*params, &deciding.kernel, deciding.runs_per_thread)
@@ -1350,7 +1350,7 @@ impl Engine for MultispinCudaEngine {
             )?;
             self.swap_observe_kernel = Some(kernel);
             let words = WordLayout::of(layout);
-            let runs = tally_runs_per_thread(layout);
+            let runs = runs_per_thread(layout, TALLY_WORDS_PER_THREAD);
             let (module, function) =
                 update_module(&mut self.device, words, constants, 1, (runs, true))?;
             let kernel = FittedKernel::new(function, TALLY_BLOCK_SIZE)?;
