@@ -12,20 +12,23 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use serde::Serialize;
 
+use crate::annealing::anneal_engine;
+use crate::annealing::engine_systems;
 use crate::config::{
     Algorithm, AnnealingOptions, AnnealingSchedule, Backend, Config, EngineKind, Lanes, Layout,
     Model, PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
 };
 use crate::engine::annealing::ResamplingTable;
+use crate::engine::open::open_slab_engine;
 use crate::engine::slabs::LocalHalos;
 use crate::engine::tempering::Chains;
 use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
+use crate::metropolis::Schedule;
 use crate::model::ising::IsingSystems;
-use crate::sim::{
-    Schedule, anneal_engine, engine_systems, ising_systems, open_engine, open_engine_with_betas,
-    open_slab_engine,
-};
+use crate::model::ising::ising_systems;
+use crate::mpi::open_engine;
+use crate::mpi::open_engine_with_betas;
 
 /// Which backends to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -6,10 +6,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::bench::{BenchOptions, bench};
 use crate::config::{Backend, Config};
-use crate::engine::gpu::adapters;
+use crate::engine::wgpu::adapters;
 use crate::error::{Error, Result};
 use crate::exact::kaufman;
-use crate::sim::{RunOptions, RunOutcome, run};
+use crate::io::run_dir::RunOptions;
+use crate::run::RunOutcome;
+use crate::run::run;
 
 /// Monte Carlo simulation of Ising-type spin models on GPUs.
 #[derive(Debug, Parser)]
@@ -126,11 +128,11 @@ pub fn execute(cli: Cli) -> Result<()> {
             };
             match run(&config, &options)? {
                 RunOutcome::Completed(summary) => {
-                    println!("{}", crate::sim::summary_table(&summary));
+                    println!("{}", crate::metropolis::summary_table(&summary));
                     println!("results in {}", out.display());
                 }
                 RunOutcome::Annealed(summary) => {
-                    println!("{}", crate::sim::annealing_table(&summary));
+                    println!("{}", crate::annealing::annealing_table(&summary));
                     println!("results in {}", out.display());
                 }
                 RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),

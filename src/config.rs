@@ -25,7 +25,7 @@ pub const MAX_SIMPLE_SITES: u64 = 1 << 31;
 pub const MAX_MULTISPIN_WORDS: u64 = 1 << 31;
 
 /// Sites per system of the multispin engines stay below this: the hot start
-/// ([`crate::sim::initial_spins`]) numbers its Philox blocks of four sites with a 32-bit counter
+/// ([`crate::engine::cpu::hot_start::initial_spins`]) numbers its Philox blocks of four sites with a 32-bit counter
 /// word, so 2^34 sites would reuse random words. It also keeps a line of sites within the 18
 /// planes of the bit-sliced lane counters (`dims * L < 2^18`).
 pub const MAX_MULTISPIN_SITES: u64 = 1 << 34;
@@ -1107,13 +1107,13 @@ fn validate_tuning(config: &Config, every: u64) -> Result<(), ConfigError> {
                 .into(),
         );
     }
-    let needed = 2 * every * u64::from(crate::sim::TUNING_STAGES) * 2;
+    let needed = 2 * every * u64::from(crate::tempering::TUNING_STAGES) * 2;
     if config.sweeps.thermalize < needed {
         return invalid(format!(
             "algorithm: Tempering(tune: true) tunes in {} stages of at least two swap rounds \
              during the first half of the thermalisation: thermalize must be at least {needed} \
              sweeps, got {}",
-            crate::sim::TUNING_STAGES,
+            crate::tempering::TUNING_STAGES,
             config.sweeps.thermalize
         ));
     }
@@ -1304,7 +1304,7 @@ fn validate_population_memory(
 /// engine and the host or a checkpoint (one bit per spin) and the engine's state twice (the
 /// copy reads a snapshot of it).
 fn population_bytes(view: &Config) -> u64 {
-    let systems = crate::sim::ising_systems(view);
+    let systems = crate::model::ising::ising_systems(view);
     let spins = systems.spin_count() as u64;
     let engine = match view.choose_engine().map(|(engine, _)| engine.multispin()) {
         Ok(Some(options)) => {

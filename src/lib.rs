@@ -15,7 +15,7 @@
 //!
 //! let systems = IsingSystems::ferromagnet(Lattice::new(2, 8), 0.0, vec![0.44], 2, 1);
 //! let mut engine = CpuEngine::new(systems.clone());
-//! engine.set_spins(&spinflip::sim::initial_spins(&systems))?;
+//! engine.set_spins(&spinflip::engine::cpu::hot_start::initial_spins(&systems))?;
 //! let mut plan = Plan::default();
 //! for sweep in 0..10 {
 //!     plan.sweep(sweep);
@@ -27,6 +27,7 @@
 //! # Ok::<(), spinflip::Error>(())
 //! ```
 
+pub mod annealing;
 pub mod bench;
 pub mod cli;
 pub mod config;
@@ -34,12 +35,14 @@ pub mod engine;
 pub mod error;
 pub mod exact;
 pub mod io;
+pub mod metropolis;
 pub mod model;
-pub mod parallel;
+pub mod mpi;
 pub mod plot;
-pub mod ranks;
 pub mod rng;
-pub mod sim;
+pub mod run;
 pub mod stats;
+pub mod tempering;
+pub mod threads;
 
 pub use error::{Error, Result};

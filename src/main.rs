@@ -26,10 +26,10 @@ fn exit_code(result: spinflip::Result<()>) -> std::process::ExitCode {
 }
 
 /// Under `mpirun` with several ranks: rank 0 runs the command, its engines spanning every rank
-/// ([`spinflip::ranks`]), and tells the others how it ended; they serve its engine calls.
+/// ([`spinflip::mpi`]), and tells the others how it ended; they serve its engine calls.
 #[cfg(feature = "mpi")]
 fn ranked(cli: spinflip::cli::Cli) -> std::process::ExitCode {
-    use spinflip::ranks::world::{Session, follow};
+    use spinflip::mpi::world::{Session, follow};
     let session = match Session::start() {
         Ok(Some(session)) => session,
         Ok(None) => return exit_code(spinflip::cli::execute(cli)),

@@ -4,16 +4,20 @@
 
 mod common;
 
+use spinflip::annealing::AnnealingSummary;
 use spinflip::config::{Config, Lanes, Layout, MultispinOptions, Randoms};
+use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::{Engine, SpinBits};
 use spinflip::engine::{Plan, Step};
 use spinflip::exact::enumerate;
+use spinflip::io::run_dir::RunOptions;
 use spinflip::model::Lattice;
 use spinflip::model::couplings::{Disorder, coupling_values};
 use spinflip::model::ising::IsingSystems;
-use spinflip::sim::{AnnealingSummary, RunOptions, RunOutcome, initial_spins, run};
+use spinflip::run::RunOutcome;
+use spinflip::run::run;
 
 /// An annealing config of the 2D ferromagnet with `algorithm` and `replicas` substituted.
 fn config_text(replicas: &str, algorithm: &str) -> String {

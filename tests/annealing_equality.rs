@@ -11,7 +11,7 @@ use common::annealing::{
     check_resampling_refusals, compare_annealing_steps, compare_copies, multispin_layout, with_cpu,
 };
 use spinflip::config::{Layout, PhiloxPath};
-use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
 use spinflip::engine::{Betas, Engine};
 use spinflip::model::ising::IsingSystems;
 
@@ -20,10 +20,10 @@ use spinflip::model::ising::IsingSystems;
 fn engines(systems: &IsingSystems, layout: Option<Layout>) -> [Box<dyn Engine>; 2] {
     let ctx = common::gpu(PhiloxPath::Auto);
     let gpu: Box<dyn Engine> = match layout {
-        None => Box::new(SimpleGpuEngine::new(ctx, systems.clone(), 64).unwrap()),
+        None => Box::new(SimpleWgpuEngine::new(ctx, systems.clone(), 64).unwrap()),
         Some(layout) => {
             let layout = multispin_layout(systems, layout);
-            Box::new(MultispinGpuEngine::new(ctx, layout, 64, Betas::Changing).unwrap())
+            Box::new(MultispinWgpuEngine::new(ctx, layout, 64, Betas::Changing).unwrap())
         }
     };
     with_cpu(systems, layout, gpu)

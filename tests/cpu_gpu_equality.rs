@@ -7,10 +7,10 @@ mod common;
 use spinflip::config::PhiloxPath;
 use spinflip::engine::Engine;
 use spinflip::engine::cpu::CpuEngine;
-use spinflip::engine::gpu::SimpleGpuEngine;
+use spinflip::engine::cpu::hot_start::initial_spins;
+use spinflip::engine::wgpu::SimpleWgpuEngine;
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
-use spinflip::sim::initial_spins;
 
 fn systems(dims: u32, size: u32, field: f64) -> IsingSystems {
     IsingSystems::ferromagnet(
@@ -27,7 +27,7 @@ fn compare(dims: u32, size: u32, field: f64, philox: PhiloxPath) {
     let spins = initial_spins(&systems);
     let mut cpu = CpuEngine::new(systems.clone());
     cpu.set_spins(&spins).unwrap();
-    let mut gpu = SimpleGpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
+    let mut gpu = SimpleWgpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
     gpu.set_spins(&spins).unwrap();
     let plan = common::sweep_plan(3, 20, 4);
     for round in 0..2 {
@@ -76,7 +76,7 @@ fn workgroup_size_does_not_change_results() {
     let mut results = Vec::new();
     for workgroup_size in [32, 64, 256] {
         let ctx = common::gpu(PhiloxPath::Auto);
-        let mut gpu = SimpleGpuEngine::new(ctx, systems.clone(), workgroup_size).unwrap();
+        let mut gpu = SimpleWgpuEngine::new(ctx, systems.clone(), workgroup_size).unwrap();
         gpu.set_spins(&spins).unwrap();
         let obs = gpu.execute(&common::sweep_plan(3, 20, 4)).unwrap();
         results.push((gpu.spins().unwrap(), obs));

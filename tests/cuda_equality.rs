@@ -17,20 +17,20 @@ mod common;
 
 use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::cuda::philox_kat::philox_blocks;
 use spinflip::engine::cuda::{
     CONSTANT_TABLE_WORDS, CudaDevice, MultispinCudaEngine, SimpleCudaEngine, device_count,
     driver_loadable,
 };
-use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
 use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
 use spinflip::engine::{Betas, Engine, Measurements, Observation, Plan, SpinBits};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
 use spinflip::rng::{PHILOX_KNOWN_ANSWERS, philox4x32_10};
-use spinflip::sim::initial_spins;
 
 /// Whether this machine has a CUDA driver and device; where not, prints that `test` is skipped.
 fn cuda_present(test: &str) -> bool {
@@ -81,7 +81,7 @@ impl Reference {
             Reference::Cpu => Box::new(CpuEngine::new(systems.clone())),
             Reference::Wgpu => {
                 let ctx = common::gpu(PhiloxPath::Auto);
-                Box::new(SimpleGpuEngine::new(ctx, systems.clone(), 64).unwrap())
+                Box::new(SimpleWgpuEngine::new(ctx, systems.clone(), 64).unwrap())
             }
         }
     }
@@ -296,7 +296,7 @@ impl Reference {
             Reference::Cpu => Box::new(CpuMultispinEngine::new(layout.clone())),
             Reference::Wgpu => {
                 let ctx = common::gpu(PhiloxPath::Auto);
-                Box::new(MultispinGpuEngine::new(ctx, layout.clone(), 64, Betas::Fixed).unwrap())
+                Box::new(MultispinWgpuEngine::new(ctx, layout.clone(), 64, Betas::Fixed).unwrap())
             }
         }
     }

@@ -4,7 +4,8 @@
 
 mod common;
 
-use spinflip::sim::{RunOptions, run};
+use spinflip::io::run_dir::RunOptions;
+use spinflip::run::run;
 
 /// Exact <E>/N, <M>/N and c = beta^2 (<E^2> - <E>^2) / N, enumerated with its own geometry.
 fn enumerate(dims: u32, size: u32, field: f64, beta: f64) -> (f64, f64, f64) {

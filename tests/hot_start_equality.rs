@@ -5,11 +5,11 @@
 mod common;
 
 use spinflip::config::PhiloxPath;
+use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
-use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
 use spinflip::engine::{Betas, Engine};
 use spinflip::model::Lattice;
-use spinflip::sim::initial_spins;
 
 /// `cpu` and `gpu` after their hot starts: equal, and `initial_spins`'s lattices.
 fn check(
@@ -42,7 +42,7 @@ fn hot_starts_on_wgpu_equal_the_cpu_engines() {
                 systems.lattice.dims, systems.lattice.size
             );
             let mut cpu = CpuEngine::new(systems.clone());
-            let mut gpu = SimpleGpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
+            let mut gpu = SimpleWgpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
             check(
                 &systems.lattice,
                 &mut cpu,
@@ -60,7 +60,7 @@ fn hot_starts_on_wgpu_equal_the_cpu_engines() {
             );
             let mut cpu = CpuMultispinEngine::new(layout.clone());
             let mut gpu =
-                MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64, Betas::Fixed)
+                MultispinWgpuEngine::new(common::gpu(philox), layout.clone(), 64, Betas::Fixed)
                     .unwrap();
             let expected = initial_spins(&layout.systems);
             check(&layout.lattice(), &mut cpu, &mut gpu, &expected, &case);

@@ -8,15 +8,15 @@ mod common;
 use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
-use spinflip::engine::gpu::MultispinGpuEngine;
-use spinflip::engine::gpu::dispatcher::MAX_DISPATCHES;
-use spinflip::engine::gpu::plan::{measured_slots, submissions};
+use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::wgpu::MultispinWgpuEngine;
+use spinflip::engine::wgpu::dispatcher::MAX_DISPATCHES;
+use spinflip::engine::wgpu::plan::{measured_slots, submissions};
 use spinflip::engine::{Betas, Engine, Plan};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
-use spinflip::sim::initial_spins;
 
 struct Case {
     dims: u32,
@@ -88,7 +88,7 @@ fn compare_engines(
     let spins = initial_spins(&layout.systems);
     let mut cpu = CpuMultispinEngine::new(layout.clone());
     let ctx = common::gpu_with_checks(philox, bounds_checks);
-    let mut gpu = MultispinGpuEngine::new(ctx, layout.clone(), 64, betas).unwrap();
+    let mut gpu = MultispinWgpuEngine::new(ctx, layout.clone(), 64, betas).unwrap();
     cpu.set_spins(&spins).unwrap();
     gpu.set_spins(&spins).unwrap();
     for round in 0..2 {
@@ -321,7 +321,7 @@ fn multispin_workgroup_size_does_not_change_results() {
     let spins = initial_spins(&layout.systems);
     let mut results = Vec::new();
     for workgroup_size in [32, 64, 256] {
-        let mut gpu = MultispinGpuEngine::new(
+        let mut gpu = MultispinWgpuEngine::new(
             common::gpu(PhiloxPath::Auto),
             layout.clone(),
             workgroup_size,
@@ -346,7 +346,7 @@ fn wgpu_engine_for_fixed_betas_refuses_new_betas() {
     }
     .layout();
     let open =
-        |betas| MultispinGpuEngine::new(common::gpu(PhiloxPath::Auto), layout.clone(), 64, betas);
+        |betas| MultispinWgpuEngine::new(common::gpu(PhiloxPath::Auto), layout.clone(), 64, betas);
     let error = open(Betas::Fixed)
         .unwrap()
         .set_betas(&[0.5])
@@ -373,7 +373,7 @@ fn plans_beyond_the_binding_limit_are_refused_and_runs_stay_within_it() {
     // 16 bytes a lane of every word system, a slot.
     let slot_bytes = 16 * 32 * u64::from(layout.word_systems());
     let too_many = (binding / slot_bytes + 1) as u32;
-    let mut engine = MultispinGpuEngine::new(gpu, layout.clone(), 64, Betas::Changing).unwrap();
+    let mut engine = MultispinWgpuEngine::new(gpu, layout.clone(), 64, Betas::Changing).unwrap();
     let error = engine
         .execute(&common::sweep_plan(0, too_many, 1))
         .unwrap_err()
@@ -382,7 +382,7 @@ fn plans_beyond_the_binding_limit_are_refused_and_runs_stay_within_it() {
         error.contains("max_storage_buffer_binding_size") && error.contains("observations"),
         "{error}"
     );
-    let schedule = spinflip::sim::Schedule {
+    let schedule = spinflip::metropolis::Schedule {
         thermalize: 0,
         measure: u64::from(too_many),
         every: 1,

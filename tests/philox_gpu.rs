@@ -4,7 +4,7 @@
 mod common;
 
 use spinflip::config::PhiloxPath;
-use spinflip::engine::gpu::philox_kat::philox_blocks;
+use spinflip::engine::wgpu::philox_kat::philox_blocks;
 use spinflip::rng::{PHILOX_KNOWN_ANSWERS as KNOWN_ANSWERS, philox4x32_10};
 
 fn check_path(philox: PhiloxPath) {

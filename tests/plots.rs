@@ -11,7 +11,8 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use spinflip::exact::kaufman;
 use spinflip::io::output::npy_i8_header;
-use spinflip::sim::{RunOptions, run};
+use spinflip::io::run_dir::RunOptions;
+use spinflip::run::run;
 
 fn spinflip(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_spinflip"))

@@ -10,7 +10,10 @@ mod common;
 use std::path::Path;
 
 use common::runs::{TEMPERING, cpu_and_gpu_identical, options, resumed_equals_uninterrupted};
-use spinflip::sim::{AnnealingSummary, RunOptions, RunOutcome, run};
+use spinflip::annealing::AnnealingSummary;
+use spinflip::io::run_dir::RunOptions;
+use spinflip::run::RunOutcome;
+use spinflip::run::run;
 
 const CONFIG: &str = r#"(
     model: Ising(dims: 2, size: 12, field: 0.1),

@@ -9,7 +9,7 @@ mod common;
 
 use common::slices::{SliceCase, compare_case, cpu, execute, slice_cases};
 use spinflip::config::PhiloxPath;
-use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
 use spinflip::engine::{Betas, Engine};
 use spinflip::model::ising::IsingSystems;
 
@@ -17,10 +17,10 @@ use spinflip::model::ising::IsingSystems;
 fn wgpu(case: &SliceCase, systems: &IsingSystems, philox: PhiloxPath) -> Box<dyn Engine> {
     let ctx = common::gpu(philox);
     match case.layout {
-        None => Box::new(SimpleGpuEngine::new(ctx, systems.clone(), 64).unwrap()),
+        None => Box::new(SimpleWgpuEngine::new(ctx, systems.clone(), 64).unwrap()),
         Some(layout) => {
             let layout = case.multispin(systems, layout);
-            Box::new(MultispinGpuEngine::new(ctx, layout, 64, Betas::Fixed).unwrap())
+            Box::new(MultispinWgpuEngine::new(ctx, layout, 64, Betas::Fixed).unwrap())
         }
     }
 }

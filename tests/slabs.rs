@@ -10,12 +10,12 @@ mod common;
 use common::slabs::{SlabCase, compare_slabs, slab_cases};
 use spinflip::config::{Backend, Config, EngineKind, Layout, PhiloxPath, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
-use spinflip::engine::gpu::MultispinGpuEngine;
+use spinflip::engine::open::open_slab_engine;
 use spinflip::engine::slabs::LocalHalos;
+use spinflip::engine::wgpu::MultispinWgpuEngine;
 use spinflip::engine::{Betas, Engine, Halo};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
-use spinflip::sim::open_slab_engine;
 
 fn cpu_slab(case: &SlabCase, slab: &IsingSystems, halo: Box<dyn Halo>) -> Box<dyn Engine> {
     Box::new(CpuMultispinEngine::slab(case.layout(slab), halo).unwrap())
@@ -51,13 +51,13 @@ fn wgpu_slabs_equal_the_whole_lattices() {
         let philox = [PhiloxPath::Int64, PhiloxPath::U32][i % 2];
         let open = move |case: &SlabCase, slab: &IsingSystems, halo| -> Box<dyn Engine> {
             let ctx = common::gpu(philox);
-            Box::new(MultispinGpuEngine::slab(ctx, case.layout(slab), 64, halo).unwrap())
+            Box::new(MultispinWgpuEngine::slab(ctx, case.layout(slab), 64, halo).unwrap())
         };
         compare_slabs(case, cpu_whole(case), &open);
         if i == 2 {
             let layout = case.layout(&case.systems);
             let whole =
-                MultispinGpuEngine::new(common::gpu(philox), layout, 64, Betas::Fixed).unwrap();
+                MultispinWgpuEngine::new(common::gpu(philox), layout, 64, Betas::Fixed).unwrap();
             compare_slabs(case, Box::new(whole), &open);
         }
     }

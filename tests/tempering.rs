@@ -7,9 +7,9 @@ mod common;
 
 use common::{assert_within, run_summary};
 use spinflip::exact::enumerate;
+use spinflip::metropolis::Summary;
 use spinflip::model::Lattice;
 use spinflip::model::couplings::{Disorder, coupling_values};
-use spinflip::sim::Summary;
 
 const SEED: u64 = 2718;
 const SAMPLES: u32 = 32;
@@ -152,7 +152,7 @@ fn tuned_ladder_equalises_acceptance_and_stays_exact() {
             )"#
         ))
     };
-    let spread = |s: &spinflip::sim::Summary| {
+    let spread = |s: &spinflip::metropolis::Summary| {
         let a = &s.tempering.as_ref().unwrap().acceptance;
         let (low, high) = a
             .iter()
@@ -206,8 +206,8 @@ fn round_trip_and_history_files_agree_with_the_summary() {
         )"#,
     );
     let dir = tempfile::tempdir().unwrap();
-    let options = spinflip::sim::RunOptions::new(dir.path());
-    let summary = common::completed(spinflip::sim::run(&config, &options).unwrap());
+    let options = spinflip::io::run_dir::RunOptions::new(dir.path());
+    let summary = common::completed(spinflip::run::run(&config, &options).unwrap());
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
     let trips: u64 = read("round_trips.csv")
         .lines()

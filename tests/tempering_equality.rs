@@ -13,7 +13,7 @@ use common::tempering::{
 use spinflip::config::PhiloxPath;
 use spinflip::engine::Betas;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
-use spinflip::engine::gpu::{MultispinGpuEngine, SimpleGpuEngine};
+use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
 use spinflip::model::couplings::Disorder;
 
 fn compare_multispin(case: &TemperingCase, philox: PhiloxPath) {
@@ -21,7 +21,7 @@ fn compare_multispin(case: &TemperingCase, philox: PhiloxPath) {
     let name = format!("{} {philox:?}", case.name());
     let mut cpu = CpuMultispinEngine::new(layout.clone());
     let mut gpu =
-        MultispinGpuEngine::new(common::gpu(philox), layout.clone(), 64, Betas::Fixed).unwrap();
+        MultispinWgpuEngine::new(common::gpu(philox), layout.clone(), 64, Betas::Fixed).unwrap();
     compare_tempering(&name, &layout.systems, &mut cpu, &mut gpu);
 }
 
@@ -30,7 +30,7 @@ fn simple_engine_swaps_like_the_cpu() {
     for (field, philox) in [(0.0, PhiloxPath::Int64), (0.2, PhiloxPath::U32)] {
         let systems = tempering_systems(2, 6, Disorder::Ferromagnet, field, (1, 3, 4));
         let mut cpu = CpuEngine::new(systems.clone());
-        let mut gpu = SimpleGpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
+        let mut gpu = SimpleWgpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
         let name = format!("simple h={field} {philox:?}");
         compare_tempering(&name, &systems, &mut cpu, &mut gpu);
     }
@@ -48,7 +48,8 @@ fn swap_rounds_counted_apart_match_the_cpu() {
             let mut cpu = CpuMultispinEngine::new(layout.clone());
             let gpu = common::gpu(PhiloxPath::Int64);
             let mut gpu =
-                MultispinGpuEngine::new(gpu, layout.clone(), workgroup_size, Betas::Fixed).unwrap();
+                MultispinWgpuEngine::new(gpu, layout.clone(), workgroup_size, Betas::Fixed)
+                    .unwrap();
             let name = format!("{} workgroups of {workgroup_size}", case.name());
             compare_tempering_plans(&name, &layout.systems, &mut cpu, &mut gpu, &plans);
         }

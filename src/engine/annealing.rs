@@ -1,6 +1,6 @@
 //! Population annealing's resampling step ([`Step::Resample`](super::Step::Resample)) as every
 //! engine replays it: the host sends a [`ResamplingTable`] (from the populations' energy
-//! histograms, [`crate::sim::resampling`]), the engine decides each replica's number of copies
+//! histograms, [`crate::annealing::resampling`]), the engine decides each replica's number of copies
 //! from it, lays the new population out in replica order and copies the lattices, the spins
 //! never leaving it.
 //!
@@ -219,7 +219,7 @@ pub fn resample(
     satisfied: &[u64],
 ) -> Result<Resampled> {
     let slots = table.slots as usize;
-    let copies = crate::parallel::from_fn(satisfied.len(), |s| {
+    let copies = crate::threads::from_fn(satisfied.len(), |s| {
         let (b, j) = (s / slots, (s % slots) as u32);
         table.copies(seed, step, b, j, satisfied[s])
     });

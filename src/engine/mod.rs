@@ -8,11 +8,12 @@ pub mod annealing;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
-pub mod gpu;
 pub mod multispin;
+pub mod open;
 pub mod slabs;
 pub mod spins;
 pub mod tempering;
+pub mod wgpu;
 
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
@@ -160,7 +161,7 @@ pub trait Engine {
     /// Every system's lattice (one bit per spin, natural order: [`SpinBits`]; a slab's planes
     /// of each for an engine of a slab).
     fn spins(&mut self) -> Result<SpinBits>;
-    /// Start every system from the hot start ([`crate::sim::initial_spins`]'s lattices),
+    /// Start every system from the hot start ([`crate::engine::cpu::hot_start::initial_spins`]'s lattices),
     /// computed where the spins live by the `hot_start` kernel ([`cpu::hot_start`]).
     fn hot_start(&mut self) -> Result<()>;
     /// Execute a plan; returns `plan.slots * systems` observations (and the overlaps of the
@@ -195,7 +196,7 @@ pub trait Engine {
 
     /// Most measurement slots one plan may fill: what the device's buffer limits allow (a
     /// swap round's scratch slot aside); no limit where none applies. Runs and benchmarks keep
-    /// their plans within it ([`crate::sim::Schedule::most_sweeps_per_plan`]).
+    /// their plans within it ([`crate::metropolis::Schedule::most_sweeps_per_plan`]).
     fn max_plan_slots(&self) -> u64 {
         u64::MAX
     }

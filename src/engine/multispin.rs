@@ -36,7 +36,7 @@ use crate::engine::{Betas, Measurements, Observation};
 use crate::model::Lattice;
 use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
 use crate::model::ising::{IsingSystems, SliceIndex, threshold};
-use crate::parallel;
+use crate::threads;
 
 /// Words a thread of the observables and overlap kernels walks at most where it walks several
 /// lines (see [`MultispinLayout::line_run`]).
@@ -897,7 +897,7 @@ impl MultispinLayout {
     fn systems_of_words_into(&self, per_word: &[[u64; 2]], observations: &mut [Observation]) {
         let systems = self.systems.systems() as usize;
         let words = self.word_systems() as usize * LANES as usize;
-        parallel::for_chunks(observations, 1, |i, observation| {
+        threads::for_chunks(observations, 1, |i, observation| {
             let (slot, b) = (i / systems, i % systems);
             let (g, lane) = self.system_lane(b as u32);
             let lanes = &per_word[slot * words + g as usize * LANES as usize..][..LANES as usize];
@@ -943,15 +943,15 @@ impl MultispinLayout {
             let first = slot * pair_counts + pw * per_word + self.overlap_slot(0, 0, lane) as usize;
             first..first + l
         };
-        parallel::join(
+        threads::join(
             slots * overlaps * l,
             || {
-                parallel::for_chunks(&mut planes[..slots * overlaps * l], l, |i, planes| {
+                threads::for_chunks(&mut planes[..slots * overlaps * l], l, |i, planes| {
                     planes.copy_from_slice(&per_pair[sites_of(i)]);
                 })
             },
             || {
-                parallel::for_chunks(&mut links[..slots * overlaps], 1, |i, link| {
+                threads::for_chunks(&mut links[..slots * overlaps], 1, |i, link| {
                     let sites = sites_of(i);
                     let bonds = &per_pair[sites.start + bonds..sites.end + bonds];
                     link[0] = bonds.iter().map(|&b| u64::from(b)).sum();

@@ -72,8 +72,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::atomic::write_atomic_with;
+use crate::annealing::{AnnealingEstimates, EnergyHistogram, PairOverlaps, Population};
 use crate::engine::spins::{SpinBits, words_for};
-use crate::stats::{AnnealingEstimates, EnergyHistogram, PairOverlaps, Population};
 
 const MAGIC: &[u8; 8] = b"SPINFLIP";
 /// Metropolis and tempering runs with packed spins.

@@ -3,6 +3,7 @@
 pub mod atomic;
 pub mod checkpoint;
 pub mod output;
+pub mod run_dir;
 
 pub use atomic::{IoError, ensure_writable_dir, write_atomic};
 pub use checkpoint::{AnnealingCheckpoint, Checkpoint, CheckpointError, fingerprint};

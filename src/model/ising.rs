@@ -18,6 +18,7 @@
 
 use super::Lattice;
 use super::couplings::Disorder;
+use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// Everything that defines the simulated systems of one run.
@@ -313,6 +314,23 @@ pub fn threshold(beta: f64, delta_e: f64) -> u32 {
 pub fn table_index(coordination: u32, spin_up: bool, neighbour_sum: i32) -> usize {
     let z = coordination as i32;
     (u32::from(spin_up) * (coordination + 1)) as usize + ((neighbour_sum + z) / 2) as usize
+}
+
+/// The systems a (validated) config describes.
+pub fn ising_systems(config: &Config) -> IsingSystems {
+    let model = config.model;
+    IsingSystems {
+        lattice: Lattice::new(model.dims(), model.size()),
+        field: model.field(),
+        betas: config.temperatures.betas(),
+        disorder: model.disorder(),
+        samples: config.samples,
+        replicas: config.replicas,
+        seed: config.seed,
+        first_sample: 0,
+        all_samples: config.samples,
+        slab: None,
+    }
 }
 
 #[cfg(test)]

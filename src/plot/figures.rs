@@ -4,12 +4,12 @@
 use serde::Serialize;
 
 use super::{TemperatureSeries, Trace};
+use crate::annealing::AnnealingSummary;
+use crate::annealing::{AnnealingAverage, ReweightedAverage};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::output::temperature_suffix;
-use crate::sim::{AnnealingSummary, Summary};
-use crate::stats::{
-    AnnealingAverage, Estimate, IsingEstimates, ReweightedAverage, SpinGlassEstimates,
-};
+use crate::metropolis::Summary;
+use crate::stats::{Estimate, IsingEstimates, SpinGlassEstimates};
 
 /// Points of the exact curves, evenly spaced in beta over the measured range.
 const EXACT_CURVE_POINTS: usize = 201;
@@ -381,7 +381,8 @@ fn run_name(summary: &Summary) -> String {
 mod tests {
     use super::*;
     use crate::exact::ExactIsing2d;
-    use crate::sim::{RunDescription, TemperatureSummary};
+    use crate::io::run_dir::RunDescription;
+    use crate::metropolis::TemperatureSummary;
 
     fn estimate(mean: f64) -> Estimate {
         Estimate {

@@ -23,11 +23,12 @@ pub use figures::{
 pub use read::{read_run, read_summary};
 pub use snapshot::snapshot_png;
 
+use crate::annealing::AnnealingSummary;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::ensure_writable_dir;
 use crate::io::output::{temperature_suffix, write_file};
-use crate::sim::{AnnealingSummary, Summary};
+use crate::metropolis::Summary;
 use crate::stats::SampleSeries;
 
 /// What the time-series figure of one temperature shows, per measurement.

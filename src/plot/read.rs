@@ -10,7 +10,9 @@ use super::{RunRecord, TemperatureSeries, betas, is_spin_glass, sites};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::output::{npy_i8_header, npy_u8_header, temperature_suffix, unpack_rows};
-use crate::sim::{FINAL_STATE, SUMMARY, Summary};
+use crate::io::run_dir::FINAL_STATE;
+use crate::io::run_dir::SUMMARY;
+use crate::metropolis::Summary;
 
 /// Bytes read for the `.npy` header: [`crate::io::output::npy_i8`] pads it to 64, 128 for many
 /// axes; NumPy's own headers stay below this too.

@@ -1,32 +1,21 @@
 //! Statistics of Monte Carlo time series: integrated autocorrelation times, blocking and the
 //! jackknife, and the thermodynamic estimators of the Ising ferromagnet built on them.
 
-mod annealing;
 mod autocorr;
 mod equilibration;
 mod ising;
 mod jackknife;
-mod multihistogram;
 mod overlap;
 mod spin_glass;
-mod tempering;
 
-pub use annealing::{
-    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, Levels, PairOverlaps, Population,
-    ReweightedAverage, average_over_runs, family_statistics, overlaps_over_samples,
-    population_moments, reweighted_over_runs, weighted_over_runs,
-};
 pub use autocorr::tau_int;
 pub use equilibration::{EquilibrationCheck, LogBin, UnitSeries, log_binning};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
-pub use jackknife::{Estimate, block_means, jackknife};
-pub use multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep, Reweighted};
+pub use jackknife::{Estimate, block_means, group_means, jackknife};
 pub use overlap::{PlanePhases, overlap};
 pub use spin_glass::{
-    OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, spin_glass_estimates,
-};
-pub use tempering::{
-    LOW_ACCEPTANCE, TemperingDiagnostics, attempts, round_trips_of, tempering_diagnostics,
+    OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, overlap_estimates,
+    spin_glass_estimates,
 };
 
 /// How many consecutive replicas (of one temperature and sample), and how many consecutive

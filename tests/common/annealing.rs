@@ -5,14 +5,17 @@
 //! per-beta records, populations, resampling (population sizes, families) and the
 //! annealing.csv/json contents.
 
+use spinflip::annealing::AnnealingSummary;
 use spinflip::config::{Layout, MultispinOptions, Randoms};
 use spinflip::engine::annealing::ResamplingTable;
+use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::{Engine, Plan, SpinBits};
+use spinflip::io::run_dir::RunOptions;
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
-use spinflip::sim::{AnnealingSummary, RunOptions, initial_spins, run};
+use spinflip::run::run;
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 

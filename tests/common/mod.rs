@@ -8,13 +8,16 @@ pub mod slices;
 pub mod tempering;
 
 use spinflip::config::{Config, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
-use spinflip::engine::gpu::GpuContext;
 use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::wgpu::WgpuContext;
 use spinflip::engine::{Plan, SpinBits};
+use spinflip::io::run_dir::RunOptions;
+use spinflip::metropolis::Summary;
 use spinflip::model::Lattice;
 use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
-use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
+use spinflip::run::RunOutcome;
+use spinflip::run::run;
 use spinflip::stats::Estimate;
 
 /// A config from RON text, panicking with the parse error.
@@ -23,16 +26,16 @@ pub fn config(ron: &str) -> Config {
 }
 
 /// The GPU context CI tests run on (lavapipe there). GPU tests never skip: no adapter fails.
-pub fn gpu(philox: PhiloxPath) -> GpuContext {
+pub fn gpu(philox: PhiloxPath) -> WgpuContext {
     gpu_with_checks(philox, true)
 }
 
 /// [`gpu`] with wgpu's shader bounds checks on or off.
-pub fn gpu_with_checks(philox: PhiloxPath, bounds_checks: bool) -> GpuContext {
+pub fn gpu_with_checks(philox: PhiloxPath, bounds_checks: bool) -> WgpuContext {
     let mut config = config(BASE);
     config.philox = philox;
     config.bounds_checks = bounds_checks;
-    spinflip::sim::open_gpu_context(&config)
+    spinflip::engine::open::open_wgpu_context(&config)
         .unwrap_or_else(|e| panic!("GPU tests need an adapter (install mesa-vulkan-drivers): {e}"))
 }
 

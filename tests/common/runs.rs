@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use spinflip::sim::{RunOptions, RunOutcome, Summary, run};
+use spinflip::io::run_dir::RunOptions;
+use spinflip::metropolis::Summary;
+use spinflip::run::RunOutcome;
+use spinflip::run::run;
 
 /// Parallel tempering of the spin glass: the ladder's labels, round trips and acceptances, and
 /// the temperature history, survive an interruption.

@@ -287,7 +287,7 @@ mod tests {
         let engines = all_layouts().into_iter().map(CpuMultispinEngine::new);
         for mut engine in engines {
             let systems = engine.layout.systems.clone();
-            let spins = crate::sim::initial_spins(&systems);
+            let spins = crate::engine::cpu::hot_start::initial_spins(&systems);
             engine.set_spins(&spins).unwrap();
             let mut plan = Plan::default();
             plan.sweep(0);
@@ -371,7 +371,7 @@ mod tests {
             let systems = layout.systems.clone();
             let case = layout.describe();
             let mut engine = CpuMultispinEngine::new(layout);
-            let mut expected = crate::sim::initial_spins(&systems).to_signs();
+            let mut expected = crate::engine::cpu::hot_start::initial_spins(&systems).to_signs();
             let bits = |signs: &[i32]| {
                 SpinBits::from_signs(systems.systems(), systems.lattice.sites(), signs)
             };

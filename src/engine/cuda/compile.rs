@@ -14,7 +14,7 @@ use cudarc::nvrtc::{CompileError, CompileOptions, Ptx, compile_ptx_with_opts, sy
 
 use super::context::guarded;
 use super::kernels::{DEFINE_PREFIX, compose, defines, file_name};
-use crate::engine::gpu::shaders::Kernel;
+use crate::engine::wgpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
 /// Fail clearly where NVRTC's library cannot be loaded.

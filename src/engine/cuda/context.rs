@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::compile::{architecture_for, compile};
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
-use crate::engine::gpu::shaders::Kernel;
+use crate::engine::wgpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
 /// Key of a cached kernel: the kernel and its geometry constants.
@@ -297,7 +297,7 @@ fn device_index(selector: Option<&str>, count: usize) -> Result<usize> {
     }
     let Some(selector) = selector else {
         // Ranks of an MPI job share the node's devices.
-        return Ok(crate::ranks::local_rank() % count);
+        return Ok(crate::mpi::local_rank() % count);
     };
     match selector.trim().parse::<usize>() {
         Ok(index) if index < count => Ok(index),

@@ -1,5 +1,5 @@
 //! Population annealing's copies on a CUDA device, shared by the simple and multispin engines
-//! (kernel `copy_systems`, the twin of `engine::gpu::copy_systems` and of the CPU's
+//! (kernel `copy_systems`, the twin of `engine::wgpu::copy_systems` and of the CPU's
 //! `engine/cpu/copy_systems.rs`). Per copy: the map (one `u32` per destination, laid out as
 //! [`CopyUnit`] says) is uploaded or written by kernels, the kernel gathers every destination
 //! word from the spins into a second spin buffer, and the two buffers trade places (so the
@@ -12,8 +12,8 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg, ValidAs
 
 use super::context::{CudaDevice, driver_error};
 use super::launch::{allocate, launch_config, overwrite};
-use crate::engine::gpu::copy_systems::{CopyUnit, kernel_system_words, map_words};
-use crate::engine::gpu::shaders::Kernel;
+use crate::engine::wgpu::copy_systems::{CopyUnit, kernel_system_words, map_words};
+use crate::engine::wgpu::shaders::Kernel;
 use crate::error::Result;
 
 /// Names of the constants the copy kernel is compiled with (as `SPINFLIP_<name>`): its WGSL

@@ -2,14 +2,14 @@
 //!
 //! Kernels are real files in `shaders/cuda/`, one per WGSL twin, embedded at build time. A kernel
 //! names the headers it needs with `#include "name.cuh"` lines; [`compose`] inlines each header
-//! once, depth first (as `engine::gpu::shaders` does for WGSL `#import`s), so NVRTC needs no file
+//! once, depth first (as `engine::wgpu::shaders` does for WGSL `#import`s), so NVRTC needs no file
 //! system. `#line` directives keep NVRTC's messages pointing at the original file and line.
 //! `#include "multispin_layout.cuh"` resolves to the header of the kernel's word layout
 //! (`multispin_layout_amsc.cuh` or `multispin_layout_smsc.cuh`), as WGSL's `multispin_layout`.
 //! Geometry constants are preprocessor defines ([`defines`]) that the headers turn into
 //! `constexpr` values, so the compiler folds them like WGSL override constants.
 
-use crate::engine::gpu::shaders::{Kernel, WordLayout};
+use crate::engine::wgpu::shaders::{Kernel, WordLayout};
 use crate::error::{Error, Result};
 
 /// Prefix of the defines that carry the geometry constants (`L` becomes `SPINFLIP_L`): a bare

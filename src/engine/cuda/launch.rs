@@ -16,7 +16,7 @@ use cudarc::driver::{
 
 use super::context::{CudaDevice, driver_error};
 use crate::engine::Plan;
-use crate::engine::gpu::plan::{Dispatch, DispatchParams, submissions, sweeps_per_submission};
+use crate::engine::wgpu::plan::{Dispatch, DispatchParams, submissions, sweeps_per_submission};
 use crate::error::{Error, Result};
 
 /// Launches per batch: waiting for each bounded batch (one batch behind the enqueueing) surfaces

@@ -1,6 +1,6 @@
 //! The multispin CUDA engine: kernels `multispin_metropolis`, `multispin_observables` and
 //! `multispin_overlap`, composed for the AMSC or SMSC word layout, the twin of
-//! `engine::gpu::MultispinGpuEngine` with the same data layout ([`crate::engine::multispin`]).
+//! `engine::wgpu::MultispinWgpuEngine` with the same data layout ([`crate::engine::multispin`]).
 //!
 //! Buffers: spin words; bit-sliced threshold tables; couplings (one placeholder word for the
 //! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied); overlaps
@@ -33,9 +33,6 @@ use super::tempering::CudaTempering;
 use crate::config::Randoms;
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::gpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
-use crate::engine::gpu::plan::{Dispatch, DispatchParams, measured_slots, submissions, swap_tally};
-use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::multispin::{
     COUNT_UP, LANES, MAX_CATEGORIES, MultispinLayout, SlotsRead, TALLY_RUNS, THRESHOLD_CONSTANTS,
 };
@@ -43,6 +40,11 @@ use crate::engine::slabs::{
     PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
 };
 use crate::engine::tempering::{Exchange, Records, SwapLayout, chain_slice_kernel_constants};
+use crate::engine::wgpu::copy_systems::{identity_map, lane_map, multispin_unit, system_positions};
+use crate::engine::wgpu::plan::{
+    Dispatch, DispatchParams, measured_slots, submissions, swap_tally,
+};
+use crate::engine::wgpu::shaders::{Engine as ShaderEngine, Kernel, WordLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
     check_thresholds_not_compiled, no_tempering,

@@ -5,7 +5,7 @@
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::context::{CudaDevice, driver_error};
-use crate::engine::gpu::shaders::Kernel;
+use crate::engine::wgpu::shaders::Kernel;
 use crate::error::Result;
 
 /// Threads per block of the known-answer kernel.

@@ -1,5 +1,5 @@
 //! Population annealing's resampling step on a CUDA device (multispin engine), the twin of
-//! `engine::gpu::resampling` (kernels `resample_count`, `resample_scan`, `resample_scatter`;
+//! `engine::wgpu::resampling` (kernels `resample_count`, `resample_scan`, `resample_scatter`;
 //! the CPU reference and the layout of the step: [`crate::engine::annealing`]). The three
 //! kernels and the copy kernel's gather by the map they wrote run on the device's default
 //! stream, ordered after the last sweeps and before the next, with no wait between them: the
@@ -19,8 +19,8 @@ use super::launch::{
 use crate::engine::annealing::{
     PopulationHistograms, ResamplingTable, check_size, check_sizes, no_table,
 };
-use crate::engine::gpu::resampling::{CHUNK, ResampleParams, bins, check_chunks};
-use crate::engine::gpu::shaders::Kernel;
+use crate::engine::wgpu::resampling::{CHUNK, ResampleParams, bins, check_chunks};
+use crate::engine::wgpu::shaders::Kernel;
 use crate::error::{Error, Result};
 
 /// Names of the constants the resampling kernels are compiled with (as `SPINFLIP_<name>`).
@@ -89,7 +89,7 @@ pub struct CudaResampling {
 
 impl CudaResampling {
     /// The kernels for blocks of `slots` of `positions.len()` systems whose map entries are
-    /// `positions` (`engine::gpu::copy_systems::system_positions`), lattices of `bonds` bonds
+    /// `positions` (`engine::wgpu::copy_systems::system_positions`), lattices of `bonds` bonds
     /// and `sites` sites; `sum_lanes` where a system's counts are its word system's 32 lanes
     /// (SMSC).
     pub fn new(

@@ -1,5 +1,5 @@
 //! The simple CUDA engine: one spin per `int`, kernels `metropolis_simple` and `observables`,
-//! the twin of `engine::gpu::SimpleGpuEngine` with the same data layout.
+//! the twin of `engine::wgpu::SimpleWgpuEngine` with the same data layout.
 //!
 //! Layout: `spins[b N + site]` for system `b` (temperature-major, then replica) and site in
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]` from `IsingSystems::thresholds`;
@@ -24,10 +24,10 @@ use super::launch::{
 use super::tempering::CudaTempering;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::gpu::copy_systems::CopyUnit;
-use crate::engine::gpu::plan::Dispatch;
-use crate::engine::gpu::shaders::{Engine as ShaderEngine, Kernel};
 use crate::engine::tempering::{Records, SwapLayout};
+use crate::engine::wgpu::copy_systems::CopyUnit;
+use crate::engine::wgpu::plan::Dispatch;
+use crate::engine::wgpu::shaders::{Engine as ShaderEngine, Kernel};
 use crate::engine::{
     Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, check_betas, check_copy_map,
     no_tempering,

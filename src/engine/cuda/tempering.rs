@@ -1,6 +1,6 @@
 //! Parallel tempering on a CUDA device, shared by the simple and multispin engines: kernels
 //! `tempering_swap`, `tempering_exchange` and `tempering_history`, the twins of the WGSL ones
-//! (see `engine::gpu::tempering`). A swap round follows the engine's measurement of every system
+//! (see `engine::wgpu::tempering`). A swap round follows the engine's measurement of every system
 //! into the scratch slot; all three run on the device's default stream, ordered after the
 //! sweeps of the blocking streams.
 #![allow(
@@ -13,9 +13,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 use super::context::{CudaDevice, driver_error};
 use super::launch::{allocate, check_fits, download, launch_config, upload};
 use crate::engine::check_tempering_state;
-use crate::engine::gpu::plan::DispatchParams;
-use crate::engine::gpu::shaders::{Engine, Kernel};
 use crate::engine::tempering::{Exchange, Records, SwapLayout, kernel_constants};
+use crate::engine::wgpu::plan::DispatchParams;
+use crate::engine::wgpu::shaders::{Engine, Kernel};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 use crate::model::tempering::swap_tables;

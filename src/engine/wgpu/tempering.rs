@@ -7,7 +7,7 @@
 //! the plan's slots), then the swap and exchange kernels; the swap kernel clears the scratch
 //! records after reading them, so every round counts from zero.
 
-use super::context::{GpuContext, storage_usage};
+use super::context::{WgpuContext, storage_usage};
 use super::dispatcher::{Dispatcher, Grid};
 use super::plan::Dispatch;
 use super::shaders::{Bindings, Engine, Kernel};
@@ -18,7 +18,7 @@ use crate::model::ising::IsingSystems;
 use crate::model::tempering::swap_tables;
 
 /// The tempering buffers and kernels of a wgpu engine.
-pub struct GpuTempering {
+pub struct WgpuTempering {
     swaps: SwapLayout,
     engine: Engine,
     records: Records,
@@ -34,10 +34,10 @@ pub struct GpuTempering {
     record_history: wgpu::ComputePipeline,
 }
 
-impl GpuTempering {
+impl WgpuTempering {
     /// Upload `state` and the swap tables of `systems`; compile the kernels.
     pub fn new(
-        ctx: &mut GpuContext,
+        ctx: &mut WgpuContext,
         systems: &IsingSystems,
         swaps: SwapLayout,
         (engine, records): (Engine, Records),
@@ -69,7 +69,7 @@ impl GpuTempering {
         let masks = ctx.buffer("swap masks", 4 * swaps.mask_words() as u64, storage_usage())?;
         let history = ctx.buffer("temperature history", 4, storage_usage())?;
         let bind_group = bind_group(ctx, engine, [&tables, &state, &masks, &history]);
-        Ok(GpuTempering {
+        Ok(WgpuTempering {
             swaps,
             engine,
             records,
@@ -96,7 +96,7 @@ impl GpuTempering {
     }
 
     /// Room in the history for `slots` measurements.
-    pub fn ensure_history(&mut self, ctx: &GpuContext, slots: u32) -> Result<()> {
+    pub fn ensure_history(&mut self, ctx: &WgpuContext, slots: u32) -> Result<()> {
         if slots <= self.history_slots {
             return Ok(());
         }
@@ -112,7 +112,7 @@ impl GpuTempering {
     /// and exchanges, or a measurement's history.
     pub fn kernels(
         &self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         dispatcher: &Dispatcher,
         dispatch: &Dispatch,
     ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
@@ -141,13 +141,13 @@ impl GpuTempering {
     }
 
     /// The state (see [`crate::engine::tempering`]).
-    pub fn read_state(&self, ctx: &GpuContext) -> Result<Vec<u32>> {
+    pub fn read_state(&self, ctx: &WgpuContext) -> Result<Vec<u32>> {
         let words = self.swaps.chains.state_words() as u64;
         ctx.read_buffer(&self.state, 4 * words)
     }
 
     /// The history of the first `slots` measurements of a plan.
-    pub fn read_history(&self, ctx: &GpuContext, slots: u32) -> Result<Vec<u32>> {
+    pub fn read_history(&self, ctx: &WgpuContext, slots: u32) -> Result<Vec<u32>> {
         if slots == 0 {
             return Ok(Vec::new());
         }
@@ -155,7 +155,7 @@ impl GpuTempering {
     }
 }
 
-fn bind_group(ctx: &GpuContext, engine: Engine, buffers: [&wgpu::Buffer; 4]) -> wgpu::BindGroup {
+fn bind_group(ctx: &WgpuContext, engine: Engine, buffers: [&wgpu::Buffer; 4]) -> wgpu::BindGroup {
     let bindings = match engine {
         Engine::Simple => Bindings::SimpleTempering,
         Engine::Multispin => Bindings::MultispinTempering,

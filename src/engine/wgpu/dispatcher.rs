@@ -5,7 +5,7 @@
 //! writes its entries, records one compute pass and submits; the engine then waits for the
 //! device (checking wgpu's error and device-loss callbacks) or, for a slab's bulk, goes on.
 
-use super::context::GpuContext;
+use super::context::WgpuContext;
 use super::plan::{Dispatch, DispatchParams};
 use crate::error::Result;
 
@@ -23,7 +23,7 @@ pub struct Dispatcher {
 }
 
 impl Dispatcher {
-    pub fn new(ctx: &GpuContext, workgroup_size: u32) -> Result<Self> {
+    pub fn new(ctx: &WgpuContext, workgroup_size: u32) -> Result<Self> {
         let stride = u64::from(ctx.limits.min_uniform_buffer_offset_alignment)
             .max(std::mem::size_of::<DispatchParams>() as u64);
         let params = ctx.buffer(
@@ -57,7 +57,7 @@ impl Dispatcher {
 
     /// Workgroups covering `threads` threads per system: x up to the dimension limit, spilling
     /// into y; z counts the systems.
-    pub fn grid(&self, ctx: &GpuContext, threads: u64, systems: u32) -> Grid {
+    pub fn grid(&self, ctx: &WgpuContext, threads: u64, systems: u32) -> Grid {
         let groups = threads.div_ceil(u64::from(self.workgroup_size)).max(1);
         let max = u64::from(ctx.limits.max_compute_workgroups_per_dimension);
         let x = groups.min(max);
@@ -66,14 +66,14 @@ impl Dispatcher {
 
     /// Write the parameters of `dispatches` (at most [`MAX_DISPATCHES`]), clear `clear`, run
     /// every `(pipeline, grid)` that `kernels` gives for each dispatch in one compute pass and
-    /// submit, without waiting: the next wait ([`GpuContext::wait`], or
-    /// [`GpuContext::wait_for`] the submission returned) or read finds the work done or waits
+    /// submit, without waiting: the next wait ([`WgpuContext::wait`], or
+    /// [`WgpuContext::wait_for`] the submission returned) or read finds the work done or waits
     /// for it (the queue runs submissions in order) and reports its errors.
     /// `bind_group` is group 0 (with the dispatch's parameters), `tempering` group 1 of the
     /// tempering kernels.
     pub fn enqueue<'a>(
         &self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         bind_group: &wgpu::BindGroup,
         tempering: Option<&wgpu::BindGroup>,
         dispatches: &[Dispatch],

@@ -16,8 +16,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::resampling::{PopulationLevels, ResampleKey, Reweighting, adaptive_beta, copy_entries};
-use super::run::{CHECKPOINT, CONFIG, RunDescription, checkpoint_to_resume, crosses_checkpoint};
-use super::{RunOptions, RunOutcome, ising_systems, open_engine_with_betas};
+use super::{
+    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, EnergyHistogram, Levels, PairOverlaps,
+    Population, ReweightedAverage, average_over_runs, family_statistics, overlaps_over_samples,
+    population_moments, reweighted_over_runs, weighted_over_runs,
+};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config, Disorder, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits};
@@ -25,14 +28,15 @@ use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
 use crate::io::output::{write_file, write_json};
-use crate::model::ising::IsingSystems;
-use crate::parallel;
-use crate::plot::write_annealing_plot;
-use crate::stats::{
-    AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, EnergyHistogram, Estimate, Levels,
-    PairOverlaps, PlanePhases, Population, ReweightedAverage, average_over_runs, family_statistics,
-    overlap, overlaps_over_samples, population_moments, reweighted_over_runs, weighted_over_runs,
+use crate::io::run_dir::{
+    CHECKPOINT, CONFIG, Ended, RunDescription, RunOptions, checkpoint_to_resume, crosses_checkpoint,
 };
+use crate::model::ising::IsingSystems;
+use crate::model::ising::ising_systems;
+use crate::mpi::open_engine_with_betas;
+use crate::plot::write_annealing_plot;
+use crate::stats::{Estimate, PlanePhases, overlap};
+use crate::threads;
 
 /// File names in the output directory.
 const ANNEALING_JSON: &str = "annealing.json";
@@ -104,7 +108,7 @@ pub fn anneal(
     engine_choice: &str,
     options: &RunOptions,
     config_text: &str,
-) -> Result<RunOutcome> {
+) -> Result<Ended<Box<AnnealingSummary>>> {
     let annealing = config
         .algorithm
         .annealing()
@@ -136,7 +140,7 @@ pub fn anneal(
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
     let Some(engine_time) = anneal.run_steps(engine.as_mut(), &annealing, &checkpoints)? else {
-        return Ok(RunOutcome::Halted {
+        return Ok(Ended::Halted {
             sweeps_done: anneal.sweeps_done,
         });
     };
@@ -155,7 +159,7 @@ pub fn anneal(
         ps_per_flip,
     );
     write_outputs(&options.out, config, &anneal, &summary)?;
-    Ok(RunOutcome::Annealed(Box::new(summary)))
+    Ok(Ended::Completed(Box::new(summary)))
 }
 
 /// The systems an anneal's engine runs: those of its engine config
@@ -593,7 +597,7 @@ impl Anneal {
         let slots = self.slots as usize;
         for (population, copies) in self.populations.iter_mut().zip(copies.chunks(slots)) {
             let size = population.families.len();
-            population.families = parallel::repeat_by(&population.families, &copies[..size]);
+            population.families = threads::repeat_by(&population.families, &copies[..size]);
         }
     }
 
@@ -637,7 +641,7 @@ impl Anneal {
                 .len()
                 .min(self.populations[block + half].families.len());
             let first = sample * pairs_per_sample + run * self.slots as usize;
-            let pairs = parallel::from_fn(active, |j| {
+            let pairs = threads::from_fn(active, |j| {
                 let o = first + j;
                 let planes = &measurements.overlap_planes[o * size..][..size];
                 let (differing, kmin) = phases.overlap_from_planes(planes, n);

@@ -2,48 +2,24 @@
 
 use crate::config::{Backend, Config};
 use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
-use crate::engine::gpu::context::driver_lock;
-use crate::engine::gpu::{GpuContext, MultispinGpuEngine, SimpleGpuEngine, adapters};
 use crate::engine::multispin::MultispinLayout;
+use crate::engine::wgpu::context::driver_lock;
+use crate::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine, WgpuContext, adapters};
 use crate::engine::{Betas, Engine, Halo};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
 /// Open the adapter the config names (or the best one) as a GPU context.
-pub fn open_gpu_context(config: &Config) -> Result<GpuContext> {
+pub fn open_wgpu_context(config: &Config) -> Result<WgpuContext> {
     let _guard = driver_lock();
     let instance = adapters::instance();
     let adapter = adapters::choose(adapters::enumerate(&instance), config.adapter.as_deref())?;
-    GpuContext::new(
+    WgpuContext::new(
         &adapter,
         config.philox,
         config.bounds_checks,
         config.pipeline_statistics.clone(),
     )
-}
-
-/// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks
-/// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
-/// with a warning, only when there is no usable adapter; `Wgpu` fails instead, and so does `Cuda`
-/// (also where spinflip was built without the `cuda` feature). `engine: Auto` opens the engine
-/// it resolves to. The engine's betas stay fixed ([`open_engine_with_betas`]).
-pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
-    open_engine_with_betas(config, systems, Betas::Fixed)
-}
-
-/// [`open_engine`] for betas that stay fixed or change (population annealing, [`Betas`]). In a
-/// job of several MPI ranks (feature `mpi`), on rank 0, the engine spans every rank
-/// ([`crate::ranks`]).
-pub fn open_engine_with_betas(
-    config: &Config,
-    systems: IsingSystems,
-    betas: Betas,
-) -> Result<Box<dyn Engine>> {
-    #[cfg(feature = "mpi")]
-    if crate::ranks::world::placement().is_some() {
-        return crate::ranks::world::RankedEngine::open(config, systems, betas);
-    }
-    open_local_engine(config, systems, betas)
 }
 
 /// The engine of `systems` on this process's own device (or CPU).
@@ -54,11 +30,11 @@ pub fn open_local_engine(
 ) -> Result<Box<dyn Engine>> {
     let (config, _) = &config.resolve_engine()?;
     let gpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
-        let ctx = open_gpu_context(config)?;
+        let ctx = open_wgpu_context(config)?;
         let size = config.workgroup_size;
         Ok(match config.engine.multispin() {
-            None => Box::new(SimpleGpuEngine::new(ctx, systems, size)?),
-            Some(options) => Box::new(MultispinGpuEngine::new(
+            None => Box::new(SimpleWgpuEngine::new(ctx, systems, size)?),
+            Some(options) => Box::new(MultispinWgpuEngine::new(
                 ctx,
                 MultispinLayout::new(systems, options),
                 size,
@@ -116,13 +92,15 @@ pub fn open_slab_engine(
     };
     let gpu = |ctx, layout, halo| -> Result<Box<dyn Engine>> {
         let size = config.workgroup_size;
-        Ok(Box::new(MultispinGpuEngine::slab(ctx, layout, size, halo)?))
+        Ok(Box::new(MultispinWgpuEngine::slab(
+            ctx, layout, size, halo,
+        )?))
     };
     match config.backend {
         Backend::Cpu => cpu(layout, halo),
-        Backend::Wgpu => gpu(open_gpu_context(config)?, layout, halo),
+        Backend::Wgpu => gpu(open_wgpu_context(config)?, layout, halo),
         Backend::Cuda => open_cuda_slab(config, layout, halo),
-        Backend::Auto => match open_gpu_context(config) {
+        Backend::Auto => match open_wgpu_context(config) {
             Err(Error::Adapter(reason)) if config.adapter.is_none() => {
                 log::warn!("{reason}; using the CPU engine");
                 cpu(layout, halo)
@@ -204,7 +182,7 @@ mod tests {
     #[cfg(not(feature = "cuda"))]
     #[test]
     fn cuda_without_the_feature_says_how_to_rebuild() {
-        let Err(error) = open_engine(&cuda_config(), tiny_systems()) else {
+        let Err(error) = open_local_engine(&cuda_config(), tiny_systems(), Betas::Fixed) else {
             panic!("a CUDA engine without the feature");
         };
         assert_eq!(
@@ -218,7 +196,7 @@ mod tests {
     #[cfg(feature = "cuda")]
     #[test]
     fn cuda_without_a_driver_is_an_error() {
-        if let Err(error) = open_engine(&cuda_config(), tiny_systems()) {
+        if let Err(error) = open_local_engine(&cuda_config(), tiny_systems(), Betas::Fixed) {
             assert!(matches!(error, Error::Cuda(_)), "{error}");
         }
     }

@@ -13,8 +13,8 @@
 //! `resample_histogram` a measurement reaches the host as two histograms per population (its
 //! satisfied-bond and up-spin counts) instead of every system's counts.
 
-use super::context::{GpuContext, storage_usage};
-use super::copy_systems::GpuCopies;
+use super::context::{WgpuContext, storage_usage};
+use super::copy_systems::WgpuCopies;
 use super::dispatcher::Dispatcher;
 use super::shaders::Kernel;
 use crate::engine::annealing::{
@@ -27,7 +27,7 @@ use bytemuck::Zeroable;
 pub const CHUNK: u32 = 16;
 
 /// The resampling kernels and buffers of a wgpu engine.
-pub struct GpuResampling {
+pub struct WgpuResampling {
     count: wgpu::ComputePipeline,
     scan: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
@@ -83,13 +83,13 @@ impl ResampleParams {
     }
 }
 
-impl GpuResampling {
+impl WgpuResampling {
     /// The kernels for blocks of `slots` of `positions.len()` systems whose map entries are
     /// `positions` ([`super::copy_systems::system_positions`]), lattices of `bonds` bonds and
     /// `sites` sites; `sum_lanes` where a system's counts are its word system's 32 lanes
     /// (SMSC).
     pub fn new(
-        ctx: &mut GpuContext,
+        ctx: &mut WgpuContext,
         positions: &[u32],
         (slots, bonds, sites): (u32, u64, u64),
         sum_lanes: bool,
@@ -115,7 +115,7 @@ impl GpuResampling {
                  dispatch dimension; use fewer samples or runs"
             )));
         }
-        Ok(GpuResampling {
+        Ok(WgpuResampling {
             count: ctx.pipeline(Kernel::ResampleCount, &constants)?.clone(),
             scan: ctx.pipeline(Kernel::ResampleScan, &constants)?.clone(),
             scatter: ctx.pipeline(Kernel::ResampleScatter, &constants)?.clone(),
@@ -155,7 +155,7 @@ impl GpuResampling {
     }
 
     /// The populations' sizes (`sizes[b]` replicas of block `b`), until a step changes them.
-    pub fn set_sizes(&self, ctx: &GpuContext, sizes: &[u32]) -> Result<()> {
+    pub fn set_sizes(&self, ctx: &WgpuContext, sizes: &[u32]) -> Result<()> {
         check_sizes(sizes, self.systems / self.slots, self.slots)?;
         ctx.write_words(&self.sizes, sizes);
         Ok(())
@@ -165,7 +165,7 @@ impl GpuResampling {
     /// `observation_base` of `observations`, read by [`Self::read_back`].
     pub fn enqueue_histograms(
         &self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         dispatcher: &Dispatcher,
         observations: &wgpu::Buffer,
         observation_base: u32,
@@ -204,9 +204,9 @@ impl GpuResampling {
     /// into `spins`, so that a refused step moves none.
     pub fn read_back(
         &self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         step: Option<PendingStep>,
-        (copies, spins): (&GpuCopies, &wgpu::Buffer),
+        (copies, spins): (&WgpuCopies, &wgpu::Buffer),
         histograms: bool,
     ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
         let mut buffers = Vec::new();
@@ -242,7 +242,7 @@ impl GpuResampling {
 
     /// Upload `table` for the next step (checked against the engine's systems and these
     /// kernels' blocks).
-    pub fn set_table(&mut self, ctx: &GpuContext, table: &ResamplingTable) -> Result<()> {
+    pub fn set_table(&mut self, ctx: &WgpuContext, table: &ResamplingTable) -> Result<()> {
         table.check_blocks(self.systems, self.slots)?;
         let bytes = 8 * table.entries.len().max(1) as u64;
         if self.entries.size() < bytes {
@@ -266,12 +266,12 @@ impl GpuResampling {
     )]
     pub fn enqueue(
         &mut self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         dispatcher: &Dispatcher,
         (seed, step): (u64, u32),
         observations: &wgpu::Buffer,
         observation_base: u32,
-        copies: &GpuCopies,
+        copies: &WgpuCopies,
         spins: &wgpu::Buffer,
     ) -> Result<PendingStep> {
         let table = self.table.take().ok_or_else(no_table)?;
@@ -325,7 +325,7 @@ impl GpuResampling {
     }
 }
 
-/// A resampling step submitted to the device, to be finished by [`GpuResampling::read_back`].
+/// A resampling step submitted to the device, to be finished by [`WgpuResampling::read_back`].
 #[must_use = "a step's sizes are checked by read_back"]
 pub struct PendingStep {
     /// Systems per block of its table.

@@ -1,7 +1,7 @@
 //! The wgpu pipeline manager: device, limits, composed shaders, cached pipelines, and errors.
 //!
 //! wgpu reports validation errors and device loss through callbacks; the context collects them
-//! and [`GpuContext::check`] turns them into [`Error`]s after every submission, so a run fails
+//! and [`WgpuContext::check`] turns them into [`Error`]s after every submission, so a run fails
 //! with the reason instead of producing garbage.
 
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use super::driver_statistics;
 use super::shaders::{Bindings, Kernel, MulhiloPath, compose};
 use crate::config::PhiloxPath;
 use crate::error::{Error, Result};
-use crate::parallel;
+use crate::threads;
 
 /// Serialises the driver calls that were seen to hang NVIDIA's Vulkan driver when several
 /// threads of one process make them at once: enumerating adapters, opening devices, and
@@ -29,7 +29,7 @@ pub fn driver_lock() -> std::sync::MutexGuard<'static, ()> {
 /// Key of a cached pipeline: kernel, Philox path and override constants (as bits).
 type PipelineKey = (Kernel, MulhiloPath, Vec<(&'static str, u64)>);
 
-/// A copy queued by [`GpuContext::queue_read`] into the staging buffer.
+/// A copy queued by [`WgpuContext::queue_read`] into the staging buffer.
 #[must_use = "finish_read gives the words"]
 pub struct PendingRead {
     submission: wgpu::SubmissionIndex,
@@ -37,7 +37,7 @@ pub struct PendingRead {
 }
 
 /// A device with its queue, limits and pipeline cache.
-pub struct GpuContext {
+pub struct WgpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
@@ -167,7 +167,7 @@ fn unchecked_module(
     }
 }
 
-impl GpuContext {
+impl WgpuContext {
     /// Open `adapter` with its own limits (large lattices need them) and SHADER_INT64 where
     /// the adapter has it and `philox` allows it. With `statistics`, the device is opened so that
     /// the driver's statistics of every kernel built can be written there ([`driver_statistics`]).
@@ -224,7 +224,7 @@ impl GpuContext {
         let simple_tempering_layout = tempering_layout(&device, &simple_layout);
         let multispin_tempering_layout = tempering_layout(&device, &multispin_layout);
         let limits = device.limits();
-        Ok(GpuContext {
+        Ok(WgpuContext {
             device,
             queue,
             info,
@@ -465,7 +465,7 @@ impl GpuContext {
 
     /// Refuse a plan whose `slots` measurements need `bytes` of `what` in one storage binding
     /// beyond the largest (a run's plans stay within it; see
-    /// [`crate::sim::Schedule::most_sweeps_per_plan`]).
+    /// [`crate::metropolis::Schedule::most_sweeps_per_plan`]).
     pub fn check_plan_measurements(&self, what: &str, slots: u32, bytes: u64) -> Result<()> {
         let binding = self.storage_binding_bytes();
         if bytes <= binding {
@@ -611,7 +611,7 @@ const COPY_OUT_CHUNK: usize = 1 << 20;
 fn copy_out<T: bytemuck::Pod>(mapped: &[u8]) -> Vec<T> {
     let mut values = vec![T::zeroed(); mapped.len() / std::mem::size_of::<T>()];
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut values);
-    parallel::for_chunks(bytes, COPY_OUT_CHUNK, |c, chunk| {
+    threads::for_chunks(bytes, COPY_OUT_CHUNK, |c, chunk| {
         chunk.copy_from_slice(&mapped[c * COPY_OUT_CHUNK..][..chunk.len()]);
     });
     values

@@ -9,17 +9,17 @@
 //! satisfied); overlaps `[slot][pair][pair count]` as u32 counts (see
 //! `MultispinLayout::pair_counts`).
 
-use super::context::{GpuContext, PendingRead, storage_usage};
-use super::copy_systems::{GpuCopies, identity_map, lane_map, multispin_unit, system_positions};
+use super::context::{PendingRead, WgpuContext, storage_usage};
+use super::copy_systems::{WgpuCopies, identity_map, lane_map, multispin_unit, system_positions};
 use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::hot_start::hot_start;
 use super::plan::{
     Dispatch, DispatchParams, measured_slots, submissions, swap_tally, sweeps_per_submission,
 };
-use super::resampling::{GpuResampling, PendingStep};
+use super::resampling::{PendingStep, WgpuResampling};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
-use super::tempering::GpuTempering;
+use super::tempering::WgpuTempering;
 use crate::config::Randoms;
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
@@ -46,8 +46,8 @@ const MAX_INDEXED_WORDS: u64 = 1 << 32;
 const FLIP_BUDGET: u64 = 1 << 32;
 
 /// The multispin engine on a wgpu device.
-pub struct MultispinGpuEngine {
-    ctx: GpuContext,
+pub struct MultispinWgpuEngine {
+    ctx: WgpuContext,
     layout: MultispinLayout,
     dispatcher: Dispatcher,
     spins: wgpu::Buffer,
@@ -68,11 +68,11 @@ pub struct MultispinGpuEngine {
     /// Whether the update was compiled with its thresholds (fixed betas).
     fixed_thresholds: bool,
     measurements: Option<MeasurementBuffers>,
-    tempering: Option<GpuTempering>,
+    tempering: Option<WgpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
-    copies: Option<GpuCopies>,
+    copies: Option<WgpuCopies>,
     /// Population annealing's resampling step, from the first table on.
-    resampling: Option<GpuResampling>,
+    resampling: Option<WgpuResampling>,
     /// The slot of the last plan's last measurement, which the next resampling step reads
     /// (`None` where the plan measured nothing: its first submission cleared the counts).
     last_measured: Option<u32>,
@@ -87,7 +87,7 @@ pub struct MultispinGpuEngine {
 
 /// A device buffer of spin words as the halo exchange reads and writes it.
 struct DeviceWords<'a> {
-    ctx: &'a GpuContext,
+    ctx: &'a WgpuContext,
     buffer: &'a wgpu::Buffer,
     /// Queued once the boundary planes' copy is, before waiting for it: a slab's bulk, which
     /// then runs while the planes are exchanged.
@@ -123,14 +123,14 @@ struct MeasurementBuffers {
     bind_group: wgpu::BindGroup,
 }
 
-impl MultispinGpuEngine {
+impl MultispinWgpuEngine {
     /// Allocate the word systems of `layout` on the device of `ctx` (all spins down until
     /// [`Engine::set_spins`]); fails clearly where they exceed the device's limits. With
     /// [`Betas::Fixed`] and one table whose lanes share each threshold, the update is compiled
     /// with the thresholds ([`MultispinLayout::fixed_thresholds`]; 10-20% faster on an H100) and
     /// [`Engine::set_betas`] refuses.
     pub fn new(
-        mut ctx: GpuContext,
+        mut ctx: WgpuContext,
         layout: MultispinLayout,
         workgroup_size: u32,
         betas: Betas,
@@ -185,7 +185,7 @@ impl MultispinGpuEngine {
         let thresholds = ctx.upload("thresholds", &layout.threshold_tables())?;
         let couplings = ctx.upload("couplings", &layout.coupling_words())?;
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
-        let engine = MultispinGpuEngine {
+        let engine = MultispinWgpuEngine {
             ctx,
             layout,
             dispatcher,
@@ -216,15 +216,15 @@ impl MultispinGpuEngine {
     /// through `halo` after each colour's dispatch, one colour per submission
     /// ([`crate::engine::slabs`]); every spin down until [`Engine::set_spins`].
     pub fn slab(
-        ctx: GpuContext,
+        ctx: WgpuContext,
         layout: MultispinLayout,
         workgroup_size: u32,
         halo: Box<dyn Halo>,
     ) -> Result<Self> {
         check_slab(&layout)?;
-        Ok(MultispinGpuEngine {
+        Ok(MultispinWgpuEngine {
             halo: Some(halo),
-            ..MultispinGpuEngine::new(ctx, layout, workgroup_size, Betas::Fixed)?
+            ..MultispinWgpuEngine::new(ctx, layout, workgroup_size, Betas::Fixed)?
         })
     }
 
@@ -276,7 +276,7 @@ impl MultispinGpuEngine {
     /// The copy kernel and its buffers, built by the first copy or resampling step.
     fn ensure_copies(&mut self) -> Result<()> {
         let layout = &self.layout;
-        GpuCopies::ensure(
+        WgpuCopies::ensure(
             &mut self.copies,
             &mut self.ctx,
             &self.spins,
@@ -297,7 +297,7 @@ impl MultispinGpuEngine {
             // their bits: the device's steps write only the entries of systems.
             self.ctx.write_words(copies.map(), &identity_map(layout));
             let lattice = layout.lattice();
-            self.resampling = Some(GpuResampling::new(
+            self.resampling = Some(WgpuResampling::new(
                 &mut self.ctx,
                 &system_positions(layout),
                 (slots, lattice.bonds(), lattice.sites()),
@@ -499,7 +499,7 @@ impl MultispinGpuEngine {
             (true, Some(_)) => vec![&buffers.observations, &buffers.overlaps],
             (true, None) => vec![&buffers.observations],
         };
-        let tempering = self.tempering.as_ref().map(GpuTempering::bind_group);
+        let tempering = self.tempering.as_ref().map(WgpuTempering::bind_group);
         self.dispatcher.enqueue(
             &self.ctx,
             &buffers.bind_group,
@@ -568,7 +568,7 @@ impl MultispinGpuEngine {
     }
 }
 
-impl Engine for MultispinGpuEngine {
+impl Engine for MultispinWgpuEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "wgpu".into(),
@@ -685,7 +685,7 @@ impl Engine for MultispinGpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.halo, "parallel tempering")?;
         let layout = &self.layout;
-        let tempering = GpuTempering::new(
+        let tempering = WgpuTempering::new(
             &mut self.ctx,
             &layout.systems,
             SwapLayout::multispin(layout),
@@ -765,7 +765,7 @@ impl Engine for MultispinGpuEngine {
 }
 
 /// Refuse word systems beyond the device's limits, naming the limit and the largest L that fits.
-fn check_fits(ctx: &GpuContext, layout: &MultispinLayout, workgroup_size: u32) -> Result<()> {
+fn check_fits(ctx: &WgpuContext, layout: &MultispinLayout, workgroup_size: u32) -> Result<()> {
     let lattice = layout.lattice();
     // SMSC words hold 32 sites, AMSC words one.
     let (step, sites_per_word) = if layout.smsc() { (64, 32) } else { (2, 1) };

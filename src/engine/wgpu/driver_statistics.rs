@@ -2,7 +2,7 @@
 //! (`VK_KHR_pipeline_executable_properties`), written beside a run for performance work.
 //!
 //! wgpu creates its pipelines without the flags that keep these, so for each kernel the context
-//! builds ([`GpuContext::pipeline`](super::GpuContext::pipeline)) this module compiles the same
+//! builds ([`WgpuContext::pipeline`](super::WgpuContext::pipeline)) this module compiles the same
 //! WGSL and override constants to SPIR-V with naga, under the options wgpu uses for unchecked
 //! modules (no bounds, loop or division checks), creates a twin pipeline with
 //! `CAPTURE_STATISTICS` and `CAPTURE_INTERNAL_REPRESENTATIONS` on wgpu's own `VkDevice`, and
@@ -364,7 +364,7 @@ fn value(statistic: &vk::PipelineExecutableStatisticKHR<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::gpu::shaders::{Kernel, MulhiloPath, compose};
+    use crate::engine::wgpu::shaders::{Kernel, MulhiloPath, compose};
 
     /// The twin's SPIR-V is made without a driver: it must come out for a real kernel, with the
     /// buffers the kernel binds.

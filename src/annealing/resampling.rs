@@ -12,8 +12,8 @@ use crate::config::Resampling;
 use crate::engine::Observation;
 use crate::engine::annealing::{Keyed, floor_ceil_entry};
 use crate::model::ising::IsingSystems;
-use crate::parallel;
 use crate::rng::{Counter, Purpose, random_block};
+use crate::threads;
 
 /// A population as levels: the distinct energies it may hold and how many of its replicas
 /// hold each, and likewise its magnetisations (for the estimates).
@@ -35,7 +35,7 @@ impl PopulationLevels {
     /// The levels of a population of `systems` whose replicas measured `observations`.
     pub fn of(systems: &IsingSystems, observations: &[Observation]) -> Self {
         let up = counted(observations, |o| o.up);
-        let satisfied = parallel::map(observations, |o| o.satisfied as u32);
+        let satisfied = threads::map(observations, |o| o.satisfied as u32);
         if systems.field == 0.0 {
             let bonds = counted(observations, |o| o.satisfied);
             return Self::at_zero_field(systems, bonds, up, satisfied);
@@ -45,7 +45,7 @@ impl PopulationLevels {
         PopulationLevels {
             keyed: Keyed::Replica,
             lo: 0,
-            energies: parallel::map(observations, |o| {
+            energies: threads::map(observations, |o| {
                 systems.energy(2 * o.satisfied as i64 - bonds, 2 * o.up as i64 - n)
             }),
             counts: vec![1; observations.len()],
@@ -115,8 +115,8 @@ fn counted(
     observations: &[Observation],
     count: impl Fn(&Observation) -> u64 + Sync + Send,
 ) -> (u64, Vec<u64>) {
-    let (lo, hi) = parallel::bounds(observations, &count).unwrap_or((0, 0));
-    let counts = parallel::histogram(observations, (hi - lo + 1) as usize, |o| {
+    let (lo, hi) = threads::bounds(observations, &count).unwrap_or((0, 0));
+    let counts = threads::histogram(observations, (hi - lo + 1) as usize, |o| {
         (count(o) - lo) as usize
     });
     (lo, counts)
@@ -181,7 +181,7 @@ impl Reweighting {
 
 /// The factors `exp(-delta (E - lowest))` of every level of `levels`.
 fn factors(levels: &PopulationLevels, lowest: f64, delta: f64) -> Vec<f64> {
-    parallel::map(&levels.energies, |e| (-delta * (e - lowest)).exp())
+    threads::map(&levels.energies, |e| (-delta * (e - lowest)).exp())
 }
 
 /// `sum_levels count f(weight)` in level order.
@@ -236,11 +236,11 @@ pub fn copy_entries(
     match scheme {
         Resampling::FloorCeil => (
             levels.keyed,
-            parallel::map(weights, |w| floor_ceil_entry(w * scale)),
+            threads::map(weights, |w| floor_ceil_entry(w * scale)),
         ),
         Resampling::Nearest => (
             levels.keyed,
-            parallel::map(weights, |w| [(w * scale).round() as u32, 0]),
+            threads::map(weights, |w| [(w * scale).round() as u32, 0]),
         ),
         Resampling::Multinomial => {
             let ResampleKey { seed, step, block } = key;
@@ -253,7 +253,7 @@ pub fn copy_entries(
             let last = cumulative.len() - 1;
             // The replica of each copy, found in parallel; then counted.
             let mut picks = vec![0u32; target as usize];
-            parallel::for_chunks(&mut picks, 4, |c, picks| {
+            threads::for_chunks(&mut picks, 4, |c, picks| {
                 let uniforms = uniforms(seed, step, block, c);
                 for (pick, u) in picks.iter_mut().zip(uniforms) {
                     let point = u * f64::from(target);

@@ -5,13 +5,13 @@
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]`; `observations[slot][b]` as four u32
 //! words (up lo/hi, satisfied lo/hi).
 
-use super::context::{GpuContext, storage_usage};
-use super::copy_systems::{CopyUnit, GpuCopies};
+use super::context::{WgpuContext, storage_usage};
+use super::copy_systems::{CopyUnit, WgpuCopies};
 use super::dispatcher::{Dispatcher, MAX_DISPATCHES};
 use super::hot_start::hot_start;
 use super::plan::{Dispatch, submissions};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
-use super::tempering::GpuTempering;
+use super::tempering::WgpuTempering;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::tempering::{Records, SwapLayout};
@@ -27,8 +27,8 @@ const FLIP_BUDGET: u64 = 1 << 27;
 const SITES_PER_OBSERVER: u64 = 16;
 
 /// The simple Ising engine on a wgpu device.
-pub struct SimpleGpuEngine {
-    ctx: GpuContext,
+pub struct SimpleWgpuEngine {
+    ctx: WgpuContext,
     systems: IsingSystems,
     dispatcher: Dispatcher,
     spins: wgpu::Buffer,
@@ -36,9 +36,9 @@ pub struct SimpleGpuEngine {
     sweep_pipeline: wgpu::ComputePipeline,
     observe_pipeline: wgpu::ComputePipeline,
     observations: Option<ObservationBuffer>,
-    tempering: Option<GpuTempering>,
+    tempering: Option<WgpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
-    copies: Option<GpuCopies>,
+    copies: Option<WgpuCopies>,
     resampling: HostResampling,
 }
 
@@ -49,10 +49,10 @@ struct ObservationBuffer {
     bind_group: wgpu::BindGroup,
 }
 
-impl SimpleGpuEngine {
+impl SimpleWgpuEngine {
     /// Allocate `systems` on the device of `ctx` (lattices zeroed until [`Engine::set_spins`]);
     /// fails clearly where the lattices exceed the device's limits.
-    pub fn new(mut ctx: GpuContext, systems: IsingSystems, workgroup_size: u32) -> Result<Self> {
+    pub fn new(mut ctx: WgpuContext, systems: IsingSystems, workgroup_size: u32) -> Result<Self> {
         check_fits(&ctx, &systems, workgroup_size)?;
         let mut constants = vec![
             ("WG_SIZE", workgroup_size),
@@ -67,7 +67,7 @@ impl SimpleGpuEngine {
         let spins_buffer = ctx.buffer("spins", spin_bytes, storage_usage())?;
         let thresholds = ctx.upload("thresholds", &systems.thresholds())?;
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
-        let engine = SimpleGpuEngine {
+        let engine = SimpleWgpuEngine {
             ctx,
             systems,
             dispatcher,
@@ -144,7 +144,7 @@ impl SimpleGpuEngine {
         self.dispatcher.enqueue(
             &self.ctx,
             &observations.bind_group,
-            tempering.map(GpuTempering::bind_group),
+            tempering.map(WgpuTempering::bind_group),
             dispatches,
             clear,
             |_, d| {
@@ -165,7 +165,7 @@ impl SimpleGpuEngine {
     }
 }
 
-impl Engine for SimpleGpuEngine {
+impl Engine for SimpleWgpuEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "wgpu".into(),
@@ -254,7 +254,7 @@ impl Engine for SimpleGpuEngine {
 
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         let systems = &self.systems;
-        let tempering = GpuTempering::new(
+        let tempering = WgpuTempering::new(
             &mut self.ctx,
             systems,
             SwapLayout::simple(systems),
@@ -283,7 +283,7 @@ impl Engine for SimpleGpuEngine {
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
         check_copy_map(&self.systems, sources)?;
-        let copies = GpuCopies::ensure(
+        let copies = WgpuCopies::ensure(
             &mut self.copies,
             &mut self.ctx,
             &self.spins,
@@ -314,7 +314,7 @@ fn observation_bytes(slots: u32, systems: u32) -> u64 {
 }
 
 /// Refuse lattices beyond the device's limits, naming the limit and the largest L that fits.
-fn check_fits(ctx: &GpuContext, systems: &IsingSystems, workgroup_size: u32) -> Result<()> {
+fn check_fits(ctx: &WgpuContext, systems: &IsingSystems, workgroup_size: u32) -> Result<()> {
     let lattice = systems.lattice;
     let spin_bytes =
         |size: u32| 4 * u64::from(size).pow(lattice.dims) * u64::from(systems.systems());

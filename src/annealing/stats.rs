@@ -5,11 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Estimate;
-use super::jackknife::{group_means, jackknife};
 use super::multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep};
-use super::spin_glass::{OverlapEstimates, overlap_estimates};
-use crate::parallel;
+use crate::stats::{Estimate, OverlapEstimates, group_means, jackknife, overlap_estimates};
+use crate::threads;
 
 /// What one population gives at one beta. Per site where it is a density.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -149,7 +147,7 @@ pub fn family_statistics(families: &[u32]) -> (u32, f64, f64) {
         .collect();
     let rho_t = r * nu.iter().map(|nu| nu * nu).sum::<f64>();
     // The logarithms in parallel, summed in label order.
-    let entropy = parallel::map(&nu, |nu| nu * nu.ln());
+    let entropy = threads::map(&nu, |nu| nu * nu.ln());
     let rho_s = r * entropy.iter().sum::<f64>().exp();
     (nu.len() as u32, rho_t, rho_s)
 }
@@ -159,7 +157,7 @@ pub fn family_statistics(families: &[u32]) -> (u32, f64, f64) {
 /// each family is one run of equal labels, found in parallel; other orders are counted.
 fn family_sizes(families: &[u32]) -> Vec<u64> {
     let starts: Vec<usize> =
-        parallel::from_fn(families.len(), |i| i == 0 || families[i - 1] != families[i])
+        threads::from_fn(families.len(), |i| i == 0 || families[i - 1] != families[i])
             .iter()
             .enumerate()
             .filter_map(|(i, &start)| start.then_some(i))

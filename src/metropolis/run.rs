@@ -3,81 +3,45 @@
 
 use rayon::prelude::*;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Schedule, ising_systems, open_engine, retune, tuning_stops};
+use super::Schedule;
 use crate::config::{Config, FinalState, Randoms};
 use crate::engine::Engine;
 use crate::engine::tempering::{Chains, Section};
 use crate::engine::{EngineInfo, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
-use crate::io::atomic::ensure_writable_dir;
 use crate::io::checkpoint::{Checkpoint, fingerprint};
 use crate::io::output::{
     OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_suffix, write_file,
     write_json, write_lattices_npy, write_npy_i8,
 };
+use crate::io::run_dir::{
+    CHECKPOINT, CONFIG, Ended, FINAL_STATE, RunDescription, RunOptions, SUMMARY,
+    checkpoint_to_resume, crosses_checkpoint,
+};
 use crate::model::couplings::{Disorder, coupling_values};
 use crate::model::ising::IsingSystems;
+use crate::model::ising::ising_systems;
+use crate::mpi::open_engine;
 use crate::stats::{
-    EquilibrationCheck, IsingEstimates, LOW_ACCEPTANCE, PlanePhases, SampleSeries,
-    SpinGlassEstimates, TemperingDiagnostics, UnitSeries, ising_estimates, log_binning, overlap,
-    round_trips_of, spin_glass_estimates, tempering_diagnostics,
+    EquilibrationCheck, IsingEstimates, PlanePhases, SampleSeries, SpinGlassEstimates, UnitSeries,
+    ising_estimates, log_binning, overlap, spin_glass_estimates,
+};
+use crate::tempering::{
+    LOW_ACCEPTANCE, TemperingDiagnostics, retune, round_trips_of, tempering_diagnostics,
+    tuning_stops,
 };
 
 /// Chunks per run at least, so progress is reported as the run goes.
 const MIN_CHUNKS: u64 = 100;
-/// File names in the output directory.
-pub(super) const CHECKPOINT: &str = "checkpoint.bin";
-pub(super) const CONFIG: &str = "config.ron";
-pub const SUMMARY: &str = "summary.json";
-pub const FINAL_STATE: &str = "final_state.npy";
 const COUPLINGS: &str = "couplings.npy";
 const TEMPERATURE_HISTORY: &str = "temperature_history.csv";
 const ROUND_TRIPS: &str = "round_trips.csv";
-
-/// How to run.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    /// Output directory (created if missing).
-    pub out: PathBuf,
-    /// Continue from `out/checkpoint.bin`.
-    pub resume: bool,
-    /// Show a progress bar (on a terminal) or log lines.
-    pub progress: bool,
-    /// Stop after a checkpoint at or past this many sweeps, as a killed run would (tests).
-    pub halt_after: Option<u64>,
-    /// Start afresh even where `out` already holds a run's checkpoint.
-    pub overwrite: bool,
-}
-
-impl RunOptions {
-    /// A fresh, quiet run into `out`.
-    pub fn new(out: impl Into<PathBuf>) -> Self {
-        RunOptions {
-            out: out.into(),
-            resume: false,
-            progress: false,
-            halt_after: None,
-            overwrite: false,
-        }
-    }
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunOutcome {
-    Completed(Box<Summary>),
-    /// A population-annealing run.
-    Annealed(Box<super::AnnealingSummary>),
-    Halted {
-        sweeps_done: u64,
-    },
-}
 
 /// The results of one temperature.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,50 +50,6 @@ pub struct TemperatureSummary {
     pub estimates: IsingEstimates,
     /// Kaufman's exact finite-size values (2D, zero field only).
     pub exact: Option<ExactIsing2d>,
-}
-
-/// What ran where: the first fields of `summary.json` and `annealing.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunDescription {
-    pub spinflip_version: String,
-    pub backend: String,
-    pub adapter: String,
-    pub engine: String,
-    /// Whether the config named the engine, or what `engine: Auto` chose and why.
-    #[serde(default)]
-    pub engine_choice: String,
-    /// "Ising 2D", "Edwards-Anderson +-J 3D".
-    pub model: String,
-    pub dims: u32,
-    pub size: u32,
-    pub field: f64,
-    pub samples: u32,
-    /// Replicas per sample and temperature (population annealing: the target population R).
-    pub replicas: u32,
-    pub seed: u64,
-}
-
-impl RunDescription {
-    pub fn new(config: &Config, info: EngineInfo, engine_choice: &str) -> Self {
-        let model = match config.model.disorder() {
-            Disorder::Ferromagnet => "Ising",
-            Disorder::Bimodal => "Edwards-Anderson +-J",
-        };
-        RunDescription {
-            spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
-            backend: info.backend,
-            adapter: info.adapter,
-            engine: info.engine,
-            engine_choice: engine_choice.to_string(),
-            model: format!("{model} {}D", config.model.dims()),
-            dims: config.model.dims(),
-            size: config.model.size(),
-            field: config.model.field(),
-            samples: config.samples,
-            replicas: config.replicas,
-            seed: config.seed,
-        }
-    }
 }
 
 /// `summary.json`. Fields recorded since a later version (`#[serde(default)]`) default when
@@ -186,23 +106,17 @@ struct RunState {
     temperature_history: Vec<u32>,
 }
 
-/// Run `config`, writing everything into `options.out`.
-pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
-    config.validate()?;
-    let (config, engine_choice) = &config.resolve_engine()?;
-    ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
-    let config_text = config.to_ron_string();
+/// Run the sweeps of `config` (validated, engine resolved; `config_text` its RON, whose
+/// fingerprint the checkpoints carry), writing everything into `options.out`, or continue the
+/// run of its checkpoint there (`options.resume`).
+pub fn run_sweeps(
+    config: &Config,
+    engine_choice: &str,
+    options: &RunOptions,
+    config_text: &str,
+) -> Result<Ended<Box<Summary>>> {
     let checkpoint_path = options.out.join(CHECKPOINT);
-    if !options.resume && !options.overwrite && checkpoint_path.exists() {
-        return Err(Error::Usage(format!(
-            "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
-            options.out.display()
-        )));
-    }
-    if config.algorithm.annealing().is_some() {
-        return super::annealing::anneal(config, engine_choice, options, &config_text);
-    }
-    let config_fingerprint = fingerprint(&config_text);
+    let config_fingerprint = fingerprint(config_text);
     let mut systems = ising_systems(config);
     let schedule = Schedule::from(config);
     let (mut state, resumed) = if options.resume {
@@ -233,7 +147,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         engine.set_tempering(&state.tempering)?;
     }
     let tuning_stops = match config.algorithm.tunes() {
-        true => tuning_stops(&schedule),
+        true => tuning_stops(schedule.thermalize),
         false => Vec::new(),
     };
     let info = engine.info();
@@ -281,7 +195,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
             )?;
             if options.halt_after.is_some_and(|h| to >= h) {
                 progress.finish();
-                return Ok(RunOutcome::Halted { sweeps_done: to });
+                return Ok(Ended::Halted { sweeps_done: to });
             }
         }
     }
@@ -337,7 +251,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         &summary,
         (config.plots, config.final_state),
     )?;
-    Ok(RunOutcome::Completed(Box::new(summary)))
+    Ok(Ended::Completed(Box::new(summary)))
 }
 
 /// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements (and of
@@ -354,23 +268,6 @@ fn chunk_sweeps(
         chunk = chunk.min(checkpoint_every);
     }
     chunk
-}
-
-/// Whether a multiple of `every` lies in `(from, to]`.
-pub(super) fn crosses_checkpoint(from: u64, to: u64, every: u64) -> bool {
-    every > 0 && to / every > from / every
-}
-
-/// The checkpoint in `out` that `--resume` continues, refused where there is none.
-pub(super) fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
-    let path = out.join(CHECKPOINT);
-    if !path.exists() {
-        return Err(Error::Usage(format!(
-            "--resume: no checkpoint at {}",
-            path.display()
-        )));
-    }
-    Ok(path)
 }
 
 fn resume_state(

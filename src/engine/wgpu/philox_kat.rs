@@ -1,13 +1,13 @@
 //! Philox on the GPU: blocks for given (counter, key) pairs, through the `philox_kat` kernel.
 //! Used to check both WGSL multiply paths against the known-answer vectors on a real adapter.
 
-use super::context::GpuContext;
+use super::context::WgpuContext;
 use super::shaders::Kernel;
 use crate::error::Result;
 
 /// Philox4x32-10 of each `(counter, key)` pair, computed by the adapter of `ctx`.
 pub fn philox_blocks(
-    ctx: &mut GpuContext,
+    ctx: &mut WgpuContext,
     inputs: &[([u32; 4], [u32; 2])],
 ) -> Result<Vec<[u32; 4]>> {
     let words: Vec<u32> = inputs

@@ -1,4 +1,4 @@
-//! The MPI side of [`crate::ranks`]: starting MPI and checking that every rank runs the same
+//! The MPI side of [`crate::mpi`]: starting MPI and checking that every rank runs the same
 //! command ([`Session`]), rank 0's [`RankedEngine`], and the other ranks' [`follow`] loop.
 //!
 //! Only the main thread calls MPI (`Threading::Funneled`). Rank 0 talks to each other rank
@@ -10,22 +10,23 @@
 
 use std::sync::OnceLock;
 
-use mpi::Tag;
-use mpi::point_to_point::send_receive_into_with_tags;
-use mpi::topology::{Communicator, Process, SimpleCommunicator};
-use mpi::traits::*;
+use ::mpi::Tag;
+use ::mpi::point_to_point::send_receive_into_with_tags;
+use ::mpi::topology::{Communicator, Process, SimpleCommunicator};
+use ::mpi::traits::*;
 
 use super::wire::{Command, Reply, decode_reply, encode_reply};
 use super::{RunShape, Split, split};
 use crate::config::Config;
 use crate::engine::annealing::ResamplingTable;
+use crate::engine::open::open_local_engine;
+use crate::engine::open::open_slab_engine;
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, tempering::Chains,
 };
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::model::ising::IsingSystems;
-use crate::sim::{open_local_engine, open_slab_engine};
 
 /// Where this process runs in a job of several ranks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +70,7 @@ fn receive_bytes(from: &Process<'_>) -> Vec<u8> {
 
 /// MPI for the life of the process.
 pub struct Session {
-    _universe: mpi::environment::Universe,
+    _universe: ::mpi::environment::Universe,
     pub placement: Placement,
 }
 
@@ -78,7 +79,8 @@ impl Session {
     /// exactly as a build without the feature. With several ranks, checks that all run the same
     /// command line and config files (`identity`) before anything else.
     pub fn start() -> Result<Option<Session>> {
-        let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+        let Some((universe, _)) = ::mpi::initialize_with_threading(::mpi::Threading::Funneled)
+        else {
             return Err(Error::Usage("MPI was initialised twice".into()));
         };
         let world = universe.world();

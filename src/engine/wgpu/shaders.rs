@@ -54,7 +54,7 @@ pub enum Kernel {
     /// The hot start, for either engine (constant `MULTISPIN`); its bindings are its own (lane
     /// table, spins), derived from the shader.
     HotStart,
-    /// Population annealing's resampling step on the device (`engine::gpu::resampling`); its
+    /// Population annealing's resampling step on the device (`engine::wgpu::resampling`); its
     /// bindings are their own, derived from the shaders.
     ResampleCount,
     ResampleScan,
@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn dispatch_params_offsets_match_the_rust_struct() {
-        use crate::engine::gpu::plan::DispatchParams;
+        use crate::engine::wgpu::plan::DispatchParams;
         let source = compose(Kernel::MetropolisSimple, MulhiloPath::U32).unwrap();
         let module = validate(&source, MulhiloPath::U32).unwrap();
         let (_, ty) = module

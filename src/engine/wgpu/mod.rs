@@ -14,6 +14,6 @@ pub mod shaders;
 mod simple;
 mod tempering;
 
-pub use context::GpuContext;
-pub use multispin::MultispinGpuEngine;
-pub use simple::SimpleGpuEngine;
+pub use context::WgpuContext;
+pub use multispin::MultispinWgpuEngine;
+pub use simple::SimpleWgpuEngine;

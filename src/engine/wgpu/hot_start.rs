@@ -3,7 +3,7 @@
 //! computed where they live, and only the lane table (one `u32` per lane of each word system)
 //! travels. Bindings (group 0, the kernel's own): 0 the lane table (read-only), 1 the spins.
 
-use super::context::{GpuContext, storage_usage};
+use super::context::{WgpuContext, storage_usage};
 use super::dispatcher::Dispatcher;
 use super::shaders::Kernel;
 use crate::engine::cpu::hot_start::HotStartGrid;
@@ -30,7 +30,7 @@ fn constants(grid: &HotStartGrid, workgroup_size: u32) -> Vec<(&'static str, u32
 /// Write the hot start of `grid` into `spins` (the engine's lattices or words); waits for the
 /// device.
 pub fn hot_start(
-    ctx: &mut GpuContext,
+    ctx: &mut WgpuContext,
     dispatcher: &Dispatcher,
     spins: &wgpu::Buffer,
     grid: &HotStartGrid,

@@ -10,12 +10,12 @@
 //! never copy do not pay for a second spin buffer. The map's layout ([`CopyUnit`],
 //! [`lane_map`]) is the CUDA twin's too (`engine/cuda/copy_systems.rs`).
 
-use super::context::{GpuContext, storage_usage};
+use super::context::{WgpuContext, storage_usage};
 use super::dispatcher::Dispatcher;
 use super::shaders::Kernel;
 use crate::engine::multispin::MultispinLayout;
 use crate::error::{Error, Result};
-use crate::parallel;
+use crate::threads;
 
 /// How destinations take their spins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +72,7 @@ pub fn multispin_unit(layout: &MultispinLayout) -> CopyUnit {
 pub fn lane_map(layout: &MultispinLayout, sources: &[u32]) -> Vec<u32> {
     let per_word = layout.systems_per_word();
     let mut map = vec![0; (layout.word_systems() * per_word) as usize];
-    parallel::for_chunks(&mut map, per_word as usize, |g, lanes| {
+    threads::for_chunks(&mut map, per_word as usize, |g, lanes| {
         let g = g as u32;
         for (lane, entry) in (0..per_word).zip(lanes) {
             let (source, source_lane) = match layout.lane_system(g, lane) {
@@ -97,14 +97,14 @@ pub fn identity_map(layout: &MultispinLayout) -> Vec<u32> {
 /// these.
 pub fn system_positions(layout: &MultispinLayout) -> Vec<u32> {
     let per_word = layout.systems_per_word();
-    parallel::from_fn(layout.systems.systems() as usize, |b| {
+    threads::from_fn(layout.systems.systems() as usize, |b| {
         let (g, lane) = layout.system_lane(b as u32);
         g * per_word + lane
     })
 }
 
 /// The copy kernel with its buffers.
-pub struct GpuCopies {
+pub struct WgpuCopies {
     pipeline: wgpu::ComputePipeline,
     map: wgpu::Buffer,
     snapshot: wgpu::Buffer,
@@ -114,10 +114,10 @@ pub struct GpuCopies {
     system_words: u32,
 }
 
-impl GpuCopies {
+impl WgpuCopies {
     /// The kernel over `spins`, `systems` (word) systems of `system_words` words each.
     fn new(
-        ctx: &mut GpuContext,
+        ctx: &mut WgpuContext,
         spins: &wgpu::Buffer,
         (systems, system_words): (u32, u64),
         unit: CopyUnit,
@@ -134,7 +134,7 @@ impl GpuCopies {
         let map = ctx.buffer("copy map", 4 * u64::from(map_words), storage_usage())?;
         let snapshot = ctx.buffer("spin snapshot", spins.size(), storage_usage())?;
         let bind_group = ctx.bind_buffers("copy systems", &pipeline, &[&map, &snapshot, spins]);
-        Ok(GpuCopies {
+        Ok(WgpuCopies {
             pipeline,
             map,
             snapshot,
@@ -144,26 +144,26 @@ impl GpuCopies {
         })
     }
 
-    /// The copies in `slot`, created by the first call (see [`GpuCopies::new`]).
+    /// The copies in `slot`, created by the first call (see [`WgpuCopies::new`]).
     pub fn ensure<'a>(
-        slot: &'a mut Option<GpuCopies>,
-        ctx: &mut GpuContext,
+        slot: &'a mut Option<WgpuCopies>,
+        ctx: &mut WgpuContext,
         spins: &wgpu::Buffer,
         shape: (u32, u64),
         unit: CopyUnit,
         workgroup_size: u32,
-    ) -> Result<&'a GpuCopies> {
+    ) -> Result<&'a WgpuCopies> {
         if slot.is_none() {
-            *slot = Some(GpuCopies::new(ctx, spins, shape, unit, workgroup_size)?);
+            *slot = Some(WgpuCopies::new(ctx, spins, shape, unit, workgroup_size)?);
         }
         Ok(slot.as_ref().expect("created above"))
     }
 
-    /// Copy as `map` says (laid out as the [`CopyUnit`] of [`GpuCopies::new`]): snapshot the
+    /// Copy as `map` says (laid out as the [`CopyUnit`] of [`WgpuCopies::new`]): snapshot the
     /// spins, then gather every destination from the snapshot; waits for the device.
     pub fn copy(
         &self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         dispatcher: &Dispatcher,
         spins: &wgpu::Buffer,
         map: &[u32],
@@ -182,7 +182,7 @@ impl GpuCopies {
     /// the snapshot; waits for the device.
     pub fn gather(
         &self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         dispatcher: &Dispatcher,
         spins: &wgpu::Buffer,
     ) -> Result<()> {
@@ -196,7 +196,7 @@ impl GpuCopies {
     /// for [`Self::restore`].
     pub fn encode_gather(
         &self,
-        ctx: &GpuContext,
+        ctx: &WgpuContext,
         dispatcher: &Dispatcher,
         spins: &wgpu::Buffer,
         encoder: &mut wgpu::CommandEncoder,
@@ -210,8 +210,8 @@ impl GpuCopies {
     }
 
     /// Put the lattices of before the last gather back (a resampling step refused after its
-    /// copy was submitted, see `engine::gpu::resampling`); waits for the device.
-    pub fn restore(&self, ctx: &GpuContext, spins: &wgpu::Buffer) -> Result<()> {
+    /// copy was submitted, see `engine::wgpu::resampling`); waits for the device.
+    pub fn restore(&self, ctx: &WgpuContext, spins: &wgpu::Buffer) -> Result<()> {
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.snapshot, 0, spins, 0, spins.size());
         ctx.queue.submit([encoder.finish()]);

@@ -8,8 +8,6 @@
 //! tuned ladder is a function of (config, seed) like everything else; it is frozen after the
 //! last stage, written to the checkpoint and reused on `--resume`.
 
-use super::Schedule;
-
 /// Stops of the tuning, evenly spaced in the first half of the thermalisation.
 pub const TUNING_STAGES: u32 = 10;
 /// Acceptances below this count as this (a pair that never swapped still has a finite
@@ -18,9 +16,10 @@ const MIN_ACCEPTANCE: f64 = 1e-4;
 /// The move towards the equalised ladder at each stop.
 const DAMPING: f64 = 0.5;
 
-/// The sweeps after which the ladder is retuned (the last one freezes it).
-pub fn tuning_stops(schedule: &Schedule) -> Vec<u64> {
-    let stage = schedule.thermalize / 2 / u64::from(TUNING_STAGES);
+/// The sweeps after which the ladder is retuned (the last one freezes it), for a run of
+/// `thermalize` thermalisation sweeps.
+pub fn tuning_stops(thermalize: u64) -> Vec<u64> {
+    let stage = thermalize / 2 / u64::from(TUNING_STAGES);
     (1..=u64::from(TUNING_STAGES)).map(|i| i * stage).collect()
 }
 
@@ -85,13 +84,7 @@ mod tests {
 
     #[test]
     fn stops_fill_the_first_half_of_the_thermalisation() {
-        let schedule = Schedule {
-            thermalize: 4000,
-            measure: 100,
-            every: 10,
-            swap_every: Some(1),
-        };
-        let stops = tuning_stops(&schedule);
+        let stops = tuning_stops(4000);
         assert_eq!(stops.len(), TUNING_STAGES as usize);
         assert_eq!((stops[0], stops[9]), (200, 2000));
     }

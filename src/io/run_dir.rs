@@ -1,0 +1,113 @@
+//! The run directory: the names of the files every run writes there, how a run is asked to
+//! use it (fresh, resumed, forced), and what both loops (Metropolis sweeps and population
+//! annealing) share about it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, Disorder};
+use crate::engine::EngineInfo;
+use crate::error::{Error, Result};
+
+/// File names in the output directory.
+pub const CHECKPOINT: &str = "checkpoint.bin";
+pub const CONFIG: &str = "config.ron";
+pub const SUMMARY: &str = "summary.json";
+pub const FINAL_STATE: &str = "final_state.npy";
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Output directory (created if missing).
+    pub out: PathBuf,
+    /// Continue from `out/checkpoint.bin`.
+    pub resume: bool,
+    /// Show a progress bar (on a terminal) or log lines.
+    pub progress: bool,
+    /// Stop after a checkpoint at or past this many sweeps, as a killed run would (tests).
+    pub halt_after: Option<u64>,
+    /// Start afresh even where `out` already holds a run's checkpoint.
+    pub overwrite: bool,
+}
+
+impl RunOptions {
+    /// A fresh, quiet run into `out`.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            out: out.into(),
+            resume: false,
+            progress: false,
+            halt_after: None,
+            overwrite: false,
+        }
+    }
+}
+
+/// How a loop ended: with its results, or halted after a checkpoint ([`RunOptions::halt_after`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ended<S> {
+    Completed(S),
+    Halted { sweeps_done: u64 },
+}
+
+/// What ran where: the first fields of `summary.json` and `annealing.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunDescription {
+    pub spinflip_version: String,
+    pub backend: String,
+    pub adapter: String,
+    pub engine: String,
+    /// Whether the config named the engine, or what `engine: Auto` chose and why.
+    #[serde(default)]
+    pub engine_choice: String,
+    /// "Ising 2D", "Edwards-Anderson +-J 3D".
+    pub model: String,
+    pub dims: u32,
+    pub size: u32,
+    pub field: f64,
+    pub samples: u32,
+    /// Replicas per sample and temperature (population annealing: the target population R).
+    pub replicas: u32,
+    pub seed: u64,
+}
+
+impl RunDescription {
+    pub fn new(config: &Config, info: EngineInfo, engine_choice: &str) -> Self {
+        let model = match config.model.disorder() {
+            Disorder::Ferromagnet => "Ising",
+            Disorder::Bimodal => "Edwards-Anderson +-J",
+        };
+        RunDescription {
+            spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
+            backend: info.backend,
+            adapter: info.adapter,
+            engine: info.engine,
+            engine_choice: engine_choice.to_string(),
+            model: format!("{model} {}D", config.model.dims()),
+            dims: config.model.dims(),
+            size: config.model.size(),
+            field: config.model.field(),
+            samples: config.samples,
+            replicas: config.replicas,
+            seed: config.seed,
+        }
+    }
+}
+
+/// Whether a multiple of `every` lies in `(from, to]`.
+pub fn crosses_checkpoint(from: u64, to: u64, every: u64) -> bool {
+    every > 0 && to / every > from / every
+}
+
+/// The checkpoint in `out` that `--resume` continues, refused where there is none.
+pub fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
+    let path = out.join(CHECKPOINT);
+    if !path.exists() {
+        return Err(Error::Usage(format!(
+            "--resume: no checkpoint at {}",
+            path.display()
+        )));
+    }
+    Ok(path)
+}

@@ -1,0 +1,46 @@
+//! One run from its config to its files: check the config, resolve `engine: Auto`, prepare the
+//! run directory, and hand the run to its algorithm's loop (Metropolis sweeps, with or without
+//! parallel tempering, in [`crate::metropolis`]; population annealing in
+//! [`crate::annealing`]).
+
+use crate::annealing::{AnnealingSummary, anneal};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::io::atomic::ensure_writable_dir;
+use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions};
+use crate::metropolis::{Summary, run_sweeps};
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    Completed(Box<Summary>),
+    /// A population-annealing run.
+    Annealed(Box<AnnealingSummary>),
+    Halted {
+        sweeps_done: u64,
+    },
+}
+
+/// Run `config`, writing everything into `options.out`.
+pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
+    config.validate()?;
+    let (config, engine_choice) = &config.resolve_engine()?;
+    ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
+    let config_text = config.to_ron_string();
+    if !options.resume && !options.overwrite && options.out.join(CHECKPOINT).exists() {
+        return Err(Error::Usage(format!(
+            "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
+            options.out.display()
+        )));
+    }
+    Ok(match config.algorithm.annealing() {
+        Some(_) => match anneal(config, engine_choice, options, &config_text)? {
+            Ended::Completed(summary) => RunOutcome::Annealed(summary),
+            Ended::Halted { sweeps_done } => RunOutcome::Halted { sweeps_done },
+        },
+        None => match run_sweeps(config, engine_choice, options, &config_text)? {
+            Ended::Completed(summary) => RunOutcome::Completed(summary),
+            Ended::Halted { sweeps_done } => RunOutcome::Halted { sweeps_done },
+        },
+    })
+}
