@@ -1,0 +1,258 @@
+//! The options of `spinflip bench` and the run config of one measurement.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use crate::config::{
+    Algorithm, AnnealingSchedule, Backend, Config, EngineKind, Lanes, Layout, Model, PhiloxPath,
+    Randoms, Resampling, Sweeps, Temperatures,
+};
+
+/// Which backends to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchBackend {
+    /// The CPU and wgpu engines (CUDA only when named: most machines have no NVIDIA driver).
+    All,
+    Cpu,
+    Wgpu,
+    Cuda,
+}
+
+/// Which engines (and multispin layouts) to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchEngine {
+    /// One spin per 32-bit word.
+    Simple,
+    /// Multispin, 32 systems per word (lanes chosen by `--lanes`).
+    Amsc,
+    /// Multispin, 32 sites of one lattice per word (sizes that are multiples of 64).
+    Smsc,
+}
+
+/// The model measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchModel {
+    Ising,
+    /// Edwards-Anderson +-J (multispin engines only).
+    Ea,
+}
+
+/// Options of `spinflip bench`.
+#[derive(Debug, Clone, clap::Parser)]
+pub struct BenchOptions {
+    /// Backends to measure.
+    #[arg(long, value_enum, default_value = "all")]
+    pub backend: BenchBackend,
+    /// Engines to measure.
+    #[arg(long, value_enum, value_delimiter = ',', default_values = ["simple", "amsc", "smsc"])]
+    pub engine: Vec<BenchEngine>,
+    /// Model.
+    #[arg(long, value_enum, default_value = "ising")]
+    pub model: BenchModel,
+    /// What AMSC lanes hold (the default: replicas for the Ising model, samples for EA).
+    #[arg(long, value_enum)]
+    pub lanes: Option<LanesArg>,
+    /// How multispin decisions draw random numbers.
+    #[arg(long, value_enum, default_value = "exact")]
+    pub randoms: RandomsArg,
+    /// Lattice dimension.
+    #[arg(long, default_value_t = 2)]
+    pub dims: u32,
+    /// Linear sizes (even; SMSC measures the multiples of 64 only).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![256, 1024, 4096])]
+    pub sizes: Vec<u32>,
+    /// Systems per run (AMSC rounds up to whole words of 32).
+    #[arg(long, default_value_t = 1)]
+    pub systems: u32,
+    /// Inverse temperature.
+    #[arg(long, default_value_t = 0.4406868)]
+    pub beta: f64,
+    /// Minimum duration of the timed plan, seconds.
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// GPU adapter (index, backend name or name substring; for CUDA the device index).
+    #[arg(long)]
+    pub adapter: Option<String>,
+    /// WGSL Philox multiply path.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub philox: PhiloxArg,
+    /// Workgroup size of the GPU kernels.
+    #[arg(long, default_value_t = 64)]
+    pub workgroup_size: u32,
+    /// Compile the GPU kernels with wgpu's runtime bounds checks.
+    #[arg(long)]
+    pub bounds_checks: bool,
+    /// Write what the Vulkan driver made of each WGSL kernel (statistics, internal
+    /// representations) into this directory.
+    #[arg(long)]
+    pub pipeline_statistics: Option<PathBuf>,
+    /// Print JSON lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Parallel tempering: each measurement is also made with swap rounds and measurements,
+    /// whose cost the row shows against plain sweeps.
+    #[arg(long)]
+    pub tempering: bool,
+    /// Each measurement is also made with the lattices split into this many slabs (threads of
+    /// this process, each with its own engine and device context, trading halo planes as MPI
+    /// ranks do): the row shows their rate and its cost against one engine. One slab trades
+    /// with itself, so its cost is the halo exchange's alone.
+    #[arg(long, default_value_t = 0)]
+    pub slabs: u32,
+    /// With `--tempering`: temperatures of the ladder (beta to 2 beta, geometric in T).
+    #[arg(long, default_value_t = 32)]
+    pub temperatures: u32,
+    /// With `--tempering`: independent chains (replicas) per sample.
+    #[arg(long, default_value_t = 2)]
+    pub chains: u32,
+    /// With `--tempering`: sweeps between swap rounds.
+    #[arg(long, default_value_t = 1)]
+    pub swap_every: u64,
+    /// With `--tempering`: sweeps between measurements.
+    #[arg(long, default_value_t = 10)]
+    pub measure_every: u64,
+    /// Population annealing: each row times one whole anneal of a population of `--systems`
+    /// replicas (per sample): `--steps` temperature steps, linear in beta up to `--beta`, each
+    /// `--theta` sweeps and a measurement, with the resampling between steps (host decisions,
+    /// device copies, new thresholds). AMSC lanes hold replicas unless `--lanes` says otherwise.
+    #[arg(long, conflicts_with = "tempering")]
+    pub annealing: bool,
+    /// With `--annealing`: Metropolis sweeps per temperature step.
+    #[arg(long, default_value_t = 10)]
+    pub theta: u32,
+    /// With `--annealing`: temperature steps.
+    #[arg(long, default_value_t = 20)]
+    pub steps: u32,
+    /// With `--annealing`: disorder samples, one population each (`--model ea`).
+    #[arg(long, default_value_t = 1)]
+    pub samples: u32,
+}
+
+/// Philox paths selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PhiloxArg {
+    Auto,
+    Int64,
+    U32,
+}
+
+/// AMSC lane meanings selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LanesArg {
+    Replicas,
+    Samples,
+    Temperatures,
+}
+
+/// Random-number modes selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RandomsArg {
+    Exact,
+    Packed,
+    Shared,
+}
+
+/// The run config of one measurement: the engine's system counts follow its packing.
+pub(super) fn bench_config(
+    options: &BenchOptions,
+    backend: Backend,
+    engine: BenchEngine,
+    size: u32,
+) -> Config {
+    let mut config = Config::default_config().expect("the built-in config is valid");
+    let (dims, field) = (options.dims, 0.0);
+    config.model = match options.model {
+        BenchModel::Ising => Model::Ising { dims, size, field },
+        BenchModel::Ea => Model::EdwardsAnderson { dims, size, field },
+    };
+    config.backend = backend;
+    config.adapter = options.adapter.clone();
+    config.workgroup_size = options.workgroup_size;
+    config.bounds_checks = options.bounds_checks;
+    config.pipeline_statistics = options.pipeline_statistics.clone();
+    config.philox = match options.philox {
+        PhiloxArg::Auto => PhiloxPath::Auto,
+        PhiloxArg::Int64 => PhiloxPath::Int64,
+        PhiloxArg::U32 => PhiloxPath::U32,
+    };
+    let randoms = match options.randoms {
+        RandomsArg::Exact => Randoms::Exact,
+        RandomsArg::Packed => Randoms::Packed,
+        RandomsArg::Shared => Randoms::Shared,
+    };
+    let lanes = match (options.lanes, options.model) {
+        (Some(LanesArg::Replicas), _) | (None, BenchModel::Ising) => Lanes::Replicas,
+        // Populations are replicas.
+        (None, BenchModel::Ea) if options.annealing => Lanes::Replicas,
+        (Some(LanesArg::Samples), _) | (None, BenchModel::Ea) => Lanes::Samples,
+        (Some(LanesArg::Temperatures), _) => Lanes::Temperatures,
+    };
+    let words = options.systems.div_ceil(32).max(1);
+    let (temperatures, samples, replicas) = match (engine, options.tempering) {
+        (BenchEngine::Simple | BenchEngine::Smsc, false) => (1, 1, options.systems),
+        (BenchEngine::Simple | BenchEngine::Smsc, true) => {
+            (options.temperatures, 1, options.chains)
+        }
+        (BenchEngine::Amsc, false) => match lanes {
+            Lanes::Replicas => (1, 1, 32 * words),
+            Lanes::Samples => (1, 32 * words, 1),
+            Lanes::Temperatures => (32, words, 1),
+        },
+        // Chains are replicas: with lanes holding replicas, 32 chains per word.
+        (BenchEngine::Amsc, true) => match lanes {
+            Lanes::Replicas => (options.temperatures, 1, 32 * words),
+            Lanes::Samples => (options.temperatures, 32 * words, options.chains),
+            Lanes::Temperatures => (options.temperatures, options.systems, options.chains),
+        },
+    };
+    if options.annealing {
+        config.algorithm = Algorithm::Annealing {
+            theta: options.theta,
+            schedule: AnnealingSchedule::Linear {
+                beta_max: options.beta,
+                count: options.steps,
+            },
+            resampling: Resampling::FloorCeil,
+            runs: 1,
+            overlaps: false,
+            reweighting: None,
+        };
+        config.temperatures = Temperatures::default();
+        config.sweeps = Sweeps::default();
+    } else if options.tempering {
+        config.algorithm = Algorithm::Tempering {
+            every: options.swap_every,
+            tune: false,
+        };
+        let t = 1.0 / options.beta;
+        config.temperatures = Temperatures::GeometricT {
+            min: t / 2.0,
+            max: t,
+            count: temperatures,
+        };
+    } else {
+        // Temperatures in lanes spread around the requested beta.
+        config.temperatures = Temperatures::Betas(
+            (0..temperatures)
+                .map(|t| options.beta * (1.0 + 0.01 * f64::from(t)))
+                .collect(),
+        );
+    }
+    (config.samples, config.replicas) = match options.annealing {
+        true => (options.samples, options.systems),
+        false => (samples, replicas),
+    };
+    config.engine = match engine {
+        BenchEngine::Simple => EngineKind::Simple,
+        BenchEngine::Amsc => EngineKind::Multispin {
+            layout: Layout::Amsc { lanes },
+            randoms,
+        },
+        BenchEngine::Smsc => EngineKind::Multispin {
+            layout: Layout::Smsc,
+            randoms,
+        },
+    };
+    config
+}
