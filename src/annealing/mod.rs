@@ -1,18 +1,24 @@
-//! Population annealing (paper 001): the loop of temperature steps ([`run`]), the host's
-//! resampling decisions ([`resampling`]), the population statistics and averages over runs
-//! ([`stats`]) and the multi-histogram reweighting of the energy histograms
-//! ([`multihistogram`]). The resampling step as the engines replay it is their contract
-//! ([`crate::engine::annealing`]).
+//! Population annealing (paper 001): the loop of temperature steps (`run.rs`) and the host's
+//! work of one step (`steps.rs`), the host's resampling decisions ([`resampling`]), the
+//! population statistics and averages over runs ([`stats`]), the multi-histogram reweighting
+//! of the energy histograms ([`multihistogram`]), and a finished anneal's summary
+//! ([`AnnealingSummary`]) and files (`outputs.rs`). The resampling step as the engines replay
+//! it is their contract ([`crate::engine::annealing`]).
 
 pub mod multihistogram;
+mod outputs;
 pub mod resampling;
 mod run;
 pub mod stats;
+mod steps;
+mod summary;
 
 pub use multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep, Reweighted};
-pub use run::{AnnealingSummary, anneal, anneal_engine, annealing_table, engine_systems};
+pub use outputs::annealing_table;
+pub use run::{anneal, anneal_engine, engine_systems};
 pub use stats::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, Levels, PairOverlaps, Population,
     ReweightedAverage, average_over_runs, family_statistics, overlaps_over_samples,
     population_moments, reweighted_over_runs, weighted_over_runs,
 };
+pub use summary::AnnealingSummary;

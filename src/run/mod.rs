@@ -1,14 +1,16 @@
 //! One run from its config to its files: check the config, resolve `engine: Auto`, prepare the
 //! run directory, and hand the run to its algorithm's loop (Metropolis sweeps, with or without
 //! parallel tempering, in [`crate::metropolis`]; population annealing in
-//! [`crate::annealing`]).
+//! [`crate::annealing`]); then draw its figures where the config asks for plots (the loops
+//! hand back what they are drawn from, and know nothing of [`crate::plot`]).
 
 use crate::annealing::{AnnealingSummary, anneal};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::io::atomic::ensure_writable_dir;
 use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions};
-use crate::metropolis::{Summary, run_sweeps};
+use crate::metropolis::{Finished, Summary, run_sweeps};
+use crate::plot::{write_annealing_plot, write_run_plots};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,12 +37,34 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     }
     Ok(match config.algorithm.annealing() {
         Some(_) => match anneal(config, engine_choice, options, &config_text)? {
-            Ended::Completed(summary) => RunOutcome::Annealed(summary),
+            Ended::Completed(summary) => {
+                if config.plots {
+                    write_annealing_plot(&options.out, &summary)?;
+                }
+                RunOutcome::Annealed(summary)
+            }
             Ended::Halted { sweeps_done } => RunOutcome::Halted { sweeps_done },
         },
         None => match run_sweeps(config, engine_choice, options, &config_text)? {
-            Ended::Completed(summary) => RunOutcome::Completed(summary),
+            Ended::Completed(finished) => {
+                if config.plots {
+                    write_figures(&options.out, &finished)?;
+                }
+                RunOutcome::Completed(Box::new(finished.summary))
+            }
             Ended::Halted { sweeps_done } => RunOutcome::Halted { sweeps_done },
         },
     })
+}
+
+/// The figures and snapshots of a finished run of sweeps, into `out`.
+fn write_figures(out: &std::path::Path, finished: &Finished) -> Result<()> {
+    let sweep_of = |m| finished.sweep_of(m);
+    write_run_plots(
+        out,
+        &finished.summary,
+        &finished.series,
+        sweep_of,
+        &finished.spins,
+    )
 }

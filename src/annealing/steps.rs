@@ -1,0 +1,290 @@
+//! One temperature step's work on the host, between the engine's calls: the populations'
+//! levels from a measurement, the resampling table to the next beta, the plan of the step,
+//! the families following the engine's copies, the histograms, and the estimates (the
+//! overlaps among them).
+
+use super::resampling::{PopulationLevels, ResampleKey, Reweighting, copy_entries};
+use super::run::Anneal;
+use super::{
+    AnnealingEstimates, Levels, PairOverlaps, Population, family_statistics, population_moments,
+};
+use crate::config::{AnnealingOptions, Resampling};
+use crate::engine::annealing::{ResamplingTable, TableHead};
+use crate::engine::{Engine, Measurements, Plan};
+use crate::error::{Error, Result};
+use crate::stats::{PlanePhases, overlap};
+use crate::threads;
+
+/// A resampling step's copies of every system, with the population sizes they make (summed
+/// once: the table, the levels and the estimates each ask for them).
+pub(super) struct PendingCopies {
+    copies: Vec<u32>,
+    sizes: Vec<usize>,
+}
+
+impl Anneal {
+    /// First system of population `block`.
+    fn base(&self, block: usize) -> usize {
+        block * self.slots as usize
+    }
+
+    /// Whether the engine may measure the populations as histograms
+    /// ([`Engine::count_populations`]): where nothing needs a replica's own counts (they are
+    /// needed in a field, where the energy is not a function of the bond level, by multinomial
+    /// resampling and by the overlaps) and the histograms are smaller than the populations.
+    pub(super) fn counts_populations(&self, annealing: &AnnealingOptions) -> bool {
+        let lattice = self.systems.lattice;
+        let bins = lattice.bonds() + lattice.sites() + 2;
+        self.systems.field == 0.0
+            && annealing.resampling != Resampling::Multinomial
+            && !annealing.overlaps
+            && bins <= u64::from(self.slots)
+    }
+
+    /// Every population's energy and magnetisation levels, from the engine's integer counts
+    /// or its histograms.
+    pub(super) fn levels(&self, measurements: &Measurements) -> Vec<PopulationLevels> {
+        if let Some(histograms) = &measurements.histograms {
+            return (0..self.populations.len())
+                .map(|b| {
+                    let (satisfied, up) = histograms.of_block(b);
+                    PopulationLevels::of_histograms(&self.systems, satisfied, up)
+                })
+                .collect();
+        }
+        (0..self.populations.len())
+            .map(|block| {
+                let observations = &measurements.observations[self.base(block)..];
+                PopulationLevels::of(&self.systems, &observations[..self.size(block)])
+            })
+            .collect()
+    }
+
+    /// Take the copies `copies[system]` of each replica that the plan's resampling step made
+    /// in every population, for the families to follow ([`Self::settle_families`]).
+    pub(super) fn take_copies(&mut self, copies: Vec<u32>) -> Result<()> {
+        let slots = self.slots as usize;
+        if copies.len() != self.populations.len() * slots {
+            return Err(Error::State(format!(
+                "the engine's resampling step returned {} copy counts for {} populations of {slots} slots",
+                copies.len(),
+                self.populations.len()
+            )));
+        }
+        self.settle_families();
+        let sizes = (self.populations.iter())
+            .zip(copies.chunks(slots))
+            .map(|(population, copies)| {
+                let copies = &copies[..population.families.len()];
+                copies.iter().map(|&n| n as usize).sum()
+            })
+            .collect();
+        self.pending_copies = Some(PendingCopies { copies, sizes });
+        Ok(())
+    }
+
+    /// Every new replica inherits its source's family, after the copies taken last.
+    pub(super) fn settle_families(&mut self) {
+        let Some(PendingCopies { copies, .. }) = self.pending_copies.take() else {
+            return;
+        };
+        let slots = self.slots as usize;
+        for (population, copies) in self.populations.iter_mut().zip(copies.chunks(slots)) {
+            let size = population.families.len();
+            population.families = threads::repeat_by(&population.families, &copies[..size]);
+        }
+    }
+
+    /// The size of population `block` after the copies taken last.
+    fn size(&self, block: usize) -> usize {
+        match &self.pending_copies {
+            None => self.populations[block].families.len(),
+            Some(pending) => pending.sizes[block],
+        }
+    }
+
+    /// Add every population's energies to its histogram. Energies are integers at zero field
+    /// (the only field `reweighting` takes): `E = -bond sum`.
+    pub(super) fn record_histograms(&mut self, levels: &[PopulationLevels]) {
+        for (population, levels) in self.populations.iter_mut().zip(levels) {
+            let energies = levels.energies.iter().map(|&e| e as i64);
+            population
+                .histogram
+                .add_counts(energies.zip(levels.counts.iter().copied()));
+        }
+    }
+
+    /// The overlaps at the current beta of every sample's run pairs: slot `j` of run `k <
+    /// runs/2` with slot `j` of run `k + runs/2`, for every slot both populations fill, as the
+    /// engine measures them (replica `r` with `r + replicas/2`, the runs' blocks being
+    /// consecutive); recorded on run `k`.
+    pub(super) fn estimate_overlaps(&mut self, measurements: &Measurements, runs: u32) {
+        let lattice = self.systems.lattice;
+        let (n, size) = (lattice.sites(), lattice.size as usize);
+        let phases = PlanePhases::new(lattice.size);
+        let half = runs as usize / 2;
+        // Overlaps per sample, pair `k slots + j` joining run k's slot j with run k + runs/2's.
+        let pairs_per_sample = half * self.slots as usize;
+        for block in 0..self.populations.len() {
+            let (sample, run) = (block / runs as usize, block % runs as usize);
+            if run >= half {
+                continue;
+            }
+            let active = self.populations[block]
+                .families
+                .len()
+                .min(self.populations[block + half].families.len());
+            let first = sample * pairs_per_sample + run * self.slots as usize;
+            let pairs = threads::from_fn(active, |j| {
+                let o = first + j;
+                let planes = &measurements.overlap_planes[o * size..][..size];
+                let (differing, kmin) = phases.overlap_from_planes(planes, n);
+                // q_l = 1 - 2 B_l / (d N): the overlap's formula over bonds.
+                let link = overlap(measurements.link_overlaps[o] as i64, lattice.bonds());
+                (overlap(differing, n), kmin, link)
+            });
+            let estimates = self.populations[block].estimates.last_mut();
+            if let Some(last) = estimates {
+                last.pairs = PairOverlaps::of_pairs(&pairs);
+            }
+        }
+    }
+
+    /// The resampling of every population from the current beta to `next`: its table goes to
+    /// the engine for the next plan's resampling step, and the engine moves to `next`. The
+    /// reweightings, for the estimates.
+    pub(super) fn resampling_table(
+        &mut self,
+        engine: &mut dyn Engine,
+        options: &AnnealingOptions,
+        levels: &[PopulationLevels],
+        next: f64,
+    ) -> Result<Vec<Reweighting>> {
+        // The step to the k-th beta after 0 draws with step number k.
+        let step = self.step() + 1;
+        let beta = self.beta();
+        let mut reweightings = Vec::with_capacity(self.populations.len());
+        let mut table = ResamplingTable {
+            keyed: levels[0].keyed,
+            slots: self.slots,
+            heads: Vec::with_capacity(levels.len()),
+            entries: Vec::new(),
+        };
+        for (block, levels) in levels.iter().enumerate() {
+            let reweighting = Reweighting::new(levels, next - beta);
+            let key = ResampleKey {
+                seed: self.systems.seed,
+                step,
+                block: block as u32,
+            };
+            let (keyed, entries) =
+                copy_entries(options.resampling, levels, &reweighting, self.target, key);
+            table.keyed = keyed;
+            table.heads.push(TableHead {
+                lo: levels.lo,
+                len: entries.len() as u32,
+                offset: table.entries.len() as u32,
+                size: self.size(block) as u32,
+                batch: block as u32,
+            });
+            table.entries.extend(entries);
+            self.populations[block].ln_z += reweighting.ln_q;
+            reweightings.push(reweighting);
+        }
+        engine.set_resampling(&table)?;
+        engine.set_betas(&[next])?;
+        self.schedule.push(next);
+        Ok(reweightings)
+    }
+
+    /// The resampling step to the current beta, `theta` sweeps there, then a measurement. The
+    /// sweeps number on from the previous step's, keying the Metropolis randoms.
+    pub(super) fn step_plan(&mut self, theta: u32) -> Result<Plan> {
+        let mut plan = Plan::default();
+        plan.resample(self.step())?;
+        for _ in 0..theta {
+            let sweep = u32::try_from(self.sweeps_done).map_err(|_| {
+                Error::State(format!(
+                    "population annealing: step {} passes {} sweeps, the range of the \
+                     random-number counter; use fewer steps or a smaller theta",
+                    self.step(),
+                    u32::MAX
+                ))
+            })?;
+            plan.sweep(sweep);
+            self.sweeps_done += 1;
+        }
+        plan.measure();
+        Ok(plan)
+    }
+
+    /// Every population's estimates at the step of `record`, from its levels `levels` and
+    /// its families (those of the populations until the next step's copies).
+    pub(super) fn estimates_of(
+        &self,
+        levels: &[PopulationLevels],
+        record: &StepRecord,
+    ) -> Vec<AnnealingEstimates> {
+        let (n, beta) = (self.systems.lattice.sites(), record.beta);
+        let steps = levels.iter().zip(&record.reweightings).zip(&record.ln_z);
+        let estimate =
+            |((levels, reweighting), ln_z): ((&PopulationLevels, &Reweighting), &f64),
+             population: &Population| {
+                let energies = Levels {
+                    values: &levels.energies,
+                    counts: &levels.counts,
+                };
+                let magnetisations = Levels {
+                    values: &levels.magnetisations,
+                    counts: &levels.magnetisation_counts,
+                };
+                let [e, c, abs_m, m2, m4, u4] =
+                    population_moments(beta, n, energies, magnetisations);
+                let (families, rho_t, rho_s) = family_statistics(&population.families);
+                let ln_z = ln_z / n as f64;
+                let f = -ln_z / beta;
+                AnnealingEstimates {
+                    beta,
+                    population: population.families.len() as u32,
+                    e,
+                    c,
+                    abs_m,
+                    m2,
+                    m4,
+                    u4,
+                    ln_z,
+                    f,
+                    s: beta * (e - f),
+                    overlap: reweighting.overlap,
+                    effective_population: reweighting.effective_size,
+                    families,
+                    rho_t,
+                    rho_s,
+                    pairs: PairOverlaps::MISSING,
+                }
+            };
+        steps
+            .zip(&self.populations)
+            .map(|(step, population)| estimate(step, population))
+            .collect()
+    }
+
+    /// Append a step's estimates (one per population), if there are any.
+    pub(super) fn push_estimates(&mut self, estimates: Option<Vec<AnnealingEstimates>>) {
+        for (population, estimate) in self
+            .populations
+            .iter_mut()
+            .zip(estimates.into_iter().flatten())
+        {
+            population.estimates.push(estimate);
+        }
+    }
+}
+
+/// What a step's estimates need besides its levels and its populations' families: its beta,
+/// its reweightings and every population's `ln Z` after it.
+pub(super) struct StepRecord {
+    pub(super) beta: f64,
+    pub(super) reweightings: Vec<Reweighting>,
+    pub(super) ln_z: Vec<f64>,
+}

@@ -1,0 +1,102 @@
+//! Continuing a run from its checkpoint, and writing one: the checkpoint holds exactly the
+//! loop's [`RunState`] and the engine's lattices.
+
+use std::path::Path;
+
+use super::Schedule;
+use super::run::RunState;
+use crate::engine::SpinBits;
+use crate::engine::tempering::Chains;
+use crate::error::{Error, Result};
+use crate::io::checkpoint::Checkpoint;
+use crate::io::run_dir::checkpoint_to_resume;
+use crate::model::ising::IsingSystems;
+
+/// The state and the lattices of the run whose checkpoint is in `out`, refused where the
+/// checkpoint does not fit the config (its fingerprint, or the shape of what it holds).
+pub(super) fn resume_state(
+    out: &Path,
+    config_fingerprint: u64,
+    systems: &IsingSystems,
+    schedule: &Schedule,
+) -> Result<(RunState, SpinBits)> {
+    let path = checkpoint_to_resume(out)?;
+    let checkpoint = Checkpoint::load(&path, config_fingerprint)?;
+    let per_measurement = systems.systems() as usize;
+    let measurements = schedule.measurements_before(checkpoint.sweeps_done) as usize;
+    let expected_spins = systems.spin_count() as u64;
+    let overlaps = measurements * systems.overlaps() as usize;
+    let chains = Chains::of(systems);
+    let (tempering, history) = match schedule.swap_every {
+        Some(_) => (
+            chains.state_words(),
+            measurements * (systems.replicas * chains.temperatures) as usize,
+        ),
+        None => (0, 0),
+    };
+    if checkpoint.sweeps_done > schedule.total()
+        || checkpoint.spins.len() != expected_spins
+        || checkpoint.bond_sums.len() != measurements * per_measurement
+        || checkpoint.magnetisations.len() != measurements * per_measurement
+        || checkpoint.overlaps.len() != overlaps
+        || checkpoint.overlaps_kmin.len() != overlaps
+        || checkpoint.link_overlaps.len() != overlaps
+        || checkpoint.tempering.len() != tempering
+        || checkpoint.betas.len()
+            != if tempering > 0 {
+                systems.betas.len()
+            } else {
+                0
+            }
+        || checkpoint.temperature_history.len() != history
+    {
+        return Err(Error::State(format!(
+            "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements; a \
+             checkpoint of a spinflip that did not yet measure the thermalisation, or the link \
+             overlap, has fewer: finish that run with the version that started it)",
+            path.display(),
+            checkpoint.sweeps_done,
+            checkpoint.spins.len(),
+            checkpoint.bond_sums.len() / per_measurement.max(1)
+        )));
+    }
+    let state = RunState {
+        sweeps_done: checkpoint.sweeps_done,
+        bond_sums: checkpoint.bond_sums,
+        magnetisations: checkpoint.magnetisations,
+        overlaps: checkpoint.overlaps,
+        overlaps_kmin: checkpoint.overlaps_kmin,
+        link_overlaps: checkpoint.link_overlaps,
+        betas: checkpoint.betas,
+        tempering: checkpoint.tempering,
+        temperature_history: checkpoint.temperature_history,
+    };
+    let spins = checkpoint
+        .spins
+        .reshape(systems.systems(), systems.lattice.sites())?;
+    Ok((state, spins))
+}
+
+/// Write the checkpoint of `state` with the lattices `spins` atomically; returns it.
+pub(super) fn save_checkpoint(
+    path: &Path,
+    config_fingerprint: u64,
+    state: &RunState,
+    spins: SpinBits,
+) -> Result<Checkpoint> {
+    let checkpoint = Checkpoint {
+        config_fingerprint,
+        sweeps_done: state.sweeps_done,
+        spins,
+        bond_sums: state.bond_sums.clone(),
+        magnetisations: state.magnetisations.clone(),
+        overlaps: state.overlaps.clone(),
+        overlaps_kmin: state.overlaps_kmin.clone(),
+        link_overlaps: state.link_overlaps.clone(),
+        betas: state.betas.clone(),
+        tempering: state.tempering.clone(),
+        temperature_history: state.temperature_history.clone(),
+    };
+    checkpoint.save(path).map_err(|e| Error::io(path, e))?;
+    Ok(checkpoint)
+}
