@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::AnnealingCheckpoint;
 use super::resampling::{PopulationLevels, ResampleKey, Reweighting, adaptive_beta, copy_entries};
 use super::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, EnergyHistogram, Levels, PairOverlaps,
@@ -26,7 +27,7 @@ use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
-use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
+use crate::io::checkpoint::fingerprint;
 use crate::io::output::{write_file, write_json};
 use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, RunDescription, RunOptions, checkpoint_to_resume, crosses_checkpoint,

@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::Schedule;
+use super::checkpoint::Checkpoint;
 use crate::config::{Config, FinalState, Randoms};
 use crate::engine::Engine;
 use crate::engine::tempering::{Chains, Section};
 use crate::engine::{EngineInfo, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::exact::{ExactIsing2d, kaufman};
-use crate::io::checkpoint::{Checkpoint, fingerprint};
+use crate::io::checkpoint::fingerprint;
 use crate::io::output::{
     OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_suffix, write_file,
     write_json, write_lattices_npy, write_npy_i8,
