@@ -5,6 +5,7 @@
 //! ([`AnnealingSummary`]) and files (`outputs.rs`). The resampling step as the engines replay
 //! it is their contract ([`crate::engine::annealing`]).
 
+pub mod checkpoint;
 pub mod multihistogram;
 mod outputs;
 pub mod resampling;

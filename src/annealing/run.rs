@@ -13,6 +13,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use super::checkpoint::AnnealingCheckpoint;
 use super::outputs::write_outputs;
 use super::resampling::{PopulationLevels, adaptive_beta};
 use super::steps::{PendingCopies, StepRecord};
@@ -21,7 +22,7 @@ use super::{EnergyHistogram, Population};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
 use crate::engine::{Betas, Engine, Plan, SpinBits};
 use crate::error::{Error, Result};
-use crate::io::checkpoint::{AnnealingCheckpoint, fingerprint};
+use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,

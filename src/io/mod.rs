@@ -1,4 +1,5 @@
-//! Files: crash-safe writing, the binary checkpoint, and the result files.
+//! Files: crash-safe writing, the checkpoint file (the container every algorithm's checkpoint
+//! shares), and the result files.
 
 pub mod atomic;
 pub mod checkpoint;
@@ -6,4 +7,4 @@ pub mod output;
 pub mod run_dir;
 
 pub use atomic::{IoError, ensure_writable_dir, write_atomic};
-pub use checkpoint::{AnnealingCheckpoint, Checkpoint, CheckpointError, fingerprint};
+pub use checkpoint::{CheckpointError, fingerprint};

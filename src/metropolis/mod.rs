@@ -5,6 +5,7 @@
 //! (`summary.rs`) and writes the results (`outputs.rs`); the figures are drawn above it, from
 //! what it hands back ([`Finished`]).
 
+pub mod checkpoint;
 mod outputs;
 mod progress;
 mod resume;

@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use super::Schedule;
+use super::checkpoint::Checkpoint;
 use super::run::RunState;
 use crate::engine::SpinBits;
 use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
-use crate::io::checkpoint::Checkpoint;
 use crate::io::run_dir::checkpoint_to_resume;
 use crate::model::ising::IsingSystems;
 

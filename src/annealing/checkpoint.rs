@@ -1,0 +1,562 @@
+//! The checkpoint of a population-annealing run, written between temperature steps. Its frame
+//! (magic, format, fingerprint, spins, CRC) is the container's ([`crate::io::checkpoint`]);
+//! this is its layout (format 6), all numbers little-endian:
+//!
+//! | offset | size | field                                          |
+//! |--------|------|------------------------------------------------|
+//! | 0      | 8    | magic `SPINFLIP`                               |
+//! | 8      | 4    | format 6 (u32)                                 |
+//! | 12     | 8    | config fingerprint (u64)                       |
+//! | 20     | 8    | sweeps done (u64)                              |
+//! | 28     | 8    | number of spins S, every slot (u64)            |
+//! | 36     | 8    | number of populations P (u64)                  |
+//! | 44     | 8    | steps done T: betas after 0 so far (u64)      |
+//! | 52     | 8    | family labels F, all populations (u64)         |
+//! | 60     | 8    | energy histogram bins H, all populations (u64) |
+//! | 68     | 8 ⌈S/64⌉ | spins, one bit each (u64 words, [`SpinBits`]) |
+//! |        | 8 T  | the schedule so far (f64)                      |
+//! |        | 8 P  | per population, ln Z so far (f64)              |
+//! |        | 4 P  | per population, its size R_p (u32)            |
+//! |        | 4 F  | per replica, its family (u32, population-major) |
+//! |        | 160 P T | per population and step, the estimates (20 words: f64, the population and family counts u64) |
+//! |        | 4 P  | per population, its histogram's bins (u32)     |
+//! |        | 16 H | the bins: energy (i64) and count (u64), energies increasing per population |
+//! |        | 4    | CRC-32 (IEEE) of every byte before it          |
+//!
+//! Format 4 (before packed spins, the overlaps and the histograms) has the spins one byte
+//! each, lacks H and its two sections, and its estimate records end before the last four
+//! words (the pair overlaps); it is still read, with the pair overlaps NaN and the histograms
+//! empty.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::multihistogram::EnergyHistogram;
+use super::stats::{AnnealingEstimates, PairOverlaps, Population};
+use crate::engine::spins::SpinBits;
+use crate::io::checkpoint::{
+    CheckpointError, Format, RunKind, Writer, encode_with, load_file, open, save_with,
+};
+
+/// The layout written (packed spins, pair overlaps and histograms), and format 4 before them,
+/// still read.
+const FORMATS: [Format; 2] = [
+    Format {
+        number: 6,
+        counts: 5,
+        packed: true,
+    },
+    Format {
+        number: 4,
+        counts: 4,
+        packed: false,
+    },
+];
+/// Words of one [`AnnealingEstimates`] record.
+const ESTIMATE_WORDS: usize = 20;
+/// Words of a record in format 4, before the pair overlaps.
+const ESTIMATE_WORDS_4: usize = 16;
+
+/// The state of a population-annealing run between temperature steps: with the config, all it
+/// needs to continue bit-identically. The beta is the schedule's last (0 before the first
+/// step), the step index its length; the resampling and Metropolis randoms are keyed by the
+/// step and the sweep count, so no generator state is kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnnealingCheckpoint {
+    /// [`crate::io::checkpoint::fingerprint`] of the resolved config text.
+    pub config_fingerprint: u64,
+    /// Sweeps completed, `theta` per step.
+    pub sweeps_done: u64,
+    /// The betas after 0 so far (as configured, or as the adaptive schedule chose them).
+    pub schedule: Vec<f64>,
+    /// Every engine slot's lattice, idle ones included, one bit per spin; decoded as one run
+    /// of `S` spins (the file does not say how they divide into slots).
+    pub spins: SpinBits,
+    /// Per population (`sample runs + run`): its families, ln Z and estimates so far.
+    pub populations: Vec<Population>,
+}
+
+impl AnnealingCheckpoint {
+    /// The file's bytes (see the module documentation for the layout).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_with(|out| self.write_to(out))
+    }
+
+    /// Write the file's bytes into `out` (the CRC included), the spins in chunks.
+    fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let populations = &self.populations;
+        let labels = populations.iter().map(|p| p.families.len()).sum();
+        let bins = populations.iter().map(|p| p.histogram.counts.len()).sum();
+        let mut out = Writer::start(
+            out,
+            FORMATS[0].number,
+            self.config_fingerprint,
+            self.sweeps_done,
+            &[
+                self.spins.len() as usize,
+                populations.len(),
+                self.schedule.len(),
+                labels,
+                bins,
+            ],
+        )?;
+        out.spins(&self.spins)?;
+        out.put(self.schedule.iter().map(|b| b.to_le_bytes()))?;
+        out.put(populations.iter().map(|p| p.ln_z.to_le_bytes()))?;
+        let sizes = populations.iter().map(|p| p.families.len() as u32);
+        out.put(sizes.map(u32::to_le_bytes))?;
+        let families = populations.iter().flat_map(|p| &p.families);
+        out.put(families.map(|f| f.to_le_bytes()))?;
+        let records = populations.iter().flat_map(|p| &p.estimates);
+        out.put(records.flat_map(estimate_words).map(u64::to_le_bytes))?;
+        let histograms = populations.iter().map(|p| &p.histogram.counts);
+        out.put(histograms.clone().map(|h| (h.len() as u32).to_le_bytes()))?;
+        for (&energy, &count) in histograms.flatten() {
+            out.put([energy.to_le_bytes(), count.to_le_bytes()].into_iter())?;
+        }
+        out.seal()
+    }
+
+    /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
+    pub fn decode(bytes: &[u8]) -> Result<AnnealingCheckpoint, CheckpointError> {
+        let mut file = open(bytes, RunKind::Annealing, &FORMATS, |format, counts| {
+            sections(format, counts).to_vec()
+        })?;
+        let record_words = record_words(file.format);
+        let [steps, populations, _, labels, words, histograms, bins] =
+            sections(file.format, &file.counts).map(|(count, _)| count as usize);
+        let reader = &mut file.reader;
+        let schedule = reader.f64s(steps)?;
+        let ln_z = reader.f64s(populations)?;
+        let sizes = reader.u32s(populations)?;
+        let labels = reader.u32s(labels)?;
+        let records = reader.i64s(words)?;
+        let histogram_sizes = reader.u32s(histograms)?;
+        let bins = reader.i64s(2 * bins)?;
+        let mut populations =
+            split_populations(ln_z, &sizes, labels, &records, steps, record_words)?;
+        if file.format == FORMATS[0].number {
+            let histograms = split_histograms(&histogram_sizes, &bins)?;
+            for (population, histogram) in populations.iter_mut().zip(histograms) {
+                population.histogram = histogram;
+            }
+        }
+        Ok(AnnealingCheckpoint {
+            config_fingerprint: file.config_fingerprint,
+            sweeps_done: file.sweeps_done,
+            schedule,
+            spins: file.spins,
+            populations,
+        })
+    }
+
+    /// Write to `path` atomically, streamed: a crash leaves the previous checkpoint intact.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        save_with(path, |out| self.write_to(out))
+    }
+
+    /// Read and verify the checkpoint at `path`, refusing one written for another config.
+    pub fn load(
+        path: &Path,
+        expected_fingerprint: u64,
+    ) -> Result<AnnealingCheckpoint, CheckpointError> {
+        load_file(
+            path,
+            expected_fingerprint,
+            AnnealingCheckpoint::decode,
+            |c| c.config_fingerprint,
+        )
+    }
+}
+
+/// Words of an estimate record in `format`: before format 6, without the pair overlaps.
+fn record_words(format: u32) -> usize {
+    match format == FORMATS[0].number {
+        true => ESTIMATE_WORDS,
+        false => ESTIMATE_WORDS_4,
+    }
+}
+
+/// The (count, width) of the sections after the spins of a file in `format` whose header
+/// counts after the spins are `counts` (populations, steps, family labels and, from format 6,
+/// histogram bins), in the order of the file: the schedule, ln Z, the population sizes, the
+/// family labels, the estimate records' words, the histogram sizes and the bins.
+fn sections(format: u32, counts: &[u64]) -> [(u64, u64); 7] {
+    let (populations, steps, labels) = (counts[0], counts[1], counts[2]);
+    let (histograms, bins) = match format == FORMATS[0].number {
+        true => (populations, counts[3]),
+        false => (0, 0),
+    };
+    let words = populations
+        .saturating_mul(steps)
+        .saturating_mul(record_words(format) as u64);
+    [
+        (steps, 8),
+        (populations, 8),
+        (populations, 4),
+        (labels, 4),
+        (words, 8),
+        (histograms, 4),
+        (bins, 16),
+    ]
+}
+
+/// An estimate record's words: the two counts as integers, every other field as its f64 bits,
+/// so a resumed run reproduces them to the bit.
+fn estimate_words(a: &AnnealingEstimates) -> [u64; ESTIMATE_WORDS] {
+    [
+        a.beta.to_bits(),
+        u64::from(a.population),
+        a.e.to_bits(),
+        a.c.to_bits(),
+        a.abs_m.to_bits(),
+        a.m2.to_bits(),
+        a.m4.to_bits(),
+        a.u4.to_bits(),
+        a.ln_z.to_bits(),
+        a.f.to_bits(),
+        a.s.to_bits(),
+        a.overlap.to_bits(),
+        a.effective_population.to_bits(),
+        u64::from(a.families),
+        a.rho_t.to_bits(),
+        a.rho_s.to_bits(),
+        a.pairs.q2.to_bits(),
+        a.pairs.q4.to_bits(),
+        a.pairs.q2_kmin.to_bits(),
+        a.pairs.ql.to_bits(),
+    ]
+}
+
+/// The inverse of [`estimate_words`] (`words` holds [`ESTIMATE_WORDS`], or
+/// [`ESTIMATE_WORDS_4`] from format 4, without the pair overlaps).
+fn estimate_of_words(words: &[i64]) -> Result<AnnealingEstimates, CheckpointError> {
+    let real = |i: usize| f64::from_bits(words[i] as u64);
+    let count = |i: usize| {
+        u32::try_from(words[i]).map_err(|_| {
+            CheckpointError::Inconsistent(format!("an estimate record counts {}", words[i]))
+        })
+    };
+    Ok(AnnealingEstimates {
+        beta: real(0),
+        population: count(1)?,
+        e: real(2),
+        c: real(3),
+        abs_m: real(4),
+        m2: real(5),
+        m4: real(6),
+        u4: real(7),
+        ln_z: real(8),
+        f: real(9),
+        s: real(10),
+        overlap: real(11),
+        effective_population: real(12),
+        families: count(13)?,
+        rho_t: real(14),
+        rho_s: real(15),
+        pairs: match words.len() {
+            ESTIMATE_WORDS => PairOverlaps {
+                q2: real(16),
+                q4: real(17),
+                q2_kmin: real(18),
+                ql: real(19),
+            },
+            _ => PairOverlaps::MISSING,
+        },
+    })
+}
+
+/// The populations of a checkpoint: population `p` has `sizes[p]` of the family `labels` (in
+/// population order) and `steps` estimate records of `record_words` words of `records`.
+fn split_populations(
+    ln_z: Vec<f64>,
+    sizes: &[u32],
+    labels: Vec<u32>,
+    records: &[i64],
+    steps: usize,
+    record_words: usize,
+) -> Result<Vec<Population>, CheckpointError> {
+    let total: u64 = sizes.iter().map(|&n| u64::from(n)).sum();
+    if total != labels.len() as u64 {
+        return Err(CheckpointError::Inconsistent(format!(
+            "the population sizes add up to {total}, but it holds {} family labels",
+            labels.len()
+        )));
+    }
+    let per_population = steps * record_words;
+    let mut labels = labels.into_iter();
+    sizes
+        .iter()
+        .zip(ln_z)
+        .enumerate()
+        .map(|(p, (&size, ln_z))| {
+            let words = &records[p * per_population..][..per_population];
+            Ok(Population {
+                families: labels.by_ref().take(size as usize).collect(),
+                ln_z,
+                estimates: words
+                    .chunks_exact(record_words)
+                    .map(estimate_of_words)
+                    .collect::<Result<_, _>>()?,
+                histogram: EnergyHistogram::default(),
+            })
+        })
+        .collect()
+}
+
+/// The energy histograms of a checkpoint: population `p` has `sizes[p]` of the (energy, count)
+/// pairs `bins`, energies increasing.
+fn split_histograms(sizes: &[u32], bins: &[i64]) -> Result<Vec<EnergyHistogram>, CheckpointError> {
+    let total: u64 = sizes.iter().map(|&n| u64::from(n)).sum();
+    if 2 * total != bins.len() as u64 {
+        return Err(CheckpointError::Inconsistent(format!(
+            "the histogram sizes add up to {total} bins, but it holds {}",
+            bins.len() / 2
+        )));
+    }
+    let mut pairs = bins.chunks_exact(2).map(|b| (b[0], b[1] as u64));
+    sizes
+        .iter()
+        .map(|&size| {
+            let bins: Vec<(i64, u64)> = pairs.by_ref().take(size as usize).collect();
+            if bins.windows(2).any(|w| w[1].0 <= w[0].0) {
+                return Err(CheckpointError::Inconsistent(
+                    "a histogram's energies do not increase".into(),
+                ));
+            }
+            Ok(EnergyHistogram {
+                counts: bins.into_iter().collect(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::checkpoint::fingerprint;
+
+    /// `count` spins in one run, every `period`-th up.
+    fn signs(count: u64, period: u64) -> SpinBits {
+        let signs: Vec<i32> = (0..count)
+            .map(|i| if i % period == 0 { 1 } else { -1 })
+            .collect();
+        SpinBits::from_signs(1, count, &signs)
+    }
+
+    fn estimates(beta: f64, population: u32) -> AnnealingEstimates {
+        AnnealingEstimates {
+            beta,
+            population,
+            e: -1.25,
+            c: 0.1 + beta,
+            abs_m: 0.5,
+            m2: 1e-300,
+            m4: -0.0,
+            u4: f64::NAN,
+            ln_z: 0.75,
+            f: -1.0 / 3.0,
+            s: 0.2,
+            overlap: 0.875,
+            effective_population: 3.5,
+            families: 2,
+            rho_t: 1.5,
+            rho_s: 1.25,
+            pairs: PairOverlaps {
+                q2: 0.5,
+                q4: 0.25 + beta,
+                q2_kmin: 1e-3,
+                ql: f64::NAN,
+            },
+        }
+    }
+
+    /// Two populations (sizes 3 and 2) after two steps, with histograms of 2 and 1 bins.
+    fn annealing_sample() -> AnnealingCheckpoint {
+        let population = |families: Vec<u32>, ln_z, energies: &[i64]| {
+            let mut histogram = EnergyHistogram::default();
+            histogram.add(energies.iter().copied());
+            Population {
+                estimates: vec![estimates(0.25, 4), estimates(0.5, families.len() as u32)],
+                families,
+                ln_z,
+                histogram,
+            }
+        };
+        AnnealingCheckpoint {
+            config_fingerprint: fingerprint("(algorithm: Annealing)"),
+            sweeps_done: 10,
+            schedule: vec![0.25, 0.5],
+            spins: signs(24, 5),
+            populations: vec![
+                population(vec![0, 0, 3], 2.5, &[-8, 4, -8]),
+                population(vec![1, 2], -0.5, &[0]),
+            ],
+        }
+    }
+
+    /// Equality to the bit: NaN estimates compare equal through their encoding.
+    fn same(a: &AnnealingCheckpoint, b: &AnnealingCheckpoint) -> bool {
+        a.encode() == b.encode()
+    }
+
+    #[test]
+    fn annealing_checkpoints_round_trip_to_the_bit() {
+        let checkpoint = annealing_sample();
+        let decoded = AnnealingCheckpoint::decode(&checkpoint.encode()).unwrap();
+        assert!(same(&decoded, &checkpoint), "{decoded:?}");
+        assert_eq!(decoded.populations[1].families, vec![1, 2]);
+        assert!(decoded.populations[0].estimates[1].u4.is_nan());
+        assert_eq!(decoded.populations[0].estimates[1].pairs.q4, 0.75);
+        assert_eq!(decoded.populations[0].histogram.counts[&-8], 2);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        checkpoint.save(&path).unwrap();
+        let loaded = AnnealingCheckpoint::load(&path, checkpoint.config_fingerprint).unwrap();
+        assert!(same(&loaded, &checkpoint));
+        let other = fingerprint("(algorithm: Metropolis)");
+        assert!(matches!(
+            AnnealingCheckpoint::load(&path, other),
+            Err(CheckpointError::InFile { source, .. })
+                if matches!(*source, CheckpointError::ConfigMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn annealing_layout_matches_the_documented_format() {
+        let bytes = annealing_sample().encode();
+        assert_eq!(&bytes[..8], b"SPINFLIP");
+        assert_eq!(bytes[8..12], [6, 0, 0, 0]);
+        assert_eq!(bytes[20..28], 10u64.to_le_bytes(), "sweeps");
+        assert_eq!(bytes[28..36], 24u64.to_le_bytes(), "spins");
+        assert_eq!(bytes[36..44], 2u64.to_le_bytes(), "populations");
+        assert_eq!(bytes[44..52], 2u64.to_le_bytes(), "steps");
+        assert_eq!(bytes[52..60], 5u64.to_le_bytes(), "family labels");
+        assert_eq!(bytes[60..68], 3u64.to_le_bytes(), "histogram bins");
+        let up = (0..24).step_by(5).fold(0u64, |w, i| w | 1 << i);
+        assert_eq!(bytes[68..76], up.to_le_bytes(), "spins 0, 5, .. up");
+        let schedule = 68 + 8;
+        assert_eq!(bytes[schedule + 8..schedule + 16], 0.5f64.to_le_bytes());
+        let ln_z = schedule + 16;
+        assert_eq!(bytes[ln_z..ln_z + 8], 2.5f64.to_le_bytes());
+        let sizes = ln_z + 16;
+        assert_eq!(bytes[sizes..sizes + 8], [3, 0, 0, 0, 2, 0, 0, 0]);
+        let labels = sizes + 8;
+        assert_eq!(bytes[labels + 8..labels + 12], 3u32.to_le_bytes());
+        let records = labels + 20;
+        assert_eq!(bytes[records..records + 8], 0.25f64.to_le_bytes());
+        assert_eq!(bytes[records + 8..records + 16], 4u64.to_le_bytes());
+        assert_eq!(
+            bytes[records + 128..records + 136],
+            0.5f64.to_le_bytes(),
+            "q2"
+        );
+        let histograms = records + 2 * 2 * 160;
+        assert_eq!(bytes[histograms..histograms + 8], [2, 0, 0, 0, 1, 0, 0, 0]);
+        let bins = histograms + 8;
+        assert_eq!(bytes[bins..bins + 8], (-8i64).to_le_bytes());
+        assert_eq!(bytes[bins + 8..bins + 16], 2u64.to_le_bytes());
+        assert_eq!(bytes.len(), bins + 3 * 16 + 4);
+    }
+
+    /// `checkpoint` in format 4: spins one byte each, no histograms, estimate records without
+    /// the pair overlaps.
+    fn format_4(checkpoint: &AnnealingCheckpoint) -> Vec<u8> {
+        encode_with(|out| {
+            let populations = &checkpoint.populations;
+            let labels = populations.iter().map(|p| p.families.len()).sum();
+            let spins = &checkpoint.spins;
+            let counts = [
+                spins.len() as usize,
+                populations.len(),
+                checkpoint.schedule.len(),
+                labels,
+            ];
+            let mut out = Writer::start(out, 4, checkpoint.config_fingerprint, 10, &counts)?;
+            out.put((0..spins.len()).map(|i| [spins.spin(0, i) as i8 as u8]))?;
+            out.put(checkpoint.schedule.iter().map(|b| b.to_le_bytes()))?;
+            out.put(populations.iter().map(|p| p.ln_z.to_le_bytes()))?;
+            let sizes = populations.iter().map(|p| p.families.len() as u32);
+            out.put(sizes.map(u32::to_le_bytes))?;
+            let families = populations.iter().flat_map(|p| &p.families);
+            out.put(families.map(|f| f.to_le_bytes()))?;
+            let records = populations.iter().flat_map(|p| &p.estimates);
+            let words = records.flat_map(|a| estimate_words(a).into_iter().take(ESTIMATE_WORDS_4));
+            out.put(words.map(u64::to_le_bytes))?;
+            out.seal()
+        })
+    }
+
+    #[test]
+    fn format_4_annealing_checkpoints_are_still_read() {
+        let checkpoint = annealing_sample();
+        let old = AnnealingCheckpoint::decode(&format_4(&checkpoint)).unwrap();
+        let mut expected = checkpoint;
+        for population in &mut expected.populations {
+            population.histogram = EnergyHistogram::default();
+            for a in &mut population.estimates {
+                a.pairs = PairOverlaps::MISSING;
+            }
+        }
+        assert!(same(&old, &expected), "{old:?}");
+    }
+
+    #[test]
+    fn every_flipped_or_missing_byte_of_an_annealing_checkpoint_is_refused() {
+        let bytes = annealing_sample().encode();
+        for i in 0..bytes.len() {
+            let mut corrupt = bytes.clone();
+            corrupt[i] ^= 0x10;
+            assert!(
+                AnnealingCheckpoint::decode(&corrupt).is_err(),
+                "flipping byte {i} went unnoticed"
+            );
+        }
+        for len in [0, 8, 30, 59, 67, 68, bytes.len() - 1] {
+            match AnnealingCheckpoint::decode(&bytes[..len]) {
+                Err(CheckpointError::Truncated { found, .. }) => assert_eq!(found, len as u64),
+                other => panic!("{len} bytes: expected Truncated, got {other:?}"),
+            }
+        }
+    }
+
+    /// A header whose population sizes disagree with its family labels, under a valid CRC.
+    #[test]
+    fn annealing_populations_must_hold_their_labels() {
+        let mut checkpoint = annealing_sample();
+        checkpoint.populations[0].families.pop();
+        let mut bytes = checkpoint.encode();
+        let sizes = 68 + 8 + 16 + 16;
+        bytes[sizes] = 3;
+        let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
+        let end = bytes.len() - 4;
+        bytes[end..].copy_from_slice(&crc.to_le_bytes());
+        let err = AnnealingCheckpoint::decode(&bytes).unwrap_err();
+        assert!(err.to_string().contains("add up to 5"), "{err}");
+    }
+
+    #[test]
+    fn every_layout_is_numbered_as_population_annealing() {
+        for format in FORMATS {
+            assert_eq!(RunKind::of(format.number), Some(RunKind::Annealing));
+        }
+        assert_eq!((FORMATS[0].header_len(), FORMATS[1].header_len()), (68, 60));
+    }
+
+    /// Every layout number of a run of sweeps (formats 2, 3 and 5) is refused as such.
+    #[test]
+    fn a_checkpoint_of_the_other_algorithm_is_refused_as_such() {
+        for format in [2u32, 3, 5] {
+            let mut bytes = annealing_sample().encode();
+            bytes[8..12].copy_from_slice(&format.to_le_bytes());
+            let err = AnnealingCheckpoint::decode(&bytes).unwrap_err();
+            assert!(
+                err.to_string().contains("of a run of Metropolis sweeps")
+                    && err
+                        .to_string()
+                        .contains("asks for a population-annealing run"),
+                "{err}"
+            );
+        }
+    }
+}
