@@ -1,8 +1,7 @@
 //! Population annealing's resampling step ([`Step::Resample`](super::Step::Resample)) as every
-//! engine replays it: the host sends a [`ResamplingTable`] (from the populations' energy
-//! histograms, [`crate::annealing::resampling`]), the engine decides each replica's number of copies
-//! from it, lays the new population out in replica order and copies the lattices, the spins
-//! never leaving it.
+//! engine replays it: the host sends a [`ResamplingTable`] (its decisions, from the populations'
+//! energy histograms), the engine decides each replica's number of copies from it, lays the new
+//! population out in replica order and copies the lattices, the spins never leaving it.
 //!
 //! Populations: the engine's systems in blocks of `slots` (block `b`: systems `b slots ..
 //! (b + 1) slots`); population `b` fills the first `sizes[b]` of its block, the rest are idle

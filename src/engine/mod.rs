@@ -1,8 +1,9 @@
 //! Engines replay a [`Plan`] built by the simulation loop.
 //!
-//! The loop (`sim`) decides what happens (which sweeps, when to measure); an engine only executes
-//! it on its hardware and returns exact integer observations. Every engine uses the same random
-//! words and thresholds, so all of them produce the same lattices bit for bit.
+//! The loop (an algorithm's home, above the engines) decides what happens (which sweeps, when to
+//! measure); an engine only executes it on its hardware and returns exact integer observations.
+//! Every engine uses the same random words and thresholds, so all of them produce the same
+//! lattices bit for bit.
 
 pub mod annealing;
 pub mod cpu;
@@ -196,7 +197,7 @@ pub trait Engine {
 
     /// Most measurement slots one plan may fill: what the device's buffer limits allow (a
     /// swap round's scratch slot aside); no limit where none applies. Runs and benchmarks keep
-    /// their plans within it ([`crate::metropolis::Schedule::most_sweeps_per_plan`]).
+    /// their plans within it (the loop's schedule divides its sweeps into plans by it).
     fn max_plan_slots(&self) -> u64 {
         u64::MAX
     }

@@ -8,7 +8,6 @@
 
 pub mod couplings;
 pub mod ising;
-pub mod tempering;
 
 /// A periodic square (2D) or simple-cubic (3D) lattice of even linear size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -27,14 +27,13 @@ pub use tempering_swap::{CpuTempering, swap_uniforms};
 use rayon::prelude::*;
 
 use super::annealing::{HostResampling, ResamplingTable};
-use super::tempering::SwapLayout;
+use super::tempering::{SwapLayout, swap_tables};
 use super::{
     Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, Step, check_betas,
     check_copy_map, check_tempering_state, no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
-use crate::model::tempering::swap_tables;
 
 /// The CPU engine of the simple (one spin per word) Ising model.
 pub struct CpuEngine {

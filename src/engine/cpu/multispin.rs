@@ -326,8 +326,7 @@ mod tests {
     /// One swap round on unpacked lattices: every accepted pair exchanges whole lattices.
     fn reference_swap(systems: &IsingSystems, spins: &mut [i32], sweep: u32, parity: u32) -> u32 {
         use crate::engine::cpu::swap_uniforms;
-        use crate::engine::tempering::Chains;
-        use crate::model::tempering::{accept_swap, swap_tables};
+        use crate::engine::tempering::{Chains, accept_swap, swap_tables};
         let tables = swap_tables(systems).unwrap();
         let chains = Chains::of(systems);
         let counts: Vec<[u64; 2]> = direct(systems, spins)

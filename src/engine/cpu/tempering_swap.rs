@@ -1,8 +1,7 @@
 //! CPU mirror of `shaders/wgsl/tempering_swap.wgsl`: the decisions of one swap round, with the
 //! labels, round trips and acceptance counts they update (see [`crate::engine::tempering`]).
 
-use crate::engine::tempering::{AT_BOTTOM, AT_TOP, Section, SwapLayout};
-use crate::model::tempering::accept_swap;
+use crate::engine::tempering::{AT_BOTTOM, AT_TOP, Section, SwapLayout, accept_swap};
 use crate::rng::{Counter, Purpose, random_block};
 
 /// Parallel tempering as the CPU engines hold it.

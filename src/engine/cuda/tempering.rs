@@ -13,12 +13,11 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 use super::context::{CudaDevice, driver_error};
 use super::launch::{allocate, check_fits, download, launch_config, upload};
 use crate::engine::check_tempering_state;
-use crate::engine::tempering::{Exchange, Records, SwapLayout, kernel_constants};
+use crate::engine::tempering::{Exchange, Records, SwapLayout, kernel_constants, swap_tables};
 use crate::engine::wgpu::plan::DispatchParams;
 use crate::engine::wgpu::shaders::{Engine, Kernel};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
-use crate::model::tempering::swap_tables;
 
 /// The swap kernel's blocks: one warp each.
 const WARP: u32 = 32;

@@ -12,10 +12,9 @@ use super::dispatcher::{Dispatcher, Grid};
 use super::plan::Dispatch;
 use super::shaders::{Bindings, Engine, Kernel};
 use crate::engine::check_tempering_state;
-use crate::engine::tempering::{Records, SwapLayout, kernel_constants};
+use crate::engine::tempering::{Records, SwapLayout, kernel_constants, swap_tables};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
-use crate::model::tempering::swap_tables;
 
 /// The tempering buffers and kernels of a wgpu engine.
 pub struct WgpuTempering {

@@ -8,15 +8,15 @@
 //! with its own uniform against a threshold tabulated on the host, `t[n] = threshold(a, 2 n)`
 //! (`a = |gap|` for the bonds, `|gap h|` for the field, `n` the absolute difference):
 //!
-//! accept iff (x_bonds >= 0 or U_0 <= t_bonds[n_bonds]) and (x_field >= 0 or U_1 <= t_field[n_field]).
+//! `accept iff (x_bonds >= 0 or U_0 <= t_bonds[n_bonds]) and (x_field >= 0 or U_1 <= t_field[n_field])`.
 //!
 //! At `h = 0` this is exactly Metropolis. With a field it is the factorised Metropolis filter
 //! `min(1, e^x1) min(1, e^x2)`, which obeys detailed balance as well (its forward/backward ratio
 //! is `e^(x1 + x2)`) at a slightly lower acceptance, and keeps the tables one-dimensional.
 //! Past a table's end the threshold is 0 (`exp(-2 a n) <= 2^-32`).
 
-use super::ising::{IsingSystems, threshold};
 use crate::error::{Error, Result};
+use crate::model::ising::{IsingSystems, threshold};
 
 /// Words of a pair's header in [`swap_tables`]: signs, bond offset, bond length, field offset,
 /// field length.

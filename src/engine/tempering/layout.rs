@@ -1,98 +1,11 @@
-//! The data layout of parallel tempering, shared by every engine and backend.
-//!
-//! Chains. Replica `r` of sample `s` at every temperature is one tempering chain set
-//! `c = s R + r` (`C = S R` of them): its `T` walkers exchange configurations between neighbour
-//! temperatures. The system at temperature `k` of chain set `c` is `b = k C + c`, the usual system
-//! index `(k S + s) R + r`. Swaps move *spins*, so system `b` always holds temperature `k`: the
-//! thresholds, observables and overlaps of every layout stay as they are, and the walkers'
-//! identities travel in the labels below.
-//!
-//! A swap round after sweep `n` with parity `p` decides every pair `(k, k + 1)` with `k = p mod 2`
-//! of every chain set, from the counts of both walkers (`[up, satisfied]`, measured just before)
-//! and Philox block `(word k, sweep n, purpose Swap, batch c')` (`U_0`, `U_1` as in
-//! [`crate::model::tempering`]), `c'` the run's index of the chain set
-//! ([`IsingSystems::global_chain_set`]: a sample slice's chain sets swap as in the whole run). Accepted pairs swap their labels, count in `accepted`, and
-//! exchange their spins: whole lattices (simple engine, SMSC), masked lanes between the word
-//! systems of temperatures `k` and `k + 1` (AMSC lanes holding samples or replicas), or
-//! neighbour lanes within each word (AMSC lanes holding temperatures).
-//!
-//! State, one `u32` array of four sections of `C T` words (`[c][k]` each):
-//! `labels` (the walker at temperature `k`), `phases` (per walker: 0 none, 1 last at the bottom
-//! `k = 0`, 2 at the top `k = T - 1` after the bottom), `trips` (per walker: round trips bottom ->
-//! top -> bottom completed), `accepted` (per pair `k < T - 1`: swaps accepted).
+//! How an engine groups the chain sets of a round into masks and exchanges the spins of two
+//! walkers ([`SwapLayout`], [`Exchange`]), and how it lays out its observation records and
+//! spins for the tempering kernels ([`Records`], [`kernel_constants`]).
 
+use super::Chains;
 use crate::config::{Lanes, Layout};
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::model::ising::{IsingSystems, SliceIndex};
-
-/// Phase of a walker last seen at the bottom of the ladder.
-pub const AT_BOTTOM: u32 = 1;
-/// Phase of a walker that reached the top after the bottom.
-pub const AT_TOP: u32 = 2;
-
-/// Sections of the tempering state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Section {
-    Labels = 0,
-    Phases = 1,
-    Trips = 2,
-    Accepted = 3,
-}
-
-/// The chain sets of a run and the sections of their state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Chains {
-    /// Chain sets `C = samples x replicas`.
-    pub sets: u32,
-    /// Temperatures (walkers per chain set).
-    pub temperatures: u32,
-}
-
-impl Chains {
-    pub fn of(systems: &IsingSystems) -> Self {
-        Chains {
-            sets: systems.samples * systems.replicas,
-            temperatures: systems.betas.len() as u32,
-        }
-    }
-
-    /// Pairs `(k, k + 1)` of a round of parity `parity` (`k = parity mod 2`).
-    pub fn round_pairs(&self, parity: u32) -> u32 {
-        self.temperatures.saturating_sub(parity) / 2
-    }
-
-    /// Words of the whole state.
-    pub fn state_words(&self) -> usize {
-        4 * self.section_words()
-    }
-
-    /// Words of one section.
-    pub fn section_words(&self) -> usize {
-        self.sets as usize * self.temperatures as usize
-    }
-
-    /// Index of `[c][k]` in `section`.
-    pub fn index(&self, section: Section, c: u32, k: u32) -> usize {
-        section as usize * self.section_words() + (c * self.temperatures + k) as usize
-    }
-
-    /// The state of a fresh run: walker `k` at temperature `k`, walker 0 at the bottom.
-    pub fn initial_state(&self) -> Vec<u32> {
-        let mut state = vec![0u32; self.state_words()];
-        for c in 0..self.sets {
-            for k in 0..self.temperatures {
-                state[self.index(Section::Labels, c, k)] = k;
-            }
-            state[self.index(Section::Phases, c, 0)] = AT_BOTTOM;
-        }
-        state
-    }
-
-    /// The system at temperature `k` of chain set `c`.
-    pub fn system(&self, k: u32, c: u32) -> u32 {
-        k * self.sets + c
-    }
-}
 
 /// How the spins of two walkers are exchanged, and so how the decisions of a round are grouped
 /// into masks: `masks[k][q]` for group `q` of [`SwapLayout::groups`].

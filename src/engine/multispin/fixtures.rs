@@ -1,0 +1,71 @@
+//! Layouts for the tests of the multispin engine: every lane meaning and both layouts, 2D and
+//! 3D, the spin glass with overlaps; and ferromagnets of any size, for index arithmetic that
+//! allocates nothing.
+
+use super::MultispinLayout;
+use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
+use crate::model::Lattice;
+use crate::model::ising::IsingSystems;
+
+pub fn layout(
+    dims: u32,
+    size: u32,
+    layout: Layout,
+    samples: u32,
+    replicas: u32,
+    betas: usize,
+) -> MultispinLayout {
+    let betas = (0..betas).map(|i| 0.2 + 0.01 * i as f64).collect();
+    let lattice = Lattice::new(dims, size);
+    let systems = IsingSystems::spin_glass(lattice, 0.1, betas, samples, replicas, 3);
+    MultispinLayout::new(
+        systems,
+        MultispinOptions {
+            layout,
+            randoms: Randoms::Exact,
+        },
+    )
+}
+
+pub fn all_layouts() -> Vec<MultispinLayout> {
+    vec![
+        layout(
+            2,
+            6,
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            64,
+            2,
+            2,
+        ),
+        layout(
+            3,
+            4,
+            Layout::Amsc {
+                lanes: Lanes::Temperatures,
+            },
+            3,
+            2,
+            5,
+        ),
+        layout(
+            2,
+            4,
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            2,
+            64,
+            1,
+        ),
+        layout(2, 64, Layout::Smsc, 2, 2, 2),
+        layout(3, 64, Layout::Smsc, 1, 2, 1),
+    ]
+}
+
+pub fn ferromagnet_layout(dims: u32, size: u32, layout: Layout, replicas: u32) -> MultispinLayout {
+    let systems = IsingSystems::ferromagnet(Lattice::new(dims, size), 0.0, vec![0.44], replicas, 1);
+    let randoms = Randoms::Exact;
+    MultispinLayout::new(systems, MultispinOptions { layout, randoms })
+}

@@ -1,0 +1,82 @@
+//! The overlap pairs in multispin words: which word systems pair up (replica `r` with
+//! `r + R/2`), and where the overlap kernel counts each pair's differing sites and bonds.
+
+use super::{LANES, MultispinLayout};
+#[cfg(doc)]
+use crate::engine::Measurements;
+
+impl MultispinLayout {
+    /// Word-system pairs whose overlap is measured: `(g, g + replica_words / 2)` for
+    /// `rw < replica_words / 2`, numbered `(tw * sample_words + sw) * (replica_words / 2) + rw`.
+    pub fn overlap_word_pairs(&self) -> Vec<(u32, u32)> {
+        if self.systems.overlap_pairs() == 0 {
+            return Vec::new();
+        }
+        let (words, half) = (self.replica_words, self.replica_words / 2);
+        (0..self.temperature_words * self.sample_words)
+            .flat_map(|ts| (0..half).map(move |rw| (ts * words + rw, ts * words + rw + half)))
+            .collect()
+    }
+
+    /// Per-plane slots of one word pair's overlap counts: `L` planes x lanes (AMSC) or `L`
+    /// planes (SMSC).
+    pub fn overlap_slots(&self) -> u32 {
+        self.lattice().size * self.systems_per_word()
+    }
+
+    /// u32 counts per overlap word pair, `[2][overlap slot]`: the sites where the two replicas
+    /// differ, then the forward bonds of those sites whose two ends differ differently (the link
+    /// overlap's `q_i q_j = -1`). Per plane, so that each count fits a u32 where a whole
+    /// lattice's `d N` bonds would not.
+    pub fn pair_counts(&self) -> u32 {
+        2 * self.overlap_slots()
+    }
+
+    /// The overlap slot of bit `j` of a word at `w`, parity `p`: lane `j` and plane `x = 2w + p`
+    /// (AMSC) or plane `x = 2(32 w + j) + p` (SMSC). Lane-major, so that the `L` planes of one
+    /// overlap are contiguous, in the order of [`Measurements::overlap_planes`].
+    pub fn overlap_slot(&self, w: u32, p: u32, j: u32) -> u32 {
+        if self.smsc() {
+            2 * (LANES * w + j) + p
+        } else {
+            j * self.lattice().size + 2 * w + p
+        }
+    }
+
+    /// Where overlap `o = (t S + s) P + p` is counted: the word pair and the lane of its first
+    /// replica, system `(t S + s) R + p` (pair `(g, g + replica_words / 2)` is number
+    /// `g / replica_words * replica_words / 2 + g mod replica_words`, as
+    /// [`overlap_word_pairs`](Self::overlap_word_pairs) numbers them).
+    pub(super) fn overlap_source(&self, o: u32) -> (usize, u32) {
+        let s = &self.systems;
+        let (ts, p) = (o / s.overlap_pairs(), o % s.overlap_pairs());
+        let (g, lane) = self.system_lane(ts * s.replicas + p);
+        let (words, half) = (self.replica_words, self.replica_words / 2);
+        ((g / words * half + g % words) as usize, lane)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::multispin::fixtures::all_layouts;
+
+    #[test]
+    fn overlap_pairs_join_replica_r_with_r_plus_half() {
+        for layout in all_layouts() {
+            let s = layout.systems.clone();
+            let mut pairs = 0;
+            for (g, h) in layout.overlap_word_pairs() {
+                for lane in 0..layout.systems_per_word() {
+                    if let (Some(a), Some(b)) =
+                        (layout.lane_system(g, lane), layout.lane_system(h, lane))
+                    {
+                        assert_eq!(b - a, s.replicas / 2, "{:?}", layout.layout);
+                        assert!(a % s.replicas < s.replicas / 2);
+                        pairs += 1;
+                    }
+                }
+            }
+            assert_eq!(pairs, s.overlaps(), "{:?}", layout.layout);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! How the update kernels (CUDA and WGSL) split a colour among threads: runs of words per
+//! thread, the packed tail's rotations, and the update that also tallies a swap round.
+
+use super::MultispinLayout;
+use crate::config::{Lanes, Layout, Randoms};
+use crate::model::couplings::Disorder;
+
+/// The update's constant (CUDA define and WGSL override alike) for the colour-1 update before a
+/// swap round at zero field, which also tallies the round's satisfied bonds: the runs of words
+/// each of its threads updates, which share the tally's transposes (0: an update alone).
+pub const TALLY_RUNS: &str = "TALLY_RUNS";
+
+/// Runs of words per thread of the WGSL update that tallies a swap round, which share its
+/// transposes: on an H100 (then the CUDA tally's too: 3D spin glass, packed randoms, L = 32,
+/// docs/BENCHMARKS.md) PT took 0.668-0.675 ps/flip with one run (two words) per thread and
+/// 0.609-0.619 with four, against 0.718 with the observables kernel. The CUDA tally now sums its
+/// blocks' tallies before transposing them and takes fewer (cuda::multispin).
+pub const RUNS_PER_TALLY_THREAD: u32 = 4;
+
+impl MultispinLayout {
+    /// Words one thread of the update kernels (CUDA and WGSL) updates: words of one row share
+    /// its geometry and array pointers. Up to four, dividing the words of a row; one for the spin
+    /// glass, whose thirteen loads per word made longer runs slower on the H100 (CUDA, 3D L = 64:
+    /// 1787 flips/ns with one word per thread, 1748 with two, 1552 with four), while the
+    /// ferromagnet gains (CUDA 2D SMSC 32768^2: 2344, 2424, 2432).
+    ///
+    /// With [`Randoms::Packed`] the run is also the group of words whose undecided lanes share
+    /// one packed tail of random planes, and the spin glass takes two words: the shared tail
+    /// pays for the longer run there (CUDA, 3D L = 64: 2534 flips/ns with two words, 2060 with
+    /// four; docs/BENCHMARKS.md).
+    pub fn word_run(&self) -> u32 {
+        let most = match (self.systems.disorder, self.randoms) {
+            (Disorder::Bimodal, Randoms::Packed) => 2,
+            (Disorder::Bimodal, _) => 1,
+            (Disorder::Ferromagnet, _) => 4,
+        };
+        let row_words = self.row_words();
+        [4, 2, 1]
+            .into_iter()
+            .find(|&run| run <= most && row_words.is_multiple_of(run))
+            .unwrap_or(1)
+    }
+
+    /// Threads of the update of one colour of one word system: one per run of words.
+    pub fn update_threads(&self) -> u32 {
+        self.own_colour_words() / self.word_run()
+    }
+
+    /// The update threads of the own planes `planes`: the update's threads go row by row and
+    /// its rows plane by plane.
+    pub fn plane_threads(&self, planes: std::ops::Range<u32>) -> std::ops::Range<u32> {
+        let per_plane = self.plane_rows() * self.row_words() / self.word_run();
+        planes.start * per_plane..planes.end * per_plane
+    }
+
+    /// How many rotations the packed tail ([`Randoms::Packed`]) may give a word's undecided
+    /// lanes to fit them beside those of the run's earlier words, by multiples of
+    /// `32 / rotations` bits: four where every lane of a word has the same thresholds (a
+    /// rotated lane then meets its own threshold planes), one (by 0) where lanes hold
+    /// temperatures; 0 for the other randoms (no packing). With four, a run of four words
+    /// leaves a word to its own blocks in about 3% of threads; eight rotations (0.5%) measured
+    /// slower on the H100, their tests costing more than the blocks they save.
+    pub fn pack_rotations(&self) -> u32 {
+        match (self.randoms, self.layout) {
+            (
+                Randoms::Packed,
+                Layout::Amsc {
+                    lanes: Lanes::Temperatures,
+                },
+            ) => 1,
+            (Randoms::Packed, _) => 4,
+            _ => 0,
+        }
+    }
+}
