@@ -39,7 +39,7 @@ pub(super) fn write_outputs(
     Ok(())
 }
 
-/// The terminal's table: per beta (at most [`TABLE_ROWS`], evenly spread over the schedule,
+/// The terminal's table: per beta (at most `TABLE_ROWS`, evenly spread over the schedule,
 /// the last included) e, c and f with their errors, and the exact values where known.
 pub fn annealing_table(summary: &AnnealingSummary) -> String {
     let steps = summary.steps.len();
