@@ -34,9 +34,8 @@ use std::path::Path;
 use super::multihistogram::EnergyHistogram;
 use super::stats::{AnnealingEstimates, PairOverlaps, Population};
 use crate::engine::spins::SpinBits;
-use crate::io::checkpoint::{
-    CheckpointError, Format, RunKind, Writer, encode_with, load_file, open, save_with,
-};
+use crate::error::CheckpointError;
+use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
 /// The layout written (packed spins, pair overlaps and histograms), and format 4 before them,
 /// still read.

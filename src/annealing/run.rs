@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use super::checkpoint::AnnealingCheckpoint;
 use super::outputs::write_outputs;
 use super::resampling::{PopulationLevels, adaptive_beta};
-use super::steps::{PendingCopies, StepRecord};
+use super::steps::{Anneal, StepRecord};
 use super::summary::{AnnealingSummary, summarize};
 use super::{EnergyHistogram, Population};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
@@ -30,23 +30,6 @@ use crate::io::run_dir::{
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
-
-/// What the loop carries from one temperature step to the next; with the engine's spins, it
-/// is what an [`AnnealingCheckpoint`] holds.
-pub(super) struct Anneal {
-    pub(super) systems: IsingSystems,
-    /// The target population size R.
-    pub(super) target: u32,
-    pub(super) slots: u32,
-    pub(super) populations: Vec<Population>,
-    pub(super) sweeps_done: u64,
-    /// The betas after 0 so far: the current beta is the last, the steps done its length.
-    pub(super) schedule: Vec<f64>,
-    /// The copies of the last step's resampling while the families do not follow them yet
-    /// (they follow beside the next step's engine work, [`Anneal::settle_families`]); the
-    /// populations' sizes take them into account ([`Anneal::size`]).
-    pub(super) pending_copies: Option<PendingCopies>,
-}
 
 /// Anneal `config` (validated, engine resolved), writing the results into `options.out`, or
 /// continue the anneal of its checkpoint there (`options.resume`).

@@ -4,7 +4,6 @@
 //! overlaps among them).
 
 use super::resampling::{PopulationLevels, ResampleKey, Reweighting, copy_entries};
-use super::run::Anneal;
 use super::{
     AnnealingEstimates, Levels, PairOverlaps, Population, family_statistics, population_moments,
 };
@@ -12,6 +11,7 @@ use crate::config::{AnnealingOptions, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::{Engine, Measurements, Plan};
 use crate::error::{Error, Result};
+use crate::model::ising::IsingSystems;
 use crate::stats::{PlanePhases, overlap};
 use crate::threads;
 
@@ -20,6 +20,23 @@ use crate::threads;
 pub(super) struct PendingCopies {
     copies: Vec<u32>,
     sizes: Vec<usize>,
+}
+
+/// What the loop carries from one temperature step to the next; with the engine's spins, it
+/// is what an [`AnnealingCheckpoint`] holds.
+pub(super) struct Anneal {
+    pub(super) systems: IsingSystems,
+    /// The target population size R.
+    pub(super) target: u32,
+    pub(super) slots: u32,
+    pub(super) populations: Vec<Population>,
+    pub(super) sweeps_done: u64,
+    /// The betas after 0 so far: the current beta is the last, the steps done its length.
+    pub(super) schedule: Vec<f64>,
+    /// The copies of the last step's resampling while the families do not follow them yet
+    /// (they follow beside the next step's engine work, [`Anneal::settle_families`]); the
+    /// populations' sizes take them into account ([`Anneal::size`]).
+    pub(super) pending_copies: Option<PendingCopies>,
 }
 
 impl Anneal {

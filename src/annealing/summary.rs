@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::run::Anneal;
+use super::steps::Anneal;
 use super::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, ReweightedAverage, average_over_runs,
     overlaps_over_samples, reweighted_over_runs, weighted_over_runs,

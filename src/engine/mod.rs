@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod multispin;
 pub mod open;
+pub mod placement;
 pub mod slabs;
 pub mod spins;
 pub mod tempering;

@@ -28,10 +28,11 @@
 //! layout and leaves the sections to the layout's home.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::atomic::write_atomic_with;
 use crate::engine::spins::{SpinBits, words_for};
+use crate::error::CheckpointError;
 
 const MAGIC: &[u8; 8] = b"SPINFLIP";
 /// Bytes of the CRC at the end of every checkpoint.
@@ -45,54 +46,6 @@ const CUT_IN_MAGIC_EXPECTED: u64 = 100 + CRC_LEN as u64;
 pub const SPIN_CHUNK_WORDS: usize = 1 << 17;
 /// Bytes buffered between the encoder and the file.
 const WRITE_BUFFER: usize = 1 << 20;
-
-/// Why a checkpoint cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
-    #[error("not a spinflip checkpoint (no SPINFLIP magic)")]
-    NotCheckpoint,
-    #[error("unsupported checkpoint format version {found} (this build reads version {supported})")]
-    UnsupportedVersion { found: u32, supported: u32 },
-    #[error("truncated checkpoint: {found} bytes, expected {expected}")]
-    Truncated { expected: u64, found: u64 },
-    #[error("corrupt checkpoint: {found} bytes, but its header describes {expected}")]
-    TrailingBytes { expected: u64, found: u64 },
-    #[error(
-        "corrupt checkpoint: checksum mismatch (stored {stored:#010x}, computed {computed:#010x})"
-    )]
-    ChecksumMismatch { stored: u32, computed: u32 },
-    #[error(
-        "this checkpoint is of {found}, but the config asks for {expected}; resume it with the \
-         config.ron beside it"
-    )]
-    OtherAlgorithm {
-        found: &'static str,
-        expected: &'static str,
-    },
-    #[error("corrupt checkpoint: {0}")]
-    Inconsistent(String),
-    #[error("corrupt checkpoint: spin #{index} is {value}, not +1 or -1")]
-    BadSpin { index: usize, value: i8 },
-    #[error("corrupt checkpoint: bits set past the last of its {spins} spins")]
-    SpinPadding { spins: u64 },
-    #[error(
-        "checkpoint was written by a different config (fingerprint {found:#018x}, this config has \
-         {expected:#018x}); the config.ron the run wrote beside it is the one it ran (a config \
-         without `engine` from before engine: Auto ran the simple engine)"
-    )]
-    ConfigMismatch { expected: u64, found: u64 },
-    #[error("checkpoint {}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// Any of the above, found in the file at `path`.
-    #[error("checkpoint {}: {source}", path.display())]
-    InFile {
-        path: PathBuf,
-        source: Box<CheckpointError>,
-    },
-}
 
 /// The kind of run a checkpoint continues; every format number belongs to one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,4 +7,4 @@ pub mod output;
 pub mod run_dir;
 
 pub use atomic::{IoError, ensure_writable_dir, write_atomic};
-pub use checkpoint::{CheckpointError, fingerprint};
+pub use checkpoint::fingerprint;

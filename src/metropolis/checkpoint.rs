@@ -38,9 +38,8 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::engine::spins::SpinBits;
-use crate::io::checkpoint::{
-    CheckpointError, Format, RunKind, Writer, encode_with, load_file, open, save_with,
-};
+use crate::error::CheckpointError;
+use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
 /// The layouts of this kind, the one written (packed spins) first; version 3 (spins one byte
 /// each) and version 2 (before parallel tempering, five counts) are still read.

@@ -12,6 +12,7 @@ mod resume;
 mod run;
 mod schedule;
 mod series;
+mod state;
 mod summary;
 mod table;
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::Schedule;
 use super::checkpoint::Checkpoint;
-use super::run::RunState;
+use super::state::RunState;
 use crate::engine::SpinBits;
 use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};

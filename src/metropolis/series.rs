@@ -2,7 +2,7 @@
 //! record of exact integers.
 
 use super::Schedule;
-use super::run::RunState;
+use super::state::RunState;
 use crate::model::ising::IsingSystems;
 use crate::stats::{SampleSeries, overlap};
 

@@ -18,50 +18,18 @@
 //! This module holds what does not need MPI (the partition, the merges, the wire format in
 //! [`wire`]), so it is tested in every build; [`world`] holds the MPI side.
 
+mod open;
 pub mod wire;
 #[cfg(feature = "mpi")]
 pub mod world;
 
 use crate::config::{Algorithm, Config, Lanes, Layout};
 use crate::engine::annealing::{ResamplingTable, TableHead};
-use crate::engine::open::open_local_engine;
-use crate::engine::{Betas, Engine, Measurements, SpinBits};
+use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
-
-/// This process's rank among the ranks on its node, 0 when it runs alone: where the config
-/// names no adapter, rank `k` of a node takes its `k`-th GPU (modulo their number).
-pub fn local_rank() -> usize {
-    #[cfg(feature = "mpi")]
-    return world::placement().map_or(0, |p| p.local_rank as usize);
-    #[cfg(not(feature = "mpi"))]
-    0
-}
-
-/// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks
-/// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
-/// with a warning, only when there is no usable adapter; `Wgpu` fails instead, and so does `Cuda`
-/// (also where spinflip was built without the `cuda` feature). `engine: Auto` opens the engine
-/// it resolves to. The engine's betas stay fixed ([`open_engine_with_betas`]).
-pub fn open_engine(config: &Config, systems: IsingSystems) -> Result<Box<dyn Engine>> {
-    open_engine_with_betas(config, systems, Betas::Fixed)
-}
-
-/// [`open_engine`] for betas that stay fixed or change (population annealing, [`Betas`]). In a
-/// job of several MPI ranks (feature `mpi`), on rank 0, the engine spans every rank
-/// ([`world::RankedEngine`]).
-pub fn open_engine_with_betas(
-    config: &Config,
-    systems: IsingSystems,
-    betas: Betas,
-) -> Result<Box<dyn Engine>> {
-    #[cfg(feature = "mpi")]
-    if world::placement().is_some() {
-        return world::RankedEngine::open(config, systems, betas);
-    }
-    open_local_engine(config, systems, betas)
-}
+pub use open::{open_engine, open_engine_with_betas};
 
 /// What one rank holds of a run: samples or planes `first .. first + count` of the run's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,6 @@
 //! rank; a rank that dies takes the job down through `mpirun`, and rank 0's checkpoints, written
 //! atomically, keep the last good state.
 
-use std::sync::OnceLock;
-
 use ::mpi::Tag;
 use ::mpi::point_to_point::send_receive_into_with_tags;
 use ::mpi::topology::{Communicator, Process, SimpleCommunicator};
@@ -21,28 +19,13 @@ use crate::config::Config;
 use crate::engine::annealing::ResamplingTable;
 use crate::engine::open::open_local_engine;
 use crate::engine::open::open_slab_engine;
+use crate::engine::placement::{Placement, placement, settle};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, tempering::Chains,
 };
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::model::ising::IsingSystems;
-
-/// Where this process runs in a job of several ranks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Placement {
-    pub rank: u32,
-    pub size: u32,
-    /// The rank among those on the same node: the GPU it takes where the config names none.
-    pub local_rank: u32,
-}
-
-static PLACEMENT: OnceLock<Placement> = OnceLock::new();
-
-/// This process's place in a job of several ranks; `None` when it runs alone.
-pub fn placement() -> Option<Placement> {
-    PLACEMENT.get().copied()
-}
 
 /// Bytes per MPI message: counts are C ints, so large arrays go in pieces.
 const PIECE: usize = 1 << 30;
@@ -93,9 +76,7 @@ impl Session {
             size,
             local_rank: world.split_shared(world.rank()).rank() as u32,
         };
-        PLACEMENT
-            .set(placement)
-            .expect("MPI starts once per process");
+        settle(placement);
         let session = Session {
             _universe: universe,
             placement,

@@ -297,7 +297,7 @@ fn device_index(selector: Option<&str>, count: usize) -> Result<usize> {
     }
     let Some(selector) = selector else {
         // Ranks of an MPI job share the node's devices.
-        return Ok(crate::mpi::local_rank() % count);
+        return Ok(crate::engine::placement::local_rank() % count);
     };
     match selector.trim().parse::<usize>() {
         Ok(index) if index < count => Ok(index),

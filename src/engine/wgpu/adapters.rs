@@ -103,7 +103,7 @@ pub fn choose(adapters: Vec<wgpu::Adapter>, selector: Option<&str>) -> Result<wg
             .into_iter()
             .filter(|a| Some(preference(a)) == best)
             .collect();
-        let turn = crate::mpi::local_rank() % best.len();
+        let turn = crate::engine::placement::local_rank() % best.len();
         return Ok(best.swap_remove(turn));
     };
     let wanted = selector.to_lowercase();
