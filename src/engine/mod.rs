@@ -5,11 +5,15 @@
 //! words and thresholds, so all of them produce the same lattices bit for bit.
 
 pub mod annealing;
+pub mod copy_maps;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod dispatch;
+pub mod kernels;
 pub mod multispin;
 pub mod open;
+pub mod resampling;
 pub mod slabs;
 pub mod spins;
 pub mod tempering;
