@@ -6,12 +6,16 @@
 //! lattices bit for bit.
 
 pub mod annealing;
+pub mod copy_maps;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod dispatch;
+pub mod kernels;
 pub mod multispin;
 pub mod open;
 pub mod placement;
+pub mod resampling;
 pub mod slabs;
 pub mod spins;
 pub mod tempering;

@@ -26,8 +26,8 @@ use std::ops::Range;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crate::engine::Halo;
+use crate::engine::dispatch::DispatchParams;
 use crate::engine::multispin::MultispinLayout;
-use crate::engine::wgpu::plan::DispatchParams;
 use crate::error::{Error, Result};
 #[cfg(doc)]
 use crate::model::ising::IsingSystems;

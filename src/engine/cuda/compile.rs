@@ -12,9 +12,9 @@ use std::ffi::c_int;
 
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx, compile_ptx_with_opts, sys};
 
-use super::context::guarded;
-use super::kernels::{DEFINE_PREFIX, compose, defines, file_name};
-use crate::engine::wgpu::shaders::Kernel;
+use super::driver::guarded;
+use super::shaders::{DEFINE_PREFIX, compose, defines, file_name};
+use crate::engine::kernels::Kernel;
 use crate::error::{Error, Result};
 
 /// Fail clearly where NVRTC's library cannot be loaded.
@@ -128,7 +128,7 @@ fn compile_error(kernel: Kernel, architecture: &str, error: CompileError) -> Err
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::cuda::multispin::CONSTANTS as MULTISPIN_CONSTANTS;
+    use crate::engine::cuda::multispin::modules::CONSTANTS as MULTISPIN_CONSTANTS;
 
     #[test]
     fn the_device_architecture_is_used_where_nvrtc_knows_it() {

@@ -2,8 +2,9 @@
 //! kernels compiled for a device (cached per kernel and geometry constants).
 //!
 //! cudarc loads `libcuda.so` and `libnvrtc.so` on first use and panics where they are missing, so
-//! every first call into a library is preceded by a probe for it and wrapped in [`guarded`]: a
-//! machine without NVIDIA's driver gets an [`Error::Cuda`] that says so, never a panic.
+//! every first call into a library is preceded by a probe for it and wrapped in `guarded`
+//! (`driver.rs`): a machine without NVIDIA's driver gets an [`Error::Cuda`] that says so, never a
+//! panic.
 #![allow(
     unsafe_code,
     reason = "the library probe and the driver-version query are FFI calls without safe wrappers; \
@@ -12,7 +13,6 @@
 
 use std::collections::HashMap;
 use std::ffi::c_int;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use cudarc::driver::result::DriverError;
@@ -23,38 +23,13 @@ use cudarc::driver::{
 use serde::Serialize;
 
 use super::compile::{architecture_for, compile};
+use super::driver::{driver_error, guarded};
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
-use crate::engine::wgpu::shaders::Kernel;
+use crate::engine::kernels::Kernel;
 use crate::error::{Error, Result};
 
 /// Key of a cached kernel: the kernel and its geometry constants.
 type KernelKey = (Kernel, Vec<(&'static str, u32)>);
-
-/// Run `f`, turning a panic inside cudarc (a library or symbol that cannot be loaded) into an
-/// error about `what`.
-pub fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
-        let reason = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("unknown panic");
-        Err(Error::Cuda(format!("{what}: {reason}")))
-    })
-}
-
-/// A driver error as `what: CUDA_ERROR_NAME (description)`.
-pub fn driver_error(what: impl std::fmt::Display) -> impl Fn(DriverError) -> Error {
-    move |error| {
-        let name = error
-            .error_name()
-            .map_or_else(|_| format!("{:?}", error.0), |n| n.to_string_lossy().into());
-        let description = error
-            .error_string()
-            .map_or_else(|_| String::new(), |s| format!(" ({})", s.to_string_lossy()));
-        Error::Cuda(format!("{what}: {name}{description}"))
-    }
-}
 
 /// Whether the CUDA driver library (`libcuda.so`) can be loaded on this machine.
 pub fn driver_loadable() -> bool {
@@ -373,13 +348,5 @@ mod tests {
             assert!(message.contains(&format!("`{bad}`")), "{message}");
         }
         assert!(device_index(None, 0).is_err());
-    }
-
-    #[test]
-    fn guarded_turns_a_panic_into_an_error() {
-        let error = guarded("probing", || -> Result<()> { panic!("library missing") })
-            .unwrap_err()
-            .to_string();
-        assert_eq!(error, "CUDA: probing: library missing");
     }
 }

@@ -10,10 +10,11 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
 
-use super::context::{CudaDevice, driver_error};
+use super::context::CudaDevice;
+use super::driver::driver_error;
 use super::launch::{allocate, launch_config, overwrite};
-use crate::engine::wgpu::copy_systems::{CopyUnit, kernel_system_words, map_words};
-use crate::engine::wgpu::shaders::Kernel;
+use crate::engine::copy_maps::{CopyUnit, kernel_system_words, map_words};
+use crate::engine::kernels::Kernel;
 use crate::error::Result;
 
 /// Names of the constants the copy kernel is compiled with (as `SPINFLIP_<name>`): its WGSL

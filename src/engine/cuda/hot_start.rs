@@ -9,10 +9,11 @@
 
 use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg};
 
-use super::context::{CudaDevice, driver_error};
+use super::context::CudaDevice;
+use super::driver::driver_error;
 use super::launch::{launch_config, upload};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::wgpu::shaders::Kernel;
+use crate::engine::kernels::Kernel;
 use crate::error::Result;
 
 /// `struct HotStart` of shaders/cuda/hot_start.cu.

@@ -14,9 +14,10 @@ use cudarc::driver::{
     ValidAsZeroBits,
 };
 
-use super::context::{CudaDevice, driver_error};
+use super::context::CudaDevice;
+use super::driver::driver_error;
 use crate::engine::Plan;
-use crate::engine::wgpu::plan::{Dispatch, DispatchParams, submissions, sweeps_per_submission};
+use crate::engine::dispatch::{Dispatch, DispatchParams, submissions, sweeps_per_submission};
 use crate::error::{Error, Result};
 
 /// Launches per batch: waiting for each bounded batch (one batch behind the enqueueing) surfaces

@@ -9,12 +9,13 @@
 mod compile;
 mod context;
 mod copy_systems;
+mod driver;
 mod hot_start;
-pub mod kernels;
 mod launch;
 mod multispin;
 pub mod philox_kat;
 mod resampling;
+pub mod shaders;
 mod simple;
 mod streams;
 mod tempering;

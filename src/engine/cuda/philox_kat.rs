@@ -4,8 +4,9 @@
 
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 
-use super::context::{CudaDevice, driver_error};
-use crate::engine::wgpu::shaders::Kernel;
+use super::context::CudaDevice;
+use super::driver::driver_error;
+use crate::engine::kernels::Kernel;
 use crate::error::Result;
 
 /// Threads per block of the known-answer kernel.

@@ -11,16 +11,17 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 
-use super::context::{CudaDevice, driver_error};
+use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
+use super::driver::driver_error;
 use super::launch::{
     Staging, allocate, clear, enqueue_overwrite, launch_config, overwrite, upload,
 };
 use crate::engine::annealing::{
     PopulationHistograms, ResamplingTable, check_size, check_sizes, no_table,
 };
-use crate::engine::wgpu::resampling::{CHUNK, ResampleParams, bins, check_chunks};
-use crate::engine::wgpu::shaders::Kernel;
+use crate::engine::kernels::Kernel;
+use crate::engine::resampling::{CHUNK, ResampleParams, bins, check_chunks};
 use crate::error::{Error, Result};
 
 /// Names of the constants the resampling kernels are compiled with (as `SPINFLIP_<name>`).
@@ -89,7 +90,7 @@ pub struct CudaResampling {
 
 impl CudaResampling {
     /// The kernels for blocks of `slots` of `positions.len()` systems whose map entries are
-    /// `positions` (`engine::wgpu::copy_systems::system_positions`), lattices of `bonds` bonds
+    /// `positions` ([`crate::engine::copy_maps::system_positions`]), lattices of `bonds` bonds
     /// and `sites` sites; `sum_lanes` where a system's counts are its word system's 32 lanes
     /// (SMSC).
     pub fn new(

@@ -14,8 +14,9 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
-use super::context::{CudaDevice, driver_error};
+use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
+use super::driver::driver_error;
 use super::hot_start::hot_start;
 use super::launch::{
     Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
@@ -23,11 +24,11 @@ use super::launch::{
 };
 use super::tempering::CudaTempering;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
+use crate::engine::dispatch::Dispatch;
+use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::wgpu::copy_systems::CopyUnit;
-use crate::engine::wgpu::plan::Dispatch;
-use crate::engine::wgpu::shaders::{Engine as ShaderEngine, Kernel};
 use crate::engine::{
     Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, check_betas, check_copy_map,
     no_tempering,
@@ -260,7 +261,7 @@ impl Engine for SimpleCudaEngine {
             &mut self.device,
             &self.systems,
             SwapLayout::simple(&self.systems),
-            (ShaderEngine::Simple, Records::simple(&self.systems)),
+            (KernelEngine::Simple, Records::simple(&self.systems)),
             state,
             self.block_size,
         )?;

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use cudarc::driver::result::stream::{self, StreamKind};
 use cudarc::driver::{CudaContext, CudaStream};
 
-use super::context::driver_error;
+use super::driver::driver_error;
 use crate::error::Result;
 
 /// Streams the groups are spread over (3D EA at L = 64 with 1024 samples on the H100, one group

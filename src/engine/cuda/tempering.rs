@@ -10,12 +10,13 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 
-use super::context::{CudaDevice, driver_error};
+use super::context::CudaDevice;
+use super::driver::driver_error;
 use super::launch::{allocate, check_fits, download, launch_config, upload};
 use crate::engine::check_tempering_state;
+use crate::engine::dispatch::DispatchParams;
+use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Exchange, Records, SwapLayout, kernel_constants, swap_tables};
-use crate::engine::wgpu::plan::DispatchParams;
-use crate::engine::wgpu::shaders::{Engine, Kernel};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -44,7 +45,7 @@ impl CudaTempering {
         device: &mut CudaDevice,
         systems: &IsingSystems,
         swaps: SwapLayout,
-        (engine, records): (Engine, Records),
+        (engine, records): (KernelEngine, Records),
         state: &[u32],
         block_size: u32,
     ) -> Result<Self> {

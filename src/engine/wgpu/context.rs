@@ -9,8 +9,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::driver_statistics;
-use super::shaders::{Bindings, Kernel, MulhiloPath, compose};
+use super::shaders::{Bindings, MulhiloPath, bindings, compose};
 use crate::config::PhiloxPath;
+use crate::engine::dispatch::DispatchParams;
+use crate::engine::kernels::Kernel;
 use crate::error::{Error, Result};
 use crate::threads;
 
@@ -78,9 +80,9 @@ fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Uniform,
                 has_dynamic_offset: true,
-                min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<
-                    super::plan::DispatchParams,
-                >() as u64),
+                min_binding_size: wgpu::BufferSize::new(
+                    std::mem::size_of::<DispatchParams>() as u64
+                ),
             },
             count: None,
         },
@@ -349,7 +351,7 @@ impl WgpuContext {
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(kernel.module()),
-                layout: kernel.bindings().map(|b| &self.layout(b).pipeline),
+                layout: bindings(kernel).map(|b| &self.layout(b).pipeline),
                 module: &module,
                 entry_point: Some("main"),
                 compilation_options: wgpu::PipelineCompilationOptions {

@@ -364,7 +364,8 @@ fn value(statistic: &vk::PipelineExecutableStatisticKHR<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::wgpu::shaders::{Kernel, MulhiloPath, compose};
+    use crate::engine::kernels::Kernel;
+    use crate::engine::wgpu::shaders::{MulhiloPath, compose};
 
     /// The twin's SPIR-V is made without a driver: it must come out for a real kernel, with the
     /// buffers the kernel binds.

@@ -4,9 +4,9 @@
 //! travels. Bindings (group 0, the kernel's own): 0 the lane table (read-only), 1 the spins.
 
 use super::context::{WgpuContext, storage_usage};
-use super::dispatcher::Dispatcher;
-use super::shaders::Kernel;
+use super::launch::Dispatcher;
 use crate::engine::cpu::hot_start::HotStartGrid;
+use crate::engine::kernels::Kernel;
 use crate::error::Result;
 
 /// The kernel's override constants for `grid`.

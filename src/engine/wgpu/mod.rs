@@ -3,12 +3,11 @@
 pub mod adapters;
 pub mod context;
 pub mod copy_systems;
-pub mod dispatcher;
 pub mod driver_statistics;
 mod hot_start;
+pub mod launch;
 mod multispin;
 pub mod philox_kat;
-pub mod plan;
 pub mod resampling;
 pub mod shaders;
 mod simple;

@@ -2,7 +2,7 @@
 //! Used to check both WGSL multiply paths against the known-answer vectors on a real adapter.
 
 use super::context::WgpuContext;
-use super::shaders::Kernel;
+use crate::engine::kernels::Kernel;
 use crate::error::Result;
 
 /// Philox4x32-10 of each `(counter, key)` pair, computed by the adapter of `ctx`.

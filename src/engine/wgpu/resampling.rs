@@ -15,16 +15,13 @@
 
 use super::context::{WgpuContext, storage_usage};
 use super::copy_systems::WgpuCopies;
-use super::dispatcher::Dispatcher;
-use super::shaders::Kernel;
+use super::launch::Dispatcher;
 use crate::engine::annealing::{
     PopulationHistograms, ResamplingTable, check_size, check_sizes, no_table,
 };
+use crate::engine::kernels::Kernel;
+use crate::engine::resampling::{CHUNK, ResampleParams, bins, check_chunks};
 use crate::error::{Error, Result};
-use bytemuck::Zeroable;
-
-/// Systems per thread of the count and scatter kernels (`CHUNK` in `resample.wgsl`).
-pub const CHUNK: u32 = 16;
 
 /// The resampling kernels and buffers of a wgpu engine.
 pub struct WgpuResampling {
@@ -50,42 +47,9 @@ pub struct WgpuResampling {
     slots: u32,
 }
 
-/// The kernels' parameters (`ResampleParams` in `resample.wgsl` and `resample.cuh`).
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub struct ResampleParams {
-    seed_lo: u32,
-    seed_hi: u32,
-    step: u32,
-    observation_base: u32,
-    keyed: u32,
-}
-
-impl ResampleParams {
-    /// Step `step` of a run of `seed` from the measurement at observation pair
-    /// `observation_base`, by `table`.
-    pub fn new(seed: u64, step: u32, observation_base: u32, table: &ResamplingTable) -> Self {
-        ResampleParams {
-            seed_lo: seed as u32,
-            seed_hi: (seed >> 32) as u32,
-            step,
-            observation_base,
-            keyed: table.keyed as u32,
-        }
-    }
-
-    /// The histogram kernel's: the measurement at observation pair `observation_base`.
-    pub fn measurement(observation_base: u32) -> Self {
-        ResampleParams {
-            observation_base,
-            ..ResampleParams::zeroed()
-        }
-    }
-}
-
 impl WgpuResampling {
     /// The kernels for blocks of `slots` of `positions.len()` systems whose map entries are
-    /// `positions` ([`super::copy_systems::system_positions`]), lattices of `bonds` bonds and
+    /// `positions` ([`crate::engine::copy_maps::system_positions`]), lattices of `bonds` bonds and
     /// `sites` sites; `sum_lanes` where a system's counts are its word system's 32 lanes
     /// (SMSC).
     pub fn new(
@@ -330,25 +294,4 @@ impl WgpuResampling {
 pub struct PendingStep {
     /// Systems per block of its table.
     slots: u32,
-}
-
-/// Bins of the histograms of one population: bonds + 1 and sites + 1, refused beyond 32 bits.
-pub fn bins(bonds: u64, sites: u64) -> Result<(u32, u32)> {
-    match (u32::try_from(bonds + 1), u32::try_from(sites + 1)) {
-        (Ok(b), Ok(s)) => Ok((b, s)),
-        _ => Err(Error::State(format!(
-            "population annealing counts satisfied bonds in 32 bits: {bonds} bonds are too many"
-        ))),
-    }
-}
-
-/// Refuse blocks that the kernels cannot split into whole chunks.
-pub fn check_chunks(slots: u32, systems: u32) -> Result<()> {
-    if slots == 0 || !slots.is_multiple_of(CHUNK) || !systems.is_multiple_of(slots) {
-        return Err(Error::State(format!(
-            "resampling on the device takes blocks of a multiple of {CHUNK} slots covering the \
-             systems, got {slots} slots for {systems} systems"
-        )));
-    }
-    Ok(())
 }

@@ -5,6 +5,7 @@
 //! once, depth first. The module `mulhilo` has two implementations (u64 or 16-bit limbs), picked
 //! by [`MulhiloPath`]. Every composed kernel is validated by naga in a test that needs no GPU.
 
+use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
 use crate::error::{Error, Result};
 
 /// How the Philox 32x32->64 multiply is done in WGSL.
@@ -14,59 +15,6 @@ pub enum MulhiloPath {
     Int64,
     /// From 16-bit limbs in `u32` arithmetic (every adapter).
     U32,
-}
-
-/// How the multispin kernels pack spins into words: the module `multispin_layout` resolves to
-/// `multispin_layout_amsc` or `multispin_layout_smsc`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WordLayout {
-    Amsc,
-    Smsc,
-}
-
-impl WordLayout {
-    /// The word layout of the multispin `layout`.
-    pub fn of(layout: &crate::engine::multispin::MultispinLayout) -> Self {
-        match layout.layout {
-            crate::config::Layout::Amsc { .. } => WordLayout::Amsc,
-            crate::config::Layout::Smsc => WordLayout::Smsc,
-        }
-    }
-}
-
-/// The compute kernels, one per file in `shaders/wgsl/`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    MetropolisSimple,
-    Observables,
-    PhiloxKat,
-    MultispinMetropolis(WordLayout),
-    MultispinObservables(WordLayout),
-    MultispinOverlap(WordLayout),
-    /// Parallel tempering, for the simple or the multispin engine's bindings (group 0) and the
-    /// tempering buffers (group 1).
-    TemperingSwap(Engine),
-    TemperingExchange(Engine),
-    TemperingHistory(Engine),
-    /// Population annealing's copies, for either engine (whole words or lanes); its bindings
-    /// are its own (sources, snapshot, spins), derived from the shader.
-    CopySystems,
-    /// The hot start, for either engine (constant `MULTISPIN`); its bindings are its own (lane
-    /// table, spins), derived from the shader.
-    HotStart,
-    /// Population annealing's resampling step on the device (`engine::wgpu::resampling`); its
-    /// bindings are their own, derived from the shaders.
-    ResampleCount,
-    ResampleScan,
-    ResampleScatter,
-    ResampleHistogram,
-}
-
-/// Which engine's bindings a tempering kernel shares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Engine {
-    Simple,
-    Multispin,
 }
 
 /// The binding layouts kernels share: the simple engine's (0 dispatch parameters, 1 spins,
@@ -81,82 +29,25 @@ pub enum Bindings {
     MultispinTempering,
 }
 
-impl Kernel {
-    /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 21] = [
-        Kernel::MetropolisSimple,
-        Kernel::Observables,
-        Kernel::PhiloxKat,
-        Kernel::MultispinMetropolis(WordLayout::Amsc),
-        Kernel::MultispinMetropolis(WordLayout::Smsc),
-        Kernel::MultispinObservables(WordLayout::Amsc),
-        Kernel::MultispinObservables(WordLayout::Smsc),
-        Kernel::MultispinOverlap(WordLayout::Amsc),
-        Kernel::MultispinOverlap(WordLayout::Smsc),
-        Kernel::TemperingSwap(Engine::Simple),
-        Kernel::TemperingSwap(Engine::Multispin),
-        Kernel::TemperingExchange(Engine::Simple),
-        Kernel::TemperingExchange(Engine::Multispin),
-        Kernel::TemperingHistory(Engine::Simple),
-        Kernel::TemperingHistory(Engine::Multispin),
-        Kernel::CopySystems,
-        Kernel::HotStart,
-        Kernel::ResampleCount,
-        Kernel::ResampleScan,
-        Kernel::ResampleScatter,
-        Kernel::ResampleHistogram,
-    ];
-
-    /// The shared binding layout of the kernel; `None` derives it from the shader.
-    pub fn bindings(self) -> Option<Bindings> {
-        match self {
-            Kernel::MetropolisSimple | Kernel::Observables => Some(Bindings::Simple),
-            Kernel::PhiloxKat
-            | Kernel::CopySystems
-            | Kernel::HotStart
-            | Kernel::ResampleCount
-            | Kernel::ResampleScan
-            | Kernel::ResampleScatter
-            | Kernel::ResampleHistogram => None,
-            Kernel::TemperingSwap(engine)
-            | Kernel::TemperingExchange(engine)
-            | Kernel::TemperingHistory(engine) => Some(match engine {
-                Engine::Simple => Bindings::SimpleTempering,
-                Engine::Multispin => Bindings::MultispinTempering,
-            }),
-            _ => Some(Bindings::Multispin),
-        }
-    }
-
-    /// The module (file stem) of the kernel.
-    pub fn module(self) -> &'static str {
-        match self {
-            Kernel::MetropolisSimple => "metropolis_simple",
-            Kernel::Observables => "observables",
-            Kernel::PhiloxKat => "philox_kat",
-            Kernel::MultispinMetropolis(_) => "multispin_metropolis",
-            Kernel::MultispinObservables(_) => "multispin_observables",
-            Kernel::MultispinOverlap(_) => "multispin_overlap",
-            Kernel::TemperingSwap(_) => "tempering_swap",
-            Kernel::TemperingExchange(_) => "tempering_exchange",
-            Kernel::TemperingHistory(_) => "tempering_history",
-            Kernel::CopySystems => "copy_systems",
-            Kernel::HotStart => "hot_start",
-            Kernel::ResampleCount => "resample_count",
-            Kernel::ResampleScan => "resample_scan",
-            Kernel::ResampleScatter => "resample_scatter",
-            Kernel::ResampleHistogram => "resample_histogram",
-        }
-    }
-
-    /// The word layout a multispin kernel is composed for.
-    pub fn word_layout(self) -> WordLayout {
-        match self {
-            Kernel::MultispinMetropolis(layout)
-            | Kernel::MultispinObservables(layout)
-            | Kernel::MultispinOverlap(layout) => layout,
-            _ => WordLayout::Amsc,
-        }
+/// The shared binding layout of `kernel`; `None` derives it from the shader (the kernels with
+/// buffers of their own: Philox's known answers, the copies, the hot start, resampling).
+pub fn bindings(kernel: Kernel) -> Option<Bindings> {
+    match kernel {
+        Kernel::MetropolisSimple | Kernel::Observables => Some(Bindings::Simple),
+        Kernel::PhiloxKat
+        | Kernel::CopySystems
+        | Kernel::HotStart
+        | Kernel::ResampleCount
+        | Kernel::ResampleScan
+        | Kernel::ResampleScatter
+        | Kernel::ResampleHistogram => None,
+        Kernel::TemperingSwap(engine)
+        | Kernel::TemperingExchange(engine)
+        | Kernel::TemperingHistory(engine) => Some(match engine {
+            KernelEngine::Simple => Bindings::SimpleTempering,
+            KernelEngine::Multispin => Bindings::MultispinTempering,
+        }),
+        _ => Some(Bindings::Multispin),
     }
 }
 
@@ -311,7 +202,7 @@ mod tests {
 
     #[test]
     fn dispatch_params_offsets_match_the_rust_struct() {
-        use crate::engine::wgpu::plan::DispatchParams;
+        use crate::engine::dispatch::DispatchParams;
         let source = compose(Kernel::MetropolisSimple, MulhiloPath::U32).unwrap();
         let module = validate(&source, MulhiloPath::U32).unwrap();
         let (_, ty) = module

@@ -6,14 +6,16 @@
 //! words (up lo/hi, satisfied lo/hi).
 
 use super::context::{WgpuContext, storage_usage};
-use super::copy_systems::{CopyUnit, WgpuCopies};
-use super::dispatcher::{Dispatcher, MAX_DISPATCHES};
+use super::copy_systems::WgpuCopies;
 use super::hot_start::hot_start;
-use super::plan::{Dispatch, submissions};
-use super::shaders::{Bindings, Engine as ShaderEngine, Kernel};
+use super::launch::{Dispatcher, MAX_DISPATCHES};
+use super::shaders::Bindings;
 use super::tempering::WgpuTempering;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
+use crate::engine::dispatch::{Dispatch, submissions};
+use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, check_betas, check_copy_map,
@@ -258,7 +260,7 @@ impl Engine for SimpleWgpuEngine {
             &mut self.ctx,
             systems,
             SwapLayout::simple(systems),
-            (ShaderEngine::Simple, Records::simple(systems)),
+            (KernelEngine::Simple, Records::simple(systems)),
             state,
             self.dispatcher.workgroup_size(),
         )?;

@@ -8,10 +8,11 @@
 //! records after reading them, so every round counts from zero.
 
 use super::context::{WgpuContext, storage_usage};
-use super::dispatcher::{Dispatcher, Grid};
-use super::plan::Dispatch;
-use super::shaders::{Bindings, Engine, Kernel};
+use super::launch::{Dispatcher, Grid};
+use super::shaders::Bindings;
 use crate::engine::check_tempering_state;
+use crate::engine::dispatch::Dispatch;
+use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout, kernel_constants, swap_tables};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
@@ -19,7 +20,7 @@ use crate::model::ising::IsingSystems;
 /// The tempering buffers and kernels of a wgpu engine.
 pub struct WgpuTempering {
     swaps: SwapLayout,
-    engine: Engine,
+    engine: KernelEngine,
     records: Records,
     tables: wgpu::Buffer,
     state: wgpu::Buffer,
@@ -39,7 +40,7 @@ impl WgpuTempering {
         ctx: &mut WgpuContext,
         systems: &IsingSystems,
         swaps: SwapLayout,
-        (engine, records): (Engine, Records),
+        (engine, records): (KernelEngine, Records),
         state: &[u32],
         workgroup_size: u32,
     ) -> Result<Self> {
@@ -154,10 +155,14 @@ impl WgpuTempering {
     }
 }
 
-fn bind_group(ctx: &WgpuContext, engine: Engine, buffers: [&wgpu::Buffer; 4]) -> wgpu::BindGroup {
+fn bind_group(
+    ctx: &WgpuContext,
+    engine: KernelEngine,
+    buffers: [&wgpu::Buffer; 4],
+) -> wgpu::BindGroup {
     let bindings = match engine {
-        Engine::Simple => Bindings::SimpleTempering,
-        Engine::Multispin => Bindings::MultispinTempering,
+        KernelEngine::Simple => Bindings::SimpleTempering,
+        KernelEngine::Multispin => Bindings::MultispinTempering,
     };
     let entries: Vec<wgpu::BindGroupEntry> = buffers
         .iter()

@@ -8,28 +8,33 @@
 //! placeholder for the ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up,
 //! satisfied); overlaps `[slot][pair][pair count]` as u32 counts (see
 //! `MultispinLayout::pair_counts`).
+//!
+//! Here the engine, its construction, its [`Engine`] face and its limits; beside it a
+//! submission's kernels (`launches.rs`), the measurements' buffers and reads
+//! (`measurements.rs`), population annealing's copies and resampling step (`annealing.rs`) and a
+//! slab's sweeps with its halo exchange (`slab.rs`).
+
+mod annealing;
+mod launches;
+mod measurements;
+mod slab;
 
 use super::context::{PendingRead, WgpuContext, storage_usage};
-use super::copy_systems::{WgpuCopies, identity_map, lane_map, multispin_unit, system_positions};
-use super::dispatcher::{Dispatcher, Grid, MAX_DISPATCHES};
+use super::copy_systems::WgpuCopies;
 use super::hot_start::hot_start;
-use super::plan::{
-    Dispatch, DispatchParams, measured_slots, submissions, swap_tally, sweeps_per_submission,
-};
-use super::resampling::{PendingStep, WgpuResampling};
-use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
-use super::simple::counter_pairs;
+use super::launch::{Dispatcher, MAX_DISPATCHES};
+use super::resampling::WgpuResampling;
 use super::tempering::WgpuTempering;
 use crate::config::Randoms;
-use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
+use crate::engine::annealing::ResamplingTable;
+use crate::engine::copy_maps::lane_map;
 use crate::engine::cpu::hot_start::HotStartGrid;
+use crate::engine::dispatch::{Dispatch, measured_slots, submissions, sweeps_per_submission};
+use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
 use crate::engine::multispin::{
-    COUNT_UP, LANES, MultispinLayout, RUNS_PER_TALLY_THREAD, SlotsRead, TALLY_RUNS,
-    THRESHOLD_CONSTANTS,
+    COUNT_UP, MultispinLayout, RUNS_PER_TALLY_THREAD, SlotsRead, TALLY_RUNS, THRESHOLD_CONSTANTS,
 };
-use crate::engine::slabs::{
-    PlaneStore, SlabSweep, check_slab, exchange_colour, whole_lattices_only,
-};
+use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
@@ -42,7 +47,7 @@ use crate::model::couplings::Disorder;
 const MAX_INDEXED_WORDS: u64 = 1 << 32;
 
 /// Site updates per submission, so that a submission stays well under a second on slow adapters
-/// (up to eight times more where the plan measures often: `plan::sweeps_per_submission`).
+/// (up to eight times more where the plan measures often: `dispatch::sweeps_per_submission`).
 const FLIP_BUDGET: u64 = 1 << 32;
 
 /// The multispin engine on a wgpu device.
@@ -83,36 +88,6 @@ pub struct MultispinWgpuEngine {
     read: SlotsRead,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
-}
-
-/// A device buffer of spin words as the halo exchange reads and writes it.
-struct DeviceWords<'a> {
-    ctx: &'a WgpuContext,
-    buffer: &'a wgpu::Buffer,
-    /// Queued once the boundary planes' copy is, before waiting for it: a slab's bulk, which
-    /// then runs while the planes are exchanged.
-    beside: Option<Box<dyn FnOnce() + 'a>>,
-}
-
-impl PlaneStore for DeviceWords<'_> {
-    fn read(&mut self, ranges: &[std::ops::Range<usize>]) -> Result<Vec<u32>> {
-        let pieces: Vec<_> = ranges
-            .iter()
-            .map(|range| (self.buffer, 4 * range.start as u64..4 * range.end as u64))
-            .collect();
-        let pending = self.ctx.queue_read(&pieces)?;
-        if let Some(beside) = self.beside.take() {
-            beside();
-        }
-        self.ctx.finish_read(pending)
-    }
-
-    fn write(&mut self, start: usize, words: &[u32]) -> Result<()> {
-        self.ctx
-            .queue
-            .write_buffer(self.buffer, 4 * start as u64, bytemuck::cast_slice(words));
-        Ok(())
-    }
 }
 
 /// The observation and overlap buffers with their capacity in slots, and the bind group.
@@ -226,345 +201,6 @@ impl MultispinWgpuEngine {
             halo: Some(halo),
             ..MultispinWgpuEngine::new(ctx, layout, workgroup_size, Betas::Fixed)?
         })
-    }
-
-    /// A slab's halo exchange of `colour` (nothing for whole lattices): download of its
-    /// boundary planes, exchange, upload of the halos (queued before the next submission).
-    fn exchange(&mut self, colour: u32) -> Result<()> {
-        let Some(halo) = self.halo.as_deref_mut() else {
-            return Ok(());
-        };
-        let mut store = DeviceWords {
-            ctx: &self.ctx,
-            buffer: &self.spins,
-            beside: None,
-        };
-        exchange_colour(&self.layout, halo, &mut store, colour)
-    }
-
-    /// A slab's sweep of one colour with its exchange beside the bulk ([`SlabSweep`]), in queue
-    /// order: the edge planes' update, the copy of the boundary planes, the bulk; the host waits
-    /// for the copy alone and exchanges the planes while the device runs the bulk, and the
-    /// halos' upload goes before the next submission.
-    fn sweep_slab(&mut self, params: &DispatchParams, clear: bool) -> Result<()> {
-        let parts = SlabSweep::new(&self.layout, *params);
-        let edges: Vec<Dispatch> = parts.edges.into_iter().map(Dispatch::Sweep).collect();
-        self.enqueue(&edges, clear);
-        let mut halo = self.halo.take().expect("a slab has its halo");
-        let engine = &*self;
-        let bulk = move || {
-            if let Some(bulk) = parts.bulk {
-                engine.enqueue(&[Dispatch::Sweep(bulk)], false);
-            }
-        };
-        let mut store = DeviceWords {
-            ctx: &engine.ctx,
-            buffer: &engine.spins,
-            beside: Some(Box::new(bulk)),
-        };
-        let exchanged = exchange_colour(&engine.layout, halo.as_mut(), &mut store, params.colour);
-        drop(store);
-        self.halo = Some(halo);
-        exchanged
-    }
-
-    /// Make a slab's halos of both colours current (after new spins).
-    fn exchange_both(&mut self) -> Result<()> {
-        (0..2).try_for_each(|colour| self.exchange(colour))
-    }
-
-    /// The copy kernel and its buffers, built by the first copy or resampling step.
-    fn ensure_copies(&mut self) -> Result<()> {
-        let layout = &self.layout;
-        WgpuCopies::ensure(
-            &mut self.copies,
-            &mut self.ctx,
-            &self.spins,
-            (layout.word_systems(), layout.system_words()),
-            multispin_unit(layout),
-            self.dispatcher.workgroup_size(),
-        )?;
-        Ok(())
-    }
-
-    /// The resampling kernels for blocks of `slots`, built (with the copy kernel and its
-    /// identity map) by the first call or where the blocks change.
-    fn ensure_resampling(&mut self, slots: u32) -> Result<()> {
-        if self.resampling.as_ref().is_none_or(|r| r.slots() != slots) {
-            self.ensure_copies()?;
-            let (layout, copies) = (&self.layout, self.copies.as_ref().expect("ensured above"));
-            // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
-            // their bits: the device's steps write only the entries of systems.
-            self.ctx.write_words(copies.map(), &identity_map(layout));
-            let lattice = layout.lattice();
-            self.resampling = Some(WgpuResampling::new(
-                &mut self.ctx,
-                &system_positions(layout),
-                (slots, lattice.bonds(), lattice.sites()),
-                layout.smsc(),
-                self.dispatcher.workgroup_size(),
-            )?);
-        }
-        Ok(())
-    }
-
-    /// Submit resampling step `step` on the device, from the last plan's last measurement.
-    fn enqueue_resample(&mut self, step: u32) -> Result<PendingStep> {
-        let slot = self.last_measured.take().ok_or_else(no_measurement)?;
-        let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
-        let buffers = self.measurements.as_ref().expect("measured before");
-        let copies = self.copies.as_ref().expect("created with the resampling");
-        let base = slot * self.layout.word_systems() * LANES;
-        resampling.enqueue(
-            &self.ctx,
-            &self.dispatcher,
-            (self.layout.systems.seed, step),
-            &buffers.observations,
-            base,
-            copies,
-            &self.spins,
-        )
-    }
-
-    /// After a plan's submissions: the copies of its resampling step `step` and, where the
-    /// engine counts populations and the plan measured, the histograms of its last
-    /// measurement, in one read. A refused step leaves the lattices as they were before it
-    /// and no measurement to resample from (the plan's measured lattices were put back).
-    fn read_back(
-        &mut self,
-        step: Option<PendingStep>,
-        slots: u32,
-    ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
-        let histograms = self.count_populations && slots > 0;
-        let Some(resampling) = self
-            .resampling
-            .as_ref()
-            .filter(|_| step.is_some() || histograms)
-        else {
-            return self.ctx.wait().map(|()| (Vec::new(), None));
-        };
-        if histograms {
-            let buffers = self.measurements.as_ref().expect("ensured before reading");
-            let base = (slots - 1) * self.layout.word_systems() * LANES;
-            resampling.enqueue_histograms(&self.ctx, &self.dispatcher, &buffers.observations, base);
-        }
-        let copies = self.copies.as_ref().expect("created with the resampling");
-        let read = resampling.read_back(&self.ctx, step, (copies, &self.spins), histograms);
-        if read.is_err() {
-            self.last_measured = None;
-        }
-        read
-    }
-
-    fn observation_bytes(&self, slots: u32) -> u64 {
-        16 * u64::from(LANES) * u64::from(slots.max(1)) * u64::from(self.layout.word_systems())
-    }
-
-    /// Bytes of overlap counters for `slots` slots: none where no overlap kernel runs (without
-    /// replica pairs, or once populations are counted as histograms).
-    fn overlap_bytes(&self, slots: u32) -> u64 {
-        let pairs = match self.overlap {
-            Some(_) => self.layout.overlap_word_pairs().len() as u64,
-            None => 0,
-        };
-        4 * u64::from(self.layout.pair_counts()) * u64::from(slots.max(1)) * pairs
-    }
-
-    /// Measurement buffers with room for at least `slots` slots.
-    fn ensure_measurements(&mut self, slots: u32) -> Result<()> {
-        if self.measurements.as_ref().is_some_and(|m| m.slots >= slots) {
-            return Ok(());
-        }
-        for (what, bytes) in [
-            ("observations", self.observation_bytes(slots)),
-            ("overlaps", self.overlap_bytes(slots)),
-        ] {
-            self.ctx.check_plan_measurements(what, slots, bytes)?;
-        }
-        let observations = self.ctx.buffer(
-            "observations",
-            self.observation_bytes(slots),
-            storage_usage(),
-        )?;
-        let overlaps = self
-            .ctx
-            .buffer("overlaps", self.overlap_bytes(slots), storage_usage())?;
-        let buffers = [
-            &self.spins,
-            &self.thresholds,
-            &observations,
-            &self.couplings,
-            &overlaps,
-        ];
-        let mut entries = vec![self.dispatcher.params_entry()];
-        entries.extend(
-            buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32 + 1,
-                    resource: b.as_entire_binding(),
-                }),
-        );
-        let bind_group = self
-            .ctx
-            .device
-            .create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("multispin"),
-                layout: self.ctx.bind_group_layout(Bindings::Multispin),
-                entries: &entries,
-            });
-        self.measurements = Some(MeasurementBuffers {
-            observations,
-            overlaps,
-            slots: slots.max(1),
-            bind_group,
-        });
-        Ok(())
-    }
-
-    /// The kernels a dispatch runs, with their grids: a swap round measures every word system
-    /// into the scratch slot before the tempering kernels decide, unless the update before it
-    /// tallied them ([`TALLY_RUNS`]): `tally` says whether this dispatch is such an update or
-    /// such a round ([`Self::with_tallies`]).
-    fn kernels(&self, dispatch: &Dispatch, tally: bool) -> Vec<(&wgpu::ComputePipeline, Grid)> {
-        let layout = &self.layout;
-        let words = layout.word_systems();
-        let strips = u64::from(layout.strips());
-        let observe = (
-            &self.observe,
-            self.dispatcher.grid(&self.ctx, strips, words),
-        );
-        let mut kernels = match (dispatch, &self.swap_tally) {
-            (Dispatch::Sweep(_), Some(swap_tally)) if tally => {
-                let threads = layout.update_threads().div_ceil(RUNS_PER_TALLY_THREAD);
-                let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
-                vec![(swap_tally, grid)]
-            }
-            (d @ Dispatch::Sweep(_), _) => {
-                let threads = d.params().update_threads(layout.update_threads());
-                let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
-                vec![(&self.sweep, grid)]
-            }
-            (Dispatch::Measure(_), _) => {
-                let mut kernels = vec![observe];
-                if let Some(overlap) = &self.overlap {
-                    let pairs = layout.overlap_word_pairs().len() as u32;
-                    kernels.push((overlap, self.dispatcher.grid(&self.ctx, strips, pairs)));
-                }
-                kernels
-            }
-            (Dispatch::Swap(_), _) if tally => Vec::new(),
-            (Dispatch::Swap(_), _) => {
-                let pipeline = self.swap_observe.as_ref().unwrap_or(&self.observe);
-                vec![(pipeline, observe.1)]
-            }
-        };
-        if let Some(tempering) = &self.tempering {
-            kernels.extend(tempering.kernels(&self.ctx, &self.dispatcher, dispatch));
-        }
-        kernels
-    }
-
-    /// `dispatches` with the colour-1 updates before swap rounds that tally those rounds' counts
-    /// (where the engine has the tally; [`swap_tally`]) moved to the rounds' scratch slots, and
-    /// for each dispatch whether it tallies (an update) or was tallied (a round).
-    fn with_tallies(&self, dispatches: &[Dispatch]) -> (Vec<Dispatch>, Vec<bool>) {
-        let mut tallies = vec![false; dispatches.len()];
-        let mut dispatches = dispatches.to_vec();
-        if self.swap_tally.is_some() {
-            for i in 0..dispatches.len() {
-                if let Some((round, slot)) = swap_tally(&dispatches[i..])
-                    && let Dispatch::Sweep(params) = &mut dispatches[i]
-                {
-                    params.slot = slot;
-                    tallies[i] = true;
-                    tallies[i + round] = true;
-                }
-            }
-        }
-        (dispatches, tallies)
-    }
-
-    /// Submit `dispatches` (clearing the measurements first where `clear`) without waiting
-    /// ([`Dispatcher::enqueue`]).
-    fn enqueue(&self, dispatches: &[Dispatch], clear: bool) -> wgpu::SubmissionIndex {
-        let (dispatches, tallies) = self.with_tallies(dispatches);
-        let buffers = self
-            .measurements
-            .as_ref()
-            .expect("ensured before submitting");
-        let clear: Vec<&wgpu::Buffer> = match (clear, &self.overlap) {
-            (false, _) => Vec::new(),
-            (true, Some(_)) => vec![&buffers.observations, &buffers.overlaps],
-            (true, None) => vec![&buffers.observations],
-        };
-        let tempering = self.tempering.as_ref().map(WgpuTempering::bind_group);
-        self.dispatcher.enqueue(
-            &self.ctx,
-            &buffers.bind_group,
-            tempering,
-            &dispatches,
-            &clear,
-            |i, d| self.kernels(d, tallies[i]),
-        )
-    }
-
-    /// Queue the copy of the slots from the last read up to `slots` (their measurements enqueued
-    /// before) for [`Self::finish_read`]; `None` where there are none.
-    fn queue_slots(&self, slots: u32) -> Result<Option<(PendingRead, u32)>> {
-        let first = self.read.slots;
-        if slots <= first {
-            return Ok(None);
-        }
-        let buffers = self.measurements.as_ref().expect("ensured before reading");
-        let (observations, overlaps) = (self.observation_bytes(1), self.overlap_bytes(1));
-        let (first, end) = (u64::from(first), u64::from(slots));
-        let mut pieces = vec![(
-            &buffers.observations,
-            first * observations..end * observations,
-        )];
-        if self.overlap.is_some() {
-            pieces.push((&buffers.overlaps, first * overlaps..end * overlaps));
-        }
-        Ok(Some((self.ctx.queue_read(&pieces)?, slots)))
-    }
-
-    /// Wait for a submission, and fill the slots copied behind it.
-    fn finish_submission(
-        &mut self,
-        (submitted, read): (wgpu::SubmissionIndex, Option<(PendingRead, u32)>),
-    ) -> Result<()> {
-        match read {
-            Some(read) => self.finish_read(read),
-            None => self.ctx.wait_for(submitted),
-        }
-    }
-
-    /// Fill the slots a [`Self::queue_slots`] copied into [`SlotsRead`].
-    fn finish_read(&mut self, (pending, slots): (PendingRead, u32)) -> Result<()> {
-        let started = std::time::Instant::now();
-        let words: Vec<u32> = self.ctx.finish_read(pending)?;
-        let slots = u64::from(slots - self.read.slots);
-        let observation_words = (slots * self.observation_bytes(1) / 4) as usize;
-        let (observations, per_pair) = words.split_at(observation_words);
-        let per_word: Vec<[u64; 2]> = counter_pairs(observations).collect();
-        self.read
-            .fill(&self.layout, &per_word, per_pair, started.elapsed());
-        Ok(())
-    }
-
-    /// The plan's measurements: those of its last batches read now, after the earlier ones.
-    fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {
-        self.read.mark_beside();
-        if let Some(read) = self.queue_slots(slots)? {
-            self.finish_read(read)?;
-        }
-        let mut measurements = std::mem::take(&mut self.read).finish("wgpu");
-        if let Some(tempering) = &self.tempering {
-            measurements.labels = tempering.read_history(&self.ctx, slots)?;
-        }
-        Ok(measurements)
     }
 }
 
@@ -689,7 +325,7 @@ impl Engine for MultispinWgpuEngine {
             &mut self.ctx,
             &layout.systems,
             SwapLayout::multispin(layout),
-            (ShaderEngine::Multispin, Records::multispin(layout)),
+            (KernelEngine::Multispin, Records::multispin(layout)),
             state,
             self.dispatcher.workgroup_size(),
         )?;

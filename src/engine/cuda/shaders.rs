@@ -9,7 +9,7 @@
 //! Geometry constants are preprocessor defines ([`defines`]) that the headers turn into
 //! `constexpr` values, so the compiler folds them like WGSL override constants.
 
-use crate::engine::wgpu::shaders::{Kernel, WordLayout};
+use crate::engine::kernels::{Kernel, WordLayout};
 use crate::error::{Error, Result};
 
 /// Prefix of the defines that carry the geometry constants (`L` becomes `SPINFLIP_L`): a bare
@@ -193,13 +193,13 @@ mod tests {
             let source = compose(kernel).unwrap();
             for name in used_defines(&source) {
                 let defined = super::super::simple::CONSTANTS.contains(&name)
-                    || super::super::multispin::CONSTANTS.contains(&name)
+                    || super::super::multispin::modules::CONSTANTS.contains(&name)
                     || super::super::copy_systems::CONSTANTS.contains(&name)
                     || super::super::resampling::CONSTANTS.contains(&name)
-                    || name == super::super::multispin::COLOUR
-                    || name == super::super::multispin::TALLY_BLOCK
-                    || name == super::super::multispin::COUNT_BONDS
-                    || name == super::super::multispin::PAIR_RUNS
+                    || name == super::super::multispin::modules::COLOUR
+                    || name == super::super::multispin::modules::TALLY_BLOCK
+                    || name == super::super::multispin::modules::COUNT_BONDS
+                    || name == super::super::multispin::modules::PAIR_RUNS
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
                     || name == super::super::compile::COUNT_DRAWS

@@ -6,7 +6,7 @@
 //! device (checking wgpu's error and device-loss callbacks) or, for a slab's bulk, goes on.
 
 use super::context::WgpuContext;
-use super::plan::{Dispatch, DispatchParams};
+use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::error::Result;
 
 /// Dispatch-parameter entries per submission.

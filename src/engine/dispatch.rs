@@ -1,13 +1,15 @@
-//! Turning a [`Plan`] into bounded GPU submissions of dispatches.
+//! Lowering a [`Plan`] into bounded submissions of dispatches, shared by the device backends.
 //!
-//! Each dispatch reads its small parameters (sweep, colour, slot) from one 256-byte-aligned entry
-//! of a uniform buffer, bound with a dynamic offset. A submission holds at most
-//! `max_dispatches` entries and about `flip_budget` site updates, so no single submission runs
+//! Each dispatch carries its small parameters (sweep, colour, slot) as one [`DispatchParams`]:
+//! on wgpu an entry of a uniform buffer bound with a dynamic offset (`engine::wgpu::launch`), on
+//! CUDA a kernel argument by value (`engine::cuda::launch`). A submission holds at most
+//! `max_dispatches` dispatches and about `flip_budget` site updates, so no single submission runs
 //! for long (a Windows TDR kills dispatches over ~2 s) however long the run.
 
 use crate::engine::{Plan, Step};
 
-/// Per-dispatch parameters; mirrors `DispatchParams` in `shaders/wgsl/dispatch.wgsl`.
+/// Per-dispatch parameters; mirrors `DispatchParams` in `shaders/wgsl/dispatch.wgsl` and
+/// `shaders/cuda/dispatch.cuh`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct DispatchParams {

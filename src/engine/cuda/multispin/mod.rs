@@ -1,0 +1,481 @@
+//! The multispin CUDA engine: kernels `multispin_metropolis`, `multispin_observables` and
+//! `multispin_overlap`, composed for the AMSC or SMSC word layout, the twin of
+//! `engine::wgpu::MultispinWgpuEngine` with the same data layout ([`crate::engine::multispin`]).
+//!
+//! Buffers: spin words; bit-sliced threshold tables; couplings (one placeholder word for the
+//! ferromagnet); observations `[slot][g][lane]` as two 64-bit counters (up, satisfied); overlaps
+//! `[slot][pair][pair count]` as u32 counts (see `MultispinLayout::pair_counts`).
+//!
+//! Population annealing: an engine opened for [`Betas::Changing`] never compiles its thresholds
+//! in, so `set_betas` writes the new tables where the update reads them (the constant array of
+//! each colour's module, or the global buffer); `copy_systems` copies lanes (AMSC) or word
+//! systems (SMSC) on the device (`copy_systems.rs`).
+//!
+//! Here the engine, its construction and its [`Engine`] face; beside it the modules it compiles
+//! and the shapes they launch in (`modules.rs`), a plan's batches of launches (`launches.rs`),
+//! parallel tempering's swap rounds (`rounds.rs`), the measurements' reads
+//! (`measurements.rs`), population annealing's copies and resampling step (`annealing.rs`) and a
+//! slab's sweeps with its halo exchange (`slab.rs`).
+
+mod annealing;
+mod launches;
+mod measurements;
+pub(super) mod modules;
+mod rounds;
+mod slab;
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, CudaModule, CudaSlice};
+
+use self::modules::{
+    Counts, PairKernels, SwapTally, TALLY_BLOCK_SIZE, TALLY_WORDS_PER_THREAD, ThresholdHome,
+    constants, observables_kernel, runs_per_thread, update_module,
+};
+use super::compile::counting_draws;
+use super::context::CudaDevice;
+use super::copy_systems::CudaCopies;
+use super::hot_start::hot_start;
+use super::launch::{
+    FittedKernel, Launches, Staging, allocate, check_fits, download, enqueue_overwrite, overwrite,
+    upload,
+};
+use super::resampling::CudaResampling;
+use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
+use super::tempering::CudaTempering;
+use crate::engine::annealing::ResamplingTable;
+use crate::engine::copy_maps::lane_map;
+use crate::engine::cpu::hot_start::HotStartGrid;
+use crate::engine::dispatch::DispatchParams;
+use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
+use crate::engine::multispin::{MultispinLayout, SlotsRead};
+use crate::engine::slabs::{check_slab, whole_lattices_only};
+use crate::engine::tempering::{Records, SwapLayout, chain_slice_kernel_constants};
+use crate::engine::{
+    Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
+    check_thresholds_not_compiled,
+};
+use crate::error::Result;
+
+pub use self::modules::CONSTANT_TABLE_WORDS;
+
+/// Site updates between synchronisations, as the wgpu multispin engine: about two milliseconds
+/// on an H100. With 2^27 the spin glass at L = 64 waited after every sweep, about 7% of its time.
+const FLIP_BUDGET: u64 = 1 << 32;
+
+/// A swap round whose spin exchange is still to come (by the paired update of the sweep after
+/// it, or by `tempering_exchange` before anything else reads the spins), its scratch slot in
+/// `params.slot`; and whether the swap kernel decided it, or that paired update's colour 0 is
+/// to. Where the sweep's paired update decides the round, no swap kernel between the round and
+/// the sweep waits for every stream to finish.
+#[derive(Debug, Clone, Copy)]
+struct PendingRound {
+    params: DispatchParams,
+    decided: bool,
+}
+
+/// The multispin engine on a CUDA device.
+pub struct MultispinCudaEngine {
+    device: CudaDevice,
+    layout: MultispinLayout,
+    block_size: u32,
+    spins: CudaSlice<u32>,
+    thresholds: CudaSlice<u32>,
+    threshold_home: ThresholdHome,
+    couplings: CudaSlice<u32>,
+    /// The update of each colour, and its module.
+    sweep_kernels: [CudaFunction; 2],
+    sweep_modules: [Arc<CudaModule>; 2],
+    /// The streams the update of each group of word systems goes to.
+    sweep_streams: SystemStreams,
+    /// The observation kernels' counts are sums: they run in blocks as large as their registers
+    /// allow, up to the engine's block size.
+    observe_kernel: FittedKernel,
+    /// The observables of a swap round at zero field: the satisfied bonds alone, counted by the
+    /// update before the round where it can ([`SwapTally`]), else by this kernel; both built
+    /// with the tempering state.
+    swap_observe_kernel: Option<FittedKernel>,
+    swap_tally: Option<SwapTally>,
+    /// A measurement right after a swap round's tally, with the tally.
+    tallied_observe_kernel: Option<FittedKernel>,
+    /// Built with the tempering state where its rounds exchange lanes or word systems.
+    pair_kernels: Option<PairKernels>,
+    pending_round: Option<PendingRound>,
+    /// Which of the two scratch slots after the plan's own the next swap round counts into:
+    /// rounds alternate, so that the sweep deciding a round clears its records while the next
+    /// round's tally fills the other.
+    scratch_flip: u32,
+    /// Whether a round ran since the tempering state was set: each round tracks the walkers at
+    /// both ends of the ladder, so the paired update need not track an end in no pair.
+    ends_tracked: bool,
+    /// The constants the engine's kernels were compiled with.
+    constants: Vec<(&'static str, u32)>,
+    /// Only where overlaps are measured (its pair arithmetic needs two replica words).
+    overlap_kernel: Option<FittedKernel>,
+    /// Two counters per slot, word system and lane; grown to the largest plan seen.
+    observations: CudaSlice<u64>,
+    /// Page-locked host memory the observations and overlaps are downloaded into.
+    observation_staging: Staging<u64>,
+    overlap_staging: Staging<u32>,
+    /// The stream those downloads go on, beside the plan's later batches.
+    read_stream: ReadStream,
+    /// The running plan's measurements read back so far.
+    read: SlotsRead,
+    /// Overlap counts per slot, pair and pair count; grown like `observations`.
+    overlaps: CudaSlice<u32>,
+    tempering: Option<CudaTempering>,
+    /// Population annealing's copies, from the first on.
+    copies: Option<CudaCopies<u32>>,
+    /// Population annealing's resampling step, from the first table on.
+    resampling: Option<CudaResampling>,
+    /// The slot of the last plan's last measurement, which the next resampling step reads
+    /// (`None` where the plan measured nothing: it cleared the counts).
+    last_measured: Option<u32>,
+    /// Whether measurements come back as the populations' histograms
+    /// ([`Engine::count_populations`]).
+    count_populations: bool,
+    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
+    halo: Option<Box<dyn Halo>>,
+    /// A slab's streams for its edges and its bulk.
+    slab_streams: Option<SlabStreams>,
+}
+
+impl MultispinCudaEngine {
+    /// Allocate the word systems of `layout` on `device` (all spins down until
+    /// [`Engine::set_spins`]) with `block_size` threads per block, for betas that stay fixed;
+    /// fails clearly where they exceed the device.
+    pub fn new(device: CudaDevice, layout: MultispinLayout, block_size: u32) -> Result<Self> {
+        Self::with_betas(device, layout, block_size, Betas::Fixed)
+    }
+
+    /// [`MultispinCudaEngine::new`] for betas that stay fixed or change ([`Betas`]).
+    pub fn with_betas(
+        mut device: CudaDevice,
+        layout: MultispinLayout,
+        block_size: u32,
+        betas: Betas,
+    ) -> Result<Self> {
+        let pairs = layout.overlap_word_pairs().len() as u32;
+        check_fits(&device, block_size, layout.word_systems(), "word systems")?;
+        check_fits(&device, block_size, pairs, "overlap pairs")?;
+        let words = WordLayout::of(&layout);
+        let tables = layout.threshold_tables();
+        let constants = constants(&layout, &tables, betas);
+        let mut sweep_kernel =
+            |colour: u32| update_module(&mut device, words, &constants, colour, (1, false));
+        let [(module_0, sweep_0), (module_1, sweep_1)] = [sweep_kernel(0)?, sweep_kernel(1)?];
+        let sweep_kernels = [sweep_0, sweep_1];
+        let threshold_home = match constants.contains(&("FIXED_THRESHOLDS", 1)) {
+            true => ThresholdHome::Compiled,
+            false if tables.len() <= CONSTANT_TABLE_WORDS => ThresholdHome::Constant,
+            false => ThresholdHome::Global,
+        };
+        let observe_kernel =
+            observables_kernel(&mut device, &layout, &constants, Counts::Both, block_size)?;
+        let overlap_kernel = match pairs {
+            0 => None,
+            _ => Some(FittedKernel::new(
+                device.function(Kernel::MultispinOverlap(words), &constants)?,
+                block_size,
+            )?),
+        };
+        let spins = allocate(&device, layout.words() as usize, "spin words")?;
+        let thresholds = upload(&device, &tables, "thresholds")?;
+        let couplings = upload(&device, &layout.coupling_words(), "couplings")?;
+        let sweep_streams = device.system_streams(SystemSizes {
+            systems: layout.word_systems(),
+            system_bytes: 4 * (spins.len() + couplings.len()) as u64
+                / u64::from(layout.word_systems()),
+            colour_words: layout.colour_words().into(),
+            l2_bytes: device.l2_bytes,
+        })?;
+        let engine = MultispinCudaEngine {
+            observations: allocate(&device, 1, "observations")?,
+            overlaps: allocate(&device, 1, "overlaps")?,
+            observation_staging: Staging::new(),
+            overlap_staging: Staging::new(),
+            read_stream: device.read_stream()?,
+            read: SlotsRead::default(),
+            device,
+            layout,
+            block_size,
+            spins,
+            thresholds,
+            threshold_home,
+            couplings,
+            sweep_kernels,
+            sweep_modules: [module_0, module_1],
+            sweep_streams,
+            observe_kernel,
+            swap_observe_kernel: None,
+            swap_tally: None,
+            tallied_observe_kernel: None,
+            pair_kernels: None,
+            pending_round: None,
+            scratch_flip: 0,
+            ends_tracked: false,
+            constants,
+            overlap_kernel,
+            tempering: None,
+            copies: None,
+            resampling: None,
+            last_measured: None,
+            count_populations: false,
+            halo: None,
+            slab_streams: None,
+        };
+        engine.write_constant_tables(&tables)?;
+        engine.device.synchronize("allocating the spin words")?;
+        Ok(engine)
+    }
+
+    /// An engine of the slab `layout.systems` holds (fixed betas), trading its
+    /// boundary planes through `halo` ([`crate::engine::slabs`]): after each colour's update of
+    /// every word system the device is synchronised, the boundary planes downloaded, exchanged
+    /// and the halos uploaded (no overlap of the exchange with the bulk update yet); every spin
+    /// down until [`Engine::set_spins`].
+    pub fn slab(
+        device: CudaDevice,
+        layout: MultispinLayout,
+        block_size: u32,
+        halo: Box<dyn Halo>,
+    ) -> Result<Self> {
+        check_slab(&layout)?;
+        let slab_streams = Some(device.slab_streams()?);
+        Ok(MultispinCudaEngine {
+            halo: Some(halo),
+            slab_streams,
+            ..Self::new(device, layout, block_size)?
+        })
+    }
+
+    /// Threshold tables `tables` into each colour module's constant array, where the update
+    /// reads them there.
+    fn write_constant_tables(&self, tables: &[u32]) -> Result<()> {
+        if let ThresholdHome::Constant = self.threshold_home {
+            for module in self.update_modules() {
+                self.device
+                    .write_constant(module, "threshold_planes", tables)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The update's modules: each colour's, and the swap rounds' tally where there is one.
+    fn update_modules(&self) -> impl Iterator<Item = &Arc<CudaModule>> {
+        let tally = self.swap_tally.as_ref().map(|tally| &tally.module);
+        let pairs = self.pair_kernels.as_ref();
+        let deciding = pairs.and_then(|pairs| pairs.deciding.as_ref().map(|d| &d.module));
+        self.sweep_modules.iter().chain(tally).chain(deciding)
+    }
+
+    /// With `SPINFLIP_COUNT_DRAWS=1` (a debug build of the update, [`counting_draws`]): log the
+    /// update's counts so far, both colours, as Philox blocks per word and per decision.
+    fn log_draw_counts(&self) -> Result<()> {
+        if !counting_draws() {
+            return Ok(());
+        }
+        self.device.synchronize("counting the update's draws")?;
+        let mut counts = [0u64; 3];
+        for module in self.update_modules() {
+            let words = self.device.read_global(module, "draw_counts")?;
+            for (total, count) in counts.iter_mut().zip(words) {
+                *total += count;
+            }
+        }
+        let [words, lanes, blocks] = counts.map(|c| c as f64);
+        log::info!(
+            "draw counts: {words} word updates, {:.3} lanes per word needed a uniform, {:.3} \
+             Philox blocks per word, {:.3} per decision",
+            lanes / words,
+            blocks / words,
+            blocks / lanes
+        );
+        Ok(())
+    }
+
+    /// Groups of word systems the sweeps go in (see `engine/cuda/streams.rs`).
+    pub fn sweep_groups(&self) -> usize {
+        self.sweep_streams.group_count()
+    }
+}
+
+impl Engine for MultispinCudaEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            backend: "cuda".into(),
+            engine: self.layout.describe(),
+            adapter: self.device.description(),
+        }
+    }
+
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.layout.systems)?;
+        let words = self.layout.pack(spins);
+        overwrite(&self.device, &words, &mut self.spins, "spin words")?;
+        self.exchange_both()
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        let grid = HotStartGrid::multispin(&self.layout);
+        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)?;
+        self.exchange_both()
+    }
+
+    fn spins(&mut self) -> Result<SpinBits> {
+        let words = download(&self.device, &self.spins, "spin words")?;
+        Ok(self.layout.unpack(&words))
+    }
+
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        // A resampling step's kernels go ahead of the plan's sweeps with no wait between.
+        let resampled = match plan.split_resample()?.0 {
+            Some(step) => Some(self.enqueue_resample(step)?),
+            None => None,
+        };
+        self.last_measured = plan.slots.checked_sub(1);
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.device, plan.slots)?;
+        }
+        // Swap rounds measure into two scratch slots past the plan's, alternately.
+        self.clear_measurements(plan.slots + 2 * u32::from(swaps))?;
+        self.read = SlotsRead::new(plan.slots);
+        let layout = &self.layout;
+        let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
+        let seeded = (layout.systems.seed, layout.word_systems());
+        let started = std::time::Instant::now();
+        match self.halo {
+            Some(_) => self.run_slab(plan)?,
+            None => self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?,
+        }
+        self.flush_exchange()?;
+        let (copies, histograms) = self.read_back(resampled, plan.slots)?;
+        self.log_draw_counts()?;
+        if plan.slots == 0 {
+            return Ok(Measurements {
+                copies,
+                ..Measurements::default()
+            });
+        }
+        let ran = started.elapsed();
+        let mut measurements = match histograms {
+            Some(histograms) => Measurements {
+                histograms: Some(Box::new(histograms)),
+                ..Measurements::default()
+            },
+            None => self.download_measurements(plan.slots)?,
+        };
+        measurements.copies = copies;
+        log::debug!(
+            "cuda multispin: {} sweeps, {} measurements: kernels {:.1} ms, measurements on the \
+             host {:.1} ms",
+            plan.sweeps(),
+            plan.slots,
+            ran.as_secs_f64() * 1e3,
+            (started.elapsed() - ran).as_secs_f64() * 1e3
+        );
+        Ok(measurements)
+    }
+
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "parallel tempering")?;
+        let (swaps, records) = (
+            SwapLayout::multispin(&self.layout),
+            Records::multispin(&self.layout),
+        );
+        let tempering = CudaTempering::new(
+            &mut self.device,
+            &self.layout.systems,
+            swaps,
+            (KernelEngine::Multispin, records),
+            state,
+            self.block_size,
+        )?;
+        self.tempering = Some(tempering);
+        if self.layout.systems.field == 0.0 {
+            let (layout, constants, block_size) = (&self.layout, &self.constants, self.block_size);
+            let kernel = observables_kernel(
+                &mut self.device,
+                layout,
+                constants,
+                Counts::Bonds,
+                block_size,
+            )?;
+            self.swap_observe_kernel = Some(kernel);
+            let words = WordLayout::of(layout);
+            let runs = runs_per_thread(layout, TALLY_WORDS_PER_THREAD);
+            let (module, function) =
+                update_module(&mut self.device, words, constants, 1, (runs, true))?;
+            let kernel = FittedKernel::new(function, TALLY_BLOCK_SIZE)?;
+            // Its blocks are compiled in: a device that cannot run them counts the rounds with
+            // the observables kernel.
+            if kernel.block_size == TALLY_BLOCK_SIZE {
+                self.swap_tally = Some(SwapTally { module, kernel });
+                self.tallied_observe_kernel = Some(observables_kernel(
+                    &mut self.device,
+                    layout,
+                    constants,
+                    Counts::UpSpins,
+                    block_size,
+                )?);
+            }
+        }
+        let tempering_constants = chain_slice_kernel_constants(&swaps, &records);
+        self.pair_kernels = self.load_pair_kernels(&tempering_constants)?;
+        self.write_constant_tables(&self.layout.threshold_tables())?;
+        (self.pending_round, self.ends_tracked) = (None, false);
+        self.device.synchronize("uploading the tempering state")
+    }
+
+    fn tempering(&mut self) -> Result<Vec<u32>> {
+        match &self.tempering {
+            Some(tempering) => tempering.read_state(&self.device),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
+        check_betas(&self.layout.systems, betas)?;
+        let compiled = matches!(self.threshold_home, ThresholdHome::Compiled);
+        check_thresholds_not_compiled(compiled, "multispin CUDA")?;
+        self.layout.systems.betas = betas.to_vec();
+        let tables = self.layout.threshold_tables();
+        match self.threshold_home {
+            ThresholdHome::Constant => self.write_constant_tables(&tables),
+            // The next plan's sweeps, enqueued behind this copy, are the first to read it.
+            _ => enqueue_overwrite(&self.device, &tables, &mut self.thresholds, "thresholds"),
+        }
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
+        check_copy_map(&self.layout.systems, sources)?;
+        self.ensure_copies()?;
+        let copies = self.copies.as_mut().expect("ensured above");
+        copies.copy(
+            &self.device,
+            &mut self.spins,
+            &lane_map(&self.layout, sources),
+        )
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        whole_lattices_only(&self.halo, "population annealing (resampling)")?;
+        self.ensure_resampling(table.slots)?;
+        let resampling = self.resampling.as_mut().expect("ensured above");
+        resampling.set_table(&self.device, table)
+    }
+
+    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
+        whole_lattices_only(&self.halo, "population annealing (histograms)")?;
+        self.ensure_resampling(slots)?;
+        let resampling = self.resampling.as_mut().expect("ensured above");
+        resampling.set_sizes(&self.device, sizes)?;
+        self.count_populations = true;
+        // Histograms replace every replica's counts, and nothing reads the overlaps.
+        self.overlap_kernel = None;
+        Ok(true)
+    }
+}

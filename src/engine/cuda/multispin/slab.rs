@@ -1,0 +1,106 @@
+//! A slab of the multispin CUDA engine ([`crate::engine::slabs`]): its halo exchange, and its
+//! sweeps with the exchange hidden behind the bulk's update.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaSlice, CudaStream};
+
+use super::MultispinCudaEngine;
+use crate::engine::Plan;
+use crate::engine::cuda::driver::driver_error;
+use crate::engine::cuda::launch::Launches;
+use crate::engine::dispatch::{Dispatch, DispatchParams, submissions};
+use crate::engine::slabs::{PlaneStore, SlabSweep, exchange_colour};
+use crate::error::Result;
+
+/// The device's spin words as the halo exchange reads and writes them.
+struct DeviceWords<'a> {
+    /// The stream the copies go on, after the updates they read or before those that read them.
+    stream: &'a Arc<CudaStream>,
+    spins: &'a mut CudaSlice<u32>,
+}
+
+impl PlaneStore for DeviceWords<'_> {
+    fn read(&mut self, ranges: &[Range<usize>]) -> Result<Vec<u32>> {
+        let mut words = Vec::new();
+        for range in ranges {
+            let part = self
+                .stream
+                .clone_dtoh(&self.spins.slice(range.clone()))
+                .map_err(driver_error("downloading the boundary planes"))?;
+            words.extend(part);
+        }
+        self.stream
+            .synchronize()
+            .map_err(driver_error("downloading the boundary planes"))?;
+        Ok(words)
+    }
+
+    fn write(&mut self, start: usize, words: &[u32]) -> Result<()> {
+        self.stream
+            .memcpy_htod(words, &mut self.spins.slice_mut(start..start + words.len()))
+            .map_err(driver_error("uploading the halo planes"))
+    }
+}
+
+impl MultispinCudaEngine {
+    /// A slab's halo exchange of `colour` (nothing for whole lattices), once the device is done.
+    fn exchange(&mut self, colour: u32) -> Result<()> {
+        let Some(halo) = self.halo.as_deref_mut() else {
+            return Ok(());
+        };
+        self.device.synchronize("updating a slab")?;
+        let mut store = DeviceWords {
+            stream: &self.device.stream,
+            spins: &mut self.spins,
+        };
+        exchange_colour(&self.layout, halo, &mut store, colour)?;
+        self.device.synchronize("exchanging the halo planes")
+    }
+
+    /// A slab's sweep of one colour with its exchange hidden ([`SlabSweep`]): the edge planes'
+    /// update and their copies on one stream, the bulk on another, which runs through the
+    /// download, the exchange and the upload of the halos. The next colour's edges (read by
+    /// the bulk's planes next to them) wait for this bulk on the device, so the host queues
+    /// them while it runs and the device does not idle between colours.
+    fn sweep_slab(&mut self, params: &DispatchParams) -> Result<()> {
+        let parts = SlabSweep::new(&self.layout, *params);
+        let streams = self.slab_streams.as_ref().expect("a slab has its streams");
+        let systems = 0..self.layout.word_systems();
+        let kernel = self.sweep_kernel(params.colour);
+        for edge in &parts.edges {
+            self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;
+        }
+        if let Some(bulk) = &parts.bulk {
+            self.launch_sweep(streams.bulk(), systems, bulk, kernel)?;
+        }
+        let halo = self.halo.as_deref_mut().expect("a slab has its halo");
+        let mut store = DeviceWords {
+            stream: streams.edges(),
+            spins: &mut self.spins,
+        };
+        exchange_colour(&self.layout, halo, &mut store, params.colour)?;
+        streams
+            .edges()
+            .join(streams.bulk())
+            .map_err(driver_error("ordering a slab's edges after its bulk"))
+    }
+
+    /// Make a slab's halos of both colours current (after new spins).
+    pub(super) fn exchange_both(&mut self) -> Result<()> {
+        (0..2).try_for_each(|colour| self.exchange(colour))
+    }
+
+    /// A slab's plan: one dispatch at a time, each colour's update with its exchange.
+    pub(super) fn run_slab(&mut self, plan: &Plan) -> Result<()> {
+        let (seed, systems) = (self.layout.systems.seed, self.layout.word_systems());
+        for dispatch in submissions(plan, seed, systems, usize::MAX, u64::MAX).concat() {
+            match dispatch {
+                Dispatch::Sweep(params) => self.sweep_slab(&params)?,
+                _ => self.launch_batch(&[dispatch])?,
+            }
+        }
+        self.device.synchronize("running a slab's plan")
+    }
+}

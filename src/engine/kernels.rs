@@ -1,0 +1,120 @@
+//! The kernel table shared by the device backends: every compute kernel is one file in
+//! `shaders/wgsl/` (`.wgsl`, composed by `engine::wgpu::shaders`) and one in `shaders/cuda/`
+//! (`.cu`, composed by `engine::cuda::shaders`) of the same name, with its CPU twin in
+//! `engine::cpu`; a [`Kernel`] names it with the variant it is composed for (word layout, or the
+//! engine whose buffers a tempering kernel shares).
+
+use crate::config::Layout;
+use crate::engine::multispin::MultispinLayout;
+
+/// How the multispin kernels pack spins into words: the module `multispin_layout` resolves to
+/// `multispin_layout_amsc` or `multispin_layout_smsc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WordLayout {
+    Amsc,
+    Smsc,
+}
+
+impl WordLayout {
+    /// The word layout of the multispin `layout`.
+    pub fn of(layout: &MultispinLayout) -> Self {
+        match layout.layout {
+            Layout::Amsc { .. } => WordLayout::Amsc,
+            Layout::Smsc => WordLayout::Smsc,
+        }
+    }
+}
+
+/// The compute kernels, one per file in `shaders/wgsl/` and in `shaders/cuda/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    MetropolisSimple,
+    Observables,
+    PhiloxKat,
+    MultispinMetropolis(WordLayout),
+    MultispinObservables(WordLayout),
+    MultispinOverlap(WordLayout),
+    /// Parallel tempering, for the simple or the multispin engine's buffers (WGSL: that engine's
+    /// bindings as group 0, the tempering buffers as group 1).
+    TemperingSwap(KernelEngine),
+    TemperingExchange(KernelEngine),
+    TemperingHistory(KernelEngine),
+    /// Population annealing's copies, for either engine (whole words or lanes), with buffers of
+    /// its own (map, snapshot, spins).
+    CopySystems,
+    /// The hot start, for either engine (constant `MULTISPIN`), with buffers of its own (lane
+    /// table, spins).
+    HotStart,
+    /// Population annealing's resampling step on the device ([`crate::engine::resampling`]),
+    /// with buffers of their own.
+    ResampleCount,
+    ResampleScan,
+    ResampleScatter,
+    ResampleHistogram,
+}
+
+/// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
+/// shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelEngine {
+    Simple,
+    Multispin,
+}
+
+impl Kernel {
+    /// Every kernel, for validation tests.
+    pub const ALL: [Kernel; 21] = [
+        Kernel::MetropolisSimple,
+        Kernel::Observables,
+        Kernel::PhiloxKat,
+        Kernel::MultispinMetropolis(WordLayout::Amsc),
+        Kernel::MultispinMetropolis(WordLayout::Smsc),
+        Kernel::MultispinObservables(WordLayout::Amsc),
+        Kernel::MultispinObservables(WordLayout::Smsc),
+        Kernel::MultispinOverlap(WordLayout::Amsc),
+        Kernel::MultispinOverlap(WordLayout::Smsc),
+        Kernel::TemperingSwap(KernelEngine::Simple),
+        Kernel::TemperingSwap(KernelEngine::Multispin),
+        Kernel::TemperingExchange(KernelEngine::Simple),
+        Kernel::TemperingExchange(KernelEngine::Multispin),
+        Kernel::TemperingHistory(KernelEngine::Simple),
+        Kernel::TemperingHistory(KernelEngine::Multispin),
+        Kernel::CopySystems,
+        Kernel::HotStart,
+        Kernel::ResampleCount,
+        Kernel::ResampleScan,
+        Kernel::ResampleScatter,
+        Kernel::ResampleHistogram,
+    ];
+
+    /// The module (file stem) of the kernel.
+    pub fn module(self) -> &'static str {
+        match self {
+            Kernel::MetropolisSimple => "metropolis_simple",
+            Kernel::Observables => "observables",
+            Kernel::PhiloxKat => "philox_kat",
+            Kernel::MultispinMetropolis(_) => "multispin_metropolis",
+            Kernel::MultispinObservables(_) => "multispin_observables",
+            Kernel::MultispinOverlap(_) => "multispin_overlap",
+            Kernel::TemperingSwap(_) => "tempering_swap",
+            Kernel::TemperingExchange(_) => "tempering_exchange",
+            Kernel::TemperingHistory(_) => "tempering_history",
+            Kernel::CopySystems => "copy_systems",
+            Kernel::HotStart => "hot_start",
+            Kernel::ResampleCount => "resample_count",
+            Kernel::ResampleScan => "resample_scan",
+            Kernel::ResampleScatter => "resample_scatter",
+            Kernel::ResampleHistogram => "resample_histogram",
+        }
+    }
+
+    /// The word layout a multispin kernel is composed for.
+    pub fn word_layout(self) -> WordLayout {
+        match self {
+            Kernel::MultispinMetropolis(layout)
+            | Kernel::MultispinObservables(layout)
+            | Kernel::MultispinOverlap(layout) => layout,
+            _ => WordLayout::Amsc,
+        }
+    }
+}
