@@ -4,6 +4,7 @@
 //! ([`multihistogram`]). The resampling step as the engines replay it is their contract
 //! ([`crate::engine::annealing`]).
 
+pub(crate) mod checks;
 pub mod multihistogram;
 pub mod resampling;
 mod run;

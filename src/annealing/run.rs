@@ -35,7 +35,7 @@ use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
 use crate::plot::write_annealing_plot;
-use crate::stats::{Estimate, PlanePhases, overlap};
+use crate::stats::{Estimate, PlanePhases, independent_unit, overlap};
 use crate::threads;
 
 /// File names in the output directory.
@@ -210,7 +210,7 @@ fn summarize(
     let runs = annealing.runs as usize;
     let overlaps = match annealing.overlaps {
         true => {
-            let unit = config.engine.independent_unit().0;
+            let unit = independent_unit(&config.engine).0;
             overlaps_over_samples(
                 &estimates,
                 runs,

@@ -5,6 +5,7 @@
 //! words and thresholds, so all of them produce the same lattices bit for bit.
 
 pub mod annealing;
+pub mod choice;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;

@@ -30,11 +30,11 @@
 
 use rayon::prelude::*;
 
-use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
+use crate::config::{Disorder, Lanes, Layout, MultispinOptions, Randoms};
 use crate::engine::spins::SpinBits;
 use crate::engine::{Betas, Measurements, Observation};
 use crate::model::Lattice;
-use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
+use crate::model::couplings::{antiferromagnetic_bonds, is_antiferromagnetic};
 use crate::model::ising::{IsingSystems, SliceIndex, threshold};
 use crate::threads;
 

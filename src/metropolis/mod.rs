@@ -3,6 +3,7 @@
 //! ([`Schedule`]), and the loop that plans a chunk of it, lets the engine replay it, records the
 //! exact integer observations, checkpoints, and at the end summarises and writes the results.
 
+pub(crate) mod checks;
 mod run;
 mod schedule;
 

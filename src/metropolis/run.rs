@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::Schedule;
-use crate::config::{Config, FinalState, Randoms};
+use crate::config::{Config, Disorder, FinalState, Randoms};
 use crate::engine::Engine;
 use crate::engine::tempering::{Chains, Section};
 use crate::engine::{EngineInfo, Measurements, SpinBits};
@@ -24,13 +24,13 @@ use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, FINAL_STATE, RunDescription, RunOptions, SUMMARY,
     checkpoint_to_resume, crosses_checkpoint,
 };
-use crate::model::couplings::{Disorder, coupling_values};
+use crate::model::couplings::coupling_values;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
 use crate::stats::{
     EquilibrationCheck, IsingEstimates, PlanePhases, SampleSeries, SpinGlassEstimates, UnitSeries,
-    ising_estimates, log_binning, overlap, spin_glass_estimates,
+    independent_unit, ising_estimates, log_binning, overlap, spin_glass_estimates,
 };
 use crate::tempering::{
     LOW_ACCEPTANCE, TemperingDiagnostics, retune, round_trips_of, tempering_diagnostics,
@@ -472,7 +472,7 @@ fn summarize(
     flips_per_ns: f64,
 ) -> Summary {
     let lattice = systems.lattice;
-    let (unit, unit_description) = config.engine.independent_unit();
+    let (unit, unit_description) = independent_unit(&config.engine);
     let temperatures = systems.betas.iter().zip(&series.production);
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {

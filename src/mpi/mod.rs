@@ -22,12 +22,11 @@ pub mod wire;
 #[cfg(feature = "mpi")]
 pub mod world;
 
-use crate::config::{Algorithm, Config, Lanes, Layout};
+use crate::config::{Algorithm, Config, Disorder, Lanes, Layout};
 use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::open::open_local_engine;
 use crate::engine::{Betas, Engine, Measurements, SpinBits};
 use crate::error::{Error, Result};
-use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
 
 /// This process's rank among the ranks on its node, 0 when it runs alone: where the config

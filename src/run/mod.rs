@@ -3,6 +3,8 @@
 //! parallel tempering, in [`crate::metropolis`]; population annealing in
 //! [`crate::annealing`]).
 
+mod checks;
+
 use crate::annealing::{AnnealingSummary, anneal};
 use crate::config::Config;
 use crate::error::{Error, Result};

@@ -3,6 +3,7 @@
 //! engines and the reference swap decision are the engines' contract
 //! ([`crate::engine::tempering`]).
 
+pub(crate) mod checks;
 pub mod diagnostics;
 pub mod ladder;
 

@@ -30,7 +30,7 @@ use super::launch::{
 use super::resampling::{CudaResampling, PendingStep};
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
-use crate::config::Randoms;
+use crate::config::{Disorder, Randoms};
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{
@@ -50,7 +50,6 @@ use crate::engine::{
     check_thresholds_not_compiled, no_tempering,
 };
 use crate::error::Result;
-use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the

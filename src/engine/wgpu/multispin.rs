@@ -20,7 +20,7 @@ use super::resampling::{PendingStep, WgpuResampling};
 use super::shaders::{Bindings, Engine as ShaderEngine, Kernel, WordLayout};
 use super::simple::counter_pairs;
 use super::tempering::WgpuTempering;
-use crate::config::Randoms;
+use crate::config::{Disorder, Randoms};
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::multispin::{
@@ -36,7 +36,6 @@ use crate::engine::{
     check_thresholds_not_compiled,
 };
 use crate::error::{Error, Result};
-use crate::model::couplings::Disorder;
 
 /// Words of one buffer that the kernels' `u32` indices reach.
 const MAX_INDEXED_WORDS: u64 = 1 << 32;
