@@ -5,7 +5,7 @@
 mod common;
 
 use spinflip::annealing::AnnealingSummary;
-use spinflip::config::{Config, Lanes, Layout, MultispinOptions, Randoms};
+use spinflip::config::{Config, Disorder, Lanes, Layout, MultispinOptions, Randoms};
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
@@ -14,7 +14,7 @@ use spinflip::engine::{Plan, Step};
 use spinflip::exact::enumerate;
 use spinflip::io::run_dir::RunOptions;
 use spinflip::model::Lattice;
-use spinflip::model::couplings::{Disorder, coupling_values};
+use spinflip::model::couplings::coupling_values;
 use spinflip::model::ising::IsingSystems;
 use spinflip::run::RunOutcome;
 use spinflip::run::run;

@@ -16,7 +16,7 @@
 mod common;
 
 use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
-use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::config::{Disorder, Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::cuda::philox_kat::philox_blocks;
@@ -28,7 +28,6 @@ use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
 use spinflip::engine::{Betas, Engine, Measurements, Observation, Plan, SpinBits};
 use spinflip::model::Lattice;
-use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
 use spinflip::rng::{PHILOX_KNOWN_ANSWERS, philox4x32_10};
 

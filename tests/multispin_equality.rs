@@ -6,7 +6,7 @@
 mod common;
 
 use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
-use spinflip::config::{Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::config::{Disorder, Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::dispatch::{measured_slots, submissions};
@@ -15,7 +15,6 @@ use spinflip::engine::wgpu::MultispinWgpuEngine;
 use spinflip::engine::wgpu::launch::MAX_DISPATCHES;
 use spinflip::engine::{Betas, Engine, Plan};
 use spinflip::model::Lattice;
-use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
 
 struct Case {

@@ -7,9 +7,10 @@
 mod common;
 
 use common::{assert_within, run_summary};
+use spinflip::config::Disorder;
 use spinflip::exact::enumerate;
 use spinflip::model::Lattice;
-use spinflip::model::couplings::{Disorder, coupling_values};
+use spinflip::model::couplings::coupling_values;
 
 fn edwards_anderson_4x4_against_enumeration(field: f64, betas: &[f64], randoms: &str) {
     let seed = 424242;

@@ -6,10 +6,11 @@
 mod common;
 
 use common::{assert_within, run_summary};
+use spinflip::config::Disorder;
 use spinflip::exact::enumerate;
 use spinflip::metropolis::Summary;
 use spinflip::model::Lattice;
-use spinflip::model::couplings::{Disorder, coupling_values};
+use spinflip::model::couplings::coupling_values;
 
 const SEED: u64 = 2718;
 const SAMPLES: u32 = 32;

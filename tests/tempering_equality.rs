@@ -10,11 +10,10 @@ use common::tempering::{
     TemperingCase, compare_tempering, compare_tempering_plans, plans, rounds_after_rounds,
     tempering_cases, tempering_systems,
 };
-use spinflip::config::PhiloxPath;
+use spinflip::config::{Disorder, PhiloxPath};
 use spinflip::engine::Betas;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
-use spinflip::model::couplings::Disorder;
 
 fn compare_multispin(case: &TemperingCase, philox: PhiloxPath) {
     let layout = case.layout();

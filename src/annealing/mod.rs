@@ -6,6 +6,7 @@
 //! it is their contract ([`crate::engine::annealing`]).
 
 pub mod checkpoint;
+pub(crate) mod checks;
 pub mod multihistogram;
 mod outputs;
 pub mod resampling;

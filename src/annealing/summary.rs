@@ -13,6 +13,7 @@ use crate::config::{AnnealingOptions, Config, Disorder};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::run_dir::RunDescription;
+use crate::stats::independent_unit;
 
 /// `annealing.json`: the run, the schedule it took, and per beta the mean and error over the
 /// independent populations (every run of every sample), with Kaufman's exact values where
@@ -66,7 +67,7 @@ pub(super) fn summarize(
     let runs = annealing.runs as usize;
     let overlaps = match annealing.overlaps {
         true => {
-            let unit = config.engine.independent_unit().0;
+            let unit = independent_unit(&config.engine).0;
             overlaps_over_samples(
                 &estimates,
                 runs,

@@ -6,6 +6,7 @@
 //! lattices bit for bit.
 
 pub mod annealing;
+pub mod choice;
 pub mod copy_maps;
 pub mod cpu;
 #[cfg(feature = "cuda")]

@@ -6,6 +6,7 @@
 //! what it hands back ([`Finished`]).
 
 pub mod checkpoint;
+pub(crate) mod checks;
 mod outputs;
 mod progress;
 mod resume;

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::Schedule;
 use super::series::RunSeries;
 use super::summary::Summary;
+use crate::config::Disorder;
 use crate::config::FinalState;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
@@ -15,7 +16,7 @@ use crate::io::output::{
     write_json, write_lattices_npy, write_npy_i8,
 };
 use crate::io::run_dir::{FINAL_STATE, SUMMARY};
-use crate::model::couplings::{Disorder, coupling_values};
+use crate::model::couplings::coupling_values;
 use crate::model::ising::IsingSystems;
 use crate::stats::SampleSeries;
 

@@ -6,15 +6,15 @@ use serde::{Deserialize, Serialize};
 
 use super::Schedule;
 use super::series::RunSeries;
+use crate::config::Disorder;
 use crate::config::{Config, Randoms};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::run_dir::RunDescription;
-use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
 use crate::stats::{
     EquilibrationCheck, IsingEstimates, SampleSeries, SpinGlassEstimates, UnitSeries,
-    ising_estimates, log_binning, spin_glass_estimates,
+    independent_unit, ising_estimates, log_binning, spin_glass_estimates,
 };
 use crate::tempering::TemperingDiagnostics;
 
@@ -73,7 +73,7 @@ pub(super) fn summarize(
     flips_per_ns: f64,
 ) -> Summary {
     let lattice = systems.lattice;
-    let (unit, unit_description) = config.engine.independent_unit();
+    let (unit, unit_description) = independent_unit(&config.engine);
     let temperatures = systems.betas.iter().zip(&series.production);
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {

@@ -8,19 +8,9 @@
 //! bond, `J = -1`. A sample's couplings are thus the same for every layout, lane assignment and
 //! backend.
 
-use serde::{Deserialize, Serialize};
-
 use super::Lattice;
+use crate::config::Disorder;
 use crate::rng::{Counter, Purpose, random_block};
-
-/// The couplings of a model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Disorder {
-    /// Every `J_ij = +1`.
-    Ferromagnet,
-    /// `J_ij = +-1` with probability 1/2 each, drawn per disorder sample.
-    Bimodal,
-}
 
 /// The antiferromagnetic-bond bits of one sample, 32 bonds per word (bond `i` is bit `i mod 32`
 /// of word `i / 32`); all zero for the ferromagnet.

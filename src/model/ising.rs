@@ -17,8 +17,7 @@
 //! engine of the whole run, and its results are those systems' bit for bit.
 
 use super::Lattice;
-use super::couplings::Disorder;
-use crate::config::Config;
+use crate::config::{Config, Disorder};
 use crate::error::{Error, Result};
 
 /// Everything that defines the simulated systems of one run.

@@ -6,6 +6,7 @@
 //! Within a colour, sites are numbered row by row: colour index `ci = row * L/2 + k` with
 //! `row = z L + y` and `x = 2k + ((y + z + colour) mod 2)`.
 
+pub(crate) mod checks;
 pub mod couplings;
 pub mod ising;
 

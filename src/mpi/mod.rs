@@ -23,11 +23,10 @@ pub mod wire;
 #[cfg(feature = "mpi")]
 pub mod world;
 
-use crate::config::{Algorithm, Config, Lanes, Layout};
+use crate::config::{Algorithm, Config, Disorder, Lanes, Layout};
 use crate::engine::annealing::{ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
-use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
 pub use open::{open_engine, open_engine_with_betas};
 

@@ -2,11 +2,11 @@
 //! ([`Command`]) and their answers ([`Reply`]). Little-endian words, lengths before arrays, f64
 //! as their bits, so every value crosses exactly.
 
+use crate::config::Disorder;
 use crate::engine::annealing::{Keyed, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, Observation, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
-use crate::model::couplings::Disorder;
 use crate::model::ising::IsingSystems;
 
 use super::{Share, Split};

@@ -4,6 +4,8 @@
 //! [`crate::annealing`]); then draw its figures where the config asks for plots (the loops
 //! hand back what they are drawn from, and know nothing of [`crate::plot`]).
 
+mod checks;
+
 use crate::annealing::{AnnealingSummary, anneal};
 use crate::config::Config;
 use crate::error::{Error, Result};

@@ -18,6 +18,8 @@ pub use spin_glass::{
     spin_glass_estimates,
 };
 
+use crate::config::{EngineKind, Lanes, Layout, Randoms};
+
 /// How many consecutive replicas (of one temperature and sample), and how many consecutive
 /// samples, make one statistically independent unit of the error estimates. Systems whose
 /// Metropolis decisions share random numbers (the lanes of a multispin word with `randoms:
@@ -35,6 +37,66 @@ impl UnitSize {
         replicas: 1,
         samples: 1,
     };
+}
+
+/// Which systems make one independent unit of the error estimates, and what that unit is
+/// (for the summary): with `randoms: Shared` the 32 replicas or samples in the lanes of an
+/// AMSC word share every random number, so they are one unit. Temperatures in lanes are
+/// different estimates (each takes one lane of a word), and an SMSC word is one system whose
+/// sites share randoms, which its own time series already carries: both keep every system
+/// independent.
+pub fn independent_unit(engine: &EngineKind) -> (UnitSize, String) {
+    let alone = "one replica (one sample where errors come from the spread over samples)";
+    let shared = engine
+        .multispin()
+        .filter(|options| options.randoms == Randoms::Shared);
+    let lanes = |what: &str| {
+        format!(
+            "32 {what}: the lanes of a multispin word share their random numbers (randoms: \
+             Shared), so a word's 32 {what} count as one unit"
+        )
+    };
+    match shared.map(|options| options.layout) {
+        Some(Layout::Amsc {
+            lanes: Lanes::Replicas,
+        }) => (
+            UnitSize {
+                replicas: 32,
+                samples: 1,
+            },
+            lanes("replicas"),
+        ),
+        Some(Layout::Amsc {
+            lanes: Lanes::Samples,
+        }) => (
+            UnitSize {
+                replicas: 1,
+                samples: 32,
+            },
+            lanes("samples"),
+        ),
+        Some(Layout::Amsc {
+            lanes: Lanes::Temperatures,
+        }) => (
+            UnitSize::SYSTEM,
+            format!(
+                "{alone}: the lanes of a word share their random numbers but hold different \
+                 temperatures, so each temperature's estimates take one lane per word \
+                 (differences between temperatures are correlated)"
+            ),
+        ),
+        Some(Layout::Smsc) => (
+            UnitSize::SYSTEM,
+            format!(
+                "{alone}: the 32 sites of an SMSC word share a random number within one \
+                 system, which that system's own time series carries"
+            ),
+        ),
+        None => (
+            UnitSize::SYSTEM,
+            format!("{alone}: every system draws its own random numbers"),
+        ),
+    }
 }
 
 /// A small seeded generator for the tests: splitmix64, with Box-Muller Gaussians.

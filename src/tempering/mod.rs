@@ -4,6 +4,7 @@
 //! chains' layout on the engines and the reference swap decision are the engines' contract
 //! ([`crate::engine::tempering`]).
 
+pub(crate) mod checks;
 pub mod diagnostics;
 pub mod ladder;
 mod outputs;

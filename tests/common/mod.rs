@@ -7,14 +7,13 @@ pub mod slabs;
 pub mod slices;
 pub mod tempering;
 
-use spinflip::config::{Config, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::config::{Config, Disorder, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::wgpu::WgpuContext;
 use spinflip::engine::{Plan, SpinBits};
 use spinflip::io::run_dir::RunOptions;
 use spinflip::metropolis::Summary;
 use spinflip::model::Lattice;
-use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
 use spinflip::run::RunOutcome;
 use spinflip::run::run;

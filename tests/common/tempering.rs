@@ -1,13 +1,12 @@
 //! Parallel tempering's bit-equality cases and comparison, shared by the wgpu and CUDA tests.
 
-use spinflip::config::{Layout, MultispinOptions, Randoms};
+use spinflip::config::{Disorder, Layout, MultispinOptions, Randoms};
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
 use spinflip::engine::{Engine, Plan, Step};
 use spinflip::metropolis::Schedule;
 use spinflip::model::Lattice;
-use spinflip::model::couplings::Disorder;
 use spinflip::model::ising::IsingSystems;
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES, first_difference};

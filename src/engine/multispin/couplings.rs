@@ -4,8 +4,9 @@
 use rayon::prelude::*;
 
 use super::{LANES, MultispinLayout};
+use crate::config::Disorder;
 use crate::config::Lanes;
-use crate::model::couplings::{Disorder, antiferromagnetic_bonds, is_antiferromagnetic};
+use crate::model::couplings::{antiferromagnetic_bonds, is_antiferromagnetic};
 
 impl MultispinLayout {
     /// Coupling groups: 32 samples each with lanes = samples, else one per sample.

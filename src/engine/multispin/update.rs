@@ -2,8 +2,8 @@
 //! thread, the packed tail's rotations, and the update that also tallies a swap round.
 
 use super::MultispinLayout;
+use crate::config::Disorder;
 use crate::config::{Lanes, Layout, Randoms};
-use crate::model::couplings::Disorder;
 
 /// The update's constant (CUDA define and WGSL override alike) for the colour-1 update before a
 /// swap round at zero field, which also tallies the round's satisfied bonds: the runs of words

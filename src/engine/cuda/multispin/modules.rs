@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule};
 
+use crate::config::Disorder;
 use crate::config::Randoms;
 use crate::engine::Betas;
 use crate::engine::cuda::context::CudaDevice;
@@ -16,7 +17,6 @@ use crate::engine::multispin::{
     COUNT_UP, MAX_CATEGORIES, MultispinLayout, TALLY_RUNS, THRESHOLD_CONSTANTS,
 };
 use crate::error::Result;
-use crate::model::couplings::Disorder;
 
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the

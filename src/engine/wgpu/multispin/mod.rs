@@ -25,7 +25,7 @@ use super::hot_start::hot_start;
 use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::resampling::WgpuResampling;
 use super::tempering::WgpuTempering;
-use crate::config::Randoms;
+use crate::config::{Disorder, Randoms};
 use crate::engine::annealing::ResamplingTable;
 use crate::engine::copy_maps::lane_map;
 use crate::engine::cpu::hot_start::HotStartGrid;
@@ -41,7 +41,6 @@ use crate::engine::{
     check_thresholds_not_compiled,
 };
 use crate::error::{Error, Result};
-use crate::model::couplings::Disorder;
 
 /// Words of one buffer that the kernels' `u32` indices reach.
 const MAX_INDEXED_WORDS: u64 = 1 << 32;

@@ -1,0 +1,221 @@
+//! The checks of population annealing: its options, analyses and schedule, and whether the
+//! population fits in memory.
+
+use crate::config::{
+    AnnealingOptions, AnnealingSchedule, Backend, Config, ConfigError, Disorder, invalid,
+};
+use crate::engine::multispin::MultispinLayout;
+use crate::model::ising::ising_systems;
+
+/// The smallest population.
+const MIN_POPULATION: u32 = 2;
+
+/// Population annealing's own options: no temperatures or sweeps of its own, a population, theta,
+/// runs, the analyses and the schedule. `Config::validate` then checks the engine's systems
+/// as [`AnnealingOptions::engine_config`] describes them, and the memory they need
+/// ([`validate_population_memory`]).
+pub(crate) fn validate_annealing(
+    config: &Config,
+    options: &AnnealingOptions,
+) -> Result<(), ConfigError> {
+    if !config.temperatures.is_default() || !config.sweeps.is_default() {
+        return invalid(
+            "algorithm: Annealing takes its temperatures from its schedule and its sweeps from \
+             theta: leave out temperatures and sweeps"
+                .into(),
+        );
+    }
+    if config.replicas < MIN_POPULATION {
+        return invalid(format!(
+            "replicas: population annealing resamples a population of replicas: at least \
+             {MIN_POPULATION} are needed, got {}",
+            config.replicas
+        ));
+    }
+    if options.theta == 0 {
+        return invalid(
+            "algorithm: Annealing needs theta >= 1 (Metropolis sweeps per temperature step), got 0"
+                .into(),
+        );
+    }
+    if options.runs == 0 {
+        return invalid("algorithm: Annealing needs runs >= 1, got 0".into());
+    }
+    validate_annealing_analysis(config, options)?;
+    validate_annealing_schedule(&options.schedule, options.theta)
+}
+
+/// The optional analyses: the overlap needs a spin glass and runs in pairs, the reweighting
+/// integer energies and at least one point.
+fn validate_annealing_analysis(
+    config: &Config,
+    options: &AnnealingOptions,
+) -> Result<(), ConfigError> {
+    if options.overlaps && config.model.disorder() == Disorder::Ferromagnet {
+        return invalid(
+            "algorithm: Annealing overlaps: true measures the spin-glass overlap q, which needs \
+             model: EdwardsAnderson (the ferromagnet has no replica pairs)"
+                .into(),
+        );
+    }
+    let (dims, size) = (config.model.dims(), config.model.size());
+    let bonds = u64::from(dims) * u64::from(size).pow(dims);
+    if bonds > u64::from(u32::MAX) {
+        return invalid(format!(
+            "algorithm: Annealing resamples by the satisfied-bond count, kept in 32 bits: a \
+             lattice of {bonds} bonds is too large (at most {})",
+            u32::MAX
+        ));
+    }
+    if options.overlaps && options.runs % 2 == 1 {
+        return invalid(format!(
+            "algorithm: Annealing overlaps: true pairs run k with run k + runs/2 (two independent \
+             populations of one sample): runs must be even, got {}",
+            options.runs
+        ));
+    }
+    match options.reweighting {
+        Some(0) => invalid(
+            "algorithm: Annealing reweighting: Some(points) needs points >= 1, got 0".into(),
+        ),
+        Some(_) if config.model.field() != 0.0 => invalid(format!(
+            "algorithm: Annealing reweighting needs integer energies, field 0 (the histograms are \
+             of the bond sum), got field {}",
+            config.model.field()
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn validate_annealing_schedule(
+    schedule: &AnnealingSchedule,
+    theta: u32,
+) -> Result<(), ConfigError> {
+    let positive = |name: &str, beta: f64| match beta.is_finite() && beta > 0.0 {
+        true => Ok(()),
+        false => invalid(format!(
+            "algorithm: Annealing schedule: {name} must be finite and > 0, got {beta}"
+        )),
+    };
+    let steps = match schedule {
+        AnnealingSchedule::Betas(betas) => {
+            if betas.is_empty() {
+                return invalid("algorithm: Annealing schedule: Betas needs at least one".into());
+            }
+            for (i, &beta) in betas.iter().enumerate() {
+                positive(&format!("beta #{}", i + 1), beta)?;
+            }
+            if let Some(i) = betas.windows(2).position(|w| w[1] <= w[0]) {
+                return invalid(format!(
+                    "algorithm: Annealing schedule: the betas must increase (the population is \
+                     cooled from beta = 0): beta #{} = {} is not above #{} = {}",
+                    i + 2,
+                    betas[i + 1],
+                    i + 1,
+                    betas[i]
+                ));
+            }
+            betas.len() as u64
+        }
+        AnnealingSchedule::Linear { beta_max, count } => {
+            positive("beta_max", *beta_max)?;
+            if *count == 0 {
+                return invalid("algorithm: Annealing schedule: Linear needs count >= 1".into());
+            }
+            u64::from(*count)
+        }
+        AnnealingSchedule::Adaptive { overlap, beta_max } => {
+            positive("beta_max", *beta_max)?;
+            if !(*overlap > 0.0 && *overlap < 1.0) {
+                return invalid(format!(
+                    "algorithm: Annealing schedule: the target overlap of Adaptive must lie in \
+                     (0, 1), got {overlap}"
+                ));
+            }
+            // Checked again as the run goes: the steps are not known in advance.
+            1
+        }
+    };
+    // The sweep number is a 32-bit word of the Philox counter: more sweeps would reuse randoms.
+    if steps * u64::from(theta) > u64::from(u32::MAX) {
+        return invalid(format!(
+            "algorithm: Annealing: {steps} steps x theta {theta} exceeds {} sweeps, the range \
+             of the random-number counter",
+            u32::MAX
+        ));
+    }
+    Ok(())
+}
+
+/// The population's lattices must fit in memory: refuse a population that does not, naming
+/// the largest that does. CPU only for now ([`population_memory_limit`]).
+pub(crate) fn validate_population_memory(
+    config: &Config,
+    options: &AnnealingOptions,
+) -> Result<(), ConfigError> {
+    let Some(limit) = population_memory_limit(config.backend) else {
+        return Ok(());
+    };
+    let fits = |replicas: u32| -> bool {
+        let trial = Config {
+            replicas,
+            ..config.clone()
+        };
+        options
+            .engine_config(&trial)
+            .is_ok_and(|view| population_bytes(&view) <= limit)
+    };
+    if fits(config.replicas) {
+        return Ok(());
+    }
+    let (mut lo, mut hi) = (MIN_POPULATION - 1, config.replicas);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) { lo = mid } else { hi = mid }
+    }
+    let largest = match lo {
+        n if n < MIN_POPULATION => "none does".to_string(),
+        n => format!("the largest population that fits is replicas: {n}"),
+    };
+    invalid(format!(
+        "replicas: a population of {} replicas of this lattice needs about {} MiB, more than \
+         the {} MiB of memory available; {largest}",
+        config.replicas,
+        options
+            .engine_config(config)
+            .map_or(u64::MAX, |view| population_bytes(&view))
+            >> 20,
+        limit >> 20
+    ))
+}
+
+/// Bytes a population annealing run holds at once: the lattices as they travel between the
+/// engine and the host or a checkpoint (one bit per spin) and the engine's state twice (the
+/// copy reads a snapshot of it).
+fn population_bytes(view: &Config) -> u64 {
+    let systems = ising_systems(view);
+    let spins = systems.spin_count() as u64;
+    let engine = match view.choose_engine().map(|(engine, _)| engine.multispin()) {
+        Ok(Some(options)) => 4 * MultispinLayout::new(systems, options).words(),
+        _ => 4 * spins,
+    };
+    spins.div_ceil(8) + 2 * engine
+}
+
+/// The memory a population may fill on `backend`: the CPU's available memory (from
+/// `/proc/meminfo`; `None` where it cannot be read). The wgpu engines check their device's
+/// limits when they allocate (the copies' snapshot too), and so do the CUDA engines.
+fn population_memory_limit(backend: Backend) -> Option<u64> {
+    match backend {
+        Backend::Cpu => available_memory(),
+        Backend::Auto | Backend::Wgpu | Backend::Cuda => None,
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib << 10)
+}

@@ -1,0 +1,113 @@
+//! The spin model, its couplings and the temperatures it is simulated at.
+
+use serde::{Deserialize, Serialize};
+
+/// The couplings of a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Disorder {
+    /// Every `J_ij = +1`.
+    Ferromagnet,
+    /// `J_ij = +-1` with probability 1/2 each, drawn per disorder sample.
+    Bimodal,
+}
+
+/// The spin model and its lattice.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Model {
+    /// Ferromagnetic Ising model (J = 1) on a periodic `size^dims` lattice in a uniform field `h`.
+    Ising {
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+    },
+    /// Edwards-Anderson spin glass with bimodal couplings `J_ij = +-1` (probability 1/2 each),
+    /// drawn per disorder sample from the seed, in a uniform field `h`.
+    EdwardsAnderson {
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+    },
+}
+
+impl Model {
+    /// Lattice dimension.
+    pub fn dims(&self) -> u32 {
+        match *self {
+            Model::Ising { dims, .. } | Model::EdwardsAnderson { dims, .. } => dims,
+        }
+    }
+
+    /// Linear size L.
+    pub fn size(&self) -> u32 {
+        match *self {
+            Model::Ising { size, .. } | Model::EdwardsAnderson { size, .. } => size,
+        }
+    }
+
+    /// Uniform field h.
+    pub fn field(&self) -> f64 {
+        match *self {
+            Model::Ising { field, .. } | Model::EdwardsAnderson { field, .. } => field,
+        }
+    }
+
+    /// The couplings of the model.
+    pub fn disorder(&self) -> Disorder {
+        match self {
+            Model::Ising { .. } => Disorder::Ferromagnet,
+            Model::EdwardsAnderson { .. } => Disorder::Bimodal,
+        }
+    }
+}
+
+/// The temperatures simulated (k_B = J = 1): a list of inverse temperatures or temperatures, or
+/// a generated ladder. Left out with `algorithm: Annealing`, whose schedule gives the
+/// temperatures (the default, an empty list, is refused for every other algorithm).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Temperatures {
+    /// Inverse temperatures beta.
+    Betas(Vec<f64>),
+    /// Temperatures T = 1 / beta.
+    Temperatures(Vec<f64>),
+    /// `count` temperatures from `min` to `max`, geometric in T (equal ratios), ascending in T.
+    GeometricT { min: f64, max: f64, count: u32 },
+    /// `count` inverse temperatures from `min` to `max`, equally spaced in beta, ascending.
+    LinearBeta { min: f64, max: f64, count: u32 },
+}
+
+impl Default for Temperatures {
+    fn default() -> Self {
+        Temperatures::Betas(Vec::new())
+    }
+}
+
+impl Temperatures {
+    /// Whether the temperatures are left out (the empty list of `algorithm: Annealing`).
+    pub fn is_default(&self) -> bool {
+        *self == Temperatures::default()
+    }
+
+    /// The inverse temperatures, in the order given (generated ladders from `min` to `max`).
+    pub fn betas(&self) -> Vec<f64> {
+        match self {
+            Temperatures::Betas(betas) => betas.clone(),
+            Temperatures::Temperatures(ts) => ts.iter().map(|t| 1.0 / t).collect(),
+            Temperatures::GeometricT { min, max, count } => ladder(*count)
+                .map(|f| 1.0 / (min * (max / min).powf(f)))
+                .collect(),
+            Temperatures::LinearBeta { min, max, count } => {
+                ladder(*count).map(|f| min + (max - min) * f).collect()
+            }
+        }
+    }
+}
+
+/// `count` fractions from 0 to 1 inclusive (just 0 for one).
+fn ladder(count: u32) -> impl Iterator<Item = f64> {
+    let steps = f64::from(count.saturating_sub(1).max(1));
+    (0..count).map(move |i| f64::from(i) / steps)
+}

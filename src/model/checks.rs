@@ -1,0 +1,220 @@
+//! The checks of the model: the lattice, the temperatures (a list or a generated ladder) and
+//! the system counts (replicas, samples, and their product with the temperatures).
+
+use crate::config::{Config, ConfigError, Disorder, Model, Temperatures, invalid};
+
+/// A lattice the checkerboard update takes: 2 or 3 dimensions, an even size, a finite field.
+pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
+    let (dims, size, field) = (model.dims(), model.size(), model.field());
+    if !(2..=3).contains(&dims) {
+        return invalid(format!("dims must be 2 or 3, got {dims}"));
+    }
+    if size < 2 {
+        return invalid(format!("size must be at least 2, got {size}"));
+    }
+    if size % 2 != 0 {
+        return invalid(format!(
+            "size must be even for the checkerboard update, got {size}"
+        ));
+    }
+    if !field.is_finite() {
+        return invalid(format!("field must be finite, got {field}"));
+    }
+    Ok(())
+}
+
+/// At least one temperature, each finite and positive, none repeated.
+pub(crate) fn validate_temperatures(temperatures: &Temperatures) -> Result<(), ConfigError> {
+    let (name, values) = match temperatures {
+        Temperatures::Betas(v) => ("beta", v.clone()),
+        Temperatures::Temperatures(v) => ("temperature", v.clone()),
+        Temperatures::GeometricT { min, max, count } => {
+            validate_ladder("GeometricT", *min, *max, *count)?;
+            ("temperature", vec![*min, *max])
+        }
+        Temperatures::LinearBeta { min, max, count } => {
+            validate_ladder("LinearBeta", *min, *max, *count)?;
+            ("beta", vec![*min, *max])
+        }
+    };
+    if values.is_empty() {
+        return invalid("temperatures: at least one is needed".into());
+    }
+    if let Some(i) = values.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        return invalid(format!(
+            "temperatures: {name} #{} must be finite and > 0, got {}",
+            i + 1,
+            values[i]
+        ));
+    }
+    let repeat = (0..values.len())
+        .flat_map(|j| (0..j).map(move |i| (i, j)))
+        .find(|&(i, j)| values[i] == values[j]);
+    match repeat {
+        Some((i, j)) => invalid(format!(
+            "temperatures: {name} #{} and #{} are both {}: a repeated temperature only \
+             duplicates work (ask for more replicas instead), and in a tempering ladder a zero \
+             gap in beta is meaningless",
+            i + 1,
+            j + 1,
+            values[i]
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A generated ladder needs at least one rung and, with more than one, two distinct ends.
+fn validate_ladder(kind: &str, min: f64, max: f64, count: u32) -> Result<(), ConfigError> {
+    if count == 0 {
+        return invalid(format!("temperatures: {kind} needs count >= 1, got 0"));
+    }
+    if count > 1 && min.partial_cmp(&max) != Some(std::cmp::Ordering::Less) {
+        return invalid(format!(
+            "temperatures: {kind} needs min < max, got min {min}, max {max}"
+        ));
+    }
+    Ok(())
+}
+
+/// Replicas, samples, and the system count (temperatures x samples x replicas) that system
+/// indices hold in a `u32`.
+pub(crate) fn validate_systems(config: &Config) -> Result<(), ConfigError> {
+    if config.replicas == 0 {
+        return invalid("replicas must be at least 1, got 0".into());
+    }
+    if config.samples == 0 {
+        return invalid("samples must be at least 1, got 0".into());
+    }
+    let disordered = config.model.disorder() == Disorder::Bimodal;
+    if !disordered && config.samples != 1 {
+        return invalid(format!(
+            "samples: the Ising ferromagnet has no disorder, so samples must be 1, got {}",
+            config.samples
+        ));
+    }
+    if disordered && config.replicas > 1 && !config.replicas.is_multiple_of(2) {
+        return invalid(format!(
+            "replicas: the overlap pairs replica r with r + replicas/2, so an Edwards-Anderson \
+             run needs 1 or an even number of replicas, got {}",
+            config.replicas
+        ));
+    }
+    let temperatures = config.temperatures.betas().len() as u64;
+    let systems = temperatures * u64::from(config.samples) * u64::from(config.replicas);
+    if systems > u64::from(u32::MAX) {
+        return invalid(format!(
+            "{temperatures} temperatures x {} samples x {} replicas = {systems} systems, more than {}",
+            config.samples,
+            config.replicas,
+            u32::MAX
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::testing::{
+        assert_mentions, assert_refused, invalid_message, sample_with, tempering,
+    };
+
+    #[test]
+    fn generated_ladders_run_from_min_to_max() {
+        let geometric = Temperatures::GeometricT {
+            min: 0.5,
+            max: 2.0,
+            count: 3,
+        };
+        let betas = geometric.betas();
+        assert_eq!(betas.len(), 3);
+        assert!((betas[0] - 2.0).abs() < 1e-12 && (betas[1] - 1.0).abs() < 1e-12);
+        assert!((betas[2] - 0.5).abs() < 1e-12);
+        let linear = Temperatures::LinearBeta {
+            min: 0.2,
+            max: 0.5,
+            count: 4,
+        };
+        let betas = linear.betas();
+        assert!((betas[1] - 0.3).abs() < 1e-12 && (betas[3] - 0.5).abs() < 1e-12);
+        let config =
+            Config::from_ron_str(&tempering("GeometricT(min: 0.5, max: 2.0, count: 8)", 1))
+                .unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.algorithm.swap_every(), Some(1));
+    }
+
+    #[test]
+    fn odd_size_is_refused() {
+        let msg = invalid_message(&sample_with("size: 32", "size: 33"));
+        assert_eq!(msg, "size must be even for the checkerboard update, got 33");
+    }
+
+    #[test]
+    fn lattice_shape_is_checked() {
+        assert_mentions(
+            &invalid_message(&sample_with("dims: 2", "dims: 4")),
+            &["dims", "got 4"],
+        );
+        assert_mentions(
+            &invalid_message(&sample_with("size: 32", "size: 0")),
+            &["size", "got 0"],
+        );
+        // No engine given: Auto falls back to the simple engine, and the message says so and
+        // names the engine that takes larger lattices.
+        assert_mentions(
+            &invalid_message(&sample_with("size: 32", "size: 46342")),
+            &[
+                "46342^2",
+                "sites",
+                "engine: Auto chose Simple",
+                "the simple engine takes fewer than 2147483648 = 2^31",
+                "Multispin(layout: Smsc) takes up to 2^34 sites, with a size that is a multiple of 64",
+            ],
+        );
+        // 1290^3 < 2^31 < 1292^3: the bound is exactly 2^31 sites.
+        let too_big = sample_with("dims: 2, size: 32", "dims: 3, size: 1292");
+        assert_mentions(&invalid_message(&too_big), &["1292^3"]);
+        let just_fits = sample_with("dims: 2, size: 32", "dims: 3, size: 1290");
+        Config::from_ron_str(&just_fits)
+            .unwrap()
+            .validate()
+            .unwrap();
+        assert_mentions(
+            &invalid_message(&sample_with("field: 0.0", "field: inf")),
+            &["field", "inf"],
+        );
+    }
+
+    #[test]
+    fn repeated_temperatures_are_refused() {
+        assert_refused(&[
+            (
+                "[0.40, 0.44]",
+                "[0.40, 0.44, 0.40]",
+                &["beta #1 and #3 are both 0.4", "duplicates work", "zero gap"],
+            ),
+            (
+                "Betas([0.40, 0.44])",
+                "Temperatures([2.0, 2.0])",
+                &["temperature #1 and #2 are both 2"],
+            ),
+        ]);
+    }
+
+    #[test]
+    fn bad_betas_are_named_with_their_position() {
+        assert_refused(&[
+            ("0.44", "0.0", &["beta #2", "got 0"]),
+            ("0.40", "-0.4", &["beta #1", "got -0.4"]),
+            ("0.44", "NaN", &["beta #2", "got NaN"]),
+            ("0.44", "inf", &["beta #2", "got inf"]),
+            ("[0.40, 0.44]", "[]", &["at least one"]),
+            (
+                "Betas([0.40, 0.44])",
+                "Temperatures([2.0, -1.0])",
+                &["temperature #2", "got -1"],
+            ),
+        ]);
+    }
+}
