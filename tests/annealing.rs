@@ -145,7 +145,8 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
 }
 
 /// Every backend takes population annealing: a CUDA config passes validation (the engine then
-/// fails clearly where there is no driver or device; `tests/cuda_equality.rs` runs it).
+/// fails clearly where there is no driver or device; `tests/equality/`'s `annealing::cuda::`
+/// runs it).
 #[test]
 fn annealing_configs_validate_for_every_backend() {
     for backend in ["Cpu", "Wgpu", "Cuda", "Auto"] {

@@ -1,5 +1,5 @@
-//! Population annealing's bit-equality cases and comparisons, shared by the wgpu
-//! (`tests/annealing_equality.rs`) and CUDA (`tests/cuda_equality.rs`) tests: the engines'
+//! Population annealing's bit-equality cases and comparisons, shared by the wgpu and CUDA
+//! instances of `tests/equality/annealing.rs`: the engines'
 //! copies (random maps, permutations, one source copied to many destinations) and new
 //! temperatures in every layout, and whole anneals run from a config, compared through their
 //! per-beta records, populations, resampling (population sizes, families) and the

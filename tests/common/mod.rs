@@ -2,6 +2,7 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 pub mod annealing;
+pub mod backend;
 pub mod runs;
 pub mod slabs;
 pub mod slices;

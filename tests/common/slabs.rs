@@ -1,7 +1,7 @@
 //! Lattices split into slabs (`IsingSystems::plane_slab`): engines holding one slab each, in
 //! threads trading halo planes through `LocalHalos`, must end with exactly the bits of one
 //! engine of the whole lattices (their spins the matching bit ranges, their measurements
-//! summed the whole run's). Shared by `tests/slabs.rs` (CPU, wgpu) and `tests/cuda_equality.rs`.
+//! summed the whole run's). Shared by the CPU, wgpu and CUDA tests of `tests/equality/slabs.rs`.
 
 use super::sweep_plan;
 use spinflip::config::{Lanes, Layout, MultispinOptions, Randoms};

@@ -1,6 +1,6 @@
 //! Sample slices (`IsingSystems::sample_slice`): an engine opened on samples `first .. first +
 //! count` of a run must end with exactly the bits those samples have in an engine of the whole
-//! run. Shared by `tests/sample_slices.rs` (CPU, wgpu) and `tests/cuda_equality.rs`.
+//! run. Shared by the CPU, wgpu and CUDA tests of `tests/equality/slices.rs`.
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 use spinflip::config::{Layout, MultispinOptions, Randoms};

@@ -1,22 +1,26 @@
-//! The hot start kernel (`hot_start`): the wgpu engines write the same lattices as the CPU
-//! engines (and as `sim::initial_spins`, the natural-order reference), bit for bit, for the
-//! simple engine's `i32` lattices and every multispin layout, on both WGSL Philox paths.
+//! The hot start kernel (`hot_start`): the GPU engines write the same lattices as the CPU engines
+//! (and as `initial_spins`, the natural-order reference), bit for bit, for the simple engine's
+//! `i32` lattices and every multispin layout; wgpu on both WGSL Philox paths.
 
-mod common;
-
-use spinflip::config::PhiloxPath;
+use crate::common;
+use crate::common::backend::Gpu;
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
-use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
-use spinflip::engine::{Betas, Engine};
+use spinflip::engine::{Betas, Engine, SpinBits};
 use spinflip::model::Lattice;
+
+backends! {
+    both: [hot_starts_equal_the_cpu_engines],
+    wgpu: [],
+    cuda: [],
+}
 
 /// `cpu` and `gpu` after their hot starts: equal, and `initial_spins`'s lattices.
 fn check(
     lattice: &Lattice,
     cpu: &mut dyn Engine,
     gpu: &mut dyn Engine,
-    expected: &spinflip::engine::SpinBits,
+    expected: &SpinBits,
     case: &str,
 ) {
     cpu.hot_start().unwrap();
@@ -32,38 +36,42 @@ fn check(
     assert!(0 < up && up < cpu_spins.len(), "{case}: {up} up spins");
 }
 
-#[test]
-fn hot_starts_on_wgpu_equal_the_cpu_engines() {
+fn hot_starts_equal_the_cpu_engines<B: Gpu>() {
     let (simple, layouts) = common::hot_start_cases();
-    for philox in [PhiloxPath::Int64, PhiloxPath::U32] {
+    for gpu in B::philox_paths() {
         for systems in &simple {
             let case = format!(
-                "simple {}D L={} {philox:?}",
+                "simple {}D L={} {gpu}",
                 systems.lattice.dims, systems.lattice.size
             );
             let mut cpu = CpuEngine::new(systems.clone());
-            let mut gpu = SimpleWgpuEngine::new(common::gpu(philox), systems.clone(), 64).unwrap();
+            let mut engine = gpu.simple(systems, 64);
+            let expected = initial_spins(systems);
             check(
                 &systems.lattice,
                 &mut cpu,
-                &mut gpu,
-                &initial_spins(systems),
+                engine.as_mut(),
+                &expected,
                 &case,
             );
         }
         for layout in &layouts {
             let case = format!(
-                "{} {}D L={} {philox:?}",
+                "{} {}D L={} {gpu}",
                 layout.describe(),
                 layout.lattice().dims,
                 layout.lattice().size
             );
             let mut cpu = CpuMultispinEngine::new(layout.clone());
-            let mut gpu =
-                MultispinWgpuEngine::new(common::gpu(philox), layout.clone(), 64, Betas::Fixed)
-                    .unwrap();
+            let mut engine = gpu.multispin(layout, 64, Betas::Fixed);
             let expected = initial_spins(&layout.systems);
-            check(&layout.lattice(), &mut cpu, &mut gpu, &expected, &case);
+            check(
+                &layout.lattice(),
+                &mut cpu,
+                engine.as_mut(),
+                &expected,
+                &case,
+            );
         }
     }
 }

@@ -2,20 +2,30 @@
 //! MPI ranks): engines holding one slab each, in threads trading their boundary planes through
 //! `LocalHalos`, end every plan with exactly the bits of one engine of the whole lattices (each
 //! slab's spins the matching bit ranges, the summed observations, overlap planes and link
-//! overlaps the whole run's), on the CPU and wgpu (lavapipe) multispin engines, SMSC and every
-//! AMSC lanes kind; and what slabs do not support is refused.
+//! overlaps the whole run's), on the CPU and GPU multispin engines, SMSC in 2D and 3D and every
+//! AMSC lanes kind, ferromagnet and spin glass, exact, shared and packed randoms (cases and
+//! comparison in `tests/common/slabs.rs`); and what slabs do not support is refused.
 
-mod common;
-
+use crate::common;
+use crate::common::backend::Gpu;
 use common::slabs::{SlabCase, compare_slabs, slab_cases};
-use spinflip::config::{Backend, Config, EngineKind, Layout, PhiloxPath, Randoms};
+use spinflip::config::{Backend, Config, EngineKind, Layout, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::open::open_slab_engine;
 use spinflip::engine::slabs::LocalHalos;
-use spinflip::engine::wgpu::MultispinWgpuEngine;
 use spinflip::engine::{Betas, Engine, Halo};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
+
+backends! {
+    both: [
+        slabs_equal_the_whole_lattices,
+        open_slab_engine_opens_slabs,
+        slab_engines_refuse_what_slabs_do_not_support,
+    ],
+    wgpu: [],
+    cuda: [],
+}
 
 fn cpu_slab(case: &SlabCase, slab: &IsingSystems, halo: Box<dyn Halo>) -> Box<dyn Engine> {
     Box::new(CpuMultispinEngine::slab(case.layout(slab), halo).unwrap())
@@ -43,41 +53,41 @@ fn cpu_slabs_equal_the_whole_lattices() {
     }
 }
 
-/// wgpu slabs against the whole lattices on the CPU, and in one 2D case on wgpu too; both
-/// WGSL Philox paths, alternating over the cases.
-#[test]
-fn wgpu_slabs_equal_the_whole_lattices() {
+/// GPU slabs against the whole lattices on the CPU, and in one 2D case on the same backend too;
+/// wgpu alternates its WGSL Philox paths over the cases.
+fn slabs_equal_the_whole_lattices<B: Gpu>() {
     for (i, case) in slab_cases(true).iter().enumerate() {
-        let philox = [PhiloxPath::Int64, PhiloxPath::U32][i % 2];
+        let gpu = B::alternating(i);
         let open = move |case: &SlabCase, slab: &IsingSystems, halo| -> Box<dyn Engine> {
-            let ctx = common::gpu(philox);
-            Box::new(MultispinWgpuEngine::slab(ctx, case.layout(slab), 64, halo).unwrap())
+            gpu.slab(&case.layout(slab), 64, halo)
         };
         compare_slabs(case, cpu_whole(case), &open);
         if i == 2 {
-            let layout = case.layout(&case.systems);
-            let whole =
-                MultispinWgpuEngine::new(common::gpu(philox), layout, 64, Betas::Fixed).unwrap();
-            compare_slabs(case, Box::new(whole), &open);
+            let whole = gpu.multispin(&case.layout(&case.systems), 64, Betas::Fixed);
+            compare_slabs(case, whole, &open);
         }
     }
 }
 
-/// The same through `sim::open_slab_engine`, the MPI ranks' entry, with `backend: Cpu` and
-/// `Wgpu`.
+/// The same through `open_slab_engine`, the MPI ranks' entry, with `backend: Cpu`.
 #[test]
-fn open_slab_engine_opens_cpu_and_wgpu_slabs() {
+fn open_slab_engine_opens_cpu_slabs() {
     let case = &slab_cases(false)[2];
     let open = |case: &SlabCase, slab: &IsingSystems, halo| {
         let config = smsc_config(Backend::Cpu, case.randoms);
         open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
     };
     compare_slabs(case, cpu_whole(case), &open);
-    let wgpu = |case: &SlabCase, slab: &IsingSystems, halo| {
-        let config = smsc_config(Backend::Wgpu, case.randoms);
+}
+
+/// The same through `open_slab_engine` with the backend's config.
+fn open_slab_engine_opens_slabs<B: Gpu>() {
+    let case = &slab_cases(false)[2];
+    let open = |case: &SlabCase, slab: &IsingSystems, halo| {
+        let config = smsc_config(B::BACKEND, case.randoms);
         open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
     };
-    compare_slabs(case, cpu_whole(case), &wgpu);
+    compare_slabs(case, cpu_whole(case), &open);
 }
 
 /// One slab of every plane (one rank), its own neighbour, is the whole lattices.
@@ -129,10 +139,17 @@ fn slabs_of_odd_or_missing_planes_are_refused() {
     run.check_plane_slab(0, 64).unwrap();
 }
 
-#[test]
-fn slab_engines_refuse_what_slabs_do_not_support() {
+/// A run of the spin glass in 2D L = 64 and its first half as a slab.
+fn refusal_systems() -> (IsingSystems, IsingSystems) {
     let run = IsingSystems::spin_glass(Lattice::new(2, 64), 0.0, vec![0.4, 0.5], 1, 2, 1);
     let slab = run.plane_slab(0, 32);
+    (run, slab)
+}
+
+/// What `open_slab_engine` refuses to open, and what the CPU slab engine refuses.
+#[test]
+fn cpu_slab_engines_refuse_what_slabs_do_not_support() {
+    let (run, slab) = refusal_systems();
     let open = |config: &Config, systems: &IsingSystems, betas| {
         let halo = LocalHalos::ring(1).pop().unwrap();
         open_slab_engine(config, systems.clone(), betas, halo).map(|_| ())
@@ -146,29 +163,37 @@ fn slab_engines_refuse_what_slabs_do_not_support() {
     let mut simple = cpu.clone();
     simple.engine = EngineKind::Simple;
     assert!(refused(&simple, &slab, Betas::Fixed).contains("need a multispin engine, not Simple"));
+    check_slab_refusals(Backend::Cpu);
+}
 
-    // What the CPU and wgpu slab engines refuse.
-    for backend in [Backend::Cpu, Backend::Wgpu] {
-        let config = smsc_config(backend, Randoms::Exact);
-        let halo = LocalHalos::ring(1).pop().unwrap();
-        let mut engine = open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap();
-        let state = spinflip::engine::tempering::Chains::of(&slab).initial_state();
-        let not_supported = "not supported on lattices split into slabs";
-        let refusals = [
-            engine.set_tempering(&state).unwrap_err(),
-            engine.set_betas(&[0.3, 0.4]).unwrap_err(),
-            engine.copy_systems(&[0, 1, 2, 3]).unwrap_err(),
-        ];
-        for error in refusals {
-            assert!(message(error).contains(not_supported), "{backend:?}");
-        }
-        let whole = spinflip::engine::SpinBits::for_systems(&run);
-        let error = message(engine.set_spins(&whole).unwrap_err());
-        assert!(
-            error.contains("lattices of 2048 spins"),
-            "{backend:?}: {error}"
-        );
+/// What the slab engine of the backend refuses.
+fn slab_engines_refuse_what_slabs_do_not_support<B: Gpu>() {
+    check_slab_refusals(B::BACKEND);
+}
+
+/// The slab engine `open_slab_engine` opens for `backend` refuses tempering, annealing and the
+/// spins of whole lattices, saying why.
+fn check_slab_refusals(backend: Backend) {
+    let (run, slab) = refusal_systems();
+    let config = smsc_config(backend, Randoms::Exact);
+    let halo = LocalHalos::ring(1).pop().unwrap();
+    let mut engine = open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap();
+    let state = spinflip::engine::tempering::Chains::of(&slab).initial_state();
+    let not_supported = "not supported on lattices split into slabs";
+    let refusals = [
+        engine.set_tempering(&state).unwrap_err(),
+        engine.set_betas(&[0.3, 0.4]).unwrap_err(),
+        engine.copy_systems(&[0, 1, 2, 3]).unwrap_err(),
+    ];
+    for error in refusals {
+        assert!(message(error).contains(not_supported), "{backend:?}");
     }
+    let whole = spinflip::engine::SpinBits::for_systems(&run);
+    let error = message(engine.set_spins(&whole).unwrap_err());
+    assert!(
+        error.contains("lattices of 2048 spins"),
+        "{backend:?}: {error}"
+    );
 }
 
 #[cfg(not(feature = "cuda"))]

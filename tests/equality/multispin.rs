@@ -1,0 +1,464 @@
+//! The multispin GPU engines and the CPU multispin engine produce the same spin words, the same
+//! per-lane observations and the same overlap counts, bit for bit: 2D and 3D, AMSC (lanes as
+//! replicas, samples, temperatures) and SMSC, ferromagnet and Edwards-Anderson, with and without
+//! a field, exact, packed and shared random numbers, engines opened for fixed and for changing
+//! betas, plans of one batch and of several, every block size; wgpu on both WGSL Philox paths
+//! and without bounds checks, CUDA with threshold tables in constant and global memory, word
+//! systems in groups, and against wgpu too.
+
+use crate::common;
+use crate::common::backend::Gpu;
+use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
+use spinflip::config::{Disorder, Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::engine::cpu::CpuMultispinEngine;
+use spinflip::engine::cpu::hot_start::initial_spins;
+use spinflip::engine::dispatch::{measured_slots, submissions};
+use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::wgpu::launch::MAX_DISPATCHES;
+use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits};
+use spinflip::model::Lattice;
+use spinflip::model::ising::IsingSystems;
+
+backends! {
+    both: [
+        amsc_2d_matches_cpu_bit_for_bit,
+        amsc_3d_matches_cpu_bit_for_bit,
+        smsc_matches_cpu_bit_for_bit,
+        packed_randoms_match_cpu_bit_for_bit,
+        plans_of_several_batches_match_cpu_bit_for_bit,
+        block_size_does_not_change_results,
+        engine_for_fixed_betas_refuses_new_betas,
+    ],
+    wgpu: [
+        u32_philox_path_matches_cpu_bit_for_bit,
+        unchecked_kernels_match_cpu_bit_for_bit,
+        plans_beyond_the_binding_limit_are_refused_and_runs_stay_within_it,
+    ],
+    cuda: [
+        matches_wgpu_bit_for_bit,
+        large_threshold_tables_match_cpu_bit_for_bit,
+        word_system_groups_match_cpu_bit_for_bit,
+    ],
+}
+
+/// A multispin case: geometry, word layout, model and randoms, and its system counts.
+struct Case {
+    dims: u32,
+    size: u32,
+    layout: Layout,
+    randoms: Randoms,
+    disorder: Disorder,
+    field: f64,
+    temperatures: usize,
+    samples: u32,
+    replicas: u32,
+}
+
+impl Case {
+    fn layout(&self) -> MultispinLayout {
+        let systems = IsingSystems {
+            lattice: Lattice::new(self.dims, self.size),
+            field: self.field,
+            betas: (0..self.temperatures)
+                .map(|t| 0.15 + 0.12 * (t % 8) as f64)
+                .collect(),
+            disorder: self.disorder,
+            samples: self.samples,
+            replicas: self.replicas,
+            seed: 0x0123_4567_89ab_cdef,
+            first_sample: 0,
+            all_samples: self.samples,
+            slab: None,
+        };
+        MultispinLayout::new(
+            systems,
+            MultispinOptions {
+                layout: self.layout,
+                randoms: self.randoms,
+            },
+        )
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{}D L={} {} {:?} h={}",
+            self.dims,
+            self.size,
+            self.layout().describe(),
+            self.disorder,
+            self.field
+        )
+    }
+}
+
+/// A case with system counts that fill the words of its layout.
+fn case(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Case {
+    let (samples, replicas, temperatures) = common::full_word_systems(layout, disorder);
+    Case {
+        dims,
+        size,
+        layout,
+        randoms: Randoms::Exact,
+        disorder,
+        field: 0.0,
+        temperatures,
+        samples,
+        replicas,
+    }
+}
+
+fn packed(case: Case) -> Case {
+    Case {
+        randoms: Randoms::Packed,
+        ..case
+    }
+}
+
+fn shared(case: Case) -> Case {
+    Case {
+        randoms: Randoms::Shared,
+        ..case
+    }
+}
+
+fn field(field: f64, case: Case) -> Case {
+    Case { field, ..case }
+}
+
+/// Lattices and measurements of `engine` after each of two rounds of `plan`.
+fn rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(SpinBits, Measurements)> {
+    (0..2)
+        .map(|_| {
+            let measured = engine.execute(plan).unwrap();
+            (engine.spins().unwrap(), measured)
+        })
+        .collect()
+}
+
+/// `engine` against `reference` (each named), both of the case's layout, from the hot start
+/// through two rounds of `plan`.
+fn compare_engines(
+    case: &Case,
+    reference: (&str, &mut dyn Engine),
+    engine: (&str, &mut dyn Engine),
+    plan: &Plan,
+) {
+    let layout = case.layout();
+    let spins = initial_spins(&layout.systems);
+    reference.1.set_spins(&spins).unwrap();
+    engine.1.set_spins(&spins).unwrap();
+    let expected = rounds(reference.1, plan);
+    let got = rounds(engine.1, plan);
+    for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
+        let name = format!(
+            "{} round {round}: {} vs {}",
+            case.name(),
+            reference.0,
+            engine.0
+        );
+        if let Some(diff) = common::first_difference(&layout.lattice(), &expected.0, &got.0) {
+            panic!("{name}: lattices differ at {diff}");
+        }
+        assert_ne!(got.0, spins, "{name}: nothing moved");
+        let (expected, got) = (&expected.1, &got.1);
+        assert_eq!(
+            expected.observations, got.observations,
+            "{name}: observations"
+        );
+        assert_eq!(
+            expected.overlap_planes, got.overlap_planes,
+            "{name}: overlaps"
+        );
+        assert_eq!(
+            expected.link_overlaps, got.link_overlaps,
+            "{name}: link overlaps"
+        );
+        let systems = layout.systems.systems() as usize;
+        assert_eq!(
+            got.observations.len(),
+            plan.slots as usize * systems,
+            "{name}"
+        );
+        let overlaps = layout.systems.overlaps() as usize * case.size as usize;
+        assert_eq!(
+            got.overlap_planes.len(),
+            plan.slots as usize * overlaps,
+            "{name}"
+        );
+        let links = plan.slots * layout.systems.overlaps();
+        assert_eq!(got.link_overlaps.len(), links as usize, "{name}");
+    }
+}
+
+/// The engine of `gpu` opened for `betas` against the CPU engine, through two rounds of `plan`.
+fn compare_plan<B: Gpu>(case: &Case, gpu: B, betas: Betas, plan: &Plan) {
+    let layout = case.layout();
+    let mut cpu = CpuMultispinEngine::new(layout.clone());
+    let mut engine = gpu.multispin(&layout, 64, betas);
+    let name = format!("{gpu} {betas:?} betas");
+    compare_engines(case, ("CPU", &mut cpu), (&name, engine.as_mut()), plan);
+}
+
+/// The engine of `gpu` against the CPU engine, opened for fixed betas (single-temperature
+/// layouts then compile their thresholds in) and for changing ones (threshold tables).
+fn compare<B: Gpu>(case: &Case, gpu: B) {
+    for betas in [Betas::Fixed, Betas::Changing] {
+        compare_plan(case, gpu, betas, &common::sweep_plan(5, 12, 3));
+    }
+}
+
+/// 2D AMSC: lanes as samples, temperatures and replicas, a field, shared randoms.
+fn amsc_2d_cases() -> Vec<Case> {
+    use Disorder::{Bimodal, Ferromagnet};
+    vec![
+        case(2, 6, AMSC_SAMPLES, Bimodal),
+        case(2, 8, AMSC_TEMPERATURES, Bimodal),
+        case(2, 4, AMSC_REPLICAS, Ferromagnet),
+        // Four words of a row per thread (MultispinLayout::word_run).
+        case(2, 8, AMSC_REPLICAS, Ferromagnet),
+        field(0.4, case(2, 10, AMSC_REPLICAS, Bimodal)),
+        shared(case(2, 6, AMSC_TEMPERATURES, Ferromagnet)),
+    ]
+}
+
+/// 3D AMSC, likewise.
+fn amsc_3d_cases() -> Vec<Case> {
+    use Disorder::{Bimodal, Ferromagnet};
+    vec![
+        case(3, 4, AMSC_SAMPLES, Bimodal),
+        field(-0.7, case(3, 6, AMSC_TEMPERATURES, Bimodal)),
+        case(3, 2, AMSC_REPLICAS, Ferromagnet),
+        shared(case(3, 4, AMSC_SAMPLES, Bimodal)),
+    ]
+}
+
+/// SMSC in 2D and 3D, ferromagnet and spin glass, a field, shared randoms.
+fn smsc_cases() -> Vec<Case> {
+    use Disorder::{Bimodal, Ferromagnet};
+    vec![
+        case(2, 64, Layout::Smsc, Ferromagnet),
+        // Four words of a row per thread (MultispinLayout::word_run).
+        case(2, 256, Layout::Smsc, Ferromagnet),
+        field(0.25, case(2, 128, Layout::Smsc, Bimodal)),
+        case(3, 64, Layout::Smsc, Bimodal),
+        shared(case(2, 64, Layout::Smsc, Bimodal)),
+    ]
+}
+
+/// `randoms: Packed`: runs of four, two and one words per thread, lanes rotated (samples,
+/// replicas, SMSC) or not (temperatures), in a field.
+fn packed_cases() -> Vec<Case> {
+    use Disorder::{Bimodal, Ferromagnet};
+    vec![
+        packed(case(2, 256, Layout::Smsc, Ferromagnet)),
+        packed(case(3, 64, Layout::Smsc, Bimodal)),
+        packed(field(0.25, case(2, 128, Layout::Smsc, Bimodal))),
+        packed(case(3, 8, AMSC_SAMPLES, Bimodal)),
+        packed(case(3, 6, AMSC_SAMPLES, Bimodal)),
+        packed(case(2, 8, AMSC_REPLICAS, Ferromagnet)),
+        packed(field(-0.7, case(3, 8, AMSC_TEMPERATURES, Bimodal))),
+    ]
+}
+
+fn amsc_2d_matches_cpu_bit_for_bit<B: Gpu>() {
+    for case in amsc_2d_cases() {
+        compare(&case, B::default());
+    }
+}
+
+fn amsc_3d_matches_cpu_bit_for_bit<B: Gpu>() {
+    for case in amsc_3d_cases() {
+        compare(&case, B::default());
+    }
+}
+
+fn smsc_matches_cpu_bit_for_bit<B: Gpu>() {
+    for case in smsc_cases() {
+        compare(&case, B::default());
+    }
+}
+
+/// Every packed case, and the first on every other Philox path too.
+fn packed_randoms_match_cpu_bit_for_bit<B: Gpu>() {
+    let cases = packed_cases();
+    for case in &cases {
+        assert_ne!(case.layout().pack_rotations(), 0);
+        compare(case, B::default());
+    }
+    for gpu in B::philox_paths().into_iter().skip(1) {
+        compare(&cases[0], gpu);
+    }
+}
+
+/// A plan of several batches (2 x 700 sweep launches and 234 measurements, at most 1024 launches
+/// a batch, wgpu's submissions), whose measurements are read back batch by batch while the
+/// device runs the next; without bounds checks.
+fn plans_of_several_batches_match_cpu_bit_for_bit<B: Gpu>() {
+    let plan = common::sweep_plan(5, 700, 3);
+    let submitted = submissions(&plan, 0, 1, MAX_DISPATCHES, u64::MAX);
+    let measuring = submitted.iter().filter(|s| measured_slots(s).is_some());
+    assert!(
+        measuring.count() >= 2,
+        "measurements in two submissions at least"
+    );
+    let case = case(2, 6, AMSC_SAMPLES, Disorder::Bimodal);
+    assert!(
+        case.layout().systems.overlaps() > 0,
+        "overlaps read back too"
+    );
+    compare_plan(&case, B::default().unchecked(), Betas::Fixed, &plan);
+}
+
+fn block_size_does_not_change_results<B: Gpu>() {
+    for case in [
+        case(3, 4, AMSC_TEMPERATURES, Disorder::Bimodal),
+        case(2, 128, Layout::Smsc, Disorder::Bimodal),
+    ] {
+        let layout = case.layout();
+        let spins = initial_spins(&layout.systems);
+        let mut results = Vec::new();
+        for &block_size in B::BLOCK_SIZES {
+            let mut engine = B::default().multispin(&layout, block_size, Betas::Fixed);
+            engine.set_spins(&spins).unwrap();
+            results.push(rounds(engine.as_mut(), &common::sweep_plan(5, 12, 3)));
+        }
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "{}", case.name());
+    }
+}
+
+/// An engine opened for fixed betas with one temperature compiles its thresholds in, and so
+/// refuses new ones, saying why, instead of sweeping at the old beta; opened for changing betas
+/// it takes them.
+fn engine_for_fixed_betas_refuses_new_betas<B: Gpu>() {
+    let layout = Case {
+        temperatures: 1,
+        ..case(2, 8, AMSC_REPLICAS, Disorder::Ferromagnet)
+    }
+    .layout();
+    let open = |betas| B::default().multispin(&layout, 64, betas);
+    let error = open(Betas::Fixed)
+        .set_betas(&[0.5])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("compiled its thresholds"), "{error}");
+    open(Betas::Changing).set_betas(&[0.5]).unwrap();
+}
+
+/// wgpu's second WGSL Philox path (the default is Int64).
+fn u32_philox_path_matches_cpu_bit_for_bit() {
+    use crate::common::backend::Wgpu;
+    let u32_path = Wgpu::with(PhiloxPath::U32);
+    compare(&case(2, 6, AMSC_SAMPLES, Disorder::Bimodal), u32_path);
+    compare(&case(2, 64, Layout::Smsc, Disorder::Ferromagnet), u32_path);
+}
+
+/// The kernels `bounds_checks: false` compiles without wgpu's runtime checks give the same bits.
+fn unchecked_kernels_match_cpu_bit_for_bit() {
+    use crate::common::backend::Wgpu;
+    let unchecked = Wgpu::with(PhiloxPath::Auto).unchecked();
+    compare(&case(3, 6, AMSC_SAMPLES, Disorder::Bimodal), unchecked);
+    compare(&case(2, 128, Layout::Smsc, Disorder::Bimodal), unchecked);
+    compare(&case(2, 6, AMSC_REPLICAS, Disorder::Bimodal), unchecked);
+}
+
+/// A plan whose measurements would need a larger storage binding than the adapter allows is
+/// refused before anything runs, naming the limit; the schedule's longest plan of the same
+/// systems (as `spinflip run` and `spinflip bench` split their sweeps) fits and runs.
+fn plans_beyond_the_binding_limit_are_refused_and_runs_stay_within_it() {
+    use spinflip::engine::wgpu::MultispinWgpuEngine;
+    let layout = Case {
+        temperatures: 1,
+        samples: 32768,
+        replicas: 2,
+        ..case(2, 4, AMSC_SAMPLES, Disorder::Ferromagnet)
+    }
+    .layout();
+    let gpu = common::gpu(PhiloxPath::Auto);
+    let binding = gpu.limits.max_storage_buffer_binding_size;
+    // 16 bytes a lane of every word system, a slot.
+    let slot_bytes = 16 * 32 * u64::from(layout.word_systems());
+    let too_many = (binding / slot_bytes + 1) as u32;
+    let mut engine = MultispinWgpuEngine::new(gpu, layout.clone(), 64, Betas::Changing).unwrap();
+    let error = engine
+        .execute(&common::sweep_plan(0, too_many, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("max_storage_buffer_binding_size") && error.contains("observations"),
+        "{error}"
+    );
+    let schedule = spinflip::metropolis::Schedule {
+        thermalize: 0,
+        measure: u64::from(too_many),
+        every: 1,
+        swap_every: None,
+    };
+    let longest = schedule.most_sweeps_per_plan(&layout.systems, engine.max_plan_slots());
+    assert!(longest < u64::from(too_many), "{longest} sweeps a plan");
+    let measured = engine
+        .execute(&common::sweep_plan(0, longest as u32, 1))
+        .unwrap();
+    let systems = u64::from(layout.systems.systems());
+    assert_eq!(measured.observations.len() as u64, longest * systems);
+}
+
+/// CUDA against wgpu, on every case of the tests above (wgpu compiled for fixed betas).
+#[cfg(feature = "cuda")]
+fn matches_wgpu_bit_for_bit() {
+    use crate::common::backend::{Cuda, Wgpu};
+    let cases = [
+        amsc_2d_cases(),
+        amsc_3d_cases(),
+        smsc_cases(),
+        packed_cases(),
+    ];
+    for case in cases.iter().flatten() {
+        let layout = case.layout();
+        let mut wgpu = Wgpu::default().multispin(&layout, 64, Betas::Fixed);
+        let mut cuda = Cuda.multispin(&layout, 64, Betas::Fixed);
+        let plan = common::sweep_plan(5, 12, 3);
+        let name = Wgpu::default().to_string();
+        compare_engines(case, (&name, wgpu.as_mut()), ("CUDA", cuda.as_mut()), &plan);
+    }
+}
+
+/// Threshold tables too large for constant memory are read from global memory, with the same
+/// bits.
+#[cfg(feature = "cuda")]
+fn large_threshold_tables_match_cpu_bit_for_bit() {
+    use crate::common::backend::Cuda;
+    use spinflip::engine::cuda::CONSTANT_TABLE_WORDS;
+    let case = Case {
+        temperatures: 300,
+        ..case(2, 64, Layout::Smsc, Disorder::Ferromagnet)
+    };
+    let tables = case.layout().threshold_tables().len();
+    assert!(
+        tables > CONSTANT_TABLE_WORDS,
+        "{tables} words fit constant memory"
+    );
+    compare(&case, Cuda);
+}
+
+/// Many word systems of a 3D spin glass go group by group, each group's sweeps kept in L2 (on
+/// devices with at least 48 MiB of it, such as the H100's 50), with the same bits.
+#[cfg(feature = "cuda")]
+fn word_system_groups_match_cpu_bit_for_bit() {
+    use crate::common::backend::{Cuda, device};
+    use spinflip::engine::cuda::MultispinCudaEngine;
+    let case = Case {
+        samples: 320,
+        temperatures: 1,
+        ..case(3, 64, AMSC_SAMPLES, Disorder::Bimodal)
+    };
+    let layout = case.layout();
+    assert_eq!(layout.word_systems(), 20);
+    let device = device();
+    let large_l2 = device.l2_bytes >= 48 << 20;
+    let groups = MultispinCudaEngine::new(device, layout, 64)
+        .unwrap()
+        .sweep_groups();
+    eprintln!("{}: {groups} groups of word systems", case.name());
+    assert!(!large_l2 || groups > 2, "{groups} groups, one a stream");
+    compare(&case, Cuda);
+}
