@@ -68,7 +68,7 @@ impl Dispatch {
 
 /// The swap round that the colour-1 update `dispatches[0]` can tally (the update that
 /// multispin engines launch as the round's tally at zero field,
-/// [`crate::engine::multispin::TALLY_RUNS`], so that the round needs no observables kernel):
+/// `engine::multispin::TALLY_RUNS`, so that the round needs no observables kernel):
 /// the round after it with nothing but measurements between, which leave the spins as the
 /// update did. Its offset in `dispatches` and its scratch slot.
 pub fn swap_tally(dispatches: &[Dispatch]) -> Option<(usize, u32)> {
