@@ -1,11 +1,12 @@
 //! spinflip: Monte Carlo simulation of Ising-type spin models on GPUs.
 //!
 //! Layers, from the bottom (docs/ARCHITECTURE.md is the map): [`config`] (the RON schema),
-//! [`rng`] (Philox and the counter scheme), [`threads`]; [`model`] (geometry, the systems of a
-//! run, couplings) and [`exact`]; [`stats`] (estimators); [`engine`] (the plan an engine replays,
-//! and the CPU, wgpu and CUDA backends); [`mpi`] (runs split over ranks); [`io`] (files and
-//! checkpoints); the algorithms' homes [`tempering`], [`annealing`] and [`metropolis`] (the loop
-//! of sweeps); [`plot`]; [`run`] (one run from its config to its files); [`bench`] and [`cli`].
+//! [`rng`] (Philox and the counter scheme), [`threads`], [`atomic`] (crash-safe writes);
+//! [`model`] (geometry, the systems of a run, couplings) and [`exact`]; [`stats`] (estimators);
+//! [`engine`] (the plan an engine replays, and the CPU, wgpu and CUDA backends); [`mpi`] (runs
+//! split over ranks); [`io`] (files and checkpoints); the algorithms' homes [`tempering`],
+//! [`annealing`] and [`metropolis`] (the loop of sweeps); [`plot`]; [`run`] (one run from its
+//! config to its files); [`bench`] and [`cli`].
 //!
 //! Using the library directly: ten sweeps of two replicas on the CPU engine, then one
 //! measurement of exact integer observables.
@@ -29,6 +30,7 @@
 //! ```
 
 pub mod annealing;
+pub mod atomic;
 pub mod bench;
 pub mod cli;
 pub mod config;

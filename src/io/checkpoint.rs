@@ -30,7 +30,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::atomic::write_atomic_with;
+use crate::atomic::write_atomic_with;
 use crate::engine::spins::{SpinBits, words_for};
 use crate::error::CheckpointError;
 

@@ -1,10 +1,8 @@
-//! Files: crash-safe writing, the checkpoint file (the container every algorithm's checkpoint
-//! shares), and the result files.
+//! Files: the checkpoint file (the container every algorithm's checkpoint shares), the result
+//! files, and the run directory.
 
-pub mod atomic;
 pub mod checkpoint;
 pub mod output;
 pub mod run_dir;
 
-pub use atomic::{IoError, ensure_writable_dir, write_atomic};
 pub use checkpoint::fingerprint;

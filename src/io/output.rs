@@ -10,7 +10,7 @@ use std::io::Write as _;
 
 use rayon::prelude::*;
 
-use super::atomic::{write_atomic, write_atomic_with};
+use crate::atomic::{write_atomic, write_atomic_with};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 

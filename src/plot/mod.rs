@@ -24,9 +24,9 @@ pub use read::{read_run, read_summary};
 pub use snapshot::snapshot_png;
 
 use crate::annealing::AnnealingSummary;
+use crate::atomic::ensure_writable_dir;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
-use crate::io::ensure_writable_dir;
 use crate::io::output::{temperature_suffix, write_file};
 use crate::metropolis::Summary;
 use crate::stats::SampleSeries;

@@ -7,9 +7,9 @@
 mod checks;
 
 use crate::annealing::{AnnealingSummary, anneal};
+use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::io::atomic::ensure_writable_dir;
 use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions};
 use crate::metropolis::{Finished, Summary, run_sweeps};
 use crate::plot::{write_annealing_plot, write_run_plots};

@@ -96,7 +96,7 @@ pub fn write(
         .map(|n| dir.join(format!("{label}-{n}.txt")))
         .find(|path| !path.exists())
         .expect("a free file name");
-    crate::io::atomic::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
+    crate::atomic::write_atomic(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
     log::info!(
         "pipeline statistics of {label} written to {}",
         path.display()
