@@ -3,8 +3,8 @@
 //! Layers, from the bottom (docs/ARCHITECTURE.md is the map): [`config`] (the RON schema),
 //! [`rng`] (Philox and the counter scheme), [`threads`], [`atomic`] (crash-safe writes);
 //! [`model`] (geometry, the systems of a run, couplings) and [`exact`]; [`stats`] (estimators);
-//! [`engine`] (the plan an engine replays, and the CPU, wgpu and CUDA backends); [`mpi`] (runs
-//! split over ranks); [`io`] (files and checkpoints); the algorithms' homes [`tempering`],
+//! [`engine`] (the plan an engine replays, and the CPU, wgpu and CUDA backends); [`io`] (files
+//! and checkpoints); [`mpi`] (runs split over ranks); the algorithms' homes [`tempering`],
 //! [`annealing`] and [`metropolis`] (the loop of sweeps); [`plot`]; [`run`] (one run from its
 //! config to its files); [`bench`] and [`cli`].
 //!

@@ -1,4 +1,4 @@
-//! Where this process runs in a job of several MPI ranks. The MPI layer ([`crate::mpi`], above
+//! Where this process runs in a job of several MPI ranks. The MPI layer (`mpi/`, above
 //! the engines) records it once at start-up; the backends read it to take a node's GPUs in turn
 //! where the config names no adapter. A process that runs alone has none.
 

@@ -1,13 +1,14 @@
 #!/bin/bash
 # Population annealing on the device machine (docs/BENCHMARKS.md, issue 11): the CUDA equality
-# tests, then `spinflip bench --annealing` on CUDA and Vulkan, 2D Ising L = 64 at R = 2^16,
-# 2^18, 2^20 and 3D EA L = 16 at R = 2^16, and one CUDA row with the per-step debug log.
-# Run from the project root with the binaries in .dev/ (spinflip, cuda_equality: the test
-# binary of tests/cuda_equality.rs built with --release --features cuda); logs under $OUT.
+# tests (the `cuda::` tests of the equality binary), then `spinflip bench --annealing` on CUDA
+# and Vulkan, 2D Ising L = 64 at R = 2^16, 2^18, 2^20 and 3D EA L = 16 at R = 2^16, and one CUDA
+# row with the per-step debug log.
+# Run from the project root with the binaries in .dev/ (spinflip, equality: the test binary of
+# tests/equality/ built with --release --features cuda); logs under $OUT.
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR
 L=/tmp/logs; mkdir -p $L; T0=$(date +%s); el() { echo "$1 rc=$2 at $(( $(date +%s)-T0 ))s"; }
-timeout 300 .dev/cuda_equality --test-threads 2 > $L/cuda_equality.log 2>&1; el cuda_equality $?
+timeout 300 .dev/equality cuda:: --test-threads 2 > $L/equality.log 2>&1; el equality $?
 A="--annealing --engine amsc --steps 20 --theta 10"
 run() { name=$1; shift; timeout 120 .dev/spinflip bench $A "$@" > $L/anneal_$name.log 2>&1; el $name $?; }
 for r in 65536 262144 1048576; do
@@ -18,6 +19,6 @@ run cuda_ea --backend cuda --model ea --dims 3 --sizes 16 --systems 65536 --beta
 run wgsl_ea --backend wgpu --adapter vulkan --model ea --dims 3 --sizes 16 --systems 65536 --beta 1.0
 RUST_LOG=spinflip=debug run cuda_debug --backend cuda --sizes 64 --systems 1048576
 tar czf $OUT/logs.tgz -C /tmp logs
-grep -E "test result|FAILED|panicked" $L/cuda_equality.log
+grep -E "test result|FAILED|panicked" $L/equality.log
 for f in $L/anneal_*.log; do echo "== $f"; grep -E "^(cuda|wgpu) " $f; done
 grep -E "annealing step 1[5-9]|resampling step 1[5-9]" $L/anneal_cuda_debug.log | cut -c40-

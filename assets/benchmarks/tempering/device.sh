@@ -4,20 +4,20 @@
 # the 3D EA at L = 16 and 32 (1024 samples, 32 temperatures, 2 chains, a swap round every sweep,
 # a measurement every 10 sweeps), CUDA and Vulkan, exact and packed randoms, REPEAT times each,
 # and once each the swaps alone and the measurements alone (what each costs over plain sweeps).
-# Run from the project root with the binaries in .dev/ (spinflip; cuda_equality and lib_tests:
-# the test binaries of tests/cuda_equality.rs and of the library, built with --release
-# --features cuda); logs under $OUT. `device.sh tests` runs the tests alone, `device.sh bench`
-# the benchmarks alone, no argument both; `device.sh profile` profiles the kernels (below). Each
-# half fits one 10-minute device call: the CUDA tests took about 300 s on the H100 and 148 s on
-# the H200, the bench half 209 s on the H200 (REPEAT=2).
+# Run from the project root with the binaries in .dev/ (spinflip; equality and lib_tests: the
+# test binaries of tests/equality/, whose `cuda::` tests run here, and of the library, built with
+# --release --features cuda); logs under $OUT. `device.sh tests` runs the tests alone,
+# `device.sh bench` the benchmarks alone, no argument both; `device.sh profile` profiles the
+# kernels (below). Each half fits one 10-minute device call: the CUDA tests took about 300 s on
+# the H100 and 148 s on the H200, the bench half 209 s on the H200 (REPEAT=2).
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR; chmod 700 $XDG_RUNTIME_DIR
 REPEAT=${REPEAT:-2}
 L=/tmp/logs; mkdir -p $L; T0=$(date +%s); el() { echo "$1 rc=$2 at $(( $(date +%s)-T0 ))s"; }
 tests() {
   timeout 60 .dev/lib_tests --ignored nvrtc > $L/nvrtc.log 2>&1; el nvrtc $?
-  timeout 360 .dev/cuda_equality --test-threads 2 > $L/cuda_equality.log 2>&1; el cuda_equality $?
-  grep -E "test result|FAILED|panicked" $L/nvrtc.log $L/cuda_equality.log
+  timeout 360 .dev/equality cuda:: --test-threads 2 > $L/equality.log 2>&1; el equality $?
+  grep -E "test result|FAILED|panicked" $L/nvrtc.log $L/equality.log
 }
 P="--tempering --engine amsc --model ea --dims 3 --systems 1024 --temperatures 32 --chains 2"
 P="$P --beta 0.9 --seconds 1 --sizes 16,32"

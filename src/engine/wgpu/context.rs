@@ -466,8 +466,8 @@ impl WgpuContext {
     }
 
     /// Refuse a plan whose `slots` measurements need `bytes` of `what` in one storage binding
-    /// beyond the largest (a run's plans stay within it; see
-    /// [`crate::metropolis::Schedule::most_sweeps_per_plan`]).
+    /// beyond the largest (a run's plans stay within it: the loops size them by
+    /// [`crate::engine::Engine::max_plan_slots`]).
     pub fn check_plan_measurements(&self, what: &str, slots: u32, bytes: u64) -> Result<()> {
         let binding = self.storage_binding_bytes();
         if bytes <= binding {
