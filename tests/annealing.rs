@@ -9,7 +9,7 @@ use spinflip::config::{Config, Disorder, Lanes, Layout, MultispinOptions, Random
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::{Engine, SpinBits};
+use spinflip::engine::{Engine, Populations, SpinBits, populations_of};
 use spinflip::engine::{Plan, Step};
 use spinflip::exact::enumerate;
 use spinflip::io::run_dir::RunOptions;
@@ -204,12 +204,19 @@ fn check_copies(engine: &mut dyn Engine, systems: &IsingSystems, what: &str) {
     let sources = shuffled_sources(systems.systems());
     let (spins, expected) = copied(systems, &sources);
     engine.set_spins(&spins).unwrap();
-    engine.copy_systems(&sources).unwrap();
+    populations_of(engine)
+        .unwrap()
+        .copy_systems(&sources)
+        .unwrap();
     assert!(
         engine.spins().unwrap() == expected,
         "{what}: copies differ from the gather"
     );
-    let error = engine.copy_systems(&[0]).unwrap_err().to_string();
+    let error = populations_of(engine)
+        .unwrap()
+        .copy_systems(&[0])
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("a source for each of the"),
         "{what}: {error}"

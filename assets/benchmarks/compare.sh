@@ -4,13 +4,13 @@
 # (exact and packed randoms), AMSC 3D Edwards-Anderson, parallel tempering and population
 # annealing. Usage (from the project root, binaries built with --release --features cuda):
 #   assets/benchmarks/compare.sh .dev/spinflip-before .dev/spinflip-after
-# Logs (JSON lines of `spinflip bench --json`) under $OUT/compare/; prints ps/flip per row,
+# Logs (JSON lines of `spinflip bench --json`) in $OUT/compare.tgz; prints ps/flip per row,
 # binary and repetition, then each row's median ratio after / before.
 A=$1 B=$2
 REPEAT=${REPEAT:-2}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR; chmod 700 $XDG_RUNTIME_DIR
-L=${OUT:-/tmp}/compare; mkdir -p $L
+L=/tmp/compare; mkdir -p $L
 declare -A ROWS=(
   [smsc_exact]="--engine smsc --sizes 65536 --randoms exact"
   [smsc_packed]="--engine smsc --sizes 65536 --randoms packed"
@@ -47,3 +47,4 @@ for (row, backend), sides in sorted(rows.items()):
     fmt = lambda xs: ", ".join(f"{x:.4f}" for x in xs)
     print(f"{row:<12} {backend:<6} {fmt(a):>24} {fmt(b):>24} {ratio:>12.4f}")
 EOF
+if [ -n "${OUT:-}" ]; then tar czf "$OUT/compare.tgz" -C /tmp compare; fi

@@ -20,7 +20,7 @@ use super::steps::{Anneal, StepRecord};
 use super::summary::{AnnealingSummary, summarize};
 use super::{EnergyHistogram, Population};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
-use crate::engine::{Betas, Engine, Plan, SpinBits};
+use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
@@ -300,7 +300,7 @@ impl Anneal {
                 .iter()
                 .map(|p| p.families.len() as u32)
                 .collect();
-            engine.count_populations(self.slots, &sizes)?;
+            populations_of(engine)?.count_populations(self.slots, &sizes)?;
         }
         let mut levels = self.levels(&engine.execute(&measurement_plan())?);
         // The histograms start with the random population at beta 0, once: a resumed anneal

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::config::{AnnealingOptions, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
-use crate::engine::{Engine, Measurements, Plan};
+use crate::engine::{Engine, Measurements, Plan, populations_of};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 use crate::stats::{PlanePhases, overlap};
@@ -46,7 +46,7 @@ impl Anneal {
     }
 
     /// Whether the engine may measure the populations as histograms
-    /// ([`Engine::count_populations`]): where nothing needs a replica's own counts (they are
+    /// ([`crate::engine::Populations::count_populations`]): where nothing needs a replica's own counts (they are
     /// needed in a field, where the energy is not a function of the bond level, by multinomial
     /// resampling and by the overlaps) and the histograms are smaller than the populations.
     pub(super) fn counts_populations(&self, annealing: &AnnealingOptions) -> bool {
@@ -208,8 +208,9 @@ impl Anneal {
             self.populations[block].ln_z += reweighting.ln_q;
             reweightings.push(reweighting);
         }
-        engine.set_resampling(&table)?;
-        engine.set_betas(&[next])?;
+        let populations = populations_of(engine)?;
+        populations.set_resampling(&table)?;
+        populations.set_betas(&[next])?;
         self.schedule.push(next);
         Ok(reweightings)
     }

@@ -9,7 +9,10 @@ use crate::annealing::anneal_engine;
 use crate::annealing::engine_systems;
 use crate::config::{AnnealingOptions, Config};
 use crate::engine::annealing::ResamplingTable;
-use crate::engine::{Betas, Engine, EngineInfo, Measurements, Plan, SpinBits, Step};
+use crate::engine::{
+    Betas, Engine, EngineInfo, Measurements, Plan, Populations, SpinBits, Step, Tempering,
+    populations_of,
+};
 use crate::error::{Error, Result};
 use crate::mpi::open_engine_with_betas;
 
@@ -35,10 +38,10 @@ pub struct AnnealingShares {
     pub sweeps: f64,
     /// Measurement plans, the downloads of their counts included.
     pub measurements: f64,
-    /// The resampling step: `Engine::set_resampling` (the table's upload) and the plans'
+    /// The resampling step: `Populations::set_resampling` (the table's upload) and the plans'
     /// `Step::Resample` (the decisions, the copy map and the gather of the lattices).
     pub copies: f64,
-    /// `Engine::set_betas`: new threshold tables written to the device.
+    /// `Populations::set_betas`: new threshold tables written to the device.
     pub betas: f64,
     /// The host between engine calls: energy histograms, the resampling table, the adaptive
     /// step, the families and the estimates.
@@ -59,13 +62,14 @@ pub(super) fn bench_anneal(options: &BenchOptions, config: &Config) -> Result<Be
     let view = annealing.engine_config(config)?;
     let systems = engine_systems(&view);
     let mut engine = open_engine_with_betas(&view, systems.clone(), Betas::Changing)?;
-    engine.copy_systems(&(0..systems.systems()).collect::<Vec<_>>())?;
+    populations_of(engine.as_mut())?.copy_systems(&(0..systems.systems()).collect::<Vec<_>>())?;
     let mut plan = Plan::default();
     plan.measure();
     engine.execute(&plan)?;
     // A resampling step that moves nothing builds the step's kernels and buffers.
     let slots = AnnealingOptions::slots(config.replicas) as u32;
-    engine.set_resampling(&ResamplingTable::identity(slots, systems.systems() / slots))?;
+    populations_of(engine.as_mut())?
+        .set_resampling(&ResamplingTable::identity(slots, systems.systems() / slots))?;
     let mut identity = Plan::default();
     identity.resample(0)?;
     engine.execute(&identity)?;
@@ -210,34 +214,41 @@ impl Engine for TimedEngine<'_> {
         Ok(measurements)
     }
 
-    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        self.engine.set_tempering(state)
+    fn max_plan_slots(&self) -> u64 {
+        self.engine.max_plan_slots()
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
+    /// The wrapped engine's, untimed.
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
         self.engine.tempering()
     }
 
+    /// Itself where the wrapped engine has population annealing: it times the calls.
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        match self.engine.populations() {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+}
+
+impl Populations for TimedEngine<'_> {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        let engine = &mut *self.engine;
-        timed_call(&mut self.times.betas, || engine.set_betas(betas))
+        let populations = populations_of(&mut *self.engine)?;
+        timed_call(&mut self.times.betas, || populations.set_betas(betas))
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        let engine = &mut *self.engine;
-        timed_call(&mut self.times.copies, || engine.copy_systems(sources))
+        let populations = populations_of(&mut *self.engine)?;
+        timed_call(&mut self.times.copies, || populations.copy_systems(sources))
     }
 
     fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        let engine = &mut *self.engine;
-        timed_call(&mut self.times.copies, || engine.set_resampling(table))
+        let populations = populations_of(&mut *self.engine)?;
+        timed_call(&mut self.times.copies, || populations.set_resampling(table))
     }
 
     fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
-        self.engine.count_populations(slots, sizes)
-    }
-
-    fn max_plan_slots(&self) -> u64 {
-        self.engine.max_plan_slots()
+        populations_of(&mut *self.engine)?.count_populations(slots, sizes)
     }
 }

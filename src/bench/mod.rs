@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::config::{Backend, Config};
 use crate::engine::tempering::Chains;
-use crate::engine::{Engine, EngineInfo};
+use crate::engine::{Engine, EngineInfo, tempering_of};
 use crate::error::{Error, Result};
 use crate::metropolis::Schedule;
 use crate::model::ising::IsingSystems;
@@ -229,7 +229,7 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
     let tempering_ps_per_flip = match config.algorithm.swap_every() {
         None => None,
         Some(every) => {
-            engine.set_tempering(&Chains::of(&systems).initial_state())?;
+            tempering_of(engine.as_mut())?.set_tempering(&Chains::of(&systems).initial_state())?;
             let schedule = Schedule {
                 every: options.measure_every,
                 swap_every: Some(every),

@@ -176,7 +176,7 @@ pub fn floor_ceil_entry(tau: f64) -> [u32; 2] {
 }
 
 /// A measurement of the populations as histograms, from engines that count them on the
-/// device ([`Engine::count_populations`](super::Engine::count_populations)): per block, how
+/// device ([`Populations::count_populations`](super::Populations::count_populations)): per block, how
 /// many replicas of its population have each satisfied-bond count (`bond_bins` bins, 0 to the
 /// lattice's bonds) and each up-spin count (`site_bins` bins, 0 to its sites).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -4,6 +4,21 @@
 //! measure); an engine only executes it on its hardware and returns exact integer observations.
 //! Every engine uses the same random words and thresholds, so all of them produce the same
 //! lattices bit for bit.
+//!
+//! The contract is split by capability. [`Engine`] is the core every engine has: lattices in
+//! and out, the hot start, and plans of Metropolis sweeps and measurements. The rest are
+//! capabilities an engine may have, each a trait of its own that the engine hands out through an
+//! accessor of [`Engine`] (`None` by default):
+//! - [`Tempering`] ([`Engine::tempering`]): parallel tempering, a tempering state and the
+//!   plans' [`Step::Swap`] rounds;
+//! - [`Populations`] ([`Engine::populations`]): population annealing, changing temperatures,
+//!   copying systems, the plans' [`Step::Resample`] steps and counting populations on the device.
+//!
+//! A loop asks for what it needs ([`tempering_of`], [`populations_of`]) and gets a clear error
+//! where the engine lacks it. A wrapper engine (the MPI ranks, the annealing bench's timer)
+//! forwards the capabilities of the engine it wraps. A future capability (cluster updates) is
+//! added the same way: a trait, an accessor on [`Engine`] returning `None` by default, and
+//! `Some(self)` from the engines that have it.
 
 pub mod annealing;
 pub mod choice;
@@ -37,7 +52,7 @@ pub enum Step {
     /// with `k mod 2 = parity` (see [`tempering`]).
     Swap { sweep: u32, parity: u32 },
     /// Population annealing's resampling step `step` (1 for the step to the first beta after
-    /// 0), from the table of [`Engine::set_resampling`] and the previous plan's last
+    /// 0), from the table of [`Populations::set_resampling`] and the previous plan's last
     /// measurement; only as a plan's first step (see [`annealing`]).
     Resample { step: u32 },
 }
@@ -142,7 +157,7 @@ pub struct Measurements {
     /// `[system]` after a plan that resampled: the copies each system's replica made (zero for
     /// idle slots, see [`annealing`]). Empty otherwise.
     pub copies: Vec<u32>,
-    /// With [`Engine::count_populations`]: the plan's last measurement as histograms of the
+    /// With [`Populations::count_populations`]: the plan's last measurement as histograms of the
     /// populations; `observations` is then empty.
     pub histograms: Option<Box<annealing::PopulationHistograms>>,
 }
@@ -158,7 +173,10 @@ pub struct EngineInfo {
     pub adapter: String,
 }
 
-/// The contract every backend fulfils.
+/// The core every backend fulfils: lattices and Metropolis sweeps (plans of [`Step::Sweep`] and
+/// [`Step::Measure`]). What else an engine can do it offers as capabilities, through the
+/// accessors at the end ([`Engine::tempering`], [`Engine::populations`]; `None` where it has
+/// none); the loops ask for them with [`tempering_of`] and [`populations_of`].
 pub trait Engine {
     /// What this engine runs on.
     fn info(&self) -> EngineInfo;
@@ -175,31 +193,6 @@ pub trait Engine {
     /// overlap pairs), slot-major. An engine of a slab returns its planes' partial sums
     /// ([`slabs`]).
     fn execute(&mut self, plan: &Plan) -> Result<Measurements>;
-    /// Start parallel tempering from `state` (laid out as [`tempering`] says): plans may then
-    /// hold [`Step::Swap`].
-    fn set_tempering(&mut self, state: &[u32]) -> Result<()>;
-    /// The tempering state (empty without tempering).
-    fn tempering(&mut self) -> Result<Vec<u32>>;
-    /// Population annealing: replace the inverse temperatures (one per configured temperature)
-    /// and with them the Metropolis thresholds, keeping the spins. An engine opened for
-    /// [`Betas::Fixed`] may refuse (the multispin CUDA engine compiles such thresholds in).
-    fn set_betas(&mut self, betas: &[f64]) -> Result<()>;
-    /// Population annealing's resampling: system `b` takes the lattice that system
-    /// `sources[b]` holds before the call (a gather over every system; `sources[b] == b` keeps
-    /// it). Engines that replay a resampling step on the host copy by the step's map
-    /// ([`annealing::HostResampling`]); the spins stay in the engine.
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
-    /// Population annealing: the table of the next plan's [`Step::Resample`].
-    fn set_resampling(&mut self, table: &annealing::ResamplingTable) -> Result<()>;
-    /// Population annealing: measure the populations (blocks of `slots` systems, the first
-    /// `sizes[b]` of block `b`; resampling steps then change the sizes) as histograms
-    /// ([`annealing::PopulationHistograms`]) rather than every system's counts. An engine
-    /// that counts them on its device says so (true); the others keep measuring every system,
-    /// from which the host makes the same histograms.
-    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
-        let _ = (slots, sizes);
-        Ok(false)
-    }
 
     /// Most measurement slots one plan may fill: what the device's buffer limits allow (a
     /// swap round's scratch slot aside); no limit where none applies. Runs and benchmarks keep
@@ -207,6 +200,74 @@ pub trait Engine {
     fn max_plan_slots(&self) -> u64 {
         u64::MAX
     }
+
+    /// Its parallel tempering ([`Tempering`]), if it has that capability.
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        None
+    }
+
+    /// Its population annealing ([`Populations`]), if it has that capability.
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        None
+    }
+}
+
+/// The parallel-tempering capability of an engine ([`Engine::tempering`]): a tempering state
+/// (laid out as [`tempering`] says) that plans' [`Step::Swap`] rounds update.
+pub trait Tempering {
+    /// Start parallel tempering from `state` (laid out as [`tempering`] says): plans may then
+    /// hold [`Step::Swap`].
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()>;
+    /// The tempering state (empty before [`Tempering::set_tempering`]).
+    fn tempering_state(&mut self) -> Result<Vec<u32>>;
+}
+
+/// The population-annealing capability of an engine ([`Engine::populations`]): changing
+/// temperatures, copying systems and the plans' [`Step::Resample`] steps.
+pub trait Populations {
+    /// Replace the inverse temperatures (one per configured temperature) and with them the
+    /// Metropolis thresholds, keeping the spins. An engine opened for [`Betas::Fixed`] may
+    /// refuse (the multispin CUDA engine compiles such thresholds in).
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()>;
+    /// Resampling: system `b` takes the lattice that system `sources[b]` holds before the call
+    /// (a gather over every system; `sources[b] == b` keeps it). Engines that replay a
+    /// resampling step on the host copy by the step's map ([`annealing::HostResampling`]); the
+    /// spins stay in the engine.
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
+    /// The table of the next plan's [`Step::Resample`].
+    fn set_resampling(&mut self, table: &annealing::ResamplingTable) -> Result<()>;
+    /// Measure the populations (blocks of `slots` systems, the first `sizes[b]` of block `b`;
+    /// resampling steps then change the sizes) as histograms
+    /// ([`annealing::PopulationHistograms`]) rather than every system's counts. An engine
+    /// that counts them on its device says so (true); the others keep measuring every system,
+    /// from which the host makes the same histograms.
+    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
+        let _ = (slots, sizes);
+        Ok(false)
+    }
+}
+
+/// The parallel tempering of `engine`, or an error where it has none.
+pub fn tempering_of(engine: &mut dyn Engine) -> Result<&mut dyn Tempering> {
+    engine
+        .tempering()
+        .ok_or_else(|| Error::State("this engine has no parallel tempering".into()))
+}
+
+/// The tempering state of `engine`: empty where it has no parallel tempering (as it is before
+/// [`Tempering::set_tempering`]).
+pub fn tempering_state_of(engine: &mut dyn Engine) -> Result<Vec<u32>> {
+    match engine.tempering() {
+        Some(tempering) => tempering.tempering_state(),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The population annealing of `engine`, or an error where it has none.
+pub fn populations_of(engine: &mut dyn Engine) -> Result<&mut dyn Populations> {
+    engine
+        .populations()
+        .ok_or_else(|| Error::State("this engine has no population annealing".into()))
 }
 
 /// A lattice split into slabs: bands of whole planes along its slowest axis (y in 2D, z in 3D),
@@ -226,7 +287,7 @@ pub trait Halo: Send {
 
 /// Whether an engine's inverse temperatures stay those it was opened with (Metropolis sweeps,
 /// parallel tempering: a tuned ladder reopens the engine) or change while it runs (population
-/// annealing, through [`Engine::set_betas`] at every step). Only the multispin CUDA engine
+/// annealing, through [`Populations::set_betas`] at every step). Only the multispin CUDA engine
 /// tells them apart: with `Fixed` and one threshold table shared by all lanes it compiles the
 /// thresholds into its update; with `Changing` it never does, so a new beta is a table write,
 /// not a compilation.

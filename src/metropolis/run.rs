@@ -14,7 +14,7 @@ use super::state::RunState;
 use super::summary::{Summary, summarize};
 use crate::config::Config;
 use crate::engine::tempering::Chains;
-use crate::engine::{Measurements, SpinBits};
+use crate::engine::{Measurements, SpinBits, tempering_of, tempering_state_of};
 use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
@@ -86,7 +86,7 @@ pub fn run_sweeps(
         None => engine.hot_start()?,
     }
     if schedule.swap_every.is_some() {
-        engine.set_tempering(&state.tempering)?;
+        tempering_of(engine.as_mut())?.set_tempering(&state.tempering)?;
     }
     let tuning_stops = match config.algorithm.tunes() {
         true => tuning_stops(schedule.thermalize),
@@ -131,7 +131,7 @@ pub fn run_sweeps(
             state.betas = systems.betas.clone();
         }
         if crosses_checkpoint(from, to, config.checkpoint_every) && to < schedule.total() {
-            state.tempering = engine.tempering()?;
+            state.tempering = tempering_state_of(engine.as_mut())?;
             save_checkpoint(
                 &checkpoint_path,
                 config_fingerprint,
@@ -146,7 +146,7 @@ pub fn run_sweeps(
     }
     progress.finish();
     // One download of the final lattices serves the last checkpoint and the final state.
-    state.tempering = engine.tempering()?;
+    state.tempering = tempering_state_of(engine.as_mut())?;
     let checkpoint = save_checkpoint(
         &checkpoint_path,
         config_fingerprint,

@@ -354,7 +354,7 @@ impl RunShape {
     }
 
     /// Rank `slice`'s copy map of the whole run's `sources` (a source system for every system,
-    /// [`crate::engine::Engine::copy_systems`]), in its own system numbers. Refuses a map that
+    /// [`crate::engine::Populations::copy_systems`]), in its own system numbers. Refuses a map that
     /// moves a lattice to a sample on another rank.
     /// The blocks of `table` (each `runs` consecutive ones of a sample, the systems of one
     /// temperature) that hold the samples of `slice`, their entries rebased.

@@ -21,7 +21,8 @@ use crate::engine::open::open_local_engine;
 use crate::engine::open::open_slab_engine;
 use crate::engine::placement::{Placement, placement, settle};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, tempering::Chains,
+    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
+    populations_of, tempering::Chains, tempering_of, tempering_state_of,
 };
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
@@ -267,20 +268,20 @@ fn serve(engine: &mut dyn Engine, command: Command) -> Result<Reply> {
         Command::Spins => Reply::Spins(engine.spins()?),
         Command::Execute(plan) => Reply::Measurements(Box::new(engine.execute(&plan)?)),
         Command::SetTempering(state) => {
-            engine.set_tempering(&state)?;
+            tempering_of(engine)?.set_tempering(&state)?;
             Reply::Done
         }
-        Command::Tempering => Reply::Tempering(engine.tempering()?),
+        Command::Tempering => Reply::Tempering(tempering_state_of(engine)?),
         Command::SetBetas(betas) => {
-            engine.set_betas(&betas)?;
+            populations_of(engine)?.set_betas(&betas)?;
             Reply::Done
         }
         Command::CopySystems(sources) => {
-            engine.copy_systems(&sources)?;
+            populations_of(engine)?.copy_systems(&sources)?;
             Reply::Done
         }
         Command::SetResampling(table) => {
-            engine.set_resampling(&table)?;
+            populations_of(engine)?.set_resampling(&table)?;
             Reply::Done
         }
         Command::Open { .. } | Command::Close | Command::Finish(_) => {
@@ -510,6 +511,25 @@ impl Engine for RankedEngine {
         }
     }
 
+    /// Itself where the local engine has parallel tempering: it sends the calls to every rank.
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        match self.local.tempering() {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+
+    /// Itself where the local engine has population annealing: it sends the calls to every
+    /// rank.
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        match self.local.populations() {
+            Some(_) => Some(self),
+            None => None,
+        }
+    }
+}
+
+impl Tempering for RankedEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         crate::engine::check_tempering_state(&self.systems, state)?;
         let Some(parts) = self.per_rank(state, 4, self.walkers()) else {
@@ -517,12 +537,12 @@ impl Engine for RankedEngine {
         };
         self.call_all(
             |k| Command::SetTempering(parts[k].clone()),
-            |engine| engine.set_tempering(&parts[0]),
+            |engine| tempering_of(engine)?.set_tempering(&parts[0]),
         )
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
-        let (mine, replies) = self.call(|_| Command::Tempering, |engine| engine.tempering())?;
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
+        let (mine, replies) = self.call(|_| Command::Tempering, tempering_state_of)?;
         if mine.is_empty() {
             return Ok(mine);
         }
@@ -532,11 +552,13 @@ impl Engine for RankedEngine {
         })?;
         super::merge_samples(&parts, self.split.shares(), 4, self.walkers())
     }
+}
 
+impl Populations for RankedEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         self.call_all(
             |_| Command::SetBetas(betas.to_vec()),
-            |engine| engine.set_betas(betas),
+            |engine| populations_of(engine)?.set_betas(betas),
         )
     }
 
@@ -551,7 +573,7 @@ impl Engine for RankedEngine {
             .collect::<Result<Vec<_>>>()?;
         self.call_all(
             |k| Command::CopySystems(parts[k].clone()),
-            |engine| engine.copy_systems(&parts[0]),
+            |engine| populations_of(engine)?.copy_systems(&parts[0]),
         )
     }
 
@@ -566,7 +588,7 @@ impl Engine for RankedEngine {
             .collect();
         self.call_all(
             |k| Command::SetResampling(parts[k].clone()),
-            |engine| engine.set_resampling(&parts[0]),
+            |engine| populations_of(engine)?.set_resampling(&parts[0]),
         )
     }
 }

@@ -3,8 +3,8 @@
 
 use super::{retune, tempering_diagnostics};
 use crate::config::Config;
-use crate::engine::Engine;
 use crate::engine::tempering::{Chains, Section};
+use crate::engine::{Engine, tempering_of, tempering_state_of};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 use crate::mpi::open_engine;
@@ -22,7 +22,7 @@ pub fn retune_ladder(
     (from, to): (u64, u64),
 ) -> Result<Box<dyn Engine>> {
     let chains = Chains::of(systems);
-    *tempering = engine.tempering()?;
+    *tempering = tempering_state_of(engine.as_mut())?;
     let stage = tempering_diagnostics(&chains, tempering, &systems.betas, every, (from, to));
     systems.betas = retune(&systems.betas, &stage.acceptance);
     log::info!(
@@ -36,6 +36,6 @@ pub fn retune_ladder(
     drop(engine);
     let mut engine = open_engine(config, systems.clone())?;
     engine.set_spins(&spins)?;
-    engine.set_tempering(tempering)?;
+    tempering_of(engine.as_mut())?.set_tempering(tempering)?;
     Ok(engine)
 }

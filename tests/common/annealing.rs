@@ -11,7 +11,7 @@ use spinflip::engine::annealing::ResamplingTable;
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::{Engine, Plan, SpinBits};
+use spinflip::engine::{Engine, Plan, SpinBits, populations_of};
 use spinflip::io::run_dir::RunOptions;
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
@@ -116,13 +116,20 @@ pub fn compare_copies(engines: &mut [Box<dyn Engine>; 2], systems: &IsingSystems
     for (k, sources) in copy_maps(systems.systems(), 11).iter().enumerate() {
         let before = equal_spins(engines, "before");
         for engine in engines.iter_mut() {
-            engine.copy_systems(sources).unwrap();
+            populations_of(engine.as_mut())
+                .unwrap()
+                .copy_systems(sources)
+                .unwrap();
         }
         let case = format!("{case} map {k}");
         let after = equal_spins(engines, &case);
         assert_ne!(after, before, "{case}: nothing was copied");
     }
-    let error = engines[1].copy_systems(&[0]).unwrap_err().to_string();
+    let error = populations_of(engines[1].as_mut())
+        .unwrap()
+        .copy_systems(&[0])
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("a source for each of the"), "{error}");
 }
 
@@ -141,7 +148,10 @@ pub fn check_resampling_refusals(engines: &mut [Box<dyn Engine>; 2], systems: &I
             engine.execute(&measure).unwrap();
             let mut table = ResamplingTable::identity(64, blocks);
             table.entries.fill([copies, 0]);
-            engine.set_resampling(&table).unwrap();
+            populations_of(engine.as_mut())
+                .unwrap()
+                .set_resampling(&table)
+                .unwrap();
             let error = engine.execute(&resample).unwrap_err().to_string();
             assert!(
                 error.contains(expected),
@@ -160,9 +170,15 @@ pub fn check_resampling_refusals(engines: &mut [Box<dyn Engine>; 2], systems: &I
         // A step moves the lattices, so the next needs a new measurement.
         engine.execute(&measure).unwrap();
         let identity = ResamplingTable::identity(64, blocks);
-        engine.set_resampling(&identity).unwrap();
+        populations_of(engine.as_mut())
+            .unwrap()
+            .set_resampling(&identity)
+            .unwrap();
         engine.execute(&resample).unwrap();
-        engine.set_resampling(&identity).unwrap();
+        populations_of(engine.as_mut())
+            .unwrap()
+            .set_resampling(&identity)
+            .unwrap();
         let error = engine.execute(&resample).unwrap_err().to_string();
         assert!(error.contains("needs a measurement"), "{error}");
     }
@@ -196,15 +212,25 @@ pub fn compare_annealing_steps(
         }
         plan.measure();
         let [cpu, other] = engines.each_mut().map(|engine| {
-            engine.copy_systems(sources).unwrap();
-            engine.set_betas(&betas).unwrap();
+            populations_of(engine.as_mut())
+                .unwrap()
+                .copy_systems(sources)
+                .unwrap();
+            populations_of(engine.as_mut())
+                .unwrap()
+                .set_betas(&betas)
+                .unwrap();
             engine.execute(&plan).unwrap()
         });
         let case = format!("{case} step {step}");
         assert_eq!(cpu, other, "{case}: measurements differ");
         equal_spins(engines, &case);
     }
-    let error = engines[1].set_betas(&[]).unwrap_err().to_string();
+    let error = populations_of(engines[1].as_mut())
+        .unwrap()
+        .set_betas(&[])
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("inverse temperatures"), "{error}");
 }
 

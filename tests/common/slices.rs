@@ -7,7 +7,9 @@ use spinflip::config::{Layout, MultispinOptions, Randoms};
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
-use spinflip::engine::{Engine, Measurements, Plan, SpinBits, Step};
+use spinflip::engine::{
+    Engine, Measurements, Plan, SpinBits, Step, tempering_of, tempering_state_of,
+};
 use spinflip::model::Lattice;
 use spinflip::model::ising::{IsingSystems, SliceIndex};
 
@@ -130,7 +132,7 @@ pub fn execute(engine: &mut dyn Engine, systems: &IsingSystems, tempering: bool)
     engine.hot_start().unwrap();
     if tempering {
         let state = Chains::of(systems).initial_state();
-        engine.set_tempering(&state).unwrap();
+        tempering_of(engine).unwrap().set_tempering(&state).unwrap();
     }
     let mut outcome = Outcome {
         spins: Vec::new(),
@@ -140,7 +142,7 @@ pub fn execute(engine: &mut dyn Engine, systems: &IsingSystems, tempering: bool)
     for plan in slice_plans(tempering) {
         outcome.measured.push(engine.execute(&plan).unwrap());
         outcome.spins.push(engine.spins().unwrap());
-        outcome.states.push(engine.tempering().unwrap());
+        outcome.states.push(tempering_state_of(engine).unwrap());
     }
     outcome
 }

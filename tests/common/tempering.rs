@@ -4,7 +4,7 @@ use spinflip::config::{Disorder, Layout, MultispinOptions, Randoms};
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
-use spinflip::engine::{Engine, Plan, Step};
+use spinflip::engine::{Engine, Plan, Step, tempering_of};
 use spinflip::metropolis::Schedule;
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
@@ -79,8 +79,8 @@ pub fn compare_tempering_plans(
     let state = Chains::of(systems).initial_state();
     cpu.set_spins(&spins).unwrap();
     gpu.set_spins(&spins).unwrap();
-    cpu.set_tempering(&state).unwrap();
-    gpu.set_tempering(&state).unwrap();
+    tempering_of(cpu).unwrap().set_tempering(&state).unwrap();
+    tempering_of(gpu).unwrap().set_tempering(&state).unwrap();
     let mut accepted = 0;
     for (i, plan) in plans.iter().enumerate() {
         let cpu_measured = cpu.execute(plan).unwrap();
@@ -91,7 +91,9 @@ pub fn compare_tempering_plans(
         }
         assert_eq!(cpu_measured, gpu_measured, "{name} plan {i}: measurements");
         assert!(!cpu_measured.labels.is_empty(), "{name}: no history");
-        let (cpu_state, gpu_state) = (cpu.tempering().unwrap(), gpu.tempering().unwrap());
+        let state_of =
+            |engine: &mut dyn Engine| tempering_of(engine).unwrap().tempering_state().unwrap();
+        let (cpu_state, gpu_state) = (state_of(cpu), state_of(gpu));
         assert_eq!(cpu_state, gpu_state, "{name} plan {i}: tempering state");
         let chains = Chains::of(systems);
         accepted = cpu_state[3 * chains.section_words()..].iter().sum::<u32>();

@@ -15,7 +15,7 @@ use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::dispatch::{measured_slots, submissions};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::wgpu::launch::MAX_DISPATCHES;
-use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits};
+use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 
@@ -336,12 +336,11 @@ fn engine_for_fixed_betas_refuses_new_betas<B: Gpu>() {
     }
     .layout();
     let open = |betas| B::default().multispin(&layout, 64, betas);
-    let error = open(Betas::Fixed)
-        .set_betas(&[0.5])
-        .unwrap_err()
-        .to_string();
+    let set_betas =
+        |mut engine: Box<dyn Engine>| populations_of(engine.as_mut()).unwrap().set_betas(&[0.5]);
+    let error = set_betas(open(Betas::Fixed)).unwrap_err().to_string();
     assert!(error.contains("compiled its thresholds"), "{error}");
-    open(Betas::Changing).set_betas(&[0.5]).unwrap();
+    set_betas(open(Betas::Changing)).unwrap();
 }
 
 /// wgpu's second WGSL Philox path (the default is Int64).

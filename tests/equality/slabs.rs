@@ -13,7 +13,7 @@ use spinflip::config::{Backend, Config, EngineKind, Layout, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::open::open_slab_engine;
 use spinflip::engine::slabs::LocalHalos;
-use spinflip::engine::{Betas, Engine, Halo};
+use spinflip::engine::{Betas, Engine, Halo, populations_of, tempering_of};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 
@@ -181,9 +181,18 @@ fn check_slab_refusals(backend: Backend) {
     let state = spinflip::engine::tempering::Chains::of(&slab).initial_state();
     let not_supported = "not supported on lattices split into slabs";
     let refusals = [
-        engine.set_tempering(&state).unwrap_err(),
-        engine.set_betas(&[0.3, 0.4]).unwrap_err(),
-        engine.copy_systems(&[0, 1, 2, 3]).unwrap_err(),
+        tempering_of(engine.as_mut())
+            .unwrap()
+            .set_tempering(&state)
+            .unwrap_err(),
+        populations_of(engine.as_mut())
+            .unwrap()
+            .set_betas(&[0.3, 0.4])
+            .unwrap_err(),
+        populations_of(engine.as_mut())
+            .unwrap()
+            .copy_systems(&[0, 1, 2, 3])
+            .unwrap_err(),
     ];
     for error in refusals {
         assert!(message(error).contains(not_supported), "{backend:?}");

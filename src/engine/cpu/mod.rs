@@ -29,8 +29,8 @@ use rayon::prelude::*;
 use super::annealing::{HostResampling, ResamplingTable};
 use super::tempering::{SwapLayout, swap_tables};
 use super::{
-    Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, Step, check_betas,
-    check_copy_map, check_tempering_state, no_tempering,
+    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Step, Tempering,
+    check_betas, check_copy_map, check_tempering_state, no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -160,19 +160,31 @@ impl Engine for CpuEngine {
         Ok(measurements)
     }
 
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
+}
+
+impl Tempering for CpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         let swaps = SwapLayout::simple(&self.systems);
         self.tempering = Some(cpu_tempering(&self.systems, swaps, state)?);
         Ok(())
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
         Ok(self
             .tempering
             .as_ref()
             .map_or_else(Vec::new, |t| t.state.clone()))
     }
+}
 
+impl Populations for CpuEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         check_betas(&self.systems, betas)?;
         self.systems.betas = betas.to_vec();

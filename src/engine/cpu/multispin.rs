@@ -12,8 +12,8 @@ use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::{check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{
-    Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, Step, check_betas, check_copy_map,
-    no_tempering,
+    Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Step, Tempering,
+    check_betas, check_copy_map, no_tempering,
 };
 use crate::error::Result;
 
@@ -181,6 +181,16 @@ impl Engine for CpuMultispinEngine {
         Ok(measurements)
     }
 
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
+}
+
+impl Tempering for CpuMultispinEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.halo, "parallel tempering")?;
         let swaps = SwapLayout::multispin(&self.layout);
@@ -188,13 +198,15 @@ impl Engine for CpuMultispinEngine {
         Ok(())
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
         Ok(self
             .tempering
             .as_ref()
             .map_or_else(Vec::new, |t| t.state.clone()))
     }
+}
 
+impl Populations for CpuMultispinEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
@@ -396,7 +408,7 @@ mod tests {
                     "{case} sweep {sweep}"
                 );
             }
-            let state = engine.tempering().unwrap();
+            let state = engine.tempering_state().unwrap();
             let chains = Chains::of(&systems);
             let counted: u32 = state[3 * chains.section_words()..].iter().sum();
             assert_eq!(counted, accepted, "{case}");

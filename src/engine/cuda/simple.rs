@@ -30,8 +30,8 @@ use crate::engine::dispatch::Dispatch;
 use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, check_betas, check_copy_map,
-    no_tempering,
+    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
+    check_betas, check_copy_map, no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -256,6 +256,16 @@ impl Engine for SimpleCudaEngine {
         Ok(measurements)
     }
 
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
+}
+
+impl Tempering for SimpleCudaEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         let tempering = CudaTempering::new(
             &mut self.device,
@@ -269,13 +279,15 @@ impl Engine for SimpleCudaEngine {
         self.device.synchronize("uploading the tempering state")
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
         match &self.tempering {
             Some(tempering) => tempering.read_state(&self.device),
             None => Ok(Vec::new()),
         }
     }
+}
 
+impl Populations for SimpleCudaEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         check_betas(&self.systems, betas)?;
         self.systems.betas = betas.to_vec();

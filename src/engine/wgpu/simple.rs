@@ -18,7 +18,8 @@ use crate::engine::dispatch::{Dispatch, submissions};
 use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, SpinBits, check_betas, check_copy_map,
+    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
+    check_betas, check_copy_map,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -254,6 +255,16 @@ impl Engine for SimpleWgpuEngine {
         Ok(measurements)
     }
 
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
+}
+
+impl Tempering for SimpleWgpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         let systems = &self.systems;
         let tempering = WgpuTempering::new(
@@ -268,13 +279,15 @@ impl Engine for SimpleWgpuEngine {
         self.ctx.check()
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
         match &self.tempering {
             Some(tempering) => tempering.read_state(&self.ctx),
             None => Ok(Vec::new()),
         }
     }
+}
 
+impl Populations for SimpleWgpuEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         check_betas(&self.systems, betas)?;
         self.systems.betas = betas.to_vec();

@@ -52,8 +52,8 @@ use crate::engine::multispin::{MultispinLayout, SlotsRead};
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout, chain_slice_kernel_constants};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
-    check_thresholds_not_compiled,
+    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
+    check_betas, check_copy_map, check_thresholds_not_compiled,
 };
 use crate::error::Result;
 
@@ -132,7 +132,7 @@ pub struct MultispinCudaEngine {
     /// (`None` where the plan measured nothing: it cleared the counts).
     last_measured: Option<u32>,
     /// Whether measurements come back as the populations' histograms
-    /// ([`Engine::count_populations`]).
+    /// ([`Populations::count_populations`]).
     count_populations: bool,
     /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
     halo: Option<Box<dyn Halo>>,
@@ -378,6 +378,16 @@ impl Engine for MultispinCudaEngine {
         Ok(measurements)
     }
 
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
+}
+
+impl Tempering for MultispinCudaEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.halo, "parallel tempering")?;
         let (swaps, records) = (
@@ -428,13 +438,15 @@ impl Engine for MultispinCudaEngine {
         self.device.synchronize("uploading the tempering state")
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
         match &self.tempering {
             Some(tempering) => tempering.read_state(&self.device),
             None => Ok(Vec::new()),
         }
     }
+}
 
+impl Populations for MultispinCudaEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;

@@ -37,8 +37,8 @@ use crate::engine::multispin::{
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Measurements, Plan, SpinBits, check_betas, check_copy_map,
-    check_thresholds_not_compiled,
+    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
+    check_betas, check_copy_map, check_thresholds_not_compiled,
 };
 use crate::error::{Error, Result};
 
@@ -81,7 +81,7 @@ pub struct MultispinWgpuEngine {
     /// (`None` where the plan measured nothing: its first submission cleared the counts).
     last_measured: Option<u32>,
     /// Whether measurements come back as the populations' histograms
-    /// ([`Engine::count_populations`]).
+    /// ([`Populations::count_populations`]).
     count_populations: bool,
     /// The running plan's measurements read back so far.
     read: SlotsRead,
@@ -102,7 +102,7 @@ impl MultispinWgpuEngine {
     /// [`Engine::set_spins`]); fails clearly where they exceed the device's limits. With
     /// [`Betas::Fixed`] and one table whose lanes share each threshold, the update is compiled
     /// with the thresholds ([`MultispinLayout::fixed_thresholds`]; 10-20% faster on an H100) and
-    /// [`Engine::set_betas`] refuses.
+    /// [`Populations::set_betas`] refuses.
     pub fn new(
         mut ctx: WgpuContext,
         layout: MultispinLayout,
@@ -317,6 +317,23 @@ impl Engine for MultispinWgpuEngine {
         Ok(measurements)
     }
 
+    /// Slots whose observations and overlaps each fit in one storage binding, with the swap
+    /// rounds' scratch slot.
+    fn max_plan_slots(&self) -> u64 {
+        let per_slot = self.observation_bytes(1).max(self.overlap_bytes(1));
+        self.ctx.plan_slots(per_slot)
+    }
+
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
+}
+
+impl Tempering for MultispinWgpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.halo, "parallel tempering")?;
         let layout = &self.layout;
@@ -347,13 +364,15 @@ impl Engine for MultispinWgpuEngine {
         self.ctx.check()
     }
 
-    fn tempering(&mut self) -> Result<Vec<u32>> {
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
         match &self.tempering {
             Some(tempering) => tempering.read_state(&self.ctx),
             None => Ok(Vec::new()),
         }
     }
+}
 
+impl Populations for MultispinWgpuEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
         check_betas(&self.layout.systems, betas)?;
@@ -378,13 +397,6 @@ impl Engine for MultispinWgpuEngine {
         self.ensure_resampling(table.slots)?;
         let resampling = self.resampling.as_mut().expect("ensured above");
         resampling.set_table(&self.ctx, table)
-    }
-
-    /// Slots whose observations and overlaps each fit in one storage binding, with the swap
-    /// rounds' scratch slot.
-    fn max_plan_slots(&self) -> u64 {
-        let per_slot = self.observation_bytes(1).max(self.overlap_bytes(1));
-        self.ctx.plan_slots(per_slot)
     }
 
     fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
