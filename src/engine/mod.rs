@@ -21,6 +21,7 @@
 //! `Some(self)` from the engines that have it.
 
 pub mod annealing;
+pub mod backend;
 pub mod choice;
 pub mod copy_maps;
 pub mod cpu;

@@ -24,6 +24,7 @@ use super::launch::{
 };
 use super::tempering::CudaTempering;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::backend::simple::{self, SimpleBackend};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::Dispatch;
@@ -31,7 +32,7 @@ use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
-    check_betas, check_copy_map, no_tempering,
+    no_tempering,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -100,15 +101,6 @@ impl SimpleCudaEngine {
         })
     }
 
-    /// Zeroed observation counters for `slots` slots.
-    fn clear_observations(&mut self, slots: u32) -> Result<()> {
-        let needed = 2 * slots as usize * self.systems.systems() as usize;
-        if self.observations.len() < needed {
-            self.observations = allocate(&self.device, needed, "observations")?;
-        }
-        clear(&self.device, &mut self.observations, "observations")
-    }
-
     /// Grid of blocks covering `threads` threads per system.
     fn launch_config(&self, threads: u64) -> LaunchConfig {
         launch_config(
@@ -117,15 +109,6 @@ impl SimpleCudaEngine {
             threads,
             self.systems.systems(),
         )
-    }
-
-    fn download_observations(&self, slots: u32) -> Result<Vec<Observation>> {
-        let pairs = slots as usize * self.systems.systems() as usize;
-        let counters = download_counter_pairs(&self.device, &self.observations, pairs)?;
-        Ok(counters
-            .into_iter()
-            .map(|[up, satisfied]| Observation { up, satisfied })
-            .collect())
     }
 
     /// Enqueue the kernel of one dispatch.
@@ -159,7 +142,7 @@ impl SimpleCudaEngine {
         // spins, `unsigned` thresholds or `unsigned long long` observations. The kernels stay
         // in bounds: threads past the last site return, every system's lattice holds
         // `lattice.sites()` spins, the threshold table has a row per temperature, and the
-        // observation buffer was sized for this plan's slots by `clear_observations`.
+        // observation buffer was sized for this plan's slots by `prepare_slots`.
         unsafe { launch.launch(config) }.map_err(driver_error(format!(
             "launching kernel {}",
             kernel.module()
@@ -219,41 +202,7 @@ impl Engine for SimpleCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let (resample, _) = plan.split_resample()?;
-        let copies = match self.resampling.replay(self.systems.seed, resample)? {
-            Some(resampled) => {
-                self.copy_systems(&resampled.sources)?;
-                resampled.copies
-            }
-            None => Vec::new(),
-        };
-        let swaps = plan.swaps(self.tempering.is_some())?;
-        if let Some(tempering) = &mut self.tempering {
-            tempering.ensure_history(&self.device, plan.slots)?;
-        }
-        // Swap rounds measure into a scratch slot past the plan's.
-        self.clear_observations(plan.slots + u32::from(swaps))?;
-        let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
-        let seeded = (self.systems.seed, self.systems.systems());
-        self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
-        self.device.synchronize("running the sweep kernels")?;
-        if plan.slots == 0 {
-            return Ok(Measurements {
-                copies,
-                ..Measurements::default()
-            });
-        }
-        let measurements = Measurements {
-            observations: self.download_observations(plan.slots)?,
-            labels: match &self.tempering {
-                Some(tempering) => tempering.read_history(&self.device, plan.slots)?,
-                None => Vec::new(),
-            },
-            copies,
-            ..Measurements::default()
-        };
-        self.resampling.record(&measurements, plan.slots);
-        Ok(measurements)
+        simple::execute(self, plan)
     }
 
     fn tempering(&mut self) -> Option<&mut dyn Tempering> {
@@ -289,8 +238,70 @@ impl Tempering for SimpleCudaEngine {
 
 impl Populations for SimpleCudaEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        check_betas(&self.systems, betas)?;
-        self.systems.betas = betas.to_vec();
+        simple::set_betas(self, betas)
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        simple::copy_systems(self, sources)
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        simple::set_resampling(self, table)
+    }
+}
+
+impl SimpleBackend for SimpleCudaEngine {
+    fn systems(&self) -> &IsingSystems {
+        &self.systems
+    }
+
+    fn systems_mut(&mut self) -> &mut IsingSystems {
+        &mut self.systems
+    }
+
+    fn host_resampling(&mut self) -> &mut HostResampling {
+        &mut self.resampling
+    }
+
+    /// Zeroed observation counters.
+    fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.device, plan.slots)?;
+        }
+        let slots = plan.slots + u32::from(swaps);
+        let needed = 2 * slots as usize * self.systems.systems() as usize;
+        if self.observations.len() < needed {
+            self.observations = allocate(&self.device, needed, "observations")?;
+        }
+        clear(&self.device, &mut self.observations, "observations")
+    }
+
+    /// Batches of at most `FLIP_BUDGET` site updates, waited for here.
+    fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
+        let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
+        let seeded = (self.systems.seed, self.systems.systems());
+        self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
+        self.device.synchronize("running the sweep kernels")
+    }
+
+    fn read_observations(&mut self, slots: u32) -> Result<Vec<Observation>> {
+        let pairs = slots as usize * self.systems.systems() as usize;
+        let counters = download_counter_pairs(&self.device, &self.observations, pairs)?;
+        Ok(counters
+            .into_iter()
+            .map(|[up, satisfied]| Observation { up, satisfied })
+            .collect())
+    }
+
+    fn read_labels(&mut self, slots: u32) -> Result<Vec<u32>> {
+        match &self.tempering {
+            Some(tempering) => tempering.read_history(&self.device, slots),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn write_thresholds(&mut self) -> Result<()> {
         let thresholds = self.systems.thresholds();
         overwrite(
             &self.device,
@@ -300,8 +311,7 @@ impl Populations for SimpleCudaEngine {
         )
     }
 
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        check_copy_map(&self.systems, sources)?;
+    fn copy_lattices(&mut self, sources: &[u32]) -> Result<()> {
         let copies = CudaCopies::ensure(
             &mut self.copies,
             &mut self.device,
@@ -311,9 +321,5 @@ impl Populations for SimpleCudaEngine {
             self.block_size,
         )?;
         copies.copy(&self.device, &mut self.spins, sources)
-    }
-
-    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        self.resampling.set_table(table, self.systems.systems())
     }
 }

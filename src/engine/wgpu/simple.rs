@@ -12,6 +12,7 @@ use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use super::tempering::WgpuTempering;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::backend::simple::{self, SimpleBackend};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, submissions};
@@ -19,7 +20,6 @@ use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
-    check_betas, check_copy_map,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -208,51 +208,7 @@ impl Engine for SimpleWgpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let (resample, _) = plan.split_resample()?;
-        let copies = match self.resampling.replay(self.systems.seed, resample)? {
-            Some(resampled) => {
-                self.copy_systems(&resampled.sources)?;
-                resampled.copies
-            }
-            None => Vec::new(),
-        };
-        let swaps = plan.swaps(self.tempering.is_some())?;
-        if let Some(tempering) = &mut self.tempering {
-            tempering.ensure_history(&self.ctx, plan.slots)?;
-        }
-        // Swap rounds measure into a scratch slot past the plan's.
-        self.ensure_observations(plan.slots + u32::from(swaps))?;
-        let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
-        let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
-        let seed = self.systems.seed;
-        let systems = self.systems.systems();
-        let subs = submissions(plan, seed, systems, MAX_DISPATCHES, sweeps_per_submission);
-        for (i, dispatches) in subs.iter().enumerate() {
-            self.encode_submission(dispatches, i == 0)?;
-        }
-        if plan.slots == 0 {
-            return Ok(Measurements {
-                copies,
-                ..Measurements::default()
-            });
-        }
-        let observations = self.observations.as_ref().expect("ensured above");
-        let words: Vec<u32> = self
-            .ctx
-            .read_buffer(&observations.buffer, observation_bytes(plan.slots, systems))?;
-        let measurements = Measurements {
-            observations: counter_pairs(&words)
-                .map(|[up, satisfied]| Observation { up, satisfied })
-                .collect(),
-            labels: match &self.tempering {
-                Some(tempering) => tempering.read_history(&self.ctx, plan.slots)?,
-                None => Vec::new(),
-            },
-            copies,
-            ..Measurements::default()
-        };
-        self.resampling.record(&measurements, plan.slots);
-        Ok(measurements)
+        simple::execute(self, plan)
     }
 
     fn tempering(&mut self) -> Option<&mut dyn Tempering> {
@@ -289,15 +245,75 @@ impl Tempering for SimpleWgpuEngine {
 
 impl Populations for SimpleWgpuEngine {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        check_betas(&self.systems, betas)?;
-        self.systems.betas = betas.to_vec();
+        simple::set_betas(self, betas)
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        simple::copy_systems(self, sources)
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        simple::set_resampling(self, table)
+    }
+}
+
+impl SimpleBackend for SimpleWgpuEngine {
+    fn systems(&self) -> &IsingSystems {
+        &self.systems
+    }
+
+    fn systems_mut(&mut self) -> &mut IsingSystems {
+        &mut self.systems
+    }
+
+    fn host_resampling(&mut self) -> &mut HostResampling {
+        &mut self.resampling
+    }
+
+    fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.ctx, plan.slots)?;
+        }
+        self.ensure_observations(plan.slots + u32::from(swaps))
+    }
+
+    /// Submissions of at most `FLIP_BUDGET` site updates, the first clearing the observations.
+    fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
+        let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
+        let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
+        let seed = self.systems.seed;
+        let systems = self.systems.systems();
+        let subs = submissions(plan, seed, systems, MAX_DISPATCHES, sweeps_per_submission);
+        for (i, dispatches) in subs.iter().enumerate() {
+            self.encode_submission(dispatches, i == 0)?;
+        }
+        Ok(())
+    }
+
+    fn read_observations(&mut self, slots: u32) -> Result<Vec<Observation>> {
+        let observations = self.observations.as_ref().expect("ensured before the plan");
+        let bytes = observation_bytes(slots, self.systems.systems());
+        let words: Vec<u32> = self.ctx.read_buffer(&observations.buffer, bytes)?;
+        Ok(counter_pairs(&words)
+            .map(|[up, satisfied]| Observation { up, satisfied })
+            .collect())
+    }
+
+    fn read_labels(&mut self, slots: u32) -> Result<Vec<u32>> {
+        match &self.tempering {
+            Some(tempering) => tempering.read_history(&self.ctx, slots),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn write_thresholds(&mut self) -> Result<()> {
         self.ctx
             .write_words(&self.thresholds, &self.systems.thresholds());
         Ok(())
     }
 
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        check_copy_map(&self.systems, sources)?;
+    fn copy_lattices(&mut self, sources: &[u32]) -> Result<()> {
         let copies = WgpuCopies::ensure(
             &mut self.copies,
             &mut self.ctx,
@@ -307,10 +323,6 @@ impl Populations for SimpleWgpuEngine {
             self.dispatcher.workgroup_size(),
         )?;
         copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
-    }
-
-    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        self.resampling.set_table(table, self.systems.systems())
     }
 }
 

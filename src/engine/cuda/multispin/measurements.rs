@@ -75,7 +75,7 @@ impl MultispinCudaEngine {
     }
 
     /// The plan's measurements: those of its last batches read now, after the earlier ones.
-    pub(super) fn download_measurements(&mut self, slots: u32) -> Result<Measurements> {
+    pub(super) fn read_measured(&mut self, slots: u32) -> Result<Measurements> {
         self.device.synchronize("running the sweep kernels")?;
         self.read.mark_beside();
         self.read_slots(slots)?;

@@ -37,14 +37,12 @@ use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
 use super::hot_start::hot_start;
 use super::launch::{
-    FittedKernel, Launches, Staging, allocate, check_fits, download, enqueue_overwrite, overwrite,
-    upload,
+    FittedKernel, Launches, Staging, allocate, check_fits, download, overwrite, upload,
 };
 use super::resampling::CudaResampling;
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
-use crate::engine::annealing::ResamplingTable;
-use crate::engine::copy_maps::lane_map;
+use crate::engine::backend::multispin::{self, MultispinBackend};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
@@ -53,7 +51,6 @@ use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout, chain_slice_kernel_constants};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
-    check_betas, check_copy_map, check_thresholds_not_compiled,
 };
 use crate::error::Result;
 
@@ -328,54 +325,7 @@ impl Engine for MultispinCudaEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        // A resampling step's kernels go ahead of the plan's sweeps with no wait between.
-        let resampled = match plan.split_resample()?.0 {
-            Some(step) => Some(self.enqueue_resample(step)?),
-            None => None,
-        };
-        self.last_measured = plan.slots.checked_sub(1);
-        let swaps = plan.swaps(self.tempering.is_some())?;
-        if let Some(tempering) = &mut self.tempering {
-            tempering.ensure_history(&self.device, plan.slots)?;
-        }
-        // Swap rounds measure into two scratch slots past the plan's, alternately.
-        self.clear_measurements(plan.slots + 2 * u32::from(swaps))?;
-        self.read = SlotsRead::new(plan.slots);
-        let layout = &self.layout;
-        let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
-        let seeded = (layout.systems.seed, layout.word_systems());
-        let started = std::time::Instant::now();
-        match self.halo {
-            Some(_) => self.run_slab(plan)?,
-            None => self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?,
-        }
-        self.flush_exchange()?;
-        let (copies, histograms) = self.read_back(resampled, plan.slots)?;
-        self.log_draw_counts()?;
-        if plan.slots == 0 {
-            return Ok(Measurements {
-                copies,
-                ..Measurements::default()
-            });
-        }
-        let ran = started.elapsed();
-        let mut measurements = match histograms {
-            Some(histograms) => Measurements {
-                histograms: Some(Box::new(histograms)),
-                ..Measurements::default()
-            },
-            None => self.download_measurements(plan.slots)?,
-        };
-        measurements.copies = copies;
-        log::debug!(
-            "cuda multispin: {} sweeps, {} measurements: kernels {:.1} ms, measurements on the \
-             host {:.1} ms",
-            plan.sweeps(),
-            plan.slots,
-            ran.as_secs_f64() * 1e3,
-            (started.elapsed() - ran).as_secs_f64() * 1e3
-        );
-        Ok(measurements)
+        multispin::execute(self, plan)
     }
 
     fn tempering(&mut self) -> Option<&mut dyn Tempering> {
@@ -446,48 +396,48 @@ impl Tempering for MultispinCudaEngine {
     }
 }
 
-impl Populations for MultispinCudaEngine {
-    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
-        check_betas(&self.layout.systems, betas)?;
-        let compiled = matches!(self.threshold_home, ThresholdHome::Compiled);
-        check_thresholds_not_compiled(compiled, "multispin CUDA")?;
-        self.layout.systems.betas = betas.to_vec();
-        let tables = self.layout.threshold_tables();
-        match self.threshold_home {
-            ThresholdHome::Constant => self.write_constant_tables(&tables),
-            // The next plan's sweeps, enqueued behind this copy, are the first to read it.
-            _ => enqueue_overwrite(&self.device, &tables, &mut self.thresholds, "thresholds"),
+impl MultispinBackend for MultispinCudaEngine {
+    const NAME: &'static str = "multispin CUDA";
+
+    fn layout(&self) -> &MultispinLayout {
+        &self.layout
+    }
+
+    fn layout_mut(&mut self) -> &mut MultispinLayout {
+        &mut self.layout
+    }
+
+    fn halo(&self) -> &Option<Box<dyn Halo>> {
+        &self.halo
+    }
+
+    /// Swap rounds measure into two scratch slots past the plan's, alternately.
+    fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
+        self.last_measured = plan.slots.checked_sub(1);
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.device, plan.slots)?;
         }
+        self.clear_measurements(plan.slots + 2 * u32::from(swaps))?;
+        self.read = SlotsRead::new(plan.slots);
+        Ok(())
     }
 
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
-        check_copy_map(&self.layout.systems, sources)?;
-        self.ensure_copies()?;
-        let copies = self.copies.as_mut().expect("ensured above");
-        copies.copy(
-            &self.device,
-            &mut self.spins,
-            &lane_map(&self.layout, sources),
-        )
+    /// Batches of at most `FLIP_BUDGET` site updates (a slab's one dispatch at a time), then
+    /// the last swap round's exchange.
+    fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
+        let layout = &self.layout;
+        let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
+        let seeded = (layout.systems.seed, layout.word_systems());
+        match self.halo {
+            Some(_) => self.run_slab(plan)?,
+            None => self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?,
+        }
+        self.flush_exchange()?;
+        self.log_draw_counts()
     }
 
-    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        self.ensure_resampling(table.slots)?;
-        let resampling = self.resampling.as_mut().expect("ensured above");
-        resampling.set_table(&self.device, table)
-    }
-
-    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
-        whole_lattices_only(&self.halo, "population annealing (histograms)")?;
-        self.ensure_resampling(slots)?;
-        let resampling = self.resampling.as_mut().expect("ensured above");
-        resampling.set_sizes(&self.device, sizes)?;
-        self.count_populations = true;
-        // Histograms replace every replica's counts, and nothing reads the overlaps.
-        self.overlap_kernel = None;
-        Ok(true)
+    fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {
+        self.read_measured(slots)
     }
 }

@@ -3,7 +3,8 @@
 //! submissions, and what the host reads back once they are done.
 
 use super::MultispinWgpuEngine;
-use crate::engine::annealing::{PopulationHistograms, no_measurement, no_table};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
+use crate::engine::backend::multispin::MultispinAnnealing;
 use crate::engine::copy_maps::{identity_map, multispin_unit, system_positions};
 use crate::engine::multispin::LANES;
 use crate::engine::wgpu::copy_systems::WgpuCopies;
@@ -12,7 +13,7 @@ use crate::error::Result;
 
 impl MultispinWgpuEngine {
     /// The copy kernel and its buffers, built by the first copy or resampling step.
-    pub(super) fn ensure_copies(&mut self) -> Result<()> {
+    fn ensure_copies(&mut self) -> Result<()> {
         let layout = &self.layout;
         WgpuCopies::ensure(
             &mut self.copies,
@@ -27,7 +28,7 @@ impl MultispinWgpuEngine {
 
     /// The resampling kernels for blocks of `slots`, built (with the copy kernel and its
     /// identity map) by the first call or where the blocks change.
-    pub(super) fn ensure_resampling(&mut self, slots: u32) -> Result<()> {
+    fn ensure_resampling(&mut self, slots: u32) -> Result<()> {
         if self.resampling.as_ref().is_none_or(|r| r.slots() != slots) {
             self.ensure_copies()?;
             let (layout, copies) = (&self.layout, self.copies.as_ref().expect("ensured above"));
@@ -45,9 +46,13 @@ impl MultispinWgpuEngine {
         }
         Ok(())
     }
+}
+
+impl MultispinAnnealing for MultispinWgpuEngine {
+    type PendingStep = PendingStep;
 
     /// Submit resampling step `step` on the device, from the last plan's last measurement.
-    pub(super) fn enqueue_resample(&mut self, step: u32) -> Result<PendingStep> {
+    fn enqueue_resample(&mut self, step: u32) -> Result<PendingStep> {
         let slot = self.last_measured.take().ok_or_else(no_measurement)?;
         let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
         let buffers = self.measurements.as_ref().expect("measured before");
@@ -68,7 +73,7 @@ impl MultispinWgpuEngine {
     /// engine counts populations and the plan measured, the histograms of its last
     /// measurement, in one read. A refused step leaves the lattices as they were before it
     /// and no measurement to resample from (the plan's measured lattices were put back).
-    pub(super) fn read_back(
+    fn read_back(
         &mut self,
         step: Option<PendingStep>,
         slots: u32,
@@ -92,5 +97,37 @@ impl MultispinWgpuEngine {
             self.last_measured = None;
         }
         read
+    }
+
+    fn thresholds_compiled(&self) -> bool {
+        self.fixed_thresholds
+    }
+
+    fn write_thresholds(&mut self) -> Result<()> {
+        self.ctx
+            .write_words(&self.thresholds, &self.layout.threshold_tables());
+        Ok(())
+    }
+
+    fn copy_lanes(&mut self, map: &[u32]) -> Result<()> {
+        self.ensure_copies()?;
+        let copies = self.copies.as_ref().expect("ensured above");
+        copies.copy(&self.ctx, &self.dispatcher, &self.spins, map)
+    }
+
+    fn set_resampling_table(&mut self, table: &ResamplingTable) -> Result<()> {
+        self.ensure_resampling(table.slots)?;
+        let resampling = self.resampling.as_mut().expect("ensured above");
+        resampling.set_table(&self.ctx, table)
+    }
+
+    fn count_populations_of(&mut self, slots: u32, sizes: &[u32]) -> Result<()> {
+        self.ensure_resampling(slots)?;
+        let resampling = self.resampling.as_ref().expect("ensured above");
+        resampling.set_sizes(&self.ctx, sizes)?;
+        self.count_populations = true;
+        // Histograms replace every replica's counts, and nothing reads the overlaps.
+        self.overlap = None;
+        Ok(())
     }
 }

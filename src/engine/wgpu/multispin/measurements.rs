@@ -123,7 +123,7 @@ impl MultispinWgpuEngine {
     }
 
     /// The plan's measurements: those of its last batches read now, after the earlier ones.
-    pub(super) fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {
+    pub(super) fn read_measured(&mut self, slots: u32) -> Result<Measurements> {
         self.read.mark_beside();
         if let Some(read) = self.queue_slots(slots)? {
             self.finish_read(read)?;

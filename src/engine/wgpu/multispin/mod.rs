@@ -26,8 +26,7 @@ use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::resampling::WgpuResampling;
 use super::tempering::WgpuTempering;
 use crate::config::{Disorder, Randoms};
-use crate::engine::annealing::ResamplingTable;
-use crate::engine::copy_maps::lane_map;
+use crate::engine::backend::multispin::{self, MultispinBackend};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, measured_slots, submissions, sweeps_per_submission};
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
@@ -38,7 +37,6 @@ use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
-    check_betas, check_copy_map, check_thresholds_not_compiled,
 };
 use crate::error::{Error, Result};
 
@@ -234,87 +232,7 @@ impl Engine for MultispinWgpuEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        // A resampling step's kernels go ahead of the plan's sweeps with no wait between.
-        let resampled = match plan.split_resample()?.0 {
-            Some(step) => Some(self.enqueue_resample(step)?),
-            None => None,
-        };
-        self.last_measured = plan.slots.checked_sub(1);
-        let swaps = plan.swaps(self.tempering.is_some())?;
-        if let Some(tempering) = &mut self.tempering {
-            tempering.ensure_history(&self.ctx, plan.slots)?;
-        }
-        // Swap rounds measure into a scratch slot past the plan's.
-        self.ensure_measurements(plan.slots + u32::from(swaps))?;
-        let flips_per_sweep =
-            self.layout.lattice().sites() * u64::from(self.layout.systems.systems());
-        let sweeps_per_submission = sweeps_per_submission(plan, flips_per_sweep, FLIP_BUDGET);
-        let subs = submissions(
-            plan,
-            self.layout.systems.seed,
-            self.layout.word_systems(),
-            MAX_DISPATCHES,
-            sweeps_per_submission,
-        );
-        // A slab submits one dispatch at a time, each colour's update with its exchange.
-        let subs = match self.halo {
-            Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
-            None => subs,
-        };
-        self.read = SlotsRead::new(plan.slots);
-        let started = std::time::Instant::now();
-        // Each submission goes to the queue before the host waits for the one before it, so
-        // the device never waits for the host's encoding; the slots a submission measured are
-        // copied out right behind it and read while the device runs the next.
-        let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
-        for (i, dispatches) in subs.iter().enumerate() {
-            if let (Some(_), [Dispatch::Sweep(params)]) = (&self.halo, dispatches.as_slice()) {
-                // The slab's exchange reads through the same staging buffer: the read behind
-                // goes first.
-                if let Some(previous) = behind.take() {
-                    self.finish_submission(previous)?;
-                }
-                self.sweep_slab(params, i == 0)?;
-                continue;
-            }
-            let submitted = self.enqueue(dispatches, i == 0);
-            if let Some(previous) = behind.take() {
-                self.finish_submission(previous)?;
-            }
-            let read = match self.count_populations {
-                true => None,
-                false => self.queue_slots(measured_slots(dispatches).unwrap_or(0))?,
-            };
-            behind = Some((submitted, read));
-        }
-        if let Some(last) = behind {
-            self.finish_submission(last)?;
-        }
-        let (copies, histograms) = self.read_back(resampled, plan.slots)?;
-        if plan.slots == 0 {
-            return Ok(Measurements {
-                copies,
-                ..Measurements::default()
-            });
-        }
-        let ran = started.elapsed();
-        let mut measurements = match histograms {
-            Some(histograms) => Measurements {
-                histograms: Some(Box::new(histograms)),
-                ..Measurements::default()
-            },
-            None => self.read_measurements(plan.slots)?,
-        };
-        log::debug!(
-            "wgpu multispin: {} sweeps, {} measurements: kernels {:.1} ms, download and \
-             measurements on the host {:.1} ms",
-            plan.sweeps(),
-            plan.slots,
-            ran.as_secs_f64() * 1e3,
-            (started.elapsed() - ran).as_secs_f64() * 1e3
-        );
-        measurements.copies = copies;
-        Ok(measurements)
+        multispin::execute(self, plan)
     }
 
     /// Slots whose observations and overlaps each fit in one storage binding, with the swap
@@ -372,42 +290,81 @@ impl Tempering for MultispinWgpuEngine {
     }
 }
 
-impl Populations for MultispinWgpuEngine {
-    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
-        check_betas(&self.layout.systems, betas)?;
-        check_thresholds_not_compiled(self.fixed_thresholds, "multispin wgpu")?;
-        self.layout.systems.betas = betas.to_vec();
-        self.ctx
-            .write_words(&self.thresholds, &self.layout.threshold_tables());
+impl MultispinBackend for MultispinWgpuEngine {
+    const NAME: &'static str = "multispin wgpu";
+
+    fn layout(&self) -> &MultispinLayout {
+        &self.layout
+    }
+
+    fn layout_mut(&mut self) -> &mut MultispinLayout {
+        &mut self.layout
+    }
+
+    fn halo(&self) -> &Option<Box<dyn Halo>> {
+        &self.halo
+    }
+
+    /// Swap rounds measure into a scratch slot past the plan's.
+    fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
+        self.last_measured = plan.slots.checked_sub(1);
+        let swaps = plan.swaps(self.tempering.is_some())?;
+        if let Some(tempering) = &mut self.tempering {
+            tempering.ensure_history(&self.ctx, plan.slots)?;
+        }
+        self.ensure_measurements(plan.slots + u32::from(swaps))?;
+        self.read = SlotsRead::new(plan.slots);
         Ok(())
     }
 
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
-        check_copy_map(&self.layout.systems, sources)?;
-        self.ensure_copies()?;
-        let copies = self.copies.as_ref().expect("ensured above");
-        let map = lane_map(&self.layout, sources);
-        copies.copy(&self.ctx, &self.dispatcher, &self.spins, &map)
+    /// Each submission goes to the queue before the host waits for the one before it, so the
+    /// device never waits for the host's encoding; the slots a submission measured are copied
+    /// out right behind it and read while the device runs the next.
+    fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
+        let flips_per_sweep =
+            self.layout.lattice().sites() * u64::from(self.layout.systems.systems());
+        let sweeps_per_submission = sweeps_per_submission(plan, flips_per_sweep, FLIP_BUDGET);
+        let subs = submissions(
+            plan,
+            self.layout.systems.seed,
+            self.layout.word_systems(),
+            MAX_DISPATCHES,
+            sweeps_per_submission,
+        );
+        // A slab submits one dispatch at a time, each colour's update with its exchange.
+        let subs = match self.halo {
+            Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
+            None => subs,
+        };
+        let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
+        for (i, dispatches) in subs.iter().enumerate() {
+            if let (Some(_), [Dispatch::Sweep(params)]) = (&self.halo, dispatches.as_slice()) {
+                // The slab's exchange reads through the same staging buffer: the read behind
+                // goes first.
+                if let Some(previous) = behind.take() {
+                    self.finish_submission(previous)?;
+                }
+                self.sweep_slab(params, i == 0)?;
+                continue;
+            }
+            let submitted = self.enqueue(dispatches, i == 0);
+            if let Some(previous) = behind.take() {
+                self.finish_submission(previous)?;
+            }
+            let read = match self.count_populations {
+                true => None,
+                false => self.queue_slots(measured_slots(dispatches).unwrap_or(0))?,
+            };
+            behind = Some((submitted, read));
+        }
+        match behind {
+            Some(last) => self.finish_submission(last),
+            None => Ok(()),
+        }
     }
 
-    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        self.ensure_resampling(table.slots)?;
-        let resampling = self.resampling.as_mut().expect("ensured above");
-        resampling.set_table(&self.ctx, table)
-    }
-
-    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
-        whole_lattices_only(&self.halo, "population annealing (histograms)")?;
-        self.ensure_resampling(slots)?;
-        let resampling = self.resampling.as_ref().expect("ensured above");
-        resampling.set_sizes(&self.ctx, sizes)?;
-        self.count_populations = true;
-        // Histograms replace every replica's counts, and nothing reads the overlaps.
-        self.overlap = None;
-        Ok(true)
+    fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {
+        self.read_measured(slots)
     }
 }
 
