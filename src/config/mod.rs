@@ -402,9 +402,7 @@ mod tests {
             final_state: FinalState::Packed,
             ..config
         };
-        let text = packed.to_ron_string();
-        assert!(text.contains("final_state: Packed"), "{text}");
-        assert_eq!(Config::from_ron_str(&text).unwrap(), packed);
+        assert_written_and_read_back(&packed, "final_state: Packed");
     }
 
     #[test]
@@ -419,9 +417,14 @@ mod tests {
             plots: false,
             ..config
         };
-        let text = off.to_ron_string();
-        assert!(text.contains("plots: false"), "{text}");
-        assert_eq!(Config::from_ron_str(&text).unwrap(), off);
+        assert_written_and_read_back(&off, "plots: false");
+    }
+
+    /// `config` written as RON says `field` and reads back as itself.
+    fn assert_written_and_read_back(config: &Config, field: &str) {
+        let text = config.to_ron_string();
+        assert!(text.contains(field), "{text}");
+        assert_eq!(&Config::from_ron_str(&text).unwrap(), config);
     }
 
     #[test]

@@ -118,3 +118,22 @@ impl Kernel {
         }
     }
 }
+
+/// Words of the `philox_kat` kernel's buffer per `(counter, key)` pair: the counter (4 words)
+/// and the key (2) it reads, then the block (4) it writes.
+const PHILOX_KAT_WORDS: usize = 10;
+
+/// The `philox_kat` kernel's buffer for `inputs`, its blocks zeroed.
+pub fn philox_kat_io(inputs: &[([u32; 4], [u32; 2])]) -> Vec<u32> {
+    inputs
+        .iter()
+        .flat_map(|(ctr, key)| ctr.iter().chain(key).copied().chain([0; 4]))
+        .collect()
+}
+
+/// The blocks the `philox_kat` kernel wrote into its buffer `io`.
+pub fn philox_kat_blocks(io: &[u32]) -> Vec<[u32; 4]> {
+    io.chunks_exact(PHILOX_KAT_WORDS)
+        .map(|w| [w[6], w[7], w[8], w[9]])
+        .collect()
+}

@@ -6,7 +6,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::context::CudaDevice;
 use super::driver::driver_error;
-use crate::engine::kernels::Kernel;
+use crate::engine::kernels::{Kernel, philox_kat_blocks, philox_kat_io};
 use crate::error::Result;
 
 /// Threads per block of the known-answer kernel.
@@ -17,10 +17,7 @@ pub fn philox_blocks(
     device: &mut CudaDevice,
     inputs: &[([u32; 4], [u32; 2])],
 ) -> Result<Vec<[u32; 4]>> {
-    let words: Vec<u32> = inputs
-        .iter()
-        .flat_map(|(ctr, key)| ctr.iter().chain(key).copied().chain([0; 4]))
-        .collect();
+    let words = philox_kat_io(inputs);
     let kernel = device.function(Kernel::PhiloxKat, &[])?;
     let mut io = device
         .stream
@@ -42,8 +39,5 @@ pub fn philox_blocks(
         .clone_dtoh(&io)
         .map_err(driver_error("downloading the Philox outputs"))?;
     device.synchronize("running kernel philox_kat")?;
-    Ok(out
-        .chunks_exact(10)
-        .map(|w| [w[6], w[7], w[8], w[9]])
-        .collect())
+    Ok(philox_kat_blocks(&out))
 }

@@ -2,7 +2,7 @@
 //! Used to check both WGSL multiply paths against the known-answer vectors on a real adapter.
 
 use super::context::WgpuContext;
-use crate::engine::kernels::Kernel;
+use crate::engine::kernels::{Kernel, philox_kat_blocks, philox_kat_io};
 use crate::error::Result;
 
 /// Philox4x32-10 of each `(counter, key)` pair, computed by the adapter of `ctx`.
@@ -10,10 +10,7 @@ pub fn philox_blocks(
     ctx: &mut WgpuContext,
     inputs: &[([u32; 4], [u32; 2])],
 ) -> Result<Vec<[u32; 4]>> {
-    let words: Vec<u32> = inputs
-        .iter()
-        .flat_map(|(ctr, key)| ctr.iter().chain(key).copied().chain([0; 4]))
-        .collect();
+    let words = philox_kat_io(inputs);
     let io = ctx.upload("philox io", &words)?;
     let workgroup_size = 64;
     let pipeline = ctx
@@ -36,8 +33,5 @@ pub fn philox_blocks(
     }
     ctx.queue.submit([encoder.finish()]);
     let out: Vec<u32> = ctx.read_buffer(&io, 4 * words.len() as u64)?;
-    Ok(out
-        .chunks_exact(10)
-        .map(|w| [w[6], w[7], w[8], w[9]])
-        .collect())
+    Ok(philox_kat_blocks(&out))
 }
