@@ -23,7 +23,7 @@ use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
 use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
-use crate::io::output::write_file;
+use crate::io::output::{write_couplings_npy, write_file};
 use crate::io::provenance::ProvenanceClock;
 use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,
@@ -95,6 +95,7 @@ pub fn anneal(
     );
     summary.provenance = Some(provenance);
     write_outputs(&options.out, config, &anneal.populations, &summary)?;
+    write_couplings_npy(&options.out, &anneal.systems)?;
     Ok(Ended::Completed(Box::new(summary)))
 }
 

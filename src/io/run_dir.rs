@@ -17,6 +17,7 @@ pub const CHECKPOINT: &str = "checkpoint.bin";
 pub const CONFIG: &str = "config.ron";
 pub const SUMMARY: &str = "summary.json";
 pub const FINAL_STATE: &str = "final_state.npy";
+pub const COUPLINGS: &str = "couplings.npy";
 
 /// How to run.
 #[derive(Debug, Clone)]
