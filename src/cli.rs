@@ -1,6 +1,7 @@
 //! The command line: `spinflip run | plot | devices | exact | bench`.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -12,6 +13,7 @@ use crate::exact::kaufman;
 use crate::io::run_dir::RunOptions;
 use crate::run::RunOutcome;
 use crate::run::run;
+use crate::stop::{RESUME_EXIT_STATUS, parse_wall_time};
 
 /// Monte Carlo simulation of Ising-type spin models on GPUs.
 #[derive(Debug, Parser)]
@@ -65,6 +67,11 @@ pub enum Command {
         /// Print the built-in default config and exit.
         #[arg(long)]
         print_default: bool,
+        /// Stop with a checkpoint before this much time has passed since the start, and exit
+        /// with status 75 (continue with --resume): seconds, 23h50m, or [D-]HH:MM:SS. SIGTERM,
+        /// SIGINT and SIGUSR1 stop the same way.
+        #[arg(long, value_parser = parse_wall_time)]
+        wall_time: Option<Duration>,
     },
     /// Redraw a run's plots and snapshots from its output directory; with several directories
     /// (runs of one model at different L), overlay them instead (Binder U4 and e versus beta,
@@ -94,8 +101,10 @@ pub enum Command {
     Bench(BenchOptions),
 }
 
-/// Execute the parsed command line.
-pub fn execute(cli: Cli) -> Result<()> {
+/// Execute the parsed command line; the exit status of a success: 0, or
+/// [`RESUME_EXIT_STATUS`] where a run stopped early with a checkpoint to resume.
+pub fn execute(cli: Cli) -> Result<u8> {
+    let started = Instant::now();
     match cli.command {
         Command::Run {
             config,
@@ -105,10 +114,11 @@ pub fn execute(cli: Cli) -> Result<()> {
             backend,
             adapter,
             print_default,
+            wall_time,
         } => {
             if print_default {
                 print!("{}", Config::default_source());
-                return Ok(());
+                return Ok(0);
             }
             let mut config = match &config {
                 Some(path) => Config::from_path(path)?,
@@ -124,6 +134,7 @@ pub fn execute(cli: Cli) -> Result<()> {
                 resume,
                 progress: true,
                 overwrite: force,
+                deadline: wall_time.map(|limit| started + limit),
                 ..RunOptions::new(&out)
             };
             match run(&config, &options)? {
@@ -136,15 +147,28 @@ pub fn execute(cli: Cli) -> Result<()> {
                     println!("results in {}", out.display());
                 }
                 RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),
+                RunOutcome::Stopped {
+                    sweeps_done,
+                    reason,
+                } => {
+                    eprintln!(
+                        "spinflip: stopped after {sweeps_done} sweeps ({reason}) with a checkpoint \
+                         in {}: continue with `spinflip run ... --out {} --resume` (exit status \
+                         {RESUME_EXIT_STATUS})",
+                        out.display(),
+                        out.display()
+                    );
+                    return Ok(RESUME_EXIT_STATUS);
+                }
             }
-            Ok(())
+            Ok(0)
         }
         Command::Plot { dirs, out } => {
             let out = crate::plot::redraw(&dirs, out.as_deref())?;
             println!("plots in {}", out.display());
-            Ok(())
+            Ok(0)
         }
-        Command::Devices { json } => devices(json),
+        Command::Devices { json } => devices(json).map(|()| 0),
         Command::Exact { size, beta } => {
             if size < 2 || size % 2 != 0 {
                 return Err(Error::Usage(format!(
@@ -161,9 +185,9 @@ pub fn execute(cli: Cli) -> Result<()> {
                 "{}",
                 serde_json::to_string(&exact).expect("plain numbers serialise")
             );
-            Ok(())
+            Ok(0)
         }
-        Command::Bench(options) => bench(&options),
+        Command::Bench(options) => bench(&options).map(|()| 0),
     }
 }
 

@@ -45,6 +45,7 @@ pub mod plot;
 pub mod rng;
 pub mod run;
 pub mod stats;
+pub mod stop;
 pub mod tempering;
 pub mod threads;
 

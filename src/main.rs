@@ -8,16 +8,24 @@ fn main() -> std::process::ExitCode {
     )
     .init();
     let cli = spinflip::cli::Cli::parse();
+    // Before MPI starts: every rank of a job must outlive a signal sent to all of them.
+    if matches!(cli.command, spinflip::cli::Command::Run { .. })
+        && let Err(error) = spinflip::stop::install_handlers()
+    {
+        eprintln!("spinflip: error: cannot handle SIGTERM, SIGINT, SIGUSR1: {error}");
+        return std::process::ExitCode::FAILURE;
+    }
     #[cfg(feature = "mpi")]
     return ranked(cli);
     #[cfg(not(feature = "mpi"))]
     exit_code(spinflip::cli::execute(cli))
 }
 
-/// The process's exit status, with the error named on standard error.
-fn exit_code(result: spinflip::Result<()>) -> std::process::ExitCode {
+/// The process's exit status (0, or 75 for a run stopped to be resumed), with the error named
+/// on standard error.
+fn exit_code(result: spinflip::Result<u8>) -> std::process::ExitCode {
     match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(status) => std::process::ExitCode::from(status),
         Err(error) => {
             eprintln!("spinflip: error: {error}");
             std::process::ExitCode::FAILURE
@@ -39,6 +47,8 @@ fn ranked(cli: spinflip::cli::Cli) -> std::process::ExitCode {
         return std::process::ExitCode::from(follow(session.placement));
     }
     let result = spinflip::cli::execute(cli);
-    session.finish(u8::from(result.is_err()));
+    // The other ranks end with rank 0's status: 75 after a stop, so a job script sees it from
+    // any of them.
+    session.finish(*result.as_ref().unwrap_or(&1));
     exit_code(result)
 }

@@ -479,3 +479,27 @@ fn annealing_runs_from_a_ron_file_on_the_command_line() {
     assert_eq!(std::fs::read(out.join("annealing.csv")).unwrap(), csv);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A population anneal of the spin glass writes `couplings.npy` (its instance), the same file
+/// as a run of Metropolis sweeps of the same model, samples and seed: one instance for both.
+#[test]
+fn a_spin_glass_anneal_writes_the_couplings_of_its_instance() {
+    let model = "model: EdwardsAnderson(dims: 2, size: 4, field: 0.0), samples: 2, seed: 31, \
+                 replicas: 64, engine: Multispin(layout: Amsc(lanes: Replicas)), backend: Cpu, \
+                 plots: false";
+    let anneal = format!(
+        "({model}, algorithm: Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 2)))"
+    );
+    let sweeps = format!(
+        "({model}, temperatures: Betas([0.5]), sweeps: (thermalize: 2, measure: 2, every: 1))"
+    );
+    let [annealed, swept] = [anneal, sweeps].map(|text| {
+        let dir = tempfile::tempdir().unwrap();
+        run(&common::config(&text), &RunOptions::new(dir.path())).expect("runs");
+        std::fs::read(dir.path().join("couplings.npy")).expect("couplings.npy written")
+    });
+    assert_eq!(annealed, swept);
+    let (shape, offset) = spinflip::io::output::npy_i8_header(&annealed).unwrap();
+    assert_eq!(shape, vec![2, 4, 4, 2]);
+    assert_eq!(annealed.len() - offset, 2 * 4 * 4 * 2);
+}

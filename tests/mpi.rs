@@ -3,7 +3,8 @@
 //! annealing of the spin glass, in several layouts, on the CPU and on the GPU (lavapipe in CI).
 //! A rank that dies ends the job and leaves the last checkpoint, which resumes on another rank
 //! count to the uninterrupted run's files; ranks with different configs, more ranks than the
-//! samples allow, and the ferromagnet on several ranks are refused with a message.
+//! samples allow, and the ferromagnet on several ranks are refused with a message. SIGUSR1 to
+//! `mpirun` stops a job with a checkpoint (status 75) that resumes to the files of one rank.
 //!
 //! These tests need OpenMPI's `mpirun` (`.ci/run` installs it); they fail without it.
 
@@ -81,7 +82,7 @@ fn run_ok(config: &Path, out: &Path, ranks: u32) {
     );
 }
 
-/// JSON without the keys that depend on the machine and the time taken.
+/// JSON without the keys that depend on the machine, the time taken and the command line.
 fn without_timing(path: &Path) -> serde_json::Value {
     let mut json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
@@ -91,6 +92,7 @@ fn without_timing(path: &Path) -> serde_json::Value {
         "engine",
         "adapter",
         "seconds",
+        "provenance",
     ] {
         strip(&mut json, key);
     }
@@ -317,6 +319,7 @@ fn a_killed_rank_ends_the_job_and_its_checkpoint_resumes_on_three_ranks() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    let rank_0 = rank_process(child.id(), 0).expect("rank 0 runs under mpirun");
     let rank_1 = rank_process(child.id(), 1).expect("rank 1 runs under mpirun");
     let killed = Command::new("kill")
         .args(["-9", &rank_1.to_string()])
@@ -334,9 +337,80 @@ fn a_killed_rank_ends_the_job_and_its_checkpoint_resumes_on_three_ranks() {
         !out.join("summary.json").exists(),
         "the killed run ended before its end: {report}"
     );
+    // Rank 0 takes the SIGTERM with which mpirun ends the job as a request to stop, and may
+    // outlive mpirun until its SIGKILL follows; until then it holds the directory's lock.
+    let started = std::time::Instant::now();
+    while Path::new(&format!("/proc/{rank_0}")).exists() {
+        assert!(started.elapsed().as_secs() < 60, "rank 0 still runs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     // The last checkpoint is whole: the run resumes from it on three ranks and ends with the
     // files of the run never interrupted, on one.
     let resumed = run(&path, &out, 3, &["--resume"]);
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    let one = dir.path().join("one");
+    run_ok(&path, &one, 1);
+    assert_same_outputs(&one, &out);
+}
+
+/// Three samples of the spin glass for a few seconds, with no checkpoint before the end but the
+/// one a stop writes.
+const STOPPABLE: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 64, field: 0.0),
+    temperatures: Betas([0.5, 1.0]),
+    replicas: 2,
+    samples: 3,
+    engine: Multispin(layout: Smsc),
+    sweeps: (thermalize: 200, measure: 3000, every: 4),
+    seed: 18,
+    backend: Cpu,
+    checkpoint_every: 0,
+    plots: false,
+)"#;
+
+/// SIGUSR1 to `mpirun`, which hands it to every rank: rank 0 stops after a plan, with a
+/// checkpoint, and every rank exits with 75 (the job too); resumed on two ranks, the run writes
+/// the files of the uninterrupted run on one.
+#[test]
+fn sigusr1_stops_a_job_of_two_ranks_and_it_resumes_to_the_files_of_one() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = TempDir::new().unwrap();
+    let path = config_file(dir.path(), STOPPABLE);
+    let out = dir.path().join("stopped");
+    let mut child = mpirun(2)
+        .arg(BIN)
+        .arg("run")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    // The first progress line: rank 0's loop runs, every rank's handlers are in place.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut report = String::new();
+    while !report.contains(" sweeps (") {
+        let read = stderr.read_line(&mut report).unwrap();
+        assert!(
+            read > 0,
+            "the job ended before reporting progress: {report}"
+        );
+    }
+    let signalled = Command::new("kill")
+        .args(["-USR1", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    stderr.read_to_string(&mut report).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(75), "{report}");
+    assert!(
+        report.contains("spinflip: stopped after") && report.contains("(SIGUSR1)"),
+        "{report}"
+    );
+    assert!(out.join("checkpoint.bin").exists() && !out.join("summary.json").exists());
+    let resumed = run(&path, &out, 2, &["--resume"]);
     assert!(resumed.status.success(), "{}", text(&resumed));
     let one = dir.path().join("one");
     run_ok(&path, &one, 1);

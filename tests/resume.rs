@@ -3,11 +3,14 @@
 //! and for the multispin engine with the spin glass's overlaps. Population annealing, killed
 //! between temperature steps, resumes to the same bits on both CPU engines, with a fixed and an
 //! adaptive schedule; checkpoints of another config, of the other algorithm, or damaged ones are
-//! refused.
+//! refused. The binary stopped by SIGTERM or its wall time writes a checkpoint, exits with 75 and
+//! resumes to the uninterrupted run's files; a second run into a busy directory is refused.
 
 mod common;
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 
 use common::runs::{TEMPERING, cpu_and_gpu_identical, options, resumed_equals_uninterrupted};
 use spinflip::annealing::AnnealingSummary;
@@ -209,11 +212,16 @@ fn annealed(outcome: RunOutcome) -> AnnealingSummary {
     }
 }
 
-/// `annealing.json` without its timing.
+/// `annealing.json` without its timing and provenance.
 fn annealing_json_without_timing(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("annealing.json")).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     json["ps_per_flip"] = serde_json::Value::from(0.0);
+    let provenance = json.as_object_mut().unwrap().remove("provenance");
+    assert!(
+        provenance.is_some(),
+        "a finished anneal records its provenance"
+    );
     json
 }
 
@@ -368,4 +376,168 @@ fn an_anneals_estimates_do_not_depend_on_when_they_are_made() {
         let [a, b] = [&dirs[0], &dirs[1]].map(|d| std::fs::read(d.path().join(file)).unwrap());
         assert!(a == b, "{file} differs");
     }
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_spinflip");
+
+/// A run of a few seconds on the CPU whose only checkpoint is the last (`checkpoint_every: 0`):
+/// whatever a stop leaves, the stop wrote.
+const STOPPABLE: &str = r#"(
+    model: Ising(dims: 2, size: 32, field: 0.0),
+    temperatures: Betas([0.4, 0.45]),
+    replicas: 2,
+    engine: Simple,
+    sweeps: (thermalize: 500, measure: 5500, every: 10),
+    seed: 21,
+    backend: Cpu,
+    checkpoint_every: 0,
+    plots: false,
+)"#;
+
+/// `spinflip run config --out out extra...`, its standard error piped (progress lines).
+fn spawn_run(config: &Path, out: &Path, extra: &[&str]) -> Child {
+    Command::new(BIN)
+        .arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spinflip starts")
+}
+
+/// Read the run's standard error up to its first progress line: its loop runs, so its signal
+/// handlers are in place.
+fn wait_for_progress(child: &mut Child) -> BufReader<ChildStderr> {
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(" sweeps (") {
+        line.clear();
+        let read = stderr.read_line(&mut line).unwrap();
+        assert!(read > 0, "the run ended before reporting progress");
+    }
+    stderr
+}
+
+/// The exit status and the rest of the standard error of a child.
+fn finish(mut child: Child, mut stderr: BufReader<ChildStderr>) -> (ExitStatus, String) {
+    let mut report = String::new();
+    stderr.read_to_string(&mut report).unwrap();
+    (child.wait().unwrap(), report)
+}
+
+/// `summary.json` without what differs between two runs of one config: rates and provenance.
+fn summary_without_provenance(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let map = json.as_object_mut().unwrap();
+    for key in ["flips_per_ns", "ps_per_flip", "provenance"] {
+        assert!(map.remove(key).is_some(), "summary.json has no {key}");
+    }
+    json
+}
+
+/// The run stopped in `stopped` (a checkpoint, no results) resumes to the files of `whole`.
+fn assert_resumes_to(config: &Path, stopped: &Path, whole: &Path) {
+    assert!(
+        stopped.join("checkpoint.bin").exists(),
+        "a stop writes a checkpoint"
+    );
+    assert!(
+        !stopped.join("summary.json").exists(),
+        "a stopped run has no results"
+    );
+    let resumed = Command::new(BIN)
+        .arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(stopped)
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert!(resumed.status.success(), "{resumed:?}");
+    common::runs::assert_same_outputs(whole, stopped, &[]);
+    assert_eq!(
+        summary_without_provenance(whole),
+        summary_without_provenance(stopped)
+    );
+}
+
+/// SIGTERM long before the run's only checkpoint: the run writes one at its next plan boundary
+/// and exits with 75; resumed, it writes the uninterrupted run's files byte for byte. While it
+/// runs, a second run into its directory is refused with its process. The wall time stops a run
+/// the same way.
+#[test]
+fn a_run_stopped_by_sigterm_or_its_wall_time_resumes_to_the_uninterrupted_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("stoppable.ron");
+    std::fs::write(&config, STOPPABLE).unwrap();
+    let whole = dir.path().join("whole");
+    let (status, report) = {
+        let mut child = spawn_run(&config, &whole, &[]);
+        let stderr = wait_for_progress(&mut child);
+        finish(child, stderr)
+    };
+    assert!(status.success(), "{report}");
+
+    let stopped = dir.path().join("sigterm");
+    let mut child = spawn_run(&config, &stopped, &[]);
+    let stderr = wait_for_progress(&mut child);
+    let second = Command::new(BIN)
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&stopped)
+        .arg("--force")
+        .output()
+        .unwrap();
+    let refusal = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{refusal}");
+    assert!(
+        refusal.contains(&format!("is in use by spinflip process {} on", child.id())),
+        "{refusal}"
+    );
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let (status, report) = finish(child, stderr);
+    assert_eq!(status.code(), Some(75), "{report}");
+    assert!(
+        report.contains("spinflip: stopped after") && report.contains("(SIGTERM)"),
+        "{report}"
+    );
+    assert!(
+        !stopped.join("spinflip.lock").exists(),
+        "the lock is released"
+    );
+    assert_resumes_to(&config, &stopped, &whole);
+
+    let timed = dir.path().join("wall-time");
+    let mut child = spawn_run(&config, &timed, &["--wall-time", "1"]);
+    let stderr = wait_for_progress(&mut child);
+    let (status, report) = finish(child, stderr);
+    assert_eq!(status.code(), Some(75), "{report}");
+    assert!(report.contains("(the wall time"), "{report}");
+    assert_resumes_to(&config, &timed, &whole);
+}
+
+/// An output directory whose lock a live process holds (here this one) is refused before
+/// anything is written into it.
+#[test]
+fn a_run_into_a_locked_directory_is_refused_with_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let held = spinflip::io::lock::RunLock::acquire(dir.path()).unwrap();
+    let config = common::config(&STOPPABLE.replace("measure: 5500", "measure: 10"));
+    let error = run(&config, &options(dir.path(), false, None))
+        .unwrap_err()
+        .to_string();
+    let holder = format!("in use by spinflip process {} on", std::process::id());
+    assert!(error.contains(&holder), "{error}");
+    assert!(!dir.path().join("config.ron").exists());
+    drop(held);
+    common::completed(run(&config, &options(dir.path(), false, None)).unwrap());
 }

@@ -23,13 +23,15 @@ use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
 use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
-use crate::io::output::write_file;
+use crate::io::output::{write_couplings_npy, write_file};
+use crate::io::provenance::ProvenanceClock;
 use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,
 };
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
+use crate::stop::Stops;
 
 /// Anneal `config` (validated, engine resolved), writing the results into `options.out`, or
 /// continue the anneal of its checkpoint there (`options.resume`).
@@ -43,6 +45,7 @@ pub fn anneal(
         .algorithm
         .annealing()
         .ok_or_else(|| Error::State("anneal needs algorithm: Annealing".into()))?;
+    let clock = ProvenanceClock::start(options.resume);
     let view = annealing.engine_config(config)?;
     let systems = engine_systems(&view);
     let config_fingerprint = fingerprint(config_text);
@@ -61,18 +64,19 @@ pub fn anneal(
         }
         None => Anneal::start(systems, config, &annealing, engine.as_mut())?,
     };
-    let checkpoints = Checkpoints {
+    let mut checkpoints = Checkpoints {
         path: options.out.join(CHECKPOINT),
         fingerprint: config_fingerprint,
         every: config.checkpoint_every,
         halt_after: options.halt_after,
+        stops: Stops::new(options.deadline),
     };
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
-    let Some(engine_time) = anneal.run_steps(engine.as_mut(), &annealing, &checkpoints)? else {
-        return Ok(Ended::Halted {
-            sweeps_done: anneal.sweeps_done,
-        });
+    let steps = anneal.run_steps(engine.as_mut(), &annealing, &mut checkpoints)?;
+    let engine_time = match steps.completed() {
+        Ok(engine_time) => engine_time,
+        Err(early) => return Ok(early),
     };
     log::info!("annealed in {:.1} s", started.elapsed().as_secs_f64());
     anneal.save(&checkpoints, engine.spins()?)?;
@@ -80,7 +84,8 @@ pub fn anneal(
     let flips = (anneal.sweeps_done - first_sweep) * n * u64::from(anneal.systems.systems());
     let ps_per_flip = engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64;
     let info = engine.info();
-    let summary = summarize(
+    let provenance = clock.finish(&info);
+    let mut summary = summarize(
         config,
         &annealing,
         engine_choice,
@@ -88,7 +93,9 @@ pub fn anneal(
         info,
         ps_per_flip,
     );
+    summary.provenance = Some(provenance);
     write_outputs(&options.out, config, &anneal.populations, &summary)?;
+    write_couplings_npy(&options.out, &anneal.systems)?;
     Ok(Ended::Completed(Box::new(summary)))
 }
 
@@ -111,25 +118,28 @@ pub fn anneal_engine(
 ) -> Result<u64> {
     let systems = engine_systems(&annealing.engine_config(config)?);
     let mut anneal = Anneal::start(systems, config, annealing, engine)?;
-    let none = Checkpoints {
+    let mut none = Checkpoints {
         path: PathBuf::new(),
         fingerprint: 0,
         every: 0,
         halt_after: None,
+        stops: Stops::new(None),
     };
-    anneal.run_steps(engine, annealing, &none)?;
+    anneal.run_steps(engine, annealing, &mut none)?;
     Ok(anneal.sweeps_done)
 }
 
 /// Where and when the anneal writes its checkpoints: after a step whose sweeps reach or pass a
 /// multiple of `every` (the config's `checkpoint_every`, in sweeps as for the other
 /// algorithms; 0: only at the end), unless it was the last step, whose checkpoint follows at
-/// the end anyway. `halt_after` stops the run after such a checkpoint, as a killed run would.
+/// the end anyway. `halt_after` stops the run after such a checkpoint, as a killed run would;
+/// `stops` after any step but the last, with a checkpoint, at a signal or near the wall time.
 struct Checkpoints {
     path: PathBuf,
     fingerprint: u64,
     every: u64,
     halt_after: Option<u64>,
+    stops: Stops,
 }
 
 /// A plan that only measures (the population at beta = 0).
@@ -284,13 +294,13 @@ impl Anneal {
     }
 
     /// The steps from the current beta to the schedule's end, checkpointing between them:
-    /// the engine time they took, or `None` where `halt_after` stopped the run.
+    /// the engine time they took, or where `halt_after` or a stop ended the run early.
     fn run_steps(
         &mut self,
         engine: &mut dyn Engine,
         annealing: &AnnealingOptions,
-        checkpoints: &Checkpoints,
-    ) -> Result<Option<Duration>> {
+        checkpoints: &mut Checkpoints,
+    ) -> Result<Ended<Duration>> {
         let mut engine_time = Duration::ZERO;
         // A measurement reads the lattices only, so measuring a resumed population again
         // gives the energies it had when the checkpoint was written.
@@ -315,6 +325,7 @@ impl Anneal {
         // and copies, the families before them). The next step's table needs only the sizes.
         let mut deferred: Option<StepRecord> = None;
         while let Some(beta) = next {
+            let step_began = Instant::now();
             let mut clock = PhaseClock::new(self.step() + 1);
             let reweightings = self.resampling_table(engine, annealing, &levels, beta)?;
             clock.lap("resampling table, new betas");
@@ -354,8 +365,11 @@ impl Anneal {
                 reweightings,
                 ln_z: self.populations.iter().map(|p| p.ln_z).collect(),
             };
-            let checkpoint =
-                next.is_some() && crosses_checkpoint(from, self.sweeps_done, checkpoints.every);
+            checkpoints.stops.plan_took(step_began.elapsed());
+            let stop = next.and_then(|_| checkpoints.stops.due());
+            let checkpoint = next.is_some()
+                && (crosses_checkpoint(from, self.sweeps_done, checkpoints.every)
+                    || stop.is_some());
             // The overlaps complete this step's estimates, and a checkpoint or the end of the
             // schedule needs them: then they are made here.
             if annealing.overlaps || checkpoint || next.is_none() {
@@ -370,16 +384,22 @@ impl Anneal {
             }
             clock.log();
             if checkpoint {
+                let writing = Instant::now();
                 self.save(checkpoints, engine.spins()?)?;
-                if checkpoints
-                    .halt_after
-                    .is_some_and(|h| self.sweeps_done >= h)
-                {
-                    return Ok(None);
+                checkpoints.stops.checkpoint_took(writing.elapsed());
+                let sweeps_done = self.sweeps_done;
+                if let Some(reason) = stop {
+                    return Ok(Ended::Stopped {
+                        sweeps_done,
+                        reason,
+                    });
+                }
+                if checkpoints.halt_after.is_some_and(|h| sweeps_done >= h) {
+                    return Ok(Ended::Halted { sweeps_done });
                 }
             }
         }
-        Ok(Some(engine_time))
+        Ok(Ended::Completed(engine_time))
     }
 
     /// Write the checkpoint of this state with the engine's lattices `spins`, atomically.

@@ -12,6 +12,7 @@ use super::{
 use crate::config::{AnnealingOptions, Config, Disorder};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman};
+use crate::io::provenance::Provenance;
 use crate::io::run_dir::RunDescription;
 use crate::stats::independent_unit;
 
@@ -46,6 +47,9 @@ pub struct AnnealingSummary {
     pub reweighted_exact: Vec<ExactIsing2d>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub exact: Vec<ExactIsing2d>,
+    /// Build, host, device, command line and times of the invocation that finished the anneal.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub provenance: Option<Provenance>,
 }
 
 /// `annealing.json` of a finished anneal whose engine took `ps_per_flip` per spin-flip attempt
@@ -98,6 +102,7 @@ pub(super) fn summarize(
         ),
         reweighted_exact: exact_values(config, &betas),
         exact: exact_values(config, &anneal.schedule),
+        provenance: None,
     }
 }
 

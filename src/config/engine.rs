@@ -84,9 +84,10 @@ pub enum Randoms {
 }
 
 /// Which engine runs the sweeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Backend {
-    /// The best GPU adapter, else the CPU.
+    /// The best GPU adapter, else the CPU (also when the config leaves `backend` out).
+    #[default]
     Auto,
     /// The CPU reference engine.
     Cpu,

@@ -91,6 +91,9 @@ pub struct Config {
     #[serde(default, skip_serializing_if = "Algorithm::is_metropolis")]
     pub algorithm: Algorithm,
     pub seed: u64,
+    /// Auto when left out, as `engine` is; always written into the resolved config, so the
+    /// fingerprint of a config that names it is unchanged.
+    #[serde(default)]
     pub backend: Backend,
     /// Adapter choice: an index, a substring of the adapter name, or a backend name.
     #[serde(default)]
@@ -344,6 +347,17 @@ mod tests {
         assert_eq!(config.checkpoint_every, 10_000);
         assert_eq!(config.workgroup_size, 64);
         config.validate().unwrap();
+    }
+
+    /// A config without `backend` runs on Auto, as one without `engine` does, and its resolved
+    /// text names the backend like the text of a config that says `backend: Auto`.
+    #[test]
+    fn backend_defaults_to_auto() {
+        let text = sample_with("    backend: Auto,\n", "");
+        let config = Config::from_ron_str(&text).unwrap();
+        assert_eq!(config.backend, Backend::Auto);
+        let named = Config::from_ron_str(SAMPLE).unwrap();
+        assert_eq!(config.to_ron_string(), named.to_ron_string());
     }
 
     #[test]

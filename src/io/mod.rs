@@ -1,8 +1,10 @@
 //! Files: the checkpoint file (the container every algorithm's checkpoint shares), the result
-//! files, and the run directory.
+//! files, the run directory and its lock, and the provenance the summaries record.
 
 pub mod checkpoint;
+pub mod lock;
 pub mod output;
+pub mod provenance;
 pub mod run_dir;
 
 pub use checkpoint::fingerprint;

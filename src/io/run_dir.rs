@@ -3,18 +3,21 @@
 //! annealing) share about it.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, Disorder};
 use crate::engine::EngineInfo;
 use crate::error::{Error, Result};
+use crate::stop::StopReason;
 
 /// File names in the output directory.
 pub const CHECKPOINT: &str = "checkpoint.bin";
 pub const CONFIG: &str = "config.ron";
 pub const SUMMARY: &str = "summary.json";
 pub const FINAL_STATE: &str = "final_state.npy";
+pub const COUPLINGS: &str = "couplings.npy";
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -29,6 +32,9 @@ pub struct RunOptions {
     pub halt_after: Option<u64>,
     /// Start afresh even where `out` already holds a run's checkpoint.
     pub overwrite: bool,
+    /// Stop with a checkpoint before this time (`--wall-time`, counted from the start of the
+    /// process), leaving the margin of [`crate::stop::Stops`].
+    pub deadline: Option<Instant>,
 }
 
 impl RunOptions {
@@ -40,15 +46,41 @@ impl RunOptions {
             progress: false,
             halt_after: None,
             overwrite: false,
+            deadline: None,
         }
     }
 }
 
-/// How a loop ended: with its results, or halted after a checkpoint ([`RunOptions::halt_after`]).
+/// How a loop ended: with its results, halted after a checkpoint ([`RunOptions::halt_after`]),
+/// or stopped by a signal or the wall time after writing one (then to be resumed).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ended<S> {
     Completed(S),
-    Halted { sweeps_done: u64 },
+    Halted {
+        sweeps_done: u64,
+    },
+    Stopped {
+        sweeps_done: u64,
+        reason: StopReason,
+    },
+}
+
+impl<S> Ended<S> {
+    /// The results of a completed loop, or how it ended early, as the end of a caller whose
+    /// results are of another type.
+    pub fn completed<T>(self) -> std::result::Result<S, Ended<T>> {
+        match self {
+            Ended::Completed(results) => Ok(results),
+            Ended::Halted { sweeps_done } => Err(Ended::Halted { sweeps_done }),
+            Ended::Stopped {
+                sweeps_done,
+                reason,
+            } => Err(Ended::Stopped {
+                sweeps_done,
+                reason,
+            }),
+        }
+    }
 }
 
 /// What ran where: the first fields of `summary.json` and `annealing.json`.

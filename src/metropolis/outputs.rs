@@ -12,15 +12,12 @@ use crate::config::FinalState;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::output::{
-    OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_suffix, write_file,
-    write_json, write_lattices_npy, write_npy_i8,
+    OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_suffix,
+    write_couplings_npy, write_file, write_json, write_lattices_npy,
 };
 use crate::io::run_dir::{FINAL_STATE, SUMMARY};
-use crate::model::couplings::coupling_values;
 use crate::model::ising::IsingSystems;
 use crate::stats::SampleSeries;
-
-const COUPLINGS: &str = "couplings.npy";
 
 /// The CSV rows of one temperature's series (every sample and replica, measurement-major) and
 /// of its overlaps; measurement `m` followed sweep `sweep_of(m)`.
@@ -125,15 +122,6 @@ pub(super) fn write_outputs(
     let path = out.join(FINAL_STATE);
     write_lattices_npy(&path, &shape, spins, final_state.packed(spins.len()))
         .map_err(|e| Error::io(path, e))?;
-    if disordered {
-        let mut shape = vec![systems.samples as usize];
-        shape.extend(&lattice_shape);
-        shape.push(lattice.dims as usize);
-        let couplings = (0..systems.samples)
-            .flat_map(|s| coupling_values(systems.disorder, &lattice, systems.seed, s));
-        // Streamed: all samples' bonds as int8 are 6 GiB for 1024 samples of a 128^3 lattice.
-        let path = out.join(COUPLINGS);
-        write_npy_i8(&path, &shape, couplings).map_err(|e| Error::io(path, e))?;
-    }
+    write_couplings_npy(out, systems)?;
     write_json(out, SUMMARY, summary)
 }

@@ -18,11 +18,13 @@ use crate::engine::{Measurements, SpinBits, tempering_of, tempering_state_of};
 use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
+use crate::io::provenance::ProvenanceClock;
 use crate::io::run_dir::{CHECKPOINT, CONFIG, Ended, RunOptions, crosses_checkpoint};
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
 use crate::stats::{PlanePhases, SampleSeries};
+use crate::stop::Stops;
 use crate::tempering::{finish_tempering, retune_ladder, tuning_stops};
 
 /// Chunks per run at least, so progress is reported as the run goes.
@@ -50,13 +52,15 @@ impl Finished {
 
 /// Run the sweeps of `config` (validated, engine resolved; `config_text` its RON, whose
 /// fingerprint the checkpoints carry), writing everything into `options.out`, or continue the
-/// run of its checkpoint there (`options.resume`).
+/// run of its checkpoint there (`options.resume`). A signal or the wall time stops it at the
+/// next plan boundary with a checkpoint ([`crate::stop`]).
 pub fn run_sweeps(
     config: &Config,
     engine_choice: &str,
     options: &RunOptions,
     config_text: &str,
 ) -> Result<Ended<Box<Finished>>> {
+    let clock = ProvenanceClock::start(options.resume);
     let checkpoint_path = options.out.join(CHECKPOINT);
     let config_fingerprint = fingerprint(config_text);
     let mut systems = ising_systems(config);
@@ -109,6 +113,7 @@ pub fn run_sweeps(
     );
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
+    let mut stops = Stops::new(options.deadline);
     while state.sweeps_done < schedule.total() {
         let from = state.sweeps_done;
         let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from);
@@ -130,7 +135,13 @@ pub fn run_sweeps(
             engine = retune_ladder(config, engine, &mut systems, tempering, every, stage)?;
             state.betas = systems.betas.clone();
         }
-        if crosses_checkpoint(from, to, config.checkpoint_every) && to < schedule.total() {
+        stops.plan_took(started.elapsed());
+        if to == schedule.total() {
+            break;
+        }
+        let stop = stops.due();
+        if crosses_checkpoint(from, to, config.checkpoint_every) || stop.is_some() {
+            let writing = Instant::now();
             state.tempering = tempering_state_of(engine.as_mut())?;
             save_checkpoint(
                 &checkpoint_path,
@@ -138,6 +149,14 @@ pub fn run_sweeps(
                 &state,
                 engine.spins()?,
             )?;
+            stops.checkpoint_took(writing.elapsed());
+            if let Some(reason) = stop {
+                progress.finish();
+                return Ok(Ended::Stopped {
+                    sweeps_done: to,
+                    reason,
+                });
+            }
             if options.halt_after.is_some_and(|h| to >= h) {
                 progress.finish();
                 return Ok(Ended::Halted { sweeps_done: to });
@@ -164,6 +183,7 @@ pub fn run_sweeps(
         &info,
         flips_per_ns(flips, engine_time),
     );
+    summary.provenance = Some(clock.finish(&info));
     if let Some(every) = schedule.swap_every {
         // The acceptances count from the ladder's last tuning.
         let counted = (tuning_stops.last().copied().unwrap_or(0), schedule.total());

@@ -10,6 +10,7 @@ use crate::config::Disorder;
 use crate::config::{Config, Randoms};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman};
+use crate::io::provenance::Provenance;
 use crate::io::run_dir::RunDescription;
 use crate::model::ising::IsingSystems;
 use crate::stats::{
@@ -59,6 +60,9 @@ pub struct Summary {
     /// Per temperature, the logarithmic-binning equilibration check over the whole run.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub equilibration: Vec<EquilibrationCheck>,
+    /// Build, host, device, command line and times of the invocation that finished the run.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub provenance: Option<Provenance>,
 }
 
 /// The summary of a finished run (its tempering diagnostics left to the caller) whose engine
@@ -131,6 +135,7 @@ pub(super) fn summarize(
         tempering: None,
         thermalization_measurements: schedule.thermalization_measurements(),
         equilibration: equilibration_checks(systems, schedule, series),
+        provenance: None,
     }
 }
 

@@ -6,13 +6,17 @@
 
 mod checks;
 
+use std::convert::Infallible;
+
 use crate::annealing::{AnnealingSummary, anneal};
 use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::io::lock::RunLock;
 use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions};
 use crate::metropolis::{Finished, Summary, run_sweeps};
 use crate::plot::{write_annealing_plot, write_run_plots};
+use crate::stop::StopReason;
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +27,11 @@ pub enum RunOutcome {
     Halted {
         sweeps_done: u64,
     },
+    /// Stopped by a signal or the wall time, with a checkpoint to continue from (`--resume`).
+    Stopped {
+        sweeps_done: u64,
+        reason: StopReason,
+    },
 }
 
 /// Run `config`, writing everything into `options.out`.
@@ -30,6 +39,8 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     config.validate()?;
     let (config, engine_choice) = &config.resolve_engine()?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
+    // Before anything looks at the directory's files: another run may be writing them.
+    let _lock = RunLock::acquire(&options.out)?;
     let config_text = config.to_ron_string();
     if !options.resume && !options.overwrite && options.out.join(CHECKPOINT).exists() {
         return Err(Error::Usage(format!(
@@ -38,25 +49,42 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         )));
     }
     Ok(match config.algorithm.annealing() {
-        Some(_) => match anneal(config, engine_choice, options, &config_text)? {
-            Ended::Completed(summary) => {
+        Some(_) => match anneal(config, engine_choice, options, &config_text)?.completed() {
+            Ok(summary) => {
                 if config.plots {
                     write_annealing_plot(&options.out, &summary)?;
                 }
                 RunOutcome::Annealed(summary)
             }
-            Ended::Halted { sweeps_done } => RunOutcome::Halted { sweeps_done },
+            Err(early) => RunOutcome::early(early),
         },
-        None => match run_sweeps(config, engine_choice, options, &config_text)? {
-            Ended::Completed(finished) => {
+        None => match run_sweeps(config, engine_choice, options, &config_text)?.completed() {
+            Ok(finished) => {
                 if config.plots {
                     write_figures(&options.out, &finished)?;
                 }
                 RunOutcome::Completed(Box::new(finished.summary))
             }
-            Ended::Halted { sweeps_done } => RunOutcome::Halted { sweeps_done },
+            Err(early) => RunOutcome::early(early),
         },
     })
+}
+
+impl RunOutcome {
+    /// The outcome of a loop that ended before its end.
+    fn early(ended: Ended<Infallible>) -> Self {
+        match ended {
+            Ended::Halted { sweeps_done } => RunOutcome::Halted { sweeps_done },
+            Ended::Stopped {
+                sweeps_done,
+                reason,
+            } => RunOutcome::Stopped {
+                sweeps_done,
+                reason,
+            },
+            Ended::Completed(never) => match never {},
+        }
+    }
 }
 
 /// The figures and snapshots of a finished run of sweeps, into `out`.

@@ -273,7 +273,8 @@ pub const SMSC_ANNEALS: [&str; 1] = [
 ];
 
 /// What an anneal writes that does not depend on the backend: annealing.csv,
-/// annealing_populations.csv, and annealing.json without the backend, adapter and timing.
+/// annealing_populations.csv, and annealing.json without the backend, adapter, timing and
+/// provenance.
 fn anneal_outputs(text: &str, backend: &str) -> [String; 3] {
     let config = super::config(&format!("{text}, backend: {backend}, plots: false)"));
     let dir = tempfile::tempdir().unwrap();
@@ -286,7 +287,8 @@ fn anneal_outputs(text: &str, backend: &str) -> [String; 3] {
         summary.run.backend,
         summary.run.adapter,
         summary.ps_per_flip,
-    ) = (String::new(), String::new(), 0.0);
+        summary.provenance,
+    ) = (String::new(), String::new(), 0.0, None);
     [
         read("annealing.csv"),
         read("annealing_populations.csv"),

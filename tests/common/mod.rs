@@ -54,6 +54,7 @@ pub fn completed(outcome: RunOutcome) -> Summary {
     match outcome {
         RunOutcome::Completed(summary) => *summary,
         RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
+        RunOutcome::Stopped { reason, .. } => panic!("stopped: {reason}"),
         RunOutcome::Annealed(_) => panic!("an annealing run"),
     }
 }

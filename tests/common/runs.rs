@@ -56,10 +56,16 @@ pub fn assert_same_outputs(a: &Path, b: &Path, except: &[&str]) {
     }
 }
 
-/// The summary without timings, as JSON (which also compares NaN estimates as equal).
+/// The summary without timings and provenance (host, times, command line), as JSON (which also
+/// compares NaN estimates as equal).
 pub fn without_timing(mut summary: Summary) -> String {
     summary.flips_per_ns = 0.0;
     summary.ps_per_flip = 0.0;
+    assert!(
+        summary.provenance.is_some(),
+        "a finished run records its provenance"
+    );
+    summary.provenance = None;
     serde_json::to_string(&summary).unwrap()
 }
 
