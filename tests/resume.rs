@@ -152,6 +152,51 @@ fn resume_refuses_a_checkpoint_of_another_config() {
     assert!(error.contains("different config"), "{error}");
 }
 
+/// The instance round trip: a run given the couplings another run wrote (`couplings:
+/// File(..)`) writes that run's files byte for byte; with another seed, the same couplings and
+/// other lattices; and a checkpoint resumes only with the instance it was written with.
+#[test]
+fn a_run_of_given_couplings_equals_the_run_that_drew_them() {
+    let drawn = spinflip::config::Config {
+        backend: spinflip::config::Backend::Cpu,
+        ..common::config(SPIN_GLASS)
+    };
+    let dirs: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+    let [a, b, c, d] = [0, 1, 2, 3].map(|i| dirs[i].path());
+    run(&drawn, &options(a, false, None)).unwrap();
+    let couplings = d.join("couplings.npy");
+    std::fs::copy(a.join("couplings.npy"), &couplings).unwrap();
+    let given = spinflip::config::Config {
+        couplings: spinflip::config::Couplings::File(couplings.display().to_string()),
+        ..drawn.clone()
+    };
+    run(&given, &options(b, false, None)).unwrap();
+    // The config and its fingerprint in the checkpoint name the instance.
+    common::runs::assert_same_outputs(a, b, &["config.ron", "checkpoint.bin"]);
+    let config = std::fs::read_to_string(b.join("config.ron")).unwrap();
+    assert!(config.contains("// couplings read from"), "{config}");
+    let reseeded = spinflip::config::Config {
+        seed: drawn.seed + 1,
+        ..given.clone()
+    };
+    run(&reseeded, &options(c, false, Some(150))).unwrap();
+    // Another instance under the same path: the checkpoint refuses it.
+    let mut bytes = std::fs::read(&couplings).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] = bytes[last].wrapping_neg();
+    std::fs::write(&couplings, &bytes).unwrap();
+    let error = run(&reseeded, &options(c, true, None))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("different config"), "{error}");
+    bytes[last] = bytes[last].wrapping_neg();
+    std::fs::write(&couplings, &bytes).unwrap();
+    run(&reseeded, &options(c, true, None)).unwrap();
+    let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+    assert_eq!(read(a, "couplings.npy"), read(c, "couplings.npy"));
+    assert_ne!(read(a, "final_state.npy"), read(c, "final_state.npy"));
+}
+
 /// Population annealing with a fixed schedule on the simple engine: 10 steps of 2 sweeps, a
 /// checkpoint every 4 sweeps (after steps 2, 4, 6 and 8), reweighted.
 const ANNEAL_FIXED: &str = r#"(

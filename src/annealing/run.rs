@@ -11,6 +11,7 @@
 //! others are idle (swept with the rest, never measured or copied from).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::checkpoint::AnnealingCheckpoint;
@@ -21,6 +22,7 @@ use super::summary::{AnnealingSummary, summarize};
 use super::{EnergyHistogram, Population};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
 use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
+
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::{write_couplings_npy, write_file};
@@ -28,18 +30,20 @@ use crate::io::provenance::ProvenanceClock;
 use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,
 };
+use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
 use crate::stop::Stops;
 
-/// Anneal `config` (validated, engine resolved), writing the results into `options.out`, or
+/// Anneal `config` (validated, engine resolved; `instance` its couplings where it gives them), writing the results into `options.out`, or
 /// continue the anneal of its checkpoint there (`options.resume`).
 pub fn anneal(
     config: &Config,
     engine_choice: &str,
     options: &RunOptions,
     config_text: &str,
+    instance: Option<Arc<Instance>>,
 ) -> Result<Ended<Box<AnnealingSummary>>> {
     let annealing = config
         .algorithm
@@ -47,7 +51,10 @@ pub fn anneal(
         .ok_or_else(|| Error::State("anneal needs algorithm: Annealing".into()))?;
     let clock = ProvenanceClock::start(options.resume);
     let view = annealing.engine_config(config)?;
-    let systems = engine_systems(&view);
+    let systems = IsingSystems {
+        instance,
+        ..engine_systems(&view)
+    };
     let config_fingerprint = fingerprint(config_text);
     let resumed = match options.resume {
         true => Some(AnnealingCheckpoint::load(

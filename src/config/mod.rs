@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use algorithm::{Algorithm, AnnealingOptions, AnnealingSchedule, Resampling, Sweeps};
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
-pub use model::{Disorder, Model, Temperatures};
+pub use model::{Couplings, Disorder, Model, Temperatures};
 
 use algorithm::one;
 
@@ -82,6 +82,10 @@ pub struct Config {
     /// Disorder samples (Edwards-Anderson); 1 for the ferromagnet.
     #[serde(default = "one")]
     pub samples: u32,
+    /// The spin glass's couplings: drawn from the seed (the default, left out of the resolved
+    /// config so that older configs keep their text and fingerprint) or read from a file.
+    #[serde(default, skip_serializing_if = "Couplings::is_drawn")]
+    pub couplings: Couplings,
     /// The engine and, for the multispin engine, its layout and random-number mode.
     #[serde(default)]
     pub engine: EngineKind,

@@ -11,6 +11,25 @@ pub enum Disorder {
     Bimodal,
 }
 
+/// Where a spin glass's couplings come from.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Couplings {
+    /// Drawn per disorder sample from the seed (the default).
+    #[default]
+    Drawn,
+    /// Read from a NumPy file in the layout spinflip writes as `couplings.npy`: `int8` +-1 of
+    /// shape `(samples, [L,] L, L, dims)`, the bond from each site to its `+d` neighbour. A
+    /// relative path is taken from the working directory.
+    File(String),
+}
+
+impl Couplings {
+    /// Whether the couplings are drawn from the seed (left out of the resolved config).
+    pub fn is_drawn(&self) -> bool {
+        *self == Couplings::Drawn
+    }
+}
+
 /// The spin model and its lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

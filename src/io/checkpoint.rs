@@ -340,9 +340,14 @@ fn decode_spin_bytes(bytes: &[u8]) -> Result<SpinBits, CheckpointError> {
 
 /// FNV-1a (64-bit) of `text`: a stable fingerprint of the resolved config.
 pub fn fingerprint(text: &str) -> u64 {
+    fnv1a(text.as_bytes())
+}
+
+/// FNV-1a 64 of `bytes`.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    text.bytes().fold(OFFSET_BASIS, |hash, byte| {
+    bytes.iter().fold(OFFSET_BASIS, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(PRIME)
     })
 }

@@ -2,6 +2,7 @@
 //! files, the run directory and its lock, and the provenance the summaries record.
 
 pub mod checkpoint;
+pub mod instance;
 pub mod lock;
 pub mod output;
 pub mod provenance;

@@ -15,7 +15,7 @@ use crate::config::Disorder;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::run_dir::COUPLINGS;
-use crate::model::couplings::coupling_values;
+use crate::model::couplings::coupling_signs;
 use crate::model::ising::IsingSystems;
 
 /// Write `bytes` to `dir/name` atomically, naming the file in any error.
@@ -153,8 +153,10 @@ pub fn write_couplings_npy(out: &Path, systems: &IsingSystems) -> Result<()> {
     let mut shape = vec![systems.samples as usize];
     shape.extend(vec![lattice.size as usize; lattice.dims as usize]);
     shape.push(lattice.dims as usize);
-    let couplings = (0..systems.samples)
-        .flat_map(|s| coupling_values(systems.disorder, &lattice, systems.seed, s));
+    let couplings = (0..systems.samples).flat_map(|s| {
+        let bits = systems.antiferromagnetic_bonds(systems.global_sample(s));
+        coupling_signs(&bits, lattice.bonds()).collect::<Vec<_>>()
+    });
     // Streamed: all samples' bonds as int8 are 6 GiB for 1024 samples of a 128^3 lattice.
     let path = out.join(COUPLINGS);
     write_npy_i8(&path, &shape, couplings).map_err(|e| Error::io(path, e))

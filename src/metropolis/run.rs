@@ -3,6 +3,7 @@
 //! the summary. The loop draws no figures: it hands back what they are drawn from ([`Finished`]).
 
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Schedule;
@@ -15,11 +16,13 @@ use super::summary::{Summary, summarize};
 use crate::config::Config;
 use crate::engine::tempering::Chains;
 use crate::engine::{Measurements, SpinBits, tempering_of, tempering_state_of};
+
 use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::provenance::ProvenanceClock;
 use crate::io::run_dir::{CHECKPOINT, CONFIG, Ended, RunOptions, crosses_checkpoint};
+use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
@@ -51,7 +54,7 @@ impl Finished {
 }
 
 /// Run the sweeps of `config` (validated, engine resolved; `config_text` its RON, whose
-/// fingerprint the checkpoints carry), writing everything into `options.out`, or continue the
+/// fingerprint the checkpoints carry; `instance` its couplings where it gives them), writing everything into `options.out`, or continue the
 /// run of its checkpoint there (`options.resume`). A signal or the wall time stops it at the
 /// next plan boundary with a checkpoint ([`crate::stop`]).
 pub fn run_sweeps(
@@ -59,11 +62,15 @@ pub fn run_sweeps(
     engine_choice: &str,
     options: &RunOptions,
     config_text: &str,
+    instance: Option<Arc<Instance>>,
 ) -> Result<Ended<Box<Finished>>> {
     let clock = ProvenanceClock::start(options.resume);
     let checkpoint_path = options.out.join(CHECKPOINT);
     let config_fingerprint = fingerprint(config_text);
-    let mut systems = ising_systems(config);
+    let mut systems = IsingSystems {
+        instance,
+        ..ising_systems(config)
+    };
     let schedule = Schedule::from(config);
     let (mut state, resumed) = if options.resume {
         let (state, spins) = resume_state(&options.out, config_fingerprint, &systems, &schedule)?;

@@ -10,6 +10,7 @@ use crate::config::Disorder;
 use crate::config::{Config, Randoms};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman};
+use crate::io::instance::couplings_source;
 use crate::io::provenance::Provenance;
 use crate::io::run_dir::RunDescription;
 use crate::model::ising::IsingSystems;
@@ -60,6 +61,10 @@ pub struct Summary {
     /// Per temperature, the logarithmic-binning equilibration check over the whole run.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub equilibration: Vec<EquilibrationCheck>,
+    /// Where a spin glass's couplings came from: drawn from the seed, or the file the config
+    /// names with its FNV-1a 64; left out for the ferromagnet.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub couplings: Option<String>,
     /// Build, host, device, command line and times of the invocation that finished the run.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub provenance: Option<Provenance>,
@@ -135,6 +140,7 @@ pub(super) fn summarize(
         tempering: None,
         thermalization_measurements: schedule.thermalization_measurements(),
         equilibration: equilibration_checks(systems, schedule, series),
+        couplings: couplings_source(systems.disorder, systems.instance.as_deref()),
         provenance: None,
     }
 }

@@ -10,7 +10,78 @@
 
 use super::Lattice;
 use crate::config::Disorder;
+use crate::error::{Error, Result};
 use crate::rng::{Counter, Purpose, random_block};
+
+/// A spin glass's couplings given by the user (`couplings: File(..)`): every disorder sample's
+/// antiferromagnetic-bond bits, in the layout of [`antiferromagnetic_bonds`], for the samples
+/// of a whole run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    /// Where the couplings came from, as the summary records it.
+    pub source: String,
+    /// FNV-1a 64 of the file's bytes: it joins the config's fingerprint, so a checkpoint
+    /// resumes only with the instance it was written with.
+    pub checksum: u64,
+    bonds: Vec<Vec<u32>>,
+}
+
+impl Instance {
+    /// The instance of `samples` samples of `lattice` whose couplings are `values`, `J = +-1`
+    /// per bond (`site * dims + d`), sample after sample; refused, naming the first bond that
+    /// is neither, unless every value is `+-1`.
+    pub fn from_values(
+        values: &[i8],
+        lattice: &Lattice,
+        samples: u32,
+        (source, checksum): (String, u64),
+    ) -> Result<Self> {
+        let bonds_per_sample = lattice.bonds() as usize;
+        assert_eq!(values.len(), samples as usize * bonds_per_sample);
+        if let Some(i) = values.iter().position(|&j| j != 1 && j != -1) {
+            let (sample, bond) = (i / bonds_per_sample, i % bonds_per_sample);
+            let dims = lattice.dims as usize;
+            return Err(Error::Usage(format!(
+                "{source}: couplings are +1 or -1, but sample {sample}, site {}, direction {} \
+                 holds {}",
+                bond / dims,
+                bond % dims,
+                values[i]
+            )));
+        }
+        let bonds = values
+            .chunks_exact(bonds_per_sample)
+            .map(|sample| {
+                let mut bits = vec![0u32; bonds_per_sample.div_ceil(32)];
+                for (bond, _) in sample.iter().enumerate().filter(|(_, j)| **j < 0) {
+                    bits[bond / 32] |= 1 << (bond % 32);
+                }
+                bits
+            })
+            .collect();
+        Ok(Instance::from_bonds(source, checksum, bonds))
+    }
+
+    /// The instance of the antiferromagnetic-bond bits `bonds`, a sample's after another (as
+    /// [`Instance::bonds`] gives them).
+    pub fn from_bonds(source: String, checksum: u64, bonds: Vec<Vec<u32>>) -> Self {
+        Instance {
+            source,
+            checksum,
+            bonds,
+        }
+    }
+
+    /// The run's samples.
+    pub fn samples(&self) -> u32 {
+        self.bonds.len() as u32
+    }
+
+    /// The antiferromagnetic-bond bits of the run's sample `sample`.
+    pub fn bonds(&self, sample: u32) -> &[u32] {
+        &self.bonds[sample as usize]
+    }
+}
 
 /// The antiferromagnetic-bond bits of one sample, 32 bonds per word (bond `i` is bit `i mod 32`
 /// of word `i / 32`); all zero for the ferromagnet.
@@ -50,15 +121,15 @@ pub fn is_antiferromagnetic(bits: &[u32], bond: u64) -> bool {
 /// enumeration and readers that want plain numbers.
 pub fn coupling_values(disorder: Disorder, lattice: &Lattice, seed: u64, sample: u32) -> Vec<i8> {
     let bits = antiferromagnetic_bonds(disorder, lattice, seed, sample);
-    (0..lattice.bonds())
-        .map(|bond| {
-            if is_antiferromagnetic(&bits, bond) {
-                -1
-            } else {
-                1
-            }
-        })
-        .collect()
+    coupling_signs(&bits, lattice.bonds()).collect()
+}
+
+/// `J = +-1` of the first `bonds` bonds of the antiferromagnetic-bond bits `bits`.
+pub fn coupling_signs(bits: &[u32], bonds: u64) -> impl Iterator<Item = i8> + '_ {
+    (0..bonds).map(|bond| match is_antiferromagnetic(bits, bond) {
+        true => -1,
+        false => 1,
+    })
 }
 
 #[cfg(test)]
@@ -80,6 +151,32 @@ mod tests {
             "samples are independent: {same}"
         );
         assert_eq!(a, coupling_values(Disorder::Bimodal, &lattice, 9, 0));
+    }
+
+    #[test]
+    fn an_instance_of_the_drawn_values_has_the_drawn_bits() {
+        let lattice = Lattice::new(3, 4);
+        let values: Vec<i8> = (0..3)
+            .flat_map(|s| coupling_values(Disorder::Bimodal, &lattice, 7, s))
+            .collect();
+        let instance = Instance::from_values(&values, &lattice, 3, ("j.npy".into(), 1)).unwrap();
+        for s in 0..3 {
+            let drawn = antiferromagnetic_bonds(Disorder::Bimodal, &lattice, 7, s);
+            assert_eq!(instance.bonds(s), drawn);
+        }
+    }
+
+    #[test]
+    fn an_instance_with_a_coupling_other_than_plus_or_minus_one_is_refused() {
+        let lattice = Lattice::new(2, 4);
+        let mut values = vec![1i8; 2 * 32];
+        values[32 + 2 * 5 + 1] = 0;
+        let err = Instance::from_values(&values, &lattice, 2, ("j.npy".into(), 1)).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("j.npy") && msg.contains("sample 1, site 5, direction 1 holds 0"),
+            "{msg}"
+        );
     }
 
     #[test]

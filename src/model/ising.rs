@@ -16,7 +16,10 @@
 //! (global) ones ([`SliceIndex`]), so a slice draws exactly the randoms its samples draw in an
 //! engine of the whole run, and its results are those systems' bit for bit.
 
+use std::sync::Arc;
+
 use super::Lattice;
+use super::couplings::{Instance, antiferromagnetic_bonds};
 use crate::config::{Config, Disorder};
 use crate::error::{Error, Result};
 
@@ -39,6 +42,9 @@ pub struct IsingSystems {
     /// The band of planes of the slowest axis these systems hold ([`IsingSystems::plane_slab`]);
     /// `None` for whole lattices.
     pub slab: Option<PlaneSlab>,
+    /// The run's couplings where the config gives them (`couplings: File(..)`); `None` where
+    /// they are drawn from the seed.
+    pub instance: Option<Arc<Instance>>,
 }
 
 /// Planes `first .. first + planes` of the slowest axis (y in 2D, z in 3D) of every system of a
@@ -93,6 +99,15 @@ impl SliceIndex {
 }
 
 impl IsingSystems {
+    /// The antiferromagnetic-bond bits of the run's sample `sample` (see
+    /// [`antiferromagnetic_bonds`]): the instance's, or drawn from the seed.
+    pub fn antiferromagnetic_bonds(&self, sample: u32) -> Vec<u32> {
+        match &self.instance {
+            Some(instance) => instance.bonds(sample).to_vec(),
+            None => antiferromagnetic_bonds(self.disorder, &self.lattice, self.seed, sample),
+        }
+    }
+
     /// The ferromagnet at `betas` with `replicas` replicas each.
     pub fn ferromagnet(
         lattice: Lattice,
@@ -112,6 +127,7 @@ impl IsingSystems {
             first_sample: 0,
             all_samples: 1,
             slab: None,
+            instance: None,
         }
     }
 
@@ -329,6 +345,7 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
         first_sample: 0,
         all_samples: config.samples,
         slab: None,
+        instance: None,
     }
 }
 

@@ -2,11 +2,14 @@
 //! ([`Command`]) and their answers ([`Reply`]). Little-endian words, lengths before arrays, f64
 //! as their bits, so every value crosses exactly.
 
+use std::sync::Arc;
+
 use crate::config::Disorder;
 use crate::engine::annealing::{Keyed, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, Observation, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
+use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 
 use super::{Share, Split};
@@ -98,6 +101,20 @@ impl Writer {
         self.u32(systems.samples);
         self.u32(systems.replicas);
         self.u64(systems.seed);
+        self.instance(systems);
+    }
+    /// The couplings the config gives, every sample's bits: ranks need not read the file.
+    fn instance(&mut self, systems: &IsingSystems) {
+        let Some(instance) = &systems.instance else {
+            return self.u8(0);
+        };
+        self.u8(1);
+        self.str(&instance.source);
+        self.u64(instance.checksum);
+        self.len(instance.samples() as usize);
+        for sample in 0..instance.samples() {
+            self.u32s(instance.bonds(sample));
+        }
     }
     fn spins(&mut self, spins: &SpinBits) {
         self.u32(spins.systems());
@@ -168,10 +185,25 @@ impl<'a> Reader<'a> {
         let betas = self.f64s()?;
         let disorder = self.u8()?;
         let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
-        Ok(match disorder {
+        let systems = match disorder {
             0 => IsingSystems::ferromagnet(lattice, field, betas, replicas, seed),
             _ => IsingSystems::spin_glass(lattice, field, betas, samples, replicas, seed),
+        };
+        Ok(IsingSystems {
+            instance: self.instance()?,
+            ..systems
         })
+    }
+    fn instance(&mut self) -> Result<Option<Arc<Instance>>> {
+        if self.u8()? == 0 {
+            return Ok(None);
+        }
+        let (source, checksum) = (self.str()?, self.u64()?);
+        let samples = self.len(8)?;
+        let bonds = (0..samples).map(|_| self.u32s()).collect::<Result<_>>()?;
+        Ok(Some(Arc::new(Instance::from_bonds(
+            source, checksum, bonds,
+        ))))
     }
     fn spins(&mut self) -> Result<SpinBits> {
         let (systems, sites) = (self.u32()?, self.u64()?);
@@ -431,6 +463,12 @@ mod tests {
     fn commands_and_replies_cross_unchanged() {
         let systems =
             IsingSystems::spin_glass(Lattice::new(3, 4), 0.25, vec![0.3, 1.0 / 3.0], 6, 2, 9);
+        let bonds = vec![vec![1, 2, 3, 4, 5, 6], vec![u32::MAX; 6]];
+        let instance = Instance::from_bonds("j.npy".into(), 0xfeed, bonds);
+        let given_couplings = IsingSystems {
+            instance: Some(Arc::new(instance)),
+            ..IsingSystems::spin_glass(Lattice::new(3, 4), 0.0, vec![0.5], 2, 2, 9)
+        };
         let mut plan = Plan::default();
         plan.sweep(7);
         plan.swap(7, 1);
@@ -446,6 +484,12 @@ mod tests {
                     Share { first: 0, count: 2 },
                     Share { first: 2, count: 4 },
                 ]),
+            },
+            Command::Open {
+                config: "(seed: 2)".into(),
+                systems: given_couplings,
+                betas: Betas::Fixed,
+                split: Split::Samples(vec![Share { first: 0, count: 2 }]),
             },
             Command::HotStart,
             Command::SetSpins(spins.clone()),

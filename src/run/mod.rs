@@ -12,6 +12,7 @@ use crate::annealing::{AnnealingSummary, anneal};
 use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::io::instance::{noting_instance, read_instance};
 use crate::io::lock::RunLock;
 use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions};
 use crate::metropolis::{Finished, Summary, run_sweeps};
@@ -41,7 +42,8 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     // Before anything looks at the directory's files: another run may be writing them.
     let _lock = RunLock::acquire(&options.out)?;
-    let config_text = config.to_ron_string();
+    let instance = read_instance(config)?;
+    let config_text = noting_instance(config.to_ron_string(), instance.as_deref());
     if !options.resume && !options.overwrite && options.out.join(CHECKPOINT).exists() {
         return Err(Error::Usage(format!(
             "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
@@ -49,24 +51,28 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         )));
     }
     Ok(match config.algorithm.annealing() {
-        Some(_) => match anneal(config, engine_choice, options, &config_text)?.completed() {
-            Ok(summary) => {
-                if config.plots {
-                    write_annealing_plot(&options.out, &summary)?;
+        Some(_) => {
+            match anneal(config, engine_choice, options, &config_text, instance)?.completed() {
+                Ok(summary) => {
+                    if config.plots {
+                        write_annealing_plot(&options.out, &summary)?;
+                    }
+                    RunOutcome::Annealed(summary)
                 }
-                RunOutcome::Annealed(summary)
+                Err(early) => RunOutcome::early(early),
             }
-            Err(early) => RunOutcome::early(early),
-        },
-        None => match run_sweeps(config, engine_choice, options, &config_text)?.completed() {
-            Ok(finished) => {
-                if config.plots {
-                    write_figures(&options.out, &finished)?;
+        }
+        None => {
+            match run_sweeps(config, engine_choice, options, &config_text, instance)?.completed() {
+                Ok(finished) => {
+                    if config.plots {
+                        write_figures(&options.out, &finished)?;
+                    }
+                    RunOutcome::Completed(Box::new(finished.summary))
                 }
-                RunOutcome::Completed(Box::new(finished.summary))
+                Err(early) => RunOutcome::early(early),
             }
-            Err(early) => RunOutcome::early(early),
-        },
+        }
     })
 }
 

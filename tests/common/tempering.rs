@@ -32,6 +32,7 @@ pub fn tempering_systems(
         first_sample: 0,
         all_samples: samples,
         slab: None,
+        instance: None,
     }
 }
 

@@ -69,6 +69,7 @@ impl Case {
             first_sample: 0,
             all_samples: self.samples,
             slab: None,
+            instance: None,
         };
         MultispinLayout::new(
             systems,

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::{LANES, MultispinLayout};
 use crate::config::Disorder;
 use crate::config::Lanes;
-use crate::model::couplings::{antiferromagnetic_bonds, is_antiferromagnetic};
+use crate::model::couplings::is_antiferromagnetic;
 
 impl MultispinLayout {
     /// Coupling groups: 32 samples each with lanes = samples, else one per sample.
@@ -33,9 +33,7 @@ impl MultispinLayout {
         let dims = lattice.dims;
         let bonds: Vec<Vec<u32>> = (0..s.samples)
             .into_par_iter()
-            .map(|sample| {
-                antiferromagnetic_bonds(s.disorder, &lattice, s.seed, s.global_sample(sample))
-            })
+            .map(|sample| s.antiferromagnetic_bonds(s.global_sample(sample)))
             .collect();
         let rows = self.rows() as usize;
         let colour_words = self.colour_words() as usize;
