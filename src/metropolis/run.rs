@@ -23,7 +23,7 @@ use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
 use crate::stats::{PlanePhases, SampleSeries};
-use crate::tempering::{finish_tempering, retune_ladder, tuning_stops};
+use crate::tempering::{finish_tempering, retune_ladder, tempering_warnings, tuning_stops};
 
 /// Chunks per run at least, so progress is reported as the run goes.
 const MIN_CHUNKS: u64 = 100;
@@ -177,6 +177,7 @@ pub fn run_sweeps(
             counted,
             sweep_of,
         )?;
+        summary.warnings.extend(tempering_warnings(&diagnostics));
         summary.tempering = Some(diagnostics);
     }
     write_outputs(

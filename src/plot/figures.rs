@@ -438,6 +438,7 @@ mod tests {
             tempering: None,
             thermalization_measurements: 0,
             equilibration: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
