@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::run_dir::{
-    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,
+    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint, start_line,
 };
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
@@ -67,6 +67,19 @@ pub fn anneal(
         every: config.checkpoint_every,
         halt_after: options.halt_after,
     };
+    if options.progress {
+        let plan = format!(
+            "population annealing: {} populations of {} replicas, {} sweeps per temperature step",
+            annealing.runs, config.replicas, annealing.theta
+        );
+        eprintln!(
+            "{}",
+            start_line(config, &engine.info(), engine_choice, &plan)
+        );
+        if options.resume {
+            eprintln!("spinflip: resuming from sweep {}", anneal.sweeps_done);
+        }
+    }
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
     let Some(engine_time) = anneal.run_steps(engine.as_mut(), &annealing, &checkpoints)? else {

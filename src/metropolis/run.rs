@@ -18,7 +18,7 @@ use crate::engine::{Measurements, SpinBits, tempering_of, tempering_state_of};
 use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
-use crate::io::run_dir::{CHECKPOINT, CONFIG, Ended, RunOptions, crosses_checkpoint};
+use crate::io::run_dir::{CHECKPOINT, CONFIG, Ended, RunOptions, crosses_checkpoint, start_line};
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
@@ -93,11 +93,23 @@ pub fn run_sweeps(
         false => Vec::new(),
     };
     let info = engine.info();
-    log::info!("running on {} ({})", info.adapter, info.backend);
+    if options.progress {
+        eprintln!(
+            "{}",
+            start_line(config, &info, engine_choice, &schedule.describe())
+        );
+        if options.resume {
+            eprintln!(
+                "spinflip: resuming from sweep {} of {}",
+                state.sweeps_done,
+                schedule.total()
+            );
+        }
+    }
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
     let progress = Progress::new(
         options.progress,
-        schedule.total(),
+        (schedule.thermalize, schedule.total()),
         state.sweeps_done,
         flips_per_sweep,
     );

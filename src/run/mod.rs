@@ -5,12 +5,13 @@
 //! hand back what they are drawn from, and know nothing of [`crate::plot`]).
 
 mod checks;
+mod hints;
 
 use crate::annealing::{AnnealingSummary, anneal};
 use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions};
+use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, auto_chose};
 use crate::metropolis::{Finished, Summary, run_sweeps};
 use crate::plot::{write_annealing_plot, write_run_plots};
 
@@ -36,6 +37,10 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
             "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
             options.out.display()
         )));
+    }
+    let auto = auto_chose(engine_choice).is_some();
+    if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
+        eprintln!("{hint}");
     }
     Ok(match config.algorithm.annealing() {
         Some(_) => match anneal(config, engine_choice, options, &config_text)? {
