@@ -44,6 +44,7 @@ pub mod mpi;
 pub mod plot;
 pub mod rng;
 pub mod run;
+pub mod runtime_dir;
 pub mod stats;
 pub mod stop;
 pub mod tempering;

@@ -344,3 +344,69 @@ fn bench_refuses_more_slabs_than_plane_pairs() {
         "{stderr}"
     );
 }
+
+/// A run says on standard error what runs, why and its plan; run again into the same
+/// directory it says to add --force or --resume; resumed, it says from which sweep; without a
+/// checkpoint, --resume says to drop it.
+#[test]
+fn a_run_says_what_runs_and_what_to_do_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), &GOOD.replace("BACKEND", "Cpu"));
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).to_string();
+    let first = spinflip(&["run", &path, "--out", out], &[]);
+    assert!(first.status.success());
+    let start = stderr(&first);
+    assert!(start.contains("spinflip: Ising 2D L=8 on CPU ("), "{start}");
+    assert!(
+        start.contains("(cpu), engine simple (engine: Auto, as too few systems"),
+        "{start}"
+    );
+    assert!(
+        start.contains(
+            "10 sweeps thermalising, then 100 measuring, a measurement every 10 (10 in all)"
+        ),
+        "{start}"
+    );
+    assert!(
+        start.contains("hint: engine: Auto fell back to the simple engine"),
+        "{start}"
+    );
+    let again = stderr(&spinflip(&["run", &path, "--out", out], &[]));
+    assert!(
+        again.contains("continue it with --resume, or start over with --force"),
+        "{again}"
+    );
+    let resumed = spinflip(&["run", &path, "--out", out, "--resume"], &[]);
+    assert!(stderr(&resumed).contains("spinflip: resuming from sweep 110 of 110"));
+    let elsewhere = dir.path().join("empty");
+    let missing = stderr(&spinflip(
+        &[
+            "run",
+            &path,
+            "--out",
+            elsewhere.to_str().unwrap(),
+            "--resume",
+        ],
+        &[],
+    ));
+    assert!(
+        missing.contains("run the same command without --resume"),
+        "{missing}"
+    );
+}
+
+/// Without XDG_RUNTIME_DIR the Vulkan loader's complaint is not printed: the binary gives the
+/// process a private runtime directory before wgpu starts.
+#[test]
+fn no_runtime_directory_warning_without_xdg_runtime_dir() {
+    let output = Command::new(env!("CARGO_BIN_EXE_spinflip"))
+        .args(["devices"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .expect("spinflip runs");
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
+}

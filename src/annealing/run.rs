@@ -28,7 +28,7 @@ use crate::io::checkpoint::fingerprint;
 use crate::io::output::{write_couplings_npy, write_file};
 use crate::io::provenance::ProvenanceClock;
 use crate::io::run_dir::{
-    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,
+    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint, start_line,
 };
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
@@ -78,6 +78,19 @@ pub fn anneal(
         halt_after: options.halt_after,
         stops: Stops::new(options.deadline),
     };
+    if options.progress {
+        let plan = format!(
+            "population annealing: {} populations of {} replicas, {} sweeps per temperature step",
+            annealing.runs, config.replicas, annealing.theta
+        );
+        eprintln!(
+            "{}",
+            start_line(config, &engine.info(), engine_choice, &plan)
+        );
+        if options.resume {
+            eprintln!("spinflip: resuming from sweep {}", anneal.sweeps_done);
+        }
+    }
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
     let steps = anneal.run_steps(engine.as_mut(), &annealing, &mut checkpoints)?;

@@ -127,6 +127,39 @@ impl RunDescription {
     }
 }
 
+/// The line a run prints on standard error as it starts: the model, the adapter and backend,
+/// the engine and why it runs (named, or what `engine: Auto` saw), and `plan`, what the run
+/// will do.
+pub fn start_line(config: &Config, info: &EngineInfo, engine_choice: &str, plan: &str) -> String {
+    let model = RunDescription::new(config, info.clone(), engine_choice).model;
+    format!(
+        "spinflip: {model} L={} on {} ({}), engine {} ({}); {plan}",
+        config.model.size(),
+        info.adapter,
+        info.backend,
+        info.engine,
+        why_this_engine(engine_choice)
+    )
+}
+
+/// Why the engine runs, in short: `engine: Auto`'s reason (the words in the last parentheses of
+/// its choice, after the engine it names), or the choice as it stands.
+fn why_this_engine(engine_choice: &str) -> String {
+    match auto_chose(engine_choice) {
+        Some(rest) => match rest.split_once(" (") {
+            Some((_, why)) => format!("engine: Auto, as {}", why.strip_suffix(')').unwrap_or(why)),
+            None => format!("engine: Auto chose {rest}"),
+        },
+        None => engine_choice.to_string(),
+    }
+}
+
+/// What `engine: Auto` chose and why, where the engine choice (`Config::resolve_engine`'s
+/// words) is Auto's; `None` for an engine named in the config.
+pub fn auto_chose(engine_choice: &str) -> Option<&str> {
+    engine_choice.strip_prefix("no engine given, so engine: Auto chose ")
+}
+
 /// Whether a multiple of `every` lies in `(from, to]`.
 pub fn crosses_checkpoint(from: u64, to: u64, every: u64) -> bool {
     every > 0 && to / every > from / every
@@ -137,9 +170,28 @@ pub fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
     let path = out.join(CHECKPOINT);
     if !path.exists() {
         return Err(Error::Usage(format!(
-            "--resume: no checkpoint at {}",
+            "--resume: no checkpoint at {}: no run there wrote one yet, so there is nothing to \
+             continue; run the same command without --resume to start the run",
             path.display()
         )));
     }
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reason_of_auto_is_kept_whole() {
+        let choice = "no engine given, so engine: Auto chose Multispin(layout:Amsc(lanes:\
+                      Temperatures),randoms:Exact) (the temperatures (at most 32) share words, \
+                      one per lane)";
+        assert_eq!(
+            why_this_engine(choice),
+            "engine: Auto, as the temperatures (at most 32) share words, one per lane"
+        );
+        let named = "engine named in the config";
+        assert_eq!(why_this_engine(named), named);
+    }
 }

@@ -7,6 +7,8 @@
 
 pub mod checkpoint;
 pub(crate) mod checks;
+mod equilibration;
+mod exact_checks;
 mod outputs;
 mod progress;
 mod resume;

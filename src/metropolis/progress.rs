@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 pub(super) struct Progress {
     bar: Option<indicatif::ProgressBar>,
     enabled: bool,
+    /// Sweeps of the thermalisation, which come first.
+    thermalize: u64,
     total: u64,
     /// Sweeps done when this invocation started: the rate counts only the sweeps since.
     first: u64,
@@ -16,23 +18,29 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    pub(super) fn new(enabled: bool, total: u64, done: u64, flips_per_sweep: u64) -> Self {
+    pub(super) fn new(
+        enabled: bool,
+        (thermalize, total): (u64, u64),
+        done: u64,
+        flips_per_sweep: u64,
+    ) -> Self {
         let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(total);
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:40}] {pos}/{len} sweeps, {msg}, eta {eta}",
+                    "{elapsed_precise} [{bar:40}] {pos}/{len} sweeps, {msg}",
                 )
                 .expect("valid template")
                 .progress_chars("=> "),
             );
-            bar.set_message("? flips/ns");
+            bar.set_message("starting");
             bar.set_position(done);
             bar
         });
         Progress {
             bar,
             enabled,
+            thermalize,
             total,
             first: done,
             flips_per_sweep,
@@ -44,7 +52,12 @@ impl Progress {
         let elapsed = self.started.elapsed();
         match &self.bar {
             Some(bar) => {
-                bar.set_message(format!("{:.3} flips/ns", self.rate(done, elapsed)));
+                bar.set_message(format!(
+                    "{}, {:.3} flips/ns, {} left",
+                    self.phase(done),
+                    self.rate(done, elapsed),
+                    self.time_left(done, elapsed)
+                ));
                 bar.set_position(done);
             }
             None if self.enabled => eprintln!("{}", self.log_line(done, elapsed)),
@@ -60,13 +73,22 @@ impl Progress {
     /// The line printed without a terminal.
     fn log_line(&self, done: u64, elapsed: Duration) -> String {
         format!(
-            "spinflip: {done}/{} sweeps ({:.0}%), {:.1} s, {:.3} flips/ns, {} left",
+            "spinflip: {done}/{} sweeps ({:.0}%, {}), {:.1} s, {:.3} flips/ns, {} left",
             self.total,
             100.0 * done as f64 / self.total as f64,
+            self.phase(done),
             elapsed.as_secs_f64(),
             self.rate(done, elapsed),
             self.time_left(done, elapsed)
         )
+    }
+
+    /// What the sweeps up to `done` were doing.
+    fn phase(&self, done: u64) -> &'static str {
+        match done <= self.thermalize {
+            true => "thermalising",
+            false => "measuring",
+        }
     }
 
     /// The time the remaining sweeps take at this invocation's pace so far, in words.
@@ -107,15 +129,16 @@ mod tests {
     /// in 2 s are 0.2 flips/ns, and the other 400 take 2 s more.
     #[test]
     fn progress_lines_show_the_rate_and_the_time_left() {
-        let progress = Progress::new(false, 1000, 200, 1_000_000);
+        let progress = Progress::new(false, (500, 1000), 200, 1_000_000);
         let line = progress.log_line(600, Duration::from_secs(2));
         assert_eq!(
             line,
-            "spinflip: 600/1000 sweeps (60%), 2.0 s, 0.200 flips/ns, about 2 s left"
+            "spinflip: 600/1000 sweeps (60%, measuring), 2.0 s, 0.200 flips/ns, about 2 s left"
         );
         let slow = progress.log_line(201, Duration::from_secs(100));
         assert!(slow.ends_with("about 22.2 h left"), "{slow}");
         let start = progress.log_line(200, Duration::ZERO);
+        assert!(start.contains("(20%, thermalising)"), "{start}");
         assert!(
             start.ends_with("0.000 flips/ns, unknown time left"),
             "{start}"

@@ -21,14 +21,14 @@ use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::provenance::ProvenanceClock;
-use crate::io::run_dir::{CHECKPOINT, CONFIG, Ended, RunOptions, crosses_checkpoint};
+use crate::io::run_dir::{CHECKPOINT, CONFIG, Ended, RunOptions, crosses_checkpoint, start_line};
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
 use crate::stats::{PlanePhases, SampleSeries};
 use crate::stop::Stops;
-use crate::tempering::{finish_tempering, retune_ladder, tuning_stops};
+use crate::tempering::{finish_tempering, retune_ladder, tempering_warnings, tuning_stops};
 
 /// Chunks per run at least, so progress is reported as the run goes.
 const MIN_CHUNKS: u64 = 100;
@@ -104,11 +104,23 @@ pub fn run_sweeps(
         false => Vec::new(),
     };
     let info = engine.info();
-    log::info!("running on {} ({})", info.adapter, info.backend);
+    if options.progress {
+        eprintln!(
+            "{}",
+            start_line(config, &info, engine_choice, &schedule.describe())
+        );
+        if options.resume {
+            eprintln!(
+                "spinflip: resuming from sweep {} of {}",
+                state.sweeps_done,
+                schedule.total()
+            );
+        }
+    }
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
     let progress = Progress::new(
         options.progress,
-        schedule.total(),
+        (schedule.thermalize, schedule.total()),
         state.sweeps_done,
         flips_per_sweep,
     );
@@ -204,6 +216,7 @@ pub fn run_sweeps(
             counted,
             sweep_of,
         )?;
+        summary.warnings.extend(tempering_warnings(&diagnostics));
         summary.tempering = Some(diagnostics);
     }
     write_outputs(

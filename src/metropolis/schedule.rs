@@ -80,6 +80,20 @@ impl Schedule {
         self.measurements_before(self.thermalize)
     }
 
+    /// The plan in words, for the line a run starts with.
+    pub fn describe(&self) -> String {
+        let swaps = self.swap_every.map_or(String::new(), |n| {
+            format!("; a swap round every {n} sweeps")
+        });
+        format!(
+            "{} sweeps thermalising, then {} measuring, a measurement every {} ({} in all){swaps}",
+            self.thermalize,
+            self.measure,
+            self.every,
+            self.measurements_before(self.total()) - self.thermalization_measurements()
+        )
+    }
+
     /// Swap rounds completed after `sweeps` sweeps.
     pub fn swap_rounds(&self, sweeps: u64) -> u64 {
         self.swap_every.map_or(0, |every| sweeps / every)

@@ -5,18 +5,20 @@
 use serde::{Deserialize, Serialize};
 
 use super::Schedule;
+use super::equilibration::equilibration_checks;
+use super::exact_checks::{exact_ferromagnet, ferromagnet_deviations, spin_glass_deviations};
 use super::series::RunSeries;
 use crate::config::Disorder;
 use crate::config::{Config, Randoms};
 use crate::engine::EngineInfo;
-use crate::exact::{ExactIsing2d, kaufman};
+use crate::exact::ExactIsing2d;
 use crate::io::instance::couplings_source;
 use crate::io::provenance::Provenance;
 use crate::io::run_dir::RunDescription;
 use crate::model::ising::IsingSystems;
 use crate::stats::{
-    EquilibrationCheck, IsingEstimates, SampleSeries, SpinGlassEstimates, UnitSeries,
-    independent_unit, ising_estimates, log_binning, spin_glass_estimates,
+    EquilibrationCheck, IsingEstimates, SpinGlassEstimates, independent_unit, ising_estimates,
+    spin_glass_estimates,
 };
 use crate::tempering::TemperingDiagnostics;
 
@@ -25,7 +27,8 @@ use crate::tempering::TemperingDiagnostics;
 pub struct TemperatureSummary {
     #[serde(flatten)]
     pub estimates: IsingEstimates,
-    /// Kaufman's exact finite-size values (2D, zero field only).
+    /// Exact finite-size values: Kaufman's (2D, zero field), or by enumeration of a tiny
+    /// lattice.
     pub exact: Option<ExactIsing2d>,
 }
 
@@ -61,6 +64,10 @@ pub struct Summary {
     /// Per temperature, the logarithmic-binning equilibration check over the whole run.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub equilibration: Vec<EquilibrationCheck>,
+    /// What makes the results doubtful beyond the equilibration checks, in words: estimates
+    /// more than 4 errors from exact values, tempering chains that never crossed the ladder.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub warnings: Vec<String>,
     /// Where a spin glass's couplings came from: drawn from the seed, or the file the config
     /// names with its FNV-1a 64; left out for the ferromagnet.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -88,8 +95,7 @@ pub(super) fn summarize(
         Disorder::Ferromagnet => {
             let runs = temperatures
                 .map(|(&beta, samples)| {
-                    let exact = (lattice.dims == 2 && systems.field == 0.0)
-                        .then(|| kaufman(lattice.size, beta));
+                    let exact = exact_ferromagnet(systems, beta);
                     let only = &samples[0];
                     let estimates = ising_estimates(
                         beta,
@@ -126,6 +132,17 @@ pub(super) fn summarize(
         Some(_) => Some("exact: an independent uniform per lane and decision".to_string()),
         None => None,
     };
+    let taus: Vec<f64> = match systems.disorder {
+        Disorder::Ferromagnet => (runs
+            .iter()
+            .map(|r| r.estimates.tau_e.max(r.estimates.tau_abs_m)))
+        .collect(),
+        Disorder::Bimodal => spin_glass.iter().map(|t| t.tau_e.max(t.tau_q2)).collect(),
+    };
+    let warnings = match systems.disorder {
+        Disorder::Ferromagnet => ferromagnet_deviations(&runs),
+        Disorder::Bimodal => spin_glass_deviations(systems, &spin_glass, unit),
+    };
     Summary {
         run: RunDescription::new(config, info.clone(), engine_choice),
         randoms,
@@ -139,87 +156,9 @@ pub(super) fn summarize(
         spin_glass,
         tempering: None,
         thermalization_measurements: schedule.thermalization_measurements(),
-        equilibration: equilibration_checks(systems, schedule, series),
+        equilibration: equilibration_checks(systems, schedule, series, unit, &taus),
+        warnings,
         couplings: couplings_source(systems.disorder, systems.instance.as_deref()),
         provenance: None,
-    }
-}
-
-/// The logarithmic-binning check of every temperature over all measurements: the energy, and
-/// the spin glass's `q^2` per sample or the ferromagnet's `|m|` per replica. Drift is logged.
-fn equilibration_checks(
-    systems: &IsingSystems,
-    schedule: &Schedule,
-    series: &RunSeries,
-) -> Vec<EquilibrationCheck> {
-    let second_name = match systems.disorder {
-        Disorder::Bimodal => "q2",
-        Disorder::Ferromagnet => "abs_m",
-    };
-    let checks: Vec<EquilibrationCheck> = systems
-        .betas
-        .iter()
-        .zip(&series.all)
-        .map(|(&beta, samples)| {
-            let measurements = samples[0].energies[0].len() as u64;
-            let sweeps: Vec<u64> = (0..measurements)
-                .map(|m| schedule.sweep_of_measurement(m) + 1)
-                .collect();
-            let (energies, second) = unit_series(systems, samples);
-            let mut observables = vec![UnitSeries {
-                name: "e",
-                units: &energies,
-            }];
-            if systems.overlap_pairs() > 0 || systems.disorder == Disorder::Ferromagnet {
-                observables.push(UnitSeries {
-                    name: second_name,
-                    units: &second,
-                });
-            }
-            // Errors need at least two independent units.
-            (energies.len() > 1).then(|| log_binning(beta, &sweeps, &observables))
-        })
-        .collect::<Option<Vec<_>>>()
-        .unwrap_or_default();
-    for check in checks.iter().filter(|c| !c.stable) {
-        log::warn!(
-            "equilibration: at beta {} the averages over the last logarithmic bins of sweeps \
-             differ ({}); do not trust these results before a longer run agrees",
-            check.beta,
-            check.drift
-        );
-    }
-    checks
-}
-
-/// Per independent unit of one temperature, at every measurement: `e` and the second observable
-/// of the check. The spin glass's units are samples (replicas and overlap pairs averaged), the
-/// ferromagnet's replicas (`|m|`).
-fn unit_series(systems: &IsingSystems, samples: &[SampleSeries]) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
-    let n = systems.lattice.sites() as f64;
-    let mean = |values: Vec<f64>| values.iter().sum::<f64>() / values.len().max(1) as f64;
-    match systems.disorder {
-        Disorder::Bimodal => samples
-            .iter()
-            .map(|s| {
-                (0..s.energies[0].len())
-                    .map(|m| {
-                        let e = mean(s.energies.iter().map(|r| r[m] / n).collect());
-                        let q2 = mean(s.overlaps.iter().map(|p| p[m] * p[m]).collect());
-                        (e, q2)
-                    })
-                    .unzip()
-            })
-            .unzip(),
-        Disorder::Ferromagnet => samples[0]
-            .energies
-            .iter()
-            .zip(&samples[0].magnetisations)
-            .map(|(e, m)| {
-                let e = e.iter().map(|x| x / n).collect();
-                let m = m.iter().map(|&x| (x as f64 / n).abs()).collect();
-                (e, m)
-            })
-            .unzip(),
     }
 }

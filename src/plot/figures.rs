@@ -439,6 +439,7 @@ mod tests {
             thermalization_measurements: 0,
             equilibration: Vec::new(),
             couplings: None,
+            warnings: Vec::new(),
             provenance: None,
         }
     }

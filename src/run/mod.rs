@@ -5,6 +5,7 @@
 //! hand back what they are drawn from, and know nothing of [`crate::plot`]).
 
 mod checks;
+mod hints;
 
 use std::convert::Infallible;
 
@@ -14,7 +15,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::io::instance::{noting_instance, read_instance};
 use crate::io::lock::RunLock;
-use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions};
+use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, auto_chose};
 use crate::metropolis::{Finished, Summary, run_sweeps};
 use crate::plot::{write_annealing_plot, write_run_plots};
 use crate::stop::StopReason;
@@ -49,6 +50,10 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
             "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
             options.out.display()
         )));
+    }
+    let auto = auto_chose(engine_choice).is_some();
+    if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
+        eprintln!("{hint}");
     }
     Ok(match config.algorithm.annealing() {
         Some(_) => {

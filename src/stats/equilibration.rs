@@ -1,17 +1,58 @@
-//! The logarithmic-binning equilibration check: averages over the measurements of sweeps
-//! `2^k .. 2^(k+1)` (thermalisation included), which drift while the systems still relax and
-//! agree once they are in equilibrium. A run passes when the last two bins agree for every
-//! observable within 3 combined standard errors (errors from the spread over independent units:
-//! disorder samples, or replicas of the ferromagnet).
+//! The logarithmic-binning equilibration check: averages over the measurements of the last
+//! half of the run's sweeps, the quarter before it, the eighth before that and so on
+//! (thermalisation included), which drift while the systems still relax and agree once they are
+//! in equilibrium. Errors come from the spread over independent units
+//! (disorder samples, or replicas of the ferromagnet).
+//!
+//! The verdict of one temperature is one of three, so that a short run cannot pass:
+//!
+//! - *drifting*: the last two bins differ by more than 3 combined standard errors in some
+//!   observable;
+//! - *not enough data to judge*: fewer than two independent units (no spread to take errors
+//!   from), fewer than [`MIN_BINS`] bins (too little of the relaxation to see), or jackknife
+//!   blocks shorter than [`TAUS_PER_BLOCK`] autocorrelation times (the README's rule: the
+//!   errors, and `tau_int` itself, are then underestimated, and so is any drift);
+//! - *stable* otherwise.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::Estimate;
+use super::ising::BLOCKS_PER_REPLICA;
 
 /// Bins whose difference exceeds this many combined errors fail the check.
 pub const TOLERANCE_SIGMAS: f64 = 3.0;
+
+/// Fewer logarithmic bins than this are not enough to judge: with four, the last two hold the
+/// last three quarters of the run and two earlier ones show where it came from.
+pub const MIN_BINS: usize = 4;
+
+/// Each jackknife block of the production must span at least this many integrated
+/// autocorrelation times for its errors, and for `tau_int` itself, to be trusted.
+pub const TAUS_PER_BLOCK: f64 = 20.0;
+
+/// The verdict of one temperature (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Stable,
+    Drifting,
+    /// Also what a summary written before the verdict existed reads back as.
+    #[default]
+    NotEnoughData,
+}
+
+impl Verdict {
+    /// The verdict in words, as the table prints it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Stable => "stable",
+            Verdict::Drifting => "drifting",
+            Verdict::NotEnoughData => "not enough data to judge",
+        }
+    }
+}
 
 /// The averages of one bin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,11 +69,14 @@ pub struct LogBin {
 pub struct EquilibrationCheck {
     pub beta: f64,
     pub bins: Vec<LogBin>,
-    /// Whether the last two bins agree (false also when there are fewer than two bins or
-    /// fewer than two units to estimate errors from).
+    #[serde(default)]
+    pub verdict: Verdict,
+    /// Whether the verdict is [`Verdict::Stable`] (for readers of older summaries' field).
     pub stable: bool,
-    /// Which observables drifted, in words; empty when stable.
-    pub drift: String,
+    /// Why the verdict is not stable, in words (which observables drifted, or what data is
+    /// missing and how much a run would need); empty when stable.
+    #[serde(alias = "drift")]
+    pub reason: String,
 }
 
 /// One observable: its name and, per unit, its value at every measurement.
@@ -41,8 +85,37 @@ pub struct UnitSeries<'a> {
     pub units: &'a [Vec<f64>],
 }
 
-/// The check at `beta` of `observables`, measured after sweeps `sweeps[m]` (counted from 1).
-pub fn log_binning(beta: f64, sweeps: &[u64], observables: &[UnitSeries]) -> EquilibrationCheck {
+/// What the verdict needs to know of the production measurements, beside the bins.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Production {
+    /// Measurements after thermalisation, per unit.
+    pub measurements: usize,
+    /// Sweeps between measurements.
+    pub every: u64,
+    /// The largest integrated autocorrelation time of the observables, in measurements.
+    pub tau: f64,
+}
+
+impl Production {
+    /// Measurements per jackknife block of a unit.
+    fn block_length(&self) -> usize {
+        self.measurements / BLOCKS_PER_REPLICA
+    }
+
+    /// Measurements of a production whose every block spans [`TAUS_PER_BLOCK`] times `tau`.
+    fn measurements_needed(&self) -> u64 {
+        (BLOCKS_PER_REPLICA as f64 * (TAUS_PER_BLOCK * self.tau).ceil()) as u64
+    }
+}
+
+/// The check at `beta` of `observables`, measured after sweeps `sweeps[m]` (counted from 1),
+/// whose production (the measurements after thermalisation) is `production`.
+pub fn log_binning(
+    beta: f64,
+    sweeps: &[u64],
+    observables: &[UnitSeries],
+    production: Production,
+) -> EquilibrationCheck {
     let bins: Vec<LogBin> = log_bins(sweeps)
         .into_iter()
         .map(|(first_sweep, last_sweep, range)| LogBin {
@@ -55,54 +128,106 @@ pub fn log_binning(beta: f64, sweeps: &[u64], observables: &[UnitSeries]) -> Equ
                 .collect(),
         })
         .collect();
-    let drifting: Vec<String> = match bins.as_slice() {
-        [.., previous, last] => observables
-            .iter()
-            .filter_map(|o| {
-                let (a, b) = (&previous.averages[o.name], &last.averages[o.name]);
-                let sigmas = (b.mean - a.mean).abs() / a.err.hypot(b.err);
-                (sigmas.is_nan() || sigmas > TOLERANCE_SIGMAS).then(|| {
-                    format!(
-                        "{}: {:.6} ± {:.6} (sweeps {}..{}) vs {:.6} ± {:.6} (sweeps {}..{})",
-                        o.name,
-                        a.mean,
-                        a.err,
-                        previous.first_sweep,
-                        previous.last_sweep,
-                        b.mean,
-                        b.err,
-                        last.first_sweep,
-                        last.last_sweep
-                    )
-                })
-            })
-            .collect(),
-        _ => vec!["fewer than two logarithmic bins of measurements".to_string()],
-    };
+    let units = observables.iter().map(|o| o.units.len()).min().unwrap_or(0);
+    let (verdict, reason) = judge(&bins, observables, units, production);
     EquilibrationCheck {
         beta,
         bins,
-        stable: drifting.is_empty(),
-        drift: drifting.join("; "),
+        verdict,
+        stable: verdict == Verdict::Stable,
+        reason,
     }
 }
 
-/// Bins `[2^k, 2^(k+1))` of the measurement sweeps that hold measurements, as (first sweep,
-/// last sweep, measurement indices).
+/// The verdict and its reason: a drift found is definite; otherwise missing data stops the
+/// judgement before it can pass.
+fn judge(
+    bins: &[LogBin],
+    observables: &[UnitSeries],
+    units: usize,
+    production: Production,
+) -> (Verdict, String) {
+    if units < 2 {
+        let reason = format!(
+            "{units} independent unit: no spread over units to take the bins' errors from \
+             (run two or more replicas or samples)"
+        );
+        return (Verdict::NotEnoughData, reason);
+    }
+    let drifting = drifts(bins, observables);
+    if !drifting.is_empty() {
+        return (Verdict::Drifting, drifting.join("; "));
+    }
+    if bins.len() < MIN_BINS {
+        let reason = format!(
+            "{} logarithmic bins of measurements, at least {MIN_BINS} needed (measure over \
+             more sweeps)",
+            bins.len()
+        );
+        return (Verdict::NotEnoughData, reason);
+    }
+    if (production.block_length() as f64) < TAUS_PER_BLOCK * production.tau {
+        let needed = production.measurements_needed();
+        let reason = format!(
+            "each of the {BLOCKS_PER_REPLICA} jackknife blocks holds {} measurements, fewer \
+             than {TAUS_PER_BLOCK} tau = {:.1} (tau_int {:.2} measurements): measure at least \
+             {needed} times ({} sweeps with every: {})",
+            production.block_length(),
+            TAUS_PER_BLOCK * production.tau,
+            production.tau,
+            needed * production.every,
+            production.every
+        );
+        return (Verdict::NotEnoughData, reason);
+    }
+    (Verdict::Stable, String::new())
+}
+
+/// The observables whose last two bins differ by more than [`TOLERANCE_SIGMAS`] combined
+/// errors, in words. Equal means agree even with zero errors (a frozen system).
+fn drifts(bins: &[LogBin], observables: &[UnitSeries]) -> Vec<String> {
+    let [.., previous, last] = bins else {
+        return Vec::new();
+    };
+    observables
+        .iter()
+        .filter_map(|o| {
+            let (a, b) = (&previous.averages[o.name], &last.averages[o.name]);
+            let difference = (b.mean - a.mean).abs();
+            (difference > TOLERANCE_SIGMAS * a.err.hypot(b.err)).then(|| {
+                format!(
+                    "{}: {:.6} ± {:.6} (sweeps {}..{}) vs {:.6} ± {:.6} (sweeps {}..{})",
+                    o.name,
+                    a.mean,
+                    a.err,
+                    previous.first_sweep,
+                    previous.last_sweep,
+                    b.mean,
+                    b.err,
+                    last.first_sweep,
+                    last.last_sweep
+                )
+            })
+        })
+        .collect()
+}
+
+/// Bins of the measurement sweeps anchored at the last one, `S`: sweeps `(S/2, S]`, then
+/// `(S/4, S/2]` and so on (integer halving), those that hold measurements, in the order of the
+/// sweeps, as (first sweep, last sweep, measurement indices). Anchoring at the end makes the
+/// last two bins always the last half of the run and the quarter before it, never a sliver.
 fn log_bins(sweeps: &[u64]) -> Vec<(u64, u64, std::ops::Range<usize>)> {
     let mut bins = Vec::new();
-    let mut start = 0;
-    while start < sweeps.len() {
-        let k = 63 - sweeps[start].max(1).leading_zeros();
-        let end_sweep = 1u64 << (k + 1);
-        let end = start
-            + sweeps[start..]
-                .iter()
-                .take_while(|&&s| s < end_sweep)
-                .count();
-        bins.push((1 << k, end_sweep - 1, start..end));
-        start = end;
+    let (mut upper, mut end) = (sweeps.last().copied().unwrap_or(0), sweeps.len());
+    while end > 0 && upper > 0 {
+        let lower = upper / 2;
+        let start = sweeps[..end].partition_point(|&s| s <= lower);
+        if start < end {
+            bins.push((lower + 1, upper, start..end));
+        }
+        (upper, end) = (lower, start);
     }
+    bins.reverse();
     bins
 }
 
@@ -131,55 +256,108 @@ mod tests {
         let bins = log_bins(&sweeps);
         let edges: Vec<(u64, u64, usize)> =
             bins.iter().map(|(a, b, r)| (*a, *b, r.len())).collect();
-        // 3 | 6 | 9 12 15 | 18 .. 30 | 33 .. 63 | 66 .. 120
+        // 3 | 6 | 9 12 15 | 18 .. 30 | 33 .. 60 | 63 .. 120
         assert_eq!(
             edges,
             vec![
                 (2, 3, 1),
                 (4, 7, 1),
                 (8, 15, 3),
-                (16, 31, 5),
-                (32, 63, 11),
-                (64, 127, 19)
+                (16, 30, 5),
+                (31, 60, 10),
+                (61, 120, 20)
             ]
         );
+        assert_eq!(bins[5].2, 20..40);
+    }
+
+    /// A long production of uncorrelated measurements: blocks far beyond 20 tau.
+    const LONG: Production = Production {
+        measurements: 512,
+        every: 1,
+        tau: 0.5,
+    };
+
+    /// Per unit, `relaxation(sweep)` plus a small unit-dependent wobble.
+    fn units(sweeps: &[u64], count: u64, relaxation: impl Fn(f64) -> f64) -> Vec<Vec<f64>> {
+        (0..count)
+            .map(|u| {
+                sweeps
+                    .iter()
+                    .map(|&s| relaxation(s as f64) + 0.01 * ((u * 7 + s) % 5) as f64)
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn check_of(sweeps: &[u64], units: &[Vec<f64>], production: Production) -> EquilibrationCheck {
+        log_binning(0.5, sweeps, &[UnitSeries { name: "e", units }], production)
     }
 
     /// A relaxing observable fails until its last two bins agree.
     #[test]
     fn drift_is_found_and_equilibrium_passes() {
         let sweeps: Vec<u64> = (1..=512).collect();
-        let units = |relax: f64| -> Vec<Vec<f64>> {
-            (0..8)
-                .map(|u| {
-                    sweeps
-                        .iter()
-                        .map(|&s| (-(s as f64) / relax).exp() + 0.01 * ((u * 7 + s) % 5) as f64)
-                        .collect()
-                })
-                .collect()
-        };
-        let slow = units(200.0);
-        let check = log_binning(
-            0.5,
-            &sweeps,
-            &[UnitSeries {
-                name: "e",
-                units: &slow,
-            }],
-        );
+        let slow = units(&sweeps, 8, |s| (-s / 200.0).exp());
+        let check = check_of(&sweeps, &slow, LONG);
+        assert_eq!(check.verdict, Verdict::Drifting);
         assert!(!check.stable);
-        assert!(check.drift.starts_with("e: "), "{}", check.drift);
-        let fast = units(2.0);
-        let check = log_binning(
-            0.5,
-            &sweeps,
-            &[UnitSeries {
-                name: "e",
-                units: &fast,
-            }],
-        );
-        assert!(check.stable, "{}", check.drift);
+        assert!(check.reason.starts_with("e: "), "{}", check.reason);
+        let fast = units(&sweeps, 8, |s| (-s / 2.0).exp());
+        let check = check_of(&sweeps, &fast, LONG);
+        assert_eq!(check.verdict, Verdict::Stable, "{}", check.reason);
+        assert!(check.stable);
         assert_eq!(check.bins.len(), 10);
+    }
+
+    /// The same equilibrated data cannot pass when its blocks are shorter than 20 tau, when
+    /// there are too few bins, or with one unit: each says what is missing.
+    #[test]
+    fn too_little_data_is_not_judged_stable() {
+        let sweeps: Vec<u64> = (1..=512).collect();
+        let flat = units(&sweeps, 8, |_| 1.0);
+        let correlated = Production { tau: 2.0, ..LONG };
+        let check = check_of(&sweeps, &flat, correlated);
+        assert_eq!(check.verdict, Verdict::NotEnoughData);
+        assert!(!check.stable);
+        // 32 measurements a block against 20 tau = 40: 16 blocks of 40 are 640 measurements.
+        assert!(
+            check.reason.contains("holds 32 measurements") && check.reason.contains("640 times"),
+            "{}",
+            check.reason
+        );
+        let short: Vec<u64> = (1..=7).collect();
+        let check = check_of(&short, &units(&short, 8, |_| 1.0), LONG);
+        assert_eq!(check.verdict, Verdict::NotEnoughData);
+        assert!(
+            check.reason.starts_with("3 logarithmic bins"),
+            "{}",
+            check.reason
+        );
+        let check = check_of(&sweeps, &flat[..1], LONG);
+        assert_eq!(check.verdict, Verdict::NotEnoughData);
+        assert!(
+            check.reason.contains("1 independent unit"),
+            "{}",
+            check.reason
+        );
+    }
+
+    /// Systems frozen in one state have equal bins with zero errors: that is agreement.
+    #[test]
+    fn frozen_systems_are_stable() {
+        let sweeps: Vec<u64> = (1..=512).collect();
+        let frozen = vec![vec![-2.0; sweeps.len()]; 4];
+        let check = check_of(&sweeps, &frozen, LONG);
+        assert_eq!(check.verdict, Verdict::Stable, "{}", check.reason);
+    }
+
+    /// Older summaries named the reason `drift` and had no verdict.
+    #[test]
+    fn older_checks_read_back() {
+        let old = r#"{"beta": 0.4, "bins": [], "stable": true, "drift": ""}"#;
+        let check: EquilibrationCheck = serde_json::from_str(old).unwrap();
+        assert_eq!(check.verdict, Verdict::NotEnoughData);
+        assert!(check.reason.is_empty());
     }
 }

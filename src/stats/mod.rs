@@ -9,7 +9,7 @@ mod overlap;
 mod spin_glass;
 
 pub use autocorr::tau_int;
-pub use equilibration::{EquilibrationCheck, LogBin, UnitSeries, log_binning};
+pub use equilibration::{EquilibrationCheck, LogBin, Production, UnitSeries, Verdict, log_binning};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, group_means, jackknife};
 pub use overlap::{PlanePhases, overlap};

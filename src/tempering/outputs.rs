@@ -28,7 +28,6 @@ pub fn finish_tempering(
 ) -> Result<TemperingDiagnostics> {
     let chains = Chains::of(systems);
     let diagnostics = tempering_diagnostics(&chains, state, &systems.betas, every, counted);
-    warn_about_tempering(&diagnostics);
     write_file(
         out,
         TEMPERATURE_HISTORY,
@@ -42,27 +41,29 @@ pub fn finish_tempering(
     Ok(diagnostics)
 }
 
-/// Log what makes a tempering run untrustworthy: pairs that hardly swap, chains that never
-/// crossed the ladder.
-fn warn_about_tempering(d: &TemperingDiagnostics) {
-    for (k, &a) in d.acceptance.iter().enumerate() {
-        if a < LOW_ACCEPTANCE {
-            log::warn!(
+/// What makes a tempering run untrustworthy, in words: pairs that hardly swap, chains that
+/// never crossed the ladder (the run's equilibration verdict fails on these).
+pub fn tempering_warnings(d: &TemperingDiagnostics) -> Vec<String> {
+    let mut warnings: Vec<String> = (d.acceptance.iter().enumerate())
+        .filter(|&(_, &a)| a < LOW_ACCEPTANCE)
+        .map(|(k, &a)| {
+            format!(
                 "tempering: swaps between beta {} and {} were accepted {:.1}% of the time; \
                  add temperatures between them",
                 d.betas[k],
                 d.betas[k + 1],
                 100.0 * a
-            );
-        }
-    }
+            )
+        })
+        .collect();
     if d.chain_sets_without_round_trip > 0 {
-        log::warn!(
-            "tempering: {} chain sets had no walker cross the ladder and back (round trip); \
-             their low-temperature results may not be in equilibrium: run longer",
+        warnings.push(format!(
+            "tempering: {} chains had no walker cross the ladder and back (round trip); \
+             their low-temperature results are not in equilibrium: run longer",
             d.chain_sets_without_round_trip
-        );
+        ));
     }
+    warnings
 }
 
 /// `temperature_history.csv`: at each measurement, the temperature of every walker of every
