@@ -172,6 +172,8 @@ pub struct EngineInfo {
     pub engine: String,
     /// The adapter (GPU name and graphics API) or the CPU description.
     pub adapter: String,
+    /// The GPU driver and its version, as the backend reports it; empty for the CPU.
+    pub driver: String,
 }
 
 /// The core every backend fulfils: lattices and Metropolis sweeps (plans of [`Step::Sweep`] and

@@ -23,6 +23,9 @@ pub struct Provenance {
     pub host: String,
     /// The device the engine ran on and its backend (on rank 0 of an MPI job: its own).
     pub device: String,
+    /// The device's driver and version as the backend reports it (left out on the CPU).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub driver: String,
     pub command_line: Vec<String>,
     /// Whether this invocation continued a checkpoint (`--resume`).
     pub resumed: bool,
@@ -65,6 +68,7 @@ impl ProvenanceClock {
                 .collect(),
             host: host_name(),
             device: format!("{} ({})", info.adapter, info.backend),
+            driver: info.driver.clone(),
             command_line: std::env::args_os()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect(),
@@ -143,9 +147,16 @@ mod tests {
             backend: "cpu".into(),
             engine: "simple".into(),
             adapter: "CPU (2 threads)".into(),
+            driver: String::new(),
         };
         let provenance = clock.finish(&info);
         assert_eq!(provenance.device, "CPU (2 threads) (cpu)");
+        assert!(provenance.driver.is_empty());
+        let on_gpu = clock.finish(&EngineInfo {
+            driver: "NVIDIA 580.159.04".into(),
+            ..info
+        });
+        assert_eq!(on_gpu.driver, "NVIDIA 580.159.04");
         assert!(provenance.resumed);
         assert!(!provenance.commit.is_empty() && !provenance.host.is_empty());
         assert_eq!(

@@ -106,6 +106,7 @@ impl Engine for CpuEngine {
             backend: "cpu".into(),
             engine: "simple".into(),
             adapter: cpu_description(),
+            driver: String::new(),
         }
     }
 

@@ -129,6 +129,7 @@ impl Engine for CpuMultispinEngine {
             backend: "cpu".into(),
             engine: self.layout.describe(),
             adapter: cpu_description(),
+            driver: String::new(),
         }
     }
 

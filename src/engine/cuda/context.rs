@@ -124,6 +124,8 @@ pub struct CudaDevice {
     pub compute_capability: (i32, i32),
     /// The `--gpu-architecture` NVRTC compiles for on this device.
     pub architecture: String,
+    /// The driver's CUDA version, `major.minor`.
+    pub driver_cuda_version: String,
     pub max_threads_per_block: u32,
     /// Largest grid: x, y, z.
     pub max_grid: [u32; 3],
@@ -143,6 +145,11 @@ impl CudaDevice {
     /// `name (CUDA, sm_XX)`.
     pub fn description(&self) -> String {
         format!("{} (CUDA, {})", self.name, self.architecture)
+    }
+
+    /// The driver, as [`crate::engine::EngineInfo::driver`] names it.
+    pub fn driver(&self) -> String {
+        format!("CUDA driver {}", self.driver_cuda_version)
     }
 
     /// The function of `kernel` compiled with geometry `constants`, compiled once and cached.
@@ -299,6 +306,7 @@ fn open_device(index: usize) -> Result<CudaDevice> {
     ];
     let l2_bytes = attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.into();
     let architecture = architecture_for(compute_capability)?;
+    let driver_cuda_version = driver_version()?;
     let stream = ctx.default_stream();
     Ok(CudaDevice {
         ctx,
@@ -306,6 +314,7 @@ fn open_device(index: usize) -> Result<CudaDevice> {
         name,
         compute_capability,
         architecture,
+        driver_cuda_version,
         max_threads_per_block,
         max_grid,
         l2_bytes,

@@ -177,6 +177,7 @@ impl Engine for SimpleCudaEngine {
             backend: "cuda".into(),
             engine: "simple".into(),
             adapter: self.device.description(),
+            driver: self.device.driver(),
         }
     }
 

@@ -272,6 +272,13 @@ impl WgpuContext {
         format!("{} ({})", self.info.name, self.info.backend.to_str())
     }
 
+    /// The driver and its version, as the adapter reports them (empty where it reports none).
+    pub fn driver(&self) -> String {
+        format!("{} {}", self.info.driver, self.info.driver_info)
+            .trim()
+            .to_string()
+    }
+
     /// Fail with the first error wgpu reported since the last check, or device loss.
     pub fn check(&self) -> Result<()> {
         if let Some(reason) = self.lost.lock().expect("lost flag").take() {

@@ -174,6 +174,7 @@ impl Engine for SimpleWgpuEngine {
             backend: "wgpu".into(),
             engine: "simple".into(),
             adapter: self.ctx.adapter_name(),
+            driver: self.ctx.driver(),
         }
     }
 

@@ -303,6 +303,7 @@ impl Engine for MultispinCudaEngine {
             backend: "cuda".into(),
             engine: self.layout.describe(),
             adapter: self.device.description(),
+            driver: self.device.driver(),
         }
     }
 

@@ -207,6 +207,7 @@ impl Engine for MultispinWgpuEngine {
             backend: "wgpu".into(),
             engine: self.layout.describe(),
             adapter: self.ctx.adapter_name(),
+            driver: self.ctx.driver(),
         }
     }
 
