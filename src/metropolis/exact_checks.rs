@@ -5,12 +5,13 @@
 
 use rayon::prelude::*;
 
-use super::summary::TemperatureSummary;
 use crate::config::Disorder;
 use crate::exact::{EnumeratedAverages, ExactIsing2d, enumerate, kaufman};
-use crate::model::couplings::coupling_values;
+use crate::model::couplings::{coupling_signs, coupling_values};
 use crate::model::ising::IsingSystems;
-use crate::stats::{Estimate, SampleAverages, SpinGlassEstimates, UnitSize, group_means};
+use crate::stats::{
+    Estimate, IsingEstimates, SampleAverages, SpinGlassEstimates, UnitSize, group_means,
+};
 
 /// Estimates farther than this many errors from an exact value are warned about: 4 sigma is
 /// rare (6e-5 for a Gaussian) even over many temperatures and observables.
@@ -47,16 +48,16 @@ fn enumerable(systems: &IsingSystems, enumerations: u64) -> bool {
         && enumerations.saturating_mul((1 << sites) * sites * sites) <= ENUMERATION_BUDGET
 }
 
-/// The ferromagnet's deviations from its exact values, in words.
-pub(super) fn ferromagnet_deviations(runs: &[TemperatureSummary]) -> Vec<String> {
-    runs.iter()
-        .flat_map(|run| {
-            let (est, exact) = (&run.estimates, run.exact.as_ref());
-            exact.into_iter().flat_map(move |x| {
-                [("e", est.e, x.e), ("c", est.c, x.c)]
-                    .into_iter()
-                    .filter_map(move |(name, got, want)| deviation(est.beta, name, got, want))
-            })
+/// The ferromagnet's deviations from its exact values, in words: of each temperature's
+/// estimates that have exact values beside them.
+pub(super) fn ferromagnet_deviations<'a>(
+    runs: impl IntoIterator<Item = (&'a IsingEstimates, &'a ExactIsing2d)>,
+) -> Vec<String> {
+    runs.into_iter()
+        .flat_map(|(est, x)| {
+            [("e", est.e, x.e), ("c", est.c, x.c)]
+                .into_iter()
+                .filter_map(move |(name, got, want)| deviation(est.beta, name, got, want))
         })
         .collect()
 }
@@ -75,8 +76,12 @@ pub(super) fn spin_glass_deviations(
         return Vec::new();
     }
     let lattice = systems.lattice;
+    // The run's couplings: drawn from the seed or given (`couplings: File(..)`).
     let couplings: Vec<Vec<i8>> = (0..samples)
-        .map(|s| coupling_values(Disorder::Bimodal, &lattice, systems.seed, s))
+        .map(|s| {
+            let bits = systems.antiferromagnetic_bonds(systems.global_sample(s));
+            coupling_signs(&bits, lattice.bonds()).collect()
+        })
         .collect();
     temperatures
         .par_iter()

@@ -140,7 +140,10 @@ pub(super) fn summarize(
         Disorder::Bimodal => spin_glass.iter().map(|t| t.tau_e.max(t.tau_q2)).collect(),
     };
     let warnings = match systems.disorder {
-        Disorder::Ferromagnet => ferromagnet_deviations(&runs),
+        Disorder::Ferromagnet => ferromagnet_deviations(
+            runs.iter()
+                .filter_map(|run| Some((&run.estimates, run.exact.as_ref()?))),
+        ),
         Disorder::Bimodal => spin_glass_deviations(systems, &spin_glass, unit),
     };
     Summary {
