@@ -7,7 +7,7 @@ use super::{TemperatureSeries, Trace};
 use crate::annealing::AnnealingSummary;
 use crate::annealing::{AnnealingAverage, ReweightedAverage};
 use crate::exact::{ExactIsing2d, kaufman};
-use crate::io::output::temperature_suffix;
+use crate::io::output::{temperature_file, temperature_tags};
 use crate::metropolis::Summary;
 use crate::stats::{Estimate, IsingEstimates, SpinGlassEstimates};
 
@@ -115,6 +115,11 @@ pub fn betas(summary: &Summary) -> Vec<f64> {
     } else {
         summary.runs.iter().map(|r| r.estimates.beta).collect()
     }
+}
+
+/// Per temperature, the tag of its files (`t01_T0.950`), in the scale the run's config gave.
+pub fn tags(summary: &Summary) -> Vec<String> {
+    temperature_tags(&betas(summary), summary.run.temperature_scale)
 }
 
 /// The x axis of a model's figures: beta for the ferromagnet, T for the spin glass.
@@ -329,6 +334,7 @@ pub fn padded_range(values: &[f64]) -> (f64, f64) {
 /// there are more than [`MAX_TRACE_POINTS`].
 pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries) -> Figure {
     let beta = betas(summary)[t];
+    let scale = summary.run.temperature_scale;
     let mean_label = format!("mean of {} systems", series.systems);
     let panel = |y_label: &str, of: fn(&Trace) -> &[f64]| Panel {
         y_label: y_label.to_string(),
@@ -342,10 +348,12 @@ pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries
         ],
     };
     Figure {
-        file: format!("timeseries_{}", temperature_suffix(t, beta, "svg")),
+        file: temperature_file("timeseries", &tags(summary)[t], "svg"),
         title: format!(
-            "{}, beta = {beta}: thermalisation (the first {} measurements), then production",
+            "{}, {} = {}: thermalisation (the first {} measurements), then production",
             run_name(summary),
+            scale.name(),
+            scale.value(beta),
             summary.thermalization_measurements
         ),
         x_label: "sweep".to_string(),
@@ -426,6 +434,7 @@ mod tests {
                 samples: 1,
                 replicas: 2,
                 seed: 1,
+                temperature_scale: Default::default(),
             },
             randoms: None,
             independent_unit: "a replica".into(),
@@ -540,7 +549,7 @@ mod tests {
             series.add(1, m, -2.0, 0.0);
         }
         let figure = timeseries_figure(&summary, 0, &series);
-        assert_eq!(figure.file, "timeseries_t00_beta_0.4.svg");
+        assert_eq!(figure.file, "timeseries_t00_beta0.4000.svg");
         assert!(
             figure
                 .title
