@@ -12,6 +12,7 @@ use serde_json::Value;
 use spinflip::exact::kaufman;
 use spinflip::io::output::npy_i8_header;
 use spinflip::io::run_dir::RunOptions;
+use spinflip::plot::KEY_HEIGHT;
 use spinflip::run::run;
 
 fn spinflip(args: &[&str]) -> Output {
@@ -103,7 +104,11 @@ fn assert_snapshot_shows(dir: &Path, file: &str, t: usize, z: usize) {
     let per_temperature: usize = shape[1..].iter().product();
     let plane = &spins[t * per_temperature + z * size * size..][..size * size];
     let (width, height, pixels) = png_pixels(&dir.join(file));
-    assert_eq!((width, height), (512, 512), "{file}");
+    assert_eq!(
+        (width, height),
+        (512, 512 + KEY_HEIGHT),
+        "{file}: the lattice, then its key"
+    );
     let scale = 512 / size;
     for y in 0..size {
         for x in 0..size {
@@ -176,7 +181,11 @@ fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
         let file = format!("plot_{key}.svg");
         let (figure, markers) = svg_figure(&dir.path().join(&file));
         let measured = assert_measured(&file, curve(&figure, 0), runs, key, |beta| beta);
-        assert_eq!(markers, measured, "{file}: one marker per finite point");
+        assert_eq!(
+            markers,
+            measured + 1,
+            "{file}: one marker per finite point, one in the legend"
+        );
         let exact = curve(&figure, 1);
         if key == "e" || key == "c" {
             let points = exact["points"].as_array().unwrap();
@@ -217,6 +226,12 @@ fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
             .map(|p| (p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap()))
             .collect();
         assert_eq!(drawn, first, "E/N of the first system");
+        let last_thermalization = thermalization.lines().last().unwrap().split(',').nth(1);
+        assert_eq!(
+            figure["production_from"].as_f64(),
+            last_thermalization.and_then(|sweep| sweep.parse().ok()),
+            "the line where production starts"
+        );
         assert_snapshot_shows(dir.path(), &format!("snapshot_{suffix}.png"), t, 0);
     }
     let plots = assert_redrawn_identically(dir.path());
@@ -234,7 +249,11 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
         let file = format!("plot_{key}.svg");
         let (figure, markers) = svg_figure(&small.join(&file));
         let measured = assert_measured(&file, curve(&figure, 0), temperatures, key, |b| 1.0 / b);
-        assert_eq!(markers, measured, "{file}: one marker per finite point");
+        assert_eq!(
+            markers,
+            measured + 1,
+            "{file}: one marker per finite point, one in the legend"
+        );
     }
     // 3D: the mid-plane z = L/2 of sample 0, replica 0.
     assert_snapshot_shows(small, "snapshot_t01_T1.500.png", 1, 2);
@@ -263,7 +282,23 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
             let temperatures = summary["spin_glass"].as_array().unwrap();
             drawn += assert_measured(&file, curve(&figure, c), temperatures, key, |b| 1.0 / b);
         }
-        assert_eq!(markers, drawn, "{file}");
+        assert_eq!(markers, drawn + 2, "{file}: and one per run in the legend");
+    }
+
+    // Two runs of one L, into the first directory (no --out): told apart by their directories.
+    let again = tempfile::tempdir().unwrap();
+    run_into(again.path(), &spin_glass(4));
+    let again_arg = again.path().to_str().unwrap();
+    let output = spinflip(&["plot", again_arg, dir_args[0]]);
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("plots in {again_arg}")),
+        "{stdout}"
+    );
+    let (figure, _) = svg_figure(&again.path().join("overlay_g.svg"));
+    for (c, dir) in [again_arg, dir_args[0]].iter().enumerate() {
+        assert_eq!(curve(&figure, c)["label"], format!("L = 4, {dir}"));
     }
 
     let ferromagnet = tempfile::tempdir().unwrap();
@@ -352,7 +387,10 @@ fn files_carry_short_temperature_tags_and_old_names_still_plot() {
             "{name:?} drawn from the old names"
         );
     }
-    assert_eq!(std::fs::read_dir(redrawn.path()).unwrap().count(), 5 + 2 + 2);
+    assert_eq!(
+        std::fs::read_dir(redrawn.path()).unwrap().count(),
+        5 + 2 + 2
+    );
 }
 
 #[test]

@@ -371,7 +371,7 @@ mod tests {
         let betas = [0.44068, 0.440687, 0.5];
         assert_eq!(
             temperature_tags(&betas, TemperatureScale::Beta),
-            ["t00_beta0.440680", "t01_beta0.440687", "t02_beta0.500000"]
+            ["t00_beta0.44068", "t01_beta0.44069", "t02_beta0.50000"]
         );
         assert_eq!(
             legacy_temperature_tag(1, 1.053509181272703),

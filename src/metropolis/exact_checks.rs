@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::summary::TemperatureSummary;
-use crate::config::Disorder;
+use crate::config::{Disorder, TemperatureScale};
 use crate::exact::{EnumeratedAverages, ExactIsing2d, enumerate, kaufman};
 use crate::model::couplings::coupling_values;
 use crate::model::ising::IsingSystems;
@@ -47,15 +47,20 @@ fn enumerable(systems: &IsingSystems, enumerations: u64) -> bool {
         && enumerations.saturating_mul((1 << sites) * sites * sites) <= ENUMERATION_BUDGET
 }
 
-/// The ferromagnet's deviations from its exact values, in words.
-pub(super) fn ferromagnet_deviations(runs: &[TemperatureSummary]) -> Vec<String> {
+/// The ferromagnet's deviations from its exact values, in words, each temperature in `scale`.
+pub(super) fn ferromagnet_deviations(
+    runs: &[TemperatureSummary],
+    scale: TemperatureScale,
+) -> Vec<String> {
     runs.iter()
         .flat_map(|run| {
             let (est, exact) = (&run.estimates, run.exact.as_ref());
             exact.into_iter().flat_map(move |x| {
                 [("e", est.e, x.e), ("c", est.c, x.c)]
                     .into_iter()
-                    .filter_map(move |(name, got, want)| deviation(est.beta, name, got, want))
+                    .filter_map(move |(name, got, want)| {
+                        deviation(scale.show(est.beta), name, got, want)
+                    })
             })
         })
         .collect()
@@ -64,11 +69,13 @@ pub(super) fn ferromagnet_deviations(runs: &[TemperatureSummary]) -> Vec<String>
 /// The spin glass's deviations from exact enumeration of its samples, where the lattice is
 /// tiny enough: the mean over samples of (measured - exact) thermal averages of `e`, `q^2` and
 /// `q_l`, with the error from the spread of the differences over units of samples (disorder
-/// fluctuations cancel), or the estimate's own error with a single unit.
+/// fluctuations cancel), or the estimate's own error with a single unit; each temperature in
+/// `scale`.
 pub(super) fn spin_glass_deviations(
     systems: &IsingSystems,
     temperatures: &[SpinGlassEstimates],
     unit: UnitSize,
+    scale: TemperatureScale,
 ) -> Vec<String> {
     let samples = systems.samples;
     if !enumerable(systems, u64::from(samples) * temperatures.len() as u64) {
@@ -105,7 +112,7 @@ pub(super) fn spin_glass_deviations(
                         mean: estimate.mean,
                         err,
                     };
-                    deviation(t.beta, name, measured, exact_mean)
+                    deviation(scale.show(t.beta), name, measured, exact_mean)
                 })
                 .collect::<Vec<_>>()
         })
@@ -127,12 +134,12 @@ fn difference_error(differences: &[f64], per_unit: usize, single_unit_error: f64
 }
 
 /// The warning when `got` is more than [`EXACT_TOLERANCE_SIGMAS`] errors from `exact` (none
-/// when the error is unknown).
-fn deviation(beta: f64, name: &str, got: Estimate, exact: f64) -> Option<String> {
+/// when the error is unknown), at `temperature` ("T 0.950000").
+fn deviation(temperature: String, name: &str, got: Estimate, exact: f64) -> Option<String> {
     let sigmas = (got.mean - exact).abs() / got.err;
     (sigmas > EXACT_TOLERANCE_SIGMAS && !got.err.is_nan()).then(|| {
         format!(
-            "beta {beta:.6}: {name} = {:.7} ± {:.7} is {sigmas:.1} errors from the exact {exact:.8}",
+            "{temperature}: {name} = {:.7} ± {:.7} is {sigmas:.1} errors from the exact {exact:.8}",
             got.mean, got.err
         )
     })

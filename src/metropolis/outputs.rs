@@ -12,8 +12,8 @@ use crate::config::FinalState;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::output::{
-    OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_file, temperature_tags,
-    write_couplings_npy, write_file, write_json, write_lattices_npy,
+    OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_file,
+    temperature_tags, write_couplings_npy, write_file, write_json, write_lattices_npy,
 };
 use crate::io::run_dir::{FINAL_STATE, SUMMARY};
 use crate::model::ising::IsingSystems;
@@ -105,11 +105,7 @@ pub(super) fn write_outputs(
                 overlaps_csv(&overlap_rows).as_bytes(),
             )?;
             let per_sample = &summary.spin_glass[t].per_sample;
-            write_file(
-                out,
-                &name("samples"),
-                samples_csv(per_sample).as_bytes(),
-            )?;
+            write_file(out, &name("samples"), samples_csv(per_sample).as_bytes())?;
         }
     }
     let lattice = systems.lattice;

@@ -140,8 +140,10 @@ pub(super) fn summarize(
         Disorder::Bimodal => spin_glass.iter().map(|t| t.tau_e.max(t.tau_q2)).collect(),
     };
     let warnings = match systems.disorder {
-        Disorder::Ferromagnet => ferromagnet_deviations(&runs),
-        Disorder::Bimodal => spin_glass_deviations(systems, &spin_glass, unit),
+        Disorder::Ferromagnet => ferromagnet_deviations(&runs, config.temperatures.scale()),
+        Disorder::Bimodal => {
+            spin_glass_deviations(systems, &spin_glass, unit, config.temperatures.scale())
+        }
     };
     Summary {
         run: RunDescription::new(config, info.clone(), engine_choice),

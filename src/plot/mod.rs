@@ -10,6 +10,7 @@
 //! ([`write_overlays`]). Every file is written atomically.
 
 mod figures;
+mod glyphs;
 mod read;
 mod snapshot;
 mod svg;
@@ -21,7 +22,7 @@ pub use figures::{
     overlay_figures, tags, timeseries_figure,
 };
 pub use read::{read_run, read_summary};
-pub use snapshot::snapshot_png;
+pub use snapshot::{KEY_HEIGHT, snapshot_png};
 
 use crate::annealing::AnnealingSummary;
 use crate::atomic::ensure_writable_dir;
@@ -171,9 +172,10 @@ pub fn write_plots<'a>(
     Ok(())
 }
 
-/// Write the overlays of runs of one model at several sizes into `out`.
-pub fn write_overlays(out: &Path, summaries: &[Summary]) -> Result<()> {
-    for figure in overlay_figures(summaries) {
+/// Write the overlays of runs of one model at several sizes into `out`; `names` name the runs
+/// (their directories) where two share L.
+pub fn write_overlays(out: &Path, summaries: &[Summary], names: &[String]) -> Result<()> {
+    for figure in overlay_figures(summaries, names) {
         write_figure(out, &figure)?;
     }
     Ok(())
@@ -226,6 +228,10 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
         }
     }
     ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
-    write_overlays(&out, &summaries)?;
+    let names: Vec<String> = dirs
+        .iter()
+        .map(|dir| dir.components().as_path().display().to_string())
+        .collect();
+    write_overlays(&out, &summaries, &names)?;
     Ok(out)
 }
