@@ -76,11 +76,16 @@ pub enum Command {
     /// Redraw a run's plots and snapshots from its output directory; with several directories
     /// (runs of one model at different L), overlay them instead (Binder U4 and e versus beta,
     /// or g and xi_L/L versus T) for finite-size crossings.
+    ///
+    /// One directory: plot_<key>.svg, timeseries_<tag>.svg and snapshot_<tag>.png, replacing
+    /// the run's own. Several: overlay_<key>.svg, one curve per run, labelled by L (and by the
+    /// directory where runs share L). Files go into the first directory unless --out names
+    /// another.
     Plot {
-        /// Run output directories.
+        /// Run output directories (directories written by earlier versions are read too).
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
-        /// Where the figures go (default: the first directory).
+        /// Write the figures into OUT (created if missing) instead of the first directory.
         #[arg(long)]
         out: Option<PathBuf>,
     },

@@ -4,6 +4,8 @@
 
 mod common;
 
+use spinflip::config::TemperatureScale;
+use spinflip::io::output::{temperature_file, temperature_tags};
 use spinflip::io::run_dir::RunOptions;
 use spinflip::run::run;
 
@@ -65,7 +67,8 @@ fn check(dims: u32, size: u32, field: f64, beta: f64) {
     let measured = &summary.runs[0].estimates;
     let (e, m, c) = enumerate(dims, size, field, beta);
     // Mean magnetisation from the per-replica CSV series (the summary holds |m|, m^2, m^4).
-    let csv = std::fs::read_to_string(dir.path().join(format!("timeseries_t00_beta_{beta}.csv")))
+    let tag = &temperature_tags(&[beta], TemperatureScale::Beta)[0];
+    let csv = std::fs::read_to_string(dir.path().join(temperature_file("timeseries", tag, "csv")))
         .unwrap();
     let ms: Vec<f64> = csv
         .lines()

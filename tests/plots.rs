@@ -12,6 +12,7 @@ use serde_json::Value;
 use spinflip::exact::kaufman;
 use spinflip::io::output::npy_i8_header;
 use spinflip::io::run_dir::RunOptions;
+use spinflip::plot::KEY_HEIGHT;
 use spinflip::run::run;
 
 fn spinflip(args: &[&str]) -> Output {
@@ -103,7 +104,11 @@ fn assert_snapshot_shows(dir: &Path, file: &str, t: usize, z: usize) {
     let per_temperature: usize = shape[1..].iter().product();
     let plane = &spins[t * per_temperature + z * size * size..][..size * size];
     let (width, height, pixels) = png_pixels(&dir.join(file));
-    assert_eq!((width, height), (512, 512), "{file}");
+    assert_eq!(
+        (width, height),
+        (512, 512 + KEY_HEIGHT),
+        "{file}: the lattice, then its key"
+    );
     let scale = 512 / size;
     for y in 0..size {
         for x in 0..size {
@@ -176,7 +181,11 @@ fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
         let file = format!("plot_{key}.svg");
         let (figure, markers) = svg_figure(&dir.path().join(&file));
         let measured = assert_measured(&file, curve(&figure, 0), runs, key, |beta| beta);
-        assert_eq!(markers, measured, "{file}: one marker per finite point");
+        assert_eq!(
+            markers,
+            measured + 1,
+            "{file}: one marker per finite point, one in the legend"
+        );
         let exact = curve(&figure, 1);
         if key == "e" || key == "c" {
             let points = exact["points"].as_array().unwrap();
@@ -194,8 +203,7 @@ fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
             assert!(exact.is_null(), "{file}: no exact curve");
         }
     }
-    for (t, beta) in ["0.4", "0.44"].iter().enumerate() {
-        let suffix = format!("t{t:02}_beta_{beta}");
+    for (t, suffix) in ["t00_beta0.4000", "t01_beta0.4400"].iter().enumerate() {
         let (figure, _) = svg_figure(&dir.path().join(format!("timeseries_{suffix}.svg")));
         let read = |kind: &str| {
             std::fs::read_to_string(dir.path().join(format!("{kind}_{suffix}.csv"))).unwrap()
@@ -218,6 +226,12 @@ fn ferromagnet_plots_show_the_summary_and_are_redrawn_from_the_files() {
             .map(|p| (p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap()))
             .collect();
         assert_eq!(drawn, first, "E/N of the first system");
+        let last_thermalization = thermalization.lines().last().unwrap().split(',').nth(1);
+        assert_eq!(
+            figure["production_from"].as_f64(),
+            last_thermalization.and_then(|sweep| sweep.parse().ok()),
+            "the line where production starts"
+        );
         assert_snapshot_shows(dir.path(), &format!("snapshot_{suffix}.png"), t, 0);
     }
     let plots = assert_redrawn_identically(dir.path());
@@ -235,10 +249,14 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
         let file = format!("plot_{key}.svg");
         let (figure, markers) = svg_figure(&small.join(&file));
         let measured = assert_measured(&file, curve(&figure, 0), temperatures, key, |b| 1.0 / b);
-        assert_eq!(markers, measured, "{file}: one marker per finite point");
+        assert_eq!(
+            markers,
+            measured + 1,
+            "{file}: one marker per finite point, one in the legend"
+        );
     }
     // 3D: the mid-plane z = L/2 of sample 0, replica 0.
-    assert_snapshot_shows(small, "snapshot_t01_beta_0.6666666666666666.png", 1, 2);
+    assert_snapshot_shows(small, "snapshot_t01_T1.500.png", 1, 2);
     assert_eq!(assert_redrawn_identically(small), 6 + 2 + 2);
 
     let overlays = tempfile::tempdir().unwrap();
@@ -264,7 +282,23 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
             let temperatures = summary["spin_glass"].as_array().unwrap();
             drawn += assert_measured(&file, curve(&figure, c), temperatures, key, |b| 1.0 / b);
         }
-        assert_eq!(markers, drawn, "{file}");
+        assert_eq!(markers, drawn + 2, "{file}: and one per run in the legend");
+    }
+
+    // Two runs of one L, into the first directory (no --out): told apart by their directories.
+    let again = tempfile::tempdir().unwrap();
+    run_into(again.path(), &spin_glass(4));
+    let again_arg = again.path().to_str().unwrap();
+    let output = spinflip(&["plot", again_arg, dir_args[0]]);
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("plots in {again_arg}")),
+        "{stdout}"
+    );
+    let (figure, _) = svg_figure(&again.path().join("overlay_g.svg"));
+    for (c, dir) in [again_arg, dir_args[0]].iter().enumerate() {
+        assert_eq!(curve(&figure, c)["label"], format!("L = 4, {dir}"));
     }
 
     let ferromagnet = tempfile::tempdir().unwrap();
@@ -282,6 +316,81 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
     assert!(!mixed.status.success());
     let stderr = String::from_utf8_lossy(&mixed.stderr);
     assert!(stderr.contains("different models"), "{stderr}");
+}
+
+/// The per-temperature files in `dir`, sorted.
+fn temperature_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.contains("_t0"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn files_carry_short_temperature_tags_and_old_names_still_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    run_into(dir.path(), FERROMAGNET);
+    let tags = ["t00_beta0.4000", "t01_beta0.4400"];
+    let mut want: Vec<String> = tags
+        .iter()
+        .flat_map(|tag| {
+            [
+                format!("snapshot_{tag}.png"),
+                format!("thermalization_{tag}.csv"),
+                format!("timeseries_{tag}.csv"),
+                format!("timeseries_{tag}.svg"),
+            ]
+        })
+        .collect();
+    want.sort();
+    assert_eq!(temperature_files(dir.path()), want);
+
+    // A run directory as spinflip wrote it before the short tags: the full beta in the names,
+    // no temperature scale in the summary.
+    let old = tempfile::tempdir().unwrap();
+    for name in ["config.ron", "final_state.npy"] {
+        std::fs::copy(dir.path().join(name), old.path().join(name)).unwrap();
+    }
+    let mut summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    summary.as_object_mut().unwrap().remove("temperature_scale");
+    std::fs::write(old.path().join("summary.json"), summary.to_string()).unwrap();
+    for (tag, legacy) in tags.iter().zip(["t00_beta_0.4", "t01_beta_0.44"]) {
+        for kind in ["thermalization", "timeseries"] {
+            std::fs::copy(
+                dir.path().join(format!("{kind}_{tag}.csv")),
+                old.path().join(format!("{kind}_{legacy}.csv")),
+            )
+            .unwrap();
+        }
+    }
+    let redrawn = tempfile::tempdir().unwrap();
+    let output = spinflip(&[
+        "plot",
+        old.path().to_str().unwrap(),
+        "--out",
+        redrawn.path().to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for entry in std::fs::read_dir(redrawn.path()).unwrap() {
+        let name = entry.unwrap().file_name();
+        assert_eq!(
+            std::fs::read(redrawn.path().join(&name)).unwrap(),
+            std::fs::read(dir.path().join(&name)).unwrap(),
+            "{name:?} drawn from the old names"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(redrawn.path()).unwrap().count(),
+        5 + 2 + 2
+    );
 }
 
 #[test]

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use algorithm::{Algorithm, AnnealingOptions, AnnealingSchedule, Resampling, Sweeps};
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
-pub use model::{Couplings, Disorder, Model, Temperatures};
+pub use model::{Couplings, Disorder, Model, TemperatureScale, Temperatures};
 
 use algorithm::one;
 

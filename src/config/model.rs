@@ -110,6 +110,15 @@ impl Temperatures {
         *self == Temperatures::default()
     }
 
+    /// The scale the config gives the temperatures in: T for `Temperatures` and `GeometricT`,
+    /// beta for `Betas` and `LinearBeta`.
+    pub fn scale(&self) -> TemperatureScale {
+        match self {
+            Temperatures::Betas(_) | Temperatures::LinearBeta { .. } => TemperatureScale::Beta,
+            Temperatures::Temperatures(_) | Temperatures::GeometricT { .. } => TemperatureScale::T,
+        }
+    }
+
     /// The inverse temperatures, in the order given (generated ladders from `min` to `max`).
     pub fn betas(&self) -> Vec<f64> {
         match self {
@@ -122,6 +131,41 @@ impl Temperatures {
                 ladder(*count).map(|f| min + (max - min) * f).collect()
             }
         }
+    }
+}
+
+/// How a run shows its temperatures (file names, tables, warnings): as the config gave them.
+/// Every number computed stays in beta; this is presentation only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum TemperatureScale {
+    /// Inverse temperatures (the default: summaries written before the scale was recorded).
+    #[default]
+    #[serde(rename = "beta")]
+    Beta,
+    /// Temperatures T = 1 / beta.
+    T,
+}
+
+impl TemperatureScale {
+    /// "beta" or "T".
+    pub fn name(self) -> &'static str {
+        match self {
+            TemperatureScale::Beta => "beta",
+            TemperatureScale::T => "T",
+        }
+    }
+
+    /// Inverse temperature `beta` in this scale.
+    pub fn value(self, beta: f64) -> f64 {
+        match self {
+            TemperatureScale::Beta => beta,
+            TemperatureScale::T => 1.0 / beta,
+        }
+    }
+
+    /// "beta 0.440687" or "T 0.950000": a temperature in this scale for a table or a warning.
+    pub fn show(self, beta: f64) -> String {
+        format!("{} {:.6}", self.name(), self.value(beta))
     }
 }
 

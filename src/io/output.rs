@@ -11,7 +11,7 @@ use std::io::Write as _;
 use rayon::prelude::*;
 
 use crate::atomic::{write_atomic, write_atomic_with};
-use crate::config::Disorder;
+use crate::config::{Disorder, TemperatureScale};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::run_dir::COUPLINGS;
@@ -32,10 +32,53 @@ pub fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<()> 
     write_file(dir, name, text.as_bytes())
 }
 
-/// The part of a per-temperature file name after its kind: temperature `t` (its index, two
-/// digits) at inverse temperature `beta`, e.g. `t01_beta_0.44.csv`.
-pub fn temperature_suffix(t: usize, beta: f64, extension: &str) -> String {
-    format!("t{t:02}_beta_{beta}.{extension}")
+/// Decimals of a temperature's tag in each scale before more are added to tell two apart.
+const TAG_DECIMALS_T: usize = 3;
+const TAG_DECIMALS_BETA: usize = 4;
+/// Beyond this many decimals the tags stop growing (only values that are not distinct, which
+/// validation refuses, get there).
+const TAG_MAX_DECIMALS: usize = 40;
+
+/// Per temperature of a run with inverse temperatures `betas`, the tag in the names of its
+/// files: the index (two digits) and the value in the scale the config gave, rounded to
+/// [`TAG_DECIMALS_T`] or [`TAG_DECIMALS_BETA`] decimals, or more where two would share a tag
+/// (all with as many): `t01_T0.950`, `t02_beta0.4407`. The exact values are in the files and
+/// the summary.
+pub fn temperature_tags(betas: &[f64], scale: TemperatureScale) -> Vec<String> {
+    let values: Vec<f64> = betas.iter().map(|&beta| scale.value(beta)).collect();
+    let first = match scale {
+        TemperatureScale::T => TAG_DECIMALS_T,
+        TemperatureScale::Beta => TAG_DECIMALS_BETA,
+    };
+    let rounded = |decimals: usize| -> Vec<String> {
+        values.iter().map(|v| format!("{v:.decimals$}")).collect()
+    };
+    let distinct = |texts: &[String]| {
+        let mut sorted = texts.to_vec();
+        sorted.sort();
+        sorted.windows(2).all(|pair| pair[0] != pair[1])
+    };
+    let decimals = (first..TAG_MAX_DECIMALS)
+        .find(|&d| distinct(&rounded(d)))
+        .unwrap_or(TAG_MAX_DECIMALS);
+    rounded(decimals)
+        .into_iter()
+        .enumerate()
+        .map(|(t, value)| format!("t{t:02}_{}{value}", scale.name()))
+        .collect()
+}
+
+/// The tag of temperature `t` in the file names of spinflip 0.1 before the short tags: the
+/// index and the full inverse temperature, `t01_beta_1.053509181272703`. Only readers of old
+/// run directories use it.
+pub fn legacy_temperature_tag(t: usize, beta: f64) -> String {
+    format!("t{t:02}_beta_{beta}")
+}
+
+/// The name of a per-temperature file: its kind, the temperature's tag, the extension
+/// (`timeseries_t01_T0.950.csv`).
+pub fn temperature_file(kind: &str, tag: &str, extension: &str) -> String {
+    format!("{kind}_{tag}.{extension}")
 }
 
 /// One row of a temperature's time series.
@@ -299,6 +342,42 @@ fn npy_header_of(bytes: &[u8], descr: &str) -> Option<(Vec<usize>, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temperature_tags_are_short_in_the_scale_the_config_gave() {
+        let betas = [0.4, 0.4406868, 0.48];
+        assert_eq!(
+            temperature_tags(&betas, TemperatureScale::Beta),
+            ["t00_beta0.4000", "t01_beta0.4407", "t02_beta0.4800"]
+        );
+        let from_t = [0.9, 0.95, 1.2].map(|t: f64| 1.0 / t);
+        assert_eq!(
+            temperature_tags(&from_t, TemperatureScale::T),
+            ["t00_T0.900", "t01_T0.950", "t02_T1.200"]
+        );
+        assert_eq!(
+            temperature_file("timeseries", "t01_T0.950", "csv"),
+            "timeseries_t01_T0.950.csv"
+        );
+    }
+
+    #[test]
+    fn temperature_tags_add_decimals_where_two_would_share_one() {
+        let close = [1.0 / 0.95, 1.0 / 0.9501, 1.0 / 1.2];
+        assert_eq!(
+            temperature_tags(&close, TemperatureScale::T),
+            ["t00_T0.9500", "t01_T0.9501", "t02_T1.2000"]
+        );
+        let betas = [0.44068, 0.440687, 0.5];
+        assert_eq!(
+            temperature_tags(&betas, TemperatureScale::Beta),
+            ["t00_beta0.44068", "t01_beta0.44069", "t02_beta0.50000"]
+        );
+        assert_eq!(
+            legacy_temperature_tag(1, 1.053509181272703),
+            "t01_beta_1.053509181272703"
+        );
+    }
 
     /// The bytes [`write_npy_i8`] writes, built in memory.
     fn npy_i8(shape: &[usize], values: impl Iterator<Item = i8>) -> Vec<u8> {

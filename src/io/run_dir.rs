@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, Disorder};
+use crate::config::{Config, Disorder, TemperatureScale};
 use crate::engine::EngineInfo;
 use crate::error::{Error, Result};
 use crate::stop::StopReason;
@@ -102,6 +102,10 @@ pub struct RunDescription {
     /// Replicas per sample and temperature (population annealing: the target population R).
     pub replicas: u32,
     pub seed: u64,
+    /// Whether the config gave temperatures or inverse temperatures: the file names, the table
+    /// and the warnings show them so (`beta` for summaries written before it was recorded).
+    #[serde(default)]
+    pub temperature_scale: TemperatureScale,
 }
 
 impl RunDescription {
@@ -123,6 +127,7 @@ impl RunDescription {
             samples: config.samples,
             replicas: config.replicas,
             seed: config.seed,
+            temperature_scale: config.temperatures.scale(),
         }
     }
 }

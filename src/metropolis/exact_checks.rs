@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use crate::config::Disorder;
+use crate::config::{Disorder, TemperatureScale};
 use crate::exact::{EnumeratedAverages, ExactIsing2d, enumerate, kaufman};
 use crate::model::couplings::{coupling_signs, coupling_values};
 use crate::model::ising::IsingSystems;
@@ -48,16 +48,19 @@ fn enumerable(systems: &IsingSystems, enumerations: u64) -> bool {
         && enumerations.saturating_mul((1 << sites) * sites * sites) <= ENUMERATION_BUDGET
 }
 
-/// The ferromagnet's deviations from its exact values, in words: of each temperature's
-/// estimates that have exact values beside them.
+/// The ferromagnet's deviations from its exact values, in words, each temperature in `scale`:
+/// of each temperature's estimates that have exact values beside them.
 pub(super) fn ferromagnet_deviations<'a>(
     runs: impl IntoIterator<Item = (&'a IsingEstimates, &'a ExactIsing2d)>,
+    scale: TemperatureScale,
 ) -> Vec<String> {
     runs.into_iter()
         .flat_map(|(est, x)| {
             [("e", est.e, x.e), ("c", est.c, x.c)]
                 .into_iter()
-                .filter_map(move |(name, got, want)| deviation(est.beta, name, got, want))
+                .filter_map(move |(name, got, want)| {
+                    deviation(scale.show(est.beta), name, got, want)
+                })
         })
         .collect()
 }
@@ -65,11 +68,13 @@ pub(super) fn ferromagnet_deviations<'a>(
 /// The spin glass's deviations from exact enumeration of its samples, where the lattice is
 /// tiny enough: the mean over samples of (measured - exact) thermal averages of `e`, `q^2` and
 /// `q_l`, with the error from the spread of the differences over units of samples (disorder
-/// fluctuations cancel), or the estimate's own error with a single unit.
+/// fluctuations cancel), or the estimate's own error with a single unit; each temperature in
+/// `scale`.
 pub(super) fn spin_glass_deviations(
     systems: &IsingSystems,
     temperatures: &[SpinGlassEstimates],
     unit: UnitSize,
+    scale: TemperatureScale,
 ) -> Vec<String> {
     let samples = systems.samples;
     if !enumerable(systems, u64::from(samples) * temperatures.len() as u64) {
@@ -110,7 +115,7 @@ pub(super) fn spin_glass_deviations(
                         mean: estimate.mean,
                         err,
                     };
-                    deviation(t.beta, name, measured, exact_mean)
+                    deviation(scale.show(t.beta), name, measured, exact_mean)
                 })
                 .collect::<Vec<_>>()
         })
@@ -132,12 +137,12 @@ fn difference_error(differences: &[f64], per_unit: usize, single_unit_error: f64
 }
 
 /// The warning when `got` is more than [`EXACT_TOLERANCE_SIGMAS`] errors from `exact` (none
-/// when the error is unknown).
-fn deviation(beta: f64, name: &str, got: Estimate, exact: f64) -> Option<String> {
+/// when the error is unknown), at `temperature` ("T 0.950000").
+fn deviation(temperature: String, name: &str, got: Estimate, exact: f64) -> Option<String> {
     let sigmas = (got.mean - exact).abs() / got.err;
     (sigmas > EXACT_TOLERANCE_SIGMAS && !got.err.is_nan()).then(|| {
         format!(
-            "beta {beta:.6}: {name} = {:.7} ± {:.7} is {sigmas:.1} errors from the exact {exact:.8}",
+            "{temperature}: {name} = {:.7} ± {:.7} is {sigmas:.1} errors from the exact {exact:.8}",
             got.mean, got.err
         )
     })

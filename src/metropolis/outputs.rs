@@ -12,8 +12,8 @@ use crate::config::FinalState;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::output::{
-    OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_suffix,
-    write_couplings_npy, write_file, write_json, write_lattices_npy,
+    OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_file,
+    temperature_tags, write_couplings_npy, write_file, write_json, write_lattices_npy,
 };
 use crate::io::run_dir::{FINAL_STATE, SUMMARY};
 use crate::model::ising::IsingSystems;
@@ -82,33 +82,30 @@ pub(super) fn write_outputs(
     let sweep_of = |m: usize| schedule.sweep_of_measurement(m as u64) + 1;
     let sites = systems.lattice.sites();
     let thermalizing = series.thermalizing();
-    for (t, (beta, samples)) in systems.betas.iter().zip(&series.production).enumerate() {
+    let tags = temperature_tags(&systems.betas, summary.run.temperature_scale);
+    for (t, (tag, samples)) in tags.iter().zip(&series.production).enumerate() {
         let after = |m: usize| sweep_of(m + series.thermalization);
         let (rows, overlap_rows) = series_rows(samples, disordered, after);
         let (thermalization_rows, _) = series_rows(&thermalizing[t], disordered, sweep_of);
-        let suffix = temperature_suffix(t, *beta, "csv");
+        let name = |kind: &str| temperature_file(kind, tag, "csv");
         write_file(
             out,
-            &format!("timeseries_{suffix}"),
+            &name("timeseries"),
             series_csv(&rows, sites).as_bytes(),
         )?;
         write_file(
             out,
-            &format!("thermalization_{suffix}"),
+            &name("thermalization"),
             series_csv(&thermalization_rows, sites).as_bytes(),
         )?;
         if disordered {
             write_file(
                 out,
-                &format!("overlaps_{suffix}"),
+                &name("overlaps"),
                 overlaps_csv(&overlap_rows).as_bytes(),
             )?;
             let per_sample = &summary.spin_glass[t].per_sample;
-            write_file(
-                out,
-                &format!("samples_{suffix}"),
-                samples_csv(per_sample).as_bytes(),
-            )?;
+            write_file(out, &name("samples"), samples_csv(per_sample).as_bytes())?;
         }
     }
     let lattice = systems.lattice;

@@ -216,7 +216,10 @@ pub fn run_sweeps(
             counted,
             sweep_of,
         )?;
-        summary.warnings.extend(tempering_warnings(&diagnostics));
+        summary.warnings.extend(tempering_warnings(
+            &diagnostics,
+            summary.run.temperature_scale,
+        ));
         summary.tempering = Some(diagnostics);
     }
     write_outputs(

@@ -143,8 +143,11 @@ pub(super) fn summarize(
         Disorder::Ferromagnet => ferromagnet_deviations(
             runs.iter()
                 .filter_map(|run| Some((&run.estimates, run.exact.as_ref()?))),
+            config.temperatures.scale(),
         ),
-        Disorder::Bimodal => spin_glass_deviations(systems, &spin_glass, unit),
+        Disorder::Bimodal => {
+            spin_glass_deviations(systems, &spin_glass, unit, config.temperatures.scale())
+        }
     };
     Summary {
         run: RunDescription::new(config, info.clone(), engine_choice),

@@ -35,18 +35,25 @@ pub fn summary_table(summary: &Summary) -> String {
                 .map_or(String::new(), |s| format!(" ({s:.0} sweeps each)"))
         );
     }
+    let scale = summary.run.temperature_scale;
     let pm = |e: &Estimate| format!("{:.7} ± {:.7}", e.mean, e.err);
     if !summary.spin_glass.is_empty() {
         let _ = writeln!(
             table,
             "{} samples; errors from the spread over samples\n{:>9} {:>24} {:>22} {:>20} {:>20} {:>20}",
-            summary.run.samples, "beta", "e", "c", "q2", "g", "xi_L/L"
+            summary.run.samples,
+            scale.name(),
+            "e",
+            "c",
+            "q2",
+            "g",
+            "xi_L/L"
         );
         for t in &summary.spin_glass {
             let _ = writeln!(
                 table,
                 "{:>9.6} {:>24} {:>22} {:>20} {:>20} {:>20}",
-                t.beta,
+                scale.value(t.beta),
                 pm(&t.e),
                 pm(&t.c),
                 pm(&t.q2),
@@ -59,7 +66,14 @@ pub fn summary_table(summary: &Summary) -> String {
     let _ = writeln!(
         table,
         "{:>9} {:>24} {:>13} {:>22} {:>13} {:>20} {:>20} {:>8}",
-        "beta", "e", "e exact", "c", "c exact", "|m|", "U4", "tau_e"
+        scale.name(),
+        "e",
+        "e exact",
+        "c",
+        "c exact",
+        "|m|",
+        "U4",
+        "tau_e"
     );
     for run in &summary.runs {
         let est = &run.estimates;
@@ -69,7 +83,7 @@ pub fn summary_table(summary: &Summary) -> String {
         let _ = writeln!(
             table,
             "{:>9.6} {:>24} {:>13} {:>22} {:>13} {:>20} {:>20} {:>8.2}",
-            est.beta,
+            scale.value(est.beta),
             pm(&est.e),
             e_exact,
             pm(&est.c),
@@ -100,8 +114,8 @@ fn verdict_lines(summary: &Summary) -> String {
     lines.push('\n');
     for check in checks.iter().filter(|c| c.verdict != Verdict::Stable) {
         lines += &format!(
-            "  beta {:.6}: {}: {}\n",
-            check.beta,
+            "  {}: {}: {}\n",
+            summary.run.temperature_scale.show(check.beta),
             check.verdict.words(),
             check.reason
         );

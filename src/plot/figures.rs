@@ -7,7 +7,7 @@ use super::{TemperatureSeries, Trace};
 use crate::annealing::AnnealingSummary;
 use crate::annealing::{AnnealingAverage, ReweightedAverage};
 use crate::exact::{ExactIsing2d, kaufman};
-use crate::io::output::temperature_suffix;
+use crate::io::output::{temperature_file, temperature_tags};
 use crate::metropolis::Summary;
 use crate::stats::{Estimate, IsingEstimates, SpinGlassEstimates};
 
@@ -24,6 +24,10 @@ pub struct Figure {
     pub title: String,
     pub x_label: String,
     pub panels: Vec<Panel>,
+    /// Time series: the sweep of the last thermalisation measurement, drawn as a vertical line
+    /// where production starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub production_from: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,6 +121,11 @@ pub fn betas(summary: &Summary) -> Vec<f64> {
     }
 }
 
+/// Per temperature, the tag of its files (`t01_T0.950`), in the scale the run's config gave.
+pub fn tags(summary: &Summary) -> Vec<String> {
+    temperature_tags(&betas(summary), summary.run.temperature_scale)
+}
+
 /// The x axis of a model's figures: beta for the ferromagnet, T for the spin glass.
 fn x_label(summary: &Summary) -> &'static str {
     if is_spin_glass(summary) { "T" } else { "beta" }
@@ -186,6 +195,7 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
         ),
         x_label: "beta".to_string(),
         panels,
+        production_from: None,
     }
 }
 
@@ -213,19 +223,22 @@ pub fn observable_figures(summary: &Summary) -> Vec<Figure> {
                     y_label: label.to_string(),
                     curves,
                 }],
+                production_from: None,
             }
         })
         .collect()
 }
 
-/// The figures overlaying runs of one model at different sizes (sorted by L), one per
-/// observable whose crossing locates the transition.
-pub fn overlay_figures(summaries: &[Summary]) -> Vec<Figure> {
+/// The figures overlaying runs of one model (sorted by L), one per observable whose crossing
+/// locates the transition; `names[i]` names run `i` (its directory) in the legend where two
+/// runs share L.
+pub fn overlay_figures(summaries: &[Summary], names: &[String]) -> Vec<Figure> {
     let Some(first) = summaries.first() else {
         return Vec::new();
     };
-    let mut by_size: Vec<&Summary> = summaries.iter().collect();
-    by_size.sort_by_key(|s| s.run.size);
+    let labels = overlay_labels(summaries, names);
+    let mut by_size: Vec<(&Summary, &String)> = summaries.iter().zip(&labels).collect();
+    by_size.sort_by_key(|(s, _)| s.run.size);
     let keys = if is_spin_glass(first) {
         SPIN_GLASS_OVERLAYS
     } else {
@@ -235,8 +248,8 @@ pub fn overlay_figures(summaries: &[Summary]) -> Vec<Figure> {
         .map(|key| {
             let curves: Vec<Curve> = by_size
                 .iter()
-                .map(|summary| Curve {
-                    label: format!("L = {}", summary.run.size),
+                .map(|(summary, label)| Curve {
+                    label: label.to_string(),
                     style: Style::MeasuredJoined,
                     points: measured(summary, key).1,
                 })
@@ -250,7 +263,22 @@ pub fn overlay_figures(summaries: &[Summary]) -> Vec<Figure> {
                     y_label: label.to_string(),
                     curves,
                 }],
+                production_from: None,
             }
+        })
+        .collect()
+}
+
+/// The legend entry of each overlaid run: "L = 8", or "L = 8, runs/a" where another run has
+/// the same L.
+fn overlay_labels(summaries: &[Summary], names: &[String]) -> Vec<String> {
+    let size_shared = |size: u32| summaries.iter().filter(|s| s.run.size == size).count() > 1;
+    summaries
+        .iter()
+        .zip(names)
+        .map(|(summary, name)| match size_shared(summary.run.size) {
+            true => format!("L = {}, {name}", summary.run.size),
+            false => format!("L = {}", summary.run.size),
         })
         .collect()
 }
@@ -329,6 +357,7 @@ pub fn padded_range(values: &[f64]) -> (f64, f64) {
 /// there are more than [`MAX_TRACE_POINTS`].
 pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries) -> Figure {
     let beta = betas(summary)[t];
+    let scale = summary.run.temperature_scale;
     let mean_label = format!("mean of {} systems", series.systems);
     let panel = |y_label: &str, of: fn(&Trace) -> &[f64]| Panel {
         y_label: y_label.to_string(),
@@ -342,15 +371,24 @@ pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries
         ],
     };
     Figure {
-        file: format!("timeseries_{}", temperature_suffix(t, beta, "svg")),
+        file: temperature_file("timeseries", &tags(summary)[t], "svg"),
         title: format!(
-            "{}, beta = {beta}: thermalisation (the first {} measurements), then production",
+            "{}, {} = {}: thermalisation (the first {} measurements), then production",
             run_name(summary),
+            scale.name(),
+            scale.value(beta),
             summary.thermalization_measurements
         ),
         x_label: "sweep".to_string(),
         panels: vec![panel("E/N", |t| &t.energy), panel("|M|/N", |t| &t.abs_m)],
+        production_from: thermalization_end(summary, series),
     }
+}
+
+/// The sweep of the last thermalisation measurement, where the series has one.
+fn thermalization_end(summary: &Summary, series: &TemperatureSeries) -> Option<f64> {
+    let last = (summary.thermalization_measurements as usize).checked_sub(1)?;
+    series.sweeps.get(last).map(|&sweep| sweep as f64)
 }
 
 fn trace(label: String, sweeps: &[u64], values: &[f64]) -> Curve {
@@ -426,6 +464,7 @@ mod tests {
                 samples: 1,
                 replicas: 2,
                 seed: 1,
+                temperature_scale: Default::default(),
             },
             randoms: None,
             independent_unit: "a replica".into(),
@@ -507,17 +546,29 @@ mod tests {
     #[test]
     fn overlays_have_one_curve_per_size_in_order() {
         let runs = [ferromagnet(16, &[0.4, 0.45]), ferromagnet(8, &[0.4, 0.45])];
-        let figures = overlay_figures(&runs);
+        let names = ["big".to_string(), "small".to_string()];
+        let figures = overlay_figures(&runs, &names);
         assert_eq!(figures[0].file, "overlay_u4.svg");
-        let labels: Vec<&str> = figures[0].panels[0]
-            .curves
-            .iter()
-            .map(|c| c.label.as_str())
-            .collect();
-        assert_eq!(labels, ["L = 8", "L = 16"]);
+        let labels = |figure: &Figure| -> Vec<String> {
+            let curves = &figure.panels[0].curves;
+            curves.iter().map(|c| c.label.clone()).collect()
+        };
+        assert_eq!(labels(&figures[0]), ["L = 8", "L = 16"]);
         assert_eq!(
             figures[0].panels[0].curves[1].points[1],
             Point::of(0.45, estimate(7.0 * 0.45))
+        );
+        let same_size = [
+            ferromagnet(8, &[0.4]),
+            ferromagnet(8, &[0.45]),
+            runs[0].clone(),
+        ];
+        let names = ["runs/a", "runs/b", "runs/c"].map(String::from);
+        let figures = overlay_figures(&same_size, &names);
+        assert_eq!(
+            labels(&figures[0]),
+            ["L = 8, runs/a", "L = 8, runs/b", "L = 16"],
+            "runs that share L are told apart by their directories"
         );
     }
 
@@ -540,7 +591,15 @@ mod tests {
             series.add(1, m, -2.0, 0.0);
         }
         let figure = timeseries_figure(&summary, 0, &series);
-        assert_eq!(figure.file, "timeseries_t00_beta_0.4.svg");
+        assert_eq!(figure.production_from, None, "no thermalisation measured");
+        let mut thermalized = summary.clone();
+        thermalized.thermalization_measurements = 3;
+        assert_eq!(
+            timeseries_figure(&thermalized, 0, &series).production_from,
+            Some(120.0),
+            "the third measurement, at sweep 120, ends the thermalisation"
+        );
+        assert_eq!(figure.file, "timeseries_t00_beta0.4000.svg");
         assert!(
             figure
                 .title

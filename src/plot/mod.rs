@@ -10,6 +10,7 @@
 //! ([`write_overlays`]). Every file is written atomically.
 
 mod figures;
+mod glyphs;
 mod read;
 mod snapshot;
 mod svg;
@@ -18,16 +19,16 @@ use std::path::{Path, PathBuf};
 
 pub use figures::{
     Curve, Figure, Panel, Point, Style, annealing_figure, betas, is_spin_glass, observable_figures,
-    overlay_figures, timeseries_figure,
+    overlay_figures, tags, timeseries_figure,
 };
 pub use read::{read_run, read_summary};
-pub use snapshot::snapshot_png;
+pub use snapshot::{KEY_HEIGHT, snapshot_png};
 
 use crate::annealing::AnnealingSummary;
 use crate::atomic::ensure_writable_dir;
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
-use crate::io::output::{temperature_suffix, write_file};
+use crate::io::output::{temperature_file, write_file};
 use crate::metropolis::Summary;
 use crate::stats::SampleSeries;
 
@@ -163,22 +164,18 @@ pub fn write_plots<'a>(
     for figure in observable_figures(summary).into_iter().chain(timeseries) {
         write_figure(out, &figure)?;
     }
-    for (t, (beta, (spins, system))) in betas(summary).into_iter().zip(lattices).enumerate() {
+    for (tag, (spins, system)) in tags(summary).into_iter().zip(lattices) {
         let up = |site| spins.up(system, site);
         let png = snapshot_png(up, summary.run.dims, summary.run.size)?;
-        write_file(out, &snapshot_name(t, beta), &png)?;
+        write_file(out, &temperature_file("snapshot", &tag, "png"), &png)?;
     }
     Ok(())
 }
 
-/// The file name of the snapshot of temperature `t`.
-fn snapshot_name(t: usize, beta: f64) -> String {
-    format!("snapshot_{}", temperature_suffix(t, beta, "png"))
-}
-
-/// Write the overlays of runs of one model at several sizes into `out`.
-pub fn write_overlays(out: &Path, summaries: &[Summary]) -> Result<()> {
-    for figure in overlay_figures(summaries) {
+/// Write the overlays of runs of one model at several sizes into `out`; `names` name the runs
+/// (their directories) where two share L.
+pub fn write_overlays(out: &Path, summaries: &[Summary], names: &[String]) -> Result<()> {
+    for figure in overlay_figures(summaries, names) {
         write_figure(out, &figure)?;
     }
     Ok(())
@@ -231,6 +228,10 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
         }
     }
     ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
-    write_overlays(&out, &summaries)?;
+    let names: Vec<String> = dirs
+        .iter()
+        .map(|dir| dir.components().as_path().display().to_string())
+        .collect();
+    write_overlays(&out, &summaries, &names)?;
     Ok(out)
 }

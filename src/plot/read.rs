@@ -4,12 +4,14 @@
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::{RunRecord, TemperatureSeries, betas, is_spin_glass, sites};
+use super::{RunRecord, TemperatureSeries, betas, is_spin_glass, sites, tags};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
-use crate::io::output::{npy_i8_header, npy_u8_header, temperature_suffix, unpack_rows};
+use crate::io::output::{
+    legacy_temperature_tag, npy_i8_header, npy_u8_header, temperature_file, unpack_rows,
+};
 use crate::io::run_dir::FINAL_STATE;
 use crate::io::run_dir::SUMMARY;
 use crate::metropolis::Summary;
@@ -29,12 +31,15 @@ pub fn read_summary(dir: &Path) -> Result<Summary> {
 /// Everything the plots of the run in `dir` are drawn from.
 pub fn read_run(dir: &Path) -> Result<RunRecord> {
     let summary = read_summary(dir)?;
-    let series = betas(&summary)
+    let legacy_tags = betas(&summary)
         .into_iter()
         .enumerate()
-        .map(|(t, beta)| {
-            let file =
-                |kind: &str| dir.join(format!("{kind}_{}", temperature_suffix(t, beta, "csv")));
+        .map(|(t, beta)| legacy_temperature_tag(t, beta));
+    let series = tags(&summary)
+        .into_iter()
+        .zip(legacy_tags)
+        .map(|(tag, legacy)| {
+            let file = |kind: &str| series_file(dir, kind, &tag, &legacy);
             let production = read_series(&file("timeseries"), &summary)?;
             // Runs before thermalisation was measured have no such file.
             let thermalization = file("thermalization");
@@ -50,6 +55,18 @@ pub fn read_run(dir: &Path) -> Result<RunRecord> {
         series,
         lattices,
     })
+}
+
+/// The CSV of `kind` of one temperature in `dir`: named by its short `tag`, or, in a directory
+/// written before the short tags, by its `legacy` one (the new name where neither exists, for
+/// the error).
+fn series_file(dir: &Path, kind: &str, tag: &str, legacy: &str) -> PathBuf {
+    let short = dir.join(temperature_file(kind, tag, "csv"));
+    let old = dir.join(temperature_file(kind, legacy, "csv"));
+    match !short.exists() && old.exists() {
+        true => old,
+        false => short,
+    }
 }
 
 /// A time-series CSV (`measurement, sweep, [sample,] replica, E, M, e, m`; rows by measurement,

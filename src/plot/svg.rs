@@ -13,6 +13,8 @@ const WIDTH: u32 = 800;
 const PANEL_HEIGHT: u32 = 500;
 const MARKER_RADIUS: u32 = 3;
 const ERROR_BAR_WIDTH: u32 = 8;
+/// Length of a line in the legend, in pixels.
+const LEGEND_LINE: i32 = 20;
 /// Room above the data for each legend entry, as a fraction of the data's height, so that the
 /// legend (upper right) covers no point.
 const LEGEND_ROOM_PER_CURVE: f64 = 0.08;
@@ -49,7 +51,8 @@ fn draw_panel(
         false => [p.y, p.y],
     });
     let (y_low, y_high) = padded_range(&y_extent.collect::<Vec<_>>());
-    let y_high = y_high + (y_high - y_low) * LEGEND_ROOM_PER_CURVE * panel.curves.len() as f64;
+    let entries = panel.curves.len() + usize::from(figure.production_from.is_some());
+    let y_high = y_high + (y_high - y_low) * LEGEND_ROOM_PER_CURVE * entries as f64;
     let mut builder = ChartBuilder::on(area);
     builder
         .margin(12)
@@ -76,6 +79,9 @@ fn draw_panel(
     for (i, curve) in panel.curves.iter().enumerate() {
         draw_curve(figure, &mut chart, curve, Palette99::pick(i).to_rgba())?;
     }
+    if let Some(sweep) = figure.production_from {
+        draw_production_start(figure, &mut chart, sweep, (y_low, y_high))?;
+    }
     drawn(
         figure,
         chart
@@ -91,7 +97,12 @@ fn draw_panel(
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// One curve; points with a non-finite coordinate are left out (a NaN estimate has no place).
-fn draw_curve(figure: &Figure, chart: &mut Chart, curve: &Curve, colour: RGBAColor) -> Result<()> {
+fn draw_curve<'a, 'b: 'a>(
+    figure: &Figure,
+    chart: &mut Chart<'a, 'b>,
+    curve: &Curve,
+    colour: RGBAColor,
+) -> Result<()> {
     let mut points: Vec<_> = curve
         .points
         .iter()
@@ -104,12 +115,13 @@ fn draw_curve(figure: &Figure, chart: &mut Chart, curve: &Curve, colour: RGBACol
             colour.stroke_width(width),
         )
     };
-    let legend = move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2));
     match curve.style {
         Style::Line => {
             drawn(figure, chart.draw_series(line(2)))?
                 .label(&curve.label)
-                .legend(legend);
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + LEGEND_LINE, y)], colour.stroke_width(2))
+                });
         }
         Style::Measured | Style::MeasuredJoined => {
             if curve.style == Style::MeasuredJoined {
@@ -129,11 +141,32 @@ fn draw_curve(figure: &Figure, chart: &mut Chart, curve: &Curve, colour: RGBACol
             let markers = points
                 .iter()
                 .map(|p| Circle::new((p.x, p.y), MARKER_RADIUS, colour.filled()));
+            // The legend shows what the plot draws: a marker, on a thin line where joined.
+            let joined = curve.style == Style::MeasuredJoined;
             drawn(figure, chart.draw_series(markers))?
                 .label(&curve.label)
-                .legend(legend);
+                .legend(move |(x, y)| {
+                    let line_end = if joined { LEGEND_LINE } else { 0 };
+                    EmptyElement::at((x, y))
+                        + PathElement::new([(0, 0), (line_end, 0)], colour.stroke_width(1))
+                        + Circle::new((LEGEND_LINE / 2, 0), MARKER_RADIUS, colour.filled())
+                });
         }
     }
+    Ok(())
+}
+
+/// The vertical line at the sweep where production starts, over the panel's whole height.
+fn draw_production_start(
+    figure: &Figure,
+    chart: &mut Chart,
+    sweep: f64,
+    (y_low, y_high): (f64, f64),
+) -> Result<()> {
+    let line = LineSeries::new([(sweep, y_low), (sweep, y_high)], BLACK.stroke_width(1));
+    drawn(figure, chart.draw_series(line))?
+        .label("end of thermalisation")
+        .legend(|(x, y)| PathElement::new([(x, y), (x + LEGEND_LINE, y)], BLACK.stroke_width(1)));
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::{LOW_ACCEPTANCE, TemperingDiagnostics, round_trips_of, tempering_diagnostics};
+use crate::config::TemperatureScale;
 use crate::engine::tempering::Chains;
 use crate::error::Result;
 use crate::io::output::write_file;
@@ -42,16 +43,17 @@ pub fn finish_tempering(
 }
 
 /// What makes a tempering run untrustworthy, in words: pairs that hardly swap, chains that
-/// never crossed the ladder (the run's equilibration verdict fails on these).
-pub fn tempering_warnings(d: &TemperingDiagnostics) -> Vec<String> {
+/// never crossed the ladder (the run's equilibration verdict fails on these); temperatures in
+/// `scale`.
+pub fn tempering_warnings(d: &TemperingDiagnostics, scale: TemperatureScale) -> Vec<String> {
     let mut warnings: Vec<String> = (d.acceptance.iter().enumerate())
         .filter(|&(_, &a)| a < LOW_ACCEPTANCE)
         .map(|(k, &a)| {
             format!(
-                "tempering: swaps between beta {} and {} were accepted {:.1}% of the time; \
+                "tempering: swaps between {} and {} were accepted {:.1}% of the time; \
                  add temperatures between them",
-                d.betas[k],
-                d.betas[k + 1],
+                scale.show(d.betas[k]),
+                scale.show(d.betas[k + 1]),
                 100.0 * a
             )
         })
