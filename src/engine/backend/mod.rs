@@ -3,13 +3,14 @@
 //! with those three (the order of a plan's resampling, sweeps and read-backs, the checks of
 //! population annealing's calls) is the same on both and is written here once:
 //!
-//! - [`simple`]: the simple engines (`engine::wgpu::simple`, `engine::cuda::simple`);
-//! - [`multispin`]: the multispin engines (`engine::wgpu::multispin`,
-//!   `engine::cuda::multispin`).
-//!
-//! Each backend implements the trait of an engine kind ([`simple::SimpleBackend`],
-//! [`multispin::MultispinBackend`]); its `Engine::execute` and `Populations` methods call the
-//! functions beside the trait.
+//! - [`simple`]: the simple engine itself, [`simple::SimpleEngine`], generic over its
+//!   backend's buffers and kernels ([`simple::SimpleBackend`]: `engine::wgpu::simple::WgpuSimple`,
+//!   `engine::cuda::simple::CudaSimple`);
+//! - [`multispin`]: the multispin engines' plan and population annealing, over
+//!   [`multispin::MultispinBackend`] and [`multispin::MultispinAnnealing`], which the engines
+//!   `engine::wgpu::multispin::MultispinWgpuEngine` and `engine::cuda::multispin::MultispinCudaEngine`
+//!   implement (their state is large and bound to the word layout, so the engine is the
+//!   backend's own type, and only its orchestration is shared).
 
 pub mod multispin;
 pub mod simple;

@@ -1,88 +1,181 @@
-//! The simple engines' plan and population calls, written once over [`SimpleBackend`]: what the
-//! wgpu and CUDA simple engines (`engine::wgpu::simple`, `engine::cuda::simple`) each provide.
+//! The simple engine of the device backends, written once over [`SimpleBackend`]: the engine
+//! holds the systems and the host's replay of population annealing's resampling steps, and
+//! orders a plan's copies, launches and reads; a backend (`engine::wgpu::simple`,
+//! `engine::cuda::simple`) holds the buffers and kernels and does what the engine asks.
 
 use crate::engine::annealing::{HostResampling, ResamplingTable};
-use crate::engine::{Measurements, Observation, Plan, check_betas, check_copy_map};
+use crate::engine::{
+    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
+    check_betas, check_copy_map,
+};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
-/// What a backend's simple engine provides: its systems, its kernels' launches, the copy of
-/// whole lattices, and the reads of what a plan measured.
+/// What a backend provides the simple engine: one `i32` per spin on the device, its kernels'
+/// launches, the copy of whole lattices, and the reads of what a plan measured. `systems` is
+/// always the engine's (its betas the current ones).
 pub trait SimpleBackend {
-    /// The systems on the device.
-    fn systems(&self) -> &IsingSystems;
+    /// The backend's name in [`EngineInfo`] ("wgpu", "cuda").
+    const NAME: &'static str;
 
-    /// The systems, for population annealing's new temperatures.
-    fn systems_mut(&mut self) -> &mut IsingSystems;
+    /// The adapter or device, and its driver ([`EngineInfo::adapter`], [`EngineInfo::driver`]).
+    fn adapter_and_driver(&self) -> (String, String);
 
-    /// The host's replay of population annealing's resampling steps.
-    fn host_resampling(&mut self) -> &mut HostResampling;
+    /// Most measurement slots one plan may fill ([`Engine::max_plan_slots`]).
+    fn max_plan_slots(&self, _systems: &IsingSystems) -> u64 {
+        u64::MAX
+    }
+
+    /// Write the lattices, one `+-1` per site, system after system.
+    fn write_lattices(&mut self, signs: &[i32]) -> Result<()>;
+
+    /// The lattices as [`SimpleBackend::write_lattices`] takes them.
+    fn read_lattices(&mut self) -> Result<Vec<i32>>;
+
+    /// Random lattices on the device (the CPU engine's `hot_start` twin).
+    fn hot_start(&mut self, systems: &IsingSystems) -> Result<()>;
+
+    /// Parallel tempering from `state` ([`Tempering::set_tempering`]).
+    fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()>;
+
+    /// The tempering state; empty without tempering.
+    fn tempering_state(&mut self) -> Result<Vec<u32>>;
 
     /// Room for the plan's observations and tempering's history, zeroed by the plan's first
     /// launch at the latest; swap rounds measure into a scratch slot past the plan's.
-    fn prepare_slots(&mut self, plan: &Plan) -> Result<()>;
+    fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()>;
 
     /// Launch the plan's sweeps, measurements and swap rounds; the reads below wait for them.
-    fn launch_plan(&mut self, plan: &Plan) -> Result<()>;
+    fn launch_plan(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()>;
 
     /// The observations of the first `slots` slots, slot-major.
-    fn read_observations(&mut self, slots: u32) -> Result<Vec<Observation>>;
+    fn read_observations(&mut self, systems: &IsingSystems, slots: u32)
+    -> Result<Vec<Observation>>;
 
     /// Tempering's labels of the first `slots` slots; empty without tempering.
     fn read_labels(&mut self, slots: u32) -> Result<Vec<u32>>;
 
-    /// Write the systems' threshold tables to the device.
-    fn write_thresholds(&mut self) -> Result<()>;
+    /// Write threshold tables `thresholds` ([`IsingSystems::thresholds`]).
+    fn write_thresholds(&mut self, thresholds: &[u32]) -> Result<()>;
 
     /// Copy whole lattices on the device: system `b` takes the lattice of `sources[b]`.
-    fn copy_lattices(&mut self, sources: &[u32]) -> Result<()>;
+    fn copy_lattices(&mut self, systems: &IsingSystems, sources: &[u32]) -> Result<()>;
 }
 
-/// `Engine::execute`: the resampling step replayed on the host and its copies made on the
-/// device, then the plan's kernels, then the reads of what they measured.
-pub fn execute(engine: &mut impl SimpleBackend, plan: &Plan) -> Result<Measurements> {
-    let (resample, _) = plan.split_resample()?;
-    let seed = engine.systems().seed;
-    let copies = match engine.host_resampling().replay(seed, resample)? {
-        Some(resampled) => {
-            copy_systems(engine, &resampled.sources)?;
-            resampled.copies
+/// The simple engine (one spin per `i32`) on the device of backend `B`.
+pub struct SimpleEngine<B> {
+    backend: B,
+    systems: IsingSystems,
+    resampling: HostResampling,
+}
+
+impl<B: SimpleBackend> SimpleEngine<B> {
+    /// The engine of `systems` on `backend`, which holds their lattices.
+    pub fn on(backend: B, systems: IsingSystems) -> Self {
+        SimpleEngine {
+            backend,
+            systems,
+            resampling: HostResampling::default(),
         }
-        None => Vec::new(),
-    };
-    engine.prepare_slots(plan)?;
-    engine.launch_plan(plan)?;
-    if plan.slots == 0 {
-        return Ok(Measurements {
+    }
+}
+
+impl<B: SimpleBackend> Engine for SimpleEngine<B> {
+    fn info(&self) -> EngineInfo {
+        let (adapter, driver) = self.backend.adapter_and_driver();
+        EngineInfo {
+            backend: B::NAME.into(),
+            engine: "simple".into(),
+            adapter,
+            driver,
+        }
+    }
+
+    fn max_plan_slots(&self) -> u64 {
+        self.backend.max_plan_slots(&self.systems)
+    }
+
+    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+        spins.check_fits(&self.systems)?;
+        // The lattices are `i32` on the device too: one copy of them on the host while they
+        // travel.
+        let mut signs = vec![0i32; spins.len() as usize];
+        spins.signs_into(0, &mut signs);
+        self.backend.write_lattices(&signs)
+    }
+
+    fn spins(&mut self) -> Result<SpinBits> {
+        let signs = self.backend.read_lattices()?;
+        let mut bits = SpinBits::for_systems(&self.systems);
+        bits.set_signs(0, &signs);
+        Ok(bits)
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        self.backend.hot_start(&self.systems)
+    }
+
+    /// The resampling step replayed on the host and its copies made on the device, then the
+    /// plan's kernels, then the reads of what they measured.
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let (resample, _) = plan.split_resample()?;
+        let copies = match self.resampling.replay(self.systems.seed, resample)? {
+            Some(resampled) => {
+                self.copy_systems(&resampled.sources)?;
+                resampled.copies
+            }
+            None => Vec::new(),
+        };
+        self.backend.prepare_slots(&self.systems, plan)?;
+        self.backend.launch_plan(&self.systems, plan)?;
+        if plan.slots == 0 {
+            return Ok(Measurements {
+                copies,
+                ..Measurements::default()
+            });
+        }
+        let measurements = Measurements {
+            observations: self.backend.read_observations(&self.systems, plan.slots)?,
+            labels: self.backend.read_labels(plan.slots)?,
             copies,
             ..Measurements::default()
-        });
+        };
+        self.resampling.record(&measurements, plan.slots);
+        Ok(measurements)
     }
-    let measurements = Measurements {
-        observations: engine.read_observations(plan.slots)?,
-        labels: engine.read_labels(plan.slots)?,
-        copies,
-        ..Measurements::default()
-    };
-    engine.host_resampling().record(&measurements, plan.slots);
-    Ok(measurements)
+
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
 }
 
-/// `Populations::set_betas`: new temperatures, one per slice of systems.
-pub fn set_betas(engine: &mut impl SimpleBackend, betas: &[f64]) -> Result<()> {
-    check_betas(engine.systems(), betas)?;
-    engine.systems_mut().betas = betas.to_vec();
-    engine.write_thresholds()
+impl<B: SimpleBackend> Tempering for SimpleEngine<B> {
+    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+        self.backend.set_tempering(&self.systems, state)
+    }
+
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
+        self.backend.tempering_state()
+    }
 }
 
-/// `Populations::copy_systems`: system `b` takes the lattice of `sources[b]`.
-pub fn copy_systems(engine: &mut impl SimpleBackend, sources: &[u32]) -> Result<()> {
-    check_copy_map(engine.systems(), sources)?;
-    engine.copy_lattices(sources)
-}
+impl<B: SimpleBackend> Populations for SimpleEngine<B> {
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(&self.systems, betas)?;
+        self.systems.betas = betas.to_vec();
+        self.backend.write_thresholds(&self.systems.thresholds())
+    }
 
-/// `Populations::set_resampling`: the table of the next resampling step, replayed on the host.
-pub fn set_resampling(engine: &mut impl SimpleBackend, table: &ResamplingTable) -> Result<()> {
-    let systems = engine.systems().systems();
-    engine.host_resampling().set_table(table, systems)
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        check_copy_map(&self.systems, sources)?;
+        self.backend.copy_lattices(&self.systems, sources)
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        self.resampling.set_table(table, self.systems.systems())
+    }
 }

@@ -1,5 +1,6 @@
-//! The simple CUDA engine: one spin per `int`, kernels `metropolis_simple` and `observables`,
-//! the twin of `engine::wgpu::SimpleWgpuEngine` with the same data layout.
+//! The simple engine's CUDA backend ([`SimpleBackend`]; the engine itself is
+//! `engine::backend::simple::SimpleEngine`): one spin per `int`, kernels `metropolis_simple` and
+//! `observables`, the twin of `engine::wgpu::simple::WgpuSimple` with the same data layout.
 //!
 //! Layout: `spins[b N + site]` for system `b` (temperature-major, then replica) and site in
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]` from `IsingSystems::thresholds`;
@@ -23,18 +24,15 @@ use super::launch::{
     overwrite, upload,
 };
 use super::tempering::CudaTempering;
-use crate::engine::annealing::{HostResampling, ResamplingTable};
-use crate::engine::backend::simple::{self, SimpleBackend};
+use crate::engine::backend::simple::{SimpleBackend, SimpleEngine};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::Dispatch;
 use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
-    no_tempering,
-};
+use crate::engine::{Observation, Plan, no_tempering};
 use crate::error::Result;
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 
 /// Sites each thread of the observables kernel visits (bounds the block's 32-bit sums).
@@ -49,9 +47,14 @@ const FLIP_BUDGET: u64 = 1 << 27;
 pub(super) const CONSTANTS: [&str; 5] = ["L", "DIMS", "SLICE_BLOCK", "RUN_BLOCK", "SLICE_FIRST"];
 
 /// The simple Ising engine on a CUDA device.
-pub struct SimpleCudaEngine {
+pub type SimpleCudaEngine = SimpleEngine<CudaSimple>;
+
+/// The simple engine's buffers and kernels on a CUDA device.
+pub struct CudaSimple {
     device: CudaDevice,
-    systems: IsingSystems,
+    /// The systems' lattice and count, fixed at construction (the engine holds the systems).
+    lattice: Lattice,
+    systems: u32,
     block_size: u32,
     spins: CudaSlice<i32>,
     thresholds: CudaSlice<u32>,
@@ -62,7 +65,6 @@ pub struct SimpleCudaEngine {
     tempering: Option<CudaTempering>,
     /// Population annealing's copies, from the first on.
     copies: Option<CudaCopies<i32>>,
-    resampling: HostResampling,
 }
 
 /// The geometry constants of `systems`, in the order of [`CONSTANTS`].
@@ -74,9 +76,10 @@ fn constants(systems: &IsingSystems) -> Vec<(&'static str, u32)> {
         .collect()
 }
 
-impl SimpleCudaEngine {
-    /// Allocate `systems` on `device` (lattices zeroed until [`Engine::set_spins`]) with
-    /// `block_size` threads per block; fails clearly where they exceed the device.
+impl SimpleEngine<CudaSimple> {
+    /// Allocate `systems` on `device` (lattices zeroed until
+    /// [`crate::engine::Engine::set_spins`]) with `block_size` threads per block; fails clearly
+    /// where they exceed the device.
     pub fn new(mut device: CudaDevice, systems: IsingSystems, block_size: u32) -> Result<Self> {
         check_fits(&device, block_size, systems.systems(), "systems")?;
         let constants = constants(&systems);
@@ -86,9 +89,10 @@ impl SimpleCudaEngine {
         let thresholds = upload(&device, &systems.thresholds(), "thresholds")?;
         let observations = allocate(&device, 2 * systems.systems() as usize, "observations")?;
         device.synchronize("allocating the lattices")?;
-        Ok(SimpleCudaEngine {
+        let backend = CudaSimple {
             device,
-            systems,
+            lattice: systems.lattice,
+            systems: systems.systems(),
             block_size,
             spins,
             thresholds,
@@ -97,24 +101,21 @@ impl SimpleCudaEngine {
             observations,
             tempering: None,
             copies: None,
-            resampling: HostResampling::default(),
-        })
+        };
+        Ok(SimpleEngine::on(backend, systems))
     }
+}
 
+impl CudaSimple {
     /// Grid of blocks covering `threads` threads per system.
     fn launch_config(&self, threads: u64) -> LaunchConfig {
-        launch_config(
-            &self.device,
-            self.block_size,
-            threads,
-            self.systems.systems(),
-        )
+        launch_config(&self.device, self.block_size, threads, self.systems)
     }
 
     /// Enqueue the kernel of one dispatch.
     fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
         let params = *dispatch.params();
-        let lattice = self.systems.lattice;
+        let lattice = self.lattice;
         let stream = &self.device.stream;
         let (kernel, config, mut launch) = match dispatch {
             Dispatch::Sweep(_) => {
@@ -161,7 +162,7 @@ impl SimpleCudaEngine {
     }
 }
 
-impl Launches for SimpleCudaEngine {
+impl Launches for CudaSimple {
     fn device(&self) -> &CudaDevice {
         &self.device
     }
@@ -171,57 +172,32 @@ impl Launches for SimpleCudaEngine {
     }
 }
 
-impl Engine for SimpleCudaEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "cuda".into(),
-            engine: "simple".into(),
-            adapter: self.device.description(),
-            driver: self.device.driver(),
-        }
+impl SimpleBackend for CudaSimple {
+    const NAME: &'static str = "cuda";
+
+    fn adapter_and_driver(&self) -> (String, String) {
+        (self.device.description(), self.device.driver())
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
-        spins.check_fits(&self.systems)?;
-        // The simple engine's lattices are `i32` on the device too: one copy of them on the
-        // host while they travel.
-        let mut signs = vec![0i32; spins.len() as usize];
-        spins.signs_into(0, &mut signs);
-        overwrite(&self.device, &signs, &mut self.spins, "lattices")
+    fn write_lattices(&mut self, signs: &[i32]) -> Result<()> {
+        overwrite(&self.device, signs, &mut self.spins, "lattices")
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
-        let signs = download(&self.device, &self.spins, "lattices")?;
-        let mut bits = SpinBits::for_systems(&self.systems);
-        bits.set_signs(0, &signs);
-        Ok(bits)
+    fn read_lattices(&mut self) -> Result<Vec<i32>> {
+        download(&self.device, &self.spins, "lattices")
     }
 
-    fn hot_start(&mut self) -> Result<()> {
-        let grid = HotStartGrid::simple(&self.systems);
+    fn hot_start(&mut self, systems: &IsingSystems) -> Result<()> {
+        let grid = HotStartGrid::simple(systems);
         hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        simple::execute(self, plan)
-    }
-
-    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
-        Some(self)
-    }
-
-    fn populations(&mut self) -> Option<&mut dyn Populations> {
-        Some(self)
-    }
-}
-
-impl Tempering for SimpleCudaEngine {
-    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
+    fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
         let tempering = CudaTempering::new(
             &mut self.device,
-            &self.systems,
-            SwapLayout::simple(&self.systems),
-            (KernelEngine::Simple, Records::simple(&self.systems)),
+            systems,
+            SwapLayout::simple(systems),
+            (KernelEngine::Simple, Records::simple(systems)),
             state,
             self.block_size,
         )?;
@@ -235,43 +211,15 @@ impl Tempering for SimpleCudaEngine {
             None => Ok(Vec::new()),
         }
     }
-}
-
-impl Populations for SimpleCudaEngine {
-    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        simple::set_betas(self, betas)
-    }
-
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        simple::copy_systems(self, sources)
-    }
-
-    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        simple::set_resampling(self, table)
-    }
-}
-
-impl SimpleBackend for SimpleCudaEngine {
-    fn systems(&self) -> &IsingSystems {
-        &self.systems
-    }
-
-    fn systems_mut(&mut self) -> &mut IsingSystems {
-        &mut self.systems
-    }
-
-    fn host_resampling(&mut self) -> &mut HostResampling {
-        &mut self.resampling
-    }
 
     /// Zeroed observation counters.
-    fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
+    fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;
         }
         let slots = plan.slots + u32::from(swaps);
-        let needed = 2 * slots as usize * self.systems.systems() as usize;
+        let needed = 2 * slots as usize * systems.systems() as usize;
         if self.observations.len() < needed {
             self.observations = allocate(&self.device, needed, "observations")?;
         }
@@ -279,15 +227,19 @@ impl SimpleBackend for SimpleCudaEngine {
     }
 
     /// Batches of at most `FLIP_BUDGET` site updates, waited for here.
-    fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
-        let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
-        let seeded = (self.systems.seed, self.systems.systems());
+    fn launch_plan(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
+        let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
+        let seeded = (systems.seed, systems.systems());
         self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?;
         self.device.synchronize("running the sweep kernels")
     }
 
-    fn read_observations(&mut self, slots: u32) -> Result<Vec<Observation>> {
-        let pairs = slots as usize * self.systems.systems() as usize;
+    fn read_observations(
+        &mut self,
+        systems: &IsingSystems,
+        slots: u32,
+    ) -> Result<Vec<Observation>> {
+        let pairs = slots as usize * systems.systems() as usize;
         let counters = download_counter_pairs(&self.device, &self.observations, pairs)?;
         Ok(counters
             .into_iter()
@@ -302,21 +254,15 @@ impl SimpleBackend for SimpleCudaEngine {
         }
     }
 
-    fn write_thresholds(&mut self) -> Result<()> {
-        let thresholds = self.systems.thresholds();
-        overwrite(
-            &self.device,
-            &thresholds,
-            &mut self.thresholds,
-            "thresholds",
-        )
+    fn write_thresholds(&mut self, thresholds: &[u32]) -> Result<()> {
+        overwrite(&self.device, thresholds, &mut self.thresholds, "thresholds")
     }
 
-    fn copy_lattices(&mut self, sources: &[u32]) -> Result<()> {
+    fn copy_lattices(&mut self, systems: &IsingSystems, sources: &[u32]) -> Result<()> {
         let copies = CudaCopies::ensure(
             &mut self.copies,
             &mut self.device,
-            (self.systems.systems(), self.systems.lattice.sites()),
+            (systems.systems(), systems.lattice.sites()),
             CopyUnit::Systems,
             self.spins.len(),
             self.block_size,

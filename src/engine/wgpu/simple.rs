@@ -1,5 +1,7 @@
-//! The simple GPU engine: one spin per i32 word, kernels `metropolis_simple` and `observables`
-//! (and population annealing's `copy_systems`, driven by `copy_systems.rs`).
+//! The simple engine's wgpu backend ([`SimpleBackend`]; the engine itself is
+//! `engine::backend::simple::SimpleEngine`): one spin per i32 word, kernels
+//! `metropolis_simple` and `observables` (and population annealing's `copy_systems`, driven by
+//! `copy_systems.rs`).
 //!
 //! Data layout: `spins[b N + site]` for system `b` (temperature-major, then replica) and site in
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]`; `observations[slot][b]` as four u32
@@ -11,16 +13,13 @@ use super::hot_start::hot_start;
 use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use super::tempering::WgpuTempering;
-use crate::engine::annealing::{HostResampling, ResamplingTable};
-use crate::engine::backend::simple::{self, SimpleBackend};
+use crate::engine::backend::simple::{SimpleBackend, SimpleEngine};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, submissions};
 use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
-};
+use crate::engine::{Observation, Plan};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -30,9 +29,11 @@ const FLIP_BUDGET: u64 = 1 << 27;
 const SITES_PER_OBSERVER: u64 = 16;
 
 /// The simple Ising engine on a wgpu device.
-pub struct SimpleWgpuEngine {
+pub type SimpleWgpuEngine = SimpleEngine<WgpuSimple>;
+
+/// The simple engine's buffers and kernels on a wgpu device.
+pub struct WgpuSimple {
     ctx: WgpuContext,
-    systems: IsingSystems,
     dispatcher: Dispatcher,
     spins: wgpu::Buffer,
     thresholds: wgpu::Buffer,
@@ -42,7 +43,6 @@ pub struct SimpleWgpuEngine {
     tempering: Option<WgpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
     copies: Option<WgpuCopies>,
-    resampling: HostResampling,
 }
 
 /// The observation buffer with its capacity in slots and the bind group that binds it.
@@ -52,9 +52,10 @@ struct ObservationBuffer {
     bind_group: wgpu::BindGroup,
 }
 
-impl SimpleWgpuEngine {
-    /// Allocate `systems` on the device of `ctx` (lattices zeroed until [`Engine::set_spins`]);
-    /// fails clearly where the lattices exceed the device's limits.
+impl SimpleEngine<WgpuSimple> {
+    /// Allocate `systems` on the device of `ctx` (lattices zeroed until
+    /// [`crate::engine::Engine::set_spins`]); fails clearly where the lattices exceed the
+    /// device's limits.
     pub fn new(mut ctx: WgpuContext, systems: IsingSystems, workgroup_size: u32) -> Result<Self> {
         check_fits(&ctx, &systems, workgroup_size)?;
         let mut constants = vec![
@@ -70,9 +71,8 @@ impl SimpleWgpuEngine {
         let spins_buffer = ctx.buffer("spins", spin_bytes, storage_usage())?;
         let thresholds = ctx.upload("thresholds", &systems.thresholds())?;
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
-        let engine = SimpleWgpuEngine {
+        let backend = WgpuSimple {
             ctx,
-            systems,
             dispatcher,
             spins: spins_buffer,
             thresholds,
@@ -81,18 +81,19 @@ impl SimpleWgpuEngine {
             observations: None,
             tempering: None,
             copies: None,
-            resampling: HostResampling::default(),
         };
-        engine.ctx.check()?;
-        Ok(engine)
+        backend.ctx.check()?;
+        Ok(SimpleEngine::on(backend, systems))
     }
+}
 
+impl WgpuSimple {
     /// Observation buffer with room for at least `slots` slots.
-    fn ensure_observations(&mut self, slots: u32) -> Result<()> {
+    fn ensure_observations(&mut self, slots: u32, systems: u32) -> Result<()> {
         if self.observations.as_ref().is_some_and(|o| o.slots >= slots) {
             return Ok(());
         }
-        let bytes = observation_bytes(slots, self.systems.systems());
+        let bytes = observation_bytes(slots, systems);
         self.ctx
             .check_plan_measurements("observations", slots, bytes)?;
         let buffer = self.ctx.buffer("observations", bytes, storage_usage())?;
@@ -130,10 +131,15 @@ impl SimpleWgpuEngine {
             })
     }
 
-    fn encode_submission(&self, dispatches: &[Dispatch], clear: bool) -> Result<()> {
+    fn encode_submission(
+        &self,
+        systems: &IsingSystems,
+        dispatches: &[Dispatch],
+        clear: bool,
+    ) -> Result<()> {
         let observations = self.observations.as_ref().expect("ensured before encoding");
-        let lattice = self.systems.lattice;
-        let systems = self.systems.systems();
+        let lattice = systems.lattice;
+        let systems = systems.systems();
         let sweep_grid =
             self.dispatcher
                 .grid(&self.ctx, lattice.sites_per_colour().div_ceil(4), systems);
@@ -168,62 +174,36 @@ impl SimpleWgpuEngine {
     }
 }
 
-impl Engine for SimpleWgpuEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "wgpu".into(),
-            engine: "simple".into(),
-            adapter: self.ctx.adapter_name(),
-            driver: self.ctx.driver(),
-        }
+impl SimpleBackend for WgpuSimple {
+    const NAME: &'static str = "wgpu";
+
+    fn adapter_and_driver(&self) -> (String, String) {
+        (self.ctx.adapter_name(), self.ctx.driver())
     }
 
     /// Slots whose observations fit in one storage binding, with the swap rounds' scratch slot.
-    fn max_plan_slots(&self) -> u64 {
-        let per_slot = observation_bytes(1, self.systems.systems());
+    fn max_plan_slots(&self, systems: &IsingSystems) -> u64 {
+        let per_slot = observation_bytes(1, systems.systems());
         self.ctx.plan_slots(per_slot)
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
-        spins.check_fits(&self.systems)?;
-        // The simple engine's lattices are `i32` on the device too: one copy of them on the
-        // host while they travel.
-        let mut signs = vec![0i32; spins.len() as usize];
-        spins.signs_into(0, &mut signs);
+    fn write_lattices(&mut self, signs: &[i32]) -> Result<()> {
         self.ctx
             .queue
-            .write_buffer(&self.spins, 0, bytemuck::cast_slice(&signs));
+            .write_buffer(&self.spins, 0, bytemuck::cast_slice(signs));
         self.ctx.wait()
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
-        let signs: Vec<i32> = self.ctx.read_buffer(&self.spins, self.spins.size())?;
-        let mut bits = SpinBits::for_systems(&self.systems);
-        bits.set_signs(0, &signs);
-        Ok(bits)
+    fn read_lattices(&mut self) -> Result<Vec<i32>> {
+        self.ctx.read_buffer(&self.spins, self.spins.size())
     }
 
-    fn hot_start(&mut self) -> Result<()> {
-        let grid = HotStartGrid::simple(&self.systems);
+    fn hot_start(&mut self, systems: &IsingSystems) -> Result<()> {
+        let grid = HotStartGrid::simple(systems);
         hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        simple::execute(self, plan)
-    }
-
-    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
-        Some(self)
-    }
-
-    fn populations(&mut self) -> Option<&mut dyn Populations> {
-        Some(self)
-    }
-}
-
-impl Tempering for SimpleWgpuEngine {
-    fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        let systems = &self.systems;
+    fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
         let tempering = WgpuTempering::new(
             &mut self.ctx,
             systems,
@@ -242,59 +222,34 @@ impl Tempering for SimpleWgpuEngine {
             None => Ok(Vec::new()),
         }
     }
-}
 
-impl Populations for SimpleWgpuEngine {
-    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        simple::set_betas(self, betas)
-    }
-
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        simple::copy_systems(self, sources)
-    }
-
-    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        simple::set_resampling(self, table)
-    }
-}
-
-impl SimpleBackend for SimpleWgpuEngine {
-    fn systems(&self) -> &IsingSystems {
-        &self.systems
-    }
-
-    fn systems_mut(&mut self) -> &mut IsingSystems {
-        &mut self.systems
-    }
-
-    fn host_resampling(&mut self) -> &mut HostResampling {
-        &mut self.resampling
-    }
-
-    fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
+    fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.ctx, plan.slots)?;
         }
-        self.ensure_observations(plan.slots + u32::from(swaps))
+        self.ensure_observations(plan.slots + u32::from(swaps), systems.systems())
     }
 
     /// Submissions of at most `FLIP_BUDGET` site updates, the first clearing the observations.
-    fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
-        let flips_per_sweep = self.systems.lattice.sites() * u64::from(self.systems.systems());
+    fn launch_plan(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
+        let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
         let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
-        let seed = self.systems.seed;
-        let systems = self.systems.systems();
-        let subs = submissions(plan, seed, systems, MAX_DISPATCHES, sweeps_per_submission);
+        let (seed, count) = (systems.seed, systems.systems());
+        let subs = submissions(plan, seed, count, MAX_DISPATCHES, sweeps_per_submission);
         for (i, dispatches) in subs.iter().enumerate() {
-            self.encode_submission(dispatches, i == 0)?;
+            self.encode_submission(systems, dispatches, i == 0)?;
         }
         Ok(())
     }
 
-    fn read_observations(&mut self, slots: u32) -> Result<Vec<Observation>> {
+    fn read_observations(
+        &mut self,
+        systems: &IsingSystems,
+        slots: u32,
+    ) -> Result<Vec<Observation>> {
         let observations = self.observations.as_ref().expect("ensured before the plan");
-        let bytes = observation_bytes(slots, self.systems.systems());
+        let bytes = observation_bytes(slots, systems.systems());
         let words: Vec<u32> = self.ctx.read_buffer(&observations.buffer, bytes)?;
         Ok(counter_pairs(&words)
             .map(|[up, satisfied]| Observation { up, satisfied })
@@ -308,18 +263,17 @@ impl SimpleBackend for SimpleWgpuEngine {
         }
     }
 
-    fn write_thresholds(&mut self) -> Result<()> {
-        self.ctx
-            .write_words(&self.thresholds, &self.systems.thresholds());
+    fn write_thresholds(&mut self, thresholds: &[u32]) -> Result<()> {
+        self.ctx.write_words(&self.thresholds, thresholds);
         Ok(())
     }
 
-    fn copy_lattices(&mut self, sources: &[u32]) -> Result<()> {
+    fn copy_lattices(&mut self, systems: &IsingSystems, sources: &[u32]) -> Result<()> {
         let copies = WgpuCopies::ensure(
             &mut self.copies,
             &mut self.ctx,
             &self.spins,
-            (self.systems.systems(), self.systems.lattice.sites()),
+            (systems.systems(), systems.lattice.sites()),
             CopyUnit::Systems,
             self.dispatcher.workgroup_size(),
         )?;
