@@ -4,9 +4,9 @@
 
 use std::time::Instant;
 
-use crate::engine::annealing::{PopulationHistograms, ResamplingTable};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement};
 use crate::engine::copy_maps::lane_map;
-use crate::engine::multispin::MultispinLayout;
+use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::whole_lattices_only;
 use crate::engine::{
     Halo, Measurements, Plan, Populations, check_betas, check_copy_map,
@@ -14,50 +14,85 @@ use crate::engine::{
 };
 use crate::error::Result;
 
-/// What a backend's multispin engine provides for a plan: its layout, its kernels' launches and
-/// the reads of what they measured (in the backend's `multispin/mod.rs`).
+/// What a multispin engine keeps on the host, alike on every backend: the word layout, a
+/// slab's neighbours, the slot the next resampling step reads, and whether measurements come
+/// back as the populations' histograms.
+pub struct MultispinHost {
+    pub layout: MultispinLayout,
+    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
+    pub halo: Option<Box<dyn Halo>>,
+    /// The slot of the last plan's last measurement, which the next resampling step reads
+    /// (`None` where the plan measured nothing: its first launch cleared the counts).
+    pub last_measured: Option<u32>,
+    /// Whether measurements come back as the populations' histograms
+    /// ([`Populations::count_populations`]).
+    pub count_populations: bool,
+}
+
+impl MultispinHost {
+    /// The host's side of an engine of whole lattices of `layout`.
+    pub fn new(layout: MultispinLayout) -> Self {
+        MultispinHost {
+            layout,
+            halo: None,
+            last_measured: None,
+            count_populations: false,
+        }
+    }
+
+    /// The first observation pair of slot `slot`'s measurement.
+    fn observation_base(&self, slot: u32) -> u32 {
+        slot * self.layout.word_systems() * LANES
+    }
+}
+
+/// What a backend's multispin engine provides for a plan: its host state, its kernels'
+/// launches and the reads of what they measured (in the backend's `multispin/mod.rs`).
 pub trait MultispinBackend {
     /// The engine's name in messages and logs ("multispin wgpu", "multispin CUDA").
     const NAME: &'static str;
 
-    /// The word layout of the systems on the device.
-    fn layout(&self) -> &MultispinLayout;
-
-    /// The layout, for population annealing's new temperatures.
-    fn layout_mut(&mut self) -> &mut MultispinLayout;
-
-    /// The neighbours of a slab; `None` for whole lattices.
-    fn halo(&self) -> &Option<Box<dyn Halo>>;
+    /// The layout, a slab's neighbours and the plan bookkeeping.
+    fn host(&mut self) -> &mut MultispinHost;
 
     /// Zeroed room for the plan's measurements, tempering's history and its swap rounds'
-    /// scratch slots; the plan's last measurement is the one the next resampling step reads.
+    /// scratch slots, and the plan's reads started.
     fn prepare_slots(&mut self, plan: &Plan) -> Result<()>;
 
     /// Launch the plan's sweeps, measurements and swap rounds, reading measured slots back
     /// behind them where the backend can.
     fn launch_plan(&mut self, plan: &Plan) -> Result<()>;
 
+    /// Wait for everything launched.
+    fn wait(&mut self) -> Result<()>;
+
     /// The measurements of the plan's `slots` slots not read back yet, and those read.
     fn read_measurements(&mut self, slots: u32) -> Result<Measurements>;
 }
 
 /// What a backend's multispin engine provides for population annealing: new threshold tables,
-/// copies of systems and the resampling step on the device (in the backend's
+/// copies of systems, and the resampling step's and the histograms' kernels (in the backend's
 /// `multispin/annealing.rs`).
 pub trait MultispinAnnealing {
     /// A resampling step enqueued ahead of a plan's sweeps, read back behind them.
     type PendingStep;
 
-    /// Enqueue resampling step `step` from the last plan's last measurement.
-    fn enqueue_resample(&mut self, step: u32) -> Result<Self::PendingStep>;
+    /// Enqueue resampling step `step` from the measurement at observation pair `base`;
+    /// refused where no table was set.
+    fn enqueue_resample(&mut self, step: u32, base: u32) -> Result<Self::PendingStep>;
 
-    /// Once the plan's kernels are enqueued, with one wait for them: the copies of the pending
-    /// resampling step and, where the engine counts populations and the plan measured, the
-    /// histograms of its last measurement.
-    fn read_back(
+    /// Whether the resampling kernels exist (a table or the populations' sizes were set).
+    fn resamples(&self) -> bool;
+
+    /// Enqueue the histograms of the populations' measurement at observation pair `base`.
+    fn enqueue_histograms(&mut self, base: u32) -> Result<()>;
+
+    /// With one wait for everything enqueued: the copies of the pending step `step` (which
+    /// put the lattices back where it was refused) and, where `histograms`, the histograms.
+    fn read_resampled(
         &mut self,
         step: Option<Self::PendingStep>,
-        slots: u32,
+        histograms: bool,
     ) -> Result<(Vec<u32>, Option<PopulationHistograms>)>;
 
     /// Whether the update was compiled with its thresholds (fixed betas).
@@ -72,8 +107,9 @@ pub trait MultispinAnnealing {
     /// The resampling kernels for `table`'s blocks, and `table` for the next step.
     fn set_resampling_table(&mut self, table: &ResamplingTable) -> Result<()>;
 
-    /// The populations' sizes; from now on measurements come back as their histograms.
-    fn count_populations_of(&mut self, slots: u32, sizes: &[u32]) -> Result<()>;
+    /// The resampling kernels for blocks of `slots`, the populations' `sizes` for the
+    /// histograms, and the overlaps no longer measured.
+    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<()>;
 }
 
 /// `Engine::execute`: a resampling step's kernels ahead of the plan's with no wait between,
@@ -83,13 +119,22 @@ where
     B: MultispinBackend + MultispinAnnealing,
 {
     let resampled = match plan.split_resample()?.0 {
-        Some(step) => Some(engine.enqueue_resample(step)?),
+        Some(step) => {
+            let slot = engine
+                .host()
+                .last_measured
+                .take()
+                .ok_or_else(no_measurement)?;
+            let base = engine.host().observation_base(slot);
+            Some(engine.enqueue_resample(step, base)?)
+        }
         None => None,
     };
+    engine.host().last_measured = plan.slots.checked_sub(1);
     engine.prepare_slots(plan)?;
     let started = Instant::now();
     engine.launch_plan(plan)?;
-    let (copies, histograms) = engine.read_back(resampled, plan.slots)?;
+    let (copies, histograms) = read_back(engine, resampled, plan.slots)?;
     if plan.slots == 0 {
         return Ok(Measurements {
             copies,
@@ -117,34 +162,62 @@ where
     Ok(measurements)
 }
 
+/// Once a plan's kernels are enqueued, with one wait for them: the copies of its resampling
+/// step `step` and, where the engine counts populations and the plan measured, the histograms of
+/// its last measurement. A refused step leaves the lattices as they were before it and no
+/// measurement to resample from (the plan's measured lattices were put back).
+fn read_back<B>(
+    engine: &mut B,
+    step: Option<B::PendingStep>,
+    slots: u32,
+) -> Result<(Vec<u32>, Option<PopulationHistograms>)>
+where
+    B: MultispinBackend + MultispinAnnealing,
+{
+    let histograms = engine.host().count_populations && slots > 0;
+    if !engine.resamples() || (step.is_none() && !histograms) {
+        return engine.wait().map(|()| (Vec::new(), None));
+    }
+    if histograms {
+        let base = engine.host().observation_base(slots - 1);
+        engine.enqueue_histograms(base)?;
+    }
+    let read = engine.read_resampled(step, histograms);
+    if read.is_err() {
+        engine.host().last_measured = None;
+    }
+    read
+}
+
 /// Population annealing on a multispin engine of either backend: the checks of each call, then
 /// the backend's copies and resampling kernels. Slabs refuse it.
 impl<B: MultispinBackend + MultispinAnnealing> Populations for B {
     /// New temperatures, refused where they are compiled into the update.
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        whole_lattices_only(self.halo(), "population annealing (set_betas)")?;
-        check_betas(&self.layout().systems, betas)?;
+        whole_lattices_only(&self.host().halo, "population annealing (set_betas)")?;
+        check_betas(&self.host().layout.systems, betas)?;
         check_thresholds_not_compiled(self.thresholds_compiled(), B::NAME)?;
-        self.layout_mut().systems.betas = betas.to_vec();
+        self.host().layout.systems.betas = betas.to_vec();
         self.write_thresholds()
     }
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        whole_lattices_only(self.halo(), "population annealing (copy_systems)")?;
-        check_copy_map(&self.layout().systems, sources)?;
-        let map = lane_map(self.layout(), sources);
+        whole_lattices_only(&self.host().halo, "population annealing (copy_systems)")?;
+        check_copy_map(&self.host().layout.systems, sources)?;
+        let map = lane_map(&self.host().layout, sources);
         self.copy_lanes(&map)
     }
 
     fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        whole_lattices_only(self.halo(), "population annealing (resampling)")?;
+        whole_lattices_only(&self.host().halo, "population annealing (resampling)")?;
         self.set_resampling_table(table)
     }
 
     /// Histograms on the device instead of observations.
     fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
-        whole_lattices_only(self.halo(), "population annealing (histograms)")?;
-        self.count_populations_of(slots, sizes)?;
+        whole_lattices_only(&self.host().halo, "population annealing (histograms)")?;
+        self.set_population_sizes(slots, sizes)?;
+        self.host().count_populations = true;
         Ok(true)
     }
 }

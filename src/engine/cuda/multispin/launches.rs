@@ -26,7 +26,7 @@ impl MultispinCudaEngine {
         (first, layers): (&'a u32, u32),
         kernel: UpdateKernel<'a>,
     ) -> (LaunchArgs<'a>, LaunchConfig) {
-        let runs = params.update_threads(self.layout.update_threads());
+        let runs = params.update_threads(self.host.layout.update_threads());
         let threads = runs.div_ceil(kernel.runs_per_thread);
         let config = launch_config(&self.device, kernel.block_size, threads.into(), layers);
         let mut launch = stream.launch_builder(kernel.function);
@@ -75,7 +75,7 @@ impl MultispinCudaEngine {
         if let Some(tempering) = &mut self.tempering {
             tempering.launch_history(&self.device, params)?;
         }
-        let layout = &self.layout;
+        let layout = &self.host.layout;
         let stream = &self.device.stream;
         if let Some(overlap) = &self.overlap_kernel {
             let pairs = layout.overlap_word_pairs().len() as u32;
@@ -108,7 +108,7 @@ impl MultispinCudaEngine {
                 let update = UpdateKernel {
                     function: &kernel.function,
                     block_size: kernel.block_size,
-                    runs_per_thread: runs_per_thread(&self.layout, TALLY_WORDS_PER_THREAD),
+                    runs_per_thread: runs_per_thread(&self.host.layout, TALLY_WORDS_PER_THREAD),
                 };
                 (DispatchParams { slot, ..*params }, update)
             }
@@ -140,7 +140,7 @@ impl MultispinCudaEngine {
             Counts::Both => None,
         };
         let kernel = kernel.unwrap_or(&self.observe_kernel);
-        let layout = &self.layout;
+        let layout = &self.host.layout;
         let stream = &self.device.stream;
         let config = launch_config(
             &self.device,
@@ -183,7 +183,7 @@ impl Launches for MultispinCudaEngine {
     /// Read what `batch` measured while the next batch runs (not for populations counted as
     /// histograms, which the plan's end reads).
     fn batch_done(&mut self, batch: &[Dispatch]) -> Result<()> {
-        match (measured_slots(batch), self.count_populations) {
+        match (measured_slots(batch), self.host.count_populations) {
             (Some(slots), false) => self.read_slots(slots),
             _ => Ok(()),
         }

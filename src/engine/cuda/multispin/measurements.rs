@@ -9,17 +9,17 @@ use crate::error::Result;
 
 impl MultispinCudaEngine {
     fn observation_pairs(&self, slots: u32) -> usize {
-        slots as usize * self.layout.word_systems() as usize * LANES as usize
+        slots as usize * self.host.layout.word_systems() as usize * LANES as usize
     }
 
     /// Overlap counters for `slots` slots: none where no overlap kernel runs (without replica
     /// pairs, or once populations are counted as histograms).
     fn overlap_counts(&self, slots: u32) -> usize {
         let pairs = match self.overlap_kernel {
-            Some(_) => self.layout.overlap_word_pairs().len(),
+            Some(_) => self.host.layout.overlap_word_pairs().len(),
             None => 0,
         };
-        slots as usize * pairs * self.layout.pair_counts() as usize
+        slots as usize * pairs * self.host.layout.pair_counts() as usize
     }
 
     /// Zeroed observation and overlap counters for `slots` slots.
@@ -70,7 +70,7 @@ impl MultispinCudaEngine {
         };
         let per_word: &[[u64; 2]] = bytemuck::cast_slice(per_word);
         self.read
-            .fill(&self.layout, per_word, per_pair, started.elapsed());
+            .fill(&self.host.layout, per_word, per_pair, started.elapsed());
         Ok(())
     }
 

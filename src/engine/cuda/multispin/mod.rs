@@ -42,7 +42,7 @@ use super::launch::{
 use super::resampling::CudaResampling;
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
-use crate::engine::backend::multispin::{self, MultispinBackend};
+use crate::engine::backend::multispin::{self, MultispinBackend, MultispinHost};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
@@ -74,7 +74,8 @@ struct PendingRound {
 /// The multispin engine on a CUDA device.
 pub struct MultispinCudaEngine {
     device: CudaDevice,
-    layout: MultispinLayout,
+    /// The layout, a slab's neighbours and the plan bookkeeping every backend keeps alike.
+    host: MultispinHost,
     block_size: u32,
     spins: CudaSlice<u32>,
     thresholds: CudaSlice<u32>,
@@ -125,14 +126,6 @@ pub struct MultispinCudaEngine {
     copies: Option<CudaCopies<u32>>,
     /// Population annealing's resampling step, from the first table on.
     resampling: Option<CudaResampling>,
-    /// The slot of the last plan's last measurement, which the next resampling step reads
-    /// (`None` where the plan measured nothing: it cleared the counts).
-    last_measured: Option<u32>,
-    /// Whether measurements come back as the populations' histograms
-    /// ([`Populations::count_populations`]).
-    count_populations: bool,
-    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
-    halo: Option<Box<dyn Halo>>,
     /// A slab's streams for its edges and its bulk.
     slab_streams: Option<SlabStreams>,
 }
@@ -194,7 +187,7 @@ impl MultispinCudaEngine {
             read_stream: device.read_stream()?,
             read: SlotsRead::default(),
             device,
-            layout,
+            host: MultispinHost::new(layout),
             block_size,
             spins,
             thresholds,
@@ -216,9 +209,6 @@ impl MultispinCudaEngine {
             tempering: None,
             copies: None,
             resampling: None,
-            last_measured: None,
-            count_populations: false,
-            halo: None,
             slab_streams: None,
         };
         engine.write_constant_tables(&tables)?;
@@ -239,11 +229,10 @@ impl MultispinCudaEngine {
     ) -> Result<Self> {
         check_slab(&layout)?;
         let slab_streams = Some(device.slab_streams()?);
-        Ok(MultispinCudaEngine {
-            halo: Some(halo),
-            slab_streams,
-            ..Self::new(device, layout, block_size)?
-        })
+        let mut engine = Self::new(device, layout, block_size)?;
+        engine.host.halo = Some(halo);
+        engine.slab_streams = slab_streams;
+        Ok(engine)
     }
 
     /// Threshold tables `tables` into each colour module's constant array, where the update
@@ -301,28 +290,28 @@ impl Engine for MultispinCudaEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "cuda".into(),
-            engine: self.layout.describe(),
+            engine: self.host.layout.describe(),
             adapter: self.device.description(),
             driver: self.device.driver(),
         }
     }
 
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
-        spins.check_fits(&self.layout.systems)?;
-        let words = self.layout.pack(spins);
+        spins.check_fits(&self.host.layout.systems)?;
+        let words = self.host.layout.pack(spins);
         overwrite(&self.device, &words, &mut self.spins, "spin words")?;
         self.exchange_both()
     }
 
     fn hot_start(&mut self) -> Result<()> {
-        let grid = HotStartGrid::multispin(&self.layout);
+        let grid = HotStartGrid::multispin(&self.host.layout);
         hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)?;
         self.exchange_both()
     }
 
     fn spins(&mut self) -> Result<SpinBits> {
         let words = download(&self.device, &self.spins, "spin words")?;
-        Ok(self.layout.unpack(&words))
+        Ok(self.host.layout.unpack(&words))
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
@@ -340,22 +329,23 @@ impl Engine for MultispinCudaEngine {
 
 impl Tempering for MultispinCudaEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        whole_lattices_only(&self.halo, "parallel tempering")?;
+        whole_lattices_only(&self.host.halo, "parallel tempering")?;
         let (swaps, records) = (
-            SwapLayout::multispin(&self.layout),
-            Records::multispin(&self.layout),
+            SwapLayout::multispin(&self.host.layout),
+            Records::multispin(&self.host.layout),
         );
         let tempering = CudaTempering::new(
             &mut self.device,
-            &self.layout.systems,
+            &self.host.layout.systems,
             swaps,
             (KernelEngine::Multispin, records),
             state,
             self.block_size,
         )?;
         self.tempering = Some(tempering);
-        if self.layout.systems.field == 0.0 {
-            let (layout, constants, block_size) = (&self.layout, &self.constants, self.block_size);
+        if self.host.layout.systems.field == 0.0 {
+            let (layout, constants, block_size) =
+                (&self.host.layout, &self.constants, self.block_size);
             let kernel = observables_kernel(
                 &mut self.device,
                 layout,
@@ -384,7 +374,7 @@ impl Tempering for MultispinCudaEngine {
         }
         let tempering_constants = chain_slice_kernel_constants(&swaps, &records);
         self.pair_kernels = self.load_pair_kernels(&tempering_constants)?;
-        self.write_constant_tables(&self.layout.threshold_tables())?;
+        self.write_constant_tables(&self.host.layout.threshold_tables())?;
         (self.pending_round, self.ends_tracked) = (None, false);
         self.device.synchronize("uploading the tempering state")
     }
@@ -400,21 +390,12 @@ impl Tempering for MultispinCudaEngine {
 impl MultispinBackend for MultispinCudaEngine {
     const NAME: &'static str = "multispin CUDA";
 
-    fn layout(&self) -> &MultispinLayout {
-        &self.layout
-    }
-
-    fn layout_mut(&mut self) -> &mut MultispinLayout {
-        &mut self.layout
-    }
-
-    fn halo(&self) -> &Option<Box<dyn Halo>> {
-        &self.halo
+    fn host(&mut self) -> &mut MultispinHost {
+        &mut self.host
     }
 
     /// Swap rounds measure into two scratch slots past the plan's, alternately.
     fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
-        self.last_measured = plan.slots.checked_sub(1);
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;
@@ -427,15 +408,19 @@ impl MultispinBackend for MultispinCudaEngine {
     /// Batches of at most `FLIP_BUDGET` site updates (a slab's one dispatch at a time), then
     /// the last swap round's exchange.
     fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
-        let layout = &self.layout;
+        let layout = &self.host.layout;
         let flips_per_sweep = layout.lattice().sites() * u64::from(layout.systems.systems());
         let seeded = (layout.systems.seed, layout.word_systems());
-        match self.halo {
+        match self.host.halo {
             Some(_) => self.run_slab(plan)?,
             None => self.run(plan, seeded, flips_per_sweep, FLIP_BUDGET)?,
         }
         self.flush_exchange()?;
         self.log_draw_counts()
+    }
+
+    fn wait(&mut self) -> Result<()> {
+        self.device.synchronize("running the sweep kernels")
     }
 
     fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {

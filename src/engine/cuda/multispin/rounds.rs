@@ -40,11 +40,11 @@ impl MultispinCudaEngine {
         if tempering.swaps().exchange == Exchange::WithinWords {
             return Ok(None);
         }
-        let runs = runs_per_thread(&self.layout, DECIDING_WORDS_PER_THREAD);
-        let deciding = match self.layout.colour_words() <= DECIDING_MOST_COLOUR_WORDS {
+        let runs = runs_per_thread(&self.host.layout, DECIDING_WORDS_PER_THREAD);
+        let deciding = match self.host.layout.colour_words() <= DECIDING_MOST_COLOUR_WORDS {
             true => {
                 let constants = [self.constants.as_slice(), tempering_constants].concat();
-                let words = WordLayout::of(&self.layout);
+                let words = WordLayout::of(&self.host.layout);
                 Some(update_module(&mut self.device, words, &constants, 0, (runs, false))?.0)
             }
             false => None,
@@ -213,7 +213,7 @@ impl MultispinCudaEngine {
             (Some(slot), Some(kernel), _) => (
                 DispatchParams { slot, ..*params },
                 kernel,
-                runs_per_thread(&self.layout, TALLY_WORDS_PER_THREAD),
+                runs_per_thread(&self.host.layout, TALLY_WORDS_PER_THREAD),
             ),
             (_, _, Some(deciding)) if params.colour == 0 => {
                 (*params, &deciding.kernel, deciding.runs_per_thread)

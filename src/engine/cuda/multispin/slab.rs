@@ -47,7 +47,7 @@ impl PlaneStore for DeviceWords<'_> {
 impl MultispinCudaEngine {
     /// A slab's halo exchange of `colour` (nothing for whole lattices), once the device is done.
     fn exchange(&mut self, colour: u32) -> Result<()> {
-        let Some(halo) = self.halo.as_deref_mut() else {
+        let Some(halo) = self.host.halo.as_deref_mut() else {
             return Ok(());
         };
         self.device.synchronize("updating a slab")?;
@@ -55,7 +55,7 @@ impl MultispinCudaEngine {
             stream: &self.device.stream,
             spins: &mut self.spins,
         };
-        exchange_colour(&self.layout, halo, &mut store, colour)?;
+        exchange_colour(&self.host.layout, halo, &mut store, colour)?;
         self.device.synchronize("exchanging the halo planes")
     }
 
@@ -65,9 +65,9 @@ impl MultispinCudaEngine {
     /// the bulk's planes next to them) wait for this bulk on the device, so the host queues
     /// them while it runs and the device does not idle between colours.
     fn sweep_slab(&mut self, params: &DispatchParams) -> Result<()> {
-        let parts = SlabSweep::new(&self.layout, *params);
+        let parts = SlabSweep::new(&self.host.layout, *params);
         let streams = self.slab_streams.as_ref().expect("a slab has its streams");
-        let systems = 0..self.layout.word_systems();
+        let systems = 0..self.host.layout.word_systems();
         let kernel = self.sweep_kernel(params.colour);
         for edge in &parts.edges {
             self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;
@@ -75,12 +75,12 @@ impl MultispinCudaEngine {
         if let Some(bulk) = &parts.bulk {
             self.launch_sweep(streams.bulk(), systems, bulk, kernel)?;
         }
-        let halo = self.halo.as_deref_mut().expect("a slab has its halo");
+        let halo = self.host.halo.as_deref_mut().expect("a slab has its halo");
         let mut store = DeviceWords {
             stream: streams.edges(),
             spins: &mut self.spins,
         };
-        exchange_colour(&self.layout, halo, &mut store, params.colour)?;
+        exchange_colour(&self.host.layout, halo, &mut store, params.colour)?;
         streams
             .edges()
             .join(streams.bulk())
@@ -94,7 +94,10 @@ impl MultispinCudaEngine {
 
     /// A slab's plan: one dispatch at a time, each colour's update with its exchange.
     pub(super) fn run_slab(&mut self, plan: &Plan) -> Result<()> {
-        let (seed, systems) = (self.layout.systems.seed, self.layout.word_systems());
+        let (seed, systems) = (
+            self.host.layout.systems.seed,
+            self.host.layout.word_systems(),
+        );
         for dispatch in submissions(plan, seed, systems, usize::MAX, u64::MAX).concat() {
             match dispatch {
                 Dispatch::Sweep(params) => self.sweep_slab(&params)?,

@@ -3,10 +3,9 @@
 //! submissions, and what the host reads back once they are done.
 
 use super::MultispinWgpuEngine;
-use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_measurement, no_table};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, no_table};
 use crate::engine::backend::multispin::MultispinAnnealing;
 use crate::engine::copy_maps::{identity_map, multispin_unit, system_positions};
-use crate::engine::multispin::LANES;
 use crate::engine::wgpu::copy_systems::WgpuCopies;
 use crate::engine::wgpu::resampling::{PendingStep, WgpuResampling};
 use crate::error::Result;
@@ -14,7 +13,7 @@ use crate::error::Result;
 impl MultispinWgpuEngine {
     /// The copy kernel and its buffers, built by the first copy or resampling step.
     fn ensure_copies(&mut self) -> Result<()> {
-        let layout = &self.layout;
+        let layout = &self.host.layout;
         WgpuCopies::ensure(
             &mut self.copies,
             &mut self.ctx,
@@ -31,7 +30,10 @@ impl MultispinWgpuEngine {
     fn ensure_resampling(&mut self, slots: u32) -> Result<()> {
         if self.resampling.as_ref().is_none_or(|r| r.slots() != slots) {
             self.ensure_copies()?;
-            let (layout, copies) = (&self.layout, self.copies.as_ref().expect("ensured above"));
+            let (layout, copies) = (
+                &self.host.layout,
+                self.copies.as_ref().expect("ensured above"),
+            );
             // Lanes that hold no system (AMSC lanes of temperatures beyond the last) keep
             // their bits: the device's steps write only the entries of systems.
             self.ctx.write_words(copies.map(), &identity_map(layout));
@@ -51,17 +53,14 @@ impl MultispinWgpuEngine {
 impl MultispinAnnealing for MultispinWgpuEngine {
     type PendingStep = PendingStep;
 
-    /// Submit resampling step `step` on the device, from the last plan's last measurement.
-    fn enqueue_resample(&mut self, step: u32) -> Result<PendingStep> {
-        let slot = self.last_measured.take().ok_or_else(no_measurement)?;
+    fn enqueue_resample(&mut self, step: u32, base: u32) -> Result<PendingStep> {
         let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
         let buffers = self.measurements.as_ref().expect("measured before");
         let copies = self.copies.as_ref().expect("created with the resampling");
-        let base = slot * self.layout.word_systems() * LANES;
         resampling.enqueue(
             &self.ctx,
             &self.dispatcher,
-            (self.layout.systems.seed, step),
+            (self.host.layout.systems.seed, step),
             &buffers.observations,
             base,
             copies,
@@ -69,34 +68,25 @@ impl MultispinAnnealing for MultispinWgpuEngine {
         )
     }
 
-    /// After a plan's submissions: the copies of its resampling step `step` and, where the
-    /// engine counts populations and the plan measured, the histograms of its last
-    /// measurement, in one read. A refused step leaves the lattices as they were before it
-    /// and no measurement to resample from (the plan's measured lattices were put back).
-    fn read_back(
+    fn resamples(&self) -> bool {
+        self.resampling.is_some()
+    }
+
+    fn enqueue_histograms(&mut self, base: u32) -> Result<()> {
+        let resampling = self.resampling.as_ref().expect("checked by the caller");
+        let buffers = self.measurements.as_ref().expect("ensured before reading");
+        resampling.enqueue_histograms(&self.ctx, &self.dispatcher, &buffers.observations, base);
+        Ok(())
+    }
+
+    fn read_resampled(
         &mut self,
         step: Option<PendingStep>,
-        slots: u32,
+        histograms: bool,
     ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
-        let histograms = self.count_populations && slots > 0;
-        let Some(resampling) = self
-            .resampling
-            .as_ref()
-            .filter(|_| step.is_some() || histograms)
-        else {
-            return self.ctx.wait().map(|()| (Vec::new(), None));
-        };
-        if histograms {
-            let buffers = self.measurements.as_ref().expect("ensured before reading");
-            let base = (slots - 1) * self.layout.word_systems() * LANES;
-            resampling.enqueue_histograms(&self.ctx, &self.dispatcher, &buffers.observations, base);
-        }
+        let resampling = self.resampling.as_ref().expect("checked by the caller");
         let copies = self.copies.as_ref().expect("created with the resampling");
-        let read = resampling.read_back(&self.ctx, step, (copies, &self.spins), histograms);
-        if read.is_err() {
-            self.last_measured = None;
-        }
-        read
+        resampling.read_back(&self.ctx, step, (copies, &self.spins), histograms)
     }
 
     fn thresholds_compiled(&self) -> bool {
@@ -105,7 +95,7 @@ impl MultispinAnnealing for MultispinWgpuEngine {
 
     fn write_thresholds(&mut self) -> Result<()> {
         self.ctx
-            .write_words(&self.thresholds, &self.layout.threshold_tables());
+            .write_words(&self.thresholds, &self.host.layout.threshold_tables());
         Ok(())
     }
 
@@ -121,11 +111,10 @@ impl MultispinAnnealing for MultispinWgpuEngine {
         resampling.set_table(&self.ctx, table)
     }
 
-    fn count_populations_of(&mut self, slots: u32, sizes: &[u32]) -> Result<()> {
+    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<()> {
         self.ensure_resampling(slots)?;
         let resampling = self.resampling.as_ref().expect("ensured above");
         resampling.set_sizes(&self.ctx, sizes)?;
-        self.count_populations = true;
         // Histograms replace every replica's counts, and nothing reads the overlaps.
         self.overlap = None;
         Ok(())

@@ -13,7 +13,7 @@ impl MultispinWgpuEngine {
     /// tallied them ([`crate::engine::multispin::TALLY_RUNS`]): `tally` says whether this
     /// dispatch is such an update or such a round ([`Self::with_tallies`]).
     fn kernels(&self, dispatch: &Dispatch, tally: bool) -> Vec<(&wgpu::ComputePipeline, Grid)> {
-        let layout = &self.layout;
+        let layout = &self.host.layout;
         let words = layout.word_systems();
         let strips = u64::from(layout.strips());
         let observe = (

@@ -11,17 +11,17 @@ use crate::error::Result;
 
 impl MultispinWgpuEngine {
     pub(super) fn observation_bytes(&self, slots: u32) -> u64 {
-        16 * u64::from(LANES) * u64::from(slots.max(1)) * u64::from(self.layout.word_systems())
+        16 * u64::from(LANES) * u64::from(slots.max(1)) * u64::from(self.host.layout.word_systems())
     }
 
     /// Bytes of overlap counters for `slots` slots: none where no overlap kernel runs (without
     /// replica pairs, or once populations are counted as histograms).
     pub(super) fn overlap_bytes(&self, slots: u32) -> u64 {
         let pairs = match self.overlap {
-            Some(_) => self.layout.overlap_word_pairs().len() as u64,
+            Some(_) => self.host.layout.overlap_word_pairs().len() as u64,
             None => 0,
         };
-        4 * u64::from(self.layout.pair_counts()) * u64::from(slots.max(1)) * pairs
+        4 * u64::from(self.host.layout.pair_counts()) * u64::from(slots.max(1)) * pairs
     }
 
     /// Measurement buffers with room for at least `slots` slots.
@@ -118,7 +118,7 @@ impl MultispinWgpuEngine {
         let (observations, per_pair) = words.split_at(observation_words);
         let per_word: Vec<[u64; 2]> = counter_pairs(observations).collect();
         self.read
-            .fill(&self.layout, &per_word, per_pair, started.elapsed());
+            .fill(&self.host.layout, &per_word, per_pair, started.elapsed());
         Ok(())
     }
 

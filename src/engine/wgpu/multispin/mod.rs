@@ -26,7 +26,7 @@ use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::resampling::WgpuResampling;
 use super::tempering::WgpuTempering;
 use crate::config::{Disorder, Randoms};
-use crate::engine::backend::multispin::{self, MultispinBackend};
+use crate::engine::backend::multispin::{self, MultispinBackend, MultispinHost};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, measured_slots, submissions, sweeps_per_submission};
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
@@ -50,7 +50,8 @@ const FLIP_BUDGET: u64 = 1 << 32;
 /// The multispin engine on a wgpu device.
 pub struct MultispinWgpuEngine {
     ctx: WgpuContext,
-    layout: MultispinLayout,
+    /// The layout, a slab's neighbours and the plan bookkeeping every backend keeps alike.
+    host: MultispinHost,
     dispatcher: Dispatcher,
     spins: wgpu::Buffer,
     thresholds: wgpu::Buffer,
@@ -75,16 +76,8 @@ pub struct MultispinWgpuEngine {
     copies: Option<WgpuCopies>,
     /// Population annealing's resampling step, from the first table on.
     resampling: Option<WgpuResampling>,
-    /// The slot of the last plan's last measurement, which the next resampling step reads
-    /// (`None` where the plan measured nothing: its first submission cleared the counts).
-    last_measured: Option<u32>,
-    /// Whether measurements come back as the populations' histograms
-    /// ([`Populations::count_populations`]).
-    count_populations: bool,
     /// The running plan's measurements read back so far.
     read: SlotsRead,
-    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
-    halo: Option<Box<dyn Halo>>,
 }
 
 /// The observation and overlap buffers with their capacity in slots, and the bind group.
@@ -159,7 +152,7 @@ impl MultispinWgpuEngine {
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
         let engine = MultispinWgpuEngine {
             ctx,
-            layout,
+            host: MultispinHost::new(layout),
             dispatcher,
             spins,
             thresholds,
@@ -175,10 +168,7 @@ impl MultispinWgpuEngine {
             tempering: None,
             copies: None,
             resampling: None,
-            last_measured: None,
-            count_populations: false,
             read: SlotsRead::default(),
-            halo: None,
         };
         engine.ctx.check()?;
         Ok(engine)
@@ -194,10 +184,9 @@ impl MultispinWgpuEngine {
         halo: Box<dyn Halo>,
     ) -> Result<Self> {
         check_slab(&layout)?;
-        Ok(MultispinWgpuEngine {
-            halo: Some(halo),
-            ..MultispinWgpuEngine::new(ctx, layout, workgroup_size, Betas::Fixed)?
-        })
+        let mut engine = MultispinWgpuEngine::new(ctx, layout, workgroup_size, Betas::Fixed)?;
+        engine.host.halo = Some(halo);
+        Ok(engine)
     }
 }
 
@@ -205,15 +194,15 @@ impl Engine for MultispinWgpuEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "wgpu".into(),
-            engine: self.layout.describe(),
+            engine: self.host.layout.describe(),
             adapter: self.ctx.adapter_name(),
             driver: self.ctx.driver(),
         }
     }
 
     fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
-        spins.check_fits(&self.layout.systems)?;
-        let words = self.layout.pack(spins);
+        spins.check_fits(&self.host.layout.systems)?;
+        let words = self.host.layout.pack(spins);
         self.ctx
             .queue
             .write_buffer(&self.spins, 0, bytemuck::cast_slice(&words));
@@ -222,14 +211,14 @@ impl Engine for MultispinWgpuEngine {
     }
 
     fn hot_start(&mut self) -> Result<()> {
-        let grid = HotStartGrid::multispin(&self.layout);
+        let grid = HotStartGrid::multispin(&self.host.layout);
         hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)?;
         self.exchange_both()
     }
 
     fn spins(&mut self) -> Result<SpinBits> {
         let words: Vec<u32> = self.ctx.read_buffer(&self.spins, self.spins.size())?;
-        Ok(self.layout.unpack(&words))
+        Ok(self.host.layout.unpack(&words))
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
@@ -254,8 +243,8 @@ impl Engine for MultispinWgpuEngine {
 
 impl Tempering for MultispinWgpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        whole_lattices_only(&self.halo, "parallel tempering")?;
-        let layout = &self.layout;
+        whole_lattices_only(&self.host.halo, "parallel tempering")?;
+        let layout = &self.host.layout;
         let tempering = WgpuTempering::new(
             &mut self.ctx,
             &layout.systems,
@@ -265,8 +254,8 @@ impl Tempering for MultispinWgpuEngine {
             self.dispatcher.workgroup_size(),
         )?;
         self.tempering = Some(tempering);
-        if self.layout.systems.field == 0.0 {
-            let words = WordLayout::of(&self.layout);
+        if self.host.layout.systems.field == 0.0 {
+            let words = WordLayout::of(&self.host.layout);
             let mut constants = self.constants.clone();
             constants.push((COUNT_UP, 0));
             let kernel = Kernel::MultispinObservables(words);
@@ -294,21 +283,12 @@ impl Tempering for MultispinWgpuEngine {
 impl MultispinBackend for MultispinWgpuEngine {
     const NAME: &'static str = "multispin wgpu";
 
-    fn layout(&self) -> &MultispinLayout {
-        &self.layout
-    }
-
-    fn layout_mut(&mut self) -> &mut MultispinLayout {
-        &mut self.layout
-    }
-
-    fn halo(&self) -> &Option<Box<dyn Halo>> {
-        &self.halo
+    fn host(&mut self) -> &mut MultispinHost {
+        &mut self.host
     }
 
     /// Swap rounds measure into a scratch slot past the plan's.
     fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
-        self.last_measured = plan.slots.checked_sub(1);
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.ctx, plan.slots)?;
@@ -323,23 +303,23 @@ impl MultispinBackend for MultispinWgpuEngine {
     /// out right behind it and read while the device runs the next.
     fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
         let flips_per_sweep =
-            self.layout.lattice().sites() * u64::from(self.layout.systems.systems());
+            self.host.layout.lattice().sites() * u64::from(self.host.layout.systems.systems());
         let sweeps_per_submission = sweeps_per_submission(plan, flips_per_sweep, FLIP_BUDGET);
         let subs = submissions(
             plan,
-            self.layout.systems.seed,
-            self.layout.word_systems(),
+            self.host.layout.systems.seed,
+            self.host.layout.word_systems(),
             MAX_DISPATCHES,
             sweeps_per_submission,
         );
         // A slab submits one dispatch at a time, each colour's update with its exchange.
-        let subs = match self.halo {
+        let subs = match self.host.halo {
             Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
             None => subs,
         };
         let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
         for (i, dispatches) in subs.iter().enumerate() {
-            if let (Some(_), [Dispatch::Sweep(params)]) = (&self.halo, dispatches.as_slice()) {
+            if let (Some(_), [Dispatch::Sweep(params)]) = (&self.host.halo, dispatches.as_slice()) {
                 // The slab's exchange reads through the same staging buffer: the read behind
                 // goes first.
                 if let Some(previous) = behind.take() {
@@ -352,7 +332,7 @@ impl MultispinBackend for MultispinWgpuEngine {
             if let Some(previous) = behind.take() {
                 self.finish_submission(previous)?;
             }
-            let read = match self.count_populations {
+            let read = match self.host.count_populations {
                 true => None,
                 false => self.queue_slots(measured_slots(dispatches).unwrap_or(0))?,
             };
@@ -362,6 +342,10 @@ impl MultispinBackend for MultispinWgpuEngine {
             Some(last) => self.finish_submission(last),
             None => Ok(()),
         }
+    }
+
+    fn wait(&mut self) -> Result<()> {
+        self.ctx.wait()
     }
 
     fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {

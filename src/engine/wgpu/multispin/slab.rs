@@ -41,7 +41,7 @@ impl MultispinWgpuEngine {
     /// A slab's halo exchange of `colour` (nothing for whole lattices): download of its
     /// boundary planes, exchange, upload of the halos (queued before the next submission).
     fn exchange(&mut self, colour: u32) -> Result<()> {
-        let Some(halo) = self.halo.as_deref_mut() else {
+        let Some(halo) = self.host.halo.as_deref_mut() else {
             return Ok(());
         };
         let mut store = DeviceWords {
@@ -49,7 +49,7 @@ impl MultispinWgpuEngine {
             buffer: &self.spins,
             beside: None,
         };
-        exchange_colour(&self.layout, halo, &mut store, colour)
+        exchange_colour(&self.host.layout, halo, &mut store, colour)
     }
 
     /// A slab's sweep of one colour with its exchange beside the bulk ([`SlabSweep`]), in queue
@@ -57,10 +57,10 @@ impl MultispinWgpuEngine {
     /// for the copy alone and exchanges the planes while the device runs the bulk, and the
     /// halos' upload goes before the next submission.
     pub(super) fn sweep_slab(&mut self, params: &DispatchParams, clear: bool) -> Result<()> {
-        let parts = SlabSweep::new(&self.layout, *params);
+        let parts = SlabSweep::new(&self.host.layout, *params);
         let edges: Vec<Dispatch> = parts.edges.into_iter().map(Dispatch::Sweep).collect();
         self.enqueue(&edges, clear);
-        let mut halo = self.halo.take().expect("a slab has its halo");
+        let mut halo = self.host.halo.take().expect("a slab has its halo");
         let engine = &*self;
         let bulk = move || {
             if let Some(bulk) = parts.bulk {
@@ -72,9 +72,14 @@ impl MultispinWgpuEngine {
             buffer: &engine.spins,
             beside: Some(Box::new(bulk)),
         };
-        let exchanged = exchange_colour(&engine.layout, halo.as_mut(), &mut store, params.colour);
+        let exchanged = exchange_colour(
+            &engine.host.layout,
+            halo.as_mut(),
+            &mut store,
+            params.colour,
+        );
         drop(store);
-        self.halo = Some(halo);
+        self.host.halo = Some(halo);
         exchanged
     }
 
