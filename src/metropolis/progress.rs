@@ -3,11 +3,14 @@
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
+use crate::io::run_dir::ProgressHook;
+
 /// A progress bar on a terminal, plain log lines otherwise (one per chunk, about every 1% of
-/// the run), both with the rate and the time left.
+/// the run), both with the rate and the time left; and the embedder's hook, if any.
 pub(super) struct Progress {
     bar: Option<indicatif::ProgressBar>,
     enabled: bool,
+    hook: Option<ProgressHook>,
     total: u64,
     /// Sweeps done when this invocation started: the rate counts only the sweeps since.
     first: u64,
@@ -16,7 +19,13 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    pub(super) fn new(enabled: bool, total: u64, done: u64, flips_per_sweep: u64) -> Self {
+    pub(super) fn new(
+        enabled: bool,
+        hook: Option<ProgressHook>,
+        total: u64,
+        done: u64,
+        flips_per_sweep: u64,
+    ) -> Self {
         let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(total);
             bar.set_style(
@@ -33,6 +42,7 @@ impl Progress {
         Progress {
             bar,
             enabled,
+            hook,
             total,
             first: done,
             flips_per_sweep,
@@ -41,6 +51,9 @@ impl Progress {
     }
 
     pub(super) fn update(&self, done: u64) {
+        if let Some(ProgressHook(hook)) = &self.hook {
+            hook(done, self.total);
+        }
         let elapsed = self.started.elapsed();
         match &self.bar {
             Some(bar) => {
@@ -107,7 +120,7 @@ mod tests {
     /// in 2 s are 0.2 flips/ns, and the other 400 take 2 s more.
     #[test]
     fn progress_lines_show_the_rate_and_the_time_left() {
-        let progress = Progress::new(false, 1000, 200, 1_000_000);
+        let progress = Progress::new(false, None, 1000, 200, 1_000_000);
         let line = progress.log_line(600, Duration::from_secs(2));
         assert_eq!(
             line,
