@@ -12,6 +12,10 @@ venv="${SPINFLIP_VENV:-python/.venv}"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.7,<2" numpy pytest
 
+# The crate's format and lints (pyo3's build script asks the environment's Python).
+cargo fmt -p spinflip-python --check
+PYO3_PYTHON="$venv/bin/python" cargo clippy -p spinflip-python --all-targets -- -D warnings
+
 cargo build --profile test --bin spinflip
 VIRTUAL_ENV="$(cd "$venv" && pwd)" "$venv/bin/maturin" develop -m python/Cargo.toml
 target_dir="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"

@@ -11,7 +11,6 @@ use pyo3::types::PyDict;
 use crate::errors::SpinflipError;
 
 /// One column of a table, typed.
-#[derive(Debug, PartialEq)]
 pub enum Column {
     Integers(Vec<i64>),
     Floats(Vec<f64>),
@@ -76,21 +75,4 @@ pub fn read_table<'py>(py: Python<'py>, path: &Path) -> PyResult<Bound<'py, PyDi
         }
     }
     Ok(table)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn columns_are_integers_where_every_value_is() {
-        let text = "sweep,E,q\n10,-8,NaN\n20,-4.5,0.25\n";
-        let columns = parse_csv(Path::new("x.csv"), text).unwrap();
-        assert_eq!(columns[0], ("sweep".into(), Column::Integers(vec![10, 20])));
-        assert_eq!(columns[1], ("E".into(), Column::Floats(vec![-8.0, -4.5])));
-        let Column::Floats(q) = &columns[2].1 else {
-            panic!("q is a float column")
-        };
-        assert!(q[0].is_nan() && q[1] == 0.25);
-    }
 }

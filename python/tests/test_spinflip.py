@@ -7,6 +7,7 @@ Run from the repository with ``python/ci.sh``, which builds the module and the c
 import csv
 import json
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -201,6 +202,22 @@ def test_an_earlier_run_is_kept_unless_forced(ferromagnet, tmp_path):
         spinflip.run(FERROMAGNET, tmp_path, progress=False)
     spinflip.run(FERROMAGNET, tmp_path, progress=False, force=True)
     assert_same_run(ferromagnet[0], tmp_path)
+
+
+def test_every_csv_file_is_a_table_of_typed_columns(ferromagnet, tmp_path):
+    out, _ = ferromagnet
+    shutil.copytree(out, tmp_path, dirs_exist_ok=True)
+    (tmp_path / "extra.csv").write_text("sweep,E,q\n10,-8,NaN\n20,-4.5,0.25\n")
+    extra = spinflip.load(tmp_path)["extra"]
+    assert extra["sweep"].dtype == np.int64 and extra["sweep"].tolist() == [10, 20]
+    assert extra["E"].dtype == np.float64 and extra["E"].tolist() == [-8.0, -4.5]
+    assert np.isnan(extra["q"][0]) and extra["q"][1] == 0.25
+    (tmp_path / "extra.csv").write_text("sweep,E\n10,-8\n20,x\n")
+    with pytest.raises(spinflip.SpinflipError, match=r"extra.csv:3: E: \"x\" is not a number"):
+        spinflip.load(tmp_path)
+    (tmp_path / "extra.csv").write_text("sweep,E\n10\n")
+    with pytest.raises(spinflip.SpinflipError, match=r"extra.csv:2: 1 fields, the header has 2"):
+        spinflip.load(tmp_path)
 
 
 def test_load_refuses_a_directory_without_a_run(tmp_path):
