@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Python package's tests: the module built with maturin into a virtual environment, the
 # command `spinflip` of the same source beside it (the tests compare their run directories),
-# then pytest. The command is built with the `test` profile, as `cargo test` built it already;
-# the module with `dev` (maturin's `--profile test` would build the test harness), whose
-# dependencies are compiled once (opt-level 2, as for every profile here).
+# then pytest. Both are built with the `dev` profile in one feature resolution, so that they
+# share one build of the dependencies (opt-level 2; `cargo test`'s cannot be shared: its
+# dev-dependencies change their features, and maturin's `--profile test` builds a test harness).
 # SPINFLIP_VENV names the environment (default python/.venv, kept between runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,12 +11,12 @@ cd "$(dirname "$0")/.."
 venv="${SPINFLIP_VENV:-python/.venv}"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.7,<2" numpy pytest
+# pyo3's build script asks this Python for its version and ABI.
+export PYO3_PYTHON="$venv/bin/python"
 
-# The crate's format and lints (pyo3's build script asks the environment's Python).
 cargo fmt -p spinflip-python --check
-PYO3_PYTHON="$venv/bin/python" cargo clippy -p spinflip-python --all-targets -- -D warnings
-
-cargo build --profile test --bin spinflip
+cargo build -p spinflip -p spinflip-python --bin spinflip
 VIRTUAL_ENV="$(cd "$venv" && pwd)" "$venv/bin/maturin" develop -m python/Cargo.toml
+cargo clippy -p spinflip-python --all-targets -- -D warnings
 target_dir="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 SPINFLIP_BIN="$target_dir/debug/spinflip" "$venv/bin/python" -m pytest python/tests -q
