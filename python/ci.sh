@@ -4,6 +4,7 @@
 # then pytest. Both are built with the `dev` profile in one feature resolution, so that they
 # share one build of the dependencies (opt-level 2; `cargo test`'s cannot be shared: its
 # dev-dependencies change their features, and maturin's `--profile test` builds a test harness).
+# Its lints are `.ci/run`'s (`cargo clippy --workspace`), where the library's are checked anyway.
 # SPINFLIP_VENV names the environment (default python/.venv, kept between runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,5 @@ export PYO3_PYTHON="$venv/bin/python"
 cargo fmt -p spinflip-python --check
 cargo build -p spinflip -p spinflip-python --bin spinflip
 VIRTUAL_ENV="$(cd "$venv" && pwd)" "$venv/bin/maturin" develop -m python/Cargo.toml
-cargo clippy -p spinflip-python --all-targets -- -D warnings
 target_dir="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 SPINFLIP_BIN="$target_dir/debug/spinflip" "$venv/bin/python" -m pytest python/tests -q
