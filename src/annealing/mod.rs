@@ -16,7 +16,7 @@ mod steps;
 mod summary;
 
 pub use multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep, Reweighted};
-pub use outputs::annealing_table;
+pub use outputs::{ANNEALING_JSON, annealing_table};
 pub use run::{anneal, anneal_engine, engine_systems};
 pub use stats::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, Levels, PairOverlaps, Population,

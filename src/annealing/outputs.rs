@@ -11,8 +11,9 @@ use crate::exact::ExactIsing2d;
 use crate::io::output::{write_file, write_json};
 use crate::stats::Estimate;
 
-/// File names in the output directory.
-const ANNEALING_JSON: &str = "annealing.json";
+/// File names in the output directory: `annealing.json` is an anneal's summary, where a run of
+/// sweeps writes `summary.json`.
+pub const ANNEALING_JSON: &str = "annealing.json";
 const ANNEALING_CSV: &str = "annealing.csv";
 const POPULATIONS_CSV: &str = "annealing_populations.csv";
 const REWEIGHTED_CSV: &str = "annealing_reweighted.csv";

@@ -1,13 +1,15 @@
 //! Exact results used as references: Kaufman's finite-size solution of the 2D Ising model,
-//! differentiated exactly with second-order dual numbers.
+//! differentiated exactly with second-order dual numbers, and Onsager's infinite-lattice one.
 
 mod dual;
 mod enumeration;
 mod kaufman;
+mod onsager;
 
 pub use dual::Dual2;
 pub use enumeration::{EnumeratedAverages, enumerate};
 pub use kaufman::{ExactIsing2d, kaufman, ln_partition_function};
+pub use onsager::onsager;
 
 /// `got` within `tol` (absolute) of `want`, the tests' check against exact values.
 #[cfg(test)]

@@ -285,6 +285,73 @@ pub fn unpack_rows(bytes: &[u8], l: usize) -> SpinBits {
     spins
 }
 
+/// An `int8` `.npy` file as [`write_npy_i8`] writes it (`couplings.npy`, an `Int8`
+/// `final_state.npy`), read whole: its C-order shape and values.
+pub fn read_npy_i8(path: &Path) -> Result<(Vec<usize>, Vec<i8>)> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let Some((shape, offset)) = npy_i8_header(&bytes) else {
+        return Err(not_spinflip_npy(path, "int8"));
+    };
+    let values = npy_data(path, &bytes[offset..], &shape)?;
+    Ok((shape, values.iter().map(|&b| b as i8).collect()))
+}
+
+/// Lattices as [`write_lattices_npy`] writes them (`final_state.npy`), either form, read whole
+/// as `int8` +1/-1: their C-order shape, whose last axis is the `l` sites along x also where the
+/// file packs them into `ceil(l/8)` bytes, and their spins.
+pub fn read_lattices_npy(path: &Path, l: usize) -> Result<(Vec<usize>, Vec<i8>)> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if let Some((shape, offset)) = npy_i8_header(&bytes) {
+        let values = npy_data(path, &bytes[offset..], &shape)?;
+        return Ok((shape, values.iter().map(|&b| b as i8).collect()));
+    }
+    let Some((mut shape, offset)) = npy_u8_header(&bytes) else {
+        return Err(not_spinflip_npy(path, "int8 or packed uint8"));
+    };
+    if shape.last() != Some(&l.div_ceil(8)) {
+        return Err(Error::Usage(format!(
+            "{}: packed rows of {l} sites take {} bytes, found shape {shape:?}",
+            path.display(),
+            l.div_ceil(8)
+        )));
+    }
+    let packed = npy_data(path, &bytes[offset..], &shape)?;
+    *shape.last_mut().expect("checked above") = l;
+    let spins = packed
+        .chunks_exact(l.div_ceil(8))
+        .flat_map(|row| {
+            (0..l).map(move |x| {
+                if row[x / 8] >> (7 - x % 8) & 1 == 1 {
+                    1
+                } else {
+                    -1
+                }
+            })
+        })
+        .collect();
+    Ok((shape, spins))
+}
+
+/// The data of an `.npy` file of one-byte values of `shape`, refused where its length differs.
+fn npy_data<'a>(path: &Path, data: &'a [u8], shape: &[usize]) -> Result<&'a [u8]> {
+    let count: usize = shape.iter().product();
+    match data.len() == count {
+        true => Ok(data),
+        false => Err(Error::Usage(format!(
+            "{}: shape {shape:?} needs {count} bytes of data, found {}",
+            path.display(),
+            data.len()
+        ))),
+    }
+}
+
+fn not_spinflip_npy(path: &Path, what: &str) -> Error {
+    Error::Usage(format!(
+        "{}: not an {what} .npy file as spinflip writes it",
+        path.display()
+    ))
+}
+
 /// The `.npy` version-1.0 header of `descr` values with the C-order `shape`.
 fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
@@ -466,6 +533,39 @@ mod tests {
         let (shape, offset) = npy_u8_header(&bytes).unwrap();
         assert_eq!(shape, [rows, 25]);
         assert_eq!(unpack_rows(&bytes[offset..], l), spins);
+    }
+
+    /// Both forms of the lattices, and the couplings' int8 file, read back as +1/-1 in the
+    /// written shape; a truncated file is refused.
+    #[test]
+    fn npy_files_read_back_whole() {
+        let l = 10;
+        let signs: Vec<i32> = (0..3 * l)
+            .map(|i| if i % 3 == 0 { 1 } else { -1 })
+            .collect();
+        let spins = SpinBits::from_signs(1, signs.len() as u64, &signs);
+        let expected: Vec<i8> = signs.iter().map(|&s| s as i8).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("final_state.npy");
+        for packed in [false, true] {
+            write_lattices_npy(&path, &[3, l], &spins, packed).unwrap();
+            let read = read_lattices_npy(&path, l).unwrap();
+            assert_eq!(read, (vec![3, l], expected.clone()), "packed: {packed}");
+        }
+        let error = read_lattices_npy(&path, 20).unwrap_err().to_string();
+        assert!(
+            error.contains("packed rows of 20 sites take 3 bytes"),
+            "{error}"
+        );
+        write_npy_i8(&path, &[2, 3], [1i8, -1, 1, 1, -1, -1].into_iter()).unwrap();
+        assert_eq!(
+            read_npy_i8(&path).unwrap(),
+            (vec![2, 3], vec![1, -1, 1, 1, -1, -1])
+        );
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        let error = read_npy_i8(&path).unwrap_err().to_string();
+        assert!(error.contains("needs 6 bytes of data, found 5"), "{error}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! annealing) share about it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,8 @@ pub struct RunOptions {
     pub resume: bool,
     /// Show a progress bar (on a terminal) or log lines.
     pub progress: bool,
+    /// Told how far a run of sweeps has come after each plan, whether or not `progress` is on.
+    pub on_progress: Option<ProgressHook>,
     /// Stop after a checkpoint at or past this many sweeps, as a killed run would (tests).
     pub halt_after: Option<u64>,
     /// Start afresh even where `out` already holds a run's checkpoint.
@@ -44,10 +47,24 @@ impl RunOptions {
             out: out.into(),
             resume: false,
             progress: false,
+            on_progress: None,
             halt_after: None,
             overwrite: false,
             deadline: None,
         }
+    }
+}
+
+/// A function told `(sweeps done, sweeps in all)` after each plan of a run of sweeps (population
+/// annealing does not call it), for a program that embeds the library and shows progress its own
+/// way (the Python package hands it to a Python callable). It runs on the loop's thread, between
+/// plans: the run waits for it.
+#[derive(Clone)]
+pub struct ProgressHook(pub Arc<dyn Fn(u64, u64) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressHook")
     }
 }
 

@@ -3,13 +3,16 @@
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
+use crate::io::run_dir::ProgressHook;
+
 /// A progress bar on a terminal, plain log lines otherwise (one per chunk, about every 1% of
-/// the run), both with the rate and the time left.
+/// the run), both with the rate and the time left; and the embedder's hook, if any.
 pub(super) struct Progress {
     bar: Option<indicatif::ProgressBar>,
     enabled: bool,
     /// Sweeps of the thermalisation, which come first.
     thermalize: u64,
+    hook: Option<ProgressHook>,
     total: u64,
     /// Sweeps done when this invocation started: the rate counts only the sweeps since.
     first: u64,
@@ -20,6 +23,7 @@ pub(super) struct Progress {
 impl Progress {
     pub(super) fn new(
         enabled: bool,
+        hook: Option<ProgressHook>,
         (thermalize, total): (u64, u64),
         done: u64,
         flips_per_sweep: u64,
@@ -41,6 +45,7 @@ impl Progress {
             bar,
             enabled,
             thermalize,
+            hook,
             total,
             first: done,
             flips_per_sweep,
@@ -49,6 +54,9 @@ impl Progress {
     }
 
     pub(super) fn update(&self, done: u64) {
+        if let Some(ProgressHook(hook)) = &self.hook {
+            hook(done, self.total);
+        }
         let elapsed = self.started.elapsed();
         match &self.bar {
             Some(bar) => {
@@ -129,7 +137,7 @@ mod tests {
     /// in 2 s are 0.2 flips/ns, and the other 400 take 2 s more.
     #[test]
     fn progress_lines_show_the_rate_and_the_time_left() {
-        let progress = Progress::new(false, (500, 1000), 200, 1_000_000);
+        let progress = Progress::new(false, None, (500, 1000), 200, 1_000_000);
         let line = progress.log_line(600, Duration::from_secs(2));
         assert_eq!(
             line,

@@ -120,6 +120,7 @@ pub fn run_sweeps(
     let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
     let progress = Progress::new(
         options.progress,
+        options.on_progress.clone(),
         (schedule.thermalize, schedule.total()),
         state.sweeps_done,
         flips_per_sweep,
