@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::config::{Config, Couplings, Disorder};
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fnv1a;
-use crate::io::output::npy_i8_header;
+use crate::io::output::{couplings_shape, npy_i8_header};
 use crate::model::Lattice;
 use crate::model::couplings::Instance;
 
@@ -44,7 +44,7 @@ fn instance_from_npy(path: &Path, lattice: &Lattice, samples: u32) -> Result<Ins
              numpy.save(path, couplings.astype(numpy.int8)))"
         )));
     };
-    let expected = instance_shape(lattice, samples);
+    let expected = couplings_shape(lattice, samples);
     if shape != expected {
         return Err(Error::Usage(format!(
             "{source}: shape {} but the config's {samples} samples of L = {} in {}D need {} \
@@ -67,14 +67,6 @@ fn instance_from_npy(path: &Path, lattice: &Lattice, samples: u32) -> Result<Ins
     Instance::from_values(values, lattice, samples, (source, fnv1a(&bytes)))
 }
 
-/// The shape of `couplings.npy` for `samples` samples of `lattice`.
-fn instance_shape(lattice: &Lattice, samples: u32) -> Vec<usize> {
-    let mut shape = vec![samples as usize];
-    shape.extend(vec![lattice.size as usize; lattice.dims as usize]);
-    shape.push(lattice.dims as usize);
-    shape
-}
-
 /// `shape` as Python writes a tuple.
 fn tuple(shape: &[usize]) -> String {
     let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
@@ -88,10 +80,7 @@ fn tuple(shape: &[usize]) -> String {
 /// config says where the couplings came from and a checkpoint resumes only with them.
 pub fn noting_instance(config_text: String, instance: Option<&Instance>) -> String {
     match instance {
-        Some(instance) => format!(
-            "{config_text}// couplings read from {}, FNV-1a 64 {:016x}\n",
-            instance.source, instance.checksum
-        ),
+        Some(instance) => format!("{config_text}// couplings read from {}\n", named(instance)),
         None => config_text,
     }
 }
@@ -102,11 +91,13 @@ pub fn couplings_source(disorder: Disorder, instance: Option<&Instance>) -> Opti
     match (disorder, instance) {
         (Disorder::Ferromagnet, _) => None,
         (Disorder::Bimodal, None) => Some("drawn from the seed".into()),
-        (Disorder::Bimodal, Some(instance)) => Some(format!(
-            "{} (FNV-1a 64 {:016x})",
-            instance.source, instance.checksum
-        )),
+        (Disorder::Bimodal, Some(instance)) => Some(named(instance)),
     }
+}
+
+/// The instance's file and checksum, as the config text and the summary name it.
+fn named(instance: &Instance) -> String {
+    format!("{}, FNV-1a 64 {:016x}", instance.source, instance.checksum)
 }
 
 #[cfg(test)]

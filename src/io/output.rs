@@ -15,6 +15,7 @@ use crate::config::{Disorder, TemperatureScale};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::run_dir::COUPLINGS;
+use crate::model::Lattice;
 use crate::model::couplings::coupling_signs;
 use crate::model::ising::IsingSystems;
 
@@ -193,9 +194,7 @@ pub fn write_couplings_npy(out: &Path, systems: &IsingSystems) -> Result<()> {
         return Ok(());
     }
     let lattice = systems.lattice;
-    let mut shape = vec![systems.samples as usize];
-    shape.extend(vec![lattice.size as usize; lattice.dims as usize]);
-    shape.push(lattice.dims as usize);
+    let shape = couplings_shape(&lattice, systems.samples);
     let couplings = (0..systems.samples).flat_map(|s| {
         let bits = systems.antiferromagnetic_bonds(systems.global_sample(s));
         coupling_signs(&bits, lattice.bonds()).collect::<Vec<_>>()
@@ -203,6 +202,15 @@ pub fn write_couplings_npy(out: &Path, systems: &IsingSystems) -> Result<()> {
     // Streamed: all samples' bonds as int8 are 6 GiB for 1024 samples of a 128^3 lattice.
     let path = out.join(COUPLINGS);
     write_npy_i8(&path, &shape, couplings).map_err(|e| Error::io(path, e))
+}
+
+/// The shape of `couplings.npy` for `samples` samples of `lattice`:
+/// `(samples, [L,] L, L, dims)`.
+pub fn couplings_shape(lattice: &Lattice, samples: u32) -> Vec<usize> {
+    let mut shape = vec![samples as usize];
+    shape.extend(vec![lattice.size as usize; lattice.dims as usize]);
+    shape.push(lattice.dims as usize);
+    shape
 }
 
 /// Write the lattices `spins` (whose last axis, x, has `shape[-1]` sites) to `path` atomically
