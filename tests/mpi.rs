@@ -197,6 +197,25 @@ fn population_annealing_on_two_ranks_writes_the_files_of_one() {
     ranks_write_the_files_of_one(ANNEALING, &[2]);
 }
 
+/// Population annealing on the GPU engine (lavapipe in CI) with the populations counted as
+/// histograms on each rank's device (zero field, no multinomial resampling, no overlaps):
+/// two samples, two runs.
+const GPU_ANNEALING: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 4, field: 0.0),
+    replicas: 64,
+    samples: 2,
+    engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact),
+    algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.8, beta_max: 1.5), runs: 2),
+    seed: 13,
+    backend: Wgpu,
+    plots: false,
+)"#;
+
+#[test]
+fn gpu_population_annealing_with_histograms_on_two_ranks_writes_the_files_of_one() {
+    ranks_write_the_files_of_one(GPU_ANNEALING, &[2]);
+}
+
 /// The GPU engine (lavapipe in CI): two samples in SMSC words with temperatures in tempering.
 const GPU_GLASS: &str = r#"(
     model: EdwardsAnderson(dims: 2, size: 64, field: 0.0),
@@ -256,6 +275,50 @@ fn spin_glass_slabs_in_3d_on_three_ranks_write_the_files_of_one() {
 #[test]
 fn gpu_slabs_on_two_ranks_write_the_files_of_one() {
     ranks_write_the_files_of_one(&SLABS_FERROMAGNET.replace("Cpu", "Wgpu"), &[2]);
+}
+
+/// The ferromagnet's slabs on CUDA devices, one per rank, on 2 and 4 ranks where the machine
+/// has the GPUs (skipped, with a notice, where it has fewer than two): halos device to device
+/// through NCCL, and host-staged (`SPINFLIP_HALOS=host`); both write the files of one rank,
+/// and each names its path in the log. 128^2 in 4 slabs of 32 planes: every slab has a bulk.
+#[cfg(feature = "cuda")]
+#[test]
+fn cuda_slabs_through_nccl_and_the_host_write_the_files_of_one() {
+    let test = "cuda_slabs_through_nccl_and_the_host_write_the_files_of_one";
+    let gpus = match spinflip::engine::cuda::device_count() {
+        Ok(count) if count >= 2 => count as u32,
+        other => return eprintln!("SKIPPED {test}: needs two CUDA devices ({other:?})"),
+    };
+    let config = SLABS_FERROMAGNET
+        .replace("size: 64", "size: 128")
+        .replace("Cpu", "Cuda");
+    let dir = TempDir::new().unwrap();
+    let path = config_file(dir.path(), &config);
+    let one = dir.path().join("one");
+    run_ok(&path, &one, 1);
+    for ranks in [2, 4].into_iter().filter(|&ranks| ranks <= gpus) {
+        for (path_env, named) in [("device", "through NCCL"), ("host", "host-staged")] {
+            let out = dir.path().join(format!("np{ranks}-{path_env}"));
+            let mut command = mpirun(ranks);
+            command
+                .env("SPINFLIP_HALOS", path_env)
+                .env("RUST_LOG", "spinflip=info")
+                .arg(BIN)
+                .arg("run")
+                .arg(&path)
+                .arg("--out")
+                .arg(&out);
+            let result = output(&mut command);
+            assert!(result.status.success(), "{ranks} ranks: {}", text(&result));
+            let log = String::from_utf8_lossy(&result.stderr);
+            assert!(
+                log.contains(named),
+                "{ranks} ranks, {path_env}: {}",
+                text(&result)
+            );
+            assert_same_outputs(&one, &out);
+        }
+    }
 }
 
 /// A run long enough to be killed after its first checkpoints.

@@ -129,9 +129,7 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
             for &size in &options.sizes {
                 let config = bench_config(options, backend, engine, size);
                 if let Err(reason) = config.validate() {
-                    if !options.json {
-                        println!("skipped {engine:?} L={size}: {reason}");
-                    }
+                    skipped(options, &format!("skipped {engine:?} L={size}: {reason}"));
                     continue;
                 }
                 let result = match options.annealing {
@@ -142,11 +140,7 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
                     // What the device cannot hold is a reason to skip the row, not the bench
                     // (said on stderr with --json, whose stdout is JSON lines).
                     Err(Error::Limits(reason)) => {
-                        let skipped = format!("skipped {engine:?} L={size}: {reason}");
-                        match options.json {
-                            true => eprintln!("{skipped}"),
-                            false => println!("{skipped}"),
-                        }
+                        skipped(options, &format!("skipped {engine:?} L={size}: {reason}"));
                     }
                     result => print_result(options, &result?),
                 }
@@ -154,6 +148,15 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A row the bench cannot measure (a config it refuses, a device too small): in the table, or
+/// on stderr with --json, whose stdout is JSON lines.
+fn skipped(options: &BenchOptions, why: &str) {
+    match options.json {
+        true => eprintln!("{why}"),
+        false => println!("{why}"),
+    }
 }
 
 fn print_result(options: &BenchOptions, result: &BenchResult) {

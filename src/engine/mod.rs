@@ -286,6 +286,26 @@ pub trait Halo: Send {
     /// plane) to the slab above; return `[below, above]`, the planes they sent (the lower
     /// neighbour's `upper` and the upper neighbour's `lower`), to become this slab's halos.
     fn exchange(&mut self, colour: u32, lower: Vec<u32>, upper: Vec<u32>) -> Result<[Vec<u32>; 2]>;
+
+    /// Where the slabs are the processes of one job (MPI ranks, one device each), the ring
+    /// they form, through which an engine may set up a device-to-device path for its halos
+    /// instead of this host-staged one (the CUDA engine's NCCL path, `engine/cuda/halos.rs`);
+    /// `None` for slabs of one process.
+    fn ring(&mut self) -> Option<&mut dyn ProcessRing> {
+        None
+    }
+}
+
+/// The ranks of a job holding one slab each, in slab order (rank `k - 1` below, `k + 1` above,
+/// periodic), as an engine sees them while it opens: what it needs to agree with the others on
+/// a device-to-device halo path. Every rank's engine makes the same calls in the same order.
+pub trait ProcessRing {
+    /// This rank and the number of ranks.
+    fn position(&self) -> (u32, u32);
+    /// Whether `ok` holds on every rank (each passes its own), so that all take the same path.
+    fn all(&mut self, ok: bool) -> Result<bool>;
+    /// Rank 0's `token` on every rank (the others' is overwritten).
+    fn broadcast(&mut self, token: &mut [u8]) -> Result<()>;
 }
 
 /// Whether an engine's inverse temperatures stay those it was opened with (Metropolis sweeps,

@@ -24,7 +24,7 @@ pub mod wire;
 pub mod world;
 
 use crate::config::{Algorithm, Config, Disorder, Lanes, Layout};
-use crate::engine::annealing::{ResamplingTable, TableHead};
+use crate::engine::annealing::{PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
@@ -209,16 +209,27 @@ impl RunShape {
         // Each field's parts, moved out of the ranks' measurements.
         let mut labels = None;
         let (mut observations, mut planes, mut links) = (Vec::new(), Vec::new(), Vec::new());
-        let mut copies = Vec::new();
+        let (mut copies, mut histograms) = (Vec::new(), Vec::new());
         for part in parts {
             labels.get_or_insert(part.labels);
             copies.push(part.copies);
             observations.push(part.observations);
             planes.push(part.overlap_planes);
             links.push(part.link_overlaps);
+            histograms.extend(part.histograms.map(|h| *h));
         }
-        let observations = merge_samples(&observations, slices, outer, self.replicas)?;
-        let (overlap_planes, link_overlaps) = if self.pairs == 0 {
+        // Histograms of the populations stand for the observations (which are then empty).
+        let (observations, histograms) = match histograms.is_empty() {
+            true => (
+                merge_samples(&observations, slices, outer, self.replicas)?,
+                None,
+            ),
+            false => (Vec::new(), Some(self.merge_histograms(histograms, slices)?)),
+        };
+        // No overlaps where there are no pairs, or where the engines measure the populations
+        // as histograms (which replace every replica's counts).
+        let unmeasured = planes.iter().all(Vec::is_empty) && links.iter().all(Vec::is_empty);
+        let (overlap_planes, link_overlaps) = if self.pairs == 0 || unmeasured {
             (Vec::new(), Vec::new())
         } else {
             (
@@ -236,8 +247,38 @@ impl RunShape {
             link_overlaps,
             labels: labels.unwrap_or_default(),
             copies,
-            histograms: None,
+            histograms,
         })
+    }
+
+    /// The whole run's population histograms from every rank's (blocks `[t][sample][run]`, as
+    /// the systems they count: a sample's runs are consecutive blocks of its replicas).
+    fn merge_histograms(
+        &self,
+        parts: Vec<PopulationHistograms>,
+        slices: &[Share],
+    ) -> Result<Box<PopulationHistograms>> {
+        if parts.len() != slices.len() {
+            return Err(Error::State(format!(
+                "{} of {} ranks counted their populations as histograms",
+                parts.len(),
+                slices.len()
+            )));
+        }
+        let (bond_bins, site_bins) = (parts[0].bond_bins, parts[0].site_bins);
+        let first = self.temperatures * slices[0].count as usize * bond_bins.max(1) as usize;
+        let runs = parts[0].satisfied.len() / first.max(1);
+        let (satisfied, up): (Vec<_>, Vec<_>) =
+            parts.into_iter().map(|h| (h.satisfied, h.up)).unzip();
+        let merge = |parts: &[Vec<u32>], bins: u32| {
+            merge_samples(parts, slices, self.temperatures, runs * bins as usize)
+        };
+        Ok(Box::new(PopulationHistograms {
+            bond_bins,
+            site_bins,
+            satisfied: merge(&satisfied, bond_bins)?,
+            up: merge(&up, site_bins)?,
+        }))
     }
 
     /// The whole run's lattices from the ranks' (each a [`SpinBits`] of its systems).

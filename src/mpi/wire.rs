@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::config::Disorder;
-use crate::engine::annealing::{Keyed, ResamplingTable, TableHead};
+use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, Observation, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
@@ -38,6 +38,12 @@ pub enum Command {
     CopySystems(Vec<u32>),
     /// This rank's blocks of the resampling table.
     SetResampling(ResamplingTable),
+    /// Measure the populations as histograms: `slots` systems a block, this rank's blocks'
+    /// sizes.
+    CountPopulations {
+        slots: u32,
+        sizes: Vec<u32>,
+    },
     /// Drop the engine.
     Close,
     /// The run is over: exit with this status.
@@ -51,6 +57,8 @@ pub enum Reply {
     Spins(SpinBits),
     Measurements(Box<Measurements>),
     Tempering(Vec<u32>),
+    /// Whether the engine counts populations as histograms.
+    Counting(bool),
 }
 
 #[derive(Default)]
@@ -115,6 +123,16 @@ impl Writer {
         for sample in 0..instance.samples() {
             self.u32s(instance.bonds(sample));
         }
+    }
+    fn histograms(&mut self, histograms: Option<&PopulationHistograms>) {
+        let Some(h) = histograms else {
+            return self.u8(0);
+        };
+        self.u8(1);
+        self.u32(h.bond_bins);
+        self.u32(h.site_bins);
+        self.u32s(&h.satisfied);
+        self.u32s(&h.up);
     }
     fn spins(&mut self, spins: &SpinBits) {
         self.u32(spins.systems());
@@ -204,6 +222,17 @@ impl<'a> Reader<'a> {
         Ok(Some(Arc::new(Instance::from_bonds(
             source, checksum, bonds,
         ))))
+    }
+    fn histograms(&mut self) -> Result<Option<Box<PopulationHistograms>>> {
+        if self.u8()? == 0 {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(PopulationHistograms {
+            bond_bins: self.u32()?,
+            site_bins: self.u32()?,
+            satisfied: self.u32s()?,
+            up: self.u32s()?,
+        })))
     }
     fn spins(&mut self) -> Result<SpinBits> {
         let (systems, sites) = (self.u32()?, self.u64()?);
@@ -296,6 +325,11 @@ impl Command {
                 w.u32s(heads);
                 w.u32s(table.entries.as_flattened());
             }
+            Command::CountPopulations { slots, sizes } => {
+                w.u8(12);
+                w.u32(*slots);
+                w.u32s(sizes);
+            }
             Command::Close => w.u8(9),
             Command::Finish(status) => {
                 w.u8(10);
@@ -380,6 +414,10 @@ impl Command {
                     entries: entries.chunks_exact(2).map(|e| [e[0], e[1]]).collect(),
                 })
             }
+            12 => Command::CountPopulations {
+                slots: r.u32()?,
+                sizes: r.u32s()?,
+            },
             _ => return Err(truncated()),
         };
         r.end()?;
@@ -412,10 +450,15 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
             w.u64s(&m.link_overlaps);
             w.u32s(&m.labels);
             w.u32s(&m.copies);
+            w.histograms(m.histograms.as_deref());
         }
         Ok(Reply::Tempering(state)) => {
             w.u8(4);
             w.u32s(state);
+        }
+        Ok(Reply::Counting(counting)) => {
+            w.u8(5);
+            w.u8(u8::from(*counting));
         }
     }
     w.0
@@ -443,12 +486,11 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 link_overlaps: r.u64s()?,
                 labels: r.u32s()?,
                 copies: r.u32s()?,
-                // A rank's engine keeps every system's counts (the ranked engine does not
-                // count populations as histograms).
-                histograms: None,
+                histograms: r.histograms()?,
             })))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
+        5 => Ok(Reply::Counting(r.u8()? == 1)),
         _ => return Err(truncated()),
     };
     r.end()?;
@@ -511,6 +553,10 @@ mod tests {
                 }],
                 entries: vec![[1, 2], [3, u32::MAX]],
             }),
+            Command::CountPopulations {
+                slots: 64,
+                sizes: vec![60, 64],
+            },
             Command::Close,
             Command::Finish(1),
         ];
@@ -528,11 +574,23 @@ mod tests {
             copies: vec![0, 2],
             histograms: None,
         };
+        let histograms = Measurements {
+            observations: Vec::new(),
+            histograms: Some(Box::new(PopulationHistograms {
+                bond_bins: 2,
+                site_bins: 3,
+                satisfied: vec![1, 2, 3, 4],
+                up: vec![5, 6, 7, 8, 9, u32::MAX],
+            })),
+            ..measurements.clone()
+        };
         for reply in [
             Reply::Done,
             Reply::Spins(spins),
             Reply::Measurements(Box::new(measurements)),
+            Reply::Measurements(Box::new(histograms)),
             Reply::Tempering(vec![9]),
+            Reply::Counting(true),
         ] {
             let bytes = encode_reply(&Ok(reply.clone()));
             assert_eq!(decode_reply(&bytes).unwrap(), Ok(reply));

@@ -9,6 +9,7 @@
 //! atomically, keep the last good state.
 
 use ::mpi::Tag;
+use ::mpi::collective::SystemOperation;
 use ::mpi::point_to_point::send_receive_into_with_tags;
 use ::mpi::topology::{Communicator, Process, SimpleCommunicator};
 use ::mpi::traits::*;
@@ -21,8 +22,8 @@ use crate::engine::open::open_local_engine;
 use crate::engine::open::open_slab_engine;
 use crate::engine::placement::{Placement, placement, settle};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
-    populations_of, tempering::Chains, tempering_of, tempering_state_of,
+    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, ProcessRing, SpinBits,
+    Tempering, populations_of, tempering::Chains, tempering_of, tempering_state_of,
 };
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
@@ -252,6 +253,34 @@ impl Halo for MpiHalo {
         send_receive_into_with_tags(&upper[..], &above, UP, &mut from_below[..], &below, UP);
         Ok([from_below, from_above])
     }
+
+    fn ring(&mut self) -> Option<&mut dyn ProcessRing> {
+        Some(self)
+    }
+}
+
+/// The ranks of the job are the ring of slabs, in rank order.
+impl ProcessRing for MpiHalo {
+    fn position(&self) -> (u32, u32) {
+        (self.placement.rank, self.placement.size)
+    }
+
+    fn all(&mut self, ok: bool) -> Result<bool> {
+        let mut everywhere = 0u8;
+        SimpleCommunicator::world().all_reduce_into(
+            &u8::from(ok),
+            &mut everywhere,
+            SystemOperation::min(),
+        );
+        Ok(everywhere == 1)
+    }
+
+    fn broadcast(&mut self, token: &mut [u8]) -> Result<()> {
+        SimpleCommunicator::world()
+            .process_at_rank(0)
+            .broadcast_into(token);
+        Ok(())
+    }
 }
 
 /// One engine call on this rank's engine.
@@ -283,6 +312,9 @@ fn serve(engine: &mut dyn Engine, command: Command) -> Result<Reply> {
         Command::SetResampling(table) => {
             populations_of(engine)?.set_resampling(&table)?;
             Reply::Done
+        }
+        Command::CountPopulations { slots, sizes } => {
+            Reply::Counting(populations_of(engine)?.count_populations(slots, &sizes)?)
         }
         Command::Open { .. } | Command::Close | Command::Finish(_) => {
             unreachable!("handled by follow")
@@ -590,6 +622,34 @@ impl Populations for RankedEngine {
             |k| Command::SetResampling(parts[k].clone()),
             |engine| populations_of(engine)?.set_resampling(&parts[0]),
         )
+    }
+
+    /// Histograms where every rank's engine counts them (the ranks' blocks, merged like
+    /// systems in [`RunShape::merge_measurements`]); a job whose engines differ is refused.
+    fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
+        let outer = self.shape.temperatures;
+        // A sample's populations (its runs) are consecutive blocks.
+        let runs = sizes.len() / (outer * self.systems.samples as usize).max(1);
+        let parts = self
+            .per_rank(sizes, outer, runs)
+            .ok_or_else(|| slabs_refuse("population annealing"))?;
+        let (mine, replies) = self.call(
+            |k| Command::CountPopulations {
+                slots,
+                sizes: parts[k].clone(),
+            },
+            |engine| populations_of(engine)?.count_populations(slots, &parts[0]),
+        )?;
+        let counting = answers(mine, replies, |reply| match reply {
+            Reply::Counting(counting) => Ok(counting),
+            other => Err(other),
+        })?;
+        match counting.iter().all(|&c| c == counting[0]) {
+            true => Ok(counting[0]),
+            false => Err(Error::State(
+                "the ranks' engines differ in counting populations as histograms".into(),
+            )),
+        }
     }
 }
 

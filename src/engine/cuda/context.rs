@@ -265,6 +265,10 @@ impl CudaDevice {
 
     /// Wait for every launch so far, on every stream; a kernel fault surfaces here, described
     /// by `what`.
+    pub(super) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
     pub fn synchronize(&self, what: &str) -> Result<()> {
         self.ctx
             .synchronize()

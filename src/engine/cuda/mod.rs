@@ -10,6 +10,7 @@ mod compile;
 mod context;
 mod copy_systems;
 mod driver;
+mod halos;
 mod hot_start;
 mod launch;
 mod multispin;
@@ -21,5 +22,6 @@ mod streams;
 mod tempering;
 
 pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
+pub use halos::HALO_PATH_VARIABLE;
 pub use multispin::{CONSTANT_TABLE_WORDS, MultispinCudaEngine};
 pub use simple::SimpleCudaEngine;

@@ -76,10 +76,16 @@ impl SystemSizes {
 struct OwnedStream(Arc<CudaStream>);
 
 impl OwnedStream {
-    fn new(ctx: &Arc<CudaContext>, kind: StreamKind) -> Result<Self> {
+    /// A stream of `kind`, at the device's greatest priority where `urgent` says so.
+    fn new(ctx: &Arc<CudaContext>, kind: StreamKind, urgent: Option<Urgent>) -> Result<Self> {
         let failed = driver_error("creating a CUDA stream");
         ctx.bind_to_thread().map_err(&failed)?;
-        let raw = stream::create(kind).map_err(&failed)?;
+        let raw = match urgent {
+            None => stream::create(kind),
+            Some(Urgent) => stream::get_priority_range()
+                .and_then(|(_, greatest)| stream::create_with_priority(kind, greatest)),
+        }
+        .map_err(&failed)?;
         // SAFETY: `raw` was just created in `ctx` and lives until `drop` destroys it; the
         // wrapper never leaves this struct but as a borrow of it. Wrapping it as borrowed keeps
         // cudarc out of its multi-stream mode (no event tracking on every buffer).
@@ -87,7 +93,7 @@ impl OwnedStream {
     }
 
     fn blocking(ctx: &Arc<CudaContext>) -> Result<Self> {
-        Self::new(ctx, StreamKind::Default)
+        Self::new(ctx, StreamKind::Default, None)
     }
 }
 
@@ -107,7 +113,11 @@ pub struct ReadStream(OwnedStream);
 
 impl ReadStream {
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
-        Ok(ReadStream(OwnedStream::new(ctx, StreamKind::NonBlocking)?))
+        Ok(ReadStream(OwnedStream::new(
+            ctx,
+            StreamKind::NonBlocking,
+            None,
+        )?))
     }
 
     pub fn stream(&self) -> &Arc<CudaStream> {
@@ -202,9 +212,14 @@ impl SystemStreams {
     }
 }
 
+/// A stream whose blocks the device schedules before those of other streams.
+struct Urgent;
+
 /// The two streams of a slab's sweep ([`crate::engine::slabs::SlabSweep`]): the edge planes'
-/// update with the copies of the boundary planes and halos on one, the bulk on the other, so
-/// that the bulk runs while the edges are downloaded, exchanged and their halos uploaded.
+/// update with their exchange on one, the bulk on the other, so that the bulk runs while the
+/// edges travel. The edge stream has the greatest priority: its few blocks (and NCCL's) start
+/// as soon as they may instead of queueing behind the bulk's, so the exchange ends early in
+/// the bulk's update rather than after it.
 pub struct SlabStreams {
     edges: OwnedStream,
     bulk: OwnedStream,
@@ -213,7 +228,7 @@ pub struct SlabStreams {
 impl SlabStreams {
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
         Ok(SlabStreams {
-            edges: OwnedStream::blocking(ctx)?,
+            edges: OwnedStream::new(ctx, StreamKind::Default, Some(Urgent))?,
             bulk: OwnedStream::blocking(ctx)?,
         })
     }

@@ -35,6 +35,7 @@ use self::modules::{
 use super::compile::counting_draws;
 use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
+use super::halos::NcclHalos;
 use super::hot_start::hot_start;
 use super::launch::{
     FittedKernel, Launches, Staging, allocate, check_fits, download, overwrite, upload,
@@ -126,6 +127,9 @@ pub struct MultispinCudaEngine {
     copies: Option<CudaCopies<u32>>,
     /// Population annealing's resampling step, from the first table on.
     resampling: Option<CudaResampling>,
+    /// A slab's halos device to device, where its ring has NCCL; dropped before the streams
+    /// (fields drop in order), since the communicator queues on the edge stream.
+    nccl_halos: Option<NcclHalos>,
     /// A slab's streams for its edges and its bulk.
     slab_streams: Option<SlabStreams>,
 }
@@ -209,6 +213,7 @@ impl MultispinCudaEngine {
             tempering: None,
             copies: None,
             resampling: None,
+            nccl_halos: None,
             slab_streams: None,
         };
         engine.write_constant_tables(&tables)?;
@@ -216,21 +221,27 @@ impl MultispinCudaEngine {
         Ok(engine)
     }
 
-    /// An engine of the slab `layout.systems` holds (fixed betas), trading its
-    /// boundary planes through `halo` ([`crate::engine::slabs`]): after each colour's update of
-    /// every word system the device is synchronised, the boundary planes downloaded, exchanged
-    /// and the halos uploaded (no overlap of the exchange with the bulk update yet); every spin
-    /// down until [`Engine::set_spins`].
+    /// An engine of the slab `layout.systems` holds (fixed betas), trading its boundary planes
+    /// with the neighbouring slabs after each colour's update ([`crate::engine::slabs`]): device
+    /// to device through NCCL where `halo` is a ring of processes that all have it
+    /// ([`NcclHalos`]), else through `halo` on the host; beside the bulk's update either way
+    /// (`slab.rs`). Every spin down until [`Engine::set_spins`].
     pub fn slab(
         device: CudaDevice,
         layout: MultispinLayout,
         block_size: u32,
-        halo: Box<dyn Halo>,
+        mut halo: Box<dyn Halo>,
     ) -> Result<Self> {
         check_slab(&layout)?;
+        // First, before anything that may fail on one rank alone: every rank joins the vote.
+        let nccl_halos = match halo.ring() {
+            Some(ring) => NcclHalos::connect(device.context(), ring)?,
+            None => None,
+        };
         let slab_streams = Some(device.slab_streams()?);
         let mut engine = Self::new(device, layout, block_size)?;
         engine.host.halo = Some(halo);
+        engine.nccl_halos = nccl_halos;
         engine.slab_streams = slab_streams;
         Ok(engine)
     }

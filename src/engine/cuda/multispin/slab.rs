@@ -45,51 +45,62 @@ impl PlaneStore for DeviceWords<'_> {
 }
 
 impl MultispinCudaEngine {
-    /// A slab's halo exchange of `colour` (nothing for whole lattices), once the device is done.
-    fn exchange(&mut self, colour: u32) -> Result<()> {
+    /// A slab's halo exchange of `colour` (nothing for whole lattices), queued on `stream`
+    /// after the update it follows: device to device where the engine has [`NcclHalos`] (the
+    /// host goes on at once), else downloaded, traded through the [`Halo`] and uploaded (the
+    /// host waits for the download).
+    ///
+    /// [`Halo`]: crate::engine::Halo
+    fn trade(&mut self, stream: &Arc<CudaStream>, colour: u32) -> Result<()> {
         let Some(halo) = self.host.halo.as_deref_mut() else {
             return Ok(());
         };
-        self.device.synchronize("updating a slab")?;
+        if let Some(nccl) = &self.nccl_halos {
+            return nccl.exchange(stream, &self.host.layout, &mut self.spins, colour);
+        }
         let mut store = DeviceWords {
-            stream: &self.device.stream,
+            stream,
             spins: &mut self.spins,
         };
-        exchange_colour(&self.host.layout, halo, &mut store, colour)?;
-        self.device.synchronize("exchanging the halo planes")
+        exchange_colour(&self.host.layout, halo, &mut store, colour)
     }
 
     /// A slab's sweep of one colour with its exchange hidden ([`SlabSweep`]): the edge planes'
-    /// update and their copies on one stream, the bulk on another, which runs through the
-    /// download, the exchange and the upload of the halos. The next colour's edges (read by
-    /// the bulk's planes next to them) wait for this bulk on the device, so the host queues
-    /// them while it runs and the device does not idle between colours.
+    /// update and their exchange on one stream, the bulk on another, which runs meanwhile. The
+    /// next colour's bulk waits on the device for these edges (it reads them) but not for their
+    /// exchange; the next colour's edges wait for this bulk and the exchange (they read both).
+    /// So the host queues colour after colour, and the device does not idle between them.
     fn sweep_slab(&mut self, params: &DispatchParams) -> Result<()> {
         let parts = SlabSweep::new(&self.host.layout, *params);
-        let streams = self.slab_streams.as_ref().expect("a slab has its streams");
+        let streams = self.slab_streams.take().expect("a slab has its streams");
+        let ordered = driver_error("ordering a slab's edges and bulk");
         let systems = 0..self.host.layout.word_systems();
         let kernel = self.sweep_kernel(params.colour);
-        for edge in &parts.edges {
-            self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;
-        }
-        if let Some(bulk) = &parts.bulk {
-            self.launch_sweep(streams.bulk(), systems, bulk, kernel)?;
-        }
-        let halo = self.host.halo.as_deref_mut().expect("a slab has its halo");
-        let mut store = DeviceWords {
-            stream: streams.edges(),
-            spins: &mut self.spins,
-        };
-        exchange_colour(&self.host.layout, halo, &mut store, params.colour)?;
-        streams
-            .edges()
-            .join(streams.bulk())
-            .map_err(driver_error("ordering a slab's edges after its bulk"))
+        let queued = (|| {
+            for edge in &parts.edges {
+                self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;
+            }
+            if let Some(bulk) = &parts.bulk {
+                self.launch_sweep(streams.bulk(), systems, bulk, kernel)?;
+            }
+            streams.bulk().join(streams.edges()).map_err(&ordered)?;
+            Ok(())
+        })();
+        let traded = queued.and_then(|()| self.trade(streams.edges(), params.colour));
+        let joined = traded.and_then(|()| streams.edges().join(streams.bulk()).map_err(&ordered));
+        self.slab_streams = Some(streams);
+        joined
     }
 
     /// Make a slab's halos of both colours current (after new spins).
     pub(super) fn exchange_both(&mut self) -> Result<()> {
-        (0..2).try_for_each(|colour| self.exchange(colour))
+        if self.host.halo.is_none() {
+            return Ok(());
+        }
+        // The default stream orders the exchange after the lattices' upload or hot start.
+        let stream = self.device.stream.clone();
+        (0..2).try_for_each(|colour| self.trade(&stream, colour))?;
+        self.device.synchronize("exchanging the halo planes")
     }
 
     /// A slab's plan: one dispatch at a time, each colour's update with its exchange.
