@@ -84,13 +84,21 @@ impl Writer {
         self.len(s.len());
         self.0.extend_from_slice(s.as_bytes());
     }
+    // Arrays of a population's systems (copies, copy maps) cross every resampling step:
+    // reserved and written word by word, which compiles to plain copies.
     fn u32s(&mut self, values: &[u32]) {
         self.len(values.len());
-        self.0.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        self.0.reserve(4 * values.len());
+        for v in values {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
     }
     fn u64s(&mut self, values: &[u64]) {
         self.len(values.len());
-        self.0.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        self.0.reserve(8 * values.len());
+        for v in values {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
     }
     fn f64s(&mut self, values: &[f64]) {
         self.len(values.len());
@@ -183,11 +191,17 @@ impl<'a> Reader<'a> {
     }
     fn u32s(&mut self) -> Result<Vec<u32>> {
         let n = self.len(4)?;
-        (0..n).map(|_| self.u32()).collect()
+        let bytes = self.take(4 * n)?.chunks_exact(4);
+        Ok(bytes
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .collect())
     }
     fn u64s(&mut self) -> Result<Vec<u64>> {
         let n = self.len(8)?;
-        (0..n).map(|_| self.u64()).collect()
+        let bytes = self.take(8 * n)?.chunks_exact(8);
+        Ok(bytes
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect())
     }
     fn f64s(&mut self) -> Result<Vec<f64>> {
         let n = self.len(8)?;
