@@ -219,6 +219,7 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
         measure: u64::from(u32::MAX),
         every: u64::from(u32::MAX),
         swap_every: None,
+        clusters: None,
     };
     let (sweeps, seconds) = timed(engine.as_mut(), &plain, &systems, options.seconds)?;
     let info = engine.info();
@@ -233,6 +234,7 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
             let schedule = Schedule {
                 every: options.measure_every,
                 swap_every: Some(every),
+                clusters: None,
                 ..plain
             };
             let (sweeps, seconds) = timed(engine.as_mut(), &schedule, &systems, options.seconds)?;

@@ -237,6 +237,8 @@ impl RunShape {
             labels: labels.unwrap_or_default(),
             copies,
             histograms: None,
+            // Cluster updates are not split over ranks (refused before they start).
+            cluster_sizes: Vec::new(),
         })
     }
 
@@ -521,6 +523,7 @@ mod tests {
             labels: Vec::new(),
             copies: Vec::new(),
             histograms: None,
+            cluster_sizes: Vec::new(),
         };
         let sum = RunShape::sum_measurements(vec![measured(3, 4, 5), measured(10, 20, 30)]);
         let expected = Measurements {

@@ -160,6 +160,7 @@ impl WgpuSimple {
                 // A swap round measures into the scratch slot before the tempering kernels.
                 let mut kernels = match d {
                     Dispatch::Sweep(_) => vec![(&self.sweep_pipeline, sweep_grid)],
+                    Dispatch::Cluster(_) => Vec::new(),
                     Dispatch::Measure(_) | Dispatch::Swap(_) => {
                         vec![(&self.observe_pipeline, observe_grid)]
                     }
