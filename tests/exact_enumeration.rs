@@ -137,7 +137,7 @@ fn cluster_updates_match_exact_enumeration() {
                 sweeps: (thermalize: 100, measure: 4000, every: 1),
                 algorithm: {algorithm},
                 seed: 4242,
-                backend: Cpu,
+                backend: Wgpu,
             )"#
         ));
         let dir = tempfile::tempdir().unwrap();

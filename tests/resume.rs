@@ -61,7 +61,7 @@ const CLUSTERS: &str = r#"(
     sweeps: (thermalize: 100, measure: 900, every: 3),
     algorithm: Clusters(update: SwendsenWang, metropolis: 1),
     seed: 98,
-    backend: Cpu,
+    backend: Wgpu,
     checkpoint_every: 150,
 )"#;
 

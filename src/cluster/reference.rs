@@ -150,6 +150,48 @@ mod tests {
         }
     }
 
+    /// The GPU kernels' Wolff (the Swendsen-Wang labels, then the seed's cluster flipped, as
+    /// their CPU twins do it) is the growth of the seed's cluster that the CPU engine makes.
+    #[test]
+    fn wolff_by_labels_is_wolff_by_growth() {
+        use crate::engine::cpu::{
+            active_bonds, flip_seed_cluster, label_clusters, point_at_roots, wolff_update,
+        };
+        for (dims, size) in [(2, 2), (2, 8), (3, 4)] {
+            let lattice = Lattice::new(dims, size);
+            let n = lattice.sites() as usize;
+            let systems = IsingSystems::ferromagnet(lattice, 0.0, vec![0.4], 1, 11);
+            let start = crate::engine::cpu::hot_start::initial_spins(&systems).system_signs(0);
+            let threshold = systems.activation_thresholds()[0];
+            for update in 0..8 {
+                let mut grown = start.clone();
+                let (mut stack, mut inside) = (Vec::new(), vec![false; n]);
+                let size_grown = wolff_update(
+                    &lattice,
+                    &mut grown,
+                    threshold,
+                    11,
+                    update,
+                    3,
+                    &mut stack,
+                    &mut inside,
+                );
+                let mut labelled = start.clone();
+                let mut bonds = vec![0u32; n / 4];
+                active_bonds(&lattice, &labelled, threshold, 11, update, 3, &mut bonds);
+                let mut labels = vec![0u32; n];
+                label_clusters(&lattice, &bonds, &mut labels);
+                point_at_roots(&mut labels, None);
+                let size_labelled = flip_seed_cluster(&mut labelled, &labels, 11, update, 3);
+                assert_eq!(
+                    (grown, size_grown),
+                    (labelled, size_labelled),
+                    "{dims}D L = {size}"
+                );
+            }
+        }
+    }
+
     /// At beta = 0 no bond is active: every site is its own cluster.
     #[test]
     fn without_bonds_every_site_is_a_cluster() {

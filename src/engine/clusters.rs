@@ -43,11 +43,16 @@ pub fn bond_words(seed: u64, block: u32, update: u32, batch: u32) -> [u32; 4] {
     random_block(seed, counter(block, update, Purpose::ClusterBond, batch))
 }
 
+/// The flip words of roots `4 block .. 4 block + 3` at update `update` of the run's system
+/// `batch`: a root's cluster flips iff the top bit of its word is set.
+pub fn flip_words(seed: u64, block: u32, update: u32, batch: u32) -> [u32; 4] {
+    random_block(seed, counter(block, update, Purpose::ClusterFlip, batch))
+}
+
 /// Whether Swendsen-Wang flips the cluster of root `root` at update `update` of the run's
 /// system `batch`.
 pub fn flips(seed: u64, root: u32, update: u32, batch: u32) -> bool {
-    let block = random_block(seed, counter(root / 4, update, Purpose::ClusterFlip, batch));
-    block[(root % 4) as usize] >> 31 == 1
+    flip_words(seed, root / 4, update, batch)[(root % 4) as usize] >> 31 == 1
 }
 
 /// Wolff's seed site of update `update` of the run's system `batch` on `sites` sites.
@@ -66,6 +71,10 @@ fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
         batch,
     }
 }
+
+/// Passes over the lattices of the device kernels' labelling, per update: `cluster_label` (the
+/// union-find, no iterations) and `cluster_roots`, whatever the lattice.
+pub const LABELLING_PASSES: u64 = 2;
 
 /// The engine's cluster update state: which update, and the activation threshold of every
 /// temperature.

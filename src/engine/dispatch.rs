@@ -65,7 +65,7 @@ pub enum Dispatch {
 pub const NO_SLOT: u32 = u32::MAX;
 
 /// Most kernel launches of one cluster update, for the bound on a submission's dispatches.
-pub const CLUSTER_DISPATCHES: usize = 6;
+pub const CLUSTER_DISPATCHES: usize = 4;
 
 impl Dispatch {
     /// The parameters of this dispatch.

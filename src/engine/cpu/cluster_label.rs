@@ -1,45 +1,40 @@
 //! CPU twin of `shaders/wgsl/cluster_label.wgsl` and `shaders/cuda/cluster_label.cu`: the
-//! connected components of the active bonds of one system, each site labelled with its
-//! cluster's root, the cluster's smallest site index ([`crate::engine::clusters`]).
-//!
-//! The kernels find the same labels another way (union-find within blocks, then merges across
-//! them); the root is a property of the cluster, so any scheme that finds the components gives
-//! these labels. Here a serial union-find: every active bond joins the roots of its two sites,
-//! the larger under the smaller, so a component's root is its smallest site.
+//! union-find of one system's active bonds ([`crate::engine::clusters`]). Every site starts as
+//! its own root (the kernels' `cluster_bonds` starts them); each active bond joins the roots of
+//! its two sites, the larger under the smaller, so parents only decrease and a cluster's root is
+//! its smallest site; [`super::cluster_roots`] then points every site at its root. The kernels
+//! join concurrently with `atomicMin`; the roots are a property of the clusters, so they end
+//! the same.
 
 use super::cluster_bonds::bond_active;
 use crate::model::Lattice;
 
-/// `labels[i]`: the root of site `i`'s cluster, from the bond words of `cluster_bonds`.
-pub fn label_clusters(lattice: &Lattice, bonds: &[u32], labels: &mut [u32]) {
-    for (i, label) in labels.iter_mut().enumerate() {
-        *label = i as u32;
+/// `parents`: the union-find forest of the bond words of `cluster_bonds` (every root its
+/// cluster's smallest site).
+pub fn label_clusters(lattice: &Lattice, bonds: &[u32], parents: &mut [u32]) {
+    for (i, parent) in parents.iter_mut().enumerate() {
+        *parent = i as u32;
     }
     for site in 0..lattice.sites() {
         for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
             if bond_active(bonds, site, d as u32) {
-                union(labels, site as u32, neighbour as u32);
+                join(parents, site as u32, neighbour as u32);
             }
         }
     }
-    for i in 0..labels.len() {
-        labels[i] = find(labels, i as u32);
-    }
 }
 
-/// The root of `i`, halving the path to it.
-fn find(parents: &mut [u32], mut i: u32) -> u32 {
+/// The root of `i`.
+pub fn find_root(parents: &[u32], mut i: u32) -> u32 {
     while parents[i as usize] != i {
-        let grandparent = parents[parents[i as usize] as usize];
-        parents[i as usize] = grandparent;
-        i = grandparent;
+        i = parents[i as usize];
     }
     i
 }
 
 /// Join the clusters of `a` and `b`: the larger root goes under the smaller.
-fn union(parents: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (find(parents, a), find(parents, b));
+fn join(parents: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find_root(parents, a), find_root(parents, b));
     if ra != rb {
         parents[ra.max(rb) as usize] = ra.min(rb);
     }

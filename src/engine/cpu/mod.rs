@@ -6,6 +6,7 @@ mod bitslice;
 mod cluster_bonds;
 mod cluster_flip;
 mod cluster_label;
+mod cluster_roots;
 mod cluster_wolff;
 mod copy_systems;
 pub mod hot_start;
@@ -20,8 +21,9 @@ mod tempering_swap;
 
 pub use bitslice::{BondCount, LaneCounter, count_equals};
 pub use cluster_bonds::{active_bonds, bond_active, bond_group};
-pub use cluster_flip::{flip_cluster, flip_clusters};
+pub use cluster_flip::{flip_clusters, flip_seed_cluster};
 pub use cluster_label::label_clusters;
+pub use cluster_roots::point_at_roots;
 pub use cluster_wolff::wolff_update;
 pub use copy_systems::{copy_lanes, copy_lattices};
 pub use metropolis_simple::sweep_colour;
@@ -108,7 +110,8 @@ impl CpuEngine {
                         let mut labels = vec![0u32; n];
                         label_clusters(&lattice, &bonds, &mut labels);
                         let mut counts = vec![0u32; n];
-                        flip_clusters(spins, &labels, &mut counts, seed, update, batch)
+                        point_at_roots(&mut labels, Some(&mut counts));
+                        flip_clusters(spins, &labels, Some(&counts), seed, update, batch)
                     }
                     ClusterUpdate::Wolff => {
                         let mut inside = vec![false; n];
