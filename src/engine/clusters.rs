@@ -76,6 +76,14 @@ fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
 /// union-find, no iterations) and `cluster_roots`, whatever the lattice.
 pub const LABELLING_PASSES: u64 = 2;
 
+/// Bytes a Swendsen-Wang update that records nothing must move per site through the device
+/// kernels at least (each word read or written once, neighbours' spins and labels from cache):
+/// `cluster_bonds` 9 (the spin 4, the bond byte 1, the label 4), `cluster_label` 5 (the bond
+/// byte, the labels its unions read), `cluster_roots` 8 (each label read and written),
+/// `cluster_flip` 12 (the label, the spin read and written). The benchmark's floor: at 3.35 TB/s
+/// (H100) no more than about 98 spins per ns.
+pub const BYTES_PER_SITE: u64 = 34;
+
 /// The engine's cluster update state: which update, and the activation threshold of every
 /// temperature.
 #[derive(Debug, Clone, PartialEq, Eq)]
