@@ -116,6 +116,14 @@ mod tests {
     }
 
     #[test]
+    fn the_example_config_is_valid() {
+        let text = include_str!("../../assets/examples/swendsen_wang.ron");
+        let config = Config::from_ron_str(text).unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.resolve_engine().unwrap().0.engine, EngineKind::Simple);
+    }
+
+    #[test]
     fn auto_chooses_the_simple_engine_for_clusters() {
         let text = clusters("Clusters(update: SwendsenWang, metropolis: 1)")
             .replace("replicas: 4,", "replicas: 64,");
