@@ -120,7 +120,10 @@ mod tests {
         let text = include_str!("../../assets/examples/swendsen_wang.ron");
         let config = Config::from_ron_str(text).unwrap();
         config.validate().unwrap();
-        assert_eq!(config.resolve_engine().unwrap().0.engine, EngineKind::Simple);
+        assert_eq!(
+            config.resolve_engine().unwrap().0.engine,
+            EngineKind::Simple
+        );
     }
 
     #[test]

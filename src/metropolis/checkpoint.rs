@@ -430,7 +430,7 @@ mod tests {
             err,
             CheckpointError::UnsupportedVersion {
                 found: 1,
-                supported: 5
+                supported: 7
             }
         ));
         assert!(err.to_string().contains("version 1"), "{err}");
