@@ -12,16 +12,22 @@ constexpr unsigned WOLFF = SPINFLIP_WOLFF;
 // A launch's slot where its update records nothing (engine::dispatch::NO_SLOT).
 constexpr unsigned NO_SLOT = 0xffffffffu;
 
-// The root of `site` among `labels` (one system's): parents only decrease, so the walk ends.
-// Volatile reads see the other threads' links.
-__device__ __forceinline__ unsigned find_root(const unsigned* labels, unsigned site) {
+// The root of `site` among `labels` (one system's), halving the path on the way: each site
+// passed skips to its grandparent (atomicMin: parents only decrease, and a grandparent is in the
+// same cluster), so the chains that concurrent unions build along the lattice stay short.
+// Volatile reads see the other threads' links; parents only decrease, so the walk ends.
+__device__ __forceinline__ unsigned find_root(unsigned* labels, unsigned site) {
     const volatile unsigned* parents = labels;
     unsigned x = site;
-    while (true) {
-        const unsigned parent = parents[x];
-        if (parent == x) {
-            return x;
+    unsigned parent = parents[x];
+    while (parent != x) {
+        const unsigned grandparent = parents[parent];
+        if (grandparent == parent) {
+            return parent;
         }
-        x = parent;
+        atomicMin(&labels[x], grandparent);
+        x = grandparent;
+        parent = parents[x];
     }
+    return x;
 }

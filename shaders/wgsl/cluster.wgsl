@@ -19,12 +19,20 @@ override WOLFF: u32 = 0u;
 // A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).
 const NO_SLOT: u32 = 0xffffffffu;
 
-// The root of `site` in system `base`: parents only decrease, so the walk ends.
+// The root of `site` in system `base`, halving the path on the way: each site passed skips to
+// its grandparent (atomicMin: parents only decrease, and a grandparent is in the same cluster),
+// so the chains that concurrent unions build along the lattice stay short for the next walks.
+// Parents only decrease, so the walk ends.
 fn find_root(base: u32, site: u32) -> u32 {
     var x = site;
     var parent = atomicLoad(&labels[base + x]);
     while parent != x {
-        x = parent;
+        let grandparent = atomicLoad(&labels[base + parent]);
+        if grandparent == parent {
+            return parent;
+        }
+        atomicMin(&labels[base + x], grandparent);
+        x = grandparent;
         parent = atomicLoad(&labels[base + x]);
     }
     return x;

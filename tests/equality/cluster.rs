@@ -23,8 +23,9 @@ backends! {
     cuda: [matches_wgpu_bit_for_bit],
 }
 
-/// (dims, L) of the cases: 2D and 3D, L = 2 among them, and a lattice of several workgroups.
-const CASES: [(u32, u32); 5] = [(2, 2), (2, 8), (2, 64), (3, 2), (3, 6)];
+/// (dims, L) of the cases: 2D and 3D, L = 2 among them, and lattices of many workgroups, whose
+/// concurrent unions build long chains below the transition.
+const CASES: [(u32, u32); 6] = [(2, 2), (2, 8), (2, 64), (2, 160), (3, 2), (3, 12)];
 
 fn systems(dims: u32, size: u32) -> IsingSystems {
     let betas = vec![0.2, 0.4406868, 0.9];
