@@ -8,25 +8,27 @@
 #            Swendsen-Wang, Wolff (4 clusters a step) and multispin Metropolis (engine: Auto),
 #            a measurement after every step or sweep.
 # Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
-# SIZES_2D, SIZES_3D, SIZES_TAU, STEPS (measured steps; Metropolis takes 50x), BACKEND override.
+# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, STEPS (measured steps of kaufman and tau;
+# Metropolis takes 50x), STEPS_U4, PARTS, BACKEND override. Each part fits a 10-minute slot of an
+# H100 at 20 spins per ns and more.
 set -euo pipefail
 BIN=${BIN:-target/release/spinflip}
 OUT=${OUT_DIR:-/tmp/cluster-validation}
 BACKEND=${BACKEND:-Cuda}
 STEPS=${STEPS:-200000}
+STEPS_U4=${STEPS_U4:-20000}
 PARTS=${PARTS:-kaufman u4 tau}
 mkdir -p "$OUT"
 
-# run NAME DIMS L BETAS ALGORITHM THERMALIZE MEASURE [ENGINE]
+# run NAME DIMS L BETAS ALGORITHM THERMALIZE MEASURE [REPLICAS]
 run() {
-  local name=$1 dims=$2 size=$3 betas=$4 algorithm=$5 thermalize=$6 measure=$7 engine=${8:-Auto}
+  local name=$1 dims=$2 size=$3 betas=$4 algorithm=$5 thermalize=$6 measure=$7 replicas=${8:-32}
   mkdir -p "$OUT/$name"
   cat > "$OUT/$name.ron" <<RON
 (
     model: Ising(dims: $dims, size: $size, field: 0.0),
     temperatures: Betas([$betas]),
-    replicas: 32,
-    engine: $engine,
+    replicas: $replicas,
     sweeps: (thermalize: $thermalize, measure: $measure, every: 1),
     algorithm: $algorithm,
     seed: 35,
@@ -49,7 +51,7 @@ kaufman)
   done ;;
 u4)
   for L in ${SIZES_3D:-8 16 32 64}; do
-    run "u4_L$L" 3 "$L" "0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227" "$SW" 2000 "$STEPS"
+    run "u4_L$L" 3 "$L" "0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227" "$SW" 2000 "$STEPS_U4" 8
   done ;;
 tau)
   for L in ${SIZES_TAU:-16 32 64 128 256 512}; do
