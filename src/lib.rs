@@ -33,6 +33,7 @@ pub mod annealing;
 pub mod atomic;
 pub mod bench;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod engine;
 pub mod error;

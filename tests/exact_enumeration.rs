@@ -1,6 +1,8 @@
 //! The field term and the 3D geometry against exact enumeration of tiny lattices: every one of
 //! the 2^N states of a 4x4 (2D) or 2x2x2 (3D) periodic lattice in a field, on the GPU (lavapipe
 //! in CI). Kaufman's solution only covers h = 0; this checks the sign and size of the field.
+//! The cluster updates (Swendsen-Wang, Wolff) against the same enumeration at zero field,
+//! their improved estimator of `<m^2>` included.
 
 mod common;
 
@@ -111,4 +113,54 @@ fn ising_2d_4x4_in_a_field_matches_exact_enumeration() {
 #[test]
 fn ising_3d_2x2x2_in_a_field_matches_exact_enumeration() {
     check(3, 2, 0.25, 0.15);
+}
+
+/// Swendsen-Wang alone and Wolff mixed with Metropolis sweeps sample the exact distribution:
+/// `e`, `c`, `<m^2>` and the improved `<m^2>` from the cluster sizes within 4 sigma of the
+/// enumeration (fixed seeds), on the GPU.
+#[test]
+fn cluster_updates_match_exact_enumeration() {
+    for (dims, size, beta, algorithm) in [
+        (2, 4, 0.44, "Clusters(update: SwendsenWang)"),
+        (
+            3,
+            2,
+            0.3,
+            "Clusters(update: Wolff, clusters: 2, metropolis: 1)",
+        ),
+    ] {
+        let config = common::config(&format!(
+            r#"(
+                model: Ising(dims: {dims}, size: {size}, field: 0.0),
+                temperatures: Betas([{beta:?}]),
+                replicas: 8,
+                sweeps: (thermalize: 100, measure: 4000, every: 1),
+                algorithm: {algorithm},
+                seed: 4242,
+                backend: Wgpu,
+            )"#
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let summary = common::completed(run(&config, &RunOptions::new(dir.path())).unwrap());
+        let run = &summary.runs[0];
+        let (measured, clusters) = (&run.estimates, run.clusters.as_ref().unwrap());
+        let lattice = spinflip::model::Lattice::new(dims, size);
+        let ferromagnetic = vec![1; (lattice.sites() * u64::from(dims)) as usize];
+        let exact = spinflip::exact::enumerate(lattice, &ferromagnetic, 0.0, beta);
+        let case = format!("{algorithm} {dims}D L={size} beta={beta}");
+        for (what, got, want) in [
+            ("e", measured.e, exact.e),
+            ("c", measured.c, exact.c),
+            ("m2", measured.m2, exact.m2),
+            ("improved m2", clusters.m2, exact.m2),
+        ] {
+            let sigmas = (got.mean - want) / got.err;
+            eprintln!("{case}: {what} = {got:?}, exact {want:.6}: {sigmas:+.2} sigma");
+            assert!(got.err > 0.0 && got.err < 0.02, "{case}: {what} error");
+            assert!(
+                sigmas.abs() <= 4.0,
+                "{case}: {what} is {sigmas:+.2} sigma off"
+            );
+        }
+    }
 }

@@ -53,6 +53,18 @@ const TUNED_TEMPERING: &str = r#"(
     checkpoint_every: 150,
 )"#;
 
+/// Swendsen-Wang with a Metropolis sweep per step: cluster updates keep their own counter.
+const CLUSTERS: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0),
+    temperatures: Betas([0.4, 0.45]),
+    replicas: 2,
+    sweeps: (thermalize: 100, measure: 900, every: 3),
+    algorithm: Clusters(update: SwendsenWang, metropolis: 1),
+    seed: 98,
+    backend: Wgpu,
+    checkpoint_every: 150,
+)"#;
+
 #[test]
 fn resumed_run_equals_uninterrupted_run() {
     resumed_equals_uninterrupted(CONFIG);
@@ -71,6 +83,16 @@ fn resumed_tempering_run_equals_uninterrupted_run() {
 #[test]
 fn resumed_tuned_tempering_run_equals_uninterrupted_run() {
     resumed_equals_uninterrupted(TUNED_TEMPERING);
+}
+
+#[test]
+fn resumed_cluster_run_equals_uninterrupted_run() {
+    resumed_equals_uninterrupted(CLUSTERS);
+}
+
+#[test]
+fn cpu_and_gpu_cluster_runs_write_identical_results() {
+    cpu_and_gpu_identical(CLUSTERS);
 }
 
 #[test]

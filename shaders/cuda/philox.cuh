@@ -15,6 +15,9 @@ constexpr unsigned PURPOSE_METROPOLIS_MULTISPIN = 3u;
 constexpr unsigned PURPOSE_METROPOLIS_SHARED = 4u;
 constexpr unsigned PURPOSE_SWAP = 6u;
 constexpr unsigned PURPOSE_RESAMPLE = 7u;
+constexpr unsigned PURPOSE_CLUSTER_BOND = 8u;
+constexpr unsigned PURPOSE_CLUSTER_FLIP = 9u;
+constexpr unsigned PURPOSE_WOLFF_SEED = 10u;
 
 __device__ __forceinline__ uint4 philox_round(uint4 ctr, uint2 key) {
     const unsigned hi0 = __umulhi(PHILOX_M0, ctr.x);

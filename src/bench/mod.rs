@@ -11,8 +11,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::config::{Backend, Config};
+use crate::engine::clusters::BYTES_PER_SITE;
 use crate::engine::tempering::Chains;
-use crate::engine::{Engine, EngineInfo, tempering_of};
+use crate::engine::{Engine, EngineInfo, clusters_of, tempering_of};
 use crate::error::{Error, Result};
 use crate::metropolis::Schedule;
 use crate::model::ising::IsingSystems;
@@ -26,7 +27,8 @@ mod slabs;
 use annealing::{AnnealingShares, bench_anneal};
 use options::bench_config;
 pub use options::{
-    BenchBackend, BenchEngine, BenchModel, BenchOptions, LanesArg, PhiloxArg, RandomsArg,
+    BenchBackend, BenchEngine, BenchModel, BenchOptions, ClustersArg, LanesArg, PhiloxArg,
+    RandomsArg,
 };
 use slabs::timed_slabs;
 
@@ -59,6 +61,20 @@ pub struct BenchResult {
     /// With `--annealing`: what the anneal was and where its time went.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub annealing: Option<AnnealingShares>,
+    /// With `--clusters`: the update timed (its rate is `flips_per_ns`, spins per ns per
+    /// update) and its floor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<ClusterFloor>,
+}
+
+/// What bounds a cluster update: the labelling's passes over the lattices per update (0 for
+/// the CPU's union-find) and the bytes per site it moves at least
+/// ([`crate::engine::clusters::BYTES_PER_SITE`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct ClusterFloor {
+    pub update: String,
+    pub labelling_passes: u64,
+    pub bytes_per_site: u64,
 }
 
 /// Run the benchmark and print its table.
@@ -122,6 +138,10 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
                     format!("{what} cost")
                 ))
                 .collect::<String>()
+                + &match options.clusters {
+                    Some(_) => format!(" {:>13} {:>7} {:>7}", "update", "passes", "B/site"),
+                    None => String::new(),
+                }
         );
     }
     for backend in backends {
@@ -209,6 +229,10 @@ fn print_result(options: &BenchOptions, result: &BenchResult) {
                 _ => String::new(),
             })
             .collect::<String>()
+                + &result.clusters.as_ref().map_or(String::new(), |c| format!(
+                    " {:>13} {:>7} {:>7}",
+                    c.update, c.labelling_passes, c.bytes_per_site
+                ))
         );
     }
 }
@@ -222,6 +246,11 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
         measure: u64::from(u32::MAX),
         every: u64::from(u32::MAX),
         swap_every: None,
+        clusters: config.algorithm.clusters(),
+    };
+    let clusters = match plain.clusters {
+        Some(clusters) => Some(cluster_floor(engine.as_mut(), &plain, clusters.update)?),
+        None => None,
     };
     let (sweeps, seconds) = timed(engine.as_mut(), &plain, &systems, options.seconds)?;
     let info = engine.info();
@@ -236,6 +265,7 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
             let schedule = Schedule {
                 every: options.measure_every,
                 swap_every: Some(every),
+                clusters: None,
                 ..plain
             };
             let (sweeps, seconds) = timed(engine.as_mut(), &schedule, &systems, options.seconds)?;
@@ -256,7 +286,25 @@ fn bench_one(options: &BenchOptions, config: &Config) -> Result<BenchResult> {
         tempering_overhead: tempering_ps_per_flip.map(|t| t / ps - 1.0),
         slabs_ps_per_flip,
         slabs_overhead: slabs_ps_per_flip.map(|s| s / ps - 1.0),
+        clusters,
         ..result
+    })
+}
+
+/// Start `engine`'s cluster updates of kind `update` and count the labelling passes of one
+/// update of `schedule` (its first step).
+fn cluster_floor(
+    engine: &mut dyn Engine,
+    schedule: &Schedule,
+    update: crate::config::ClusterUpdate,
+) -> Result<ClusterFloor> {
+    clusters_of(engine)?.set_clusters(update)?;
+    let before = clusters_of(engine)?.labelling_iterations();
+    engine.execute(&schedule.plan(0, 1))?;
+    Ok(ClusterFloor {
+        update: format!("{update:?}"),
+        labelling_passes: clusters_of(engine)?.labelling_iterations() - before,
+        bytes_per_site: BYTES_PER_SITE,
     })
 }
 
@@ -289,6 +337,7 @@ impl BenchResult {
             slabs_ps_per_flip: None,
             slabs_overhead: None,
             annealing: None,
+            clusters: None,
         }
     }
 }
@@ -422,6 +471,38 @@ mod tests {
         assert!((sum - 1.0).abs() < 1e-9, "{parts:?}");
         assert!(a.sweeps > 0.0 && a.copies > 0.0, "{parts:?}");
         assert!(result.ps_per_flip > 0.0);
+    }
+
+    /// `--clusters`: a row of Swendsen-Wang updates on the CPU and on wgpu, with the
+    /// labelling's passes (none for the CPU's union-find, two for the kernels).
+    #[test]
+    fn cluster_bench_times_updates_and_counts_labelling_passes() {
+        let options = options(&[
+            "--clusters",
+            "swendsen-wang",
+            "--engine",
+            "simple",
+            "--sizes",
+            "16",
+            "--seconds",
+            "0.01",
+        ]);
+        for (backend, passes) in [(Backend::Cpu, 0), (Backend::Wgpu, 2)] {
+            let config = bench_config(&options, backend, BenchEngine::Simple, 16);
+            config.validate().unwrap();
+            let result = bench_one(&options, &config).unwrap();
+            let floor = result.clusters.unwrap();
+            assert_eq!(floor.update, "SwendsenWang");
+            assert_eq!(floor.labelling_passes, passes, "{backend:?}");
+            assert!(result.sweeps > 0 && result.flips_per_ns > 0.0);
+        }
+        let amsc = bench_config(&options, Backend::Cpu, BenchEngine::Amsc, 16);
+        assert!(
+            amsc.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("simple engine")
+        );
     }
 
     /// A population the device cannot hold is refused with a limits error (which the bench

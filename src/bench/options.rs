@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use crate::config::{
-    Algorithm, AnnealingSchedule, Backend, Config, EngineKind, Lanes, Layout, Model, PhiloxPath,
-    Randoms, Resampling, Sweeps, Temperatures,
+    Algorithm, AnnealingSchedule, Backend, ClusterUpdate, Config, EngineKind, Lanes, Layout, Model,
+    PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
 };
 
 /// Which backends to measure.
@@ -127,6 +127,28 @@ pub struct BenchOptions {
     /// With `--annealing`: disorder samples, one population each (`--model ea`).
     #[arg(long, default_value_t = 1)]
     pub samples: u32,
+    /// Cluster updates instead of sweeps (the simple engine, `--engine simple`): each row times
+    /// updates of this kind alone and shows their spins per ns per update, the labelling's
+    /// passes over the lattices per update and the bytes per site an update moves at least.
+    #[arg(long, value_enum, conflicts_with_all = ["tempering", "annealing"])]
+    pub clusters: Option<ClustersArg>,
+}
+
+/// Cluster updates selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClustersArg {
+    SwendsenWang,
+    Wolff,
+}
+
+impl ClustersArg {
+    /// The config's name of the update.
+    pub fn update(self) -> ClusterUpdate {
+        match self {
+            ClustersArg::SwendsenWang => ClusterUpdate::SwendsenWang,
+            ClustersArg::Wolff => ClusterUpdate::Wolff,
+        }
+    }
 }
 
 /// Philox paths selectable on the command line.
@@ -220,6 +242,13 @@ pub(super) fn bench_config(
         };
         config.temperatures = Temperatures::default();
         config.sweeps = Sweeps::default();
+    } else if let Some(clusters) = options.clusters {
+        config.algorithm = Algorithm::Clusters {
+            update: clusters.update(),
+            clusters: 1,
+            metropolis: 0,
+        };
+        config.temperatures = Temperatures::Betas(vec![options.beta]);
     } else if options.tempering {
         config.algorithm = Algorithm::Tempering {
             every: options.swap_every,

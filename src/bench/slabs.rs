@@ -32,6 +32,7 @@ pub(super) fn timed_slabs(
         measure: u64::from(u32::MAX),
         every: u64::from(u32::MAX),
         swap_every: None,
+        clusters: None,
     };
     let times: Vec<Result<f64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = LocalHalos::ring(slabs as usize)

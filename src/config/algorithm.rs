@@ -1,5 +1,5 @@
-//! The Monte Carlo algorithm around the sweeps: Metropolis, parallel tempering or population
-//! annealing, and the sweep schedule.
+//! The Monte Carlo algorithm around the sweeps: Metropolis, parallel tempering, population
+//! annealing or cluster updates, and the sweep schedule.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,39 @@ pub enum Algorithm {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reweighting: Option<u32>,
     },
+    /// Cluster updates of the Ising ferromagnet (zero field), alone or mixed with Metropolis
+    /// sweeps in a fixed ratio: each step of the schedule (what `sweeps:` counts) is `clusters`
+    /// cluster updates of kind `update`, then `metropolis` Metropolis sweeps; the fields are
+    /// those of [`ClusterOptions`].
+    Clusters {
+        update: ClusterUpdate,
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        clusters: u32,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        metropolis: u32,
+    },
+}
+
+/// Which cluster update `algorithm: Clusters` makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClusterUpdate {
+    /// Swendsen-Wang (PRL 58, 86 (1987)): bonds between equal neighbours are activated with
+    /// probability `1 - exp(-2 beta)`, and every connected cluster flips with probability 1/2.
+    SwendsenWang,
+    /// Wolff (PRL 62, 361 (1989)): the one cluster of those bonds that holds a random seed
+    /// site flips.
+    Wolff,
+}
+
+/// Cluster updates and Metropolis sweeps in a fixed ratio (`algorithm: Clusters`): one step of
+/// the schedule is `clusters` cluster updates, then `metropolis` sweeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClusterOptions {
+    pub update: ClusterUpdate,
+    /// Cluster updates per step (at least 1).
+    pub clusters: u32,
+    /// Metropolis sweeps per step after its cluster updates (0: cluster updates alone).
+    pub metropolis: u32,
 }
 
 /// The serde default of counts that are one unless given (`samples`, `runs`).
@@ -41,6 +74,10 @@ pub(super) fn one() -> u32 {
 
 fn is_one(value: &u32) -> bool {
     *value == 1
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 fn is_false(value: &bool) -> bool {
@@ -61,7 +98,25 @@ impl Algorithm {
     pub fn swap_every(&self) -> Option<u64> {
         match *self {
             Algorithm::Tempering { every, .. } => Some(every),
-            Algorithm::Metropolis | Algorithm::Annealing { .. } => None,
+            Algorithm::Metropolis | Algorithm::Annealing { .. } | Algorithm::Clusters { .. } => {
+                None
+            }
+        }
+    }
+
+    /// The cluster updates' options, `None` for the other algorithms.
+    pub fn clusters(&self) -> Option<ClusterOptions> {
+        match *self {
+            Algorithm::Clusters {
+                update,
+                clusters,
+                metropolis,
+            } => Some(ClusterOptions {
+                update,
+                clusters,
+                metropolis,
+            }),
+            _ => None,
         }
     }
 
@@ -162,7 +217,8 @@ impl Resampling {
 
 /// The sweep schedule: `thermalize` sweeps, then `measure` sweeps with a measurement after
 /// every `every`-th of them. Left out with `algorithm: Annealing` (whose `theta` says how
-/// many sweeps each temperature step takes).
+/// many sweeps each temperature step takes). With `algorithm: Clusters` it counts steps (each
+/// its cluster updates and Metropolis sweeps).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sweeps {

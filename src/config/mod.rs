@@ -17,7 +17,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use algorithm::{Algorithm, AnnealingOptions, AnnealingSchedule, Resampling, Sweeps};
+pub use algorithm::{
+    Algorithm, AnnealingOptions, AnnealingSchedule, ClusterOptions, ClusterUpdate, Resampling,
+    Sweeps,
+};
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{Couplings, Disorder, Model, TemperatureScale, Temperatures};
 
@@ -91,7 +94,8 @@ pub struct Config {
     pub engine: EngineKind,
     #[serde(default, skip_serializing_if = "Sweeps::is_default")]
     pub sweeps: Sweeps,
-    /// Metropolis alone (the default), parallel tempering or population annealing.
+    /// Metropolis alone (the default), parallel tempering, population annealing or cluster
+    /// updates.
     #[serde(default, skip_serializing_if = "Algorithm::is_metropolis")]
     pub algorithm: Algorithm,
     pub seed: u64,

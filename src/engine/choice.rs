@@ -30,7 +30,8 @@ impl Config {
         Ok((resolved, choice))
     }
 
-    /// The engine this config runs and why: the one it names, or for `Auto` the first of
+    /// The engine this config runs and why: the one it names, or for `Auto` the simple engine
+    /// for cluster updates (the only one that has them), else the first of
     /// [`auto_candidates`] that fits the model, the lattice and the system counts. Where none
     /// fits, the ferromagnet falls back to the simple engine (whose limit [`validate_engine`]
     /// then reports); the spin glass, which needs the multispin engine, gets an error that says
@@ -38,6 +39,15 @@ impl Config {
     pub(crate) fn choose_engine(&self) -> Result<(EngineKind, String), ConfigError> {
         if self.engine != EngineKind::Auto {
             return Ok((self.engine, "engine named in the config".to_string()));
+        }
+        if self.algorithm.clusters().is_some() {
+            return Ok((
+                EngineKind::Simple,
+                auto_chose(
+                    &EngineKind::Simple,
+                    "algorithm: Clusters: cluster updates run on the simple engine",
+                ),
+            ));
         }
         let fits = |engine: &EngineKind| validate_engine(self, engine).is_ok();
         match auto_candidates(self)

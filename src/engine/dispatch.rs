@@ -55,13 +55,26 @@ pub enum Dispatch {
     /// A tempering swap round after `sweep` on pairs of parity `colour`, from counts measured
     /// into the scratch slot `slot` (the first past the plan's own).
     Swap(DispatchParams),
+    /// Cluster update `sweep` ([`Step::Cluster`]) of every system, recording its cluster sizes
+    /// into slot `slot` ([`NO_SLOT`]: none): the backend launches its passes (bonds, labels,
+    /// flips), at most [`CLUSTER_DISPATCHES`] of them.
+    Cluster(DispatchParams),
 }
+
+/// A cluster update's `slot` where it records no cluster sizes.
+pub const NO_SLOT: u32 = u32::MAX;
+
+/// Most kernel launches of one cluster update, for the bound on a submission's dispatches.
+pub const CLUSTER_DISPATCHES: usize = 4;
 
 impl Dispatch {
     /// The parameters of this dispatch.
     pub fn params(&self) -> &DispatchParams {
         match self {
-            Dispatch::Sweep(p) | Dispatch::Measure(p) | Dispatch::Swap(p) => p,
+            Dispatch::Sweep(p)
+            | Dispatch::Measure(p)
+            | Dispatch::Swap(p)
+            | Dispatch::Cluster(p) => p,
         }
     }
 }
@@ -145,11 +158,14 @@ pub fn submissions(
             // Replayed by the engine before the plan's dispatches.
             Step::Resample { .. } => continue,
             Step::Sweep { .. } => 2,
+            Step::Cluster { .. } => CLUSTER_DISPATCHES,
             Step::Measure { .. } | Step::Swap { .. } => 1,
         };
+        // A cluster update counts as a sweep: it reads and writes every spin.
+        let sweep_like = matches!(step, Step::Sweep { .. } | Step::Cluster { .. });
         let current = out.last().map_or(0, Vec::len);
         let full = current + needed > max_dispatches
-            || (matches!(step, Step::Sweep { .. }) && sweeps_in_current >= sweeps_per_submission);
+            || (sweep_like && sweeps_in_current >= sweeps_per_submission);
         if full && current > 0 {
             out.push(Vec::new());
             sweeps_in_current = 0;
@@ -177,6 +193,14 @@ pub fn submissions(
                     sweep,
                     colour: parity,
                     slot: plan.slots,
+                    ..base
+                }));
+            }
+            Step::Cluster { update, sizes } => {
+                sweeps_in_current += 1;
+                submission.push(Dispatch::Cluster(DispatchParams {
+                    sweep: update,
+                    slot: sizes.unwrap_or(NO_SLOT),
                     ..base
                 }));
             }

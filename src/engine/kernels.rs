@@ -51,6 +51,12 @@ pub enum Kernel {
     ResampleScan,
     ResampleScatter,
     ResampleHistogram,
+    /// A cluster update's passes ([`crate::engine::clusters`]) on the simple engine's buffers
+    /// (WGSL: its bindings as group 0, the cluster buffers as group 1).
+    ClusterBonds,
+    ClusterLabel,
+    ClusterRoots,
+    ClusterFlip,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -63,7 +69,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 21] = [
+    pub const ALL: [Kernel; 25] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -85,6 +91,10 @@ impl Kernel {
         Kernel::ResampleScan,
         Kernel::ResampleScatter,
         Kernel::ResampleHistogram,
+        Kernel::ClusterBonds,
+        Kernel::ClusterLabel,
+        Kernel::ClusterRoots,
+        Kernel::ClusterFlip,
     ];
 
     /// The module (file stem) of the kernel.
@@ -105,6 +115,10 @@ impl Kernel {
             Kernel::ResampleScan => "resample_scan",
             Kernel::ResampleScatter => "resample_scatter",
             Kernel::ResampleHistogram => "resample_histogram",
+            Kernel::ClusterBonds => "cluster_bonds",
+            Kernel::ClusterLabel => "cluster_label",
+            Kernel::ClusterRoots => "cluster_roots",
+            Kernel::ClusterFlip => "cluster_flip",
         }
     }
 

@@ -1,3 +1,4 @@
+// LEAD NOTE (delete this line; do not commit it): READ /tmp/work/common.md NOW (binding rules: never edit /work/main, never run issues resolved/blocked/note, never use the device tools).
 //! Engines replay a [`Plan`] built by the simulation loop.
 //!
 //! The loop (an algorithm's home, above the engines) decides what happens (which sweeps, when to
@@ -12,17 +13,20 @@
 //! - [`Tempering`] ([`Engine::tempering`]): parallel tempering, a tempering state and the
 //!   plans' [`Step::Swap`] rounds;
 //! - [`Populations`] ([`Engine::populations`]): population annealing, changing temperatures,
-//!   copying systems, the plans' [`Step::Resample`] steps and counting populations on the device.
+//!   copying systems, the plans' [`Step::Resample`] steps and counting populations on the device;
+//! - [`Clusters`] ([`Engine::clusters`]): Swendsen-Wang and Wolff cluster updates, the plans'
+//!   [`Step::Cluster`] steps ([`clusters`]; the simple engines have them).
 //!
-//! A loop asks for what it needs ([`tempering_of`], [`populations_of`]) and gets a clear error
-//! where the engine lacks it. A wrapper engine (the MPI ranks, the annealing bench's timer)
-//! forwards the capabilities of the engine it wraps. A future capability (cluster updates) is
-//! added the same way: a trait, an accessor on [`Engine`] returning `None` by default, and
-//! `Some(self)` from the engines that have it.
+//! A loop asks for what it needs ([`tempering_of`], [`populations_of`], [`clusters_of`]) and
+//! gets a clear error where the engine lacks it. A wrapper engine (the MPI ranks, the annealing
+//! bench's timer) forwards the capabilities of the engine it wraps. A capability is added the
+//! same way: a trait, an accessor on [`Engine`] returning `None` by default, and `Some(self)`
+//! from the engines that have it.
 
 pub mod annealing;
 pub mod backend;
 pub mod choice;
+pub mod clusters;
 pub mod copy_maps;
 pub mod cpu;
 #[cfg(feature = "cuda")]
@@ -38,6 +42,7 @@ pub mod spins;
 pub mod tempering;
 pub mod wgpu;
 
+use crate::config::ClusterUpdate;
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 pub use spins::SpinBits;
@@ -56,6 +61,11 @@ pub enum Step {
     /// 0), from the table of [`Populations::set_resampling`] and the previous plan's last
     /// measurement; only as a plan's first step (see [`annealing`]).
     Resample { step: u32 },
+    /// Cluster update `update` of every system (numbered over the run apart from the sweeps;
+    /// the kind of [`Clusters::set_clusters`], keyed as [`clusters`] says). With `sizes:
+    /// Some(slot)` it adds its cluster sizes' statistic into slot `slot` of
+    /// [`Measurements::cluster_sizes`].
+    Cluster { update: u32, sizes: Option<u32> },
 }
 
 /// A sequence of steps with the number of observation slots it fills.
@@ -103,6 +113,29 @@ impl Plan {
             ));
         }
         Ok((first, rest))
+    }
+
+    /// Append cluster update `update`; with `record`, its cluster sizes go into the slot of the
+    /// next measurement ([`Plan::measure`]).
+    pub fn cluster(&mut self, update: u32, record: bool) {
+        let sizes = record.then_some(self.slots);
+        self.steps.push(Step::Cluster { update, sizes });
+    }
+
+    /// Whether the plan records cluster sizes (then [`Measurements::cluster_sizes`] has every
+    /// slot).
+    pub fn records_cluster_sizes(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s, Step::Cluster { sizes: Some(_), .. }))
+    }
+
+    /// Number of cluster updates in the plan.
+    pub fn cluster_updates(&self) -> u64 {
+        self.steps
+            .iter()
+            .filter(|s| matches!(s, Step::Cluster { .. }))
+            .count() as u64
     }
 
     /// Append a swap round.
@@ -161,6 +194,10 @@ pub struct Measurements {
     /// With [`Populations::count_populations`]: the plan's last measurement as histograms of the
     /// populations; `observations` is then empty.
     pub histograms: Option<Box<annealing::PopulationHistograms>>,
+    /// `[slot][system]` where the plan's cluster updates record their sizes
+    /// ([`Step::Cluster`]): the sum over the updates that recorded into the slot of Swendsen-Wang's
+    /// `sum_C |C|^2` or Wolff's `|C|` ([`clusters`]). Empty otherwise.
+    pub cluster_sizes: Vec<u64>,
 }
 
 /// What an engine runs on, for the summary and logs.
@@ -212,6 +249,25 @@ pub trait Engine {
     /// Its population annealing ([`Populations`]), if it has that capability.
     fn populations(&mut self) -> Option<&mut dyn Populations> {
         None
+    }
+
+    /// Its cluster updates ([`Clusters`]), if it has that capability.
+    fn clusters(&mut self) -> Option<&mut dyn Clusters> {
+        None
+    }
+}
+
+/// The cluster-update capability of an engine ([`Engine::clusters`]): Swendsen-Wang or Wolff
+/// updates of every system, the plans' [`Step::Cluster`] steps, keyed as [`clusters`] says.
+pub trait Clusters {
+    /// Make the plans' cluster steps updates of kind `update`: plans may then hold
+    /// [`Step::Cluster`]. An engine without that kind of update refuses.
+    fn set_clusters(&mut self, update: ClusterUpdate) -> Result<()>;
+    /// Labelling iterations of the cluster updates so far (passes of the device's labelling
+    /// over the lattices, for the benchmark's floor); 0 where labelling does not iterate (the
+    /// CPU's union-find).
+    fn labelling_iterations(&mut self) -> u64 {
+        0
     }
 }
 
@@ -271,6 +327,16 @@ pub fn populations_of(engine: &mut dyn Engine) -> Result<&mut dyn Populations> {
     engine
         .populations()
         .ok_or_else(|| Error::State("this engine has no population annealing".into()))
+}
+
+/// The cluster updates of `engine`, or an error where it has none.
+pub fn clusters_of(engine: &mut dyn Engine) -> Result<&mut dyn Clusters> {
+    engine.clusters().ok_or_else(|| {
+        Error::State(
+            "this engine has no cluster updates (they run on the simple engine, engine: Simple)"
+                .into(),
+        )
+    })
 }
 
 /// A lattice split into slabs: bands of whole planes along its slowest axis (y in 2D, z in 3D),

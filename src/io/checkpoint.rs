@@ -20,9 +20,9 @@
 //! They are streamed from the engine's download to the file in chunks ([`Writer::spins`]).
 //! Layouts from before packed spins have them one i8 each (+1 or -1); they are still read.
 //!
-//! The word at offset 8 names the layout, one number per layout of either kind: 2, 3 and 5
-//! are runs of Metropolis sweeps (with or without parallel tempering), 4 and 6 population
-//! annealing. A new layout of either kind takes the next free number ([`RunKind::of`]). A
+//! The word at offset 8 names the layout, one number per layout of either kind: 2, 3, 5 and 7
+//! are runs of Metropolis sweeps (with or without parallel tempering; 7 with cluster updates),
+//! 4 and 6 population annealing. A new layout of either kind takes the next free number ([`RunKind::of`]). A
 //! checkpoint of one kind offered to a run of the other is refused as such
 //! ([`CheckpointError::OtherAlgorithm`]); one decoder ([`open`]) reads the frame of every
 //! layout and leaves the sections to the layout's home.
@@ -40,7 +40,7 @@ pub const CRC_LEN: usize = 4;
 /// Bytes of the header before its counts: magic, format, fingerprint, sweeps done.
 const FRAME_LEN: usize = 28;
 /// The size a file cut inside its magic is told it lacks: the longest header (the sweeps
-/// layout's 100 bytes) and the CRC.
+/// layout's 100 bytes; it was before format 7, which the message keeps) and the CRC.
 const CUT_IN_MAGIC_EXPECTED: u64 = 100 + CRC_LEN as u64;
 /// Spin words converted to bytes at a time while a checkpoint is streamed (1 MiB).
 pub const SPIN_CHUNK_WORDS: usize = 1 << 17;
@@ -61,7 +61,7 @@ impl RunKind {
     /// checkpoint of the other kind is refused as such. A new layout takes the next free number.
     pub fn of(format: u32) -> Option<RunKind> {
         match format {
-            2 | 3 | 5 => Some(RunKind::Sweeps),
+            2 | 3 | 5 | 7 => Some(RunKind::Sweeps),
             4 | 6 => Some(RunKind::Annealing),
             _ => None,
         }
@@ -445,6 +445,10 @@ impl<'a> Reader<'a> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().expect("chunks_exact yields 4 bytes")))
             .collect())
+    }
+
+    pub fn u64s(&mut self, count: usize) -> Result<Vec<u64>, CheckpointError> {
+        Ok(self.i64s(count)?.into_iter().map(|v| v as u64).collect())
     }
 
     pub fn i64s(&mut self, count: usize) -> Result<Vec<i64>, CheckpointError> {

@@ -2,7 +2,8 @@
 //! continue it bit-identically after a crash. Its frame (magic, format, fingerprint, spins,
 //! CRC) is the container's ([`crate::io::checkpoint`]); this is its layout.
 //!
-//! Layout (format 5), all numbers little-endian:
+//! Layout (format 5; format 7, of runs with cluster updates, adds the count C after H and the
+//! cluster sizes after the history), all numbers little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
@@ -28,6 +29,7 @@
 //! |        | 8 T  | the tempering ladder, tuned or not (f64)       |
 //! |        | 4 P  | tempering state (u32, [`crate::engine::tempering`]) |
 //! |        | 4 H  | temperature history (u32, `[measurement][r][k]`) |
+//! |        | 8 C  | format 7: cluster sizes (u64, `[measurement][system]`) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
 //! Version 3 (before packed spins) is the same with the spins one i8 each (+1 or -1); version 2
@@ -41,9 +43,15 @@ use crate::engine::spins::SpinBits;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
-/// The layouts of this kind, the one written (packed spins) first; version 3 (spins one byte
-/// each) and version 2 (before parallel tempering, five counts) are still read.
-const FORMATS: [Format; 3] = [
+/// The layouts of this kind: version 7 (with cluster sizes) is written by runs with cluster
+/// updates once they have measured, version 5 (packed spins) by the others; version 3 (spins one
+/// byte each) and version 2 (before parallel tempering, five counts) are still read.
+const FORMATS: [Format; 4] = [
+    Format {
+        number: 7,
+        counts: 10,
+        packed: true,
+    },
     Format {
         number: 5,
         counts: 9,
@@ -61,8 +69,10 @@ const FORMATS: [Format; 3] = [
     },
 ];
 /// Bytes per item of each count of the header after the spins: eight per series value and
-/// ladder beta, four per tempering and history word.
-const COUNT_WIDTHS: [u64; 8] = [8, 8, 8, 8, 8, 8, 4, 4];
+/// ladder beta, four per tempering and history word, eight per cluster size.
+const COUNT_WIDTHS: [u64; 9] = [8, 8, 8, 8, 8, 8, 4, 4, 8];
+/// The layout of a checkpoint without cluster sizes.
+const WITHOUT_CLUSTERS: Format = FORMATS[1];
 
 /// The state of a run after `sweeps_done` sweeps.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +101,9 @@ pub struct Checkpoint {
     pub tempering: Vec<u32>,
     /// Per measurement, the walker at each temperature of each chain of sample 0.
     pub temperature_history: Vec<u32>,
+    /// Per measurement, per system, the cluster sizes' statistic (empty without cluster
+    /// updates).
+    pub cluster_sizes: Vec<u64>,
 }
 
 impl Checkpoint {
@@ -101,22 +114,28 @@ impl Checkpoint {
 
     /// Write the file's bytes into `out` (the CRC included), the spins in chunks.
     fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let counts = [
+            self.spins.len() as usize,
+            self.bond_sums.len(),
+            self.magnetisations.len(),
+            self.overlaps.len(),
+            self.overlaps_kmin.len(),
+            self.link_overlaps.len(),
+            self.betas.len(),
+            self.tempering.len(),
+            self.temperature_history.len(),
+            self.cluster_sizes.len(),
+        ];
+        let format = match self.cluster_sizes.is_empty() {
+            true => WITHOUT_CLUSTERS,
+            false => FORMATS[0],
+        };
         let mut out = Writer::start(
             out,
-            FORMATS[0].number,
+            format.number,
             self.config_fingerprint,
             self.sweeps_done,
-            &[
-                self.spins.len() as usize,
-                self.bond_sums.len(),
-                self.magnetisations.len(),
-                self.overlaps.len(),
-                self.overlaps_kmin.len(),
-                self.link_overlaps.len(),
-                self.betas.len(),
-                self.tempering.len(),
-                self.temperature_history.len(),
-            ],
+            &counts[..format.counts],
         )?;
         out.spins(&self.spins)?;
         let integers = self
@@ -130,6 +149,7 @@ impl Checkpoint {
         out.put(self.betas.iter().map(|v| v.to_le_bytes()))?;
         let words = self.tempering.iter().chain(&self.temperature_history);
         out.put(words.map(|v| v.to_le_bytes()))?;
+        out.put(self.cluster_sizes.iter().map(|v| v.to_le_bytes()))?;
         out.seal()
     }
 
@@ -138,8 +158,9 @@ impl Checkpoint {
         let mut file = open(bytes, RunKind::Sweeps, &FORMATS, |_, counts| {
             counts.iter().copied().zip(COUNT_WIDTHS).collect()
         })?;
-        // Version 2 has the first four counts after the spins only.
-        let mut counts = [0u64; 8];
+        // Version 2 has the first four counts after the spins only, versions 3 and 5 all but
+        // the cluster sizes.
+        let mut counts = [0u64; 9];
         counts[..file.counts.len()].copy_from_slice(&file.counts);
         let [
             bond_sums,
@@ -150,6 +171,7 @@ impl Checkpoint {
             betas,
             tempering,
             temperature_history,
+            cluster_sizes,
         ] = counts.map(|c| c as usize);
         let reader = &mut file.reader;
         Ok(Checkpoint {
@@ -163,6 +185,7 @@ impl Checkpoint {
             betas: reader.f64s(betas)?,
             tempering: reader.u32s(tempering)?,
             temperature_history: reader.u32s(temperature_history)?,
+            cluster_sizes: reader.u64s(cluster_sizes)?,
             spins: file.spins,
         })
     }
@@ -187,8 +210,8 @@ mod tests {
     use crate::io::checkpoint::{CRC_LEN, SPIN_CHUNK_WORDS, fingerprint};
 
     /// Bytes before the spins in versions 5 and 3, and in version 2.
-    const HEADER_LEN: usize = FORMATS[0].header_len();
-    const HEADER_LEN_2: usize = FORMATS[2].header_len();
+    const HEADER_LEN: usize = FORMATS[1].header_len();
+    const HEADER_LEN_2: usize = FORMATS[3].header_len();
 
     fn sample() -> Checkpoint {
         Checkpoint {
@@ -203,6 +226,7 @@ mod tests {
             betas: vec![0.5, 0.25],
             tempering: vec![1, 0, 2, 0, 1, 0, 7, 9],
             temperature_history: vec![0, 1, 1, 0],
+            cluster_sizes: vec![],
         }
     }
 
@@ -287,6 +311,23 @@ mod tests {
             Checkpoint::load(&path, checkpoint.config_fingerprint).unwrap(),
             checkpoint
         );
+    }
+
+    /// A run with cluster updates writes version 7: the cluster sizes after the history.
+    #[test]
+    fn cluster_sizes_make_version_7() {
+        let checkpoint = Checkpoint {
+            cluster_sizes: vec![7, u64::MAX, 0, 1 << 40],
+            ..sample()
+        };
+        let bytes = checkpoint.encode();
+        assert_eq!(bytes[8..12], [7, 0, 0, 0]);
+        assert_eq!(bytes[100..108], 4u64.to_le_bytes(), "cluster sizes");
+        let without = sample().encode();
+        assert_eq!(bytes.len(), without.len() + 8 + 8 * 4);
+        let last = bytes.len() - CRC_LEN - 8;
+        assert_eq!(bytes[last..last + 8], (1u64 << 40).to_le_bytes());
+        assert_eq!(Checkpoint::decode(&bytes).unwrap(), checkpoint);
     }
 
     /// A checkpoint written before parallel tempering and the link overlap (version 2: no counts
@@ -389,7 +430,7 @@ mod tests {
             err,
             CheckpointError::UnsupportedVersion {
                 found: 1,
-                supported: 5
+                supported: 7
             }
         ));
         assert!(err.to_string().contains("version 1"), "{err}");

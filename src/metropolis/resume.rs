@@ -34,6 +34,10 @@ pub(super) fn resume_state(
         ),
         None => (0, 0),
     };
+    let clusters = match schedule.clusters {
+        Some(_) => measurements * per_measurement,
+        None => 0,
+    };
     if checkpoint.sweeps_done > schedule.total()
         || checkpoint.spins.len() != expected_spins
         || checkpoint.bond_sums.len() != measurements * per_measurement
@@ -49,6 +53,7 @@ pub(super) fn resume_state(
                 0
             }
         || checkpoint.temperature_history.len() != history
+        || checkpoint.cluster_sizes.len() != clusters
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements; a \
@@ -70,6 +75,7 @@ pub(super) fn resume_state(
         betas: checkpoint.betas,
         tempering: checkpoint.tempering,
         temperature_history: checkpoint.temperature_history,
+        cluster_sizes: checkpoint.cluster_sizes,
     };
     let spins = checkpoint
         .spins
@@ -96,6 +102,7 @@ pub(super) fn save_checkpoint(
         betas: state.betas.clone(),
         tempering: state.tempering.clone(),
         temperature_history: state.temperature_history.clone(),
+        cluster_sizes: state.cluster_sizes.clone(),
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)

@@ -14,10 +14,11 @@ use super::series::RunSeries;
 use super::state::RunState;
 use super::summary::{Summary, summarize};
 use crate::config::Config;
+use crate::engine::placement::placement;
 use crate::engine::tempering::Chains;
-use crate::engine::{Measurements, SpinBits, tempering_of, tempering_state_of};
+use crate::engine::{Measurements, SpinBits, clusters_of, tempering_of, tempering_state_of};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::provenance::ProvenanceClock;
@@ -88,6 +89,13 @@ pub fn run_sweeps(
             state.tempering = Chains::of(&systems).initial_state();
         }
     }
+    if schedule.clusters.is_some() && placement().is_some() {
+        return Err(Error::Usage(
+            "algorithm: Clusters is not split over MPI ranks: run it as one process (without \
+             mpirun)"
+                .into(),
+        ));
+    }
     let mut engine = open_engine(config, systems.clone())?;
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     // A fresh run's lattices are computed on the engine's device: they never exist on the host
@@ -98,6 +106,9 @@ pub fn run_sweeps(
     }
     if schedule.swap_every.is_some() {
         tempering_of(engine.as_mut())?.set_tempering(&state.tempering)?;
+    }
+    if let Some(clusters) = schedule.clusters {
+        clusters_of(engine.as_mut())?.set_clusters(clusters.update)?;
     }
     let tuning_stops = match config.algorithm.tunes() {
         true => tuning_stops(schedule.thermalize),
@@ -117,7 +128,11 @@ pub fn run_sweeps(
             );
         }
     }
-    let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
+    // A step of cluster updates counts each update as a sweep (N site updates per system).
+    let per_step = schedule
+        .clusters
+        .map_or(1, |c| u64::from(c.clusters + c.metropolis));
+    let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems()) * per_step;
     let progress = Progress::new(
         options.progress,
         options.on_progress.clone(),
@@ -278,6 +293,9 @@ fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunSt
     state
         .temperature_history
         .extend_from_slice(&measurements.labels);
+    state
+        .cluster_sizes
+        .extend_from_slice(&measurements.cluster_sizes);
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! When to sweep, swap and measure: the only place that knows the run's phases.
 
-use crate::config::{Config, Sweeps};
+use crate::cluster::StepCounters;
+use crate::config::{ClusterOptions, Config, Sweeps};
 use crate::engine::Plan;
 use crate::model::ising::IsingSystems;
 
@@ -18,12 +19,18 @@ const PLAN_MEASUREMENT_BYTES: u64 = 1 << 30;
 /// `swap_every`-th sweep of both phases (after a measurement that follows the same sweep, so
 /// that the measurement finds the spins the sweep left, whose satisfied bonds the round's counts
 /// may already hold), even pairs in the first round, odd in the second, and so on.
+///
+/// With cluster updates (`clusters`, `algorithm: Clusters`) the schedule counts steps instead
+/// of sweeps: each step is its cluster updates, then its Metropolis sweeps, numbered as
+/// [`StepCounters`] says; a measured step's cluster updates record their cluster sizes into its
+/// measurement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
     pub thermalize: u64,
     pub measure: u64,
     pub every: u64,
     pub swap_every: Option<u64>,
+    pub clusters: Option<ClusterOptions>,
 }
 
 impl From<&Sweeps> for Schedule {
@@ -33,6 +40,7 @@ impl From<&Sweeps> for Schedule {
             measure: s.measure,
             every: s.every,
             swap_every: None,
+            clusters: None,
         }
     }
 }
@@ -41,6 +49,7 @@ impl From<&Config> for Schedule {
     fn from(config: &Config) -> Self {
         Schedule {
             swap_every: config.algorithm.swap_every(),
+            clusters: config.algorithm.clusters(),
             ..Schedule::from(&config.sweeps)
         }
     }
@@ -85,8 +94,22 @@ impl Schedule {
         let swaps = self.swap_every.map_or(String::new(), |n| {
             format!("; a swap round every {n} sweeps")
         });
+        let (unit, steps) = match self.clusters {
+            None => ("sweeps", String::new()),
+            Some(c) => (
+                "steps",
+                format!(
+                    "; a step is {} {:?} update{} then {} Metropolis sweep{}",
+                    c.clusters,
+                    c.update,
+                    if c.clusters == 1 { "" } else { "s" },
+                    c.metropolis,
+                    if c.metropolis == 1 { "" } else { "s" }
+                ),
+            ),
+        };
         format!(
-            "{} sweeps thermalising, then {} measuring, a measurement every {} ({} in all){swaps}",
+            "{} {unit} thermalising, then {} measuring, a measurement every {} ({} in all){swaps}{steps}",
             self.thermalize,
             self.measure,
             self.every,
@@ -104,8 +127,10 @@ impl Schedule {
     /// [`crate::engine::Engine::max_plan_slots`]). Runs and benchmarks split their sweeps into
     /// plans no longer than this.
     pub fn most_sweeps_per_plan(&self, systems: &IsingSystems, max_slots: u64) -> u64 {
-        // Per overlap: a u32 count of differing sites and one of differing bonds per x-plane.
-        let slot_bytes = 16 * u64::from(systems.systems())
+        // Per overlap: a u32 count of differing sites and one of differing bonds per x-plane;
+        // with clusters, a u64 of cluster sizes per system.
+        let sizes = if self.clusters.is_some() { 8 } else { 0 };
+        let slot_bytes = (16 + sizes) * u64::from(systems.systems())
             + 8 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
         let slots = (PLAN_MEASUREMENT_BYTES / slot_bytes)
             .min(MAX_SLOTS_PER_PLAN)
@@ -114,12 +139,23 @@ impl Schedule {
         slots.saturating_mul(self.every)
     }
 
-    /// The plan of sweeps `from .. to`.
+    /// The plan of sweeps (steps, with clusters) `from .. to`.
     pub fn plan(&self, from: u64, to: u64) -> Plan {
         let mut plan = Plan::default();
         for sweep in from..to {
-            plan.sweep(sweep as u32);
-            if self.measures_after(sweep) {
+            let measured = self.measures_after(sweep);
+            match self.clusters.map(StepCounters::from) {
+                None => plan.sweep(sweep as u32),
+                Some(counters) => {
+                    for update in counters.updates(sweep) {
+                        plan.cluster(update, measured);
+                    }
+                    for sweep in counters.sweeps(sweep) {
+                        plan.sweep(sweep);
+                    }
+                }
+            }
+            if measured {
                 plan.measure();
             }
             let rounds = self.swap_rounds(sweep + 1);
@@ -147,6 +183,7 @@ mod tests {
             measure: 1 << 20,
             every: 10,
             swap_every: Some(1),
+            clusters: None,
         };
         assert_eq!(schedule.most_sweeps_per_plan(&systems, u64::MAX), 2040);
         assert_eq!(schedule.most_sweeps_per_plan(&systems, 127), 1270);
@@ -164,6 +201,7 @@ mod tests {
             measure: 20,
             every: 3,
             swap_every: None,
+            clusters: None,
         };
         let whole = s.plan(0, s.total());
         // Sweeps 1 and 4 (thermalisation), then 7, 10, ..., 22: after every 3rd from the 5th.
@@ -189,12 +227,52 @@ mod tests {
     }
 
     #[test]
+    fn cluster_steps_update_then_sweep_and_record_into_their_measurement() {
+        use crate::config::ClusterUpdate;
+        use crate::engine::Step::*;
+        let s = Schedule {
+            thermalize: 1,
+            measure: 2,
+            every: 2,
+            swap_every: None,
+            clusters: Some(ClusterOptions {
+                update: ClusterUpdate::SwendsenWang,
+                clusters: 2,
+                metropolis: 1,
+            }),
+        };
+        // Measurements after steps 0 and 2 (the grid that ends the thermalisation).
+        let cluster = |update, sizes| Cluster { update, sizes };
+        assert_eq!(
+            s.plan(0, s.total()).steps,
+            vec![
+                cluster(0, Some(0)),
+                cluster(1, Some(0)),
+                Sweep { sweep: 0 },
+                Measure { slot: 0 },
+                cluster(2, None),
+                cluster(3, None),
+                Sweep { sweep: 1 },
+                cluster(4, Some(1)),
+                cluster(5, Some(1)),
+                Sweep { sweep: 2 },
+                Measure { slot: 1 },
+            ]
+        );
+        assert!(
+            s.describe()
+                .contains("a step is 2 SwendsenWang updates then 1 Metropolis sweep")
+        );
+    }
+
+    #[test]
     fn swap_rounds_alternate_parity_and_follow_measurements() {
         let s = Schedule {
             thermalize: 2,
             measure: 4,
             every: 2,
             swap_every: Some(2),
+            clusters: None,
         };
         use crate::engine::Step::*;
         assert_eq!(

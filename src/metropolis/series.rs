@@ -13,6 +13,9 @@ pub(super) struct RunSeries {
     pub(super) all: Vec<Vec<SampleSeries>>,
     pub(super) thermalization: usize,
     pub(super) production: Vec<Vec<SampleSeries>>,
+    /// With cluster updates, `[temperature][replica][measurement]` of the production: the
+    /// cluster sizes' statistic of the ferromagnet's (one sample's) replicas; empty without.
+    pub(super) cluster_sizes: Vec<Vec<Vec<u64>>>,
 }
 
 impl RunSeries {
@@ -81,7 +84,25 @@ impl RunSeries {
                 .collect(),
             thermalization: schedule.thermalization_measurements() as usize,
             production: Vec::new(),
+            cluster_sizes: Vec::new(),
         };
+        if schedule.clusters.is_some() {
+            let skipped = series.thermalization * per_measurement;
+            let production = state.cluster_sizes.get(skipped..).unwrap_or_default();
+            series.cluster_sizes = (0..temperatures)
+                .map(|t| {
+                    (0..systems.replicas)
+                        .map(|r| {
+                            let b = systems.system(t, 0, r) as usize;
+                            production
+                                .chunks(per_measurement)
+                                .map(|sizes| sizes[b])
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect();
+        }
         series.production = series.part(series.thermalization..usize::MAX);
         series
     }

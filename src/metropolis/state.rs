@@ -18,4 +18,7 @@ pub(super) struct RunState {
     pub(super) tempering: Vec<u32>,
     /// `[measurement][r][k]`: the walker at temperature `k` of chain `r` of sample 0.
     pub(super) temperature_history: Vec<u32>,
+    /// `[measurement][system]` with cluster updates: the cluster sizes' statistic of the
+    /// measured step's updates ([`crate::engine::Measurements::cluster_sizes`]); empty without.
+    pub(super) cluster_sizes: Vec<u64>,
 }

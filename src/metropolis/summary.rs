@@ -8,6 +8,7 @@ use super::Schedule;
 use super::equilibration::equilibration_checks;
 use super::exact_checks::{exact_ferromagnet, ferromagnet_deviations, spin_glass_deviations};
 use super::series::RunSeries;
+use crate::cluster::{ClusterEstimates, cluster_estimates};
 use crate::config::Disorder;
 use crate::config::{Config, Randoms};
 use crate::engine::EngineInfo;
@@ -30,6 +31,9 @@ pub struct TemperatureSummary {
     /// Exact finite-size values: Kaufman's (2D, zero field), or by enumeration of a tiny
     /// lattice.
     pub exact: Option<ExactIsing2d>,
+    /// With cluster updates: the improved estimators from the cluster sizes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub clusters: Option<ClusterEstimates>,
 }
 
 /// `summary.json`. Fields recorded since a later version (`#[serde(default)]`) default when
@@ -94,7 +98,8 @@ pub(super) fn summarize(
     let (runs, spin_glass) = match systems.disorder {
         Disorder::Ferromagnet => {
             let runs = temperatures
-                .map(|(&beta, samples)| {
+                .enumerate()
+                .map(|(t, (&beta, samples))| {
                     let exact = exact_ferromagnet(systems, beta);
                     let only = &samples[0];
                     let estimates = ising_estimates(
@@ -104,7 +109,16 @@ pub(super) fn summarize(
                         &only.magnetisations,
                         unit,
                     );
-                    TemperatureSummary { estimates, exact }
+                    let clusters = schedule.clusters.map(|options| {
+                        let sizes = &series.cluster_sizes[t];
+                        let (sites, per) = (lattice.sites(), options.clusters);
+                        cluster_estimates(options.update, beta, sites, sizes, per, unit)
+                    });
+                    TemperatureSummary {
+                        estimates,
+                        exact,
+                        clusters,
+                    }
                 })
                 .collect();
             (runs, Vec::new())

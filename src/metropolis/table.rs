@@ -93,6 +93,33 @@ pub fn summary_table(summary: &Summary) -> String {
             est.tau_e
         );
     }
+    let clustered = summary
+        .runs
+        .iter()
+        .filter_map(|r| Some((r, r.clusters.as_ref()?)));
+    for (k, (run, clusters)) in clustered.enumerate() {
+        if k == 0 {
+            let _ = writeln!(
+                table,
+                "improved estimators ({:?} cluster sizes):\n{:>9} {:>24} {:>24} {:>24} {:>8}",
+                clusters.update,
+                scale.name(),
+                "m2 (direct)",
+                "m2 (clusters)",
+                "chi = beta N m2",
+                "tau_size"
+            );
+        }
+        let _ = writeln!(
+            table,
+            "{:>9.6} {:>24} {:>24} {:>24} {:>8.2}",
+            scale.value(run.estimates.beta),
+            pm(&run.estimates.m2),
+            pm(&clusters.m2),
+            pm(&clusters.chi),
+            clusters.tau_size
+        );
+    }
     table
 }
 

@@ -304,6 +304,15 @@ impl IsingSystems {
         table
     }
 
+    /// The cluster updates' bond activation threshold of every temperature
+    /// ([`activation_threshold`]).
+    pub fn activation_thresholds(&self) -> Vec<u32> {
+        self.betas
+            .iter()
+            .map(|&beta| activation_threshold(beta))
+            .collect()
+    }
+
     /// Total energy from the bond sum `B = sum_<ij> s_i s_j` and magnetisation `M`.
     pub fn energy(&self, bond_sum: i64, magnetisation: i64) -> f64 {
         -(bond_sum as f64) - self.field * magnetisation as f64
@@ -322,6 +331,23 @@ pub fn threshold(beta: f64, delta_e: f64) -> u32 {
         0
     } else {
         scaled as u32 - 1
+    }
+}
+
+/// The bond activation threshold of the cluster updates (Swendsen-Wang, Wolff) at inverse
+/// temperature `beta` (`J = 1`): a bond between two equal spins is active iff its uniform 32-bit
+/// word `U < t`, with `t = round(2^32 (1 - exp(-2 beta)))` computed here once in f64 (clamped
+/// to `2^32 - 1`), so with probability `t / 2^32`; the engines compare integers only.
+pub fn activation_threshold(beta: f64) -> u32 {
+    // 1 - exp(-2 beta) without cancellation at small beta.
+    let p = -(-2.0 * beta).exp_m1();
+    let scaled = (p * 4_294_967_296.0).round();
+    if scaled >= 4_294_967_295.0 {
+        u32::MAX
+    } else if scaled <= 0.0 {
+        0
+    } else {
+        scaled as u32
     }
 }
 
@@ -361,6 +387,18 @@ mod tests {
         let p = (f64::from(t) + 1.0) / 4_294_967_296.0;
         assert!((p - (-3.2f64).exp()).abs() < 1e-9);
         assert_eq!(threshold(1e9, 8.0), 0);
+    }
+
+    #[test]
+    fn activation_thresholds_round_the_bond_probability() {
+        assert_eq!(activation_threshold(0.0), 0);
+        assert_eq!(activation_threshold(1e9), u32::MAX);
+        let beta_c = 0.5 * (1.0 + 2f64.sqrt()).ln();
+        // 1 - exp(-2 beta_c) = 1 - 1 / (1 + sqrt 2) = 2 - sqrt 2.
+        let t = activation_threshold(beta_c);
+        assert!(
+            (f64::from(t) / 4_294_967_296.0 - (2.0 - 2f64.sqrt())).abs() <= 0.5 / 4_294_967_296.0
+        );
     }
 
     #[test]

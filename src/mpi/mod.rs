@@ -248,6 +248,8 @@ impl RunShape {
             labels: labels.unwrap_or_default(),
             copies,
             histograms,
+            // Cluster updates are not split over ranks (refused before they start).
+            cluster_sizes: Vec::new(),
         })
     }
 
@@ -562,6 +564,7 @@ mod tests {
             labels: Vec::new(),
             copies: Vec::new(),
             histograms: None,
+            cluster_sizes: Vec::new(),
         };
         let sum = RunShape::sum_measurements(vec![measured(3, 4, 5), measured(10, 20, 30)]);
         let expected = Measurements {

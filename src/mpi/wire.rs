@@ -268,6 +268,10 @@ const STEP_SWEEP: u32 = 0;
 const STEP_MEASURE: u32 = 1;
 const STEP_SWAP: u32 = 2;
 const STEP_RESAMPLE: u32 = 3;
+/// A cluster update (refused over ranks, but carried like any step).
+const STEP_CLUSTER: u32 = 4;
+/// A cluster step's record slot where it records none.
+const NO_SLOT: u32 = u32::MAX;
 
 impl Command {
     pub fn encode(&self) -> Vec<u8> {
@@ -314,6 +318,9 @@ impl Command {
                         Step::Measure { slot } => [STEP_MEASURE, slot, 0],
                         Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity],
                         Step::Resample { step } => [STEP_RESAMPLE, step, 0],
+                        Step::Cluster { update, sizes } => {
+                            [STEP_CLUSTER, update, sizes.map_or(NO_SLOT, |slot| slot)]
+                        }
                     })
                     .collect();
                 w.u32s(&steps);
@@ -399,6 +406,10 @@ impl Command {
                             parity: s[2],
                         }),
                         STEP_RESAMPLE => Ok(Step::Resample { step: s[1] }),
+                        STEP_CLUSTER => Ok(Step::Cluster {
+                            update: s[1],
+                            sizes: (s[2] != NO_SLOT).then_some(s[2]),
+                        }),
                         _ => Err(truncated()),
                     })
                     .collect::<Result<_>>()?;
@@ -501,6 +512,8 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 labels: r.u32s()?,
                 copies: r.u32s()?,
                 histograms: r.histograms()?,
+                // Cluster updates are not split over ranks.
+                cluster_sizes: Vec::new(),
             })))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
@@ -587,6 +600,7 @@ mod tests {
             labels: vec![7, 8],
             copies: vec![0, 2],
             histograms: None,
+            cluster_sizes: Vec::new(),
         };
         let histograms = Measurements {
             observations: Vec::new(),

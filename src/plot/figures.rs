@@ -448,6 +448,7 @@ mod tests {
                     units: 2,
                 },
                 exact: Some(kaufman(size, beta)),
+                clusters: None,
             })
             .collect();
         Summary {

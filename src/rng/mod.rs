@@ -30,6 +30,12 @@ pub enum Purpose {
     Swap = 6,
     /// Population-annealing resampling decisions (copy numbers).
     Resample = 7,
+    /// Bond activation of the cluster updates (Swendsen-Wang, Wolff).
+    ClusterBond = 8,
+    /// Swendsen-Wang's flip of each cluster, keyed by its root (its smallest site).
+    ClusterFlip = 9,
+    /// Wolff's seed site.
+    WolffSeed = 10,
 }
 
 /// The 128-bit Philox counter of one block of four random words.

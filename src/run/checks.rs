@@ -3,6 +3,7 @@
 //! reports the first problem.
 
 use crate::annealing::checks::{validate_annealing, validate_population_memory};
+use crate::cluster::checks::validate_clusters;
 use crate::config::{AnnealingOptions, Config, ConfigError};
 use crate::engine::choice::{validate_engine_choice, validate_workgroup_size};
 use crate::metropolis::checks::validate_sweeps;
@@ -19,6 +20,8 @@ impl Config {
         validate_model(&self.model)?;
         validate_temperatures(&self.temperatures)?;
         validate_systems(self)?;
+        // Before the engine's checks: a cluster run of the wrong model or engine says so.
+        validate_clusters(self)?;
         validate_engine_choice(self)?;
         validate_sweeps(&self.sweeps)?;
         validate_algorithm(self)?;

@@ -11,7 +11,7 @@ mod spin_glass;
 pub use autocorr::tau_int;
 pub use equilibration::{EquilibrationCheck, LogBin, Production, UnitSeries, Verdict, log_binning};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
-pub use jackknife::{Estimate, block_means, group_means, jackknife};
+pub use jackknife::{Estimate, block_means, group_means, jackknife, unit_means};
 pub use overlap::{PlanePhases, overlap};
 pub use spin_glass::{
     OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, overlap_estimates,

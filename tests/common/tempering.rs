@@ -43,6 +43,7 @@ pub fn plans() -> [Plan; 2] {
         measure: 10,
         every: 2,
         swap_every: Some(1),
+        clusters: None,
     };
     [schedule.plan(0, 6), schedule.plan(6, schedule.total())]
 }
@@ -55,6 +56,7 @@ pub fn rounds_every_third_sweep() -> [Plan; 2] {
         measure: 12,
         every: 4,
         swap_every: Some(3),
+        clusters: None,
     };
     [schedule.plan(0, 7), schedule.plan(7, schedule.total())]
 }

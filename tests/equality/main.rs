@@ -59,6 +59,7 @@ macro_rules! instances {
 }
 
 mod annealing;
+mod cluster;
 mod hot_start;
 mod multispin;
 mod philox;

@@ -392,6 +392,7 @@ fn plans_beyond_the_binding_limit_are_refused_and_runs_stay_within_it() {
         measure: u64::from(too_many),
         every: 1,
         swap_every: None,
+        clusters: None,
     };
     let longest = schedule.most_sweeps_per_plan(&layout.systems, engine.max_plan_slots());
     assert!(longest < u64::from(too_many), "{longest} sweeps a plan");

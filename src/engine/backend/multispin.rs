@@ -118,6 +118,9 @@ pub fn execute<B>(engine: &mut B, plan: &Plan) -> Result<Measurements>
 where
     B: MultispinBackend + MultispinAnnealing,
 {
+    if plan.cluster_updates() > 0 {
+        return Err(crate::engine::clusters::no_clusters());
+    }
     let resampled = match plan.split_resample()?.0 {
         Some(step) => {
             let slot = engine

@@ -3,10 +3,12 @@
 //! orders a plan's copies, launches and reads; a backend (`engine::wgpu::simple`,
 //! `engine::cuda::simple`) holds the buffers and kernels and does what the engine asks.
 
+use crate::config::ClusterUpdate;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::clusters::{LABELLING_PASSES, no_clusters};
 use crate::engine::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Tempering,
-    check_betas, check_copy_map,
+    Clusters, Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits,
+    Tempering, check_betas, check_copy_map,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -60,6 +62,13 @@ pub trait SimpleBackend {
 
     /// Copy whole lattices on the device: system `b` takes the lattice of `sources[b]`.
     fn copy_lattices(&mut self, systems: &IsingSystems, sources: &[u32]) -> Result<()>;
+
+    /// Cluster updates of kind `update` at the betas of `systems` ([`Clusters::set_clusters`]):
+    /// their buffers and kernels, which the plans' cluster steps then launch.
+    fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()>;
+
+    /// The cluster sizes recorded into the first `slots` slots, `[slot][system]`.
+    fn read_cluster_sizes(&mut self, systems: &IsingSystems, slots: u32) -> Result<Vec<u64>>;
 }
 
 /// The simple engine (one spin per `i32`) on the device of backend `B`.
@@ -67,6 +76,9 @@ pub struct SimpleEngine<B> {
     backend: B,
     systems: IsingSystems,
     resampling: HostResampling,
+    /// The kind of the plans' cluster updates, once set; and how many ran.
+    clusters: Option<ClusterUpdate>,
+    cluster_updates: u64,
 }
 
 impl<B: SimpleBackend> SimpleEngine<B> {
@@ -76,6 +88,8 @@ impl<B: SimpleBackend> SimpleEngine<B> {
             backend,
             systems,
             resampling: HostResampling::default(),
+            clusters: None,
+            cluster_updates: 0,
         }
     }
 }
@@ -126,18 +140,28 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
             }
             None => Vec::new(),
         };
+        let updates = plan.cluster_updates();
+        if updates > 0 && self.clusters.is_none() {
+            return Err(no_clusters());
+        }
         self.backend.prepare_slots(&self.systems, plan)?;
         self.backend.launch_plan(&self.systems, plan)?;
+        self.cluster_updates += updates;
         if plan.slots == 0 {
             return Ok(Measurements {
                 copies,
                 ..Measurements::default()
             });
         }
+        let cluster_sizes = match plan.records_cluster_sizes() {
+            true => self.backend.read_cluster_sizes(&self.systems, plan.slots)?,
+            false => Vec::new(),
+        };
         let measurements = Measurements {
             observations: self.backend.read_observations(&self.systems, plan.slots)?,
             labels: self.backend.read_labels(plan.slots)?,
             copies,
+            cluster_sizes,
             ..Measurements::default()
         };
         self.resampling.record(&measurements, plan.slots);
@@ -150,6 +174,23 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
 
     fn populations(&mut self) -> Option<&mut dyn Populations> {
         Some(self)
+    }
+
+    fn clusters(&mut self) -> Option<&mut dyn Clusters> {
+        Some(self)
+    }
+}
+
+impl<B: SimpleBackend> Clusters for SimpleEngine<B> {
+    fn set_clusters(&mut self, update: ClusterUpdate) -> Result<()> {
+        self.backend.set_clusters(&self.systems, update)?;
+        self.clusters = Some(update);
+        Ok(())
+    }
+
+    /// The kernels' labelling takes [`LABELLING_PASSES`] passes over the lattices an update.
+    fn labelling_iterations(&mut self) -> u64 {
+        self.cluster_updates * LABELLING_PASSES
     }
 }
 
@@ -167,6 +208,9 @@ impl<B: SimpleBackend> Populations for SimpleEngine<B> {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         check_betas(&self.systems, betas)?;
         self.systems.betas = betas.to_vec();
+        if let Some(update) = self.clusters {
+            self.backend.set_clusters(&self.systems, update)?;
+        }
         self.backend.write_thresholds(&self.systems.thresholds())
     }
 

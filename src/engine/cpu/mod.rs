@@ -3,6 +3,11 @@
 //! `shaders/wgsl/`; systems run in parallel on the CPU's cores.
 
 mod bitslice;
+mod cluster_bonds;
+mod cluster_flip;
+mod cluster_label;
+mod cluster_roots;
+mod cluster_wolff;
 mod copy_systems;
 pub mod hot_start;
 mod metropolis_simple;
@@ -15,6 +20,11 @@ mod tempering_exchange;
 mod tempering_swap;
 
 pub use bitslice::{BondCount, LaneCounter, count_equals};
+pub use cluster_bonds::{active_bonds, bond_active, bond_group};
+pub use cluster_flip::{flip_clusters, flip_seed_cluster};
+pub use cluster_label::label_clusters;
+pub use cluster_roots::point_at_roots;
+pub use cluster_wolff::wolff_update;
 pub use copy_systems::{copy_lanes, copy_lattices};
 pub use metropolis_simple::sweep_colour;
 pub use multispin::CpuMultispinEngine;
@@ -27,11 +37,13 @@ pub use tempering_swap::{CpuTempering, swap_uniforms};
 use rayon::prelude::*;
 
 use super::annealing::{HostResampling, ResamplingTable};
+use super::clusters::{ClusterState, no_clusters};
 use super::tempering::{SwapLayout, swap_tables};
 use super::{
-    Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Step, Tempering,
-    check_betas, check_copy_map, check_tempering_state, no_tempering,
+    Clusters, Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Step,
+    Tempering, check_betas, check_copy_map, check_tempering_state, no_tempering,
 };
+use crate::config::ClusterUpdate;
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -42,6 +54,7 @@ pub struct CpuEngine {
     spins: Vec<i32>,
     tempering: Option<CpuTempering>,
     resampling: HostResampling,
+    clusters: Option<ClusterState>,
 }
 
 impl CpuEngine {
@@ -54,6 +67,7 @@ impl CpuEngine {
             spins,
             tempering: None,
             resampling: HostResampling::default(),
+            clusters: None,
         }
     }
 
@@ -74,6 +88,50 @@ impl CpuEngine {
             }
         });
         self.thresholds = thresholds;
+    }
+
+    /// Cluster update `update` of every system; each system's statistic (Swendsen-Wang's
+    /// `sum_C |C|^2`, Wolff's `|C|`).
+    fn cluster(&mut self, update: u32) -> Result<Vec<u64>> {
+        let state = self.clusters.take().ok_or_else(no_clusters)?;
+        let systems = self.systems.clone();
+        let lattice = systems.lattice;
+        let n = lattice.sites() as usize;
+        let statistics = self
+            .system_lattices()
+            .map(|(b, spins)| {
+                let threshold = state.thresholds[systems.temperature_of(b) as usize];
+                let batch = systems.global_system(b);
+                let seed = systems.seed;
+                match state.update {
+                    ClusterUpdate::SwendsenWang => {
+                        let mut bonds = vec![0u32; n / 4];
+                        active_bonds(&lattice, spins, threshold, seed, update, batch, &mut bonds);
+                        let mut labels = vec![0u32; n];
+                        label_clusters(&lattice, &bonds, &mut labels);
+                        let mut counts = vec![0u32; n];
+                        point_at_roots(&mut labels, Some(&mut counts));
+                        flip_clusters(spins, &labels, Some(&counts), seed, update, batch)
+                    }
+                    ClusterUpdate::Wolff => {
+                        let mut inside = vec![false; n];
+                        let mut stack = Vec::new();
+                        wolff_update(
+                            &lattice,
+                            spins,
+                            threshold,
+                            seed,
+                            update,
+                            batch,
+                            &mut stack,
+                            &mut inside,
+                        )
+                    }
+                }
+            })
+            .collect();
+        self.clusters = Some(state);
+        Ok(statistics)
     }
 
     /// Every system's observation, for a measurement or a swap round.
@@ -131,6 +189,10 @@ impl Engine for CpuEngine {
         let systems = self.systems.systems() as usize;
         let mut observations = vec![Observation::default(); plan.slots as usize * systems];
         let mut labels = Vec::new();
+        let mut cluster_sizes = match plan.records_cluster_sizes() {
+            true => vec![0u64; plan.slots as usize * systems],
+            false => Vec::new(),
+        };
         let (resample, steps) = plan.split_resample()?;
         let resampled = self.resampling.replay(self.systems.seed, resample)?;
         if let Some(resampled) = &resampled {
@@ -142,6 +204,13 @@ impl Engine for CpuEngine {
                 Step::Resample { .. } => unreachable!("split off above"),
                 Step::Sweep { sweep } => self.sweep(sweep),
                 Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
+                Step::Cluster { update, sizes } => {
+                    let statistics = self.cluster(update)?;
+                    if let Some(slot) = sizes {
+                        let sums = &mut cluster_sizes[slot as usize * systems..][..systems];
+                        sums.iter_mut().zip(statistics).for_each(|(s, v)| *s += v);
+                    }
+                }
                 Step::Measure { slot } => {
                     if let Some(tempering) = &self.tempering {
                         labels.extend(tempering.history_labels());
@@ -155,6 +224,7 @@ impl Engine for CpuEngine {
             observations,
             labels,
             copies: resampled.map(|r| r.copies).unwrap_or_default(),
+            cluster_sizes,
             ..Measurements::default()
         };
         self.resampling.record(&measurements, plan.slots);
@@ -167,6 +237,17 @@ impl Engine for CpuEngine {
 
     fn populations(&mut self) -> Option<&mut dyn Populations> {
         Some(self)
+    }
+
+    fn clusters(&mut self) -> Option<&mut dyn Clusters> {
+        Some(self)
+    }
+}
+
+impl Clusters for CpuEngine {
+    fn set_clusters(&mut self, update: ClusterUpdate) -> Result<()> {
+        self.clusters = Some(ClusterState::of(&self.systems, update));
+        Ok(())
     }
 }
 
@@ -190,6 +271,9 @@ impl Populations for CpuEngine {
         check_betas(&self.systems, betas)?;
         self.systems.betas = betas.to_vec();
         self.thresholds = self.systems.thresholds();
+        if let Some(state) = &mut self.clusters {
+            *state = ClusterState::of(&self.systems, state.update);
+        }
         Ok(())
     }
 

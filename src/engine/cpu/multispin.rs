@@ -166,6 +166,7 @@ impl Engine for CpuMultispinEngine {
                 Step::Resample { .. } => unreachable!("split off above"),
                 Step::Sweep { sweep } => self.sweep(sweep)?,
                 Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
+                Step::Cluster { .. } => return Err(crate::engine::clusters::no_clusters()),
                 Step::Measure { .. } => {
                     per_word.extend(self.observe());
                     overlaps.extend(self.overlaps());

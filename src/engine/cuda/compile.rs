@@ -173,6 +173,7 @@ mod tests {
             ("SLICE_BLOCK", 2),
             ("RUN_BLOCK", 6),
             ("SLICE_FIRST", 4),
+            ("WOLFF", fixed),
             ("REPLICA_WORDS", 2),
             ("SAMPLE_WORDS", 1),
             ("WORDS_PER_TABLE", 2),

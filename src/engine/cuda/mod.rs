@@ -6,6 +6,7 @@
 //! Each kernel mirrors its WGSL twin of the same name and its CPU twin in `engine::cpu`, with the
 //! same random words and thresholds, so all three engines produce the same bits.
 
+mod clusters;
 mod compile;
 mod context;
 mod copy_systems;

@@ -28,6 +28,11 @@ fn file_source(name: &str) -> Option<&'static str> {
     }
     files!(
         "bitslice.cuh",
+        "cluster.cuh",
+        "cluster_bonds.cu",
+        "cluster_flip.cu",
+        "cluster_label.cu",
+        "cluster_roots.cu",
         "copy_systems.cu",
         "dispatch.cuh",
         "hot_start.cu",
@@ -203,6 +208,7 @@ mod tests {
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
                     || name == super::super::compile::COUNT_DRAWS
+                    || name == super::super::clusters::WOLFF
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)
                     || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name);
                 assert!(

@@ -7,7 +7,7 @@
 //! `observations[slot][b]` as two 64-bit counters (up, satisfied). Each launch takes its
 //! `DispatchParams` by value, so a plan needs no parameter buffer. Population annealing's
 //! `set_betas` overwrites the thresholds; `copy_systems` copies whole lattices on the device
-//! (`copy_systems.rs`).
+//! (`copy_systems.rs`); the cluster updates' kernels are driven by `clusters.rs`.
 #![allow(
     unsafe_code,
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
@@ -15,6 +15,7 @@
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
+use super::clusters::CudaClusters;
 use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
 use super::driver::driver_error;
@@ -24,7 +25,9 @@ use super::launch::{
     overwrite, upload,
 };
 use super::tempering::CudaTempering;
+use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{SimpleBackend, SimpleEngine};
+use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::Dispatch;
@@ -65,6 +68,8 @@ pub struct CudaSimple {
     tempering: Option<CudaTempering>,
     /// Population annealing's copies, from the first on.
     copies: Option<CudaCopies<i32>>,
+    /// The cluster updates' buffers and kernels, once set.
+    clusters: Option<CudaClusters>,
 }
 
 /// The geometry constants of `systems`, in the order of [`CONSTANTS`].
@@ -101,6 +106,7 @@ impl SimpleEngine<CudaSimple> {
             observations,
             tempering: None,
             copies: None,
+            clusters: None,
         };
         Ok(SimpleEngine::on(backend, systems))
     }
@@ -116,6 +122,10 @@ impl CudaSimple {
     fn launch(&mut self, dispatch: &Dispatch) -> Result<()> {
         let params = *dispatch.params();
         let lattice = self.lattice;
+        if let Dispatch::Cluster(_) = dispatch {
+            let clusters = self.clusters.as_mut().ok_or_else(no_clusters)?;
+            return clusters.launch(&self.device, &params, &mut self.spins);
+        }
         let stream = &self.device.stream;
         let (kernel, config, mut launch) = match dispatch {
             Dispatch::Sweep(_) => {
@@ -137,6 +147,7 @@ impl CudaSimple {
                     .arg(&mut self.observations);
                 (Kernel::Observables, config, launch)
             }
+            Dispatch::Cluster(_) => unreachable!("launched above"),
         };
         // SAFETY: the arguments match the kernel's parameters in order and type
         // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
@@ -218,6 +229,9 @@ impl SimpleBackend for CudaSimple {
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.device, plan.slots)?;
         }
+        if let Some(clusters) = &mut self.clusters {
+            clusters.prepare_sizes(&self.device, plan.slots, systems.systems())?;
+        }
         let slots = plan.slots + u32::from(swaps);
         let needed = 2 * slots as usize * systems.systems() as usize;
         if self.observations.len() < needed {
@@ -268,5 +282,23 @@ impl SimpleBackend for CudaSimple {
             self.block_size,
         )?;
         copies.copy(&self.device, &mut self.spins, sources)
+    }
+
+    fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()> {
+        let constants = constants(systems);
+        let clusters = CudaClusters::new(
+            &mut self.device,
+            systems,
+            update,
+            &constants,
+            self.block_size,
+        )?;
+        self.clusters = Some(clusters);
+        self.device.synchronize("allocating the cluster buffers")
+    }
+
+    fn read_cluster_sizes(&mut self, systems: &IsingSystems, slots: u32) -> Result<Vec<u64>> {
+        let clusters = self.clusters.as_ref().ok_or_else(no_clusters)?;
+        clusters.read_sizes(&self.device, slots, systems.systems())
     }
 }

@@ -53,6 +53,7 @@ pub struct WgpuContext {
     multispin_layout: BindingLayout,
     simple_tempering_layout: BindingLayout,
     multispin_tempering_layout: BindingLayout,
+    simple_cluster_layout: BindingLayout,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
     /// The mappable buffer downloads go through, grown to the largest and kept: a new one per
     /// download costs its allocation and zeroing (a population anneal reads 16 MB a step).
@@ -64,7 +65,7 @@ pub struct WgpuContext {
 /// A bind group layout and the pipeline layout of it.
 struct BindingLayout {
     bind_group: wgpu::BindGroupLayout,
-    /// Group 1 of the tempering kernels.
+    /// Group 1 of the tempering or the cluster kernels.
     tempering: Option<wgpu::BindGroupLayout>,
     pipeline: wgpu::PipelineLayout,
 }
@@ -112,17 +113,29 @@ fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
 /// The tempering kernels' layout: `engine`'s group 0 as it is (so the engine's bind group
 /// serves both) and group 1: 0 swap tables (read-only), 1 state, 2 masks, 3 history.
 fn tempering_layout(device: &wgpu::Device, engine: &BindingLayout) -> BindingLayout {
+    group_1_layout(device, engine, "spinflip tempering", 4)
+}
+
+/// The cluster kernels' layout: the simple engine's group 0 as it is and group 1: 0 activation
+/// thresholds (read-only), 1 bonds, 2 labels, 3 counts, 4 sizes.
+fn cluster_layout(device: &wgpu::Device, engine: &BindingLayout) -> BindingLayout {
+    group_1_layout(device, engine, "spinflip clusters", 5)
+}
+
+/// `engine`'s group 0 and a group 1 of `buffers` storage buffers, the first read-only.
+fn group_1_layout(
+    device: &wgpu::Device,
+    engine: &BindingLayout,
+    label: &str,
+    buffers: u32,
+) -> BindingLayout {
+    let entries: Vec<_> = (0..buffers).map(|i| storage(i, i == 0)).collect();
     let tempering = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("spinflip tempering"),
-        entries: &[
-            storage(0, true),
-            storage(1, false),
-            storage(2, false),
-            storage(3, false),
-        ],
+        label: Some(label),
+        entries: &entries,
     });
     let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("spinflip tempering"),
+        label: Some(label),
         bind_group_layouts: &[Some(&engine.bind_group), Some(&tempering)],
         immediate_size: 0,
     });
@@ -225,6 +238,7 @@ impl WgpuContext {
         let multispin_layout = binding_layout(&device, Bindings::Multispin);
         let simple_tempering_layout = tempering_layout(&device, &simple_layout);
         let multispin_tempering_layout = tempering_layout(&device, &multispin_layout);
+        let simple_cluster_layout = cluster_layout(&device, &simple_layout);
         let limits = device.limits();
         Ok(WgpuContext {
             device,
@@ -238,6 +252,7 @@ impl WgpuContext {
             multispin_layout,
             simple_tempering_layout,
             multispin_tempering_layout,
+            simple_cluster_layout,
             pipelines: HashMap::new(),
             staging: std::cell::RefCell::new(None),
             errors,
@@ -251,6 +266,7 @@ impl WgpuContext {
             Bindings::Multispin => &self.multispin_layout,
             Bindings::SimpleTempering => &self.simple_tempering_layout,
             Bindings::MultispinTempering => &self.multispin_tempering_layout,
+            Bindings::SimpleClusters => &self.simple_cluster_layout,
         }
     }
 
@@ -259,12 +275,12 @@ impl WgpuContext {
         &self.layout(bindings).bind_group
     }
 
-    /// Group 1 of the tempering kernels of `engine`.
-    pub fn tempering_group_layout(&self, engine: Bindings) -> &wgpu::BindGroupLayout {
-        self.layout(engine)
+    /// Group 1 of the tempering or cluster kernels of `bindings`.
+    pub fn tempering_group_layout(&self, bindings: Bindings) -> &wgpu::BindGroupLayout {
+        self.layout(bindings)
             .tempering
             .as_ref()
-            .expect("tempering bindings have a group 1")
+            .expect("tempering and cluster bindings have a group 1")
     }
 
     /// `name (backend)` of the adapter.

@@ -1,6 +1,7 @@
 //! The wgpu engine: WGSL kernels from `shaders/wgsl/` on any Vulkan, Metal, DX12 or GL adapter.
 
 pub mod adapters;
+mod clusters;
 pub mod context;
 pub mod copy_systems;
 pub mod driver_statistics;

@@ -20,13 +20,16 @@ pub enum MulhiloPath {
 /// The binding layouts kernels share: the simple engine's (0 dispatch parameters, 1 spins,
 /// 2 thresholds, 3 observations) and the multispin engine's (the same plus 4 couplings,
 /// 5 overlaps); with tempering, either of them as group 0 and the tempering buffers as group 1
-/// (0 swap tables, 1 state, 2 masks, 3 history).
+/// (0 swap tables, 1 state, 2 masks, 3 history); with cluster updates, the simple engine's as
+/// group 0 and the cluster buffers as group 1 (0 activation thresholds, 1 bonds, 2 labels,
+/// 3 counts, 4 sizes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Bindings {
     Simple,
     Multispin,
     SimpleTempering,
     MultispinTempering,
+    SimpleClusters,
 }
 
 /// The shared binding layout of `kernel`; `None` derives it from the shader (the kernels with
@@ -47,6 +50,10 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
             KernelEngine::Simple => Bindings::SimpleTempering,
             KernelEngine::Multispin => Bindings::MultispinTempering,
         }),
+        Kernel::ClusterBonds
+        | Kernel::ClusterLabel
+        | Kernel::ClusterRoots
+        | Kernel::ClusterFlip => Some(Bindings::SimpleClusters),
         _ => Some(Bindings::Multispin),
     }
 }
@@ -63,6 +70,11 @@ fn module_source(name: &str) -> Option<&'static str> {
     }
     modules!(
         "bitslice",
+        "cluster",
+        "cluster_bonds",
+        "cluster_flip",
+        "cluster_label",
+        "cluster_roots",
         "copy_systems",
         "counters",
         "dispatch",

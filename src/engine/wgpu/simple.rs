@@ -1,19 +1,22 @@
 //! The simple engine's wgpu backend ([`SimpleBackend`]; the engine itself is
 //! `engine::backend::simple::SimpleEngine`): one spin per i32 word, kernels
 //! `metropolis_simple` and `observables` (and population annealing's `copy_systems`, driven by
-//! `copy_systems.rs`).
+//! `copy_systems.rs`; the cluster updates' kernels, driven by `clusters.rs`).
 //!
 //! Data layout: `spins[b N + site]` for system `b` (temperature-major, then replica) and site in
 //! natural order; `thresholds[t][spin_up][(n + z) / 2]`; `observations[slot][b]` as four u32
 //! words (up lo/hi, satisfied lo/hi).
 
+use super::clusters::WgpuClusters;
 use super::context::{WgpuContext, storage_usage};
 use super::copy_systems::WgpuCopies;
 use super::hot_start::hot_start;
 use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use super::tempering::WgpuTempering;
+use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{SimpleBackend, SimpleEngine};
+use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, submissions};
@@ -43,6 +46,10 @@ pub struct WgpuSimple {
     tempering: Option<WgpuTempering>,
     /// Population annealing's copy kernel, from the first copy on.
     copies: Option<WgpuCopies>,
+    /// The constants every kernel of the engine was composed with.
+    constants: Vec<(&'static str, u32)>,
+    /// Cluster updates' buffers and kernels, once set.
+    clusters: Option<WgpuClusters>,
 }
 
 /// The observation buffer with its capacity in slots and the bind group that binds it.
@@ -81,6 +88,8 @@ impl SimpleEngine<WgpuSimple> {
             observations: None,
             tempering: None,
             copies: None,
+            constants,
+            clusters: None,
         };
         backend.ctx.check()?;
         Ok(SimpleEngine::on(backend, systems))
@@ -138,6 +147,7 @@ impl WgpuSimple {
         clear: bool,
     ) -> Result<()> {
         let observations = self.observations.as_ref().expect("ensured before encoding");
+        let all_systems = systems;
         let lattice = systems.lattice;
         let systems = systems.systems();
         let sweep_grid =
@@ -148,18 +158,28 @@ impl WgpuSimple {
             lattice.sites().div_ceil(SITES_PER_OBSERVER),
             systems,
         );
-        let clear: &[&wgpu::Buffer] = if clear { &[&observations.buffer] } else { &[] };
+        let mut cleared = vec![&observations.buffer];
+        cleared.extend(self.clusters.as_ref().map(WgpuClusters::sizes));
+        let clear: &[&wgpu::Buffer] = if clear { &cleared } else { &[] };
         let tempering = self.tempering.as_ref();
+        let clusters = self.clusters.as_ref();
+        // Group 1 holds the tempering or the cluster buffers (a run has one or the other).
+        let group_1 = tempering
+            .map(WgpuTempering::bind_group)
+            .or(clusters.map(WgpuClusters::bind_group));
         self.dispatcher.enqueue(
             &self.ctx,
             &observations.bind_group,
-            tempering.map(WgpuTempering::bind_group),
+            group_1,
             dispatches,
             clear,
             |_, d| {
                 // A swap round measures into the scratch slot before the tempering kernels.
                 let mut kernels = match d {
                     Dispatch::Sweep(_) => vec![(&self.sweep_pipeline, sweep_grid)],
+                    Dispatch::Cluster(_) => clusters.map_or_else(Vec::new, |c| {
+                        c.kernels(&self.ctx, &self.dispatcher, all_systems)
+                    }),
                     Dispatch::Measure(_) | Dispatch::Swap(_) => {
                         vec![(&self.observe_pipeline, observe_grid)]
                     }
@@ -228,6 +248,9 @@ impl SimpleBackend for WgpuSimple {
         if let Some(tempering) = &mut self.tempering {
             tempering.ensure_history(&self.ctx, plan.slots)?;
         }
+        if let Some(clusters) = &mut self.clusters {
+            clusters.ensure_sizes(&self.ctx, plan.slots, systems.systems())?;
+        }
         self.ensure_observations(plan.slots + u32::from(swaps), systems.systems())
     }
 
@@ -278,6 +301,17 @@ impl SimpleBackend for WgpuSimple {
             self.dispatcher.workgroup_size(),
         )?;
         copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
+    }
+
+    fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()> {
+        let clusters = WgpuClusters::new(&mut self.ctx, systems, update, &self.constants)?;
+        self.clusters = Some(clusters);
+        self.ctx.check()
+    }
+
+    fn read_cluster_sizes(&mut self, systems: &IsingSystems, slots: u32) -> Result<Vec<u64>> {
+        let clusters = self.clusters.as_ref().ok_or_else(no_clusters)?;
+        clusters.read_sizes(&self.ctx, slots, systems.systems())
     }
 }
 

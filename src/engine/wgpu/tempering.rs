@@ -117,7 +117,7 @@ impl WgpuTempering {
         dispatch: &Dispatch,
     ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         match dispatch {
-            Dispatch::Sweep(_) => Vec::new(),
+            Dispatch::Sweep(_) | Dispatch::Cluster(_) => Vec::new(),
             Dispatch::Swap(_) => {
                 let words = u64::from(self.records.system_words);
                 // One workgroup per group (z): its decisions share masks and a barrier.

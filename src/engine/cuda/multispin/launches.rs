@@ -203,7 +203,9 @@ impl Launches for MultispinCudaEngine {
                 .iter()
                 .filter_map(|d| match d {
                     Dispatch::Sweep(params) => Some(params),
-                    Dispatch::Measure(_) | Dispatch::Swap(_) => None,
+                    // Cluster steps are refused before any launch
+                    // (`engine::backend::multispin::execute`).
+                    Dispatch::Measure(_) | Dispatch::Swap(_) | Dispatch::Cluster(_) => None,
                 })
                 .collect();
             if !sweeps.is_empty() {

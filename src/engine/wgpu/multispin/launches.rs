@@ -39,6 +39,8 @@ impl MultispinWgpuEngine {
                 }
                 kernels
             }
+            // Refused before any launch (`engine::backend::multispin::execute`).
+            (Dispatch::Cluster(_), _) => Vec::new(),
             (Dispatch::Swap(_), _) if tally => Vec::new(),
             (Dispatch::Swap(_), _) => {
                 let pipeline = self.swap_observe.as_ref().unwrap_or(&self.observe);

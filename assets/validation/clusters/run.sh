@@ -1,0 +1,64 @@
+#!/bin/bash
+# Cluster updates at the critical point (docs/VALIDATION.md, issue 35): from the repository root,
+# with a release build as BIN (default target/release/spinflip; `--features cuda` for Cuda).
+#   kaufman: Swendsen-Wang, 2D Ising at beta_c, L = 16 .. 256: e and c against Kaufman (the
+#            summary's `exact`), the improved m2 beside the direct one;
+#   u4:      Swendsen-Wang, 3D Ising, L = 8 .. 64, 7 betas around 0.2216546: Binder crossings;
+#   tau:     integrated autocorrelation times of e and |m| at 2D beta_c against L for
+#            Swendsen-Wang, Wolff (4 clusters a step) and multispin Metropolis (engine: Auto),
+#            a measurement after every step or sweep.
+# Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
+# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, STEPS (measured steps of kaufman and tau;
+# Metropolis takes 50x), STEPS_U4, PARTS, BACKEND override. Each part fits a 10-minute slot of an
+# H100 at 20 spins per ns and more.
+set -euo pipefail
+BIN=${BIN:-target/release/spinflip}
+OUT=${OUT_DIR:-/tmp/cluster-validation}
+BACKEND=${BACKEND:-Cuda}
+STEPS=${STEPS:-200000}
+STEPS_U4=${STEPS_U4:-20000}
+PARTS=${PARTS:-kaufman u4 tau}
+mkdir -p "$OUT"
+
+# run NAME DIMS L BETAS ALGORITHM THERMALIZE MEASURE [REPLICAS]
+run() {
+  local name=$1 dims=$2 size=$3 betas=$4 algorithm=$5 thermalize=$6 measure=$7 replicas=${8:-32}
+  mkdir -p "$OUT/$name"
+  cat > "$OUT/$name.ron" <<RON
+(
+    model: Ising(dims: $dims, size: $size, field: 0.0),
+    temperatures: Betas([$betas]),
+    replicas: $replicas,
+    sweeps: (thermalize: $thermalize, measure: $measure, every: 1),
+    algorithm: $algorithm,
+    seed: 35,
+    backend: $BACKEND,
+    plots: false,
+    checkpoint_every: 0,
+)
+RON
+  "$BIN" run "$OUT/$name.ron" --out "$OUT/$name" --force > "$OUT/$name.log" 2>&1 \
+    || { echo "$name failed: $OUT/$name.log"; return 1; }
+  echo "$name done"
+}
+
+SW="Clusters(update: SwendsenWang)"
+WOLFF="Clusters(update: Wolff, clusters: 4)"
+for part in $PARTS; do case $part in
+kaufman)
+  for L in ${SIZES_2D:-16 32 64 128 256}; do
+    run "kaufman_L$L" 2 "$L" 0.4406868 "$SW" 1000 "$STEPS"
+  done ;;
+u4)
+  for L in ${SIZES_3D:-8 16 32 64}; do
+    run "u4_L$L" 3 "$L" "0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227" "$SW" 2000 "$STEPS_U4" 8
+  done ;;
+tau)
+  for L in ${SIZES_TAU:-16 32 64 128 256 512}; do
+    run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" 2000 "$STEPS"
+    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" 2000 "$STEPS"
+  done
+  for L in ${SIZES_METROPOLIS:-16 32 64 128}; do
+    run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis 100000 $((50 * STEPS))
+  done ;;
+esac; done

@@ -1,0 +1,78 @@
+// The flips of a cluster update after cluster_roots, the twin of cluster_flip.wgsl: thread g of
+// system z flips sites 4g .. 4g + 3 where their cluster flips. Swendsen-Wang: cluster r flips
+// iff the top bit of word r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set;
+// recording, each root adds |C|^2 to the system's statistic. Wolff: the cluster of the seed
+// site (w N) >> 32, w word 0 of block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its
+// sites add up to |C|. Sums go through the block, one 64-bit atomic per block.
+// CPU twin: src/engine/cpu/cluster_flip.rs.
+
+#include "cluster.cuh"
+#include "philox.cuh"
+#include "slice_constants.cuh"
+
+extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
+                                        const unsigned* activation, unsigned* bonds,
+                                        unsigned* labels, unsigned* counts,
+                                        unsigned long long* sizes) {
+    __shared__ unsigned long long block_sum;
+    if (threadIdx.x == 0u) {
+        block_sum = 0ull;
+    }
+    __syncthreads();
+    const unsigned g = thread_in_system();
+    const unsigned z = blockIdx.z;
+    const unsigned n = lattice_sites();
+    const unsigned long long base = static_cast<unsigned long long>(z) * n;
+    const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
+    const unsigned batch = global_index(z);
+    unsigned wolff_root = 0u;
+    if (WOLFF == 1u) {
+        const unsigned word =
+            philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
+        const unsigned seed_site =
+            static_cast<unsigned>((static_cast<unsigned long long>(word) * n) >> 32);
+        wolff_root = labels[base + seed_site];
+    }
+    unsigned long long sum = 0ull;
+    if (4u * g < n) {
+        unsigned block_of = 0xffffffffu;
+        unsigned words[4] = {0u, 0u, 0u, 0u};
+        for (unsigned k = 0u; k < 4u; k++) {
+            const unsigned site = 4u * g + k;
+            const unsigned root = labels[base + site];
+            bool flip;
+            if (WOLFF == 1u) {
+                flip = root == wolff_root;
+                sum += flip ? 1ull : 0ull;
+            } else {
+                if (root / 4u != block_of) {
+                    block_of = root / 4u;
+                    const uint4 block = philox4x32_10(
+                        philox_counter(block_of, params.sweep, PURPOSE_CLUSTER_FLIP, 0u, batch),
+                        key);
+                    words[0] = block.x;
+                    words[1] = block.y;
+                    words[2] = block.z;
+                    words[3] = block.w;
+                }
+                flip = (words[root % 4u] >> 31u) == 1u;
+                if (params.slot != NO_SLOT && root == site) {
+                    const unsigned long long count = counts[base + site];
+                    sum += count * count;
+                }
+            }
+            if (flip) {
+                spins[base + site] = -spins[base + site];
+            }
+        }
+    }
+    if (params.slot == NO_SLOT) {
+        return;
+    }
+    atomicAdd(&block_sum, sum);
+    __syncthreads();
+    if (threadIdx.x == 0u) {
+        atomicAdd(&sizes[static_cast<unsigned long long>(params.slot) * params.systems + z],
+                  block_sum);
+    }
+}

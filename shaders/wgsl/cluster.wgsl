@@ -1,0 +1,48 @@
+// The cluster updates' buffers (group 1; group 0 is the simple engine's) and what the kernels
+// cluster_bonds, cluster_label, cluster_roots and cluster_flip share. Keys and records:
+// src/engine/clusters.rs; CPU twins: src/engine/cpu/cluster_*.rs.
+//
+// Per system z (N sites, base z N): bonds[z N / 4 + g] holds the forward bonds of sites
+// 4g .. 4g + 3, byte k for site 4g + k, bit d for axis d; labels[z N + i] is site i's parent in
+// the union-find (its root, the cluster's smallest site, after cluster_roots); counts[z N + r]
+// the sites of the cluster of root r (Swendsen-Wang, when recording); sizes[2 (slot S + z)] the
+// recorded statistic of system z as a (lo, hi) pair.
+
+@group(1) @binding(0) var<storage, read> activation: array<u32>;
+@group(1) @binding(1) var<storage, read_write> bonds: array<u32>;
+@group(1) @binding(2) var<storage, read_write> labels: array<atomic<u32>>;
+@group(1) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
+@group(1) @binding(4) var<storage, read_write> sizes: array<atomic<u32>>;
+
+// 1 for Wolff (one cluster, of the seed, flips), 0 for Swendsen-Wang.
+override WOLFF: u32 = 0u;
+// A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).
+const NO_SLOT: u32 = 0xffffffffu;
+
+// The root of `site` in system `base`, halving the path on the way: each site passed skips to
+// its grandparent (atomicMin: parents only decrease, and a grandparent is in the same cluster),
+// so the chains that concurrent unions build along the lattice stay short for the next walks.
+// Parents only decrease, so the walk ends.
+fn find_root(base: u32, site: u32) -> u32 {
+    var x = site;
+    var parent = atomicLoad(&labels[base + x]);
+    while parent != x {
+        let grandparent = atomicLoad(&labels[base + parent]);
+        if grandparent == parent {
+            return parent;
+        }
+        atomicMin(&labels[base + x], grandparent);
+        x = grandparent;
+        parent = atomicLoad(&labels[base + x]);
+    }
+    return x;
+}
+
+// Adds the 64-bit value (lo, hi) to the pair at words (i, i + 1) of `sizes`.
+fn add_size(i: u32, lo: u32, hi: u32) {
+    let old = atomicAdd(&sizes[i], lo);
+    let carry = select(0u, 1u, old + lo < old);
+    if hi + carry != 0u {
+        atomicAdd(&sizes[i + 1u], hi + carry);
+    }
+}

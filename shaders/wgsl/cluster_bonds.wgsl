@@ -1,0 +1,56 @@
+// A cluster update's bonds (src/engine/clusters.rs): thread g of system z draws the D Philox
+// blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), of the 4 D forward
+// bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along axis d), and
+// writes their active bonds (equal spins, word below the temperature's activation threshold)
+// as bonds[g]; it also starts every site of them as its own root, and clears their counts when
+// the update records. CPU twin: src/engine/cpu/cluster_bonds.rs.
+
+#import dispatch
+#import philox
+#import lattice
+#import slice
+#import cluster
+
+@group(0) @binding(0) var<uniform> params: DispatchParams;
+@group(0) @binding(1) var<storage, read_write> spins: array<i32>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let g = thread_in_system(workgroup, workgroups, local);
+    let z = workgroup.z;
+    let n = lattice_sites();
+    if 4u * g >= n {
+        return;
+    }
+    let base = z * n;
+    let threshold = activation[z / SLICE_BLOCK];
+    let key = vec2<u32>(params.seed_lo, params.seed_hi);
+    let batch = global_index(z);
+    var word = 0u;
+    for (var j = 0u; j < DIMS; j++) {
+        let counter = philox_counter(g * DIMS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch);
+        let randoms = philox4x32_10(counter, key);
+        for (var w = 0u; w < 4u; w++) {
+            let bond = 4u * j + w;
+            let k = bond / DIMS;
+            let d = bond % DIMS;
+            let site = 4u * g + k;
+            let near = neighbours(site);
+            if spins[base + site] == spins[base + near[2u * d + 1u]] && randoms[w] < threshold {
+                word |= 1u << (8u * k + d);
+            }
+        }
+    }
+    bonds[z * (n / 4u) + g] = word;
+    for (var k = 0u; k < 4u; k++) {
+        let site = 4u * g + k;
+        atomicStore(&labels[base + site], site);
+        if params.slot != NO_SLOT {
+            atomicStore(&counts[base + site], 0u);
+        }
+    }
+}

@@ -1,0 +1,78 @@
+// The flips of a cluster update, after cluster_roots: thread g of system z flips sites
+// 4g .. 4g + 3 where their cluster flips. Swendsen-Wang: cluster r flips iff the top bit of word
+// r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
+// |C|^2 to the system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
+// block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Sums go
+// through the workgroup, one 64-bit atomic add per workgroup. CPU twin:
+// src/engine/cpu/cluster_flip.rs.
+
+#import dispatch
+#import philox
+#import lattice
+#import slice
+#import cluster
+
+@group(0) @binding(0) var<uniform> params: DispatchParams;
+@group(0) @binding(1) var<storage, read_write> spins: array<i32>;
+
+var<workgroup> workgroup_lo: atomic<u32>;
+var<workgroup> workgroup_hi: atomic<u32>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let g = thread_in_system(workgroup, workgroups, local);
+    let z = workgroup.z;
+    let n = lattice_sites();
+    let base = z * n;
+    let key = vec2<u32>(params.seed_lo, params.seed_hi);
+    let batch = global_index(z);
+    var wolff_root = 0u;
+    if WOLFF == 1u {
+        let word = philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
+        wolff_root = atomicLoad(&labels[base + mulhilo(word, n).x]);
+    }
+    var lo = 0u;
+    var hi = 0u;
+    if 4u * g < n {
+        var block_of = 0xffffffffu;
+        var block = vec4<u32>(0u);
+        for (var k = 0u; k < 4u; k++) {
+            let site = 4u * g + k;
+            let root = atomicLoad(&labels[base + site]);
+            var flip = false;
+            if WOLFF == 1u {
+                flip = root == wolff_root;
+                lo += select(0u, 1u, flip);
+            } else {
+                if root / 4u != block_of {
+                    block_of = root / 4u;
+                    block = philox4x32_10(philox_counter(block_of, params.sweep, PURPOSE_CLUSTER_FLIP, 0u, batch), key);
+                }
+                flip = (block[root % 4u] >> 31u) == 1u;
+                if params.slot != NO_SLOT && root == site {
+                    let count = atomicLoad(&counts[base + site]);
+                    let square = mulhilo(count, count);
+                    let old = lo;
+                    lo += square.y;
+                    hi += square.x + select(0u, 1u, lo < old);
+                }
+            }
+            if flip {
+                spins[base + site] = -spins[base + site];
+            }
+        }
+    }
+    if params.slot == NO_SLOT {
+        return;
+    }
+    let old = atomicAdd(&workgroup_lo, lo);
+    atomicAdd(&workgroup_hi, hi + select(0u, 1u, old + lo < old));
+    workgroupBarrier();
+    if local == 0u {
+        add_size(2u * (params.slot * params.systems + z), atomicLoad(&workgroup_lo), atomicLoad(&workgroup_hi));
+    }
+}

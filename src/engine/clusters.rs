@@ -1,0 +1,144 @@
+//! The cluster updates' part of the engine contract: how every random word of a Swendsen-Wang
+//! or Wolff update is keyed, what a [`Step::Cluster`](super::Step::Cluster) records, and the
+//! error of an engine without them. The CPU twins (`engine/cpu/cluster_bonds.rs`,
+//! `cluster_label.rs`, `cluster_flip.rs`, `cluster_wolff.rs`) and the kernels
+//! (`shaders/wgsl/cluster_*.wgsl`, `shaders/cuda/cluster_*.cu`) all follow this page.
+//!
+//! - **Bonds.** Bond `i = site D + d` joins `site` to its forward neighbour along axis `d`
+//!   (`D` the dimension; on an `L = 2` lattice a pair of sites is joined by two bonds, as
+//!   [`crate::exact::enumerate`] counts them). At cluster update `n` of system `b` (the run's
+//!   index, [`IsingSystems::global_system`]) it is active iff its two spins are equal and word
+//!   `i mod 4` of Philox block `(i / 4, n, ClusterBond = 8, 0, 0, b)` is below the temperature's
+//!   [`activation_threshold`](crate::model::ising::activation_threshold) (`1 - exp(-2 beta)`).
+//! - **Clusters** are the connected components of the active bonds. A cluster's root is its
+//!   smallest site index, unique whatever labelling scheme found it, so every backend finds the
+//!   same roots.
+//! - **Swendsen-Wang flips** cluster `r` (its root) iff the top bit of word `r mod 4` of block
+//!   `(r / 4, n, ClusterFlip = 9, 0, 0, b)` is set.
+//! - **Wolff** flips the one cluster that holds the seed site `(w N) >> 32` (a 64-bit product),
+//!   `w` word 0 of block `(0, n, WolffSeed = 10, 0, 0, b)`, with the bonds of update `n` above:
+//!   the Swendsen-Wang cluster of the seed, grown from it alone.
+//!
+//! Update numbers `n` count the run's cluster updates from 0, apart from its Metropolis sweeps,
+//! whose randoms keep their keys. What an update records (`sizes: Some(slot)`) is added into
+//! [`Measurements::cluster_sizes`](super::Measurements::cluster_sizes) (`[slot][system]`): for
+//! Swendsen-Wang `sum_C |C|^2` over its clusters, for Wolff `|C|` of its cluster, the improved
+//! estimators of `<M^2>` and of `<M^2> / N` (the same partition before and after the flips).
+
+use crate::config::ClusterUpdate;
+use crate::error::Error;
+use crate::model::ising::IsingSystems;
+use crate::rng::{Counter, Purpose, random_block};
+
+/// The Philox block and the word in it of bond `d` of `site` (bond `site D + d`), without
+/// forming the bond index, which passes 2^32 on the largest 3D lattices: `site D + d = 4 ((site /
+/// 4) D) + ((site mod 4) D + d)`.
+pub fn bond_block(site: u32, d: u32, dims: u32) -> (u32, u32) {
+    let rest = (site % 4) * dims + d;
+    ((site / 4) * dims + rest / 4, rest % 4)
+}
+
+/// The four bond words of block `block` at cluster update `update` of the run's system `batch`.
+pub fn bond_words(seed: u64, block: u32, update: u32, batch: u32) -> [u32; 4] {
+    random_block(seed, counter(block, update, Purpose::ClusterBond, batch))
+}
+
+/// The flip words of roots `4 block .. 4 block + 3` at update `update` of the run's system
+/// `batch`: a root's cluster flips iff the top bit of its word is set.
+pub fn flip_words(seed: u64, block: u32, update: u32, batch: u32) -> [u32; 4] {
+    random_block(seed, counter(block, update, Purpose::ClusterFlip, batch))
+}
+
+/// Whether Swendsen-Wang flips the cluster of root `root` at update `update` of the run's
+/// system `batch`.
+pub fn flips(seed: u64, root: u32, update: u32, batch: u32) -> bool {
+    flip_words(seed, root / 4, update, batch)[(root % 4) as usize] >> 31 == 1
+}
+
+/// Wolff's seed site of update `update` of the run's system `batch` on `sites` sites.
+pub fn wolff_seed(seed: u64, sites: u64, update: u32, batch: u32) -> u32 {
+    let word = random_block(seed, counter(0, update, Purpose::WolffSeed, batch))[0];
+    ((u64::from(word) * sites) >> 32) as u32
+}
+
+fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
+    Counter {
+        word,
+        sweep: update,
+        purpose,
+        colour: 0,
+        draw: 0,
+        batch,
+    }
+}
+
+/// Passes over the lattices of the device kernels' labelling, per update: `cluster_label` (the
+/// union-find, no iterations) and `cluster_roots`, whatever the lattice.
+pub const LABELLING_PASSES: u64 = 2;
+
+/// Bytes a Swendsen-Wang update that records nothing must move per site through the device
+/// kernels at least (each word read or written once, neighbours' spins and labels from cache):
+/// `cluster_bonds` 9 (the spin 4, the bond byte 1, the label 4), `cluster_label` 5 (the bond
+/// byte, the labels its unions read), `cluster_roots` 8 (each label read and written),
+/// `cluster_flip` 12 (the label, the spin read and written). The benchmark's floor: at 3.35 TB/s
+/// (H100) no more than about 98 spins per ns.
+pub const BYTES_PER_SITE: u64 = 34;
+
+/// The engine's cluster update state: which update, and the activation threshold of every
+/// temperature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterState {
+    pub update: ClusterUpdate,
+    pub thresholds: Vec<u32>,
+}
+
+impl ClusterState {
+    /// Cluster updates of kind `update` of `systems` at their betas.
+    pub fn of(systems: &IsingSystems, update: ClusterUpdate) -> Self {
+        ClusterState {
+            update,
+            thresholds: systems.activation_thresholds(),
+        }
+    }
+}
+
+/// The error of a cluster step on an engine that was not given its cluster update
+/// ([`super::Clusters::set_clusters`]) or has none.
+pub fn no_clusters() -> Error {
+    Error::State(
+        "a cluster step without cluster updates (set_clusters was not called, or this engine \
+         has none: cluster updates run on the simple engine)"
+            .into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bond_blocks_number_the_bonds() {
+        for dims in [2, 3] {
+            for site in 0..40u32 {
+                for d in 0..dims {
+                    let bond = site * dims + d;
+                    assert_eq!(bond_block(site, d, dims), (bond / 4, bond % 4));
+                }
+            }
+        }
+        // The last bond of a 3D lattice just below 2^31 sites: bond index past 2^32.
+        let site = (1u32 << 31) - 1;
+        let bond = u64::from(site) * 3 + 2;
+        let (block, word) = bond_block(site, 2, 3);
+        assert_eq!((u64::from(block), u64::from(word)), (bond / 4, bond % 4));
+    }
+
+    #[test]
+    fn wolff_seeds_cover_the_lattice() {
+        let seeds: Vec<u32> = (0..2000).map(|n| wolff_seed(7, 16, n, 0)).collect();
+        assert!(seeds.iter().all(|&s| s < 16));
+        for site in 0..16 {
+            assert!(seeds.contains(&site), "site {site} is never a seed");
+        }
+    }
+}

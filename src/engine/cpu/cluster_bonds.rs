@@ -1,0 +1,62 @@
+//! CPU twin of `shaders/wgsl/cluster_bonds.wgsl` and `shaders/cuda/cluster_bonds.cu`: the
+//! active bonds of one system at one cluster update ([`crate::engine::clusters`]).
+//!
+//! Thread `g` of system `b` handles sites `4g .. 4g + 3` (`N` is a multiple of 4): their `4D`
+//! forward bonds are exactly the Philox blocks `gD .. gD + D - 1`. It writes word `g` of the
+//! bond words: byte `k` holds the forward bonds of site `4g + k`, bit `d` the bond along axis
+//! `d`, set where the bond is active.
+
+use crate::engine::clusters::bond_words;
+use crate::model::Lattice;
+
+/// Bit `d` of byte `k` of `bonds[g]`: bond `(4g + k) D + d` is active. `spins` is one system's
+/// lattice, `batch` the run's index of the system, `threshold` its temperature's activation
+/// threshold.
+pub fn active_bonds(
+    lattice: &Lattice,
+    spins: &[i32],
+    threshold: u32,
+    seed: u64,
+    update: u32,
+    batch: u32,
+    bonds: &mut [u32],
+) {
+    for (g, word) in bonds.iter_mut().enumerate() {
+        *word = bond_group(lattice, spins, threshold, seed, update, batch, g as u32);
+    }
+}
+
+/// Thread `g`'s word: the active bonds of sites `4g .. 4g + 3`.
+pub fn bond_group(
+    lattice: &Lattice,
+    spins: &[i32],
+    threshold: u32,
+    seed: u64,
+    update: u32,
+    batch: u32,
+    g: u32,
+) -> u32 {
+    let dims = lattice.dims;
+    let mut randoms = [0u32; 12];
+    for j in 0..dims {
+        let block = bond_words(seed, g * dims + j, update, batch);
+        randoms[4 * j as usize..][..4].copy_from_slice(&block);
+    }
+    let mut word = 0;
+    for k in 0..4 {
+        let site = 4 * u64::from(g) + u64::from(k);
+        let spin = spins[site as usize];
+        for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
+            let random = randoms[(k * dims) as usize + d];
+            if spins[neighbour as usize] == spin && random < threshold {
+                word |= 1 << (8 * k + d as u32);
+            }
+        }
+    }
+    word
+}
+
+/// Whether bond `d` of `site` is active in the bond words.
+pub fn bond_active(bonds: &[u32], site: u64, d: u32) -> bool {
+    (bonds[(site / 4) as usize] >> (8 * (site % 4) as u32 + d)) & 1 == 1
+}

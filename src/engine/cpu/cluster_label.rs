@@ -1,0 +1,41 @@
+//! CPU twin of `shaders/wgsl/cluster_label.wgsl` and `shaders/cuda/cluster_label.cu`: the
+//! union-find of one system's active bonds ([`crate::engine::clusters`]). Every site starts as
+//! its own root (the kernels' `cluster_bonds` starts them); each active bond joins the roots of
+//! its two sites, the larger under the smaller, so parents only decrease and a cluster's root is
+//! its smallest site; [`super::cluster_roots`] then points every site at its root. The kernels
+//! join concurrently with `atomicMin`; the roots are a property of the clusters, so they end
+//! the same.
+
+use super::cluster_bonds::bond_active;
+use crate::model::Lattice;
+
+/// `parents`: the union-find forest of the bond words of `cluster_bonds` (every root its
+/// cluster's smallest site).
+pub fn label_clusters(lattice: &Lattice, bonds: &[u32], parents: &mut [u32]) {
+    for (i, parent) in parents.iter_mut().enumerate() {
+        *parent = i as u32;
+    }
+    for site in 0..lattice.sites() {
+        for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
+            if bond_active(bonds, site, d as u32) {
+                join(parents, site as u32, neighbour as u32);
+            }
+        }
+    }
+}
+
+/// The root of `i`.
+pub fn find_root(parents: &[u32], mut i: u32) -> u32 {
+    while parents[i as usize] != i {
+        i = parents[i as usize];
+    }
+    i
+}
+
+/// Join the clusters of `a` and `b`: the larger root goes under the smaller.
+fn join(parents: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find_root(parents, a), find_root(parents, b));
+    if ra != rb {
+        parents[ra.max(rb) as usize] = ra.min(rb);
+    }
+}

@@ -1,0 +1,137 @@
+//! Cluster updates on a wgpu device, for the simple engine ([`crate::engine::clusters`]):
+//! kernels `cluster_bonds`, `cluster_label`, `cluster_roots` and `cluster_flip`, one after the
+//! other for each update, over every system (the grid's z). Their group 1 holds the activation
+//! thresholds, the bonds, the union-find labels, each root's count and the recorded sizes;
+//! group 0 is the simple engine's own.
+
+use super::context::{WgpuContext, storage_usage};
+use super::launch::{Dispatcher, Grid};
+use super::shaders::Bindings;
+use crate::config::ClusterUpdate;
+use crate::engine::kernels::Kernel;
+use crate::error::Result;
+use crate::model::ising::IsingSystems;
+
+/// The cluster buffers and kernels of the simple wgpu engine.
+pub struct WgpuClusters {
+    activation: wgpu::Buffer,
+    bonds: wgpu::Buffer,
+    labels: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    /// `[slot][system]` (lo, hi) pairs, with room for `size_slots` slots.
+    sizes: wgpu::Buffer,
+    size_slots: u32,
+    bind_group: wgpu::BindGroup,
+    /// The passes of one update, in order.
+    passes: [wgpu::ComputePipeline; 4],
+}
+
+impl WgpuClusters {
+    /// Buffers for the lattices of `systems` and the kernels of `update`; `constants` are the
+    /// simple engine's.
+    pub fn new(
+        ctx: &mut WgpuContext,
+        systems: &IsingSystems,
+        update: ClusterUpdate,
+        constants: &[(&'static str, u32)],
+    ) -> Result<Self> {
+        let mut constants = constants.to_vec();
+        constants.push(("WOLFF", u32::from(update == ClusterUpdate::Wolff)));
+        let mut pipeline = |kernel| -> Result<wgpu::ComputePipeline> {
+            Ok(ctx.pipeline(kernel, &constants)?.clone())
+        };
+        let passes = [
+            pipeline(Kernel::ClusterBonds)?,
+            pipeline(Kernel::ClusterLabel)?,
+            pipeline(Kernel::ClusterRoots)?,
+            pipeline(Kernel::ClusterFlip)?,
+        ];
+        let sites = systems.lattice.sites() * u64::from(systems.systems());
+        let activation = ctx.upload("activation thresholds", &systems.activation_thresholds())?;
+        let bonds = ctx.buffer("bonds", sites, storage_usage())?;
+        let labels = ctx.buffer("labels", 4 * sites, storage_usage())?;
+        let counts = ctx.buffer("cluster counts", 4 * sites, storage_usage())?;
+        let sizes = ctx.buffer("cluster sizes", 8, storage_usage())?;
+        let bind_group = bind_group(ctx, [&activation, &bonds, &labels, &counts, &sizes]);
+        Ok(WgpuClusters {
+            activation,
+            bonds,
+            labels,
+            counts,
+            sizes,
+            size_slots: 0,
+            bind_group,
+            passes,
+        })
+    }
+
+    /// Group 1 of the cluster kernels.
+    pub fn bind_group(&self) -> &wgpu::BindGroup {
+        &self.bind_group
+    }
+
+    /// The recorded sizes, cleared at a plan's start.
+    pub fn sizes(&self) -> &wgpu::Buffer {
+        &self.sizes
+    }
+
+    /// Room for `slots` slots of sizes of `systems` systems.
+    pub fn ensure_sizes(&mut self, ctx: &WgpuContext, slots: u32, systems: u32) -> Result<()> {
+        if slots <= self.size_slots {
+            return Ok(());
+        }
+        let bytes = size_bytes(slots, systems);
+        ctx.check_plan_measurements("cluster sizes", slots, bytes)?;
+        self.sizes = ctx.buffer("cluster sizes", bytes, storage_usage())?;
+        self.size_slots = slots;
+        let buffers = [
+            &self.activation,
+            &self.bonds,
+            &self.labels,
+            &self.counts,
+            &self.sizes,
+        ];
+        self.bind_group = bind_group(ctx, buffers);
+        Ok(())
+    }
+
+    /// The kernels of one update of every system: each pass one thread per four sites.
+    pub fn kernels(
+        &self,
+        ctx: &WgpuContext,
+        dispatcher: &Dispatcher,
+        systems: &IsingSystems,
+    ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
+        let grid = dispatcher.grid(ctx, systems.lattice.sites() / 4, systems.systems());
+        self.passes.iter().map(|pass| (pass, grid)).collect()
+    }
+
+    /// The sizes of the first `slots` slots, `[slot][system]`.
+    pub fn read_sizes(&self, ctx: &WgpuContext, slots: u32, systems: u32) -> Result<Vec<u64>> {
+        let words: Vec<u32> = ctx.read_buffer(&self.sizes, size_bytes(slots, systems))?;
+        Ok(words
+            .chunks_exact(2)
+            .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
+            .collect())
+    }
+}
+
+fn size_bytes(slots: u32, systems: u32) -> u64 {
+    8 * u64::from(slots.max(1)) * u64::from(systems)
+}
+
+fn bind_group(ctx: &WgpuContext, buffers: [&wgpu::Buffer; 5]) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("clusters"),
+        layout: ctx.tempering_group_layout(Bindings::SimpleClusters),
+        entries: &entries,
+    })
+}
