@@ -12,6 +12,7 @@ mod algorithm;
 mod engine;
 mod model;
 mod ron_errors;
+mod updates;
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 pub use algorithm::{Algorithm, AnnealingOptions, AnnealingSchedule, Resampling, Sweeps};
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{Couplings, Disorder, Model, TemperatureScale, Temperatures};
+pub use updates::{Proposal, VectorUpdates};
 
 use algorithm::one;
 
@@ -94,6 +96,10 @@ pub struct Config {
     /// Metropolis alone (the default), parallel tempering or population annealing.
     #[serde(default, skip_serializing_if = "Algorithm::is_metropolis")]
     pub algorithm: Algorithm,
+    /// The vector-spin models' Metropolis proposal and over-relaxation (left out: uniform
+    /// proposals, no over-relaxation); refused for the Ising models.
+    #[serde(default, skip_serializing_if = "VectorUpdates::is_default")]
+    pub updates: VectorUpdates,
     pub seed: u64,
     /// Auto when left out, as `engine` is; always written into the resolved config, so the
     /// fingerprint of a config that names it is unchanged.

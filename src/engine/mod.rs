@@ -36,6 +36,7 @@ pub mod resampling;
 pub mod slabs;
 pub mod spins;
 pub mod tempering;
+pub mod vector;
 pub mod wgpu;
 
 use crate::error::{Error, Result};

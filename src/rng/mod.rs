@@ -30,6 +30,11 @@ pub enum Purpose {
     Swap = 6,
     /// Population-annealing resampling decisions (copy numbers).
     Resample = 7,
+    /// Vector-spin Metropolis proposals and acceptance words (purposes 8 to 10 belong to the
+    /// cluster updates).
+    VectorMetropolis = 11,
+    /// The initial vector spins (hot start).
+    VectorInitialSpins = 12,
 }
 
 /// The 128-bit Philox counter of one block of four random words.
