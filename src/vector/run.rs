@@ -180,3 +180,53 @@ pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> Vec
         bond_sines_squared: sines_squared,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::io::run_dir::RunOptions;
+    use crate::run::{RunOutcome, run};
+
+    /// A tiny XY spin glass from its config to its files: the same loop and outputs as the
+    /// example config, in a few hundredths of a second.
+    #[test]
+    fn a_vector_run_writes_its_summary_series_and_final_spins() {
+        let text = "(
+            model: XY(dims: 2, size: 4, field: 0.5, disorder: Bimodal),
+            temperatures: Temperatures([0.2, 2.0]),
+            replicas: 2, samples: 2,
+            updates: (proposal: Cone(acceptance: 0.5), overrelaxation: 1),
+            sweeps: (thermalize: 40, measure: 60, every: 3),
+            seed: 7, backend: Cpu,
+        )";
+        let config = Config::from_ron_str(text).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let summary = match run(&config, &RunOptions::new(dir.path())).unwrap() {
+            RunOutcome::Vector(summary) => summary,
+            other => panic!("not a vector run: {other:?}"),
+        };
+        assert_eq!((summary.runs.len(), summary.measurements), (2, 20));
+        assert_eq!(summary.thermalization_measurements, 13);
+        assert!(
+            summary
+                .runs
+                .iter()
+                .all(|r| r.helicity.is_some() && r.e.mean < 0.0)
+        );
+        let widths: Vec<_> = summary.proposals.iter().map(|p| p.width.unwrap()).collect();
+        assert!(widths[0] < widths[1], "hotter cones open wider: {widths:?}");
+        assert!(summary.norm_deviation < 2f64.powi(-25));
+        let series = std::fs::read_to_string(dir.path().join("timeseries_t00_T0.200.csv"));
+        let series = series.unwrap();
+        assert!(series.starts_with("measurement,sweep,sample,replica,E,e,mx,my\n"));
+        assert_eq!(series.lines().count(), 1 + 20 * 4);
+        for file in [
+            "summary.json",
+            "config.ron",
+            "final_state.npy",
+            "couplings.npy",
+        ] {
+            assert!(dir.path().join(file).exists(), "{file}");
+        }
+    }
+}
