@@ -51,6 +51,11 @@ pub enum Kernel {
     ResampleScan,
     ResampleScatter,
     ResampleHistogram,
+    /// The vector-spin kernels ([`crate::engine::vector`]), with bindings of their own kind.
+    VectorHotStart,
+    VectorMetropolis,
+    VectorOverrelaxation,
+    VectorObservables,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -63,7 +68,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 21] = [
+    pub const ALL: [Kernel; 25] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -85,6 +90,10 @@ impl Kernel {
         Kernel::ResampleScan,
         Kernel::ResampleScatter,
         Kernel::ResampleHistogram,
+        Kernel::VectorHotStart,
+        Kernel::VectorMetropolis,
+        Kernel::VectorOverrelaxation,
+        Kernel::VectorObservables,
     ];
 
     /// The module (file stem) of the kernel.
@@ -105,6 +114,10 @@ impl Kernel {
             Kernel::ResampleScan => "resample_scan",
             Kernel::ResampleScatter => "resample_scatter",
             Kernel::ResampleHistogram => "resample_histogram",
+            Kernel::VectorHotStart => "vector_hot_start",
+            Kernel::VectorMetropolis => "vector_metropolis",
+            Kernel::VectorOverrelaxation => "vector_overrelaxation",
+            Kernel::VectorObservables => "vector_observables",
         }
     }
 

@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use super::EngineInfo;
 use crate::error::Result;
+use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
 /// The proposal width that means a direction uniform on the sphere, independent of the old
 /// spin (a cone of zero width would never move).
@@ -36,7 +37,9 @@ pub struct VectorObservation {
     /// `[d][a]`: `sum_i floor(s_i^a cos(2 pi x_d / L) 2^-28)` and the same with the sine: the
     /// Fourier component at the smallest wave vector along `d`.
     pub fourier: [[[i64; 2]; 3]; 3],
-    /// `max_i | s_i . s_i - 1 |` in units of `2^-32`: the drift of `|s|` from 1.
+    /// `max_i | s_i . s_i - 1 |` in units of `2^-32`: the drift of `|s|` from 1, saturated at
+    /// `2^32 - 1` (a deviation of 1: no normalised spin comes near) so that the GPU kernels
+    /// keep it in one word with `atomicMax`.
     pub norm_deviation: u64,
 }
 
@@ -58,4 +61,76 @@ pub trait VectorEngine {
     fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>>;
     /// Every system's observation.
     fn observe(&mut self) -> Result<Vec<VectorObservation>>;
+}
+
+/// 64-bit counters per system in the GPU kernels' counts (`COUNT_WORDS / 2` in
+/// `shaders/wgsl/vector_site.wgsl`, `COUNTERS` in `shaders/cuda/vector_site.cuh`): the accepted
+/// moves, three spare, then the observation ([`counted_observation`]).
+pub const COUNTERS: usize = 32;
+
+/// Where a system's observation starts in its counters.
+const OBSERVATION_COUNTER: usize = 4;
+
+/// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines).
+pub const KERNEL_CONSTANTS: [&str; 8] = [
+    "L",
+    "DIMS",
+    "COMPONENTS",
+    "SAMPLES",
+    "REPLICAS",
+    "UNIFORM_COUPLINGS",
+    "FIELD_BITS",
+    "HITS",
+];
+
+/// The values of [`KERNEL_CONSTANTS`] for `systems` updated with `hits` proposals per site; the
+/// field in spin units as the bits of its `i32` (both backends take unsigned constants).
+pub fn kernel_constants(systems: &VectorSystems, hits: u32) -> Vec<(&'static str, u32)> {
+    let uniform = matches!(systems.couplings, VectorCouplings::Uniform(_));
+    let values = [
+        systems.lattice.size,
+        systems.lattice.dims,
+        systems.components,
+        systems.samples,
+        systems.replicas,
+        u32::from(uniform),
+        systems.field_units() as u32,
+        hits,
+    ];
+    KERNEL_CONSTANTS.into_iter().zip(values).collect()
+}
+
+/// The couplings as the GPU kernels read them: the one `J` of the ferromagnet, or every
+/// sample's bonds (`sample * d N + site * d + direction`).
+pub fn coupling_words(couplings: &VectorCouplings) -> Vec<i32> {
+    match couplings {
+        VectorCouplings::Uniform(j) => vec![*j],
+        VectorCouplings::Bonds(samples) => {
+            samples.iter().flatten().map(|&j| i32::from(j)).collect()
+        }
+    }
+}
+
+/// The phase table as the GPU kernels read it: the cosines, then the sines.
+pub fn phase_words(phases: &PhaseTable) -> Vec<i32> {
+    phases.cos.iter().chain(&phases.sin).copied().collect()
+}
+
+/// The observation in one system's [`COUNTERS`] counters: bonds, twists and magnetisation (three
+/// each), the Fourier components `[d][a][cos, sin]`, then the norm deviation.
+pub fn counted_observation(counters: &[u64]) -> VectorObservation {
+    let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
+    let mut o = VectorObservation {
+        bonds: [0, 1, 2].map(sum),
+        twists: [3, 4, 5].map(sum),
+        magnetisation: [6, 7, 8].map(sum),
+        norm_deviation: counters[OBSERVATION_COUNTER + 27],
+        ..VectorObservation::default()
+    };
+    for (d, direction) in o.fourier.iter_mut().enumerate() {
+        for (a, component) in direction.iter_mut().enumerate() {
+            *component = [0, 1].map(|p| sum(9 + 2 * (3 * d + a) + p));
+        }
+    }
+    o
 }

@@ -37,7 +37,7 @@ pub fn observe_vector(
             }
         }
         let deviation = (dot(&s, &s, n) - one_squared).unsigned_abs() >> MEASURE_SHIFT;
-        o.norm_deviation = o.norm_deviation.max(deviation);
+        o.norm_deviation = o.norm_deviation.max(deviation.min(u64::from(u32::MAX)));
     }
     o
 }

@@ -19,7 +19,9 @@ pub mod shaders;
 mod simple;
 mod streams;
 mod tempering;
+mod vector;
 
 pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
 pub use multispin::{CONSTANT_TABLE_WORDS, MultispinCudaEngine};
 pub use simple::SimpleCudaEngine;
+pub use vector::CudaVectorEngine;

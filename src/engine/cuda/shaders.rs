@@ -56,6 +56,12 @@ fn file_source(name: &str) -> Option<&'static str> {
         "tempering_exchange.cu",
         "tempering_history.cu",
         "tempering_swap.cu",
+        "vector.cuh",
+        "vector_hot_start.cu",
+        "vector_metropolis.cu",
+        "vector_observables.cu",
+        "vector_overrelaxation.cu",
+        "vector_site.cuh",
     )
 }
 
@@ -204,7 +210,8 @@ mod tests {
                     || name == crate::engine::multispin::COUNT_UP
                     || name == super::super::compile::COUNT_DRAWS
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)
-                    || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name);
+                    || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name)
+                    || crate::engine::vector::KERNEL_CONSTANTS.contains(&name);
                 assert!(
                     defined,
                     "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"

@@ -20,13 +20,15 @@ pub enum MulhiloPath {
 /// The binding layouts kernels share: the simple engine's (0 dispatch parameters, 1 spins,
 /// 2 thresholds, 3 observations) and the multispin engine's (the same plus 4 couplings,
 /// 5 overlaps); with tempering, either of them as group 0 and the tempering buffers as group 1
-/// (0 swap tables, 1 state, 2 masks, 3 history).
+/// (0 swap tables, 1 state, 2 masks, 3 history); the vector-spin kernels' (the simple engine's
+/// with acceptance tables at 2 and counts at 3, plus 4 couplings, 5 proposal widths, 6 phases).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Bindings {
     Simple,
     Multispin,
     SimpleTempering,
     MultispinTempering,
+    Vector,
 }
 
 /// The shared binding layout of `kernel`; `None` derives it from the shader (the kernels with
@@ -41,6 +43,10 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::ResampleScan
         | Kernel::ResampleScatter
         | Kernel::ResampleHistogram => None,
+        Kernel::VectorHotStart
+        | Kernel::VectorMetropolis
+        | Kernel::VectorOverrelaxation
+        | Kernel::VectorObservables => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -92,6 +98,13 @@ fn module_source(name: &str) -> Option<&'static str> {
         "tempering_exchange",
         "tempering_history",
         "tempering_swap",
+        "vector",
+        "vector_hot_start",
+        "vector_metropolis",
+        "vector_observables",
+        "vector_overrelaxation",
+        "vector_site",
+        "wide",
     )
 }
 
