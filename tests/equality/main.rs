@@ -66,3 +66,4 @@ mod simple;
 mod slabs;
 mod slices;
 mod tempering;
+mod vector;
