@@ -6,7 +6,8 @@
 use std::ops::Range;
 
 use super::EngineInfo;
-use crate::error::Result;
+use super::dispatch::DispatchParams;
+use crate::error::{Error, Result};
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
 /// The proposal width that means a direction uniform on the sphere, independent of the old
@@ -133,4 +134,26 @@ pub fn counted_observation(counters: &[u64]) -> VectorObservation {
         }
     }
     o
+}
+
+/// The dispatch parameters every launch of a device engine of `systems` shares (the sweep and
+/// colour set per launch).
+pub fn dispatch_params(systems: &VectorSystems) -> DispatchParams {
+    DispatchParams {
+        seed_lo: systems.seed as u32,
+        seed_hi: (systems.seed >> 32) as u32,
+        systems: systems.systems(),
+        ..DispatchParams::default()
+    }
+}
+
+/// Refuse `words` spin words for the lattices of `systems` unless they are exactly theirs.
+pub fn check_spin_words(systems: &VectorSystems, words: usize) -> Result<()> {
+    if words != systems.spin_words() {
+        return Err(Error::Usage(format!(
+            "vector spins: {words} words given for lattices of {} words",
+            systems.spin_words()
+        )));
+    }
+    Ok(())
 }

@@ -9,8 +9,8 @@ use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
 use super::vector_observables::observe_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use crate::engine::EngineInfo;
-use crate::engine::vector::{VectorEngine, VectorObservation, VectorSweeps};
-use crate::error::{Error, Result};
+use crate::engine::vector::{VectorEngine, VectorObservation, VectorSweeps, check_spin_words};
+use crate::error::Result;
 use crate::model::vector::fixed::TABLE_LEN;
 use crate::model::vector::{PhaseTable, VectorSystems};
 
@@ -68,13 +68,7 @@ impl VectorEngine for CpuVectorEngine {
     }
 
     fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        if spins.len() != self.spins.len() {
-            return Err(Error::Usage(format!(
-                "vector spins: {} words given for lattices of {} words",
-                spins.len(),
-                self.spins.len()
-            )));
-        }
+        check_spin_words(&self.systems, spins.len())?;
         self.spins.copy_from_slice(spins);
         Ok(())
     }

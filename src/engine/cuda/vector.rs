@@ -19,10 +19,10 @@ use crate::engine::EngineInfo;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, counted_observation, coupling_words,
-    kernel_constants, phase_words,
+    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, check_spin_words, counted_observation,
+    coupling_words, dispatch_params, kernel_constants, phase_words,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::vector::VectorSystems;
 
 /// Sites each thread of the observables kernel sums, so that few threads add to the counts.
@@ -96,12 +96,7 @@ impl CudaVectorEngine {
 
     /// The parameters every launch of this engine shares.
     fn params(&self) -> DispatchParams {
-        DispatchParams {
-            seed_lo: self.systems.seed as u32,
-            seed_hi: (self.systems.seed >> 32) as u32,
-            systems: self.systems.systems(),
-            ..DispatchParams::default()
-        }
+        dispatch_params(&self.systems)
     }
 
     /// Grid of blocks covering `threads` threads per system.
@@ -181,13 +176,7 @@ impl VectorEngine for CudaVectorEngine {
     }
 
     fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        if spins.len() != self.systems.spin_words() {
-            return Err(Error::Usage(format!(
-                "vector spins: {} words given for lattices of {} words",
-                spins.len(),
-                self.systems.spin_words()
-            )));
-        }
+        check_spin_words(&self.systems, spins.len())?;
         overwrite(&self.device, spins, &mut self.spins, "vector spins")
     }
 

@@ -17,10 +17,10 @@ use crate::engine::EngineInfo;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, counted_observation, coupling_words,
-    kernel_constants, phase_words,
+    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, check_spin_words, counted_observation,
+    coupling_words, dispatch_params, kernel_constants, phase_words,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::vector::VectorSystems;
 
 /// Sites each thread of the observables kernel sums, so that few threads add to the counts.
@@ -104,14 +104,9 @@ impl WgpuVectorEngine {
         })
     }
 
-    /// The parameters every dispatch of this engine shares.
+    /// The parameters every launch of this engine shares.
     fn params(&self) -> DispatchParams {
-        DispatchParams {
-            seed_lo: self.systems.seed as u32,
-            seed_hi: (self.systems.seed >> 32) as u32,
-            systems: self.systems.systems(),
-            ..DispatchParams::default()
-        }
+        dispatch_params(&self.systems)
     }
 
     /// Submit `dispatches`, each running its own pipeline over `threads` threads per system,
@@ -188,13 +183,7 @@ impl VectorEngine for WgpuVectorEngine {
     }
 
     fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
-        if spins.len() != self.systems.spin_words() {
-            return Err(Error::Usage(format!(
-                "vector spins: {} words given for lattices of {} words",
-                spins.len(),
-                self.systems.spin_words()
-            )));
-        }
+        check_spin_words(&self.systems, spins.len())?;
         self.ctx
             .write_words(&self.spins, bytemuck::cast_slice(spins));
         self.ctx.wait()
