@@ -87,7 +87,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     })
 }
 
-/// A vector-spin run: its own loop on its own engine (the CPU's, until the GPU kernels come).
+/// A vector-spin run: its own loop on its own engine, on the backend the config names.
 fn run_vector_model(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     let _lock = RunLock::acquire(&options.out)?;

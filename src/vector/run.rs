@@ -7,8 +7,8 @@ use super::outputs::write_vector_outputs;
 use super::summary::{VectorSummary, summarize};
 use super::tuning::ConeTuning;
 use crate::config::Config;
-use crate::engine::cpu::CpuVectorEngine;
-use crate::engine::vector::{VectorEngine, VectorObservation, VectorSweeps};
+use crate::engine::open::open_vector_engine;
+use crate::engine::vector::{VectorObservation, VectorSweeps};
 use crate::error::{Error, Result};
 use crate::io::output::write_file;
 use crate::io::provenance::ProvenanceClock;
@@ -49,7 +49,7 @@ pub fn run_vector(
         hits: 1,
         overrelaxation: config.updates.overrelaxation,
     };
-    let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+    let mut engine = open_vector_engine(config, systems.clone(), updates)?;
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     engine.hot_start()?;
     let info = engine.info();
