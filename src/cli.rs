@@ -151,6 +151,10 @@ pub fn execute(cli: Cli) -> Result<u8> {
                     println!("{}", crate::annealing::annealing_table(&summary));
                     println!("results in {}", out.display());
                 }
+                RunOutcome::Vector(summary) => {
+                    println!("{}", crate::vector::vector_table(&summary));
+                    println!("results in {}", out.display());
+                }
                 RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),
                 RunOutcome::Stopped {
                     sweeps_done,

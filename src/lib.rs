@@ -50,5 +50,6 @@ pub mod stats;
 pub mod stop;
 pub mod tempering;
 pub mod threads;
+pub mod vector;
 
 pub use error::{Error, Result};

@@ -63,7 +63,9 @@ fn run(
         return Err(error);
     }
     match outcome {
-        RunOutcome::Completed(_) | RunOutcome::Annealed(_) => directory::load(py, &out, true),
+        RunOutcome::Completed(_) | RunOutcome::Annealed(_) | RunOutcome::Vector(_) => {
+            directory::load(py, &out, true)
+        }
         RunOutcome::Stopped {
             sweeps_done,
             reason,

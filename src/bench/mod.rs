@@ -23,6 +23,7 @@ use crate::mpi::open_engine;
 mod annealing;
 mod options;
 mod slabs;
+mod vector;
 
 use annealing::{AnnealingShares, bench_anneal};
 use options::bench_config;
@@ -31,6 +32,7 @@ pub use options::{
     RandomsArg,
 };
 use slabs::timed_slabs;
+use vector::bench_vectors;
 
 /// One row of the benchmark table.
 #[derive(Debug, Clone, Serialize)]
@@ -96,6 +98,9 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         BenchBackend::Wgpu => vec![Backend::Wgpu],
         BenchBackend::Cuda => vec![Backend::Cuda],
     };
+    if matches!(options.model, BenchModel::Xy | BenchModel::Heisenberg) {
+        return bench_vectors(options, &backends);
+    }
     if options.annealing && !options.json {
         println!(
             "{:<6} {:<40} {:<56} {:>4} {:>6} {:>8} {:>8} {:>11} {:>8} {:>10} {:>7} {:>8} {:>7} {:>7} \
@@ -321,10 +326,7 @@ impl BenchResult {
             backend: info.backend,
             adapter: info.adapter,
             engine: info.engine,
-            model: match options.model {
-                BenchModel::Ising => "Ising",
-                BenchModel::Ea => "EA",
-            },
+            model: options.model.label(),
             dims: options.dims,
             size: systems.lattice.size,
             systems: systems.systems(),

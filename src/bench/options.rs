@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use crate::config::{
-    Algorithm, AnnealingSchedule, Backend, ClusterUpdate, Config, EngineKind, Lanes, Layout, Model,
-    PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
+    Algorithm, AnnealingSchedule, Backend, ClusterUpdate, Config, Disorder, EngineKind, Lanes,
+    Layout, Model, PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
 };
 
 /// Which backends to measure.
@@ -36,6 +36,23 @@ pub enum BenchModel {
     Ising,
     /// Edwards-Anderson +-J (multispin engines only).
     Ea,
+    /// XY (O(2)) ferromagnet: the vector-spin engine, uniform Metropolis proposals (`--engine`
+    /// does not apply).
+    Xy,
+    /// Heisenberg (O(3)) ferromagnet, as `xy`.
+    Heisenberg,
+}
+
+impl BenchModel {
+    /// The model as a row names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            BenchModel::Ising => "Ising",
+            BenchModel::Ea => "EA",
+            BenchModel::Xy => "XY",
+            BenchModel::Heisenberg => "Heisenberg",
+        }
+    }
 }
 
 /// Options of `spinflip bench`.
@@ -187,6 +204,18 @@ pub(super) fn bench_config(
     config.model = match options.model {
         BenchModel::Ising => Model::Ising { dims, size, field },
         BenchModel::Ea => Model::EdwardsAnderson { dims, size, field },
+        BenchModel::Xy => Model::XY {
+            dims,
+            size,
+            field,
+            disorder: Disorder::Ferromagnet,
+        },
+        BenchModel::Heisenberg => Model::Heisenberg {
+            dims,
+            size,
+            field,
+            disorder: Disorder::Ferromagnet,
+        },
     };
     config.backend = backend;
     config.adapter = options.adapter.clone();
@@ -204,7 +233,8 @@ pub(super) fn bench_config(
         RandomsArg::Shared => Randoms::Shared,
     };
     let lanes = match (options.lanes, options.model) {
-        (Some(LanesArg::Replicas), _) | (None, BenchModel::Ising) => Lanes::Replicas,
+        (Some(LanesArg::Replicas), _)
+        | (None, BenchModel::Ising | BenchModel::Xy | BenchModel::Heisenberg) => Lanes::Replicas,
         // Populations are replicas.
         (None, BenchModel::Ea) if options.annealing => Lanes::Replicas,
         (Some(LanesArg::Samples), _) | (None, BenchModel::Ea) => Lanes::Samples,
@@ -273,6 +303,8 @@ pub(super) fn bench_config(
         false => (samples, replicas),
     };
     config.engine = match engine {
+        // Vector spins have one engine.
+        _ if config.model.is_vector() => EngineKind::Auto,
         BenchEngine::Simple => EngineKind::Simple,
         BenchEngine::Amsc => EngineKind::Multispin {
             layout: Layout::Amsc { lanes },

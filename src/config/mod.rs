@@ -12,6 +12,7 @@ mod algorithm;
 mod engine;
 mod model;
 mod ron_errors;
+mod updates;
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,7 @@ pub use algorithm::{
 };
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{Couplings, Disorder, Model, TemperatureScale, Temperatures};
+pub use updates::{Proposal, VectorUpdates};
 
 use algorithm::one;
 
@@ -98,6 +100,10 @@ pub struct Config {
     /// updates.
     #[serde(default, skip_serializing_if = "Algorithm::is_metropolis")]
     pub algorithm: Algorithm,
+    /// The vector-spin models' Metropolis proposal and over-relaxation (left out: uniform
+    /// proposals, no over-relaxation); refused for the Ising models.
+    #[serde(default, skip_serializing_if = "VectorUpdates::is_default")]
+    pub updates: VectorUpdates,
     pub seed: u64,
     /// Auto when left out, as `engine` is; always written into the resolved config, so the
     /// fingerprint of a config that names it is unchanged.

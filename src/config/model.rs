@@ -3,9 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 /// The couplings of a model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Disorder {
     /// Every `J_ij = +1`.
+    #[default]
     Ferromagnet,
     /// `J_ij = +-1` with probability 1/2 each, drawn per disorder sample.
     Bimodal,
@@ -49,27 +50,63 @@ pub enum Model {
         #[serde(default)]
         field: f64,
     },
+    /// O(2) spins (XY model, plane rotator): unit vectors in the plane,
+    /// `H = -sum_<ij> J_ij s_i . s_j - h sum_i s_i^x`, the field along the first component;
+    /// `disorder: Bimodal` gives the vector spin glass (`J_ij = +-1` per sample, the bonds of
+    /// `EdwardsAnderson` for the same seed).
+    XY {
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+        #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
+        disorder: Disorder,
+    },
+    /// O(3) spins (classical Heisenberg model): unit vectors in space, otherwise as `XY`.
+    Heisenberg {
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+        #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
+        disorder: Disorder,
+    },
+}
+
+impl Disorder {
+    fn is_ferromagnet(&self) -> bool {
+        *self == Disorder::Ferromagnet
+    }
 }
 
 impl Model {
     /// Lattice dimension.
     pub fn dims(&self) -> u32 {
         match *self {
-            Model::Ising { dims, .. } | Model::EdwardsAnderson { dims, .. } => dims,
+            Model::Ising { dims, .. }
+            | Model::EdwardsAnderson { dims, .. }
+            | Model::XY { dims, .. }
+            | Model::Heisenberg { dims, .. } => dims,
         }
     }
 
     /// Linear size L.
     pub fn size(&self) -> u32 {
         match *self {
-            Model::Ising { size, .. } | Model::EdwardsAnderson { size, .. } => size,
+            Model::Ising { size, .. }
+            | Model::EdwardsAnderson { size, .. }
+            | Model::XY { size, .. }
+            | Model::Heisenberg { size, .. } => size,
         }
     }
 
     /// Uniform field h.
     pub fn field(&self) -> f64 {
         match *self {
-            Model::Ising { field, .. } | Model::EdwardsAnderson { field, .. } => field,
+            Model::Ising { field, .. }
+            | Model::EdwardsAnderson { field, .. }
+            | Model::XY { field, .. }
+            | Model::Heisenberg { field, .. } => field,
         }
     }
 
@@ -78,7 +115,36 @@ impl Model {
         match self {
             Model::Ising { .. } => Disorder::Ferromagnet,
             Model::EdwardsAnderson { .. } => Disorder::Bimodal,
+            Model::XY { disorder, .. } | Model::Heisenberg { disorder, .. } => *disorder,
         }
+    }
+
+    /// Components of a spin: 1 for the Ising models, 2 for `XY`, 3 for `Heisenberg`.
+    pub fn components(&self) -> u32 {
+        match self {
+            Model::Ising { .. } | Model::EdwardsAnderson { .. } => 1,
+            Model::XY { .. } => 2,
+            Model::Heisenberg { .. } => 3,
+        }
+    }
+
+    /// Whether the spins are unit vectors (`XY`, `Heisenberg`), run by [`crate::vector`]'s
+    /// loop rather than the Ising engines.
+    pub fn is_vector(&self) -> bool {
+        self.components() > 1
+    }
+
+    /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D".
+    pub fn name(&self) -> String {
+        let kind = match (self, self.disorder()) {
+            (Model::Ising { .. }, _) => "Ising",
+            (Model::EdwardsAnderson { .. }, _) => "Edwards-Anderson +-J",
+            (Model::XY { .. }, Disorder::Ferromagnet) => "XY",
+            (Model::XY { .. }, Disorder::Bimodal) => "XY +-J spin glass",
+            (Model::Heisenberg { .. }, Disorder::Ferromagnet) => "Heisenberg",
+            (Model::Heisenberg { .. }, Disorder::Bimodal) => "Heisenberg +-J spin glass",
+        };
+        format!("{kind} {}D", self.dims())
     }
 }
 

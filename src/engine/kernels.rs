@@ -57,6 +57,11 @@ pub enum Kernel {
     ClusterLabel,
     ClusterRoots,
     ClusterFlip,
+    /// The vector-spin kernels ([`crate::engine::vector`]), with bindings of their own kind.
+    VectorHotStart,
+    VectorMetropolis,
+    VectorOverrelaxation,
+    VectorObservables,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -69,7 +74,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 25] = [
+    pub const ALL: [Kernel; 29] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -95,6 +100,10 @@ impl Kernel {
         Kernel::ClusterLabel,
         Kernel::ClusterRoots,
         Kernel::ClusterFlip,
+        Kernel::VectorHotStart,
+        Kernel::VectorMetropolis,
+        Kernel::VectorOverrelaxation,
+        Kernel::VectorObservables,
     ];
 
     /// The module (file stem) of the kernel.
@@ -119,6 +128,10 @@ impl Kernel {
             Kernel::ClusterLabel => "cluster_label",
             Kernel::ClusterRoots => "cluster_roots",
             Kernel::ClusterFlip => "cluster_flip",
+            Kernel::VectorHotStart => "vector_hot_start",
+            Kernel::VectorMetropolis => "vector_metropolis",
+            Kernel::VectorOverrelaxation => "vector_overrelaxation",
+            Kernel::VectorObservables => "vector_observables",
         }
     }
 

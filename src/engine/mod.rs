@@ -40,6 +40,7 @@ pub mod resampling;
 pub mod slabs;
 pub mod spins;
 pub mod tempering;
+pub mod vector;
 pub mod wgpu;
 
 use crate::config::ClusterUpdate;

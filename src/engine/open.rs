@@ -1,13 +1,17 @@
 //! Choosing and opening the engine a config asks for.
 
 use crate::config::{Backend, Config};
-use crate::engine::cpu::{CpuEngine, CpuMultispinEngine};
+use crate::engine::cpu::{CpuEngine, CpuMultispinEngine, CpuVectorEngine};
 use crate::engine::multispin::MultispinLayout;
+use crate::engine::vector::{VectorEngine, VectorSweeps};
 use crate::engine::wgpu::context::driver_lock;
-use crate::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine, WgpuContext, adapters};
+use crate::engine::wgpu::{
+    MultispinWgpuEngine, SimpleWgpuEngine, WgpuContext, WgpuVectorEngine, adapters,
+};
 use crate::engine::{Betas, Engine, Halo};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
+use crate::model::vector::VectorSystems;
 
 /// Open the adapter the config names (or the best one) as a GPU context.
 pub fn open_wgpu_context(config: &Config) -> Result<WgpuContext> {
@@ -62,6 +66,61 @@ pub fn open_local_engine(
             other => other,
         },
     }
+}
+
+/// The vector-spin engine of `systems` on the backend `config` names: `Auto` takes the wgpu
+/// adapter where there is one, else the CPU, as for Ising spins.
+pub fn open_vector_engine(
+    config: &Config,
+    systems: VectorSystems,
+    updates: VectorSweeps,
+) -> Result<Box<dyn VectorEngine>> {
+    let size = config.workgroup_size;
+    let gpu = |ctx, systems| -> Result<Box<dyn VectorEngine>> {
+        Ok(Box::new(WgpuVectorEngine::new(
+            ctx, systems, updates, size,
+        )?))
+    };
+    let cpu = |systems| -> Result<Box<dyn VectorEngine>> {
+        Ok(Box::new(CpuVectorEngine::new(systems, updates)))
+    };
+    match config.backend {
+        Backend::Cpu => cpu(systems),
+        Backend::Wgpu => gpu(open_wgpu_context(config)?, systems),
+        Backend::Cuda => open_cuda_vector(config, systems, updates),
+        Backend::Auto => match open_wgpu_context(config) {
+            Err(Error::Adapter(reason)) if config.adapter.is_none() => {
+                log::warn!("{reason}; using the CPU engine");
+                cpu(systems)
+            }
+            Err(error) => Err(error),
+            Ok(ctx) => gpu(ctx, systems),
+        },
+    }
+}
+
+/// The CUDA vector-spin engine on the device `config.adapter` names (device 0 without one).
+#[cfg(feature = "cuda")]
+fn open_cuda_vector(
+    config: &Config,
+    systems: VectorSystems,
+    updates: VectorSweeps,
+) -> Result<Box<dyn VectorEngine>> {
+    use crate::engine::cuda::{CudaDevice, CudaVectorEngine};
+    let device = CudaDevice::open(config.adapter.as_deref())?;
+    let size = config.workgroup_size;
+    Ok(Box::new(CudaVectorEngine::new(
+        device, systems, updates, size,
+    )?))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn open_cuda_vector(
+    _: &Config,
+    _: VectorSystems,
+    _: VectorSweeps,
+) -> Result<Box<dyn VectorEngine>> {
+    Err(Error::Cuda(CUDA_NOT_COMPILED_IN.into()))
 }
 
 /// The engine of `systems`, a slab of a run's lattices ([`IsingSystems::plane_slab`]), on this

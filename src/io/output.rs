@@ -179,6 +179,26 @@ pub fn write_npy_i8(
     })
 }
 
+/// Write a NumPy `.npy` file of little-endian `float32` `values` with the C-order `shape` to
+/// `path` atomically, streamed through a buffer (the final vector spins).
+pub fn write_npy_f32(
+    path: &Path,
+    shape: &[usize],
+    values: impl Iterator<Item = f32>,
+) -> std::io::Result<()> {
+    write_atomic_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        out.write_all(&npy_header(FLOAT32, shape))?;
+        for value in values {
+            out.write_all(&value.to_le_bytes())?;
+        }
+        out.flush()
+    })
+}
+
+/// The `.npy` type of little-endian `float32` values.
+const FLOAT32: &str = "<f4";
+
 /// The `.npy` type of `int8` and of `uint8` values.
 const INT8: &str = "|i1";
 const UINT8: &str = "|u1";

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, Disorder, TemperatureScale};
+use crate::config::{Config, TemperatureScale};
 use crate::engine::EngineInfo;
 use crate::error::{Error, Result};
 use crate::stop::StopReason;
@@ -127,17 +127,13 @@ pub struct RunDescription {
 
 impl RunDescription {
     pub fn new(config: &Config, info: EngineInfo, engine_choice: &str) -> Self {
-        let model = match config.model.disorder() {
-            Disorder::Ferromagnet => "Ising",
-            Disorder::Bimodal => "Edwards-Anderson +-J",
-        };
         RunDescription {
             spinflip_version: env!("CARGO_PKG_VERSION").to_string(),
             backend: info.backend,
             adapter: info.adapter,
             engine: info.engine,
             engine_choice: engine_choice.to_string(),
-            model: format!("{model} {}D", config.model.dims()),
+            model: config.model.name(),
             dims: config.model.dims(),
             size: config.model.size(),
             field: config.model.field(),

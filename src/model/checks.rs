@@ -88,7 +88,8 @@ pub(crate) fn validate_systems(config: &Config) -> Result<(), ConfigError> {
     let disordered = config.model.disorder() == Disorder::Bimodal;
     if !disordered && config.samples != 1 {
         return invalid(format!(
-            "samples: the Ising ferromagnet has no disorder, so samples must be 1, got {}",
+            "samples: the {} ferromagnet has no disorder, so samples must be 1, got {}",
+            config.model.name(),
             config.samples
         ));
     }

@@ -9,6 +9,7 @@
 pub(crate) mod checks;
 pub mod couplings;
 pub mod ising;
+pub mod vector;
 
 /// A periodic square (2D) or simple-cubic (3D) lattice of even linear size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,6 +36,11 @@ pub enum Purpose {
     ClusterFlip = 9,
     /// Wolff's seed site.
     WolffSeed = 10,
+    /// Vector-spin Metropolis proposals and acceptance words (purposes 8 to 10 belong to the
+    /// cluster updates).
+    VectorMetropolis = 11,
+    /// The initial vector spins (hot start).
+    VectorInitialSpins = 12,
 }
 
 /// The 128-bit Philox counter of one block of four random words.

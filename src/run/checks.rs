@@ -8,12 +8,17 @@ use crate::config::{AnnealingOptions, Config, ConfigError};
 use crate::engine::choice::{validate_engine_choice, validate_workgroup_size};
 use crate::metropolis::checks::validate_sweeps;
 use crate::model::checks::{validate_model, validate_systems, validate_temperatures};
+use crate::model::vector::checks::{validate_no_vector_updates, validate_vector};
 use crate::tempering::checks::validate_algorithm;
 
 impl Config {
     /// Check everything that parsing cannot: the first problem found is reported. `engine:
     /// Auto` is checked as the engine it chooses.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.model.is_vector() {
+            return validate_vector_run(self);
+        }
+        validate_no_vector_updates(self)?;
         if let Some(options) = self.algorithm.annealing() {
             return validate_annealing_run(self, &options);
         }
@@ -27,6 +32,17 @@ impl Config {
         validate_algorithm(self)?;
         validate_workgroup_size(self.workgroup_size)
     }
+}
+
+/// A vector-spin run: the model's lattice, temperatures and counts as for Ising spins, then
+/// what the vector loop takes, and the sweeps.
+fn validate_vector_run(config: &Config) -> Result<(), ConfigError> {
+    validate_model(&config.model)?;
+    validate_temperatures(&config.temperatures)?;
+    validate_systems(config)?;
+    validate_vector(config)?;
+    validate_sweeps(&config.sweeps)?;
+    validate_workgroup_size(config.workgroup_size)
 }
 
 /// Population annealing: its own options, then the engine's systems as

@@ -19,6 +19,7 @@ use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, auto_chose};
 use crate::metropolis::{Finished, Summary, run_sweeps};
 use crate::plot::{write_annealing_plot, write_run_plots};
 use crate::stop::StopReason;
+use crate::vector::{VectorSummary, run_vector};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,8 @@ pub enum RunOutcome {
     Completed(Box<Summary>),
     /// A population-annealing run.
     Annealed(Box<AnnealingSummary>),
+    /// A run of vector spins (`XY`, `Heisenberg`).
+    Vector(Box<VectorSummary>),
     Halted {
         sweeps_done: u64,
     },
@@ -39,6 +42,9 @@ pub enum RunOutcome {
 /// Run `config`, writing everything into `options.out`.
 pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     config.validate()?;
+    if config.model.is_vector() {
+        return run_vector_model(config, options);
+    }
     let (config, engine_choice) = &config.resolve_engine()?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     // Before anything looks at the directory's files: another run may be writing them.
@@ -79,6 +85,16 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
             }
         }
     })
+}
+
+/// A vector-spin run: its own loop on its own engine, on the backend the config names.
+fn run_vector_model(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
+    ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
+    let _lock = RunLock::acquire(&options.out)?;
+    let config_text = config.to_ron_string();
+    let engine_choice = "the vector-spin engine (the only one for XY and Heisenberg)";
+    let summary = run_vector(config, engine_choice, options, &config_text)?;
+    Ok(RunOutcome::Vector(Box::new(summary)))
 }
 
 impl RunOutcome {

@@ -7,6 +7,7 @@ mod ising;
 mod jackknife;
 mod overlap;
 mod spin_glass;
+mod vector;
 
 pub use autocorr::tau_int;
 pub use equilibration::{EquilibrationCheck, LogBin, Production, UnitSeries, Verdict, log_binning};
@@ -17,6 +18,7 @@ pub use spin_glass::{
     OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, overlap_estimates,
     spin_glass_estimates,
 };
+pub use vector::{VectorEstimates, VectorMeasurement, vector_estimates};
 
 use crate::config::{EngineKind, Lanes, Layout, Randoms};
 

@@ -11,10 +11,12 @@ use std::fmt;
 
 use spinflip::config::{Backend, PhiloxPath};
 use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::vector::{VectorEngine, VectorSweeps};
 use spinflip::engine::wgpu::philox_kat;
-use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine};
+use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine, WgpuVectorEngine};
 use spinflip::engine::{Betas, Engine, Halo};
 use spinflip::model::ising::IsingSystems;
+use spinflip::model::vector::VectorSystems;
 
 /// What Philox4x32-10 takes: `(counter, key)`.
 pub type PhiloxInput = ([u32; 4], [u32; 2]);
@@ -54,6 +56,14 @@ pub trait Gpu: Copy + fmt::Display + Send + Sync + 'static {
 
     /// Philox4x32-10 of each `(counter, key)` computed by the backend's kernels.
     fn philox_blocks(self, inputs: &[PhiloxInput]) -> Vec<[u32; 4]>;
+
+    /// The vector-spin engine of `systems`.
+    fn vector(
+        self,
+        systems: &VectorSystems,
+        updates: VectorSweeps,
+        block_size: u32,
+    ) -> Box<dyn VectorEngine>;
 
     /// The kernels as the tests run them unless they name another variant.
     fn default() -> Self {
@@ -139,6 +149,16 @@ impl Gpu for Wgpu {
     fn philox_blocks(self, inputs: &[PhiloxInput]) -> Vec<[u32; 4]> {
         philox_kat::philox_blocks(&mut self.context(), inputs).unwrap()
     }
+
+    fn vector(
+        self,
+        systems: &VectorSystems,
+        updates: VectorSweeps,
+        block_size: u32,
+    ) -> Box<dyn VectorEngine> {
+        let (ctx, systems) = (self.context(), systems.clone());
+        Box::new(WgpuVectorEngine::new(ctx, systems, updates, block_size).unwrap())
+    }
 }
 
 #[cfg(feature = "cuda")]
@@ -152,11 +172,14 @@ mod cuda {
     use spinflip::config::Backend;
     use spinflip::engine::cuda::philox_kat;
     use spinflip::engine::cuda::{
-        CudaDevice, MultispinCudaEngine, SimpleCudaEngine, device_count, driver_loadable,
+        CudaDevice, CudaVectorEngine, MultispinCudaEngine, SimpleCudaEngine, device_count,
+        driver_loadable,
     };
     use spinflip::engine::multispin::MultispinLayout;
+    use spinflip::engine::vector::{VectorEngine, VectorSweeps};
     use spinflip::engine::{Betas, Engine, Halo};
     use spinflip::model::ising::IsingSystems;
+    use spinflip::model::vector::VectorSystems;
 
     use super::{Gpu, PhiloxInput};
 
@@ -223,6 +246,16 @@ mod cuda {
 
         fn philox_blocks(self, inputs: &[PhiloxInput]) -> Vec<[u32; 4]> {
             philox_kat::philox_blocks(&mut device(), inputs).unwrap()
+        }
+
+        fn vector(
+            self,
+            systems: &VectorSystems,
+            updates: VectorSweeps,
+            block_size: u32,
+        ) -> Box<dyn VectorEngine> {
+            let systems = systems.clone();
+            Box::new(CudaVectorEngine::new(device(), systems, updates, block_size).unwrap())
         }
     }
 }

@@ -56,6 +56,7 @@ pub fn completed(outcome: RunOutcome) -> Summary {
         RunOutcome::Halted { sweeps_done } => panic!("halted after {sweeps_done}"),
         RunOutcome::Stopped { reason, .. } => panic!("stopped: {reason}"),
         RunOutcome::Annealed(_) => panic!("an annealing run"),
+        RunOutcome::Vector(_) => panic!("a vector-spin run"),
     }
 }
 

@@ -67,3 +67,4 @@ mod simple;
 mod slabs;
 mod slices;
 mod tempering;
+mod vector;

@@ -18,6 +18,11 @@ mod multispin_overlap;
 mod observables;
 mod tempering_exchange;
 mod tempering_swap;
+mod vector;
+pub mod vector_hot_start;
+pub mod vector_metropolis;
+mod vector_observables;
+pub mod vector_overrelaxation;
 
 pub use bitslice::{BondCount, LaneCounter, count_equals};
 pub use cluster_bonds::{active_bonds, bond_active, bond_group};
@@ -33,6 +38,8 @@ pub use multispin_overlap::overlap_planes;
 pub use observables::observe;
 pub use tempering_exchange::exchange;
 pub use tempering_swap::{CpuTempering, swap_uniforms};
+pub use vector::CpuVectorEngine;
+pub use vector_observables::observe_vector;
 
 use rayon::prelude::*;
 

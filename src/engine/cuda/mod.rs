@@ -21,8 +21,10 @@ pub mod shaders;
 mod simple;
 mod streams;
 mod tempering;
+mod vector;
 
 pub use context::{CudaDevice, CudaDeviceSummary, device_count, devices, driver_loadable};
 pub use halos::HALO_PATH_VARIABLE;
 pub use multispin::{CONSTANT_TABLE_WORDS, MultispinCudaEngine};
 pub use simple::SimpleCudaEngine;
+pub use vector::CudaVectorEngine;

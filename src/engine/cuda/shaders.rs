@@ -61,6 +61,12 @@ fn file_source(name: &str) -> Option<&'static str> {
         "tempering_exchange.cu",
         "tempering_history.cu",
         "tempering_swap.cu",
+        "vector.cuh",
+        "vector_hot_start.cu",
+        "vector_metropolis.cu",
+        "vector_observables.cu",
+        "vector_overrelaxation.cu",
+        "vector_site.cuh",
     )
 }
 
@@ -210,7 +216,8 @@ mod tests {
                     || name == super::super::compile::COUNT_DRAWS
                     || name == super::super::clusters::WOLFF
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)
-                    || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name);
+                    || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name)
+                    || crate::engine::vector::KERNEL_CONSTANTS.contains(&name);
                 assert!(
                     defined,
                     "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"

@@ -54,6 +54,7 @@ pub struct WgpuContext {
     simple_tempering_layout: BindingLayout,
     multispin_tempering_layout: BindingLayout,
     simple_cluster_layout: BindingLayout,
+    vector_layout: BindingLayout,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
     /// The mappable buffer downloads go through, grown to the largest and kept: a new one per
     /// download costs its allocation and zeroing (a population anneal reads 16 MB a step).
@@ -72,7 +73,8 @@ struct BindingLayout {
 
 /// The binding layouts of [`Bindings`]: 0 dispatch parameters (uniform, dynamic offset),
 /// 1 spins, 2 thresholds (read-only), 3 observations, and for the multispin kernels
-/// 4 couplings (read-only), 5 overlaps. A kernel uses a subset.
+/// 4 couplings (read-only), 5 overlaps; for the vector kernels 4 couplings, 5 proposal widths
+/// and 6 phases (all read-only). A kernel uses a subset.
 fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
     let mut entries = vec![
         wgpu::BindGroupLayoutEntry {
@@ -91,8 +93,10 @@ fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
         storage(2, true),
         storage(3, false),
     ];
-    if bindings == Bindings::Multispin {
-        entries.extend([storage(4, true), storage(5, false)]);
+    match bindings {
+        Bindings::Multispin => entries.extend([storage(4, true), storage(5, false)]),
+        Bindings::Vector => entries.extend([storage(4, true), storage(5, true), storage(6, true)]),
+        _ => {}
     }
     let bind_group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("spinflip"),
@@ -239,6 +243,7 @@ impl WgpuContext {
         let simple_tempering_layout = tempering_layout(&device, &simple_layout);
         let multispin_tempering_layout = tempering_layout(&device, &multispin_layout);
         let simple_cluster_layout = cluster_layout(&device, &simple_layout);
+        let vector_layout = binding_layout(&device, Bindings::Vector);
         let limits = device.limits();
         Ok(WgpuContext {
             device,
@@ -253,6 +258,7 @@ impl WgpuContext {
             simple_tempering_layout,
             multispin_tempering_layout,
             simple_cluster_layout,
+            vector_layout,
             pipelines: HashMap::new(),
             staging: std::cell::RefCell::new(None),
             errors,
@@ -267,6 +273,7 @@ impl WgpuContext {
             Bindings::SimpleTempering => &self.simple_tempering_layout,
             Bindings::MultispinTempering => &self.multispin_tempering_layout,
             Bindings::SimpleClusters => &self.simple_cluster_layout,
+            Bindings::Vector => &self.vector_layout,
         }
     }
 

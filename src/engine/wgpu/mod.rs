@@ -13,7 +13,9 @@ pub mod resampling;
 pub mod shaders;
 mod simple;
 mod tempering;
+mod vector;
 
 pub use context::WgpuContext;
 pub use multispin::MultispinWgpuEngine;
 pub use simple::SimpleWgpuEngine;
+pub use vector::WgpuVectorEngine;

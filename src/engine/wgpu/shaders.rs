@@ -22,7 +22,8 @@ pub enum MulhiloPath {
 /// 5 overlaps); with tempering, either of them as group 0 and the tempering buffers as group 1
 /// (0 swap tables, 1 state, 2 masks, 3 history); with cluster updates, the simple engine's as
 /// group 0 and the cluster buffers as group 1 (0 activation thresholds, 1 bonds, 2 labels,
-/// 3 counts, 4 sizes).
+/// 3 counts, 4 sizes); the vector-spin kernels' (the simple engine's with acceptance tables at
+/// 2 and counts at 3, plus 4 couplings, 5 proposal widths, 6 phases).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Bindings {
     Simple,
@@ -30,6 +31,7 @@ pub enum Bindings {
     SimpleTempering,
     MultispinTempering,
     SimpleClusters,
+    Vector,
 }
 
 /// The shared binding layout of `kernel`; `None` derives it from the shader (the kernels with
@@ -44,6 +46,10 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::ResampleScan
         | Kernel::ResampleScatter
         | Kernel::ResampleHistogram => None,
+        Kernel::VectorHotStart
+        | Kernel::VectorMetropolis
+        | Kernel::VectorOverrelaxation
+        | Kernel::VectorObservables => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -104,6 +110,13 @@ fn module_source(name: &str) -> Option<&'static str> {
         "tempering_exchange",
         "tempering_history",
         "tempering_swap",
+        "vector",
+        "vector_hot_start",
+        "vector_metropolis",
+        "vector_observables",
+        "vector_overrelaxation",
+        "vector_site",
+        "wide",
     )
 }
 

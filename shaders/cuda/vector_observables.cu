@@ -1,0 +1,69 @@
+// The exact integer sums of every vector-spin lattice (engine::vector::VectorObservation), the
+// twin of vector_observables.wgsl: each thread sums the sites thread, thread + stride, ... in
+// 64 bits, then adds its sums to the system's counters (two's complement: signed sums add as
+// unsigned) and its largest norm deviation by atomicMax. CPU twin:
+// src/engine/cpu/vector_observables.rs. Counters of system z from OBSERVATION: bonds[3],
+// twists[3], magnetisation[3], fourier[d][a][cos, sin], the norm deviation (saturated at
+// 2^32 - 1 as the CPU's is).
+
+#include "vector_site.cuh"
+
+constexpr unsigned OBSERVATION = 4u;
+constexpr unsigned SUMS = 27u;
+constexpr unsigned BONDS = 0u;
+constexpr unsigned TWISTS = 3u;
+constexpr unsigned MAGNETISATION = 6u;
+constexpr unsigned FOURIER = 9u;
+
+// |s . s - 1| >> MEASURE_SHIFT, saturated to 32 bits.
+__device__ __forceinline__ unsigned long long norm_deviation(const Vector& s) {
+    const long long deviation = dot(s, s) - static_cast<long long>(ONE) * ONE;
+    const unsigned long long magnitude =
+        static_cast<unsigned long long>(deviation < 0 ? -deviation : deviation) >> MEASURE_SHIFT;
+    return magnitude > 0xffffffffull ? 0xffffffffull : magnitude;
+}
+
+// Coordinate d of site i.
+__device__ __forceinline__ unsigned coordinate(unsigned i, unsigned d) {
+    return d == 0u ? i % L : d == 1u ? (i / L) % L : i / (L * L);
+}
+
+extern "C" __global__ void vector_observables(const int* spins,
+                                              unsigned long long* counts, const int* couplings,
+                                              const int* phases) {
+    const unsigned z = blockIdx.z;
+    const unsigned stride = threads_per_system();
+    long long sums[SUMS] = {};
+    unsigned long long deviation = 0ull;
+    for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
+        const Vector s = load_spin(spins, z, i);
+        for (unsigned a = 0u; a < COMPONENTS; a++) {
+            sums[MAGNETISATION + a] += s.c[a];
+        }
+        const Neighbours near = neighbours(i);
+        for (unsigned d = 0u; d < DIMS; d++) {
+            const Vector t = load_spin(spins, z, near.site[2u * d + 1u]);
+            const long long J = coupling(couplings, z, i * DIMS + d);
+            sums[BONDS + d] += J * (dot(s, t) >> MEASURE_SHIFT);
+            const long long twist = static_cast<long long>(s.c[0]) * t.c[1] -
+                                    static_cast<long long>(s.c[1]) * t.c[0];
+            sums[TWISTS + d] += J * (twist >> MEASURE_SHIFT);
+            const unsigned x = coordinate(i, d);
+            const long long cosine = phases[x];
+            const long long sine = phases[L + x];
+            for (unsigned a = 0u; a < COMPONENTS; a++) {
+                sums[FOURIER + 2u * (3u * d + a)] += (s.c[a] * cosine) >> FRACTION_BITS;
+                sums[FOURIER + 2u * (3u * d + a) + 1u] += (s.c[a] * sine) >> FRACTION_BITS;
+            }
+        }
+        const unsigned long long own = norm_deviation(s);
+        deviation = own > deviation ? own : deviation;
+    }
+    unsigned long long* out = counts + static_cast<unsigned long long>(z) * COUNTERS + OBSERVATION;
+    for (unsigned k = 0u; k < SUMS; k++) {
+        if (sums[k] != 0) {
+            atomicAdd(out + k, static_cast<unsigned long long>(sums[k]));
+        }
+    }
+    atomicMax(out + SUMS, deviation);
+}

@@ -1,0 +1,104 @@
+// One site of a vector-spin lattice, the twin of SiteUpdate and propose in
+// src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_site.wgsl. The kernels take the
+// same buffers as the WGSL bindings (engine::cuda::vector): spins (component a of site i of
+// system b at (b n + a) N + i), acceptance tables, counts (COUNT_WORDS / 2 counters per system:
+// accepted moves, then the observation), couplings (one int per bond site * DIMS + d and sample,
+// or the one uniform J), proposal widths per temperature, phases. System z draws the randoms of
+// batch z.
+
+#include "dispatch.cuh"
+#include "lattice.cuh"
+#include "philox.cuh"
+#include "vector.cuh"
+
+constexpr unsigned SAMPLES = SPINFLIP_SAMPLES;
+constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
+// Whether couplings holds one J for every bond (the ferromagnet) instead of one per bond.
+constexpr bool UNIFORM_COUPLINGS = SPINFLIP_UNIFORM_COUPLINGS != 0u;
+// The uniform field along the first component in spin units (defines are unsigned: its bits).
+constexpr int FIELD = static_cast<int>(SPINFLIP_FIELD_BITS);
+
+constexpr unsigned PURPOSE_VECTOR_METROPOLIS = 11u;
+constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
+// Points drawn at most for one proposal (vector_metropolis::PROPOSAL_ATTEMPTS).
+constexpr unsigned PROPOSAL_ATTEMPTS = 16u;
+constexpr int UNIFORM = 0;
+// 64-bit counters per system: accepted (1), spare (3), the observation (27 sums, the norm
+// deviation): COUNT_WORDS / 2 of vector_site.wgsl.
+constexpr unsigned COUNTERS = 32u;
+
+__device__ __forceinline__ unsigned temperature_of(unsigned system) {
+    return system / (SAMPLES * REPLICAS);
+}
+
+// Index of component a of site i of system b.
+__device__ __forceinline__ unsigned long long spin_word(unsigned b, unsigned a, unsigned i) {
+    return (static_cast<unsigned long long>(b) * COMPONENTS + a) * lattice_sites() + i;
+}
+
+__device__ __forceinline__ Vector load_spin(const int* spins, unsigned b, unsigned i) {
+    Vector s = {{0, 0, 0}};
+#pragma unroll
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        s.c[a] = spins[spin_word(b, a, i)];
+    }
+    return s;
+}
+
+__device__ __forceinline__ void store_spin(int* spins, unsigned b, unsigned i, const Vector& s) {
+#pragma unroll
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        spins[spin_word(b, a, i)] = s.c[a];
+    }
+}
+
+// J of bond `bond` (site * DIMS + d) of system b's sample.
+__device__ __forceinline__ int coupling(const int* couplings, unsigned b, unsigned bond) {
+    if (UNIFORM_COUPLINGS) {
+        return couplings[0];
+    }
+    const unsigned sample = (b / REPLICAS) % SAMPLES;
+    return couplings[static_cast<unsigned long long>(sample) * DIMS * lattice_sites() + bond];
+}
+
+// SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field.
+__device__ __forceinline__ Vector local_field(const int* spins, const int* couplings, unsigned b,
+                                              unsigned i) {
+    Vector h = {{FIELD, 0, 0}};
+    const Neighbours near = neighbours(i);
+#pragma unroll
+    for (unsigned k = 0u; k < coordination(); k++) {
+        const unsigned j = near.site[k];
+        const unsigned d = k / 2u;
+        const int J = coupling(couplings, b, (k % 2u == 0u ? j : i) * DIMS + d);
+        const Vector s = load_spin(spins, b, j);
+#pragma unroll
+        for (unsigned a = 0u; a < COMPONENTS; a++) {
+            h.c[a] += J * s.c[a];
+        }
+    }
+    return h;
+}
+
+// propose: the spin a block's point r of the cube [-1, 1)^n gives (none outside the unit
+// ball): unit(r) for UNIFORM, else unit(s + (r width) >> 28).
+__device__ __forceinline__ Unit propose(uint4 words, const Vector& s, int width) {
+    const unsigned w[4] = {words.x, words.y, words.z, words.w};
+    Vector r = {{0, 0, 0}};
+#pragma unroll
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        r.c[a] = static_cast<int>(w[a]) >> 3;
+    }
+    if (dot(r, r) > static_cast<long long>(ONE) * ONE) {
+        return Unit{r, false};
+    }
+    if (width == UNIFORM) {
+        return unit(r);
+    }
+    Vector v = {{0, 0, 0}};
+#pragma unroll
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        v.c[a] = s.c[a] + static_cast<int>((static_cast<long long>(r.c[a]) * width) >> FRACTION_BITS);
+    }
+    return unit(v);
+}

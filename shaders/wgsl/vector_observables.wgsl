@@ -1,0 +1,91 @@
+// The exact integer sums of every vector-spin lattice (engine::vector::VectorObservation):
+// each thread sums the sites thread, thread + stride, ... in u32 pairs, then adds its sums to
+// the system's 64-bit counts (any order gives the same sums) and its largest norm deviation by
+// atomicMax. CPU twin: src/engine/cpu/vector_observables.rs.
+// Counts of system z from word z * COUNT_WORDS + OBSERVATION_WORD, in pairs: bonds[3],
+// twists[3], magnetisation[3], fourier[d][a][cos, sin], then the norm deviation (one word,
+// saturated at 2^32 - 1 as the CPU's is).
+
+#import vector_site
+
+const OBSERVATION_WORD: u32 = 8u;
+const SUMS: u32 = 27u;
+const BONDS: u32 = 0u;
+const TWISTS: u32 = 3u;
+const MAGNETISATION: u32 = 6u;
+const FOURIER: u32 = 9u;
+
+// Adds the i64 `v` to the 64-bit count at words (i, i + 1): the low word's carry goes into the
+// high word (the final sum is exact whatever the order of the additions).
+fn add_i64(i: u32, v: vec2<u32>) {
+    if v.x == 0u && v.y == 0u {
+        return;
+    }
+    let old = atomicAdd(&observations[i], v.x);
+    let carry = select(0u, 1u, old + v.x < old);
+    atomicAdd(&observations[i + 1u], v.y + carry);
+}
+
+// |s . s - 1| >> MEASURE_SHIFT, saturated to a u32.
+fn norm_deviation(s: vec3<i32>) -> u32 {
+    var deviation = wide_sub(dot_wide(s, s), vec2<u32>(0u, 1u << (2u * FRACTION_BITS - 32u)));
+    if bitcast<i32>(deviation.y) < 0i {
+        deviation = wide_neg(deviation);
+    }
+    let shifted = wide_shr(deviation, MEASURE_SHIFT);
+    return select(0xffffffffu, shifted.x, shifted.y == 0u);
+}
+
+// Coordinate d of site i.
+fn coordinate(i: u32, d: u32) -> u32 {
+    var step = 1u;
+    for (var e = 0u; e < d; e++) {
+        step *= L;
+    }
+    return (i / step) % L;
+}
+
+// The site's forward bonds, twists and Fourier terms along d, added to `sums`.
+fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array<vec2<u32>, 27>>) {
+    let j = neighbours(i)[2u * d + 1u];
+    let t = load_spin(z, j);
+    let c = coupling(z, i * DIMS + d);
+    (*sums)[BONDS + d] = wide_add((*sums)[BONDS + d], wide_mul(wide_shr(dot_wide(s, t), MEASURE_SHIFT), c));
+    let twist = wide_sub(wide_mul_i32(s.x, t.y), wide_mul_i32(s.y, t.x));
+    (*sums)[TWISTS + d] = wide_add((*sums)[TWISTS + d], wide_mul(wide_shr(twist, MEASURE_SHIFT), c));
+    let x = coordinate(i, d);
+    let cos = phases[x];
+    let sin = phases[L + x];
+    for (var a = 0u; a < COMPONENTS; a++) {
+        let f = FOURIER + 2u * (3u * d + a);
+        (*sums)[f] = wide_add((*sums)[f], wide_shr(wide_mul_i32(s[a], cos), FRACTION_BITS));
+        (*sums)[f + 1u] = wide_add((*sums)[f + 1u], wide_shr(wide_mul_i32(s[a], sin), FRACTION_BITS));
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let z = workgroup.z;
+    let stride = threads_per_system(workgroups);
+    var sums: array<vec2<u32>, 27>;
+    var deviation = 0u;
+    for (var i = thread_in_system(workgroup, workgroups, local); i < lattice_sites(); i += stride) {
+        let s = load_spin(z, i);
+        for (var a = 0u; a < COMPONENTS; a++) {
+            sums[MAGNETISATION + a] = wide_add(sums[MAGNETISATION + a], wide_from_i32(s[a]));
+        }
+        for (var d = 0u; d < DIMS; d++) {
+            add_direction(z, i, d, s, &sums);
+        }
+        deviation = max(deviation, norm_deviation(s));
+    }
+    let out = z * COUNT_WORDS + OBSERVATION_WORD;
+    for (var k = 0u; k < SUMS; k++) {
+        add_i64(out + 2u * k, sums[k]);
+    }
+    atomicMax(&observations[out + 2u * SUMS], deviation);
+}

@@ -1,0 +1,37 @@
+// Over-relaxation of one checkerboard colour of every vector-spin lattice: each spin reflected
+// about its local field and normalised again; no randoms. CPU twin:
+// src/engine/cpu/vector_overrelaxation.rs. One thread per site of the colour.
+
+#import vector_site
+
+// vector_overrelaxation::reflect: unit(2 ((s . d) >> 28) d - s) with d = unit(h); s where h or
+// the reflection is zero.
+fn reflect(s: vec3<i32>, h: vec3<i32>) -> vec3<i32> {
+    let direction = unit(h);
+    if !direction.ok {
+        return s;
+    }
+    let twice_projection = wide_shl(wide_shr(dot_wide(s, direction.v), FRACTION_BITS), 1u);
+    var v = vec3<i32>(0i);
+    for (var a = 0u; a < COMPONENTS; a++) {
+        let along = wide_shr(wide_mul(twice_projection, direction.v[a]), FRACTION_BITS);
+        v[a] = bitcast<i32>(along.x) - s[a];
+    }
+    let reflected = unit(v);
+    return select(s, reflected.v, reflected.ok);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let ci = thread_in_system(workgroup, workgroups, local);
+    let z = workgroup.z;
+    if ci >= lattice_sites() / 2u {
+        return;
+    }
+    let i = colour_site(params.colour, ci);
+    store_spin(z, i, reflect(load_spin(z, i), local_field(z, i)));
+}

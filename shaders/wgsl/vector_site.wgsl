@@ -1,0 +1,103 @@
+// One site of a vector-spin lattice, the twin of SiteUpdate and propose in
+// src/engine/cpu/vector_metropolis.rs, and the bindings every vector kernel shares
+// (engine::wgpu::vector): 0 dispatch parameters, 1 spins (component a of site i of system b at
+// (b n + a) N + i), 2 acceptance tables (fixed::TABLE_LEN words per temperature), 3 counts
+// (COUNT_WORDS per system: accepted moves, then the observation), 4 couplings (one i32 per bond
+// site * DIMS + d and sample, or the one uniform J), 5 proposal widths per temperature,
+// 6 phases (cos then sin of 2 pi x / L, spin units). System z draws the randoms of batch z.
+
+#import dispatch
+#import lattice
+#import philox
+#import vector
+
+@group(0) @binding(0) var<uniform> params: DispatchParams;
+@group(0) @binding(1) var<storage, read_write> spins: array<i32>;
+@group(0) @binding(2) var<storage, read> tables: array<u32>;
+@group(0) @binding(3) var<storage, read_write> observations: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read> couplings: array<i32>;
+@group(0) @binding(5) var<storage, read> widths: array<i32>;
+@group(0) @binding(6) var<storage, read> phases: array<i32>;
+
+override SAMPLES: u32 = 1u;
+override REPLICAS: u32 = 1u;
+// Whether couplings holds one J for every bond (the ferromagnet) instead of one per bond.
+override UNIFORM_COUPLINGS: bool = true;
+// The uniform field along the first component, spin units as i32 bits (overrides of the host
+// are unsigned).
+override FIELD_BITS: u32 = 0u;
+override FIELD: i32 = i32(FIELD_BITS);
+
+const PURPOSE_VECTOR_METROPOLIS: u32 = 11u;
+const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
+// Points drawn at most for one proposal (vector_metropolis::PROPOSAL_ATTEMPTS).
+const PROPOSAL_ATTEMPTS: u32 = 16u;
+const UNIFORM: i32 = 0i;
+// Words of counts per system: accepted (2), spare (6), the observation (28 pairs).
+const COUNT_WORDS: u32 = 64u;
+
+fn temperature_of(system: u32) -> u32 {
+    return system / (SAMPLES * REPLICAS);
+}
+
+// Word of component a of site i of system b.
+fn spin_word(b: u32, a: u32, i: u32) -> u32 {
+    return (b * COMPONENTS + a) * lattice_sites() + i;
+}
+
+fn load_spin(b: u32, i: u32) -> vec3<i32> {
+    var s = vec3<i32>(0i);
+    for (var a = 0u; a < COMPONENTS; a++) {
+        s[a] = spins[spin_word(b, a, i)];
+    }
+    return s;
+}
+
+fn store_spin(b: u32, i: u32, s: vec3<i32>) {
+    for (var a = 0u; a < COMPONENTS; a++) {
+        spins[spin_word(b, a, i)] = s[a];
+    }
+}
+
+// J of bond `bond` (site * DIMS + d) of system b's sample.
+fn coupling(b: u32, bond: u32) -> i32 {
+    if UNIFORM_COUPLINGS {
+        return couplings[0];
+    }
+    let sample = (b / REPLICAS) % SAMPLES;
+    return couplings[sample * DIMS * lattice_sites() + bond];
+}
+
+// SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field.
+fn local_field(b: u32, i: u32) -> vec3<i32> {
+    var h = vec3<i32>(FIELD, 0i, 0i);
+    let near = neighbours(i);
+    for (var k = 0u; k < coordination(); k++) {
+        let j = near[k];
+        let d = k / 2u;
+        let bond = select(i * DIMS + d, j * DIMS + d, k % 2u == 0u);
+        h += coupling(b, bond) * load_spin(b, j);
+    }
+    return h;
+}
+
+// propose: the spin a block's point r of the cube [-1, 1)^n gives (none outside the unit
+// ball): unit(r) for UNIFORM, else unit(s + (r width) >> 28).
+fn propose(words: vec4<u32>, s: vec3<i32>, width: i32) -> Unit {
+    var r = vec3<i32>(0i);
+    for (var a = 0u; a < COMPONENTS; a++) {
+        r[a] = bitcast<i32>(words[a]) >> 3u;
+    }
+    let one_squared = vec2<u32>(0u, 1u << (2u * FRACTION_BITS - 32u));
+    if wide_less(one_squared, dot_wide(r, r)) {
+        return Unit(r, false);
+    }
+    if width == UNIFORM {
+        return unit(r);
+    }
+    var v = vec3<i32>(0i);
+    for (var a = 0u; a < COMPONENTS; a++) {
+        v[a] = s[a] + bitcast<i32>(wide_shr(wide_mul_i32(r[a], width), FRACTION_BITS).x);
+    }
+    return unit(v);
+}

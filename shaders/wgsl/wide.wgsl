@@ -1,0 +1,128 @@
+// 64-bit integers as vec2<u32>(low word, high word), two's complement, for adapters without
+// SHADER_INT64. Each function is one exactly defined operation of src/model/vector/fixed.rs
+// (Rust's i64/u64 arithmetic modulo 2^64, the arithmetic shift, truncating division, floor
+// square root), so a kernel built from them computes the CPU's integers.
+
+#import mulhilo
+
+// i64::from(a).
+fn wide_from_i32(a: i32) -> vec2<u32> {
+    return vec2<u32>(bitcast<u32>(a), select(0u, 0xffffffffu, a < 0i));
+}
+
+// a + b (wrapping).
+fn wide_add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let low = a.x + b.x;
+    return vec2<u32>(low, a.y + b.y + select(0u, 1u, low < a.x));
+}
+
+// -a (wrapping).
+fn wide_neg(a: vec2<u32>) -> vec2<u32> {
+    return wide_add(~a, vec2<u32>(1u, 0u));
+}
+
+// a - b (wrapping).
+fn wide_sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return wide_add(a, wide_neg(b));
+}
+
+// i64::from(a) * i64::from(b), exact: the unsigned product less the other factor in the high
+// word for each negative factor.
+fn wide_mul_i32(a: i32, b: i32) -> vec2<u32> {
+    let p = mulhilo(bitcast<u32>(a), bitcast<u32>(b));
+    var high = p.x;
+    if a < 0i {
+        high -= bitcast<u32>(b);
+    }
+    if b < 0i {
+        high -= bitcast<u32>(a);
+    }
+    return vec2<u32>(p.y, high);
+}
+
+// a * i64::from(c) (wrapping).
+fn wide_mul(a: vec2<u32>, c: i32) -> vec2<u32> {
+    let p = mulhilo(a.x, bitcast<u32>(c));
+    var high = p.x + a.y * bitcast<u32>(c);
+    if c < 0i {
+        high -= a.x;
+    }
+    return vec2<u32>(p.y, high);
+}
+
+// a >> s, arithmetic (floor division by 2^s), 0 <= s < 64.
+fn wide_shr(a: vec2<u32>, s: u32) -> vec2<u32> {
+    let high = bitcast<i32>(a.y);
+    if s >= 32u {
+        return vec2<u32>(bitcast<u32>(high >> (s - 32u)), bitcast<u32>(high >> 31u));
+    }
+    if s == 0u {
+        return a;
+    }
+    return vec2<u32>((a.x >> s) | (a.y << (32u - s)), bitcast<u32>(high >> s));
+}
+
+// a << s (wrapping), 0 <= s < 64.
+fn wide_shl(a: vec2<u32>, s: u32) -> vec2<u32> {
+    if s >= 32u {
+        return vec2<u32>(0u, a.x << (s - 32u));
+    }
+    if s == 0u {
+        return a;
+    }
+    return vec2<u32>(a.x << s, (a.y << s) | (a.x >> (32u - s)));
+}
+
+// a < b as i64.
+fn wide_less(a: vec2<u32>, b: vec2<u32>) -> bool {
+    if a.y != b.y {
+        return bitcast<i32>(a.y) < bitcast<i32>(b.y);
+    }
+    return a.x < b.x;
+}
+
+// a < b as u64.
+fn wide_less_unsigned(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x < b.x);
+}
+
+// a.leading_zeros() as u64.
+fn wide_leading_zeros(a: vec2<u32>) -> u32 {
+    if a.y != 0u {
+        return countLeadingZeros(a.y);
+    }
+    return 32u + countLeadingZeros(a.x);
+}
+
+// floor(sqrt(x)) of a u64, bit by bit from the top: a bit stays where the root with it still
+// squares to at most x (the squares are exact 64-bit products).
+fn wide_isqrt(x: vec2<u32>) -> u32 {
+    var root = 0u;
+    for (var bit = 32u; bit > 0u; bit--) {
+        let candidate = root | (1u << (bit - 1u));
+        let square = mulhilo(candidate, candidate);
+        if !wide_less_unsigned(x, vec2<u32>(square.y, square.x)) {
+            root = candidate;
+        }
+    }
+    return root;
+}
+
+// (a / i64::from(d)) as i32, truncated towards zero, for 0 < d < 2^31 and |a| / d < 2^31
+// (what the callers' ranges give): long division of |a|, one bit of the low word at a time,
+// the remainder staying below d so that doubling it fits a u32.
+fn wide_div(a: vec2<u32>, d: u32) -> i32 {
+    let negative = bitcast<i32>(a.y) < 0i;
+    let magnitude = select(a, wide_neg(a), negative);
+    var remainder = magnitude.y % d;
+    var quotient = 0u;
+    for (var bit = 32u; bit > 0u; bit--) {
+        remainder = (remainder << 1u) | ((magnitude.x >> (bit - 1u)) & 1u);
+        quotient <<= 1u;
+        if remainder >= d {
+            remainder -= d;
+            quotient |= 1u;
+        }
+    }
+    return select(bitcast<i32>(quotient), -bitcast<i32>(quotient), negative);
+}

@@ -1,0 +1,37 @@
+//! CPU twin of `vector_hot_start`: every spin of a vector-spin lattice uniform on the circle or
+//! sphere. Site `i` of system `b` takes the first usable point ([`propose`] with
+//! [`UNIFORM`]) of blocks `(i, 0, VectorInitialSpins, attempt, 0, b)`, attempts
+//! `0 .. PROPOSAL_ATTEMPTS`; the unit vector along the first axis where none is.
+
+use super::vector_metropolis::{PROPOSAL_ATTEMPTS, UNIFORM, propose};
+use crate::model::vector::fixed::{ONE, Vector};
+use crate::rng::{Counter, Purpose, random_block};
+
+/// The initial spin of site `i` of the run's system `system`, `n` components.
+pub fn initial_spin(seed: u64, system: u32, i: u64, n: usize) -> Vector {
+    (0..PROPOSAL_ATTEMPTS)
+        .find_map(|attempt| {
+            let counter = Counter {
+                word: i as u32,
+                sweep: 0,
+                purpose: Purpose::VectorInitialSpins,
+                colour: 0,
+                draw: attempt,
+                batch: system,
+            };
+            propose(&random_block(seed, counter), &[0; 3], UNIFORM, n)
+        })
+        .unwrap_or([ONE, 0, 0])
+}
+
+/// The initial lattice of the run's system `system` of `sites` sites, component-major.
+pub fn initial_lattice(seed: u64, system: u32, sites: u64, n: usize) -> Vec<i32> {
+    let mut spins = vec![0; n * sites as usize];
+    for i in 0..sites {
+        let s = initial_spin(seed, system, i, n);
+        for a in 0..n {
+            spins[a * sites as usize + i as usize] = s[a];
+        }
+    }
+    spins
+}

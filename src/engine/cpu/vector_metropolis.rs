@@ -1,0 +1,182 @@
+//! CPU twin of `vector_metropolis` (`shaders/wgsl/vector_metropolis.wgsl`,
+//! `shaders/cuda/vector_metropolis.cu`): one checkerboard colour of one vector-spin lattice,
+//! each site proposed a new spin and tested against its local field, in the fixed-point
+//! arithmetic of [`crate::model::vector::fixed`].
+//!
+//! Randoms: the proposal of site `i` of system `b` at sweep `t`, colour `c`, takes block
+//! `(i, t, VectorMetropolis, draw, c, b)` with `draw = hit * PROPOSAL_ATTEMPTS + attempt`:
+//! words 0 .. n-1 are a point of the cube `[-1, 1)^n` (each word's top 29 bits, as a signed
+//! spin unit), word 3 the acceptance word. A point outside the unit ball, or giving a zero
+//! vector, is drawn again from the next block; after [`PROPOSAL_ATTEMPTS`] such points the site
+//! keeps its spin (which leaves the proposal symmetric).
+
+pub use crate::engine::vector::UNIFORM;
+use crate::model::Lattice;
+use crate::model::vector::fixed::{ONE, Vector, accepts, dot, unit};
+use crate::model::vector::{SampleBonds, VectorSystems};
+use crate::rng::{Counter, Purpose, random_block};
+
+/// Points drawn at most for one proposal (one in about `(1 - pi/6)^16 = 7e-6` proposals of a
+/// Heisenberg spin runs out of them).
+pub const PROPOSAL_ATTEMPTS: u32 = 16;
+
+/// What one system's update needs besides its spins.
+pub struct SiteUpdate<'a> {
+    pub lattice: Lattice,
+    pub components: usize,
+    pub bonds: SampleBonds<'a>,
+    /// The uniform field along the first component, in spin units.
+    pub field: i32,
+}
+
+impl<'a> SiteUpdate<'a> {
+    /// The update of the systems of sample `sample` of `systems`.
+    pub fn of(systems: &'a VectorSystems, sample: u32) -> Self {
+        SiteUpdate {
+            lattice: systems.lattice,
+            components: systems.components as usize,
+            bonds: systems.bonds(sample),
+            field: systems.field_units(),
+        }
+    }
+
+    /// The local field of site `i`: `sum_j J_ij s_j` plus the uniform field.
+    pub fn local_field(&self, spins: &[i32], i: u64) -> Vector {
+        let dims = u64::from(self.lattice.dims);
+        let sites = self.lattice.sites() as usize;
+        let mut field = [0i32; 3];
+        field[0] = self.field;
+        for (k, j) in self.lattice.neighbours(i).enumerate() {
+            let d = k as u64 / 2;
+            let bond = match k % 2 {
+                0 => j * dims + d,
+                _ => i * dims + d,
+            };
+            let coupling = self.bonds.coupling(bond);
+            for (a, h) in field.iter_mut().enumerate().take(self.components) {
+                *h += coupling * spins[a * sites + j as usize];
+            }
+        }
+        field
+    }
+
+    /// The spin of site `i`.
+    pub fn spin(&self, spins: &[i32], i: u64) -> Vector {
+        let sites = self.lattice.sites() as usize;
+        let mut s = [0; 3];
+        for (a, c) in s.iter_mut().enumerate().take(self.components) {
+            *c = spins[a * sites + i as usize];
+        }
+        s
+    }
+
+    /// Set the spin of site `i`.
+    pub fn set_spin(&self, spins: &mut [i32], i: u64, s: &Vector) {
+        let sites = self.lattice.sites() as usize;
+        for (a, c) in s.iter().enumerate().take(self.components) {
+            spins[a * sites + i as usize] = *c;
+        }
+    }
+}
+
+/// A proposed spin from the block `words` (its first `n` words), or `None` where the block's
+/// point of the cube falls outside the unit ball or gives the zero vector: `width` [`UNIFORM`]
+/// normalises the point itself, any other width normalises `s + width r` (`width` in spin
+/// units).
+pub fn propose(words: &[u32; 4], s: &Vector, width: i32, n: usize) -> Option<Vector> {
+    let mut r = [0i32; 3];
+    for a in 0..n {
+        r[a] = (words[a] as i32) >> 3;
+    }
+    let one = i64::from(ONE);
+    if dot(&r, &r, n) > one * one {
+        return None;
+    }
+    if width == UNIFORM {
+        return unit(&r, n);
+    }
+    let mut v = [0i32; 3];
+    for a in 0..n {
+        v[a] = s[a] + ((i64::from(r[a]) * i64::from(width)) >> ONE.trailing_zeros()) as i32;
+    }
+    unit(&v, n)
+}
+
+/// The proposal of one hit: the first block of the hit's attempts whose point is usable, with
+/// that block's acceptance word; `None` where every attempt failed.
+pub fn proposal(
+    block: impl Fn(u32) -> [u32; 4],
+    hit: u32,
+    s: &Vector,
+    width: i32,
+    n: usize,
+) -> Option<(Vector, u32)> {
+    (0..PROPOSAL_ATTEMPTS).find_map(|attempt| {
+        let words = block(hit * PROPOSAL_ATTEMPTS + attempt);
+        propose(&words, s, width, n).map(|v| (v, words[3]))
+    })
+}
+
+/// The energy change `-(v - s) . H` of replacing `s` by `v` in the local field `h`, in units
+/// of `2^-56`.
+pub fn energy_change(s: &Vector, v: &Vector, h: &Vector, n: usize) -> i64 {
+    (0..n)
+        .map(|a| (i64::from(s[a]) - i64::from(v[a])) * i64::from(h[a]))
+        .sum()
+}
+
+/// Where the randoms of one colour update come from.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepKey {
+    pub seed: u64,
+    pub sweep: u32,
+    pub colour: u32,
+    /// The run's index of the system.
+    pub system: u32,
+}
+
+impl SweepKey {
+    /// The block of draw `draw` of site `i`.
+    pub fn block(&self, i: u64, draw: u32) -> [u32; 4] {
+        let counter = Counter {
+            word: i as u32,
+            sweep: self.sweep,
+            purpose: Purpose::VectorMetropolis,
+            colour: self.colour,
+            draw,
+            batch: self.system,
+        };
+        random_block(self.seed, counter)
+    }
+}
+
+/// Metropolis on every site of `key.colour` of one system's `spins` (component-major), `hits`
+/// proposals per site, with the proposal `width` and the acceptance `table` of its
+/// temperature; returns the accepted moves.
+pub fn metropolis_colour(
+    update: &SiteUpdate,
+    spins: &mut [i32],
+    key: SweepKey,
+    (width, hits): (i32, u32),
+    table: &[u32],
+) -> u64 {
+    let n = update.components;
+    let lattice = update.lattice;
+    let mut accepted = 0;
+    for ci in 0..lattice.sites_per_colour() {
+        let i = lattice.colour_site(key.colour, ci);
+        let h = update.local_field(spins, i);
+        let mut s = update.spin(spins, i);
+        for hit in 0..hits {
+            let Some((v, u)) = proposal(|draw| key.block(i, draw), hit, &s, width, n) else {
+                continue;
+            };
+            if accepts(energy_change(&s, &v, &h, n), u, table) {
+                s = v;
+                accepted += 1;
+            }
+        }
+        update.set_spin(spins, i, &s);
+    }
+    accepted
+}

@@ -1,0 +1,43 @@
+//! CPU twin of `vector_observables`: the exact integer sums of one vector-spin lattice that every
+//! estimate of the vector models is computed from (see [`VectorObservation`]).
+
+use super::vector_metropolis::SiteUpdate;
+use crate::engine::vector::VectorObservation;
+use crate::model::vector::PhaseTable;
+use crate::model::vector::fixed::{FRACTION_BITS, MEASURE_SHIFT, ONE, dot};
+
+/// The observation of one system's `spins` (component-major).
+pub fn observe_vector(
+    update: &SiteUpdate,
+    spins: &[i32],
+    phases: &PhaseTable,
+) -> VectorObservation {
+    let lattice = update.lattice;
+    let n = update.components;
+    let dims = lattice.dims as usize;
+    let one_squared = i64::from(ONE) * i64::from(ONE);
+    let mut o = VectorObservation::default();
+    for i in 0..lattice.sites() {
+        let s = update.spin(spins, i);
+        let coords = lattice.coords(i);
+        for (m, c) in o.magnetisation.iter_mut().zip(&s).take(n) {
+            *m += i64::from(*c);
+        }
+        for (d, j) in lattice.forward_neighbours(i).enumerate() {
+            let t = update.spin(spins, j);
+            let coupling = i64::from(update.bonds.coupling(i * dims as u64 + d as u64));
+            o.bonds[d] += coupling * (dot(&s, &t, n) >> MEASURE_SHIFT);
+            let twist = i64::from(s[0]) * i64::from(t[1]) - i64::from(s[1]) * i64::from(t[0]);
+            o.twists[d] += coupling * (twist >> MEASURE_SHIFT);
+            let x = coords[d] as usize;
+            let (cos, sin) = (i64::from(phases.cos[x]), i64::from(phases.sin[x]));
+            for (f, c) in o.fourier[d].iter_mut().zip(&s).take(n) {
+                f[0] += (i64::from(*c) * cos) >> FRACTION_BITS;
+                f[1] += (i64::from(*c) * sin) >> FRACTION_BITS;
+            }
+        }
+        let deviation = (dot(&s, &s, n) - one_squared).unsigned_abs() >> MEASURE_SHIFT;
+        o.norm_deviation = o.norm_deviation.max(deviation.min(u64::from(u32::MAX)));
+    }
+    o
+}

@@ -1,0 +1,235 @@
+//! The vector-spin engine on a CUDA device: kernels `vector_hot_start`, `vector_metropolis`,
+//! `vector_overrelaxation` and `vector_observables` (`shaders/cuda/vector_*.cu`), the twins of
+//! the WGSL ones with native 64-bit integers, and the same buffers as
+//! `engine::wgpu::vector::WgpuVectorEngine`: spins component-major, acceptance tables, counts
+//! ([`COUNTERS`] per system), couplings, proposal widths, phases.
+#![allow(
+    unsafe_code,
+    reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
+)]
+
+use std::ops::Range;
+
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+
+use super::context::CudaDevice;
+use super::driver::driver_error;
+use super::launch::{allocate, check_fits, clear, download, launch_config, overwrite, upload};
+use crate::engine::EngineInfo;
+use crate::engine::dispatch::DispatchParams;
+use crate::engine::kernels::Kernel;
+use crate::engine::vector::{
+    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, check_spin_words, counted_observation,
+    coupling_words, dispatch_params, kernel_constants, phase_words,
+};
+use crate::error::Result;
+use crate::model::vector::VectorSystems;
+
+/// Sites each thread of the observables kernel sums, so that few threads add to the counts.
+const SITES_PER_OBSERVER: u64 = 16;
+
+/// Launches between synchronisations, so that a fault shows near its cause.
+const LAUNCHES_PER_WAIT: usize = 1024;
+
+/// The vector-spin engine on a CUDA device.
+pub struct CudaVectorEngine {
+    device: CudaDevice,
+    systems: VectorSystems,
+    updates: VectorSweeps,
+    block_size: u32,
+    spins: CudaSlice<i32>,
+    tables: CudaSlice<u32>,
+    counts: CudaSlice<u64>,
+    couplings: CudaSlice<i32>,
+    widths: CudaSlice<i32>,
+    phases: CudaSlice<i32>,
+    kernels: Functions,
+}
+
+/// The compiled kernels.
+struct Functions {
+    hot_start: CudaFunction,
+    metropolis: CudaFunction,
+    overrelaxation: CudaFunction,
+    observables: CudaFunction,
+}
+
+impl CudaVectorEngine {
+    /// The engine of `systems` on `device`, every spin zero until a hot start or
+    /// [`VectorEngine::set_spins`], with `block_size` threads per block.
+    pub fn new(
+        mut device: CudaDevice,
+        systems: VectorSystems,
+        updates: VectorSweeps,
+        block_size: u32,
+    ) -> Result<Self> {
+        check_fits(&device, block_size, systems.systems(), "systems")?;
+        let constants = kernel_constants(&systems, updates.hits);
+        let kernels = Functions {
+            hot_start: device.function(Kernel::VectorHotStart, &constants)?,
+            metropolis: device.function(Kernel::VectorMetropolis, &constants)?,
+            overrelaxation: device.function(Kernel::VectorOverrelaxation, &constants)?,
+            observables: device.function(Kernel::VectorObservables, &constants)?,
+        };
+        let engine = CudaVectorEngine {
+            spins: allocate(&device, systems.spin_words(), "vector spins")?,
+            tables: upload(&device, &systems.acceptance_tables(), "acceptance tables")?,
+            counts: allocate(
+                &device,
+                COUNTERS * systems.systems() as usize,
+                "vector counts",
+            )?,
+            couplings: upload(&device, &coupling_words(&systems.couplings), "couplings")?,
+            widths: allocate(&device, systems.betas.len(), "proposal widths")?,
+            phases: upload(&device, &phase_words(&systems.phases()), "phases")?,
+            kernels,
+            systems,
+            updates,
+            block_size,
+            device,
+        };
+        engine
+            .device
+            .synchronize("allocating the vector lattices")?;
+        Ok(engine)
+    }
+
+    /// The parameters every launch of this engine shares.
+    fn params(&self) -> DispatchParams {
+        dispatch_params(&self.systems)
+    }
+
+    /// Grid of blocks covering `threads` threads per system.
+    fn grid(&self, threads: u64) -> LaunchConfig {
+        launch_config(
+            &self.device,
+            self.block_size,
+            threads,
+            self.systems.systems(),
+        )
+    }
+
+    /// Enqueue the update of one colour of every system: Metropolis or over-relaxation.
+    fn launch_colour(&mut self, params: DispatchParams, metropolis: bool) -> Result<()> {
+        let config = self.grid(self.systems.lattice.sites_per_colour());
+        let stream = &self.device.stream;
+        let (kernel, mut launch) = match metropolis {
+            true => {
+                let mut launch = stream.launch_builder(&self.kernels.metropolis);
+                launch
+                    .arg(&params)
+                    .arg(&mut self.spins)
+                    .arg(&self.tables)
+                    .arg(&mut self.counts)
+                    .arg(&self.couplings)
+                    .arg(&self.widths);
+                (Kernel::VectorMetropolis, launch)
+            }
+            false => {
+                let mut launch = stream.launch_builder(&self.kernels.overrelaxation);
+                launch
+                    .arg(&params)
+                    .arg(&mut self.spins)
+                    .arg(&self.couplings);
+                (Kernel::VectorOverrelaxation, launch)
+            }
+        };
+        // SAFETY: the arguments match the kernel's parameters in order and type
+        // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
+        // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths. The
+        // kernels stay in bounds: threads past the colour's last site return, and every buffer
+        // was sized from these systems.
+        unsafe { launch.launch(config) }
+            .map(|_| ())
+            .map_err(driver_error(format!(
+                "launching kernel {}",
+                kernel.module()
+            )))
+    }
+
+    /// Every system's counters.
+    fn read_counts(&self) -> Result<Vec<u64>> {
+        download(&self.device, &self.counts, "vector counts")
+    }
+}
+
+impl VectorEngine for CudaVectorEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            backend: "cuda".into(),
+            engine: "vector".into(),
+            adapter: self.device.description(),
+            driver: self.device.driver(),
+        }
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        let params = self.params();
+        let config = self.grid(self.systems.lattice.sites());
+        let mut launch = self.device.stream.launch_builder(&self.kernels.hot_start);
+        launch.arg(&params).arg(&mut self.spins);
+        // SAFETY: vector_hot_start takes DispatchParams by value and the `int` spins, which hold
+        // every site of every system; threads past the last site return.
+        unsafe { launch.launch(config) }
+            .map_err(driver_error("launching kernel vector_hot_start"))?;
+        self.device.synchronize("the vector hot start")
+    }
+
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+        check_spin_words(&self.systems, spins.len())?;
+        overwrite(&self.device, spins, &mut self.spins, "vector spins")
+    }
+
+    fn spins(&mut self) -> Result<Vec<i32>> {
+        download(&self.device, &self.spins, "vector spins")
+    }
+
+    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>> {
+        overwrite(&self.device, widths, &mut self.widths, "proposal widths")?;
+        clear(&self.device, &mut self.counts, "vector counts")?;
+        let mut launches = 0;
+        for sweep in sweeps {
+            let passes = std::iter::once(true).chain(std::iter::repeat_n(
+                false,
+                self.updates.overrelaxation as usize,
+            ));
+            for metropolis in passes {
+                for colour in 0..2 {
+                    let params = DispatchParams {
+                        sweep,
+                        colour,
+                        ..self.params()
+                    };
+                    self.launch_colour(params, metropolis)?;
+                    launches += 1;
+                    if launches % LAUNCHES_PER_WAIT == 0 {
+                        self.device.synchronize("vector sweeps")?;
+                    }
+                }
+            }
+        }
+        let counts = self.read_counts()?;
+        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+    }
+
+    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+        clear(&self.device, &mut self.counts, "vector counts")?;
+        let config = self.grid(self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER));
+        let mut launch = self.device.stream.launch_builder(&self.kernels.observables);
+        launch
+            .arg(&self.spins)
+            .arg(&mut self.counts)
+            .arg(&self.couplings)
+            .arg(&self.phases);
+        // SAFETY: vector_observables takes device pointers to the `int` spins, the
+        // `unsigned long long` counts (COUNTERS per system), the `int` couplings and phases (2 L
+        // words), all sized from these systems; threads sum sites below lattice_sites() only.
+        unsafe { launch.launch(config) }
+            .map_err(driver_error("launching kernel vector_observables"))?;
+        Ok(self
+            .read_counts()?
+            .chunks_exact(COUNTERS)
+            .map(counted_observation)
+            .collect())
+    }
+}

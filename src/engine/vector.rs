@@ -1,0 +1,159 @@
+//! The contract of the vector-spin engines (`XY`, `Heisenberg`): lattices of fixed-point unit
+//! vectors ([`crate::model::vector::fixed`]), checkerboard sweeps of Metropolis and
+//! over-relaxation, and measurements as exact integer sums. The CPU engine
+//! ([`super::cpu::CpuVectorEngine`]) is the reference the GPU kernels are checked against.
+
+use std::ops::Range;
+
+use super::EngineInfo;
+use super::dispatch::DispatchParams;
+use crate::error::{Error, Result};
+use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
+
+/// The proposal width that means a direction uniform on the sphere, independent of the old
+/// spin (a cone of zero width would never move).
+pub const UNIFORM: i32 = 0;
+
+/// How the sweeps of a vector engine update its spins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorSweeps {
+    /// Metropolis proposals per site and colour of a Metropolis sweep.
+    pub hits: u32,
+    /// Over-relaxation sweeps after each Metropolis sweep.
+    pub overrelaxation: u32,
+}
+
+/// The exact integer sums of one lattice after a sweep, from which every estimate is computed
+/// on the host. Bond sums are in units of `2^-32`, spin sums in spin units (`2^-28`); every
+/// entry a sum over sites (or a maximum), so partial results add up in any order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VectorObservation {
+    /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i . s_{i+d}) 2^-24)`.
+    pub bonds: [i64; 3],
+    /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i^x s_{i+d}^y - s_i^y s_{i+d}^x) 2^-24)`,
+    /// the sine of the angle between neighbours in the XY plane (the helicity modulus).
+    pub twists: [i64; 3],
+    /// Per component: `sum_i s_i^a`.
+    pub magnetisation: [i64; 3],
+    /// `[d][a]`: `sum_i floor(s_i^a cos(2 pi x_d / L) 2^-28)` and the same with the sine: the
+    /// Fourier component at the smallest wave vector along `d`.
+    pub fourier: [[[i64; 2]; 3]; 3],
+    /// `max_i | s_i . s_i - 1 |` in units of `2^-32`: the drift of `|s|` from 1, saturated at
+    /// `2^32 - 1` (a deviation of 1: no normalised spin comes near) so that the GPU kernels
+    /// keep it in one word with `atomicMax`.
+    pub norm_deviation: u64,
+}
+
+/// A vector-spin engine: every system of a [`crate::model::vector::VectorSystems`], its spins
+/// component-major (component `a` of site `i` of system `b` at `(b n + a) N + i`).
+pub trait VectorEngine {
+    /// What this engine runs on.
+    fn info(&self) -> EngineInfo;
+    /// Start every system from the hot start (`vector_hot_start`).
+    fn hot_start(&mut self) -> Result<()>;
+    /// Replace every system's spins.
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()>;
+    /// Every system's spins.
+    fn spins(&mut self) -> Result<Vec<i32>>;
+    /// Sweeps `sweeps` (their numbers key the randoms): each a Metropolis sweep, colour 0 then
+    /// colour 1, with the proposal width of each temperature (`widths`, spin units; `UNIFORM`
+    /// for uniform proposals), then the over-relaxation sweeps. Returns each system's
+    /// accepted Metropolis moves.
+    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>>;
+    /// Every system's observation.
+    fn observe(&mut self) -> Result<Vec<VectorObservation>>;
+}
+
+/// 64-bit counters per system in the GPU kernels' counts (`COUNT_WORDS / 2` in
+/// `shaders/wgsl/vector_site.wgsl`, `COUNTERS` in `shaders/cuda/vector_site.cuh`): the accepted
+/// moves, three spare, then the observation ([`counted_observation`]).
+pub const COUNTERS: usize = 32;
+
+/// Where a system's observation starts in its counters.
+const OBSERVATION_COUNTER: usize = 4;
+
+/// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines).
+pub const KERNEL_CONSTANTS: [&str; 8] = [
+    "L",
+    "DIMS",
+    "COMPONENTS",
+    "SAMPLES",
+    "REPLICAS",
+    "UNIFORM_COUPLINGS",
+    "FIELD_BITS",
+    "HITS",
+];
+
+/// The values of [`KERNEL_CONSTANTS`] for `systems` updated with `hits` proposals per site; the
+/// field in spin units as the bits of its `i32` (both backends take unsigned constants).
+pub fn kernel_constants(systems: &VectorSystems, hits: u32) -> Vec<(&'static str, u32)> {
+    let uniform = matches!(systems.couplings, VectorCouplings::Uniform(_));
+    let values = [
+        systems.lattice.size,
+        systems.lattice.dims,
+        systems.components,
+        systems.samples,
+        systems.replicas,
+        u32::from(uniform),
+        systems.field_units() as u32,
+        hits,
+    ];
+    KERNEL_CONSTANTS.into_iter().zip(values).collect()
+}
+
+/// The couplings as the GPU kernels read them: the one `J` of the ferromagnet, or every
+/// sample's bonds (`sample * d N + site * d + direction`).
+pub fn coupling_words(couplings: &VectorCouplings) -> Vec<i32> {
+    match couplings {
+        VectorCouplings::Uniform(j) => vec![*j],
+        VectorCouplings::Bonds(samples) => {
+            samples.iter().flatten().map(|&j| i32::from(j)).collect()
+        }
+    }
+}
+
+/// The phase table as the GPU kernels read it: the cosines, then the sines.
+pub fn phase_words(phases: &PhaseTable) -> Vec<i32> {
+    phases.cos.iter().chain(&phases.sin).copied().collect()
+}
+
+/// The observation in one system's [`COUNTERS`] counters: bonds, twists and magnetisation (three
+/// each), the Fourier components `[d][a][cos, sin]`, then the norm deviation.
+pub fn counted_observation(counters: &[u64]) -> VectorObservation {
+    let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
+    let mut o = VectorObservation {
+        bonds: [0, 1, 2].map(sum),
+        twists: [3, 4, 5].map(sum),
+        magnetisation: [6, 7, 8].map(sum),
+        norm_deviation: counters[OBSERVATION_COUNTER + 27],
+        ..VectorObservation::default()
+    };
+    for (d, direction) in o.fourier.iter_mut().enumerate() {
+        for (a, component) in direction.iter_mut().enumerate() {
+            *component = [0, 1].map(|p| sum(9 + 2 * (3 * d + a) + p));
+        }
+    }
+    o
+}
+
+/// The dispatch parameters every launch of a device engine of `systems` shares (the sweep and
+/// colour set per launch).
+pub fn dispatch_params(systems: &VectorSystems) -> DispatchParams {
+    DispatchParams {
+        seed_lo: systems.seed as u32,
+        seed_hi: (systems.seed >> 32) as u32,
+        systems: systems.systems(),
+        ..DispatchParams::default()
+    }
+}
+
+/// Refuse `words` spin words for the lattices of `systems` unless they are exactly theirs.
+pub fn check_spin_words(systems: &VectorSystems, words: usize) -> Result<()> {
+    if words != systems.spin_words() {
+        return Err(Error::Usage(format!(
+            "vector spins: {words} words given for lattices of {} words",
+            systems.spin_words()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! The vector-spin engine on a wgpu device: kernels `vector_hot_start`, `vector_metropolis`,
+//! `vector_overrelaxation` and `vector_observables` (CPU twins `engine/cpu/vector_*.rs`), which
+//! compute the CPU engine's integers in u32 pairs (`shaders/wgsl/wide.wgsl`), so that lattices
+//! and observations equal the CPU's bit for bit.
+//!
+//! Buffers (bindings of [`Bindings::Vector`]): spins component-major as the CPU's; the
+//! acceptance tables of every temperature; counts, [`COUNTERS`] 64-bit counters per system as
+//! `(low, high)` words (accepted moves, then the observation); the couplings as one `i32` per bond and sample
+//! (one word for the ferromagnet); the proposal widths per temperature; the phase table.
+
+use std::ops::Range;
+
+use super::context::{WgpuContext, storage_usage};
+use super::launch::{Dispatcher, MAX_DISPATCHES};
+use super::shaders::Bindings;
+use crate::engine::EngineInfo;
+use crate::engine::dispatch::{Dispatch, DispatchParams};
+use crate::engine::kernels::Kernel;
+use crate::engine::vector::{
+    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, check_spin_words, counted_observation,
+    coupling_words, dispatch_params, kernel_constants, phase_words,
+};
+use crate::error::Result;
+use crate::model::vector::VectorSystems;
+
+/// Sites each thread of the observables kernel sums, so that few threads add to the counts.
+const SITES_PER_OBSERVER: u64 = 16;
+
+/// The vector-spin engine on a wgpu device.
+pub struct WgpuVectorEngine {
+    ctx: WgpuContext,
+    dispatcher: Dispatcher,
+    systems: VectorSystems,
+    updates: VectorSweeps,
+    spins: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    widths: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipelines: Pipelines,
+}
+
+/// The compiled kernels, one per [`Kernel`] of the engine.
+struct Pipelines {
+    hot_start: wgpu::ComputePipeline,
+    metropolis: wgpu::ComputePipeline,
+    overrelaxation: wgpu::ComputePipeline,
+    observables: wgpu::ComputePipeline,
+}
+
+/// `words` as the `u32`s a buffer holds.
+fn as_words(words: &[i32]) -> &[u32] {
+    bytemuck::cast_slice(words)
+}
+
+impl WgpuVectorEngine {
+    /// The engine of `systems` on the device of `ctx`, every spin zero until a hot start or
+    /// [`VectorEngine::set_spins`]; fails clearly where the lattices exceed the device.
+    pub fn new(
+        mut ctx: WgpuContext,
+        systems: VectorSystems,
+        updates: VectorSweeps,
+        workgroup_size: u32,
+    ) -> Result<Self> {
+        ctx.check_workgroup_size(workgroup_size)?;
+        ctx.check_systems(systems.systems())?;
+        let spin_bytes = 4 * systems.spin_words() as u64;
+        ctx.check_storage("vector spins", spin_bytes, |_| spin_bytes, 2)?;
+        let mut constants = kernel_constants(&systems, updates.hits);
+        constants.push(("WG_SIZE", workgroup_size));
+        let mut pipeline = |kernel| -> Result<wgpu::ComputePipeline> {
+            Ok(ctx.pipeline(kernel, &constants)?.clone())
+        };
+        let pipelines = Pipelines {
+            hot_start: pipeline(Kernel::VectorHotStart)?,
+            metropolis: pipeline(Kernel::VectorMetropolis)?,
+            overrelaxation: pipeline(Kernel::VectorOverrelaxation)?,
+            observables: pipeline(Kernel::VectorObservables)?,
+        };
+        let spins = ctx.buffer("vector spins", spin_bytes, storage_usage())?;
+        let count_bytes = 8 * (COUNTERS * systems.systems() as usize) as u64;
+        let counts = ctx.buffer("vector counts", count_bytes, storage_usage())?;
+        let widths = ctx.buffer(
+            "proposal widths",
+            4 * systems.betas.len() as u64,
+            storage_usage(),
+        )?;
+        let tables = ctx.upload("acceptance tables", &systems.acceptance_tables())?;
+        let couplings = ctx.upload("couplings", as_words(&coupling_words(&systems.couplings)))?;
+        let phases = ctx.upload("phases", as_words(&phase_words(&systems.phases())))?;
+        let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
+        let buffers = [&spins, &tables, &counts, &couplings, &widths, &phases];
+        let bind_group = bind_group(&ctx, &dispatcher, &buffers);
+        ctx.check()?;
+        Ok(WgpuVectorEngine {
+            ctx,
+            dispatcher,
+            systems,
+            updates,
+            spins,
+            counts,
+            widths,
+            bind_group,
+            pipelines,
+        })
+    }
+
+    /// The parameters every launch of this engine shares.
+    fn params(&self) -> DispatchParams {
+        dispatch_params(&self.systems)
+    }
+
+    /// Submit `dispatches`, each running its own pipeline over `threads` threads per system,
+    /// in submissions of at most [`MAX_DISPATCHES`]; `clear` zeroes the counts first.
+    fn submit(&self, dispatches: &[(Dispatch, &wgpu::ComputePipeline, u64)], clear: bool) {
+        for (chunk, first) in dispatches.chunks(MAX_DISPATCHES).zip(0..) {
+            let params: Vec<Dispatch> = chunk.iter().map(|(d, ..)| *d).collect();
+            let cleared: &[&wgpu::Buffer] = match clear && first == 0 {
+                true => &[&self.counts],
+                false => &[],
+            };
+            let systems = self.systems.systems();
+            self.dispatcher.enqueue(
+                &self.ctx,
+                &self.bind_group,
+                None,
+                &params,
+                cleared,
+                |i, _| {
+                    let (_, pipeline, threads) = chunk[i];
+                    vec![(pipeline, self.dispatcher.grid(&self.ctx, threads, systems))]
+                },
+            );
+        }
+    }
+
+    /// Every system's [`COUNTERS`] counters (the kernels add to them as `(low, high)` words).
+    fn read_counts(&self) -> Result<Vec<u64>> {
+        let bytes = 8 * (COUNTERS * self.systems.systems() as usize) as u64;
+        self.ctx.read_buffer(&self.counts, bytes)
+    }
+}
+
+/// The bind group of the vector layout over the dispatcher's parameters and `buffers`
+/// (bindings 1 to 6).
+fn bind_group(
+    ctx: &WgpuContext,
+    dispatcher: &Dispatcher,
+    buffers: &[&wgpu::Buffer; 6],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(dispatcher.params_entry())
+        .chain(
+            buffers
+                .iter()
+                .zip(1..)
+                .map(|(buffer, binding)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                }),
+        )
+        .collect();
+    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("vector"),
+        layout: ctx.bind_group_layout(Bindings::Vector),
+        entries: &entries,
+    })
+}
+
+impl VectorEngine for WgpuVectorEngine {
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            backend: "wgpu".into(),
+            engine: "vector".into(),
+            adapter: self.ctx.adapter_name(),
+            driver: self.ctx.driver(),
+        }
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        let sites = self.systems.lattice.sites();
+        let start = Dispatch::Sweep(self.params());
+        self.submit(&[(start, &self.pipelines.hot_start, sites)], false);
+        self.ctx.wait()
+    }
+
+    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+        check_spin_words(&self.systems, spins.len())?;
+        self.ctx
+            .write_words(&self.spins, bytemuck::cast_slice(spins));
+        self.ctx.wait()
+    }
+
+    fn spins(&mut self) -> Result<Vec<i32>> {
+        let bytes = 4 * self.systems.spin_words() as u64;
+        self.ctx.read_buffer(&self.spins, bytes)
+    }
+
+    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>> {
+        self.ctx
+            .write_words(&self.widths, bytemuck::cast_slice(widths));
+        let colour_sites = self.systems.lattice.sites_per_colour();
+        let base = self.params();
+        let pipelines = &self.pipelines;
+        let colours = |sweep, pipeline| {
+            (0..2).map(move |colour| {
+                let params = DispatchParams {
+                    sweep,
+                    colour,
+                    ..base
+                };
+                (Dispatch::Sweep(params), pipeline, colour_sites)
+            })
+        };
+        let mut dispatches = Vec::new();
+        for sweep in sweeps {
+            dispatches.extend(colours(sweep, &pipelines.metropolis));
+            for _ in 0..self.updates.overrelaxation {
+                dispatches.extend(colours(sweep, &pipelines.overrelaxation));
+            }
+        }
+        self.submit(&dispatches, true);
+        let counts = self.read_counts()?;
+        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+    }
+
+    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+        let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
+        let measure = Dispatch::Measure(self.params());
+        self.submit(&[(measure, &self.pipelines.observables, threads)], true);
+        Ok(self
+            .read_counts()?
+            .chunks_exact(COUNTERS)
+            .map(counted_observation)
+            .collect())
+    }
+}

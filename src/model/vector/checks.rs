@@ -1,0 +1,150 @@
+//! The checks of a vector-spin config: what the fixed-point arithmetic holds, and what the
+//! vector loop runs (Metropolis at fixed temperatures, on its own engine).
+
+use super::fixed::MAX_LOCAL_FIELD;
+use crate::config::{
+    Algorithm, Config, ConfigError, Couplings, EngineKind, Proposal, VectorUpdates, invalid,
+};
+
+/// Over-relaxation sweeps per Metropolis sweep at most: more is never useful, and the bound
+/// keeps the work of one sweep finite.
+const MAX_OVERRELAXATION: u32 = 1000;
+
+/// The parts of a vector-spin config the Ising checks do not cover: a field the local fields'
+/// fixed-point components hold, the engine, algorithm and couplings the vector loop runs, and
+/// its updates (every backend has the vector kernels).
+pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
+    let model = &config.model;
+    let z = f64::from(2 * model.dims());
+    if model.field().abs() + z >= MAX_LOCAL_FIELD {
+        return invalid(format!(
+            "field: a vector spin's local field (z = {z} neighbours plus |field|) must stay below \
+             {MAX_LOCAL_FIELD}, the range of its fixed-point components, so |field| < {}, got {}",
+            MAX_LOCAL_FIELD - z,
+            model.field()
+        ));
+    }
+    if config.engine != EngineKind::Auto {
+        return invalid(format!(
+            "engine: {:?} runs Ising spins; leave engine out for {} (vector spins have one engine)",
+            config.engine,
+            model.name()
+        ));
+    }
+    if config.algorithm != Algorithm::Metropolis {
+        return invalid(format!(
+            "algorithm: {} runs Metropolis sweeps at fixed temperatures only (parallel \
+             tempering and population annealing of vector spins are not built yet)",
+            model.name()
+        ));
+    }
+    if config.couplings != Couplings::Drawn {
+        return invalid(format!(
+            "couplings: {} draws its couplings from the seed; a couplings file is read only for \
+             EdwardsAnderson",
+            model.name()
+        ));
+    }
+    if u64::from(model.size()).pow(model.dims()) >= 1 << 31 {
+        return invalid(format!(
+            "size: {}^{} sites exceed 2^31, the range of a vector lattice's site index",
+            model.size(),
+            model.dims()
+        ));
+    }
+    validate_updates(&config.updates)
+}
+
+/// A cone's target acceptance strictly between 0 and 1, and a bounded over-relaxation.
+fn validate_updates(updates: &VectorUpdates) -> Result<(), ConfigError> {
+    if let Proposal::Cone { acceptance } = updates.proposal
+        && !(acceptance > 0.0 && acceptance < 1.0)
+    {
+        return invalid(format!(
+            "updates: Cone(acceptance) must lie strictly between 0 and 1, got {acceptance}"
+        ));
+    }
+    if updates.overrelaxation > MAX_OVERRELAXATION {
+        return invalid(format!(
+            "updates: overrelaxation is at most {MAX_OVERRELAXATION} sweeps per Metropolis sweep, \
+             got {}",
+            updates.overrelaxation
+        ));
+    }
+    Ok(())
+}
+
+/// The Ising models take no vector updates.
+pub(crate) fn validate_no_vector_updates(config: &Config) -> Result<(), ConfigError> {
+    match config.updates.is_default() {
+        true => Ok(()),
+        false => invalid(format!(
+            "updates: {} has Ising spins; `updates` belongs to the vector models (XY, Heisenberg)",
+            config.model.name()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::config::testing::{assert_refused, sample_with};
+
+    const ISING: &str = "model: Ising(dims: 2, size: 32, field: 0.0),";
+
+    #[test]
+    fn a_heisenberg_config_parses_validates_and_reads_back() {
+        let text = sample_with(
+            ISING,
+            "model: Heisenberg(dims: 3, size: 8, disorder: Bimodal), samples: 2, \
+             updates: (proposal: Cone(acceptance: 0.4), overrelaxation: 3),",
+        );
+        let config = Config::from_ron_str(&text).unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.model.components(), 3);
+        assert_eq!(
+            Config::from_ron_str(&config.to_ron_string()).unwrap(),
+            config
+        );
+    }
+
+    #[test]
+    fn what_vector_spins_cannot_take_is_refused_by_name() {
+        assert_refused(&[
+            (
+                ISING,
+                "model: XY(dims: 3, size: 8, field: 2.0),",
+                &["|field| < 2", "got 2"],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 8), engine: Simple,",
+                &["engine: Simple", "XY 2D"],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 8), updates: (proposal: Cone(acceptance: 1.0)),",
+                &["strictly between 0 and 1", "got 1"],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 8), algorithm: Tempering(every: 10),",
+                &["Metropolis sweeps at fixed temperatures only"],
+            ),
+            (
+                ISING,
+                "model: Ising(dims: 2, size: 8), updates: (overrelaxation: 2),",
+                &["updates", "vector models"],
+            ),
+        ]);
+    }
+
+    #[test]
+    fn every_backend_runs_vector_spins() {
+        for backend in ["Cpu", "Wgpu", "Cuda"] {
+            let text = sample_with(ISING, "model: XY(dims: 2, size: 32),")
+                .replace("backend: Auto", &format!("backend: {backend}"));
+            Config::from_ron_str(&text).unwrap().validate().unwrap();
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The vector-spin models, O(n) with n = 2 (XY) and 3 (Heisenberg): the systems of a run, their
+//! couplings and field, the tables their kernels take, and the checks of their configs.
+//!
+//! `H = -sum_<ij> J_ij s_i . s_j - h sum_i s_i^x` with unit vectors `s_i`, in the fixed-point
+//! arithmetic of [`fixed`]. Spins are held component-major: component `a` of site `i` of system
+//! `b` is word `(b n + a) N + i` of the lattices ([`VectorSystems::spin_index`]).
+
+pub mod checks;
+pub mod fixed;
+
+use std::f64::consts::PI;
+
+use super::Lattice;
+use super::couplings::coupling_values;
+use crate::config::{Config, Disorder};
+use fixed::{ONE, acceptance_table, from_f64};
+
+/// The couplings of every sample.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VectorCouplings {
+    /// The same `J` on every bond: 1 for the ferromagnet (0 gives free spins, for tests).
+    Uniform(i32),
+    /// `J = +-1` per bond `site * dims + d` (the bond to the `+d` neighbour), per sample: the
+    /// bimodal spin glass, the bonds of `EdwardsAnderson` for the same seed.
+    Bonds(Vec<Vec<i8>>),
+}
+
+/// The couplings of one sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SampleBonds<'a> {
+    Uniform(i32),
+    /// `J` of bond `site * dims + d`.
+    PerBond(&'a [i8]),
+}
+
+impl SampleBonds<'_> {
+    /// `J` of bond `site * dims + d`.
+    pub fn coupling(&self, bond: u64) -> i32 {
+        match self {
+            SampleBonds::Uniform(j) => *j,
+            SampleBonds::PerBond(bonds) => i32::from(bonds[bond as usize]),
+        }
+    }
+}
+
+/// The systems of a vector-spin run: `temperatures x samples x replicas` lattices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorSystems {
+    pub lattice: Lattice,
+    /// Spin components `n`: 2 or 3.
+    pub components: u32,
+    pub field: f64,
+    pub betas: Vec<f64>,
+    pub disorder: Disorder,
+    pub samples: u32,
+    pub replicas: u32,
+    pub seed: u64,
+    pub couplings: VectorCouplings,
+}
+
+/// Spin units of `cos(2 pi x / L)` and `sin(2 pi x / L)` for `x < L`, computed on the host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseTable {
+    pub cos: Vec<i32>,
+    pub sin: Vec<i32>,
+}
+
+impl VectorSystems {
+    /// The ferromagnet (`coupling` 1; 0 for free spins) of `components`-vectors on `lattice`
+    /// at `betas`, `replicas` per temperature.
+    pub fn uniform(
+        lattice: Lattice,
+        components: u32,
+        (coupling, field): (i32, f64),
+        betas: Vec<f64>,
+        replicas: u32,
+        seed: u64,
+    ) -> Self {
+        VectorSystems {
+            lattice,
+            components,
+            field,
+            betas,
+            disorder: Disorder::Ferromagnet,
+            samples: 1,
+            replicas,
+            seed,
+            couplings: VectorCouplings::Uniform(coupling),
+        }
+    }
+
+    /// Number of lattices.
+    pub fn systems(&self) -> u32 {
+        self.betas.len() as u32 * self.samples * self.replicas
+    }
+
+    /// The index of replica `r` of sample `s` at temperature `t`.
+    pub fn system(&self, t: u32, s: u32, r: u32) -> u32 {
+        (t * self.samples + s) * self.replicas + r
+    }
+
+    /// The temperature index of system `b`.
+    pub fn temperature_of(&self, b: u32) -> u32 {
+        b / (self.samples * self.replicas)
+    }
+
+    /// The sample of system `b`.
+    pub fn sample_of(&self, b: u32) -> u32 {
+        (b / self.replicas) % self.samples
+    }
+
+    /// Words of every lattice together.
+    pub fn spin_words(&self) -> usize {
+        self.systems() as usize * self.components as usize * self.lattice.sites() as usize
+    }
+
+    /// Where component `a` of site `i` of system `b` lives.
+    pub fn spin_index(&self, b: u32, a: u32, i: u64) -> usize {
+        (u64::from(b * self.components + a) * self.lattice.sites() + i) as usize
+    }
+
+    /// The couplings of sample `s`.
+    pub fn bonds(&self, s: u32) -> SampleBonds<'_> {
+        match &self.couplings {
+            VectorCouplings::Uniform(j) => SampleBonds::Uniform(*j),
+            VectorCouplings::Bonds(bonds) => SampleBonds::PerBond(&bonds[s as usize]),
+        }
+    }
+
+    /// The uniform field in spin units.
+    pub fn field_units(&self) -> i32 {
+        from_f64(self.field)
+    }
+
+    /// The acceptance tables of every temperature, one after another ([`fixed::TABLE_LEN`]
+    /// words each).
+    pub fn acceptance_tables(&self) -> Vec<u32> {
+        self.betas
+            .iter()
+            .flat_map(|&b| acceptance_table(b))
+            .collect()
+    }
+
+    /// The phases of the smallest nonzero wave number `2 pi / L`, for the Fourier components.
+    pub fn phases(&self) -> PhaseTable {
+        let l = f64::from(self.lattice.size);
+        let angle = |x: u32| 2.0 * PI * f64::from(x) / l;
+        let table = |f: fn(f64) -> f64| {
+            (0..self.lattice.size)
+                .map(|x| from_f64(f(angle(x))))
+                .collect()
+        };
+        PhaseTable {
+            cos: table(f64::cos),
+            sin: table(f64::sin),
+        }
+    }
+
+    /// Total energy of system `b` from its measured bond sums (units `2^-32`, summed over the
+    /// directions) and magnetisation along the field (spin units).
+    pub fn energy(&self, bond_sum: i64, field_magnetisation: i64) -> f64 {
+        let bonds = bond_sum as f64 / 2f64.powi(fixed::MEASURE_FRACTION_BITS as i32);
+        -bonds - self.field * field_magnetisation as f64 / f64::from(ONE)
+    }
+}
+
+/// The systems of a vector-spin `config` (validated).
+pub fn vector_systems(config: &Config) -> VectorSystems {
+    let model = &config.model;
+    let lattice = Lattice::new(model.dims(), model.size());
+    let disorder = model.disorder();
+    let couplings = match disorder {
+        Disorder::Ferromagnet => VectorCouplings::Uniform(1),
+        Disorder::Bimodal => VectorCouplings::Bonds(
+            (0..config.samples)
+                .map(|s| coupling_values(disorder, &lattice, config.seed, s))
+                .collect(),
+        ),
+    };
+    VectorSystems {
+        lattice,
+        components: model.components(),
+        field: model.field(),
+        betas: config.temperatures.betas(),
+        disorder,
+        samples: config.samples,
+        replicas: config.replicas,
+        seed: config.seed,
+        couplings,
+    }
+}

@@ -1,0 +1,152 @@
+//! Thermodynamic estimators of the vector-spin models (O(n), n = 2, 3) at one temperature.
+//!
+//! Per measurement of `N` spins: the energy `E`, the magnetisation per site `m` (a vector),
+//! `F = |sum_i s_i e^{i k x_i}|^2 / N^2` at the smallest wave vector (averaged over the
+//! directions), and, for the helicity modulus, `C = sum_d C_d / (d N)` and
+//! `S2 = sum_d S_d^2 / (d N)` from the bond cosines `C_d` and sines `S_d` along each direction.
+//!
+//! ```text
+//! e = <E>/N              c = beta^2 (<E^2> - <E>^2)/N
+//! |m|, m2 = <m.m>, m4 = <(m.m)^2>, m_x = <m^x> (along the field)
+//! U4 = ((n + 2) - n <m4>/<m2>^2) / 2      (0 for a Gaussian m, 1 for an ordered phase)
+//! chi = beta N <m2>      chi_c = beta N (<m2> - <|m|>^2)
+//! xi/L = sqrt(<m2>/<F> - 1) / (2 L sin(pi/L))                  (second-moment length)
+//! Y = <C> - beta <S2>                                           (helicity modulus, XY)
+//! ```
+//!
+//! Errors by the jackknife over blocks, as for the Ising estimators ([`super::ising`]).
+
+use super::autocorr::tau_int;
+use super::ising::BLOCKS_PER_REPLICA;
+use super::jackknife::{Estimate, block_means, jackknife};
+
+/// What one measurement of one replica contributes (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct VectorMeasurement {
+    pub energy: f64,
+    /// `m` per site.
+    pub m: [f64; 3],
+    /// `|F(k_min)|^2 / N^2`.
+    pub fourier: f64,
+    /// `sum_d C_d / (d N)`.
+    pub bond_cosines: f64,
+    /// `sum_d S_d^2 / (d N)`.
+    pub bond_sines_squared: f64,
+}
+
+/// The estimators of one temperature of a vector-spin model.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct VectorEstimates {
+    pub beta: f64,
+    pub e: Estimate,
+    pub c: Estimate,
+    pub abs_m: Estimate,
+    pub m2: Estimate,
+    pub m4: Estimate,
+    /// `<m^x>`, the magnetisation along the field.
+    pub m_field: Estimate,
+    pub u4: Estimate,
+    pub chi: Estimate,
+    pub chi_connected: Estimate,
+    pub xi_over_l: Estimate,
+    /// The helicity modulus (XY only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub helicity: Option<Estimate>,
+    /// Integrated autocorrelation times of `E` and `|m|`, in measurements, averaged over
+    /// replicas.
+    pub tau_e: f64,
+    pub tau_abs_m: f64,
+    /// Measurements, all replicas together.
+    pub samples: usize,
+}
+
+// The primary quantities of one measurement (see `primaries`).
+const ENERGY: usize = 0;
+const ENERGY_SQ: usize = 1;
+const ABS_M: usize = 2;
+const ABS_M_SQ: usize = 3;
+const M2: usize = 4;
+const M4: usize = 5;
+const M_FIELD: usize = 6;
+const FOURIER: usize = 7;
+const COSINES: usize = 8;
+const SINES_SQ: usize = 9;
+const PRIMARY_COUNT: usize = 10;
+
+fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] {
+    let m2: f64 = x.m.iter().map(|m| m * m).sum();
+    let de = x.energy - shifts.0;
+    let dm = m2.sqrt() - shifts.1;
+    [
+        de,
+        de * de,
+        dm,
+        dm * dm,
+        m2,
+        m2 * m2,
+        x.m[0],
+        x.fourier,
+        x.bond_cosines,
+        x.bond_sines_squared,
+    ]
+}
+
+/// The estimators at `beta` of `components`-vectors on `size^d` lattices of `sites` spins, from
+/// `series[r]`, the measurements of replica `r` (each replica an independent unit); the
+/// helicity modulus where `helicity` (XY).
+pub fn vector_estimates(
+    beta: f64,
+    (components, size, sites): (u32, u32, u64),
+    series: &[Vec<VectorMeasurement>],
+    helicity: bool,
+) -> VectorEstimates {
+    let n_sites = sites as f64;
+    let samples: usize = series.iter().map(Vec::len).sum();
+    let all = || series.iter().flatten();
+    let energy_shift = all().map(|x| x.energy).sum::<f64>() / samples as f64;
+    let abs_m = |x: &VectorMeasurement| x.m.iter().map(|m| m * m).sum::<f64>().sqrt();
+    let abs_m_shift = all().map(abs_m).sum::<f64>() / samples as f64;
+    let quantities: Vec<Vec<Vec<f64>>> = series
+        .iter()
+        .map(|replica| {
+            let mut q: Vec<Vec<f64>> = (0..PRIMARY_COUNT)
+                .map(|_| Vec::with_capacity(replica.len()))
+                .collect();
+            for x in replica {
+                let values = primaries((energy_shift, abs_m_shift), x);
+                q.iter_mut().zip(values).for_each(|(q, v)| q.push(v));
+            }
+            q
+        })
+        .collect();
+    let blocks = block_means(&quantities, BLOCKS_PER_REPLICA);
+    let n = f64::from(components);
+    let k_factor = 2.0 * f64::from(size) * (std::f64::consts::PI / f64::from(size)).sin();
+    let mean_tau = |f: &dyn Fn(&VectorMeasurement) -> f64| {
+        let taus = series
+            .iter()
+            .map(|r| tau_int(&r.iter().map(f).collect::<Vec<_>>()));
+        taus.sum::<f64>() / series.len() as f64
+    };
+    VectorEstimates {
+        beta,
+        e: jackknife(&blocks, |x| (energy_shift + x[ENERGY]) / n_sites),
+        c: jackknife(&blocks, |x| {
+            beta * beta * (x[ENERGY_SQ] - x[ENERGY] * x[ENERGY]) / n_sites
+        }),
+        abs_m: jackknife(&blocks, |x| abs_m_shift + x[ABS_M]),
+        m2: jackknife(&blocks, |x| x[M2]),
+        m4: jackknife(&blocks, |x| x[M4]),
+        m_field: jackknife(&blocks, |x| x[M_FIELD]),
+        u4: jackknife(&blocks, |x| ((n + 2.0) - n * x[M4] / (x[M2] * x[M2])) / 2.0),
+        chi: jackknife(&blocks, |x| beta * n_sites * x[M2]),
+        chi_connected: jackknife(&blocks, |x| {
+            beta * n_sites * (x[ABS_M_SQ] - x[ABS_M] * x[ABS_M])
+        }),
+        xi_over_l: jackknife(&blocks, |x| (x[M2] / x[FOURIER] - 1.0).sqrt() / k_factor),
+        helicity: helicity.then(|| jackknife(&blocks, |x| x[COSINES] - beta * x[SINES_SQ])),
+        tau_e: mean_tau(&|x| x.energy),
+        tau_abs_m: mean_tau(&abs_m),
+        samples,
+    }
+}

@@ -1,0 +1,16 @@
+//! The run loop of the vector-spin models (`XY`, `Heisenberg`): Metropolis sweeps at fixed
+//! temperatures with over-relaxation mixed in, the proposal cone tuned while thermalising,
+//! measurements as exact integer sums turned into estimates here; then `summary.json`, the
+//! series and the final lattices. The Ising loop ([`crate::metropolis`]) is untouched by it.
+
+mod outputs;
+mod run;
+mod summary;
+mod tuning;
+
+pub use run::run_vector;
+pub use summary::{ProposalSummary, VectorSummary, vector_table};
+pub use tuning::{ConeTuning, TUNING_ROUNDS};
+
+#[cfg(test)]
+mod exact_limits;

@@ -1,0 +1,105 @@
+//! The files of a finished vector-spin run: per temperature the time series (thermalisation
+//! and production), the final spins, the couplings of a spin glass, and `summary.json`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::run::VectorRecord;
+use super::summary::VectorSummary;
+use crate::config::{Config, Disorder};
+use crate::error::{Error, Result};
+use crate::io::output::{
+    couplings_shape, temperature_file, temperature_tags, write_file, write_json, write_npy_f32,
+    write_npy_i8,
+};
+use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
+use crate::model::vector::fixed::to_f64;
+use crate::model::vector::{VectorCouplings, VectorSystems};
+
+/// Write every file of the run into `out`; `spins` are the final lattices, component-major.
+pub(super) fn write_vector_outputs(
+    out: &Path,
+    systems: &VectorSystems,
+    config: &Config,
+    record: &VectorRecord,
+    summary: &VectorSummary,
+    spins: &[i32],
+) -> Result<()> {
+    let tags = temperature_tags(&systems.betas, summary.run.temperature_scale);
+    let thermalization = summary.thermalization_measurements as usize;
+    for (t, tag) in tags.iter().enumerate() {
+        let (thermalizing, production) = series_csv(systems, config, record, t, thermalization);
+        let name = |kind: &str| temperature_file(kind, tag, "csv");
+        write_file(out, &name("timeseries"), production.as_bytes())?;
+        write_file(out, &name("thermalization"), thermalizing.as_bytes())?;
+    }
+    write_final_spins(out, systems, spins)?;
+    if let VectorCouplings::Bonds(bonds) = &systems.couplings {
+        let path = out.join(COUPLINGS);
+        let shape = couplings_shape(&systems.lattice, systems.samples);
+        write_npy_i8(&path, &shape, bonds.iter().flatten().copied())
+            .map_err(|e| Error::io(path, e))?;
+    }
+    write_json(out, SUMMARY, summary)
+}
+
+/// The thermalisation's and the production's CSV of temperature `t`: per measurement, sample
+/// and replica the energy and the magnetisation's components.
+fn series_csv(
+    systems: &VectorSystems,
+    config: &Config,
+    record: &VectorRecord,
+    t: usize,
+    thermalization: usize,
+) -> (String, String) {
+    let disordered = systems.disorder == Disorder::Bimodal;
+    let n = systems.components as usize;
+    let components = ["mx", "my", "mz"][..n].join(",");
+    let sample_column = if disordered { "sample," } else { "" };
+    let header = format!("measurement,sweep,{sample_column}replica,E,e,{components}\n");
+    let (mut thermalizing, mut production) = (header.clone(), header);
+    let systems_count = systems.systems() as usize;
+    let sites = systems.lattice.sites() as f64;
+    for (m, slot) in record.measurements.chunks(systems_count).enumerate() {
+        let csv = match m < thermalization {
+            true => &mut thermalizing,
+            false => &mut production,
+        };
+        let sweep = (m as u64 + 1) * config.sweeps.every;
+        for s in 0..systems.samples {
+            for r in 0..systems.replicas {
+                let x = &slot[systems.system(t as u32, s, r) as usize];
+                let _ = write!(csv, "{},{sweep},", m.saturating_sub(thermalization));
+                if disordered {
+                    let _ = write!(csv, "{s},");
+                }
+                let _ = write!(csv, "{r},{},{}", x.energy, x.energy / sites);
+                for a in 0..n {
+                    let _ = write!(csv, ",{}", x.m[a]);
+                }
+                csv.push('\n');
+            }
+        }
+    }
+    (thermalizing, production)
+}
+
+/// `final_state.npy`: float32 of shape `(T, [S,] R, [L,] L, L, n)`, the components last.
+fn write_final_spins(out: &Path, systems: &VectorSystems, spins: &[i32]) -> Result<()> {
+    let lattice = systems.lattice;
+    let mut shape = vec![systems.betas.len()];
+    if systems.disorder == Disorder::Bimodal {
+        shape.push(systems.samples as usize);
+    }
+    shape.push(systems.replicas as usize);
+    shape.extend(vec![lattice.size as usize; lattice.dims as usize]);
+    shape.push(systems.components as usize);
+    let n = systems.components;
+    let values = (0..systems.systems()).flat_map(move |b| {
+        (0..lattice.sites()).flat_map(move |i| {
+            (0..n).map(move |a| to_f64(spins[systems.spin_index(b, a, i)]) as f32)
+        })
+    });
+    let path = out.join(FINAL_STATE);
+    write_npy_f32(&path, &shape, values).map_err(|e| Error::io(path, e))
+}

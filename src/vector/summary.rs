@@ -1,0 +1,140 @@
+//! `summary.json` of a vector-spin run, and its terminal table.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::run::{VectorRecord, acceptance_rates};
+use super::tuning::ConeTuning;
+use crate::config::Config;
+use crate::engine::EngineInfo;
+use crate::engine::vector::UNIFORM;
+use crate::io::provenance::Provenance;
+use crate::io::run_dir::RunDescription;
+use crate::model::vector::VectorSystems;
+use crate::model::vector::fixed::to_f64;
+use crate::stats::{VectorEstimates, VectorMeasurement, vector_estimates};
+
+/// The Metropolis proposals of one temperature over the production.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposalSummary {
+    pub beta: f64,
+    /// The cone's width as tuned while thermalising, then frozen; `None` for uniform proposals.
+    pub width: Option<f64>,
+    /// The accepted fraction of the production's proposals.
+    pub acceptance: f64,
+}
+
+/// `summary.json` of a vector-spin run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorSummary {
+    #[serde(flatten)]
+    pub run: RunDescription,
+    /// The updates, in words.
+    pub updates: String,
+    pub sweeps: u64,
+    /// Measurements entering the estimates, per system.
+    pub measurements: u64,
+    /// Measurements taken while thermalising (in `thermalization_*.csv`, not the estimates).
+    pub thermalization_measurements: u64,
+    /// Metropolis site updates per nanosecond of engine time (over-relaxation included in the
+    /// time, not in the count).
+    pub updates_per_ns: f64,
+    /// Per temperature, every sample's and replica's series together.
+    pub runs: Vec<VectorEstimates>,
+    pub proposals: Vec<ProposalSummary>,
+    /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
+    pub norm_deviation: f64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub provenance: Option<Provenance>,
+}
+
+/// The summary of a finished run.
+pub(super) fn summarize(
+    config: &Config,
+    engine_choice: &str,
+    systems: &VectorSystems,
+    (record, tuning): (&VectorRecord, &ConeTuning),
+    info: &EngineInfo,
+    updates_per_ns: f64,
+) -> VectorSummary {
+    let sweeps = &config.sweeps;
+    let thermalization = sweeps.thermalize / sweeps.every;
+    let per_temperature = (systems.samples * systems.replicas) as usize;
+    let systems_count = systems.systems() as usize;
+    let lattice = systems.lattice;
+    let runs = (0..systems.betas.len())
+        .map(|t| {
+            let series: Vec<Vec<VectorMeasurement>> = (0..per_temperature)
+                .map(|k| {
+                    let b = t * per_temperature + k;
+                    let all = record.measurements.iter().skip(b).step_by(systems_count);
+                    all.skip(thermalization as usize).copied().collect()
+                })
+                .collect();
+            let shape = (systems.components, lattice.size, lattice.sites());
+            vector_estimates(systems.betas[t], shape, &series, systems.components == 2)
+        })
+        .collect();
+    let production = sweeps.measure;
+    let rates = acceptance_rates(systems, &record.accepted_in_production, production);
+    let proposals = tuning
+        .widths
+        .iter()
+        .zip(rates)
+        .zip(&systems.betas)
+        .map(|((&width, acceptance), &beta)| ProposalSummary {
+            beta,
+            width: (width != UNIFORM).then(|| to_f64(width)),
+            acceptance,
+        })
+        .collect();
+    let measurements = record.measurements.len() as u64 / systems_count as u64;
+    VectorSummary {
+        run: RunDescription::new(config, info.clone(), engine_choice),
+        updates: describe_updates(config),
+        sweeps: sweeps.thermalize + sweeps.measure,
+        measurements: measurements - thermalization,
+        thermalization_measurements: thermalization,
+        updates_per_ns,
+        runs,
+        proposals,
+        norm_deviation: record.norm_deviation,
+        provenance: None,
+    }
+}
+
+/// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per sweep".
+fn describe_updates(config: &Config) -> String {
+    let proposal = match config.updates.proposal {
+        crate::config::Proposal::Uniform => "uniform proposals".to_string(),
+        crate::config::Proposal::Cone { acceptance } => {
+            format!("a proposal cone tuned to acceptance {acceptance}")
+        }
+    };
+    format!(
+        "Metropolis with {proposal}, {} over-relaxation sweeps per Metropolis sweep",
+        config.updates.overrelaxation
+    )
+}
+
+/// The estimates as a table for the terminal.
+pub fn vector_table(summary: &VectorSummary) -> String {
+    let mut table = format!(
+        "{} L={}: {}\n{:>10} {:>22} {:>22} {:>22} {:>22}\n",
+        summary.run.model, summary.run.size, summary.updates, "beta", "e", "|m|", "U4", "xi/L"
+    );
+    for r in &summary.runs {
+        let show = |e: &crate::stats::Estimate| format!("{:.6} +- {:.6}", e.mean, e.err);
+        let _ = writeln!(
+            table,
+            "{:>10.6} {:>22} {:>22} {:>22} {:>22}",
+            r.beta,
+            show(&r.e),
+            show(&r.abs_m),
+            show(&r.u4),
+            show(&r.xi_over_l)
+        );
+    }
+    table
+}

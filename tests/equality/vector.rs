@@ -1,0 +1,189 @@
+//! The GPU vector-spin engines produce the CPU engine's lattices, accepted moves and
+//! observations bit for bit: XY and Heisenberg, 2D and 3D, the ferromagnet in a field and the
+//! +-J glass, uniform and cone proposals, over-relaxation mixed in, after a hot start and after
+//! spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
+//! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
+
+use crate::common::backend::Gpu;
+use spinflip::config::Disorder;
+use spinflip::engine::cpu::CpuVectorEngine;
+use spinflip::engine::vector::{UNIFORM, VectorEngine, VectorObservation, VectorSweeps};
+use spinflip::model::Lattice;
+use spinflip::model::couplings::coupling_values;
+use spinflip::model::vector::fixed::ONE;
+use spinflip::model::vector::{VectorCouplings, VectorSystems};
+
+backends! {
+    both: [
+        ferromagnets_in_a_field_match_cpu_bit_for_bit,
+        spin_glasses_with_cones_match_cpu_bit_for_bit,
+        set_spins_and_block_sizes_match_cpu_bit_for_bit,
+    ],
+    wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
+    cuda: [],
+}
+
+/// One equality case: `components`-vectors on an `L^dims` lattice.
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    components: u32,
+    dims: u32,
+    size: u32,
+    field: f64,
+    glass: bool,
+    /// Cone width in units of 1; `None` for uniform proposals.
+    cone: Option<f64>,
+    overrelaxation: u32,
+}
+
+impl Case {
+    fn systems(self) -> VectorSystems {
+        let lattice = Lattice::new(self.dims, self.size);
+        let betas = vec![0.3, 1.4];
+        let seed = 0x5eed_0000_0040_u64 + u64::from(self.components);
+        let mut systems =
+            VectorSystems::uniform(lattice, self.components, (1, self.field), betas, 2, seed);
+        if self.glass {
+            systems.disorder = Disorder::Bimodal;
+            systems.samples = 2;
+            systems.couplings = VectorCouplings::Bonds(
+                (0..2)
+                    .map(|s| coupling_values(Disorder::Bimodal, &lattice, seed, s))
+                    .collect(),
+            );
+        }
+        systems
+    }
+
+    fn updates(self) -> VectorSweeps {
+        VectorSweeps {
+            hits: 1,
+            overrelaxation: self.overrelaxation,
+        }
+    }
+
+    /// Each temperature's width: the cone, narrower at the colder temperature.
+    fn widths(self) -> Vec<i32> {
+        match self.cone {
+            None => vec![UNIFORM; 2],
+            Some(w) => vec![
+                (w * f64::from(ONE)) as i32,
+                (w * f64::from(ONE) / 3.0) as i32,
+            ],
+        }
+    }
+}
+
+/// What an engine gives after each of two rounds of sweeps: accepted moves, lattices and
+/// observations.
+type Round = (Vec<u64>, Vec<i32>, Vec<VectorObservation>);
+
+fn rounds(engine: &mut dyn VectorEngine, case: Case) -> Vec<Round> {
+    [0..2, 2..5]
+        .into_iter()
+        .map(|sweeps| {
+            let accepted = engine.sweeps(sweeps, &case.widths()).unwrap();
+            (accepted, engine.spins().unwrap(), engine.observe().unwrap())
+        })
+        .collect()
+}
+
+/// The GPU engine `gpu` gives the CPU's hot start and rounds for `case`, with `block_size`.
+fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
+    let systems = case.systems();
+    let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+    let mut device = gpu.vector(&systems, case.updates(), block_size);
+    cpu.hot_start().unwrap();
+    device.hot_start().unwrap();
+    assert!(
+        cpu.spins().unwrap() == device.spins().unwrap(),
+        "{gpu} {case:?}: hot start"
+    );
+    let (expected, got) = (rounds(&mut cpu, case), rounds(device.as_mut(), case));
+    for (round, (e, g)) in expected.iter().zip(&got).enumerate() {
+        assert_eq!(e.0, g.0, "{gpu} {case:?} round {round}: accepted moves");
+        assert!(e.1 == g.1, "{gpu} {case:?} round {round}: lattices differ");
+        assert_eq!(e.2, g.2, "{gpu} {case:?} round {round}: observations");
+    }
+    assert!(
+        expected[1].0.iter().all(|&a| a > 0),
+        "{case:?}: nothing accepted"
+    );
+}
+
+const XY_2D_FIELD: Case = Case {
+    components: 2,
+    dims: 2,
+    size: 6,
+    field: 0.3,
+    glass: false,
+    cone: None,
+    overrelaxation: 1,
+};
+
+fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
+    let heisenberg_3d = Case {
+        components: 3,
+        dims: 3,
+        size: 4,
+        field: -0.7,
+        cone: Some(0.5),
+        overrelaxation: 0,
+        ..XY_2D_FIELD
+    };
+    for case in [XY_2D_FIELD, heisenberg_3d] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+}
+
+fn spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
+    let xy_3d = Case {
+        dims: 3,
+        size: 4,
+        field: 0.0,
+        glass: true,
+        cone: Some(1.5),
+        overrelaxation: 2,
+        ..XY_2D_FIELD
+    };
+    let heisenberg_2d = Case {
+        components: 3,
+        dims: 2,
+        size: 4,
+        field: 0.2,
+        cone: None,
+        ..xy_3d
+    };
+    for case in [xy_3d, heisenberg_2d] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+}
+
+/// Spins set from the host (a CPU lattice after sweeps) continue alike, on the smallest and the
+/// largest block size.
+fn set_spins_and_block_sizes_match_cpu_bit_for_bit<G: Gpu>() {
+    let case = Case {
+        components: 3,
+        cone: Some(0.25),
+        glass: true,
+        ..XY_2D_FIELD
+    };
+    let systems = case.systems();
+    let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+    cpu.hot_start().unwrap();
+    cpu.sweeps(0..3, &case.widths()).unwrap();
+    let spins = cpu.spins().unwrap();
+    let expected = rounds(&mut cpu, case);
+    for &block_size in [G::BLOCK_SIZES[0], *G::BLOCK_SIZES.last().unwrap()].iter() {
+        let mut device = G::default().vector(&systems, case.updates(), block_size);
+        device.set_spins(&spins).unwrap();
+        let got = rounds(device.as_mut(), case);
+        assert!(expected == got, "block size {block_size}: rounds differ");
+    }
+}
+
+fn u32_philox_path_matches_cpu_bit_for_bit() {
+    use crate::common::backend::Wgpu;
+    use spinflip::config::PhiloxPath;
+    assert_matches(Wgpu::with(PhiloxPath::U32), XY_2D_FIELD, 64);
+}
