@@ -1,5 +1,6 @@
-// The flips of a cluster update after cluster_roots, the twin of cluster_flip.wgsl: thread g of
-// system z flips sites 4g .. 4g + 3 where their cluster flips. Swendsen-Wang: cluster r flips
+// The flips of a cluster update after cluster_label (and cluster_roots where a Swendsen-Wang
+// update records), the twin of cluster_flip.wgsl: thread g of system z finds the roots of sites
+// 4g .. 4g + 3 and flips them where their cluster flips. Swendsen-Wang: cluster r flips
 // iff the top bit of word r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set;
 // recording, each root adds |C|^2 to the system's statistic. Wolff: the cluster of the seed
 // site (w N) >> 32, w word 0 of block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its
@@ -31,7 +32,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
             philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
         const unsigned seed_site =
             static_cast<unsigned>((static_cast<unsigned long long>(word) * n) >> 32);
-        wolff_root = labels[base + seed_site];
+        wolff_root = find_root(labels + base, seed_site);
     }
     unsigned long long sum = 0ull;
     if (4u * g < n) {
@@ -39,7 +40,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         unsigned words[4] = {0u, 0u, 0u, 0u};
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * g + k;
-            const unsigned root = labels[base + site];
+            const unsigned root = find_root(labels + base, site);
             bool flip;
             if (WOLFF == 1u) {
                 flip = root == wolff_root;

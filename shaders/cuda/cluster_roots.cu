@@ -1,5 +1,5 @@
-// After cluster_label, the twin of cluster_roots.wgsl: thread g of system z points sites
-// 4g .. 4g + 3 at their roots and, where a Swendsen-Wang update records, counts them into their
+// After cluster_label, where a Swendsen-Wang update records, the twin of cluster_roots.wgsl:
+// thread g of system z points sites 4g .. 4g + 3 at their roots and counts them into their
 // roots' counts, one atomic per run of equal roots. CPU twin: src/engine/cpu/cluster_roots.rs.
 
 #include "cluster.cuh"
@@ -16,21 +16,18 @@ extern "C" __global__ void cluster_roots(DispatchParams params, const int* spins
     }
     unsigned* system = labels + static_cast<unsigned long long>(z) * n;
     unsigned* system_counts = counts + static_cast<unsigned long long>(z) * n;
-    const bool counting = params.slot != NO_SLOT && WOLFF == 0u;
     unsigned run_root = 0xffffffffu;
     unsigned run = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * g + k;
         const unsigned root = find_root(system, site);
         atomicExch(&system[site], root);
-        if (counting) {
-            if (root != run_root && run > 0u) {
-                atomicAdd(&system_counts[run_root], run);
-                run = 0u;
-            }
-            run_root = root;
-            run += 1u;
+        if (root != run_root && run > 0u) {
+            atomicAdd(&system_counts[run_root], run);
+            run = 0u;
         }
+        run_root = root;
+        run += 1u;
     }
     if (run > 0u) {
         atomicAdd(&system_counts[run_root], run);

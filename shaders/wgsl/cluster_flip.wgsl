@@ -1,5 +1,6 @@
-// The flips of a cluster update, after cluster_roots: thread g of system z flips sites
-// 4g .. 4g + 3 where their cluster flips. Swendsen-Wang: cluster r flips iff the top bit of word
+// The flips of a cluster update, after cluster_label (and cluster_roots where a Swendsen-Wang
+// update records): thread g of system z finds the roots of sites 4g .. 4g + 3 and flips them
+// where their cluster flips. Swendsen-Wang: cluster r flips iff the top bit of word
 // r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
 // |C|^2 to the system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
 // block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Sums go
@@ -33,7 +34,7 @@ fn main(
     var wolff_root = 0u;
     if WOLFF == 1u {
         let word = philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
-        wolff_root = atomicLoad(&labels[base + mulhilo(word, n).x]);
+        wolff_root = find_root(base, mulhilo(word, n).x);
     }
     var lo = 0u;
     var hi = 0u;
@@ -42,7 +43,7 @@ fn main(
         var block = vec4<u32>(0u);
         for (var k = 0u; k < 4u; k++) {
             let site = 4u * g + k;
-            let root = atomicLoad(&labels[base + site]);
+            let root = find_root(base, site);
             var flip = false;
             if WOLFF == 1u {
                 flip = root == wolff_root;

@@ -1,13 +1,12 @@
-// After cluster_label: thread g of system z points sites 4g .. 4g + 3 at their roots (a root is
-// an ancestor, so other threads' walks stay right) and, where a Swendsen-Wang update records,
-// counts them into their roots' counts, one atomic per run of equal roots.
+// After cluster_label, where a Swendsen-Wang update records (its statistic needs each cluster's
+// size): thread g of system z points sites 4g .. 4g + 3 at their roots (a root is an ancestor,
+// so other threads' walks stay right) and counts them into their roots' counts, one atomic per
+// run of equal roots.
 // CPU twin: src/engine/cpu/cluster_roots.rs.
 
 #import dispatch
 #import lattice
 #import cluster
-
-@group(0) @binding(0) var<uniform> params: DispatchParams;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(
@@ -22,21 +21,18 @@ fn main(
         return;
     }
     let base = z * n;
-    let counting = params.slot != NO_SLOT && WOLFF == 0u;
     var run_root = 0xffffffffu;
     var run = 0u;
     for (var k = 0u; k < 4u; k++) {
         let site = 4u * g + k;
         let root = find_root(base, site);
         atomicStore(&labels[base + site], root);
-        if counting {
-            if root != run_root && run > 0u {
-                atomicAdd(&counts[base + run_root], run);
-                run = 0u;
-            }
-            run_root = root;
-            run += 1u;
+        if root != run_root && run > 0u {
+            atomicAdd(&counts[base + run_root], run);
+            run = 0u;
         }
+        run_root = root;
+        run += 1u;
     }
     if run > 0u {
         atomicAdd(&counts[base + run_root], run);

@@ -26,6 +26,7 @@
 //! estimators of `<M^2>` and of `<M^2> / N` (the same partition before and after the flips).
 
 use crate::config::ClusterUpdate;
+use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::error::Error;
 use crate::model::ising::IsingSystems;
 use crate::rng::{Counter, Purpose, random_block};
@@ -72,17 +73,27 @@ fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
     }
 }
 
-/// Passes over the lattices of the device kernels' labelling, per update: `cluster_label` (the
-/// union-find, no iterations) and `cluster_roots`, whatever the lattice.
-pub const LABELLING_PASSES: u64 = 2;
+/// Which of the device kernels' passes an update runs, in the order `cluster_bonds`,
+/// `cluster_label`, `cluster_roots`, `cluster_flip`: every one but `cluster_roots`, which only a
+/// recording Swendsen-Wang update needs (its statistic counts each cluster's sites; the flips
+/// find their roots themselves).
+pub fn cluster_passes(update: ClusterUpdate, params: &DispatchParams) -> [bool; 4] {
+    let counts = update == ClusterUpdate::SwendsenWang && params.slot != NO_SLOT;
+    [true, true, counts, true]
+}
+
+/// Passes over the lattices of the device kernels' labelling of an update: `cluster_label` (the
+/// union-find, no iterations), and `cluster_roots` where a Swendsen-Wang update records.
+pub fn labelling_passes(update: ClusterUpdate, records: bool) -> u64 {
+    1 + u64::from(update == ClusterUpdate::SwendsenWang && records)
+}
 
 /// Bytes a Swendsen-Wang update that records nothing must move per site through the device
 /// kernels at least (each word read or written once, neighbours' spins and labels from cache):
 /// `cluster_bonds` 9 (the spin 4, the bond byte 1, the label 4), `cluster_label` 5 (the bond
-/// byte, the labels its unions read), `cluster_roots` 8 (each label read and written),
-/// `cluster_flip` 12 (the label, the spin read and written). The benchmark's floor: at 3.35 TB/s
-/// (H100) no more than about 98 spins per ns.
-pub const BYTES_PER_SITE: u64 = 34;
+/// byte, the labels its unions read), `cluster_flip` 12 (the label, the spin read and written).
+/// The benchmark's floor: at 3.35 TB/s (H100) no more than about 129 spins per ns.
+pub const BYTES_PER_SITE: u64 = 26;
 
 /// The engine's cluster update state: which update, and the activation threshold of every
 /// temperature.

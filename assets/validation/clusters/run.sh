@@ -17,6 +17,7 @@ OUT=${OUT_DIR:-/tmp/cluster-validation}
 BACKEND=${BACKEND:-Cuda}
 STEPS=${STEPS:-200000}
 STEPS_U4=${STEPS_U4:-20000}
+REPLICAS_TAU=${REPLICAS_TAU:-32}
 PARTS=${PARTS:-kaufman u4 tau}
 mkdir -p "$OUT"
 
@@ -55,8 +56,8 @@ u4)
   done ;;
 tau)
   for L in ${SIZES_TAU:-16 32 64 128 256 512}; do
-    run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" 2000 "$STEPS"
-    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" 2000 "$STEPS"
+    run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" 2000 "$STEPS" "$REPLICAS_TAU"
+    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" 2000 "$STEPS" "$REPLICAS_TAU"
   done
   for L in ${SIZES_METROPOLIS:-16 32 64 128}; do
     run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis 100000 $((50 * STEPS))

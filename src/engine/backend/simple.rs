@@ -5,9 +5,9 @@
 
 use crate::config::ClusterUpdate;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
-use crate::engine::clusters::{LABELLING_PASSES, no_clusters};
+use crate::engine::clusters::{labelling_passes, no_clusters};
 use crate::engine::{
-    Clusters, Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits,
+    Clusters, Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Step,
     Tempering, check_betas, check_copy_map,
 };
 use crate::error::Result;
@@ -76,9 +76,9 @@ pub struct SimpleEngine<B> {
     backend: B,
     systems: IsingSystems,
     resampling: HostResampling,
-    /// The kind of the plans' cluster updates, once set; and how many ran.
+    /// The kind of the plans' cluster updates, once set; and the labelling passes they took.
     clusters: Option<ClusterUpdate>,
-    cluster_updates: u64,
+    labelling_passes: u64,
 }
 
 impl<B: SimpleBackend> SimpleEngine<B> {
@@ -89,7 +89,7 @@ impl<B: SimpleBackend> SimpleEngine<B> {
             systems,
             resampling: HostResampling::default(),
             clusters: None,
-            cluster_updates: 0,
+            labelling_passes: 0,
         }
     }
 }
@@ -140,13 +140,14 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
             }
             None => Vec::new(),
         };
-        let updates = plan.cluster_updates();
-        if updates > 0 && self.clusters.is_none() {
-            return Err(no_clusters());
-        }
+        let passes = match self.clusters {
+            Some(update) => plan_labelling_passes(plan, update),
+            None if plan.cluster_updates() > 0 => return Err(no_clusters()),
+            None => 0,
+        };
         self.backend.prepare_slots(&self.systems, plan)?;
         self.backend.launch_plan(&self.systems, plan)?;
-        self.cluster_updates += updates;
+        self.labelling_passes += passes;
         if plan.slots == 0 {
             return Ok(Measurements {
                 copies,
@@ -188,10 +189,22 @@ impl<B: SimpleBackend> Clusters for SimpleEngine<B> {
         Ok(())
     }
 
-    /// The kernels' labelling takes [`LABELLING_PASSES`] passes over the lattices an update.
+    /// The kernels' labelling takes one or two passes over the lattices an update
+    /// ([`labelling_passes`]).
     fn labelling_iterations(&mut self) -> u64 {
-        self.cluster_updates * LABELLING_PASSES
+        self.labelling_passes
     }
+}
+
+/// The labelling passes of the cluster updates of `plan`.
+fn plan_labelling_passes(plan: &Plan, update: ClusterUpdate) -> u64 {
+    plan.steps
+        .iter()
+        .map(|step| match step {
+            Step::Cluster { sizes, .. } => labelling_passes(update, sizes.is_some()),
+            _ => 0,
+        })
+        .sum()
 }
 
 impl<B: SimpleBackend> Tempering for SimpleEngine<B> {

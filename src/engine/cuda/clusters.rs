@@ -13,6 +13,7 @@ use super::context::CudaDevice;
 use super::driver::driver_error;
 use super::launch::{allocate, clear, download, launch_config, upload};
 use crate::config::ClusterUpdate;
+use crate::engine::clusters::cluster_passes;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
@@ -33,8 +34,9 @@ pub struct CudaClusters {
     counts: CudaSlice<u32>,
     /// `[slot][system]`, grown to the largest plan seen.
     sizes: CudaSlice<u64>,
-    /// The passes of one update, in order.
+    /// The passes of one update, in order: bonds, label, roots, flip.
     passes: [(Kernel, CudaFunction); 4],
+    update: ClusterUpdate,
 }
 
 impl CudaClusters {
@@ -70,6 +72,7 @@ impl CudaClusters {
             counts: allocate(device, sites, "cluster counts")?,
             sizes: allocate(device, systems.systems() as usize, "cluster sizes")?,
             passes,
+            update,
         })
     }
 
@@ -82,7 +85,8 @@ impl CudaClusters {
         clear(device, &mut self.sizes, "cluster sizes")
     }
 
-    /// Enqueue the passes of the update of `params` (its number in `sweep`) on `spins`.
+    /// Enqueue the passes of the update of `params` (its number in `sweep`) on `spins`
+    /// ([`cluster_passes`]).
     pub fn launch(
         &mut self,
         device: &CudaDevice,
@@ -90,7 +94,8 @@ impl CudaClusters {
         spins: &mut CudaSlice<i32>,
     ) -> Result<()> {
         let config = launch_config(device, self.block_size, self.threads, self.systems);
-        for (kernel, function) in &self.passes {
+        let passes = cluster_passes(self.update, params);
+        for ((kernel, function), _) in self.passes.iter().zip(passes).filter(|(_, on)| *on) {
             let mut launch = device.stream.launch_builder(function);
             launch
                 .arg(params)

@@ -8,6 +8,8 @@ use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
 use super::shaders::Bindings;
 use crate::config::ClusterUpdate;
+use crate::engine::clusters::cluster_passes;
+use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -22,8 +24,9 @@ pub struct WgpuClusters {
     sizes: wgpu::Buffer,
     size_slots: u32,
     bind_group: wgpu::BindGroup,
-    /// The passes of one update, in order.
+    /// The passes of one update, in order: bonds, label, roots, flip.
     passes: [wgpu::ComputePipeline; 4],
+    update: ClusterUpdate,
 }
 
 impl WgpuClusters {
@@ -62,6 +65,7 @@ impl WgpuClusters {
             size_slots: 0,
             bind_group,
             passes,
+            update,
         })
     }
 
@@ -95,15 +99,23 @@ impl WgpuClusters {
         Ok(())
     }
 
-    /// The kernels of one update of every system: each pass one thread per four sites.
+    /// The kernels of the update of `params` of every system ([`cluster_passes`]): each pass
+    /// one thread per four sites.
     pub fn kernels(
         &self,
         ctx: &WgpuContext,
         dispatcher: &Dispatcher,
         systems: &IsingSystems,
+        params: &DispatchParams,
     ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         let grid = dispatcher.grid(ctx, systems.lattice.sites() / 4, systems.systems());
-        self.passes.iter().map(|pass| (pass, grid)).collect()
+        let passes = cluster_passes(self.update, params);
+        self.passes[..]
+            .iter()
+            .zip(passes)
+            .filter(|(_, on)| *on)
+            .map(|(pass, _)| (pass, grid))
+            .collect()
     }
 
     /// The sizes of the first `slots` slots, `[slot][system]`.

@@ -177,8 +177,8 @@ impl WgpuSimple {
                 // A swap round measures into the scratch slot before the tempering kernels.
                 let mut kernels = match d {
                     Dispatch::Sweep(_) => vec![(&self.sweep_pipeline, sweep_grid)],
-                    Dispatch::Cluster(_) => clusters.map_or_else(Vec::new, |c| {
-                        c.kernels(&self.ctx, &self.dispatcher, all_systems)
+                    Dispatch::Cluster(params) => clusters.map_or_else(Vec::new, |c| {
+                        c.kernels(&self.ctx, &self.dispatcher, all_systems, params)
                     }),
                     Dispatch::Measure(_) | Dispatch::Swap(_) => {
                         vec![(&self.observe_pipeline, observe_grid)]
