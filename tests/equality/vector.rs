@@ -1,6 +1,6 @@
 //! The GPU vector-spin engines produce the CPU engine's lattices, accepted moves and
 //! observations bit for bit: XY and Heisenberg, 2D and 3D, the ferromagnet in a field and the
-//! +-J glass, uniform and cone proposals, over-relaxation mixed in, after a hot start and after
+//! +-J glass, uniform and cone proposals, multi-hit, over-relaxation mixed in, after a hot start and after
 //! spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
 //! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
 
@@ -33,6 +33,8 @@ struct Case {
     glass: bool,
     /// Cone width in units of 1; `None` for uniform proposals.
     cone: Option<f64>,
+    /// Metropolis proposals per site (multi-hit).
+    hits: u32,
     overrelaxation: u32,
 }
 
@@ -57,7 +59,7 @@ impl Case {
 
     fn updates(self) -> VectorSweeps {
         VectorSweeps {
-            hits: 1,
+            hits: self.hits,
             overrelaxation: self.overrelaxation,
         }
     }
@@ -118,6 +120,7 @@ const XY_2D_FIELD: Case = Case {
     field: 0.3,
     glass: false,
     cone: None,
+    hits: 1,
     overrelaxation: 1,
 };
 
@@ -152,6 +155,7 @@ fn spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
         size: 4,
         field: 0.2,
         cone: None,
+        hits: 3,
         ..xy_3d
     };
     for case in [xy_3d, heisenberg_2d] {
