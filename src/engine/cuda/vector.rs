@@ -10,11 +10,13 @@
 
 use std::ops::Range;
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::context::CudaDevice;
 use super::driver::driver_error;
-use super::launch::{allocate, check_fits, clear, download, launch_config, overwrite, upload};
+use super::launch::{
+    FittedKernel, allocate, check_fits, clear, download, launch_config, overwrite, upload,
+};
 use crate::engine::EngineInfo;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -36,7 +38,6 @@ pub struct CudaVectorEngine {
     device: CudaDevice,
     systems: VectorSystems,
     updates: VectorSweeps,
-    block_size: u32,
     spins: CudaSlice<i32>,
     tables: CudaSlice<u32>,
     counts: CudaSlice<u64>,
@@ -46,17 +47,20 @@ pub struct CudaVectorEngine {
     kernels: Functions,
 }
 
-/// The compiled kernels.
+/// The compiled kernels, each with the block size it launches with: the one asked for, or
+/// fewer threads where the kernel's registers allow no more (64-bit arithmetic and Philox take
+/// many; no result depends on the block size).
 struct Functions {
-    hot_start: CudaFunction,
-    metropolis: CudaFunction,
-    overrelaxation: CudaFunction,
-    observables: CudaFunction,
+    hot_start: FittedKernel,
+    metropolis: FittedKernel,
+    overrelaxation: FittedKernel,
+    observables: FittedKernel,
 }
 
 impl CudaVectorEngine {
     /// The engine of `systems` on `device`, every spin zero until a hot start or
-    /// [`VectorEngine::set_spins`], with `block_size` threads per block.
+    /// [`VectorEngine::set_spins`], with `block_size` threads per block (fewer for a kernel
+    /// whose registers allow no more).
     pub fn new(
         mut device: CudaDevice,
         systems: VectorSystems,
@@ -65,11 +69,14 @@ impl CudaVectorEngine {
     ) -> Result<Self> {
         check_fits(&device, block_size, systems.systems(), "systems")?;
         let constants = kernel_constants(&systems, updates.hits);
+        let mut fitted = |kernel| -> Result<FittedKernel> {
+            FittedKernel::new(device.function(kernel, &constants)?, block_size)
+        };
         let kernels = Functions {
-            hot_start: device.function(Kernel::VectorHotStart, &constants)?,
-            metropolis: device.function(Kernel::VectorMetropolis, &constants)?,
-            overrelaxation: device.function(Kernel::VectorOverrelaxation, &constants)?,
-            observables: device.function(Kernel::VectorObservables, &constants)?,
+            hot_start: fitted(Kernel::VectorHotStart)?,
+            metropolis: fitted(Kernel::VectorMetropolis)?,
+            overrelaxation: fitted(Kernel::VectorOverrelaxation)?,
+            observables: fitted(Kernel::VectorObservables)?,
         };
         let engine = CudaVectorEngine {
             spins: allocate(&device, systems.spin_words(), "vector spins")?,
@@ -85,7 +92,6 @@ impl CudaVectorEngine {
             kernels,
             systems,
             updates,
-            block_size,
             device,
         };
         engine
@@ -99,23 +105,23 @@ impl CudaVectorEngine {
         dispatch_params(&self.systems)
     }
 
-    /// Grid of blocks covering `threads` threads per system.
-    fn grid(&self, threads: u64) -> LaunchConfig {
-        launch_config(
-            &self.device,
-            self.block_size,
-            threads,
-            self.systems.systems(),
-        )
+    /// Grid of `kernel`'s blocks covering `threads` threads per system.
+    fn grid(&self, kernel: &FittedKernel, threads: u64) -> LaunchConfig {
+        let systems = self.systems.systems();
+        launch_config(&self.device, kernel.block_size, threads, systems)
     }
 
     /// Enqueue the update of one colour of every system: Metropolis or over-relaxation.
     fn launch_colour(&mut self, params: DispatchParams, metropolis: bool) -> Result<()> {
-        let config = self.grid(self.systems.lattice.sites_per_colour());
+        let fitted = match metropolis {
+            true => &self.kernels.metropolis,
+            false => &self.kernels.overrelaxation,
+        };
+        let config = self.grid(fitted, self.systems.lattice.sites_per_colour());
         let stream = &self.device.stream;
-        let (kernel, mut launch) = match metropolis {
+        let mut launch = stream.launch_builder(&fitted.function);
+        let kernel = match metropolis {
             true => {
-                let mut launch = stream.launch_builder(&self.kernels.metropolis);
                 launch
                     .arg(&params)
                     .arg(&mut self.spins)
@@ -123,15 +129,14 @@ impl CudaVectorEngine {
                     .arg(&mut self.counts)
                     .arg(&self.couplings)
                     .arg(&self.widths);
-                (Kernel::VectorMetropolis, launch)
+                Kernel::VectorMetropolis
             }
             false => {
-                let mut launch = stream.launch_builder(&self.kernels.overrelaxation);
                 launch
                     .arg(&params)
                     .arg(&mut self.spins)
                     .arg(&self.couplings);
-                (Kernel::VectorOverrelaxation, launch)
+                Kernel::VectorOverrelaxation
             }
         };
         // SAFETY: the arguments match the kernel's parameters in order and type
@@ -165,8 +170,11 @@ impl VectorEngine for CudaVectorEngine {
 
     fn hot_start(&mut self) -> Result<()> {
         let params = self.params();
-        let config = self.grid(self.systems.lattice.sites());
-        let mut launch = self.device.stream.launch_builder(&self.kernels.hot_start);
+        let config = self.grid(&self.kernels.hot_start, self.systems.lattice.sites());
+        let mut launch = self
+            .device
+            .stream
+            .launch_builder(&self.kernels.hot_start.function);
         launch.arg(&params).arg(&mut self.spins);
         // SAFETY: vector_hot_start takes DispatchParams by value and the `int` spins, which hold
         // every site of every system; threads past the last site return.
@@ -214,8 +222,12 @@ impl VectorEngine for CudaVectorEngine {
 
     fn observe(&mut self) -> Result<Vec<VectorObservation>> {
         clear(&self.device, &mut self.counts, "vector counts")?;
-        let config = self.grid(self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER));
-        let mut launch = self.device.stream.launch_builder(&self.kernels.observables);
+        let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
+        let config = self.grid(&self.kernels.observables, threads);
+        let mut launch = self
+            .device
+            .stream
+            .launch_builder(&self.kernels.observables.function);
         launch
             .arg(&self.spins)
             .arg(&mut self.counts)
