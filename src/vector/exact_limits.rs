@@ -2,7 +2,7 @@
 //! jackknife): free spins in a field, the high-temperature series of the energy, and the
 //! updates' agreement with one another.
 
-use super::run::measurement;
+use super::record::measurement;
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorEngine, VectorSweeps};
 use crate::model::Lattice;

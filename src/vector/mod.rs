@@ -4,6 +4,7 @@
 //! series and the final lattices. The Ising loop ([`crate::metropolis`]) is untouched by it.
 
 mod outputs;
+mod record;
 mod run;
 mod summary;
 mod tuning;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::run::VectorRecord;
+use super::record::VectorRecord;
 use super::summary::VectorSummary;
 use crate::config::{Config, Disorder};
 use crate::error::{Error, Result};

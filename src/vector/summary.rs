@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::run::{VectorRecord, acceptance_rates};
+use super::record::{VectorRecord, acceptance_rates};
 use super::tuning::ConeTuning;
 use crate::config::Config;
 use crate::engine::EngineInfo;

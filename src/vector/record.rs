@@ -1,0 +1,80 @@
+//! What the loop records of a vector-spin run, which the summary and the files read: every
+//! measurement as the estimators take it, the accepted moves, the drift of `|s|`.
+
+use crate::engine::vector::VectorObservation;
+use crate::model::vector::VectorSystems;
+use crate::model::vector::fixed::{MEASURE_FRACTION_BITS, ONE};
+use crate::stats::VectorMeasurement;
+
+/// What the loop carries: every measurement (slot-major: all systems of a measurement
+/// together), the accepted moves counted since the last tuning stop and over the production,
+/// and the largest drift of `|s|` seen.
+#[derive(Debug, Default)]
+pub(super) struct VectorRecord {
+    pub(super) measurements: Vec<VectorMeasurement>,
+    pub(super) accepted_since_stop: Vec<u64>,
+    pub(super) accepted_in_production: Vec<u64>,
+    /// In units of 1: `max | s . s - 1 |` over every site and measurement.
+    pub(super) norm_deviation: f64,
+}
+
+/// Per temperature, the accepted fraction of the Metropolis proposals of `sweeps` sweeps.
+pub(super) fn acceptance_rates(systems: &VectorSystems, accepted: &[u64], sweeps: u64) -> Vec<f64> {
+    let per_temperature = (systems.samples * systems.replicas) as usize;
+    let proposals = sweeps as f64 * systems.lattice.sites() as f64 * per_temperature as f64;
+    accepted
+        .chunks(per_temperature)
+        .map(|a| a.iter().sum::<u64>() as f64 / proposals)
+        .collect()
+}
+
+/// Append one measurement of every system to the record.
+pub(super) fn record_observations(
+    systems: &VectorSystems,
+    observations: &[VectorObservation],
+    record: &mut VectorRecord,
+) {
+    for o in observations {
+        record.measurements.push(measurement(systems, o));
+        let deviation = o.norm_deviation as f64 / 2f64.powi(MEASURE_FRACTION_BITS as i32);
+        record.norm_deviation = record.norm_deviation.max(deviation);
+    }
+}
+
+/// What the estimators take from one observation.
+pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> VectorMeasurement {
+    let sites = systems.lattice.sites() as f64;
+    let dims = systems.lattice.dims as usize;
+    let (n, one) = (systems.components as usize, f64::from(ONE));
+    let bond_unit = 2f64.powi(MEASURE_FRACTION_BITS as i32);
+    let bonds: i64 = o.bonds[..dims].iter().sum();
+    let mut m = [0.0; 3];
+    for (m, total) in m.iter_mut().zip(&o.magnetisation).take(n) {
+        *m = *total as f64 / one / sites;
+    }
+    let fourier = o.fourier[..dims]
+        .iter()
+        .map(|f| {
+            f[..n]
+                .iter()
+                .map(|[re, im]| (*re as f64).powi(2) + (*im as f64).powi(2))
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / dims as f64
+        / (one * sites).powi(2);
+    let per_direction = dims as f64 * sites;
+    let cosines = bonds as f64 / bond_unit / per_direction;
+    let sines_squared = o.twists[..dims]
+        .iter()
+        .map(|&t| (t as f64 / bond_unit).powi(2))
+        .sum::<f64>()
+        / per_direction;
+    VectorMeasurement {
+        energy: systems.energy(bonds, o.magnetisation[0]),
+        m,
+        fourier,
+        bond_cosines: cosines,
+        bond_sines_squared: sines_squared,
+    }
+}
