@@ -9,8 +9,9 @@
 #            a measurement after every step or sweep.
 # Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
 # SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, STEPS (measured steps of kaufman and tau;
-# Metropolis takes 50x), STEPS_U4, PARTS, BACKEND override. Each part fits a 10-minute slot of an
-# H100 at 20 spins per ns and more.
+# Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4, BETAS_U4, REPLICAS_TAU (also
+# Metropolis's unless REPLICAS_METROPOLIS), THERMALIZE_METROPOLIS, PARTS, BACKEND override. Each
+# part fits a 10-minute slot of an H100 at 20 spins per ns and more.
 set -euo pipefail
 BIN=${BIN:-target/release/spinflip}
 OUT=${OUT_DIR:-/tmp/cluster-validation}
@@ -18,6 +19,10 @@ BACKEND=${BACKEND:-Cuda}
 STEPS=${STEPS:-200000}
 STEPS_U4=${STEPS_U4:-20000}
 REPLICAS_TAU=${REPLICAS_TAU:-32}
+REPLICAS_METROPOLIS=${REPLICAS_METROPOLIS:-32}
+STEPS_METROPOLIS=${STEPS_METROPOLIS:-$((50 * STEPS))}
+THERMALIZE_METROPOLIS=${THERMALIZE_METROPOLIS:-100000}
+BETAS_U4=${BETAS_U4:-0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227}
 PARTS=${PARTS:-kaufman u4 tau}
 mkdir -p "$OUT"
 
@@ -52,7 +57,7 @@ kaufman)
   done ;;
 u4)
   for L in ${SIZES_3D:-8 16 32 64}; do
-    run "u4_L$L" 3 "$L" "0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227" "$SW" 2000 "$STEPS_U4" 8
+    run "u4_L$L" 3 "$L" "$BETAS_U4" "$SW" 2000 "$STEPS_U4" 8
   done ;;
 tau)
   for L in ${SIZES_TAU:-16 32 64 128 256 512}; do
@@ -60,6 +65,7 @@ tau)
     run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" 2000 "$STEPS" "$REPLICAS_TAU"
   done
   for L in ${SIZES_METROPOLIS:-16 32 64 128}; do
-    run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis 100000 $((50 * STEPS))
+    run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis "$THERMALIZE_METROPOLIS" \
+      "$STEPS_METROPOLIS" "$REPLICAS_METROPOLIS"
   done ;;
 esac; done
