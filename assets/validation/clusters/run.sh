@@ -10,8 +10,9 @@
 # Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
 # SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, STEPS (measured steps of kaufman and tau;
 # Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4, BETAS_U4, REPLICAS_TAU (also
-# Metropolis's unless REPLICAS_METROPOLIS), THERMALIZE_METROPOLIS, PARTS, BACKEND override. Each
-# part fits a 10-minute slot of an H100 at 20 spins per ns and more.
+# Metropolis's unless REPLICAS_METROPOLIS), THERMALIZE_METROPOLIS, THERMALIZE (the cluster
+# steps before measuring; default 1000 for kaufman, 2000 for u4 and tau), PARTS, BACKEND
+# override. Each part fits a 10-minute slot of an H100 at 20 spins per ns and more.
 set -euo pipefail
 BIN=${BIN:-target/release/spinflip}
 OUT=${OUT_DIR:-/tmp/cluster-validation}
@@ -53,16 +54,16 @@ WOLFF="Clusters(update: Wolff, clusters: 4)"
 for part in $PARTS; do case $part in
 kaufman)
   for L in ${SIZES_2D:-16 32 64 128 256}; do
-    run "kaufman_L$L" 2 "$L" 0.4406868 "$SW" 1000 "$STEPS"
+    run "kaufman_L$L" 2 "$L" 0.4406868 "$SW" "${THERMALIZE:-1000}" "$STEPS"
   done ;;
 u4)
   for L in ${SIZES_3D:-8 16 32 64}; do
-    run "u4_L$L" 3 "$L" "$BETAS_U4" "$SW" 2000 "$STEPS_U4" 8
+    run "u4_L$L" 3 "$L" "$BETAS_U4" "$SW" "${THERMALIZE:-2000}" "$STEPS_U4" 8
   done ;;
 tau)
   for L in ${SIZES_TAU:-16 32 64 128 256 512}; do
-    run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" 2000 "$STEPS" "$REPLICAS_TAU"
-    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" 2000 "$STEPS" "$REPLICAS_TAU"
+    run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
+    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
   done
   for L in ${SIZES_METROPOLIS:-16 32 64 128}; do
     run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis "$THERMALIZE_METROPOLIS" \
