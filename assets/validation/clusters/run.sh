@@ -8,7 +8,7 @@
 #            Swendsen-Wang, Wolff (4 clusters a step) and multispin Metropolis (engine: Auto),
 #            a measurement after every step or sweep.
 # Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
-# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, STEPS (measured steps of kaufman and tau;
+# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS (set empty: none), STEPS (measured steps of kaufman and tau;
 # Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4, BETAS_U4, REPLICAS_TAU (also
 # Metropolis's unless REPLICAS_METROPOLIS), THERMALIZE_METROPOLIS, THERMALIZE (the cluster
 # steps before measuring; default 1000 for kaufman, 2000 for u4 and tau), PARTS, BACKEND
@@ -53,19 +53,19 @@ SW="Clusters(update: SwendsenWang)"
 WOLFF="Clusters(update: Wolff, clusters: 4)"
 for part in $PARTS; do case $part in
 kaufman)
-  for L in ${SIZES_2D:-16 32 64 128 256}; do
+  for L in ${SIZES_2D-16 32 64 128 256}; do
     run "kaufman_L$L" 2 "$L" 0.4406868 "$SW" "${THERMALIZE:-1000}" "$STEPS"
   done ;;
 u4)
-  for L in ${SIZES_3D:-8 16 32 64}; do
+  for L in ${SIZES_3D-8 16 32 64}; do
     run "u4_L$L" 3 "$L" "$BETAS_U4" "$SW" "${THERMALIZE:-2000}" "$STEPS_U4" 8
   done ;;
 tau)
-  for L in ${SIZES_TAU:-16 32 64 128 256 512}; do
+  for L in ${SIZES_TAU-16 32 64 128 256 512}; do
     run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
     run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
   done
-  for L in ${SIZES_METROPOLIS:-16 32 64 128}; do
+  for L in ${SIZES_METROPOLIS-16 32 64 128}; do
     run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis "$THERMALIZE_METROPOLIS" \
       "$STEPS_METROPOLIS" "$REPLICAS_METROPOLIS"
   done ;;
