@@ -53,6 +53,41 @@ def crossings(out):
                 )
 
 
+def line(points, centre):
+    """Weighted straight line u = a + b (beta - centre) through (beta, u, err): a, b and their
+    covariance (var a, var b, cov ab)."""
+    ws = [1 / err**2 for _, _, err in points]
+    xs = [beta - centre for beta, _, _ in points]
+    s0, s1 = sum(ws), sum(w * x for w, x in zip(ws, xs))
+    s2 = sum(w * x * x for w, x in zip(ws, xs))
+    sy = sum(w * u for w, (_, u, _) in zip(ws, points))
+    sxy = sum(w * x * u for w, x, (_, u, _) in zip(ws, xs, points))
+    det = s0 * s2 - s1 * s1
+    a, b = (s2 * sy - s1 * sxy) / det, (s0 * sxy - s1 * sy) / det
+    chi2 = sum(w * (u - a - b * x) ** 2 for w, x, (_, u, _) in zip(ws, xs, points))
+    return a, b, (s2 / det, s0 / det, -s1 / det), chi2 / (len(points) - 2)
+
+
+def fitted_crossings(out):
+    print("  the same from straight lines fitted to each U4 curve over all its betas:")
+    centre = 0.22165
+    curves = [
+        (size, line([(r["beta"], r["u4"]["mean"], r["u4"]["err"]) for r in s["runs"]], centre))
+        for size, s in summaries(out, "u4")
+    ]
+    for (l1, (a1, b1, c1, chi1)), (l2, (a2, b2, c2, chi2)) in zip(curves, curves[1:]):
+        d, slope = a1 - a2, b1 - b2
+        var_d, var_s, cov = c1[0] + c2[0], c1[1] + c2[1], c1[2] + c2[2]
+        beta = centre - d / slope
+        var = var_d / slope**2 + d**2 * var_s / slope**4 - 2 * d * cov / slope**3
+        sigma = math.sqrt(var)
+        print(
+            f"  L = {l1} / {l2}: beta = {beta:.6f} +- {sigma:.6f}"
+            f" ({(beta - 0.2216546) / sigma:+.2f} errors from beta_c; chi2/dof of the lines"
+            f" {chi1:.2f}, {chi2:.2f})"
+        )
+
+
 def tau_error(tau, measurements, replicas):
     """Madras-Sokal error of tau_int with Sokal's window M = 6 tau, n measurements a replica:
     sigma^2 = 2 (2M + 1) / n tau^2, the mean over independent replicas reducing it by sqrt(R)."""
@@ -108,8 +143,8 @@ def taus(out):
             rows.append((size, tau_e, err_e, tau_m, err_m))
             print(
                 f"  {algorithm:10} L = {size:4}: tau_e {tau_e:9.3f} +- {err_e:.3f}, "
-                f"tau_|m| {tau_m:9.3f} +- {err_m:.3f}, {n:.0f} measurements x {replicas} replicas"
-                f" = {n / max(tau_e, tau_m):.0f} x the larger tau{note}"
+                f"tau_|m| {tau_m:9.3f} +- {err_m:.3f}; {replicas} replicas of {n:.0f} measurements,"
+                f" {n / max(run['tau_e'], run['tau_abs_m']):.0f} x the larger tau each{note}"
             )
         for label, subset in (("all L", rows), ("without the smallest L", rows[1:])):
             if len(subset) >= 2:
@@ -136,4 +171,5 @@ if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/cluster-validation"
     kaufman(out)
     crossings(out)
+    fitted_crossings(out)
     taus(out)

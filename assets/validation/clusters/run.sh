@@ -8,11 +8,12 @@
 #            Swendsen-Wang, Wolff (4 clusters a step) and multispin Metropolis (engine: Auto),
 #            a measurement after every step or sweep.
 # Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
-# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS (set empty: none), STEPS (measured steps of kaufman and tau;
-# Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4, BETAS_U4, REPLICAS_TAU (also
-# Metropolis's unless REPLICAS_METROPOLIS), THERMALIZE_METROPOLIS, THERMALIZE (the cluster
+# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS (set empty: none of that kind), STEPS
+# (measured steps of kaufman and tau; Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4,
+# BETAS_U4, REPLICAS_TAU, REPLICAS_METROPOLIS, THERMALIZE_METROPOLIS, THERMALIZE (the cluster
 # steps before measuring; default 1000 for kaufman, 2000 for u4 and tau), PARTS, BACKEND
-# override. Each part fits a 10-minute slot of an H100 at 20 spins per ns and more.
+# override. Each part fits a 10-minute slot of an H100 at 20 spins per ns and more. A CPU-sized
+# run (BACKEND=Cpu, small L): docs/validation/history.md, 2026-11-27.
 set -euo pipefail
 BIN=${BIN:-target/release/spinflip}
 OUT=${OUT_DIR:-/tmp/cluster-validation}
