@@ -8,9 +8,12 @@
 #            Swendsen-Wang, Wolff (4 clusters a step) and multispin Metropolis (engine: Auto),
 #            a measurement after every step or sweep.
 # Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
-# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, STEPS (measured steps of kaufman and tau;
-# Metropolis takes 50x), STEPS_U4, PARTS, BACKEND override. Each part fits a 10-minute slot of an
-# H100 at 20 spins per ns and more.
+# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS (set empty: none of that kind), STEPS
+# (measured steps of kaufman and tau; Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4,
+# BETAS_U4, REPLICAS_TAU, REPLICAS_METROPOLIS, THERMALIZE_METROPOLIS, THERMALIZE (the cluster
+# steps before measuring; default 1000 for kaufman, 2000 for u4 and tau), PARTS, BACKEND
+# override. Each part fits a 10-minute slot of an H100 at 20 spins per ns and more. A CPU-sized
+# run (BACKEND=Cpu, small L): docs/validation/history.md, 2026-11-27.
 set -euo pipefail
 BIN=${BIN:-target/release/spinflip}
 OUT=${OUT_DIR:-/tmp/cluster-validation}
@@ -18,6 +21,10 @@ BACKEND=${BACKEND:-Cuda}
 STEPS=${STEPS:-200000}
 STEPS_U4=${STEPS_U4:-20000}
 REPLICAS_TAU=${REPLICAS_TAU:-32}
+REPLICAS_METROPOLIS=${REPLICAS_METROPOLIS:-32}
+STEPS_METROPOLIS=${STEPS_METROPOLIS:-$((50 * STEPS))}
+THERMALIZE_METROPOLIS=${THERMALIZE_METROPOLIS:-100000}
+BETAS_U4=${BETAS_U4:-0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227}
 PARTS=${PARTS:-kaufman u4 tau}
 mkdir -p "$OUT"
 
@@ -47,19 +54,20 @@ SW="Clusters(update: SwendsenWang)"
 WOLFF="Clusters(update: Wolff, clusters: 4)"
 for part in $PARTS; do case $part in
 kaufman)
-  for L in ${SIZES_2D:-16 32 64 128 256}; do
-    run "kaufman_L$L" 2 "$L" 0.4406868 "$SW" 1000 "$STEPS"
+  for L in ${SIZES_2D-16 32 64 128 256}; do
+    run "kaufman_L$L" 2 "$L" 0.4406868 "$SW" "${THERMALIZE:-1000}" "$STEPS"
   done ;;
 u4)
-  for L in ${SIZES_3D:-8 16 32 64}; do
-    run "u4_L$L" 3 "$L" "0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227" "$SW" 2000 "$STEPS_U4" 8
+  for L in ${SIZES_3D-8 16 32 64}; do
+    run "u4_L$L" 3 "$L" "$BETAS_U4" "$SW" "${THERMALIZE:-2000}" "$STEPS_U4" 8
   done ;;
 tau)
-  for L in ${SIZES_TAU:-16 32 64 128 256 512}; do
-    run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" 2000 "$STEPS" "$REPLICAS_TAU"
-    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" 2000 "$STEPS" "$REPLICAS_TAU"
+  for L in ${SIZES_TAU-16 32 64 128 256 512}; do
+    run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
+    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
   done
-  for L in ${SIZES_METROPOLIS:-16 32 64 128}; do
-    run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis 100000 $((50 * STEPS))
+  for L in ${SIZES_METROPOLIS-16 32 64 128}; do
+    run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis "$THERMALIZE_METROPOLIS" \
+      "$STEPS_METROPOLIS" "$REPLICAS_METROPOLIS"
   done ;;
 esac; done
