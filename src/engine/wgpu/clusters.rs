@@ -133,17 +133,5 @@ fn size_bytes(slots: u32, systems: u32) -> u64 {
 }
 
 fn bind_group(ctx: &WgpuContext, buffers: [&wgpu::Buffer; 5]) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: b.as_entire_binding(),
-        })
-        .collect();
-    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("clusters"),
-        layout: ctx.tempering_group_layout(Bindings::SimpleClusters),
-        entries: &entries,
-    })
+    ctx.group_one("clusters", Bindings::SimpleClusters, &buffers)
 }

@@ -290,6 +290,29 @@ impl WgpuContext {
             .expect("tempering and cluster bindings have a group 1")
     }
 
+    /// A bind group 1 of the tempering or cluster kernels of `bindings`: `buffers` at bindings
+    /// 0, 1, ... in order.
+    pub fn group_one(
+        &self,
+        label: &str,
+        bindings: Bindings,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: self.tempering_group_layout(bindings),
+            entries: &entries,
+        })
+    }
+
     /// `name (backend)` of the adapter.
     pub fn adapter_name(&self) -> String {
         format!("{} ({})", self.info.name, self.info.backend.to_str())

@@ -164,17 +164,5 @@ fn bind_group(
         KernelEngine::Simple => Bindings::SimpleTempering,
         KernelEngine::Multispin => Bindings::MultispinTempering,
     };
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: b.as_entire_binding(),
-        })
-        .collect();
-    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("tempering"),
-        layout: ctx.tempering_group_layout(bindings),
-        entries: &entries,
-    })
+    ctx.group_one("tempering", bindings, &buffers)
 }
