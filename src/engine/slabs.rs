@@ -85,7 +85,7 @@ impl SlabSweep {
 }
 
 /// Per word system, the storage ranges of stored plane `plane` of `colour`.
-fn plane_ranges(layout: &MultispinLayout, colour: u32, plane: u32) -> Vec<Range<usize>> {
+pub fn plane_ranges(layout: &MultispinLayout, colour: u32, plane: u32) -> Vec<Range<usize>> {
     (0..layout.word_systems())
         .map(|g| layout.plane_words(g, colour, plane))
         .collect()

@@ -30,6 +30,7 @@ use super::driver::driver_error;
 use crate::engine::ProcessRing;
 use crate::engine::multispin::MultispinLayout;
 use crate::engine::placement::local_rank;
+use crate::engine::slabs::plane_ranges;
 use crate::error::{Error, Result};
 
 /// The environment variable that chooses the halo path: `host` keeps the host-staged exchange;
@@ -100,9 +101,6 @@ impl NcclHalos {
         let above = ((self.rank + 1) % self.ranks) as i32;
         let planes = layout.own_planes();
         let (base, _record) = spins.device_ptr_mut(stream);
-        let words = |plane: u32| {
-            (0..layout.word_systems()).map(move |g| layout.plane_words(g, colour, plane))
-        };
         let raw_stream = stream.cu_stream() as sys::cudaStream_t;
         let failed = nccl_error("queueing the halo exchange");
         nccl::group_start().map_err(&failed)?;
@@ -113,7 +111,7 @@ impl NcclHalos {
                 (planes, above, false),
                 (planes + 1, below, false),
             ] {
-                for range in words(plane) {
+                for range in plane_ranges(layout, colour, plane) {
                     let pointer = (base + 4 * range.start as u64) as *mut std::ffi::c_void;
                     let (count, u32s) = (range.len(), sys::ncclDataType_t::ncclUint32);
                     // SAFETY: `pointer .. + count` words lie in `spins` (a range of its stored
