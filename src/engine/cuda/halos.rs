@@ -50,11 +50,16 @@ impl NcclHalos {
     pub fn connect(ctx: &Arc<CudaContext>, ring: &mut dyn ProcessRing) -> Result<Option<Self>> {
         let (rank, ranks) = ring.position();
         let mut token = [0u8; 128];
-        let here = match device_path_here(ctx) {
-            Ok(()) if rank == 0 => unique_id().map(|id| token = id),
-            other => other,
+        let asked = device_path_asked();
+        let here = match (&asked, device_path_here(ctx)) {
+            (Ok(true), Ok(())) if rank == 0 => unique_id().map(|id| token = id),
+            (Ok(true), other) => other,
+            (Ok(false), _) => Err(format!("{HALO_PATH_VARIABLE}=host")),
+            (Err(_), _) => Err(format!("{HALO_PATH_VARIABLE} unreadable")),
         };
+        // Every rank votes before a bad variable fails its engine, so that none waits.
         if !ring.all(here.is_ok())? {
+            asked?;
             let reason = here.err().unwrap_or_else(|| "another rank cannot".into());
             log::info!("slab halos: host-staged through MPI ({reason})");
             return Ok(None);
@@ -144,13 +149,30 @@ impl Drop for NcclHalos {
     }
 }
 
-/// Whether this rank may take the device path: not turned off, a GPU of its own (NCCL refuses
-/// two ranks on one device; the `k`-th rank of a node owns its `k`-th GPU unless the config
-/// names one or the node has fewer), and NCCL found.
-fn device_path_here(ctx: &CudaContext) -> std::result::Result<(), String> {
-    if std::env::var(HALO_PATH_VARIABLE).is_ok_and(|path| path == "host") {
-        return Err(format!("{HALO_PATH_VARIABLE}=host"));
+/// Whether [`HALO_PATH_VARIABLE`] lets the halos take the device path: unset or `device`, yes;
+/// `host`, no; anything else is refused, naming the values it takes.
+fn device_path_asked() -> Result<bool> {
+    halo_path(std::env::var(HALO_PATH_VARIABLE))
+}
+
+/// [`device_path_asked`] of the variable's value.
+fn halo_path(value: std::result::Result<String, std::env::VarError>) -> Result<bool> {
+    match value {
+        Err(std::env::VarError::NotPresent) => Ok(true),
+        Ok(path) if path == "device" => Ok(true),
+        Ok(path) if path == "host" => Ok(false),
+        Ok(path) => Err(Error::Usage(format!(
+            "{HALO_PATH_VARIABLE}={path}: the halo path is `device` (the default: NCCL where \
+             every rank has it) or `host`"
+        ))),
+        Err(error) => Err(Error::Usage(format!("{HALO_PATH_VARIABLE}: {error}"))),
     }
+}
+
+/// Whether this rank can take the device path: a GPU of its own (NCCL refuses two ranks on one
+/// device; the `k`-th rank of a node owns its `k`-th GPU unless the config names one or the
+/// node has fewer), and NCCL found.
+fn device_path_here(ctx: &CudaContext) -> std::result::Result<(), String> {
     if ctx.ordinal() != local_rank() {
         return Err("ranks share a GPU".into());
     }
@@ -169,4 +191,22 @@ fn unique_id() -> std::result::Result<[u8; 128], String> {
 
 fn nccl_error(what: &'static str) -> impl Fn(nccl::NcclError) -> Error {
     move |error| Error::Cuda(format!("{what}: NCCL {error:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::env::VarError;
+
+    #[test]
+    fn the_halo_path_variable_takes_device_or_host_and_refuses_the_rest() {
+        assert!(halo_path(Err(VarError::NotPresent)).unwrap());
+        assert!(halo_path(Ok("device".into())).unwrap());
+        assert!(!halo_path(Ok("host".into())).unwrap());
+        let refused = halo_path(Ok("hots".into())).unwrap_err().to_string();
+        assert!(
+            refused.contains("SPINFLIP_HALOS=hots") && refused.contains("`host`"),
+            "{refused}"
+        );
+    }
 }
