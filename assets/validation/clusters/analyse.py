@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tables of the cluster validation runs of run.sh (docs/VALIDATION.md): Kaufman's e and c
 against Swendsen-Wang at 2D beta_c, the 3D Binder crossings, and the integrated autocorrelation
-times against L with the fitted dynamic exponents. Usage: analyse.py OUT_DIR."""
+times against L with the fitted dynamic exponents; with --svg PATH the figure of tau against L,
+with --bench FILE... (lines of `spinflip bench --json`) the table of wall time per independent
+configuration at L = 1024 and 4096. Usage: analyse.py OUT_DIR [--svg PATH] [--bench FILE...]."""
 
 import json
 import math
@@ -96,7 +98,7 @@ def tau_error(tau, measurements, replicas):
 
 def fit(points):
     """Weighted least-squares fit of ln tau = a + z ln L, points (L, tau, err): (z, its error
-    from the weights, chi^2 per degree of freedom)."""
+    from the weights, chi^2 per degree of freedom, tau at L from the line)."""
     xs = [math.log(size) for size, _, _ in points]
     ys = [math.log(tau) for _, tau, _ in points]
     ws = [(tau / err) ** 2 for _, tau, err in points]
@@ -105,55 +107,75 @@ def fit(points):
     my = sum(w * y for w, y in zip(ws, ys)) / sw
     sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs))
     if sxx <= 0:
-        return float("nan"), float("nan"), float("nan")
+        nan = float("nan")
+        return nan, nan, nan, lambda size: nan
     z = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys)) / sxx
     chi2 = sum(w * (y - my - z * (x - mx)) ** 2 for w, x, y in zip(ws, xs, ys))
     dof = len(points) - 2
-    return z, 1 / math.sqrt(sxx), chi2 / dof if dof > 0 else float("nan")
+    line = lambda size: math.exp(my + z * (math.log(size) - mx))  # noqa: E731
+    return z, 1 / math.sqrt(sxx), chi2 / dof if dof > 0 else float("nan"), line
 
 
-def replicas_of(out, name, summary):
-    """Replicas of a run: from the summary's config, else from the run's .ron."""
+def config_value(out, name, summary, key):
+    """An integer setting of a run (`replicas`, `every`): from the summary's config, else from
+    the run's .ron."""
     config = summary.get("config", {})
-    if isinstance(config, dict) and "replicas" in config:
-        return int(config["replicas"])
+    if isinstance(config, dict) and key in config:
+        return int(config[key])
     text = (Path(out) / f"{name}.ron").read_text()
-    return int(re.search(r"replicas:\s*(\d+)", text).group(1))
+    return int(re.search(rf"{key}:\s*(\d+)", text).group(1))
+
+
+LITERATURE = {"sw": "about 0.25 (or log L)", "wolff": "about 0.25", "metropolis": "2.17"}
+
+
+def tau_rows(out, algorithm):
+    """(L, tau_e, err, tau_|m|, err) of every tau_<algorithm> run, in updates (sweeps for
+    Metropolis and Wolff, steps for SW), by L."""
+    rows = []
+    for size, s in summaries(out, f"tau_{algorithm}"):
+        name = f"tau_{algorithm}_L{size}"
+        run = s["runs"][0]
+        replicas = config_value(out, name, s, "replicas")
+        # Measurements are `every` updates apart: tau in measurements times `every` is tau in
+        # updates (for tau much longer than `every`).
+        every = config_value(out, name, s, "every")
+        n = run["samples"] / replicas
+        tau_e, tau_m = run["tau_e"], run["tau_abs_m"]
+        err_e, err_m = tau_error(tau_e, n, replicas), tau_error(tau_m, n, replicas)
+        scale, note = every, ""
+        if algorithm == "wolff":
+            # `clusters` clusters a step of <|C|> sites each: a step is that many sites over N.
+            clusters = config_value(out, name, s, "clusters")
+            scale = every * clusters * run["clusters"]["size"]["mean"] / size ** s["dims"]
+            note = f" (steps: {tau_e:.3f}, {tau_m:.3f}; a step = {scale / every:.4f} sweeps)"
+        print(
+            f"  {algorithm:10} L = {size:4}: tau_e {tau_e * scale:9.3f} +- {err_e * scale:.3f}, "
+            f"tau_|m| {tau_m * scale:9.3f} +- {err_m * scale:.3f}; {replicas} replicas of {n:.0f}"
+            f" measurements {every} apart, {n / max(tau_e, tau_m):.0f} x the larger tau each{note}"
+        )
+        rows.append((size, tau_e * scale, err_e * scale, tau_m * scale, err_m * scale))
+    return rows
 
 
 def taus(out):
-    print("2D beta_c: tau_int of e and |m| (in updates, Wolff in sweeps), errors Madras-Sokal;")
-    print("  z from a weighted fit of ln tau against ln L (all L, then without the smallest),")
-    print("  and the local slopes between neighbour L")
-    literature = {"sw": "about 0.25 (or log L)", "wolff": "about 0.25", "metropolis": "2.17"}
+    """Print tau against L and the fitted z; return, by algorithm, the rows and the fitted
+    line of tau_|m| without the smallest L (for the wall-time table and the figure)."""
+    print("2D beta_c: tau_int of e and |m| (in updates: SW steps, Wolff and Metropolis sweeps),")
+    print("  errors Madras-Sokal; z from a weighted fit of ln tau against ln L (all L, then")
+    print("  without the smallest), and the local slopes between neighbour L")
+    fitted = {}
     for algorithm in ("sw", "wolff", "metropolis"):
-        rows = []
-        for size, s in summaries(out, f"tau_{algorithm}"):
-            run = s["runs"][0]
-            replicas = replicas_of(out, f"tau_{algorithm}_L{size}", s)
-            n = run["samples"] / replicas
-            tau_e, tau_m = run["tau_e"], run["tau_abs_m"]
-            err_e, err_m = tau_error(tau_e, n, replicas), tau_error(tau_m, n, replicas)
-            note = ""
-            if algorithm == "wolff":
-                # 4 clusters a step of <|C|> sites each: a step is 4 <|C|> / N sweeps.
-                sweeps = 4 * run["clusters"]["size"]["mean"] / size**2
-                note = f" (steps: {tau_e:.3f}, {tau_m:.3f}; a step = {sweeps:.4f} sweeps)"
-                tau_e, tau_m, err_e, err_m = tau_e * sweeps, tau_m * sweeps, err_e * sweeps, err_m * sweeps
-            rows.append((size, tau_e, err_e, tau_m, err_m))
-            print(
-                f"  {algorithm:10} L = {size:4}: tau_e {tau_e:9.3f} +- {err_e:.3f}, "
-                f"tau_|m| {tau_m:9.3f} +- {err_m:.3f}; {replicas} replicas of {n:.0f} measurements,"
-                f" {n / max(run['tau_e'], run['tau_abs_m']):.0f} x the larger tau each{note}"
-            )
+        rows = tau_rows(out, algorithm)
         for label, subset in (("all L", rows), ("without the smallest L", rows[1:])):
             if len(subset) >= 2:
-                z_e, dz_e, chi_e = fit([(l, t, e) for l, t, e, _, _ in subset])
-                z_m, dz_m, chi_m = fit([(l, t, e) for l, _, _, t, e in subset])
+                z_e, dz_e, chi_e, line_e = fit([(l, t, e) for l, t, e, _, _ in subset])
+                z_m, dz_m, chi_m, line_m = fit([(l, t, e) for l, _, _, t, e in subset])
+                fitted[algorithm] = (rows, line_e, line_m)
                 print(
                     f"  {algorithm:10} {label}: z from tau_e {z_e:.3f} +- {dz_e:.3f} (chi2/dof {chi_e:.2f}),"
                     f" from tau_|m| {z_m:.3f} +- {dz_m:.3f} (chi2/dof {chi_m:.2f})"
-                    f" (literature {literature[algorithm]})"
+                    f" (literature {LITERATURE[algorithm]})"
                 )
         for a, b in zip(rows, rows[1:]):
             ratio = math.log(b[0] / a[0])
@@ -165,11 +187,130 @@ def taus(out):
                 f"  {algorithm:10} local z, L = {a[0]} / {b[0]}: tau_e {local_e:.3f} +- {err_e:.3f},"
                 f" tau_|m| {local_m:.3f} +- {err_m:.3f}"
             )
+    return fitted
+
+
+def bench_rows(paths):
+    """The JSON lines of `spinflip bench --json` in the files `paths`."""
+    rows = []
+    for path in paths:
+        for text in Path(path).read_text().splitlines():
+            if text.startswith("{"):
+                rows.append(json.loads(text))
+    return rows
+
+
+def update_time(rows, size, algorithm):
+    """(ns per update of an L x L lattice, the bench row) of the fastest 2D CUDA row at `size`
+    for `algorithm` ("sw": Swendsen-Wang rows, "metropolis": rows without clusters)."""
+    def wanted(row):
+        update = row.get("clusters", {}).get("update")
+        kind = {"SwendsenWang": "sw", "Wolff": "wolff", None: "metropolis"}.get(update)
+        return row["dims"] == 2 and row["size"] == size and row["model"] == "Ising" and kind == algorithm
+    found = [row for row in rows if wanted(row)]
+    if not found:
+        return None, None
+    best = max(found, key=lambda row: row["flips_per_ns"])
+    return size * size / best["flips_per_ns"], best
+
+
+def wall_times(fitted, benches, sizes=(1024, 4096)):
+    """The table of issue 35: wall time per statistically independent configuration at 2D
+    beta_c, 2 tau_int(|m|) updates times the time of an update, SW against Metropolis."""
+    rows = bench_rows(benches)
+    print("Wall time per independent configuration at 2D beta_c: 2 tau_|m| updates x time per update")
+    print("| L | algorithm | tau_abs_m (updates) | time per update | wall time per independent configuration |")
+    print("| ---: | --- | ---: | ---: | ---: |")
+    for size in sizes:
+        for algorithm in ("sw", "metropolis"):
+            if algorithm not in fitted:
+                continue
+            measured, _, line_m = fitted[algorithm]
+            at = [row for row in measured if row[0] == size]
+            tau, source = (at[0][3], "measured") if at else (line_m(size), "fit")
+            ns, bench = update_time(rows, size, algorithm)
+            if ns is None:
+                time, wall = "no bench row", "-"
+            else:
+                engine = bench["engine"] + f", {bench['flips_per_ns']:.1f} spins/ns"
+                time = f"{ns / 1e6:.4g} ms ({bench['backend']} {engine})"
+                wall = f"{2 * tau * ns / 1e9:.3g} s"
+            print(f"| {size} | {algorithm} | {tau:.4g} ({source}) | {time} | {wall} |")
+
+
+def svg_tau(fitted, path):
+    """tau_|m| and tau_e against L on log-log axes, each algorithm's measurements with error
+    bars and its fitted line (without the smallest L), as an SVG file."""
+    width, height, margin = 640, 440, 60
+    points = [(l, t) for rows, _, _ in fitted.values() for row in rows for l, t in ((row[0], row[1]), (row[0], row[3]))]
+    if not points:
+        return
+    lx = [math.log10(l) for l, _ in points]
+    ly = [math.log10(t) for _, t in points]
+    x0, x1 = math.floor(min(lx)), math.ceil(max(lx))
+    y0, y1 = math.floor(min(ly)), math.ceil(max(ly))
+    sx = lambda l: margin + (math.log10(l) - x0) / (x1 - x0) * (width - 2 * margin)  # noqa: E731
+    sy = lambda t: height - margin - (math.log10(t) - y0) / (y1 - y0) * (height - 2 * margin)  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    for d in range(x0, x1 + 1):
+        x = sx(10 ** d)
+        out.append(f'<line x1="{x:.1f}" y1="{margin}" x2="{x:.1f}" y2="{height - margin}" stroke="#ddd"/>')
+        out.append(f'<text x="{x:.1f}" y="{height - margin + 16}" text-anchor="middle">{10 ** d}</text>')
+    for d in range(y0, y1 + 1):
+        y = sy(10 ** d)
+        out.append(f'<line x1="{margin}" y1="{y:.1f}" x2="{width - margin}" y2="{y:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{margin - 6}" y="{y + 4:.1f}" text-anchor="end">{10 ** d:g}</text>')
+    out.append(f'<text x="{width / 2}" y="24" text-anchor="middle" font-size="14">2D Ising at beta_c: tau_int against L</text>')
+    out.append(f'<text x="{width / 2}" y="{height - 16}" text-anchor="middle">L</text>')
+    out.append(f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" text-anchor="middle">tau_int (updates)</text>')
+    colours = {"sw": "#1f77b4", "wolff": "#2ca02c", "metropolis": "#d62728"}
+    legend_y = margin
+    for algorithm, (rows, line_e, line_m) in fitted.items():
+        colour = colours[algorithm]
+        for column, line, dash, shape in ((3, line_m, "", "circle"), (1, line_e, "4 3", "square")):
+            xs = [row[0] for row in rows]
+            path_d = " ".join(f"{'M' if k == 0 else 'L'}{sx(l):.1f},{sy(line(l)):.1f}" for k, l in enumerate(xs))
+            out.append(f'<path d="{path_d}" fill="none" stroke="{colour}" stroke-dasharray="{dash}"/>')
+            for row in rows:
+                x, t, err = sx(row[0]), row[column], row[column + 1]
+                low = sy(max(t - err, t * 1e-3))
+                out.append(f'<line x1="{x:.1f}" y1="{sy(t + err):.1f}" x2="{x:.1f}" y2="{low:.1f}" stroke="{colour}"/>')
+                if shape == "circle":
+                    out.append(f'<circle cx="{x:.1f}" cy="{sy(t):.1f}" r="3.5" fill="{colour}"/>')
+                else:
+                    out.append(f'<rect x="{x - 3:.1f}" y="{sy(t) - 3:.1f}" width="6" height="6" fill="none" stroke="{colour}"/>')
+            name = "tau_|m| (dots, solid fit)" if column == 3 else "tau_e (squares, dashed fit)"
+            out.append(f'<text x="{margin + 10}" y="{legend_y + 12}" fill="{colour}">{algorithm}: {name}</text>')
+            legend_y += 16
+    out.append("</svg>")
+    Path(path).write_text("\n".join(out) + "\n")
+    print(f"figure: {path}")
+
+
+def arguments(argv):
+    """OUT_DIR [--svg PATH] [--bench FILE ...]."""
+    out, svg, benches, k = "/tmp/cluster-validation", None, [], 0
+    while k < len(argv):
+        if argv[k] == "--svg":
+            svg, k = argv[k + 1], k + 2
+        elif argv[k] == "--bench":
+            k += 1
+            while k < len(argv) and not argv[k].startswith("--"):
+                benches.append(argv[k])
+                k += 1
+        else:
+            out, k = argv[k], k + 1
+    return out, svg, benches
 
 
 if __name__ == "__main__":
-    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/cluster-validation"
+    out, svg, benches = arguments(sys.argv[1:])
     kaufman(out)
     crossings(out)
     fitted_crossings(out)
-    taus(out)
+    fitted = taus(out)
+    if svg:
+        svg_tau(fitted, svg)
+    if benches:
+        wall_times(fitted, benches)

@@ -6,8 +6,11 @@
 #   u4:      Swendsen-Wang, 3D Ising, L = 8 .. 64, 7 betas around 0.2216546: Binder crossings;
 #   tau:     integrated autocorrelation times of e and |m| at 2D beta_c against L for
 #            Swendsen-Wang, Wolff (4 clusters a step) and multispin Metropolis (engine: Auto),
-#            a measurement after every step or sweep.
-# Then `python3 assets/validation/clusters/analyse.py $OUT` prints the tables and fits z.
+#            a measurement after every step or sweep (Metropolis: every EVERY_METROPOLIS);
+#   wall:    tau at L = 1024 and 4096 (SW, Metropolis at 1024 too) and the bench rows of those
+#            sizes (bench.json), for the table of wall time per independent configuration.
+# Then `python3 assets/validation/clusters/analyse.py $OUT --svg tau.svg --bench $OUT/bench.json`
+# prints the tables, fits z, draws tau against L and, with the bench rows, the wall-time table.
 # SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS (set empty: none of that kind), STEPS
 # (measured steps of kaufman and tau; Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4,
 # BETAS_U4, REPLICAS_TAU, REPLICAS_METROPOLIS, THERMALIZE_METROPOLIS, THERMALIZE (the cluster
@@ -24,20 +27,22 @@ REPLICAS_TAU=${REPLICAS_TAU:-32}
 REPLICAS_METROPOLIS=${REPLICAS_METROPOLIS:-32}
 STEPS_METROPOLIS=${STEPS_METROPOLIS:-$((50 * STEPS))}
 THERMALIZE_METROPOLIS=${THERMALIZE_METROPOLIS:-100000}
+EVERY_METROPOLIS=${EVERY_METROPOLIS:-1}
 BETAS_U4=${BETAS_U4:-0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227}
 PARTS=${PARTS:-kaufman u4 tau}
 mkdir -p "$OUT"
 
-# run NAME DIMS L BETAS ALGORITHM THERMALIZE MEASURE [REPLICAS]
+# run NAME DIMS L BETAS ALGORITHM THERMALIZE MEASURE [REPLICAS] [EVERY]
 run() {
   local name=$1 dims=$2 size=$3 betas=$4 algorithm=$5 thermalize=$6 measure=$7 replicas=${8:-32}
+  local every=${9:-1}
   mkdir -p "$OUT/$name"
   cat > "$OUT/$name.ron" <<RON
 (
     model: Ising(dims: $dims, size: $size, field: 0.0),
     temperatures: Betas([$betas]),
     replicas: $replicas,
-    sweeps: (thermalize: $thermalize, measure: $measure, every: 1),
+    sweeps: (thermalize: $thermalize, measure: $measure, every: $every),
     algorithm: $algorithm,
     seed: 35,
     backend: $BACKEND,
@@ -68,6 +73,17 @@ tau)
   done
   for L in ${SIZES_METROPOLIS-16 32 64 128}; do
     run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis "$THERMALIZE_METROPOLIS" \
-      "$STEPS_METROPOLIS" "$REPLICAS_METROPOLIS"
+      "$STEPS_METROPOLIS" "$REPLICAS_METROPOLIS" "$EVERY_METROPOLIS"
+  done ;;
+wall)
+  # SW: 2000 steps to equilibrate from the hot start are hundreds of tau at these sizes.
+  run tau_sw_L1024 2 1024 0.4406868 "$SW" 2000 "${STEPS_WALL:-20000}" 32
+  run tau_sw_L4096 2 4096 0.4406868 "$SW" 1000 "${STEPS_WALL_4096:-5000}" 4
+  # Metropolis at 1024: tau_|m| near 10^5 sweeps, measured every 64 sweeps.
+  run tau_metropolis_L1024 2 1024 0.4406868 Metropolis 1000000 "${SWEEPS_METROPOLIS_1024:-6400000}" 32 64
+  for be in cuda "wgpu --adapter vulkan"; do
+    "$BIN" bench --backend $be --engine simple --clusters swendsen-wang --dims 2 --sizes 1024,4096 \
+      --seconds 1 --json >> "$OUT/bench.json" 2>> "$OUT/bench.err"
+    "$BIN" bench --backend $be --sizes 1024,4096 --seconds 1 --json >> "$OUT/bench.json" 2>> "$OUT/bench.err"
   done ;;
 esac; done
