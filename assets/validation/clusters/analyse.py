@@ -11,6 +11,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from fits import crossing  # noqa: E402
+
 
 def summaries(out, prefix):
     """(L, summary) of every finished run named prefix_L<L>, by L."""
@@ -55,34 +58,14 @@ def crossings(out):
                 )
 
 
-def line(points, centre):
-    """Weighted straight line u = a + b (beta - centre) through (beta, u, err): a, b and their
-    covariance (var a, var b, cov ab)."""
-    ws = [1 / err**2 for _, _, err in points]
-    xs = [beta - centre for beta, _, _ in points]
-    s0, s1 = sum(ws), sum(w * x for w, x in zip(ws, xs))
-    s2 = sum(w * x * x for w, x in zip(ws, xs))
-    sy = sum(w * u for w, (_, u, _) in zip(ws, points))
-    sxy = sum(w * x * u for w, x, (_, u, _) in zip(ws, xs, points))
-    det = s0 * s2 - s1 * s1
-    a, b = (s2 * sy - s1 * sxy) / det, (s0 * sxy - s1 * sy) / det
-    chi2 = sum(w * (u - a - b * x) ** 2 for w, x, (_, u, _) in zip(ws, xs, points))
-    return a, b, (s2 / det, s0 / det, -s1 / det), chi2 / (len(points) - 2)
-
-
 def fitted_crossings(out):
     print("  the same from straight lines fitted to each U4 curve over all its betas:")
-    centre = 0.22165
     curves = [
-        (size, line([(r["beta"], r["u4"]["mean"], r["u4"]["err"]) for r in s["runs"]], centre))
+        (size, [(r["beta"], r["u4"]["mean"], r["u4"]["err"]) for r in s["runs"]])
         for size, s in summaries(out, "u4")
     ]
-    for (l1, (a1, b1, c1, chi1)), (l2, (a2, b2, c2, chi2)) in zip(curves, curves[1:]):
-        d, slope = a1 - a2, b1 - b2
-        var_d, var_s, cov = c1[0] + c2[0], c1[1] + c2[1], c1[2] + c2[2]
-        beta = centre - d / slope
-        var = var_d / slope**2 + d**2 * var_s / slope**4 - 2 * d * cov / slope**3
-        sigma = math.sqrt(var)
+    for (l1, first), (l2, second) in zip(curves, curves[1:]):
+        beta, sigma, chi1, chi2 = crossing(first, second, 0.22165)
         print(
             f"  L = {l1} / {l2}: beta = {beta:.6f} +- {sigma:.6f}"
             f" ({(beta - 0.2216546) / sigma:+.2f} errors from beta_c; chi2/dof of the lines"

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Tables of the vector-spin validation runs of run.sh (docs/VALIDATION.md, issue 40): the U4 and
+xi/L crossings of consecutive L for the 3D Heisenberg and XY models against their beta_c, and the
+2D XY helicity modulus against the BKT line 2T/pi. Usage: analyse.py OUT_DIR."""
+
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from fits import crossing  # noqa: E402
+
+CRITICAL = {
+    "heisenberg3d": (0.693001, "Campostrini et al. 2002"),
+    "xy3d": (0.4541652, "Campostrini et al. 2001"),
+}
+T_BKT = 0.8929
+
+
+def summaries(out, prefix):
+    """(L, summary) of every finished run named prefix_L<L>, by L."""
+    found = []
+    for path in Path(out).glob(f"{prefix}_L*/summary.json"):
+        size = int(re.search(r"_L(\d+)$", path.parent.name).group(1))
+        found.append((size, json.loads(path.read_text())))
+    return sorted(found, key=lambda item: item[0])
+
+
+def curve(summary, name):
+    return [(r["beta"], r[name]["mean"], r[name]["err"]) for r in summary["runs"]]
+
+
+def crossings(out, model):
+    beta_c, source = CRITICAL[model]
+    runs = summaries(out, model)
+    if len(runs) < 2:
+        return
+    print(f"{model}: crossings of straight lines through each curve (beta_c = {beta_c}, {source})")
+    for name in ("u4", "xi_over_l"):
+        for (l1, s1), (l2, s2) in zip(runs, runs[1:]):
+            beta, sigma, chi1, chi2 = crossing(curve(s1, name), curve(s2, name), beta_c)
+            print(
+                f"  {name:9} L = {l1:3} / {l2:3}: beta = {beta:.5f} +- {sigma:.5f}"
+                f" ({(beta - beta_c) / sigma:+.2f} errors from beta_c; chi2/dof {chi1:.2f}, {chi2:.2f})"
+            )
+
+
+def helicity(out):
+    """Where each L's helicity modulus crosses 2T/pi (linear between neighbour temperatures):
+    T_L approaches T_BKT from above as 1/ln(L)^2 (Kosterlitz-Thouless)."""
+    runs = summaries(out, "xy2d")
+    if not runs:
+        return
+    print(f"xy2d: T where the helicity modulus crosses 2T/pi (T_BKT = {T_BKT}, Hasenbusch 2005)")
+    for size, s in runs:
+        points = sorted((1 / r["beta"], r["helicity"]["mean"], r["helicity"]["err"]) for r in s["runs"])
+        diff = [(t, y - 2 * t / math.pi, e) for t, y, e in points]
+        found = []
+        for (t0, d0, e0), (t1, d1, e1) in zip(diff, diff[1:]):
+            if d0 == 0 or d0 * d1 < 0:
+                t = t0 + (t1 - t0) * d0 / (d0 - d1)
+                slope = (d1 - d0) / (t1 - t0)
+                found.append(f"T = {t:.4f} +- {math.hypot(e0, e1) / 2 / abs(slope):.4f}")
+        print(f"  L = {size:4}: {', '.join(found) or 'no crossing in the range'}")
+
+
+if __name__ == "__main__":
+    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/vector-validation"
+    for model in CRITICAL:
+        crossings(out, model)
+    helicity(out)

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Vector spins at their transitions (docs/VALIDATION.md, issue 40): from the repository root, with
+# a release build as BIN (default target/release/spinflip; `--features cuda` for Cuda).
+#   heisenberg3d: 3D Heisenberg ferromagnet, betas around beta_c = 0.693001(10): U4 and xi/L
+#                 crossings (Campostrini et al., PRB 65, 144520 (2002));
+#   xy3d:         3D XY ferromagnet around beta_c = 0.4541652(11) (Campostrini et al., PRB 63,
+#                 214503 (2001)): the same crossings;
+#   xy2d:         2D XY, T from 0.80 to 1.00: the helicity modulus against the BKT line 2T/pi,
+#                 T_BKT = 0.8929(1) (Hasenbusch, J. Phys. A 38, 5869 (2005)).
+# Then `python3 assets/validation/vector/analyse.py $OUT_DIR` prints the crossings.
+# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SWEEPS (measured sweeps; thermalisation a fifth of
+# them), REPLICAS, OVERRELAXATION, PARTS, BACKEND override; a sweep is one Metropolis sweep with
+# a tuned cone (acceptance 0.5) and OVERRELAXATION over-relaxation sweeps.
+set -euo pipefail
+BIN=${BIN:-target/release/spinflip}
+OUT=${OUT_DIR:-/tmp/vector-validation}
+BACKEND=${BACKEND:-Cuda}
+SWEEPS=${SWEEPS:-100000}
+REPLICAS=${REPLICAS:-8}
+OVERRELAXATION=${OVERRELAXATION:-2}
+PARTS=${PARTS:-heisenberg3d xy3d xy2d}
+mkdir -p "$OUT"
+
+# run NAME MODEL BETAS
+run() {
+  local name=$1 model=$2 betas=$3
+  mkdir -p "$OUT/$name"
+  cat > "$OUT/$name.ron" <<RON
+(
+    model: $model,
+    temperatures: Betas([$betas]),
+    replicas: $REPLICAS,
+    updates: (proposal: Cone(acceptance: 0.5), overrelaxation: $OVERRELAXATION),
+    sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 1),
+    seed: 40,
+    backend: $BACKEND,
+    plots: false,
+    checkpoint_every: 0,
+)
+RON
+  "$BIN" run "$OUT/$name.ron" --out "$OUT/$name" --force > "$OUT/$name.log" 2>&1 \
+    || { echo "$name failed: $OUT/$name.log"; return 1; }
+  echo "$name done"
+}
+
+for part in $PARTS; do case $part in
+heisenberg3d)
+  for L in ${SIZES_HEISENBERG-8 12 16 24 32}; do
+    run "heisenberg3d_L$L" "Heisenberg(dims: 3, size: $L, field: 0.0)" \
+      "0.680, 0.686, 0.690, 0.693, 0.696, 0.700, 0.706"
+  done ;;
+xy3d)
+  for L in ${SIZES_XY3D-8 12 16 24 32}; do
+    run "xy3d_L$L" "XY(dims: 3, size: $L, field: 0.0)" \
+      "0.445, 0.449, 0.452, 0.4542, 0.4565, 0.459, 0.463"
+  done ;;
+xy2d)
+  # T = 0.80 .. 1.00 in steps of 0.025.
+  for L in ${SIZES_XY2D-8 16 32 64 128}; do
+    run "xy2d_L$L" "XY(dims: 2, size: $L, field: 0.0)" \
+      "1.25, 1.2121, 1.1765, 1.1429, 1.1111, 1.0811, 1.0526, 1.0256, 1.0"
+  done ;;
+esac; done
