@@ -32,10 +32,7 @@ pub fn run_vector(
     }
     let clock = ProvenanceClock::start(false);
     let systems = vector_systems(config);
-    let updates = VectorSweeps {
-        hits: 1,
-        overrelaxation: config.updates.overrelaxation,
-    };
+    let updates = VectorSweeps::of(&config.updates);
     let mut engine = open_vector_engine(config, systems.clone(), updates)?;
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     engine.hot_start()?;
@@ -79,14 +76,16 @@ pub fn run_vector(
             record_observations(&systems, &engine.observe()?, &mut record);
         }
         if next_stop == Some(to) {
-            let rates = acceptance_rates(&systems, &record.accepted_since_stop, to - last_stop);
+            let proposals = (to - last_stop) * u64::from(updates.hits);
+            let rates = acceptance_rates(&systems, &record.accepted_since_stop, proposals);
             tuning.retune(&rates);
             record.accepted_since_stop.fill(0);
             last_stop = to;
         }
         done = to;
     }
-    let updates_done = total * systems.lattice.sites() * u64::from(systems.systems());
+    let updates_done =
+        total * u64::from(updates.hits) * systems.lattice.sites() * u64::from(systems.systems());
     let mut summary = summarize(
         config,
         engine_choice,
