@@ -113,14 +113,19 @@ mod tests {
     use crate::run::{RunOutcome, run};
 
     /// A tiny XY spin glass from its config to its files: the same loop and outputs as the
-    /// example config, in a few hundredths of a second.
+    /// example config, in a few hundredths of a second; its Metropolis sweeps the double
+    /// checkerboard's, two hits on tiles of 2^2.
     #[test]
     fn a_vector_run_writes_its_summary_series_and_final_spins() {
         let text = "(
             model: XY(dims: 2, size: 4, field: 0.5, disorder: Bimodal),
             temperatures: Temperatures([0.2, 2.0]),
             replicas: 2, samples: 2,
-            updates: (proposal: Cone(acceptance: 0.5), overrelaxation: 1),
+            updates: (
+                proposal: Cone(acceptance: 0.5),
+                metropolis: DoubleCheckerboard(tile: 2, hits: 2),
+                overrelaxation: 1,
+            ),
             sweeps: (thermalize: 40, measure: 60, every: 3),
             seed: 7, backend: Cpu,
         )";
@@ -131,6 +136,14 @@ mod tests {
             other => panic!("not a vector run: {other:?}"),
         };
         assert_eq!((summary.runs.len(), summary.measurements), (2, 20));
+        assert!(
+            summary
+                .updates
+                .contains("double checkerboard of 2^2 tiles, 2 hits per site"),
+            "{}",
+            summary.updates
+        );
+        assert!(summary.proposals.iter().all(|p| p.acceptance < 1.0));
         assert_eq!(summary.thermalization_measurements, 13);
         assert!(
             summary
