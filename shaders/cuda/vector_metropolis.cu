@@ -1,48 +1,22 @@
 // Metropolis on one checkerboard colour of every vector-spin lattice, the twin of
 // vector_metropolis.wgsl: thread ci of system z updates the ci-th site of params.colour, HITS
-// proposals against its local field. CPU twin: src/engine/cpu/vector_metropolis.rs (the
-// randoms: block (i, sweep, VectorMetropolis, hit * 16 + attempt, colour, z)). Accepted moves
-// are summed per block, then added to the system's counter 0.
+// proposals against its local field, each hit vector_hit.cuh's. CPU twin:
+// src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis,
+// hit * 16 + attempt, colour, z)). Accepted moves are summed per block, then added to the
+// system's counter 0.
 
-#include "vector_site.cuh"
+#include "vector_hit.cuh"
 
 // Proposals per site (VectorSweeps::hits).
 constexpr unsigned HITS = SPINFLIP_HITS;
-
-// vector_metropolis::energy_change: (s - v) . h, exactly.
-__device__ __forceinline__ long long energy_change(const Vector& s, const Vector& v,
-                                                   const Vector& h) {
-    long long sum = 0;
-#pragma unroll
-    for (unsigned a = 0u; a < COMPONENTS; a++) {
-        sum += (static_cast<long long>(s.c[a]) - v.c[a]) * h.c[a];
-    }
-    return sum;
-}
 
 // The hits of site i of system z from spin s; returns the moves accepted (s updated).
 __device__ __forceinline__ unsigned update_site(const DispatchParams& params, unsigned z,
                                                 unsigned i, const Vector& h, Vector& s,
                                                 const unsigned* table, int width) {
-    const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
     unsigned accepted = 0u;
     for (unsigned hit = 0u; hit < HITS; hit++) {
-        for (unsigned attempt = 0u; attempt < PROPOSAL_ATTEMPTS; attempt++) {
-            const unsigned draw = hit * PROPOSAL_ATTEMPTS + attempt;
-            const unsigned colour = (draw << 1u) | params.colour;
-            const uint4 counter =
-                philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, colour, z);
-            const uint4 words = philox4x32_10(counter, key);
-            const Unit v = propose(words, s, width);
-            if (!v.ok) {
-                continue;
-            }
-            if (accepts(energy_change(s, v.v, h), words.w, table)) {
-                s = v.v;
-                accepted++;
-            }
-            break;
-        }
+        accepted += metropolis_hit(params, z, i, params.colour, hit, h, s, table, width) ? 1u : 0u;
     }
     return accepted;
 }

@@ -61,6 +61,12 @@ __device__ __forceinline__ int coupling(const int* couplings, unsigned b, unsign
     return couplings[static_cast<unsigned long long>(sample) * DIMS * lattice_sites() + bond];
 }
 
+// The bond between site i and its k-th neighbour j (site * DIMS + d of the site whose +d
+// neighbour the other is).
+__device__ __forceinline__ unsigned neighbour_bond(unsigned i, unsigned j, unsigned k) {
+    return (k % 2u == 0u ? j : i) * DIMS + k / 2u;
+}
+
 // SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field.
 __device__ __forceinline__ Vector local_field(const int* spins, const int* couplings, unsigned b,
                                               unsigned i) {
@@ -69,8 +75,7 @@ __device__ __forceinline__ Vector local_field(const int* spins, const int* coupl
 #pragma unroll
     for (unsigned k = 0u; k < coordination(); k++) {
         const unsigned j = near.site[k];
-        const unsigned d = k / 2u;
-        const int J = coupling(couplings, b, (k % 2u == 0u ? j : i) * DIMS + d);
+        const int J = coupling(couplings, b, neighbour_bond(i, j, k));
         const Vector s = load_spin(spins, b, j);
 #pragma unroll
         for (unsigned a = 0u; a < COMPONENTS; a++) {

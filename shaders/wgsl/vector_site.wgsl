@@ -68,15 +68,20 @@ fn coupling(b: u32, bond: u32) -> i32 {
     return couplings[sample * DIMS * lattice_sites() + bond];
 }
 
+// The bond between site i and its k-th neighbour j (site * DIMS + d of the site whose +d
+// neighbour the other is).
+fn neighbour_bond(i: u32, j: u32, k: u32) -> u32 {
+    let d = k / 2u;
+    return select(i * DIMS + d, j * DIMS + d, k % 2u == 0u);
+}
+
 // SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field.
 fn local_field(b: u32, i: u32) -> vec3<i32> {
     var h = vec3<i32>(FIELD, 0i, 0i);
     let near = neighbours(i);
     for (var k = 0u; k < coordination(); k++) {
         let j = near[k];
-        let d = k / 2u;
-        let bond = select(i * DIMS + d, j * DIMS + d, k % 2u == 0u);
-        h += coupling(b, bond) * load_spin(b, j);
+        h += coupling(b, neighbour_bond(i, j, k)) * load_spin(b, j);
     }
     return h;
 }

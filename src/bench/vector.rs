@@ -1,6 +1,7 @@
 //! `spinflip bench --model xy|heisenberg`: the vector-spin engine's Metropolis sweeps (uniform
-//! proposals, one hit, no over-relaxation) per backend and size, in picoseconds per attempted
-//! update, beside the update's memory floor (bytes it must move at the least).
+//! proposals, no over-relaxation; the plain checkerboard with one hit, or with `--tile` and
+//! `--hits` the double checkerboard) per backend and size, in picoseconds per attempted update
+//! and per site and sweep, beside the memory floor (bytes a sweep must move at the least).
 
 use std::time::Instant;
 
@@ -11,6 +12,7 @@ use crate::config::{Backend, Config};
 use crate::engine::open::open_vector_engine;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::error::{Error, Result};
+use crate::model::vector::tiles::Tiles;
 use crate::model::vector::vector_systems;
 
 /// One row of the vector benchmark.
@@ -23,19 +25,32 @@ pub struct VectorBenchResult {
     pub systems: u32,
     pub sweeps: u32,
     pub seconds: f64,
-    /// Picoseconds per attempted Metropolis update (site and proposal).
+    /// The double checkerboard's tile side; `None` for the plain checkerboard.
+    pub tile: Option<u32>,
+    /// Metropolis hits per site and sweep.
+    pub hits: u32,
+    /// Picoseconds per attempted Metropolis update (site and hit).
     pub ps_per_update: f64,
-    /// The least memory traffic of an update, [`bytes_per_update`].
-    pub bytes_per_update: u32,
+    /// Picoseconds per site and sweep: `hits` attempted updates.
+    pub ps_per_sweep: f64,
+    /// The least memory traffic of a site's sweep, [`bytes_per_sweep`].
+    pub bytes_per_sweep: f64,
+    /// The same per attempted update: [`Self::bytes_per_sweep`] over the hits.
+    pub bytes_per_update: f64,
 }
 
-/// Bytes an update of `n`-component spins moves at the least: its spin read and written, and
-/// the neighbours' (the other colour's spins, each read once per colour pass by some update),
-/// `4 n` bytes each. Divided into a device's memory bandwidth this is the floor of a sweep
-/// that reads its lattices from memory; tiles updated several times in on-chip memory (the
-/// double checkerboard) go below it.
-pub fn bytes_per_update(n: u32) -> u32 {
-    3 * 4 * n
+/// Bytes a sweep of `n`-component spins moves per site at the least. The plain checkerboard:
+/// the spin read and written, and the neighbours' (the other colour's spins, each read once per
+/// colour pass by some update), `4 n` bytes each: `12 n`. The double checkerboard: each tile
+/// and its halo read once, the tile written once, `4 n ((B + 2)^d / B^d + 1)`, whatever the
+/// hits; divided into a device's memory bandwidth this is the floor of a sweep that reads its
+/// lattices from memory, and over the hits the floor per attempted update.
+pub fn bytes_per_sweep(n: u32, tiles: Option<Tiles>) -> f64 {
+    let spin = f64::from(4 * n);
+    match tiles {
+        None => 3.0 * spin,
+        Some(tiles) => spin * (tiles.padded_sites() as f64 / tiles.sites() as f64 + 1.0),
+    }
 }
 
 /// Measure every backend of `backends` at every size of `options` and print the rows (JSON
@@ -43,8 +58,19 @@ pub fn bytes_per_update(n: u32) -> u32 {
 pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Result<()> {
     if !options.json {
         println!(
-            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>7} {:>10} {:>10}",
-            "backend", "adapter", "model", "L", "systems", "sweeps", "ps/update", "B/update"
+            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10} {:>10} {:>10} {:>10}",
+            "backend",
+            "adapter",
+            "model",
+            "L",
+            "systems",
+            "tile",
+            "hits",
+            "sweeps",
+            "ps/update",
+            "ps/sweep",
+            "B/update",
+            "B/sweep"
         );
     }
     for &backend in backends {
@@ -73,15 +99,19 @@ fn print_row(json: bool, row: &VectorBenchResult) {
             serde_json::to_string(row).expect("plain data serialises")
         ),
         false => println!(
-            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>7} {:>10.2} {:>10}",
+            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>10.2}",
             row.backend,
             row.adapter,
             row.model,
             row.size,
             row.systems,
+            row.tile.map_or("-".to_string(), |t| t.to_string()),
+            row.hits,
             row.sweeps,
             row.ps_per_update,
-            row.bytes_per_update
+            row.ps_per_sweep,
+            row.bytes_per_update,
+            row.bytes_per_sweep
         ),
     }
 }
@@ -91,8 +121,8 @@ fn print_row(json: bool, row: &VectorBenchResult) {
 pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBenchResult> {
     let systems = vector_systems(config);
     let updates = VectorSweeps {
-        hits: 1,
         overrelaxation: 0,
+        ..VectorSweeps::of(&config.updates)
     };
     let mut engine = open_vector_engine(config, systems.clone(), updates)?;
     engine.hot_start()?;
@@ -112,8 +142,10 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         sweeps *= 2;
     };
     let info = engine.info();
-    let updates =
+    let site_sweeps =
         f64::from(sweeps) * (systems.lattice.sites() * u64::from(systems.systems())) as f64;
+    let hits = f64::from(updates.hits);
+    let bytes_per_sweep = bytes_per_sweep(systems.components, updates.tiles(&systems));
     Ok(VectorBenchResult {
         backend: info.backend,
         adapter: info.adapter,
@@ -122,8 +154,12 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         systems: systems.systems(),
         sweeps,
         seconds,
-        ps_per_update: seconds * 1e12 / updates,
-        bytes_per_update: bytes_per_update(systems.components),
+        tile: updates.tile,
+        hits: updates.hits,
+        ps_per_update: seconds * 1e12 / (site_sweeps * hits),
+        ps_per_sweep: seconds * 1e12 / site_sweeps,
+        bytes_per_sweep,
+        bytes_per_update: bytes_per_sweep / hits,
     })
 }
 
@@ -150,9 +186,35 @@ mod tests {
         let row = bench_vector(&config, options.seconds).unwrap();
         assert_eq!(
             (row.backend.as_str(), row.size, row.bytes_per_update),
-            ("cpu", 4, 36)
+            ("cpu", 4, 36.0)
         );
         assert!(row.ps_per_update > 0.0 && row.sweeps >= 1, "{row:?}");
         assert_eq!(row.model, "Heisenberg 3D");
+    }
+
+    #[test]
+    fn a_tiled_row_states_its_hits_and_the_floor_of_its_tiles() {
+        let options = BenchOptions::parse_from([
+            "bench",
+            "--model",
+            "xy",
+            "--sizes",
+            "8",
+            "--tile",
+            "4",
+            "--hits",
+            "3",
+            "--seconds",
+            "0.01",
+        ]);
+        let config = bench_config(&options, Backend::Cpu, BenchEngine::Simple, 8);
+        config.validate().unwrap();
+        let row = bench_vector(&config, options.seconds).unwrap();
+        assert_eq!((row.tile, row.hits), (Some(4), 3));
+        // 6^2 padded sites over 4^2 read, 4^2 written, 8 bytes each.
+        assert_eq!(row.bytes_per_sweep, 8.0 * (36.0 / 16.0 + 1.0));
+        assert_eq!(row.bytes_per_update, row.bytes_per_sweep / 3.0);
+        let ratio = row.ps_per_sweep / row.ps_per_update;
+        assert!((ratio - 3.0).abs() < 1e-9, "{row:?}");
     }
 }

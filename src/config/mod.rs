@@ -24,7 +24,7 @@ pub use algorithm::{
 };
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{Couplings, Disorder, Model, TemperatureScale, Temperatures};
-pub use updates::{Proposal, VectorUpdates};
+pub use updates::{MetropolisOrder, Proposal, VectorUpdates};
 
 use algorithm::one;
 

@@ -60,6 +60,7 @@ pub enum Kernel {
     /// The vector-spin kernels ([`crate::engine::vector`]), with bindings of their own kind.
     VectorHotStart,
     VectorMetropolis,
+    VectorTiles,
     VectorOverrelaxation,
     VectorObservables,
 }
@@ -74,7 +75,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 29] = [
+    pub const ALL: [Kernel; 30] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -102,6 +103,7 @@ impl Kernel {
         Kernel::ClusterFlip,
         Kernel::VectorHotStart,
         Kernel::VectorMetropolis,
+        Kernel::VectorTiles,
         Kernel::VectorOverrelaxation,
         Kernel::VectorObservables,
     ];
@@ -130,6 +132,7 @@ impl Kernel {
             Kernel::ClusterFlip => "cluster_flip",
             Kernel::VectorHotStart => "vector_hot_start",
             Kernel::VectorMetropolis => "vector_metropolis",
+            Kernel::VectorTiles => "vector_tiles",
             Kernel::VectorOverrelaxation => "vector_overrelaxation",
             Kernel::VectorObservables => "vector_observables",
         }

@@ -7,7 +7,9 @@ use std::ops::Range;
 
 use super::EngineInfo;
 use super::dispatch::DispatchParams;
+use crate::config::VectorUpdates;
 use crate::error::{Error, Result};
+use crate::model::vector::tiles::Tiles;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
 /// The proposal width that means a direction uniform on the sphere, independent of the old
@@ -17,10 +19,65 @@ pub const UNIFORM: i32 = 0;
 /// How the sweeps of a vector engine update its spins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VectorSweeps {
-    /// Metropolis proposals per site and colour of a Metropolis sweep.
+    /// Metropolis proposals per site of a Metropolis sweep.
     pub hits: u32,
+    /// The double checkerboard's tile side ([`Tiles`]); `None`: the plain checkerboard.
+    pub tile: Option<u32>,
     /// Over-relaxation sweeps after each Metropolis sweep.
     pub overrelaxation: u32,
+}
+
+/// One pass of a sweep: one kernel launch over every system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorPass {
+    /// `vector_metropolis`: every site of checkerboard colour `colour`, all hits in a row.
+    Metropolis { colour: u32 },
+    /// `vector_tiles`: every tile of colour `colour`, each hit over the tile's colour 0, then 1.
+    Tiles { colour: u32 },
+    /// `vector_overrelaxation`: every site of checkerboard colour `colour`.
+    Overrelaxation { colour: u32 },
+}
+
+impl VectorPass {
+    /// The colour the pass's launch carries (`DispatchParams::colour`).
+    pub fn colour(self) -> u32 {
+        match self {
+            VectorPass::Metropolis { colour }
+            | VectorPass::Tiles { colour }
+            | VectorPass::Overrelaxation { colour } => colour,
+        }
+    }
+}
+
+impl VectorSweeps {
+    /// The sweeps a config's `updates` ask for.
+    pub fn of(updates: &VectorUpdates) -> Self {
+        VectorSweeps {
+            hits: updates.metropolis.hits(),
+            tile: updates.metropolis.tile(),
+            overrelaxation: updates.overrelaxation,
+        }
+    }
+
+    /// The tiles of `systems`' lattice, for the double checkerboard.
+    pub fn tiles(&self, systems: &VectorSystems) -> Option<Tiles> {
+        self.tile.map(|size| Tiles {
+            lattice: systems.lattice,
+            size,
+        })
+    }
+
+    /// The passes of one sweep, in order, the same on every backend: the Metropolis colours
+    /// 0 and 1 (of sites, or of tiles), then the over-relaxation sweeps' colours.
+    pub fn passes(&self) -> Vec<VectorPass> {
+        let metropolis = |colour| match self.tile {
+            None => VectorPass::Metropolis { colour },
+            Some(_) => VectorPass::Tiles { colour },
+        };
+        let overrelaxation = (0..self.overrelaxation)
+            .flat_map(|_| (0..2).map(|colour| VectorPass::Overrelaxation { colour }));
+        (0..2).map(metropolis).chain(overrelaxation).collect()
+    }
 }
 
 /// The exact integer sums of one lattice after a sweep, from which every estimate is computed
@@ -55,8 +112,8 @@ pub trait VectorEngine {
     fn set_spins(&mut self, spins: &[i32]) -> Result<()>;
     /// Every system's spins.
     fn spins(&mut self) -> Result<Vec<i32>>;
-    /// Sweeps `sweeps` (their numbers key the randoms): each a Metropolis sweep, colour 0 then
-    /// colour 1, with the proposal width of each temperature (`widths`, spin units; `UNIFORM`
+    /// Sweeps `sweeps` (their numbers key the randoms): each the passes of
+    /// [`VectorSweeps::passes`], the Metropolis ones with the proposal width of each temperature (`widths`, spin units; `UNIFORM`
     /// for uniform proposals), then the over-relaxation sweeps. Returns each system's
     /// accepted Metropolis moves.
     fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>>;
@@ -73,7 +130,7 @@ pub const COUNTERS: usize = 32;
 const OBSERVATION_COUNTER: usize = 4;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines).
-pub const KERNEL_CONSTANTS: [&str; 8] = [
+pub const KERNEL_CONSTANTS: [&str; 9] = [
     "L",
     "DIMS",
     "COMPONENTS",
@@ -82,11 +139,16 @@ pub const KERNEL_CONSTANTS: [&str; 8] = [
     "UNIFORM_COUPLINGS",
     "FIELD_BITS",
     "HITS",
+    "TILE",
 ];
 
-/// The values of [`KERNEL_CONSTANTS`] for `systems` updated with `hits` proposals per site; the
-/// field in spin units as the bits of its `i32` (both backends take unsigned constants).
-pub fn kernel_constants(systems: &VectorSystems, hits: u32) -> Vec<(&'static str, u32)> {
+/// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
+/// plain checkerboard, which builds no `vector_tiles`); the field in spin units as the bits of
+/// its `i32` (both backends take unsigned constants).
+pub fn kernel_constants(
+    systems: &VectorSystems,
+    updates: VectorSweeps,
+) -> Vec<(&'static str, u32)> {
     let uniform = matches!(systems.couplings, VectorCouplings::Uniform(_));
     let values = [
         systems.lattice.size,
@@ -96,7 +158,8 @@ pub fn kernel_constants(systems: &VectorSystems, hits: u32) -> Vec<(&'static str
         systems.replicas,
         u32::from(uniform),
         systems.field_units() as u32,
-        hits,
+        updates.hits,
+        updates.tile.unwrap_or(0),
     ];
     KERNEL_CONSTANTS.into_iter().zip(values).collect()
 }

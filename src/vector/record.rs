@@ -18,10 +18,15 @@ pub(super) struct VectorRecord {
     pub(super) norm_deviation: f64,
 }
 
-/// Per temperature, the accepted fraction of the Metropolis proposals of `sweeps` sweeps.
-pub(super) fn acceptance_rates(systems: &VectorSystems, accepted: &[u64], sweeps: u64) -> Vec<f64> {
+/// Per temperature, the accepted fraction of `proposals` Metropolis proposals per site (sweeps
+/// times hits).
+pub(super) fn acceptance_rates(
+    systems: &VectorSystems,
+    accepted: &[u64],
+    proposals: u64,
+) -> Vec<f64> {
     let per_temperature = (systems.samples * systems.replicas) as usize;
-    let proposals = sweeps as f64 * systems.lattice.sites() as f64 * per_temperature as f64;
+    let proposals = proposals as f64 * systems.lattice.sites() as f64 * per_temperature as f64;
     accepted
         .chunks(per_temperature)
         .map(|a| a.iter().sum::<u64>() as f64 / proposals)

@@ -32,10 +32,7 @@ pub fn run_vector(
     }
     let clock = ProvenanceClock::start(false);
     let systems = vector_systems(config);
-    let updates = VectorSweeps {
-        hits: 1,
-        overrelaxation: config.updates.overrelaxation,
-    };
+    let updates = VectorSweeps::of(&config.updates);
     let mut engine = open_vector_engine(config, systems.clone(), updates)?;
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     engine.hot_start()?;
@@ -79,14 +76,16 @@ pub fn run_vector(
             record_observations(&systems, &engine.observe()?, &mut record);
         }
         if next_stop == Some(to) {
-            let rates = acceptance_rates(&systems, &record.accepted_since_stop, to - last_stop);
+            let proposals = (to - last_stop) * u64::from(updates.hits);
+            let rates = acceptance_rates(&systems, &record.accepted_since_stop, proposals);
             tuning.retune(&rates);
             record.accepted_since_stop.fill(0);
             last_stop = to;
         }
         done = to;
     }
-    let updates_done = total * systems.lattice.sites() * u64::from(systems.systems());
+    let updates_done =
+        total * u64::from(updates.hits) * systems.lattice.sites() * u64::from(systems.systems());
     let mut summary = summarize(
         config,
         engine_choice,
@@ -114,14 +113,19 @@ mod tests {
     use crate::run::{RunOutcome, run};
 
     /// A tiny XY spin glass from its config to its files: the same loop and outputs as the
-    /// example config, in a few hundredths of a second.
+    /// example config, in a few hundredths of a second; its Metropolis sweeps the double
+    /// checkerboard's, two hits on tiles of 2^2.
     #[test]
     fn a_vector_run_writes_its_summary_series_and_final_spins() {
         let text = "(
             model: XY(dims: 2, size: 4, field: 0.5, disorder: Bimodal),
             temperatures: Temperatures([0.2, 2.0]),
             replicas: 2, samples: 2,
-            updates: (proposal: Cone(acceptance: 0.5), overrelaxation: 1),
+            updates: (
+                proposal: Cone(acceptance: 0.5),
+                metropolis: DoubleCheckerboard(tile: 2, hits: 2),
+                overrelaxation: 1,
+            ),
             sweeps: (thermalize: 40, measure: 60, every: 3),
             seed: 7, backend: Cpu,
         )";
@@ -132,6 +136,14 @@ mod tests {
             other => panic!("not a vector run: {other:?}"),
         };
         assert_eq!((summary.runs.len(), summary.measurements), (2, 20));
+        assert!(
+            summary
+                .updates
+                .contains("double checkerboard of 2^2 tiles, 2 hits per site"),
+            "{}",
+            summary.updates
+        );
+        assert!(summary.proposals.iter().all(|p| p.acceptance < 1.0));
         assert_eq!(summary.thermalization_measurements, 13);
         assert!(
             summary

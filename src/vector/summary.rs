@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::record::{VectorRecord, acceptance_rates};
 use super::tuning::ConeTuning;
-use crate::config::Config;
+use crate::config::{Config, MetropolisOrder};
 use crate::engine::EngineInfo;
 use crate::engine::vector::UNIFORM;
 use crate::io::provenance::Provenance;
@@ -37,8 +37,8 @@ pub struct VectorSummary {
     pub measurements: u64,
     /// Measurements taken while thermalising (in `thermalization_*.csv`, not the estimates).
     pub thermalization_measurements: u64,
-    /// Metropolis site updates per nanosecond of engine time (over-relaxation included in the
-    /// time, not in the count).
+    /// Attempted Metropolis updates (sites times hits) per nanosecond of engine time
+    /// (over-relaxation included in the time, not in the count).
     pub updates_per_ns: f64,
     /// Per temperature, every sample's and replica's series together.
     pub runs: Vec<VectorEstimates>,
@@ -76,7 +76,7 @@ pub(super) fn summarize(
             vector_estimates(systems.betas[t], shape, &series, systems.components == 2)
         })
         .collect();
-    let production = sweeps.measure;
+    let production = sweeps.measure * u64::from(config.updates.metropolis.hits());
     let rates = acceptance_rates(systems, &record.accepted_in_production, production);
     let proposals = tuning
         .widths
@@ -104,7 +104,8 @@ pub(super) fn summarize(
     }
 }
 
-/// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per sweep".
+/// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per sweep", with
+/// "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles.
 fn describe_updates(config: &Config) -> String {
     let proposal = match config.updates.proposal {
         crate::config::Proposal::Uniform => "uniform proposals".to_string(),
@@ -112,8 +113,15 @@ fn describe_updates(config: &Config) -> String {
             format!("a proposal cone tuned to acceptance {acceptance}")
         }
     };
+    let order = match config.updates.metropolis {
+        MetropolisOrder::Checkerboard => String::new(),
+        MetropolisOrder::DoubleCheckerboard { tile, hits } => format!(
+            " on a double checkerboard of {tile}^{} tiles, {hits} hits per site",
+            config.model.dims()
+        ),
+    };
     format!(
-        "Metropolis with {proposal}, {} over-relaxation sweeps per Metropolis sweep",
+        "Metropolis with {proposal}{order}, {} over-relaxation sweeps per Metropolis sweep",
         config.updates.overrelaxation
     )
 }

@@ -1,7 +1,8 @@
 //! The GPU vector-spin engines produce the CPU engine's lattices, accepted moves and
 //! observations bit for bit: XY and Heisenberg, 2D and 3D, the ferromagnet in a field and the
-//! +-J glass, uniform and cone proposals, multi-hit, over-relaxation mixed in, after a hot start and after
-//! spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
+//! +-J glass, uniform and cone proposals, multi-hit, over-relaxation mixed in, the double
+//! checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start and
+//! after spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
 //! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
 
 use crate::common::backend::Gpu;
@@ -18,6 +19,9 @@ backends! {
         ferromagnets_in_a_field_match_cpu_bit_for_bit,
         spin_glasses_with_cones_match_cpu_bit_for_bit,
         set_spins_and_block_sizes_match_cpu_bit_for_bit,
+        tiled_ferromagnets_in_a_field_match_cpu_bit_for_bit,
+        tiled_spin_glasses_with_cones_match_cpu_bit_for_bit,
+        tiles_on_any_block_size_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -35,6 +39,8 @@ struct Case {
     cone: Option<f64>,
     /// Metropolis proposals per site (multi-hit).
     hits: u32,
+    /// The double checkerboard's tile side; `None`: the plain checkerboard.
+    tile: Option<u32>,
     overrelaxation: u32,
 }
 
@@ -60,6 +66,7 @@ impl Case {
     fn updates(self) -> VectorSweeps {
         VectorSweeps {
             hits: self.hits,
+            tile: self.tile,
             overrelaxation: self.overrelaxation,
         }
     }
@@ -121,6 +128,7 @@ const XY_2D_FIELD: Case = Case {
     glass: false,
     cone: None,
     hits: 1,
+    tile: None,
     overrelaxation: 1,
 };
 
@@ -183,6 +191,77 @@ fn set_spins_and_block_sizes_match_cpu_bit_for_bit<G: Gpu>() {
         device.set_spins(&spins).unwrap();
         let got = rounds(device.as_mut(), case);
         assert!(expected == got, "block size {block_size}: rounds differ");
+    }
+}
+
+/// The double checkerboard of a ferromagnet in a field: XY in 2D with one hit (two tiles of 4^2
+/// per side), Heisenberg in 3D with three hits and a cone (two tiles of 2^3 per side).
+fn tiled_ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
+    let xy_2d = Case {
+        size: 8,
+        tile: Some(4),
+        ..XY_2D_FIELD
+    };
+    let heisenberg_3d = Case {
+        components: 3,
+        dims: 3,
+        size: 4,
+        field: -0.7,
+        cone: Some(0.5),
+        hits: 3,
+        tile: Some(2),
+        overrelaxation: 0,
+        ..XY_2D_FIELD
+    };
+    for case in [xy_2d, heisenberg_3d] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+}
+
+/// The double checkerboard of the +-J glass: XY in 3D with cones, three hits and
+/// over-relaxation (two tiles of 4^3 per side); Heisenberg in 2D, one hit, four tiles of 2^2
+/// per side, in a field.
+fn tiled_spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
+    let xy_3d = Case {
+        dims: 3,
+        size: 8,
+        field: 0.0,
+        glass: true,
+        cone: Some(1.5),
+        hits: 3,
+        tile: Some(4),
+        overrelaxation: 2,
+        ..XY_2D_FIELD
+    };
+    let heisenberg_2d = Case {
+        components: 3,
+        dims: 2,
+        field: 0.2,
+        cone: Some(0.25),
+        hits: 1,
+        tile: Some(2),
+        overrelaxation: 0,
+        ..xy_3d
+    };
+    for case in [xy_3d, heisenberg_2d] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+}
+
+/// Tiles of more sites than threads and of fewer: the smallest and the largest block size, on
+/// tiles of 6^2 (18 sites per colour) with two hits.
+fn tiles_on_any_block_size_match_cpu_bit_for_bit<G: Gpu>() {
+    let case = Case {
+        components: 3,
+        size: 12,
+        glass: true,
+        cone: Some(0.5),
+        hits: 2,
+        tile: Some(6),
+        ..XY_2D_FIELD
+    };
+    for &block_size in [G::BLOCK_SIZES[0], *G::BLOCK_SIZES.last().unwrap()].iter() {
+        assert_matches(G::default(), case, block_size);
     }
 }
 

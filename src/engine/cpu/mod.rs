@@ -23,6 +23,7 @@ pub mod vector_hot_start;
 pub mod vector_metropolis;
 mod vector_observables;
 pub mod vector_overrelaxation;
+pub mod vector_tiles;
 
 pub use bitslice::{BondCount, LaneCounter, count_equals};
 pub use cluster_bonds::{active_bonds, bond_active, bond_group};

@@ -8,8 +8,11 @@ use super::vector_hot_start::initial_lattice;
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
 use super::vector_observables::observe_vector;
 use super::vector_overrelaxation::overrelax_colour;
+use super::vector_tiles::tiles_colour;
 use crate::engine::EngineInfo;
-use crate::engine::vector::{VectorEngine, VectorObservation, VectorSweeps, check_spin_words};
+use crate::engine::vector::{
+    VectorEngine, VectorObservation, VectorPass, VectorSweeps, check_spin_words,
+};
 use crate::error::Result;
 use crate::model::vector::fixed::TABLE_LEN;
 use crate::model::vector::{PhaseTable, VectorSystems};
@@ -79,7 +82,9 @@ impl VectorEngine for CpuVectorEngine {
 
     fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>> {
         let systems = &self.systems;
-        let (tables, updates) = (&self.tables, self.updates);
+        let tables = &self.tables;
+        let passes = self.updates.passes();
+        let (hits, tiles) = (self.updates.hits, self.updates.tiles(systems));
         let words = self.system_words();
         let accepted = self
             .spins
@@ -90,21 +95,29 @@ impl VectorEngine for CpuVectorEngine {
                 let t = systems.temperature_of(b) as usize;
                 let update = SiteUpdate::of(systems, systems.sample_of(b));
                 let table = &tables[t * TABLE_LEN..(t + 1) * TABLE_LEN];
+                let proposal = (widths[t], hits);
                 let mut accepted = 0;
                 for sweep in sweeps.clone() {
-                    for colour in 0..2 {
+                    for &pass in &passes {
                         let key = SweepKey {
                             seed: systems.seed,
                             sweep,
-                            colour,
+                            colour: pass.colour(),
                             system: b,
                         };
-                        let proposal = (widths[t], updates.hits);
-                        accepted += metropolis_colour(&update, spins, key, proposal, table);
-                    }
-                    for _ in 0..updates.overrelaxation {
-                        overrelax_colour(&update, spins, 0);
-                        overrelax_colour(&update, spins, 1);
+                        accepted += match pass {
+                            VectorPass::Metropolis { .. } => {
+                                metropolis_colour(&update, spins, key, proposal, table)
+                            }
+                            VectorPass::Tiles { .. } => {
+                                let tiles = tiles.expect("tiled passes have tiles");
+                                tiles_colour(&update, spins, (tiles, key), proposal, table)
+                            }
+                            VectorPass::Overrelaxation { colour } => {
+                                overrelax_colour(&update, spins, colour);
+                                0
+                            }
+                        };
                     }
                 }
                 accepted

@@ -150,6 +150,28 @@ impl SweepKey {
     }
 }
 
+/// One Metropolis hit of site `i`, whose spin is `s` and local field `h`: the first usable
+/// point of the hit's attempts, with the proposal `width` and acceptance `table` of its
+/// temperature; whether it was accepted (`s` replaced). `key.colour` is the site's colour.
+/// Shared by [`metropolis_colour`] and the double checkerboard (`vector_tiles`).
+pub fn metropolis_hit(
+    key: &SweepKey,
+    i: u64,
+    hit: u32,
+    (s, h): (&mut Vector, &Vector),
+    (width, table): (i32, &[u32]),
+    n: usize,
+) -> bool {
+    let Some((v, u)) = proposal(|draw| key.block(i, draw), hit, s, width, n) else {
+        return false;
+    };
+    let accepted = accepts(energy_change(s, &v, h, n), u, table);
+    if accepted {
+        *s = v;
+    }
+    accepted
+}
+
 /// Metropolis on every site of `key.colour` of one system's `spins` (component-major), `hits`
 /// proposals per site, with the proposal `width` and the acceptance `table` of its
 /// temperature; returns the accepted moves.
@@ -168,13 +190,14 @@ pub fn metropolis_colour(
         let h = update.local_field(spins, i);
         let mut s = update.spin(spins, i);
         for hit in 0..hits {
-            let Some((v, u)) = proposal(|draw| key.block(i, draw), hit, &s, width, n) else {
-                continue;
-            };
-            if accepts(energy_change(&s, &v, &h, n), u, table) {
-                s = v;
-                accepted += 1;
-            }
+            accepted += u64::from(metropolis_hit(
+                &key,
+                i,
+                hit,
+                (&mut s, &h),
+                (width, table),
+                n,
+            ));
         }
         update.set_spin(spins, i, &s);
     }

@@ -224,6 +224,15 @@ mod tests {
             ("SYSTEMS", 4096),
             ("BOND_BINS", 8193),
             ("SITE_BINS", 4097),
+            // The vector-spin kernels: Heisenberg spins, glass or ferromagnet, in a negative
+            // field, with the double checkerboard's tiles of 8^3.
+            ("COMPONENTS", 3),
+            ("SAMPLES", 2),
+            ("REPLICAS", 2),
+            ("UNIFORM_COUPLINGS", fixed),
+            ("FIELD_BITS", (-(1i32 << 26)) as u32),
+            ("HITS", 2),
+            ("TILE", 8),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];

@@ -62,11 +62,13 @@ fn file_source(name: &str) -> Option<&'static str> {
         "tempering_history.cu",
         "tempering_swap.cu",
         "vector.cuh",
+        "vector_hit.cuh",
         "vector_hot_start.cu",
         "vector_metropolis.cu",
         "vector_observables.cu",
         "vector_overrelaxation.cu",
         "vector_site.cuh",
+        "vector_tiles.cu",
     )
 }
 

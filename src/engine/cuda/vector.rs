@@ -1,5 +1,6 @@
 //! The vector-spin engine on a CUDA device: kernels `vector_hot_start`, `vector_metropolis`,
-//! `vector_overrelaxation` and `vector_observables` (`shaders/cuda/vector_*.cu`), the twins of
+//! `vector_tiles` (the double checkerboard), `vector_overrelaxation` and `vector_observables`
+//! (`shaders/cuda/vector_*.cu`), the twins of
 //! the WGSL ones with native 64-bit integers, and the same buffers as
 //! `engine::wgpu::vector::WgpuVectorEngine`: spins component-major, acceptance tables, counts
 //! ([`COUNTERS`] per system), couplings, proposal widths, phases.
@@ -21,8 +22,8 @@ use crate::engine::EngineInfo;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, check_spin_words, counted_observation,
-    coupling_words, dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorEngine, VectorObservation, VectorPass, VectorSweeps, check_spin_words,
+    counted_observation, coupling_words, dispatch_params, kernel_constants, phase_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -53,6 +54,8 @@ pub struct CudaVectorEngine {
 struct Functions {
     hot_start: FittedKernel,
     metropolis: FittedKernel,
+    /// The double checkerboard's, built where the updates have tiles.
+    tiles: Option<FittedKernel>,
     overrelaxation: FittedKernel,
     observables: FittedKernel,
 }
@@ -68,13 +71,17 @@ impl CudaVectorEngine {
         block_size: u32,
     ) -> Result<Self> {
         check_fits(&device, block_size, systems.systems(), "systems")?;
-        let constants = kernel_constants(&systems, updates.hits);
+        let constants = kernel_constants(&systems, updates);
         let mut fitted = |kernel| -> Result<FittedKernel> {
             FittedKernel::new(device.function(kernel, &constants)?, block_size)
         };
         let kernels = Functions {
             hot_start: fitted(Kernel::VectorHotStart)?,
             metropolis: fitted(Kernel::VectorMetropolis)?,
+            tiles: match updates.tile {
+                Some(_) => Some(fitted(Kernel::VectorTiles)?),
+                None => None,
+            },
             overrelaxation: fitted(Kernel::VectorOverrelaxation)?,
             observables: fitted(Kernel::VectorObservables)?,
         };
@@ -111,17 +118,34 @@ impl CudaVectorEngine {
         launch_config(&self.device, kernel.block_size, threads, systems)
     }
 
-    /// Enqueue the update of one colour of every system: Metropolis or over-relaxation.
-    fn launch_colour(&mut self, params: DispatchParams, metropolis: bool) -> Result<()> {
-        let fitted = match metropolis {
-            true => &self.kernels.metropolis,
-            false => &self.kernels.overrelaxation,
+    /// Enqueue one pass of a sweep over every system: Metropolis, the double checkerboard's
+    /// tiles (one block per tile) or over-relaxation, of the colour in `params`.
+    fn launch_pass(&mut self, params: DispatchParams, pass: VectorPass) -> Result<()> {
+        let colour_sites = self.systems.lattice.sites_per_colour();
+        let (fitted, kernel) = match pass {
+            VectorPass::Metropolis { .. } => (&self.kernels.metropolis, Kernel::VectorMetropolis),
+            VectorPass::Tiles { .. } => (
+                self.kernels
+                    .tiles
+                    .as_ref()
+                    .expect("tiled updates build vector_tiles"),
+                Kernel::VectorTiles,
+            ),
+            VectorPass::Overrelaxation { .. } => {
+                (&self.kernels.overrelaxation, Kernel::VectorOverrelaxation)
+            }
         };
-        let config = self.grid(fitted, self.systems.lattice.sites_per_colour());
+        let threads = match (pass, self.updates.tiles(&self.systems)) {
+            (VectorPass::Tiles { .. }, Some(tiles)) => {
+                tiles.per_colour() * u64::from(fitted.block_size)
+            }
+            _ => colour_sites,
+        };
+        let config = self.grid(fitted, threads);
         let stream = &self.device.stream;
         let mut launch = stream.launch_builder(&fitted.function);
-        let kernel = match metropolis {
-            true => {
+        match pass {
+            VectorPass::Metropolis { .. } | VectorPass::Tiles { .. } => {
                 launch
                     .arg(&params)
                     .arg(&mut self.spins)
@@ -129,21 +153,19 @@ impl CudaVectorEngine {
                     .arg(&mut self.counts)
                     .arg(&self.couplings)
                     .arg(&self.widths);
-                Kernel::VectorMetropolis
             }
-            false => {
+            VectorPass::Overrelaxation { .. } => {
                 launch
                     .arg(&params)
                     .arg(&mut self.spins)
                     .arg(&self.couplings);
-                Kernel::VectorOverrelaxation
             }
-        };
+        }
         // SAFETY: the arguments match the kernel's parameters in order and type
         // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
         // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths. The
-        // kernels stay in bounds: threads past the colour's last site return, and every buffer
-        // was sized from these systems.
+        // kernels stay in bounds: threads past the colour's last site return, blocks past the
+        // colour's last tile return, and every buffer was sized from these systems.
         unsafe { launch.launch(config) }
             .map(|_| ())
             .map_err(driver_error(format!(
@@ -196,23 +218,18 @@ impl VectorEngine for CudaVectorEngine {
         overwrite(&self.device, widths, &mut self.widths, "proposal widths")?;
         clear(&self.device, &mut self.counts, "vector counts")?;
         let mut launches = 0;
+        let passes = self.updates.passes();
         for sweep in sweeps {
-            let passes = std::iter::once(true).chain(std::iter::repeat_n(
-                false,
-                self.updates.overrelaxation as usize,
-            ));
-            for metropolis in passes {
-                for colour in 0..2 {
-                    let params = DispatchParams {
-                        sweep,
-                        colour,
-                        ..self.params()
-                    };
-                    self.launch_colour(params, metropolis)?;
-                    launches += 1;
-                    if launches % LAUNCHES_PER_WAIT == 0 {
-                        self.device.synchronize("vector sweeps")?;
-                    }
+            for &pass in &passes {
+                let params = DispatchParams {
+                    sweep,
+                    colour: pass.colour(),
+                    ..self.params()
+                };
+                self.launch_pass(params, pass)?;
+                launches += 1;
+                if launches % LAUNCHES_PER_WAIT == 0 {
+                    self.device.synchronize("vector sweeps")?;
                 }
             }
         }

@@ -48,6 +48,7 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::ResampleHistogram => None,
         Kernel::VectorHotStart
         | Kernel::VectorMetropolis
+        | Kernel::VectorTiles
         | Kernel::VectorOverrelaxation
         | Kernel::VectorObservables => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
@@ -111,11 +112,13 @@ fn module_source(name: &str) -> Option<&'static str> {
         "tempering_history",
         "tempering_swap",
         "vector",
+        "vector_hit",
         "vector_hot_start",
         "vector_metropolis",
         "vector_observables",
         "vector_overrelaxation",
         "vector_site",
+        "vector_tiles",
         "wide",
     )
 }

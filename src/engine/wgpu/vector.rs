@@ -1,5 +1,6 @@
 //! The vector-spin engine on a wgpu device: kernels `vector_hot_start`, `vector_metropolis`,
-//! `vector_overrelaxation` and `vector_observables` (CPU twins `engine/cpu/vector_*.rs`), which
+//! `vector_tiles` (the double checkerboard), `vector_overrelaxation` and `vector_observables`
+//! (CPU twins `engine/cpu/vector_*.rs`), which
 //! compute the CPU engine's integers in u32 pairs (`shaders/wgsl/wide.wgsl`), so that lattices
 //! and observations equal the CPU's bit for bit.
 //!
@@ -17,10 +18,10 @@ use crate::engine::EngineInfo;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorSweeps, check_spin_words, counted_observation,
-    coupling_words, dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorEngine, VectorObservation, VectorPass, VectorSweeps, check_spin_words,
+    counted_observation, coupling_words, dispatch_params, kernel_constants, phase_words,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
 
 /// Sites each thread of the observables kernel sums, so that few threads add to the counts.
@@ -32,6 +33,7 @@ pub struct WgpuVectorEngine {
     dispatcher: Dispatcher,
     systems: VectorSystems,
     updates: VectorSweeps,
+    workgroup_size: u32,
     spins: wgpu::Buffer,
     counts: wgpu::Buffer,
     widths: wgpu::Buffer,
@@ -43,6 +45,8 @@ pub struct WgpuVectorEngine {
 struct Pipelines {
     hot_start: wgpu::ComputePipeline,
     metropolis: wgpu::ComputePipeline,
+    /// The double checkerboard's, built where the updates have tiles.
+    tiles: Option<wgpu::ComputePipeline>,
     overrelaxation: wgpu::ComputePipeline,
     observables: wgpu::ComputePipeline,
 }
@@ -65,7 +69,18 @@ impl WgpuVectorEngine {
         ctx.check_systems(systems.systems())?;
         let spin_bytes = 4 * systems.spin_words() as u64;
         ctx.check_storage("vector spins", spin_bytes, |_| spin_bytes, 2)?;
-        let mut constants = kernel_constants(&systems, updates.hits);
+        if let Some(tiles) = updates.tiles(&systems) {
+            let bytes = tiles.bytes(systems.components);
+            let limit = ctx.limits.max_compute_workgroup_storage_size;
+            if bytes + 4 > u64::from(limit) {
+                return Err(Error::Limits(format!(
+                    "tiles of {} sites a side take {bytes} bytes of workgroup memory, over the \
+                     {limit} of the adapter",
+                    tiles.size
+                )));
+            }
+        }
+        let mut constants = kernel_constants(&systems, updates);
         constants.push(("WG_SIZE", workgroup_size));
         let mut pipeline = |kernel| -> Result<wgpu::ComputePipeline> {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
@@ -73,6 +88,10 @@ impl WgpuVectorEngine {
         let pipelines = Pipelines {
             hot_start: pipeline(Kernel::VectorHotStart)?,
             metropolis: pipeline(Kernel::VectorMetropolis)?,
+            tiles: match updates.tile {
+                Some(_) => Some(pipeline(Kernel::VectorTiles)?),
+                None => None,
+            },
             overrelaxation: pipeline(Kernel::VectorOverrelaxation)?,
             observables: pipeline(Kernel::VectorObservables)?,
         };
@@ -96,6 +115,7 @@ impl WgpuVectorEngine {
             dispatcher,
             systems,
             updates,
+            workgroup_size,
             spins,
             counts,
             widths,
@@ -198,23 +218,34 @@ impl VectorEngine for WgpuVectorEngine {
         self.ctx
             .write_words(&self.widths, bytemuck::cast_slice(widths));
         let colour_sites = self.systems.lattice.sites_per_colour();
+        // One workgroup per tile.
+        let tile_threads = self
+            .updates
+            .tiles(&self.systems)
+            .map_or(0, |t| t.per_colour() * u64::from(self.workgroup_size));
         let base = self.params();
         let pipelines = &self.pipelines;
-        let colours = |sweep, pipeline| {
-            (0..2).map(move |colour| {
-                let params = DispatchParams {
-                    sweep,
-                    colour,
-                    ..base
-                };
-                (Dispatch::Sweep(params), pipeline, colour_sites)
-            })
-        };
+        let passes = self.updates.passes();
         let mut dispatches = Vec::new();
         for sweep in sweeps {
-            dispatches.extend(colours(sweep, &pipelines.metropolis));
-            for _ in 0..self.updates.overrelaxation {
-                dispatches.extend(colours(sweep, &pipelines.overrelaxation));
+            for &pass in &passes {
+                let (pipeline, threads) = match pass {
+                    VectorPass::Metropolis { .. } => (&pipelines.metropolis, colour_sites),
+                    VectorPass::Tiles { .. } => (
+                        pipelines
+                            .tiles
+                            .as_ref()
+                            .expect("tiled updates build vector_tiles"),
+                        tile_threads,
+                    ),
+                    VectorPass::Overrelaxation { .. } => (&pipelines.overrelaxation, colour_sites),
+                };
+                let params = DispatchParams {
+                    sweep,
+                    colour: pass.colour(),
+                    ..base
+                };
+                dispatches.push((Dispatch::Sweep(params), pipeline, threads));
             }
         }
         self.submit(&dispatches, true);

@@ -2,13 +2,20 @@
 //! vector loop runs (Metropolis at fixed temperatures, on its own engine).
 
 use super::fixed::MAX_LOCAL_FIELD;
+use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
-    Algorithm, Config, ConfigError, Couplings, EngineKind, Proposal, VectorUpdates, invalid,
+    Algorithm, Config, ConfigError, Couplings, EngineKind, MetropolisOrder, Proposal,
+    VectorUpdates, invalid,
 };
+use crate::model::Lattice;
 
 /// Over-relaxation sweeps per Metropolis sweep at most: more is never useful, and the bound
 /// keeps the work of one sweep finite.
 const MAX_OVERRELAXATION: u32 = 1000;
+
+/// Metropolis hits per site of the double checkerboard at most: far past any use (paper 000
+/// finds a few best), and `hit * 16 + attempt` keeps to the random counter's draw field.
+const MAX_HITS: u32 = 1000;
 
 /// The parts of a vector-spin config the Ising checks do not cover: a field the local fields'
 /// fixed-point components hold, the engine, algorithm and couplings the vector loop runs, and
@@ -52,7 +59,9 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
             model.dims()
         ));
     }
-    validate_updates(&config.updates)
+    validate_updates(&config.updates)?;
+    let lattice = Lattice::new(model.dims(), model.size());
+    validate_tiles(&config.updates.metropolis, lattice, model.components())
 }
 
 /// A cone's target acceptance strictly between 0 and 1, and a bounded over-relaxation.
@@ -69,6 +78,50 @@ fn validate_updates(updates: &VectorUpdates) -> Result<(), ConfigError> {
             "updates: overrelaxation is at most {MAX_OVERRELAXATION} sweeps per Metropolis sweep, \
              got {}",
             updates.overrelaxation
+        ));
+    }
+    Ok(())
+}
+
+/// Tiles that cover the lattice in an even number per side (so that tiles of one colour never
+/// touch), fit the portable workgroup memory with their halo, and a bounded number of hits.
+fn validate_tiles(
+    metropolis: &MetropolisOrder,
+    lattice: Lattice,
+    components: u32,
+) -> Result<(), ConfigError> {
+    let MetropolisOrder::DoubleCheckerboard { tile, hits } = *metropolis else {
+        return Ok(());
+    };
+    let size = lattice.size;
+    if tile < 2 || !tile.is_multiple_of(2) {
+        return invalid(format!(
+            "updates: DoubleCheckerboard(tile) must be even and at least 2 (a tile holds both \
+             checkerboard colours), got {tile}"
+        ));
+    }
+    if !size.is_multiple_of(tile) || !(size / tile).is_multiple_of(2) {
+        return invalid(format!(
+            "updates: DoubleCheckerboard(tile) must divide the size {size} into an even number \
+             of tiles per side (tiles of one colour must not touch), got {tile}"
+        ));
+    }
+    let tiles = Tiles {
+        lattice,
+        size: tile,
+    };
+    let bytes = tiles.bytes(components);
+    if bytes > MAX_TILE_BYTES {
+        return invalid(format!(
+            "updates: DoubleCheckerboard(tile) {tile} takes {bytes} bytes of workgroup memory \
+             with its halo ((tile + 2)^{} sites of {components} components), over the \
+             {MAX_TILE_BYTES} every adapter has; take a smaller tile",
+            lattice.dims
+        ));
+    }
+    if !(1..=MAX_HITS).contains(&hits) {
+        return invalid(format!(
+            "updates: DoubleCheckerboard(hits) must be between 1 and {MAX_HITS}, got {hits}"
         ));
     }
     Ok(())
@@ -97,7 +150,8 @@ mod tests {
         let text = sample_with(
             ISING,
             "model: Heisenberg(dims: 3, size: 8, disorder: Bimodal), samples: 2, \
-             updates: (proposal: Cone(acceptance: 0.4), overrelaxation: 3),",
+             updates: (proposal: Cone(acceptance: 0.4), overrelaxation: 3, \
+             metropolis: DoubleCheckerboard(tile: 4, hits: 3)),",
         );
         let config = Config::from_ron_str(&text).unwrap();
         config.validate().unwrap();
@@ -130,6 +184,40 @@ mod tests {
                 ISING,
                 "model: XY(dims: 2, size: 8), algorithm: Tempering(every: 10),",
                 &["Metropolis sweeps at fixed temperatures only"],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 32), \
+                 updates: (metropolis: DoubleCheckerboard(tile: 5, hits: 1)),",
+                &["DoubleCheckerboard(tile)", "even", "got 5"],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 24), \
+                 updates: (metropolis: DoubleCheckerboard(tile: 16, hits: 1)),",
+                &["DoubleCheckerboard(tile)", "size 24", "got 16"],
+            ),
+            (
+                ISING,
+                "model: Heisenberg(dims: 2, size: 24), \
+                 updates: (metropolis: DoubleCheckerboard(tile: 8, hits: 1)),",
+                &["DoubleCheckerboard(tile)", "even number of tiles", "got 8"],
+            ),
+            (
+                ISING,
+                "model: Heisenberg(dims: 3, size: 32), \
+                 updates: (metropolis: DoubleCheckerboard(tile: 16, hits: 2)),",
+                &[
+                    "DoubleCheckerboard(tile) 16",
+                    "workgroup memory",
+                    "smaller tile",
+                ],
+            ),
+            (
+                ISING,
+                "model: Heisenberg(dims: 2, size: 32), \
+                 updates: (metropolis: DoubleCheckerboard(tile: 16, hits: 0)),",
+                &["DoubleCheckerboard(hits)", "got 0"],
             ),
             (
                 ISING,

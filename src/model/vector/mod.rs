@@ -7,6 +7,7 @@
 
 pub mod checks;
 pub mod fixed;
+pub mod tiles;
 
 use std::f64::consts::PI;
 

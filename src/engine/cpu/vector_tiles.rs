@@ -1,0 +1,46 @@
+//! CPU twin of `vector_tiles` (`shaders/wgsl/vector_tiles.wgsl`, `shaders/cuda/vector_tiles.cu`):
+//! paper 000's double checkerboard on one vector-spin lattice. Every tile of one tile colour
+//! ([`Tiles`]) updates its sites `hits` times, each hit over the tile's sites of checkerboard
+//! colour 0, then of colour 1, one Metropolis hit per site against its current neighbours; the
+//! halo (the other tile colour's spins) is held fixed. The tiles of a colour share no bond, so
+//! they are updated one after another here and all at once on a GPU, with the same result.
+//!
+//! Randoms: as [`super::vector_metropolis`]'s, hit `hit` of site `i` (of colour `c`) at sweep
+//! `t` takes blocks `(i, t, VectorMetropolis, hit * 16 + attempt, c, b)`: the site fixes its
+//! colour and tile, so the plain checkerboard with the same hits draws the same blocks.
+
+use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_hit};
+use crate::model::vector::tiles::Tiles;
+
+/// The double checkerboard on every tile of colour `key.colour` of one system's `spins`
+/// (component-major), `hits` proposals per site, with the proposal `width` and the acceptance
+/// `table` of its temperature; returns the accepted moves.
+pub fn tiles_colour(
+    update: &SiteUpdate,
+    spins: &mut [i32],
+    (tiles, key): (Tiles, SweepKey),
+    (width, hits): (i32, u32),
+    table: &[u32],
+) -> u64 {
+    let n = update.components;
+    let mut accepted = 0;
+    for q in 0..tiles.per_colour() {
+        let origin = tiles.origin(key.colour, q);
+        for hit in 0..hits {
+            for colour in 0..2 {
+                let site_key = SweepKey { colour, ..key };
+                for ci in 0..tiles.sites() / 2 {
+                    let i = tiles.site(origin, colour, ci);
+                    let h = update.local_field(spins, i);
+                    let mut s = update.spin(spins, i);
+                    let proposal = (&mut s, &h);
+                    if metropolis_hit(&site_key, i, hit, proposal, (width, table), n) {
+                        update.set_spin(spins, i, &s);
+                        accepted += 1;
+                    }
+                }
+            }
+        }
+    }
+    accepted
+}
