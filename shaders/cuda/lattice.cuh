@@ -14,13 +14,20 @@ __device__ constexpr unsigned coordination() {
     return 2u * DIMS;
 }
 
-__device__ __forceinline__ unsigned colour_site(unsigned colour, unsigned ci) {
-    const unsigned half = L / 2u;
+// The coordinates of the ci-th site of colour `colour` on a checkerboard of `side` sites a
+// side (z 0 in 2D): the lattice's own (colour_site), a tile's or the lattice of tiles'
+// (vector_tiles.cu).
+__device__ __forceinline__ uint3 colour_coords(unsigned side, unsigned colour, unsigned ci) {
+    const unsigned half = side / 2u;
     const unsigned row = ci / half;
-    const unsigned y = row % L;
-    const unsigned z = row / L;
-    const unsigned x = 2u * (ci % half) + ((y + z + colour) & 1u);
-    return row * L + x;
+    const unsigned y = row % side;
+    const unsigned z = row / side;
+    return make_uint3(2u * (ci % half) + ((y + z + colour) & 1u), y, z);
+}
+
+__device__ __forceinline__ unsigned colour_site(unsigned colour, unsigned ci) {
+    const uint3 c = colour_coords(L, colour, ci);
+    return (c.z * L + c.y) * L + c.x;
 }
 
 // The 2d neighbours of a site: -x, +x, -y, +y, -z, +z (entries 4, 5 unused in 2D).

@@ -28,44 +28,32 @@ constexpr unsigned TILES_PER_COLOUR =
     (DIMS == 3u ? TILES_PER_SIDE * TILES_PER_SIDE * TILES_PER_SIDE
                 : TILES_PER_SIDE * TILES_PER_SIDE) / 2u;
 
-struct Coords {
-    unsigned x, y, z;
-};
-
 // Tiles::origin: the coordinates of the first site of tile q of colour `colour`, the q-th site
 // of that colour on the lattice of tiles.
-__device__ __forceinline__ Coords tile_origin(unsigned colour, unsigned q) {
-    const unsigned half = TILES_PER_SIDE / 2u;
-    const unsigned row = q / half;
-    const unsigned y = row % TILES_PER_SIDE;
-    const unsigned z = row / TILES_PER_SIDE;
-    const unsigned x = 2u * (q % half) + ((y + z + colour) & 1u);
-    return Coords{x * TILE, y * TILE, z * TILE};
+__device__ __forceinline__ uint3 tile_origin(unsigned colour, unsigned q) {
+    const uint3 t = colour_coords(TILES_PER_SIDE, colour, q);
+    return make_uint3(t.x * TILE, t.y * TILE, t.z * TILE);
 }
 
 // Tiles::site: the padded coordinates (the tile's sites from 1, its halo at 0 and TILE + 1;
 // z 0 in 2D) of the ci-th site of colour `colour` of a tile.
-__device__ __forceinline__ Coords padded_site(unsigned colour, unsigned ci) {
-    const unsigned half = TILE / 2u;
-    const unsigned row = ci / half;
-    const unsigned y = row % TILE;
-    const unsigned z = row / TILE;
-    const unsigned x = 2u * (ci % half) + ((y + z + colour) & 1u);
-    return Coords{x + 1u, y + 1u, DIMS == 3u ? z + 1u : 0u};
+__device__ __forceinline__ uint3 padded_site(unsigned colour, unsigned ci) {
+    const uint3 c = colour_coords(TILE, colour, ci);
+    return make_uint3(c.x + 1u, c.y + 1u, DIMS == 3u ? c.z + 1u : 0u);
 }
 
 // The padded coordinates of the w-th of the padded tile's sites.
-__device__ __forceinline__ Coords padded_coords(unsigned w) {
-    return Coords{w % PADDED, (w / PADDED) % PADDED, w / (PADDED * PADDED)};
+__device__ __forceinline__ uint3 padded_coords(unsigned w) {
+    return make_uint3(w % PADDED, (w / PADDED) % PADDED, w / (PADDED * PADDED));
 }
 
 // Index of padded coordinates p among the padded tile's sites.
-__device__ __forceinline__ unsigned padded_index(const Coords& p) {
+__device__ __forceinline__ unsigned padded_index(const uint3& p) {
     return (p.z * PADDED + p.y) * PADDED + p.x;
 }
 
 // The lattice site at padded coordinates p of the tile at `origin`, periodic.
-__device__ __forceinline__ unsigned lattice_site(const Coords& origin, const Coords& p) {
+__device__ __forceinline__ unsigned lattice_site(const uint3& origin, const uint3& p) {
     const unsigned x = (origin.x + p.x + L - 1u) % L;
     const unsigned y = (origin.y + p.y + L - 1u) % L;
     const unsigned z = DIMS == 3u ? (origin.z + p.z + L - 1u) % L : 0u;
@@ -122,7 +110,7 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
     if (threadIdx.x == 0u) {
         block_accepted = 0u;
     }
-    const Coords origin = tile_origin(params.colour, q);
+    const uint3 origin = tile_origin(params.colour, q);
     for (unsigned w = threadIdx.x; w < PADDED_SITES; w += blockDim.x) {
         const unsigned i = lattice_site(origin, padded_coords(w));
 #pragma unroll
@@ -138,7 +126,7 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
     for (unsigned hit = 0u; hit < HITS; hit++) {
         for (unsigned colour = 0u; colour < 2u; colour++) {
             for (unsigned ci = threadIdx.x; ci < TILE_SITES / 2u; ci += blockDim.x) {
-                const Coords p = padded_site(colour, ci);
+                const uint3 p = padded_site(colour, ci);
                 const unsigned i = lattice_site(origin, p);
                 const unsigned at = padded_index(p);
                 Vector s = tile_spin(tile, at);
@@ -152,8 +140,8 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
         }
     }
     for (unsigned w = threadIdx.x; w < TILE_SITES; w += blockDim.x) {
-        const Coords p = {w % TILE + 1u, (w / TILE) % TILE + 1u,
-                          DIMS == 3u ? w / (TILE * TILE) + 1u : 0u};
+        const uint3 p = make_uint3(w % TILE + 1u, (w / TILE) % TILE + 1u,
+                                   DIMS == 3u ? w / (TILE * TILE) + 1u : 0u);
         const unsigned i = lattice_site(origin, p);
         const unsigned at = padded_index(p);
 #pragma unroll

@@ -17,13 +17,20 @@ fn coordination() -> u32 {
     return 2u * DIMS;
 }
 
-fn colour_site(colour: u32, ci: u32) -> u32 {
-    let half = L / 2u;
+// The coordinates of the ci-th site of colour `colour` on a checkerboard of `side` sites a
+// side (z 0 in 2D): the lattice's own (colour_site), a tile's or the lattice of tiles'
+// (vector_tiles.wgsl).
+fn colour_coords(side: u32, colour: u32, ci: u32) -> vec3<u32> {
+    let half = side / 2u;
     let row = ci / half;
-    let y = row % L;
-    let z = row / L;
-    let x = 2u * (ci % half) + ((y + z + colour) & 1u);
-    return row * L + x;
+    let y = row % side;
+    let z = row / side;
+    return vec3<u32>(2u * (ci % half) + ((y + z + colour) & 1u), y, z);
+}
+
+fn colour_site(colour: u32, ci: u32) -> u32 {
+    let c = colour_coords(L, colour, ci);
+    return (c.z * L + c.y) * L + c.x;
 }
 
 // The 2d neighbours of a site: -x, +x, -y, +y, -z, +z (entries 4, 5 unused in 2D).

@@ -49,24 +49,14 @@ fn tiles_per_colour() -> u32 {
 // Tiles::origin: the coordinates of the first site of tile q of colour `colour`, the q-th site
 // of that colour on the lattice of tiles.
 fn tile_origin(colour: u32, q: u32) -> vec3<u32> {
-    let side = L / TILE;
-    let half = side / 2u;
-    let row = q / half;
-    let y = row % side;
-    let z = row / side;
-    let x = 2u * (q % half) + ((y + z + colour) & 1u);
-    return vec3<u32>(x, y, z) * TILE;
+    return colour_coords(L / TILE, colour, q) * TILE;
 }
 
 // Tiles::site: the padded coordinates (the tile's sites from 1, its halo at 0 and TILE + 1;
 // z 0 in 2D) of the ci-th site of colour `colour` of a tile.
 fn padded_site(colour: u32, ci: u32) -> vec3<u32> {
-    let half = TILE / 2u;
-    let row = ci / half;
-    let y = row % TILE;
-    let z = row / TILE;
-    let x = 2u * (ci % half) + ((y + z + colour) & 1u);
-    return vec3<u32>(x + 1u, y + 1u, select(0u, z + 1u, DIMS == 3u));
+    let c = colour_coords(TILE, colour, ci);
+    return vec3<u32>(c.x + 1u, c.y + 1u, select(0u, c.z + 1u, DIMS == 3u));
 }
 
 // The padded coordinates of the w-th of the padded tile's sites.

@@ -12,16 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fits import crossing  # noqa: E402
-
-
-def summaries(out, prefix):
-    """(L, summary) of every finished run named prefix_L<L>, by L."""
-    found = []
-    for path in Path(out).glob(f"{prefix}_L*/summary.json"):
-        size = int(re.search(r"_L(\d+)$", path.parent.name).group(1))
-        found.append((size, json.loads(path.read_text())))
-    return sorted(found, key=lambda item: item[0])
+from analysis import crossing, summaries  # noqa: E402
 
 
 def kaufman(out):

@@ -3,29 +3,18 @@
 xi/L crossings of consecutive L for the 3D Heisenberg and XY models against their beta_c, and the
 2D XY helicity modulus against the BKT line 2T/pi. Usage: analyse.py OUT_DIR."""
 
-import json
 import math
-import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from fits import crossing  # noqa: E402
+from analysis import crossing, summaries  # noqa: E402
 
 CRITICAL = {
     "heisenberg3d": (0.693001, "Campostrini et al. 2002"),
     "xy3d": (0.4541652, "Campostrini et al. 2001"),
 }
 T_BKT = 0.8929
-
-
-def summaries(out, prefix):
-    """(L, summary) of every finished run named prefix_L<L>, by L."""
-    found = []
-    for path in Path(out).glob(f"{prefix}_L*/summary.json"):
-        size = int(re.search(r"_L(\d+)$", path.parent.name).group(1))
-        found.append((size, json.loads(path.read_text())))
-    return sorted(found, key=lambda item: item[0])
 
 
 def curve(summary, name):

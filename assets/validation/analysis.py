@@ -1,7 +1,19 @@
-"""Fits the validation scripts share (assets/validation/*/analyse.py): straight lines through
-finite-size curves and where two of them cross."""
+"""What the validation scripts' analyses share (assets/validation/*/analyse.py): the runs'
+summaries by L, straight lines through finite-size curves and where two of them cross."""
 
+import json
 import math
+import re
+from pathlib import Path
+
+
+def summaries(out, prefix):
+    """(L, summary) of every finished run named prefix_L<L> under `out`, by L."""
+    found = []
+    for path in Path(out).glob(f"{prefix}_L*/summary.json"):
+        size = int(re.search(r"_L(\d+)$", path.parent.name).group(1))
+        found.append((size, json.loads(path.read_text())))
+    return sorted(found, key=lambda item: item[0])
 
 
 def line(points, centre):
