@@ -227,6 +227,13 @@ mod tests {
             ("SYSTEMS", 4096),
             ("BOND_BINS", 8193),
             ("SITE_BINS", 4097),
+            // The vector-spin kernels': Heisenberg spins, two replicas, no field.
+            ("COMPONENTS", 3),
+            ("SAMPLES", 1),
+            ("REPLICAS", 2),
+            ("UNIFORM_COUPLINGS", 1),
+            ("FIELD_BITS", 0),
+            ("HITS", 1),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
@@ -261,6 +268,39 @@ mod tests {
                 )
                 .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
                 assert!(ptx.to_src().contains(kernel.module()));
+            }
+        }
+    }
+
+    /// The cluster kernels through the real NVRTC with the constants the engine gives them, in
+    /// 2D and 3D (their tiles differ), on lattices that the tiles divide and clip.
+    #[test]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
+    fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
+        use crate::config::ClusterUpdate;
+        use crate::engine::clusters::kernel_constants;
+        use crate::model::Lattice;
+        let kernels = [
+            Kernel::ClusterBonds,
+            Kernel::ClusterLabel,
+            Kernel::ClusterMerge,
+            Kernel::ClusterRoots,
+            Kernel::ClusterFlip,
+        ];
+        for (dims, size) in [(2, 4096), (2, 50), (3, 256), (3, 12)] {
+            for update in [ClusterUpdate::SwendsenWang, ClusterUpdate::Wolff] {
+                let mut constants = vec![
+                    ("L", size),
+                    ("DIMS", dims),
+                    ("SLICE_BLOCK", 1),
+                    ("RUN_BLOCK", 1),
+                    ("SLICE_FIRST", 0),
+                ];
+                constants.extend(kernel_constants(update, &Lattice::new(dims, size)));
+                for kernel in kernels {
+                    compile(kernel, &constants, "sm_90")
+                        .unwrap_or_else(|e| panic!("{kernel:?} {dims}D L={size}: {e}"));
+                }
             }
         }
     }
