@@ -37,9 +37,10 @@ __device__ __forceinline__ bool leaves_tile(unsigned c, unsigned d) {
     return next / tile_extent(d) != c / tile_extent(d);
 }
 
-// Whether bond d of `site` is active among `bonds` (one system's).
-__device__ __forceinline__ bool bond_active(const unsigned* bonds, unsigned site, unsigned d) {
-    return ((bonds[site / 4u] >> (8u * (site % 4u) + d)) & 1u) == 1u;
+// The forward bonds of `site` among `bonds` (one system's): bit d set where its bond along d is
+// active.
+__device__ __forceinline__ unsigned bond_bits(const unsigned* bonds, unsigned site) {
+    return bonds[site / 4u] >> (8u * (site % 4u));
 }
 
 // The root of `site` among `labels` (one system's in global memory, or a tile's in shared

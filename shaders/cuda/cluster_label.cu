@@ -59,10 +59,10 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
         if (at.x >= L || at.y >= L || at.z >= L) {
             continue;
         }
-        const unsigned site = site_at(at);
+        const unsigned bits = bond_bits(system_bonds, site_at(at));
         for (unsigned d = 0u; d < DIMS; d++) {
             const unsigned c = axis(at, d);
-            if (bond_active(system_bonds, site, d) && !leaves_tile(c, d)) {
+            if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
                 // The neighbour is in this tile: one step along d, or back to the tile's start
                 // where the bond wraps around a lattice that the tile covers along d.
                 uint3 next = local;

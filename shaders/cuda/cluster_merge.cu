@@ -28,7 +28,7 @@ extern "C" __global__ void cluster_merge(DispatchParams params, const int* spins
                 const unsigned c = min((t / lines + 1u) * tile_extent(d) - 1u, L - 1u);
                 const unsigned line = t % lines;
                 const unsigned site = (line / stride * L + c) * stride + line % stride;
-                if (bond_active(system_bonds, site, d)) {
+                if (((bond_bits(system_bonds, site) >> d) & 1u) == 1u) {
                     join(system, site, neighbours(site).site[2u * d + 1u]);
                 }
                 return;

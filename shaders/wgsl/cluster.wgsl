@@ -46,9 +46,9 @@ fn leaves_tile(c: u32, d: u32) -> bool {
     return next / tile_extent(d) != c / tile_extent(d);
 }
 
-// Whether bond d of `site` (system z of n sites) is active.
-fn bond_active(z: u32, n: u32, site: u32, d: u32) -> bool {
-    return ((bonds[z * (n / 4u) + site / 4u] >> (8u * (site % 4u) + d)) & 1u) == 1u;
+// The forward bonds of `site` (system z of n sites): bit d set where its bond along d is active.
+fn bond_bits(z: u32, n: u32, site: u32) -> u32 {
+    return bonds[z * (n / 4u) + site / 4u] >> (8u * (site % 4u));
 }
 
 // The root of `site` in system `base`, halving the path on the way: each site passed skips to

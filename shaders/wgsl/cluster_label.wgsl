@@ -107,9 +107,9 @@ fn main(
         if any(at >= vec3<u32>(L)) {
             continue;
         }
-        let site = site_at(at);
+        let bits = bond_bits(z, n, site_at(at));
         for (var d = 0u; d < DIMS; d++) {
-            if bond_active(z, n, site, d) && !leaves_tile(at[d], d) {
+            if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
                 // The neighbour is in this tile: one step along d, or back to the tile's start
                 // where the bond wraps around a lattice that the tile covers along d.
                 var next = at - origin;

@@ -61,7 +61,7 @@ fn main(
                 let c = min((t / lines + 1u) * tile_extent(d) - 1u, L - 1u);
                 let line = t % lines;
                 let site = (line / stride * L + c) * stride + line % stride;
-                if bond_active(z, n, site, d) {
+                if ((bond_bits(z, n, site) >> d) & 1u) == 1u {
                     let near = neighbours(site);
                     join(z * n, site, near[2u * d + 1u]);
                 }
