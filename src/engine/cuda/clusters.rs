@@ -7,11 +7,11 @@
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
 )]
 
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::context::CudaDevice;
 use super::driver::driver_error;
-use super::launch::{allocate, clear, download, launch_config, upload};
+use super::launch::{FittedKernel, allocate, clear, download, launch_config, upload};
 use crate::config::ClusterUpdate;
 use crate::engine::clusters::{cluster_passes, kernel_constants, pass_threads};
 use crate::engine::dispatch::DispatchParams;
@@ -21,8 +21,7 @@ use crate::model::ising::IsingSystems;
 
 /// The cluster buffers and kernels of the simple CUDA engine.
 pub struct CudaClusters {
-    block_size: u32,
-    /// Threads per system of each pass ([`pass_threads`]), and the systems.
+    /// Threads per system of each pass ([`pass_threads`] at its block size), and the systems.
     threads: [u64; 5],
     systems: u32,
     activation: CudaSlice<u32>,
@@ -31,8 +30,9 @@ pub struct CudaClusters {
     counts: CudaSlice<u32>,
     /// `[slot][system]`, grown to the largest plan seen.
     sizes: CudaSlice<u64>,
-    /// The passes of one update, in order: bonds, label, merge, roots, flip.
-    passes: [(Kernel, CudaFunction); 5],
+    /// The passes of one update, in order: bonds, label, merge, roots, flip, each at the engine's
+    /// block size or the most threads its registers allow (their results do not depend on it).
+    passes: [(Kernel, FittedKernel); 5],
     update: ClusterUpdate,
 }
 
@@ -48,8 +48,9 @@ impl CudaClusters {
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
         constants.extend(kernel_constants(update, &systems.lattice));
-        let mut pass = |kernel| -> Result<(Kernel, CudaFunction)> {
-            Ok((kernel, device.function(kernel, &constants)?))
+        let mut pass = |kernel| -> Result<(Kernel, FittedKernel)> {
+            let function = device.function(kernel, &constants)?;
+            Ok((kernel, FittedKernel::new(function, block_size)?))
         };
         let passes = [
             pass(Kernel::ClusterBonds)?,
@@ -60,9 +61,10 @@ impl CudaClusters {
         ];
         let sites = systems.spin_count();
         let activation = systems.activation_thresholds();
+        let threads =
+            std::array::from_fn(|i| pass_threads(&systems.lattice, passes[i].1.block_size)[i]);
         Ok(CudaClusters {
-            block_size,
-            threads: pass_threads(&systems.lattice, block_size),
+            threads,
             systems: systems.systems(),
             activation: upload(device, &activation, "activation thresholds")?,
             bonds: allocate(device, sites / 4, "bonds")?,
@@ -93,9 +95,9 @@ impl CudaClusters {
     ) -> Result<()> {
         let passes = cluster_passes(self.update, params);
         let launches = self.passes.iter().zip(self.threads).zip(passes);
-        for (((kernel, function), threads), _) in launches.filter(|(_, on)| *on) {
-            let config = launch_config(device, self.block_size, threads, self.systems);
-            let mut launch = device.stream.launch_builder(function);
+        for (((kernel, fitted), threads), _) in launches.filter(|(_, on)| *on) {
+            let config = launch_config(device, fitted.block_size, threads, self.systems);
+            let mut launch = device.stream.launch_builder(&fitted.function);
             launch
                 .arg(params)
                 .arg(&mut *spins)
