@@ -1,5 +1,5 @@
-// What the cluster kernels share (cluster_bonds, cluster_label, cluster_roots, cluster_flip),
-// the twin of cluster.wgsl. Keys and records: src/engine/clusters.rs; CPU twins:
+// What the cluster kernels share (cluster_bonds, cluster_label, cluster_merge, cluster_roots,
+// cluster_flip), the twin of cluster.wgsl. Keys and records: src/engine/clusters.rs; CPU twins:
 // src/engine/cpu/cluster_*.rs. Every kernel takes the same arguments (DispatchParams by value,
 // spins, activation thresholds, bonds, labels, counts, sizes), laid out as cluster.wgsl says;
 // sizes are 64-bit counters added to with 64-bit atomics.
@@ -12,10 +12,42 @@ constexpr unsigned WOLFF = SPINFLIP_WOLFF;
 // A launch's slot where its update records nothing (engine::dispatch::NO_SLOT).
 constexpr unsigned NO_SLOT = 0xffffffffu;
 
-// The root of `site` among `labels` (one system's), halving the path on the way: each site
-// passed skips to its grandparent (atomicMin: parents only decrease, and a grandparent is in the
-// same cluster), so the chains that concurrent unions build along the lattice stay short.
-// Volatile reads see the other threads' links; parents only decrease, so the walk ends.
+// The labelling's tile, sites along x, y and z (1 in 2D) (engine::clusters::tile_shape,
+// -DSPINFLIP_TILE_X ...): cluster_label unites the bonds within each tile, cluster_merge those
+// between tiles.
+constexpr unsigned TILE_X = SPINFLIP_TILE_X;
+constexpr unsigned TILE_Y = SPINFLIP_TILE_Y;
+constexpr unsigned TILE_Z = SPINFLIP_TILE_Z;
+constexpr unsigned TILE_SITES = TILE_X * TILE_Y * TILE_Z;
+
+// The tile's extent along axis d.
+__device__ __forceinline__ unsigned tile_extent(unsigned d) {
+    return d == 0u ? TILE_X : (d == 1u ? TILE_Y : TILE_Z);
+}
+
+// Tiles along axis d, the last clipped where the extent does not divide L (1 along z in 2D).
+__device__ __forceinline__ unsigned tiles_along(unsigned d) {
+    return d >= DIMS ? 1u : (L + tile_extent(d) - 1u) / tile_extent(d);
+}
+
+// Whether the forward bond along d of a site at coordinate c joins it to a site of another
+// tile: the neighbour's coordinate (c + 1, wrapping) lies in another tile along d.
+__device__ __forceinline__ bool leaves_tile(unsigned c, unsigned d) {
+    const unsigned next = c + 1u == L ? 0u : c + 1u;
+    return next / tile_extent(d) != c / tile_extent(d);
+}
+
+// The forward bonds of `site` among `bonds` (one system's): bit d set where its bond along d is
+// active.
+__device__ __forceinline__ unsigned bond_bits(const unsigned* bonds, unsigned site) {
+    return bonds[site / 4u] >> (8u * (site % 4u));
+}
+
+// The root of `site` among `labels` (one system's in global memory, or a tile's in shared
+// memory), halving the path on the way: each site passed skips to its grandparent (atomicMin:
+// parents only decrease, and a grandparent is in the same cluster), so the chains that
+// concurrent unions build along the lattice stay short. Volatile reads see the other threads'
+// links; parents only decrease, so the walk ends.
 __device__ __forceinline__ unsigned find_root(unsigned* labels, unsigned site) {
     const volatile unsigned* parents = labels;
     unsigned x = site;
@@ -30,4 +62,29 @@ __device__ __forceinline__ unsigned find_root(unsigned* labels, unsigned site) {
         parent = parents[x];
     }
     return x;
+}
+
+// Join the clusters of sites a and b among `labels` (one system's, or a tile's): find both
+// roots; link the larger under the smaller with atomicMin, so parents only decrease and a
+// cluster's root ends as its smallest site whatever order the threads run in; where atomicMin
+// returns another parent (another thread linked that root first), go on from that parent.
+__device__ __forceinline__ void join(unsigned* labels, unsigned a, unsigned b) {
+    while (true) {
+        a = find_root(labels, a);
+        b = find_root(labels, b);
+        if (a == b) {
+            return;
+        }
+        if (a < b) {
+            const unsigned t = a;
+            a = b;
+            b = t;
+        }
+        const unsigned old = atomicMin(&labels[a], b);
+        if (old == a) {
+            return;
+        }
+        // a had been linked to old (< a) meanwhile: join old's cluster with b's.
+        a = old;
+    }
 }

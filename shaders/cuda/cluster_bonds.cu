@@ -1,7 +1,7 @@
 // A cluster update's bonds, the twin of cluster_bonds.wgsl: thread g of system z draws the D
 // Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b') of the 4 D forward bonds of sites
-// 4g .. 4g + 3 and writes their active bonds as bonds[g]; it starts those sites as their own
-// roots and clears their counts when the update records. CPU twin:
+// 4g .. 4g + 3 and writes their active bonds as bonds[g]; it clears those sites' counts when
+// the update records (cluster_label writes every site's label whole). CPU twin:
 // src/engine/cpu/cluster_bonds.rs.
 
 #include "cluster.cuh"
@@ -41,11 +41,9 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
         }
     }
     bonds[static_cast<unsigned long long>(z) * (n / 4u) + g] = word;
-    for (unsigned k = 0u; k < 4u; k++) {
-        const unsigned site = 4u * g + k;
-        labels[base + site] = site;
-        if (params.slot != NO_SLOT) {
-            counts[base + site] = 0u;
+    if (params.slot != NO_SLOT) {
+        for (unsigned k = 0u; k < 4u; k++) {
+            counts[base + 4u * g + k] = 0u;
         }
     }
 }

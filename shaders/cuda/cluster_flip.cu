@@ -1,6 +1,7 @@
-// The flips of a cluster update after cluster_label (and cluster_roots where a Swendsen-Wang
+// The flips of a cluster update after cluster_merge (and cluster_roots where a Swendsen-Wang
 // update records), the twin of cluster_flip.wgsl: thread g of system z finds the roots of sites
-// 4g .. 4g + 3 and flips them where their cluster flips. Swendsen-Wang: cluster r flips
+// 4g .. 4g + 3 (one walk for a run of sites of equal parents, mostly one tile root) and flips
+// them where their cluster flips. Swendsen-Wang: cluster r flips
 // iff the top bit of word r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set;
 // recording, each root adds |C|^2 to the system's statistic. Wolff: the cluster of the seed
 // site (w N) >> 32, w word 0 of block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its
@@ -38,9 +39,15 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     if (4u * g < n) {
         unsigned block_of = 0xffffffffu;
         unsigned words[4] = {0u, 0u, 0u, 0u};
+        unsigned walked = 0xffffffffu;
+        unsigned root = 0u;
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * g + k;
-            const unsigned root = find_root(labels + base, site);
+            const unsigned parent = labels[base + site];
+            if (parent != walked) {
+                walked = parent;
+                root = find_root(labels + base, parent);
+            }
             bool flip;
             if (WOLFF == 1u) {
                 flip = root == wolff_root;

@@ -1,55 +1,85 @@
-// The clusters of a cluster update's bonds by union-find without iterations (Komura, Comput.
-// Phys. Commun. 194, 54 (2015)), the twin of cluster_label.wgsl: thread g of system z joins
-// sites 4g .. 4g + 3 to their forward neighbours over their active bonds, linking the larger
-// root under the smaller with atomicMin, so that a cluster's root ends as its smallest site.
-// CPU twin: src/engine/cpu/cluster_label.rs.
+// The first stage of the labelling of a cluster update's bonds (block-local union-find), the
+// twin of cluster_label.wgsl: block t of system z takes tile t (TILE_X x TILE_Y x TILE_Z sites,
+// the last along an axis clipped at the lattice's edge), unites the sites of every active bond
+// within the tile in shared memory (join and find_root of cluster.cuh, on the tile), and writes
+// each site's label: the global index of its root in the tile. Tile indices are row-major, x
+// fastest, as site indices are, so a tile's root is the smallest site of its component in the
+// tile and the labels form a forest whose parents only decrease; cluster_merge then joins the
+// bonds between tiles. CPU twin: src/engine/cpu/cluster_label.rs (a plain union-find over all
+// bonds: the final roots, each cluster's smallest site, do not depend on the scheme).
 
 #include "cluster.cuh"
 
-// Join the clusters of sites a and b among `labels` (one system's).
-__device__ void join(unsigned* labels, unsigned a, unsigned b) {
-    while (true) {
-        a = find_root(labels, a);
-        b = find_root(labels, b);
-        if (a == b) {
-            return;
-        }
-        if (a < b) {
-            const unsigned t = a;
-            a = b;
-            b = t;
-        }
-        const unsigned old = atomicMin(&labels[a], b);
-        if (old == a) {
-            return;
-        }
-        // a had been linked to old (< a) meanwhile: join old's cluster with b's.
-        a = old;
-    }
+// Coordinates within a tile of tile index s.
+__device__ __forceinline__ uint3 tile_coords(unsigned s) {
+    return make_uint3(s % TILE_X, (s / TILE_X) % TILE_Y, s / (TILE_X * TILE_Y));
+}
+
+// The tile index of coordinates within a tile.
+__device__ __forceinline__ unsigned tile_index(uint3 c) {
+    return (c.z * TILE_Y + c.y) * TILE_X + c.x;
+}
+
+// The site of lattice coordinates c.
+__device__ __forceinline__ unsigned site_at(uint3 c) {
+    return (c.z * L + c.y) * L + c.x;
+}
+
+// Component d of c.
+__device__ __forceinline__ unsigned& axis(uint3& c, unsigned d) {
+    return d == 0u ? c.x : (d == 1u ? c.y : c.z);
 }
 
 extern "C" __global__ void cluster_label(DispatchParams params, const int* spins,
                                          const unsigned* activation, unsigned* bonds,
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
-    const unsigned g = thread_in_system();
+    // The tile's union-find, tile indices.
+    __shared__ unsigned parents[TILE_SITES];
+    const unsigned tile = blockIdx.x + blockIdx.y * gridDim.x;
+    const unsigned across_x = tiles_along(0u);
+    const unsigned across_y = tiles_along(1u);
+    // Uniform over the block: a grid spilling into y has blocks past the last tile.
+    if (tile >= across_x * across_y * tiles_along(2u)) {
+        return;
+    }
     const unsigned z = blockIdx.z;
     const unsigned n = lattice_sites();
-    if (4u * g >= n) {
-        return;
-    }
-    const unsigned word = bonds[static_cast<unsigned long long>(z) * (n / 4u) + g];
-    if (word == 0u) {
-        return;
-    }
+    const unsigned* system_bonds = bonds + static_cast<unsigned long long>(z) * (n / 4u);
     unsigned* system = labels + static_cast<unsigned long long>(z) * n;
-    for (unsigned k = 0u; k < 4u; k++) {
-        const unsigned site = 4u * g + k;
-        const Neighbours near = neighbours(site);
+    const uint3 origin = make_uint3(tile % across_x * TILE_X, tile / across_x % across_y * TILE_Y,
+                                    tile / (across_x * across_y) * TILE_Z);
+    for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {
+        parents[s] = s;
+    }
+    __syncthreads();
+    for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {
+        const uint3 local = tile_coords(s);
+        uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
+        if (at.x >= L || at.y >= L || at.z >= L) {
+            continue;
+        }
+        const unsigned bits = bond_bits(system_bonds, site_at(at));
         for (unsigned d = 0u; d < DIMS; d++) {
-            if (((word >> (8u * k + d)) & 1u) == 1u) {
-                join(system, site, near.site[2u * d + 1u]);
+            const unsigned c = axis(at, d);
+            if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
+                // The neighbour is in this tile: one step along d, or back to the tile's start
+                // where the bond wraps around a lattice that the tile covers along d.
+                uint3 next = local;
+                axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
+                join(parents, s, tile_index(next));
             }
         }
+    }
+    __syncthreads();
+    for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {
+        const uint3 local = tile_coords(s);
+        const uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
+        if (at.x >= L || at.y >= L || at.z >= L) {
+            continue;
+        }
+        const uint3 root = tile_coords(find_root(parents, s));
+        system[site_at(at)] =
+            site_at(make_uint3(origin.x + root.x, origin.y + root.y, origin.z + root.z));
     }
 }

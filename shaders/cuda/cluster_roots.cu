@@ -1,6 +1,7 @@
-// After cluster_label, where a Swendsen-Wang update records, the twin of cluster_roots.wgsl:
+// After cluster_merge, where a Swendsen-Wang update records, the twin of cluster_roots.wgsl:
 // thread g of system z points sites 4g .. 4g + 3 at their roots and counts them into their
-// roots' counts, one atomic per run of equal roots. CPU twin: src/engine/cpu/cluster_roots.rs.
+// roots' counts, one atomic per run of equal roots; sites of a run of equal parents (mostly one
+// tile root) share one walk. CPU twin: src/engine/cpu/cluster_roots.rs.
 
 #include "cluster.cuh"
 
@@ -18,9 +19,15 @@ extern "C" __global__ void cluster_roots(DispatchParams params, const int* spins
     unsigned* system_counts = counts + static_cast<unsigned long long>(z) * n;
     unsigned run_root = 0xffffffffu;
     unsigned run = 0u;
+    unsigned walked = 0xffffffffu;
+    unsigned root = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * g + k;
-        const unsigned root = find_root(system, site);
+        const unsigned parent = system[site];
+        if (parent != walked) {
+            walked = parent;
+            root = find_root(system, parent);
+        }
         atomicExch(&system[site], root);
         if (root != run_root && run > 0u) {
             atomicAdd(&system_counts[run_root], run);

@@ -1,10 +1,11 @@
 // The cluster updates' buffers (group 1; group 0 is the simple engine's) and what the kernels
-// cluster_bonds, cluster_label, cluster_roots and cluster_flip share. Keys and records:
-// src/engine/clusters.rs; CPU twins: src/engine/cpu/cluster_*.rs.
+// cluster_bonds, cluster_label, cluster_merge, cluster_roots and cluster_flip share. Keys and
+// records: src/engine/clusters.rs; CPU twins: src/engine/cpu/cluster_*.rs.
 //
 // Per system z (N sites, base z N): bonds[z N / 4 + g] holds the forward bonds of sites
 // 4g .. 4g + 3, byte k for site 4g + k, bit d for axis d; labels[z N + i] is site i's parent in
-// the union-find (its root, the cluster's smallest site, after cluster_roots); counts[z N + r]
+// the union-find (written by cluster_label as the root of its tile's union-find; its root, the
+// cluster's smallest site, after cluster_roots); counts[z N + r]
 // the sites of the cluster of root r (Swendsen-Wang, when recording); sizes[2 (slot S + z)] the
 // recorded statistic of system z as a (lo, hi) pair.
 
@@ -18,6 +19,37 @@
 override WOLFF: u32 = 0u;
 // A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).
 const NO_SLOT: u32 = 0xffffffffu;
+
+// The labelling's tile, sites along x, y and z (1 in 2D) (engine::clusters::tile_shape):
+// cluster_label unites the bonds within each tile, cluster_merge those between tiles.
+override TILE_X: u32;
+override TILE_Y: u32;
+override TILE_Z: u32;
+
+// The tile's extent along axis d.
+fn tile_extent(d: u32) -> u32 {
+    return select(select(TILE_Z, TILE_Y, d == 1u), TILE_X, d == 0u);
+}
+
+// Tiles along axis d, the last clipped where the extent does not divide L (1 along z in 2D).
+fn tiles_along(d: u32) -> u32 {
+    if d >= DIMS {
+        return 1u;
+    }
+    return (L + tile_extent(d) - 1u) / tile_extent(d);
+}
+
+// Whether the forward bond along d of a site at coordinate c joins it to a site of another
+// tile: the neighbour's coordinate (c + 1, wrapping) lies in another tile along d.
+fn leaves_tile(c: u32, d: u32) -> bool {
+    let next = select(c + 1u, 0u, c + 1u == L);
+    return next / tile_extent(d) != c / tile_extent(d);
+}
+
+// The forward bonds of `site` (system z of n sites): bit d set where its bond along d is active.
+fn bond_bits(z: u32, n: u32, site: u32) -> u32 {
+    return bonds[z * (n / 4u) + site / 4u] >> (8u * (site % 4u));
+}
 
 // The root of `site` in system `base`, halving the path on the way: each site passed skips to
 // its grandparent (atomicMin: parents only decrease, and a grandparent is in the same cluster),

@@ -2,8 +2,8 @@
 // blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), of the 4 D forward
 // bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along axis d), and
 // writes their active bonds (equal spins, word below the temperature's activation threshold)
-// as bonds[g]; it also starts every site of them as its own root, and clears their counts when
-// the update records. CPU twin: src/engine/cpu/cluster_bonds.rs.
+// as bonds[g]; it also clears their counts when the update records (cluster_label writes every
+// site's label whole). CPU twin: src/engine/cpu/cluster_bonds.rs.
 
 #import dispatch
 #import philox
@@ -46,11 +46,9 @@ fn main(
         }
     }
     bonds[z * (n / 4u) + g] = word;
-    for (var k = 0u; k < 4u; k++) {
-        let site = 4u * g + k;
-        atomicStore(&labels[base + site], site);
-        if params.slot != NO_SLOT {
-            atomicStore(&counts[base + site], 0u);
+    if params.slot != NO_SLOT {
+        for (var k = 0u; k < 4u; k++) {
+            atomicStore(&counts[base + 4u * g + k], 0u);
         }
     }
 }

@@ -1,6 +1,7 @@
-// The flips of a cluster update, after cluster_label (and cluster_roots where a Swendsen-Wang
-// update records): thread g of system z finds the roots of sites 4g .. 4g + 3 and flips them
-// where their cluster flips. Swendsen-Wang: cluster r flips iff the top bit of word
+// The flips of a cluster update, after cluster_merge (and cluster_roots where a Swendsen-Wang
+// update records): thread g of system z finds the roots of sites 4g .. 4g + 3 (one walk for a
+// run of sites of equal parents, mostly one tile root) and flips them where their cluster
+// flips. Swendsen-Wang: cluster r flips iff the top bit of word
 // r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
 // |C|^2 to the system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
 // block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Sums go
@@ -41,9 +42,15 @@ fn main(
     if 4u * g < n {
         var block_of = 0xffffffffu;
         var block = vec4<u32>(0u);
+        var walked = 0xffffffffu;
+        var root = 0u;
         for (var k = 0u; k < 4u; k++) {
             let site = 4u * g + k;
-            let root = find_root(base, site);
+            let parent = atomicLoad(&labels[base + site]);
+            if parent != walked {
+                walked = parent;
+                root = find_root(base, parent);
+            }
             var flip = false;
             if WOLFF == 1u {
                 flip = root == wolff_root;

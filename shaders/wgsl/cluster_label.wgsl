@@ -1,10 +1,18 @@
-// The clusters of a cluster update's bonds, by union-find without iterations (Komura, Comput.
-// Phys. Commun. 194, 54 (2015)): thread g of system z joins sites 4g .. 4g + 3 to their
-// forward neighbours over their active bonds. A union links the larger of the two roots under
-// the smaller with atomicMin, so parents only decrease and a cluster's root ends as its smallest
-// site, whatever order the threads run in; where another thread linked that root first
-// (atomicMin returns another parent), the union goes on from there. One pass; cluster_roots then
-// points every site at its root. CPU twin: src/engine/cpu/cluster_label.rs.
+// The first stage of the labelling of a cluster update's bonds (block-local union-find, Komura,
+// Comput. Phys. Commun. 194, 54 (2015); Playne and Hawick, IEEE TPDS 29, 1217 (2018)):
+// workgroup t of system z takes tile t (TILE_X x TILE_Y x TILE_Z sites, the last along an axis
+// clipped at the lattice's edge), unites the sites of every active bond within the tile in
+// workgroup memory, and writes each site's label: the global index of its root in the tile.
+// cluster_merge then joins the bonds between tiles in global memory.
+//
+// The tile's union-find works as the global one (cluster_merge.wgsl's join): a union links the
+// larger root under the smaller with atomicMin, so its roots end as the smallest tile index of
+// each component. Tile indices are row-major, x fastest, as site indices are, so the order of
+// two sites of a tile is the same in both: the tile's root is the smallest site of its
+// component in the tile, and the labels form a forest whose parents only decrease, as the
+// global union-find needs. It replaces each site's label whole, so the labels need no start.
+// CPU twin: src/engine/cpu/cluster_label.rs (a plain union-find over all bonds: the final
+// roots, each cluster's smallest site, do not depend on the scheme).
 
 #import dispatch
 #import lattice
@@ -12,13 +20,35 @@
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 
-// Join the clusters of sites a and b of system `base`.
-fn join(base: u32, a0: u32, b0: u32) {
+override TILE_SITES: u32 = TILE_X * TILE_Y * TILE_Z;
+
+// The tile's union-find, tile indices (x fastest).
+var<workgroup> parents: array<atomic<u32>, TILE_SITES>;
+
+// The root of tile index `s`, halving the path: find_root (cluster.wgsl) on `parents` (WGSL
+// passes no workgroup pointer to a function, so the tile has its own copy).
+fn tile_root(s: u32) -> u32 {
+    var x = s;
+    var parent = atomicLoad(&parents[x]);
+    while parent != x {
+        let grandparent = atomicLoad(&parents[parent]);
+        if grandparent == parent {
+            return parent;
+        }
+        atomicMin(&parents[x], grandparent);
+        x = grandparent;
+        parent = atomicLoad(&parents[x]);
+    }
+    return x;
+}
+
+// Join the components of tile indices a and b: cluster_merge.wgsl's join on `parents`.
+fn tile_join(a0: u32, b0: u32) {
     var a = a0;
     var b = b0;
     loop {
-        a = find_root(base, a);
-        b = find_root(base, b);
+        a = tile_root(a);
+        b = tile_root(b);
         if a == b {
             return;
         }
@@ -27,13 +57,28 @@ fn join(base: u32, a0: u32, b0: u32) {
             a = b;
             b = t;
         }
-        let old = atomicMin(&labels[base + a], b);
+        let old = atomicMin(&parents[a], b);
         if old == a {
             return;
         }
-        // a had been linked to old (< a) meanwhile: join old's cluster with b's.
+        // a had been linked to old (< a) meanwhile: join old's component with b's.
         a = old;
     }
+}
+
+// Coordinates within a tile of tile index s.
+fn tile_coords(s: u32) -> vec3<u32> {
+    return vec3<u32>(s % TILE_X, (s / TILE_X) % TILE_Y, s / (TILE_X * TILE_Y));
+}
+
+// The tile index of coordinates within a tile.
+fn tile_index(c: vec3<u32>) -> u32 {
+    return (c.z * TILE_Y + c.y) * TILE_X + c.x;
+}
+
+// The site of lattice coordinates c.
+fn site_at(c: vec3<u32>) -> u32 {
+    return (c.z * L + c.y) * L + c.x;
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -42,24 +87,44 @@ fn main(
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let g = thread_in_system(workgroup, workgroups, local);
+    let tile = workgroup.x + workgroup.y * workgroups.x;
+    let across = vec3<u32>(tiles_along(0u), tiles_along(1u), tiles_along(2u));
+    // Uniform over the workgroup: a grid spilling into y has workgroups past the last tile.
+    if tile >= across.x * across.y * across.z {
+        return;
+    }
     let z = workgroup.z;
     let n = lattice_sites();
-    if 4u * g >= n {
-        return;
-    }
     let base = z * n;
-    let word = bonds[z * (n / 4u) + g];
-    if word == 0u {
-        return;
+    let shape = vec3<u32>(TILE_X, TILE_Y, TILE_Z);
+    let origin = vec3<u32>(tile % across.x, (tile / across.x) % across.y, tile / (across.x * across.y)) * shape;
+    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+        atomicStore(&parents[s], s);
     }
-    for (var k = 0u; k < 4u; k++) {
-        let site = 4u * g + k;
-        let near = neighbours(site);
+    workgroupBarrier();
+    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+        let at = origin + tile_coords(s);
+        if any(at >= vec3<u32>(L)) {
+            continue;
+        }
+        let bits = bond_bits(z, n, site_at(at));
         for (var d = 0u; d < DIMS; d++) {
-            if ((word >> (8u * k + d)) & 1u) == 1u {
-                join(base, site, near[2u * d + 1u]);
+            if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
+                // The neighbour is in this tile: one step along d, or back to the tile's start
+                // where the bond wraps around a lattice that the tile covers along d.
+                var next = at - origin;
+                next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
+                tile_join(s, tile_index(next));
             }
         }
+    }
+    workgroupBarrier();
+    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+        let at = origin + tile_coords(s);
+        if any(at >= vec3<u32>(L)) {
+            continue;
+        }
+        let root = tile_root(s);
+        atomicStore(&labels[base + site_at(at)], site_at(origin + tile_coords(root)));
     }
 }

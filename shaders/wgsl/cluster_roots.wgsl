@@ -1,7 +1,7 @@
-// After cluster_label, where a Swendsen-Wang update records (its statistic needs each cluster's
+// After cluster_merge, where a Swendsen-Wang update records (its statistic needs each cluster's
 // size): thread g of system z points sites 4g .. 4g + 3 at their roots (a root is an ancestor,
 // so other threads' walks stay right) and counts them into their roots' counts, one atomic per
-// run of equal roots.
+// run of equal roots. Sites of a run of equal parents (mostly one tile root) share one walk.
 // CPU twin: src/engine/cpu/cluster_roots.rs.
 
 #import dispatch
@@ -23,9 +23,15 @@ fn main(
     let base = z * n;
     var run_root = 0xffffffffu;
     var run = 0u;
+    var walked = 0xffffffffu;
+    var root = 0u;
     for (var k = 0u; k < 4u; k++) {
         let site = 4u * g + k;
-        let root = find_root(base, site);
+        let parent = atomicLoad(&labels[base + site]);
+        if parent != walked {
+            walked = parent;
+            root = find_root(base, parent);
+        }
         atomicStore(&labels[base + site], root);
         if root != run_root && run > 0u {
             atomicAdd(&counts[base + run_root], run);

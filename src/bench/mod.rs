@@ -69,8 +69,9 @@ pub struct BenchResult {
     pub clusters: Option<ClusterFloor>,
 }
 
-/// What bounds a cluster update: the labelling's passes over the lattices per update (0 for
-/// the CPU's union-find, 1 for the kernels' unrecorded update) and the bytes per site it moves at least
+/// What bounds a cluster update: the labelling's kernel passes per update (0 for the CPU's
+/// union-find, 2 for the kernels' unrecorded update: the tiles, then the bonds between them) and
+/// the bytes per site it moves at least
 /// ([`crate::engine::clusters::BYTES_PER_SITE`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct ClusterFloor {
@@ -476,8 +477,8 @@ mod tests {
     }
 
     /// `--clusters`: a row of Swendsen-Wang updates on the CPU and on wgpu, with the
-    /// labelling's passes (none for the CPU's union-find, one for the kernels' unrecorded
-    /// update).
+    /// labelling's passes (none for the CPU's union-find, two for the kernels' unrecorded
+    /// update: the tiles, then the bonds between them).
     #[test]
     fn cluster_bench_times_updates_and_counts_labelling_passes() {
         let options = options(&[
@@ -490,7 +491,7 @@ mod tests {
             "--seconds",
             "0.01",
         ]);
-        for (backend, passes) in [(Backend::Cpu, 0), (Backend::Wgpu, 1)] {
+        for (backend, passes) in [(Backend::Cpu, 0), (Backend::Wgpu, 2)] {
             let config = bench_config(&options, backend, BenchEngine::Simple, 16);
             config.validate().unwrap();
             let result = bench_one(&options, &config).unwrap();

@@ -28,6 +28,7 @@
 use crate::config::ClusterUpdate;
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::error::Error;
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::rng::{Counter, Purpose, random_block};
 
@@ -74,26 +75,92 @@ fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
 }
 
 /// Which of the device kernels' passes an update runs, in the order `cluster_bonds`,
-/// `cluster_label`, `cluster_roots`, `cluster_flip`: every one but `cluster_roots`, which only a
-/// recording Swendsen-Wang update needs (its statistic counts each cluster's sites; the flips
-/// find their roots themselves).
-pub fn cluster_passes(update: ClusterUpdate, params: &DispatchParams) -> [bool; 4] {
+/// `cluster_label`, `cluster_merge`, `cluster_roots`, `cluster_flip`: every one but
+/// `cluster_roots`, which only a recording Swendsen-Wang update needs (its statistic counts each
+/// cluster's sites; the flips find their roots themselves).
+pub fn cluster_passes(update: ClusterUpdate, params: &DispatchParams) -> [bool; 5] {
     let counts = update == ClusterUpdate::SwendsenWang && params.slot != NO_SLOT;
-    [true, true, counts, true]
+    [true, true, true, counts, true]
 }
 
-/// Passes over the lattices of the device kernels' labelling of an update: `cluster_label` (the
-/// union-find, no iterations), and `cluster_roots` where a Swendsen-Wang update records.
+/// Threads per system of each pass of [`cluster_passes`], in its order, for workgroups (CUDA
+/// blocks) of `workgroup_size` threads: one per four sites, but `cluster_label` one workgroup per
+/// tile ([`tile_shape`]) and `cluster_merge` one thread per site on a tile's forward face
+/// ([`merge_threads`]).
+pub fn pass_threads(lattice: &Lattice, workgroup_size: u32) -> [u64; 5] {
+    let quads = lattice.sites() / 4;
+    let tiles: u64 = tiles_per_axis(lattice)
+        .iter()
+        .map(|&t| u64::from(t))
+        .product();
+    let label = tiles * u64::from(workgroup_size);
+    [quads, label, merge_threads(lattice), quads, quads]
+}
+
+/// Sites along x, y and z (1 in 2D) of the tiles of `cluster_label`, which unites each tile's
+/// own bonds in workgroup (shared) memory, 1024 sites: 32 x 32 in 2D, 16 x 8 x 8 in 3D. The
+/// kernels take it as the constants `TILE_X`, `TILE_Y`, `TILE_Z` ([`kernel_constants`]).
+pub fn tile_shape(dims: u32) -> [u32; 3] {
+    match dims {
+        3 => [16, 8, 8],
+        _ => [32, 32, 1],
+    }
+}
+
+/// Tiles along x, y and z covering `lattice`, the last along an axis clipped where the tile's
+/// extent does not divide `L` (1 along z in 2D).
+pub fn tiles_per_axis(lattice: &Lattice) -> [u32; 3] {
+    let shape = tile_shape(lattice.dims);
+    std::array::from_fn(|d| match d < lattice.dims as usize {
+        true => lattice.size.div_ceil(shape[d]),
+        false => 1,
+    })
+}
+
+/// Threads per system of `cluster_merge`: along every axis with more than one tile, one per
+/// site of each tile's forward face (`L^(D-1)` lines across the axis times its tiles), whose
+/// forward bond is the one that crosses into the next tile; an axis of one tile has no bond
+/// between tiles (its wrapping bond stays inside the tile).
+pub fn merge_threads(lattice: &Lattice) -> u64 {
+    let lines = lattice.sites() / u64::from(lattice.size);
+    tiles_per_axis(lattice)
+        .iter()
+        .take(lattice.dims as usize)
+        .filter(|&&tiles| tiles > 1)
+        .map(|&tiles| lines * u64::from(tiles))
+        .sum()
+}
+
+/// The cluster kernels' constants beyond the simple engine's: `WOLFF` (1 for Wolff's flip of
+/// the seed's cluster, 0 for Swendsen-Wang's) and the tile ([`tile_shape`]).
+pub const KERNEL_CONSTANTS: [&str; 4] = ["WOLFF", "TILE_X", "TILE_Y", "TILE_Z"];
+
+/// The values of [`KERNEL_CONSTANTS`] for updates of kind `update` on `lattice`.
+pub fn kernel_constants(update: ClusterUpdate, lattice: &Lattice) -> [(&'static str, u32); 4] {
+    let [wolff, x, y, z] = KERNEL_CONSTANTS;
+    let [tile_x, tile_y, tile_z] = tile_shape(lattice.dims);
+    [
+        (wolff, u32::from(update == ClusterUpdate::Wolff)),
+        (x, tile_x),
+        (y, tile_y),
+        (z, tile_z),
+    ]
+}
+
+/// Kernel passes of the device kernels' labelling of an update: `cluster_label` (the tiles'
+/// union-find in workgroup memory) and `cluster_merge` (the bonds between tiles), no
+/// iterations, and `cluster_roots` where a Swendsen-Wang update records.
 pub fn labelling_passes(update: ClusterUpdate, records: bool) -> u64 {
-    1 + u64::from(update == ClusterUpdate::SwendsenWang && records)
+    2 + u64::from(update == ClusterUpdate::SwendsenWang && records)
 }
 
 /// Bytes a Swendsen-Wang update that records nothing must move per site through the device
 /// kernels at least (each word read or written once, neighbours' spins and labels from cache):
-/// `cluster_bonds` 9 (the spin 4, the bond byte 1, the label 4), `cluster_label` 5 (the bond
-/// byte, the labels its unions read), `cluster_flip` 12 (the label, the spin read and written).
-/// The benchmark's floor: at 3.35 TB/s (H100) no more than about 129 spins per ns.
-pub const BYTES_PER_SITE: u64 = 26;
+/// `cluster_bonds` 5 (the spin 4, the bond byte 1), `cluster_label` 5 (the bond byte, the label
+/// it writes), `cluster_flip` 12 (the label, the spin read and written); `cluster_merge` reads
+/// only the tiles' faces. The benchmark's floor: at 3.35 TB/s (H100) no more than about 152
+/// spins per ns.
+pub const BYTES_PER_SITE: u64 = 22;
 
 /// The engine's cluster update state: which update, and the activation threshold of every
 /// temperature.
@@ -142,6 +209,36 @@ mod tests {
         let bond = u64::from(site) * 3 + 2;
         let (block, word) = bond_block(site, 2, 3);
         assert_eq!((u64::from(block), u64::from(word)), (bond / 4, bond % 4));
+    }
+
+    /// `cluster_merge`'s threads are the bonds whose sites lie in different tiles, on lattices
+    /// whose tiles divide them, are clipped, or cover them whole along some axis.
+    #[test]
+    fn merge_threads_are_the_bonds_between_tiles() {
+        for (dims, size) in [
+            (2, 2),
+            (2, 18),
+            (2, 64),
+            (2, 50),
+            (3, 2),
+            (3, 12),
+            (3, 18),
+            (3, 32),
+        ] {
+            let lattice = Lattice::new(dims, size);
+            let shape = tile_shape(dims);
+            let tile = |site: u64| {
+                let coords = lattice.coords(site);
+                [0, 1, 2].map(|d| coords[d] / shape[d])
+            };
+            let between = (0..lattice.sites())
+                .flat_map(|site| lattice.forward_neighbours(site).map(move |n| (site, n)))
+                .filter(|&(site, neighbour)| tile(site) != tile(neighbour))
+                .count() as u64;
+            assert_eq!(merge_threads(&lattice), between, "{dims}D L={size}");
+        }
+        assert_eq!(tile_shape(2).iter().product::<u32>(), 1024);
+        assert_eq!(tile_shape(3).iter().product::<u32>(), 1024);
     }
 
     #[test]

@@ -55,6 +55,7 @@ pub enum Kernel {
     /// (WGSL: its bindings as group 0, the cluster buffers as group 1).
     ClusterBonds,
     ClusterLabel,
+    ClusterMerge,
     ClusterRoots,
     ClusterFlip,
     /// The vector-spin kernels ([`crate::engine::vector`]), with bindings of their own kind.
@@ -99,6 +100,7 @@ impl Kernel {
         Kernel::ResampleHistogram,
         Kernel::ClusterBonds,
         Kernel::ClusterLabel,
+        Kernel::ClusterMerge,
         Kernel::ClusterRoots,
         Kernel::ClusterFlip,
         Kernel::VectorHotStart,
@@ -128,6 +130,7 @@ impl Kernel {
             Kernel::ResampleHistogram => "resample_histogram",
             Kernel::ClusterBonds => "cluster_bonds",
             Kernel::ClusterLabel => "cluster_label",
+            Kernel::ClusterMerge => "cluster_merge",
             Kernel::ClusterRoots => "cluster_roots",
             Kernel::ClusterFlip => "cluster_flip",
             Kernel::VectorHotStart => "vector_hot_start",

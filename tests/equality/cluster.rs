@@ -24,8 +24,20 @@ backends! {
 }
 
 /// (dims, L) of the cases: 2D and 3D, L = 2 among them, and lattices of many workgroups, whose
-/// concurrent unions build long chains below the transition.
-const CASES: [(u32, u32); 6] = [(2, 2), (2, 8), (2, 64), (2, 160), (3, 2), (3, 12)];
+/// concurrent unions build long chains below the transition. The labelling's tiles
+/// (`engine::clusters::tile_shape`: 32 x 32, 16 x 8 x 8) cover some lattices whole (L = 2, 8;
+/// 3D L = 2), divide others (64, 160) and are clipped at the edge of the rest (2D L = 50, 3D
+/// L = 12, 18), whose bond words also straddle rows (L mod 4 = 2).
+const CASES: [(u32, u32); 8] = [
+    (2, 2),
+    (2, 8),
+    (2, 50),
+    (2, 64),
+    (2, 160),
+    (3, 2),
+    (3, 12),
+    (3, 18),
+];
 
 fn systems(dims: u32, size: u32) -> IsingSystems {
     let betas = vec![0.2, 0.4406868, 0.9];

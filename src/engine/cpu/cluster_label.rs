@@ -1,10 +1,11 @@
-//! CPU twin of `shaders/wgsl/cluster_label.wgsl` and `shaders/cuda/cluster_label.cu`: the
-//! union-find of one system's active bonds ([`crate::engine::clusters`]). Every site starts as
-//! its own root (the kernels' `cluster_bonds` starts them); each active bond joins the roots of
-//! its two sites, the larger under the smaller, so parents only decrease and a cluster's root is
-//! its smallest site; [`super::cluster_roots`] then points every site at its root. The kernels
-//! join concurrently with `atomicMin`; the roots are a property of the clusters, so they end
-//! the same.
+//! CPU twin of the kernels' labelling, `shaders/{wgsl,cuda}/cluster_label` and
+//! `cluster_merge`: the union-find of one system's active bonds ([`crate::engine::clusters`]).
+//! Every site starts as its own root; each active bond joins the roots of its two sites, the
+//! larger under the smaller, so parents only decrease and a cluster's root is its smallest site;
+//! [`super::cluster_roots`] then points every site at its root. The kernels label in two stages
+//! (each tile's bonds in workgroup memory, then the bonds between tiles in global memory, both
+//! joining concurrently with `atomicMin`); the CPU has no tiles and joins every bond in one
+//! stage. The roots are a property of the clusters, so they end the same.
 
 use super::cluster_bonds::bond_active;
 use crate::model::Lattice;

@@ -1,8 +1,8 @@
 //! The Wolff update of one system on the CPU ([`crate::engine::clusters`]): the cluster of the
 //! seed site grown from it alone, over the bonds of update `n`, then flipped. It is the
 //! Swendsen-Wang cluster of the seed (a bond's word is fixed by the update, whichever end of
-//! it the growth reaches first), which is how the GPU kernels find it
-//! (`cluster_bonds`, `cluster_label`, then `cluster_flip` of the seed's root alone).
+//! it the growth reaches first), which is how the GPU kernels find it (`cluster_bonds`,
+//! `cluster_label`, `cluster_merge`, then `cluster_flip` of the seed's root alone).
 
 use crate::engine::clusters::{bond_block, bond_words, wolff_seed};
 use crate::model::Lattice;

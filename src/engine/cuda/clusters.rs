@@ -1,32 +1,28 @@
 //! Cluster updates on a CUDA device, for the simple engine ([`crate::engine::clusters`]): kernels
-//! `cluster_bonds`, `cluster_label`, `cluster_roots` and `cluster_flip`, the twins of the WGSL
-//! ones (see `engine::wgpu::clusters`), one after the other on the engine's stream for each
-//! update, over every system (the grid's z).
+//! `cluster_bonds`, `cluster_label`, `cluster_merge`, `cluster_roots` and `cluster_flip`, the
+//! twins of the WGSL ones (see `engine::wgpu::clusters`), one after the other on the engine's
+//! stream for each update, over every system (the grid's z).
 #![allow(
     unsafe_code,
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
 )]
 
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::context::CudaDevice;
 use super::driver::driver_error;
-use super::launch::{allocate, clear, download, launch_config, upload};
+use super::launch::{FittedKernel, allocate, clear, download, launch_config, upload};
 use crate::config::ClusterUpdate;
-use crate::engine::clusters::cluster_passes;
+use crate::engine::clusters::{cluster_passes, kernel_constants, pass_threads};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
-/// The constant that makes the kernels Wolff's (1) or Swendsen-Wang's (0), as `SPINFLIP_WOLFF`.
-pub(super) const WOLFF: &str = "WOLFF";
-
 /// The cluster buffers and kernels of the simple CUDA engine.
 pub struct CudaClusters {
-    block_size: u32,
-    /// Threads per system of every pass (one per four sites), and the systems.
-    threads: u64,
+    /// Threads per system of each pass ([`pass_threads`] at its block size), and the systems.
+    threads: [u64; 5],
     systems: u32,
     activation: CudaSlice<u32>,
     bonds: CudaSlice<u32>,
@@ -34,8 +30,9 @@ pub struct CudaClusters {
     counts: CudaSlice<u32>,
     /// `[slot][system]`, grown to the largest plan seen.
     sizes: CudaSlice<u64>,
-    /// The passes of one update, in order: bonds, label, roots, flip.
-    passes: [(Kernel, CudaFunction); 4],
+    /// The passes of one update, in order: bonds, label, merge, roots, flip, each at the engine's
+    /// block size or the most threads its registers allow (their results do not depend on it).
+    passes: [(Kernel, FittedKernel); 5],
     update: ClusterUpdate,
 }
 
@@ -50,21 +47,24 @@ impl CudaClusters {
         block_size: u32,
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
-        constants.push((WOLFF, u32::from(update == ClusterUpdate::Wolff)));
-        let mut pass = |kernel| -> Result<(Kernel, CudaFunction)> {
-            Ok((kernel, device.function(kernel, &constants)?))
+        constants.extend(kernel_constants(update, &systems.lattice));
+        let mut pass = |kernel| -> Result<(Kernel, FittedKernel)> {
+            let function = device.function(kernel, &constants)?;
+            Ok((kernel, FittedKernel::new(function, block_size)?))
         };
         let passes = [
             pass(Kernel::ClusterBonds)?,
             pass(Kernel::ClusterLabel)?,
+            pass(Kernel::ClusterMerge)?,
             pass(Kernel::ClusterRoots)?,
             pass(Kernel::ClusterFlip)?,
         ];
         let sites = systems.spin_count();
         let activation = systems.activation_thresholds();
+        let threads =
+            std::array::from_fn(|i| pass_threads(&systems.lattice, passes[i].1.block_size)[i]);
         Ok(CudaClusters {
-            block_size,
-            threads: systems.lattice.sites() / 4,
+            threads,
             systems: systems.systems(),
             activation: upload(device, &activation, "activation thresholds")?,
             bonds: allocate(device, sites / 4, "bonds")?,
@@ -93,10 +93,11 @@ impl CudaClusters {
         params: &DispatchParams,
         spins: &mut CudaSlice<i32>,
     ) -> Result<()> {
-        let config = launch_config(device, self.block_size, self.threads, self.systems);
         let passes = cluster_passes(self.update, params);
-        for ((kernel, function), _) in self.passes.iter().zip(passes).filter(|(_, on)| *on) {
-            let mut launch = device.stream.launch_builder(function);
+        let launches = self.passes.iter().zip(self.threads).zip(passes);
+        for (((kernel, fitted), threads), _) in launches.filter(|(_, on)| *on) {
+            let config = launch_config(device, fitted.block_size, threads, self.systems);
+            let mut launch = device.stream.launch_builder(&fitted.function);
             launch
                 .arg(params)
                 .arg(&mut *spins)
@@ -110,7 +111,9 @@ impl CudaClusters {
             // activation thresholds, bonds, labels and counts, `unsigned long long` sizes. The
             // kernels stay in bounds: threads past the last four sites return, the buffers hold
             // a word per site (the bonds one per four) of every system, a threshold per
-            // temperature, and `prepare_sizes` sized the sizes for this plan's slots.
+            // temperature, and `prepare_sizes` sized the sizes for this plan's slots;
+            // `cluster_label`'s blocks past the last tile return and its tiles' sites past the
+            // lattice's edge are skipped, and `cluster_merge`'s threads past the faces return.
             unsafe { launch.launch(config) }.map_err(driver_error(format!(
                 "launching kernel {}",
                 kernel.module()

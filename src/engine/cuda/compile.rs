@@ -174,6 +174,9 @@ mod tests {
             ("RUN_BLOCK", 6),
             ("SLICE_FIRST", 4),
             ("WOLFF", fixed),
+            ("TILE_X", 16),
+            ("TILE_Y", 8),
+            ("TILE_Z", 8),
             ("REPLICA_WORDS", 2),
             ("SAMPLE_WORDS", 1),
             ("WORDS_PER_TABLE", 2),
@@ -267,6 +270,39 @@ mod tests {
                 )
                 .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
                 assert!(ptx.to_src().contains(kernel.module()));
+            }
+        }
+    }
+
+    /// The cluster kernels through the real NVRTC with the constants the engine gives them, in
+    /// 2D and 3D (their tiles differ), on lattices that the tiles divide and clip.
+    #[test]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
+    fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
+        use crate::config::ClusterUpdate;
+        use crate::engine::clusters::kernel_constants;
+        use crate::model::Lattice;
+        let kernels = [
+            Kernel::ClusterBonds,
+            Kernel::ClusterLabel,
+            Kernel::ClusterMerge,
+            Kernel::ClusterRoots,
+            Kernel::ClusterFlip,
+        ];
+        for (dims, size) in [(2, 4096), (2, 50), (3, 256), (3, 12)] {
+            for update in [ClusterUpdate::SwendsenWang, ClusterUpdate::Wolff] {
+                let mut constants = vec![
+                    ("L", size),
+                    ("DIMS", dims),
+                    ("SLICE_BLOCK", 1),
+                    ("RUN_BLOCK", 1),
+                    ("SLICE_FIRST", 0),
+                ];
+                constants.extend(kernel_constants(update, &Lattice::new(dims, size)));
+                for kernel in kernels {
+                    compile(kernel, &constants, "sm_90")
+                        .unwrap_or_else(|e| panic!("{kernel:?} {dims}D L={size}: {e}"));
+                }
             }
         }
     }

@@ -32,6 +32,7 @@ fn file_source(name: &str) -> Option<&'static str> {
         "cluster_bonds.cu",
         "cluster_flip.cu",
         "cluster_label.cu",
+        "cluster_merge.cu",
         "cluster_roots.cu",
         "copy_systems.cu",
         "dispatch.cuh",
@@ -216,7 +217,7 @@ mod tests {
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
                     || name == super::super::compile::COUNT_DRAWS
-                    || name == super::super::clusters::WOLFF
+                    || crate::engine::clusters::KERNEL_CONSTANTS.contains(&name)
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)
                     || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name)
                     || crate::engine::vector::KERNEL_CONSTANTS.contains(&name);

@@ -1,6 +1,6 @@
 //! Cluster updates on a wgpu device, for the simple engine ([`crate::engine::clusters`]):
-//! kernels `cluster_bonds`, `cluster_label`, `cluster_roots` and `cluster_flip`, one after the
-//! other for each update, over every system (the grid's z). Their group 1 holds the activation
+//! kernels `cluster_bonds`, `cluster_label`, `cluster_merge`, `cluster_roots` and
+//! `cluster_flip`, one after the other for each update, over every system (the grid's z). Their group 1 holds the activation
 //! thresholds, the bonds, the union-find labels, each root's count and the recorded sizes;
 //! group 0 is the simple engine's own.
 
@@ -8,7 +8,7 @@ use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
 use super::shaders::Bindings;
 use crate::config::ClusterUpdate;
-use crate::engine::clusters::cluster_passes;
+use crate::engine::clusters::{cluster_passes, kernel_constants, pass_threads};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
@@ -24,8 +24,8 @@ pub struct WgpuClusters {
     sizes: wgpu::Buffer,
     size_slots: u32,
     bind_group: wgpu::BindGroup,
-    /// The passes of one update, in order: bonds, label, roots, flip.
-    passes: [wgpu::ComputePipeline; 4],
+    /// The passes of one update, in order: bonds, label, merge, roots, flip.
+    passes: [wgpu::ComputePipeline; 5],
     update: ClusterUpdate,
 }
 
@@ -39,13 +39,14 @@ impl WgpuClusters {
         constants: &[(&'static str, u32)],
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
-        constants.push(("WOLFF", u32::from(update == ClusterUpdate::Wolff)));
+        constants.extend(kernel_constants(update, &systems.lattice));
         let mut pipeline = |kernel| -> Result<wgpu::ComputePipeline> {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
         };
         let passes = [
             pipeline(Kernel::ClusterBonds)?,
             pipeline(Kernel::ClusterLabel)?,
+            pipeline(Kernel::ClusterMerge)?,
             pipeline(Kernel::ClusterRoots)?,
             pipeline(Kernel::ClusterFlip)?,
         ];
@@ -99,8 +100,8 @@ impl WgpuClusters {
         Ok(())
     }
 
-    /// The kernels of the update of `params` of every system ([`cluster_passes`]): each pass
-    /// one thread per four sites.
+    /// The kernels of the update of `params` of every system ([`cluster_passes`]), each
+    /// with its grid ([`pass_threads`]).
     pub fn kernels(
         &self,
         ctx: &WgpuContext,
@@ -108,13 +109,14 @@ impl WgpuClusters {
         systems: &IsingSystems,
         params: &DispatchParams,
     ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
-        let grid = dispatcher.grid(ctx, systems.lattice.sites() / 4, systems.systems());
+        let threads = pass_threads(&systems.lattice, dispatcher.workgroup_size());
         let passes = cluster_passes(self.update, params);
-        self.passes[..]
+        self.passes
             .iter()
+            .zip(threads)
             .zip(passes)
             .filter(|(_, on)| *on)
-            .map(|(pass, _)| (pass, grid))
+            .map(|((pass, threads), _)| (pass, dispatcher.grid(ctx, threads, systems.systems())))
             .collect()
     }
 

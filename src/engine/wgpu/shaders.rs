@@ -59,6 +59,7 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         }),
         Kernel::ClusterBonds
         | Kernel::ClusterLabel
+        | Kernel::ClusterMerge
         | Kernel::ClusterRoots
         | Kernel::ClusterFlip => Some(Bindings::SimpleClusters),
         _ => Some(Bindings::Multispin),
@@ -81,6 +82,7 @@ fn module_source(name: &str) -> Option<&'static str> {
         "cluster_bonds",
         "cluster_flip",
         "cluster_label",
+        "cluster_merge",
         "cluster_roots",
         "copy_systems",
         "counters",

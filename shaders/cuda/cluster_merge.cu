@@ -1,0 +1,40 @@
+// The second stage of the labelling, after cluster_label, the twin of cluster_merge.wgsl: the
+// bonds between tiles, by union-find without iterations in global memory (Komura, Comput. Phys.
+// Commun. 194, 54 (2015); join of cluster.cuh). Along each axis d with more than one tile,
+// thread t takes a site on a tile's forward face (coordinate f TILE + TILE - 1 along d, or
+// L - 1 in the clipped last tile) of line t mod L^(D-1) (lines across d, x fastest where d is
+// not x) and, where its forward bond along d is active, joins it to its neighbour. Threads per
+// system: engine::clusters::merge_threads. No CPU twin: the CPU's union-find is one stage.
+
+#include "cluster.cuh"
+
+extern "C" __global__ void cluster_merge(DispatchParams params, const int* spins,
+                                         const unsigned* activation, unsigned* bonds,
+                                         unsigned* labels, unsigned* counts,
+                                         unsigned long long* sizes) {
+    unsigned t = thread_in_system();
+    const unsigned z = blockIdx.z;
+    const unsigned n = lattice_sites();
+    const unsigned lines = n / L;
+    const unsigned* system_bonds = bonds + static_cast<unsigned long long>(z) * (n / 4u);
+    unsigned* system = labels + static_cast<unsigned long long>(z) * n;
+    // Sites one step along d: 1, L, L^2.
+    unsigned stride = 1u;
+    for (unsigned d = 0u; d < DIMS; d++) {
+        const unsigned tiles = tiles_along(d);
+        if (tiles > 1u) {
+            const unsigned faces = lines * tiles;
+            if (t < faces) {
+                const unsigned c = min((t / lines + 1u) * tile_extent(d) - 1u, L - 1u);
+                const unsigned line = t % lines;
+                const unsigned site = (line / stride * L + c) * stride + line % stride;
+                if (((bond_bits(system_bonds, site) >> d) & 1u) == 1u) {
+                    join(system, site, neighbours(site).site[2u * d + 1u]);
+                }
+                return;
+            }
+            t -= faces;
+        }
+        stride *= L;
+    }
+}
