@@ -76,7 +76,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 30] = [
+    pub const ALL: [Kernel; 31] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
