@@ -31,22 +31,37 @@ __device__ __forceinline__ long long dot(const Vector& a, const Vector& b) {
     return sum;
 }
 
-// floor(sqrt(x)): a double's estimate (off by at most one for x < 2^64), corrected by exact
-// integer tests.
-__device__ __forceinline__ unsigned long long isqrt(unsigned long long x) {
-    unsigned long long root = static_cast<unsigned long long>(sqrt(static_cast<double>(x)));
-    root = root > 0xffffffffull ? 0xffffffffull : root;
-    while (root * root > x) {
-        root--;
-    }
-    while (root < 0xffffffffull && (root + 1ull) * (root + 1ull) <= x) {
-        root++;
-    }
-    return root;
+// fixed::SEED_HIGH and fixed::SEED_LOW: inverse_sqrt's seed polynomials, {c0, c1, c2}.
+constexpr unsigned SEED_HIGH[3] = {0x8ef8f371u, 0x843cba9bu, 0x35780865u};
+constexpr unsigned SEED_LOW[3] = {0xca318fadu, 0xbb02fd07u, 0x4b9dcd36u};
+
+// fixed::newton_step: y (3 - t y^2 2^-92) / 2 with y^2 >> 31, its product with t and the
+// result floored to words.
+__device__ __forceinline__ unsigned newton_step(unsigned y, unsigned t) {
+    const unsigned square = static_cast<unsigned>((static_cast<unsigned long long>(y) * y) >> 31);
+    const unsigned correction = (3u << 29u) - __umulhi(square, t);
+    return static_cast<unsigned>((static_cast<unsigned long long>(y) * correction) >> 30);
 }
 
-// fixed::unit: v scaled by 2^k to put v . v into [2^60, 2^62), each component
-// (v_a 2^k 2^28) / floor(sqrt(v . v 4^k)), truncated.
+// fixed::inverse_sqrt: 2^46 / sqrt(t) for t in [2^30, 2^32), within 2^-29: the seed
+// polynomial of t's octave, then two Newton steps.
+__device__ __forceinline__ unsigned inverse_sqrt(unsigned t) {
+    const bool low = t < 0x80000000u;
+    const unsigned z = low ? t << 1u : t;
+    const unsigned c0 = low ? SEED_LOW[0] : SEED_HIGH[0];
+    const unsigned c1 = low ? SEED_LOW[1] : SEED_HIGH[1];
+    const unsigned c2 = low ? SEED_LOW[2] : SEED_HIGH[2];
+    const unsigned y = c0 - __umulhi(z, c1 - __umulhi(z, c2));
+    return newton_step(newton_step(y, t), t);
+}
+
+// fixed::mulhi_signed: the high word of a * b for a signed a, floor(a b / 2^32).
+__device__ __forceinline__ int mulhi_signed(int a, unsigned b) {
+    return static_cast<int>(__umulhi(static_cast<unsigned>(a), b) - (a < 0 ? b : 0u));
+}
+
+// fixed::unit: v scaled by 2^k to put v . v into [2^60, 2^62) (v . v below 2^62), its top 32
+// bits t give y = inverse_sqrt(t), and each component is v_a 2^k y / 2^33 rounded half up.
 __device__ __forceinline__ Unit unit(const Vector& v) {
     const unsigned long long square = static_cast<unsigned long long>(dot(v, v));
     Unit u = {{{0, 0, 0}}, false};
@@ -55,10 +70,12 @@ __device__ __forceinline__ Unit unit(const Vector& v) {
     }
     const unsigned zeros = static_cast<unsigned>(__clzll(static_cast<long long>(square)));
     const unsigned k = (zeros < 2u ? 0u : zeros - 2u) / 2u;
-    const long long root = static_cast<long long>(isqrt(square << (2u * k)));
+    const unsigned y = inverse_sqrt(static_cast<unsigned>((square << (2u * k)) >> 30));
 #pragma unroll
     for (unsigned c = 0u; c < COMPONENTS; c++) {
-        u.v.c[c] = static_cast<int>((static_cast<long long>(v.c[c]) << (k + FRACTION_BITS)) / root);
+        // The shift of the bits: a negative int's << is undefined before C++20.
+        const int scaled = static_cast<int>(static_cast<unsigned>(v.c[c]) << k);
+        u.v.c[c] = (mulhi_signed(scaled, y) + 1) >> 1;
     }
     u.ok = true;
     return u;

@@ -6,13 +6,14 @@
 
 #include "vector_site.cuh"
 
-// vector_metropolis::energy_change: (s - v) . h, exactly.
+// vector_metropolis::energy_change: (s - v) . h, exactly; each s_a - v_a, a difference of unit
+// vectors' components, fits an int, so each product is one 32 x 32 -> 64-bit multiply.
 __device__ __forceinline__ long long energy_change(const Vector& s, const Vector& v,
                                                    const Vector& h) {
     long long sum = 0;
 #pragma unroll
     for (unsigned a = 0u; a < COMPONENTS; a++) {
-        sum += (static_cast<long long>(s.c[a]) - v.c[a]) * h.c[a];
+        sum += static_cast<long long>(s.c[a] - v.c[a]) * h.c[a];
     }
     return sum;
 }

@@ -28,18 +28,47 @@ fn dot_wide(a: vec3<i32>, b: vec3<i32>) -> vec2<u32> {
     return sum;
 }
 
-// fixed::unit: v scaled by 2^k to put v . v into [2^60, 2^62), each component
-// (v_a 2^k 2^28) / floor(sqrt(v . v 4^k)), truncated.
+// fixed::SEED_HIGH and fixed::SEED_LOW: inverse_sqrt's seed polynomials, (c0, c1, c2).
+const SEED_HIGH = vec3<u32>(0x8ef8f371u, 0x843cba9bu, 0x35780865u);
+const SEED_LOW = vec3<u32>(0xca318fadu, 0xbb02fd07u, 0x4b9dcd36u);
+
+// fixed::inverse_sqrt: 2^46 / sqrt(t) for t in [2^30, 2^32), within 2^-29: the seed
+// polynomial of t's octave, then two Newton steps.
+fn inverse_sqrt(t: u32) -> u32 {
+    let low = t < 0x80000000u;
+    let z = select(t, t << 1u, low);
+    let seed = select(SEED_HIGH, SEED_LOW, low);
+    let y = seed.x - mulhilo(z, seed.y - mulhilo(z, seed.z).x).x;
+    return newton_step(newton_step(y, t), t);
+}
+
+// fixed::newton_step: y (3 - t y^2 2^-92) / 2 with y^2 >> 31, its product with t and the
+// result floored to words.
+fn newton_step(y: u32, t: u32) -> u32 {
+    let square = mulhilo(y, y);
+    let correction = (3u << 29u) - mulhilo((square.x << 1u) | (square.y >> 31u), t).x;
+    let product = mulhilo(y, correction);
+    return (product.x << 2u) | (product.y >> 30u);
+}
+
+// fixed::mulhi_signed: the high word of a * b for a signed a, floor(a b / 2^32).
+fn mulhi_signed(a: i32, b: u32) -> i32 {
+    return bitcast<i32>(mulhilo(bitcast<u32>(a), b).x - select(0u, b, a < 0i));
+}
+
+// fixed::unit: v scaled by 2^k to put v . v into [2^60, 2^62) (v . v below 2^62), its top 32
+// bits t give y = inverse_sqrt(t), and each component is v_a 2^k y / 2^33 rounded half up.
 fn unit(v: vec3<i32>) -> Unit {
     let square = dot_wide(v, v);
     if square.x == 0u && square.y == 0u {
         return Unit(v, false);
     }
     let k = (max(wide_leading_zeros(square), 2u) - 2u) / 2u;
-    let root = wide_isqrt(wide_shl(square, 2u * k));
+    let scaled = wide_shl(square, 2u * k);
+    let y = inverse_sqrt((scaled.y << 2u) | (scaled.x >> 30u));
     var u = vec3<i32>(0i);
     for (var c = 0u; c < COMPONENTS; c++) {
-        u[c] = wide_div(wide_shl(wide_from_i32(v[c]), k + FRACTION_BITS), root);
+        u[c] = (mulhi_signed(v[c] << k, y) + 1i) >> 1u;
     }
     return Unit(u, true);
 }

@@ -5,12 +5,12 @@
 
 #import vector_site
 
-// vector_metropolis::energy_change: (s - v) . h, exactly.
+// vector_metropolis::energy_change: (s - v) . h, exactly; each s_a - v_a, a difference of unit
+// vectors' components, fits an i32.
 fn energy_change(s: vec3<i32>, v: vec3<i32>, h: vec3<i32>) -> vec2<u32> {
     var sum = vec2<u32>(0u, 0u);
     for (var a = 0u; a < COMPONENTS; a++) {
-        let difference = wide_sub(wide_from_i32(s[a]), wide_from_i32(v[a]));
-        sum = wide_add(sum, wide_mul(difference, h[a]));
+        sum = wide_add(sum, wide_mul_i32(s[a] - v[a], h[a]));
     }
     return sum;
 }

@@ -1,7 +1,7 @@
 // 64-bit integers as vec2<u32>(low word, high word), two's complement, for adapters without
 // SHADER_INT64. Each function is one exactly defined operation of src/model/vector/fixed.rs
-// (Rust's i64/u64 arithmetic modulo 2^64, the arithmetic shift, truncating division, floor
-// square root), so a kernel built from them computes the CPU's integers.
+// (Rust's i64/u64 arithmetic modulo 2^64, the arithmetic shift, the leading zeros), so a
+// kernel built from them computes the CPU's integers.
 
 #import mulhilo
 
@@ -81,48 +81,10 @@ fn wide_less(a: vec2<u32>, b: vec2<u32>) -> bool {
     return a.x < b.x;
 }
 
-// a < b as u64.
-fn wide_less_unsigned(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.y < b.y || (a.y == b.y && a.x < b.x);
-}
-
 // a.leading_zeros() as u64.
 fn wide_leading_zeros(a: vec2<u32>) -> u32 {
     if a.y != 0u {
         return countLeadingZeros(a.y);
     }
     return 32u + countLeadingZeros(a.x);
-}
-
-// floor(sqrt(x)) of a u64, bit by bit from the top: a bit stays where the root with it still
-// squares to at most x (the squares are exact 64-bit products).
-fn wide_isqrt(x: vec2<u32>) -> u32 {
-    var root = 0u;
-    for (var bit = 32u; bit > 0u; bit--) {
-        let candidate = root | (1u << (bit - 1u));
-        let square = mulhilo(candidate, candidate);
-        if !wide_less_unsigned(x, vec2<u32>(square.y, square.x)) {
-            root = candidate;
-        }
-    }
-    return root;
-}
-
-// (a / i64::from(d)) as i32, truncated towards zero, for 0 < d < 2^31 and |a| / d < 2^31
-// (what the callers' ranges give): long division of |a|, one bit of the low word at a time,
-// the remainder staying below d so that doubling it fits a u32.
-fn wide_div(a: vec2<u32>, d: u32) -> i32 {
-    let negative = bitcast<i32>(a.y) < 0i;
-    let magnitude = select(a, wide_neg(a), negative);
-    var remainder = magnitude.y % d;
-    var quotient = 0u;
-    for (var bit = 32u; bit > 0u; bit--) {
-        remainder = (remainder << 1u) | ((magnitude.x >> (bit - 1u)) & 1u);
-        quotient <<= 1u;
-        if remainder >= d {
-            remainder -= d;
-            quotient |= 1u;
-        }
-    }
-    return select(bitcast<i32>(quotient), -bitcast<i32>(quotient), negative);
 }

@@ -1,14 +1,17 @@
 //! `spinflip bench --model xy|heisenberg`: the vector-spin engine's Metropolis sweeps (uniform
 //! proposals, no over-relaxation; the plain checkerboard with one hit, or with `--tile` and
 //! `--hits` the double checkerboard) per backend and size, in picoseconds per attempted update
-//! and per site and sweep, beside the memory floor (bytes a sweep must move at the least).
+//! and per site and sweep, beside the memory floor (bytes a sweep must move at the least) and
+//! the arithmetic floor (32-bit multiplies an attempted update must issue).
 
+use std::f64::consts::PI;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
+use crate::engine::cpu::vector_metropolis::PROPOSAL_ATTEMPTS;
 use crate::engine::open::open_vector_engine;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::error::{Error, Result};
@@ -37,6 +40,38 @@ pub struct VectorBenchResult {
     pub bytes_per_sweep: f64,
     /// The same per attempted update: [`Self::bytes_per_sweep`] over the hits.
     pub bytes_per_update: f64,
+    /// 32-bit multiplies of an attempted update, [`multiplies_per_update`].
+    pub multiplies_per_update: f64,
+}
+
+/// 32-bit multiplies of one Philox4x32-10 block: 10 rounds of two products of two words.
+const PHILOX_MULTIPLIES: f64 = 40.0;
+
+/// 32-bit multiplies of `fixed::inverse_sqrt`: the seed's two high words, then two Newton steps
+/// of two products of two words and one high word.
+const INVERSE_SQRT_MULTIPLIES: f64 = 12.0;
+
+/// The 32-bit multiplies an attempted update of an `n`-component spin issues at the least, a
+/// 32 x 32 -> 64-bit product counted as two (its low and high words; a GPU issues them as one
+/// wide multiply at half the rate of one word's), as written in `fixed.rs` and
+/// `vector_metropolis.rs`: per block drawn (`(1 - (1 - p)^16) / p` of them, `p` the ball's share
+/// of the cube, `pi/4` or `pi/6`) a Philox block and the ball test's `n` squares; then once
+/// `unit` (`n` squares, `inverse_sqrt`, `n` high words) and the energy change (`n` products).
+/// Left out as not certain: the threshold's three high words (only uphill) and the addressing.
+/// Multiplies run on one pipe of a GPU (64 a clock per H100 SM) and no compiler fuses them, so
+/// over a device's multiply rate this is a floor of the update's time as the bytes are of the
+/// sweep's; the other integer operations (adds, shifts, logic) come to about as many again.
+pub fn multiplies_per_update(n: u32) -> f64 {
+    let inside = match n {
+        2 => PI / 4.0,
+        _ => PI / 6.0,
+    };
+    let blocks = (1.0 - (1.0 - inside).powi(PROPOSAL_ATTEMPTS as i32)) / inside;
+    let n = f64::from(n);
+    let per_block = PHILOX_MULTIPLIES + 2.0 * n;
+    let unit = 2.0 * n + INVERSE_SQRT_MULTIPLIES + n;
+    let energy = 2.0 * n;
+    blocks * per_block + unit + energy
 }
 
 /// Bytes a sweep of `n`-component spins moves per site at the least. The plain checkerboard:
@@ -58,7 +93,7 @@ pub fn bytes_per_sweep(n: u32, tiles: Option<Tiles>) -> f64 {
 pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Result<()> {
     if !options.json {
         println!(
-            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10} {:>10} {:>10} {:>10}",
+            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
             "backend",
             "adapter",
             "model",
@@ -70,7 +105,8 @@ pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Res
             "ps/update",
             "ps/sweep",
             "B/update",
-            "B/sweep"
+            "B/sweep",
+            "mul/update"
         );
     }
     for &backend in backends {
@@ -99,7 +135,7 @@ fn print_row(json: bool, row: &VectorBenchResult) {
             serde_json::to_string(row).expect("plain data serialises")
         ),
         false => println!(
-            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>10.2}",
+            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.1}",
             row.backend,
             row.adapter,
             row.model,
@@ -111,7 +147,8 @@ fn print_row(json: bool, row: &VectorBenchResult) {
             row.ps_per_update,
             row.ps_per_sweep,
             row.bytes_per_update,
-            row.bytes_per_sweep
+            row.bytes_per_sweep,
+            row.multiplies_per_update
         ),
     }
 }
@@ -160,6 +197,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         ps_per_sweep: seconds * 1e12 / site_sweeps,
         bytes_per_sweep,
         bytes_per_update: bytes_per_sweep / hits,
+        multiplies_per_update: multiplies_per_update(systems.components),
     })
 }
 
@@ -190,6 +228,9 @@ mod tests {
         );
         assert!(row.ps_per_update > 0.0 && row.sweeps >= 1, "{row:?}");
         assert_eq!(row.model, "Heisenberg 3D");
+        // 1.91 blocks of 46 multiplies, unit 21, the energy 6.
+        let multiplies = row.multiplies_per_update;
+        assert!((multiplies - 114.9).abs() < 0.1, "{multiplies}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::model::vector::fixed::{FRACTION_BITS, Vector, dot, unit};
 
 /// `s` reflected about the direction of `h` and normalised ([`unit`]), in spin units; `s` itself
 /// where `h` is zero. In exact arithmetic the reflection keeps `s . H` and `|s|`; here each
-/// component is rounded (floor shifts, truncating division) to within a few `2^-28`, and the
+/// component is rounded (floor shifts, `unit`'s rounding) to within a few `2^-28`, and the
 /// result is normalised again, so `|s|` never drifts.
 pub fn reflect(s: &Vector, h: &Vector, n: usize) -> Vector {
     let Some(direction) = unit(h, n) else {

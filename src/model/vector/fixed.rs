@@ -2,14 +2,13 @@
 //!
 //! A spin component is an `i32` in units of `2^-28` ([`ONE`] is 1.0), so a unit vector's
 //! components lie in `[-2^28, 2^28]`. Every quantity of an update is an integer, and every
-//! operation is exact integer arithmetic (sums, products in 64 bits) or one of three
-//! functions defined exactly here: the arithmetic right shift (floor division by a power of
-//! two), the truncating 64-bit division, and the floor square root [`isqrt`]. A backend may
-//! compute them any way it likes, as long as it computes these integers: then the CPU, WGSL
-//! and CUDA give the same bits by construction, without relying on how a compiler or driver
-//! rounds, contracts or flushes floats (design/vector-spins.md says why floats cannot give
-//! that). The kernels in `shaders/wgsl/vector.wgsl` and `shaders/cuda/vector.cuh` mirror this
-//! file function by function.
+//! operation is exact integer arithmetic (sums, products in 64 bits, high words of products),
+//! the arithmetic right shift (floor division by a power of two) or a leading-zero count; even
+//! the normalisation [`unit`] is a fixed sequence of these, with no division, square root or
+//! float. So the CPU, WGSL and CUDA give the same bits by construction, without relying on how
+//! a compiler or driver rounds, contracts or flushes floats (design/vector-spins.md says why
+//! floats cannot give that). The kernels in `shaders/wgsl/vector.wgsl` and
+//! `shaders/cuda/vector.cuh` mirror this file function by function.
 
 /// Fractional bits of a spin component.
 pub const FRACTION_BITS: u32 = 28;
@@ -47,32 +46,59 @@ pub const MEASURE_FRACTION_BITS: u32 = 2 * FRACTION_BITS - MEASURE_SHIFT;
 /// A spin or a local field: components beyond the model's `n` are zero.
 pub type Vector = [i32; 3];
 
-/// `floor(sqrt(x))`.
-pub fn isqrt(x: u64) -> u64 {
-    x.isqrt()
-}
-
 /// `a . b` of the first `n` components, exactly (each product below 2^62 in magnitude for the
 /// ranges of an update).
 pub fn dot(a: &Vector, b: &Vector, n: usize) -> i64 {
     (0..n).map(|i| i64::from(a[i]) * i64::from(b[i])).sum()
 }
 
-/// `v / |v|` in spin units, `None` for the zero vector: `v` (components below `2^31` in
-/// magnitude, `v . v < 2^63`) is first scaled by the power of two `2^k` that brings `v . v`
-/// into `[2^60, 2^62)`, then each component is `(v_a 2^k 2^28) / floor(sqrt(v . v 4^k))`,
-/// truncated. The norm of the result differs from 1 by less than `2^-26` (each component
-/// truncated by less than one unit, the root by less than `2^-30` of itself).
+/// The seed polynomials of [`inverse_sqrt`], `[c0, c1, c2]` in units of `2^-30` for
+/// `c0 - x (c1 - x c2)`, `x = z / 2^32` in `[1/2, 1)`: the minimax quadratic of `1 / sqrt(x)`
+/// in relative error (`2^-8.3`) for `t >= 2^31` (`z = t`), the same times `sqrt(2)` for
+/// `t < 2^31` (`z = 2 t`).
+const SEED_HIGH: [u32; 3] = [0x8ef8_f371, 0x843c_ba9b, 0x3578_0865];
+const SEED_LOW: [u32; 3] = [0xca31_8fad, 0xbb02_fd07, 0x4b9d_cd36];
+
+/// `2^46 / sqrt(t)` for `t` in `[2^30, 2^32)` (a value in `(2^30, 2^31]`), within `2^-29`
+/// relative: the seed polynomial of `t`'s octave, then two Newton steps ([`newton_step`]),
+/// each squaring the relative error (`2^-8.3`, `2^-16`, then the steps' own floors:
+/// `1.9 * 2^-30` at most, checked at every octave's ends and at random `t` by the tests).
+/// Integer multiplies and shifts only, so every backend computes the same word.
+pub fn inverse_sqrt(t: u32) -> u32 {
+    let (z, seed) = match t < 1 << 31 {
+        true => (t << 1, SEED_LOW),
+        false => (t, SEED_HIGH),
+    };
+    let y = seed[0] - mulhi(z, seed[1] - mulhi(z, seed[2]));
+    newton_step(newton_step(y, t), t)
+}
+
+/// One Newton step of `y ~ 2^46 / sqrt(t)` (`y < 2^31.5`): `y (3 - t y^2 2^-92) / 2`, with
+/// `y^2 >> 31`, its product with `t` and the result floored to 32-bit words.
+fn newton_step(y: u32, t: u32) -> u32 {
+    let square = ((u64::from(y) * u64::from(y)) >> 31) as u32;
+    let correction = (3 << 29) - mulhi(square, t);
+    ((u64::from(y) * u64::from(correction)) >> 30) as u32
+}
+
+/// `v / |v|` in spin units, `None` for the zero vector; `v . v` must be below `2^62` (`|v| < 8`
+/// in units of 1, which every caller's range gives). `v` is scaled by the power of two `2^k`
+/// that brings `v . v` into `[2^60, 2^62)`, its top 32 bits `t = (v . v 4^k) >> 30` give
+/// `y = inverse_sqrt(t) ~ 2^61 / sqrt(v . v 4^k)`, and each component is `v_a 2^k y / 2^33`
+/// rounded (half up). The norm of the result differs from 1 by less than `2^-27`: each
+/// component is rounded by at most half a unit (`sqrt(3)/2 2^-28` in the norm), `y` is within
+/// `2^-29` and `t`'s truncation within `2^-31` (relative).
 pub fn unit(v: &Vector, n: usize) -> Option<Vector> {
     let square = dot(v, v, n) as u64;
     if square == 0 {
         return None;
     }
-    let k = (square.leading_zeros().saturating_sub(2)) / 2;
-    let root = isqrt(square << (2 * k)) as i64;
+    debug_assert!(square < 1 << 62, "unit of a vector beyond |v| < 8: {v:?}");
+    let k = square.leading_zeros().saturating_sub(2) / 2;
+    let y = inverse_sqrt(((square << (2 * k)) >> 30) as u32);
     let mut u = [0; 3];
     for a in 0..n {
-        u[a] = ((i64::from(v[a]) << (k + FRACTION_BITS)) / root) as i32;
+        u[a] = (mulhi_signed(v[a] << k, y) + 1) >> 1;
     }
     Some(u)
 }
@@ -80,6 +106,11 @@ pub fn unit(v: &Vector, n: usize) -> Option<Vector> {
 /// The high word of the 64-bit product of two 32-bit words.
 pub fn mulhi(a: u32, b: u32) -> u32 {
     ((u64::from(a) * u64::from(b)) >> 32) as u32
+}
+
+/// The high word of `a * b` for a signed `a`: `floor(a b / 2^32)`.
+pub fn mulhi_signed(a: i32, b: u32) -> i32 {
+    ((i64::from(a) * i64::from(b)) >> 32) as i32
 }
 
 /// The acceptance threshold of an energy change `k > 0` in units of `2^-24` (below `2^28`),
@@ -133,22 +164,79 @@ mod tests {
         (dot(v, v, n) as f64).sqrt() / f64::from(ONE)
     }
 
+    /// A deterministic stream of words for the tests (splitmix64).
+    fn words(seed: u64) -> impl Iterator<Item = u64> {
+        std::iter::successors(Some(seed), |x| Some(x.wrapping_add(0x9e37_79b9_7f4a_7c15))).map(
+            |x| {
+                let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                x ^ (x >> 31)
+            },
+        )
+    }
+
     #[test]
-    fn unit_vectors_have_norm_one_within_two_to_the_minus_26() {
-        let vectors: [Vector; 5] = [
+    fn inverse_sqrt_is_within_two_to_the_minus_29() {
+        let ends = [1 << 30, (1 << 31) - 1, 1 << 31, u32::MAX];
+        let near_ends = ends
+            .iter()
+            .flat_map(|&t| (0..1000).map(move |d| t.saturating_sub(d)));
+        let random = words(7)
+            .take(200_000)
+            .map(|w| (1 << 30) + (w % (3 << 30)) as u32);
+        for t in near_ends.chain(random).filter(|&t| t >= 1 << 30) {
+            let exact = 2f64.powi(46) / f64::from(t).sqrt();
+            let error = f64::from(inverse_sqrt(t)) / exact - 1.0;
+            assert!(error.abs() < 2f64.powi(-29), "t = {t}: {error:e}");
+        }
+    }
+
+    /// `unit(v)` against `v / |v|` in `f64`: each component within one unit (half a unit of
+    /// rounding, the rest the root's error), the norm within `2^-27` of 1.
+    fn assert_unit(v: &Vector, n: usize) {
+        let u = unit(v, n).unwrap();
+        let length = (0..n).map(|a| f64::from(v[a]).powi(2)).sum::<f64>().sqrt();
+        for a in 0..n {
+            let exact = f64::from(v[a]) / length * f64::from(ONE);
+            assert!((f64::from(u[a]) - exact).abs() < 1.0, "{v:?} -> {u:?}");
+        }
+        assert!((norm(&u, n) - 1.0).abs() < 2f64.powi(-27), "{v:?} -> {u:?}");
+    }
+
+    #[test]
+    fn unit_vectors_have_norm_one_within_two_to_the_minus_27() {
+        let largest = i32::MAX; // |v| just below 8: v . v below 2^62
+        let edges: [Vector; 10] = [
             [1, 0, 0],
+            [0, -1, 0],
             [3, -4, 0],
+            [1, 1, 1],
+            [ONE, 0, 0],
+            [0, 0, -ONE],
             [ONE, ONE, ONE],
-            [-(i32::MAX / 2), 12345, 1],
+            [largest, 0, 0],
+            [-largest / 2, largest / 2, largest / 2],
             [7, 7, -ONE / 1000],
         ];
         for n in [2, 3] {
-            for v in &vectors {
-                let u = unit(v, n).unwrap();
-                assert!((norm(&u, n) - 1.0).abs() < 2f64.powi(-26), "{v:?} -> {u:?}");
+            for v in edges.iter().filter(|v| v[..n].iter().any(|&c| c != 0)) {
+                assert_unit(v, n);
             }
         }
-        assert_eq!(unit(&[3, -4, 0], 2), Some([3 * ONE / 5, -4 * ONE / 5, 0]));
+        // Random directions at every scale, components from a few units to 2^29.
+        let mut stream = words(11);
+        for _ in 0..100_000 {
+            let shift = stream.next().unwrap() % 30;
+            let mut v = [0; 3];
+            for c in &mut v {
+                *c = (stream.next().unwrap() as i32) >> (shift + 2);
+            }
+            for n in [2, 3] {
+                if v[..n].iter().any(|&c| c != 0) {
+                    assert_unit(&v, n);
+                }
+            }
+        }
         assert_eq!(unit(&[0, 0, 5], 2), None);
     }
 
