@@ -63,6 +63,7 @@ pub enum Kernel {
     VectorTiles,
     VectorOverrelaxation,
     VectorObservables,
+    VectorOverlap,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -75,7 +76,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 30] = [
+    pub const ALL: [Kernel; 31] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -106,6 +107,7 @@ impl Kernel {
         Kernel::VectorTiles,
         Kernel::VectorOverrelaxation,
         Kernel::VectorObservables,
+        Kernel::VectorOverlap,
     ];
 
     /// The module (file stem) of the kernel.
@@ -135,6 +137,7 @@ impl Kernel {
             Kernel::VectorTiles => "vector_tiles",
             Kernel::VectorOverrelaxation => "vector_overrelaxation",
             Kernel::VectorObservables => "vector_observables",
+            Kernel::VectorOverlap => "vector_overlap",
         }
     }
 
