@@ -6,7 +6,7 @@
 // twists[3], magnetisation[3], fourier[d][a][cos, sin], the norm deviation (saturated at
 // 2^32 - 1 as the CPU's is).
 
-#include "vector_site.cuh"
+#include "vector_sums.cuh"
 
 constexpr unsigned OBSERVATION = 4u;
 constexpr unsigned SUMS = 27u;
@@ -21,11 +21,6 @@ __device__ __forceinline__ unsigned long long norm_deviation(const Vector& s) {
     const unsigned long long magnitude =
         static_cast<unsigned long long>(deviation < 0 ? -deviation : deviation) >> MEASURE_SHIFT;
     return magnitude > 0xffffffffull ? 0xffffffffull : magnitude;
-}
-
-// Coordinate d of site i.
-__device__ __forceinline__ unsigned coordinate(unsigned i, unsigned d) {
-    return d == 0u ? i % L : d == 1u ? (i / L) % L : i / (L * L);
 }
 
 extern "C" __global__ void vector_observables(const int* spins,
@@ -60,10 +55,6 @@ extern "C" __global__ void vector_observables(const int* spins,
         deviation = own > deviation ? own : deviation;
     }
     unsigned long long* out = counts + static_cast<unsigned long long>(z) * COUNTERS + OBSERVATION;
-    for (unsigned k = 0u; k < SUMS; k++) {
-        if (sums[k] != 0) {
-            atomicAdd(out + k, static_cast<unsigned long long>(sums[k]));
-        }
-    }
+    add_sums(out, sums, SUMS);
     atomicMax(out + SUMS, deviation);
 }

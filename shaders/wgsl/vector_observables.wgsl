@@ -6,7 +6,7 @@
 // twists[3], magnetisation[3], fourier[d][a][cos, sin], then the norm deviation (one word,
 // saturated at 2^32 - 1 as the CPU's is).
 
-#import vector_site
+#import vector_sums
 
 const OBSERVATION_WORD: u32 = 8u;
 const SUMS: u32 = 27u;
@@ -14,17 +14,6 @@ const BONDS: u32 = 0u;
 const TWISTS: u32 = 3u;
 const MAGNETISATION: u32 = 6u;
 const FOURIER: u32 = 9u;
-
-// Adds the i64 `v` to the 64-bit count at words (i, i + 1): the low word's carry goes into the
-// high word (the final sum is exact whatever the order of the additions).
-fn add_i64(i: u32, v: vec2<u32>) {
-    if v.x == 0u && v.y == 0u {
-        return;
-    }
-    let old = atomicAdd(&observations[i], v.x);
-    let carry = select(0u, 1u, old + v.x < old);
-    atomicAdd(&observations[i + 1u], v.y + carry);
-}
 
 // |s . s - 1| >> MEASURE_SHIFT, saturated to a u32.
 fn norm_deviation(s: vec3<i32>) -> u32 {
@@ -34,15 +23,6 @@ fn norm_deviation(s: vec3<i32>) -> u32 {
     }
     let shifted = wide_shr(deviation, MEASURE_SHIFT);
     return select(0xffffffffu, shifted.x, shifted.y == 0u);
-}
-
-// Coordinate d of site i.
-fn coordinate(i: u32, d: u32) -> u32 {
-    var step = 1u;
-    for (var e = 0u; e < d; e++) {
-        step *= L;
-    }
-    return (i / step) % L;
 }
 
 // The site's forward bonds, twists and Fourier terms along d, added to `sums`.

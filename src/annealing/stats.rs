@@ -365,7 +365,7 @@ pub fn overlaps_over_samples(
             AnnealingOverlaps {
                 beta: runs[0][step].beta,
                 units: units.len(),
-                overlaps: overlap_estimates(&units, sites as f64, size),
+                overlaps: overlap_estimates(&units, sites as f64, size, 1),
             }
         })
         .collect()

@@ -64,6 +64,7 @@ pub enum Kernel {
     VectorTiles,
     VectorOverrelaxation,
     VectorObservables,
+    VectorOverlap,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -76,7 +77,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 31] = [
+    pub const ALL: [Kernel; 32] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -108,6 +109,7 @@ impl Kernel {
         Kernel::VectorTiles,
         Kernel::VectorOverrelaxation,
         Kernel::VectorObservables,
+        Kernel::VectorOverlap,
     ];
 
     /// The module (file stem) of the kernel.
@@ -138,6 +140,7 @@ impl Kernel {
             Kernel::VectorTiles => "vector_tiles",
             Kernel::VectorOverrelaxation => "vector_overrelaxation",
             Kernel::VectorObservables => "vector_observables",
+            Kernel::VectorOverlap => "vector_overlap",
         }
     }
 

@@ -101,6 +101,21 @@ pub struct VectorObservation {
     pub norm_deviation: u64,
 }
 
+/// The exact integer sums of the tensor overlap of two replicas `a`, `b` of one sample and
+/// temperature (a spin glass's replica pair, [`VectorSystems::overlap_systems`]), from which
+/// `q2` and its Fourier component are computed on the host. Units `2^-32`; every entry a sum
+/// over sites, so partial sums add up in any order, and below `2^63` in magnitude for
+/// `N < 2^31` (each term is below `2^32`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VectorOverlap {
+    /// `[mu][nu]`: `sum_i floor(s_i^{a,mu} s_i^{b,nu} 2^-24)`.
+    pub q: [[i64; 3]; 3],
+    /// `[d][mu][nu]`: `sum_i floor(floor(s_i^{a,mu} s_i^{b,nu} 2^-24) cos(2 pi x_d / L) 2^-28)`
+    /// and the same with the sine (the host's phase table in spin units): the Fourier
+    /// component at the smallest wave vector along `d`.
+    pub fourier: [[[[i64; 2]; 3]; 3]; 3],
+}
+
 /// A vector-spin engine: every system of a [`crate::model::vector::VectorSystems`], its spins
 /// component-major (component `a` of site `i` of system `b` at `(b n + a) N + i`).
 pub trait VectorEngine {
@@ -119,6 +134,9 @@ pub trait VectorEngine {
     fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>>;
     /// Every system's observation.
     fn observe(&mut self) -> Result<Vec<VectorObservation>>;
+    /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`), numbered
+    /// as [`VectorSystems::overlaps`]; none for the ferromagnet.
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
 }
 
 /// 64-bit counters per system in the GPU kernels' counts (`COUNT_WORDS / 2` in
@@ -128,6 +146,14 @@ pub const COUNTERS: usize = 32;
 
 /// Where a system's observation starts in its counters.
 const OBSERVATION_COUNTER: usize = 4;
+
+/// 64-bit counters per replica pair in the counts of `vector_overlap`, which reuses the counts
+/// of the systems (two per pair, so that the counts hold every pair's): `q[mu][nu]` at
+/// `3 mu + nu`, then `fourier[d][mu][nu][cos, sin]` from [`OVERLAP_FOURIER`] (63 in all).
+pub const OVERLAP_COUNTERS: usize = 2 * COUNTERS;
+
+/// Where an overlap's Fourier components start in its counters.
+const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines).
 pub const KERNEL_CONSTANTS: [&str; 9] = [
@@ -194,6 +220,34 @@ pub fn counted_observation(counters: &[u64]) -> VectorObservation {
     for (d, direction) in o.fourier.iter_mut().enumerate() {
         for (a, component) in direction.iter_mut().enumerate() {
             *component = [0, 1].map(|p| sum(9 + 2 * (3 * d + a) + p));
+        }
+    }
+    o
+}
+
+/// The overlaps of `overlaps` replica pairs in the counts of `vector_overlap`.
+pub fn counted_overlaps(counters: &[u64], overlaps: u32) -> Vec<VectorOverlap> {
+    counters
+        .chunks_exact(OVERLAP_COUNTERS)
+        .take(overlaps as usize)
+        .map(counted_overlap)
+        .collect()
+}
+
+/// One pair's overlap from its [`OVERLAP_COUNTERS`] counters.
+fn counted_overlap(counters: &[u64]) -> VectorOverlap {
+    let mut o = VectorOverlap::default();
+    for (mu, row) in o.q.iter_mut().enumerate() {
+        for (nu, q) in row.iter_mut().enumerate() {
+            *q = counters[3 * mu + nu] as i64;
+        }
+    }
+    for (d, direction) in o.fourier.iter_mut().enumerate() {
+        for (mu, row) in direction.iter_mut().enumerate() {
+            for (nu, f) in row.iter_mut().enumerate() {
+                let at = OVERLAP_FOURIER + 2 * (9 * d + 3 * mu + nu);
+                *f = [0, 1].map(|p| counters[at + p] as i64);
+            }
         }
     }
     o

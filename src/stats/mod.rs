@@ -15,8 +15,9 @@ pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, group_means, jackknife, unit_means};
 pub use overlap::{PlanePhases, overlap};
 pub use spin_glass::{
-    OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, overlap_estimates,
-    spin_glass_estimates,
+    OverlapEstimates, SampleAverages, SampleOverlaps, SampleSeries, SpinGlassEstimates,
+    TensorGlassEstimates, TensorOverlapSeries, overlap_estimates, spin_glass_estimates,
+    tensor_glass_estimates,
 };
 pub use vector::{VectorEstimates, VectorMeasurement, vector_estimates};
 

@@ -8,9 +8,14 @@
 //! e      = [<E>]/N                        c       = [beta^2 (<E^2> - <E>^2)]/N
 //! |m|    = [<|M|>]/N                      q2, q4  = [<q^2>], [<q^4>]
 //! g      = (3 - [<q^4>]/[<q^2>]^2)/2      chi_SG  = N [<q^2>]
+//!          ((n^2 + 2) - n^2 [<q^4>]/[<q^2>]^2)/2 for the tensor overlap of n-vectors
 //! xi_L/L = sqrt([<q^2>]/[<|q(k_min)|^2>] - 1) / (2 L sin(pi/L))
 //! ql     = [<q_l>], q_l = (1/(d N)) sum_<ij> q_i q_j, q_i = s_i^a s_i^b (the link overlap)
 //! ```
+//!
+//! For vector spin glasses ([`tensor_glass_estimates`]) `q^2` is the tensor overlap's
+//! `sum_{mu nu} q_{mu nu}^2`, `q_{mu nu} = (1/N) sum_i s_i^{a,mu} s_i^{b,nu}`, and `|q(k_min)|^2`
+//! the same sum of the Fourier components; the link overlap is not measured.
 //!
 //! Estimator choices:
 //!
@@ -230,13 +235,23 @@ const QL: usize = 3;
 
 /// The overlap estimators, jackknifed over `rows[b] = [q^2, q^4, |q(k_min)|^2, q_l]` (means over
 /// a time block, or thermal averages of a sample), so that the ratios are taken of means.
-pub fn overlap_estimates(rows: &[Vec<f64>], sites: f64, size: u32) -> OverlapEstimates {
+/// `entries` is the number of the overlap's entries `m` (1 for Ising spins, `n^2` for the
+/// tensor overlap of n-vectors, `q^2` the sum of their squares): `g = ((m + 2) - m q4/q2^2)/2`,
+/// 0 where the entries are independent Gaussians and 1 for a fixed `q` (`m = 1`:
+/// `(3 - q4/q2^2)/2`).
+pub fn overlap_estimates(
+    rows: &[Vec<f64>],
+    sites: f64,
+    size: u32,
+    entries: u32,
+) -> OverlapEstimates {
     let length = f64::from(size);
     let xi_scale = 1.0 / (2.0 * length * (std::f64::consts::PI / length).sin());
+    let m = f64::from(entries);
     OverlapEstimates {
         q2: jackknife(rows, |x| x[Q2]),
         q4: jackknife(rows, |x| x[Q4]),
-        g: jackknife(rows, |x| 0.5 * (3.0 - x[Q4] / (x[Q2] * x[Q2]))),
+        g: jackknife(rows, |x| 0.5 * ((m + 2.0) - m * x[Q4] / (x[Q2] * x[Q2]))),
         chi_sg: jackknife(rows, |x| sites * x[Q2]),
         q2_kmin: jackknife(rows, |x| x[Q2_KMIN]),
         xi_over_l: jackknife(rows, |x| xi_scale * (x[Q2] / x[Q2_KMIN] - 1.0).sqrt()),
@@ -271,8 +286,151 @@ fn disorder_averages(
         c: jackknife(&units, |x| x[C]),
         abs_m: jackknife(&units, |x| x[ABS_M]),
     };
-    let overlaps = overlap_estimates(&units, sites, size);
+    let overlaps = overlap_estimates(&units, sites, size, ISING_ENTRIES);
     (replica, overlaps, units.len())
+}
+
+/// The overlap series of one disorder sample of a vector spin glass: `q2[p][m]` is
+/// `sum_{mu nu} q_{mu nu}^2` of replica pair `p` at measurement `m` (the tensor overlap
+/// `q_{mu nu} = (1/N) sum_i s_i^{a,mu} s_i^{b,nu}`), `q2_kmin[p][m]` the same sum of
+/// `|q_{mu nu}(k_min)|^2`, averaged over the directions of `k_min`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TensorOverlapSeries {
+    pub q2: Vec<Vec<f64>>,
+    pub q2_kmin: Vec<Vec<f64>>,
+}
+
+/// Thermal averages of the overlaps of one disorder sample, for the per-sample output.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SampleOverlaps {
+    /// `<q^2>`.
+    pub q2: f64,
+    /// `<q^4>`.
+    pub q4: f64,
+    /// `<|q(k_min)|^2>`.
+    pub q2_kmin: f64,
+    /// Number of measurements, all replica pairs together.
+    pub measurements: usize,
+}
+
+/// The disorder-averaged overlap estimators of one temperature of a vector spin glass: the
+/// names and estimator choices of [`SpinGlassEstimates`] (see the module docs), `q^2` the
+/// tensor overlap's `sum_{mu nu} q_{mu nu}^2`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TensorGlassEstimates {
+    /// Inverse temperature.
+    pub beta: f64,
+    /// Number of disorder samples.
+    pub samples: usize,
+    /// Number of independent units the errors rest on: of samples with several samples, else
+    /// of replica pairs.
+    pub units: usize,
+    /// `[<q^2>]`.
+    pub q2: Estimate,
+    /// `[<q^4>]`.
+    pub q4: Estimate,
+    /// Binder ratio `g = ((n^2 + 2) - n^2 [<q^4>]/[<q^2>]^2)/2`.
+    pub g: Estimate,
+    /// Spin-glass susceptibility `chi_SG = N [<q^2>]`.
+    pub chi_sg: Estimate,
+    /// `[<|q(k_min)|^2>]`.
+    pub q2_kmin: Estimate,
+    /// Second-moment correlation length over the linear size, `xi_L / L`.
+    pub xi_over_l: Estimate,
+    /// Integrated autocorrelation time of `q^2`, in measurements, averaged over samples and
+    /// replica pairs.
+    pub tau_q2: f64,
+    /// Thermal averages of every sample, in input order.
+    pub per_sample: Vec<SampleOverlaps>,
+}
+
+/// The overlap estimators at `beta` of a vector spin glass of `n`-vectors on samples of
+/// `n_sites` spins on a lattice of linear size `size`, from each sample's series; `unit` says
+/// which replica pairs and samples are independent. Errors as for [`spin_glass_estimates`]:
+/// the jackknife over samples with two or more, else over time blocks of the replica pairs.
+pub fn tensor_glass_estimates(
+    beta: f64,
+    (n_sites, size, components): (u64, u32, u32),
+    samples: &[TensorOverlapSeries],
+    unit: UnitSize,
+) -> TensorGlassEstimates {
+    let shape = (n_sites, size, components * components);
+    let thermal: Vec<(OverlapEstimates, usize, f64)> = samples
+        .iter()
+        .map(|sample| thermal_overlaps(&tensor_pairs(sample), unit.replicas, shape))
+        .collect();
+    let per_sample: Vec<SampleOverlaps> = thermal
+        .iter()
+        .zip(samples)
+        .map(|((o, ..), sample)| SampleOverlaps {
+            q2: o.q2.mean,
+            q4: o.q4.mean,
+            q2_kmin: o.q2_kmin.mean,
+            measurements: sample.q2.iter().map(Vec::len).sum(),
+        })
+        .collect();
+    let (overlaps, units) = match thermal.as_slice() {
+        [(only, units, _)] => (*only, *units),
+        _ => {
+            let rows: Vec<[f64; 4]> = (per_sample.iter())
+                .map(|s| [s.q2, s.q4, s.q2_kmin, f64::NAN])
+                .collect();
+            let units = group_means(&rows, unit.samples);
+            let (sites, size, entries) = shape;
+            (
+                overlap_estimates(&units, sites as f64, size, entries),
+                units.len(),
+            )
+        }
+    };
+    let tau_q2 = thermal.iter().map(|t| t.2).sum::<f64>() / thermal.len() as f64;
+    TensorGlassEstimates {
+        beta,
+        samples: samples.len(),
+        units,
+        q2: overlaps.q2,
+        q4: overlaps.q4,
+        g: overlaps.g,
+        chi_sg: overlaps.chi_sg,
+        q2_kmin: overlaps.q2_kmin,
+        xi_over_l: overlaps.xi_over_l,
+        tau_q2,
+        per_sample,
+    }
+}
+
+/// The pairs' series of a sample of tensor overlaps (no link overlap: its column is NaN).
+fn tensor_pairs(sample: &TensorOverlapSeries) -> Vec<PairColumns> {
+    (sample.q2.iter().zip(&sample.q2_kmin))
+        .map(|(q2, q2_kmin)| {
+            let length = q2.len().min(q2_kmin.len());
+            let q4 = q2[..length].iter().map(|q2| q2 * q2).collect();
+            let links = vec![f64::NAN; length];
+            vec![q2[..length].to_vec(), q4, q2_kmin[..length].to_vec(), links]
+        })
+        .collect()
+}
+
+/// Overlap entries of Ising spins: `q` is a number.
+const ISING_ENTRIES: u32 = 1;
+
+/// The series of a replica pair, `[q^2, q^4, |q(k_min)|^2, q_l]` per measurement.
+type PairColumns = Vec<Vec<f64>>;
+
+/// The thermal overlap estimates of one sample from its pairs' series, with errors from the
+/// jackknife over time blocks of consecutive groups of `replicas_per_unit` pairs (independent
+/// units); also the number of such units and the mean `tau_int` of `q^2` over the pairs.
+/// `shape`: sites, linear size, overlap entries (see [`overlap_estimates`]).
+fn thermal_overlaps(
+    pairs: &[PairColumns],
+    replicas_per_unit: usize,
+    (n_sites, size, entries): (u64, u32, u32),
+) -> (OverlapEstimates, usize, f64) {
+    let units = unit_means(pairs, replicas_per_unit);
+    let blocks = block_means(&units, BLOCKS_PER_REPLICA);
+    let tau_q2 = pairs.iter().map(|p| tau_int(&p[Q2])).sum::<f64>() / pairs.len() as f64;
+    let estimates = overlap_estimates(&blocks, n_sites as f64, size, entries);
+    (estimates, units.len(), tau_q2)
 }
 
 /// Thermal estimators of one sample, with errors from time blocks.
@@ -292,7 +450,7 @@ impl SampleThermal {
         sample: &SampleSeries,
         replicas_per_unit: usize,
     ) -> Self {
-        let pairs: Vec<Vec<Vec<f64>>> = sample
+        let pairs: Vec<PairColumns> = sample
             .overlaps
             .iter()
             .zip(&sample.overlaps_kmin)
@@ -304,7 +462,8 @@ impl SampleThermal {
                 vec![q2, q4, q_kmin[..length].to_vec(), ql[..length].to_vec()]
             })
             .collect();
-        let blocks = block_means(&unit_means(&pairs, replicas_per_unit), BLOCKS_PER_REPLICA);
+        let (overlaps, _, tau_q2) =
+            thermal_overlaps(&pairs, replicas_per_unit, (n_sites, size, ISING_ENTRIES));
         let unit = UnitSize {
             replicas: replicas_per_unit,
             samples: 1,
@@ -317,8 +476,8 @@ impl SampleThermal {
                 &sample.magnetisations,
                 unit,
             ),
-            overlaps: overlap_estimates(&blocks, n_sites as f64, size),
-            tau_q2: pairs.iter().map(|p| tau_int(&p[Q2])).sum::<f64>() / pairs.len() as f64,
+            overlaps,
+            tau_q2,
         }
     }
 

@@ -1,15 +1,20 @@
 //! The vector models against exact limits on tiny lattices (fixed seeds, errors by the
 //! jackknife): free spins in a field, the high-temperature series of the energy, and the
 //! updates' agreement with one another (over-relaxation, cones, the double checkerboard's
-//! multi-hit).
+//! multi-hit); the spin glass's overlap estimators for independent and for ordered replicas.
 
-use super::record::measurement;
+use super::record::{measurement, overlap_measurement};
+use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorEngine, VectorSweeps};
 use crate::model::Lattice;
-use crate::model::vector::VectorSystems;
+use crate::model::couplings::coupling_values;
 use crate::model::vector::fixed::ONE;
-use crate::stats::{Estimate, VectorEstimates, VectorMeasurement, vector_estimates};
+use crate::model::vector::{VectorCouplings, VectorSystems};
+use crate::stats::{
+    Estimate, TensorGlassEstimates, TensorOverlapSeries, UnitSize, VectorEstimates,
+    VectorMeasurement, tensor_glass_estimates, vector_estimates,
+};
 
 /// The estimates of the single temperature of `systems` after `thermalize` sweeps and
 /// `measure` more, measured after each, with proposal `width`.
@@ -157,4 +162,109 @@ fn multi_hit_tiles_give_the_energy_of_plain_metropolis() {
             "n = {n}: {a:?} against {b:?}"
         );
     }
+}
+
+/// The overlap estimators of the single temperature of the glass `systems` after
+/// `thermalize` sweeps and `measure` more, measured after each (uniform proposals).
+fn glass_overlaps(
+    systems: &VectorSystems,
+    (thermalize, measure): (u32, u32),
+) -> TensorGlassEstimates {
+    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS);
+    engine.hot_start().unwrap();
+    engine.sweeps(0..thermalize, &[UNIFORM]).unwrap();
+    let pairs = systems.overlap_pairs() as usize;
+    let mut samples = vec![TensorOverlapSeries::default(); systems.samples as usize];
+    for sample in &mut samples {
+        sample.q2 = vec![Vec::new(); pairs];
+        sample.q2_kmin = vec![Vec::new(); pairs];
+    }
+    for sweep in thermalize..thermalize + measure {
+        engine.sweeps(sweep..sweep + 1, &[UNIFORM]).unwrap();
+        for (k, o) in engine.overlaps().unwrap().iter().enumerate() {
+            let x = overlap_measurement(systems, o);
+            let sample = &mut samples[k / pairs];
+            sample.q2[k % pairs].push(x.q2);
+            sample.q2_kmin[k % pairs].push(x.q2_kmin);
+        }
+    }
+    let lattice = systems.lattice;
+    let shape = (lattice.sites(), lattice.size, systems.components);
+    tensor_glass_estimates(systems.betas[0], shape, &samples, UnitSize::SYSTEM)
+}
+
+/// A +-J glass of `n`-vectors on `L^dims` sites, at `beta`, `samples` samples of `replicas`.
+fn glass(
+    n: u32,
+    (dims, size): (u32, u32),
+    beta: f64,
+    (samples, replicas): (u32, u32),
+) -> VectorSystems {
+    let lattice = Lattice::new(dims, size);
+    let mut systems = VectorSystems::uniform(lattice, n, (1, 0.0), vec![beta], replicas, 21);
+    systems.disorder = Disorder::Bimodal;
+    systems.samples = samples;
+    systems.couplings = VectorCouplings::Bonds(
+        (0..samples)
+            .map(|s| coupling_values(Disorder::Bimodal, &lattice, systems.seed, s))
+            .collect(),
+    );
+    systems
+}
+
+#[test]
+fn independent_replicas_have_a_binder_ratio_of_zero_and_chi_sg_of_one() {
+    // At beta = 0 every sweep draws independent uniform spins: the tensor overlap's n^2 entries
+    // have variance 1/(N n^2) each, so chi_SG = N [<q2>] = 1, and they are Gaussian up to
+    // O(1/N), so g = 0 (the fourth cumulant of s_mu s_nu adds below 0.01 at N = 64).
+    for n in [2u32, 3] {
+        let systems = glass(n, (3, 4), 0.0, (8, 4));
+        let estimates = glass_overlaps(&systems, (2, 400));
+        assert_eq!((estimates.samples, estimates.units), (8, 8));
+        assert_near(&format!("n = {n}: g"), estimates.g, 0.0, (4.0, 0.01), 0.05);
+        assert_near(
+            &format!("n = {n}: chi_SG"),
+            estimates.chi_sg,
+            1.0,
+            (4.0, 0.0),
+            0.05,
+        );
+    }
+}
+
+#[test]
+fn ordered_replicas_along_any_two_directions_have_a_binder_ratio_of_one() {
+    // Replica a along u, replica b along v: q_{mu nu} = u_mu v_nu, so q2 = |u|^2 |v|^2 = 1
+    // whatever the angle between them (the tensor overlap sees through a global rotation), and
+    // g = ((n^2 + 2) - n^2)/2 = 1; the spins are uniform, so q2(k_min) = 0.
+    let systems = glass(3, (2, 4), 1.0, (2, 2));
+    let sites = systems.lattice.sites() as usize;
+    let directions: [[i32; 3]; 4] = [
+        [ONE / 3, 2 * ONE / 3, 2 * ONE / 3],
+        [0, ONE, 0],
+        [-3 * ONE / 5, 0, 4 * ONE / 5],
+        [ONE, 0, 0],
+    ];
+    let spins: Vec<i32> = directions
+        .iter()
+        .flat_map(|u| u.iter().flat_map(|&c| vec![c; sites]))
+        .collect();
+    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS);
+    engine.set_spins(&spins).unwrap();
+    let overlaps = engine.overlaps().unwrap();
+    let samples: Vec<TensorOverlapSeries> = overlaps
+        .iter()
+        .map(|o| {
+            let x = overlap_measurement(&systems, o);
+            assert!((x.q2 - 1.0).abs() < 1e-7 && x.q2_kmin < 1e-14, "{x:?}");
+            TensorOverlapSeries {
+                q2: vec![vec![x.q2; 32]],
+                q2_kmin: vec![vec![x.q2_kmin; 32]],
+            }
+        })
+        .collect();
+    let shape = (sites as u64, 4, 3);
+    let estimates = tensor_glass_estimates(1.0, shape, &samples, UnitSize::SYSTEM);
+    assert!((estimates.g.mean - 1.0).abs() < 1e-6, "{:?}", estimates.g);
+    assert!((estimates.chi_sg.mean - sites as f64).abs() < 1e-4);
 }

@@ -1,5 +1,6 @@
 //! The files of a finished vector-spin run: per temperature the time series (thermalisation
-//! and production), the final spins, the couplings of a spin glass, and `summary.json`.
+//! and production), the final spins, the couplings of a spin glass, its overlap series and
+//! per-sample averages, and `summary.json`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,6 +16,7 @@ use crate::io::output::{
 use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
 use crate::model::vector::fixed::to_f64;
 use crate::model::vector::{VectorCouplings, VectorSystems};
+use crate::stats::TensorGlassEstimates;
 
 /// Write every file of the run into `out`; `spins` are the final lattices, component-major.
 pub(super) fn write_vector_outputs(
@@ -32,6 +34,11 @@ pub(super) fn write_vector_outputs(
         let name = |kind: &str| temperature_file(kind, tag, "csv");
         write_file(out, &name("timeseries"), production.as_bytes())?;
         write_file(out, &name("thermalization"), thermalizing.as_bytes())?;
+        if let Some(glass) = summary.spin_glass.get(t) {
+            let series = overlaps_csv(systems, config, record, t, thermalization);
+            write_file(out, &name("overlaps"), series.as_bytes())?;
+            write_file(out, &name("samples"), samples_csv(glass).as_bytes())?;
+        }
     }
     write_final_spins(out, systems, spins)?;
     if let VectorCouplings::Bonds(bonds) = &systems.couplings {
@@ -82,6 +89,49 @@ fn series_csv(
         }
     }
     (thermalizing, production)
+}
+
+/// The production's overlaps of temperature `t`: per measurement, sample and replica pair
+/// (pair `p` joins replicas `p` and `p + replicas/2`) `q2` and `q2_kmin` of the tensor overlap.
+fn overlaps_csv(
+    systems: &VectorSystems,
+    config: &Config,
+    record: &VectorRecord,
+    t: usize,
+    thermalization: usize,
+) -> String {
+    let mut csv = String::from("measurement,sweep,sample,pair,q2,q2_kmin\n");
+    let (overlaps, pairs) = (systems.overlaps() as usize, systems.overlap_pairs());
+    let production = record
+        .overlaps
+        .chunks(overlaps)
+        .enumerate()
+        .skip(thermalization);
+    for (m, slot) in production {
+        let sweep = (m as u64 + 1) * config.sweeps.every;
+        for s in 0..systems.samples {
+            for p in 0..pairs {
+                let k = (t as u32 * systems.samples + s) * pairs + p;
+                let o = &slot[k as usize];
+                let measurement = m - thermalization;
+                let _ = writeln!(csv, "{measurement},{sweep},{s},{p},{},{}", o.q2, o.q2_kmin);
+            }
+        }
+    }
+    csv
+}
+
+/// Every sample's thermal averages of the overlaps at one temperature.
+fn samples_csv(glass: &TensorGlassEstimates) -> String {
+    let mut csv = String::from("sample,q2,q4,q2_kmin,measurements\n");
+    for (s, a) in glass.per_sample.iter().enumerate() {
+        let _ = writeln!(
+            csv,
+            "{s},{},{},{},{}",
+            a.q2, a.q4, a.q2_kmin, a.measurements
+        );
+    }
+    csv
 }
 
 /// `final_state.npy`: float32 of shape `(T, [S,] R, [L,] L, L, n)`, the components last.

@@ -1,7 +1,7 @@
 //! What the loop records of a vector-spin run, which the summary and the files read: every
 //! measurement as the estimators take it, the accepted moves, the drift of `|s|`.
 
-use crate::engine::vector::VectorObservation;
+use crate::engine::vector::{VectorObservation, VectorOverlap};
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::{MEASURE_FRACTION_BITS, ONE};
 use crate::stats::VectorMeasurement;
@@ -12,6 +12,9 @@ use crate::stats::VectorMeasurement;
 #[derive(Debug, Default)]
 pub(super) struct VectorRecord {
     pub(super) measurements: Vec<VectorMeasurement>,
+    /// A spin glass's overlaps at every measurement (measurement-major, numbered within one as
+    /// [`VectorSystems::overlaps`]).
+    pub(super) overlaps: Vec<OverlapMeasurement>,
     pub(super) accepted_since_stop: Vec<u64>,
     pub(super) accepted_in_production: Vec<u64>,
     /// In units of 1: `max | s . s - 1 |` over every site and measurement.
@@ -44,6 +47,44 @@ pub(super) fn record_observations(
         let deviation = o.norm_deviation as f64 / 2f64.powi(MEASURE_FRACTION_BITS as i32);
         record.norm_deviation = record.norm_deviation.max(deviation);
     }
+}
+
+/// What the estimators take from one replica pair's tensor overlap: `q2 = sum_{mu nu} q_{mu nu}^2`
+/// and `q2_kmin = sum_{mu nu} |q_{mu nu}(k_min)|^2` averaged over the directions.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct OverlapMeasurement {
+    pub(super) q2: f64,
+    pub(super) q2_kmin: f64,
+}
+
+/// Append one measurement of every replica pair's overlap to the record.
+pub(super) fn record_overlaps(
+    systems: &VectorSystems,
+    overlaps: &[VectorOverlap],
+    record: &mut VectorRecord,
+) {
+    let measured = overlaps.iter().map(|o| overlap_measurement(systems, o));
+    record.overlaps.extend(measured);
+}
+
+/// The overlap's squares from its exact sums (units `2^-32` per site).
+pub(super) fn overlap_measurement(
+    systems: &VectorSystems,
+    o: &VectorOverlap,
+) -> OverlapMeasurement {
+    let n = systems.components as usize;
+    let dims = systems.lattice.dims as usize;
+    let scale = 2f64.powi(MEASURE_FRACTION_BITS as i32) * systems.lattice.sites() as f64;
+    let squares = |entries: &mut dyn Iterator<Item = i64>| {
+        entries.map(|q| (q as f64 / scale).powi(2)).sum::<f64>()
+    };
+    let q2 = squares(&mut o.q[..n].iter().flat_map(|row| row[..n].iter().copied()));
+    let q2_kmin = squares(&mut o.fourier[..dims].iter().flat_map(|direction| {
+        direction[..n]
+            .iter()
+            .flat_map(|row| row[..n].iter().flatten().copied())
+    })) / dims as f64;
+    OverlapMeasurement { q2, q2_kmin }
 }
 
 /// What the estimators take from one observation.

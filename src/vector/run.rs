@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::outputs::write_vector_outputs;
-use super::record::{VectorRecord, acceptance_rates, record_observations};
+use super::record::{VectorRecord, acceptance_rates, record_observations, record_overlaps};
 use super::summary::{VectorSummary, summarize};
 use super::tuning::ConeTuning;
 use crate::config::Config;
@@ -74,6 +74,7 @@ pub fn run_vector(
         }
         if to % sweeps.every == 0 {
             record_observations(&systems, &engine.observe()?, &mut record);
+            record_overlaps(&systems, &engine.overlaps()?, &mut record);
         }
         if next_stop == Some(to) {
             let proposals = (to - last_stop) * u64::from(updates.hits);

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::record::{VectorRecord, acceptance_rates};
+use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates};
 use super::tuning::ConeTuning;
 use crate::config::{Config, MetropolisOrder};
 use crate::engine::EngineInfo;
@@ -13,7 +13,10 @@ use crate::io::provenance::Provenance;
 use crate::io::run_dir::RunDescription;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::to_f64;
-use crate::stats::{VectorEstimates, VectorMeasurement, vector_estimates};
+use crate::stats::{
+    TensorGlassEstimates, TensorOverlapSeries, UnitSize, VectorEstimates, VectorMeasurement,
+    tensor_glass_estimates, vector_estimates,
+};
 
 /// The Metropolis proposals of one temperature over the production.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,6 +45,9 @@ pub struct VectorSummary {
     pub updates_per_ns: f64,
     /// Per temperature, every sample's and replica's series together.
     pub runs: Vec<VectorEstimates>,
+    /// A spin glass's overlap estimators per temperature (none for the ferromagnet).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub spin_glass: Vec<TensorGlassEstimates>,
     pub proposals: Vec<ProposalSummary>,
     /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
     pub norm_deviation: f64,
@@ -76,6 +82,7 @@ pub(super) fn summarize(
             vector_estimates(systems.betas[t], shape, &series, systems.components == 2)
         })
         .collect();
+    let spin_glass = glass_estimates(systems, record, thermalization as usize);
     let production = sweeps.measure * u64::from(config.updates.metropolis.hits());
     let rates = acceptance_rates(systems, &record.accepted_in_production, production);
     let proposals = tuning
@@ -98,10 +105,46 @@ pub(super) fn summarize(
         thermalization_measurements: thermalization,
         updates_per_ns,
         runs,
+        spin_glass,
         proposals,
         norm_deviation: record.norm_deviation,
         provenance: None,
     }
+}
+
+/// The overlap estimators of every temperature of a spin glass, from the production's overlaps;
+/// none without replica pairs.
+fn glass_estimates(
+    systems: &VectorSystems,
+    record: &VectorRecord,
+    thermalization: usize,
+) -> Vec<TensorGlassEstimates> {
+    let overlaps = systems.overlaps() as usize;
+    if overlaps == 0 {
+        return Vec::new();
+    }
+    let pairs = systems.overlap_pairs() as usize;
+    let lattice = systems.lattice;
+    let shape = (lattice.sites(), lattice.size, systems.components);
+    let series = |k: usize, f: fn(&OverlapMeasurement) -> f64| {
+        let all = record.overlaps.iter().skip(k).step_by(overlaps);
+        all.skip(thermalization).map(f).collect::<Vec<f64>>()
+    };
+    (0..systems.betas.len())
+        .map(|t| {
+            let samples: Vec<TensorOverlapSeries> = (0..systems.samples as usize)
+                .map(|s| {
+                    let first = (t * systems.samples as usize + s) * pairs;
+                    let over_pairs = |f| (first..first + pairs).map(|k| series(k, f)).collect();
+                    TensorOverlapSeries {
+                        q2: over_pairs(|o| o.q2),
+                        q2_kmin: over_pairs(|o| o.q2_kmin),
+                    }
+                })
+                .collect();
+            tensor_glass_estimates(systems.betas[t], shape, &samples, UnitSize::SYSTEM)
+        })
+        .collect()
 }
 
 /// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per sweep", with
@@ -132,8 +175,8 @@ pub fn vector_table(summary: &VectorSummary) -> String {
         "{} L={}: {}\n{:>10} {:>22} {:>22} {:>22} {:>22}\n",
         summary.run.model, summary.run.size, summary.updates, "beta", "e", "|m|", "U4", "xi/L"
     );
+    let show = |e: &crate::stats::Estimate| format!("{:.6} +- {:.6}", e.mean, e.err);
     for r in &summary.runs {
-        let show = |e: &crate::stats::Estimate| format!("{:.6} +- {:.6}", e.mean, e.err);
         let _ = writeln!(
             table,
             "{:>10.6} {:>22} {:>22} {:>22} {:>22}",
@@ -143,6 +186,27 @@ pub fn vector_table(summary: &VectorSummary) -> String {
             show(&r.u4),
             show(&r.xi_over_l)
         );
+    }
+    if let [first, ..] = summary.spin_glass.as_slice() {
+        let errors = match first.samples {
+            1 => "errors from time blocks",
+            _ => "errors from the spread over samples",
+        };
+        let _ = writeln!(
+            table,
+            "{} samples; {errors}\n{:>10} {:>22} {:>22} {:>22}",
+            first.samples, "beta", "chi_SG", "g", "xi_L/L"
+        );
+        for t in &summary.spin_glass {
+            let _ = writeln!(
+                table,
+                "{:>10.6} {:>22} {:>22} {:>22}",
+                t.beta,
+                show(&t.chi_sg),
+                show(&t.g),
+                show(&t.xi_over_l)
+            );
+        }
     }
     table
 }

@@ -1,5 +1,5 @@
-//! The GPU vector-spin engines produce the CPU engine's lattices, accepted moves and
-//! observations bit for bit: XY and Heisenberg, 2D and 3D, the ferromagnet in a field and the
+//! The GPU vector-spin engines produce the CPU engine's lattices, accepted moves,
+//! observations and spin-glass overlaps bit for bit: XY and Heisenberg, 2D and 3D, the ferromagnet in a field and the
 //! +-J glass, uniform and cone proposals, multi-hit, over-relaxation mixed in, the double
 //! checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start and
 //! after spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
@@ -8,7 +8,9 @@
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
 use spinflip::engine::cpu::CpuVectorEngine;
-use spinflip::engine::vector::{UNIFORM, VectorEngine, VectorObservation, VectorSweeps};
+use spinflip::engine::vector::{
+    UNIFORM, VectorEngine, VectorObservation, VectorOverlap, VectorSweeps,
+};
 use spinflip::model::Lattice;
 use spinflip::model::couplings::coupling_values;
 use spinflip::model::vector::fixed::ONE;
@@ -42,6 +44,8 @@ struct Case {
     /// The double checkerboard's tile side; `None`: the plain checkerboard.
     tile: Option<u32>,
     overrelaxation: u32,
+    /// Replicas per temperature and sample (a glass's overlap pairs `p`, `p + R/2`).
+    replicas: u32,
 }
 
 impl Case {
@@ -49,8 +53,14 @@ impl Case {
         let lattice = Lattice::new(self.dims, self.size);
         let betas = vec![0.3, 1.4];
         let seed = 0x5eed_0000_0040_u64 + u64::from(self.components);
-        let mut systems =
-            VectorSystems::uniform(lattice, self.components, (1, self.field), betas, 2, seed);
+        let mut systems = VectorSystems::uniform(
+            lattice,
+            self.components,
+            (1, self.field),
+            betas,
+            self.replicas,
+            seed,
+        );
         if self.glass {
             systems.disorder = Disorder::Bimodal;
             systems.samples = 2;
@@ -83,16 +93,22 @@ impl Case {
     }
 }
 
-/// What an engine gives after each of two rounds of sweeps: accepted moves, lattices and
-/// observations.
-type Round = (Vec<u64>, Vec<i32>, Vec<VectorObservation>);
+/// What an engine gives after each of two rounds of sweeps: accepted moves, lattices,
+/// observations and (for a glass) the replica pairs' overlaps.
+type Round = (
+    Vec<u64>,
+    Vec<i32>,
+    Vec<VectorObservation>,
+    Vec<VectorOverlap>,
+);
 
 fn rounds(engine: &mut dyn VectorEngine, case: Case) -> Vec<Round> {
     [0..2, 2..5]
         .into_iter()
         .map(|sweeps| {
             let accepted = engine.sweeps(sweeps, &case.widths()).unwrap();
-            (accepted, engine.spins().unwrap(), engine.observe().unwrap())
+            let (spins, observations) = (engine.spins().unwrap(), engine.observe().unwrap());
+            (accepted, spins, observations, engine.overlaps().unwrap())
         })
         .collect()
 }
@@ -113,7 +129,17 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         assert_eq!(e.0, g.0, "{gpu} {case:?} round {round}: accepted moves");
         assert!(e.1 == g.1, "{gpu} {case:?} round {round}: lattices differ");
         assert_eq!(e.2, g.2, "{gpu} {case:?} round {round}: observations");
+        assert_eq!(e.3, g.3, "{gpu} {case:?} round {round}: overlaps");
     }
+    let pairs = case.systems().overlaps() as usize;
+    assert_eq!(expected[1].3.len(), pairs, "{case:?}: overlaps");
+    assert!(
+        expected[1]
+            .3
+            .iter()
+            .all(|o| o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0),
+        "{case:?}: overlaps all zero"
+    );
     assert!(
         expected[1].0.iter().all(|&a| a > 0),
         "{case:?}: nothing accepted"
@@ -130,6 +156,7 @@ const XY_2D_FIELD: Case = Case {
     hits: 1,
     tile: None,
     overrelaxation: 1,
+    replicas: 2,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -147,6 +174,7 @@ fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
     }
 }
 
+/// The +-J glass with its overlaps: XY in 3D, Heisenberg in 2D and in 3D (four replicas).
 fn spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
     let xy_3d = Case {
         dims: 3,
@@ -166,7 +194,15 @@ fn spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
         hits: 3,
         ..xy_3d
     };
-    for case in [xy_3d, heisenberg_2d] {
+    // Two overlap pairs per sample: replicas (0, 2) and (1, 3).
+    let heisenberg_3d = Case {
+        components: 3,
+        cone: Some(0.5),
+        overrelaxation: 1,
+        replicas: 4,
+        ..xy_3d
+    };
+    for case in [xy_3d, heisenberg_2d, heisenberg_3d] {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
 }

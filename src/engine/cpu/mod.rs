@@ -22,6 +22,7 @@ mod vector;
 pub mod vector_hot_start;
 pub mod vector_metropolis;
 mod vector_observables;
+mod vector_overlap;
 pub mod vector_overrelaxation;
 pub mod vector_tiles;
 
@@ -41,6 +42,7 @@ pub use tempering_exchange::exchange;
 pub use tempering_swap::{CpuTempering, swap_uniforms};
 pub use vector::CpuVectorEngine;
 pub use vector_observables::observe_vector;
+pub use vector_overlap::overlap_vector;
 
 use rayon::prelude::*;
 

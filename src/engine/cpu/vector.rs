@@ -7,11 +7,12 @@ use rayon::prelude::*;
 use super::vector_hot_start::initial_lattice;
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
 use super::vector_observables::observe_vector;
+use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
 use crate::engine::EngineInfo;
 use crate::engine::vector::{
-    VectorEngine, VectorObservation, VectorPass, VectorSweeps, check_spin_words,
+    VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_spin_words,
 };
 use crate::error::Result;
 use crate::model::vector::fixed::TABLE_LEN;
@@ -136,6 +137,21 @@ impl VectorEngine for CpuVectorEngine {
             .map(|(b, spins)| {
                 let update = SiteUpdate::of(systems, systems.sample_of(b as u32));
                 observe_vector(&update, spins, phases)
+            })
+            .collect())
+    }
+
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+        let systems = &self.systems;
+        let (phases, words) = (&self.phases, self.system_words());
+        let lattice = systems.lattice;
+        let n = systems.components as usize;
+        let lattice_of = |b: u32| &self.spins[b as usize * words..(b as usize + 1) * words];
+        Ok((0..systems.overlaps())
+            .into_par_iter()
+            .map(|k| {
+                let (a, b) = systems.overlap_systems(k);
+                overlap_vector(lattice, n, (lattice_of(a), lattice_of(b)), phases)
             })
             .collect())
     }

@@ -67,8 +67,10 @@ fn file_source(name: &str) -> Option<&'static str> {
         "vector_hot_start.cu",
         "vector_metropolis.cu",
         "vector_observables.cu",
+        "vector_overlap.cu",
         "vector_overrelaxation.cu",
         "vector_site.cuh",
+        "vector_sums.cuh",
         "vector_tiles.cu",
     )
 }

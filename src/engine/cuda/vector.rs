@@ -1,6 +1,6 @@
 //! The vector-spin engine on a CUDA device: kernels `vector_hot_start`, `vector_metropolis`,
-//! `vector_tiles` (the double checkerboard), `vector_overrelaxation` and `vector_observables`
-//! (`shaders/cuda/vector_*.cu`), the twins of
+//! `vector_tiles` (the double checkerboard), `vector_overrelaxation`, `vector_observables` and
+//! `vector_overlap` (a spin glass's replica pairs; `shaders/cuda/vector_*.cu`), the twins of
 //! the WGSL ones with native 64-bit integers, and the same buffers as
 //! `engine::wgpu::vector::WgpuVectorEngine`: spins component-major, acceptance tables, counts
 //! ([`COUNTERS`] per system), couplings, proposal widths, phases.
@@ -22,8 +22,9 @@ use crate::engine::EngineInfo;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorPass, VectorSweeps, check_spin_words,
-    counted_observation, coupling_words, dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
+    check_spin_words, counted_observation, counted_overlaps, coupling_words, dispatch_params,
+    kernel_constants, phase_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -58,6 +59,8 @@ struct Functions {
     tiles: Option<FittedKernel>,
     overrelaxation: FittedKernel,
     observables: FittedKernel,
+    /// The replica pairs' overlaps, built for a spin glass.
+    overlap: Option<FittedKernel>,
 }
 
 impl CudaVectorEngine {
@@ -84,6 +87,10 @@ impl CudaVectorEngine {
             },
             overrelaxation: fitted(Kernel::VectorOverrelaxation)?,
             observables: fitted(Kernel::VectorObservables)?,
+            overlap: match systems.overlaps() {
+                0 => None,
+                _ => Some(fitted(Kernel::VectorOverlap)?),
+            },
         };
         let engine = CudaVectorEngine {
             spins: allocate(&device, systems.spin_words(), "vector spins")?,
@@ -260,5 +267,29 @@ impl VectorEngine for CudaVectorEngine {
             .chunks_exact(COUNTERS)
             .map(counted_observation)
             .collect())
+    }
+
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+        let Some(overlap) = &self.kernels.overlap else {
+            return Ok(Vec::new());
+        };
+        clear(&self.device, &mut self.counts, "vector counts")?;
+        let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
+        let config = self.grid(overlap, threads);
+        let mut launch = self.device.stream.launch_builder(&overlap.function);
+        launch
+            .arg(&self.spins)
+            .arg(&mut self.counts)
+            .arg(&self.phases);
+        // SAFETY: vector_overlap takes device pointers to the `int` spins, the
+        // `unsigned long long` counts (COUNTERS per system, OVERLAP_COUNTERS per replica pair:
+        // the same words) and the `int` phases (2 L words), all sized from these systems; threads
+        // sum sites below lattice_sites() only, of the systems z and z + REPLICAS/2 < systems.
+        unsafe { launch.launch(config) }
+            .map_err(driver_error("launching kernel vector_overlap"))?;
+        Ok(counted_overlaps(
+            &self.read_counts()?,
+            self.systems.overlaps(),
+        ))
     }
 }

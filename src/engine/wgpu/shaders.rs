@@ -50,7 +50,8 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::VectorMetropolis
         | Kernel::VectorTiles
         | Kernel::VectorOverrelaxation
-        | Kernel::VectorObservables => Some(Bindings::Vector),
+        | Kernel::VectorObservables
+        | Kernel::VectorOverlap => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -118,8 +119,10 @@ fn module_source(name: &str) -> Option<&'static str> {
         "vector_hot_start",
         "vector_metropolis",
         "vector_observables",
+        "vector_overlap",
         "vector_overrelaxation",
         "vector_site",
+        "vector_sums",
         "vector_tiles",
         "wide",
     )

@@ -1,12 +1,13 @@
 //! The vector-spin engine on a wgpu device: kernels `vector_hot_start`, `vector_metropolis`,
-//! `vector_tiles` (the double checkerboard), `vector_overrelaxation` and `vector_observables`
-//! (CPU twins `engine/cpu/vector_*.rs`), which
+//! `vector_tiles` (the double checkerboard), `vector_overrelaxation`, `vector_observables` and
+//! `vector_overlap` (a spin glass's replica pairs; CPU twins `engine/cpu/vector_*.rs`), which
 //! compute the CPU engine's integers in u32 pairs (`shaders/wgsl/wide.wgsl`), so that lattices
 //! and observations equal the CPU's bit for bit.
 //!
 //! Buffers (bindings of [`Bindings::Vector`]): spins component-major as the CPU's; the
 //! acceptance tables of every temperature; counts, [`COUNTERS`] 64-bit counters per system as
-//! `(low, high)` words (accepted moves, then the observation); the couplings as one `i32` per bond and sample
+//! `(low, high)` words (accepted moves, then the observation; or `OVERLAP_COUNTERS` per
+//! replica pair, the overlap); the couplings as one `i32` per bond and sample
 //! (one word for the ferromagnet); the proposal widths per temperature; the phase table.
 
 use std::ops::Range;
@@ -18,8 +19,9 @@ use crate::engine::EngineInfo;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorPass, VectorSweeps, check_spin_words,
-    counted_observation, coupling_words, dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
+    check_spin_words, counted_observation, counted_overlaps, coupling_words, dispatch_params,
+    kernel_constants, phase_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -49,6 +51,8 @@ struct Pipelines {
     tiles: Option<wgpu::ComputePipeline>,
     overrelaxation: wgpu::ComputePipeline,
     observables: wgpu::ComputePipeline,
+    /// The replica pairs' overlaps, built for a spin glass.
+    overlap: Option<wgpu::ComputePipeline>,
 }
 
 /// `words` as the `u32`s a buffer holds.
@@ -94,6 +98,10 @@ impl WgpuVectorEngine {
             },
             overrelaxation: pipeline(Kernel::VectorOverrelaxation)?,
             observables: pipeline(Kernel::VectorObservables)?,
+            overlap: match systems.overlaps() {
+                0 => None,
+                _ => Some(pipeline(Kernel::VectorOverlap)?),
+            },
         };
         let spins = ctx.buffer("vector spins", spin_bytes, storage_usage())?;
         let count_bytes = 8 * (COUNTERS * systems.systems() as usize) as u64;
@@ -262,5 +270,18 @@ impl VectorEngine for WgpuVectorEngine {
             .chunks_exact(COUNTERS)
             .map(counted_observation)
             .collect())
+    }
+
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+        let Some(overlap) = &self.pipelines.overlap else {
+            return Ok(Vec::new());
+        };
+        let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
+        let measure = Dispatch::Measure(self.params());
+        self.submit(&[(measure, overlap, threads)], true);
+        Ok(counted_overlaps(
+            &self.read_counts()?,
+            self.systems.overlaps(),
+        ))
     }
 }

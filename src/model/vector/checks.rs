@@ -220,6 +220,11 @@ mod tests {
                 &["DoubleCheckerboard(hits)", "got 0"],
             ),
             (
+                "model: Ising(dims: 2, size: 32, field: 0.0),\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 4,",
+                "model: XY(dims: 2, size: 4, disorder: Bimodal), samples: 2,\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 3,",
+                &["r + replicas/2", "even number of replicas", "got 3"],
+            ),
+            (
                 ISING,
                 "model: Ising(dims: 2, size: 8), updates: (overrelaxation: 2),",
                 &["updates", "vector models"],

@@ -110,6 +110,28 @@ impl VectorSystems {
         (b / self.replicas) % self.samples
     }
 
+    /// Replica pairs per temperature and sample whose overlap a spin glass measures: pair `p`
+    /// joins replicas `p` and `p + R/2`, as the Ising glass pairs them; none for the
+    /// ferromagnet.
+    pub fn overlap_pairs(&self) -> u32 {
+        match self.disorder {
+            Disorder::Ferromagnet => 0,
+            _ => self.replicas / 2,
+        }
+    }
+
+    /// Number of measured overlaps, numbered `(t * samples + s) * pairs + p`.
+    pub fn overlaps(&self) -> u32 {
+        self.betas.len() as u32 * self.samples * self.overlap_pairs()
+    }
+
+    /// The two systems of overlap `k` (numbered as in [`VectorSystems::overlaps`]).
+    pub fn overlap_systems(&self, k: u32) -> (u32, u32) {
+        let pairs = self.overlap_pairs();
+        let first = (k / pairs) * self.replicas + k % pairs;
+        (first, first + self.replicas / 2)
+    }
+
     /// Words of every lattice together.
     pub fn spin_words(&self) -> usize {
         self.systems() as usize * self.components as usize * self.lattice.sites() as usize

@@ -1,0 +1,24 @@
+// What the measuring kernels (vector_observables, vector_overlap) share: a site's coordinate
+// and the addition of a thread's exact 64-bit sums to the counts.
+
+#import vector_site
+
+// Adds the i64 `v` to the 64-bit count at words (i, i + 1): the low word's carry goes into the
+// high word (the final sum is exact whatever the order of the additions).
+fn add_i64(i: u32, v: vec2<u32>) {
+    if v.x == 0u && v.y == 0u {
+        return;
+    }
+    let old = atomicAdd(&observations[i], v.x);
+    let carry = select(0u, 1u, old + v.x < old);
+    atomicAdd(&observations[i + 1u], v.y + carry);
+}
+
+// Coordinate d of site i.
+fn coordinate(i: u32, d: u32) -> u32 {
+    var step = 1u;
+    for (var e = 0u; e < d; e++) {
+        step *= L;
+    }
+    return (i / step) % L;
+}
