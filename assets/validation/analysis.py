@@ -41,3 +41,59 @@ def crossing(first, second, centre):
     var_d, var_s, cov = c1[0] + c2[0], c1[1] + c2[1], c1[2] + c2[2]
     var = var_d / slope**2 + d**2 * var_s / slope**4 - 2 * d * cov / slope**3
     return centre - d / slope, math.sqrt(var), chi1, chi2
+
+
+COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
+
+
+def svg_plot(path, title, labels, series, log=False):
+    """An SVG figure of `series`, each (label, colour index, points (x, y, err), line [(x, y)]
+    or None, filled markers and solid line or open and dashed), the points with error bars, on
+    linear or log-log axes; labels = (x label, y label)."""
+    width, height, margin = 640, 440, 64
+    xs = [x for _, _, points, line, _ in series for x, *_ in points + (line or [])]
+    ys = [y for _, _, points, line, _ in series for _, y, *_ in points + (line or [])]
+    ys += [y + e for _, _, points, _, _ in series for _, y, e in points]
+    ys += [y - e for _, _, points, _, _ in series for _, y, e in points if not log]
+    scale = (lambda v: math.log10(v)) if log else (lambda v: v)  # noqa: E731
+    if log:
+        (x0, x1), (y0, y1) = (
+            (math.floor(min(map(scale, vs))), math.ceil(max(map(scale, vs)))) for vs in (xs, ys)
+        )
+        xticks, yticks = [10.0**d for d in range(x0, x1 + 1)], [10.0**d for d in range(y0, y1 + 1)]
+    else:
+        (x0, x1), (y0, y1) = ((min(vs), max(vs)) for vs in (xs, ys))
+        pad = (y1 - y0) * 0.05 or 1
+        y0, y1 = y0 - pad, y1 + pad
+        xticks = [x0 + k * (x1 - x0) / 5 for k in range(6)]
+        yticks = [y0 + k * (y1 - y0) / 5 for k in range(6)]
+    sx = lambda v: margin + (scale(v) - x0) / (x1 - x0) * (width - 2 * margin)  # noqa: E731
+    sy = lambda v: height - margin - (scale(v) - y0) / (y1 - y0) * (height - 2 * margin)  # noqa: E731
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{width / 2}" y="24" text-anchor="middle" font-size="14">{title}</text>',
+        f'<text x="{width / 2}" y="{height - 14}" text-anchor="middle">{labels[0]}</text>',
+        f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" text-anchor="middle">{labels[1]}</text>',
+    ]
+    for x in xticks:
+        out.append(f'<line x1="{sx(x):.1f}" y1="{margin}" x2="{sx(x):.1f}" y2="{height - margin}" stroke="#ddd"/>')
+        out.append(f'<text x="{sx(x):.1f}" y="{height - margin + 16}" text-anchor="middle">{x:.4g}</text>')
+    for y in yticks:
+        out.append(f'<line x1="{margin}" y1="{sy(y):.1f}" x2="{width - margin}" y2="{sy(y):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{margin - 6}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:.4g}</text>')
+    for k, (label, index, points, line, filled) in enumerate(series):
+        colour = COLOURS[index % len(COLOURS)]
+        if line:
+            d = " ".join(f"{'M' if j == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}" for j, (x, y) in enumerate(line))
+            dash = "" if filled else ' stroke-dasharray="4 3"'
+            out.append(f'<path d="{d}" fill="none" stroke="{colour}"{dash}/>')
+        for x, y, err in points:
+            low = max(y - err, y * 1e-3) if log else y - err
+            out.append(f'<line x1="{sx(x):.1f}" y1="{sy(y + err):.1f}" x2="{sx(x):.1f}" y2="{sy(low):.1f}" stroke="{colour}"/>')
+            fill = colour if filled else "white"
+            out.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3.5" fill="{fill}" stroke="{colour}"/>')
+        out.append(f'<text x="{margin + 10}" y="{margin + 14 + 16 * k}" fill="{colour}">{label}</text>')
+    out.append("</svg>")
+    Path(path).write_text("\n".join(out) + "\n")
+    print(f"figure: {path}")

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import crossing, summaries  # noqa: E402
+from analysis import crossing, summaries, svg_plot  # noqa: E402
 
 
 def kaufman(out):
@@ -213,53 +213,15 @@ def wall_times(fitted, benches, sizes=(1024, 4096)):
 
 
 def svg_tau(fitted, path):
-    """tau_|m| and tau_e against L on log-log axes, each algorithm's measurements with error
-    bars and its fitted line (without the smallest L), as an SVG file."""
-    width, height, margin = 640, 440, 60
-    points = [(l, t) for rows, _, _ in fitted.values() for row in rows for l, t in ((row[0], row[1]), (row[0], row[3]))]
-    if not points:
-        return
-    lx = [math.log10(l) for l, _ in points]
-    ly = [math.log10(t) for _, t in points]
-    x0, x1 = math.floor(min(lx)), math.ceil(max(lx))
-    y0, y1 = math.floor(min(ly)), math.ceil(max(ly))
-    sx = lambda l: margin + (math.log10(l) - x0) / (x1 - x0) * (width - 2 * margin)  # noqa: E731
-    sy = lambda t: height - margin - (math.log10(t) - y0) / (y1 - y0) * (height - 2 * margin)  # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="white"/>']
-    for d in range(x0, x1 + 1):
-        x = sx(10 ** d)
-        out.append(f'<line x1="{x:.1f}" y1="{margin}" x2="{x:.1f}" y2="{height - margin}" stroke="#ddd"/>')
-        out.append(f'<text x="{x:.1f}" y="{height - margin + 16}" text-anchor="middle">{10 ** d}</text>')
-    for d in range(y0, y1 + 1):
-        y = sy(10 ** d)
-        out.append(f'<line x1="{margin}" y1="{y:.1f}" x2="{width - margin}" y2="{y:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{margin - 6}" y="{y + 4:.1f}" text-anchor="end">{10 ** d:g}</text>')
-    out.append(f'<text x="{width / 2}" y="24" text-anchor="middle" font-size="14">2D Ising at beta_c: tau_int against L</text>')
-    out.append(f'<text x="{width / 2}" y="{height - 16}" text-anchor="middle">L</text>')
-    out.append(f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" text-anchor="middle">tau_int (updates)</text>')
-    colours = {"sw": "#1f77b4", "wolff": "#2ca02c", "metropolis": "#d62728"}
-    legend_y = margin
-    for algorithm, (rows, line_e, line_m) in fitted.items():
-        colour = colours[algorithm]
-        for column, line, dash, shape in ((3, line_m, "", "circle"), (1, line_e, "4 3", "square")):
-            xs = [row[0] for row in rows]
-            path_d = " ".join(f"{'M' if k == 0 else 'L'}{sx(l):.1f},{sy(line(l)):.1f}" for k, l in enumerate(xs))
-            out.append(f'<path d="{path_d}" fill="none" stroke="{colour}" stroke-dasharray="{dash}"/>')
-            for row in rows:
-                x, t, err = sx(row[0]), row[column], row[column + 1]
-                low = sy(max(t - err, t * 1e-3))
-                out.append(f'<line x1="{x:.1f}" y1="{sy(t + err):.1f}" x2="{x:.1f}" y2="{low:.1f}" stroke="{colour}"/>')
-                if shape == "circle":
-                    out.append(f'<circle cx="{x:.1f}" cy="{sy(t):.1f}" r="3.5" fill="{colour}"/>')
-                else:
-                    out.append(f'<rect x="{x - 3:.1f}" y="{sy(t) - 3:.1f}" width="6" height="6" fill="none" stroke="{colour}"/>')
-            name = "tau_|m| (dots, solid fit)" if column == 3 else "tau_e (squares, dashed fit)"
-            out.append(f'<text x="{margin + 10}" y="{legend_y + 12}" fill="{colour}">{algorithm}: {name}</text>')
-            legend_y += 16
-    out.append("</svg>")
-    Path(path).write_text("\n".join(out) + "\n")
-    print(f"figure: {path}")
+    """tau_|m| (filled, solid fit) and tau_e (open, dashed fit) against L on log-log axes, each
+    algorithm's measurements and its fitted line without the smallest L."""
+    series = []
+    for index, (algorithm, (rows, line_e, line_m)) in enumerate(fitted.items()):
+        for name, column, line, filled in (("tau_|m|", 3, line_m, True), ("tau_e", 1, line_e, False)):
+            points = [(row[0], row[column], row[column + 1]) for row in rows]
+            curve = [(row[0], line(row[0])) for row in rows]
+            series.append((f"{algorithm}: {name}", index, points, curve, filled))
+    svg_plot(path, "2D Ising at beta_c: tau_int against L", ("L", "tau_int (updates)"), series, log=True)
 
 
 def arguments(argv):

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Tables of the vector-spin validation runs of run.sh (docs/VALIDATION.md, issue 40): the U4 and
 xi/L crossings of consecutive L for the 3D Heisenberg and XY models against their beta_c, and the
-2D XY helicity modulus against the BKT line 2T/pi. Usage: analyse.py OUT_DIR."""
+2D XY helicity modulus against the BKT line 2T/pi; with --svg DIR their figures. Usage:
+analyse.py OUT_DIR [--svg DIR]."""
 
 import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import crossing, summaries  # noqa: E402
+from analysis import crossing, summaries, svg_plot  # noqa: E402
 
 CRITICAL = {
     "heisenberg3d": (0.693001, "Campostrini et al. 2002"),
@@ -55,8 +56,36 @@ def helicity(out):
         print(f"  L = {size:4}: {', '.join(found) or 'no crossing in the range'}")
 
 
+def figures(out, folder):
+    """U4 and xi/L against beta for each 3D model, the helicity modulus against T in 2D with
+    the line 2T/pi, one curve per L, as SVG files in `folder`."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    names = {"u4": "U4", "xi_over_l": "xi/L"}
+    for model, (beta_c, _) in CRITICAL.items():
+        runs = summaries(out, model)
+        for name, label in names.items():
+            series = [(f"L = {size}", k, curve(s, name), None, True) for k, (size, s) in enumerate(runs)]
+            if series:
+                title = f"{model}: {label} against beta (beta_c = {beta_c})"
+                svg_plot(Path(folder) / f"{model}_{name}.svg", title, ("beta", label), series)
+    runs = summaries(out, "xy2d")
+    if runs:
+        series = []
+        for k, (size, s) in enumerate(runs):
+            points = sorted((1 / r["beta"], r["helicity"]["mean"], r["helicity"]["err"]) for r in s["runs"])
+            series.append((f"L = {size}", k, points, [(t, y) for t, y, _ in points], True))
+        temperatures = [t for t, _, _ in series[0][2]]
+        line = [(t, 2 * t / math.pi) for t in (min(temperatures), max(temperatures))]
+        series.append(("2T/pi", len(runs), [], line, False))
+        title = f"2D XY: helicity modulus against T (T_BKT = {T_BKT})"
+        svg_plot(Path(folder) / "xy2d_helicity.svg", title, ("T", "helicity modulus"), series)
+
+
 if __name__ == "__main__":
-    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/vector-validation"
+    arguments = sys.argv[1:]
+    out = arguments[0] if arguments and arguments[0] != "--svg" else "/tmp/vector-validation"
     for model in CRITICAL:
         crossings(out, model)
     helicity(out)
+    if "--svg" in arguments:
+        figures(out, arguments[arguments.index("--svg") + 1])
