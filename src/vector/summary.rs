@@ -175,7 +175,12 @@ pub fn vector_table(summary: &VectorSummary) -> String {
         "{} L={}: {}\n{:>10} {:>22} {:>22} {:>22} {:>22}\n",
         summary.run.model, summary.run.size, summary.updates, "beta", "e", "|m|", "U4", "xi/L"
     );
-    let show = |e: &crate::stats::Estimate| format!("{:.6} +- {:.6}", e.mean, e.err);
+    // xi/L has no value where <m2> falls below the Fourier component (a glass's magnetisation,
+    // or a ferromagnet far above T_c at small L): say so rather than print NaN.
+    let show = |e: &crate::stats::Estimate| match e.mean.is_nan() {
+        true => "undefined".to_string(),
+        false => format!("{:.6} +- {:.6}", e.mean, e.err),
+    };
     for r in &summary.runs {
         let _ = writeln!(
             table,
