@@ -1,7 +1,7 @@
 // The flips of a cluster update after cluster_merge (and cluster_roots where a Swendsen-Wang
 // update records), the twin of cluster_flip.wgsl: thread g of system z finds the roots of sites
-// FLIP_SITES g .. FLIP_SITES g + FLIP_SITES - 1 (one walk for a run of sites of equal parents,
-// mostly one tile root, and one Philox block for a run of roots of one block) and flips them where their cluster flips. Swendsen-Wang: cluster r flips
+// 4g .. 4g + 3 (one walk for a run of sites of equal parents, mostly one tile root) and flips
+// them where their cluster flips. Swendsen-Wang: cluster r flips
 // iff the top bit of word r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set;
 // recording, each root adds |C|^2 to the system's statistic. Wolff: the cluster of the seed
 // site (w N) >> 32, w word 0 of block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its
@@ -11,11 +11,6 @@
 #include "cluster.cuh"
 #include "philox.cuh"
 #include "slice_constants.cuh"
-
-// Sites per thread (engine::clusters::FLIP_SITES): the walks and Philox blocks of a tile
-// root's sites are shared over a row of them (4 left the flips a third of an update on the
-// H100).
-constexpr unsigned FLIP_SITES = 16u;
 
 extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                                         const unsigned* activation, unsigned* bonds,
@@ -41,13 +36,13 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         wolff_root = find_root(labels + base, seed_site);
     }
     unsigned long long sum = 0ull;
-    if (FLIP_SITES * g < n) {
+    if (4u * g < n) {
         unsigned block_of = 0xffffffffu;
         unsigned words[4] = {0u, 0u, 0u, 0u};
         unsigned walked = 0xffffffffu;
         unsigned root = 0u;
-        const unsigned last = min(FLIP_SITES * (g + 1u), n);
-        for (unsigned site = FLIP_SITES * g; site < last; site++) {
+        for (unsigned k = 0u; k < 4u; k++) {
+            const unsigned site = 4u * g + k;
             const unsigned parent = labels[base + site];
             if (parent != walked) {
                 walked = parent;

@@ -1,18 +1,12 @@
 // The first stage of the labelling of a cluster update's bonds (block-local union-find), the
 // twin of cluster_label.wgsl: block t of system z takes tile t (TILE_X x TILE_Y x TILE_Z sites,
 // the last along an axis clipped at the lattice's edge), unites the sites of every active bond
-// within the tile in shared memory, and writes each site's label: the global index of its root
-// in the tile. Tile indices are row-major, x fastest, as site indices are, so a tile's root is
-// the smallest site of its component in the tile and the labels form a forest whose parents
-// only decrease; cluster_merge then joins the bonds between tiles.
-//
-// Runs first: a thread takes a segment of SEGMENT sites along x and points each site at the
-// first site of its run (the sites its active x bonds chain together within the segment), in
-// order and without atomics; a run's first site is its smallest, so the forest's rule holds.
-// Only the other bonds (y, z, x between segments and wrapping) go through join and find_root of
-// cluster.cuh, about half of a 2D tile's, and their walks start from runs' first sites.
-// CPU twin: src/engine/cpu/cluster_label.rs (a plain union-find over all bonds: the final roots,
-// each cluster's smallest site, do not depend on the scheme).
+// within the tile in shared memory (join and find_root of cluster.cuh, on the tile), and writes
+// each site's label: the global index of its root in the tile. Tile indices are row-major, x
+// fastest, as site indices are, so a tile's root is the smallest site of its component in the
+// tile and the labels form a forest whose parents only decrease; cluster_merge then joins the
+// bonds between tiles. CPU twin: src/engine/cpu/cluster_label.rs (a plain union-find over all
+// bonds: the final roots, each cluster's smallest site, do not depend on the scheme).
 
 #include "cluster.cuh"
 
@@ -36,57 +30,6 @@ __device__ __forceinline__ unsigned& axis(uint3& c, unsigned d) {
     return d == 0u ? c.x : (d == 1u ? c.y : c.z);
 }
 
-// Sites along x of a thread's segment (engine::clusters::LABEL_SEGMENT): TILE_X is a multiple
-// of it.
-constexpr unsigned SEGMENT = 16u;
-static_assert(TILE_X % SEGMENT == 0u, "a segment lies within one row of the tile");
-
-// Whether the site at lattice coordinates `at` (tile index s) has an active x bond to the next
-// site of its segment, s + 1: not the segment's last site, and not the lattice's last column
-// (whose bond wraps).
-__device__ __forceinline__ bool runs_on(unsigned bits, uint3 at, unsigned s) {
-    return (bits & 1u) == 1u && s % SEGMENT != SEGMENT - 1u && at.x + 1u < L;
-}
-
-// Point each site of the segment from tile index `first` at the first site of its run.
-__device__ __forceinline__ void point_runs(unsigned* parents, const unsigned* bonds, uint3 origin,
-                                           unsigned first) {
-    unsigned run = first;
-    for (unsigned s = first; s < first + SEGMENT; s++) {
-        parents[s] = run;
-        const uint3 local = tile_coords(s);
-        const uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
-        const bool inside = at.x < L && at.y < L && at.z < L;
-        if (!inside || !runs_on(bond_bits(bonds, site_at(at)), at, s)) {
-            run = s + 1u;
-        }
-    }
-}
-
-// Join, for each site of the segment from tile index `first`, the active bonds within the tile
-// that its run does not hold already.
-__device__ __forceinline__ void join_other_bonds(unsigned* parents, const unsigned* bonds,
-                                                 uint3 origin, unsigned first) {
-    for (unsigned s = first; s < first + SEGMENT; s++) {
-        const uint3 local = tile_coords(s);
-        uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
-        if (at.x >= L || at.y >= L || at.z >= L) {
-            continue;
-        }
-        const unsigned bits = bond_bits(bonds, site_at(at));
-        for (unsigned d = runs_on(bits, at, s) ? 1u : 0u; d < DIMS; d++) {
-            const unsigned c = axis(at, d);
-            if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
-                // The neighbour is in this tile: one step along d, or back to the tile's start
-                // where the bond wraps around a lattice that the tile covers along d.
-                uint3 next = local;
-                axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
-                join(parents, s, tile_index(next));
-            }
-        }
-    }
-}
-
 extern "C" __global__ void cluster_label(DispatchParams params, const int* spins,
                                          const unsigned* activation, unsigned* bonds,
                                          unsigned* labels, unsigned* counts,
@@ -106,12 +49,27 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
     unsigned* system = labels + static_cast<unsigned long long>(z) * n;
     const uint3 origin = make_uint3(tile % across_x * TILE_X, tile / across_x % across_y * TILE_Y,
                                     tile / (across_x * across_y) * TILE_Z);
-    for (unsigned segment = threadIdx.x; segment < TILE_SITES / SEGMENT; segment += blockDim.x) {
-        point_runs(parents, system_bonds, origin, segment * SEGMENT);
+    for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {
+        parents[s] = s;
     }
     __syncthreads();
-    for (unsigned segment = threadIdx.x; segment < TILE_SITES / SEGMENT; segment += blockDim.x) {
-        join_other_bonds(parents, system_bonds, origin, segment * SEGMENT);
+    for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {
+        const uint3 local = tile_coords(s);
+        uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
+        if (at.x >= L || at.y >= L || at.z >= L) {
+            continue;
+        }
+        const unsigned bits = bond_bits(system_bonds, site_at(at));
+        for (unsigned d = 0u; d < DIMS; d++) {
+            const unsigned c = axis(at, d);
+            if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
+                // The neighbour is in this tile: one step along d, or back to the tile's start
+                // where the bond wraps around a lattice that the tile covers along d.
+                uint3 next = local;
+                axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
+                join(parents, s, tile_index(next));
+            }
+        }
     }
     __syncthreads();
     for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {

@@ -1,7 +1,6 @@
 // The flips of a cluster update, after cluster_merge (and cluster_roots where a Swendsen-Wang
-// update records): thread g of system z finds the roots of sites FLIP_SITES g ..
-// FLIP_SITES g + FLIP_SITES - 1 (one walk for a run of sites of equal parents, mostly one tile
-// root, and one Philox block for a run of roots of one block) and flips them where their cluster
+// update records): thread g of system z finds the roots of sites 4g .. 4g + 3 (one walk for a
+// run of sites of equal parents, mostly one tile root) and flips them where their cluster
 // flips. Swendsen-Wang: cluster r flips iff the top bit of word
 // r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
 // |C|^2 to the system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
@@ -17,11 +16,6 @@
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
-
-// Sites per invocation (engine::clusters::FLIP_SITES): the walks and Philox blocks of a tile
-// root's sites are shared over a row of them (4 left the flips a third of an update on the
-// H100).
-const FLIP_SITES: u32 = 16u;
 
 var<workgroup> workgroup_lo: atomic<u32>;
 var<workgroup> workgroup_hi: atomic<u32>;
@@ -45,13 +39,13 @@ fn main(
     }
     var lo = 0u;
     var hi = 0u;
-    if FLIP_SITES * g < n {
+    if 4u * g < n {
         var block_of = 0xffffffffu;
         var block = vec4<u32>(0u);
         var walked = 0xffffffffu;
         var root = 0u;
-        let last = min(FLIP_SITES * (g + 1u), n);
-        for (var site = FLIP_SITES * g; site < last; site++) {
+        for (var k = 0u; k < 4u; k++) {
+            let site = 4u * g + k;
             let parent = atomicLoad(&labels[base + site]);
             if parent != walked {
                 walked = parent;

@@ -11,12 +11,6 @@
 // two sites of a tile is the same in both: the tile's root is the smallest site of its
 // component in the tile, and the labels form a forest whose parents only decrease, as the
 // global union-find needs. It replaces each site's label whole, so the labels need no start.
-//
-// Runs first: an invocation takes a segment of SEGMENT sites along x and points each site at
-// the first site of its run (the sites its active x bonds chain together within the segment),
-// in order, with plain stores; a run's first site is its smallest, so the forest's rule holds.
-// Only the other bonds (y, z, x between segments and wrapping) go through tile_join, about half
-// of a 2D tile's, and their walks start from runs' first sites.
 // CPU twin: src/engine/cpu/cluster_label.rs (a plain union-find over all bonds: the final
 // roots, each cluster's smallest site, do not depend on the scheme).
 
@@ -87,51 +81,6 @@ fn site_at(c: vec3<u32>) -> u32 {
     return (c.z * L + c.y) * L + c.x;
 }
 
-// Sites along x of an invocation's segment: TILE_X is a multiple of it
-// (engine::clusters::tile_shape, LABEL_SEGMENT).
-const SEGMENT: u32 = 16u;
-
-// Whether the site at lattice coordinates `at` (tile index s) with forward bonds `bits` has an
-// active x bond to the next site of its segment, s + 1: not the segment's last site, and not
-// the lattice's last column (whose bond wraps).
-fn runs_on(bits: u32, at: vec3<u32>, s: u32) -> bool {
-    return (bits & 1u) == 1u && s % SEGMENT != SEGMENT - 1u && at.x + 1u < L;
-}
-
-// Point each site of the segment from tile index `first` (tile at `origin` of system z of n
-// sites) at the first site of its run.
-fn point_runs(z: u32, n: u32, origin: vec3<u32>, first: u32) {
-    var run = first;
-    for (var s = first; s < first + SEGMENT; s++) {
-        atomicStore(&parents[s], run);
-        let at = origin + tile_coords(s);
-        if any(at >= vec3<u32>(L)) || !runs_on(bond_bits(z, n, site_at(at)), at, s) {
-            run = s + 1u;
-        }
-    }
-}
-
-// Join, for each site of the segment from tile index `first`, the active bonds within the tile
-// that its run does not hold already.
-fn join_other_bonds(z: u32, n: u32, origin: vec3<u32>, first: u32) {
-    for (var s = first; s < first + SEGMENT; s++) {
-        let at = origin + tile_coords(s);
-        if any(at >= vec3<u32>(L)) {
-            continue;
-        }
-        let bits = bond_bits(z, n, site_at(at));
-        for (var d = select(0u, 1u, runs_on(bits, at, s)); d < DIMS; d++) {
-            if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
-                // The neighbour is in this tile: one step along d, or back to the tile's start
-                // where the bond wraps around a lattice that the tile covers along d.
-                var next = at - origin;
-                next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
-                tile_join(s, tile_index(next));
-            }
-        }
-    }
-}
-
 @compute @workgroup_size(WG_SIZE)
 fn main(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -149,12 +98,25 @@ fn main(
     let base = z * n;
     let shape = vec3<u32>(TILE_X, TILE_Y, TILE_Z);
     let origin = vec3<u32>(tile % across.x, (tile / across.x) % across.y, tile / (across.x * across.y)) * shape;
-    for (var segment = local; segment < TILE_SITES / SEGMENT; segment += WG_SIZE) {
-        point_runs(z, n, origin, segment * SEGMENT);
+    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+        atomicStore(&parents[s], s);
     }
     workgroupBarrier();
-    for (var segment = local; segment < TILE_SITES / SEGMENT; segment += WG_SIZE) {
-        join_other_bonds(z, n, origin, segment * SEGMENT);
+    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+        let at = origin + tile_coords(s);
+        if any(at >= vec3<u32>(L)) {
+            continue;
+        }
+        let bits = bond_bits(z, n, site_at(at));
+        for (var d = 0u; d < DIMS; d++) {
+            if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
+                // The neighbour is in this tile: one step along d, or back to the tile's start
+                // where the bond wraps around a lattice that the tile covers along d.
+                var next = at - origin;
+                next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
+                tile_join(s, tile_index(next));
+            }
+        }
     }
     workgroupBarrier();
     for (var s = local; s < TILE_SITES; s += WG_SIZE) {

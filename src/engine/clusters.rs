@@ -85,8 +85,8 @@ pub fn cluster_passes(update: ClusterUpdate, params: &DispatchParams) -> [bool; 
 
 /// Threads per system of each pass of [`cluster_passes`], in its order, for workgroups (CUDA
 /// blocks) of `workgroup_size` threads: one per four sites, but `cluster_label` one workgroup per
-/// tile ([`tile_shape`]), `cluster_merge` one thread per site on a tile's forward face
-/// ([`merge_threads`]) and `cluster_flip` one per [`FLIP_SITES`] sites.
+/// tile ([`tile_shape`]) and `cluster_merge` one thread per site on a tile's forward face
+/// ([`merge_threads`]).
 pub fn pass_threads(lattice: &Lattice, workgroup_size: u32) -> [u64; 5] {
     let quads = lattice.sites() / 4;
     let tiles: u64 = tiles_per_axis(lattice)
@@ -94,17 +94,8 @@ pub fn pass_threads(lattice: &Lattice, workgroup_size: u32) -> [u64; 5] {
         .map(|&t| u64::from(t))
         .product();
     let label = tiles * u64::from(workgroup_size);
-    let flips = lattice.sites().div_ceil(FLIP_SITES);
-    [quads, label, merge_threads(lattice), quads, flips]
+    [quads, label, merge_threads(lattice), quads, quads]
 }
-
-/// Sites per thread of `cluster_flip` (the kernels' `FLIP_SITES`): a tile root's walk and Philox
-/// block serve a row of its sites.
-pub const FLIP_SITES: u64 = 16;
-
-/// Sites along x of a `cluster_label` thread's segment (the kernels' `SEGMENT`), whose runs of
-/// x bonds it links without atomics; every tile's x extent is a multiple of it.
-pub const LABEL_SEGMENT: u32 = 16;
 
 /// Sites along x, y and z (1 in 2D) of the tiles of `cluster_label`, which unites each tile's
 /// own bonds in workgroup (shared) memory, 1024 sites: 32 x 32 in 2D, 16 x 8 x 8 in 3D. The
@@ -246,10 +237,8 @@ mod tests {
                 .count() as u64;
             assert_eq!(merge_threads(&lattice), between, "{dims}D L={size}");
         }
-        for dims in [2, 3] {
-            assert_eq!(tile_shape(dims).iter().product::<u32>(), 1024);
-            assert!(tile_shape(dims)[0].is_multiple_of(LABEL_SEGMENT));
-        }
+        assert_eq!(tile_shape(2).iter().product::<u32>(), 1024);
+        assert_eq!(tile_shape(3).iter().product::<u32>(), 1024);
     }
 
     #[test]
