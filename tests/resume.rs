@@ -5,6 +5,9 @@
 //! adaptive schedule; checkpoints of another config, of the other algorithm, or damaged ones are
 //! refused. The binary stopped by SIGTERM or its wall time writes a checkpoint, exits with 75 and
 //! resumes to the uninterrupted run's files; a second run into a busy directory is refused.
+//! Vector-spin runs (an XY glass halted while its cone is tuned, a Heisenberg ferromagnet on the
+//! double checkerboard, on the CPU and through wgpu, and one stopped by SIGTERM) resume to the
+//! same bits, and refuse a checkpoint of another config or kind.
 
 mod common;
 
@@ -17,6 +20,7 @@ use spinflip::annealing::AnnealingSummary;
 use spinflip::io::run_dir::RunOptions;
 use spinflip::run::RunOutcome;
 use spinflip::run::run;
+use spinflip::vector::VectorSummary;
 
 const CONFIG: &str = r#"(
     model: Ising(dims: 2, size: 12, field: 0.1),
@@ -478,9 +482,14 @@ fn spawn_run(config: &Path, out: &Path, extra: &[&str]) -> Child {
 /// Read the run's standard error up to its first progress line: its loop runs, so its signal
 /// handlers are in place.
 fn wait_for_progress(child: &mut Child) -> BufReader<ChildStderr> {
+    wait_for_line(child, " sweeps (")
+}
+
+/// Read the run's standard error up to the first line containing `marker`.
+fn wait_for_line(child: &mut Child, marker: &str) -> BufReader<ChildStderr> {
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    while !line.contains(" sweeps (") {
+    while !line.contains(marker) {
         line.clear();
         let read = stderr.read_line(&mut line).unwrap();
         assert!(read > 0, "the run ended before reporting progress");
@@ -500,9 +509,14 @@ fn summary_without_provenance(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let map = json.as_object_mut().unwrap();
-    for key in ["flips_per_ns", "ps_per_flip", "provenance"] {
-        assert!(map.remove(key).is_some(), "summary.json has no {key}");
-    }
+    assert!(
+        map.remove("provenance").is_some(),
+        "summary.json has no provenance"
+    );
+    // Ising runs report flips per ns and ps per flip, vector runs updates per ns.
+    let rates = ["flips_per_ns", "ps_per_flip", "updates_per_ns"];
+    let removed = rates.iter().filter(|key| map.remove(**key).is_some());
+    assert!(removed.count() > 0, "summary.json has no rate");
     json
 }
 
@@ -607,4 +621,169 @@ fn a_run_into_a_locked_directory_is_refused_with_the_holder() {
     assert!(!dir.path().join("config.ron").exists());
     drop(held);
     common::completed(run(&config, &options(dir.path(), false, None)).unwrap());
+}
+
+/// An XY spin glass whose cone is tuned at every 6 sweeps up to 120: a checkpoint every 32
+/// sweeps falls between tuning stops, with acceptances counted since the last.
+const XY_GLASS: &str = r#"(
+    model: XY(dims: 2, size: 6, field: 0.0, disorder: Bimodal),
+    temperatures: Temperatures([0.4, 1.2]),
+    replicas: 2,
+    samples: 2,
+    updates: (proposal: Cone(acceptance: 0.5), overrelaxation: 1),
+    sweeps: (thermalize: 240, measure: 300, every: 3),
+    seed: 31,
+    backend: Cpu,
+    checkpoint_every: 32,
+)"#;
+
+/// The Heisenberg ferromagnet on the double checkerboard (tiles of 2^3, two hits).
+const HEISENBERG_TILES: &str = r#"(
+    model: Heisenberg(dims: 3, size: 4, field: 0.2),
+    temperatures: Temperatures([0.8, 1.6]),
+    replicas: 2,
+    updates: (metropolis: DoubleCheckerboard(tile: 2, hits: 2), overrelaxation: 1),
+    sweeps: (thermalize: 100, measure: 300, every: 2),
+    seed: 41,
+    backend: Cpu,
+    checkpoint_every: 50,
+)"#;
+
+/// The summary of a finished vector-spin run.
+fn vector_summary(outcome: RunOutcome) -> VectorSummary {
+    match outcome {
+        RunOutcome::Vector(summary) => *summary,
+        other => panic!("not a finished vector run: {other:?}"),
+    }
+}
+
+/// The summary without its rate and provenance, as JSON (NaN estimates compare equal).
+fn vector_without_timing(mut summary: VectorSummary) -> String {
+    summary.updates_per_ns = 0.0;
+    assert!(
+        summary.provenance.take().is_some(),
+        "a finished run records its provenance"
+    );
+    serde_json::to_string(&summary).unwrap()
+}
+
+/// A vector run of `text` halted at its first checkpoint from `halt` sweeps on (after
+/// `halts.0` sweeps), resumed and halted at its next checkpoint (`halts.1`: it continued, where
+/// a fresh start would have halted earlier), then resumed to the end, writes the uninterrupted
+/// run's summary and files, the final checkpoint included.
+fn resumed_vector_equals_uninterrupted(text: &str, halt: u64, halts: (u64, u64)) {
+    let config = common::config(text);
+    let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let uninterrupted = vector_summary(run(&config, &options(whole.path(), false, None)).unwrap());
+    let halted = run(&config, &options(parts.path(), false, Some(halt))).unwrap();
+    assert_eq!(
+        halted,
+        RunOutcome::Halted {
+            sweeps_done: halts.0
+        }
+    );
+    assert!(
+        !parts.path().join("summary.json").exists(),
+        "a halted run has no summary"
+    );
+    let again = run(&config, &options(parts.path(), true, Some(0))).unwrap();
+    assert_eq!(
+        again,
+        RunOutcome::Halted {
+            sweeps_done: halts.1
+        }
+    );
+    let resumed = vector_summary(run(&config, &options(parts.path(), true, None)).unwrap());
+    assert_eq!(
+        vector_without_timing(uninterrupted),
+        vector_without_timing(resumed)
+    );
+    common::runs::assert_same_outputs(whole.path(), parts.path(), &[]);
+}
+
+/// Halted at 64 and 96 sweeps, inside the cone's tuning (stops every 6 sweeps to 120).
+#[test]
+fn a_resumed_xy_glass_equals_the_uninterrupted_run() {
+    resumed_vector_equals_uninterrupted(XY_GLASS, 50, (64, 96));
+}
+
+#[test]
+fn a_resumed_heisenberg_double_checkerboard_run_equals_the_uninterrupted_run() {
+    resumed_vector_equals_uninterrupted(HEISENBERG_TILES, 80, (100, 150));
+}
+
+#[test]
+fn a_resumed_wgpu_heisenberg_double_checkerboard_run_equals_the_uninterrupted_run() {
+    let text = HEISENBERG_TILES.replace("Cpu", "Wgpu");
+    resumed_vector_equals_uninterrupted(&text, 80, (100, 150));
+}
+
+/// Resuming a vector run without a checkpoint, with another config, from a damaged
+/// checkpoint or from an Ising run's is refused, as is a fresh run over its checkpoint; the
+/// intact checkpoint still resumes.
+#[test]
+fn resuming_a_vector_run_refuses_what_does_not_continue_it() {
+    let config = common::config(XY_GLASS);
+    let dir = tempfile::tempdir().unwrap();
+    let error = resume_error(&config, dir.path());
+    assert!(error.contains("--resume: no checkpoint at"), "{error}");
+    run(&config, &options(dir.path(), false, Some(50))).unwrap();
+    let error = run(&config, &options(dir.path(), false, None))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("already holds a run"), "{error}");
+    let mut other = config.clone();
+    other.sweeps.measure += 3;
+    let error = resume_error(&other, dir.path());
+    assert!(error.contains("different config"), "{error}");
+    let path = dir.path().join("checkpoint.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+    let error = resume_error(&config, dir.path());
+    assert!(error.contains("truncated checkpoint"), "{error}");
+    std::fs::write(&path, &bytes).unwrap();
+    let ising = common::config(&CONFIG.replace("Wgpu", "Cpu"));
+    let error = resume_error(&ising, dir.path());
+    assert!(
+        error.contains("checkpoint is of a vector-spin run"),
+        "{error}"
+    );
+    vector_summary(run(&config, &options(dir.path(), true, None)).unwrap());
+}
+
+/// A Heisenberg run long enough to be stopped while it sweeps.
+const STOPPABLE_VECTOR: &str = r#"(
+    model: Heisenberg(dims: 3, size: 12, field: 0.0),
+    temperatures: Temperatures([1.0, 2.0]),
+    replicas: 2,
+    updates: (overrelaxation: 1),
+    sweeps: (thermalize: 200, measure: 1800, every: 10),
+    seed: 43,
+    backend: Cpu,
+    checkpoint_every: 0,
+    plots: false,
+)"#;
+
+/// SIGTERM as a vector run starts: it writes a checkpoint at its next chunk's end, exits with
+/// 75, and resumed writes the uninterrupted run's files byte for byte.
+#[test]
+fn a_vector_run_stopped_by_sigterm_resumes_to_the_uninterrupted_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("stoppable.ron");
+    std::fs::write(&config, STOPPABLE_VECTOR).unwrap();
+    let whole = dir.path().join("whole");
+    let status = spawn_run(&config, &whole, &[]).wait().unwrap();
+    assert!(status.success());
+    let stopped = dir.path().join("sigterm");
+    let mut child = spawn_run(&config, &stopped, &[]);
+    let stderr = wait_for_line(&mut child, " sweeps, measuring every ");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let (status, report) = finish(child, stderr);
+    assert_eq!(status.code(), Some(75), "{report}");
+    assert!(report.contains("(SIGTERM)"), "{report}");
+    assert_resumes_to(&config, &stopped, &whole);
 }

@@ -1,8 +1,8 @@
 //! The checkpoint file as a container: what every algorithm's checkpoint shares. Each
 //! algorithm's home keeps its own layout (the counts in the header and the sections after the
 //! spins; the sweeps of Metropolis and parallel tempering in `metropolis/checkpoint.rs`,
-//! population annealing in `annealing/checkpoint.rs`); the container writes and checks the
-//! frame around it. All numbers little-endian:
+//! population annealing in `annealing/checkpoint.rs`, the vector spins in
+//! `vector/checkpoint.rs`); the container writes and checks the frame around it. All numbers little-endian:
 //!
 //! | offset   | size     | field                                                  |
 //! |----------|----------|--------------------------------------------------------|
@@ -19,10 +19,11 @@
 //! word `(b N + i) / 64`, bits past the last spin zero; 32 times smaller than `i32` lattices.
 //! They are streamed from the engine's download to the file in chunks ([`Writer::spins`]).
 //! Layouts from before packed spins have them one i8 each (+1 or -1); they are still read.
+//! The vector spins are not bits: their layout has `S = 0` and keeps its lattices in a section.
 //!
 //! The word at offset 8 names the layout, one number per layout of either kind: 2, 3, 5 and 7
 //! are runs of Metropolis sweeps (with or without parallel tempering; 7 with cluster updates),
-//! 4 and 6 population annealing. A new layout of either kind takes the next free number ([`RunKind::of`]). A
+//! 4 and 6 population annealing, 8 the vector spins. A new layout of either kind takes the next free number ([`RunKind::of`]). A
 //! checkpoint of one kind offered to a run of the other is refused as such
 //! ([`CheckpointError::OtherAlgorithm`]); one decoder ([`open`]) reads the frame of every
 //! layout and leaves the sections to the layout's home.
@@ -54,6 +55,8 @@ pub enum RunKind {
     Sweeps,
     /// Population annealing.
     Annealing,
+    /// The vector spins' sweeps (`XY`, `Heisenberg`).
+    Vector,
 }
 
 impl RunKind {
@@ -63,6 +66,7 @@ impl RunKind {
         match format {
             2 | 3 | 5 | 7 => Some(RunKind::Sweeps),
             4 | 6 => Some(RunKind::Annealing),
+            8 => Some(RunKind::Vector),
             _ => None,
         }
     }
@@ -72,6 +76,7 @@ impl RunKind {
         match self {
             RunKind::Sweeps => "a run of Metropolis sweeps (algorithm: Metropolis or Tempering)",
             RunKind::Annealing => "a population-annealing run (algorithm: Annealing)",
+            RunKind::Vector => "a vector-spin run (model: XY or Heisenberg)",
         }
     }
 }
@@ -445,6 +450,10 @@ impl<'a> Reader<'a> {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().expect("chunks_exact yields 4 bytes")))
             .collect())
+    }
+
+    pub fn i32s(&mut self, count: usize) -> Result<Vec<i32>, CheckpointError> {
+        Ok(self.u32s(count)?.into_iter().map(|v| v as i32).collect())
     }
 
     pub fn u64s(&mut self, count: usize) -> Result<Vec<u64>, CheckpointError> {

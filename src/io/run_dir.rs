@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, TemperatureScale};
 use crate::engine::EngineInfo;
 use crate::error::{Error, Result};
-use crate::stop::StopReason;
+use crate::stop::{StopReason, Stops};
 
 /// File names in the output directory.
 pub const CHECKPOINT: &str = "checkpoint.bin";
@@ -181,6 +181,34 @@ pub fn auto_chose(engine_choice: &str) -> Option<&str> {
 /// Whether a multiple of `every` lies in `(from, to]`.
 pub fn crosses_checkpoint(from: u64, to: u64, every: u64) -> bool {
     every > 0 && to / every > from / every
+}
+
+/// At the boundary `from -> to` between two plans of a loop of sweeps (not after its last):
+/// write a checkpoint (`write`) where the plan crossed a multiple of `every` or `stops` asks for
+/// a stop, and say whether the loop ends there: stopped, or halted at the first checkpoint from
+/// `halt_after` on.
+pub fn checkpoint_between_plans<S>(
+    (from, to): (u64, u64),
+    every: u64,
+    stops: &mut Stops,
+    halt_after: Option<u64>,
+    write: impl FnOnce() -> Result<()>,
+) -> Result<Option<Ended<S>>> {
+    let stop = stops.due();
+    if !crosses_checkpoint(from, to, every) && stop.is_none() {
+        return Ok(None);
+    }
+    let writing = Instant::now();
+    write()?;
+    stops.checkpoint_took(writing.elapsed());
+    Ok(match stop {
+        Some(reason) => Some(Ended::Stopped {
+            sweeps_done: to,
+            reason,
+        }),
+        None if halt_after.is_some_and(|h| to >= h) => Some(Ended::Halted { sweeps_done: to }),
+        None => None,
+    })
 }
 
 /// The checkpoint in `out` that `--resume` continues, refused where there is none.

@@ -22,7 +22,9 @@ use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::provenance::ProvenanceClock;
-use crate::io::run_dir::{CHECKPOINT, CONFIG, Ended, RunOptions, crosses_checkpoint, start_line};
+use crate::io::run_dir::{
+    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_between_plans, start_line,
+};
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
@@ -174,28 +176,16 @@ pub fn run_sweeps(
         if to == schedule.total() {
             break;
         }
-        let stop = stops.due();
-        if crosses_checkpoint(from, to, config.checkpoint_every) || stop.is_some() {
-            let writing = Instant::now();
-            state.tempering = tempering_state_of(engine.as_mut())?;
-            save_checkpoint(
-                &checkpoint_path,
-                config_fingerprint,
-                &state,
-                engine.spins()?,
-            )?;
-            stops.checkpoint_took(writing.elapsed());
-            if let Some(reason) = stop {
-                progress.finish();
-                return Ok(Ended::Stopped {
-                    sweeps_done: to,
-                    reason,
-                });
-            }
-            if options.halt_after.is_some_and(|h| to >= h) {
-                progress.finish();
-                return Ok(Ended::Halted { sweeps_done: to });
-            }
+        let every = config.checkpoint_every;
+        let ended =
+            checkpoint_between_plans((from, to), every, &mut stops, options.halt_after, || {
+                state.tempering = tempering_state_of(engine.as_mut())?;
+                let spins = engine.spins()?;
+                save_checkpoint(&checkpoint_path, config_fingerprint, &state, spins).map(drop)
+            })?;
+        if let Some(ended) = ended {
+            progress.finish();
+            return Ok(ended);
         }
     }
     progress.finish();

@@ -51,12 +51,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let _lock = RunLock::acquire(&options.out)?;
     let instance = read_instance(config)?;
     let config_text = noting_instance(config.to_ron_string(), instance.as_deref());
-    if !options.resume && !options.overwrite && options.out.join(CHECKPOINT).exists() {
-        return Err(Error::Usage(format!(
-            "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
-            options.out.display()
-        )));
-    }
+    refuse_replacing_a_run(options)?;
     let auto = auto_chose(engine_choice).is_some();
     if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
         eprintln!("{hint}");
@@ -91,10 +86,26 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
 fn run_vector_model(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     let _lock = RunLock::acquire(&options.out)?;
+    refuse_replacing_a_run(options)?;
     let config_text = config.to_ron_string();
     let engine_choice = "the vector-spin engine (the only one for XY and Heisenberg)";
-    let summary = run_vector(config, engine_choice, options, &config_text)?;
-    Ok(RunOutcome::Vector(Box::new(summary)))
+    Ok(
+        match run_vector(config, engine_choice, options, &config_text)?.completed() {
+            Ok(summary) => RunOutcome::Vector(Box::new(summary)),
+            Err(early) => RunOutcome::early(early),
+        },
+    )
+}
+
+/// A fresh run refuses a directory that holds a run's checkpoint, unless told to replace it.
+fn refuse_replacing_a_run(options: &RunOptions) -> Result<()> {
+    if !options.resume && !options.overwrite && options.out.join(CHECKPOINT).exists() {
+        return Err(Error::Usage(format!(
+            "{} already holds a run ({CHECKPOINT}); continue it with --resume, or start over with --force",
+            options.out.display()
+        )));
+    }
+    Ok(())
 }
 
 impl RunOutcome {

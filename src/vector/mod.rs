@@ -1,10 +1,13 @@
 //! The run loop of the vector-spin models (`XY`, `Heisenberg`): Metropolis sweeps at fixed
 //! temperatures with over-relaxation mixed in, the proposal cone tuned while thermalising,
 //! measurements as exact integer sums turned into estimates here; then `summary.json`, the
-//! series and the final lattices. The Ising loop ([`crate::metropolis`]) is untouched by it.
+//! series and the final lattices; checkpoints for `--resume` in the container of the Ising
+//! runs' ([`crate::io::checkpoint`]). The Ising loop ([`crate::metropolis`]) is untouched by it.
 
+mod checkpoint;
 mod outputs;
 mod record;
+mod resume;
 mod run;
 mod summary;
 mod tuning;

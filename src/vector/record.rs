@@ -9,7 +9,7 @@ use crate::stats::VectorMeasurement;
 /// What the loop carries: every measurement (slot-major: all systems of a measurement
 /// together), the accepted moves counted since the last tuning stop and over the production,
 /// and the largest drift of `|s|` seen.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct VectorRecord {
     pub(super) measurements: Vec<VectorMeasurement>,
     /// A spin glass's overlaps at every measurement (measurement-major, numbered within one as

@@ -1,97 +1,121 @@
-//! The loop: sweep to the next measurement or tuning stop, record, repeat; then summarise and
-//! write the files.
+//! The loop: sweep to the next measurement, tuning stop or checkpoint, record, repeat; then
+//! summarise and write the files. A checkpoint every `checkpoint_every` sweeps, at a stop
+//! ([`crate::stop`]) and at the end lets `--resume` continue a run to the same bits.
 
 use std::time::{Duration, Instant};
 
 use super::outputs::write_vector_outputs;
-use super::record::{VectorRecord, acceptance_rates, record_observations, record_overlaps};
+use super::record::{acceptance_rates, record_observations, record_overlaps};
+use super::resume::{VectorState, resume_state, save_checkpoint};
 use super::summary::{VectorSummary, summarize};
 use super::tuning::ConeTuning;
-use crate::config::Config;
+use crate::config::{Config, Sweeps};
 use crate::engine::open::open_vector_engine;
-use crate::engine::vector::VectorSweeps;
-use crate::error::{Error, Result};
+use crate::engine::vector::{VectorEngine, VectorSweeps};
+use crate::error::Result;
+use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::provenance::ProvenanceClock;
-use crate::io::run_dir::{CONFIG, RunOptions, start_line};
-use crate::model::vector::vector_systems;
+use crate::io::run_dir::{
+    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_between_plans, start_line,
+};
+use crate::model::vector::{VectorSystems, vector_systems};
+use crate::stop::Stops;
 
-/// Run the sweeps of the vector-spin `config` (validated; `config_text` its RON), writing
-/// everything into `options.out`.
+/// Run the sweeps of the vector-spin `config` (validated; `config_text` its RON, whose
+/// fingerprint the checkpoints carry), writing everything into `options.out`, or continue the
+/// run of its checkpoint there (`options.resume`). A signal or the wall time stops it at the
+/// next chunk's end with a checkpoint.
 pub fn run_vector(
     config: &Config,
     engine_choice: &str,
     options: &RunOptions,
     config_text: &str,
-) -> Result<VectorSummary> {
-    if options.resume {
-        return Err(Error::Usage(format!(
-            "--resume: {} runs write no checkpoint yet; run them again from the start",
-            config.model.name()
-        )));
-    }
-    let clock = ProvenanceClock::start(false);
+) -> Result<Ended<VectorSummary>> {
+    let clock = ProvenanceClock::start(options.resume);
+    let checkpoint_path = options.out.join(CHECKPOINT);
+    let config_fingerprint = fingerprint(config_text);
     let systems = vector_systems(config);
     let updates = VectorSweeps::of(&config.updates);
+    let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
+    let schedule = VectorSchedule {
+        systems: &systems,
+        sweeps: &config.sweeps,
+        hits: updates.hits,
+        tuning_stops: tuning.stops(config.sweeps.thermalize),
+        checkpoint_every: config.checkpoint_every,
+    };
+    let resumed = match options.resume {
+        true => {
+            let given = (&config.sweeps, tuning.clone());
+            Some(resume_state(
+                &options.out,
+                config_fingerprint,
+                &systems,
+                given,
+            )?)
+        }
+        false => None,
+    };
     let mut engine = open_vector_engine(config, systems.clone(), updates)?;
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
-    engine.hot_start()?;
+    let mut state = match resumed {
+        Some((state, spins)) => {
+            engine.set_spins(&spins)?;
+            state
+        }
+        None => {
+            engine.hot_start()?;
+            VectorState::new(&systems, tuning)
+        }
+    };
     let info = engine.info();
-    let sweeps = &config.sweeps;
-    let total = sweeps.thermalize + sweeps.measure;
+    let total = schedule.total();
     if options.progress {
+        let sweeps = &config.sweeps;
         let plan = format!(
             "{} + {} sweeps, measuring every {}",
             sweeps.thermalize, sweeps.measure, sweeps.every
         );
         eprintln!("{}", start_line(config, &info, engine_choice, &plan));
+        if options.resume {
+            let done = state.sweeps_done;
+            eprintln!("spinflip: resuming from sweep {done} of {total}");
+        }
     }
-    let mut tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
-    let stops = tuning.stops(sweeps.thermalize);
-    let mut record = VectorRecord {
-        accepted_since_stop: vec![0; systems.systems() as usize],
-        accepted_in_production: vec![0; systems.systems() as usize],
-        ..VectorRecord::default()
-    };
-    let (mut done, mut last_stop, mut engine_time) = (0u64, 0u64, Duration::ZERO);
-    while done < total {
-        let next_measurement = (done / sweeps.every + 1) * sweeps.every;
-        let next_stop = stops.iter().copied().find(|&s| s > done);
-        // The thermalisation's end is a boundary too: production acceptances count after it.
-        let thermalized = Some(sweeps.thermalize).filter(|&t| t > done);
-        let to = next_measurement
-            .min(next_stop.unwrap_or(u64::MAX))
-            .min(thermalized.unwrap_or(u64::MAX))
-            .min(total);
+    let (first_sweep, mut engine_time) = (state.sweeps_done, Duration::ZERO);
+    let mut stops = Stops::new(options.deadline);
+    while state.sweeps_done < total {
+        let from = state.sweeps_done;
+        let to = schedule.chunk_end(from);
         let started = Instant::now();
-        let accepted = engine.sweeps(done as u32..to as u32, &tuning.widths)?;
-        engine_time += started.elapsed();
-        for (b, a) in accepted.iter().enumerate() {
-            record.accepted_since_stop[b] += a;
-            if done >= sweeps.thermalize {
-                record.accepted_in_production[b] += a;
-            }
+        engine_time += schedule.advance(engine.as_mut(), &mut state, to)?;
+        stops.plan_took(started.elapsed());
+        if to == total {
+            break;
         }
-        if to % sweeps.every == 0 {
-            record_observations(&systems, &engine.observe()?, &mut record);
-            record_overlaps(&systems, &engine.overlaps()?, &mut record);
+        let every = config.checkpoint_every;
+        let ended =
+            checkpoint_between_plans((from, to), every, &mut stops, options.halt_after, || {
+                let spins = engine.spins()?;
+                save_checkpoint(&checkpoint_path, config_fingerprint, &state, spins).map(drop)
+            })?;
+        if let Some(ended) = ended {
+            return Ok(ended);
         }
-        if next_stop == Some(to) {
-            let proposals = (to - last_stop) * u64::from(updates.hits);
-            let rates = acceptance_rates(&systems, &record.accepted_since_stop, proposals);
-            tuning.retune(&rates);
-            record.accepted_since_stop.fill(0);
-            last_stop = to;
-        }
-        done = to;
     }
-    let updates_done =
-        total * u64::from(updates.hits) * systems.lattice.sites() * u64::from(systems.systems());
+    // One download of the final lattices serves the last checkpoint and the final state.
+    let spins = engine.spins()?;
+    let checkpoint = save_checkpoint(&checkpoint_path, config_fingerprint, &state, spins)?;
+    let updates_done = (total - first_sweep)
+        * u64::from(updates.hits)
+        * systems.lattice.sites()
+        * u64::from(systems.systems());
     let mut summary = summarize(
         config,
         engine_choice,
         &systems,
-        (&record, &tuning),
+        (&state.record, &state.tuning),
         &info,
         updates_done as f64 / engine_time.as_nanos().max(1) as f64,
     );
@@ -100,11 +124,83 @@ pub fn run_vector(
         &options.out,
         &systems,
         config,
-        &record,
+        &state.record,
         &summary,
-        &engine.spins()?,
+        &checkpoint.spins,
     )?;
-    Ok(summary)
+    Ok(Ended::Completed(summary))
+}
+
+/// Where a run's chunks end and what happens there.
+struct VectorSchedule<'a> {
+    systems: &'a VectorSystems,
+    sweeps: &'a Sweeps,
+    hits: u32,
+    /// The sweeps after which the cone is retuned.
+    tuning_stops: Vec<u64>,
+    checkpoint_every: u64,
+}
+
+impl VectorSchedule<'_> {
+    /// Sweeps in all, thermalisation and production.
+    fn total(&self) -> u64 {
+        self.sweeps.thermalize + self.sweeps.measure
+    }
+
+    /// The end of the chunk from sweep `from`: the next measurement, tuning stop, the
+    /// thermalisation's end (production acceptances count after it) or checkpoint (so that
+    /// checkpoints fall on the sweeps the config names), whichever comes first.
+    fn chunk_end(&self, from: u64) -> u64 {
+        let after = |every: u64| (every > 0).then(|| (from / every + 1) * every);
+        let next_stop = self.tuning_stops.iter().copied().find(|&s| s > from);
+        let thermalized = Some(self.sweeps.thermalize).filter(|&t| t > from);
+        [
+            after(self.sweeps.every),
+            next_stop,
+            thermalized,
+            after(self.checkpoint_every),
+            Some(self.total()),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .expect("the total bounds every chunk")
+    }
+
+    /// Sweep on to sweep `to`: count the accepted moves, measure where `to` is a measurement's
+    /// sweep and retune the cone where it is a tuning stop. Returns the time of the sweeps.
+    fn advance(
+        &self,
+        engine: &mut dyn VectorEngine,
+        state: &mut VectorState,
+        to: u64,
+    ) -> Result<Duration> {
+        let from = state.sweeps_done;
+        let started = Instant::now();
+        let accepted = engine.sweeps(from as u32..to as u32, &state.tuning.widths)?;
+        let sweeping = started.elapsed();
+        let record = &mut state.record;
+        for (b, a) in accepted.iter().enumerate() {
+            record.accepted_since_stop[b] += a;
+            if from >= self.sweeps.thermalize {
+                record.accepted_in_production[b] += a;
+            }
+        }
+        if to.is_multiple_of(self.sweeps.every) {
+            record_observations(self.systems, &engine.observe()?, record);
+            record_overlaps(self.systems, &engine.overlaps()?, record);
+        }
+        if self.tuning_stops.contains(&to) {
+            let stops = self.tuning_stops.iter().copied();
+            let last_stop = stops.filter(|&s| s < to).max().unwrap_or(0);
+            let proposals = (to - last_stop) * u64::from(self.hits);
+            let rates = acceptance_rates(self.systems, &record.accepted_since_stop, proposals);
+            state.tuning.retune(&rates);
+            record.accepted_since_stop.fill(0);
+        }
+        state.sweeps_done = to;
+        Ok(sweeping)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,333 @@
+//! The checkpoint of a vector-spin run, written between chunks of sweeps: enough to continue it
+//! bit-identically. Its frame (magic, format, fingerprint, CRC) is the container's
+//! ([`crate::io::checkpoint`]), whose spin bits it leaves empty: the lattices are fixed-point
+//! words, in the first section. Layout (format 8), all numbers little-endian:
+//!
+//! | offset | size | field                                                   |
+//! |--------|------|---------------------------------------------------------|
+//! | 0      | 8    | magic `SPINFLIP`                                        |
+//! | 8      | 4    | format 8 (u32)                                          |
+//! | 12     | 8    | config fingerprint (u64)                                |
+//! | 20     | 8    | sweeps done (u64)                                       |
+//! | 28     | 8    | spin bits: 0 (u64)                                      |
+//! | 36     | 8    | spin words W, every system (u64)                        |
+//! | 44     | 8    | temperatures T (u64)                                    |
+//! | 52     | 8    | systems B (u64)                                         |
+//! | 60     | 8    | measurements M, every system's (u64)                    |
+//! | 68     | 8    | overlap measurements Q, every replica pair's (u64)      |
+//! | 76     | 4 W  | the lattices (i32, component-major as the engines')     |
+//! |        | 4 T  | the proposal widths, tuned so far (i32, spin units)     |
+//! |        | 8 B  | accepted moves since the last tuning stop (u64)         |
+//! |        | 8 B  | accepted moves in the production (u64)                  |
+//! |        | 8    | the largest drift of `\|s\|` (f64)                       |
+//! |        | 56 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared (f64) |
+//! |        | 16 Q | the overlaps: q2, q2 at k_min (f64)                     |
+//! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
+//!
+//! The measurements are kept as the estimators take them (the f64s computed from the engine's
+//! integers), so a resumed run's estimates are the uninterrupted run's to the bit.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::record::{OverlapMeasurement, VectorRecord};
+use crate::error::CheckpointError;
+use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
+use crate::stats::VectorMeasurement;
+
+/// The one layout of this kind.
+const FORMAT: Format = Format {
+    number: 8,
+    counts: 6,
+    packed: true,
+};
+/// Words (f64) of one [`VectorMeasurement`] and of one [`OverlapMeasurement`].
+const MEASUREMENT_WORDS: u64 = 7;
+const OVERLAP_WORDS: u64 = 2;
+
+/// The state of a vector-spin run after `sweeps_done` sweeps; with the config, all it needs to
+/// continue (the randoms are keyed by the sweep, so no generator state is kept).
+#[derive(Debug, Clone)]
+pub(super) struct VectorCheckpoint {
+    /// [`crate::io::checkpoint::fingerprint`] of the config text, so a checkpoint of another
+    /// config is refused.
+    pub(super) config_fingerprint: u64,
+    pub(super) sweeps_done: u64,
+    /// Every system's lattice, as [`crate::engine::vector::VectorEngine::spins`] gives them.
+    pub(super) spins: Vec<i32>,
+    /// Per temperature, the proposal width ([`super::ConeTuning::widths`]).
+    pub(super) widths: Vec<i32>,
+    pub(super) record: VectorRecord,
+}
+
+impl VectorCheckpoint {
+    /// The file's bytes (see the module documentation for the layout).
+    #[cfg(test)]
+    fn encode(&self) -> Vec<u8> {
+        crate::io::checkpoint::encode_with(|out| self.write_to(out))
+    }
+
+    /// Write the file's bytes into `out` (the CRC included).
+    fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let record = &self.record;
+        let counts = [
+            0,
+            self.spins.len(),
+            self.widths.len(),
+            record.accepted_since_stop.len(),
+            record.measurements.len(),
+            record.overlaps.len(),
+        ];
+        let mut out = Writer::start(
+            out,
+            FORMAT.number,
+            self.config_fingerprint,
+            self.sweeps_done,
+            &counts,
+        )?;
+        let words = self.spins.iter().chain(&self.widths);
+        out.put(words.map(|v| v.to_le_bytes()))?;
+        let accepted = record
+            .accepted_since_stop
+            .iter()
+            .chain(&record.accepted_in_production);
+        out.put(accepted.map(|v| v.to_le_bytes()))?;
+        let measurements = record.measurements.iter().flat_map(measurement_words);
+        let overlaps = record.overlaps.iter().flat_map(|o| [o.q2, o.q2_kmin]);
+        let floats = std::iter::once(record.norm_deviation)
+            .chain(measurements)
+            .chain(overlaps);
+        out.put(floats.map(f64::to_le_bytes))?;
+        out.seal()
+    }
+
+    /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
+    pub(super) fn decode(bytes: &[u8]) -> Result<VectorCheckpoint, CheckpointError> {
+        let mut file = open(bytes, RunKind::Vector, &[FORMAT], |_, counts| {
+            sections(counts).to_vec()
+        })?;
+        if !file.spins.is_empty() {
+            return Err(CheckpointError::Inconsistent(format!(
+                "a vector-spin checkpoint holds {} spin bits, not none",
+                file.spins.len()
+            )));
+        }
+        let [words, temperatures, systems, measurements, overlaps] =
+            file.counts[..].try_into().expect("the layout has 6 counts");
+        let reader = &mut file.reader;
+        let spins = reader.i32s(words as usize)?;
+        let widths = reader.i32s(temperatures as usize)?;
+        let accepted_since_stop = reader.u64s(systems as usize)?;
+        let accepted_in_production = reader.u64s(systems as usize)?;
+        let norm_deviation = reader.f64s(1)?[0];
+        let measurement_words = reader.f64s((measurements * MEASUREMENT_WORDS) as usize)?;
+        let overlap_words = reader.f64s((overlaps * OVERLAP_WORDS) as usize)?;
+        let record = VectorRecord {
+            measurements: measurement_words
+                .chunks_exact(MEASUREMENT_WORDS as usize)
+                .map(measurement_of)
+                .collect(),
+            overlaps: overlap_words
+                .chunks_exact(OVERLAP_WORDS as usize)
+                .map(|w| OverlapMeasurement {
+                    q2: w[0],
+                    q2_kmin: w[1],
+                })
+                .collect(),
+            accepted_since_stop,
+            accepted_in_production,
+            norm_deviation,
+        };
+        Ok(VectorCheckpoint {
+            config_fingerprint: file.config_fingerprint,
+            sweeps_done: file.sweeps_done,
+            spins,
+            widths,
+            record,
+        })
+    }
+
+    /// Write to `path` atomically: a crash leaves the previous checkpoint intact.
+    pub(super) fn save(&self, path: &Path) -> std::io::Result<()> {
+        save_with(path, |out| self.write_to(out))
+    }
+
+    /// Read and verify the checkpoint at `path`, refusing one written for another config.
+    pub(super) fn load(
+        path: &Path,
+        expected_fingerprint: u64,
+    ) -> Result<VectorCheckpoint, CheckpointError> {
+        load_file(path, expected_fingerprint, VectorCheckpoint::decode, |c| {
+            c.config_fingerprint
+        })
+    }
+}
+
+/// The (count, width) of the sections after the (empty) spin bits, for the header's counts
+/// after them (spin words, temperatures, systems, measurements, overlaps), in file order: the
+/// spin words, the widths, both acceptance counters, the norm drift, the measurements and the
+/// overlaps (saturating: absurd counts fail the size check).
+fn sections(counts: &[u64]) -> [(u64, u64); 6] {
+    let (words, temperatures, systems) = (counts[0], counts[1], counts[2]);
+    let (measurements, overlaps) = (counts[3], counts[4]);
+    [
+        (words, 4),
+        (temperatures, 4),
+        (systems, 16),
+        (1, 8),
+        (measurements, 8 * MEASUREMENT_WORDS),
+        (overlaps, 8 * OVERLAP_WORDS),
+    ]
+}
+
+/// A measurement's words, in the layout's order.
+fn measurement_words(m: &VectorMeasurement) -> [f64; MEASUREMENT_WORDS as usize] {
+    let [mx, my, mz] = m.m;
+    [
+        m.energy,
+        mx,
+        my,
+        mz,
+        m.fourier,
+        m.bond_cosines,
+        m.bond_sines_squared,
+    ]
+}
+
+/// The measurement of [`measurement_words`].
+fn measurement_of(w: &[f64]) -> VectorMeasurement {
+    VectorMeasurement {
+        energy: w[0],
+        m: [w[1], w[2], w[3]],
+        fourier: w[4],
+        bond_cosines: w[5],
+        bond_sines_squared: w[6],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::checkpoint::{CRC_LEN, fingerprint};
+
+    fn sample() -> VectorCheckpoint {
+        let measurement = |e: f64| VectorMeasurement {
+            energy: e,
+            m: [0.5, -0.25, 1e-300],
+            fourier: 0.125,
+            bond_cosines: -0.0,
+            bond_sines_squared: f64::NAN,
+        };
+        VectorCheckpoint {
+            config_fingerprint: fingerprint("(model: XY(dims: 2, size: 4))"),
+            sweeps_done: 123_456_789_012,
+            spins: vec![1 << 28, -(1 << 28), 0, i32::MIN, i32::MAX, 7],
+            widths: vec![1 << 27, 3],
+            record: VectorRecord {
+                measurements: vec![measurement(-1.5), measurement(2.0)],
+                overlaps: vec![OverlapMeasurement {
+                    q2: 0.75,
+                    q2_kmin: 0.5,
+                }],
+                accepted_since_stop: vec![1, u64::MAX],
+                accepted_in_production: vec![0, 1 << 40],
+                norm_deviation: 2f64.powi(-30),
+            },
+        }
+    }
+
+    /// Equal as bits (a measurement's NaN included).
+    fn same(a: &VectorCheckpoint, b: &VectorCheckpoint) -> bool {
+        a.encode() == b.encode() && format!("{a:?}") == format!("{b:?}")
+    }
+
+    #[test]
+    fn layout_matches_the_documented_format() {
+        let bytes = sample().encode();
+        assert_eq!(&bytes[..8], b"SPINFLIP");
+        assert_eq!(bytes[8..12], 8u32.to_le_bytes());
+        assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
+        let counts: Vec<u64> = bytes[28..76]
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(counts, [0, 6, 2, 2, 2, 1]);
+        assert_eq!(bytes[76..80], (1i32 << 28).to_le_bytes(), "the first spin");
+        assert_eq!(
+            bytes[100..104],
+            (1i32 << 27).to_le_bytes(),
+            "the first width"
+        );
+        let norm = 108 + 32;
+        assert_eq!(bytes[norm..norm + 8], 2f64.powi(-30).to_le_bytes());
+        assert_eq!(bytes[norm + 8..norm + 16], (-1.5f64).to_le_bytes());
+        assert_eq!(bytes.len(), norm + 8 + 56 * 2 + 16 + CRC_LEN);
+        let crc = crc32fast::hash(&bytes[..bytes.len() - CRC_LEN]);
+        assert_eq!(bytes[bytes.len() - CRC_LEN..], crc.to_le_bytes());
+    }
+
+    #[test]
+    fn round_trips_through_bytes_and_file() {
+        let checkpoint = sample();
+        assert!(same(
+            &VectorCheckpoint::decode(&checkpoint.encode()).unwrap(),
+            &checkpoint
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint.bin");
+        checkpoint.save(&path).unwrap();
+        let loaded = VectorCheckpoint::load(&path, checkpoint.config_fingerprint).unwrap();
+        assert!(same(&loaded, &checkpoint));
+        let err = VectorCheckpoint::load(&path, 1).unwrap_err().to_string();
+        assert!(err.contains("different config"), "{err}");
+    }
+
+    #[test]
+    fn every_flipped_byte_and_truncation_is_refused() {
+        let bytes = sample().encode();
+        for i in 0..bytes.len() {
+            let mut corrupt = bytes.clone();
+            corrupt[i] ^= 0x10;
+            assert!(VectorCheckpoint::decode(&corrupt).is_err(), "byte {i}");
+        }
+        for len in [0, 11, 60, 76, bytes.len() - 1] {
+            assert!(
+                matches!(
+                    VectorCheckpoint::decode(&bytes[..len]),
+                    Err(CheckpointError::Truncated { .. })
+                ),
+                "{len} bytes"
+            );
+        }
+    }
+
+    /// Spin bits in the container's section, with a valid checksum, are refused.
+    #[test]
+    fn spin_bits_are_refused() {
+        let mut bytes = sample().encode();
+        bytes[28] = 64;
+        bytes.splice(76..76, [0u8; 8]);
+        let end = bytes.len() - CRC_LEN;
+        let crc = crc32fast::hash(&bytes[..end]);
+        bytes[end..].copy_from_slice(&crc.to_le_bytes());
+        let err = VectorCheckpoint::decode(&bytes).unwrap_err().to_string();
+        assert!(err.contains("64 spin bits"), "{err}");
+    }
+
+    /// A vector checkpoint offered to a run of Ising sweeps, and the reverse, are refused as
+    /// such.
+    #[test]
+    fn a_checkpoint_of_another_kind_is_refused_as_such() {
+        let vector = sample().encode();
+        let err = crate::metropolis::checkpoint::Checkpoint::decode(&vector).unwrap_err();
+        assert!(err.to_string().contains("of a vector-spin run"), "{err}");
+        let mut sweeps = vector.clone();
+        sweeps[8..12].copy_from_slice(&5u32.to_le_bytes());
+        let err = VectorCheckpoint::decode(&sweeps).unwrap_err().to_string();
+        assert!(
+            err.contains("of a run of Metropolis sweeps")
+                && err.contains("asks for a vector-spin run"),
+            "{err}"
+        );
+    }
+}

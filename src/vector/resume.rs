@@ -1,0 +1,98 @@
+//! What the loop carries from one chunk to the next, continuing it from a checkpoint, and
+//! writing one: the checkpoint holds exactly the loop's [`VectorState`] and the lattices.
+
+use std::path::Path;
+
+use super::checkpoint::VectorCheckpoint;
+use super::record::VectorRecord;
+use super::tuning::ConeTuning;
+use crate::config::Sweeps;
+use crate::error::{Error, Result};
+use crate::io::run_dir::checkpoint_to_resume;
+use crate::model::vector::VectorSystems;
+
+/// The state a run carries between chunks.
+#[derive(Debug)]
+pub(super) struct VectorState {
+    pub(super) sweeps_done: u64,
+    /// The proposal widths, tuned so far (the stops follow from the config).
+    pub(super) tuning: ConeTuning,
+    pub(super) record: VectorRecord,
+}
+
+impl VectorState {
+    /// A fresh run of `systems` proposing with `tuning`.
+    pub(super) fn new(systems: &VectorSystems, tuning: ConeTuning) -> Self {
+        let counters = vec![0; systems.systems() as usize];
+        VectorState {
+            sweeps_done: 0,
+            tuning,
+            record: VectorRecord {
+                accepted_since_stop: counters.clone(),
+                accepted_in_production: counters,
+                ..VectorRecord::default()
+            },
+        }
+    }
+}
+
+/// The state and the lattices of the run whose checkpoint is in `out`, its widths tuned from
+/// `tuning` on; refused where the checkpoint does not fit the config (its fingerprint, or the
+/// shape of what it holds).
+pub(super) fn resume_state(
+    out: &Path,
+    config_fingerprint: u64,
+    systems: &VectorSystems,
+    (sweeps, tuning): (&Sweeps, ConeTuning),
+) -> Result<(VectorState, Vec<i32>)> {
+    let path = checkpoint_to_resume(out)?;
+    let checkpoint = VectorCheckpoint::load(&path, config_fingerprint)?;
+    let done = checkpoint.sweeps_done;
+    let record = &checkpoint.record;
+    let measurements = (done / sweeps.every) as usize;
+    let count = systems.systems() as usize;
+    if done > sweeps.thermalize + sweeps.measure
+        || checkpoint.spins.len() != systems.spin_words()
+        || checkpoint.widths.len() != tuning.widths.len()
+        || record.accepted_since_stop.len() != count
+        || record.accepted_in_production.len() != count
+        || record.measurements.len() != measurements * count
+        || record.overlaps.len() != measurements * systems.overlaps() as usize
+    {
+        return Err(Error::State(format!(
+            "checkpoint {} does not match the config (sweeps {}, {} spin words, {} \
+             measurements)",
+            path.display(),
+            done,
+            checkpoint.spins.len(),
+            record.measurements.len() / count.max(1)
+        )));
+    }
+    let state = VectorState {
+        sweeps_done: done,
+        tuning: ConeTuning {
+            widths: checkpoint.widths,
+            ..tuning
+        },
+        record: checkpoint.record,
+    };
+    Ok((state, checkpoint.spins))
+}
+
+/// Write the checkpoint of `state` with the lattices `spins` atomically; returns it.
+pub(super) fn save_checkpoint(
+    path: &Path,
+    config_fingerprint: u64,
+    state: &VectorState,
+    spins: Vec<i32>,
+) -> Result<VectorCheckpoint> {
+    let checkpoint = VectorCheckpoint {
+        config_fingerprint,
+        sweeps_done: state.sweeps_done,
+        spins,
+        widths: state.tuning.widths.clone(),
+        record: state.record.clone(),
+    };
+    checkpoint.save(path).map_err(|e| Error::io(path, e))?;
+    Ok(checkpoint)
+}
