@@ -10,6 +10,9 @@ constexpr int ONE = 1 << FRACTION_BITS;
 constexpr unsigned ENERGY_SHIFT = 32u;
 constexpr unsigned TABLE_BYTE = 256u;
 constexpr unsigned MEASURE_SHIFT = 24u;
+// Bits by which the local field is coarser than a spin unit (CouplingScale::field_shift): 0,
+// or 3 for the Gaussian glass.
+constexpr unsigned FIELD_SHIFT = SPINFLIP_FIELD_SHIFT;
 
 struct Vector {
     int c[3];
@@ -93,7 +96,7 @@ __device__ __forceinline__ unsigned threshold(unsigned k, const unsigned* table)
 }
 
 // fixed::accepts: downhill always, else the random word u below the threshold of
-// delta >> ENERGY_SHIFT.
+// delta >> (ENERGY_SHIFT - FIELD_SHIFT) (CouplingScale::energy_shift).
 __device__ __forceinline__ bool accepts(long long delta, unsigned u, const unsigned* table) {
-    return delta <= 0 || u < threshold(static_cast<unsigned>(delta >> ENERGY_SHIFT), table);
+    return delta <= 0 || u < threshold(static_cast<unsigned>(delta >> (ENERGY_SHIFT - FIELD_SHIFT)), table);
 }

@@ -15,6 +15,12 @@ constexpr unsigned TWISTS = 3u;
 constexpr unsigned MAGNETISATION = 6u;
 constexpr unsigned FOURIER = 9u;
 
+// CouplingScale::bond_measure: a measured bond product times the coupling J, floored by the
+// coupling's fraction bits.
+__device__ __forceinline__ long long bond_measure(long long J, long long product) {
+    return (J * (product >> MEASURE_SHIFT)) >> COUPLING_BITS;
+}
+
 // |s . s - 1| >> MEASURE_SHIFT, saturated to 32 bits.
 __device__ __forceinline__ unsigned long long norm_deviation(const Vector& s) {
     const long long deviation = dot(s, s) - static_cast<long long>(ONE) * ONE;
@@ -39,10 +45,10 @@ extern "C" __global__ void vector_observables(const int* spins,
         for (unsigned d = 0u; d < DIMS; d++) {
             const Vector t = load_spin(spins, z, near.site[2u * d + 1u]);
             const long long J = coupling(couplings, z, i * DIMS + d);
-            sums[BONDS + d] += J * (dot(s, t) >> MEASURE_SHIFT);
+            sums[BONDS + d] += bond_measure(J, dot(s, t));
             const long long twist = static_cast<long long>(s.c[0]) * t.c[1] -
                                     static_cast<long long>(s.c[1]) * t.c[0];
-            sums[TWISTS + d] += J * (twist >> MEASURE_SHIFT);
+            sums[TWISTS + d] += bond_measure(J, twist);
             const unsigned x = coordinate(i, d);
             const long long cosine = phases[x];
             const long long sine = phases[L + x];

@@ -3,7 +3,8 @@
 // same buffers as the WGSL bindings (engine::cuda::vector): spins (component a of site i of
 // system b at (b n + a) N + i), acceptance tables, counts (COUNT_WORDS / 2 counters per system:
 // accepted moves, then the observation), couplings (one int per bond site * DIMS + d and sample,
-// or the one uniform J), proposal widths per temperature, phases. System z draws the randoms of
+// or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
+// phases. System z draws the randoms of
 // batch z.
 
 #include "dispatch.cuh"
@@ -15,7 +16,11 @@ constexpr unsigned SAMPLES = SPINFLIP_SAMPLES;
 constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
 // Whether couplings holds one J for every bond (the ferromagnet) instead of one per bond.
 constexpr bool UNIFORM_COUPLINGS = SPINFLIP_UNIFORM_COUPLINGS != 0u;
-// The uniform field along the first component in spin units (defines are unsigned: its bits).
+// Fractional bits of a coupling (CouplingScale::fraction_bits): 0 for J = 1 and J = +-1 (then
+// FIELD_SHIFT is 0 too), 24 for the Gaussian glass.
+constexpr unsigned COUPLING_BITS = SPINFLIP_COUPLING_BITS;
+// The uniform field along the first component in local-field units (defines are unsigned: its
+// bits).
 constexpr int FIELD = static_cast<int>(SPINFLIP_FIELD_BITS);
 
 constexpr unsigned PURPOSE_VECTOR_METROPOLIS = 11u;
@@ -67,7 +72,16 @@ __device__ __forceinline__ unsigned neighbour_bond(unsigned i, unsigned j, unsig
     return (k % 2u == 0u ? j : i) * DIMS + k / 2u;
 }
 
-// SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field.
+// CouplingScale::bond_field: J s, exactly in 32 bits for the integer couplings, else the 64-bit
+// product floored to local-field units.
+__device__ __forceinline__ int bond_field(int J, int s) {
+    if (COUPLING_BITS == 0u) {
+        return J * s;
+    }
+    return static_cast<int>((static_cast<long long>(J) * s) >> (COUPLING_BITS + FIELD_SHIFT));
+}
+
+// SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field, in local-field units.
 __device__ __forceinline__ Vector local_field(const int* spins, const int* couplings, unsigned b,
                                               unsigned i) {
     Vector h = {{FIELD, 0, 0}};
@@ -79,7 +93,7 @@ __device__ __forceinline__ Vector local_field(const int* spins, const int* coupl
         const Vector s = load_spin(spins, b, j);
 #pragma unroll
         for (unsigned a = 0u; a < COMPONENTS; a++) {
-            h.c[a] += J * s.c[a];
+            h.c[a] += bond_field(J, s.c[a]);
         }
     }
     return h;

@@ -91,7 +91,7 @@ __device__ __forceinline__ Vector tile_local_field(const int* tile, const int* c
         const Vector s = tile_spin(tile, neighbour);
 #pragma unroll
         for (unsigned a = 0u; a < COMPONENTS; a++) {
-            h.c[a] += J * s.c[a];
+            h.c[a] += bond_field(J, s.c[a]);
         }
     }
     return h;

@@ -12,6 +12,9 @@ const ONE: i32 = 268435456i;
 const ENERGY_SHIFT: u32 = 32u;
 const TABLE_BYTE: u32 = 256u;
 const MEASURE_SHIFT: u32 = 24u;
+// Bits by which the local field is coarser than a spin unit (CouplingScale::field_shift): 0,
+// or 3 for the Gaussian glass.
+override FIELD_SHIFT: u32 = 0u;
 
 // A unit vector, or none (`ok` false) for the zero vector: fixed::unit's Option.
 struct Unit {
@@ -84,10 +87,11 @@ fn threshold(k: u32, table: u32) -> u32 {
 }
 
 // fixed::accepts: downhill always, else the random word u below the threshold of
-// delta >> ENERGY_SHIFT (the high word of a positive delta).
+// delta >> (ENERGY_SHIFT - FIELD_SHIFT) (CouplingScale::energy_shift; for the integer couplings
+// the high word of a positive delta).
 fn accepts(delta: vec2<u32>, u: u32, table: u32) -> bool {
     if !wide_less(vec2<u32>(0u, 0u), delta) {
         return true;
     }
-    return u < threshold(wide_shr(delta, ENERGY_SHIFT).x, table);
+    return u < threshold(wide_shr(delta, ENERGY_SHIFT - FIELD_SHIFT).x, table);
 }

@@ -25,14 +25,20 @@ fn norm_deviation(s: vec3<i32>) -> u32 {
     return select(0xffffffffu, shifted.x, shifted.y == 0u);
 }
 
+// CouplingScale::bond_measure: a measured bond product times the coupling c, floored by the
+// coupling's fraction bits.
+fn bond_measure(c: i32, product: vec2<u32>) -> vec2<u32> {
+    return wide_shr(wide_mul(wide_shr(product, MEASURE_SHIFT), c), COUPLING_BITS);
+}
+
 // The site's forward bonds, twists and Fourier terms along d, added to `sums`.
 fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array<vec2<u32>, 27>>) {
     let j = neighbours(i)[2u * d + 1u];
     let t = load_spin(z, j);
     let c = coupling(z, i * DIMS + d);
-    (*sums)[BONDS + d] = wide_add((*sums)[BONDS + d], wide_mul(wide_shr(dot_wide(s, t), MEASURE_SHIFT), c));
+    (*sums)[BONDS + d] = wide_add((*sums)[BONDS + d], bond_measure(c, dot_wide(s, t)));
     let twist = wide_sub(wide_mul_i32(s.x, t.y), wide_mul_i32(s.y, t.x));
-    (*sums)[TWISTS + d] = wide_add((*sums)[TWISTS + d], wide_mul(wide_shr(twist, MEASURE_SHIFT), c));
+    (*sums)[TWISTS + d] = wide_add((*sums)[TWISTS + d], bond_measure(c, twist));
     let x = coordinate(i, d);
     let cos = phases[x];
     let sin = phases[L + x];

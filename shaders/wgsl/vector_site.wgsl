@@ -3,7 +3,8 @@
 // (engine::wgpu::vector): 0 dispatch parameters, 1 spins (component a of site i of system b at
 // (b n + a) N + i), 2 acceptance tables (fixed::TABLE_LEN words per temperature), 3 counts
 // (COUNT_WORDS per system: accepted moves, then the observation), 4 couplings (one i32 per bond
-// site * DIMS + d and sample, or the one uniform J), 5 proposal widths per temperature,
+// site * DIMS + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
+// proposal widths per temperature,
 // 6 phases (cos then sin of 2 pi x / L, spin units). System z draws the randoms of batch z.
 
 #import dispatch
@@ -23,8 +24,11 @@ override SAMPLES: u32 = 1u;
 override REPLICAS: u32 = 1u;
 // Whether couplings holds one J for every bond (the ferromagnet) instead of one per bond.
 override UNIFORM_COUPLINGS: bool = true;
-// The uniform field along the first component, spin units as i32 bits (overrides of the host
-// are unsigned).
+// Fractional bits of a coupling (CouplingScale::fraction_bits): 0 for J = 1 and J = +-1 (then
+// FIELD_SHIFT is 0 too), 24 for the Gaussian glass.
+override COUPLING_BITS: u32 = 0u;
+// The uniform field along the first component, local-field units as i32 bits (overrides of
+// the host are unsigned).
 override FIELD_BITS: u32 = 0u;
 override FIELD: i32 = i32(FIELD_BITS);
 
@@ -75,13 +79,27 @@ fn neighbour_bond(i: u32, j: u32, k: u32) -> u32 {
     return select(i * DIMS + d, j * DIMS + d, k % 2u == 0u);
 }
 
-// SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field.
+// CouplingScale::bond_field of each component of s: J s, exactly in 32 bits for the integer
+// couplings (no 64-bit product where it is not needed), else the 64-bit product floored to
+// local-field units.
+fn bond_field(j: i32, s: vec3<i32>) -> vec3<i32> {
+    if COUPLING_BITS == 0u {
+        return j * s;
+    }
+    var h = vec3<i32>(0i);
+    for (var a = 0u; a < COMPONENTS; a++) {
+        h[a] = bitcast<i32>(wide_shr(wide_mul_i32(j, s[a]), COUPLING_BITS + FIELD_SHIFT).x);
+    }
+    return h;
+}
+
+// SiteUpdate::local_field: sum_j J_ij s_j plus the uniform field, in local-field units.
 fn local_field(b: u32, i: u32) -> vec3<i32> {
     var h = vec3<i32>(FIELD, 0i, 0i);
     let near = neighbours(i);
     for (var k = 0u; k < coordination(); k++) {
         let j = near[k];
-        h += coupling(b, neighbour_bond(i, j, k)) * load_spin(b, j);
+        h += bond_field(coupling(b, neighbour_bond(i, j, k)), load_spin(b, j));
     }
     return h;
 }

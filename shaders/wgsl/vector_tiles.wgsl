@@ -100,7 +100,7 @@ fn tile_local_field(z: u32, i: u32, at: u32) -> vec3<i32> {
     for (var k = 0u; k < coordination(); k++) {
         let stride = strides[k / 2u];
         let neighbour = select(at + stride, at - stride, k % 2u == 0u);
-        h += coupling(z, neighbour_bond(i, near[k], k)) * tile_spin(neighbour);
+        h += bond_field(coupling(z, neighbour_bond(i, near[k], k)), tile_spin(neighbour));
     }
     return h;
 }

@@ -10,6 +10,9 @@ pub enum Disorder {
     Ferromagnet,
     /// `J_ij = +-1` with probability 1/2 each, drawn per disorder sample.
     Bimodal,
+    /// `J_ij` from the normal distribution N(0, 1), drawn per disorder sample, in the vector
+    /// models' fixed point (`model::vector::gaussian`: `2^-24` steps, `|J| <= 8`).
+    Gaussian,
 }
 
 /// Where a spin glass's couplings come from.
@@ -53,7 +56,8 @@ pub enum Model {
     /// O(2) spins (XY model, plane rotator): unit vectors in the plane,
     /// `H = -sum_<ij> J_ij s_i . s_j - h sum_i s_i^x`, the field along the first component;
     /// `disorder: Bimodal` gives the vector spin glass (`J_ij = +-1` per sample, the bonds of
-    /// `EdwardsAnderson` for the same seed).
+    /// `EdwardsAnderson` for the same seed), `disorder: Gaussian` the one with `J_ij` from
+    /// N(0, 1).
     XY {
         dims: u32,
         size: u32,
@@ -74,7 +78,8 @@ pub enum Model {
 }
 
 impl Disorder {
-    fn is_ferromagnet(&self) -> bool {
+    /// Whether every `J_ij = +1`; any other disorder is a spin glass.
+    pub fn is_ferromagnet(&self) -> bool {
         *self == Disorder::Ferromagnet
     }
 }
@@ -141,8 +146,10 @@ impl Model {
             (Model::EdwardsAnderson { .. }, _) => "Edwards-Anderson +-J",
             (Model::XY { .. }, Disorder::Ferromagnet) => "XY",
             (Model::XY { .. }, Disorder::Bimodal) => "XY +-J spin glass",
+            (Model::XY { .. }, Disorder::Gaussian) => "XY Gaussian spin glass",
             (Model::Heisenberg { .. }, Disorder::Ferromagnet) => "Heisenberg",
             (Model::Heisenberg { .. }, Disorder::Bimodal) => "Heisenberg +-J spin glass",
+            (Model::Heisenberg { .. }, Disorder::Gaussian) => "Heisenberg Gaussian spin glass",
         };
         format!("{kind} {}D", self.dims())
     }

@@ -85,10 +85,12 @@ impl VectorSweeps {
 /// entry a sum over sites (or a maximum), so partial results add up in any order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct VectorObservation {
-    /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i . s_{i+d}) 2^-24)`.
+    /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i . s_{i+d}) 2^-24)`, each term floored
+    /// again by the coupling's fraction bits (`CouplingScale::bond_measure`).
     pub bonds: [i64; 3],
-    /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i^x s_{i+d}^y - s_i^y s_{i+d}^x) 2^-24)`,
-    /// the sine of the angle between neighbours in the XY plane (the helicity modulus).
+    /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i^x s_{i+d}^y - s_i^y s_{i+d}^x) 2^-24)`
+    /// (floored as `bonds`), the sine of the angle between neighbours in the XY plane (the
+    /// helicity modulus).
     pub twists: [i64; 3],
     /// Per component: `sum_i s_i^a`.
     pub magnetisation: [i64; 3],
@@ -156,26 +158,29 @@ pub const OVERLAP_COUNTERS: usize = 2 * COUNTERS;
 const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines).
-pub const KERNEL_CONSTANTS: [&str; 9] = [
+pub const KERNEL_CONSTANTS: [&str; 11] = [
     "L",
     "DIMS",
     "COMPONENTS",
     "SAMPLES",
     "REPLICAS",
     "UNIFORM_COUPLINGS",
+    "COUPLING_BITS",
+    "FIELD_SHIFT",
     "FIELD_BITS",
     "HITS",
     "TILE",
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
-/// plain checkerboard, which builds no `vector_tiles`); the field in spin units as the bits of
-/// its `i32` (both backends take unsigned constants).
+/// plain checkerboard, which builds no `vector_tiles`); the `CouplingScale`'s bits; the field
+/// in local-field units as the bits of its `i32` (both backends take unsigned constants).
 pub fn kernel_constants(
     systems: &VectorSystems,
     updates: VectorSweeps,
 ) -> Vec<(&'static str, u32)> {
     let uniform = matches!(systems.couplings, VectorCouplings::Uniform(_));
+    let scale = systems.coupling_scale();
     let values = [
         systems.lattice.size,
         systems.lattice.dims,
@@ -183,6 +188,8 @@ pub fn kernel_constants(
         systems.samples,
         systems.replicas,
         u32::from(uniform),
+        scale.fraction_bits,
+        scale.field_shift,
         systems.field_units() as u32,
         updates.hits,
         updates.tile.unwrap_or(0),
@@ -191,13 +198,14 @@ pub fn kernel_constants(
 }
 
 /// The couplings as the GPU kernels read them: the one `J` of the ferromagnet, or every
-/// sample's bonds (`sample * d N + site * d + direction`).
+/// sample's bonds (`sample * d N + site * d + direction`): `+-1`, or the Gaussian words.
 pub fn coupling_words(couplings: &VectorCouplings) -> Vec<i32> {
     match couplings {
         VectorCouplings::Uniform(j) => vec![*j],
         VectorCouplings::Bonds(samples) => {
             samples.iter().flatten().map(|&j| i32::from(j)).collect()
         }
+        VectorCouplings::Gaussian(samples) => samples.concat(),
     }
 }
 

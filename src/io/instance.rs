@@ -90,8 +90,8 @@ pub fn noting_instance(config_text: String, instance: Option<&Instance>) -> Stri
 pub fn couplings_source(disorder: Disorder, instance: Option<&Instance>) -> Option<String> {
     match (disorder, instance) {
         (Disorder::Ferromagnet, _) => None,
-        (Disorder::Bimodal, None) => Some("drawn from the seed".into()),
-        (Disorder::Bimodal, Some(instance)) => Some(named(instance)),
+        (_, None) => Some("drawn from the seed".into()),
+        (_, Some(instance)) => Some(named(instance)),
     }
 }
 

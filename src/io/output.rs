@@ -169,14 +169,7 @@ pub fn write_npy_i8(
     shape: &[usize],
     values: impl Iterator<Item = i8>,
 ) -> std::io::Result<()> {
-    write_atomic_with(path, |file| {
-        let mut out = std::io::BufWriter::new(file);
-        out.write_all(&npy_header(INT8, shape))?;
-        for value in values {
-            out.write_all(&[value as u8])?;
-        }
-        out.flush()
-    })
+    write_npy_bytes(path, (INT8, shape), values.map(i8::to_le_bytes))
 }
 
 /// Write a NumPy `.npy` file of little-endian `float32` `values` with the C-order `shape` to
@@ -186,18 +179,39 @@ pub fn write_npy_f32(
     shape: &[usize],
     values: impl Iterator<Item = f32>,
 ) -> std::io::Result<()> {
+    write_npy_bytes(path, (FLOAT32, shape), values.map(f32::to_le_bytes))
+}
+
+/// Write a NumPy `.npy` file of little-endian `float64` `values` with the C-order `shape` to
+/// `path` atomically, streamed through a buffer (a Gaussian glass's couplings).
+pub fn write_npy_f64(
+    path: &Path,
+    shape: &[usize],
+    values: impl Iterator<Item = f64>,
+) -> std::io::Result<()> {
+    write_npy_bytes(path, (FLOAT64, shape), values.map(f64::to_le_bytes))
+}
+
+/// Write a `.npy` file of the `.npy` type `dtype` and C-order `shape` whose values have the
+/// little-endian bytes `values`.
+fn write_npy_bytes<const N: usize>(
+    path: &Path,
+    (dtype, shape): (&str, &[usize]),
+    values: impl Iterator<Item = [u8; N]>,
+) -> std::io::Result<()> {
     write_atomic_with(path, |file| {
         let mut out = std::io::BufWriter::new(file);
-        out.write_all(&npy_header(FLOAT32, shape))?;
+        out.write_all(&npy_header(dtype, shape))?;
         for value in values {
-            out.write_all(&value.to_le_bytes())?;
+            out.write_all(&value)?;
         }
         out.flush()
     })
 }
 
-/// The `.npy` type of little-endian `float32` values.
+/// The `.npy` types of little-endian `float32` and `float64` values.
 const FLOAT32: &str = "<f4";
+const FLOAT64: &str = "<f8";
 
 /// The `.npy` type of `int8` and of `uint8` values.
 const INT8: &str = "|i1";

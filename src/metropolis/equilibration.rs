@@ -57,7 +57,7 @@ fn unit_series(
 ) -> Vec<(&'static str, Vec<Vec<f64>>)> {
     let n = systems.lattice.sites() as f64;
     match systems.disorder {
-        Disorder::Bimodal => {
+        Disorder::Bimodal | Disorder::Gaussian => {
             let of_samples = |f: &dyn Fn(&SampleSeries) -> Vec<f64>| {
                 group_means(&samples.iter().map(f).collect::<Vec<_>>(), unit.samples)
             };

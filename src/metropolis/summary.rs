@@ -123,7 +123,7 @@ pub(super) fn summarize(
                 .collect();
             (runs, Vec::new())
         }
-        Disorder::Bimodal => {
+        Disorder::Bimodal | Disorder::Gaussian => {
             let spin_glass = temperatures
                 .map(|(&beta, samples)| {
                     spin_glass_estimates(beta, lattice.sites(), lattice.size, samples, unit)
@@ -151,7 +151,9 @@ pub(super) fn summarize(
             .iter()
             .map(|r| r.estimates.tau_e.max(r.estimates.tau_abs_m)))
         .collect(),
-        Disorder::Bimodal => spin_glass.iter().map(|t| t.tau_e.max(t.tau_q2)).collect(),
+        Disorder::Bimodal | Disorder::Gaussian => {
+            spin_glass.iter().map(|t| t.tau_e.max(t.tau_q2)).collect()
+        }
     };
     let warnings = match systems.disorder {
         Disorder::Ferromagnet => ferromagnet_deviations(
@@ -159,7 +161,7 @@ pub(super) fn summarize(
                 .filter_map(|run| Some((&run.estimates, run.exact.as_ref()?))),
             config.temperatures.scale(),
         ),
-        Disorder::Bimodal => {
+        Disorder::Bimodal | Disorder::Gaussian => {
             spin_glass_deviations(systems, &spin_glass, unit, config.temperatures.scale())
         }
     };

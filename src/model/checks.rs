@@ -1,7 +1,7 @@
 //! The checks of the model: the lattice, the temperatures (a list or a generated ladder) and
 //! the system counts (replicas, samples, and their product with the temperatures).
 
-use crate::config::{Config, ConfigError, Disorder, Model, Temperatures, invalid};
+use crate::config::{Config, ConfigError, Model, Temperatures, invalid};
 
 /// A lattice the checkerboard update takes: 2 or 3 dimensions, an even size, a finite field.
 pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
@@ -85,7 +85,7 @@ pub(crate) fn validate_systems(config: &Config) -> Result<(), ConfigError> {
     if config.samples == 0 {
         return invalid("samples must be at least 1, got 0".into());
     }
-    let disordered = config.model.disorder() == Disorder::Bimodal;
+    let disordered = !config.model.disorder().is_ferromagnet();
     if !disordered && config.samples != 1 {
         return invalid(format!(
             "samples: the {} ferromagnet has no disorder, so samples must be 1, got {}",

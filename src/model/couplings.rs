@@ -94,6 +94,9 @@ pub fn antiferromagnetic_bonds(
     let words = (lattice.bonds() as usize).div_ceil(32);
     match disorder {
         Disorder::Ferromagnet => vec![0; words],
+        Disorder::Gaussian => {
+            unreachable!("Gaussian couplings are no bits (model::vector::gaussian)")
+        }
         Disorder::Bimodal => (0..words.div_ceil(4))
             .flat_map(|block| {
                 let counter = Counter {

@@ -266,8 +266,8 @@ impl IsingSystems {
     /// `r + replicas/2`, for the Edwards-Anderson model with at least two replicas.
     pub fn overlap_pairs(&self) -> u32 {
         match self.disorder {
-            Disorder::Bimodal => self.replicas / 2,
             Disorder::Ferromagnet => 0,
+            _ => self.replicas / 2,
         }
     }
 

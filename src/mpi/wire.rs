@@ -112,7 +112,8 @@ impl Writer {
         self.f64s(&systems.betas);
         self.u8(match systems.disorder {
             Disorder::Ferromagnet => 0,
-            Disorder::Bimodal => 1,
+            // Ising systems' only glass is the bimodal one.
+            _ => 1,
         });
         self.u32(systems.samples);
         self.u32(systems.replicas);

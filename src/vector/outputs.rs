@@ -7,14 +7,15 @@ use std::path::Path;
 
 use super::record::VectorRecord;
 use super::summary::VectorSummary;
-use crate::config::{Config, Disorder};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::io::output::{
     couplings_shape, temperature_file, temperature_tags, write_file, write_json, write_npy_f32,
-    write_npy_i8,
+    write_npy_f64, write_npy_i8,
 };
 use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
 use crate::model::vector::fixed::to_f64;
+use crate::model::vector::gaussian::coupling_value;
 use crate::model::vector::{VectorCouplings, VectorSystems};
 use crate::stats::TensorGlassEstimates;
 
@@ -41,13 +42,27 @@ pub(super) fn write_vector_outputs(
         }
     }
     write_final_spins(out, systems, spins)?;
-    if let VectorCouplings::Bonds(bonds) = &systems.couplings {
-        let path = out.join(COUPLINGS);
-        let shape = couplings_shape(&systems.lattice, systems.samples);
-        write_npy_i8(&path, &shape, bonds.iter().flatten().copied())
-            .map_err(|e| Error::io(path, e))?;
-    }
+    write_couplings(out, systems)?;
     write_json(out, SUMMARY, summary)
+}
+
+/// `couplings.npy` of a spin glass, shape `(samples, [L,] L, L, dims)`: `int8` +-1 of the
+/// bimodal glass, `float64` of the Gaussian one (the fixed-point `J` the run used, exactly);
+/// nothing for the ferromagnet.
+fn write_couplings(out: &Path, systems: &VectorSystems) -> Result<()> {
+    let path = out.join(COUPLINGS);
+    let shape = couplings_shape(&systems.lattice, systems.samples);
+    match &systems.couplings {
+        VectorCouplings::Uniform(_) => Ok(()),
+        VectorCouplings::Bonds(bonds) => {
+            write_npy_i8(&path, &shape, bonds.iter().flatten().copied())
+        }
+        VectorCouplings::Gaussian(words) => {
+            let values = words.iter().flatten().map(|&j| coupling_value(j));
+            write_npy_f64(&path, &shape, values)
+        }
+    }
+    .map_err(|e| Error::io(path, e))
 }
 
 /// The thermalisation's and the production's CSV of temperature `t`: per measurement, sample
@@ -59,7 +74,7 @@ fn series_csv(
     t: usize,
     thermalization: usize,
 ) -> (String, String) {
-    let disordered = systems.disorder == Disorder::Bimodal;
+    let disordered = !systems.disorder.is_ferromagnet();
     let n = systems.components as usize;
     let components = ["mx", "my", "mz"][..n].join(",");
     let sample_column = if disordered { "sample," } else { "" };
@@ -138,7 +153,7 @@ fn samples_csv(glass: &TensorGlassEstimates) -> String {
 fn write_final_spins(out: &Path, systems: &VectorSystems, spins: &[i32]) -> Result<()> {
     let lattice = systems.lattice;
     let mut shape = vec![systems.betas.len()];
-    if systems.disorder == Disorder::Bimodal {
+    if !systems.disorder.is_ferromagnet() {
         shape.push(systems.samples as usize);
     }
     shape.push(systems.replicas as usize);

@@ -207,6 +207,8 @@ impl VectorSchedule<'_> {
 mod tests {
     use crate::config::Config;
     use crate::io::run_dir::RunOptions;
+    use crate::model::Lattice;
+    use crate::model::vector::gaussian::{coupling_value, gaussian_couplings};
     use crate::run::{RunOutcome, run};
 
     /// A tiny XY spin glass from its config to its files: the same loop and outputs as the
@@ -262,6 +264,58 @@ mod tests {
             "couplings.npy",
         ] {
             assert!(dir.path().join(file).exists(), "{file}");
+        }
+    }
+
+    /// A tiny Heisenberg Gaussian glass writes its files, its couplings as `float64`: the
+    /// fixed-point values the run drew, two samples of 4^3 sites and three directions.
+    #[test]
+    fn a_gaussian_glass_run_writes_its_couplings_as_float64() {
+        let text = "(
+            model: Heisenberg(dims: 3, size: 4, field: 3.0, disorder: Gaussian),
+            temperatures: Betas([0.5, 2.0]),
+            replicas: 2, samples: 2,
+            updates: (overrelaxation: 1),
+            sweeps: (thermalize: 10, measure: 20, every: 2),
+            seed: 11, backend: Cpu,
+        )";
+        let config = Config::from_ron_str(text).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let summary = match run(&config, &RunOptions::new(dir.path())).unwrap() {
+            RunOutcome::Vector(summary) => summary,
+            other => panic!("not a vector run: {other:?}"),
+        };
+        assert!(
+            summary
+                .run
+                .model
+                .starts_with("Heisenberg Gaussian spin glass 3D")
+        );
+        assert_eq!(summary.spin_glass.len(), 2);
+        assert!(summary.runs.iter().all(|r| r.e.mean < 0.0));
+        let bytes = std::fs::read(dir.path().join("couplings.npy")).unwrap();
+        let header_len = 10 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+        let header = String::from_utf8_lossy(&bytes[..header_len]);
+        assert!(header.contains("'descr': '<f8'") && header.contains("(2, 4, 4, 4, 3)"));
+        assert_eq!(bytes.len(), header_len + 2 * 64 * 3 * 8);
+        let values = &bytes[header_len..];
+        let drawn = gaussian_couplings(&Lattice::new(3, 4), 11, 1);
+        let last = f64::from_le_bytes(values[values.len() - 8..].try_into().unwrap());
+        assert_eq!(last, coupling_value(drawn[drawn.len() - 1]));
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        for file in [
+            "summary.json",
+            "final_state.npy",
+            "overlaps_t00",
+            "samples_t01",
+        ] {
+            assert!(
+                names.iter().any(|n| n.starts_with(file)),
+                "{file}: {names:?}"
+            );
         }
     }
 }

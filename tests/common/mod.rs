@@ -143,12 +143,12 @@ pub const AMSC_REPLICAS: Layout = Layout::Amsc {
 pub fn full_word_systems(layout: Layout, disorder: Disorder) -> (u32, u32, usize) {
     match (layout, disorder) {
         (AMSC_SAMPLES, _) => (32, 2, 2),
-        (AMSC_TEMPERATURES, Disorder::Bimodal) => (2, 2, 5),
         (AMSC_TEMPERATURES, Disorder::Ferromagnet) => (1, 1, 3),
-        (AMSC_REPLICAS, Disorder::Bimodal) => (1, 64, 1),
+        (AMSC_TEMPERATURES, _) => (2, 2, 5),
         (AMSC_REPLICAS, Disorder::Ferromagnet) => (1, 32, 2),
-        (Layout::Smsc, Disorder::Bimodal) => (2, 2, 1),
+        (AMSC_REPLICAS, _) => (1, 64, 1),
         (Layout::Smsc, Disorder::Ferromagnet) => (1, 2, 2),
+        (Layout::Smsc, _) => (2, 2, 1),
     }
 }
 
@@ -175,12 +175,10 @@ pub fn hot_start_cases() -> (Vec<IsingSystems>, Vec<MultispinLayout>) {
         let betas = (0..temperatures).map(|t| 0.3 + 0.05 * t as f64).collect();
         let lattice = Lattice::new(dims, size);
         let systems = match disorder {
-            Disorder::Bimodal => {
-                IsingSystems::spin_glass(lattice, 0.0, betas, samples, replicas, 0x5eed)
-            }
             Disorder::Ferromagnet => {
                 IsingSystems::ferromagnet(lattice, 0.0, betas, replicas, 0x5eed)
             }
+            _ => IsingSystems::spin_glass(lattice, 0.0, betas, samples, replicas, 0x5eed),
         };
         let randoms = Randoms::Exact;
         MultispinLayout::new(systems, MultispinOptions { layout, randoms })

@@ -1,9 +1,11 @@
 //! The GPU vector-spin engines produce the CPU engine's lattices, accepted moves,
-//! observations and spin-glass overlaps bit for bit: XY and Heisenberg, 2D and 3D, the ferromagnet in a field and the
-//! +-J glass, uniform and cone proposals, multi-hit, over-relaxation mixed in, the double
-//! checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start and
-//! after spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
-//! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
+//! observations and spin-glass overlaps bit for bit: XY and Heisenberg, 2D and 3D, the
+//! ferromagnet in a field, the +-J glass and the Gaussian glass (its fixed-point couplings and
+//! coarser local field), uniform and cone proposals, multi-hit, over-relaxation mixed in, the
+//! double checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start
+//! and after spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few
+//! sweeps: the fixed-point arithmetic has no size-dependent path, and every operation is met
+//! within a sweep.
 
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
@@ -14,6 +16,7 @@ use spinflip::engine::vector::{
 use spinflip::model::Lattice;
 use spinflip::model::couplings::coupling_values;
 use spinflip::model::vector::fixed::ONE;
+use spinflip::model::vector::gaussian::gaussian_couplings;
 use spinflip::model::vector::{VectorCouplings, VectorSystems};
 
 backends! {
@@ -24,6 +27,7 @@ backends! {
         tiled_ferromagnets_in_a_field_match_cpu_bit_for_bit,
         tiled_spin_glasses_with_cones_match_cpu_bit_for_bit,
         tiles_on_any_block_size_match_cpu_bit_for_bit,
+        gaussian_glasses_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -36,7 +40,7 @@ struct Case {
     dims: u32,
     size: u32,
     field: f64,
-    glass: bool,
+    disorder: Disorder,
     /// Cone width in units of 1; `None` for uniform proposals.
     cone: Option<f64>,
     /// Metropolis proposals per site (multi-hit).
@@ -61,15 +65,22 @@ impl Case {
             self.replicas,
             seed,
         );
-        if self.glass {
-            systems.disorder = Disorder::Bimodal;
-            systems.samples = 2;
-            systems.couplings = VectorCouplings::Bonds(
-                (0..2)
+        let samples = 0..2;
+        systems.couplings = match self.disorder {
+            Disorder::Ferromagnet => return systems,
+            Disorder::Bimodal => VectorCouplings::Bonds(
+                samples
                     .map(|s| coupling_values(Disorder::Bimodal, &lattice, seed, s))
                     .collect(),
-            );
-        }
+            ),
+            Disorder::Gaussian => VectorCouplings::Gaussian(
+                samples
+                    .map(|s| gaussian_couplings(&lattice, seed, s))
+                    .collect(),
+            ),
+        };
+        systems.disorder = self.disorder;
+        systems.samples = 2;
         systems
     }
 
@@ -151,7 +162,7 @@ const XY_2D_FIELD: Case = Case {
     dims: 2,
     size: 6,
     field: 0.3,
-    glass: false,
+    disorder: Disorder::Ferromagnet,
     cone: None,
     hits: 1,
     tile: None,
@@ -180,7 +191,7 @@ fn spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
         dims: 3,
         size: 4,
         field: 0.0,
-        glass: true,
+        disorder: Disorder::Bimodal,
         cone: Some(1.5),
         overrelaxation: 2,
         ..XY_2D_FIELD
@@ -213,7 +224,7 @@ fn set_spins_and_block_sizes_match_cpu_bit_for_bit<G: Gpu>() {
     let case = Case {
         components: 3,
         cone: Some(0.25),
-        glass: true,
+        disorder: Disorder::Bimodal,
         ..XY_2D_FIELD
     };
     let systems = case.systems();
@@ -262,7 +273,7 @@ fn tiled_spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
         dims: 3,
         size: 8,
         field: 0.0,
-        glass: true,
+        disorder: Disorder::Bimodal,
         cone: Some(1.5),
         hits: 3,
         tile: Some(4),
@@ -290,7 +301,7 @@ fn tiles_on_any_block_size_match_cpu_bit_for_bit<G: Gpu>() {
     let case = Case {
         components: 3,
         size: 12,
-        glass: true,
+        disorder: Disorder::Bimodal,
         cone: Some(0.5),
         hits: 2,
         tile: Some(6),
@@ -298,6 +309,46 @@ fn tiles_on_any_block_size_match_cpu_bit_for_bit<G: Gpu>() {
     };
     for &block_size in [G::BLOCK_SIZES[0], *G::BLOCK_SIZES.last().unwrap()].iter() {
         assert_matches(G::default(), case, block_size);
+    }
+}
+
+/// The Gaussian glass: XY in 2D in a field beyond the integer couplings' range (|h| < 4 there)
+/// with over-relaxation, Heisenberg in 3D with cones and two overlap pairs, and the double
+/// checkerboard of XY in 3D (three hits, over-relaxation) and of Heisenberg in 2D.
+fn gaussian_glasses_match_cpu_bit_for_bit<G: Gpu>() {
+    let xy_2d = Case {
+        field: 5.5,
+        disorder: Disorder::Gaussian,
+        overrelaxation: 2,
+        ..XY_2D_FIELD
+    };
+    let heisenberg_3d = Case {
+        components: 3,
+        dims: 3,
+        size: 4,
+        field: 0.0,
+        cone: Some(0.5),
+        replicas: 4,
+        ..xy_2d
+    };
+    let tiled_xy_3d = Case {
+        components: 2,
+        size: 8,
+        hits: 3,
+        tile: Some(4),
+        replicas: 2,
+        ..heisenberg_3d
+    };
+    let tiled_heisenberg_2d = Case {
+        dims: 2,
+        field: -0.4,
+        cone: None,
+        tile: Some(2),
+        overrelaxation: 0,
+        ..heisenberg_3d
+    };
+    for case in [xy_2d, heisenberg_3d, tiled_xy_3d, tiled_heisenberg_2d] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
 }
 

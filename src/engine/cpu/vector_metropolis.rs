@@ -12,7 +12,7 @@
 
 pub use crate::engine::vector::UNIFORM;
 use crate::model::Lattice;
-use crate::model::vector::fixed::{ONE, Vector, accepts, dot, unit};
+use crate::model::vector::fixed::{CouplingScale, ONE, Vector, accepts, dot, unit};
 use crate::model::vector::{SampleBonds, VectorSystems};
 use crate::rng::{Counter, Purpose, random_block};
 
@@ -25,7 +25,9 @@ pub struct SiteUpdate<'a> {
     pub lattice: Lattice,
     pub components: usize,
     pub bonds: SampleBonds<'a>,
-    /// The uniform field along the first component, in spin units.
+    /// How the couplings enter the local field.
+    pub scale: CouplingScale,
+    /// The uniform field along the first component, in local-field units.
     pub field: i32,
 }
 
@@ -36,11 +38,13 @@ impl<'a> SiteUpdate<'a> {
             lattice: systems.lattice,
             components: systems.components as usize,
             bonds: systems.bonds(sample),
+            scale: systems.coupling_scale(),
             field: systems.field_units(),
         }
     }
 
-    /// The local field of site `i`: `sum_j J_ij s_j` plus the uniform field.
+    /// The local field of site `i`: `sum_j J_ij s_j` plus the uniform field, in local-field
+    /// units ([`CouplingScale::bond_field`]).
     pub fn local_field(&self, spins: &[i32], i: u64) -> Vector {
         let dims = u64::from(self.lattice.dims);
         let sites = self.lattice.sites() as usize;
@@ -54,7 +58,9 @@ impl<'a> SiteUpdate<'a> {
             };
             let coupling = self.bonds.coupling(bond);
             for (a, h) in field.iter_mut().enumerate().take(self.components) {
-                *h += coupling * spins[a * sites + j as usize];
+                *h += self
+                    .scale
+                    .bond_field(coupling, spins[a * sites + j as usize]);
             }
         }
         field
@@ -118,7 +124,7 @@ pub fn proposal(
 }
 
 /// The energy change `-(v - s) . H` of replacing `s` by `v` in the local field `h`, in units
-/// of `2^-56`. Each `s_a - v_a`, a difference of unit vectors' components, fits an `i32`,
+/// of `2^-56` (a spin unit times a local-field unit). Each `s_a - v_a`, a difference of unit vectors' components, fits an `i32`,
 /// which the kernels rely on (one 32 x 32 -> 64-bit product per component).
 pub fn energy_change(s: &Vector, v: &Vector, h: &Vector, n: usize) -> i64 {
     (0..n)
@@ -156,17 +162,17 @@ impl SweepKey {
 /// temperature; whether it was accepted (`s` replaced). `key.colour` is the site's colour.
 /// Shared by [`metropolis_colour`] and the double checkerboard (`vector_tiles`).
 pub fn metropolis_hit(
-    key: &SweepKey,
-    i: u64,
-    hit: u32,
+    update: &SiteUpdate,
+    (key, i, hit): (&SweepKey, u64, u32),
     (s, h): (&mut Vector, &Vector),
     (width, table): (i32, &[u32]),
-    n: usize,
 ) -> bool {
+    let n = update.components;
     let Some((v, u)) = proposal(|draw| key.block(i, draw), hit, s, width, n) else {
         return false;
     };
-    let accepted = accepts(energy_change(s, &v, h, n), u, table);
+    let shift = update.scale.energy_shift();
+    let accepted = accepts(energy_change(s, &v, h, n), shift, u, table);
     if accepted {
         *s = v;
     }
@@ -183,7 +189,6 @@ pub fn metropolis_colour(
     (width, hits): (i32, u32),
     table: &[u32],
 ) -> u64 {
-    let n = update.components;
     let lattice = update.lattice;
     let mut accepted = 0;
     for ci in 0..lattice.sites_per_colour() {
@@ -192,12 +197,10 @@ pub fn metropolis_colour(
         let mut s = update.spin(spins, i);
         for hit in 0..hits {
             accepted += u64::from(metropolis_hit(
-                &key,
-                i,
-                hit,
+                update,
+                (&key, i, hit),
                 (&mut s, &h),
                 (width, table),
-                n,
             ));
         }
         update.set_spin(spins, i, &s);

@@ -25,10 +25,15 @@ pub fn observe_vector(
         }
         for (d, j) in lattice.forward_neighbours(i).enumerate() {
             let t = update.spin(spins, j);
-            let coupling = i64::from(update.bonds.coupling(i * dims as u64 + d as u64));
-            o.bonds[d] += coupling * (dot(&s, &t, n) >> MEASURE_SHIFT);
+            let coupling = update.bonds.coupling(i * dims as u64 + d as u64);
+            let bond = |product: i64| {
+                update
+                    .scale
+                    .bond_measure(coupling, product >> MEASURE_SHIFT)
+            };
+            o.bonds[d] += bond(dot(&s, &t, n));
             let twist = i64::from(s[0]) * i64::from(t[1]) - i64::from(s[1]) * i64::from(t[0]);
-            o.twists[d] += coupling * (twist >> MEASURE_SHIFT);
+            o.twists[d] += bond(twist);
             let x = coords[d] as usize;
             let (cos, sin) = (i64::from(phases.cos[x]), i64::from(phases.sin[x]));
             for (f, c) in o.fourier[d].iter_mut().zip(&s).take(n) {

@@ -22,7 +22,6 @@ pub fn tiles_colour(
     (width, hits): (i32, u32),
     table: &[u32],
 ) -> u64 {
-    let n = update.components;
     let mut accepted = 0;
     for q in 0..tiles.per_colour() {
         let origin = tiles.origin(key.colour, q);
@@ -34,7 +33,7 @@ pub fn tiles_colour(
                     let h = update.local_field(spins, i);
                     let mut s = update.spin(spins, i);
                     let proposal = (&mut s, &h);
-                    if metropolis_hit(&site_key, i, hit, proposal, (width, table), n) {
+                    if metropolis_hit(update, (&site_key, i, hit), proposal, (width, table)) {
                         update.set_spin(spins, i, &s);
                         accepted += 1;
                     }

@@ -233,6 +233,9 @@ mod tests {
             ("SAMPLES", 2),
             ("REPLICAS", 2),
             ("UNIFORM_COUPLINGS", fixed),
+            // The Gaussian glass's fixed point where the couplings are per bond.
+            ("COUPLING_BITS", 24 * (1 - fixed)),
+            ("FIELD_SHIFT", 3 * (1 - fixed)),
             ("FIELD_BITS", (-(1i32 << 26)) as u32),
             ("HITS", 2),
             ("TILE", 8),

@@ -30,9 +30,9 @@ impl MultispinLayout {
     /// four; docs/BENCHMARKS.md).
     pub fn word_run(&self) -> u32 {
         let most = match (self.systems.disorder, self.randoms) {
-            (Disorder::Bimodal, Randoms::Packed) => 2,
-            (Disorder::Bimodal, _) => 1,
             (Disorder::Ferromagnet, _) => 4,
+            (_, Randoms::Packed) => 2,
+            (_, _) => 1,
         };
         let row_words = self.row_words();
         [4, 2, 1]

@@ -1,11 +1,11 @@
 //! The checks of a vector-spin config: what the fixed-point arithmetic holds, and what the
 //! vector loop runs (Metropolis at fixed temperatures, on its own engine).
 
-use super::fixed::MAX_LOCAL_FIELD;
+use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
-    Algorithm, Config, ConfigError, Couplings, EngineKind, MetropolisOrder, Proposal,
-    VectorUpdates, invalid,
+    Algorithm, Config, ConfigError, Couplings, Disorder, EngineKind, MetropolisOrder, Model,
+    Proposal, VectorUpdates, invalid,
 };
 use crate::model::Lattice;
 
@@ -17,20 +17,16 @@ const MAX_OVERRELAXATION: u32 = 1000;
 /// finds a few best), and `hit * 16 + attempt` keeps to the random counter's draw field.
 const MAX_HITS: u32 = 1000;
 
+/// Sites of a Gaussian glass at most: its measured bond sums add terms up to `8 * 2^32` in
+/// magnitude per site (`|J| <= 8`), which 2^28 sites keep within an `i64`.
+const MAX_GAUSSIAN_SITES: u64 = 1 << 28;
+
 /// The parts of a vector-spin config the Ising checks do not cover: a field the local fields'
 /// fixed-point components hold, the engine, algorithm and couplings the vector loop runs, and
 /// its updates (every backend has the vector kernels).
 pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     let model = &config.model;
-    let z = f64::from(2 * model.dims());
-    if model.field().abs() + z >= MAX_LOCAL_FIELD {
-        return invalid(format!(
-            "field: a vector spin's local field (z = {z} neighbours plus |field|) must stay below \
-             {MAX_LOCAL_FIELD}, the range of its fixed-point components, so |field| < {}, got {}",
-            MAX_LOCAL_FIELD - z,
-            model.field()
-        ));
-    }
+    validate_field(model)?;
     if config.engine != EngineKind::Auto {
         return invalid(format!(
             "engine: {:?} runs Ising spins; leave engine out for {} (vector spins have one engine)",
@@ -52,9 +48,18 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if u64::from(model.size()).pow(model.dims()) >= 1 << 31 {
+    let sites = u64::from(model.size()).pow(model.dims());
+    if sites >= 1 << 31 {
         return invalid(format!(
             "size: {}^{} sites exceed 2^31, the range of a vector lattice's site index",
+            model.size(),
+            model.dims()
+        ));
+    }
+    if model.disorder() == Disorder::Gaussian && sites > MAX_GAUSSIAN_SITES {
+        return invalid(format!(
+            "size: {}^{} sites exceed 2^28, the most whose Gaussian bond sums (|J| <= \
+             {MAX_GAUSSIAN_COUPLING} per bond) fit the measured 64-bit sums",
             model.size(),
             model.dims()
         ));
@@ -62,6 +67,28 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     validate_updates(&config.updates)?;
     let lattice = Lattice::new(model.dims(), model.size());
     validate_tiles(&config.updates.metropolis, lattice, model.components())
+}
+
+/// A field the local fields' fixed-point components hold: `z max|J| + |field|` below the range
+/// of the local field (8 in spin units, 64 in the coarser units of the Gaussian glass, whose
+/// `|J|` is clamped to [`MAX_GAUSSIAN_COUPLING`]).
+fn validate_field(model: &Model) -> Result<(), ConfigError> {
+    let z = f64::from(2 * model.dims());
+    let (scale, max_coupling) = match model.disorder() {
+        Disorder::Gaussian => (CouplingScale::GAUSSIAN, MAX_GAUSSIAN_COUPLING),
+        _ => (CouplingScale::INTEGER, 1.0),
+    };
+    let (range, bonds) = (scale.max_local_field(), z * max_coupling);
+    if model.field().abs() + bonds >= range {
+        return invalid(format!(
+            "field: a vector spin's local field (z = {z} neighbours times max |J| = \
+             {max_coupling}, plus |field|) must stay below {range}, the range of its fixed-point \
+             components, so |field| < {}, got {}",
+            range - bonds,
+            model.field()
+        ));
+    }
+    Ok(())
 }
 
 /// A cone's target acceptance strictly between 0 and 1, and a bounded over-relaxation.
@@ -141,7 +168,7 @@ pub(crate) fn validate_no_vector_updates(config: &Config) -> Result<(), ConfigEr
 #[cfg(test)]
 mod tests {
     use crate::config::Config;
-    use crate::config::testing::{assert_refused, sample_with};
+    use crate::config::testing::{assert_refused, parse_error, sample_with};
 
     const ISING: &str = "model: Ising(dims: 2, size: 32, field: 0.0),";
 
@@ -169,6 +196,23 @@ mod tests {
                 ISING,
                 "model: XY(dims: 3, size: 8, field: 2.0),",
                 &["|field| < 2", "got 2"],
+            ),
+            (
+                ISING,
+                "model: Heisenberg(dims: 3, size: 8, field: -16.0, disorder: Gaussian), \
+                 samples: 2,",
+                &[
+                    "field",
+                    "max |J| = 8",
+                    "below 64",
+                    "|field| < 16",
+                    "got -16",
+                ],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 16386, disorder: Gaussian), samples: 2,",
+                &["size: 16386^2", "2^28", "Gaussian"],
             ),
             (
                 ISING,
@@ -230,6 +274,29 @@ mod tests {
                 &["updates", "vector models"],
             ),
         ]);
+    }
+
+    #[test]
+    fn a_gaussian_glass_takes_a_field_within_its_coarser_local_field() {
+        let text = sample_with(
+            ISING,
+            "model: Heisenberg(dims: 3, size: 8, field: 15.5, disorder: Gaussian), samples: 2,",
+        );
+        let config = Config::from_ron_str(&text).unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.model.name(), "Heisenberg Gaussian spin glass 3D");
+        let example = include_str!("../../../assets/heisenberg_gaussian_glass.ron");
+        Config::from_ron_str(example).unwrap().validate().unwrap();
+    }
+
+    #[test]
+    fn the_ising_models_take_no_gaussian_disorder() {
+        let text = sample_with(
+            ISING,
+            "model: EdwardsAnderson(dims: 3, size: 8, disorder: Gaussian), samples: 2,",
+        );
+        let (_, _, msg) = parse_error(&text);
+        assert!(msg.contains("disorder"), "{msg}");
     }
 
     #[test]

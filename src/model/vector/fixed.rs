@@ -24,13 +24,79 @@ pub const MAX_LOCAL_FIELD: f64 = 8.0;
 /// to the units of the acceptance tables, `2^-24`.
 pub const ENERGY_SHIFT: u32 = 32;
 
+/// Fractional bits of a Gaussian coupling: `J` is an `i32` in units of `2^-24`.
+pub const GAUSSIAN_FRACTION_BITS: u32 = 24;
+
+/// Largest `|J|` of a Gaussian coupling: a draw beyond is clamped to it (an 8-sigma tail, about
+/// one bond in 10^15), so that the local field has a bound.
+pub const MAX_GAUSSIAN_COUPLING: f64 = 8.0;
+
+/// Bits by which a Gaussian glass's local field is coarser than a spin unit (units `2^-25`):
+/// `z` bonds of `|J| <= 8` need a range of 64, eight times [`MAX_LOCAL_FIELD`].
+pub const GAUSSIAN_FIELD_SHIFT: u32 = 3;
+
+/// How the couplings of a run enter its local fields and measured bond sums. The integer
+/// couplings (`J = 1` or `+-1`) have no fraction bits and the local field in spin units, so
+/// each bond term is `J s_j` exactly; a Gaussian `J` has [`GAUSSIAN_FRACTION_BITS`] and a
+/// local field [`GAUSSIAN_FIELD_SHIFT`] bits coarser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CouplingScale {
+    /// Fractional bits of a coupling word.
+    pub fraction_bits: u32,
+    /// The local field is in units of `2^-(28 - field_shift)`.
+    pub field_shift: u32,
+}
+
+impl CouplingScale {
+    /// The couplings `J = 1` and `J = +-1`.
+    pub const INTEGER: CouplingScale = CouplingScale {
+        fraction_bits: 0,
+        field_shift: 0,
+    };
+
+    /// The Gaussian couplings.
+    pub const GAUSSIAN: CouplingScale = CouplingScale {
+        fraction_bits: GAUSSIAN_FRACTION_BITS,
+        field_shift: GAUSSIAN_FIELD_SHIFT,
+    };
+
+    /// `floor(J s 2^-(fraction_bits + field_shift))`: a neighbour's spin component `s` times
+    /// the coupling word `j`, in local-field units; exactly `j s` for the integer couplings.
+    pub fn bond_field(self, j: i32, s: i32) -> i32 {
+        ((i64::from(j) * i64::from(s)) >> (self.fraction_bits + self.field_shift)) as i32
+    }
+
+    /// `floor(j product 2^-fraction_bits)`: a measured bond product (units `2^-32`) times the
+    /// coupling word `j`, in the same units.
+    pub fn bond_measure(self, j: i32, product: i64) -> i64 {
+        (i64::from(j) * product) >> self.fraction_bits
+    }
+
+    /// Bits by which an energy change (a spin unit times a local-field unit) is shifted to the
+    /// units of the acceptance tables.
+    pub fn energy_shift(self) -> u32 {
+        ENERGY_SHIFT - self.field_shift
+    }
+
+    /// Largest `|H|` in units of 1 whose components fit an `i32` in local-field units.
+    pub fn max_local_field(self) -> f64 {
+        MAX_LOCAL_FIELD * f64::from(1u32 << self.field_shift)
+    }
+
+    /// A field in units of 1 in local-field units, rounded.
+    pub fn field_units(self, value: f64) -> i32 {
+        from_f64(value / f64::from(1u32 << self.field_shift))
+    }
+}
+
 /// Bits of the energy unit of the acceptance tables: an energy change `k` in units of `2^-24`.
 pub const TABLE_FRACTION_BITS: u32 = 2 * FRACTION_BITS - ENERGY_SHIFT;
 
 /// Entries of one byte's acceptance table.
 pub const TABLE_BYTE: usize = 256;
 
-/// Bytes of an energy change in table units (below `2^28`: `|dE| <= 2 * 8`).
+/// Bytes of an energy change in table units (below `2^31`: `|dE| <= 2 * 64`, the local field
+/// of a Gaussian glass).
 pub const TABLE_BYTES: usize = 4;
 
 /// Entries of one temperature's acceptance table: [`TABLE_BYTES`] tables of [`TABLE_BYTE`].
@@ -139,11 +205,12 @@ pub fn acceptance_table(beta: f64) -> Vec<u32> {
         .collect()
 }
 
-/// Whether the Metropolis test accepts the energy change `delta` (units `2^-56`) with the
-/// random word `u` under a temperature's table: always where `delta <= 0`, else where `u` is
-/// below the threshold of `delta` shifted to table units (floor).
-pub fn accepts(delta: i64, u: u32, table: &[u32]) -> bool {
-    delta <= 0 || u < threshold((delta >> ENERGY_SHIFT) as u32, table)
+/// Whether the Metropolis test accepts the energy change `delta` (units `2^-(24 + shift)`:
+/// `2^-56` for the local field in spin units, [`CouplingScale::energy_shift`]) with the random
+/// word `u` under a temperature's table: always where `delta <= 0`, else where `u` is below the
+/// threshold of `delta` shifted to table units (floor).
+pub fn accepts(delta: i64, shift: u32, u: u32, table: &[u32]) -> bool {
+    delta <= 0 || u < threshold((delta >> shift) as u32, table)
 }
 
 /// A spin component in units of 1.
@@ -259,11 +326,14 @@ mod tests {
     #[test]
     fn downhill_is_always_accepted_and_uphill_by_the_table() {
         let table = acceptance_table(1.0);
-        assert!(accepts(0, u32::MAX, &table));
-        assert!(accepts(-5, u32::MAX, &table));
-        let delta = 1i64 << 56; // dE = 1: threshold exp(-1) 2^32
+        assert!(accepts(0, ENERGY_SHIFT, u32::MAX, &table));
+        assert!(accepts(-5, ENERGY_SHIFT, u32::MAX, &table));
         let t = (-1f64).exp() * 2f64.powi(32);
-        assert!(accepts(delta, (t - 4.0) as u32, &table));
-        assert!(!accepts(delta, (t + 4.0) as u32, &table));
+        // dE = 1 (threshold exp(-1) 2^32) in spin units and in a Gaussian glass's units.
+        for scale in [CouplingScale::INTEGER, CouplingScale::GAUSSIAN] {
+            let (shift, delta) = (scale.energy_shift(), 1i64 << (56 - scale.field_shift));
+            assert!(accepts(delta, shift, (t - 4.0) as u32, &table));
+            assert!(!accepts(delta, shift, (t + 4.0) as u32, &table));
+        }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod checks;
 pub mod fixed;
+pub mod gaussian;
 pub mod tiles;
 
 use std::f64::consts::PI;
@@ -14,7 +15,8 @@ use std::f64::consts::PI;
 use super::Lattice;
 use super::couplings::coupling_values;
 use crate::config::{Config, Disorder};
-use fixed::{ONE, acceptance_table, from_f64};
+use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
+use gaussian::gaussian_couplings;
 
 /// The couplings of every sample.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +26,9 @@ pub enum VectorCouplings {
     /// `J = +-1` per bond `site * dims + d` (the bond to the `+d` neighbour), per sample: the
     /// bimodal spin glass, the bonds of `EdwardsAnderson` for the same seed.
     Bonds(Vec<Vec<i8>>),
+    /// Fixed-point words of `J` per bond, per sample ([`CouplingScale::GAUSSIAN`]): the
+    /// Gaussian spin glass ([`gaussian`]).
+    Gaussian(Vec<Vec<i32>>),
 }
 
 /// The couplings of one sample.
@@ -32,14 +37,17 @@ pub enum SampleBonds<'a> {
     Uniform(i32),
     /// `J` of bond `site * dims + d`.
     PerBond(&'a [i8]),
+    /// The fixed-point word of `J` of bond `site * dims + d`.
+    Words(&'a [i32]),
 }
 
 impl SampleBonds<'_> {
-    /// `J` of bond `site * dims + d`.
+    /// `J` of bond `site * dims + d`, in the units of the run's [`CouplingScale`].
     pub fn coupling(&self, bond: u64) -> i32 {
         match self {
             SampleBonds::Uniform(j) => *j,
             SampleBonds::PerBond(bonds) => i32::from(bonds[bond as usize]),
+            SampleBonds::Words(words) => words[bond as usize],
         }
     }
 }
@@ -147,12 +155,21 @@ impl VectorSystems {
         match &self.couplings {
             VectorCouplings::Uniform(j) => SampleBonds::Uniform(*j),
             VectorCouplings::Bonds(bonds) => SampleBonds::PerBond(&bonds[s as usize]),
+            VectorCouplings::Gaussian(words) => SampleBonds::Words(&words[s as usize]),
         }
     }
 
-    /// The uniform field in spin units.
+    /// How the couplings enter the local fields and bond sums.
+    pub fn coupling_scale(&self) -> CouplingScale {
+        match self.couplings {
+            VectorCouplings::Gaussian(_) => CouplingScale::GAUSSIAN,
+            _ => CouplingScale::INTEGER,
+        }
+    }
+
+    /// The uniform field in local-field units (spin units but for the Gaussian glass).
     pub fn field_units(&self) -> i32 {
-        from_f64(self.field)
+        self.coupling_scale().field_units(self.field)
     }
 
     /// The acceptance tables of every temperature, one after another ([`fixed::TABLE_LEN`]
@@ -197,6 +214,11 @@ pub fn vector_systems(config: &Config) -> VectorSystems {
         Disorder::Bimodal => VectorCouplings::Bonds(
             (0..config.samples)
                 .map(|s| coupling_values(disorder, &lattice, config.seed, s))
+                .collect(),
+        ),
+        Disorder::Gaussian => VectorCouplings::Gaussian(
+            (0..config.samples)
+                .map(|s| gaussian_couplings(&lattice, config.seed, s))
                 .collect(),
         ),
     };

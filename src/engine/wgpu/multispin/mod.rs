@@ -393,8 +393,8 @@ fn check_u32_indices(layout: &MultispinLayout) -> Result<()> {
     let lattice = layout.lattice();
     let groups = u64::from(layout.coupling_groups()) * u64::from(lattice.dims);
     let coupling_words = match layout.systems.disorder {
-        Disorder::Bimodal => layout.system_words() * groups,
         Disorder::Ferromagnet => 0,
+        _ => layout.system_words() * groups,
     };
     for (what, words) in [("spin", layout.words()), ("coupling", coupling_words)] {
         if words > MAX_INDEXED_WORDS {
