@@ -109,6 +109,11 @@ def tau_rows(out, algorithm):
     rows = []
     for size, s in summaries(out, f"tau_{algorithm}"):
         name = f"tau_{algorithm}_L{size}"
+        if s.get("warnings"):
+            # A run whose e or c misses Kaufman's value was not in equilibrium (or is wrong):
+            # its tau measures the drift, not the dynamics.
+            print(f"  {algorithm:10} L = {size:4}: left out, the run warns: {s['warnings'][0]}")
+            continue
         run = s["runs"][0]
         replicas = config_value(out, name, s, "replicas")
         # Measurements are `every` updates apart: tau in measurements times `every` is tau in

@@ -69,7 +69,9 @@ u4)
 tau)
   for L in ${SIZES_TAU-16 32 64 128 256 512}; do
     run "tau_sw_L$L" 2 "$L" 0.4406868 "$SW" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
-    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" "${THERMALIZE:-2000}" "$STEPS" "$REPLICAS_TAU"
+    # From the hot start Wolff's clusters hold a few sites: reaching equilibrium takes about
+    # L^2 / 50 steps of 4 clusters (5500 at L = 512, where 2000 fell short): twice that.
+    run "tau_wolff_L$L" 2 "$L" 0.4406868 "$WOLFF" "${THERMALIZE:-$(( L * L / 25 > 2000 ? L * L / 25 : 2000 ))}" "$STEPS" "$REPLICAS_TAU"
   done
   for L in ${SIZES_METROPOLIS-16 32 64 128}; do
     run "tau_metropolis_L$L" 2 "$L" 0.4406868 Metropolis "$THERMALIZE_METROPOLIS" \
