@@ -72,7 +72,11 @@ impl WgpuVectorEngine {
         ctx.check_workgroup_size(workgroup_size)?;
         ctx.check_systems(systems.systems())?;
         let spin_bytes = 4 * systems.spin_words() as u64;
-        ctx.check_storage("vector spins", spin_bytes, |_| spin_bytes, 2)?;
+        // The same systems of side `size`: spin_words scales with the sites.
+        let bytes_at = |size: u32| {
+            spin_bytes / systems.lattice.sites() * u64::from(size).pow(systems.lattice.dims)
+        };
+        ctx.check_storage("vector spins", spin_bytes, bytes_at, 2)?;
         if let Some(tiles) = updates.tiles(&systems) {
             let bytes = tiles.bytes(systems.components);
             let limit = ctx.limits.max_compute_workgroup_storage_size;
