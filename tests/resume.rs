@@ -377,29 +377,44 @@ fn resume_error(config: &spinflip::config::Config, dir: &Path) -> String {
         .to_string()
 }
 
-#[test]
-fn resuming_an_anneal_refuses_another_config_and_damaged_checkpoints() {
-    let config = common::config(ANNEAL_FIXED);
+/// The refusals every resumable run shares: `--resume` without a checkpoint, a fresh run over
+/// one, another config (`change` applied to `config`), a truncated checkpoint. Leaves the intact
+/// checkpoint of `config` halted after `halt_after` steps in the returned directory, and its
+/// bytes.
+fn assert_shared_refusals(
+    config: &spinflip::config::Config,
+    halt_after: u64,
+    change: impl Fn(&mut spinflip::config::Config),
+) -> (tempfile::TempDir, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let error = resume_error(&config, dir.path());
+    let error = resume_error(config, dir.path());
     assert!(error.contains("--resume: no checkpoint at"), "{error}");
-    run(&config, &options(dir.path(), false, Some(4))).unwrap();
-    let error = run(&config, &options(dir.path(), false, None))
+    run(config, &options(dir.path(), false, Some(halt_after))).unwrap();
+    let error = run(config, &options(dir.path(), false, None))
         .unwrap_err()
         .to_string();
     assert!(error.contains("already holds a run"), "{error}");
     let mut other = config.clone();
-    other.seed += 1;
+    change(&mut other);
     let error = resume_error(&other, dir.path());
     assert!(error.contains("different config"), "{error}");
     let path = dir.path().join("checkpoint.bin");
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
-    let error = resume_error(&config, dir.path());
+    let error = resume_error(config, dir.path());
     assert!(
         error.contains("checkpoint.bin") && error.contains("truncated checkpoint"),
         "{error}"
     );
+    std::fs::write(&path, &bytes).unwrap();
+    (dir, bytes)
+}
+
+#[test]
+fn resuming_an_anneal_refuses_another_config_and_damaged_checkpoints() {
+    let config = common::config(ANNEAL_FIXED);
+    let (dir, bytes) = assert_shared_refusals(&config, 4, |other| other.seed += 1);
+    let path = dir.path().join("checkpoint.bin");
     let mut flipped = bytes.clone();
     flipped[200] ^= 0x02;
     std::fs::write(&path, &flipped).unwrap();
@@ -724,24 +739,7 @@ fn a_resumed_wgpu_heisenberg_double_checkerboard_run_equals_the_uninterrupted_ru
 #[test]
 fn resuming_a_vector_run_refuses_what_does_not_continue_it() {
     let config = common::config(XY_GLASS);
-    let dir = tempfile::tempdir().unwrap();
-    let error = resume_error(&config, dir.path());
-    assert!(error.contains("--resume: no checkpoint at"), "{error}");
-    run(&config, &options(dir.path(), false, Some(50))).unwrap();
-    let error = run(&config, &options(dir.path(), false, None))
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("already holds a run"), "{error}");
-    let mut other = config.clone();
-    other.sweeps.measure += 3;
-    let error = resume_error(&other, dir.path());
-    assert!(error.contains("different config"), "{error}");
-    let path = dir.path().join("checkpoint.bin");
-    let bytes = std::fs::read(&path).unwrap();
-    std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
-    let error = resume_error(&config, dir.path());
-    assert!(error.contains("truncated checkpoint"), "{error}");
-    std::fs::write(&path, &bytes).unwrap();
+    let (dir, _) = assert_shared_refusals(&config, 50, |other| other.sweeps.measure += 3);
     let ising = common::config(&CONFIG.replace("Wgpu", "Cpu"));
     let error = resume_error(&ising, dir.path());
     assert!(

@@ -99,20 +99,31 @@ pub fn antiferromagnetic_bonds(
         }
         Disorder::Bimodal => (0..words.div_ceil(4))
             .flat_map(|block| {
-                let counter = Counter {
-                    // 128 bonds per block: below 2^32 blocks for every lattice the config takes.
-                    word: u32::try_from(block).expect("fewer than 2^39 bonds per sample"),
-                    sweep: 0,
-                    purpose: Purpose::Couplings,
-                    colour: 0,
-                    draw: 0,
-                    batch: sample,
-                };
-                random_block(seed, counter)
+                // 128 bonds per block: below 2^32 blocks for every lattice the config takes.
+                let block = u32::try_from(block).expect("fewer than 2^39 bonds per sample");
+                couplings_block(seed, block, BIMODAL_DRAW, sample)
             })
             .take(words)
             .collect(),
     }
+}
+
+/// The `draw` of the couplings' Philox blocks of the +-J bits (the Gaussian couplings take
+/// another, `model::vector::gaussian`).
+const BIMODAL_DRAW: u32 = 0;
+
+/// Philox block `block` of the couplings of sample `sample`, draw `draw`: the random words every
+/// kind of drawn coupling is made from.
+pub fn couplings_block(seed: u64, block: u32, draw: u32, sample: u32) -> [u32; 4] {
+    let counter = Counter {
+        word: block,
+        sweep: 0,
+        purpose: Purpose::Couplings,
+        colour: 0,
+        draw,
+        batch: sample,
+    };
+    random_block(seed, counter)
 }
 
 /// Whether bond `bond` is antiferromagnetic in the bits of [`antiferromagnetic_bonds`].

@@ -210,6 +210,17 @@ mod tests {
     use crate::model::Lattice;
     use crate::model::vector::gaussian::{coupling_value, gaussian_couplings};
     use crate::run::{RunOutcome, run};
+    use crate::vector::VectorSummary;
+
+    /// The summary of the vector run of config `text`, and the directory of its files.
+    fn run_vector_config(text: &str) -> (tempfile::TempDir, VectorSummary) {
+        let config = Config::from_ron_str(text).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        match run(&config, &RunOptions::new(dir.path())).unwrap() {
+            RunOutcome::Vector(summary) => (dir, *summary),
+            other => panic!("not a vector run: {other:?}"),
+        }
+    }
 
     /// A tiny XY spin glass from its config to its files: the same loop and outputs as the
     /// example config, in a few hundredths of a second; its Metropolis sweeps the double
@@ -228,12 +239,7 @@ mod tests {
             sweeps: (thermalize: 40, measure: 60, every: 3),
             seed: 7, backend: Cpu,
         )";
-        let config = Config::from_ron_str(text).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let summary = match run(&config, &RunOptions::new(dir.path())).unwrap() {
-            RunOutcome::Vector(summary) => summary,
-            other => panic!("not a vector run: {other:?}"),
-        };
+        let (dir, summary) = run_vector_config(text);
         assert_eq!((summary.runs.len(), summary.measurements), (2, 20));
         assert!(
             summary
@@ -279,12 +285,7 @@ mod tests {
             sweeps: (thermalize: 10, measure: 20, every: 2),
             seed: 11, backend: Cpu,
         )";
-        let config = Config::from_ron_str(text).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let summary = match run(&config, &RunOptions::new(dir.path())).unwrap() {
-            RunOutcome::Vector(summary) => summary,
-            other => panic!("not a vector run: {other:?}"),
-        };
+        let (dir, summary) = run_vector_config(text);
         assert!(
             summary
                 .run

@@ -14,7 +14,7 @@ use std::f64::consts::PI;
 
 use super::fixed::{CouplingScale, GAUSSIAN_FRACTION_BITS, MAX_GAUSSIAN_COUPLING};
 use crate::model::Lattice;
-use crate::rng::{Counter, Purpose, random_block};
+use crate::model::couplings::couplings_block;
 
 /// The `draw` of the Gaussian couplings' blocks (the bimodal bits take draw 0).
 const GAUSSIAN_DRAW: u32 = 1;
@@ -24,17 +24,10 @@ pub fn gaussian_couplings(lattice: &Lattice, seed: u64, sample: u32) -> Vec<i32>
     let bonds = lattice.bonds() as usize;
     (0..bonds.div_ceil(2))
         .flat_map(|pair| {
-            let counter = Counter {
-                // Two bonds per block: the 2^28 sites a Gaussian glass takes at most
-                // (checks::validate_vector) have fewer than 2^33 bonds.
-                word: u32::try_from(pair).expect("fewer than 2^33 bonds per sample"),
-                sweep: 0,
-                purpose: Purpose::Couplings,
-                colour: 0,
-                draw: GAUSSIAN_DRAW,
-                batch: sample,
-            };
-            normal_pair(random_block(seed, counter)).map(coupling_word)
+            // Two bonds per block: the 2^28 sites a Gaussian glass takes at most
+            // (checks::validate_vector) have fewer than 2^33 bonds.
+            let pair = u32::try_from(pair).expect("fewer than 2^33 bonds per sample");
+            normal_pair(couplings_block(seed, pair, GAUSSIAN_DRAW, sample)).map(coupling_word)
         })
         .take(bonds)
         .collect()
