@@ -3,8 +3,9 @@
 //! annealing of the spin glass, in several layouts, on the CPU and on the GPU (lavapipe in CI).
 //! A rank that dies ends the job and leaves the last checkpoint, which resumes on another rank
 //! count to the uninterrupted run's files; ranks with different configs, more ranks than the
-//! samples allow, and the ferromagnet on several ranks are refused with a message. SIGUSR1 to
-//! `mpirun` stops a job with a checkpoint (status 75) that resumes to the files of one rank.
+//! samples allow, the ferromagnet on several ranks and vector spins on several ranks are
+//! refused with a message. SIGUSR1 to `mpirun` stops a job with a checkpoint (status 75) that
+//! resumes to the files of one rank.
 //!
 //! These tests need OpenMPI's `mpirun` (`.ci/run` installs it); they fail without it.
 
@@ -540,4 +541,21 @@ fn runs_that_neither_samples_nor_slabs_split_over_the_ranks_are_refused() {
         "{report}"
     );
     assert!(!dir.path().join("ferro").join("summary.json").exists());
+    // Vector spins run on one rank only, for now: refused rather than left to rank 0 alone.
+    let heisenberg = dir.path().join("heisenberg.ron");
+    std::fs::write(
+        &heisenberg,
+        r#"(model: Heisenberg(dims: 2, size: 8), temperatures: Betas([0.4]), replicas: 1,
+            seed: 1, sweeps: (thermalize: 10, measure: 10, every: 1), backend: Cpu,
+            plots: false)"#,
+    )
+    .unwrap();
+    let result = run(&heisenberg, &dir.path().join("vector"), 2, &[]);
+    let report = text(&result);
+    assert!(!result.status.success(), "{report}");
+    assert!(
+        report.contains("not split over MPI ranks yet") && report.contains("2 ranks"),
+        "{report}"
+    );
+    assert!(!dir.path().join("vector").join("summary.json").exists());
 }

@@ -75,6 +75,15 @@ pub fn open_vector_engine(
     systems: VectorSystems,
     updates: VectorSweeps,
 ) -> Result<Box<dyn VectorEngine>> {
+    if let Some(placement) = crate::engine::placement::placement() {
+        // Rank 0 alone would run it while the other ranks' devices idle: say so instead.
+        return Err(Error::Usage(format!(
+            "{}: vector-spin runs are not split over MPI ranks yet (this job has {} ranks); \
+             run it with one rank, or without mpirun",
+            config.model.name(),
+            placement.size
+        )));
+    }
     let size = config.workgroup_size;
     let gpu = |ctx, systems| -> Result<Box<dyn VectorEngine>> {
         Ok(Box::new(WgpuVectorEngine::new(
