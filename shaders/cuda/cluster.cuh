@@ -64,6 +64,21 @@ __device__ __forceinline__ unsigned find_root(unsigned* labels, unsigned site) {
     return x;
 }
 
+// The roots of sites 4g .. 4g + 3 among `labels` (one system's), into `roots`: one walk for
+// a run of sites of equal parents (mostly one tile root). cluster_roots and cluster_flip.
+__device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigned roots[4]) {
+    unsigned walked = 0xffffffffu;
+    unsigned root = 0u;
+    for (unsigned k = 0u; k < 4u; k++) {
+        const unsigned parent = labels[4u * g + k];
+        if (parent != walked) {
+            walked = parent;
+            root = find_root(labels, parent);
+        }
+        roots[k] = root;
+    }
+}
+
 // Join the clusters of sites a and b among `labels` (one system's, or a tile's): find both
 // roots; link the larger under the smaller with atomicMin, so parents only decrease and a
 // cluster's root ends as its smallest site whatever order the threads run in; where atomicMin

@@ -39,15 +39,11 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     if (4u * g < n) {
         unsigned block_of = 0xffffffffu;
         unsigned words[4] = {0u, 0u, 0u, 0u};
-        unsigned walked = 0xffffffffu;
-        unsigned root = 0u;
+        unsigned roots[4];
+        quad_roots(labels + base, g, roots);
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * g + k;
-            const unsigned parent = labels[base + site];
-            if (parent != walked) {
-                walked = parent;
-                root = find_root(labels + base, parent);
-            }
+            const unsigned root = roots[k];
             bool flip;
             if (WOLFF == 1u) {
                 flip = root == wolff_root;

@@ -17,18 +17,13 @@ extern "C" __global__ void cluster_roots(DispatchParams params, const int* spins
     }
     unsigned* system = labels + static_cast<unsigned long long>(z) * n;
     unsigned* system_counts = counts + static_cast<unsigned long long>(z) * n;
+    unsigned roots[4];
+    quad_roots(system, g, roots);
     unsigned run_root = 0xffffffffu;
     unsigned run = 0u;
-    unsigned walked = 0xffffffffu;
-    unsigned root = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
-        const unsigned site = 4u * g + k;
-        const unsigned parent = system[site];
-        if (parent != walked) {
-            walked = parent;
-            root = find_root(system, parent);
-        }
-        atomicExch(&system[site], root);
+        const unsigned root = roots[k];
+        atomicExch(&system[4u * g + k], root);
         if (root != run_root && run > 0u) {
             atomicAdd(&system_counts[run_root], run);
             run = 0u;

@@ -70,6 +70,23 @@ fn find_root(base: u32, site: u32) -> u32 {
     return x;
 }
 
+// The roots of sites 4g .. 4g + 3 of system `base`: one walk for a run of sites of equal
+// parents (mostly one tile root). cluster_roots and cluster_flip.
+fn quad_roots(base: u32, g: u32) -> vec4<u32> {
+    var roots = vec4<u32>(0u);
+    var walked = 0xffffffffu;
+    var root = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let parent = atomicLoad(&labels[base + 4u * g + k]);
+        if parent != walked {
+            walked = parent;
+            root = find_root(base, parent);
+        }
+        roots[k] = root;
+    }
+    return roots;
+}
+
 // Adds the 64-bit value (lo, hi) to the pair at words (i, i + 1) of `sizes`.
 fn add_size(i: u32, lo: u32, hi: u32) {
     let old = atomicAdd(&sizes[i], lo);

@@ -42,15 +42,10 @@ fn main(
     if 4u * g < n {
         var block_of = 0xffffffffu;
         var block = vec4<u32>(0u);
-        var walked = 0xffffffffu;
-        var root = 0u;
+        let roots = quad_roots(base, g);
         for (var k = 0u; k < 4u; k++) {
             let site = 4u * g + k;
-            let parent = atomicLoad(&labels[base + site]);
-            if parent != walked {
-                walked = parent;
-                root = find_root(base, parent);
-            }
+            let root = roots[k];
             var flip = false;
             if WOLFF == 1u {
                 flip = root == wolff_root;

@@ -21,18 +21,12 @@ fn main(
         return;
     }
     let base = z * n;
+    let roots = quad_roots(base, g);
     var run_root = 0xffffffffu;
     var run = 0u;
-    var walked = 0xffffffffu;
-    var root = 0u;
     for (var k = 0u; k < 4u; k++) {
-        let site = 4u * g + k;
-        let parent = atomicLoad(&labels[base + site]);
-        if parent != walked {
-            walked = parent;
-            root = find_root(base, parent);
-        }
-        atomicStore(&labels[base + site], root);
+        let root = roots[k];
+        atomicStore(&labels[base + 4u * g + k], root);
         if root != run_root && run > 0u {
             atomicAdd(&counts[base + run_root], run);
             run = 0u;
