@@ -98,5 +98,6 @@ __device__ __forceinline__ unsigned threshold(unsigned k, const unsigned* table)
 // fixed::accepts: downhill always, else the random word u below the threshold of
 // delta >> (ENERGY_SHIFT - FIELD_SHIFT) (CouplingScale::energy_shift).
 __device__ __forceinline__ bool accepts(long long delta, unsigned u, const unsigned* table) {
-    return delta <= 0 || u < threshold(static_cast<unsigned>(delta >> (ENERGY_SHIFT - FIELD_SHIFT)), table);
+    const unsigned k = static_cast<unsigned>(delta >> (ENERGY_SHIFT - FIELD_SHIFT));
+    return delta <= 0 || u < threshold(k, table);
 }

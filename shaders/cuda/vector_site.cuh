@@ -4,8 +4,7 @@
 // system b at (b n + a) N + i), acceptance tables, counts (COUNT_WORDS / 2 counters per system:
 // accepted moves, then the observation), couplings (one int per bond site * DIMS + d and sample,
 // or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
-// phases. System z draws the randoms of
-// batch z.
+// phases. System z draws the randoms of batch z.
 
 #include "dispatch.cuh"
 #include "lattice.cuh"

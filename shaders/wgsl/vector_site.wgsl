@@ -4,8 +4,8 @@
 // (b n + a) N + i), 2 acceptance tables (fixed::TABLE_LEN words per temperature), 3 counts
 // (COUNT_WORDS per system: accepted moves, then the observation), 4 couplings (one i32 per bond
 // site * DIMS + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
-// proposal widths per temperature,
-// 6 phases (cos then sin of 2 pi x / L, spin units). System z draws the randoms of batch z.
+// proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units). System z
+// draws the randoms of batch z.
 
 #import dispatch
 #import lattice

@@ -2,7 +2,8 @@
 //! algorithm's home keeps its own layout (the counts in the header and the sections after the
 //! spins; the sweeps of Metropolis and parallel tempering in `metropolis/checkpoint.rs`,
 //! population annealing in `annealing/checkpoint.rs`, the vector spins in
-//! `vector/checkpoint.rs`); the container writes and checks the frame around it. All numbers little-endian:
+//! `vector/checkpoint.rs`); the container writes and checks the frame around it. All numbers
+//! little-endian:
 //!
 //! | offset   | size     | field                                                  |
 //! |----------|----------|--------------------------------------------------------|
@@ -21,11 +22,11 @@
 //! Layouts from before packed spins have them one i8 each (+1 or -1); they are still read.
 //! The vector spins are not bits: their layout has `S = 0` and keeps its lattices in a section.
 //!
-//! The word at offset 8 names the layout, one number per layout of either kind: 2, 3, 5 and 7
+//! The word at offset 8 names the layout, one number per layout of any kind: 2, 3, 5 and 7
 //! are runs of Metropolis sweeps (with or without parallel tempering; 7 with cluster updates),
-//! 4 and 6 population annealing, 8 the vector spins. A new layout of either kind takes the next free number ([`RunKind::of`]). A
-//! checkpoint of one kind offered to a run of the other is refused as such
-//! ([`CheckpointError::OtherAlgorithm`]); one decoder ([`open`]) reads the frame of every
+//! 4 and 6 population annealing, 8 the vector spins. A new layout of any kind takes the next
+//! free number ([`RunKind::of`]). A checkpoint of one kind offered to a run of another is refused
+//! as such ([`CheckpointError::OtherAlgorithm`]); one decoder ([`open`]) reads the frame of every
 //! layout and leaves the sections to the layout's home.
 
 use std::io::Write;

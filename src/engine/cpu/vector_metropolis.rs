@@ -124,8 +124,9 @@ pub fn proposal(
 }
 
 /// The energy change `-(v - s) . H` of replacing `s` by `v` in the local field `h`, in units
-/// of `2^-56` (a spin unit times a local-field unit). Each `s_a - v_a`, a difference of unit vectors' components, fits an `i32`,
-/// which the kernels rely on (one 32 x 32 -> 64-bit product per component).
+/// of `2^-56` (a spin unit times a local-field unit). Each `s_a - v_a`, a difference of unit
+/// vectors' components, fits an `i32`, which the kernels rely on (one 32 x 32 -> 64-bit product
+/// per component).
 pub fn energy_change(s: &Vector, v: &Vector, h: &Vector, n: usize) -> i64 {
     (0..n)
         .map(|a| (i64::from(s[a]) - i64::from(v[a])) * i64::from(h[a]))
