@@ -74,10 +74,8 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
 /// `|J|` is clamped to [`MAX_GAUSSIAN_COUPLING`]).
 fn validate_field(model: &Model) -> Result<(), ConfigError> {
     let z = f64::from(2 * model.dims());
-    let (scale, max_coupling) = match model.disorder() {
-        Disorder::Gaussian => (CouplingScale::GAUSSIAN, MAX_GAUSSIAN_COUPLING),
-        _ => (CouplingScale::INTEGER, 1.0),
-    };
+    let scale = CouplingScale::of(model.disorder());
+    let max_coupling = scale.max_coupling();
     let (range, bonds) = (scale.max_local_field(), z * max_coupling);
     if model.field().abs() + bonds >= range {
         return invalid(format!(

@@ -10,6 +10,8 @@
 //! floats cannot give that). The kernels in `shaders/wgsl/vector.wgsl` and
 //! `shaders/cuda/vector.cuh` mirror this file function by function.
 
+use crate::config::Disorder;
+
 /// Fractional bits of a spin component.
 pub const FRACTION_BITS: u32 = 28;
 
@@ -59,6 +61,23 @@ impl CouplingScale {
         fraction_bits: GAUSSIAN_FRACTION_BITS,
         field_shift: GAUSSIAN_FIELD_SHIFT,
     };
+
+    /// The scale of the couplings of `disorder`.
+    pub fn of(disorder: Disorder) -> CouplingScale {
+        match disorder {
+            Disorder::Gaussian => CouplingScale::GAUSSIAN,
+            Disorder::Ferromagnet | Disorder::Bimodal => CouplingScale::INTEGER,
+        }
+    }
+
+    /// Largest `|J|` in units of 1: 1 for the integer couplings, [`MAX_GAUSSIAN_COUPLING`]
+    /// for the Gaussian ones.
+    pub fn max_coupling(self) -> f64 {
+        match self.fraction_bits {
+            0 => 1.0,
+            _ => MAX_GAUSSIAN_COUPLING,
+        }
+    }
 
     /// `floor(J s 2^-(fraction_bits + field_shift))`: a neighbour's spin component `s` times
     /// the coupling word `j`, in local-field units; exactly `j s` for the integer couplings.

@@ -161,10 +161,7 @@ impl VectorSystems {
 
     /// How the couplings enter the local fields and bond sums.
     pub fn coupling_scale(&self) -> CouplingScale {
-        match self.couplings {
-            VectorCouplings::Gaussian(_) => CouplingScale::GAUSSIAN,
-            _ => CouplingScale::INTEGER,
-        }
+        CouplingScale::of(self.disorder)
     }
 
     /// The uniform field in local-field units (spin units but for the Gaussian glass).
