@@ -28,7 +28,8 @@ use crate::io::checkpoint::fingerprint;
 use crate::io::output::{write_couplings_npy, write_file};
 use crate::io::provenance::ProvenanceClock;
 use crate::io::run_dir::{
-    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint, start_line,
+    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,
+    ended_at_checkpoint, start_line,
 };
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
@@ -407,15 +408,9 @@ impl Anneal {
                 let writing = Instant::now();
                 self.save(checkpoints, engine.spins()?)?;
                 checkpoints.stops.checkpoint_took(writing.elapsed());
-                let sweeps_done = self.sweeps_done;
-                if let Some(reason) = stop {
-                    return Ok(Ended::Stopped {
-                        sweeps_done,
-                        reason,
-                    });
-                }
-                if checkpoints.halt_after.is_some_and(|h| sweeps_done >= h) {
-                    return Ok(Ended::Halted { sweeps_done });
+                let halt_after = checkpoints.halt_after;
+                if let Some(ended) = ended_at_checkpoint(stop, self.sweeps_done, halt_after) {
+                    return Ok(ended);
                 }
             }
         }

@@ -201,14 +201,24 @@ pub fn checkpoint_between_plans<S>(
     let writing = Instant::now();
     write()?;
     stops.checkpoint_took(writing.elapsed());
-    Ok(match stop {
+    Ok(ended_at_checkpoint(stop, to, halt_after))
+}
+
+/// How a loop ends at the checkpoint it has just written after `sweeps_done` sweeps: stopped
+/// for `stop`, halted at the first checkpoint from `halt_after` on, or not (`None`).
+pub fn ended_at_checkpoint<S>(
+    stop: Option<StopReason>,
+    sweeps_done: u64,
+    halt_after: Option<u64>,
+) -> Option<Ended<S>> {
+    match stop {
         Some(reason) => Some(Ended::Stopped {
-            sweeps_done: to,
+            sweeps_done,
             reason,
         }),
-        None if halt_after.is_some_and(|h| to >= h) => Some(Ended::Halted { sweeps_done: to }),
+        None if halt_after.is_some_and(|h| sweeps_done >= h) => Some(Ended::Halted { sweeps_done }),
         None => None,
-    })
+    }
 }
 
 /// The checkpoint in `out` that `--resume` continues, refused where there is none.
