@@ -664,6 +664,21 @@ const HEISENBERG_TILES: &str = r#"(
     checkpoint_every: 50,
 )"#;
 
+/// An XY glass with parallel tempering on a tuned ladder (stages every 12 sweeps to 120), a
+/// round every 2 sweeps, its cone tuned too.
+const XY_TEMPERING: &str = r#"(
+    model: XY(dims: 2, size: 6, field: 0.0, disorder: Bimodal),
+    temperatures: LinearBeta(min: 0.4, max: 1.2, count: 4),
+    replicas: 2,
+    samples: 2,
+    algorithm: Tempering(every: 2, tune: true),
+    updates: (proposal: Cone(acceptance: 0.5), overrelaxation: 1),
+    sweeps: (thermalize: 240, measure: 300, every: 3),
+    seed: 37,
+    backend: Cpu,
+    checkpoint_every: 32,
+)"#;
+
 /// The summary of a finished vector-spin run.
 fn vector_summary(outcome: RunOutcome) -> VectorSummary {
     match outcome {
@@ -720,6 +735,30 @@ fn resumed_vector_equals_uninterrupted(text: &str, halt: u64, halts: (u64, u64))
 #[test]
 fn a_resumed_xy_glass_equals_the_uninterrupted_run() {
     resumed_vector_equals_uninterrupted(XY_GLASS, 50, (64, 96));
+}
+
+/// Halted at 64 and 96 sweeps, inside the ladder's and the cone's tuning.
+#[test]
+fn a_resumed_tempered_xy_glass_equals_the_uninterrupted_run() {
+    resumed_vector_equals_uninterrupted(XY_TEMPERING, 50, (64, 96));
+}
+
+/// The tempered XY glass on wgpu writes the CPU's estimates, diagnostics and files.
+#[test]
+fn cpu_and_wgpu_vector_tempering_runs_write_identical_results() {
+    let mut config = common::config(&XY_TEMPERING.replace("Cpu", "Wgpu"));
+    let (gpu, cpu) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let gpu_summary = vector_summary(run(&config, &options(gpu.path(), false, None)).unwrap());
+    config.backend = spinflip::config::Backend::Cpu;
+    let cpu_summary = vector_summary(run(&config, &options(cpu.path(), false, None)).unwrap());
+    let estimates = |s: &VectorSummary| {
+        serde_json::to_string(&(&s.runs, &s.spin_glass, &s.tempering, &s.proposals)).unwrap()
+    };
+    assert_eq!(estimates(&gpu_summary), estimates(&cpu_summary));
+    let tempering = cpu_summary.tempering.expect("tempering diagnostics");
+    assert!(tempering.round_trips > 0, "{tempering:?}");
+    assert!(gpu.path().join("temperature_history.csv").exists());
+    common::runs::assert_same_outputs(gpu.path(), cpu.path(), &["config.ron", "checkpoint.bin"]);
 }
 
 #[test]

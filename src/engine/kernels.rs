@@ -65,6 +65,7 @@ pub enum Kernel {
     VectorOverrelaxation,
     VectorObservables,
     VectorOverlap,
+    VectorExchange,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -77,7 +78,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 32] = [
+    pub const ALL: [Kernel; 33] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -110,6 +111,7 @@ impl Kernel {
         Kernel::VectorOverrelaxation,
         Kernel::VectorObservables,
         Kernel::VectorOverlap,
+        Kernel::VectorExchange,
     ];
 
     /// The module (file stem) of the kernel.
@@ -141,6 +143,7 @@ impl Kernel {
             Kernel::VectorOverrelaxation => "vector_overrelaxation",
             Kernel::VectorObservables => "vector_observables",
             Kernel::VectorOverlap => "vector_overlap",
+            Kernel::VectorExchange => "vector_exchange",
         }
     }
 

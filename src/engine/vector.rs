@@ -139,6 +139,24 @@ pub trait VectorEngine {
     /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`), numbered
     /// as [`VectorSystems::overlaps`]; none for the ferromagnet.
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
+    /// Parallel tempering's exchange (`vector_exchange`): system `b` swaps its lattice with
+    /// system `partners[b]` (one entry per system, a pair naming each other; `b` itself: no
+    /// swap).
+    fn exchange(&mut self, partners: &[u32]) -> Result<()>;
+}
+
+/// Refuse a partner table that does not pair the systems of `systems` with each other.
+pub fn check_partners(systems: &VectorSystems, partners: &[u32]) -> Result<()> {
+    let count = systems.systems() as usize;
+    let paired = partners.len() == count
+        && (partners.iter().enumerate())
+            .all(|(b, &p)| (p as usize) < count && partners[p as usize] as usize == b);
+    match paired {
+        true => Ok(()),
+        false => Err(Error::State(format!(
+            "a tempering exchange needs a partner per system ({count}), each naming the other"
+        ))),
+    }
 }
 
 /// 64-bit counters per system in the GPU kernels' counts (`COUNT_WORDS / 2` in

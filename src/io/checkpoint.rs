@@ -67,7 +67,7 @@ impl RunKind {
         match format {
             2 | 3 | 5 | 7 => Some(RunKind::Sweeps),
             4 | 6 => Some(RunKind::Annealing),
-            8 => Some(RunKind::Vector),
+            8 | 9 => Some(RunKind::Vector),
             _ => None,
         }
     }

@@ -42,6 +42,7 @@ fn validate_vector_run(config: &Config) -> Result<(), ConfigError> {
     validate_systems(config)?;
     validate_vector(config)?;
     validate_sweeps(&config.sweeps)?;
+    validate_algorithm(config)?;
     validate_workgroup_size(config.workgroup_size)
 }
 

@@ -1,12 +1,12 @@
 //! The checkpoint of a vector-spin run, written between chunks of sweeps: enough to continue it
 //! bit-identically. Its frame (magic, format, fingerprint, CRC) is the container's
 //! ([`crate::io::checkpoint`]), whose spin bits it leaves empty: the lattices are fixed-point
-//! words, in the first section. Layout (format 8), all numbers little-endian:
+//! words, in the first section. Layout (format 9), all numbers little-endian:
 //!
 //! | offset | size | field                                                   |
 //! |--------|------|---------------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                                        |
-//! | 8      | 4    | format 8 (u32)                                          |
+//! | 8      | 4    | format 9 (u32)                                          |
 //! | 12     | 8    | config fingerprint (u64)                                |
 //! | 20     | 8    | sweeps done (u64)                                       |
 //! | 28     | 8    | spin bits: 0 (u64)                                      |
@@ -15,14 +15,22 @@
 //! | 52     | 8    | systems B (u64)                                         |
 //! | 60     | 8    | measurements M, every system's (u64)                    |
 //! | 68     | 8    | overlap measurements Q, every replica pair's (u64)      |
-//! | 76     | 4 W  | the lattices (i32, component-major as the engines')     |
+//! | 76     | 8    | tempering state words S (u64; 0 without tempering)      |
+//! | 84     | 8    | tempering history words H (u64)                         |
+//! | 92     | 4 W  | the lattices (i32, component-major as the engines')     |
 //! |        | 4 T  | the proposal widths, tuned so far (i32, spin units)     |
 //! |        | 8 B  | accepted moves since the last tuning stop (u64)         |
 //! |        | 8 B  | accepted moves in the production (u64)                  |
 //! |        | 8    | the largest drift of `\|s\|` (f64)                       |
 //! |        | 56 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared (f64) |
 //! |        | 16 Q | the overlaps: q2, q2 at k_min (f64)                     |
+//! |        | 8 T  | the betas, as tuned so far (f64)                        |
+//! |        | 4 S  | the tempering chains' state (u32, `engine::tempering::Chains`) |
+//! |        | 4 H  | the walkers of sample 0's chains at each measurement (u32) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
+//!
+//! Format 8, the same without S, H and their sections and without the betas (the config's),
+//! is still read.
 //!
 //! The measurements are kept as the estimators take them (the f64s computed from the engine's
 //! integers), so a resumed run's estimates are the uninterrupted run's to the bit.
@@ -31,12 +39,18 @@ use std::io::Write;
 use std::path::Path;
 
 use super::record::{OverlapMeasurement, VectorRecord};
+use super::tempering::VectorTempering;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
 use crate::stats::VectorMeasurement;
 
-/// The one layout of this kind.
+/// The layout written, and the one before it without tempering (still read).
 const FORMAT: Format = Format {
+    number: 9,
+    counts: 8,
+    packed: true,
+};
+const FORMAT_8: Format = Format {
     number: 8,
     counts: 6,
     packed: true,
@@ -58,6 +72,29 @@ pub(super) struct VectorCheckpoint {
     /// Per temperature, the proposal width ([`super::ConeTuning::widths`]).
     pub(super) widths: Vec<i32>,
     pub(super) record: VectorRecord,
+    /// The ladder as tuned so far (the config's without tuning); empty from format 8: the
+    /// config's.
+    pub(super) betas: Vec<f64>,
+    /// The tempering's state and history; empty without tempering.
+    pub(super) tempering: TemperingWords,
+}
+
+/// What a checkpoint keeps of [`VectorTempering`]: the chains' state and the history (the
+/// interval is the config's).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct TemperingWords {
+    pub(super) state: Vec<u32>,
+    pub(super) history: Vec<u32>,
+}
+
+impl TemperingWords {
+    /// What a checkpoint keeps of `tempering`; empty words without it.
+    pub(super) fn of(tempering: Option<&VectorTempering>) -> Self {
+        tempering.map_or_else(TemperingWords::default, |t| TemperingWords {
+            state: t.state.clone(),
+            history: t.history.clone(),
+        })
+    }
 }
 
 impl VectorCheckpoint {
@@ -77,6 +114,8 @@ impl VectorCheckpoint {
             record.accepted_since_stop.len(),
             record.measurements.len(),
             record.overlaps.len(),
+            self.tempering.state.len(),
+            self.tempering.history.len(),
         ];
         let mut out = Writer::start(
             out,
@@ -96,24 +135,30 @@ impl VectorCheckpoint {
         let overlaps = record.overlaps.iter().flat_map(|o| [o.q2, o.q2_kmin]);
         let floats = std::iter::once(record.norm_deviation)
             .chain(measurements)
-            .chain(overlaps);
+            .chain(overlaps)
+            .chain(self.betas.iter().copied());
         out.put(floats.map(f64::to_le_bytes))?;
+        let tempering = self.tempering.state.iter().chain(&self.tempering.history);
+        out.put(tempering.map(|w| w.to_le_bytes()))?;
         out.seal()
     }
 
     /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
     pub(super) fn decode(bytes: &[u8]) -> Result<VectorCheckpoint, CheckpointError> {
-        let mut file = open(bytes, RunKind::Vector, &[FORMAT], |_, counts| {
-            sections(counts).to_vec()
-        })?;
+        let mut file = open(bytes, RunKind::Vector, &[FORMAT, FORMAT_8], sections)?;
         if !file.spins.is_empty() {
             return Err(CheckpointError::Inconsistent(format!(
                 "a vector-spin checkpoint holds {} spin bits, not none",
                 file.spins.len()
             )));
         }
-        let [words, temperatures, systems, measurements, overlaps] =
-            file.counts[..].try_into().expect("the layout has 6 counts");
+        let tempering_counts = match file.format {
+            8 => [0, 0],
+            _ => [file.counts[5], file.counts[6]],
+        };
+        let [words, temperatures, systems, measurements, overlaps] = file.counts[..5]
+            .try_into()
+            .expect("both layouts have these counts");
         let reader = &mut file.reader;
         let spins = reader.i32s(words as usize)?;
         let widths = reader.i32s(temperatures as usize)?;
@@ -122,6 +167,14 @@ impl VectorCheckpoint {
         let norm_deviation = reader.f64s(1)?[0];
         let measurement_words = reader.f64s((measurements * MEASUREMENT_WORDS) as usize)?;
         let overlap_words = reader.f64s((overlaps * OVERLAP_WORDS) as usize)?;
+        let betas = match file.format {
+            8 => Vec::new(),
+            _ => reader.f64s(temperatures as usize)?,
+        };
+        let tempering = TemperingWords {
+            state: reader.u32s(tempering_counts[0] as usize)?,
+            history: reader.u32s(tempering_counts[1] as usize)?,
+        };
         let record = VectorRecord {
             measurements: measurement_words
                 .chunks_exact(MEASUREMENT_WORDS as usize)
@@ -144,6 +197,8 @@ impl VectorCheckpoint {
             spins,
             widths,
             record,
+            betas,
+            tempering,
         })
     }
 
@@ -163,21 +218,26 @@ impl VectorCheckpoint {
     }
 }
 
-/// The (count, width) of the sections after the (empty) spin bits, for the header's counts
-/// after them (spin words, temperatures, systems, measurements, overlaps), in file order: the
-/// spin words, the widths, both acceptance counters, the norm drift, the measurements and the
-/// overlaps (saturating: absurd counts fail the size check).
-fn sections(counts: &[u64]) -> [(u64, u64); 6] {
+/// The (count, width) of the sections after the (empty) spin bits of `format`, for the header's
+/// counts after them (spin words, temperatures, systems, measurements, overlaps; tempering state
+/// and history words), in file order: the spin words, the widths, both acceptance counters, the
+/// norm drift, the measurements and the overlaps; then the betas, the tempering state and
+/// history (saturating: absurd counts fail the size check).
+fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
     let (words, temperatures, systems) = (counts[0], counts[1], counts[2]);
     let (measurements, overlaps) = (counts[3], counts[4]);
-    [
+    let mut sections = vec![
         (words, 4),
         (temperatures, 4),
         (systems, 16),
         (1, 8),
         (measurements, 8 * MEASUREMENT_WORDS),
         (overlaps, 8 * OVERLAP_WORDS),
-    ]
+    ];
+    if format != FORMAT_8.number {
+        sections.extend([(temperatures, 8), (counts[5], 4), (counts[6], 4)]);
+    }
+    sections
 }
 
 /// A measurement's words, in the layout's order.
@@ -233,6 +293,11 @@ mod tests {
                 accepted_in_production: vec![0, 1 << 40],
                 norm_deviation: 2f64.powi(-30),
             },
+            betas: vec![0.5, 0.625],
+            tempering: TemperingWords {
+                state: vec![1, 0, 1, 0, 0, 3, 7, 0],
+                history: vec![0, 1, 1, 0],
+            },
         }
     }
 
@@ -245,23 +310,27 @@ mod tests {
     fn layout_matches_the_documented_format() {
         let bytes = sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], 8u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 9u32.to_le_bytes());
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
-        let counts: Vec<u64> = bytes[28..76]
+        let counts: Vec<u64> = bytes[28..92]
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        assert_eq!(counts, [0, 6, 2, 2, 2, 1]);
-        assert_eq!(bytes[76..80], (1i32 << 28).to_le_bytes(), "the first spin");
+        assert_eq!(counts, [0, 6, 2, 2, 2, 1, 8, 4]);
+        assert_eq!(bytes[92..96], (1i32 << 28).to_le_bytes(), "the first spin");
         assert_eq!(
-            bytes[100..104],
+            bytes[116..120],
             (1i32 << 27).to_le_bytes(),
             "the first width"
         );
-        let norm = 108 + 32;
+        let norm = 124 + 32;
         assert_eq!(bytes[norm..norm + 8], 2f64.powi(-30).to_le_bytes());
         assert_eq!(bytes[norm + 8..norm + 16], (-1.5f64).to_le_bytes());
-        assert_eq!(bytes.len(), norm + 8 + 56 * 2 + 16 + CRC_LEN);
+        let betas = norm + 8 + 56 * 2 + 16;
+        assert_eq!(bytes[betas..betas + 8], 0.5f64.to_le_bytes());
+        let state = betas + 16;
+        assert_eq!(bytes[state + 20..state + 24], 3u32.to_le_bytes());
+        assert_eq!(bytes.len(), state + 4 * 12 + CRC_LEN);
         let crc = crc32fast::hash(&bytes[..bytes.len() - CRC_LEN]);
         assert_eq!(bytes[bytes.len() - CRC_LEN..], crc.to_le_bytes());
     }
@@ -290,7 +359,7 @@ mod tests {
             corrupt[i] ^= 0x10;
             assert!(VectorCheckpoint::decode(&corrupt).is_err(), "byte {i}");
         }
-        for len in [0, 11, 60, 76, bytes.len() - 1] {
+        for len in [0, 11, 60, 92, bytes.len() - 1] {
             assert!(
                 matches!(
                     VectorCheckpoint::decode(&bytes[..len]),
@@ -301,12 +370,30 @@ mod tests {
         }
     }
 
+    /// A format 8 checkpoint (before tempering) still resumes: its betas are the config's,
+    /// it has no tempering.
+    #[test]
+    fn format_8_is_read_without_betas_and_tempering() {
+        let bytes = sample().encode();
+        let tempering_start = 124 + 32 + 8 + 56 * 2 + 16;
+        let mut old = bytes[..tempering_start].to_vec();
+        old[8..12].copy_from_slice(&8u32.to_le_bytes());
+        old.drain(76..92);
+        let crc = crc32fast::hash(&old);
+        old.extend(crc.to_le_bytes());
+        let decoded = VectorCheckpoint::decode(&old).unwrap();
+        assert!(decoded.betas.is_empty());
+        assert_eq!(decoded.tempering, TemperingWords::default());
+        assert_eq!(decoded.spins, sample().spins);
+        assert_eq!(decoded.record.overlaps, sample().record.overlaps);
+    }
+
     /// Spin bits in the container's section, with a valid checksum, are refused.
     #[test]
     fn spin_bits_are_refused() {
         let mut bytes = sample().encode();
         bytes[28] = 64;
-        bytes.splice(76..76, [0u8; 8]);
+        bytes.splice(92..92, [0u8; 8]);
         let end = bytes.len() - CRC_LEN;
         let crc = crc32fast::hash(&bytes[..end]);
         bytes[end..].copy_from_slice(&crc.to_le_bytes());

@@ -10,6 +10,7 @@ mod record;
 mod resume;
 mod run;
 mod summary;
+mod tempering;
 mod tuning;
 
 pub use run::run_vector;

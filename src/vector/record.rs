@@ -87,6 +87,12 @@ pub(super) fn overlap_measurement(
     OverlapMeasurement { q2, q2_kmin }
 }
 
+/// The total energy of an observed system.
+pub(super) fn energy(systems: &VectorSystems, o: &VectorObservation) -> f64 {
+    let dims = systems.lattice.dims as usize;
+    systems.energy(o.bonds[..dims].iter().sum(), o.magnetisation[0])
+}
+
 /// What the estimators take from one observation.
 pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> VectorMeasurement {
     let sites = systems.lattice.sites() as f64;
@@ -117,7 +123,7 @@ pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> Vec
         .sum::<f64>()
         / per_direction;
     VectorMeasurement {
-        energy: systems.energy(bonds, o.magnetisation[0]),
+        energy: energy(systems, o),
         m,
         fourier,
         bond_cosines: cosines,

@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
-use super::checkpoint::VectorCheckpoint;
+use super::checkpoint::{TemperingWords, VectorCheckpoint};
 use super::record::VectorRecord;
+use super::tempering::{VectorTempering, chains};
 use super::tuning::ConeTuning;
 use crate::config::Sweeps;
 use crate::error::{Error, Result};
@@ -18,11 +19,18 @@ pub(super) struct VectorState {
     /// The proposal widths, tuned so far (the stops follow from the config).
     pub(super) tuning: ConeTuning,
     pub(super) record: VectorRecord,
+    /// Parallel tempering's chains, with a round every so many sweeps; `None` without.
+    pub(super) tempering: Option<VectorTempering>,
 }
 
 impl VectorState {
-    /// A fresh run of `systems` proposing with `tuning`.
-    pub(super) fn new(systems: &VectorSystems, tuning: ConeTuning) -> Self {
+    /// A fresh run of `systems` proposing with `tuning`, with a tempering round every
+    /// `swap_every` sweeps (`None`: no tempering).
+    pub(super) fn new(
+        systems: &VectorSystems,
+        tuning: ConeTuning,
+        swap_every: Option<u64>,
+    ) -> Self {
         let counters = vec![0; systems.systems() as usize];
         VectorState {
             sweeps_done: 0,
@@ -32,18 +40,20 @@ impl VectorState {
                 accepted_in_production: counters,
                 ..VectorRecord::default()
             },
+            tempering: swap_every.map(|every| VectorTempering::new(systems, every)),
         }
     }
 }
 
 /// The state and the lattices of the run whose checkpoint is in `out`, its widths tuned from
-/// `tuning` on; refused where the checkpoint does not fit the config (its fingerprint, or the
-/// shape of what it holds).
+/// `tuning` on, a tempering round every `swap_every` sweeps; `systems` take the checkpoint's
+/// ladder (tuned so far). Refused where the checkpoint does not fit the config (its
+/// fingerprint, or the shape of what it holds).
 pub(super) fn resume_state(
     out: &Path,
     config_fingerprint: u64,
-    systems: &VectorSystems,
-    (sweeps, tuning): (&Sweeps, ConeTuning),
+    systems: &mut VectorSystems,
+    (sweeps, tuning, swap_every): (&Sweeps, ConeTuning, Option<u64>),
 ) -> Result<(VectorState, Vec<i32>)> {
     let path = checkpoint_to_resume(out)?;
     let checkpoint = VectorCheckpoint::load(&path, config_fingerprint)?;
@@ -51,6 +61,12 @@ pub(super) fn resume_state(
     let record = &checkpoint.record;
     let measurements = (done / sweeps.every) as usize;
     let count = systems.systems() as usize;
+    let tempering = &checkpoint.tempering;
+    let tempering_words = swap_every.map_or(0, |_| chains(systems).state_words());
+    let history_words = match swap_every {
+        Some(_) => measurements * (systems.replicas as usize * systems.betas.len()),
+        None => 0,
+    };
     if done > sweeps.thermalize + sweeps.measure
         || checkpoint.spins.len() != systems.spin_words()
         || checkpoint.widths.len() != tuning.widths.len()
@@ -58,6 +74,9 @@ pub(super) fn resume_state(
         || record.accepted_in_production.len() != count
         || record.measurements.len() != measurements * count
         || record.overlaps.len() != measurements * systems.overlaps() as usize
+        || ![0, systems.betas.len()].contains(&checkpoint.betas.len())
+        || tempering.state.len() != tempering_words
+        || tempering.history.len() != history_words
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spin words, {} \
@@ -68,6 +87,10 @@ pub(super) fn resume_state(
             record.measurements.len() / count.max(1)
         )));
     }
+    if !checkpoint.betas.is_empty() {
+        systems.betas = checkpoint.betas;
+    }
+    let TemperingWords { state, history } = checkpoint.tempering;
     let state = VectorState {
         sweeps_done: done,
         tuning: ConeTuning {
@@ -75,15 +98,21 @@ pub(super) fn resume_state(
             ..tuning
         },
         record: checkpoint.record,
+        tempering: swap_every.map(|every| VectorTempering {
+            every,
+            state,
+            history,
+        }),
     };
     Ok((state, checkpoint.spins))
 }
 
-/// Write the checkpoint of `state` with the lattices `spins` atomically; returns it.
+/// Write the checkpoint of `state` with the lattices `spins` at the ladder `betas` atomically;
+/// returns it.
 pub(super) fn save_checkpoint(
     path: &Path,
     config_fingerprint: u64,
-    state: &VectorState,
+    (state, betas): (&VectorState, &[f64]),
     spins: Vec<i32>,
 ) -> Result<VectorCheckpoint> {
     let checkpoint = VectorCheckpoint {
@@ -92,6 +121,8 @@ pub(super) fn save_checkpoint(
         spins,
         widths: state.tuning.widths.clone(),
         record: state.record.clone(),
+        betas: betas.to_vec(),
+        tempering: TemperingWords::of(state.tempering.as_ref()),
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)

@@ -1,6 +1,7 @@
-//! The loop: sweep to the next measurement, tuning stop or checkpoint, record, repeat; then
-//! summarise and write the files. A checkpoint every `checkpoint_every` sweeps, at a stop
-//! ([`crate::stop`]) and at the end lets `--resume` continue a run to the same bits.
+//! The loop: sweep to the next measurement, tempering round, tuning stop or checkpoint,
+//! record, repeat; then summarise and write the files. A checkpoint every `checkpoint_every`
+//! sweeps, at a stop ([`crate::stop`]) and at the end lets `--resume` continue a run to the
+//! same bits.
 
 use std::time::{Duration, Instant};
 
@@ -8,6 +9,7 @@ use super::outputs::write_vector_outputs;
 use super::record::{acceptance_rates, record_observations, record_overlaps};
 use super::resume::{VectorState, resume_state, save_checkpoint};
 use super::summary::{VectorSummary, summarize};
+use super::tempering::finish_vector_tempering;
 use super::tuning::ConeTuning;
 use crate::config::{Config, Sweeps};
 use crate::engine::open::open_vector_engine;
@@ -21,6 +23,7 @@ use crate::io::run_dir::{
 };
 use crate::model::vector::{VectorSystems, vector_systems};
 use crate::stop::Stops;
+use crate::tempering::{tempering_warnings, tuning_stops};
 
 /// Run the sweeps of the vector-spin `config` (validated; `config_text` its RON, whose
 /// fingerprint the checkpoints carry), writing everything into `options.out`, or continue the
@@ -35,23 +38,29 @@ pub fn run_vector(
     let clock = ProvenanceClock::start(options.resume);
     let checkpoint_path = options.out.join(CHECKPOINT);
     let config_fingerprint = fingerprint(config_text);
-    let systems = vector_systems(config);
+    let mut systems = vector_systems(config);
     let updates = VectorSweeps::of(&config.updates);
     let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
+    let swap_every = config.algorithm.swap_every();
+    let thermalize = config.sweeps.thermalize;
     let schedule = VectorSchedule {
-        systems: &systems,
         sweeps: &config.sweeps,
         hits: updates.hits,
-        tuning_stops: tuning.stops(config.sweeps.thermalize),
+        tuning_stops: tuning.stops(thermalize),
+        ladder_stops: match config.algorithm.tunes() {
+            true => tuning_stops(thermalize),
+            false => Vec::new(),
+        },
+        swap_every,
         checkpoint_every: config.checkpoint_every,
     };
     let resumed = match options.resume {
         true => {
-            let given = (&config.sweeps, tuning.clone());
+            let given = (&config.sweeps, tuning.clone(), swap_every);
             Some(resume_state(
                 &options.out,
                 config_fingerprint,
-                &systems,
+                &mut systems,
                 given,
             )?)
         }
@@ -66,15 +75,16 @@ pub fn run_vector(
         }
         None => {
             engine.hot_start()?;
-            VectorState::new(&systems, tuning)
+            VectorState::new(&systems, tuning, swap_every)
         }
     };
     let info = engine.info();
     let total = schedule.total();
     if options.progress {
         let sweeps = &config.sweeps;
+        let rounds = swap_every.map_or(String::new(), |n| format!("; a swap round every {n}"));
         let plan = format!(
-            "{} + {} sweeps, measuring every {}",
+            "{} + {} sweeps, measuring every {}{rounds}",
             sweeps.thermalize, sweeps.measure, sweeps.every
         );
         eprintln!("{}", start_line(config, &info, engine_choice, &plan));
@@ -89,7 +99,15 @@ pub fn run_vector(
         let from = state.sweeps_done;
         let to = schedule.chunk_end(from);
         let started = Instant::now();
-        engine_time += schedule.advance(engine.as_mut(), &mut state, to)?;
+        engine_time += schedule.advance(engine.as_mut(), &systems, &mut state, to)?;
+        if let Some(stage) = schedule.ladder_stage(to) {
+            let tempering = state
+                .tempering
+                .as_mut()
+                .expect("ladder stops come with tempering");
+            systems.betas = tempering.retune_ladder(&systems, stage);
+            engine = reopen(config, engine, &systems, updates)?;
+        }
         stops.plan_took(started.elapsed());
         if to == total {
             break;
@@ -98,7 +116,8 @@ pub fn run_vector(
         let ended =
             checkpoint_between_plans((from, to), every, &mut stops, options.halt_after, || {
                 let spins = engine.spins()?;
-                save_checkpoint(&checkpoint_path, config_fingerprint, &state, spins).map(drop)
+                let saved = (&state, systems.betas.as_slice());
+                save_checkpoint(&checkpoint_path, config_fingerprint, saved, spins).map(drop)
             })?;
         if let Some(ended) = ended {
             return Ok(ended);
@@ -106,7 +125,8 @@ pub fn run_vector(
     }
     // One download of the final lattices serves the last checkpoint and the final state.
     let spins = engine.spins()?;
-    let checkpoint = save_checkpoint(&checkpoint_path, config_fingerprint, &state, spins)?;
+    let saved = (&state, systems.betas.as_slice());
+    let checkpoint = save_checkpoint(&checkpoint_path, config_fingerprint, saved, spins)?;
     let updates_done = (total - first_sweep)
         * u64::from(updates.hits)
         * systems.lattice.sites()
@@ -120,6 +140,22 @@ pub fn run_vector(
         updates_done as f64 / engine_time.as_nanos().max(1) as f64,
     );
     summary.provenance = Some(clock.finish(&info));
+    if let Some(tempering) = &state.tempering {
+        // The acceptances count from the ladder's last tuning.
+        let counted = (schedule.ladder_stops.last().copied().unwrap_or(0), total);
+        let diagnostics = finish_vector_tempering(
+            &options.out,
+            &systems,
+            tempering,
+            counted,
+            config.sweeps.every,
+        )?;
+        let scale = summary.run.temperature_scale;
+        summary
+            .warnings
+            .extend(tempering_warnings(&diagnostics, scale));
+        summary.tempering = Some(diagnostics);
+    }
     write_vector_outputs(
         &options.out,
         &systems,
@@ -131,13 +167,30 @@ pub fn run_vector(
     Ok(Ended::Completed(summary))
 }
 
+/// The engine of `systems` (a new ladder) with the spins of `engine`, which it replaces.
+fn reopen(
+    config: &Config,
+    mut engine: Box<dyn VectorEngine>,
+    systems: &VectorSystems,
+    updates: VectorSweeps,
+) -> Result<Box<dyn VectorEngine>> {
+    let spins = engine.spins()?;
+    drop(engine);
+    let mut engine = open_vector_engine(config, systems.clone(), updates)?;
+    engine.set_spins(&spins)?;
+    Ok(engine)
+}
+
 /// Where a run's chunks end and what happens there.
 struct VectorSchedule<'a> {
-    systems: &'a VectorSystems,
     sweeps: &'a Sweeps,
     hits: u32,
     /// The sweeps after which the cone is retuned.
     tuning_stops: Vec<u64>,
+    /// The sweeps after which the tempering ladder is retuned (none without tuning).
+    ladder_stops: Vec<u64>,
+    /// Sweeps between tempering rounds; `None` without tempering.
+    swap_every: Option<u64>,
     checkpoint_every: u64,
 }
 
@@ -147,16 +200,19 @@ impl VectorSchedule<'_> {
         self.sweeps.thermalize + self.sweeps.measure
     }
 
-    /// The end of the chunk from sweep `from`: the next measurement, tuning stop, the
-    /// thermalisation's end (production acceptances count after it) or checkpoint (so that
-    /// checkpoints fall on the sweeps the config names), whichever comes first.
+    /// The end of the chunk from sweep `from`: the next measurement, tempering round, tuning
+    /// stop (of the cone or the ladder), the thermalisation's end (production acceptances count
+    /// after it) or checkpoint (so that checkpoints fall on the sweeps the config names),
+    /// whichever comes first.
     fn chunk_end(&self, from: u64) -> u64 {
         let after = |every: u64| (every > 0).then(|| (from / every + 1) * every);
-        let next_stop = self.tuning_stops.iter().copied().find(|&s| s > from);
+        let next = |stops: &[u64]| stops.iter().copied().find(|&s| s > from);
         let thermalized = Some(self.sweeps.thermalize).filter(|&t| t > from);
         [
             after(self.sweeps.every),
-            next_stop,
+            self.swap_every.and_then(after),
+            next(&self.tuning_stops),
+            next(&self.ladder_stops),
             thermalized,
             after(self.checkpoint_every),
             Some(self.total()),
@@ -167,11 +223,22 @@ impl VectorSchedule<'_> {
         .expect("the total bounds every chunk")
     }
 
+    /// The ladder's tuning stage `(from, to)` that ends at sweep `to`, if one does.
+    fn ladder_stage(&self, to: u64) -> Option<(u64, u64)> {
+        let previous = self.ladder_stops.iter().copied().filter(|&s| s < to).max();
+        self.ladder_stops
+            .contains(&to)
+            .then(|| (previous.unwrap_or(0), to))
+    }
+
     /// Sweep on to sweep `to`: count the accepted moves, measure where `to` is a measurement's
-    /// sweep and retune the cone where it is a tuning stop. Returns the time of the sweeps.
+    /// sweep, swap where a tempering round follows it (after the measurement, from the same
+    /// observation) and retune the cone where it is a tuning stop. Returns the time of the
+    /// sweeps.
     fn advance(
         &self,
         engine: &mut dyn VectorEngine,
+        systems: &VectorSystems,
         state: &mut VectorState,
         to: u64,
     ) -> Result<Duration> {
@@ -186,15 +253,33 @@ impl VectorSchedule<'_> {
                 record.accepted_in_production[b] += a;
             }
         }
-        if to.is_multiple_of(self.sweeps.every) {
-            record_observations(self.systems, &engine.observe()?, record);
-            record_overlaps(self.systems, &engine.overlaps()?, record);
+        let measured = to.is_multiple_of(self.sweeps.every);
+        let round = (state.tempering.as_ref()).is_some_and(|t| t.round_after(to));
+        let observations = match measured || round {
+            true => engine.observe()?,
+            false => Vec::new(),
+        };
+        if measured {
+            record_observations(systems, &observations, record);
+            record_overlaps(systems, &engine.overlaps()?, record);
+            if let Some(tempering) = &mut state.tempering {
+                tempering.record_history(systems);
+            }
+        }
+        if round {
+            let tempering = state
+                .tempering
+                .as_mut()
+                .expect("rounds come with tempering");
+            if let Some(partners) = tempering.round(systems, &observations, to) {
+                engine.exchange(&partners)?;
+            }
         }
         if self.tuning_stops.contains(&to) {
             let stops = self.tuning_stops.iter().copied();
             let last_stop = stops.filter(|&s| s < to).max().unwrap_or(0);
             let proposals = (to - last_stop) * u64::from(self.hits);
-            let rates = acceptance_rates(self.systems, &record.accepted_since_stop, proposals);
+            let rates = acceptance_rates(systems, &record.accepted_since_stop, proposals);
             state.tuning.retune(&rates);
             record.accepted_since_stop.fill(0);
         }

@@ -17,6 +17,7 @@ use crate::stats::{
     TensorGlassEstimates, TensorOverlapSeries, UnitSize, VectorEstimates, VectorMeasurement,
     tensor_glass_estimates, vector_estimates,
 };
+use crate::tempering::TemperingDiagnostics;
 
 /// The Metropolis proposals of one temperature over the production.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +52,13 @@ pub struct VectorSummary {
     pub proposals: Vec<ProposalSummary>,
     /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
     pub norm_deviation: f64,
+    /// Parallel tempering: swap acceptance per pair and round trips.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tempering: Option<TemperingDiagnostics>,
+    /// What makes the results doubtful, in words: tempering chains that never crossed the
+    /// ladder, pairs that hardly swap.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub warnings: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub provenance: Option<Provenance>,
 }
@@ -108,6 +116,8 @@ pub(super) fn summarize(
         spin_glass,
         proposals,
         norm_deviation: record.norm_deviation,
+        tempering: None,
+        warnings: Vec::new(),
         provenance: None,
     }
 }

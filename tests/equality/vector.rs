@@ -104,8 +104,9 @@ impl Case {
     }
 }
 
-/// What an engine gives after each of two rounds of sweeps: accepted moves, lattices,
-/// observations and (for a glass) the replica pairs' overlaps.
+/// What an engine gives after each of two rounds of sweeps, the second after a tempering
+/// exchange of the first and last systems: accepted moves, lattices, observations and (for a
+/// glass) the replica pairs' overlaps.
 type Round = (
     Vec<u64>,
     Vec<i32>,
@@ -114,9 +115,15 @@ type Round = (
 );
 
 fn rounds(engine: &mut dyn VectorEngine, case: Case) -> Vec<Round> {
+    let systems = case.systems().systems();
+    let mut partners: Vec<u32> = (0..systems).collect();
+    partners.swap(0, systems as usize - 1);
     [0..2, 2..5]
         .into_iter()
         .map(|sweeps| {
+            if sweeps.start > 0 {
+                engine.exchange(&partners).unwrap();
+            }
             let accepted = engine.sweeps(sweeps, &case.widths()).unwrap();
             let (spins, observations) = (engine.spins().unwrap(), engine.observe().unwrap());
             (accepted, spins, observations, engine.overlaps().unwrap())

@@ -19,6 +19,7 @@ mod observables;
 mod tempering_exchange;
 mod tempering_swap;
 mod vector;
+mod vector_exchange;
 pub mod vector_hot_start;
 pub mod vector_metropolis;
 mod vector_observables;

@@ -1,7 +1,7 @@
 //! CPU mirror of `shaders/wgsl/tempering_swap.wgsl`: the decisions of one swap round, with the
 //! labels, round trips and acceptance counts they update (see [`crate::engine::tempering`]).
 
-use crate::engine::tempering::{AT_BOTTOM, AT_TOP, Section, SwapLayout, accept_swap};
+use crate::engine::tempering::{Section, SwapLayout, accept_swap};
 use crate::rng::{Counter, Purpose, random_block};
 
 /// Parallel tempering as the CPU engines hold it.
@@ -71,30 +71,11 @@ fn swap_chain_set(
     decisions: &mut [bool],
 ) {
     let chains = &swaps.chains;
-    let t = chains.temperatures;
-    for k in (parity..t.saturating_sub(1)).step_by(2) {
+    let accepts = |k: u32| {
         let lower = counts[chains.system(k, c) as usize];
         let upper = counts[chains.system(k + 1, c) as usize];
         let u = swap_uniforms(seed, sweep, k, swaps.slice.global(c));
-        if !accept_swap(tables, k, lower, upper, u) {
-            continue;
-        }
-        decisions[k as usize] = true;
-        state.swap(
-            chains.index(Section::Labels, c, k),
-            chains.index(Section::Labels, c, k + 1),
-        );
-        state[chains.index(Section::Accepted, c, k)] += 1;
-    }
-    let bottom = state[chains.index(Section::Labels, c, 0)];
-    let phase = chains.index(Section::Phases, c, bottom);
-    if state[phase] == AT_TOP {
-        state[chains.index(Section::Trips, c, bottom)] += 1;
-    }
-    state[phase] = AT_BOTTOM;
-    let top = state[chains.index(Section::Labels, c, t - 1)];
-    let phase = chains.index(Section::Phases, c, top);
-    if state[phase] == AT_BOTTOM {
-        state[phase] = AT_TOP;
-    }
+        accept_swap(tables, k, lower, upper, u)
+    };
+    chains.track_round(state, (c, parity), accepts, decisions);
 }

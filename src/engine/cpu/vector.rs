@@ -4,6 +4,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::vector_exchange::exchange_systems;
 use super::vector_hot_start::initial_lattice;
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
 use super::vector_observables::observe_vector;
@@ -12,7 +13,8 @@ use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
 use crate::engine::EngineInfo;
 use crate::engine::vector::{
-    VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_spin_words,
+    VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners,
+    check_spin_words,
 };
 use crate::error::Result;
 use crate::model::vector::fixed::TABLE_LEN;
@@ -154,5 +156,12 @@ impl VectorEngine for CpuVectorEngine {
                 overlap_vector(lattice, n, (lattice_of(a), lattice_of(b)), phases)
             })
             .collect())
+    }
+
+    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
+        check_partners(&self.systems, partners)?;
+        let words = self.system_words();
+        exchange_systems(&mut self.spins, words, partners);
+        Ok(())
     }
 }

@@ -63,6 +63,7 @@ fn file_source(name: &str) -> Option<&'static str> {
         "tempering_history.cu",
         "tempering_swap.cu",
         "vector.cuh",
+        "vector_exchange.cu",
         "vector_hit.cuh",
         "vector_hot_start.cu",
         "vector_metropolis.cu",

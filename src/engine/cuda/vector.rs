@@ -1,9 +1,9 @@
 //! The vector-spin engine on a CUDA device: kernels `vector_hot_start`, `vector_metropolis`,
 //! `vector_tiles` (the double checkerboard), `vector_overrelaxation`, `vector_observables` and
-//! `vector_overlap` (a spin glass's replica pairs; `shaders/cuda/vector_*.cu`), the twins of
-//! the WGSL ones with native 64-bit integers, and the same buffers as
-//! `engine::wgpu::vector::WgpuVectorEngine`: spins component-major, acceptance tables, counts
-//! ([`COUNTERS`] per system), couplings, proposal widths, phases.
+//! `vector_overlap` (a spin glass's replica pairs) and `vector_exchange` (parallel tempering's;
+//! `shaders/cuda/vector_*.cu`), the twins of the WGSL ones with native 64-bit integers, and the
+//! same buffers as `engine::wgpu::vector::WgpuVectorEngine`: spins component-major, acceptance
+//! tables, counts ([`COUNTERS`] per system), couplings, proposal widths, phases, partners.
 #![allow(
     unsafe_code,
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
@@ -16,15 +16,16 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use super::context::CudaDevice;
 use super::driver::driver_error;
 use super::launch::{
-    FittedKernel, allocate, check_fits, clear, download, launch_config, overwrite, upload,
+    FittedKernel, allocate, check_fits, clear, download, enqueue_overwrite, launch_config,
+    overwrite, upload,
 };
 use crate::engine::EngineInfo;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
     COUNTERS, VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    check_spin_words, counted_observation, counted_overlaps, coupling_words, dispatch_params,
-    kernel_constants, phase_words,
+    check_partners, check_spin_words, counted_observation, counted_overlaps, coupling_words,
+    dispatch_params, kernel_constants, phase_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -46,6 +47,7 @@ pub struct CudaVectorEngine {
     couplings: CudaSlice<i32>,
     widths: CudaSlice<i32>,
     phases: CudaSlice<i32>,
+    partners: CudaSlice<u32>,
     kernels: Functions,
 }
 
@@ -61,6 +63,7 @@ struct Functions {
     observables: FittedKernel,
     /// The replica pairs' overlaps, built for a spin glass.
     overlap: Option<FittedKernel>,
+    exchange: FittedKernel,
 }
 
 impl CudaVectorEngine {
@@ -91,6 +94,7 @@ impl CudaVectorEngine {
                 0 => None,
                 _ => Some(fitted(Kernel::VectorOverlap)?),
             },
+            exchange: fitted(Kernel::VectorExchange)?,
         };
         let engine = CudaVectorEngine {
             spins: allocate(&device, systems.spin_words(), "vector spins")?,
@@ -103,6 +107,7 @@ impl CudaVectorEngine {
             couplings: upload(&device, &coupling_words(&systems.couplings), "couplings")?,
             widths: allocate(&device, systems.betas.len(), "proposal widths")?,
             phases: upload(&device, &phase_words(&systems.phases()), "phases")?,
+            partners: allocate(&device, systems.systems() as usize, "tempering partners")?,
             kernels,
             systems,
             updates,
@@ -291,5 +296,28 @@ impl VectorEngine for CudaVectorEngine {
             &self.read_counts()?,
             self.systems.overlaps(),
         ))
+    }
+
+    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
+        check_partners(&self.systems, partners)?;
+        enqueue_overwrite(
+            &self.device,
+            partners,
+            &mut self.partners,
+            "tempering partners",
+        )?;
+        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let config = self.grid(&self.kernels.exchange, words);
+        let mut launch = self
+            .device
+            .stream
+            .launch_builder(&self.kernels.exchange.function);
+        launch.arg(&mut self.spins).arg(&self.partners);
+        // SAFETY: vector_exchange takes device pointers to the `int` spins and the `unsigned`
+        // partners (one per system, each below the systems: check_partners), both sized from
+        // these systems; threads past a system's last word return.
+        unsafe { launch.launch(config) }
+            .map(|_| ())
+            .map_err(driver_error("launching kernel vector_exchange"))
     }
 }

@@ -28,9 +28,18 @@ pub struct Chains {
 
 impl Chains {
     pub fn of(systems: &IsingSystems) -> Self {
+        Chains::new(
+            systems.samples,
+            systems.replicas,
+            systems.betas.len() as u32,
+        )
+    }
+
+    /// The chain sets of `samples x replicas` chains at `temperatures` temperatures.
+    pub fn new(samples: u32, replicas: u32, temperatures: u32) -> Self {
         Chains {
-            sets: systems.samples * systems.replicas,
-            temperatures: systems.betas.len() as u32,
+            sets: samples * replicas,
+            temperatures,
         }
     }
 
@@ -69,5 +78,41 @@ impl Chains {
     /// The system at temperature `k` of chain set `c`.
     pub fn system(&self, k: u32, c: u32) -> u32 {
         k * self.sets + c
+    }
+
+    /// One round of chain set `c` on the pairs of `parity`, `accepts(k)` deciding pair
+    /// `(k, k + 1)`: the accepted pairs swap their labels and count in `accepted`, marked in
+    /// `decisions[k]`; then the walkers at the ends of the ladder update their phases and round
+    /// trips. The reference of every swap kernel's bookkeeping.
+    pub fn track_round(
+        &self,
+        state: &mut [u32],
+        (c, parity): (u32, u32),
+        mut accepts: impl FnMut(u32) -> bool,
+        decisions: &mut [bool],
+    ) {
+        let t = self.temperatures;
+        for k in (parity..t.saturating_sub(1)).step_by(2) {
+            if !accepts(k) {
+                continue;
+            }
+            decisions[k as usize] = true;
+            state.swap(
+                self.index(Section::Labels, c, k),
+                self.index(Section::Labels, c, k + 1),
+            );
+            state[self.index(Section::Accepted, c, k)] += 1;
+        }
+        let bottom = state[self.index(Section::Labels, c, 0)];
+        let phase = self.index(Section::Phases, c, bottom);
+        if state[phase] == AT_TOP {
+            state[self.index(Section::Trips, c, bottom)] += 1;
+        }
+        state[phase] = AT_BOTTOM;
+        let top = state[self.index(Section::Labels, c, t - 1)];
+        let phase = self.index(Section::Phases, c, top);
+        if state[phase] == AT_BOTTOM {
+            state[phase] = AT_TOP;
+        }
     }
 }

@@ -95,7 +95,7 @@ fn binding_layout(device: &wgpu::Device, bindings: Bindings) -> BindingLayout {
     ];
     match bindings {
         Bindings::Multispin => entries.extend([storage(4, true), storage(5, false)]),
-        Bindings::Vector => entries.extend([storage(4, true), storage(5, true), storage(6, true)]),
+        Bindings::Vector => entries.extend((4..=7).map(|binding| storage(binding, true))),
         _ => {}
     }
     let bind_group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

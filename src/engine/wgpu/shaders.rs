@@ -23,7 +23,7 @@ pub enum MulhiloPath {
 /// (0 swap tables, 1 state, 2 masks, 3 history); with cluster updates, the simple engine's as
 /// group 0 and the cluster buffers as group 1 (0 activation thresholds, 1 bonds, 2 labels,
 /// 3 counts, 4 sizes); the vector-spin kernels' (the simple engine's with acceptance tables at
-/// 2 and counts at 3, plus 4 couplings, 5 proposal widths, 6 phases).
+/// 2 and counts at 3, plus 4 couplings, 5 proposal widths, 6 phases, 7 tempering partners).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Bindings {
     Simple,
@@ -51,7 +51,8 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::VectorTiles
         | Kernel::VectorOverrelaxation
         | Kernel::VectorObservables
-        | Kernel::VectorOverlap => Some(Bindings::Vector),
+        | Kernel::VectorOverlap
+        | Kernel::VectorExchange => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -115,6 +116,7 @@ fn module_source(name: &str) -> Option<&'static str> {
         "tempering_history",
         "tempering_swap",
         "vector",
+        "vector_exchange",
         "vector_hit",
         "vector_hot_start",
         "vector_metropolis",

@@ -1,6 +1,7 @@
 //! The vector-spin engine on a wgpu device: kernels `vector_hot_start`, `vector_metropolis`,
 //! `vector_tiles` (the double checkerboard), `vector_overrelaxation`, `vector_observables` and
-//! `vector_overlap` (a spin glass's replica pairs; CPU twins `engine/cpu/vector_*.rs`), which
+//! `vector_overlap` (a spin glass's replica pairs) and `vector_exchange` (parallel tempering's;
+//! CPU twins `engine/cpu/vector_*.rs`), which
 //! compute the CPU engine's integers in u32 pairs (`shaders/wgsl/wide.wgsl`), so that lattices
 //! and observations equal the CPU's bit for bit.
 //!
@@ -8,7 +9,8 @@
 //! acceptance tables of every temperature; counts, [`COUNTERS`] 64-bit counters per system as
 //! `(low, high)` words (accepted moves, then the observation; or `OVERLAP_COUNTERS` per
 //! replica pair, the overlap); the couplings as one `i32` per bond and sample
-//! (one word for the ferromagnet); the proposal widths per temperature; the phase table.
+//! (one word for the ferromagnet); the proposal widths per temperature; the phase table; the
+//! partner of every system in a tempering exchange.
 
 use std::ops::Range;
 
@@ -20,8 +22,8 @@ use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
     COUNTERS, VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    check_spin_words, counted_observation, counted_overlaps, coupling_words, dispatch_params,
-    kernel_constants, phase_words,
+    check_partners, check_spin_words, counted_observation, counted_overlaps, coupling_words,
+    dispatch_params, kernel_constants, phase_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -39,6 +41,7 @@ pub struct WgpuVectorEngine {
     spins: wgpu::Buffer,
     counts: wgpu::Buffer,
     widths: wgpu::Buffer,
+    partners: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipelines: Pipelines,
 }
@@ -53,6 +56,7 @@ struct Pipelines {
     observables: wgpu::ComputePipeline,
     /// The replica pairs' overlaps, built for a spin glass.
     overlap: Option<wgpu::ComputePipeline>,
+    exchange: wgpu::ComputePipeline,
 }
 
 /// `words` as the `u32`s a buffer holds.
@@ -106,6 +110,7 @@ impl WgpuVectorEngine {
                 0 => None,
                 _ => Some(pipeline(Kernel::VectorOverlap)?),
             },
+            exchange: pipeline(Kernel::VectorExchange)?,
         };
         let spins = ctx.buffer("vector spins", spin_bytes, storage_usage())?;
         let count_bytes = 8 * (COUNTERS * systems.systems() as usize) as u64;
@@ -115,11 +120,18 @@ impl WgpuVectorEngine {
             4 * systems.betas.len() as u64,
             storage_usage(),
         )?;
+        let partners = ctx.buffer(
+            "tempering partners",
+            4 * u64::from(systems.systems()),
+            storage_usage(),
+        )?;
         let tables = ctx.upload("acceptance tables", &systems.acceptance_tables())?;
         let couplings = ctx.upload("couplings", as_words(&coupling_words(&systems.couplings)))?;
         let phases = ctx.upload("phases", as_words(&phase_words(&systems.phases())))?;
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
-        let buffers = [&spins, &tables, &counts, &couplings, &widths, &phases];
+        let buffers = [
+            &spins, &tables, &counts, &couplings, &widths, &phases, &partners,
+        ];
         let bind_group = bind_group(&ctx, &dispatcher, &buffers);
         ctx.check()?;
         Ok(WgpuVectorEngine {
@@ -131,6 +143,7 @@ impl WgpuVectorEngine {
             spins,
             counts,
             widths,
+            partners,
             bind_group,
             pipelines,
         })
@@ -173,11 +186,11 @@ impl WgpuVectorEngine {
 }
 
 /// The bind group of the vector layout over the dispatcher's parameters and `buffers`
-/// (bindings 1 to 6).
+/// (bindings 1 to 7).
 fn bind_group(
     ctx: &WgpuContext,
     dispatcher: &Dispatcher,
-    buffers: &[&wgpu::Buffer; 6],
+    buffers: &[&wgpu::Buffer; 7],
 ) -> wgpu::BindGroup {
     let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(dispatcher.params_entry())
         .chain(
@@ -287,5 +300,14 @@ impl VectorEngine for WgpuVectorEngine {
             &self.read_counts()?,
             self.systems.overlaps(),
         ))
+    }
+
+    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
+        check_partners(&self.systems, partners)?;
+        self.ctx.write_words(&self.partners, partners);
+        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let exchange = Dispatch::Sweep(self.params());
+        self.submit(&[(exchange, &self.pipelines.exchange, words)], false);
+        self.ctx.check()
     }
 }

@@ -34,10 +34,13 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if config.algorithm != Algorithm::Metropolis {
+    if !matches!(
+        config.algorithm,
+        Algorithm::Metropolis | Algorithm::Tempering { .. }
+    ) {
         return invalid(format!(
-            "algorithm: {} runs Metropolis sweeps at fixed temperatures only (parallel \
-             tempering and population annealing of vector spins are not built yet)",
+            "algorithm: {} runs Metropolis sweeps, at fixed temperatures or with parallel \
+             tempering (population annealing and cluster updates of vector spins are not built)",
             model.name()
         ));
     }
@@ -224,8 +227,8 @@ mod tests {
             ),
             (
                 ISING,
-                "model: XY(dims: 2, size: 8), algorithm: Tempering(every: 10),",
-                &["Metropolis sweeps at fixed temperatures only"],
+                "model: XY(dims: 2, size: 8), algorithm: Clusters(update: Wolff),",
+                &["Metropolis sweeps, at fixed temperatures or with parallel tempering"],
             ),
             (
                 ISING,
