@@ -1,8 +1,10 @@
 """What the validation scripts' analyses share (assets/validation/*/analyse.py): the runs'
-summaries by L, straight lines through finite-size curves and where two of them cross."""
+summaries by L, straight lines through finite-size curves and where two of them cross, and the
+local crossing of two curves too curved for one line over the whole range."""
 
 import json
 import math
+import random
 import re
 from pathlib import Path
 
@@ -41,6 +43,67 @@ def crossing(first, second, centre):
     var_d, var_s, cov = c1[0] + c2[0], c1[1] + c2[1], c1[2] + c2[2]
     var = var_d / slope**2 + d**2 * var_s / slope**4 - 2 * d * cov / slope**3
     return centre - d / slope, math.sqrt(var), chi1, chi2
+
+
+def polynomial(points, degree):
+    """Weighted least-squares polynomial of `degree` through (x, y, err): its coefficients,
+    lowest first (normal equations, solved by Gaussian elimination)."""
+    n = degree + 1
+    a = [[0.0] * (n + 1) for _ in range(n)]
+    for x, y, err in points:
+        w, powers = 1 / err**2, [x**k for k in range(n)]
+        for i in range(n):
+            for j in range(n):
+                a[i][j] += w * powers[i] * powers[j]
+            a[i][n] += w * powers[i] * y
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(n):
+            if r != col:
+                f = a[r][col] / a[col][col]
+                a[r] = [v - f * p for v, p in zip(a[r], a[col])]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
+def local_crossing(first, second, resamples=400):
+    """Where two curves of points (x, y, err) at the same x cross, from quadratics through the
+    (up to) four points around the first sign change of their difference, each point's error
+    carried by resampling (fixed seed): (x, its error, the window's x range), or None where
+    they do not cross."""
+    diff = [y1 - y2 for (_, y1, _), (_, y2, _) in zip(first, second)]
+    change = next((k for k in range(len(diff) - 1) if diff[k] * diff[k + 1] <= 0), None)
+    if change is None:
+        return None
+    lo, hi = max(0, change - 1), min(len(diff), change + 3)
+    window = (first[lo:hi], second[lo:hi])
+    degree = min(2, hi - lo - 1)
+    near = (first[change][0] + first[change + 1][0]) / 2
+    x0, x1 = first[lo][0], first[hi - 1][0]
+    grid = [x0 + (x1 - x0) * k / 200 for k in range(201)]
+
+    def root(curves):
+        """The fitted curves' crossing in the window nearest the data's sign change."""
+        c1, c2 = (polynomial(c, degree) for c in curves)
+        f = lambda x: sum((p - q) * x**k for k, (p, q) in enumerate(zip(c1, c2)))  # noqa: E731
+        brackets = [(a, b) for a, b in zip(grid, grid[1:]) if f(a) * f(b) <= 0]
+        if not brackets:
+            return None
+        a, b = min(brackets, key=lambda ab: abs(ab[0] - near))
+        for _ in range(60):
+            m = (a + b) / 2
+            a, b = (m, b) if f(a) * f(m) > 0 else (a, m)
+        return (a + b) / 2
+
+    centre = root(window)
+    if centre is None:
+        return None
+    rng = random.Random(0)
+    noisy = lambda c: [(x, y + rng.gauss(0, e), e) for x, y, e in c]  # noqa: E731
+    spread = [r for r in (root([noisy(c) for c in window]) for _ in range(resamples)) if r is not None]
+    mean = sum(spread) / len(spread)
+    sigma = math.sqrt(sum((r - mean) ** 2 for r in spread) / (len(spread) - 1))
+    return centre, sigma, (x0, x1)
 
 
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]

@@ -1,7 +1,7 @@
 //! The summary as the terminal shows it.
 
 use super::summary::Summary;
-use crate::stats::{Estimate, Verdict};
+use crate::stats::{Estimate, verdict_lines};
 
 /// A table of the summary for the terminal: estimates with errors, and exact values where known.
 pub fn summary_table(summary: &Summary) -> String {
@@ -15,7 +15,11 @@ pub fn summary_table(summary: &Summary) -> String {
         summary.run.engine,
         summary.flips_per_ns,
     );
-    table.push_str(&verdict_lines(summary));
+    table.push_str(&verdict_lines(
+        &summary.equilibration,
+        &summary.warnings,
+        summary.run.temperature_scale,
+    ));
     if let Some(t) = &summary.tempering {
         let (low, high) = t
             .acceptance
@@ -121,34 +125,4 @@ pub fn summary_table(summary: &Summary) -> String {
         );
     }
     table
-}
-
-/// The equilibration verdict: how many temperatures are stable, why each other one is not,
-/// then every warning of the run.
-fn verdict_lines(summary: &Summary) -> String {
-    let checks = &summary.equilibration;
-    let count = |verdict: Verdict| checks.iter().filter(|c| c.verdict == verdict).count();
-    let mut lines = format!(
-        "equilibration (logarithmic bins): {} of {} temperatures stable",
-        count(Verdict::Stable),
-        checks.len()
-    );
-    for verdict in [Verdict::Drifting, Verdict::NotEnoughData] {
-        if count(verdict) > 0 {
-            lines += &format!(", {} {}", count(verdict), verdict.words());
-        }
-    }
-    lines.push('\n');
-    for check in checks.iter().filter(|c| c.verdict != Verdict::Stable) {
-        lines += &format!(
-            "  {}: {}: {}\n",
-            summary.run.temperature_scale.show(check.beta),
-            check.verdict.words(),
-            check.reason
-        );
-    }
-    for warning in &summary.warnings {
-        lines += &format!("warning: {warning}\n");
-    }
-    lines
 }

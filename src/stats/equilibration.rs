@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Estimate;
 use super::ising::BLOCKS_PER_REPLICA;
+use crate::config::TemperatureScale;
 
 /// Bins whose difference exceeds this many combined errors fail the check.
 pub const TOLERANCE_SIGMAS: f64 = 3.0;
@@ -106,6 +107,39 @@ impl Production {
     fn measurements_needed(&self) -> u64 {
         (BLOCKS_PER_REPLICA as f64 * (TAUS_PER_BLOCK * self.tau).ceil()) as u64
     }
+}
+
+/// The verdict of a run's `checks` for its table: how many temperatures (shown in `scale`) are
+/// stable, why each other one is not, then every one of its `warnings`.
+pub fn verdict_lines(
+    checks: &[EquilibrationCheck],
+    warnings: &[String],
+    scale: TemperatureScale,
+) -> String {
+    let count = |verdict: Verdict| checks.iter().filter(|c| c.verdict == verdict).count();
+    let mut lines = format!(
+        "equilibration (logarithmic bins): {} of {} temperatures stable",
+        count(Verdict::Stable),
+        checks.len()
+    );
+    for verdict in [Verdict::Drifting, Verdict::NotEnoughData] {
+        if count(verdict) > 0 {
+            lines += &format!(", {} {}", count(verdict), verdict.words());
+        }
+    }
+    lines.push('\n');
+    for check in checks.iter().filter(|c| c.verdict != Verdict::Stable) {
+        lines += &format!(
+            "  {}: {}: {}\n",
+            scale.show(check.beta),
+            check.verdict.words(),
+            check.reason
+        );
+    }
+    for warning in warnings {
+        lines += &format!("warning: {warning}\n");
+    }
+    lines
 }
 
 /// The check at `beta` of `observables`, measured after sweeps `sweeps[m]` (counted from 1),

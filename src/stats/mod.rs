@@ -10,7 +10,9 @@ mod spin_glass;
 mod vector;
 
 pub use autocorr::tau_int;
-pub use equilibration::{EquilibrationCheck, LogBin, Production, UnitSeries, Verdict, log_binning};
+pub use equilibration::{
+    EquilibrationCheck, LogBin, Production, UnitSeries, Verdict, log_binning, verdict_lines,
+};
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, group_means, jackknife, unit_means};
 pub use overlap::{PlanePhases, overlap};

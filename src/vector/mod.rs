@@ -5,6 +5,7 @@
 //! runs' ([`crate::io::checkpoint`]). The Ising loop ([`crate::metropolis`]) is untouched by it.
 
 mod checkpoint;
+mod equilibration;
 mod outputs;
 mod record;
 mod resume;

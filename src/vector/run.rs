@@ -344,6 +344,13 @@ mod tests {
         let widths: Vec<_> = summary.proposals.iter().map(|p| p.width.unwrap()).collect();
         assert!(widths[0] < widths[1], "hotter cones open wider: {widths:?}");
         assert!(summary.norm_deviation < 2f64.powi(-26));
+        // The equilibration check per temperature: a glass's samples are its units, with e and
+        // q2 in every bin.
+        assert_eq!(summary.equilibration.len(), 2);
+        let last = summary.equilibration[0].bins.last().unwrap();
+        let names: Vec<&String> = last.averages.keys().collect();
+        assert_eq!(names, ["e", "q2"]);
+        assert!(last.averages["e"].err > 0.0, "two samples give a spread");
         let series = std::fs::read_to_string(dir.path().join("timeseries_t00_T0.200.csv"));
         let series = series.unwrap();
         assert!(series.starts_with("measurement,sweep,sample,replica,E,e,mx,my\n"));

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use super::equilibration::equilibration_checks;
 use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates};
 use super::tuning::ConeTuning;
 use crate::config::{Config, MetropolisOrder};
@@ -14,8 +15,8 @@ use crate::io::run_dir::RunDescription;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::to_f64;
 use crate::stats::{
-    TensorGlassEstimates, TensorOverlapSeries, UnitSize, VectorEstimates, VectorMeasurement,
-    tensor_glass_estimates, vector_estimates,
+    EquilibrationCheck, TensorGlassEstimates, TensorOverlapSeries, UnitSize, VectorEstimates,
+    VectorMeasurement, tensor_glass_estimates, vector_estimates, verdict_lines,
 };
 use crate::tempering::TemperingDiagnostics;
 
@@ -52,6 +53,9 @@ pub struct VectorSummary {
     pub proposals: Vec<ProposalSummary>,
     /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
     pub norm_deviation: f64,
+    /// Per temperature, the logarithmic-binning equilibration check over the whole run.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub equilibration: Vec<EquilibrationCheck>,
     /// Parallel tempering: swap acceptance per pair and round trips.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tempering: Option<TemperingDiagnostics>,
@@ -77,7 +81,7 @@ pub(super) fn summarize(
     let per_temperature = (systems.samples * systems.replicas) as usize;
     let systems_count = systems.systems() as usize;
     let lattice = systems.lattice;
-    let runs = (0..systems.betas.len())
+    let runs: Vec<VectorEstimates> = (0..systems.betas.len())
         .map(|t| {
             let series: Vec<Vec<VectorMeasurement>> = (0..per_temperature)
                 .map(|k| {
@@ -112,6 +116,7 @@ pub(super) fn summarize(
         measurements: measurements - thermalization,
         thermalization_measurements: thermalization,
         updates_per_ns,
+        equilibration: equilibration_checks(systems, record, sweeps, &runs),
         runs,
         spin_glass,
         proposals,
@@ -223,5 +228,10 @@ pub fn vector_table(summary: &VectorSummary) -> String {
             );
         }
     }
+    table.push_str(&verdict_lines(
+        &summary.equilibration,
+        &summary.warnings,
+        summary.run.temperature_scale,
+    ));
     table
 }

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import crossing, summaries, svg_plot  # noqa: E402
+from analysis import local_crossing, summaries, svg_plot  # noqa: E402
 
 CRITICAL = {
     "heisenberg3d": (0.693001, "Campostrini et al. 2002"),
@@ -27,13 +27,20 @@ def crossings(out, model):
     runs = summaries(out, model)
     if len(runs) < 2:
         return
-    print(f"{model}: crossings of straight lines through each curve (beta_c = {beta_c}, {source})")
+    print(
+        f"{model}: crossings of quadratics through the four betas around each sign change"
+        f" (beta_c = {beta_c}, {source})"
+    )
     for name in ("u4", "xi_over_l"):
         for (l1, s1), (l2, s2) in zip(runs, runs[1:]):
-            beta, sigma, chi1, chi2 = crossing(curve(s1, name), curve(s2, name), beta_c)
+            found = local_crossing(curve(s1, name), curve(s2, name))
+            if found is None:
+                print(f"  {name:9} L = {l1:3} / {l2:3}: no crossing in the range")
+                continue
+            beta, sigma, (x0, x1) = found
             print(
                 f"  {name:9} L = {l1:3} / {l2:3}: beta = {beta:.5f} +- {sigma:.5f}"
-                f" ({(beta - beta_c) / sigma:+.2f} errors from beta_c; chi2/dof {chi1:.2f}, {chi2:.2f})"
+                f" ({(beta - beta_c) / sigma:+.2f} errors from beta_c; betas {x0}-{x1})"
             )
 
 

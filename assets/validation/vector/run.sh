@@ -9,7 +9,8 @@
 #                 T_BKT = 0.8929(1) (Hasenbusch, J. Phys. A 38, 5869 (2005)).
 # Then `python3 assets/validation/vector/analyse.py $OUT_DIR` prints the crossings.
 # SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SWEEPS (measured sweeps; thermalisation a fifth of
-# them), REPLICAS, OVERRELAXATION, PARTS, BACKEND override; a sweep is one Metropolis sweep with
+# them), REPLICAS, OVERRELAXATION, PARTS, BACKEND, BETAS_HEISENBERG, BETAS_XY3D (a narrower grid
+# for large L, whose curves turn within the default one) override; a sweep is one Metropolis sweep with
 # a tuned cone (acceptance 0.5) and OVERRELAXATION over-relaxation sweeps.
 set -euo pipefail
 BIN=${BIN:-target/release/spinflip}
@@ -47,12 +48,12 @@ for part in $PARTS; do case $part in
 heisenberg3d)
   for L in ${SIZES_HEISENBERG-8 12 16 24 32}; do
     run "heisenberg3d_L$L" "Heisenberg(dims: 3, size: $L, field: 0.0)" \
-      "0.680, 0.686, 0.690, 0.693, 0.696, 0.700, 0.706"
+      "${BETAS_HEISENBERG:-0.680, 0.686, 0.690, 0.693, 0.696, 0.700, 0.706}"
   done ;;
 xy3d)
   for L in ${SIZES_XY3D-8 12 16 24 32}; do
     run "xy3d_L$L" "XY(dims: 3, size: $L, field: 0.0)" \
-      "0.445, 0.449, 0.452, 0.4542, 0.4565, 0.459, 0.463"
+      "${BETAS_XY3D:-0.445, 0.449, 0.452, 0.4542, 0.4565, 0.459, 0.463}"
   done ;;
 xy2d)
   # T = 0.80 .. 1.00 in steps of 0.025.
