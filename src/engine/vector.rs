@@ -157,7 +157,8 @@ pub const OVERLAP_COUNTERS: usize = 2 * COUNTERS;
 /// Where an overlap's Fourier components start in its counters.
 const OVERLAP_FOURIER: usize = 9;
 
-/// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines).
+/// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
+/// besides the slice index's ([`kernel_constants`]).
 pub const KERNEL_CONSTANTS: [&str; 11] = [
     "L",
     "DIMS",
@@ -174,7 +175,9 @@ pub const KERNEL_CONSTANTS: [&str; 11] = [
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
 /// plain checkerboard, which builds no `vector_tiles`); the `CouplingScale`'s bits; the field
-/// in local-field units as the bits of its `i32` (both backends take unsigned constants).
+/// in local-field units as the bits of its `i32` (both backends take unsigned constants); then
+/// the systems' slice index ([`crate::model::ising::SliceIndex::CONSTANTS`]), which turns a
+/// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
     systems: &VectorSystems,
     updates: VectorSweeps,
@@ -194,7 +197,12 @@ pub fn kernel_constants(
         updates.hits,
         updates.tile.unwrap_or(0),
     ];
-    KERNEL_CONSTANTS.into_iter().zip(values).collect()
+    let slice = systems.slice_index().constants();
+    KERNEL_CONSTANTS
+        .into_iter()
+        .zip(values)
+        .chain(slice)
+        .collect()
 }
 
 /// The couplings as the GPU kernels read them: the one `J` of the ferromagnet, or every
