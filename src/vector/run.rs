@@ -10,7 +10,6 @@ use super::resume::{VectorState, resume_state, save_checkpoint};
 use super::summary::{VectorSummary, summarize};
 use super::tuning::ConeTuning;
 use crate::config::{Config, Sweeps};
-use crate::engine::open::open_vector_engine;
 use crate::engine::vector::{VectorEngine, VectorSweeps};
 use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
@@ -20,6 +19,7 @@ use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_between_plans, start_line,
 };
 use crate::model::vector::{VectorSystems, vector_systems};
+use crate::mpi::open_vector_engine;
 use crate::stop::Stops;
 
 /// Run the sweeps of the vector-spin `config` (validated; `config_text` its RON, whose
