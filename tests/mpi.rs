@@ -1,11 +1,13 @@
 //! Runs split over MPI ranks (`mpirun -np N spinflip run`, feature `mpi`) write exactly the
 //! files of the same run on one rank: Metropolis sweeps, parallel tempering and population
-//! annealing of the spin glass, in several layouts, on the CPU and on the GPU (lavapipe in CI).
-//! A rank that dies ends the job and leaves the last checkpoint, which resumes on another rank
-//! count to the uninterrupted run's files; ranks with different configs, more ranks than the
-//! samples allow, the ferromagnet on several ranks and vector spins on several ranks are
-//! refused with a message. SIGUSR1 to `mpirun` stops a job with a checkpoint (status 75) that
-//! resumes to the files of one rank.
+//! annealing of the spin glass, in several layouts, and the Heisenberg glass's vector spins
+//! (with parallel tempering), on
+//! the CPU and on the GPU (lavapipe in CI). A rank that dies ends the job and leaves the last
+//! checkpoint, which resumes on another rank count to the uninterrupted run's files; ranks with
+//! different configs, more ranks than the samples allow (Ising and vector spins) and the
+//! ferromagnet on several ranks are refused with a message. SIGUSR1 to `mpirun` stops a job
+//! with a checkpoint (status 75) that resumes to the files of one rank (Ising and vector spins,
+//! the latter on another rank count).
 //!
 //! These tests need OpenMPI's `mpirun` (`.ci/run` installs it); they fail without it.
 
@@ -89,6 +91,7 @@ fn without_timing(path: &Path) -> serde_json::Value {
         serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     for key in [
         "flips_per_ns",
+        "updates_per_ns",
         "ps_per_flip",
         "engine",
         "adapter",
@@ -322,6 +325,40 @@ fn cuda_slabs_through_nccl_and_the_host_write_the_files_of_one() {
     }
 }
 
+/// Five samples of the Heisenberg Gaussian glass (vector spins, split by sample: 2 + 3 samples on
+/// two ranks, 1 + 2 + 2 on three), cones, over-relaxation, overlaps, parallel tempering (each
+/// rank exchanges its own samples' lattices).
+const HEISENBERG_GLASS: &str = r#"(
+    model: Heisenberg(dims: 2, size: 4, disorder: Gaussian),
+    temperatures: Betas([0.5, 1.0, 2.0]),
+    replicas: 2,
+    samples: 5,
+    algorithm: Tempering(every: 1),
+    updates: (proposal: Cone(acceptance: 0.5), overrelaxation: 1),
+    sweeps: (thermalize: 20, measure: 40, every: 2),
+    seed: 19,
+    backend: Cpu,
+    plots: false,
+)"#;
+
+#[test]
+fn heisenberg_glass_on_two_and_three_ranks_writes_the_files_of_one() {
+    ranks_write_the_files_of_one(HEISENBERG_GLASS, &[2, 3]);
+}
+
+/// The vector spins' GPU engine (lavapipe in CI): the +-J glass on the double checkerboard.
+#[test]
+fn gpu_vector_ranks_write_the_files_of_one() {
+    let config = HEISENBERG_GLASS
+        .replace("Gaussian", "Bimodal")
+        .replace(
+            "overrelaxation: 1",
+            "metropolis: DoubleCheckerboard(tile: 2, hits: 2)",
+        )
+        .replace("Cpu", "Wgpu");
+    ranks_write_the_files_of_one(&config, &[2]);
+}
+
 /// A run long enough to be killed after its first checkpoints.
 const LONG: &str = r#"(
     model: EdwardsAnderson(dims: 2, size: 128, field: 0.0),
@@ -437,11 +474,43 @@ const STOPPABLE: &str = r#"(
 /// the files of the uninterrupted run on one.
 #[test]
 fn sigusr1_stops_a_job_of_two_ranks_and_it_resumes_to_the_files_of_one() {
+    stopped_by_sigusr1_resumes_to_the_files_of_one(STOPPABLE, " sweeps (", (2, 2));
+}
+
+/// Five samples of the Heisenberg glass for a second or two, checkpointed only where stopped.
+const VECTOR_STOPPABLE: &str = r#"(
+    model: Heisenberg(dims: 2, size: 4, disorder: Gaussian),
+    temperatures: Betas([0.5, 2.0]),
+    replicas: 2,
+    samples: 5,
+    updates: (proposal: Cone(acceptance: 0.5)),
+    sweeps: (thermalize: 100, measure: 20000, every: 100),
+    seed: 20,
+    backend: Cpu,
+    checkpoint_every: 0,
+    plots: false,
+)"#;
+
+/// Vector spins stopped on two ranks resume on three (their lattices sliced anew from the
+/// checkpoint's) to the files of one.
+#[test]
+fn a_vector_job_stopped_on_two_ranks_resumes_on_three_to_the_files_of_one() {
+    stopped_by_sigusr1_resumes_to_the_files_of_one(VECTOR_STOPPABLE, "measuring every", (2, 3));
+}
+
+/// `config` on `stopped` ranks gets SIGUSR1 once rank 0 prints `started` (its loop runs, every
+/// rank's handlers are in place): every rank exits with 75, leaving a checkpoint, from which
+/// the run resumes on `resumed` ranks to the files of the uninterrupted run on one.
+fn stopped_by_sigusr1_resumes_to_the_files_of_one(
+    config: &str,
+    started: &str,
+    (stopped_ranks, resumed_ranks): (u32, u32),
+) {
     use std::io::{BufRead, BufReader, Read};
     let dir = TempDir::new().unwrap();
-    let path = config_file(dir.path(), STOPPABLE);
+    let path = config_file(dir.path(), config);
     let out = dir.path().join("stopped");
-    let mut child = mpirun(2)
+    let mut child = mpirun(stopped_ranks)
         .arg(BIN)
         .arg("run")
         .arg(&path)
@@ -451,10 +520,9 @@ fn sigusr1_stops_a_job_of_two_ranks_and_it_resumes_to_the_files_of_one() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("mpirun starts");
-    // The first progress line: rank 0's loop runs, every rank's handlers are in place.
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut report = String::new();
-    while !report.contains(" sweeps (") {
+    while !report.contains(started) {
         let read = stderr.read_line(&mut report).unwrap();
         assert!(
             read > 0,
@@ -474,7 +542,7 @@ fn sigusr1_stops_a_job_of_two_ranks_and_it_resumes_to_the_files_of_one() {
         "{report}"
     );
     assert!(out.join("checkpoint.bin").exists() && !out.join("summary.json").exists());
-    let resumed = run(&path, &out, 2, &["--resume"]);
+    let resumed = run(&path, &out, resumed_ranks, &["--resume"]);
     assert!(resumed.status.success(), "{}", text(&resumed));
     let one = dir.path().join("one");
     run_ok(&path, &one, 1);
@@ -541,7 +609,7 @@ fn runs_that_neither_samples_nor_slabs_split_over_the_ranks_are_refused() {
         "{report}"
     );
     assert!(!dir.path().join("ferro").join("summary.json").exists());
-    // Vector spins run on one rank only, for now: refused rather than left to rank 0 alone.
+    // Vector spins split by sample only, and the ferromagnet has one.
     let heisenberg = dir.path().join("heisenberg.ron");
     std::fs::write(
         &heisenberg,
@@ -554,7 +622,8 @@ fn runs_that_neither_samples_nor_slabs_split_over_the_ranks_are_refused() {
     let report = text(&result);
     assert!(!result.status.success(), "{report}");
     assert!(
-        report.contains("not split over MPI ranks yet") && report.contains("2 ranks"),
+        report.contains("Heisenberg 2D: 2 MPI ranks for 1 disorder sample(s)")
+            && report.contains("the ferromagnet has one sample"),
         "{report}"
     );
     assert!(!dir.path().join("vector").join("summary.json").exists());

@@ -1,8 +1,8 @@
 // One Metropolis hit of one vector spin, shared by vector_metropolis (the plain checkerboard)
 // and vector_tiles (the double checkerboard): the twin of metropolis_hit and energy_change in
 // src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_hit.wgsl. Randoms: block
-// (i, sweep, VectorMetropolis, hit * 16 + attempt, colour, z), words 0 .. n-1 the point, word 3
-// the acceptance word.
+// (i, sweep, VectorMetropolis, hit * 16 + attempt, colour, global_index(z)), words 0 .. n-1 the
+// point, word 3 the acceptance word.
 
 #include "vector_site.cuh"
 
@@ -27,10 +27,11 @@ __device__ __forceinline__ bool metropolis_hit(const DispatchParams& params, uns
                                                const Vector& h, Vector& s,
                                                const unsigned* table, int width) {
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
+    const unsigned batch = global_index(z);
     for (unsigned attempt = 0u; attempt < PROPOSAL_ATTEMPTS; attempt++) {
         const unsigned draw = hit * PROPOSAL_ATTEMPTS + attempt;
-        const uint4 counter =
-            philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, (draw << 1u) | colour, z);
+        const uint4 counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS,
+                                             (draw << 1u) | colour, batch);
         const uint4 words = philox4x32_10(counter, key);
         const Unit v = propose(words, s, width);
         if (!v.ok) {

@@ -4,11 +4,14 @@
 // system b at (b n + a) N + i), acceptance tables, counts (COUNT_WORDS / 2 counters per system:
 // accepted moves, then the observation), couplings (one int per bond site * DIMS + d and sample,
 // or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
-// phases. System z draws the randoms of batch z.
+// phases. System z draws the randoms of batch global_index(z), the run's index of the system
+// (slice_constants.cuh: z itself but in an engine of a sample slice, whose couplings are its
+// samples').
 
 #include "dispatch.cuh"
 #include "lattice.cuh"
 #include "philox.cuh"
+#include "slice_constants.cuh"
 #include "vector.cuh"
 
 constexpr unsigned SAMPLES = SPINFLIP_SAMPLES;

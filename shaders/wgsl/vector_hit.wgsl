@@ -1,7 +1,8 @@
 // One Metropolis hit of one vector spin, shared by vector_metropolis (the plain checkerboard)
 // and vector_tiles (the double checkerboard): the twin of metropolis_hit and energy_change in
 // src/engine/cpu/vector_metropolis.rs. Randoms: block (i, sweep, VectorMetropolis,
-// hit * 16 + attempt, colour, z), words 0 .. n-1 the point, word 3 the acceptance word.
+// hit * 16 + attempt, colour, global_index(z)), words 0 .. n-1 the point, word 3 the acceptance
+// word.
 
 #import vector_site
 
@@ -30,10 +31,11 @@ fn metropolis_hit(
     table: u32,
 ) -> bool {
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
+    let batch = global_index(z);
     for (var attempt = 0u; attempt < PROPOSAL_ATTEMPTS; attempt++) {
         let draw = hit * PROPOSAL_ATTEMPTS + attempt;
-        let counter =
-            philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, (draw << 1u) | colour, z);
+        let purpose = (draw << 1u) | colour;
+        let counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, purpose, batch);
         let words = philox4x32_10(counter, key);
         let v = propose(words, *s, width);
         if !v.ok {

@@ -5,11 +5,13 @@
 // (COUNT_WORDS per system: accepted moves, then the observation), 4 couplings (one i32 per bond
 // site * DIMS + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
 // proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units). System z
-// draws the randoms of batch z.
+// draws the randoms of batch global_index(z), the run's index of the system (slice.wgsl: z itself
+// but in an engine of a sample slice, whose couplings are its samples').
 
 #import dispatch
 #import lattice
 #import philox
+#import slice
 #import vector
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
 use crate::engine::cpu::vector_metropolis::PROPOSAL_ATTEMPTS;
-use crate::engine::open::open_vector_engine;
+use crate::engine::open::open_local_vector_engine;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::error::{Error, Result};
 use crate::model::vector::tiles::Tiles;
@@ -161,7 +161,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         overrelaxation: 0,
         ..VectorSweeps::of(&config.updates)
     };
-    let mut engine = open_vector_engine(config, systems.clone(), updates)?;
+    let mut engine = open_local_vector_engine(config, systems.clone(), updates)?;
     engine.hot_start()?;
     let widths = vec![UNIFORM; systems.betas.len()];
     let mut run = |from: u32, sweeps: u32| -> Result<f64> {

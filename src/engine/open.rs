@@ -68,22 +68,14 @@ pub fn open_local_engine(
     }
 }
 
-/// The vector-spin engine of `systems` on the backend `config` names: `Auto` takes the wgpu
-/// adapter where there is one, else the CPU, as for Ising spins.
-pub fn open_vector_engine(
+/// The vector-spin engine of `systems` (a whole run's or a sample slice's) on this process's
+/// own device (or CPU), on the backend `config` names: `Auto` takes the wgpu adapter where there
+/// is one, else the CPU, as for Ising spins.
+pub fn open_local_vector_engine(
     config: &Config,
     systems: VectorSystems,
     updates: VectorSweeps,
 ) -> Result<Box<dyn VectorEngine>> {
-    if let Some(placement) = crate::engine::placement::placement() {
-        // Rank 0 alone would run it while the other ranks' devices idle: say so instead.
-        return Err(Error::Usage(format!(
-            "{}: vector-spin runs are not split over MPI ranks yet (this job has {} ranks); \
-             run it with one rank, or without mpirun",
-            config.model.name(),
-            placement.size
-        )));
-    }
     let size = config.workgroup_size;
     let gpu = |ctx, systems| -> Result<Box<dyn VectorEngine>> {
         Ok(Box::new(WgpuVectorEngine::new(

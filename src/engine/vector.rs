@@ -82,8 +82,10 @@ impl VectorSweeps {
 
 /// The exact integer sums of one lattice after a sweep, from which every estimate is computed
 /// on the host. Bond sums are in units of `2^-32`, spin sums in spin units (`2^-28`); every
-/// entry a sum over sites (or a maximum), so partial results add up in any order.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// entry a sum over sites (or a maximum), so partial results add up in any order. Plain words
+/// (`Pod`), as they cross between MPI ranks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct VectorObservation {
     /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i . s_{i+d}) 2^-24)`, each term floored
     /// again by the coupling's fraction bits (`CouplingScale::bond_measure`).
@@ -107,8 +109,9 @@ pub struct VectorObservation {
 /// temperature (a spin glass's replica pair, [`VectorSystems::overlap_systems`]), from which
 /// `q2` and its Fourier component are computed on the host. Units `2^-32`; every entry a sum
 /// over sites, so partial sums add up in any order, and below `2^63` in magnitude for
-/// `N < 2^31` (each term is below `2^32`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// `N < 2^31` (each term is below `2^32`). Plain words (`Pod`), as they cross between MPI ranks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct VectorOverlap {
     /// `[mu][nu]`: `sum_i floor(s_i^{a,mu} s_i^{b,nu} 2^-24)`.
     pub q: [[i64; 3]; 3],
@@ -175,7 +178,8 @@ pub const OVERLAP_COUNTERS: usize = 2 * COUNTERS;
 /// Where an overlap's Fourier components start in its counters.
 const OVERLAP_FOURIER: usize = 9;
 
-/// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines).
+/// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
+/// besides the slice index's ([`kernel_constants`]).
 pub const KERNEL_CONSTANTS: [&str; 11] = [
     "L",
     "DIMS",
@@ -192,7 +196,9 @@ pub const KERNEL_CONSTANTS: [&str; 11] = [
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
 /// plain checkerboard, which builds no `vector_tiles`); the `CouplingScale`'s bits; the field
-/// in local-field units as the bits of its `i32` (both backends take unsigned constants).
+/// in local-field units as the bits of its `i32` (both backends take unsigned constants); then
+/// the systems' slice index ([`crate::model::ising::SliceIndex::CONSTANTS`]), which turns a
+/// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
     systems: &VectorSystems,
     updates: VectorSweeps,
@@ -212,7 +218,12 @@ pub fn kernel_constants(
         updates.hits,
         updates.tile.unwrap_or(0),
     ];
-    KERNEL_CONSTANTS.into_iter().zip(values).collect()
+    let slice = systems.slice_index().constants();
+    KERNEL_CONSTANTS
+        .into_iter()
+        .zip(values)
+        .chain(slice)
+        .collect()
 }
 
 /// The couplings as the GPU kernels read them: the one `J` of the ferromagnet, or every

@@ -82,6 +82,17 @@ impl SliceIndex {
         first: 0,
     };
 
+    /// The systems `(t S' + s) R + r` of the `S'` samples from the run's sample `first` (of its
+    /// `S`, `all_samples`), `R` replicas each: blocks of `S' R` per temperature, `S R` in the
+    /// run, this slice's starting at `first R`.
+    pub fn of_samples((first, samples): (u32, u32), all_samples: u32, replicas: u32) -> Self {
+        SliceIndex {
+            block: samples * replicas,
+            run_block: all_samples * replicas,
+            first: first * replicas,
+        }
+    }
+
     /// The run's index of local index `i`.
     pub fn global(&self, i: u32) -> u32 {
         (i / self.block) * self.run_block + self.first + i % self.block
@@ -229,11 +240,11 @@ impl IsingSystems {
     /// The run's numbering of local systems (`b = (t S + s) R + r`) and chain sets
     /// (`c = s R + r`, below one block): blocks of `S R` per temperature, `S_run R` in the run.
     pub fn slice_index(&self) -> SliceIndex {
-        SliceIndex {
-            block: self.samples * self.replicas,
-            run_block: self.all_samples * self.replicas,
-            first: self.first_sample * self.replicas,
-        }
+        SliceIndex::of_samples(
+            (self.first_sample, self.samples),
+            self.all_samples,
+            self.replicas,
+        )
     }
 
     /// The run's index of local system `b`: the Philox batch of its hot start and (simple

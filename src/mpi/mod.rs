@@ -15,10 +15,15 @@
 //! [`slice_samples`]): systems `b = (t S + s) R + r`, overlaps `(t S + s) P + p`, chain sets
 //! `c = s R + r` all put the sample outside the replica and inside the temperature.
 //!
+//! Vector-spin runs split by sample alone ([`vector_split`]), on
+//! [`VectorSystems::sample_slice`], with the same merges (`vector::RankedVectorEngine`).
+//!
 //! This module holds what does not need MPI (the partition, the merges, the wire format in
-//! [`wire`]), so it is tested in every build; [`world`] holds the MPI side.
+//! [`wire`]), so it is tested in every build; [`world`] and `vector` hold the MPI side.
 
 mod open;
+#[cfg(feature = "mpi")]
+mod vector;
 pub mod wire;
 #[cfg(feature = "mpi")]
 pub mod world;
@@ -28,7 +33,8 @@ use crate::engine::annealing::{PopulationHistograms, ResamplingTable, TableHead}
 use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
-pub use open::{open_engine, open_engine_with_betas};
+use crate::model::vector::VectorSystems;
+pub use open::{open_engine, open_engine_with_betas, open_vector_engine};
 
 /// What one rank holds of a run: samples or planes `first .. first + count` of the run's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,11 +84,10 @@ pub const SLAB_PLANES: u32 = 2;
 /// sweeps on the multispin engine, each lattice into slabs of whole plane pairs. Refuses what neither
 /// fits, saying what would.
 pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) -> Result<Split> {
-    let group = sample_group(config);
-    let sample_groups = systems.samples / group;
-    if sample_groups >= ranks {
-        return Ok(Split::Samples(even_shares(sample_groups, group, ranks)));
-    }
+    let too_few_samples = match sample_shares(systems.samples, sample_group(config), ranks) {
+        Ok(shares) => return Ok(Split::Samples(shares)),
+        Err(why) => why,
+    };
     // Slabs of one lattice: the multispin engines (SMSC and every AMSC lane kind).
     let multispin = config.engine.multispin().is_some();
     let sweeps_only =
@@ -91,17 +96,11 @@ pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) 
     if multispin && sweeps_only && plane_groups >= ranks {
         return Ok(Split::Slabs(even_shares(plane_groups, SLAB_PLANES, ranks)));
     }
-    let unit = match group {
-        1 => "one sample".to_string(),
-        _ => format!("{group} samples (the lanes of a word)"),
-    };
     Err(Error::Usage(format!(
-        "{ranks} MPI ranks for {} disorder sample(s): split by sample, each rank needs at least \
-         {unit}, so this run divides over at most {sample_groups} ranks. Splitting each lattice \
-         into slabs of planes instead takes Metropolis sweeps (no tempering, no annealing) on \
-         the multispin engine (engine: Multispin(...), not Simple) and at least {SLAB_PLANES} of \
-         the L = {} planes per rank. Use fewer ranks{}",
-        systems.samples,
+        "{too_few_samples} Splitting each lattice into slabs of planes instead takes Metropolis \
+         sweeps (no tempering, no annealing) on the multispin engine (engine: Multispin(...), \
+         not Simple) and at least {SLAB_PLANES} of the L = {} planes per rank. Use fewer \
+         ranks{}",
         systems.lattice.size,
         if systems.disorder == Disorder::Bimodal {
             " or more samples"
@@ -109,6 +108,42 @@ pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) 
             ""
         }
     )))
+}
+
+/// How the vector-spin `systems` (the whole run's, of the model `model`) split over `ranks`:
+/// by disorder sample alone (a lattice's vector spins are not split into slabs), each rank
+/// holding at least one sample. Refuses more ranks than samples, saying how many fit.
+pub fn vector_split(model: &str, systems: &VectorSystems, ranks: u32) -> Result<Vec<Share>> {
+    sample_shares(systems.samples, 1, ranks).map_err(|too_few_samples| {
+        let remedy = match systems.disorder {
+            Disorder::Ferromagnet => {
+                "the ferromagnet has one sample, so run it on one rank (or without mpirun)"
+            }
+            _ => "use fewer ranks or more samples",
+        };
+        Error::Usage(format!(
+            "{model}: {too_few_samples} Vector spins split over ranks by sample only; {remedy}."
+        ))
+    })
+}
+
+/// `samples` disorder samples in groups of `group` (see [`sample_group`]) over `ranks` ranks,
+/// contiguous and as even as they go; where the groups are fewer than the ranks, why, as the
+/// first sentence of a refusal.
+fn sample_shares(samples: u32, group: u32, ranks: u32) -> std::result::Result<Vec<Share>, String> {
+    let groups = samples / group;
+    if groups >= ranks {
+        return Ok(even_shares(groups, group, ranks));
+    }
+    let unit = match group {
+        1 => "one sample".to_string(),
+        _ => format!("{group} samples (the lanes of a word)"),
+    };
+    let plural = if groups == 1 { "" } else { "s" };
+    Err(format!(
+        "{ranks} MPI ranks for {samples} disorder sample(s): split by sample, each rank needs at \
+         least {unit}, so this run divides over at most {groups} rank{plural}."
+    ))
 }
 
 /// `units` units of `group` items over `ranks` ranks (`units >= ranks`), contiguous, as even
@@ -495,6 +530,28 @@ mod tests {
         );
         let error = super::split(&lanes, &glass(64), Betas::Fixed, 3).unwrap_err();
         assert!(error.to_string().contains("at most 2 ranks"), "{error}");
+    }
+
+    #[test]
+    fn vector_spins_split_by_sample_and_refuse_more_ranks_than_samples() {
+        let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, 0.0), vec![0.5], 2, 3);
+        let glass = xy.clone().with_disorder(Disorder::Gaussian, 5);
+        let shares = vector_split("XY", &glass, 3).unwrap();
+        let bounds: Vec<_> = shares.iter().map(|s| (s.first, s.count)).collect();
+        assert_eq!(bounds, [(0, 1), (1, 2), (3, 2)]);
+        let error = vector_split("XY Gaussian spin glass 2D", &glass, 6).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with("XY Gaussian spin glass 2D: 6 MPI ranks for 5 disorder sample(s)")
+                && message.contains("at most 5 ranks")
+                && message.contains("more samples"),
+            "{message}"
+        );
+        let error = vector_split("XY 2D", &xy, 2).unwrap_err().to_string();
+        assert!(
+            error.contains("at most 1 rank.") && error.contains("the ferromagnet has one sample"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! process's own.
 
 use crate::config::Config;
-use crate::engine::open::open_local_engine;
+use crate::engine::open::{open_local_engine, open_local_vector_engine};
+use crate::engine::vector::{VectorEngine, VectorSweeps};
 use crate::engine::{Betas, Engine};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
+use crate::model::vector::VectorSystems;
 
 /// The engine for `config`, its lattices all spins down until `set_spins`. The engine checks
 /// the device's limits before anything large is allocated. `Auto` falls back to the CPU engine,
@@ -29,4 +31,20 @@ pub fn open_engine_with_betas(
         return super::world::RankedEngine::open(config, systems, betas);
     }
     open_local_engine(config, systems, betas)
+}
+
+/// The vector-spin engine of `systems` (the whole run's) under `config`, swept by `updates`: on
+/// rank 0 of a job of several MPI ranks (feature `mpi`) one that spans every rank, each holding
+/// a slice of the samples (`RankedVectorEngine`); otherwise this process's own
+/// ([`open_local_vector_engine`]).
+pub fn open_vector_engine(
+    config: &Config,
+    systems: VectorSystems,
+    updates: VectorSweeps,
+) -> Result<Box<dyn VectorEngine>> {
+    #[cfg(feature = "mpi")]
+    if crate::engine::placement::placement().is_some() {
+        return super::vector::RankedVectorEngine::open(config, systems, updates);
+    }
+    open_local_vector_engine(config, systems, updates)
 }

@@ -1,16 +1,21 @@
 //! What rank 0 and the other ranks send each other, as bytes: the engine calls
-//! ([`Command`]) and their answers ([`Reply`]). Little-endian words, lengths before arrays, f64
-//! as their bits, so every value crosses exactly.
+//! ([`Command`], a vector-spin engine's [`VectorCall`]) and their answers ([`Reply`]).
+//! Little-endian words, lengths before arrays, f64 as their bits, so every value crosses exactly.
 
+use std::ops::Range;
 use std::sync::Arc;
+
+use bytemuck::Pod;
 
 use crate::config::Disorder;
 use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, TableHead};
+use crate::engine::vector::{VectorObservation, VectorOverlap, VectorSweeps};
 use crate::engine::{Betas, Measurements, Observation, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
+use crate::model::vector::{VectorCouplings, VectorSystems};
 
 use super::{Share, Split};
 
@@ -44,10 +49,36 @@ pub enum Command {
         slots: u32,
         sizes: Vec<u32>,
     },
+    /// Open a vector-spin engine of `systems`, this rank's sample slice with its couplings (so
+    /// that every rank runs rank 0's, drawn once), under `config` (RON), swept by `updates`.
+    OpenVector {
+        config: String,
+        systems: VectorSystems,
+        updates: VectorSweeps,
+    },
+    /// A call of the vector-spin engine.
+    Vector(VectorCall),
     /// Drop the engine.
     Close,
     /// The run is over: exit with this status.
     Finish(u8),
+}
+
+/// A call of a rank's vector-spin engine ([`crate::engine::vector::VectorEngine`]); its arrays
+/// those of the rank's systems.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VectorCall {
+    HotStart,
+    SetSpins(Vec<i32>),
+    Spins,
+    Sweeps {
+        sweeps: Range<u32>,
+        widths: Vec<i32>,
+    },
+    Observe,
+    Overlaps,
+    /// A tempering exchange: each of the rank's systems' partner, in its numbering.
+    Exchange(Vec<u32>),
 }
 
 /// A rank's answer to a command other than `Close` and `Finish`.
@@ -59,6 +90,12 @@ pub enum Reply {
     Tempering(Vec<u32>),
     /// Whether the engine counts populations as histograms.
     Counting(bool),
+    /// A vector-spin engine's lattices.
+    VectorSpins(Vec<i32>),
+    /// Each vector-spin system's accepted Metropolis moves.
+    Accepted(Vec<u64>),
+    Observations(Vec<VectorObservation>),
+    Overlaps(Vec<VectorOverlap>),
 }
 
 #[derive(Default)]
@@ -80,9 +117,12 @@ impl Writer {
     fn len(&mut self, n: usize) {
         self.u64(n as u64);
     }
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.len(bytes.len());
+        self.0.extend_from_slice(bytes);
+    }
     fn str(&mut self, s: &str) {
-        self.len(s.len());
-        self.0.extend_from_slice(s.as_bytes());
+        self.bytes(s.as_bytes());
     }
     // Arrays of a population's systems (copies, copy maps) cross every resampling step:
     // reserved and written word by word, which compiles to plain copies.
@@ -105,16 +145,29 @@ impl Writer {
         self.0
             .extend(values.iter().flat_map(|v| v.to_bits().to_le_bytes()));
     }
+    fn i32s(&mut self, values: &[i32]) {
+        self.u32s(bytemuck::cast_slice(values));
+    }
+    /// Values of 64-bit words (observations, overlaps), word by word.
+    fn pods<T: Pod>(&mut self, values: &[T]) {
+        self.u64s(bytemuck::cast_slice(values));
+    }
+    fn lattice(&mut self, lattice: &Lattice) {
+        self.u32(lattice.dims);
+        self.u32(lattice.size);
+    }
+    fn disorder(&mut self, disorder: Disorder) {
+        self.u8(match disorder {
+            Disorder::Ferromagnet => 0,
+            Disorder::Bimodal => 1,
+            Disorder::Gaussian => 2,
+        });
+    }
     fn systems(&mut self, systems: &IsingSystems) {
-        self.u32(systems.lattice.dims);
-        self.u32(systems.lattice.size);
+        self.lattice(&systems.lattice);
         self.f64(systems.field);
         self.f64s(&systems.betas);
-        self.u8(match systems.disorder {
-            Disorder::Ferromagnet => 0,
-            // Ising systems' only glass is the bimodal one.
-            _ => 1,
-        });
+        self.disorder(systems.disorder);
         self.u32(systems.samples);
         self.u32(systems.replicas);
         self.u64(systems.seed);
@@ -132,6 +185,44 @@ impl Writer {
         for sample in 0..instance.samples() {
             self.u32s(instance.bonds(sample));
         }
+    }
+    fn vector_systems(&mut self, systems: &VectorSystems) {
+        self.lattice(&systems.lattice);
+        self.u32(systems.components);
+        self.f64(systems.field);
+        self.f64s(&systems.betas);
+        self.disorder(systems.disorder);
+        self.u32(systems.samples);
+        self.u32(systems.replicas);
+        self.u64(systems.seed);
+        self.u32(systems.first_sample);
+        self.u32(systems.all_samples);
+        match &systems.couplings {
+            VectorCouplings::Uniform(j) => {
+                self.u8(0);
+                self.u32(*j as u32);
+            }
+            VectorCouplings::Bonds(samples) => {
+                self.u8(1);
+                self.len(samples.len());
+                for bonds in samples {
+                    self.bytes(bytemuck::cast_slice(bonds));
+                }
+            }
+            VectorCouplings::Gaussian(samples) => {
+                self.u8(2);
+                self.len(samples.len());
+                for words in samples {
+                    self.i32s(words);
+                }
+            }
+        }
+    }
+    /// The tile side 0 where the sweeps have no tiles (a tile has at least 2 sites a side).
+    fn vector_sweeps(&mut self, updates: &VectorSweeps) {
+        self.u32(updates.hits);
+        self.u32(updates.tile.unwrap_or(0));
+        self.u32(updates.overrelaxation);
     }
     fn histograms(&mut self, histograms: Option<&PopulationHistograms>) {
         let Some(h) = histograms else {
@@ -186,9 +277,12 @@ impl<'a> Reader<'a> {
         }
         Ok(n)
     }
-    fn str(&mut self) -> Result<String> {
+    fn bytes(&mut self) -> Result<&'a [u8]> {
         let n = self.len(1)?;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| truncated())
+        self.take(n)
+    }
+    fn str(&mut self) -> Result<String> {
+        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| truncated())
     }
     fn u32s(&mut self) -> Result<Vec<u32>> {
         let n = self.len(4)?;
@@ -208,18 +302,40 @@ impl<'a> Reader<'a> {
         let n = self.len(8)?;
         (0..n).map(|_| self.f64()).collect()
     }
-    fn systems(&mut self) -> Result<IsingSystems> {
+    fn i32s(&mut self) -> Result<Vec<i32>> {
+        Ok(bytemuck::allocation::cast_vec(self.u32s()?))
+    }
+    /// Values of 64-bit words ([`Writer::pods`]); refuses a partial value.
+    fn pods<T: Pod>(&mut self) -> Result<Vec<T>> {
+        let words = self.u64s()?;
+        let values: &[T] = bytemuck::try_cast_slice(&words).map_err(|_| truncated())?;
+        Ok(values.to_vec())
+    }
+    fn lattice(&mut self) -> Result<Lattice> {
         let (dims, size) = (self.u32()?, self.u32()?);
         if !(dims == 2 || dims == 3) {
             return Err(truncated());
         }
-        let lattice = Lattice::new(dims, size);
+        Ok(Lattice::new(dims, size))
+    }
+    fn disorder(&mut self) -> Result<Disorder> {
+        match self.u8()? {
+            0 => Ok(Disorder::Ferromagnet),
+            1 => Ok(Disorder::Bimodal),
+            2 => Ok(Disorder::Gaussian),
+            _ => Err(truncated()),
+        }
+    }
+    fn systems(&mut self) -> Result<IsingSystems> {
+        let lattice = self.lattice()?;
         let field = self.f64()?;
         let betas = self.f64s()?;
-        let disorder = self.u8()?;
+        let disorder = self.disorder()?;
         let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
         let systems = match disorder {
-            0 => IsingSystems::ferromagnet(lattice, field, betas, replicas, seed),
+            Disorder::Ferromagnet => {
+                IsingSystems::ferromagnet(lattice, field, betas, replicas, seed)
+            }
             _ => IsingSystems::spin_glass(lattice, field, betas, samples, replicas, seed),
         };
         Ok(IsingSystems {
@@ -237,6 +353,50 @@ impl<'a> Reader<'a> {
         Ok(Some(Arc::new(Instance::from_bonds(
             source, checksum, bonds,
         ))))
+    }
+    fn vector_systems(&mut self) -> Result<VectorSystems> {
+        let lattice = self.lattice()?;
+        let components = self.u32()?;
+        if !(components == 2 || components == 3) {
+            return Err(truncated());
+        }
+        let (field, betas, disorder) = (self.f64()?, self.f64s()?, self.disorder()?);
+        let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
+        let (first_sample, all_samples) = (self.u32()?, self.u32()?);
+        let couplings = match self.u8()? {
+            0 => VectorCouplings::Uniform(self.u32()? as i32),
+            1 => VectorCouplings::Bonds(
+                self.per_sample(|r| Ok(bytemuck::cast_slice(r.bytes()?).to_vec()))?,
+            ),
+            2 => VectorCouplings::Gaussian(self.per_sample(Reader::i32s)?),
+            _ => return Err(truncated()),
+        };
+        Ok(VectorSystems {
+            lattice,
+            components,
+            field,
+            betas,
+            disorder,
+            samples,
+            replicas,
+            seed,
+            first_sample,
+            all_samples,
+            couplings,
+        })
+    }
+    /// The couplings of each sample, each read by `read`.
+    fn per_sample<T>(&mut self, read: impl Fn(&mut Self) -> Result<Vec<T>>) -> Result<Vec<Vec<T>>> {
+        let samples = self.len(8)?;
+        (0..samples).map(|_| read(self)).collect()
+    }
+    fn vector_sweeps(&mut self) -> Result<VectorSweeps> {
+        let (hits, tile, overrelaxation) = (self.u32()?, self.u32()?, self.u32()?);
+        Ok(VectorSweeps {
+            hits,
+            tile: (tile != 0).then_some(tile),
+            overrelaxation,
+        })
     }
     fn histograms(&mut self) -> Result<Option<Box<PopulationHistograms>>> {
         if self.u8()? == 0 {
@@ -352,6 +512,20 @@ impl Command {
                 w.u32(*slots);
                 w.u32s(sizes);
             }
+            Command::OpenVector {
+                config,
+                systems,
+                updates,
+            } => {
+                w.u8(13);
+                w.str(config);
+                w.vector_systems(systems);
+                w.vector_sweeps(updates);
+            }
+            Command::Vector(call) => {
+                w.u8(14);
+                call.encode(&mut w);
+            }
             Command::Close => w.u8(9),
             Command::Finish(status) => {
                 w.u8(10);
@@ -444,10 +618,57 @@ impl Command {
                 slots: r.u32()?,
                 sizes: r.u32s()?,
             },
+            13 => Command::OpenVector {
+                config: r.str()?,
+                systems: r.vector_systems()?,
+                updates: r.vector_sweeps()?,
+            },
+            14 => Command::Vector(VectorCall::decode(&mut r)?),
             _ => return Err(truncated()),
         };
         r.end()?;
         Ok(command)
+    }
+}
+
+impl VectorCall {
+    fn encode(&self, w: &mut Writer) {
+        match self {
+            VectorCall::HotStart => w.u8(0),
+            VectorCall::SetSpins(spins) => {
+                w.u8(1);
+                w.i32s(spins);
+            }
+            VectorCall::Spins => w.u8(2),
+            VectorCall::Sweeps { sweeps, widths } => {
+                w.u8(3);
+                w.u32(sweeps.start);
+                w.u32(sweeps.end);
+                w.i32s(widths);
+            }
+            VectorCall::Observe => w.u8(4),
+            VectorCall::Overlaps => w.u8(5),
+            VectorCall::Exchange(partners) => {
+                w.u8(6);
+                w.u32s(partners);
+            }
+        }
+    }
+
+    fn decode(r: &mut Reader) -> Result<VectorCall> {
+        Ok(match r.u8()? {
+            0 => VectorCall::HotStart,
+            1 => VectorCall::SetSpins(r.i32s()?),
+            2 => VectorCall::Spins,
+            3 => VectorCall::Sweeps {
+                sweeps: r.u32()?..r.u32()?,
+                widths: r.i32s()?,
+            },
+            4 => VectorCall::Observe,
+            5 => VectorCall::Overlaps,
+            6 => VectorCall::Exchange(r.u32s()?),
+            _ => return Err(truncated()),
+        })
     }
 }
 
@@ -486,6 +707,22 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
             w.u8(5);
             w.u8(u8::from(*counting));
         }
+        Ok(Reply::VectorSpins(spins)) => {
+            w.u8(6);
+            w.i32s(spins);
+        }
+        Ok(Reply::Accepted(accepted)) => {
+            w.u8(7);
+            w.u64s(accepted);
+        }
+        Ok(Reply::Observations(observations)) => {
+            w.u8(8);
+            w.pods(observations);
+        }
+        Ok(Reply::Overlaps(overlaps)) => {
+            w.u8(9);
+            w.pods(overlaps);
+        }
     }
     w.0
 }
@@ -519,6 +756,10 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
         5 => Ok(Reply::Counting(r.u8()? == 1)),
+        6 => Ok(Reply::VectorSpins(r.i32s()?)),
+        7 => Ok(Reply::Accepted(r.u64s()?)),
+        8 => Ok(Reply::Observations(r.pods()?)),
+        9 => Ok(Reply::Overlaps(r.pods()?)),
         _ => return Err(truncated()),
     };
     r.end()?;
@@ -528,6 +769,47 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vector-spin engine's calls: opening the slices of a Gaussian and a bimodal glass
+    /// (with their couplings) and of a ferromagnet, with and without tiles, and every call.
+    fn vector_commands() -> Vec<Command> {
+        let heisenberg = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, -0.5), vec![0.4], 2, 7);
+        let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (0, 0.25), vec![0.1, 2.0], 4, 8);
+        let open = |systems: VectorSystems, tile| Command::OpenVector {
+            config: "(seed: 7)".into(),
+            systems,
+            updates: VectorSweeps {
+                hits: 3,
+                tile,
+                overrelaxation: 2,
+            },
+        };
+        vec![
+            open(
+                heisenberg
+                    .with_disorder(Disorder::Gaussian, 3)
+                    .sample_slice(1, 2),
+                Some(2),
+            ),
+            open(
+                xy.clone()
+                    .with_disorder(Disorder::Bimodal, 2)
+                    .sample_slice(1, 1),
+                None,
+            ),
+            open(xy, None),
+            Command::Vector(VectorCall::HotStart),
+            Command::Vector(VectorCall::SetSpins(vec![1 << 28, -3, 0])),
+            Command::Vector(VectorCall::Spins),
+            Command::Vector(VectorCall::Sweeps {
+                sweeps: 5..9,
+                widths: vec![0, i32::MAX],
+            }),
+            Command::Vector(VectorCall::Observe),
+            Command::Vector(VectorCall::Overlaps),
+            Command::Vector(VectorCall::Exchange(vec![2, 1, 0])),
+        ]
+    }
 
     #[test]
     fn commands_and_replies_cross_unchanged() {
@@ -588,7 +870,7 @@ mod tests {
             Command::Close,
             Command::Finish(1),
         ];
-        for command in commands {
+        for command in commands.into_iter().chain(vector_commands()) {
             assert_eq!(Command::decode(&command.encode()).unwrap(), command);
         }
         let measurements = Measurements {
@@ -602,6 +884,16 @@ mod tests {
             copies: vec![0, 2],
             histograms: None,
             cluster_sizes: Vec::new(),
+        };
+        let observation = VectorObservation {
+            bonds: [-1, 2, i64::MIN],
+            fourier: [[[3, -4]; 3]; 3],
+            norm_deviation: u64::from(u32::MAX),
+            ..VectorObservation::default()
+        };
+        let overlap = VectorOverlap {
+            q: [[5, -6, i64::MAX]; 3],
+            ..VectorOverlap::default()
         };
         let histograms = Measurements {
             observations: Vec::new(),
@@ -620,10 +912,19 @@ mod tests {
             Reply::Measurements(Box::new(histograms)),
             Reply::Tempering(vec![9]),
             Reply::Counting(true),
+            Reply::VectorSpins(vec![-1, i32::MIN, 1 << 28]),
+            Reply::Accepted(vec![0, u64::MAX]),
+            Reply::Observations(vec![observation]),
+            Reply::Overlaps(vec![overlap, VectorOverlap::default()]),
         ] {
             let bytes = encode_reply(&Ok(reply.clone()));
             assert_eq!(decode_reply(&bytes).unwrap(), Ok(reply));
         }
+        // A partial observation is refused.
+        let mut partial = encode_reply(&Ok(Reply::Observations(vec![observation])));
+        partial[1] -= 1;
+        partial.truncate(partial.len() - 8);
+        assert!(decode_reply(&partial).is_err());
         let failed = encode_reply(&Err(Error::State("no adapter".into())));
         assert!(
             decode_reply(&failed)

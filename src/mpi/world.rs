@@ -1,5 +1,6 @@
 //! The MPI side of [`crate::mpi`]: starting MPI and checking that every rank runs the same
-//! command ([`Session`]), rank 0's [`RankedEngine`], and the other ranks' [`follow`] loop.
+//! command ([`Session`]), rank 0's [`RankedEngine`] (and, in `mpi/vector.rs`, its vector-spin
+//! twin), and the other ranks' [`follow`] loop.
 //!
 //! Only the main thread calls MPI (`Threading::Funneled`). Rank 0 talks to each other rank
 //! point to point: it sends a command to every rank, runs its own share, then collects every
@@ -14,6 +15,7 @@ use ::mpi::point_to_point::send_receive_into_with_tags;
 use ::mpi::topology::{Communicator, Process, SimpleCommunicator};
 use ::mpi::traits::*;
 
+use super::vector::{open_vector_share, serve_vector};
 use super::wire::{Command, Reply, decode_reply, encode_reply};
 use super::{RunShape, Split, split};
 use crate::config::Config;
@@ -21,6 +23,7 @@ use crate::engine::annealing::ResamplingTable;
 use crate::engine::open::open_local_engine;
 use crate::engine::open::open_slab_engine;
 use crate::engine::placement::{Placement, placement, settle};
+use crate::engine::vector::VectorEngine;
 use crate::engine::{
     Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, ProcessRing, SpinBits,
     Tempering, populations_of, tempering::Chains, tempering_of, tempering_state_of,
@@ -157,12 +160,18 @@ fn identity() -> String {
         .join("\0")
 }
 
-/// A rank other than 0: replay rank 0's engine calls on engines of this rank's samples until
+/// The engine a serving rank holds: of Ising or of vector spins.
+enum Served {
+    Ising(Box<dyn Engine>),
+    Vector(Box<dyn VectorEngine>),
+}
+
+/// A rank other than 0: replay rank 0's engine calls on engines of this rank's share until
 /// rank 0 finishes; the exit status it sends.
 pub fn follow(placement: Placement) -> u8 {
     let world = SimpleCommunicator::world();
     let root = world.process_at_rank(0);
-    let mut engine: Option<Box<dyn Engine>> = None;
+    let mut engine: Option<Served> = None;
     loop {
         let command = match Command::decode(&receive_bytes(&root)) {
             Ok(command) => command,
@@ -186,18 +195,35 @@ pub fn follow(placement: Placement) -> u8 {
                 .map_err(Error::from)
                 .and_then(|config| open_share(&config, &systems, betas, &split, placement))
                 .map(|e| {
-                    engine = Some(e);
+                    engine = Some(Served::Ising(e));
                     Reply::Done
                 }),
-            command => match engine.as_deref_mut() {
-                Some(engine) => serve(engine, command),
-                None => Err(Error::State(
-                    "an engine call before the engine was opened".into(),
-                )),
+            Command::OpenVector {
+                config,
+                systems,
+                updates,
+            } => open_vector_share(&config, systems, updates).map(|e| {
+                engine = Some(Served::Vector(e));
+                Reply::Done
+            }),
+            Command::Vector(call) => match &mut engine {
+                Some(Served::Vector(engine)) => serve_vector(engine.as_mut(), call),
+                _ => Err(unopened("a vector-spin")),
+            },
+            command => match &mut engine {
+                Some(Served::Ising(engine)) => serve(engine.as_mut(), command),
+                _ => Err(unopened("an Ising")),
             },
         };
         send_bytes(&root, &encode_reply(&reply));
     }
+}
+
+/// Why `kind` engine call ("an Ising") cannot be served: no such engine is open.
+fn unopened(kind: &str) -> Error {
+    Error::State(format!(
+        "{kind} engine call before such an engine was opened"
+    ))
 }
 
 /// This rank's engine of the whole run's `systems` under `config`: its samples, or its slab
@@ -316,28 +342,65 @@ fn serve(engine: &mut dyn Engine, command: Command) -> Result<Reply> {
         Command::CountPopulations { slots, sizes } => {
             Reply::Counting(populations_of(engine)?.count_populations(slots, &sizes)?)
         }
-        Command::Open { .. } | Command::Close | Command::Finish(_) => {
+        Command::Open { .. }
+        | Command::OpenVector { .. }
+        | Command::Vector(_)
+        | Command::Close
+        | Command::Finish(_) => {
             unreachable!("handled by follow")
         }
     })
 }
 
 /// The other ranks, seen from rank 0.
-struct Followers {
+pub(super) struct Followers {
     world: SimpleCommunicator,
     ranks: usize,
 }
 
 impl Followers {
+    /// The ranks other than this one (rank 0) of the job `placement` tells.
+    pub(super) fn of(placement: Placement) -> Self {
+        Followers {
+            world: SimpleCommunicator::world(),
+            ranks: placement.size as usize,
+        }
+    }
+
     fn each(&self) -> impl Iterator<Item = (usize, Process<'_>)> {
         (1..self.ranks).map(|k| (k, self.world.process_at_rank(k as i32)))
     }
 
     /// Send `command(k)` to every rank `k`.
-    fn send(&self, command: impl Fn(usize) -> Command) {
+    pub(super) fn send(&self, command: impl Fn(usize) -> Command) {
         for (k, rank) in self.each() {
             send_bytes(&rank, &command(k).encode());
         }
+    }
+
+    /// Send `command(k)` to every rank `k`, run `local` on this rank meanwhile, then collect
+    /// every answer: `local`'s result and the others' replies in rank order.
+    pub(super) fn call<R>(
+        &self,
+        command: impl Fn(usize) -> Command,
+        local: impl FnOnce() -> Result<R>,
+    ) -> Result<(R, Vec<Reply>)> {
+        self.send(command);
+        let mine = local();
+        let replies = self.collect();
+        Ok((mine?, replies?))
+    }
+
+    /// Open an engine on every rank: `command(k)` to rank `k`, `local` on this one. Where any
+    /// fails, the ranks that did open drop their engines, and the first error returns.
+    pub(super) fn open<E>(
+        &self,
+        command: impl Fn(usize) -> Command,
+        local: impl FnOnce() -> Result<E>,
+    ) -> Result<E> {
+        self.call(command, local)
+            .map(|(engine, _)| engine)
+            .inspect_err(|_| self.send(|_| Command::Close))
     }
 
     /// Every rank's answer, in rank order (all of them, so that the next call starts in step),
@@ -380,32 +443,23 @@ impl RankedEngine {
         let placement = placement().expect("a ranked engine runs on rank 0 of several");
         let (config, _) = config.resolve_engine()?;
         let split = split(&config, &systems, betas, placement.size)?;
-        let followers = Followers {
-            world: SimpleCommunicator::world(),
-            ranks: placement.size as usize,
-        };
-        followers.send(|_| Command::Open {
-            config: config.to_ron_string(),
-            systems: systems.clone(),
-            betas,
-            split: split.clone(),
-        });
-        let local = open_share(&config, &systems, betas, &split, placement);
-        let opened = followers.collect();
-        match (local, opened) {
-            (Ok(local), Ok(_)) => Ok(Box::new(RankedEngine {
-                local,
-                shape: RunShape::of(&systems),
-                systems,
-                split,
-                followers,
-            })),
-            (local, opened) => {
-                // The ranks that did open drop their engines.
-                followers.send(|_| Command::Close);
-                Err(local.err().or(opened.err()).expect("one of them failed"))
-            }
-        }
+        let followers = Followers::of(placement);
+        let local = followers.open(
+            |_| Command::Open {
+                config: config.to_ron_string(),
+                systems: systems.clone(),
+                betas,
+                split: split.clone(),
+            },
+            || open_share(&config, &systems, betas, &split, placement),
+        )?;
+        Ok(Box::new(RankedEngine {
+            local,
+            shape: RunShape::of(&systems),
+            systems,
+            split,
+            followers,
+        }))
     }
 
     /// Send `command(k)` to every other rank `k`, run `local` on this rank's engine, then
@@ -415,10 +469,8 @@ impl RankedEngine {
         command: impl Fn(usize) -> Command,
         local: impl FnOnce(&mut dyn Engine) -> Result<R>,
     ) -> Result<(R, Vec<Reply>)> {
-        self.followers.send(command);
-        let mine = local(self.local.as_mut());
-        let replies = self.followers.collect();
-        Ok((mine?, replies?))
+        let engine = self.local.as_mut();
+        self.followers.call(command, || local(engine))
     }
 
     /// [`RankedEngine::call`] of a command with nothing to return.
@@ -455,7 +507,7 @@ impl RankedEngine {
 
 /// The answers of every rank, `mine` first, as `T`s; `of` hands back a reply of another kind,
 /// which is described only then (a measurement's `Debug` form is as large as the run).
-fn answers<T>(
+pub(super) fn answers<T>(
     mine: T,
     replies: Vec<Reply>,
     of: impl Fn(Reply) -> std::result::Result<T, Reply>,
@@ -471,18 +523,22 @@ fn answers<T>(
     Ok(all)
 }
 
+/// What the engine of rank 0 runs on, `local` its own, in a job of `ranks` ranks split by
+/// `split`.
+pub(super) fn ranked_info(local: EngineInfo, ranks: usize, split: &str) -> EngineInfo {
+    EngineInfo {
+        adapter: format!("{} (rank 0 of {ranks}, split by {split})", local.adapter),
+        ..local
+    }
+}
+
 impl Engine for RankedEngine {
     fn info(&self) -> EngineInfo {
-        let local = self.local.info();
-        let ranks = self.split.shares().len();
         let split = match self.split {
             Split::Samples(_) => "samples",
             Split::Slabs(_) => "slabs",
         };
-        EngineInfo {
-            adapter: format!("{} (rank 0 of {ranks}, split by {split})", local.adapter),
-            ..local
-        }
+        ranked_info(self.local.info(), self.split.shares().len(), split)
     }
 
     /// The local engine's: every rank runs the same plans on its share, each as large as this

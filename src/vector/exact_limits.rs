@@ -8,9 +8,8 @@ use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorEngine, VectorSweeps};
 use crate::model::Lattice;
-use crate::model::couplings::coupling_values;
+use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::ONE;
-use crate::model::vector::{VectorCouplings, VectorSystems};
 use crate::stats::{
     Estimate, TensorGlassEstimates, TensorOverlapSeries, UnitSize, VectorEstimates,
     VectorMeasurement, tensor_glass_estimates, vector_estimates,
@@ -201,15 +200,8 @@ fn glass(
     (samples, replicas): (u32, u32),
 ) -> VectorSystems {
     let lattice = Lattice::new(dims, size);
-    let mut systems = VectorSystems::uniform(lattice, n, (1, 0.0), vec![beta], replicas, 21);
-    systems.disorder = Disorder::Bimodal;
-    systems.samples = samples;
-    systems.couplings = VectorCouplings::Bonds(
-        (0..samples)
-            .map(|s| coupling_values(Disorder::Bimodal, &lattice, systems.seed, s))
-            .collect(),
-    );
-    systems
+    VectorSystems::uniform(lattice, n, (1, 0.0), vec![beta], replicas, 21)
+        .with_disorder(Disorder::Bimodal, samples)
 }
 
 #[test]

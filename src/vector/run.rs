@@ -12,7 +12,6 @@ use super::summary::{VectorSummary, summarize};
 use super::tempering::finish_vector_tempering;
 use super::tuning::ConeTuning;
 use crate::config::{Config, Sweeps};
-use crate::engine::open::open_vector_engine;
 use crate::engine::vector::{VectorEngine, VectorSweeps};
 use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
@@ -22,6 +21,7 @@ use crate::io::run_dir::{
     CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_between_plans, start_line,
 };
 use crate::model::vector::{VectorSystems, vector_systems};
+use crate::mpi::open_vector_engine;
 use crate::stop::Stops;
 use crate::tempering::{tempering_warnings, tuning_stops};
 

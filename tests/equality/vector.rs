@@ -3,9 +3,10 @@
 //! ferromagnet in a field, the +-J glass and the Gaussian glass (its fixed-point couplings and
 //! coarser local field), uniform and cone proposals, multi-hit, over-relaxation mixed in, the
 //! double checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start
-//! and after spins set from the host; wgpu on both WGSL Philox paths. Tiny lattices and few
-//! sweeps: the fixed-point arithmetic has no size-dependent path, and every operation is met
-//! within a sweep.
+//! and after spins set from the host, a sample slice of a glass (whose CPU engine ends with its
+//! samples' bits of the whole run: `engine::cpu::vector`'s tests); wgpu on both WGSL Philox
+//! paths. Tiny lattices and few sweeps: the fixed-point arithmetic has no size-dependent path,
+//! and every operation is met within a sweep.
 
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
@@ -14,10 +15,8 @@ use spinflip::engine::vector::{
     UNIFORM, VectorEngine, VectorObservation, VectorOverlap, VectorSweeps,
 };
 use spinflip::model::Lattice;
-use spinflip::model::couplings::coupling_values;
+use spinflip::model::vector::VectorSystems;
 use spinflip::model::vector::fixed::ONE;
-use spinflip::model::vector::gaussian::gaussian_couplings;
-use spinflip::model::vector::{VectorCouplings, VectorSystems};
 
 backends! {
     both: [
@@ -28,6 +27,7 @@ backends! {
         tiled_spin_glasses_with_cones_match_cpu_bit_for_bit,
         tiles_on_any_block_size_match_cpu_bit_for_bit,
         gaussian_glasses_match_cpu_bit_for_bit,
+        sample_slices_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -50,6 +50,8 @@ struct Case {
     overrelaxation: u32,
     /// Replicas per temperature and sample (a glass's overlap pairs `p`, `p + R/2`).
     replicas: u32,
+    /// `(first, count)`: the engines hold these samples of a glass's two; `None`: both.
+    slice: Option<(u32, u32)>,
 }
 
 impl Case {
@@ -57,31 +59,19 @@ impl Case {
         let lattice = Lattice::new(self.dims, self.size);
         let betas = vec![0.3, 1.4];
         let seed = 0x5eed_0000_0040_u64 + u64::from(self.components);
-        let mut systems = VectorSystems::uniform(
+        let run = VectorSystems::uniform(
             lattice,
             self.components,
             (1, self.field),
             betas,
             self.replicas,
             seed,
-        );
-        let samples = 0..2;
-        systems.couplings = match self.disorder {
-            Disorder::Ferromagnet => return systems,
-            Disorder::Bimodal => VectorCouplings::Bonds(
-                samples
-                    .map(|s| coupling_values(Disorder::Bimodal, &lattice, seed, s))
-                    .collect(),
-            ),
-            Disorder::Gaussian => VectorCouplings::Gaussian(
-                samples
-                    .map(|s| gaussian_couplings(&lattice, seed, s))
-                    .collect(),
-            ),
-        };
-        systems.disorder = self.disorder;
-        systems.samples = 2;
-        systems
+        )
+        .with_disorder(self.disorder, 2);
+        match self.slice {
+            Some((first, count)) => run.sample_slice(first, count),
+            None => run,
+        }
     }
 
     fn updates(self) -> VectorSweeps {
@@ -175,6 +165,7 @@ const XY_2D_FIELD: Case = Case {
     tile: None,
     overrelaxation: 1,
     replicas: 2,
+    slice: None,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -363,4 +354,29 @@ fn u32_philox_path_matches_cpu_bit_for_bit() {
     use crate::common::backend::Wgpu;
     use spinflip::config::PhiloxPath;
     assert_matches(Wgpu::with(PhiloxPath::U32), XY_2D_FIELD, 64);
+}
+
+/// A slice of a glass's samples (the second of two, keyed as the run's): XY with the +-J
+/// couplings in 2D, Heisenberg with Gaussian ones on the double checkerboard in 3D, two overlap
+/// pairs.
+fn sample_slices_match_cpu_bit_for_bit<G: Gpu>() {
+    let xy_2d = Case {
+        disorder: Disorder::Bimodal,
+        cone: Some(0.5),
+        slice: Some((1, 1)),
+        ..XY_2D_FIELD
+    };
+    let tiled_heisenberg_3d = Case {
+        components: 3,
+        dims: 3,
+        size: 4,
+        disorder: Disorder::Gaussian,
+        hits: 2,
+        tile: Some(2),
+        replicas: 4,
+        ..xy_2d
+    };
+    for case in [xy_2d, tiled_heisenberg_3d] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
 }

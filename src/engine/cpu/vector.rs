@@ -1,4 +1,6 @@
 //! The CPU vector-spin engine: the kernels' CPU twins over every system, systems in parallel.
+//! Randoms are keyed by the run's index of each system ([`VectorSystems::global_system`]), so an
+//! engine of a sample slice draws the words of those samples in the whole run.
 
 use std::ops::Range;
 
@@ -63,13 +65,17 @@ impl VectorEngine for CpuVectorEngine {
     }
 
     fn hot_start(&mut self) -> Result<()> {
-        let (seed, sites) = (self.systems.seed, self.systems.lattice.sites());
-        let n = self.systems.components as usize;
+        let systems = &self.systems;
+        let (seed, sites) = (systems.seed, systems.lattice.sites());
+        let n = systems.components as usize;
         let words = self.system_words();
         self.spins
             .par_chunks_mut(words)
             .enumerate()
-            .for_each(|(b, s)| s.copy_from_slice(&initial_lattice(seed, b as u32, sites, n)));
+            .for_each(|(b, s)| {
+                let system = systems.global_system(b as u32);
+                s.copy_from_slice(&initial_lattice(seed, system, sites, n));
+            });
         Ok(())
     }
 
@@ -95,7 +101,7 @@ impl VectorEngine for CpuVectorEngine {
             .enumerate()
             .map(|(b, spins)| {
                 let b = b as u32;
-                let t = systems.temperature_of(b) as usize;
+                let (t, system) = (systems.temperature_of(b) as usize, systems.global_system(b));
                 let update = SiteUpdate::of(systems, systems.sample_of(b));
                 let table = &tables[t * TABLE_LEN..(t + 1) * TABLE_LEN];
                 let proposal = (widths[t], hits);
@@ -106,7 +112,7 @@ impl VectorEngine for CpuVectorEngine {
                             seed: systems.seed,
                             sweep,
                             colour: pass.colour(),
-                            system: b,
+                            system,
                         };
                         accepted += match pass {
                             VectorPass::Metropolis { .. } => {
@@ -163,5 +169,110 @@ impl VectorEngine for CpuVectorEngine {
         let words = self.system_words();
         exchange_systems(&mut self.spins, words, partners);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Disorder;
+    use crate::engine::vector::UNIFORM;
+    use crate::model::Lattice;
+    use crate::model::ising::SliceIndex;
+    use crate::model::vector::fixed::ONE;
+
+    /// What an engine gives after each round of sweeps: accepted moves, lattices, observations,
+    /// overlaps.
+    type Round = (
+        Vec<u64>,
+        Vec<i32>,
+        Vec<VectorObservation>,
+        Vec<VectorOverlap>,
+    );
+
+    /// `systems` from the hot start through two rounds of sweeps (a cone at the first
+    /// temperature, uniform proposals at the second).
+    fn rounds(systems: &VectorSystems, updates: VectorSweeps) -> Vec<Round> {
+        let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+        engine.hot_start().unwrap();
+        let widths = [ONE / 2, UNIFORM];
+        [0..2, 2..5]
+            .into_iter()
+            .map(|sweeps| {
+                let accepted = engine.sweeps(sweeps, &widths).unwrap();
+                let (spins, observations) = (engine.spins().unwrap(), engine.observe().unwrap());
+                (accepted, spins, observations, engine.overlaps().unwrap())
+            })
+            .collect()
+    }
+
+    /// Item `i` of `part` (`width` values each) is item `index.global(i)` of `whole`.
+    fn assert_mapped<T: PartialEq + std::fmt::Debug>(
+        what: &str,
+        (whole, part): (&[T], &[T]),
+        width: usize,
+        index: SliceIndex,
+    ) {
+        assert!(!part.is_empty(), "{what}: none");
+        for (i, mine) in part.chunks_exact(width).enumerate() {
+            let global = index.global(i as u32) as usize;
+            let theirs = &whole[global * width..][..width];
+            assert!(mine == theirs, "{what}: item {i} is not the run's {global}");
+        }
+    }
+
+    /// Engines of sample slices end with their samples' bits of the whole run: lattices,
+    /// accepted moves, observations and overlaps, for XY and Heisenberg spins, a bimodal and a
+    /// Gaussian glass, the plain and the double checkerboard; a slice numbered from 0, as a run
+    /// of its own, ends elsewhere.
+    #[test]
+    fn sample_slices_end_with_their_samples_bits_of_the_whole_run() {
+        let glass = |n, dims, disorder| {
+            let lattice = Lattice::new(dims, 4);
+            VectorSystems::uniform(lattice, n, (1, 0.3), vec![0.4, 1.5], 4, 0x51ce)
+                .with_disorder(disorder, 3)
+        };
+        let sweeps = |tile| VectorSweeps {
+            hits: 2,
+            tile,
+            overrelaxation: 1,
+        };
+        let cases = [
+            (glass(2, 2, Disorder::Bimodal), sweeps(None)),
+            (glass(3, 3, Disorder::Gaussian), sweeps(Some(2))),
+            (glass(3, 2, Disorder::Bimodal), sweeps(Some(2))),
+            (glass(2, 3, Disorder::Gaussian), sweeps(None)),
+        ];
+        for (run, updates) in cases {
+            let whole = rounds(&run, updates);
+            let words = (run.components * run.lattice.sites() as u32) as usize;
+            for (first, count) in [(0, 1), (1, 2), (2, 1)] {
+                let slice = run.sample_slice(first, count);
+                let name = format!(
+                    "{}-vectors {:?} samples {first}+{count}",
+                    run.components, run.disorder
+                );
+                let systems = slice.slice_index();
+                let pairs = run.overlap_pairs();
+                let overlaps = SliceIndex::of_samples((first, count), run.samples, pairs);
+                for (e, g) in whole.iter().zip(rounds(&slice, updates)) {
+                    assert_mapped(&format!("{name} accepted"), (&e.0, &g.0), 1, systems);
+                    assert_mapped(&format!("{name} lattices"), (&e.1, &g.1), words, systems);
+                    assert_mapped(&format!("{name} observations"), (&e.2, &g.2), 1, systems);
+                    assert_mapped(&format!("{name} overlaps"), (&e.3, &g.3), 1, overlaps);
+                }
+            }
+            let last = run.sample_slice(2, 1);
+            let alone = VectorSystems {
+                first_sample: 0,
+                all_samples: 1,
+                ..last.clone()
+            };
+            let renumbered = rounds(&alone, updates)[0].1 != rounds(&last, updates)[0].1;
+            assert!(
+                renumbered,
+                "a slice numbered from 0 ends as the run's sample 2"
+            );
+        }
     }
 }

@@ -4,6 +4,11 @@
 //! `H = -sum_<ij> J_ij s_i . s_j - h sum_i s_i^x` with unit vectors `s_i`, in the fixed-point
 //! arithmetic of [`fixed`]. Spins are held component-major: component `a` of site `i` of system
 //! `b` is word `(b n + a) N + i` of the lattices ([`VectorSystems::spin_index`]).
+//!
+//! Sample slices, as for Ising spins ([`crate::model::ising`]): an engine may hold samples
+//! `first .. first + count` of a run ([`VectorSystems::sample_slice`]), with their couplings, its
+//! systems numbered locally but every random word keyed by the run's system
+//! ([`VectorSystems::slice_index`]), so that it ends with those samples' bits of the whole run.
 
 pub mod checks;
 pub mod fixed;
@@ -14,6 +19,7 @@ use std::f64::consts::PI;
 
 use super::Lattice;
 use super::couplings::coupling_values;
+use super::ising::SliceIndex;
 use crate::config::{Config, Disorder};
 use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
 use gaussian::gaussian_couplings;
@@ -61,9 +67,15 @@ pub struct VectorSystems {
     pub field: f64,
     pub betas: Vec<f64>,
     pub disorder: Disorder,
+    /// Disorder samples of these systems (1 for the ferromagnet): the run's, or a slice's.
     pub samples: u32,
     pub replicas: u32,
     pub seed: u64,
+    /// The run's number of the first sample here: 0 for a whole run.
+    pub first_sample: u32,
+    /// The run's disorder samples: `samples` for a whole run.
+    pub all_samples: u32,
+    /// The couplings of these samples (local sample `s` is the run's `first_sample + s`).
     pub couplings: VectorCouplings,
 }
 
@@ -94,8 +106,86 @@ impl VectorSystems {
             samples: 1,
             replicas,
             seed,
+            first_sample: 0,
+            all_samples: 1,
             couplings: VectorCouplings::Uniform(coupling),
         }
+    }
+
+    /// These systems as the spin glass of `disorder` with `samples` samples, their couplings
+    /// drawn from the seed as a config's are (the bimodal glass's are the bonds
+    /// `EdwardsAnderson` draws); the ferromagnet (one sample) as they are.
+    pub fn with_disorder(self, disorder: Disorder, samples: u32) -> Self {
+        let (lattice, seed) = (self.lattice, self.seed);
+        let couplings = match disorder {
+            Disorder::Ferromagnet => return self,
+            Disorder::Bimodal => VectorCouplings::Bonds(
+                (0..samples)
+                    .map(|s| coupling_values(disorder, &lattice, seed, s))
+                    .collect(),
+            ),
+            Disorder::Gaussian => VectorCouplings::Gaussian(
+                (0..samples)
+                    .map(|s| gaussian_couplings(&lattice, seed, s))
+                    .collect(),
+            ),
+        };
+        VectorSystems {
+            disorder,
+            samples,
+            all_samples: samples,
+            couplings,
+            ..self
+        }
+    }
+
+    /// The systems of samples `first .. first + count` of these (numbered within them; a slice
+    /// of a slice is a slice of the run), with those samples' couplings: every temperature and
+    /// replica of them, drawing the randoms they draw here. Panics on an empty range or one
+    /// past the samples: the caller splits a validated run.
+    pub fn sample_slice(&self, first: u32, count: u32) -> VectorSystems {
+        let end = first.checked_add(count);
+        assert!(
+            count > 0 && end.is_some_and(|end| end <= self.samples),
+            "sample slice {first} .. {first} + {count} is empty or outside the {} samples",
+            self.samples
+        );
+        let samples = first as usize..(first + count) as usize;
+        let couplings = match &self.couplings {
+            VectorCouplings::Uniform(j) => VectorCouplings::Uniform(*j),
+            VectorCouplings::Bonds(bonds) => VectorCouplings::Bonds(bonds[samples].to_vec()),
+            VectorCouplings::Gaussian(words) => VectorCouplings::Gaussian(words[samples].to_vec()),
+        };
+        // Field by field: `..self.clone()` would copy every sample's couplings first.
+        VectorSystems {
+            lattice: self.lattice,
+            components: self.components,
+            field: self.field,
+            betas: self.betas.clone(),
+            disorder: self.disorder,
+            samples: count,
+            replicas: self.replicas,
+            seed: self.seed,
+            first_sample: self.first_sample + first,
+            all_samples: self.all_samples,
+            couplings,
+        }
+    }
+
+    /// The run's numbering of local systems `b = (t S + s) R + r`: the identity for a whole
+    /// run.
+    pub fn slice_index(&self) -> SliceIndex {
+        SliceIndex::of_samples(
+            (self.first_sample, self.samples),
+            self.all_samples,
+            self.replicas,
+        )
+    }
+
+    /// The run's index of local system `b`: the Philox batch of its hot start and Metropolis
+    /// randoms.
+    pub fn global_system(&self, b: u32) -> u32 {
+        self.slice_index().global(b)
     }
 
     /// Number of lattices.
@@ -205,29 +295,13 @@ impl VectorSystems {
 pub fn vector_systems(config: &Config) -> VectorSystems {
     let model = &config.model;
     let lattice = Lattice::new(model.dims(), model.size());
-    let disorder = model.disorder();
-    let couplings = match disorder {
-        Disorder::Ferromagnet => VectorCouplings::Uniform(1),
-        Disorder::Bimodal => VectorCouplings::Bonds(
-            (0..config.samples)
-                .map(|s| coupling_values(disorder, &lattice, config.seed, s))
-                .collect(),
-        ),
-        Disorder::Gaussian => VectorCouplings::Gaussian(
-            (0..config.samples)
-                .map(|s| gaussian_couplings(&lattice, config.seed, s))
-                .collect(),
-        ),
-    };
-    VectorSystems {
+    VectorSystems::uniform(
         lattice,
-        components: model.components(),
-        field: model.field(),
-        betas: config.temperatures.betas(),
-        disorder,
-        samples: config.samples,
-        replicas: config.replicas,
-        seed: config.seed,
-        couplings,
-    }
+        model.components(),
+        (1, model.field()),
+        config.temperatures.betas(),
+        config.replicas,
+        config.seed,
+    )
+    .with_disorder(model.disorder(), config.samples)
 }
