@@ -21,6 +21,8 @@
 //! This module holds what does not need MPI (the partition, the merges, the wire format in
 //! [`wire`]), so it is tested in every build; [`world`] and `vector` hold the MPI side.
 
+#[cfg(feature = "mpi")]
+mod followers;
 mod open;
 #[cfg(feature = "mpi")]
 mod vector;

@@ -11,8 +11,8 @@
 
 use std::ops::Range;
 
+use super::followers::{Followers, answers, ranked_info};
 use super::wire::{Command, Reply, VectorCall};
-use super::world::{Followers, answers, ranked_info};
 use super::{Share, merge_samples, slice_samples, vector_split};
 use crate::config::Config;
 use crate::engine::EngineInfo;
