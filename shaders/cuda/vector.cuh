@@ -84,6 +84,68 @@ __device__ __forceinline__ Unit unit(const Vector& v) {
     return u;
 }
 
+// fixed::polynomial: sum_k c_k y^k in units of 2^-30 for y in units of 2^-32 (Horner's rule,
+// each product floored to its high word).
+__device__ __forceinline__ int polynomial(const int (&c)[8], unsigned y) {
+    int acc = c[7];
+#pragma unroll
+    for (int k = 6; k >= 0; k--) {
+        acc = c[k] + mulhi_signed(acc, y);
+    }
+    return acc;
+}
+
+// fixed::cos_sin_turn: {cos, sin} of 2 pi w / 2^32 in spin units, the quadrant from the top two
+// bits, the quarter turn's fraction x / 2^30 through the two polynomials in its square.
+__device__ __forceinline__ int2 cos_sin_turn(unsigned w) {
+    // fixed::SINE_COEFFICIENTS and fixed::COSINE_COEFFICIENTS, units of 2^-30, lowest first.
+    constexpr int SINE_COEFFICIENTS[8] = {1686629713, -693598668, 85569306, -5026995,
+                                          172272,     -3864,      61,       -1};
+    constexpr int COSINE_COEFFICIENTS[8] = {1073741824, -1324675879, 272375560, -22401992,
+                                            987048,     -27060,      506,       -7};
+    const unsigned x = w & 0x3fffffffu;
+    const unsigned y = static_cast<unsigned>((static_cast<unsigned long long>(x) * x) >> 28);
+    const int sine = mulhi_signed(polynomial(SINE_COEFFICIENTS, y), x);
+    const int cosine = polynomial(COSINE_COEFFICIENTS, y) >> 2;
+    switch (w >> 30) {
+        case 0u:
+            return make_int2(cosine, sine);
+        case 1u:
+            return make_int2(-sine, cosine);
+        case 2u:
+            return make_int2(-cosine, -sine);
+        default:
+            return make_int2(sine, -cosine);
+    }
+}
+
+// fixed::sqrt_square: sqrt(t) in spin units for t < 2^62 in units of 2^-56: t scaled by 4^k into
+// [2^60, 2^62) as unit scales, its top word T, and T inverse_sqrt(T) / 2^(31 + k).
+__device__ __forceinline__ int sqrt_square(unsigned long long t) {
+    if (t == 0ull) {
+        return 0;
+    }
+    const unsigned zeros = static_cast<unsigned>(__clzll(static_cast<long long>(t)));
+    const unsigned k = (zeros < 2u ? 0u : zeros - 2u) / 2u;
+    const unsigned top = static_cast<unsigned>((t << (2u * k)) >> 30);
+    return static_cast<int>((static_cast<unsigned long long>(top) * inverse_sqrt(top)) >> (31u + k));
+}
+
+// fixed::sphere_point: a point of the unit circle (the angle from word 0) or sphere (z from
+// word 0's top 29 bits, signed; the angle about the axis from word 1), not normalised.
+__device__ __forceinline__ Vector sphere_point(uint4 words) {
+    if (COMPONENTS == 2u) {
+        const int2 circle = cos_sin_turn(words.x);
+        return Vector{{circle.x, circle.y, 0}};
+    }
+    const int z = static_cast<int>(words.x) >> 3;
+    const long long one = ONE;
+    const long long rho = sqrt_square(static_cast<unsigned long long>(one * one - static_cast<long long>(z) * z));
+    const int2 angle = cos_sin_turn(words.y);
+    return Vector{{static_cast<int>((rho * angle.x) >> FRACTION_BITS),
+                   static_cast<int>((rho * angle.y) >> FRACTION_BITS), z}};
+}
+
 // fixed::threshold: the product of the four bytes' table entries of k, byte 0 first, each
 // product's high word; `table` the temperature's table.
 __device__ __forceinline__ unsigned threshold(unsigned k, const unsigned* table) {

@@ -1,7 +1,6 @@
 // The hot start of vector spins, the twin of vector_hot_start.wgsl: site i of system z takes the
-// first usable uniform proposal of blocks (i, 0, VectorInitialSpins, attempt, 0,
-// global_index(z)), the unit vector along the first axis where none is. CPU twin:
-// src/engine/cpu/vector_hot_start.rs.
+// uniform proposal of block (i, 0, VectorInitialSpins, 0, 0, global_index(z)) (the unit vector
+// along the first axis where none is: never). CPU twin: src/engine/cpu/vector_hot_start.rs.
 
 #include "vector_site.cuh"
 
@@ -12,16 +11,10 @@ extern "C" __global__ void vector_hot_start(DispatchParams params, int* spins) {
         return;
     }
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
-    const unsigned batch = global_index(z);
-    Vector s = {{ONE, 0, 0}};
-    for (unsigned attempt = 0u; attempt < PROPOSAL_ATTEMPTS; attempt++) {
-        const uint4 counter =
-            philox_counter(i, 0u, PURPOSE_VECTOR_INITIAL_SPINS, attempt << 1u, batch);
-        const Unit proposed = propose(philox4x32_10(counter, key), s, UNIFORM);
-        if (proposed.ok) {
-            s = proposed.v;
-            break;
-        }
-    }
+    const uint4 counter = philox_counter(i, 0u, PURPOSE_VECTOR_INITIAL_SPINS, 0u, global_index(z));
+    const Vector none = {{0, 0, 0}};
+    const Unit proposed = propose(philox4x32_10(counter, key), none, UNIFORM);
+    const Vector axis = {{ONE, 0, 0}};
+    const Vector s = proposed.ok ? proposed.v : axis;
     store_spin(spins, z, i, s);
 }

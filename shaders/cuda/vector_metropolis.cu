@@ -1,8 +1,8 @@
 // Metropolis on one checkerboard colour of every vector-spin lattice, the twin of
 // vector_metropolis.wgsl: thread ci of system z updates the ci-th site of params.colour, HITS
 // proposals against its local field, each hit vector_hit.cuh's. CPU twin:
-// src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis,
-// hit * 16 + attempt, colour, z)). Accepted moves are summed per block, then added to the
+// src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis, hit,
+// colour, z)). Accepted moves are summed per block, then added to the
 // system's counter 0.
 
 #include "vector_hit.cuh"

@@ -27,8 +27,6 @@ constexpr int FIELD = static_cast<int>(SPINFLIP_FIELD_BITS);
 
 constexpr unsigned PURPOSE_VECTOR_METROPOLIS = 11u;
 constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
-// Points drawn at most for one proposal (vector_metropolis::PROPOSAL_ATTEMPTS).
-constexpr unsigned PROPOSAL_ATTEMPTS = 16u;
 constexpr int UNIFORM = 0;
 // 64-bit counters per system: accepted (1), spare (3), the observation (27 sums, the norm
 // deviation): COUNT_WORDS / 2 of vector_site.wgsl.
@@ -101,18 +99,10 @@ __device__ __forceinline__ Vector local_field(const int* spins, const int* coupl
     return h;
 }
 
-// propose: the spin a block's point r of the cube [-1, 1)^n gives (none outside the unit
-// ball): unit(r) for UNIFORM, else unit(s + (r width) >> 28).
+// propose: the spin a block's point r of the unit circle or sphere gives: unit(r) for UNIFORM,
+// else unit(s + (r width) >> 28); none where that is the zero vector.
 __device__ __forceinline__ Unit propose(uint4 words, const Vector& s, int width) {
-    const unsigned w[4] = {words.x, words.y, words.z, words.w};
-    Vector r = {{0, 0, 0}};
-#pragma unroll
-    for (unsigned a = 0u; a < COMPONENTS; a++) {
-        r.c[a] = static_cast<int>(w[a]) >> 3;
-    }
-    if (dot(r, r) > static_cast<long long>(ONE) * ONE) {
-        return Unit{r, false};
-    }
+    const Vector r = sphere_point(words);
     if (width == UNIFORM) {
         return unit(r);
     }

@@ -76,6 +76,81 @@ fn unit(v: vec3<i32>) -> Unit {
     return Unit(u, true);
 }
 
+// fixed::SINE_COEFFICIENTS and fixed::COSINE_COEFFICIENTS, units of 2^-30, lowest first.
+const SINE_COEFFICIENTS = array<i32, 8>(
+    1686629713i, -693598668i, 85569306i, -5026995i, 172272i, -3864i, 61i, -1i,
+);
+const COSINE_COEFFICIENTS = array<i32, 8>(
+    1073741824i, -1324675879i, 272375560i, -22401992i, 987048i, -27060i, 506i, -7i,
+);
+
+// fixed::polynomial: sum_k c_k y^k in units of 2^-30 for y in units of 2^-32 (Horner's rule,
+// each product floored to its high word).
+fn polynomial(c: array<i32, 8>, y: u32) -> i32 {
+    var coefficients = c;
+    var acc = coefficients[7];
+    for (var k = 6i; k >= 0i; k--) {
+        acc = coefficients[k] + mulhi_signed(acc, y);
+    }
+    return acc;
+}
+
+// fixed::cos_sin_turn: (cos, sin) of 2 pi w / 2^32 in spin units, the quadrant from the top two
+// bits, the quarter turn's fraction x / 2^30 through the two polynomials in its square.
+fn cos_sin_turn(w: u32) -> vec2<i32> {
+    let x = w & 0x3fffffffu;
+    let square = mulhilo(x, x);
+    let y = (square.x << 4u) | (square.y >> 28u);
+    let sine = mulhi_signed(polynomial(SINE_COEFFICIENTS, y), x);
+    let cosine = polynomial(COSINE_COEFFICIENTS, y) >> 2u;
+    switch w >> 30u {
+        case 0u: {
+            return vec2<i32>(cosine, sine);
+        }
+        case 1u: {
+            return vec2<i32>(-sine, cosine);
+        }
+        case 2u: {
+            return vec2<i32>(-cosine, -sine);
+        }
+        default: {
+            return vec2<i32>(sine, -cosine);
+        }
+    }
+}
+
+// fixed::sqrt_square: sqrt(t) in spin units for t < 2^62 in units of 2^-56: t scaled by 4^k into
+// [2^60, 2^62) as unit scales, its top word T, and T inverse_sqrt(T) / 2^(31 + k).
+fn sqrt_square(t: vec2<u32>) -> i32 {
+    if t.x == 0u && t.y == 0u {
+        return 0i;
+    }
+    let k = (max(wide_leading_zeros(t), 2u) - 2u) / 2u;
+    let scaled = wide_shl(t, 2u * k);
+    let top = (scaled.y << 2u) | (scaled.x >> 30u);
+    let product = mulhilo(top, inverse_sqrt(top));
+    return bitcast<i32>(wide_shr(vec2<u32>(product.y, product.x), 31u + k).x);
+}
+
+// (rho c) >> 28: a sphere point's component in the plane.
+fn scaled_component(rho: i32, c: i32) -> i32 {
+    return bitcast<i32>(wide_shr(wide_mul_i32(rho, c), FRACTION_BITS).x);
+}
+
+// fixed::sphere_point: a point of the unit circle (the angle from word 0) or sphere (z from
+// word 0's top 29 bits, signed; the angle about the axis from word 1), not normalised.
+fn sphere_point(words: vec4<u32>) -> vec3<i32> {
+    if COMPONENTS == 2u {
+        let circle = cos_sin_turn(words.x);
+        return vec3<i32>(circle.x, circle.y, 0i);
+    }
+    let z = bitcast<i32>(words.x) >> 3u;
+    let one_squared = vec2<u32>(0u, 1u << (2u * FRACTION_BITS - 32u));
+    let rho = sqrt_square(wide_sub(one_squared, wide_mul_i32(z, z)));
+    let angle = cos_sin_turn(words.y);
+    return vec3<i32>(scaled_component(rho, angle.x), scaled_component(rho, angle.y), z);
+}
+
 // fixed::threshold: the product of the four bytes' table entries of k, byte 0 first, each
 // product's high word; `table` the first word of the temperature's table.
 fn threshold(k: u32, table: u32) -> u32 {

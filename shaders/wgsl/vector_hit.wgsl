@@ -1,8 +1,7 @@
 // One Metropolis hit of one vector spin, shared by vector_metropolis (the plain checkerboard)
 // and vector_tiles (the double checkerboard): the twin of metropolis_hit and energy_change in
-// src/engine/cpu/vector_metropolis.rs. Randoms: block (i, sweep, VectorMetropolis,
-// hit * 16 + attempt, colour, global_index(z)), words 0 .. n-1 the point, word 3 the acceptance
-// word.
+// src/engine/cpu/vector_metropolis.rs. Randoms: block (i, sweep, VectorMetropolis, hit, colour,
+// global_index(z)), words 0 (and 1) the point of the sphere, word 3 the acceptance word.
 
 #import vector_site
 
@@ -17,8 +16,7 @@ fn energy_change(s: vec3<i32>, v: vec3<i32>, h: vec3<i32>) -> vec2<u32> {
 }
 
 // vector_metropolis::metropolis_hit: hit `hit` of site i (of checkerboard colour `colour`) of
-// system z against its local field h, the first usable point of the hit's attempts, with the
-// proposal width and the acceptance table (its first word) of z's temperature; whether it was
+// system z against its local field h, the proposal of the hit's block, with the proposal width and the acceptance table (its first word) of z's temperature; whether it was
 // accepted (s replaced).
 fn metropolis_hit(
     z: u32,
@@ -31,21 +29,13 @@ fn metropolis_hit(
     table: u32,
 ) -> bool {
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
-    let batch = global_index(z);
-    for (var attempt = 0u; attempt < PROPOSAL_ATTEMPTS; attempt++) {
-        let draw = hit * PROPOSAL_ATTEMPTS + attempt;
-        let purpose = (draw << 1u) | colour;
-        let counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, purpose, batch);
-        let words = philox4x32_10(counter, key);
-        let v = propose(words, *s, width);
-        if !v.ok {
-            continue;
-        }
-        if accepts(energy_change(*s, v.v, h), words.w, table) {
-            *s = v.v;
-            return true;
-        }
-        return false;
+    let purpose = (hit << 1u) | colour;
+    let counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, purpose, global_index(z));
+    let words = philox4x32_10(counter, key);
+    let v = propose(words, *s, width);
+    if v.ok && accepts(energy_change(*s, v.v, h), words.w, table) {
+        *s = v.v;
+        return true;
     }
     return false;
 }

@@ -1,6 +1,7 @@
-// The hot start of vector spins: site i of system z takes the first usable uniform proposal of
-// blocks (i, 0, VectorInitialSpins, attempt, 0, global_index(z)), the unit vector along the
-// first axis where none is. CPU twin: src/engine/cpu/vector_hot_start.rs. One thread per site.
+// The hot start of vector spins: site i of system z takes the uniform proposal of block
+// (i, 0, VectorInitialSpins, 0, 0, global_index(z)) (the unit vector along the first axis where
+// none is: never, a sphere point is no zero vector). CPU twin: src/engine/cpu/vector_hot_start.rs.
+// One thread per site.
 
 #import vector_site
 
@@ -16,15 +17,8 @@ fn main(
         return;
     }
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
-    let batch = global_index(z);
-    var s = vec3<i32>(ONE, 0i, 0i);
-    for (var attempt = 0u; attempt < PROPOSAL_ATTEMPTS; attempt++) {
-        let counter = philox_counter(i, 0u, PURPOSE_VECTOR_INITIAL_SPINS, attempt << 1u, batch);
-        let proposed = propose(philox4x32_10(counter, key), s, UNIFORM);
-        if proposed.ok {
-            s = proposed.v;
-            break;
-        }
-    }
+    let counter = philox_counter(i, 0u, PURPOSE_VECTOR_INITIAL_SPINS, 0u, global_index(z));
+    let proposed = propose(philox4x32_10(counter, key), vec3<i32>(0i), UNIFORM);
+    let s = select(vec3<i32>(ONE, 0i, 0i), proposed.v, proposed.ok);
     store_spin(z, i, s);
 }

@@ -1,8 +1,8 @@
 // Metropolis on one checkerboard colour of every vector-spin lattice: thread ci of system z
 // updates the ci-th site of params.colour, HITS proposals against its local field, in the
 // fixed-point arithmetic of vector.wgsl, each hit vector_hit.wgsl's. CPU twin:
-// src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis,
-// hit * 16 + attempt, colour, z), words 0 .. n-1 the point, word 3 the acceptance word).
+// src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis, hit,
+// colour, z), words 0 and 1 the point of the sphere, word 3 the acceptance word).
 // Accepted moves are summed per workgroup, then added to the system's 64-bit count (counts
 // words 0, 1).
 

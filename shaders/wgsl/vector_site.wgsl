@@ -36,8 +36,6 @@ override FIELD: i32 = i32(FIELD_BITS);
 
 const PURPOSE_VECTOR_METROPOLIS: u32 = 11u;
 const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
-// Points drawn at most for one proposal (vector_metropolis::PROPOSAL_ATTEMPTS).
-const PROPOSAL_ATTEMPTS: u32 = 16u;
 const UNIFORM: i32 = 0i;
 // Words of counts per system: accepted (2), spare (6), the observation (28 pairs).
 const COUNT_WORDS: u32 = 64u;
@@ -106,17 +104,10 @@ fn local_field(b: u32, i: u32) -> vec3<i32> {
     return h;
 }
 
-// propose: the spin a block's point r of the cube [-1, 1)^n gives (none outside the unit
-// ball): unit(r) for UNIFORM, else unit(s + (r width) >> 28).
+// propose: the spin a block's point r of the unit circle or sphere gives: unit(r) for UNIFORM,
+// else unit(s + (r width) >> 28); none where that is the zero vector.
 fn propose(words: vec4<u32>, s: vec3<i32>, width: i32) -> Unit {
-    var r = vec3<i32>(0i);
-    for (var a = 0u; a < COMPONENTS; a++) {
-        r[a] = bitcast<i32>(words[a]) >> 3u;
-    }
-    let one_squared = vec2<u32>(0u, 1u << (2u * FRACTION_BITS - 32u));
-    if wide_less(one_squared, dot_wide(r, r)) {
-        return Unit(r, false);
-    }
+    let r = sphere_point(words);
     if width == UNIFORM {
         return unit(r);
     }

@@ -6,7 +6,7 @@
 // against neighbours read from workgroup memory, the halo held fixed; then writes the tile
 // back. The tiles of a colour share no bond, so their order is immaterial. CPU twin:
 // src/engine/cpu/vector_tiles.rs; the randoms those of vector_metropolis (block (i, sweep,
-// VectorMetropolis, hit * 16 + attempt, colour of site i, z)). Accepted moves are summed per
+// VectorMetropolis, hit, colour of site i, z)). Accepted moves are summed per
 // workgroup, then added to the system's 64-bit count (counts words 0, 1). Threads take the
 // sites of a colour in turn, so any workgroup size gives the same bits.
 

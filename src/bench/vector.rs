@@ -4,14 +4,12 @@
 //! and per site and sweep, beside the memory floor (bytes a sweep must move at the least) and
 //! the arithmetic floor (32-bit multiplies an attempted update must issue).
 
-use std::f64::consts::PI;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
-use crate::engine::cpu::vector_metropolis::PROPOSAL_ATTEMPTS;
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::error::{Error, Result};
@@ -51,27 +49,30 @@ const PHILOX_MULTIPLIES: f64 = 40.0;
 /// of two products of two words and one high word.
 const INVERSE_SQRT_MULTIPLIES: f64 = 12.0;
 
+/// 32-bit multiplies of `fixed::cos_sin_turn`: the fraction's square (a 32 x 32 -> 64-bit
+/// product, two), seven Horner steps of each polynomial, the sine's last high word.
+const TURN_MULTIPLIES: f64 = 17.0;
+
 /// The 32-bit multiplies an attempted update of an `n`-component spin issues at the least, a
 /// 32 x 32 -> 64-bit product counted as two (its low and high words; a GPU issues them as one
 /// wide multiply at half the rate of one word's), as written in `fixed.rs` and
-/// `vector_metropolis.rs`: per block drawn (`(1 - (1 - p)^16) / p` of them, `p` the ball's share
-/// of the cube, `pi/4` or `pi/6`) a Philox block and the ball test's `n` squares; then once
-/// `unit` (`n` squares, `inverse_sqrt`, `n` high words) and the energy change (`n` products).
-/// Left out as not certain: the threshold's three high words (only uphill) and the addressing.
-/// Multiplies run on one pipe of a GPU (64 a clock per H100 SM) and no compiler fuses them, so
-/// over a device's multiply rate this is a floor of the update's time as the bytes are of the
-/// sweep's; the other integer operations (adds, shifts, logic) come to about as many again.
+/// `vector_metropolis.rs`: a Philox block; the point of the circle (`cos_sin_turn`) or sphere
+/// (that, `z^2`, `sqrt_square`: `inverse_sqrt` and a wide product, and the two scaled
+/// components); `unit` (`n` squares, `inverse_sqrt`, `n` high words) and the energy change
+/// (`n` products). Left out as not certain: the threshold's three high words (only uphill) and
+/// the addressing. Multiplies run on one pipe of a GPU (64 a clock per H100 SM) and no
+/// compiler fuses them, so over a device's multiply rate this is a floor of the update's time
+/// as the bytes are of the sweep's; the other integer operations (adds, shifts, logic) come to
+/// about as many again.
 pub fn multiplies_per_update(n: u32) -> f64 {
-    let inside = match n {
-        2 => PI / 4.0,
-        _ => PI / 6.0,
+    let point = match n {
+        2 => TURN_MULTIPLIES,
+        _ => TURN_MULTIPLIES + 2.0 + INVERSE_SQRT_MULTIPLIES + 2.0 + 2.0 * 2.0,
     };
-    let blocks = (1.0 - (1.0 - inside).powi(PROPOSAL_ATTEMPTS as i32)) / inside;
     let n = f64::from(n);
-    let per_block = PHILOX_MULTIPLIES + 2.0 * n;
     let unit = 2.0 * n + INVERSE_SQRT_MULTIPLIES + n;
     let energy = 2.0 * n;
-    blocks * per_block + unit + energy
+    PHILOX_MULTIPLIES + point + unit + energy
 }
 
 /// Bytes a sweep of `n`-component spins moves per site at the least. The plain checkerboard:
@@ -228,9 +229,8 @@ mod tests {
         );
         assert!(row.ps_per_update > 0.0 && row.sweeps >= 1, "{row:?}");
         assert_eq!(row.model, "Heisenberg 3D");
-        // 1.91 blocks of 46 multiplies, unit 21, the energy 6.
-        let multiplies = row.multiplies_per_update;
-        assert!((multiplies - 114.9).abs() < 0.1, "{multiplies}");
+        // Philox 40, the sphere's point 37, unit 21, the energy 6.
+        assert_eq!(row.multiplies_per_update, 104.0);
     }
 
     #[test]

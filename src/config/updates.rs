@@ -35,7 +35,7 @@ pub enum Proposal {
     /// A new direction uniform on the circle or sphere, independent of the old one (paper 000).
     #[default]
     Uniform,
-    /// The old spin plus `width` times a point uniform in the unit ball, normalised: a cone
+    /// The old spin plus `width` times a point uniform on the unit sphere, normalised: a cone
     /// around the old direction whose width the first half of the thermalisation tunes,
     /// temperature by temperature, towards `acceptance` (then frozen and recorded in the
     /// summary).

@@ -1,27 +1,23 @@
 //! CPU twin of `vector_hot_start`: every spin of a vector-spin lattice uniform on the circle or
-//! sphere. Site `i` of system `b` takes the first usable point ([`propose`] with
-//! [`UNIFORM`]) of blocks `(i, 0, VectorInitialSpins, attempt, 0, b)`, attempts
-//! `0 .. PROPOSAL_ATTEMPTS`; the unit vector along the first axis where none is.
+//! sphere. Site `i` of system `b` takes the point ([`propose`] with [`UNIFORM`]) of block
+//! `(i, 0, VectorInitialSpins, 0, 0, b)`.
 
-use super::vector_metropolis::{PROPOSAL_ATTEMPTS, UNIFORM, propose};
+use super::vector_metropolis::{UNIFORM, propose};
 use crate::model::vector::fixed::{ONE, Vector};
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The initial spin of site `i` of the run's system `system`, `n` components.
 pub fn initial_spin(seed: u64, system: u32, i: u64, n: usize) -> Vector {
-    (0..PROPOSAL_ATTEMPTS)
-        .find_map(|attempt| {
-            let counter = Counter {
-                word: i as u32,
-                sweep: 0,
-                purpose: Purpose::VectorInitialSpins,
-                colour: 0,
-                draw: attempt,
-                batch: system,
-            };
-            propose(&random_block(seed, counter), &[0; 3], UNIFORM, n)
-        })
-        .unwrap_or([ONE, 0, 0])
+    let counter = Counter {
+        word: i as u32,
+        sweep: 0,
+        purpose: Purpose::VectorInitialSpins,
+        colour: 0,
+        draw: 0,
+        batch: system,
+    };
+    // A point of the sphere is never the zero vector: the fallback is never taken.
+    propose(&random_block(seed, counter), &[0; 3], UNIFORM, n).unwrap_or([ONE, 0, 0])
 }
 
 /// The initial lattice of the run's system `system` of `sites` sites, component-major.

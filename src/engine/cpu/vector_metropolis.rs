@@ -3,22 +3,16 @@
 //! each site proposed a new spin and tested against its local field, in the fixed-point
 //! arithmetic of [`crate::model::vector::fixed`].
 //!
-//! Randoms: the proposal of site `i` of system `b` at sweep `t`, colour `c`, takes block
-//! `(i, t, VectorMetropolis, draw, c, b)` with `draw = hit * PROPOSAL_ATTEMPTS + attempt`:
-//! words 0 .. n-1 are a point of the cube `[-1, 1)^n` (each word's top 29 bits, as a signed
-//! spin unit), word 3 the acceptance word. A point outside the unit ball, or giving a zero
-//! vector, is drawn again from the next block; after [`PROPOSAL_ATTEMPTS`] such points the site
-//! keeps its spin (which leaves the proposal symmetric).
+//! Randoms: the proposal of site `i` of system `b` at sweep `t`, colour `c`, hit `h` takes block
+//! `(i, t, VectorMetropolis, h, c, b)`: words 0 (and 1 for n = 3) a point of the unit circle or
+//! sphere ([`sphere_point`]: no rejection, so a GPU warp's lanes never wait for each other),
+//! word 3 the acceptance word.
 
 pub use crate::engine::vector::UNIFORM;
 use crate::model::Lattice;
-use crate::model::vector::fixed::{CouplingScale, ONE, Vector, accepts, dot, unit};
+use crate::model::vector::fixed::{CouplingScale, ONE, Vector, accepts, sphere_point, unit};
 use crate::model::vector::{SampleBonds, VectorSystems};
 use crate::rng::{Counter, Purpose, random_block};
-
-/// Points drawn at most for one proposal (one in about `(1 - pi/6)^16 = 7e-6` proposals of a
-/// Heisenberg spin runs out of them).
-pub const PROPOSAL_ATTEMPTS: u32 = 16;
 
 /// What one system's update needs besides its spins.
 pub struct SiteUpdate<'a> {
@@ -85,19 +79,11 @@ impl<'a> SiteUpdate<'a> {
     }
 }
 
-/// A proposed spin from the block `words` (its first `n` words), or `None` where the block's
-/// point of the cube falls outside the unit ball or gives the zero vector: `width` [`UNIFORM`]
-/// normalises the point itself, any other width normalises `s + width r` (`width` in spin
-/// units).
+/// A proposed spin from the block `words`: the point `r` of the unit circle or sphere its words
+/// give ([`sphere_point`]); `width` [`UNIFORM`] normalises `r` itself, any other width
+/// normalises `s + width r` (`width` in spin units); `None` where that is the zero vector.
 pub fn propose(words: &[u32; 4], s: &Vector, width: i32, n: usize) -> Option<Vector> {
-    let mut r = [0i32; 3];
-    for a in 0..n {
-        r[a] = (words[a] as i32) >> 3;
-    }
-    let one = i64::from(ONE);
-    if dot(&r, &r, n) > one * one {
-        return None;
-    }
+    let r = sphere_point(words, n);
     if width == UNIFORM {
         return unit(&r, n);
     }
@@ -106,21 +92,6 @@ pub fn propose(words: &[u32; 4], s: &Vector, width: i32, n: usize) -> Option<Vec
         v[a] = s[a] + ((i64::from(r[a]) * i64::from(width)) >> ONE.trailing_zeros()) as i32;
     }
     unit(&v, n)
-}
-
-/// The proposal of one hit: the first block of the hit's attempts whose point is usable, with
-/// that block's acceptance word; `None` where every attempt failed.
-pub fn proposal(
-    block: impl Fn(u32) -> [u32; 4],
-    hit: u32,
-    s: &Vector,
-    width: i32,
-    n: usize,
-) -> Option<(Vector, u32)> {
-    (0..PROPOSAL_ATTEMPTS).find_map(|attempt| {
-        let words = block(hit * PROPOSAL_ATTEMPTS + attempt);
-        propose(&words, s, width, n).map(|v| (v, words[3]))
-    })
 }
 
 /// The energy change `-(v - s) . H` of replacing `s` by `v` in the local field `h`, in units
@@ -158,8 +129,8 @@ impl SweepKey {
     }
 }
 
-/// One Metropolis hit of site `i`, whose spin is `s` and local field `h`: the first usable
-/// point of the hit's attempts, with the proposal `width` and acceptance `table` of its
+/// One Metropolis hit of site `i`, whose spin is `s` and local field `h`: the proposal of the
+/// hit's block, with the proposal `width` and acceptance `table` of its
 /// temperature; whether it was accepted (`s` replaced). `key.colour` is the site's colour.
 /// Shared by [`metropolis_colour`] and the double checkerboard (`vector_tiles`).
 pub fn metropolis_hit(
@@ -169,11 +140,12 @@ pub fn metropolis_hit(
     (width, table): (i32, &[u32]),
 ) -> bool {
     let n = update.components;
-    let Some((v, u)) = proposal(|draw| key.block(i, draw), hit, s, width, n) else {
+    let words = key.block(i, hit);
+    let Some(v) = propose(&words, s, width, n) else {
         return false;
     };
     let shift = update.scale.energy_shift();
-    let accepted = accepts(energy_change(s, &v, h, n), shift, u, table);
+    let accepted = accepts(energy_change(s, &v, h, n), shift, words[3], table);
     if accepted {
         *s = v;
     }

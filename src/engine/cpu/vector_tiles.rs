@@ -6,7 +6,7 @@
 //! they are updated one after another here and all at once on a GPU, with the same result.
 //!
 //! Randoms: as [`super::vector_metropolis`]'s, hit `hit` of site `i` (of colour `c`) at sweep
-//! `t` takes blocks `(i, t, VectorMetropolis, hit * 16 + attempt, c, b)`: the site fixes its
+//! `t` takes block `(i, t, VectorMetropolis, hit, c, b)`: the site fixes its
 //! colour and tile, so the plain checkerboard with the same hits draws the same blocks.
 
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_hit};

@@ -14,7 +14,7 @@ use crate::model::Lattice;
 const MAX_OVERRELAXATION: u32 = 1000;
 
 /// Metropolis hits per site of the double checkerboard at most: far past any use (paper 000
-/// finds a few best), and `hit * 16 + attempt` keeps to the random counter's draw field.
+/// finds a few best), and the hit keeps to the random counter's draw field.
 const MAX_HITS: u32 = 1000;
 
 /// Sites of a Gaussian glass at most: its measured bond sums add terms up to `8 * 2^32` in

@@ -188,6 +188,70 @@ pub fn unit(v: &Vector, n: usize) -> Option<Vector> {
     Some(u)
 }
 
+/// `sin(pi/2 f) / f` as a polynomial in `f^2`: the Taylor coefficients
+/// `(-1)^k (pi/2)^(2k+1) / (2k+1)!` in units of `2^-30`, lowest first (the next term is below
+/// `10^-11`).
+pub const SINE_COEFFICIENTS: [i32; 8] = [
+    1686629713, -693598668, 85569306, -5026995, 172272, -3864, 61, -1,
+];
+
+/// `cos(pi/2 f)` as a polynomial in `f^2`: `(-1)^k (pi/2)^(2k) / (2k)!` in units of `2^-30`,
+/// lowest first (the next term is below `10^-10`).
+pub const COSINE_COEFFICIENTS: [i32; 8] = [
+    1073741824, -1324675879, 272375560, -22401992, 987048, -27060, 506, -7,
+];
+
+/// `sum_k c_k y^k` in units of `2^-30` for `y` in units of `2^-32` (Horner's rule, each step's
+/// product floored to its high word).
+fn polynomial(coefficients: &[i32; 8], y: u32) -> i32 {
+    (coefficients[..7].iter().rev()).fold(coefficients[7], |acc, &c| c + mulhi_signed(acc, y))
+}
+
+/// The cosine and sine of the angle `2 pi w / 2^32` in spin units, within a few units: the
+/// quadrant from the top two bits, and `sin(pi/2 f)`, `cos(pi/2 f)` of the fraction
+/// `f = x / 2^30` of the quarter turn from [`SINE_COEFFICIENTS`] and [`COSINE_COEFFICIENTS`].
+pub fn cos_sin_turn(w: u32) -> (i32, i32) {
+    let x = w & 0x3fff_ffff;
+    let y = ((u64::from(x) * u64::from(x)) >> 28) as u32;
+    let sine = mulhi_signed(polynomial(&SINE_COEFFICIENTS, y), x);
+    let cosine = polynomial(&COSINE_COEFFICIENTS, y) >> 2;
+    match w >> 30 {
+        0 => (cosine, sine),
+        1 => (-sine, cosine),
+        2 => (-cosine, -sine),
+        _ => (sine, -cosine),
+    }
+}
+
+/// `sqrt(t)` in spin units for `t < 2^62` in units of `2^-56` (a spin unit squared), within a
+/// unit: `t` scaled by `4^k` into `[2^60, 2^62)` as [`unit`] scales, its top word `T`, and
+/// `T inverse_sqrt(T) / 2^(31 + k)`.
+pub fn sqrt_square(t: u64) -> i32 {
+    if t == 0 {
+        return 0;
+    }
+    let k = t.leading_zeros().saturating_sub(2) / 2;
+    let top = ((t << (2 * k)) >> 30) as u32;
+    ((u64::from(top) * u64::from(inverse_sqrt(top))) >> (31 + k)) as i32
+}
+
+/// A point of the unit sphere (`n = 3`) or circle (`n = 2`) from two random words, uniform up
+/// to the grid of the words, not normalised (its norm is 1 within a few spin units): the
+/// circle's angle from `words[0]`; the sphere's `z` from `words[0]` (its top 29 bits, signed:
+/// uniform in `[-1, 1)`, Archimedes) and the angle about the axis from `words[1]`.
+pub fn sphere_point(words: &[u32; 4], n: usize) -> Vector {
+    if n == 2 {
+        let (c, s) = cos_sin_turn(words[0]);
+        return [c, s, 0];
+    }
+    let z = (words[0] as i32) >> 3;
+    let one = i64::from(ONE);
+    let rho = i64::from(sqrt_square((one * one - i64::from(z) * i64::from(z)) as u64));
+    let (c, s) = cos_sin_turn(words[1]);
+    let scale = |v: i32| ((rho * i64::from(v)) >> FRACTION_BITS) as i32;
+    [scale(c), scale(s), z]
+}
+
 /// The high word of the 64-bit product of two 32-bit words.
 pub fn mulhi(a: u32, b: u32) -> u32 {
     ((u64::from(a) * u64::from(b)) >> 32) as u32
@@ -354,5 +418,77 @@ mod tests {
             assert!(accepts(delta, shift, (t - 4.0) as u32, &table));
             assert!(!accepts(delta, shift, (t + 4.0) as u32, &table));
         }
+    }
+
+    /// The fixed-point cosine and sine agree with `f64`'s within 4 spin units at every
+    /// quadrant's edges and between.
+    #[test]
+    fn the_turns_cosine_and_sine_are_within_four_units() {
+        let words = (0..4096u32).map(|k| k.wrapping_mul(1_048_573)).chain([
+            0,
+            1,
+            0x3fff_ffff,
+            0x4000_0000,
+            0x8000_0000,
+            0xc000_0000,
+            u32::MAX,
+        ]);
+        for w in words {
+            let angle = 2.0 * std::f64::consts::PI * f64::from(w) / 2f64.powi(32);
+            let (c, s) = cos_sin_turn(w);
+            for (got, want) in [(c, angle.cos()), (s, angle.sin())] {
+                let error = (f64::from(got) - want * f64::from(ONE)).abs();
+                assert!(error <= 4.0, "w = {w:#x}: {got} against {want} ({error} units)");
+            }
+        }
+    }
+
+    /// `sqrt_square` is the square root within a unit, from 0 to `2^56` (1.0 squared) and
+    /// beyond.
+    #[test]
+    fn square_roots_are_within_a_unit() {
+        for t in [0u64, 1, 2, 3, 1 << 20, 12_345_678_901, (1 << 56) - 1, 1 << 56, (1 << 62) - 1] {
+            let want = (t as f64).sqrt();
+            let got = f64::from(sqrt_square(t));
+            assert!((got - want).abs() <= 1.0, "sqrt({t}) = {got}, not {want}");
+        }
+    }
+
+    /// Sphere points have norm 1 within a few units, `z` uniform (Archimedes) and the angle
+    /// uniform: the moments of many points match the sphere's.
+    #[test]
+    fn sphere_points_have_unit_norm_and_the_spheres_moments() {
+        let points: Vec<Vector> = (0..20_000u32)
+            .map(|k| {
+                let block = crate::rng::random_block(
+                    9,
+                    crate::rng::Counter {
+                        word: k,
+                        sweep: 0,
+                        purpose: crate::rng::Purpose::VectorMetropolis,
+                        colour: 0,
+                        draw: 0,
+                        batch: 0,
+                    },
+                );
+                sphere_point(&block, 3)
+            })
+            .collect();
+        let one = f64::from(ONE);
+        for p in &points {
+            let norm = (dot(p, p, 3) as f64).sqrt();
+            assert!((norm - one).abs() < 4.0, "{p:?}: norm {norm}");
+        }
+        // <x^2> = <y^2> = <z^2> = 1/3 and <x> = 0, each within 5 standard errors.
+        let count = points.len() as f64;
+        for a in 0..3 {
+            let mean = points.iter().map(|p| f64::from(p[a]) / one).sum::<f64>() / count;
+            let square = points.iter().map(|p| (f64::from(p[a]) / one).powi(2)).sum::<f64>() / count;
+            assert!(mean.abs() < 5.0 * (1.0 / 3.0 / count).sqrt(), "<s_{a}> = {mean}");
+            let sigma = (4.0 / 45.0 / count).sqrt();
+            assert!((square - 1.0 / 3.0).abs() < 5.0 * sigma, "<s_{a}^2> = {square}");
+        }
+        let circle = sphere_point(&[0x4000_0000, 0, 0, 0], 2);
+        assert!(circle[0].abs() <= 4 && (circle[1] - ONE).abs() <= 4, "{circle:?}");
     }
 }
