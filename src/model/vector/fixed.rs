@@ -198,7 +198,14 @@ pub const SINE_COEFFICIENTS: [i32; 8] = [
 /// `cos(pi/2 f)` as a polynomial in `f^2`: `(-1)^k (pi/2)^(2k) / (2k)!` in units of `2^-30`,
 /// lowest first (the next term is below `10^-10`).
 pub const COSINE_COEFFICIENTS: [i32; 8] = [
-    1073741824, -1324675879, 272375560, -22401992, 987048, -27060, 506, -7,
+    1073741824,
+    -1324675879,
+    272375560,
+    -22401992,
+    987048,
+    -27060,
+    506,
+    -7,
 ];
 
 /// `sum_k c_k y^k` in units of `2^-30` for `y` in units of `2^-32` (Horner's rule, each step's
@@ -246,7 +253,9 @@ pub fn sphere_point(words: &[u32; 4], n: usize) -> Vector {
     }
     let z = (words[0] as i32) >> 3;
     let one = i64::from(ONE);
-    let rho = i64::from(sqrt_square((one * one - i64::from(z) * i64::from(z)) as u64));
+    let rho = i64::from(sqrt_square(
+        (one * one - i64::from(z) * i64::from(z)) as u64,
+    ));
     let (c, s) = cos_sin_turn(words[1]);
     let scale = |v: i32| ((rho * i64::from(v)) >> FRACTION_BITS) as i32;
     [scale(c), scale(s), z]
@@ -438,7 +447,10 @@ mod tests {
             let (c, s) = cos_sin_turn(w);
             for (got, want) in [(c, angle.cos()), (s, angle.sin())] {
                 let error = (f64::from(got) - want * f64::from(ONE)).abs();
-                assert!(error <= 4.0, "w = {w:#x}: {got} against {want} ({error} units)");
+                assert!(
+                    error <= 4.0,
+                    "w = {w:#x}: {got} against {want} ({error} units)"
+                );
             }
         }
     }
@@ -447,7 +459,17 @@ mod tests {
     /// beyond.
     #[test]
     fn square_roots_are_within_a_unit() {
-        for t in [0u64, 1, 2, 3, 1 << 20, 12_345_678_901, (1 << 56) - 1, 1 << 56, (1 << 62) - 1] {
+        for t in [
+            0u64,
+            1,
+            2,
+            3,
+            1 << 20,
+            12_345_678_901,
+            (1 << 56) - 1,
+            1 << 56,
+            (1 << 62) - 1,
+        ] {
             let want = (t as f64).sqrt();
             let got = f64::from(sqrt_square(t));
             assert!((got - want).abs() <= 1.0, "sqrt({t}) = {got}, not {want}");
@@ -483,12 +505,25 @@ mod tests {
         let count = points.len() as f64;
         for a in 0..3 {
             let mean = points.iter().map(|p| f64::from(p[a]) / one).sum::<f64>() / count;
-            let square = points.iter().map(|p| (f64::from(p[a]) / one).powi(2)).sum::<f64>() / count;
-            assert!(mean.abs() < 5.0 * (1.0 / 3.0 / count).sqrt(), "<s_{a}> = {mean}");
+            let square = points
+                .iter()
+                .map(|p| (f64::from(p[a]) / one).powi(2))
+                .sum::<f64>()
+                / count;
+            assert!(
+                mean.abs() < 5.0 * (1.0 / 3.0 / count).sqrt(),
+                "<s_{a}> = {mean}"
+            );
             let sigma = (4.0 / 45.0 / count).sqrt();
-            assert!((square - 1.0 / 3.0).abs() < 5.0 * sigma, "<s_{a}^2> = {square}");
+            assert!(
+                (square - 1.0 / 3.0).abs() < 5.0 * sigma,
+                "<s_{a}^2> = {square}"
+            );
         }
         let circle = sphere_point(&[0x4000_0000, 0, 0, 0], 2);
-        assert!(circle[0].abs() <= 4 && (circle[1] - ONE).abs() <= 4, "{circle:?}");
+        assert!(
+            circle[0].abs() <= 4 && (circle[1] - ONE).abs() <= 4,
+            "{circle:?}"
+        );
     }
 }
