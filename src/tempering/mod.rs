@@ -15,4 +15,4 @@ pub use diagnostics::{
 };
 pub use ladder::{TUNING_STAGES, retune, tuning_stops};
 pub use outputs::{Ladder, finish_tempering, tempering_warnings};
-pub use tuning::retune_ladder;
+pub use tuning::{retune_ladder, retuned_ladder};

@@ -23,19 +23,33 @@ pub fn retune_ladder(
 ) -> Result<Box<dyn Engine>> {
     let chains = Chains::of(systems);
     *tempering = tempering_state_of(engine.as_mut())?;
-    let stage = tempering_diagnostics(&chains, tempering, &systems.betas, every, (from, to));
-    systems.betas = retune(&systems.betas, &stage.acceptance);
-    log::info!(
-        "tempering: ladder tuned after sweep {to} (acceptance {:?}): betas {:?}",
-        stage.acceptance,
-        systems.betas
-    );
-    let accepted = chains.index(Section::Accepted, 0, 0);
-    tempering[accepted..].fill(0);
+    systems.betas = retuned_ladder(&chains, tempering, &systems.betas, every, (from, to));
     let spins = engine.spins()?;
     drop(engine);
     let mut engine = open_engine(config, systems.clone())?;
     engine.set_spins(&spins)?;
     tempering_of(engine.as_mut())?.set_tempering(tempering)?;
     Ok(engine)
+}
+
+/// At the end of tuning stage `(from, to)` of chains swapping every `every` sweeps with tempering
+/// state `state`: the ladder `betas` moved towards equal swap acceptance over the stage
+/// (logged); the acceptances in `state` zeroed, to be counted afresh. The Ising and the vector
+/// runs' stop; each reopens its engine on the new ladder.
+pub fn retuned_ladder(
+    chains: &Chains,
+    state: &mut [u32],
+    betas: &[f64],
+    every: u64,
+    (from, to): (u64, u64),
+) -> Vec<f64> {
+    let stage = tempering_diagnostics(chains, state, betas, every, (from, to));
+    let tuned = retune(betas, &stage.acceptance);
+    log::info!(
+        "tempering: ladder tuned after sweep {to} (acceptance {:?}): betas {tuned:?}",
+        stage.acceptance
+    );
+    let accepted = chains.index(Section::Accepted, 0, 0);
+    state[accepted..].fill(0);
+    tuned
 }

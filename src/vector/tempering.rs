@@ -19,9 +19,7 @@ use crate::engine::vector::VectorObservation;
 use crate::error::Result;
 use crate::model::ising::threshold;
 use crate::model::vector::VectorSystems;
-use crate::tempering::{
-    Ladder, TemperingDiagnostics, finish_tempering, retune, tempering_diagnostics,
-};
+use crate::tempering::{Ladder, TemperingDiagnostics, finish_tempering, retuned_ladder};
 
 /// The tempering of a vector-spin run, as the loop carries it (and its checkpoints hold).
 #[derive(Debug, Clone, PartialEq)]
@@ -100,17 +98,7 @@ impl VectorTempering {
     /// acceptances counted again from here.
     pub(super) fn retune_ladder(&mut self, systems: &VectorSystems, stage: (u64, u64)) -> Vec<f64> {
         let chains = chains(systems);
-        let acceptance =
-            tempering_diagnostics(&chains, &self.state, &systems.betas, self.every, stage)
-                .acceptance;
-        let betas = retune(&systems.betas, &acceptance);
-        log::info!(
-            "tempering: ladder tuned after sweep {} (acceptance {acceptance:?}): betas {betas:?}",
-            stage.1
-        );
-        let accepted = chains.index(Section::Accepted, 0, 0);
-        self.state[accepted..].fill(0);
-        betas
+        retuned_ladder(&chains, &mut self.state, &systems.betas, self.every, stage)
     }
 }
 
