@@ -25,6 +25,8 @@ pub(super) fn equilibration_checks(
     let measured_after: Vec<u64> = (1..=measurements as u64)
         .map(|m| m * sweeps.every)
         .collect();
+    // As the summary counts them: the measurements after the thermalisation's.
+    let thermalization = (sweeps.thermalize / sweeps.every) as usize;
     let per_temperature = (systems.samples * systems.replicas) as usize;
     runs.iter()
         .enumerate()
@@ -39,7 +41,7 @@ pub(super) fn equilibration_checks(
                 .map(|(name, units)| UnitSeries { name, units })
                 .collect();
             let production = Production {
-                measurements: (sweeps.measure / sweeps.every) as usize,
+                measurements: measurements - thermalization,
                 every: sweeps.every,
                 tau: run.tau_e.max(run.tau_abs_m),
             };
