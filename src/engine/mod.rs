@@ -1,4 +1,3 @@
-// LEAD NOTE (delete this line; do not commit it): READ /tmp/work/common.md NOW (binding rules: never edit /work/main, never run issues resolved/blocked/note, never use the device tools).
 //! Engines replay a [`Plan`] built by the simulation loop.
 //!
 //! The loop (an algorithm's home, above the engines) decides what happens (which sweeps, when to
