@@ -17,7 +17,7 @@
 //!
 //! let systems = IsingSystems::ferromagnet(Lattice::new(2, 8), 0.0, vec![0.44], 2, 1);
 //! let mut engine = CpuEngine::new(systems.clone());
-//! engine.set_spins(&spinflip::engine::cpu::hot_start::initial_spins(&systems))?;
+//! engine.set_spins(&spinflip::engine::cpu::hot_start::initial_spins(&systems).into())?;
 //! let mut plan = Plan::default();
 //! for sweep in 0..10 {
 //!     plan.sweep(sweep);

@@ -203,13 +203,13 @@ fn shuffled_sources(count: u32) -> Vec<u32> {
 fn check_copies(engine: &mut dyn Engine, systems: &IsingSystems, what: &str) {
     let sources = shuffled_sources(systems.systems());
     let (spins, expected) = copied(systems, &sources);
-    engine.set_spins(&spins).unwrap();
+    engine.set_spins(&spins.clone().into()).unwrap();
     populations_of(engine)
         .unwrap()
         .copy_systems(&sources)
         .unwrap();
     assert!(
-        engine.spins().unwrap() == expected,
+        engine.spins().unwrap().into_bits().unwrap() == expected,
         "{what}: copies differ from the gather"
     );
     let error = populations_of(engine)
@@ -270,7 +270,7 @@ fn lanes_equal_after(randoms: Randoms, sweeps: u32) -> usize {
         randoms,
     };
     let mut engine = CpuMultispinEngine::new(MultispinLayout::new(systems.clone(), options));
-    engine.set_spins(&initial_spins(&systems)).unwrap();
+    engine.set_spins(&initial_spins(&systems).into()).unwrap();
     engine.copy_systems(&[0; 32]).unwrap();
     engine.set_betas(&[0.44]).unwrap();
     let plan = Plan {
@@ -278,7 +278,7 @@ fn lanes_equal_after(randoms: Randoms, sweeps: u32) -> usize {
         slots: 0,
     };
     engine.execute(&plan).unwrap();
-    let spins = engine.spins().unwrap();
+    let spins = engine.spins().unwrap().into_bits().unwrap();
     (0..32)
         .filter(|&r| spins.system_signs(r) == spins.system_signs(0))
         .count()

@@ -100,7 +100,7 @@ pub fn anneal(
         Err(early) => return Ok(early),
     };
     log::info!("annealed in {:.1} s", started.elapsed().as_secs_f64());
-    anneal.save(&checkpoints, engine.spins()?)?;
+    anneal.save(&checkpoints, engine.spins()?.into_bits()?)?;
     let n = anneal.systems.lattice.sites();
     let flips = (anneal.sweeps_done - first_sweep) * n * u64::from(anneal.systems.systems());
     let ps_per_flip = engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64;
@@ -300,7 +300,7 @@ impl Anneal {
         let spins = checkpoint
             .spins
             .reshape(anneal.systems.systems(), anneal.systems.lattice.sites())?;
-        engine.set_spins(&spins)?;
+        engine.set_spins(&spins.into())?;
         Ok(anneal)
     }
 
@@ -406,7 +406,7 @@ impl Anneal {
             clock.log();
             if checkpoint {
                 let writing = Instant::now();
-                self.save(checkpoints, engine.spins()?)?;
+                self.save(checkpoints, engine.spins()?.into_bits()?)?;
                 checkpoints.stops.checkpoint_took(writing.elapsed());
                 let halt_after = checkpoints.halt_after;
                 if let Some(ended) = ended_at_checkpoint(stop, self.sweeps_done, halt_after) {

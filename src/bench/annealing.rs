@@ -10,7 +10,7 @@ use crate::annealing::engine_systems;
 use crate::config::{AnnealingOptions, Config};
 use crate::engine::annealing::ResamplingTable;
 use crate::engine::{
-    Betas, Engine, EngineInfo, Measurements, Plan, Populations, SpinBits, Step, Tempering,
+    Betas, Engine, EngineInfo, Lattices, Measurements, Plan, Populations, Step, Tempering,
     populations_of,
 };
 use crate::error::{Error, Result};
@@ -163,11 +163,11 @@ impl Engine for TimedEngine<'_> {
         self.engine.info()
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
         self.engine.set_spins(spins)
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
+    fn spins(&mut self) -> Result<Lattices> {
         self.engine.spins()
     }
 

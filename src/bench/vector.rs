@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
 use crate::engine::open::open_local_vector_engine;
-use crate::engine::vector::{UNIFORM, VectorSweeps};
+use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::error::{Error, Result};
 use crate::model::vector::tiles::Tiles;
 use crate::model::vector::vector_systems;
@@ -164,10 +164,10 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     };
     let mut engine = open_local_vector_engine(config, systems.clone(), updates)?;
     engine.hot_start()?;
-    let widths = vec![UNIFORM; systems.betas.len()];
     let mut run = |from: u32, sweeps: u32| -> Result<f64> {
+        let plan = sweeps_plan(from..from + sweeps, false);
         let started = Instant::now();
-        engine.sweeps(from..from + sweeps, &widths)?;
+        engine.execute(&plan)?;
         Ok(started.elapsed().as_secs_f64())
     };
     run(0, 1)?;

@@ -117,7 +117,7 @@ mod tests {
                     .unwrap()
                     .set_clusters(update)
                     .unwrap();
-                let mut expected = engine.spins().unwrap();
+                let mut expected = engine.spins().unwrap().into_bits().unwrap();
                 for n in 0..4 {
                     let mut plan = Plan::default();
                     plan.cluster(n, true);
@@ -144,7 +144,7 @@ mod tests {
                             expected.set(b, site as u64, spin > 0);
                         }
                     }
-                    assert_eq!(engine.spins().unwrap(), expected);
+                    assert_eq!(engine.spins().unwrap().into_bits().unwrap(), expected);
                 }
             }
         }

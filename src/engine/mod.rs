@@ -5,18 +5,27 @@
 //! Every engine uses the same random words and thresholds, so all of them produce the same
 //! lattices bit for bit.
 //!
-//! The contract is split by capability. [`Engine`] is the core every engine has: lattices in
-//! and out, the hot start, and plans of Metropolis sweeps and measurements. The rest are
-//! capabilities an engine may have, each a trait of its own that the engine hands out through an
-//! accessor of [`Engine`] (`None` by default):
+//! One contract serves every model (Ising and vector spins), split by capability. [`Engine`] is
+//! the core every engine has: lattices in and out ([`Lattices`], of the engine's spin type), the
+//! hot start, and plans of sweeps and measurements (a Metropolis sweep of Ising spins, or the
+//! passes of a vector sweep, [`vector::VectorSweeps::passes`]; the measurements of the model,
+//! [`Measurements`]). The rest are capabilities an engine may have, each a trait of its own that
+//! the engine hands out through an accessor of [`Engine`] (`None` by default):
 //! - [`Tempering`] ([`Engine::tempering`]): parallel tempering, a tempering state and the
 //!   plans' [`Step::Swap`] rounds;
 //! - [`Populations`] ([`Engine::populations`]): population annealing, changing temperatures,
 //!   copying systems, the plans' [`Step::Resample`] steps and counting populations on the device;
 //! - [`Clusters`] ([`Engine::clusters`]): Swendsen-Wang and Wolff cluster updates, the plans'
-//!   [`Step::Cluster`] steps ([`clusters`]; the simple engines have them).
+//!   [`Step::Cluster`] steps ([`clusters`]; the simple engines have them);
+//! - [`Proposals`] ([`Engine::proposals`]): the vector spins' proposal widths per temperature,
+//!   which the cone tuning sets between plans (the vector engines);
+//! - [`Exchanges`] ([`Engine::exchanges`]): parallel tempering of vector spins, whose rounds the
+//!   host decides from the measured energies and the engine carries out by exchanging lattices
+//!   between partner systems (the vector engines; the Ising engines' [`Tempering`] decides on
+//!   the device, inside the plan).
 //!
-//! A loop asks for what it needs ([`tempering_of`], [`populations_of`], [`clusters_of`]) and
+//! A loop asks for what it needs ([`tempering_of`], [`populations_of`], [`clusters_of`],
+//! [`proposals_of`], [`exchanges_of`]) and
 //! gets a clear error where the engine lacks it. A wrapper engine (the MPI ranks, the annealing
 //! bench's timer) forwards the capabilities of the engine it wraps. A capability is added the
 //! same way: a trait, an accessor on [`Engine`] returning `None` by default, and `Some(self)`
@@ -32,6 +41,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod dispatch;
 pub mod kernels;
+pub mod lattices;
 pub mod multispin;
 pub mod open;
 pub mod placement;
@@ -45,14 +55,18 @@ pub mod wgpu;
 use crate::config::ClusterUpdate;
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
+pub use lattices::Lattices;
 pub use spins::SpinBits;
+use vector::{VectorObservation, VectorOverlap};
 
 /// One step of a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// One Metropolis sweep of every system: colour 0, then colour 1. `sweep` keys the randoms.
+    /// One sweep of every system, `sweep` keying its randoms: of Ising spins a Metropolis sweep
+    /// (colour 0, then colour 1); of vector spins the passes of
+    /// [`vector::VectorSweeps::passes`], the Metropolis moves with the widths of [`Proposals`].
     Sweep { sweep: u32 },
-    /// Measure every system into observation slot `slot` of this plan.
+    /// Measure every system (and the overlap pairs) into observation slot `slot` of this plan.
     Measure { slot: u32 },
     /// A parallel-tempering swap round after sweep `sweep` on the neighbour pairs `(k, k + 1)`
     /// with `k mod 2 = parity` (see [`tempering`]).
@@ -171,7 +185,9 @@ pub struct Observation {
     pub satisfied: u64,
 }
 
-/// What a plan measured: exact integers, slot-major.
+/// What a plan measured: exact integers, slot-major. An engine fills the fields of its model
+/// (`observations` and the overlaps of Ising spins, `vector_*` and `accepted` of vector spins);
+/// the others stay empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Measurements {
     /// `[slot][system]`.
@@ -198,14 +214,22 @@ pub struct Measurements {
     /// ([`Step::Cluster`]): the sum over the updates that recorded into the slot of Swendsen-Wang's
     /// `sum_C |C|^2` or Wolff's `|C|` ([`clusters`]). Empty otherwise.
     pub cluster_sizes: Vec<u64>,
+    /// `[slot][system]` of a vector-spin engine: every system's observation.
+    pub vector_observations: Vec<VectorObservation>,
+    /// `[slot][overlap]` of a vector-spin engine: the tensor overlap of every replica pair of a
+    /// spin glass ([`crate::model::vector::VectorSystems::overlaps`]). Empty for the
+    /// ferromagnet.
+    pub vector_overlaps: Vec<VectorOverlap>,
+    /// `[system]` of a vector-spin engine: the Metropolis moves accepted over the plan's sweeps.
+    pub accepted: Vec<u64>,
 }
 
 /// What an engine runs on, for the summary and logs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineInfo {
-    /// `cpu` or `wgpu`.
+    /// `cpu`, `wgpu` or `cuda`.
     pub backend: String,
-    /// `simple` or `multispin`, with the layout.
+    /// `simple` or `multispin`, with the layout; `vector`.
     pub engine: String,
     /// The adapter (GPU name and graphics API) or the CPU description.
     pub adapter: String,
@@ -213,25 +237,28 @@ pub struct EngineInfo {
     pub driver: String,
 }
 
-/// The core every backend fulfils: lattices and Metropolis sweeps (plans of [`Step::Sweep`] and
-/// [`Step::Measure`]). What else an engine can do it offers as capabilities, through the
-/// accessors at the end ([`Engine::tempering`], [`Engine::populations`]; `None` where it has
-/// none); the loops ask for them with [`tempering_of`] and [`populations_of`].
+/// The core every backend fulfils, for every model: lattices and sweeps (plans of [`Step::Sweep`]
+/// and [`Step::Measure`]). What else an engine can do it offers as capabilities, through the
+/// accessors at the end (`None` where it has none); the loops ask for them with
+/// [`tempering_of`], [`populations_of`], [`clusters_of`], [`proposals_of`] and
+/// [`exchanges_of`].
 pub trait Engine {
     /// What this engine runs on.
     fn info(&self) -> EngineInfo;
-    /// Replace every system's lattice (one bit per spin, natural order: [`SpinBits`]; an engine
-    /// of a slab holds only the slab's planes of each, see [`slabs`]).
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()>;
-    /// Every system's lattice (one bit per spin, natural order: [`SpinBits`]; a slab's planes
-    /// of each for an engine of a slab).
-    fn spins(&mut self) -> Result<SpinBits>;
-    /// Start every system from the hot start ([`crate::engine::cpu::hot_start::initial_spins`]'s lattices),
-    /// computed where the spins live by the `hot_start` kernel ([`cpu::hot_start`]).
+    /// Replace every system's lattice ([`Lattices`] of the engine's spin type; Ising spins one
+    /// bit per spin, natural order: [`SpinBits`]; an engine of a slab holds only the slab's
+    /// planes of each, see [`slabs`]). Lattices of the other spin type are refused.
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()>;
+    /// Every system's lattice ([`Lattices`] of the engine's spin type; a slab's planes of each
+    /// for an engine of a slab).
+    fn spins(&mut self) -> Result<Lattices>;
+    /// Start every system from the hot start ([`crate::engine::cpu::hot_start::initial_spins`]'s
+    /// lattices, or `vector_hot_start`'s), computed where the spins live by the hot-start kernel
+    /// ([`cpu::hot_start`], [`cpu::vector_hot_start`]).
     fn hot_start(&mut self) -> Result<()>;
     /// Execute a plan; returns `plan.slots * systems` observations (and the overlaps of the
-    /// overlap pairs), slot-major. An engine of a slab returns its planes' partial sums
-    /// ([`slabs`]).
+    /// overlap pairs), slot-major, and a vector engine the accepted moves of its sweeps
+    /// ([`Measurements`]). An engine of a slab returns its planes' partial sums ([`slabs`]).
     fn execute(&mut self, plan: &Plan) -> Result<Measurements>;
 
     /// Most measurement slots one plan may fill: what the device's buffer limits allow (a
@@ -255,6 +282,33 @@ pub trait Engine {
     fn clusters(&mut self) -> Option<&mut dyn Clusters> {
         None
     }
+
+    /// Its proposal widths ([`Proposals`]), if it has that capability.
+    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
+        None
+    }
+
+    /// Its host-decided exchanges of lattices ([`Exchanges`]), if it has that capability.
+    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
+        None
+    }
+}
+
+/// The proposal widths of a vector-spin engine ([`Engine::proposals`]): the cone the Metropolis
+/// moves of the plans' sweeps draw from.
+pub trait Proposals {
+    /// The width of each temperature's proposals for the plans that follow (spin units;
+    /// [`vector::UNIFORM`] for directions uniform on the sphere). Until the first call every
+    /// temperature's is [`vector::UNIFORM`].
+    fn set_widths(&mut self, widths: &[i32]) -> Result<()>;
+}
+
+/// Parallel tempering decided on the host ([`Engine::exchanges`]): the engine only moves the
+/// lattices of the pairs the host accepted (`vector_exchange`).
+pub trait Exchanges {
+    /// System `b` swaps its lattice with system `partners[b]` (one entry per system, a pair
+    /// naming each other; `b` itself: no swap).
+    fn exchange(&mut self, partners: &[u32]) -> Result<()>;
 }
 
 /// The cluster-update capability of an engine ([`Engine::clusters`]): Swendsen-Wang or Wolff
@@ -335,6 +389,22 @@ pub fn clusters_of(engine: &mut dyn Engine) -> Result<&mut dyn Clusters> {
         Error::State(
             "this engine has no cluster updates (they run on the simple engine, engine: Simple)"
                 .into(),
+        )
+    })
+}
+
+/// The proposal widths of `engine`, or an error where it has none.
+pub fn proposals_of(engine: &mut dyn Engine) -> Result<&mut dyn Proposals> {
+    engine.proposals().ok_or_else(|| {
+        Error::State("this engine has no proposal widths (they are the vector spins')".into())
+    })
+}
+
+/// The host-decided exchanges of `engine`, or an error where it has none.
+pub fn exchanges_of(engine: &mut dyn Engine) -> Result<&mut dyn Exchanges> {
+    engine.exchanges().ok_or_else(|| {
+        Error::State(
+            "this engine has no exchanges of lattices (vector spins' parallel tempering)".into(),
         )
     })
 }

@@ -3,7 +3,7 @@
 use crate::config::{Backend, Config};
 use crate::engine::cpu::{CpuEngine, CpuMultispinEngine, CpuVectorEngine};
 use crate::engine::multispin::MultispinLayout;
-use crate::engine::vector::{VectorEngine, VectorSweeps};
+use crate::engine::vector::VectorSweeps;
 use crate::engine::wgpu::context::driver_lock;
 use crate::engine::wgpu::{
     MultispinWgpuEngine, SimpleWgpuEngine, WgpuContext, WgpuVectorEngine, adapters,
@@ -75,14 +75,14 @@ pub fn open_local_vector_engine(
     config: &Config,
     systems: VectorSystems,
     updates: VectorSweeps,
-) -> Result<Box<dyn VectorEngine>> {
+) -> Result<Box<dyn Engine>> {
     let size = config.workgroup_size;
-    let gpu = |ctx, systems| -> Result<Box<dyn VectorEngine>> {
+    let gpu = |ctx, systems| -> Result<Box<dyn Engine>> {
         Ok(Box::new(WgpuVectorEngine::new(
             ctx, systems, updates, size,
         )?))
     };
-    let cpu = |systems| -> Result<Box<dyn VectorEngine>> {
+    let cpu = |systems| -> Result<Box<dyn Engine>> {
         Ok(Box::new(CpuVectorEngine::new(systems, updates)))
     };
     match config.backend {
@@ -106,7 +106,7 @@ fn open_cuda_vector(
     config: &Config,
     systems: VectorSystems,
     updates: VectorSweeps,
-) -> Result<Box<dyn VectorEngine>> {
+) -> Result<Box<dyn Engine>> {
     use crate::engine::cuda::{CudaDevice, CudaVectorEngine};
     let device = CudaDevice::open(config.adapter.as_deref())?;
     let size = config.workgroup_size;
@@ -116,11 +116,7 @@ fn open_cuda_vector(
 }
 
 #[cfg(not(feature = "cuda"))]
-fn open_cuda_vector(
-    _: &Config,
-    _: VectorSystems,
-    _: VectorSweeps,
-) -> Result<Box<dyn VectorEngine>> {
+fn open_cuda_vector(_: &Config, _: VectorSystems, _: VectorSweeps) -> Result<Box<dyn Engine>> {
     Err(Error::Cuda(CUDA_NOT_COMPILED_IN.into()))
 }
 

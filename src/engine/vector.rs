@@ -1,12 +1,16 @@
 //! The contract of the vector-spin engines (`XY`, `Heisenberg`): lattices of fixed-point unit
 //! vectors ([`crate::model::vector::fixed`]), checkerboard sweeps of Metropolis and
-//! over-relaxation, and measurements as exact integer sums. The CPU engine
-//! ([`super::cpu::CpuVectorEngine`]) is the reference the GPU kernels are checked against.
+//! over-relaxation, and measurements as exact integer sums. The vector engines fulfil the one
+//! [`super::Engine`] contract: a plan's [`super::Step::Sweep`] runs one sweep's passes
+//! ([`VectorSweeps::passes`]), its [`super::Step::Measure`] measures every system and replica
+//! pair ([`replay`]); the proposal widths and the tempering exchange are capabilities
+//! ([`super::Proposals`], [`super::Exchanges`]). The CPU engine ([`super::cpu::CpuVectorEngine`])
+//! is the reference the GPU kernels are checked against.
 
 use std::ops::Range;
 
-use super::EngineInfo;
 use super::dispatch::DispatchParams;
+use super::{Measurements, Plan, Step};
 use crate::config::VectorUpdates;
 use crate::error::{Error, Result};
 use crate::model::vector::tiles::Tiles;
@@ -121,31 +125,92 @@ pub struct VectorOverlap {
     pub fourier: [[[[i64; 2]; 3]; 3]; 3],
 }
 
-/// A vector-spin engine: every system of a [`crate::model::vector::VectorSystems`], its spins
-/// component-major (component `a` of site `i` of system `b` at `(b n + a) N + i`).
-pub trait VectorEngine {
-    /// What this engine runs on.
-    fn info(&self) -> EngineInfo;
-    /// Start every system from the hot start (`vector_hot_start`).
-    fn hot_start(&mut self) -> Result<()>;
-    /// Replace every system's spins.
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()>;
-    /// Every system's spins.
-    fn spins(&mut self) -> Result<Vec<i32>>;
-    /// Sweeps `sweeps` (their numbers key the randoms): each the passes of
-    /// [`VectorSweeps::passes`], the Metropolis ones with the proposal width of each temperature (`widths`, spin units; `UNIFORM`
-    /// for uniform proposals), then the over-relaxation sweeps. Returns each system's
-    /// accepted Metropolis moves.
-    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>>;
-    /// Every system's observation.
-    fn observe(&mut self) -> Result<Vec<VectorObservation>>;
-    /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`), numbered
-    /// as [`VectorSystems::overlaps`]; none for the ferromagnet.
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
-    /// Parallel tempering's exchange (`vector_exchange`): system `b` swaps its lattice with
-    /// system `partners[b]` (one entry per system, a pair naming each other; `b` itself: no
-    /// swap).
-    fn exchange(&mut self, partners: &[u32]) -> Result<()>;
+/// The plan of sweeps `sweeps` (their numbers key the randoms), then a measurement where
+/// `measure`.
+pub fn sweeps_plan(sweeps: Range<u32>, measure: bool) -> Plan {
+    let mut plan = Plan::default();
+    sweeps.for_each(|sweep| plan.sweep(sweep));
+    if measure {
+        plan.measure();
+    }
+    plan
+}
+
+/// A vector-spin engine's sweeps and measurements, from which [`replay`] executes its plans.
+pub trait VectorSteps {
+    /// The systems whose lattices the engine holds.
+    fn systems(&self) -> &VectorSystems;
+    /// Sweeps `sweeps` in order (their numbers key the randoms), each the passes of
+    /// [`VectorSweeps::passes`], the Metropolis ones with the proposal widths of
+    /// [`super::Proposals`]. Returns each system's accepted Metropolis moves.
+    fn sweeps(&mut self, sweeps: &[u32]) -> Result<Vec<u64>>;
+    /// Every system's observation, and the tensor overlap of every replica pair of a spin glass
+    /// (`vector_overlap`, numbered as [`VectorSystems::overlaps`]; none for the ferromagnet).
+    fn measure(&mut self) -> Result<(Vec<VectorObservation>, Vec<VectorOverlap>)>;
+}
+
+/// Execute `plan` on the lattices of `steps`: each run of sweeps between measurements in one
+/// call of `steps` (so that a device adds the accepted moves up across it and reads them back
+/// once), each measurement into its slot. Refuses the steps of other models' capabilities.
+pub fn replay(plan: &Plan, steps: &mut dyn VectorSteps) -> Result<Measurements> {
+    let systems = steps.systems();
+    let (count, overlaps) = (systems.systems() as usize, systems.overlaps() as usize);
+    let slots = plan.slots as usize;
+    let mut measurements = Measurements {
+        vector_observations: vec![VectorObservation::default(); slots * count],
+        vector_overlaps: vec![VectorOverlap::default(); slots * overlaps],
+        accepted: vec![0; count],
+        ..Measurements::default()
+    };
+    let mut pending = Vec::new();
+    for &step in &plan.steps {
+        match step {
+            Step::Sweep { sweep } => pending.push(sweep),
+            Step::Measure { slot } => {
+                run_sweeps(steps, &mut pending, &mut measurements.accepted)?;
+                let (observed, overlapped) = steps.measure()?;
+                let slot = slot as usize;
+                measurements.vector_observations[slot * count..][..count]
+                    .copy_from_slice(&observed);
+                measurements.vector_overlaps[slot * overlaps..][..overlaps]
+                    .copy_from_slice(&overlapped);
+            }
+            other => {
+                return Err(Error::State(format!(
+                    "a vector-spin engine runs sweeps and measurements, not {other:?}"
+                )));
+            }
+        }
+    }
+    run_sweeps(steps, &mut pending, &mut measurements.accepted)?;
+    Ok(measurements)
+}
+
+/// Run the `pending` sweeps (if any, then none are), adding their accepted moves to
+/// `accepted`.
+fn run_sweeps(
+    steps: &mut dyn VectorSteps,
+    pending: &mut Vec<u32>,
+    accepted: &mut [u64],
+) -> Result<()> {
+    if !pending.is_empty() {
+        let counted = steps.sweeps(pending)?;
+        accepted.iter_mut().zip(counted).for_each(|(a, c)| *a += c);
+        pending.clear();
+    }
+    Ok(())
+}
+
+/// Refuse proposal widths that are not one per temperature of `systems`.
+pub fn check_widths(systems: &VectorSystems, widths: &[i32]) -> Result<()> {
+    let temperatures = systems.betas.len();
+    match widths.len() == temperatures {
+        true => Ok(()),
+        false => Err(Error::State(format!(
+            "expected a proposal width per temperature ({temperatures}), got {}",
+            widths.len()
+        ))),
+    }
 }
 
 /// Refuse a partner table that does not pair the systems of `systems` with each other.

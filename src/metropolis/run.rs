@@ -103,7 +103,7 @@ pub fn run_sweeps(
     // A fresh run's lattices are computed on the engine's device: they never exist on the host
     // before the first checkpoint.
     match resumed {
-        Some(spins) => engine.set_spins(&spins)?,
+        Some(spins) => engine.set_spins(&spins.into())?,
         None => engine.hot_start()?,
     }
     if schedule.swap_every.is_some() {
@@ -180,7 +180,7 @@ pub fn run_sweeps(
         let ended =
             checkpoint_between_plans((from, to), every, &mut stops, options.halt_after, || {
                 state.tempering = tempering_state_of(engine.as_mut())?;
-                let spins = engine.spins()?;
+                let spins = engine.spins()?.into_bits()?;
                 save_checkpoint(&checkpoint_path, config_fingerprint, &state, spins).map(drop)
             })?;
         if let Some(ended) = ended {
@@ -195,7 +195,7 @@ pub fn run_sweeps(
         &checkpoint_path,
         config_fingerprint,
         &state,
-        engine.spins()?,
+        engine.spins()?.into_bits()?,
     )?;
     let series = RunSeries::new(&systems, &schedule, &state);
     let flips = (schedule.total() - first_sweep) * flips_per_sweep;

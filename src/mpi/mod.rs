@@ -287,6 +287,7 @@ impl RunShape {
             histograms,
             // Cluster updates are not split over ranks (refused before they start).
             cluster_sizes: Vec::new(),
+            ..Measurements::default()
         })
     }
 
@@ -623,7 +624,7 @@ mod tests {
             labels: Vec::new(),
             copies: Vec::new(),
             histograms: None,
-            cluster_sizes: Vec::new(),
+            ..Measurements::default()
         };
         let sum = RunShape::sum_measurements(vec![measured(3, 4, 5), measured(10, 20, 30)]);
         let expected = Measurements {

@@ -3,7 +3,7 @@
 
 use crate::config::Config;
 use crate::engine::open::{open_local_engine, open_local_vector_engine};
-use crate::engine::vector::{VectorEngine, VectorSweeps};
+use crate::engine::vector::VectorSweeps;
 use crate::engine::{Betas, Engine};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -41,7 +41,7 @@ pub fn open_vector_engine(
     config: &Config,
     systems: VectorSystems,
     updates: VectorSweeps,
-) -> Result<Box<dyn VectorEngine>> {
+) -> Result<Box<dyn Engine>> {
     #[cfg(feature = "mpi")]
     if crate::engine::placement::placement().is_some() {
         return super::vector::RankedVectorEngine::open(config, systems, updates);

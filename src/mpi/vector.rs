@@ -9,17 +9,16 @@
 //! observations, overlaps) is `[t][sample][...]`, so the ranks' arrays, concatenated sample
 //! block by sample block ([`super::merge_samples`]), are the whole run's bit for bit.
 
-use std::ops::Range;
-
 use super::followers::{Followers, answers, ranked_info};
-use super::wire::{Command, Reply, VectorCall};
+use super::wire::{Command, Reply};
 use super::{Share, merge_samples, slice_samples, vector_split};
 use crate::config::Config;
-use crate::engine::EngineInfo;
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::placement::placement;
-use crate::engine::vector::{
-    VectorEngine, VectorObservation, VectorOverlap, VectorSweeps, check_partners, check_spin_words,
+use crate::engine::vector::{VectorSweeps, check_partners, check_spin_words, check_widths};
+use crate::engine::{
+    Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals, exchanges_of,
+    proposals_of,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -28,7 +27,7 @@ use crate::model::vector::VectorSystems;
 /// run, the other ranks' the rest; every call goes to all of them and their answers are merged
 /// into the whole run's.
 pub struct RankedVectorEngine {
-    local: Box<dyn VectorEngine>,
+    local: Box<dyn Engine>,
     /// The whole run's systems.
     systems: VectorSystems,
     shares: Vec<Share>,
@@ -42,7 +41,7 @@ impl RankedVectorEngine {
         config: &Config,
         systems: VectorSystems,
         updates: VectorSweeps,
-    ) -> Result<Box<dyn VectorEngine>> {
+    ) -> Result<Box<dyn Engine>> {
         let placement = placement().expect("a ranked engine runs on rank 0 of several");
         let shares = vector_split(&config.model.name(), &systems, placement.size)?;
         let slice = |k: usize| systems.sample_slice(shares[k].first, shares[k].count);
@@ -64,30 +63,36 @@ impl RankedVectorEngine {
         }))
     }
 
-    /// `call(k)` on every other rank `k` and `local` on this rank's engine; `local`'s result
-    /// and the others' replies in rank order.
+    /// `command(k)` on every other rank `k` and `local` on this rank's engine; `local`'s
+    /// result and the others' replies in rank order.
     fn call<R>(
         &mut self,
-        call: impl Fn(usize) -> VectorCall,
-        local: impl FnOnce(&mut dyn VectorEngine) -> Result<R>,
+        command: impl Fn(usize) -> Command,
+        local: impl FnOnce(&mut dyn Engine) -> Result<R>,
     ) -> Result<(R, Vec<Reply>)> {
         let engine = self.local.as_mut();
-        self.followers
-            .call(|k| Command::Vector(call(k)), || local(engine))
+        self.followers.call(command, || local(engine))
     }
 
-    /// `call` on every rank, whose answers (`local`'s here, the replies `of` takes elsewhere)
-    /// are arrays `[t][local sample][inner]`: the whole run's `[t][sample][inner]`.
-    fn gather<T: Copy>(
-        &mut self,
-        call: VectorCall,
-        local: impl FnOnce(&mut dyn VectorEngine) -> Result<Vec<T>>,
-        of: impl Fn(Reply) -> std::result::Result<Vec<T>, Reply>,
-        inner: usize,
-    ) -> Result<Vec<T>> {
-        let (mine, replies) = self.call(|_| call.clone(), local)?;
-        let parts = answers(mine, replies, of)?;
-        merge_samples(&parts, &self.shares, self.temperatures(), inner)
+    /// The whole run's measurements of a plan filling `slots` slots from the ranks' `parts`,
+    /// each field's arrays `[slot][t][local sample][inner]` (the accepted moves
+    /// `[t][local sample][replica]`).
+    fn merge_measurements(&self, parts: Vec<Measurements>, slots: usize) -> Result<Measurements> {
+        let (temperatures, replicas) = (self.temperatures(), self.systems.replicas as usize);
+        let pairs = self.systems.overlap_pairs() as usize;
+        let (mut observations, mut overlaps, mut accepted) = (Vec::new(), Vec::new(), Vec::new());
+        for part in parts {
+            observations.push(part.vector_observations);
+            overlaps.push(part.vector_overlaps);
+            accepted.push(part.accepted);
+        }
+        let outer = slots * temperatures;
+        Ok(Measurements {
+            vector_observations: merge_samples(&observations, &self.shares, outer, replicas)?,
+            vector_overlaps: merge_samples(&overlaps, &self.shares, outer, pairs)?,
+            accepted: merge_samples(&accepted, &self.shares, temperatures, replicas)?,
+            ..Measurements::default()
+        })
     }
 
     fn temperatures(&self) -> usize {
@@ -129,79 +134,87 @@ impl RankedVectorEngine {
     }
 }
 
-impl VectorEngine for RankedVectorEngine {
+impl Engine for RankedVectorEngine {
     fn info(&self) -> EngineInfo {
         ranked_info(self.local.info(), self.shares.len(), "samples")
     }
 
     fn hot_start(&mut self) -> Result<()> {
-        self.call(|_| VectorCall::HotStart, |engine| engine.hot_start())
+        self.call(|_| Command::HotStart, |engine| engine.hot_start())
             .map(drop)
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.vector()?;
         check_spin_words(&self.systems, spins.len())?;
         let (samples, temperatures) = (self.systems.samples, self.temperatures());
-        let parts: Vec<Vec<i32>> = self
-            .shares
-            .iter()
-            .map(|&share| slice_samples(spins, share, samples, temperatures, self.sample_words()))
+        let parts: Vec<Lattices> = (self.shares.iter())
+            .map(|&share| {
+                slice_samples(spins, share, samples, temperatures, self.sample_words()).into()
+            })
             .collect();
         self.call(
-            |k| VectorCall::SetSpins(parts[k].clone()),
+            |k| Command::SetSpins(parts[k].clone()),
             |engine| engine.set_spins(&parts[0]),
         )
         .map(drop)
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
-        let of = |reply| match reply {
-            Reply::VectorSpins(spins) => Ok(spins),
+    fn spins(&mut self) -> Result<Lattices> {
+        let (mine, replies) = self.call(|_| Command::Spins, |engine| engine.spins())?;
+        let parts = answers(mine, replies, |reply| match reply {
+            Reply::Spins(spins) => Ok(spins),
             other => Err(other),
-        };
+        })?;
+        let parts: Vec<Vec<i32>> = (parts.into_iter())
+            .map(Lattices::into_vector)
+            .collect::<Result<_>>()?;
         let words = self.sample_words();
-        self.gather(VectorCall::Spins, |engine| engine.spins(), of, words)
+        let whole = merge_samples(&parts, &self.shares, self.temperatures(), words)?;
+        Ok(Lattices::Vector(whole))
     }
 
-    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>> {
-        let call = VectorCall::Sweeps {
-            sweeps: sweeps.clone(),
-            widths: widths.to_vec(),
-        };
-        let of = |reply| match reply {
-            Reply::Accepted(accepted) => Ok(accepted),
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let (mine, replies) = self.call(
+            |_| Command::Execute(plan.clone()),
+            |engine| engine.execute(plan),
+        )?;
+        let parts = answers(mine, replies, |reply| match reply {
+            Reply::Measurements(measurements) => Ok(*measurements),
             other => Err(other),
-        };
-        let replicas = self.systems.replicas as usize;
-        self.gather(call, |engine| engine.sweeps(sweeps, widths), of, replicas)
+        })?;
+        self.merge_measurements(parts, plan.slots as usize)
     }
 
-    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
-        let of = |reply| match reply {
-            Reply::Observations(observations) => Ok(observations),
-            other => Err(other),
-        };
-        let replicas = self.systems.replicas as usize;
-        self.gather(VectorCall::Observe, |engine| engine.observe(), of, replicas)
+    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
+        Some(self)
     }
 
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
-        let of = |reply| match reply {
-            Reply::Overlaps(overlaps) => Ok(overlaps),
-            other => Err(other),
-        };
-        let pairs = self.systems.overlap_pairs() as usize;
-        self.gather(VectorCall::Overlaps, |engine| engine.overlaps(), of, pairs)
+    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
+        Some(self)
     }
+}
 
+impl Proposals for RankedVectorEngine {
+    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
+        check_widths(&self.systems, widths)?;
+        self.call(
+            |_| Command::SetWidths(widths.to_vec()),
+            |engine| proposals_of(engine)?.set_widths(widths),
+        )
+        .map(drop)
+    }
+}
+
+impl Exchanges for RankedVectorEngine {
     fn exchange(&mut self, partners: &[u32]) -> Result<()> {
         check_partners(&self.systems, partners)?;
         let parts: Vec<Vec<u32>> = (self.shares.iter())
             .map(|&share| self.local_partners(partners, share))
             .collect::<Result<_>>()?;
         self.call(
-            |k| VectorCall::Exchange(parts[k].clone()),
-            |engine| engine.exchange(&parts[0]),
+            |k| Command::Exchange(parts[k].clone()),
+            |engine| exchanges_of(engine)?.exchange(&parts[0]),
         )
         .map(drop)
     }
@@ -218,29 +231,7 @@ pub(super) fn open_vector_share(
     config: &str,
     systems: VectorSystems,
     updates: VectorSweeps,
-) -> Result<Box<dyn VectorEngine>> {
+) -> Result<Box<dyn Engine>> {
     let config = Config::from_ron_str(config)?;
     open_local_vector_engine(&config, systems, updates)
-}
-
-/// One vector-spin engine call on a serving rank's engine.
-pub(super) fn serve_vector(engine: &mut dyn VectorEngine, call: VectorCall) -> Result<Reply> {
-    Ok(match call {
-        VectorCall::HotStart => {
-            engine.hot_start()?;
-            Reply::Done
-        }
-        VectorCall::SetSpins(spins) => {
-            engine.set_spins(&spins)?;
-            Reply::Done
-        }
-        VectorCall::Spins => Reply::VectorSpins(engine.spins()?),
-        VectorCall::Sweeps { sweeps, widths } => Reply::Accepted(engine.sweeps(sweeps, &widths)?),
-        VectorCall::Observe => Reply::Observations(engine.observe()?),
-        VectorCall::Overlaps => Reply::Overlaps(engine.overlaps()?),
-        VectorCall::Exchange(partners) => {
-            engine.exchange(&partners)?;
-            Reply::Done
-        }
-    })
 }

@@ -1,16 +1,15 @@
-//! What rank 0 and the other ranks send each other, as bytes: the engine calls
-//! ([`Command`], a vector-spin engine's [`VectorCall`]) and their answers ([`Reply`]).
+//! What rank 0 and the other ranks send each other, as bytes: the engine calls ([`Command`],
+//! one vocabulary for the engines of every model) and their answers ([`Reply`]).
 //! Little-endian words, lengths before arrays, f64 as their bits, so every value crosses exactly.
 
-use std::ops::Range;
 use std::sync::Arc;
 
 use bytemuck::Pod;
 
 use crate::config::Disorder;
 use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, TableHead};
-use crate::engine::vector::{VectorObservation, VectorOverlap, VectorSweeps};
-use crate::engine::{Betas, Measurements, Observation, Plan, SpinBits, Step};
+use crate::engine::vector::VectorSweeps;
+use crate::engine::{Betas, Lattices, Measurements, Observation, Plan, SpinBits, Step};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
 use crate::model::couplings::Instance;
@@ -32,7 +31,7 @@ pub enum Command {
     },
     HotStart,
     /// This rank's lattices.
-    SetSpins(SpinBits),
+    SetSpins(Lattices),
     Spins,
     Execute(Plan),
     /// This rank's tempering state.
@@ -56,46 +55,26 @@ pub enum Command {
         systems: VectorSystems,
         updates: VectorSweeps,
     },
-    /// A call of the vector-spin engine.
-    Vector(VectorCall),
+    /// The proposal widths per temperature ([`crate::engine::Proposals`]).
+    SetWidths(Vec<i32>),
+    /// A tempering exchange ([`crate::engine::Exchanges`]): each of the rank's systems'
+    /// partner, in its numbering.
+    Exchange(Vec<u32>),
     /// Drop the engine.
     Close,
     /// The run is over: exit with this status.
     Finish(u8),
 }
 
-/// A call of a rank's vector-spin engine ([`crate::engine::vector::VectorEngine`]); its arrays
-/// those of the rank's systems.
-#[derive(Debug, Clone, PartialEq)]
-pub enum VectorCall {
-    HotStart,
-    SetSpins(Vec<i32>),
-    Spins,
-    Sweeps {
-        sweeps: Range<u32>,
-        widths: Vec<i32>,
-    },
-    Observe,
-    Overlaps,
-    /// A tempering exchange: each of the rank's systems' partner, in its numbering.
-    Exchange(Vec<u32>),
-}
-
 /// A rank's answer to a command other than `Close` and `Finish`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     Done,
-    Spins(SpinBits),
+    Spins(Lattices),
     Measurements(Box<Measurements>),
     Tempering(Vec<u32>),
     /// Whether the engine counts populations as histograms.
     Counting(bool),
-    /// A vector-spin engine's lattices.
-    VectorSpins(Vec<i32>),
-    /// Each vector-spin system's accepted Metropolis moves.
-    Accepted(Vec<u64>),
-    Observations(Vec<VectorObservation>),
-    Overlaps(Vec<VectorOverlap>),
 }
 
 #[derive(Default)]
@@ -234,10 +213,19 @@ impl Writer {
         self.u32s(&h.satisfied);
         self.u32s(&h.up);
     }
-    fn spins(&mut self, spins: &SpinBits) {
-        self.u32(spins.systems());
-        self.u64(spins.sites());
-        self.u64s(spins.words());
+    fn spins(&mut self, spins: &Lattices) {
+        match spins {
+            Lattices::Bits(bits) => {
+                self.u8(0);
+                self.u32(bits.systems());
+                self.u64(bits.sites());
+                self.u64s(bits.words());
+            }
+            Lattices::Vector(components) => {
+                self.u8(1);
+                self.i32s(components);
+            }
+        }
     }
 }
 
@@ -409,9 +397,14 @@ impl<'a> Reader<'a> {
             up: self.u32s()?,
         })))
     }
-    fn spins(&mut self) -> Result<SpinBits> {
-        let (systems, sites) = (self.u32()?, self.u64()?);
-        SpinBits::from_words(systems, sites, self.u64s()?)
+    fn spins(&mut self) -> Result<Lattices> {
+        Ok(match self.u8()? {
+            0 => {
+                let (systems, sites) = (self.u32()?, self.u64()?);
+                SpinBits::from_words(systems, sites, self.u64s()?)?.into()
+            }
+            _ => self.i32s()?.into(),
+        })
     }
     fn end(&self) -> Result<()> {
         match self.bytes.is_empty() {
@@ -522,9 +515,13 @@ impl Command {
                 w.vector_systems(systems);
                 w.vector_sweeps(updates);
             }
-            Command::Vector(call) => {
+            Command::SetWidths(widths) => {
                 w.u8(14);
-                call.encode(&mut w);
+                w.i32s(widths);
+            }
+            Command::Exchange(partners) => {
+                w.u8(15);
+                w.u32s(partners);
             }
             Command::Close => w.u8(9),
             Command::Finish(status) => {
@@ -623,52 +620,12 @@ impl Command {
                 systems: r.vector_systems()?,
                 updates: r.vector_sweeps()?,
             },
-            14 => Command::Vector(VectorCall::decode(&mut r)?),
+            14 => Command::SetWidths(r.i32s()?),
+            15 => Command::Exchange(r.u32s()?),
             _ => return Err(truncated()),
         };
         r.end()?;
         Ok(command)
-    }
-}
-
-impl VectorCall {
-    fn encode(&self, w: &mut Writer) {
-        match self {
-            VectorCall::HotStart => w.u8(0),
-            VectorCall::SetSpins(spins) => {
-                w.u8(1);
-                w.i32s(spins);
-            }
-            VectorCall::Spins => w.u8(2),
-            VectorCall::Sweeps { sweeps, widths } => {
-                w.u8(3);
-                w.u32(sweeps.start);
-                w.u32(sweeps.end);
-                w.i32s(widths);
-            }
-            VectorCall::Observe => w.u8(4),
-            VectorCall::Overlaps => w.u8(5),
-            VectorCall::Exchange(partners) => {
-                w.u8(6);
-                w.u32s(partners);
-            }
-        }
-    }
-
-    fn decode(r: &mut Reader) -> Result<VectorCall> {
-        Ok(match r.u8()? {
-            0 => VectorCall::HotStart,
-            1 => VectorCall::SetSpins(r.i32s()?),
-            2 => VectorCall::Spins,
-            3 => VectorCall::Sweeps {
-                sweeps: r.u32()?..r.u32()?,
-                widths: r.i32s()?,
-            },
-            4 => VectorCall::Observe,
-            5 => VectorCall::Overlaps,
-            6 => VectorCall::Exchange(r.u32s()?),
-            _ => return Err(truncated()),
-        })
     }
 }
 
@@ -698,6 +655,9 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
             w.u32s(&m.labels);
             w.u32s(&m.copies);
             w.histograms(m.histograms.as_deref());
+            w.pods(&m.vector_observations);
+            w.pods(&m.vector_overlaps);
+            w.u64s(&m.accepted);
         }
         Ok(Reply::Tempering(state)) => {
             w.u8(4);
@@ -706,22 +666,6 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
         Ok(Reply::Counting(counting)) => {
             w.u8(5);
             w.u8(u8::from(*counting));
-        }
-        Ok(Reply::VectorSpins(spins)) => {
-            w.u8(6);
-            w.i32s(spins);
-        }
-        Ok(Reply::Accepted(accepted)) => {
-            w.u8(7);
-            w.u64s(accepted);
-        }
-        Ok(Reply::Observations(observations)) => {
-            w.u8(8);
-            w.pods(observations);
-        }
-        Ok(Reply::Overlaps(overlaps)) => {
-            w.u8(9);
-            w.pods(overlaps);
         }
     }
     w.0
@@ -752,14 +696,13 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 histograms: r.histograms()?,
                 // Cluster updates are not split over ranks.
                 cluster_sizes: Vec::new(),
+                vector_observations: r.pods()?,
+                vector_overlaps: r.pods()?,
+                accepted: r.u64s()?,
             })))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
         5 => Ok(Reply::Counting(r.u8()? == 1)),
-        6 => Ok(Reply::VectorSpins(r.i32s()?)),
-        7 => Ok(Reply::Accepted(r.u64s()?)),
-        8 => Ok(Reply::Observations(r.pods()?)),
-        9 => Ok(Reply::Overlaps(r.pods()?)),
         _ => return Err(truncated()),
     };
     r.end()?;
@@ -769,9 +712,11 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::vector::{VectorObservation, VectorOverlap};
 
     /// The vector-spin engine's calls: opening the slices of a Gaussian and a bimodal glass
-    /// (with their couplings) and of a ferromagnet, with and without tiles, and every call.
+    /// (with their couplings) and of a ferromagnet, with and without tiles, and the calls of
+    /// its lattices and capabilities.
     fn vector_commands() -> Vec<Command> {
         let heisenberg = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, -0.5), vec![0.4], 2, 7);
         let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (0, 0.25), vec![0.1, 2.0], 4, 8);
@@ -798,16 +743,9 @@ mod tests {
                 None,
             ),
             open(xy, None),
-            Command::Vector(VectorCall::HotStart),
-            Command::Vector(VectorCall::SetSpins(vec![1 << 28, -3, 0])),
-            Command::Vector(VectorCall::Spins),
-            Command::Vector(VectorCall::Sweeps {
-                sweeps: 5..9,
-                widths: vec![0, i32::MAX],
-            }),
-            Command::Vector(VectorCall::Observe),
-            Command::Vector(VectorCall::Overlaps),
-            Command::Vector(VectorCall::Exchange(vec![2, 1, 0])),
+            Command::SetSpins(vec![1 << 28, -3, 0].into()),
+            Command::SetWidths(vec![0, i32::MIN, i32::MAX]),
+            Command::Exchange(vec![2, 1, 0]),
         ]
     }
 
@@ -844,7 +782,7 @@ mod tests {
                 split: Split::Samples(vec![Share { first: 0, count: 2 }]),
             },
             Command::HotStart,
-            Command::SetSpins(spins.clone()),
+            Command::SetSpins(spins.clone().into()),
             Command::Spins,
             Command::Execute(plan),
             Command::SetTempering(vec![1, 2, 3]),
@@ -883,7 +821,7 @@ mod tests {
             labels: vec![7, 8],
             copies: vec![0, 2],
             histograms: None,
-            cluster_sizes: Vec::new(),
+            ..Measurements::default()
         };
         let observation = VectorObservation {
             bonds: [-1, 2, i64::MIN],
@@ -894,6 +832,12 @@ mod tests {
         let overlap = VectorOverlap {
             q: [[5, -6, i64::MAX]; 3],
             ..VectorOverlap::default()
+        };
+        let vector = Measurements {
+            vector_observations: vec![observation, VectorObservation::default()],
+            vector_overlaps: vec![overlap, VectorOverlap::default()],
+            accepted: vec![0, u64::MAX],
+            ..Measurements::default()
         };
         let histograms = Measurements {
             observations: Vec::new(),
@@ -907,23 +851,28 @@ mod tests {
         };
         for reply in [
             Reply::Done,
-            Reply::Spins(spins),
+            Reply::Spins(spins.into()),
+            Reply::Spins(vec![-1, i32::MIN, 1 << 28].into()),
             Reply::Measurements(Box::new(measurements)),
+            Reply::Measurements(Box::new(vector)),
             Reply::Measurements(Box::new(histograms)),
             Reply::Tempering(vec![9]),
             Reply::Counting(true),
-            Reply::VectorSpins(vec![-1, i32::MIN, 1 << 28]),
-            Reply::Accepted(vec![0, u64::MAX]),
-            Reply::Observations(vec![observation]),
-            Reply::Overlaps(vec![overlap, VectorOverlap::default()]),
         ] {
             let bytes = encode_reply(&Ok(reply.clone()));
             assert_eq!(decode_reply(&bytes).unwrap(), Ok(reply));
         }
-        // A partial observation is refused.
-        let mut partial = encode_reply(&Ok(Reply::Observations(vec![observation])));
-        partial[1] -= 1;
-        partial.truncate(partial.len() - 8);
+        // A partial observation is refused: one word fewer, the last overlap's and accepted
+        // moves' empty arrays after it.
+        let observed = Measurements {
+            vector_observations: vec![observation],
+            ..Measurements::default()
+        };
+        let mut partial = encode_reply(&Ok(Reply::Measurements(Box::new(observed))));
+        let words = std::mem::size_of::<VectorObservation>();
+        let length = partial.len() - 16 - words - 8;
+        partial[length] -= 1;
+        partial.drain(length + 8..length + 16);
         assert!(decode_reply(&partial).is_err());
         let failed = encode_reply(&Err(Error::State("no adapter".into())));
         assert!(

@@ -17,7 +17,7 @@ use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::traits::*;
 
 use super::followers::{Followers, answers, ranked_info, receive_bytes, send_bytes};
-use super::vector::{open_vector_share, serve_vector};
+use super::vector::open_vector_share;
 use super::wire::{Command, Reply, encode_reply};
 use super::{RunShape, Split, split};
 use crate::config::Config;
@@ -25,10 +25,10 @@ use crate::engine::annealing::ResamplingTable;
 use crate::engine::open::open_local_engine;
 use crate::engine::open::open_slab_engine;
 use crate::engine::placement::{Placement, placement, settle};
-use crate::engine::vector::VectorEngine;
 use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, ProcessRing, SpinBits,
-    Tempering, populations_of, tempering::Chains, tempering_of, tempering_state_of,
+    Betas, Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, ProcessRing,
+    SpinBits, Tempering, exchanges_of, populations_of, proposals_of, tempering::Chains,
+    tempering_of, tempering_state_of,
 };
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
@@ -138,18 +138,12 @@ fn identity() -> String {
         .join("\0")
 }
 
-/// The engine a serving rank holds: of Ising or of vector spins.
-enum Served {
-    Ising(Box<dyn Engine>),
-    Vector(Box<dyn VectorEngine>),
-}
-
 /// A rank other than 0: replay rank 0's engine calls on engines of this rank's share until
 /// rank 0 finishes; the exit status it sends.
 pub fn follow(placement: Placement) -> u8 {
     let world = SimpleCommunicator::world();
     let root = world.process_at_rank(0);
-    let mut engine: Option<Served> = None;
+    let mut engine: Option<Box<dyn Engine>> = None;
     loop {
         let command = match Command::decode(&receive_bytes(&root)) {
             Ok(command) => command,
@@ -173,7 +167,7 @@ pub fn follow(placement: Placement) -> u8 {
                 .map_err(Error::from)
                 .and_then(|config| open_share(&config, &systems, betas, &split, placement))
                 .map(|e| {
-                    engine = Some(Served::Ising(e));
+                    engine = Some(e);
                     Reply::Done
                 }),
             Command::OpenVector {
@@ -181,27 +175,18 @@ pub fn follow(placement: Placement) -> u8 {
                 systems,
                 updates,
             } => open_vector_share(&config, systems, updates).map(|e| {
-                engine = Some(Served::Vector(e));
+                engine = Some(e);
                 Reply::Done
             }),
-            Command::Vector(call) => match &mut engine {
-                Some(Served::Vector(engine)) => serve_vector(engine.as_mut(), call),
-                _ => Err(unopened("a vector-spin")),
-            },
             command => match &mut engine {
-                Some(Served::Ising(engine)) => serve(engine.as_mut(), command),
-                _ => Err(unopened("an Ising")),
+                Some(engine) => serve(engine.as_mut(), command),
+                None => Err(Error::State(
+                    "an engine call before an engine was opened".into(),
+                )),
             },
         };
         send_bytes(&root, &encode_reply(&reply));
     }
-}
-
-/// Why `kind` engine call ("an Ising") cannot be served: no such engine is open.
-fn unopened(kind: &str) -> Error {
-    Error::State(format!(
-        "{kind} engine call before such an engine was opened"
-    ))
 }
 
 /// This rank's engine of the whole run's `systems` under `config`: its samples, or its slab
@@ -317,14 +302,18 @@ fn serve(engine: &mut dyn Engine, command: Command) -> Result<Reply> {
             populations_of(engine)?.set_resampling(&table)?;
             Reply::Done
         }
+        Command::SetWidths(widths) => {
+            proposals_of(engine)?.set_widths(&widths)?;
+            Reply::Done
+        }
+        Command::Exchange(partners) => {
+            exchanges_of(engine)?.exchange(&partners)?;
+            Reply::Done
+        }
         Command::CountPopulations { slots, sizes } => {
             Reply::Counting(populations_of(engine)?.count_populations(slots, &sizes)?)
         }
-        Command::Open { .. }
-        | Command::OpenVector { .. }
-        | Command::Vector(_)
-        | Command::Close
-        | Command::Finish(_) => {
+        Command::Open { .. } | Command::OpenVector { .. } | Command::Close | Command::Finish(_) => {
             unreachable!("handled by follow")
         }
     })
@@ -424,16 +413,17 @@ impl Engine for RankedEngine {
         self.local.max_plan_slots()
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.bits()?;
         spins.check_fits(&self.systems)?;
-        let parts: Vec<SpinBits> = match &self.split {
+        let parts: Vec<Lattices> = match &self.split {
             Split::Samples(shares) => shares
                 .iter()
-                .map(|&share| self.shape.slice_spins(spins, share))
+                .map(|&share| self.shape.slice_spins(spins, share).into())
                 .collect(),
             Split::Slabs(shares) => shares
                 .iter()
-                .map(|&share| self.shape.slab_of(spins, share))
+                .map(|&share| self.shape.slab_of(spins, share).into())
                 .collect(),
         };
         self.call_all(
@@ -442,16 +432,20 @@ impl Engine for RankedEngine {
         )
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
+    fn spins(&mut self) -> Result<Lattices> {
         let (mine, replies) = self.call(|_| Command::Spins, |engine| engine.spins())?;
         let parts = answers(mine, replies, |reply| match reply {
             Reply::Spins(spins) => Ok(spins),
             other => Err(other),
         })?;
-        match &self.split {
-            Split::Samples(shares) => self.shape.merge_spins(&parts, shares),
-            Split::Slabs(shares) => self.shape.merge_slabs(&parts, shares),
+        let parts: Vec<SpinBits> = (parts.into_iter())
+            .map(Lattices::into_bits)
+            .collect::<Result<_>>()?;
+        Ok(match &self.split {
+            Split::Samples(shares) => self.shape.merge_spins(&parts, shares)?,
+            Split::Slabs(shares) => self.shape.merge_slabs(&parts, shares)?,
         }
+        .into())
     }
 
     fn hot_start(&mut self) -> Result<()> {

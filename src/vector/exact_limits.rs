@@ -6,7 +6,8 @@
 use super::record::{measurement, overlap_measurement};
 use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
-use crate::engine::vector::{UNIFORM, VectorEngine, VectorSweeps};
+use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
+use crate::engine::{Engine, Lattices, Proposals};
 use crate::model::Lattice;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::ONE;
@@ -25,11 +26,14 @@ fn simulate(
 ) -> VectorEstimates {
     let mut engine = CpuVectorEngine::new(systems.clone(), updates);
     engine.hot_start().unwrap();
-    engine.sweeps(0..thermalize, &[width]).unwrap();
+    engine.set_widths(&[width]).unwrap();
+    engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
     let mut series: Vec<Vec<VectorMeasurement>> = vec![Vec::new(); systems.replicas as usize];
     for sweep in thermalize..thermalize + measure {
-        engine.sweeps(sweep..sweep + 1, &[width]).unwrap();
-        for (r, o) in engine.observe().unwrap().iter().enumerate() {
+        let measured = engine
+            .execute(&sweeps_plan(sweep..sweep + 1, true))
+            .unwrap();
+        for (r, o) in measured.vector_observations.iter().enumerate() {
             series[r].push(measurement(systems, o));
         }
     }
@@ -171,7 +175,7 @@ fn glass_overlaps(
 ) -> TensorGlassEstimates {
     let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS);
     engine.hot_start().unwrap();
-    engine.sweeps(0..thermalize, &[UNIFORM]).unwrap();
+    engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
     let pairs = systems.overlap_pairs() as usize;
     let mut samples = vec![TensorOverlapSeries::default(); systems.samples as usize];
     for sample in &mut samples {
@@ -179,8 +183,10 @@ fn glass_overlaps(
         sample.q2_kmin = vec![Vec::new(); pairs];
     }
     for sweep in thermalize..thermalize + measure {
-        engine.sweeps(sweep..sweep + 1, &[UNIFORM]).unwrap();
-        for (k, o) in engine.overlaps().unwrap().iter().enumerate() {
+        let measured = engine
+            .execute(&sweeps_plan(sweep..sweep + 1, true))
+            .unwrap();
+        for (k, o) in measured.vector_overlaps.iter().enumerate() {
             let x = overlap_measurement(systems, o);
             let sample = &mut samples[k / pairs];
             sample.q2[k % pairs].push(x.q2);
@@ -242,8 +248,11 @@ fn ordered_replicas_along_any_two_directions_have_a_binder_ratio_of_one() {
         .flat_map(|u| u.iter().flat_map(|&c| vec![c; sites]))
         .collect();
     let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS);
-    engine.set_spins(&spins).unwrap();
-    let overlaps = engine.overlaps().unwrap();
+    engine.set_spins(&Lattices::Vector(spins)).unwrap();
+    let overlaps = engine
+        .execute(&sweeps_plan(0..0, true))
+        .unwrap()
+        .vector_overlaps;
     let samples: Vec<TensorOverlapSeries> = overlaps
         .iter()
         .map(|o| {

@@ -12,7 +12,8 @@ use super::summary::{VectorSummary, summarize};
 use super::tempering::finish_vector_tempering;
 use super::tuning::ConeTuning;
 use crate::config::{Config, Sweeps};
-use crate::engine::vector::{VectorEngine, VectorSweeps};
+use crate::engine::vector::{VectorSweeps, sweeps_plan};
+use crate::engine::{Engine, exchanges_of, proposals_of};
 use crate::error::Result;
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
@@ -70,7 +71,7 @@ pub fn run_vector(
     write_file(&options.out, CONFIG, config_text.as_bytes())?;
     let mut state = match resumed {
         Some((state, spins)) => {
-            engine.set_spins(&spins)?;
+            engine.set_spins(&spins.into())?;
             state
         }
         None => {
@@ -115,7 +116,7 @@ pub fn run_vector(
         let every = config.checkpoint_every;
         let ended =
             checkpoint_between_plans((from, to), every, &mut stops, options.halt_after, || {
-                let spins = engine.spins()?;
+                let spins = engine.spins()?.into_vector()?;
                 let saved = (&state, systems.betas.as_slice());
                 save_checkpoint(&checkpoint_path, config_fingerprint, saved, spins).map(drop)
             })?;
@@ -124,7 +125,7 @@ pub fn run_vector(
         }
     }
     // One download of the final lattices serves the last checkpoint and the final state.
-    let spins = engine.spins()?;
+    let spins = engine.spins()?.into_vector()?;
     let saved = (&state, systems.betas.as_slice());
     let checkpoint = save_checkpoint(&checkpoint_path, config_fingerprint, saved, spins)?;
     let updates_done = (total - first_sweep)
@@ -170,10 +171,10 @@ pub fn run_vector(
 /// The engine of `systems` (a new ladder) with the spins of `engine`, which it replaces.
 fn reopen(
     config: &Config,
-    mut engine: Box<dyn VectorEngine>,
+    mut engine: Box<dyn Engine>,
     systems: &VectorSystems,
     updates: VectorSweeps,
-) -> Result<Box<dyn VectorEngine>> {
+) -> Result<Box<dyn Engine>> {
     let spins = engine.spins()?;
     drop(engine);
     let mut engine = open_vector_engine(config, systems.clone(), updates)?;
@@ -231,37 +232,36 @@ impl VectorSchedule<'_> {
             .then(|| (previous.unwrap_or(0), to))
     }
 
-    /// Sweep on to sweep `to`: count the accepted moves, measure where `to` is a measurement's
-    /// sweep, swap where a tempering round follows it (after the measurement, from the same
-    /// observation) and retune the cone where it is a tuning stop. Returns the time of the
-    /// sweeps.
+    /// Sweep on to sweep `to` in one plan, with the cone's widths: count the accepted moves,
+    /// measure where `to` is a measurement's sweep or a tempering round follows it, swap there
+    /// (after the measurement, from the same observation) and retune the cone where it is a
+    /// tuning stop. Returns the time of the plan.
     fn advance(
         &self,
-        engine: &mut dyn VectorEngine,
+        engine: &mut dyn Engine,
         systems: &VectorSystems,
         state: &mut VectorState,
         to: u64,
     ) -> Result<Duration> {
         let from = state.sweeps_done;
+        let measured = to.is_multiple_of(self.sweeps.every);
+        let round = (state.tempering.as_ref()).is_some_and(|t| t.round_after(to));
+        proposals_of(engine)?.set_widths(&state.tuning.widths)?;
+        let plan = sweeps_plan(from as u32..to as u32, measured || round);
         let started = Instant::now();
-        let accepted = engine.sweeps(from as u32..to as u32, &state.tuning.widths)?;
+        let measurements = engine.execute(&plan)?;
         let sweeping = started.elapsed();
         let record = &mut state.record;
-        for (b, a) in accepted.iter().enumerate() {
+        for (b, a) in measurements.accepted.iter().enumerate() {
             record.accepted_since_stop[b] += a;
             if from >= self.sweeps.thermalize {
                 record.accepted_in_production[b] += a;
             }
         }
-        let measured = to.is_multiple_of(self.sweeps.every);
-        let round = (state.tempering.as_ref()).is_some_and(|t| t.round_after(to));
-        let observations = match measured || round {
-            true => engine.observe()?,
-            false => Vec::new(),
-        };
+        let observations = &measurements.vector_observations;
         if measured {
-            record_observations(systems, &observations, record);
-            record_overlaps(systems, &engine.overlaps()?, record);
+            record_observations(systems, observations, record);
+            record_overlaps(systems, &measurements.vector_overlaps, record);
             if let Some(tempering) = &mut state.tempering {
                 tempering.record_history(systems);
             }
@@ -271,8 +271,8 @@ impl VectorSchedule<'_> {
                 .tempering
                 .as_mut()
                 .expect("rounds come with tempering");
-            if let Some(partners) = tempering.round(systems, &observations, to) {
-                engine.exchange(&partners)?;
+            if let Some(partners) = tempering.round(systems, observations, to) {
+                exchanges_of(engine)?.exchange(&partners)?;
             }
         }
         if self.tuning_stops.contains(&to) {

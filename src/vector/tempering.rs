@@ -140,7 +140,8 @@ pub(super) fn chains(systems: &VectorSystems) -> Chains {
 mod tests {
     use super::*;
     use crate::engine::cpu::CpuVectorEngine;
-    use crate::engine::vector::{UNIFORM, VectorEngine, VectorSweeps};
+    use crate::engine::vector::{VectorSweeps, sweeps_plan};
+    use crate::engine::{Engine, Exchanges};
     use crate::model::Lattice;
     use crate::stats::{Estimate, vector_estimates};
     use crate::vector::record::measurement;
@@ -160,12 +161,13 @@ mod tests {
         let mut engine = CpuVectorEngine::new(systems.clone(), updates);
         engine.hot_start().unwrap();
         let mut rounds = VectorTempering::new(systems, 1);
-        let widths = vec![UNIFORM; systems.betas.len()];
         let per_temperature = (systems.samples * systems.replicas) as usize;
         let mut series = vec![Vec::new(); systems.systems() as usize];
         for sweep in 0..thermalize + measure {
-            engine.sweeps(sweep..sweep + 1, &widths).unwrap();
-            let observations = engine.observe().unwrap();
+            let measured = engine
+                .execute(&sweeps_plan(sweep..sweep + 1, true))
+                .unwrap();
+            let observations = measured.vector_observations;
             if sweep >= thermalize {
                 for (b, o) in observations.iter().enumerate() {
                     series[b].push(measurement(systems, o));

@@ -66,7 +66,7 @@ pub fn with_cpu(
     let mut engines = [cpu, other];
     let spins = initial_spins(systems);
     for engine in &mut engines {
-        engine.set_spins(&spins).unwrap();
+        engine.set_spins(&spins.clone().into()).unwrap();
     }
     engines
 }
@@ -104,8 +104,8 @@ pub fn copy_maps(count: u32, seed: u64) -> [Vec<u32>; 4] {
 
 /// Both engines' spins, equal.
 fn equal_spins(engines: &mut [Box<dyn Engine>; 2], case: &str) -> SpinBits {
-    let cpu = engines[0].spins().unwrap();
-    let other = engines[1].spins().unwrap();
+    let cpu = engines[0].spins().unwrap().into_bits().unwrap();
+    let other = engines[1].spins().unwrap().into_bits().unwrap();
     assert!(cpu == other, "{case}: the spins differ from the CPU's");
     cpu
 }
@@ -144,7 +144,7 @@ pub fn check_resampling_refusals(engines: &mut [Box<dyn Engine>; 2], systems: &I
     resample.resample(1).unwrap();
     for engine in engines.iter_mut() {
         for (copies, expected) in [(2, "beyond its 64 slots"), (0, "died out")] {
-            let before = engine.spins().unwrap();
+            let before = engine.spins().unwrap().into_bits().unwrap();
             engine.execute(&measure).unwrap();
             let mut table = ResamplingTable::identity(64, blocks);
             table.entries.fill([copies, 0]);
@@ -159,7 +159,7 @@ pub fn check_resampling_refusals(engines: &mut [Box<dyn Engine>; 2], systems: &I
                 engine.info().backend
             );
             assert_eq!(
-                engine.spins().unwrap(),
+                engine.spins().unwrap().into_bits().unwrap(),
                 before,
                 "a refused step moved lattices"
             );

@@ -11,7 +11,7 @@ use std::fmt;
 
 use spinflip::config::{Backend, PhiloxPath};
 use spinflip::engine::multispin::MultispinLayout;
-use spinflip::engine::vector::{VectorEngine, VectorSweeps};
+use spinflip::engine::vector::VectorSweeps;
 use spinflip::engine::wgpu::philox_kat;
 use spinflip::engine::wgpu::{MultispinWgpuEngine, SimpleWgpuEngine, WgpuVectorEngine};
 use spinflip::engine::{Betas, Engine, Halo};
@@ -63,7 +63,7 @@ pub trait Gpu: Copy + fmt::Display + Send + Sync + 'static {
         systems: &VectorSystems,
         updates: VectorSweeps,
         block_size: u32,
-    ) -> Box<dyn VectorEngine>;
+    ) -> Box<dyn Engine>;
 
     /// The kernels as the tests run them unless they name another variant.
     fn default() -> Self {
@@ -155,7 +155,7 @@ impl Gpu for Wgpu {
         systems: &VectorSystems,
         updates: VectorSweeps,
         block_size: u32,
-    ) -> Box<dyn VectorEngine> {
+    ) -> Box<dyn Engine> {
         let (ctx, systems) = (self.context(), systems.clone());
         Box::new(WgpuVectorEngine::new(ctx, systems, updates, block_size).unwrap())
     }
@@ -176,7 +176,7 @@ mod cuda {
         driver_loadable,
     };
     use spinflip::engine::multispin::MultispinLayout;
-    use spinflip::engine::vector::{VectorEngine, VectorSweeps};
+    use spinflip::engine::vector::VectorSweeps;
     use spinflip::engine::{Betas, Engine, Halo};
     use spinflip::model::ising::IsingSystems;
     use spinflip::model::vector::VectorSystems;
@@ -253,7 +253,7 @@ mod cuda {
             systems: &VectorSystems,
             updates: VectorSweeps,
             block_size: u32,
-        ) -> Box<dyn VectorEngine> {
+        ) -> Box<dyn Engine> {
             let systems = systems.clone();
             Box::new(CudaVectorEngine::new(device(), systems, updates, block_size).unwrap())
         }

@@ -169,13 +169,15 @@ pub fn execute(engine: &mut dyn Engine, case: &SlabCase, systems: &IsingSystems)
     let [first, second] = slab_plans(case);
     engine.hot_start().unwrap();
     let measured = vec![engine.execute(&first).unwrap()];
-    let spins = vec![engine.spins().unwrap()];
+    let spins = vec![engine.spins().unwrap().into_bits().unwrap()];
     let mut outcome = Outcome { spins, measured };
     engine
-        .set_spins(&slab_bits(&between_plans(&case.systems), systems))
+        .set_spins(&slab_bits(&between_plans(&case.systems), systems).into())
         .unwrap();
     outcome.measured.push(engine.execute(&second).unwrap());
-    outcome.spins.push(engine.spins().unwrap());
+    outcome
+        .spins
+        .push(engine.spins().unwrap().into_bits().unwrap());
     outcome
 }
 

@@ -141,7 +141,9 @@ pub fn execute(engine: &mut dyn Engine, systems: &IsingSystems, tempering: bool)
     };
     for plan in slice_plans(tempering) {
         outcome.measured.push(engine.execute(&plan).unwrap());
-        outcome.spins.push(engine.spins().unwrap());
+        outcome
+            .spins
+            .push(engine.spins().unwrap().into_bits().unwrap());
         outcome.states.push(tempering_state_of(engine).unwrap());
     }
     outcome

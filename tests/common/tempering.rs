@@ -80,15 +80,18 @@ pub fn compare_tempering_plans(
 ) {
     let spins = initial_spins(systems);
     let state = Chains::of(systems).initial_state();
-    cpu.set_spins(&spins).unwrap();
-    gpu.set_spins(&spins).unwrap();
+    cpu.set_spins(&spins.clone().into()).unwrap();
+    gpu.set_spins(&spins.clone().into()).unwrap();
     tempering_of(cpu).unwrap().set_tempering(&state).unwrap();
     tempering_of(gpu).unwrap().set_tempering(&state).unwrap();
     let mut accepted = 0;
     for (i, plan) in plans.iter().enumerate() {
         let cpu_measured = cpu.execute(plan).unwrap();
         let gpu_measured = gpu.execute(plan).unwrap();
-        let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
+        let (cpu_spins, gpu_spins) = (
+            cpu.spins().unwrap().into_bits().unwrap(),
+            gpu.spins().unwrap().into_bits().unwrap(),
+        );
         if let Some(diff) = first_difference(&systems.lattice, &cpu_spins, &gpu_spins) {
             panic!("{name} plan {i}: lattices differ at {diff}");
         }

@@ -66,12 +66,12 @@ fn rounds(
     systems: &IsingSystems,
     update: ClusterUpdate,
 ) -> Vec<(SpinBits, Measurements)> {
-    engine.set_spins(&initial_spins(systems)).unwrap();
+    engine.set_spins(&initial_spins(systems).into()).unwrap();
     clusters_of(engine).unwrap().set_clusters(update).unwrap();
     (0..3)
         .map(|round| {
             let measured = engine.execute(&plan(3 * round)).unwrap();
-            (engine.spins().unwrap(), measured)
+            (engine.spins().unwrap().into_bits().unwrap(), measured)
         })
         .collect()
 }

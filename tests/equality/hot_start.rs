@@ -25,7 +25,10 @@ fn check(
 ) {
     cpu.hot_start().unwrap();
     gpu.hot_start().unwrap();
-    let (cpu_spins, gpu_spins) = (cpu.spins().unwrap(), gpu.spins().unwrap());
+    let (cpu_spins, gpu_spins) = (
+        cpu.spins().unwrap().into_bits().unwrap(),
+        gpu.spins().unwrap().into_bits().unwrap(),
+    );
     if let Some(diff) = common::first_difference(lattice, &cpu_spins, &gpu_spins) {
         panic!("{case}: the hot starts differ at {diff}");
     }

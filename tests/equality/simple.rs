@@ -57,7 +57,7 @@ fn rounds(engine: &mut dyn Engine, plan: &Plan) -> Vec<(SpinBits, Measurements)>
     (0..2)
         .map(|_| {
             let measured = engine.execute(plan).unwrap();
-            (engine.spins().unwrap(), measured)
+            (engine.spins().unwrap().into_bits().unwrap(), measured)
         })
         .collect()
 }
@@ -73,8 +73,8 @@ fn compare(
     let systems = systems(dims, size, field);
     let spins = initial_spins(&systems);
     let plan = common::sweep_plan(3, sweeps, 4);
-    reference.1.set_spins(&spins).unwrap();
-    engine.1.set_spins(&spins).unwrap();
+    reference.1.set_spins(&spins.clone().into()).unwrap();
+    engine.1.set_spins(&spins.clone().into()).unwrap();
     let expected = rounds(reference.1, &plan);
     let got = rounds(engine.1, &plan);
     for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
@@ -126,7 +126,7 @@ fn block_size_does_not_change_results<B: Gpu>() {
     let mut results = Vec::new();
     for &block_size in B::BLOCK_SIZES {
         let mut engine = B::default().simple(&systems, block_size);
-        engine.set_spins(&spins).unwrap();
+        engine.set_spins(&spins.clone().into()).unwrap();
         results.push(rounds(engine.as_mut(), &common::sweep_plan(3, 20, 4)));
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]));

@@ -198,7 +198,7 @@ fn check_slab_refusals(backend: Backend) {
         assert!(message(error).contains(not_supported), "{backend:?}");
     }
     let whole = spinflip::engine::SpinBits::for_systems(&run);
-    let error = message(engine.set_spins(&whole).unwrap_err());
+    let error = message(engine.set_spins(&whole.clone().into()).unwrap_err());
     assert!(
         error.contains("lattices of 2048 spins"),
         "{backend:?}: {error}"

@@ -4,16 +4,15 @@
 //! coarser local field), uniform and cone proposals, multi-hit, over-relaxation mixed in, the
 //! double checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start
 //! and after spins set from the host, a sample slice of a glass (whose CPU engine ends with its
-//! samples' bits of the whole run: `engine::cpu::vector`'s tests); wgpu on both WGSL Philox
-//! paths. Tiny lattices and few sweeps: the fixed-point arithmetic has no size-dependent path,
+//! samples' bits of the whole run: `engine::cpu::vector`'s tests), plans measuring at their end
+//! and between their sweeps; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the fixed-point arithmetic has no size-dependent path,
 //! and every operation is met within a sweep.
 
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
 use spinflip::engine::cpu::CpuVectorEngine;
-use spinflip::engine::vector::{
-    UNIFORM, VectorEngine, VectorObservation, VectorOverlap, VectorSweeps,
-};
+use spinflip::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
+use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
 use spinflip::model::Lattice;
 use spinflip::model::vector::VectorSystems;
 use spinflip::model::vector::fixed::ONE;
@@ -94,29 +93,35 @@ impl Case {
     }
 }
 
-/// What an engine gives after each of two rounds of sweeps, the second after a tempering
-/// exchange of the first and last systems: accepted moves, lattices, observations and (for a
-/// glass) the replica pairs' overlaps.
-type Round = (
-    Vec<u64>,
-    Vec<i32>,
-    Vec<VectorObservation>,
-    Vec<VectorOverlap>,
-);
+/// What an engine gives after each round of sweeps: its measurements (accepted moves,
+/// observations and, for a glass, the replica pairs' overlaps) and the lattices.
+type Round = (Measurements, Lattices);
 
-fn rounds(engine: &mut dyn VectorEngine, case: Case) -> Vec<Round> {
+/// Three rounds: two plans of sweeps measured at their end, the second after a tempering
+/// exchange of the first and last systems, then a plan measuring after its first sweep and
+/// after its last.
+fn rounds(engine: &mut dyn Engine, case: Case) -> Vec<Round> {
     let systems = case.systems().systems();
     let mut partners: Vec<u32> = (0..systems).collect();
     partners.swap(0, systems as usize - 1);
-    [0..2, 2..5]
+    proposals_of(engine)
+        .unwrap()
+        .set_widths(&case.widths())
+        .unwrap();
+    let mut between = Plan::default();
+    between.sweep(5);
+    between.measure();
+    (6..8).for_each(|sweep| between.sweep(sweep));
+    between.measure();
+    [sweeps_plan(0..2, true), sweeps_plan(2..5, true), between]
         .into_iter()
-        .map(|sweeps| {
-            if sweeps.start > 0 {
-                engine.exchange(&partners).unwrap();
+        .enumerate()
+        .map(|(round, plan)| {
+            if round == 1 {
+                exchanges_of(engine).unwrap().exchange(&partners).unwrap();
             }
-            let accepted = engine.sweeps(sweeps, &case.widths()).unwrap();
-            let (spins, observations) = (engine.spins().unwrap(), engine.observe().unwrap());
-            (accepted, spins, observations, engine.overlaps().unwrap())
+            let measured = engine.execute(&plan).unwrap();
+            (measured, engine.spins().unwrap())
         })
         .collect()
 }
@@ -133,23 +138,30 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         "{gpu} {case:?}: hot start"
     );
     let (expected, got) = (rounds(&mut cpu, case), rounds(device.as_mut(), case));
-    for (round, (e, g)) in expected.iter().zip(&got).enumerate() {
-        assert_eq!(e.0, g.0, "{gpu} {case:?} round {round}: accepted moves");
-        assert!(e.1 == g.1, "{gpu} {case:?} round {round}: lattices differ");
-        assert_eq!(e.2, g.2, "{gpu} {case:?} round {round}: observations");
-        assert_eq!(e.3, g.3, "{gpu} {case:?} round {round}: overlaps");
+    for (round, ((e, e_spins), (g, g_spins))) in expected.iter().zip(&got).enumerate() {
+        let what = format!("{gpu} {case:?} round {round}");
+        assert_eq!(e.accepted, g.accepted, "{what}: accepted moves");
+        assert!(e_spins == g_spins, "{what}: lattices differ");
+        assert_eq!(
+            e.vector_observations, g.vector_observations,
+            "{what}: observations"
+        );
+        assert_eq!(e.vector_overlaps, g.vector_overlaps, "{what}: overlaps");
     }
-    let pairs = case.systems().overlaps() as usize;
-    assert_eq!(expected[1].3.len(), pairs, "{case:?}: overlaps");
+    let (systems, pairs) = (case.systems().systems(), case.systems().overlaps());
+    let last = &expected[2].0;
+    assert_eq!(last.vector_observations.len(), 2 * systems as usize);
+    assert_eq!(
+        last.vector_overlaps.len(),
+        2 * pairs as usize,
+        "{case:?}: overlaps"
+    );
     assert!(
-        expected[1]
-            .3
-            .iter()
-            .all(|o| o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0),
+        (last.vector_overlaps.iter()).all(|o| o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0),
         "{case:?}: overlaps all zero"
     );
     assert!(
-        expected[1].0.iter().all(|&a| a > 0),
+        expected[1].0.accepted.iter().all(|&a| a > 0),
         "{case:?}: nothing accepted"
     );
 }
@@ -228,7 +240,11 @@ fn set_spins_and_block_sizes_match_cpu_bit_for_bit<G: Gpu>() {
     let systems = case.systems();
     let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
     cpu.hot_start().unwrap();
-    cpu.sweeps(0..3, &case.widths()).unwrap();
+    proposals_of(&mut cpu)
+        .unwrap()
+        .set_widths(&case.widths())
+        .unwrap();
+    cpu.execute(&sweeps_plan(0..3, false)).unwrap();
     let spins = cpu.spins().unwrap();
     let expected = rounds(&mut cpu, case);
     for &block_size in [G::BLOCK_SIZES[0], *G::BLOCK_SIZES.last().unwrap()].iter() {

@@ -10,7 +10,12 @@
 //!   [`multispin::MultispinBackend`] and [`multispin::MultispinAnnealing`], which the engines
 //!   `engine::wgpu::multispin::MultispinWgpuEngine` and `engine::cuda::multispin::MultispinCudaEngine`
 //!   implement (their state is large and bound to the word layout, so the engine is the
-//!   backend's own type, and only its orchestration is shared).
+//!   backend's own type, and only its orchestration is shared);
+//! - [`vector`]: the vector-spin engines' plans, every sweep's passes, the accepted moves and
+//!   the measurements, over [`vector::VectorBackend`], which
+//!   `engine::wgpu::vector::WgpuVectorEngine` and `engine::cuda::vector::CudaVectorEngine`
+//!   implement.
 
 pub mod multispin;
 pub mod simple;
+pub mod vector;

@@ -7,8 +7,8 @@ use crate::config::ClusterUpdate;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::clusters::{labelling_passes, no_clusters};
 use crate::engine::{
-    Clusters, Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Step,
-    Tempering, check_betas, check_copy_map,
+    Clusters, Engine, EngineInfo, Lattices, Measurements, Observation, Plan, Populations, SpinBits,
+    Step, Tempering, check_betas, check_copy_map,
 };
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
@@ -109,7 +109,8 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
         self.backend.max_plan_slots(&self.systems)
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.bits()?;
         spins.check_fits(&self.systems)?;
         // The lattices are `i32` on the device too: one copy of them on the host while they
         // travel.
@@ -118,11 +119,11 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
         self.backend.write_lattices(&signs)
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
+    fn spins(&mut self) -> Result<Lattices> {
         let signs = self.backend.read_lattices()?;
         let mut bits = SpinBits::for_systems(&self.systems);
         bits.set_signs(0, &signs);
-        Ok(bits)
+        Ok(bits.into())
     }
 
     fn hot_start(&mut self) -> Result<()> {

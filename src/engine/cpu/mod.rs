@@ -51,8 +51,8 @@ use super::annealing::{HostResampling, ResamplingTable};
 use super::clusters::{ClusterState, no_clusters};
 use super::tempering::{SwapLayout, swap_tables};
 use super::{
-    Clusters, Engine, EngineInfo, Measurements, Observation, Plan, Populations, SpinBits, Step,
-    Tempering, check_betas, check_copy_map, check_tempering_state, no_tempering,
+    Clusters, Engine, EngineInfo, Lattices, Measurements, Observation, Plan, Populations, SpinBits,
+    Step, Tempering, check_betas, check_copy_map, check_tempering_state, no_tempering,
 };
 use crate::config::ClusterUpdate;
 use crate::error::Result;
@@ -179,16 +179,17 @@ impl Engine for CpuEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.bits()?;
         spins.check_fits(&self.systems)?;
         spins.signs_into(0, &mut self.spins);
         Ok(())
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
+    fn spins(&mut self) -> Result<Lattices> {
         let mut bits = SpinBits::for_systems(&self.systems);
         bits.set_signs(0, &self.spins);
-        Ok(bits)
+        Ok(bits.into())
     }
 
     fn hot_start(&mut self) -> Result<()> {

@@ -12,7 +12,7 @@ use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::{check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{
-    Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Step, Tempering,
+    Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Step, Tempering,
     check_betas, check_copy_map, no_tempering,
 };
 use crate::error::Result;
@@ -133,7 +133,8 @@ impl Engine for CpuMultispinEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.bits()?;
         spins.check_fits(&self.layout.systems)?;
         self.words = self.layout.pack(spins);
         self.exchange_both()
@@ -144,8 +145,8 @@ impl Engine for CpuMultispinEngine {
         self.exchange_both()
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
-        Ok(self.layout.unpack(&self.words))
+    fn spins(&mut self) -> Result<Lattices> {
+        Ok(self.layout.unpack(&self.words).into())
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
@@ -302,7 +303,7 @@ mod tests {
         for mut engine in engines {
             let systems = engine.layout.systems.clone();
             let spins = crate::engine::cpu::hot_start::initial_spins(&systems);
-            engine.set_spins(&spins).unwrap();
+            engine.set_spins(&spins.clone().into()).unwrap();
             let mut plan = Plan::default();
             plan.sweep(0);
             plan.measure();
@@ -313,12 +314,15 @@ mod tests {
             let mut one = Plan::default();
             for sweep in 0..2 {
                 let mut fresh = CpuMultispinEngine::new(engine.layout.clone());
-                fresh.set_spins(&spins).unwrap();
+                fresh.set_spins(&spins.clone().into()).unwrap();
                 for s in 0..=sweep {
                     one.steps = vec![Step::Sweep { sweep: s }];
                     fresh.execute(&one).unwrap();
                 }
-                let one = direct(&systems, &fresh.spins().unwrap().to_signs());
+                let one = direct(
+                    &systems,
+                    &fresh.spins().unwrap().into_bits().unwrap().to_signs(),
+                );
                 expected.observations.extend(one.observations);
                 expected.planes.extend(one.planes);
                 expected.links.extend(one.links);
@@ -386,9 +390,13 @@ mod tests {
             let mut engine = CpuMultispinEngine::new(layout);
             let mut expected = crate::engine::cpu::hot_start::initial_spins(&systems).to_signs();
             let bits = |signs: &[i32]| {
-                SpinBits::from_signs(systems.systems(), systems.lattice.sites(), signs)
+                crate::engine::SpinBits::from_signs(
+                    systems.systems(),
+                    systems.lattice.sites(),
+                    signs,
+                )
             };
-            engine.set_spins(&bits(&expected)).unwrap();
+            engine.set_spins(&bits(&expected).into()).unwrap();
             engine
                 .set_tempering(&Chains::of(&systems).initial_state())
                 .unwrap();
@@ -397,7 +405,7 @@ mod tests {
                 let mut plan = Plan::default();
                 plan.sweep(sweep);
                 engine.execute(&plan).unwrap();
-                expected = engine.spins().unwrap().to_signs();
+                expected = engine.spins().unwrap().into_bits().unwrap().to_signs();
                 plan.steps = vec![Step::Swap {
                     sweep,
                     parity: sweep % 2,
@@ -405,7 +413,7 @@ mod tests {
                 engine.execute(&plan).unwrap();
                 accepted += reference_swap(&systems, &mut expected, sweep, sweep % 2);
                 assert_eq!(
-                    engine.spins().unwrap(),
+                    engine.spins().unwrap().into_bits().unwrap(),
                     bits(&expected),
                     "{case} sweep {sweep}"
                 );

@@ -2,8 +2,6 @@
 //! Randoms are keyed by the run's index of each system ([`VectorSystems::global_system`]), so an
 //! engine of a sample slice draws the words of those samples in the whole run.
 
-use std::ops::Range;
-
 use rayon::prelude::*;
 
 use super::vector_exchange::exchange_systems;
@@ -13,11 +11,11 @@ use super::vector_observables::observe_vector;
 use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
-use crate::engine::EngineInfo;
 use crate::engine::vector::{
-    VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners,
-    check_spin_words,
+    UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSteps, VectorSweeps,
+    check_partners, check_spin_words, check_widths, replay,
 };
+use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals};
 use crate::error::Result;
 use crate::model::vector::fixed::TABLE_LEN;
 use crate::model::vector::{PhaseTable, VectorSystems};
@@ -28,6 +26,8 @@ pub struct CpuVectorEngine {
     updates: VectorSweeps,
     tables: Vec<u32>,
     phases: PhaseTable,
+    /// The proposal width of each temperature ([`Proposals`]).
+    widths: Vec<i32>,
     spins: Vec<i32>,
 }
 
@@ -42,6 +42,7 @@ impl CpuVectorEngine {
         CpuVectorEngine {
             tables: systems.acceptance_tables(),
             phases: systems.phases(),
+            widths: vec![UNIFORM; systems.betas.len()],
             systems,
             updates,
             spins,
@@ -54,7 +55,7 @@ impl CpuVectorEngine {
     }
 }
 
-impl VectorEngine for CpuVectorEngine {
+impl Engine for CpuVectorEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "cpu".into(),
@@ -79,19 +80,55 @@ impl VectorEngine for CpuVectorEngine {
         Ok(())
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.vector()?;
         check_spin_words(&self.systems, spins.len())?;
         self.spins.copy_from_slice(spins);
         Ok(())
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
-        Ok(self.spins.clone())
+    fn spins(&mut self) -> Result<Lattices> {
+        Ok(Lattices::Vector(self.spins.clone()))
     }
 
-    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>> {
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        replay(plan, self)
+    }
+
+    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
+        Some(self)
+    }
+
+    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
+        Some(self)
+    }
+}
+
+impl Proposals for CpuVectorEngine {
+    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
+        check_widths(&self.systems, widths)?;
+        self.widths.copy_from_slice(widths);
+        Ok(())
+    }
+}
+
+impl Exchanges for CpuVectorEngine {
+    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
+        check_partners(&self.systems, partners)?;
+        let words = self.system_words();
+        exchange_systems(&mut self.spins, words, partners);
+        Ok(())
+    }
+}
+
+impl VectorSteps for CpuVectorEngine {
+    fn systems(&self) -> &VectorSystems {
+        &self.systems
+    }
+
+    fn sweeps(&mut self, sweeps: &[u32]) -> Result<Vec<u64>> {
         let systems = &self.systems;
-        let tables = &self.tables;
+        let (tables, widths) = (&self.tables, &self.widths);
         let passes = self.updates.passes();
         let (hits, tiles) = (self.updates.hits, self.updates.tiles(systems));
         let words = self.system_words();
@@ -106,7 +143,7 @@ impl VectorEngine for CpuVectorEngine {
                 let table = &tables[t * TABLE_LEN..(t + 1) * TABLE_LEN];
                 let proposal = (widths[t], hits);
                 let mut accepted = 0;
-                for sweep in sweeps.clone() {
+                for &sweep in sweeps {
                     for &pass in &passes {
                         let key = SweepKey {
                             seed: systems.seed,
@@ -135,40 +172,40 @@ impl VectorEngine for CpuVectorEngine {
         Ok(accepted)
     }
 
-    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+    fn measure(&mut self) -> Result<(Vec<VectorObservation>, Vec<VectorOverlap>)> {
+        Ok((self.observe(), self.overlaps()))
+    }
+}
+
+impl CpuVectorEngine {
+    /// Every system's observation.
+    fn observe(&self) -> Vec<VectorObservation> {
         let systems = &self.systems;
         let phases = &self.phases;
-        Ok(self
-            .spins
+        self.spins
             .par_chunks(self.system_words())
             .enumerate()
             .map(|(b, spins)| {
                 let update = SiteUpdate::of(systems, systems.sample_of(b as u32));
                 observe_vector(&update, spins, phases)
             })
-            .collect())
+            .collect()
     }
 
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+    /// The tensor overlap of every replica pair.
+    fn overlaps(&self) -> Vec<VectorOverlap> {
         let systems = &self.systems;
         let (phases, words) = (&self.phases, self.system_words());
         let lattice = systems.lattice;
         let n = systems.components as usize;
         let lattice_of = |b: u32| &self.spins[b as usize * words..(b as usize + 1) * words];
-        Ok((0..systems.overlaps())
+        (0..systems.overlaps())
             .into_par_iter()
             .map(|k| {
                 let (a, b) = systems.overlap_systems(k);
                 overlap_vector(lattice, n, (lattice_of(a), lattice_of(b)), phases)
             })
-            .collect())
-    }
-
-    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
-        check_partners(&self.systems, partners)?;
-        let words = self.system_words();
-        exchange_systems(&mut self.spins, words, partners);
-        Ok(())
+            .collect()
     }
 }
 
@@ -176,7 +213,7 @@ impl VectorEngine for CpuVectorEngine {
 mod tests {
     use super::*;
     use crate::config::Disorder;
-    use crate::engine::vector::UNIFORM;
+    use crate::engine::vector::sweeps_plan;
     use crate::model::Lattice;
     use crate::model::ising::SliceIndex;
     use crate::model::vector::fixed::ONE;
@@ -195,13 +232,15 @@ mod tests {
     fn rounds(systems: &VectorSystems, updates: VectorSweeps) -> Vec<Round> {
         let mut engine = CpuVectorEngine::new(systems.clone(), updates);
         engine.hot_start().unwrap();
-        let widths = [ONE / 2, UNIFORM];
+        engine.set_widths(&[ONE / 2, UNIFORM]).unwrap();
         [0..2, 2..5]
             .into_iter()
             .map(|sweeps| {
-                let accepted = engine.sweeps(sweeps, &widths).unwrap();
-                let (spins, observations) = (engine.spins().unwrap(), engine.observe().unwrap());
-                (accepted, spins, observations, engine.overlaps().unwrap())
+                let measured = engine.execute(&sweeps_plan(sweeps, true)).unwrap();
+                let spins = engine.spins().unwrap().into_vector().unwrap();
+                let (observations, overlaps) =
+                    (measured.vector_observations, measured.vector_overlaps);
+                (measured.accepted, spins, observations, overlaps)
             })
             .collect()
     }

@@ -9,8 +9,6 @@
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
 )]
 
-use std::ops::Range;
-
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::context::CudaDevice;
@@ -19,14 +17,15 @@ use super::launch::{
     FittedKernel, allocate, check_fits, clear, download, enqueue_overwrite, launch_config,
     overwrite, upload,
 };
-use crate::engine::EngineInfo;
+use crate::engine::backend::vector::{self, VectorBackend};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    check_partners, check_spin_words, counted_observation, counted_overlaps, coupling_words,
+    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners,
+    check_spin_words, check_widths, counted_observation, counted_overlaps, coupling_words,
     dispatch_params, kernel_constants, phase_words,
 };
+use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals};
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
 
@@ -49,6 +48,9 @@ pub struct CudaVectorEngine {
     phases: CudaSlice<i32>,
     partners: CudaSlice<u32>,
     kernels: Functions,
+    /// Passes launched since the counts were cleared, for a synchronisation every
+    /// [`LAUNCHES_PER_WAIT`].
+    launches: usize,
 }
 
 /// The compiled kernels, each with the block size it launches with: the one asked for, or
@@ -68,7 +70,7 @@ struct Functions {
 
 impl CudaVectorEngine {
     /// The engine of `systems` on `device`, every spin zero until a hot start or
-    /// [`VectorEngine::set_spins`], with `block_size` threads per block (fewer for a kernel
+    /// [`Engine::set_spins`], with `block_size` threads per block (fewer for a kernel
     /// whose registers allow no more).
     pub fn new(
         mut device: CudaDevice,
@@ -109,6 +111,7 @@ impl CudaVectorEngine {
             phases: upload(&device, &phase_words(&systems.phases()), "phases")?,
             partners: allocate(&device, systems.systems() as usize, "tempering partners")?,
             kernels,
+            launches: 0,
             systems,
             updates,
             device,
@@ -192,7 +195,7 @@ impl CudaVectorEngine {
     }
 }
 
-impl VectorEngine for CudaVectorEngine {
+impl Engine for CudaVectorEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "cuda".into(),
@@ -217,34 +220,91 @@ impl VectorEngine for CudaVectorEngine {
         self.device.synchronize("the vector hot start")
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.vector()?;
         check_spin_words(&self.systems, spins.len())?;
         overwrite(&self.device, spins, &mut self.spins, "vector spins")
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
-        download(&self.device, &self.spins, "vector spins")
+    fn spins(&mut self) -> Result<Lattices> {
+        Ok(Lattices::Vector(download(
+            &self.device,
+            &self.spins,
+            "vector spins",
+        )?))
     }
 
-    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>> {
-        overwrite(&self.device, widths, &mut self.widths, "proposal widths")?;
-        clear(&self.device, &mut self.counts, "vector counts")?;
-        let mut launches = 0;
-        let passes = self.updates.passes();
-        for sweep in sweeps {
-            for &pass in &passes {
-                let params = DispatchParams {
-                    sweep,
-                    colour: pass.colour(),
-                    ..self.params()
-                };
-                self.launch_pass(params, pass)?;
-                launches += 1;
-                if launches % LAUNCHES_PER_WAIT == 0 {
-                    self.device.synchronize("vector sweeps")?;
-                }
-            }
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let updates = self.updates;
+        vector::execute(self, updates, plan)
+    }
+
+    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
+        Some(self)
+    }
+
+    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
+        Some(self)
+    }
+}
+
+impl Proposals for CudaVectorEngine {
+    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
+        check_widths(&self.systems, widths)?;
+        overwrite(&self.device, widths, &mut self.widths, "proposal widths")
+    }
+}
+
+impl Exchanges for CudaVectorEngine {
+    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
+        check_partners(&self.systems, partners)?;
+        enqueue_overwrite(
+            &self.device,
+            partners,
+            &mut self.partners,
+            "tempering partners",
+        )?;
+        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let config = self.grid(&self.kernels.exchange, words);
+        let mut launch = self
+            .device
+            .stream
+            .launch_builder(&self.kernels.exchange.function);
+        launch.arg(&mut self.spins).arg(&self.partners);
+        // SAFETY: vector_exchange takes device pointers to the `int` spins and the `unsigned`
+        // partners (one per system, each below the systems: check_partners), both sized from
+        // these systems; threads past a system's last word return.
+        unsafe { launch.launch(config) }
+            .map(|_| ())
+            .map_err(driver_error("launching kernel vector_exchange"))
+    }
+}
+
+impl VectorBackend for CudaVectorEngine {
+    fn systems(&self) -> &VectorSystems {
+        &self.systems
+    }
+
+    fn clear_counts(&mut self) -> Result<()> {
+        self.launches = 0;
+        clear(&self.device, &mut self.counts, "vector counts")
+    }
+
+    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
+        let params = DispatchParams {
+            sweep,
+            colour: pass.colour(),
+            ..self.params()
+        };
+        self.launch_pass(params, pass)?;
+        self.launches += 1;
+        match self.launches % LAUNCHES_PER_WAIT {
+            0 => self.device.synchronize("vector sweeps"),
+            _ => Ok(()),
         }
+    }
+
+    fn read_accepted(&mut self) -> Result<Vec<u64>> {
         let counts = self.read_counts()?;
         Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
     }
@@ -296,28 +356,5 @@ impl VectorEngine for CudaVectorEngine {
             &self.read_counts()?,
             self.systems.overlaps(),
         ))
-    }
-
-    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
-        check_partners(&self.systems, partners)?;
-        enqueue_overwrite(
-            &self.device,
-            partners,
-            &mut self.partners,
-            "tempering partners",
-        )?;
-        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
-        let config = self.grid(&self.kernels.exchange, words);
-        let mut launch = self
-            .device
-            .stream
-            .launch_builder(&self.kernels.exchange.function);
-        launch.arg(&mut self.spins).arg(&self.partners);
-        // SAFETY: vector_exchange takes device pointers to the `int` spins and the `unsigned`
-        // partners (one per system, each below the systems: check_partners), both sized from
-        // these systems; threads past a system's last word return.
-        unsafe { launch.launch(config) }
-            .map(|_| ())
-            .map_err(driver_error("launching kernel vector_exchange"))
     }
 }

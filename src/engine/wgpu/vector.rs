@@ -12,19 +12,18 @@
 //! (one word for the ferromagnet); the proposal widths per temperature; the phase table; the
 //! partner of every system in a tempering exchange.
 
-use std::ops::Range;
-
 use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::shaders::Bindings;
-use crate::engine::EngineInfo;
+use crate::engine::backend::vector::{self, VectorBackend};
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorEngine, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    check_partners, check_spin_words, counted_observation, counted_overlaps, coupling_words,
+    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners,
+    check_spin_words, check_widths, counted_observation, counted_overlaps, coupling_words,
     dispatch_params, kernel_constants, phase_words,
 };
+use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals};
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
 
@@ -44,6 +43,10 @@ pub struct WgpuVectorEngine {
     partners: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipelines: Pipelines,
+    /// The passes enqueued for the next submission ([`VectorBackend::enqueue_pass`]).
+    pending: Vec<(DispatchParams, VectorPass)>,
+    /// Whether the next submission of passes clears the counts first.
+    clear_pending: bool,
 }
 
 /// The compiled kernels, one per [`Kernel`] of the engine.
@@ -66,7 +69,7 @@ fn as_words(words: &[i32]) -> &[u32] {
 
 impl WgpuVectorEngine {
     /// The engine of `systems` on the device of `ctx`, every spin zero until a hot start or
-    /// [`VectorEngine::set_spins`]; fails clearly where the lattices exceed the device.
+    /// [`Engine::set_spins`]; fails clearly where the lattices exceed the device.
     pub fn new(
         mut ctx: WgpuContext,
         systems: VectorSystems,
@@ -146,6 +149,8 @@ impl WgpuVectorEngine {
             partners,
             bind_group,
             pipelines,
+            pending: Vec::with_capacity(MAX_DISPATCHES),
+            clear_pending: false,
         })
     }
 
@@ -176,6 +181,37 @@ impl WgpuVectorEngine {
                 },
             );
         }
+    }
+
+    /// Submit the passes enqueued since the last submission (at most [`MAX_DISPATCHES`]), with
+    /// the clear of the counts [`VectorBackend::clear_counts`] left pending.
+    fn submit_passes(&mut self) {
+        let colour_sites = self.systems.lattice.sites_per_colour();
+        // One workgroup per tile.
+        let tile_threads = self
+            .updates
+            .tiles(&self.systems)
+            .map_or(0, |t| t.per_colour() * u64::from(self.workgroup_size));
+        let pipelines = &self.pipelines;
+        let dispatches: Vec<_> = (self.pending.iter())
+            .map(|&(params, pass)| {
+                let (pipeline, threads) = match pass {
+                    VectorPass::Metropolis { .. } => (&pipelines.metropolis, colour_sites),
+                    VectorPass::Tiles { .. } => (
+                        pipelines
+                            .tiles
+                            .as_ref()
+                            .expect("tiled updates build vector_tiles"),
+                        tile_threads,
+                    ),
+                    VectorPass::Overrelaxation { .. } => (&pipelines.overrelaxation, colour_sites),
+                };
+                (Dispatch::Sweep(params), pipeline, threads)
+            })
+            .collect();
+        self.submit(&dispatches, self.clear_pending);
+        self.pending.clear();
+        self.clear_pending = false;
     }
 
     /// Every system's [`COUNTERS`] counters (the kernels add to them as `(low, high)` words).
@@ -210,7 +246,7 @@ fn bind_group(
     })
 }
 
-impl VectorEngine for WgpuVectorEngine {
+impl Engine for WgpuVectorEngine {
     fn info(&self) -> EngineInfo {
         EngineInfo {
             backend: "wgpu".into(),
@@ -227,53 +263,78 @@ impl VectorEngine for WgpuVectorEngine {
         self.ctx.wait()
     }
 
-    fn set_spins(&mut self, spins: &[i32]) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.vector()?;
         check_spin_words(&self.systems, spins.len())?;
         self.ctx
             .write_words(&self.spins, bytemuck::cast_slice(spins));
         self.ctx.wait()
     }
 
-    fn spins(&mut self) -> Result<Vec<i32>> {
+    fn spins(&mut self) -> Result<Lattices> {
         let bytes = 4 * self.systems.spin_words() as u64;
-        self.ctx.read_buffer(&self.spins, bytes)
+        Ok(Lattices::Vector(self.ctx.read_buffer(&self.spins, bytes)?))
     }
 
-    fn sweeps(&mut self, sweeps: Range<u32>, widths: &[i32]) -> Result<Vec<u64>> {
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let updates = self.updates;
+        vector::execute(self, updates, plan)
+    }
+
+    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
+        Some(self)
+    }
+
+    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
+        Some(self)
+    }
+}
+
+impl Proposals for WgpuVectorEngine {
+    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
+        check_widths(&self.systems, widths)?;
         self.ctx
             .write_words(&self.widths, bytemuck::cast_slice(widths));
-        let colour_sites = self.systems.lattice.sites_per_colour();
-        // One workgroup per tile.
-        let tile_threads = self
-            .updates
-            .tiles(&self.systems)
-            .map_or(0, |t| t.per_colour() * u64::from(self.workgroup_size));
-        let base = self.params();
-        let pipelines = &self.pipelines;
-        let passes = self.updates.passes();
-        let mut dispatches = Vec::new();
-        for sweep in sweeps {
-            for &pass in &passes {
-                let (pipeline, threads) = match pass {
-                    VectorPass::Metropolis { .. } => (&pipelines.metropolis, colour_sites),
-                    VectorPass::Tiles { .. } => (
-                        pipelines
-                            .tiles
-                            .as_ref()
-                            .expect("tiled updates build vector_tiles"),
-                        tile_threads,
-                    ),
-                    VectorPass::Overrelaxation { .. } => (&pipelines.overrelaxation, colour_sites),
-                };
-                let params = DispatchParams {
-                    sweep,
-                    colour: pass.colour(),
-                    ..base
-                };
-                dispatches.push((Dispatch::Sweep(params), pipeline, threads));
-            }
+        Ok(())
+    }
+}
+
+impl Exchanges for WgpuVectorEngine {
+    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
+        check_partners(&self.systems, partners)?;
+        self.ctx.write_words(&self.partners, partners);
+        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let exchange = Dispatch::Sweep(self.params());
+        self.submit(&[(exchange, &self.pipelines.exchange, words)], false);
+        self.ctx.check()
+    }
+}
+
+impl VectorBackend for WgpuVectorEngine {
+    fn systems(&self) -> &VectorSystems {
+        &self.systems
+    }
+
+    fn clear_counts(&mut self) -> Result<()> {
+        self.clear_pending = true;
+        Ok(())
+    }
+
+    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
+        let params = DispatchParams {
+            sweep,
+            colour: pass.colour(),
+            ..self.params()
+        };
+        self.pending.push((params, pass));
+        if self.pending.len() == MAX_DISPATCHES {
+            self.submit_passes();
         }
-        self.submit(&dispatches, true);
+        Ok(())
+    }
+
+    fn read_accepted(&mut self) -> Result<Vec<u64>> {
+        self.submit_passes();
         let counts = self.read_counts()?;
         Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
     }
@@ -300,14 +361,5 @@ impl VectorEngine for WgpuVectorEngine {
             &self.read_counts()?,
             self.systems.overlaps(),
         ))
-    }
-
-    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
-        check_partners(&self.systems, partners)?;
-        self.ctx.write_words(&self.partners, partners);
-        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
-        let exchange = Dispatch::Sweep(self.params());
-        self.submit(&[(exchange, &self.pipelines.exchange, words)], false);
-        self.ctx.check()
     }
 }

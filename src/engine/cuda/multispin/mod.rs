@@ -51,7 +51,7 @@ use crate::engine::multispin::{MultispinLayout, SlotsRead};
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout, chain_slice_kernel_constants};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
+    Betas, Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Tempering,
 };
 use crate::error::Result;
 
@@ -307,7 +307,8 @@ impl Engine for MultispinCudaEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.bits()?;
         spins.check_fits(&self.host.layout.systems)?;
         let words = self.host.layout.pack(spins);
         overwrite(&self.device, &words, &mut self.spins, "spin words")?;
@@ -320,9 +321,9 @@ impl Engine for MultispinCudaEngine {
         self.exchange_both()
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
+    fn spins(&mut self) -> Result<Lattices> {
         let words = download(&self.device, &self.spins, "spin words")?;
-        Ok(self.host.layout.unpack(&words))
+        Ok(self.host.layout.unpack(&words).into())
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {

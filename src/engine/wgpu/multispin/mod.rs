@@ -36,7 +36,7 @@ use crate::engine::multispin::{
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Measurements, Plan, Populations, SpinBits, Tempering,
+    Betas, Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Tempering,
 };
 use crate::error::{Error, Result};
 
@@ -200,7 +200,8 @@ impl Engine for MultispinWgpuEngine {
         }
     }
 
-    fn set_spins(&mut self, spins: &SpinBits) -> Result<()> {
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.bits()?;
         spins.check_fits(&self.host.layout.systems)?;
         let words = self.host.layout.pack(spins);
         self.ctx
@@ -216,9 +217,9 @@ impl Engine for MultispinWgpuEngine {
         self.exchange_both()
     }
 
-    fn spins(&mut self) -> Result<SpinBits> {
+    fn spins(&mut self) -> Result<Lattices> {
         let words: Vec<u32> = self.ctx.read_buffer(&self.spins, self.spins.size())?;
-        Ok(self.host.layout.unpack(&words))
+        Ok(self.host.layout.unpack(&words).into())
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
