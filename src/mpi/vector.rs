@@ -1,5 +1,6 @@
-//! Vector-spin runs over MPI ranks: rank 0's [`RankedVectorEngine`] and a serving rank's side of
-//! it ([`open_vector_share`], [`serve_vector`]).
+//! Vector-spin runs over MPI ranks: rank 0's [`RankedVectorEngine`] and the opening of a serving
+//! rank's engine ([`open_vector_share`]), which then serves the Ising engines' calls
+//! (`world::follow`): one wire vocabulary for every model.
 //!
 //! The run splits by disorder sample ([`super::vector_split`]): rank `k` holds samples
 //! `shares[k]` at every temperature and replica, an engine of

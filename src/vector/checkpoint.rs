@@ -67,7 +67,8 @@ pub(super) struct VectorCheckpoint {
     /// config is refused.
     pub(super) config_fingerprint: u64,
     pub(super) sweeps_done: u64,
-    /// Every system's lattice, as [`crate::engine::vector::VectorEngine::spins`] gives them.
+    /// Every system's lattice, as [`crate::engine::Engine::spins`] gives them
+    /// (`Lattices::Vector`).
     pub(super) spins: Vec<i32>,
     /// Per temperature, the proposal width ([`super::ConeTuning::widths`]).
     pub(super) widths: Vec<i32>,

@@ -5,8 +5,8 @@
 //! double checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start
 //! and after spins set from the host, a sample slice of a glass (whose CPU engine ends with its
 //! samples' bits of the whole run: `engine::cpu::vector`'s tests), plans measuring at their end
-//! and between their sweeps; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the fixed-point arithmetic has no size-dependent path,
-//! and every operation is met within a sweep.
+//! and between their sweeps; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
+//! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
 
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
