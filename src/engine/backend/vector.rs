@@ -5,11 +5,10 @@
 //! and read back once at its end (before a measurement, whose kernels reuse the counts, or at
 //! the plan's end), and the measurements into their slots ([`replay`]).
 
-use super::super::Measurements;
-use super::super::vector::{
+use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorPass, VectorSteps, VectorSweeps, replay,
 };
-use crate::engine::Plan;
+use crate::engine::{Measurements, Plan};
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
 
