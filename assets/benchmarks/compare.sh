@@ -1,6 +1,6 @@
 #!/bin/bash
 # Two builds of spinflip side by side on the device machine, row by row, alternating A and B
-# REPEAT times, CUDA and Vulkan: the rows a change must keep within 2% (issue 34): SMSC 2D
+# REPEAT times, CUDA and Vulkan: the rows a change must keep within 2%: SMSC 2D
 # (exact and packed randoms), AMSC 3D Edwards-Anderson, parallel tempering and population
 # annealing. Usage (from the project root, binaries built with --release --features cuda):
 #   assets/benchmarks/compare.sh .dev/spinflip-before .dev/spinflip-after
