@@ -17,7 +17,7 @@ use crate::io::instance::{noting_instance, read_instance};
 use crate::io::lock::RunLock;
 use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, auto_chose};
 use crate::metropolis::{Finished, Summary, run_sweeps};
-use crate::plot::{write_annealing_plot, write_run_plots};
+use crate::plot::{write_annealing_plot, write_run_plots, write_vector_plots};
 use crate::stop::StopReason;
 use crate::vector::{VectorSummary, run_vector};
 
@@ -91,7 +91,12 @@ fn run_vector_model(config: &Config, options: &RunOptions) -> Result<RunOutcome>
     let engine_choice = "the vector-spin engine (the only one for XY and Heisenberg)";
     Ok(
         match run_vector(config, engine_choice, options, &config_text)?.completed() {
-            Ok(summary) => RunOutcome::Vector(Box::new(summary)),
+            Ok(finished) => {
+                if config.plots {
+                    write_vector_plots(&options.out, &finished)?;
+                }
+                RunOutcome::Vector(Box::new(finished.summary))
+            }
             Err(early) => RunOutcome::early(early),
         },
     )
