@@ -83,15 +83,16 @@ fn series_csv(
     let systems_count = systems.systems() as usize;
     let sites = systems.lattice.sites() as f64;
     for (m, slot) in record.measurements.chunks(systems_count).enumerate() {
-        let csv = match m < thermalization {
-            true => &mut thermalizing,
-            false => &mut production,
+        // Each file counts its own measurements from 0, as the Ising runs' do.
+        let (csv, measurement) = match m < thermalization {
+            true => (&mut thermalizing, m),
+            false => (&mut production, m - thermalization),
         };
         let sweep = measurement_sweep(config.sweeps.every, m);
         for s in 0..systems.samples {
             for r in 0..systems.replicas {
                 let x = &slot[systems.system(t as u32, s, r) as usize];
-                let _ = write!(csv, "{},{sweep},", m.saturating_sub(thermalization));
+                let _ = write!(csv, "{measurement},{sweep},");
                 if disordered {
                     let _ = write!(csv, "{s},");
                 }
