@@ -17,7 +17,8 @@ use rayon::prelude::*;
 
 use crate::engine::SpinBits;
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::model::ising::{IsingSystems, SliceIndex};
+use crate::model::ising::IsingSystems;
+use crate::model::systems::SliceIndex;
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The lane of an idle lane in the batch table: it stays down.

@@ -6,7 +6,7 @@ use super::{LANES, MultispinLayout};
 use crate::config::Lanes;
 #[cfg(doc)]
 use crate::model::ising::IsingSystems;
-use crate::model::ising::SliceIndex;
+use crate::model::systems::SliceIndex;
 
 impl MultispinLayout {
     /// Samples per word system: 32 in lanes `Samples`, else 1.
