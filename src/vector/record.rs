@@ -28,7 +28,7 @@ pub(super) fn acceptance_rates(
     accepted: &[u64],
     proposals: u64,
 ) -> Vec<f64> {
-    let per_temperature = (systems.samples * systems.replicas) as usize;
+    let per_temperature = systems.systems_per_temperature() as usize;
     let proposals = proposals as f64 * systems.lattice.sites() as f64 * per_temperature as f64;
     accepted
         .chunks(per_temperature)

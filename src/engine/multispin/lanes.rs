@@ -56,11 +56,7 @@ impl MultispinLayout {
     /// the whole system); the inverse of [`MultispinLayout::lane_system`].
     pub fn system_lane(&self, b: u32) -> (u32, u32) {
         let s = &self.systems;
-        let (t, sample, r) = (
-            s.temperature_of(b),
-            (b / s.replicas) % s.samples,
-            b % s.replicas,
-        );
+        let (t, sample, r) = (s.temperature_of(b), s.sample_of(b), b % s.replicas);
         let (tw, sw, rw, lane) = match self.lanes() {
             None => (t, sample, r, 0),
             Some(Lanes::Samples) => (t, sample / LANES, r, sample % LANES),
