@@ -13,7 +13,9 @@ use crate::stats::VectorMeasurement;
 pub(super) struct VectorRecord {
     pub(super) measurements: Vec<VectorMeasurement>,
     /// A spin glass's overlaps at every measurement (measurement-major, numbered within one as
-    /// [`VectorSystems::overlaps`]).
+    /// [`SystemIndex::overlaps`]).
+    ///
+    /// [`SystemIndex::overlaps`]: crate::model::systems::SystemIndex::overlaps
     pub(super) overlaps: Vec<OverlapMeasurement>,
     pub(super) accepted_since_stop: Vec<u64>,
     pub(super) accepted_in_production: Vec<u64>,

@@ -68,8 +68,10 @@ impl MultispinLayout {
     }
 
     /// The Philox batch of every lane, `[g * 32 + lane]`: the run's index
-    /// ([`IsingSystems::global_system`]) of [`Self::lane_system`] (SMSC: the word system's one
+    /// ([`SystemIndex::global_system`]) of [`Self::lane_system`] (SMSC: the word system's one
     /// system in every lane), `u32::MAX` for an idle lane. The hot start kernel reads it.
+    ///
+    /// [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
     pub fn lane_batches(&self) -> Vec<u32> {
         (0..self.word_systems())
             .flat_map(|g| {
