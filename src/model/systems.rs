@@ -20,7 +20,8 @@
 //! they are as a set of systems, not a part they hand out, and the engines, the tempering, the
 //! statistics and the outputs read its fields and numbering on either model alike
 //! (`systems.betas`, `systems.system(t, s, r)`), at hundreds of places that a second name on the
-//! path would only lengthen.
+//! path would only lengthen. What needs only the numbering takes a `&SystemIndex` and serves
+//! every model, either systems coercing to it (`Chains::of`, `tempering::finish_tempering`).
 
 use crate::config::Disorder;
 
