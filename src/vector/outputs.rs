@@ -127,7 +127,7 @@ fn overlaps_csv(
         let sweep = measurement_sweep(config.sweeps.every, m);
         for s in 0..systems.samples {
             for p in 0..pairs {
-                let k = (t as u32 * systems.samples + s) * pairs + p;
+                let k = systems.overlap(t as u32, s, p);
                 let o = &slot[k as usize];
                 let measurement = m - thermalization;
                 let _ = writeln!(csv, "{measurement},{sweep},{s},{p},{},{}", o.q2, o.q2_kmin);
