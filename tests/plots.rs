@@ -1,7 +1,8 @@
-//! Plots and snapshots: every run writes them (unless `plots: false`), they are valid SVG and
-//! PNG, the plotted points are the summary's numbers (read from the `<desc>` each SVG carries,
-//! with the drawn markers counted), the snapshots are the final lattices, and `spinflip plot`
-//! redraws the same files from a run directory or overlays runs of different L.
+//! Plots and snapshots: every run writes them (unless `plots: false`), Ising and vector spins
+//! alike; they are valid SVG and PNG, the plotted points are the summary's numbers (read from the
+//! `<desc>` each SVG carries, with the drawn markers counted), the snapshots are the final
+//! lattices, and `spinflip plot` redraws the same files from a run directory or overlays runs of
+//! different L.
 
 mod common;
 
@@ -10,10 +11,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 use spinflip::exact::kaufman;
-use spinflip::io::output::npy_i8_header;
+use spinflip::io::output::{npy_f32_header, npy_i8_header};
 use spinflip::io::run_dir::RunOptions;
 use spinflip::plot::KEY_HEIGHT;
-use spinflip::run::run;
+use spinflip::run::{RunOutcome, run};
 
 fn spinflip(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_spinflip"))
@@ -24,6 +25,15 @@ fn spinflip(args: &[&str]) -> Output {
 
 fn run_into(dir: &Path, ron: &str) -> Value {
     common::completed(run(&common::config(ron), &RunOptions::new(dir)).unwrap());
+    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// A vector-spin run of `ron` into `dir`; its `summary.json`.
+fn vector_run_into(dir: &Path, ron: &str) -> Value {
+    match run(&common::config(ron), &RunOptions::new(dir)).unwrap() {
+        RunOutcome::Vector(_) => {}
+        other => panic!("not a completed vector run: {other:?}"),
+    }
     serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
 }
 
@@ -416,4 +426,188 @@ fn plot_of_bad_input_fails_with_the_reason() {
         !spinflip(&["plot"]).status.success(),
         "a directory is required"
     );
+}
+
+fn xy(size: u32) -> String {
+    format!(
+        r#"(
+    model: XY(dims: 2, size: {size}, field: 0.0),
+    temperatures: Betas([0.9, 1.1]),
+    replicas: 2,
+    sweeps: (thermalize: 20, measure: 80, every: 2),
+    seed: 5,
+    backend: Cpu,
+)"#
+    )
+}
+
+const HEISENBERG_GLASS: &str = r#"(
+    model: Heisenberg(dims: 3, size: 4, field: 0.0, disorder: Bimodal),
+    temperatures: Temperatures([0.3, 0.6]),
+    replicas: 2,
+    samples: 2,
+    sweeps: (thermalize: 10, measure: 40, every: 2),
+    seed: 9,
+    backend: Cpu,
+)"#;
+
+/// The hue in degrees of an RGB pixel of full saturation.
+fn hue([r, g, b]: [f64; 3]) -> f64 {
+    (3f64.sqrt() * (g - b))
+        .atan2(2.0 * r - g - b)
+        .to_degrees()
+        .rem_euclid(360.0)
+}
+
+/// The snapshot of temperature `t` of a vector run shows plane `z` of its first system, one
+/// block per site: the spin's in-plane angle as the hue, its z as the lightness.
+fn assert_vector_snapshot_shows(dir: &Path, file: &str, t: usize, z: usize) {
+    let bytes = std::fs::read(dir.join("final_state.npy")).unwrap();
+    let (shape, offset) = npy_f32_header(&bytes).unwrap();
+    let spins: Vec<f32> = bytes[offset..]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let n = *shape.last().unwrap();
+    let size = shape[shape.len() - 2];
+    let per_temperature: usize = shape[1..].iter().product();
+    let plane = &spins[t * per_temperature + z * size * size * n..][..size * size * n];
+    let file = std::io::BufReader::new(std::fs::File::open(dir.join(file)).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    assert_eq!((info.width, info.height), (512, 512 + KEY_HEIGHT));
+    let scale = 512 / size;
+    for y in 0..size {
+        for x in 0..size {
+            let at = 3 * ((y * scale + scale / 2) * 512 + x * scale + scale / 2);
+            let rgb = [0, 1, 2].map(|c| f64::from(pixels[at + c]));
+            let spin = &plane[(y * size + x) * n..][..n];
+            let angle = f64::from(spin[1])
+                .atan2(f64::from(spin[0]))
+                .to_degrees()
+                .rem_euclid(360.0);
+            let lightness = (rgb.iter().copied().fold(0.0, f64::max)
+                + rgb.iter().copied().fold(255.0, f64::min))
+                / 510.0;
+            let z = spin.get(2).copied().unwrap_or(0.0);
+            assert!(
+                (lightness - (1.0 + f64::from(z)) / 2.0).abs() < 0.01,
+                "site {x}, {y}: lightness {lightness} of z {z}"
+            );
+            // Near white or black the hue is lost in the rounding to bytes.
+            if (0.1..0.9).contains(&lightness) {
+                let off = (hue(rgb) - angle).rem_euclid(360.0);
+                assert!(
+                    off.min(360.0 - off) < 3.0,
+                    "site {x}, {y}: {rgb:?} at {angle}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn vector_plots_show_the_summary_and_are_redrawn_from_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = vector_run_into(dir.path(), &xy(8));
+    let runs = summary["runs"].as_array().unwrap();
+    for key in ["e", "abs_m", "u4", "xi_over_l", "helicity"] {
+        let file = format!("plot_{key}.svg");
+        let (figure, markers) = svg_figure(&dir.path().join(&file));
+        let measured = assert_measured(&file, curve(&figure, 0), runs, key, |beta| beta);
+        assert_eq!(markers, measured + 1, "{file}: and one in the legend");
+    }
+    for (t, suffix) in ["t00_beta0.9000", "t01_beta1.1000"].iter().enumerate() {
+        let (figure, _) = svg_figure(&dir.path().join(format!("timeseries_{suffix}.svg")));
+        let read = |kind: &str| {
+            std::fs::read_to_string(dir.path().join(format!("{kind}_{suffix}.csv"))).unwrap()
+        };
+        // Columns measurement, sweep, replica, E, e, mx, my: replica 0 is the first system.
+        let (thermalization, production) = (read("thermalization"), read("timeseries"));
+        let first: Vec<Vec<f64>> = thermalization
+            .lines()
+            .skip(1)
+            .chain(production.lines().skip(1))
+            .map(|l| {
+                l.split(',')
+                    .map(|f| f.parse().unwrap())
+                    .collect::<Vec<f64>>()
+            })
+            .filter(|f| f[2] == 0.0)
+            .collect();
+        let drawn = |panel: usize| -> Vec<(f64, f64)> {
+            let points = figure["panels"][panel]["curves"][0]["points"].as_array();
+            let point = |p: &Value| (p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap());
+            points.unwrap().iter().map(point).collect()
+        };
+        let energies: Vec<(f64, f64)> = first.iter().map(|f| (f[1], f[3] / 64.0)).collect();
+        assert_eq!(drawn(0), energies, "E/N of the first system");
+        let abs_m: Vec<(f64, f64)> = first.iter().map(|f| (f[1], f[5].hypot(f[6]))).collect();
+        for ((sweep, m), (at, want)) in drawn(1).into_iter().zip(abs_m) {
+            assert_eq!(sweep, at);
+            assert!((m - want).abs() < 1e-12, "|m| at sweep {sweep}: {m} {want}");
+        }
+        assert_eq!(figure["production_from"].as_f64(), Some(20.0));
+        assert_vector_snapshot_shows(dir.path(), &format!("snapshot_{suffix}.png"), t, 0);
+    }
+    let plots = assert_redrawn_identically(dir.path());
+    assert_eq!(plots, 5 + 2 + 2, "figures, time series, snapshots");
+}
+
+#[test]
+fn vector_glass_plots_versus_t_and_vector_overlays_of_sizes() {
+    let glass = tempfile::tempdir().unwrap();
+    let summary = vector_run_into(glass.path(), HEISENBERG_GLASS);
+    let runs = summary["runs"].as_array().unwrap();
+    let temperatures = summary["spin_glass"].as_array().unwrap();
+    for (key, entries) in [
+        ("e", runs),
+        ("q2", temperatures),
+        ("g", temperatures),
+        ("xi_over_l", temperatures),
+    ] {
+        let file = format!("plot_{key}.svg");
+        let (figure, _) = svg_figure(&glass.path().join(&file));
+        assert_measured(&file, curve(&figure, 0), entries, key, |b| 1.0 / b);
+        assert_eq!(figure["x_label"], "T", "{file}");
+    }
+    assert!(
+        !glass.path().join("plot_helicity.svg").exists(),
+        "Heisenberg spins have no helicity modulus"
+    );
+    // 3D: the mid-plane z = L/2 of sample 0, replica 0.
+    assert_vector_snapshot_shows(glass.path(), "snapshot_t01_T0.600.png", 1, 2);
+    assert_eq!(assert_redrawn_identically(glass.path()), 4 + 2 + 2);
+
+    let dirs = [4, 8].map(|_| tempfile::tempdir().unwrap());
+    let summaries =
+        [(&dirs[0], 4), (&dirs[1], 8)].map(|(dir, size)| vector_run_into(dir.path(), &xy(size)));
+    let overlays = tempfile::tempdir().unwrap();
+    let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());
+    let output = spinflip(&[
+        "plot",
+        dir_args[1],
+        dir_args[0],
+        "--out",
+        overlays.path().to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for key in ["u4", "xi_over_l", "helicity"] {
+        let file = format!("overlay_{key}.svg");
+        let (figure, _) = svg_figure(&overlays.path().join(&file));
+        for (c, (size, summary)) in [4, 8].iter().zip(&summaries).enumerate() {
+            assert_eq!(curve(&figure, c)["label"], format!("L = {size}"), "{file}");
+            let runs = summary["runs"].as_array().unwrap();
+            assert_measured(&file, curve(&figure, c), runs, key, |b| b);
+        }
+    }
+    let mixed = spinflip(&["plot", dir_args[0], glass.path().to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&mixed.stderr);
+    assert!(stderr.contains("different models"), "{stderr}");
 }

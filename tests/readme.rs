@@ -145,3 +145,65 @@ fn the_set_up_keeps_its_two_commands_and_starts_from_the_default_config() {
         "`spinflip` is installed before it is used"
     );
 }
+
+/// The example configs in `assets/examples/`, by the path the README names them with.
+fn example_configs() -> BTreeMap<String, Config> {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples");
+    let mut configs = BTreeMap::new();
+    for entry in std::fs::read_dir(&folder).expect("assets/examples") {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let config =
+            Config::from_ron_str(&text).unwrap_or_else(|e| panic!("{name} does not parse: {e}"));
+        config
+            .validate()
+            .unwrap_or_else(|e| panic!("{name} is refused: {e}"));
+        configs.insert(format!("assets/examples/{name}"), config);
+    }
+    configs
+}
+
+/// Every `assets/examples/<file>` the README names.
+fn named_examples() -> Vec<&'static str> {
+    README
+        .match_indices("assets/examples/")
+        .map(|(at, _)| {
+            let rest = &README[at..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "/_.".contains(c)))
+                .unwrap_or(rest.len());
+            rest[..end].trim_end_matches('.')
+        })
+        .collect()
+}
+
+#[test]
+fn every_example_config_validates_and_the_readme_shows_it_as_it_is() {
+    let configs = example_configs();
+    for path in named_examples() {
+        assert!(
+            configs.contains_key(path),
+            "README names {path}, not a file"
+        );
+    }
+    // "This is `assets/examples/<file>`" after a config block says the block is that file.
+    let ron = blocks("ron");
+    let mut blocks_before = 0;
+    for line in README.lines() {
+        if line.trim_start() == "```ron" {
+            blocks_before += 1;
+        }
+        let Some(rest) = line.strip_prefix("This is `assets/examples/") else {
+            continue;
+        };
+        let path = format!("assets/examples/{}", rest.split('`').next().unwrap());
+        assert!(blocks_before > 0, "README: {path} follows no config");
+        let shown = Config::from_ron_str(&ron[blocks_before - 1]).unwrap();
+        assert_eq!(
+            configs.get(&path),
+            Some(&shown),
+            "README's block before {path}"
+        );
+    }
+}

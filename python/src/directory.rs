@@ -24,8 +24,7 @@ use spinflip::io::output::{
     legacy_temperature_tag, read_lattices_npy, read_npy_i8, temperature_file,
 };
 use spinflip::io::run_dir::{CONFIG, COUPLINGS, FINAL_STATE, SUMMARY};
-use spinflip::metropolis::Summary;
-use spinflip::plot::{betas, read_summary, tags};
+use spinflip::plot::{RunEstimates, read_estimates};
 
 use crate::errors::{SpinflipError, to_py};
 use crate::tables::read_table;
@@ -50,9 +49,9 @@ pub fn load(py: Python<'_>, dir: &Path, lattices: bool) -> PyResult<Py<PyDict>> 
     result.set_item("config", config_text)?;
     let suffixes = match summary_file == SUMMARY {
         true => {
-            let summary = read_summary(dir).map_err(to_py)?;
-            result.set_item("betas", PyArray1::from_slice(py, &betas(&summary)))?;
-            temperature_suffixes(dir, &summary)
+            let run = read_estimates(dir).map_err(to_py)?;
+            result.set_item("betas", PyArray1::from_slice(py, &run.betas))?;
+            temperature_suffixes(dir, &run)
         }
         false => Vec::new(),
     };
@@ -72,12 +71,13 @@ pub fn load(py: Python<'_>, dir: &Path, lattices: bool) -> PyResult<Py<PyDict>> 
 /// The endings of the per-temperature CSV names of the run in `dir`: `_<tag>.csv` with each
 /// temperature's short tag, or its tag before the short tags where the directory was written
 /// by an earlier version.
-fn temperature_suffixes(dir: &Path, summary: &Summary) -> Vec<String> {
-    let legacy = betas(summary)
-        .into_iter()
+fn temperature_suffixes(dir: &Path, run: &RunEstimates) -> Vec<String> {
+    let legacy = run
+        .betas
+        .iter()
         .enumerate()
-        .map(|(t, beta)| legacy_temperature_tag(t, beta));
-    tags(summary)
+        .map(|(t, &beta)| legacy_temperature_tag(t, beta));
+    run.tags()
         .into_iter()
         .zip(legacy)
         .map(|(short, legacy)| {

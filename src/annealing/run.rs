@@ -123,10 +123,9 @@ pub fn anneal(
 /// The systems an anneal's engine runs: those of its engine config
 /// ([`AnnealingOptions::engine_config`]), at beta 0 until the first step.
 pub fn engine_systems(view: &Config) -> IsingSystems {
-    IsingSystems {
-        betas: vec![0.0],
-        ..ising_systems(view)
-    }
+    let mut systems = ising_systems(view);
+    systems.betas = vec![0.0];
+    systems
 }
 
 /// Anneal `config` (validated, its algorithm `annealing`) on `engine`, opened on its

@@ -7,7 +7,7 @@
 //! - **Bonds.** Bond `i = site D + d` joins `site` to its forward neighbour along axis `d`
 //!   (`D` the dimension; on an `L = 2` lattice a pair of sites is joined by two bonds, as
 //!   [`crate::exact::enumerate`] counts them). At cluster update `n` of system `b` (the run's
-//!   index, [`IsingSystems::global_system`]) it is active iff its two spins are equal and word
+//!   index, [`SystemIndex::global_system`]) it is active iff its two spins are equal and word
 //!   `i mod 4` of Philox block `(i / 4, n, ClusterBond = 8, 0, 0, b)` is below the temperature's
 //!   [`activation_threshold`](crate::model::ising::activation_threshold) (`1 - exp(-2 beta)`).
 //! - **Clusters** are the connected components of the active bonds. A cluster's root is its
@@ -24,6 +24,8 @@
 //! [`Measurements::cluster_sizes`](super::Measurements::cluster_sizes) (`[slot][system]`): for
 //! Swendsen-Wang `sum_C |C|^2` over its clusters, for Wolff `|C|` of its cluster, the improved
 //! estimators of `<M^2>` and of `<M^2> / N` (the same partition before and after the flips).
+//!
+//! [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 
 use crate::config::ClusterUpdate;
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};

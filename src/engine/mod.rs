@@ -193,7 +193,9 @@ pub struct Measurements {
     /// `[slot][system]`.
     pub observations: Vec<Observation>,
     /// `[slot][overlap][x]`: sites with `x`-coordinate `x` where the two replicas of an
-    /// overlap pair (see [`IsingSystems::overlaps`]) differ. Empty without overlap pairs.
+    /// overlap pair (see [`SystemIndex::overlaps`]) differ. Empty without overlap pairs.
+    ///
+    /// [`SystemIndex::overlaps`]: crate::model::systems::SystemIndex::overlaps
     pub overlap_planes: Vec<u32>,
     /// `[slot][overlap]`: bonds (each site's forward bonds) whose two sites differ differently
     /// between the two replicas of an overlap pair (`q_i q_j = -1`), so the link overlap is

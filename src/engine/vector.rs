@@ -262,7 +262,7 @@ pub const KERNEL_CONSTANTS: [&str; 11] = [
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
 /// plain checkerboard, which builds no `vector_tiles`); the `CouplingScale`'s bits; the field
 /// in local-field units as the bits of its `i32` (both backends take unsigned constants); then
-/// the systems' slice index ([`crate::model::ising::SliceIndex::CONSTANTS`]), which turns a
+/// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
     systems: &VectorSystems,

@@ -424,6 +424,11 @@ pub fn npy_u8_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
     npy_header_of(bytes, UINT8)
 }
 
+/// As [`npy_i8_header`], for the `float32` file of vector spins.
+pub fn npy_f32_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
+    npy_header_of(bytes, FLOAT32)
+}
+
 /// The shape and data offset of an `.npy` file of `descr` values in C order.
 fn npy_header_of(bytes: &[u8], descr: &str) -> Option<(Vec<usize>, usize)> {
     let magic = bytes.get(..8)?;

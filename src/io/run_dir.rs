@@ -98,6 +98,14 @@ impl<S> Ended<S> {
             }),
         }
     }
+
+    /// The results of a completed loop turned into `f`'s; an early end as it was.
+    pub fn map<T>(self, f: impl FnOnce(S) -> T) -> Ended<T> {
+        match self.completed() {
+            Ok(results) => Ended::Completed(f(results)),
+            Err(early) => early,
+        }
+    }
 }
 
 /// What ran where: the first fields of `summary.json` and `annealing.json`.

@@ -31,7 +31,7 @@ use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
 use crate::stats::{PlanePhases, SampleSeries};
 use crate::stop::Stops;
-use crate::tempering::{Ladder, finish_tempering, retune_ladder, tempering_warnings, tuning_stops};
+use crate::tempering::{finish_tempering, retune_ladder, tempering_warnings, tuning_stops};
 
 /// Chunks per run at least, so progress is reported as the run goes.
 const MIN_CHUNKS: u64 = 100;
@@ -214,14 +214,9 @@ pub fn run_sweeps(
         let counted = (tuning_stops.last().copied().unwrap_or(0), schedule.total());
         let sweep_of = |m: u64| schedule.sweep_of_measurement(m) + 1;
         let history = &state.temperature_history;
-        let ladder = Ladder {
-            betas: &systems.betas,
-            samples: systems.samples,
-            replicas: systems.replicas,
-        };
         let diagnostics = finish_tempering(
             &options.out,
-            ladder,
+            &systems,
             (&state.tempering, history),
             every,
             counted,

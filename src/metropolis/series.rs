@@ -60,7 +60,7 @@ impl RunSeries {
                     series.magnetisations[r].push(ms[b]);
                 }
             }
-            let first_pair = (t * samples + s) as usize * pairs;
+            let first_pair = systems.overlap(t, s, 0) as usize;
             let chunk = overlaps_per_measurement.max(1);
             for ((differing, kmin), links) in state
                 .overlaps

@@ -1,44 +1,31 @@
 //! Ising-type systems `H = -sum_<ij> J_ij s_i s_j - h sum_i s_i` and their Metropolis thresholds.
 //!
-//! The systems of a run are every (temperature, disorder sample, replica), numbered
-//! `b = (t * samples + s) * replicas + r`. For the ferromagnet (`J = 1`), flipping `s` with
-//! neighbour sum `n` changes the energy by `dE = 2 s (n + h)`. The flip is
-//! accepted iff a uniform 32-bit word `U` satisfies `U <= t`, where the threshold
+//! The systems of a run are every (temperature, disorder sample, replica), numbered by their
+//! [`SystemIndex`] ([`crate::model::systems`], sample slices included); a slice keeps the run's
+//! couplings ([`IsingSystems::sample_slice`]). For the ferromagnet (`J = 1`), flipping `s` with
+//! neighbour sum `n` changes the energy by `dE = 2 s (n + h)`. The flip is accepted iff a
+//! uniform 32-bit word `U` satisfies `U <= t`, where the threshold
 //! `t = min(ceil(exp(-beta dE) 2^32), 2^32) - 1` (clamped at 0) is computed once on the host in
 //! f64 and handed to every engine, so CPU and GPU take exactly the same decisions. For `dE <= 0`
 //! `t = 2^32 - 1` (always accept); otherwise the acceptance probability is `exp(-beta dE)`
 //! rounded up to the next multiple of `2^-32`.
-//!
-//! Sample slices. An engine may hold a slice of a run's disorder samples
-//! ([`IsingSystems::sample_slice`]: samples `first .. first + count` of the run's `S`, every
-//! temperature and replica of them), to spread independent samples over processes. Its buffers
-//! are indexed by the slice's own (local) numbers, but every random stream is keyed by the run's
-//! (global) ones ([`SliceIndex`]), so a slice draws exactly the randoms its samples draw in an
-//! engine of the whole run, and its results are those systems' bit for bit.
 
+use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::Lattice;
 use super::couplings::{Instance, antiferromagnetic_bonds};
+use super::systems::SystemIndex;
 use crate::config::{Config, Disorder};
 use crate::error::{Error, Result};
 
 /// Everything that defines the simulated systems of one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IsingSystems {
+    /// The temperatures, samples and replicas, and their numbering.
+    pub index: SystemIndex,
     pub lattice: Lattice,
     pub field: f64,
-    pub betas: Vec<f64>,
-    pub disorder: Disorder,
-    /// Disorder samples of these systems (1 for the ferromagnet): the run's, or a slice's.
-    pub samples: u32,
-    /// Replicas per temperature and sample.
-    pub replicas: u32,
-    pub seed: u64,
-    /// The run's number of the first sample here: 0 for a whole run.
-    pub first_sample: u32,
-    /// The run's disorder samples: `samples` for a whole run.
-    pub all_samples: u32,
     /// The band of planes of the slowest axis these systems hold ([`IsingSystems::plane_slab`]);
     /// `None` for whole lattices.
     pub slab: Option<PlaneSlab>,
@@ -57,55 +44,17 @@ pub struct PlaneSlab {
     pub planes: u32,
 }
 
-/// How the local index of a system, word system or chain set of a sample slice maps to the
-/// run's, the index that keys its randoms. Indices come in blocks per temperature: `block` of
-/// them here, `run_block` in the run, where this slice's block starts at `first`:
-/// `global(i) = (i / block) run_block + first + i mod block`. The identity for a whole run
-/// (`block = run_block`, `first = 0`). The kernels take the three numbers as the constants
-/// [`SliceIndex::CONSTANTS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SliceIndex {
-    pub block: u32,
-    pub run_block: u32,
-    pub first: u32,
+impl Deref for IsingSystems {
+    type Target = SystemIndex;
+
+    fn deref(&self) -> &SystemIndex {
+        &self.index
+    }
 }
 
-impl SliceIndex {
-    /// Names of the kernel constants (WGSL overrides, CUDA defines), in the order of
-    /// [`SliceIndex::constants`].
-    pub const CONSTANTS: [&'static str; 3] = ["SLICE_BLOCK", "RUN_BLOCK", "SLICE_FIRST"];
-
-    /// The identity, for indices that are the run's already.
-    pub const IDENTITY: SliceIndex = SliceIndex {
-        block: 1,
-        run_block: 1,
-        first: 0,
-    };
-
-    /// The systems `(t S' + s) R + r` of the `S'` samples from the run's sample `first` (of its
-    /// `S`, `all_samples`), `R` replicas each: blocks of `S' R` per temperature, `S R` in the
-    /// run, this slice's starting at `first R`.
-    pub fn of_samples((first, samples): (u32, u32), all_samples: u32, replicas: u32) -> Self {
-        SliceIndex {
-            block: samples * replicas,
-            run_block: all_samples * replicas,
-            first: first * replicas,
-        }
-    }
-
-    /// The run's index of local index `i`.
-    pub fn global(&self, i: u32) -> u32 {
-        (i / self.block) * self.run_block + self.first + i % self.block
-    }
-
-    /// The kernel constants.
-    pub fn constants(&self) -> [(&'static str, u32); 3] {
-        let [block, run_block, first] = Self::CONSTANTS;
-        [
-            (block, self.block),
-            (run_block, self.run_block),
-            (first, self.first),
-        ]
+impl DerefMut for IsingSystems {
+    fn deref_mut(&mut self) -> &mut SystemIndex {
+        &mut self.index
     }
 }
 
@@ -119,6 +68,18 @@ impl IsingSystems {
         }
     }
 
+    /// The systems of `index` on whole lattices in `field`, their couplings drawn from the
+    /// seed.
+    pub fn new(index: SystemIndex, lattice: Lattice, field: f64) -> Self {
+        IsingSystems {
+            index,
+            lattice,
+            field,
+            slab: None,
+            instance: None,
+        }
+    }
+
     /// The ferromagnet at `betas` with `replicas` replicas each.
     pub fn ferromagnet(
         lattice: Lattice,
@@ -127,19 +88,8 @@ impl IsingSystems {
         replicas: u32,
         seed: u64,
     ) -> Self {
-        IsingSystems {
-            lattice,
-            field,
-            betas,
-            disorder: Disorder::Ferromagnet,
-            samples: 1,
-            replicas,
-            seed,
-            first_sample: 0,
-            all_samples: 1,
-            slab: None,
-            instance: None,
-        }
+        let index = SystemIndex::new(betas, Disorder::Ferromagnet, 1, replicas, seed);
+        IsingSystems::new(index, lattice, field)
     }
 
     /// The Edwards-Anderson +-J spin glass at `betas`, `samples` disorder samples with
@@ -152,28 +102,15 @@ impl IsingSystems {
         replicas: u32,
         seed: u64,
     ) -> Self {
-        IsingSystems {
-            disorder: Disorder::Bimodal,
-            samples,
-            all_samples: samples,
-            ..IsingSystems::ferromagnet(lattice, field, betas, replicas, seed)
-        }
+        let index = SystemIndex::new(betas, Disorder::Bimodal, samples, replicas, seed);
+        IsingSystems::new(index, lattice, field)
     }
 
-    /// The systems of samples `first .. first + count` of these (numbered within them; a slice
-    /// of a slice is a slice of the run): every temperature and replica of those samples,
-    /// drawing the randoms they draw here. Panics on an empty range or one past the samples:
-    /// the caller splits a validated run.
+    /// The systems of samples `first .. first + count` of these ([`SystemIndex::sample_slice`]),
+    /// with the run's couplings (a given instance is indexed by the run's samples).
     pub fn sample_slice(&self, first: u32, count: u32) -> IsingSystems {
-        let end = first.checked_add(count);
-        assert!(
-            count > 0 && end.is_some_and(|end| end <= self.samples),
-            "sample slice {first} .. {first} + {count} is empty or outside the {} samples",
-            self.samples
-        );
         IsingSystems {
-            samples: count,
-            first_sample: self.first_sample + first,
+            index: self.index.sample_slice(first, count),
             ..self.clone()
         }
     }
@@ -225,67 +162,6 @@ impl IsingSystems {
             Some(slab) => u64::from(slab.planes) * u64::from(lattice.size).pow(lattice.dims - 1),
             None => lattice.sites(),
         }
-    }
-
-    /// Whether these are all the run's samples.
-    pub fn whole_run(&self) -> bool {
-        self.samples == self.all_samples
-    }
-
-    /// The run's number of local sample `s`: the Philox batch of its couplings.
-    pub fn global_sample(&self, s: u32) -> u32 {
-        self.first_sample + s
-    }
-
-    /// The run's numbering of local systems (`b = (t S + s) R + r`) and chain sets
-    /// (`c = s R + r`, below one block): blocks of `S R` per temperature, `S_run R` in the run.
-    pub fn slice_index(&self) -> SliceIndex {
-        SliceIndex::of_samples(
-            (self.first_sample, self.samples),
-            self.all_samples,
-            self.replicas,
-        )
-    }
-
-    /// The run's index of local system `b`: the Philox batch of its hot start and (simple
-    /// engine) its Metropolis randoms.
-    pub fn global_system(&self, b: u32) -> u32 {
-        self.slice_index().global(b)
-    }
-
-    /// The run's index of local chain set `c = s R + r`: the Philox batch of its swaps.
-    pub fn global_chain_set(&self, c: u32) -> u32 {
-        self.slice_index().global(c)
-    }
-
-    /// Number of systems: temperatures x samples x replicas.
-    pub fn systems(&self) -> u32 {
-        self.betas.len() as u32 * self.samples * self.replicas
-    }
-
-    /// Index of system (temperature `t`, sample `s`, replica `r`).
-    pub fn system(&self, t: u32, s: u32, r: u32) -> u32 {
-        (t * self.samples + s) * self.replicas + r
-    }
-
-    /// The temperature index of system `b`.
-    pub fn temperature_of(&self, b: u32) -> u32 {
-        b / (self.samples * self.replicas)
-    }
-
-    /// Replica pairs per (temperature, sample) whose overlap is measured: replica `r` with
-    /// `r + replicas/2`, for the Edwards-Anderson model with at least two replicas.
-    pub fn overlap_pairs(&self) -> u32 {
-        match self.disorder {
-            Disorder::Ferromagnet => 0,
-            _ => self.replicas / 2,
-        }
-    }
-
-    /// Number of measured overlaps: temperatures x samples x pairs, numbered
-    /// `(t * samples + s) * pairs + p`.
-    pub fn overlaps(&self) -> u32 {
-        self.betas.len() as u32 * self.samples * self.overlap_pairs()
     }
 
     /// Number of spins of all systems together (of the slab's planes in a slab).
@@ -371,19 +247,18 @@ pub fn table_index(coordination: u32, spin_up: bool, neighbour_sum: i32) -> usiz
 /// The systems a (validated) config describes.
 pub fn ising_systems(config: &Config) -> IsingSystems {
     let model = config.model;
-    IsingSystems {
-        lattice: Lattice::new(model.dims(), model.size()),
-        field: model.field(),
-        betas: config.temperatures.betas(),
-        disorder: model.disorder(),
-        samples: config.samples,
-        replicas: config.replicas,
-        seed: config.seed,
-        first_sample: 0,
-        all_samples: config.samples,
-        slab: None,
-        instance: None,
-    }
+    let index = SystemIndex::new(
+        config.temperatures.betas(),
+        model.disorder(),
+        config.samples,
+        config.replicas,
+        config.seed,
+    );
+    IsingSystems::new(
+        index,
+        Lattice::new(model.dims(), model.size()),
+        model.field(),
+    )
 }
 
 #[cfg(test)]
@@ -410,48 +285,6 @@ mod tests {
         assert!(
             (f64::from(t) / 4_294_967_296.0 - (2.0 - 2f64.sqrt())).abs() <= 0.5 / 4_294_967_296.0
         );
-    }
-
-    #[test]
-    fn slices_number_systems_and_chain_sets_as_the_run_does() {
-        let run = IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3, 0.5], 5, 3, 1);
-        assert!(run.whole_run());
-        // A whole run's indices are its own.
-        for b in 0..run.systems() {
-            assert_eq!(run.global_system(b), b);
-        }
-        let slice = run.sample_slice(1, 3).sample_slice(1, 2);
-        assert_eq!(
-            (slice.first_sample, slice.samples, slice.all_samples),
-            (2, 2, 5)
-        );
-        assert!(!slice.whole_run());
-        for t in 0..2 {
-            for s in 0..2 {
-                assert_eq!(slice.global_sample(s), s + 2);
-                for r in 0..3 {
-                    let b = slice.system(t, s, r);
-                    assert_eq!(slice.global_system(b), run.system(t, s + 2, r));
-                }
-            }
-        }
-        // Chain sets c = s R + r.
-        assert_eq!(slice.global_chain_set(4), 2 * 3 + 4);
-        assert_eq!(SliceIndex::IDENTITY.global(77), 77);
-    }
-
-    #[test]
-    #[should_panic(expected = "outside the 5 samples")]
-    fn a_slice_past_the_samples_is_refused() {
-        let run = IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3], 5, 2, 1);
-        run.sample_slice(3, 3);
-    }
-
-    #[test]
-    #[should_panic(expected = "is empty")]
-    fn an_empty_slice_is_refused() {
-        let run = IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3], 5, 2, 1);
-        run.sample_slice(2, 0);
     }
 
     #[test]

@@ -1,5 +1,9 @@
 //! Model geometry and Hamiltonians.
 //!
+//! Every model's systems are a [`systems::SystemIndex`] (the temperatures, samples and replicas
+//! of a run or of a slice of its samples, and their numbering) with the model's own lattice,
+//! field and couplings: [`ising::IsingSystems`], [`vector::VectorSystems`].
+//!
 //! Sites of an `L^d` periodic lattice are stored in natural order, `index = (z L + y) L + x`.
 //! The checkerboard colour of a site is `(x + y + z) mod 2`; every neighbour of a site has the
 //! other colour, so one colour is updated in parallel while the other is frozen (even L only).
@@ -9,6 +13,7 @@
 pub(crate) mod checks;
 pub mod couplings;
 pub mod ising;
+pub mod systems;
 pub mod vector;
 
 /// A periodic square (2D) or simple-cubic (3D) lattice of even linear size.

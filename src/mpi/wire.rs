@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
+use crate::model::systems::SystemIndex;
 use crate::model::vector::{VectorCouplings, VectorSystems};
 
 use super::{Share, Split};
@@ -360,16 +361,18 @@ impl<'a> Reader<'a> {
             _ => return Err(truncated()),
         };
         Ok(VectorSystems {
+            index: SystemIndex {
+                betas,
+                disorder,
+                samples,
+                replicas,
+                seed,
+                first_sample,
+                all_samples,
+            },
             lattice,
             components,
             field,
-            betas,
-            disorder,
-            samples,
-            replicas,
-            seed,
-            first_sample,
-            all_samples,
             couplings,
         })
     }

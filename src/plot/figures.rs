@@ -8,8 +8,12 @@ use crate::annealing::AnnealingSummary;
 use crate::annealing::{AnnealingAverage, ReweightedAverage};
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::output::{temperature_file, temperature_tags};
+use crate::io::run_dir::RunDescription;
 use crate::metropolis::Summary;
-use crate::stats::{Estimate, IsingEstimates, SpinGlassEstimates};
+use crate::stats::{
+    Estimate, IsingEstimates, SpinGlassEstimates, TensorGlassEstimates, VectorEstimates,
+};
+use crate::vector::VectorSummary;
 
 /// Points of the exact curves, evenly spaced in beta over the measured range.
 const EXACT_CURVE_POINTS: usize = 201;
@@ -77,58 +81,185 @@ impl Point {
     }
 }
 
-/// A ferromagnet observable: file key (as in `summary.json`), axis label, its estimate.
-type FerromagnetObservable = (&'static str, &'static str, fn(&IsingEstimates) -> Estimate);
-/// A spin-glass observable, likewise.
-type SpinGlassObservable = (
-    &'static str,
-    &'static str,
-    fn(&SpinGlassEstimates) -> Estimate,
-);
+/// An observable of a summary's per-temperature entries `E`: file key (as in `summary.json`),
+/// axis label, its estimate (`None` where the entry has none, such as the helicity of
+/// Heisenberg spins).
+type Observable<E> = (&'static str, &'static str, fn(&E) -> Option<Estimate>);
 
-const FERROMAGNET: [FerromagnetObservable; 5] = [
-    ("e", "e", |t| t.e),
-    ("c", "c", |t| t.c),
-    ("abs_m", "|m|", |t| t.abs_m),
-    ("chi", "chi", |t| t.chi),
-    ("u4", "U4", |t| t.u4),
+const FERROMAGNET: [Observable<IsingEstimates>; 5] = [
+    ("e", "e", |t| Some(t.e)),
+    ("c", "c", |t| Some(t.c)),
+    ("abs_m", "|m|", |t| Some(t.abs_m)),
+    ("chi", "chi", |t| Some(t.chi)),
+    ("u4", "U4", |t| Some(t.u4)),
 ];
 
-const SPIN_GLASS: [SpinGlassObservable; 6] = [
-    ("e", "e", |t| t.e),
-    ("c", "c", |t| t.c),
-    ("q2", "q^2", |t| t.q2),
-    ("g", "g", |t| t.g),
-    ("chi_sg", "chi_SG", |t| t.chi_sg),
-    ("xi_over_l", "xi_L/L", |t| t.xi_over_l),
+const SPIN_GLASS: [Observable<SpinGlassEstimates>; 6] = [
+    ("e", "e", |t| Some(t.e)),
+    ("c", "c", |t| Some(t.c)),
+    ("q2", "q^2", |t| Some(t.q2)),
+    ("g", "g", |t| Some(t.g)),
+    ("chi_sg", "chi_SG", |t| Some(t.chi_sg)),
+    ("xi_over_l", "xi_L/L", |t| Some(t.xi_over_l)),
+];
+
+/// Vector spins: the ferromagnet's, and a glass's energy (its overlaps in
+/// [`TENSOR_GLASS`]).
+const VECTOR: [Observable<VectorEstimates>; 5] = [
+    ("e", "e", |t| Some(t.e)),
+    ("abs_m", "|m|", |t| Some(t.abs_m)),
+    ("u4", "U4", |t| Some(t.u4)),
+    ("xi_over_l", "xi/L", |t| Some(t.xi_over_l)),
+    ("helicity", "helicity modulus", |t| t.helicity),
+];
+
+const TENSOR_GLASS: [Observable<TensorGlassEstimates>; 3] = [
+    ("q2", "q^2", |t| Some(t.q2)),
+    ("g", "g", |t| Some(t.g)),
+    ("xi_over_l", "xi_L/L", |t| Some(t.xi_over_l)),
 ];
 
 /// What several runs of one model at different L are overlaid on, for finite-size crossings.
-const FERROMAGNET_OVERLAYS: [&str; 2] = ["u4", "e"];
-const SPIN_GLASS_OVERLAYS: [&str; 2] = ["g", "xi_over_l"];
+const FERROMAGNET_OVERLAYS: &[&str] = &["u4", "e"];
+const SPIN_GLASS_OVERLAYS: &[&str] = &["g", "xi_over_l"];
+const VECTOR_OVERLAYS: &[&str] = &["u4", "xi_over_l", "helicity"];
 
-/// Whether `summary` is of a disordered model (its estimates are in `spin_glass`).
-pub fn is_spin_glass(summary: &Summary) -> bool {
-    !summary.spin_glass.is_empty()
+/// A run's estimates as its figures show them, whichever model ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEstimates {
+    pub run: RunDescription,
+    /// A disordered model's figures are drawn versus T, a ferromagnet's versus beta.
+    pub spin_glass: bool,
+    /// The inverse temperatures, in run order.
+    pub betas: Vec<f64>,
+    pub thermalization_measurements: u64,
+    /// One per figure, in file order.
+    pub observables: Vec<Measured>,
+    /// The keys of the observables that overlays of several sizes show.
+    pub overlaid: &'static [&'static str],
+    /// Whether Kaufman's exact `e` and `c` belong on the figures (2D ferromagnet, no field).
+    pub kaufman: bool,
 }
 
-/// The inverse temperatures of a run, in run order.
-pub fn betas(summary: &Summary) -> Vec<f64> {
-    if is_spin_glass(summary) {
-        summary.spin_glass.iter().map(|t| t.beta).collect()
-    } else {
-        summary.runs.iter().map(|r| r.estimates.beta).collect()
+/// One observable's points versus the figures' x axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub points: Vec<Point>,
+}
+
+/// The observables of `table` that every entry of `entries` has, each entry's point at
+/// `x_of(entry)`.
+fn measured_table<E>(
+    table: &[Observable<E>],
+    entries: &[E],
+    x_of: impl Fn(&E) -> f64,
+) -> Vec<Measured> {
+    table
+        .iter()
+        .filter_map(|&(key, label, of)| {
+            let points = entries
+                .iter()
+                .map(|e| of(e).map(|estimate| Point::of(x_of(e), estimate)))
+                .collect::<Option<Vec<Point>>>()?;
+            Some(Measured { key, label, points })
+        })
+        .collect()
+}
+
+impl From<&Summary> for RunEstimates {
+    fn from(summary: &Summary) -> Self {
+        let spin_glass = !summary.spin_glass.is_empty();
+        let (betas, observables, overlaid) = match spin_glass {
+            true => (
+                summary.spin_glass.iter().map(|t| t.beta).collect(),
+                measured_table(&SPIN_GLASS, &summary.spin_glass, |t| 1.0 / t.beta),
+                SPIN_GLASS_OVERLAYS,
+            ),
+            false => {
+                let estimates: Vec<IsingEstimates> =
+                    summary.runs.iter().map(|r| r.estimates.clone()).collect();
+                (
+                    estimates.iter().map(|t| t.beta).collect(),
+                    measured_table(&FERROMAGNET, &estimates, |t| t.beta),
+                    FERROMAGNET_OVERLAYS,
+                )
+            }
+        };
+        RunEstimates {
+            run: summary.run.clone(),
+            spin_glass,
+            betas,
+            thermalization_measurements: summary.thermalization_measurements,
+            observables,
+            overlaid,
+            kaufman: !summary.runs.is_empty() && summary.runs.iter().all(|r| r.exact.is_some()),
+        }
     }
 }
 
-/// Per temperature, the tag of its files (`t01_T0.950`), in the scale the run's config gave.
-pub fn tags(summary: &Summary) -> Vec<String> {
-    temperature_tags(&betas(summary), summary.run.temperature_scale)
+impl From<&VectorSummary> for RunEstimates {
+    /// The ferromagnet's e, |m|, U4, xi/L and (XY) helicity versus beta; a glass's e and its
+    /// overlaps' q^2, g and xi_L/L versus T.
+    fn from(summary: &VectorSummary) -> Self {
+        let spin_glass = !summary.spin_glass.is_empty();
+        let (observables, overlaid) = match spin_glass {
+            true => {
+                // e, the first of VECTOR: the rest is the ferromagnet's.
+                let energy = measured_table(&VECTOR[..1], &summary.runs, |t| 1.0 / t.beta);
+                let glass = measured_table(&TENSOR_GLASS, &summary.spin_glass, |t| 1.0 / t.beta);
+                (
+                    energy.into_iter().chain(glass).collect(),
+                    SPIN_GLASS_OVERLAYS,
+                )
+            }
+            false => (
+                measured_table(&VECTOR, &summary.runs, |t| t.beta),
+                VECTOR_OVERLAYS,
+            ),
+        };
+        RunEstimates {
+            run: summary.run.clone(),
+            spin_glass,
+            betas: summary.runs.iter().map(|t| t.beta).collect(),
+            thermalization_measurements: summary.thermalization_measurements,
+            observables,
+            overlaid,
+            kaufman: false,
+        }
+    }
 }
 
-/// The x axis of a model's figures: beta for the ferromagnet, T for the spin glass.
-fn x_label(summary: &Summary) -> &'static str {
-    if is_spin_glass(summary) { "T" } else { "beta" }
+impl RunEstimates {
+    /// Per temperature, the tag of its files (`t01_T0.950`), in the scale the run's config gave.
+    pub fn tags(&self) -> Vec<String> {
+        temperature_tags(&self.betas, self.run.temperature_scale)
+    }
+
+    /// Sites of one lattice of the run.
+    pub fn sites(&self) -> usize {
+        (self.run.size as usize).pow(self.run.dims)
+    }
+
+    /// The x axis of a model's figures: beta for the ferromagnet, T for the spin glass.
+    fn x_label(&self) -> &'static str {
+        if self.spin_glass { "T" } else { "beta" }
+    }
+
+    /// "Ising 2D, L = 64" and, for the spin glass, its number of samples.
+    fn name(&self) -> String {
+        let name = format!("{}, L = {}", self.run.model, self.run.size);
+        if self.spin_glass {
+            format!("{name}, {} samples", self.run.samples)
+        } else {
+            name
+        }
+    }
+
+    fn observable(&self, key: &str) -> Option<&Measured> {
+        self.observables.iter().find(|o| o.key == key)
+    }
 }
 
 /// Population annealing: e, c and f versus beta (mean and error over the populations), each
@@ -199,26 +330,22 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
     }
 }
 
-/// One figure per observable of the summary versus temperature.
-pub fn observable_figures(summary: &Summary) -> Vec<Figure> {
-    let keys: Vec<&str> = if is_spin_glass(summary) {
-        SPIN_GLASS.iter().map(|o| o.0).collect()
-    } else {
-        FERROMAGNET.iter().map(|o| o.0).collect()
-    };
-    keys.into_iter()
-        .map(|key| {
-            let (label, measured) = measured(summary, key);
+/// One figure per observable of the run versus temperature.
+pub fn observable_figures(run: &RunEstimates) -> Vec<Figure> {
+    run.observables
+        .iter()
+        .map(|observable| {
             let mut curves = vec![Curve {
                 label: "measured".to_string(),
                 style: Style::Measured,
-                points: measured,
+                points: observable.points.clone(),
             }];
-            curves.extend(exact_curve(summary, key));
+            curves.extend(exact_curve(run, observable.key));
+            let label = observable.label;
             Figure {
-                file: format!("plot_{key}.svg"),
-                title: format!("{}: {label} versus {}", run_name(summary), x_label(summary)),
-                x_label: x_label(summary).to_string(),
+                file: format!("plot_{}.svg", observable.key),
+                title: format!("{}: {label} versus {}", run.name(), run.x_label()),
+                x_label: run.x_label().to_string(),
                 panels: vec![Panel {
                     y_label: label.to_string(),
                     curves,
@@ -232,33 +359,34 @@ pub fn observable_figures(summary: &Summary) -> Vec<Figure> {
 /// The figures overlaying runs of one model (sorted by L), one per observable whose crossing
 /// locates the transition; `names[i]` names run `i` (its directory) in the legend where two
 /// runs share L.
-pub fn overlay_figures(summaries: &[Summary], names: &[String]) -> Vec<Figure> {
-    let Some(first) = summaries.first() else {
+pub fn overlay_figures(runs: &[RunEstimates], names: &[String]) -> Vec<Figure> {
+    let Some(first) = runs.first() else {
         return Vec::new();
     };
-    let labels = overlay_labels(summaries, names);
-    let mut by_size: Vec<(&Summary, &String)> = summaries.iter().zip(&labels).collect();
-    by_size.sort_by_key(|(s, _)| s.run.size);
-    let keys = if is_spin_glass(first) {
-        SPIN_GLASS_OVERLAYS
-    } else {
-        FERROMAGNET_OVERLAYS
-    };
-    keys.into_iter()
-        .map(|key| {
+    let labels = overlay_labels(runs, names);
+    let mut by_size: Vec<(&RunEstimates, &String)> = runs.iter().zip(&labels).collect();
+    by_size.sort_by_key(|(run, _)| run.run.size);
+    let shown = first
+        .overlaid
+        .iter()
+        .filter_map(|&key| first.observable(key));
+    shown
+        .map(|observable| {
             let curves: Vec<Curve> = by_size
                 .iter()
-                .map(|(summary, label)| Curve {
+                .map(|(run, label)| Curve {
                     label: label.to_string(),
                     style: Style::MeasuredJoined,
-                    points: measured(summary, key).1,
+                    points: run
+                        .observable(observable.key)
+                        .map_or(Vec::new(), |o| o.points.clone()),
                 })
                 .collect();
-            let label = measured(first, key).0;
+            let label = observable.label;
             Figure {
-                file: format!("overlay_{key}.svg"),
-                title: format!("{}: {label} versus {}", first.run.model, x_label(first)),
-                x_label: x_label(first).to_string(),
+                file: format!("overlay_{}.svg", observable.key),
+                title: format!("{}: {label} versus {}", first.run.model, first.x_label()),
+                x_label: first.x_label().to_string(),
                 panels: vec![Panel {
                     y_label: label.to_string(),
                     curves,
@@ -271,62 +399,36 @@ pub fn overlay_figures(summaries: &[Summary], names: &[String]) -> Vec<Figure> {
 
 /// The legend entry of each overlaid run: "L = 8", or "L = 8, runs/a" where another run has
 /// the same L.
-fn overlay_labels(summaries: &[Summary], names: &[String]) -> Vec<String> {
-    let size_shared = |size: u32| summaries.iter().filter(|s| s.run.size == size).count() > 1;
-    summaries
-        .iter()
+fn overlay_labels(runs: &[RunEstimates], names: &[String]) -> Vec<String> {
+    let size_shared = |size: u32| runs.iter().filter(|r| r.run.size == size).count() > 1;
+    runs.iter()
         .zip(names)
-        .map(|(summary, name)| match size_shared(summary.run.size) {
-            true => format!("L = {}, {name}", summary.run.size),
-            false => format!("L = {}", summary.run.size),
+        .map(|(run, name)| match size_shared(run.run.size) {
+            true => format!("L = {}, {name}", run.run.size),
+            false => format!("L = {}", run.run.size),
         })
         .collect()
 }
 
-/// The axis label and the measured points of observable `key` of `summary`.
-fn measured(summary: &Summary, key: &str) -> (&'static str, Vec<Point>) {
-    if is_spin_glass(summary) {
-        let (_, label, of) = SPIN_GLASS.iter().find(|o| o.0 == key).expect("a known key");
-        let points = summary
-            .spin_glass
-            .iter()
-            .map(|t| Point::of(1.0 / t.beta, of(t)))
-            .collect();
-        (label, points)
-    } else {
-        let (_, label, of) = FERROMAGNET
-            .iter()
-            .find(|o| o.0 == key)
-            .expect("a known key");
-        let points = summary
-            .runs
-            .iter()
-            .map(|r| Point::of(r.estimates.beta, of(&r.estimates)))
-            .collect();
-        (label, points)
-    }
-}
-
 /// Kaufman's exact `e` or `c` of the run's lattice on a dense beta grid over the measured range,
 /// where the summary has exact values (2D ferromagnet in zero field).
-fn exact_curve(summary: &Summary, key: &str) -> Option<Curve> {
+fn exact_curve(run: &RunEstimates, key: &str) -> Option<Curve> {
     let exact_of = match key {
         "e" => |x: crate::exact::ExactIsing2d| x.e,
         "c" => |x: crate::exact::ExactIsing2d| x.c,
         _ => return None,
     };
-    if summary.runs.is_empty() || summary.runs.iter().any(|r| r.exact.is_none()) {
+    if !run.kaufman {
         return None;
     }
-    let betas = betas(summary);
-    let (low, high) = padded_range(&betas);
+    let (low, high) = padded_range(&run.betas);
     let step = (high - low) / (EXACT_CURVE_POINTS - 1) as f64;
     let points = (0..EXACT_CURVE_POINTS)
         .map(|i| low + step * i as f64)
-        .map(|beta| Point::exact(beta, exact_of(kaufman(summary.run.size, beta))))
+        .map(|beta| Point::exact(beta, exact_of(kaufman(run.run.size, beta))))
         .collect();
     Some(Curve {
-        label: format!("exact (Kaufman, L = {})", summary.run.size),
+        label: format!("exact (Kaufman, L = {})", run.run.size),
         style: Style::Line,
         points,
     })
@@ -355,9 +457,9 @@ pub fn padded_range(values: &[f64]) -> (f64, f64) {
 /// E/N and |M|/N versus sweep at temperature `t`: the first system (replica 0 of sample 0) and,
 /// drawn over it, the mean over every system of the temperature, at every k-th measurement where
 /// there are more than [`MAX_TRACE_POINTS`].
-pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries) -> Figure {
-    let beta = betas(summary)[t];
-    let scale = summary.run.temperature_scale;
+pub fn timeseries_figure(run: &RunEstimates, t: usize, series: &TemperatureSeries) -> Figure {
+    let beta = run.betas[t];
+    let scale = run.run.temperature_scale;
     let mean_label = format!("mean of {} systems", series.systems);
     let panel = |y_label: &str, of: fn(&Trace) -> &[f64]| Panel {
         y_label: y_label.to_string(),
@@ -371,23 +473,23 @@ pub fn timeseries_figure(summary: &Summary, t: usize, series: &TemperatureSeries
         ],
     };
     Figure {
-        file: temperature_file("timeseries", &tags(summary)[t], "svg"),
+        file: temperature_file("timeseries", &run.tags()[t], "svg"),
         title: format!(
             "{}, {} = {}: thermalisation (the first {} measurements), then production",
-            run_name(summary),
+            run.name(),
             scale.name(),
             scale.value(beta),
-            summary.thermalization_measurements
+            run.thermalization_measurements
         ),
         x_label: "sweep".to_string(),
         panels: vec![panel("E/N", |t| &t.energy), panel("|M|/N", |t| &t.abs_m)],
-        production_from: thermalization_end(summary, series),
+        production_from: thermalization_end(run, series),
     }
 }
 
 /// The sweep of the last thermalisation measurement, where the series has one.
-fn thermalization_end(summary: &Summary, series: &TemperatureSeries) -> Option<f64> {
-    let last = (summary.thermalization_measurements as usize).checked_sub(1)?;
+fn thermalization_end(run: &RunEstimates, series: &TemperatureSeries) -> Option<f64> {
+    let last = (run.thermalization_measurements as usize).checked_sub(1)?;
     series.sweeps.get(last).map(|&sweep| sweep as f64)
 }
 
@@ -402,16 +504,6 @@ fn trace(label: String, sweeps: &[u64], values: &[f64]) -> Curve {
             .step_by(stride)
             .map(|(&sweep, &y)| Point::exact(sweep as f64, y))
             .collect(),
-    }
-}
-
-/// "Ising 2D, L = 64" and, for the spin glass, its number of samples.
-fn run_name(summary: &Summary) -> String {
-    let name = format!("{}, L = {}", summary.run.model, summary.run.size);
-    if is_spin_glass(summary) {
-        format!("{name}, {} samples", summary.run.samples)
-    } else {
-        name
     }
 }
 
@@ -492,7 +584,7 @@ mod tests {
     #[test]
     fn ferromagnet_figures_plot_the_summary_estimates() {
         let summary = ferromagnet(8, &[0.4, 0.5]);
-        let figures = observable_figures(&summary);
+        let figures = observable_figures(&RunEstimates::from(&summary));
         let files: Vec<&str> = figures.iter().map(|f| f.file.as_str()).collect();
         assert_eq!(
             files,
@@ -522,7 +614,7 @@ mod tests {
     #[test]
     fn exact_curves_are_kaufman_over_the_measured_range() {
         let summary = ferromagnet(16, &[0.4, 0.5]);
-        let figures = observable_figures(&summary);
+        let figures = observable_figures(&RunEstimates::from(&summary));
         for (file, of) in [
             (
                 "plot_e.svg",
@@ -541,14 +633,19 @@ mod tests {
         }
         let mut with_field = summary;
         with_field.runs[1].exact = None;
-        assert_eq!(observable_figures(&with_field)[0].panels[0].curves.len(), 1);
+        assert_eq!(
+            observable_figures(&RunEstimates::from(&with_field))[0].panels[0]
+                .curves
+                .len(),
+            1
+        );
     }
 
     #[test]
     fn overlays_have_one_curve_per_size_in_order() {
         let runs = [ferromagnet(16, &[0.4, 0.45]), ferromagnet(8, &[0.4, 0.45])];
         let names = ["big".to_string(), "small".to_string()];
-        let figures = overlay_figures(&runs, &names);
+        let figures = overlay_figures(&runs.each_ref().map(RunEstimates::from), &names);
         assert_eq!(figures[0].file, "overlay_u4.svg");
         let labels = |figure: &Figure| -> Vec<String> {
             let curves = &figure.panels[0].curves;
@@ -565,7 +662,7 @@ mod tests {
             runs[0].clone(),
         ];
         let names = ["runs/a", "runs/b", "runs/c"].map(String::from);
-        let figures = overlay_figures(&same_size, &names);
+        let figures = overlay_figures(&same_size.each_ref().map(RunEstimates::from), &names);
         assert_eq!(
             labels(&figures[0]),
             ["L = 8, runs/a", "L = 8, runs/b", "L = 16"],
@@ -584,7 +681,7 @@ mod tests {
 
     #[test]
     fn timeseries_shows_the_mean_and_the_first_system_at_most_max_points() {
-        let summary = ferromagnet(8, &[0.4]);
+        let summary = RunEstimates::from(&ferromagnet(8, &[0.4]));
         let n = 2 * MAX_TRACE_POINTS + 1;
         let mut series = TemperatureSeries::new((0..n as u64).map(|m| 100 + 10 * m).collect(), 2);
         for m in 0..n {

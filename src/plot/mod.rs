@@ -1,13 +1,14 @@
 //! Plots and snapshots of a run, drawn from its data: SVG figures of the summary's estimates
 //! versus temperature (the ferromagnet's e, c, |m|, chi, U4 versus beta with Kaufman's exact e and
-//! c in 2D zero field; the spin glass's e, q^2, g, chi_SG, xi_L/L versus T), the E and |M| time
-//! series of every temperature, PNG snapshots of the final lattices, and overlays of runs of one
-//! model at several sizes for finite-size crossings; population annealing's e, c and f versus
-//! beta with Kaufman's exact values where they exist.
+//! c in 2D zero field; the spin glass's e, q^2, g, chi_SG, xi_L/L versus T; vector spins' e, |m|,
+//! U4, xi/L and the XY helicity modulus versus beta, a vector glass's e, q^2, g, xi_L/L versus
+//! T), the E and |M| time series of every temperature, PNG snapshots of the final lattices, and
+//! overlays of runs of one model at several sizes for finite-size crossings; population
+//! annealing's e, c and f versus beta with Kaufman's exact values where they exist.
 //!
-//! A run hands its data to [`write_run_plots`]; `spinflip plot` reads a run directory back
-//! ([`read_run`]) and draws the same files with [`write_plots`], or overlays several
-//! ([`write_overlays`]). Every file is written atomically.
+//! A run hands its data to [`write_run_plots`] or [`write_vector_plots`]; `spinflip plot`
+//! reads a run directory back ([`read_run`]) and draws the same files with [`write_plots`], or
+//! overlays several ([`write_overlays`]). Every file is written atomically.
 
 mod figures;
 mod glyphs;
@@ -18,11 +19,11 @@ mod svg;
 use std::path::{Path, PathBuf};
 
 pub use figures::{
-    Curve, Figure, Panel, Point, Style, annealing_figure, betas, is_spin_glass, observable_figures,
-    overlay_figures, tags, timeseries_figure,
+    Curve, Figure, Measured, Panel, Point, RunEstimates, Style, annealing_figure,
+    observable_figures, overlay_figures, timeseries_figure,
 };
-pub use read::{read_run, read_summary};
-pub use snapshot::{KEY_HEIGHT, snapshot_png};
+pub use read::{read_estimates, read_run};
+pub use snapshot::{KEY_HEIGHT, snapshot_png, vector_snapshot_png};
 
 use crate::annealing::AnnealingSummary;
 use crate::atomic::ensure_writable_dir;
@@ -31,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::io::output::{temperature_file, write_file};
 use crate::metropolis::Summary;
 use crate::stats::SampleSeries;
+use crate::vector::VectorFinished;
 
 /// What the time-series figure of one temperature shows, per measurement.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,12 +95,45 @@ impl TemperatureSeries {
 /// Everything the plots of one run are drawn from, as [`read_run`] reads it from its files.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
-    pub summary: Summary,
+    pub estimates: RunEstimates,
     /// Per temperature, in run order.
     pub series: Vec<TemperatureSeries>,
-    /// Per temperature: the final lattice of replica 0 (of sample 0), one system of
-    /// `size^dims` spins.
-    pub lattices: Vec<SpinBits>,
+    pub lattices: Lattices,
+}
+
+/// Per temperature, the final lattice of replica 0 (of sample 0): one system of `size^dims`
+/// sites.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lattices {
+    Ising(Vec<SpinBits>),
+    /// Each site's `components` values in a row, as in `final_state.npy`.
+    Vector {
+        components: u32,
+        lattices: Vec<Vec<f32>>,
+    },
+}
+
+impl RunRecord {
+    /// The PNG snapshot of temperature `t`.
+    fn snapshot(&self, t: usize) -> Result<Vec<u8>> {
+        let (dims, size) = (self.estimates.run.dims, self.estimates.run.size);
+        match &self.lattices {
+            Lattices::Ising(lattices) => snapshot_png(|site| lattices[t].up(0, site), dims, size),
+            Lattices::Vector {
+                components,
+                lattices,
+            } => {
+                let n = *components as usize;
+                let spin = |site: u64| {
+                    let values = &lattices[t][site as usize * n..][..n];
+                    let mut spin = [0.0; 3];
+                    spin[..n].copy_from_slice(values);
+                    spin
+                };
+                vector_snapshot_png(spin, *components, dims, size)
+            }
+        }
+    }
 }
 
 /// The plots and snapshots of a run that has just finished: `series[t][s]` are the measurement
@@ -111,19 +146,51 @@ pub fn write_run_plots(
     sweep_of: impl Fn(usize) -> u64,
     spins: &SpinBits,
 ) -> Result<()> {
-    let sites = sites(summary);
+    let run = RunEstimates::from(summary);
+    let sites = run.sites();
     let series: Vec<TemperatureSeries> = series
         .iter()
         .map(|samples| temperature_series(samples, sites, &sweep_of))
         .collect();
     let per_temperature = spins.systems() / series.len().max(1) as u32;
-    let first_systems = (0..series.len() as u32).map(|t| (spins, t * per_temperature));
-    write_plots(out, summary, &series, first_systems)
+    let (dims, size) = (run.run.dims, run.run.size);
+    write_plots(out, &run, &series, |t| {
+        let system = t as u32 * per_temperature;
+        snapshot_png(|site| spins.up(system, site), dims, size)
+    })
 }
 
-/// Sites of one lattice of the run.
-fn sites(summary: &Summary) -> usize {
-    (summary.run.size as usize).pow(summary.run.dims)
+/// The plots and snapshots of a vector-spin run that has just finished.
+pub fn write_vector_plots(out: &Path, finished: &VectorFinished) -> Result<()> {
+    let run = RunEstimates::from(&finished.summary);
+    let sites = run.sites() as f64;
+    let (components, systems) = (finished.components(), finished.systems_per_temperature());
+    let sweeps: Vec<u64> = (0..finished.measurements())
+        .map(|m| finished.sweep_of(m))
+        .collect();
+    let series: Vec<TemperatureSeries> = (0..run.betas.len())
+        .map(|t| {
+            let mut series = TemperatureSeries::new(sweeps.clone(), systems);
+            for m in 0..sweeps.len() {
+                for k in 0..systems {
+                    let x = finished.measurement(m, t, k);
+                    let abs_m = vector_abs_m(&x.m[..components as usize]);
+                    series.add(k, m, x.energy / sites, abs_m);
+                }
+            }
+            series
+        })
+        .collect();
+    let (dims, size) = (run.run.dims, run.run.size);
+    write_plots(out, &run, &series, |t| {
+        let spin = |site| finished.first_system_spin(t, site);
+        vector_snapshot_png(spin, components, dims, size)
+    })
+}
+
+/// `|m|` of a vector magnetisation per site, from its components.
+fn vector_abs_m(m: &[f64]) -> f64 {
+    m.iter().map(|a| a * a).sum::<f64>().sqrt()
 }
 
 fn temperature_series(
@@ -149,33 +216,35 @@ fn temperature_series(
     series
 }
 
-/// Write every figure of the run of `summary`, and the snapshots of `lattices` (per temperature,
-/// the lattices and the system in them of replica 0 of sample 0), into `out`.
-pub fn write_plots<'a>(
+/// Write every figure of `run`, and the snapshot of each temperature `t` (the PNG
+/// `snapshot(t)`), into `out`.
+pub fn write_plots(
     out: &Path,
-    summary: &Summary,
+    run: &RunEstimates,
     series: &[TemperatureSeries],
-    lattices: impl IntoIterator<Item = (&'a SpinBits, u32)>,
+    snapshot: impl Fn(usize) -> Result<Vec<u8>>,
 ) -> Result<()> {
     let timeseries = series
         .iter()
         .enumerate()
-        .map(|(t, series)| timeseries_figure(summary, t, series));
-    for figure in observable_figures(summary).into_iter().chain(timeseries) {
+        .map(|(t, series)| timeseries_figure(run, t, series));
+    for figure in observable_figures(run).into_iter().chain(timeseries) {
         write_figure(out, &figure)?;
     }
-    for (tag, (spins, system)) in tags(summary).into_iter().zip(lattices) {
-        let up = |site| spins.up(system, site);
-        let png = snapshot_png(up, summary.run.dims, summary.run.size)?;
-        write_file(out, &temperature_file("snapshot", &tag, "png"), &png)?;
+    for (t, tag) in run.tags().iter().enumerate() {
+        write_file(
+            out,
+            &temperature_file("snapshot", tag, "png"),
+            &snapshot(t)?,
+        )?;
     }
     Ok(())
 }
 
 /// Write the overlays of runs of one model at several sizes into `out`; `names` name the runs
 /// (their directories) where two share L.
-pub fn write_overlays(out: &Path, summaries: &[Summary], names: &[String]) -> Result<()> {
-    for figure in overlay_figures(summaries, names) {
+pub fn write_overlays(out: &Path, runs: &[RunEstimates], names: &[String]) -> Result<()> {
+    for figure in overlay_figures(runs, names) {
         write_figure(out, &figure)?;
     }
     Ok(())
@@ -208,13 +277,13 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
     if let [only] = dirs {
         let record = read_run(only)?;
         ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
-        let lattices = record.lattices.iter().map(|lattice| (lattice, 0));
-        write_plots(&out, &record.summary, &record.series, lattices)?;
+        let snapshot = |t| record.snapshot(t);
+        write_plots(&out, &record.estimates, &record.series, snapshot)?;
         return Ok(out);
     }
     let summaries = dirs
         .iter()
-        .map(|dir| read_summary(dir))
+        .map(|dir| read_estimates(dir))
         .collect::<Result<Vec<_>>>()?;
     for (dir, summary) in dirs.iter().zip(&summaries).skip(1) {
         if summary.run.model != summaries[0].run.model {

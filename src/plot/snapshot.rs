@@ -1,5 +1,6 @@
 //! PNG snapshots of a final lattice: the whole lattice in 2D, the mid-plane `z = L/2` in 3D;
-//! +1 and -1 in two colours, named in a key below the lattice.
+//! Ising spins' +1 and -1 in two colours, vector spins' directions on a colour wheel; the
+//! colours named in a key below the lattice.
 
 use super::glyphs::{GLYPH_HEIGHT, GLYPH_WIDTH, ink};
 use crate::error::{Error, Result};
@@ -20,6 +21,11 @@ const BACKGROUND: u8 = 2;
 const TEXT: u8 = 3;
 /// The key's entries: a swatch of the colour, then its words.
 const KEY: [(u8, &str); 2] = [(UP, "UP +1"), (DOWN, "DOWN -1")];
+/// The vector key's background: grey, so that the white of `z = +1` shows.
+const VECTOR_BACKGROUND: [u8; 3] = [0xc0; 3];
+const VECTOR_TEXT: [u8; 3] = [0; 3];
+/// The in-plane angles, in degrees, whose colours the vector key names.
+const KEY_ANGLES: [(f64, &str); 4] = [(0.0, "0"), (90.0, "90"), (180.0, "180"), (270.0, "270")];
 /// Image pixels per font pixel of the key, and the key's margins.
 const KEY_SCALE: u32 = 2;
 const KEY_MARGIN: u32 = 5;
@@ -31,18 +37,72 @@ pub const KEY_HEIGHT: u32 = GLYPH_HEIGHT * KEY_SCALE + 2 * KEY_MARGIN;
 /// any size is drawn without expanding it.
 pub fn snapshot_png(up: impl Fn(u64) -> bool, dims: u32, size: u32) -> Result<Vec<u8>> {
     let plane = plane_start(dims, size);
-    let (side, mut pixels) = pixels(|site| up(plane + site), size);
-    pixels.extend(colour_key(side));
+    let (side, mut pixels) = pixels(|site| u8::from(up(plane + site)), size);
+    pixels.extend(colour_key(side, &KEY, BACKGROUND, TEXT));
     let mut png = Vec::new();
     let mut encoder = png::Encoder::new(&mut png, side, side + KEY_HEIGHT);
     encoder.set_color(png::ColorType::Indexed);
-    encoder.set_depth(png::BitDepth::Eight);
     encoder.set_palette(PALETTE.as_slice());
+    encode(encoder, &pixels)?;
+    Ok(png)
+}
+
+/// The PNG of a lattice of `size^dims` vector spins of `components` (2 or 3) whose site `i` is
+/// `spin(i)` (the components beyond `components` 0): the in-plane angle `atan2(s_y, s_x)` as the
+/// hue, `s_z` as the lightness (white at +1, black at -1); the key names the hues of four
+/// angles in degrees and, for three components, the lightness of `z = +1` and `-1`. Only the
+/// drawn sites are read.
+pub fn vector_snapshot_png(
+    spin: impl Fn(u64) -> [f32; 3],
+    components: u32,
+    dims: u32,
+    size: u32,
+) -> Result<Vec<u8>> {
+    let plane = plane_start(dims, size);
+    let (side, mut pixels) = pixels(|site| spin_colour(spin(plane + site)), size);
+    let mut key: Vec<([u8; 3], &str)> = KEY_ANGLES
+        .iter()
+        .map(|&(degrees, words)| (hue_colour(degrees, 0.5), words))
+        .collect();
+    if components == 3 {
+        key.extend([([0xff; 3], "Z+1"), ([0; 3], "Z-1")]);
+    }
+    pixels.extend(colour_key(side, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, side, side + KEY_HEIGHT);
+    encoder.set_color(png::ColorType::Rgb);
+    encode(encoder, pixels.as_flattened())?;
+    Ok(png)
+}
+
+/// Write the image `data` (8 bits a channel) with the header `encoder` describes.
+fn encode<W: std::io::Write>(mut encoder: png::Encoder<'_, W>, data: &[u8]) -> Result<()> {
+    encoder.set_depth(png::BitDepth::Eight);
     let encoded = encoder
         .write_header()
-        .and_then(|mut writer| writer.write_image_data(&pixels));
-    encoded.map_err(|e| Error::State(format!("encoding a lattice snapshot: {e}")))?;
-    Ok(png)
+        .and_then(|mut writer| writer.write_image_data(data));
+    encoded.map_err(|e| Error::State(format!("encoding a lattice snapshot: {e}")))
+}
+
+/// The colour of a vector spin: its in-plane angle's hue at the lightness of its `z`.
+fn spin_colour([x, y, z]: [f32; 3]) -> [u8; 3] {
+    let degrees = f64::from(y)
+        .atan2(f64::from(x))
+        .to_degrees()
+        .rem_euclid(360.0);
+    hue_colour(degrees, (1.0 + f64::from(z).clamp(-1.0, 1.0)) / 2.0)
+}
+
+/// The fully saturated colour of hue `degrees` (red 0, green 120, blue 240) at `lightness`
+/// (0 black, 1/2 the pure hue, 1 white): HSL with saturation 1.
+fn hue_colour(degrees: f64, lightness: f64) -> [u8; 3] {
+    let chroma = lightness.min(1.0 - lightness);
+    let channel = |n: f64| {
+        let k = (n + degrees / 30.0).rem_euclid(12.0);
+        let value = lightness - chroma * (k - 3.0).min(9.0 - k).clamp(-1.0, 1.0);
+        (255.0 * value).round() as u8
+    };
+    [channel(0.0), channel(8.0), channel(4.0)]
 }
 
 /// The first site of the `size x size` plane that is drawn: the lattice in 2D, the plane
@@ -53,9 +113,9 @@ fn plane_start(dims: u32, size: u32) -> u64 {
     z * area
 }
 
-/// The image side and its palette indices, row by row: every `stride`-th site of the plane
-/// whose site `(x, y)` is up iff `up(y size + x)`, each drawn as a `scale x scale` block.
-fn pixels(up: impl Fn(u64) -> bool, size: u32) -> (u32, Vec<u8>) {
+/// The image side and its pixels, row by row: every `stride`-th site of the plane whose site
+/// `(x, y)` is drawn as `pixel(y size + x)`, each as a `scale x scale` block.
+fn pixels<P: Copy>(pixel: impl Fn(u64) -> P, size: u32) -> (u32, Vec<P>) {
     let stride = size.div_ceil(MAX_SIDE);
     let sampled = size.div_ceil(stride);
     let scale = (MIN_SIDE / sampled).max(1);
@@ -64,26 +124,24 @@ fn pixels(up: impl Fn(u64) -> bool, size: u32) -> (u32, Vec<u8>) {
     for row in 0..side {
         let y = u64::from(row / scale * stride);
         pixels.extend(
-            (0..side).map(|column| {
-                u8::from(up(y * u64::from(size) + u64::from(column / scale * stride)))
-            }),
+            (0..side).map(|column| pixel(y * u64::from(size) + u64::from(column / scale * stride))),
         );
     }
     (side, pixels)
 }
 
-/// The key's rows, `width` pixels wide: for each entry a swatch of its colour and its words
-/// ("UP +1", "DOWN -1"), cut at the right edge of a narrow image.
-fn colour_key(width: u32) -> Vec<u8> {
-    let mut band = vec![BACKGROUND; (width * KEY_HEIGHT) as usize];
+/// The key's rows, `width` pixels wide on `background`: for each entry a swatch of its colour
+/// and its words in `text`, cut at the right edge of a narrow image.
+fn colour_key<P: Copy>(width: u32, key: &[(P, &str)], background: P, text: P) -> Vec<P> {
+    let mut band = vec![background; (width * KEY_HEIGHT) as usize];
     let height = GLYPH_HEIGHT * KEY_SCALE;
     let mut x = KEY_MARGIN;
-    for (colour, words) in KEY {
+    for &(colour, words) in key {
         paint(&mut band, width, (x, height), colour, |_, _| true);
         x += height + KEY_MARGIN;
         for c in words.chars() {
             let glyph = |dx: u32, dy: u32| ink(c, dx / KEY_SCALE, dy / KEY_SCALE);
-            paint(&mut band, width, (x, GLYPH_WIDTH * KEY_SCALE), TEXT, glyph);
+            paint(&mut band, width, (x, GLYPH_WIDTH * KEY_SCALE), text, glyph);
             x += (GLYPH_WIDTH + 1) * KEY_SCALE;
         }
         x += 3 * KEY_MARGIN;
@@ -91,18 +149,18 @@ fn colour_key(width: u32) -> Vec<u8> {
     band
 }
 
-/// Sets to `index` the pixels `(dx, dy)` of the key's box at column `x`, `box_width` wide and
+/// Sets to `colour` the pixels `(dx, dy)` of the key's box at column `x`, `box_width` wide and
 /// a glyph high, where `inked(dx, dy)`.
-fn paint(
-    band: &mut [u8],
+fn paint<P: Copy>(
+    band: &mut [P],
     width: u32,
     (x, box_width): (u32, u32),
-    index: u8,
+    colour: P,
     inked: impl Fn(u32, u32) -> bool,
 ) {
     for dy in 0..GLYPH_HEIGHT * KEY_SCALE {
         for dx in (0..box_width).filter(|&dx| x + dx < width && inked(dx, dy)) {
-            band[((KEY_MARGIN + dy) * width + x + dx) as usize] = index;
+            band[((KEY_MARGIN + dy) * width + x + dx) as usize] = colour;
         }
     }
 }
@@ -114,7 +172,7 @@ mod tests {
     #[test]
     fn small_lattices_are_magnified() {
         let lattice: Vec<i8> = (0..16).map(|i| if i == 1 { 1 } else { -1 }).collect();
-        let (side, pixels) = pixels(|i| lattice[i as usize] > 0, 4);
+        let (side, pixels) = pixels(|i| u8::from(lattice[i as usize] > 0), 4);
         assert_eq!(side, 512);
         let up: Vec<usize> = (0..pixels.len()).filter(|&i| pixels[i] == 1).collect();
         assert_eq!(up.len(), 128 * 128);
@@ -127,7 +185,7 @@ mod tests {
         let lattice: Vec<i8> = (0..size * size)
             .map(|i| if (i % size).is_multiple_of(3) { 1 } else { -1 })
             .collect();
-        let (side, pixels) = pixels(|i| lattice[i as usize] > 0, size);
+        let (side, pixels) = pixels(|i| u8::from(lattice[i as usize] > 0), size);
         assert_eq!(side, 684, "every third site of 2050");
         assert!(
             pixels[..side as usize].iter().all(|&p| p == 1),
@@ -156,7 +214,7 @@ mod tests {
 
     #[test]
     fn the_key_fits_a_narrow_image() {
-        let key = colour_key(40);
+        let key = colour_key(40, &KEY, BACKGROUND, TEXT);
         assert_eq!(key.len(), 40 * KEY_HEIGHT as usize);
         assert!(key.contains(&UP) && key.contains(&TEXT));
     }

@@ -1,13 +1,16 @@
-//! One run from its config to its files: check the config, resolve `engine: Auto`, prepare the
-//! run directory, and hand the run to its algorithm's loop (Metropolis sweeps, with or without
-//! parallel tempering, in [`crate::metropolis`]; population annealing in
-//! [`crate::annealing`]); then draw its figures where the config asks for plots (the loops
+//! One run from its config to its files, for every model: check the config, resolve `engine:
+//! Auto` (vector spins have one engine), prepare the run directory (its lock, the refusal to
+//! replace a run, the couplings file where the config gives one, the hints), and hand the run to
+//! its loop (Metropolis sweeps of Ising spins, with or without parallel tempering or cluster
+//! updates, in [`crate::metropolis`]; population annealing in [`crate::annealing`]; vector
+//! spins in [`crate::vector`]); then draw its figures where the config asks for plots (the loops
 //! hand back what they are drawn from, and know nothing of [`crate::plot`]).
 
 mod checks;
 mod hints;
 
 use std::convert::Infallible;
+use std::path::Path;
 
 use crate::annealing::{AnnealingSummary, anneal};
 use crate::atomic::ensure_writable_dir;
@@ -16,10 +19,10 @@ use crate::error::{Error, Result};
 use crate::io::instance::{noting_instance, read_instance};
 use crate::io::lock::RunLock;
 use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, auto_chose};
-use crate::metropolis::{Finished, Summary, run_sweeps};
-use crate::plot::{write_annealing_plot, write_run_plots};
+use crate::metropolis::{self, Summary, run_sweeps};
+use crate::plot::{write_annealing_plot, write_run_plots, write_vector_plots};
 use crate::stop::StopReason;
-use crate::vector::{VectorSummary, run_vector};
+use crate::vector::{VectorFinished, VectorSummary, run_vector};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,13 +42,21 @@ pub enum RunOutcome {
     },
 }
 
+/// The engine choice of every vector-spin run, in the words of `Config::resolve_engine`.
+const VECTOR_ENGINE: &str = "the vector-spin engine (the only one for XY and Heisenberg)";
+
+/// What a loop hands back where it ran to its end: the results, and what the figures are drawn
+/// from.
+enum Finished {
+    Sweeps(Box<metropolis::Finished>),
+    Annealed(Box<AnnealingSummary>),
+    Vector(Box<VectorFinished>),
+}
+
 /// Run `config`, writing everything into `options.out`.
 pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     config.validate()?;
-    if config.model.is_vector() {
-        return run_vector_model(config, options);
-    }
-    let (config, engine_choice) = &config.resolve_engine()?;
+    let (config, engine_choice) = &resolve_engine(config)?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     // Before anything looks at the directory's files: another run may be writing them.
     let _lock = RunLock::acquire(&options.out)?;
@@ -56,45 +67,30 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
         eprintln!("{hint}");
     }
-    Ok(match config.algorithm.annealing() {
-        Some(_) => {
-            match anneal(config, engine_choice, options, &config_text, instance)?.completed() {
-                Ok(summary) => {
-                    if config.plots {
-                        write_annealing_plot(&options.out, &summary)?;
-                    }
-                    RunOutcome::Annealed(summary)
-                }
-                Err(early) => RunOutcome::early(early),
-            }
-        }
-        None => {
-            match run_sweeps(config, engine_choice, options, &config_text, instance)?.completed() {
-                Ok(finished) => {
-                    if config.plots {
-                        write_figures(&options.out, &finished)?;
-                    }
-                    RunOutcome::Completed(Box::new(finished.summary))
-                }
-                Err(early) => RunOutcome::early(early),
-            }
-        }
-    })
+    let ended = if config.model.is_vector() {
+        run_vector(config, engine_choice, options, &config_text)?.map(Finished::Vector)
+    } else if config.algorithm.annealing().is_some() {
+        anneal(config, engine_choice, options, &config_text, instance)?.map(Finished::Annealed)
+    } else {
+        run_sweeps(config, engine_choice, options, &config_text, instance)?.map(Finished::Sweeps)
+    };
+    let finished = match ended.completed() {
+        Ok(finished) => finished,
+        Err(early) => return Ok(RunOutcome::early(early)),
+    };
+    if config.plots {
+        finished.draw(&options.out)?;
+    }
+    Ok(finished.outcome())
 }
 
-/// A vector-spin run: its own loop on its own engine, on the backend the config names.
-fn run_vector_model(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
-    ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
-    let _lock = RunLock::acquire(&options.out)?;
-    refuse_replacing_a_run(options)?;
-    let config_text = config.to_ron_string();
-    let engine_choice = "the vector-spin engine (the only one for XY and Heisenberg)";
-    Ok(
-        match run_vector(config, engine_choice, options, &config_text)?.completed() {
-            Ok(summary) => RunOutcome::Vector(Box::new(summary)),
-            Err(early) => RunOutcome::early(early),
-        },
-    )
+/// `config` with `engine: Auto` resolved, and the engine choice in words: vector spins have
+/// one engine (their configs leave `engine` at `Auto`, which stays as it is).
+fn resolve_engine(config: &Config) -> Result<(Config, String)> {
+    match config.model.is_vector() {
+        true => Ok((config.clone(), VECTOR_ENGINE.to_string())),
+        false => Ok(config.resolve_engine()?),
+    }
 }
 
 /// A fresh run refuses a directory that holds a run's checkpoint, unless told to replace it.
@@ -125,14 +121,27 @@ impl RunOutcome {
     }
 }
 
-/// The figures and snapshots of a finished run of sweeps, into `out`.
-fn write_figures(out: &std::path::Path, finished: &Finished) -> Result<()> {
-    let sweep_of = |m| finished.sweep_of(m);
-    write_run_plots(
-        out,
-        &finished.summary,
-        &finished.series,
-        sweep_of,
-        &finished.spins,
-    )
+impl Finished {
+    /// The figures and snapshots of the run, into `out`.
+    fn draw(&self, out: &Path) -> Result<()> {
+        match self {
+            Finished::Sweeps(finished) => write_run_plots(
+                out,
+                &finished.summary,
+                &finished.series,
+                |m| finished.sweep_of(m),
+                &finished.spins,
+            ),
+            Finished::Annealed(summary) => write_annealing_plot(out, summary),
+            Finished::Vector(finished) => write_vector_plots(out, finished),
+        }
+    }
+
+    fn outcome(self) -> RunOutcome {
+        match self {
+            Finished::Sweeps(finished) => RunOutcome::Completed(Box::new(finished.summary)),
+            Finished::Annealed(summary) => RunOutcome::Annealed(summary),
+            Finished::Vector(finished) => RunOutcome::Vector(Box::new(finished.summary)),
+        }
+    }
 }

@@ -8,50 +8,37 @@ use crate::config::TemperatureScale;
 use crate::engine::tempering::Chains;
 use crate::error::Result;
 use crate::io::output::write_file;
+use crate::model::systems::SystemIndex;
 
 /// File names in the output directory.
 const TEMPERATURE_HISTORY: &str = "temperature_history.csv";
 const ROUND_TRIPS: &str = "round_trips.csv";
 
-/// What the files of a tempering run take of its systems (Ising or vector spins).
-#[derive(Debug, Clone, Copy)]
-pub struct Ladder<'a> {
-    /// The ladder, bottom to top.
-    pub betas: &'a [f64],
-    pub samples: u32,
-    pub replicas: u32,
-}
-
-impl Ladder<'_> {
-    fn chains(&self) -> Chains {
-        Chains::new(self.samples, self.replicas, self.betas.len() as u32)
-    }
-}
-
-/// The diagnostics of a tempering run that has swapped every `every` sweeps, from the engine's
+/// The diagnostics of a tempering run of `systems` (Ising or vector spins, their betas the
+/// ladder, bottom to top) that has swapped every `every` sweeps, from the engine's
 /// tempering state `state` with the acceptances counted over the sweeps `counted`
 /// (`(from, to)`: from the ladder's last tuning to the end), and logged where they make the
 /// run untrustworthy; with `temperature_history.csv` (from `history`, the recorded walker
 /// labels; measurement `m` followed sweep `sweep_of(m)`) and `round_trips.csv` in `out`.
 pub fn finish_tempering(
     out: &Path,
-    ladder: Ladder<'_>,
+    systems: &SystemIndex,
     (state, history): (&[u32], &[u32]),
     every: u64,
     counted: (u64, u64),
     sweep_of: impl Fn(u64) -> u64,
 ) -> Result<TemperingDiagnostics> {
-    let chains = ladder.chains();
-    let diagnostics = tempering_diagnostics(&chains, state, ladder.betas, every, counted);
+    let chains = Chains::of(systems);
+    let diagnostics = tempering_diagnostics(&chains, state, &systems.betas, every, counted);
     write_file(
         out,
         TEMPERATURE_HISTORY,
-        temperature_history_csv(ladder, history, sweep_of).as_bytes(),
+        temperature_history_csv(systems, history, sweep_of).as_bytes(),
     )?;
     write_file(
         out,
         ROUND_TRIPS,
-        round_trips_csv(ladder, state, counted.1).as_bytes(),
+        round_trips_csv(systems, state, counted.1).as_bytes(),
     )?;
     Ok(diagnostics)
 }
@@ -85,19 +72,19 @@ pub fn tempering_warnings(d: &TemperingDiagnostics, scale: TemperatureScale) -> 
 /// `temperature_history.csv`: at each measurement, the temperature of every walker of every
 /// chain of sample 0; measurement `m` followed sweep `sweep_of(m)`.
 fn temperature_history_csv(
-    ladder: Ladder<'_>,
+    systems: &SystemIndex,
     history: &[u32],
     sweep_of: impl Fn(u64) -> u64,
 ) -> String {
     use std::fmt::Write as _;
-    let temperatures = ladder.betas.len();
+    let temperatures = systems.betas.len();
     let mut csv = String::from("measurement,sweep,chain,walker,temperature_index,beta\n");
-    let per_measurement = ladder.replicas as usize * temperatures;
+    let per_measurement = systems.replicas as usize * temperatures;
     for (m, labels) in history.chunks(per_measurement.max(1)).enumerate() {
         let sweep = sweep_of(m as u64);
         for (r, walkers) in labels.chunks(temperatures).enumerate() {
             for (k, walker) in walkers.iter().enumerate() {
-                let beta = ladder.betas[k];
+                let beta = systems.betas[k];
                 let _ = writeln!(csv, "{m},{sweep},{r},{walker},{k},{beta}");
             }
         }
@@ -107,9 +94,9 @@ fn temperature_history_csv(
 
 /// `round_trips.csv`: per chain (sample, replica) the round trips of its walkers and the sweeps
 /// per round trip (`sweeps x walkers / trips`, empty without any).
-fn round_trips_csv(ladder: Ladder<'_>, state: &[u32], sweeps: u64) -> String {
+fn round_trips_csv(systems: &SystemIndex, state: &[u32], sweeps: u64) -> String {
     use std::fmt::Write as _;
-    let chains = ladder.chains();
+    let chains = Chains::of(systems);
     let mut csv = String::from("sample,chain,round_trips,sweeps_per_round_trip\n");
     for c in 0..chains.sets {
         let trips = round_trips_of(&chains, state, c);
@@ -120,7 +107,7 @@ fn round_trips_csv(ladder: Ladder<'_>, state: &[u32], sweeps: u64) -> String {
                 (sweeps * u64::from(chains.temperatures)) as f64 / trips as f64
             ),
         };
-        let (sample, chain) = (c / ladder.replicas, c % ladder.replicas);
+        let (sample, chain) = (c / systems.replicas, c % systems.replicas);
         let _ = writeln!(csv, "{sample},{chain},{trips},{per_trip}");
     }
     csv

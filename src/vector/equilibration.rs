@@ -27,7 +27,7 @@ pub(super) fn equilibration_checks(
         .collect();
     // As the summary counts them: the measurements after the thermalisation's.
     let thermalization = (sweeps.thermalize / sweeps.every) as usize;
-    let per_temperature = (systems.samples * systems.replicas) as usize;
+    let per_temperature = systems.systems_per_temperature() as usize;
     runs.iter()
         .enumerate()
         .map(|(t, run)| {
@@ -61,7 +61,7 @@ fn unit_series(
     series_of: &dyn Fn(usize, fn(&VectorMeasurement) -> f64) -> Vec<f64>,
 ) -> Vec<(&'static str, Vec<Vec<f64>>)> {
     let sites = systems.lattice.sites() as f64;
-    let per_temperature = (systems.samples * systems.replicas) as usize;
+    let per_temperature = systems.systems_per_temperature() as usize;
     let replicas = systems.replicas as usize;
     let per_system = |f| {
         (0..per_temperature)
@@ -78,9 +78,9 @@ fn unit_series(
         return vec![("e", energies), ("abs_m", abs_m)];
     }
     let overlaps = systems.overlaps() as usize;
+    let first = systems.overlap(t as u32, 0, 0) as usize;
     let q2: Vec<Vec<f64>> = (0..systems.samples as usize * pairs)
         .map(|k| {
-            let first = t * systems.samples as usize * pairs;
             let all = record.overlaps.iter().skip(first + k).step_by(overlaps);
             all.map(|o| o.q2).collect()
         })

@@ -6,6 +6,7 @@
 
 mod checkpoint;
 mod equilibration;
+mod finished;
 mod outputs;
 mod record;
 mod resume;
@@ -14,6 +15,7 @@ mod summary;
 mod tempering;
 mod tuning;
 
+pub use finished::VectorFinished;
 pub use run::run_vector;
 pub use summary::{ProposalSummary, VectorSummary, vector_table};
 pub use tuning::{ConeTuning, TUNING_ROUNDS};

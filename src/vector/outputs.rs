@@ -83,15 +83,16 @@ fn series_csv(
     let systems_count = systems.systems() as usize;
     let sites = systems.lattice.sites() as f64;
     for (m, slot) in record.measurements.chunks(systems_count).enumerate() {
-        let csv = match m < thermalization {
-            true => &mut thermalizing,
-            false => &mut production,
+        // Each file counts its own measurements from 0, as the Ising runs' do.
+        let (csv, measurement) = match m < thermalization {
+            true => (&mut thermalizing, m),
+            false => (&mut production, m - thermalization),
         };
-        let sweep = (m as u64 + 1) * config.sweeps.every;
+        let sweep = measurement_sweep(config.sweeps.every, m);
         for s in 0..systems.samples {
             for r in 0..systems.replicas {
                 let x = &slot[systems.system(t as u32, s, r) as usize];
-                let _ = write!(csv, "{},{sweep},", m.saturating_sub(thermalization));
+                let _ = write!(csv, "{measurement},{sweep},");
                 if disordered {
                     let _ = write!(csv, "{s},");
                 }
@@ -123,10 +124,10 @@ fn overlaps_csv(
         .enumerate()
         .skip(thermalization);
     for (m, slot) in production {
-        let sweep = (m as u64 + 1) * config.sweeps.every;
+        let sweep = measurement_sweep(config.sweeps.every, m);
         for s in 0..systems.samples {
             for p in 0..pairs {
-                let k = (t as u32 * systems.samples + s) * pairs + p;
+                let k = systems.overlap(t as u32, s, p);
                 let o = &slot[k as usize];
                 let measurement = m - thermalization;
                 let _ = writeln!(csv, "{measurement},{sweep},{s},{p},{},{}", o.q2, o.q2_kmin);
@@ -161,10 +162,27 @@ fn write_final_spins(out: &Path, systems: &VectorSystems, spins: &[i32]) -> Resu
     shape.push(systems.components as usize);
     let n = systems.components;
     let values = (0..systems.systems()).flat_map(move |b| {
-        (0..lattice.sites()).flat_map(move |i| {
-            (0..n).map(move |a| to_f64(spins[systems.spin_index(b, a, i)]) as f32)
-        })
+        (0..lattice.sites())
+            .flat_map(move |i| (0..n).map(move |a| stored_component(systems, spins, b, a, i)))
     });
     let path = out.join(FINAL_STATE);
     write_npy_f32(&path, &shape, values).map_err(|e| Error::io(path, e))
+}
+
+/// Component `a` of site `i` of system `b` of the component-major `spins`, as
+/// `final_state.npy` holds it.
+pub(super) fn stored_component(
+    systems: &VectorSystems,
+    spins: &[i32],
+    b: u32,
+    a: u32,
+    i: u64,
+) -> f32 {
+    to_f64(spins[systems.spin_index(b, a, i)]) as f32
+}
+
+/// The sweep after which measurement `m` (counted from the run's first, thermalisation
+/// included) was taken, measuring every `every` sweeps.
+pub(super) fn measurement_sweep(every: u64, m: usize) -> u64 {
+    (m as u64 + 1) * every
 }

@@ -13,7 +13,9 @@ use crate::stats::VectorMeasurement;
 pub(super) struct VectorRecord {
     pub(super) measurements: Vec<VectorMeasurement>,
     /// A spin glass's overlaps at every measurement (measurement-major, numbered within one as
-    /// [`VectorSystems::overlaps`]).
+    /// [`SystemIndex::overlaps`]).
+    ///
+    /// [`SystemIndex::overlaps`]: crate::model::systems::SystemIndex::overlaps
     pub(super) overlaps: Vec<OverlapMeasurement>,
     pub(super) accepted_since_stop: Vec<u64>,
     pub(super) accepted_in_production: Vec<u64>,
@@ -28,7 +30,7 @@ pub(super) fn acceptance_rates(
     accepted: &[u64],
     proposals: u64,
 ) -> Vec<f64> {
-    let per_temperature = (systems.samples * systems.replicas) as usize;
+    let per_temperature = systems.systems_per_temperature() as usize;
     let proposals = proposals as f64 * systems.lattice.sites() as f64 * per_temperature as f64;
     accepted
         .chunks(per_temperature)

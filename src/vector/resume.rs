@@ -5,9 +5,10 @@ use std::path::Path;
 
 use super::checkpoint::{TemperingWords, VectorCheckpoint};
 use super::record::VectorRecord;
-use super::tempering::{VectorTempering, chains};
+use super::tempering::VectorTempering;
 use super::tuning::ConeTuning;
 use crate::config::Sweeps;
+use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
 use crate::io::run_dir::checkpoint_to_resume;
 use crate::model::vector::VectorSystems;
@@ -62,7 +63,7 @@ pub(super) fn resume_state(
     let measurements = (done / sweeps.every) as usize;
     let count = systems.systems() as usize;
     let tempering = &checkpoint.tempering;
-    let tempering_words = swap_every.map_or(0, |_| chains(systems).state_words());
+    let tempering_words = swap_every.map_or(0, |_| Chains::of(systems).state_words());
     let history_words = match swap_every {
         Some(_) => measurements * (systems.replicas as usize * systems.betas.len()),
         None => 0,

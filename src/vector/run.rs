@@ -5,10 +5,11 @@
 
 use std::time::{Duration, Instant};
 
+use super::finished::VectorFinished;
 use super::outputs::write_vector_outputs;
 use super::record::{acceptance_rates, record_observations, record_overlaps};
 use super::resume::{VectorState, resume_state, save_checkpoint};
-use super::summary::{VectorSummary, summarize};
+use super::summary::summarize;
 use super::tempering::finish_vector_tempering;
 use super::tuning::ConeTuning;
 use crate::config::{Config, Sweeps};
@@ -35,7 +36,7 @@ pub fn run_vector(
     engine_choice: &str,
     options: &RunOptions,
     config_text: &str,
-) -> Result<Ended<VectorSummary>> {
+) -> Result<Ended<Box<VectorFinished>>> {
     let clock = ProvenanceClock::start(options.resume);
     let checkpoint_path = options.out.join(CHECKPOINT);
     let config_fingerprint = fingerprint(config_text);
@@ -165,7 +166,9 @@ pub fn run_vector(
         &summary,
         &checkpoint.spins,
     )?;
-    Ok(Ended::Completed(summary))
+    let every = config.sweeps.every;
+    let finished = VectorFinished::new(summary, systems, state.record, every, checkpoint.spins);
+    Ok(Ended::Completed(finished))
 }
 
 /// The engine of `systems` (a new ladder) with the spins of `engine`, which it replaces.

@@ -78,7 +78,7 @@ pub(super) fn summarize(
 ) -> VectorSummary {
     let sweeps = &config.sweeps;
     let thermalization = sweeps.thermalize / sweeps.every;
-    let per_temperature = (systems.samples * systems.replicas) as usize;
+    let per_temperature = systems.systems_per_temperature() as usize;
     let systems_count = systems.systems() as usize;
     let lattice = systems.lattice;
     let runs: Vec<VectorEstimates> = (0..systems.betas.len())
@@ -149,7 +149,7 @@ fn glass_estimates(
         .map(|t| {
             let samples: Vec<TensorOverlapSeries> = (0..systems.samples as usize)
                 .map(|s| {
-                    let first = (t * systems.samples as usize + s) * pairs;
+                    let first = systems.overlap(t as u32, s as u32, 0) as usize;
                     let over_pairs = |f| (first..first + pairs).map(|k| series(k, f)).collect();
                     TensorOverlapSeries {
                         q2: over_pairs(|o| o.q2),

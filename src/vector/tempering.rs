@@ -19,7 +19,7 @@ use crate::engine::vector::VectorObservation;
 use crate::error::Result;
 use crate::model::ising::threshold;
 use crate::model::vector::VectorSystems;
-use crate::tempering::{Ladder, TemperingDiagnostics, finish_tempering, retuned_ladder};
+use crate::tempering::{TemperingDiagnostics, finish_tempering, retuned_ladder};
 
 /// The tempering of a vector-spin run, as the loop carries it (and its checkpoints hold).
 #[derive(Debug, Clone, PartialEq)]
@@ -38,7 +38,7 @@ impl VectorTempering {
     pub(super) fn new(systems: &VectorSystems, every: u64) -> Self {
         VectorTempering {
             every,
-            state: chains(systems).initial_state(),
+            state: Chains::of(systems).initial_state(),
             history: Vec::new(),
         }
     }
@@ -57,7 +57,7 @@ impl VectorTempering {
         observations: &[VectorObservation],
         sweeps_done: u64,
     ) -> Option<Vec<u32>> {
-        let chains = chains(systems);
+        let chains = Chains::of(systems);
         let parity = ((sweeps_done / self.every - 1) % 2) as u32;
         let sweep = (sweeps_done - 1) as u32;
         let energy_of =
@@ -86,7 +86,7 @@ impl VectorTempering {
 
     /// Record the walkers of sample 0's chains at a measurement.
     pub(super) fn record_history(&mut self, systems: &VectorSystems) {
-        let chains = chains(systems);
+        let chains = Chains::of(systems);
         let start = chains.index(Section::Labels, 0, 0);
         let words = (systems.replicas * chains.temperatures) as usize;
         self.history
@@ -97,7 +97,7 @@ impl VectorTempering {
     /// towards equal swap acceptance over the stage (the engine must be reopened on it); the
     /// acceptances counted again from here.
     pub(super) fn retune_ladder(&mut self, systems: &VectorSystems, stage: (u64, u64)) -> Vec<f64> {
-        let chains = chains(systems);
+        let chains = Chains::of(systems);
         retuned_ladder(&chains, &mut self.state, &systems.betas, self.every, stage)
     }
 }
@@ -112,27 +112,13 @@ pub(super) fn finish_vector_tempering(
     counted: (u64, u64),
     measure_every: u64,
 ) -> Result<TemperingDiagnostics> {
-    let ladder = Ladder {
-        betas: &systems.betas,
-        samples: systems.samples,
-        replicas: systems.replicas,
-    };
     finish_tempering(
         out,
-        ladder,
+        systems,
         (&tempering.state, &tempering.history),
         tempering.every,
         counted,
         |m| (m + 1) * measure_every,
-    )
-}
-
-/// The chain sets of `systems`: every replica of every sample.
-pub(super) fn chains(systems: &VectorSystems) -> Chains {
-    Chains::new(
-        systems.samples,
-        systems.replicas,
-        systems.betas.len() as u32,
     )
 }
 
@@ -161,7 +147,7 @@ mod tests {
         let mut engine = CpuVectorEngine::new(systems.clone(), updates);
         engine.hot_start().unwrap();
         let mut rounds = VectorTempering::new(systems, 1);
-        let per_temperature = (systems.samples * systems.replicas) as usize;
+        let per_temperature = systems.systems_per_temperature() as usize;
         let mut series = vec![Vec::new(); systems.systems() as usize];
         for sweep in 0..thermalize + measure {
             let measured = engine
@@ -187,7 +173,7 @@ mod tests {
         let estimates = (systems.betas.iter().zip(series.chunks(per_temperature)))
             .map(|(&beta, series)| vector_estimates(beta, shape, series, false).e)
             .collect();
-        let chains = chains(systems);
+        let chains = Chains::of(systems);
         let accepted = (0..chains.sets)
             .flat_map(|c| (0..chains.temperatures).map(move |k| (c, k)))
             .map(|(c, k)| u64::from(rounds.state[chains.index(Section::Accepted, c, k)]))
@@ -242,7 +228,7 @@ mod tests {
         let partners = tempering.round(&systems, &downhill, 1).expect("a swap");
         assert_eq!(partners, [1, 0]);
         let state = &tempering.state;
-        let chains = chains(&systems);
+        let chains = Chains::of(&systems);
         assert_eq!(state[chains.index(Section::Labels, 0, 0)], 1);
         assert_eq!(state[chains.index(Section::Accepted, 0, 0)], 1);
         // Round 2 has parity 1: no pair among two temperatures.

@@ -3,7 +3,7 @@
 //! run. Shared by the CPU, wgpu and CUDA tests of `tests/equality/slices.rs`.
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
-use spinflip::config::{Layout, MultispinOptions, Randoms};
+use spinflip::config::{Disorder, Layout, MultispinOptions, Randoms};
 use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
@@ -11,7 +11,8 @@ use spinflip::engine::{
     Engine, Measurements, Plan, SpinBits, Step, tempering_of, tempering_state_of,
 };
 use spinflip::model::Lattice;
-use spinflip::model::ising::{IsingSystems, SliceIndex};
+use spinflip::model::ising::IsingSystems;
+use spinflip::model::systems::{SliceIndex, SystemIndex};
 
 /// One run of the slice tests: a model, the engine kind and the slices that cover its samples.
 #[derive(Debug, Clone)]
@@ -57,11 +58,11 @@ pub fn slice_cases() -> Vec<SliceCase> {
     let glass = |l, field, (samples, replicas, t)| {
         IsingSystems::spin_glass(l, field, betas(t), samples, replicas, 0x51ce_0000_0042)
     };
-    let ferromagnet = IsingSystems {
-        samples: 3,
-        all_samples: 3,
-        ..IsingSystems::ferromagnet(lattice(2, 8), 0.1, betas(3), 2, 0x51ce_0000_0007)
-    };
+    let ferromagnet = IsingSystems::new(
+        SystemIndex::new(betas(3), Disorder::Ferromagnet, 3, 2, 0x51ce_0000_0007),
+        lattice(2, 8),
+        0.1,
+    );
     let case = |systems, layout, randoms, slices: &[(u32, u32)]| SliceCase {
         systems,
         layout,

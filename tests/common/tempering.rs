@@ -8,6 +8,7 @@ use spinflip::engine::{Engine, Plan, Step, tempering_of};
 use spinflip::metropolis::Schedule;
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
+use spinflip::model::systems::SystemIndex;
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES, first_difference};
 
@@ -21,19 +22,9 @@ pub fn tempering_systems(
     let lattice = Lattice::new(dims, size);
     // Gaps that shrink with the energy's fluctuations (~ sqrt N), so both outcomes occur.
     let gap = 0.18 / (lattice.sites() as f64).sqrt();
-    IsingSystems {
-        lattice,
-        field,
-        betas: (0..temperatures).map(|t| 0.3 + gap * t as f64).collect(),
-        disorder,
-        samples,
-        replicas,
-        seed: 0x5eed_0000_7e3b,
-        first_sample: 0,
-        all_samples: samples,
-        slab: None,
-        instance: None,
-    }
+    let betas = (0..temperatures).map(|t| 0.3 + gap * t as f64).collect();
+    let index = SystemIndex::new(betas, disorder, samples, replicas, 0x5eed_0000_7e3b);
+    IsingSystems::new(index, lattice, field)
 }
 
 /// Sweeps with a swap round after each and a measurement after every second, twice over.

@@ -18,6 +18,7 @@ use spinflip::engine::wgpu::launch::MAX_DISPATCHES;
 use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
+use spinflip::model::systems::SystemIndex;
 
 backends! {
     both: [
@@ -56,21 +57,13 @@ struct Case {
 
 impl Case {
     fn layout(&self) -> MultispinLayout {
-        let systems = IsingSystems {
-            lattice: Lattice::new(self.dims, self.size),
-            field: self.field,
-            betas: (0..self.temperatures)
-                .map(|t| 0.15 + 0.12 * (t % 8) as f64)
-                .collect(),
-            disorder: self.disorder,
-            samples: self.samples,
-            replicas: self.replicas,
-            seed: 0x0123_4567_89ab_cdef,
-            first_sample: 0,
-            all_samples: self.samples,
-            slab: None,
-            instance: None,
-        };
+        let betas = (0..self.temperatures)
+            .map(|t| 0.15 + 0.12 * (t % 8) as f64)
+            .collect();
+        let seed = 0x0123_4567_89ab_cdef;
+        let index = SystemIndex::new(betas, self.disorder, self.samples, self.replicas, seed);
+        let lattice = Lattice::new(self.dims, self.size);
+        let systems = IsingSystems::new(index, lattice, self.field);
         MultispinLayout::new(
             systems,
             MultispinOptions {

@@ -55,12 +55,8 @@ fn a_slice_numbered_from_zero_is_another_run() {
     for case in slice_cases() {
         let &(first, count) = case.slices.last().unwrap();
         let slice = case.systems.sample_slice(first, count);
-        let alone = IsingSystems {
-            first_sample: 0,
-            all_samples: count,
-            slab: None,
-            ..slice.clone()
-        };
+        let mut alone = slice.clone();
+        (alone.first_sample, alone.all_samples) = (0, count);
         let sliced = execute(cpu(&case, &slice).as_mut(), &slice, true);
         let renumbered = execute(cpu(&case, &alone).as_mut(), &alone, true);
         assert_ne!(sliced.spins, renumbered.spins, "{}", case.name());

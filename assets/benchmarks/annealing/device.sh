@@ -1,5 +1,5 @@
 #!/bin/bash
-# Population annealing on the device machine (docs/BENCHMARKS.md, issue 11): the CUDA equality
+# Population annealing on the device machine (docs/BENCHMARKS.md): the CUDA equality
 # tests (the `cuda::` tests of the equality binary), then `spinflip bench --annealing` on CUDA
 # and Vulkan, 2D Ising L = 64 at R = 2^16, 2^18, 2^20 and 3D EA L = 16 at R = 2^16, and one CUDA
 # row with the per-step debug log.

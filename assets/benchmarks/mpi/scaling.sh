@@ -1,5 +1,5 @@
 #!/bin/bash
-# Scaling over MPI ranks, one GPU per rank (docs/BENCHMARKS.md, issues 36 and 37), on a
+# Scaling over MPI ranks, one GPU per rank (docs/BENCHMARKS.md), on a
 # multi-GPU machine (`nvidia-h100-x4`, `-x8`) from the project root, with the `--features
 # cuda,mpi` release build in .dev/ (BIN to override). Rows up to the machine's GPU count, or
 # the counts in GPUS (e.g. GPUS="1 4"); each `spinflip bench --json` line in $OUT/scaling/,

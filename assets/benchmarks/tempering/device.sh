@@ -1,7 +1,7 @@
 #!/bin/bash
-# Parallel tempering on the device machine (docs/BENCHMARKS.md, issue 10): the CUDA equality
-# tests and the NVRTC compile test, then the issue's table, `spinflip bench --tempering` for
-# the 3D EA at L = 16 and 32 (1024 samples, 32 temperatures, 2 chains, a swap round every sweep,
+# Parallel tempering on the device machine (docs/BENCHMARKS.md): the CUDA equality tests and
+# the NVRTC compile test, then the table of BENCHMARKS.md, `spinflip bench --tempering` for the
+# 3D EA at L = 16 and 32 (1024 samples, 32 temperatures, 2 chains, a swap round every sweep,
 # a measurement every 10 sweeps), CUDA and Vulkan, exact and packed randoms, REPEAT times each,
 # and once each the swaps alone and the measurements alone (what each costs over plain sweeps).
 # Run from the project root with the binaries in .dev/ (spinflip; equality and lib_tests: the

@@ -194,7 +194,7 @@ def update_time(rows, size, algorithm):
 
 
 def wall_times(fitted, benches, sizes=(1024, 4096)):
-    """The table of issue 35: wall time per statistically independent configuration at 2D
+    """The table of wall time per statistically independent configuration at 2D
     beta_c, 2 tau_int(|m|) updates times the time of an update, SW against Metropolis."""
     rows = bench_rows(benches)
     print("Wall time per independent configuration at 2D beta_c: 2 tau_|m| updates x time per update")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Cluster updates at the critical point (docs/VALIDATION.md, issue 35): from the repository root,
+# Cluster updates at the critical point (docs/VALIDATION.md): from the repository root,
 # with a release build as BIN (default target/release/spinflip; `--features cuda` for Cuda).
 #   kaufman: Swendsen-Wang, 2D Ising at beta_c, L = 16 .. 256: e and c against Kaufman (the
 #            summary's `exact`), the improved m2 beside the direct one;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of the vector-spin validation runs of run.sh (docs/VALIDATION.md, issue 40): the U4 and
+"""Tables of the vector-spin validation runs of run.sh (docs/VALIDATION.md): the U4 and
 xi/L crossings of consecutive L for the 3D Heisenberg and XY models against their beta_c, and the
 2D XY helicity modulus against the BKT line 2T/pi; with --svg DIR their figures. Usage:
 analyse.py OUT_DIR [--svg DIR]."""

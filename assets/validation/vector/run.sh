@@ -1,5 +1,5 @@
 #!/bin/bash
-# Vector spins at their transitions (docs/VALIDATION.md, issue 40): from the repository root, with
+# Vector spins at their transitions (docs/VALIDATION.md): from the repository root, with
 # a release build as BIN (default target/release/spinflip; `--features cuda` for Cuda).
 #   heisenberg3d: 3D Heisenberg ferromagnet, betas around beta_c = 0.693001(10): U4 and xi/L
 #                 crossings (Campostrini et al., PRB 65, 144520 (2002));

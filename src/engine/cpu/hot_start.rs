@@ -17,7 +17,8 @@ use rayon::prelude::*;
 
 use crate::engine::SpinBits;
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::model::ising::{IsingSystems, SliceIndex};
+use crate::model::ising::IsingSystems;
+use crate::model::systems::SliceIndex;
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The lane of an idle lane in the batch table: it stays down.
@@ -45,8 +46,10 @@ pub struct HotStartGrid {
     /// unused word for the simple engine.
     pub batches: Vec<u32>,
     /// The simple engine's batches: the run's index of system `z`
-    /// ([`IsingSystems::slice_index`]); the identity for the multispin engine, whose lane table
+    /// ([`SystemIndex::slice_index`]); the identity for the multispin engine, whose lane table
     /// holds the run's indices.
+    ///
+    /// [`SystemIndex::slice_index`]: crate::model::systems::SystemIndex::slice_index
     pub slice: SliceIndex,
 }
 
@@ -176,11 +179,13 @@ pub fn hot_start_words(layout: &MultispinLayout, words: &mut [u32]) {
 
 /// The hot start: spin `i` of system `b` is up iff the top bit of word `i mod 4` of Philox block
 /// `(word = i / 4, sweep 0, InitialSpins, colour 0, batch b)` is set, `b` the run's index of the
-/// system ([`IsingSystems::global_system`]: a sample slice starts as its samples do in the
+/// system ([`SystemIndex::global_system`]: a sample slice starts as its samples do in the
 /// whole run). Computed in parallel, 64
 /// spins (16 blocks, all of one system: `N` is a multiple of 4) per word of bits. The block
 /// number is a 32-bit counter word, so a system may have up to 2^34 sites
 /// ([`crate::config::MAX_MULTISPIN_SITES`]).
+///
+/// [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 pub fn initial_spins(systems: &IsingSystems) -> SpinBits {
     let n = systems.lattice.sites();
     let mut spins = SpinBits::for_systems(systems);

@@ -8,7 +8,9 @@ use crate::model::ising::{IsingSystems, table_index};
 use crate::rng::{Counter, Purpose, random_block};
 
 /// Update every site of `colour` in one system's lattice `spins` (local system index `batch`;
-/// its randoms are the run's system's, [`IsingSystems::global_system`]).
+/// its randoms are the run's system's, [`SystemIndex::global_system`]).
+///
+/// [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 pub fn sweep_colour(
     systems: &IsingSystems,
     thresholds: &[u32],

@@ -256,7 +256,7 @@ mod tests {
         let lattice_of = |b: u32| &spins[b as usize * n..][..n];
         let observations = (0..systems.systems())
             .map(|b| {
-                let sample = (b / systems.replicas) % systems.samples;
+                let sample = systems.sample_of(b);
                 let j = coupling_values(systems.disorder, &lattice, systems.seed, sample);
                 let s = lattice_of(b);
                 let mut o = Observation::default();
@@ -274,25 +274,23 @@ mod tests {
             observations,
             ..Direct::default()
         };
-        for ts in 0..systems.betas.len() as u32 * systems.samples {
-            for p in 0..systems.overlap_pairs() {
-                let a = lattice_of(ts * systems.replicas + p);
-                let b = lattice_of(ts * systems.replicas + p + systems.replicas / 2);
-                let q = |site: u64| a[site as usize] * b[site as usize];
-                let mut counts = vec![0u32; lattice.size as usize];
-                let mut links = 0;
-                for site in 0..n as u64 {
-                    if q(site) < 0 {
-                        counts[lattice.coords(site)[0] as usize] += 1;
-                    }
-                    let differing = lattice
-                        .forward_neighbours(site)
-                        .filter(|&f| q(site) != q(f));
-                    links += differing.count() as u64;
+        for k in 0..systems.overlaps() {
+            let (a, b) = systems.overlap_systems(k);
+            let (a, b) = (lattice_of(a), lattice_of(b));
+            let q = |site: u64| a[site as usize] * b[site as usize];
+            let mut counts = vec![0u32; lattice.size as usize];
+            let mut links = 0;
+            for site in 0..n as u64 {
+                if q(site) < 0 {
+                    counts[lattice.coords(site)[0] as usize] += 1;
                 }
-                measured.planes.extend(counts);
-                measured.links.push(links);
+                let differing = lattice
+                    .forward_neighbours(site)
+                    .filter(|&f| q(site) != q(f));
+                links += differing.count() as u64;
             }
+            measured.planes.extend(counts);
+            measured.links.push(links);
         }
         measured
     }

@@ -429,7 +429,7 @@ mod tests {
             }
             let cw = row * layout.row_words() + w;
             layout.for_each_bit(g, c, row, w, |bit, system, site| {
-                let j = &couplings[((system / s.replicas) % s.samples) as usize];
+                let j = &couplings[s.sample_of(system) as usize];
                 let index = u64::from(system) * n + site;
                 let spin = spins[index as usize];
                 let mut local = 0i32;

@@ -215,7 +215,7 @@ mod tests {
     use crate::config::Disorder;
     use crate::engine::vector::sweeps_plan;
     use crate::model::Lattice;
-    use crate::model::ising::SliceIndex;
+    use crate::model::systems::SliceIndex;
     use crate::model::vector::fixed::ONE;
 
     /// What an engine gives after each round of sweeps: accepted moves, lattices, observations,
@@ -302,11 +302,8 @@ mod tests {
                 }
             }
             let last = run.sample_slice(2, 1);
-            let alone = VectorSystems {
-                first_sample: 0,
-                all_samples: 1,
-                ..last.clone()
-            };
+            let mut alone = last.clone();
+            (alone.first_sample, alone.all_samples) = (0, 1);
             let renumbered = rounds(&alone, updates)[0].1 != rounds(&last, updates)[0].1;
             assert!(
                 renumbered,

@@ -45,7 +45,7 @@ const SITES_PER_OBSERVER: u64 = 16;
 const FLIP_BUDGET: u64 = 1 << 27;
 
 /// Names of the geometry constants the kernels are compiled with (as `SPINFLIP_<name>`): the
-/// lattice and the systems' slice index ([`crate::model::ising::SliceIndex::CONSTANTS`]; system `b` runs at
+/// lattice and the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]; system `b` runs at
 /// temperature `b / SLICE_BLOCK`).
 pub(super) const CONSTANTS: [&str; 5] = ["L", "DIMS", "SLICE_BLOCK", "RUN_BLOCK", "SLICE_FIRST"];
 

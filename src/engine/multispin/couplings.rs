@@ -53,7 +53,7 @@ impl MultispinLayout {
                 for (w, word) in row_words.iter_mut().enumerate() {
                     let g = group * self.replica_words;
                     self.for_each_bit(g, colour, row, w as u32, |bit, system, site| {
-                        let sample = (system / s.replicas) % s.samples;
+                        let sample = s.sample_of(system);
                         let bond = self.lattice_site(site) * u64::from(dims) + u64::from(d);
                         if is_antiferromagnetic(&bonds[sample as usize], bond) {
                             *word |= 1 << bit;
@@ -108,7 +108,7 @@ mod tests {
                                     * layout.colour_words() as usize
                                     + (row * layout.row_words() + w) as usize];
                                 layout.for_each_bit(g, colour, row, w, |bit, system, site| {
-                                    let sample = (system / s.replicas) % s.samples;
+                                    let sample = s.sample_of(system);
                                     let j = values[sample as usize]
                                         [(site * u64::from(dims) + u64::from(d)) as usize];
                                     assert_eq!(word >> bit & 1 == 1, j < 0);

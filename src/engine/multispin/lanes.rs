@@ -6,7 +6,7 @@ use super::{LANES, MultispinLayout};
 use crate::config::Lanes;
 #[cfg(doc)]
 use crate::model::ising::IsingSystems;
-use crate::model::ising::SliceIndex;
+use crate::model::systems::SliceIndex;
 
 impl MultispinLayout {
     /// Samples per word system: 32 in lanes `Samples`, else 1.
@@ -56,11 +56,7 @@ impl MultispinLayout {
     /// the whole system); the inverse of [`MultispinLayout::lane_system`].
     pub fn system_lane(&self, b: u32) -> (u32, u32) {
         let s = &self.systems;
-        let (t, sample, r) = (
-            s.temperature_of(b),
-            (b / s.replicas) % s.samples,
-            b % s.replicas,
-        );
+        let (t, sample, r) = (s.temperature_of(b), s.sample_of(b), b % s.replicas);
         let (tw, sw, rw, lane) = match self.lanes() {
             None => (t, sample, r, 0),
             Some(Lanes::Samples) => (t, sample / LANES, r, sample % LANES),
@@ -72,8 +68,10 @@ impl MultispinLayout {
     }
 
     /// The Philox batch of every lane, `[g * 32 + lane]`: the run's index
-    /// ([`IsingSystems::global_system`]) of [`Self::lane_system`] (SMSC: the word system's one
+    /// ([`SystemIndex::global_system`]) of [`Self::lane_system`] (SMSC: the word system's one
     /// system in every lane), `u32::MAX` for an idle lane. The hot start kernel reads it.
+    ///
+    /// [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
     pub fn lane_batches(&self) -> Vec<u32> {
         (0..self.word_systems())
             .flat_map(|g| {

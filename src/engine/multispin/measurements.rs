@@ -94,10 +94,12 @@ impl MultispinLayout {
 
     /// Reorder per-pair counts `[slot][pair][sites, bonds][overlap slot]` of `slots` slots into
     /// the differing sites `[slot][overlap][x]` (`planes`) and the differing bonds summed over
-    /// the planes `[slot][overlap]` (`links`), overlaps numbered as [`IsingSystems::overlaps`].
+    /// the planes `[slot][overlap]` (`links`), overlaps numbered as [`SystemIndex::overlaps`].
     /// An overlap's `L` planes are contiguous in the counts (lane-major overlap slots), so each
     /// overlap copies one run of sites and sums one run of bonds, in parallel like
     /// [`systems_of_words`](Self::systems_of_words).
+    ///
+    /// [`SystemIndex::overlaps`]: crate::model::systems::SystemIndex::overlaps
     fn overlaps_of_pairs(
         &self,
         per_pair: &[u32],

@@ -49,8 +49,7 @@ impl MultispinLayout {
     /// [`overlap_word_pairs`](Self::overlap_word_pairs) numbers them).
     pub(super) fn overlap_source(&self, o: u32) -> (usize, u32) {
         let s = &self.systems;
-        let (ts, p) = (o / s.overlap_pairs(), o % s.overlap_pairs());
-        let (g, lane) = self.system_lane(ts * s.replicas + p);
+        let (g, lane) = self.system_lane(s.overlap_systems(o).0);
         let (words, half) = (self.replica_words, self.replica_words / 2);
         ((g / words * half + g % words) as usize, lane)
     }

@@ -1,7 +1,7 @@
 //! The chain sets of a run and their state: the walker at each temperature, the walkers'
 //! phases and round trips, and the swaps accepted per pair (see [`super`]).
 
-use crate::model::ising::IsingSystems;
+use crate::model::systems::SystemIndex;
 
 /// Phase of a walker last seen at the bottom of the ladder.
 pub const AT_BOTTOM: u32 = 1;
@@ -20,26 +20,19 @@ pub enum Section {
 /// The chain sets of a run and the sections of their state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chains {
-    /// Chain sets `C = samples x replicas`.
+    /// Chain sets `C = samples x replicas`: chain set `c = s R + r` is replica `r` of sample
+    /// `s` at every temperature.
     pub sets: u32,
     /// Temperatures (walkers per chain set).
     pub temperatures: u32,
 }
 
 impl Chains {
-    pub fn of(systems: &IsingSystems) -> Self {
-        Chains::new(
-            systems.samples,
-            systems.replicas,
-            systems.betas.len() as u32,
-        )
-    }
-
-    /// The chain sets of `samples x replicas` chains at `temperatures` temperatures.
-    pub fn new(samples: u32, replicas: u32, temperatures: u32) -> Self {
+    /// The chain sets of `systems` (of any model): one per system of a temperature.
+    pub fn of(systems: &SystemIndex) -> Self {
         Chains {
-            sets: samples * replicas,
-            temperatures,
+            sets: systems.systems_per_temperature(),
+            temperatures: systems.betas.len() as u32,
         }
     }
 

@@ -5,7 +5,8 @@
 use super::Chains;
 use crate::config::{Lanes, Layout};
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::model::ising::{IsingSystems, SliceIndex};
+use crate::model::ising::IsingSystems;
+use crate::model::systems::SliceIndex;
 
 /// How the spins of two walkers are exchanged, and so how the decisions of a round are grouped
 /// into masks: `masks[k][q]` for group `q` of [`SwapLayout::groups`].

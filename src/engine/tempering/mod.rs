@@ -14,7 +14,7 @@
 //! A swap round after sweep `n` with parity `p` decides every pair `(k, k + 1)` with `k = p mod 2`
 //! of every chain set, from the counts of both walkers (`[up, satisfied]`, measured just before)
 //! and Philox block `(word k, sweep n, purpose Swap, batch c')` (`U_0`, `U_1` as in
-//! [`accept_swap`]), `c'` the run's index of the chain set ([`IsingSystems::global_chain_set`]:
+//! [`accept_swap`]), `c'` the run's index of the chain set ([`SystemIndex::global_chain_set`]:
 //! a sample slice's chain sets swap as in the whole run). Accepted pairs swap their labels, count
 //! in `accepted`, and exchange their spins: whole lattices (simple engine, SMSC), masked lanes
 //! between the word systems of temperatures `k` and `k + 1` (AMSC lanes holding samples or
@@ -24,6 +24,8 @@
 //! `labels` (the walker at temperature `k`), `phases` (per walker: 0 none, 1 last at the bottom
 //! `k = 0`, 2 at the top `k = T - 1` after the bottom), `trips` (per walker: round trips bottom ->
 //! top -> bottom completed), `accepted` (per pair `k < T - 1`: swaps accepted).
+//!
+//! [`SystemIndex::global_chain_set`]: crate::model::systems::SystemIndex::global_chain_set
 
 mod chains;
 mod decision;

@@ -286,7 +286,7 @@ mod tests {
         let config = Config::from_ron_str(&text).unwrap();
         config.validate().unwrap();
         assert_eq!(config.model.name(), "Heisenberg Gaussian spin glass 3D");
-        let example = include_str!("../../../assets/heisenberg_gaussian_glass.ron");
+        let example = include_str!("../../../assets/examples/heisenberg_gaussian_glass.ron");
         Config::from_ron_str(example).unwrap().validate().unwrap();
     }
 

@@ -5,10 +5,9 @@
 //! arithmetic of [`fixed`]. Spins are held component-major: component `a` of site `i` of system
 //! `b` is word `(b n + a) N + i` of the lattices ([`VectorSystems::spin_index`]).
 //!
-//! Sample slices, as for Ising spins ([`crate::model::ising`]): an engine may hold samples
-//! `first .. first + count` of a run ([`VectorSystems::sample_slice`]), with their couplings, its
-//! systems numbered locally but every random word keyed by the run's system
-//! ([`VectorSystems::slice_index`]), so that it ends with those samples' bits of the whole run.
+//! The systems are numbered, and sliced by sample, by their [`SystemIndex`] as Ising systems are
+//! ([`crate::model::systems`]); a slice holds its samples' couplings
+//! ([`VectorSystems::sample_slice`]).
 
 pub mod checks;
 pub mod fixed;
@@ -16,10 +15,11 @@ pub mod gaussian;
 pub mod tiles;
 
 use std::f64::consts::PI;
+use std::ops::{Deref, DerefMut};
 
 use super::Lattice;
 use super::couplings::coupling_values;
-use super::ising::SliceIndex;
+use super::systems::SystemIndex;
 use crate::config::{Config, Disorder};
 use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
 use gaussian::gaussian_couplings;
@@ -61,20 +61,12 @@ impl SampleBonds<'_> {
 /// The systems of a vector-spin run: `temperatures x samples x replicas` lattices.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorSystems {
+    /// The temperatures, samples and replicas, and their numbering.
+    pub index: SystemIndex,
     pub lattice: Lattice,
     /// Spin components `n`: 2 or 3.
     pub components: u32,
     pub field: f64,
-    pub betas: Vec<f64>,
-    pub disorder: Disorder,
-    /// Disorder samples of these systems (1 for the ferromagnet): the run's, or a slice's.
-    pub samples: u32,
-    pub replicas: u32,
-    pub seed: u64,
-    /// The run's number of the first sample here: 0 for a whole run.
-    pub first_sample: u32,
-    /// The run's disorder samples: `samples` for a whole run.
-    pub all_samples: u32,
     /// The couplings of these samples (local sample `s` is the run's `first_sample + s`).
     pub couplings: VectorCouplings,
 }
@@ -84,6 +76,20 @@ pub struct VectorSystems {
 pub struct PhaseTable {
     pub cos: Vec<i32>,
     pub sin: Vec<i32>,
+}
+
+impl Deref for VectorSystems {
+    type Target = SystemIndex;
+
+    fn deref(&self) -> &SystemIndex {
+        &self.index
+    }
+}
+
+impl DerefMut for VectorSystems {
+    fn deref_mut(&mut self) -> &mut SystemIndex {
+        &mut self.index
+    }
 }
 
 impl VectorSystems {
@@ -98,16 +104,10 @@ impl VectorSystems {
         seed: u64,
     ) -> Self {
         VectorSystems {
+            index: SystemIndex::new(betas, Disorder::Ferromagnet, 1, replicas, seed),
             lattice,
             components,
             field,
-            betas,
-            disorder: Disorder::Ferromagnet,
-            samples: 1,
-            replicas,
-            seed,
-            first_sample: 0,
-            all_samples: 1,
             couplings: VectorCouplings::Uniform(coupling),
         }
     }
@@ -130,26 +130,23 @@ impl VectorSystems {
                     .collect(),
             ),
         };
-        VectorSystems {
+        let index = SystemIndex {
             disorder,
             samples,
             all_samples: samples,
+            ..self.index
+        };
+        VectorSystems {
+            index,
             couplings,
             ..self
         }
     }
 
-    /// The systems of samples `first .. first + count` of these (numbered within them; a slice
-    /// of a slice is a slice of the run), with those samples' couplings: every temperature and
-    /// replica of them, drawing the randoms they draw here. Panics on an empty range or one
-    /// past the samples: the caller splits a validated run.
+    /// The systems of samples `first .. first + count` of these ([`SystemIndex::sample_slice`]),
+    /// with those samples' couplings.
     pub fn sample_slice(&self, first: u32, count: u32) -> VectorSystems {
-        let end = first.checked_add(count);
-        assert!(
-            count > 0 && end.is_some_and(|end| end <= self.samples),
-            "sample slice {first} .. {first} + {count} is empty or outside the {} samples",
-            self.samples
-        );
+        let index = self.index.sample_slice(first, count);
         let samples = first as usize..(first + count) as usize;
         let couplings = match &self.couplings {
             VectorCouplings::Uniform(j) => VectorCouplings::Uniform(*j),
@@ -158,76 +155,12 @@ impl VectorSystems {
         };
         // Field by field: `..self.clone()` would copy every sample's couplings first.
         VectorSystems {
+            index,
             lattice: self.lattice,
             components: self.components,
             field: self.field,
-            betas: self.betas.clone(),
-            disorder: self.disorder,
-            samples: count,
-            replicas: self.replicas,
-            seed: self.seed,
-            first_sample: self.first_sample + first,
-            all_samples: self.all_samples,
             couplings,
         }
-    }
-
-    /// The run's numbering of local systems `b = (t S + s) R + r`: the identity for a whole
-    /// run.
-    pub fn slice_index(&self) -> SliceIndex {
-        SliceIndex::of_samples(
-            (self.first_sample, self.samples),
-            self.all_samples,
-            self.replicas,
-        )
-    }
-
-    /// The run's index of local system `b`: the Philox batch of its hot start and Metropolis
-    /// randoms.
-    pub fn global_system(&self, b: u32) -> u32 {
-        self.slice_index().global(b)
-    }
-
-    /// Number of lattices.
-    pub fn systems(&self) -> u32 {
-        self.betas.len() as u32 * self.samples * self.replicas
-    }
-
-    /// The index of replica `r` of sample `s` at temperature `t`.
-    pub fn system(&self, t: u32, s: u32, r: u32) -> u32 {
-        (t * self.samples + s) * self.replicas + r
-    }
-
-    /// The temperature index of system `b`.
-    pub fn temperature_of(&self, b: u32) -> u32 {
-        b / (self.samples * self.replicas)
-    }
-
-    /// The sample of system `b`.
-    pub fn sample_of(&self, b: u32) -> u32 {
-        (b / self.replicas) % self.samples
-    }
-
-    /// Replica pairs per temperature and sample whose overlap a spin glass measures: pair `p`
-    /// joins replicas `p` and `p + R/2`, as the Ising glass pairs them; none for the
-    /// ferromagnet.
-    pub fn overlap_pairs(&self) -> u32 {
-        match self.disorder {
-            Disorder::Ferromagnet => 0,
-            _ => self.replicas / 2,
-        }
-    }
-
-    /// Number of measured overlaps, numbered `(t * samples + s) * pairs + p`.
-    pub fn overlaps(&self) -> u32 {
-        self.betas.len() as u32 * self.samples * self.overlap_pairs()
-    }
-
-    /// The two systems of overlap `k` (numbered as in [`VectorSystems::overlaps`]).
-    pub fn overlap_systems(&self, k: u32) -> (u32, u32) {
-        let pairs = self.overlap_pairs();
-        let first = (k / pairs) * self.replicas + k % pairs;
-        (first, first + self.replicas / 2)
     }
 
     /// Words of every lattice together.
