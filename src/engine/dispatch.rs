@@ -157,6 +157,7 @@ pub fn submissions(
         let needed = match step {
             // Replayed by the engine before the plan's dispatches.
             Step::Resample { .. } => continue,
+            Step::Observe { .. } => unreachable!("refused by the engine: Plan::refuse_observe"),
             Step::Sweep { .. } => 2,
             Step::Cluster { .. } => CLUSTER_DISPATCHES,
             Step::Measure { .. } | Step::Swap { .. } => 1,
@@ -175,6 +176,7 @@ pub fn submissions(
             .expect("there is always a current submission");
         match *step {
             Step::Resample { .. } => unreachable!("skipped above"),
+            Step::Observe { .. } => unreachable!("refused by the engine: Plan::refuse_observe"),
             Step::Sweep { sweep } => {
                 sweeps_in_current += 1;
                 for colour in 0..2 {

@@ -68,6 +68,11 @@ pub enum Step {
     Sweep { sweep: u32 },
     /// Measure every system (and the overlap pairs) into observation slot `slot` of this plan.
     Measure { slot: u32 },
+    /// Measure every system, but not the overlap pairs (their part of the slot stays zero), into
+    /// slot `slot`: the energies a round of host-decided tempering needs between measurements
+    /// ([`Exchanges`]; the vector engines). The Ising engines, whose rounds are the plans'
+    /// [`Step::Swap`], refuse it ([`Plan::refuse_observe`]).
+    Observe { slot: u32 },
     /// A parallel-tempering swap round after sweep `sweep` on the neighbour pairs `(k, k + 1)`
     /// with `k mod 2 = parity` (see [`tempering`]).
     Swap { sweep: u32, parity: u32 },
@@ -99,6 +104,24 @@ impl Plan {
     pub fn measure(&mut self) {
         self.steps.push(Step::Measure { slot: self.slots });
         self.slots += 1;
+    }
+
+    /// Append an observation without the overlap pairs ([`Step::Observe`]) into the next free
+    /// slot.
+    pub fn observe(&mut self) {
+        self.steps.push(Step::Observe { slot: self.slots });
+        self.slots += 1;
+    }
+
+    /// Refuse a plan with [`Step::Observe`]: for the engines without host-decided exchanges.
+    pub fn refuse_observe(&self) -> Result<()> {
+        match self.steps.iter().any(|s| matches!(s, Step::Observe { .. })) {
+            true => Err(Error::State(
+                "an observation without the overlap pairs (Step::Observe) serves host-decided                  tempering of vector spins; this engine measures with Step::Measure"
+                    .into(),
+            )),
+            false => Ok(()),
+        }
     }
 
     /// Start an empty plan with resampling step `step`.

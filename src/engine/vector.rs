@@ -3,7 +3,7 @@
 //! over-relaxation, and measurements as exact integer sums. The vector engines fulfil the one
 //! [`super::Engine`] contract: a plan's [`super::Step::Sweep`] runs one sweep's passes
 //! ([`VectorSweeps::passes`]), its [`super::Step::Measure`] measures every system and replica
-//! pair ([`replay`]); the proposal widths and the tempering exchange are capabilities
+//! pair and its [`super::Step::Observe`] every system alone ([`replay`]); the proposal widths and the tempering exchange are capabilities
 //! ([`super::Proposals`], [`super::Exchanges`]). The CPU engine ([`super::cpu::CpuVectorEngine`])
 //! is the reference the GPU kernels are checked against.
 
@@ -144,9 +144,11 @@ pub trait VectorSteps {
     /// [`VectorSweeps::passes`], the Metropolis ones with the proposal widths of
     /// [`super::Proposals`]. Returns each system's accepted Metropolis moves.
     fn sweeps(&mut self, sweeps: &[u32]) -> Result<Vec<u64>>;
-    /// Every system's observation, and the tensor overlap of every replica pair of a spin glass
-    /// (`vector_overlap`, numbered as [`VectorSystems::overlaps`]; none for the ferromagnet).
-    fn measure(&mut self) -> Result<(Vec<VectorObservation>, Vec<VectorOverlap>)>;
+    /// Every system's observation.
+    fn observe(&mut self) -> Result<Vec<VectorObservation>>;
+    /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`, numbered as
+    /// [`VectorSystems::overlaps`]; none for the ferromagnet).
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
 }
 
 /// Execute `plan` on the lattices of `steps`: each run of sweeps between measurements in one
@@ -166,14 +168,15 @@ pub fn replay(plan: &Plan, steps: &mut dyn VectorSteps) -> Result<Measurements> 
     for &step in &plan.steps {
         match step {
             Step::Sweep { sweep } => pending.push(sweep),
-            Step::Measure { slot } => {
+            Step::Measure { slot } | Step::Observe { slot } => {
                 run_sweeps(steps, &mut pending, &mut measurements.accepted)?;
-                let (observed, overlapped) = steps.measure()?;
                 let slot = slot as usize;
                 measurements.vector_observations[slot * count..][..count]
-                    .copy_from_slice(&observed);
-                measurements.vector_overlaps[slot * overlaps..][..overlaps]
-                    .copy_from_slice(&overlapped);
+                    .copy_from_slice(&steps.observe()?);
+                if matches!(step, Step::Measure { .. }) {
+                    measurements.vector_overlaps[slot * overlaps..][..overlaps]
+                        .copy_from_slice(&steps.overlaps()?);
+                }
             }
             other => {
                 return Err(Error::State(format!(

@@ -427,6 +427,7 @@ const STEP_SWAP: u32 = 2;
 const STEP_RESAMPLE: u32 = 3;
 /// A cluster update (refused over ranks, but carried like any step).
 const STEP_CLUSTER: u32 = 4;
+const STEP_OBSERVE: u32 = 5;
 /// A cluster step's record slot where it records none.
 const NO_SLOT: u32 = u32::MAX;
 
@@ -473,6 +474,7 @@ impl Command {
                     .flat_map(|step| match *step {
                         Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0],
                         Step::Measure { slot } => [STEP_MEASURE, slot, 0],
+                        Step::Observe { slot } => [STEP_OBSERVE, slot, 0],
                         Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity],
                         Step::Resample { step } => [STEP_RESAMPLE, step, 0],
                         Step::Cluster { update, sizes } => {
@@ -576,6 +578,7 @@ impl Command {
                     .map(|s| match s[0] {
                         STEP_SWEEP => Ok(Step::Sweep { sweep: s[1] }),
                         STEP_MEASURE => Ok(Step::Measure { slot: s[1] }),
+                        STEP_OBSERVE => Ok(Step::Observe { slot: s[1] }),
                         STEP_SWAP => Ok(Step::Swap {
                             sweep: s[1],
                             parity: s[2],

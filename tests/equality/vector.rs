@@ -11,7 +11,7 @@
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
 use spinflip::engine::cpu::CpuVectorEngine;
-use spinflip::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
+use spinflip::engine::vector::{UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
 use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
 use spinflip::model::Lattice;
 use spinflip::model::vector::VectorSystems;
@@ -98,8 +98,8 @@ impl Case {
 type Round = (Measurements, Lattices);
 
 /// Three rounds: two plans of sweeps measured at their end, the second after a tempering
-/// exchange of the first and last systems, then a plan measuring after its first sweep and
-/// after its last.
+/// exchange of the first and last systems, then a plan observing the systems alone after its
+/// first sweep (a tempering round's energies) and measuring after its last.
 fn rounds(engine: &mut dyn Engine, case: Case) -> Vec<Round> {
     let systems = case.systems().systems();
     let mut partners: Vec<u32> = (0..systems).collect();
@@ -110,7 +110,7 @@ fn rounds(engine: &mut dyn Engine, case: Case) -> Vec<Round> {
         .unwrap();
     let mut between = Plan::default();
     between.sweep(5);
-    between.measure();
+    between.observe();
     (6..8).for_each(|sweep| between.sweep(sweep));
     between.measure();
     [sweeps_plan(0..2, true), sweeps_plan(2..5, true), between]
@@ -156,8 +156,14 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         2 * pairs as usize,
         "{case:?}: overlaps"
     );
+    // The observation's slot holds no overlaps; the measurement's holds every pair's.
+    let (observed, measured) = last.vector_overlaps.split_at(pairs as usize);
     assert!(
-        (last.vector_overlaps.iter()).all(|o| o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0),
+        observed.iter().all(|o| *o == VectorOverlap::default()),
+        "{case:?}: overlaps observed"
+    );
+    assert!(
+        (measured.iter()).all(|o| o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0),
         "{case:?}: overlaps all zero"
     );
     assert!(

@@ -121,6 +121,7 @@ where
     if plan.cluster_updates() > 0 {
         return Err(crate::engine::clusters::no_clusters());
     }
+    plan.refuse_observe()?;
     let resampled = match plan.split_resample()?.0 {
         Some(step) => {
             let slot = engine

@@ -133,6 +133,7 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
     /// The resampling step replayed on the host and its copies made on the device, then the
     /// plan's kernels, then the reads of what they measured.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        plan.refuse_observe()?;
         let (resample, _) = plan.split_resample()?;
         let copies = match self.resampling.replay(self.systems.seed, resample)? {
             Some(resampled) => {

@@ -62,7 +62,11 @@ impl VectorSteps for Lowered<'_> {
         self.backend.read_accepted()
     }
 
-    fn measure(&mut self) -> Result<(Vec<VectorObservation>, Vec<VectorOverlap>)> {
-        Ok((self.backend.observe()?, self.backend.overlaps()?))
+    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+        self.backend.observe()
+    }
+
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+        self.backend.overlaps()
     }
 }

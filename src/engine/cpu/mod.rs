@@ -205,6 +205,7 @@ impl Engine for CpuEngine {
             true => vec![0u64; plan.slots as usize * systems],
             false => Vec::new(),
         };
+        plan.refuse_observe()?;
         let (resample, steps) = plan.split_resample()?;
         let resampled = self.resampling.replay(self.systems.seed, resample)?;
         if let Some(resampled) = &resampled {
@@ -214,6 +215,7 @@ impl Engine for CpuEngine {
         for step in steps {
             match *step {
                 Step::Resample { .. } => unreachable!("split off above"),
+                Step::Observe { .. } => unreachable!("refused above"),
                 Step::Sweep { sweep } => self.sweep(sweep),
                 Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
                 Step::Cluster { update, sizes } => {

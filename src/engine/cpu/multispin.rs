@@ -154,6 +154,7 @@ impl Engine for CpuMultispinEngine {
         let mut per_word = Vec::with_capacity(plan.slots as usize * words * LANES as usize);
         let mut overlaps = Vec::new();
         let mut labels = Vec::new();
+        plan.refuse_observe()?;
         let (resample, steps) = plan.split_resample()?;
         if resample.is_some() {
             whole_lattices_only(&self.halo, "population annealing (resampling)")?;
@@ -165,6 +166,7 @@ impl Engine for CpuMultispinEngine {
         for step in steps {
             match *step {
                 Step::Resample { .. } => unreachable!("split off above"),
+                Step::Observe { .. } => unreachable!("refused above"),
                 Step::Sweep { sweep } => self.sweep(sweep)?,
                 Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
                 Step::Cluster { .. } => return Err(crate::engine::clusters::no_clusters()),

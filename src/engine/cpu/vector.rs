@@ -172,14 +172,18 @@ impl VectorSteps for CpuVectorEngine {
         Ok(accepted)
     }
 
-    fn measure(&mut self) -> Result<(Vec<VectorObservation>, Vec<VectorOverlap>)> {
-        Ok((self.observe(), self.overlaps()))
+    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+        Ok(self.observations())
+    }
+
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+        Ok(self.pair_overlaps())
     }
 }
 
 impl CpuVectorEngine {
     /// Every system's observation.
-    fn observe(&self) -> Vec<VectorObservation> {
+    fn observations(&self) -> Vec<VectorObservation> {
         let systems = &self.systems;
         let phases = &self.phases;
         self.spins
@@ -193,7 +197,7 @@ impl CpuVectorEngine {
     }
 
     /// The tensor overlap of every replica pair.
-    fn overlaps(&self) -> Vec<VectorOverlap> {
+    fn pair_overlaps(&self) -> Vec<VectorOverlap> {
         let systems = &self.systems;
         let (phases, words) = (&self.phases, self.system_words());
         let lattice = systems.lattice;
@@ -243,6 +247,48 @@ mod tests {
                 (measured.accepted, spins, observations, overlaps)
             })
             .collect()
+    }
+
+    /// An observation ([`Step::Observe`](crate::engine::Step::Observe)) holds the systems'
+    /// observations of a measurement at the same sweep and no overlaps; an Ising engine
+    /// refuses it.
+    #[test]
+    fn an_observation_is_a_measurement_without_the_overlap_pairs() {
+        let systems = VectorSystems::uniform(Lattice::new(2, 4), 3, (1, 0.0), vec![0.5, 1.0], 2, 9)
+            .with_disorder(Disorder::Bimodal, 2);
+        let updates = VectorSweeps {
+            hits: 1,
+            tile: None,
+            overrelaxation: 0,
+        };
+        let after_three_sweeps = |observe: bool| {
+            let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+            engine.hot_start().unwrap();
+            let mut plan = sweeps_plan(0..3, false);
+            match observe {
+                true => plan.observe(),
+                false => plan.measure(),
+            }
+            engine.execute(&plan).unwrap()
+        };
+        let (observed, measured) = (after_three_sweeps(true), after_three_sweeps(false));
+        assert_eq!(observed.vector_observations, measured.vector_observations);
+        assert_eq!(observed.accepted, measured.accepted);
+        let zero = VectorOverlap::default();
+        assert!(measured.vector_overlaps.iter().any(|o| *o != zero));
+        assert!(observed.vector_overlaps.iter().all(|o| *o == zero));
+
+        let ising = crate::model::ising::IsingSystems::ferromagnet(
+            Lattice::new(2, 4),
+            0.0,
+            vec![0.4],
+            1,
+            9,
+        );
+        let mut plan = sweeps_plan(0..1, false);
+        plan.observe();
+        let refused = crate::engine::cpu::CpuEngine::new(ising).execute(&plan);
+        assert!(refused.is_err_and(|e| e.to_string().contains("Step::Observe")));
     }
 
     /// Item `i` of `part` (`width` values each) is item `index.global(i)` of `whole`.
