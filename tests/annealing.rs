@@ -288,8 +288,8 @@ fn lanes_equal_after(randoms: Randoms, sweeps: u32) -> usize {
 fn copies_in_one_word_diverge_with_exact_randoms() {
     // Every lane draws its own uniforms: after a few sweeps only lane 0 equals itself.
     assert_eq!(lanes_equal_after(Randoms::Exact, 3), 1);
-    // With one uniform per word (papers 000/002) the copies stay identical for ever: the
-    // correlation paper 001 had to shuffle replicas against.
+    // With one uniform per word (Weigel 2012; Lulli et al. 2015) the copies stay identical for
+    // ever: the correlation Barash et al. 2017 had to shuffle replicas against.
     assert_eq!(lanes_equal_after(Randoms::Shared, 3), 32);
 }
 

@@ -1,9 +1,9 @@
-//! Population annealing (paper 001): the loop of temperature steps (`run.rs`) and the host's
-//! work of one step (`steps.rs`), the host's resampling decisions ([`resampling`]), the
-//! population statistics and averages over runs ([`stats`]), the multi-histogram reweighting
-//! of the energy histograms ([`multihistogram`]), and a finished anneal's summary
-//! ([`AnnealingSummary`]) and files (`outputs.rs`). The resampling step as the engines replay
-//! it is their contract ([`crate::engine::annealing`]).
+//! Population annealing (Barash et al. 2017): the loop of temperature steps (`run.rs`) and the
+//! host's work of one step (`steps.rs`), the host's resampling decisions ([`resampling`]), the
+//! population statistics and averages over runs ([`stats`]), the multi-histogram reweighting of the
+//! energy histograms ([`multihistogram`]), and a finished anneal's summary ([`AnnealingSummary`])
+//! and files (`outputs.rs`). The resampling step as the engines replay it is their contract
+//! ([`crate::engine::annealing`]).
 
 pub mod checkpoint;
 pub(crate) mod checks;

@@ -1,4 +1,4 @@
-//! Multi-histogram reweighting of a population anneal (paper 001, after Ferrenberg and
+//! Multi-histogram reweighting of a population anneal (Barash et al. 2017, after Ferrenberg and
 //! Swendsen): the energy histograms of every temperature step combine into one estimate of the
 //! density of states, which gives `ln Z`, `e` and `c` at any beta, between the steps included.
 //!
@@ -9,14 +9,13 @@
 //! Omega(E) = N(E) / sum_i R_i exp(-beta_i E) / Z_i,      Z_i = sum_E Omega(E) exp(-beta_i E)
 //! ```
 //!
-//! with the `Z_i` that the anneal itself estimated (paper 001 and Machta's formulation: population
-//! annealing knows its free energies, so the equations need no self-consistent iteration, which
-//! converges slowly over hundreds of closely spaced steps), and `Omega` scaled so that `Z(0) =
-//! 2^N` exactly. A pass costs one term per (energy, step). Only the
-//! summed histogram `N(E)` and each step's `(beta_i, R_i, ln Z_i)` enter, so a population carries one
-//! histogram through the whole anneal. Everything is in f64 logarithms (log-sum-exp) over
-//! exact integer energies, in increasing energy and step order: the result is a function of
-//! the integers alone.
+//! with the `Z_i` that the anneal itself estimated (Barash et al. 2017 and Machta's formulation:
+//! population annealing knows its free energies, so the equations need no self-consistent
+//! iteration, which converges slowly over hundreds of closely spaced steps), and `Omega` scaled so
+//! that `Z(0) = 2^N` exactly. A pass costs one term per (energy, step). Only the summed histogram
+//! `N(E)` and each step's `(beta_i, R_i, ln Z_i)` enter, so a population carries one histogram
+//! through the whole anneal. Everything is in f64 logarithms (log-sum-exp) over exact integer
+//! energies, in increasing energy and step order: the result is a function of the integers alone.
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
-//! Population annealing's host decisions (paper 001): the reweighting factors of a step from
-//! the engines' integer energies, the normalisation `Q`, the histogram overlap, and the table
-//! each engine decides every replica's copies from ([`crate::engine::annealing`]), all in f64
-//! in a fixed order, so the decisions are a function of (config, seed) on every backend.
+//! Population annealing's host decisions (Barash et al. 2017): the reweighting factors of a step
+//! from the engines' integer energies, the normalisation `Q`, the histogram overlap, and the table
+//! each engine decides every replica's copies from ([`crate::engine::annealing`]), all in f64 in a
+//! fixed order, so the decisions are a function of (config, seed) on every backend.
 //!
 //! The factors depend on a replica's energy only. At zero field the energy is a function of
 //! the satisfied-bond count, so a population is its histogram over those bond levels (a few

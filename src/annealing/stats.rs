@@ -1,5 +1,5 @@
-//! Population annealing's estimators (paper 001): population averages at one temperature step,
-//! the free energy from the reweighting factors, family statistics, and averages over
+//! Population annealing's estimators (Barash et al. 2017): population averages at one temperature
+//! step, the free energy from the reweighting factors, family statistics, and averages over
 //! independent runs (the paper's errors): plain, weighted by the runs' free energies, the
 //! spin-glass overlaps of run pairs, and the multi-histogram estimates between the steps.
 
@@ -329,11 +329,11 @@ pub struct AnnealingOverlaps {
     pub overlaps: OverlapEstimates,
 }
 
-/// `[<q^2>]`, `[<q^4>]`, `g` and the other overlap estimators at every step, from the pair
-/// means on the first half of each sample's runs (`runs[k][step]`, `k = sample
-/// runs_per_sample + run`). A sample's thermal average is the mean over its run pairs. Errors: the jackknife
-/// over samples (in units of `samples_per_unit` that share randoms), or with one sample over
-/// its run pairs, each an independent estimate.
+/// `[<q^2>]`, `[<q^4>]`, `g` and the other overlap estimators at every step, from the pair means on
+/// the first half of each sample's runs (`runs[k][step]`, `k = sample runs_per_sample + run`). A
+/// sample's thermal average is the mean over its run pairs. Errors: the jackknife over samples (in
+/// units of `samples_per_unit` that share randoms), or with one sample over its run pairs, each an
+/// independent estimate.
 pub fn overlaps_over_samples(
     runs: &[Vec<AnnealingEstimates>],
     runs_per_sample: usize,

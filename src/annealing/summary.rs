@@ -34,7 +34,8 @@ pub struct AnnealingSummary {
     pub schedule: Vec<f64>,
     pub ps_per_flip: f64,
     pub steps: Vec<AnnealingAverage>,
-    /// Per beta, paper 001's free-energy-weighted average over the runs of each sample.
+    /// Per beta, the free-energy-weighted (Barash et al. 2017) average over the runs of each
+    /// sample.
     #[serde(default)]
     pub weighted: Vec<AnnealingAverage>,
     /// Per beta, the spin-glass overlaps (with `overlaps: true`).

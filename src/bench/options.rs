@@ -149,7 +149,7 @@ pub struct BenchOptions {
     /// passes over the lattices per update and the bytes per site an update moves at least.
     #[arg(long, value_enum, conflicts_with_all = ["tempering", "annealing"])]
     pub clusters: Option<ClustersArg>,
-    /// `--model xy|heisenberg`: paper 000's double checkerboard with tiles of this many sites a
+    /// `--model xy|heisenberg`: Weigel's (2012) double checkerboard with tiles of this many sites a
     /// side (16 suits 2D, 8 suits 3D; sizes it does not tile are skipped, naming why), instead
     /// of the plain checkerboard.
     #[arg(long)]

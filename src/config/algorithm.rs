@@ -18,8 +18,8 @@ pub enum Algorithm {
         #[serde(default, skip_serializing_if = "is_false")]
         tune: bool,
     },
-    /// Population annealing (paper 001): `replicas` is the population size R; the fields are
-    /// those of [`AnnealingOptions`].
+    /// Population annealing (Barash et al. 2017): `replicas` is the population size R; the fields
+    /// are those of [`AnnealingOptions`].
     Annealing {
         theta: u32,
         schedule: AnnealingSchedule,
@@ -158,8 +158,8 @@ pub struct AnnealingOptions {
     /// The spin-glass overlap at every beta, between slot `j` of run `k` and slot `j` of run
     /// `k + runs/2` of the same sample (Edwards-Anderson, an even number of runs).
     pub overlaps: bool,
-    /// Multi-histogram reweighting of every step's energies (paper 001) onto this many betas,
-    /// `beta_last k / points` for `k = 1..=points` (zero field: integer energies).
+    /// Multi-histogram reweighting of every step's energies (Barash et al. 2017) onto this many
+    /// betas, `beta_last k / points` for `k = 1..=points` (zero field: integer energies).
     pub reweighting: Option<u32>,
 }
 
@@ -170,8 +170,8 @@ pub enum AnnealingSchedule {
     Betas(Vec<f64>),
     /// `count` betas equally spaced in beta: `beta_max k / count` for `k = 1..=count`.
     Linear { beta_max: f64, count: u32 },
-    /// Each next beta chosen by bisection so that the overlap of the energy histograms before
-    /// and after the step, computed from the reweighting factors (paper 001), is `overlap`;
+    /// Each next beta chosen by bisection so that the overlap of the energy histograms before and
+    /// after the step, computed from the reweighting factors (Barash et al. 2017), is `overlap`;
     /// until `beta_max`.
     Adaptive { overlap: f64, beta_max: f64 },
 }
@@ -200,8 +200,8 @@ const POPULATION_SLOT_UNIT: u64 = 64;
 
 impl AnnealingOptions {
     /// Engine slots per population: R plus [`POPULATION_SLACK_SIGMAS`] `sqrt(R)`, rounded up to
-    /// [`POPULATION_SLOT_UNIT`]. The population size fluctuates (paper 001's floor/ceil), the
-    /// engines' layouts do not: replicas beyond the current size are idle slots.
+    /// [`POPULATION_SLOT_UNIT`]. The population size fluctuates (floor and ceiling of Barash et al.
+    /// 2017), the engines' layouts do not: replicas beyond the current size are idle slots.
     pub fn slots(replicas: u32) -> u64 {
         let r = u64::from(replicas);
         let slack = (POPULATION_SLACK_SIGMAS * f64::from(replicas).sqrt()).ceil() as u64 + 1;

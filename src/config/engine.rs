@@ -73,8 +73,8 @@ pub enum Randoms {
     /// An independent 32-bit uniform per lane and decision (bit-sliced comparison).
     #[default]
     Exact,
-    /// One 32-bit uniform per word shared by its 32 lanes, as in papers 000/002: cheaper, but
-    /// it correlates the lanes.
+    /// One 32-bit uniform per word shared by its 32 lanes, as in Weigel 2012; Lulli et al. 2015:
+    /// cheaper, but it correlates the lanes.
     Shared,
     /// Exact as `Exact` (an independent uniform per lane), with fewer random words: past each
     /// word's first Philox block, the lanes still undecided in the words one GPU thread updates

@@ -32,7 +32,7 @@ impl VectorUpdates {
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum Proposal {
-    /// A new direction uniform on the circle or sphere, independent of the old one (paper 000).
+    /// A new direction uniform on the circle or sphere, independent of the old one (Weigel 2012).
     #[default]
     Uniform,
     /// The old spin plus `width` times a point uniform on the unit sphere, normalised: a cone

@@ -57,7 +57,7 @@ pub fn whole_lattices_only(halo: &Option<Box<dyn Halo>>, what: &str) -> Result<(
     }
 }
 
-/// A slab's sweep of one colour in the order that hides its halo exchange (paper 002): the
+/// A slab's sweep of one colour in the order that hides its halo exchange (Lulli et al. 2015): the
 /// edge planes first (the first and the last own plane, whose words the neighbours need), then
 /// the bulk between them, which the engine updates while the edges travel. Each part is the
 /// sweep's dispatch restricted to its planes' update threads; the sites and their random words

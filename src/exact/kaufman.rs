@@ -3,19 +3,18 @@
 //! For an `L x L` torus with `J = 1`, `h = 0` and `K = beta` (Kaufman, Phys. Rev. 76, 1232 (1949)):
 //!
 //! ```text
-//! Z = 1/2 (2 sinh 2K)^(L^2/2) [ prod_k 2cosh(L g_{2k+1}/2) + prod_k 2sinh(L g_{2k+1}/2)
-//!                             + prod_k 2cosh(L g_{2k}/2)   + prod_k 2sinh(L g_{2k}/2) ],  k = 0..L-1,
-//! g_0 = 2K + ln tanh K            (signed: negative above T_c),
-//! g_l = acosh(c - cos(pi l / L)),  l >= 1,  c = cosh 2K coth 2K.
+//! Z = 1/2 (2 sinh 2K)^(L^2/2) [ prod_k 2cosh(L g_{2k+1}/2) + prod_k 2sinh(L g_{2k+1}/2) + prod_k
+//! 2cosh(L g_{2k}/2)   + prod_k 2sinh(L g_{2k}/2) ],  k = 0..L-1, g_0 = 2K + ln tanh K
+//! (signed: negative above T_c), g_l = acosh(c - cos(pi l / L)),  l >= 1,  c = cosh 2K coth 2K.
 //! ```
 //!
 //! Numerics. `ln Z` is evaluated as a [`Dual2`] in `K`, so the energy and the specific heat come
 //! from exact derivatives. Nothing may overflow for large `L` or large `K`:
 //!
-//! - every product is kept as a logarithm (`ln 2cosh`, `ln |2sinh|` written as `|x| + ln(1 +- e^{-2|x|})`)
-//!   and a sign; the four terms are combined by a signed log-sum-exp whose reference is the
-//!   largest term *as a [`Dual2`]*, so the common `O(L^2)` derivatives cancel exactly instead of
-//!   leaving `O(L^4)` rounding in the second derivative;
+//! - every product is kept as a logarithm (`ln 2cosh`, `ln |2sinh|` written as `|x| + ln(1 +-
+//!   e^{-2|x|})`) and a sign; the four terms are combined by a signed log-sum-exp whose reference
+//!   is the largest term *as a [`Dual2`]*, so the common `O(L^2)` derivatives cancel exactly
+//!   instead of leaving `O(L^4)` rounding in the second derivative;
 //! - a `2 sinh(x)` factor with `|x| < 1` (only `g_0`, near `T_c`) stays a plain multiplicative
 //!   [`Dual2`]: as a logarithm its derivatives `coth x` and `-csch^2 x` would be huge and cancel;
 //! - `g_l` is written with `t = e^{-2K}` in `(0, 1)`: `c - cos(theta) = 1 + (A + 2 B s)/B` with
@@ -175,7 +174,7 @@ mod tests {
     use super::*;
     use crate::exact::assert_close;
 
-    /// The guide's reference values (paper 000 quotes 1.106079207 and 0.8616983594).
+    /// The guide's reference values (Weigel 2012 quotes 1.106079207 and 0.8616983594).
     #[test]
     fn reference_values_at_l128() {
         let exact = kaufman(128, 0.4);

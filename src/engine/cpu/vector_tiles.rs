@@ -1,5 +1,5 @@
 //! CPU twin of `vector_tiles` (`shaders/wgsl/vector_tiles.wgsl`, `shaders/cuda/vector_tiles.cu`):
-//! paper 000's double checkerboard on one vector-spin lattice. Every tile of one tile colour
+//! Weigel's (2012) double checkerboard on one vector-spin lattice. Every tile of one tile colour
 //! ([`Tiles`]) updates its sites `hits` times, each hit over the tile's sites of checkerboard
 //! colour 0, then of colour 1, one Metropolis hit per site against its current neighbours; the
 //! halo (the other tile colour's spins) is held fixed. The tiles of a colour share no bond, so

@@ -13,7 +13,7 @@ use crate::model::Lattice;
 /// keeps the work of one sweep finite.
 const MAX_OVERRELAXATION: u32 = 1000;
 
-/// Metropolis hits per site of the double checkerboard at most: far past any use (paper 000
+/// Metropolis hits per site of the double checkerboard at most: far past any use (Weigel 2012
 /// finds a few best), and the hit keeps to the random counter's draw field.
 const MAX_HITS: u32 = 1000;
 

@@ -1,4 +1,4 @@
-//! The double checkerboard's tiles (paper 000), the geometry every backend's `vector_tiles`
+//! The double checkerboard's tiles (Weigel 2012), the geometry every backend's `vector_tiles`
 //! shares: cubes of `size` sites a side (squares in 2D), `L / size` of them along each axis,
 //! coloured by the parity of the sum of their tile coordinates. The tiles of one colour share
 //! no bond (an even number of tiles per side keeps the colouring periodic), so each can be
