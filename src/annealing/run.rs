@@ -24,12 +24,9 @@ use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
 use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
 
 use crate::error::{Error, Result};
-use crate::io::checkpoint::fingerprint;
-use crate::io::output::{write_couplings_npy, write_file};
-use crate::io::provenance::ProvenanceClock;
+use crate::io::output::write_couplings_npy;
 use crate::io::run_dir::{
-    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_to_resume, crosses_checkpoint,
-    ended_at_checkpoint, start_line,
+    Ended, RunStart, checkpoint_to_resume, crosses_checkpoint, ended_at_checkpoint,
 };
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
@@ -37,35 +34,31 @@ use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
 use crate::stop::Stops;
 
-/// Anneal `config` (validated, engine resolved; `instance` its couplings where it gives them), writing the results into `options.out`, or
-/// continue the anneal of its checkpoint there (`options.resume`).
+/// Anneal `run`'s config (`instance` its couplings where it gives them), writing the results
+/// into `options.out`, or continue the anneal of its checkpoint there (`options.resume`).
 pub fn anneal(
-    config: &Config,
-    engine_choice: &str,
-    options: &RunOptions,
-    config_text: &str,
+    run: &RunStart,
     instance: Option<Arc<Instance>>,
 ) -> Result<Ended<Box<AnnealingSummary>>> {
+    let (config, options) = (run.config, run.options);
     let annealing = config
         .algorithm
         .annealing()
         .ok_or_else(|| Error::State("anneal needs algorithm: Annealing".into()))?;
-    let clock = ProvenanceClock::start(options.resume);
     let view = annealing.engine_config(config)?;
     let systems = IsingSystems {
         instance,
         ..engine_systems(&view)
     };
-    let config_fingerprint = fingerprint(config_text);
     let resumed = match options.resume {
         true => Some(AnnealingCheckpoint::load(
             &checkpoint_to_resume(&options.out)?,
-            config_fingerprint,
+            run.fingerprint,
         )?),
         false => None,
     };
     let mut engine = open_engine_with_betas(&view, systems.clone(), Betas::Changing)?;
-    write_file(&options.out, CONFIG, config_text.as_bytes())?;
+    run.write_config()?;
     let mut anneal = match resumed {
         Some(checkpoint) => {
             Anneal::resume(systems, config, &annealing, checkpoint, engine.as_mut())?
@@ -73,25 +66,18 @@ pub fn anneal(
         None => Anneal::start(systems, config, &annealing, engine.as_mut())?,
     };
     let mut checkpoints = Checkpoints {
-        path: options.out.join(CHECKPOINT),
-        fingerprint: config_fingerprint,
+        path: run.checkpoint.clone(),
+        fingerprint: run.fingerprint,
         every: config.checkpoint_every,
         halt_after: options.halt_after,
-        stops: Stops::new(options.deadline),
+        stops: run.stops(),
     };
-    if options.progress {
-        let plan = format!(
-            "population annealing: {} populations of {} replicas, {} sweeps per temperature step",
-            annealing.runs, config.replicas, annealing.theta
-        );
-        eprintln!(
-            "{}",
-            start_line(config, &engine.info(), engine_choice, &plan)
-        );
-        if options.resume {
-            eprintln!("spinflip: resuming from sweep {}", anneal.sweeps_done);
-        }
-    }
+    let plan = format!(
+        "population annealing: {} populations of {} replicas, {} sweeps per temperature step",
+        annealing.runs, config.replicas, annealing.theta
+    );
+    // An adaptive schedule's sweeps in all are known only at its end.
+    run.announce(&engine.info(), &plan, anneal.sweeps_done, None);
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
     let steps = anneal.run_steps(engine.as_mut(), &annealing, &mut checkpoints)?;
@@ -105,11 +91,11 @@ pub fn anneal(
     let flips = (anneal.sweeps_done - first_sweep) * n * u64::from(anneal.systems.systems());
     let ps_per_flip = engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64;
     let info = engine.info();
-    let provenance = clock.finish(&info);
+    let provenance = run.provenance(&info);
     let mut summary = summarize(
         config,
         &annealing,
-        engine_choice,
+        run.engine_choice,
         &anneal,
         info,
         ps_per_flip,

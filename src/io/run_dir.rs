@@ -1,6 +1,7 @@
 //! The run directory: the names of the files every run writes there, how a run is asked to
-//! use it (fresh, resumed, forced), and what both loops (Metropolis sweeps and population
-//! annealing) share about it.
+//! use it (fresh, resumed, forced), and what every loop (Metropolis sweeps, population
+//! annealing, vector spins) shares about it: the start it receives ([`RunStart`]), its start
+//! lines, its checkpoints' boundaries and how it ends.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,6 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, TemperatureScale};
 use crate::engine::EngineInfo;
 use crate::error::{Error, Result};
+use crate::io::checkpoint::fingerprint;
+use crate::io::output::write_file;
+use crate::io::provenance::{Provenance, ProvenanceClock};
 use crate::stop::{StopReason, Stops};
 
 /// File names in the output directory.
@@ -52,6 +56,98 @@ impl RunOptions {
             overwrite: false,
             deadline: None,
         }
+    }
+}
+
+/// A run as the entry hands it to its loop: the config (validated, `engine: Auto` resolved), the
+/// engine choice in words, how to run, and what every loop derives from them alike: the config's
+/// text, the fingerprint its checkpoints carry, their path, and the clock of this invocation's
+/// provenance.
+pub struct RunStart<'a> {
+    pub config: &'a Config,
+    /// Whether the config named the engine, or what `engine: Auto` chose and why.
+    pub engine_choice: &'a str,
+    pub options: &'a RunOptions,
+    /// The config's RON with its instance noted (`config.ron`).
+    config_text: String,
+    /// [`fingerprint`] of the config's text: a checkpoint of another config is refused.
+    pub fingerprint: u64,
+    /// `checkpoint.bin` in the run's directory.
+    pub checkpoint: PathBuf,
+    clock: ProvenanceClock,
+}
+
+impl<'a> RunStart<'a> {
+    /// The start of a run of `config` (its text `config_text`), now.
+    pub fn new(
+        config: &'a Config,
+        engine_choice: &'a str,
+        options: &'a RunOptions,
+        config_text: String,
+    ) -> Self {
+        RunStart {
+            config,
+            engine_choice,
+            options,
+            fingerprint: fingerprint(&config_text),
+            config_text,
+            checkpoint: options.out.join(CHECKPOINT),
+            clock: ProvenanceClock::start(options.resume),
+        }
+    }
+
+    /// Write `config.ron`, once the engine has opened and a resumed run's checkpoint has been
+    /// read against the config: a run refused there leaves the directory's `config.ron`, the
+    /// one its checkpoint was written by, as it was.
+    pub fn write_config(&self) -> Result<()> {
+        write_file(&self.options.out, CONFIG, self.config_text.as_bytes())
+    }
+
+    /// Where progress is shown, on standard error: the start line ([`start_line`]; `plan`,
+    /// what the run will do) and, for `--resume`, the sweep the run continues from (`of` the
+    /// sweeps in all, where they are known before the run).
+    pub fn announce(&self, info: &EngineInfo, plan: &str, sweeps_done: u64, of: Option<u64>) {
+        if !self.options.progress {
+            return;
+        }
+        eprintln!(
+            "{}",
+            start_line(self.config, info, self.engine_choice, plan)
+        );
+        if self.options.resume {
+            let of = of.map_or(String::new(), |total| format!(" of {total}"));
+            eprintln!("spinflip: resuming from sweep {sweeps_done}{of}");
+        }
+    }
+
+    /// The provenance of this invocation, ending now, on the engine `info`.
+    pub fn provenance(&self, info: &EngineInfo) -> Provenance {
+        self.clock.finish(info)
+    }
+
+    /// What stops the run early, with a checkpoint: a signal, or [`RunOptions::deadline`].
+    pub fn stops(&self) -> Stops {
+        Stops::new(self.options.deadline)
+    }
+
+    /// At the boundary `from -> to` between two plans of a loop of sweeps (not after its
+    /// last): write a checkpoint (`write`) where the plan crossed a multiple of the config's
+    /// `checkpoint_every` or `stops` asks for a stop, and say whether the loop ends there:
+    /// stopped, or halted at the first checkpoint from [`RunOptions::halt_after`] on.
+    pub fn checkpoint_between_plans<S>(
+        &self,
+        (from, to): (u64, u64),
+        stops: &mut Stops,
+        write: impl FnOnce() -> Result<()>,
+    ) -> Result<Option<Ended<S>>> {
+        let stop = stops.due();
+        if !crosses_checkpoint(from, to, self.config.checkpoint_every) && stop.is_none() {
+            return Ok(None);
+        }
+        let writing = Instant::now();
+        write()?;
+        stops.checkpoint_took(writing.elapsed());
+        Ok(ended_at_checkpoint(stop, to, self.options.halt_after))
     }
 }
 
@@ -156,7 +252,7 @@ impl RunDescription {
 /// The line a run prints on standard error as it starts: the model, the adapter and backend,
 /// the engine and why it runs (named, or what `engine: Auto` saw), and `plan`, what the run
 /// will do.
-pub fn start_line(config: &Config, info: &EngineInfo, engine_choice: &str, plan: &str) -> String {
+fn start_line(config: &Config, info: &EngineInfo, engine_choice: &str, plan: &str) -> String {
     let model = RunDescription::new(config, info.clone(), engine_choice).model;
     format!(
         "spinflip: {model} L={} on {} ({}), engine {} ({}); {plan}",
@@ -189,27 +285,6 @@ pub fn auto_chose(engine_choice: &str) -> Option<&str> {
 /// Whether a multiple of `every` lies in `(from, to]`.
 pub fn crosses_checkpoint(from: u64, to: u64, every: u64) -> bool {
     every > 0 && to / every > from / every
-}
-
-/// At the boundary `from -> to` between two plans of a loop of sweeps (not after its last):
-/// write a checkpoint (`write`) where the plan crossed a multiple of `every` or `stops` asks for
-/// a stop, and say whether the loop ends there: stopped, or halted at the first checkpoint from
-/// `halt_after` on.
-pub fn checkpoint_between_plans<S>(
-    (from, to): (u64, u64),
-    every: u64,
-    stops: &mut Stops,
-    halt_after: Option<u64>,
-    write: impl FnOnce() -> Result<()>,
-) -> Result<Option<Ended<S>>> {
-    let stop = stops.due();
-    if !crosses_checkpoint(from, to, every) && stop.is_none() {
-        return Ok(None);
-    }
-    let writing = Instant::now();
-    write()?;
-    stops.checkpoint_took(writing.elapsed());
-    Ok(ended_at_checkpoint(stop, to, halt_after))
 }
 
 /// How a loop ends at the checkpoint it has just written after `sweeps_done` sweeps: stopped

@@ -13,24 +13,17 @@ use super::resume::{resume_state, save_checkpoint};
 use super::series::RunSeries;
 use super::state::RunState;
 use super::summary::{Summary, summarize};
-use crate::config::Config;
 use crate::engine::placement::placement;
 use crate::engine::tempering::Chains;
 use crate::engine::{Measurements, SpinBits, clusters_of, tempering_of, tempering_state_of};
 
 use crate::error::{Error, Result};
-use crate::io::checkpoint::fingerprint;
-use crate::io::output::write_file;
-use crate::io::provenance::ProvenanceClock;
-use crate::io::run_dir::{
-    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_between_plans, start_line,
-};
+use crate::io::run_dir::{Ended, RunStart};
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
 use crate::stats::{PlanePhases, SampleSeries};
-use crate::stop::Stops;
 use crate::tempering::{finish_tempering, retune_ladder, tempering_warnings, tuning_stops};
 
 /// Chunks per run at least, so progress is reported as the run goes.
@@ -56,27 +49,19 @@ impl Finished {
     }
 }
 
-/// Run the sweeps of `config` (validated, engine resolved; `config_text` its RON, whose
-/// fingerprint the checkpoints carry; `instance` its couplings where it gives them), writing everything into `options.out`, or continue the
-/// run of its checkpoint there (`options.resume`). A signal or the wall time stops it at the
-/// next plan boundary with a checkpoint ([`crate::stop`]).
-pub fn run_sweeps(
-    config: &Config,
-    engine_choice: &str,
-    options: &RunOptions,
-    config_text: &str,
-    instance: Option<Arc<Instance>>,
-) -> Result<Ended<Box<Finished>>> {
-    let clock = ProvenanceClock::start(options.resume);
-    let checkpoint_path = options.out.join(CHECKPOINT);
-    let config_fingerprint = fingerprint(config_text);
+/// Run the sweeps of `run`'s config (`instance` its couplings where it gives them), writing
+/// everything into `options.out`, or continue the run of its checkpoint there
+/// (`options.resume`). A signal or the wall time stops it at the next plan boundary with a
+/// checkpoint ([`crate::stop`]).
+pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<Ended<Box<Finished>>> {
+    let (config, options) = (run.config, run.options);
     let mut systems = IsingSystems {
         instance,
         ..ising_systems(config)
     };
     let schedule = Schedule::from(config);
     let (mut state, resumed) = if options.resume {
-        let (state, spins) = resume_state(&options.out, config_fingerprint, &systems, &schedule)?;
+        let (state, spins) = resume_state(&options.out, run.fingerprint, &systems, &schedule)?;
         (state, Some(spins))
     } else {
         (RunState::default(), None)
@@ -99,7 +84,7 @@ pub fn run_sweeps(
         ));
     }
     let mut engine = open_engine(config, systems.clone())?;
-    write_file(&options.out, CONFIG, config_text.as_bytes())?;
+    run.write_config()?;
     // A fresh run's lattices are computed on the engine's device: they never exist on the host
     // before the first checkpoint.
     match resumed {
@@ -117,19 +102,8 @@ pub fn run_sweeps(
         false => Vec::new(),
     };
     let info = engine.info();
-    if options.progress {
-        eprintln!(
-            "{}",
-            start_line(config, &info, engine_choice, &schedule.describe())
-        );
-        if options.resume {
-            eprintln!(
-                "spinflip: resuming from sweep {} of {}",
-                state.sweeps_done,
-                schedule.total()
-            );
-        }
-    }
+    let total = Some(schedule.total());
+    run.announce(&info, &schedule.describe(), state.sweeps_done, total);
     // A step of cluster updates counts each update as a sweep (N site updates per system).
     let per_step = schedule
         .clusters
@@ -150,7 +124,7 @@ pub fn run_sweeps(
     );
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
-    let mut stops = Stops::new(options.deadline);
+    let mut stops = run.stops();
     while state.sweeps_done < schedule.total() {
         let from = state.sweeps_done;
         let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from);
@@ -176,13 +150,11 @@ pub fn run_sweeps(
         if to == schedule.total() {
             break;
         }
-        let every = config.checkpoint_every;
-        let ended =
-            checkpoint_between_plans((from, to), every, &mut stops, options.halt_after, || {
-                state.tempering = tempering_state_of(engine.as_mut())?;
-                let spins = engine.spins()?.into_bits()?;
-                save_checkpoint(&checkpoint_path, config_fingerprint, &state, spins).map(drop)
-            })?;
+        let ended = run.checkpoint_between_plans((from, to), &mut stops, || {
+            state.tempering = tempering_state_of(engine.as_mut())?;
+            let spins = engine.spins()?.into_bits()?;
+            save_checkpoint(&run.checkpoint, run.fingerprint, &state, spins).map(drop)
+        })?;
         if let Some(ended) = ended {
             progress.finish();
             return Ok(ended);
@@ -192,8 +164,8 @@ pub fn run_sweeps(
     // One download of the final lattices serves the last checkpoint and the final state.
     state.tempering = tempering_state_of(engine.as_mut())?;
     let checkpoint = save_checkpoint(
-        &checkpoint_path,
-        config_fingerprint,
+        &run.checkpoint,
+        run.fingerprint,
         &state,
         engine.spins()?.into_bits()?,
     )?;
@@ -201,14 +173,14 @@ pub fn run_sweeps(
     let flips = (schedule.total() - first_sweep) * flips_per_sweep;
     let mut summary = summarize(
         config,
-        engine_choice,
+        run.engine_choice,
         &systems,
         &schedule,
         &series,
         &info,
         flips_per_ns(flips, engine_time),
     );
-    summary.provenance = Some(clock.finish(&info));
+    summary.provenance = Some(run.provenance(&info));
     if let Some(every) = schedule.swap_every {
         // The acceptances count from the ladder's last tuning.
         let counted = (tuning_stops.last().copied().unwrap_or(0), schedule.total());

@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::io::instance::{noting_instance, read_instance};
 use crate::io::lock::RunLock;
-use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, auto_chose};
+use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, RunStart, auto_chose};
 use crate::metropolis::{self, Summary, run_sweeps};
 use crate::plot::{write_annealing_plot, write_run_plots, write_vector_plots};
 use crate::stop::StopReason;
@@ -67,12 +67,13 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
         eprintln!("{hint}");
     }
+    let start = &RunStart::new(config, engine_choice, options, config_text);
     let ended = if config.model.is_vector() {
-        run_vector(config, engine_choice, options, &config_text)?.map(Finished::Vector)
+        run_vector(start)?.map(Finished::Vector)
     } else if config.algorithm.annealing().is_some() {
-        anneal(config, engine_choice, options, &config_text, instance)?.map(Finished::Annealed)
+        anneal(start, instance)?.map(Finished::Annealed)
     } else {
-        run_sweeps(config, engine_choice, options, &config_text, instance)?.map(Finished::Sweeps)
+        run_sweeps(start, instance)?.map(Finished::Sweeps)
     };
     let finished = match ended.completed() {
         Ok(finished) => finished,

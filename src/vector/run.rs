@@ -16,30 +16,16 @@ use crate::config::{Config, Sweeps};
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::engine::{Engine, exchanges_of, proposals_of};
 use crate::error::Result;
-use crate::io::checkpoint::fingerprint;
-use crate::io::output::write_file;
-use crate::io::provenance::ProvenanceClock;
-use crate::io::run_dir::{
-    CHECKPOINT, CONFIG, Ended, RunOptions, checkpoint_between_plans, start_line,
-};
+use crate::io::run_dir::{Ended, RunStart};
 use crate::model::vector::{VectorSystems, vector_systems};
 use crate::mpi::open_vector_engine;
-use crate::stop::Stops;
 use crate::tempering::{tempering_warnings, tuning_stops};
 
-/// Run the sweeps of the vector-spin `config` (validated; `config_text` its RON, whose
-/// fingerprint the checkpoints carry), writing everything into `options.out`, or continue the
-/// run of its checkpoint there (`options.resume`). A signal or the wall time stops it at the
-/// next chunk's end with a checkpoint.
-pub fn run_vector(
-    config: &Config,
-    engine_choice: &str,
-    options: &RunOptions,
-    config_text: &str,
-) -> Result<Ended<Box<VectorFinished>>> {
-    let clock = ProvenanceClock::start(options.resume);
-    let checkpoint_path = options.out.join(CHECKPOINT);
-    let config_fingerprint = fingerprint(config_text);
+/// Run the sweeps of `run`'s vector-spin config, writing everything into `options.out`, or
+/// continue the run of its checkpoint there (`options.resume`). A signal or the wall time stops
+/// it at the next chunk's end with a checkpoint.
+pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
+    let (config, options) = (run.config, run.options);
     let mut systems = vector_systems(config);
     let updates = VectorSweeps::of(&config.updates);
     let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
@@ -61,7 +47,7 @@ pub fn run_vector(
             let given = (&config.sweeps, tuning.clone(), swap_every);
             Some(resume_state(
                 &options.out,
-                config_fingerprint,
+                run.fingerprint,
                 &mut systems,
                 given,
             )?)
@@ -69,7 +55,7 @@ pub fn run_vector(
         false => None,
     };
     let mut engine = open_vector_engine(config, systems.clone(), updates)?;
-    write_file(&options.out, CONFIG, config_text.as_bytes())?;
+    run.write_config()?;
     let mut state = match resumed {
         Some((state, spins)) => {
             engine.set_spins(&spins.into())?;
@@ -82,21 +68,15 @@ pub fn run_vector(
     };
     let info = engine.info();
     let total = schedule.total();
-    if options.progress {
-        let sweeps = &config.sweeps;
-        let rounds = swap_every.map_or(String::new(), |n| format!("; a swap round every {n}"));
-        let plan = format!(
-            "{} + {} sweeps, measuring every {}{rounds}",
-            sweeps.thermalize, sweeps.measure, sweeps.every
-        );
-        eprintln!("{}", start_line(config, &info, engine_choice, &plan));
-        if options.resume {
-            let done = state.sweeps_done;
-            eprintln!("spinflip: resuming from sweep {done} of {total}");
-        }
-    }
+    let sweeps = &config.sweeps;
+    let rounds = swap_every.map_or(String::new(), |n| format!("; a swap round every {n}"));
+    let plan = format!(
+        "{} + {} sweeps, measuring every {}{rounds}",
+        sweeps.thermalize, sweeps.measure, sweeps.every
+    );
+    run.announce(&info, &plan, state.sweeps_done, Some(total));
     let (first_sweep, mut engine_time) = (state.sweeps_done, Duration::ZERO);
-    let mut stops = Stops::new(options.deadline);
+    let mut stops = run.stops();
     while state.sweeps_done < total {
         let from = state.sweeps_done;
         let to = schedule.chunk_end(from);
@@ -114,13 +94,11 @@ pub fn run_vector(
         if to == total {
             break;
         }
-        let every = config.checkpoint_every;
-        let ended =
-            checkpoint_between_plans((from, to), every, &mut stops, options.halt_after, || {
-                let spins = engine.spins()?.into_vector()?;
-                let saved = (&state, systems.betas.as_slice());
-                save_checkpoint(&checkpoint_path, config_fingerprint, saved, spins).map(drop)
-            })?;
+        let ended = run.checkpoint_between_plans((from, to), &mut stops, || {
+            let spins = engine.spins()?.into_vector()?;
+            let saved = (&state, systems.betas.as_slice());
+            save_checkpoint(&run.checkpoint, run.fingerprint, saved, spins).map(drop)
+        })?;
         if let Some(ended) = ended {
             return Ok(ended);
         }
@@ -128,20 +106,20 @@ pub fn run_vector(
     // One download of the final lattices serves the last checkpoint and the final state.
     let spins = engine.spins()?.into_vector()?;
     let saved = (&state, systems.betas.as_slice());
-    let checkpoint = save_checkpoint(&checkpoint_path, config_fingerprint, saved, spins)?;
+    let checkpoint = save_checkpoint(&run.checkpoint, run.fingerprint, saved, spins)?;
     let updates_done = (total - first_sweep)
         * u64::from(updates.hits)
         * systems.lattice.sites()
         * u64::from(systems.systems());
     let mut summary = summarize(
         config,
-        engine_choice,
+        run.engine_choice,
         &systems,
         (&state.record, &state.tuning),
         &info,
         updates_done as f64 / engine_time.as_nanos().max(1) as f64,
     );
-    summary.provenance = Some(clock.finish(&info));
+    summary.provenance = Some(run.provenance(&info));
     if let Some(tempering) = &state.tempering {
         // The acceptances count from the ladder's last tuning.
         let counted = (schedule.ladder_stops.last().copied().unwrap_or(0), total);
