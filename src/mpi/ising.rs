@@ -38,7 +38,7 @@ pub(super) fn open_ranked_ising(
         systems: systems.clone(),
         split: split.clone(),
     };
-    RankedEngine::open(division, open, local)
+    RankedEngine::open(placement, division, open, local)
 }
 
 /// A rank's engine of the whole run's `systems` under `config`: its samples, or its slab

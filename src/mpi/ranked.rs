@@ -1,15 +1,15 @@
 //! Rank 0's [`RankedEngine`], one for every model: its own engine holds the first share of the
 //! run, the other ranks' engines the rest; every call goes to all of them (through
-//! [`Followers`]) and their answers are merged into the whole run's. What is the model's (how
+//! `Followers`) and their answers are merged into the whole run's. What is the model's (how
 //! its run splits, how a call's per-system arguments and the answers' arrays are sliced and
-//! merged) is its [`Division`]: `mpi/ising.rs` for Ising spins, `mpi/vector.rs` for vector spins.
+//! merged) is its `Division`: `mpi/ising.rs` for Ising spins, `mpi/vector.rs` for vector spins.
 
 use super::Share;
 use super::followers::{Followers, answers, ranked_info};
 use super::wire::{Command, Reply};
 use super::world::serve;
 use crate::engine::annealing::ResamplingTable;
-use crate::engine::placement::placement;
+use crate::engine::placement::Placement;
 use crate::engine::{
     Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Populations, Proposals, Tempering,
 };
@@ -52,14 +52,14 @@ pub struct RankedEngine {
 }
 
 impl RankedEngine {
-    /// Open the engines of `division`'s shares: `open(k)` on every other rank `k`, `local` (the
-    /// first share's) on this one.
+    /// Open the engines of `division`'s shares on the ranks of the job `placement` tells:
+    /// `open(k)` on every other rank `k`, `local` (the first share's) on this one.
     pub(super) fn open(
+        placement: Placement,
         division: impl Division + 'static,
         open: impl Fn(usize) -> Command,
         local: impl FnOnce() -> Result<Box<dyn Engine>>,
     ) -> Result<Box<dyn Engine>> {
-        let placement = placement().expect("a ranked engine runs on rank 0 of several");
         let followers = Followers::of(placement);
         let local = followers.open(open, local)?;
         Ok(Box::new(RankedEngine {

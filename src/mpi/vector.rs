@@ -43,7 +43,7 @@ pub(super) fn open_ranked_vector(
         systems: systems.clone(),
         shares: shares.clone(),
     };
-    RankedEngine::open(division, open, local)
+    RankedEngine::open(placement, division, open, local)
 }
 
 /// The vector spins' division: the whole run's systems and each rank's samples.
