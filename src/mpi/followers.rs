@@ -1,6 +1,6 @@
 //! Rank 0's side of the calls over MPI: the other ranks as [`Followers`] (a command to each,
-//! every answer collected in rank order), the bytes of one message on the wire, and what both
-//! ranked engines (`world::RankedEngine`, `vector::RankedVectorEngine`) make of the answers.
+//! every answer collected in rank order), the bytes of one message on the wire, and what the
+//! ranked engine (`ranked::RankedEngine`) makes of the answers.
 
 use ::mpi::Tag;
 use ::mpi::topology::{Communicator, Process, SimpleCommunicator};
@@ -109,22 +109,21 @@ impl Followers {
     }
 }
 
-/// The answers of every rank, `mine` first, as `T`s; `of` hands back a reply of another kind,
+/// The answers of every rank, in rank order, as `T`s; `of` hands back a reply of another kind,
 /// which is described only then (a measurement's `Debug` form is as large as the run).
 pub(super) fn answers<T>(
-    mine: T,
     replies: Vec<Reply>,
     of: impl Fn(Reply) -> std::result::Result<T, Reply>,
 ) -> Result<Vec<T>> {
-    let mut all = vec![mine];
-    for reply in replies {
-        all.push(of(reply).map_err(|other| {
-            Error::State(format!(
-                "an MPI rank answered with {other:?}: do all ranks run the same spinflip?"
-            ))
-        })?);
-    }
-    Ok(all)
+    (replies.into_iter())
+        .map(|reply| {
+            of(reply).map_err(|other| {
+                Error::State(format!(
+                    "an MPI rank answered with {other:?}: do all ranks run the same spinflip?"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// What the engine of rank 0 runs on, `local` its own, in a job of `ranks` ranks split by

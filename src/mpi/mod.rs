@@ -1,9 +1,9 @@
 //! Runs split over MPI ranks: `mpirun -np N spinflip run config.ron` (feature `mpi`).
 //!
 //! Rank 0 runs the one simulation loop, exactly as on one device; its engine is a
-//! [`world::RankedEngine`] that forwards every engine call (open, hot start, plans, spins,
-//! tempering state, betas, copies) to the other ranks, which replay them on engines of their own
-//! ([`world::follow`]), and merges their answers. The loop, the estimators, checkpoints and
+//! [`ranked::RankedEngine`], one for every model, that forwards every engine call (open, hot
+//! start, plans, spins, tempering state, betas, copies, widths, exchanges) to the other ranks,
+//! which replay them on engines of their own ([`world::follow`]), and merges their answers. The loop, the estimators, checkpoints and
 //! outputs never see ranks, and rank 0 alone writes files.
 //!
 //! Independent systems are split by disorder sample: rank `k` holds samples `first .. first +
@@ -16,14 +16,21 @@
 //! `c = s R + r` all put the sample outside the replica and inside the temperature.
 //!
 //! Vector-spin runs split by sample alone ([`vector_split`]), on
-//! [`VectorSystems::sample_slice`], with the same merges (`vector::RankedVectorEngine`).
+//! [`VectorSystems::sample_slice`], with the same merges. What is a model's (its split, the
+//! slicing and merging of its arrays) is its division of the ranked engine: `ising` and
+//! `vector`.
 //!
 //! This module holds what does not need MPI (the partition, the merges, the wire format in
-//! [`wire`]), so it is tested in every build; [`world`] and `vector` hold the MPI side.
+//! [`wire`]), so it is tested in every build; [`ranked`], [`world`], `ising` and `vector` hold
+//! the MPI side.
 
 #[cfg(feature = "mpi")]
 mod followers;
+#[cfg(feature = "mpi")]
+mod ising;
 mod open;
+#[cfg(feature = "mpi")]
+pub mod ranked;
 #[cfg(feature = "mpi")]
 mod vector;
 pub mod wire;

@@ -28,14 +28,14 @@ pub fn open_engine_with_betas(
 ) -> Result<Box<dyn Engine>> {
     #[cfg(feature = "mpi")]
     if crate::engine::placement::placement().is_some() {
-        return super::world::RankedEngine::open(config, systems, betas);
+        return super::ising::open_ranked_ising(config, systems, betas);
     }
     open_local_engine(config, systems, betas)
 }
 
 /// The vector-spin engine of `systems` (the whole run's) under `config`, swept by `updates`: on
 /// rank 0 of a job of several MPI ranks (feature `mpi`) one that spans every rank, each holding
-/// a slice of the samples (`RankedVectorEngine`); otherwise this process's own
+/// a slice of the samples (`RankedEngine`); otherwise this process's own
 /// ([`open_local_vector_engine`]).
 pub fn open_vector_engine(
     config: &Config,
@@ -44,7 +44,7 @@ pub fn open_vector_engine(
 ) -> Result<Box<dyn Engine>> {
     #[cfg(feature = "mpi")]
     if crate::engine::placement::placement().is_some() {
-        return super::vector::RankedVectorEngine::open(config, systems, updates);
+        return super::vector::open_ranked_vector(config, systems, updates);
     }
     open_local_vector_engine(config, systems, updates)
 }
