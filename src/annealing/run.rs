@@ -26,7 +26,7 @@ use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
 use crate::error::{Error, Result};
 use crate::io::output::write_couplings_npy;
 use crate::io::run_dir::{
-    Ended, RunStart, checkpoint_to_resume, crosses_checkpoint, ended_at_checkpoint,
+    COUPLINGS, Ended, RunStart, checkpoint_to_resume, crosses_checkpoint, ended_at_checkpoint,
 };
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
@@ -102,7 +102,7 @@ pub fn anneal(
     );
     summary.provenance = Some(provenance);
     write_outputs(&options.out, config, &anneal.populations, &summary)?;
-    write_couplings_npy(&options.out, &anneal.systems)?;
+    write_couplings_npy(&options.out.join(COUPLINGS), &anneal.systems)?;
     Ok(Ended::Completed(Box::new(summary)))
 }
 

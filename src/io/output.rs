@@ -14,7 +14,6 @@ use crate::atomic::{write_atomic, write_atomic_with};
 use crate::config::{Disorder, TemperatureScale};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
-use crate::io::run_dir::COUPLINGS;
 use crate::model::Lattice;
 use crate::model::couplings::coupling_signs;
 use crate::model::ising::IsingSystems;
@@ -220,10 +219,10 @@ const UINT8: &str = "|u1";
 /// Bytes of `final_state.npy` prepared at a time while it is streamed to disk (4 MiB).
 const NPY_CHUNK_BYTES: usize = 1 << 22;
 
-/// `couplings.npy` of a spin glass into `out`: `int8` +-1 of shape `(samples, [L,] L, L, dims)`,
-/// the bond from each site to its `+d` neighbour; nothing for the ferromagnet. Every algorithm
-/// writes it, so that an instance can be shared and reused.
-pub fn write_couplings_npy(out: &Path, systems: &IsingSystems) -> Result<()> {
+/// `couplings.npy` of a spin glass at `path` (a run's `COUPLINGS`): `int8` +-1 of shape
+/// `(samples, [L,] L, L, dims)`, the bond from each site to its `+d` neighbour; nothing for the
+/// ferromagnet. Every algorithm writes it, so that an instance can be shared and reused.
+pub fn write_couplings_npy(path: &Path, systems: &IsingSystems) -> Result<()> {
     if systems.disorder == Disorder::Ferromagnet {
         return Ok(());
     }
@@ -234,8 +233,7 @@ pub fn write_couplings_npy(out: &Path, systems: &IsingSystems) -> Result<()> {
         coupling_signs(&bits, lattice.bonds()).collect::<Vec<_>>()
     });
     // Streamed: all samples' bonds as int8 are 6 GiB for 1024 samples of a 128^3 lattice.
-    let path = out.join(COUPLINGS);
-    write_npy_i8(&path, &shape, couplings).map_err(|e| Error::io(path, e))
+    write_npy_i8(path, &shape, couplings).map_err(|e| Error::io(path, e))
 }
 
 /// The shape of `couplings.npy` for `samples` samples of `lattice`:

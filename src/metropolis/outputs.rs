@@ -15,7 +15,7 @@ use crate::io::output::{
     OverlapRow, SeriesRow, overlaps_csv, samples_csv, series_csv, temperature_file,
     temperature_tags, write_couplings_npy, write_file, write_json, write_lattices_npy,
 };
-use crate::io::run_dir::{FINAL_STATE, SUMMARY};
+use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
 use crate::model::ising::IsingSystems;
 use crate::stats::SampleSeries;
 
@@ -119,6 +119,6 @@ pub(super) fn write_outputs(
     let path = out.join(FINAL_STATE);
     write_lattices_npy(&path, &shape, spins, final_state.packed(spins.len()))
         .map_err(|e| Error::io(path, e))?;
-    write_couplings_npy(out, systems)?;
+    write_couplings_npy(&out.join(COUPLINGS), systems)?;
     write_json(out, SUMMARY, summary)
 }

@@ -2,9 +2,9 @@
 //! into slabs of planes ([`Split`]), and its opening on rank 0 ([`open_ranked_ising`]) and on
 //! the serving ranks ([`open_ising_share`]).
 
+use super::halo::MpiHalo;
 use super::ranked::{Division, RankedEngine, everywhere};
 use super::wire::Command;
-use super::world::MpiHalo;
 use super::{RunShape, Share, Split, split};
 use crate::config::Config;
 use crate::engine::open::{open_local_engine, open_slab_engine};

@@ -21,16 +21,20 @@
 //! `vector`.
 //!
 //! This module holds what does not need MPI (the partition, the merges, the wire format in
-//! [`wire`]), so it is tested in every build; [`ranked`], [`world`], `ising` and `vector` hold
-//! the MPI side.
+//! [`wire`]), so it is tested in every build; [`ranked`], [`world`], `ising`, `vector`, `serve`
+//! and `halo` hold the MPI side.
 
 #[cfg(feature = "mpi")]
 mod followers;
+#[cfg(feature = "mpi")]
+mod halo;
 #[cfg(feature = "mpi")]
 mod ising;
 mod open;
 #[cfg(feature = "mpi")]
 pub mod ranked;
+#[cfg(feature = "mpi")]
+mod serve;
 #[cfg(feature = "mpi")]
 mod vector;
 pub mod wire;

@@ -6,8 +6,8 @@
 
 use super::Share;
 use super::followers::{Followers, answers, ranked_info};
+use super::serve::serve;
 use super::wire::{Command, Reply};
-use super::world::serve;
 use crate::engine::annealing::ResamplingTable;
 use crate::engine::placement::Placement;
 use crate::engine::{

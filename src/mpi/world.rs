@@ -9,22 +9,17 @@
 //! rank; a rank that dies takes the job down through `mpirun`, and rank 0's checkpoints, written
 //! atomically, keep the last good state.
 
-use ::mpi::Tag;
-use ::mpi::collective::SystemOperation;
-use ::mpi::point_to_point::send_receive_into_with_tags;
 use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::traits::*;
 
 use super::followers::{receive_bytes, send_bytes};
 use super::ising::open_ising_share;
+use super::serve::serve;
 use super::vector::open_vector_share;
 use super::wire::{Command, Reply, encode_reply};
 use crate::config::Config;
+use crate::engine::Engine;
 use crate::engine::placement::{Placement, settle};
-use crate::engine::{
-    Engine, Halo, ProcessRing, exchanges_of, populations_of, proposals_of, tempering_of,
-    tempering_state_of,
-};
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
 
@@ -181,109 +176,4 @@ pub fn follow(placement: Placement) -> u8 {
         };
         send_bytes(&root, &encode_reply(&reply));
     }
-}
-
-/// A slab's halos over MPI: the slab below is rank `k - 1`, the one above rank `k + 1`,
-/// periodic over the ranks (as the planes are over the lattice).
-pub(super) struct MpiHalo {
-    pub(super) placement: Placement,
-}
-
-/// The tags of a slab's planes on their way down (its first plane) and up (its last).
-const DOWN: Tag = 1;
-const UP: Tag = 2;
-
-impl Halo for MpiHalo {
-    fn exchange(
-        &mut self,
-        _colour: u32,
-        lower: Vec<u32>,
-        upper: Vec<u32>,
-    ) -> Result<[Vec<u32>; 2]> {
-        let world = SimpleCommunicator::world();
-        let Placement { rank, size, .. } = self.placement;
-        let below = world.process_at_rank(((rank + size - 1) % size) as i32);
-        let above = world.process_at_rank(((rank + 1) % size) as i32);
-        // Each slab's planes are as long as its neighbours' (the same systems and plane).
-        let mut from_above = vec![0u32; lower.len()];
-        let mut from_below = vec![0u32; upper.len()];
-        send_receive_into_with_tags(&lower[..], &below, DOWN, &mut from_above[..], &above, DOWN);
-        send_receive_into_with_tags(&upper[..], &above, UP, &mut from_below[..], &below, UP);
-        Ok([from_below, from_above])
-    }
-
-    fn ring(&mut self) -> Option<&mut dyn ProcessRing> {
-        Some(self)
-    }
-}
-
-/// The ranks of the job are the ring of slabs, in rank order.
-impl ProcessRing for MpiHalo {
-    fn position(&self) -> (u32, u32) {
-        (self.placement.rank, self.placement.size)
-    }
-
-    fn all(&mut self, ok: bool) -> Result<bool> {
-        let mut everywhere = 0u8;
-        SimpleCommunicator::world().all_reduce_into(
-            &u8::from(ok),
-            &mut everywhere,
-            SystemOperation::min(),
-        );
-        Ok(everywhere == 1)
-    }
-
-    fn broadcast(&mut self, token: &mut [u8]) -> Result<()> {
-        SimpleCommunicator::world()
-            .process_at_rank(0)
-            .broadcast_into(token);
-        Ok(())
-    }
-}
-
-/// One engine call on this rank's engine (rank 0's own share's too).
-pub(super) fn serve(engine: &mut dyn Engine, command: &Command) -> Result<Reply> {
-    Ok(match command {
-        Command::HotStart => {
-            engine.hot_start()?;
-            Reply::Done
-        }
-        Command::SetSpins(spins) => {
-            engine.set_spins(spins)?;
-            Reply::Done
-        }
-        Command::Spins => Reply::Spins(engine.spins()?),
-        Command::Execute(plan) => Reply::Measurements(Box::new(engine.execute(plan)?)),
-        Command::SetTempering(state) => {
-            tempering_of(engine)?.set_tempering(state)?;
-            Reply::Done
-        }
-        Command::Tempering => Reply::Tempering(tempering_state_of(engine)?),
-        Command::SetBetas(betas) => {
-            populations_of(engine)?.set_betas(betas)?;
-            Reply::Done
-        }
-        Command::CopySystems(sources) => {
-            populations_of(engine)?.copy_systems(sources)?;
-            Reply::Done
-        }
-        Command::SetResampling(table) => {
-            populations_of(engine)?.set_resampling(table)?;
-            Reply::Done
-        }
-        Command::SetWidths(widths) => {
-            proposals_of(engine)?.set_widths(widths)?;
-            Reply::Done
-        }
-        Command::Exchange(partners) => {
-            exchanges_of(engine)?.exchange(partners)?;
-            Reply::Done
-        }
-        Command::CountPopulations { slots, sizes } => {
-            Reply::Counting(populations_of(engine)?.count_populations(*slots, sizes)?)
-        }
-        Command::Open { .. } | Command::OpenVector { .. } | Command::Close | Command::Finish(_) => {
-            unreachable!("handled by follow")
-        }
-    })
 }
