@@ -120,8 +120,8 @@ mod tests {
     fn written_couplings_read_back_as_the_drawn_ones() {
         let dir = tempfile::tempdir().unwrap();
         let drawn = ising_systems(&Config::from_ron_str(SPIN_GLASS).unwrap());
-        write_couplings_npy(dir.path(), &drawn).unwrap();
         let path = dir.path().join("couplings.npy");
+        write_couplings_npy(&path, &drawn).unwrap();
         let instance = read_instance(&spin_glass_from(&path)).unwrap().unwrap();
         assert_eq!(instance.samples(), 3);
         for s in 0..3 {
