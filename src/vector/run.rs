@@ -66,6 +66,8 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
             VectorState::new(&systems, tuning, swap_every)
         }
     };
+    // The widths change only where the cone is retuned: the engine keeps them between plans.
+    proposals_of(engine.as_mut())?.set_widths(&state.tuning.widths)?;
     let info = engine.info();
     let total = schedule.total();
     let sweeps = &config.sweeps;
@@ -89,6 +91,7 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
                 .expect("ladder stops come with tempering");
             systems.betas = tempering.retune_ladder(&systems, stage);
             engine = reopen(config, engine, &systems, updates)?;
+            proposals_of(engine.as_mut())?.set_widths(&state.tuning.widths)?;
         }
         stops.plan_took(started.elapsed());
         if to == total {
@@ -213,10 +216,10 @@ impl VectorSchedule<'_> {
             .then(|| (previous.unwrap_or(0), to))
     }
 
-    /// Sweep on to sweep `to` in one plan, with the cone's widths: count the accepted moves,
-    /// measure where `to` is a measurement's sweep or a tempering round follows it, swap there
-    /// (after the measurement, from the same observation) and retune the cone where it is a
-    /// tuning stop. Returns the time of the plan.
+    /// Sweep on to sweep `to` in one plan: count the accepted moves, measure where `to` is a
+    /// measurement's sweep (observe where only a tempering round follows it), swap there (after
+    /// the measurement, from the same observation) and retune the cone where it is a tuning
+    /// stop, handing the engine its new widths. Returns the time of the plan.
     fn advance(
         &self,
         engine: &mut dyn Engine,
@@ -227,7 +230,6 @@ impl VectorSchedule<'_> {
         let from = state.sweeps_done;
         let measured = to.is_multiple_of(self.sweeps.every);
         let round = (state.tempering.as_ref()).is_some_and(|t| t.round_after(to));
-        proposals_of(engine)?.set_widths(&state.tuning.widths)?;
         let mut plan = sweeps_plan(from as u32..to as u32, measured);
         if round && !measured {
             // The round's energies alone: the overlap pairs wait for the next measurement.
@@ -266,6 +268,7 @@ impl VectorSchedule<'_> {
             let proposals = (to - last_stop) * u64::from(self.hits);
             let rates = acceptance_rates(systems, &record.accepted_since_stop, proposals);
             state.tuning.retune(&rates);
+            proposals_of(engine)?.set_widths(&state.tuning.widths)?;
             record.accepted_since_stop.fill(0);
         }
         state.sweeps_done = to;
