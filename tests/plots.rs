@@ -23,6 +23,17 @@ fn spinflip(args: &[&str]) -> Output {
         .expect("spinflip runs")
 }
 
+/// `spinflip args`, which must succeed (its stderr otherwise).
+fn spinflip_succeeds(args: &[&str]) -> Output {
+    let output = spinflip(args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 fn run_into(dir: &Path, ron: &str) -> Value {
     common::completed(run(&common::config(ron), &RunOptions::new(dir)).unwrap());
     serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
@@ -136,17 +147,12 @@ fn assert_snapshot_shows(dir: &Path, file: &str, t: usize, z: usize) {
 /// for byte, from its files; returns how many there are.
 fn assert_redrawn_identically(dir: &Path) -> usize {
     let redrawn = tempfile::tempdir().unwrap();
-    let output = spinflip(&[
+    spinflip_succeeds(&[
         "plot",
         dir.to_str().unwrap(),
         "--out",
         redrawn.path().to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     let mut plots = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -271,18 +277,13 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
 
     let overlays = tempfile::tempdir().unwrap();
     let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());
-    let output = spinflip(&[
+    spinflip_succeeds(&[
         "plot",
         dir_args[1],
         dir_args[0],
         "--out",
         overlays.path().to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     for key in ["g", "xi_over_l"] {
         let file = format!("overlay_{key}.svg");
         let (figure, markers) = svg_figure(&overlays.path().join(&file));
@@ -299,8 +300,7 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
     let again = tempfile::tempdir().unwrap();
     run_into(again.path(), &spin_glass(4));
     let again_arg = again.path().to_str().unwrap();
-    let output = spinflip(&["plot", again_arg, dir_args[0]]);
-    assert!(output.status.success());
+    let output = spinflip_succeeds(&["plot", again_arg, dir_args[0]]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains(&format!("plots in {again_arg}")),
@@ -378,17 +378,12 @@ fn files_carry_short_temperature_tags_and_old_names_still_plot() {
         }
     }
     let redrawn = tempfile::tempdir().unwrap();
-    let output = spinflip(&[
+    spinflip_succeeds(&[
         "plot",
         old.path().to_str().unwrap(),
         "--out",
         redrawn.path().to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     for entry in std::fs::read_dir(redrawn.path()).unwrap() {
         let name = entry.unwrap().file_name();
         assert_eq!(
@@ -586,18 +581,13 @@ fn vector_glass_plots_versus_t_and_vector_overlays_of_sizes() {
         [(&dirs[0], 4), (&dirs[1], 8)].map(|(dir, size)| vector_run_into(dir.path(), &xy(size)));
     let overlays = tempfile::tempdir().unwrap();
     let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());
-    let output = spinflip(&[
+    spinflip_succeeds(&[
         "plot",
         dir_args[1],
         dir_args[0],
         "--out",
         overlays.path().to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     for key in ["u4", "xi_over_l", "helicity"] {
         let file = format!("overlay_{key}.svg");
         let (figure, _) = svg_figure(&overlays.path().join(&file));
