@@ -143,6 +143,14 @@ fn assert_snapshot_shows(dir: &Path, file: &str, t: usize, z: usize) {
     }
 }
 
+/// The overlays `spinflip plot` draws of the runs in `dirs`, in a directory of their own.
+fn overlays_of(dirs: &[&str]) -> tempfile::TempDir {
+    let overlays = tempfile::tempdir().unwrap();
+    let out = ["--out", overlays.path().to_str().unwrap()];
+    spinflip_succeeds(&[&["plot"], dirs, &out].concat());
+    overlays
+}
+
 /// `spinflip plot DIR --out OTHER` draws every plot and snapshot of the run in `dir` again, byte
 /// for byte, from its files; returns how many there are.
 fn assert_redrawn_identically(dir: &Path) -> usize {
@@ -275,15 +283,8 @@ fn spin_glass_plots_versus_t_and_overlays_of_sizes() {
     assert_snapshot_shows(small, "snapshot_t01_T1.500.png", 1, 2);
     assert_eq!(assert_redrawn_identically(small), 6 + 2 + 2);
 
-    let overlays = tempfile::tempdir().unwrap();
     let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());
-    spinflip_succeeds(&[
-        "plot",
-        dir_args[1],
-        dir_args[0],
-        "--out",
-        overlays.path().to_str().unwrap(),
-    ]);
+    let overlays = overlays_of(&[dir_args[1], dir_args[0]]);
     for key in ["g", "xi_over_l"] {
         let file = format!("overlay_{key}.svg");
         let (figure, markers) = svg_figure(&overlays.path().join(&file));
@@ -579,15 +580,8 @@ fn vector_glass_plots_versus_t_and_vector_overlays_of_sizes() {
     let dirs = [4, 8].map(|_| tempfile::tempdir().unwrap());
     let summaries =
         [(&dirs[0], 4), (&dirs[1], 8)].map(|(dir, size)| vector_run_into(dir.path(), &xy(size)));
-    let overlays = tempfile::tempdir().unwrap();
     let dir_args = dirs.each_ref().map(|d| d.path().to_str().unwrap());
-    spinflip_succeeds(&[
-        "plot",
-        dir_args[1],
-        dir_args[0],
-        "--out",
-        overlays.path().to_str().unwrap(),
-    ]);
+    let overlays = overlays_of(&[dir_args[1], dir_args[0]]);
     for key in ["u4", "xi_over_l", "helicity"] {
         let file = format!("overlay_{key}.svg");
         let (figure, _) = svg_figure(&overlays.path().join(&file));
