@@ -1,7 +1,9 @@
-//! The simple engine of the device backends, written once over [`SimpleBackend`]: the engine
-//! holds the systems and the host's replay of population annealing's resampling steps, and
-//! orders a plan's copies, launches and reads; a backend (`engine::wgpu::simple`,
-//! `engine::cuda::simple`) holds the buffers and kernels and does what the engine asks.
+//! The simple engine, written once over its backend ([`SimpleDevice`]): the engine holds the
+//! systems and the host's replay of population annealing's resampling steps, checks each call
+//! and orders a plan's copies, launches and reads; a backend (`engine::cpu::simple`,
+//! `engine::wgpu::simple`, `engine::cuda::simple`) holds the lattices and kernels and does what
+//! the engine asks. The backend's traits are sized by capability: sweeps and measurements
+//! ([`SimpleBackend`]), tempering, annealing and cluster updates.
 
 use crate::config::ClusterUpdate;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
@@ -13,11 +15,12 @@ use crate::engine::{
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
-/// What a backend provides the simple engine: one `i32` per spin on the device, its kernels'
-/// launches, the copy of whole lattices, and the reads of what a plan measured. `systems` is
-/// always the engine's (its betas the current ones).
+/// What a backend provides the simple engine for sweeps and measurements: one `i32` per spin,
+/// its kernels' launches and the reads of what a plan measured. `systems` is always the
+/// engine's (its betas the current ones). Each capability beyond them is a trait of its own
+/// ([`TemperingBackend`], [`AnnealingBackend`], [`ClusterBackend`]).
 pub trait SimpleBackend {
-    /// The backend's name in [`EngineInfo`] ("wgpu", "cuda").
+    /// The backend's name in [`EngineInfo`] ("cpu", "wgpu", "cuda").
     const NAME: &'static str;
 
     /// The adapter or device, and its driver ([`EngineInfo::adapter`], [`EngineInfo::driver`]).
@@ -34,44 +37,69 @@ pub trait SimpleBackend {
     /// The lattices as [`SimpleBackend::write_lattices`] takes them.
     fn read_lattices(&mut self) -> Result<Vec<i32>>;
 
-    /// Random lattices on the device (the CPU engine's `hot_start` twin).
+    /// Random lattices (the kernel `hot_start`).
     fn hot_start(&mut self, systems: &IsingSystems) -> Result<()>;
 
+    /// Room for the plan's observations and tempering's history, zeroed by the plan's first
+    /// launch at the latest; swap rounds measure into a scratch slot past the plan's. Refuses
+    /// swap rounds without tempering, before anything runs.
+    fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()>;
+
+    /// Launch the plan's sweeps, measurements, swap rounds and cluster updates (its resampling
+    /// step was replayed by the engine); the reads below wait for them.
+    fn launch_plan(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()>;
+
+    /// The observations of the first `slots` slots, slot-major.
+    fn read_observations(&mut self, systems: &IsingSystems, slots: u32)
+    -> Result<Vec<Observation>>;
+}
+
+/// Parallel tempering's state, swap rounds and history on a simple engine's backend.
+pub trait TemperingBackend {
     /// Parallel tempering from `state` ([`Tempering::set_tempering`]).
     fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()>;
 
     /// The tempering state; empty without tempering.
     fn tempering_state(&mut self) -> Result<Vec<u32>>;
 
-    /// Room for the plan's observations and tempering's history, zeroed by the plan's first
-    /// launch at the latest; swap rounds measure into a scratch slot past the plan's.
-    fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()>;
-
-    /// Launch the plan's sweeps, measurements and swap rounds; the reads below wait for them.
-    fn launch_plan(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()>;
-
-    /// The observations of the first `slots` slots, slot-major.
-    fn read_observations(&mut self, systems: &IsingSystems, slots: u32)
-    -> Result<Vec<Observation>>;
-
     /// Tempering's labels of the first `slots` slots; empty without tempering.
     fn read_labels(&mut self, slots: u32) -> Result<Vec<u32>>;
+}
 
+/// Population annealing's new temperatures and copies on a simple engine's backend.
+pub trait AnnealingBackend {
     /// Write threshold tables `thresholds` ([`IsingSystems::thresholds`]).
     fn write_thresholds(&mut self, thresholds: &[u32]) -> Result<()>;
 
-    /// Copy whole lattices on the device: system `b` takes the lattice of `sources[b]`.
+    /// Copy whole lattices: system `b` takes the lattice of `sources[b]`.
     fn copy_lattices(&mut self, systems: &IsingSystems, sources: &[u32]) -> Result<()>;
+}
 
+/// Cluster updates on a simple engine's backend.
+pub trait ClusterBackend {
     /// Cluster updates of kind `update` at the betas of `systems` ([`Clusters::set_clusters`]):
-    /// their buffers and kernels, which the plans' cluster steps then launch.
+    /// their state, which the plans' cluster steps then use.
     fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()>;
 
     /// The cluster sizes recorded into the first `slots` slots, `[slot][system]`.
     fn read_cluster_sizes(&mut self, systems: &IsingSystems, slots: u32) -> Result<Vec<u64>>;
+
+    /// The labelling passes over the lattices of one update of kind `update` that records
+    /// (`records`) or not ([`Clusters::labelling_iterations`]): the device kernels' by default.
+    fn labelling_passes(&self, update: ClusterUpdate, records: bool) -> u64 {
+        labelling_passes(update, records)
+    }
 }
 
-/// The simple engine (one spin per `i32`) on the device of backend `B`.
+/// Every capability a simple engine's backend provides.
+pub trait SimpleDevice:
+    SimpleBackend + TemperingBackend + AnnealingBackend + ClusterBackend
+{
+}
+
+impl<B: SimpleBackend + TemperingBackend + AnnealingBackend + ClusterBackend> SimpleDevice for B {}
+
+/// The simple engine (one spin per `i32`) on backend `B`.
 pub struct SimpleEngine<B> {
     backend: B,
     systems: IsingSystems,
@@ -81,7 +109,7 @@ pub struct SimpleEngine<B> {
     labelling_passes: u64,
 }
 
-impl<B: SimpleBackend> SimpleEngine<B> {
+impl<B> SimpleEngine<B> {
     /// The engine of `systems` on `backend`, which holds their lattices.
     pub fn on(backend: B, systems: IsingSystems) -> Self {
         SimpleEngine {
@@ -94,7 +122,7 @@ impl<B: SimpleBackend> SimpleEngine<B> {
     }
 }
 
-impl<B: SimpleBackend> Engine for SimpleEngine<B> {
+impl<B: SimpleDevice> Engine for SimpleEngine<B> {
     fn info(&self) -> EngineInfo {
         let (adapter, driver) = self.backend.adapter_and_driver();
         EngineInfo {
@@ -143,7 +171,7 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
             None => Vec::new(),
         };
         let passes = match self.clusters {
-            Some(update) => plan_labelling_passes(plan, update),
+            Some(update) => plan_labelling_passes(&self.backend, plan, update),
             None if plan.cluster_updates() > 0 => return Err(no_clusters()),
             None => 0,
         };
@@ -151,6 +179,8 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
         self.backend.launch_plan(&self.systems, plan)?;
         self.labelling_passes += passes;
         if plan.slots == 0 {
+            // No measurement to resample from: the next resampling step is refused.
+            self.resampling.record(&Measurements::default(), 0);
             return Ok(Measurements {
                 copies,
                 ..Measurements::default()
@@ -184,32 +214,31 @@ impl<B: SimpleBackend> Engine for SimpleEngine<B> {
     }
 }
 
-impl<B: SimpleBackend> Clusters for SimpleEngine<B> {
+impl<B: ClusterBackend> Clusters for SimpleEngine<B> {
     fn set_clusters(&mut self, update: ClusterUpdate) -> Result<()> {
         self.backend.set_clusters(&self.systems, update)?;
         self.clusters = Some(update);
         Ok(())
     }
 
-    /// The kernels' labelling takes one or two passes over the lattices an update
-    /// ([`labelling_passes`]).
+    /// The backend's labelling passes over the lattices ([`ClusterBackend::labelling_passes`]).
     fn labelling_iterations(&mut self) -> u64 {
         self.labelling_passes
     }
 }
 
-/// The labelling passes of the cluster updates of `plan`.
-fn plan_labelling_passes(plan: &Plan, update: ClusterUpdate) -> u64 {
+/// The labelling passes of the cluster updates of `plan` on `backend`.
+fn plan_labelling_passes(backend: &impl ClusterBackend, plan: &Plan, update: ClusterUpdate) -> u64 {
     plan.steps
         .iter()
         .map(|step| match step {
-            Step::Cluster { sizes, .. } => labelling_passes(update, sizes.is_some()),
+            Step::Cluster { sizes, .. } => backend.labelling_passes(update, sizes.is_some()),
             _ => 0,
         })
         .sum()
 }
 
-impl<B: SimpleBackend> Tempering for SimpleEngine<B> {
+impl<B: TemperingBackend> Tempering for SimpleEngine<B> {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         self.backend.set_tempering(&self.systems, state)
     }
@@ -219,7 +248,7 @@ impl<B: SimpleBackend> Tempering for SimpleEngine<B> {
     }
 }
 
-impl<B: SimpleBackend> Populations for SimpleEngine<B> {
+impl<B: AnnealingBackend + ClusterBackend> Populations for SimpleEngine<B> {
     fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
         check_betas(&self.systems, betas)?;
         self.systems.betas = betas.to_vec();

@@ -26,7 +26,9 @@ use super::launch::{
 };
 use super::tempering::CudaTempering;
 use crate::config::ClusterUpdate;
-use crate::engine::backend::simple::{SimpleBackend, SimpleEngine};
+use crate::engine::backend::simple::{
+    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend,
+};
 use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
@@ -203,26 +205,6 @@ impl SimpleBackend for CudaSimple {
         hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)
     }
 
-    fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
-        let tempering = CudaTempering::new(
-            &mut self.device,
-            systems,
-            SwapLayout::simple(systems),
-            (KernelEngine::Simple, Records::simple(systems)),
-            state,
-            self.block_size,
-        )?;
-        self.tempering = Some(tempering);
-        self.device.synchronize("uploading the tempering state")
-    }
-
-    fn tempering_state(&mut self) -> Result<Vec<u32>> {
-        match &self.tempering {
-            Some(tempering) => tempering.read_state(&self.device),
-            None => Ok(Vec::new()),
-        }
-    }
-
     /// Zeroed observation counters.
     fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
         let swaps = plan.swaps(self.tempering.is_some())?;
@@ -260,6 +242,28 @@ impl SimpleBackend for CudaSimple {
             .map(|[up, satisfied]| Observation { up, satisfied })
             .collect())
     }
+}
+
+impl TemperingBackend for CudaSimple {
+    fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
+        let tempering = CudaTempering::new(
+            &mut self.device,
+            systems,
+            SwapLayout::simple(systems),
+            (KernelEngine::Simple, Records::simple(systems)),
+            state,
+            self.block_size,
+        )?;
+        self.tempering = Some(tempering);
+        self.device.synchronize("uploading the tempering state")
+    }
+
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
+        match &self.tempering {
+            Some(tempering) => tempering.read_state(&self.device),
+            None => Ok(Vec::new()),
+        }
+    }
 
     fn read_labels(&mut self, slots: u32) -> Result<Vec<u32>> {
         match &self.tempering {
@@ -267,7 +271,9 @@ impl SimpleBackend for CudaSimple {
             None => Ok(Vec::new()),
         }
     }
+}
 
+impl AnnealingBackend for CudaSimple {
     fn write_thresholds(&mut self, thresholds: &[u32]) -> Result<()> {
         overwrite(&self.device, thresholds, &mut self.thresholds, "thresholds")
     }
@@ -283,7 +289,9 @@ impl SimpleBackend for CudaSimple {
         )?;
         copies.copy(&self.device, &mut self.spins, sources)
     }
+}
 
+impl ClusterBackend for CudaSimple {
     fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()> {
         let constants = constants(systems);
         let clusters = CudaClusters::new(

@@ -15,7 +15,9 @@ use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use super::tempering::WgpuTempering;
 use crate::config::ClusterUpdate;
-use crate::engine::backend::simple::{SimpleBackend, SimpleEngine};
+use crate::engine::backend::simple::{
+    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend,
+};
 use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
@@ -223,26 +225,6 @@ impl SimpleBackend for WgpuSimple {
         hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)
     }
 
-    fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
-        let tempering = WgpuTempering::new(
-            &mut self.ctx,
-            systems,
-            SwapLayout::simple(systems),
-            (KernelEngine::Simple, Records::simple(systems)),
-            state,
-            self.dispatcher.workgroup_size(),
-        )?;
-        self.tempering = Some(tempering);
-        self.ctx.check()
-    }
-
-    fn tempering_state(&mut self) -> Result<Vec<u32>> {
-        match &self.tempering {
-            Some(tempering) => tempering.read_state(&self.ctx),
-            None => Ok(Vec::new()),
-        }
-    }
-
     fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
         let swaps = plan.swaps(self.tempering.is_some())?;
         if let Some(tempering) = &mut self.tempering {
@@ -278,6 +260,28 @@ impl SimpleBackend for WgpuSimple {
             .map(|[up, satisfied]| Observation { up, satisfied })
             .collect())
     }
+}
+
+impl TemperingBackend for WgpuSimple {
+    fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
+        let tempering = WgpuTempering::new(
+            &mut self.ctx,
+            systems,
+            SwapLayout::simple(systems),
+            (KernelEngine::Simple, Records::simple(systems)),
+            state,
+            self.dispatcher.workgroup_size(),
+        )?;
+        self.tempering = Some(tempering);
+        self.ctx.check()
+    }
+
+    fn tempering_state(&mut self) -> Result<Vec<u32>> {
+        match &self.tempering {
+            Some(tempering) => tempering.read_state(&self.ctx),
+            None => Ok(Vec::new()),
+        }
+    }
 
     fn read_labels(&mut self, slots: u32) -> Result<Vec<u32>> {
         match &self.tempering {
@@ -285,7 +289,9 @@ impl SimpleBackend for WgpuSimple {
             None => Ok(Vec::new()),
         }
     }
+}
 
+impl AnnealingBackend for WgpuSimple {
     fn write_thresholds(&mut self, thresholds: &[u32]) -> Result<()> {
         self.ctx.write_words(&self.thresholds, thresholds);
         Ok(())
@@ -302,7 +308,9 @@ impl SimpleBackend for WgpuSimple {
         )?;
         copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
     }
+}
 
+impl ClusterBackend for WgpuSimple {
     fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()> {
         let clusters = WgpuClusters::new(&mut self.ctx, systems, update, &self.constants)?;
         self.clusters = Some(clusters);
