@@ -3,14 +3,15 @@
 //! over-relaxation, and measurements as exact integer sums. The vector engines fulfil the one
 //! [`super::Engine`] contract: a plan's [`super::Step::Sweep`] runs one sweep's passes
 //! ([`VectorSweeps::passes`]), its [`super::Step::Measure`] measures every system and replica
-//! pair and its [`super::Step::Observe`] every system alone ([`replay`]); the proposal widths and the tempering exchange are capabilities
-//! ([`super::Proposals`], [`super::Exchanges`]). The CPU engine ([`super::cpu::CpuVectorEngine`])
-//! is the reference the GPU kernels are checked against.
+//! pair and its [`super::Step::Observe`] every system alone; the proposal widths and the
+//! tempering exchange are capabilities ([`super::Proposals`], [`super::Exchanges`]). The engine
+//! is written once over its backends (`super::backend::vector`); the CPU's
+//! ([`super::cpu::CpuVectorEngine`]) is the reference the GPU kernels are checked against.
 
 use std::ops::Range;
 
+use super::Plan;
 use super::dispatch::DispatchParams;
-use super::{Measurements, Plan, Step};
 use crate::config::VectorUpdates;
 use crate::error::{Error, Result};
 use crate::model::vector::tiles::Tiles;
@@ -134,74 +135,6 @@ pub fn sweeps_plan(sweeps: Range<u32>, measure: bool) -> Plan {
         plan.measure();
     }
     plan
-}
-
-/// A vector-spin engine's sweeps and measurements, from which [`replay`] executes its plans.
-pub trait VectorSteps {
-    /// The systems whose lattices the engine holds.
-    fn systems(&self) -> &VectorSystems;
-    /// Sweeps `sweeps` in order (their numbers key the randoms), each the passes of
-    /// [`VectorSweeps::passes`], the Metropolis ones with the proposal widths of
-    /// [`super::Proposals`]. Returns each system's accepted Metropolis moves.
-    fn sweeps(&mut self, sweeps: &[u32]) -> Result<Vec<u64>>;
-    /// Every system's observation.
-    fn observe(&mut self) -> Result<Vec<VectorObservation>>;
-    /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`, numbered as
-    /// [`VectorSystems::overlaps`]; none for the ferromagnet).
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
-}
-
-/// Execute `plan` on the lattices of `steps`: each run of sweeps between measurements in one
-/// call of `steps` (so that a device adds the accepted moves up across it and reads them back
-/// once), each measurement into its slot. Refuses the steps of other models' capabilities.
-pub fn replay(plan: &Plan, steps: &mut dyn VectorSteps) -> Result<Measurements> {
-    let systems = steps.systems();
-    let (count, overlaps) = (systems.systems() as usize, systems.overlaps() as usize);
-    let slots = plan.slots as usize;
-    let mut measurements = Measurements {
-        vector_observations: vec![VectorObservation::default(); slots * count],
-        vector_overlaps: vec![VectorOverlap::default(); slots * overlaps],
-        accepted: vec![0; count],
-        ..Measurements::default()
-    };
-    let mut pending = Vec::new();
-    for &step in &plan.steps {
-        match step {
-            Step::Sweep { sweep } => pending.push(sweep),
-            Step::Measure { slot } | Step::Observe { slot } => {
-                run_sweeps(steps, &mut pending, &mut measurements.accepted)?;
-                let slot = slot as usize;
-                measurements.vector_observations[slot * count..][..count]
-                    .copy_from_slice(&steps.observe()?);
-                if matches!(step, Step::Measure { .. }) {
-                    measurements.vector_overlaps[slot * overlaps..][..overlaps]
-                        .copy_from_slice(&steps.overlaps()?);
-                }
-            }
-            other => {
-                return Err(Error::State(format!(
-                    "a vector-spin engine runs sweeps and measurements, not {other:?}"
-                )));
-            }
-        }
-    }
-    run_sweeps(steps, &mut pending, &mut measurements.accepted)?;
-    Ok(measurements)
-}
-
-/// Run the `pending` sweeps (if any, then none are), adding their accepted moves to
-/// `accepted`.
-fn run_sweeps(
-    steps: &mut dyn VectorSteps,
-    pending: &mut Vec<u32>,
-    accepted: &mut [u64],
-) -> Result<()> {
-    if !pending.is_empty() {
-        let counted = steps.sweeps(pending)?;
-        accepted.iter_mut().zip(counted).for_each(|(a, c)| *a += c);
-        pending.clear();
-    }
-    Ok(())
 }
 
 /// Refuse proposal widths that are not one per temperature of `systems`.

@@ -1,20 +1,22 @@
-//! The interface between the device engines and their backends. The wgpu and CUDA backends
-//! differ in how they launch kernels, copy systems and read results back; what an engine does
-//! with those three (the order of a plan's resampling, sweeps and read-backs, the checks of
-//! population annealing's calls) is the same on both and is written here once:
+//! The engines written once over their backends. A backend (CPU, wgpu, CUDA) holds the
+//! lattices and kernels and does what its engine asks; the engine checks each call and orders a
+//! plan's copies, launches and reads, the same on every backend. A backend's traits are sized
+//! by capability, so that a model or backend provides only what its engine uses:
 //!
-//! - [`simple`]: the simple engine itself, [`simple::SimpleEngine`], generic over its
-//!   backend's buffers and kernels ([`simple::SimpleBackend`]: `engine::wgpu::simple::WgpuSimple`,
-//!   `engine::cuda::simple::CudaSimple`);
-//! - [`multispin`]: the multispin engines' plan and population annealing, over
+//! - [`simple`]: the simple engine, [`simple::SimpleEngine`], over [`simple::SimpleBackend`]
+//!   (sweeps and measurements) with [`simple::TemperingBackend`], [`simple::AnnealingBackend`]
+//!   and [`simple::ClusterBackend`]: `engine::cpu::simple::CpuSimple`,
+//!   `engine::wgpu::simple::WgpuSimple`, `engine::cuda::simple::CudaSimple`;
+//! - [`vector`]: the vector-spin engine, [`vector::VectorEngine`], over
+//!   [`vector::VectorBackend`] with [`vector::ProposalBackend`] and [`vector::ExchangeBackend`]:
+//!   `engine::cpu::vector::CpuVector`, `engine::wgpu::vector::WgpuVector`,
+//!   `engine::cuda::vector::CudaVector` (the device ones launch a run of sweeps through
+//!   [`vector::VectorKernels`]);
+//! - [`multispin`]: the multispin device engines' plan and population annealing, over
 //!   [`multispin::MultispinBackend`] and [`multispin::MultispinAnnealing`], which the engines
 //!   `engine::wgpu::multispin::MultispinWgpuEngine` and `engine::cuda::multispin::MultispinCudaEngine`
 //!   implement (their state is large and bound to the word layout, so the engine is the
-//!   backend's own type, and only its orchestration is shared);
-//! - [`vector`]: the vector-spin engines' plans, every sweep's passes, the accepted moves and
-//!   the measurements, over [`vector::VectorBackend`], which
-//!   `engine::wgpu::vector::WgpuVectorEngine` and `engine::cuda::vector::CudaVectorEngine`
-//!   implement.
+//!   backend's own type, and only its orchestration is shared).
 
 pub mod multispin;
 pub mod simple;

@@ -1,72 +1,203 @@
-//! The vector-spin device engines' plans, written once over their kernels
-//! ([`VectorBackend`]: `engine::wgpu::vector::WgpuVectorEngine`,
-//! `engine::cuda::vector::CudaVectorEngine`): every sweep's passes in order
-//! ([`VectorSweeps::passes`]), the accepted moves added up on the device over a run of sweeps
-//! and read back once at its end (before a measurement, whose kernels reuse the counts, or at
-//! the plan's end), and the measurements into their slots ([`replay`]).
+//! The vector-spin engine, written once over its backend ([`VectorBackend`], with
+//! [`ProposalBackend`] and [`ExchangeBackend`] for the two capabilities): the engine checks each
+//! call and replays a plan, each run of sweeps between measurements in one call of the backend
+//! (so that a device adds the accepted moves up across it and reads them back once), each
+//! measurement into its slot. A backend (`engine::cpu::vector`, `engine::wgpu::vector`,
+//! `engine::cuda::vector`) holds the lattices and kernels; the device backends launch a run of
+//! sweeps pass by pass through [`VectorKernels`] and [`launch_sweeps`].
 
 use crate::engine::vector::{
-    VectorObservation, VectorOverlap, VectorPass, VectorSteps, VectorSweeps, replay,
+    VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners, check_spin_words,
+    check_widths,
 };
-use crate::engine::{Measurements, Plan};
-use crate::error::Result;
+use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals, Step};
+use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
 
-/// The kernels of a vector-spin device engine as its plans use them. Launches are enqueued;
-/// the backend submits them in bounded batches and waits where it reads back.
+/// What a backend provides the vector-spin engine for sweeps and measurements.
 pub trait VectorBackend {
-    /// The systems whose lattices the engine holds.
+    /// The backend's name in [`EngineInfo`] ("cpu", "wgpu", "cuda").
+    const NAME: &'static str;
+
+    /// The adapter or device, and its driver ([`EngineInfo::adapter`], [`EngineInfo::driver`]).
+    fn adapter_and_driver(&self) -> (String, String);
+
+    /// The systems whose lattices the backend holds.
     fn systems(&self) -> &VectorSystems;
+
+    /// Random lattices (the kernel `vector_hot_start`).
+    fn hot_start(&mut self) -> Result<()>;
+
+    /// Write the lattices, component-major, system after system ([`Lattices::Vector`]).
+    fn write_spins(&mut self, spins: &[i32]) -> Result<()>;
+
+    /// The lattices as [`VectorBackend::write_spins`] takes them.
+    fn read_spins(&mut self) -> Result<Vec<i32>>;
+
+    /// Sweeps `sweeps` in order (their numbers key the randoms), each the passes `passes`
+    /// ([`VectorSweeps::passes`]), the Metropolis ones with the proposal widths of
+    /// [`Proposals`]. Returns each system's accepted Metropolis moves.
+    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>>;
+
+    /// Every system's observation (`vector_observables`).
+    fn observe(&mut self) -> Result<Vec<VectorObservation>>;
+
+    /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`, numbered as
+    /// [`VectorSystems::overlaps`]); none for the ferromagnet.
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
+}
+
+/// The cone proposals' widths on a vector-spin backend ([`Proposals`]).
+pub trait ProposalBackend {
+    /// Write the proposal width of each temperature, checked.
+    fn write_widths(&mut self, widths: &[i32]) -> Result<()>;
+}
+
+/// Parallel tempering's host-decided exchanges on a vector-spin backend ([`Exchanges`]).
+pub trait ExchangeBackend {
+    /// System `b` takes the lattice of `partners[b]` and the other way round, checked.
+    fn exchange_systems(&mut self, partners: &[u32]) -> Result<()>;
+}
+
+/// A device backend's kernels as a run of sweeps launches them. Launches are enqueued; the
+/// backend submits them in bounded batches and waits where it reads back.
+pub trait VectorKernels {
     /// Zero the accepted-move counts, before the first pass of a run of sweeps.
     fn clear_counts(&mut self) -> Result<()>;
     /// Enqueue pass `pass` of sweep `sweep` (which keys its randoms) over every system.
     fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()>;
-    /// Every system's accepted moves since [`VectorBackend::clear_counts`], once the enqueued
+    /// Every system's accepted moves since [`VectorKernels::clear_counts`], once the enqueued
     /// passes have run.
     fn read_accepted(&mut self) -> Result<Vec<u64>>;
-    /// Every system's observation (`vector_observables`, in the counts).
-    fn observe(&mut self) -> Result<Vec<VectorObservation>>;
-    /// The overlap of every replica pair of a spin glass (`vector_overlap`, in the counts); none
-    /// for the ferromagnet.
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
 }
 
-/// Execute `plan` on `backend`'s lattices, swept by `updates`.
-pub fn execute(
-    backend: &mut dyn VectorBackend,
-    updates: VectorSweeps,
-    plan: &Plan,
-) -> Result<Measurements> {
-    let passes = updates.passes();
-    replay(plan, &mut Lowered { backend, passes })
+/// [`VectorBackend::sweeps`] on a device: every sweep's passes enqueued in order, the
+/// accepted moves added up on the device and read back once.
+pub fn launch_sweeps(
+    kernels: &mut impl VectorKernels,
+    sweeps: &[u32],
+    passes: &[VectorPass],
+) -> Result<Vec<u64>> {
+    kernels.clear_counts()?;
+    for &sweep in sweeps {
+        for &pass in passes {
+            kernels.enqueue_pass(sweep, pass)?;
+        }
+    }
+    kernels.read_accepted()
 }
 
-/// A device engine's runs of sweeps as launches of its kernels.
-struct Lowered<'a> {
-    backend: &'a mut dyn VectorBackend,
+/// The vector-spin engine (XY and Heisenberg spins) on backend `B`.
+pub struct VectorEngine<B> {
+    backend: B,
+    /// Every sweep's passes ([`VectorSweeps::passes`]).
     passes: Vec<VectorPass>,
 }
 
-impl VectorSteps for Lowered<'_> {
-    fn systems(&self) -> &VectorSystems {
-        self.backend.systems()
+impl<B> VectorEngine<B> {
+    /// The engine of the lattices `backend` holds, swept by `updates`.
+    pub fn on(backend: B, updates: VectorSweeps) -> Self {
+        VectorEngine {
+            backend,
+            passes: updates.passes(),
+        }
+    }
+}
+
+impl<B: VectorBackend> VectorEngine<B> {
+    /// Run the `pending` sweeps (if any, then none are), adding their accepted moves to
+    /// `accepted`.
+    fn run_sweeps(&mut self, pending: &mut Vec<u32>, accepted: &mut [u64]) -> Result<()> {
+        if !pending.is_empty() {
+            let counted = self.backend.sweeps(pending, &self.passes)?;
+            accepted.iter_mut().zip(counted).for_each(|(a, c)| *a += c);
+            pending.clear();
+        }
+        Ok(())
+    }
+}
+
+impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngine<B> {
+    fn info(&self) -> EngineInfo {
+        let (adapter, driver) = self.backend.adapter_and_driver();
+        EngineInfo {
+            backend: B::NAME.into(),
+            engine: "vector".into(),
+            adapter,
+            driver,
+        }
     }
 
-    fn sweeps(&mut self, sweeps: &[u32]) -> Result<Vec<u64>> {
-        self.backend.clear_counts()?;
-        for &sweep in sweeps {
-            for &pass in &self.passes {
-                self.backend.enqueue_pass(sweep, pass)?;
+    fn hot_start(&mut self) -> Result<()> {
+        self.backend.hot_start()
+    }
+
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.vector()?;
+        check_spin_words(self.backend.systems(), spins.len())?;
+        self.backend.write_spins(spins)
+    }
+
+    fn spins(&mut self) -> Result<Lattices> {
+        Ok(Lattices::Vector(self.backend.read_spins()?))
+    }
+
+    /// Sweeps, measurements (observations and overlaps) and observations (without the
+    /// overlaps); the steps of other models' capabilities are refused.
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        let systems = self.backend.systems();
+        let (count, overlaps) = (systems.systems() as usize, systems.overlaps() as usize);
+        let slots = plan.slots as usize;
+        let mut measurements = Measurements {
+            vector_observations: vec![VectorObservation::default(); slots * count],
+            vector_overlaps: vec![VectorOverlap::default(); slots * overlaps],
+            accepted: vec![0; count],
+            ..Measurements::default()
+        };
+        let mut pending = Vec::new();
+        for &step in &plan.steps {
+            match step {
+                Step::Sweep { sweep } => pending.push(sweep),
+                Step::Measure { slot } | Step::Observe { slot } => {
+                    self.run_sweeps(&mut pending, &mut measurements.accepted)?;
+                    let slot = slot as usize;
+                    measurements.vector_observations[slot * count..][..count]
+                        .copy_from_slice(&self.backend.observe()?);
+                    if matches!(step, Step::Measure { .. }) {
+                        measurements.vector_overlaps[slot * overlaps..][..overlaps]
+                            .copy_from_slice(&self.backend.overlaps()?);
+                    }
+                }
+                other => {
+                    return Err(Error::State(format!(
+                        "a vector-spin engine runs sweeps and measurements, not {other:?}"
+                    )));
+                }
             }
         }
-        self.backend.read_accepted()
+        self.run_sweeps(&mut pending, &mut measurements.accepted)?;
+        Ok(measurements)
     }
 
-    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
-        self.backend.observe()
+    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
+        Some(self)
     }
 
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
-        self.backend.overlaps()
+    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
+        Some(self)
+    }
+}
+
+impl<B: VectorBackend + ProposalBackend> Proposals for VectorEngine<B> {
+    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
+        check_widths(self.backend.systems(), widths)?;
+        self.backend.write_widths(widths)
+    }
+}
+
+impl<B: VectorBackend + ExchangeBackend> Exchanges for VectorEngine<B> {
+    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
+        check_partners(self.backend.systems(), partners)?;
+        self.backend.exchange_systems(partners)
     }
 }

@@ -1,9 +1,12 @@
-//! The CPU vector-spin engine: the kernels' CPU twins over every system, systems in parallel.
-//! Randoms are keyed by the run's index of each system ([`VectorSystems::global_system`]), so an
-//! engine of a sample slice draws the words of those samples in the whole run.
+//! The vector-spin engine's CPU backend ([`VectorBackend`]; the engine itself is
+//! `engine::backend::vector::VectorEngine`): the kernels' CPU twins over every system, systems
+//! in parallel. Randoms are keyed by the run's index of each system
+//! ([`VectorSystems::global_system`]), so an engine of a sample slice draws the words of those
+//! samples in the whole run.
 
 use rayon::prelude::*;
 
+use super::cpu_description;
 use super::vector_exchange::exchange_systems;
 use super::vector_hot_start::initial_lattice;
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
@@ -11,58 +14,65 @@ use super::vector_observables::observe_vector;
 use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
-use crate::engine::vector::{
-    UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSteps, VectorSweeps,
-    check_partners, check_spin_words, check_widths, replay,
+use crate::engine::backend::vector::{
+    ExchangeBackend, ProposalBackend, VectorBackend, VectorEngine,
 };
-use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals};
+use crate::engine::vector::{UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps};
 use crate::error::Result;
 use crate::model::vector::fixed::TABLE_LEN;
 use crate::model::vector::{PhaseTable, VectorSystems};
 
-/// The CPU engine of the vector-spin models.
-pub struct CpuVectorEngine {
-    systems: VectorSystems,
-    updates: VectorSweeps,
-    tables: Vec<u32>,
-    phases: PhaseTable,
-    /// The proposal width of each temperature ([`Proposals`]).
-    widths: Vec<i32>,
-    spins: Vec<i32>,
-}
+/// The vector-spin engine on the CPU.
+pub type CpuVectorEngine = VectorEngine<CpuVector>;
 
 impl CpuVectorEngine {
-    /// The engine of `systems`, every spin along the first axis until a hot start.
+    /// The engine of `systems`, swept by `updates`, every spin along the first axis until a
+    /// hot start.
     pub fn new(systems: VectorSystems, updates: VectorSweeps) -> Self {
         let mut spins = vec![0; systems.spin_words()];
         let words = systems.components as usize * systems.lattice.sites() as usize;
         spins
             .chunks_mut(words)
             .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
-        CpuVectorEngine {
+        let backend = CpuVector {
             tables: systems.acceptance_tables(),
             phases: systems.phases(),
             widths: vec![UNIFORM; systems.betas.len()],
             systems,
             updates,
             spins,
-        }
+        };
+        VectorEngine::on(backend, updates)
     }
+}
 
+/// The vector-spin lattices and tables in the CPU's memory.
+pub struct CpuVector {
+    systems: VectorSystems,
+    updates: VectorSweeps,
+    tables: Vec<u32>,
+    phases: PhaseTable,
+    /// The proposal width of each temperature ([`ProposalBackend`]).
+    widths: Vec<i32>,
+    spins: Vec<i32>,
+}
+
+impl CpuVector {
     /// Words of one system's lattice.
     fn system_words(&self) -> usize {
         self.systems.components as usize * self.systems.lattice.sites() as usize
     }
 }
 
-impl Engine for CpuVectorEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "cpu".into(),
-            engine: "vector".into(),
-            adapter: format!("CPU ({} threads)", rayon::current_num_threads()),
-            driver: String::new(),
-        }
+impl VectorBackend for CpuVector {
+    const NAME: &'static str = "cpu";
+
+    fn adapter_and_driver(&self) -> (String, String) {
+        (cpu_description(), String::new())
+    }
+
+    fn systems(&self) -> &VectorSystems {
+        &self.systems
     }
 
     fn hot_start(&mut self) -> Result<()> {
@@ -80,56 +90,19 @@ impl Engine for CpuVectorEngine {
         Ok(())
     }
 
-    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
-        let spins = spins.vector()?;
-        check_spin_words(&self.systems, spins.len())?;
+    fn write_spins(&mut self, spins: &[i32]) -> Result<()> {
         self.spins.copy_from_slice(spins);
         Ok(())
     }
 
-    fn spins(&mut self) -> Result<Lattices> {
-        Ok(Lattices::Vector(self.spins.clone()))
+    fn read_spins(&mut self) -> Result<Vec<i32>> {
+        Ok(self.spins.clone())
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        replay(plan, self)
-    }
-
-    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
-        Some(self)
-    }
-
-    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
-        Some(self)
-    }
-}
-
-impl Proposals for CpuVectorEngine {
-    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
-        check_widths(&self.systems, widths)?;
-        self.widths.copy_from_slice(widths);
-        Ok(())
-    }
-}
-
-impl Exchanges for CpuVectorEngine {
-    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
-        check_partners(&self.systems, partners)?;
-        let words = self.system_words();
-        exchange_systems(&mut self.spins, words, partners);
-        Ok(())
-    }
-}
-
-impl VectorSteps for CpuVectorEngine {
-    fn systems(&self) -> &VectorSystems {
-        &self.systems
-    }
-
-    fn sweeps(&mut self, sweeps: &[u32]) -> Result<Vec<u64>> {
+    /// Each system's sweeps on a core of its own, pass after pass.
+    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>> {
         let systems = &self.systems;
         let (tables, widths) = (&self.tables, &self.widths);
-        let passes = self.updates.passes();
         let (hits, tiles) = (self.updates.hits, self.updates.tiles(systems));
         let words = self.system_words();
         let accepted = self
@@ -144,7 +117,7 @@ impl VectorSteps for CpuVectorEngine {
                 let proposal = (widths[t], hits);
                 let mut accepted = 0;
                 for &sweep in sweeps {
-                    for &pass in &passes {
+                    for &pass in passes {
                         let key = SweepKey {
                             seed: systems.seed,
                             sweep,
@@ -173,43 +146,47 @@ impl VectorSteps for CpuVectorEngine {
     }
 
     fn observe(&mut self) -> Result<Vec<VectorObservation>> {
-        Ok(self.observations())
-    }
-
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
-        Ok(self.pair_overlaps())
-    }
-}
-
-impl CpuVectorEngine {
-    /// Every system's observation.
-    fn observations(&self) -> Vec<VectorObservation> {
         let systems = &self.systems;
         let phases = &self.phases;
-        self.spins
+        Ok(self
+            .spins
             .par_chunks(self.system_words())
             .enumerate()
             .map(|(b, spins)| {
                 let update = SiteUpdate::of(systems, systems.sample_of(b as u32));
                 observe_vector(&update, spins, phases)
             })
-            .collect()
+            .collect())
     }
 
-    /// The tensor overlap of every replica pair.
-    fn pair_overlaps(&self) -> Vec<VectorOverlap> {
+    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
         let systems = &self.systems;
         let (phases, words) = (&self.phases, self.system_words());
         let lattice = systems.lattice;
         let n = systems.components as usize;
         let lattice_of = |b: u32| &self.spins[b as usize * words..(b as usize + 1) * words];
-        (0..systems.overlaps())
+        Ok((0..systems.overlaps())
             .into_par_iter()
             .map(|k| {
                 let (a, b) = systems.overlap_systems(k);
                 overlap_vector(lattice, n, (lattice_of(a), lattice_of(b)), phases)
             })
-            .collect()
+            .collect())
+    }
+}
+
+impl ProposalBackend for CpuVector {
+    fn write_widths(&mut self, widths: &[i32]) -> Result<()> {
+        self.widths.copy_from_slice(widths);
+        Ok(())
+    }
+}
+
+impl ExchangeBackend for CpuVector {
+    fn exchange_systems(&mut self, partners: &[u32]) -> Result<()> {
+        let words = self.system_words();
+        exchange_systems(&mut self.spins, words, partners);
+        Ok(())
     }
 }
 
@@ -218,6 +195,7 @@ mod tests {
     use super::*;
     use crate::config::Disorder;
     use crate::engine::vector::sweeps_plan;
+    use crate::engine::{Engine, Proposals};
     use crate::model::Lattice;
     use crate::model::systems::SliceIndex;
     use crate::model::vector::fixed::ONE;

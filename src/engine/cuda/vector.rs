@@ -17,15 +17,15 @@ use super::launch::{
     FittedKernel, allocate, check_fits, clear, download, enqueue_overwrite, launch_config,
     overwrite, upload,
 };
-use crate::engine::backend::vector::{self, VectorBackend};
+use crate::engine::backend::vector::{
+    ExchangeBackend, ProposalBackend, VectorBackend, VectorEngine, VectorKernels, launch_sweeps,
+};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners,
-    check_spin_words, check_widths, counted_observation, counted_overlaps, coupling_words,
-    dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_observation,
+    counted_overlaps, coupling_words, dispatch_params, kernel_constants, phase_words,
 };
-use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals};
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
 
@@ -36,7 +36,10 @@ const SITES_PER_OBSERVER: u64 = 16;
 const LAUNCHES_PER_WAIT: usize = 1024;
 
 /// The vector-spin engine on a CUDA device.
-pub struct CudaVectorEngine {
+pub type CudaVectorEngine = VectorEngine<CudaVector>;
+
+/// The vector-spin engine's buffers and kernels on a CUDA device.
+pub struct CudaVector {
     device: CudaDevice,
     systems: VectorSystems,
     updates: VectorSweeps,
@@ -69,9 +72,9 @@ struct Functions {
 }
 
 impl CudaVectorEngine {
-    /// The engine of `systems` on `device`, every spin zero until a hot start or
-    /// [`Engine::set_spins`], with `block_size` threads per block (fewer for a kernel
-    /// whose registers allow no more).
+    /// The engine of `systems` on `device`, swept by `updates`, every spin zero until a hot
+    /// start or [`crate::engine::Engine::set_spins`], with `block_size` threads per block (fewer
+    /// for a kernel whose registers allow no more).
     pub fn new(
         mut device: CudaDevice,
         systems: VectorSystems,
@@ -98,7 +101,7 @@ impl CudaVectorEngine {
             },
             exchange: fitted(Kernel::VectorExchange)?,
         };
-        let engine = CudaVectorEngine {
+        let backend = CudaVector {
             spins: allocate(&device, systems.spin_words(), "vector spins")?,
             tables: upload(&device, &systems.acceptance_tables(), "acceptance tables")?,
             counts: allocate(
@@ -116,12 +119,14 @@ impl CudaVectorEngine {
             updates,
             device,
         };
-        engine
+        backend
             .device
             .synchronize("allocating the vector lattices")?;
-        Ok(engine)
+        Ok(VectorEngine::on(backend, updates))
     }
+}
 
+impl CudaVector {
     /// The parameters every launch of this engine shares.
     fn params(&self) -> DispatchParams {
         dispatch_params(&self.systems)
@@ -195,14 +200,15 @@ impl CudaVectorEngine {
     }
 }
 
-impl Engine for CudaVectorEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "cuda".into(),
-            engine: "vector".into(),
-            adapter: self.device.description(),
-            driver: self.device.driver(),
-        }
+impl VectorBackend for CudaVector {
+    const NAME: &'static str = "cuda";
+
+    fn adapter_and_driver(&self) -> (String, String) {
+        (self.device.description(), self.device.driver())
+    }
+
+    fn systems(&self) -> &VectorSystems {
+        &self.systems
     }
 
     fn hot_start(&mut self) -> Result<()> {
@@ -220,93 +226,16 @@ impl Engine for CudaVectorEngine {
         self.device.synchronize("the vector hot start")
     }
 
-    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
-        let spins = spins.vector()?;
-        check_spin_words(&self.systems, spins.len())?;
+    fn write_spins(&mut self, spins: &[i32]) -> Result<()> {
         overwrite(&self.device, spins, &mut self.spins, "vector spins")
     }
 
-    fn spins(&mut self) -> Result<Lattices> {
-        Ok(Lattices::Vector(download(
-            &self.device,
-            &self.spins,
-            "vector spins",
-        )?))
+    fn read_spins(&mut self) -> Result<Vec<i32>> {
+        download(&self.device, &self.spins, "vector spins")
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let updates = self.updates;
-        vector::execute(self, updates, plan)
-    }
-
-    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
-        Some(self)
-    }
-
-    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
-        Some(self)
-    }
-}
-
-impl Proposals for CudaVectorEngine {
-    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
-        check_widths(&self.systems, widths)?;
-        overwrite(&self.device, widths, &mut self.widths, "proposal widths")
-    }
-}
-
-impl Exchanges for CudaVectorEngine {
-    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
-        check_partners(&self.systems, partners)?;
-        enqueue_overwrite(
-            &self.device,
-            partners,
-            &mut self.partners,
-            "tempering partners",
-        )?;
-        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
-        let config = self.grid(&self.kernels.exchange, words);
-        let mut launch = self
-            .device
-            .stream
-            .launch_builder(&self.kernels.exchange.function);
-        launch.arg(&mut self.spins).arg(&self.partners);
-        // SAFETY: vector_exchange takes device pointers to the `int` spins and the `unsigned`
-        // partners (one per system, each below the systems: check_partners), both sized from
-        // these systems; threads past a system's last word return.
-        unsafe { launch.launch(config) }
-            .map(|_| ())
-            .map_err(driver_error("launching kernel vector_exchange"))
-    }
-}
-
-impl VectorBackend for CudaVectorEngine {
-    fn systems(&self) -> &VectorSystems {
-        &self.systems
-    }
-
-    fn clear_counts(&mut self) -> Result<()> {
-        self.launches = 0;
-        clear(&self.device, &mut self.counts, "vector counts")
-    }
-
-    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
-        let params = DispatchParams {
-            sweep,
-            colour: pass.colour(),
-            ..self.params()
-        };
-        self.launch_pass(params, pass)?;
-        self.launches += 1;
-        match self.launches % LAUNCHES_PER_WAIT {
-            0 => self.device.synchronize("vector sweeps"),
-            _ => Ok(()),
-        }
-    }
-
-    fn read_accepted(&mut self) -> Result<Vec<u64>> {
-        let counts = self.read_counts()?;
-        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>> {
+        launch_sweeps(self, sweeps, passes)
     }
 
     fn observe(&mut self) -> Result<Vec<VectorObservation>> {
@@ -356,5 +285,61 @@ impl VectorBackend for CudaVectorEngine {
             &self.read_counts()?,
             self.systems.overlaps(),
         ))
+    }
+}
+
+impl VectorKernels for CudaVector {
+    fn clear_counts(&mut self) -> Result<()> {
+        self.launches = 0;
+        clear(&self.device, &mut self.counts, "vector counts")
+    }
+
+    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
+        let params = DispatchParams {
+            sweep,
+            colour: pass.colour(),
+            ..self.params()
+        };
+        self.launch_pass(params, pass)?;
+        self.launches += 1;
+        match self.launches % LAUNCHES_PER_WAIT {
+            0 => self.device.synchronize("vector sweeps"),
+            _ => Ok(()),
+        }
+    }
+
+    fn read_accepted(&mut self) -> Result<Vec<u64>> {
+        let counts = self.read_counts()?;
+        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+    }
+}
+
+impl ProposalBackend for CudaVector {
+    fn write_widths(&mut self, widths: &[i32]) -> Result<()> {
+        overwrite(&self.device, widths, &mut self.widths, "proposal widths")
+    }
+}
+
+impl ExchangeBackend for CudaVector {
+    fn exchange_systems(&mut self, partners: &[u32]) -> Result<()> {
+        enqueue_overwrite(
+            &self.device,
+            partners,
+            &mut self.partners,
+            "tempering partners",
+        )?;
+        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let config = self.grid(&self.kernels.exchange, words);
+        let mut launch = self
+            .device
+            .stream
+            .launch_builder(&self.kernels.exchange.function);
+        launch.arg(&mut self.spins).arg(&self.partners);
+        // SAFETY: vector_exchange takes device pointers to the `int` spins and the `unsigned`
+        // partners (one per system, each below the systems: check_partners), both sized from
+        // these systems; threads past a system's last word return.
+        unsafe { launch.launch(config) }
+            .map(|_| ())
+            .map_err(driver_error("launching kernel vector_exchange"))
     }
 }

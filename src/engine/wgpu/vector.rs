@@ -15,15 +15,15 @@
 use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::shaders::Bindings;
-use crate::engine::backend::vector::{self, VectorBackend};
+use crate::engine::backend::vector::{
+    ExchangeBackend, ProposalBackend, VectorBackend, VectorEngine, VectorKernels, launch_sweeps,
+};
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners,
-    check_spin_words, check_widths, counted_observation, counted_overlaps, coupling_words,
-    dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_observation,
+    counted_overlaps, coupling_words, dispatch_params, kernel_constants, phase_words,
 };
-use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals};
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
 
@@ -31,7 +31,10 @@ use crate::model::vector::VectorSystems;
 const SITES_PER_OBSERVER: u64 = 16;
 
 /// The vector-spin engine on a wgpu device.
-pub struct WgpuVectorEngine {
+pub type WgpuVectorEngine = VectorEngine<WgpuVector>;
+
+/// The vector-spin engine's buffers and kernels on a wgpu device.
+pub struct WgpuVector {
     ctx: WgpuContext,
     dispatcher: Dispatcher,
     systems: VectorSystems,
@@ -43,7 +46,7 @@ pub struct WgpuVectorEngine {
     partners: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipelines: Pipelines,
-    /// The passes enqueued for the next submission ([`VectorBackend::enqueue_pass`]).
+    /// The passes enqueued for the next submission ([`VectorKernels::enqueue_pass`]).
     pending: Vec<(DispatchParams, VectorPass)>,
     /// Whether the next submission of passes clears the counts first.
     clear_pending: bool,
@@ -68,8 +71,9 @@ fn as_words(words: &[i32]) -> &[u32] {
 }
 
 impl WgpuVectorEngine {
-    /// The engine of `systems` on the device of `ctx`, every spin zero until a hot start or
-    /// [`Engine::set_spins`]; fails clearly where the lattices exceed the device.
+    /// The engine of `systems` on the device of `ctx`, swept by `updates`, every spin zero
+    /// until a hot start or [`crate::engine::Engine::set_spins`]; fails clearly where the
+    /// lattices exceed the device.
     pub fn new(
         mut ctx: WgpuContext,
         systems: VectorSystems,
@@ -137,7 +141,7 @@ impl WgpuVectorEngine {
         ];
         let bind_group = bind_group(&ctx, &dispatcher, &buffers);
         ctx.check()?;
-        Ok(WgpuVectorEngine {
+        let backend = WgpuVector {
             ctx,
             dispatcher,
             systems,
@@ -151,9 +155,12 @@ impl WgpuVectorEngine {
             pipelines,
             pending: Vec::with_capacity(MAX_DISPATCHES),
             clear_pending: false,
-        })
+        };
+        Ok(VectorEngine::on(backend, updates))
     }
+}
 
+impl WgpuVector {
     /// The parameters every launch of this engine shares.
     fn params(&self) -> DispatchParams {
         dispatch_params(&self.systems)
@@ -184,7 +191,7 @@ impl WgpuVectorEngine {
     }
 
     /// Submit the passes enqueued since the last submission (at most [`MAX_DISPATCHES`]), with
-    /// the clear of the counts [`VectorBackend::clear_counts`] left pending.
+    /// the clear of the counts [`VectorKernels::clear_counts`] left pending.
     fn submit_passes(&mut self) {
         let colour_sites = self.systems.lattice.sites_per_colour();
         // One workgroup per tile.
@@ -246,14 +253,15 @@ fn bind_group(
     })
 }
 
-impl Engine for WgpuVectorEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "wgpu".into(),
-            engine: "vector".into(),
-            adapter: self.ctx.adapter_name(),
-            driver: self.ctx.driver(),
-        }
+impl VectorBackend for WgpuVector {
+    const NAME: &'static str = "wgpu";
+
+    fn adapter_and_driver(&self) -> (String, String) {
+        (self.ctx.adapter_name(), self.ctx.driver())
+    }
+
+    fn systems(&self) -> &VectorSystems {
+        &self.systems
     }
 
     fn hot_start(&mut self) -> Result<()> {
@@ -263,80 +271,19 @@ impl Engine for WgpuVectorEngine {
         self.ctx.wait()
     }
 
-    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
-        let spins = spins.vector()?;
-        check_spin_words(&self.systems, spins.len())?;
+    fn write_spins(&mut self, spins: &[i32]) -> Result<()> {
         self.ctx
             .write_words(&self.spins, bytemuck::cast_slice(spins));
         self.ctx.wait()
     }
 
-    fn spins(&mut self) -> Result<Lattices> {
+    fn read_spins(&mut self) -> Result<Vec<i32>> {
         let bytes = 4 * self.systems.spin_words() as u64;
-        Ok(Lattices::Vector(self.ctx.read_buffer(&self.spins, bytes)?))
+        self.ctx.read_buffer(&self.spins, bytes)
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let updates = self.updates;
-        vector::execute(self, updates, plan)
-    }
-
-    fn proposals(&mut self) -> Option<&mut dyn Proposals> {
-        Some(self)
-    }
-
-    fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
-        Some(self)
-    }
-}
-
-impl Proposals for WgpuVectorEngine {
-    fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
-        check_widths(&self.systems, widths)?;
-        self.ctx
-            .write_words(&self.widths, bytemuck::cast_slice(widths));
-        Ok(())
-    }
-}
-
-impl Exchanges for WgpuVectorEngine {
-    fn exchange(&mut self, partners: &[u32]) -> Result<()> {
-        check_partners(&self.systems, partners)?;
-        self.ctx.write_words(&self.partners, partners);
-        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
-        let exchange = Dispatch::Sweep(self.params());
-        self.submit(&[(exchange, &self.pipelines.exchange, words)], false);
-        self.ctx.check()
-    }
-}
-
-impl VectorBackend for WgpuVectorEngine {
-    fn systems(&self) -> &VectorSystems {
-        &self.systems
-    }
-
-    fn clear_counts(&mut self) -> Result<()> {
-        self.clear_pending = true;
-        Ok(())
-    }
-
-    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
-        let params = DispatchParams {
-            sweep,
-            colour: pass.colour(),
-            ..self.params()
-        };
-        self.pending.push((params, pass));
-        if self.pending.len() == MAX_DISPATCHES {
-            self.submit_passes();
-        }
-        Ok(())
-    }
-
-    fn read_accepted(&mut self) -> Result<Vec<u64>> {
-        self.submit_passes();
-        let counts = self.read_counts()?;
-        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>> {
+        launch_sweeps(self, sweeps, passes)
     }
 
     fn observe(&mut self) -> Result<Vec<VectorObservation>> {
@@ -361,5 +308,49 @@ impl VectorBackend for WgpuVectorEngine {
             &self.read_counts()?,
             self.systems.overlaps(),
         ))
+    }
+}
+
+impl VectorKernels for WgpuVector {
+    fn clear_counts(&mut self) -> Result<()> {
+        self.clear_pending = true;
+        Ok(())
+    }
+
+    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
+        let params = DispatchParams {
+            sweep,
+            colour: pass.colour(),
+            ..self.params()
+        };
+        self.pending.push((params, pass));
+        if self.pending.len() == MAX_DISPATCHES {
+            self.submit_passes();
+        }
+        Ok(())
+    }
+
+    fn read_accepted(&mut self) -> Result<Vec<u64>> {
+        self.submit_passes();
+        let counts = self.read_counts()?;
+        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+    }
+}
+
+impl ProposalBackend for WgpuVector {
+    fn write_widths(&mut self, widths: &[i32]) -> Result<()> {
+        self.ctx
+            .write_words(&self.widths, bytemuck::cast_slice(widths));
+        Ok(())
+    }
+}
+
+impl ExchangeBackend for WgpuVector {
+    fn exchange_systems(&mut self, partners: &[u32]) -> Result<()> {
+        self.ctx.write_words(&self.partners, partners);
+        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let exchange = Dispatch::Sweep(self.params());
+        self.submit(&[(exchange, &self.pipelines.exchange, words)], false);
+        self.ctx.check()
     }
 }
