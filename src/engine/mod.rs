@@ -117,7 +117,8 @@ impl Plan {
     pub fn refuse_observe(&self) -> Result<()> {
         match self.steps.iter().any(|s| matches!(s, Step::Observe { .. })) {
             true => Err(Error::State(
-                "an observation without the overlap pairs (Step::Observe) serves host-decided                  tempering of vector spins; this engine measures with Step::Measure"
+                "an observation without the overlap pairs (Step::Observe) serves host-decided \
+                 tempering of vector spins; this engine measures with Step::Measure"
                     .into(),
             )),
             false => Ok(()),

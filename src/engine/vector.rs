@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use super::Plan;
 use super::dispatch::DispatchParams;
+use super::kernels::Kernel;
 use crate::config::VectorUpdates;
 use crate::error::{Error, Result};
 use crate::model::vector::tiles::Tiles;
@@ -135,6 +136,44 @@ pub fn sweeps_plan(sweeps: Range<u32>, measure: bool) -> Plan {
         plan.measure();
     }
     plan
+}
+
+/// A device backend's vector-spin kernels, one `K` (a pipeline, a function) each.
+pub struct VectorKernelSet<K> {
+    pub hot_start: K,
+    pub metropolis: K,
+    /// The double checkerboard's, built where the updates have tiles.
+    pub tiles: Option<K>,
+    pub overrelaxation: K,
+    pub observables: K,
+    /// The replica pairs' overlaps, built for a spin glass.
+    pub overlap: Option<K>,
+    pub exchange: K,
+}
+
+impl<K> VectorKernelSet<K> {
+    /// The kernels that `systems` swept by `updates` use, each built by `build`.
+    pub fn build(
+        systems: &VectorSystems,
+        updates: VectorSweeps,
+        mut build: impl FnMut(Kernel) -> Result<K>,
+    ) -> Result<Self> {
+        Ok(VectorKernelSet {
+            hot_start: build(Kernel::VectorHotStart)?,
+            metropolis: build(Kernel::VectorMetropolis)?,
+            tiles: match updates.tile {
+                Some(_) => Some(build(Kernel::VectorTiles)?),
+                None => None,
+            },
+            overrelaxation: build(Kernel::VectorOverrelaxation)?,
+            observables: build(Kernel::VectorObservables)?,
+            overlap: match systems.overlaps() {
+                0 => None,
+                _ => Some(build(Kernel::VectorOverlap)?),
+            },
+            exchange: build(Kernel::VectorExchange)?,
+        })
+    }
 }
 
 /// Refuse proposal widths that are not one per temperature of `systems`.

@@ -12,11 +12,13 @@
 //!   `engine::cpu::vector::CpuVector`, `engine::wgpu::vector::WgpuVector`,
 //!   `engine::cuda::vector::CudaVector` (the device ones launch a run of sweeps through
 //!   [`vector::VectorKernels`]);
-//! - [`multispin`]: the multispin device engines' plan and population annealing, over
-//!   [`multispin::MultispinBackend`] and [`multispin::MultispinAnnealing`], which the engines
-//!   `engine::wgpu::multispin::MultispinWgpuEngine` and `engine::cuda::multispin::MultispinCudaEngine`
-//!   implement (their state is large and bound to the word layout, so the engine is the
-//!   backend's own type, and only its orchestration is shared).
+//! - [`multispin`]: the multispin engine's `Engine` face, plans and population annealing,
+//!   over [`multispin::MultispinLattices`], [`multispin::MultispinBackend`] and
+//!   [`multispin::MultispinAnnealing`], which `engine::cpu::multispin::CpuMultispinEngine`,
+//!   `engine::wgpu::multispin::MultispinWgpuEngine` and
+//!   `engine::cuda::multispin::MultispinCudaEngine` implement (their state is large and bound
+//!   to the word layout, so each backend's engine is its own type, and everything else is
+//!   shared).
 
 pub mod multispin;
 pub mod simple;

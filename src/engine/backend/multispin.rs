@@ -1,6 +1,7 @@
-//! The multispin engines' plan and population calls, written once over [`MultispinBackend`]:
-//! what the wgpu and CUDA multispin engines (`engine::wgpu::multispin`,
-//! `engine::cuda::multispin`) each provide.
+//! The multispin engines' plan and population calls, written once over [`MultispinBackend`]
+//! and [`MultispinAnnealing`]: what the CPU, wgpu and CUDA multispin engines
+//! (`engine::cpu::multispin`, `engine::wgpu::multispin`, `engine::cuda::multispin`) each
+//! provide.
 
 use std::time::Instant;
 
@@ -9,8 +10,8 @@ use crate::engine::copy_maps::lane_map;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::whole_lattices_only;
 use crate::engine::{
-    Halo, Measurements, Plan, Populations, check_betas, check_copy_map,
-    check_thresholds_not_compiled,
+    Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Tempering, check_betas,
+    check_copy_map, check_thresholds_not_compiled,
 };
 use crate::error::Result;
 
@@ -77,8 +78,8 @@ pub trait MultispinAnnealing {
     /// A resampling step enqueued ahead of a plan's sweeps, read back behind them.
     type PendingStep;
 
-    /// Enqueue resampling step `step` from the measurement at observation pair `base`;
-    /// refused where no table was set.
+    /// Enqueue resampling step `step` from the measurement at observation pair `base` (and the
+    /// table set, each used once); refused where no table was set.
     fn enqueue_resample(&mut self, step: u32, base: u32) -> Result<Self::PendingStep>;
 
     /// Whether the resampling kernels exist (a table or the populations' sizes were set).
@@ -108,13 +109,95 @@ pub trait MultispinAnnealing {
     fn set_resampling_table(&mut self, table: &ResamplingTable) -> Result<()>;
 
     /// The resampling kernels for blocks of `slots`, the populations' `sizes` for the
-    /// histograms, and the overlaps no longer measured.
-    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<()>;
+    /// histograms, and the overlaps no longer measured; whether the backend counts the
+    /// histograms (a backend that does not measures every system as before).
+    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<bool>;
 }
 
-/// `Engine::execute`: a resampling step's kernels ahead of the plan's with no wait between,
+/// A multispin engine's spin words on its backend, and what it says of itself: with
+/// [`MultispinBackend`], [`MultispinAnnealing`] and [`Tempering`], the engine's whole
+/// [`Engine`] face, written once below.
+pub trait MultispinLattices {
+    /// The backend's name in [`EngineInfo`] ("cpu", "wgpu", "cuda").
+    const BACKEND: &'static str;
+
+    /// The word layout of the engine's systems.
+    fn layout(&self) -> &MultispinLayout;
+
+    /// The adapter or device, and its driver ([`EngineInfo::adapter`], [`EngineInfo::driver`]).
+    fn adapter_and_driver(&self) -> (String, String);
+
+    /// Write the spin words ([`MultispinLayout::pack`]).
+    fn write_words(&mut self, words: &[u32]) -> Result<()>;
+
+    /// The spin words as [`MultispinLattices::write_words`] takes them.
+    fn read_words(&mut self) -> Result<Vec<u32>>;
+
+    /// Random lattices (the kernel `hot_start`).
+    fn hot_start_words(&mut self) -> Result<()>;
+
+    /// Make a slab's halos of both colours current, after new spins (nothing for whole
+    /// lattices).
+    fn exchange_both(&mut self) -> Result<()>;
+
+    /// Most measurement slots one plan may fill ([`Engine::max_plan_slots`]).
+    fn max_plan_slots(&self) -> u64 {
+        u64::MAX
+    }
+}
+
+impl<B> Engine for B
+where
+    B: MultispinLattices + MultispinBackend + MultispinAnnealing + Tempering,
+{
+    fn info(&self) -> EngineInfo {
+        let (adapter, driver) = self.adapter_and_driver();
+        EngineInfo {
+            backend: B::BACKEND.into(),
+            engine: self.layout().describe(),
+            adapter,
+            driver,
+        }
+    }
+
+    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
+        let spins = spins.bits()?;
+        spins.check_fits(&self.layout().systems)?;
+        let words = self.layout().pack(spins);
+        self.write_words(&words)?;
+        self.exchange_both()
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        self.hot_start_words()?;
+        self.exchange_both()
+    }
+
+    fn spins(&mut self) -> Result<Lattices> {
+        let words = self.read_words()?;
+        Ok(self.layout().unpack(&words).into())
+    }
+
+    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        execute(self, plan)
+    }
+
+    fn max_plan_slots(&self) -> u64 {
+        MultispinLattices::max_plan_slots(self)
+    }
+
+    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
+        Some(self)
+    }
+}
+
+/// [`Engine::execute`]: a resampling step's kernels ahead of the plan's with no wait between,
 /// then one read of the step's copies (and histograms) and of the plan's measurements.
-pub fn execute<B>(engine: &mut B, plan: &Plan) -> Result<Measurements>
+fn execute<B>(engine: &mut B, plan: &Plan) -> Result<Measurements>
 where
     B: MultispinBackend + MultispinAnnealing,
 {
@@ -220,8 +303,8 @@ impl<B: MultispinBackend + MultispinAnnealing> Populations for B {
     /// Histograms on the device instead of observations.
     fn count_populations(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
         whole_lattices_only(&self.host().halo, "population annealing (histograms)")?;
-        self.set_population_sizes(slots, sizes)?;
-        self.host().count_populations = true;
-        Ok(true)
+        let counted = self.set_population_sizes(slots, sizes)?;
+        self.host().count_populations = counted;
+        Ok(counted)
     }
 }

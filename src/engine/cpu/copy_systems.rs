@@ -20,33 +20,27 @@ pub fn copy_lattices(sources: &[u32], sites: usize, spins: &mut [i32]) {
         });
 }
 
-/// The multispin engine: AMSC copies lane to lane, bit by bit, within and across words; SMSC
-/// (one system per word system) copies whole word systems.
-pub fn copy_lanes(layout: &MultispinLayout, sources: &[u32], words: &mut [u32]) {
+/// The multispin engine, by the copy kernel's map (`engine::copy_maps::lane_map`): AMSC lane
+/// `[g][lane]` takes bit `map % 32` of the words of word system `map / 32`; SMSC word system
+/// `g` (one system) takes the words of word system `map[g]`.
+pub fn copy_lanes(layout: &MultispinLayout, map: &[u32], words: &mut [u32]) {
     let len = layout.system_words() as usize;
+    let per_word = layout.systems_per_word() as usize;
     let snapshot = words.to_vec();
     let word_system = |g: u32| &snapshot[g as usize * len..][..len];
     words
         .par_chunks_mut(len)
-        .enumerate()
-        .for_each(|(g, destination)| {
-            for lane in 0..layout.systems_per_word() {
-                let Some(system) = layout.lane_system(g as u32, lane) else {
-                    continue;
-                };
-                let source = sources[system as usize];
-                if source == system {
-                    continue;
-                }
-                let (source_g, source_lane) = layout.system_lane(source);
-                let from = word_system(source_g);
-                if layout.smsc() {
-                    destination.copy_from_slice(from);
-                    continue;
-                }
+        .zip(map.par_chunks(per_word))
+        .for_each(|(destination, sources)| {
+            if layout.smsc() {
+                destination.copy_from_slice(word_system(sources[0]));
+                return;
+            }
+            destination.fill(0);
+            for (lane, &source) in sources.iter().enumerate() {
+                let from = word_system(source / 32);
                 for (word, &source_word) in destination.iter_mut().zip(from) {
-                    let bit = (source_word >> source_lane) & 1;
-                    *word = (*word & !(1 << lane)) | (bit << lane);
+                    *word |= ((source_word >> (source % 32)) & 1) << lane;
                 }
             }
         });

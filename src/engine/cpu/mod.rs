@@ -62,6 +62,13 @@ fn cpu_tempering(systems: &IsingSystems, swaps: SwapLayout, state: &[u32]) -> Re
     })
 }
 
+/// The tempering state of a CPU engine's `tempering`; empty without tempering.
+fn tempering_state(tempering: &Option<CpuTempering>) -> Vec<u32> {
+    tempering
+        .as_ref()
+        .map_or_else(Vec::new, |t| t.state.clone())
+}
+
 /// The CPU engines' adapter name.
 fn cpu_description() -> String {
     format!("CPU ({} threads)", rayon::current_num_threads())

@@ -1,64 +1,80 @@
-//! The CPU multispin engine: the reference of the multispin kernels, word for word.
+//! The CPU multispin engine: the reference of the multispin kernels, word for word. Its plans
+//! and population calls are the multispin engines' (`engine::backend::multispin`); here the
+//! sweeps, measurements, swap rounds, copies and the resampling step on the host.
 
 use rayon::prelude::*;
 
 use super::multispin_metropolis::sweep_colour;
 use super::{
     CpuTempering, copy_lanes, cpu_description, cpu_tempering, exchange, observe_lanes,
-    overlap_planes,
+    overlap_planes, tempering_state,
 };
-use crate::engine::annealing::{HostResampling, ResamplingTable};
+use crate::engine::annealing::{PopulationHistograms, Resampled, ResamplingTable, resample};
+use crate::engine::backend::multispin::{
+    MultispinAnnealing, MultispinBackend, MultispinHost, MultispinLattices,
+};
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::{check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::SwapLayout;
-use crate::engine::{
-    Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Step, Tempering,
-    check_betas, check_copy_map, no_tempering,
-};
+use crate::engine::{Halo, Measurements, Plan, Populations, Step, Tempering};
 use crate::error::Result;
 
 /// Multispin coding on the CPU's cores, one word system per task.
 pub struct CpuMultispinEngine {
-    layout: MultispinLayout,
+    /// The layout, a slab's neighbours and the plan bookkeeping every backend keeps alike.
+    host: MultispinHost,
     tables: Vec<u32>,
     couplings: Vec<u32>,
     words: Vec<u32>,
     tempering: Option<CpuTempering>,
-    resampling: HostResampling,
-    /// The neighbours of a slab ([`crate::engine::slabs`]); `None` for whole lattices.
-    halo: Option<Box<dyn Halo>>,
+    /// The table of the next resampling step, each used once.
+    table: Option<ResamplingTable>,
+    /// What the last plan measured, as the device kernels leave it in their buffers; the next
+    /// plan's resampling step reads its last measurement.
+    measured: Measured,
+}
+
+/// A plan's measurements, slot after slot.
+#[derive(Default)]
+struct Measured {
+    /// `[slot][g][lane]` up spins and satisfied bonds.
+    per_word: Vec<[u64; 2]>,
+    /// `[slot][pair][pair count]` of every overlap word pair.
+    overlaps: Vec<u32>,
+    /// Tempering's labels.
+    labels: Vec<u32>,
 }
 
 impl CpuMultispinEngine {
-    /// An engine for `layout`, every spin down until [`Engine::set_spins`].
+    /// An engine for `layout`, every spin down until [`crate::engine::Engine::set_spins`].
     pub fn new(layout: MultispinLayout) -> Self {
         CpuMultispinEngine {
             tables: layout.threshold_tables(),
             couplings: layout.coupling_words(),
             words: vec![0; layout.words() as usize],
             tempering: None,
-            resampling: HostResampling::default(),
-            halo: None,
-            layout,
+            table: None,
+            measured: Measured::default(),
+            host: MultispinHost::new(layout),
         }
     }
 
     /// An engine of the slab `layout.systems` holds, trading its boundary planes
-    /// through `halo` ([`crate::engine::slabs`]); every spin down until [`Engine::set_spins`].
+    /// through `halo` ([`crate::engine::slabs`]); every spin down until
+    /// [`crate::engine::Engine::set_spins`].
     pub fn slab(layout: MultispinLayout, halo: Box<dyn Halo>) -> Result<Self> {
         check_slab(&layout)?;
-        Ok(CpuMultispinEngine {
-            halo: Some(halo),
-            ..CpuMultispinEngine::new(layout)
-        })
+        let mut engine = CpuMultispinEngine::new(layout);
+        engine.host.halo = Some(halo);
+        Ok(engine)
     }
 
     /// Colour 0 of every word system, then colour 1, each followed by a slab's exchange of the
     /// colour's boundary planes.
     fn sweep(&mut self, sweep: u32) -> Result<()> {
-        let len = self.layout.system_words() as usize;
+        let len = self.layout().system_words() as usize;
         for colour in 0..2 {
-            let (layout, tables, couplings) = (&self.layout, &self.tables, &self.couplings);
+            let (layout, tables, couplings) = (&self.host.layout, &self.tables, &self.couplings);
             self.words
                 .par_chunks_mut(len)
                 .enumerate()
@@ -72,20 +88,17 @@ impl CpuMultispinEngine {
 
     /// A slab's halo exchange of `colour` (nothing for whole lattices).
     fn exchange(&mut self, colour: u32) -> Result<()> {
-        match self.halo.as_deref_mut() {
-            Some(halo) => exchange_colour(&self.layout, halo, self.words.as_mut_slice(), colour),
+        match self.host.halo.as_deref_mut() {
+            Some(halo) => {
+                exchange_colour(&self.host.layout, halo, self.words.as_mut_slice(), colour)
+            }
             None => Ok(()),
         }
     }
 
-    /// Make a slab's halos of both colours current (after new spins).
-    fn exchange_both(&mut self) -> Result<()> {
-        (0..2).try_for_each(|colour| self.exchange(colour))
-    }
-
     /// `[g][lane]` up spins and satisfied bonds of every word system.
     fn observe(&self) -> Vec<[u64; 2]> {
-        let (layout, couplings) = (&self.layout, &self.couplings);
+        let (layout, couplings) = (self.layout(), &self.couplings);
         let len = layout.system_words() as usize;
         self.words
             .par_chunks(len)
@@ -94,12 +107,15 @@ impl CpuMultispinEngine {
             .collect()
     }
 
-    fn swap(&mut self, sweep: u32, parity: u32) -> Result<()> {
-        let counts = self.layout.systems_of_words(&self.observe(), 1);
-        let tempering = self.tempering.as_mut().ok_or_else(no_tempering)?;
+    fn swap(&mut self, sweep: u32, parity: u32) {
+        let counts = self.layout().systems_of_words(&self.observe(), 1);
+        let tempering = self
+            .tempering
+            .as_mut()
+            .expect("swap rounds without tempering are refused by prepare_slots");
         let counts = bytemuck::cast_slice(&counts);
-        let masks = tempering.round(self.layout.systems.seed, sweep, parity, counts);
-        let system_words = self.layout.system_words() as usize;
+        let masks = tempering.round(self.host.layout.systems.seed, sweep, parity, counts);
+        let system_words = self.host.layout.system_words() as usize;
         exchange(
             &tempering.swaps,
             parity,
@@ -107,12 +123,11 @@ impl CpuMultispinEngine {
             system_words,
             &mut self.words,
         );
-        Ok(())
     }
 
     /// `[pair][pair count]` of every overlap word pair.
     fn overlaps(&self) -> Vec<u32> {
-        let (layout, words) = (&self.layout, &self.words);
+        let (layout, words) = (self.layout(), &self.words);
         let len = layout.system_words() as usize;
         let system = |g: u32| &words[g as usize * len..][..len];
         layout
@@ -121,124 +136,178 @@ impl CpuMultispinEngine {
             .flat_map_iter(|&(a, b)| overlap_planes(layout, system(a), system(b)))
             .collect()
     }
+
+    /// A measurement: the observations, the overlaps and tempering's labels.
+    fn measure(&mut self) {
+        let per_word = self.observe();
+        let overlaps = self.overlaps();
+        self.measured.per_word.extend(per_word);
+        self.measured.overlaps.extend(overlaps);
+        if let Some(tempering) = &self.tempering {
+            self.measured.labels.extend(tempering.history_labels());
+        }
+    }
 }
 
-impl Engine for CpuMultispinEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "cpu".into(),
-            engine: self.layout.describe(),
-            adapter: cpu_description(),
-            driver: String::new(),
-        }
+impl MultispinLattices for CpuMultispinEngine {
+    const BACKEND: &'static str = "cpu";
+
+    fn layout(&self) -> &MultispinLayout {
+        &self.host.layout
     }
 
-    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
-        let spins = spins.bits()?;
-        spins.check_fits(&self.layout.systems)?;
-        self.words = self.layout.pack(spins);
-        self.exchange_both()
+    fn adapter_and_driver(&self) -> (String, String) {
+        (cpu_description(), String::new())
     }
 
-    fn hot_start(&mut self) -> Result<()> {
-        super::hot_start::hot_start_words(&self.layout, &mut self.words);
-        self.exchange_both()
+    fn write_words(&mut self, words: &[u32]) -> Result<()> {
+        self.words.copy_from_slice(words);
+        Ok(())
     }
 
-    fn spins(&mut self) -> Result<Lattices> {
-        Ok(self.layout.unpack(&self.words).into())
+    fn read_words(&mut self) -> Result<Vec<u32>> {
+        Ok(self.words.clone())
     }
 
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        let words = self.layout.word_systems() as usize;
-        let mut per_word = Vec::with_capacity(plan.slots as usize * words * LANES as usize);
-        let mut overlaps = Vec::new();
-        let mut labels = Vec::new();
-        plan.refuse_observe()?;
-        let (resample, steps) = plan.split_resample()?;
-        if resample.is_some() {
-            whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        }
-        let resampled = self.resampling.replay(self.layout.systems.seed, resample)?;
-        if let Some(resampled) = &resampled {
-            copy_lanes(&self.layout, &resampled.sources, &mut self.words);
-        }
-        for step in steps {
-            match *step {
-                Step::Resample { .. } => unreachable!("split off above"),
-                Step::Observe { .. } => unreachable!("refused above"),
-                Step::Sweep { sweep } => self.sweep(sweep)?,
-                Step::Swap { sweep, parity } => self.swap(sweep, parity)?,
-                Step::Cluster { .. } => return Err(crate::engine::clusters::no_clusters()),
-                Step::Measure { .. } => {
-                    per_word.extend(self.observe());
-                    overlaps.extend(self.overlaps());
-                    if let Some(tempering) = &self.tempering {
-                        labels.extend(tempering.history_labels());
-                    }
-                }
-            }
-        }
-        let mut measurements = self.layout.measurements(&per_word, &overlaps, plan.slots);
-        measurements.labels = labels;
-        measurements.copies = resampled.map(|r| r.copies).unwrap_or_default();
-        self.resampling.record(&measurements, plan.slots);
-        Ok(measurements)
+    fn hot_start_words(&mut self) -> Result<()> {
+        super::hot_start::hot_start_words(&self.host.layout, &mut self.words);
+        Ok(())
     }
 
-    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
-        Some(self)
-    }
-
-    fn populations(&mut self) -> Option<&mut dyn Populations> {
-        Some(self)
+    fn exchange_both(&mut self) -> Result<()> {
+        (0..2).try_for_each(|colour| self.exchange(colour))
     }
 }
 
 impl Tempering for CpuMultispinEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
-        whole_lattices_only(&self.halo, "parallel tempering")?;
-        let swaps = SwapLayout::multispin(&self.layout);
-        self.tempering = Some(cpu_tempering(&self.layout.systems, swaps, state)?);
+        whole_lattices_only(&self.host.halo, "parallel tempering")?;
+        let swaps = SwapLayout::multispin(self.layout());
+        self.tempering = Some(cpu_tempering(&self.layout().systems, swaps, state)?);
         Ok(())
     }
 
     fn tempering_state(&mut self) -> Result<Vec<u32>> {
-        Ok(self
-            .tempering
-            .as_ref()
-            .map_or_else(Vec::new, |t| t.state.clone()))
+        Ok(tempering_state(&self.tempering))
     }
 }
 
-impl Populations for CpuMultispinEngine {
-    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (set_betas)")?;
-        check_betas(&self.layout.systems, betas)?;
-        self.layout.systems.betas = betas.to_vec();
-        self.tables = self.layout.threshold_tables();
+impl MultispinBackend for CpuMultispinEngine {
+    const NAME: &'static str = "multispin CPU";
+
+    fn host(&mut self) -> &mut MultispinHost {
+        &mut self.host
+    }
+
+    fn prepare_slots(&mut self, plan: &Plan) -> Result<()> {
+        plan.swaps(self.tempering.is_some())?;
+        let pairs = plan.slots as usize * (self.layout().word_systems() * LANES) as usize;
+        self.measured = Measured {
+            per_word: Vec::with_capacity(pairs),
+            ..Measured::default()
+        };
         Ok(())
     }
 
-    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (copy_systems)")?;
-        check_copy_map(&self.layout.systems, sources)?;
-        copy_lanes(&self.layout, sources, &mut self.words);
+    /// The plan's steps one after another, each over every word system in parallel.
+    fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
+        for step in &plan.steps {
+            match *step {
+                // Replayed before the plan's launches (`MultispinAnnealing::enqueue_resample`).
+                Step::Resample { .. } => {}
+                Step::Observe { .. } | Step::Cluster { .. } => {
+                    unreachable!("refused by multispin::execute")
+                }
+                Step::Sweep { sweep } => self.sweep(sweep)?,
+                Step::Swap { sweep, parity } => self.swap(sweep, parity),
+                Step::Measure { .. } => self.measure(),
+            }
+        }
         Ok(())
     }
 
-    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
-        whole_lattices_only(&self.halo, "population annealing (resampling)")?;
-        self.resampling
-            .set_table(table, self.layout.systems.systems())
+    fn wait(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn read_measurements(&mut self, slots: u32) -> Result<Measurements> {
+        let measured = &mut self.measured;
+        let mut measurements =
+            (self.host.layout).measurements(&measured.per_word, &measured.overlaps, slots);
+        measurements.labels = std::mem::take(&mut measured.labels);
+        Ok(measurements)
+    }
+}
+
+/// Population annealing on the host: the resampling step from the last measurement's counts
+/// ([`resample`], the device kernels' reference), its copies made at once.
+impl MultispinAnnealing for CpuMultispinEngine {
+    type PendingStep = Resampled;
+
+    fn enqueue_resample(&mut self, step: u32, base: u32) -> Result<Resampled> {
+        let table = self
+            .table
+            .take()
+            .ok_or_else(crate::engine::annealing::no_table)?;
+        let layout = self.layout();
+        let words = (layout.word_systems() * LANES) as usize;
+        let measured = &self.measured.per_word[base as usize..][..words];
+        let satisfied: Vec<u64> = (layout.systems_of_words(measured, 1).iter())
+            .map(|o| o.satisfied)
+            .collect();
+        let resampled = resample(&table, layout.systems.seed, step, &satisfied)?;
+        self.copy_systems(&resampled.sources)?;
+        Ok(resampled)
+    }
+
+    /// The host resamples without kernels.
+    fn resamples(&self) -> bool {
+        true
+    }
+
+    fn enqueue_histograms(&mut self, _base: u32) -> Result<()> {
+        unreachable!("the CPU engine counts no histograms (set_population_sizes)")
+    }
+
+    fn read_resampled(
+        &mut self,
+        step: Option<Resampled>,
+        _histograms: bool,
+    ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
+        Ok((step.map(|r| r.copies).unwrap_or_default(), None))
+    }
+
+    fn thresholds_compiled(&self) -> bool {
+        false
+    }
+
+    fn write_thresholds(&mut self) -> Result<()> {
+        self.tables = self.layout().threshold_tables();
+        Ok(())
+    }
+
+    fn copy_lanes(&mut self, map: &[u32]) -> Result<()> {
+        copy_lanes(&self.host.layout, map, &mut self.words);
+        Ok(())
+    }
+
+    fn set_resampling_table(&mut self, table: &ResamplingTable) -> Result<()> {
+        table.check(self.layout().systems.systems())?;
+        self.table = Some(table.clone());
+        Ok(())
+    }
+
+    /// Every system's counts come back, as from the simple engines: no histograms.
+    fn set_population_sizes(&mut self, _slots: u32, _sizes: &[u32]) -> Result<bool> {
+        Ok(false)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Observation;
     use crate::engine::multispin::fixtures::all_layouts;
+    use crate::engine::{Engine, Observation};
     use crate::model::couplings::coupling_values;
     use crate::model::ising::IsingSystems;
 
@@ -301,7 +370,7 @@ mod tests {
     fn measurements_equal_site_by_site_counts() {
         let engines = all_layouts().into_iter().map(CpuMultispinEngine::new);
         for mut engine in engines {
-            let systems = engine.layout.systems.clone();
+            let systems = engine.host.layout.systems.clone();
             let spins = crate::engine::cpu::hot_start::initial_spins(&systems);
             engine.set_spins(&spins.clone().into()).unwrap();
             let mut plan = Plan::default();
@@ -313,7 +382,7 @@ mod tests {
             let mut expected = Direct::default();
             let mut one = Plan::default();
             for sweep in 0..2 {
-                let mut fresh = CpuMultispinEngine::new(engine.layout.clone());
+                let mut fresh = CpuMultispinEngine::new(engine.host.layout.clone());
                 fresh.set_spins(&spins.clone().into()).unwrap();
                 for s in 0..=sweep {
                     one.steps = vec![Step::Sweep { sweep: s }];
@@ -327,7 +396,7 @@ mod tests {
                 expected.planes.extend(one.planes);
                 expected.links.extend(one.links);
             }
-            let case = engine.layout.describe();
+            let case = engine.host.layout.describe();
             assert_eq!(measured.observations, expected.observations, "{case}");
             assert_eq!(measured.overlap_planes, expected.planes, "{case}");
             assert!(!measured.overlap_planes.is_empty(), "{case}");

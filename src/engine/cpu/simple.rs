@@ -8,7 +8,8 @@ use rayon::prelude::*;
 use super::hot_start::hot_start_lattices;
 use super::{
     CpuTempering, active_bonds, copy_lattices, cpu_description, cpu_tempering, exchange,
-    flip_clusters, label_clusters, observe, point_at_roots, sweep_colour, wolff_update,
+    flip_clusters, label_clusters, observe, point_at_roots, sweep_colour, tempering_state,
+    wolff_update,
 };
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
@@ -243,10 +244,7 @@ impl TemperingBackend for CpuSimple {
     }
 
     fn tempering_state(&mut self) -> Result<Vec<u32>> {
-        Ok(self
-            .tempering
-            .as_ref()
-            .map_or_else(Vec::new, |t| t.state.clone()))
+        Ok(tempering_state(&self.tempering))
     }
 
     fn read_labels(&mut self, _slots: u32) -> Result<Vec<u32>> {

@@ -23,8 +23,9 @@ use crate::engine::backend::vector::{
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_observation,
-    counted_overlaps, coupling_words, dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
+    counted_observation, counted_overlaps, coupling_words, dispatch_params, kernel_constants,
+    phase_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -50,25 +51,13 @@ pub struct CudaVector {
     widths: CudaSlice<i32>,
     phases: CudaSlice<i32>,
     partners: CudaSlice<u32>,
-    kernels: Functions,
+    /// The compiled kernels, each with the block size it launches with: the one asked for, or
+    /// fewer threads where the kernel's registers allow no more (64-bit arithmetic and Philox
+    /// take many; no result depends on the block size).
+    kernels: VectorKernelSet<FittedKernel>,
     /// Passes launched since the counts were cleared, for a synchronisation every
     /// [`LAUNCHES_PER_WAIT`].
     launches: usize,
-}
-
-/// The compiled kernels, each with the block size it launches with: the one asked for, or
-/// fewer threads where the kernel's registers allow no more (64-bit arithmetic and Philox take
-/// many; no result depends on the block size).
-struct Functions {
-    hot_start: FittedKernel,
-    metropolis: FittedKernel,
-    /// The double checkerboard's, built where the updates have tiles.
-    tiles: Option<FittedKernel>,
-    overrelaxation: FittedKernel,
-    observables: FittedKernel,
-    /// The replica pairs' overlaps, built for a spin glass.
-    overlap: Option<FittedKernel>,
-    exchange: FittedKernel,
 }
 
 impl CudaVectorEngine {
@@ -83,24 +72,9 @@ impl CudaVectorEngine {
     ) -> Result<Self> {
         check_fits(&device, block_size, systems.systems(), "systems")?;
         let constants = kernel_constants(&systems, updates);
-        let mut fitted = |kernel| -> Result<FittedKernel> {
+        let kernels = VectorKernelSet::build(&systems, updates, |kernel| {
             FittedKernel::new(device.function(kernel, &constants)?, block_size)
-        };
-        let kernels = Functions {
-            hot_start: fitted(Kernel::VectorHotStart)?,
-            metropolis: fitted(Kernel::VectorMetropolis)?,
-            tiles: match updates.tile {
-                Some(_) => Some(fitted(Kernel::VectorTiles)?),
-                None => None,
-            },
-            overrelaxation: fitted(Kernel::VectorOverrelaxation)?,
-            observables: fitted(Kernel::VectorObservables)?,
-            overlap: match systems.overlaps() {
-                0 => None,
-                _ => Some(fitted(Kernel::VectorOverlap)?),
-            },
-            exchange: fitted(Kernel::VectorExchange)?,
-        };
+        })?;
         let backend = CudaVector {
             spins: allocate(&device, systems.spin_words(), "vector spins")?,
             tables: upload(&device, &systems.acceptance_tables(), "acceptance tables")?,

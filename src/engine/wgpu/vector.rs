@@ -19,10 +19,10 @@ use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, VectorBackend, VectorEngine, VectorKernels, launch_sweeps,
 };
 use crate::engine::dispatch::{Dispatch, DispatchParams};
-use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_observation,
-    counted_overlaps, coupling_words, dispatch_params, kernel_constants, phase_words,
+    COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
+    counted_observation, counted_overlaps, coupling_words, dispatch_params, kernel_constants,
+    phase_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -45,24 +45,11 @@ pub struct WgpuVector {
     widths: wgpu::Buffer,
     partners: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    pipelines: Pipelines,
+    pipelines: VectorKernelSet<wgpu::ComputePipeline>,
     /// The passes enqueued for the next submission ([`VectorKernels::enqueue_pass`]).
     pending: Vec<(DispatchParams, VectorPass)>,
     /// Whether the next submission of passes clears the counts first.
     clear_pending: bool,
-}
-
-/// The compiled kernels, one per [`Kernel`] of the engine.
-struct Pipelines {
-    hot_start: wgpu::ComputePipeline,
-    metropolis: wgpu::ComputePipeline,
-    /// The double checkerboard's, built where the updates have tiles.
-    tiles: Option<wgpu::ComputePipeline>,
-    overrelaxation: wgpu::ComputePipeline,
-    observables: wgpu::ComputePipeline,
-    /// The replica pairs' overlaps, built for a spin glass.
-    overlap: Option<wgpu::ComputePipeline>,
-    exchange: wgpu::ComputePipeline,
 }
 
 /// `words` as the `u32`s a buffer holds.
@@ -101,24 +88,9 @@ impl WgpuVectorEngine {
         }
         let mut constants = kernel_constants(&systems, updates);
         constants.push(("WG_SIZE", workgroup_size));
-        let mut pipeline = |kernel| -> Result<wgpu::ComputePipeline> {
+        let pipelines = VectorKernelSet::build(&systems, updates, |kernel| {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
-        };
-        let pipelines = Pipelines {
-            hot_start: pipeline(Kernel::VectorHotStart)?,
-            metropolis: pipeline(Kernel::VectorMetropolis)?,
-            tiles: match updates.tile {
-                Some(_) => Some(pipeline(Kernel::VectorTiles)?),
-                None => None,
-            },
-            overrelaxation: pipeline(Kernel::VectorOverrelaxation)?,
-            observables: pipeline(Kernel::VectorObservables)?,
-            overlap: match systems.overlaps() {
-                0 => None,
-                _ => Some(pipeline(Kernel::VectorOverlap)?),
-            },
-            exchange: pipeline(Kernel::VectorExchange)?,
-        };
+        })?;
         let spins = ctx.buffer("vector spins", spin_bytes, storage_usage())?;
         let count_bytes = 8 * (COUNTERS * systems.systems() as usize) as u64;
         let counts = ctx.buffer("vector counts", count_bytes, storage_usage())?;

@@ -117,12 +117,12 @@ impl MultispinAnnealing for MultispinCudaEngine {
         resampling.set_table(&self.device, table)
     }
 
-    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<()> {
+    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
         self.ensure_resampling(slots)?;
         let resampling = self.resampling.as_mut().expect("ensured above");
         resampling.set_sizes(&self.device, sizes)?;
         // Histograms replace every replica's counts, and nothing reads the overlaps.
         self.overlap_kernel = None;
-        Ok(())
+        Ok(true)
     }
 }

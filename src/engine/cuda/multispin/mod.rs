@@ -43,16 +43,14 @@ use super::launch::{
 use super::resampling::CudaResampling;
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
 use super::tempering::CudaTempering;
-use crate::engine::backend::multispin::{self, MultispinBackend, MultispinHost};
+use crate::engine::backend::multispin::{MultispinBackend, MultispinHost, MultispinLattices};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
 use crate::engine::multispin::{MultispinLayout, SlotsRead};
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout, chain_slice_kernel_constants};
-use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Tempering,
-};
+use crate::engine::{Betas, Halo, Measurements, Plan, Tempering};
 use crate::error::Result;
 
 pub use self::modules::CONSTANT_TABLE_WORDS;
@@ -136,8 +134,8 @@ pub struct MultispinCudaEngine {
 
 impl MultispinCudaEngine {
     /// Allocate the word systems of `layout` on `device` (all spins down until
-    /// [`Engine::set_spins`]) with `block_size` threads per block, for betas that stay fixed;
-    /// fails clearly where they exceed the device.
+    /// [`crate::engine::Engine::set_spins`]) with `block_size` threads per block, for betas
+    /// that stay fixed; fails clearly where they exceed the device.
     pub fn new(device: CudaDevice, layout: MultispinLayout, block_size: u32) -> Result<Self> {
         Self::with_betas(device, layout, block_size, Betas::Fixed)
     }
@@ -225,7 +223,7 @@ impl MultispinCudaEngine {
     /// with the neighbouring slabs after each colour's update ([`crate::engine::slabs`]): device
     /// to device through NCCL where `halo` is a ring of processes that all have it
     /// ([`NcclHalos`]), else through `halo` on the host; beside the bulk's update either way
-    /// (`slab.rs`). Every spin down until [`Engine::set_spins`].
+    /// (`slab.rs`). Every spin down until [`crate::engine::Engine::set_spins`].
     pub fn slab(
         device: CudaDevice,
         layout: MultispinLayout,
@@ -297,45 +295,32 @@ impl MultispinCudaEngine {
     }
 }
 
-impl Engine for MultispinCudaEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "cuda".into(),
-            engine: self.host.layout.describe(),
-            adapter: self.device.description(),
-            driver: self.device.driver(),
-        }
+impl MultispinLattices for MultispinCudaEngine {
+    const BACKEND: &'static str = "cuda";
+
+    fn layout(&self) -> &MultispinLayout {
+        &self.host.layout
     }
 
-    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
-        let spins = spins.bits()?;
-        spins.check_fits(&self.host.layout.systems)?;
-        let words = self.host.layout.pack(spins);
-        overwrite(&self.device, &words, &mut self.spins, "spin words")?;
-        self.exchange_both()
+    fn adapter_and_driver(&self) -> (String, String) {
+        (self.device.description(), self.device.driver())
     }
 
-    fn hot_start(&mut self) -> Result<()> {
+    fn write_words(&mut self, words: &[u32]) -> Result<()> {
+        overwrite(&self.device, words, &mut self.spins, "spin words")
+    }
+
+    fn read_words(&mut self) -> Result<Vec<u32>> {
+        download(&self.device, &self.spins, "spin words")
+    }
+
+    fn hot_start_words(&mut self) -> Result<()> {
         let grid = HotStartGrid::multispin(&self.host.layout);
-        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)?;
-        self.exchange_both()
+        hot_start(&mut self.device, self.block_size, &mut self.spins, &grid)
     }
 
-    fn spins(&mut self) -> Result<Lattices> {
-        let words = download(&self.device, &self.spins, "spin words")?;
-        Ok(self.host.layout.unpack(&words).into())
-    }
-
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        multispin::execute(self, plan)
-    }
-
-    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
-        Some(self)
-    }
-
-    fn populations(&mut self) -> Option<&mut dyn Populations> {
-        Some(self)
+    fn exchange_both(&mut self) -> Result<()> {
+        self.exchange_halos()
     }
 }
 

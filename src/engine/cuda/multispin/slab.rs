@@ -93,7 +93,7 @@ impl MultispinCudaEngine {
     }
 
     /// Make a slab's halos of both colours current (after new spins).
-    pub(super) fn exchange_both(&mut self) -> Result<()> {
+    pub(super) fn exchange_halos(&mut self) -> Result<()> {
         if self.host.halo.is_none() {
             return Ok(());
         }

@@ -111,12 +111,12 @@ impl MultispinAnnealing for MultispinWgpuEngine {
         resampling.set_table(&self.ctx, table)
     }
 
-    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<()> {
+    fn set_population_sizes(&mut self, slots: u32, sizes: &[u32]) -> Result<bool> {
         self.ensure_resampling(slots)?;
         let resampling = self.resampling.as_ref().expect("ensured above");
         resampling.set_sizes(&self.ctx, sizes)?;
         // Histograms replace every replica's counts, and nothing reads the overlaps.
         self.overlap = None;
-        Ok(())
+        Ok(true)
     }
 }

@@ -26,7 +26,7 @@ use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::resampling::WgpuResampling;
 use super::tempering::WgpuTempering;
 use crate::config::{Disorder, Randoms};
-use crate::engine::backend::multispin::{self, MultispinBackend, MultispinHost};
+use crate::engine::backend::multispin::{MultispinBackend, MultispinHost, MultispinLattices};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, measured_slots, submissions, sweeps_per_submission};
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
@@ -35,9 +35,7 @@ use crate::engine::multispin::{
 };
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{
-    Betas, Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Tempering,
-};
+use crate::engine::{Betas, Halo, Measurements, Plan, Tempering};
 use crate::error::{Error, Result};
 
 /// Words of one buffer that the kernels' `u32` indices reach.
@@ -90,10 +88,10 @@ struct MeasurementBuffers {
 
 impl MultispinWgpuEngine {
     /// Allocate the word systems of `layout` on the device of `ctx` (all spins down until
-    /// [`Engine::set_spins`]); fails clearly where they exceed the device's limits. With
-    /// [`Betas::Fixed`] and one table whose lanes share each threshold, the update is compiled
-    /// with the thresholds ([`MultispinLayout::fixed_thresholds`]; 10-20% faster on an H100) and
-    /// [`Populations::set_betas`] refuses.
+    /// [`crate::engine::Engine::set_spins`]); fails clearly where they exceed the device's
+    /// limits. With [`Betas::Fixed`] and one table whose lanes share each threshold, the update
+    /// is compiled with the thresholds ([`MultispinLayout::fixed_thresholds`]; 10-20% faster on
+    /// an H100) and [`crate::engine::Populations::set_betas`] refuses.
     pub fn new(
         mut ctx: WgpuContext,
         layout: MultispinLayout,
@@ -176,7 +174,7 @@ impl MultispinWgpuEngine {
 
     /// An engine of the slab `layout.systems` holds, trading its boundary planes
     /// through `halo` after each colour's dispatch, one colour per submission
-    /// ([`crate::engine::slabs`]); every spin down until [`Engine::set_spins`].
+    /// ([`crate::engine::slabs`]); every spin down until [`crate::engine::Engine::set_spins`].
     pub fn slab(
         ctx: WgpuContext,
         layout: MultispinLayout,
@@ -190,40 +188,35 @@ impl MultispinWgpuEngine {
     }
 }
 
-impl Engine for MultispinWgpuEngine {
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            backend: "wgpu".into(),
-            engine: self.host.layout.describe(),
-            adapter: self.ctx.adapter_name(),
-            driver: self.ctx.driver(),
-        }
+impl MultispinLattices for MultispinWgpuEngine {
+    const BACKEND: &'static str = "wgpu";
+
+    fn layout(&self) -> &MultispinLayout {
+        &self.host.layout
     }
 
-    fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
-        let spins = spins.bits()?;
-        spins.check_fits(&self.host.layout.systems)?;
-        let words = self.host.layout.pack(spins);
+    fn adapter_and_driver(&self) -> (String, String) {
+        (self.ctx.adapter_name(), self.ctx.driver())
+    }
+
+    fn write_words(&mut self, words: &[u32]) -> Result<()> {
         self.ctx
             .queue
-            .write_buffer(&self.spins, 0, bytemuck::cast_slice(&words));
-        self.ctx.wait()?;
-        self.exchange_both()
+            .write_buffer(&self.spins, 0, bytemuck::cast_slice(words));
+        self.ctx.wait()
     }
 
-    fn hot_start(&mut self) -> Result<()> {
+    fn read_words(&mut self) -> Result<Vec<u32>> {
+        self.ctx.read_buffer(&self.spins, self.spins.size())
+    }
+
+    fn hot_start_words(&mut self) -> Result<()> {
         let grid = HotStartGrid::multispin(&self.host.layout);
-        hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)?;
-        self.exchange_both()
+        hot_start(&mut self.ctx, &self.dispatcher, &self.spins, &grid)
     }
 
-    fn spins(&mut self) -> Result<Lattices> {
-        let words: Vec<u32> = self.ctx.read_buffer(&self.spins, self.spins.size())?;
-        Ok(self.host.layout.unpack(&words).into())
-    }
-
-    fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        multispin::execute(self, plan)
+    fn exchange_both(&mut self) -> Result<()> {
+        self.exchange_halos()
     }
 
     /// Slots whose observations and overlaps each fit in one storage binding, with the swap
@@ -231,14 +224,6 @@ impl Engine for MultispinWgpuEngine {
     fn max_plan_slots(&self) -> u64 {
         let per_slot = self.observation_bytes(1).max(self.overlap_bytes(1));
         self.ctx.plan_slots(per_slot)
-    }
-
-    fn tempering(&mut self) -> Option<&mut dyn Tempering> {
-        Some(self)
-    }
-
-    fn populations(&mut self) -> Option<&mut dyn Populations> {
-        Some(self)
     }
 }
 

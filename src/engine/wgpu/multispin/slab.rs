@@ -84,7 +84,7 @@ impl MultispinWgpuEngine {
     }
 
     /// Make a slab's halos of both colours current (after new spins).
-    pub(super) fn exchange_both(&mut self) -> Result<()> {
+    pub(super) fn exchange_halos(&mut self) -> Result<()> {
         (0..2).try_for_each(|colour| self.exchange(colour))
     }
 }
