@@ -15,13 +15,9 @@
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let g = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let g = thread_in_system(thread);
+    let z = thread.workgroup.z;
     let n = lattice_sites();
     if 4u * g >= n {
         return;

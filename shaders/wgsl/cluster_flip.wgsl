@@ -21,13 +21,9 @@ var<workgroup> workgroup_lo: atomic<u32>;
 var<workgroup> workgroup_hi: atomic<u32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let g = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let g = thread_in_system(thread);
+    let z = thread.workgroup.z;
     let n = lattice_sites();
     let base = z * n;
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
@@ -75,7 +71,7 @@ fn main(
     let old = atomicAdd(&workgroup_lo, lo);
     atomicAdd(&workgroup_hi, hi + select(0u, 1u, old + lo < old));
     workgroupBarrier();
-    if local == 0u {
+    if thread.local == 0u {
         add_size(2u * (params.slot * params.systems + z), atomicLoad(&workgroup_lo), atomicLoad(&workgroup_hi));
     }
 }
