@@ -22,25 +22,22 @@ var<workgroup> workgroup_hi: atomic<u32>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let g = thread_in_system(thread);
-    let z = thread.workgroup.z;
-    let n = lattice_sites();
-    let base = z * n;
+    let quad = quad_of(thread);
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
-    let batch = global_index(z);
+    let batch = global_index(quad.z);
     var wolff_root = 0u;
     if WOLFF == 1u {
         let word = philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
-        wolff_root = find_root(base, mulhilo(word, n).x);
+        wolff_root = find_root(quad.base, mulhilo(word, lattice_sites()).x);
     }
     var lo = 0u;
     var hi = 0u;
-    if 4u * g < n {
+    if quad.live {
         var block_of = 0xffffffffu;
         var block = vec4<u32>(0u);
-        let roots = quad_roots(base, g);
+        let roots = quad_roots(quad.base, quad.g);
         for (var k = 0u; k < 4u; k++) {
-            let site = 4u * g + k;
+            let site = 4u * quad.g + k;
             let root = roots[k];
             var flip = false;
             if WOLFF == 1u {
@@ -53,7 +50,7 @@ fn main(thread: Thread) {
                 }
                 flip = (block[root % 4u] >> 31u) == 1u;
                 if params.slot != NO_SLOT && root == site {
-                    let count = atomicLoad(&counts[base + site]);
+                    let count = atomicLoad(&counts[quad.base + site]);
                     let square = mulhilo(count, count);
                     let old = lo;
                     lo += square.y;
@@ -61,7 +58,7 @@ fn main(thread: Thread) {
                 }
             }
             if flip {
-                spins[base + site] = -spins[base + site];
+                spins[quad.base + site] = -spins[quad.base + site];
             }
         }
     }
@@ -72,6 +69,6 @@ fn main(thread: Thread) {
     atomicAdd(&workgroup_hi, hi + select(0u, 1u, old + lo < old));
     workgroupBarrier();
     if thread.local == 0u {
-        add_size(2u * (params.slot * params.systems + z), atomicLoad(&workgroup_lo), atomicLoad(&workgroup_hi));
+        add_size(2u * (params.slot * params.systems + quad.z), atomicLoad(&workgroup_lo), atomicLoad(&workgroup_hi));
     }
 }
