@@ -37,6 +37,22 @@ __device__ __forceinline__ bool leaves_tile(unsigned c, unsigned d) {
     return next / tile_extent(d) != c / tile_extent(d);
 }
 
+// What thread g of a cluster kernel's system z handles: sites 4g .. 4g + 3 of the system, whose
+// sites start at base = z N; none (`live` false) for the threads past the last quad.
+struct Quad {
+    unsigned g;
+    unsigned z;
+    unsigned long long base;
+    bool live;
+};
+
+__device__ __forceinline__ Quad quad_of() {
+    const unsigned g = thread_in_system();
+    const unsigned z = blockIdx.z;
+    const unsigned n = lattice_sites();
+    return {g, z, static_cast<unsigned long long>(z) * n, 4u * g < n};
+}
+
 // The forward bonds of `site` among `bonds` (one system's): bit d set where its bond along d is
 // active.
 __device__ __forceinline__ unsigned bond_bits(const unsigned* bonds, unsigned site) {

@@ -12,38 +12,35 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
                                          const unsigned* activation, unsigned* bonds,
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
-    const unsigned g = thread_in_system();
-    const unsigned z = blockIdx.z;
-    const unsigned n = lattice_sites();
-    if (4u * g >= n) {
+    const Quad quad = quad_of();
+    if (!quad.live) {
         return;
     }
-    const unsigned long long base = static_cast<unsigned long long>(z) * n;
-    const int* lattice = spins + base;
-    const unsigned threshold = activation[z / SLICE_BLOCK];
+    const int* lattice = spins + quad.base;
+    const unsigned threshold = activation[quad.z / SLICE_BLOCK];
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
-    const unsigned batch = global_index(z);
+    const unsigned batch = global_index(quad.z);
     unsigned word = 0u;
     for (unsigned j = 0u; j < DIMS; j++) {
         const uint4 block = philox4x32_10(
-            philox_counter(g * DIMS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch), key);
+            philox_counter(quad.g * DIMS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch), key);
         const unsigned randoms[4] = {block.x, block.y, block.z, block.w};
 #pragma unroll
         for (unsigned w = 0u; w < 4u; w++) {
             const unsigned bond = 4u * j + w;
             const unsigned k = bond / DIMS;
             const unsigned d = bond % DIMS;
-            const unsigned site = 4u * g + k;
+            const unsigned site = 4u * quad.g + k;
             const Neighbours near = neighbours(site);
             if (lattice[site] == lattice[near.site[2u * d + 1u]] && randoms[w] < threshold) {
                 word |= 1u << (8u * k + d);
             }
         }
     }
-    bonds[static_cast<unsigned long long>(z) * (n / 4u) + g] = word;
+    bonds[static_cast<unsigned long long>(quad.z) * (lattice_sites() / 4u) + quad.g] = word;
     if (params.slot != NO_SLOT) {
         for (unsigned k = 0u; k < 4u; k++) {
-            counts[base + 4u * g + k] = 0u;
+            counts[quad.base + 4u * quad.g + k] = 0u;
         }
     }
 }

@@ -21,28 +21,25 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         block_sum = 0ull;
     }
     __syncthreads();
-    const unsigned g = thread_in_system();
-    const unsigned z = blockIdx.z;
-    const unsigned n = lattice_sites();
-    const unsigned long long base = static_cast<unsigned long long>(z) * n;
+    const Quad quad = quad_of();
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
-    const unsigned batch = global_index(z);
+    const unsigned batch = global_index(quad.z);
     unsigned wolff_root = 0u;
     if (WOLFF == 1u) {
         const unsigned word =
             philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
         const unsigned seed_site =
-            static_cast<unsigned>((static_cast<unsigned long long>(word) * n) >> 32);
-        wolff_root = find_root(labels + base, seed_site);
+            static_cast<unsigned>((static_cast<unsigned long long>(word) * lattice_sites()) >> 32);
+        wolff_root = find_root(labels + quad.base, seed_site);
     }
     unsigned long long sum = 0ull;
-    if (4u * g < n) {
+    if (quad.live) {
         unsigned block_of = 0xffffffffu;
         unsigned words[4] = {0u, 0u, 0u, 0u};
         unsigned roots[4];
-        quad_roots(labels + base, g, roots);
+        quad_roots(labels + quad.base, quad.g, roots);
         for (unsigned k = 0u; k < 4u; k++) {
-            const unsigned site = 4u * g + k;
+            const unsigned site = 4u * quad.g + k;
             const unsigned root = roots[k];
             bool flip;
             if (WOLFF == 1u) {
@@ -61,12 +58,12 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                 }
                 flip = (words[root % 4u] >> 31u) == 1u;
                 if (params.slot != NO_SLOT && root == site) {
-                    const unsigned long long count = counts[base + site];
+                    const unsigned long long count = counts[quad.base + site];
                     sum += count * count;
                 }
             }
             if (flip) {
-                spins[base + site] = -spins[base + site];
+                spins[quad.base + site] = -spins[quad.base + site];
             }
         }
     }
@@ -76,7 +73,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     atomicAdd(&block_sum, sum);
     __syncthreads();
     if (threadIdx.x == 0u) {
-        atomicAdd(&sizes[static_cast<unsigned long long>(params.slot) * params.systems + z],
+        atomicAdd(&sizes[static_cast<unsigned long long>(params.slot) * params.systems + quad.z],
                   block_sum);
     }
 }

@@ -36,7 +36,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
                                          unsigned long long* sizes) {
     // The tile's union-find, tile indices.
     __shared__ unsigned parents[TILE_SITES];
-    const unsigned tile = blockIdx.x + blockIdx.y * gridDim.x;
+    const unsigned tile = workgroup_in_system();
     const unsigned across_x = tiles_along(0u);
     const unsigned across_y = tiles_along(1u);
     // Uniform over the block: a grid spilling into y has blocks past the last tile.

@@ -9,21 +9,19 @@ extern "C" __global__ void cluster_roots(DispatchParams params, const int* spins
                                          const unsigned* activation, unsigned* bonds,
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
-    const unsigned g = thread_in_system();
-    const unsigned z = blockIdx.z;
-    const unsigned n = lattice_sites();
-    if (4u * g >= n) {
+    const Quad quad = quad_of();
+    if (!quad.live) {
         return;
     }
-    unsigned* system = labels + static_cast<unsigned long long>(z) * n;
-    unsigned* system_counts = counts + static_cast<unsigned long long>(z) * n;
+    unsigned* system = labels + quad.base;
+    unsigned* system_counts = counts + quad.base;
     unsigned roots[4];
-    quad_roots(system, g, roots);
+    quad_roots(system, quad.g, roots);
     unsigned run_root = 0xffffffffu;
     unsigned run = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned root = roots[k];
-        atomicExch(&system[4u * g + k], root);
+        atomicExch(&system[4u * quad.g + k], root);
         if (root != run_root && run > 0u) {
             atomicAdd(&system_counts[run_root], run);
             run = 0u;

@@ -13,10 +13,15 @@ struct DispatchParams {
     unsigned threads;       // a sweep's update threads from first_thread on; 0: all
 };
 
-// Linear index of a thread within its system: grids wider than the x limit spill into y;
+// Linear index of a block within its system: grids wider than the x limit spill into y;
 // z is the system (batch).
+__device__ __forceinline__ unsigned workgroup_in_system() {
+    return blockIdx.x + blockIdx.y * gridDim.x;
+}
+
+// Linear index of a thread within its system.
 __device__ __forceinline__ unsigned thread_in_system() {
-    return (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;
+    return workgroup_in_system() * blockDim.x + threadIdx.x;
 }
 
 // A sweep's update thread: this launch's threads start at params.first_thread.

@@ -102,7 +102,7 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
                                         const int* widths) {
     __shared__ int tile[TILE_WORDS];
     __shared__ unsigned block_accepted;
-    const unsigned q = blockIdx.x + blockIdx.y * gridDim.x;
+    const unsigned q = workgroup_in_system();
     const unsigned z = blockIdx.z;
     if (q >= TILES_PER_COLOUR) {
         return;

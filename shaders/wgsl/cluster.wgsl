@@ -46,6 +46,22 @@ fn leaves_tile(c: u32, d: u32) -> bool {
     return next / tile_extent(d) != c / tile_extent(d);
 }
 
+// What thread g of a cluster kernel's system z handles: sites 4g .. 4g + 3 of the system, whose
+// sites start at base = z N; none (`live` false) for the threads past the last quad.
+struct Quad {
+    g: u32,
+    z: u32,
+    base: u32,
+    live: bool,
+}
+
+fn quad_of(thread: Thread) -> Quad {
+    let g = thread_in_system(thread);
+    let z = thread.workgroup.z;
+    let n = lattice_sites();
+    return Quad(g, z, z * n, 4u * g < n);
+}
+
 // The forward bonds of `site` (system z of n sites): bit d set where its bond along d is active.
 fn bond_bits(z: u32, n: u32, site: u32) -> u32 {
     return bonds[z * (n / 4u) + site / 4u] >> (8u * (site % 4u));

@@ -15,40 +15,33 @@
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let g = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
-    let n = lattice_sites();
-    if 4u * g >= n {
+fn main(thread: Thread) {
+    let quad = quad_of(thread);
+    if !quad.live {
         return;
     }
-    let base = z * n;
-    let threshold = activation[z / SLICE_BLOCK];
+    let threshold = activation[quad.z / SLICE_BLOCK];
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
-    let batch = global_index(z);
+    let batch = global_index(quad.z);
     var word = 0u;
     for (var j = 0u; j < DIMS; j++) {
-        let counter = philox_counter(g * DIMS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch);
+        let counter = philox_counter(quad.g * DIMS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch);
         let randoms = philox4x32_10(counter, key);
         for (var w = 0u; w < 4u; w++) {
             let bond = 4u * j + w;
             let k = bond / DIMS;
             let d = bond % DIMS;
-            let site = 4u * g + k;
+            let site = 4u * quad.g + k;
             let near = neighbours(site);
-            if spins[base + site] == spins[base + near[2u * d + 1u]] && randoms[w] < threshold {
+            if spins[quad.base + site] == spins[quad.base + near[2u * d + 1u]] && randoms[w] < threshold {
                 word |= 1u << (8u * k + d);
             }
         }
     }
-    bonds[z * (n / 4u) + g] = word;
+    bonds[quad.z * (lattice_sites() / 4u) + quad.g] = word;
     if params.slot != NO_SLOT {
         for (var k = 0u; k < 4u; k++) {
-            atomicStore(&counts[base + 4u * g + k], 0u);
+            atomicStore(&counts[quad.base + 4u * quad.g + k], 0u);
         }
     }
 }

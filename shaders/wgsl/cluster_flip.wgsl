@@ -21,30 +21,23 @@ var<workgroup> workgroup_lo: atomic<u32>;
 var<workgroup> workgroup_hi: atomic<u32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let g = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
-    let n = lattice_sites();
-    let base = z * n;
+fn main(thread: Thread) {
+    let quad = quad_of(thread);
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
-    let batch = global_index(z);
+    let batch = global_index(quad.z);
     var wolff_root = 0u;
     if WOLFF == 1u {
         let word = philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
-        wolff_root = find_root(base, mulhilo(word, n).x);
+        wolff_root = find_root(quad.base, mulhilo(word, lattice_sites()).x);
     }
     var lo = 0u;
     var hi = 0u;
-    if 4u * g < n {
+    if quad.live {
         var block_of = 0xffffffffu;
         var block = vec4<u32>(0u);
-        let roots = quad_roots(base, g);
+        let roots = quad_roots(quad.base, quad.g);
         for (var k = 0u; k < 4u; k++) {
-            let site = 4u * g + k;
+            let site = 4u * quad.g + k;
             let root = roots[k];
             var flip = false;
             if WOLFF == 1u {
@@ -57,7 +50,7 @@ fn main(
                 }
                 flip = (block[root % 4u] >> 31u) == 1u;
                 if params.slot != NO_SLOT && root == site {
-                    let count = atomicLoad(&counts[base + site]);
+                    let count = atomicLoad(&counts[quad.base + site]);
                     let square = mulhilo(count, count);
                     let old = lo;
                     lo += square.y;
@@ -65,7 +58,7 @@ fn main(
                 }
             }
             if flip {
-                spins[base + site] = -spins[base + site];
+                spins[quad.base + site] = -spins[quad.base + site];
             }
         }
     }
@@ -75,7 +68,7 @@ fn main(
     let old = atomicAdd(&workgroup_lo, lo);
     atomicAdd(&workgroup_hi, hi + select(0u, 1u, old + lo < old));
     workgroupBarrier();
-    if local == 0u {
-        add_size(2u * (params.slot * params.systems + z), atomicLoad(&workgroup_lo), atomicLoad(&workgroup_hi));
+    if thread.local == 0u {
+        add_size(2u * (params.slot * params.systems + quad.z), atomicLoad(&workgroup_lo), atomicLoad(&workgroup_hi));
     }
 }

@@ -82,27 +82,23 @@ fn site_at(c: vec3<u32>) -> u32 {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let tile = workgroup.x + workgroup.y * workgroups.x;
+fn main(thread: Thread) {
+    let tile = workgroup_in_system(thread);
     let across = vec3<u32>(tiles_along(0u), tiles_along(1u), tiles_along(2u));
     // Uniform over the workgroup: a grid spilling into y has workgroups past the last tile.
     if tile >= across.x * across.y * across.z {
         return;
     }
-    let z = workgroup.z;
+    let z = thread.workgroup.z;
     let n = lattice_sites();
     let base = z * n;
     let shape = vec3<u32>(TILE_X, TILE_Y, TILE_Z);
     let origin = vec3<u32>(tile % across.x, (tile / across.x) % across.y, tile / (across.x * across.y)) * shape;
-    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+    for (var s = thread.local; s < TILE_SITES; s += WG_SIZE) {
         atomicStore(&parents[s], s);
     }
     workgroupBarrier();
-    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+    for (var s = thread.local; s < TILE_SITES; s += WG_SIZE) {
         let at = origin + tile_coords(s);
         if any(at >= vec3<u32>(L)) {
             continue;
@@ -119,7 +115,7 @@ fn main(
         }
     }
     workgroupBarrier();
-    for (var s = local; s < TILE_SITES; s += WG_SIZE) {
+    for (var s = thread.local; s < TILE_SITES; s += WG_SIZE) {
         let at = origin + tile_coords(s);
         if any(at >= vec3<u32>(L)) {
             continue;

@@ -42,13 +42,9 @@ fn join(base: u32, a0: u32, b0: u32) {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    var t = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    var t = thread_in_system(thread);
+    let z = thread.workgroup.z;
     let n = lattice_sites();
     let lines = n / L;
     // Sites one step along d: 1, L, L^2.

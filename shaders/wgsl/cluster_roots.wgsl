@@ -9,32 +9,25 @@
 #import cluster
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let g = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
-    let n = lattice_sites();
-    if 4u * g >= n {
+fn main(thread: Thread) {
+    let quad = quad_of(thread);
+    if !quad.live {
         return;
     }
-    let base = z * n;
-    let roots = quad_roots(base, g);
+    let roots = quad_roots(quad.base, quad.g);
     var run_root = 0xffffffffu;
     var run = 0u;
     for (var k = 0u; k < 4u; k++) {
         let root = roots[k];
-        atomicStore(&labels[base + 4u * g + k], root);
+        atomicStore(&labels[quad.base + 4u * quad.g + k], root);
         if root != run_root && run > 0u {
-            atomicAdd(&counts[base + run_root], run);
+            atomicAdd(&counts[quad.base + run_root], run);
             run = 0u;
         }
         run_root = root;
         run += 1u;
     }
     if run > 0u {
-        atomicAdd(&counts[base + run_root], run);
+        atomicAdd(&counts[quad.base + run_root], run);
     }
 }

@@ -23,13 +23,9 @@ override LANE_COPIES: bool = false;
 const COPY_RUN: u32 = 8u;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let first = thread_in_system(workgroup, workgroups, local) * COPY_RUN;
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let first = thread_in_system(thread) * COPY_RUN;
+    let z = thread.workgroup.z;
     if first >= SYSTEM_WORDS {
         return;
     }

@@ -16,10 +16,22 @@ struct DispatchParams {
 
 override WG_SIZE: u32 = 64u;
 
-// Linear index of a thread within its system: grids wider than 65535 workgroups spill into y;
-// z is the system (batch).
-fn thread_in_system(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
-    return (workgroup.x + workgroup.y * workgroups.x) * WG_SIZE + local;
+// The builtins a kernel's entry point takes (`fn main(thread: Thread)`): its workgroup (z is the
+// system, or batch), the grid's workgroups and its index within its workgroup.
+struct Thread {
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+}
+
+// Linear index of a workgroup within its system: grids wider than 65535 workgroups spill into y.
+fn workgroup_in_system(thread: Thread) -> u32 {
+    return thread.workgroup.x + thread.workgroup.y * thread.workgroups.x;
+}
+
+// Linear index of a thread within its system.
+fn thread_in_system(thread: Thread) -> u32 {
+    return workgroup_in_system(thread) * WG_SIZE + thread.local;
 }
 
 // Whether update thread t is one of the threads a sweep's dispatch `p` asks for (all where
@@ -28,6 +40,6 @@ fn dispatched(p: DispatchParams, t: u32) -> bool {
     return p.threads == 0u || t - p.first_thread < p.threads;
 }
 
-fn threads_per_system(workgroups: vec3<u32>) -> u32 {
-    return workgroups.x * workgroups.y * WG_SIZE;
+fn threads_per_system(thread: Thread) -> u32 {
+    return thread.workgroups.x * thread.workgroups.y * WG_SIZE;
 }

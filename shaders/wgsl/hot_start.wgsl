@@ -47,13 +47,9 @@ fn spin_of(word: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let i = thread_in_system(thread);
+    let z = thread.workgroup.z;
     if i >= SYSTEM_THREADS {
         return;
     }

@@ -13,13 +13,9 @@
 @group(0) @binding(2) var<storage, read> thresholds: array<u32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let group = thread_in_system(workgroup, workgroups, local);
-    let batch = workgroup.z;
+fn main(thread: Thread) {
+    let group = thread_in_system(thread);
+    let batch = thread.workgroup.z;
     let per_colour = lattice_sites() / 2u;
     if 4u * group >= per_colour {
         return;

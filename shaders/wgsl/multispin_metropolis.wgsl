@@ -250,15 +250,11 @@ fn update_run(g: u32, run: u32) {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let g = workgroup.z;
-    load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, local);
+fn main(thread: Thread) {
+    let g = thread.workgroup.z;
+    load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, thread.local);
     // A sweep's dispatch covers the update threads from params.first_thread on.
-    let t = thread_in_system(workgroup, workgroups, local) + params.first_thread;
+    let t = thread_in_system(thread) + params.first_thread;
     if TALLY_RUNS == 0u {
         if t < runs() && dispatched(params, t) {
             update_run(g, t);
@@ -273,5 +269,5 @@ fn main(
             update_run(g, run);
         }
     }
-    add_workgroup_tally(g, local);
+    add_workgroup_tally(g, thread.local);
 }

@@ -32,13 +32,9 @@ fn satisfied(spin: u32, plus: u32, bonds: u32, d: u32, cw: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let strip = thread_in_system(workgroup, workgroups, local);
-    let g = workgroup.z;
+fn main(thread: Thread) {
+    let strip = thread_in_system(thread);
+    let g = thread.workgroup.z;
     if strip < strips() {
         let group = coupling_group(g);
         var up: LaneTally;
@@ -83,7 +79,7 @@ fn main(
         }
     }
     workgroupBarrier();
-    for (var i = select(32u, 0u, COUNT_UP) + local; i < 64u; i += WG_SIZE) {
+    for (var i = select(32u, 0u, COUNT_UP) + thread.local; i < 64u; i += WG_SIZE) {
         let lane = i % 32u;
         let out = 4u * ((params.slot * params.systems + g) * 32u + lane) + 2u * (i / 32u);
         add_u64(out, atomicLoad(&lane_totals[i]));

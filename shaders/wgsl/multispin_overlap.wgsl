@@ -21,16 +21,12 @@ fn differ(a_base: u32, b_base: u32, i: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let strip = thread_in_system(workgroup, workgroups, local);
+fn main(thread: Thread) {
+    let strip = thread_in_system(thread);
     if strip >= strips() {
         return;
     }
-    let pair = workgroup.z;
+    let pair = thread.workgroup.z;
     let half = REPLICA_WORDS / 2u;
     let a = (pair / half) * REPLICA_WORDS + pair % half;
     let b = a + half;
@@ -61,7 +57,7 @@ fn main(
     tally_flush(&links, strip_planes());
     // Every line of the strip lies in this x-plane.
     let position = line_position(strip);
-    let base = (params.slot * workgroups.z + pair) * 2u * overlap_slots();
+    let base = (params.slot * thread.workgroups.z + pair) * 2u * overlap_slots();
     for (var j = 0u; j < 32u; j++) {
         let slot = base + overlap_slot(position.y, position.z, j);
         let count = tally_count(&sites, j, strip_planes());

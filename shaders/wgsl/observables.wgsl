@@ -14,18 +14,14 @@ var<workgroup> workgroup_up: atomic<u32>;
 var<workgroup> workgroup_satisfied: atomic<u32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let batch = workgroup.z;
+fn main(thread: Thread) {
+    let batch = thread.workgroup.z;
     let n = lattice_sites();
     let base = batch * n;
-    let stride = threads_per_system(workgroups);
+    let stride = threads_per_system(thread);
     var up = 0u;
     var satisfied = 0u;
-    for (var site = thread_in_system(workgroup, workgroups, local); site < n; site += stride) {
+    for (var site = thread_in_system(thread); site < n; site += stride) {
         let spin = spins[base + site];
         up += select(0u, 1u, spin > 0i);
         let near = neighbours(site);
@@ -36,7 +32,7 @@ fn main(
     atomicAdd(&workgroup_up, up);
     atomicAdd(&workgroup_satisfied, satisfied);
     workgroupBarrier();
-    if local == 0u {
+    if thread.local == 0u {
         let out = 4u * (params.slot * params.systems + batch);
         add_u64(out, atomicLoad(&workgroup_up));
         add_u64(out + 2u, atomicLoad(&workgroup_satisfied));

@@ -15,12 +15,8 @@
 @group(0) @binding(7) var<storage, read_write> copy_map: array<u32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let c = thread_in_system(workgroup, workgroups, local);
+fn main(thread: Thread) {
+    let c = thread_in_system(thread);
     if c >= CHUNKS {
         return;
     }

@@ -16,12 +16,8 @@ override BOND_BINS: u32 = 1u;
 override SITE_BINS: u32 = 1u;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let s = thread_in_system(workgroup, workgroups, local);
+fn main(thread: Thread) {
+    let s = thread_in_system(thread);
     if s >= SYSTEMS {
         return;
     }

@@ -23,12 +23,8 @@ fn first_destination(s: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let destination = thread_in_system(workgroup, workgroups, local);
+fn main(thread: Thread) {
+    let destination = thread_in_system(thread);
     if destination >= SYSTEMS {
         return;
     }

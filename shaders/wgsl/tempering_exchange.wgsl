@@ -13,13 +13,9 @@
 override SYSTEM_WORDS: u32 = 1u;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_in_system(workgroup, workgroups, local);
-    let q = workgroup.z;
+fn main(thread: Thread) {
+    let i = thread_in_system(thread);
+    let q = thread.workgroup.z;
     if i >= SYSTEM_WORDS {
         return;
     }

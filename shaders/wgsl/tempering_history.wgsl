@@ -9,12 +9,8 @@
 @group(1) @binding(3) var<storage, read_write> history: array<u32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_in_system(workgroup, workgroups, local);
+fn main(thread: Thread) {
+    let i = thread_in_system(thread);
     let words = CHAIN_REPLICAS * TEMPERATURES;
     if i < words {
         history[params.slot * words + i] = state[state_index(SECTION_LABELS, 0u, 0u) + i];

@@ -151,19 +151,16 @@ fn mask_bits(k: u32, j: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let q = workgroup.z;
+fn main(thread: Thread) {
+    let q = thread.workgroup.z;
     // Pairs (k, k + 1) of this round: k = parity + 2 p, k + 1 < TEMPERATURES.
     let parity = params.colour;
     let pairs = (TEMPERATURES - parity) / 2u;
-    for (var p = local; p < pairs; p += WG_SIZE) {
+    for (var p = thread.local; p < pairs; p += WG_SIZE) {
         atomicStore(&masks[mask_index(parity + 2u * p, q)], 0u);
     }
     storageBarrier();
-    for (var i = local; i < pairs * group_lanes(); i += WG_SIZE) {
+    for (var i = thread.local; i < pairs * group_lanes(); i += WG_SIZE) {
         let j = i % group_lanes();
         let k = parity + 2u * (i / group_lanes());
         let c = chain_set(q, j);
@@ -173,10 +170,10 @@ fn main(
         }
     }
     storageBarrier();
-    for (var j = local; j < group_lanes(); j += WG_SIZE) {
+    for (var j = thread.local; j < group_lanes(); j += WG_SIZE) {
         track_round_trips(chain_set(q, j));
     }
-    for (var i = local; i < group_records(); i += WG_SIZE) {
+    for (var i = thread.local; i < group_records(); i += WG_SIZE) {
         clear_record(q, i);
     }
 }

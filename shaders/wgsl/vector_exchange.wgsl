@@ -9,13 +9,9 @@
 @group(0) @binding(7) var<storage, read> partners: array<u32>;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let word = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let word = thread_in_system(thread);
+    let z = thread.workgroup.z;
     let words = COMPONENTS * lattice_sites();
     let partner = partners[z];
     if word >= words || partner <= z {

@@ -27,13 +27,9 @@ fn update_site(z: u32, i: u32, h: vec3<i32>, s: ptr<function, vec3<i32>>) -> u32
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let ci = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let ci = thread_in_system(thread);
+    let z = thread.workgroup.z;
     if ci < lattice_sites() / 2u {
         let i = colour_site(params.colour, ci);
         var s = load_spin(z, i);
@@ -42,7 +38,7 @@ fn main(
         atomicAdd(&workgroup_accepted, accepted);
     }
     workgroupBarrier();
-    if local == 0u {
+    if thread.local == 0u {
         add_u64(z * COUNT_WORDS, atomicLoad(&workgroup_accepted));
     }
 }

@@ -50,16 +50,12 @@ fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let z = workgroup.z;
-    let stride = threads_per_system(workgroups);
+fn main(thread: Thread) {
+    let z = thread.workgroup.z;
+    let stride = threads_per_system(thread);
     var sums: array<vec2<u32>, 27>;
     var deviation = 0u;
-    for (var i = thread_in_system(workgroup, workgroups, local); i < lattice_sites(); i += stride) {
+    for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let s = load_spin(z, i);
         for (var a = 0u; a < COMPONENTS; a++) {
             sums[MAGNETISATION + a] = wide_add(sums[MAGNETISATION + a], wide_from_i32(s[a]));

@@ -15,12 +15,8 @@ const SUMS: u32 = 63u;
 const FOURIER: u32 = 9u;
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let z = thread.workgroup.z;
     let half = REPLICAS / 2u;
     let replica = z % REPLICAS;
     if replica >= half {
@@ -28,9 +24,9 @@ fn main(
     }
     let partner = z + half;
     let pair = (z / REPLICAS) * half + replica;
-    let stride = threads_per_system(workgroups);
+    let stride = threads_per_system(thread);
     var sums: array<vec2<u32>, 63>;
-    for (var i = thread_in_system(workgroup, workgroups, local); i < lattice_sites(); i += stride) {
+    for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let s = load_spin(z, i);
         let t = load_spin(partner, i);
         for (var mu = 0u; mu < COMPONENTS; mu++) {

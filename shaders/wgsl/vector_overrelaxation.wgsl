@@ -22,13 +22,9 @@ fn reflect(s: vec3<i32>, h: vec3<i32>) -> vec3<i32> {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let ci = thread_in_system(workgroup, workgroups, local);
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let ci = thread_in_system(thread);
+    let z = thread.workgroup.z;
     if ci >= lattice_sites() / 2u {
         return;
     }

@@ -106,18 +106,14 @@ fn tile_local_field(z: u32, i: u32, at: u32) -> vec3<i32> {
 }
 
 @compute @workgroup_size(WG_SIZE)
-fn main(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let q = workgroup.x + workgroup.y * workgroups.x;
-    let z = workgroup.z;
+fn main(thread: Thread) {
+    let q = workgroup_in_system(thread);
+    let z = thread.workgroup.z;
     if q >= tiles_per_colour() {
         return;
     }
     let origin = tile_origin(params.colour, q);
-    for (var w = local; w < PADDED_SITES; w += WG_SIZE) {
+    for (var w = thread.local; w < PADDED_SITES; w += WG_SIZE) {
         let i = lattice_site(origin, padded_coords(w));
         for (var a = 0u; a < COMPONENTS; a++) {
             tile[a * PADDED_SITES + w] = spins[spin_word(z, a, i)];
@@ -130,7 +126,7 @@ fn main(
     var accepted = 0u;
     for (var hit = 0u; hit < HITS; hit++) {
         for (var colour = 0u; colour < 2u; colour++) {
-            for (var ci = local; ci < tile_sites() / 2u; ci += WG_SIZE) {
+            for (var ci = thread.local; ci < tile_sites() / 2u; ci += WG_SIZE) {
                 let p = padded_site(colour, ci);
                 let i = lattice_site(origin, p);
                 let at = padded_index(p);
@@ -144,7 +140,7 @@ fn main(
             workgroupBarrier();
         }
     }
-    for (var w = local; w < tile_sites(); w += WG_SIZE) {
+    for (var w = thread.local; w < tile_sites(); w += WG_SIZE) {
         let p = vec3<u32>(
             w % TILE + 1u,
             (w / TILE) % TILE + 1u,
@@ -158,7 +154,7 @@ fn main(
     }
     atomicAdd(&workgroup_accepted, accepted);
     workgroupBarrier();
-    if local == 0u {
+    if thread.local == 0u {
         add_u64(z * COUNT_WORDS, atomicLoad(&workgroup_accepted));
     }
 }
