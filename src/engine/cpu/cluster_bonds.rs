@@ -11,7 +11,7 @@ use crate::model::Lattice;
 
 /// Bit `d` of byte `k` of `bonds[g]`: bond `(4g + k) D + d` is active. `spins` is one system's
 /// lattice, `batch` the run's index of the system, `threshold` its temperature's activation
-/// threshold.
+/// threshold. Word `g` is thread `g`'s: the active bonds of sites `4g .. 4g + 3`.
 pub fn active_bonds(
     lattice: &Lattice,
     spins: &[i32],
@@ -21,39 +21,25 @@ pub fn active_bonds(
     batch: u32,
     bonds: &mut [u32],
 ) {
-    for (g, word) in bonds.iter_mut().enumerate() {
-        *word = bond_group(lattice, spins, threshold, seed, update, batch, g as u32);
-    }
-}
-
-/// Thread `g`'s word: the active bonds of sites `4g .. 4g + 3`.
-pub fn bond_group(
-    lattice: &Lattice,
-    spins: &[i32],
-    threshold: u32,
-    seed: u64,
-    update: u32,
-    batch: u32,
-    g: u32,
-) -> u32 {
     let dims = lattice.dims;
-    let mut randoms = [0u32; 12];
-    for j in 0..dims {
-        let block = bond_words(seed, g * dims + j, update, batch);
-        randoms[4 * j as usize..][..4].copy_from_slice(&block);
-    }
-    let mut word = 0;
-    for k in 0..4 {
-        let site = 4 * u64::from(g) + u64::from(k);
-        let spin = spins[site as usize];
-        for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
-            let random = randoms[(k * dims) as usize + d];
-            if spins[neighbour as usize] == spin && random < threshold {
-                word |= 1 << (8 * k + d as u32);
+    for (g, word) in (0u32..).zip(bonds.iter_mut()) {
+        let mut randoms = [0u32; 12];
+        for j in 0..dims {
+            let block = bond_words(seed, g * dims + j, update, batch);
+            randoms[4 * j as usize..][..4].copy_from_slice(&block);
+        }
+        *word = 0;
+        for k in 0..4 {
+            let site = 4 * u64::from(g) + u64::from(k);
+            let spin = spins[site as usize];
+            for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
+                let random = randoms[(k * dims) as usize + d];
+                if spins[neighbour as usize] == spin && random < threshold {
+                    *word |= 1 << (8 * k + d as u32);
+                }
             }
         }
     }
-    word
 }
 
 /// Whether bond `d` of `site` is active in the bond words.

@@ -29,7 +29,7 @@ pub mod vector_overrelaxation;
 pub mod vector_tiles;
 
 pub use bitslice::{BondCount, LaneCounter, count_equals};
-pub use cluster_bonds::{active_bonds, bond_active, bond_group};
+pub use cluster_bonds::{active_bonds, bond_active};
 pub use cluster_flip::{flip_clusters, flip_seed_cluster};
 pub use cluster_label::label_clusters;
 pub use cluster_roots::point_at_roots;
