@@ -256,9 +256,9 @@ pub fn check_size(size: u64, slots: u32, b: usize) -> Result<()> {
     Ok(())
 }
 
-/// The host side of the resampling step for engines that replay it on the host (the CPU
-/// engines and the simple GPU engines): the table and the satisfied counts of every system
-/// at the last measurement.
+/// The host side of the resampling step for the simple engine, which replays it on the host on
+/// every backend: the table and the satisfied counts of every system at the last measurement.
+/// (The CPU multispin engine resamples from its last measurement's counts directly.)
 #[derive(Debug, Default)]
 pub struct HostResampling {
     table: Option<ResamplingTable>,
