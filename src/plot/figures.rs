@@ -570,9 +570,8 @@ mod tests {
             tempering: None,
             thermalization_measurements: 0,
             equilibration: Vec::new(),
-            couplings: None,
             warnings: Vec::new(),
-            provenance: None,
+            origin: Default::default(),
         }
     }
 
