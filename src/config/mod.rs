@@ -269,7 +269,7 @@ fn parse(text: &str, path: Option<&Path>) -> Result<Config, ConfigError> {
 /// beside what it checks) share.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{Config, ConfigError};
+    use super::{Config, ConfigError, Model};
 
     pub(crate) const SAMPLE: &str = "(
     model: Ising(dims: 2, size: 32, field: 0.0),
@@ -279,6 +279,13 @@ pub(crate) mod testing {
     seed: 12345,
     backend: Auto,
 )";
+
+    /// SAMPLE's model.
+    pub(crate) const SAMPLE_MODEL: Model = Model::Ising {
+        dims: 2,
+        size: 32,
+        field: 0.0,
+    };
 
     /// SAMPLE with one textual change, which must be present.
     pub(crate) fn sample_with(from: &str, to: &str) -> String {
@@ -339,20 +346,15 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::testing::{SAMPLE, assert_edit_refused, assert_mentions, parse_error, sample_with};
+    use super::testing::{
+        SAMPLE, SAMPLE_MODEL, assert_edit_refused, assert_mentions, parse_error, sample_with,
+    };
     use super::*;
 
     #[test]
     fn sample_parses_with_defaults() {
         let config = Config::from_ron_str(SAMPLE).unwrap();
-        assert_eq!(
-            config.model,
-            Model::Ising {
-                dims: 2,
-                size: 32,
-                field: 0.0
-            }
-        );
+        assert_eq!(config.model, SAMPLE_MODEL);
         assert_eq!(config.temperatures.betas(), vec![0.40, 0.44]);
         assert_eq!(config.replicas, 4);
         assert_eq!(
@@ -391,14 +393,7 @@ mod tests {
             "backend: Wgpu, adapter: Some(\"llvmpipe\"), philox: U32, checkpoint_every: 0, workgroup_size: 256,",
         );
         let config = Config::from_ron_str(&text.replace(", field: 0.0", "")).unwrap();
-        assert_eq!(
-            config.model,
-            Model::Ising {
-                dims: 2,
-                size: 32,
-                field: 0.0
-            }
-        );
+        assert_eq!(config.model, SAMPLE_MODEL);
         assert_eq!(config.backend, Backend::Wgpu);
         assert_eq!(config.adapter.as_deref(), Some("llvmpipe"));
         assert_eq!(config.philox, PhiloxPath::U32);

@@ -198,35 +198,18 @@ impl Reader<'_> {
     fn field_and_index(&mut self) -> Result<(f64, SystemIndex)> {
         let (field, betas, disorder) = (self.f64()?, self.f64s()?, self.disorder()?);
         let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
-        let index = SystemIndex {
-            betas,
-            disorder,
-            samples,
-            replicas,
-            seed,
-            first_sample: 0,
-            all_samples: samples,
-        };
+        let index = SystemIndex::new(betas, disorder, samples, replicas, seed);
         Ok((field, index))
     }
     fn systems(&mut self) -> Result<IsingSystems> {
         let lattice = self.lattice()?;
-        let (
-            field,
-            SystemIndex {
-                betas,
-                disorder,
-                samples,
-                replicas,
-                seed,
-                ..
-            },
-        ) = self.field_and_index()?;
-        let systems = match disorder {
+        let (field, index) = self.field_and_index()?;
+        let (betas, replicas, seed) = (index.betas, index.replicas, index.seed);
+        let systems = match index.disorder {
             Disorder::Ferromagnet => {
                 IsingSystems::ferromagnet(lattice, field, betas, replicas, seed)
             }
-            _ => IsingSystems::spin_glass(lattice, field, betas, samples, replicas, seed),
+            _ => IsingSystems::spin_glass(lattice, field, betas, index.samples, replicas, seed),
         };
         Ok(IsingSystems {
             instance: self.instance()?,
