@@ -121,21 +121,10 @@ pub struct SpinGlassEstimates {
     pub c: Estimate,
     /// `[<|M|>]/N`.
     pub abs_m: Estimate,
-    /// `[<q^2>]`.
-    pub q2: Estimate,
-    /// `[<q^4>]`.
-    pub q4: Estimate,
-    /// Binder ratio `g = (3 - [<q^4>]/[<q^2>]^2)/2`.
-    pub g: Estimate,
-    /// Spin-glass susceptibility `chi_SG = N [<q^2>]`.
-    pub chi_sg: Estimate,
-    /// `[<|q(k_min)|^2>]`.
-    pub q2_kmin: Estimate,
-    /// Second-moment correlation length over the linear size, `xi_L / L`.
-    pub xi_over_l: Estimate,
-    /// The link overlap `[<q_l>]`.
-    #[serde(default = "Estimate::missing")]
-    pub ql: Estimate,
+    /// The overlaps' estimators: `[<q^2>]`, `[<q^4>]`, the Binder ratio `g`, the spin-glass
+    /// susceptibility `chi_SG`, `[<|q(k_min)|^2>]`, `xi_L / L` and the link overlap `[<q_l>]`.
+    #[serde(flatten)]
+    pub overlaps: OverlapEstimates,
     /// Integrated autocorrelation time of `E`, in measurements, averaged over samples and
     /// replicas.
     pub tau_e: f64,
@@ -164,7 +153,7 @@ pub fn spin_glass_estimates(
         .map(|sample| SampleThermal::new(beta, n_sites, size, sample, unit.replicas))
         .collect();
     let per_sample: Vec<SampleAverages> = thermal.iter().map(SampleThermal::averages).collect();
-    let (replica, overlap, units) = match thermal.as_slice() {
+    let (replica, overlaps, units) = match thermal.as_slice() {
         [only] => (only.replica_estimates(), only.overlaps, only.energy.units),
         _ => disorder_averages(&per_sample, unit.samples, n_sites as f64, size),
     };
@@ -177,13 +166,7 @@ pub fn spin_glass_estimates(
         e: replica.e,
         c: replica.c,
         abs_m: replica.abs_m,
-        q2: overlap.q2,
-        q4: overlap.q4,
-        g: overlap.g,
-        chi_sg: overlap.chi_sg,
-        q2_kmin: overlap.q2_kmin,
-        xi_over_l: overlap.xi_over_l,
-        ql: overlap.ql,
+        overlaps,
         tau_e: mean_over_samples(|t| t.energy.tau_e),
         tau_q2: mean_over_samples(|t| t.tau_q2),
         per_sample,
@@ -217,7 +200,8 @@ pub struct OverlapEstimates {
     pub q2_kmin: Estimate,
     /// `xi_L / L`.
     pub xi_over_l: Estimate,
-    /// `[<q_l>]`.
+    /// `[<q_l>]` (NaN read from a summary written before it was measured).
+    #[serde(default = "Estimate::missing")]
     pub ql: Estimate,
 }
 
@@ -487,18 +471,22 @@ mod tests {
         assert_close("c err", got.c.err, standard_error(&c), 1e-6);
         assert_close("abs_m", got.abs_m.mean, 2.0 * 20.0 / n, 1e-14);
         assert!(got.abs_m.err < 1e-15, "{:?}", got.abs_m);
-        assert_close("q2", got.q2.mean, q2, 1e-14);
-        assert_close("q4", got.q4.mean, q4, 1e-14);
-        assert_close("q2_kmin", got.q2_kmin.mean, q2_kmin, 1e-14);
-        assert_close("g", got.g.mean, g, 1e-13);
-        assert_close("chi_sg", got.chi_sg.mean, n * q2, 1e-14);
+        assert_close("q2", got.overlaps.q2.mean, q2, 1e-14);
+        assert_close("q4", got.overlaps.q4.mean, q4, 1e-14);
+        assert_close("q2_kmin", got.overlaps.q2_kmin.mean, q2_kmin, 1e-14);
+        assert_close("g", got.overlaps.g.mean, g, 1e-13);
+        assert_close("chi_sg", got.overlaps.chi_sg.mean, n * q2, 1e-14);
         let xi = xi_scale() * (q2 / q2_kmin - 1.0).sqrt();
-        assert_close("xi_over_l", got.xi_over_l.mean, xi, 1e-13);
+        assert_close("xi_over_l", got.overlaps.xi_over_l.mean, xi, 1e-13);
         let ql = over_cases(&|c| c.ql);
-        assert_close("ql", got.ql.mean, mean(&ql), 1e-14);
-        assert_close("ql err", got.ql.err, standard_error(&ql), 1e-9);
+        assert_close("ql", got.overlaps.ql.mean, mean(&ql), 1e-14);
+        assert_close("ql err", got.overlaps.ql.err, standard_error(&ql), 1e-9);
         assert_close("per-sample ql", got.per_sample[1].ql, 0.7, 1e-14);
-        for (what, est) in [("g", got.g), ("xi", got.xi_over_l), ("q2", got.q2)] {
+        for (what, est) in [
+            ("g", got.overlaps.g),
+            ("xi", got.overlaps.xi_over_l),
+            ("q2", got.overlaps.q2),
+        ] {
             assert!(est.err > 0.0, "{what}: {est:?}");
         }
         assert_eq!(got.samples, 3);
@@ -538,11 +526,24 @@ mod tests {
         // The variance is 1e-24 of <E^2>: only the shift keeps it.
         assert_close("c", got.c.mean, BETA * BETA * 9.0 / n, 1e-9);
         assert_close("abs_m", got.abs_m.mean, 0.2, 1e-14);
-        assert_close("g", got.g.mean, 0.5 * (3.0 - q4 / (q2 * q2)), 1e-14);
+        assert_close(
+            "g",
+            got.overlaps.g.mean,
+            0.5 * (3.0 - q4 / (q2 * q2)),
+            1e-14,
+        );
         let xi = xi_scale() * (q2 / 0.05 - 1.0).sqrt();
-        assert_close("xi_over_l", got.xi_over_l.mean, xi, 1e-14);
-        assert_close("ql", got.ql.mean, 0.6, 1e-14);
-        for est in [got.e, got.c, got.q2, got.q4, got.g, got.xi_over_l, got.ql] {
+        assert_close("xi_over_l", got.overlaps.xi_over_l.mean, xi, 1e-14);
+        assert_close("ql", got.overlaps.ql.mean, 0.6, 1e-14);
+        for est in [
+            got.e,
+            got.c,
+            got.overlaps.q2,
+            got.overlaps.q4,
+            got.overlaps.g,
+            got.overlaps.xi_over_l,
+            got.overlaps.ql,
+        ] {
             assert!(est.err < 1e-12 * est.mean.abs(), "{est:?}");
         }
     }
@@ -583,17 +584,17 @@ mod tests {
             ("e", got.e, -1500.0 / n),
             ("c", got.c, BETA * BETA * 1600.0 / n),
             ("abs_m", got.abs_m, 100.0 / n),
-            ("q2", got.q2, 1.0 / 3.0),
-            ("q4", got.q4, 0.2),
-            ("g", got.g, 0.6),
-            ("chi_sg", got.chi_sg, n / 3.0),
-            ("q2_kmin", got.q2_kmin, 0.1),
+            ("q2", got.overlaps.q2, 1.0 / 3.0),
+            ("q4", got.overlaps.q4, 0.2),
+            ("g", got.overlaps.g, 0.6),
+            ("chi_sg", got.overlaps.chi_sg, n / 3.0),
+            ("q2_kmin", got.overlaps.q2_kmin, 0.1),
             (
                 "xi_over_l",
-                got.xi_over_l,
+                got.overlaps.xi_over_l,
                 xi_scale() * (10.0f64 / 3.0 - 1.0).sqrt(),
             ),
-            ("ql", got.ql, 0.5),
+            ("ql", got.overlaps.ql, 0.5),
         ];
         for (what, est, truth) in want {
             assert!(
@@ -654,9 +655,19 @@ mod tests {
         for (what, one, joined, split) in [
             ("e", alone.e, together.e, apart.e),
             ("c", alone.c, together.c, apart.c),
-            ("q2", alone.q2, together.q2, apart.q2),
-            ("g", alone.g, together.g, apart.g),
-            ("ql", alone.ql, together.ql, apart.ql),
+            (
+                "q2",
+                alone.overlaps.q2,
+                together.overlaps.q2,
+                apart.overlaps.q2,
+            ),
+            ("g", alone.overlaps.g, together.overlaps.g, apart.overlaps.g),
+            (
+                "ql",
+                alone.overlaps.ql,
+                together.overlaps.ql,
+                apart.overlaps.ql,
+            ),
         ] {
             assert_close(what, joined.mean, one.mean, 1e-12);
             assert_close(what, joined.err, one.err, 1e-9);
@@ -680,7 +691,7 @@ mod tests {
         assert_agreement(&got);
         let only = got.per_sample[0];
         assert_eq!(only.measurements, 40_000);
-        assert_eq!((only.e, only.q2), (got.e.mean, got.q2.mean));
+        assert_eq!((only.e, only.q2), (got.e.mean, got.overlaps.q2.mean));
     }
 
     #[test]
@@ -695,14 +706,18 @@ mod tests {
         let got = spin_glass_estimates(BETA, SITES, SIZE, &[sample], UnitSize::SYSTEM);
         assert_eq!(got.per_sample[0].measurements, 2);
         assert_close("e", got.e.mean, 1.5 / SITES as f64, 1e-15);
-        assert_close("q2", got.q2.mean, 0.25, 1e-15);
-        assert_close("ql", got.ql.mean, 0.4, 1e-15);
+        assert_close("q2", got.overlaps.q2.mean, 0.25, 1e-15);
+        assert_close("ql", got.overlaps.ql.mean, 0.4, 1e-15);
     }
 
     #[test]
     fn missing_data_give_nan() {
         let none = spin_glass_estimates(BETA, SITES, SIZE, &[], UnitSize::SYSTEM);
-        assert!(none.e.mean.is_nan() && none.g.err.is_nan() && none.xi_over_l.mean.is_nan());
+        assert!(
+            none.e.mean.is_nan()
+                && none.overlaps.g.err.is_nan()
+                && none.overlaps.xi_over_l.mean.is_nan()
+        );
         assert!(none.tau_e.is_nan() && none.tau_q2.is_nan());
         assert_eq!((none.samples, none.per_sample.len()), (0, 0));
 
@@ -715,7 +730,7 @@ mod tests {
         };
         for samples in [vec![empty.clone()], vec![empty.clone(), empty]] {
             let got = spin_glass_estimates(BETA, SITES, SIZE, &samples, UnitSize::SYSTEM);
-            assert!(got.e.mean.is_nan() && got.c.mean.is_nan() && got.q2.mean.is_nan());
+            assert!(got.e.mean.is_nan() && got.c.mean.is_nan() && got.overlaps.q2.mean.is_nan());
         }
 
         // One replica: energies but no overlap.
@@ -733,8 +748,12 @@ mod tests {
                 UnitSize::SYSTEM,
             );
             assert_close("e", got.e.mean, -11.0 / SITES as f64, 1e-15);
-            assert!(got.q2.mean.is_nan() && got.g.mean.is_nan() && got.xi_over_l.mean.is_nan());
-            assert!(got.ql.mean.is_nan());
+            assert!(
+                got.overlaps.q2.mean.is_nan()
+                    && got.overlaps.g.mean.is_nan()
+                    && got.overlaps.xi_over_l.mean.is_nan()
+            );
+            assert!(got.overlaps.ql.mean.is_nan());
             assert!(got.tau_q2.is_nan());
         }
     }
