@@ -100,7 +100,7 @@ pub fn anneal(
         info,
         ps_per_flip,
     );
-    summary.provenance = Some(provenance);
+    summary.origin.provenance = Some(provenance);
     write_outputs(&options.out, config, &anneal.populations, &summary)?;
     write_couplings_npy(&options.out.join(COUPLINGS), &anneal.systems)?;
     Ok(Ended::Completed(Box::new(summary)))

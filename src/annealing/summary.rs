@@ -12,8 +12,7 @@ use super::{
 use crate::config::{AnnealingOptions, Config, Disorder};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman};
-use crate::io::instance::couplings_source;
-use crate::io::provenance::Provenance;
+use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
 use crate::stats::independent_unit;
 
@@ -49,13 +48,9 @@ pub struct AnnealingSummary {
     pub reweighted_exact: Vec<ExactIsing2d>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub exact: Vec<ExactIsing2d>,
-    /// Where a spin glass's couplings came from: drawn from the seed, or the file the config
-    /// names with its FNV-1a 64; left out for the ferromagnet.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub couplings: Option<String>,
-    /// Build, host, device, command line and times of the invocation that finished the anneal.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub provenance: Option<Provenance>,
+    /// The couplings' source and the provenance.
+    #[serde(flatten)]
+    pub origin: RunOrigin,
 }
 
 /// `annealing.json` of a finished anneal whose engine took `ps_per_flip` per spin-flip attempt
@@ -108,8 +103,7 @@ pub(super) fn summarize(
         ),
         reweighted_exact: exact_values(config, &betas),
         exact: exact_values(config, &anneal.schedule),
-        couplings: couplings_source(anneal.systems.disorder, anneal.systems.instance.as_deref()),
-        provenance: None,
+        origin: RunOrigin::new(anneal.systems.disorder, anneal.systems.instance.as_deref()),
     }
 }
 

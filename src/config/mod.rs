@@ -269,7 +269,7 @@ fn parse(text: &str, path: Option<&Path>) -> Result<Config, ConfigError> {
 /// beside what it checks) share.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{Config, ConfigError};
+    use super::{Config, ConfigError, Model};
 
     pub(crate) const SAMPLE: &str = "(
     model: Ising(dims: 2, size: 32, field: 0.0),
@@ -279,6 +279,13 @@ pub(crate) mod testing {
     seed: 12345,
     backend: Auto,
 )";
+
+    /// SAMPLE's model.
+    pub(crate) const SAMPLE_MODEL: Model = Model::Ising {
+        dims: 2,
+        size: 32,
+        field: 0.0,
+    };
 
     /// SAMPLE with one textual change, which must be present.
     pub(crate) fn sample_with(from: &str, to: &str) -> String {
@@ -310,6 +317,16 @@ pub(crate) mod testing {
         }
     }
 
+    /// SAMPLE with `from` changed to `to` must fail to parse, at `line` where given, with a
+    /// message that mentions every one of `parts`.
+    pub(crate) fn assert_edit_refused(from: &str, to: &str, line: Option<usize>, parts: &[&str]) {
+        let (at, _, msg) = parse_error(&sample_with(from, to));
+        if let Some(line) = line {
+            assert_eq!(at, line, "{msg}");
+        }
+        assert_mentions(&msg, parts);
+    }
+
     /// SAMPLE with parallel tempering every `every` sweeps over `temperatures`.
     pub(crate) fn tempering(temperatures: &str, every: u64) -> String {
         sample_with(
@@ -329,20 +346,15 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
-    use super::testing::{SAMPLE, assert_mentions, parse_error, sample_with};
+    use super::testing::{
+        SAMPLE, SAMPLE_MODEL, assert_edit_refused, assert_mentions, parse_error, sample_with,
+    };
     use super::*;
 
     #[test]
     fn sample_parses_with_defaults() {
         let config = Config::from_ron_str(SAMPLE).unwrap();
-        assert_eq!(
-            config.model,
-            Model::Ising {
-                dims: 2,
-                size: 32,
-                field: 0.0
-            }
-        );
+        assert_eq!(config.model, SAMPLE_MODEL);
         assert_eq!(config.temperatures.betas(), vec![0.40, 0.44]);
         assert_eq!(config.replicas, 4);
         assert_eq!(
@@ -381,14 +393,7 @@ mod tests {
             "backend: Wgpu, adapter: Some(\"llvmpipe\"), philox: U32, checkpoint_every: 0, workgroup_size: 256,",
         );
         let config = Config::from_ron_str(&text.replace(", field: 0.0", "")).unwrap();
-        assert_eq!(
-            config.model,
-            Model::Ising {
-                dims: 2,
-                size: 32,
-                field: 0.0
-            }
-        );
+        assert_eq!(config.model, SAMPLE_MODEL);
         assert_eq!(config.backend, Backend::Wgpu);
         assert_eq!(config.adapter.as_deref(), Some("llvmpipe"));
         assert_eq!(config.philox, PhiloxPath::U32);
@@ -475,63 +480,55 @@ mod tests {
 
     #[test]
     fn unknown_top_level_field_is_named() {
-        let (line, _, msg) =
-            parse_error(&sample_with("seed: 12345,", "seed: 12345,\n    seeds: 1,"));
-        assert_eq!(line, 7);
-        assert_mentions(&msg, &["unknown field `seeds`", "`Config`"]);
+        let seeds = "seed: 12345,\n    seeds: 1,";
+        let parts = ["unknown field `seeds`", "`Config`"];
+        assert_edit_refused("seed: 12345,", seeds, Some(7), &parts);
     }
 
     #[test]
     fn wrong_type_names_the_field() {
-        let (line, _, msg) = parse_error(&sample_with("size: 32", "size: \"32\""));
-        assert_eq!(line, 2);
-        assert_mentions(&msg, &["integer", "`size`"]);
-        let (line, _, msg) = parse_error(&sample_with("replicas: 4", "replicas: 4.5"));
-        assert_eq!(line, 4);
-        assert_mentions(&msg, &["`replicas`"]);
-        let (_, _, msg) = parse_error(&sample_with("0.44", "\"hot\""));
-        assert_mentions(&msg, &["float", "`temperatures`"]);
+        assert_edit_refused("size: 32", "size: \"32\"", Some(2), &["integer", "`size`"]);
+        assert_edit_refused("replicas: 4", "replicas: 4.5", Some(4), &["`replicas`"]);
+        assert_edit_refused("0.44", "\"hot\"", None, &["float", "`temperatures`"]);
     }
 
     #[test]
     fn missing_field_is_named() {
-        let (_, _, msg) = parse_error(&sample_with("    replicas: 4,\n", ""));
-        assert_mentions(&msg, &["missing field `replicas`"]);
-        let (line, _, msg) = parse_error(&sample_with("dims: 2, ", ""));
-        assert_eq!(line, 2);
-        assert_mentions(&msg, &["missing field `dims`", "`Ising`"]);
+        let replicas = ["missing field `replicas`"];
+        assert_edit_refused("    replicas: 4,\n", "", None, &replicas);
+        let dims = ["missing field `dims`", "`Ising`"];
+        assert_edit_refused("dims: 2, ", "", Some(2), &dims);
     }
 
     #[test]
     fn bad_backend_name_lists_the_choices() {
-        let (line, _, msg) = parse_error(&sample_with("backend: Auto", "backend: OpenCl"));
-        assert_eq!(line, 7);
-        assert_mentions(
-            &msg,
-            &[
-                "`OpenCl`",
-                "`Auto`, `Cpu`, `Wgpu`, `Cuda`",
-                "field `backend`",
-            ],
-        );
+        let choices = [
+            "`OpenCl`",
+            "`Auto`, `Cpu`, `Wgpu`, `Cuda`",
+            "field `backend`",
+        ];
+        assert_edit_refused("backend: Auto", "backend: OpenCl", Some(7), &choices);
     }
 
     #[test]
     fn field_names_inside_strings_and_comments_are_not_fields() {
         // Between the field and the bad value, so a scanner that did not skip them would name
         // `count` or `gpu`.
-        let text = sample_with("replicas: 4", "replicas: /* count: */ \"4\"");
-        let (_, _, msg) = parse_error(&text);
-        assert_mentions(&msg, &["field `replicas`"]);
-        let text = sample_with(
-            "backend: Auto,",
-            "backend: Auto, adapter: Some(\"gpu: 0\" 1),",
+        let replicas = ["field `replicas`"];
+        assert_edit_refused(
+            "replicas: 4",
+            "replicas: /* count: */ \"4\"",
+            None,
+            &replicas,
         );
-        let (_, _, msg) = parse_error(&text);
-        assert_mentions(&msg, &["field `adapter`"]);
-        let text = sample_with("replicas: 4", "replicas: // count: \n \"4\"");
-        let (_, _, msg) = parse_error(&text);
-        assert_mentions(&msg, &["field `replicas`"]);
+        let adapter = "backend: Auto, adapter: Some(\"gpu: 0\" 1),";
+        assert_edit_refused("backend: Auto,", adapter, None, &["field `adapter`"]);
+        assert_edit_refused(
+            "replicas: 4",
+            "replicas: // count: \n \"4\"",
+            None,
+            &replicas,
+        );
     }
 
     #[test]

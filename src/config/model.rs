@@ -87,31 +87,32 @@ impl Disorder {
 impl Model {
     /// Lattice dimension.
     pub fn dims(&self) -> u32 {
-        match *self {
-            Model::Ising { dims, .. }
-            | Model::EdwardsAnderson { dims, .. }
-            | Model::XY { dims, .. }
-            | Model::Heisenberg { dims, .. } => dims,
-        }
+        self.lattice_and_field().0
     }
 
     /// Linear size L.
     pub fn size(&self) -> u32 {
-        match *self {
-            Model::Ising { size, .. }
-            | Model::EdwardsAnderson { size, .. }
-            | Model::XY { size, .. }
-            | Model::Heisenberg { size, .. } => size,
-        }
+        self.lattice_and_field().1
     }
 
     /// Uniform field h.
     pub fn field(&self) -> f64 {
+        self.lattice_and_field().2
+    }
+
+    /// `(dims, size, field)`, which every model has.
+    fn lattice_and_field(&self) -> (u32, u32, f64) {
         match *self {
-            Model::Ising { field, .. }
-            | Model::EdwardsAnderson { field, .. }
-            | Model::XY { field, .. }
-            | Model::Heisenberg { field, .. } => field,
+            Model::Ising { dims, size, field }
+            | Model::EdwardsAnderson {
+                dims, size, field, ..
+            }
+            | Model::XY {
+                dims, size, field, ..
+            }
+            | Model::Heisenberg {
+                dims, size, field, ..
+            } => (dims, size, field),
         }
     }
 

@@ -4,6 +4,7 @@
 pub mod checkpoint;
 pub mod instance;
 pub mod lock;
+pub mod origin;
 pub mod output;
 pub mod provenance;
 pub mod run_dir;

@@ -100,8 +100,8 @@ pub(super) fn spin_glass_deviations(
             let mut observables: Vec<(&str, Estimate, Average, Exact)> =
                 vec![("e", t.e, |s| s.e, |x| x.e)];
             if systems.overlap_pairs() > 0 {
-                observables.push(("q2", t.q2, |s| s.q2, |x| x.q2));
-                observables.push(("ql", t.ql, |s| s.ql, |x| x.ql));
+                observables.push(("q2", t.overlaps.q2, |s| s.q2, |x| x.q2));
+                observables.push(("ql", t.overlaps.ql, |s| s.ql, |x| x.ql));
             }
             observables
                 .into_iter()

@@ -180,7 +180,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
         &info,
         flips_per_ns(flips, engine_time),
     );
-    summary.provenance = Some(run.provenance(&info));
+    summary.origin.provenance = Some(run.provenance(&info));
     if let Some(every) = schedule.swap_every {
         // The acceptances count from the ladder's last tuning.
         let counted = (tuning_stops.last().copied().unwrap_or(0), schedule.total());

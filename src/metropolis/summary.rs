@@ -13,8 +13,7 @@ use crate::config::Disorder;
 use crate::config::{Config, Randoms};
 use crate::engine::EngineInfo;
 use crate::exact::ExactIsing2d;
-use crate::io::instance::couplings_source;
-use crate::io::provenance::Provenance;
+use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
 use crate::model::ising::IsingSystems;
 use crate::stats::{
@@ -72,13 +71,9 @@ pub struct Summary {
     /// more than 4 errors from exact values, tempering chains that never crossed the ladder.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub warnings: Vec<String>,
-    /// Where a spin glass's couplings came from: drawn from the seed, or the file the config
-    /// names with its FNV-1a 64; left out for the ferromagnet.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub couplings: Option<String>,
-    /// Build, host, device, command line and times of the invocation that finished the run.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub provenance: Option<Provenance>,
+    /// The couplings' source and the provenance.
+    #[serde(flatten)]
+    pub origin: RunOrigin,
 }
 
 /// The summary of a finished run (its tempering diagnostics left to the caller) whose engine
@@ -180,7 +175,6 @@ pub(super) fn summarize(
         thermalization_measurements: schedule.thermalization_measurements(),
         equilibration: equilibration_checks(systems, schedule, series, unit, &taus),
         warnings,
-        couplings: couplings_source(systems.disorder, systems.instance.as_deref()),
-        provenance: None,
+        origin: RunOrigin::new(systems.disorder, systems.instance.as_deref()),
     }
 }

@@ -60,9 +60,9 @@ pub fn summary_table(summary: &Summary) -> String {
                 scale.value(t.beta),
                 pm(&t.e),
                 pm(&t.c),
-                pm(&t.q2),
-                pm(&t.g),
-                pm(&t.xi_over_l)
+                pm(&t.overlaps.q2),
+                pm(&t.overlaps.g),
+                pm(&t.overlaps.xi_over_l)
             );
         }
         return table;

@@ -1,16 +1,16 @@
 //! What rank 0 and the other ranks send each other, as bytes: the engine calls ([`Command`],
-//! one vocabulary for the engines of every model) and their answers ([`Reply`]).
-//! Little-endian words, lengths before arrays, f64 as their bits, so every value crosses exactly.
+//! one vocabulary for the engines of every model) and their answers ([`Reply`]), in the words of
+//! [`bytes`].
+
+mod bytes;
 
 use std::sync::Arc;
-
-use bytemuck::Pod;
 
 use crate::config::Disorder;
 use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::vector::VectorSweeps;
 use crate::engine::{Betas, Lattices, Measurements, Observation, Plan, SpinBits, Step};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
@@ -18,6 +18,7 @@ use crate::model::systems::SystemIndex;
 use crate::model::vector::{VectorCouplings, VectorSystems};
 
 use super::{Share, Split};
+use bytes::{Reader, Writer, truncated};
 
 /// An engine call from rank 0.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,60 +79,7 @@ pub enum Reply {
     Counting(bool),
 }
 
-#[derive(Default)]
-struct Writer(Vec<u8>);
-
 impl Writer {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn f64(&mut self, v: f64) {
-        self.u64(v.to_bits());
-    }
-    fn len(&mut self, n: usize) {
-        self.u64(n as u64);
-    }
-    fn bytes(&mut self, bytes: &[u8]) {
-        self.len(bytes.len());
-        self.0.extend_from_slice(bytes);
-    }
-    fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes());
-    }
-    // Arrays of a population's systems (copies, copy maps) cross every resampling step:
-    // reserved and written word by word, which compiles to plain copies.
-    fn u32s(&mut self, values: &[u32]) {
-        self.len(values.len());
-        self.0.reserve(4 * values.len());
-        for v in values {
-            self.0.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    fn u64s(&mut self, values: &[u64]) {
-        self.len(values.len());
-        self.0.reserve(8 * values.len());
-        for v in values {
-            self.0.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    fn f64s(&mut self, values: &[f64]) {
-        self.len(values.len());
-        self.0
-            .extend(values.iter().flat_map(|v| v.to_bits().to_le_bytes()));
-    }
-    fn i32s(&mut self, values: &[i32]) {
-        self.u32s(bytemuck::cast_slice(values));
-    }
-    /// Values of 64-bit words (observations, overlaps), word by word.
-    fn pods<T: Pod>(&mut self, values: &[T]) {
-        self.u64s(bytemuck::cast_slice(values));
-    }
     fn lattice(&mut self, lattice: &Lattice) {
         self.u32(lattice.dims);
         self.u32(lattice.size);
@@ -143,14 +91,19 @@ impl Writer {
             Disorder::Gaussian => 2,
         });
     }
+    /// The field and the systems' temperatures, samples, replicas and seed: what the systems of
+    /// every model have.
+    fn field_and_index(&mut self, field: f64, index: &SystemIndex) {
+        self.f64(field);
+        self.f64s(&index.betas);
+        self.disorder(index.disorder);
+        self.u32(index.samples);
+        self.u32(index.replicas);
+        self.u64(index.seed);
+    }
     fn systems(&mut self, systems: &IsingSystems) {
         self.lattice(&systems.lattice);
-        self.f64(systems.field);
-        self.f64s(&systems.betas);
-        self.disorder(systems.disorder);
-        self.u32(systems.samples);
-        self.u32(systems.replicas);
-        self.u64(systems.seed);
+        self.field_and_index(systems.field, &systems.index);
         self.instance(systems);
     }
     /// The couplings the config gives, every sample's bits: ranks need not read the file.
@@ -163,18 +116,13 @@ impl Writer {
         self.u64(instance.checksum);
         self.len(instance.samples() as usize);
         for sample in 0..instance.samples() {
-            self.u32s(instance.bonds(sample));
+            self.words(instance.bonds(sample));
         }
     }
     fn vector_systems(&mut self, systems: &VectorSystems) {
         self.lattice(&systems.lattice);
         self.u32(systems.components);
-        self.f64(systems.field);
-        self.f64s(&systems.betas);
-        self.disorder(systems.disorder);
-        self.u32(systems.samples);
-        self.u32(systems.replicas);
-        self.u64(systems.seed);
+        self.field_and_index(systems.field, &systems.index);
         self.u32(systems.first_sample);
         self.u32(systems.all_samples);
         match &systems.couplings {
@@ -211,8 +159,8 @@ impl Writer {
         self.u8(1);
         self.u32(h.bond_bins);
         self.u32(h.site_bins);
-        self.u32s(&h.satisfied);
-        self.u32s(&h.up);
+        self.words(&h.satisfied);
+        self.words(&h.up);
     }
     fn spins(&mut self, spins: &Lattices) {
         match spins {
@@ -220,7 +168,7 @@ impl Writer {
                 self.u8(0);
                 self.u32(bits.systems());
                 self.u64(bits.sites());
-                self.u64s(bits.words());
+                self.words(bits.words());
             }
             Lattices::Vector(components) => {
                 self.u8(1);
@@ -230,76 +178,7 @@ impl Writer {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if self.bytes.len() < n {
-            return Err(truncated());
-        }
-        let (head, rest) = self.bytes.split_at(n);
-        self.bytes = rest;
-        Ok(head)
-    }
-    fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
-    }
-    fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
-    }
-    fn f64(&mut self) -> Result<f64> {
-        Ok(f64::from_bits(self.u64()?))
-    }
-    fn len(&mut self, width: usize) -> Result<usize> {
-        let n = usize::try_from(self.u64()?).map_err(|_| truncated())?;
-        if n.saturating_mul(width) > self.bytes.len() {
-            return Err(truncated());
-        }
-        Ok(n)
-    }
-    fn bytes(&mut self) -> Result<&'a [u8]> {
-        let n = self.len(1)?;
-        self.take(n)
-    }
-    fn str(&mut self) -> Result<String> {
-        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| truncated())
-    }
-    fn u32s(&mut self) -> Result<Vec<u32>> {
-        let n = self.len(4)?;
-        let bytes = self.take(4 * n)?.chunks_exact(4);
-        Ok(bytes
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-            .collect())
-    }
-    fn u64s(&mut self) -> Result<Vec<u64>> {
-        let n = self.len(8)?;
-        let bytes = self.take(8 * n)?.chunks_exact(8);
-        Ok(bytes
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-            .collect())
-    }
-    fn f64s(&mut self) -> Result<Vec<f64>> {
-        let n = self.len(8)?;
-        (0..n).map(|_| self.f64()).collect()
-    }
-    fn i32s(&mut self) -> Result<Vec<i32>> {
-        Ok(bytemuck::allocation::cast_vec(self.u32s()?))
-    }
-    /// Values of 64-bit words ([`Writer::pods`]); refuses a partial value.
-    fn pods<T: Pod>(&mut self) -> Result<Vec<T>> {
-        let words = self.u64s()?;
-        let values: &[T] = bytemuck::try_cast_slice(&words).map_err(|_| truncated())?;
-        Ok(values.to_vec())
-    }
+impl Reader<'_> {
     fn lattice(&mut self) -> Result<Lattice> {
         let (dims, size) = (self.u32()?, self.u32()?);
         if !(dims == 2 || dims == 3) {
@@ -315,17 +194,22 @@ impl<'a> Reader<'a> {
             _ => Err(truncated()),
         }
     }
+    /// [`Writer::field_and_index`], the index of a whole run.
+    fn field_and_index(&mut self) -> Result<(f64, SystemIndex)> {
+        let (field, betas, disorder) = (self.f64()?, self.f64s()?, self.disorder()?);
+        let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
+        let index = SystemIndex::new(betas, disorder, samples, replicas, seed);
+        Ok((field, index))
+    }
     fn systems(&mut self) -> Result<IsingSystems> {
         let lattice = self.lattice()?;
-        let field = self.f64()?;
-        let betas = self.f64s()?;
-        let disorder = self.disorder()?;
-        let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
-        let systems = match disorder {
+        let (field, index) = self.field_and_index()?;
+        let (betas, replicas, seed) = (index.betas, index.replicas, index.seed);
+        let systems = match index.disorder {
             Disorder::Ferromagnet => {
                 IsingSystems::ferromagnet(lattice, field, betas, replicas, seed)
             }
-            _ => IsingSystems::spin_glass(lattice, field, betas, samples, replicas, seed),
+            _ => IsingSystems::spin_glass(lattice, field, betas, index.samples, replicas, seed),
         };
         Ok(IsingSystems {
             instance: self.instance()?,
@@ -349,9 +233,8 @@ impl<'a> Reader<'a> {
         if !(components == 2 || components == 3) {
             return Err(truncated());
         }
-        let (field, betas, disorder) = (self.f64()?, self.f64s()?, self.disorder()?);
-        let (samples, replicas, seed) = (self.u32()?, self.u32()?, self.u64()?);
-        let (first_sample, all_samples) = (self.u32()?, self.u32()?);
+        let (field, mut index) = self.field_and_index()?;
+        (index.first_sample, index.all_samples) = (self.u32()?, self.u32()?);
         let couplings = match self.u8()? {
             0 => VectorCouplings::Uniform(self.u32()? as i32),
             1 => VectorCouplings::Bonds(
@@ -361,15 +244,7 @@ impl<'a> Reader<'a> {
             _ => return Err(truncated()),
         };
         Ok(VectorSystems {
-            index: SystemIndex {
-                betas,
-                disorder,
-                samples,
-                replicas,
-                seed,
-                first_sample,
-                all_samples,
-            },
+            index,
             lattice,
             components,
             field,
@@ -409,16 +284,6 @@ impl<'a> Reader<'a> {
             _ => self.i32s()?.into(),
         })
     }
-    fn end(&self) -> Result<()> {
-        match self.bytes.is_empty() {
-            true => Ok(()),
-            false => Err(truncated()),
-        }
-    }
-}
-
-fn truncated() -> Error {
-    Error::State("a message between MPI ranks was damaged or of another spinflip version".into())
 }
 
 const STEP_SWEEP: u32 = 0;
@@ -457,7 +322,7 @@ impl Command {
                     .iter()
                     .flat_map(|s| [s.first, s.count])
                     .collect();
-                w.u32s(&bounds);
+                w.words(&bounds);
             }
             Command::HotStart => w.u8(1),
             Command::SetSpins(spins) => {
@@ -482,11 +347,11 @@ impl Command {
                         }
                     })
                     .collect();
-                w.u32s(&steps);
+                w.words(&steps);
             }
             Command::SetTempering(state) => {
                 w.u8(5);
-                w.u32s(state);
+                w.words(state);
             }
             Command::Tempering => w.u8(6),
             Command::SetBetas(betas) => {
@@ -495,20 +360,20 @@ impl Command {
             }
             Command::CopySystems(sources) => {
                 w.u8(8);
-                w.u32s(sources);
+                w.words(sources);
             }
             Command::SetResampling(table) => {
                 w.u8(11);
                 w.u8(table.keyed as u8);
                 w.u32(table.slots);
                 let heads: &[u32] = bytemuck::cast_slice(&table.heads);
-                w.u32s(heads);
-                w.u32s(table.entries.as_flattened());
+                w.words(heads);
+                w.words(table.entries.as_flattened());
             }
             Command::CountPopulations { slots, sizes } => {
                 w.u8(12);
                 w.u32(*slots);
-                w.u32s(sizes);
+                w.words(sizes);
             }
             Command::OpenVector {
                 config,
@@ -526,7 +391,7 @@ impl Command {
             }
             Command::Exchange(partners) => {
                 w.u8(15);
-                w.u32s(partners);
+                w.words(partners);
             }
             Command::Close => w.u8(9),
             Command::Finish(status) => {
@@ -655,19 +520,19 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
                 .iter()
                 .flat_map(|o| [o.up, o.satisfied])
                 .collect();
-            w.u64s(&observations);
-            w.u32s(&m.overlap_planes);
-            w.u64s(&m.link_overlaps);
-            w.u32s(&m.labels);
-            w.u32s(&m.copies);
+            w.words(&observations);
+            w.words(&m.overlap_planes);
+            w.words(&m.link_overlaps);
+            w.words(&m.labels);
+            w.words(&m.copies);
             w.histograms(m.histograms.as_deref());
             w.pods(&m.vector_observations);
             w.pods(&m.vector_overlaps);
-            w.u64s(&m.accepted);
+            w.words(&m.accepted);
         }
         Ok(Reply::Tempering(state)) => {
             w.u8(4);
-            w.u32s(state);
+            w.words(state);
         }
         Ok(Reply::Counting(counting)) => {
             w.u8(5);
@@ -719,6 +584,7 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
 mod tests {
     use super::*;
     use crate::engine::vector::{VectorObservation, VectorOverlap};
+    use crate::error::Error;
 
     /// The vector-spin engine's calls: opening the slices of a Gaussian and a bimodal glass
     /// (with their couplings) and of a ferromagnet, with and without tiles, and the calls of

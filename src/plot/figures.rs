@@ -97,10 +97,10 @@ const FERROMAGNET: [Observable<IsingEstimates>; 5] = [
 const SPIN_GLASS: [Observable<SpinGlassEstimates>; 6] = [
     ("e", "e", |t| Some(t.e)),
     ("c", "c", |t| Some(t.c)),
-    ("q2", "q^2", |t| Some(t.q2)),
-    ("g", "g", |t| Some(t.g)),
-    ("chi_sg", "chi_SG", |t| Some(t.chi_sg)),
-    ("xi_over_l", "xi_L/L", |t| Some(t.xi_over_l)),
+    ("q2", "q^2", |t| Some(t.overlaps.q2)),
+    ("g", "g", |t| Some(t.overlaps.g)),
+    ("chi_sg", "chi_SG", |t| Some(t.overlaps.chi_sg)),
+    ("xi_over_l", "xi_L/L", |t| Some(t.overlaps.xi_over_l)),
 ];
 
 /// Vector spins: the ferromagnet's, and a glass's energy (its overlaps in
@@ -570,9 +570,8 @@ mod tests {
             tempering: None,
             thermalization_measurements: 0,
             equilibration: Vec::new(),
-            couplings: None,
             warnings: Vec::new(),
-            provenance: None,
+            origin: Default::default(),
         }
     }
 

@@ -19,7 +19,7 @@
 
 use super::UnitSize;
 use super::autocorr::tau_int;
-use super::jackknife::{Estimate, block_means, jackknife, unit_means};
+use super::jackknife::{Estimate, block_means, columns, jackknife, unit_means};
 
 /// Blocks per replica for the jackknife: enough for a stable error, few enough for blocks
 /// much longer than the autocorrelation time in a run of useful length.
@@ -55,19 +55,20 @@ pub struct IsingEstimates {
     pub units: usize,
 }
 
-// Indices of the primary quantities measured at every step (see `primaries`).
+// Indices of the primary quantities measured at every step (see `primaries`); the vector
+// estimators' primaries start with the same six.
 /// `E - E_0`
-const ENERGY: usize = 0;
+pub(super) const ENERGY: usize = 0;
 /// `(E - E_0)^2`
-const ENERGY_SQ: usize = 1;
+pub(super) const ENERGY_SQ: usize = 1;
 /// `|m| - m_0`
-const ABS_M: usize = 2;
+pub(super) const ABS_M: usize = 2;
 /// `(|m| - m_0)^2`
-const ABS_M_SQ: usize = 3;
+pub(super) const ABS_M_SQ: usize = 3;
 /// `m^2`
-const M2: usize = 4;
+pub(super) const M2: usize = 4;
 /// `m^4`
-const M4: usize = 5;
+pub(super) const M4: usize = 5;
 /// How many primary quantities there are.
 const PRIMARY_COUNT: usize = 6;
 
@@ -113,17 +114,8 @@ pub fn ising_estimates(
     let series: Vec<Vec<Vec<f64>>> = replicas
         .iter()
         .map(|(e, m)| {
-            let mut quantities: Vec<Vec<f64>> = (0..PRIMARY_COUNT)
-                .map(|_| Vec::with_capacity(e.len()))
-                .collect();
-            for (&e, &m) in e.iter().zip(m) {
-                let values = primaries(energy_shift, abs_m_shift, e, m);
-                quantities
-                    .iter_mut()
-                    .zip(values)
-                    .for_each(|(q, v)| q.push(v));
-            }
-            quantities
+            let rows = e.iter().zip(m);
+            columns(rows.map(|(&e, &m)| primaries(energy_shift, abs_m_shift, e, m)))
         })
         .collect();
     let units = unit_means(&series, unit.replicas);
@@ -131,13 +123,12 @@ pub fn ising_estimates(
     let mean_over_replicas = |tau: &dyn Fn(&[f64], &[f64]) -> f64| {
         replicas.iter().map(|(e, m)| tau(e, m)).sum::<f64>() / replicas.len() as f64
     };
+    let (e, c, abs_m) = energy_and_abs_m(&blocks, beta, sites, (energy_shift, abs_m_shift));
     IsingEstimates {
         beta,
-        e: jackknife(&blocks, |x| (energy_shift + x[ENERGY]) / sites),
-        c: jackknife(&blocks, |x| {
-            beta * beta * (x[ENERGY_SQ] - x[ENERGY] * x[ENERGY]) / sites
-        }),
-        abs_m: jackknife(&blocks, |x| abs_m_shift + x[ABS_M]),
+        e,
+        c,
+        abs_m,
         m2: jackknife(&blocks, |x| x[M2]),
         m4: jackknife(&blocks, |x| x[M4]),
         chi: jackknife(&blocks, |x| {
@@ -151,6 +142,23 @@ pub fn ising_estimates(
         samples,
         units: units.len(),
     }
+}
+
+/// `e`, `c` and `|m|` from the block means of the primaries, shifted by `(E_0, m_0)`, of
+/// `sites` spins at `beta`.
+pub(super) fn energy_and_abs_m(
+    blocks: &[Vec<f64>],
+    beta: f64,
+    sites: f64,
+    (energy_shift, abs_m_shift): (f64, f64),
+) -> (Estimate, Estimate, Estimate) {
+    (
+        jackknife(blocks, |x| (energy_shift + x[ENERGY]) / sites),
+        jackknife(blocks, |x| {
+            beta * beta * (x[ENERGY_SQ] - x[ENERGY] * x[ENERGY]) / sites
+        }),
+        jackknife(blocks, |x| abs_m_shift + x[ABS_M]),
+    )
 }
 
 #[cfg(test)]

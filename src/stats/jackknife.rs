@@ -105,6 +105,16 @@ pub fn block_means(series: &[Vec<Vec<f64>>], blocks_per_series: usize) -> Vec<Ve
         .collect()
 }
 
+/// The primary quantities of a series as columns: `rows[t][q]`, quantity `q` at measurement `t`,
+/// gives `columns[q][t]`, the layout of a series in [`block_means`] and [`unit_means`].
+pub fn columns<const N: usize>(rows: impl ExactSizeIterator<Item = [f64; N]>) -> Vec<Vec<f64>> {
+    let mut columns: Vec<Vec<f64>> = (0..N).map(|_| Vec::with_capacity(rows.len())).collect();
+    for row in rows {
+        columns.iter_mut().zip(row).for_each(|(q, v)| q.push(v));
+    }
+    columns
+}
+
 /// Per-measurement means over consecutive groups of `series_per_unit` series (the last group may
 /// be smaller): `series[s][q][t]` gives `units[u][q][t]`, over the group's common length.
 ///

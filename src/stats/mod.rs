@@ -7,6 +7,7 @@ mod ising;
 mod jackknife;
 mod overlap;
 mod spin_glass;
+mod tensor_glass;
 mod vector;
 
 pub use autocorr::tau_int;
@@ -17,9 +18,11 @@ pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, group_means, jackknife, unit_means};
 pub use overlap::{PlanePhases, overlap};
 pub use spin_glass::{
-    OverlapEstimates, SampleAverages, SampleOverlaps, SampleSeries, SpinGlassEstimates,
-    TensorGlassEstimates, TensorOverlapSeries, overlap_estimates, spin_glass_estimates,
-    tensor_glass_estimates,
+    OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, overlap_estimates,
+    spin_glass_estimates,
+};
+pub use tensor_glass::{
+    SampleOverlaps, TensorGlassEstimates, TensorOverlapSeries, tensor_glass_estimates,
 };
 pub use vector::{VectorEstimates, VectorMeasurement, vector_estimates};
 

@@ -13,9 +13,8 @@
 //! ql     = [<q_l>], q_l = (1/(d N)) sum_<ij> q_i q_j, q_i = s_i^a s_i^b (the link overlap)
 //! ```
 //!
-//! For vector spin glasses ([`tensor_glass_estimates`]) `q^2` is the tensor overlap's
-//! `sum_{mu nu} q_{mu nu}^2`, `q_{mu nu} = (1/N) sum_i s_i^{a,mu} s_i^{b,nu}`, and `|q(k_min)|^2`
-//! the same sum of the Fourier components; the link overlap is not measured.
+//! For vector spin glasses ([`super::tensor_glass`]) `q^2` is the tensor overlap's
+//! `sum_{mu nu} q_{mu nu}^2`; the link overlap is not measured.
 //!
 //! Estimator choices:
 //!
@@ -122,21 +121,10 @@ pub struct SpinGlassEstimates {
     pub c: Estimate,
     /// `[<|M|>]/N`.
     pub abs_m: Estimate,
-    /// `[<q^2>]`.
-    pub q2: Estimate,
-    /// `[<q^4>]`.
-    pub q4: Estimate,
-    /// Binder ratio `g = (3 - [<q^4>]/[<q^2>]^2)/2`.
-    pub g: Estimate,
-    /// Spin-glass susceptibility `chi_SG = N [<q^2>]`.
-    pub chi_sg: Estimate,
-    /// `[<|q(k_min)|^2>]`.
-    pub q2_kmin: Estimate,
-    /// Second-moment correlation length over the linear size, `xi_L / L`.
-    pub xi_over_l: Estimate,
-    /// The link overlap `[<q_l>]`.
-    #[serde(default = "Estimate::missing")]
-    pub ql: Estimate,
+    /// The overlaps' estimators: `[<q^2>]`, `[<q^4>]`, the Binder ratio `g`, the spin-glass
+    /// susceptibility `chi_SG`, `[<|q(k_min)|^2>]`, `xi_L / L` and the link overlap `[<q_l>]`.
+    #[serde(flatten)]
+    pub overlaps: OverlapEstimates,
     /// Integrated autocorrelation time of `E`, in measurements, averaged over samples and
     /// replicas.
     pub tau_e: f64,
@@ -165,7 +153,7 @@ pub fn spin_glass_estimates(
         .map(|sample| SampleThermal::new(beta, n_sites, size, sample, unit.replicas))
         .collect();
     let per_sample: Vec<SampleAverages> = thermal.iter().map(SampleThermal::averages).collect();
-    let (replica, overlap, units) = match thermal.as_slice() {
+    let (replica, overlaps, units) = match thermal.as_slice() {
         [only] => (only.replica_estimates(), only.overlaps, only.energy.units),
         _ => disorder_averages(&per_sample, unit.samples, n_sites as f64, size),
     };
@@ -178,13 +166,7 @@ pub fn spin_glass_estimates(
         e: replica.e,
         c: replica.c,
         abs_m: replica.abs_m,
-        q2: overlap.q2,
-        q4: overlap.q4,
-        g: overlap.g,
-        chi_sg: overlap.chi_sg,
-        q2_kmin: overlap.q2_kmin,
-        xi_over_l: overlap.xi_over_l,
-        ql: overlap.ql,
+        overlaps,
         tau_e: mean_over_samples(|t| t.energy.tau_e),
         tau_q2: mean_over_samples(|t| t.tau_q2),
         per_sample,
@@ -218,7 +200,8 @@ pub struct OverlapEstimates {
     pub q2_kmin: Estimate,
     /// `xi_L / L`.
     pub xi_over_l: Estimate,
-    /// `[<q_l>]`.
+    /// `[<q_l>]` (NaN read from a summary written before it was measured).
+    #[serde(default = "Estimate::missing")]
     pub ql: Estimate,
 }
 
@@ -290,138 +273,17 @@ fn disorder_averages(
     (replica, overlaps, units.len())
 }
 
-/// The overlap series of one disorder sample of a vector spin glass: `q2[p][m]` is
-/// `sum_{mu nu} q_{mu nu}^2` of replica pair `p` at measurement `m` (the tensor overlap
-/// `q_{mu nu} = (1/N) sum_i s_i^{a,mu} s_i^{b,nu}`), `q2_kmin[p][m]` the same sum of
-/// `|q_{mu nu}(k_min)|^2`, averaged over the directions of `k_min`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TensorOverlapSeries {
-    pub q2: Vec<Vec<f64>>,
-    pub q2_kmin: Vec<Vec<f64>>,
-}
-
-/// Thermal averages of the overlaps of one disorder sample, for the per-sample output.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SampleOverlaps {
-    /// `<q^2>`.
-    pub q2: f64,
-    /// `<q^4>`.
-    pub q4: f64,
-    /// `<|q(k_min)|^2>`.
-    pub q2_kmin: f64,
-    /// Number of measurements, all replica pairs together.
-    pub measurements: usize,
-}
-
-/// The disorder-averaged overlap estimators of one temperature of a vector spin glass: the
-/// names and estimator choices of [`SpinGlassEstimates`] (see the module docs), `q^2` the
-/// tensor overlap's `sum_{mu nu} q_{mu nu}^2`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TensorGlassEstimates {
-    /// Inverse temperature.
-    pub beta: f64,
-    /// Number of disorder samples.
-    pub samples: usize,
-    /// Number of independent units the errors rest on: of samples with several samples, else
-    /// of replica pairs.
-    pub units: usize,
-    /// `[<q^2>]`.
-    pub q2: Estimate,
-    /// `[<q^4>]`.
-    pub q4: Estimate,
-    /// Binder ratio `g = ((n^2 + 2) - n^2 [<q^4>]/[<q^2>]^2)/2`.
-    pub g: Estimate,
-    /// Spin-glass susceptibility `chi_SG = N [<q^2>]`.
-    pub chi_sg: Estimate,
-    /// `[<|q(k_min)|^2>]`.
-    pub q2_kmin: Estimate,
-    /// Second-moment correlation length over the linear size, `xi_L / L`.
-    pub xi_over_l: Estimate,
-    /// Integrated autocorrelation time of `q^2`, in measurements, averaged over samples and
-    /// replica pairs.
-    pub tau_q2: f64,
-    /// Thermal averages of every sample, in input order.
-    pub per_sample: Vec<SampleOverlaps>,
-}
-
-/// The overlap estimators at `beta` of a vector spin glass of `n`-vectors on samples of
-/// `n_sites` spins on a lattice of linear size `size`, from each sample's series; `unit` says
-/// which replica pairs and samples are independent. Errors as for [`spin_glass_estimates`]:
-/// the jackknife over samples with two or more, else over time blocks of the replica pairs.
-pub fn tensor_glass_estimates(
-    beta: f64,
-    (n_sites, size, components): (u64, u32, u32),
-    samples: &[TensorOverlapSeries],
-    unit: UnitSize,
-) -> TensorGlassEstimates {
-    let shape = (n_sites, size, components * components);
-    let thermal: Vec<(OverlapEstimates, usize, f64)> = samples
-        .iter()
-        .map(|sample| thermal_overlaps(&tensor_pairs(sample), unit.replicas, shape))
-        .collect();
-    let per_sample: Vec<SampleOverlaps> = thermal
-        .iter()
-        .zip(samples)
-        .map(|((o, ..), sample)| SampleOverlaps {
-            q2: o.q2.mean,
-            q4: o.q4.mean,
-            q2_kmin: o.q2_kmin.mean,
-            measurements: sample.q2.iter().map(Vec::len).sum(),
-        })
-        .collect();
-    let (overlaps, units) = match thermal.as_slice() {
-        [(only, units, _)] => (*only, *units),
-        _ => {
-            let rows: Vec<[f64; 4]> = (per_sample.iter())
-                .map(|s| [s.q2, s.q4, s.q2_kmin, f64::NAN])
-                .collect();
-            let units = group_means(&rows, unit.samples);
-            let (sites, size, entries) = shape;
-            (
-                overlap_estimates(&units, sites as f64, size, entries),
-                units.len(),
-            )
-        }
-    };
-    let tau_q2 = thermal.iter().map(|t| t.2).sum::<f64>() / thermal.len() as f64;
-    TensorGlassEstimates {
-        beta,
-        samples: samples.len(),
-        units,
-        q2: overlaps.q2,
-        q4: overlaps.q4,
-        g: overlaps.g,
-        chi_sg: overlaps.chi_sg,
-        q2_kmin: overlaps.q2_kmin,
-        xi_over_l: overlaps.xi_over_l,
-        tau_q2,
-        per_sample,
-    }
-}
-
-/// The pairs' series of a sample of tensor overlaps (no link overlap: its column is NaN).
-fn tensor_pairs(sample: &TensorOverlapSeries) -> Vec<PairColumns> {
-    (sample.q2.iter().zip(&sample.q2_kmin))
-        .map(|(q2, q2_kmin)| {
-            let length = q2.len().min(q2_kmin.len());
-            let q4 = q2[..length].iter().map(|q2| q2 * q2).collect();
-            let links = vec![f64::NAN; length];
-            vec![q2[..length].to_vec(), q4, q2_kmin[..length].to_vec(), links]
-        })
-        .collect()
-}
-
 /// Overlap entries of Ising spins: `q` is a number.
 const ISING_ENTRIES: u32 = 1;
 
 /// The series of a replica pair, `[q^2, q^4, |q(k_min)|^2, q_l]` per measurement.
-type PairColumns = Vec<Vec<f64>>;
+pub(super) type PairColumns = Vec<Vec<f64>>;
 
 /// The thermal overlap estimates of one sample from its pairs' series, with errors from the
 /// jackknife over time blocks of consecutive groups of `replicas_per_unit` pairs (independent
 /// units); also the number of such units and the mean `tau_int` of `q^2` over the pairs.
 /// `shape`: sites, linear size, overlap entries (see [`overlap_estimates`]).
-fn thermal_overlaps(
+pub(super) fn thermal_overlaps(
     pairs: &[PairColumns],
     replicas_per_unit: usize,
     (n_sites, size, entries): (u64, u32, u32),
@@ -609,18 +471,22 @@ mod tests {
         assert_close("c err", got.c.err, standard_error(&c), 1e-6);
         assert_close("abs_m", got.abs_m.mean, 2.0 * 20.0 / n, 1e-14);
         assert!(got.abs_m.err < 1e-15, "{:?}", got.abs_m);
-        assert_close("q2", got.q2.mean, q2, 1e-14);
-        assert_close("q4", got.q4.mean, q4, 1e-14);
-        assert_close("q2_kmin", got.q2_kmin.mean, q2_kmin, 1e-14);
-        assert_close("g", got.g.mean, g, 1e-13);
-        assert_close("chi_sg", got.chi_sg.mean, n * q2, 1e-14);
+        assert_close("q2", got.overlaps.q2.mean, q2, 1e-14);
+        assert_close("q4", got.overlaps.q4.mean, q4, 1e-14);
+        assert_close("q2_kmin", got.overlaps.q2_kmin.mean, q2_kmin, 1e-14);
+        assert_close("g", got.overlaps.g.mean, g, 1e-13);
+        assert_close("chi_sg", got.overlaps.chi_sg.mean, n * q2, 1e-14);
         let xi = xi_scale() * (q2 / q2_kmin - 1.0).sqrt();
-        assert_close("xi_over_l", got.xi_over_l.mean, xi, 1e-13);
+        assert_close("xi_over_l", got.overlaps.xi_over_l.mean, xi, 1e-13);
         let ql = over_cases(&|c| c.ql);
-        assert_close("ql", got.ql.mean, mean(&ql), 1e-14);
-        assert_close("ql err", got.ql.err, standard_error(&ql), 1e-9);
+        assert_close("ql", got.overlaps.ql.mean, mean(&ql), 1e-14);
+        assert_close("ql err", got.overlaps.ql.err, standard_error(&ql), 1e-9);
         assert_close("per-sample ql", got.per_sample[1].ql, 0.7, 1e-14);
-        for (what, est) in [("g", got.g), ("xi", got.xi_over_l), ("q2", got.q2)] {
+        for (what, est) in [
+            ("g", got.overlaps.g),
+            ("xi", got.overlaps.xi_over_l),
+            ("q2", got.overlaps.q2),
+        ] {
             assert!(est.err > 0.0, "{what}: {est:?}");
         }
         assert_eq!(got.samples, 3);
@@ -660,11 +526,24 @@ mod tests {
         // The variance is 1e-24 of <E^2>: only the shift keeps it.
         assert_close("c", got.c.mean, BETA * BETA * 9.0 / n, 1e-9);
         assert_close("abs_m", got.abs_m.mean, 0.2, 1e-14);
-        assert_close("g", got.g.mean, 0.5 * (3.0 - q4 / (q2 * q2)), 1e-14);
+        assert_close(
+            "g",
+            got.overlaps.g.mean,
+            0.5 * (3.0 - q4 / (q2 * q2)),
+            1e-14,
+        );
         let xi = xi_scale() * (q2 / 0.05 - 1.0).sqrt();
-        assert_close("xi_over_l", got.xi_over_l.mean, xi, 1e-14);
-        assert_close("ql", got.ql.mean, 0.6, 1e-14);
-        for est in [got.e, got.c, got.q2, got.q4, got.g, got.xi_over_l, got.ql] {
+        assert_close("xi_over_l", got.overlaps.xi_over_l.mean, xi, 1e-14);
+        assert_close("ql", got.overlaps.ql.mean, 0.6, 1e-14);
+        for est in [
+            got.e,
+            got.c,
+            got.overlaps.q2,
+            got.overlaps.q4,
+            got.overlaps.g,
+            got.overlaps.xi_over_l,
+            got.overlaps.ql,
+        ] {
             assert!(est.err < 1e-12 * est.mean.abs(), "{est:?}");
         }
     }
@@ -705,17 +584,17 @@ mod tests {
             ("e", got.e, -1500.0 / n),
             ("c", got.c, BETA * BETA * 1600.0 / n),
             ("abs_m", got.abs_m, 100.0 / n),
-            ("q2", got.q2, 1.0 / 3.0),
-            ("q4", got.q4, 0.2),
-            ("g", got.g, 0.6),
-            ("chi_sg", got.chi_sg, n / 3.0),
-            ("q2_kmin", got.q2_kmin, 0.1),
+            ("q2", got.overlaps.q2, 1.0 / 3.0),
+            ("q4", got.overlaps.q4, 0.2),
+            ("g", got.overlaps.g, 0.6),
+            ("chi_sg", got.overlaps.chi_sg, n / 3.0),
+            ("q2_kmin", got.overlaps.q2_kmin, 0.1),
             (
                 "xi_over_l",
-                got.xi_over_l,
+                got.overlaps.xi_over_l,
                 xi_scale() * (10.0f64 / 3.0 - 1.0).sqrt(),
             ),
-            ("ql", got.ql, 0.5),
+            ("ql", got.overlaps.ql, 0.5),
         ];
         for (what, est, truth) in want {
             assert!(
@@ -776,9 +655,19 @@ mod tests {
         for (what, one, joined, split) in [
             ("e", alone.e, together.e, apart.e),
             ("c", alone.c, together.c, apart.c),
-            ("q2", alone.q2, together.q2, apart.q2),
-            ("g", alone.g, together.g, apart.g),
-            ("ql", alone.ql, together.ql, apart.ql),
+            (
+                "q2",
+                alone.overlaps.q2,
+                together.overlaps.q2,
+                apart.overlaps.q2,
+            ),
+            ("g", alone.overlaps.g, together.overlaps.g, apart.overlaps.g),
+            (
+                "ql",
+                alone.overlaps.ql,
+                together.overlaps.ql,
+                apart.overlaps.ql,
+            ),
         ] {
             assert_close(what, joined.mean, one.mean, 1e-12);
             assert_close(what, joined.err, one.err, 1e-9);
@@ -802,7 +691,7 @@ mod tests {
         assert_agreement(&got);
         let only = got.per_sample[0];
         assert_eq!(only.measurements, 40_000);
-        assert_eq!((only.e, only.q2), (got.e.mean, got.q2.mean));
+        assert_eq!((only.e, only.q2), (got.e.mean, got.overlaps.q2.mean));
     }
 
     #[test]
@@ -817,14 +706,18 @@ mod tests {
         let got = spin_glass_estimates(BETA, SITES, SIZE, &[sample], UnitSize::SYSTEM);
         assert_eq!(got.per_sample[0].measurements, 2);
         assert_close("e", got.e.mean, 1.5 / SITES as f64, 1e-15);
-        assert_close("q2", got.q2.mean, 0.25, 1e-15);
-        assert_close("ql", got.ql.mean, 0.4, 1e-15);
+        assert_close("q2", got.overlaps.q2.mean, 0.25, 1e-15);
+        assert_close("ql", got.overlaps.ql.mean, 0.4, 1e-15);
     }
 
     #[test]
     fn missing_data_give_nan() {
         let none = spin_glass_estimates(BETA, SITES, SIZE, &[], UnitSize::SYSTEM);
-        assert!(none.e.mean.is_nan() && none.g.err.is_nan() && none.xi_over_l.mean.is_nan());
+        assert!(
+            none.e.mean.is_nan()
+                && none.overlaps.g.err.is_nan()
+                && none.overlaps.xi_over_l.mean.is_nan()
+        );
         assert!(none.tau_e.is_nan() && none.tau_q2.is_nan());
         assert_eq!((none.samples, none.per_sample.len()), (0, 0));
 
@@ -837,7 +730,7 @@ mod tests {
         };
         for samples in [vec![empty.clone()], vec![empty.clone(), empty]] {
             let got = spin_glass_estimates(BETA, SITES, SIZE, &samples, UnitSize::SYSTEM);
-            assert!(got.e.mean.is_nan() && got.c.mean.is_nan() && got.q2.mean.is_nan());
+            assert!(got.e.mean.is_nan() && got.c.mean.is_nan() && got.overlaps.q2.mean.is_nan());
         }
 
         // One replica: energies but no overlap.
@@ -855,8 +748,12 @@ mod tests {
                 UnitSize::SYSTEM,
             );
             assert_close("e", got.e.mean, -11.0 / SITES as f64, 1e-15);
-            assert!(got.q2.mean.is_nan() && got.g.mean.is_nan() && got.xi_over_l.mean.is_nan());
-            assert!(got.ql.mean.is_nan());
+            assert!(
+                got.overlaps.q2.mean.is_nan()
+                    && got.overlaps.g.mean.is_nan()
+                    && got.overlaps.xi_over_l.mean.is_nan()
+            );
+            assert!(got.overlaps.ql.mean.is_nan());
             assert!(got.tau_q2.is_nan());
         }
     }

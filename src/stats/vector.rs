@@ -17,8 +17,8 @@
 //! Errors by the jackknife over blocks, as for the Ising estimators ([`super::ising`]).
 
 use super::autocorr::tau_int;
-use super::ising::BLOCKS_PER_REPLICA;
-use super::jackknife::{Estimate, block_means, jackknife};
+use super::ising::{ABS_M, ABS_M_SQ, BLOCKS_PER_REPLICA, M2, M4, energy_and_abs_m};
+use super::jackknife::{Estimate, block_means, columns, jackknife};
 
 /// What one measurement of one replica contributes (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -60,13 +60,8 @@ pub struct VectorEstimates {
     pub samples: usize,
 }
 
-// The primary quantities of one measurement (see `primaries`).
-const ENERGY: usize = 0;
-const ENERGY_SQ: usize = 1;
-const ABS_M: usize = 2;
-const ABS_M_SQ: usize = 3;
-const M2: usize = 4;
-const M4: usize = 5;
+// The primary quantities of one measurement (see `primaries`): the Ising estimators' six, then
+// these.
 const M_FIELD: usize = 6;
 const FOURIER: usize = 7;
 const COSINES: usize = 8;
@@ -104,20 +99,12 @@ pub fn vector_estimates(
     let samples: usize = series.iter().map(Vec::len).sum();
     let all = || series.iter().flatten();
     let energy_shift = all().map(|x| x.energy).sum::<f64>() / samples as f64;
-    let abs_m = |x: &VectorMeasurement| x.m.iter().map(|m| m * m).sum::<f64>().sqrt();
-    let abs_m_shift = all().map(abs_m).sum::<f64>() / samples as f64;
+    let norm_of_m = |x: &VectorMeasurement| x.m.iter().map(|m| m * m).sum::<f64>().sqrt();
+    let abs_m_shift = all().map(norm_of_m).sum::<f64>() / samples as f64;
+    let shifts = (energy_shift, abs_m_shift);
     let quantities: Vec<Vec<Vec<f64>>> = series
         .iter()
-        .map(|replica| {
-            let mut q: Vec<Vec<f64>> = (0..PRIMARY_COUNT)
-                .map(|_| Vec::with_capacity(replica.len()))
-                .collect();
-            for x in replica {
-                let values = primaries((energy_shift, abs_m_shift), x);
-                q.iter_mut().zip(values).for_each(|(q, v)| q.push(v));
-            }
-            q
-        })
+        .map(|replica| columns(replica.iter().map(|x| primaries(shifts, x))))
         .collect();
     let blocks = block_means(&quantities, BLOCKS_PER_REPLICA);
     let n = f64::from(components);
@@ -128,13 +115,12 @@ pub fn vector_estimates(
             .map(|r| tau_int(&r.iter().map(f).collect::<Vec<_>>()));
         taus.sum::<f64>() / series.len() as f64
     };
+    let (e, c, abs_m) = energy_and_abs_m(&blocks, beta, n_sites, shifts);
     VectorEstimates {
         beta,
-        e: jackknife(&blocks, |x| (energy_shift + x[ENERGY]) / n_sites),
-        c: jackknife(&blocks, |x| {
-            beta * beta * (x[ENERGY_SQ] - x[ENERGY] * x[ENERGY]) / n_sites
-        }),
-        abs_m: jackknife(&blocks, |x| abs_m_shift + x[ABS_M]),
+        e,
+        c,
+        abs_m,
         m2: jackknife(&blocks, |x| x[M2]),
         m4: jackknife(&blocks, |x| x[M4]),
         m_field: jackknife(&blocks, |x| x[M_FIELD]),
@@ -146,7 +132,7 @@ pub fn vector_estimates(
         xi_over_l: jackknife(&blocks, |x| (x[M2] / x[FOURIER] - 1.0).sqrt() / k_factor),
         helicity: helicity.then(|| jackknife(&blocks, |x| x[COSINES] - beta * x[SINES_SQ])),
         tau_e: mean_tau(&|x| x.energy),
-        tau_abs_m: mean_tau(&abs_m),
+        tau_abs_m: mean_tau(&norm_of_m),
         samples,
     }
 }

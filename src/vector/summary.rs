@@ -15,8 +15,8 @@ use crate::io::run_dir::RunDescription;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::to_f64;
 use crate::stats::{
-    EquilibrationCheck, TensorGlassEstimates, TensorOverlapSeries, UnitSize, VectorEstimates,
-    VectorMeasurement, tensor_glass_estimates, vector_estimates, verdict_lines,
+    EquilibrationCheck, Estimate, TensorGlassEstimates, TensorOverlapSeries, UnitSize,
+    VectorEstimates, VectorMeasurement, tensor_glass_estimates, vector_estimates, verdict_lines,
 };
 use crate::tempering::TemperingDiagnostics;
 
@@ -190,22 +190,8 @@ pub fn vector_table(summary: &VectorSummary) -> String {
         "{} L={}: {}\n{:>10} {:>22} {:>22} {:>22} {:>22}\n",
         summary.run.model, summary.run.size, summary.updates, "beta", "e", "|m|", "U4", "xi/L"
     );
-    // xi/L has no value where <m2> falls below the Fourier component (a glass's magnetisation,
-    // or a ferromagnet far above T_c at small L): say so rather than print NaN.
-    let show = |e: &crate::stats::Estimate| match e.mean.is_nan() {
-        true => "undefined".to_string(),
-        false => format!("{:.6} +- {:.6}", e.mean, e.err),
-    };
     for r in &summary.runs {
-        let _ = writeln!(
-            table,
-            "{:>10.6} {:>22} {:>22} {:>22} {:>22}",
-            r.beta,
-            show(&r.e),
-            show(&r.abs_m),
-            show(&r.u4),
-            show(&r.xi_over_l)
-        );
+        table_row(&mut table, r.beta, &[&r.e, &r.abs_m, &r.u4, &r.xi_over_l]);
     }
     if let [first, ..] = summary.spin_glass.as_slice() {
         let errors = match first.samples {
@@ -218,14 +204,7 @@ pub fn vector_table(summary: &VectorSummary) -> String {
             first.samples, "beta", "chi_SG", "g", "xi_L/L"
         );
         for t in &summary.spin_glass {
-            let _ = writeln!(
-                table,
-                "{:>10.6} {:>22} {:>22} {:>22}",
-                t.beta,
-                show(&t.chi_sg),
-                show(&t.g),
-                show(&t.xi_over_l)
-            );
+            table_row(&mut table, t.beta, &[&t.chi_sg, &t.g, &t.xi_over_l]);
         }
     }
     table.push_str(&verdict_lines(
@@ -234,4 +213,20 @@ pub fn vector_table(summary: &VectorSummary) -> String {
         summary.run.temperature_scale,
     ));
     table
+}
+
+/// A row of [`vector_table`]: `beta`, then each estimate in a column of its own.
+fn table_row(table: &mut String, beta: f64, estimates: &[&Estimate]) {
+    let _ = write!(table, "{beta:>10.6}");
+    for e in estimates {
+        // xi/L has no value where <m2> falls below the Fourier component (a glass's
+        // magnetisation, or a ferromagnet far above T_c at small L): say so rather than print
+        // NaN.
+        let shown = match e.mean.is_nan() {
+            true => "undefined".to_string(),
+            false => format!("{:.6} +- {:.6}", e.mean, e.err),
+        };
+        let _ = write!(table, " {shown:>22}");
+    }
+    table.push('\n');
 }

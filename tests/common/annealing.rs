@@ -287,7 +287,7 @@ fn anneal_outputs(text: &str, backend: &str) -> [String; 3] {
         summary.run.backend,
         summary.run.adapter,
         summary.ps_per_flip,
-        summary.provenance,
+        summary.origin.provenance,
     ) = (String::new(), String::new(), 0.0, None);
     [
         read("annealing.csv"),

@@ -62,10 +62,10 @@ pub fn without_timing(mut summary: Summary) -> String {
     summary.flips_per_ns = 0.0;
     summary.ps_per_flip = 0.0;
     assert!(
-        summary.provenance.is_some(),
+        summary.origin.provenance.is_some(),
         "a finished run records its provenance"
     );
-    summary.provenance = None;
+    summary.origin.provenance = None;
     serde_json::to_string(&summary).unwrap()
 }
 

@@ -18,6 +18,7 @@
 # override. Each part fits a 10-minute slot of an H100 at 20 spins per ns and more. A CPU-sized
 # run (BACKEND=Cpu, small L): docs/validation/history.md, 2026-11-27.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
 OUT=${OUT_DIR:-/tmp/cluster-validation}
 BACKEND=${BACKEND:-Cuda}
@@ -36,8 +37,7 @@ mkdir -p "$OUT"
 run() {
   local name=$1 dims=$2 size=$3 betas=$4 algorithm=$5 thermalize=$6 measure=$7 replicas=${8:-32}
   local every=${9:-1}
-  mkdir -p "$OUT/$name"
-  cat > "$OUT/$name.ron" <<RON
+  run_config "$name" <<RON
 (
     model: Ising(dims: $dims, size: $size, field: 0.0),
     temperatures: Betas([$betas]),
@@ -45,14 +45,7 @@ run() {
     sweeps: (thermalize: $thermalize, measure: $measure, every: $every),
     algorithm: $algorithm,
     seed: 35,
-    backend: $BACKEND,
-    plots: false,
-    checkpoint_every: 0,
-)
 RON
-  "$BIN" run "$OUT/$name.ron" --out "$OUT/$name" --force > "$OUT/$name.log" 2>&1 \
-    || { echo "$name failed: $OUT/$name.log"; return 1; }
-  echo "$name done"
 }
 
 SW="Clusters(update: SwendsenWang)"

@@ -13,6 +13,7 @@
 # for large L, whose curves turn within the default one) override; a sweep is one Metropolis sweep with
 # a tuned cone (acceptance 0.5) and OVERRELAXATION over-relaxation sweeps.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
 OUT=${OUT_DIR:-/tmp/vector-validation}
 BACKEND=${BACKEND:-Cuda}
@@ -25,8 +26,7 @@ mkdir -p "$OUT"
 # run NAME MODEL BETAS
 run() {
   local name=$1 model=$2 betas=$3
-  mkdir -p "$OUT/$name"
-  cat > "$OUT/$name.ron" <<RON
+  run_config "$name" <<RON
 (
     model: $model,
     temperatures: Betas([$betas]),
@@ -34,14 +34,7 @@ run() {
     updates: (proposal: Cone(acceptance: 0.5), overrelaxation: $OVERRELAXATION),
     sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 1),
     seed: 40,
-    backend: $BACKEND,
-    plots: false,
-    checkpoint_every: 0,
-)
 RON
-  "$BIN" run "$OUT/$name.ron" --out "$OUT/$name" --force > "$OUT/$name.log" 2>&1 \
-    || { echo "$name failed: $OUT/$name.log"; return 1; }
-  echo "$name done"
 }
 
 for part in $PARTS; do case $part in
