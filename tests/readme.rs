@@ -130,7 +130,7 @@ fn the_set_up_keeps_its_two_commands_and_starts_from_the_default_config() {
     for needed in [
         "cargo run --release -- run",
         "cargo test",
-        "cargo install --path .",
+        "cargo install --locked --path .",
         "spinflip run --print-default > my.ron",
     ] {
         assert!(
@@ -138,7 +138,7 @@ fn the_set_up_keeps_its_two_commands_and_starts_from_the_default_config() {
             "README lacks `{needed}`"
         );
     }
-    let install = commands.iter().position(|c| c == "cargo install --path .");
+    let install = commands.iter().position(|c| c == "cargo install --locked --path .");
     let first_bare = commands.iter().position(|c| c.starts_with("spinflip "));
     assert!(
         install < first_bare,
