@@ -399,6 +399,58 @@ fn files_carry_short_temperature_tags_and_old_names_still_plot() {
     );
 }
 
+/// A small 2D anneal with reweighting, so that its figure has all three curves.
+const ANNEAL: &str = r#"(
+    model: Ising(dims: 2, size: 4, field: 0.0),
+    replicas: 64,
+    engine: Simple,
+    algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 0.5, count: 5), runs: 2,
+        reweighting: Some(10)),
+    seed: 5,
+    backend: Cpu,
+)"#;
+
+#[test]
+fn annealing_figure_shows_ln_z_per_site_and_is_redrawn_from_annealing_json() {
+    let dir = tempfile::tempdir().unwrap();
+    match run(&common::config(ANNEAL), &RunOptions::new(dir.path())).unwrap() {
+        RunOutcome::Annealed(_) => {}
+        other => panic!("not a finished anneal: {other:?}"),
+    }
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("annealing.json")).unwrap()).unwrap();
+    let (figure, _) = svg_figure(&dir.path().join("annealing.svg"));
+    let panel = &figure["panels"][2];
+    assert_eq!(panel["y_label"], "ln Z / N");
+    let steps = summary["steps"].as_array().unwrap();
+    let measured = panel["curves"][0]["points"].as_array().unwrap();
+    assert_eq!(measured.len(), steps.len());
+    for (point, step) in measured.iter().zip(steps) {
+        assert_eq!(point["x"], step["beta"]);
+        assert_eq!(point["y"], step["ln_z"]["mean"]);
+    }
+    for point in panel["curves"][2]["points"].as_array().unwrap() {
+        let beta = point["x"].as_f64().unwrap();
+        let want = -beta * kaufman(4, beta).f;
+        assert!(
+            (point["y"].as_f64().unwrap() - want).abs() < 1e-12,
+            "exact ln Z / N at {beta}"
+        );
+    }
+    assert_eq!(assert_redrawn_identically(dir.path()), 1, "annealing.svg");
+    let other = tempfile::tempdir().unwrap();
+    let output = spinflip(&[
+        "plot",
+        dir.path().to_str().unwrap(),
+        other.path().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("population anneal"),
+        "an anneal is not overlaid: {stderr}"
+    );
+}
+
 #[test]
 fn plot_of_bad_input_fails_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,11 +1,14 @@
-//! The README works as written: every RON example parses and validates, and every `spinflip`
+//! The README works as written: every RON example parses and validates, every `spinflip`
 //! command in its shell blocks names a subcommand and flags that exist (checked against
-//! `spinflip <subcommand> --help` of the built binary). Seconds, no simulation.
+//! `spinflip <subcommand> --help` of the built binary), and the examples that take seconds run
+//! to the end (the others, minutes each, are left to be run by hand).
 
 use std::collections::BTreeMap;
 use std::process::Command;
 
 use spinflip::config::Config;
+use spinflip::io::run_dir::RunOptions;
+use spinflip::run::RunOutcome;
 
 const README: &str = include_str!("../README.md");
 
@@ -130,7 +133,7 @@ fn the_set_up_keeps_its_two_commands_and_starts_from_the_default_config() {
     for needed in [
         "cargo run --release -- run",
         "cargo test",
-        "cargo install --path .",
+        "cargo install --locked --path .",
         "spinflip run --print-default > my.ron",
     ] {
         assert!(
@@ -138,7 +141,9 @@ fn the_set_up_keeps_its_two_commands_and_starts_from_the_default_config() {
             "README lacks `{needed}`"
         );
     }
-    let install = commands.iter().position(|c| c == "cargo install --path .");
+    let install = commands
+        .iter()
+        .position(|c| c == "cargo install --locked --path .");
     let first_bare = commands.iter().position(|c| c.starts_with("spinflip "));
     assert!(
         install < first_bare,
@@ -205,5 +210,26 @@ fn every_example_config_validates_and_the_readme_shows_it_as_it_is() {
             Some(&shown),
             "README's block before {path}"
         );
+    }
+}
+
+/// The examples in `assets/examples/` small enough to run in every `cargo test` (seconds each).
+const RUN_IN_TESTS: [&str; 2] = [
+    "assets/examples/heisenberg_glass.ron",
+    "assets/examples/heisenberg_gaussian_glass.ron",
+];
+
+#[test]
+fn the_smallest_examples_run_as_written() {
+    let configs = example_configs();
+    for path in RUN_IN_TESTS {
+        let out = tempfile::tempdir().unwrap();
+        let outcome = spinflip::run::run(&configs[path], &RunOptions::new(out.path()))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert!(
+            matches!(outcome, RunOutcome::Vector(_)),
+            "{path}: {outcome:?}"
+        );
+        assert!(out.path().join("summary.json").exists(), "{path}");
     }
 }

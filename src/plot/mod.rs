@@ -4,7 +4,7 @@
 //! U4, xi/L and the XY helicity modulus versus beta, a vector glass's e, q^2, g, xi_L/L versus
 //! T), the E and |M| time series of every temperature, PNG snapshots of the final lattices, and
 //! overlays of runs of one model at several sizes for finite-size crossings; population
-//! annealing's e, c and f versus beta with Kaufman's exact values where they exist.
+//! annealing's e, c and ln Z per site versus beta with Kaufman's exact values where they exist.
 //!
 //! A run hands its data to [`write_run_plots`] or [`write_vector_plots`]; `spinflip plot`
 //! reads a run directory back ([`read_run`]) and draws the same files with [`write_plots`], or
@@ -22,7 +22,7 @@ pub use figures::{
     Curve, Figure, Measured, Panel, Point, RunEstimates, Style, annealing_figure,
     observable_figures, overlay_figures, timeseries_figure,
 };
-pub use read::{read_estimates, read_run};
+pub use read::{read_annealing, read_estimates, read_run};
 pub use snapshot::{KEY_HEIGHT, snapshot_png, vector_snapshot_png};
 
 use crate::annealing::AnnealingSummary;
@@ -250,7 +250,7 @@ pub fn write_overlays(out: &Path, runs: &[RunEstimates], names: &[String]) -> Re
     Ok(())
 }
 
-/// Write population annealing's figure (e, c, f versus beta) into `out`.
+/// Write population annealing's figure (e, c, ln Z / N versus beta) into `out`.
 pub fn write_annealing_plot(out: &Path, summary: &AnnealingSummary) -> Result<()> {
     write_figure(out, &figures::annealing_figure(summary))
 }
@@ -259,8 +259,9 @@ fn write_figure(out: &Path, figure: &Figure) -> Result<()> {
     write_file(out, &figure.file, svg::render(figure)?.as_bytes())
 }
 
-/// `spinflip plot`: one directory's plots redrawn from its files, or the overlays of several
-/// runs of one model; into `out`, by default the first directory. Returns where they went.
+/// `spinflip plot`: one directory's plots redrawn from its files (a population anneal's
+/// `annealing.svg` from its `annealing.json`), or the overlays of several runs of one model;
+/// into `out`, by default the first directory. Returns where they went.
 pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
     let first = dirs
         .first()
@@ -275,6 +276,11 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
     }
     let out = out.unwrap_or(first).to_path_buf();
     if let [only] = dirs {
+        if let Some(anneal) = read_annealing(only)? {
+            ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
+            write_annealing_plot(&out, &anneal)?;
+            return Ok(out);
+        }
         let record = read_run(only)?;
         ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
         let snapshot = |t| record.snapshot(t);

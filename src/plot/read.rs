@@ -1,12 +1,14 @@
 //! Reading a run directory back for `spinflip plot`: `summary.json` (of an Ising or a
 //! vector-spin run), the `thermalization_*.csv` and `timeseries_*.csv` files and, of
-//! `final_state.npy`, only the lattice of each temperature that is drawn.
+//! `final_state.npy`, only the lattice of each temperature that is drawn; or a population
+//! anneal's `annealing.json`, all its figure is drawn from.
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::{Lattices, RunEstimates, RunRecord, TemperatureSeries, vector_abs_m};
+use crate::annealing::{ANNEALING_JSON, AnnealingSummary};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
 use crate::io::output::{
@@ -24,6 +26,22 @@ const NPY_HEADER_BYTES: usize = 4096;
 /// The field that only a vector-spin run's summary has.
 const VECTOR_ONLY_FIELD: &str = "updates_per_ns";
 
+/// `dir/annealing.json` if `dir` holds a finished population anneal (and no run of sweeps).
+pub fn read_annealing(dir: &Path) -> Result<Option<AnnealingSummary>> {
+    let path = dir.join(ANNEALING_JSON);
+    if dir.join(SUMMARY).exists() || !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let summary = serde_json::from_slice(&text).map_err(|e| {
+        Error::Usage(format!(
+            "{}: not a spinflip population anneal: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(Some(summary))
+}
+
 /// `dir/summary.json`, as its figures show it.
 pub fn read_estimates(dir: &Path) -> Result<RunEstimates> {
     read_summary(dir).map(|(estimates, _)| estimates)
@@ -32,6 +50,13 @@ pub fn read_estimates(dir: &Path) -> Result<RunEstimates> {
 /// `dir/summary.json` as its figures show it, and whether its run was of vector spins.
 fn read_summary(dir: &Path) -> Result<(RunEstimates, bool)> {
     let path = dir.join(SUMMARY);
+    if !path.exists() && dir.join(ANNEALING_JSON).exists() {
+        return Err(Error::Usage(format!(
+            "plot: {} holds a population anneal: `spinflip plot` redraws its figure alone, \
+             overlays only runs of sweeps",
+            dir.display()
+        )));
+    }
     let text = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
     let bad = |kind: &str, e: serde_json::Error| {
         Error::Usage(format!("{}: not a spinflip {kind}: {e}", path.display()))

@@ -20,9 +20,41 @@ use spinflip::run::RunOutcome;
 use spinflip::run::run;
 use spinflip::stats::Estimate;
 
-/// A config from RON text, panicking with the parse error.
+/// A config from RON text, panicking with the parse error. Every test that opens wgpu starts
+/// from one, so this is where the runtime directory is set up first.
 pub fn config(ron: &str) -> Config {
+    runtime_dir();
     Config::from_ron_str(ron).unwrap_or_else(|e| panic!("test config: {e}"))
+}
+
+/// Point `XDG_RUNTIME_DIR` at a directory of the tests' own where it names none, as the binary
+/// does (see [`spinflip::runtime_dir`]): otherwise the Vulkan loader prints `error:
+/// XDG_RUNTIME_DIR is invalid or not set` at every wgpu instance a test creates. One directory,
+/// `0700` under Cargo's temporary directory for tests, shared by every test binary and kept.
+#[allow(
+    unsafe_code,
+    reason = "setting a variable of the test process's own environment"
+)]
+fn runtime_dir() {
+    use spinflip::runtime_dir::XDG_RUNTIME_DIR;
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| {
+        let current = std::env::var_os(XDG_RUNTIME_DIR);
+        if current.is_some_and(|dir| std::path::Path::new(&dir).is_dir()) {
+            return;
+        }
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-runtime");
+        std::fs::create_dir_all(&dir).expect("a runtime directory for the tests");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let private = std::fs::Permissions::from_mode(0o700);
+            std::fs::set_permissions(&dir, private).expect("a private runtime directory");
+        }
+        // SAFETY: every test opens wgpu (whose loader reads the environment) only after
+        // `config`, which returns after this: no thread reads the environment meanwhile.
+        unsafe { std::env::set_var(XDG_RUNTIME_DIR, &dir) };
+    });
 }
 
 /// The GPU context CI tests run on (lavapipe there). GPU tests never skip: no adapter fails.
