@@ -61,11 +61,23 @@ pub fn ensure_writable_dir(dir: &Path) -> Result<(), IoError> {
         action,
         source,
     };
-    std::fs::create_dir_all(dir).map_err(|e| fail("cannot create it", e))?;
+    std::fs::create_dir_all(dir).map_err(|e| match dir.exists() && !dir.is_dir() {
+        // Not the bare "File exists" of the system: what exists there is the trouble.
+        true => fail("cannot use it", not_a_directory()),
+        false => fail("cannot create it", e),
+    })?;
     let (probe, file) =
         create_temp(dir, "write-probe").map_err(|e| fail("cannot write into it", e))?;
     drop(file);
     std::fs::remove_file(&probe).map_err(|e| fail("cannot remove a file from it", e))
+}
+
+/// Why a path that names a file, not a directory, cannot be an output directory.
+fn not_a_directory() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::NotADirectory,
+        "it exists and is not a directory",
+    )
 }
 
 /// The directory holding `path` (`.` for a bare file name).
@@ -217,5 +229,12 @@ mod tests {
         std::fs::write(&file, b"x").unwrap();
         let err = ensure_writable_dir(&file).unwrap_err();
         assert_eq!(err.dir, file);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "output directory {}: cannot use it: it exists and is not a directory",
+                file.display()
+            )
+        );
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The Monte Carlo algorithm around the Metropolis sweeps.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Algorithm {
     /// Metropolis sweeps at fixed temperatures.
     #[default]
@@ -165,6 +166,7 @@ pub struct AnnealingOptions {
 
 /// The inverse temperatures after beta = 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum AnnealingSchedule {
     /// These betas, strictly increasing, all > 0.
     Betas(Vec<f64>),

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which engine runs the sweeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum EngineKind {
     /// The fastest engine that fits the model and the system counts (`Config::resolve_engine`),
     /// chosen before the run and written into its `config.ron`.

@@ -12,6 +12,8 @@ mod algorithm;
 mod engine;
 mod model;
 mod ron_errors;
+#[cfg(test)]
+mod unknown_fields;
 mod updates;
 
 use std::path::{Path, PathBuf};

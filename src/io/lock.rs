@@ -39,8 +39,9 @@ impl RunLock {
             if create_lock(&path, &me).map_err(|e| Error::io(&path, e))? {
                 return Ok(RunLock { path });
             }
-            let holder = match std::fs::read_to_string(&path) {
-                Ok(text) => Holder::parse(&text),
+            let holder = match std::fs::read(&path) {
+                // Bytes that are not text name no process, as an empty lock does: unreadable.
+                Ok(bytes) => std::str::from_utf8(&bytes).ok().and_then(Holder::parse),
                 // Released between the two calls: try again.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(Error::io(&path, e)),
@@ -219,11 +220,15 @@ mod tests {
             format!("pid {}\nhost {host}\nstarted 1\n", me.pid),
             "garbage".to_string(),
         ];
+        // Unreadable: empty, or bytes that are not UTF-8.
+        let unreadable: [&[u8]; 2] = [b"", b"pid \xff\xfe\nhost \x80\n"];
+        let stale = stale.iter().map(String::as_bytes).chain(unreadable);
         for text in stale {
-            std::fs::write(&path, &text).unwrap();
-            let lock = RunLock::acquire(dir.path()).unwrap_or_else(|e| panic!("{text}: {e}"));
+            std::fs::write(&path, text).unwrap();
+            let shown = String::from_utf8_lossy(text);
+            let lock = RunLock::acquire(dir.path()).unwrap_or_else(|e| panic!("{shown}: {e}"));
             let now = std::fs::read_to_string(&path).unwrap();
-            assert_eq!(Holder::parse(&now), Some(me.clone()), "{text}");
+            assert_eq!(Holder::parse(&now), Some(me.clone()), "{shown}");
             drop(lock);
         }
         std::fs::write(
