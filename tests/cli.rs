@@ -410,3 +410,39 @@ fn no_runtime_directory_warning_without_xdg_runtime_dir() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
 }
+
+/// `--out` naming an existing file is refused as not a directory, naming it, and the file is
+/// left as it was.
+#[test]
+fn output_directory_that_is_a_file_is_refused_as_not_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("results.txt");
+    std::fs::write(&file, "kept").unwrap();
+    let path = write_config(dir.path(), &GOOD.replace("BACKEND", "Cpu"));
+    let output = spinflip(&["run", &path, "--out", file.to_str().unwrap()], &[]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let expected = format!(
+        "{}: cannot use it: it exists and is not a directory",
+        file.display()
+    );
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
+}
+
+/// A misspelt field inside the algorithm stops the run at its line, as one in the model does.
+#[test]
+fn unknown_field_inside_the_algorithm_is_refused_with_its_line() {
+    let config = GOOD
+        .replace("BACKEND", "Cpu")
+        .replace(
+            "seed: 5,",
+            "seed: 5,\n    algorithm: Tempering(every: 1, tuen: true),",
+        )
+        .replace("Betas([0.4])", "Betas([0.4, 0.5])");
+    let stderr = failing_run(&config, &[]);
+    assert!(
+        stderr.contains(":7:") && stderr.contains("unknown field `tuen` in `Tempering`"),
+        "{stderr}"
+    );
+}
