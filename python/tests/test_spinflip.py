@@ -250,8 +250,8 @@ def test_a_stopped_run_resumes_to_the_uninterrupted_files(ferromagnet, tmp_path)
 
 def test_wall_time_takes_the_commands_forms(tmp_path):
     # A day is far beyond this run: it completes, as without a wall time.
-    for limit in ("23h50m", "0-23:50:00", "86400", 86400):
-        spinflip.run(FERROMAGNET, tmp_path / str(limit), progress=False, wall_time=limit)
+    for k, limit in enumerate(("23h50m", "0-23:50:00", "86400", 86400)):
+        spinflip.run(FERROMAGNET, tmp_path / str(k), progress=False, wall_time=limit)
     with pytest.raises(ValueError, match="is not a wall time"):
         spinflip.run(FERROMAGNET, tmp_path / "bad", progress=False, wall_time="23 hours")
 

@@ -83,8 +83,8 @@ pub fn anneal(
     let first_sweep = anneal.sweeps_done;
     let n = anneal.systems.lattice.sites();
     let flips_per_sweep = n * u64::from(anneal.systems.systems());
-    // Every step measures: no sweeps count as thermalisation. The embedder's hook is told
-    // sweeps of a known total, which an adaptive schedule has not: it is not called.
+    // Every step measures: no sweeps count as thermalisation. The embedder's hook is not called
+    // (see `ProgressHook`): an adaptive schedule has no total to tell it.
     let total = scheduled_sweeps(&annealing);
     let progress = Progress::new(
         options.progress,

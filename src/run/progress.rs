@@ -9,7 +9,7 @@ use crate::io::run_dir::ProgressHook;
 
 /// A progress bar on a terminal, plain log lines otherwise (at most one per 1% of the run, or
 /// one per update where the sweeps in all are not known beforehand), both with the rate and the
-/// time left; and the embedder's hook (after every update), if any.
+/// time left; and the embedder's hook (after every update of a run of known length), if any.
 pub(crate) struct Progress {
     bar: Option<indicatif::ProgressBar>,
     enabled: bool,
@@ -75,7 +75,8 @@ impl Progress {
         }
     }
 
-    /// Report `done` sweeps: to the hook always, as a log line where it passes another percent.
+    /// Report `done` sweeps: to the hook where the total is known, to the bar, and as a log line
+    /// where it passes another percent.
     pub(crate) fn update(&self, done: u64) {
         if let (Some(ProgressHook(hook)), Some(total)) = (&self.hook, self.total) {
             hook(done, total);
