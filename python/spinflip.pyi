@@ -87,7 +87,7 @@ def run(
     progress: Union[bool, Callable[[int, int], object], None] = None,
     backend: Literal["auto", "cpu", "wgpu", "cuda", None] = None,
     adapter: Union[str, None] = None,
-    wall_time: Union[float, None] = None,
+    wall_time: Union[float, str, None] = None,
 ) -> Run:
     """Run the simulation ``config`` into the directory ``out`` and return it as ``load`` does.
 
@@ -107,8 +107,9 @@ def run(
         backend: overrides the config's ``backend`` (one of ``BACKENDS``).
         adapter: overrides the config's ``adapter`` (an index, a backend or a name substring;
             for CUDA a device index).
-        wall_time: seconds after which the run is stopped with a checkpoint (with the margin of
-            ``--wall-time``), raising ``RunStopped``.
+        wall_time: the time after which the run is stopped with a checkpoint (with the margin
+            of ``--wall-time``), raising ``RunStopped``: a number of seconds, or text as
+            ``--wall-time`` takes it (``"23h50m"``, ``"0-23:50:00"``).
 
     Raises:
         ConfigError: the config cannot be parsed or is invalid.

@@ -152,7 +152,10 @@ pub fn execute(cli: Cli) -> Result<u8> {
                     println!("results in {}", out.display());
                 }
                 RunOutcome::Vector(summary) => {
-                    println!("{}", crate::vector::vector_table(&summary));
+                    println!(
+                        "{}",
+                        crate::vector::vector_table(&summary, config.model.disorder())
+                    );
                     println!("results in {}", out.display());
                 }
                 RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),

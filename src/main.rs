@@ -3,7 +3,13 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    let _runtime_dir = private_runtime_dir();
+    // SAFETY: the first thing `main` does, while the process has a single thread: nothing can
+    // read the environment at the same time.
+    #[allow(
+        unsafe_code,
+        reason = "setting a variable of the process's own environment"
+    )]
+    let _runtime_dir = unsafe { spinflip::runtime_dir::set_private_unless_set() };
     env_logger::Builder::from_env(
         env_logger::Env::default().default_filter_or("warn,wgpu_hal::gles=off"),
     )
@@ -20,22 +26,6 @@ fn main() -> std::process::ExitCode {
     return ranked(cli);
     #[cfg(not(feature = "mpi"))]
     exit_code(spinflip::cli::execute(cli))
-}
-
-/// Point `XDG_RUNTIME_DIR` at a private directory where it names none, before anything starts
-/// wgpu (see [`spinflip::runtime_dir`]); the directory lives as long as the returned guard.
-#[allow(
-    unsafe_code,
-    reason = "setting a variable of the process's own environment"
-)]
-fn private_runtime_dir() -> Option<spinflip::runtime_dir::PrivateRuntimeDir> {
-    use spinflip::runtime_dir::{PrivateRuntimeDir, XDG_RUNTIME_DIR};
-    let current = std::env::var(XDG_RUNTIME_DIR).ok();
-    let dir = PrivateRuntimeDir::create_unless_set(current.as_deref(), &std::env::temp_dir())?;
-    // SAFETY: the first thing `main` does, while the process has a single thread: nothing can
-    // read the environment at the same time.
-    unsafe { std::env::set_var(XDG_RUNTIME_DIR, dir.path()) };
-    Some(dir)
 }
 
 /// The process's exit status (0, or 75 for a run stopped to be resumed), with the error named

@@ -46,6 +46,38 @@ impl Drop for PrivateRuntimeDir {
     }
 }
 
+/// Point [`XDG_RUNTIME_DIR`] at a [`PrivateRuntimeDir`] under the temporary directory unless
+/// it already names a directory: what the binary, the Python module and the library's own wgpu
+/// tests do before wgpu starts. The directory lives as long as the returned guard.
+///
+/// # Safety
+///
+/// No other thread may read or write the environment meanwhile (see [`std::env::set_var`]).
+#[allow(
+    unsafe_code,
+    reason = "setting a variable of the process's own environment"
+)]
+pub unsafe fn set_private_unless_set() -> Option<PrivateRuntimeDir> {
+    let current = std::env::var(XDG_RUNTIME_DIR).ok();
+    let dir = PrivateRuntimeDir::create_unless_set(current.as_deref(), &std::env::temp_dir())?;
+    // SAFETY: the caller's promise: nothing reads the environment at the same time.
+    unsafe { std::env::set_var(XDG_RUNTIME_DIR, dir.path()) };
+    Some(dir)
+}
+
+/// For the library's tests that open wgpu: [`set_private_unless_set`] once per test process,
+/// the directory kept until the process ends.
+#[cfg(test)]
+#[allow(
+    unsafe_code,
+    reason = "setting a variable of the test process's own environment"
+)]
+pub(crate) fn for_tests() {
+    static DIR: std::sync::OnceLock<Option<PrivateRuntimeDir>> = std::sync::OnceLock::new();
+    // SAFETY: the tests read the environment only where they open wgpu, after this returns.
+    DIR.get_or_init(|| unsafe { set_private_unless_set() });
+}
+
 /// A new directory only its owner can enter (failing where the path exists).
 fn create_private(path: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();

@@ -446,3 +446,106 @@ fn unknown_field_inside_the_algorithm_is_refused_with_its_line() {
         "{stderr}"
     );
 }
+
+/// The stderr and stdout of a completed run of `config` (on the CPU).
+fn completed_run(config: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), config);
+    let out = dir.path().join("out");
+    let output = spinflip(&["run", &path, "--out", out.to_str().unwrap()], &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(output.status.success(), "{stderr}");
+    (stderr, String::from_utf8_lossy(&output.stdout).to_string())
+}
+
+/// A small XY run of `disorder` with `replicas` (and two samples of a glass).
+fn xy(disorder: &str, replicas: u32) -> String {
+    let samples = if disorder == "Ferromagnet" { 1 } else { 2 };
+    format!(
+        "(model: XY(dims: 2, size: 4, field: 0.0, disorder: {disorder}), \
+         temperatures: Betas([0.5, 1.0]), replicas: {replicas}, samples: {samples}, \
+         sweeps: (thermalize: 20, measure: 1000, every: 1), seed: 3, backend: Cpu, plots: false)"
+    )
+}
+
+/// Every kind of run prints the same progress lines on standard error (no terminal here):
+/// Metropolis sweeps of Ising spins, vector spins (measuring every sweep, yet a line per
+/// percent at most), population annealing on a schedule of known length, and an adaptive one,
+/// whose length is found as it goes.
+#[test]
+fn every_run_prints_progress_lines() {
+    let lines = |stderr: &str| -> Vec<String> {
+        (stderr.lines())
+            .filter(|l| l.contains(" sweeps (") && l.contains("flips/ns"))
+            .map(str::to_string)
+            .collect()
+    };
+    let (ising, _) = completed_run(&GOOD.replace("BACKEND", "Cpu"));
+    let ising = lines(&ising);
+    assert!(
+        ising[0].contains("/110 sweeps (2%, thermalising), "),
+        "{ising:?}"
+    );
+    assert!(
+        ising
+            .last()
+            .unwrap()
+            .starts_with("spinflip: 110/110 sweeps (100%, measuring)")
+    );
+    let (vector, _) = completed_run(&xy("Ferromagnet", 2));
+    let vector = lines(&vector);
+    assert!((50..=101).contains(&vector.len()), "{vector:?}");
+    assert!(vector[0].starts_with("spinflip: 1/1020 sweeps (0%, thermalising), "));
+    assert!(
+        vector
+            .last()
+            .unwrap()
+            .starts_with("spinflip: 1020/1020 sweeps (100%, measuring)")
+    );
+    let anneal = |schedule: &str| {
+        let config = format!(
+            "(model: Ising(dims: 2, size: 4, field: 0.0), replicas: 16, \
+             algorithm: Annealing(theta: 5, schedule: {schedule}), seed: 8, backend: Cpu, \
+             plots: false)"
+        );
+        lines(&completed_run(&config).0)
+    };
+    let linear = anneal("Linear(beta_max: 0.5, count: 4)");
+    assert_eq!(linear.len(), 4, "{linear:?}");
+    assert!(linear[3].starts_with("spinflip: 20/20 sweeps (100%, measuring), "));
+    assert!(linear[3].ends_with(" left"), "{}", linear[3]);
+    let adaptive = anneal("Adaptive(overlap: 0.8, beta_max: 0.5)");
+    assert!(adaptive[0].starts_with("spinflip: 5 sweeps (measuring), "));
+    assert!(adaptive[0].ends_with(" flips/ns"), "{}", adaptive[0]);
+}
+
+/// A spin glass run with one replica has no overlaps: its table leaves their columns out and
+/// says why, rather than print NaN; the vector table has the Ising table's format.
+#[test]
+fn tables_say_why_overlaps_are_missing() {
+    let glass = "(model: EdwardsAnderson(dims: 2, size: 4, field: 0.0), \
+                 temperatures: Betas([0.5]), replicas: 1, samples: 4, \
+                 sweeps: (thermalize: 20, measure: 100, every: 1), seed: 3, backend: Cpu, \
+                 plots: false)";
+    let (_, ising) = completed_run(glass);
+    assert!(!ising.contains("NaN"), "{ising}");
+    let heading = format!("{:>9} {:>24} {:>22}\n 0.500000 ", "beta", "e", "c");
+    assert!(ising.contains(&heading), "{ising}");
+    assert!(
+        ising.contains("q2, g, xi_L/L: not estimated: overlaps need two replicas"),
+        "{ising}"
+    );
+    let (_, vector) = completed_run(&xy("Bimodal", 1));
+    assert!(
+        vector.contains("chi_SG, g, xi_L/L: not estimated: overlaps need two replicas"),
+        "{vector}"
+    );
+    let (_, vector) = completed_run(&xy("Bimodal", 2));
+    assert!(
+        !vector.contains("not estimated") && !vector.contains(" +- "),
+        "{vector}"
+    );
+    let heading = format!("{:>9} {:>24} {:>20} ", "beta", "e", "|m|");
+    assert!(vector.contains(&heading), "{vector}");
+    assert!(vector.contains(" ± "), "{vector}");
+}

@@ -9,7 +9,7 @@ mod errors;
 mod tables;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
@@ -20,6 +20,7 @@ use spinflip::config::{Backend, Config};
 use spinflip::exact::ExactIsing2d;
 use spinflip::io::run_dir::{ProgressHook, RunOptions};
 use spinflip::run::RunOutcome;
+use spinflip::runtime_dir::PrivateRuntimeDir;
 
 use errors::{ConfigError, RunStopped, SpinflipError, to_py};
 
@@ -36,7 +37,7 @@ fn run(
     progress: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
     adapter: Option<String>,
-    wall_time: Option<f64>,
+    wall_time: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyDict>> {
     let started = Instant::now();
     let mut config = config::from_python(config)?;
@@ -53,7 +54,10 @@ fn run(
         overwrite: force,
         progress,
         on_progress,
-        deadline: deadline(started, wall_time)?,
+        deadline: wall_time
+            .map(wall_time_of)
+            .transpose()?
+            .map(|limit| started + limit),
         ..RunOptions::new(&out)
     };
     let outcome = py
@@ -109,19 +113,18 @@ fn progress_of(
     Ok((progress.extract::<bool>()?, None))
 }
 
-/// The instant before which the run stops with a checkpoint, `wall_time` seconds after `started`.
-fn deadline(started: Instant, wall_time: Option<f64>) -> PyResult<Option<Instant>> {
-    wall_time
-        .map(|seconds| {
-            Duration::try_from_secs_f64(seconds)
-                .map(|limit| started + limit)
-                .map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "wall_time must be a number of seconds >= 0, got {seconds}"
-                    ))
-                })
-        })
-        .transpose()
+/// `wall_time` as a duration: a number of seconds (0 included), or text as the command line's
+/// `--wall-time` takes it (`23h50m`, `0-23:50:00`), read by its parser.
+fn wall_time_of(wall_time: &Bound<'_, PyAny>) -> PyResult<Duration> {
+    if let Ok(text) = wall_time.extract::<String>() {
+        return spinflip::stop::parse_wall_time(&text).map_err(PyValueError::new_err);
+    }
+    let seconds: f64 = wall_time.extract()?;
+    Duration::try_from_secs_f64(seconds).map_err(|_| {
+        PyValueError::new_err(format!(
+            "wall_time must be a number of seconds >= 0, got {seconds}"
+        ))
+    })
 }
 
 /// A backend by its name, as the command line's `--backend` takes it.
@@ -135,6 +138,21 @@ fn parse_backend(name: &str) -> PyResult<Backend> {
             "backend must be one of 'auto', 'cpu', 'wgpu', 'cuda', got {name:?}"
         ))),
     }
+}
+
+/// Point `XDG_RUNTIME_DIR` at a private directory where it names none, as the command does
+/// (see [`spinflip::runtime_dir`]): otherwise the Vulkan loader prints `error: XDG_RUNTIME_DIR
+/// is invalid or not set` before every run. The directory lasts as long as the interpreter
+/// (statics are never dropped: it stays behind, empty, in the temporary directory).
+#[allow(
+    unsafe_code,
+    reason = "setting a variable of the process's own environment"
+)]
+fn private_runtime_dir() {
+    static DIR: OnceLock<Option<PrivateRuntimeDir>> = OnceLock::new();
+    // SAFETY: at the module's import, under the GIL, before anything of the module opens wgpu;
+    // Python reads the environment into `os.environ` at its start, not again.
+    DIR.get_or_init(|| unsafe { spinflip::runtime_dir::set_private_unless_set() });
 }
 
 /// Load the finished run in `dir`: its summary, config, tables and lattices.
@@ -222,6 +240,7 @@ fn backends() -> Vec<&'static str> {
 
 #[pymodule(name = "spinflip")]
 fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    private_runtime_dir();
     // The library's warnings (an equilibration check that fails, the engine `Auto` chose with
     // RUST_LOG=info) on standard error, as the command prints them.
     let _ = env_logger::Builder::from_env(

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 
@@ -245,6 +246,30 @@ def test_a_stopped_run_resumes_to_the_uninterrupted_files(ferromagnet, tmp_path)
     assert "checkpoint.bin" in files_of(tmp_path)
     spinflip.run(FERROMAGNET, tmp_path, progress=False, resume=True)
     assert_same_run(ferromagnet[0], tmp_path)
+
+
+def test_wall_time_takes_the_commands_forms(tmp_path):
+    # A day is far beyond this run: it completes, as without a wall time.
+    for k, limit in enumerate(("23h50m", "0-23:50:00", "86400", 86400)):
+        spinflip.run(FERROMAGNET, tmp_path / str(k), progress=False, wall_time=limit)
+    with pytest.raises(ValueError, match="is not a wall time"):
+        spinflip.run(FERROMAGNET, tmp_path / "bad", progress=False, wall_time="23 hours")
+
+
+def test_wgpu_runs_print_no_runtime_directory_error(tmp_path):
+    script = (
+        "import spinflip, sys; "
+        "spinflip.run(sys.argv[1], sys.argv[2], progress=False, backend='wgpu')"
+    )
+    environment = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    ran = subprocess.run(
+        [sys.executable, "-c", script, FERROMAGNET, str(tmp_path)],
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "XDG_RUNTIME_DIR" not in ran.stderr
 
 
 def test_every_backend_gives_the_same_bits(ferromagnet, tmp_path):

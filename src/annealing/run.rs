@@ -32,6 +32,7 @@ use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
+use crate::run::progress::Progress;
 use crate::stop::Stops;
 
 /// Anneal `run`'s config (`instance` its couplings where it gives them), writing the results
@@ -80,15 +81,27 @@ pub fn anneal(
     run.announce(&engine.info(), &plan, anneal.sweeps_done, None);
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
-    let steps = anneal.run_steps(engine.as_mut(), &annealing, &mut checkpoints)?;
-    let engine_time = match steps.completed() {
+    let n = anneal.systems.lattice.sites();
+    let flips_per_sweep = n * u64::from(anneal.systems.systems());
+    // Every step measures: no sweeps count as thermalisation. The embedder's hook is not called
+    // (see `ProgressHook`): an adaptive schedule has no total to tell it.
+    let total = scheduled_sweeps(&annealing);
+    let progress = Progress::new(
+        options.progress,
+        None,
+        (0, total),
+        first_sweep,
+        flips_per_sweep,
+    );
+    let steps = anneal.run_steps(engine.as_mut(), &annealing, &mut checkpoints, &progress);
+    progress.finish();
+    let engine_time = match steps?.completed() {
         Ok(engine_time) => engine_time,
         Err(early) => return Ok(early),
     };
     log::info!("annealed in {:.1} s", started.elapsed().as_secs_f64());
     anneal.save(&checkpoints, engine.spins()?.into_bits()?)?;
-    let n = anneal.systems.lattice.sites();
-    let flips = (anneal.sweeps_done - first_sweep) * n * u64::from(anneal.systems.systems());
+    let flips = (anneal.sweeps_done - first_sweep) * flips_per_sweep;
     let ps_per_flip = engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64;
     let info = engine.info();
     let provenance = run.provenance(&info);
@@ -104,6 +117,17 @@ pub fn anneal(
     write_outputs(&options.out, config, &anneal.populations, &summary)?;
     write_couplings_npy(&options.out.join(COUPLINGS), &anneal.systems)?;
     Ok(Ended::Completed(Box::new(summary)))
+}
+
+/// The sweeps of `annealing`'s schedule in all, where it names its steps beforehand (not an
+/// adaptive one).
+fn scheduled_sweeps(annealing: &AnnealingOptions) -> Option<u64> {
+    let steps = match annealing.schedule {
+        AnnealingSchedule::Betas(ref betas) => betas.len() as u64,
+        AnnealingSchedule::Linear { count, .. } => u64::from(count),
+        AnnealingSchedule::Adaptive { .. } => return None,
+    };
+    Some(steps * u64::from(annealing.theta))
 }
 
 /// The systems an anneal's engine runs: those of its engine config
@@ -131,7 +155,8 @@ pub fn anneal_engine(
         halt_after: None,
         stops: Stops::new(None),
     };
-    anneal.run_steps(engine, annealing, &mut none)?;
+    let quiet = Progress::new(false, None, (0, None), 0, 0);
+    anneal.run_steps(engine, annealing, &mut none, &quiet)?;
     Ok(anneal.sweeps_done)
 }
 
@@ -299,13 +324,15 @@ impl Anneal {
         self.schedule.len() as u32
     }
 
-    /// The steps from the current beta to the schedule's end, checkpointing between them:
-    /// the engine time they took, or where `halt_after` or a stop ended the run early.
+    /// The steps from the current beta to the schedule's end, checkpointing between them and
+    /// reporting each to `progress`: the engine time they took, or where `halt_after` or a stop
+    /// ended the run early.
     fn run_steps(
         &mut self,
         engine: &mut dyn Engine,
         annealing: &AnnealingOptions,
         checkpoints: &mut Checkpoints,
+        progress: &Progress,
     ) -> Result<Ended<Duration>> {
         let mut engine_time = Duration::ZERO;
         // A measurement reads the lattices only, so measuring a resumed population again
@@ -371,6 +398,7 @@ impl Anneal {
                 reweightings,
                 ln_z: self.populations.iter().map(|p| p.ln_z).collect(),
             };
+            progress.update(self.sweeps_done);
             checkpoints.stops.plan_took(step_began.elapsed());
             let stop = next.and_then(|_| checkpoints.stops.due());
             let checkpoint = next.is_some()

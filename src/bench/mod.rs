@@ -481,6 +481,7 @@ mod tests {
     /// update: the tiles, then the bonds between them).
     #[test]
     fn cluster_bench_times_updates_and_counts_labelling_passes() {
+        crate::runtime_dir::for_tests();
         let options = options(&[
             "--clusters",
             "swendsen-wang",
@@ -514,6 +515,7 @@ mod tests {
     /// systems of 64^2 exceed the grid's 65535 layers (and lavapipe's binding size).
     #[test]
     fn annealing_bench_refuses_what_the_device_cannot_hold() {
+        crate::runtime_dir::for_tests();
         let options = options(&[
             "--annealing",
             "--backend",

@@ -12,13 +12,13 @@ use crate::stats::{
 };
 
 /// The check of every temperature; `taus[t]` is the largest integrated autocorrelation time of
-/// temperature `t`'s estimates, in measurements.
+/// temperature `t`'s estimates, in measurements, and its observable's name.
 pub(super) fn equilibration_checks(
     systems: &IsingSystems,
     schedule: &Schedule,
     series: &RunSeries,
     unit: UnitSize,
-    taus: &[f64],
+    taus: &[(&'static str, f64)],
 ) -> Vec<EquilibrationCheck> {
     systems
         .betas
@@ -26,7 +26,7 @@ pub(super) fn equilibration_checks(
         .zip(&series.all)
         .zip(&series.production)
         .zip(taus)
-        .map(|(((&beta, samples), production), &tau)| {
+        .map(|(((&beta, samples), production), &(tau_of, tau))| {
             let measurements = samples[0].energies[0].len() as u64;
             let sweeps: Vec<u64> = (0..measurements)
                 .map(|m| schedule.sweep_of_measurement(m) + 1)
@@ -40,6 +40,7 @@ pub(super) fn equilibration_checks(
                 measurements: production[0].energies[0].len(),
                 every: schedule.every,
                 tau,
+                tau_of,
             };
             log_binning(beta, &sweeps, &observables, production)
         })

@@ -10,7 +10,6 @@ pub(crate) mod checks;
 mod equilibration;
 mod exact_checks;
 mod outputs;
-mod progress;
 mod resume;
 mod run;
 mod schedule;

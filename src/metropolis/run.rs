@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use super::Schedule;
 use super::outputs::write_outputs;
-use super::progress::{Progress, flips_per_ns};
 use super::resume::{resume_state, save_checkpoint};
 use super::series::RunSeries;
 use super::state::RunState;
@@ -23,6 +22,7 @@ use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
+use crate::run::progress::{Progress, flips_per_ns};
 use crate::stats::{PlanePhases, SampleSeries};
 use crate::tempering::{finish_tempering, retune_ladder, tempering_warnings, tuning_stops};
 
@@ -112,7 +112,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     let progress = Progress::new(
         options.progress,
         options.on_progress.clone(),
-        (schedule.thermalize, schedule.total()),
+        (schedule.thermalize, Some(schedule.total())),
         state.sweeps_done,
         flips_per_sweep,
     );

@@ -18,7 +18,7 @@ use crate::io::run_dir::RunDescription;
 use crate::model::ising::IsingSystems;
 use crate::stats::{
     EquilibrationCheck, IsingEstimates, SpinGlassEstimates, independent_unit, ising_estimates,
-    spin_glass_estimates,
+    largest_tau, spin_glass_estimates,
 };
 use crate::tempering::TemperingDiagnostics;
 
@@ -141,14 +141,13 @@ pub(super) fn summarize(
         Some(_) => Some("exact: an independent uniform per lane and decision".to_string()),
         None => None,
     };
-    let taus: Vec<f64> = match systems.disorder {
-        Disorder::Ferromagnet => (runs
-            .iter()
-            .map(|r| r.estimates.tau_e.max(r.estimates.tau_abs_m)))
-        .collect(),
-        Disorder::Bimodal | Disorder::Gaussian => {
-            spin_glass.iter().map(|t| t.tau_e.max(t.tau_q2)).collect()
-        }
+    let taus: Vec<(&str, f64)> = match systems.disorder {
+        Disorder::Ferromagnet => (runs.iter())
+            .map(|r| largest_tau(&[("e", r.estimates.tau_e), ("|m|", r.estimates.tau_abs_m)]))
+            .collect(),
+        Disorder::Bimodal | Disorder::Gaussian => (spin_glass.iter())
+            .map(|t| largest_tau(&[("e", t.tau_e), ("q2", t.tau_q2)]))
+            .collect(),
     };
     let warnings = match systems.disorder {
         Disorder::Ferromagnet => ferromagnet_deviations(

@@ -1,7 +1,7 @@
 //! The summary as the terminal shows it.
 
 use super::summary::Summary;
-use crate::stats::{Estimate, verdict_lines};
+use crate::stats::{estimate_cell, no_overlaps_line, table_heading, table_row, verdict_lines};
 
 /// A table of the summary for the terminal: estimates with errors, and exact values where known.
 pub fn summary_table(summary: &Summary) -> String {
@@ -40,62 +40,65 @@ pub fn summary_table(summary: &Summary) -> String {
         );
     }
     let scale = summary.run.temperature_scale;
-    let pm = |e: &Estimate| format!("{:.7} ± {:.7}", e.mean, e.err);
     if !summary.spin_glass.is_empty() {
         let _ = writeln!(
             table,
-            "{} samples; errors from the spread over samples\n{:>9} {:>24} {:>22} {:>20} {:>20} {:>20}",
-            summary.run.samples,
-            scale.name(),
-            "e",
-            "c",
-            "q2",
-            "g",
-            "xi_L/L"
+            "{} samples; errors from the spread over samples",
+            summary.run.samples
         );
+        // One replica has no overlaps: their columns would be NaN.
+        let overlaps = summary.run.replicas >= 2;
+        let columns: &[(&str, usize)] = match overlaps {
+            true => &[("e", 24), ("c", 22), ("q2", 20), ("g", 20), ("xi_L/L", 20)],
+            false => &[("e", 24), ("c", 22)],
+        };
+        table += &table_heading(scale, columns);
         for t in &summary.spin_glass {
-            let _ = writeln!(
-                table,
-                "{:>9.6} {:>24} {:>22} {:>20} {:>20} {:>20}",
-                scale.value(t.beta),
-                pm(&t.e),
-                pm(&t.c),
-                pm(&t.overlaps.q2),
-                pm(&t.overlaps.g),
-                pm(&t.overlaps.xi_over_l)
-            );
+            let all = [
+                &t.e,
+                &t.c,
+                &t.overlaps.q2,
+                &t.overlaps.g,
+                &t.overlaps.xi_over_l,
+            ];
+            let cells = all
+                .iter()
+                .zip(columns)
+                .map(|(e, &(_, width))| (estimate_cell(e), width));
+            table += &table_row(scale, t.beta, cells);
+        }
+        if !overlaps {
+            table += &no_overlaps_line("q2, g, xi_L/L");
         }
         return table;
     }
-    let _ = writeln!(
-        table,
-        "{:>9} {:>24} {:>13} {:>22} {:>13} {:>20} {:>20} {:>8}",
-        scale.name(),
-        "e",
-        "e exact",
-        "c",
-        "c exact",
-        "|m|",
-        "U4",
-        "tau_e"
+    table += &table_heading(
+        scale,
+        &[
+            ("e", 24),
+            ("e exact", 13),
+            ("c", 22),
+            ("c exact", 13),
+            ("|m|", 20),
+            ("U4", 20),
+            ("tau_e", 8),
+        ],
     );
     for run in &summary.runs {
         let est = &run.estimates;
         let (e_exact, c_exact) = run.exact.map_or(("-".to_string(), "-".to_string()), |x| {
             (format!("{:.8}", x.e), format!("{:.8}", x.c))
         });
-        let _ = writeln!(
-            table,
-            "{:>9.6} {:>24} {:>13} {:>22} {:>13} {:>20} {:>20} {:>8.2}",
-            scale.value(est.beta),
-            pm(&est.e),
-            e_exact,
-            pm(&est.c),
-            c_exact,
-            pm(&est.abs_m),
-            pm(&est.u4),
-            est.tau_e
-        );
+        let cells = [
+            (estimate_cell(&est.e), 24),
+            (e_exact, 13),
+            (estimate_cell(&est.c), 22),
+            (c_exact, 13),
+            (estimate_cell(&est.abs_m), 20),
+            (estimate_cell(&est.u4), 20),
+            (format!("{:.2}", est.tau_e), 8),
+        ];
+        table += &table_row(scale, est.beta, cells);
     }
     let clustered = summary
         .runs
@@ -105,24 +108,24 @@ pub fn summary_table(summary: &Summary) -> String {
         if k == 0 {
             let _ = writeln!(
                 table,
-                "improved estimators ({:?} cluster sizes):\n{:>9} {:>24} {:>24} {:>24} {:>8}",
-                clusters.update,
-                scale.name(),
-                "m2 (direct)",
-                "m2 (clusters)",
-                "chi = beta N m2",
-                "tau_size"
+                "improved estimators ({:?} cluster sizes):",
+                clusters.update
             );
+            let columns = [
+                ("m2 (direct)", 24),
+                ("m2 (clusters)", 24),
+                ("chi = beta N m2", 24),
+                ("tau_size", 8),
+            ];
+            table += &table_heading(scale, &columns);
         }
-        let _ = writeln!(
-            table,
-            "{:>9.6} {:>24} {:>24} {:>24} {:>8.2}",
-            scale.value(run.estimates.beta),
-            pm(&run.estimates.m2),
-            pm(&clusters.m2),
-            pm(&clusters.chi),
-            clusters.tau_size
-        );
+        let cells = [
+            (estimate_cell(&run.estimates.m2), 24),
+            (estimate_cell(&clusters.m2), 24),
+            (estimate_cell(&clusters.chi), 24),
+            (format!("{:.2}", clusters.tau_size), 8),
+        ];
+        table += &table_row(scale, run.estimates.beta, cells);
     }
     table
 }

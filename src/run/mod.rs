@@ -8,6 +8,7 @@
 
 mod checks;
 mod hints;
+pub(crate) mod progress;
 
 use std::convert::Infallible;
 use std::path::Path;

@@ -93,8 +93,24 @@ pub struct Production {
     pub measurements: usize,
     /// Sweeps between measurements.
     pub every: u64,
-    /// The largest integrated autocorrelation time of the observables, in measurements.
+    /// The largest integrated autocorrelation time of the observables, in measurements
+    /// ([`largest_tau`]).
     pub tau: f64,
+    /// The observable whose autocorrelation time `tau` is, as the reason names it.
+    pub tau_of: &'static str,
+}
+
+/// The largest of the integrated autocorrelation times `taus` (observable, tau), those not
+/// estimated (NaN: a glass's `q2` with one replica) aside, and whose it is; the first of equal
+/// ones.
+pub fn largest_tau(taus: &[(&'static str, f64)]) -> (&'static str, f64) {
+    let estimated = taus.iter().copied().filter(|(_, tau)| !tau.is_nan());
+    estimated
+        .reduce(|largest, next| match next.1 > largest.1 {
+            true => next,
+            false => largest,
+        })
+        .unwrap_or(("no observable", f64::NAN))
 }
 
 impl Production {
@@ -204,10 +220,11 @@ fn judge(
         let needed = production.measurements_needed();
         let reason = format!(
             "each of the {BLOCKS_PER_REPLICA} jackknife blocks holds {} measurements, fewer \
-             than {TAUS_PER_BLOCK} tau = {:.1} (tau_int {:.2} measurements): measure at least \
-             {needed} times ({} sweeps with every: {})",
+             than {TAUS_PER_BLOCK} tau = {:.1} (tau_int of {} {:.2} measurements): measure at \
+             least {needed} times ({} sweeps with every: {})",
             production.block_length(),
             TAUS_PER_BLOCK * production.tau,
+            production.tau_of,
             production.tau,
             needed * production.every,
             production.every
@@ -310,6 +327,7 @@ mod tests {
         measurements: 512,
         every: 1,
         tau: 0.5,
+        tau_of: "e",
     };
 
     /// Per unit, `relaxation(sweep)` plus a small unit-dependent wobble.
@@ -350,13 +368,19 @@ mod tests {
     fn too_little_data_is_not_judged_stable() {
         let sweeps: Vec<u64> = (1..=512).collect();
         let flat = units(&sweeps, 8, |_| 1.0);
-        let correlated = Production { tau: 2.0, ..LONG };
+        let correlated = Production {
+            tau: 2.0,
+            tau_of: "|m|",
+            ..LONG
+        };
         let check = check_of(&sweeps, &flat, correlated);
         assert_eq!(check.verdict, Verdict::NotEnoughData);
         assert!(!check.stable);
         // 32 measurements a block against 20 tau = 40: 16 blocks of 40 are 640 measurements.
         assert!(
-            check.reason.contains("holds 32 measurements") && check.reason.contains("640 times"),
+            check.reason.contains("holds 32 measurements")
+                && check.reason.contains("(tau_int of |m| 2.00 measurements)")
+                && check.reason.contains("640 times"),
             "{}",
             check.reason
         );
@@ -393,5 +417,14 @@ mod tests {
         let check: EquilibrationCheck = serde_json::from_str(old).unwrap();
         assert_eq!(check.verdict, Verdict::NotEnoughData);
         assert!(check.reason.is_empty());
+    }
+
+    /// The largest estimated tau is named: NaN (not estimated) is passed over, ties keep the
+    /// first.
+    #[test]
+    fn the_largest_tau_is_named() {
+        assert_eq!(largest_tau(&[("e", 0.56), ("|m|", 19.13)]), ("|m|", 19.13));
+        assert_eq!(largest_tau(&[("e", 3.0), ("q2", f64::NAN)]), ("e", 3.0));
+        assert_eq!(largest_tau(&[("e", 2.0), ("|m|", 2.0)]), ("e", 2.0));
     }
 }

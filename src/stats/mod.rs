@@ -7,12 +7,14 @@ mod ising;
 mod jackknife;
 mod overlap;
 mod spin_glass;
+mod table;
 mod tensor_glass;
 mod vector;
 
 pub use autocorr::tau_int;
 pub use equilibration::{
-    EquilibrationCheck, LogBin, Production, UnitSeries, Verdict, log_binning, verdict_lines,
+    EquilibrationCheck, LogBin, Production, UnitSeries, Verdict, largest_tau, log_binning,
+    verdict_lines,
 };
 pub use ising::{BLOCKS_PER_REPLICA, IsingEstimates, ising_estimates};
 pub use jackknife::{Estimate, block_means, group_means, jackknife, unit_means};
@@ -21,6 +23,7 @@ pub use spin_glass::{
     OverlapEstimates, SampleAverages, SampleSeries, SpinGlassEstimates, overlap_estimates,
     spin_glass_estimates,
 };
+pub use table::{estimate_cell, no_overlaps_line, table_heading, table_row};
 pub use tensor_glass::{
     SampleOverlaps, TensorGlassEstimates, TensorOverlapSeries, tensor_glass_estimates,
 };

@@ -9,7 +9,7 @@ use crate::config::Sweeps;
 use crate::model::vector::VectorSystems;
 use crate::stats::{
     EquilibrationCheck, Production, UnitSeries, VectorEstimates, VectorMeasurement, group_means,
-    log_binning,
+    largest_tau, log_binning,
 };
 
 /// The check of every temperature, `runs[t]` its estimates (whose largest autocorrelation time
@@ -40,10 +40,12 @@ pub(super) fn equilibration_checks(
             let observables: Vec<UnitSeries> = (named.iter())
                 .map(|(name, units)| UnitSeries { name, units })
                 .collect();
+            let (tau_of, tau) = largest_tau(&[("e", run.tau_e), ("|m|", run.tau_abs_m)]);
             let production = Production {
                 measurements: measurements - thermalization,
                 every: sweeps.every,
-                tau: run.tau_e.max(run.tau_abs_m),
+                tau,
+                tau_of,
             };
             log_binning(run.beta, &measured_after, &observables, production)
         })

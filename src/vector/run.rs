@@ -19,6 +19,7 @@ use crate::error::Result;
 use crate::io::run_dir::{Ended, RunStart};
 use crate::model::vector::{VectorSystems, vector_systems};
 use crate::mpi::open_vector_engine;
+use crate::run::progress::Progress;
 use crate::tempering::{tempering_warnings, tuning_stops};
 
 /// Run the sweeps of `run`'s vector-spin config, writing everything into `options.out`, or
@@ -78,6 +79,15 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
     );
     run.announce(&info, &plan, state.sweeps_done, Some(total));
     let (first_sweep, mut engine_time) = (state.sweeps_done, Duration::ZERO);
+    let updates_per_sweep =
+        u64::from(updates.hits) * systems.lattice.sites() * u64::from(systems.systems());
+    let progress = Progress::new(
+        options.progress,
+        options.on_progress.clone(),
+        (thermalize, Some(total)),
+        first_sweep,
+        updates_per_sweep,
+    );
     let mut stops = run.stops();
     while state.sweeps_done < total {
         let from = state.sweeps_done;
@@ -93,6 +103,7 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
             engine = reopen(config, engine, &systems, updates)?;
             proposals_of(engine.as_mut())?.set_widths(&state.tuning.widths)?;
         }
+        progress.update(to);
         stops.plan_took(started.elapsed());
         if to == total {
             break;
@@ -103,17 +114,16 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
             save_checkpoint(&run.checkpoint, run.fingerprint, saved, spins).map(drop)
         })?;
         if let Some(ended) = ended {
+            progress.finish();
             return Ok(ended);
         }
     }
+    progress.finish();
     // One download of the final lattices serves the last checkpoint and the final state.
     let spins = engine.spins()?.into_vector()?;
     let saved = (&state, systems.betas.as_slice());
     let checkpoint = save_checkpoint(&run.checkpoint, run.fingerprint, saved, spins)?;
-    let updates_done = (total - first_sweep)
-        * u64::from(updates.hits)
-        * systems.lattice.sites()
-        * u64::from(systems.systems());
+    let updates_done = (total - first_sweep) * updates_per_sweep;
     let mut summary = summarize(
         config,
         run.engine_choice,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::equilibration::equilibration_checks;
 use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates};
 use super::tuning::ConeTuning;
-use crate::config::{Config, MetropolisOrder};
+use crate::config::{Config, Disorder, MetropolisOrder};
 use crate::engine::EngineInfo;
 use crate::engine::vector::UNIFORM;
 use crate::io::provenance::Provenance;
@@ -16,7 +16,8 @@ use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::to_f64;
 use crate::stats::{
     EquilibrationCheck, Estimate, TensorGlassEstimates, TensorOverlapSeries, UnitSize,
-    VectorEstimates, VectorMeasurement, tensor_glass_estimates, vector_estimates, verdict_lines,
+    VectorEstimates, VectorMeasurement, estimate_cell, no_overlaps_line, table_heading, table_row,
+    tensor_glass_estimates, vector_estimates, verdict_lines,
 };
 use crate::tempering::TemperingDiagnostics;
 
@@ -184,28 +185,40 @@ fn describe_updates(config: &Config) -> String {
     )
 }
 
-/// The estimates as a table for the terminal.
-pub fn vector_table(summary: &VectorSummary) -> String {
+/// The estimates as a table for the terminal, in the format of the Ising runs' table; a spin
+/// glass (`disorder`) run with one replica has no overlaps, and says so.
+pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
+    let scale = summary.run.temperature_scale;
     let mut table = format!(
-        "{} L={}: {}\n{:>10} {:>22} {:>22} {:>22} {:>22}\n",
-        summary.run.model, summary.run.size, summary.updates, "beta", "e", "|m|", "U4", "xi/L"
+        "{} L={}: {}\n",
+        summary.run.model, summary.run.size, summary.updates
     );
+    let columns = [("e", 24), ("|m|", 20), ("U4", 20), ("xi/L", 20)];
+    table += &table_heading(scale, &columns);
     for r in &summary.runs {
-        table_row(&mut table, r.beta, &[&r.e, &r.abs_m, &r.u4, &r.xi_over_l]);
+        table += &table_row(
+            scale,
+            r.beta,
+            cells(&[&r.e, &r.abs_m, &r.u4, &r.xi_over_l], &columns),
+        );
     }
     if let [first, ..] = summary.spin_glass.as_slice() {
         let errors = match first.samples {
             1 => "errors from time blocks",
             _ => "errors from the spread over samples",
         };
-        let _ = writeln!(
-            table,
-            "{} samples; {errors}\n{:>10} {:>22} {:>22} {:>22}",
-            first.samples, "beta", "chi_SG", "g", "xi_L/L"
-        );
+        let _ = writeln!(table, "{} samples; {errors}", first.samples);
+        let columns = [("chi_SG", 20), ("g", 20), ("xi_L/L", 20)];
+        table += &table_heading(scale, &columns);
         for t in &summary.spin_glass {
-            table_row(&mut table, t.beta, &[&t.chi_sg, &t.g, &t.xi_over_l]);
+            table += &table_row(
+                scale,
+                t.beta,
+                cells(&[&t.chi_sg, &t.g, &t.xi_over_l], &columns),
+            );
         }
+    } else if disorder != Disorder::Ferromagnet {
+        table += &no_overlaps_line("chi_SG, g, xi_L/L");
     }
     table.push_str(&verdict_lines(
         &summary.equilibration,
@@ -215,18 +228,10 @@ pub fn vector_table(summary: &VectorSummary) -> String {
     table
 }
 
-/// A row of [`vector_table`]: `beta`, then each estimate in a column of its own.
-fn table_row(table: &mut String, beta: f64, estimates: &[&Estimate]) {
-    let _ = write!(table, "{beta:>10.6}");
-    for e in estimates {
-        // xi/L has no value where <m2> falls below the Fourier component (a glass's
-        // magnetisation, or a ferromagnet far above T_c at small L): say so rather than print
-        // NaN.
-        let shown = match e.mean.is_nan() {
-            true => "undefined".to_string(),
-            false => format!("{:.6} +- {:.6}", e.mean, e.err),
-        };
-        let _ = write!(table, " {shown:>22}");
-    }
-    table.push('\n');
+/// The cells of `estimates`, in the widths of their `columns`.
+fn cells<'a>(
+    estimates: &'a [&Estimate],
+    columns: &'a [(&str, usize)],
+) -> impl Iterator<Item = (String, usize)> + 'a {
+    (estimates.iter().zip(columns)).map(|(e, &(_, width))| (estimate_cell(e), width))
 }
