@@ -25,6 +25,7 @@ use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
 
 use crate::error::{Error, Result};
 use crate::io::output::write_couplings_npy;
+use crate::io::progress::Progress;
 use crate::io::run_dir::{
     COUPLINGS, Ended, RunStart, checkpoint_to_resume, crosses_checkpoint, ended_at_checkpoint,
 };
@@ -32,7 +33,6 @@ use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
-use crate::run::progress::Progress;
 use crate::stop::Stops;
 
 /// Anneal `run`'s config (`instance` its couplings where it gives them), writing the results

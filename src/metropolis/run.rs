@@ -17,12 +17,12 @@ use crate::engine::tempering::Chains;
 use crate::engine::{Measurements, SpinBits, clusters_of, tempering_of, tempering_state_of};
 
 use crate::error::{Error, Result};
+use crate::io::progress::{Progress, flips_per_ns};
 use crate::io::run_dir::{Ended, RunStart};
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine;
-use crate::run::progress::{Progress, flips_per_ns};
 use crate::stats::{PlanePhases, SampleSeries};
 use crate::tempering::{finish_tempering, retune_ladder, tempering_warnings, tuning_stops};
 

@@ -8,7 +8,6 @@
 
 mod checks;
 mod hints;
-pub(crate) mod progress;
 
 use std::convert::Infallible;
 use std::path::Path;

@@ -16,10 +16,10 @@ use crate::config::{Config, Sweeps};
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::engine::{Engine, exchanges_of, proposals_of};
 use crate::error::Result;
+use crate::io::progress::Progress;
 use crate::io::run_dir::{Ended, RunStart};
 use crate::model::vector::{VectorSystems, vector_systems};
 use crate::mpi::open_vector_engine;
-use crate::run::progress::Progress;
 use crate::tempering::{tempering_warnings, tuning_stops};
 
 /// Run the sweeps of `run`'s vector-spin config, writing everything into `options.out`, or
