@@ -9,7 +9,7 @@ mod errors;
 mod tables;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
@@ -140,19 +140,35 @@ fn parse_backend(name: &str) -> PyResult<Backend> {
     }
 }
 
+/// The private runtime directory of this interpreter, while it lasts.
+static RUNTIME_DIR: Mutex<Option<PrivateRuntimeDir>> = Mutex::new(None);
+
 /// Point `XDG_RUNTIME_DIR` at a private directory where it names none, as the command does
 /// (see [`spinflip::runtime_dir`]): otherwise the Vulkan loader prints `error: XDG_RUNTIME_DIR
-/// is invalid or not set` before every run. The directory lasts as long as the interpreter
-/// (statics are never dropped: it stays behind, empty, in the temporary directory).
+/// is invalid or not set` before every run. The interpreter removes it at its exit (`atexit`).
 #[allow(
     unsafe_code,
     reason = "setting a variable of the process's own environment"
 )]
-fn private_runtime_dir() {
-    static DIR: OnceLock<Option<PrivateRuntimeDir>> = OnceLock::new();
+fn private_runtime_dir(py: Python<'_>) -> PyResult<()> {
+    let mut dir = RUNTIME_DIR.lock().unwrap_or_else(|e| e.into_inner());
+    if dir.is_some() {
+        return Ok(());
+    }
     // SAFETY: at the module's import, under the GIL, before anything of the module opens wgpu;
     // Python reads the environment into `os.environ` at its start, not again.
-    DIR.get_or_init(|| unsafe { spinflip::runtime_dir::set_private_unless_set() });
+    *dir = unsafe { spinflip::runtime_dir::set_private_unless_set() };
+    if dir.is_some() {
+        let remove = wrap_pyfunction!(remove_runtime_dir, py)?;
+        py.import("atexit")?.call_method1("register", (remove,))?;
+    }
+    Ok(())
+}
+
+/// Remove the private runtime directory, at the interpreter's exit.
+#[pyfunction]
+fn remove_runtime_dir() {
+    RUNTIME_DIR.lock().unwrap_or_else(|e| e.into_inner()).take();
 }
 
 /// Load the finished run in `dir`: its summary, config, tables and lattices.
@@ -240,7 +256,7 @@ fn backends() -> Vec<&'static str> {
 
 #[pymodule(name = "spinflip")]
 fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    private_runtime_dir();
+    private_runtime_dir(m.py())?;
     // The library's warnings (an equilibration check that fails, the engine `Auto` chose with
     // RUST_LOG=info) on standard error, as the command prints them.
     let _ = env_logger::Builder::from_env(

@@ -272,6 +272,22 @@ def test_wgpu_runs_print_no_runtime_directory_error(tmp_path):
     assert "XDG_RUNTIME_DIR" not in ran.stderr
 
 
+def test_the_private_runtime_directory_is_removed_at_exit():
+    script = (
+        "import os, spinflip, tempfile; "
+        "d = os.path.join(tempfile.gettempdir(), f'spinflip-runtime-{os.getpid()}'); "
+        "assert os.path.isdir(d), d; print(d)"
+    )
+    environment = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    ran = subprocess.run(
+        [sys.executable, "-c", script], env=environment, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    private = ran.stdout.strip()
+    assert "spinflip-runtime-" in private, private
+    assert not os.path.exists(private), private
+
+
 def test_every_backend_gives_the_same_bits(ferromagnet, tmp_path):
     for backend in spinflip.BACKENDS:
         if backend in ("auto", "cpu"):
