@@ -1,8 +1,9 @@
-//! Stopping a run early but resumably, as batch systems need: SIGTERM, SIGINT and SIGUSR1 (the
-//! scheduler's warning, Ctrl-C) and a wall-time limit make the loops write a checkpoint at their
-//! next plan boundary and end with [`RESUME_EXIT_STATUS`], which means "resume me". A signal
-//! handler only sets a flag ([`install_handlers`]); the loops ask [`Stops::due`] between plans,
-//! so a stop never cuts a plan, a checkpoint or an output file in two.
+//! Stopping a run early but resumably, as batch systems need: SIGTERM, SIGINT, SIGUSR1, SIGUSR2
+//! and SIGHUP (the scheduler's warnings, Ctrl-C, a closed terminal) and a wall-time limit make
+//! the loops write a checkpoint at their next plan boundary and end with
+//! [`RESUME_EXIT_STATUS`], which means "resume me". A signal handler only sets a flag
+//! ([`install_handlers`]); the loops ask [`Stops::due`] between plans, so a stop never cuts a
+//! plan, a checkpoint or an output file in two.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -18,17 +19,20 @@ static REQUESTED: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicU
 
 /// The signals that stop a run at its next plan boundary.
 #[cfg(unix)]
-const STOP_SIGNALS: [i32; 3] = [
+const STOP_SIGNALS: [i32; 5] = [
     signal_hook::consts::SIGTERM,
     signal_hook::consts::SIGINT,
     signal_hook::consts::SIGUSR1,
+    // mpirun forwards SIGUSR2 as it does SIGUSR1; a closed terminal sends SIGHUP.
+    signal_hook::consts::SIGUSR2,
+    signal_hook::consts::SIGHUP,
 ];
 #[cfg(not(unix))]
 const STOP_SIGNALS: [i32; 2] = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT];
 
-/// Make SIGTERM, SIGINT and SIGUSR1 ask for a stop instead of ending the process (every rank of
-/// an MPI job installs them, so that a signal sent to the whole job leaves the ranks serving
-/// rank 0 until it has written its checkpoint). A second SIGINT (Ctrl-C pressed again while
+/// Make the stop signals (SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGHUP) ask for a stop instead of
+/// ending the process (every rank of an MPI job installs them, so that a signal sent to the
+/// whole job leaves the ranks serving rank 0 until it has written its checkpoint). A second SIGINT (Ctrl-C pressed again while
 /// the run finishes its plan) ends the process at once, with status 1.
 pub fn install_handlers() -> std::io::Result<()> {
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -77,6 +81,10 @@ fn signal_name(signal: i32) -> String {
         signal_hook::consts::SIGINT => "SIGINT".into(),
         #[cfg(unix)]
         signal_hook::consts::SIGUSR1 => "SIGUSR1".into(),
+        #[cfg(unix)]
+        signal_hook::consts::SIGUSR2 => "SIGUSR2".into(),
+        #[cfg(unix)]
+        signal_hook::consts::SIGHUP => "SIGHUP".into(),
         other => format!("signal {other}"),
     }
 }

@@ -561,6 +561,30 @@ fn assert_resumes_to(config: &Path, stopped: &Path, whole: &Path) {
     );
 }
 
+/// SIGUSR2 (which mpirun forwards) and SIGHUP (a closed terminal) stop a run as SIGTERM does:
+/// a checkpoint at the next plan boundary, status 75, the signal named, the lock released.
+#[test]
+fn sigusr2_and_sighup_stop_a_run_with_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("stoppable.ron");
+    std::fs::write(&config, STOPPABLE).unwrap();
+    for signal in ["USR2", "HUP"] {
+        let stopped = dir.path().join(signal);
+        let mut child = spawn_run(&config, &stopped, &[]);
+        let stderr = wait_for_progress(&mut child);
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let (status, report) = finish(child, stderr);
+        assert_eq!(status.code(), Some(75), "{signal}: {report}");
+        assert!(report.contains(&format!("(SIG{signal})")), "{report}");
+        assert!(stopped.join("checkpoint.bin").exists(), "{signal}");
+        assert!(!stopped.join("spinflip.lock").exists(), "{signal}");
+    }
+}
+
 /// SIGTERM long before the run's only checkpoint: the run writes one at its next plan boundary
 /// and exits with 75; resumed, it writes the uninterrupted run's files byte for byte. While it
 /// runs, a second run into its directory is refused with its process. The wall time stops a run
