@@ -283,9 +283,23 @@ pub fn phase_words(phases: &PhaseTable) -> Vec<i32> {
     phases.cos.iter().chain(&phases.sin).copied().collect()
 }
 
+/// Every system's accepted moves in the counts, [`COUNTERS`] counters per system.
+pub fn counted_accepted(counters: &[u64]) -> Vec<u64> {
+    counters.chunks_exact(COUNTERS).map(|c| c[0]).collect()
+}
+
+/// Every system's observation in the counts of `vector_observables`, [`COUNTERS`] counters per
+/// system.
+pub fn counted_observations(counters: &[u64]) -> Vec<VectorObservation> {
+    counters
+        .chunks_exact(COUNTERS)
+        .map(counted_observation)
+        .collect()
+}
+
 /// The observation in one system's [`COUNTERS`] counters: bonds, twists and magnetisation (three
 /// each), the Fourier components `[d][a][cos, sin]`, then the norm deviation.
-pub fn counted_observation(counters: &[u64]) -> VectorObservation {
+fn counted_observation(counters: &[u64]) -> VectorObservation {
     let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
     let mut o = VectorObservation {
         bonds: [0, 1, 2].map(sum),

@@ -24,8 +24,8 @@ use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
     COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    counted_observation, counted_overlaps, coupling_words, dispatch_params, kernel_constants,
-    phase_words,
+    counted_accepted, counted_observations, counted_overlaps, coupling_words, dispatch_params,
+    kernel_constants, phase_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -230,11 +230,7 @@ impl VectorBackend for CudaVector {
         // words), all sized from these systems; threads sum sites below lattice_sites() only.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel vector_observables"))?;
-        Ok(self
-            .read_counts()?
-            .chunks_exact(COUNTERS)
-            .map(counted_observation)
-            .collect())
+        Ok(counted_observations(&self.read_counts()?))
     }
 
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
@@ -284,7 +280,7 @@ impl VectorKernels for CudaVector {
 
     fn read_accepted(&mut self) -> Result<Vec<u64>> {
         let counts = self.read_counts()?;
-        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+        Ok(counted_accepted(&counts))
     }
 }
 

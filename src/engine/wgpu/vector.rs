@@ -21,8 +21,8 @@ use crate::engine::backend::vector::{
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
     COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    counted_observation, counted_overlaps, coupling_words, dispatch_params, kernel_constants,
-    phase_words,
+    counted_accepted, counted_observations, counted_overlaps, coupling_words, dispatch_params,
+    kernel_constants, phase_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -262,11 +262,7 @@ impl VectorBackend for WgpuVector {
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let measure = Dispatch::Measure(self.params());
         self.submit(&[(measure, &self.pipelines.observables, threads)], true);
-        Ok(self
-            .read_counts()?
-            .chunks_exact(COUNTERS)
-            .map(counted_observation)
-            .collect())
+        Ok(counted_observations(&self.read_counts()?))
     }
 
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
@@ -305,7 +301,7 @@ impl VectorKernels for WgpuVector {
     fn read_accepted(&mut self) -> Result<Vec<u64>> {
         self.submit_passes();
         let counts = self.read_counts()?;
-        Ok(counts.chunks_exact(COUNTERS).map(|c| c[0]).collect())
+        Ok(counted_accepted(&counts))
     }
 }
 
