@@ -109,6 +109,28 @@ pub struct SimpleEngine<B> {
     labelling_passes: u64,
 }
 
+impl<B: SimpleDevice> SimpleEngine<B> {
+    /// What the plan measured into its `slots` slots, with the resampling step's `copies`.
+    fn read_measurements(
+        &mut self,
+        plan: &Plan,
+        slots: u32,
+        copies: Vec<u32>,
+    ) -> Result<Measurements> {
+        let cluster_sizes = match plan.records_cluster_sizes() {
+            true => self.backend.read_cluster_sizes(&self.systems, slots)?,
+            false => Vec::new(),
+        };
+        Ok(Measurements {
+            observations: self.backend.read_observations(&self.systems, slots)?,
+            labels: self.backend.read_labels(slots)?,
+            copies,
+            cluster_sizes,
+            ..Measurements::default()
+        })
+    }
+}
+
 impl<B> SimpleEngine<B> {
     /// The engine of `systems` on `backend`, which holds their lattices.
     pub fn on(backend: B, systems: IsingSystems) -> Self {
@@ -178,24 +200,12 @@ impl<B: SimpleDevice> Engine for SimpleEngine<B> {
         self.backend.prepare_slots(&self.systems, plan)?;
         self.backend.launch_plan(&self.systems, plan)?;
         self.labelling_passes += passes;
-        if plan.slots == 0 {
-            // No measurement to resample from: the next resampling step is refused.
-            self.resampling.record(&Measurements::default(), 0);
-            return Ok(Measurements {
+        let measurements = match plan.slots {
+            0 => Measurements {
                 copies,
                 ..Measurements::default()
-            });
-        }
-        let cluster_sizes = match plan.records_cluster_sizes() {
-            true => self.backend.read_cluster_sizes(&self.systems, plan.slots)?,
-            false => Vec::new(),
-        };
-        let measurements = Measurements {
-            observations: self.backend.read_observations(&self.systems, plan.slots)?,
-            labels: self.backend.read_labels(plan.slots)?,
-            copies,
-            cluster_sizes,
-            ..Measurements::default()
+            },
+            slots => self.read_measurements(plan, slots, copies)?,
         };
         self.resampling.record(&measurements, plan.slots);
         Ok(measurements)
