@@ -1,16 +1,18 @@
 //! The command line: `spinflip run | plot | devices | exact | bench`.
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::bench::{BenchOptions, bench};
 use crate::config::{Backend, Config};
+use crate::console::{note, say};
 use crate::engine::wgpu::adapters;
 use crate::error::{Error, Result};
 use crate::exact::kaufman;
-use crate::io::run_dir::RunOptions;
+use crate::io::run_dir::{CHECKPOINT, RunOptions};
 use crate::run::RunOutcome;
 use crate::run::run;
 use crate::stop::{RESUME_EXIT_STATUS, parse_wall_time};
@@ -106,10 +108,64 @@ pub enum Command {
     Bench(BenchOptions),
 }
 
+/// Tell how a run ended (its table, where its results are, or how to continue it); the exit
+/// status. A run that failed for want of disk space after a checkpoint exits with
+/// [`RESUME_EXIT_STATUS`] too: its last checkpoint is intact (checkpoints are replaced
+/// atomically), and it continues once there is space.
+fn report(outcome: Result<RunOutcome>, config: &Config, out: &Path) -> Result<u8> {
+    let outcome = match outcome {
+        Err(error) if error.is_out_of_space() && out.join(CHECKPOINT).is_file() => {
+            note!("spinflip: error: {error}");
+            note!(
+                "spinflip: the disk is full, but the last checkpoint in {} is intact: free space \
+                 and continue with `spinflip run ... --out {} --resume` (exit status \
+                 {RESUME_EXIT_STATUS})",
+                out.display(),
+                out.display()
+            );
+            return Ok(RESUME_EXIT_STATUS);
+        }
+        outcome => outcome?,
+    };
+    match outcome {
+        RunOutcome::Completed(summary) => {
+            say!("{}", crate::metropolis::summary_table(&summary));
+            say!("results in {}", out.display());
+        }
+        RunOutcome::Annealed(summary) => {
+            say!("{}", crate::annealing::annealing_table(&summary));
+            say!("results in {}", out.display());
+        }
+        RunOutcome::Vector(summary) => {
+            say!(
+                "{}",
+                crate::vector::vector_table(&summary, config.model.disorder())
+            );
+            say!("results in {}", out.display());
+        }
+        RunOutcome::Halted { sweeps_done } => say!("halted after {sweeps_done} sweeps"),
+        RunOutcome::Stopped {
+            sweeps_done,
+            reason,
+        } => {
+            note!(
+                "spinflip: stopped after {sweeps_done} sweeps ({reason}) with a checkpoint \
+                 in {}: continue with `spinflip run ... --out {} --resume` (exit status \
+                 {RESUME_EXIT_STATUS})",
+                out.display(),
+                out.display()
+            );
+            return Ok(RESUME_EXIT_STATUS);
+        }
+    }
+    Ok(0)
+}
+
 /// Execute the parsed command line; the exit status of a success: 0, or
 /// [`RESUME_EXIT_STATUS`] where a run stopped early with a checkpoint to resume.
 pub fn execute(cli: Cli) -> Result<u8> {
-    let started = Instant::now();
+    // The wall time counts the process's start-up (MPI's too) as a batch system does.
+    let started = crate::stop::process_start();
     match cli.command {
         Command::Run {
             config,
@@ -122,7 +178,10 @@ pub fn execute(cli: Cli) -> Result<u8> {
             wall_time,
         } => {
             if print_default {
-                print!("{}", Config::default_source());
+                let source = Config::default_source();
+                std::io::stdout()
+                    .write_all(source.as_bytes())
+                    .map_err(|e| Error::io("standard output", e))?;
                 return Ok(0);
             }
             let mut config = match &config {
@@ -142,42 +201,11 @@ pub fn execute(cli: Cli) -> Result<u8> {
                 deadline: wall_time.map(|limit| started + limit),
                 ..RunOptions::new(&out)
             };
-            match run(&config, &options)? {
-                RunOutcome::Completed(summary) => {
-                    println!("{}", crate::metropolis::summary_table(&summary));
-                    println!("results in {}", out.display());
-                }
-                RunOutcome::Annealed(summary) => {
-                    println!("{}", crate::annealing::annealing_table(&summary));
-                    println!("results in {}", out.display());
-                }
-                RunOutcome::Vector(summary) => {
-                    println!(
-                        "{}",
-                        crate::vector::vector_table(&summary, config.model.disorder())
-                    );
-                    println!("results in {}", out.display());
-                }
-                RunOutcome::Halted { sweeps_done } => println!("halted after {sweeps_done} sweeps"),
-                RunOutcome::Stopped {
-                    sweeps_done,
-                    reason,
-                } => {
-                    eprintln!(
-                        "spinflip: stopped after {sweeps_done} sweeps ({reason}) with a checkpoint \
-                         in {}: continue with `spinflip run ... --out {} --resume` (exit status \
-                         {RESUME_EXIT_STATUS})",
-                        out.display(),
-                        out.display()
-                    );
-                    return Ok(RESUME_EXIT_STATUS);
-                }
-            }
-            Ok(0)
+            report(run(&config, &options), &config, &out)
         }
         Command::Plot { dirs, out } => {
             let out = crate::plot::redraw(&dirs, out.as_deref())?;
-            println!("plots in {}", out.display());
+            say!("plots in {}", out.display());
             Ok(0)
         }
         Command::Devices { json } => devices(json).map(|()| 0),
@@ -193,7 +221,7 @@ pub fn execute(cli: Cli) -> Result<u8> {
                 )));
             }
             let exact = kaufman(size, beta);
-            println!(
+            say!(
                 "{}",
                 serde_json::to_string(&exact).expect("plain numbers serialise")
             );
@@ -211,27 +239,29 @@ fn devices(json: bool) -> Result<()> {
         .map(|(i, a)| adapters::summarize(i, a))
         .collect();
     if json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&summaries).expect("plain data serialises")
         );
         return Ok(());
     }
     if summaries.is_empty() {
-        println!("no GPU adapter found; `run` uses the CPU engine with backend Auto");
+        say!("no GPU adapter found; `run` uses the CPU engine with backend Auto");
     }
     for s in &summaries {
-        println!("{}: {} ({}, {})", s.index, s.name, s.backend, s.device_type);
-        println!("    driver: {}", s.driver);
-        println!(
+        say!("{}: {} ({}, {})", s.index, s.name, s.backend, s.device_type);
+        say!("    driver: {}", s.driver);
+        say!(
             "    SHADER_INT64: {}, subgroups: {}",
-            s.shader_int64, s.subgroups
+            s.shader_int64,
+            s.subgroups
         );
-        println!(
+        say!(
             "    max_buffer_size: {}, max_storage_buffer_binding_size: {}",
-            s.max_buffer_size, s.max_storage_buffer_binding_size
+            s.max_buffer_size,
+            s.max_storage_buffer_binding_size
         );
-        println!(
+        say!(
             "    max_compute_workgroups_per_dimension: {}, max_compute_invocations_per_workgroup: {}, workgroup storage: {} bytes",
             s.max_compute_workgroups_per_dimension,
             s.max_compute_invocations_per_workgroup,
@@ -246,17 +276,21 @@ fn devices(json: bool) -> Result<()> {
 #[cfg(feature = "cuda")]
 fn print_cuda_devices() {
     match crate::engine::cuda::devices() {
-        Err(error) => println!("{error}"),
-        Ok(devices) if devices.is_empty() => println!("CUDA: no device"),
+        Err(error) => say!("{error}"),
+        Ok(devices) if devices.is_empty() => say!("CUDA: no device"),
         Ok(devices) => {
             for d in &devices {
-                println!(
+                say!(
                     "cuda {}: {} (compute capability {}, {} multiprocessors)",
-                    d.index, d.name, d.compute_capability, d.multiprocessors
+                    d.index,
+                    d.name,
+                    d.compute_capability,
+                    d.multiprocessors
                 );
-                println!(
+                say!(
                     "    memory: {} bytes, driver CUDA version: {}",
-                    d.memory_bytes, d.driver_cuda_version
+                    d.memory_bytes,
+                    d.driver_cuda_version
                 );
             }
         }
@@ -265,5 +299,5 @@ fn print_cuda_devices() {
 
 #[cfg(not(feature = "cuda"))]
 fn print_cuda_devices() {
-    println!("CUDA: not compiled in (rebuild with `--features cuda`)");
+    say!("CUDA: not compiled in (rebuild with `--features cuda`)");
 }

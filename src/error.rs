@@ -55,6 +55,32 @@ impl Error {
             source,
         }
     }
+
+    /// Whether a write failed for want of space: a full disk or an exhausted quota.
+    pub fn is_out_of_space(&self) -> bool {
+        let source = match self {
+            Error::Io { source, .. } => Some(source),
+            Error::Checkpoint(error) => error.io_source(),
+            _ => None,
+        };
+        source.is_some_and(|e| {
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+            )
+        })
+    }
+}
+
+impl CheckpointError {
+    /// The I/O error underneath, if this is one.
+    fn io_source(&self) -> Option<&std::io::Error> {
+        match self {
+            CheckpointError::Io { source, .. } => Some(source),
+            CheckpointError::InFile { source, .. } => source.io_source(),
+            _ => None,
+        }
+    }
 }
 
 /// Why a checkpoint cannot be used.
@@ -103,4 +129,30 @@ pub enum CheckpointError {
         path: PathBuf,
         source: Box<CheckpointError>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ENOSPC and EDQUOT, bare or inside a checkpoint's error, are a want of space; other I/O
+    /// errors are not.
+    #[test]
+    fn full_disks_and_quotas_are_told_from_other_failures() {
+        let full = || std::io::Error::from(std::io::ErrorKind::StorageFull);
+        assert!(Error::io("out", full()).is_out_of_space());
+        let quota = std::io::Error::from(std::io::ErrorKind::QuotaExceeded);
+        assert!(Error::io("out", quota).is_out_of_space());
+        let in_file = CheckpointError::InFile {
+            path: "checkpoint.bin".into(),
+            source: Box::new(CheckpointError::Io {
+                path: "checkpoint.bin".into(),
+                source: full(),
+            }),
+        };
+        assert!(Error::Checkpoint(in_file).is_out_of_space());
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!Error::io("out", denied).is_out_of_space());
+        assert!(!Error::Usage("no".into()).is_out_of_space());
+    }
 }

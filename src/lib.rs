@@ -1,7 +1,8 @@
 //! spinflip: Monte Carlo simulation of Ising-type spin models on GPUs.
 //!
 //! Layers, from the bottom (docs/ARCHITECTURE.md is the map): [`config`] (the RON schema),
-//! [`rng`] (Philox and the counter scheme), [`threads`], [`atomic`] (crash-safe writes);
+//! [`rng`] (Philox and the counter scheme), [`threads`], [`atomic`] (crash-safe writes),
+//! [`console`] (lines that a closed stream cannot end a run with), [`stop`];
 //! [`model`] (geometry, the systems of a run, couplings) and [`exact`]; [`stats`] (estimators);
 //! [`engine`] (the plan an engine replays, and the CPU, wgpu and CUDA backends); [`io`] (files
 //! and checkpoints); [`mpi`] (runs split over ranks); the algorithms' homes [`tempering`],
@@ -35,6 +36,7 @@ pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod console;
 pub mod engine;
 pub mod error;
 pub mod exact;

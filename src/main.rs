@@ -3,6 +3,7 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    spinflip::stop::note_process_start();
     // SAFETY: the first thing `main` does, while the process has a single thread: nothing can
     // read the environment at the same time.
     #[allow(
@@ -19,7 +20,9 @@ fn main() -> std::process::ExitCode {
     if matches!(cli.command, spinflip::cli::Command::Run { .. })
         && let Err(error) = spinflip::stop::install_handlers()
     {
-        eprintln!("spinflip: error: cannot handle SIGTERM, SIGINT, SIGUSR1: {error}");
+        spinflip::console::note_line(format_args!(
+            "spinflip: error: cannot handle the stop signals: {error}"
+        ));
         return std::process::ExitCode::FAILURE;
     }
     #[cfg(feature = "mpi")]
@@ -34,7 +37,7 @@ fn exit_code(result: spinflip::Result<u8>) -> std::process::ExitCode {
     match result {
         Ok(status) => std::process::ExitCode::from(status),
         Err(error) => {
-            eprintln!("spinflip: error: {error}");
+            spinflip::console::note_line(format_args!("spinflip: error: {error}"));
             std::process::ExitCode::FAILURE
         }
     }

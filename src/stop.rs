@@ -3,19 +3,45 @@
 //! the loops write a checkpoint at their next plan boundary and end with
 //! [`RESUME_EXIT_STATUS`], which means "resume me". A signal handler only sets a flag
 //! ([`install_handlers`]); the loops ask [`Stops::due`] between plans, so a stop never cuts a
-//! plan, a checkpoint or an output file in two.
+//! plan, a checkpoint or an output file in two, and [`Stops::plan_end`] keeps plans short
+//! enough that the stop comes within seconds, whatever the lattice.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use crate::console::note;
 
 /// The exit status of a run stopped by a signal or its wall time after writing its checkpoint:
 /// `EX_TEMPFAIL` of `sysexits.h`, "temporary failure, try again": continue it with `--resume`.
 pub const RESUME_EXIT_STATUS: u8 = 75;
 
+/// The exit status after a second Ctrl-C, which ends a run at once without a checkpoint: the
+/// shells' 128 + SIGINT.
+pub const INTERRUPTED_EXIT_STATUS: i32 = 130;
+
+/// How long a plan should take at most: a stop waits for the plan in flight and the checkpoint
+/// after it, and a batch system kills a job this long after its SIGTERM (SLURM's `KillWait`
+/// is 30 s by default). A device's plans of a second lose nothing to the boundaries between
+/// them (milliseconds).
+const PLAN_TIME: Duration = Duration::from_secs(1);
+
+/// How often the watcher of [`install_handlers`] looks at the signals' flags.
+const WATCH_INTERVAL: Duration = Duration::from_millis(50);
+
 /// The number of the signal that asked for a stop, 0 while none did (an `Arc` because the
 /// handlers of `signal-hook` hold one).
 static REQUESTED: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicUsize::new(0)));
+
+/// The time of the longest plan so far, in milliseconds: the wait a stop signal is told of.
+static PLAN_MILLIS: AtomicU64 = AtomicU64::new(0);
+
+/// Files an abrupt end (a second Ctrl-C) removes: the run directory's lock.
+static REMOVED_AT_ABRUPT_END: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// When the process started, as near as it can tell: `--wall-time` counts from it.
+static PROCESS_START: OnceLock<Instant> = OnceLock::new();
 
 /// The signals that stop a run at its next plan boundary.
 #[cfg(unix)]
@@ -30,23 +56,120 @@ const STOP_SIGNALS: [i32; 5] = [
 #[cfg(not(unix))]
 const STOP_SIGNALS: [i32; 2] = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT];
 
+/// Note the process's start, for `--wall-time` (the first thing `main` does); the start is the
+/// first call of [`process_start`] where nothing noted it.
+pub fn note_process_start() {
+    process_start();
+}
+
+/// The start of the process ([`note_process_start`]).
+pub fn process_start() -> Instant {
+    *PROCESS_START.get_or_init(Instant::now)
+}
+
+/// Whether this process answers a stop signal with a line: the ranks that serve rank 0 leave it
+/// to rank 0 ([`leave_acknowledgements_to_rank_0`]).
+static ACKNOWLEDGES: AtomicBool = AtomicBool::new(true);
+
+/// SIGINTs received: the second ends the run at once.
+static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+
 /// Make the stop signals (SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGHUP) ask for a stop instead of
 /// ending the process (every rank of an MPI job installs them, so that a signal sent to the
-/// whole job leaves the ranks serving rank 0 until it has written its checkpoint). A second SIGINT (Ctrl-C pressed again while
-/// the run finishes its plan) ends the process at once, with status 1.
+/// whole job leaves the ranks serving rank 0 until it has written its checkpoint). A watching
+/// thread says at once that the stop is coming; a second SIGINT (Ctrl-C pressed again while
+/// the run finishes its plan) ends the process there and then, with a line that says so, the
+/// run's lock removed and status [`INTERRUPTED_EXIT_STATUS`].
 pub fn install_handlers() -> std::io::Result<()> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    // Registered actions run in order: the shutdown sees the flag of the earlier SIGINT only.
-    signal_hook::flag::register_conditional_shutdown(
-        signal_hook::consts::SIGINT,
-        1,
-        Arc::clone(&interrupted),
-    )?;
-    signal_hook::flag::register(signal_hook::consts::SIGINT, interrupted)?;
     for signal in STOP_SIGNALS {
         signal_hook::flag::register_usize(signal, Arc::clone(&REQUESTED), signal as usize)?;
     }
+    // SAFETY: the action only adds to an atomic integer, which is async-signal-safe.
+    #[allow(unsafe_code, reason = "counting signals in their handler")]
+    unsafe {
+        signal_hook::low_level::register(signal_hook::consts::SIGINT, || {
+            INTERRUPTS.fetch_add(1, Ordering::Relaxed);
+        })?;
+    }
+    // A handler may do almost nothing safely: the watcher prints and ends the process.
+    std::thread::Builder::new()
+        .name("spinflip-signals".into())
+        .spawn(watch)?;
     Ok(())
+}
+
+/// Watch what the handlers record: acknowledge the first stop signal, end the process at the
+/// second SIGINT.
+fn watch() {
+    let mut acknowledged = false;
+    loop {
+        std::thread::sleep(WATCH_INTERVAL);
+        if INTERRUPTS.load(Ordering::Relaxed) >= 2 {
+            end_abruptly();
+        }
+        if let (false, Some(signal)) = (acknowledged, requested_signal()) {
+            acknowledged = true;
+            if ACKNOWLEDGES.load(Ordering::Relaxed) {
+                note!("{}", acknowledgement(signal, plan_time()));
+            }
+        }
+    }
+}
+
+/// Leave the line that answers a stop signal to rank 0, which decides the stop: a rank that
+/// serves it prints none.
+pub fn leave_acknowledgements_to_rank_0() {
+    ACKNOWLEDGES.store(false, Ordering::Relaxed);
+}
+
+/// The line a stop signal is answered with at once.
+fn acknowledgement(signal: i32, plan: Duration) -> String {
+    let ctrl_c = match signal == signal_hook::consts::SIGINT {
+        true => "; Ctrl-C again ends it at once without one",
+        false => "",
+    };
+    format!(
+        "spinflip: {}: stopping after the plan under way (about {:.0} s) with a checkpoint, exit \
+         status {RESUME_EXIT_STATUS}{ctrl_c}",
+        signal_name(signal),
+        plan.as_secs_f64().max(1.0)
+    )
+}
+
+/// The longest plan so far.
+fn plan_time() -> Duration {
+    Duration::from_millis(PLAN_MILLIS.load(Ordering::Relaxed))
+}
+
+/// End the process now (a second Ctrl-C), removing the run's lock: the last checkpoint stays.
+fn end_abruptly() -> ! {
+    note!(
+        "spinflip: SIGINT again: ending now without a checkpoint; `--resume` continues from \
+         the last one (exit status {INTERRUPTED_EXIT_STATUS})"
+    );
+    let files = REMOVED_AT_ABRUPT_END
+        .lock()
+        .map(|f| f.clone())
+        .unwrap_or_default();
+    for file in files {
+        let _ = std::fs::remove_file(file);
+    }
+    std::process::exit(INTERRUPTED_EXIT_STATUS)
+}
+
+/// Remove `path` if the process ends abruptly ([`install_handlers`]), until
+/// [`keep_at_abrupt_end`].
+pub fn remove_at_abrupt_end(path: &Path) {
+    if let Ok(mut files) = REMOVED_AT_ABRUPT_END.lock() {
+        files.push(path.to_path_buf());
+    }
+}
+
+/// Undo [`remove_at_abrupt_end`] for `path`.
+pub fn keep_at_abrupt_end(path: &Path) {
+    if let Ok(mut files) = REMOVED_AT_ABRUPT_END.lock() {
+        files.retain(|f| f != path);
+    }
 }
 
 /// The signal that asked for a stop, if one did.
@@ -92,7 +215,8 @@ fn signal_name(signal: i32) -> String {
 /// When a loop stops: at a signal, or before its wall time runs out. It keeps what one plan and
 /// one checkpoint write have cost so far, and stops while twice their sum still fits before the
 /// deadline: the next plan and the checkpoint after it may each be slower than the last, and a
-/// batch system kills at its limit without asking.
+/// batch system kills at its limit without asking. It also paces the plans
+/// ([`Stops::plan_end`]), so that a stop waits for at most about [`PLAN_TIME`].
 #[derive(Debug, Clone)]
 pub struct Stops {
     deadline: Option<Instant>,
@@ -100,6 +224,8 @@ pub struct Stops {
     plan: Duration,
     /// The last checkpoint write (download and file); until one is written, a plan's cost.
     checkpoint: Option<Duration>,
+    /// The sweeps the next plan may hold at most, from the pace of the last.
+    allowed: u64,
 }
 
 impl Stops {
@@ -109,11 +235,27 @@ impl Stops {
             deadline,
             plan: Duration::ZERO,
             checkpoint: None,
+            allowed: 1,
         }
     }
 
-    pub fn plan_took(&mut self, time: Duration) {
+    /// The end of the next plan from sweep `from`: the loop's own `end` (its next measurement,
+    /// checkpoint, tuning stop...) where the plan fits in [`PLAN_TIME`] at the pace of the
+    /// plans so far, else sooner. The first plan is one sweep (nothing is known of the pace
+    /// yet: one sweep of a 2048^3 lattice on a CPU takes seconds), and each may hold at most
+    /// twice the sweeps of the one before. Where the loop's plans are short, these are its
+    /// plans as they were, whatever the clock says.
+    pub fn plan_end(&self, from: u64, end: u64) -> u64 {
+        end.min(from.saturating_add(self.allowed))
+    }
+
+    /// A plan of `sweeps` sweeps took `time`, with its host work.
+    pub fn plan_took(&mut self, sweeps: u64, time: Duration) {
         self.plan = self.plan.max(time);
+        PLAN_MILLIS.fetch_max(self.plan.as_millis() as u64, Ordering::Relaxed);
+        let per_sweep = time.as_secs_f64() / sweeps.max(1) as f64;
+        let fitting = (PLAN_TIME.as_secs_f64() / per_sweep.max(f64::MIN_POSITIVE)) as u64;
+        self.allowed = fitting.clamp(1, self.allowed.saturating_mul(2));
     }
 
     pub fn checkpoint_took(&mut self, time: Duration) {
@@ -223,8 +365,8 @@ mod tests {
     fn a_stop_leaves_twice_a_plan_and_a_checkpoint_before_the_wall_time() {
         let now = Instant::now();
         let mut stops = Stops::new(Some(now + Duration::from_secs(100)));
-        stops.plan_took(Duration::from_secs(10));
-        stops.plan_took(Duration::from_secs(4));
+        stops.plan_took(100, Duration::from_secs(10));
+        stops.plan_took(100, Duration::from_secs(4));
         assert_eq!(
             stops.decide(None, now),
             None,
@@ -243,5 +385,46 @@ mod tests {
         );
         assert_eq!(signalled.unwrap().to_string(), "SIGTERM");
         assert_eq!(Stops::new(None).decide(None, later), None, "no wall time");
+    }
+
+    /// Plans start at one sweep and at most double: where sweeps are fast, the loop's own ends
+    /// (here 64) bound them, whatever the clock; where a sweep takes 0.3 s, plans hold 3 sweeps
+    /// (0.9 s), and where one takes 5 s, one.
+    #[test]
+    fn plans_start_at_one_sweep_and_grow_to_fill_the_plan_time() {
+        let mut stops = Stops::new(None);
+        let mut ends = vec![];
+        let mut from = 0;
+        while from < 100 {
+            let to = stops.plan_end(from, (from / 64 + 1) * 64);
+            stops.plan_took(to - from, Duration::from_micros(10 * (to - from)));
+            ends.push(to);
+            from = to;
+        }
+        assert_eq!(ends, [1, 3, 7, 15, 31, 63, 64, 128]);
+        let mut slow = Stops::new(None);
+        slow.plan_took(1, Duration::from_millis(300));
+        slow.plan_took(2, Duration::from_millis(600));
+        assert_eq!(slow.plan_end(1000, 2000), 1003);
+        slow.plan_took(1, Duration::from_secs(5));
+        assert_eq!(slow.plan_end(1000, 2000), 1001);
+    }
+
+    /// The first stop signal is answered with the wait and the status; Ctrl-C is told how to
+    /// end at once.
+    #[test]
+    fn a_stop_signal_is_acknowledged_with_the_wait_and_the_status() {
+        let term = acknowledgement(signal_hook::consts::SIGTERM, Duration::from_millis(2600));
+        assert_eq!(
+            term,
+            "spinflip: SIGTERM: stopping after the plan under way (about 3 s) with a \
+             checkpoint, exit status 75"
+        );
+        let int = acknowledgement(signal_hook::consts::SIGINT, Duration::ZERO);
+        assert!(int.contains("(about 1 s)"), "{int}");
+        assert!(
+            int.ends_with("Ctrl-C again ends it at once without one"),
+            "{int}"
+        );
     }
 }

@@ -483,7 +483,7 @@ fn every_run_prints_progress_lines() {
     let (ising, _) = completed_run(&GOOD.replace("BACKEND", "Cpu"));
     let ising = lines(&ising);
     assert!(
-        ising[0].contains("/110 sweeps (2%, thermalising), "),
+        ising[0].starts_with("spinflip: 1/110 sweeps (1%, thermalising), "),
         "{ising:?}"
     );
     assert!(

@@ -7,7 +7,8 @@
 //! different configs, more ranks than the samples allow (Ising and vector spins) and the
 //! ferromagnet on several ranks are refused with a message. SIGUSR1 to `mpirun` stops a job
 //! with a checkpoint (status 75) that resumes to the files of one rank (Ising and vector spins,
-//! the latter on another rank count).
+//! the latter on another rank count), and the job script of docs/batch.md turns a batch
+//! system's SIGTERM into that stop, status 75 and a resubmission.
 //!
 //! These tests need OpenMPI's `mpirun` (`.ci/run` installs it); they fail without it.
 
@@ -475,6 +476,76 @@ const STOPPABLE: &str = r#"(
 #[test]
 fn sigusr1_stops_a_job_of_two_ranks_and_it_resumes_to_the_files_of_one() {
     stopped_by_sigusr1_resumes_to_the_files_of_one(STOPPABLE, " sweeps (", (2, 2));
+}
+
+/// The job script of docs/batch.md (`assets/batch/mpi_job.sh`) run on two ranks, as SLURM would
+/// run it, gets the batch system's SIGTERM: it passes it on to `mpirun` as SIGUSR1, every rank
+/// stops with a checkpoint, and the job ends with 75 and resubmits itself (`sbatch`, here a
+/// stand-in that notes its call). The job it submitted resumes the run and ends with 0, the
+/// files of the run on one rank, and no further submission.
+#[test]
+fn the_mpi_job_script_turns_a_sigterm_into_75_and_a_resubmission() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = TempDir::new().unwrap();
+    let config = config_file(dir.path(), STOPPABLE);
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(BIN, bin.join("spinflip")).unwrap();
+    let submitted = dir.path().join("submitted");
+    let sbatch = format!("#!/bin/sh\necho \"$@\" >> {}\n", submitted.display());
+    std::fs::write(bin.join("sbatch"), sbatch).unwrap();
+    let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(bin.join("sbatch"), executable).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/batch/mpi_job.sh");
+    let out = dir.path().join("job");
+    let job = || {
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        let mut command = mpirun(2);
+        let envs: Vec<_> = (command.get_envs())
+            .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned())))
+            .collect();
+        command = Command::new("bash");
+        command
+            .arg(&script)
+            .envs(envs)
+            .env("OMPI_MCA_hwloc_base_binding_policy", "none")
+            .env("CONFIG", &config)
+            .env("OUT", &out)
+            .env("RANKS", "2")
+            .env("PATH", path);
+        command
+    };
+    let mut child = job()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash starts");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut report = String::new();
+    while !report.contains(" sweeps (") {
+        let read = stderr.read_line(&mut report).unwrap();
+        assert!(
+            read > 0,
+            "the job ended before reporting progress: {report}"
+        );
+    }
+    let signalled = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    stderr.read_to_string(&mut report).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(75), "{report}");
+    assert!(report.contains("(SIGUSR1)"), "{report}");
+    let calls = std::fs::read_to_string(&submitted).unwrap();
+    assert_eq!(calls.trim(), script.display().to_string());
+    let resumed = output(&mut job());
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    assert!(text(&resumed).contains("resuming from sweep"));
+    assert_eq!(std::fs::read_to_string(&submitted).unwrap(), calls);
+    let one = dir.path().join("one");
+    run_ok(&config, &one, 1);
+    assert_same_outputs(&one, &out);
 }
 
 /// Five samples of the Heisenberg glass for a second or two, checkpointed only where stopped.

@@ -14,6 +14,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 use common::runs::{TEMPERING, cpu_and_gpu_identical, options, resumed_equals_uninterrupted};
 use spinflip::annealing::AnnealingSummary;
@@ -583,6 +584,186 @@ fn sigusr2_and_sighup_stop_a_run_with_a_checkpoint() {
         assert!(stopped.join("checkpoint.bin").exists(), "{signal}");
         assert!(!stopped.join("spinflip.lock").exists(), "{signal}");
     }
+}
+
+/// A run whose sweeps take a good part of a second on any CPU (2^24 spins): its chunk of
+/// 1010 sweeps would take many minutes in one plan.
+const LONG_SWEEPS: &str = r#"(
+    model: Ising(dims: 3, size: 256, field: 0.0),
+    temperatures: Betas([0.22]),
+    replicas: 1,
+    engine: Simple,
+    sweeps: (thermalize: 1000, measure: 100000, every: 10),
+    seed: 21,
+    backend: Cpu,
+    checkpoint_every: 0,
+    plots: false,
+)"#;
+
+/// Read the run's standard error up to the line containing `marker`, returning it and how long
+/// that took.
+fn time_to_line(stderr: &mut BufReader<ChildStderr>, marker: &str) -> (String, Duration) {
+    let started = Instant::now();
+    let mut line = String::new();
+    while !line.contains(marker) {
+        line.clear();
+        let read = stderr.read_line(&mut line).unwrap();
+        assert!(read > 0, "the run ended before printing {marker:?}");
+    }
+    (line, started.elapsed())
+}
+
+/// SIGTERM to a run whose sweeps are long: the run says at once that a checkpoint is coming,
+/// and writes it within seconds (plans are cut to about a second, whatever the lattice; a
+/// batch system's SIGKILL follows its SIGTERM after 30 s on SLURM).
+#[test]
+fn a_stop_during_long_sweeps_is_acknowledged_at_once_and_honoured_within_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("long.ron");
+    std::fs::write(&config, LONG_SWEEPS).unwrap();
+    let out = dir.path().join("run");
+    let mut child = spawn_run(&config, &out, &[]);
+    let mut stderr = wait_for_progress(&mut child);
+    let signalled = Instant::now();
+    kill("TERM", &child);
+    let (ack, waited) = time_to_line(&mut stderr, "SIGTERM: stopping after the plan under way");
+    assert!(waited < Duration::from_secs(2), "{waited:?}: {ack}");
+    let (status, report) = finish(child, stderr);
+    let stopped_after = signalled.elapsed();
+    assert_eq!(status.code(), Some(75), "{report}");
+    assert!(stopped_after < Duration::from_secs(30), "{stopped_after:?}");
+    assert!(out.join("checkpoint.bin").exists());
+}
+
+/// Ctrl-C twice: the first asks for a checkpoint, the second ends the run at once, with a line
+/// that says so, status 130 and the directory's lock removed (the next run needs no takeover).
+#[test]
+fn a_second_ctrl_c_ends_the_run_at_once_with_a_line_and_no_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("long.ron");
+    std::fs::write(&config, LONG_SWEEPS).unwrap();
+    let out = dir.path().join("run");
+    let mut child = spawn_run(&config, &out, &[]);
+    // Right after a progress line: a plan of two long sweeps has just begun.
+    let mut stderr = wait_for_progress(&mut child);
+    kill("INT", &child);
+    time_to_line(&mut stderr, "Ctrl-C again ends it at once without one");
+    kill("INT", &child);
+    let (status, report) = finish(child, stderr);
+    assert_eq!(status.code(), Some(130), "{report}");
+    assert!(
+        report.contains("SIGINT again: ending now without a checkpoint"),
+        "{report}"
+    );
+    assert!(!out.join("spinflip.lock").exists(), "the lock is removed");
+    assert!(
+        !out.join("checkpoint.bin").exists(),
+        "no checkpoint was written"
+    );
+}
+
+/// A run whose standard error and output are closed as it goes (`2>&1 | head`, a `tee` that
+/// died, a closed terminal) runs on to the end and writes the files of a run that kept them.
+#[test]
+fn a_run_whose_output_pipes_close_runs_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("stoppable.ron");
+    std::fs::write(&config, STOPPABLE).unwrap();
+    let whole = dir.path().join("whole");
+    let (status, report) = {
+        let mut child = spawn_run(&config, &whole, &[]);
+        let stderr = wait_for_progress(&mut child);
+        finish(child, stderr)
+    };
+    assert!(status.success(), "{report}");
+    let closed = dir.path().join("closed");
+    let mut child = Command::new(BIN)
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&closed)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(wait_for_progress(&mut child));
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    common::runs::assert_same_outputs(&whole, &closed, &[]);
+    assert_eq!(
+        summary_without_provenance(&whole),
+        summary_without_provenance(&closed)
+    );
+}
+
+/// A disk that fills after the first checkpoint (a 64 KiB file system of its own, mounted in a
+/// mount namespace) ends the run with 75 and a line saying the last checkpoint is intact; that
+/// checkpoint, moved to a disk with space, resumes to the files of an uninterrupted run.
+#[test]
+fn a_full_disk_exits_75_and_its_last_checkpoint_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("stoppable.ron");
+    std::fs::write(
+        &config,
+        STOPPABLE.replace("checkpoint_every: 0", "checkpoint_every: 500"),
+    )
+    .unwrap();
+    let whole = dir.path().join("whole");
+    let uninterrupted = Command::new(BIN)
+        .args([
+            "run".as_ref(),
+            config.as_os_str(),
+            "--out".as_ref(),
+            whole.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert!(uninterrupted.status.success(), "{uninterrupted:?}");
+    let small = dir.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    let kept = dir.path().join("kept");
+    let script = r#"mount -t tmpfs -o size=64k tmpfs "$1" || exit 3
+"$2" run "$3" --out "$1/run"
+echo $? > "$4.status"
+cp -a "$1/run" "$4""#;
+    let full = Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .args([
+            small.as_os_str(),
+            BIN.as_ref(),
+            config.as_os_str(),
+            kept.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&full.stderr);
+    assert!(full.status.success(), "{full:?}");
+    let status = std::fs::read_to_string(kept.with_extension("status")).unwrap();
+    assert_eq!(status.trim(), "75", "{report}");
+    assert!(report.contains("No space left on device"), "{report}");
+    assert!(
+        report.contains("the disk is full, but the last checkpoint in"),
+        "{report}"
+    );
+    assert_resumes_to(&config, &kept, &whole);
+}
+
+/// `kill -SIGNAL` the child.
+fn kill(signal: &str, child: &Child) {
+    let killed = Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
 }
 
 /// SIGTERM long before the run's only checkpoint: the run writes one at its next plan boundary

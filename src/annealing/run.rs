@@ -399,7 +399,10 @@ impl Anneal {
                 ln_z: self.populations.iter().map(|p| p.ln_z).collect(),
             };
             progress.update(self.sweeps_done);
-            checkpoints.stops.plan_took(step_began.elapsed());
+            let step_sweeps = self.sweeps_done - from;
+            checkpoints
+                .stops
+                .plan_took(step_sweeps, step_began.elapsed());
             let stop = next.and_then(|_| checkpoints.stops.due());
             let checkpoint = next.is_some()
                 && (crosses_checkpoint(from, self.sweeps_done, checkpoints.every)

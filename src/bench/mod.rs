@@ -11,6 +11,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::config::{Backend, Config};
+use crate::console::{note, say};
 use crate::engine::clusters::BYTES_PER_SITE;
 use crate::engine::tempering::Chains;
 use crate::engine::{Engine, EngineInfo, clusters_of, tempering_of};
@@ -103,7 +104,7 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         return bench_vectors(options, &backends);
     }
     if options.annealing && !options.json {
-        println!(
+        say!(
             "{:<6} {:<40} {:<56} {:>4} {:>6} {:>8} {:>8} {:>11} {:>8} {:>10} {:>7} {:>8} {:>7} {:>7} \
              {:>7} {:>7}",
             "backend",
@@ -124,7 +125,7 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
             "host"
         );
     } else if !options.json {
-        println!(
+        say!(
             "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10} {:>10}{}",
             "backend",
             "adapter",
@@ -180,20 +181,20 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
 /// on stderr with --json, whose stdout is JSON lines.
 fn skipped(options: &BenchOptions, why: &str) {
     match options.json {
-        true => eprintln!("{why}"),
-        false => println!("{why}"),
+        true => note!("{why}"),
+        false => say!("{why}"),
     }
 }
 
 fn print_result(options: &BenchOptions, result: &BenchResult) {
     if options.json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string(result).expect("plain data serialises")
         );
     } else if let Some(a) = &result.annealing {
         let percent = |share: f64| format!("{:.1}%", 100.0 * share);
-        println!(
+        say!(
             "{:<6} {:<40} {:<56} {:>4} {:>6} {:>8} {:>8} {:>11} {:>8.3} {:>10.3} {:>7} {:>8} {:>7} {:>7} \
              {:>7} {:>7}",
             result.backend,
@@ -214,7 +215,7 @@ fn print_result(options: &BenchOptions, result: &BenchResult) {
             percent(a.host)
         );
     } else {
-        println!(
+        say!(
             "{:<6} {:<40} {:<56} {:>4} {:>6} {:>7} {:>7} {:>10.3} {:>10.2}{}",
             result.backend,
             result.adapter,

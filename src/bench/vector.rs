@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
+use crate::console::{note, say};
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::error::{Error, Result};
@@ -93,7 +94,7 @@ pub fn bytes_per_sweep(n: u32, tiles: Option<Tiles>) -> f64 {
 /// lines with `--json`); sizes the device cannot hold are skipped, naming why.
 pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Result<()> {
     if !options.json {
-        println!(
+        say!(
             "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
             "backend",
             "adapter",
@@ -119,9 +120,9 @@ pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Res
             };
             match result {
                 Err(Error::Limits(reason)) if options.json => {
-                    eprintln!("skipped L={size}: {reason}")
+                    note!("skipped L={size}: {reason}")
                 }
-                Err(Error::Limits(reason)) => println!("skipped L={size}: {reason}"),
+                Err(Error::Limits(reason)) => say!("skipped L={size}: {reason}"),
                 result => print_row(options.json, &result?),
             }
         }
@@ -131,11 +132,11 @@ pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Res
 
 fn print_row(json: bool, row: &VectorBenchResult) {
     match json {
-        true => println!(
+        true => say!(
             "{}",
             serde_json::to_string(row).expect("plain data serialises")
         ),
-        false => println!(
+        false => say!(
             "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.1}",
             row.backend,
             row.adapter,

@@ -37,6 +37,7 @@ impl RunLock {
         // One takeover at most: a lock that reappears after it belongs to a run just started.
         for _ in 0..2 {
             if create_lock(&path, &me).map_err(|e| Error::io(&path, e))? {
+                crate::stop::remove_at_abrupt_end(&path);
                 return Ok(RunLock { path });
             }
             let holder = match std::fs::read(&path) {
@@ -64,6 +65,7 @@ impl RunLock {
 impl Drop for RunLock {
     fn drop(&mut self) {
         // A lock left behind is taken over by the next run on this host: nothing to report.
+        crate::stop::keep_at_abrupt_end(&self.path);
         let _ = std::fs::remove_file(&self.path);
     }
 }

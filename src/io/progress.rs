@@ -5,6 +5,7 @@ use std::cell::Cell;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
+use crate::console::note;
 use crate::io::run_dir::ProgressHook;
 
 /// A progress bar on a terminal, plain log lines otherwise (at most one per 1% of the run, or
@@ -93,7 +94,7 @@ impl Progress {
                 bar.set_position(done);
             }
             None if self.enabled && self.passes_a_percent(done) => {
-                eprintln!("{}", self.log_line(done, elapsed));
+                note!("{}", self.log_line(done, elapsed));
             }
             None => {}
         }

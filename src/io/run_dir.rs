@@ -10,6 +10,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, TemperatureScale};
+use crate::console::note;
 use crate::engine::EngineInfo;
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fingerprint;
@@ -110,13 +111,13 @@ impl<'a> RunStart<'a> {
         if !self.options.progress {
             return;
         }
-        eprintln!(
+        note!(
             "{}",
             start_line(self.config, info, self.engine_choice, plan)
         );
         if self.options.resume {
             let of = of.map_or(String::new(), |total| format!(" of {total}"));
-            eprintln!("spinflip: resuming from sweep {sweeps_done}{of}");
+            note!("spinflip: resuming from sweep {sweeps_done}{of}");
         }
     }
 

@@ -116,21 +116,17 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
         state.sweeps_done,
         flips_per_sweep,
     );
-    let chunk = chunk_sweeps(
-        &schedule,
-        config.checkpoint_every,
-        &systems,
-        engine.max_plan_slots(),
-    );
+    let chunk = chunk_sweeps(&schedule, &systems, engine.max_plan_slots());
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
     let mut stops = run.stops();
     while state.sweeps_done < schedule.total() {
         let from = state.sweeps_done;
         let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from);
-        let to = (from + chunk)
+        let end = plan_end(from, chunk, config.checkpoint_every)
             .min(schedule.total())
             .min(next_stop.unwrap_or(u64::MAX));
+        let to = stops.plan_end(from, end);
         let plan = schedule.plan(from, to);
         let started = Instant::now();
         let measurements = engine.execute(&plan)?;
@@ -146,7 +142,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
             engine = retune_ladder(config, engine, &mut systems, tempering, every, stage)?;
             state.betas = systems.betas.clone();
         }
-        stops.plan_took(started.elapsed());
+        stops.plan_took(to - from, started.elapsed());
         if to == schedule.total() {
             break;
         }
@@ -217,20 +213,23 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     })))
 }
 
-/// Sweeps per chunk: at most one checkpoint interval, a bounded number of measurements (and of
-/// bytes of them), and a small fraction of the run so progress shows.
-fn chunk_sweeps(
-    schedule: &Schedule,
-    checkpoint_every: u64,
-    systems: &IsingSystems,
-    max_slots: u64,
-) -> u64 {
-    let mut chunk = schedule.total().div_ceil(MIN_CHUNKS).max(1);
-    chunk = chunk.min(schedule.most_sweeps_per_plan(systems, max_slots));
-    if checkpoint_every > 0 {
-        chunk = chunk.min(checkpoint_every);
-    }
-    chunk
+/// Sweeps per chunk: a bounded number of measurements (and of bytes of them), and a small
+/// fraction of the run so progress shows.
+fn chunk_sweeps(schedule: &Schedule, systems: &IsingSystems, max_slots: u64) -> u64 {
+    let chunk = schedule.total().div_ceil(MIN_CHUNKS).max(1);
+    chunk.min(schedule.most_sweeps_per_plan(systems, max_slots))
+}
+
+/// The end of the plan from sweep `from` at the latest: the next multiple of `chunk`, or of
+/// `checkpoint_every` where that comes first, so that checkpoints fall on the sweeps the config
+/// names however the plans before were cut.
+fn plan_end(from: u64, chunk: u64, checkpoint_every: u64) -> u64 {
+    let after = |every: u64| (every > 0).then(|| (from / every + 1) * every);
+    [after(chunk), after(checkpoint_every)]
+        .into_iter()
+        .flatten()
+        .min()
+        .expect("a chunk holds a sweep at least")
 }
 
 /// Append a plan's measurements (slot-major) as bond sums, magnetisations and overlaps.
@@ -298,6 +297,6 @@ mod tests {
             measure: 1000,
             every: 1,
         });
-        assert!(chunk_sweeps(&schedule, 0, &systems, u64::MAX) >= 1);
+        assert!(chunk_sweeps(&schedule, &systems, u64::MAX) >= 1);
     }
 }

@@ -18,6 +18,7 @@ use super::serve::serve;
 use super::vector::open_vector_share;
 use super::wire::{Command, Reply, encode_reply};
 use crate::config::Config;
+use crate::console::note;
 use crate::engine::Engine;
 use crate::engine::placement::{Placement, settle};
 use crate::error::{Error, Result};
@@ -130,6 +131,7 @@ fn identity() -> String {
 /// A rank other than 0: replay rank 0's engine calls on engines of this rank's share until
 /// rank 0 finishes; the exit status it sends.
 pub fn follow(placement: Placement) -> u8 {
+    crate::stop::leave_acknowledgements_to_rank_0();
     let world = SimpleCommunicator::world();
     let root = world.process_at_rank(0);
     let mut engine: Option<Box<dyn Engine>> = None;
@@ -137,7 +139,7 @@ pub fn follow(placement: Placement) -> u8 {
         let command = match Command::decode(&receive_bytes(&root)) {
             Ok(command) => command,
             Err(error) => {
-                eprintln!("spinflip: rank {}: error: {error}", placement.rank);
+                note!("spinflip: rank {}: error: {error}", placement.rank);
                 world.abort(2);
             }
         };

@@ -15,6 +15,7 @@ use std::path::Path;
 use crate::annealing::{AnnealingSummary, anneal};
 use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
+use crate::console::note;
 use crate::error::{Error, Result};
 use crate::io::instance::{noting_instance, read_instance};
 use crate::io::lock::RunLock;
@@ -65,7 +66,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     refuse_replacing_a_run(options)?;
     let auto = auto_chose(engine_choice).is_some();
     if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
-        eprintln!("{hint}");
+        note!("{hint}");
     }
     let start = &RunStart::new(config, engine_choice, options, config_text);
     let ended = if config.model.is_vector() {

@@ -91,7 +91,7 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
     let mut stops = run.stops();
     while state.sweeps_done < total {
         let from = state.sweeps_done;
-        let to = schedule.chunk_end(from);
+        let to = stops.plan_end(from, schedule.chunk_end(from));
         let started = Instant::now();
         engine_time += schedule.advance(engine.as_mut(), &systems, &mut state, to)?;
         if let Some(stage) = schedule.ladder_stage(to) {
@@ -104,7 +104,7 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
             proposals_of(engine.as_mut())?.set_widths(&state.tuning.widths)?;
         }
         progress.update(to);
-        stops.plan_took(started.elapsed());
+        stops.plan_took(to - from, started.elapsed());
         if to == total {
             break;
         }
