@@ -103,9 +103,9 @@ impl Sweeps {
             return Ok(());
         }
         invalid(format!(
-            "sweeps: measure: {} ends the run after sweep {end}, but its checkpoint has done {done} \
-             sweeps: measure may grow when a run is resumed, not shrink below the {} measuring \
-             sweeps done",
+            "sweeps: measure: {} ends the run after sweep {end}, but the checkpoint it resumes has \
+             done {done} sweeps: measure may grow when a run is resumed, not shrink below the {} \
+             measuring sweeps done",
             self.measure,
             done - self.thermalize
         ))
