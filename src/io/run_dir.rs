@@ -432,6 +432,32 @@ fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Backend;
+    use crate::config::testing::SAMPLE;
+
+    /// Where a run goes leaves its checkpoints' fingerprint alone; the seed and the instance
+    /// noted in the config's text do not.
+    #[test]
+    fn the_fingerprint_covers_the_trajectory_and_the_instance_noted() {
+        let config = Config::from_ron_str(SAMPLE).unwrap();
+        let of = |config: &Config| trajectory_fingerprint(config, &config.to_ron_string());
+        let moved = Config {
+            backend: Backend::Wgpu,
+            checkpoint_every: 1,
+            ..config.clone()
+        };
+        assert_eq!(of(&moved), of(&config));
+        let reseeded = Config {
+            seed: 1,
+            ..config.clone()
+        };
+        assert_ne!(of(&reseeded), of(&config));
+        let noted = format!(
+            "{}// couplings read from j.npy, FNV-1a 64 0123456789abcdef\n",
+            config.to_ron_string()
+        );
+        assert_ne!(trajectory_fingerprint(&config, &noted), of(&config));
+    }
 
     #[test]
     fn the_reason_of_auto_is_kept_whole() {
