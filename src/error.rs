@@ -118,6 +118,13 @@ pub enum CheckpointError {
          without `engine` from before engine: Auto ran the simple engine)"
     )]
     ConfigMismatch { expected: u64, found: u64 },
+    /// [`CheckpointError::ConfigMismatch`] where the run's `config.ron` tells what differs.
+    #[error(
+        "cannot resume it: written by a different config: {0} (the fields that leave the bits \
+         alone, such as backend, adapter, plots and checkpoint_every, may change on resume, and \
+         sweeps.measure may grow)"
+    )]
+    ConfigChanged(String),
     #[error("checkpoint {}: {source}", path.display())]
     Io {
         path: PathBuf,

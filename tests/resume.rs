@@ -983,7 +983,7 @@ fn a_resumed_wgpu_heisenberg_double_checkerboard_run_equals_the_uninterrupted_ru
 #[test]
 fn resuming_a_vector_run_refuses_what_does_not_continue_it() {
     let config = common::config(XY_GLASS);
-    let (dir, _) = assert_shared_refusals(&config, 50, |other| other.sweeps.measure += 3);
+    let (dir, _) = assert_shared_refusals(&config, 50, |other| other.seed += 1);
     let ising = common::config(&CONFIG.replace("Wgpu", "Cpu"));
     let error = resume_error(&ising, dir.path());
     assert!(

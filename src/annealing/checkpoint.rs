@@ -154,17 +154,12 @@ impl AnnealingCheckpoint {
         save_with(path, |out| self.write_to(out))
     }
 
-    /// Read and verify the checkpoint at `path`, refusing one written for another config.
-    pub fn load(
-        path: &Path,
-        expected_fingerprint: u64,
-    ) -> Result<AnnealingCheckpoint, CheckpointError> {
-        load_file(
-            path,
-            expected_fingerprint,
-            AnnealingCheckpoint::decode,
-            |c| c.config_fingerprint,
-        )
+    /// Read and verify the checkpoint at `path`, refusing one whose fingerprint is not among
+    /// `accepted` (another config's).
+    pub fn load(path: &Path, accepted: &[u64]) -> Result<AnnealingCheckpoint, CheckpointError> {
+        load_file(path, accepted, AnnealingCheckpoint::decode, |c| {
+            c.config_fingerprint
+        })
     }
 }
 
@@ -411,11 +406,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("checkpoint.bin");
         checkpoint.save(&path).unwrap();
-        let loaded = AnnealingCheckpoint::load(&path, checkpoint.config_fingerprint).unwrap();
+        let loaded = AnnealingCheckpoint::load(&path, &[checkpoint.config_fingerprint]).unwrap();
         assert!(same(&loaded, &checkpoint));
         let other = fingerprint("(algorithm: Metropolis)");
         assert!(matches!(
-            AnnealingCheckpoint::load(&path, other),
+            AnnealingCheckpoint::load(&path, &[other]),
             Err(CheckpointError::InFile { source, .. })
                 if matches!(*source, CheckpointError::ConfigMismatch { .. })
         ));

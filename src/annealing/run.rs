@@ -26,9 +26,7 @@ use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
 use crate::error::{Error, Result};
 use crate::io::output::write_couplings_npy;
 use crate::io::progress::Progress;
-use crate::io::run_dir::{
-    COUPLINGS, Ended, RunStart, checkpoint_to_resume, crosses_checkpoint, ended_at_checkpoint,
-};
+use crate::io::run_dir::{COUPLINGS, Ended, RunStart, crosses_checkpoint, ended_at_checkpoint};
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
@@ -52,10 +50,7 @@ pub fn anneal(
         ..engine_systems(&view)
     };
     let resumed = match options.resume {
-        true => Some(AnnealingCheckpoint::load(
-            &checkpoint_to_resume(&options.out)?,
-            run.fingerprint,
-        )?),
+        true => Some(run.load_checkpoint(AnnealingCheckpoint::load)?),
         false => None,
     };
     let mut engine = open_engine_with_betas(&view, systems.clone(), Betas::Changing)?;

@@ -2,7 +2,8 @@
 //!
 //! Parsing names the offending field and its line and column; `Config::validate` names the
 //! offending value. [`Config::to_ron_string`] is the resolved config that a run writes next to
-//! its results (and whose fingerprint a checkpoint carries).
+//! its results; [`Config::trajectory`] is what of it decides the run's bits (whose fingerprint
+//! a checkpoint carries, `trajectory.rs`).
 //!
 //! This module holds the types only; each check lives with what it checks (the lattice and the
 //! system counts with the model, the engine's limits and the `engine: Auto` choice with the
@@ -12,6 +13,7 @@ mod algorithm;
 mod engine;
 mod model;
 mod ron_errors;
+mod trajectory;
 #[cfg(test)]
 mod unknown_fields;
 mod updates;
@@ -26,6 +28,7 @@ pub use algorithm::{
 };
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{Couplings, Disorder, Model, TemperatureScale, Temperatures};
+pub use trajectory::FieldChange;
 pub use updates::{MetropolisOrder, Proposal, VectorUpdates};
 
 use algorithm::one;

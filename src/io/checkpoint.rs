@@ -216,11 +216,11 @@ pub fn save_with(
     })
 }
 
-/// Read the file at `path`, decode it and refuse it if it was written for another config;
-/// every error names the file.
+/// Read the file at `path`, decode it and refuse it unless its fingerprint is one of
+/// `accepted` (the first the one this version writes); every error names the file.
 pub fn load_file<T>(
     path: &Path,
-    expected_fingerprint: u64,
+    accepted: &[u64],
     decode: fn(&[u8]) -> Result<T, CheckpointError>,
     fingerprint_of: fn(&T) -> u64,
 ) -> Result<T, CheckpointError> {
@@ -234,9 +234,9 @@ pub fn load_file<T>(
     };
     let checkpoint = decode(&bytes).map_err(in_file)?;
     let found = fingerprint_of(&checkpoint);
-    if found != expected_fingerprint {
+    if !accepted.contains(&found) {
         return Err(in_file(CheckpointError::ConfigMismatch {
-            expected: expected_fingerprint,
+            expected: accepted[0],
             found,
         }));
     }

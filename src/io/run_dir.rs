@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, TemperatureScale};
 use crate::console::note;
 use crate::engine::EngineInfo;
-use crate::error::{Error, Result};
+use crate::error::{CheckpointError, Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::provenance::{Provenance, ProvenanceClock};
@@ -71,7 +71,8 @@ pub struct RunStart<'a> {
     pub options: &'a RunOptions,
     /// The config's RON with its instance noted (`config.ron`).
     config_text: String,
-    /// [`fingerprint`] of the config's text: a checkpoint of another config is refused.
+    /// [`trajectory_fingerprint`] of the config: what its checkpoints carry, so that they
+    /// resume with any config that continues the same trajectory.
     pub fingerprint: u64,
     /// `checkpoint.bin` in the run's directory.
     pub checkpoint: PathBuf,
@@ -90,11 +91,78 @@ impl<'a> RunStart<'a> {
             config,
             engine_choice,
             options,
-            fingerprint: fingerprint(&config_text),
+            fingerprint: trajectory_fingerprint(config, &config_text),
             config_text,
             checkpoint: options.out.join(CHECKPOINT),
             clock: ProvenanceClock::start(options.resume),
         }
+    }
+
+    /// For `--resume`: the checkpoint in the run's directory as `load` (its layout's) reads it,
+    /// given the fingerprints it accepts: this config's trajectory's, and the full text's that
+    /// earlier versions wrote (of this config, or of the directory's `config.ron` where that
+    /// continues the same trajectory). Refused where there is none, and where another config
+    /// wrote it: naming the fields that differ where `config.ron` is that config.
+    pub fn load_checkpoint<T>(
+        &self,
+        load: impl FnOnce(&Path, &[u64]) -> Result<T, CheckpointError>,
+    ) -> Result<T> {
+        let path = checkpoint_to_resume(&self.options.out)?;
+        let started = StartedConfig::read(&self.options.out);
+        let mut accepted = vec![self.fingerprint, fingerprint(&self.config_text)];
+        if let Some(started) = &started
+            && started.trajectory_fingerprint == self.fingerprint
+        {
+            accepted.push(started.text_fingerprint);
+        }
+        load(&path, &accepted).map_err(|error| self.naming_changes(error, started.as_ref()))
+    }
+
+    /// `error`, where it refuses a checkpoint that `started` wrote as another config's, with
+    /// the fields in which that config differs from this one in place of the fingerprints.
+    fn naming_changes(&self, error: CheckpointError, started: Option<&StartedConfig>) -> Error {
+        let CheckpointError::InFile { path, source } = error else {
+            return error.into();
+        };
+        let changes = match (&*source, started) {
+            (CheckpointError::ConfigMismatch { found, .. }, Some(started))
+                if started.wrote(*found) =>
+            {
+                self.changes_from(started)
+            }
+            _ => String::new(),
+        };
+        let source = match changes.is_empty() {
+            true => source,
+            false => Box::new(CheckpointError::ConfigChanged(changes)),
+        };
+        CheckpointError::InFile { path, source }.into()
+    }
+
+    /// What of the trajectory differs between `started` and this run's config, in words: the
+    /// fields, else the instances their notes name; empty where nothing does.
+    fn changes_from(&self, started: &StartedConfig) -> String {
+        let auto = auto_chose(self.engine_choice).is_some();
+        let mut changes: Vec<String> = (self.config.trajectory_changes(&started.config))
+            .iter()
+            .map(|change| match change.field == "engine" && auto {
+                true => format!(
+                    "{change}, which engine: Auto chose (name the checkpoint's engine to resume \
+                     it)"
+                ),
+                false => change.to_string(),
+            })
+            .collect();
+        let (then, now) = (notes(&started.text), notes(&self.config_text));
+        if changes.is_empty() && then.ne(now) {
+            let noted = |text| notes(text).collect::<Vec<_>>().join(" ");
+            changes.push(format!(
+                "the checkpoint's run noted `{}`, this run `{}`",
+                noted(&started.text),
+                noted(&self.config_text)
+            ));
+        }
+        changes.join(", and ")
     }
 
     /// Write `config.ron`, once the engine has opened and a resumed run's checkpoint has been
@@ -149,6 +217,50 @@ impl<'a> RunStart<'a> {
         write()?;
         stops.checkpoint_took(writing.elapsed());
         Ok(ended_at_checkpoint(stop, to, self.options.halt_after))
+    }
+}
+
+/// The fingerprint a checkpoint of `config` carries: of [`Config::trajectory`] and the notes
+/// of the config's text `config_text` (the instance it read), so that it resumes with any config
+/// that continues the same trajectory.
+fn trajectory_fingerprint(config: &Config, config_text: &str) -> u64 {
+    let trajectory = config.trajectory().to_ron_string();
+    fingerprint(&notes(config_text).fold(trajectory, |text, note| text + note + "\n"))
+}
+
+/// The comment lines of a config's text: the note of the instance it read
+/// ([`crate::io::instance::noting_instance`]).
+fn notes(config_text: &str) -> impl Iterator<Item = &str> {
+    config_text.lines().filter(|line| line.starts_with("//"))
+}
+
+/// The config a run's directory says the run was started with: its `config.ron` (which each
+/// invocation that resumes the run writes anew), with the fingerprints its checkpoints carry.
+struct StartedConfig {
+    config: Config,
+    text: String,
+    /// What this version writes.
+    trajectory_fingerprint: u64,
+    /// What earlier versions wrote: of the whole text.
+    text_fingerprint: u64,
+}
+
+impl StartedConfig {
+    /// `None` where the directory has no `config.ron`, or one that this version cannot read.
+    fn read(out: &Path) -> Option<Self> {
+        let text = std::fs::read_to_string(out.join(CONFIG)).ok()?;
+        let config = Config::from_ron_str(&text).ok()?;
+        Some(StartedConfig {
+            trajectory_fingerprint: trajectory_fingerprint(&config, &text),
+            text_fingerprint: fingerprint(&text),
+            config,
+            text,
+        })
+    }
+
+    /// Whether a checkpoint that carries `found` was written by this config.
+    fn wrote(&self, found: u64) -> bool {
+        [self.trajectory_fingerprint, self.text_fingerprint].contains(&found)
     }
 }
 
@@ -306,7 +418,7 @@ pub fn ended_at_checkpoint<S>(
 }
 
 /// The checkpoint in `out` that `--resume` continues, refused where there is none.
-pub fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
+fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
     let path = out.join(CHECKPOINT);
     if !path.exists() {
         return Err(Error::Usage(format!(
@@ -321,6 +433,32 @@ pub fn checkpoint_to_resume(out: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Backend;
+    use crate::config::testing::SAMPLE;
+
+    /// Where a run goes leaves its checkpoints' fingerprint alone; the seed and the instance
+    /// noted in the config's text do not.
+    #[test]
+    fn the_fingerprint_covers_the_trajectory_and_the_instance_noted() {
+        let config = Config::from_ron_str(SAMPLE).unwrap();
+        let of = |config: &Config| trajectory_fingerprint(config, &config.to_ron_string());
+        let moved = Config {
+            backend: Backend::Wgpu,
+            checkpoint_every: 1,
+            ..config.clone()
+        };
+        assert_eq!(of(&moved), of(&config));
+        let reseeded = Config {
+            seed: 1,
+            ..config.clone()
+        };
+        assert_ne!(of(&reseeded), of(&config));
+        let noted = format!(
+            "{}// couplings read from j.npy, FNV-1a 64 0123456789abcdef\n",
+            config.to_ron_string()
+        );
+        assert_ne!(trajectory_fingerprint(&config, &noted), of(&config));
+    }
 
     #[test]
     fn the_reason_of_auto_is_kept_whole() {

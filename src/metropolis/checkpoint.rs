@@ -195,11 +195,10 @@ impl Checkpoint {
         save_with(path, |out| self.write_to(out))
     }
 
-    /// Read and verify the checkpoint at `path`, refusing one written for another config.
-    pub fn load(path: &Path, expected_fingerprint: u64) -> Result<Checkpoint, CheckpointError> {
-        load_file(path, expected_fingerprint, Checkpoint::decode, |c| {
-            c.config_fingerprint
-        })
+    /// Read and verify the checkpoint at `path`, refusing one whose fingerprint is not among
+    /// `accepted` (another config's).
+    pub fn load(path: &Path, accepted: &[u64]) -> Result<Checkpoint, CheckpointError> {
+        load_file(path, accepted, Checkpoint::decode, |c| c.config_fingerprint)
     }
 }
 
@@ -253,7 +252,7 @@ mod tests {
 
     /// The error of `load`, without the file name it is wrapped in.
     fn load_error(path: &Path, expected_fingerprint: u64) -> CheckpointError {
-        match Checkpoint::load(path, expected_fingerprint) {
+        match Checkpoint::load(path, &[expected_fingerprint]) {
             Err(CheckpointError::InFile { path: p, source }) => {
                 assert_eq!(p, path);
                 *source
@@ -308,7 +307,7 @@ mod tests {
         let path = dir.path().join("checkpoint.bin");
         checkpoint.save(&path).unwrap();
         assert_eq!(
-            Checkpoint::load(&path, checkpoint.config_fingerprint).unwrap(),
+            Checkpoint::load(&path, &[checkpoint.config_fingerprint]).unwrap(),
             checkpoint
         );
     }
@@ -486,7 +485,7 @@ mod tests {
         let checkpoint = sample();
         checkpoint.save(&path).unwrap();
         let other = fingerprint("(model: Ising(dims: 2, size: 8))");
-        let err = Checkpoint::load(&path, other).unwrap_err();
+        let err = Checkpoint::load(&path, &[other]).unwrap_err();
         let shown = err.to_string();
         assert!(
             shown.contains("checkpoint.bin") && shown.contains("different config"),
@@ -513,7 +512,7 @@ mod tests {
             CheckpointError::Truncated { .. }
         ));
         let missing = dir.path().join("absent.bin");
-        let err = Checkpoint::load(&missing, 0).unwrap_err();
+        let err = Checkpoint::load(&missing, &[0]).unwrap_err();
         assert!(matches!(err, CheckpointError::Io { .. }));
         assert!(err.to_string().contains("absent.bin"), "{err}");
     }

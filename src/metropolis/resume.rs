@@ -9,19 +9,19 @@ use super::state::RunState;
 use crate::engine::SpinBits;
 use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
-use crate::io::run_dir::checkpoint_to_resume;
+use crate::io::run_dir::RunStart;
 use crate::model::ising::IsingSystems;
 
-/// The state and the lattices of the run whose checkpoint is in `out`, refused where the
-/// checkpoint does not fit the config (its fingerprint, or the shape of what it holds).
+/// The state and the lattices of the run whose checkpoint is in `run`'s directory, refused where
+/// the checkpoint does not fit the config (another trajectory, more sweeps done than the config
+/// has, or the shape of what it holds).
 pub(super) fn resume_state(
-    out: &Path,
-    config_fingerprint: u64,
+    run: &RunStart,
     systems: &IsingSystems,
     schedule: &Schedule,
 ) -> Result<(RunState, SpinBits)> {
-    let path = checkpoint_to_resume(out)?;
-    let checkpoint = Checkpoint::load(&path, config_fingerprint)?;
+    let checkpoint = run.load_checkpoint(Checkpoint::load)?;
+    run.config.sweeps.check_continues(checkpoint.sweeps_done)?;
     let per_measurement = systems.systems() as usize;
     let measurements = schedule.measurements_before(checkpoint.sweeps_done) as usize;
     let expected_spins = systems.spin_count() as u64;
@@ -38,8 +38,7 @@ pub(super) fn resume_state(
         Some(_) => measurements * per_measurement,
         None => 0,
     };
-    if checkpoint.sweeps_done > schedule.total()
-        || checkpoint.spins.len() != expected_spins
+    if checkpoint.spins.len() != expected_spins
         || checkpoint.bond_sums.len() != measurements * per_measurement
         || checkpoint.magnetisations.len() != measurements * per_measurement
         || checkpoint.overlaps.len() != overlaps
@@ -59,7 +58,7 @@ pub(super) fn resume_state(
             "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements; a \
              checkpoint of a spinflip that did not yet measure the thermalisation, or the link \
              overlap, has fewer: finish that run with the version that started it)",
-            path.display(),
+            run.checkpoint.display(),
             checkpoint.sweeps_done,
             checkpoint.spins.len(),
             checkpoint.bond_sums.len() / per_measurement.max(1)

@@ -61,7 +61,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     };
     let schedule = Schedule::from(config);
     let (mut state, resumed) = if options.resume {
-        let (state, spins) = resume_state(&options.out, run.fingerprint, &systems, &schedule)?;
+        let (state, spins) = resume_state(run, &systems, &schedule)?;
         (state, Some(spins))
     } else {
         (RunState::default(), None)

@@ -208,12 +208,10 @@ impl VectorCheckpoint {
         save_with(path, |out| self.write_to(out))
     }
 
-    /// Read and verify the checkpoint at `path`, refusing one written for another config.
-    pub(super) fn load(
-        path: &Path,
-        expected_fingerprint: u64,
-    ) -> Result<VectorCheckpoint, CheckpointError> {
-        load_file(path, expected_fingerprint, VectorCheckpoint::decode, |c| {
+    /// Read and verify the checkpoint at `path`, refusing one whose fingerprint is not among
+    /// `accepted` (another config's).
+    pub(super) fn load(path: &Path, accepted: &[u64]) -> Result<VectorCheckpoint, CheckpointError> {
+        load_file(path, accepted, VectorCheckpoint::decode, |c| {
             c.config_fingerprint
         })
     }
@@ -346,9 +344,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("checkpoint.bin");
         checkpoint.save(&path).unwrap();
-        let loaded = VectorCheckpoint::load(&path, checkpoint.config_fingerprint).unwrap();
+        let loaded = VectorCheckpoint::load(&path, &[checkpoint.config_fingerprint]).unwrap();
         assert!(same(&loaded, &checkpoint));
-        let err = VectorCheckpoint::load(&path, 1).unwrap_err().to_string();
+        let err = VectorCheckpoint::load(&path, &[1]).unwrap_err().to_string();
         assert!(err.contains("different config"), "{err}");
     }
 

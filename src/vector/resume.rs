@@ -7,10 +7,9 @@ use super::checkpoint::{TemperingWords, VectorCheckpoint};
 use super::record::VectorRecord;
 use super::tempering::VectorTempering;
 use super::tuning::ConeTuning;
-use crate::config::Sweeps;
 use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
-use crate::io::run_dir::checkpoint_to_resume;
+use crate::io::run_dir::RunStart;
 use crate::model::vector::VectorSystems;
 
 /// The state a run carries between chunks.
@@ -46,19 +45,19 @@ impl VectorState {
     }
 }
 
-/// The state and the lattices of the run whose checkpoint is in `out`, its widths tuned from
-/// `tuning` on, a tempering round every `swap_every` sweeps; `systems` take the checkpoint's
-/// ladder (tuned so far). Refused where the checkpoint does not fit the config (its
-/// fingerprint, or the shape of what it holds).
+/// The state and the lattices of the run whose checkpoint is in `run`'s directory, its widths
+/// tuned from `tuning` on, a tempering round every `swap_every` sweeps; `systems` take the
+/// checkpoint's ladder (tuned so far). Refused where the checkpoint does not fit the config
+/// (another trajectory, more sweeps done than the config has, or the shape of what it holds).
 pub(super) fn resume_state(
-    out: &Path,
-    config_fingerprint: u64,
+    run: &RunStart,
     systems: &mut VectorSystems,
-    (sweeps, tuning, swap_every): (&Sweeps, ConeTuning, Option<u64>),
+    (tuning, swap_every): (ConeTuning, Option<u64>),
 ) -> Result<(VectorState, Vec<i32>)> {
-    let path = checkpoint_to_resume(out)?;
-    let checkpoint = VectorCheckpoint::load(&path, config_fingerprint)?;
+    let checkpoint = run.load_checkpoint(VectorCheckpoint::load)?;
+    let sweeps = &run.config.sweeps;
     let done = checkpoint.sweeps_done;
+    sweeps.check_continues(done)?;
     let record = &checkpoint.record;
     let measurements = (done / sweeps.every) as usize;
     let count = systems.systems() as usize;
@@ -68,8 +67,7 @@ pub(super) fn resume_state(
         Some(_) => measurements * (systems.replicas as usize * systems.betas.len()),
         None => 0,
     };
-    if done > sweeps.thermalize + sweeps.measure
-        || checkpoint.spins.len() != systems.spin_words()
+    if checkpoint.spins.len() != systems.spin_words()
         || checkpoint.widths.len() != tuning.widths.len()
         || record.accepted_since_stop.len() != count
         || record.accepted_in_production.len() != count
@@ -82,7 +80,7 @@ pub(super) fn resume_state(
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spin words, {} \
              measurements)",
-            path.display(),
+            run.checkpoint.display(),
             done,
             checkpoint.spins.len(),
             record.measurements.len() / count.max(1)

@@ -45,13 +45,8 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
     };
     let resumed = match options.resume {
         true => {
-            let given = (&config.sweeps, tuning.clone(), swap_every);
-            Some(resume_state(
-                &options.out,
-                run.fingerprint,
-                &mut systems,
-                given,
-            )?)
+            let given = (tuning.clone(), swap_every);
+            Some(resume_state(run, &mut systems, given)?)
         }
         false => None,
     };
