@@ -3,6 +3,7 @@
 //! whose fingerprint its checkpoints carry). The file is the one a run of the glass writes:
 //! `int8` +-1 of a bimodal glass (Ising or vector), `float64` of a Gaussian one.
 
+use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -31,60 +32,82 @@ pub fn read_instance(config: &Config) -> Result<Option<Arc<Instance>>> {
             )));
         }
         Disorder::Bimodal => {
-            let (values, origin) = read_couplings::<i8>(path, &lattice, samples)?;
-            Instance::from_values(values.into_iter(), &lattice, samples, origin)?
+            let file = CouplingsFile::<i8>::read(path, &lattice, samples)?;
+            Instance::from_values(file.values(), &lattice, samples, file.origin())?
         }
         Disorder::Gaussian => {
-            let (values, origin) = read_couplings::<f64>(path, &lattice, samples)?;
-            Instance::from_gaussian_values(values.into_iter(), &lattice, samples, origin)?
+            let file = CouplingsFile::<f64>::read(path, &lattice, samples)?;
+            Instance::from_gaussian_values(file.values(), &lattice, samples, file.origin())?
         }
     };
     Ok(Some(Arc::new(instance)))
 }
 
-/// The couplings in the `.npy` file of `T` at `path` for `samples` samples of `lattice`, a
-/// sample's after another, with the file's name and checksum.
-fn read_couplings<T: NpyValue>(
-    path: &Path,
-    lattice: &Lattice,
-    samples: u32,
-) -> Result<(Vec<T>, (String, u64))> {
-    let source = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        Error::Usage(format!(
-            "couplings: File({source:?}) cannot be read ({e}); a relative path is taken from \
-             the working directory"
-        ))
-    })?;
-    let dtype = T::DTYPE;
-    let Some((shape, offset)) = npy_shape::<T>(&bytes) else {
-        return Err(Error::Usage(format!(
-            "{source}: not a NumPy version-1.0 file of {dtype} in C order (write it with \
-             numpy.save(path, couplings.astype(numpy.{dtype})))"
-        )));
-    };
-    let expected = couplings_shape(lattice, samples);
-    if shape != expected {
-        return Err(Error::Usage(format!(
-            "{source}: shape {} but the config's {samples} samples of L = {} in {}D need {} \
-             (samples, [L,] L, L, dims)",
-            tuple(&shape),
-            lattice.size,
-            lattice.dims,
-            tuple(&expected)
-        )));
+/// A couplings file read whole and checked to hold `T` values of the shape `couplings.npy` has
+/// for the config; its values are decoded as the instance takes them, never copied whole.
+struct CouplingsFile<T> {
+    source: String,
+    bytes: Vec<u8>,
+    shape: Vec<usize>,
+    offset: usize,
+    values: PhantomData<T>,
+}
+
+impl<T: NpyValue> CouplingsFile<T> {
+    /// The `.npy` file of `T` at `path`, for `samples` samples of `lattice`.
+    fn read(path: &Path, lattice: &Lattice, samples: u32) -> Result<Self> {
+        let source = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
+            Error::Usage(format!(
+                "couplings: File({source:?}) cannot be read ({e}); a relative path is taken \
+                 from the working directory"
+            ))
+        })?;
+        let dtype = T::DTYPE;
+        let Some((shape, offset)) = npy_shape::<T>(&bytes) else {
+            return Err(Error::Usage(format!(
+                "{source}: not a NumPy version-1.0 file of {dtype} in C order (write it with \
+                 numpy.save(path, couplings.astype(numpy.{dtype})))"
+            )));
+        };
+        let expected = couplings_shape(lattice, samples);
+        if shape != expected {
+            return Err(Error::Usage(format!(
+                "{source}: shape {} but the config's {samples} samples of L = {} in {}D need {} \
+                 (samples, [L,] L, L, dims)",
+                tuple(&shape),
+                lattice.size,
+                lattice.dims,
+                tuple(&expected)
+            )));
+        }
+        let data = &bytes[offset..];
+        if npy_values::<T>(data, &shape).is_none() {
+            return Err(Error::Usage(format!(
+                "{source}: {} bytes after the header, but its shape {} holds {} values of {dtype}",
+                data.len(),
+                tuple(&shape),
+                expected.iter().product::<usize>()
+            )));
+        }
+        Ok(CouplingsFile {
+            source,
+            bytes,
+            shape,
+            offset,
+            values: PhantomData,
+        })
     }
-    let data = &bytes[offset..];
-    let Some(values) = npy_values::<T>(data, &shape) else {
-        return Err(Error::Usage(format!(
-            "{source}: {} bytes after the header, but its shape {} holds {} values of {dtype}",
-            data.len(),
-            tuple(&shape),
-            expected.iter().product::<usize>()
-        )));
-    };
-    let values = values.collect();
-    Ok((values, (source, fnv1a(&bytes))))
+
+    /// Its values, a sample's after another.
+    fn values(&self) -> impl ExactSizeIterator<Item = T> + '_ {
+        npy_values::<T>(&self.bytes[self.offset..], &self.shape).expect("checked when read")
+    }
+
+    /// Its name and its bytes' FNV-1a 64, as the instance keeps them.
+    fn origin(&self) -> (String, u64) {
+        (self.source.clone(), fnv1a(&self.bytes))
+    }
 }
 
 /// `shape` as Python writes a tuple.
