@@ -7,7 +7,9 @@
 //! resumes to the uninterrupted run's files; a second run into a busy directory is refused.
 //! Vector-spin runs (an XY glass halted while its cone is tuned, a Heisenberg ferromagnet on the
 //! double checkerboard, on the CPU and through wgpu, and one stopped by SIGTERM) resume to the
-//! same bits, and refuse a checkpoint of another config or kind.
+//! same bits, and refuse a checkpoint of another config or kind. A run given the couplings
+//! another run wrote (of the Edwards-Anderson glass, the bimodal and the Gaussian vector glass)
+//! writes that run's files.
 
 mod common;
 
@@ -182,11 +184,10 @@ fn resume_refuses_a_checkpoint_of_another_config() {
 /// The instance round trip: a run given the couplings another run wrote (`couplings:
 /// File(..)`) writes that run's files byte for byte; with another seed, the same couplings and
 /// other lattices; and a checkpoint resumes only with the instance it was written with.
-#[test]
-fn a_run_of_given_couplings_equals_the_run_that_drew_them() {
+fn given_couplings_equal_the_drawn_ones(text: &str) {
     let drawn = spinflip::config::Config {
         backend: spinflip::config::Backend::Cpu,
-        ..common::config(SPIN_GLASS)
+        ..common::config(text)
     };
     let dirs: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
     let [a, b, c, d] = [0, 1, 2, 3].map(|i| dirs[i].path());
@@ -202,26 +203,53 @@ fn a_run_of_given_couplings_equals_the_run_that_drew_them() {
     common::runs::assert_same_outputs(a, b, &["config.ron", "checkpoint.bin"]);
     let config = std::fs::read_to_string(b.join("config.ron")).unwrap();
     assert!(config.contains("// couplings read from"), "{config}");
+    let source = |dir: &Path| {
+        let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        summary["couplings"].as_str().unwrap().to_string()
+    };
+    assert_eq!(source(a), "drawn from the seed");
+    assert!(source(b).starts_with(&couplings.display().to_string()));
     let reseeded = spinflip::config::Config {
         seed: drawn.seed + 1,
         ..given.clone()
     };
     run(&reseeded, &options(c, false, Some(150))).unwrap();
     // Another instance under the same path: the checkpoint refuses it.
-    let mut bytes = std::fs::read(&couplings).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] = bytes[last].wrapping_neg();
-    std::fs::write(&couplings, &bytes).unwrap();
+    negate_last_coupling(&couplings);
     let error = run(&reseeded, &options(c, true, None))
         .unwrap_err()
         .to_string();
     assert!(error.contains("different config"), "{error}");
-    bytes[last] = bytes[last].wrapping_neg();
-    std::fs::write(&couplings, &bytes).unwrap();
+    negate_last_coupling(&couplings);
     run(&reseeded, &options(c, true, None)).unwrap();
     let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
     assert_eq!(read(a, "couplings.npy"), read(c, "couplings.npy"));
     assert_ne!(read(a, "final_state.npy"), read(c, "final_state.npy"));
+}
+
+/// The last coupling of the `couplings.npy` at `path` (`int8` or `float64`, little-endian),
+/// negated: another instance, which negating again undoes.
+fn negate_last_coupling(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let last = bytes.len() - 1;
+    match spinflip::io::output::npy_i8_header(&bytes) {
+        Some(_) => bytes[last] = bytes[last].wrapping_neg(),
+        // The sign bit of the last float64.
+        None => bytes[last] ^= 0x80,
+    }
+    std::fs::write(path, &bytes).unwrap();
+}
+
+#[test]
+fn a_run_of_given_couplings_equals_the_run_that_drew_them() {
+    given_couplings_equal_the_drawn_ones(SPIN_GLASS);
+}
+
+#[test]
+fn a_vector_glass_of_given_couplings_equals_the_run_that_drew_them() {
+    given_couplings_equal_the_drawn_ones(XY_GLASS);
+    given_couplings_equal_the_drawn_ones(HEISENBERG_GAUSSIAN_GLASS);
 }
 
 /// Population annealing with a fixed schedule on the simple engine: 10 steps of 2 sweeps, a
@@ -857,6 +885,18 @@ const XY_GLASS: &str = r#"(
     checkpoint_every: 32,
 )"#;
 
+/// A Heisenberg glass of Gaussian couplings (`float64` in its `couplings.npy`).
+const HEISENBERG_GAUSSIAN_GLASS: &str = r#"(
+    model: Heisenberg(dims: 3, size: 4, field: 0.0, disorder: Gaussian),
+    temperatures: Temperatures([0.3, 1.0]),
+    replicas: 2,
+    samples: 2,
+    sweeps: (thermalize: 120, measure: 120, every: 3),
+    seed: 43,
+    backend: Cpu,
+    checkpoint_every: 32,
+)"#;
+
 /// The Heisenberg ferromagnet on the double checkerboard (tiles of 2^3, two hits).
 const HEISENBERG_TILES: &str = r#"(
     model: Heisenberg(dims: 3, size: 4, field: 0.2),
@@ -896,7 +936,7 @@ fn vector_summary(outcome: RunOutcome) -> VectorSummary {
 fn vector_without_timing(mut summary: VectorSummary) -> String {
     summary.updates_per_ns = 0.0;
     assert!(
-        summary.provenance.take().is_some(),
+        summary.origin.provenance.take().is_some(),
         "a finished run records its provenance"
     );
     serde_json::to_string(&summary).unwrap()

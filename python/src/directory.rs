@@ -20,9 +20,7 @@ use pyo3::types::{PyDict, PyList};
 
 use spinflip::annealing::ANNEALING_JSON;
 use spinflip::config::Config;
-use spinflip::io::output::{
-    legacy_temperature_tag, read_lattices_npy, read_npy_i8, temperature_file,
-};
+use spinflip::io::output::{legacy_temperature_tag, read_lattices_npy, read_npy, temperature_file};
 use spinflip::io::run_dir::{CONFIG, COUPLINGS, FINAL_STATE, SUMMARY};
 use spinflip::plot::{RunEstimates, read_estimates};
 
@@ -62,7 +60,7 @@ pub fn load(py: Python<'_>, dir: &Path, lattices: bool) -> PyResult<Py<PyDict>> 
         result.set_item("final_state", int8_array(py, spins, &shape)?)?;
     }
     if dir.join(COUPLINGS).is_file() {
-        let (shape, couplings) = read_npy_i8(&dir.join(COUPLINGS)).map_err(to_py)?;
+        let (shape, couplings) = read_npy::<i8>(&dir.join(COUPLINGS)).map_err(to_py)?;
         result.set_item("couplings", int8_array(py, couplings, &shape)?)?;
     }
     Ok(result.unbind())

@@ -158,7 +158,8 @@ fn print_row(json: bool, row: &VectorBenchResult) {
 /// The row of `config` (a validated vector-spin config): sweeps of doubling count until one run
 /// takes `min_seconds` (after one sweep that compiles the kernels), then that count once more.
 pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBenchResult> {
-    let systems = vector_systems(config);
+    // Drawn couplings: a given instance would not change the speed.
+    let systems = vector_systems(config, None);
     let updates = VectorSweeps {
         overrelaxation: 0,
         ..VectorSweeps::of(&config.updates)

@@ -21,9 +21,9 @@ pub enum Couplings {
     /// Drawn per disorder sample from the seed (the default).
     #[default]
     Drawn,
-    /// Read from a NumPy file in the layout spinflip writes as `couplings.npy`: `int8` +-1 of
-    /// shape `(samples, [L,] L, L, dims)`, the bond from each site to its `+d` neighbour. A
-    /// relative path is taken from the working directory.
+    /// Read from a NumPy file in the layout spinflip writes as `couplings.npy`: `int8` +-1 (a
+    /// Gaussian glass's: `float64`) of shape `(samples, [L,] L, L, dims)`, the bond from each
+    /// site to its `+d` neighbour. A relative path is taken from the working directory.
     File(String),
 }
 

@@ -1,4 +1,4 @@
-//! What an Ising run's summary records last, of where its results came from: the source of a
+//! What a run's summary records last, of where its results came from: the source of a
 //! spin glass's couplings and the provenance of the invocation that finished the run.
 
 use serde::{Deserialize, Serialize};

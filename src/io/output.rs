@@ -216,6 +216,36 @@ const FLOAT64: &str = "<f8";
 const INT8: &str = "|i1";
 const UINT8: &str = "|u1";
 
+/// A type of the values of the `.npy` files spinflip reads, one reader for them all.
+pub trait NpyValue: Sized {
+    /// Its `descr` in an `.npy` header.
+    const DESCR: &'static str;
+    /// Its NumPy dtype, as messages name it.
+    const DTYPE: &'static str;
+    /// The value of its little-endian bytes (`size_of::<Self>()` of them).
+    fn from_le_slice(bytes: &[u8]) -> Self;
+}
+
+/// [`NpyValue`] for number types, with their `descr` and dtype.
+macro_rules! npy_value {
+    ($($type:ty: $descr:expr, $dtype:literal;)*) => {$(
+        impl NpyValue for $type {
+            const DESCR: &'static str = $descr;
+            const DTYPE: &'static str = $dtype;
+            fn from_le_slice(bytes: &[u8]) -> Self {
+                <$type>::from_le_bytes(bytes.try_into().expect("one value's bytes"))
+            }
+        }
+    )*};
+}
+
+npy_value! {
+    i8: INT8, "int8";
+    u8: UINT8, "uint8";
+    f32: FLOAT32, "float32";
+    f64: FLOAT64, "float64";
+}
+
 /// Bytes of `final_state.npy` prepared at a time while it is streamed to disk (4 MiB).
 const NPY_CHUNK_BYTES: usize = 1 << 22;
 
@@ -325,15 +355,15 @@ pub fn unpack_rows(bytes: &[u8], l: usize) -> SpinBits {
     spins
 }
 
-/// An `int8` `.npy` file as [`write_npy_i8`] writes it (`couplings.npy`, an `Int8`
+/// A `.npy` file of `T` values as spinflip writes it (`couplings.npy`, an `Int8`
 /// `final_state.npy`), read whole: its C-order shape and values.
-pub fn read_npy_i8(path: &Path) -> Result<(Vec<usize>, Vec<i8>)> {
+pub fn read_npy<T: NpyValue>(path: &Path) -> Result<(Vec<usize>, Vec<T>)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let Some((shape, offset)) = npy_i8_header(&bytes) else {
-        return Err(not_spinflip_npy(path, "int8"));
+    let Some((shape, offset)) = npy_shape::<T>(&bytes) else {
+        return Err(not_spinflip_npy(path, T::DTYPE));
     };
-    let values = npy_data(path, &bytes[offset..], &shape)?;
-    Ok((shape, values.iter().map(|&b| b as i8).collect()))
+    let values = npy_data::<T>(path, &bytes[offset..], &shape)?;
+    Ok((shape, values.collect()))
 }
 
 /// Lattices as [`write_lattices_npy`] writes them (`final_state.npy`), either form, read whole
@@ -341,11 +371,11 @@ pub fn read_npy_i8(path: &Path) -> Result<(Vec<usize>, Vec<i8>)> {
 /// file packs them into `ceil(l/8)` bytes, and their spins.
 pub fn read_lattices_npy(path: &Path, l: usize) -> Result<(Vec<usize>, Vec<i8>)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    if let Some((shape, offset)) = npy_i8_header(&bytes) {
-        let values = npy_data(path, &bytes[offset..], &shape)?;
-        return Ok((shape, values.iter().map(|&b| b as i8).collect()));
+    if let Some((shape, offset)) = npy_shape::<i8>(&bytes) {
+        let values = npy_data::<i8>(path, &bytes[offset..], &shape)?;
+        return Ok((shape, values.collect()));
     }
-    let Some((mut shape, offset)) = npy_u8_header(&bytes) else {
+    let Some((mut shape, offset)) = npy_shape::<u8>(&bytes) else {
         return Err(not_spinflip_npy(path, "int8 or packed uint8"));
     };
     if shape.last() != Some(&l.div_ceil(8)) {
@@ -355,7 +385,7 @@ pub fn read_lattices_npy(path: &Path, l: usize) -> Result<(Vec<usize>, Vec<i8>)>
             l.div_ceil(8)
         )));
     }
-    let packed = npy_data(path, &bytes[offset..], &shape)?;
+    let packed: Vec<u8> = npy_data::<u8>(path, &bytes[offset..], &shape)?.collect();
     *shape.last_mut().expect("checked above") = l;
     let spins = packed
         .chunks_exact(l.div_ceil(8))
@@ -372,17 +402,36 @@ pub fn read_lattices_npy(path: &Path, l: usize) -> Result<(Vec<usize>, Vec<i8>)>
     Ok((shape, spins))
 }
 
-/// The data of an `.npy` file of one-byte values of `shape`, refused where its length differs.
-fn npy_data<'a>(path: &Path, data: &'a [u8], shape: &[usize]) -> Result<&'a [u8]> {
-    let count: usize = shape.iter().product();
-    match data.len() == count {
-        true => Ok(data),
-        false => Err(Error::Usage(format!(
-            "{}: shape {shape:?} needs {count} bytes of data, found {}",
+/// The values of the data `data` of an `.npy` file of `T` of `shape`, refused where its length
+/// differs.
+fn npy_data<'a, T: NpyValue>(
+    path: &Path,
+    data: &'a [u8],
+    shape: &[usize],
+) -> Result<impl ExactSizeIterator<Item = T> + use<'a, T>> {
+    npy_values::<T>(data, shape).ok_or_else(|| {
+        Error::Usage(format!(
+            "{}: shape {shape:?} needs {} bytes of data, found {}",
             path.display(),
+            npy_data_bytes::<T>(shape),
             data.len()
-        ))),
-    }
+        ))
+    })
+}
+
+/// The values of the data `data` (what follows the header) of an `.npy` file of `T` of the
+/// C-order `shape`, one after another; `None` where `data` holds another number of bytes.
+pub fn npy_values<'a, T: NpyValue>(
+    data: &'a [u8],
+    shape: &[usize],
+) -> Option<impl ExactSizeIterator<Item = T> + use<'a, T>> {
+    let values = data.chunks_exact(size_of::<T>()).map(T::from_le_slice);
+    (data.len() == npy_data_bytes::<T>(shape)).then_some(values)
+}
+
+/// Bytes of the data of an `.npy` file of `T` of `shape`.
+fn npy_data_bytes<T: NpyValue>(shape: &[usize]) -> usize {
+    shape.iter().product::<usize>() * size_of::<T>()
 }
 
 fn not_spinflip_npy(path: &Path, what: &str) -> Error {
@@ -414,17 +463,23 @@ fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
 /// The shape of an `int8` `.npy` file as [`write_npy_i8`] writes it, and the offset of its data, from
 /// the file's first bytes (at least the whole header); `None` for anything else.
 pub fn npy_i8_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
-    npy_header_of(bytes, INT8)
+    npy_shape::<i8>(bytes)
 }
 
 /// As [`npy_i8_header`], for the `uint8` file of packed lattices.
 pub fn npy_u8_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
-    npy_header_of(bytes, UINT8)
+    npy_shape::<u8>(bytes)
 }
 
 /// As [`npy_i8_header`], for the `float32` file of vector spins.
 pub fn npy_f32_header(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
-    npy_header_of(bytes, FLOAT32)
+    npy_shape::<f32>(bytes)
+}
+
+/// The shape of a NumPy version-1.0 `.npy` file of `T` values in C order, and the offset of
+/// its data, from the file's first bytes (at least the whole header); `None` for anything else.
+pub fn npy_shape<T: NpyValue>(bytes: &[u8]) -> Option<(Vec<usize>, usize)> {
+    npy_header_of(bytes, T::DESCR)
 }
 
 /// The shape and data offset of an `.npy` file of `descr` values in C order.
@@ -604,12 +659,12 @@ mod tests {
         );
         write_npy_i8(&path, &[2, 3], [1i8, -1, 1, 1, -1, -1].into_iter()).unwrap();
         assert_eq!(
-            read_npy_i8(&path).unwrap(),
+            read_npy::<i8>(&path).unwrap(),
             (vec![2, 3], vec![1, -1, 1, 1, -1, -1])
         );
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        let error = read_npy_i8(&path).unwrap_err().to_string();
+        let error = read_npy::<i8>(&path).unwrap_err().to_string();
         assert!(error.contains("needs 6 bytes of data, found 5"), "{error}");
     }
 

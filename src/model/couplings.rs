@@ -1,4 +1,5 @@
-//! Couplings `J_ij` of the ferromagnet and of the Edwards-Anderson +-J spin glass.
+//! Couplings `J_ij` of the ferromagnet and of the Edwards-Anderson +-J spin glass, and the
+//! instance a config gives any spin glass.
 //!
 //! Every bond is the forward bond of one site: bond `site * dims + d` joins `site` to its
 //! neighbour in direction `+d` (d = 0: +x, 1: +y, 2: +z), so each bond is listed once. A
@@ -8,14 +9,17 @@
 //! bond, `J = -1`. A sample's couplings are thus the same for every layout, lane assignment and
 //! backend.
 
+use std::fmt::Display;
+
 use super::Lattice;
+use super::vector::fixed::{GAUSSIAN_FRACTION_BITS, MAX_GAUSSIAN_COUPLING};
+use super::vector::gaussian::exact_coupling_word;
 use crate::config::Disorder;
 use crate::error::{Error, Result};
 use crate::rng::{Counter, Purpose, random_block};
 
-/// A spin glass's couplings given by the user (`couplings: File(..)`): every disorder sample's
-/// antiferromagnetic-bond bits, in the layout of [`antiferromagnetic_bonds`], for the samples
-/// of a whole run.
+/// A spin glass's couplings given by the user (`couplings: File(..)`) for the samples of a
+/// whole run, in the form the models take them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instance {
     /// Where the couplings came from, as the summary records it.
@@ -23,7 +27,18 @@ pub struct Instance {
     /// FNV-1a 64 of the file's bytes: it joins the config's fingerprint, so a checkpoint
     /// resumes only with the instance it was written with.
     pub checksum: u64,
-    bonds: Vec<Vec<u32>>,
+    couplings: InstanceCouplings,
+}
+
+/// The couplings of an instance's samples, a sample's after another.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InstanceCouplings {
+    /// `J = +-1`: the antiferromagnetic-bond bits, in the layout of [`antiferromagnetic_bonds`]
+    /// (the Edwards-Anderson glass and the bimodal vector glasses).
+    Bimodal(Vec<Vec<u32>>),
+    /// Gaussian `J`: the fixed-point words, one per bond `site * dims + d`
+    /// ([`crate::model::vector::gaussian`]).
+    Gaussian(Vec<Vec<i32>>),
 }
 
 impl Instance {
@@ -31,35 +46,54 @@ impl Instance {
     /// per bond (`site * dims + d`), sample after sample; refused, naming the first bond that
     /// is neither, unless every value is `+-1`.
     pub fn from_values(
-        values: &[i8],
+        values: impl ExactSizeIterator<Item = i8>,
         lattice: &Lattice,
         samples: u32,
         (source, checksum): (String, u64),
     ) -> Result<Self> {
         let bonds_per_sample = lattice.bonds() as usize;
         assert_eq!(values.len(), samples as usize * bonds_per_sample);
-        if let Some(i) = values.iter().position(|&j| j != 1 && j != -1) {
+        let mut bonds = vec![vec![0u32; bonds_per_sample.div_ceil(32)]; samples as usize];
+        for (i, j) in values.enumerate() {
             let (sample, bond) = (i / bonds_per_sample, i % bonds_per_sample);
-            let dims = lattice.dims as usize;
-            return Err(Error::Usage(format!(
-                "{source}: couplings are +1 or -1, but sample {sample}, site {}, direction {} \
-                 holds {}",
-                bond / dims,
-                bond % dims,
-                values[i]
-            )));
+            match j {
+                1 => {}
+                -1 => bonds[sample][bond / 32] |= 1 << (bond % 32),
+                _ => return Err(refused(&source, "couplings are +1 or -1", lattice, i, j)),
+            }
         }
-        let bonds = values
-            .chunks_exact(bonds_per_sample)
-            .map(|sample| {
-                let mut bits = vec![0u32; bonds_per_sample.div_ceil(32)];
-                for (bond, _) in sample.iter().enumerate().filter(|(_, j)| **j < 0) {
-                    bits[bond / 32] |= 1 << (bond % 32);
-                }
-                bits
-            })
-            .collect();
         Ok(Instance::from_bonds(source, checksum, bonds))
+    }
+
+    /// The instance of `samples` samples of `lattice` whose Gaussian couplings are `values`,
+    /// per bond (`site * dims + d`), sample after sample; refused, naming the first, unless
+    /// every value is one the engines' fixed point holds exactly (as every drawn one is).
+    pub fn from_gaussian_values(
+        values: impl ExactSizeIterator<Item = f64>,
+        lattice: &Lattice,
+        samples: u32,
+        (source, checksum): (String, u64),
+    ) -> Result<Self> {
+        let bonds_per_sample = lattice.bonds() as usize;
+        assert_eq!(values.len(), samples as usize * bonds_per_sample);
+        let mut words: Vec<Vec<i32>> = (0..samples)
+            .map(|_| Vec::with_capacity(bonds_per_sample))
+            .collect();
+        for (i, j) in values.enumerate() {
+            let Some(word) = exact_coupling_word(j) else {
+                let rule = format!(
+                    "Gaussian couplings are multiples of 2^-{GAUSSIAN_FRACTION_BITS} with |J| <= \
+                     {MAX_GAUSSIAN_COUPLING} (the fixed point every engine computes in)"
+                );
+                return Err(refused(&source, &rule, lattice, i, j));
+            };
+            words[i / bonds_per_sample].push(word);
+        }
+        Ok(Instance {
+            source,
+            checksum,
+            couplings: InstanceCouplings::Gaussian(words),
+        })
     }
 
     /// The instance of the antiferromagnetic-bond bits `bonds`, a sample's after another (as
@@ -68,19 +102,46 @@ impl Instance {
         Instance {
             source,
             checksum,
-            bonds,
+            couplings: InstanceCouplings::Bimodal(bonds),
         }
     }
 
     /// The run's samples.
     pub fn samples(&self) -> u32 {
-        self.bonds.len() as u32
+        match &self.couplings {
+            InstanceCouplings::Bimodal(bonds) => bonds.len() as u32,
+            InstanceCouplings::Gaussian(words) => words.len() as u32,
+        }
     }
 
-    /// The antiferromagnetic-bond bits of the run's sample `sample`.
-    pub fn bonds(&self, sample: u32) -> &[u32] {
-        &self.bonds[sample as usize]
+    /// The couplings of every sample.
+    pub fn couplings(&self) -> &InstanceCouplings {
+        &self.couplings
     }
+
+    /// The antiferromagnetic-bond bits of the run's sample `sample` of a `+-J` instance (the
+    /// only one the Ising models take).
+    pub fn bonds(&self, sample: u32) -> &[u32] {
+        match &self.couplings {
+            InstanceCouplings::Bimodal(bonds) => &bonds[sample as usize],
+            InstanceCouplings::Gaussian(_) => {
+                unreachable!("Gaussian couplings are no bits (the Ising models refuse them)")
+            }
+        }
+    }
+}
+
+/// The refusal of value `value` of a couplings file `source` (index `i`, sample after sample,
+/// of the bonds of `lattice`), which breaks `rule`.
+fn refused(source: &str, rule: &str, lattice: &Lattice, i: usize, value: impl Display) -> Error {
+    let bonds_per_sample = lattice.bonds() as usize;
+    let (sample, bond) = (i / bonds_per_sample, i % bonds_per_sample);
+    let dims = lattice.dims as usize;
+    Error::Usage(format!(
+        "{source}: {rule}, but sample {sample}, site {}, direction {} holds {value}",
+        bond / dims,
+        bond % dims,
+    ))
 }
 
 /// The antiferromagnetic-bond bits of one sample, 32 bonds per word (bond `i` is bit `i mod 32`
@@ -173,7 +234,8 @@ mod tests {
         let values: Vec<i8> = (0..3)
             .flat_map(|s| coupling_values(Disorder::Bimodal, &lattice, 7, s))
             .collect();
-        let instance = Instance::from_values(&values, &lattice, 3, ("j.npy".into(), 1)).unwrap();
+        let instance =
+            Instance::from_values(values.into_iter(), &lattice, 3, ("j.npy".into(), 1)).unwrap();
         for s in 0..3 {
             let drawn = antiferromagnetic_bonds(Disorder::Bimodal, &lattice, 7, s);
             assert_eq!(instance.bonds(s), drawn);
@@ -185,7 +247,8 @@ mod tests {
         let lattice = Lattice::new(2, 4);
         let mut values = vec![1i8; 2 * 32];
         values[32 + 2 * 5 + 1] = 0;
-        let err = Instance::from_values(&values, &lattice, 2, ("j.npy".into(), 1)).unwrap_err();
+        let err = Instance::from_values(values.into_iter(), &lattice, 2, ("j.npy".into(), 1))
+            .unwrap_err();
         let msg = err.to_string();
         assert!(
             msg.contains("j.npy") && msg.contains("sample 1, site 5, direction 1 holds 0"),

@@ -6,8 +6,8 @@
 //! The run splits by disorder sample ([`super::vector_split`]): rank `k` holds samples
 //! `shares[k]` at every temperature and replica, an engine of
 //! [`VectorSystems::sample_slice`] with those samples' couplings (sent by rank 0, which drew
-//! them, so every rank uses the very couplings of `couplings.npy`), whose randoms are keyed by
-//! the run's systems. Every per-system array of the engine (lattices, accepted moves,
+//! or read them, so every rank uses the very couplings of `couplings.npy`), whose randoms are
+//! keyed by the run's systems. Every per-system array of the engine (lattices, accepted moves,
 //! observations, overlaps) is `[t][sample][...]`, so the ranks' arrays, concatenated sample
 //! block by sample block ([`super::merge_samples`]), are the whole run's bit for bit.
 

@@ -70,7 +70,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     }
     let start = &RunStart::new(config, engine_choice, options, config_text);
     let ended = if config.model.is_vector() {
-        run_vector(start)?.map(Finished::Vector)
+        run_vector(start, instance)?.map(Finished::Vector)
     } else if config.algorithm.annealing().is_some() {
         anneal(start, instance)?.map(Finished::Annealed)
     } else {

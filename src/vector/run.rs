@@ -3,6 +3,7 @@
 //! sweeps, at a stop ([`crate::stop`]) and at the end lets `--resume` continue a run to the
 //! same bits.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::finished::VectorFinished;
@@ -18,16 +19,21 @@ use crate::engine::{Engine, exchanges_of, proposals_of};
 use crate::error::Result;
 use crate::io::progress::Progress;
 use crate::io::run_dir::{Ended, RunStart};
+use crate::model::couplings::Instance;
 use crate::model::vector::{VectorSystems, vector_systems};
 use crate::mpi::open_vector_engine;
 use crate::tempering::{tempering_warnings, tuning_stops};
 
-/// Run the sweeps of `run`'s vector-spin config, writing everything into `options.out`, or
-/// continue the run of its checkpoint there (`options.resume`). A signal or the wall time stops
-/// it at the next chunk's end with a checkpoint.
-pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
+/// Run the sweeps of `run`'s vector-spin config (`instance` its couplings where it gives them),
+/// writing everything into `options.out`, or continue the run of its checkpoint there
+/// (`options.resume`). A signal or the wall time stops it at the next chunk's end with a
+/// checkpoint.
+pub fn run_vector(
+    run: &RunStart,
+    instance: Option<Arc<Instance>>,
+) -> Result<Ended<Box<VectorFinished>>> {
     let (config, options) = (run.config, run.options);
-    let mut systems = vector_systems(config);
+    let mut systems = vector_systems(config, instance.as_deref());
     let updates = VectorSweeps::of(&config.updates);
     let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
     let swap_every = config.algorithm.swap_every();
@@ -122,12 +128,12 @@ pub fn run_vector(run: &RunStart) -> Result<Ended<Box<VectorFinished>>> {
     let mut summary = summarize(
         config,
         run.engine_choice,
-        &systems,
+        (&systems, instance.as_deref()),
         (&state.record, &state.tuning),
         &info,
         updates_done as f64 / engine_time.as_nanos().max(1) as f64,
     );
-    summary.provenance = Some(run.provenance(&info));
+    summary.origin.provenance = Some(run.provenance(&info));
     if let Some(tempering) = &state.tempering {
         // The acceptances count from the ladder's last tuning.
         let counted = (schedule.ladder_stops.last().copied().unwrap_or(0), total);

@@ -10,8 +10,9 @@ use super::tuning::ConeTuning;
 use crate::config::{Config, Disorder, MetropolisOrder};
 use crate::engine::EngineInfo;
 use crate::engine::vector::UNIFORM;
-use crate::io::provenance::Provenance;
+use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
+use crate::model::couplings::Instance;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::to_f64;
 use crate::stats::{
@@ -64,15 +65,17 @@ pub struct VectorSummary {
     /// ladder, pairs that hardly swap.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub warnings: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub provenance: Option<Provenance>,
+    /// The couplings' source and the provenance.
+    #[serde(flatten)]
+    pub origin: RunOrigin,
 }
 
-/// The summary of a finished run.
+/// The summary of a finished run of `systems`, on the couplings of `instance` where the config
+/// gives them.
 pub(super) fn summarize(
     config: &Config,
     engine_choice: &str,
-    systems: &VectorSystems,
+    (systems, instance): (&VectorSystems, Option<&Instance>),
     (record, tuning): (&VectorRecord, &ConeTuning),
     info: &EngineInfo,
     updates_per_ns: f64,
@@ -124,7 +127,7 @@ pub(super) fn summarize(
         norm_deviation: record.norm_deviation,
         tempering: None,
         warnings: Vec::new(),
-        provenance: None,
+        origin: RunOrigin::new(systems.disorder, instance),
     }
 }
 

@@ -4,8 +4,8 @@
 use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
-    Algorithm, Config, ConfigError, Couplings, Disorder, EngineKind, MetropolisOrder, Model,
-    Proposal, VectorUpdates, invalid,
+    Algorithm, Config, ConfigError, Disorder, EngineKind, MetropolisOrder, Model, Proposal,
+    VectorUpdates, invalid,
 };
 use crate::model::Lattice;
 
@@ -22,8 +22,8 @@ const MAX_HITS: u32 = 1000;
 const MAX_GAUSSIAN_SITES: u64 = 1 << 28;
 
 /// The parts of a vector-spin config the Ising checks do not cover: a field the local fields'
-/// fixed-point components hold, the engine, algorithm and couplings the vector loop runs, and
-/// its updates (every backend has the vector kernels).
+/// fixed-point components hold, the engine and algorithm the vector loop runs, and its updates
+/// (every backend has the vector kernels).
 pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     let model = &config.model;
     validate_field(model)?;
@@ -41,13 +41,6 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
         return invalid(format!(
             "algorithm: {} runs Metropolis sweeps, at fixed temperatures or with parallel \
              tempering (population annealing and cluster updates of vector spins are not built)",
-            model.name()
-        ));
-    }
-    if config.couplings != Couplings::Drawn {
-        return invalid(format!(
-            "couplings: {} draws its couplings from the seed; a couplings file is read only for \
-             EdwardsAnderson",
             model.name()
         ));
     }
@@ -178,6 +171,7 @@ mod tests {
         let text = sample_with(
             ISING,
             "model: Heisenberg(dims: 3, size: 8, disorder: Bimodal), samples: 2, \
+             couplings: File(\"couplings.npy\"), \
              updates: (proposal: Cone(acceptance: 0.4), overrelaxation: 3, \
              metropolis: DoubleCheckerboard(tile: 4, hits: 3)),",
         );

@@ -56,6 +56,14 @@ pub fn coupling_value(word: i32) -> f64 {
     f64::from(word) / f64::from(1u32 << CouplingScale::GAUSSIAN.fraction_bits)
 }
 
+/// The word whose [`coupling_value`] is `j` exactly, where there is one: `j` a multiple of
+/// `2^-24` with `|j| <= 8`, as every drawn coupling is (a couplings file gives them back).
+pub fn exact_coupling_word(j: f64) -> Option<i32> {
+    let units = j * f64::from(1u32 << GAUSSIAN_FRACTION_BITS);
+    // Scaling by a power of two is exact, so `units` is an integer just where `j` is on the grid.
+    (j.abs() <= MAX_GAUSSIAN_COUPLING && units.fract() == 0.0).then_some(units as i32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +110,28 @@ mod tests {
         assert_eq!(coupling_word(12.0), 1 << 27);
         assert_eq!(coupling_word(-9.5), -(1 << 27));
         assert_eq!(coupling_value(3 << 23), 1.5);
+    }
+
+    #[test]
+    fn exact_coupling_words_invert_the_values_and_refuse_what_no_word_holds() {
+        for word in [0, 1, -1, 3 << 23, 1 << 27, -(1 << 27), 123_456_789] {
+            assert_eq!(exact_coupling_word(coupling_value(word)), Some(word));
+        }
+        let drawn = gaussian_couplings(&Lattice::new(2, 8), 3, 0);
+        assert!(
+            drawn
+                .iter()
+                .all(|&w| exact_coupling_word(coupling_value(w)) == Some(w))
+        );
+        for j in [
+            0.1,
+            2f64.powi(-25),
+            8.0 + 2f64.powi(-24),
+            -9.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert_eq!(exact_coupling_word(j), None, "{j}");
+        }
     }
 }

@@ -18,7 +18,7 @@ use std::f64::consts::PI;
 use std::ops::{Deref, DerefMut};
 
 use super::Lattice;
-use super::couplings::coupling_values;
+use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
 use super::systems::SystemIndex;
 use crate::config::{Config, Disorder};
 use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
@@ -130,6 +130,37 @@ impl VectorSystems {
                     .collect(),
             ),
         };
+        self.with_glass_couplings(disorder, samples, couplings)
+    }
+
+    /// These systems as the spin glass on the couplings of `instance` (a config's
+    /// `couplings: File(..)`), in place of drawing them.
+    pub fn with_instance(self, instance: &Instance) -> Self {
+        let bonds = self.lattice.bonds();
+        let (disorder, couplings) = match instance.couplings() {
+            InstanceCouplings::Bimodal(bits) => (
+                Disorder::Bimodal,
+                VectorCouplings::Bonds(
+                    bits.iter()
+                        .map(|bits| coupling_signs(bits, bonds).collect())
+                        .collect(),
+                ),
+            ),
+            InstanceCouplings::Gaussian(words) => {
+                (Disorder::Gaussian, VectorCouplings::Gaussian(words.clone()))
+            }
+        };
+        self.with_glass_couplings(disorder, instance.samples(), couplings)
+    }
+
+    /// These systems as the spin glass of `disorder` on `couplings`, those of `samples`
+    /// samples.
+    fn with_glass_couplings(
+        self,
+        disorder: Disorder,
+        samples: u32,
+        couplings: VectorCouplings,
+    ) -> Self {
         let index = SystemIndex {
             disorder,
             samples,
@@ -224,17 +255,21 @@ impl VectorSystems {
     }
 }
 
-/// The systems of a vector-spin `config` (validated).
-pub fn vector_systems(config: &Config) -> VectorSystems {
+/// The systems of a vector-spin `config` (validated), on the couplings of `instance` where the
+/// config gives them (read by [`crate::io::instance::read_instance`]), else drawn from the seed.
+pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSystems {
     let model = &config.model;
     let lattice = Lattice::new(model.dims(), model.size());
-    VectorSystems::uniform(
+    let ferromagnet = VectorSystems::uniform(
         lattice,
         model.components(),
         (1, model.field()),
         config.temperatures.betas(),
         config.replicas,
         config.seed,
-    )
-    .with_disorder(model.disorder(), config.samples)
+    );
+    match instance {
+        Some(instance) => ferromagnet.with_instance(instance),
+        None => ferromagnet.with_disorder(model.disorder(), config.samples),
+    }
 }
