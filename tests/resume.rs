@@ -12,6 +12,9 @@
 //! writes that run's files.
 
 mod common;
+/// Checkpoints that move: to another backend, with other outputs, to a longer run.
+#[path = "resume/moves.rs"]
+mod moves;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;

@@ -6,7 +6,8 @@
 //! - per-temperature CSV files (`<kind>_tNN_beta_B.csv`): `"<kind>"`, a list over `t` of tables;
 //! - every other CSV file `<name>.csv`: `"<name>"`, a table;
 //! - `"final_state"`: the final lattices as `int8` +-1, also where the file packs them;
-//! - `"couplings"` (spin glass): `int8` +-1 of shape `(samples, [L,] L, L, dims)`.
+//! - `"couplings"` (spin glass): `int8` +-1 of shape `(samples, [L,] L, L, dims)`; `float64`
+//!   for the Gaussian vector glass.
 //!
 //! A table is a dict from column name to array ([`crate::tables`]). The keys follow the file
 //! names, so each file the run wrote appears once, under its own name.
@@ -19,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use spinflip::annealing::ANNEALING_JSON;
-use spinflip::config::Config;
+use spinflip::config::{Config, Disorder};
 use spinflip::io::output::{legacy_temperature_tag, read_lattices_npy, read_npy, temperature_file};
 use spinflip::io::run_dir::{CONFIG, COUPLINGS, FINAL_STATE, SUMMARY};
 use spinflip::plot::{RunEstimates, read_estimates};
@@ -60,8 +61,7 @@ pub fn load(py: Python<'_>, dir: &Path, lattices: bool) -> PyResult<Py<PyDict>> 
         result.set_item("final_state", int8_array(py, spins, &shape)?)?;
     }
     if dir.join(COUPLINGS).is_file() {
-        let (shape, couplings) = read_npy::<i8>(&dir.join(COUPLINGS)).map_err(to_py)?;
-        result.set_item("couplings", int8_array(py, couplings, &shape)?)?;
+        result.set_item("couplings", couplings(py, dir, &config)?)?;
     }
     Ok(result.unbind())
 }
@@ -158,6 +158,21 @@ fn read_json<'py>(py: Python<'py>, path: &Path) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// `values` as an `int8` array of `shape`.
+/// `couplings.npy`: `int8` +-1, or `float64` for a Gaussian vector glass.
+fn couplings<'py>(py: Python<'py>, dir: &Path, config: &Config) -> PyResult<Bound<'py, PyAny>> {
+    let path = dir.join(COUPLINGS);
+    match config.model.disorder() {
+        Disorder::Gaussian => {
+            let (shape, couplings) = read_npy::<f64>(&path).map_err(to_py)?;
+            Ok(PyArray1::from_vec(py, couplings).reshape(shape)?.into_any())
+        }
+        Disorder::Bimodal | Disorder::Ferromagnet => {
+            let (shape, couplings) = read_npy::<i8>(&path).map_err(to_py)?;
+            int8_array(py, couplings, &shape)
+        }
+    }
+}
+
 fn int8_array<'py>(
     py: Python<'py>,
     values: Vec<i8>,

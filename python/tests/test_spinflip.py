@@ -156,6 +156,24 @@ def test_spin_glass_tables_and_couplings(spin_glass):
     assert list(run["betas"]) == [1.0, 1 / 1.5]
 
 
+def test_a_gaussian_vector_glass_loads_its_float_couplings(tmp_path):
+    config = """(
+        model: Heisenberg(dims: 2, size: 4, disorder: Gaussian),
+        temperatures: Betas([0.5, 1.0]),
+        replicas: 2,
+        samples: 2,
+        sweeps: (thermalize: 20, measure: 40, every: 2),
+        seed: 3,
+        backend: Cpu,
+        plots: false,
+    )"""
+    spinflip.run(config, tmp_path, progress=False)
+    couplings = spinflip.load(tmp_path)["couplings"]
+    assert couplings.dtype == np.float64 and couplings.shape == (2, 4, 4, 2)
+    assert np.array_equal(couplings, np.load(tmp_path / "couplings.npy"))
+    assert len(np.unique(couplings)) > 2, "Gaussian couplings, not +-1"
+
+
 def test_a_dict_config_runs_as_its_ron(ferromagnet, tmp_path):
     out, _ = ferromagnet
     config = spinflip.config_dict(FERROMAGNET)

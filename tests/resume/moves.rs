@@ -6,11 +6,10 @@
 //! smaller one than the sweeps done is refused. A resume that changes the trajectory (the seed,
 //! a temperature, an anneal's schedule) is refused naming the field, with both values.
 
-mod common;
-
 use std::path::Path;
 
-use common::runs::{TEMPERING, assert_same_outputs, options, without_timing};
+use crate::common;
+use crate::common::runs::{TEMPERING, assert_same_outputs, options, without_timing};
 use spinflip::config::{Backend, Config, FinalState};
 use spinflip::metropolis::Summary;
 use spinflip::run::{RunOutcome, run};
@@ -190,7 +189,7 @@ fn vector_without_timing(outcome: RunOutcome) -> String {
         panic!("not a finished vector run: {outcome:?}");
     };
     summary.updates_per_ns = 0.0;
-    assert!(summary.provenance.take().is_some(), "a finished run");
+    assert!(summary.origin.provenance.take().is_some(), "a finished run");
     serde_json::to_string::<VectorSummary>(&summary).unwrap()
 }
 
