@@ -13,6 +13,7 @@
 use crate::config::{Config, ConfigError, EngineKind, Layout};
 use crate::engine::Betas;
 use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::engine::tempering::swap_tables;
 use crate::engine::vector::{COUNTERS, OVERLAP_COUNTERS};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
@@ -166,7 +167,7 @@ impl Footprint {
         };
         Footprint {
             lattices: 4 * spins,
-            tables: 4 * systems.thresholds().len() as u64 + system_state(count, uses),
+            tables: 4 * systems.thresholds().len() as u64 + system_state(systems, uses),
             capabilities: clusters + copies,
             slots: slots * per_slot,
             travel: 4 * spins + 2 * spins.div_ceil(8) + slots * slot_bytes(systems, uses.clusters),
@@ -199,7 +200,7 @@ impl Footprint {
             lattices: 4 * words,
             tables: 4 * (layout.threshold_tables().len() as u64 + couplings)
                 + bonds
-                + system_state(count, uses),
+                + system_state(systems, uses),
             capabilities: copies,
             slots: slots * per_slot,
             travel: 4 * words + 2 * spins.div_ceil(8) + slots * slot_bytes(systems, false),
@@ -224,7 +225,12 @@ impl Footprint {
         let per_slot = count * 8 * (COUNTERS + OVERLAP_COUNTERS) as u64;
         Footprint {
             lattices: 4 * words,
-            tables: couplings + 4 * (systems.acceptance_tables().len() as u64) + 16 * count,
+            // The acceptance tables, the phase table (a cosine and a sine per x), per-system
+            // proposal widths and tempering partners.
+            tables: couplings
+                + 4 * (systems.acceptance_tables().len() as u64)
+                + 8 * u64::from(lattice.size)
+                + 16 * count,
             capabilities: 0,
             slots: 2 * per_slot,
             travel: 4 * words + 2 * per_slot,
@@ -232,10 +238,15 @@ impl Footprint {
     }
 }
 
-/// Per-system state beside the lattices: betas, proposal widths, tempering's chains, masks and
-/// partners, population annealing's copy counts and resampling tables.
-fn system_state(count: u64, uses: Uses) -> u64 {
-    count * (16 + 32 * u64::from(uses.tempering) + 32 * u64::from(uses.copies))
+/// Per-system state beside the lattices of Ising `systems`: betas, tempering's chains, masks
+/// and swap tables, population annealing's copy counts and resampling tables.
+fn system_state(systems: &IsingSystems, uses: Uses) -> u64 {
+    let count = u64::from(systems.systems());
+    let swap_tables = match uses.tempering {
+        true => swap_tables(systems).map_or(0, |tables| 4 * tables.len() as u64),
+        false => 0,
+    };
+    count * (16 + 32 * u64::from(uses.tempering) + 32 * u64::from(uses.copies)) + swap_tables
 }
 
 /// The memory an engine may fill: the host's available memory and the device's free memory,
