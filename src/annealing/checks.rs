@@ -175,11 +175,11 @@ pub(crate) fn validate_population_memory(
     let largest = match largest_fitting(u64::from(MIN_POPULATION), u64::from(config.replicas), fits)
     {
         Some(n) => format!("the largest population that fits is replicas: {n}"),
-        None => "none does".to_string(),
+        None => "none does: use a smaller lattice".to_string(),
     };
     invalid(format!(
-        "replicas: a population of {} replicas of this lattice needs about {} MiB, more than \
-         the {} MiB of memory available; {largest}",
+        "replicas: a population of {} replicas of this lattice needs about {} MiB of host \
+         memory, more than the {} MiB available; {largest}",
         config.replicas,
         bytes(config.replicas).unwrap_or(u64::MAX) >> 20,
         limit >> 20

@@ -534,7 +534,10 @@ mod tests {
                 + bytes(&engine.couplings)
                 + bytes(&tempering.tables)
                 + bytes(&tempering.state);
-            assert!(tables <= footprint.tables, "{what}: {tables} > {footprint:?}");
+            assert!(
+                tables <= footprint.tables,
+                "{what}: {tables} > {footprint:?}"
+            );
             let measured = &engine.measured;
             let slots =
                 bytes(&measured.per_word) + bytes(&measured.overlaps) + bytes(&measured.labels);

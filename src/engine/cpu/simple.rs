@@ -339,7 +339,10 @@ mod tests {
         let scratch = systems.spin_count() as u64 * (1 + 4 + 4);
         assert!(scratch <= footprint.capabilities, "{footprint:?}");
         let read = bytes(&backend.read_lattices().unwrap());
-        assert!(read + 2 * read.div_ceil(32) <= footprint.travel, "{footprint:?}");
+        assert!(
+            read + 2 * read.div_ceil(32) <= footprint.travel,
+            "{footprint:?}"
+        );
         assert!(footprint.need(Place::Cpu).host >= footprint.lattices + read);
     }
 }
