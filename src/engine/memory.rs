@@ -109,10 +109,11 @@ pub struct Footprint {
 pub enum Place {
     /// Everything on the host; a plan's scratch and the lattices' travel never overlap.
     Cpu,
-    /// A wgpu device: the reads go through a staging buffer the host can map, as large as the
-    /// lattices.
+    /// A wgpu device: the reads (lattices or a plan's measurements) go through one staging
+    /// buffer the host can map.
     Wgpu,
-    /// A CUDA device: the reads copy straight into the host's vectors.
+    /// A CUDA device: the lattices copy straight into the host's vectors, a plan's measurements
+    /// through page-locked staging.
     Cuda,
 }
 
@@ -133,11 +134,11 @@ impl Footprint {
                 device: 0,
             },
             Place::Wgpu => Need {
-                host: self.travel + self.lattices,
+                host: self.travel + self.lattices.max(self.slots),
                 device: held + self.capabilities,
             },
             Place::Cuda => Need {
-                host: self.travel,
+                host: self.travel + self.slots,
                 device: held + self.capabilities,
             },
         }
@@ -160,17 +161,16 @@ impl Footprint {
         let per_slot = count * (16 + 4 * u64::from(uses.tempering) + 8 * u64::from(uses.clusters));
         // Bonds (a byte a site), labels and counts (a u32 each) of every system's sites.
         let clusters = if uses.clusters { 9 * spins } else { 0 };
-        let copies = if uses.copies {
-            4 * spins + 8 * count
-        } else {
-            0
-        };
+        let histograms = histograms(systems, uses);
         Footprint {
             lattices: 4 * spins,
             tables: 4 * systems.thresholds().len() as u64 + system_state(systems, uses),
-            capabilities: clusters + copies,
+            capabilities: clusters + copies(systems, uses, 4 * spins) + histograms,
             slots: slots * per_slot,
-            travel: 4 * spins + 2 * spins.div_ceil(8) + slots * slot_bytes(systems, uses.clusters),
+            travel: 4 * spins
+                + 2 * spins.div_ceil(8)
+                + slots * slot_bytes(systems, uses.clusters)
+                + histograms,
         }
     }
 
@@ -190,20 +190,19 @@ impl Footprint {
         let per_slot = 16 * u64::from(layout.word_systems() * LANES)
             + 4 * pairs * u64::from(layout.pair_counts())
             + 4 * count * u64::from(uses.tempering);
-        let copies = if uses.copies {
-            4 * words + 8 * count
-        } else {
-            0
-        };
         let spins = systems.spin_count() as u64;
+        let histograms = histograms(systems, uses);
         Footprint {
             lattices: 4 * words,
             tables: 4 * (layout.threshold_tables().len() as u64 + couplings)
                 + bonds
                 + system_state(systems, uses),
-            capabilities: copies,
+            capabilities: copies(systems, uses, 4 * words) + histograms,
             slots: slots * per_slot,
-            travel: 4 * words + 2 * spins.div_ceil(8) + slots * slot_bytes(systems, false),
+            travel: 4 * words
+                + 2 * spins.div_ceil(8)
+                + slots * slot_bytes(systems, false)
+                + histograms,
         }
     }
 
@@ -235,6 +234,28 @@ impl Footprint {
             slots: 2 * per_slot,
             travel: 4 * words + 2 * per_slot,
         }
+    }
+}
+
+/// Population annealing's copies of `systems`, whose lattices take `lattices` bytes: the
+/// snapshot the copies read and the copy map.
+fn copies(systems: &IsingSystems, uses: Uses, lattices: u64) -> u64 {
+    match uses.copies {
+        true => lattices + 8 * u64::from(systems.systems()),
+        false => 0,
+    }
+}
+
+/// Population annealing's histograms of satisfied bonds and up spins on a device, a `u32` per
+/// possible count, on the device and as read back, for one population per sample: an engine
+/// learns its populations only after it opens, so the further populations of a run of several
+/// per sample are not counted here.
+fn histograms(systems: &IsingSystems, uses: Uses) -> u64 {
+    let lattice = systems.lattice;
+    let bins = lattice.sites() * (u64::from(lattice.dims) + 1) + 2;
+    match uses.copies {
+        true => 4 * bins * u64::from(systems.samples),
+        false => 0,
     }
 }
 
@@ -448,7 +469,7 @@ mod tests {
         assert_eq!(
             footprint.need(Place::Cuda),
             Need {
-                host: 70,
+                host: 71,
                 device: 161
             }
         );
