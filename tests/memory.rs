@@ -73,13 +73,20 @@ fn multispin_engine(backend: &str, annealing_knob: &str) {
     refused(&annealing, annealing_knob);
 }
 
-/// The vector-spin engine: 1000 Heisenberg systems of 2^30 sites, 12 TiB of components.
+/// The vector-spin engine: 1000 Heisenberg systems of 2^30 sites, 12 TiB of components; and
+/// the couplings of 2000 samples of a vector spin glass, 6 TiB drawn before the engine opens.
 fn vector_engine(backend: &str) {
     let model = "Heisenberg(dims: 3, size: 1024)";
     let size = "the largest size that fits is size: ";
     refused(&config(model, "replicas: 500", backend), size);
     let tempering = "replicas: 500, algorithm: Tempering(every: 2)";
     refused(&config(model, tempering, backend), size);
+    let glass = "Heisenberg(dims: 3, size: 1024, disorder: Bimodal)";
+    let couplings = config(glass, "replicas: 2, samples: 2000", backend);
+    refused(
+        &couplings,
+        "the couplings of 2000 samples of L = 1024 in 3D need",
+    );
 }
 
 #[test]

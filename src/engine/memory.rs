@@ -10,12 +10,12 @@
 //! copies), a plan's measurement slots, and what travels to the host (the lattices as the
 //! engine reads or writes them, the packed lattices a checkpoint holds, a plan's measurements).
 
-use crate::config::{Config, ConfigError, EngineKind, Layout};
+use crate::config::{Config, ConfigError, Disorder, EngineKind, Layout, invalid};
 use crate::engine::Betas;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::swap_tables;
 use crate::engine::vector::{COUNTERS, OVERLAP_COUNTERS};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::model::vector::{VectorCouplings, VectorSystems};
@@ -354,7 +354,7 @@ pub fn check_ising_engine(
     };
     let what = format!("the {engine} engine's {} systems", systems.systems());
     let sizes = systems.slab.is_none().then_some(step);
-    check_memory(&what, systems.lattice, sizes, room, need_at)
+    Ok(check_memory(&what, systems.lattice, sizes, room, need_at)?)
 }
 
 /// Refuse the vector-spin engine of `systems` where it does not fit `room`.
@@ -362,7 +362,13 @@ pub fn check_vector_engine(systems: &VectorSystems, room: &Room) -> Result<()> {
     let dims = systems.lattice.dims;
     let need_at = |size: u32| Footprint::vector(systems, Lattice::new(dims, size)).need(room.place);
     let what = format!("the vector-spin engine's {} systems", systems.systems());
-    check_memory(&what, systems.lattice, Some(2), room, need_at)
+    Ok(check_memory(
+        &what,
+        systems.lattice,
+        Some(2),
+        room,
+        need_at,
+    )?)
 }
 
 /// Refuse lattices of `lattice` whose engine (`what`) needs more than `room`, before anything
@@ -375,7 +381,7 @@ pub fn check_memory(
     sizes: Option<u32>,
     room: &Room,
     need_at: impl Fn(u32) -> Need,
-) -> Result<()> {
+) -> Result<(), ConfigError> {
     let need = need_at(lattice.size);
     if room.fits(need) {
         return Ok(());
@@ -391,12 +397,31 @@ pub fn check_memory(
             }
         }
     };
-    Err(Error::Config(ConfigError::Invalid(format!(
+    invalid(format!(
         "size: {what} of L = {} in {}D need {}; {largest}",
         lattice.size,
         lattice.dims,
         room.shortfall(need)
-    ))))
+    ))
+}
+
+/// The couplings of a vector spin glass are drawn on the host before its engine opens
+/// ([`crate::model::vector::vector_systems`]): refuse those beyond the host's memory, naming
+/// the largest size that fits (the engine's own check counts them again with its lattices).
+pub(crate) fn validate_vector_couplings(config: &Config) -> Result<(), ConfigError> {
+    let bond_bytes = match config.model.disorder() {
+        Disorder::Ferromagnet => return Ok(()),
+        Disorder::Bimodal => 1,
+        Disorder::Gaussian => 4,
+    };
+    let (dims, samples) = (config.model.dims(), config.samples);
+    let need_at = |size: u32| Need {
+        host: bond_bytes * u64::from(samples) * u64::from(dims) * Lattice::new(dims, size).sites(),
+        device: 0,
+    };
+    let lattice = Lattice::new(dims, config.model.size());
+    let what = format!("the couplings of {samples} samples");
+    check_memory(&what, lattice, Some(2), &Room::host(Place::Cpu), need_at)
 }
 
 #[cfg(test)]
