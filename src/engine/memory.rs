@@ -9,6 +9,8 @@
 //! uses add (tempering's state, cluster labels, population annealing's snapshot for its
 //! copies), a plan's measurement slots, and what travels to the host (the lattices as the
 //! engine reads or writes them, the packed lattices a checkpoint holds, a plan's measurements).
+//! The engines open through `engine/open.rs`, which checks before each opening; the CPU
+//! engines' tests compare the footprint with what they hold.
 
 use crate::config::{Config, ConfigError, Disorder, EngineKind, Layout, invalid};
 use crate::engine::Betas;
@@ -91,10 +93,12 @@ impl Uses {
 pub struct Footprint {
     /// The lattices in the engine's format.
     pub lattices: u64,
-    /// Couplings, threshold and acceptance tables, per-system state and counters.
+    /// Couplings, threshold and acceptance tables, per-system state and counters, tempering's
+    /// chains and swap tables.
     pub tables: u64,
-    /// What the capabilities add: tempering's state and masks, cluster bonds, labels and counts,
-    /// the snapshot and map of population annealing's copies. On the CPU only while a plan runs.
+    /// What cluster updates and population annealing add: bonds, labels and counts of the
+    /// clusters; the snapshot the copies read, the copy map and the histograms. On the CPU only
+    /// while a plan runs.
     pub capabilities: u64,
     /// A plan's measurement slots as the engine fills them.
     pub slots: u64,
@@ -187,7 +191,7 @@ impl Footprint {
         let bonds = u64::from(systems.samples) * (systems.held_sites() * dims).div_ceil(8);
         let pairs = layout.overlap_word_pairs().len() as u64;
         let slots = plan_slots(slot_bytes(systems, false)) + 1;
-        let per_slot = 16 * u64::from(layout.word_systems() * LANES)
+        let per_slot = 16 * u64::from(layout.word_systems()) * u64::from(LANES)
             + 4 * pairs * u64::from(layout.pair_counts())
             + 4 * count * u64::from(uses.tempering);
         let spins = systems.spin_count() as u64;
