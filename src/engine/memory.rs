@@ -409,6 +409,25 @@ pub fn check_memory(
     ))
 }
 
+/// Refuse, on rank 0 of an MPI job, lattices whose whole run does not fit its host as it
+/// gathers them for a checkpoint: the ranks' parts as they arrive and as decoded, and the whole
+/// merged, each `packed_at(size)` bytes at lattice size `size` (each rank's engine checks its
+/// own share when it opens).
+pub fn check_gathered(what: &str, lattice: Lattice, packed_at: impl Fn(u32) -> u64) -> Result<()> {
+    let need_at = |size: u32| Need {
+        host: 3 * packed_at(size),
+        device: 0,
+    };
+    let what = format!("{what}, gathered on rank 0,");
+    Ok(check_memory(
+        &what,
+        lattice,
+        Some(2),
+        &Room::host(Place::Cpu),
+        need_at,
+    )?)
+}
+
 /// The couplings of a vector spin glass are drawn on the host before its engine opens
 /// ([`crate::model::vector::vector_systems`]): refuse those beyond the host's memory, naming
 /// the largest size that fits (the engine's own check counts them again with its lattices).
@@ -470,6 +489,20 @@ mod tests {
         check_memory("1 system", Lattice::new(2, 10), Some(2), &room, need_at).unwrap();
         let slab = check_memory("a slab", lattice, None, &room, need_at).unwrap_err();
         assert!(slab.to_string().contains("more ranks"), "{slab}");
+    }
+
+    /// A petabyte of lattices gathered on rank 0 is refused on any machine.
+    #[test]
+    fn lattices_gathered_beyond_the_host_are_refused() {
+        let packed_at = |size: u32| u64::from(size).pow(3) << 20;
+        let msg = check_gathered("the 1 systems", Lattice::new(3, 1024), packed_at)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("the 1 systems, gathered on rank 0, of L = 1024"),
+            "{msg}"
+        );
+        assert!(msg.contains("MiB of host memory"), "{msg}");
     }
 
     #[test]
