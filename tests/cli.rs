@@ -157,7 +157,7 @@ fn lattice_beyond_device_limits_names_the_limit_and_largest_size() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(&format!("largest L that fits is {}", size - 2)),
+        stderr.contains(&format!("the largest size that fits is size: {}", size - 2)),
         "{stderr}"
     );
 }
@@ -184,7 +184,7 @@ fn multispin_lattice_beyond_device_limits_names_the_limit_and_largest_size() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(&format!("largest L that fits is {largest}")),
+        stderr.contains(&format!("the largest size that fits is size: {largest}")),
         "{stderr}"
     );
 }

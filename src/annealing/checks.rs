@@ -2,9 +2,10 @@
 //! population fits in memory.
 
 use crate::config::{
-    AnnealingOptions, AnnealingSchedule, Backend, Config, ConfigError, Disorder, invalid,
+    AnnealingOptions, AnnealingSchedule, Backend, Config, ConfigError, Disorder, EngineKind,
+    invalid,
 };
-use crate::engine::multispin::MultispinLayout;
+use crate::engine::memory::{Footprint, Place, Uses, available_memory, largest_fitting};
 use crate::model::ising::ising_systems;
 
 /// The smallest population.
@@ -148,7 +149,8 @@ fn validate_annealing_schedule(
 }
 
 /// The population's lattices must fit in memory: refuse a population that does not, naming
-/// the largest that does. CPU only for now ([`population_memory_limit`]).
+/// the largest that does. On the CPU, where the population is what to change; every engine
+/// checks its lattices against its own device too, when it opens ([`crate::engine::memory`]).
 pub(crate) fn validate_population_memory(
     config: &Config,
     options: &AnnealingOptions,
@@ -156,66 +158,53 @@ pub(crate) fn validate_population_memory(
     let Some(limit) = population_memory_limit(config.backend) else {
         return Ok(());
     };
-    let fits = |replicas: u32| -> bool {
+    let bytes = |replicas: u32| -> Option<u64> {
         let trial = Config {
             replicas,
             ..config.clone()
         };
         options
             .engine_config(&trial)
-            .is_ok_and(|view| population_bytes(&view) <= limit)
+            .ok()
+            .map(|view| population_bytes(&view))
     };
-    if fits(config.replicas) {
+    let fits = |replicas: u64| bytes(replicas as u32).is_some_and(|need| need <= limit);
+    if fits(u64::from(config.replicas)) {
         return Ok(());
     }
-    let (mut lo, mut hi) = (MIN_POPULATION - 1, config.replicas);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) { lo = mid } else { hi = mid }
-    }
-    let largest = match lo {
-        n if n < MIN_POPULATION => "none does".to_string(),
-        n => format!("the largest population that fits is replicas: {n}"),
+    let largest = match largest_fitting(u64::from(MIN_POPULATION), u64::from(config.replicas), fits)
+    {
+        Some(n) => format!("the largest population that fits is replicas: {n}"),
+        None => "none does: use a smaller lattice".to_string(),
     };
     invalid(format!(
-        "replicas: a population of {} replicas of this lattice needs about {} MiB, more than \
-         the {} MiB of memory available; {largest}",
+        "replicas: a population of {} replicas of this lattice needs about {} MiB of host \
+         memory, more than the {} MiB available; {largest}",
         config.replicas,
-        options
-            .engine_config(config)
-            .map_or(u64::MAX, |view| population_bytes(&view))
-            >> 20,
+        bytes(config.replicas).unwrap_or(u64::MAX) >> 20,
         limit >> 20
     ))
 }
 
-/// Bytes a population annealing run holds at once: the lattices as they travel between the
-/// engine and the host or a checkpoint (one bit per spin) and the engine's state twice (the
-/// copy reads a snapshot of it).
+/// Bytes a population annealing run holds at once on the CPU: the engine's, with its copies.
 fn population_bytes(view: &Config) -> u64 {
-    let systems = ising_systems(view);
-    let spins = systems.spin_count() as u64;
-    let engine = match view.choose_engine().map(|(engine, _)| engine.multispin()) {
-        Ok(Some(options)) => 4 * MultispinLayout::new(systems, options).words(),
-        _ => 4 * spins,
+    let engine = view
+        .choose_engine()
+        .map_or(EngineKind::Simple, |(engine, _)| engine);
+    let uses = Uses {
+        copies: true,
+        ..Uses::default()
     };
-    spins.div_ceil(8) + 2 * engine
+    Footprint::ising(engine, ising_systems(view), uses)
+        .need(Place::Cpu)
+        .host
 }
 
-/// The memory a population may fill on `backend`: the CPU's available memory (from
-/// `/proc/meminfo`; `None` where it cannot be read). The wgpu engines check their device's
-/// limits when they allocate (the copies' snapshot too), and so do the CUDA engines.
+/// The memory a population may fill on `backend`: the CPU's available memory (`None` where it
+/// cannot be read). The device engines check their device when they open.
 fn population_memory_limit(backend: Backend) -> Option<u64> {
     match backend {
         Backend::Cpu => available_memory(),
         Backend::Auto | Backend::Wgpu | Backend::Cuda => None,
     }
-}
-
-/// `MemAvailable` of `/proc/meminfo`, in bytes.
-fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib << 10)
 }

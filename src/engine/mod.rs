@@ -42,6 +42,7 @@ pub mod cuda;
 pub mod dispatch;
 pub mod kernels;
 pub mod lattices;
+pub mod memory;
 pub mod multispin;
 pub mod open;
 pub mod placement;

@@ -2,6 +2,7 @@
 
 use crate::config::{Backend, Config};
 use crate::engine::cpu::{CpuEngine, CpuMultispinEngine, CpuVectorEngine};
+use crate::engine::memory::{Place, Room, check_ising_engine, check_vector_engine};
 use crate::engine::multispin::MultispinLayout;
 use crate::engine::vector::VectorSweeps;
 use crate::engine::wgpu::context::driver_lock;
@@ -26,7 +27,8 @@ pub fn open_wgpu_context(config: &Config) -> Result<WgpuContext> {
     )
 }
 
-/// The engine of `systems` on this process's own device (or CPU).
+/// The engine of `systems` on this process's own device (or CPU), refused before it allocates
+/// anything where it does not fit the memory there ([`crate::engine::memory`]).
 pub fn open_local_engine(
     config: &Config,
     systems: IsingSystems,
@@ -35,6 +37,7 @@ pub fn open_local_engine(
     let (config, _) = &config.resolve_engine()?;
     let gpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
         let ctx = open_wgpu_context(config)?;
+        check_ising_engine(config, &systems, betas, &Room::host(Place::Wgpu))?;
         let size = config.workgroup_size;
         Ok(match config.engine.multispin() {
             None => Box::new(SimpleWgpuEngine::new(ctx, systems, size)?),
@@ -46,22 +49,23 @@ pub fn open_local_engine(
             )?),
         })
     };
-    let cpu = |systems: IsingSystems| -> Box<dyn Engine> {
-        match config.engine.multispin() {
+    let cpu = |systems: IsingSystems| -> Result<Box<dyn Engine>> {
+        check_ising_engine(config, &systems, betas, &Room::host(Place::Cpu))?;
+        Ok(match config.engine.multispin() {
             None => Box::new(CpuEngine::new(systems)),
             Some(options) => Box::new(CpuMultispinEngine::new(MultispinLayout::new(
                 systems, options,
             ))),
-        }
+        })
     };
     match config.backend {
-        Backend::Cpu => Ok(cpu(systems)),
+        Backend::Cpu => cpu(systems),
         Backend::Wgpu => gpu(systems),
         Backend::Cuda => open_cuda_engine(config, systems, betas),
         Backend::Auto => match gpu(systems.clone()) {
             Err(Error::Adapter(reason)) if config.adapter.is_none() => {
                 log::warn!("{reason}; using the CPU engine");
-                Ok(cpu(systems))
+                cpu(systems)
             }
             other => other,
         },
@@ -70,19 +74,22 @@ pub fn open_local_engine(
 
 /// The vector-spin engine of `systems` (a whole run's or a sample slice's) on this process's
 /// own device (or CPU), on the backend `config` names: `Auto` takes the wgpu adapter where there
-/// is one, else the CPU, as for Ising spins.
+/// is one, else the CPU, as for Ising spins. Refused before it allocates anything where it does
+/// not fit the memory there.
 pub fn open_local_vector_engine(
     config: &Config,
     systems: VectorSystems,
     updates: VectorSweeps,
 ) -> Result<Box<dyn Engine>> {
     let size = config.workgroup_size;
-    let gpu = |ctx, systems| -> Result<Box<dyn Engine>> {
+    let gpu = |ctx, systems: VectorSystems| -> Result<Box<dyn Engine>> {
+        check_vector_engine(&systems, &Room::host(Place::Wgpu))?;
         Ok(Box::new(WgpuVectorEngine::new(
             ctx, systems, updates, size,
         )?))
     };
-    let cpu = |systems| -> Result<Box<dyn Engine>> {
+    let cpu = |systems: VectorSystems| -> Result<Box<dyn Engine>> {
+        check_vector_engine(&systems, &Room::host(Place::Cpu))?;
         Ok(Box::new(CpuVectorEngine::new(systems, updates)))
     };
     match config.backend {
@@ -109,6 +116,7 @@ fn open_cuda_vector(
 ) -> Result<Box<dyn Engine>> {
     use crate::engine::cuda::{CudaDevice, CudaVectorEngine};
     let device = CudaDevice::open(config.adapter.as_deref())?;
+    check_vector_engine(&systems, &device.memory_room()?)?;
     let size = config.workgroup_size;
     Ok(Box::new(CudaVectorEngine::new(
         device, systems, updates, size,
@@ -143,10 +151,12 @@ pub fn open_slab_engine(
     }
     let layout = MultispinLayout::new(systems, options);
     crate::engine::slabs::check_slab(&layout)?;
-    let cpu = |layout, halo| -> Result<Box<dyn Engine>> {
+    let cpu = |layout: MultispinLayout, halo| -> Result<Box<dyn Engine>> {
+        check_ising_engine(config, &layout.systems, betas, &Room::host(Place::Cpu))?;
         Ok(Box::new(CpuMultispinEngine::slab(layout, halo)?))
     };
-    let gpu = |ctx, layout, halo| -> Result<Box<dyn Engine>> {
+    let gpu = |ctx, layout: MultispinLayout, halo| -> Result<Box<dyn Engine>> {
+        check_ising_engine(config, &layout.systems, betas, &Room::host(Place::Wgpu))?;
         let size = config.workgroup_size;
         Ok(Box::new(MultispinWgpuEngine::slab(
             ctx, layout, size, halo,
@@ -177,6 +187,12 @@ fn open_cuda_slab(
 ) -> Result<Box<dyn Engine>> {
     use crate::engine::cuda::{CudaDevice, MultispinCudaEngine};
     let device = CudaDevice::open(config.adapter.as_deref())?;
+    check_ising_engine(
+        config,
+        &layout.systems,
+        Betas::Fixed,
+        &device.memory_room()?,
+    )?;
     let size = config.workgroup_size;
     Ok(Box::new(MultispinCudaEngine::slab(
         device, layout, size, halo,
@@ -198,6 +214,7 @@ fn open_cuda_engine(
 ) -> Result<Box<dyn Engine>> {
     use crate::engine::cuda::{CudaDevice, MultispinCudaEngine, SimpleCudaEngine};
     let device = CudaDevice::open(config.adapter.as_deref())?;
+    check_ising_engine(config, &systems, betas, &device.memory_room()?)?;
     let size = config.workgroup_size;
     Ok(match config.engine.multispin() {
         None => Box::new(SimpleCudaEngine::new(device, systems, size)?),

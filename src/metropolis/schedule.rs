@@ -3,16 +3,8 @@
 use crate::cluster::StepCounters;
 use crate::config::{ClusterOptions, Config, Sweeps};
 use crate::engine::Plan;
+use crate::engine::memory::{plan_slots, slot_bytes};
 use crate::model::ising::IsingSystems;
-
-/// Most measurement slots one plan fills.
-const MAX_SLOTS_PER_PLAN: u64 = 4096;
-/// Bytes of one plan's measurements, on the device and the host. Each plan ends with the
-/// device waiting while the host reads its last measurements and starts the next: 3D EA at
-/// L = 16 with 65536 systems and 32768 overlaps (5 MiB a slot) in plans of 64 MiB (120 sweeps)
-/// ran parallel tempering at 0.726 ps/flip on an H200 against 0.620 in one plan, in plans of
-/// 1 GiB (2040 sweeps) at 0.622.
-const PLAN_MEASUREMENT_BYTES: u64 = 1 << 30;
 
 /// The sweep schedule of a run: `thermalize` sweeps, then `measure` sweeps with a measurement
 /// after every `every`-th of them; with parallel tempering a swap round after every
@@ -127,16 +119,8 @@ impl Schedule {
     /// [`crate::engine::Engine::max_plan_slots`]). Runs and benchmarks split their sweeps into
     /// plans no longer than this.
     pub fn most_sweeps_per_plan(&self, systems: &IsingSystems, max_slots: u64) -> u64 {
-        // Per overlap: a u32 count of differing sites and one of differing bonds per x-plane;
-        // with clusters, a u64 of cluster sizes per system.
-        let sizes = if self.clusters.is_some() { 8 } else { 0 };
-        let slot_bytes = (16 + sizes) * u64::from(systems.systems())
-            + 8 * u64::from(systems.overlaps()) * u64::from(systems.lattice.size);
-        let slots = (PLAN_MEASUREMENT_BYTES / slot_bytes)
-            .min(MAX_SLOTS_PER_PLAN)
-            .min(max_slots)
-            .max(1);
-        slots.saturating_mul(self.every)
+        let slots = plan_slots(slot_bytes(systems, self.clusters.is_some()));
+        slots.min(max_slots).max(1).saturating_mul(self.every)
     }
 
     /// The plan of sweeps (steps, with clusters) `from .. to`.

@@ -7,6 +7,7 @@ use super::ranked::{Division, RankedEngine, everywhere};
 use super::wire::Command;
 use super::{RunShape, Share, Split, split};
 use crate::config::Config;
+use crate::engine::memory::check_gathered;
 use crate::engine::open::{open_local_engine, open_slab_engine};
 use crate::engine::placement::{Placement, placement};
 use crate::engine::tempering::Chains;
@@ -14,6 +15,7 @@ use crate::engine::{
     Betas, Engine, Lattices, Measurements, SpinBits, check_copy_map, check_tempering_state,
 };
 use crate::error::{Error, Result};
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 
 /// Open the engine of `systems` (the whole run's) under `config` on every rank.
@@ -24,6 +26,11 @@ pub(super) fn open_ranked_ising(
 ) -> Result<Box<dyn Engine>> {
     let placement = placement().expect("a ranked engine runs on rank 0 of several");
     let (config, _) = config.resolve_engine()?;
+    let (lattice, count) = (systems.lattice, u64::from(systems.systems()));
+    let what = format!("the {count} systems");
+    check_gathered(&what, lattice, |size| {
+        count * Lattice::new(lattice.dims, size).sites().div_ceil(8)
+    })?;
     let split = split(&config, &systems, betas, placement.size)?;
     let text = config.to_ron_string();
     let open = |_| Command::Open {

@@ -15,11 +15,13 @@ use super::ranked::{Division, RankedEngine, everywhere};
 use super::wire::Command;
 use super::{Share, merge_samples, slice_samples, vector_split};
 use crate::config::Config;
+use crate::engine::memory::check_gathered;
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::placement::placement;
 use crate::engine::vector::{VectorSweeps, check_partners, check_spin_words, check_widths};
 use crate::engine::{Engine, Lattices, Measurements};
 use crate::error::{Error, Result};
+use crate::model::Lattice;
 use crate::model::vector::VectorSystems;
 
 /// Open the engine of `systems` (the whole run's) under `config`, swept by `updates`, on every
@@ -31,6 +33,11 @@ pub(super) fn open_ranked_vector(
 ) -> Result<Box<dyn Engine>> {
     let placement = placement().expect("a ranked engine runs on rank 0 of several");
     let shares = vector_split(&config.model.name(), &systems, placement.size)?;
+    let (lattice, count) = (systems.lattice, u64::from(systems.systems()));
+    let what = format!("the {count} systems");
+    check_gathered(&what, lattice, |size| {
+        4 * u64::from(systems.components) * count * Lattice::new(lattice.dims, size).sites()
+    })?;
     let slice = |k: usize| systems.sample_slice(shares[k].first, shares[k].count);
     let text = config.to_ron_string();
     let open = |k| Command::OpenVector {

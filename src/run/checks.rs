@@ -6,6 +6,7 @@ use crate::annealing::checks::{validate_annealing, validate_population_memory};
 use crate::cluster::checks::validate_clusters;
 use crate::config::{AnnealingOptions, Config, ConfigError};
 use crate::engine::choice::{validate_engine_choice, validate_workgroup_size};
+use crate::engine::memory::validate_vector_couplings;
 use crate::metropolis::checks::validate_sweeps;
 use crate::model::checks::{validate_model, validate_systems, validate_temperatures};
 use crate::model::vector::checks::{validate_no_vector_updates, validate_vector};
@@ -35,12 +36,13 @@ impl Config {
 }
 
 /// A vector-spin run: the model's lattice, temperatures and counts as for Ising spins, then
-/// what the vector loop takes, and the sweeps.
+/// what the vector loop takes and whether its couplings fit the host, and the sweeps.
 fn validate_vector_run(config: &Config) -> Result<(), ConfigError> {
     validate_model(&config.model)?;
     validate_temperatures(&config.temperatures)?;
     validate_systems(config)?;
     validate_vector(config)?;
+    validate_vector_couplings(config)?;
     validate_sweeps(&config.sweeps)?;
     validate_algorithm(config)?;
     validate_workgroup_size(config.workgroup_size)

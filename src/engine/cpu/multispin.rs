@@ -499,4 +499,52 @@ mod tests {
         }
         assert_eq!(tested.len(), 4, "every exchange kind: {tested:?}");
     }
+
+    fn bytes<T>(v: &[T]) -> u64 {
+        std::mem::size_of_val(v) as u64
+    }
+
+    /// What the engine holds after a plan of sweeps, swap rounds and measurements stays within
+    /// its footprint, whose lattices are its spin words exactly, in every layout.
+    #[test]
+    fn the_footprint_bounds_what_the_engine_holds() {
+        use crate::engine::memory::{Footprint, Uses};
+        use crate::engine::tempering::Chains;
+        for layout in all_layouts() {
+            let mut engine = CpuMultispinEngine::new(layout.clone());
+            let state = Chains::of(&layout.systems).initial_state();
+            engine.set_tempering(&state).unwrap();
+            let mut plan = Plan::default();
+            for sweep in 0..3 {
+                plan.sweep(sweep);
+                plan.measure();
+                plan.swap(sweep, sweep % 2);
+            }
+            engine.prepare_slots(&plan).unwrap();
+            engine.launch_plan(&plan).unwrap();
+            let uses = Uses {
+                tempering: true,
+                ..Uses::default()
+            };
+            let footprint = Footprint::multispin(&layout, uses);
+            let what = layout.describe();
+            assert_eq!(footprint.lattices, bytes(&engine.words), "{what}");
+            let tempering = engine.tempering.as_ref().unwrap();
+            let tables = bytes(&engine.tables)
+                + bytes(&engine.couplings)
+                + bytes(&tempering.tables)
+                + bytes(&tempering.state);
+            assert!(
+                tables <= footprint.tables,
+                "{what}: {tables} > {footprint:?}"
+            );
+            let measured = &engine.measured;
+            let slots =
+                bytes(&measured.per_word) + bytes(&measured.overlaps) + bytes(&measured.labels);
+            assert!(slots <= footprint.slots, "{what}: {slots} > {footprint:?}");
+            let read = bytes(&engine.read_words().unwrap());
+            let bits = layout.systems.spin_count().div_ceil(8) as u64;
+            assert!(read + bits <= footprint.travel, "{what}: {footprint:?}");
+        }
+    }
 }

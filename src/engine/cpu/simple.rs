@@ -27,14 +27,7 @@ pub type CpuEngine = SimpleEngine<CpuSimple>;
 impl CpuEngine {
     /// An engine for `systems`, every spin down until [`crate::engine::Engine::set_spins`].
     pub fn new(systems: IsingSystems) -> Self {
-        let backend = CpuSimple {
-            thresholds: systems.thresholds(),
-            spins: vec![-1; systems.spin_count()],
-            tempering: None,
-            clusters: None,
-            measured: Measured::default(),
-        };
-        SimpleEngine::on(backend, systems)
+        SimpleEngine::on(CpuSimple::new(&systems), systems)
     }
 }
 
@@ -60,6 +53,17 @@ struct Measured {
 }
 
 impl CpuSimple {
+    /// The lattices and tables of `systems`, every spin down.
+    fn new(systems: &IsingSystems) -> Self {
+        CpuSimple {
+            thresholds: systems.thresholds(),
+            spins: vec![-1; systems.spin_count()],
+            tempering: None,
+            clusters: None,
+            measured: Measured::default(),
+        }
+    }
+
     fn system_lattices(
         &mut self,
         systems: &IsingSystems,
@@ -277,5 +281,68 @@ impl ClusterBackend for CpuSimple {
     /// Labelling on the CPU is one union-find walk, no passes over the lattices.
     fn labelling_passes(&self, _update: ClusterUpdate, _records: bool) -> u64 {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::memory::{Footprint, Place, Uses};
+    use crate::engine::tempering::Chains;
+    use crate::model::Lattice;
+
+    fn bytes<T>(v: &[T]) -> u64 {
+        std::mem::size_of_val(v) as u64
+    }
+
+    /// What the engine holds after a plan of sweeps, swap rounds, cluster updates and
+    /// measurements stays within its footprint, whose lattices are its spins exactly.
+    #[test]
+    fn the_footprint_bounds_what_the_engine_holds() {
+        let lattice = Lattice::new(2, 8);
+        let systems = IsingSystems::ferromagnet(lattice, 0.0, vec![0.4, 0.5], 4, 3);
+        let mut backend = CpuSimple::new(&systems);
+        backend
+            .set_tempering(&systems, &Chains::of(&systems).initial_state())
+            .unwrap();
+        backend
+            .set_clusters(&systems, ClusterUpdate::SwendsenWang)
+            .unwrap();
+        let mut plan = Plan::default();
+        for sweep in 0..3 {
+            plan.cluster(sweep, true);
+            plan.sweep(sweep);
+            plan.measure();
+            plan.swap(sweep, sweep % 2);
+        }
+        backend.prepare_slots(&systems, &plan).unwrap();
+        backend.launch_plan(&systems, &plan).unwrap();
+        let uses = Uses {
+            tempering: true,
+            clusters: true,
+            copies: false,
+        };
+        let footprint = Footprint::simple(&systems, uses);
+        assert_eq!(footprint.lattices, bytes(&backend.spins));
+        let tempering = backend.tempering.as_ref().unwrap();
+        let tables = bytes(&backend.thresholds)
+            + bytes(&tempering.tables)
+            + bytes(&tempering.state)
+            + bytes(&backend.clusters.as_ref().unwrap().thresholds);
+        assert!(tables <= footprint.tables, "{tables} > {footprint:?}");
+        let measured = &backend.measured;
+        let slots = bytes(&measured.observations)
+            + bytes(&measured.labels)
+            + bytes(&measured.cluster_sizes);
+        assert!(slots <= footprint.slots, "{slots} > {footprint:?}");
+        // A cluster update's scratch on every system at once: bonds, labels and counts.
+        let scratch = systems.spin_count() as u64 * (1 + 4 + 4);
+        assert!(scratch <= footprint.capabilities, "{footprint:?}");
+        let read = bytes(&backend.read_lattices().unwrap());
+        assert!(
+            read + 2 * read.div_ceil(32) <= footprint.travel,
+            "{footprint:?}"
+        );
+        assert!(footprint.need(Place::Cpu).host >= footprint.lattices + read);
     }
 }

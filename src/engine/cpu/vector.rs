@@ -29,20 +29,7 @@ impl CpuVectorEngine {
     /// The engine of `systems`, swept by `updates`, every spin along the first axis until a
     /// hot start.
     pub fn new(systems: VectorSystems, updates: VectorSweeps) -> Self {
-        let mut spins = vec![0; systems.spin_words()];
-        let words = systems.components as usize * systems.lattice.sites() as usize;
-        spins
-            .chunks_mut(words)
-            .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
-        let backend = CpuVector {
-            tables: systems.acceptance_tables(),
-            phases: systems.phases(),
-            widths: vec![UNIFORM; systems.betas.len()],
-            systems,
-            updates,
-            spins,
-        };
-        VectorEngine::on(backend, updates)
+        VectorEngine::on(CpuVector::new(systems, updates), updates)
     }
 }
 
@@ -58,6 +45,23 @@ pub struct CpuVector {
 }
 
 impl CpuVector {
+    /// The lattices and tables of `systems`, every spin along the first axis.
+    fn new(systems: VectorSystems, updates: VectorSweeps) -> Self {
+        let mut spins = vec![0; systems.spin_words()];
+        let words = systems.components as usize * systems.lattice.sites() as usize;
+        spins
+            .chunks_mut(words)
+            .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
+        CpuVector {
+            tables: systems.acceptance_tables(),
+            phases: systems.phases(),
+            widths: vec![UNIFORM; systems.betas.len()],
+            systems,
+            updates,
+            spins,
+        }
+    }
+
     /// Words of one system's lattice.
     fn system_words(&self) -> usize {
         self.systems.components as usize * self.systems.lattice.sites() as usize
@@ -334,5 +338,39 @@ mod tests {
                 "a slice numbered from 0 ends as the run's sample 2"
             );
         }
+    }
+
+    /// What the engine holds stays within its footprint, whose lattices are its spins exactly.
+    #[test]
+    fn the_footprint_bounds_what_the_engine_holds() {
+        use crate::engine::memory::Footprint;
+        use crate::model::vector::VectorCouplings;
+        let bytes = |words: usize, size: usize| (words * size) as u64;
+        let systems = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, 0.0), vec![0.5, 1.0], 2, 9)
+            .with_disorder(Disorder::Bimodal, 2);
+        let updates = VectorSweeps {
+            hits: 1,
+            tile: None,
+            overrelaxation: 0,
+        };
+        let backend = CpuVector::new(systems.clone(), updates);
+        let footprint = Footprint::vector(&systems, systems.lattice);
+        assert_eq!(footprint.lattices, bytes(backend.spins.len(), 4));
+        let VectorCouplings::Bonds(bonds) = &backend.systems.couplings else {
+            panic!("bimodal couplings are bonds");
+        };
+        let tables = bytes(bonds.iter().map(Vec::len).sum(), 1)
+            + bytes(backend.tables.len(), 4)
+            + bytes(backend.phases.cos.len() + backend.phases.sin.len(), 4)
+            + bytes(backend.widths.len(), 4);
+        assert!(tables <= footprint.tables, "{tables} > {footprint:?}");
+        let slot = std::mem::size_of::<VectorObservation>()
+            + std::mem::size_of::<VectorOverlap>() * systems.overlaps() as usize
+                / systems.systems() as usize;
+        let measured = bytes(2 * systems.systems() as usize, slot);
+        assert!(measured <= footprint.slots, "{measured} > {footprint:?}");
+        let mut backend = backend;
+        let read = bytes(backend.read_spins().unwrap().len(), 4);
+        assert!(read + measured <= footprint.travel, "{footprint:?}");
     }
 }

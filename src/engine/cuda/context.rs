@@ -26,6 +26,7 @@ use super::compile::{architecture_for, compile};
 use super::driver::{driver_error, guarded};
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
 use crate::engine::kernels::Kernel;
+use crate::engine::memory::{Place, Room};
 use crate::error::{Error, Result};
 
 /// Key of a cached kernel: the kernel and its geometry constants.
@@ -150,6 +151,16 @@ impl CudaDevice {
     /// The driver, as [`crate::engine::EngineInfo::driver`] names it.
     pub fn driver(&self) -> String {
         format!("CUDA driver {}", self.driver_cuda_version)
+    }
+
+    /// The memory an engine may fill on this device and on the host: the device's free memory
+    /// as its driver reports it now ([`crate::engine::memory`]).
+    pub fn memory_room(&self) -> Result<Room> {
+        let (free, _total) = (self.ctx.mem_get_info()).map_err(driver_error(format!(
+            "reading the free memory of {}",
+            self.name
+        )))?;
+        Ok(Room::device(Place::Cuda, free as u64, &self.name))
     }
 
     /// The function of `kernel` compiled with geometry `constants`, compiled once and cached.

@@ -13,6 +13,7 @@ use super::shaders::{Bindings, MulhiloPath, bindings, compose};
 use crate::config::PhiloxPath;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
+use crate::engine::memory::largest_fitting;
 use crate::error::{Error, Result};
 use crate::threads;
 
@@ -487,11 +488,14 @@ impl WgpuContext {
             .min(self.limits.max_buffer_size)
     }
 
-    /// Refuse a storage binding of `bytes` beyond `max_storage_buffer_binding_size`, naming what
-    /// needs it and the largest lattice size (a multiple of `step`) whose `bytes_at(size)` fits.
+    /// Refuse a storage binding of `bytes` (lattices of size `size`) beyond
+    /// `max_storage_buffer_binding_size`, naming what needs it and the largest lattice size (a
+    /// multiple of `step`) whose `bytes_at(size)` fits, searched as the memory checks search
+    /// ([`largest_fitting`]).
     pub fn check_storage(
         &self,
         what: &str,
+        size: u32,
         bytes: u64,
         bytes_at: impl Fn(u32) -> u64,
         step: u32,
@@ -500,14 +504,12 @@ impl WgpuContext {
         if bytes <= binding {
             return Ok(());
         }
-        let largest = (1..)
-            .map(|k| k * step)
-            .take_while(|&size| bytes_at(size) <= binding)
-            .last()
-            .map_or("none".to_string(), |size| size.to_string());
+        let fits = |k: u64| bytes_at(k as u32 * step) <= binding;
+        let largest = largest_fitting(1, u64::from(size / step), fits)
+            .map_or("none".to_string(), |k| format!("size: {}", k as u32 * step));
         Err(Error::Limits(format!(
             "{what} need {bytes} bytes, but max_storage_buffer_binding_size of {} is {binding} \
-             bytes; the largest L that fits is {largest}",
+             bytes; the largest size that fits is {largest}",
             self.adapter_name(),
         )))
     }

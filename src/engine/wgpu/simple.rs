@@ -337,7 +337,7 @@ fn observation_bytes(slots: u32, systems: u32) -> u64 {
     16 * u64::from(slots.max(1)) * u64::from(systems)
 }
 
-/// Refuse lattices beyond the device's limits, naming the limit and the largest L that fits.
+/// Refuse lattices beyond the device's limits, naming the limit and the largest size that fits.
 fn check_fits(ctx: &WgpuContext, systems: &IsingSystems, workgroup_size: u32) -> Result<()> {
     let lattice = systems.lattice;
     let spin_bytes =
@@ -349,6 +349,7 @@ fn check_fits(ctx: &WgpuContext, systems: &IsingSystems, workgroup_size: u32) ->
             lattice.size,
             lattice.dims
         ),
+        lattice.size,
         spin_bytes(lattice.size),
         spin_bytes,
         2,

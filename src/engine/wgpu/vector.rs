@@ -74,7 +74,8 @@ impl WgpuVectorEngine {
         let bytes_at = |size: u32| {
             spin_bytes / systems.lattice.sites() * u64::from(size).pow(systems.lattice.dims)
         };
-        ctx.check_storage("vector spins", spin_bytes, bytes_at, 2)?;
+        let size = systems.lattice.size;
+        ctx.check_storage("vector spins", size, spin_bytes, bytes_at, 2)?;
         if let Some(tiles) = updates.tiles(&systems) {
             let bytes = tiles.bytes(systems.components);
             let limit = ctx.limits.max_compute_workgroup_storage_size;

@@ -339,7 +339,8 @@ impl MultispinBackend for MultispinWgpuEngine {
     }
 }
 
-/// Refuse word systems beyond the device's limits, naming the limit and the largest L that fits.
+/// Refuse word systems beyond the device's limits, naming the limit and the largest size that
+/// fits.
 fn check_fits(ctx: &WgpuContext, layout: &MultispinLayout, workgroup_size: u32) -> Result<()> {
     let lattice = layout.lattice();
     // SMSC words hold 32 sites, AMSC words one.
@@ -356,12 +357,13 @@ fn check_fits(ctx: &WgpuContext, layout: &MultispinLayout, workgroup_size: u32) 
     );
     // What is stored: the lattices, or a slab's planes and halos.
     let stored = 4 * layout.words();
-    ctx.check_storage(&what, stored, word_bytes, step)?;
+    ctx.check_storage(&what, lattice.size, stored, word_bytes, step)?;
     let groups = u64::from(layout.coupling_groups()) * u64::from(lattice.dims);
     let coupling_bytes = |size: u32| word_bytes(size) / u64::from(layout.word_systems()) * groups;
     if layout.systems.disorder == Disorder::Bimodal {
         ctx.check_storage(
             &format!("the couplings of {} groups", layout.coupling_groups()),
+            lattice.size,
             stored / u64::from(layout.word_systems()) * groups,
             coupling_bytes,
             step,
