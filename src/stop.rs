@@ -27,6 +27,9 @@ pub const INTERRUPTED_EXIT_STATUS: i32 = 130;
 /// them (milliseconds).
 const PLAN_TIME: Duration = Duration::from_secs(1);
 
+/// A sweep longer than this is more than a stop should wait: the run says so, once.
+const LONG_SWEEP: Duration = Duration::from_secs(10);
+
 /// How often the watcher of [`install_handlers`] looks at the signals' flags.
 const WATCH_INTERVAL: Duration = Duration::from_millis(50);
 
@@ -128,11 +131,15 @@ fn acknowledgement(signal: i32, plan: Duration) -> String {
         true => "; Ctrl-C again ends it at once without one",
         false => "",
     };
+    // Before the first plan has ended, its length is not known: it is one sweep.
+    let wait = match plan.is_zero() {
+        true => "the first, of one sweep".to_string(),
+        false => format!("about {:.0} s", plan.as_secs_f64().max(1.0)),
+    };
     format!(
-        "spinflip: {}: stopping after the plan under way (about {:.0} s) with a checkpoint, exit \
-         status {RESUME_EXIT_STATUS}{ctrl_c}",
+        "spinflip: {}: stopping after the plan under way ({wait}) with a checkpoint, exit status \
+         {RESUME_EXIT_STATUS}{ctrl_c}",
         signal_name(signal),
-        plan.as_secs_f64().max(1.0)
     )
 }
 
@@ -226,6 +233,8 @@ pub struct Stops {
     checkpoint: Option<Duration>,
     /// The sweeps the next plan may hold at most, from the pace of the last.
     allowed: u64,
+    /// Whether the run was told that its sweeps are longer than a stop should wait.
+    told_of_long_sweeps: bool,
 }
 
 impl Stops {
@@ -236,6 +245,7 @@ impl Stops {
             plan: Duration::ZERO,
             checkpoint: None,
             allowed: 1,
+            told_of_long_sweeps: false,
         }
     }
 
@@ -256,6 +266,10 @@ impl Stops {
         let per_sweep = time.as_secs_f64() / sweeps.max(1) as f64;
         let fitting = (PLAN_TIME.as_secs_f64() / per_sweep.max(f64::MIN_POSITIVE)) as u64;
         self.allowed = fitting.clamp(1, self.allowed.saturating_mul(2));
+        if per_sweep > LONG_SWEEP.as_secs_f64() && !self.told_of_long_sweeps {
+            self.told_of_long_sweeps = true;
+            log::warn!("{}", long_sweep_warning(per_sweep));
+        }
     }
 
     pub fn checkpoint_took(&mut self, time: Duration) {
@@ -276,6 +290,16 @@ impl Stops {
         let margin = 2 * (self.plan + self.checkpoint.unwrap_or(self.plan));
         (now + margin >= deadline).then_some(StopReason::WallTime)
     }
+}
+
+/// What a run whose sweeps take `seconds` each is told: a plan holds one sweep at least, so a
+/// stop signal waits for the sweep under way.
+fn long_sweep_warning(seconds: f64) -> String {
+    format!(
+        "a sweep takes {seconds:.0} s here: a stop signal waits for the sweep under way, which \
+         may be longer than a batch system waits after its SIGTERM (SLURM's KillWait is 30 s); \
+         --wall-time stops in time"
+    )
 }
 
 /// A wall time as `--wall-time` takes it: seconds (`85800`), a sum of amounts with units `d`,
@@ -408,10 +432,14 @@ mod tests {
         assert_eq!(slow.plan_end(1000, 2000), 1003);
         slow.plan_took(1, Duration::from_secs(5));
         assert_eq!(slow.plan_end(1000, 2000), 1001);
+        assert!(!slow.told_of_long_sweeps, "a sweep of 5 s is no news");
+        slow.plan_took(1, Duration::from_secs(66));
+        assert!(slow.told_of_long_sweeps);
+        assert!(long_sweep_warning(66.3).starts_with("a sweep takes 66 s here: "));
     }
 
-    /// The first stop signal is answered with the wait and the status; Ctrl-C is told how to
-    /// end at once.
+    /// The first stop signal is answered with the wait (the longest plan so far; before any
+    /// plan ended, one sweep's) and the status; Ctrl-C is told how to end at once.
     #[test]
     fn a_stop_signal_is_acknowledged_with_the_wait_and_the_status() {
         let term = acknowledgement(signal_hook::consts::SIGTERM, Duration::from_millis(2600));
@@ -421,7 +449,7 @@ mod tests {
              checkpoint, exit status 75"
         );
         let int = acknowledgement(signal_hook::consts::SIGINT, Duration::ZERO);
-        assert!(int.contains("(about 1 s)"), "{int}");
+        assert!(int.contains("(the first, of one sweep)"), "{int}");
         assert!(
             int.ends_with("Ctrl-C again ends it at once without one"),
             "{int}"

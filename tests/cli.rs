@@ -1,6 +1,10 @@
 //! The `spinflip` command: exact values, devices, and clear failures on bad input (a message
 //! naming the problem, a non-zero exit, no half-written outputs).
 
+/// Oversize lattices refused before anything is allocated.
+#[path = "cli/memory.rs"]
+mod memory;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
