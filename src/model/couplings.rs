@@ -12,8 +12,7 @@
 use std::fmt::Display;
 
 use super::Lattice;
-use super::vector::fixed::{GAUSSIAN_FRACTION_BITS, MAX_GAUSSIAN_COUPLING};
-use super::vector::gaussian::exact_coupling_word;
+use super::vector::fixed::{GAUSSIAN_FRACTION_BITS, MAX_GAUSSIAN_COUPLING, exact_coupling_word};
 use crate::config::Disorder;
 use crate::error::{Error, Result};
 use crate::rng::{Counter, Purpose, random_block};

@@ -37,6 +37,15 @@ pub const MAX_GAUSSIAN_COUPLING: f64 = 8.0;
 /// `z` bonds of `|J| <= 8` need a range of 64, eight times [`MAX_LOCAL_FIELD`].
 pub const GAUSSIAN_FIELD_SHIFT: u32 = 3;
 
+/// The Gaussian coupling word whose value (`word / 2^24`, `gaussian::coupling_value`) is `j`
+/// exactly, where there is one: `j` a multiple of `2^-24` with `|j| <= 8`, as every drawn
+/// coupling is (a couplings file gives them back).
+pub fn exact_coupling_word(j: f64) -> Option<i32> {
+    let units = j * f64::from(1u32 << GAUSSIAN_FRACTION_BITS);
+    // Scaling by a power of two is exact, so `units` is an integer just where `j` is on the grid.
+    (j.abs() <= MAX_GAUSSIAN_COUPLING && units.fract() == 0.0).then_some(units as i32)
+}
+
 /// How the couplings of a run enter its local fields and measured bond sums. The integer
 /// couplings (`J = 1` or `+-1`) have no fraction bits and the local field in spin units, so
 /// each bond term is `J s_j` exactly; a Gaussian `J` has [`GAUSSIAN_FRACTION_BITS`] and a

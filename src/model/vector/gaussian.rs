@@ -56,17 +56,10 @@ pub fn coupling_value(word: i32) -> f64 {
     f64::from(word) / f64::from(1u32 << CouplingScale::GAUSSIAN.fraction_bits)
 }
 
-/// The word whose [`coupling_value`] is `j` exactly, where there is one: `j` a multiple of
-/// `2^-24` with `|j| <= 8`, as every drawn coupling is (a couplings file gives them back).
-pub fn exact_coupling_word(j: f64) -> Option<i32> {
-    let units = j * f64::from(1u32 << GAUSSIAN_FRACTION_BITS);
-    // Scaling by a power of two is exact, so `units` is an integer just where `j` is on the grid.
-    (j.abs() <= MAX_GAUSSIAN_COUPLING && units.fract() == 0.0).then_some(units as i32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::vector::fixed::exact_coupling_word;
 
     #[test]
     fn gaussian_couplings_have_mean_zero_and_variance_one() {
