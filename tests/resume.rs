@@ -604,11 +604,7 @@ fn sigusr2_and_sighup_stop_a_run_with_a_checkpoint() {
         let stopped = dir.path().join(signal);
         let mut child = spawn_run(&config, &stopped, &[]);
         let stderr = wait_for_progress(&mut child);
-        let killed = Command::new("kill")
-            .args([format!("-{signal}"), child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
+        kill(signal, &child);
         let (status, report) = finish(child, stderr);
         assert_eq!(status.code(), Some(75), "{signal}: {report}");
         assert!(report.contains(&format!("(SIG{signal})")), "{report}");
@@ -701,12 +697,7 @@ fn a_run_whose_output_pipes_close_runs_to_the_same_files() {
     let config = dir.path().join("stoppable.ron");
     std::fs::write(&config, STOPPABLE).unwrap();
     let whole = dir.path().join("whole");
-    let (status, report) = {
-        let mut child = spawn_run(&config, &whole, &[]);
-        let stderr = wait_for_progress(&mut child);
-        finish(child, stderr)
-    };
-    assert!(status.success(), "{report}");
+    run_to_the_end(&config, &whole);
     let closed = dir.path().join("closed");
     let mut child = Command::new(BIN)
         .arg("run")
@@ -788,6 +779,14 @@ cp -a "$1/run" "$4""#;
     assert_resumes_to(&config, &kept, &whole);
 }
 
+/// Run `config` into `out` by the command to its end, with status 0.
+fn run_to_the_end(config: &Path, out: &Path) {
+    let mut child = spawn_run(config, out, &[]);
+    let stderr = wait_for_progress(&mut child);
+    let (status, report) = finish(child, stderr);
+    assert!(status.success(), "{report}");
+}
+
 /// `kill -SIGNAL` the child.
 fn kill(signal: &str, child: &Child) {
     let killed = Command::new("kill")
@@ -807,12 +806,7 @@ fn a_run_stopped_by_sigterm_or_its_wall_time_resumes_to_the_uninterrupted_files(
     let config = dir.path().join("stoppable.ron");
     std::fs::write(&config, STOPPABLE).unwrap();
     let whole = dir.path().join("whole");
-    let (status, report) = {
-        let mut child = spawn_run(&config, &whole, &[]);
-        let stderr = wait_for_progress(&mut child);
-        finish(child, stderr)
-    };
-    assert!(status.success(), "{report}");
+    run_to_the_end(&config, &whole);
 
     let stopped = dir.path().join("sigterm");
     let mut child = spawn_run(&config, &stopped, &[]);
@@ -831,11 +825,7 @@ fn a_run_stopped_by_sigterm_or_its_wall_time_resumes_to_the_uninterrupted_files(
         refusal.contains(&format!("is in use by spinflip process {} on", child.id())),
         "{refusal}"
     );
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    kill("TERM", &child);
     let (status, report) = finish(child, stderr);
     assert_eq!(status.code(), Some(75), "{report}");
     assert!(
@@ -1062,11 +1052,7 @@ fn a_vector_run_stopped_by_sigterm_resumes_to_the_uninterrupted_files() {
     let stopped = dir.path().join("sigterm");
     let mut child = spawn_run(&config, &stopped, &[]);
     let stderr = wait_for_line(&mut child, " sweeps, measuring every ");
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    kill("TERM", &child);
     let (status, report) = finish(child, stderr);
     assert_eq!(status.code(), Some(75), "{report}");
     assert!(report.contains("(SIGTERM)"), "{report}");

@@ -15,30 +15,22 @@ use spinflip::metropolis::Summary;
 use spinflip::run::{RunOutcome, run};
 use spinflip::vector::VectorSummary;
 
-/// The Ising ferromagnet on the simple engine, a checkpoint every 150 of its 1000 sweeps.
-const ISING: &str = r#"(
-    model: Ising(dims: 2, size: 12, field: 0.1),
-    temperatures: Betas([0.35, 0.5]),
-    replicas: 3,
-    engine: Simple,
-    sweeps: (thermalize: 100, measure: 900, every: 3),
-    seed: 99,
-    backend: Cpu,
-    checkpoint_every: 150,
-)"#;
+/// The Ising ferromagnet of the resume tests on the simple engine and the CPU, a checkpoint
+/// every 150 of its 1000 sweeps.
+fn ising() -> String {
+    on_cpu(super::CONFIG).replace("replicas: 3,", "replicas: 3, engine: Simple,")
+}
 
-/// The Edwards-Anderson model through the multispin engine, 32 samples in lanes.
-const SPIN_GLASS: &str = r#"(
-    model: EdwardsAnderson(dims: 3, size: 4, field: 0.0),
-    temperatures: Betas([0.5, 1.0]),
-    replicas: 2,
-    samples: 32,
-    engine: Multispin(layout: Amsc(lanes: Samples)),
-    sweeps: (thermalize: 100, measure: 900, every: 3),
-    seed: 77,
-    backend: Cpu,
-    checkpoint_every: 150,
-)"#;
+/// The Edwards-Anderson model of the resume tests on the CPU: the multispin engine, 32 samples
+/// in lanes.
+fn spin_glass() -> String {
+    on_cpu(super::SPIN_GLASS)
+}
+
+/// A config of the resume tests, which run on wgpu, on the CPU: the runs move from there.
+fn on_cpu(text: &str) -> String {
+    text.replace("backend: Wgpu", "backend: Cpu")
+}
 
 /// An XY glass whose cone is tuned during its thermalisation.
 const XY_GLASS: &str = r#"(
@@ -95,12 +87,12 @@ fn resumed_on_wgpu_equals_uninterrupted(text: &str) {
 
 #[test]
 fn a_cpu_run_resumed_on_wgpu_ends_as_the_uninterrupted_run() {
-    resumed_on_wgpu_equals_uninterrupted(ISING);
+    resumed_on_wgpu_equals_uninterrupted(&ising());
 }
 
 #[test]
 fn a_cpu_spin_glass_run_resumed_on_wgpu_ends_as_the_uninterrupted_run() {
-    resumed_on_wgpu_equals_uninterrupted(SPIN_GLASS);
+    resumed_on_wgpu_equals_uninterrupted(&spin_glass());
 }
 
 /// Halted at 450 sweeps, resumed with another checkpoint interval and halted again at its first
@@ -108,7 +100,7 @@ fn a_cpu_spin_glass_run_resumed_on_wgpu_ends_as_the_uninterrupted_run() {
 /// and with the final state's form named: the uninterrupted run's summary and files.
 #[test]
 fn the_checkpoint_interval_plots_and_final_state_may_change_on_resume() {
-    let config = common::config(ISING);
+    let config = common::config(&ising());
     let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let uninterrupted = completed(run(&config, &options(whole.path(), false, None)).unwrap());
     assert!(
@@ -175,7 +167,7 @@ fn larger_measure_continues(text: &str) {
 
 #[test]
 fn a_larger_measure_continues_a_finished_run() {
-    larger_measure_continues(ISING);
+    larger_measure_continues(&ising());
 }
 
 #[test]
@@ -221,7 +213,7 @@ fn resume_error(config: &Config, dir: &Path) -> String {
 /// directory lost its `config.ron`, the fingerprints still refuse it. The intact run resumes.
 #[test]
 fn a_refused_resume_names_the_field_that_differs() {
-    let config = common::config(ISING);
+    let config = common::config(&ising());
     let dir = tempfile::tempdir().unwrap();
     run(&config, &options(dir.path(), false, Some(150))).unwrap();
     let reseeded = Config {
@@ -234,7 +226,7 @@ fn a_refused_resume_names_the_field_that_differs() {
             && error.contains("the checkpoint's run has `seed: 99`, this config has `seed: 100`"),
         "{error}"
     );
-    let hotter = common::config(&ISING.replace("0.35", "0.3"));
+    let hotter = common::config(&ising().replace("0.35", "0.3"));
     let error = resume_error(&hotter, dir.path());
     assert!(
         error.contains("`temperatures: Betas([0.35, 0.5])`")
@@ -258,7 +250,7 @@ fn a_refused_resume_names_the_field_that_differs() {
 /// the trajectory's fingerprint, so its files are those of an uninterrupted run.
 #[test]
 fn a_checkpoint_of_an_earlier_version_resumes_on_another_backend() {
-    let config = common::config(ISING);
+    let config = common::config(&ising());
     let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let uninterrupted = completed(run(&config, &options(whole.path(), false, None)).unwrap());
     run(&config, &options(parts.path(), false, Some(400))).unwrap();
