@@ -1,10 +1,11 @@
-"""spinflip: Monte Carlo simulation of Ising spin models, from Python.
+"""spinflip: Monte Carlo simulation of Ising and vector spin models, from Python.
 
 A run is started from a config (RON text, a path to a RON file, or a dict) and writes the same
 run directory as ``spinflip run config.ron --out DIR``, byte for byte; ``run`` then returns it as
 ``load`` reads it: the summary as a dict, every CSV table as NumPy columns, the final lattices and
-the couplings as ``int8`` arrays of +-1. The same config and seed give the same bits on every
-backend (``BACKENDS``).
+the couplings as ``int8`` arrays of +-1 (vector spins: ``float32`` components; a Gaussian glass's
+couplings ``float64``). The same config and seed give the same bits on every backend
+(``BACKENDS``).
 """
 
 import os
@@ -49,12 +50,13 @@ class Run(TypedDict, total=False):
     """Spin glass, per temperature: ``measurement, sweep, sample, pair, q, q2_kmin, q_link``."""
     samples: list[Table]
     """Spin glass, per temperature: every sample's thermal averages."""
-    final_state: npt.NDArray[np.int8]
+    final_state: Union[npt.NDArray[np.int8], npt.NDArray[np.float32]]
     """The final lattices, +-1 of shape ``(temperatures, [samples,] replicas, [L,] L, L)`` (the
-    last axis x), also where the file packs them."""
-    couplings: npt.NDArray[np.int8]
+    last axis x), also where the file packs them; vector spins as ``float32`` components, as
+    ``final_state.npy`` holds them."""
+    couplings: Union[npt.NDArray[np.int8], npt.NDArray[np.float64]]
     """Spin glass: +-1 of shape ``(samples, [L,] L, L, dims)``, the bond from each site to its
-    +x, +y[, +z] neighbour."""
+    +x, +y[, +z] neighbour; the Gaussian vector glass's as ``float64``."""
     temperature_history: Table
     """Parallel tempering: ``measurement, sweep, chain, walker, temperature_index, beta``."""
     round_trips: Table

@@ -27,6 +27,11 @@ pub const INTERRUPTED_EXIT_STATUS: i32 = 130;
 /// them (milliseconds).
 const PLAN_TIME: Duration = Duration::from_secs(1);
 
+/// How many times the sweeps of the plan before a plan may hold at most: the pace of a plan
+/// of a few sweeps, its fixed costs included, is no sure guide to a plan of many (cluster
+/// updates slow down as clusters grow). A ramp from one sweep to thousands takes four plans.
+const PLAN_GROWTH: u64 = 8;
+
 /// A sweep longer than this is more than a stop should wait: the run says so, once.
 const LONG_SWEEP: Duration = Duration::from_secs(10);
 
@@ -252,8 +257,8 @@ impl Stops {
     /// The end of the next plan from sweep `from`: the loop's own `end` (its next measurement,
     /// checkpoint, tuning stop...) where the plan fits in [`PLAN_TIME`] at the pace of the
     /// plans so far, else sooner. The first plan is one sweep (nothing is known of the pace
-    /// yet: one sweep of a 2048^3 lattice on a CPU takes seconds), and each may hold at most
-    /// twice the sweeps of the one before. Where the loop's plans are short, these are its
+    /// yet: one sweep of a 2048^3 lattice on a CPU takes a minute), and each may hold at most
+    /// [`PLAN_GROWTH`] times the sweeps of the one before. Where the loop's plans are short, these are its
     /// plans as they were, whatever the clock says.
     pub fn plan_end(&self, from: u64, end: u64) -> u64 {
         end.min(from.saturating_add(self.allowed))
@@ -265,7 +270,7 @@ impl Stops {
         PLAN_MILLIS.fetch_max(self.plan.as_millis() as u64, Ordering::Relaxed);
         let per_sweep = time.as_secs_f64() / sweeps.max(1) as f64;
         let fitting = (PLAN_TIME.as_secs_f64() / per_sweep.max(f64::MIN_POSITIVE)) as u64;
-        self.allowed = fitting.clamp(1, self.allowed.saturating_mul(2));
+        self.allowed = fitting.clamp(1, self.allowed.saturating_mul(PLAN_GROWTH));
         if per_sweep > LONG_SWEEP.as_secs_f64() && !self.told_of_long_sweeps {
             self.told_of_long_sweeps = true;
             log::warn!("{}", long_sweep_warning(per_sweep));
@@ -411,9 +416,9 @@ mod tests {
         assert_eq!(Stops::new(None).decide(None, later), None, "no wall time");
     }
 
-    /// Plans start at one sweep and at most double: where sweeps are fast, the loop's own ends
-    /// (here 64) bound them, whatever the clock; where a sweep takes 0.3 s, plans hold 3 sweeps
-    /// (0.9 s), and where one takes 5 s, one.
+    /// Plans start at one sweep and grow eightfold at most: where sweeps are fast, the loop's
+    /// own ends (here 64) bound them, whatever the clock; where a sweep takes 0.3 s, plans hold
+    /// 3 sweeps (0.9 s), and where one takes 5 s, one.
     #[test]
     fn plans_start_at_one_sweep_and_grow_to_fill_the_plan_time() {
         let mut stops = Stops::new(None);
@@ -425,7 +430,7 @@ mod tests {
             ends.push(to);
             from = to;
         }
-        assert_eq!(ends, [1, 3, 7, 15, 31, 63, 64, 128]);
+        assert_eq!(ends, [1, 9, 64, 128]);
         let mut slow = Stops::new(None);
         slow.plan_took(1, Duration::from_millis(300));
         slow.plan_took(2, Duration::from_millis(600));

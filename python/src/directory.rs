@@ -5,7 +5,8 @@
 //! - `"betas"` (runs of sweeps): the inverse temperatures, index `t` of the per-temperature lists;
 //! - per-temperature CSV files (`<kind>_tNN_beta_B.csv`): `"<kind>"`, a list over `t` of tables;
 //! - every other CSV file `<name>.csv`: `"<name>"`, a table;
-//! - `"final_state"`: the final lattices as `int8` +-1, also where the file packs them;
+//! - `"final_state"`: the final lattices as `int8` +-1, also where the file packs them (vector
+//!   spins: their `float32` components);
 //! - `"couplings"` (spin glass): `int8` +-1 of shape `(samples, [L,] L, L, dims)`; `float64`
 //!   for the Gaussian vector glass.
 //!
@@ -56,9 +57,7 @@ pub fn load(py: Python<'_>, dir: &Path, lattices: bool) -> PyResult<Py<PyDict>> 
     };
     add_tables(py, dir, &suffixes, &result)?;
     if lattices && dir.join(FINAL_STATE).is_file() {
-        let size = config.model.size() as usize;
-        let (shape, spins) = read_lattices_npy(&dir.join(FINAL_STATE), size).map_err(to_py)?;
-        result.set_item("final_state", int8_array(py, spins, &shape)?)?;
+        result.set_item("final_state", final_state(py, dir, &config)?)?;
     }
     if dir.join(COUPLINGS).is_file() {
         result.set_item("couplings", couplings(py, dir, &config)?)?;
@@ -158,6 +157,21 @@ fn read_json<'py>(py: Python<'py>, path: &Path) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// `values` as an `int8` array of `shape`.
+/// `final_state.npy`: Ising spins as `int8` +-1 (also where the file packs them), vector spins
+/// as their `float32` components.
+fn final_state<'py>(py: Python<'py>, dir: &Path, config: &Config) -> PyResult<Bound<'py, PyAny>> {
+    let path = dir.join(FINAL_STATE);
+    if config.model.is_vector() {
+        let (shape, components) = read_npy::<f32>(&path).map_err(to_py)?;
+        return Ok(PyArray1::from_vec(py, components)
+            .reshape(shape)?
+            .into_any());
+    }
+    let size = config.model.size() as usize;
+    let (shape, spins) = read_lattices_npy(&path, size).map_err(to_py)?;
+    int8_array(py, spins, &shape)
+}
+
 /// `couplings.npy`: `int8` +-1, or `float64` for a Gaussian vector glass.
 fn couplings<'py>(py: Python<'py>, dir: &Path, config: &Config) -> PyResult<Bound<'py, PyAny>> {
     let path = dir.join(COUPLINGS);

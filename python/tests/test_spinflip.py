@@ -156,7 +156,7 @@ def test_spin_glass_tables_and_couplings(spin_glass):
     assert list(run["betas"]) == [1.0, 1 / 1.5]
 
 
-def test_a_gaussian_vector_glass_loads_its_float_couplings(tmp_path):
+def test_a_gaussian_vector_glass_loads_its_float_couplings_and_lattices(tmp_path):
     config = """(
         model: Heisenberg(dims: 2, size: 4, disorder: Gaussian),
         temperatures: Betas([0.5, 1.0]),
@@ -167,10 +167,12 @@ def test_a_gaussian_vector_glass_loads_its_float_couplings(tmp_path):
         backend: Cpu,
         plots: false,
     )"""
-    spinflip.run(config, tmp_path, progress=False)
-    couplings = spinflip.load(tmp_path)["couplings"]
+    run = spinflip.run(config, tmp_path, progress=False)
+    couplings = run["couplings"]
     assert couplings.dtype == np.float64 and couplings.shape == (2, 4, 4, 2)
     assert np.array_equal(couplings, np.load(tmp_path / "couplings.npy"))
+    assert np.array_equal(run["final_state"], np.load(tmp_path / "final_state.npy"))
+    assert run["final_state"].dtype == np.float32
     assert len(np.unique(couplings)) > 2, "Gaussian couplings, not +-1"
 
 
