@@ -1,11 +1,21 @@
 //! CPU mirror of `shaders/wgsl/metropolis_simple.wgsl`: checkerboard Metropolis, one spin per word.
 //!
 //! Thread `g` of the kernel updates colour sites `4g .. 4g+3` with the four words of the Philox
-//! block `(word = g, sweep, MetropolisSimple, colour, batch)`; here the same loop runs serially.
+//! block `(word = g, sweep, MetropolisSimple, colour, batch)`. Here blocks of groups decide
+//! their flips on rayon's pool and the flips are applied after: a site's decision reads its own
+//! spin and its neighbours, which are all of the other colour, so the order of the decisions
+//! does not matter and the lattice is the kernel's bit for bit.
+
+use rayon::prelude::*;
 
 use crate::model::Lattice;
 use crate::model::ising::{IsingSystems, table_index};
 use crate::rng::{Counter, Purpose, random_block};
+
+/// Groups of four colour sites one task decides.
+const GROUPS_PER_TASK: u64 = 1 << 12;
+/// Groups decided before their flips are applied: it bounds the list of flips.
+const GROUPS_PER_PASS: u64 = 1 << 20;
 
 /// Update every site of `colour` in one system's lattice `spins` (local system index `batch`;
 /// its randoms are the run's system's, [`SystemIndex::global_system`]).
@@ -19,38 +29,113 @@ pub fn sweep_colour(
     sweep: u32,
     colour: u32,
 ) {
-    let lattice = systems.lattice;
-    let z = lattice.coordination();
+    let split = (GROUPS_PER_TASK, GROUPS_PER_PASS);
+    sweep_colour_split(systems, thresholds, spins, (batch, sweep, colour), split);
+}
+
+/// [`sweep_colour`] with `groups_per_task` groups decided by one task and `groups_per_pass`
+/// before their flips are applied.
+fn sweep_colour_split(
+    systems: &IsingSystems,
+    thresholds: &[u32],
+    spins: &mut [i32],
+    (batch, sweep, colour): (u32, u32, u32),
+    (groups_per_task, groups_per_pass): (u64, u64),
+) {
     let table_len = systems.table_len() as usize;
     let temperature = systems.temperature_of(batch) as usize;
-    let table = &thresholds[temperature * table_len..][..table_len];
-    let per_colour = lattice.sites_per_colour();
-    let global = systems.global_system(batch);
-    for group in 0..per_colour.div_ceil(4) {
-        let counter = Counter {
-            word: group as u32,
-            sweep,
-            purpose: Purpose::MetropolisSimple,
-            colour,
-            draw: 0,
-            batch: global,
-        };
-        let randoms = random_block(systems.seed, counter);
-        for (j, &random) in randoms.iter().enumerate() {
-            let ci = 4 * group + j as u64;
-            if ci >= per_colour {
-                break;
-            }
-            let site = lattice.colour_site(colour, ci) as usize;
-            let spin = spins[site];
-            let neighbour_sum = neighbour_sum(&lattice, spins, site as u64);
-            if random <= table[table_index(z, spin > 0, neighbour_sum)] {
-                spins[site] = -spin;
+    let decide = Decide {
+        systems,
+        table: &thresholds[temperature * table_len..][..table_len],
+        global: systems.global_system(batch),
+        sweep,
+        colour,
+    };
+    let groups = systems.lattice.sites_per_colour().div_ceil(4);
+    for pass in (0..groups).step_by(groups_per_pass as usize) {
+        let end = (pass + groups_per_pass).min(groups);
+        let tasks: Vec<u64> = (pass..end).step_by(groups_per_task as usize).collect();
+        let flips: Vec<Vec<usize>> = tasks
+            .par_iter()
+            .map(|&first| decide.flips(spins, first..(first + groups_per_task).min(end)))
+            .collect();
+        for site in flips.into_iter().flatten() {
+            spins[site] = -spins[site];
+        }
+    }
+}
+
+/// The Metropolis decisions of one system's sites of one colour in one sweep.
+struct Decide<'a> {
+    systems: &'a IsingSystems,
+    /// The acceptance thresholds of the system's temperature.
+    table: &'a [u32],
+    global: u32,
+    sweep: u32,
+    colour: u32,
+}
+
+impl Decide<'_> {
+    /// The sites of the groups `groups` whose spins flip.
+    fn flips(&self, spins: &[i32], groups: std::ops::Range<u64>) -> Vec<usize> {
+        let lattice = self.systems.lattice;
+        let z = lattice.coordination();
+        let per_colour = lattice.sites_per_colour();
+        let mut flips = Vec::new();
+        for group in groups {
+            let counter = Counter {
+                word: group as u32,
+                sweep: self.sweep,
+                purpose: Purpose::MetropolisSimple,
+                colour: self.colour,
+                draw: 0,
+                batch: self.global,
+            };
+            let randoms = random_block(self.systems.seed, counter);
+            for (j, &random) in randoms.iter().enumerate() {
+                let ci = 4 * group + j as u64;
+                if ci >= per_colour {
+                    break;
+                }
+                let site = lattice.colour_site(self.colour, ci) as usize;
+                let up = spins[site] > 0;
+                let neighbour_sum = neighbour_sum(&lattice, spins, site as u64);
+                if random <= self.table[table_index(z, up, neighbour_sum)] {
+                    flips.push(site);
+                }
             }
         }
+        flips
     }
 }
 
 fn neighbour_sum(lattice: &Lattice, spins: &[i32], site: u64) -> i32 {
     lattice.neighbours(site).map(|n| spins[n as usize]).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::cpu::hot_start::initial_spins;
+    use crate::model::ising::IsingSystems;
+
+    /// Decisions split into tasks of one group and passes of three give the lattice of one task
+    /// deciding every site: the order of a colour's decisions does not matter.
+    #[test]
+    fn any_split_of_a_colour_gives_the_same_lattice() {
+        let systems = IsingSystems::ferromagnet(Lattice::new(3, 6), 0.0, vec![0.3], 1, 1);
+        let thresholds = systems.thresholds();
+        let start = initial_spins(&systems).to_signs();
+        let after = |split: (u64, u64)| {
+            let mut spins = start.clone();
+            for (sweep, colour) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                sweep_colour_split(&systems, &thresholds, &mut spins, (0, sweep, colour), split);
+            }
+            spins
+        };
+        let whole = after((u64::MAX / 2, u64::MAX / 2));
+        assert_ne!(whole, start, "some spins flip");
+        assert_eq!(after((1, 3)), whole);
+        assert_eq!(after((5, 64)), whole);
+    }
 }
