@@ -12,6 +12,7 @@ use super::bitslice::{BondCount, count_equals};
 use crate::config::Randoms;
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, WordSite};
 use crate::rng::{Counter, Purpose, random_block};
+use rayon::prelude::*;
 
 /// The random words of one word update, four per Philox block: block `draw` is compared with
 /// threshold bits `31 - 4 draw` down to `28 - 4 draw`.
@@ -309,42 +310,54 @@ pub fn sweep_colour(
         unsatisfied_bonds(layout, spin, other, couplings, group, colour, &site)
     };
     let randoms = |cw: u32| UpdateRandoms::new(layout, g, sweep, colour, cw + layout.word_offset());
+    let row_words = layout.row_words();
     let rotations = layout.pack_rotations();
-    if rotations == 0 {
-        for row in 0..layout.own_rows() {
-            for w in 0..layout.row_words() {
-                let cw = row * layout.row_words() + w;
-                let spin = own[cw as usize];
-                let count = count_of(row, w, spin);
-                let flips = rule.accepted_lanes(spin, count, table, &mut randoms(cw));
-                own[cw as usize] = spin ^ flips;
-            }
-        }
-        return;
-    }
     // Packed randoms: the runs of words one GPU thread updates, `run` words of a row `stride`
     // apart (MultispinLayout::word_run).
     let run = layout.word_run();
-    let stride = layout.row_words() / run;
-    let mut words = Vec::with_capacity(run as usize);
-    let mut streams = Vec::with_capacity(run as usize);
-    let mut flips = Vec::with_capacity(run as usize);
-    for row in 0..layout.own_rows() {
-        for first in 0..stride {
-            let ws = (0..run).map(|j| first + j * stride);
-            words.clear();
-            words.extend(ws.clone().map(|w| {
-                let spin = own[(row * layout.row_words() + w) as usize];
-                (spin, count_of(row, w, spin))
-            }));
-            streams.clear();
-            streams.extend(ws.clone().map(|w| randoms(row * layout.row_words() + w)));
-            rule.accepted_run(&words, table, &mut streams, rotations, &mut flips);
-            for ((w, (spin, _)), flips) in ws.zip(&words).zip(&flips) {
-                own[(row * layout.row_words() + w) as usize] = spin ^ flips;
+    let stride = row_words / run;
+    let own = &mut own[..layout.own_colour_words() as usize];
+    // A row's words read only themselves and the other colour: the rows update in parallel.
+    own.par_chunks_mut(row_words as usize)
+        .enumerate()
+        .for_each_init(RunBuffers::default, |buffers, (row, own_row)| {
+            let row = row as u32;
+            if rotations == 0 {
+                for (w, spin) in (0..).zip(own_row.iter_mut()) {
+                    let count = count_of(row, w, *spin);
+                    *spin ^=
+                        rule.accepted_lanes(*spin, count, table, &mut randoms(row * row_words + w));
+                }
+                return;
             }
-        }
-    }
+            let RunBuffers {
+                words,
+                streams,
+                flips,
+            } = buffers;
+            for first in 0..stride {
+                let ws = (0..run).map(|j| first + j * stride);
+                words.clear();
+                words.extend(ws.clone().map(|w| {
+                    let spin = own_row[w as usize];
+                    (spin, count_of(row, w, spin))
+                }));
+                streams.clear();
+                streams.extend(ws.clone().map(|w| randoms(row * row_words + w)));
+                rule.accepted_run(words, table, streams, rotations, flips);
+                for ((w, (spin, _)), flips) in ws.zip(words.iter()).zip(flips.iter()) {
+                    own_row[w as usize] = spin ^ flips;
+                }
+            }
+        });
+}
+
+/// What one run of packed words is decided with, kept by each task between its rows.
+#[derive(Default)]
+struct RunBuffers {
+    words: Vec<(u32, BondCount)>,
+    streams: Vec<UpdateRandoms>,
+    flips: Vec<u32>,
 }
 
 #[cfg(test)]
