@@ -14,6 +14,9 @@ use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, WordSite}
 use crate::rng::{Counter, Purpose, random_block};
 use rayon::prelude::*;
 
+/// Words of a colour one task updates at least: a row of a small SMSC lattice is a few words.
+const WORDS_PER_TASK: u32 = 1 << 12;
+
 /// The random words of one word update, four per Philox block: block `draw` is compared with
 /// threshold bits `31 - 4 draw` down to `28 - 4 draw`.
 struct UpdateRandoms {
@@ -317,39 +320,48 @@ pub fn sweep_colour(
     let run = layout.word_run();
     let stride = row_words / run;
     let own = &mut own[..layout.own_colour_words() as usize];
-    // A row's words read only themselves and the other colour: the rows update in parallel.
+    let update_row = |buffers: &mut RunBuffers, (row, own_row): (usize, &mut [u32])| {
+        let row = row as u32;
+        if rotations == 0 {
+            for (w, spin) in (0..).zip(own_row.iter_mut()) {
+                let count = count_of(row, w, *spin);
+                *spin ^=
+                    rule.accepted_lanes(*spin, count, table, &mut randoms(row * row_words + w));
+            }
+            return;
+        }
+        let RunBuffers {
+            words,
+            streams,
+            flips,
+        } = buffers;
+        for first in 0..stride {
+            let ws = (0..run).map(|j| first + j * stride);
+            words.clear();
+            words.extend(ws.clone().map(|w| {
+                let spin = own_row[w as usize];
+                (spin, count_of(row, w, spin))
+            }));
+            streams.clear();
+            streams.extend(ws.clone().map(|w| randoms(row * row_words + w)));
+            rule.accepted_run(words, table, streams, rotations, flips);
+            for ((w, (spin, _)), flips) in ws.zip(words.iter()).zip(flips.iter()) {
+                own_row[w as usize] = spin ^ flips;
+            }
+        }
+    };
+    // A row's words read only themselves and the other colour: the rows of a large lattice
+    // update in parallel; a small one's stay on this thread, where tasks would cost more.
+    if own.len() < WORDS_PER_TASK as usize * 4 {
+        let mut buffers = RunBuffers::default();
+        let rows = own.chunks_mut(row_words as usize).enumerate();
+        rows.for_each(|row| update_row(&mut buffers, row));
+        return;
+    }
     own.par_chunks_mut(row_words as usize)
         .enumerate()
-        .for_each_init(RunBuffers::default, |buffers, (row, own_row)| {
-            let row = row as u32;
-            if rotations == 0 {
-                for (w, spin) in (0..).zip(own_row.iter_mut()) {
-                    let count = count_of(row, w, *spin);
-                    *spin ^=
-                        rule.accepted_lanes(*spin, count, table, &mut randoms(row * row_words + w));
-                }
-                return;
-            }
-            let RunBuffers {
-                words,
-                streams,
-                flips,
-            } = buffers;
-            for first in 0..stride {
-                let ws = (0..run).map(|j| first + j * stride);
-                words.clear();
-                words.extend(ws.clone().map(|w| {
-                    let spin = own_row[w as usize];
-                    (spin, count_of(row, w, spin))
-                }));
-                streams.clear();
-                streams.extend(ws.clone().map(|w| randoms(row * row_words + w)));
-                rule.accepted_run(words, table, streams, rotations, flips);
-                for ((w, (spin, _)), flips) in ws.zip(words.iter()).zip(flips.iter()) {
-                    own_row[w as usize] = spin ^ flips;
-                }
-            }
-        });
+        .with_min_len(WORDS_PER_TASK.div_ceil(row_words) as usize)
+        .for_each_init(RunBuffers::default, update_row);
 }
 
 /// What one run of packed words is decided with, kept by each task between its rows.
@@ -587,6 +599,8 @@ mod tests {
             ),
             layout(2, 64, Layout::Smsc, Randoms::Exact, 1, 1),
             layout(3, 64, Layout::Smsc, Randoms::Shared, 1, 1),
+            // 16384 words a colour: the rows update in parallel.
+            layout(2, 1024, Layout::Smsc, Randoms::Exact, 1, 1),
         ];
         for layout in cases {
             let spins = test_spins(&layout, 3);
@@ -609,6 +623,7 @@ mod tests {
     fn packed_update_equals_a_scalar_update_per_lane() {
         let cases = [
             layout(2, 256, Layout::Smsc, Randoms::Packed, 1, 1),
+            layout(2, 1024, Layout::Smsc, Randoms::Packed, 1, 1),
             layout(
                 3,
                 8,
