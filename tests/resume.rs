@@ -17,7 +17,7 @@ mod common;
 mod moves;
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -640,17 +640,24 @@ fn time_to_line(stderr: &mut BufReader<ChildStderr>, marker: &str) -> (String, D
     (line, started.elapsed())
 }
 
+/// [`LONG_SWEEPS`] run by the command into `dir/run`, read up to its first progress line: its
+/// output directory, the process and the rest of its standard error.
+fn start_long_sweeps(dir: &Path) -> (PathBuf, Child, BufReader<ChildStderr>) {
+    let config = dir.join("long.ron");
+    std::fs::write(&config, LONG_SWEEPS).unwrap();
+    let out = dir.join("run");
+    let mut child = spawn_run(&config, &out, &[]);
+    let stderr = wait_for_progress(&mut child);
+    (out, child, stderr)
+}
+
 /// SIGTERM to a run whose sweeps are long: the run says at once that a checkpoint is coming,
-/// and writes it within seconds (plans are cut to about a second, whatever the lattice; a
-/// batch system's SIGKILL follows its SIGTERM after 30 s on SLURM).
+/// and writes it within seconds (plans are cut to about a second, one sweep at least; a batch
+/// system's SIGKILL follows its SIGTERM after 30 s on SLURM).
 #[test]
 fn a_stop_during_long_sweeps_is_acknowledged_at_once_and_honoured_within_seconds() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("long.ron");
-    std::fs::write(&config, LONG_SWEEPS).unwrap();
-    let out = dir.path().join("run");
-    let mut child = spawn_run(&config, &out, &[]);
-    let mut stderr = wait_for_progress(&mut child);
+    let (out, child, mut stderr) = start_long_sweeps(dir.path());
     let signalled = Instant::now();
     kill("TERM", &child);
     let (ack, waited) = time_to_line(&mut stderr, "SIGTERM: stopping after the plan under way");
@@ -667,12 +674,8 @@ fn a_stop_during_long_sweeps_is_acknowledged_at_once_and_honoured_within_seconds
 #[test]
 fn a_second_ctrl_c_ends_the_run_at_once_with_a_line_and_no_lock() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("long.ron");
-    std::fs::write(&config, LONG_SWEEPS).unwrap();
-    let out = dir.path().join("run");
-    let mut child = spawn_run(&config, &out, &[]);
-    // Right after a progress line: a plan of two long sweeps has just begun.
-    let mut stderr = wait_for_progress(&mut child);
+    // Right after a progress line: a plan of about a second has just begun.
+    let (out, child, mut stderr) = start_long_sweeps(dir.path());
     kill("INT", &child);
     time_to_line(&mut stderr, "Ctrl-C again ends it at once without one");
     kill("INT", &child);

@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use super::XY_GLASS;
 use crate::common;
 use crate::common::runs::{TEMPERING, assert_same_outputs, options, without_timing};
 use spinflip::config::{Backend, Config, FinalState};
@@ -31,19 +32,6 @@ fn spin_glass() -> String {
 fn on_cpu(text: &str) -> String {
     text.replace("backend: Wgpu", "backend: Cpu")
 }
-
-/// An XY glass whose cone is tuned during its thermalisation.
-const XY_GLASS: &str = r#"(
-    model: XY(dims: 2, size: 6, field: 0.0, disorder: Bimodal),
-    temperatures: Temperatures([0.4, 1.2]),
-    replicas: 2,
-    samples: 2,
-    updates: (proposal: Cone(acceptance: 0.5), overrelaxation: 1),
-    sweeps: (thermalize: 240, measure: 300, every: 3),
-    seed: 31,
-    backend: Cpu,
-    checkpoint_every: 32,
-)"#;
 
 /// Population annealing on the simple engine: 10 steps of 2 sweeps, a checkpoint every 4.
 const ANNEAL: &str = r#"(
