@@ -6,7 +6,14 @@
 //! `max_dispatches` dispatches and about `flip_budget` site updates, so no single submission runs
 //! for long (a Windows TDR kills dispatches over ~2 s) however long the run.
 
+use std::ops::Range;
+
 use crate::engine::{Plan, Step};
+
+/// An engine kind's update threads (of each system) that hold a pass's sites on a range of
+/// planes, for lowering [`Step::Part`]: `(pass, planes) -> threads`
+/// ([`crate::model::Lattice::plane_units`] for a thread per group of colour sites).
+pub type PartThreads<'a> = &'a dyn Fn(u32, Range<u32>) -> Range<u32>;
 
 /// Per-dispatch parameters; mirrors `DispatchParams` in `shaders/wgsl/dispatch.wgsl` and
 /// `shaders/cuda/dispatch.cuh`.
@@ -79,14 +86,14 @@ impl Dispatch {
     }
 }
 
-/// The swap round that the colour-1 update `dispatches[0]` can tally (the update that
+/// The swap round that the whole colour-1 update `dispatches[0]` can tally (the update that
 /// multispin engines launch as the round's tally at zero field,
 /// `engine::multispin::TALLY_RUNS`, so that the round needs no observables kernel):
 /// the round after it with nothing but measurements between, which leave the spins as the
 /// update did. Its offset in `dispatches` and its scratch slot.
 pub fn swap_tally(dispatches: &[Dispatch]) -> Option<(usize, u32)> {
     match dispatches.first() {
-        Some(Dispatch::Sweep(update)) if update.colour == 1 => {}
+        Some(Dispatch::Sweep(update)) if update.colour == 1 && update.threads == 0 => {}
         _ => return None,
     }
     let next = 1 + dispatches[1..]
@@ -137,13 +144,14 @@ pub fn sweeps_per_submission(plan: &Plan, flips_per_sweep: u64, flip_budget: u64
 }
 
 /// Split a plan into submissions of at most `max_dispatches` dispatches and roughly
-/// `sweeps_per_submission` sweeps each (at least one sweep per submission).
+/// `sweeps_per_submission` sweeps each (at least one sweep per submission); a piece of a sweep
+/// ([`Step::Part`]) is its pass's update restricted to the threads `part_threads` gives.
 pub fn submissions(
     plan: &Plan,
     seed: u64,
     systems: u32,
-    max_dispatches: usize,
-    sweeps_per_submission: u64,
+    (max_dispatches, sweeps_per_submission): (usize, u64),
+    part_threads: PartThreads,
 ) -> Vec<Vec<Dispatch>> {
     let base = DispatchParams {
         seed_lo: seed as u32,
@@ -159,11 +167,15 @@ pub fn submissions(
             Step::Resample { .. } => continue,
             Step::Observe { .. } => unreachable!("refused by the engine: Plan::refuse_observe"),
             Step::Sweep { .. } => 2,
+            Step::Part { .. } => 1,
             Step::Cluster { .. } => CLUSTER_DISPATCHES,
             Step::Measure { .. } | Step::Swap { .. } => 1,
         };
         // A cluster update counts as a sweep: it reads and writes every spin.
-        let sweep_like = matches!(step, Step::Sweep { .. } | Step::Cluster { .. });
+        let sweep_like = matches!(
+            step,
+            Step::Sweep { .. } | Step::Part { .. } | Step::Cluster { .. }
+        );
         let current = out.last().map_or(0, Vec::len);
         let full = current + needed > max_dispatches
             || (sweep_like && sweeps_in_current >= sweeps_per_submission);
@@ -185,6 +197,23 @@ pub fn submissions(
                         colour,
                         ..base
                     }));
+                }
+            }
+            Step::Part {
+                sweep,
+                pass,
+                planes: [first, end],
+            } => {
+                sweeps_in_current += 1;
+                let threads = part_threads(pass, first..end);
+                // An empty range would read as "every thread" (DispatchParams::threads 0).
+                if !threads.is_empty() {
+                    let params = DispatchParams {
+                        sweep,
+                        colour: pass,
+                        ..base
+                    };
+                    submission.push(Dispatch::Sweep(params.planes(threads)));
                 }
             }
             Step::Measure { slot } => {
@@ -250,7 +279,7 @@ mod tests {
                 plan.measure();
             }
         }
-        let subs = submissions(&plan, 0x1_0000_0002, 4, 5, 100);
+        let subs = submissions(&plan, 0x1_0000_0002, 4, (5, 100), &|_, p| p);
         assert!(subs.iter().all(|s| s.len() <= 5 && !s.is_empty()));
         let flat: Vec<Dispatch> = subs.concat();
         assert_eq!(flat.len(), 2 * 10 + 3);
@@ -263,8 +292,31 @@ mod tests {
                 ..*flat[0].params()
             })
         );
-        let by_sweeps = submissions(&plan, 0, 4, 1000, 4);
+        let by_sweeps = submissions(&plan, 0, 4, (1000, 4), &|_, p| p);
         assert_eq!(by_sweeps.len(), 3);
+    }
+
+    /// A piece of a sweep is its pass's update on the piece's threads; an empty piece launches
+    /// nothing, and a piece of colour 1 tallies no round.
+    #[test]
+    fn pieces_of_sweeps_are_updates_of_their_threads() {
+        let mut plan = Plan::default();
+        plan.part(7, 1, 2..5);
+        plan.part(7, 1, 5..5);
+        plan.swap(7, 0);
+        let threads = |pass: u32, planes: Range<u32>| 10 * planes.start + pass..10 * planes.end;
+        let d = submissions(&plan, 0, 4, (1000, 100), &threads).concat();
+        let piece = DispatchParams {
+            sweep: 7,
+            colour: 1,
+            systems: 4,
+            first_thread: 21,
+            threads: 29,
+            ..DispatchParams::default()
+        };
+        assert_eq!(d[0], Dispatch::Sweep(piece));
+        assert_eq!(d.len(), 2, "the empty piece launches nothing");
+        assert_eq!(swap_tally(&d), None);
     }
 
     /// A colour-1 update tallies the round after it across measurements, not across another
@@ -279,7 +331,7 @@ mod tests {
         plan.swap(1, 1);
         plan.swap(1, 0);
         plan.sweep(2);
-        let d = submissions(&plan, 0, 4, 1000, 100).concat();
+        let d = submissions(&plan, 0, 4, (1000, 100), &|_, p| p).concat();
         let scratch = plan.slots;
         assert_eq!(
             swap_tally(&d[1..]),

@@ -67,6 +67,21 @@ pub enum Step {
     /// (colour 0, then colour 1); of vector spins the passes of
     /// [`vector::VectorSweeps::passes`], the Metropolis moves with the widths of [`Proposals`].
     Sweep { sweep: u32 },
+    /// Pass `pass` of sweep `sweep` over the sites on planes `planes[0] .. planes[1]` of the
+    /// lattice's slowest axis: a piece of a [`Step::Sweep`], for plans that must end inside a
+    /// long sweep ([`Engine::sweep_parts`], [`crate::stop`]). A sweep's passes are the two
+    /// colours of a Metropolis sweep of Ising spins (pass = colour) and
+    /// [`vector::VectorSweeps::passes`] of vector spins. A pass's sites read only the other
+    /// colour's, so its planes may be updated in pieces, over several plans: the pieces of each
+    /// pass in pass order give the whole sweep's lattices bit for bit. A thread's work (a group
+    /// of sites, a run of words, a tile) belongs to the piece holding its first site
+    /// ([`crate::model::Lattice::plane_units`]). Updates only: a vector engine's accepted moves
+    /// count as in the sweep.
+    Part {
+        sweep: u32,
+        pass: u32,
+        planes: [u32; 2],
+    },
     /// Measure every system (and the overlap pairs) into observation slot `slot` of this plan.
     Measure { slot: u32 },
     /// Measure every system, but not the overlap pairs (their part of the slot stays zero), into
@@ -99,6 +114,30 @@ impl Plan {
     /// Append a sweep.
     pub fn sweep(&mut self, sweep: u32) {
         self.steps.push(Step::Sweep { sweep });
+    }
+
+    /// Append pass `pass` of sweep `sweep` on `planes` ([`Step::Part`]).
+    pub fn part(&mut self, sweep: u32, pass: u32, planes: std::ops::Range<u32>) {
+        let planes = [planes.start, planes.end];
+        self.steps.push(Step::Part {
+            sweep,
+            pass,
+            planes,
+        });
+    }
+
+    /// Whether the plan holds pieces of sweeps ([`Step::Part`]); for an engine without them
+    /// they are an error.
+    pub fn parts(&self, sweep_parts: bool) -> Result<bool> {
+        let parts = self.steps.iter().any(|s| matches!(s, Step::Part { .. }));
+        if parts && !sweep_parts {
+            return Err(Error::State(
+                "this engine updates whole sweeps only (Step::Sweep), not pieces of one \
+                 (Step::Part)"
+                    .into(),
+            ));
+        }
+        Ok(parts)
     }
 
     /// Append a measurement into the next free slot.
@@ -293,6 +332,13 @@ pub trait Engine {
     /// their plans within it (the loop's schedule divides its sweeps into plans by it).
     fn max_plan_slots(&self) -> u64 {
         u64::MAX
+    }
+
+    /// Whether it executes pieces of sweeps ([`Step::Part`]), so that a loop may end a plan
+    /// inside a sweep that takes longer than a plan should ([`crate::stop`]). Engines of a slab
+    /// (MPI) do not.
+    fn sweep_parts(&self) -> bool {
+        false
     }
 
     /// Its parallel tempering ([`Tempering`]), if it has that capability.

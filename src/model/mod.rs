@@ -78,6 +78,21 @@ impl Lattice {
         row * l + x
     }
 
+    /// The units of `sites_per_unit` consecutive colour sites (of either colour, indexed as
+    /// [`Lattice::colour_site`]'s `ci`; unit `u` holds `ci` from `u * sites_per_unit`) whose
+    /// first site lies on planes `planes` of the slowest axis. The ranges of consecutive plane
+    /// ranges are consecutive, and those of `0 .. L` cover every unit once: how a sweep's
+    /// pieces ([`crate::engine::Step::Part`]) divide a pass's threads.
+    pub fn plane_units(
+        &self,
+        planes: std::ops::Range<u32>,
+        sites_per_unit: u64,
+    ) -> std::ops::Range<u64> {
+        let per_plane = self.sites_per_colour() / u64::from(self.size);
+        let first_unit = |plane: u32| (u64::from(plane) * per_plane).div_ceil(sites_per_unit);
+        first_unit(planes.start)..first_unit(planes.end)
+    }
+
     /// The `2d` nearest neighbours of a site: `-x, +x, -y, +y[, -z, +z]`.
     pub fn neighbours(&self, index: u64) -> impl Iterator<Item = u64> + '_ {
         let [x, y, z] = self.coords(index);
@@ -103,6 +118,30 @@ impl Lattice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Consecutive plane ranges give consecutive units, `0 .. L` all of them, and each unit's
+    /// first site lies on the planes of its range.
+    #[test]
+    fn plane_units_divide_a_colour_by_the_planes_of_first_sites() {
+        for (dims, size, per_unit) in [(2, 6, 4), (3, 6, 4), (2, 8, 1), (3, 4, 3)] {
+            let lattice = Lattice::new(dims, size);
+            let all = lattice.sites_per_colour().div_ceil(per_unit);
+            assert_eq!(lattice.plane_units(0..size, per_unit), 0..all);
+            for cut in 0..=size {
+                let (below, above) = (
+                    lattice.plane_units(0..cut, per_unit),
+                    lattice.plane_units(cut..size, per_unit),
+                );
+                assert_eq!(below.end, above.start);
+            }
+            for plane in 0..size {
+                for unit in lattice.plane_units(plane..plane + 1, per_unit) {
+                    let first = lattice.colour_site(0, unit * per_unit);
+                    assert_eq!(lattice.coords(first)[dims as usize - 1], plane);
+                }
+            }
+        }
+    }
 
     #[test]
     fn colour_sites_cover_each_colour_once() {

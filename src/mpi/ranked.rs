@@ -131,6 +131,7 @@ impl Engine for RankedEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        plan.parts(self.sweep_parts())?;
         let replies = self.call_all(Command::Execute(plan.clone()))?;
         let parts = answers(replies, |reply| match reply {
             Reply::Measurements(measurements) => Ok(*measurements),

@@ -289,7 +289,7 @@ fn packed_randoms_match_cpu_bit_for_bit<B: Gpu>() {
 /// device runs the next; without bounds checks.
 fn plans_of_several_batches_match_cpu_bit_for_bit<B: Gpu>() {
     let plan = common::sweep_plan(5, 700, 3);
-    let submitted = submissions(&plan, 0, 1, MAX_DISPATCHES, u64::MAX);
+    let submitted = submissions(&plan, 0, 1, (MAX_DISPATCHES, u64::MAX), &|_, p| p);
     let measuring = submitted.iter().filter(|s| measured_slots(s).is_some());
     assert!(
         measuring.count() >= 2,

@@ -179,6 +179,7 @@ where
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
+        plan.parts(self.sweep_parts())?;
         execute(self, plan)
     }
 

@@ -5,6 +5,8 @@
 //! the engine asks. The backend's traits are sized by capability: sweeps and measurements
 //! ([`SimpleBackend`]), tempering, annealing and cluster updates.
 
+use std::ops::Range;
+
 use crate::config::ClusterUpdate;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::clusters::{labelling_passes, no_clusters};
@@ -13,7 +15,18 @@ use crate::engine::{
     Step, Tempering, check_betas, check_copy_map,
 };
 use crate::error::Result;
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
+
+/// Colour sites a thread of the simple engine's Metropolis kernel updates.
+pub const SITES_PER_GROUP: u64 = 4;
+
+/// The simple engine's update threads (groups of [`SITES_PER_GROUP`] colour sites) that hold a
+/// pass's sites on `planes` ([`crate::engine::Step::Part`]).
+pub fn part_groups(lattice: &Lattice, planes: Range<u32>) -> Range<u32> {
+    let groups = lattice.plane_units(planes, SITES_PER_GROUP);
+    groups.start as u32..groups.end as u32
+}
 
 /// What a backend provides the simple engine for sweeps and measurements: one `i32` per spin,
 /// its kernels' launches and the reads of what a plan measured. `systems` is always the
@@ -184,6 +197,7 @@ impl<B: SimpleDevice> Engine for SimpleEngine<B> {
     /// plan's kernels, then the reads of what they measured.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         plan.refuse_observe()?;
+        plan.parts(self.sweep_parts())?;
         let (resample, _) = plan.split_resample()?;
         let copies = match self.resampling.replay(self.systems.seed, resample)? {
             Some(resampled) => {

@@ -218,6 +218,7 @@ impl MultispinBackend for CpuMultispinEngine {
                 Step::Observe { .. } | Step::Cluster { .. } => {
                     unreachable!("refused by multispin::execute")
                 }
+                Step::Part { .. } => unreachable!("refused by the engine: Plan::parts"),
                 Step::Sweep { sweep } => self.sweep(sweep)?,
                 Step::Swap { sweep, parity } => self.swap(sweep, parity),
                 Step::Measure { .. } => self.measure(),

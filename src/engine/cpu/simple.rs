@@ -222,6 +222,7 @@ impl SimpleBackend for CpuSimple {
                 // Replayed by the engine before the plan's launches.
                 Step::Resample { .. } => {}
                 Step::Observe { .. } => unreachable!("refused by the engine: Plan::refuse_observe"),
+                Step::Part { .. } => unreachable!("refused by the engine: Plan::parts"),
                 Step::Sweep { sweep } => self.sweep(systems, sweep),
                 Step::Swap { sweep, parity } => self.swap(systems, sweep, parity),
                 Step::Cluster { update, sizes } => self.cluster_step(systems, update, sizes)?,

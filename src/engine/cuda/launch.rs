@@ -17,7 +17,9 @@ use cudarc::driver::{
 use super::context::CudaDevice;
 use super::driver::driver_error;
 use crate::engine::Plan;
-use crate::engine::dispatch::{Dispatch, DispatchParams, submissions, sweeps_per_submission};
+use crate::engine::dispatch::{
+    Dispatch, DispatchParams, PartThreads, submissions, sweeps_per_submission,
+};
 use crate::error::{Error, Result};
 
 /// Launches per batch: waiting for each bounded batch (one batch behind the enqueueing) surfaces
@@ -130,11 +132,12 @@ pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str)
 fn batches(
     plan: &Plan,
     (seed, systems): (u64, u32),
-    flips_per_sweep: u64,
-    flip_budget: u64,
+    (flips_per_sweep, flip_budget): (u64, u64),
+    part_threads: PartThreads,
 ) -> Vec<Vec<Dispatch>> {
     let sweeps_per_batch = sweeps_per_submission(plan, flips_per_sweep, flip_budget);
-    submissions(plan, seed, systems, MAX_LAUNCHES, sweeps_per_batch)
+    let bounds = (MAX_LAUNCHES, sweeps_per_batch);
+    submissions(plan, seed, systems, bounds, part_threads)
 }
 
 /// The first `pairs` pairs of 64-bit counters of `counters`.
@@ -267,6 +270,9 @@ pub fn enqueue_overwrite<T: DeviceRepr>(
 pub trait Launches {
     fn device(&self) -> &CudaDevice;
 
+    /// The update threads holding pass `pass`'s sites on `planes` ([`PartThreads`]).
+    fn part_threads(&self, pass: u32, planes: Range<u32>) -> Range<u32>;
+
     /// Enqueue the kernels of `batch`, each system's in the order of its dispatches.
     fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()>;
 
@@ -289,7 +295,11 @@ pub trait Launches {
         flip_budget: u64,
     ) -> Result<()> {
         let mut queued: Option<(Vec<Dispatch>, CudaEvent)> = None;
-        for batch in batches(plan, seeded, flips_per_sweep, flip_budget) {
+        let flips = (flips_per_sweep, flip_budget);
+        let all = batches(plan, seeded, flips, &|pass, planes| {
+            self.part_threads(pass, planes)
+        });
+        for batch in all {
             self.launch_batch(&batch)?;
             let mark = self.device().mark("running the sweep kernels")?;
             if let Some((done, done_mark)) = queued.replace((batch, mark)) {

@@ -13,6 +13,8 @@
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
 )]
 
+use std::ops::Range;
+
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::clusters::CudaClusters;
@@ -27,7 +29,7 @@ use super::launch::{
 use super::tempering::CudaTempering;
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
-    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend,
+    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, part_groups,
 };
 use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
@@ -178,6 +180,10 @@ impl CudaSimple {
 impl Launches for CudaSimple {
     fn device(&self) -> &CudaDevice {
         &self.device
+    }
+
+    fn part_threads(&self, _pass: u32, planes: Range<u32>) -> Range<u32> {
+        part_groups(&self.lattice, planes)
     }
 
     fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()> {

@@ -16,7 +16,7 @@ use super::shaders::Bindings;
 use super::tempering::WgpuTempering;
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
-    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend,
+    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, part_groups,
 };
 use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
@@ -241,7 +241,10 @@ impl SimpleBackend for WgpuSimple {
         let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems());
         let sweeps_per_submission = (FLIP_BUDGET / flips_per_sweep).max(1);
         let (seed, count) = (systems.seed, systems.systems());
-        let subs = submissions(plan, seed, count, MAX_DISPATCHES, sweeps_per_submission);
+        let bounds = (MAX_DISPATCHES, sweeps_per_submission);
+        let lattice = systems.lattice;
+        let part_threads = |_, planes| part_groups(&lattice, planes);
+        let subs = submissions(plan, seed, count, bounds, &part_threads);
         for (i, dispatches) in subs.iter().enumerate() {
             self.encode_submission(systems, dispatches, i == 0)?;
         }

@@ -180,6 +180,10 @@ impl Launches for MultispinCudaEngine {
         &self.device
     }
 
+    fn part_threads(&self, _pass: u32, planes: Range<u32>) -> Range<u32> {
+        self.host.layout.plane_threads(planes)
+    }
+
     /// Read what `batch` measured while the next batch runs (not for populations counted as
     /// histograms, which the plan's end reads).
     fn batch_done(&mut self, batch: &[Dispatch]) -> Result<()> {

@@ -109,7 +109,10 @@ impl MultispinCudaEngine {
             self.host.layout.systems.seed,
             self.host.layout.word_systems(),
         );
-        for dispatch in submissions(plan, seed, systems, usize::MAX, u64::MAX).concat() {
+        let whole = (usize::MAX, u64::MAX);
+        let part_threads = |_, planes| self.host.layout.plane_threads(planes);
+        let dispatches = submissions(plan, seed, systems, whole, &part_threads).concat();
+        for dispatch in dispatches {
             match dispatch {
                 Dispatch::Sweep(params) => self.sweep_slab(&params)?,
                 _ => self.launch_batch(&[dispatch])?,

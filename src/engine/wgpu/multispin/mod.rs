@@ -295,8 +295,8 @@ impl MultispinBackend for MultispinWgpuEngine {
             plan,
             self.host.layout.systems.seed,
             self.host.layout.word_systems(),
-            MAX_DISPATCHES,
-            sweeps_per_submission,
+            (MAX_DISPATCHES, sweeps_per_submission),
+            &|_, planes| self.host.layout.plane_threads(planes),
         );
         // A slab submits one dispatch at a time, each colour's update with its exchange.
         let subs = match self.host.halo {
