@@ -53,6 +53,8 @@ pub mod tempering;
 pub mod vector;
 pub mod wgpu;
 
+use std::ops::Range;
+
 use crate::config::ClusterUpdate;
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
@@ -117,13 +119,29 @@ impl Plan {
     }
 
     /// Append pass `pass` of sweep `sweep` on `planes` ([`Step::Part`]).
-    pub fn part(&mut self, sweep: u32, pass: u32, planes: std::ops::Range<u32>) {
+    pub fn part(&mut self, sweep: u32, pass: u32, planes: Range<u32>) {
         let planes = [planes.start, planes.end];
         self.steps.push(Step::Part {
             sweep,
             pass,
             planes,
         });
+    }
+
+    /// Append units `units` of sweep `sweep`, of `passes` passes over `planes` planes (unit
+    /// `p planes + k` is pass `p` on plane `k`): the whole sweep ([`Step::Sweep`]) where they
+    /// are all of it, else its pieces ([`Step::Part`]), a pass at a time.
+    pub fn sweep_units(&mut self, sweep: u32, (passes, planes): (u32, u32), units: Range<u64>) {
+        let all = u64::from(passes) * u64::from(planes);
+        if units == (0..all) {
+            return self.sweep(sweep);
+        }
+        let planes = u64::from(planes);
+        for pass in units.start / planes..units.end.div_ceil(planes) {
+            let first = units.start.max(pass * planes) - pass * planes;
+            let end = units.end.min((pass + 1) * planes) - pass * planes;
+            self.part(sweep, pass as u32, first as u32..end as u32);
+        }
     }
 
     /// Whether the plan holds pieces of sweeps ([`Step::Part`]); for an engine without them
@@ -587,4 +605,29 @@ pub fn check_tempering_state(systems: &IsingSystems, state: &[u32]) -> Result<()
 /// The error of a swap step on an engine that was not given a tempering state.
 pub fn no_tempering() -> Error {
     Error::State("a swap step without parallel tempering (set_tempering was not called)".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Units of one sweep become its pieces a pass at a time, or the whole sweep.
+    #[test]
+    fn sweep_units_are_pieces_of_passes_or_the_whole_sweep() {
+        let units = |range: Range<u64>| {
+            let mut plan = Plan::default();
+            plan.sweep_units(5, (2, 8), range);
+            plan.steps
+        };
+        assert_eq!(units(0..16), vec![Step::Sweep { sweep: 5 }]);
+        let part = |pass, first, end| Step::Part {
+            sweep: 5,
+            pass,
+            planes: [first, end],
+        };
+        assert_eq!(units(3..6), vec![part(0, 3, 6)]);
+        assert_eq!(units(6..11), vec![part(0, 6, 8), part(1, 0, 3)]);
+        assert_eq!(units(8..16), vec![part(1, 0, 8)]);
+        assert_eq!(units(0..8), vec![part(0, 0, 8)]);
+    }
 }
