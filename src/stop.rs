@@ -136,9 +136,9 @@ fn acknowledgement(signal: i32, plan: Duration) -> String {
         true => "; Ctrl-C again ends it at once without one",
         false => "",
     };
-    // Before the first plan has ended, its length is not known: it is one sweep.
+    // Before the first plan has ended, its length is not known: it is the least a plan holds.
     let wait = match plan.is_zero() {
-        true => "the first, of one sweep".to_string(),
+        true => "the first, of one plane's pass or one sweep".to_string(),
         false => format!("about {:.0} s", plan.as_secs_f64().max(1.0)),
     };
     format!(
@@ -236,9 +236,9 @@ pub struct Stops {
     plan: Duration,
     /// The last checkpoint write (download and file); until one is written, a plan's cost.
     checkpoint: Option<Duration>,
-    /// The sweeps the next plan may hold at most, from the pace of the last.
+    /// The units the next plan may hold at most, from the pace of the last.
     allowed: u64,
-    /// Whether the run was told that its sweeps are longer than a stop should wait.
+    /// Whether the run was told that its units are longer than a stop should wait.
     told_of_long_sweeps: bool,
 }
 
@@ -254,26 +254,42 @@ impl Stops {
         }
     }
 
-    /// The end of the next plan from sweep `from`: the loop's own `end` (its next measurement,
+    /// The end of the next plan from unit `from`: the loop's own `end` (its next measurement,
     /// checkpoint, tuning stop...) where the plan fits in [`PLAN_TIME`] at the pace of the
-    /// plans so far, else sooner. The first plan is one sweep (nothing is known of the pace
-    /// yet: one sweep of a 2048^3 lattice on a CPU takes a minute), and each may hold at most
-    /// [`PLAN_GROWTH`] times the sweeps of the one before. Where the loop's plans are short, these are its
-    /// plans as they were, whatever the clock says.
+    /// plans so far, else sooner. Positions count the loop's units, the least a plan can hold:
+    /// a pass of a sweep on one plane where the engine cuts sweeps
+    /// ([`crate::engine::Step::Part`]), else a sweep (or a step of cluster updates). The first
+    /// plan is one unit (nothing is known of the pace yet: one sweep of a 2048^3 lattice on a
+    /// CPU takes a minute), and each may hold at most [`PLAN_GROWTH`] times the units of the
+    /// one before. Where the loop's plans are short, these are its plans as they were, whatever
+    /// the clock says.
     pub fn plan_end(&self, from: u64, end: u64) -> u64 {
         end.min(from.saturating_add(self.allowed))
     }
 
-    /// A plan of `sweeps` sweeps took `time`, with its host work.
-    pub fn plan_took(&mut self, sweeps: u64, time: Duration) {
+    /// [`Stops::plan_end`] in a loop whose sweeps are `units` units each (`end` at a sweep's
+    /// end): a plan from inside a sweep ends by the sweep's end, and one from a sweep's start
+    /// ends inside it or at a sweep's end, so that every plan is pieces of one sweep or whole
+    /// sweeps.
+    pub fn piece_end(&self, from: u64, end: u64, units: u64) -> u64 {
+        let to = self.plan_end(from, end);
+        let sweep_end = (from / units + 1) * units;
+        match from % units {
+            0 if to >= sweep_end => to / units * units,
+            _ => to.min(sweep_end),
+        }
+    }
+
+    /// A plan of `units` units took `time`, with its host work.
+    pub fn plan_took(&mut self, units: u64, time: Duration) {
         self.plan = self.plan.max(time);
         PLAN_MILLIS.fetch_max(self.plan.as_millis() as u64, Ordering::Relaxed);
-        let per_sweep = time.as_secs_f64() / sweeps.max(1) as f64;
-        let fitting = (PLAN_TIME.as_secs_f64() / per_sweep.max(f64::MIN_POSITIVE)) as u64;
+        let per_unit = time.as_secs_f64() / units.max(1) as f64;
+        let fitting = (PLAN_TIME.as_secs_f64() / per_unit.max(f64::MIN_POSITIVE)) as u64;
         self.allowed = fitting.clamp(1, self.allowed.saturating_mul(PLAN_GROWTH));
-        if per_sweep > LONG_SWEEP.as_secs_f64() && !self.told_of_long_sweeps {
+        if per_unit > LONG_SWEEP.as_secs_f64() && !self.told_of_long_sweeps {
             self.told_of_long_sweeps = true;
-            log::warn!("{}", long_sweep_warning(per_sweep));
+            log::warn!("{}", long_sweep_warning(per_unit));
         }
     }
 
@@ -297,13 +313,13 @@ impl Stops {
     }
 }
 
-/// What a run whose sweeps take `seconds` each is told: a plan holds one sweep at least, so a
-/// stop signal waits for the sweep under way.
+/// What a run whose least plan (a sweep its engine cannot cut, a step of cluster updates)
+/// takes `seconds` is told: a stop signal waits for the one under way.
 fn long_sweep_warning(seconds: f64) -> String {
     format!(
-        "a sweep takes {seconds:.0} s here: a stop signal waits for the sweep under way, which \
-         may be longer than a batch system waits after its SIGTERM (SLURM's KillWait is 30 s); \
-         --wall-time stops in time"
+        "a sweep (or cluster step) takes {seconds:.0} s here and this run cannot cut it: a stop \
+         signal waits for the one under way, which may be longer than a batch system waits \
+         after its SIGTERM (SLURM's KillWait is 30 s); --wall-time stops in time"
     )
 }
 
@@ -440,7 +456,31 @@ mod tests {
         assert!(!slow.told_of_long_sweeps, "a sweep of 5 s is no news");
         slow.plan_took(1, Duration::from_secs(66));
         assert!(slow.told_of_long_sweeps);
-        assert!(long_sweep_warning(66.3).starts_with("a sweep takes 66 s here: "));
+        assert!(long_sweep_warning(66.3).starts_with("a sweep (or cluster step) takes 66 s here "));
+    }
+
+    /// In sweeps of 10 units of 40 ms: plans of pieces of the first sweep (1, 8 and the 1 left),
+    /// then of whole sweeps, the 25 units of a second cut back to the 20 of two sweeps; a plan
+    /// from inside a sweep ends by its end.
+    #[test]
+    fn pieces_of_a_sweep_stay_inside_it_and_whole_sweeps_stay_whole() {
+        let mut stops = Stops::new(None);
+        let mut ends = vec![];
+        let mut from = 0;
+        while from < 100 {
+            let to = stops.piece_end(from, 100, 10);
+            stops.plan_took(to - from, Duration::from_millis(40 * (to - from)));
+            ends.push(to);
+            from = to;
+        }
+        assert_eq!(ends, [1, 9, 10, 30, 50, 70, 90, 100]);
+        assert_eq!(stops.piece_end(35, 100, 10), 40, "from inside a sweep");
+        let slow = Stops::new(None);
+        assert_eq!(
+            slow.piece_end(30, 100, 1),
+            31,
+            "sweeps whole: a unit is a sweep"
+        );
     }
 
     /// The first stop signal is answered with the wait (the longest plan so far; before any
@@ -454,7 +494,10 @@ mod tests {
              checkpoint, exit status 75"
         );
         let int = acknowledgement(signal_hook::consts::SIGINT, Duration::ZERO);
-        assert!(int.contains("(the first, of one sweep)"), "{int}");
+        assert!(
+            int.contains("(the first, of one plane's pass or one sweep)"),
+            "{int}"
+        );
         assert!(
             int.ends_with("Ctrl-C again ends it at once without one"),
             "{int}"

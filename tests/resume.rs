@@ -15,6 +15,9 @@ mod common;
 /// Checkpoints that move: to another backend, with other outputs, to a longer run.
 #[path = "resume/moves.rs"]
 mod moves;
+/// Runs stopped inside their sweeps.
+#[path = "resume/pieces.rs"]
+mod pieces;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

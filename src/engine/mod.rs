@@ -258,6 +258,41 @@ impl Plan {
     }
 }
 
+/// How a loop counts the positions of its plans: in units of a pass over a plane where the
+/// engine cuts its sweeps into pieces ([`Step::Part`], [`Engine::sweep_parts`]), else in
+/// sweeps; a plan is pieces of one sweep or whole sweeps
+/// ([`crate::stop::Stops::piece_end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SweepCut {
+    /// A sweep's passes and planes; `None` where sweeps stay whole.
+    pub pieces: Option<(u32, u32)>,
+    /// Units a sweep.
+    pub units: u64,
+}
+
+impl SweepCut {
+    /// Sweeps of `(passes, planes)` cut where `pieces` is given, else whole.
+    pub fn new(pieces: Option<(u32, u32)>) -> Self {
+        let units = pieces.map_or(1, |(passes, planes)| u64::from(passes) * u64::from(planes));
+        SweepCut { pieces, units }
+    }
+
+    /// The position of `units` units of the sweep after `sweeps` sweeps.
+    pub fn position(&self, sweeps: u64, units: u64) -> u64 {
+        sweeps * self.units + units
+    }
+
+    /// Where the plan from unit `from` to unit `to` is pieces of one sweep: the cut, the sweep
+    /// and its units (for [`Plan::sweep_units`]); `None` where it is whole sweeps.
+    pub fn pieces_of(&self, from: u64, to: u64) -> Option<((u32, u32), u64, Range<u64>)> {
+        let pieces = self.pieces?;
+        let sweep = from / self.units;
+        let done = sweep * self.units;
+        (from % self.units != 0 || to - from < self.units)
+            .then(|| (pieces, sweep, from - done..to - done))
+    }
+}
+
 /// Exact integer observables of one system at one measurement: the number of up spins and the
 /// number of satisfied bonds (`s_i = s_j`). `M = 2 up - N` and `B = 2 satisfied - d N`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]

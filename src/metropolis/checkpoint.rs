@@ -3,7 +3,9 @@
 //! CRC) is the container's ([`crate::io::checkpoint`]); this is its layout.
 //!
 //! Layout (format 5; format 7, of runs with cluster updates, adds the count C after H and the
-//! cluster sizes after the history), all numbers little-endian:
+//! cluster sizes after the history; format 8, of a run stopped inside a sweep, adds C (0) and
+//! the count U (1) after H, and the sweep's units done after the history), all numbers
+//! little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
@@ -30,6 +32,7 @@
 //! |        | 4 P  | tempering state (u32, [`crate::engine::tempering`]) |
 //! |        | 4 H  | temperature history (u32, `[measurement][r][k]`) |
 //! |        | 8 C  | format 7: cluster sizes (u64, `[measurement][system]`) |
+//! |        | 8 U  | format 8: units of the next sweep done ([`Checkpoint::sweep_units`]) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
 //! Version 3 (before packed spins) is the same with the spins one i8 each (+1 or -1); version 2
@@ -43,10 +46,16 @@ use crate::engine::spins::SpinBits;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
-/// The layouts of this kind: version 7 (with cluster sizes) is written by runs with cluster
-/// updates once they have measured, version 5 (packed spins) by the others; version 3 (spins one
-/// byte each) and version 2 (before parallel tempering, five counts) are still read.
-const FORMATS: [Format; 4] = [
+/// The layouts of this kind: version 8 (with the units of a sweep cut) is written by runs
+/// stopped inside a sweep, version 7 (with cluster sizes) by runs with cluster updates once they
+/// have measured, version 5 (packed spins) by the others; version 3 (spins one byte each) and
+/// version 2 (before parallel tempering, five counts) are still read.
+const FORMATS: [Format; 5] = [
+    Format {
+        number: 8,
+        counts: 11,
+        packed: true,
+    },
     Format {
         number: 7,
         counts: 10,
@@ -69,10 +78,12 @@ const FORMATS: [Format; 4] = [
     },
 ];
 /// Bytes per item of each count of the header after the spins: eight per series value and
-/// ladder beta, four per tempering and history word, eight per cluster size.
-const COUNT_WIDTHS: [u64; 9] = [8, 8, 8, 8, 8, 8, 4, 4, 8];
-/// The layout of a checkpoint without cluster sizes.
-const WITHOUT_CLUSTERS: Format = FORMATS[1];
+/// ladder beta, four per tempering and history word, eight per cluster size and units word.
+const COUNT_WIDTHS: [u64; 10] = [8, 8, 8, 8, 8, 8, 4, 4, 8, 8];
+/// The layouts of a checkpoint inside a sweep, with cluster sizes, and of the others.
+const INSIDE_A_SWEEP: Format = FORMATS[0];
+const WITH_CLUSTERS: Format = FORMATS[1];
+const WITHOUT_CLUSTERS: Format = FORMATS[2];
 
 /// The state of a run after `sweeps_done` sweeps.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +115,9 @@ pub struct Checkpoint {
     /// Per measurement, per system, the cluster sizes' statistic (empty without cluster
     /// updates).
     pub cluster_sizes: Vec<u64>,
+    /// The units of sweep `sweeps_done` done where the run stopped inside it (a plan of its
+    /// pieces, [`crate::engine::Plan::sweep_units`]); 0 at a sweep's end.
+    pub sweep_units: u64,
 }
 
 impl Checkpoint {
@@ -125,10 +139,12 @@ impl Checkpoint {
             self.tempering.len(),
             self.temperature_history.len(),
             self.cluster_sizes.len(),
+            usize::from(self.sweep_units > 0),
         ];
-        let format = match self.cluster_sizes.is_empty() {
-            true => WITHOUT_CLUSTERS,
-            false => FORMATS[0],
+        let format = match (self.sweep_units > 0, self.cluster_sizes.is_empty()) {
+            (true, _) => INSIDE_A_SWEEP,
+            (false, true) => WITHOUT_CLUSTERS,
+            (false, false) => WITH_CLUSTERS,
         };
         let mut out = Writer::start(
             out,
@@ -150,6 +166,9 @@ impl Checkpoint {
         let words = self.tempering.iter().chain(&self.temperature_history);
         out.put(words.map(|v| v.to_le_bytes()))?;
         out.put(self.cluster_sizes.iter().map(|v| v.to_le_bytes()))?;
+        if self.sweep_units > 0 {
+            out.put([self.sweep_units.to_le_bytes()].into_iter())?;
+        }
         out.seal()
     }
 
@@ -159,8 +178,8 @@ impl Checkpoint {
             counts.iter().copied().zip(COUNT_WIDTHS).collect()
         })?;
         // Version 2 has the first four counts after the spins only, versions 3 and 5 all but
-        // the cluster sizes.
-        let mut counts = [0u64; 9];
+        // the cluster sizes, version 7 all but the units.
+        let mut counts = [0u64; 10];
         counts[..file.counts.len()].copy_from_slice(&file.counts);
         let [
             bond_sums,
@@ -172,6 +191,7 @@ impl Checkpoint {
             tempering,
             temperature_history,
             cluster_sizes,
+            units,
         ] = counts.map(|c| c as usize);
         let reader = &mut file.reader;
         Ok(Checkpoint {
@@ -186,6 +206,7 @@ impl Checkpoint {
             tempering: reader.u32s(tempering)?,
             temperature_history: reader.u32s(temperature_history)?,
             cluster_sizes: reader.u64s(cluster_sizes)?,
+            sweep_units: reader.u64s(units)?.first().copied().unwrap_or(0),
             spins: file.spins,
         })
     }
@@ -209,8 +230,8 @@ mod tests {
     use crate::io::checkpoint::{CRC_LEN, SPIN_CHUNK_WORDS, fingerprint};
 
     /// Bytes before the spins in versions 5 and 3, and in version 2.
-    const HEADER_LEN: usize = FORMATS[1].header_len();
-    const HEADER_LEN_2: usize = FORMATS[3].header_len();
+    const HEADER_LEN: usize = WITHOUT_CLUSTERS.header_len();
+    const HEADER_LEN_2: usize = FORMATS[4].header_len();
 
     fn sample() -> Checkpoint {
         Checkpoint {
@@ -226,6 +247,7 @@ mod tests {
             tempering: vec![1, 0, 2, 0, 1, 0, 7, 9],
             temperature_history: vec![0, 1, 1, 0],
             cluster_sizes: vec![],
+            sweep_units: 0,
         }
     }
 
@@ -326,6 +348,24 @@ mod tests {
         assert_eq!(bytes.len(), without.len() + 8 + 8 * 4);
         let last = bytes.len() - CRC_LEN - 8;
         assert_eq!(bytes[last..last + 8], (1u64 << 40).to_le_bytes());
+        assert_eq!(Checkpoint::decode(&bytes).unwrap(), checkpoint);
+    }
+
+    /// A run stopped inside a sweep writes version 8: the count of the units word after the
+    /// cluster sizes' (0), the word after the history.
+    #[test]
+    fn units_of_a_cut_sweep_make_version_8() {
+        let checkpoint = Checkpoint {
+            sweep_units: 37,
+            ..sample()
+        };
+        let bytes = checkpoint.encode();
+        assert_eq!(bytes[8..12], [8, 0, 0, 0]);
+        assert_eq!(bytes[100..108], 0u64.to_le_bytes(), "cluster sizes");
+        assert_eq!(bytes[108..116], 1u64.to_le_bytes(), "units words");
+        assert_eq!(bytes.len(), sample().encode().len() + 2 * 8 + 8);
+        let last = bytes.len() - CRC_LEN - 8;
+        assert_eq!(bytes[last..last + 8], 37u64.to_le_bytes());
         assert_eq!(Checkpoint::decode(&bytes).unwrap(), checkpoint);
     }
 

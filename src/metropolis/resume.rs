@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::Schedule;
 use super::checkpoint::Checkpoint;
+use super::schedule::PASSES;
 use super::state::RunState;
 use crate::engine::SpinBits;
 use crate::engine::tempering::Chains;
@@ -53,6 +54,12 @@ pub(super) fn resume_state(
             }
         || checkpoint.temperature_history.len() != history
         || checkpoint.cluster_sizes.len() != clusters
+        || !cut_fits(
+            checkpoint.sweep_units,
+            checkpoint.sweeps_done,
+            schedule,
+            systems,
+        )
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements; a \
@@ -75,11 +82,19 @@ pub(super) fn resume_state(
         tempering: checkpoint.tempering,
         temperature_history: checkpoint.temperature_history,
         cluster_sizes: checkpoint.cluster_sizes,
+        sweep_units: checkpoint.sweep_units,
     };
     let spins = checkpoint
         .spins
         .reshape(systems.systems(), systems.lattice.sites())?;
     Ok((state, spins))
+}
+
+/// Whether `units` of sweep `sweep` (a checkpoint inside it) name a sweep of the run without
+/// cluster updates, whose sweeps are cut, and fewer units than it has.
+fn cut_fits(units: u64, sweep: u64, schedule: &Schedule, systems: &IsingSystems) -> bool {
+    let sweep_units = u64::from(PASSES) * u64::from(systems.lattice.size);
+    units == 0 || (schedule.clusters.is_none() && sweep < schedule.total() && units < sweep_units)
 }
 
 /// Write the checkpoint of `state` with the lattices `spins` atomically; returns it.
@@ -102,6 +117,7 @@ pub(super) fn save_checkpoint(
         tempering: state.tempering.clone(),
         temperature_history: state.temperature_history.clone(),
         cluster_sizes: state.cluster_sizes.clone(),
+        sweep_units: state.sweep_units,
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)

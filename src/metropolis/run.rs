@@ -9,12 +9,15 @@ use std::time::{Duration, Instant};
 use super::Schedule;
 use super::outputs::write_outputs;
 use super::resume::{resume_state, save_checkpoint};
+use super::schedule::PASSES;
 use super::series::RunSeries;
 use super::state::RunState;
 use super::summary::{Summary, summarize};
 use crate::engine::placement::placement;
 use crate::engine::tempering::Chains;
-use crate::engine::{Measurements, SpinBits, clusters_of, tempering_of, tempering_state_of};
+use crate::engine::{
+    Measurements, SpinBits, SweepCut, clusters_of, tempering_of, tempering_state_of,
+};
 
 use crate::error::{Error, Result};
 use crate::io::progress::{Progress, flips_per_ns};
@@ -120,33 +123,43 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
     let mut stops = run.stops();
+    // Positions count units: pieces of a sweep where the engine cuts sweeps, else sweeps.
+    // Sweeps with cluster updates stay whole.
+    let cuts = engine.sweep_parts() && schedule.clusters.is_none();
+    let cut = SweepCut::new(cuts.then_some((PASSES, systems.lattice.size)));
+    run.refuse_cut_sweep((state.sweeps_done, state.sweep_units), cuts)?;
     while state.sweeps_done < schedule.total() {
-        let from = state.sweeps_done;
-        let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from);
-        let end = plan_end(from, chunk, config.checkpoint_every)
+        let from_sweep = state.sweeps_done;
+        let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from_sweep);
+        let end = plan_end(from_sweep, chunk, config.checkpoint_every)
             .min(schedule.total())
             .min(next_stop.unwrap_or(u64::MAX));
-        let to = stops.plan_end(from, end);
-        let plan = schedule.plan(from, to);
+        let from = cut.position(from_sweep, state.sweep_units);
+        let to = stops.piece_end(from, cut.position(end, 0), cut.units);
+        let plan = match cut.pieces_of(from, to) {
+            Some((pieces, sweep, units)) => schedule.plan_units(sweep, pieces, units),
+            None => schedule.plan(from_sweep, to / cut.units),
+        };
         let started = Instant::now();
         let measurements = engine.execute(&plan)?;
         engine_time += started.elapsed();
         record(&systems, &measurements, &mut state);
-        state.sweeps_done = to;
-        progress.update(to);
-        if next_stop == Some(to) {
-            let stage_start = tuning_stops.iter().copied().rfind(|&stop| stop < to);
-            let stage = (stage_start.unwrap_or(0), to);
+        (state.sweeps_done, state.sweep_units) = (to / cut.units, to % cut.units);
+        let to_sweep = state.sweeps_done;
+        progress.update(to_sweep);
+        if next_stop == Some(to_sweep) && state.sweep_units == 0 {
+            let stage_start = tuning_stops.iter().copied().rfind(|&stop| stop < to_sweep);
+            let stage = (stage_start.unwrap_or(0), to_sweep);
             let every = schedule.swap_every.expect("tuning needs tempering");
             let tempering = &mut state.tempering;
             engine = retune_ladder(config, engine, &mut systems, tempering, every, stage)?;
             state.betas = systems.betas.clone();
         }
         stops.plan_took(to - from, started.elapsed());
-        if to == schedule.total() {
+        if to_sweep == schedule.total() {
             break;
         }
-        let ended = run.checkpoint_between_plans((from, to), &mut stops, || {
+        let ended = run.checkpoint_between_plans((from_sweep, to_sweep), &mut stops, || {
             state.tempering = tempering_state_of(engine.as_mut())?;
             let spins = engine.spins()?.into_bits()?;
             save_checkpoint(&run.checkpoint, run.fingerprint, &state, spins).map(drop)

@@ -1,10 +1,16 @@
 //! When to sweep, swap and measure: the only place that knows the run's phases.
 
+use std::ops::Range;
+
 use crate::cluster::StepCounters;
 use crate::config::{ClusterOptions, Config, Sweeps};
 use crate::engine::Plan;
 use crate::engine::memory::{plan_slots, slot_bytes};
 use crate::model::ising::IsingSystems;
+
+/// The passes of a Metropolis sweep of Ising spins (its two colours), as its pieces count them
+/// ([`crate::engine::Step::Part`]).
+pub const PASSES: u32 = 2;
 
 /// The sweep schedule of a run: `thermalize` sweeps, then `measure` sweeps with a measurement
 /// after every `every`-th of them; with parallel tempering a swap round after every
@@ -146,6 +152,20 @@ impl Schedule {
             if rounds > self.swap_rounds(sweep) {
                 plan.swap(sweep as u32, ((rounds - 1) % 2) as u32);
             }
+        }
+        plan
+    }
+
+    /// The plan of units `units` of sweep `sweep` of a run without cluster updates, whose sweeps
+    /// are cut into `(passes, planes)` units ([`Plan::sweep_units`]): those units, then, where
+    /// they end the sweep, the measurement and the swap round after it.
+    pub fn plan_units(&self, sweep: u64, (passes, planes): (u32, u32), units: Range<u64>) -> Plan {
+        let mut plan = Plan::default();
+        plan.sweep_units(sweep as u32, (passes, planes), units.clone());
+        if units.end == u64::from(passes) * u64::from(planes) {
+            let whole = self.plan(sweep, sweep + 1);
+            plan.steps.extend(whole.steps.into_iter().skip(1));
+            plan.slots = whole.slots;
         }
         plan
     }

@@ -4,6 +4,8 @@
 #[derive(Default)]
 pub(super) struct RunState {
     pub(super) sweeps_done: u64,
+    /// Units of sweep `sweeps_done` done, where plans cut it ([`crate::engine::Plan::sweep_units`]).
+    pub(super) sweep_units: u64,
     /// `[measurement][system]`.
     pub(super) bond_sums: Vec<i64>,
     pub(super) magnetisations: Vec<i64>,

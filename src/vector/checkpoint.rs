@@ -29,8 +29,9 @@
 //! |        | 4 H  | the walkers of sample 0's chains at each measurement (u32) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
 //!
-//! Format 8, the same without S, H and their sections and without the betas (the config's),
-//! is still read.
+//! Format 10, of a run stopped inside a sweep, adds the count U (1) after H and the units of the
+//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the history. Format 8, format 9
+//! without S, H and their sections and without the betas (the config's), is still read.
 //!
 //! The measurements are kept as the estimators take them (the f64s computed from the engine's
 //! integers), so a resumed run's estimates are the uninterrupted run's to the bit.
@@ -44,7 +45,13 @@ use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
 use crate::stats::VectorMeasurement;
 
-/// The layout written, and the one before it without tempering (still read).
+/// The layouts written (inside a sweep, and at a sweep's end), and the one before them without
+/// tempering (still read).
+const INSIDE_A_SWEEP: Format = Format {
+    number: 10,
+    counts: 9,
+    packed: true,
+};
 const FORMAT: Format = Format {
     number: 9,
     counts: 8,
@@ -78,6 +85,9 @@ pub(super) struct VectorCheckpoint {
     pub(super) betas: Vec<f64>,
     /// The tempering's state and history; empty without tempering.
     pub(super) tempering: TemperingWords,
+    /// The units of sweep `sweeps_done` done where the run stopped inside it (a plan of its
+    /// pieces, [`crate::engine::Plan::sweep_units`]); 0 at a sweep's end.
+    pub(super) sweep_units: u64,
 }
 
 /// What a checkpoint keeps of [`VectorTempering`]: the chains' state and the history (the
@@ -117,13 +127,18 @@ impl VectorCheckpoint {
             record.overlaps.len(),
             self.tempering.state.len(),
             self.tempering.history.len(),
+            usize::from(self.sweep_units > 0),
         ];
+        let format = match self.sweep_units > 0 {
+            true => INSIDE_A_SWEEP,
+            false => FORMAT,
+        };
         let mut out = Writer::start(
             out,
-            FORMAT.number,
+            format.number,
             self.config_fingerprint,
             self.sweeps_done,
-            &counts,
+            &counts[..format.counts],
         )?;
         let words = self.spins.iter().chain(&self.widths);
         out.put(words.map(|v| v.to_le_bytes()))?;
@@ -141,12 +156,16 @@ impl VectorCheckpoint {
         out.put(floats.map(f64::to_le_bytes))?;
         let tempering = self.tempering.state.iter().chain(&self.tempering.history);
         out.put(tempering.map(|w| w.to_le_bytes()))?;
+        if self.sweep_units > 0 {
+            out.put([self.sweep_units.to_le_bytes()].into_iter())?;
+        }
         out.seal()
     }
 
     /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
     pub(super) fn decode(bytes: &[u8]) -> Result<VectorCheckpoint, CheckpointError> {
-        let mut file = open(bytes, RunKind::Vector, &[FORMAT, FORMAT_8], sections)?;
+        let formats = [INSIDE_A_SWEEP, FORMAT, FORMAT_8];
+        let mut file = open(bytes, RunKind::Vector, &formats, sections)?;
         if !file.spins.is_empty() {
             return Err(CheckpointError::Inconsistent(format!(
                 "a vector-spin checkpoint holds {} spin bits, not none",
@@ -176,6 +195,12 @@ impl VectorCheckpoint {
             state: reader.u32s(tempering_counts[0] as usize)?,
             history: reader.u32s(tempering_counts[1] as usize)?,
         };
+        let units_words = file.counts.get(7).copied().unwrap_or(0);
+        let sweep_units = reader
+            .u64s(units_words as usize)?
+            .first()
+            .copied()
+            .unwrap_or(0);
         let record = VectorRecord {
             measurements: measurement_words
                 .chunks_exact(MEASUREMENT_WORDS as usize)
@@ -200,6 +225,7 @@ impl VectorCheckpoint {
             record,
             betas,
             tempering,
+            sweep_units,
         })
     }
 
@@ -235,6 +261,9 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
     ];
     if format != FORMAT_8.number {
         sections.extend([(temperatures, 8), (counts[5], 4), (counts[6], 4)]);
+    }
+    if format == INSIDE_A_SWEEP.number {
+        sections.push((counts[7], 8));
     }
     sections
 }
@@ -297,6 +326,7 @@ mod tests {
                 state: vec![1, 0, 1, 0, 0, 3, 7, 0],
                 history: vec![0, 1, 1, 0],
             },
+            sweep_units: 0,
         }
     }
 
@@ -371,6 +401,26 @@ mod tests {
 
     /// A format 8 checkpoint (before tempering) still resumes: its betas are the config's,
     /// it has no tempering.
+    /// A run stopped inside a sweep writes format 10: the units word's count after the
+    /// history's, the word after the history.
+    #[test]
+    fn units_of_a_cut_sweep_make_format_10() {
+        let checkpoint = VectorCheckpoint {
+            sweep_units: 5,
+            ..sample()
+        };
+        let bytes = checkpoint.encode();
+        assert_eq!(bytes[8..12], [10, 0, 0, 0]);
+        assert_eq!(bytes[92..100], 1u64.to_le_bytes(), "units words");
+        assert_eq!(bytes.len(), sample().encode().len() + 8 + 8);
+        let last = bytes.len() - CRC_LEN - 8;
+        assert_eq!(bytes[last..last + 8], 5u64.to_le_bytes());
+        assert!(same(
+            &VectorCheckpoint::decode(&bytes).unwrap(),
+            &checkpoint
+        ));
+    }
+
     #[test]
     fn format_8_is_read_without_betas_and_tempering() {
         let bytes = sample().encode();

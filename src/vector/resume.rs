@@ -7,7 +7,9 @@ use super::checkpoint::{TemperingWords, VectorCheckpoint};
 use super::record::VectorRecord;
 use super::tempering::VectorTempering;
 use super::tuning::ConeTuning;
+use crate::config::Config;
 use crate::engine::tempering::Chains;
+use crate::engine::vector::VectorSweeps;
 use crate::error::{Error, Result};
 use crate::io::run_dir::RunStart;
 use crate::model::vector::VectorSystems;
@@ -16,6 +18,8 @@ use crate::model::vector::VectorSystems;
 #[derive(Debug)]
 pub(super) struct VectorState {
     pub(super) sweeps_done: u64,
+    /// Units of sweep `sweeps_done` done, where plans cut it ([`crate::engine::Plan::sweep_units`]).
+    pub(super) sweep_units: u64,
     /// The proposal widths, tuned so far (the stops follow from the config).
     pub(super) tuning: ConeTuning,
     pub(super) record: VectorRecord,
@@ -34,6 +38,7 @@ impl VectorState {
         let counters = vec![0; systems.systems() as usize];
         VectorState {
             sweeps_done: 0,
+            sweep_units: 0,
             tuning,
             record: VectorRecord {
                 accepted_since_stop: counters.clone(),
@@ -76,6 +81,7 @@ pub(super) fn resume_state(
         || ![0, systems.betas.len()].contains(&checkpoint.betas.len())
         || tempering.state.len() != tempering_words
         || tempering.history.len() != history_words
+        || !cut_fits(checkpoint.sweep_units, done, run.config, systems)
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spin words, {} \
@@ -92,6 +98,7 @@ pub(super) fn resume_state(
     let TemperingWords { state, history } = checkpoint.tempering;
     let state = VectorState {
         sweeps_done: done,
+        sweep_units: checkpoint.sweep_units,
         tuning: ConeTuning {
             widths: checkpoint.widths,
             ..tuning
@@ -104,6 +111,14 @@ pub(super) fn resume_state(
         }),
     };
     Ok((state, checkpoint.spins))
+}
+
+/// Whether `units` of sweep `sweep` (a checkpoint inside it) name a sweep of the run, and fewer
+/// units than it has.
+fn cut_fits(units: u64, sweep: u64, config: &Config, systems: &VectorSystems) -> bool {
+    let passes = VectorSweeps::of(&config.updates).passes().len() as u64;
+    let sweep_units = passes * u64::from(systems.lattice.size);
+    units == 0 || (sweep < config.sweeps.thermalize + config.sweeps.measure && units < sweep_units)
 }
 
 /// Write the checkpoint of `state` with the lattices `spins` at the ladder `betas` atomically;
@@ -122,6 +137,7 @@ pub(super) fn save_checkpoint(
         record: state.record.clone(),
         betas: betas.to_vec(),
         tempering: TemperingWords::of(state.tempering.as_ref()),
+        sweep_units: state.sweep_units,
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)

@@ -15,7 +15,7 @@ use super::tempering::finish_vector_tempering;
 use super::tuning::ConeTuning;
 use crate::config::{Config, Sweeps};
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
-use crate::engine::{Engine, exchanges_of, proposals_of};
+use crate::engine::{Engine, Plan, SweepCut, exchanges_of, proposals_of};
 use crate::error::Result;
 use crate::io::progress::Progress;
 use crate::io::run_dir::{Ended, RunStart};
@@ -90,12 +90,22 @@ pub fn run_vector(
         updates_per_sweep,
     );
     let mut stops = run.stops();
+    // Positions count units: pieces of a sweep where the engine cuts sweeps, else sweeps.
+    let passes = updates.passes().len() as u32;
+    let pieces = engine
+        .sweep_parts()
+        .then_some((passes, systems.lattice.size));
+    let cut = SweepCut::new(pieces);
+    run.refuse_cut_sweep((state.sweeps_done, state.sweep_units), cut.pieces.is_some())?;
     while state.sweeps_done < total {
-        let from = state.sweeps_done;
-        let to = stops.plan_end(from, schedule.chunk_end(from));
+        let from_sweep = state.sweeps_done;
+        let from = cut.position(from_sweep, state.sweep_units);
+        let end = cut.position(schedule.chunk_end(from_sweep), 0);
+        let to = stops.piece_end(from, end, cut.units);
         let started = Instant::now();
-        engine_time += schedule.advance(engine.as_mut(), &systems, &mut state, to)?;
-        if let Some(stage) = schedule.ladder_stage(to) {
+        engine_time += schedule.advance(engine.as_mut(), &systems, &mut state, (to, &cut))?;
+        let ended_sweep = (state.sweep_units == 0).then_some(state.sweeps_done);
+        if let Some(stage) = ended_sweep.and_then(|to| schedule.ladder_stage(to)) {
             let tempering = state
                 .tempering
                 .as_mut()
@@ -104,12 +114,13 @@ pub fn run_vector(
             engine = reopen(config, engine, &systems, updates)?;
             proposals_of(engine.as_mut())?.set_widths(&state.tuning.widths)?;
         }
-        progress.update(to);
+        progress.update(state.sweeps_done);
         stops.plan_took(to - from, started.elapsed());
-        if to == total {
+        if state.sweeps_done == total {
             break;
         }
-        let ended = run.checkpoint_between_plans((from, to), &mut stops, || {
+        let plan_sweeps = (from_sweep, state.sweeps_done);
+        let ended = run.checkpoint_between_plans(plan_sweeps, &mut stops, || {
             let spins = engine.spins()?.into_vector()?;
             let saved = (&state, systems.betas.as_slice());
             save_checkpoint(&run.checkpoint, run.fingerprint, saved, spins).map(drop)
@@ -227,21 +238,35 @@ impl VectorSchedule<'_> {
             .then(|| (previous.unwrap_or(0), to))
     }
 
-    /// Sweep on to sweep `to` in one plan: count the accepted moves, measure where `to` is a
-    /// measurement's sweep (observe where only a tempering round follows it), swap there (after
-    /// the measurement, from the same observation) and retune the cone where it is a tuning
-    /// stop, handing the engine its new widths. Returns the time of the plan.
+    /// Sweep on to unit `to` of `cut` in one plan: count the accepted moves; where it ends sweep
+    /// `to`, measure where that is a measurement's sweep (observe where only a tempering round
+    /// follows it), swap there (after the measurement, from the same observation) and retune
+    /// the cone where it is a tuning stop, handing the engine its new widths. Returns the time
+    /// of the plan.
     fn advance(
         &self,
         engine: &mut dyn Engine,
         systems: &VectorSystems,
         state: &mut VectorState,
-        to: u64,
+        (to_unit, cut): (u64, &SweepCut),
     ) -> Result<Duration> {
         let from = state.sweeps_done;
-        let measured = to.is_multiple_of(self.sweeps.every);
-        let round = (state.tempering.as_ref()).is_some_and(|t| t.round_after(to));
-        let mut plan = sweeps_plan(from as u32..to as u32, measured);
+        let from_unit = cut.position(from, state.sweep_units);
+        let (to, units) = (to_unit / cut.units, to_unit % cut.units);
+        let ends_sweep = units == 0;
+        let measured = ends_sweep && to.is_multiple_of(self.sweeps.every);
+        let round = ends_sweep && (state.tempering.as_ref()).is_some_and(|t| t.round_after(to));
+        let mut plan = match cut.pieces_of(from_unit, to_unit) {
+            Some((pieces, sweep, units)) => {
+                let mut plan = Plan::default();
+                plan.sweep_units(sweep as u32, pieces, units);
+                if measured {
+                    plan.measure();
+                }
+                plan
+            }
+            None => sweeps_plan(from as u32..to as u32, measured),
+        };
         if round && !measured {
             // The round's energies alone: the overlap pairs wait for the next measurement.
             plan.observe();
@@ -273,7 +298,7 @@ impl VectorSchedule<'_> {
                 exchanges_of(engine)?.exchange(&partners)?;
             }
         }
-        if self.tuning_stops.contains(&to) {
+        if ends_sweep && self.tuning_stops.contains(&to) {
             let stops = self.tuning_stops.iter().copied();
             let last_stop = stops.filter(|&s| s < to).max().unwrap_or(0);
             let proposals = (to - last_stop) * u64::from(self.hits);
@@ -282,7 +307,7 @@ impl VectorSchedule<'_> {
             proposals_of(engine)?.set_widths(&state.tuning.widths)?;
             record.accepted_since_stop.fill(0);
         }
-        state.sweeps_done = to;
+        (state.sweeps_done, state.sweep_units) = (to, units);
         Ok(sweeping)
     }
 }

@@ -1,0 +1,79 @@
+//! Runs stopped at every plan boundary, inside sweeps too, resume to the uninterrupted run's
+//! files: the first plan of each invocation is one unit (a pass over one plane), so each
+//! invocation stops after one and writes a checkpoint inside the sweep (or at its end, with the
+//! measurement, swap round or tuning there).
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::{
+    CONFIG, HEISENBERG_TILES, SPIN_GLASS, TUNED_TEMPERING, XY_TEMPERING, summary_without_provenance,
+};
+use crate::common;
+use crate::common::runs::{assert_same_outputs, options};
+use spinflip::config::Backend;
+use spinflip::io::run_dir::RunOptions;
+use spinflip::run::{RunOutcome, run};
+
+/// The format of the checkpoint in `dir` (8 and 10: written inside a sweep).
+fn checkpoint_format(dir: &Path) -> u32 {
+    let bytes = std::fs::read(dir.join("checkpoint.bin")).unwrap();
+    u32::from_le_bytes(bytes[8..12].try_into().unwrap())
+}
+
+/// `text` on `backend` run whole, and run again stopped at the first plan boundary of each of
+/// `stops` invocations (their deadline passed) then resumed to the end: the same files and
+/// summary. Returns the stops whose checkpoint fell inside a sweep.
+fn stopped_at_every_boundary(text: &str, backend: Backend, stops: usize) -> usize {
+    let mut config = common::config(text);
+    config.backend = backend;
+    let (whole, stepped) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    run(&config, &options(whole.path(), false, None)).unwrap();
+    let mut inside = 0;
+    for stop in 0..stops {
+        let stopping = RunOptions {
+            deadline: Some(Instant::now()),
+            ..options(stepped.path(), stop > 0, None)
+        };
+        let outcome = run(&config, &stopping).unwrap();
+        assert!(matches!(outcome, RunOutcome::Stopped { .. }), "{outcome:?}");
+        let format = checkpoint_format(stepped.path());
+        inside += usize::from(format == 8 || format == 10);
+    }
+    run(&config, &options(stepped.path(), true, None)).unwrap();
+    assert_same_outputs(whole.path(), stepped.path(), &[]);
+    assert_eq!(
+        summary_without_provenance(whole.path()),
+        summary_without_provenance(stepped.path())
+    );
+    inside
+}
+
+/// Sweeps of 24 units (2 colours of 12 planes): 60 stops reach into the third sweep.
+#[test]
+fn an_ising_run_stopped_inside_its_sweeps_resumes_to_the_same_files() {
+    let inside = stopped_at_every_boundary(CONFIG, Backend::Cpu, 60);
+    assert!(inside > 50, "{inside} stops inside a sweep");
+}
+
+/// The multispin engine (AMSC, 32 samples a word, overlaps), measured every 3 sweeps of 8
+/// units: on the CPU and through wgpu.
+#[test]
+fn a_multispin_glass_stopped_inside_its_sweeps_resumes_to_the_same_files() {
+    assert!(stopped_at_every_boundary(SPIN_GLASS, Backend::Cpu, 40) > 30);
+    assert!(stopped_at_every_boundary(SPIN_GLASS, Backend::Wgpu, 20) > 10);
+}
+
+/// Parallel tempering on a tuned ladder, a round every 2 sweeps of 16 units.
+#[test]
+fn a_tempering_run_stopped_inside_its_sweeps_resumes_to_the_same_files() {
+    assert!(stopped_at_every_boundary(TUNED_TEMPERING, Backend::Cpu, 60) > 50);
+}
+
+/// Vector spins: an XY glass with tempering and overrelaxation (4 passes of 6 planes a sweep,
+/// a round every 2 sweeps, a measurement every 3), and the Heisenberg ferromagnet's tiles.
+#[test]
+fn vector_runs_stopped_inside_their_sweeps_resume_to_the_same_files() {
+    assert!(stopped_at_every_boundary(XY_TEMPERING, Backend::Cpu, 80) > 70);
+    assert!(stopped_at_every_boundary(HEISENBERG_TILES, Backend::Cpu, 40) > 30);
+}
