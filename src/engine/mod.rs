@@ -288,7 +288,7 @@ impl SweepCut {
         let pieces = self.pieces?;
         let sweep = from / self.units;
         let done = sweep * self.units;
-        (from % self.units != 0 || to - from < self.units)
+        (!from.is_multiple_of(self.units) || to - from < self.units)
             .then(|| (pieces, sweep, from - done..to - done))
     }
 }
