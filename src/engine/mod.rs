@@ -665,4 +665,19 @@ mod tests {
         assert_eq!(units(8..16), vec![part(1, 0, 8)]);
         assert_eq!(units(0..8), vec![part(0, 0, 8)]);
     }
+
+    /// Plans of pieces inside one sweep, or of whole sweeps; sweeps that stay whole count as
+    /// one unit each.
+    #[test]
+    fn a_cut_names_the_pieces_of_plans_inside_a_sweep() {
+        let cut = SweepCut::new(Some((2, 8)));
+        assert_eq!(cut.units, 16);
+        assert_eq!(cut.position(3, 5), 53);
+        assert_eq!(cut.pieces_of(53, 60), Some(((2, 8), 3, 5..12)));
+        assert_eq!(cut.pieces_of(48, 64), None, "a whole sweep");
+        assert_eq!(cut.pieces_of(48, 50), Some(((2, 8), 3, 0..2)));
+        let whole = SweepCut::new(None);
+        assert_eq!((whole.units, whole.position(3, 0)), (1, 3));
+        assert_eq!(whole.pieces_of(3, 4), None);
+    }
 }
