@@ -22,9 +22,10 @@
 //! Layouts from before packed spins have them one i8 each (+1 or -1); they are still read.
 //! The vector spins are not bits: their layout has `S = 0` and keeps its lattices in a section.
 //!
-//! The word at offset 8 names the layout, one number per layout of any kind: 2, 3, 5 and 7
-//! are runs of Metropolis sweeps (with or without parallel tempering; 7 with cluster updates),
-//! 4 and 6 population annealing, 8 the vector spins. A new layout of any kind takes the next
+//! The word at offset 8 names the layout, one number per layout of any kind: 2, 3, 5, 7 and 10
+//! are runs of Metropolis sweeps (with or without parallel tempering; 7 with cluster updates,
+//! 10 stopped inside a sweep), 4 and 6 population annealing, 8, 9 and 11 the vector spins (11
+//! stopped inside a sweep). A new layout of any kind takes the next
 //! free number ([`RunKind::of`]). A checkpoint of one kind offered to a run of another is refused
 //! as such ([`CheckpointError::OtherAlgorithm`]); one decoder ([`open`]) reads the frame of every
 //! layout and leaves the sections to the layout's home.
@@ -65,9 +66,9 @@ impl RunKind {
     /// checkpoint of the other kind is refused as such. A new layout takes the next free number.
     pub fn of(format: u32) -> Option<RunKind> {
         match format {
-            2 | 3 | 5 | 7 => Some(RunKind::Sweeps),
+            2 | 3 | 5 | 7 | 10 => Some(RunKind::Sweeps),
             4 | 6 => Some(RunKind::Annealing),
-            8 | 9 => Some(RunKind::Vector),
+            8 | 9 | 11 => Some(RunKind::Vector),
             _ => None,
         }
     }

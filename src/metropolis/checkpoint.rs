@@ -3,7 +3,7 @@
 //! CRC) is the container's ([`crate::io::checkpoint`]); this is its layout.
 //!
 //! Layout (format 5; format 7, of runs with cluster updates, adds the count C after H and the
-//! cluster sizes after the history; format 8, of a run stopped inside a sweep, adds C (0) and
+//! cluster sizes after the history; format 10, of a run stopped inside a sweep, adds C (0) and
 //! the count U (1) after H, and the sweep's units done after the history), all numbers
 //! little-endian:
 //!
@@ -32,7 +32,7 @@
 //! |        | 4 P  | tempering state (u32, [`crate::engine::tempering`]) |
 //! |        | 4 H  | temperature history (u32, `[measurement][r][k]`) |
 //! |        | 8 C  | format 7: cluster sizes (u64, `[measurement][system]`) |
-//! |        | 8 U  | format 8: units of the next sweep done ([`Checkpoint::sweep_units`]) |
+//! |        | 8 U  | format 10: units of the next sweep done ([`Checkpoint::sweep_units`]) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
 //! Version 3 (before packed spins) is the same with the spins one i8 each (+1 or -1); version 2
@@ -46,13 +46,13 @@ use crate::engine::spins::SpinBits;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
-/// The layouts of this kind: version 8 (with the units of a sweep cut) is written by runs
+/// The layouts of this kind: version 10 (with the units of a sweep cut) is written by runs
 /// stopped inside a sweep, version 7 (with cluster sizes) by runs with cluster updates once they
 /// have measured, version 5 (packed spins) by the others; version 3 (spins one byte each) and
 /// version 2 (before parallel tempering, five counts) are still read.
 const FORMATS: [Format; 5] = [
     Format {
-        number: 8,
+        number: 10,
         counts: 11,
         packed: true,
     },
@@ -351,16 +351,16 @@ mod tests {
         assert_eq!(Checkpoint::decode(&bytes).unwrap(), checkpoint);
     }
 
-    /// A run stopped inside a sweep writes version 8: the count of the units word after the
+    /// A run stopped inside a sweep writes version 10: the count of the units word after the
     /// cluster sizes' (0), the word after the history.
     #[test]
-    fn units_of_a_cut_sweep_make_version_8() {
+    fn units_of_a_cut_sweep_make_version_10() {
         let checkpoint = Checkpoint {
             sweep_units: 37,
             ..sample()
         };
         let bytes = checkpoint.encode();
-        assert_eq!(bytes[8..12], [8, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [10, 0, 0, 0]);
         assert_eq!(bytes[100..108], 0u64.to_le_bytes(), "cluster sizes");
         assert_eq!(bytes[108..116], 1u64.to_le_bytes(), "units words");
         assert_eq!(bytes.len(), sample().encode().len() + 2 * 8 + 8);

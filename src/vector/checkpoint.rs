@@ -29,7 +29,7 @@
 //! |        | 4 H  | the walkers of sample 0's chains at each measurement (u32) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
 //!
-//! Format 10, of a run stopped inside a sweep, adds the count U (1) after H and the units of the
+//! Format 11, of a run stopped inside a sweep, adds the count U (1) after H and the units of the
 //! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the history. Format 8, format 9
 //! without S, H and their sections and without the betas (the config's), is still read.
 //!
@@ -48,7 +48,7 @@ use crate::stats::VectorMeasurement;
 /// The layouts written (inside a sweep, and at a sweep's end), and the one before them without
 /// tempering (still read).
 const INSIDE_A_SWEEP: Format = Format {
-    number: 10,
+    number: 11,
     counts: 9,
     packed: true,
 };
@@ -401,16 +401,16 @@ mod tests {
 
     /// A format 8 checkpoint (before tempering) still resumes: its betas are the config's,
     /// it has no tempering.
-    /// A run stopped inside a sweep writes format 10: the units word's count after the
+    /// A run stopped inside a sweep writes format 11: the units word's count after the
     /// history's, the word after the history.
     #[test]
-    fn units_of_a_cut_sweep_make_format_10() {
+    fn units_of_a_cut_sweep_make_format_11() {
         let checkpoint = VectorCheckpoint {
             sweep_units: 5,
             ..sample()
         };
         let bytes = checkpoint.encode();
-        assert_eq!(bytes[8..12], [10, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [11, 0, 0, 0]);
         assert_eq!(bytes[92..100], 1u64.to_le_bytes(), "units words");
         assert_eq!(bytes.len(), sample().encode().len() + 8 + 8);
         let last = bytes.len() - CRC_LEN - 8;

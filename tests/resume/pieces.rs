@@ -15,7 +15,7 @@ use spinflip::config::Backend;
 use spinflip::io::run_dir::RunOptions;
 use spinflip::run::{RunOutcome, run};
 
-/// The format of the checkpoint in `dir` (8 and 10: written inside a sweep).
+/// The format of the checkpoint in `dir` (10 and 11: written inside a sweep).
 fn checkpoint_format(dir: &Path) -> u32 {
     let bytes = std::fs::read(dir.join("checkpoint.bin")).unwrap();
     u32::from_le_bytes(bytes[8..12].try_into().unwrap())
@@ -38,7 +38,7 @@ fn stopped_at_every_boundary(text: &str, backend: Backend, stops: usize) -> usiz
         let outcome = run(&config, &stopping).unwrap();
         assert!(matches!(outcome, RunOutcome::Stopped { .. }), "{outcome:?}");
         let format = checkpoint_format(stepped.path());
-        inside += usize::from(format == 8 || format == 10);
+        inside += usize::from(format == 10 || format == 11);
     }
     run(&config, &options(stepped.path(), true, None)).unwrap();
     assert_same_outputs(whole.path(), stepped.path(), &[]);
