@@ -14,10 +14,11 @@
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let group = thread_in_system(thread);
+    // A dispatch covers the groups from params.first_thread on (a piece of a sweep's pass).
+    let group = thread_in_system(thread) + params.first_thread;
     let batch = thread.workgroup.z;
     let per_colour = lattice_sites() / 2u;
-    if 4u * group >= per_colour {
+    if 4u * group >= per_colour || !dispatched(params, group) {
         return;
     }
     let counter = philox_counter(group, params.sweep, PURPOSE_METROPOLIS_SIMPLE, params.colour, global_index(batch));

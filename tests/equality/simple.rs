@@ -1,13 +1,18 @@
 //! The simple GPU engines produce the CPU engine's lattices and observations, bit for bit: 2D
 //! and 3D lattices of several sizes (odd multiples of the colour half-width among them), with and
 //! without a field, plans of one batch of launches and of several, every block size; wgpu on
-//! both WGSL Philox paths, and CUDA against wgpu too.
+//! both WGSL Philox paths, and CUDA against wgpu too. Sweeps done as pieces ([`Step::Part`]),
+//! cut in several ways and over several plans, give the whole sweeps' lattices, measurements
+//! and tempering state on the CPU and on each backend.
 
 use crate::common;
 use crate::common::backend::Gpu;
+use crate::common::tempering::tempering_systems;
+use spinflip::config::Disorder;
 use spinflip::engine::cpu::CpuEngine;
 use spinflip::engine::cpu::hot_start::initial_spins;
-use spinflip::engine::{Engine, Measurements, Plan, SpinBits};
+use spinflip::engine::tempering::Chains;
+use spinflip::engine::{Engine, Measurements, Plan, SpinBits, Step, tempering_of};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 
@@ -17,6 +22,7 @@ backends! {
         engine_3d_matches_cpu_bit_for_bit,
         long_plan_matches_cpu_bit_for_bit,
         block_size_does_not_change_results,
+        pieces_of_sweeps_match_cpu_whole_sweeps,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [matches_wgpu_bit_for_bit],
@@ -151,4 +157,147 @@ fn matches_wgpu_bit_for_bit() {
         let name = Wgpu::default().to_string();
         compare(case, 20, (&name, wgpu.as_mut()), ("CUDA", cuda.as_mut()));
     }
+}
+
+/// Lattices whose planes hold a whole number of groups of four colour sites or not (2D L = 6:
+/// three a plane, so cuts fall inside groups; L = 34 over several workgroups of 32), with and
+/// without a field: `(dims, size, field)`.
+const PIECE_CASES: [(u32, u32, f64); 3] = [(2, 6, 0.0), (2, 34, 0.2), (3, 6, 0.1)];
+
+/// Whole sweeps with parallel tempering: a swap round after each sweep, a measurement after
+/// every second, in two plans.
+fn whole_sweeps() -> [Plan; 2] {
+    common::tempering::plans()
+}
+
+/// Ways to cut a run of `sweeps` sweeps of `2 size` units (a pass on a plane) each: before
+/// which of the run's units (counted from its first sweep's first) a piece ends, and whether
+/// its plan ends there too; a unit cut twice leaves an empty piece.
+fn cuts(size: u32, sweeps: u64) -> Vec<(&'static str, Vec<(u64, bool)>)> {
+    let per_sweep = 2 * u64::from(size);
+    let units = 0..sweeps * per_sweep;
+    let scattered = |u: u64| {
+        let h = u.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59;
+        let cut = (u, h.is_multiple_of(3));
+        match h % 4 {
+            0 => vec![cut, cut],
+            1 => vec![cut],
+            _ => Vec::new(),
+        }
+    };
+    vec![
+        (
+            "every plane, plans of five",
+            units.clone().map(|u| (u, u.is_multiple_of(5))).collect(),
+        ),
+        (
+            "passes, plans ending between them",
+            units
+                .clone()
+                .step_by(size as usize)
+                .map(|u| (u, !u.is_multiple_of(per_sweep)))
+                .collect(),
+        ),
+        (
+            "plans ending before each sweep's last plane",
+            (1..=sweeps).map(|s| (s * per_sweep - 1, true)).collect(),
+        ),
+        (
+            "scattered, empty pieces among them",
+            units.flat_map(scattered).collect(),
+        ),
+    ]
+}
+
+/// The run of `plans` (whole sweeps, measurements and swap rounds) with its sweeps of lattices
+/// of `size` planes cut at `cuts` (see [`cuts`]) into pieces ([`Plan::sweep_units`]).
+fn in_pieces(plans: &[Plan], size: u32, cuts: &[(u64, bool)]) -> Vec<Plan> {
+    let per_sweep = 2 * u64::from(size);
+    let mut pieces = vec![Plan::default()];
+    let mut first = 0;
+    for step in plans.iter().flat_map(|plan| &plan.steps) {
+        match *step {
+            Step::Sweep { sweep } => {
+                let within = cuts
+                    .iter()
+                    .filter(|(u, _)| (first..first + per_sweep).contains(u));
+                let mut start = 0;
+                for &(unit, ends_plan) in within {
+                    let plan = pieces.last_mut().unwrap();
+                    plan.sweep_units(sweep, (2, size), start..unit - first);
+                    start = unit - first;
+                    if ends_plan {
+                        pieces.push(Plan::default());
+                    }
+                }
+                let plan = pieces.last_mut().unwrap();
+                plan.sweep_units(sweep, (2, size), start..per_sweep);
+                first += per_sweep;
+            }
+            Step::Measure { .. } => pieces.last_mut().unwrap().measure(),
+            Step::Swap { sweep, parity } => pieces.last_mut().unwrap().swap(sweep, parity),
+            ref other => panic!("{other:?} in a plan of whole sweeps"),
+        }
+    }
+    pieces
+}
+
+/// What `plans` measured on `engine` (plan after plan, as one run's), its lattices and its
+/// tempering state after them, from the hot start and tempering's initial state.
+fn run_of(
+    engine: &mut dyn Engine,
+    systems: &IsingSystems,
+    plans: &[Plan],
+) -> (Measurements, SpinBits, Vec<u32>) {
+    engine.set_spins(&initial_spins(systems).into()).unwrap();
+    let state = Chains::of(systems).initial_state();
+    tempering_of(engine).unwrap().set_tempering(&state).unwrap();
+    let mut measured = Measurements::default();
+    for plan in plans {
+        let plan_measured = engine.execute(plan).unwrap();
+        measured.observations.extend(plan_measured.observations);
+        measured.labels.extend(plan_measured.labels);
+    }
+    let spins = engine.spins().unwrap().into_bits().unwrap();
+    let state = tempering_of(engine).unwrap().tempering_state().unwrap();
+    (measured, spins, state)
+}
+
+/// The sweeps of [`whole_sweeps`] cut every way of [`cuts`], on the engines `engine` opens for
+/// case `i` of [`PIECE_CASES`], give the CPU engine's whole sweeps bit for bit: lattices,
+/// observations, temperature history and tempering state.
+fn compare_pieces(name: &str, engine: impl Fn(usize, &IsingSystems) -> Box<dyn Engine>) {
+    let whole = whole_sweeps();
+    let sweeps = whole.iter().map(Plan::sweeps).sum();
+    for (i, (dims, size, field)) in PIECE_CASES.into_iter().enumerate() {
+        let systems = tempering_systems(dims, size, Disorder::Ferromagnet, field, (1, 2, 3));
+        let expected = run_of(&mut CpuEngine::new(systems.clone()), &systems, &whole);
+        assert_ne!(expected.1, initial_spins(&systems), "nothing moved");
+        for (cut, cuts) in cuts(size, sweeps) {
+            let case = format!("{name} {dims}D L={size} h={field}, {cut}");
+            let pieces = in_pieces(&whole, size, &cuts);
+            let got = run_of(engine(i, &systems).as_mut(), &systems, &pieces);
+            if let Some(diff) = common::first_difference(&systems.lattice, &expected.1, &got.1) {
+                panic!("{case}: lattices differ at {diff}");
+            }
+            assert_eq!(expected.0, got.0, "{case}: measurements differ");
+            assert_eq!(expected.2, got.2, "{case}: tempering states differ");
+        }
+    }
+}
+
+/// Pieces of sweeps on the CPU engine give its whole sweeps.
+#[test]
+fn pieces_of_sweeps_match_whole_sweeps() {
+    compare_pieces("CPU", |_, systems| {
+        Box::new(CpuEngine::new(systems.clone()))
+    });
+}
+
+/// Pieces of sweeps on the backend, alternating the Philox paths over the cases, in blocks of
+/// 32 threads, give the CPU engine's whole sweeps.
+fn pieces_of_sweeps_match_cpu_whole_sweeps<B: Gpu>() {
+    compare_pieces(&B::default().to_string(), |i, systems| {
+        B::alternating(i).simple(systems, 32)
+    });
 }

@@ -28,6 +28,11 @@ pub fn part_groups(lattice: &Lattice, planes: Range<u32>) -> Range<u32> {
     groups.start as u32..groups.end as u32
 }
 
+/// The simple engine's update threads of a whole pass: every group of a colour's sites.
+pub fn all_groups(lattice: &Lattice) -> Range<u32> {
+    part_groups(lattice, 0..lattice.size)
+}
+
 /// What a backend provides the simple engine for sweeps and measurements: one `i32` per spin,
 /// its kernels' launches and the reads of what a plan measured. `systems` is always the
 /// engine's (its betas the current ones). Each capability beyond them is a trait of its own
@@ -197,7 +202,6 @@ impl<B: SimpleDevice> Engine for SimpleEngine<B> {
     /// plan's kernels, then the reads of what they measured.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         plan.refuse_observe()?;
-        plan.parts(self.sweep_parts())?;
         let (resample, _) = plan.split_resample()?;
         let copies = match self.resampling.replay(self.systems.seed, resample)? {
             Some(resampled) => {
@@ -223,6 +227,10 @@ impl<B: SimpleDevice> Engine for SimpleEngine<B> {
         };
         self.resampling.record(&measurements, plan.slots);
         Ok(measurements)
+    }
+
+    fn sweep_parts(&self) -> bool {
+        true
     }
 
     fn tempering(&mut self) -> Option<&mut dyn Tempering> {

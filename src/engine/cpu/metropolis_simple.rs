@@ -1,10 +1,14 @@
 //! CPU mirror of `shaders/wgsl/metropolis_simple.wgsl`: checkerboard Metropolis, one spin per word.
 //!
 //! Thread `g` of the kernel updates colour sites `4g .. 4g+3` with the four words of the Philox
-//! block `(word = g, sweep, MetropolisSimple, colour, batch)`. Here blocks of groups decide
+//! block `(word = g, sweep, MetropolisSimple, colour, batch)`; a dispatch updates a range of
+//! groups, all of them for a whole colour or those of a piece of a sweep
+//! ([`crate::engine::backend::simple::part_groups`]). Here blocks of groups decide
 //! their flips on rayon's pool and the flips are applied after: a site's decision reads its own
 //! spin and its neighbours, which are all of the other colour, so the order of the decisions
 //! does not matter and the lattice is the kernel's bit for bit.
+
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -17,20 +21,20 @@ const GROUPS_PER_TASK: u64 = 1 << 12;
 /// Groups decided before their flips are applied: it bounds the list of flips.
 const GROUPS_PER_PASS: u64 = 1 << 20;
 
-/// Update every site of `colour` in one system's lattice `spins` (local system index `batch`;
-/// its randoms are the run's system's, [`SystemIndex::global_system`]).
+/// Update the sites of `colour` in groups `groups` (of four colour sites; every group for the
+/// whole colour) of one system's lattice `spins` (local system index `batch`; its randoms are
+/// the run's system's, [`SystemIndex::global_system`]).
 ///
 /// [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 pub fn sweep_colour(
     systems: &IsingSystems,
     thresholds: &[u32],
     spins: &mut [i32],
-    batch: u32,
-    sweep: u32,
-    colour: u32,
+    (batch, sweep, colour): (u32, u32, u32),
+    groups: Range<u32>,
 ) {
-    let split = (GROUPS_PER_TASK, GROUPS_PER_PASS);
-    sweep_colour_split(systems, thresholds, spins, (batch, sweep, colour), split);
+    let (update, split) = ((batch, sweep, colour), (GROUPS_PER_TASK, GROUPS_PER_PASS));
+    sweep_colour_split(systems, thresholds, spins, update, groups, split);
 }
 
 /// [`sweep_colour`] with `groups_per_task` groups decided by one task and `groups_per_pass`
@@ -40,6 +44,7 @@ fn sweep_colour_split(
     thresholds: &[u32],
     spins: &mut [i32],
     (batch, sweep, colour): (u32, u32, u32),
+    groups: Range<u32>,
     (groups_per_task, groups_per_pass): (u64, u64),
 ) {
     let table_len = systems.table_len() as usize;
@@ -51,9 +56,9 @@ fn sweep_colour_split(
         sweep,
         colour,
     };
-    let groups = systems.lattice.sites_per_colour().div_ceil(4);
-    for pass in (0..groups).step_by(groups_per_pass as usize) {
-        let end = (pass + groups_per_pass).min(groups);
+    let groups = u64::from(groups.start)..u64::from(groups.end);
+    for pass in groups.clone().step_by(groups_per_pass as usize) {
+        let end = (pass + groups_per_pass).min(groups.end);
         let tasks: Vec<u64> = (pass..end).step_by(groups_per_task as usize).collect();
         let flips: Vec<Vec<usize>> = tasks
             .par_iter()
@@ -77,7 +82,7 @@ struct Decide<'a> {
 
 impl Decide<'_> {
     /// The sites of the groups `groups` whose spins flip.
-    fn flips(&self, spins: &[i32], groups: std::ops::Range<u64>) -> Vec<usize> {
+    fn flips(&self, spins: &[i32], groups: Range<u64>) -> Vec<usize> {
         let lattice = self.systems.lattice;
         let z = lattice.coordination();
         let per_colour = lattice.sites_per_colour();
@@ -116,6 +121,7 @@ fn neighbour_sum(lattice: &Lattice, spins: &[i32], site: u64) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::backend::simple::{all_groups, part_groups};
     use crate::engine::cpu::hot_start::initial_spins;
     use crate::model::ising::IsingSystems;
 
@@ -129,7 +135,8 @@ mod tests {
         let after = |split: (u64, u64)| {
             let mut spins = start.clone();
             for (sweep, colour) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
-                sweep_colour_split(&systems, &thresholds, &mut spins, (0, sweep, colour), split);
+                let (update, groups) = ((0, sweep, colour), all_groups(&systems.lattice));
+                sweep_colour_split(&systems, &thresholds, &mut spins, update, groups, split);
             }
             spins
         };
@@ -137,5 +144,39 @@ mod tests {
         assert_ne!(whole, start, "some spins flip");
         assert_eq!(after((1, 3)), whole);
         assert_eq!(after((5, 64)), whole);
+    }
+
+    /// A colour updated in pieces, the groups of consecutive plane ranges (empty ones, and cuts
+    /// inside a group where a plane holds no whole number of groups), gives the lattice of the
+    /// whole colour.
+    #[test]
+    fn pieces_of_a_colour_give_the_whole_colour() {
+        for (dims, size) in [(2, 2), (2, 6), (3, 6)] {
+            let lattice = Lattice::new(dims, size);
+            let systems = IsingSystems::ferromagnet(lattice, 0.0, vec![0.3], 1, 1);
+            let thresholds = systems.thresholds();
+            let start = initial_spins(&systems).to_signs();
+            let after = |cuts: &[u32]| {
+                let mut spins = start.clone();
+                for (sweep, colour) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                    for planes in cuts.windows(2) {
+                        let groups = part_groups(&lattice, planes[0]..planes[1]);
+                        sweep_colour(
+                            &systems,
+                            &thresholds,
+                            &mut spins,
+                            (0, sweep, colour),
+                            groups,
+                        );
+                    }
+                }
+                spins
+            };
+            let whole = after(&[0, size]);
+            assert_ne!(whole, start, "some spins flip");
+            let every_plane: Vec<u32> = (0..=size).collect();
+            assert_eq!(after(&every_plane), whole);
+            assert_eq!(after(&[0, 1, 1, size - 1, size, size]), whole);
+        }
     }
 }

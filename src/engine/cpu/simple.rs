@@ -3,6 +3,8 @@
 //! measured and clustered on a core of its own by the kernels' CPU twins
 //! (`metropolis_simple.rs`, `observables.rs`, `cluster_*.rs`, `tempering_*.rs`).
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use super::hot_start::hot_start_lattices;
@@ -13,7 +15,8 @@ use super::{
 };
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
-    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend,
+    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
+    part_groups,
 };
 use crate::engine::clusters::{ClusterState, no_clusters};
 use crate::engine::tempering::SwapLayout;
@@ -76,11 +79,18 @@ impl CpuSimple {
     }
 
     fn sweep(&mut self, systems: &IsingSystems, sweep: u32) {
+        for colour in 0..2 {
+            self.update(systems, (sweep, colour), all_groups(&systems.lattice));
+        }
+    }
+
+    /// Colour `colour` of sweep `sweep` in the groups `groups` of every system: a whole sweep's
+    /// pass, or a piece of it ([`Step::Part`]).
+    fn update(&mut self, systems: &IsingSystems, (sweep, colour): (u32, u32), groups: Range<u32>) {
         let thresholds = std::mem::take(&mut self.thresholds);
         self.system_lattices(systems).for_each(|(batch, spins)| {
-            for colour in 0..2 {
-                sweep_colour(systems, &thresholds, spins, batch, sweep, colour);
-            }
+            let update = (batch, sweep, colour);
+            sweep_colour(systems, &thresholds, spins, update, groups.clone());
         });
         self.thresholds = thresholds;
     }
@@ -222,8 +232,15 @@ impl SimpleBackend for CpuSimple {
                 // Replayed by the engine before the plan's launches.
                 Step::Resample { .. } => {}
                 Step::Observe { .. } => unreachable!("refused by the engine: Plan::refuse_observe"),
-                Step::Part { .. } => unreachable!("refused by the engine: Plan::parts"),
                 Step::Sweep { sweep } => self.sweep(systems, sweep),
+                Step::Part {
+                    sweep,
+                    pass,
+                    planes: [first, end],
+                } => {
+                    let groups = part_groups(&systems.lattice, first..end);
+                    self.update(systems, (sweep, pass), groups);
+                }
                 Step::Swap { sweep, parity } => self.swap(systems, sweep, parity),
                 Step::Cluster { update, sizes } => self.cluster_step(systems, update, sizes)?,
                 Step::Measure { slot } => self.measure(systems, slot),

@@ -29,7 +29,8 @@ use super::launch::{
 use super::tempering::CudaTempering;
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
-    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, part_groups,
+    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
+    part_groups,
 };
 use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
@@ -132,8 +133,10 @@ impl CudaSimple {
         }
         let stream = &self.device.stream;
         let (kernel, config, mut launch) = match dispatch {
+            // A piece of a sweep launches only its groups.
             Dispatch::Sweep(_) => {
-                let config = self.launch_config(lattice.sites_per_colour().div_ceil(4));
+                let groups = params.update_threads(all_groups(&lattice).end);
+                let config = self.launch_config(groups.into());
                 let mut launch = stream.launch_builder(&self.sweep_kernel);
                 launch
                     .arg(&params)

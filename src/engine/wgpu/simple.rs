@@ -16,7 +16,8 @@ use super::shaders::Bindings;
 use super::tempering::WgpuTempering;
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
-    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, part_groups,
+    AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
+    part_groups,
 };
 use crate::engine::clusters::no_clusters;
 use crate::engine::copy_maps::CopyUnit;
@@ -152,9 +153,7 @@ impl WgpuSimple {
         let all_systems = systems;
         let lattice = systems.lattice;
         let systems = systems.systems();
-        let sweep_grid =
-            self.dispatcher
-                .grid(&self.ctx, lattice.sites_per_colour().div_ceil(4), systems);
+        let groups = all_groups(&lattice).end;
         let observe_grid = self.dispatcher.grid(
             &self.ctx,
             lattice.sites().div_ceil(SITES_PER_OBSERVER),
@@ -178,7 +177,12 @@ impl WgpuSimple {
             |_, d| {
                 // A swap round measures into the scratch slot before the tempering kernels.
                 let mut kernels = match d {
-                    Dispatch::Sweep(_) => vec![(&self.sweep_pipeline, sweep_grid)],
+                    // A piece of a sweep launches only its groups.
+                    Dispatch::Sweep(params) => {
+                        let threads = u64::from(params.update_threads(groups));
+                        let grid = self.dispatcher.grid(&self.ctx, threads, systems);
+                        vec![(&self.sweep_pipeline, grid)]
+                    }
                     Dispatch::Cluster(params) => clusters.map_or_else(Vec::new, |c| {
                         c.kernels(&self.ctx, &self.dispatcher, all_systems, params)
                     }),
