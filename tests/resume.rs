@@ -655,8 +655,8 @@ fn start_long_sweeps(dir: &Path) -> (PathBuf, Child, BufReader<ChildStderr>) {
 }
 
 /// SIGTERM to a run whose sweeps are long: the run says at once that a checkpoint is coming,
-/// and writes it within seconds (plans are cut to about a second, one sweep at least; a batch
-/// system's SIGKILL follows its SIGTERM after 30 s on SLURM).
+/// and writes it within seconds (plans are cut to about a second, inside sweeps where they are
+/// longer; a batch system's SIGKILL follows its SIGTERM after 30 s on SLURM).
 #[test]
 fn a_stop_during_long_sweeps_is_acknowledged_at_once_and_honoured_within_seconds() {
     let dir = tempfile::tempdir().unwrap();
