@@ -1,8 +1,9 @@
 // Metropolis on one checkerboard colour of every vector-spin lattice, the twin of
-// vector_metropolis.wgsl: thread ci of system z updates the ci-th site of params.colour, HITS
-// proposals against its local field, each hit vector_hit.cuh's. CPU twin:
+// vector_metropolis.wgsl: update thread ci of system z (the launch's threads from
+// params.first_thread: a piece of a sweep runs some of them) updates the ci-th site of
+// params.colour, HITS proposals against its local field, each hit vector_hit.cuh's. CPU twin:
 // src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis, hit,
-// colour, z)). Accepted moves are summed per block, then added to the
+// colour, z)). Accepted moves of the updated sites are summed per block, then added to the
 // system's counter 0.
 
 #include "vector_hit.cuh"
@@ -30,9 +31,9 @@ extern "C" __global__ void vector_metropolis(DispatchParams params, int* spins,
         block_accepted = 0u;
     }
     __syncthreads();
-    const unsigned ci = thread_in_system();
+    const unsigned ci = update_thread(params);
     const unsigned z = blockIdx.z;
-    if (ci < lattice_sites() / 2u) {
+    if (ci < lattice_sites() / 2u && dispatched(params, ci)) {
         const unsigned i = colour_site(params.colour, ci);
         const unsigned t = temperature_of(z);
         Vector s = load_spin(spins, z, i);

@@ -1,6 +1,7 @@
 // Over-relaxation of one checkerboard colour of every vector-spin lattice, the twin of
 // vector_overrelaxation.wgsl: each spin reflected about its local field and normalised again;
-// no randoms. CPU twin: src/engine/cpu/vector_overrelaxation.rs.
+// no randoms. CPU twin: src/engine/cpu/vector_overrelaxation.rs. Update thread ci (the launch's
+// threads from params.first_thread: a piece of a sweep runs some of them) takes the ci-th site.
 
 #include "vector_site.cuh"
 
@@ -23,9 +24,9 @@ __device__ __forceinline__ Vector reflect(const Vector& s, const Vector& h) {
 
 extern "C" __global__ void vector_overrelaxation(DispatchParams params, int* spins,
                                                  const int* couplings) {
-    const unsigned ci = thread_in_system();
+    const unsigned ci = update_thread(params);
     const unsigned z = blockIdx.z;
-    if (ci >= lattice_sites() / 2u) {
+    if (ci >= lattice_sites() / 2u || !dispatched(params, ci)) {
         return;
     }
     const unsigned i = colour_site(params.colour, ci);

@@ -1,5 +1,6 @@
 // Paper 000's double checkerboard on one tile colour of every vector-spin lattice, the twin of
-// vector_tiles.wgsl: block q of system z takes the q-th tile of tile colour params.colour
+// vector_tiles.wgsl: block q of system z (the launch's tiles from params.first_thread: a piece
+// of a sweep runs some of them) takes the q-th tile of tile colour params.colour
 // (cubes of TILE sites a side, coloured by the parity of the sum of their tile coordinates:
 // model::vector::tiles), loads it with its one-site halo into shared memory, and for each of
 // HITS hits updates the tile's sites of checkerboard colour 0, then of colour 1, one Metropolis
@@ -102,9 +103,10 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
                                         const int* widths) {
     __shared__ int tile[TILE_WORDS];
     __shared__ unsigned block_accepted;
-    const unsigned q = workgroup_in_system();
+    const unsigned q = workgroup_in_system() + params.first_thread;
     const unsigned z = blockIdx.z;
-    if (q >= TILES_PER_COLOUR) {
+    // Whole blocks return, before any barrier.
+    if (q >= TILES_PER_COLOUR || !dispatched(params, q)) {
         return;
     }
     if (threadIdx.x == 0u) {

@@ -1,10 +1,11 @@
-// Metropolis on one checkerboard colour of every vector-spin lattice: thread ci of system z
+// Metropolis on one checkerboard colour of every vector-spin lattice: update thread ci of system
+// z (the dispatch's threads from params.first_thread: a piece of a sweep runs some of them)
 // updates the ci-th site of params.colour, HITS proposals against its local field, in the
 // fixed-point arithmetic of vector.wgsl, each hit vector_hit.wgsl's. CPU twin:
 // src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis, hit,
 // colour, z), words 0 and 1 the point of the sphere, word 3 the acceptance word).
-// Accepted moves are summed per workgroup, then added to the system's 64-bit count (counts
-// words 0, 1).
+// Accepted moves of the updated sites are summed per workgroup, then added to the system's
+// 64-bit count (counts words 0, 1).
 
 #import vector_hit
 #import counters
@@ -28,9 +29,9 @@ fn update_site(z: u32, i: u32, h: vec3<i32>, s: ptr<function, vec3<i32>>) -> u32
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let ci = thread_in_system(thread);
+    let ci = thread_in_system(thread) + params.first_thread;
     let z = thread.workgroup.z;
-    if ci < lattice_sites() / 2u {
+    if ci < lattice_sites() / 2u && dispatched(params, ci) {
         let i = colour_site(params.colour, ci);
         var s = load_spin(z, i);
         let accepted = update_site(z, i, local_field(z, i), &s);

@@ -1,6 +1,8 @@
 // Over-relaxation of one checkerboard colour of every vector-spin lattice: each spin reflected
 // about its local field and normalised again; no randoms. CPU twin:
-// src/engine/cpu/vector_overrelaxation.rs. One thread per site of the colour.
+// src/engine/cpu/vector_overrelaxation.rs. One thread per site of the colour: update thread ci
+// (the dispatch's threads from params.first_thread: a piece of a sweep runs some of them) takes
+// the ci-th site.
 
 #import vector_site
 
@@ -23,9 +25,9 @@ fn reflect(s: vec3<i32>, h: vec3<i32>) -> vec3<i32> {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let ci = thread_in_system(thread);
+    let ci = thread_in_system(thread) + params.first_thread;
     let z = thread.workgroup.z;
-    if ci >= lattice_sites() / 2u {
+    if ci >= lattice_sites() / 2u || !dispatched(params, ci) {
         return;
     }
     let i = colour_site(params.colour, ci);

@@ -1,5 +1,6 @@
 // Paper 000's double checkerboard on one tile colour of every vector-spin lattice: workgroup q
-// of system z takes the q-th tile of tile colour params.colour (cubes of TILE sites a side,
+// of system z (the dispatch's tiles from params.first_thread: a piece of a sweep runs some of
+// them) takes the q-th tile of tile colour params.colour (cubes of TILE sites a side,
 // coloured by the parity of the sum of their tile coordinates: model::vector::tiles), loads it
 // with its one-site halo into workgroup memory, and for each of HITS hits updates the tile's
 // sites of checkerboard colour 0, then of colour 1, one Metropolis hit each (vector_hit.wgsl)
@@ -107,9 +108,10 @@ fn tile_local_field(z: u32, i: u32, at: u32) -> vec3<i32> {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let q = workgroup_in_system(thread);
+    let q = workgroup_in_system(thread) + params.first_thread;
     let z = thread.workgroup.z;
-    if q >= tiles_per_colour() {
+    // Whole workgroups return, before any barrier.
+    if q >= tiles_per_colour() || !dispatched(params, q) {
         return;
     }
     let origin = tile_origin(params.colour, q);

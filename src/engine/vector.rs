@@ -2,7 +2,8 @@
 //! vectors ([`crate::model::vector::fixed`]), checkerboard sweeps of Metropolis and
 //! over-relaxation, and measurements as exact integer sums. The vector engines fulfil the one
 //! [`super::Engine`] contract: a plan's [`super::Step::Sweep`] runs one sweep's passes
-//! ([`VectorSweeps::passes`]), its [`super::Step::Measure`] measures every system and replica
+//! ([`VectorSweeps::passes`]), its [`super::Step::Part`] one pass on the threads of some planes
+//! ([`VectorSweeps::pass_threads`]), its [`super::Step::Measure`] measures every system and replica
 //! pair and its [`super::Step::Observe`] every system alone; the proposal widths and the
 //! tempering exchange are capabilities ([`super::Proposals`], [`super::Exchanges`]). The engine
 //! is written once over its backends (`super::backend::vector`); the CPU's
@@ -53,6 +54,15 @@ impl VectorPass {
             | VectorPass::Overrelaxation { colour } => colour,
         }
     }
+
+    /// The threads a launch of `threads` of the pass's threads ([`VectorSweeps::pass_threads`])
+    /// runs per system, in workgroups of `workgroup_size`: a thread a site, a workgroup a tile.
+    pub fn launch_threads(self, threads: u32, workgroup_size: u32) -> u64 {
+        match self {
+            VectorPass::Tiles { .. } => u64::from(threads) * u64::from(workgroup_size),
+            VectorPass::Metropolis { .. } | VectorPass::Overrelaxation { .. } => u64::from(threads),
+        }
+    }
 }
 
 impl VectorSweeps {
@@ -83,6 +93,28 @@ impl VectorSweeps {
         let overrelaxation = (0..self.overrelaxation)
             .flat_map(|_| (0..2).map(|colour| VectorPass::Overrelaxation { colour }));
         (0..2).map(metropolis).chain(overrelaxation).collect()
+    }
+
+    /// The threads of pass `pass` of `systems` whose first site lies on planes `planes` of the
+    /// lattice's slowest axis ([`super::Step::Part`]; `0 .. L`: all of them): the sites of its
+    /// colour, a thread each, for Metropolis and over-relaxation; the tiles of its tile colour,
+    /// a workgroup each, for the double checkerboard. Every pass reads only the other colour
+    /// (a tile only its own sites and its halo, other-colour tiles' sites), so its threads may
+    /// run in pieces in any order.
+    pub fn pass_threads(
+        &self,
+        systems: &VectorSystems,
+        pass: VectorPass,
+        planes: Range<u32>,
+    ) -> Range<u64> {
+        match pass {
+            VectorPass::Tiles { .. } => (self.tiles(systems))
+                .expect("tiled passes have tiles")
+                .plane_tiles(planes),
+            VectorPass::Metropolis { .. } | VectorPass::Overrelaxation { .. } => {
+                systems.lattice.plane_units(planes, 1)
+            }
+        }
     }
 }
 

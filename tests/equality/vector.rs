@@ -5,7 +5,8 @@
 //! double checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start
 //! and after spins set from the host, a sample slice of a glass (whose CPU engine ends with its
 //! samples' bits of the whole run: `engine::cpu::vector`'s tests), plans measuring at their end
-//! and between their sweeps; wgpu on both WGSL Philox paths. Tiny lattices and few sweeps: the
+//! and between their sweeps, sweeps done in pieces (`Step::Part`); wgpu on both WGSL Philox
+//! paths. Tiny lattices and few sweeps: the
 //! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
 
 use crate::common::backend::Gpu;
@@ -27,6 +28,7 @@ backends! {
         tiles_on_any_block_size_match_cpu_bit_for_bit,
         gaussian_glasses_match_cpu_bit_for_bit,
         sample_slices_match_cpu_bit_for_bit,
+        sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -400,5 +402,127 @@ fn sample_slices_match_cpu_bit_for_bit<G: Gpu>() {
     };
     for case in [xy_2d, tiled_heisenberg_3d] {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+}
+
+/// The plans of sweeps `0 .. 4` that end at units `ends` of the run (`Plan::sweep_units`:
+/// `passes` passes over `planes` planes a sweep; the last end the run's), sweeps 2 and 4
+/// measured at their end, wherever that falls.
+fn plans_ending_at(ends: &[u64], (passes, planes): (u32, u32)) -> Vec<Plan> {
+    let per_sweep = u64::from(passes * planes);
+    assert_eq!(ends.last(), Some(&(4 * per_sweep)));
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let mut plan = Plan::default();
+            for sweep in start / per_sweep..end.div_ceil(per_sweep) {
+                let first = sweep * per_sweep;
+                let units = start.max(first) - first..end.min(first + per_sweep) - first;
+                plan.sweep_units(sweep as u32, (passes, planes), units);
+                if end >= first + per_sweep && sweep % 2 == 1 {
+                    plan.measure();
+                }
+            }
+            start = end;
+            plan
+        })
+        .collect()
+}
+
+/// `engine` from the hot start through the plans of [`plans_ending_at`] `ends`: the accepted
+/// moves, the measurements' observations and overlaps, and the lattices.
+fn run_in_plans(engine: &mut dyn Engine, case: Case, ends: &[u64]) -> (Measurements, Lattices) {
+    assert!(engine.sweep_parts());
+    engine.hot_start().unwrap();
+    proposals_of(engine)
+        .unwrap()
+        .set_widths(&case.widths())
+        .unwrap();
+    let passes = case.updates().passes().len() as u32;
+    let systems = case.systems().systems() as usize;
+    let mut run = Measurements {
+        accepted: vec![0; systems],
+        ..Measurements::default()
+    };
+    for plan in plans_ending_at(ends, (passes, case.size)) {
+        let measured = engine.execute(&plan).unwrap();
+        (run.accepted.iter_mut())
+            .zip(measured.accepted)
+            .for_each(|(a, m)| *a += m);
+        run.vector_observations.extend(measured.vector_observations);
+        run.vector_overlaps.extend(measured.vector_overlaps);
+    }
+    (run, engine.spins().unwrap())
+}
+
+/// Sweeps done as pieces on the GPU give the CPU's whole sweeps bit for bit: lattices, accepted
+/// moves, observations and overlaps; XY and Heisenberg, the plain and the double checkerboard,
+/// with and without over-relaxation, a ferromagnet in a field and glasses with replicas; cut at
+/// every plane of every pass (a tile's planes past its first hold none of it: empty pieces)
+/// and at irregular units (an empty plan, sweeps begun in one plan and finished and measured in
+/// the next), on the smallest block size, so that pieces span several workgroups of 3D planes.
+fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
+    let xy_3d = Case {
+        dims: 3,
+        size: 8,
+        field: 0.0,
+        disorder: Disorder::Bimodal,
+        cone: Some(1.5),
+        ..XY_2D_FIELD
+    };
+    let tiled_heisenberg_3d = Case {
+        components: 3,
+        dims: 3,
+        size: 4,
+        field: -0.7,
+        cone: Some(0.5),
+        hits: 2,
+        tile: Some(2),
+        overrelaxation: 1,
+        replicas: 1,
+        ..XY_2D_FIELD
+    };
+    let tiled_gaussian_xy_2d = Case {
+        size: 8,
+        disorder: Disorder::Gaussian,
+        tile: Some(4),
+        overrelaxation: 0,
+        ..XY_2D_FIELD
+    };
+    for case in [
+        XY_2D_FIELD,
+        xy_3d,
+        tiled_heisenberg_3d,
+        tiled_gaussian_xy_2d,
+    ] {
+        let per_sweep = case.updates().passes().len() as u64 * u64::from(case.size);
+        let run = 4 * per_sweep;
+        let systems = case.systems();
+        let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+        let whole = run_in_plans(&mut cpu, case, &[run]);
+        let every_unit: Vec<u64> = (1..=run).collect();
+        let irregular = [
+            3,
+            3,
+            per_sweep + 1,
+            2 * per_sweep - 1,
+            2 * per_sweep + 5,
+            3 * per_sweep + 2,
+            run,
+        ];
+        for ends in [&every_unit[..], &irregular] {
+            let mut device = G::default().vector(&systems, case.updates(), G::BLOCK_SIZES[0]);
+            let (pieces, spins) = run_in_plans(device.as_mut(), case, ends);
+            let what = format!("{} {case:?} ends {ends:?}", G::default());
+            assert_eq!(pieces.accepted, whole.0.accepted, "{what}: accepted moves");
+            assert!(spins == whole.1, "{what}: lattices differ");
+            let observations = &whole.0.vector_observations;
+            assert_eq!(
+                &pieces.vector_observations, observations,
+                "{what}: observations"
+            );
+            let overlaps = &whole.0.vector_overlaps;
+            assert_eq!(&pieces.vector_overlaps, overlaps, "{what}: overlaps");
+        }
     }
 }

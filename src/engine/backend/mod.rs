@@ -10,7 +10,7 @@
 //! - [`vector`]: the vector-spin engine, [`vector::VectorEngine`], over
 //!   [`vector::VectorBackend`] with [`vector::ProposalBackend`] and [`vector::ExchangeBackend`]:
 //!   `engine::cpu::vector::CpuVector`, `engine::wgpu::vector::WgpuVector`,
-//!   `engine::cuda::vector::CudaVector` (the device ones launch a run of sweeps through
+//!   `engine::cuda::vector::CudaVector` (the device ones launch a run of passes through
 //!   [`vector::VectorKernels`]);
 //! - [`multispin`]: the multispin engine's `Engine` face, plans and population annealing,
 //!   over [`multispin::MultispinLattices`], [`multispin::MultispinBackend`] and

@@ -1,11 +1,15 @@
 //! The vector-spin engine, written once over its backend ([`VectorBackend`], with
 //! [`ProposalBackend`] and [`ExchangeBackend`] for the two capabilities): the engine checks each
-//! call and replays a plan, each run of sweeps between measurements in one call of the backend
-//! (so that a device adds the accepted moves up across it and reads them back once), each
-//! measurement into its slot. A backend (`engine::cpu::vector`, `engine::wgpu::vector`,
-//! `engine::cuda::vector`) holds the lattices and kernels; the device backends launch a run of
-//! sweeps pass by pass through [`VectorKernels`] and [`launch_sweeps`].
+//! call and replays a plan, each run of sweeps and pieces of sweeps between measurements in one
+//! call of the backend as the passes they run ([`SweepPass`]; so that a device adds the accepted
+//! moves up across it and reads them back once), each measurement into its slot. A backend
+//! (`engine::cpu::vector`, `engine::wgpu::vector`, `engine::cuda::vector`) holds the lattices
+//! and kernels; the device backends launch the passes through [`VectorKernels`] and
+//! [`launch_passes`].
 
+use std::ops::Range;
+
+use crate::engine::dispatch::DispatchParams;
 use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners, check_spin_words,
     check_widths,
@@ -13,6 +17,35 @@ use crate::engine::vector::{
 use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals, Step};
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
+
+/// Most passes the engine hands its backend in one call, so that a plan of many short sweeps
+/// holds a bounded list of them (the accepted moves add up across calls alike).
+pub const PASSES_PER_CALL: usize = 1 << 14;
+
+/// One pass of a sweep as a backend runs it: of a whole sweep ([`Step::Sweep`]) on all its
+/// threads, or of a piece ([`Step::Part`]) on the threads of the piece's planes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepPass {
+    /// The sweep, whose number keys the randoms.
+    pub sweep: u32,
+    pub pass: VectorPass,
+    /// The threads that run ([`VectorSweeps::pass_threads`]): sites of the pass's colour, or
+    /// tiles of its tile colour; never none.
+    pub threads: Range<u64>,
+}
+
+impl SweepPass {
+    /// The launch parameters of this pass: `base` with its sweep, its colour and its threads.
+    pub fn params(&self, base: DispatchParams) -> DispatchParams {
+        let threads = self.threads.start as u32..self.threads.end as u32;
+        DispatchParams {
+            sweep: self.sweep,
+            colour: self.pass.colour(),
+            ..base
+        }
+        .planes(threads)
+    }
+}
 
 /// What a backend provides the vector-spin engine for sweeps and measurements.
 pub trait VectorBackend {
@@ -34,10 +67,9 @@ pub trait VectorBackend {
     /// The lattices as [`VectorBackend::write_spins`] takes them.
     fn read_spins(&mut self) -> Result<Vec<i32>>;
 
-    /// Sweeps `sweeps` in order (their numbers key the randoms), each the passes `passes`
-    /// ([`VectorSweeps::passes`]), the Metropolis ones with the proposal widths of
+    /// The passes `passes` in order, the Metropolis ones with the proposal widths of
     /// [`Proposals`]. Returns each system's accepted Metropolis moves.
-    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>>;
+    fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>>;
 
     /// Every system's observation (`vector_observables`).
     fn observe(&mut self) -> Result<Vec<VectorObservation>>;
@@ -59,30 +91,24 @@ pub trait ExchangeBackend {
     fn exchange_systems(&mut self, partners: &[u32]) -> Result<()>;
 }
 
-/// A device backend's kernels as a run of sweeps launches them. Launches are enqueued; the
+/// A device backend's kernels as a run of passes launches them. Launches are enqueued; the
 /// backend submits them in bounded batches and waits where it reads back.
 pub trait VectorKernels {
-    /// Zero the accepted-move counts, before the first pass of a run of sweeps.
+    /// Zero the accepted-move counts, before the first pass of a run.
     fn clear_counts(&mut self) -> Result<()>;
-    /// Enqueue pass `pass` of sweep `sweep` (which keys its randoms) over every system.
-    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()>;
+    /// Enqueue `pass` over every system, its grid sized to its threads.
+    fn enqueue_pass(&mut self, pass: &SweepPass) -> Result<()>;
     /// Every system's accepted moves since [`VectorKernels::clear_counts`], once the enqueued
     /// passes have run.
     fn read_accepted(&mut self) -> Result<Vec<u64>>;
 }
 
-/// [`VectorBackend::sweeps`] on a device: every sweep's passes enqueued in order, the
-/// accepted moves added up on the device and read back once.
-pub fn launch_sweeps(
-    kernels: &mut impl VectorKernels,
-    sweeps: &[u32],
-    passes: &[VectorPass],
-) -> Result<Vec<u64>> {
+/// [`VectorBackend::passes`] on a device: the passes enqueued in order, the accepted moves
+/// added up on the device and read back once.
+pub fn launch_passes(kernels: &mut impl VectorKernels, passes: &[SweepPass]) -> Result<Vec<u64>> {
     kernels.clear_counts()?;
-    for &sweep in sweeps {
-        for &pass in passes {
-            kernels.enqueue_pass(sweep, pass)?;
-        }
+    for pass in passes {
+        kernels.enqueue_pass(pass)?;
     }
     kernels.read_accepted()
 }
@@ -90,6 +116,7 @@ pub fn launch_sweeps(
 /// The vector-spin engine (XY and Heisenberg spins) on backend `B`.
 pub struct VectorEngine<B> {
     backend: B,
+    updates: VectorSweeps,
     /// Every sweep's passes ([`VectorSweeps::passes`]).
     passes: Vec<VectorPass>,
 }
@@ -99,17 +126,45 @@ impl<B> VectorEngine<B> {
     pub fn on(backend: B, updates: VectorSweeps) -> Self {
         VectorEngine {
             backend,
+            updates,
             passes: updates.passes(),
         }
     }
 }
 
 impl<B: VectorBackend> VectorEngine<B> {
-    /// Run the `pending` sweeps (if any, then none are), adding their accepted moves to
-    /// `accepted`.
-    fn run_sweeps(&mut self, pending: &mut Vec<u32>, accepted: &mut [u64]) -> Result<()> {
-        if !pending.is_empty() {
-            let counted = self.backend.sweeps(pending, &self.passes)?;
+    /// Pass `pass` of sweep `sweep` on the threads of planes `planes`, checked.
+    fn sweep_pass(&self, sweep: u32, pass: u32, planes: Range<u32>) -> Result<SweepPass> {
+        let systems = self.backend.systems();
+        let size = systems.lattice.size;
+        let Some(&kind) = self.passes.get(pass as usize) else {
+            return Err(Error::State(format!(
+                "pass {pass} of a sweep of {} passes",
+                self.passes.len()
+            )));
+        };
+        if planes.start > planes.end || planes.end > size {
+            return Err(Error::State(format!(
+                "planes {planes:?} of a lattice of {size} planes"
+            )));
+        }
+        Ok(SweepPass {
+            sweep,
+            pass: kind,
+            threads: self.updates.pass_threads(systems, kind, planes),
+        })
+    }
+
+    /// Run the `pending` passes if there are more than `at_most` (then none are), adding their
+    /// accepted moves to `accepted`.
+    fn run_passes(
+        &mut self,
+        pending: &mut Vec<SweepPass>,
+        accepted: &mut [u64],
+        at_most: usize,
+    ) -> Result<()> {
+        if pending.len() > at_most {
+            let counted = self.backend.passes(pending)?;
             accepted.iter_mut().zip(counted).for_each(|(a, c)| *a += c);
             pending.clear();
         }
@@ -142,11 +197,12 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         Ok(Lattices::Vector(self.backend.read_spins()?))
     }
 
-    /// Sweeps, measurements (observations and overlaps) and observations (without the
-    /// overlaps); the steps of other models' capabilities are refused.
+    /// Sweeps, pieces of sweeps, measurements (observations and overlaps) and observations
+    /// (without the overlaps); the steps of other models' capabilities are refused.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         let systems = self.backend.systems();
         let (count, overlaps) = (systems.systems() as usize, systems.overlaps() as usize);
+        let size = systems.lattice.size;
         let slots = plan.slots as usize;
         let mut measurements = Measurements {
             vector_observations: vec![VectorObservation::default(); slots * count],
@@ -157,9 +213,28 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         let mut pending = Vec::new();
         for &step in &plan.steps {
             match step {
-                Step::Sweep { sweep } => pending.push(sweep),
+                Step::Sweep { sweep } => {
+                    for pass in 0..self.passes.len() as u32 {
+                        pending.push(self.sweep_pass(sweep, pass, 0..size)?);
+                    }
+                    let accepted = &mut measurements.accepted;
+                    self.run_passes(&mut pending, accepted, PASSES_PER_CALL)?;
+                }
+                Step::Part {
+                    sweep,
+                    pass,
+                    planes: [first, end],
+                } => {
+                    let piece = self.sweep_pass(sweep, pass, first..end)?;
+                    // A piece of planes that hold no thread's first site runs nothing.
+                    if !piece.threads.is_empty() {
+                        pending.push(piece);
+                    }
+                    let accepted = &mut measurements.accepted;
+                    self.run_passes(&mut pending, accepted, PASSES_PER_CALL)?;
+                }
                 Step::Measure { slot } | Step::Observe { slot } => {
-                    self.run_sweeps(&mut pending, &mut measurements.accepted)?;
+                    self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
                     let slot = slot as usize;
                     measurements.vector_observations[slot * count..][..count]
                         .copy_from_slice(&self.backend.observe()?);
@@ -175,8 +250,12 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
                 }
             }
         }
-        self.run_sweeps(&mut pending, &mut measurements.accepted)?;
+        self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
         Ok(measurements)
+    }
+
+    fn sweep_parts(&self) -> bool {
+        true
     }
 
     fn proposals(&mut self) -> Option<&mut dyn Proposals> {

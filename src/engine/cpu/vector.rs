@@ -15,7 +15,7 @@ use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
 use crate::engine::backend::vector::{
-    ExchangeBackend, ProposalBackend, VectorBackend, VectorEngine,
+    ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
 use crate::engine::vector::{UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps};
 use crate::error::Result;
@@ -103,8 +103,8 @@ impl VectorBackend for CpuVector {
         Ok(self.spins.clone())
     }
 
-    /// Each system's sweeps on a core of its own, pass after pass.
-    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>> {
+    /// Each system's passes on a core of its own, one after another.
+    fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>> {
         let systems = &self.systems;
         let (tables, widths) = (&self.tables, &self.widths);
         let (hits, tiles) = (self.updates.hits, self.updates.tiles(systems));
@@ -120,28 +120,27 @@ impl VectorBackend for CpuVector {
                 let table = &tables[t * TABLE_LEN..(t + 1) * TABLE_LEN];
                 let proposal = (widths[t], hits);
                 let mut accepted = 0;
-                for &sweep in sweeps {
-                    for &pass in passes {
-                        let key = SweepKey {
-                            seed: systems.seed,
-                            sweep,
-                            colour: pass.colour(),
-                            system,
-                        };
-                        accepted += match pass {
-                            VectorPass::Metropolis { .. } => {
-                                metropolis_colour(&update, spins, key, proposal, table)
-                            }
-                            VectorPass::Tiles { .. } => {
-                                let tiles = tiles.expect("tiled passes have tiles");
-                                tiles_colour(&update, spins, (tiles, key), proposal, table)
-                            }
-                            VectorPass::Overrelaxation { colour } => {
-                                overrelax_colour(&update, spins, colour);
-                                0
-                            }
-                        };
-                    }
+                for run in passes {
+                    let key = SweepKey {
+                        seed: systems.seed,
+                        sweep: run.sweep,
+                        colour: run.pass.colour(),
+                        system,
+                    };
+                    let threads = run.threads.clone();
+                    accepted += match run.pass {
+                        VectorPass::Metropolis { .. } => {
+                            metropolis_colour(&update, spins, (key, threads), proposal, table)
+                        }
+                        VectorPass::Tiles { .. } => {
+                            let tiles = tiles.expect("tiled passes have tiles");
+                            tiles_colour(&update, spins, (tiles, key, threads), proposal, table)
+                        }
+                        VectorPass::Overrelaxation { colour } => {
+                            overrelax_colour(&update, spins, colour, threads);
+                            0
+                        }
+                    };
                 }
                 accepted
             })
@@ -199,7 +198,7 @@ mod tests {
     use super::*;
     use crate::config::Disorder;
     use crate::engine::vector::sweeps_plan;
-    use crate::engine::{Engine, Proposals};
+    use crate::engine::{Engine, Plan, Proposals};
     use crate::model::Lattice;
     use crate::model::systems::SliceIndex;
     use crate::model::vector::fixed::ONE;
@@ -337,6 +336,154 @@ mod tests {
                 renumbered,
                 "a slice numbered from 0 ends as the run's sample 2"
             );
+        }
+    }
+
+    /// The plans of sweeps `0 .. 4` that end at units `ends` of the run ([`Plan::sweep_units`]:
+    /// `passes` passes over `planes` planes a sweep; the last end the run's), sweeps 2 and 4
+    /// measured at their end, wherever that falls.
+    fn plans_ending_at(ends: &[u64], (passes, planes): (u32, u32)) -> Vec<Plan> {
+        let per_sweep = u64::from(passes * planes);
+        assert_eq!(ends.last(), Some(&(4 * per_sweep)));
+        let mut start = 0;
+        ends.iter()
+            .map(|&end| {
+                let mut plan = Plan::default();
+                for sweep in start / per_sweep..end.div_ceil(per_sweep) {
+                    let first = sweep * per_sweep;
+                    let units = start.max(first) - first..end.min(first + per_sweep) - first;
+                    plan.sweep_units(sweep as u32, (passes, planes), units);
+                    if end >= first + per_sweep && sweep % 2 == 1 {
+                        plan.measure();
+                    }
+                }
+                start = end;
+                plan
+            })
+            .collect()
+    }
+
+    /// `systems` from the hot start through the plans of [`plans_ending_at`] `ends`: the
+    /// accepted moves, the measurements' observations and overlaps, the lattices.
+    fn run_in_plans(systems: &VectorSystems, updates: VectorSweeps, ends: &[u64]) -> Round {
+        let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+        assert!(engine.sweep_parts());
+        engine.hot_start().unwrap();
+        engine.set_widths(&[ONE / 2, UNIFORM]).unwrap();
+        let passes = updates.passes().len() as u32;
+        let mut run: Round = (vec![0; systems.systems() as usize], vec![], vec![], vec![]);
+        for plan in plans_ending_at(ends, (passes, systems.lattice.size)) {
+            let measured = engine.execute(&plan).unwrap();
+            run.0
+                .iter_mut()
+                .zip(measured.accepted)
+                .for_each(|(a, m)| *a += m);
+            run.2.extend(measured.vector_observations);
+            run.3.extend(measured.vector_overlaps);
+        }
+        run.1 = engine.spins().unwrap().into_vector().unwrap();
+        run
+    }
+
+    /// Sweeps done as pieces ([`Step::Part`](crate::engine::Step::Part)) give the whole sweeps'
+    /// lattices, accepted moves, observations and overlaps bit for bit: XY and Heisenberg, the
+    /// plain and the double checkerboard, with and without over-relaxation, a ferromagnet in a
+    /// field and glasses with replicas; cut at every plane of every pass (a tile's planes past
+    /// its first hold none of it: empty pieces), and at irregular units, with an empty plan and
+    /// sweeps begun in one plan and finished and measured in the next.
+    #[test]
+    fn sweeps_in_pieces_are_the_whole_sweeps_bit_for_bit() {
+        let sweeps = |hits, tile, overrelaxation| VectorSweeps {
+            hits,
+            tile,
+            overrelaxation,
+        };
+        let ferromagnet = |n, dims, size| {
+            VectorSystems::uniform(Lattice::new(dims, size), n, (1, 0.3), vec![0.4, 1.5], 1, 7)
+        };
+        let glass = |n, dims, size, disorder| {
+            VectorSystems::uniform(Lattice::new(dims, size), n, (1, 0.0), vec![0.4, 1.5], 2, 7)
+                .with_disorder(disorder, 2)
+        };
+        let cases = [
+            (ferromagnet(2, 2, 6), sweeps(1, None, 1)),
+            (ferromagnet(3, 3, 4), sweeps(2, Some(2), 0)),
+            (glass(2, 3, 4, Disorder::Bimodal), sweeps(2, Some(2), 1)),
+            (glass(3, 2, 8, Disorder::Gaussian), sweeps(1, Some(4), 1)),
+            (glass(3, 3, 4, Disorder::Bimodal), sweeps(3, None, 2)),
+        ];
+        for (systems, updates) in cases {
+            let per_sweep = updates.passes().len() as u64 * u64::from(systems.lattice.size);
+            let run = 4 * per_sweep;
+            let whole = run_in_plans(&systems, updates, &[run]);
+            assert!(
+                whole.0.iter().all(|&a| a > 0),
+                "{updates:?}: nothing accepted"
+            );
+            let every_unit: Vec<u64> = (1..=run).collect();
+            let irregular = [
+                3,
+                3,
+                per_sweep + 1,
+                2 * per_sweep - 1,
+                2 * per_sweep + 5,
+                3 * per_sweep + 2,
+                run,
+            ];
+            for ends in [&every_unit[..], &irregular] {
+                let pieces = run_in_plans(&systems, updates, ends);
+                let what = format!("{}-vectors {updates:?} ends {ends:?}", systems.components);
+                assert_eq!(pieces.0, whole.0, "{what}: accepted moves");
+                assert!(pieces.1 == whole.1, "{what}: lattices differ");
+                assert_eq!(pieces.2, whole.2, "{what}: observations");
+                assert_eq!(pieces.3, whole.3, "{what}: overlaps");
+            }
+        }
+    }
+
+    /// A plan of more passes than the engine hands its backend at once
+    /// ([`PASSES_PER_CALL`](crate::engine::backend::vector::PASSES_PER_CALL)) counts the
+    /// accepted moves of all of them, as plans of fewer do.
+    #[test]
+    fn a_long_plan_counts_every_passs_accepted_moves() {
+        use crate::engine::backend::vector::PASSES_PER_CALL;
+        let systems = VectorSystems::uniform(Lattice::new(2, 2), 2, (1, 0.0), vec![0.5], 1, 3);
+        let updates = VectorSweeps {
+            hits: 1,
+            tile: None,
+            overrelaxation: 0,
+        };
+        let sweeps = PASSES_PER_CALL as u32 / 2 + 5;
+        // The accepted moves and lattices of plans of sweeps ending at sweeps `ends`.
+        let accepted = |ends: &[u32]| {
+            let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+            let mut start = 0;
+            let mut total = 0;
+            for &end in ends {
+                let plan = sweeps_plan(start..end, false);
+                total += engine.execute(&plan).unwrap().accepted[0];
+                start = end;
+            }
+            (total, engine.spins().unwrap())
+        };
+        assert_eq!(accepted(&[sweeps]), accepted(&[sweeps / 2, sweeps]));
+    }
+
+    /// Pieces of passes a sweep does not have, or of planes the lattice does not have, are
+    /// refused.
+    #[test]
+    fn pieces_outside_the_sweep_are_refused() {
+        let systems = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, 0.0), vec![0.5], 1, 3);
+        let updates = VectorSweeps {
+            hits: 1,
+            tile: None,
+            overrelaxation: 1,
+        };
+        let mut engine = CpuVectorEngine::new(systems, updates);
+        for (pass, planes) in [(4, 0..1), (1, 3..5)] {
+            let mut plan = Plan::default();
+            plan.part(0, pass, planes);
+            assert!(engine.execute(&plan).is_err(), "pass {pass}");
         }
     }
 

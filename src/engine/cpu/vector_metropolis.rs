@@ -8,6 +8,8 @@
 //! sphere ([`sphere_point`]: no rejection, so a GPU warp's lanes never wait for each other),
 //! word 3 the acceptance word.
 
+use std::ops::Range;
+
 pub use crate::engine::vector::UNIFORM;
 use crate::model::Lattice;
 use crate::model::vector::fixed::{CouplingScale, ONE, Vector, accepts, sphere_point, unit};
@@ -152,19 +154,19 @@ pub fn metropolis_hit(
     accepted
 }
 
-/// Metropolis on every site of `key.colour` of one system's `spins` (component-major), `hits`
-/// proposals per site, with the proposal `width` and the acceptance `table` of its
-/// temperature; returns the accepted moves.
+/// Metropolis on the sites `sites` (colour indices `ci`; `0 .. N/2` all) of `key.colour` of one
+/// system's `spins` (component-major), `hits` proposals per site, with the proposal `width` and
+/// the acceptance `table` of its temperature; returns the accepted moves.
 pub fn metropolis_colour(
     update: &SiteUpdate,
     spins: &mut [i32],
-    key: SweepKey,
+    (key, sites): (SweepKey, Range<u64>),
     (width, hits): (i32, u32),
     table: &[u32],
 ) -> u64 {
     let lattice = update.lattice;
     let mut accepted = 0;
-    for ci in 0..lattice.sites_per_colour() {
+    for ci in sites {
         let i = lattice.colour_site(key.colour, ci);
         let h = update.local_field(spins, i);
         let mut s = update.spin(spins, i);

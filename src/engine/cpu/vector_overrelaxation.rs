@@ -2,6 +2,8 @@
 //! spin reflected about its local field (`s' = 2 (s . h) h - s`, `h = H / |H|`), the
 //! microcanonical move that keeps the energy; no randoms.
 
+use std::ops::Range;
+
 use super::vector_metropolis::SiteUpdate;
 use crate::model::vector::fixed::{FRACTION_BITS, Vector, dot, unit};
 
@@ -21,10 +23,11 @@ pub fn reflect(s: &Vector, h: &Vector, n: usize) -> Vector {
     unit(&v, n).unwrap_or(*s)
 }
 
-/// Over-relaxation of every site of `colour` of one system's `spins` (component-major).
-pub fn overrelax_colour(update: &SiteUpdate, spins: &mut [i32], colour: u32) {
+/// Over-relaxation of the sites `sites` (colour indices `ci`; `0 .. N/2` all) of `colour` of
+/// one system's `spins` (component-major).
+pub fn overrelax_colour(update: &SiteUpdate, spins: &mut [i32], colour: u32, sites: Range<u64>) {
     let lattice = update.lattice;
-    for ci in 0..lattice.sites_per_colour() {
+    for ci in sites {
         let i = lattice.colour_site(colour, ci);
         let h = update.local_field(spins, i);
         let s = update.spin(spins, i);

@@ -9,21 +9,24 @@
 //! `t` takes block `(i, t, VectorMetropolis, hit, c, b)`: the site fixes its
 //! colour and tile, so the plain checkerboard with the same hits draws the same blocks.
 
+use std::ops::Range;
+
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_hit};
 use crate::model::vector::tiles::Tiles;
 
-/// The double checkerboard on every tile of colour `key.colour` of one system's `spins`
-/// (component-major), `hits` proposals per site, with the proposal `width` and the acceptance
-/// `table` of its temperature; returns the accepted moves.
+/// The double checkerboard on the tiles `which` (numbered as [`Tiles::origin`]'s `q`; `0 ..`
+/// [`Tiles::per_colour`] all) of colour `key.colour` of one system's `spins` (component-major),
+/// `hits` proposals per site, with the proposal `width` and the acceptance `table` of its
+/// temperature; returns the accepted moves.
 pub fn tiles_colour(
     update: &SiteUpdate,
     spins: &mut [i32],
-    (tiles, key): (Tiles, SweepKey),
+    (tiles, key, which): (Tiles, SweepKey, Range<u64>),
     (width, hits): (i32, u32),
     table: &[u32],
 ) -> u64 {
     let mut accepted = 0;
-    for q in 0..tiles.per_colour() {
+    for q in which {
         let origin = tiles.origin(key.colour, q);
         for hit in 0..hits {
             for colour in 0..2 {

@@ -18,7 +18,8 @@ use super::launch::{
     overwrite, upload,
 };
 use crate::engine::backend::vector::{
-    ExchangeBackend, ProposalBackend, VectorBackend, VectorEngine, VectorKernels, launch_sweeps,
+    ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
+    launch_passes,
 };
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -43,7 +44,6 @@ pub type CudaVectorEngine = VectorEngine<CudaVector>;
 pub struct CudaVector {
     device: CudaDevice,
     systems: VectorSystems,
-    updates: VectorSweeps,
     spins: CudaSlice<i32>,
     tables: CudaSlice<u32>,
     counts: CudaSlice<u64>,
@@ -90,7 +90,6 @@ impl CudaVectorEngine {
             kernels,
             launches: 0,
             systems,
-            updates,
             device,
         };
         backend
@@ -113,9 +112,9 @@ impl CudaVector {
     }
 
     /// Enqueue one pass of a sweep over every system: Metropolis, the double checkerboard's
-    /// tiles (one block per tile) or over-relaxation, of the colour in `params`.
+    /// tiles (one block per tile) or over-relaxation, of the colour in `params`, on its
+    /// threads (`params.threads`, never 0 in a pass: [`SweepPass::params`]).
     fn launch_pass(&mut self, params: DispatchParams, pass: VectorPass) -> Result<()> {
-        let colour_sites = self.systems.lattice.sites_per_colour();
         let (fitted, kernel) = match pass {
             VectorPass::Metropolis { .. } => (&self.kernels.metropolis, Kernel::VectorMetropolis),
             VectorPass::Tiles { .. } => (
@@ -129,12 +128,7 @@ impl CudaVector {
                 (&self.kernels.overrelaxation, Kernel::VectorOverrelaxation)
             }
         };
-        let threads = match (pass, self.updates.tiles(&self.systems)) {
-            (VectorPass::Tiles { .. }, Some(tiles)) => {
-                tiles.per_colour() * u64::from(fitted.block_size)
-            }
-            _ => colour_sites,
-        };
+        let threads = pass.launch_threads(params.threads, fitted.block_size);
         let config = self.grid(fitted, threads);
         let stream = &self.device.stream;
         let mut launch = stream.launch_builder(&fitted.function);
@@ -158,8 +152,9 @@ impl CudaVector {
         // SAFETY: the arguments match the kernel's parameters in order and type
         // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
         // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths. The
-        // kernels stay in bounds: threads past the colour's last site return, blocks past the
-        // colour's last tile return, and every buffer was sized from these systems.
+        // kernels stay in bounds: threads (from params.first_thread) past the colour's last site
+        // or the pass's threads return, blocks past the colour's last tile or the pass's tiles
+        // return, and every buffer was sized from these systems.
         unsafe { launch.launch(config) }
             .map(|_| ())
             .map_err(driver_error(format!(
@@ -208,8 +203,8 @@ impl VectorBackend for CudaVector {
         download(&self.device, &self.spins, "vector spins")
     }
 
-    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>> {
-        launch_sweeps(self, sweeps, passes)
+    fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>> {
+        launch_passes(self, passes)
     }
 
     fn observe(&mut self) -> Result<Vec<VectorObservation>> {
@@ -264,13 +259,8 @@ impl VectorKernels for CudaVector {
         clear(&self.device, &mut self.counts, "vector counts")
     }
 
-    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
-        let params = DispatchParams {
-            sweep,
-            colour: pass.colour(),
-            ..self.params()
-        };
-        self.launch_pass(params, pass)?;
+    fn enqueue_pass(&mut self, pass: &SweepPass) -> Result<()> {
+        self.launch_pass(pass.params(self.params()), pass.pass)?;
         self.launches += 1;
         match self.launches % LAUNCHES_PER_WAIT {
             0 => self.device.synchronize("vector sweeps"),

@@ -16,7 +16,8 @@ use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use crate::engine::backend::vector::{
-    ExchangeBackend, ProposalBackend, VectorBackend, VectorEngine, VectorKernels, launch_sweeps,
+    ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
+    launch_passes,
 };
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
@@ -38,7 +39,6 @@ pub struct WgpuVector {
     ctx: WgpuContext,
     dispatcher: Dispatcher,
     systems: VectorSystems,
-    updates: VectorSweeps,
     workgroup_size: u32,
     spins: wgpu::Buffer,
     counts: wgpu::Buffer,
@@ -118,7 +118,6 @@ impl WgpuVectorEngine {
             ctx,
             dispatcher,
             systems,
-            updates,
             workgroup_size,
             spins,
             counts,
@@ -164,28 +163,20 @@ impl WgpuVector {
     }
 
     /// Submit the passes enqueued since the last submission (at most [`MAX_DISPATCHES`]), with
-    /// the clear of the counts [`VectorKernels::clear_counts`] left pending.
+    /// the clear of the counts [`VectorKernels::clear_counts`] left pending; each pass's grid
+    /// covers its threads (`params.threads`, never 0 in a pass: [`SweepPass::params`]).
     fn submit_passes(&mut self) {
-        let colour_sites = self.systems.lattice.sites_per_colour();
-        // One workgroup per tile.
-        let tile_threads = self
-            .updates
-            .tiles(&self.systems)
-            .map_or(0, |t| t.per_colour() * u64::from(self.workgroup_size));
         let pipelines = &self.pipelines;
         let dispatches: Vec<_> = (self.pending.iter())
             .map(|&(params, pass)| {
-                let (pipeline, threads) = match pass {
-                    VectorPass::Metropolis { .. } => (&pipelines.metropolis, colour_sites),
-                    VectorPass::Tiles { .. } => (
-                        pipelines
-                            .tiles
-                            .as_ref()
-                            .expect("tiled updates build vector_tiles"),
-                        tile_threads,
-                    ),
-                    VectorPass::Overrelaxation { .. } => (&pipelines.overrelaxation, colour_sites),
+                let pipeline = match pass {
+                    VectorPass::Metropolis { .. } => &pipelines.metropolis,
+                    VectorPass::Tiles { .. } => {
+                        (pipelines.tiles.as_ref()).expect("tiled updates build vector_tiles")
+                    }
+                    VectorPass::Overrelaxation { .. } => &pipelines.overrelaxation,
                 };
+                let threads = pass.launch_threads(params.threads, self.workgroup_size);
                 (Dispatch::Sweep(params), pipeline, threads)
             })
             .collect();
@@ -255,8 +246,8 @@ impl VectorBackend for WgpuVector {
         self.ctx.read_buffer(&self.spins, bytes)
     }
 
-    fn sweeps(&mut self, sweeps: &[u32], passes: &[VectorPass]) -> Result<Vec<u64>> {
-        launch_sweeps(self, sweeps, passes)
+    fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>> {
+        launch_passes(self, passes)
     }
 
     fn observe(&mut self) -> Result<Vec<VectorObservation>> {
@@ -286,13 +277,8 @@ impl VectorKernels for WgpuVector {
         Ok(())
     }
 
-    fn enqueue_pass(&mut self, sweep: u32, pass: VectorPass) -> Result<()> {
-        let params = DispatchParams {
-            sweep,
-            colour: pass.colour(),
-            ..self.params()
-        };
-        self.pending.push((params, pass));
+    fn enqueue_pass(&mut self, pass: &SweepPass) -> Result<()> {
+        self.pending.push((pass.params(self.params()), pass.pass));
         if self.pending.len() == MAX_DISPATCHES {
             self.submit_passes();
         }

@@ -10,6 +10,8 @@
 //! coordinates, so a site's colour within the tile is its colour in the lattice). A GPU keeps
 //! a tile and its halo, `(size + 2)^d` sites of `n` components, in workgroup memory.
 
+use std::ops::Range;
+
 use crate::model::Lattice;
 
 /// Workgroup memory a tile and its halo may take: WebGPU's default limit (16 KiB), less room
@@ -50,15 +52,30 @@ impl Tiles {
         4 * u64::from(components) * self.padded_sites()
     }
 
-    /// The coordinates of the first site of tile `q` of colour `colour`.
-    pub fn origin(&self, colour: u32, q: u64) -> [u32; 3] {
-        let tiles = Lattice {
+    /// The lattice of tiles, whose sites are the tiles.
+    fn tile_lattice(&self) -> Lattice {
+        Lattice {
             dims: self.lattice.dims,
             size: self.per_side(),
-        };
+        }
+    }
+
+    /// The coordinates of the first site of tile `q` of colour `colour`.
+    pub fn origin(&self, colour: u32, q: u64) -> [u32; 3] {
+        let tiles = self.tile_lattice();
         tiles
             .coords(tiles.colour_site(colour, q))
             .map(|t| t * self.size)
+    }
+
+    /// The tiles of either colour (numbered as [`Tiles::origin`]'s `q`) whose first site lies
+    /// on planes `planes` of the lattice's slowest axis: a tile's share of a piece of a sweep
+    /// ([`crate::engine::Step::Part`]), as [`Lattice::plane_units`] is a site's. The tiles of
+    /// consecutive plane ranges are consecutive, and those of `0 .. L` are all of a colour.
+    pub fn plane_tiles(&self, planes: Range<u32>) -> Range<u64> {
+        // A tile's first site lies on plane `t size` of its tile plane `t`.
+        let tile_planes = planes.start.div_ceil(self.size)..planes.end.div_ceil(self.size);
+        self.tile_lattice().plane_units(tile_planes, 1)
     }
 
     /// The site of the `ci`-th site of colour `colour` of the tile at `origin`.
@@ -100,6 +117,35 @@ mod tests {
                 }
             }
             assert!(seen.iter().all(|&n| n == 1), "{dims}D L={size} B={tile}");
+        }
+    }
+
+    /// Consecutive plane ranges give consecutive tiles, `0 .. L` all of a colour, and each
+    /// tile's origin lies on the planes of its range.
+    #[test]
+    fn plane_tiles_divide_a_colour_by_the_planes_of_origins() {
+        for (dims, size, tile) in [(2, 8, 2), (2, 12, 6), (3, 8, 2), (3, 8, 4)] {
+            let tiles = Tiles {
+                lattice: Lattice::new(dims, size),
+                size: tile,
+            };
+            assert_eq!(tiles.plane_tiles(0..size), 0..tiles.per_colour());
+            for cut in 0..=size {
+                let below = tiles.plane_tiles(0..cut);
+                assert_eq!(below.end, tiles.plane_tiles(cut..size).start);
+            }
+            for plane in 0..size {
+                for q in tiles.plane_tiles(plane..plane + 1) {
+                    for colour in 0..2 {
+                        let origin = tiles.origin(colour, q);
+                        assert_eq!(
+                            origin[dims as usize - 1],
+                            plane,
+                            "{dims}D L={size} B={tile}"
+                        );
+                    }
+                }
+            }
         }
     }
 }
