@@ -322,7 +322,7 @@ fn cut_plans(l: u32, cuts: &[u64], tempering: bool) -> Vec<Plan> {
             let sweep = sweep as u32;
             plan.sweep_units(sweep, (2, l), units.clone());
             if units.end == per_sweep {
-                if sweep % 2 == 0 {
+                if sweep.is_multiple_of(2) {
                     plan.measure();
                 }
                 if tempering {

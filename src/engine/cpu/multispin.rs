@@ -602,9 +602,13 @@ mod tests {
         let l = layout.lattice().size;
         let mut engine = CpuMultispinEngine::new(layout);
         assert!(engine.sweep_parts());
-        for (pass, planes) in [(2, 0..1), (1, 3..2), (0, l - 1..l + 1)] {
+        for (pass, planes) in [(2, [0, 1]), (1, [3, 2]), (0, [l - 1, l + 1])] {
             let mut plan = Plan::default();
-            plan.part(0, pass, planes.clone());
+            plan.steps.push(Step::Part {
+                sweep: 0,
+                pass,
+                planes,
+            });
             let error = engine.execute(&plan).unwrap_err().to_string();
             assert!(error.contains("no piece of a multispin"), "{error}");
         }
