@@ -2,20 +2,22 @@
 //! per-lane observations and the same overlap counts, bit for bit: 2D and 3D, AMSC (lanes as
 //! replicas, samples, temperatures) and SMSC, ferromagnet and Edwards-Anderson, with and without
 //! a field, exact, packed and shared random numbers, engines opened for fixed and for changing
-//! betas, plans of one batch and of several, every block size; wgpu on both WGSL Philox paths
-//! and without bounds checks, CUDA with threshold tables in constant and global memory, word
-//! systems in groups, and against wgpu too.
+//! betas, plans of one batch and of several, sweeps in pieces over several plans, every block
+//! size; wgpu on both WGSL Philox paths and without bounds checks, CUDA with threshold tables
+//! in constant and global memory, word systems in groups, and against wgpu too.
 
 use crate::common;
 use crate::common::backend::Gpu;
+use common::tempering::tempering_cases;
 use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 use spinflip::config::{Disorder, Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::dispatch::{measured_slots, submissions};
 use spinflip::engine::multispin::MultispinLayout;
+use spinflip::engine::tempering::Chains;
 use spinflip::engine::wgpu::launch::MAX_DISPATCHES;
-use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of};
+use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of, tempering_of};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 use spinflip::model::systems::SystemIndex;
@@ -27,6 +29,7 @@ backends! {
         smsc_matches_cpu_bit_for_bit,
         packed_randoms_match_cpu_bit_for_bit,
         plans_of_several_batches_match_cpu_bit_for_bit,
+        pieces_of_sweeps_match_whole_sweeps_on_the_cpu,
         block_size_does_not_change_results,
         engine_for_fixed_betas_refuses_new_betas,
     ],
@@ -301,6 +304,124 @@ fn plans_of_several_batches_match_cpu_bit_for_bit<B: Gpu>() {
         "overlaps read back too"
     );
     compare_plan(&case, B::default().unchecked(), Betas::Fixed, &plan);
+}
+
+/// Sweeps 0..6 of a lattice of `l` planes cut into plans at the units `cuts` of the whole run
+/// (pass `p` of sweep `s` on plane `k` is unit `(2 s + p) l + k`, as [`Plan::sweep_units`]
+/// counts a sweep's), each sweep followed, in the plan that finishes it, by a measurement every
+/// second sweep and a swap round where `tempering`; without cuts, the whole sweeps in one plan.
+fn cut_plans(l: u32, cuts: &[u64], tempering: bool) -> Vec<Plan> {
+    let per_sweep = 2 * u64::from(l);
+    let ends = cuts.iter().copied().chain([6 * per_sweep]);
+    let mut start = 0;
+    ends.map(|end| {
+        let mut plan = Plan::default();
+        for sweep in start / per_sweep..end.div_ceil(per_sweep) {
+            let first = sweep * per_sweep;
+            let units = start.max(first) - first..end.min(first + per_sweep) - first;
+            let sweep = sweep as u32;
+            plan.sweep_units(sweep, (2, l), units.clone());
+            if units.end == per_sweep {
+                if sweep.is_multiple_of(2) {
+                    plan.measure();
+                }
+                if tempering {
+                    plan.swap(sweep, sweep % 2);
+                }
+            }
+        }
+        start = end;
+        plan
+    })
+    .collect()
+}
+
+/// Cuts of six sweeps of `l >= 4` planes: single planes, empty pieces, cuts inside and between
+/// the colours, a plan from a sweep's last plane over its round to the next sweep's colour 0 and
+/// first plane of colour 1, plans across sweeps, and whole sweeps between pieces.
+fn cuts(l: u64) -> Vec<u64> {
+    let cuts = [
+        1,
+        1,
+        l - 1,
+        l,
+        l + 1,
+        2 * l - 1,
+        3 * l + 1,
+        5 * l + 1,
+        5 * l + 2,
+    ];
+    cuts.into_iter()
+        .chain([5 * l + 2, 8 * l, 9 * l, 10 * l - 1])
+        .collect()
+}
+
+/// `engine`'s lattices after `plans` from the hot start, with tempering from its initial
+/// state where `tempering`: the lattices, every plan's measurements one after another, and the
+/// tempering state.
+fn run_plans(
+    engine: &mut dyn Engine,
+    systems: &IsingSystems,
+    plans: &[Plan],
+    tempering: bool,
+) -> (SpinBits, Measurements, Vec<u32>) {
+    engine.set_spins(&initial_spins(systems).into()).unwrap();
+    if tempering {
+        let state = Chains::of(systems).initial_state();
+        tempering_of(engine).unwrap().set_tempering(&state).unwrap();
+    }
+    let mut all = Measurements::default();
+    for plan in plans {
+        let measured = engine.execute(plan).unwrap();
+        all.observations.extend(measured.observations);
+        all.overlap_planes.extend(measured.overlap_planes);
+        all.link_overlaps.extend(measured.link_overlaps);
+        all.labels.extend(measured.labels);
+    }
+    let state = match tempering {
+        true => tempering_of(engine).unwrap().tempering_state().unwrap(),
+        false => Vec::new(),
+    };
+    (engine.spins().unwrap().into_bits().unwrap(), all, state)
+}
+
+/// Sweeps in pieces ([`spinflip::engine::Step::Part`]), spread over plans with measurements
+/// and swap rounds after the sweeps they finish, give the CPU's whole sweeps bit for bit, on
+/// the CPU and on the backend: every tempering exchange kind, AMSC and SMSC, exact and packed
+/// randoms (rounds after a piece of colour 1 count their bonds apart from the update; the sweep
+/// after a round in pieces makes the round's exchange apart from it); and a 3D SMSC spin
+/// glass without tempering.
+fn pieces_of_sweeps_match_whole_sweeps_on_the_cpu<B: Gpu>() {
+    let tempering = tempering_cases()
+        .into_iter()
+        .map(|case| (case.layout(), true));
+    let smsc = case(3, 64, Layout::Smsc, Disorder::Bimodal).layout();
+    for (i, (layout, tempering)) in tempering.chain([(smsc, false)]).enumerate() {
+        let gpu = B::alternating(i);
+        let systems = &layout.systems;
+        let l = systems.lattice.size;
+        let whole = cut_plans(l, &[], tempering);
+        let pieces = cut_plans(l, &cuts(l.into()), tempering);
+        let mut cpu = CpuMultispinEngine::new(layout.clone());
+        let expected = run_plans(&mut cpu, systems, &whole, tempering);
+        assert_ne!(expected.0, initial_spins(systems), "nothing moved");
+        let mut engines: [(String, Box<dyn Engine>); 2] = [
+            (
+                "CPU".into(),
+                Box::new(CpuMultispinEngine::new(layout.clone())),
+            ),
+            (gpu.to_string(), gpu.multispin(&layout, 64, Betas::Fixed)),
+        ];
+        for (name, engine) in &mut engines {
+            let got = run_plans(engine.as_mut(), systems, &pieces, tempering);
+            let name = format!("{name} {} in pieces", layout.describe());
+            if let Some(diff) = common::first_difference(&systems.lattice, &expected.0, &got.0) {
+                panic!("{name}: lattices differ at {diff}");
+            }
+            assert_eq!(got.1, expected.1, "{name}: measurements");
+            assert_eq!(got.2, expected.2, "{name}: tempering state");
+        }
+    }
 }
 
 fn block_size_does_not_change_results<B: Gpu>() {

@@ -13,7 +13,7 @@ use spinflip::config::{Backend, Config, EngineKind, Layout, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::open::open_slab_engine;
 use spinflip::engine::slabs::LocalHalos;
-use spinflip::engine::{Betas, Engine, Halo, populations_of, tempering_of};
+use spinflip::engine::{Betas, Engine, Halo, Plan, populations_of, tempering_of};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 
@@ -171,8 +171,8 @@ fn slab_engines_refuse_what_slabs_do_not_support<B: Gpu>() {
     check_slab_refusals(B::BACKEND);
 }
 
-/// The slab engine `open_slab_engine` opens for `backend` refuses tempering, annealing and the
-/// spins of whole lattices, saying why.
+/// The slab engine `open_slab_engine` opens for `backend` refuses tempering, annealing, the
+/// spins of whole lattices and pieces of sweeps, saying why.
 fn check_slab_refusals(backend: Backend) {
     let (run, slab) = refusal_systems();
     let config = smsc_config(backend, Randoms::Exact);
@@ -203,6 +203,11 @@ fn check_slab_refusals(backend: Backend) {
         error.contains("lattices of 2048 spins"),
         "{backend:?}: {error}"
     );
+    assert!(!engine.sweep_parts(), "{backend:?}");
+    let mut piece = Plan::default();
+    piece.part(0, 0, 0..2);
+    let error = message(engine.execute(&piece).unwrap_err());
+    assert!(error.contains("whole sweeps only"), "{backend:?}: {error}");
 }
 
 #[cfg(not(feature = "cuda"))]

@@ -10,10 +10,10 @@ use crate::engine::copy_maps::lane_map;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::whole_lattices_only;
 use crate::engine::{
-    Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Tempering, check_betas,
-    check_copy_map, check_thresholds_not_compiled,
+    Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Step, Tempering,
+    check_betas, check_copy_map, check_thresholds_not_compiled,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// What a multispin engine keeps on the host, alike on every backend: the word layout, a
 /// slab's neighbours, the slot the next resampling step reads, and whether measurements come
@@ -179,8 +179,16 @@ where
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        plan.parts(self.sweep_parts())?;
+        if plan.parts(self.sweep_parts())? {
+            check_parts(plan, self.layout().own_planes())?;
+        }
         execute(self, plan)
+    }
+
+    /// Whole lattices only: a slab's pieces would need the halo exchange of a colour inside it
+    /// ([`crate::engine::slabs`]).
+    fn sweep_parts(&self) -> bool {
+        self.layout().systems.slab.is_none()
     }
 
     fn max_plan_slots(&self) -> u64 {
@@ -194,6 +202,26 @@ where
     fn populations(&mut self) -> Option<&mut dyn Populations> {
         Some(self)
     }
+}
+
+/// Refuse a piece of a sweep ([`Step::Part`]) that is no colour's update (pass 0 or 1) on
+/// planes of the lattice's `planes`, before anything runs.
+fn check_parts(plan: &Plan, planes: u32) -> Result<()> {
+    for step in &plan.steps {
+        if let Step::Part {
+            sweep,
+            pass,
+            planes: [first, end],
+        } = *step
+            && (pass > 1 || first > end || end > planes)
+        {
+            return Err(Error::State(format!(
+                "sweep {sweep}: pass {pass} on planes {first}..{end} is no piece of a multispin \
+                 sweep (colours 0 and 1, planes 0..{planes})"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// [`Engine::execute`]: a resampling step's kernels ahead of the plan's with no wait between,

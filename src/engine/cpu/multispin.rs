@@ -2,6 +2,8 @@
 //! and population calls are the multispin engines' (`engine::backend::multispin`); here the
 //! sweeps, measurements, swap rounds, copies and the resampling step on the host.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use super::multispin_metropolis::sweep_colour;
@@ -69,21 +71,27 @@ impl CpuMultispinEngine {
         Ok(engine)
     }
 
-    /// Colour 0 of every word system, then colour 1, each followed by a slab's exchange of the
-    /// colour's boundary planes.
+    /// Colour 0 of every word system, then colour 1.
     fn sweep(&mut self, sweep: u32) -> Result<()> {
+        let planes = 0..self.layout().own_planes();
+        (0..2).try_for_each(|colour| self.update(sweep, colour, planes.clone()))
+    }
+
+    /// Colour `colour` of sweep `sweep` on the own planes `planes` of every word system (all of
+    /// them, or a piece of the sweep: [`Step::Part`]), then a slab's exchange of the colour's
+    /// boundary planes.
+    fn update(&mut self, sweep: u32, colour: u32, planes: Range<u32>) -> Result<()> {
         let len = self.layout().system_words() as usize;
-        for colour in 0..2 {
-            let (layout, tables, couplings) = (&self.host.layout, &self.tables, &self.couplings);
-            self.words
-                .par_chunks_mut(len)
-                .enumerate()
-                .for_each(|(g, words)| {
-                    sweep_colour(layout, tables, couplings, words, g as u32, sweep, colour);
-                });
-            self.exchange(colour)?;
-        }
-        Ok(())
+        let layout = &self.host.layout;
+        let arrays = (self.tables.as_slice(), self.couplings.as_slice());
+        self.words
+            .par_chunks_mut(len)
+            .enumerate()
+            .for_each(|(g, words)| {
+                let pass = (sweep, colour);
+                sweep_colour(layout, arrays, words, g as u32, pass, planes.clone());
+            });
+        self.exchange(colour)
     }
 
     /// A slab's halo exchange of `colour` (nothing for whole lattices).
@@ -218,8 +226,12 @@ impl MultispinBackend for CpuMultispinEngine {
                 Step::Observe { .. } | Step::Cluster { .. } => {
                     unreachable!("refused by multispin::execute")
                 }
-                Step::Part { .. } => unreachable!("refused by the engine: Plan::parts"),
                 Step::Sweep { sweep } => self.sweep(sweep)?,
+                Step::Part {
+                    sweep,
+                    pass,
+                    planes: [first, end],
+                } => self.update(sweep, pass, first..end)?,
                 Step::Swap { sweep, parity } => self.swap(sweep, parity),
                 Step::Measure { .. } => self.measure(),
             }
@@ -499,6 +511,107 @@ mod tests {
             tested.push(case);
         }
         assert_eq!(tested.len(), 4, "every exchange kind: {tested:?}");
+    }
+
+    /// Pieces of sweeps ([`Step::Part`]) give the whole sweeps' lattices, measurements and
+    /// tempering bit for bit. Each sweep is cut into two plans at another unit (pass `p` on
+    /// plane `k` is unit `p L + k`, [`Plan::sweep_units`]), the first ending with an empty piece:
+    /// at the start, inside and between the colours, at the end; the measurement and the swap
+    /// round follow the sweep's last piece. In every layout, with packed randoms (runs of four and
+    /// of two words), and on a lattice whose pieces of many planes update their rows in parallel.
+    #[test]
+    fn pieces_of_sweeps_equal_whole_sweeps() {
+        use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
+        use crate::engine::multispin::fixtures::{ferromagnet_layout, layout};
+        use crate::engine::tempering::Chains;
+        let packed = |layout: MultispinLayout| {
+            let randoms = Randoms::Packed;
+            let options = MultispinOptions {
+                layout: layout.layout,
+                randoms,
+            };
+            MultispinLayout::new(layout.systems, options)
+        };
+        let samples = Layout::Amsc {
+            lanes: Lanes::Samples,
+        };
+        let layouts = all_layouts().into_iter().chain([
+            packed(ferromagnet_layout(2, 256, Layout::Smsc, 2)),
+            packed(layout(3, 4, samples, 64, 2, 2)),
+            // 65536 words a colour: a piece of all planes but one goes parallel.
+            ferromagnet_layout(2, 2048, Layout::Smsc, 1),
+        ]);
+        let mut accepted = 0;
+        for layout in layouts {
+            let (case, systems) = (layout.describe(), layout.systems.clone());
+            let tempering = systems.betas.len() > 1;
+            let spins = crate::engine::cpu::hot_start::initial_spins(&systems).into();
+            let open = || {
+                let mut engine = CpuMultispinEngine::new(layout.clone());
+                engine.set_spins(&spins).unwrap();
+                if tempering {
+                    let state = Chains::of(&systems).initial_state();
+                    engine.set_tempering(&state).unwrap();
+                }
+                engine
+            };
+            let (mut whole, mut pieces) = (open(), open());
+            let l = systems.lattice.size;
+            for (sweep, cut) in (0..).zip([0, 1, l - 1, l, l + 1, 2 * l - 1, 2 * l]) {
+                let [mut first, mut last, mut reference] = [(); 3].map(|()| Plan::default());
+                first.sweep_units(sweep, (2, l), 0..cut.into());
+                let pass = (cut / l).min(1);
+                let plane = cut - pass * l;
+                first.part(sweep, pass, plane..plane);
+                last.sweep_units(sweep, (2, l), cut.into()..(2 * l).into());
+                reference.sweep(sweep);
+                for plan in [&mut last, &mut reference] {
+                    plan.measure();
+                    if tempering {
+                        plan.swap(sweep, sweep % 2);
+                    }
+                }
+                let expected = whole.execute(&reference).unwrap();
+                pieces.execute(&first).unwrap();
+                let got = pieces.execute(&last).unwrap();
+                assert_eq!(got, expected, "{case}: sweep {sweep} cut at {cut}");
+                assert_eq!(
+                    pieces.words, whole.words,
+                    "{case}: sweep {sweep} cut at {cut}"
+                );
+            }
+            assert_ne!(pieces.spins().unwrap(), spins, "{case}: nothing moved");
+            let state = pieces.tempering_state().unwrap();
+            assert_eq!(state, whole.tempering_state().unwrap(), "{case}");
+            if tempering {
+                let chains = Chains::of(&systems);
+                accepted += state[3 * chains.section_words()..].iter().sum::<u32>();
+            }
+        }
+        assert!(
+            accepted > 0,
+            "no swap was accepted, so rounds were not tested"
+        );
+    }
+
+    /// Pieces of a sweep that are no colour's update on planes of the lattice are refused before
+    /// anything runs.
+    #[test]
+    fn pieces_of_no_colour_or_beyond_the_planes_are_refused() {
+        let layout = all_layouts().swap_remove(0);
+        let l = layout.lattice().size;
+        let mut engine = CpuMultispinEngine::new(layout);
+        assert!(engine.sweep_parts());
+        for (pass, planes) in [(2, [0, 1]), (1, [3, 2]), (0, [l - 1, l + 1])] {
+            let mut plan = Plan::default();
+            plan.steps.push(Step::Part {
+                sweep: 0,
+                pass,
+                planes,
+            });
+            let error = engine.execute(&plan).unwrap_err().to_string();
+            assert!(error.contains("no piece of a multispin"), "{error}");
+        }
     }
 
     fn bytes<T>(v: &[T]) -> u64 {

@@ -13,6 +13,7 @@ use crate::config::Randoms;
 use crate::engine::multispin::{LANES, MAX_CATEGORIES, MultispinLayout, WordSite};
 use crate::rng::{Counter, Purpose, random_block};
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Words of a colour one task updates at least: a row of a small SMSC lattice is a few words.
 const WORDS_PER_TASK: u32 = 1 << 12;
@@ -287,15 +288,16 @@ fn unsatisfied_bonds(
     count
 }
 
-/// Update colour `colour` of word system `g`, whose two colour arrays are `spins`.
+/// Update colour `colour` of sweep `sweep` on the own planes `planes` of word system `g`, whose
+/// two colour arrays are `spins`: every own plane for the whole colour, fewer for a piece of
+/// the sweep ([`crate::engine::Step::Part`]).
 pub fn sweep_colour(
     layout: &MultispinLayout,
-    tables: &[u32],
-    couplings: &[u32],
+    (tables, couplings): (&[u32], &[u32]),
     spins: &mut [u32],
     g: u32,
-    sweep: u32,
-    colour: u32,
+    (sweep, colour): (u32, u32),
+    planes: Range<u32>,
 ) {
     let colour_words = layout.colour_words() as usize;
     let (first, second) = spins.split_at_mut(colour_words);
@@ -319,9 +321,12 @@ pub fn sweep_colour(
     // apart (MultispinLayout::word_run).
     let run = layout.word_run();
     let stride = row_words / run;
-    let own = &mut own[..layout.own_colour_words() as usize];
-    let update_row = |buffers: &mut RunBuffers, (row, own_row): (usize, &mut [u32])| {
-        let row = row as u32;
+    // The planes' rows hold whole runs: the words of the GPU's threads of these planes
+    // (MultispinLayout::plane_threads), which share their packed randoms.
+    let rows = layout.plane_rows_of(planes);
+    let own = &mut own[(rows.start * row_words) as usize..(rows.end * row_words) as usize];
+    let update_row = |buffers: &mut RunBuffers, (i, own_row): (usize, &mut [u32])| {
+        let row = rows.start + i as u32;
         if rotations == 0 {
             for (w, spin) in (0..).zip(own_row.iter_mut()) {
                 let count = count_of(row, w, *spin);
@@ -350,12 +355,12 @@ pub fn sweep_colour(
             }
         }
     };
-    // A row's words read only themselves and the other colour: the rows of a large lattice
-    // update in parallel; a small one's stay on this thread, where tasks would cost more.
+    // A row's words read only themselves and the other colour: the rows of a large lattice (or
+    // piece) update in parallel; a small one's stay on this thread, where tasks would cost more.
     if own.len() < WORDS_PER_TASK as usize * 4 {
         let mut buffers = RunBuffers::default();
-        let rows = own.chunks_mut(row_words as usize).enumerate();
-        rows.for_each(|row| update_row(&mut buffers, row));
+        let own_rows = own.chunks_mut(row_words as usize).enumerate();
+        own_rows.for_each(|row| update_row(&mut buffers, row));
         return;
     }
     own.par_chunks_mut(row_words as usize)
@@ -427,8 +432,17 @@ mod tests {
         let bits = SpinBits::from_signs(layout.systems.systems(), layout.lattice().sites(), spins);
         let mut words = layout.pack(&bits);
         let len = 2 * layout.colour_words() as usize;
+        let planes = 0..layout.own_planes();
         for (g, system_words) in words.chunks_mut(len).enumerate() {
-            sweep_colour(layout, &tables, &couplings, system_words, g as u32, 9, 1);
+            let arrays = (tables.as_slice(), couplings.as_slice());
+            sweep_colour(
+                layout,
+                arrays,
+                system_words,
+                g as u32,
+                (9, 1),
+                planes.clone(),
+            );
         }
         layout.unpack(&words).to_signs()
     }

@@ -1,6 +1,8 @@
 //! How the update kernels (CUDA and WGSL) split a colour among threads: runs of words per
 //! thread, the packed tail's rotations, and the update that also tallies a swap round.
 
+use std::ops::Range;
+
 use super::MultispinLayout;
 use crate::config::Disorder;
 use crate::config::{Lanes, Layout, Randoms};
@@ -47,10 +49,17 @@ impl MultispinLayout {
     }
 
     /// The update threads of the own planes `planes`: the update's threads go row by row and
-    /// its rows plane by plane.
-    pub fn plane_threads(&self, planes: std::ops::Range<u32>) -> std::ops::Range<u32> {
-        let per_plane = self.plane_rows() * self.row_words() / self.word_run();
-        planes.start * per_plane..planes.end * per_plane
+    /// a row's words are whole runs, so these are the threads of [`Self::plane_rows_of`].
+    pub fn plane_threads(&self, planes: Range<u32>) -> Range<u32> {
+        let rows = self.plane_rows_of(planes);
+        let per_row = self.row_words() / self.word_run();
+        rows.start * per_row..rows.end * per_row
+    }
+
+    /// The own rows on the own planes `planes` (a colour's rows go plane by plane): the rows a
+    /// piece of a sweep updates ([`crate::engine::Step::Part`]), whole runs of words each.
+    pub fn plane_rows_of(&self, planes: Range<u32>) -> Range<u32> {
+        planes.start * self.plane_rows()..planes.end * self.plane_rows()
     }
 
     /// How many rotations the packed tail ([`Randoms::Packed`]) may give a word's undecided

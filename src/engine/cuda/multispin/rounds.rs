@@ -134,14 +134,16 @@ impl MultispinCudaEngine {
         tempering.launch_exchange(&self.device, &round.params, &mut self.spins)
     }
 
-    /// The pending swap round where `sweeps` begin with a whole sweep (colour 0, then 1), whose
-    /// paired update then makes its exchange; otherwise its exchange is enqueued now.
+    /// The pending swap round where `sweeps` begin with a whole sweep (colour 0, then 1, each of
+    /// every thread), whose paired update then makes its exchange; otherwise (pieces of a sweep,
+    /// [`crate::engine::Step::Part`]) its exchange is enqueued now.
     pub(super) fn take_pending_round(
         &mut self,
         sweeps: &[&DispatchParams],
     ) -> Result<Option<PendingRound>> {
         if let [first, second, ..] = sweeps
             && (first.colour, second.colour) == (0, 1)
+            && (first.threads, second.threads) == (0, 0)
         {
             return Ok(self.pending_round.take());
         }
