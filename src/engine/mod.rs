@@ -62,6 +62,10 @@ pub use lattices::Lattices;
 pub use spins::SpinBits;
 use vector::{VectorObservation, VectorOverlap};
 
+/// The passes of a Metropolis sweep of Ising spins, its two colours, as its pieces
+/// ([`Step::Part`]) count them.
+pub const ISING_PASSES: u32 = 2;
+
 /// One step of a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -144,18 +148,34 @@ impl Plan {
         }
     }
 
-    /// Whether the plan holds pieces of sweeps ([`Step::Part`]); for an engine without them
-    /// they are an error.
-    pub fn parts(&self, sweep_parts: bool) -> Result<bool> {
-        let parts = self.steps.iter().any(|s| matches!(s, Step::Part { .. }));
-        if parts && !sweep_parts {
-            return Err(Error::State(
-                "this engine updates whole sweeps only (Step::Sweep), not pieces of one \
-                 (Step::Part)"
-                    .into(),
-            ));
+    /// Refuse, before anything runs, pieces of sweeps ([`Step::Part`]) on an engine without
+    /// them (`sweep_parts` false), and a piece that is no pass of a sweep of `(passes,
+    /// planes)`.
+    pub fn check_parts(&self, sweep_parts: bool, (passes, planes): (u32, u32)) -> Result<()> {
+        for step in &self.steps {
+            let Step::Part {
+                sweep,
+                pass,
+                planes: [first, end],
+            } = *step
+            else {
+                continue;
+            };
+            if !sweep_parts {
+                return Err(Error::State(
+                    "this engine updates whole sweeps only (Step::Sweep), not pieces of one \
+                     (Step::Part)"
+                        .into(),
+                ));
+            }
+            if pass >= passes || first > end || end > planes {
+                return Err(Error::State(format!(
+                    "sweep {sweep}: pass {pass} on planes {first}..{end} is no piece of a sweep \
+                     of {passes} passes over planes 0..{planes}"
+                )));
+            }
         }
-        Ok(parts)
+        Ok(())
     }
 
     /// Append a measurement into the next free slot.
@@ -664,6 +684,32 @@ mod tests {
         assert_eq!(units(6..11), vec![part(0, 6, 8), part(1, 0, 3)]);
         assert_eq!(units(8..16), vec![part(1, 0, 8)]);
         assert_eq!(units(0..8), vec![part(0, 0, 8)]);
+    }
+
+    /// Pieces are refused on an engine without them, and where they name no pass or planes of
+    /// the sweep; a plan without pieces passes on any engine.
+    #[test]
+    fn pieces_outside_a_sweep_or_on_an_engine_without_them_are_refused() {
+        let plan = |pass, planes: Range<u32>| {
+            let mut plan = Plan::default();
+            plan.sweep(0);
+            plan.part(1, pass, planes);
+            plan
+        };
+        assert!(plan(1, 3..8).check_parts(true, (2, 8)).is_ok());
+        assert!(plan(1, 5..5).check_parts(true, (2, 8)).is_ok());
+        let refusal = |plan: Plan, cuts| plan.check_parts(cuts, (2, 8)).unwrap_err().to_string();
+        assert!(refusal(plan(1, 3..8), false).contains("whole sweeps only"));
+        for (pass, planes) in [(2, 0..1), (0, 3..9), (0, 5..4)] {
+            let text = refusal(plan(pass, planes), true);
+            assert!(
+                text.contains("is no piece of a sweep of 2 passes over planes 0..8"),
+                "{text}"
+            );
+        }
+        let mut whole = Plan::default();
+        whole.sweep(0);
+        assert!(whole.check_parts(false, (2, 8)).is_ok());
     }
 
     /// Plans of pieces inside one sweep, or of whole sweeps; sweeps that stay whole count as

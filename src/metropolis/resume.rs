@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::Schedule;
 use super::checkpoint::Checkpoint;
-use super::schedule::PASSES;
 use super::state::RunState;
+use crate::engine::ISING_PASSES;
 use crate::engine::SpinBits;
 use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
@@ -93,7 +93,7 @@ pub(super) fn resume_state(
 /// Whether `units` of sweep `sweep` (a checkpoint inside it) name a sweep of the run without
 /// cluster updates, whose sweeps are cut, and fewer units than it has.
 fn cut_fits(units: u64, sweep: u64, schedule: &Schedule, systems: &IsingSystems) -> bool {
-    let sweep_units = u64::from(PASSES) * u64::from(systems.lattice.size);
+    let sweep_units = u64::from(ISING_PASSES) * u64::from(systems.lattice.size);
     units == 0 || (schedule.clusters.is_none() && sweep < schedule.total() && units < sweep_units)
 }
 

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use super::Schedule;
 use super::outputs::write_outputs;
 use super::resume::{resume_state, save_checkpoint};
-use super::schedule::PASSES;
 use super::series::RunSeries;
 use super::state::RunState;
 use super::summary::{Summary, summarize};
+use crate::engine::ISING_PASSES;
 use crate::engine::placement::placement;
 use crate::engine::tempering::Chains;
 use crate::engine::{
@@ -126,7 +126,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     // Positions count units: pieces of a sweep where the engine cuts sweeps, else sweeps.
     // Sweeps with cluster updates stay whole.
     let cuts = engine.sweep_parts() && schedule.clusters.is_none();
-    let cut = SweepCut::new(cuts.then_some((PASSES, systems.lattice.size)));
+    let cut = SweepCut::new(cuts.then_some((ISING_PASSES, systems.lattice.size)));
     run.refuse_cut_sweep((state.sweeps_done, state.sweep_units), cuts)?;
     while state.sweeps_done < schedule.total() {
         let from_sweep = state.sweeps_done;

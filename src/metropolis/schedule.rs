@@ -8,10 +8,6 @@ use crate::engine::Plan;
 use crate::engine::memory::{plan_slots, slot_bytes};
 use crate::model::ising::IsingSystems;
 
-/// The passes of a Metropolis sweep of Ising spins (its two colours), as its pieces count them
-/// ([`crate::engine::Step::Part`]).
-pub const PASSES: u32 = 2;
-
 /// The sweep schedule of a run: `thermalize` sweeps, then `measure` sweeps with a measurement
 /// after every `every`-th of them; with parallel tempering a swap round after every
 /// `swap_every`-th sweep of both phases (after a measurement that follows the same sweep, so

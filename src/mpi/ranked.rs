@@ -131,7 +131,8 @@ impl Engine for RankedEngine {
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        plan.parts(self.sweep_parts())?;
+        // The ranks update whole sweeps ([`Engine::sweep_parts`]): pieces are refused.
+        plan.check_parts(false, (0, 0))?;
         let replies = self.call_all(Command::Execute(plan.clone()))?;
         let parts = answers(replies, |reply| match reply {
             Reply::Measurements(measurements) => Ok(*measurements),

@@ -10,10 +10,10 @@ use crate::engine::copy_maps::lane_map;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::slabs::whole_lattices_only;
 use crate::engine::{
-    Engine, EngineInfo, Halo, Lattices, Measurements, Plan, Populations, Step, Tempering,
+    Engine, EngineInfo, Halo, ISING_PASSES, Lattices, Measurements, Plan, Populations, Tempering,
     check_betas, check_copy_map, check_thresholds_not_compiled,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// What a multispin engine keeps on the host, alike on every backend: the word layout, a
 /// slab's neighbours, the slot the next resampling step reads, and whether measurements come
@@ -179,9 +179,10 @@ where
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        if plan.parts(self.sweep_parts())? {
-            check_parts(plan, self.layout().own_planes())?;
-        }
+        plan.check_parts(
+            self.sweep_parts(),
+            (ISING_PASSES, self.layout().own_planes()),
+        )?;
         execute(self, plan)
     }
 
@@ -202,26 +203,6 @@ where
     fn populations(&mut self) -> Option<&mut dyn Populations> {
         Some(self)
     }
-}
-
-/// Refuse a piece of a sweep ([`Step::Part`]) that is no colour's update (pass 0 or 1) on
-/// planes of the lattice's `planes`, before anything runs.
-fn check_parts(plan: &Plan, planes: u32) -> Result<()> {
-    for step in &plan.steps {
-        if let Step::Part {
-            sweep,
-            pass,
-            planes: [first, end],
-        } = *step
-            && (pass > 1 || first > end || end > planes)
-        {
-            return Err(Error::State(format!(
-                "sweep {sweep}: pass {pass} on planes {first}..{end} is no piece of a multispin \
-                 sweep (colours 0 and 1, planes 0..{planes})"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// [`Engine::execute`]: a resampling step's kernels ahead of the plan's with no wait between,

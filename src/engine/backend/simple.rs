@@ -11,8 +11,8 @@ use crate::config::ClusterUpdate;
 use crate::engine::annealing::{HostResampling, ResamplingTable};
 use crate::engine::clusters::{labelling_passes, no_clusters};
 use crate::engine::{
-    Clusters, Engine, EngineInfo, Lattices, Measurements, Observation, Plan, Populations, SpinBits,
-    Step, Tempering, check_betas, check_copy_map,
+    Clusters, Engine, EngineInfo, ISING_PASSES, Lattices, Measurements, Observation, Plan,
+    Populations, SpinBits, Step, Tempering, check_betas, check_copy_map,
 };
 use crate::error::Result;
 use crate::model::Lattice;
@@ -202,6 +202,7 @@ impl<B: SimpleDevice> Engine for SimpleEngine<B> {
     /// plan's kernels, then the reads of what they measured.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         plan.refuse_observe()?;
+        plan.check_parts(true, (ISING_PASSES, self.systems.lattice.size))?;
         let (resample, _) = plan.split_resample()?;
         let copies = match self.resampling.replay(self.systems.seed, resample)? {
             Some(resampled) => {

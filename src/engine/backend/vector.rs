@@ -133,26 +133,16 @@ impl<B> VectorEngine<B> {
 }
 
 impl<B: VectorBackend> VectorEngine<B> {
-    /// Pass `pass` of sweep `sweep` on the threads of planes `planes`, checked.
-    fn sweep_pass(&self, sweep: u32, pass: u32, planes: Range<u32>) -> Result<SweepPass> {
-        let systems = self.backend.systems();
-        let size = systems.lattice.size;
-        let Some(&kind) = self.passes.get(pass as usize) else {
-            return Err(Error::State(format!(
-                "pass {pass} of a sweep of {} passes",
-                self.passes.len()
-            )));
-        };
-        if planes.start > planes.end || planes.end > size {
-            return Err(Error::State(format!(
-                "planes {planes:?} of a lattice of {size} planes"
-            )));
-        }
-        Ok(SweepPass {
+    /// Pass `pass` of sweep `sweep` on the threads of planes `planes` (checked by
+    /// [`Plan::check_parts`]).
+    fn sweep_pass(&self, sweep: u32, pass: u32, planes: Range<u32>) -> SweepPass {
+        let kind = self.passes[pass as usize];
+        let threads = (self.updates).pass_threads(self.backend.systems(), kind, planes);
+        SweepPass {
             sweep,
             pass: kind,
-            threads: self.updates.pass_threads(systems, kind, planes),
-        })
+            threads,
+        }
     }
 
     /// Run the `pending` passes if there are more than `at_most` (then none are), adding their
@@ -210,12 +200,13 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             accepted: vec![0; count],
             ..Measurements::default()
         };
+        plan.check_parts(true, (self.passes.len() as u32, size))?;
         let mut pending = Vec::new();
         for &step in &plan.steps {
             match step {
                 Step::Sweep { sweep } => {
                     for pass in 0..self.passes.len() as u32 {
-                        pending.push(self.sweep_pass(sweep, pass, 0..size)?);
+                        pending.push(self.sweep_pass(sweep, pass, 0..size));
                     }
                     let accepted = &mut measurements.accepted;
                     self.run_passes(&mut pending, accepted, PASSES_PER_CALL)?;
@@ -225,7 +216,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
                     pass,
                     planes: [first, end],
                 } => {
-                    let piece = self.sweep_pass(sweep, pass, first..end)?;
+                    let piece = self.sweep_pass(sweep, pass, first..end);
                     // A piece of planes that hold no thread's first site runs nothing.
                     if !piece.threads.is_empty() {
                         pending.push(piece);

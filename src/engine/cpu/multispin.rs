@@ -610,7 +610,10 @@ mod tests {
                 planes,
             });
             let error = engine.execute(&plan).unwrap_err().to_string();
-            assert!(error.contains("no piece of a multispin"), "{error}");
+            assert!(
+                error.contains("is no piece of a sweep of 2 passes"),
+                "{error}"
+            );
         }
     }
 
