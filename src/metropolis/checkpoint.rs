@@ -469,7 +469,7 @@ mod tests {
             err,
             CheckpointError::UnsupportedVersion {
                 found: 1,
-                supported: 7
+                supported: 10
             }
         ));
         assert!(err.to_string().contains("version 1"), "{err}");
