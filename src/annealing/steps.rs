@@ -412,3 +412,50 @@ pub(super) struct StepRecord {
     pub(super) reweightings: Vec<ReweightingQuality>,
     pub(super) ln_z: Vec<f64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Step;
+
+    /// Units cut at any plane are the pieces of the sweeps they hold, a sweep they hold whole
+    /// is that sweep (here 8 units a sweep: two passes over 4 planes).
+    #[test]
+    fn a_steps_units_are_whole_sweeps_or_their_pieces() {
+        let cut = SweepUnits::new(Lattice::new(2, 4), true);
+        assert_eq!(cut.per_sweep(), 8);
+        let mut plan = Plan::default();
+        cut.append(&mut plan, 10, 3..21);
+        let part = |sweep, pass, planes| Step::Part {
+            sweep,
+            pass,
+            planes,
+        };
+        assert_eq!(
+            plan.steps,
+            [
+                part(10, 0, [3, 4]),
+                part(10, 1, [0, 4]),
+                Step::Sweep { sweep: 11 },
+                part(12, 0, [0, 4]),
+                part(12, 1, [0, 1]),
+            ]
+        );
+    }
+
+    /// Plans end where the pace allows (the first plan's one unit), on a whole sweep where the
+    /// engine updates no pieces, never past the step's end.
+    #[test]
+    fn plans_end_on_a_unit_or_on_a_whole_sweep() {
+        let lattice = Lattice::new(2, 4);
+        let (pieces, whole) = (
+            SweepUnits::new(lattice, true),
+            SweepUnits::new(lattice, false),
+        );
+        let stops = Stops::new(None);
+        assert_eq!(pieces.plan_end(&stops, 0, 16), 1);
+        assert_eq!(whole.plan_end(&stops, 0, 16), 8);
+        assert_eq!(whole.plan_end(&stops, 8, 12), 12);
+        assert!(pieces.is_plan_end(5) && !whole.is_plan_end(5) && whole.is_plan_end(16));
+    }
+}
