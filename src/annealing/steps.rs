@@ -74,12 +74,14 @@ impl SweepUnits {
     /// The units of sweeps of `lattice` on an engine that updates pieces of sweeps
     /// (`sweep_parts`) or not.
     pub(super) fn new(lattice: Lattice, sweep_parts: bool) -> Self {
-        let planes = lattice.size;
-        let per_sweep = u64::from(PASSES * planes);
-        SweepUnits {
-            planes,
-            granule: if sweep_parts { 1 } else { per_sweep },
+        let mut units = SweepUnits {
+            planes: lattice.size,
+            granule: 1,
+        };
+        if !sweep_parts {
+            units.granule = units.per_sweep();
         }
+        units
     }
 
     /// Units of one sweep.
