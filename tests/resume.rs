@@ -943,9 +943,9 @@ fn a_run_stopped_by_sigterm_or_its_wall_time_resumes_to_the_uninterrupted_files(
 }
 
 /// One temperature step of 12800 sweeps of 16^2 spins in 64 slots (409600 units, a unit a pass
-/// over one plane): its plans start at one unit and grow eightfold at most (1, 8, 64, ...), so
-/// the first progress line (its first sweep, within 73 units) comes about 300000 units before
-/// its last plan begins, however fast the machine.
+/// over one plane): its plans start at one unit (or one sweep) and grow eightfold at most (1,
+/// 8, 64, ...), so its last plan begins about 300000 units after the run's first line, however
+/// fast the machine.
 const LONG_STEP: &str = r#"(
     model: Ising(dims: 2, size: 16, field: 0.0),
     replicas: 4,
@@ -957,8 +957,11 @@ const LONG_STEP: &str = r#"(
     plots: false,
 )"#;
 
-/// SIGTERM after the first progress line of an anneal of one long step: it stops inside the
-/// step with a checkpoint, status 75; resumed, it writes the uninterrupted anneal's files.
+/// The line an anneal starts with, once its signal handlers are in place.
+const ANNEAL_START: &str = "sweeps per temperature step";
+
+/// SIGTERM as an anneal of one long step starts: it stops inside the step with a checkpoint,
+/// status 75; resumed, it writes the uninterrupted anneal's files.
 #[test]
 fn an_anneal_stopped_by_sigterm_inside_its_step_resumes_to_the_uninterrupted_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -968,13 +971,13 @@ fn an_anneal_stopped_by_sigterm_inside_its_step_resumes_to_the_uninterrupted_fil
     run_to_the_end(&config, &whole);
     let stopped = dir.path().join("stopped");
     let mut child = spawn_run(&config, &stopped, &[]);
-    let stderr = wait_for_progress(&mut child);
+    let stderr = wait_for_line(&mut child, ANNEAL_START);
     kill("TERM", &child);
     let (status, report) = finish(child, stderr);
     assert_eq!(status.code(), Some(75), "{report}");
     assert!(units_into_step(&stopped).is_some(), "{report}");
     let mut resumed = spawn_run(&config, &stopped, &["--resume"]);
-    let stderr = wait_for_progress(&mut resumed);
+    let stderr = wait_for_line(&mut resumed, ANNEAL_START);
     let (status, report) = finish(resumed, stderr);
     assert!(status.success(), "{report}");
     assert_same_anneal_outputs(&whole, &stopped);

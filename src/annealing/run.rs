@@ -365,8 +365,8 @@ impl Anneal {
 
     /// The steps from where the anneal stands to the schedule's end: each in plans that
     /// `checkpoints.stops` paces, a checkpoint between steps where the config asks for one and
-    /// a stop between any two plans; reporting each plan's sweeps to `progress`. The engine time
-    /// they took, or where `halt_after` or a stop ended the run early.
+    /// a stop between any two plans; reporting each step to `progress`. The engine time they
+    /// took, or where `halt_after` or a stop ended the run early.
     fn run_steps(
         &mut self,
         engine: &mut dyn Engine,
@@ -425,14 +425,9 @@ impl Anneal {
                     self.take_copies(std::mem::take(&mut measurements.copies))?;
                 }
                 step.units_done = to;
-                let swept = u64::from(step.first_sweep) + to / cut.per_sweep();
-                let whole_sweeps_ended = swept > self.sweeps_done;
-                self.sweeps_done = swept;
+                self.sweeps_done = u64::from(step.first_sweep) + to / cut.per_sweep();
                 if to == step_units {
                     break (measurements, to - from);
-                }
-                if whole_sweeps_ended {
-                    progress.update(self.sweeps_done);
                 }
                 checkpoints.stops.plan_took(to - from, plan_began.elapsed());
                 plan_began = Instant::now();
