@@ -1,10 +1,12 @@
 //! A run killed after a checkpoint and resumed ends in exactly the state of an uninterrupted
 //! run, and the whole run loop gives the same bits on the CPU and the GPU: for the simple engine
 //! and for the multispin engine with the spin glass's overlaps. Population annealing, killed
-//! between temperature steps, resumes to the same bits on both CPU engines, with a fixed and an
-//! adaptive schedule; checkpoints of another config, of the other algorithm, or damaged ones are
-//! refused. The binary stopped by SIGTERM or its wall time writes a checkpoint, exits with 75 and
-//! resumes to the uninterrupted run's files; a second run into a busy directory is refused.
+//! between temperature steps or stopped inside one (between two of its plans, inside a sweep
+//! where the engine updates pieces of one), resumes to the same bits on both CPU engines and
+//! through wgpu, with a fixed and an adaptive schedule; checkpoints of another config, of the
+//! other algorithm, or damaged ones are refused. The binary stopped by SIGTERM or its wall time
+//! writes a checkpoint, exits with 75 and resumes to the uninterrupted run's files (an anneal
+//! inside its one long step); a second run into a busy directory is refused.
 //! Vector-spin runs (an XY glass halted while its cone is tuned, a Heisenberg ferromagnet on the
 //! double checkerboard, on the CPU and through wgpu, and one stopped by SIGTERM) resume to the
 //! same bits, and refuse a checkpoint of another config or kind. A run given the couplings
@@ -26,9 +28,14 @@ use std::time::{Duration, Instant};
 
 use common::runs::{TEMPERING, cpu_and_gpu_identical, options, resumed_equals_uninterrupted};
 use spinflip::annealing::AnnealingSummary;
+use spinflip::annealing::checkpoint::AnnealingCheckpoint;
+use spinflip::config::Config;
+use spinflip::engine::Betas;
+use spinflip::engine::open::open_local_engine;
 use spinflip::io::run_dir::RunOptions;
 use spinflip::run::RunOutcome;
 use spinflip::run::run;
+use spinflip::stop::StopReason;
 use spinflip::vector::VectorSummary;
 
 const CONFIG: &str = r#"(
@@ -403,6 +410,91 @@ fn resumed_multispin_anneal_equals_uninterrupted_anneal() {
 #[test]
 fn resumed_adaptive_anneal_equals_uninterrupted_anneal() {
     resumed_anneal_equals_uninterrupted(ANNEAL_ADAPTIVE);
+}
+
+/// Options that stop the run at its first plan boundary where a stop may fall (a wall time
+/// already past), resuming it (`resume`) or not.
+fn stopping_at_once(out: &Path, resume: bool) -> RunOptions {
+    RunOptions {
+        deadline: Some(Instant::now()),
+        ..options(out, resume, None)
+    }
+}
+
+/// The units of a sweep the first plan of an invocation of the anneal `config` holds: one (a
+/// pass over one plane) where its engine updates pieces of sweeps, else a whole sweep's (two
+/// passes over every plane).
+fn first_plan_units(config: &Config) -> u64 {
+    let annealing = config.algorithm.annealing().unwrap();
+    let view = annealing.engine_config(config).unwrap();
+    let systems = spinflip::annealing::engine_systems(&view);
+    let engine = open_local_engine(&view, systems, Betas::Changing).unwrap();
+    match engine.sweep_parts() {
+        true => 1,
+        false => 2 * u64::from(config.model.size()),
+    }
+}
+
+/// The step under way of the checkpoint in `dir`, if it stopped inside one: its units done.
+fn units_into_step(dir: &Path) -> Option<u64> {
+    let bytes = std::fs::read(dir.join("checkpoint.bin")).unwrap();
+    let checkpoint = AnnealingCheckpoint::decode(&bytes).unwrap();
+    checkpoint.step_under_way.map(|step| step.units_done)
+}
+
+/// The anneal `text` stopped by its wall time at its first plan boundary, again and again (so
+/// that each invocation runs one plan, of the units [`first_plan_units`] says), `stops` times
+/// at most, then resumed to its end: the uninterrupted anneal's files. The stops fall inside
+/// steps, inside sweeps where the engine updates pieces of them, and between steps.
+fn stopped_anneal_equals_uninterrupted(text: &str, stops: usize) {
+    let config = common::config(text);
+    let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    annealed(run(&config, &options(whole.path(), false, None)).unwrap());
+    let mut inside = Vec::new();
+    let mut finished = false;
+    for invocation in 0..stops {
+        match run(&config, &stopping_at_once(parts.path(), invocation > 0)).unwrap() {
+            RunOutcome::Stopped {
+                reason: StopReason::WallTime,
+                ..
+            } => inside.extend(units_into_step(parts.path())),
+            RunOutcome::Annealed(_) => {
+                finished = true;
+                break;
+            }
+            other => panic!("neither stopped nor finished: {other:?}"),
+        }
+    }
+    if !finished {
+        annealed(run(&config, &options(parts.path(), true, None)).unwrap());
+    }
+    assert_same_anneal_outputs(whole.path(), parts.path());
+    let plan = first_plan_units(&config);
+    assert_eq!(inside.first(), Some(&plan), "{inside:?}");
+    assert!(inside.iter().all(|units| units % plan == 0), "{inside:?}");
+    let sweep = 2 * u64::from(config.model.size());
+    assert_eq!(
+        inside.iter().any(|units| units % sweep != 0),
+        plan < sweep,
+        "stops inside a sweep where the engine updates pieces of them: {inside:?}"
+    );
+}
+
+#[test]
+fn an_anneal_stopped_inside_its_steps_resumes_to_the_uninterrupted_files() {
+    stopped_anneal_equals_uninterrupted(ANNEAL_FIXED, 40);
+}
+
+#[test]
+fn a_multispin_anneal_stopped_inside_its_steps_resumes_to_the_uninterrupted_files() {
+    stopped_anneal_equals_uninterrupted(ANNEAL_ADAPTIVE_MULTISPIN, 40);
+}
+
+/// Through wgpu (each invocation opens the device): stopped inside the first step, twice.
+#[test]
+fn a_wgpu_anneal_stopped_inside_its_steps_resumes_to_the_uninterrupted_files() {
+    stopped_anneal_equals_uninterrupted(&ANNEAL_FIXED.replace("Cpu", "Wgpu"), 2);
+    stopped_anneal_equals_uninterrupted(&ANNEAL_FIXED_MULTISPIN.replace("Cpu", "Wgpu"), 2);
 }
 
 /// The error of resuming `config` from `dir`.
@@ -851,6 +943,47 @@ fn a_run_stopped_by_sigterm_or_its_wall_time_resumes_to_the_uninterrupted_files(
     assert_eq!(status.code(), Some(75), "{report}");
     assert!(report.contains("(the wall time"), "{report}");
     assert_resumes_to(&config, &timed, &whole);
+}
+
+/// One temperature step of 12800 sweeps of 16^2 spins in 64 slots (409600 units, a unit a pass
+/// over one plane): its plans start at one unit (or one sweep) and grow eightfold at most (1,
+/// 8, 64, ...), so its last plan begins about 300000 units after the run's first line, however
+/// fast the machine.
+const LONG_STEP: &str = r#"(
+    model: Ising(dims: 2, size: 16, field: 0.0),
+    replicas: 4,
+    engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact),
+    algorithm: Annealing(theta: 12800, schedule: Betas([0.4])),
+    seed: 23,
+    backend: Cpu,
+    checkpoint_every: 0,
+    plots: false,
+)"#;
+
+/// The line an anneal starts with, once its signal handlers are in place.
+const ANNEAL_START: &str = "sweeps per temperature step";
+
+/// SIGTERM as an anneal of one long step starts: it stops inside the step with a checkpoint,
+/// status 75; resumed, it writes the uninterrupted anneal's files.
+#[test]
+fn an_anneal_stopped_by_sigterm_inside_its_step_resumes_to_the_uninterrupted_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("anneal.ron");
+    std::fs::write(&config, LONG_STEP).unwrap();
+    let whole = dir.path().join("whole");
+    run_to_the_end(&config, &whole);
+    let stopped = dir.path().join("stopped");
+    let mut child = spawn_run(&config, &stopped, &[]);
+    let stderr = wait_for_line(&mut child, ANNEAL_START);
+    kill("TERM", &child);
+    let (status, report) = finish(child, stderr);
+    assert_eq!(status.code(), Some(75), "{report}");
+    assert!(units_into_step(&stopped).is_some(), "{report}");
+    let mut resumed = spawn_run(&config, &stopped, &["--resume"]);
+    let stderr = wait_for_line(&mut resumed, ANNEAL_START);
+    let (status, report) = finish(resumed, stderr);
+    assert!(status.success(), "{report}");
+    assert_same_anneal_outputs(&whole, &stopped);
 }
 
 /// An output directory whose lock a live process holds (here this one) is refused before

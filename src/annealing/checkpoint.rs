@@ -1,45 +1,58 @@
-//! The checkpoint of a population-annealing run, written between temperature steps. Its frame
-//! (magic, format, fingerprint, spins, CRC) is the container's ([`crate::io::checkpoint`]);
-//! this is its layout (format 6), all numbers little-endian:
+//! The checkpoint of a population-annealing run, written between temperature steps or inside
+//! one (a stop between two of a step's plans). Its frame (magic, format, fingerprint, spins,
+//! CRC) is the container's ([`crate::io::checkpoint`]); this is its layout (format 12 inside a
+//! step, format 6 between steps, which lacks U and the last section), all numbers
+//! little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                               |
-//! | 8      | 4    | format 6 (u32)                                 |
+//! | 8      | 4    | format 12 or 6 (u32)                           |
 //! | 12     | 8    | config fingerprint (u64)                       |
-//! | 20     | 8    | sweeps done (u64)                              |
+//! | 20     | 8    | whole sweeps done (u64)                        |
 //! | 28     | 8    | number of spins S, every slot (u64)            |
 //! | 36     | 8    | number of populations P (u64)                  |
-//! | 44     | 8    | steps done T: betas after 0 so far (u64)      |
+//! | 44     | 8    | steps begun T: betas after 0 so far (u64)      |
 //! | 52     | 8    | family labels F, all populations (u64)         |
 //! | 60     | 8    | energy histogram bins H, all populations (u64) |
-//! | 68     | 8 ⌈S/64⌉ | spins, one bit each (u64 words, [`SpinBits`]) |
+//! | 68     | 8    | format 12: units done U of the step under way (u64) |
+//! | 76     | 8 ⌈S/64⌉ | spins, one bit each (u64 words, [`SpinBits`]) |
 //! |        | 8 T  | the schedule so far (f64)                      |
 //! |        | 8 P  | per population, ln Z so far (f64)              |
 //! |        | 4 P  | per population, its size R_p (u32)            |
 //! |        | 4 F  | per replica, its family (u32, population-major) |
-//! |        | 160 P T | per population and step, the estimates (20 words: f64, the population and family counts u64) |
+//! |        | 160 P E | per population and measured step, the estimates (20 words: f64, the population and family counts u64); E = T, or T - 1 inside a step |
 //! |        | 4 P  | per population, its histogram's bins (u32)     |
 //! |        | 16 H | the bins: energy (i64) and count (u64), energies increasing per population |
+//! |        | 16 P | format 12: per population, the overlap and the effective size of its reweighting to the step's beta (f64) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
-//! Format 4 (before packed spins, the overlaps and the histograms) has the spins one byte
-//! each, lacks H and its two sections, and its estimate records end before the last four
-//! words (the pair overlaps); it is still read, with the pair overlaps NaN and the histograms
+//! Inside a step ([`StepUnderWay`]) the schedule ends with the step's beta and ln Z includes
+//! its reweighting, the families follow its copies, and the estimates and histograms end with
+//! the step before. Format 6, written between steps, lacks U and the last section; format 4
+//! (before packed spins, the overlaps and the histograms) also has the spins one byte each,
+//! lacks H and its two sections, and its estimate records end before the last four words (the
+//! pair overlaps). Both are still read, format 4 with the pair overlaps NaN and the histograms
 //! empty.
 
 use std::io::Write;
 use std::path::Path;
 
 use super::multihistogram::EnergyHistogram;
+use super::resampling::ReweightingQuality;
 use super::stats::{AnnealingEstimates, PairOverlaps, Population};
 use crate::engine::spins::SpinBits;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
-/// The layout written (packed spins, pair overlaps and histograms), and format 4 before them,
-/// still read.
-const FORMATS: [Format; 2] = [
+/// The layouts written inside a step (with the step under way) and between steps (format 6),
+/// and format 4, before packed spins, pair overlaps and histograms, still read.
+const FORMATS: [Format; 3] = [
+    Format {
+        number: 12,
+        counts: 6,
+        packed: true,
+    },
     Format {
         number: 6,
         counts: 5,
@@ -56,15 +69,15 @@ const ESTIMATE_WORDS: usize = 20;
 /// Words of a record in format 4, before the pair overlaps.
 const ESTIMATE_WORDS_4: usize = 16;
 
-/// The state of a population-annealing run between temperature steps: with the config, all it
-/// needs to continue bit-identically. The beta is the schedule's last (0 before the first
-/// step), the step index its length; the resampling and Metropolis randoms are keyed by the
-/// step and the sweep count, so no generator state is kept.
+/// The state of a population-annealing run between temperature steps or inside one: with the
+/// config, all it needs to continue bit-identically. The beta is the schedule's last (0 before
+/// the first step), the steps begun its length; the resampling and Metropolis randoms are
+/// keyed by the step and the sweep count, so no generator state is kept.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnnealingCheckpoint {
     /// [`crate::io::checkpoint::fingerprint`] of the resolved config text.
     pub config_fingerprint: u64,
-    /// Sweeps completed, `theta` per step.
+    /// Whole sweeps completed, `theta` per step.
     pub sweeps_done: u64,
     /// The betas after 0 so far (as configured, or as the adaptive schedule chose them).
     pub schedule: Vec<f64>,
@@ -73,6 +86,20 @@ pub struct AnnealingCheckpoint {
     pub spins: SpinBits,
     /// Per population (`sample runs + run`): its families, ln Z and estimates so far.
     pub populations: Vec<Population>,
+    /// Where the run stopped inside a step (the schedule's last), how far the step has come.
+    pub step_under_way: Option<StepUnderWay>,
+}
+
+/// A temperature step the run stopped inside, between two of its plans: what the rest of the
+/// step needs besides the lattices and the populations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepUnderWay {
+    /// Units of the step's sweeps done, more than none and fewer than all: a sweep is two
+    /// passes over the planes of the lattice's slowest axis, a unit one pass over one plane
+    /// ([`crate::engine::Plan::sweep_units`]).
+    pub units_done: u64,
+    /// Per population, its reweighting to the step's beta, for the step's estimates.
+    pub reweightings: Vec<ReweightingQuality>,
 }
 
 impl AnnealingCheckpoint {
@@ -86,18 +113,28 @@ impl AnnealingCheckpoint {
         let populations = &self.populations;
         let labels = populations.iter().map(|p| p.families.len()).sum();
         let bins = populations.iter().map(|p| p.histogram.counts.len()).sum();
+        let (units_done, reweightings) = match &self.step_under_way {
+            Some(step) => (step.units_done, step.reweightings.as_slice()),
+            None => (0, [].as_slice()),
+        };
+        let format = match self.step_under_way {
+            Some(_) => FORMATS[0],
+            None => FORMATS[1],
+        };
+        let counts = [
+            self.spins.len() as usize,
+            populations.len(),
+            self.schedule.len(),
+            labels,
+            bins,
+            units_done as usize,
+        ];
         let mut out = Writer::start(
             out,
-            FORMATS[0].number,
+            format.number,
             self.config_fingerprint,
             self.sweeps_done,
-            &[
-                self.spins.len() as usize,
-                populations.len(),
-                self.schedule.len(),
-                labels,
-                bins,
-            ],
+            &counts[..format.counts],
         )?;
         out.spins(&self.spins)?;
         out.put(self.schedule.iter().map(|b| b.to_le_bytes()))?;
@@ -113,6 +150,10 @@ impl AnnealingCheckpoint {
         for (&energy, &count) in histograms.flatten() {
             out.put([energy.to_le_bytes(), count.to_le_bytes()].into_iter())?;
         }
+        let qualities = reweightings
+            .iter()
+            .flat_map(|r| [r.overlap, r.effective_size]);
+        out.put(qualities.map(f64::to_le_bytes))?;
         out.seal()
     }
 
@@ -122,8 +163,22 @@ impl AnnealingCheckpoint {
             sections(format, counts).to_vec()
         })?;
         let record_words = record_words(file.format);
-        let [steps, populations, _, labels, words, histograms, bins] =
-            sections(file.format, &file.counts).map(|(count, _)| count as usize);
+        let units_done = units_done(file.format, &file.counts);
+        let [
+            steps,
+            populations,
+            _,
+            labels,
+            words,
+            histograms,
+            bins,
+            reweightings,
+        ] = sections(file.format, &file.counts).map(|(count, _)| count as usize);
+        if units_done > 0 && steps == 0 {
+            return Err(CheckpointError::Inconsistent(format!(
+                "it is {units_done} units into a step, but no step has begun"
+            )));
+        }
         let reader = &mut file.reader;
         let schedule = reader.f64s(steps)?;
         let ln_z = reader.f64s(populations)?;
@@ -132,20 +187,32 @@ impl AnnealingCheckpoint {
         let records = reader.i64s(words)?;
         let histogram_sizes = reader.u32s(histograms)?;
         let bins = reader.i64s(2 * bins)?;
+        let qualities = reader.f64s(2 * reweightings)?;
+        let measured = steps - usize::from(units_done > 0);
         let mut populations =
-            split_populations(ln_z, &sizes, labels, &records, steps, record_words)?;
-        if file.format == FORMATS[0].number {
+            split_populations(ln_z, &sizes, labels, &records, measured, record_words)?;
+        if file.format != FORMATS[2].number {
             let histograms = split_histograms(&histogram_sizes, &bins)?;
             for (population, histogram) in populations.iter_mut().zip(histograms) {
                 population.histogram = histogram;
             }
         }
+        let step_under_way = (units_done > 0).then(|| StepUnderWay {
+            units_done,
+            reweightings: (qualities.chunks_exact(2))
+                .map(|q| ReweightingQuality {
+                    overlap: q[0],
+                    effective_size: q[1],
+                })
+                .collect(),
+        });
         Ok(AnnealingCheckpoint {
             config_fingerprint: file.config_fingerprint,
             sweeps_done: file.sweeps_done,
             schedule,
             spins: file.spins,
             populations,
+            step_under_way,
         })
     }
 
@@ -165,25 +232,41 @@ impl AnnealingCheckpoint {
 
 /// Words of an estimate record in `format`: before format 6, without the pair overlaps.
 fn record_words(format: u32) -> usize {
+    match format == FORMATS[2].number {
+        true => ESTIMATE_WORDS_4,
+        false => ESTIMATE_WORDS,
+    }
+}
+
+/// The units done of the step under way of a file in `format` whose header counts after the
+/// spins are `counts`: 0 between steps, and in the formats before steps could be cut.
+fn units_done(format: u32, counts: &[u64]) -> u64 {
     match format == FORMATS[0].number {
-        true => ESTIMATE_WORDS,
-        false => ESTIMATE_WORDS_4,
+        true => counts[4],
+        false => 0,
     }
 }
 
 /// The (count, width) of the sections after the spins of a file in `format` whose header
 /// counts after the spins are `counts` (populations, steps, family labels and, from format 6,
-/// histogram bins), in the order of the file: the schedule, ln Z, the population sizes, the
-/// family labels, the estimate records' words, the histogram sizes and the bins.
-fn sections(format: u32, counts: &[u64]) -> [(u64, u64); 7] {
+/// histogram bins, from format 12 the units done of the step under way), in the order of the
+/// file: the schedule, ln Z, the population sizes, the family labels, the estimate records'
+/// words, the histogram sizes, the bins and the reweightings of the step under way.
+fn sections(format: u32, counts: &[u64]) -> [(u64, u64); 8] {
     let (populations, steps, labels) = (counts[0], counts[1], counts[2]);
-    let (histograms, bins) = match format == FORMATS[0].number {
-        true => (populations, counts[3]),
-        false => (0, 0),
+    let (histograms, bins) = match format == FORMATS[2].number {
+        true => (0, 0),
+        false => (populations, counts[3]),
     };
+    let inside_step = units_done(format, counts) > 0;
+    let measured = steps.saturating_sub(u64::from(inside_step));
     let words = populations
-        .saturating_mul(steps)
+        .saturating_mul(measured)
         .saturating_mul(record_words(format) as u64);
+    let reweightings = match inside_step {
+        true => populations,
+        false => 0,
+    };
     [
         (steps, 8),
         (populations, 8),
@@ -192,6 +275,7 @@ fn sections(format: u32, counts: &[u64]) -> [(u64, u64); 7] {
         (words, 8),
         (histograms, 4),
         (bins, 16),
+        (reweightings, 16),
     ]
 }
 
@@ -386,7 +470,25 @@ mod tests {
                 population(vec![0, 0, 3], 2.5, &[-8, 4, -8]),
                 population(vec![1, 2], -0.5, &[0]),
             ],
+            step_under_way: None,
         }
+    }
+
+    /// [`annealing_sample`] stopped 5 units into its third step: the estimates still end with
+    /// the second.
+    fn inside_a_step() -> AnnealingCheckpoint {
+        let mut checkpoint = annealing_sample();
+        checkpoint.schedule.push(0.75);
+        checkpoint.sweeps_done = 12;
+        let quality = |overlap, effective_size| ReweightingQuality {
+            overlap,
+            effective_size,
+        };
+        checkpoint.step_under_way = Some(StepUnderWay {
+            units_done: 5,
+            reweightings: vec![quality(0.5, 2.25), quality(f64::NAN, 1.0)],
+        });
+        checkpoint
     }
 
     /// Equality to the bit: NaN estimates compare equal through their encoding.
@@ -396,9 +498,19 @@ mod tests {
 
     #[test]
     fn annealing_checkpoints_round_trip_to_the_bit() {
+        let inside = inside_a_step();
+        let decoded = AnnealingCheckpoint::decode(&inside.encode()).unwrap();
+        assert!(same(&decoded, &inside), "{decoded:?}");
+        assert_eq!(decoded.populations[1].estimates.len(), 2);
+        let step = decoded.step_under_way.unwrap();
+        assert_eq!(
+            (step.units_done, step.reweightings[0].effective_size),
+            (5, 2.25)
+        );
         let checkpoint = annealing_sample();
         let decoded = AnnealingCheckpoint::decode(&checkpoint.encode()).unwrap();
         assert!(same(&decoded, &checkpoint), "{decoded:?}");
+        assert_eq!(decoded.step_under_way, None);
         assert_eq!(decoded.populations[1].families, vec![1, 2]);
         assert!(decoded.populations[0].estimates[1].u4.is_nan());
         assert_eq!(decoded.populations[0].estimates[1].pairs.q4, 0.75);
@@ -420,7 +532,7 @@ mod tests {
     fn annealing_layout_matches_the_documented_format() {
         let bytes = annealing_sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], [6, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [6, 0, 0, 0], "between steps");
         assert_eq!(bytes[20..28], 10u64.to_le_bytes(), "sweeps");
         assert_eq!(bytes[28..36], 24u64.to_le_bytes(), "spins");
         assert_eq!(bytes[36..44], 2u64.to_le_bytes(), "populations");
@@ -451,6 +563,16 @@ mod tests {
         assert_eq!(bytes[bins..bins + 8], (-8i64).to_le_bytes());
         assert_eq!(bytes[bins + 8..bins + 16], 2u64.to_le_bytes());
         assert_eq!(bytes.len(), bins + 3 * 16 + 4);
+        // Inside the third step: format 12, the units in the header, its beta, the same
+        // estimate records, the reweightings last.
+        let inside = inside_a_step().encode();
+        assert_eq!(inside[8..12], [12, 0, 0, 0]);
+        assert_eq!(inside[68..76], 5u64.to_le_bytes(), "units into the step");
+        assert_eq!(inside[44..52], 3u64.to_le_bytes(), "steps begun");
+        let reweightings = bins + 8 + 8 + 3 * 16;
+        assert_eq!(inside[reweightings..][..8], 0.5f64.to_le_bytes());
+        assert_eq!(inside[reweightings + 8..][..8], 2.25f64.to_le_bytes());
+        assert_eq!(inside.len(), reweightings + 2 * 16 + 4);
     }
 
     /// `checkpoint` in format 4: spins one byte each, no histograms, estimate records without
@@ -497,21 +619,34 @@ mod tests {
 
     #[test]
     fn every_flipped_or_missing_byte_of_an_annealing_checkpoint_is_refused() {
-        let bytes = annealing_sample().encode();
-        for i in 0..bytes.len() {
-            let mut corrupt = bytes.clone();
-            corrupt[i] ^= 0x10;
-            assert!(
-                AnnealingCheckpoint::decode(&corrupt).is_err(),
-                "flipping byte {i} went unnoticed"
-            );
-        }
-        for len in [0, 8, 30, 59, 67, 68, bytes.len() - 1] {
-            match AnnealingCheckpoint::decode(&bytes[..len]) {
-                Err(CheckpointError::Truncated { found, .. }) => assert_eq!(found, len as u64),
-                other => panic!("{len} bytes: expected Truncated, got {other:?}"),
+        for bytes in [annealing_sample().encode(), inside_a_step().encode()] {
+            for i in 0..bytes.len() {
+                let mut corrupt = bytes.clone();
+                corrupt[i] ^= 0x10;
+                assert!(
+                    AnnealingCheckpoint::decode(&corrupt).is_err(),
+                    "flipping byte {i} went unnoticed"
+                );
+            }
+            for len in [0, 8, 30, 59, 67, 68, 75, 76, bytes.len() - 1] {
+                match AnnealingCheckpoint::decode(&bytes[..len]) {
+                    Err(CheckpointError::Truncated { found, .. }) => assert_eq!(found, len as u64),
+                    other => panic!("{len} bytes: expected Truncated, got {other:?}"),
+                }
             }
         }
+    }
+
+    /// A header inside a step before any step began, under a valid CRC.
+    #[test]
+    fn a_step_under_way_needs_a_step_begun() {
+        let mut checkpoint = inside_a_step();
+        checkpoint.schedule.clear();
+        for population in &mut checkpoint.populations {
+            population.estimates.clear();
+        }
+        let err = AnnealingCheckpoint::decode(&checkpoint.encode()).unwrap_err();
+        assert!(err.to_string().contains("no step has begun"), "{err}");
     }
 
     /// A header whose population sizes disagree with its family labels, under a valid CRC.
@@ -520,7 +655,7 @@ mod tests {
         let mut checkpoint = annealing_sample();
         checkpoint.populations[0].families.pop();
         let mut bytes = checkpoint.encode();
-        let sizes = 68 + 8 + 16 + 16;
+        let sizes = 76 + 8 + 16 + 16;
         bytes[sizes] = 3;
         let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
         let end = bytes.len() - 4;
@@ -534,7 +669,8 @@ mod tests {
         for format in FORMATS {
             assert_eq!(RunKind::of(format.number), Some(RunKind::Annealing));
         }
-        assert_eq!((FORMATS[0].header_len(), FORMATS[1].header_len()), (68, 60));
+        let headers = FORMATS.map(|f| f.header_len());
+        assert_eq!(headers, [76, 68, 60]);
     }
 
     /// Every layout number of a run of sweeps (formats 2, 3 and 5) is refused as such.

@@ -172,11 +172,27 @@ impl Reweighting {
         }
     }
 
+    /// Its overlap and effective size, which the step's estimates record.
+    pub fn quality(&self) -> ReweightingQuality {
+        ReweightingQuality {
+            overlap: self.overlap,
+            effective_size: self.effective_size,
+        }
+    }
+
     /// The scale of the expected copies `tau_i = scale w_i = target w_i / sum_j w_j`: they sum
     /// to `target`.
     fn copy_scale(&self, target: u32) -> f64 {
         f64::from(target) / self.sum
     }
+}
+
+/// What a step's estimates keep of a population's [`Reweighting`] to the step's beta
+/// ([`super::AnnealingEstimates::overlap`], [`super::AnnealingEstimates::effective_population`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReweightingQuality {
+    pub overlap: f64,
+    pub effective_size: f64,
 }
 
 /// The factors `exp(-delta (E - lowest))` of every level of `levels`.

@@ -5,6 +5,13 @@
 //! ([`super::resampling`]); the engine decides every replica's copies from the table and
 //! copies the lattices ([`crate::engine::annealing`]), the spins never leaving it.
 //!
+//! A step is cut into plans of about a second ([`Stops::plan_end`], in units of the step's
+//! sweeps, [`SweepUnits`]: a pass over one plane, or a whole sweep where the engine updates no
+//! pieces of one): the first holds the resampling step, the last the measurement. A stop (a
+//! signal, the wall time) between any two plans writes a checkpoint there, inside a step
+//! included (the step's reweightings and units done with it), from which the run continues
+//! bit for bit; the checkpoints of `checkpoint_every` fall between steps.
+//!
 //! Populations: `runs` independent populations per disorder sample, each in its own block of
 //! [`AnnealingOptions::slots`] engine replicas (`block = sample runs + run`; systems
 //! `block slots + j`). A population of size `R_i` fills slots `0 .. R_i` of its block; the
@@ -14,14 +21,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::checkpoint::AnnealingCheckpoint;
+use super::checkpoint::{AnnealingCheckpoint, StepUnderWay};
 use super::outputs::write_outputs;
 use super::resampling::{PopulationLevels, adaptive_beta};
-use super::steps::{Anneal, StepRecord};
+use super::steps::{Anneal, OpenStep, StepRecord, SweepUnits};
 use super::summary::{AnnealingSummary, summarize};
 use super::{EnergyHistogram, Population};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
-use crate::engine::{Betas, Engine, Plan, SpinBits, populations_of};
+use crate::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of};
 
 use crate::error::{Error, Result};
 use crate::io::output::write_couplings_npy;
@@ -31,7 +38,7 @@ use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::ising::ising_systems;
 use crate::mpi::open_engine_with_betas;
-use crate::stop::Stops;
+use crate::stop::{StopReason, Stops};
 
 /// Anneal `run`'s config (`instance` its couplings where it gives them), writing the results
 /// into `options.out`, or continue the anneal of its checkpoint there (`options.resume`).
@@ -159,7 +166,8 @@ pub fn anneal_engine(
 /// multiple of `every` (the config's `checkpoint_every`, in sweeps as for the other
 /// algorithms; 0: only at the end), unless it was the last step, whose checkpoint follows at
 /// the end anyway. `halt_after` stops the run after such a checkpoint, as a killed run would;
-/// `stops` after any step but the last, with a checkpoint, at a signal or near the wall time.
+/// `stops` after any plan but the last, inside a step or between two, with a checkpoint, at a
+/// signal or near the wall time.
 struct Checkpoints {
     path: PathBuf,
     fingerprint: u64,
@@ -202,15 +210,13 @@ fn next_beta(
 /// Where a temperature step's time goes, logged at debug level (`RUST_LOG=spinflip=debug`):
 /// the host's passes between the engine's calls, for `spinflip bench --annealing`'s "host".
 struct PhaseClock {
-    step: u32,
     last: Instant,
     laps: Vec<(&'static str, Duration)>,
 }
 
 impl PhaseClock {
-    fn new(step: u32) -> Self {
+    fn new() -> Self {
         PhaseClock {
-            step,
             last: Instant::now(),
             laps: Vec::new(),
         }
@@ -223,14 +229,15 @@ impl PhaseClock {
         self.last = now;
     }
 
-    fn log(&self) {
+    /// Log the laps of step `step`.
+    fn log(&self, step: u32) {
         if log::log_enabled!(log::Level::Debug) {
             let laps: Vec<String> = self
                 .laps
                 .iter()
                 .map(|(name, t)| format!("{name} {:.2} ms", t.as_secs_f64() * 1e3))
                 .collect();
-            log::debug!("annealing step {}: {}", self.step, laps.join(", "));
+            log::debug!("annealing step {step}: {}", laps.join(", "));
         }
     }
 }
@@ -260,11 +267,14 @@ impl Anneal {
             sweeps_done: 0,
             schedule: Vec::new(),
             pending_copies: None,
+            step_under_way: None,
         })
     }
 
     /// The anneal of `checkpoint` (of this config: the fingerprints agree), with the engine
-    /// holding its lattices. Refuses a checkpoint whose shape does not fit.
+    /// holding its lattices, and where it stopped inside a step, at the step's beta. Refuses a
+    /// checkpoint whose shape does not fit, and one cut inside a sweep where the engine updates
+    /// whole sweeps only.
     fn resume(
         systems: IsingSystems,
         config: &Config,
@@ -272,7 +282,8 @@ impl Anneal {
         checkpoint: AnnealingCheckpoint,
         engine: &mut dyn Engine,
     ) -> Result<Anneal> {
-        let anneal = Anneal {
+        let cut = SweepUnits::new(systems.lattice, engine.sweep_parts());
+        let mut anneal = Anneal {
             populations: checkpoint.populations,
             systems,
             target: config.replicas,
@@ -280,32 +291,65 @@ impl Anneal {
             sweeps_done: checkpoint.sweeps_done,
             schedule: checkpoint.schedule,
             pending_copies: None,
+            step_under_way: None,
         };
         let steps = anneal.schedule.len();
+        // Inside a step, the estimates and the whole steps' sweeps end with the step before.
+        let (measured, units_done) = match &checkpoint.step_under_way {
+            Some(step) => (steps.saturating_sub(1), step.units_done),
+            None => (steps, 0),
+        };
+        let theta = u64::from(annealing.theta);
+        let sweeps_before = measured as u64 * theta;
         let fits = checkpoint.spins.len() == anneal.systems.spin_count() as u64
             && anneal.populations.len() == (config.samples * annealing.runs) as usize
-            && anneal.sweeps_done == steps as u64 * u64::from(annealing.theta)
+            && anneal.sweeps_done == sweeps_before + units_done / cut.per_sweep()
+            && units_done < theta * cut.per_sweep()
+            && u32::try_from(sweeps_before + theta - 1).is_ok()
+            && (checkpoint.step_under_way.as_ref())
+                .is_none_or(|step| step.reweightings.len() == anneal.populations.len())
             && anneal.populations.iter().all(|p| {
                 (1..=anneal.slots as usize).contains(&p.families.len())
                     && p.families.iter().all(|&f| f < anneal.target)
-                    && p.estimates.len() == steps
+                    && p.estimates.len() == measured
                     && (annealing.reweighting.is_none() || histogram_holds_every_step(p, config))
             });
         if !fits {
             return Err(Error::State(format!(
-                "the annealing checkpoint does not match the config ({steps} steps, {} sweeps, \
-                 {} populations, {} spins): finish that run with the version that started it",
+                "the annealing checkpoint does not match the config ({steps} steps, {} sweeps \
+                 and {units_done} units, {} populations, {} spins): finish that run with the \
+                 version that started it",
                 anneal.sweeps_done,
                 anneal.populations.len(),
                 checkpoint.spins.len()
             )));
         }
-        // The engine stays at beta 0 for now: the next step's resampling moves it to the next
-        // beta before any sweep, and measurements do not depend on it.
+        if !cut.is_plan_end(units_done) {
+            return Err(Error::Usage(format!(
+                "the annealing checkpoint was written inside a sweep ({units_done} units into \
+                 step {steps}), which this engine cannot continue: it updates whole sweeps \
+                 only; resume it with an engine that updates pieces of sweeps (one process, \
+                 not split over MPI ranks)"
+            )));
+        }
         let spins = checkpoint
             .spins
             .reshape(anneal.systems.systems(), anneal.systems.lattice.sites())?;
         engine.set_spins(&spins.into())?;
+        // Between steps the engine stays at beta 0 for now: the next step's resampling moves
+        // it to the next beta before any sweep, and measurements do not depend on it.
+        if let Some(step) = checkpoint.step_under_way {
+            populations_of(engine)?.set_betas(&[anneal.beta()])?;
+            anneal.step_under_way = Some(OpenStep {
+                record: StepRecord {
+                    beta: anneal.beta(),
+                    reweightings: step.reweightings,
+                    ln_z: anneal.populations.iter().map(|p| p.ln_z).collect(),
+                },
+                first_sweep: sweeps_before as u32,
+                units_done,
+            });
+        }
         Ok(anneal)
     }
 
@@ -314,14 +358,15 @@ impl Anneal {
         self.schedule.last().copied().unwrap_or(0.0)
     }
 
-    /// Temperature steps done.
+    /// Temperature steps begun.
     pub(super) fn step(&self) -> u32 {
         self.schedule.len() as u32
     }
 
-    /// The steps from the current beta to the schedule's end, checkpointing between them and
-    /// reporting each to `progress`: the engine time they took, or where `halt_after` or a stop
-    /// ended the run early.
+    /// The steps from where the anneal stands to the schedule's end: each in plans that
+    /// `checkpoints.stops` paces, a checkpoint between steps where the config asks for one and
+    /// a stop between any two plans; reporting each step to `progress`. The engine time they
+    /// took, or where `halt_after` or a stop ended the run early.
     fn run_steps(
         &mut self,
         engine: &mut dyn Engine,
@@ -330,8 +375,8 @@ impl Anneal {
         progress: &Progress,
     ) -> Result<Ended<Duration>> {
         let mut engine_time = Duration::ZERO;
-        // A measurement reads the lattices only, so measuring a resumed population again
-        // gives the energies it had when the checkpoint was written.
+        let cut = SweepUnits::new(self.systems.lattice, engine.sweep_parts());
+        let step_units = u64::from(annealing.theta) * cut.per_sweep();
         if self.counts_populations(annealing) {
             let sizes: Vec<u32> = self
                 .populations
@@ -340,47 +385,60 @@ impl Anneal {
                 .collect();
             populations_of(engine)?.count_populations(self.slots, &sizes)?;
         }
-        let mut levels = self.levels(&engine.execute(&measurement_plan())?);
-        // The histograms start with the random population at beta 0, once: a resumed anneal
-        // (always past a step) carries them in its checkpoint.
-        if annealing.reweighting.is_some() && self.schedule.is_empty() {
-            self.record_histograms(&levels);
+        let mut resumed = self.step_under_way.take();
+        let (mut levels, mut next) = (Vec::new(), None);
+        if resumed.is_none() {
+            // A measurement reads the lattices only, so measuring a resumed population again
+            // gives the energies it had when the checkpoint was written.
+            levels = self.levels(&engine.execute(&measurement_plan())?);
+            // The histograms start with the random population at beta 0, once: a resumed
+            // anneal (always past a step) carries them in its checkpoint.
+            if annealing.reweighting.is_some() && self.schedule.is_empty() {
+                self.record_histograms(&levels);
+            }
+            next = next_beta(&annealing.schedule, self, &levels);
         }
-        let mut next = next_beta(&annealing.schedule, self, &levels);
         // A step's families (which follow its copies) and estimates (family statistics above
         // all: a pass over every replica) are made on another thread beside the next step's
-        // engine work; they need only what that work leaves alone (the step's levels, records
+        // first plan; they need only what that work leaves alone (the step's levels, records
         // and copies, the families before them). The next step's table needs only the sizes.
         let mut deferred: Option<StepRecord> = None;
-        while let Some(beta) = next {
-            let step_began = Instant::now();
-            let mut clock = PhaseClock::new(self.step() + 1);
-            let reweightings = self.resampling_table(engine, annealing, &levels, beta)?;
+        loop {
+            let mut plan_began = Instant::now();
+            let mut clock = PhaseClock::new();
+            let mut step = match (resumed.take(), next) {
+                (Some(step), _) => step,
+                (None, Some(beta)) => self.begin_step(engine, annealing, &levels, beta)?,
+                (None, None) => break,
+            };
             clock.lap("resampling table, new betas");
-            let from = self.sweeps_done;
-            let plan = self.step_plan(annealing.theta)?;
-            let step_started = Instant::now();
-            let previous = deferred.take();
-            let (measurements, estimates) = std::thread::scope(|scope| {
-                let (this, levels) = (&mut *self, &levels);
-                let worker = scope.spawn(move || {
-                    this.settle_families();
-                    previous.map(|record| this.estimates_of(levels, &record))
-                });
-                let measured = engine.execute(&plan);
-                (
-                    measured,
-                    worker.join().expect("families and estimates do not panic"),
-                )
-            });
-            engine_time += step_started.elapsed();
-            self.push_estimates(estimates);
-            let mut measurements = measurements?;
+            // The step's plans: the first holds its resampling step, the last its measurement.
+            let (measurements, last_plan) = loop {
+                let from = step.units_done;
+                let to = cut.plan_end(&checkpoints.stops, from, step_units);
+                let plan = self.step_plan(&step, from..to, (annealing.theta, cut))?;
+                let started = Instant::now();
+                let measured = self.execute_beside(engine, &plan, deferred.take(), &levels);
+                engine_time += started.elapsed();
+                let mut measurements = measured?;
+                if from == 0 {
+                    self.take_copies(std::mem::take(&mut measurements.copies))?;
+                }
+                step.units_done = to;
+                self.sweeps_done = u64::from(step.first_sweep) + to / cut.per_sweep();
+                if to == step_units {
+                    break (measurements, to - from);
+                }
+                checkpoints.stops.plan_took(to - from, plan_began.elapsed());
+                plan_began = Instant::now();
+                if let Some(stop) = checkpoints.stops.due() {
+                    self.step_under_way = Some(step);
+                    return self.stop_inside_step(engine, checkpoints, stop);
+                }
+            };
             clock.lap(
                 "resampling, sweeps and measurement (and the last step's families, estimates)",
             );
-            self.take_copies(std::mem::take(&mut measurements.copies))?;
-            clock.lap("copies");
             levels = self.levels(&measurements);
             clock.lap("levels");
             if annealing.reweighting.is_some() {
@@ -388,33 +446,26 @@ impl Anneal {
             }
             next = next_beta(&annealing.schedule, self, &levels);
             clock.lap("histograms, next beta");
-            let record = StepRecord {
-                beta: self.beta(),
-                reweightings,
-                ln_z: self.populations.iter().map(|p| p.ln_z).collect(),
-            };
             progress.update(self.sweeps_done);
-            let step_sweeps = self.sweeps_done - from;
-            checkpoints
-                .stops
-                .plan_took(step_sweeps, step_began.elapsed());
+            checkpoints.stops.plan_took(last_plan, plan_began.elapsed());
+            let first_sweep = u64::from(step.first_sweep);
             let stop = next.and_then(|_| checkpoints.stops.due());
             let checkpoint = next.is_some()
-                && (crosses_checkpoint(from, self.sweeps_done, checkpoints.every)
+                && (crosses_checkpoint(first_sweep, self.sweeps_done, checkpoints.every)
                     || stop.is_some());
             // The overlaps complete this step's estimates, and a checkpoint or the end of the
             // schedule needs them: then they are made here.
             if annealing.overlaps || checkpoint || next.is_none() {
                 self.settle_families();
-                self.push_estimates(Some(self.estimates_of(&levels, &record)));
+                self.push_estimates(Some(self.estimates_of(&levels, &step.record)));
                 if annealing.overlaps {
                     self.estimate_overlaps(&measurements, annealing.runs);
                 }
                 clock.lap("estimates");
             } else {
-                deferred = Some(record);
+                deferred = Some(step.record);
             }
-            clock.log();
+            clock.log(self.step());
             if checkpoint {
                 let writing = Instant::now();
                 self.save(checkpoints, engine.spins()?.into_bits()?)?;
@@ -428,14 +479,62 @@ impl Anneal {
         Ok(Ended::Completed(engine_time))
     }
 
+    /// Execute `plan` on `engine` while another thread settles the families and makes the
+    /// estimates of the step `deferred` (its levels `levels`), if there is one.
+    fn execute_beside(
+        &mut self,
+        engine: &mut dyn Engine,
+        plan: &Plan,
+        deferred: Option<StepRecord>,
+        levels: &[PopulationLevels],
+    ) -> Result<Measurements> {
+        let (measurements, estimates) = std::thread::scope(|scope| {
+            let this = &mut *self;
+            let worker = scope.spawn(move || {
+                this.settle_families();
+                deferred.map(|record| this.estimates_of(levels, &record))
+            });
+            let measured = engine.execute(plan);
+            (
+                measured,
+                worker.join().expect("families and estimates do not panic"),
+            )
+        });
+        self.push_estimates(estimates);
+        measurements
+    }
+
+    /// Stop for `stop` inside the step under way, between two of its plans: its checkpoint,
+    /// with the families following its copies.
+    fn stop_inside_step(
+        &mut self,
+        engine: &mut dyn Engine,
+        checkpoints: &mut Checkpoints,
+        stop: StopReason,
+    ) -> Result<Ended<Duration>> {
+        self.settle_families();
+        let writing = Instant::now();
+        self.save(checkpoints, engine.spins()?.into_bits()?)?;
+        checkpoints.stops.checkpoint_took(writing.elapsed());
+        Ok(Ended::Stopped {
+            sweeps_done: self.sweeps_done,
+            reason: stop,
+        })
+    }
+
     /// Write the checkpoint of this state with the engine's lattices `spins`, atomically.
     fn save(&self, checkpoints: &Checkpoints, spins: SpinBits) -> Result<()> {
+        let step_under_way = self.step_under_way.as_ref().map(|step| StepUnderWay {
+            units_done: step.units_done,
+            reweightings: step.record.reweightings.clone(),
+        });
         let checkpoint = AnnealingCheckpoint {
             config_fingerprint: checkpoints.fingerprint,
             sweeps_done: self.sweeps_done,
             schedule: self.schedule.clone(),
             spins,
             populations: self.populations.clone(),
+            step_under_way,
         };
         let path = &checkpoints.path;
         checkpoint.save(path).map_err(|e| Error::io(path, e))

@@ -1,18 +1,24 @@
 //! One temperature step's work on the host, between the engine's calls: the populations'
-//! levels from a measurement, the resampling table to the next beta, the plan of the step,
+//! levels from a measurement, the resampling table to the next beta, the plans of the step,
 //! the families following the engine's copies, the histograms, and the estimates (the
 //! overlaps among them).
 
-use super::resampling::{PopulationLevels, ResampleKey, Reweighting, copy_entries};
+use std::ops::Range;
+
+use super::resampling::{
+    PopulationLevels, ResampleKey, Reweighting, ReweightingQuality, copy_entries,
+};
 use super::{
     AnnealingEstimates, Levels, PairOverlaps, Population, family_statistics, population_moments,
 };
 use crate::config::{AnnealingOptions, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
-use crate::engine::{Engine, Measurements, Plan, populations_of};
+use crate::engine::{Engine, ISING_PASSES, Measurements, Plan, populations_of};
 use crate::error::{Error, Result};
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::stats::{PlanePhases, overlap};
+use crate::stop::Stops;
 use crate::threads;
 
 /// A resampling step's copies of every system, with the population sizes they make (summed
@@ -31,12 +37,78 @@ pub(super) struct Anneal {
     pub(super) slots: u32,
     pub(super) populations: Vec<Population>,
     pub(super) sweeps_done: u64,
-    /// The betas after 0 so far: the current beta is the last, the steps done its length.
+    /// The betas after 0 so far: the current beta is the last, the steps begun its length.
     pub(super) schedule: Vec<f64>,
     /// The copies of the last step's resampling while the families do not follow them yet
-    /// (they follow beside the next step's engine work, [`Anneal::settle_families`]); the
+    /// (they follow beside the engine's next plan, [`Anneal::settle_families`]); the
     /// populations' sizes take them into account ([`Anneal::size`]).
     pub(super) pending_copies: Option<PendingCopies>,
+    /// The step under way where the run stopped, or resumed, between two of its plans.
+    pub(super) step_under_way: Option<OpenStep>,
+}
+
+/// A temperature step begun (its beta the schedule's last) and not yet measured.
+pub(super) struct OpenStep {
+    pub(super) record: StepRecord,
+    /// The number of its first sweep (`theta` per step before it), which keys its randoms.
+    pub(super) first_sweep: u32,
+    /// Units of its sweeps done ([`SweepUnits`]).
+    pub(super) units_done: u64,
+}
+
+/// The loop's position in a step's sweeps, in units: a sweep is [`ISING_PASSES`] passes over the
+/// planes of the lattice's slowest axis, a unit one pass over one plane
+/// ([`Plan::sweep_units`]). Plans end on whole sweeps where the engine updates no pieces of
+/// one ([`Engine::sweep_parts`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SweepUnits {
+    planes: u32,
+    /// The units a plan's end is a multiple of: one, or a sweep's.
+    granule: u64,
+}
+
+impl SweepUnits {
+    /// The units of sweeps of `lattice` on an engine that updates pieces of sweeps
+    /// (`sweep_parts`) or not.
+    pub(super) fn new(lattice: Lattice, sweep_parts: bool) -> Self {
+        let mut units = SweepUnits {
+            planes: lattice.size,
+            granule: 1,
+        };
+        if !sweep_parts {
+            units.granule = units.per_sweep();
+        }
+        units
+    }
+
+    /// Units of one sweep.
+    pub(super) fn per_sweep(&self) -> u64 {
+        u64::from(ISING_PASSES * self.planes)
+    }
+
+    /// Whether a plan may end at unit `units`.
+    pub(super) fn is_plan_end(&self, units: u64) -> bool {
+        units.is_multiple_of(self.granule)
+    }
+
+    /// The end of the plan from unit `from` that `stops` paces, `end` at the latest: on a
+    /// whole sweep where the engine updates no pieces of one.
+    pub(super) fn plan_end(&self, stops: &Stops, from: u64, end: u64) -> u64 {
+        stops
+            .plan_end(from, end)
+            .next_multiple_of(self.granule)
+            .min(end)
+    }
+
+    /// Append units `units` of the sweeps numbered from `first_sweep` on, a sweep at a time.
+    fn append(&self, plan: &mut Plan, first_sweep: u32, units: Range<u64>) {
+        let per_sweep = self.per_sweep();
+        for k in units.start / per_sweep..units.end.div_ceil(per_sweep) {
+            let start = k * per_sweep;
+            let within = units.start.max(start) - start..units.end.min(start + per_sweep) - start;
+            plan.sweep_units(first_sweep + k as u32, (ISING_PASSES, self.planes), within);
+        }
+    }
 }
 
 impl Anneal {
@@ -167,10 +239,42 @@ impl Anneal {
         }
     }
 
+    /// Begin the step to `next` of `theta` sweeps: the resampling of every population from the
+    /// current beta, whose table goes to the engine for the step's first plan, and the engine
+    /// moves to `next`.
+    pub(super) fn begin_step(
+        &mut self,
+        engine: &mut dyn Engine,
+        options: &AnnealingOptions,
+        levels: &[PopulationLevels],
+        next: f64,
+    ) -> Result<OpenStep> {
+        let last_sweep = self.sweeps_done + u64::from(options.theta) - 1;
+        if u32::try_from(last_sweep).is_err() {
+            return Err(Error::State(format!(
+                "population annealing: step {} passes {} sweeps, the range of the \
+                 random-number counter; use fewer steps or a smaller theta",
+                self.step() + 1,
+                u32::MAX
+            )));
+        }
+        let first_sweep = self.sweeps_done as u32;
+        let reweightings = self.resampling_table(engine, options, levels, next)?;
+        Ok(OpenStep {
+            record: StepRecord {
+                beta: next,
+                reweightings: reweightings.iter().map(Reweighting::quality).collect(),
+                ln_z: self.populations.iter().map(|p| p.ln_z).collect(),
+            },
+            first_sweep,
+            units_done: 0,
+        })
+    }
+
     /// The resampling of every population from the current beta to `next`: its table goes to
     /// the engine for the next plan's resampling step, and the engine moves to `next`. The
     /// reweightings, for the estimates.
-    pub(super) fn resampling_table(
+    fn resampling_table(
         &mut self,
         engine: &mut dyn Engine,
         options: &AnnealingOptions,
@@ -215,24 +319,25 @@ impl Anneal {
         Ok(reweightings)
     }
 
-    /// The resampling step to the current beta, `theta` sweeps there, then a measurement. The
-    /// sweeps number on from the previous step's, keying the Metropolis randoms.
-    pub(super) fn step_plan(&mut self, theta: u32) -> Result<Plan> {
+    /// The plan of units `units` of `step`'s sweeps (of `theta` sweeps in all, cut as `cut`
+    /// says): the step's resampling step first where they are its first, its measurement last
+    /// where they are its last. The sweeps number on from the previous step's, keying the
+    /// Metropolis randoms.
+    pub(super) fn step_plan(
+        &self,
+        step: &OpenStep,
+        units: Range<u64>,
+        (theta, cut): (u32, SweepUnits),
+    ) -> Result<Plan> {
         let mut plan = Plan::default();
-        plan.resample(self.step())?;
-        for _ in 0..theta {
-            let sweep = u32::try_from(self.sweeps_done).map_err(|_| {
-                Error::State(format!(
-                    "population annealing: step {} passes {} sweeps, the range of the \
-                     random-number counter; use fewer steps or a smaller theta",
-                    self.step(),
-                    u32::MAX
-                ))
-            })?;
-            plan.sweep(sweep);
-            self.sweeps_done += 1;
+        if units.start == 0 {
+            plan.resample(self.step())?;
         }
-        plan.measure();
+        let last = units.end == u64::from(theta) * cut.per_sweep();
+        cut.append(&mut plan, step.first_sweep, units);
+        if last {
+            plan.measure();
+        }
         Ok(plan)
     }
 
@@ -246,7 +351,7 @@ impl Anneal {
         let (n, beta) = (self.systems.lattice.sites(), record.beta);
         let steps = levels.iter().zip(&record.reweightings).zip(&record.ln_z);
         let estimate =
-            |((levels, reweighting), ln_z): ((&PopulationLevels, &Reweighting), &f64),
+            |((levels, reweighting), ln_z): ((&PopulationLevels, &ReweightingQuality), &f64),
              population: &Population| {
                 let energies = Levels {
                     values: &levels.energies,
@@ -303,6 +408,53 @@ impl Anneal {
 /// its reweightings and every population's `ln Z` after it.
 pub(super) struct StepRecord {
     pub(super) beta: f64,
-    pub(super) reweightings: Vec<Reweighting>,
+    pub(super) reweightings: Vec<ReweightingQuality>,
     pub(super) ln_z: Vec<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Step;
+
+    /// Units cut at any plane are the pieces of the sweeps they hold, a sweep they hold whole
+    /// is that sweep (here 8 units a sweep: two passes over 4 planes).
+    #[test]
+    fn a_steps_units_are_whole_sweeps_or_their_pieces() {
+        let cut = SweepUnits::new(Lattice::new(2, 4), true);
+        assert_eq!(cut.per_sweep(), 8);
+        let mut plan = Plan::default();
+        cut.append(&mut plan, 10, 3..21);
+        let part = |sweep, pass, planes| Step::Part {
+            sweep,
+            pass,
+            planes,
+        };
+        assert_eq!(
+            plan.steps,
+            [
+                part(10, 0, [3, 4]),
+                part(10, 1, [0, 4]),
+                Step::Sweep { sweep: 11 },
+                part(12, 0, [0, 4]),
+                part(12, 1, [0, 1]),
+            ]
+        );
+    }
+
+    /// Plans end where the pace allows (the first plan's one unit), on a whole sweep where the
+    /// engine updates no pieces, never past the step's end.
+    #[test]
+    fn plans_end_on_a_unit_or_on_a_whole_sweep() {
+        let lattice = Lattice::new(2, 4);
+        let (pieces, whole) = (
+            SweepUnits::new(lattice, true),
+            SweepUnits::new(lattice, false),
+        );
+        let stops = Stops::new(None);
+        assert_eq!(pieces.plan_end(&stops, 0, 16), 1);
+        assert_eq!(whole.plan_end(&stops, 0, 16), 8);
+        assert_eq!(whole.plan_end(&stops, 8, 12), 12);
+        assert!(pieces.is_plan_end(5) && !whole.is_plan_end(5) && whole.is_plan_end(16));
+    }
 }
