@@ -21,16 +21,18 @@ fn checkpoint_format(dir: &Path) -> u32 {
     u32::from_le_bytes(bytes[8..12].try_into().unwrap())
 }
 
-/// `text` on `backend` run whole, and run again stopped at the first plan boundary of each of
-/// `stops` invocations (their deadline passed) then resumed to the end: the same files and
-/// summary. Returns the stops whose checkpoint fell inside a sweep.
-fn stopped_at_every_boundary(text: &str, backend: Backend, stops: usize) -> usize {
+/// `text` run whole on the first of `backends`, and run again stopped at the first plan
+/// boundary of each of `stops` invocations (their deadline passed), each on the next of
+/// `backends` in turn, then resumed to the end on the first: the same files and summary. Returns the stops
+/// whose checkpoint fell inside a sweep.
+fn stopped_at_every_boundary(text: &str, backends: &[Backend], stops: usize) -> usize {
     let mut config = common::config(text);
-    config.backend = backend;
+    config.backend = backends[0];
     let (whole, stepped) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     run(&config, &options(whole.path(), false, None)).unwrap();
     let mut inside = 0;
     for stop in 0..stops {
+        config.backend = backends[stop % backends.len()];
         let stopping = RunOptions {
             deadline: Some(Instant::now()),
             ..options(stepped.path(), stop > 0, None)
@@ -40,6 +42,8 @@ fn stopped_at_every_boundary(text: &str, backend: Backend, stops: usize) -> usiz
         let format = checkpoint_format(stepped.path());
         inside += usize::from(format == 10 || format == 11);
     }
+    // The last invocation runs where the whole run ran, so that `config.ron` names its backend.
+    config.backend = backends[0];
     run(&config, &options(stepped.path(), true, None)).unwrap();
     assert_same_outputs(whole.path(), stepped.path(), &[]);
     assert_eq!(
@@ -52,28 +56,31 @@ fn stopped_at_every_boundary(text: &str, backend: Backend, stops: usize) -> usiz
 /// Sweeps of 24 units (2 colours of 12 planes): 60 stops reach into the third sweep.
 #[test]
 fn an_ising_run_stopped_inside_its_sweeps_resumes_to_the_same_files() {
-    let inside = stopped_at_every_boundary(CONFIG, Backend::Cpu, 60);
+    let inside = stopped_at_every_boundary(CONFIG, &[Backend::Cpu], 60);
     assert!(inside > 50, "{inside} stops inside a sweep");
 }
 
 /// The multispin engine (AMSC, 32 samples a word, overlaps), measured every 3 sweeps of 8
-/// units: on the CPU and through wgpu.
+/// units: on the CPU, and moving between the CPU and wgpu at every stop.
 #[test]
 fn a_multispin_glass_stopped_inside_its_sweeps_resumes_to_the_same_files() {
-    assert!(stopped_at_every_boundary(SPIN_GLASS, Backend::Cpu, 40) > 30);
-    assert!(stopped_at_every_boundary(SPIN_GLASS, Backend::Wgpu, 20) > 10);
+    assert!(stopped_at_every_boundary(SPIN_GLASS, &[Backend::Cpu], 40) > 30);
+    let moving = [Backend::Cpu, Backend::Wgpu];
+    assert!(stopped_at_every_boundary(SPIN_GLASS, &moving, 20) > 10);
 }
 
 /// Parallel tempering on a tuned ladder, a round every 2 sweeps of 16 units.
 #[test]
 fn a_tempering_run_stopped_inside_its_sweeps_resumes_to_the_same_files() {
-    assert!(stopped_at_every_boundary(TUNED_TEMPERING, Backend::Cpu, 60) > 50);
+    assert!(stopped_at_every_boundary(TUNED_TEMPERING, &[Backend::Cpu], 60) > 50);
 }
 
 /// Vector spins: an XY glass with tempering and overrelaxation (4 passes of 6 planes a sweep,
-/// a round every 2 sweeps, a measurement every 3), and the Heisenberg ferromagnet's tiles.
+/// a round every 2 sweeps, a measurement every 3), and the Heisenberg ferromagnet's tiles,
+/// moving between the CPU and wgpu at every stop.
 #[test]
 fn vector_runs_stopped_inside_their_sweeps_resume_to_the_same_files() {
-    assert!(stopped_at_every_boundary(XY_TEMPERING, Backend::Cpu, 80) > 70);
-    assert!(stopped_at_every_boundary(HEISENBERG_TILES, Backend::Cpu, 40) > 30);
+    assert!(stopped_at_every_boundary(XY_TEMPERING, &[Backend::Cpu], 80) > 70);
+    let moving = [Backend::Cpu, Backend::Wgpu];
+    assert!(stopped_at_every_boundary(HEISENBERG_TILES, &moving, 40) > 30);
 }
