@@ -655,7 +655,7 @@ mod tests {
         let mut checkpoint = annealing_sample();
         checkpoint.populations[0].families.pop();
         let mut bytes = checkpoint.encode();
-        let sizes = 76 + 8 + 16 + 16;
+        let sizes = 68 + 8 + 16 + 16;
         bytes[sizes] = 3;
         let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
         let end = bytes.len() - 4;

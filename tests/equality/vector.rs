@@ -455,7 +455,7 @@ fn run_in_plans(engine: &mut dyn Engine, case: Case, ends: &[u64]) -> (Measureme
     (run, engine.spins().unwrap())
 }
 
-/// Sweeps done as pieces on the GPU give the CPU's whole sweeps bit for bit: lattices, accepted
+/// Sweeps done as pieces on the CPU and on the GPU give the CPU's whole sweeps bit for bit: lattices, accepted
 /// moves, observations and overlaps; XY and Heisenberg, the plain and the double checkerboard,
 /// with and without over-relaxation, a ferromagnet in a field and glasses with replicas; cut at
 /// every plane of every pass (a tile's planes past its first hold none of it: empty pieces)
@@ -500,6 +500,10 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
         let systems = case.systems();
         let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
         let whole = run_in_plans(&mut cpu, case, &[run]);
+        assert!(
+            whole.0.accepted.iter().all(|&a| a > 0),
+            "{case:?}: nothing accepted"
+        );
         let every_unit: Vec<u64> = (1..=run).collect();
         let irregular = [
             3,
@@ -511,6 +515,12 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
             run,
         ];
         for ends in [&every_unit[..], &irregular] {
+            let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+            let cpu_pieces = run_in_plans(&mut cpu, case, ends);
+            assert!(
+                cpu_pieces == whole,
+                "cpu {case:?} ends {ends:?}: pieces differ"
+            );
             let mut device = G::default().vector(&systems, case.updates(), G::BLOCK_SIZES[0]);
             let (pieces, spins) = run_in_plans(device.as_mut(), case, ends);
             let what = format!("{} {case:?} ends {ends:?}", G::default());
