@@ -146,7 +146,10 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
         record(&systems, &measurements, &mut state);
         (state.sweeps_done, state.sweep_units) = (to / cut.units, to % cut.units);
         let to_sweep = state.sweeps_done;
-        progress.update(to_sweep);
+        // Progress counts whole sweeps: a plan of pieces that ends none has nothing to tell.
+        if to_sweep > from_sweep {
+            progress.update(to_sweep);
+        }
         if next_stop == Some(to_sweep) && state.sweep_units == 0 {
             let stage_start = tuning_stops.iter().copied().rfind(|&stop| stop < to_sweep);
             let stage = (stage_start.unwrap_or(0), to_sweep);

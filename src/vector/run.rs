@@ -114,7 +114,10 @@ pub fn run_vector(
             engine = reopen(config, engine, &systems, updates)?;
             proposals_of(engine.as_mut())?.set_widths(&state.tuning.widths)?;
         }
-        progress.update(state.sweeps_done);
+        // Progress counts whole sweeps: a plan of pieces that ends none has nothing to tell.
+        if state.sweeps_done > from_sweep {
+            progress.update(state.sweeps_done);
+        }
         stops.plan_took(to - from, started.elapsed());
         if state.sweeps_done == total {
             break;
