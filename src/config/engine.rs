@@ -80,7 +80,8 @@ pub enum Randoms {
     /// Exact as `Exact` (an independent uniform per lane), with fewer random words: past each
     /// word's first Philox block, the lanes still undecided in the words one GPU thread updates
     /// (`MultispinLayout::word_run`) share one stream of bit planes, packed into one word (see
-    /// docs/ARCHITECTURE.md). A different random stream from `Exact`'s, which stays reachable.
+    /// docs/design/random-numbers.md). A different random stream from `Exact`'s, which stays
+    /// reachable.
     Packed,
 }
 
