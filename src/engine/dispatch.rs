@@ -166,6 +166,9 @@ pub fn submissions(
             // Replayed by the engine before the plan's dispatches.
             Step::Resample { .. } => continue,
             Step::Observe { .. } => unreachable!("refused by the engine: Plan::refuse_observe"),
+            Step::ClusterPart { .. } => {
+                unreachable!("refused by the engine: Plan::check_cluster_parts")
+            }
             Step::Sweep { .. } => 2,
             Step::Part { .. } => 1,
             Step::Cluster { .. } => CLUSTER_DISPATCHES,
@@ -188,7 +191,7 @@ pub fn submissions(
             .expect("there is always a current submission");
         match *step {
             Step::Resample { .. } => unreachable!("skipped above"),
-            Step::Observe { .. } => unreachable!("refused by the engine: Plan::refuse_observe"),
+            Step::Observe { .. } | Step::ClusterPart { .. } => unreachable!("refused above"),
             Step::Sweep { sweep } => {
                 sweeps_in_current += 1;
                 for colour in 0..2 {

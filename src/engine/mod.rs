@@ -107,6 +107,20 @@ pub enum Step {
     /// Some(slot)` it adds its cluster sizes' statistic into slot `slot` of
     /// [`Measurements::cluster_sizes`].
     Cluster { update: u32, sizes: Option<u32> },
+    /// A piece of [`Step::Cluster`] `update`, for plans that must end inside a long update
+    /// ([`Clusters::update_parts`], [`crate::stop`]): the active bonds of the sites on planes
+    /// `planes[0] .. planes[1]` of the lattice's slowest axis, joined into the update's
+    /// labelling. An update's lattices do not change until its flips, so its pieces may come
+    /// over several plans: the engine holds the labelling between them (not a checkpoint: a
+    /// run stopped inside an update redoes it), each piece must continue the one before from
+    /// its end (a first piece from plane 0), and the piece that ends at the last plane also
+    /// finds the roots, flips, and records into `sizes` as [`Step::Cluster`] does. The pieces in
+    /// plane order give the whole update's lattices and statistic bit for bit.
+    ClusterPart {
+        update: u32,
+        sizes: Option<u32>,
+        planes: [u32; 2],
+    },
 }
 
 /// A sequence of steps with the number of observation slots it fills.
@@ -232,25 +246,82 @@ impl Plan {
     }
 
     /// Append cluster update `update`; with `record`, its cluster sizes go into the slot of the
-    /// next measurement ([`Plan::measure`]).
+    /// next measurement ([`Plan::measure`]), which may be a later plan's ([`Plan::size_slots`]).
     pub fn cluster(&mut self, update: u32, record: bool) {
         let sizes = record.then_some(self.slots);
         self.steps.push(Step::Cluster { update, sizes });
     }
 
-    /// Whether the plan records cluster sizes (then [`Measurements::cluster_sizes`] has every
-    /// slot).
-    pub fn records_cluster_sizes(&self) -> bool {
-        self.steps
-            .iter()
-            .any(|s| matches!(s, Step::Cluster { sizes: Some(_), .. }))
+    /// Append the piece of cluster update `update` on `planes` ([`Step::ClusterPart`]),
+    /// recording as [`Plan::cluster`] does.
+    pub fn cluster_part(&mut self, update: u32, record: bool, planes: Range<u32>) {
+        let sizes = record.then_some(self.slots);
+        let planes = [planes.start, planes.end];
+        self.steps.push(Step::ClusterPart {
+            update,
+            sizes,
+            planes,
+        });
     }
 
-    /// Number of cluster updates in the plan.
+    /// Refuse, before anything runs, pieces of cluster updates ([`Step::ClusterPart`]) on an
+    /// engine without them (`update_parts` false), and a piece beyond the `planes` planes.
+    pub fn check_cluster_parts(&self, update_parts: bool, planes: u32) -> Result<()> {
+        for step in &self.steps {
+            let Step::ClusterPart {
+                update,
+                planes: [first, end],
+                ..
+            } = *step
+            else {
+                continue;
+            };
+            if !update_parts {
+                return Err(Error::State(
+                    "this engine makes whole cluster updates only (Step::Cluster), not pieces of \
+                     one (Step::ClusterPart)"
+                        .into(),
+                ));
+            }
+            if first > end || end > planes {
+                return Err(Error::State(format!(
+                    "cluster update {update}: planes {first}..{end} are no piece of planes \
+                     0..{planes}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The cluster steps' recordings: the slot of each that records.
+    fn recorded_slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.steps.iter().filter_map(|s| match *s {
+            Step::Cluster { sizes, .. } | Step::ClusterPart { sizes, .. } => sizes,
+            _ => None,
+        })
+    }
+
+    /// Whether the plan records cluster sizes (then [`Measurements::cluster_sizes`] has
+    /// [`Plan::size_slots`] slots).
+    pub fn records_cluster_sizes(&self) -> bool {
+        self.recorded_slots().next().is_some()
+    }
+
+    /// Slots of [`Measurements::cluster_sizes`]: the plan's, and one more where it ends after
+    /// updates of a measured step whose measurement a later plan takes (they record into slot
+    /// [`Plan::slots`]; the loop adds it into that measurement's).
+    pub fn size_slots(&self) -> u32 {
+        match self.recorded_slots().any(|slot| slot == self.slots) {
+            true => self.slots + 1,
+            false => self.slots,
+        }
+    }
+
+    /// Number of steps of cluster updates in the plan, pieces included.
     pub fn cluster_updates(&self) -> u64 {
         self.steps
             .iter()
-            .filter(|s| matches!(s, Step::Cluster { .. }))
+            .filter(|s| matches!(s, Step::Cluster { .. } | Step::ClusterPart { .. }))
             .count() as u64
     }
 
@@ -463,6 +534,12 @@ pub trait Clusters {
     /// Make the plans' cluster steps updates of kind `update`: plans may then hold
     /// [`Step::Cluster`]. An engine without that kind of update refuses.
     fn set_clusters(&mut self, update: ClusterUpdate) -> Result<()>;
+    /// Whether it makes pieces of updates ([`Step::ClusterPart`]), so that a loop may end a plan
+    /// inside an update that takes longer than a plan should ([`crate::stop`]): the CPU's
+    /// labelling of a large lattice takes seconds, a device's update milliseconds.
+    fn update_parts(&self) -> bool {
+        false
+    }
     /// Labelling iterations of the cluster updates so far (passes of the device's labelling
     /// over the lattices, for the benchmark's floor); 0 where labelling does not iterate (the
     /// CPU's union-find).

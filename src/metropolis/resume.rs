@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use super::Schedule;
 use super::checkpoint::Checkpoint;
+use super::schedule::{Cut, Schedule};
 use super::state::RunState;
-use crate::engine::ISING_PASSES;
 use crate::engine::SpinBits;
 use crate::engine::tempering::Chains;
 use crate::error::{Error, Result};
@@ -35,8 +34,18 @@ pub(super) fn resume_state(
         ),
         None => (0, 0),
     };
+    let cut = schedule.cut(systems.lattice.size, true, false);
+    let units = checkpoint.sweep_units;
+    let fits = cut_fits(&cut, units, checkpoint.sweeps_done, schedule);
+    // Inside a measured step, after an update: its statistic so far.
+    let step_sizes = match cut {
+        Cut::Steps(steps) if schedule.measures_after(checkpoint.sweeps_done) => {
+            steps.updates_done(units) > 0
+        }
+        _ => false,
+    };
     let clusters = match schedule.clusters {
-        Some(_) => measurements * per_measurement,
+        Some(_) => (measurements + usize::from(step_sizes)) * per_measurement,
         None => 0,
     };
     if checkpoint.spins.len() != expected_spins
@@ -54,12 +63,7 @@ pub(super) fn resume_state(
             }
         || checkpoint.temperature_history.len() != history
         || checkpoint.cluster_sizes.len() != clusters
-        || !cut_fits(
-            checkpoint.sweep_units,
-            checkpoint.sweeps_done,
-            schedule,
-            systems,
-        )
+        || !fits
     {
         return Err(Error::State(format!(
             "checkpoint {} does not match the config (sweeps {}, {} spins, {} measurements; a \
@@ -71,6 +75,8 @@ pub(super) fn resume_state(
             checkpoint.bond_sums.len() / per_measurement.max(1)
         )));
     }
+    let mut cluster_sizes = checkpoint.cluster_sizes;
+    let step_sizes = cluster_sizes.split_off(measurements * per_measurement);
     let state = RunState {
         sweeps_done: checkpoint.sweeps_done,
         bond_sums: checkpoint.bond_sums,
@@ -81,7 +87,8 @@ pub(super) fn resume_state(
         betas: checkpoint.betas,
         tempering: checkpoint.tempering,
         temperature_history: checkpoint.temperature_history,
-        cluster_sizes: checkpoint.cluster_sizes,
+        cluster_sizes,
+        step_sizes,
         sweep_units: checkpoint.sweep_units,
     };
     let spins = checkpoint
@@ -90,18 +97,18 @@ pub(super) fn resume_state(
     Ok((state, spins))
 }
 
-/// Whether `units` of sweep `sweep` (a checkpoint inside it) name a sweep of the run without
-/// cluster updates, whose sweeps are cut, and fewer units than it has.
-fn cut_fits(units: u64, sweep: u64, schedule: &Schedule, systems: &IsingSystems) -> bool {
-    let sweep_units = u64::from(ISING_PASSES) * u64::from(systems.lattice.size);
-    units == 0 || (schedule.clusters.is_none() && sweep < schedule.total() && units < sweep_units)
+/// Whether `units` of sweep (step) `sweep` (a checkpoint inside it) name a sweep (step) of the
+/// run, fewer units than it has and a place a checkpoint resumes from ([`Cut::resumable`]).
+fn cut_fits(cut: &Cut, units: u64, sweep: u64, schedule: &Schedule) -> bool {
+    units == 0 || (sweep < schedule.total() && units < cut.units() && cut.resumable(units) == units)
 }
 
-/// Write the checkpoint of `state` with the lattices `spins` atomically; returns it.
+/// Write the checkpoint of `state` with the lattices `spins` atomically, its position where
+/// the loop's `cut` resumes ([`Cut::resumable`]); returns it.
 pub(super) fn save_checkpoint(
     path: &Path,
     config_fingerprint: u64,
-    state: &RunState,
+    (state, cut): (&RunState, &Cut),
     spins: SpinBits,
 ) -> Result<Checkpoint> {
     let checkpoint = Checkpoint {
@@ -116,8 +123,8 @@ pub(super) fn save_checkpoint(
         betas: state.betas.clone(),
         tempering: state.tempering.clone(),
         temperature_history: state.temperature_history.clone(),
-        cluster_sizes: state.cluster_sizes.clone(),
-        sweep_units: state.sweep_units,
+        cluster_sizes: [&state.cluster_sizes[..], &state.step_sizes].concat(),
+        sweep_units: cut.resumable(state.sweep_units),
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)

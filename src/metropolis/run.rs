@@ -12,12 +12,9 @@ use super::resume::{resume_state, save_checkpoint};
 use super::series::RunSeries;
 use super::state::RunState;
 use super::summary::{Summary, summarize};
-use crate::engine::ISING_PASSES;
 use crate::engine::placement::placement;
 use crate::engine::tempering::Chains;
-use crate::engine::{
-    Measurements, SpinBits, SweepCut, clusters_of, tempering_of, tempering_state_of,
-};
+use crate::engine::{Measurements, SpinBits, clusters_of, tempering_of, tempering_state_of};
 
 use crate::error::{Error, Result};
 use crate::io::progress::{Progress, flips_per_ns};
@@ -97,8 +94,11 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     if schedule.swap_every.is_some() {
         tempering_of(engine.as_mut())?.set_tempering(&state.tempering)?;
     }
+    let mut update_parts = false;
     if let Some(clusters) = schedule.clusters {
-        clusters_of(engine.as_mut())?.set_clusters(clusters.update)?;
+        let clusters_engine = clusters_of(engine.as_mut())?;
+        clusters_engine.set_clusters(clusters.update)?;
+        update_parts = clusters_engine.update_parts();
     }
     let tuning_stops = match config.algorithm.tunes() {
         true => tuning_stops(schedule.thermalize),
@@ -123,11 +123,11 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     let mut engine_time = Duration::ZERO;
     let first_sweep = state.sweeps_done;
     let mut stops = run.stops();
-    // Positions count units: pieces of a sweep where the engine cuts sweeps, else sweeps.
-    // Sweeps with cluster updates stay whole.
-    let cuts = engine.sweep_parts() && schedule.clusters.is_none();
-    let cut = SweepCut::new(cuts.then_some((ISING_PASSES, systems.lattice.size)));
-    run.refuse_cut_sweep((state.sweeps_done, state.sweep_units), cuts)?;
+    // Positions count units: pieces of a sweep where the engine cuts sweeps, else sweeps; of a
+    // step with cluster updates, planes of its updates and passes of its sweeps.
+    let sweep_parts = engine.sweep_parts();
+    let cut = schedule.cut(systems.lattice.size, sweep_parts, update_parts);
+    run.refuse_cut_sweep((state.sweeps_done, state.sweep_units), sweep_parts)?;
     while state.sweeps_done < schedule.total() {
         let from_sweep = state.sweeps_done;
         let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from_sweep);
@@ -135,16 +135,13 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
             .min(schedule.total())
             .min(next_stop.unwrap_or(u64::MAX));
         let from = cut.position(from_sweep, state.sweep_units);
-        let to = stops.piece_end(from, cut.position(end, 0), cut.units);
-        let plan = match cut.pieces_of(from, to) {
-            Some((pieces, sweep, units)) => schedule.plan_units(sweep, pieces, units),
-            None => schedule.plan(from_sweep, to / cut.units),
-        };
+        let to = cut.plan_end(&stops, from, cut.position(end, 0));
+        let plan = cut.plan(&schedule, from, to);
         let started = Instant::now();
         let measurements = engine.execute(&plan)?;
         engine_time += started.elapsed();
         record(&systems, &measurements, &mut state);
-        (state.sweeps_done, state.sweep_units) = (to / cut.units, to % cut.units);
+        (state.sweeps_done, state.sweep_units) = (to / cut.units(), to % cut.units());
         let to_sweep = state.sweeps_done;
         // Progress counts whole sweeps: a plan of pieces that ends none has nothing to tell.
         if to_sweep > from_sweep {
@@ -165,7 +162,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
         let ended = run.checkpoint_between_plans((from_sweep, to_sweep), &mut stops, || {
             state.tempering = tempering_state_of(engine.as_mut())?;
             let spins = engine.spins()?.into_bits()?;
-            save_checkpoint(&run.checkpoint, run.fingerprint, &state, spins).map(drop)
+            save_checkpoint(&run.checkpoint, run.fingerprint, (&state, &cut), spins).map(drop)
         })?;
         if let Some(ended) = ended {
             progress.finish();
@@ -178,7 +175,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     let checkpoint = save_checkpoint(
         &run.checkpoint,
         run.fingerprint,
-        &state,
+        (&state, &cut),
         engine.spins()?.into_bits()?,
     )?;
     let series = RunSeries::new(&systems, &schedule, &state);
@@ -270,9 +267,24 @@ fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunSt
     state
         .temperature_history
         .extend_from_slice(&measurements.labels);
-    state
-        .cluster_sizes
-        .extend_from_slice(&measurements.cluster_sizes);
+    record_cluster_sizes(systems, measurements, state);
+}
+
+/// Append the cluster sizes of a plan's measurements, the statistic of the measured step under
+/// way where the plan began inside it (`state.step_sizes`) added into its first slot; where the
+/// plan ends after updates of a measured step, before its measurement, their statistic (the
+/// slot past the plan's, [`crate::engine::Plan::size_slots`]) is the step's so far.
+fn record_cluster_sizes(systems: &IsingSystems, measurements: &Measurements, state: &mut RunState) {
+    let count = systems.systems() as usize;
+    let mut sizes = measurements.cluster_sizes.clone();
+    let under_way = std::mem::take(&mut state.step_sizes);
+    if !under_way.is_empty() {
+        let slots = measurements.observations.len() / count;
+        sizes.resize(sizes.len().max(slots.max(1) * count), 0);
+        sizes.iter_mut().zip(under_way).for_each(|(s, v)| *s += v);
+    }
+    state.step_sizes = sizes.split_off(sizes.len().min(measurements.observations.len()));
+    state.cluster_sizes.extend(sizes);
 }
 
 #[cfg(test)]

@@ -2,11 +2,12 @@
 
 use std::ops::Range;
 
-use crate::cluster::StepCounters;
+use crate::cluster::{StepCounters, StepUnits};
 use crate::config::{ClusterOptions, Config, Sweeps};
-use crate::engine::Plan;
 use crate::engine::memory::{plan_slots, slot_bytes};
+use crate::engine::{ISING_PASSES, Plan, SweepCut};
 use crate::model::ising::IsingSystems;
+use crate::stop::Stops;
 
 /// The sweep schedule of a run: `thermalize` sweeps, then `measure` sweeps with a measurement
 /// after every `every`-th of them; with parallel tempering a swap round after every
@@ -17,7 +18,7 @@ use crate::model::ising::IsingSystems;
 /// With cluster updates (`clusters`, `algorithm: Clusters`) the schedule counts steps instead
 /// of sweeps: each step is its cluster updates, then its Metropolis sweeps, numbered as
 /// [`StepCounters`] says; a measured step's cluster updates record their cluster sizes into its
-/// measurement.
+/// measurement. The loop's positions count units of a sweep or step ([`Cut`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
     pub thermalize: u64,
@@ -141,12 +142,50 @@ impl Schedule {
                     }
                 }
             }
-            if measured {
-                plan.measure();
-            }
-            let rounds = self.swap_rounds(sweep + 1);
-            if rounds > self.swap_rounds(sweep) {
-                plan.swap(sweep as u32, ((rounds - 1) % 2) as u32);
+            self.end_sweep(&mut plan, sweep);
+        }
+        plan
+    }
+
+    /// Append what follows sweep (step) `sweep`: its measurement, and the swap round after it.
+    fn end_sweep(&self, plan: &mut Plan, sweep: u64) {
+        if self.measures_after(sweep) {
+            plan.measure();
+        }
+        let rounds = self.swap_rounds(sweep + 1);
+        if rounds > self.swap_rounds(sweep) {
+            plan.swap(sweep as u32, ((rounds - 1) % 2) as u32);
+        }
+    }
+
+    /// How the loop on an engine that makes pieces of sweeps (`sweep_parts`) and of cluster
+    /// updates (`update_parts`) counts its positions on lattices of `planes` planes.
+    pub fn cut(&self, planes: u32, sweep_parts: bool, update_parts: bool) -> Cut {
+        match self.clusters {
+            None => Cut::Sweeps(SweepCut::new(
+                sweep_parts.then_some((ISING_PASSES, planes)),
+            )),
+            Some(options) => Cut::Steps(StepUnits {
+                counters: options.into(),
+                planes,
+                update_parts,
+            }),
+        }
+    }
+
+    /// The plan of units `from .. to` of a run with cluster updates, its steps counted in
+    /// `units`: the units of each step it reaches ([`StepUnits::append`]), then, after each
+    /// step it ends, its measurement.
+    pub fn plan_step_units(&self, units: &StepUnits, from: u64, to: u64) -> Plan {
+        let per_step = units.per_step();
+        let mut plan = Plan::default();
+        for step in from / per_step..to.div_ceil(per_step) {
+            let start = step * per_step;
+            let within = from.max(start) - start..to.min(start + per_step) - start;
+            let ends = within.end == per_step;
+            units.append(&mut plan, step, self.measures_after(step), within);
+            if ends {
+                self.end_sweep(&mut plan, step);
             }
         }
         plan
@@ -164,6 +203,59 @@ impl Schedule {
             plan.slots = whole.slots;
         }
         plan
+    }
+}
+
+/// How a run's loop counts its positions: in units of a sweep without cluster updates (passes
+/// over a plane where the engine cuts sweeps, [`SweepCut`]), in units of a step with them
+/// ([`StepUnits`]). A position is `sweeps (steps) done * units a sweep (step) + units done`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    Sweeps(SweepCut),
+    Steps(StepUnits),
+}
+
+impl Cut {
+    /// Units of a sweep (step).
+    pub fn units(&self) -> u64 {
+        match self {
+            Cut::Sweeps(cut) => cut.units,
+            Cut::Steps(units) => units.per_step(),
+        }
+    }
+
+    /// The position of `units` units after `sweeps` sweeps (steps).
+    pub fn position(&self, sweeps: u64, units: u64) -> u64 {
+        sweeps * self.units() + units
+    }
+
+    /// The end of the plan from unit `from` that `stops` paces, `end` (a sweep's or step's end)
+    /// at the latest.
+    pub fn plan_end(&self, stops: &Stops, from: u64, end: u64) -> u64 {
+        match self {
+            Cut::Sweeps(cut) => stops.piece_end(from, end, cut.units),
+            Cut::Steps(units) => units.plan_end(stops, from, end),
+        }
+    }
+
+    /// The plan of units `from .. to` of `schedule`.
+    pub fn plan(&self, schedule: &Schedule, from: u64, to: u64) -> Plan {
+        match self {
+            Cut::Sweeps(cut) => match cut.pieces_of(from, to) {
+                Some((pieces, sweep, units)) => schedule.plan_units(sweep, pieces, units),
+                None => schedule.plan(from / cut.units, to / cut.units),
+            },
+            Cut::Steps(units) => schedule.plan_step_units(units, from, to),
+        }
+    }
+
+    /// The units of a sweep (step) where a checkpoint written after `units` of it resumes
+    /// ([`StepUnits::resumable`]).
+    pub fn resumable(&self, units: u64) -> u64 {
+        match self {
+            Cut::Sweeps(_) => units,
+            Cut::Steps(steps) => steps.resumable(units),
+        }
     }
 }
 
@@ -263,6 +355,29 @@ mod tests {
             s.describe()
                 .contains("a step is 2 SwendsenWang updates then 1 Metropolis sweep")
         );
+        // Units of whole steps plan the whole steps.
+        let Cut::Steps(units) = s.cut(4, true, true) else {
+            panic!("a cut of steps")
+        };
+        assert_eq!(units.per_step(), 16);
+        assert_eq!(s.plan_step_units(&units, 0, 48), s.plan(0, s.total()));
+        // A plan ending inside the measured step 2 records its updates into the slot after
+        // its own, which the plan of the rest measures.
+        let (head, tail) = (s.plan_step_units(&units, 16, 38), s.plan_step_units(&units, 38, 48));
+        assert_eq!((head.slots, head.size_slots()), (0, 1));
+        assert_eq!(
+            head.steps[3..],
+            [
+                cluster(4, Some(0)),
+                ClusterPart {
+                    update: 5,
+                    sizes: Some(0),
+                    planes: [0, 2]
+                }
+            ]
+        );
+        assert_eq!((tail.slots, tail.size_slots()), (1, 1));
+        assert_eq!(tail.steps.last(), Some(&Measure { slot: 0 }));
     }
 
     #[test]

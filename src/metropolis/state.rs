@@ -4,7 +4,7 @@
 #[derive(Default)]
 pub(super) struct RunState {
     pub(super) sweeps_done: u64,
-    /// Units of sweep `sweeps_done` done, where plans cut it ([`crate::engine::Plan::sweep_units`]).
+    /// Units of sweep (step) `sweeps_done` done, where plans cut it ([`super::schedule::Cut`]).
     pub(super) sweep_units: u64,
     /// `[measurement][system]`.
     pub(super) bond_sums: Vec<i64>,
@@ -23,4 +23,8 @@ pub(super) struct RunState {
     /// `[measurement][system]` with cluster updates: the cluster sizes' statistic of the
     /// measured step's updates ([`crate::engine::Measurements::cluster_sizes`]); empty without.
     pub(super) cluster_sizes: Vec<u64>,
+    /// `[system]`: the statistic of the updates done of the measured step under way, whose
+    /// measurement a later plan takes (a checkpoint holds it after `cluster_sizes`); empty
+    /// elsewhere.
+    pub(super) step_sizes: Vec<u64>,
 }

@@ -133,6 +133,7 @@ impl Engine for RankedEngine {
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         // The ranks update whole sweeps ([`Engine::sweep_parts`]): pieces are refused.
         plan.check_parts(false, (0, 0))?;
+        plan.check_cluster_parts(false, 0)?;
         let replies = self.call_all(Command::Execute(plan.clone()))?;
         let parts = answers(replies, |reply| match reply {
             Reply::Measurements(measurements) => Ok(*measurements),

@@ -338,7 +338,9 @@ impl Command {
                     .iter()
                     .flat_map(|step| match *step {
                         Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0],
-                        Step::Part { .. } => unreachable!("refused by RankedEngine::execute"),
+                        Step::Part { .. } | Step::ClusterPart { .. } => {
+                            unreachable!("refused by RankedEngine::execute")
+                        }
                         Step::Measure { slot } => [STEP_MEASURE, slot, 0],
                         Step::Observe { slot } => [STEP_OBSERVE, slot, 0],
                         Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity],

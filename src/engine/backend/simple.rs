@@ -107,6 +107,11 @@ pub trait ClusterBackend {
     fn labelling_passes(&self, update: ClusterUpdate, records: bool) -> u64 {
         labelling_passes(update, records)
     }
+
+    /// Whether it makes pieces of updates ([`Clusters::update_parts`]).
+    fn update_parts(&self) -> bool {
+        false
+    }
 }
 
 /// Every capability a simple engine's backend provides.
@@ -128,17 +133,13 @@ pub struct SimpleEngine<B> {
 }
 
 impl<B: SimpleDevice> SimpleEngine<B> {
-    /// What the plan measured into its `slots` slots, with the resampling step's `copies`.
-    fn read_measurements(
-        &mut self,
-        plan: &Plan,
-        slots: u32,
-        copies: Vec<u32>,
-    ) -> Result<Measurements> {
+    /// What the plan measured into its slots, with the resampling step's `copies`.
+    fn read_measurements(&mut self, plan: &Plan, copies: Vec<u32>) -> Result<Measurements> {
         let cluster_sizes = match plan.records_cluster_sizes() {
-            true => self.backend.read_cluster_sizes(&self.systems, slots)?,
+            true => self.backend.read_cluster_sizes(&self.systems, plan.size_slots())?,
             false => Vec::new(),
         };
+        let slots = plan.slots;
         Ok(Measurements {
             observations: self.backend.read_observations(&self.systems, slots)?,
             labels: self.backend.read_labels(slots)?,
@@ -203,6 +204,8 @@ impl<B: SimpleDevice> Engine for SimpleEngine<B> {
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         plan.refuse_observe()?;
         plan.check_parts(true, (ISING_PASSES, self.systems.lattice.size))?;
+        let planes = self.systems.lattice.size;
+        plan.check_cluster_parts(self.backend.update_parts(), planes)?;
         let (resample, _) = plan.split_resample()?;
         let copies = match self.resampling.replay(self.systems.seed, resample)? {
             Some(resampled) => {
@@ -219,12 +222,12 @@ impl<B: SimpleDevice> Engine for SimpleEngine<B> {
         self.backend.prepare_slots(&self.systems, plan)?;
         self.backend.launch_plan(&self.systems, plan)?;
         self.labelling_passes += passes;
-        let measurements = match plan.slots {
+        let measurements = match plan.size_slots() {
             0 => Measurements {
                 copies,
                 ..Measurements::default()
             },
-            slots => self.read_measurements(plan, slots, copies)?,
+            _ => self.read_measurements(plan, copies)?,
         };
         self.resampling.record(&measurements, plan.slots);
         Ok(measurements)
@@ -258,6 +261,10 @@ impl<B: ClusterBackend> Clusters for SimpleEngine<B> {
     fn labelling_iterations(&mut self) -> u64 {
         self.labelling_passes
     }
+
+    fn update_parts(&self) -> bool {
+        self.backend.update_parts()
+    }
 }
 
 /// The labelling passes of the cluster updates of `plan` on `backend`.
@@ -266,6 +273,8 @@ fn plan_labelling_passes(backend: &impl ClusterBackend, plan: &Plan, update: Clu
         .iter()
         .map(|step| match step {
             Step::Cluster { sizes, .. } => backend.labelling_passes(update, sizes.is_some()),
+            // Only the CPU, whose labelling makes no passes, cuts its updates.
+            Step::ClusterPart { .. } => 0,
             _ => 0,
         })
         .sum()

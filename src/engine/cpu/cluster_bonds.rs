@@ -6,23 +6,26 @@
 //! bond words: byte `k` holds the forward bonds of site `4g + k`, bit `d` the bond along axis
 //! `d`, set where the bond is active.
 
+use std::ops::Range;
+
 use crate::engine::clusters::bond_words;
 use crate::model::Lattice;
 
-/// Bit `d` of byte `k` of `bonds[g]`: bond `(4g + k) D + d` is active. `spins` is one system's
-/// lattice, `batch` the run's index of the system, `threshold` its temperature's activation
-/// threshold. Word `g` is thread `g`'s: the active bonds of sites `4g .. 4g + 3`.
+/// Bit `d` of byte `k` of `bonds[g]` for the threads `g` of `groups`: bond `(4g + k) D + d` is
+/// active. `spins` is one system's lattice, `(seed, update, batch)` the keys of update `update`
+/// of the run's system `batch`, `threshold` its temperature's activation threshold. Word `g` is
+/// thread `g`'s: the active bonds of sites `4g .. 4g + 3`.
 pub fn active_bonds(
     lattice: &Lattice,
     spins: &[i32],
     threshold: u32,
-    seed: u64,
-    update: u32,
-    batch: u32,
+    (seed, update, batch): (u64, u32, u32),
+    groups: Range<u32>,
     bonds: &mut [u32],
 ) {
     let dims = lattice.dims;
-    for (g, word) in (0u32..).zip(bonds.iter_mut()) {
+    let words = &mut bonds[groups.start as usize..groups.end as usize];
+    for (g, word) in groups.zip(words) {
         let mut randoms = [0u32; 12];
         for j in 0..dims {
             let block = bond_words(seed, g * dims + j, update, batch);
@@ -40,6 +43,14 @@ pub fn active_bonds(
             }
         }
     }
+}
+
+/// The threads (groups of four sites) whose first site lies on planes `planes` of the slowest
+/// axis: a piece of an update's bonds and labelling ([`crate::engine::Step::ClusterPart`]).
+pub fn plane_groups(lattice: &Lattice, planes: Range<u32>) -> Range<u32> {
+    let per_plane = lattice.sites() / u64::from(lattice.size);
+    let first = |plane: u32| (u64::from(plane) * per_plane).div_ceil(4) as u32;
+    first(planes.start)..first(planes.end)
 }
 
 /// Whether bond `d` of `site` is active in the bond words.

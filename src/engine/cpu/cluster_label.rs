@@ -7,16 +7,29 @@
 //! joining concurrently with `atomicMin`); the CPU has no tiles and joins every bond in one
 //! stage. The roots are a property of the clusters, so they end the same.
 
+use std::ops::Range;
+
 use super::cluster_bonds::bond_active;
 use crate::model::Lattice;
 
 /// `parents`: the union-find forest of the bond words of `cluster_bonds` (every root its
 /// cluster's smallest site).
 pub fn label_clusters(lattice: &Lattice, bonds: &[u32], parents: &mut [u32]) {
+    start_labelling(parents);
+    label_sites(lattice, bonds, parents, 0..lattice.sites());
+}
+
+/// Every site its own root: the forest before any bond.
+pub fn start_labelling(parents: &mut [u32]) {
     for (i, parent) in parents.iter_mut().enumerate() {
         *parent = i as u32;
     }
-    for site in 0..lattice.sites() {
+}
+
+/// Join the active forward bonds of the sites `sites` into `parents`. Consecutive ranges
+/// join the bonds in the order one range of every site does, so they leave the same forest.
+pub fn label_sites(lattice: &Lattice, bonds: &[u32], parents: &mut [u32], sites: Range<u64>) {
+    for site in sites {
         for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
             if bond_active(bonds, site, d as u32) {
                 join(parents, site as u32, neighbour as u32);

@@ -223,7 +223,7 @@ impl MultispinBackend for CpuMultispinEngine {
             match *step {
                 // Replayed before the plan's launches (`MultispinAnnealing::enqueue_resample`).
                 Step::Resample { .. } => {}
-                Step::Observe { .. } | Step::Cluster { .. } => {
+                Step::Observe { .. } | Step::Cluster { .. } | Step::ClusterPart { .. } => {
                     unreachable!("refused by multispin::execute")
                 }
                 Step::Sweep { sweep } => self.sweep(sweep)?,

@@ -10,8 +10,8 @@ use rayon::prelude::*;
 use super::hot_start::hot_start_lattices;
 use super::{
     CpuTempering, active_bonds, copy_lattices, cpu_description, cpu_tempering, exchange,
-    flip_clusters, label_clusters, observe, point_at_roots, sweep_colour, tempering_state,
-    wolff_update,
+    flip_clusters, flip_seed_cluster, label_sites, observe, plane_groups, point_at_roots,
+    start_labelling, sweep_colour, tempering_state, wolff_update,
 };
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
@@ -21,7 +21,7 @@ use crate::engine::backend::simple::{
 use crate::engine::clusters::{ClusterState, no_clusters};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{Observation, Plan, Step};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
 /// The simple Ising engine on the CPU.
@@ -40,8 +40,73 @@ pub struct CpuSimple {
     spins: Vec<i32>,
     tempering: Option<CpuTempering>,
     clusters: Option<ClusterState>,
+    /// The labelling of the cluster update whose pieces ([`Step::ClusterPart`]) are under way.
+    labelling: Option<Labelling>,
     /// What the last plan measured, until it is read.
     measured: Measured,
+}
+
+/// A cluster update's labelling between its pieces: planes `0 .. planes` of every system
+/// labelled. The lattices stay as they were until the piece that ends the update flips them.
+struct Labelling {
+    update: u32,
+    planes: u32,
+    /// One per system.
+    systems: Vec<Labels>,
+}
+
+/// One system's active bonds (`cluster_bonds`' words) and union-find forest.
+struct Labels {
+    bonds: Vec<u32>,
+    parents: Vec<u32>,
+}
+
+impl Labelling {
+    /// Update `update`'s labelling before any plane: no bond, every site its own root.
+    fn start(systems: &IsingSystems, update: u32) -> Self {
+        let n = systems.lattice.sites() as usize;
+        let systems = (0..systems.systems())
+            .into_par_iter()
+            .map(|_| {
+                let mut parents = vec![0u32; n];
+                start_labelling(&mut parents);
+                let bonds = vec![0u32; n / 4];
+                Labels { bonds, parents }
+            })
+            .collect();
+        Labelling {
+            update,
+            planes: 0,
+            systems,
+        }
+    }
+}
+
+/// Refuse, before anything runs, pieces of cluster updates that do not continue a labelling:
+/// an update's pieces come in plane order from plane 0 on, nothing but measurements between
+/// them, the first of a plan continuing `under_way` (update and planes labelled).
+fn check_labelling(plan: &Plan, planes: u32, mut under_way: Option<(u32, u32)>) -> Result<()> {
+    for step in &plan.steps {
+        match *step {
+            Step::ClusterPart {
+                update,
+                planes: [first, end],
+                ..
+            } => {
+                if first > 0 && under_way != Some((update, first)) {
+                    return Err(Error::State(format!(
+                        "cluster update {update}: planes {first}..{end} continue no labelling \
+                         (an update's pieces come in plane order from plane 0, with nothing \
+                         between them that changes the lattices)"
+                    )));
+                }
+                under_way = (end < planes).then_some((update, end));
+            }
+            Step::Measure { .. } | Step::Observe { .. } => {}
+            _ => under_way = None,
+        }
+    }
+    Ok(())
 }
 
 /// A plan's measurements as the device kernels leave them in their buffers.
@@ -63,6 +128,7 @@ impl CpuSimple {
             spins: vec![-1; systems.spin_count()],
             tempering: None,
             clusters: None,
+            labelling: None,
             measured: Measured::default(),
         }
     }
@@ -96,46 +162,121 @@ impl CpuSimple {
     }
 
     /// Cluster update `update` of every system; each system's statistic (Swendsen-Wang's
-    /// `sum_C |C|^2`, Wolff's `|C|`).
+    /// `sum_C |C|^2`, Wolff's `|C|`). Wolff grows its one cluster; Swendsen-Wang labels every
+    /// plane, as its pieces do.
     fn cluster(&mut self, systems: &IsingSystems, update: u32) -> Result<Vec<u64>> {
         let state = self.clusters.take().ok_or_else(no_clusters)?;
+        let statistics = match state.update {
+            ClusterUpdate::SwendsenWang => {
+                let mut labelling = Labelling::start(systems, update);
+                self.label(systems, &state, &mut labelling, 0..systems.lattice.size);
+                self.flip(systems, state.update, labelling)
+            }
+            ClusterUpdate::Wolff => self.grow_wolff(systems, &state, update),
+        };
+        self.clusters = Some(state);
+        Ok(statistics)
+    }
+
+    /// The piece of update `update` on `planes` ([`Step::ClusterPart`]); where it ends the
+    /// update, each system's statistic. The plan was checked ([`check_labelling`]).
+    fn cluster_piece(
+        &mut self,
+        systems: &IsingSystems,
+        update: u32,
+        planes: Range<u32>,
+    ) -> Result<Option<Vec<u64>>> {
+        let state = self.clusters.take().ok_or_else(no_clusters)?;
+        let mut labelling = match planes.start {
+            0 => Labelling::start(systems, update),
+            _ => (self.labelling.take()).expect("pieces that continue no labelling are refused"),
+        };
+        self.label(systems, &state, &mut labelling, planes.clone());
+        let statistics = match planes.end == systems.lattice.size {
+            true => Some(self.flip(systems, state.update, labelling)),
+            false => {
+                self.labelling = Some(labelling);
+                None
+            }
+        };
+        self.clusters = Some(state);
+        Ok(statistics)
+    }
+
+    /// The active bonds of the sites on `planes` joined into every system's labelling.
+    fn label(
+        &self,
+        systems: &IsingSystems,
+        state: &ClusterState,
+        labelling: &mut Labelling,
+        planes: Range<u32>,
+    ) {
         let lattice = systems.lattice;
-        let n = lattice.sites() as usize;
-        let statistics = self
-            .system_lattices(systems)
-            .map(|(b, spins)| {
+        let groups = plane_groups(&lattice, planes.clone());
+        let sites = 4 * u64::from(groups.start)..4 * u64::from(groups.end);
+        let update = labelling.update;
+        self.spins
+            .par_chunks(lattice.sites() as usize)
+            .zip(labelling.systems.par_iter_mut())
+            .enumerate()
+            .for_each(|(b, (spins, labels))| {
+                let b = b as u32;
                 let threshold = state.thresholds[systems.temperature_of(b) as usize];
+                let key = (systems.seed, update, systems.global_system(b));
+                let bonds = &mut labels.bonds;
+                active_bonds(&lattice, spins, threshold, key, groups.clone(), bonds);
+                label_sites(&lattice, bonds, &mut labels.parents, sites.clone());
+            });
+        labelling.planes = planes.end;
+    }
+
+    /// The roots and flips that end the update of `labelling`, of kind `kind`; each system's
+    /// statistic.
+    fn flip(&mut self, systems: &IsingSystems, kind: ClusterUpdate, labelling: Labelling) -> Vec<u64> {
+        let (seed, update) = (systems.seed, labelling.update);
+        let n = systems.lattice.sites() as usize;
+        self.system_lattices(systems)
+            .zip(labelling.systems.into_par_iter())
+            .map(|((b, spins), mut labels)| {
                 let batch = systems.global_system(b);
-                let seed = systems.seed;
-                match state.update {
+                let labels = &mut labels.parents;
+                match kind {
                     ClusterUpdate::SwendsenWang => {
-                        let mut bonds = vec![0u32; n / 4];
-                        active_bonds(&lattice, spins, threshold, seed, update, batch, &mut bonds);
-                        let mut labels = vec![0u32; n];
-                        label_clusters(&lattice, &bonds, &mut labels);
                         let mut counts = vec![0u32; n];
-                        point_at_roots(&mut labels, Some(&mut counts));
-                        flip_clusters(spins, &labels, Some(&counts), seed, update, batch)
+                        point_at_roots(labels, Some(&mut counts));
+                        flip_clusters(spins, labels, Some(&counts), seed, update, batch)
                     }
                     ClusterUpdate::Wolff => {
-                        let mut inside = vec![false; n];
-                        let mut stack = Vec::new();
-                        wolff_update(
-                            &lattice,
-                            spins,
-                            threshold,
-                            seed,
-                            update,
-                            batch,
-                            &mut stack,
-                            &mut inside,
-                        )
+                        point_at_roots(labels, None);
+                        flip_seed_cluster(spins, labels, seed, update, batch)
                     }
                 }
             })
-            .collect();
-        self.clusters = Some(state);
-        Ok(statistics)
+            .collect()
+    }
+
+    /// Wolff update `update` of every system, each cluster grown from its seed; their sizes.
+    fn grow_wolff(&mut self, systems: &IsingSystems, state: &ClusterState, update: u32) -> Vec<u64> {
+        let lattice = systems.lattice;
+        let n = lattice.sites() as usize;
+        self.system_lattices(systems)
+            .map(|(b, spins)| {
+                let threshold = state.thresholds[systems.temperature_of(b) as usize];
+                let batch = systems.global_system(b);
+                let mut inside = vec![false; n];
+                let mut stack = Vec::new();
+                wolff_update(
+                    &lattice,
+                    spins,
+                    threshold,
+                    systems.seed,
+                    update,
+                    batch,
+                    &mut stack,
+                    &mut inside,
+                )
+            })
+            .collect()
     }
 
     /// Every system's observation, for a measurement or a swap round.
@@ -173,20 +314,13 @@ impl CpuSimple {
         self.measured.observations[slot as usize * count..][..count].copy_from_slice(&observations);
     }
 
-    /// Cluster update `update`, its statistics added into slot `sizes` where it records.
-    fn cluster_step(
-        &mut self,
-        systems: &IsingSystems,
-        update: u32,
-        sizes: Option<u32>,
-    ) -> Result<()> {
-        let statistics = self.cluster(systems, update)?;
+    /// Statistics of a cluster update added into slot `sizes` where it records.
+    fn record_sizes(&mut self, systems: &IsingSystems, statistics: Vec<u64>, sizes: Option<u32>) {
         if let Some(slot) = sizes {
             let count = systems.systems() as usize;
             let sums = &mut self.measured.cluster_sizes[slot as usize * count..][..count];
             sums.iter_mut().zip(statistics).for_each(|(s, v)| *s += v);
         }
-        Ok(())
     }
 }
 
@@ -198,6 +332,7 @@ impl SimpleBackend for CpuSimple {
     }
 
     fn write_lattices(&mut self, signs: &[i32]) -> Result<()> {
+        self.labelling = None;
         self.spins.copy_from_slice(signs);
         Ok(())
     }
@@ -207,18 +342,20 @@ impl SimpleBackend for CpuSimple {
     }
 
     fn hot_start(&mut self, systems: &IsingSystems) -> Result<()> {
+        self.labelling = None;
         hot_start_lattices(systems, &mut self.spins);
         Ok(())
     }
 
     fn prepare_slots(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
         plan.swaps(self.tempering.is_some())?;
-        let slots = plan.slots as usize * systems.systems() as usize;
+        let count = systems.systems() as usize;
+        let slots = plan.slots as usize * count;
         self.measured = Measured {
             observations: vec![Observation::default(); slots],
             labels: Vec::new(),
             cluster_sizes: match plan.records_cluster_sizes() {
-                true => vec![0; slots],
+                true => vec![0; plan.size_slots() as usize * count],
                 false => Vec::new(),
             },
         };
@@ -227,7 +364,13 @@ impl SimpleBackend for CpuSimple {
 
     /// The plan's steps one after another, each over every system in parallel.
     fn launch_plan(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
+        let under_way = self.labelling.as_ref().map(|l| (l.update, l.planes));
+        check_labelling(plan, systems.lattice.size, under_way)?;
         for step in &plan.steps {
+            if !matches!(step, Step::ClusterPart { .. } | Step::Measure { .. }) {
+                // The lattices change: a labelling under way is given up.
+                self.labelling = None;
+            }
             match *step {
                 // Replayed by the engine before the plan's launches.
                 Step::Resample { .. } => {}
@@ -242,7 +385,19 @@ impl SimpleBackend for CpuSimple {
                     self.update(systems, (sweep, pass), groups);
                 }
                 Step::Swap { sweep, parity } => self.swap(systems, sweep, parity),
-                Step::Cluster { update, sizes } => self.cluster_step(systems, update, sizes)?,
+                Step::Cluster { update, sizes } => {
+                    let statistics = self.cluster(systems, update)?;
+                    self.record_sizes(systems, statistics, sizes);
+                }
+                Step::ClusterPart {
+                    update,
+                    sizes,
+                    planes: [first, end],
+                } => {
+                    if let Some(statistics) = self.cluster_piece(systems, update, first..end)? {
+                        self.record_sizes(systems, statistics, sizes);
+                    }
+                }
                 Step::Measure { slot } => self.measure(systems, slot),
             }
         }
@@ -281,6 +436,7 @@ impl AnnealingBackend for CpuSimple {
     }
 
     fn copy_lattices(&mut self, systems: &IsingSystems, sources: &[u32]) -> Result<()> {
+        self.labelling = None;
         copy_lattices(sources, systems.lattice.sites() as usize, &mut self.spins);
         Ok(())
     }
@@ -288,6 +444,7 @@ impl AnnealingBackend for CpuSimple {
 
 impl ClusterBackend for CpuSimple {
     fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()> {
+        self.labelling = None;
         self.clusters = Some(ClusterState::of(systems, update));
         Ok(())
     }
@@ -299,6 +456,11 @@ impl ClusterBackend for CpuSimple {
     /// Labelling on the CPU is one union-find walk, no passes over the lattices.
     fn labelling_passes(&self, _update: ClusterUpdate, _records: bool) -> u64 {
         0
+    }
+
+    /// A large lattice's union-find takes seconds: its planes are labelled a piece at a time.
+    fn update_parts(&self) -> bool {
+        true
     }
 }
 

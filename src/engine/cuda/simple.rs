@@ -221,7 +221,7 @@ impl SimpleBackend for CudaSimple {
             tempering.ensure_history(&self.device, plan.slots)?;
         }
         if let Some(clusters) = &mut self.clusters {
-            clusters.prepare_sizes(&self.device, plan.slots, systems.systems())?;
+            clusters.prepare_sizes(&self.device, plan.size_slots(), systems.systems())?;
         }
         let slots = plan.slots + u32::from(swaps);
         let needed = 2 * slots as usize * systems.systems() as usize;

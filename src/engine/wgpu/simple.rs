@@ -235,7 +235,7 @@ impl SimpleBackend for WgpuSimple {
             tempering.ensure_history(&self.ctx, plan.slots)?;
         }
         if let Some(clusters) = &mut self.clusters {
-            clusters.ensure_sizes(&self.ctx, plan.slots, systems.systems())?;
+            clusters.ensure_sizes(&self.ctx, plan.size_slots(), systems.systems())?;
         }
         self.ensure_observations(plan.slots + u32::from(swaps), systems.systems())
     }
