@@ -226,9 +226,21 @@ mod tests {
         stops.plan_took(1, std::time::Duration::from_millis(400));
         // Two units fit in a plan.
         assert_eq!(units(true).plan_end(&stops, 16, 48), 18);
-        assert_eq!(units(false).plan_end(&stops, 16, 48), 20, "the update's end");
-        assert_eq!(units(false).plan_end(&stops, 16, 19), 19, "the loop's end first");
-        assert_eq!(units(false).plan_end(&stops, 24, 48), 26, "inside the sweep");
+        assert_eq!(
+            units(false).plan_end(&stops, 16, 48),
+            20,
+            "the update's end"
+        );
+        assert_eq!(
+            units(false).plan_end(&stops, 16, 19),
+            19,
+            "the loop's end first"
+        );
+        assert_eq!(
+            units(false).plan_end(&stops, 24, 48),
+            26,
+            "inside the sweep"
+        );
         let steps = units(true);
         assert_eq!(
             [0, 3, 4, 7, 8, 9, 15].map(|u| steps.resumable(u)),

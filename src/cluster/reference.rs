@@ -179,7 +179,14 @@ mod tests {
                 let mut labelled = start.clone();
                 let mut bonds = vec![0u32; n / 4];
                 let groups = 0..bonds.len() as u32;
-                active_bonds(&lattice, &labelled, threshold, (11, update, 3), groups, &mut bonds);
+                active_bonds(
+                    &lattice,
+                    &labelled,
+                    threshold,
+                    (11, update, 3),
+                    groups,
+                    &mut bonds,
+                );
                 let mut labels = vec![0u32; n];
                 label_clusters(&lattice, &bonds, &mut labels);
                 point_at_roots(&mut labels, None);

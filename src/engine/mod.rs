@@ -793,6 +793,39 @@ mod tests {
         assert!(whole.check_parts(false, (2, 8)).is_ok());
     }
 
+    /// Pieces of cluster updates are refused on an engine without them and beyond the planes;
+    /// a piece that records into the slot past the plan's gives the plan a slot of sizes more.
+    #[test]
+    fn pieces_of_updates_are_refused_without_them_and_beyond_the_planes() {
+        let plan = |planes: Range<u32>| {
+            let mut plan = Plan::default();
+            plan.cluster(0, false);
+            plan.cluster_part(1, true, planes);
+            plan
+        };
+        assert!(plan(3..8).check_cluster_parts(true, 8).is_ok());
+        assert!(plan(8..8).check_cluster_parts(true, 8).is_ok());
+        let refusal = |plan: Plan, parts| plan.check_cluster_parts(parts, 8).unwrap_err();
+        let text = refusal(plan(0..3), false).to_string();
+        assert!(text.contains("whole cluster updates only"), "{text}");
+        for planes in [3..9, 5..4] {
+            let text = refusal(plan(planes.clone()), true).to_string();
+            let expected = format!(
+                "planes {}..{} are no piece of planes 0..8",
+                planes.start, planes.end
+            );
+            assert!(text.contains(&expected), "{text}");
+        }
+        let mut whole = Plan::default();
+        whole.cluster(0, true);
+        assert!(whole.check_cluster_parts(false, 8).is_ok());
+        assert_eq!((whole.slots, whole.size_slots()), (0, 1));
+        whole.measure();
+        assert_eq!((whole.slots, whole.size_slots()), (1, 1));
+        assert_eq!(plan(0..8).cluster_updates(), 2);
+        assert!(plan(0..8).records_cluster_sizes());
+    }
+
     /// Plans of pieces inside one sweep, or of whole sweeps; sweeps that stay whole count as
     /// one unit each.
     #[test]

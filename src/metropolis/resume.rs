@@ -104,13 +104,20 @@ fn cut_fits(cut: &Cut, units: u64, sweep: u64, schedule: &Schedule) -> bool {
 }
 
 /// Write the checkpoint of `state` with the lattices `spins` atomically, its position where
-/// the loop's `cut` resumes ([`Cut::resumable`]); returns it.
+/// the loop's `cut` resumes ([`Cut::resumable`]; at a step's start, inside its first update,
+/// nothing of the step is kept); returns it.
 pub(super) fn save_checkpoint(
     path: &Path,
     config_fingerprint: u64,
     (state, cut): (&RunState, &Cut),
     spins: SpinBits,
 ) -> Result<Checkpoint> {
+    let units = cut.resumable(state.sweep_units);
+    let step_sizes = if units > 0 {
+        &state.step_sizes[..]
+    } else {
+        &[]
+    };
     let checkpoint = Checkpoint {
         config_fingerprint,
         sweeps_done: state.sweeps_done,
@@ -123,8 +130,8 @@ pub(super) fn save_checkpoint(
         betas: state.betas.clone(),
         tempering: state.tempering.clone(),
         temperature_history: state.temperature_history.clone(),
-        cluster_sizes: [&state.cluster_sizes[..], &state.step_sizes].concat(),
-        sweep_units: cut.resumable(state.sweep_units),
+        cluster_sizes: [&state.cluster_sizes[..], step_sizes].concat(),
+        sweep_units: units,
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)

@@ -162,9 +162,7 @@ impl Schedule {
     /// updates (`update_parts`) counts its positions on lattices of `planes` planes.
     pub fn cut(&self, planes: u32, sweep_parts: bool, update_parts: bool) -> Cut {
         match self.clusters {
-            None => Cut::Sweeps(SweepCut::new(
-                sweep_parts.then_some((ISING_PASSES, planes)),
-            )),
+            None => Cut::Sweeps(SweepCut::new(sweep_parts.then_some((ISING_PASSES, planes)))),
             Some(options) => Cut::Steps(StepUnits {
                 counters: options.into(),
                 planes,
@@ -363,7 +361,10 @@ mod tests {
         assert_eq!(s.plan_step_units(&units, 0, 48), s.plan(0, s.total()));
         // A plan ending inside the measured step 2 records its updates into the slot after
         // its own, which the plan of the rest measures.
-        let (head, tail) = (s.plan_step_units(&units, 16, 38), s.plan_step_units(&units, 38, 48));
+        let (head, tail) = (
+            s.plan_step_units(&units, 16, 38),
+            s.plan_step_units(&units, 38, 48),
+        );
         assert_eq!((head.slots, head.size_slots()), (0, 1));
         assert_eq!(
             head.steps[3..],

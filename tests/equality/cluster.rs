@@ -3,13 +3,14 @@
 //! neighbours are joined by two bonds, included), at temperatures below, near and above the
 //! transition, alone and mixed with Metropolis sweeps, in plans that record and that do not;
 //! every block size gives the same bits. wgpu runs both WGSL Philox paths; CUDA is compared
-//! with the CPU and with wgpu.
+//! with the CPU and with wgpu. The CPU's pieces of updates (`Step::ClusterPart`), over several
+//! plans, make its whole updates; the device engines make whole updates only and refuse pieces.
 
 use crate::common::backend::Gpu;
 use spinflip::config::ClusterUpdate;
 use spinflip::engine::cpu::CpuEngine;
 use spinflip::engine::cpu::hot_start::initial_spins;
-use spinflip::engine::{Engine, Measurements, Plan, SpinBits, clusters_of};
+use spinflip::engine::{Engine, Measurements, Plan, SpinBits, Step, clusters_of};
 use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 
@@ -18,6 +19,7 @@ backends! {
         swendsen_wang_matches_cpu_bit_for_bit,
         wolff_matches_cpu_bit_for_bit,
         block_size_does_not_change_clusters,
+        devices_refuse_pieces_of_updates,
     ],
     wgpu: [],
     cuda: [matches_wgpu_bit_for_bit],
@@ -154,4 +156,105 @@ fn matches_wgpu_bit_for_bit() {
             );
         }
     }
+}
+
+/// Updates `updates` of a measured step as pieces on the CPU, each piece a plan of its own, cut
+/// at planes `cuts` (a labelling started anew where `given_up` names a cut: the lattices
+/// written back between two pieces give up the labelling, and its next piece is refused), then
+/// the step's sweep and measurement: the lattices and measurements of the whole step's plan.
+fn pieces_make_whole_updates(case: (u32, u32), update: ClusterUpdate, cuts: &[u32]) {
+    let systems = systems(case.0, case.1);
+    let size = systems.lattice.size;
+    let start = |engine: &mut CpuEngine| {
+        engine.set_spins(&initial_spins(&systems).into()).unwrap();
+        clusters_of(engine).unwrap().set_clusters(update).unwrap();
+    };
+    let mut whole = CpuEngine::new(systems.clone());
+    start(&mut whole);
+    let mut step = Plan::default();
+    (0..3).for_each(|n| step.cluster(n, true));
+    step.sweep(0);
+    step.measure();
+    let expected = whole.execute(&step).unwrap();
+    let mut cut = CpuEngine::new(systems.clone());
+    start(&mut cut);
+    let mut sizes = vec![0u64; systems.systems() as usize];
+    let bounds: Vec<u32> = [0].iter().chain(cuts).chain([&size]).copied().collect();
+    for n in 0..3 {
+        for (k, planes) in bounds.windows(2).enumerate() {
+            let mut piece = Plan::default();
+            piece.cluster_part(n, true, planes[0]..planes[1]);
+            if n == 1 && k == 1 {
+                // Written back: the labelling is given up, and the update starts again.
+                let spins = cut.spins().unwrap();
+                cut.set_spins(&spins).unwrap();
+                let refusal = cut.execute(&piece).unwrap_err().to_string();
+                assert!(refusal.contains("continue no labelling"), "{refusal}");
+                let mut again = Plan::default();
+                again.cluster_part(n, true, 0..planes[0]);
+                assert!(
+                    cut.execute(&again)
+                        .unwrap()
+                        .cluster_sizes
+                        .iter()
+                        .all(|&s| s == 0)
+                );
+            }
+            let measured = cut.execute(&piece).unwrap();
+            assert_eq!(piece.size_slots(), 1);
+            sizes
+                .iter_mut()
+                .zip(&measured.cluster_sizes)
+                .for_each(|(s, v)| *s += v);
+        }
+    }
+    let mut rest = Plan::default();
+    rest.sweep(0);
+    rest.measure();
+    let measured = cut.execute(&rest).unwrap();
+    let what = format!("{update:?} {}D L={} cut at {cuts:?}", case.0, case.1);
+    assert_eq!(measured.observations, expected.observations, "{what}");
+    assert_eq!(sizes, expected.cluster_sizes, "{what}");
+    assert_eq!(
+        cut.spins().unwrap().into_bits().unwrap(),
+        whole.spins().unwrap().into_bits().unwrap(),
+        "{what}"
+    );
+}
+
+/// Cuts at every plane, at one, and in pieces that hold no thread's first site (2D L = 50: 50
+/// sites a plane, a thread's four straddling planes; 3D L = 12, L = 2).
+#[test]
+fn cpu_pieces_of_updates_make_its_whole_updates() {
+    for update in [ClusterUpdate::SwendsenWang, ClusterUpdate::Wolff] {
+        pieces_make_whole_updates((2, 8), update, &[1, 2, 3, 4, 5, 6, 7]);
+        pieces_make_whole_updates((2, 50), update, &[1, 17, 49]);
+        pieces_make_whole_updates((3, 12), update, &[5, 6]);
+        pieces_make_whole_updates((3, 2), update, &[1]);
+    }
+}
+
+/// A device engine makes whole updates (milliseconds each): it says so, and refuses a piece
+/// before anything runs.
+fn devices_refuse_pieces_of_updates<B: Gpu>() {
+    let systems = systems(2, 8);
+    let mut engine = B::default().simple(&systems, 64);
+    engine.set_spins(&initial_spins(&systems).into()).unwrap();
+    let clusters = clusters_of(engine.as_mut()).unwrap();
+    clusters.set_clusters(ClusterUpdate::SwendsenWang).unwrap();
+    assert!(!clusters.update_parts());
+    let mut plan = Plan::default();
+    plan.sweep(0);
+    plan.steps.push(Step::ClusterPart {
+        update: 0,
+        sizes: None,
+        planes: [0, 4],
+    });
+    let refusal = engine.execute(&plan).unwrap_err().to_string();
+    assert!(refusal.contains("whole cluster updates only"), "{refusal}");
+    assert_eq!(
+        engine.spins().unwrap().into_bits().unwrap(),
+        initial_spins(&systems),
+        "nothing ran"
+    );
 }

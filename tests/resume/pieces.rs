@@ -1,7 +1,9 @@
 //! Runs stopped at every plan boundary, inside sweeps too, resume to the uninterrupted run's
 //! files: the first plan of each invocation is one unit (a pass over one plane), so each
 //! invocation stops after one and writes a checkpoint inside the sweep (or at its end, with the
-//! measurement, swap round or tuning there).
+//! measurement, swap round or tuning there). Steps of cluster updates are cut too: between
+//! their updates, inside their sweeps, and on the CPU inside an update (a plane of its
+//! labelling), whose checkpoint resumes at the update's start.
 
 use std::path::Path;
 use std::time::Instant;
@@ -83,4 +85,42 @@ fn vector_runs_stopped_inside_their_sweeps_resume_to_the_same_files() {
     assert!(stopped_at_every_boundary(XY_TEMPERING, &[Backend::Cpu], 80) > 70);
     let moving = [Backend::Cpu, Backend::Wgpu];
     assert!(stopped_at_every_boundary(HEISENBERG_TILES, &moving, 40) > 30);
+}
+
+/// Swendsen-Wang, two updates (6 units each, a plane of the labelling; 6 sites a plane, a
+/// thread's four straddling planes) and a sweep (12 units) a step, measured every 2 steps.
+const SWENDSEN_WANG_STEPS: &str = r#"(
+    model: Ising(dims: 2, size: 6, field: 0.0),
+    temperatures: Betas([0.4, 0.45]),
+    replicas: 2,
+    sweeps: (thermalize: 3, measure: 6, every: 2),
+    algorithm: Clusters(update: SwendsenWang, clusters: 2, metropolis: 1),
+    seed: 97,
+    backend: Cpu,
+    checkpoint_every: 4,
+)"#;
+
+/// Wolff in 3D, two updates (4 units each) and a sweep (8 units) a step, measured every step.
+const WOLFF_STEPS: &str = r#"(
+    model: Ising(dims: 3, size: 4, field: 0.0),
+    temperatures: Betas([0.2, 0.25]),
+    replicas: 1,
+    sweeps: (thermalize: 2, measure: 6, every: 1),
+    algorithm: Clusters(update: Wolff, clusters: 2, metropolis: 1),
+    seed: 96,
+    backend: Cpu,
+    checkpoint_every: 4,
+)"#;
+
+/// Cluster steps stopped at every plan boundary, moving between the CPU and wgpu at every stop:
+/// a CPU invocation from an update's start labels one plane of it and resumes at its start
+/// again (on the CPU alone, a run stopped after every first plan would not get past an
+/// update); wgpu, whose updates are whole, makes it, and the CPU the next plane of a sweep or
+/// the next update's first plane. The measured steps' cluster sizes travel in the checkpoints
+/// between their updates and their measurement.
+#[test]
+fn cluster_steps_stopped_inside_resume_to_the_same_files() {
+    let moving = [Backend::Cpu, Backend::Wgpu];
+    assert!(stopped_at_every_boundary(SWENDSEN_WANG_STEPS, &moving, 40) > 25);
+    assert!(stopped_at_every_boundary(WOLFF_STEPS, &moving, 30) > 20);
 }

@@ -136,13 +136,22 @@ impl<B: SimpleDevice> SimpleEngine<B> {
     /// What the plan measured into its slots, with the resampling step's `copies`.
     fn read_measurements(&mut self, plan: &Plan, copies: Vec<u32>) -> Result<Measurements> {
         let cluster_sizes = match plan.records_cluster_sizes() {
-            true => self.backend.read_cluster_sizes(&self.systems, plan.size_slots())?,
+            true => self
+                .backend
+                .read_cluster_sizes(&self.systems, plan.size_slots())?,
             false => Vec::new(),
         };
-        let slots = plan.slots;
+        // A plan may record cluster sizes for a later plan's measurement, and measure nothing.
+        let (observations, labels) = match plan.slots {
+            0 => (Vec::new(), Vec::new()),
+            slots => (
+                self.backend.read_observations(&self.systems, slots)?,
+                self.backend.read_labels(slots)?,
+            ),
+        };
         Ok(Measurements {
-            observations: self.backend.read_observations(&self.systems, slots)?,
-            labels: self.backend.read_labels(slots)?,
+            observations,
+            labels,
             copies,
             cluster_sizes,
             ..Measurements::default()

@@ -232,7 +232,12 @@ impl CpuSimple {
 
     /// The roots and flips that end the update of `labelling`, of kind `kind`; each system's
     /// statistic.
-    fn flip(&mut self, systems: &IsingSystems, kind: ClusterUpdate, labelling: Labelling) -> Vec<u64> {
+    fn flip(
+        &mut self,
+        systems: &IsingSystems,
+        kind: ClusterUpdate,
+        labelling: Labelling,
+    ) -> Vec<u64> {
         let (seed, update) = (systems.seed, labelling.update);
         let n = systems.lattice.sites() as usize;
         self.system_lattices(systems)
@@ -256,7 +261,12 @@ impl CpuSimple {
     }
 
     /// Wolff update `update` of every system, each cluster grown from its seed; their sizes.
-    fn grow_wolff(&mut self, systems: &IsingSystems, state: &ClusterState, update: u32) -> Vec<u64> {
+    fn grow_wolff(
+        &mut self,
+        systems: &IsingSystems,
+        state: &ClusterState,
+        update: u32,
+    ) -> Vec<u64> {
         let lattice = systems.lattice;
         let n = lattice.sites() as usize;
         self.system_lattices(systems)
