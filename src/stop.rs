@@ -258,7 +258,8 @@ impl Stops {
     /// checkpoint, tuning stop...) where the plan fits in [`PLAN_TIME`] at the pace of the
     /// plans so far, else sooner. Positions count the loop's units, the least a plan can hold:
     /// a pass of a sweep on one plane where the engine cuts sweeps
-    /// ([`crate::engine::Step::Part`]), else a sweep (or a step of cluster updates). The first
+    /// ([`crate::engine::Step::Part`]), else a sweep; in steps of cluster updates a plane of
+    /// an update's labelling too ([`crate::cluster::StepUnits`]). The first
     /// plan is one unit (nothing is known of the pace yet: one sweep of a 2048^3 lattice on a
     /// CPU takes a minute), and each may hold at most [`PLAN_GROWTH`] times the units of the
     /// one before. Where the loop's plans are short, these are its plans as they were, whatever
@@ -313,11 +314,11 @@ impl Stops {
     }
 }
 
-/// What a run whose least plan (a sweep its engine cannot cut, a step of cluster updates)
+/// What a run whose least plan (a sweep its engine cannot cut, an update it makes whole)
 /// takes `seconds` is told: a stop signal waits for the one under way.
 fn long_sweep_warning(seconds: f64) -> String {
     format!(
-        "a sweep (or cluster step) takes {seconds:.0} s here and this run cannot cut it: a stop \
+        "a sweep (or cluster update) takes {seconds:.0} s here and this run cannot cut it: a stop \
          signal waits for the one under way, which may be longer than a batch system waits \
          after its SIGTERM (SLURM's KillWait is 30 s); --wall-time stops in time"
     )
@@ -456,7 +457,7 @@ mod tests {
         assert!(!slow.told_of_long_sweeps, "a sweep of 5 s is no news");
         slow.plan_took(1, Duration::from_secs(66));
         assert!(slow.told_of_long_sweeps);
-        assert!(long_sweep_warning(66.3).starts_with("a sweep (or cluster step) takes 66 s here "));
+        assert!(long_sweep_warning(66.3).starts_with("a sweep (or cluster update) takes 66 s here "));
     }
 
     /// In sweeps of 10 units of 40 ms: plans of pieces of the first sweep (1, 8 and the 1 left),

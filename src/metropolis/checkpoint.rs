@@ -3,9 +3,10 @@
 //! CRC) is the container's ([`crate::io::checkpoint`]); this is its layout.
 //!
 //! Layout (format 5; format 7, of runs with cluster updates, adds the count C after H and the
-//! cluster sizes after the history; format 10, of a run stopped inside a sweep, adds C (0) and
-//! the count U (1) after H, and the sweep's units done after the history), all numbers
-//! little-endian:
+//! cluster sizes after the history; format 10, of a run stopped inside a sweep or a step of
+//! cluster updates, adds C and the count U (1) after H, and the units done after the cluster
+//! sizes; inside a measured step that has updated, C holds one measurement more, the step's
+//! statistic so far), all numbers little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
@@ -31,8 +32,8 @@
 //! |        | 8 T  | the tempering ladder, tuned or not (f64)       |
 //! |        | 4 P  | tempering state (u32, [`crate::engine::tempering`]) |
 //! |        | 4 H  | temperature history (u32, `[measurement][r][k]`) |
-//! |        | 8 C  | format 7: cluster sizes (u64, `[measurement][system]`) |
-//! |        | 8 U  | format 10: units of the next sweep done ([`Checkpoint::sweep_units`]) |
+//! |        | 8 C  | formats 7, 10: cluster sizes (u64, `[measurement][system]`) |
+//! |        | 8 U  | format 10: units of the next sweep (step) done ([`Checkpoint::sweep_units`]) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
 //! Version 3 (before packed spins) is the same with the spins one i8 each (+1 or -1); version 2
@@ -115,8 +116,9 @@ pub struct Checkpoint {
     /// Per measurement, per system, the cluster sizes' statistic (empty without cluster
     /// updates).
     pub cluster_sizes: Vec<u64>,
-    /// The units of sweep `sweeps_done` done where the run stopped inside it (a plan of its
-    /// pieces, [`crate::engine::Plan::sweep_units`]); 0 at a sweep's end.
+    /// The units of sweep (step) `sweeps_done` done where the run stopped inside it (a plan of
+    /// its pieces: [`crate::engine::Plan::sweep_units`], [`crate::cluster::StepUnits`]); 0 at a
+    /// sweep's end.
     pub sweep_units: u64,
 }
 

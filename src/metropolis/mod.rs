@@ -19,6 +19,6 @@ mod summary;
 mod table;
 
 pub use run::{Finished, run_sweeps};
-pub use schedule::Schedule;
+pub use schedule::{Cut, Schedule};
 pub use summary::{Summary, TemperatureSummary};
 pub use table::summary_table;
