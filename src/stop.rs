@@ -457,7 +457,9 @@ mod tests {
         assert!(!slow.told_of_long_sweeps, "a sweep of 5 s is no news");
         slow.plan_took(1, Duration::from_secs(66));
         assert!(slow.told_of_long_sweeps);
-        assert!(long_sweep_warning(66.3).starts_with("a sweep (or cluster update) takes 66 s here "));
+        assert!(
+            long_sweep_warning(66.3).starts_with("a sweep (or cluster update) takes 66 s here ")
+        );
     }
 
     /// In sweeps of 10 units of 40 ms: plans of pieces of the first sweep (1, 8 and the 1 left),

@@ -22,7 +22,7 @@ pub use estimators::{ClusterEstimates, cluster_estimates};
 use std::ops::Range;
 
 use crate::config::ClusterOptions;
-use crate::engine::{ISING_PASSES, Plan};
+use crate::engine::{CLUSTER_PASSES, ISING_PASSES, Plan};
 use crate::stop::Stops;
 
 /// The numbers that key the cluster updates and sweeps of a step: step `s` makes cluster
@@ -64,8 +64,9 @@ impl StepCounters {
     }
 }
 
-/// The loop's position inside a step, in units: each cluster update is `planes` units, a plane
-/// of its labelling each ([`crate::engine::Step::ClusterPart`]), then each Metropolis sweep
+/// The loop's position inside a step, in units: each cluster update is [`CLUSTER_PASSES`]
+/// `planes` units, a pass over a plane each ([`crate::engine::Step::ClusterPart`]: the labelling,
+/// then the roots and flips), then each Metropolis sweep
 /// [`ISING_PASSES`] `planes` units, a pass over a plane each ([`crate::engine::Step::Part`]).
 /// Plans end inside an update only where the engine makes pieces of updates
 /// ([`crate::engine::Clusters::update_parts`]); a checkpoint there holds the update's start
@@ -86,7 +87,7 @@ impl StepUnits {
     }
 
     fn per_update(&self) -> u64 {
-        u64::from(self.planes)
+        u64::from(CLUSTER_PASSES * self.planes)
     }
 
     fn per_sweep(&self) -> u64 {
@@ -129,10 +130,8 @@ impl StepUnits {
         let update_starts = (0..).map(|k| k * self.per_update());
         for (update, start) in self.counters.updates(step).zip(update_starts) {
             let within = clip(&units, start, self.per_update());
-            if within == (0..self.per_update()) {
-                plan.cluster(update, record);
-            } else if !within.is_empty() {
-                plan.cluster_part(update, record, within.start as u32..within.end as u32);
+            if !within.is_empty() {
+                plan.cluster_units(update, record, self.planes, within);
             }
         }
         let sweep_starts = (0..).map(|k| self.updates_end() + k * self.per_sweep());
@@ -174,15 +173,16 @@ mod tests {
         plan.steps
     }
 
-    /// A step of two updates of 4 units and a sweep of 8: whole where a plan holds them, else
-    /// pieces of planes of an update, or of passes of the sweep.
+    /// A step of two updates of 8 units (two passes over 4 planes) and a sweep of 8: whole
+    /// where a plan holds them, else pieces of passes of an update, or of the sweep.
     #[test]
     fn units_of_a_step_are_updates_and_sweeps_or_their_pieces() {
         let steps = units(true);
-        assert_eq!(steps.per_step(), 16);
-        let part = |update, first, end| ClusterPart {
+        assert_eq!(steps.per_step(), 24);
+        let part = |update, pass, first, end| ClusterPart {
             update,
             sizes: None,
+            pass,
             planes: [first, end],
         };
         let whole = |update| Cluster {
@@ -190,14 +190,15 @@ mod tests {
             sizes: None,
         };
         assert_eq!(
-            appended(steps, false, 0..16),
+            appended(steps, false, 0..24),
             vec![whole(6), whole(7), Sweep { sweep: 3 }]
         );
-        assert_eq!(appended(steps, false, 1..3), vec![part(6, 1, 3)]);
+        assert_eq!(appended(steps, false, 1..3), vec![part(6, 0, 1, 3)]);
         assert_eq!(
-            appended(steps, false, 3..10),
+            appended(steps, false, 3..18),
             vec![
-                part(6, 3, 4),
+                part(6, 0, 3, 4),
+                part(6, 1, 0, 4),
                 whole(7),
                 Part {
                     sweep: 3,
@@ -206,16 +207,21 @@ mod tests {
                 }
             ]
         );
-        let recorded = appended(steps, true, 5..8);
+        let recorded = appended(steps, true, 13..16);
         assert_eq!(
             recorded,
             vec![ClusterPart {
                 update: 7,
                 sizes: Some(0),
+                pass: 1,
                 planes: [1, 4]
             }]
         );
-        assert!(appended(steps, false, 4..4).is_empty());
+        assert!(appended(steps, false, 8..8).is_empty());
+        assert_eq!(
+            [0, 7, 8, 15, 16, 23].map(|u| steps.updates_done(u)),
+            [0, 0, 1, 1, 2, 2]
+        );
     }
 
     /// Plans end inside an update only on an engine that cuts updates; checkpoints inside one
@@ -225,26 +231,26 @@ mod tests {
         let mut stops = Stops::new(None);
         stops.plan_took(1, std::time::Duration::from_millis(400));
         // Two units fit in a plan.
-        assert_eq!(units(true).plan_end(&stops, 16, 48), 18);
+        assert_eq!(units(true).plan_end(&stops, 24, 72), 26);
         assert_eq!(
-            units(false).plan_end(&stops, 16, 48),
-            20,
+            units(false).plan_end(&stops, 24, 72),
+            32,
             "the update's end"
         );
         assert_eq!(
-            units(false).plan_end(&stops, 16, 19),
-            19,
+            units(false).plan_end(&stops, 24, 25),
+            25,
             "the loop's end first"
         );
         assert_eq!(
-            units(false).plan_end(&stops, 24, 48),
-            26,
+            units(false).plan_end(&stops, 40, 72),
+            42,
             "inside the sweep"
         );
         let steps = units(true);
         assert_eq!(
-            [0, 3, 4, 7, 8, 9, 15].map(|u| steps.resumable(u)),
-            [0, 0, 4, 4, 8, 9, 15]
+            [0, 3, 8, 15, 16, 17, 23].map(|u| steps.resumable(u)),
+            [0, 0, 8, 8, 16, 17, 23]
         );
     }
 

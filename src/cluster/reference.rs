@@ -154,8 +154,10 @@ mod tests {
     /// their CPU twins do it) is the growth of the seed's cluster that the CPU engine makes.
     #[test]
     fn wolff_by_labels_is_wolff_by_growth() {
+        use crate::engine::clusters::wolff_seed;
         use crate::engine::cpu::{
-            active_bonds, flip_seed_cluster, label_clusters, point_at_roots, wolff_update,
+            active_bonds, flip_marked, label_clusters, mark_seed_cluster, point_at_roots,
+            wolff_update,
         };
         for (dims, size) in [(2, 2), (2, 8), (3, 4)] {
             let lattice = Lattice::new(dims, size);
@@ -189,8 +191,11 @@ mod tests {
                 );
                 let mut labels = vec![0u32; n];
                 label_clusters(&lattice, &bonds, &mut labels);
-                point_at_roots(&mut labels, None);
-                let size_labelled = flip_seed_cluster(&mut labelled, &labels, 11, update, 3);
+                point_at_roots(&mut labels, 0..n as u64, None);
+                let root = labels[wolff_seed(11, n as u64, update, 3) as usize];
+                let mut flips = vec![0u64; n.div_ceil(64)];
+                let size_labelled = mark_seed_cluster(&labels, 0..n as u64, root, &mut flips);
+                flip_marked(&mut labelled, &flips);
                 assert_eq!(
                     (grown, size_grown),
                     (labelled, size_labelled),

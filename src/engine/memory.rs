@@ -98,7 +98,7 @@ pub struct Footprint {
     pub tables: u64,
     /// What cluster updates and population annealing add: bonds, labels and counts of the
     /// clusters; the snapshot the copies read, the copy map and the histograms. On the CPU only
-    /// while a plan runs.
+    /// while a plan runs, and between the pieces of a cluster update.
     pub capabilities: u64,
     /// A plan's measurement slots as the engine fills them.
     pub slots: u64,
@@ -163,8 +163,13 @@ impl Footprint {
         let slots = plan_slots(slot_bytes(systems, uses.clusters)) + 1;
         // Per system and slot: the observation's two counts, tempering's label, cluster sizes.
         let per_slot = count * (16 + 4 * u64::from(uses.tempering) + 8 * u64::from(uses.clusters));
-        // Bonds (a byte a site), labels and counts (a u32 each) of every system's sites.
-        let clusters = if uses.clusters { 9 * spins } else { 0 };
+        // Bonds (a byte a site), labels and counts (a u32 each) and the CPU's flips (a bit) of
+        // every system's sites.
+        let clusters = if uses.clusters {
+            9 * spins + spins.div_ceil(8)
+        } else {
+            0
+        };
         let histograms = histograms(systems, uses);
         Footprint {
             lattices: 4 * spins,

@@ -66,6 +66,11 @@ use vector::{VectorObservation, VectorOverlap};
 /// ([`Step::Part`]) count them.
 pub const ISING_PASSES: u32 = 2;
 
+/// The passes of a cluster update as its pieces ([`Step::ClusterPart`]) count them: the
+/// labelling (the active bonds joined into the union-find), then the roots (every site pointed
+/// at its root, its flip decided, the statistic counted); the flips follow the last piece.
+pub const CLUSTER_PASSES: u32 = 2;
+
 /// One step of a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -107,18 +112,20 @@ pub enum Step {
     /// Some(slot)` it adds its cluster sizes' statistic into slot `slot` of
     /// [`Measurements::cluster_sizes`].
     Cluster { update: u32, sizes: Option<u32> },
-    /// A piece of [`Step::Cluster`] `update`, for plans that must end inside a long update
-    /// ([`Clusters::update_parts`], [`crate::stop`]): the active bonds of the sites on planes
-    /// `planes[0] .. planes[1]` of the lattice's slowest axis, joined into the update's
-    /// labelling. An update's lattices do not change until its flips, so its pieces may come
-    /// over several plans: the engine holds the labelling between them (not a checkpoint: a
-    /// run stopped inside an update redoes it), each piece must continue the one before from
-    /// its end (a first piece from plane 0), and the piece that ends at the last plane also
-    /// finds the roots, flips, and records into `sizes` as [`Step::Cluster`] does. The pieces in
-    /// plane order give the whole update's lattices and statistic bit for bit.
+    /// Pass `pass` ([`CLUSTER_PASSES`]) of [`Step::Cluster`] `update` over the sites on planes
+    /// `planes[0] .. planes[1]` of the lattice's slowest axis, for plans that must end inside a
+    /// long update ([`Clusters::update_parts`], [`crate::stop`]): pass 0 joins their active
+    /// bonds into the update's labelling, pass 1 points them at their roots, decides their
+    /// flips and counts the statistic. An update's lattices do not change until its flips, so
+    /// its pieces may come over several plans: the engine holds the labelling between them (not
+    /// a checkpoint: a run stopped inside an update redoes it), each piece continues the one
+    /// before (pass by pass, plane by plane, from pass 0 on plane 0), and the piece that ends
+    /// pass 1 at the last plane also flips and records into `sizes` as [`Step::Cluster`] does.
+    /// The pieces in order give the whole update's lattices and statistic bit for bit.
     ClusterPart {
         update: u32,
         sizes: Option<u32>,
+        pass: u32,
         planes: [u32; 2],
     },
 }
@@ -154,11 +161,8 @@ impl Plan {
         if units == (0..all) {
             return self.sweep(sweep);
         }
-        let planes = u64::from(planes);
-        for pass in units.start / planes..units.end.div_ceil(planes) {
-            let first = units.start.max(pass * planes) - pass * planes;
-            let end = units.end.min((pass + 1) * planes) - pass * planes;
-            self.part(sweep, pass as u32, first as u32..end as u32);
+        for (pass, planes) in pass_pieces(planes, units) {
+            self.part(sweep, pass, planes);
         }
     }
 
@@ -252,24 +256,39 @@ impl Plan {
         self.steps.push(Step::Cluster { update, sizes });
     }
 
-    /// Append the piece of cluster update `update` on `planes` ([`Step::ClusterPart`]),
+    /// Append pass `pass` of cluster update `update` on `planes` ([`Step::ClusterPart`]),
     /// recording as [`Plan::cluster`] does.
-    pub fn cluster_part(&mut self, update: u32, record: bool, planes: Range<u32>) {
+    pub fn cluster_part(&mut self, update: u32, record: bool, pass: u32, planes: Range<u32>) {
         let sizes = record.then_some(self.slots);
         let planes = [planes.start, planes.end];
         self.steps.push(Step::ClusterPart {
             update,
             sizes,
+            pass,
             planes,
         });
     }
 
+    /// Append units `units` of cluster update `update` over `planes` planes ([`CLUSTER_PASSES`]
+    /// passes; unit `p planes + k` is pass `p` on plane `k`), recording as [`Plan::cluster`]
+    /// does: the whole update where they are all of it, else its pieces, a pass at a time.
+    pub fn cluster_units(&mut self, update: u32, record: bool, planes: u32, units: Range<u64>) {
+        if units == (0..u64::from(CLUSTER_PASSES * planes)) {
+            return self.cluster(update, record);
+        }
+        for (pass, planes) in pass_pieces(planes, units) {
+            self.cluster_part(update, record, pass, planes);
+        }
+    }
+
     /// Refuse, before anything runs, pieces of cluster updates ([`Step::ClusterPart`]) on an
-    /// engine without them (`update_parts` false), and a piece beyond the `planes` planes.
+    /// engine without them (`update_parts` false), and a piece that is no pass of an update
+    /// over `planes` planes.
     pub fn check_cluster_parts(&self, update_parts: bool, planes: u32) -> Result<()> {
         for step in &self.steps {
             let Step::ClusterPart {
                 update,
+                pass,
                 planes: [first, end],
                 ..
             } = *step
@@ -283,10 +302,10 @@ impl Plan {
                         .into(),
                 ));
             }
-            if first > end || end > planes {
+            if pass >= CLUSTER_PASSES || first > end || end > planes {
                 return Err(Error::State(format!(
-                    "cluster update {update}: planes {first}..{end} are no piece of planes \
-                     0..{planes}"
+                    "cluster update {update}: pass {pass} on planes {first}..{end} is no piece \
+                     of an update of {CLUSTER_PASSES} passes over planes 0..{planes}"
                 )));
             }
         }
@@ -347,6 +366,17 @@ impl Plan {
             .filter(|s| matches!(s, Step::Sweep { .. }))
             .count() as u64
     }
+}
+
+/// The pieces of units `units` of passes over `planes` planes each (unit `p planes + k` is pass
+/// `p` on plane `k`), a pass at a time: each pass and its planes.
+fn pass_pieces(planes: u32, units: Range<u64>) -> impl Iterator<Item = (u32, Range<u32>)> {
+    let planes = u64::from(planes);
+    (units.start / planes..units.end.div_ceil(planes)).map(move |pass| {
+        let first = units.start.max(pass * planes) - pass * planes;
+        let end = units.end.min((pass + 1) * planes) - pass * planes;
+        (pass as u32, first as u32..end as u32)
+    })
 }
 
 /// How a loop counts the positions of its plans: in units of a pass over a plane where the
@@ -797,33 +827,48 @@ mod tests {
     /// a piece that records into the slot past the plan's gives the plan a slot of sizes more.
     #[test]
     fn pieces_of_updates_are_refused_without_them_and_beyond_the_planes() {
-        let plan = |planes: Range<u32>| {
+        let plan = |pass, planes: Range<u32>| {
             let mut plan = Plan::default();
             plan.cluster(0, false);
-            plan.cluster_part(1, true, planes);
+            plan.cluster_part(1, true, pass, planes);
             plan
         };
-        assert!(plan(3..8).check_cluster_parts(true, 8).is_ok());
-        assert!(plan(8..8).check_cluster_parts(true, 8).is_ok());
+        assert!(plan(1, 3..8).check_cluster_parts(true, 8).is_ok());
+        assert!(plan(0, 8..8).check_cluster_parts(true, 8).is_ok());
         let refusal = |plan: Plan, parts| plan.check_cluster_parts(parts, 8).unwrap_err();
-        let text = refusal(plan(0..3), false).to_string();
+        let text = refusal(plan(0, 0..3), false).to_string();
         assert!(text.contains("whole cluster updates only"), "{text}");
-        for planes in [3..9, 5..4] {
-            let text = refusal(plan(planes.clone()), true).to_string();
+        for (pass, planes) in [(0, 3..9), (1, 5..4), (2, 0..1)] {
+            let text = refusal(plan(pass, planes.clone()), true).to_string();
+            let (first, end) = (planes.start, planes.end);
             let expected = format!(
-                "planes {}..{} are no piece of planes 0..8",
-                planes.start, planes.end
+                "pass {pass} on planes {first}..{end} is no piece of an update of 2 passes over \
+                 planes 0..8"
             );
             assert!(text.contains(&expected), "{text}");
         }
+        let mut units = Plan::default();
+        units.cluster_units(4, false, 8, 6..11);
+        units.cluster_units(5, false, 8, 0..16);
+        let part = |pass, first, end| Step::ClusterPart {
+            update: 4,
+            sizes: None,
+            pass,
+            planes: [first, end],
+        };
+        let whole = Step::Cluster {
+            update: 5,
+            sizes: None,
+        };
+        assert_eq!(units.steps, vec![part(0, 6, 8), part(1, 0, 3), whole]);
         let mut whole = Plan::default();
         whole.cluster(0, true);
         assert!(whole.check_cluster_parts(false, 8).is_ok());
         assert_eq!((whole.slots, whole.size_slots()), (0, 1));
         whole.measure();
         assert_eq!((whole.slots, whole.size_slots()), (1, 1));
-        assert_eq!(plan(0..8).cluster_updates(), 2);
-        assert!(plan(0..8).records_cluster_sizes());
+        assert_eq!(plan(0, 0..8).cluster_updates(), 2);
+        assert!(plan(0, 0..8).records_cluster_sizes());
     }
 
     /// Plans of pieces inside one sweep, or of whole sweeps; sweeps that stay whole count as

@@ -357,13 +357,13 @@ mod tests {
         let Cut::Steps(units) = s.cut(4, true, true) else {
             panic!("a cut of steps")
         };
-        assert_eq!(units.per_step(), 16);
-        assert_eq!(s.plan_step_units(&units, 0, 48), s.plan(0, s.total()));
+        assert_eq!(units.per_step(), 24);
+        assert_eq!(s.plan_step_units(&units, 0, 72), s.plan(0, s.total()));
         // A plan ending inside the measured step 2 records its updates into the slot after
         // its own, which the plan of the rest measures.
         let (head, tail) = (
-            s.plan_step_units(&units, 16, 38),
-            s.plan_step_units(&units, 38, 48),
+            s.plan_step_units(&units, 24, 58),
+            s.plan_step_units(&units, 58, 72),
         );
         assert_eq!((head.slots, head.size_slots()), (0, 1));
         assert_eq!(
@@ -373,6 +373,7 @@ mod tests {
                 ClusterPart {
                     update: 5,
                     sizes: Some(0),
+                    pass: 0,
                     planes: [0, 2]
                 }
             ]

@@ -158,11 +158,12 @@ fn matches_wgpu_bit_for_bit() {
     }
 }
 
-/// Updates `updates` of a measured step as pieces on the CPU, each piece a plan of its own, cut
-/// at planes `cuts` (a labelling started anew where `given_up` names a cut: the lattices
-/// written back between two pieces give up the labelling, and its next piece is refused), then
-/// the step's sweep and measurement: the lattices and measurements of the whole step's plan.
-fn pieces_make_whole_updates(case: (u32, u32), update: ClusterUpdate, cuts: &[u32]) {
+/// The three updates of a measured step as pieces on the CPU, each piece a plan of its own, cut
+/// at units `cuts` (of two passes over the planes: the labelling, then the roots; the second
+/// update's labelling given up after its first piece, by the lattices written back, and its
+/// next piece refused until the update starts again), then the step's sweep and measurement:
+/// the lattices and measurements of the whole step's plan.
+fn pieces_make_whole_updates(case: (u32, u32), update: ClusterUpdate, cuts: &[u64]) {
     let systems = systems(case.0, case.1);
     let size = systems.lattice.size;
     let start = |engine: &mut CpuEngine| {
@@ -179,19 +180,20 @@ fn pieces_make_whole_updates(case: (u32, u32), update: ClusterUpdate, cuts: &[u3
     let mut cut = CpuEngine::new(systems.clone());
     start(&mut cut);
     let mut sizes = vec![0u64; systems.systems() as usize];
-    let bounds: Vec<u32> = [0].iter().chain(cuts).chain([&size]).copied().collect();
+    let units = 2 * u64::from(size);
+    let bounds: Vec<u64> = [0].iter().chain(cuts).chain([&units]).copied().collect();
     for n in 0..3 {
         for (k, planes) in bounds.windows(2).enumerate() {
             let mut piece = Plan::default();
-            piece.cluster_part(n, true, planes[0]..planes[1]);
+            piece.cluster_units(n, true, size, planes[0]..planes[1]);
             if n == 1 && k == 1 {
                 // Written back: the labelling is given up, and the update starts again.
                 let spins = cut.spins().unwrap();
                 cut.set_spins(&spins).unwrap();
                 let refusal = cut.execute(&piece).unwrap_err().to_string();
-                assert!(refusal.contains("continue no labelling"), "{refusal}");
+                assert!(refusal.contains("continues no labelling"), "{refusal}");
                 let mut again = Plan::default();
-                again.cluster_part(n, true, 0..planes[0]);
+                again.cluster_units(n, true, size, 0..planes[0]);
                 assert!(
                     cut.execute(&again)
                         .unwrap()
@@ -222,15 +224,16 @@ fn pieces_make_whole_updates(case: (u32, u32), update: ClusterUpdate, cuts: &[u3
     );
 }
 
-/// Cuts at every plane, at one, and in pieces that hold no thread's first site (2D L = 50: 50
-/// sites a plane, a thread's four straddling planes; 3D L = 12, L = 2).
+/// Cuts at every plane of both passes, between the passes, and in pieces that hold no
+/// thread's first site (2D L = 50: 50 sites a plane, a thread's four straddling planes; 3D
+/// L = 12, L = 2).
 #[test]
 fn cpu_pieces_of_updates_make_its_whole_updates() {
     for update in [ClusterUpdate::SwendsenWang, ClusterUpdate::Wolff] {
-        pieces_make_whole_updates((2, 8), update, &[1, 2, 3, 4, 5, 6, 7]);
-        pieces_make_whole_updates((2, 50), update, &[1, 17, 49]);
-        pieces_make_whole_updates((3, 12), update, &[5, 6]);
-        pieces_make_whole_updates((3, 2), update, &[1]);
+        pieces_make_whole_updates((2, 8), update, &Vec::from_iter(1..16));
+        pieces_make_whole_updates((2, 50), update, &[1, 17, 50, 99]);
+        pieces_make_whole_updates((3, 12), update, &[5, 6, 13]);
+        pieces_make_whole_updates((3, 2), update, &[1, 2, 3]);
     }
 }
 
@@ -248,6 +251,7 @@ fn devices_refuse_pieces_of_updates<B: Gpu>() {
     plan.steps.push(Step::ClusterPart {
         update: 0,
         sizes: None,
+        pass: 0,
         planes: [0, 4],
     });
     let refusal = engine.execute(&plan).unwrap_err().to_string();

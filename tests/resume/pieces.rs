@@ -87,8 +87,9 @@ fn vector_runs_stopped_inside_their_sweeps_resume_to_the_same_files() {
     assert!(stopped_at_every_boundary(HEISENBERG_TILES, &moving, 40) > 30);
 }
 
-/// Swendsen-Wang, two updates (6 units each, a plane of the labelling; 6 sites a plane, a
-/// thread's four straddling planes) and a sweep (12 units) a step, measured every 2 steps.
+/// Swendsen-Wang, two updates (12 units each, a pass of the labelling or the roots over a
+/// plane; 6 sites a plane, a thread's four straddling planes) and a sweep (12 units) a step,
+/// measured every 2 steps.
 const SWENDSEN_WANG_STEPS: &str = r#"(
     model: Ising(dims: 2, size: 6, field: 0.0),
     temperatures: Betas([0.4, 0.45]),
@@ -100,7 +101,7 @@ const SWENDSEN_WANG_STEPS: &str = r#"(
     checkpoint_every: 4,
 )"#;
 
-/// Wolff in 3D, two updates (4 units each) and a sweep (8 units) a step, measured every step.
+/// Wolff in 3D, two updates (8 units each) and a sweep (8 units) a step, measured every step.
 const WOLFF_STEPS: &str = r#"(
     model: Ising(dims: 3, size: 4, field: 0.0),
     temperatures: Betas([0.2, 0.25]),

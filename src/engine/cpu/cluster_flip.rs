@@ -1,58 +1,59 @@
 //! CPU twin of `shaders/wgsl/cluster_flip.wgsl` and `shaders/cuda/cluster_flip.cu`: the flips
-//! of a cluster update after [`super::cluster_roots`], and its statistic
-//! ([`crate::engine::clusters`]).
+//! of a cluster update after [`super::cluster_roots`] ([`crate::engine::clusters`]).
 //!
 //! Swendsen-Wang: site `i` flips iff its root `labels[i]` flips (the top bit of word `r mod 4` of
-//! block `(r / 4, n, ClusterFlip, 0, 0, b)`); its statistic is `sum_C |C|^2` from the roots'
-//! counts. Wolff: the sites labelled as the seed's root flip; its statistic is `|C|`.
+//! block `(r / 4, n, ClusterFlip, 0, 0, b)`). Wolff: the sites labelled as the seed's root flip;
+//! its statistic is `|C|`. The flips are decided a range of sites at a time into a mask (a bit a
+//! site), as the pieces of an update ([`crate::engine::Step::ClusterPart`]) take them, and made
+//! at once: the lattice stays as it was until the update's last piece.
 
-use crate::engine::clusters::{flip_words, wolff_seed};
+use std::ops::Range;
 
-/// Flip every Swendsen-Wang cluster whose root says so; returns `sum_C |C|^2` from `counts`
-/// (each root's sites), 0 without them.
-pub fn flip_clusters(
-    spins: &mut [i32],
+use crate::engine::clusters::flip_words;
+
+/// Mark in `flips` (bit `i mod 64` of word `i / 64` for site `i`) the sites `sites`, pointed at
+/// their roots in `labels`, whose Swendsen-Wang cluster flips at update `update` of the run's
+/// system `batch`.
+pub fn mark_flips(
     labels: &[u32],
-    counts: Option<&[u32]>,
-    seed: u64,
-    update: u32,
-    batch: u32,
-) -> u64 {
-    let mut squares = 0u64;
+    sites: Range<u64>,
+    (seed, update, batch): (u64, u32, u32),
+    flips: &mut [u64],
+) {
     // Neighbouring sites mostly share a root: its block is drawn once for them (as the kernels
     // do within a thread's four sites).
     let mut cached = (u32::MAX, [0u32; 4]);
-    for (site, (spin, &root)) in spins.iter_mut().zip(labels).enumerate() {
+    for site in sites {
+        let root = labels[site as usize];
         if cached.0 != root / 4 {
             cached = (root / 4, flip_words(seed, root / 4, update, batch));
         }
         if cached.1[(root % 4) as usize] >> 31 == 1 {
-            *spin = -*spin;
-        }
-        if let Some(counts) = counts
-            && root == site as u32
-        {
-            squares += u64::from(counts[site]).pow(2);
+            flips[(site / 64) as usize] |= 1 << (site % 64);
         }
     }
-    squares
 }
 
-/// Flip the Wolff cluster: the sites of the seed's root; returns its size.
-pub fn flip_seed_cluster(
-    spins: &mut [i32],
-    labels: &[u32],
-    seed: u64,
-    update: u32,
-    batch: u32,
-) -> u64 {
-    let root = labels[wolff_seed(seed, spins.len() as u64, update, batch) as usize];
+/// Mark in `flips` the sites `sites` of the Wolff cluster: those pointed at `root`, the seed's;
+/// returns how many.
+pub fn mark_seed_cluster(labels: &[u32], sites: Range<u64>, root: u32, flips: &mut [u64]) -> u64 {
     let mut size = 0;
-    for (spin, &label) in spins.iter_mut().zip(labels) {
-        if label == root {
-            *spin = -*spin;
+    for site in sites {
+        if labels[site as usize] == root {
+            flips[(site / 64) as usize] |= 1 << (site % 64);
             size += 1;
         }
     }
     size
+}
+
+/// Flip the sites marked in `flips`.
+pub fn flip_marked(spins: &mut [i32], flips: &[u64]) {
+    for (spins, &word) in spins.chunks_mut(64).zip(flips) {
+        for (k, spin) in spins.iter_mut().enumerate() {
+            if (word >> k) & 1 == 1 {
+                *spin = -*spin;
+            }
+        }
+    }
 }

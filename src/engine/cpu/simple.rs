@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use super::hot_start::hot_start_lattices;
 use super::{
-    CpuTempering, active_bonds, copy_lattices, cpu_description, cpu_tempering, exchange,
-    flip_clusters, flip_seed_cluster, label_sites, observe, plane_groups, point_at_roots,
+    CpuTempering, active_bonds, copy_lattices, cpu_description, cpu_tempering, exchange, find_root,
+    flip_marked, label_sites, mark_flips, mark_seed_cluster, observe, plane_groups, point_at_roots,
     start_labelling, sweep_colour, tempering_state, wolff_update,
 };
 use crate::config::ClusterUpdate;
@@ -18,9 +18,9 @@ use crate::engine::backend::simple::{
     AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
     part_groups,
 };
-use crate::engine::clusters::{ClusterState, no_clusters};
+use crate::engine::clusters::{ClusterState, no_clusters, wolff_seed};
 use crate::engine::tempering::SwapLayout;
-use crate::engine::{Observation, Plan, Step};
+use crate::engine::{CLUSTER_PASSES, Observation, Plan, Step};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
 
@@ -46,67 +46,56 @@ pub struct CpuSimple {
     measured: Measured,
 }
 
-/// A cluster update's labelling between its pieces: planes `0 .. planes` of every system
-/// labelled. The lattices stay as they were until the piece that ends the update flips them.
+/// A cluster update's labelling between its pieces: its first `done` units (a pass over a
+/// plane each, [`Step::ClusterPart`]) done in every system. The lattices stay as they were
+/// until the piece that ends the update flips them.
 struct Labelling {
     update: u32,
-    planes: u32,
+    done: u64,
     /// One per system.
     systems: Vec<Labels>,
 }
 
-/// One system's active bonds (`cluster_bonds`' words) and union-find forest.
+/// One system's labelling: the active bonds (`cluster_bonds`' words), the union-find forest,
+/// each root's count of sites (Swendsen-Wang), the flips decided (a bit a site) and the
+/// statistic counted so far.
 struct Labels {
     bonds: Vec<u32>,
     parents: Vec<u32>,
+    counts: Vec<u32>,
+    flips: Vec<u64>,
+    statistic: u64,
 }
 
 impl Labelling {
-    /// Update `update`'s labelling before any plane: no bond, every site its own root.
-    fn start(systems: &IsingSystems, update: u32) -> Self {
+    /// Update `update`'s labelling, of kind `kind`, before any piece: no bond, every site its
+    /// own root.
+    fn start(systems: &IsingSystems, update: u32, kind: ClusterUpdate) -> Self {
         let n = systems.lattice.sites() as usize;
         let systems = (0..systems.systems())
             .into_par_iter()
             .map(|_| {
                 let mut parents = vec![0u32; n];
                 start_labelling(&mut parents);
-                let bonds = vec![0u32; n / 4];
-                Labels { bonds, parents }
+                let counts = match kind {
+                    ClusterUpdate::SwendsenWang => vec![0u32; n],
+                    ClusterUpdate::Wolff => Vec::new(),
+                };
+                Labels {
+                    bonds: vec![0u32; n / 4],
+                    parents,
+                    counts,
+                    flips: vec![0u64; n.div_ceil(64)],
+                    statistic: 0,
+                }
             })
             .collect();
         Labelling {
             update,
-            planes: 0,
+            done: 0,
             systems,
         }
     }
-}
-
-/// Refuse, before anything runs, pieces of cluster updates that do not continue a labelling:
-/// an update's pieces come in plane order from plane 0 on, nothing but measurements between
-/// them, the first of a plan continuing `under_way` (update and planes labelled).
-fn check_labelling(plan: &Plan, planes: u32, mut under_way: Option<(u32, u32)>) -> Result<()> {
-    for step in &plan.steps {
-        match *step {
-            Step::ClusterPart {
-                update,
-                planes: [first, end],
-                ..
-            } => {
-                if first > 0 && under_way != Some((update, first)) {
-                    return Err(Error::State(format!(
-                        "cluster update {update}: planes {first}..{end} continue no labelling \
-                         (an update's pieces come in plane order from plane 0, with nothing \
-                         between them that changes the lattices)"
-                    )));
-                }
-                under_way = (end < planes).then_some((update, end));
-            }
-            Step::Measure { .. } | Step::Observe { .. } => {}
-            _ => under_way = None,
-        }
-    }
-    Ok(())
 }
 
 /// A plan's measurements as the device kernels leave them in their buffers.
@@ -118,6 +107,38 @@ struct Measured {
     labels: Vec<u32>,
     /// `[slot][system]` where the plan records cluster sizes.
     cluster_sizes: Vec<u64>,
+}
+
+/// Refuse, before anything runs, pieces of cluster updates that do not continue a labelling:
+/// an update's pieces come in order of their units from pass 0 on plane 0, nothing but
+/// measurements between them, the first of a plan continuing `under_way` (the update and its
+/// units done) on lattices of `planes` planes.
+fn check_labelling(plan: &Plan, planes: u32, mut under_way: Option<(u32, u64)>) -> Result<()> {
+    let units = |pass: u32, plane: u32| u64::from(pass * planes + plane);
+    for step in &plan.steps {
+        match *step {
+            Step::ClusterPart {
+                update,
+                pass,
+                planes: [first, end],
+                ..
+            } => {
+                let start = units(pass, first);
+                if start > 0 && under_way != Some((update, start)) {
+                    return Err(Error::State(format!(
+                        "cluster update {update}: pass {pass} on planes {first}..{end} continues \
+                         no labelling (an update's pieces come in order from pass 0 on plane 0, \
+                         with nothing between them that changes the lattices)"
+                    )));
+                }
+                let done = units(pass, end);
+                under_way = (done < units(CLUSTER_PASSES, 0)).then_some((update, done));
+            }
+            Step::Measure { .. } | Step::Observe { .. } => {}
+            _ => under_way = None,
+        }
+    }
+    Ok(())
 }
 
 impl CpuSimple {
@@ -168,9 +189,17 @@ impl CpuSimple {
         let state = self.clusters.take().ok_or_else(no_clusters)?;
         let statistics = match state.update {
             ClusterUpdate::SwendsenWang => {
-                let mut labelling = Labelling::start(systems, update);
-                self.label(systems, &state, &mut labelling, 0..systems.lattice.size);
-                self.flip(systems, state.update, labelling)
+                let mut labelling = Labelling::start(systems, update, state.update);
+                for pass in 0..CLUSTER_PASSES {
+                    self.piece(
+                        systems,
+                        &state,
+                        &mut labelling,
+                        pass,
+                        0..systems.lattice.size,
+                    );
+                }
+                self.flip(systems, labelling)
             }
             ClusterUpdate::Wolff => self.grow_wolff(systems, &state, update),
         };
@@ -178,22 +207,24 @@ impl CpuSimple {
         Ok(statistics)
     }
 
-    /// The piece of update `update` on `planes` ([`Step::ClusterPart`]); where it ends the
+    /// Pass `pass` of update `update` on `planes` ([`Step::ClusterPart`]); where it ends the
     /// update, each system's statistic. The plan was checked ([`check_labelling`]).
     fn cluster_piece(
         &mut self,
         systems: &IsingSystems,
         update: u32,
+        pass: u32,
         planes: Range<u32>,
     ) -> Result<Option<Vec<u64>>> {
         let state = self.clusters.take().ok_or_else(no_clusters)?;
-        let mut labelling = match planes.start {
-            0 => Labelling::start(systems, update),
+        let mut labelling = match (pass, planes.start) {
+            (0, 0) => Labelling::start(systems, update, state.update),
             _ => (self.labelling.take()).expect("pieces that continue no labelling are refused"),
         };
-        self.label(systems, &state, &mut labelling, planes.clone());
-        let statistics = match planes.end == systems.lattice.size {
-            true => Some(self.flip(systems, state.update, labelling)),
+        self.piece(systems, &state, &mut labelling, pass, planes);
+        let all = u64::from(CLUSTER_PASSES * systems.lattice.size);
+        let statistics = match labelling.done == all {
+            true => Some(self.flip(systems, labelling)),
             false => {
                 self.labelling = Some(labelling);
                 None
@@ -203,12 +234,15 @@ impl CpuSimple {
         Ok(statistics)
     }
 
-    /// The active bonds of the sites on `planes` joined into every system's labelling.
-    fn label(
+    /// Pass `pass` of every system's labelling on the sites of `planes`: their active bonds
+    /// joined into the forest (pass 0), or pointed at their roots, their flips marked and the
+    /// statistic counted (pass 1).
+    fn piece(
         &self,
         systems: &IsingSystems,
         state: &ClusterState,
         labelling: &mut Labelling,
+        pass: u32,
         planes: Range<u32>,
     ) {
         let lattice = systems.lattice;
@@ -221,41 +255,45 @@ impl CpuSimple {
             .enumerate()
             .for_each(|(b, (spins, labels))| {
                 let b = b as u32;
-                let threshold = state.thresholds[systems.temperature_of(b) as usize];
                 let key = (systems.seed, update, systems.global_system(b));
-                let bonds = &mut labels.bonds;
-                active_bonds(&lattice, spins, threshold, key, groups.clone(), bonds);
-                label_sites(&lattice, bonds, &mut labels.parents, sites.clone());
-            });
-        labelling.planes = planes.end;
-    }
-
-    /// The roots and flips that end the update of `labelling`, of kind `kind`; each system's
-    /// statistic.
-    fn flip(
-        &mut self,
-        systems: &IsingSystems,
-        kind: ClusterUpdate,
-        labelling: Labelling,
-    ) -> Vec<u64> {
-        let (seed, update) = (systems.seed, labelling.update);
-        let n = systems.lattice.sites() as usize;
-        self.system_lattices(systems)
-            .zip(labelling.systems.into_par_iter())
-            .map(|((b, spins), mut labels)| {
-                let batch = systems.global_system(b);
-                let labels = &mut labels.parents;
-                match kind {
+                let Labels {
+                    bonds,
+                    parents,
+                    counts,
+                    flips,
+                    statistic,
+                } = labels;
+                if pass == 0 {
+                    let threshold = state.thresholds[systems.temperature_of(b) as usize];
+                    active_bonds(&lattice, spins, threshold, key, groups.clone(), bonds);
+                    label_sites(&lattice, bonds, parents, sites.clone());
+                    return;
+                }
+                *statistic += match state.update {
                     ClusterUpdate::SwendsenWang => {
-                        let mut counts = vec![0u32; n];
-                        point_at_roots(labels, Some(&mut counts));
-                        flip_clusters(spins, labels, Some(&counts), seed, update, batch)
+                        let squares = point_at_roots(parents, sites.clone(), Some(counts));
+                        mark_flips(parents, sites.clone(), key, flips);
+                        squares
                     }
                     ClusterUpdate::Wolff => {
-                        point_at_roots(labels, None);
-                        flip_seed_cluster(spins, labels, seed, update, batch)
+                        point_at_roots(parents, sites.clone(), None);
+                        let (seed, update, batch) = key;
+                        let first = wolff_seed(seed, lattice.sites(), update, batch);
+                        let root = find_root(parents, first);
+                        mark_seed_cluster(parents, sites.clone(), root, flips)
                     }
-                }
+                };
+            });
+        labelling.done = u64::from(pass * lattice.size + planes.end);
+    }
+
+    /// The flips that end the update of `labelling`; each system's statistic.
+    fn flip(&mut self, systems: &IsingSystems, labelling: Labelling) -> Vec<u64> {
+        self.system_lattices(systems)
+            .zip(labelling.systems.into_par_iter())
+            .map(|((_, spins), labels)| {
+                flip_marked(spins, &labels.flips);
+                labels.statistic
             })
             .collect()
     }
@@ -374,7 +412,7 @@ impl SimpleBackend for CpuSimple {
 
     /// The plan's steps one after another, each over every system in parallel.
     fn launch_plan(&mut self, systems: &IsingSystems, plan: &Plan) -> Result<()> {
-        let under_way = self.labelling.as_ref().map(|l| (l.update, l.planes));
+        let under_way = self.labelling.as_ref().map(|l| (l.update, l.done));
         check_labelling(plan, systems.lattice.size, under_way)?;
         for step in &plan.steps {
             if !matches!(step, Step::ClusterPart { .. } | Step::Measure { .. }) {
@@ -402,9 +440,11 @@ impl SimpleBackend for CpuSimple {
                 Step::ClusterPart {
                     update,
                     sizes,
+                    pass,
                     planes: [first, end],
                 } => {
-                    if let Some(statistics) = self.cluster_piece(systems, update, first..end)? {
+                    let piece = self.cluster_piece(systems, update, pass, first..end)?;
+                    if let Some(statistics) = piece {
                         self.record_sizes(systems, statistics, sizes);
                     }
                 }
@@ -525,8 +565,8 @@ mod tests {
             + bytes(&measured.labels)
             + bytes(&measured.cluster_sizes);
         assert!(slots <= footprint.slots, "{slots} > {footprint:?}");
-        // A cluster update's scratch on every system at once: bonds, labels and counts.
-        let scratch = systems.spin_count() as u64 * (1 + 4 + 4);
+        // A cluster update's scratch on every system at once: bonds, labels, counts and flips.
+        let scratch = systems.spin_count() as u64 * (1 + 4 + 4) + systems.spin_count() as u64 / 8;
         assert!(scratch <= footprint.capabilities, "{footprint:?}");
         let read = bytes(&backend.read_lattices().unwrap());
         assert!(
