@@ -76,7 +76,10 @@ pub(super) fn resume_state(
         )));
     }
     let mut cluster_sizes = checkpoint.cluster_sizes;
-    let step_sizes = cluster_sizes.split_off(measurements * per_measurement);
+    let step_sizes = match schedule.clusters {
+        Some(_) => cluster_sizes.split_off(measurements * per_measurement),
+        None => Vec::new(),
+    };
     let state = RunState {
         sweeps_done: checkpoint.sweeps_done,
         bond_sums: checkpoint.bond_sums,
