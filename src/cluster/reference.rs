@@ -156,8 +156,8 @@ mod tests {
     fn wolff_by_labels_is_wolff_by_growth() {
         use crate::engine::clusters::wolff_seed;
         use crate::engine::cpu::{
-            active_bonds, flip_marked, label_clusters, mark_seed_cluster, point_at_roots,
-            wolff_update,
+            active_bonds, flip_marked, label_sites, mark_seed_cluster, point_at_roots,
+            start_labelling, wolff_update,
         };
         for (dims, size) in [(2, 2), (2, 8), (3, 4)] {
             let lattice = Lattice::new(dims, size);
@@ -190,7 +190,8 @@ mod tests {
                     &mut bonds,
                 );
                 let mut labels = vec![0u32; n];
-                label_clusters(&lattice, &bonds, &mut labels);
+                start_labelling(&mut labels);
+                label_sites(&lattice, &bonds, &mut labels, 0..n as u64);
                 point_at_roots(&mut labels, 0..n as u64, None);
                 let root = labels[wolff_seed(11, n as u64, update, 3) as usize];
                 let mut flips = vec![0u64; n.div_ceil(64)];

@@ -5,19 +5,14 @@
 //! [`super::cluster_roots`] then points every site at its root. The kernels label in two stages
 //! (each tile's bonds in workgroup memory, then the bonds between tiles in global memory, both
 //! joining concurrently with `atomicMin`); the CPU has no tiles and joins every bond in one
-//! stage. The roots are a property of the clusters, so they end the same.
+//! stage, a range of sites at a time as the pieces of an update
+//! ([`crate::engine::Step::ClusterPart`]) take them. The roots are a property of the clusters,
+//! so they end the same.
 
 use std::ops::Range;
 
 use super::cluster_bonds::bond_active;
 use crate::model::Lattice;
-
-/// `parents`: the union-find forest of the bond words of `cluster_bonds` (every root its
-/// cluster's smallest site).
-pub fn label_clusters(lattice: &Lattice, bonds: &[u32], parents: &mut [u32]) {
-    start_labelling(parents);
-    label_sites(lattice, bonds, parents, 0..lattice.sites());
-}
 
 /// Every site its own root: the forest before any bond.
 pub fn start_labelling(parents: &mut [u32]) {
@@ -26,8 +21,10 @@ pub fn start_labelling(parents: &mut [u32]) {
     }
 }
 
-/// Join the active forward bonds of the sites `sites` into `parents`. Consecutive ranges
-/// join the bonds in the order one range of every site does, so they leave the same forest.
+/// Join the active forward bonds (the bond words of `cluster_bonds`) of the sites `sites` into
+/// `parents`. Consecutive ranges join the bonds in the order one range of every site does, so
+/// they leave the same forest: every root its cluster's smallest site once every site's bonds
+/// are joined.
 pub fn label_sites(lattice: &Lattice, bonds: &[u32], parents: &mut [u32], sites: Range<u64>) {
     for site in sites {
         for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
