@@ -219,7 +219,10 @@ impl CpuSimple {
         let state = self.clusters.take().ok_or_else(no_clusters)?;
         let mut labelling = match (pass, planes.start) {
             (0, 0) => Labelling::start(systems, update, state.update),
-            _ => (self.labelling.take()).expect("pieces that continue no labelling are refused"),
+            _ => self
+                .labelling
+                .take()
+                .expect("pieces that continue no labelling are refused"),
         };
         self.piece(systems, &state, &mut labelling, pass, planes);
         let all = u64::from(CLUSTER_PASSES * systems.lattice.size);
