@@ -156,8 +156,8 @@ mod tests {
     fn wolff_by_labels_is_wolff_by_growth() {
         use crate::engine::clusters::wolff_seed;
         use crate::engine::cpu::{
-            active_bonds, flip_marked, label_sites, mark_seed_cluster, point_at_roots,
-            start_labelling, wolff_update,
+            WolffGrowth, active_bonds, flip_marked, label_sites, mark_seed_cluster, point_at_roots,
+            start_labelling,
         };
         for (dims, size) in [(2, 2), (2, 8), (3, 4)] {
             let lattice = Lattice::new(dims, size);
@@ -167,17 +167,10 @@ mod tests {
             let threshold = systems.activation_thresholds()[0];
             for update in 0..8 {
                 let mut grown = start.clone();
-                let (mut stack, mut inside) = (Vec::new(), vec![false; n]);
-                let size_grown = wolff_update(
-                    &lattice,
-                    &mut grown,
-                    threshold,
-                    11,
-                    update,
-                    3,
-                    &mut stack,
-                    &mut inside,
-                );
+                let key = (11, update, 3);
+                let mut growth = WolffGrowth::start(&lattice, key);
+                growth.grow(&lattice, &grown, threshold, key, size);
+                let size_grown = growth.flip(&mut grown);
                 let mut labelled = start.clone();
                 let mut bonds = vec![0u32; n / 4];
                 let groups = 0..bonds.len() as u32;

@@ -3,55 +3,92 @@
 //! Swendsen-Wang cluster of the seed (a bond's word is fixed by the update, whichever end of
 //! it the growth reaches first), which is how the GPU kernels find it (`cluster_bonds`,
 //! `cluster_label`, `cluster_merge`, then `cluster_flip` of the seed's root alone).
+//!
+//! The growth may be made in pieces ([`crate::engine::Step::ClusterPart`]): a piece explores
+//! only the members on planes below its limit and keeps the others for the pieces after it;
+//! every member is explored once the limit is the last plane, so the cluster is the same.
 
 use crate::engine::clusters::{bond_block, bond_words, wolff_seed};
 use crate::model::Lattice;
 
-/// Grow and flip the Wolff cluster of update `update` of one system (`batch` its run's index);
-/// returns its size. `stack` and `inside` are scratch (`inside` one flag per site, all false).
-#[allow(clippy::too_many_arguments)]
-pub fn wolff_update(
-    lattice: &Lattice,
-    spins: &mut [i32],
-    threshold: u32,
-    seed: u64,
-    update: u32,
-    batch: u32,
-    stack: &mut Vec<u32>,
-    inside: &mut [bool],
-) -> u64 {
-    let dims = lattice.dims;
-    let first = wolff_seed(seed, lattice.sites(), update, batch);
-    let spin = spins[first as usize];
-    let active = |site: u64, d: u32| {
-        let (block, word) = bond_block(site as u32, d, dims);
-        bond_words(seed, block, update, batch)[word as usize] < threshold
-    };
-    stack.clear();
-    stack.push(first);
-    inside[first as usize] = true;
-    let mut members = vec![first];
-    while let Some(site) = stack.pop() {
-        let site = u64::from(site);
-        // Neighbours -x, +x, -y, +y[, -z, +z]: the bond of a backward neighbour is its own
-        // forward bond.
-        for (k, neighbour) in lattice.neighbours(site).enumerate() {
-            let (d, forward) = ((k / 2) as u32, k % 2 == 1);
-            let n = neighbour as usize;
-            if inside[n] || spins[n] != spin {
+/// A Wolff cluster being grown: its members so far, and those whose neighbours are still to
+/// explore.
+pub struct WolffGrowth {
+    members: Vec<u32>,
+    /// One flag per site: a member.
+    inside: Vec<bool>,
+    /// Members to explore.
+    stack: Vec<u32>,
+    /// Members on planes at or past the limit of the pieces so far, to explore later.
+    later: Vec<u32>,
+}
+
+impl WolffGrowth {
+    /// The cluster of update `update` of the run's system `batch` on `lattice`, before any
+    /// growth: its seed.
+    pub fn start(lattice: &Lattice, (seed, update, batch): (u64, u32, u32)) -> Self {
+        let first = wolff_seed(seed, lattice.sites(), update, batch);
+        let mut inside = vec![false; lattice.sites() as usize];
+        inside[first as usize] = true;
+        WolffGrowth {
+            members: vec![first],
+            inside,
+            stack: vec![first],
+            later: Vec::new(),
+        }
+    }
+
+    /// Grow the cluster of `spins` over the active bonds (at `threshold`, keyed by `(seed,
+    /// update, batch)`), exploring the members on planes below `limit` of the slowest axis.
+    pub fn grow(
+        &mut self,
+        lattice: &Lattice,
+        spins: &[i32],
+        threshold: u32,
+        (seed, update, batch): (u64, u32, u32),
+        limit: u32,
+    ) {
+        let dims = lattice.dims;
+        let per_plane = lattice.sites() / u64::from(lattice.size);
+        let below = |site: u32| u64::from(site) < u64::from(limit) * per_plane;
+        let spin = spins[self.members[0] as usize];
+        let active = |site: u64, d: u32| {
+            let (block, word) = bond_block(site as u32, d, dims);
+            bond_words(seed, block, update, batch)[word as usize] < threshold
+        };
+        let (now, later): (Vec<u32>, Vec<u32>) = self.later.drain(..).partition(|&s| below(s));
+        self.stack.extend(now);
+        self.later = later;
+        while let Some(site) = self.stack.pop() {
+            if !below(site) {
+                self.later.push(site);
                 continue;
             }
-            let bond_site = if forward { site } else { neighbour };
-            if active(bond_site, d) {
-                inside[n] = true;
-                stack.push(neighbour as u32);
-                members.push(neighbour as u32);
+            let site = u64::from(site);
+            // Neighbours -x, +x, -y, +y[, -z, +z]: the bond of a backward neighbour is its own
+            // forward bond.
+            for (k, neighbour) in lattice.neighbours(site).enumerate() {
+                let (d, forward) = ((k / 2) as u32, k % 2 == 1);
+                let n = neighbour as usize;
+                if self.inside[n] || spins[n] != spin {
+                    continue;
+                }
+                let bond_site = if forward { site } else { neighbour };
+                if active(bond_site, d) {
+                    self.inside[n] = true;
+                    self.stack.push(neighbour as u32);
+                    self.members.push(neighbour as u32);
+                }
             }
         }
     }
-    for &site in &members {
-        spins[site as usize] = -spin;
-        inside[site as usize] = false;
+
+    /// Flip the cluster grown (every member explored: the last limit was the last plane);
+    /// returns its size.
+    pub fn flip(&self, spins: &mut [i32]) -> u64 {
+        for &site in &self.members {
+            spins[site as usize] = -spins[site as usize];
+        }
+        self.members.len() as u64
     }
-    members.len() as u64
 }

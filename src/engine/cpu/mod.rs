@@ -33,7 +33,7 @@ pub use cluster_bonds::{active_bonds, bond_active, plane_groups};
 pub use cluster_flip::{flip_marked, mark_flips, mark_seed_cluster};
 pub use cluster_label::{find_root, label_sites, start_labelling};
 pub use cluster_roots::point_at_roots;
-pub use cluster_wolff::wolff_update;
+pub use cluster_wolff::WolffGrowth;
 pub use copy_systems::{copy_lanes, copy_lattices};
 pub use metropolis_simple::sweep_colour;
 pub use multispin::CpuMultispinEngine;

@@ -9,16 +9,16 @@ use rayon::prelude::*;
 
 use super::hot_start::hot_start_lattices;
 use super::{
-    CpuTempering, active_bonds, copy_lattices, cpu_description, cpu_tempering, exchange, find_root,
-    flip_marked, label_sites, mark_flips, mark_seed_cluster, observe, plane_groups, point_at_roots,
-    start_labelling, sweep_colour, tempering_state, wolff_update,
+    CpuTempering, WolffGrowth, active_bonds, copy_lattices, cpu_description, cpu_tempering,
+    exchange, flip_marked, label_sites, mark_flips, observe, plane_groups, point_at_roots,
+    start_labelling, sweep_colour, tempering_state,
 };
 use crate::config::ClusterUpdate;
 use crate::engine::backend::simple::{
     AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
     part_groups,
 };
-use crate::engine::clusters::{ClusterState, no_clusters, wolff_seed};
+use crate::engine::clusters::{ClusterState, no_clusters};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{CLUSTER_PASSES, Observation, Plan, Step};
 use crate::error::{Error, Result};
@@ -56,10 +56,16 @@ struct Labelling {
     systems: Vec<Labels>,
 }
 
-/// One system's labelling: the active bonds (`cluster_bonds`' words), the union-find forest,
-/// each root's count of sites (Swendsen-Wang), the flips decided (a bit a site) and the
-/// statistic counted so far.
-struct Labels {
+/// One system's part of an update under way.
+enum Labels {
+    SwendsenWang(Forest),
+    /// The cluster grown from the seed so far.
+    Wolff(WolffGrowth),
+}
+
+/// A Swendsen-Wang labelling: the active bonds (`cluster_bonds`' words), the union-find forest,
+/// each root's count of sites, the flips decided (a bit a site) and the statistic so far.
+struct Forest {
     bonds: Vec<u32>,
     parents: Vec<u32>,
     counts: Vec<u32>,
@@ -69,31 +75,34 @@ struct Labels {
 
 impl Labelling {
     /// Update `update`'s labelling, of kind `kind`, before any piece: no bond, every site its
-    /// own root.
+    /// own root; Wolff's cluster its seed.
     fn start(systems: &IsingSystems, update: u32, kind: ClusterUpdate) -> Self {
-        let n = systems.lattice.sites() as usize;
-        let systems = (0..systems.systems())
+        let lattice = systems.lattice;
+        let n = lattice.sites() as usize;
+        let labels = (0..systems.systems())
             .into_par_iter()
-            .map(|_| {
-                let mut parents = vec![0u32; n];
-                start_labelling(&mut parents);
-                let counts = match kind {
-                    ClusterUpdate::SwendsenWang => vec![0u32; n],
-                    ClusterUpdate::Wolff => Vec::new(),
-                };
-                Labels {
-                    bonds: vec![0u32; n / 4],
-                    parents,
-                    counts,
-                    flips: vec![0u64; n.div_ceil(64)],
-                    statistic: 0,
+            .map(|b| match kind {
+                ClusterUpdate::SwendsenWang => {
+                    let mut parents = vec![0u32; n];
+                    start_labelling(&mut parents);
+                    Labels::SwendsenWang(Forest {
+                        bonds: vec![0u32; n / 4],
+                        parents,
+                        counts: vec![0u32; n],
+                        flips: vec![0u64; n.div_ceil(64)],
+                        statistic: 0,
+                    })
+                }
+                ClusterUpdate::Wolff => {
+                    let key = (systems.seed, update, systems.global_system(b));
+                    Labels::Wolff(WolffGrowth::start(&lattice, key))
                 }
             })
             .collect();
         Labelling {
             update,
             done: 0,
-            systems,
+            systems: labels,
         }
     }
 }
@@ -182,29 +191,22 @@ impl CpuSimple {
         self.thresholds = thresholds;
     }
 
-    /// Cluster update `update` of every system; each system's statistic (Swendsen-Wang's
-    /// `sum_C |C|^2`, Wolff's `|C|`). Wolff grows its one cluster; Swendsen-Wang labels every
-    /// plane, as its pieces do.
+    /// Cluster update `update` of every system: its passes over every plane, then its flips;
+    /// each system's statistic (Swendsen-Wang's `sum_C |C|^2`, Wolff's `|C|`).
     fn cluster(&mut self, systems: &IsingSystems, update: u32) -> Result<Vec<u64>> {
         let state = self.clusters.take().ok_or_else(no_clusters)?;
-        let statistics = match state.update {
-            ClusterUpdate::SwendsenWang => {
-                let mut labelling = Labelling::start(systems, update, state.update);
-                for pass in 0..CLUSTER_PASSES {
-                    self.piece(
-                        systems,
-                        &state,
-                        &mut labelling,
-                        pass,
-                        0..systems.lattice.size,
-                    );
-                }
-                self.flip(systems, labelling)
-            }
-            ClusterUpdate::Wolff => self.grow_wolff(systems, &state, update),
-        };
+        let mut labelling = Labelling::start(systems, update, state.update);
+        for pass in 0..CLUSTER_PASSES {
+            self.piece(
+                systems,
+                &state,
+                &mut labelling,
+                pass,
+                0..systems.lattice.size,
+            );
+        }
         self.clusters = Some(state);
-        Ok(statistics)
+        Ok(self.flip(systems, labelling))
     }
 
     /// Pass `pass` of update `update` on `planes` ([`Step::ClusterPart`]); where it ends the
@@ -237,9 +239,10 @@ impl CpuSimple {
         Ok(statistics)
     }
 
-    /// Pass `pass` of every system's labelling on the sites of `planes`: their active bonds
-    /// joined into the forest (pass 0), or pointed at their roots, their flips marked and the
-    /// statistic counted (pass 1).
+    /// Pass `pass` of every system's update on the sites of `planes`. Swendsen-Wang: their
+    /// active bonds joined into the forest (pass 0), or pointed at their roots, their flips
+    /// marked and the statistic counted (pass 1). Wolff: the cluster grown over the members on
+    /// the planes below their end (pass 0).
     fn piece(
         &self,
         systems: &IsingSystems,
@@ -259,33 +262,23 @@ impl CpuSimple {
             .for_each(|(b, (spins, labels))| {
                 let b = b as u32;
                 let key = (systems.seed, update, systems.global_system(b));
-                let Labels {
-                    bonds,
-                    parents,
-                    counts,
-                    flips,
-                    statistic,
-                } = labels;
-                if pass == 0 {
-                    let threshold = state.thresholds[systems.temperature_of(b) as usize];
-                    active_bonds(&lattice, spins, threshold, key, groups.clone(), bonds);
-                    label_sites(&lattice, bonds, parents, sites.clone());
-                    return;
+                let threshold = state.thresholds[systems.temperature_of(b) as usize];
+                match (labels, pass) {
+                    (Labels::SwendsenWang(forest), 0) => {
+                        let bonds = &mut forest.bonds;
+                        active_bonds(&lattice, spins, threshold, key, groups.clone(), bonds);
+                        label_sites(&lattice, bonds, &mut forest.parents, sites.clone());
+                    }
+                    (Labels::SwendsenWang(forest), _) => {
+                        let (parents, counts) = (&mut forest.parents, Some(&mut forest.counts[..]));
+                        forest.statistic += point_at_roots(parents, sites.clone(), counts);
+                        mark_flips(parents, sites.clone(), key, &mut forest.flips);
+                    }
+                    (Labels::Wolff(growth), 0) => {
+                        growth.grow(&lattice, spins, threshold, key, planes.end);
+                    }
+                    (Labels::Wolff(_), _) => {}
                 }
-                *statistic += match state.update {
-                    ClusterUpdate::SwendsenWang => {
-                        let squares = point_at_roots(parents, sites.clone(), Some(counts));
-                        mark_flips(parents, sites.clone(), key, flips);
-                        squares
-                    }
-                    ClusterUpdate::Wolff => {
-                        point_at_roots(parents, sites.clone(), None);
-                        let (seed, update, batch) = key;
-                        let first = wolff_seed(seed, lattice.sites(), update, batch);
-                        let root = find_root(parents, first);
-                        mark_seed_cluster(parents, sites.clone(), root, flips)
-                    }
-                };
             });
         labelling.done = u64::from(pass * lattice.size + planes.end);
     }
@@ -294,38 +287,12 @@ impl CpuSimple {
     fn flip(&mut self, systems: &IsingSystems, labelling: Labelling) -> Vec<u64> {
         self.system_lattices(systems)
             .zip(labelling.systems.into_par_iter())
-            .map(|((_, spins), labels)| {
-                flip_marked(spins, &labels.flips);
-                labels.statistic
-            })
-            .collect()
-    }
-
-    /// Wolff update `update` of every system, each cluster grown from its seed; their sizes.
-    fn grow_wolff(
-        &mut self,
-        systems: &IsingSystems,
-        state: &ClusterState,
-        update: u32,
-    ) -> Vec<u64> {
-        let lattice = systems.lattice;
-        let n = lattice.sites() as usize;
-        self.system_lattices(systems)
-            .map(|(b, spins)| {
-                let threshold = state.thresholds[systems.temperature_of(b) as usize];
-                let batch = systems.global_system(b);
-                let mut inside = vec![false; n];
-                let mut stack = Vec::new();
-                wolff_update(
-                    &lattice,
-                    spins,
-                    threshold,
-                    systems.seed,
-                    update,
-                    batch,
-                    &mut stack,
-                    &mut inside,
-                )
+            .map(|((_, spins), labels)| match labels {
+                Labels::SwendsenWang(forest) => {
+                    flip_marked(spins, &forest.flips);
+                    forest.statistic
+                }
+                Labels::Wolff(growth) => growth.flip(spins),
             })
             .collect()
     }
