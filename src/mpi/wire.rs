@@ -122,6 +122,7 @@ impl Writer {
     fn vector_systems(&mut self, systems: &VectorSystems) {
         self.lattice(&systems.lattice);
         self.u32(systems.components);
+        self.u32(systems.clock);
         self.field_and_index(systems.field, &systems.index);
         self.u32(systems.first_sample);
         self.u32(systems.all_samples);
@@ -233,6 +234,7 @@ impl Reader<'_> {
         if !(components == 2 || components == 3) {
             return Err(truncated());
         }
+        let clock = self.u32()?;
         let (field, mut index) = self.field_and_index()?;
         (index.first_sample, index.all_samples) = (self.u32()?, self.u32()?);
         let couplings = match self.u8()? {
@@ -247,6 +249,7 @@ impl Reader<'_> {
             index,
             lattice,
             components,
+            clock,
             field,
             couplings,
         })
@@ -588,8 +591,8 @@ mod tests {
     use crate::error::Error;
 
     /// The vector-spin engine's calls: opening the slices of a Gaussian and a bimodal glass
-    /// (with their couplings) and of a ferromagnet, with and without tiles, and the calls of
-    /// its lattices and capabilities.
+    /// (with their couplings), a ferromagnet and a clock model, with and without tiles, and the
+    /// calls of its lattices and capabilities.
     fn vector_commands() -> Vec<Command> {
         let heisenberg = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, -0.5), vec![0.4], 2, 7);
         let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (0, 0.25), vec![0.1, 2.0], 4, 8);
@@ -615,6 +618,7 @@ mod tests {
                     .sample_slice(1, 1),
                 None,
             ),
+            open(xy.clone().with_clock(6), None),
             open(xy, None),
             Command::SetSpins(vec![1 << 28, -3, 0].into()),
             Command::SetWidths(vec![0, i32::MIN, i32::MAX]),

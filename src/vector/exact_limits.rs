@@ -1,7 +1,8 @@
 //! The vector models against exact limits on tiny lattices (fixed seeds, errors by the
 //! jackknife): free spins in a field, the high-temperature series of the energy, and the
 //! updates' agreement with one another (over-relaxation, cones, the double checkerboard's
-//! multi-hit); the spin glass's overlap estimators for independent and for ordered replicas.
+//! multi-hit); clock models against the row transfer matrix; the spin glass's overlap
+//! estimators for independent and for ordered replicas.
 
 use super::record::{measurement, overlap_measurement};
 use crate::config::Disorder;
@@ -141,6 +142,34 @@ fn over_relaxation_and_cones_give_the_energy_of_plain_metropolis() {
         a.mean < -0.3,
         "ordered enough to tell the updates apart: {a:?}"
     );
+}
+
+/// Clock models on a 4^2 lattice against the row transfer matrix's exact energy and specific
+/// heat: 3 states in a field, and 4 states (two Ising models, so Kaufman's too) near the
+/// 4-state clock's transition on the infinite lattice (`beta_c = 2 x 0.4407`).
+#[test]
+fn clock_models_give_the_transfer_matrixs_energy_and_heat() {
+    use crate::exact::{DiscreteSpins, energy_and_heat};
+    for (q, field, beta) in [(3, 0.5, 0.6), (4, 0.0, 0.85)] {
+        let systems = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, field), vec![beta], 4, 17)
+            .with_clock(q);
+        let estimates = simulate(&systems, METROPOLIS, UNIFORM, (200, 6000));
+        let exact = energy_and_heat(&DiscreteSpins::clock(q, 1.0, field), (4, 4), beta);
+        assert_near(
+            &format!("q = {q}: e"),
+            estimates.e,
+            exact.0,
+            (4.0, 0.0),
+            0.02,
+        );
+        assert_near(
+            &format!("q = {q}: c"),
+            estimates.c,
+            exact.1,
+            (4.0, 0.0),
+            0.1,
+        );
+    }
 }
 
 #[test]

@@ -167,11 +167,15 @@ fn glass_estimates(
 }
 
 /// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per sweep", with
-/// "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles.
+/// "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles; a clock
+/// model's "uniform proposals of its 6 angles".
 fn describe_updates(config: &Config) -> String {
-    let proposal = match config.updates.proposal {
-        crate::config::Proposal::Uniform => "uniform proposals".to_string(),
-        crate::config::Proposal::Cone { acceptance } => {
+    let proposal = match (config.updates.proposal, config.model.clock_states()) {
+        (crate::config::Proposal::Uniform, Some(q)) => {
+            format!("uniform proposals of its {q} angles")
+        }
+        (crate::config::Proposal::Uniform, None) => "uniform proposals".to_string(),
+        (crate::config::Proposal::Cone { acceptance }, _) => {
             format!("a proposal cone tuned to acceptance {acceptance}")
         }
     };

@@ -12,7 +12,9 @@ use std::ops::Range;
 
 pub use crate::engine::vector::UNIFORM;
 use crate::model::Lattice;
-use crate::model::vector::fixed::{CouplingScale, ONE, Vector, accepts, sphere_point, unit};
+use crate::model::vector::fixed::{
+    CouplingScale, Directions, ONE, Vector, accepts, sphere_point, unit,
+};
 use crate::model::vector::{SampleBonds, VectorSystems};
 use crate::rng::{Counter, Purpose, random_block};
 
@@ -20,6 +22,8 @@ use crate::rng::{Counter, Purpose, random_block};
 pub struct SiteUpdate<'a> {
     pub lattice: Lattice,
     pub components: usize,
+    /// The directions a spin takes (a clock model's angles, or every direction).
+    pub directions: Directions,
     pub bonds: SampleBonds<'a>,
     /// How the couplings enter the local field.
     pub scale: CouplingScale,
@@ -33,6 +37,7 @@ impl<'a> SiteUpdate<'a> {
         SiteUpdate {
             lattice: systems.lattice,
             components: systems.components as usize,
+            directions: systems.directions(),
             bonds: systems.bonds(sample),
             scale: systems.coupling_scale(),
             field: systems.field_units(),
@@ -82,10 +87,11 @@ impl<'a> SiteUpdate<'a> {
 }
 
 /// A proposed spin from the block `words`: the point `r` of the unit circle or sphere its words
-/// give ([`sphere_point`]); `width` [`UNIFORM`] normalises `r` itself, any other width
-/// normalises `s + width r` (`width` in spin units); `None` where that is the zero vector.
-pub fn propose(words: &[u32; 4], s: &Vector, width: i32, n: usize) -> Option<Vector> {
-    let r = sphere_point(words, n);
+/// give ([`sphere_point`], one of a clock model's angles); `width` [`UNIFORM`] (a clock
+/// model's only width) normalises `r` itself, any other width normalises `s + width r`
+/// (`width` in spin units); `None` where that is the zero vector.
+pub fn propose(words: &[u32; 4], s: &Vector, width: i32, directions: Directions) -> Option<Vector> {
+    let (r, n) = (sphere_point(words, directions), directions.n);
     if width == UNIFORM {
         return unit(&r, n);
     }
@@ -143,7 +149,7 @@ pub fn metropolis_hit(
 ) -> bool {
     let n = update.components;
     let words = key.block(i, hit);
-    let Some(v) = propose(&words, s, width, n) else {
+    let Some(v) = propose(&words, s, width, update.directions) else {
         return false;
     };
     let shift = update.scale.energy_shift();
