@@ -136,15 +136,18 @@ __device__ __forceinline__ int sqrt_square(unsigned long long t) {
     return static_cast<int>((static_cast<unsigned long long>(top) * inverse_sqrt(top)) >> (31u + k));
 }
 
+// fixed::clock_turn: the turn of clock state k, floor(k 2^32 / q) = k T + (k R) / q.
+__device__ __forceinline__ unsigned clock_turn(unsigned k) {
+    return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / (CLOCK == 0u ? 1u : CLOCK);
+}
+
 // fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
-// angle; for a clock the turn of the state k = mulhi(w, q) it picks, floor(k 2^32 / q) =
-// k T + (k R) / q (fixed::clock_turn).
+// angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
 __device__ __forceinline__ unsigned circle_turn(unsigned w) {
     if (CLOCK == 0u) {
         return w;
     }
-    const unsigned k = __umulhi(w, CLOCK);
-    return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / CLOCK;
+    return clock_turn(__umulhi(w, CLOCK));
 }
 
 // fixed::sphere_point: a point of the unit circle (the angle from word 0, circle_turn) or

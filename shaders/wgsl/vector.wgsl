@@ -142,16 +142,19 @@ fn scaled_component(rho: i32, c: i32) -> i32 {
     return bitcast<i32>(wide_shr(wide_mul_i32(rho, c), FRACTION_BITS).x);
 }
 
+// fixed::clock_turn: the turn of clock state k, floor(k 2^32 / q) = k T + (k R) / q.
+fn clock_turn(k: u32) -> u32 {
+    // max: naga refuses a division by an override that is 0, even where it is never reached.
+    return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / max(CLOCK, 1u);
+}
+
 // fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
-// angle; for a clock the turn of the state k = mulhi(w, q) it picks, floor(k 2^32 / q) =
-// k T + (k R) / q (fixed::clock_turn).
+// angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
 fn circle_turn(w: u32) -> u32 {
     if CLOCK == 0u {
         return w;
     }
-    let k = mulhilo(w, CLOCK).x;
-    // max: naga refuses a division by an override that is 0, even where it is never reached.
-    return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / max(CLOCK, 1u);
+    return clock_turn(mulhilo(w, CLOCK).x);
 }
 
 // fixed::sphere_point: a point of the unit circle (the angle from word 0, circle_turn) or

@@ -24,6 +24,10 @@ use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 /// spin (a cone of zero width would never move).
 pub const UNIFORM: i32 = 0;
 
+/// The proposal width that means a clock model's heat bath: the new state drawn from the
+/// conditional distribution of all its states (`vector_metropolis::heat_bath`).
+pub const HEAT_BATH: i32 = -1;
+
 /// How the sweeps of a vector engine update its spins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VectorSweeps {
@@ -211,6 +215,12 @@ impl<K> VectorKernelSet<K> {
 
 /// Refuse proposal widths that are not one per temperature of `systems`.
 pub fn check_widths(systems: &VectorSystems, widths: &[i32]) -> Result<()> {
+    if systems.clock == 0 && widths.contains(&HEAT_BATH) {
+        return Err(Error::State(
+            "the heat bath draws among a clock model's states; these spins take every direction"
+                .into(),
+        ));
+    }
     let temperatures = systems.betas.len();
     match widths.len() == temperatures {
         true => Ok(()),

@@ -13,7 +13,7 @@
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
 use spinflip::engine::cpu::CpuVectorEngine;
-use spinflip::engine::vector::{UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
+use spinflip::engine::vector::{HEAT_BATH, UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
 use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
 use spinflip::model::Lattice;
 use spinflip::model::vector::VectorSystems;
@@ -57,6 +57,8 @@ struct Case {
     slice: Option<(u32, u32)>,
     /// A clock model's states; 0 for spins of every direction.
     clock: u32,
+    /// A clock's heat bath in place of its proposals (at every temperature).
+    heat_bath: bool,
 }
 
 impl Case {
@@ -90,6 +92,9 @@ impl Case {
 
     /// Each temperature's width: the cone, narrower at the colder temperature.
     fn widths(self) -> Vec<i32> {
+        if self.heat_bath {
+            return vec![HEAT_BATH; 2];
+        }
         match self.cone {
             None => vec![UNIFORM; 2],
             Some(w) => vec![
@@ -192,6 +197,7 @@ const XY_2D_FIELD: Case = Case {
     replicas: 2,
     slice: None,
     clock: 0,
+    heat_bath: false,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -545,7 +551,8 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
 
 /// Clock models: 6 states in a field on the plain checkerboard, 5 states of the +-J glass in
 /// 3D on tiles with three hits, and the 4-state clock (its angles on the axes) on the largest
-/// block size.
+/// block size; the heat bath of 7 states in a field, and of the 12-state Gaussian glass on
+/// tiles with two hits.
 fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
     let six = Case {
         overrelaxation: 0,
@@ -567,4 +574,20 @@ fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
     }
     let four = Case { clock: 4, ..six };
     assert_matches(G::default(), four, *G::BLOCK_SIZES.last().unwrap());
+    let heat_bath = Case {
+        clock: 7,
+        heat_bath: true,
+        ..six
+    };
+    let gaussian_heat_bath = Case {
+        size: 8,
+        disorder: Disorder::Gaussian,
+        hits: 2,
+        tile: Some(4),
+        clock: 12,
+        ..heat_bath
+    };
+    for case in [heat_bath, gaussian_heat_bath] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
 }

@@ -61,8 +61,16 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
         ));
     }
     validate_updates(&config.updates)?;
-    if let Some(q) = model.clock_states() {
-        validate_clock(q, &config.updates)?;
+    match model.clock_states() {
+        Some(q) => validate_clock(q, &config.updates)?,
+        None if config.updates.proposal == Proposal::HeatBath => {
+            return invalid(format!(
+                "updates: proposal: HeatBath draws among a clock model's states; {} has spins \
+                 of every direction (use Uniform or Cone)",
+                model.name()
+            ));
+        }
+        None => {}
     }
     let lattice = Lattice::new(model.dims(), model.size());
     validate_tiles(&config.updates.metropolis, lattice, model.components())
@@ -108,22 +116,26 @@ fn validate_updates(updates: &VectorUpdates) -> Result<(), ConfigError> {
 }
 
 /// A clock model's states from 2 to [`MAX_CLOCK_STATES`], and only the updates that keep its
-/// spins on its angles: uniform proposals over the states (a cone's proposals leave them), and
-/// no over-relaxation (the reflection about the local field leaves them too).
+/// spins on its angles: uniform proposals over the states or their heat bath (a cone's
+/// proposals leave them), and no over-relaxation (the reflection about the local field leaves
+/// them too).
 fn validate_clock(q: u32, updates: &VectorUpdates) -> Result<(), ConfigError> {
     if !(2..=MAX_CLOCK_STATES).contains(&q) {
         return invalid(format!(
             "model: Clock(q) takes 2 to {MAX_CLOCK_STATES} states, got {q}"
         ));
     }
-    if updates.proposal != Proposal::Uniform {
+    if let Proposal::Cone { .. } = updates.proposal {
         return invalid(format!(
-            "updates: a {q}-state clock model proposes one of its {q} angles uniformly; leave              proposal out (a cone's proposals leave the clock's angles)"
+            "updates: a {q}-state clock model proposes one of its {q} angles uniformly, or \
+             draws one from the heat bath (proposal: HeatBath); a cone's proposals leave the \
+             clock's angles"
         ));
     }
     if updates.overrelaxation > 0 {
         return invalid(format!(
-            "updates: overrelaxation reflects a spin about its local field, off the {q} angles              of a clock model; leave it out"
+            "updates: overrelaxation reflects a spin about its local field, off the {q} angles \
+             of a clock model; leave it out"
         ));
     }
     Ok(())
@@ -252,7 +264,12 @@ mod tests {
             (
                 ISING,
                 "model: Clock(q: 6, dims: 2, size: 8), updates: (proposal: Cone(acceptance: 0.5)),",
-                &["6-state clock", "uniformly", "cone"],
+                &["6-state clock", "uniformly", "HeatBath", "cone"],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 8), updates: (proposal: HeatBath),",
+                &["HeatBath", "clock model", "XY 2D"],
             ),
             (
                 ISING,
