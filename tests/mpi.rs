@@ -717,8 +717,9 @@ fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
 
 /// The ferromagnet in slabs of AMSC words (32 replicas in the lanes), 16 units a sweep: stops
 /// inside its first sweep on 2 ranks, as one process (through the end of the first colour),
-/// on 3 ranks, as one process and on 2 ranks, then resumed on 3; and vector spins split by
-/// sample, stopped inside a sweep on 2 ranks, as one process and on 3 ranks.
+/// on 3 ranks, as one process and on 2 ranks, then resumed on 3, and on the GPU (lavapipe in
+/// CI) on 2 ranks and as one process; and vector spins split by sample, stopped inside a sweep
+/// on 2 ranks, as one process and on 3 ranks.
 #[test]
 fn jobs_stopped_inside_a_sweep_resume_on_other_rank_counts_to_the_files_of_one() {
     let slabs = r#"(
@@ -734,6 +735,8 @@ fn jobs_stopped_inside_a_sweep_resume_on_other_rank_counts_to_the_files_of_one()
     )"#;
     let stops = [(2, 1), (1, 7), (3, 1), (1, 1), (2, 1)];
     stopped_inside_a_sweep_resumes_to_the_files_of_one(slabs, &stops, 3);
+    let gpu = slabs.replace("Cpu", "Wgpu");
+    stopped_inside_a_sweep_resumes_to_the_files_of_one(&gpu, &[(2, 1), (1, 8)], 2);
     let vector = HEISENBERG_GLASS.replace("measure: 40", "measure: 8");
     stopped_inside_a_sweep_resumes_to_the_files_of_one(&vector, &[(2, 1), (1, 2), (3, 1)], 2);
 }
