@@ -409,7 +409,7 @@ pub trait Engine {
 
     /// Whether it executes pieces of sweeps ([`Step::Part`]), so that a loop may end a plan
     /// inside a sweep that takes longer than a plan should ([`crate::stop`]). The engines do,
-    /// those of a slab too ([`slabs::SlabPass`]); a wrapper answers as the engine it wraps.
+    /// those of a slab too ([`slabs::SlabPass`]), and the ranks of an MPI job as their engines.
     fn sweep_parts(&self) -> bool {
         false
     }
