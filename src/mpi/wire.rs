@@ -296,6 +296,9 @@ const STEP_RESAMPLE: u32 = 3;
 /// A cluster update (refused over ranks, but carried like any step).
 const STEP_CLUSTER: u32 = 4;
 const STEP_OBSERVE: u32 = 5;
+const STEP_PART: u32 = 6;
+/// Words of a step on the wire: its kind and up to four fields (a piece of a sweep's).
+const STEP_WORDS: usize = 5;
 /// A cluster step's record slot where it records none.
 const NO_SLOT: u32 = u32::MAX;
 
@@ -340,14 +343,19 @@ impl Command {
                     .steps
                     .iter()
                     .flat_map(|step| match *step {
-                        Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0],
-                        Step::Part { .. } => unreachable!("refused by RankedEngine::execute"),
-                        Step::Measure { slot } => [STEP_MEASURE, slot, 0],
-                        Step::Observe { slot } => [STEP_OBSERVE, slot, 0],
-                        Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity],
-                        Step::Resample { step } => [STEP_RESAMPLE, step, 0],
+                        Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0, 0, 0],
+                        Step::Part {
+                            sweep,
+                            pass,
+                            planes: [first, end],
+                        } => [STEP_PART, sweep, pass, first, end],
+                        Step::Measure { slot } => [STEP_MEASURE, slot, 0, 0, 0],
+                        Step::Observe { slot } => [STEP_OBSERVE, slot, 0, 0, 0],
+                        Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity, 0, 0],
+                        Step::Resample { step } => [STEP_RESAMPLE, step, 0, 0, 0],
                         Step::Cluster { update, sizes } => {
-                            [STEP_CLUSTER, update, sizes.map_or(NO_SLOT, |slot| slot)]
+                            let slot = sizes.map_or(NO_SLOT, |slot| slot);
+                            [STEP_CLUSTER, update, slot, 0, 0]
                         }
                     })
                     .collect();
@@ -443,9 +451,14 @@ impl Command {
                 let slots = r.u32()?;
                 let steps = r
                     .u32s()?
-                    .chunks_exact(3)
+                    .chunks_exact(STEP_WORDS)
                     .map(|s| match s[0] {
                         STEP_SWEEP => Ok(Step::Sweep { sweep: s[1] }),
+                        STEP_PART => Ok(Step::Part {
+                            sweep: s[1],
+                            pass: s[2],
+                            planes: [s[3], s[4]],
+                        }),
                         STEP_MEASURE => Ok(Step::Measure { slot: s[1] }),
                         STEP_OBSERVE => Ok(Step::Observe { slot: s[1] }),
                         STEP_SWAP => Ok(Step::Swap {
@@ -637,9 +650,11 @@ mod tests {
             ..IsingSystems::spin_glass(Lattice::new(3, 4), 0.0, vec![0.5], 2, 2, 9)
         };
         let mut plan = Plan::default();
+        plan.part(6, 1, 3..64);
         plan.sweep(7);
         plan.swap(7, 1);
         plan.measure();
+        plan.part(8, 0, 0..5);
         let mut spins = SpinBits::down(3, 64);
         spins.set(1, 5, true);
         let commands = [
