@@ -8,7 +8,9 @@
 //! ferromagnet on several ranks are refused with a message. SIGUSR1 to `mpirun` stops a job
 //! with a checkpoint (status 75) that resumes to the files of one rank (Ising and vector spins,
 //! the latter on another rank count), and the job script of docs/batch.md turns a batch
-//! system's SIGTERM into that stop, status 75 and a resubmission.
+//! system's SIGTERM into that stop, status 75 and a resubmission. Jobs stopped inside a sweep
+//! (slabs, and vector spins split by sample) resume on other rank counts and as one process,
+//! and the reverse, to the files of one.
 //!
 //! These tests need OpenMPI's `mpirun` (`.ci/run` installs it); they fail without it.
 
@@ -57,8 +59,9 @@ fn config_file(dir: &Path, config: &str) -> PathBuf {
     path
 }
 
-/// Run `config` on `ranks` ranks (1: the plain binary, no `mpirun`) into `out`.
-fn run(config: &Path, out: &Path, ranks: u32, extra: &[&str]) -> Output {
+/// The command that runs `config` on `ranks` ranks (1: the plain binary, no `mpirun`) into
+/// `out`.
+fn run_command(config: &Path, out: &Path, ranks: u32, extra: &[&str]) -> Command {
     let mut command = match ranks {
         1 => Command::new(BIN),
         n => {
@@ -73,7 +76,12 @@ fn run(config: &Path, out: &Path, ranks: u32, extra: &[&str]) -> Output {
         .arg("--out")
         .arg(out)
         .args(extra);
-    output(&mut command)
+    command
+}
+
+/// Run `config` on `ranks` ranks (1: the plain binary, no `mpirun`) into `out`.
+fn run(config: &Path, out: &Path, ranks: u32, extra: &[&str]) -> Output {
+    output(&mut run_command(config, out, ranks, extra))
 }
 
 fn run_ok(config: &Path, out: &Path, ranks: u32) {
@@ -618,6 +626,119 @@ fn stopped_by_sigusr1_resumes_to_the_files_of_one(
     let one = dir.path().join("one");
     run_ok(&path, &one, 1);
     assert_same_outputs(&one, &out);
+}
+
+/// Whether process `pid` has a handler of SIGUSR1 (signal 10: bit 9 of `SigCgt`).
+fn catches_sigusr1(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let caught = status.lines().find_map(|line| line.strip_prefix("SigCgt:"));
+    caught
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << 9) != 0)
+}
+
+/// The format of the checkpoint in `out` (10 and 11: written inside a sweep).
+fn checkpoint_format(out: &Path) -> u32 {
+    let bytes = std::fs::read(out.join("checkpoint.bin")).unwrap();
+    u32::from_le_bytes(bytes[8..12].try_into().unwrap())
+}
+
+/// One invocation of `config` on `ranks` ranks (at least 2), resuming from `out` where it holds
+/// a checkpoint, stopped after its first plan, one unit (a pass over one plane): SIGUSR1 goes
+/// to `mpirun` once every rank handles it, while rank 0 still starts MPI, before its loop.
+fn stop_after_one_unit_on_ranks(config: &Path, out: &Path, ranks: u32) {
+    let resume = out.join("checkpoint.bin").exists();
+    let extra: &[&str] = if resume { &["--resume"] } else { &[] };
+    let child = run_command(config, out, ranks, extra)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    let started = std::time::Instant::now();
+    let handling = || (0..ranks).all(|k| rank_process(child.id(), k).is_some_and(catches_sigusr1));
+    while !handling() {
+        assert!(started.elapsed().as_secs() < 60, "the ranks did not start");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let signalled = Command::new("kill")
+        .args(["-USR1", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let ended = child.wait_with_output().unwrap();
+    assert_eq!(ended.status.code(), Some(75), "{}", text(&ended));
+}
+
+/// One invocation of `config` as one process, resuming from `out` where it holds a checkpoint,
+/// stopped after its first plan, one unit: its deadline has passed as it starts.
+fn stop_after_one_unit_in_this_process(config: &Path, out: &Path) {
+    let config = spinflip::config::Config::from_path(config).unwrap();
+    let options = spinflip::io::run_dir::RunOptions {
+        resume: out.join("checkpoint.bin").exists(),
+        deadline: Some(std::time::Instant::now()),
+        ..spinflip::io::run_dir::RunOptions::new(out)
+    };
+    let outcome = spinflip::run::run(&config, &options).unwrap();
+    let stopped = matches!(outcome, spinflip::run::RunOutcome::Stopped { .. });
+    assert!(stopped, "{outcome:?}");
+}
+
+/// `config` stopped by `invocations` in turn, `(ranks, stops)`: `stops` invocations on `ranks`
+/// ranks (1: one process) of one unit each, each writing a checkpoint inside the first sweep
+/// that the next resumes on its own rank count; then resumed to the end on `last` ranks: the
+/// files of the uninterrupted run on one.
+fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
+    config: &str,
+    invocations: &[(u32, u32)],
+    last: u32,
+) {
+    let dir = TempDir::new().unwrap();
+    let path = config_file(dir.path(), config);
+    let out = dir.path().join("stopped");
+    for &(ranks, stops) in invocations {
+        for _ in 0..stops {
+            match ranks {
+                1 => stop_after_one_unit_in_this_process(&path, &out),
+                _ => stop_after_one_unit_on_ranks(&path, &out, ranks),
+            }
+            let format = checkpoint_format(&out);
+            assert!(
+                format == 10 || format == 11,
+                "format {format} on {ranks} ranks"
+            );
+        }
+    }
+    let resumed = run(&path, &out, last, &["--resume"]);
+    assert!(resumed.status.success(), "{}", text(&resumed));
+    let one = dir.path().join("one");
+    run_ok(&path, &one, 1);
+    assert_same_outputs(&one, &out);
+}
+
+/// The ferromagnet in slabs of AMSC words (32 replicas in the lanes), 16 units a sweep: stops
+/// inside its first sweep on 2 ranks, as one process (through the end of the first colour),
+/// on 3 ranks, as one process and on 2 ranks, then resumed on 3, and on the GPU (lavapipe in
+/// CI) on 2 ranks and as one process; and vector spins split by sample, stopped inside a sweep
+/// on 2 ranks, as one process and on 3 ranks.
+#[test]
+fn jobs_stopped_inside_a_sweep_resume_on_other_rank_counts_to_the_files_of_one() {
+    let slabs = r#"(
+        model: Ising(dims: 2, size: 8, field: 0.1),
+        temperatures: Betas([0.4, 0.45]),
+        replicas: 32,
+        engine: Multispin(layout: Amsc(lanes: Replicas)),
+        sweeps: (thermalize: 4, measure: 8, every: 2),
+        seed: 21,
+        backend: Cpu,
+        checkpoint_every: 0,
+        plots: false,
+    )"#;
+    let stops = [(2, 1), (1, 7), (3, 1), (1, 1), (2, 1)];
+    stopped_inside_a_sweep_resumes_to_the_files_of_one(slabs, &stops, 3);
+    let gpu = slabs.replace("Cpu", "Wgpu");
+    stopped_inside_a_sweep_resumes_to_the_files_of_one(&gpu, &[(2, 1), (1, 8)], 2);
+    let vector = HEISENBERG_GLASS.replace("measure: 40", "measure: 8");
+    stopped_inside_a_sweep_resumes_to_the_files_of_one(&vector, &[(2, 1), (1, 2), (3, 1)], 2);
 }
 
 #[test]

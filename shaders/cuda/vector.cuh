@@ -5,6 +5,11 @@
 // past COMPONENTS zero.
 
 constexpr unsigned COMPONENTS = SPINFLIP_COMPONENTS;
+// A clock model's states q (fixed::Directions::clock; 0 for every angle), and T and R of
+// 2^32 = T q + R (fixed::clock_split).
+constexpr unsigned CLOCK = SPINFLIP_CLOCK;
+constexpr unsigned CLOCK_TURN = SPINFLIP_CLOCK_TURN;
+constexpr unsigned CLOCK_REMAINDER = SPINFLIP_CLOCK_REMAINDER;
 constexpr unsigned FRACTION_BITS = 28u;
 constexpr int ONE = 1 << FRACTION_BITS;
 constexpr unsigned ENERGY_SHIFT = 32u;
@@ -131,11 +136,26 @@ __device__ __forceinline__ int sqrt_square(unsigned long long t) {
     return static_cast<int>((static_cast<unsigned long long>(top) * inverse_sqrt(top)) >> (31u + k));
 }
 
-// fixed::sphere_point: a point of the unit circle (the angle from word 0) or sphere (z from
-// word 0's top 29 bits, signed; the angle about the axis from word 1), not normalised.
+// fixed::clock_turn: the turn of clock state k, floor(k 2^32 / q) = k T + (k R) / q.
+__device__ __forceinline__ unsigned clock_turn(unsigned k) {
+    return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / (CLOCK == 0u ? 1u : CLOCK);
+}
+
+// fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
+// angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
+__device__ __forceinline__ unsigned circle_turn(unsigned w) {
+    if (CLOCK == 0u) {
+        return w;
+    }
+    return clock_turn(__umulhi(w, CLOCK));
+}
+
+// fixed::sphere_point: a point of the unit circle (the angle from word 0, circle_turn) or
+// sphere (z from word 0's top 29 bits, signed; the angle about the axis from word 1), not
+// normalised.
 __device__ __forceinline__ Vector sphere_point(uint4 words) {
     if (COMPONENTS == 2u) {
-        const int2 circle = cos_sin_turn(words.x);
+        const int2 circle = cos_sin_turn(circle_turn(words.x));
         return Vector{{circle.x, circle.y, 0}};
     }
     const int z = static_cast<int>(words.x) >> 3;

@@ -2,7 +2,7 @@
 // and vector_tiles (the double checkerboard): the twin of metropolis_hit and energy_change in
 // src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_hit.wgsl. Randoms: block
 // (i, sweep, VectorMetropolis, hit, colour, global_index(z)), words 0 (and 1) the point of the
-// sphere, word 3 the acceptance word.
+// sphere, word 3 the acceptance word; a clock's heat bath draws from word 0.
 
 #include "vector_site.cuh"
 
@@ -18,9 +18,49 @@ __device__ __forceinline__ long long energy_change(const Vector& s, const Vector
     return sum;
 }
 
+// vector_metropolis::clock_spin: the unit vector of clock state k's turn.
+__device__ __forceinline__ Vector clock_spin(unsigned k) {
+    const int2 circle = cos_sin_turn(clock_turn(k));
+    return unit(Vector{{circle.x, circle.y, 0}}).v;
+}
+
+// The Boltzmann weight of clock state k in the field h: the threshold of best - s_k . h, in
+// table units.
+__device__ __forceinline__ unsigned clock_weight(unsigned k, const Vector& h, long long best,
+                                                 const unsigned* table) {
+    const long long shortfall = best - dot(clock_spin(k), h);
+    return threshold(static_cast<unsigned>(shortfall >> (ENERGY_SHIFT - FIELD_SHIFT)), table);
+}
+
+// vector_metropolis::heat_bath: the first clock state whose cumulative Boltzmann weight
+// (threshold of its alignment's shortfall from the best state's) exceeds floor(u W / 2^32), W
+// the total weight (below 2^48: W_hi u + mulhi(W_lo, u)).
+__device__ __forceinline__ Vector heat_bath(unsigned u, const Vector& h, const unsigned* table) {
+    long long best = dot(clock_spin(0u), h);
+    for (unsigned k = 1u; k < CLOCK; k++) {
+        const long long alignment = dot(clock_spin(k), h);
+        best = alignment > best ? alignment : best;
+    }
+    unsigned long long total = 0ull;
+    for (unsigned k = 0u; k < CLOCK; k++) {
+        total += clock_weight(k, h, best, table);
+    }
+    const unsigned long long target = (total >> 32) * u +
+                                      __umulhi(static_cast<unsigned>(total), u);
+    unsigned long long cumulative = 0ull;
+    for (unsigned k = 0u; k < CLOCK; k++) {
+        cumulative += clock_weight(k, h, best, table);
+        if (cumulative > target) {
+            return clock_spin(k);
+        }
+    }
+    return clock_spin(CLOCK - 1u);
+}
+
 // vector_metropolis::metropolis_hit: hit `hit` of site i (of checkerboard colour `colour`) of
-// system z against its local field h, the proposal of the hit's block, with the proposal width and the acceptance table of z's temperature; whether it was accepted (s
-// replaced).
+// system z against its local field h, the proposal of the hit's block, with the proposal width
+// and the acceptance table of z's temperature; whether it was accepted (s replaced). A clock's
+// heat bath (width HEAT_BATH) replaces s and counts where it changed.
 __device__ __forceinline__ bool metropolis_hit(const DispatchParams& params, unsigned z,
                                                unsigned i, unsigned colour, unsigned hit,
                                                const Vector& h, Vector& s,
@@ -29,6 +69,12 @@ __device__ __forceinline__ bool metropolis_hit(const DispatchParams& params, uns
     const uint4 counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS,
                                          (hit << 1u) | colour, global_index(z));
     const uint4 words = philox4x32_10(counter, key);
+    if (width == HEAT_BATH) {
+        const Vector v = heat_bath(words.x, h, table);
+        const bool changed = v.c[0] != s.c[0] || v.c[1] != s.c[1];
+        s = v;
+        return changed;
+    }
     const Unit v = propose(words, s, width);
     if (v.ok && accepts(energy_change(s, v.v, h), words.w, table)) {
         s = v.v;

@@ -28,6 +28,7 @@ constexpr int FIELD = static_cast<int>(SPINFLIP_FIELD_BITS);
 constexpr unsigned PURPOSE_VECTOR_METROPOLIS = 11u;
 constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
 constexpr int UNIFORM = 0;
+constexpr int HEAT_BATH = -1;
 // 64-bit counters per system: accepted (1), spare (3), the observation (27 sums, the norm
 // deviation): COUNT_WORDS / 2 of vector_site.wgsl.
 constexpr unsigned COUNTERS = 32u;

@@ -4,8 +4,13 @@
 
 #import wide
 
-// Spin components n: 2 (XY) or 3 (Heisenberg).
+// Spin components n: 2 (XY, clock) or 3 (Heisenberg).
 override COMPONENTS: u32 = 3u;
+// A clock model's states q (fixed::Directions::clock; 0 for every angle), and T and R of
+// 2^32 = T q + R (fixed::clock_split).
+override CLOCK: u32 = 0u;
+override CLOCK_TURN: u32 = 0u;
+override CLOCK_REMAINDER: u32 = 0u;
 
 const FRACTION_BITS: u32 = 28u;
 const ONE: i32 = 268435456i;
@@ -137,11 +142,27 @@ fn scaled_component(rho: i32, c: i32) -> i32 {
     return bitcast<i32>(wide_shr(wide_mul_i32(rho, c), FRACTION_BITS).x);
 }
 
-// fixed::sphere_point: a point of the unit circle (the angle from word 0) or sphere (z from
-// word 0's top 29 bits, signed; the angle about the axis from word 1), not normalised.
+// fixed::clock_turn: the turn of clock state k, floor(k 2^32 / q) = k T + (k R) / q.
+fn clock_turn(k: u32) -> u32 {
+    // max: naga refuses a division by an override that is 0, even where it is never reached.
+    return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / max(CLOCK, 1u);
+}
+
+// fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
+// angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
+fn circle_turn(w: u32) -> u32 {
+    if CLOCK == 0u {
+        return w;
+    }
+    return clock_turn(mulhilo(w, CLOCK).x);
+}
+
+// fixed::sphere_point: a point of the unit circle (the angle from word 0, circle_turn) or
+// sphere (z from word 0's top 29 bits, signed; the angle about the axis from word 1), not
+// normalised.
 fn sphere_point(words: vec4<u32>) -> vec3<i32> {
     if COMPONENTS == 2u {
-        let circle = cos_sin_turn(words.x);
+        let circle = cos_sin_turn(circle_turn(words.x));
         return vec3<i32>(circle.x, circle.y, 0i);
     }
     let z = bitcast<i32>(words.x) >> 3u;

@@ -1,7 +1,8 @@
 // One Metropolis hit of one vector spin, shared by vector_metropolis (the plain checkerboard)
 // and vector_tiles (the double checkerboard): the twin of metropolis_hit and energy_change in
 // src/engine/cpu/vector_metropolis.rs. Randoms: block (i, sweep, VectorMetropolis, hit, colour,
-// global_index(z)), words 0 (and 1) the point of the sphere, word 3 the acceptance word.
+// global_index(z)), words 0 (and 1) the point of the sphere, word 3 the acceptance word; a
+// clock's heat bath draws from word 0.
 
 #import vector_site
 
@@ -15,9 +16,50 @@ fn energy_change(s: vec3<i32>, v: vec3<i32>, h: vec3<i32>) -> vec2<u32> {
     return sum;
 }
 
+// vector_metropolis::clock_spin: the unit vector of clock state k's turn.
+fn clock_spin(k: u32) -> vec3<i32> {
+    let circle = cos_sin_turn(clock_turn(k));
+    return unit(vec3<i32>(circle.x, circle.y, 0i)).v;
+}
+
+// vector_metropolis::heat_bath: the first clock state whose cumulative Boltzmann weight
+// (threshold of its alignment's shortfall from the best state's) exceeds floor(u W / 2^32), W
+// the total weight (below 2^48: W_hi u + mulhi(W_lo, u)).
+fn heat_bath(u: u32, h: vec3<i32>, table: u32) -> vec3<i32> {
+    var best = dot_wide(clock_spin(0u), h);
+    for (var k = 1u; k < CLOCK; k++) {
+        let alignment = dot_wide(clock_spin(k), h);
+        if wide_less(best, alignment) {
+            best = alignment;
+        }
+    }
+    var total = vec2<u32>(0u, 0u);
+    for (var k = 0u; k < CLOCK; k++) {
+        total = wide_add(total, vec2<u32>(clock_weight(k, h, best, table), 0u));
+    }
+    let high = mulhilo(total.y, u);
+    let pick = wide_add(vec2<u32>(high.y, high.x), vec2<u32>(mulhilo(total.x, u).x, 0u));
+    var cumulative = vec2<u32>(0u, 0u);
+    for (var k = 0u; k < CLOCK; k++) {
+        cumulative = wide_add(cumulative, vec2<u32>(clock_weight(k, h, best, table), 0u));
+        if wide_less(pick, cumulative) {
+            return clock_spin(k);
+        }
+    }
+    return clock_spin(CLOCK - 1u);
+}
+
+// The Boltzmann weight of clock state k in the field h: the threshold of best - s_k . h, in
+// table units.
+fn clock_weight(k: u32, h: vec3<i32>, best: vec2<u32>, table: u32) -> u32 {
+    let shortfall = wide_sub(best, dot_wide(clock_spin(k), h));
+    return threshold(wide_shr(shortfall, ENERGY_SHIFT - FIELD_SHIFT).x, table);
+}
+
 // vector_metropolis::metropolis_hit: hit `hit` of site i (of checkerboard colour `colour`) of
-// system z against its local field h, the proposal of the hit's block, with the proposal width and the acceptance table (its first word) of z's temperature; whether it was
-// accepted (s replaced).
+// system z against its local field h, the proposal of the hit's block, with the proposal width
+// and the acceptance table (its first word) of z's temperature; whether it was accepted (s
+// replaced). A clock's heat bath (width HEAT_BATH) replaces s and counts where it changed.
 fn metropolis_hit(
     z: u32,
     i: u32,
@@ -32,6 +74,12 @@ fn metropolis_hit(
     let purpose = (hit << 1u) | colour;
     let counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, purpose, global_index(z));
     let words = philox4x32_10(counter, key);
+    if width == HEAT_BATH {
+        let v = heat_bath(words.x, h, table);
+        let changed = any(v != *s);
+        *s = v;
+        return changed;
+    }
     let v = propose(words, *s, width);
     if v.ok && accepts(energy_change(*s, v.v, h), words.w, table) {
         *s = v.v;

@@ -37,6 +37,7 @@ override FIELD: i32 = i32(FIELD_BITS);
 const PURPOSE_VECTOR_METROPOLIS: u32 = 11u;
 const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
 const UNIFORM: i32 = 0i;
+const HEAT_BATH: i32 = -1i;
 // Words of counts per system: accepted (2), spare (6), the observation (28 pairs).
 const COUNT_WORDS: u32 = 64u;
 

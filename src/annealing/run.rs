@@ -328,8 +328,7 @@ impl Anneal {
             return Err(Error::Usage(format!(
                 "the annealing checkpoint was written inside a sweep ({units_done} units into \
                  step {steps}), which this engine cannot continue: it updates whole sweeps \
-                 only; resume it with an engine that updates pieces of sweeps (one process, \
-                 not split over MPI ranks)"
+                 only; resume it with an engine that updates pieces of sweeps"
             )));
         }
         let spins = checkpoint

@@ -34,6 +34,10 @@ impl Couplings {
     }
 }
 
+/// The most states of a clock model: a state's angle is a 32-bit turn, and the kernels take
+/// `k (2^32 mod q)` in 32 bits ([`crate::model::vector::fixed::clock_turn`]).
+pub const MAX_CLOCK_STATES: u32 = 1 << 16;
+
 /// The spin model and its lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,6 +63,20 @@ pub enum Model {
     /// `EdwardsAnderson` for the same seed), `disorder: Gaussian` the one with `J_ij` from
     /// N(0, 1).
     XY {
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+        #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
+        disorder: Disorder,
+    },
+    /// The `q`-state clock model: XY spins restricted to the angles `2 pi k / q`,
+    /// `H = -sum_<ij> J_ij cos(theta_i - theta_j) - h sum_i cos(theta_i)`, run by the vector
+    /// engines with the XY model's fixed-point spins, couplings and measurements (`q` from 2
+    /// to [`MAX_CLOCK_STATES`]; `q = 2` is the Ising model, `q = 4` two Ising models at half
+    /// the coupling).
+    Clock {
+        q: u32,
         dims: u32,
         size: u32,
         #[serde(default)]
@@ -110,6 +128,9 @@ impl Model {
             | Model::XY {
                 dims, size, field, ..
             }
+            | Model::Clock {
+                dims, size, field, ..
+            }
             | Model::Heisenberg {
                 dims, size, field, ..
             } => (dims, size, field),
@@ -121,38 +142,52 @@ impl Model {
         match self {
             Model::Ising { .. } => Disorder::Ferromagnet,
             Model::EdwardsAnderson { .. } => Disorder::Bimodal,
-            Model::XY { disorder, .. } | Model::Heisenberg { disorder, .. } => *disorder,
+            Model::XY { disorder, .. }
+            | Model::Clock { disorder, .. }
+            | Model::Heisenberg { disorder, .. } => *disorder,
         }
     }
 
-    /// Components of a spin: 1 for the Ising models, 2 for `XY`, 3 for `Heisenberg`.
+    /// Components of a spin: 1 for the Ising models, 2 for `XY` and `Clock`, 3 for
+    /// `Heisenberg`.
     pub fn components(&self) -> u32 {
         match self {
             Model::Ising { .. } | Model::EdwardsAnderson { .. } => 1,
-            Model::XY { .. } => 2,
+            Model::XY { .. } | Model::Clock { .. } => 2,
             Model::Heisenberg { .. } => 3,
         }
     }
 
-    /// Whether the spins are unit vectors (`XY`, `Heisenberg`), run by [`crate::vector`]'s
+    /// The states of a clock model's spins; `None` for every other model.
+    pub fn clock_states(&self) -> Option<u32> {
+        match self {
+            Model::Clock { q, .. } => Some(*q),
+            _ => None,
+        }
+    }
+
+    /// Whether the spins are unit vectors (`XY`, `Clock`, `Heisenberg`), run by [`crate::vector`]'s
     /// loop rather than the Ising engines.
     pub fn is_vector(&self) -> bool {
         self.components() > 1
     }
 
-    /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D".
+    /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D",
+    /// "6-state clock 2D".
     pub fn name(&self) -> String {
-        let kind = match (self, self.disorder()) {
-            (Model::Ising { .. }, _) => "Ising",
-            (Model::EdwardsAnderson { .. }, _) => "Edwards-Anderson +-J",
-            (Model::XY { .. }, Disorder::Ferromagnet) => "XY",
-            (Model::XY { .. }, Disorder::Bimodal) => "XY +-J spin glass",
-            (Model::XY { .. }, Disorder::Gaussian) => "XY Gaussian spin glass",
-            (Model::Heisenberg { .. }, Disorder::Ferromagnet) => "Heisenberg",
-            (Model::Heisenberg { .. }, Disorder::Bimodal) => "Heisenberg +-J spin glass",
-            (Model::Heisenberg { .. }, Disorder::Gaussian) => "Heisenberg Gaussian spin glass",
+        let spins = match self {
+            Model::Ising { .. } => "Ising".to_string(),
+            Model::EdwardsAnderson { .. } => "Edwards-Anderson +-J".to_string(),
+            Model::XY { .. } => "XY".to_string(),
+            Model::Clock { q, .. } => format!("{q}-state clock"),
+            Model::Heisenberg { .. } => "Heisenberg".to_string(),
         };
-        format!("{kind} {}D", self.dims())
+        let glass = match (self.is_vector(), self.disorder()) {
+            (false, _) | (true, Disorder::Ferromagnet) => "",
+            (true, Disorder::Bimodal) => " +-J spin glass",
+            (true, Disorder::Gaussian) => " Gaussian spin glass",
+        };
+        format!("{spins}{glass} {}D", self.dims())
     }
 }
 

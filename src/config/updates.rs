@@ -40,6 +40,11 @@ pub enum Proposal {
     /// temperature by temperature, towards `acceptance` (then frozen and recorded in the
     /// summary).
     Cone { acceptance: f64 },
+    /// A clock model's heat bath: the new state drawn from its conditional distribution in the
+    /// local field, over all `q` states (each state's Boltzmann weight from the fixed-point
+    /// acceptance tables, exact integers), so it moves however cold the run, in `O(q)` work per
+    /// update.
+    HeatBath,
 }
 
 /// The order of the Metropolis updates of a sweep.

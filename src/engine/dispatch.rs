@@ -34,6 +34,17 @@ pub struct DispatchParams {
 }
 
 impl DispatchParams {
+    /// The parameters every dispatch of a plan starts from: the run's seed and the engine's
+    /// `systems`.
+    pub fn of_run(seed: u64, systems: u32) -> Self {
+        DispatchParams {
+            seed_lo: seed as u32,
+            seed_hi: (seed >> 32) as u32,
+            systems,
+            ..DispatchParams::default()
+        }
+    }
+
     /// This sweep restricted to the update threads `threads` (of each system).
     pub fn planes(self, threads: std::ops::Range<u32>) -> Self {
         DispatchParams {
@@ -153,12 +164,7 @@ pub fn submissions(
     (max_dispatches, sweeps_per_submission): (usize, u64),
     part_threads: PartThreads,
 ) -> Vec<Vec<Dispatch>> {
-    let base = DispatchParams {
-        seed_lo: seed as u32,
-        seed_hi: (seed >> 32) as u32,
-        systems,
-        ..DispatchParams::default()
-    };
+    let base = DispatchParams::of_run(seed, systems);
     let mut out: Vec<Vec<Dispatch>> = vec![Vec::new()];
     let mut sweeps_in_current = 0;
     for step in &plan.steps {

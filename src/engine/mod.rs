@@ -509,8 +509,8 @@ pub trait Engine {
     }
 
     /// Whether it executes pieces of sweeps ([`Step::Part`]), so that a loop may end a plan
-    /// inside a sweep that takes longer than a plan should ([`crate::stop`]). Engines of a slab
-    /// (MPI) do not.
+    /// inside a sweep that takes longer than a plan should ([`crate::stop`]). The engines do,
+    /// those of a slab too ([`slabs::SlabPass`]), and the ranks of an MPI job as their engines.
     fn sweep_parts(&self) -> bool {
         false
     }
@@ -667,8 +667,10 @@ pub fn exchanges_of(engine: &mut dyn Engine) -> Result<&mut dyn Exchanges> {
 /// halo plane on either side and, after updating each colour, trades its boundary planes of
 /// that colour with the slabs below and above through this: the plane below the first is the
 /// lower neighbour's last, the plane above the last is the upper neighbour's first (periodic:
-/// the first slab's lower neighbour is the last slab). The engines, the order of the words and
-/// the single-process implementation ([`slabs::LocalHalos`]): [`slabs`].
+/// the first slab's lower neighbour is the last slab). Pieces of a sweep ([`Step::Part`]) trade
+/// a colour's planes after the piece that ends its pass ([`slabs::SlabPass`]). The engines, the
+/// order of the words and the single-process implementation ([`slabs::LocalHalos`]):
+/// [`slabs`].
 pub trait Halo: Send {
     /// After the update of `colour`: send `lower` (this slab's first plane of `colour`, in the
     /// engine's own words, every system in order) to the slab below and `upper` (its last

@@ -10,6 +10,11 @@
 //! exchanges both colours after `set_spins` and `hot_start` too, so the first update and every
 //! measurement see current neighbours.
 //!
+//! Pieces of a sweep ([`Step::Part`]) name planes of the whole lattice: a slab updates those
+//! among its own (perhaps none), and every slab exchanges the colour's planes after the piece
+//! that ends the pass, when the pass is complete on all of them ([`SlabPass`]). Until then the
+//! pass reads only the other colour, whose halos are current.
+//!
 //! The planes given to [`Halo::exchange`]: for every word system `g` in order, the plane's words
 //! of that colour in storage order (its rows in order, 1 in 2D and `L` (y) in 3D, `L / 64` words
 //! each): `g`-major, `plane_rows * row_words` words per word system.
@@ -25,9 +30,9 @@
 use std::ops::Range;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use crate::engine::Halo;
-use crate::engine::dispatch::DispatchParams;
+use crate::engine::dispatch::{Dispatch, DispatchParams, submissions};
 use crate::engine::multispin::MultispinLayout;
+use crate::engine::{Halo, ISING_PASSES, Plan, Step};
 use crate::error::{Error, Result};
 #[cfg(doc)]
 use crate::model::ising::IsingSystems;
@@ -57,28 +62,113 @@ pub fn whole_lattices_only(halo: &Option<Box<dyn Halo>>, what: &str) -> Result<(
     }
 }
 
-/// A slab's sweep of one colour in the order that hides its halo exchange (Lulli et al. 2015): the
-/// edge planes first (the first and the last own plane, whose words the neighbours need), then
-/// the bulk between them, which the engine updates while the edges travel. Each part is the
-/// sweep's dispatch restricted to its planes' update threads; the sites and their random words
-/// are those of the whole sweep, so the split changes no bit.
+/// A pass of a plan's update step ([`Step::Sweep`], [`Step::Part`]) as an engine of a slab runs
+/// it (or one of whole lattices, a slab of every plane).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlabPass {
+    /// The pass's dispatch (seed, sweep, colour, word systems) over every own plane.
+    pub params: DispatchParams,
+    /// The own planes it updates (counted from the slab's first): every one for a colour of a
+    /// sweep; for a piece, those among the piece's planes of the lattice, perhaps none.
+    pub planes: Range<u32>,
+    /// Whether the pass is then complete on every slab, which then exchange their boundary
+    /// planes of its colour: after each colour of a sweep, and after the piece that ends the
+    /// pass (its planes reach the lattice's last), whatever this slab's share of that piece.
+    pub exchange: bool,
+}
+
+impl SlabPass {
+    /// The passes of `step` on the own planes of `layout`: a sweep's two colours, a piece's
+    /// pass; none for a step that updates no spins.
+    pub fn of(layout: &MultispinLayout, step: &Step) -> Vec<SlabPass> {
+        let run = DispatchParams::of_run(layout.systems.seed, layout.word_systems());
+        let own = layout.own_planes();
+        let first = layout.systems.slab.map_or(0, |slab| slab.first);
+        let pass = |sweep, colour, planes, exchange| SlabPass {
+            params: DispatchParams {
+                sweep,
+                colour,
+                ..run
+            },
+            planes,
+            exchange,
+        };
+        match *step {
+            Step::Sweep { sweep } => (0..ISING_PASSES)
+                .map(|colour| pass(sweep, colour, 0..own, true))
+                .collect(),
+            Step::Part {
+                sweep,
+                pass: colour,
+                planes: [start, end],
+            } => {
+                let own_plane = |plane: u32| plane.clamp(first, first + own) - first;
+                let planes = own_plane(start)..own_plane(end);
+                vec![pass(sweep, colour, planes, end == layout.lattice().size)]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A step of a slab's plan as the device engines run it: a pass of an update ([`SlabPass`]),
+/// with its exchange, or a dispatch of the plan's other steps (measurements).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlabStep {
+    Pass(SlabPass),
+    Dispatch(Dispatch),
+}
+
+/// `plan` on the slab of `layout`, one step at a time: its updates' passes, and its other
+/// steps lowered as on whole lattices ([`submissions`]).
+pub fn slab_steps(layout: &MultispinLayout, plan: &Plan) -> Vec<SlabStep> {
+    let (seed, systems) = (layout.systems.seed, layout.word_systems());
+    let mut steps = Vec::new();
+    for step in &plan.steps {
+        let passes = SlabPass::of(layout, step);
+        if !passes.is_empty() {
+            steps.extend(passes.into_iter().map(SlabStep::Pass));
+            continue;
+        }
+        let alone = Plan {
+            steps: vec![*step],
+            slots: plan.slots,
+        };
+        let whole = (usize::MAX, u64::MAX);
+        let dispatches = submissions(&alone, seed, systems, whole, &|_, planes| planes);
+        steps.extend(dispatches.concat().into_iter().map(SlabStep::Dispatch));
+    }
+    steps
+}
+
+/// A slab's pass in the order that hides its halo exchange (Lulli et al. 2015): the edge planes
+/// first (the first and the last own plane, whose words the neighbours need), then the bulk
+/// between them, which the engine updates while the edges travel. Each part is the pass's
+/// dispatch restricted to the update threads of its planes among the pass's; the sites and
+/// their random words are those of the whole pass, so the split changes no bit.
 pub struct SlabSweep {
     pub edges: Vec<DispatchParams>,
     pub bulk: Option<DispatchParams>,
 }
 
 impl SlabSweep {
-    pub fn new(layout: &MultispinLayout, sweep: DispatchParams) -> Self {
-        let planes = layout.own_planes();
-        let part = |range: Range<u32>| sweep.planes(layout.plane_threads(range));
-        match planes {
+    pub fn new(layout: &MultispinLayout, pass: &SlabPass) -> Self {
+        let own = layout.own_planes();
+        let part = |range: Range<u32>| {
+            let planes = range.start.max(pass.planes.start)..range.end.min(pass.planes.end);
+            (!planes.is_empty()).then(|| pass.params.planes(layout.plane_threads(planes)))
+        };
+        match own {
             0..=2 => SlabSweep {
-                edges: vec![part(0..planes)],
+                edges: part(0..own).into_iter().collect(),
                 bulk: None,
             },
             _ => SlabSweep {
-                edges: vec![part(0..1), part(planes - 1..planes)],
-                bulk: Some(part(1..planes - 1)),
+                edges: [part(0..1), part(own - 1..own)]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+                bulk: part(1..own - 1),
             },
         }
     }
@@ -236,8 +326,29 @@ mod tests {
         }
     }
 
-    /// A slab's sweep split into edges and bulk covers each update thread once, the edges being
-    /// the first and the last plane's, and keeps the sweep's other parameters.
+    /// How often the edges and bulk of `passes` ([`SlabSweep`]) launch each update thread, and
+    /// the first threads of the edges.
+    fn coverage(layout: &MultispinLayout, passes: &[SlabPass]) -> (Vec<u32>, Vec<u32>) {
+        let mut covered = vec![0u32; layout.update_threads() as usize];
+        let mut edges = Vec::new();
+        for pass in passes {
+            let parts = SlabSweep::new(layout, pass);
+            edges.extend(parts.edges.iter().map(|part| part.first_thread));
+            for part in parts.edges.iter().chain(&parts.bulk) {
+                assert_eq!((part.sweep, part.colour), (7, 1));
+                let start = part.first_thread as usize;
+                for count in &mut covered[start..start + part.threads as usize] {
+                    *count += 1;
+                }
+            }
+        }
+        (covered, edges)
+    }
+
+    /// A slab's colour split into edges and bulk covers each update thread once, the edges
+    /// being the first and the last plane's, and keeps the sweep's other parameters; so do the
+    /// pieces of the pass (planes of the lattice, some beside the slab, one empty), of which
+    /// only the one ending the pass exchanges.
     #[test]
     fn edges_and_bulk_cover_the_sweep_once() {
         use crate::config::{Layout, MultispinOptions, Randoms};
@@ -248,30 +359,36 @@ mod tests {
             layout: Layout::Smsc,
             randoms: Randoms::Packed,
         };
-        let sweep = DispatchParams {
-            sweep: 7,
-            colour: 1,
-            ..DispatchParams::default()
-        };
+        let cuts = [0, 1, 4, 7, 7, 12, 200, 256];
         for planes in [2, 4, 10] {
-            let layout = MultispinLayout::new(systems.plane_slab(0, planes), options);
-            let parts = SlabSweep::new(&layout, sweep);
-            let mut covered = vec![0u32; layout.update_threads() as usize];
-            for part in parts.edges.iter().chain(&parts.bulk) {
-                assert_eq!((part.sweep, part.colour), (7, 1));
-                let start = part.first_thread as usize;
-                for count in &mut covered[start..start + part.threads as usize] {
-                    *count += 1;
-                }
-            }
+            let layout = MultispinLayout::new(systems.plane_slab(4, planes), options);
+            let colours = SlabPass::of(&layout, &Step::Sweep { sweep: 7 });
+            assert!(colours.iter().all(|pass| pass.exchange));
+            let (covered, edges) = coverage(&layout, &colours[1..]);
             assert!(covered.iter().all(|&c| c == 1), "{planes} planes");
             let per_plane = layout.update_threads() / planes;
-            let edges: Vec<_> = parts.edges.iter().map(|p| p.first_thread).collect();
             let expected = match planes {
                 2 => vec![0],
                 _ => vec![0, (planes - 1) * per_plane],
             };
             assert_eq!(edges, expected, "{planes} planes");
+            let pieces: Vec<SlabPass> = (cuts.windows(2))
+                .flat_map(|cut| {
+                    let planes = [cut[0], cut[1]];
+                    SlabPass::of(
+                        &layout,
+                        &Step::Part {
+                            sweep: 7,
+                            pass: 1,
+                            planes,
+                        },
+                    )
+                })
+                .collect();
+            let exchanges: Vec<bool> = pieces.iter().map(|pass| pass.exchange).collect();
+            assert_eq!(exchanges, [false, false, false, false, false, false, true]);
+            let (covered, _) = coverage(&layout, &pieces);
+            assert!(covered.iter().all(|&c| c == 1), "{planes} planes in pieces");
         }
     }
 

@@ -16,12 +16,17 @@ use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
 use crate::config::VectorUpdates;
 use crate::error::{Error, Result};
+use crate::model::vector::fixed::clock_split;
 use crate::model::vector::tiles::Tiles;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
 /// The proposal width that means a direction uniform on the sphere, independent of the old
 /// spin (a cone of zero width would never move).
 pub const UNIFORM: i32 = 0;
+
+/// The proposal width that means a clock model's heat bath: the new state drawn from the
+/// conditional distribution of all its states (`vector_metropolis::heat_bath`).
+pub const HEAT_BATH: i32 = -1;
 
 /// How the sweeps of a vector engine update its spins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +215,12 @@ impl<K> VectorKernelSet<K> {
 
 /// Refuse proposal widths that are not one per temperature of `systems`.
 pub fn check_widths(systems: &VectorSystems, widths: &[i32]) -> Result<()> {
+    if systems.clock == 0 && widths.contains(&HEAT_BATH) {
+        return Err(Error::State(
+            "the heat bath draws among a clock model's states; these spins take every direction"
+                .into(),
+        ));
+    }
     let temperatures = systems.betas.len();
     match widths.len() == temperatures {
         true => Ok(()),
@@ -252,10 +263,13 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 11] = [
+pub const KERNEL_CONSTANTS: [&str; 14] = [
     "L",
     "DIMS",
     "COMPONENTS",
+    "CLOCK",
+    "CLOCK_TURN",
+    "CLOCK_REMAINDER",
     "SAMPLES",
     "REPLICAS",
     "UNIFORM_COUPLINGS",
@@ -267,7 +281,8 @@ pub const KERNEL_CONSTANTS: [&str; 11] = [
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
-/// plain checkerboard, which builds no `vector_tiles`); the `CouplingScale`'s bits; the field
+/// plain checkerboard, which builds no `vector_tiles`); a clock model's states with `T` and `R`
+/// of [`clock_split`] (zeros for spins of every direction); the `CouplingScale`'s bits; the field
 /// in local-field units as the bits of its `i32` (both backends take unsigned constants); then
 /// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
@@ -277,10 +292,17 @@ pub fn kernel_constants(
 ) -> Vec<(&'static str, u32)> {
     let uniform = matches!(systems.couplings, VectorCouplings::Uniform(_));
     let scale = systems.coupling_scale();
+    let (turn, remainder) = match systems.clock {
+        0 => (0, 0),
+        q => clock_split(q),
+    };
     let values = [
         systems.lattice.size,
         systems.lattice.dims,
         systems.components,
+        systems.clock,
+        turn,
+        remainder,
         systems.samples,
         systems.replicas,
         u32::from(uniform),

@@ -199,23 +199,6 @@ impl<'a> RunStart<'a> {
         Stops::new(self.options.deadline)
     }
 
-    /// Refuse to continue a checkpoint written inside a sweep (`units` of sweep `sweeps` done)
-    /// where the engine does not cut sweeps (`cuts`: an MPI rank's slab, or steps of cluster
-    /// updates).
-    pub fn refuse_cut_sweep(&self, (sweeps, units): (u64, u64), cuts: bool) -> Result<()> {
-        if units == 0 || cuts {
-            return Ok(());
-        }
-        Err(Error::Usage(format!(
-            "checkpoint {} was written inside sweep {}, which this engine cannot finish: it \
-             updates whole sweeps only (under mpirun the ranks' lattices are split into slabs); \
-             resume it as one process (without mpirun), on any backend, and go on with mpirun \
-             from its next checkpoint",
-            self.checkpoint.display(),
-            sweeps + 1
-        )))
-    }
-
     /// At the boundary `from -> to` between two plans of a loop of sweeps (not after its
     /// last): write a checkpoint (`write`) where the plan crossed a multiple of the config's
     /// `checkpoint_every` or `stops` asks for a stop, and say whether the loop ends there:

@@ -127,7 +127,6 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     // step with cluster updates, planes of its updates and passes of its sweeps.
     let sweep_parts = engine.sweep_parts();
     let cut = schedule.cut(systems.lattice.size, sweep_parts, update_parts);
-    run.refuse_cut_sweep((state.sweeps_done, state.sweep_units), sweep_parts)?;
     while state.sweeps_done < schedule.total() {
         let from_sweep = state.sweeps_done;
         let next_stop = tuning_stops.iter().copied().find(|&stop| stop > from_sweep);

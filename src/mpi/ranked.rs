@@ -130,9 +130,9 @@ impl Engine for RankedEngine {
         self.call_all(Command::HotStart).map(drop)
     }
 
+    /// Every rank's engine checks the plan (its pieces of sweeps among them) before it runs.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        // The ranks update whole sweeps ([`Engine::sweep_parts`]): pieces are refused.
-        plan.check_parts(false, (0, 0))?;
+        // Cluster runs are not split over ranks ([`crate::metropolis`] refuses them).
         plan.check_cluster_parts(false, 0)?;
         let replies = self.call_all(Command::Execute(plan.clone()))?;
         let parts = answers(replies, |reply| match reply {
@@ -140,6 +140,12 @@ impl Engine for RankedEngine {
             other => Err(other),
         })?;
         self.division.merge_measurements(parts, plan.slots as usize)
+    }
+
+    /// The local engine's: every rank's engine is of its kind, and each runs the pieces of a
+    /// sweep on its share (a slab updates the planes of the piece that it holds).
+    fn sweep_parts(&self) -> bool {
+        self.local.sweep_parts()
     }
 
     /// Itself where the local engine has parallel tempering: it sends the calls to every rank.

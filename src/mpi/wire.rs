@@ -122,6 +122,7 @@ impl Writer {
     fn vector_systems(&mut self, systems: &VectorSystems) {
         self.lattice(&systems.lattice);
         self.u32(systems.components);
+        self.u32(systems.clock);
         self.field_and_index(systems.field, &systems.index);
         self.u32(systems.first_sample);
         self.u32(systems.all_samples);
@@ -233,6 +234,7 @@ impl Reader<'_> {
         if !(components == 2 || components == 3) {
             return Err(truncated());
         }
+        let clock = self.u32()?;
         let (field, mut index) = self.field_and_index()?;
         (index.first_sample, index.all_samples) = (self.u32()?, self.u32()?);
         let couplings = match self.u8()? {
@@ -247,6 +249,7 @@ impl Reader<'_> {
             index,
             lattice,
             components,
+            clock,
             field,
             couplings,
         })
@@ -293,6 +296,9 @@ const STEP_RESAMPLE: u32 = 3;
 /// A cluster update (refused over ranks, but carried like any step).
 const STEP_CLUSTER: u32 = 4;
 const STEP_OBSERVE: u32 = 5;
+const STEP_PART: u32 = 6;
+/// Words of a step on the wire: its kind and up to four fields (a piece of a sweep's).
+const STEP_WORDS: usize = 5;
 /// A cluster step's record slot where it records none.
 const NO_SLOT: u32 = u32::MAX;
 
@@ -337,16 +343,22 @@ impl Command {
                     .steps
                     .iter()
                     .flat_map(|step| match *step {
-                        Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0],
-                        Step::Part { .. } | Step::ClusterPart { .. } => {
+                        Step::Sweep { sweep } => [STEP_SWEEP, sweep, 0, 0, 0],
+                        Step::Part {
+                            sweep,
+                            pass,
+                            planes: [first, end],
+                        } => [STEP_PART, sweep, pass, first, end],
+                        Step::ClusterPart { .. } => {
                             unreachable!("refused by RankedEngine::execute")
                         }
-                        Step::Measure { slot } => [STEP_MEASURE, slot, 0],
-                        Step::Observe { slot } => [STEP_OBSERVE, slot, 0],
-                        Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity],
-                        Step::Resample { step } => [STEP_RESAMPLE, step, 0],
+                        Step::Measure { slot } => [STEP_MEASURE, slot, 0, 0, 0],
+                        Step::Observe { slot } => [STEP_OBSERVE, slot, 0, 0, 0],
+                        Step::Swap { sweep, parity } => [STEP_SWAP, sweep, parity, 0, 0],
+                        Step::Resample { step } => [STEP_RESAMPLE, step, 0, 0, 0],
                         Step::Cluster { update, sizes } => {
-                            [STEP_CLUSTER, update, sizes.map_or(NO_SLOT, |slot| slot)]
+                            let slot = sizes.map_or(NO_SLOT, |slot| slot);
+                            [STEP_CLUSTER, update, slot, 0, 0]
                         }
                     })
                     .collect();
@@ -442,9 +454,14 @@ impl Command {
                 let slots = r.u32()?;
                 let steps = r
                     .u32s()?
-                    .chunks_exact(3)
+                    .chunks_exact(STEP_WORDS)
                     .map(|s| match s[0] {
                         STEP_SWEEP => Ok(Step::Sweep { sweep: s[1] }),
+                        STEP_PART => Ok(Step::Part {
+                            sweep: s[1],
+                            pass: s[2],
+                            planes: [s[3], s[4]],
+                        }),
                         STEP_MEASURE => Ok(Step::Measure { slot: s[1] }),
                         STEP_OBSERVE => Ok(Step::Observe { slot: s[1] }),
                         STEP_SWAP => Ok(Step::Swap {
@@ -590,8 +607,8 @@ mod tests {
     use crate::error::Error;
 
     /// The vector-spin engine's calls: opening the slices of a Gaussian and a bimodal glass
-    /// (with their couplings) and of a ferromagnet, with and without tiles, and the calls of
-    /// its lattices and capabilities.
+    /// (with their couplings), a ferromagnet and a clock model, with and without tiles, and the
+    /// calls of its lattices and capabilities.
     fn vector_commands() -> Vec<Command> {
         let heisenberg = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, -0.5), vec![0.4], 2, 7);
         let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (0, 0.25), vec![0.1, 2.0], 4, 8);
@@ -617,6 +634,7 @@ mod tests {
                     .sample_slice(1, 1),
                 None,
             ),
+            open(xy.clone().with_clock(6), None),
             open(xy, None),
             Command::SetSpins(vec![1 << 28, -3, 0].into()),
             Command::SetWidths(vec![0, i32::MIN, i32::MAX]),
@@ -635,9 +653,11 @@ mod tests {
             ..IsingSystems::spin_glass(Lattice::new(3, 4), 0.0, vec![0.5], 2, 2, 9)
         };
         let mut plan = Plan::default();
+        plan.part(6, 1, 3..64);
         plan.sweep(7);
         plan.swap(7, 1);
         plan.measure();
+        plan.part(8, 0, 0..5);
         let mut spins = SpinBits::down(3, 64);
         spins.set(1, 5, true);
         let commands = [

@@ -1,7 +1,8 @@
 //! The vector models against exact limits on tiny lattices (fixed seeds, errors by the
 //! jackknife): free spins in a field, the high-temperature series of the energy, and the
 //! updates' agreement with one another (over-relaxation, cones, the double checkerboard's
-//! multi-hit); the spin glass's overlap estimators for independent and for ordered replicas.
+//! multi-hit); clock models against the row transfer matrix; the spin glass's overlap
+//! estimators for independent and for ordered replicas.
 
 use super::record::{measurement, overlap_measurement};
 use crate::config::Disorder;
@@ -141,6 +142,35 @@ fn over_relaxation_and_cones_give_the_energy_of_plain_metropolis() {
         a.mean < -0.3,
         "ordered enough to tell the updates apart: {a:?}"
     );
+}
+
+/// Clock models against the row transfer matrix's exact energy and specific heat: on a 4^2
+/// lattice 3 states in a field, and 4 states (two Ising models, so Kaufman's too) near the
+/// 4-state clock's transition on the infinite lattice (`beta_c = 2 x 0.4407`), by uniform
+/// proposals and by the heat bath; 8 states in a field on a 2^2 lattice (two bonds between
+/// each pair of neighbours) by the heat bath, cold.
+#[test]
+fn clock_models_give_the_transfer_matrixs_energy_and_heat() {
+    use crate::engine::vector::HEAT_BATH;
+    use crate::exact::{DiscreteSpins, energy_and_heat};
+    let cases = [
+        (3, 0.5, 0.6, 4, UNIFORM),
+        (4, 0.0, 0.85, 4, UNIFORM),
+        (3, 0.5, 0.6, 4, HEAT_BATH),
+        (4, 0.0, 0.85, 4, HEAT_BATH),
+        (8, 0.2, 2.5, 2, HEAT_BATH),
+    ];
+    for (q, field, beta, size, width) in cases {
+        let lattice = Lattice::new(2, size);
+        let systems =
+            VectorSystems::uniform(lattice, 2, (1, field), vec![beta], 4, 17).with_clock(q);
+        let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+        let spins = DiscreteSpins::clock(q, 1.0, field);
+        let (e, c) = energy_and_heat(&spins, (size, size), beta);
+        let what = format!("q = {q}, width {width}");
+        assert_near(&format!("{what}: e"), estimates.e, e, (4.0, 0.0), 0.02);
+        assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.1);
+    }
 }
 
 #[test]

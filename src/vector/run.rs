@@ -96,7 +96,6 @@ pub fn run_vector(
         .sweep_parts()
         .then_some((passes, systems.lattice.size));
     let cut = SweepCut::new(pieces);
-    run.refuse_cut_sweep((state.sweeps_done, state.sweep_units), cut.pieces.is_some())?;
     while state.sweeps_done < total {
         let from_sweep = state.sweeps_done;
         let from = cut.position(from_sweep, state.sweep_units);

@@ -166,21 +166,27 @@ fn glass_estimates(
         .collect()
 }
 
-/// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per sweep", with
-/// "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles.
+/// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per Metropolis
+/// sweep", with "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles;
+/// a clock model's "Metropolis with uniform proposals of its 6 angles" or "heat bath of its 6
+/// states" (which takes no over-relaxation).
 fn describe_updates(config: &Config) -> String {
-    let proposal = match config.updates.proposal {
-        crate::config::Proposal::Uniform => "uniform proposals".to_string(),
-        crate::config::Proposal::Cone { acceptance } => {
-            format!("a proposal cone tuned to acceptance {acceptance}")
-        }
-    };
+    use crate::config::Proposal;
     let order = match config.updates.metropolis {
         MetropolisOrder::Checkerboard => String::new(),
         MetropolisOrder::DoubleCheckerboard { tile, hits } => format!(
             " on a double checkerboard of {tile}^{} tiles, {hits} hits per site",
             config.model.dims()
         ),
+    };
+    let q = config.model.clock_states().unwrap_or(0);
+    let proposal = match config.updates.proposal {
+        Proposal::HeatBath => return format!("heat bath of its {q} states{order}"),
+        Proposal::Uniform if q > 0 => format!("uniform proposals of its {q} angles"),
+        Proposal::Uniform => "uniform proposals".to_string(),
+        Proposal::Cone { acceptance } => {
+            format!("a proposal cone tuned to acceptance {acceptance}")
+        }
     };
     format!(
         "Metropolis with {proposal}{order}, {} over-relaxation sweeps per Metropolis sweep",

@@ -3,7 +3,7 @@
 //! last stop over the target (at most by 2 either way); then it is frozen.
 
 use crate::config::Proposal;
-use crate::engine::vector::UNIFORM;
+use crate::engine::vector::{HEAT_BATH, UNIFORM};
 use crate::model::vector::fixed::ONE;
 
 /// Stops at which the cone's width is tuned.
@@ -19,7 +19,8 @@ const WIDTHS: (i32, i32) = (ONE >> 20, 2 * ONE);
 /// The proposal widths of every temperature and how they are tuned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConeTuning {
-    /// Per temperature, spin units ([`UNIFORM`] for uniform proposals).
+    /// Per temperature, spin units ([`UNIFORM`] for uniform proposals, [`HEAT_BATH`] for a
+    /// clock's heat bath).
     pub widths: Vec<i32>,
     /// The target acceptance of a cone; `None` for uniform proposals.
     pub target: Option<f64>,
@@ -31,6 +32,10 @@ impl ConeTuning {
         match proposal {
             Proposal::Uniform => ConeTuning {
                 widths: vec![UNIFORM; temperatures],
+                target: None,
+            },
+            Proposal::HeatBath => ConeTuning {
+                widths: vec![HEAT_BATH; temperatures],
                 target: None,
             },
             Proposal::Cone { acceptance } => ConeTuning {

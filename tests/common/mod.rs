@@ -3,6 +3,7 @@
 
 pub mod annealing;
 pub mod backend;
+pub mod pieces;
 pub mod runs;
 pub mod slabs;
 pub mod slices;

@@ -1,8 +1,10 @@
 //! Lattices split into slabs (`IsingSystems::plane_slab`): engines holding one slab each, in
 //! threads trading halo planes through `LocalHalos`, must end with exactly the bits of one
 //! engine of the whole lattices (their spins the matching bit ranges, their measurements
-//! summed the whole run's). Shared by the CPU, wgpu and CUDA tests of `tests/equality/slabs.rs`.
+//! summed the whole run's), with whole sweeps or sweeps in pieces. Shared by the CPU, wgpu and
+//! CUDA tests of `tests/equality/slabs.rs`.
 
+use super::pieces::in_pieces;
 use super::sweep_plan;
 use spinflip::config::{Lanes, Layout, MultispinOptions, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
@@ -139,12 +141,11 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     cases
 }
 
-/// The two plans: sweeps measuring after each; the second continues the sweep count.
-pub fn slab_plans(case: &SlabCase) -> [Plan; 2] {
-    [
-        sweep_plan(0, case.sweeps, 1),
-        sweep_plan(case.sweeps, case.sweeps, 1),
-    ]
+/// The two runs of plans: sweeps measuring after each, the second continuing the sweep
+/// count, each one plan, or in pieces cut at `cuts` ([`in_pieces`]; none: whole sweeps).
+pub fn slab_plans(case: &SlabCase, cuts: &[(u64, bool)]) -> [Vec<Plan>; 2] {
+    let size = case.systems.lattice.size;
+    [0, case.sweeps].map(|first| in_pieces(&[sweep_plan(first, case.sweeps, 1)], size, cuts))
 }
 
 /// The lattices every engine takes between its two plans (`set_spins`): a fixed pattern, not
@@ -157,28 +158,46 @@ pub fn between_plans(systems: &IsingSystems) -> SpinBits {
     SpinBits::from_signs(systems.systems(), systems.lattice.sites(), &signs)
 }
 
-/// What an engine held and measured: after the hot start and the first plan, then after
-/// `set_spins(between_plans)` and the second.
+/// What an engine held and measured: after the hot start and the first run of plans, then
+/// after `set_spins(between_plans)` and the second.
 pub struct Outcome {
     pub spins: Vec<SpinBits>,
     pub measured: Vec<Measurements>,
 }
 
-/// Run `engine` (of `systems`, the run's or a slab's) through the case's plans.
-pub fn execute(engine: &mut dyn Engine, case: &SlabCase, systems: &IsingSystems) -> Outcome {
-    let [first, second] = slab_plans(case);
+/// Run `engine` (of `systems`, the run's or a slab's) through the case's plans, its sweeps
+/// cut at `cuts` ([`slab_plans`]).
+pub fn execute(
+    engine: &mut dyn Engine,
+    case: &SlabCase,
+    systems: &IsingSystems,
+    cuts: &[(u64, bool)],
+) -> Outcome {
+    let [first, second] = slab_plans(case, cuts);
     engine.hot_start().unwrap();
-    let measured = vec![engine.execute(&first).unwrap()];
+    let measured = vec![execute_all(engine, &first)];
     let spins = vec![engine.spins().unwrap().into_bits().unwrap()];
     let mut outcome = Outcome { spins, measured };
     engine
         .set_spins(&slab_bits(&between_plans(&case.systems), systems).into())
         .unwrap();
-    outcome.measured.push(engine.execute(&second).unwrap());
+    outcome.measured.push(execute_all(engine, &second));
     outcome
         .spins
         .push(engine.spins().unwrap().into_bits().unwrap());
     outcome
+}
+
+/// What `plans` measured, one after another, as one plan's slots.
+fn execute_all(engine: &mut dyn Engine, plans: &[Plan]) -> Measurements {
+    let mut all = Measurements::default();
+    for plan in plans {
+        let measured = engine.execute(plan).unwrap();
+        all.observations.extend(measured.observations);
+        all.overlap_planes.extend(measured.overlap_planes);
+        all.link_overlaps.extend(measured.link_overlaps);
+    }
+    all
 }
 
 /// The bits of `slab`'s planes of every system of `whole` (the run's lattices); all of them
@@ -203,8 +222,9 @@ fn planes(systems: &IsingSystems) -> u64 {
 /// Opens the engine of a slab with its halo (in the slab's thread).
 pub type OpenSlab = dyn Fn(&SlabCase, &IsingSystems, Box<dyn Halo>) -> Box<dyn Engine> + Sync;
 
-/// Every slab of the case in its own thread, in a ring of [`LocalHalos`].
-pub fn execute_slabs(case: &SlabCase, open: &OpenSlab) -> Vec<Outcome> {
+/// Every slab of the case in its own thread, in a ring of [`LocalHalos`], its sweeps cut at
+/// `cuts`.
+pub fn execute_slabs(case: &SlabCase, open: &OpenSlab, cuts: &[(u64, bool)]) -> Vec<Outcome> {
     let halos = LocalHalos::ring(case.slabs.len());
     std::thread::scope(|scope| {
         let threads: Vec<_> = case
@@ -214,7 +234,7 @@ pub fn execute_slabs(case: &SlabCase, open: &OpenSlab) -> Vec<Outcome> {
             .map(|(&(first, planes), halo)| {
                 scope.spawn(move || {
                     let slab = case.systems.plane_slab(first, planes);
-                    execute(open(case, &slab, halo).as_mut(), case, &slab)
+                    execute(open(case, &slab, halo).as_mut(), case, &slab, cuts)
                 })
             })
             .collect();
@@ -281,11 +301,17 @@ fn add<T: Copy + std::ops::Add<Output = T>>(total: &mut [T], part: &[T]) {
     }
 }
 
-/// Execute a case on the whole lattices (`whole`) and in slabs (`open`), and compare.
-pub fn compare_slabs(case: &SlabCase, whole: Box<dyn Engine>, open: &OpenSlab) {
+/// Execute a case on the whole lattices (`whole`, whole sweeps) and in slabs (`open`, their
+/// sweeps cut at `cuts`), and compare.
+pub fn compare_slabs(
+    case: &SlabCase,
+    whole: Box<dyn Engine>,
+    open: &OpenSlab,
+    cuts: &[(u64, bool)],
+) {
     let mut whole = whole;
-    let reference = execute(whole.as_mut(), case, &case.systems);
+    let reference = execute(whole.as_mut(), case, &case.systems, &[]);
     drop(whole);
-    let parts = execute_slabs(case, open);
+    let parts = execute_slabs(case, open, cuts);
     check_slabs(case, &reference, &parts);
 }

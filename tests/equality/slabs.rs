@@ -4,10 +4,13 @@
 //! slab's spins the matching bit ranges, the summed observations, overlap planes and link
 //! overlaps the whole run's), on the CPU and GPU multispin engines, SMSC in 2D and 3D and every
 //! AMSC lanes kind, ferromagnet and spin glass, exact, shared and packed randoms (cases and
-//! comparison in `tests/common/slabs.rs`); and what slabs do not support is refused.
+//! comparison in `tests/common/slabs.rs`), with whole sweeps and with sweeps in pieces
+//! (`Step::Part`, each slab updating the planes of a piece that it holds); and what slabs do
+//! not support is refused.
 
 use crate::common;
 use crate::common::backend::Gpu;
+use common::pieces::cuts;
 use common::slabs::{SlabCase, compare_slabs, slab_cases};
 use spinflip::config::{Backend, Config, EngineKind, Layout, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
@@ -20,6 +23,7 @@ use spinflip::model::ising::IsingSystems;
 backends! {
     both: [
         slabs_equal_the_whole_lattices,
+        slab_pieces_equal_the_whole_sweeps,
         open_slab_engine_opens_slabs,
         slab_engines_refuse_what_slabs_do_not_support,
     ],
@@ -49,7 +53,7 @@ fn smsc_config(backend: Backend, randoms: Randoms) -> Config {
 #[test]
 fn cpu_slabs_equal_the_whole_lattices() {
     for case in slab_cases(true) {
-        compare_slabs(&case, cpu_whole(&case), &cpu_slab);
+        compare_slabs(&case, cpu_whole(&case), &cpu_slab, &[]);
     }
 }
 
@@ -61,11 +65,38 @@ fn slabs_equal_the_whole_lattices<B: Gpu>() {
         let open = move |case: &SlabCase, slab: &IsingSystems, halo| -> Box<dyn Engine> {
             gpu.slab(&case.layout(slab), 64, halo)
         };
-        compare_slabs(case, cpu_whole(case), &open);
+        compare_slabs(case, cpu_whole(case), &open, &[]);
         if i == 2 {
             let whole = gpu.multispin(&case.layout(&case.systems), 64, Betas::Fixed);
-            compare_slabs(case, whole, &open);
+            compare_slabs(case, whole, &open, &[]);
         }
+    }
+}
+
+/// The `i`-th way of [`cuts`], in turn, to cut the case's sweeps.
+fn piece_cuts(case: &SlabCase, i: usize) -> Vec<(u64, bool)> {
+    let mut ways = cuts(case.systems.lattice.size, case.sweeps.into());
+    ways.swap_remove(i % ways.len()).1
+}
+
+/// Sweeps in pieces on CPU slabs, each case cut another way, give the whole lattices' whole
+/// sweeps: a slab updates the planes of a piece that it holds (perhaps none), and every slab
+/// exchanges its halos after the piece that ends a pass.
+#[test]
+fn cpu_slab_pieces_equal_the_whole_sweeps() {
+    for (i, case) in slab_cases(false).iter().enumerate() {
+        compare_slabs(case, cpu_whole(case), &cpu_slab, &piece_cuts(case, i));
+    }
+}
+
+/// The same on the backend's slabs.
+fn slab_pieces_equal_the_whole_sweeps<B: Gpu>() {
+    for (i, case) in slab_cases(false).iter().enumerate() {
+        let gpu = B::alternating(i);
+        let open = move |case: &SlabCase, slab: &IsingSystems, halo| -> Box<dyn Engine> {
+            gpu.slab(&case.layout(slab), 64, halo)
+        };
+        compare_slabs(case, cpu_whole(case), &open, &piece_cuts(case, i));
     }
 }
 
@@ -77,7 +108,7 @@ fn open_slab_engine_opens_cpu_slabs() {
         let config = smsc_config(Backend::Cpu, case.randoms);
         open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
     };
-    compare_slabs(case, cpu_whole(case), &open);
+    compare_slabs(case, cpu_whole(case), &open, &[]);
 }
 
 /// The same through `open_slab_engine` with the backend's config.
@@ -87,7 +118,7 @@ fn open_slab_engine_opens_slabs<B: Gpu>() {
         let config = smsc_config(B::BACKEND, case.randoms);
         open_slab_engine(&config, slab.clone(), Betas::Fixed, halo).unwrap()
     };
-    compare_slabs(case, cpu_whole(case), &open);
+    compare_slabs(case, cpu_whole(case), &open, &[]);
 }
 
 /// One slab of every plane (one rank), its own neighbour, is the whole lattices.
@@ -95,7 +126,7 @@ fn open_slab_engine_opens_slabs<B: Gpu>() {
 fn one_slab_of_every_plane_is_the_whole_lattices() {
     for mut case in slab_cases(false).into_iter().step_by(3) {
         case.slabs = vec![(0, case.systems.lattice.size)];
-        compare_slabs(&case, cpu_whole(&case), &cpu_slab);
+        compare_slabs(&case, cpu_whole(&case), &cpu_slab, &[]);
     }
 }
 
@@ -106,13 +137,13 @@ fn slabs_without_their_neighbours_differ() {
     let case = &slab_cases(false)[0];
     let whole = {
         let mut engine = cpu_whole(case);
-        common::slabs::execute(engine.as_mut(), case, &case.systems)
+        common::slabs::execute(engine.as_mut(), case, &case.systems, &[])
     };
     let &(first, planes) = &case.slabs[0];
     let slab = case.systems.plane_slab(first, planes);
     let alone = LocalHalos::ring(1).pop().unwrap();
     let mut engine = cpu_slab(case, &slab, alone);
-    let part = common::slabs::execute(engine.as_mut(), case, &slab);
+    let part = common::slabs::execute(engine.as_mut(), case, &slab, &[]);
     let expected = common::slabs::slab_bits(&whole.spins[0], &slab);
     assert_ne!(part.spins[0], expected, "{}", case.name());
 }
@@ -172,7 +203,7 @@ fn slab_engines_refuse_what_slabs_do_not_support<B: Gpu>() {
 }
 
 /// The slab engine `open_slab_engine` opens for `backend` refuses tempering, annealing, the
-/// spins of whole lattices and pieces of sweeps, saying why.
+/// spins of whole lattices and pieces beyond the lattice's planes, saying why.
 fn check_slab_refusals(backend: Backend) {
     let (run, slab) = refusal_systems();
     let config = smsc_config(backend, Randoms::Exact);
@@ -203,11 +234,12 @@ fn check_slab_refusals(backend: Backend) {
         error.contains("lattices of 2048 spins"),
         "{backend:?}: {error}"
     );
-    assert!(!engine.sweep_parts(), "{backend:?}");
+    assert!(engine.sweep_parts(), "{backend:?}");
     let mut piece = Plan::default();
-    piece.part(0, 0, 0..2);
+    piece.part(0, 0, 60..65);
     let error = message(engine.execute(&piece).unwrap_err());
-    assert!(error.contains("whole sweeps only"), "{backend:?}: {error}");
+    let beyond = "no piece of a sweep of 2 passes over planes 0..64";
+    assert!(error.contains(beyond), "{backend:?}: {error}");
 }
 
 #[cfg(not(feature = "cuda"))]

@@ -2,7 +2,8 @@
 //! observations and spin-glass overlaps bit for bit: XY and Heisenberg, 2D and 3D, the
 //! ferromagnet in a field, the +-J glass and the Gaussian glass (its fixed-point couplings and
 //! coarser local field), uniform and cone proposals, multi-hit, over-relaxation mixed in, the
-//! double checkerboard's tiles (2D and 3D, one and three hits, any block size), after a hot start
+//! double checkerboard's tiles (2D and 3D, one and three hits, any block size), clock models (their
+//! states' angles from 32-bit turns), after a hot start
 //! and after spins set from the host, a sample slice of a glass (whose CPU engine ends with its
 //! samples' bits of the whole run: `engine::cpu::vector`'s tests), plans measuring at their end
 //! and between their sweeps, sweeps done in pieces (`Step::Part`); wgpu on both WGSL Philox
@@ -12,7 +13,7 @@
 use crate::common::backend::Gpu;
 use spinflip::config::Disorder;
 use spinflip::engine::cpu::CpuVectorEngine;
-use spinflip::engine::vector::{UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
+use spinflip::engine::vector::{HEAT_BATH, UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
 use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
 use spinflip::model::Lattice;
 use spinflip::model::vector::VectorSystems;
@@ -29,6 +30,7 @@ backends! {
         gaussian_glasses_match_cpu_bit_for_bit,
         sample_slices_match_cpu_bit_for_bit,
         sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit,
+        clock_models_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -53,6 +55,10 @@ struct Case {
     replicas: u32,
     /// `(first, count)`: the engines hold these samples of a glass's two; `None`: both.
     slice: Option<(u32, u32)>,
+    /// A clock model's states; 0 for spins of every direction.
+    clock: u32,
+    /// A clock's heat bath in place of its proposals (at every temperature).
+    heat_bath: bool,
 }
 
 impl Case {
@@ -68,6 +74,7 @@ impl Case {
             self.replicas,
             seed,
         )
+        .with_clock(self.clock)
         .with_disorder(self.disorder, 2);
         match self.slice {
             Some((first, count)) => run.sample_slice(first, count),
@@ -85,6 +92,9 @@ impl Case {
 
     /// Each temperature's width: the cone, narrower at the colder temperature.
     fn widths(self) -> Vec<i32> {
+        if self.heat_bath {
+            return vec![HEAT_BATH; 2];
+        }
         match self.cone {
             None => vec![UNIFORM; 2],
             Some(w) => vec![
@@ -186,6 +196,8 @@ const XY_2D_FIELD: Case = Case {
     overrelaxation: 1,
     replicas: 2,
     slice: None,
+    clock: 0,
+    heat_bath: false,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -534,5 +546,48 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
             let overlaps = &whole.0.vector_overlaps;
             assert_eq!(&pieces.vector_overlaps, overlaps, "{what}: overlaps");
         }
+    }
+}
+
+/// Clock models: 6 states in a field on the plain checkerboard, 5 states of the +-J glass in
+/// 3D on tiles with three hits, and the 4-state clock (its angles on the axes) on the largest
+/// block size; the heat bath of 7 states in a field, and of the 12-state Gaussian glass on
+/// tiles with two hits.
+fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
+    let six = Case {
+        overrelaxation: 0,
+        clock: 6,
+        ..XY_2D_FIELD
+    };
+    let five_glass = Case {
+        dims: 3,
+        size: 4,
+        field: 0.0,
+        disorder: Disorder::Bimodal,
+        hits: 3,
+        tile: Some(2),
+        clock: 5,
+        ..six
+    };
+    for case in [six, five_glass] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+    let four = Case { clock: 4, ..six };
+    assert_matches(G::default(), four, *G::BLOCK_SIZES.last().unwrap());
+    let heat_bath = Case {
+        clock: 7,
+        heat_bath: true,
+        ..six
+    };
+    let gaussian_heat_bath = Case {
+        size: 8,
+        disorder: Disorder::Gaussian,
+        hits: 2,
+        tile: Some(4),
+        clock: 12,
+        ..heat_bath
+    };
+    for case in [heat_bath, gaussian_heat_bath] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
 }

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Tables of the vector-spin validation runs of run.sh (docs/VALIDATION.md): the U4 and
-xi/L crossings of consecutive L for the 3D Heisenberg and XY models against their beta_c, and the
-2D XY helicity modulus against the BKT line 2T/pi; with --svg DIR their figures. Usage:
-analyse.py OUT_DIR [--svg DIR]."""
+xi/L crossings of consecutive L for the 3D Heisenberg and XY models against their beta_c, the
+2D XY helicity modulus against the BKT line 2T/pi, and the 4-state clock model's e and c
+against Kaufman's (from `BIN exact`, BIN the release build, default target/release/spinflip);
+with --svg DIR their figures. Usage: analyse.py OUT_DIR [--svg DIR]."""
 
+import json
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,6 +67,25 @@ def helicity(out):
         print(f"  L = {size:4}: {', '.join(found) or 'no crossing in the range'}")
 
 
+def clock4(out):
+    """The 4-state clock model is two Ising models at half the coupling: per site e(beta) =
+    e_Ising(beta / 2) and c(beta) = 2 c_Ising(beta / 2) of the same L (Kaufman)."""
+    runs = summaries(out, "clock4")
+    if not runs:
+        return
+    binary = os.environ.get("BIN", "target/release/spinflip")
+    print("clock4: e and c against Kaufman's at beta / 2, in units of the error")
+    for size, s in runs:
+        cells = []
+        for r in s["runs"]:
+            command = [binary, "exact", "--size", str(size), "--beta", str(r["beta"] / 2)]
+            exact = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+            de = (r["e"]["mean"] - exact["e"]) / r["e"]["err"]
+            dc = (r["c"]["mean"] - 2 * exact["c"]) / r["c"]["err"]
+            cells.append(f"{r['beta']:.2f}: {de:+.2f} / {dc:+.2f}")
+        print(f"  L = {size:4}: {', '.join(cells)}")
+
+
 def figures(out, folder):
     """U4 and xi/L against beta for each 3D model, the helicity modulus against T in 2D with
     the line 2T/pi, one curve per L, as SVG files in `folder`."""
@@ -94,5 +117,6 @@ if __name__ == "__main__":
     for model in CRITICAL:
         crossings(out, model)
     helicity(out)
+    clock4(out)
     if "--svg" in arguments:
         figures(out, arguments[arguments.index("--svg") + 1])

@@ -6,9 +6,12 @@
 #   xy3d:         3D XY ferromagnet around beta_c = 0.4541652(11) (Campostrini et al., PRB 63,
 #                 214503 (2001)): the same crossings;
 #   xy2d:         2D XY, T from 0.80 to 1.00: the helicity modulus against the BKT line 2T/pi,
-#                 T_BKT = 0.8929(1) (Hasenbusch, J. Phys. A 38, 5869 (2005)).
+#                 T_BKT = 0.8929(1) (Hasenbusch, J. Phys. A 38, 5869 (2005));
+#   clock4:       the 2D 4-state clock model (two Ising models at half the coupling, uniform
+#                 proposals of its angles) around beta = 2 x 0.4407: e and c against Kaufman's
+#                 at beta / 2.
 # Then `python3 assets/validation/vector/analyse.py $OUT_DIR` prints the crossings.
-# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SWEEPS (measured sweeps; thermalisation a fifth of
+# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SIZES_CLOCK4, SWEEPS (measured sweeps; thermalisation a fifth of
 # them), REPLICAS, OVERRELAXATION, PARTS, BACKEND, BETAS_HEISENBERG, BETAS_XY3D (a narrower grid
 # for large L, whose curves turn within the default one) override; a sweep is one Metropolis sweep with
 # a tuned cone (acceptance 0.5) and OVERRELAXATION over-relaxation sweeps.
@@ -23,15 +26,16 @@ OVERRELAXATION=${OVERRELAXATION:-2}
 PARTS=${PARTS:-heisenberg3d xy3d xy2d}
 mkdir -p "$OUT"
 
-# run NAME MODEL BETAS
+# run NAME MODEL BETAS [UPDATES]: UPDATES defaults to the tuned cone with over-relaxation.
 run() {
   local name=$1 model=$2 betas=$3
+  local updates=${4:-"(proposal: Cone(acceptance: 0.5), overrelaxation: $OVERRELAXATION)"}
   run_config "$name" <<RON
 (
     model: $model,
     temperatures: Betas([$betas]),
     replicas: $REPLICAS,
-    updates: (proposal: Cone(acceptance: 0.5), overrelaxation: $OVERRELAXATION),
+    updates: $updates,
     sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 1),
     seed: 40,
 RON
@@ -53,5 +57,9 @@ xy2d)
   for L in ${SIZES_XY2D-8 16 32 64 128}; do
     run "xy2d_L$L" "XY(dims: 2, size: $L, field: 0.0)" \
       "1.25, 1.2121, 1.1765, 1.1429, 1.1111, 1.0811, 1.0526, 1.0256, 1.0"
+  done ;;
+clock4)
+  for L in ${SIZES_CLOCK4-16 32 64 128}; do
+    run "clock4_L$L" "Clock(q: 4, dims: 2, size: $L)" "0.70, 0.80, 0.86, 0.88, 0.90, 1.00" "()"
   done ;;
 esac; done

@@ -179,17 +179,15 @@ where
     }
 
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
-        plan.check_parts(
-            self.sweep_parts(),
-            (ISING_PASSES, self.layout().own_planes()),
-        )?;
+        let planes = self.layout().lattice().size;
+        plan.check_parts(self.sweep_parts(), (ISING_PASSES, planes))?;
         execute(self, plan)
     }
 
-    /// Whole lattices only: a slab's pieces would need the halo exchange of a colour inside it
-    /// ([`crate::engine::slabs`]).
+    /// A slab's too: a piece names planes of the whole lattice, and the slab updates those
+    /// among its own ([`crate::engine::slabs::SlabPass`]).
     fn sweep_parts(&self) -> bool {
-        self.layout().systems.slab.is_none()
+        true
     }
 
     fn max_plan_slots(&self) -> u64 {

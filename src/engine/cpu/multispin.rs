@@ -16,7 +16,7 @@ use crate::engine::backend::multispin::{
     MultispinAnnealing, MultispinBackend, MultispinHost, MultispinLattices,
 };
 use crate::engine::multispin::{LANES, MultispinLayout};
-use crate::engine::slabs::{check_slab, exchange_colour, whole_lattices_only};
+use crate::engine::slabs::{SlabPass, check_slab, exchange_colour, whole_lattices_only};
 use crate::engine::tempering::SwapLayout;
 use crate::engine::{Halo, Measurements, Plan, Populations, Step, Tempering};
 use crate::error::Result;
@@ -71,16 +71,22 @@ impl CpuMultispinEngine {
         Ok(engine)
     }
 
-    /// Colour 0 of every word system, then colour 1.
-    fn sweep(&mut self, sweep: u32) -> Result<()> {
-        let planes = 0..self.layout().own_planes();
-        (0..2).try_for_each(|colour| self.update(sweep, colour, planes.clone()))
+    /// The passes of update step `step` ([`SlabPass`]): each on its planes of every word
+    /// system, then a slab's exchange of the colour's boundary planes where the pass is
+    /// complete.
+    fn update(&mut self, step: &Step) -> Result<()> {
+        for pass in SlabPass::of(&self.host.layout, step) {
+            let (sweep, colour) = (pass.params.sweep, pass.params.colour);
+            self.update_planes((sweep, colour), pass.planes);
+            if pass.exchange {
+                self.exchange(colour)?;
+            }
+        }
+        Ok(())
     }
 
-    /// Colour `colour` of sweep `sweep` on the own planes `planes` of every word system (all of
-    /// them, or a piece of the sweep: [`Step::Part`]), then a slab's exchange of the colour's
-    /// boundary planes.
-    fn update(&mut self, sweep: u32, colour: u32, planes: Range<u32>) -> Result<()> {
+    /// Colour `colour` of sweep `sweep` on the own planes `planes` of every word system.
+    fn update_planes(&mut self, pass: (u32, u32), planes: Range<u32>) {
         let len = self.layout().system_words() as usize;
         let layout = &self.host.layout;
         let arrays = (self.tables.as_slice(), self.couplings.as_slice());
@@ -88,10 +94,8 @@ impl CpuMultispinEngine {
             .par_chunks_mut(len)
             .enumerate()
             .for_each(|(g, words)| {
-                let pass = (sweep, colour);
                 sweep_colour(layout, arrays, words, g as u32, pass, planes.clone());
             });
-        self.exchange(colour)
     }
 
     /// A slab's halo exchange of `colour` (nothing for whole lattices).
@@ -226,12 +230,7 @@ impl MultispinBackend for CpuMultispinEngine {
                 Step::Observe { .. } | Step::Cluster { .. } | Step::ClusterPart { .. } => {
                     unreachable!("refused by multispin::execute")
                 }
-                Step::Sweep { sweep } => self.sweep(sweep)?,
-                Step::Part {
-                    sweep,
-                    pass,
-                    planes: [first, end],
-                } => self.update(sweep, pass, first..end)?,
+                Step::Sweep { .. } | Step::Part { .. } => self.update(step)?,
                 Step::Swap { sweep, parity } => self.swap(sweep, parity),
                 Step::Measure { .. } => self.measure(),
             }

@@ -82,14 +82,14 @@ impl VectorBackend for CpuVector {
     fn hot_start(&mut self) -> Result<()> {
         let systems = &self.systems;
         let (seed, sites) = (systems.seed, systems.lattice.sites());
-        let n = systems.components as usize;
+        let directions = systems.directions();
         let words = self.system_words();
         self.spins
             .par_chunks_mut(words)
             .enumerate()
             .for_each(|(b, s)| {
                 let system = systems.global_system(b as u32);
-                s.copy_from_slice(&initial_lattice(seed, system, sites, n));
+                s.copy_from_slice(&initial_lattice(seed, system, sites, directions));
             });
         Ok(())
     }
@@ -365,6 +365,43 @@ mod tests {
             (total, engine.spins().unwrap())
         };
         assert_eq!(accepted(&[sweeps]), accepted(&[sweeps / 2, sweeps]));
+    }
+
+    /// A 5-state clock's spins are its five angles (the unit vectors of their turns) from the
+    /// hot start on, through tiles of multi-hit sweeps, and every angle occurs.
+    #[test]
+    fn a_clock_models_spins_stay_on_its_angles() {
+        use crate::model::vector::fixed::{clock_turn, cos_sin_turn, unit};
+        let q = 5;
+        let systems = VectorSystems::uniform(Lattice::new(2, 8), 2, (1, 0.2), vec![0.5, 2.0], 2, 4)
+            .with_clock(q);
+        let updates = VectorSweeps {
+            hits: 2,
+            tile: Some(4),
+            overrelaxation: 0,
+        };
+        let angles: Vec<[i32; 2]> = (0..q)
+            .map(|k| {
+                let (c, s) = cos_sin_turn(clock_turn(k, q));
+                let [x, y, _] = unit(&[c, s, 0], 2).unwrap();
+                [x, y]
+            })
+            .collect();
+        let mut engine = CpuVectorEngine::new(systems, updates);
+        engine.hot_start().unwrap();
+        for sweeps in [0..0, 0..7] {
+            engine.execute(&sweeps_plan(sweeps, false)).unwrap();
+            let spins = engine.spins().unwrap().into_vector().unwrap();
+            let mut seen = vec![false; q as usize];
+            for system in spins.chunks(2 * 64) {
+                let (x, y) = system.split_at(64);
+                for (&x, &y) in x.iter().zip(y) {
+                    let k = angles.iter().position(|a| *a == [x, y]);
+                    seen[k.unwrap_or_else(|| panic!("({x}, {y}) is no clock angle"))] = true;
+                }
+            }
+            assert!(seen.iter().all(|&s| s), "{seen:?}");
+        }
     }
 
     /// Pieces of passes a sweep does not have, or of planes the lattice does not have, are

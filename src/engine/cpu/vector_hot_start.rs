@@ -1,13 +1,13 @@
 //! CPU twin of `vector_hot_start`: every spin of a vector-spin lattice uniform on the circle or
-//! sphere. Site `i` of system `b` takes the point ([`propose`] with [`UNIFORM`]) of block
+//! sphere (over a clock model's angles). Site `i` of system `b` takes the point ([`propose`] with [`UNIFORM`]) of block
 //! `(i, 0, VectorInitialSpins, 0, 0, b)`.
 
 use super::vector_metropolis::{UNIFORM, propose};
-use crate::model::vector::fixed::{ONE, Vector};
+use crate::model::vector::fixed::{Directions, ONE, Vector};
 use crate::rng::{Counter, Purpose, random_block};
 
-/// The initial spin of site `i` of the run's system `system`, `n` components.
-pub fn initial_spin(seed: u64, system: u32, i: u64, n: usize) -> Vector {
+/// The initial spin of site `i` of the run's system `system`, of `directions`.
+pub fn initial_spin(seed: u64, system: u32, i: u64, directions: Directions) -> Vector {
     let counter = Counter {
         word: i as u32,
         sweep: 0,
@@ -17,14 +17,16 @@ pub fn initial_spin(seed: u64, system: u32, i: u64, n: usize) -> Vector {
         batch: system,
     };
     // A point of the sphere is never the zero vector: the fallback is never taken.
-    propose(&random_block(seed, counter), &[0; 3], UNIFORM, n).unwrap_or([ONE, 0, 0])
+    let words = random_block(seed, counter);
+    propose(&words, &[0; 3], UNIFORM, directions).unwrap_or([ONE, 0, 0])
 }
 
 /// The initial lattice of the run's system `system` of `sites` sites, component-major.
-pub fn initial_lattice(seed: u64, system: u32, sites: u64, n: usize) -> Vec<i32> {
+pub fn initial_lattice(seed: u64, system: u32, sites: u64, directions: Directions) -> Vec<i32> {
+    let n = directions.n;
     let mut spins = vec![0; n * sites as usize];
     for i in 0..sites {
-        let s = initial_spin(seed, system, i, n);
+        let s = initial_spin(seed, system, i, directions);
         for a in 0..n {
             spins[a * sites as usize + i as usize] = s[a];
         }

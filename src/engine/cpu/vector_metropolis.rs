@@ -6,13 +6,17 @@
 //! Randoms: the proposal of site `i` of system `b` at sweep `t`, colour `c`, hit `h` takes block
 //! `(i, t, VectorMetropolis, h, c, b)`: words 0 (and 1 for n = 3) a point of the unit circle or
 //! sphere ([`sphere_point`]: no rejection, so a GPU warp's lanes never wait for each other),
-//! word 3 the acceptance word.
+//! word 3 the acceptance word. A clock model's heat bath ([`HEAT_BATH`]) draws its state from
+//! word 0 of the same block.
 
 use std::ops::Range;
 
-pub use crate::engine::vector::UNIFORM;
+pub use crate::engine::vector::{HEAT_BATH, UNIFORM};
 use crate::model::Lattice;
-use crate::model::vector::fixed::{CouplingScale, ONE, Vector, accepts, sphere_point, unit};
+use crate::model::vector::fixed::{
+    CouplingScale, Directions, ONE, Vector, accepts, clock_turn, cos_sin_turn, dot, mulhi,
+    sphere_point, threshold, unit,
+};
 use crate::model::vector::{SampleBonds, VectorSystems};
 use crate::rng::{Counter, Purpose, random_block};
 
@@ -20,6 +24,8 @@ use crate::rng::{Counter, Purpose, random_block};
 pub struct SiteUpdate<'a> {
     pub lattice: Lattice,
     pub components: usize,
+    /// The directions a spin takes (a clock model's angles, or every direction).
+    pub directions: Directions,
     pub bonds: SampleBonds<'a>,
     /// How the couplings enter the local field.
     pub scale: CouplingScale,
@@ -33,6 +39,7 @@ impl<'a> SiteUpdate<'a> {
         SiteUpdate {
             lattice: systems.lattice,
             components: systems.components as usize,
+            directions: systems.directions(),
             bonds: systems.bonds(sample),
             scale: systems.coupling_scale(),
             field: systems.field_units(),
@@ -82,10 +89,11 @@ impl<'a> SiteUpdate<'a> {
 }
 
 /// A proposed spin from the block `words`: the point `r` of the unit circle or sphere its words
-/// give ([`sphere_point`]); `width` [`UNIFORM`] normalises `r` itself, any other width
-/// normalises `s + width r` (`width` in spin units); `None` where that is the zero vector.
-pub fn propose(words: &[u32; 4], s: &Vector, width: i32, n: usize) -> Option<Vector> {
-    let r = sphere_point(words, n);
+/// give ([`sphere_point`], one of a clock model's angles); `width` [`UNIFORM`] (a clock
+/// model's only width) normalises `r` itself, any other width normalises `s + width r`
+/// (`width` in spin units); `None` where that is the zero vector.
+pub fn propose(words: &[u32; 4], s: &Vector, width: i32, directions: Directions) -> Option<Vector> {
+    let (r, n) = (sphere_point(words, directions), directions.n);
     if width == UNIFORM {
         return unit(&r, n);
     }
@@ -131,10 +139,48 @@ impl SweepKey {
     }
 }
 
+/// The spin of state `k` of a clock with `q` states: the unit vector of its turn, as a
+/// proposal of that state is ([`sphere_point`], [`unit`]).
+pub fn clock_spin(k: u32, q: u32) -> Vector {
+    let (c, s) = cos_sin_turn(clock_turn(k, q));
+    unit(&[c, s, 0], 2).expect("a clock state's point is no zero vector")
+}
+
+/// The heat bath of a clock site in the local field `h` (`directions.clock` states): state
+/// `k` has the Boltzmann weight `w_k = threshold((a_max - a_k) >> shift)` of the temperature's
+/// acceptance `table` ([`threshold`]: `exp(-beta dE) 2^32`, exact integers), with `a_k =
+/// s_k . h` its alignment and `a_max` the best; the new state is the first whose cumulative
+/// weight exceeds `floor(u W / 2^32)` for the random word `u` and the total `W` (below `2^48`,
+/// so the product is `W_hi u + mulhi(W_lo, u)`). The best state's weight is `2^32` within a
+/// few units, so no state's weight is lost to the integers' range.
+pub fn heat_bath(
+    u: u32,
+    h: &Vector,
+    directions: Directions,
+    (shift, table): (u32, &[u32]),
+) -> Vector {
+    let q = directions.clock;
+    let alignment = |k: u32| dot(&clock_spin(k, q), h, 2);
+    let best = (0..q).map(alignment).max().expect("a clock has states");
+    let weight = |k: u32| u64::from(threshold(((best - alignment(k)) >> shift) as u32, table));
+    let total: u64 = (0..q).map(weight).sum();
+    let pick = (total >> 32) * u64::from(u) + u64::from(mulhi(total as u32, u));
+    let mut cumulative = 0;
+    for k in 0..q {
+        cumulative += weight(k);
+        if cumulative > pick {
+            return clock_spin(k, q);
+        }
+    }
+    unreachable!("the target lies below the total weight")
+}
+
 /// One Metropolis hit of site `i`, whose spin is `s` and local field `h`: the proposal of the
 /// hit's block, with the proposal `width` and acceptance `table` of its
 /// temperature; whether it was accepted (`s` replaced). `key.colour` is the site's colour.
-/// Shared by [`metropolis_colour`] and the double checkerboard (`vector_tiles`).
+/// A clock's heat bath ([`HEAT_BATH`]) replaces `s` by [`heat_bath`]'s state of word 0 and
+/// counts as accepted where the state changed. Shared by [`metropolis_colour`] and the double
+/// checkerboard (`vector_tiles`).
 pub fn metropolis_hit(
     update: &SiteUpdate,
     (key, i, hit): (&SweepKey, u64, u32),
@@ -143,7 +189,14 @@ pub fn metropolis_hit(
 ) -> bool {
     let n = update.components;
     let words = key.block(i, hit);
-    let Some(v) = propose(&words, s, width, n) else {
+    if width == HEAT_BATH {
+        let shift = update.scale.energy_shift();
+        let v = heat_bath(words[0], h, update.directions, (shift, table));
+        let changed = v != *s;
+        *s = v;
+        return changed;
+    }
+    let Some(v) = propose(&words, s, width, update.directions) else {
         return false;
     };
     let shift = update.scale.energy_shift();

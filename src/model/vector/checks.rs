@@ -4,8 +4,8 @@
 use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
-    Algorithm, Config, ConfigError, Disorder, EngineKind, MetropolisOrder, Model, Proposal,
-    VectorUpdates, invalid,
+    Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MetropolisOrder, Model,
+    Proposal, VectorUpdates, invalid,
 };
 use crate::model::Lattice;
 
@@ -61,6 +61,17 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
         ));
     }
     validate_updates(&config.updates)?;
+    match model.clock_states() {
+        Some(q) => validate_clock(q, &config.updates)?,
+        None if config.updates.proposal == Proposal::HeatBath => {
+            return invalid(format!(
+                "updates: proposal: HeatBath draws among a clock model's states; {} has spins \
+                 of every direction (use Uniform or Cone)",
+                model.name()
+            ));
+        }
+        None => {}
+    }
     let lattice = Lattice::new(model.dims(), model.size());
     validate_tiles(&config.updates.metropolis, lattice, model.components())
 }
@@ -99,6 +110,32 @@ fn validate_updates(updates: &VectorUpdates) -> Result<(), ConfigError> {
             "updates: overrelaxation is at most {MAX_OVERRELAXATION} sweeps per Metropolis sweep, \
              got {}",
             updates.overrelaxation
+        ));
+    }
+    Ok(())
+}
+
+/// A clock model's states from 2 to [`MAX_CLOCK_STATES`], and only the updates that keep its
+/// spins on its angles: uniform proposals over the states or their heat bath (a cone's
+/// proposals leave them), and no over-relaxation (the reflection about the local field leaves
+/// them too).
+fn validate_clock(q: u32, updates: &VectorUpdates) -> Result<(), ConfigError> {
+    if !(2..=MAX_CLOCK_STATES).contains(&q) {
+        return invalid(format!(
+            "model: Clock(q) takes 2 to {MAX_CLOCK_STATES} states, got {q}"
+        ));
+    }
+    if let Proposal::Cone { .. } = updates.proposal {
+        return invalid(format!(
+            "updates: a {q}-state clock model proposes one of its {q} angles uniformly, or \
+             draws one from the heat bath (proposal: HeatBath); a cone's proposals leave the \
+             clock's angles"
+        ));
+    }
+    if updates.overrelaxation > 0 {
+        return invalid(format!(
+            "updates: overrelaxation reflects a spin about its local field, off the {q} angles \
+             of a clock model; leave it out"
         ));
     }
     Ok(())
@@ -218,6 +255,31 @@ mod tests {
                 ISING,
                 "model: XY(dims: 2, size: 8), updates: (proposal: Cone(acceptance: 1.0)),",
                 &["strictly between 0 and 1", "got 1"],
+            ),
+            (
+                ISING,
+                "model: Clock(q: 1, dims: 2, size: 8),",
+                &["Clock(q)", "2 to 65536", "got 1"],
+            ),
+            (
+                ISING,
+                "model: Clock(q: 6, dims: 2, size: 8), updates: (proposal: Cone(acceptance: 0.5)),",
+                &["6-state clock", "uniformly", "HeatBath", "cone"],
+            ),
+            (
+                ISING,
+                "model: XY(dims: 2, size: 8), updates: (proposal: HeatBath),",
+                &["HeatBath", "clock model", "XY 2D"],
+            ),
+            (
+                ISING,
+                "model: Clock(q: 6, dims: 2, size: 8), updates: (overrelaxation: 1),",
+                &["overrelaxation", "6 angles"],
+            ),
+            (
+                ISING,
+                "model: Clock(q: 6, dims: 2, size: 8), engine: Simple,",
+                &["engine: Simple", "6-state clock 2D"],
             ),
             (
                 ISING,

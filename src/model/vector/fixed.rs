@@ -251,13 +251,54 @@ pub fn sqrt_square(t: u64) -> i32 {
     ((u64::from(top) * u64::from(inverse_sqrt(top))) >> (31 + k)) as i32
 }
 
+/// The directions a vector model's spins take: every direction of the circle (`n = 2`) or
+/// the sphere (`n = 3`), or, for a clock model (`clock = q > 0`, `n = 2`), the `q` angles
+/// `2 pi k / q`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Directions {
+    /// Spin components.
+    pub n: usize,
+    /// The clock model's states; 0 for every angle.
+    pub clock: u32,
+}
+
+/// The angle of clock state `k < q` in units of `2^-32` turns: `floor(k 2^32 / q)`, so that
+/// state 0 lies on the first axis and the states of `q = 2` and `q = 4` on the axes exactly.
+/// The kernels compute it in 32 bits as `k T + (k R) / q` with `2^32 = T q + R`
+/// ([`clock_split`]), which is the same integer: `k R < q^2 <= 2^32`.
+pub fn clock_turn(k: u32, q: u32) -> u32 {
+    ((u64::from(k) << 32) / u64::from(q)) as u32
+}
+
+/// `(T, R)` with `2^32 = T q + R`, `R < q`: the kernels' constants for [`clock_turn`].
+pub fn clock_split(q: u32) -> (u32, u32) {
+    let q = u64::from(q);
+    (((1 << 32) / q) as u32, ((1 << 32) % q) as u32)
+}
+
+/// The state of a clock with `q` states that the random word `w` picks, uniformly up to the
+/// grid of the word: `floor(w q / 2^32)`.
+pub fn clock_state(w: u32, q: u32) -> u32 {
+    mulhi(w, q)
+}
+
+/// The angle (units of `2^-32` turns) of a point of the circle from the random word `w`: `w`
+/// itself for every angle, the turn of the clock state it picks for a clock model.
+fn circle_turn(w: u32, clock: u32) -> u32 {
+    match clock {
+        0 => w,
+        q => clock_turn(clock_state(w, q), q),
+    }
+}
+
 /// A point of the unit sphere (`n = 3`) or circle (`n = 2`) from two random words, uniform up
 /// to the grid of the words, not normalised (its norm is 1 within a few spin units): the
-/// circle's angle from `words[0]`; the sphere's `z` from `words[0]` (its top 29 bits, signed:
-/// uniform in `[-1, 1)`, Archimedes) and the angle about the axis from `words[1]`.
-pub fn sphere_point(words: &[u32; 4], n: usize) -> Vector {
-    if n == 2 {
-        let (c, s) = cos_sin_turn(words[0]);
+/// circle's angle from `words[0]` (one of a clock's angles, [`circle_turn`]); the sphere's `z`
+/// from `words[0]` (its top 29 bits, signed: uniform in `[-1, 1)`, Archimedes) and the angle
+/// about the axis from `words[1]`.
+pub fn sphere_point(words: &[u32; 4], directions: Directions) -> Vector {
+    if directions.n == 2 {
+        let (c, s) = cos_sin_turn(circle_turn(words[0], directions.clock));
         return [c, s, 0];
     }
     let z = (words[0] as i32) >> 3;
@@ -502,7 +543,7 @@ mod tests {
                         batch: 0,
                     },
                 );
-                sphere_point(&block, 3)
+                sphere_point(&block, Directions { n: 3, clock: 0 })
             })
             .collect();
         let one = f64::from(ONE);
@@ -529,10 +570,53 @@ mod tests {
                 "<s_{a}^2> = {square}"
             );
         }
-        let circle = sphere_point(&[0x4000_0000, 0, 0, 0], 2);
+        let circle = sphere_point(&[0x4000_0000, 0, 0, 0], Directions { n: 2, clock: 0 });
         assert!(
             circle[0].abs() <= 4 && (circle[1] - ONE).abs() <= 4,
             "{circle:?}"
         );
+    }
+
+    /// The kernels' 32-bit form of a clock state's turn is the 64-bit division for every
+    /// state of a range of `q` (powers of two, primes, the largest), and the states a word
+    /// picks cover `0 .. q` in order.
+    #[test]
+    fn clock_turns_in_32_bits_are_the_division() {
+        let most = crate::config::MAX_CLOCK_STATES;
+        for q in (2..300).chain([1000, 4093, 65521, 65535, most]) {
+            let (t, r) = clock_split(q);
+            for k in (0..q).step_by((q as usize / 512).max(1)).chain([q - 1]) {
+                assert_eq!(k * t + (k * r) / q, clock_turn(k, q), "q {q}, k {k}");
+            }
+            assert_eq!((clock_state(0, q), clock_state(u32::MAX, q)), (0, q - 1));
+        }
+    }
+
+    /// The states of the 2- and 4-state clocks lie on the axes exactly, so that their
+    /// energies are the Ising models' they map onto; a 6-state clock's within a unit of
+    /// `cos(2 pi k / 6)`.
+    #[test]
+    fn clock_states_lie_on_their_angles() {
+        let point = |k: u32, q: u32| {
+            // The middle of the words that pick state k.
+            let word = ((2 * u64::from(k) + 1) << 31) / u64::from(q);
+            let words = [word as u32, 0, 0, 0];
+            unit(&sphere_point(&words, Directions { n: 2, clock: q }), 2).unwrap()
+        };
+        assert_eq!([point(0, 2), point(1, 2)], [[ONE, 0, 0], [-ONE, 0, 0]]);
+        let axes = [[ONE, 0, 0], [0, ONE, 0], [-ONE, 0, 0], [0, -ONE, 0]];
+        assert_eq!((0..4).map(|k| point(k, 4)).collect::<Vec<_>>(), axes);
+        for k in 0..6 {
+            let angle = 2.0 * std::f64::consts::PI * f64::from(k) / 6.0;
+            let [c, s, _] = point(k, 6);
+            assert!(
+                (f64::from(c) - angle.cos() * f64::from(ONE)).abs() <= 4.0,
+                "{k}: {c}"
+            );
+            assert!(
+                (f64::from(s) - angle.sin() * f64::from(ONE)).abs() <= 4.0,
+                "{k}: {s}"
+            );
+        }
     }
 }

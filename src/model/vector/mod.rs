@@ -66,6 +66,9 @@ pub struct VectorSystems {
     pub lattice: Lattice,
     /// Spin components `n`: 2 or 3.
     pub components: u32,
+    /// The states `q` of a clock model, whose spins take only the angles `2 pi k / q`
+    /// ([`fixed::Directions`]); 0 for spins of every direction.
+    pub clock: u32,
     pub field: f64,
     /// The couplings of these samples (local sample `s` is the run's `first_sample + s`).
     pub couplings: VectorCouplings,
@@ -107,6 +110,7 @@ impl VectorSystems {
             index: SystemIndex::new(betas, Disorder::Ferromagnet, 1, replicas, seed),
             lattice,
             components,
+            clock: 0,
             field,
             couplings: VectorCouplings::Uniform(coupling),
         }
@@ -189,8 +193,22 @@ impl VectorSystems {
             index,
             lattice: self.lattice,
             components: self.components,
+            clock: self.clock,
             field: self.field,
             couplings,
+        }
+    }
+
+    /// These systems as the clock model of `q` states (0: spins of every direction).
+    pub fn with_clock(self, q: u32) -> Self {
+        VectorSystems { clock: q, ..self }
+    }
+
+    /// The directions their spins take.
+    pub fn directions(&self) -> fixed::Directions {
+        fixed::Directions {
+            n: self.components as usize,
+            clock: self.clock,
         }
     }
 
@@ -267,7 +285,8 @@ pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSys
         config.temperatures.betas(),
         config.replicas,
         config.seed,
-    );
+    )
+    .with_clock(model.clock_states().unwrap_or(0));
     match instance {
         Some(instance) => ferromagnet.with_instance(instance),
         None => ferromagnet.with_disorder(model.disorder(), config.samples),

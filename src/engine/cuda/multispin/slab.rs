@@ -10,8 +10,9 @@ use super::MultispinCudaEngine;
 use crate::engine::Plan;
 use crate::engine::cuda::driver::driver_error;
 use crate::engine::cuda::launch::Launches;
-use crate::engine::dispatch::{Dispatch, DispatchParams, submissions};
-use crate::engine::slabs::{PlaneStore, SlabSweep, exchange_colour};
+use crate::engine::slabs::{
+    PlaneStore, SlabPass, SlabStep, SlabSweep, exchange_colour, slab_steps,
+};
 use crate::error::Result;
 
 /// The device's spin words as the halo exchange reads and writes them.
@@ -65,17 +66,18 @@ impl MultispinCudaEngine {
         exchange_colour(&self.host.layout, halo, &mut store, colour)
     }
 
-    /// A slab's sweep of one colour with its exchange hidden ([`SlabSweep`]): the edge planes'
-    /// update and their exchange on one stream, the bulk on another, which runs meanwhile. The
-    /// next colour's bulk waits on the device for these edges (it reads them) but not for their
-    /// exchange; the next colour's edges wait for this bulk and the exchange (they read both).
-    /// So the host queues colour after colour, and the device does not idle between them.
-    fn sweep_slab(&mut self, params: &DispatchParams) -> Result<()> {
-        let parts = SlabSweep::new(&self.host.layout, *params);
+    /// A slab's pass ([`SlabPass`]) and, where it completes the pass, its exchange hidden
+    /// ([`SlabSweep`]): the edge planes' update and their exchange on one stream, the bulk on
+    /// another, which runs meanwhile. The next colour's bulk waits on the device for these
+    /// edges (it reads them) but not for their exchange; the next colour's edges wait for this
+    /// bulk and the exchange (they read both). So the host queues colour after colour, and the
+    /// device does not idle between them.
+    fn sweep_slab(&mut self, pass: &SlabPass) -> Result<()> {
+        let parts = SlabSweep::new(&self.host.layout, pass);
         let streams = self.slab_streams.take().expect("a slab has its streams");
         let ordered = driver_error("ordering a slab's edges and bulk");
         let systems = 0..self.host.layout.word_systems();
-        let kernel = self.sweep_kernel(params.colour);
+        let kernel = self.sweep_kernel(pass.params.colour);
         let queued = (|| {
             for edge in &parts.edges {
                 self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;
@@ -86,7 +88,10 @@ impl MultispinCudaEngine {
             streams.bulk().join(streams.edges()).map_err(&ordered)?;
             Ok(())
         })();
-        let traded = queued.and_then(|()| self.trade(streams.edges(), params.colour));
+        let traded = queued.and_then(|()| match pass.exchange {
+            true => self.trade(streams.edges(), pass.params.colour),
+            false => Ok(()),
+        });
         let joined = traded.and_then(|()| streams.edges().join(streams.bulk()).map_err(&ordered));
         self.slab_streams = Some(streams);
         joined
@@ -103,19 +108,12 @@ impl MultispinCudaEngine {
         self.device.synchronize("exchanging the halo planes")
     }
 
-    /// A slab's plan: one dispatch at a time, each colour's update with its exchange.
+    /// A slab's plan a step at a time ([`slab_steps`]): each pass with its exchange.
     pub(super) fn run_slab(&mut self, plan: &Plan) -> Result<()> {
-        let (seed, systems) = (
-            self.host.layout.systems.seed,
-            self.host.layout.word_systems(),
-        );
-        let whole = (usize::MAX, u64::MAX);
-        let part_threads = |_, planes| self.host.layout.plane_threads(planes);
-        let dispatches = submissions(plan, seed, systems, whole, &part_threads).concat();
-        for dispatch in dispatches {
-            match dispatch {
-                Dispatch::Sweep(params) => self.sweep_slab(&params)?,
-                _ => self.launch_batch(&[dispatch])?,
+        for step in slab_steps(&self.host.layout, plan) {
+            match step {
+                SlabStep::Pass(pass) => self.sweep_slab(&pass)?,
+                SlabStep::Dispatch(dispatch) => self.launch_batch(&[dispatch])?,
             }
         }
         self.device.synchronize("running a slab's plan")

@@ -28,7 +28,7 @@ use super::tempering::WgpuTempering;
 use crate::config::{Disorder, Randoms};
 use crate::engine::backend::multispin::{MultispinBackend, MultispinHost, MultispinLattices};
 use crate::engine::cpu::hot_start::HotStartGrid;
-use crate::engine::dispatch::{Dispatch, measured_slots, submissions, sweeps_per_submission};
+use crate::engine::dispatch::{measured_slots, submissions, sweeps_per_submission};
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
 use crate::engine::multispin::{
     COUNT_UP, MultispinLayout, RUNS_PER_TALLY_THREAD, SlotsRead, TALLY_RUNS, THRESHOLD_CONSTANTS,
@@ -286,8 +286,12 @@ impl MultispinBackend for MultispinWgpuEngine {
 
     /// Each submission goes to the queue before the host waits for the one before it, so the
     /// device never waits for the host's encoding; the slots a submission measured are copied
-    /// out right behind it and read while the device runs the next.
+    /// out right behind it and read while the device runs the next. A slab's plan goes a step
+    /// at a time, with its exchanges (`slab.rs`).
     fn launch_plan(&mut self, plan: &Plan) -> Result<()> {
+        if self.host.halo.is_some() {
+            return self.run_slab(plan);
+        }
         let flips_per_sweep =
             self.host.layout.lattice().sites() * u64::from(self.host.layout.systems.systems());
         let sweeps_per_submission = sweeps_per_submission(plan, flips_per_sweep, FLIP_BUDGET);
@@ -298,22 +302,8 @@ impl MultispinBackend for MultispinWgpuEngine {
             (MAX_DISPATCHES, sweeps_per_submission),
             &|_, planes| self.host.layout.plane_threads(planes),
         );
-        // A slab submits one dispatch at a time, each colour's update with its exchange.
-        let subs = match self.host.halo {
-            Some(_) => subs.concat().into_iter().map(|d| vec![d]).collect(),
-            None => subs,
-        };
         let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
         for (i, dispatches) in subs.iter().enumerate() {
-            if let (Some(_), [Dispatch::Sweep(params)]) = (&self.host.halo, dispatches.as_slice()) {
-                // The slab's exchange reads through the same staging buffer: the read behind
-                // goes first.
-                if let Some(previous) = behind.take() {
-                    self.finish_submission(previous)?;
-                }
-                self.sweep_slab(params, i == 0)?;
-                continue;
-            }
             let submitted = self.enqueue(dispatches, i == 0);
             if let Some(previous) = behind.take() {
                 self.finish_submission(previous)?;

@@ -2,9 +2,12 @@
 //! sweeps with the exchange beside the bulk's update.
 
 use super::MultispinWgpuEngine;
-use crate::engine::dispatch::{Dispatch, DispatchParams};
-use crate::engine::slabs::{PlaneStore, SlabSweep, exchange_colour};
-use crate::engine::wgpu::context::WgpuContext;
+use crate::engine::Plan;
+use crate::engine::dispatch::{Dispatch, measured_slots};
+use crate::engine::slabs::{
+    PlaneStore, SlabPass, SlabStep, SlabSweep, exchange_colour, slab_steps,
+};
+use crate::engine::wgpu::context::{PendingRead, WgpuContext};
 use crate::error::Result;
 
 /// A device buffer of spin words as the halo exchange reads and writes it.
@@ -52,13 +55,49 @@ impl MultispinWgpuEngine {
         exchange_colour(&self.host.layout, halo, &mut store, colour)
     }
 
-    /// A slab's sweep of one colour with its exchange beside the bulk ([`SlabSweep`]), in queue
-    /// order: the edge planes' update, the copy of the boundary planes, the bulk; the host waits
-    /// for the copy alone and exchanges the planes while the device runs the bulk, and the
-    /// halos' upload goes before the next submission.
-    pub(super) fn sweep_slab(&mut self, params: &DispatchParams, clear: bool) -> Result<()> {
-        let parts = SlabSweep::new(&self.host.layout, *params);
-        let edges: Vec<Dispatch> = parts.edges.into_iter().map(Dispatch::Sweep).collect();
+    /// A slab's plan a step at a time ([`slab_steps`]): each pass with its exchange, each
+    /// measurement read behind its submission; the first submission clears the measurements.
+    pub(super) fn run_slab(&mut self, plan: &Plan) -> Result<()> {
+        let mut clear = true;
+        let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
+        for step in slab_steps(&self.host.layout, plan) {
+            match step {
+                SlabStep::Pass(pass) => {
+                    // The slab's exchange reads through the same staging buffer: the read
+                    // behind goes first.
+                    if let Some(previous) = behind.take() {
+                        self.finish_submission(previous)?;
+                    }
+                    self.sweep_slab(&pass, std::mem::take(&mut clear))?;
+                }
+                SlabStep::Dispatch(dispatch) => {
+                    let submitted = self.enqueue(&[dispatch], std::mem::take(&mut clear));
+                    if let Some(previous) = behind.take() {
+                        self.finish_submission(previous)?;
+                    }
+                    let read = self.queue_slots(measured_slots(&[dispatch]).unwrap_or(0))?;
+                    behind = Some((submitted, read));
+                }
+            }
+        }
+        match behind {
+            Some(last) => self.finish_submission(last),
+            None => Ok(()),
+        }
+    }
+
+    /// A slab's pass ([`SlabPass`]); where it completes the pass, with its exchange beside the
+    /// bulk ([`SlabSweep`]), in queue order: the edge planes' update, the copy of the boundary
+    /// planes, the bulk; the host waits for the copy alone and exchanges the planes while the
+    /// device runs the bulk, and the halos' upload goes before the next submission.
+    fn sweep_slab(&mut self, pass: &SlabPass, clear: bool) -> Result<()> {
+        let parts = SlabSweep::new(&self.host.layout, pass);
+        let mut edges: Vec<Dispatch> = parts.edges.into_iter().map(Dispatch::Sweep).collect();
+        if !pass.exchange {
+            edges.extend(parts.bulk.map(Dispatch::Sweep));
+            self.enqueue(&edges, clear);
+            return Ok(());
+        }
         self.enqueue(&edges, clear);
         let mut halo = self.host.halo.take().expect("a slab has its halo");
         let engine = &*self;
@@ -76,7 +115,7 @@ impl MultispinWgpuEngine {
             &engine.host.layout,
             halo.as_mut(),
             &mut store,
-            params.colour,
+            pass.params.colour,
         );
         drop(store);
         self.host.halo = Some(halo);
