@@ -12,7 +12,7 @@ pub mod tempering;
 use spinflip::config::{Config, Disorder, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::wgpu::WgpuContext;
-use spinflip::engine::{Plan, SpinBits};
+use spinflip::engine::{Engine, Measurements, Plan, SpinBits};
 use spinflip::io::run_dir::RunOptions;
 use spinflip::metropolis::Summary;
 use spinflip::model::Lattice;
@@ -218,4 +218,18 @@ pub fn hot_start_cases() -> (Vec<IsingSystems>, Vec<MultispinLayout>) {
     })
     .collect();
     (simple, layouts)
+}
+
+/// What `plans` measured, one after another, as one plan's slots: the observations, overlaps
+/// and tempering labels.
+pub fn execute_all(engine: &mut dyn Engine, plans: &[Plan]) -> Measurements {
+    let mut all = Measurements::default();
+    for plan in plans {
+        let measured = engine.execute(plan).unwrap();
+        all.observations.extend(measured.observations);
+        all.overlap_planes.extend(measured.overlap_planes);
+        all.link_overlaps.extend(measured.link_overlaps);
+        all.labels.extend(measured.labels);
+    }
+    all
 }

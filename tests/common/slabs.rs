@@ -5,7 +5,7 @@
 //! CUDA tests of `tests/equality/slabs.rs`.
 
 use super::pieces::in_pieces;
-use super::sweep_plan;
+use super::{execute_all, sweep_plan};
 use spinflip::config::{Lanes, Layout, MultispinOptions, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::slabs::LocalHalos;
@@ -186,18 +186,6 @@ pub fn execute(
         .spins
         .push(engine.spins().unwrap().into_bits().unwrap());
     outcome
-}
-
-/// What `plans` measured, one after another, as one plan's slots.
-fn execute_all(engine: &mut dyn Engine, plans: &[Plan]) -> Measurements {
-    let mut all = Measurements::default();
-    for plan in plans {
-        let measured = engine.execute(plan).unwrap();
-        all.observations.extend(measured.observations);
-        all.overlap_planes.extend(measured.overlap_planes);
-        all.link_overlaps.extend(measured.link_overlaps);
-    }
-    all
 }
 
 /// The bits of `slab`'s planes of every system of `whole` (the run's lattices); all of them

@@ -370,14 +370,7 @@ fn run_plans(
         let state = Chains::of(systems).initial_state();
         tempering_of(engine).unwrap().set_tempering(&state).unwrap();
     }
-    let mut all = Measurements::default();
-    for plan in plans {
-        let measured = engine.execute(plan).unwrap();
-        all.observations.extend(measured.observations);
-        all.overlap_planes.extend(measured.overlap_planes);
-        all.link_overlaps.extend(measured.link_overlaps);
-        all.labels.extend(measured.labels);
-    }
+    let all = crate::common::execute_all(engine, plans);
     let state = match tempering {
         true => tempering_of(engine).unwrap().tempering_state().unwrap(),
         false => Vec::new(),
