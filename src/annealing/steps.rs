@@ -13,7 +13,7 @@ use super::{
 };
 use crate::config::{AnnealingOptions, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
-use crate::engine::{Engine, ISING_PASSES, Measurements, Plan, populations_of};
+use crate::engine::{Engine, ISING_PASSES, Measurements, Plan, populations_of, unit_runs};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
@@ -102,10 +102,7 @@ impl SweepUnits {
 
     /// Append units `units` of the sweeps numbered from `first_sweep` on, a sweep at a time.
     fn append(&self, plan: &mut Plan, first_sweep: u32, units: Range<u64>) {
-        let per_sweep = self.per_sweep();
-        for k in units.start / per_sweep..units.end.div_ceil(per_sweep) {
-            let start = k * per_sweep;
-            let within = units.start.max(start) - start..units.end.min(start + per_sweep) - start;
+        for (k, within) in unit_runs(self.per_sweep(), units) {
             plan.sweep_units(first_sweep + k as u32, (ISING_PASSES, self.planes), within);
         }
     }

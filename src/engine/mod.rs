@@ -368,15 +368,24 @@ impl Plan {
     }
 }
 
+/// The runs of `len` units that units `units` reach (run `k` is units `k len .. (k + 1) len`),
+/// one at a time: each run's index and the part of `units` inside it, counted from the run's
+/// start. How the loops cut their units into sweeps or steps, and a sweep's into passes.
+pub fn unit_runs(len: u64, units: Range<u64>) -> impl Iterator<Item = (u64, Range<u64>)> {
+    (units.start / len..units.end.div_ceil(len)).map(move |k| {
+        let start = k * len;
+        (
+            k,
+            units.start.max(start) - start..units.end.min(start + len) - start,
+        )
+    })
+}
+
 /// The pieces of units `units` of passes over `planes` planes each (unit `p planes + k` is pass
 /// `p` on plane `k`), a pass at a time: each pass and its planes.
 fn pass_pieces(planes: u32, units: Range<u64>) -> impl Iterator<Item = (u32, Range<u32>)> {
-    let planes = u64::from(planes);
-    (units.start / planes..units.end.div_ceil(planes)).map(move |pass| {
-        let first = units.start.max(pass * planes) - pass * planes;
-        let end = units.end.min((pass + 1) * planes) - pass * planes;
-        (pass as u32, first as u32..end as u32)
-    })
+    unit_runs(u64::from(planes), units)
+        .map(|(pass, planes)| (pass as u32, planes.start as u32..planes.end as u32))
 }
 
 /// How a loop counts the positions of its plans: in units of a pass over a plane where the

@@ -5,7 +5,7 @@ use std::ops::Range;
 use crate::cluster::{StepCounters, StepUnits};
 use crate::config::{ClusterOptions, Config, Sweeps};
 use crate::engine::memory::{plan_slots, slot_bytes};
-use crate::engine::{ISING_PASSES, Plan, SweepCut};
+use crate::engine::{ISING_PASSES, Plan, SweepCut, unit_runs};
 use crate::model::ising::IsingSystems;
 use crate::stop::Stops;
 
@@ -177,9 +177,7 @@ impl Schedule {
     pub fn plan_step_units(&self, units: &StepUnits, from: u64, to: u64) -> Plan {
         let per_step = units.per_step();
         let mut plan = Plan::default();
-        for step in from / per_step..to.div_ceil(per_step) {
-            let start = step * per_step;
-            let within = from.max(start) - start..to.min(start + per_step) - start;
+        for (step, within) in unit_runs(per_step, from..to) {
             let ends = within.end == per_step;
             units.append(&mut plan, step, self.measures_after(step), within);
             if ends {
