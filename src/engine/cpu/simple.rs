@@ -143,11 +143,20 @@ fn check_labelling(plan: &Plan, planes: u32, mut under_way: Option<(u32, u64)>) 
                 let done = units(pass, end);
                 under_way = (done < units(CLUSTER_PASSES, 0)).then_some((update, done));
             }
-            Step::Measure { .. } | Step::Observe { .. } => {}
-            _ => under_way = None,
+            _ if gives_up_labelling(step) => under_way = None,
+            _ => {}
         }
     }
     Ok(())
+}
+
+/// Whether `step` changes the lattices, so that a labelling under way is given up: every step
+/// but the update's pieces and measurements.
+fn gives_up_labelling(step: &Step) -> bool {
+    !matches!(
+        step,
+        Step::ClusterPart { .. } | Step::Measure { .. } | Step::Observe { .. }
+    )
 }
 
 impl CpuSimple {
@@ -385,8 +394,7 @@ impl SimpleBackend for CpuSimple {
         let under_way = self.labelling.as_ref().map(|l| (l.update, l.done));
         check_labelling(plan, systems.lattice.size, under_way)?;
         for step in &plan.steps {
-            if !matches!(step, Step::ClusterPart { .. } | Step::Measure { .. }) {
-                // The lattices change: a labelling under way is given up.
+            if gives_up_labelling(step) {
                 self.labelling = None;
             }
             match *step {
