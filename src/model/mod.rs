@@ -88,7 +88,18 @@ impl Lattice {
         planes: std::ops::Range<u32>,
         sites_per_unit: u64,
     ) -> std::ops::Range<u64> {
-        let per_plane = self.sites_per_colour() / u64::from(self.size);
+        self.units_on_planes(planes, self.sites_per_colour(), sites_per_unit)
+    }
+
+    /// [`Lattice::plane_units`] of sites numbered plane by plane, `sites` of them in all (a
+    /// colour's, or every site of the lattice).
+    pub fn units_on_planes(
+        &self,
+        planes: std::ops::Range<u32>,
+        sites: u64,
+        sites_per_unit: u64,
+    ) -> std::ops::Range<u64> {
+        let per_plane = sites / u64::from(self.size);
         let first_unit = |plane: u32| (u64::from(plane) * per_plane).div_ceil(sites_per_unit);
         first_unit(planes.start)..first_unit(planes.end)
     }

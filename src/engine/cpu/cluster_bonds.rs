@@ -48,9 +48,8 @@ pub fn active_bonds(
 /// The threads (groups of four sites) whose first site lies on planes `planes` of the slowest
 /// axis: a piece of an update's bonds and labelling ([`crate::engine::Step::ClusterPart`]).
 pub fn plane_groups(lattice: &Lattice, planes: Range<u32>) -> Range<u32> {
-    let per_plane = lattice.sites() / u64::from(lattice.size);
-    let first = |plane: u32| (u64::from(plane) * per_plane).div_ceil(4) as u32;
-    first(planes.start)..first(planes.end)
+    let groups = lattice.units_on_planes(planes, lattice.sites(), 4);
+    groups.start as u32..groups.end as u32
 }
 
 /// Whether bond `d` of `site` is active in the bond words.
