@@ -23,8 +23,7 @@ use crate::rng::{Counter, Purpose, random_block};
 /// What one system's update needs besides its spins.
 pub struct SiteUpdate<'a> {
     pub lattice: Lattice,
-    pub components: usize,
-    /// The directions a spin takes (a clock model's angles, or every direction).
+    /// The directions a spin takes: its components, and a clock model's angles.
     pub directions: Directions,
     pub bonds: SampleBonds<'a>,
     /// How the couplings enter the local field.
@@ -38,7 +37,6 @@ impl<'a> SiteUpdate<'a> {
     pub fn of(systems: &'a VectorSystems, sample: u32) -> Self {
         SiteUpdate {
             lattice: systems.lattice,
-            components: systems.components as usize,
             directions: systems.directions(),
             bonds: systems.bonds(sample),
             scale: systems.coupling_scale(),
@@ -60,7 +58,7 @@ impl<'a> SiteUpdate<'a> {
                 _ => i * dims + d,
             };
             let coupling = self.bonds.coupling(bond);
-            for (a, h) in field.iter_mut().enumerate().take(self.components) {
+            for (a, h) in field.iter_mut().enumerate().take(self.directions.n) {
                 *h += self
                     .scale
                     .bond_field(coupling, spins[a * sites + j as usize]);
@@ -73,7 +71,7 @@ impl<'a> SiteUpdate<'a> {
     pub fn spin(&self, spins: &[i32], i: u64) -> Vector {
         let sites = self.lattice.sites() as usize;
         let mut s = [0; 3];
-        for (a, c) in s.iter_mut().enumerate().take(self.components) {
+        for (a, c) in s.iter_mut().enumerate().take(self.directions.n) {
             *c = spins[a * sites + i as usize];
         }
         s
@@ -82,7 +80,7 @@ impl<'a> SiteUpdate<'a> {
     /// Set the spin of site `i`.
     pub fn set_spin(&self, spins: &mut [i32], i: u64, s: &Vector) {
         let sites = self.lattice.sites() as usize;
-        for (a, c) in s.iter().enumerate().take(self.components) {
+        for (a, c) in s.iter().enumerate().take(self.directions.n) {
             spins[a * sites + i as usize] = *c;
         }
     }
@@ -187,7 +185,7 @@ pub fn metropolis_hit(
     (s, h): (&mut Vector, &Vector),
     (width, table): (i32, &[u32]),
 ) -> bool {
-    let n = update.components;
+    let n = update.directions.n;
     let words = key.block(i, hit);
     if width == HEAT_BATH {
         let shift = update.scale.energy_shift();

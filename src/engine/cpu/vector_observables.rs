@@ -13,7 +13,7 @@ pub fn observe_vector(
     phases: &PhaseTable,
 ) -> VectorObservation {
     let lattice = update.lattice;
-    let n = update.components;
+    let n = update.directions.n;
     let dims = lattice.dims as usize;
     let one_squared = i64::from(ONE) * i64::from(ONE);
     let mut o = VectorObservation::default();

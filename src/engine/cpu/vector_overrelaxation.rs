@@ -31,7 +31,7 @@ pub fn overrelax_colour(update: &SiteUpdate, spins: &mut [i32], colour: u32, sit
         let i = lattice.colour_site(colour, ci);
         let h = update.local_field(spins, i);
         let s = update.spin(spins, i);
-        update.set_spin(spins, i, &reflect(&s, &h, update.components));
+        update.set_spin(spins, i, &reflect(&s, &h, update.directions.n));
     }
 }
 
