@@ -703,7 +703,7 @@ fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
             }
             let format = checkpoint_format(&out);
             assert!(
-                format == 10 || format == 11,
+                format == 10 || format == 14,
                 "format {format} on {ranks} ranks"
             );
         }

@@ -561,7 +561,7 @@ fn vector_plots_show_the_summary_and_are_redrawn_from_the_files() {
     let dir = tempfile::tempdir().unwrap();
     let summary = vector_run_into(dir.path(), &xy(8));
     let runs = summary["runs"].as_array().unwrap();
-    for key in ["e", "abs_m", "u4", "xi_over_l", "helicity"] {
+    for key in ["e", "c", "abs_m", "chi", "u4", "xi_over_l", "helicity"] {
         let file = format!("plot_{key}.svg");
         let (figure, markers) = svg_figure(&dir.path().join(&file));
         let measured = assert_measured(&file, curve(&figure, 0), runs, key, |beta| beta);
@@ -601,7 +601,68 @@ fn vector_plots_show_the_summary_and_are_redrawn_from_the_files() {
         assert_vector_snapshot_shows(dir.path(), &format!("snapshot_{suffix}.png"), t, 0);
     }
     let plots = assert_redrawn_identically(dir.path());
-    assert_eq!(plots, 5 + 2 + 2, "figures, time series, snapshots");
+    assert_eq!(plots, 7 + 2 + 2, "figures, time series, snapshots");
+}
+
+/// Discrete states: the Potts model's figures without xi/L, Blume-Capel's with it and with the
+/// density of s = 0; their snapshots draw each state's value in its own hue, and every file is
+/// redrawn identically from the run's files.
+#[test]
+fn discrete_state_plots_show_their_estimates_and_states() {
+    for (model, keys, missing, values) in [
+        (
+            "Potts(q: 3, dims: 2, size: 8)",
+            &["e", "c", "abs_m", "chi", "u4"][..],
+            "xi_over_l",
+            &[0, 1, 2][..],
+        ),
+        (
+            "BlumeCapel(dims: 2, size: 8, crystal_field: 0.5)",
+            &["e", "c", "abs_m", "chi", "u4", "xi_over_l", "zeros"][..],
+            "helicity",
+            &[-1, 0, 1][..],
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let summary = vector_run_into(
+            dir.path(),
+            &xy(8).replace("XY(dims: 2, size: 8, field: 0.0)", model),
+        );
+        let runs = summary["runs"].as_array().unwrap();
+        for key in keys {
+            let file = format!("plot_{key}.svg");
+            let (figure, _) = svg_figure(&dir.path().join(&file));
+            assert_measured(&file, curve(&figure, 0), runs, key, |beta| beta);
+        }
+        let missing = dir.path().join(format!("plot_{missing}.svg"));
+        assert!(!missing.exists(), "{model}: {missing:?}");
+        let png = std::fs::read(dir.path().join("snapshot_t00_beta0.9000.png")).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(png));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        // The lattice's pixels (the square above the key), each one value's hue.
+        let width = info.width as usize;
+        let hues: Vec<f64> = values
+            .iter()
+            .map(|&v| (f64::from(v) * 137.507_764).rem_euclid(360.0))
+            .collect();
+        for pixel in pixels[..3 * width * width].chunks_exact(3) {
+            let rgb = [0, 1, 2].map(|c| f64::from(pixel[c]));
+            let off = |h: &f64| {
+                (hue(rgb) - h)
+                    .rem_euclid(360.0)
+                    .min((h - hue(rgb)).rem_euclid(360.0))
+            };
+            assert!(hues.iter().any(|h| off(h) < 3.0), "{model}: {pixel:?}");
+        }
+        let plots = assert_redrawn_identically(dir.path());
+        assert_eq!(
+            plots,
+            keys.len() + 2 + 2,
+            "{model}: figures, time series, snapshots"
+        );
+    }
 }
 
 #[test]

@@ -177,6 +177,13 @@ __device__ __forceinline__ unsigned threshold(unsigned k, const unsigned* table)
     return t;
 }
 
+// fixed::heat_bath_target: floor(u W / 2^32) for the total weight W < 2^48 of a heat bath's
+// states, W_hi u + mulhi(W_lo, u).
+__device__ __forceinline__ unsigned long long heat_bath_target(unsigned long long total,
+                                                               unsigned u) {
+    return (total >> 32) * u + __umulhi(static_cast<unsigned>(total), u);
+}
+
 // fixed::accepts: downhill always, else the random word u below the threshold of
 // delta >> (ENERGY_SHIFT - FIELD_SHIFT) (CouplingScale::energy_shift).
 __device__ __forceinline__ bool accepts(long long delta, unsigned u, const unsigned* table) {

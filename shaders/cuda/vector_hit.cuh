@@ -45,8 +45,7 @@ __device__ __forceinline__ Vector heat_bath(unsigned u, const Vector& h, const u
     for (unsigned k = 0u; k < CLOCK; k++) {
         total += clock_weight(k, h, best, table);
     }
-    const unsigned long long target = (total >> 32) * u +
-                                      __umulhi(static_cast<unsigned>(total), u);
+    const unsigned long long target = heat_bath_target(total, u);
     unsigned long long cumulative = 0ull;
     for (unsigned k = 0u; k < CLOCK; k++) {
         cumulative += clock_weight(k, h, best, table);

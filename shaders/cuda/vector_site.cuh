@@ -4,7 +4,7 @@
 // system b at (b n + a) N + i), acceptance tables, counts (COUNT_WORDS / 2 counters per system:
 // accepted moves, then the observation), couplings (one int per bond site * DIMS + d and sample,
 // or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
-// phases. System z draws the randoms of batch global_index(z), the run's index of the system
+// phases (then a discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z draws the randoms of batch global_index(z), the run's index of the system
 // (slice_constants.cuh: z itself but in an engine of a sample slice, whose couplings are its
 // samples').
 
@@ -30,8 +30,11 @@ constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
 constexpr int UNIFORM = 0;
 constexpr int HEAT_BATH = -1;
 // 64-bit counters per system: accepted (1), spare (3), the observation (27 sums, the norm
-// deviation): COUNT_WORDS / 2 of vector_site.wgsl.
-constexpr unsigned COUNTERS = 32u;
+// deviation), the counts of discrete states (32): COUNT_WORDS / 2 of vector_site.wgsl.
+constexpr unsigned COUNTERS = 64u;
+// A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
+// phases.
+constexpr unsigned STATES = SPINFLIP_STATES;
 
 __device__ __forceinline__ unsigned temperature_of(unsigned system) {
     return system / (SAMPLES * REPLICAS);
@@ -98,6 +101,26 @@ __device__ __forceinline__ Vector local_field(const int* spins, const int* coupl
         }
     }
     return h;
+}
+
+// States::pair: P(a, b) in table units, from the lookup tables.
+__device__ __forceinline__ int state_pair(const int* lookups, unsigned a, unsigned b) {
+    return lookups[2u * L + a * STATES + b];
+}
+
+// States::site: V(a) in table units.
+__device__ __forceinline__ int state_site(const int* lookups, unsigned a) {
+    return lookups[2u * L + STATES * STATES + a];
+}
+
+// States::value: s(a).
+__device__ __forceinline__ int state_value(const int* lookups, unsigned a) {
+    return lookups[2u * L + STATES * STATES + STATES + a];
+}
+
+// The state of site i of system b.
+__device__ __forceinline__ unsigned load_state(const int* spins, unsigned b, unsigned i) {
+    return static_cast<unsigned>(spins[static_cast<unsigned long long>(b) * lattice_sites() + i]);
 }
 
 // propose: the spin a block's point r of the unit circle or sphere gives: unit(r) for UNIFORM,

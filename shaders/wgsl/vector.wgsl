@@ -182,6 +182,13 @@ fn threshold(k: u32, table: u32) -> u32 {
     return t;
 }
 
+// fixed::heat_bath_target: floor(u W / 2^32) for the total weight W < 2^48 of a heat bath's
+// states, W_hi u + mulhi(W_lo, u).
+fn heat_bath_target(total: vec2<u32>, u: u32) -> vec2<u32> {
+    let high = mulhilo(total.y, u);
+    return wide_add(vec2<u32>(high.y, high.x), vec2<u32>(mulhilo(total.x, u).x, 0u));
+}
+
 // fixed::accepts: downhill always, else the random word u below the threshold of
 // delta >> (ENERGY_SHIFT - FIELD_SHIFT) (CouplingScale::energy_shift; for the integer couplings
 // the high word of a positive delta).

@@ -37,8 +37,7 @@ fn heat_bath(u: u32, h: vec3<i32>, table: u32) -> vec3<i32> {
     for (var k = 0u; k < CLOCK; k++) {
         total = wide_add(total, vec2<u32>(clock_weight(k, h, best, table), 0u));
     }
-    let high = mulhilo(total.y, u);
-    let pick = wide_add(vec2<u32>(high.y, high.x), vec2<u32>(mulhilo(total.x, u).x, 0u));
+    let pick = heat_bath_target(total, u);
     var cumulative = vec2<u32>(0u, 0u);
     for (var k = 0u; k < CLOCK; k++) {
         cumulative = wide_add(cumulative, vec2<u32>(clock_weight(k, h, best, table), 0u));

@@ -4,7 +4,8 @@
 // (b n + a) N + i), 2 acceptance tables (fixed::TABLE_LEN words per temperature), 3 counts
 // (COUNT_WORDS per system: accepted moves, then the observation), 4 couplings (one i32 per bond
 // site * DIMS + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
-// proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units). System z
+// proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units; then a
+// discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z
 // draws the randoms of batch global_index(z), the run's index of the system (slice.wgsl: z itself
 // but in an engine of a sample slice, whose couplings are its samples').
 
@@ -38,8 +39,12 @@ const PURPOSE_VECTOR_METROPOLIS: u32 = 11u;
 const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
 const UNIFORM: i32 = 0i;
 const HEAT_BATH: i32 = -1i;
-// Words of counts per system: accepted (2), spare (6), the observation (28 pairs).
-const COUNT_WORDS: u32 = 64u;
+// Words of counts per system: accepted (2), spare (6), the observation (28 pairs), the counts
+// of discrete states (32 pairs).
+const COUNT_WORDS: u32 = 128u;
+// A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
+// phases.
+override STATES: u32 = 0u;
 
 fn temperature_of(system: u32) -> u32 {
     return system / (SAMPLES * REPLICAS);
@@ -103,6 +108,26 @@ fn local_field(b: u32, i: u32) -> vec3<i32> {
         h += bond_field(coupling(b, neighbour_bond(i, j, k)), load_spin(b, j));
     }
     return h;
+}
+
+// States::pair: P(a, b) in table units.
+fn state_pair(a: u32, b: u32) -> i32 {
+    return phases[2u * L + a * STATES + b];
+}
+
+// States::site: V(a) in table units.
+fn state_site(a: u32) -> i32 {
+    return phases[2u * L + STATES * STATES + a];
+}
+
+// States::value: s(a).
+fn state_value(a: u32) -> i32 {
+    return phases[2u * L + STATES * STATES + STATES + a];
+}
+
+// The state of site i of system b.
+fn load_state(b: u32, i: u32) -> u32 {
+    return bitcast<u32>(spins[b * lattice_sites() + i]);
 }
 
 // propose: the spin a block's point r of the unit circle or sphere gives: unit(r) for UNIFORM,

@@ -100,7 +100,7 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         BenchBackend::Wgpu => vec![Backend::Wgpu],
         BenchBackend::Cuda => vec![Backend::Cuda],
     };
-    if matches!(options.model, BenchModel::Xy | BenchModel::Heisenberg) {
+    if options.model.is_vector() {
         return bench_vectors(options, &backends);
     }
     if options.annealing && !options.json {

@@ -6,7 +6,8 @@ use clap::ValueEnum;
 
 use crate::config::{
     Algorithm, AnnealingSchedule, Backend, ClusterUpdate, Config, Disorder, EngineKind, Lanes,
-    Layout, MetropolisOrder, Model, PhiloxPath, Randoms, Resampling, Sweeps, Temperatures,
+    Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms, Resampling, Sweeps,
+    Temperatures,
 };
 
 /// Which backends to measure.
@@ -41,9 +42,19 @@ pub enum BenchModel {
     Xy,
     /// Heisenberg (O(3)) ferromagnet, as `xy`.
     Heisenberg,
+    /// The `--states`-state Potts ferromagnet on the vector-spin engine, a state a word
+    /// (Metropolis over the other states, or `--heat-bath`).
+    Potts,
+    /// The Blume-Capel model at `--crystal-field`, as `potts`.
+    BlumeCapel,
 }
 
 impl BenchModel {
+    /// Whether the vector-spin engine runs it.
+    pub fn is_vector(self) -> bool {
+        !matches!(self, BenchModel::Ising | BenchModel::Ea)
+    }
+
     /// The model as a row names it.
     pub fn label(self) -> &'static str {
         match self {
@@ -51,6 +62,8 @@ impl BenchModel {
             BenchModel::Ea => "EA",
             BenchModel::Xy => "XY",
             BenchModel::Heisenberg => "Heisenberg",
+            BenchModel::Potts => "Potts",
+            BenchModel::BlumeCapel => "Blume-Capel",
         }
     }
 }
@@ -157,6 +170,15 @@ pub struct BenchOptions {
     /// With `--tile`: Metropolis hits per site and sweep (multi-hit).
     #[arg(long, default_value_t = 1, requires = "tile")]
     pub hits: u32,
+    /// `--model potts`: the states `q`.
+    #[arg(long, default_value_t = 3)]
+    pub states: u32,
+    /// `--model blume-capel`: the crystal field `D`.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    pub crystal_field: f64,
+    /// `--model potts|blume-capel`: the heat bath instead of Metropolis.
+    #[arg(long)]
+    pub heat_bath: bool,
 }
 
 /// Cluster updates selectable on the command line.
@@ -224,7 +246,23 @@ pub(super) fn bench_config(
             field,
             disorder: Disorder::Ferromagnet,
         },
+        BenchModel::Potts => Model::Potts {
+            q: options.states,
+            dims,
+            size,
+            field,
+            disorder: Disorder::Ferromagnet,
+        },
+        BenchModel::BlumeCapel => Model::BlumeCapel {
+            dims,
+            size,
+            crystal_field: options.crystal_field,
+            field,
+        },
     };
+    if options.heat_bath {
+        config.updates.proposal = Proposal::HeatBath;
+    }
     if let Some(tile) = options.tile {
         let hits = options.hits;
         config.updates.metropolis = MetropolisOrder::DoubleCheckerboard { tile, hits };
@@ -246,7 +284,14 @@ pub(super) fn bench_config(
     };
     let lanes = match (options.lanes, options.model) {
         (Some(LanesArg::Replicas), _)
-        | (None, BenchModel::Ising | BenchModel::Xy | BenchModel::Heisenberg) => Lanes::Replicas,
+        | (
+            None,
+            BenchModel::Ising
+            | BenchModel::Xy
+            | BenchModel::Heisenberg
+            | BenchModel::Potts
+            | BenchModel::BlumeCapel,
+        ) => Lanes::Replicas,
         // Populations are replicas.
         (None, BenchModel::Ea) if options.annealing => Lanes::Replicas,
         (Some(LanesArg::Samples), _) | (None, BenchModel::Ea) => Lanes::Samples,

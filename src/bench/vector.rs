@@ -1,8 +1,10 @@
-//! `spinflip bench --model xy|heisenberg`: the vector-spin engine's Metropolis sweeps (uniform
-//! proposals, no over-relaxation; the plain checkerboard with one hit, or with `--tile` and
-//! `--hits` the double checkerboard) per backend and size, in picoseconds per attempted update
-//! and per site and sweep, beside the memory floor (bytes a sweep must move at the least) and
-//! the arithmetic floor (32-bit multiplies an attempted update must issue).
+//! `spinflip bench --model xy|heisenberg|potts|blume-capel`: the vector-spin engine's Metropolis
+//! sweeps (uniform proposals, no over-relaxation; the plain checkerboard with one hit, or with
+//! `--tile` and `--hits` the double checkerboard; discrete states by Metropolis over the other
+//! states or `--heat-bath`) per backend and size, in picoseconds per attempted update and per
+//! site and sweep, beside the memory floor (bytes a sweep must move at the least), the
+//! arithmetic floor (32-bit multiplies an attempted update must issue) and the random words of
+//! an update (a Philox block of four).
 
 use std::time::Instant;
 
@@ -12,10 +14,12 @@ use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
 use crate::console::{note, say};
 use crate::engine::open::open_local_vector_engine;
+use crate::engine::proposals_of;
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::error::{Error, Result};
 use crate::model::vector::tiles::Tiles;
 use crate::model::vector::vector_systems;
+use crate::vector::ConeTuning;
 
 /// One row of the vector benchmark.
 #[derive(Debug, Clone, Serialize)]
@@ -39,8 +43,11 @@ pub struct VectorBenchResult {
     pub bytes_per_sweep: f64,
     /// The same per attempted update: [`Self::bytes_per_sweep`] over the hits.
     pub bytes_per_update: f64,
-    /// 32-bit multiplies of an attempted update, [`multiplies_per_update`].
+    /// 32-bit multiplies of an attempted update, [`multiplies_per_update`] (discrete states:
+    /// [`discrete_multiplies_per_update`]).
     pub multiplies_per_update: f64,
+    /// Random words an attempted update draws: one Philox block.
+    pub random_words_per_update: f64,
 }
 
 /// 32-bit multiplies of one Philox4x32-10 block: 10 rounds of two products of two words.
@@ -76,6 +83,20 @@ pub fn multiplies_per_update(n: u32) -> f64 {
     PHILOX_MULTIPLIES + point + unit + energy
 }
 
+/// The 32-bit multiplies an attempted update of discrete states issues at the least, as
+/// written in `discrete_metropolis.rs`: a Philox block; for Metropolis the proposal's high word
+/// and the two energies' `z` products `J P(a, s_j)` each; for the heat bath (`heat_bath`) every
+/// one of the `q` states' energies once (the kernel computes them again for the weights' sums)
+/// and the pick's two high words (the thresholds' three high words a state left out, as in
+/// [`multiplies_per_update`]).
+pub fn discrete_multiplies_per_update(q: u32, dims: u32, heat_bath: bool) -> f64 {
+    let z = f64::from(2 * dims);
+    match heat_bath {
+        false => PHILOX_MULTIPLIES + 1.0 + 2.0 * z,
+        true => PHILOX_MULTIPLIES + f64::from(q) * z + 2.0,
+    }
+}
+
 /// Bytes a sweep of `n`-component spins moves per site at the least. The plain checkerboard:
 /// the spin read and written, and the neighbours' (the other colour's spins, each read once per
 /// colour pass by some update), `4 n` bytes each: `12 n`. The double checkerboard: each tile
@@ -95,7 +116,7 @@ pub fn bytes_per_sweep(n: u32, tiles: Option<Tiles>) -> f64 {
 pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Result<()> {
     if !options.json {
         say!(
-            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
             "backend",
             "adapter",
             "model",
@@ -108,7 +129,8 @@ pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Res
             "ps/sweep",
             "B/update",
             "B/sweep",
-            "mul/update"
+            "mul/update",
+            "rnd/update"
         );
     }
     for &backend in backends {
@@ -137,7 +159,7 @@ fn print_row(json: bool, row: &VectorBenchResult) {
             serde_json::to_string(row).expect("plain data serialises")
         ),
         false => say!(
-            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.1}",
+            "{:<6} {:<40} {:<16} {:>6} {:>7} {:>5} {:>5} {:>7} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.1} {:>10.1}",
             row.backend,
             row.adapter,
             row.model,
@@ -150,7 +172,8 @@ fn print_row(json: bool, row: &VectorBenchResult) {
             row.ps_per_sweep,
             row.bytes_per_update,
             row.bytes_per_sweep,
-            row.multiplies_per_update
+            row.multiplies_per_update,
+            row.random_words_per_update
         ),
     }
 }
@@ -166,6 +189,8 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     };
     let mut engine = open_local_vector_engine(config, systems.clone(), updates)?;
     engine.hot_start()?;
+    let widths = ConeTuning::new(config.updates.proposal, systems.betas.len()).widths;
+    proposals_of(engine.as_mut())?.set_widths(&widths)?;
     let mut run = |from: u32, sweeps: u32| -> Result<f64> {
         let plan = sweeps_plan(from..from + sweeps, false);
         let started = Instant::now();
@@ -197,10 +222,17 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         tile: updates.tile,
         hits: updates.hits,
         ps_per_update: seconds * 1e12 / (site_sweeps * hits),
+        random_words_per_update: 4.0,
         ps_per_sweep: seconds * 1e12 / site_sweeps,
         bytes_per_sweep,
         bytes_per_update: bytes_per_sweep / hits,
-        multiplies_per_update: multiplies_per_update(systems.components),
+        multiplies_per_update: match &systems.states {
+            Some(states) => {
+                let heat_bath = config.updates.proposal == crate::config::Proposal::HeatBath;
+                discrete_multiplies_per_update(states.q, systems.lattice.dims, heat_bath)
+            }
+            None => multiplies_per_update(systems.components),
+        },
     })
 }
 
@@ -254,10 +286,34 @@ mod tests {
         config.validate().unwrap();
         let row = bench_vector(&config, options.seconds).unwrap();
         assert_eq!((row.tile, row.hits), (Some(4), 3));
+        assert_eq!(row.random_words_per_update, 4.0);
         // 6^2 padded sites over 4^2 read, 4^2 written, 8 bytes each.
         assert_eq!(row.bytes_per_sweep, 8.0 * (36.0 / 16.0 + 1.0));
         assert_eq!(row.bytes_per_update, row.bytes_per_sweep / 3.0);
         let ratio = row.ps_per_sweep / row.ps_per_update;
         assert!((ratio - 3.0).abs() < 1e-9, "{row:?}");
+    }
+
+    /// A Potts row on the CPU: one word a state (12 bytes a site's sweep), Philox and the
+    /// proposal's high word and two energies of four products in 2D; the heat bath's energies
+    /// of every state.
+    #[test]
+    fn a_potts_row_states_the_floor_of_a_state_a_word() {
+        for (heat_bath, multiplies) in [(false, 49.0), (true, 40.0 + 8.0 * 4.0 + 2.0)] {
+            let mut args = vec!["bench", "--model", "potts", "--states", "8", "--sizes", "8"];
+            args.extend(["--beta", "1.2", "--seconds", "0.01"]);
+            if heat_bath {
+                args.push("--heat-bath");
+            }
+            let options = BenchOptions::parse_from(args);
+            let config = bench_config(&options, Backend::Cpu, BenchEngine::Simple, 8);
+            config.validate().unwrap();
+            let row = bench_vector(&config, options.seconds).unwrap();
+            assert_eq!(row.model, "8-state Potts 2D");
+            assert_eq!(
+                (row.bytes_per_sweep, row.multiplies_per_update),
+                (12.0, multiplies)
+            );
+        }
     }
 }

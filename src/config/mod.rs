@@ -27,7 +27,9 @@ pub use algorithm::{
     Sweeps,
 };
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
-pub use model::{Couplings, Disorder, MAX_CLOCK_STATES, Model, TemperatureScale, Temperatures};
+pub use model::{
+    Couplings, Disorder, MAX_CLOCK_STATES, MAX_POTTS_STATES, Model, TemperatureScale, Temperatures,
+};
 pub use trajectory::FieldChange;
 pub use updates::{MetropolisOrder, Proposal, VectorUpdates};
 

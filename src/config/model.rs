@@ -38,6 +38,9 @@ impl Couplings {
 /// `k (2^32 mod q)` in 32 bits ([`crate::model::vector::fixed::clock_turn`]).
 pub const MAX_CLOCK_STATES: u32 = 1 << 16;
 
+/// The most states of a Potts model: the engines count each state's sites in a measurement.
+pub const MAX_POTTS_STATES: u32 = 32;
+
 /// The spin model and its lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,6 +86,29 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+    },
+    /// The `q`-state Potts model, `H = -sum_<ij> J_ij delta(s_i, s_j) - h sum_i delta(s_i, 0)`,
+    /// states `0 .. q` (`q` from 2 to [`MAX_POTTS_STATES`]; `q = 2` is the Ising model at half
+    /// the coupling); `disorder: Bimodal` gives the +-J Potts glass (the bonds of
+    /// `EdwardsAnderson` for the same seed). Run by the vector engines with one state a word.
+    Potts {
+        q: u32,
+        dims: u32,
+        size: u32,
+        #[serde(default)]
+        field: f64,
+        #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
+        disorder: Disorder,
+    },
+    /// The spin-1 Blume-Capel model, `s_i` in `{-1, 0, +1}`,
+    /// `H = -sum_<ij> s_i s_j + D sum_i s_i^2 - h sum_i s_i` with the crystal field `D`;
+    /// `D -> -infinity` leaves the Ising model. Run by the vector engines with one state a word.
+    BlumeCapel {
+        dims: u32,
+        size: u32,
+        crystal_field: f64,
+        #[serde(default)]
+        field: f64,
     },
     /// O(3) spins (classical Heisenberg model): unit vectors in space, otherwise as `XY`.
     Heisenberg {
@@ -131,6 +157,12 @@ impl Model {
             | Model::Clock {
                 dims, size, field, ..
             }
+            | Model::Potts {
+                dims, size, field, ..
+            }
+            | Model::BlumeCapel {
+                dims, size, field, ..
+            }
             | Model::Heisenberg {
                 dims, size, field, ..
             } => (dims, size, field),
@@ -140,19 +172,23 @@ impl Model {
     /// The couplings of the model.
     pub fn disorder(&self) -> Disorder {
         match self {
-            Model::Ising { .. } => Disorder::Ferromagnet,
+            Model::Ising { .. } | Model::BlumeCapel { .. } => Disorder::Ferromagnet,
             Model::EdwardsAnderson { .. } => Disorder::Bimodal,
             Model::XY { disorder, .. }
             | Model::Clock { disorder, .. }
+            | Model::Potts { disorder, .. }
             | Model::Heisenberg { disorder, .. } => *disorder,
         }
     }
 
-    /// Components of a spin: 1 for the Ising models, 2 for `XY` and `Clock`, 3 for
-    /// `Heisenberg`.
+    /// Words of a spin: 1 for the Ising models and the discrete states of `Potts` and
+    /// `BlumeCapel`, 2 components for `XY` and `Clock`, 3 for `Heisenberg`.
     pub fn components(&self) -> u32 {
         match self {
-            Model::Ising { .. } | Model::EdwardsAnderson { .. } => 1,
+            Model::Ising { .. }
+            | Model::EdwardsAnderson { .. }
+            | Model::Potts { .. }
+            | Model::BlumeCapel { .. } => 1,
             Model::XY { .. } | Model::Clock { .. } => 2,
             Model::Heisenberg { .. } => 3,
         }
@@ -166,20 +202,33 @@ impl Model {
         }
     }
 
-    /// Whether the spins are unit vectors (`XY`, `Clock`, `Heisenberg`), run by [`crate::vector`]'s
-    /// loop rather than the Ising engines.
+    /// The discrete states of a `Potts` or `BlumeCapel` model's spins; `None` for every other
+    /// model.
+    pub fn discrete_states(&self) -> Option<u32> {
+        match self {
+            Model::Potts { q, .. } => Some(*q),
+            Model::BlumeCapel { .. } => Some(3),
+            _ => None,
+        }
+    }
+
+    /// Whether the model is run by [`crate::vector`]'s loop on the vector engines (unit
+    /// vectors: `XY`, `Clock`, `Heisenberg`; discrete states: `Potts`, `BlumeCapel`) rather than
+    /// by the Ising engines.
     pub fn is_vector(&self) -> bool {
-        self.components() > 1
+        !matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. })
     }
 
     /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D",
-    /// "6-state clock 2D".
+    /// "6-state clock 2D", "3-state Potts +-J spin glass 3D", "Blume-Capel 2D".
     pub fn name(&self) -> String {
         let spins = match self {
             Model::Ising { .. } => "Ising".to_string(),
             Model::EdwardsAnderson { .. } => "Edwards-Anderson +-J".to_string(),
             Model::XY { .. } => "XY".to_string(),
             Model::Clock { q, .. } => format!("{q}-state clock"),
+            Model::Potts { q, .. } => format!("{q}-state Potts"),
+            Model::BlumeCapel { .. } => "Blume-Capel".to_string(),
             Model::Heisenberg { .. } => "Heisenberg".to_string(),
         };
         let glass = match (self.is_vector(), self.disorder()) {

@@ -52,6 +52,8 @@ const WITH_FIELDS: &[(&str, &str, &str, &str)] = &[
     ("Model", "EdwardsAnderson", "model", "EdwardsAnderson(dims: 2, size: 32, bogus: 1)"),
     ("Model", "XY", "model", "XY(dims: 2, size: 32, bogus: 1)"),
     ("Model", "Clock", "model", "Clock(q: 6, dims: 2, size: 32, bogus: 1)"),
+    ("Model", "Potts", "model", "Potts(q: 3, dims: 2, size: 32, bogus: 1)"),
+    ("Model", "BlumeCapel", "model", "BlumeCapel(dims: 2, size: 32, crystal_field: 0.5, bogus: 1)"),
     ("Model", "Heisenberg", "model", "Heisenberg(dims: 2, size: 32, bogus: 1)"),
     ("Temperatures", "GeometricT", "temperatures", "GeometricT(min: 1.0, max: 2.0, count: 2, bogus: 1)"),
     ("Temperatures", "LinearBeta", "temperatures", "LinearBeta(min: 1.0, max: 2.0, count: 2, bogus: 1)"),

@@ -66,6 +66,10 @@ pub enum Kernel {
     VectorObservables,
     VectorOverlap,
     VectorExchange,
+    /// The discrete states' update and sums on the vector-spin kernels' bindings
+    /// ([`crate::model::vector::states`]).
+    DiscreteMetropolis,
+    DiscreteObservables,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -78,7 +82,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 33] = [
+    pub const ALL: [Kernel; 35] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -112,6 +116,8 @@ impl Kernel {
         Kernel::VectorObservables,
         Kernel::VectorOverlap,
         Kernel::VectorExchange,
+        Kernel::DiscreteMetropolis,
+        Kernel::DiscreteObservables,
     ];
 
     /// The module (file stem) of the kernel.
@@ -144,6 +150,8 @@ impl Kernel {
             Kernel::VectorObservables => "vector_observables",
             Kernel::VectorOverlap => "vector_overlap",
             Kernel::VectorExchange => "vector_exchange",
+            Kernel::DiscreteMetropolis => "discrete_metropolis",
+            Kernel::DiscreteObservables => "discrete_observables",
         }
     }
 

@@ -14,7 +14,7 @@ use std::ops::Range;
 use super::Plan;
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
-use crate::config::VectorUpdates;
+use crate::config::{MAX_POTTS_STATES, VectorUpdates};
 use crate::error::{Error, Result};
 use crate::model::vector::fixed::clock_split;
 use crate::model::vector::tiles::Tiles;
@@ -146,6 +146,10 @@ pub struct VectorObservation {
     /// `2^32 - 1` (a deviation of 1: no normalised spin comes near) so that the GPU kernels
     /// keep it in one word with `atomicMax`.
     pub norm_deviation: u64,
+    /// Discrete states ([`crate::model::vector::states`]): the sites in state `a`. Their
+    /// `bonds[d]` are `sum_i J_{i,i+d} P(s_i, s_{i+d})` (units `2^-24`), `magnetisation[0]`
+    /// and `fourier[d][0]` the sums of the states' values `s(a)`; the other entries are 0.
+    pub states: [i64; MAX_POTTS_STATES as usize],
 }
 
 /// The exact integer sums of the tensor overlap of two replicas `a`, `b` of one sample and
@@ -197,13 +201,19 @@ impl<K> VectorKernelSet<K> {
     ) -> Result<Self> {
         Ok(VectorKernelSet {
             hot_start: build(Kernel::VectorHotStart)?,
-            metropolis: build(Kernel::VectorMetropolis)?,
+            metropolis: match systems.states {
+                Some(_) => build(Kernel::DiscreteMetropolis)?,
+                None => build(Kernel::VectorMetropolis)?,
+            },
             tiles: match updates.tile {
                 Some(_) => Some(build(Kernel::VectorTiles)?),
                 None => None,
             },
             overrelaxation: build(Kernel::VectorOverrelaxation)?,
-            observables: build(Kernel::VectorObservables)?,
+            observables: match systems.states {
+                Some(_) => build(Kernel::DiscreteObservables)?,
+                None => build(Kernel::VectorObservables)?,
+            },
             overlap: match systems.overlaps() {
                 0 => None,
                 _ => Some(build(Kernel::VectorOverlap)?),
@@ -215,9 +225,11 @@ impl<K> VectorKernelSet<K> {
 
 /// Refuse proposal widths that are not one per temperature of `systems`.
 pub fn check_widths(systems: &VectorSystems, widths: &[i32]) -> Result<()> {
-    if systems.clock == 0 && widths.contains(&HEAT_BATH) {
+    let discrete = systems.clock > 0 || systems.states.is_some();
+    if !discrete && widths.contains(&HEAT_BATH) {
         return Err(Error::State(
-            "the heat bath draws among a clock model's states; these spins take every direction"
+            "the heat bath draws among a clock model's or discrete spins' states; these spins \
+             take every direction"
                 .into(),
         ));
     }
@@ -247,11 +259,16 @@ pub fn check_partners(systems: &VectorSystems, partners: &[u32]) -> Result<()> {
 
 /// 64-bit counters per system in the GPU kernels' counts (`COUNT_WORDS / 2` in
 /// `shaders/wgsl/vector_site.wgsl`, `COUNTERS` in `shaders/cuda/vector_site.cuh`): the accepted
-/// moves, three spare, then the observation ([`counted_observation`]).
-pub const COUNTERS: usize = 32;
+/// moves, three spare, then the observation ([`counted_observation`]), its counts of discrete
+/// states from [`STATES_COUNTER`].
+pub const COUNTERS: usize = 64;
 
 /// Where a system's observation starts in its counters.
 const OBSERVATION_COUNTER: usize = 4;
+
+/// Where a system's counts of discrete states start in its counters, after the 28 of the
+/// other entries.
+const STATES_COUNTER: usize = OBSERVATION_COUNTER + 28;
 
 /// 64-bit counters per replica pair in the counts of `vector_overlap`, which reuses the counts
 /// of the systems (two per pair, so that the counts hold every pair's): `q[mu][nu]` at
@@ -263,13 +280,14 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 14] = [
+pub const KERNEL_CONSTANTS: [&str; 15] = [
     "L",
     "DIMS",
     "COMPONENTS",
     "CLOCK",
     "CLOCK_TURN",
     "CLOCK_REMAINDER",
+    "STATES",
     "SAMPLES",
     "REPLICAS",
     "UNIFORM_COUPLINGS",
@@ -282,7 +300,8 @@ pub const KERNEL_CONSTANTS: [&str; 14] = [
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
 /// plain checkerboard, which builds no `vector_tiles`); a clock model's states with `T` and `R`
-/// of [`clock_split`] (zeros for spins of every direction); the `CouplingScale`'s bits; the field
+/// of [`clock_split`] (zeros for spins of every direction); a discrete model's states `q` (0
+/// for unit vectors); the `CouplingScale`'s bits; the field
 /// in local-field units as the bits of its `i32` (both backends take unsigned constants); then
 /// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
@@ -303,6 +322,7 @@ pub fn kernel_constants(
         systems.clock,
         turn,
         remainder,
+        systems.states.as_ref().map_or(0, |states| states.q),
         systems.samples,
         systems.replicas,
         u32::from(uniform),
@@ -332,9 +352,15 @@ pub fn coupling_words(couplings: &VectorCouplings) -> Vec<i32> {
     }
 }
 
-/// The phase table as the GPU kernels read it: the cosines, then the sines.
-pub fn phase_words(phases: &PhaseTable) -> Vec<i32> {
-    phases.cos.iter().chain(&phases.sin).copied().collect()
+/// The lookup tables as the GPU kernels read them: the phase table's cosines, then its sines
+/// (`L` each); for discrete states then `P(a, b)` (`q^2`), `V(a)` and the values `s(a)`
+/// (`q` each).
+pub fn lookup_words(systems: &VectorSystems, phases: &PhaseTable) -> Vec<i32> {
+    let states = systems.states.iter();
+    let energies = states.flat_map(|s| s.pair.iter().chain(&s.site).chain(&s.value));
+    (phases.cos.iter().chain(&phases.sin).chain(energies))
+        .copied()
+        .collect()
 }
 
 /// Every system's accepted moves in the counts, [`COUNTERS`] counters per system.
@@ -352,7 +378,8 @@ pub fn counted_observations(counters: &[u64]) -> Vec<VectorObservation> {
 }
 
 /// The observation in one system's [`COUNTERS`] counters: bonds, twists and magnetisation (three
-/// each), the Fourier components `[d][a][cos, sin]`, then the norm deviation.
+/// each), the Fourier components `[d][a][cos, sin]`, the norm deviation, then the counts of
+/// discrete states.
 fn counted_observation(counters: &[u64]) -> VectorObservation {
     let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
     let mut o = VectorObservation {
@@ -362,6 +389,9 @@ fn counted_observation(counters: &[u64]) -> VectorObservation {
         norm_deviation: counters[OBSERVATION_COUNTER + 27],
         ..VectorObservation::default()
     };
+    for (a, count) in o.states.iter_mut().enumerate() {
+        *count = counters[STATES_COUNTER + a] as i64;
+    }
     for (d, direction) in o.fourier.iter_mut().enumerate() {
         for (a, component) in direction.iter_mut().enumerate() {
             *component = [0, 1].map(|p| sum(9 + 2 * (3 * d + a) + p));

@@ -1,18 +1,20 @@
 //! Exact results used as references: Kaufman's finite-size solution of the 2D Ising model,
 //! differentiated exactly with second-order dual numbers, Onsager's infinite-lattice one,
-//! enumeration of tiny Ising lattices, and the row transfer matrix of small lattices of any
-//! discrete spins.
+//! enumeration of tiny Ising lattices and of tiny lattices of discrete states, and the row
+//! transfer matrix of small lattices of any discrete spins.
 
 mod dual;
 mod enumeration;
 mod kaufman;
 mod onsager;
+mod states;
 mod transfer;
 
 pub use dual::Dual2;
 pub use enumeration::{EnumeratedAverages, enumerate};
 pub use kaufman::{ExactIsing2d, kaufman, ln_partition_function};
 pub use onsager::onsager;
+pub use states::{StateAverages, enumerate_states};
 pub use transfer::{DiscreteSpins, energy_and_heat};
 
 /// `got` within `tol` (absolute) of `want`, the tests' check against exact values.

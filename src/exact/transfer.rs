@@ -10,6 +10,7 @@
 //! pair of sites, as the engines' lattices do.
 
 use super::Dual2;
+use crate::model::vector::states::{ENERGY_ONE, States};
 
 /// A model of `states` states a site: the energy of a bond between states `a` and `b`,
 /// `bond[a q + b]`, and of a site in state `a`, `site[a]`.
@@ -32,6 +33,17 @@ impl DiscreteSpins {
                 .map(|ab| -j * cos(ab / q64 - ab % q64))
                 .collect(),
             site: (0..q64).map(|a| -h * cos(a)).collect(),
+        }
+    }
+
+    /// The discrete states of a Potts or Blume-Capel model with ferromagnetic bonds
+    /// (`E(a, b) = -P(a, b)`), their energies as the engines hold them.
+    pub fn of_states(states: &States) -> Self {
+        let units = |e: i32| f64::from(e) / ENERGY_ONE;
+        DiscreteSpins {
+            states: states.q,
+            bond: states.pair.iter().map(|&p| -units(p)).collect(),
+            site: states.site.iter().map(|&v| units(v)).collect(),
         }
     }
 

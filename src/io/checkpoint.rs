@@ -57,7 +57,7 @@ pub enum RunKind {
     Sweeps,
     /// Population annealing.
     Annealing,
-    /// The vector spins' sweeps (`XY`, `Heisenberg`).
+    /// The vector engines' sweeps (`XY`, `Clock`, `Heisenberg`, `Potts`, `BlumeCapel`).
     Vector,
 }
 
@@ -68,7 +68,7 @@ impl RunKind {
         match format {
             2 | 3 | 5 | 7 | 10 => Some(RunKind::Sweeps),
             4 | 6 | 12 => Some(RunKind::Annealing),
-            8 | 9 | 11 => Some(RunKind::Vector),
+            8 | 9 | 11 | 13 | 14 => Some(RunKind::Vector),
             _ => None,
         }
     }
@@ -78,7 +78,9 @@ impl RunKind {
         match self {
             RunKind::Sweeps => "a run of Metropolis sweeps (algorithm: Metropolis or Tempering)",
             RunKind::Annealing => "a population-annealing run (algorithm: Annealing)",
-            RunKind::Vector => "a vector-spin run (model: XY or Heisenberg)",
+            RunKind::Vector => {
+                "a vector-spin run (model: XY, Clock, Heisenberg, Potts or BlumeCapel)"
+            }
         }
     }
 }

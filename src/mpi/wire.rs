@@ -15,6 +15,7 @@ use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::systems::SystemIndex;
+use crate::model::vector::states::{StateModel, States};
 use crate::model::vector::{VectorCouplings, VectorSystems};
 
 use super::{Share, Split};
@@ -123,6 +124,7 @@ impl Writer {
         self.lattice(&systems.lattice);
         self.u32(systems.components);
         self.u32(systems.clock);
+        self.states(systems.states.as_ref());
         self.field_and_index(systems.field, &systems.index);
         self.u32(systems.first_sample);
         self.u32(systems.all_samples);
@@ -146,6 +148,21 @@ impl Writer {
                 }
             }
         }
+    }
+    /// A discrete model's states and their energies, or none.
+    fn states(&mut self, states: Option<&States>) {
+        let Some(states) = states else {
+            self.u8(0);
+            return;
+        };
+        self.u8(match states.model {
+            StateModel::Potts => 1,
+            StateModel::BlumeCapel => 2,
+        });
+        self.u32(states.q);
+        self.i32s(&states.pair);
+        self.i32s(&states.site);
+        self.i32s(&states.value);
     }
     /// The tile side 0 where the sweeps have no tiles (a tile has at least 2 sites a side).
     fn vector_sweeps(&mut self, updates: &VectorSweeps) {
@@ -231,10 +248,15 @@ impl Reader<'_> {
     fn vector_systems(&mut self) -> Result<VectorSystems> {
         let lattice = self.lattice()?;
         let components = self.u32()?;
-        if !(components == 2 || components == 3) {
+        let clock = self.u32()?;
+        let states = self.states()?;
+        let expected = match states {
+            Some(_) => 1..=1,
+            None => 2..=3,
+        };
+        if !expected.contains(&components) {
             return Err(truncated());
         }
-        let clock = self.u32()?;
         let (field, mut index) = self.field_and_index()?;
         (index.first_sample, index.all_samples) = (self.u32()?, self.u32()?);
         let couplings = match self.u8()? {
@@ -250,9 +272,31 @@ impl Reader<'_> {
             lattice,
             components,
             clock,
+            states,
             field,
             couplings,
         })
+    }
+    fn states(&mut self) -> Result<Option<States>> {
+        let model = match self.u8()? {
+            0 => return Ok(None),
+            1 => StateModel::Potts,
+            2 => StateModel::BlumeCapel,
+            _ => return Err(truncated()),
+        };
+        let q = self.u32()?;
+        let (pair, site, value) = (self.i32s()?, self.i32s()?, self.i32s()?);
+        let q_words = q as usize;
+        if pair.len() != q_words * q_words || site.len() != q_words || value.len() != q_words {
+            return Err(truncated());
+        }
+        Ok(Some(States {
+            model,
+            q,
+            pair,
+            site,
+            value,
+        }))
     }
     /// The couplings of each sample, each read by `read`.
     fn per_sample<T>(&mut self, read: impl Fn(&mut Self) -> Result<Vec<T>>) -> Result<Vec<Vec<T>>> {
@@ -607,8 +651,8 @@ mod tests {
     use crate::error::Error;
 
     /// The vector-spin engine's calls: opening the slices of a Gaussian and a bimodal glass
-    /// (with their couplings), a ferromagnet and a clock model, with and without tiles, and the
-    /// calls of its lattices and capabilities.
+    /// (with their couplings), a ferromagnet, a clock model, a Potts glass and a Blume-Capel
+    /// model, with and without tiles, and the calls of its lattices and capabilities.
     fn vector_commands() -> Vec<Command> {
         let heisenberg = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, -0.5), vec![0.4], 2, 7);
         let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (0, 0.25), vec![0.1, 2.0], 4, 8);
@@ -635,6 +679,14 @@ mod tests {
                 None,
             ),
             open(xy.clone().with_clock(6), None),
+            open(
+                (xy.clone().with_states(States::potts(5, 0.5))).with_disorder(Disorder::Bimodal, 2),
+                None,
+            ),
+            open(
+                xy.clone().with_states(States::blume_capel(-1.5, 0.25)),
+                None,
+            ),
             open(xy, None),
             Command::SetSpins(vec![1 << 28, -3, 0].into()),
             Command::SetWidths(vec![0, i32::MIN, i32::MAX]),

@@ -105,12 +105,15 @@ const SPIN_GLASS: [Observable<SpinGlassEstimates>; 6] = [
 
 /// Vector spins: the ferromagnet's, and a glass's energy (its overlaps in
 /// [`TENSOR_GLASS`]).
-const VECTOR: [Observable<VectorEstimates>; 5] = [
+const VECTOR: [Observable<VectorEstimates>; 8] = [
     ("e", "e", |t| Some(t.e)),
+    ("c", "c", |t| Some(t.c)),
     ("abs_m", "|m|", |t| Some(t.abs_m)),
+    ("chi", "chi", |t| Some(t.chi)),
     ("u4", "U4", |t| Some(t.u4)),
-    ("xi_over_l", "xi/L", |t| Some(t.xi_over_l)),
+    ("xi_over_l", "xi/L", |t| t.xi_over_l),
     ("helicity", "helicity modulus", |t| t.helicity),
+    ("zeros", "density of s = 0", |t| t.zeros),
 ];
 
 const TENSOR_GLASS: [Observable<TensorGlassEstimates>; 3] = [

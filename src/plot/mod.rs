@@ -23,7 +23,7 @@ pub use figures::{
     observable_figures, overlay_figures, timeseries_figure,
 };
 pub use read::{read_annealing, read_estimates, read_run};
-pub use snapshot::{KEY_HEIGHT, snapshot_png, vector_snapshot_png};
+pub use snapshot::{KEY_HEIGHT, snapshot_png, states_snapshot_png, vector_snapshot_png};
 
 use crate::annealing::AnnealingSummary;
 use crate::atomic::ensure_writable_dir;
@@ -106,7 +106,8 @@ pub struct RunRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lattices {
     Ising(Vec<SpinBits>),
-    /// Each site's `components` values in a row, as in `final_state.npy`.
+    /// Each site's `components` values in a row, as in `final_state.npy` (one: a discrete
+    /// state's value).
     Vector {
         components: u32,
         lattices: Vec<Vec<f32>>,
@@ -124,6 +125,9 @@ impl RunRecord {
                 lattices,
             } => {
                 let n = *components as usize;
+                if n == 1 {
+                    return states_snapshot_png(|site| lattices[t][site as usize], dims, size);
+                }
                 let spin = |site: u64| {
                     let values = &lattices[t][site as usize * n..][..n];
                     let mut spin = [0.0; 3];
@@ -184,7 +188,10 @@ pub fn write_vector_plots(out: &Path, finished: &VectorFinished) -> Result<()> {
     let (dims, size) = (run.run.dims, run.run.size);
     write_plots(out, &run, &series, |t| {
         let spin = |site| finished.first_system_spin(t, site);
-        vector_snapshot_png(spin, components, dims, size)
+        match components {
+            1 => states_snapshot_png(|site| spin(site)[0], dims, size),
+            _ => vector_snapshot_png(spin, components, dims, size),
+        }
     })
 }
 

@@ -123,12 +123,13 @@ fn series_file(dir: &Path, kind: &str, tag: &str, legacy: &str) -> PathBuf {
 enum MagnetisationColumns {
     /// `M`, an Ising lattice's total.
     Total(usize),
-    /// `mx, my[, mz]`, a vector magnetisation per site.
+    /// `mx, my[, mz]`, a vector magnetisation per site, or the `m` of discrete states.
     PerSite(Vec<usize>),
 }
 
 /// A time-series CSV (`measurement, sweep, [sample,] replica, E, M, e, m` of Ising spins,
-/// `measurement, sweep, [sample,] replica, E, e, mx, my[, mz]` of vector spins; rows by
+/// `measurement, sweep, [sample,] replica, E, e, mx, my[, mz]` of vector spins, `..., E, e, m`
+/// of discrete states; rows by
 /// measurement, then sample and replica) as what its figure shows. A row belongs to the
 /// measurement of its sweep: the `measurement` column is not read, as vector runs' thermalisation
 /// files numbered every row 0 until they counted their measurements as the Ising ones do.
@@ -141,7 +142,7 @@ fn read_series(path: &Path, run: &RunEstimates) -> Result<TemperatureSeries> {
     let magnetisation = match column("M") {
         Some(total) => MagnetisationColumns::Total(total),
         None => MagnetisationColumns::PerSite(
-            ["mx", "my", "mz"]
+            ["mx", "my", "mz", "m"]
                 .iter()
                 .filter_map(|c| column(c))
                 .collect(),
@@ -255,10 +256,10 @@ fn read_vector_lattices(path: &Path, run: &RunEstimates) -> Result<Lattices> {
     let mut expected = lattices_shape(run, shape.len() == run.run.dims as usize + 4);
     let components = shape.last().copied().unwrap_or_default();
     expected.push(components);
-    if shape != expected || !(2..=3).contains(&components) {
+    if shape != expected || !(1..=3).contains(&components) {
         return Err(Error::Usage(format!(
-            "{}: expected float32 vector spins of shape {expected:?} with 2 or 3 components, \
-             found {shape:?}",
+            "{}: expected float32 vector spins of shape {expected:?} with 1 (discrete states) to \
+             3 components, found {shape:?}",
             path.display()
         )));
     }

@@ -1,6 +1,6 @@
 //! PNG snapshots of a final lattice: the whole lattice in 2D, the mid-plane `z = L/2` in 3D;
-//! Ising spins' +1 and -1 in two colours, vector spins' directions on a colour wheel; the
-//! colours named in a key below the lattice.
+//! Ising spins' +1 and -1 in two colours, vector spins' directions on a colour wheel, discrete
+//! states in hues a golden angle apart; the colours named in a key below the lattice.
 
 use super::glyphs::{GLYPH_HEIGHT, GLYPH_WIDTH, ink};
 use crate::error::{Error, Result};
@@ -68,6 +68,48 @@ pub fn vector_snapshot_png(
         key.extend([([0xff; 3], "Z+1"), ([0; 3], "Z-1")]);
     }
     pixels.extend(colour_key(side, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
+    rgb_png(side, &pixels)
+}
+
+/// The hues of successive discrete states, in degrees: the golden angle, so that any number of
+/// states (and a negative value) get hues far apart without knowing how many there are.
+const STATE_HUE_STEP: f64 = 137.507_764;
+
+/// States named in the key at most.
+const KEY_STATES: usize = 8;
+
+/// The PNG of a lattice of `size^dims` discrete states whose site `i` has the value `value(i)`
+/// (a Potts state `0 .. q`, a Blume-Capel spin `-1, 0, +1`): value `v` in the hue
+/// `v STATE_HUE_STEP`; the key names the first [`KEY_STATES`] values drawn. Only the drawn sites
+/// are read.
+pub fn states_snapshot_png(value: impl Fn(u64) -> f32, dims: u32, size: u32) -> Result<Vec<u8>> {
+    let plane = plane_start(dims, size);
+    let drawn = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let (side, mut pixels) = pixels(
+        |site| {
+            let v = value(plane + site) as i32;
+            drawn.borrow_mut().insert(v);
+            state_colour(v)
+        },
+        size,
+    );
+    let names: Vec<(i32, String)> = (drawn.into_inner().into_iter().take(KEY_STATES))
+        .map(|v| (v, v.to_string()))
+        .collect();
+    let key: Vec<([u8; 3], &str)> = (names.iter())
+        .map(|(v, name)| (state_colour(*v), name.as_str()))
+        .collect();
+    pixels.extend(colour_key(side, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
+    rgb_png(side, &pixels)
+}
+
+/// The colour of the discrete state of value `v`.
+fn state_colour(v: i32) -> [u8; 3] {
+    hue_colour((f64::from(v) * STATE_HUE_STEP).rem_euclid(360.0), 0.5)
+}
+
+/// The RGB PNG of `pixels`, `side` wide, the lattice's square and its key below.
+fn rgb_png(side: u32, pixels: &[[u8; 3]]) -> Result<Vec<u8>> {
     let mut png = Vec::new();
     let mut encoder = png::Encoder::new(&mut png, side, side + KEY_HEIGHT);
     encoder.set_color(png::ColorType::Rgb);

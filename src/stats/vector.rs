@@ -32,6 +32,8 @@ pub struct VectorMeasurement {
     pub bond_cosines: f64,
     /// `sum_d S_d^2 / (d N)`.
     pub bond_sines_squared: f64,
+    /// Discrete states: the density of sites in the state `s = 0` (Blume-Capel's vacancies).
+    pub zeros: f64,
 }
 
 /// The estimators of one temperature of a vector-spin model.
@@ -48,10 +50,15 @@ pub struct VectorEstimates {
     pub u4: Estimate,
     pub chi: Estimate,
     pub chi_connected: Estimate,
-    pub xi_over_l: Estimate,
+    /// The second-moment correlation length over `L` (not measured for the Potts model).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub xi_over_l: Option<Estimate>,
     /// The helicity modulus (XY only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub helicity: Option<Estimate>,
+    /// Blume-Capel: the density of sites with `s = 0`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub zeros: Option<Estimate>,
     /// Integrated autocorrelation times of `E` and `|m|`, in measurements, averaged over
     /// replicas.
     pub tau_e: f64,
@@ -66,7 +73,8 @@ const M_FIELD: usize = 6;
 const FOURIER: usize = 7;
 const COSINES: usize = 8;
 const SINES_SQ: usize = 9;
-const PRIMARY_COUNT: usize = 10;
+const ZEROS: usize = 10;
+const PRIMARY_COUNT: usize = 11;
 
 fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] {
     let m2: f64 = x.m.iter().map(|m| m * m).sum();
@@ -83,17 +91,29 @@ fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] 
         x.fourier,
         x.bond_cosines,
         x.bond_sines_squared,
+        x.zeros,
     ]
 }
 
-/// The estimators at `beta` of `components`-vectors on `size^d` lattices of `sites` spins, from
-/// `series[r]`, the measurements of replica `r` (each replica an independent unit); the
-/// helicity modulus where `helicity` (XY).
+/// Which estimators beyond the common ones a model's measurements give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VectorExtras {
+    /// `xi/L` from the Fourier component (all but the Potts model).
+    pub correlation_length: bool,
+    /// The helicity modulus (XY).
+    pub helicity: bool,
+    /// The density of `s = 0` (Blume-Capel).
+    pub zeros: bool,
+}
+
+/// The estimators at `beta` of `components`-vectors (1 for the order parameter of discrete
+/// states) on `size^d` lattices of `sites` spins, from `series[r]`, the measurements of replica
+/// `r` (each replica an independent unit), with the `extras` the model measures.
 pub fn vector_estimates(
     beta: f64,
     (components, size, sites): (u32, u32, u64),
     series: &[Vec<VectorMeasurement>],
-    helicity: bool,
+    extras: VectorExtras,
 ) -> VectorEstimates {
     let n_sites = sites as f64;
     let samples: usize = series.iter().map(Vec::len).sum();
@@ -129,8 +149,11 @@ pub fn vector_estimates(
         chi_connected: jackknife(&blocks, |x| {
             beta * n_sites * (x[ABS_M_SQ] - x[ABS_M] * x[ABS_M])
         }),
-        xi_over_l: jackknife(&blocks, |x| (x[M2] / x[FOURIER] - 1.0).sqrt() / k_factor),
-        helicity: helicity.then(|| jackknife(&blocks, |x| x[COSINES] - beta * x[SINES_SQ])),
+        xi_over_l: (extras.correlation_length)
+            .then(|| jackknife(&blocks, |x| (x[M2] / x[FOURIER] - 1.0).sqrt() / k_factor)),
+        helicity: (extras.helicity)
+            .then(|| jackknife(&blocks, |x| x[COSINES] - beta * x[SINES_SQ])),
+        zeros: extras.zeros.then(|| jackknife(&blocks, |x| x[ZEROS])),
         tau_e: mean_tau(&|x| x.energy),
         tau_abs_m: mean_tau(&norm_of_m),
         samples,

@@ -1,12 +1,12 @@
 //! The checkpoint of a vector-spin run, written between chunks of sweeps: enough to continue it
 //! bit-identically. Its frame (magic, format, fingerprint, CRC) is the container's
 //! ([`crate::io::checkpoint`]), whose spin bits it leaves empty: the lattices are fixed-point
-//! words, in the first section. Layout (format 9), all numbers little-endian:
+//! words, in the first section. Layout (format 13), all numbers little-endian:
 //!
 //! | offset | size | field                                                   |
 //! |--------|------|---------------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                                        |
-//! | 8      | 4    | format 9 (u32)                                          |
+//! | 8      | 4    | format 13 (u32)                                         |
 //! | 12     | 8    | config fingerprint (u64)                                |
 //! | 20     | 8    | sweeps done (u64)                                       |
 //! | 28     | 8    | spin bits: 0 (u64)                                      |
@@ -22,16 +22,18 @@
 //! |        | 8 B  | accepted moves since the last tuning stop (u64)         |
 //! |        | 8 B  | accepted moves in the production (u64)                  |
 //! |        | 8    | the largest drift of `\|s\|` (f64)                       |
-//! |        | 56 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared (f64) |
+//! |        | 64 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared, density of `s = 0` (f64) |
 //! |        | 16 Q | the overlaps: q2, q2 at k_min (f64)                     |
 //! |        | 8 T  | the betas, as tuned so far (f64)                        |
 //! |        | 4 S  | the tempering chains' state (u32, `engine::tempering::Chains`) |
 //! |        | 4 H  | the walkers of sample 0's chains at each measurement (u32) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
 //!
-//! Format 11, of a run stopped inside a sweep, adds the count U (1) after H and the units of the
-//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the history. Format 8, format 9
-//! without S, H and their sections and without the betas (the config's), is still read.
+//! Format 14, of a run stopped inside a sweep, adds the count U (1) after H and the units of the
+//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the history. Formats 9 and 11, the
+//! same with measurements of seven words (no density of `s = 0`: discrete states came after
+//! them), and format 8, format 9 without S, H and their sections and without the betas (the
+//! config's), are still read.
 //!
 //! The measurements are kept as the estimators take them (the f64s computed from the engine's
 //! integers), so a resumed run's estimates are the uninterrupted run's to the bit.
@@ -45,14 +47,24 @@ use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
 use crate::stats::VectorMeasurement;
 
-/// The layouts written (inside a sweep, and at a sweep's end), and the one before them without
-/// tempering (still read).
+/// The layouts written (inside a sweep, and at a sweep's end), the same with seven-word
+/// measurements, and the one before them without tempering (still read).
 const INSIDE_A_SWEEP: Format = Format {
-    number: 11,
+    number: 14,
     counts: 9,
     packed: true,
 };
 const FORMAT: Format = Format {
+    number: 13,
+    counts: 8,
+    packed: true,
+};
+const INSIDE_A_SWEEP_11: Format = Format {
+    number: 11,
+    counts: 9,
+    packed: true,
+};
+const FORMAT_9: Format = Format {
     number: 9,
     counts: 8,
     packed: true,
@@ -62,8 +74,9 @@ const FORMAT_8: Format = Format {
     counts: 6,
     packed: true,
 };
-/// Words (f64) of one [`VectorMeasurement`] and of one [`OverlapMeasurement`].
-const MEASUREMENT_WORDS: u64 = 7;
+/// Words (f64) of one [`VectorMeasurement`] (seven before format 13) and of one
+/// [`OverlapMeasurement`].
+const MEASUREMENT_WORDS: u64 = 8;
 const OVERLAP_WORDS: u64 = 2;
 
 /// The state of a vector-spin run after `sweeps_done` sweeps; with the config, all it needs to
@@ -164,7 +177,13 @@ impl VectorCheckpoint {
 
     /// Parse and verify a checkpoint's bytes; every inconsistency is an error.
     pub(super) fn decode(bytes: &[u8]) -> Result<VectorCheckpoint, CheckpointError> {
-        let formats = [INSIDE_A_SWEEP, FORMAT, FORMAT_8];
+        let formats = [
+            INSIDE_A_SWEEP,
+            FORMAT,
+            INSIDE_A_SWEEP_11,
+            FORMAT_9,
+            FORMAT_8,
+        ];
         let mut file = open(bytes, RunKind::Vector, &formats, sections)?;
         if !file.spins.is_empty() {
             return Err(CheckpointError::Inconsistent(format!(
@@ -185,7 +204,8 @@ impl VectorCheckpoint {
         let accepted_since_stop = reader.u64s(systems as usize)?;
         let accepted_in_production = reader.u64s(systems as usize)?;
         let norm_deviation = reader.f64s(1)?[0];
-        let measurement_words = reader.f64s((measurements * MEASUREMENT_WORDS) as usize)?;
+        let width = measurement_width(file.format);
+        let measurement_words = reader.f64s((measurements * width) as usize)?;
         let overlap_words = reader.f64s((overlaps * OVERLAP_WORDS) as usize)?;
         let betas = match file.format {
             8 => Vec::new(),
@@ -203,7 +223,7 @@ impl VectorCheckpoint {
             .unwrap_or(0);
         let record = VectorRecord {
             measurements: measurement_words
-                .chunks_exact(MEASUREMENT_WORDS as usize)
+                .chunks_exact(width as usize)
                 .map(measurement_of)
                 .collect(),
             overlaps: overlap_words
@@ -256,16 +276,24 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
         (temperatures, 4),
         (systems, 16),
         (1, 8),
-        (measurements, 8 * MEASUREMENT_WORDS),
+        (measurements, 8 * measurement_width(format)),
         (overlaps, 8 * OVERLAP_WORDS),
     ];
     if format != FORMAT_8.number {
         sections.extend([(temperatures, 8), (counts[5], 4), (counts[6], 4)]);
     }
-    if format == INSIDE_A_SWEEP.number {
+    if format == INSIDE_A_SWEEP.number || format == INSIDE_A_SWEEP_11.number {
         sections.push((counts[7], 8));
     }
     sections
+}
+
+/// Words of a measurement in `format`.
+fn measurement_width(format: u32) -> u64 {
+    match format >= FORMAT.number {
+        true => MEASUREMENT_WORDS,
+        false => MEASUREMENT_WORDS - 1,
+    }
 }
 
 /// A measurement's words, in the layout's order.
@@ -279,10 +307,12 @@ fn measurement_words(m: &VectorMeasurement) -> [f64; MEASUREMENT_WORDS as usize]
         m.fourier,
         m.bond_cosines,
         m.bond_sines_squared,
+        m.zeros,
     ]
 }
 
-/// The measurement of [`measurement_words`].
+/// The measurement of [`measurement_words`] (without the density of `s = 0` before format 13:
+/// 0).
 fn measurement_of(w: &[f64]) -> VectorMeasurement {
     VectorMeasurement {
         energy: w[0],
@@ -290,6 +320,7 @@ fn measurement_of(w: &[f64]) -> VectorMeasurement {
         fourier: w[4],
         bond_cosines: w[5],
         bond_sines_squared: w[6],
+        zeros: w.get(7).copied().unwrap_or(0.0),
     }
 }
 
@@ -305,6 +336,7 @@ mod tests {
             fourier: 0.125,
             bond_cosines: -0.0,
             bond_sines_squared: f64::NAN,
+            zeros: 0.375,
         };
         VectorCheckpoint {
             config_fingerprint: fingerprint("(model: XY(dims: 2, size: 4))"),
@@ -339,7 +371,7 @@ mod tests {
     fn layout_matches_the_documented_format() {
         let bytes = sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], 9u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 13u32.to_le_bytes());
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         let counts: Vec<u64> = bytes[28..92]
             .chunks_exact(8)
@@ -355,7 +387,8 @@ mod tests {
         let norm = 124 + 32;
         assert_eq!(bytes[norm..norm + 8], 2f64.powi(-30).to_le_bytes());
         assert_eq!(bytes[norm + 8..norm + 16], (-1.5f64).to_le_bytes());
-        let betas = norm + 8 + 56 * 2 + 16;
+        assert_eq!(bytes[norm + 64..norm + 72], 0.375f64.to_le_bytes(), "zeros");
+        let betas = norm + 8 + 64 * 2 + 16;
         assert_eq!(bytes[betas..betas + 8], 0.5f64.to_le_bytes());
         let state = betas + 16;
         assert_eq!(bytes[state + 20..state + 24], 3u32.to_le_bytes());
@@ -399,18 +432,45 @@ mod tests {
         }
     }
 
-    /// A format 8 checkpoint (before tempering) still resumes: its betas are the config's,
-    /// it has no tempering.
-    /// A run stopped inside a sweep writes format 11: the units word's count after the
+    /// A format 9 checkpoint (measurements of seven words) still resumes, its measurements'
+    /// density of `s = 0` zero: the sample's bytes without each measurement's last word.
+    #[test]
+    fn a_format_9_checkpoint_reads_its_seven_word_measurements() {
+        let mut checkpoint = sample();
+        checkpoint
+            .record
+            .measurements
+            .iter_mut()
+            .for_each(|m| m.zeros = 0.0);
+        let old = format_9(&checkpoint);
+        assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
+    }
+
+    /// The checkpoint's bytes as format 9 wrote them: each measurement without its last word.
+    fn format_9(checkpoint: &VectorCheckpoint) -> Vec<u8> {
+        let bytes = checkpoint.encode();
+        let first = 124 + 32 + 8;
+        let mut old = bytes[..first].to_vec();
+        for m in 0..2 {
+            old.extend_from_slice(&bytes[first + 64 * m..first + 64 * m + 56]);
+        }
+        old.extend_from_slice(&bytes[first + 128..bytes.len() - CRC_LEN]);
+        old[8..12].copy_from_slice(&9u32.to_le_bytes());
+        let crc = crc32fast::hash(&old);
+        old.extend_from_slice(&crc.to_le_bytes());
+        old
+    }
+
+    /// A run stopped inside a sweep writes format 14: the units word's count after the
     /// history's, the word after the history.
     #[test]
-    fn units_of_a_cut_sweep_make_format_11() {
+    fn units_of_a_cut_sweep_make_format_14() {
         let checkpoint = VectorCheckpoint {
             sweep_units: 5,
             ..sample()
         };
         let bytes = checkpoint.encode();
-        assert_eq!(bytes[8..12], [11, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [14, 0, 0, 0]);
         assert_eq!(bytes[92..100], 1u64.to_le_bytes(), "units words");
         assert_eq!(bytes.len(), sample().encode().len() + 8 + 8);
         let last = bytes.len() - CRC_LEN - 8;
@@ -423,7 +483,7 @@ mod tests {
 
     #[test]
     fn format_8_is_read_without_betas_and_tempering() {
-        let bytes = sample().encode();
+        let bytes = format_9(&sample());
         let tempering_start = 124 + 32 + 8 + 56 * 2 + 16;
         let mut old = bytes[..tempering_start].to_vec();
         old[8..12].copy_from_slice(&8u32.to_le_bytes());

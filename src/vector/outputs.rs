@@ -16,6 +16,7 @@ use crate::io::output::{
 use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
 use crate::model::vector::fixed::to_f64;
 use crate::model::vector::gaussian::coupling_value;
+use crate::model::vector::states::StateModel;
 use crate::model::vector::{VectorCouplings, VectorSystems};
 use crate::stats::TensorGlassEstimates;
 
@@ -76,7 +77,10 @@ fn series_csv(
 ) -> (String, String) {
     let disordered = !systems.disorder.is_ferromagnet();
     let n = systems.components as usize;
-    let components = ["mx", "my", "mz"][..n].join(",");
+    let components = match systems.states {
+        Some(_) => "m".to_string(),
+        None => ["mx", "my", "mz"][..n].join(","),
+    };
     let sample_column = if disordered { "sample," } else { "" };
     let header = format!("measurement,sweep,{sample_column}replica,E,e,{components}\n");
     let (mut thermalizing, mut production) = (header.clone(), header);
@@ -150,7 +154,8 @@ fn samples_csv(glass: &TensorGlassEstimates) -> String {
     csv
 }
 
-/// `final_state.npy`: float32 of shape `(T, [S,] R, [L,] L, L, n)`, the components last.
+/// `final_state.npy`: float32 of shape `(T, [S,] R, [L,] L, L, n)`, the components last
+/// (discrete states: `n = 1`, each site's value: a Potts state, a Blume-Capel spin).
 fn write_final_spins(out: &Path, systems: &VectorSystems, spins: &[i32]) -> Result<()> {
     let lattice = systems.lattice;
     let mut shape = vec![systems.betas.len()];
@@ -170,7 +175,8 @@ fn write_final_spins(out: &Path, systems: &VectorSystems, spins: &[i32]) -> Resu
 }
 
 /// Component `a` of site `i` of system `b` of the component-major `spins`, as
-/// `final_state.npy` holds it.
+/// `final_state.npy` holds it: in units of 1, or a discrete state's value `s(a)` (the Potts
+/// model's the state itself).
 pub(super) fn stored_component(
     systems: &VectorSystems,
     spins: &[i32],
@@ -178,7 +184,14 @@ pub(super) fn stored_component(
     a: u32,
     i: u64,
 ) -> f32 {
-    to_f64(spins[systems.spin_index(b, a, i)]) as f32
+    let word = spins[systems.spin_index(b, a, i)];
+    match &systems.states {
+        Some(states) if states.model == StateModel::BlumeCapel => {
+            states.value[word as usize] as f32
+        }
+        Some(_) => word as f32,
+        None => to_f64(word) as f32,
+    }
 }
 
 /// The sweep after which measurement `m` (counted from the run's first, thermalisation

@@ -4,7 +4,8 @@
 use crate::engine::vector::{VectorObservation, VectorOverlap};
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::{MEASURE_FRACTION_BITS, ONE};
-use crate::stats::VectorMeasurement;
+use crate::model::vector::states::{StateModel, States};
+use crate::stats::{VectorExtras, VectorMeasurement};
 
 /// What the loop carries: every measurement (slot-major: all systems of a measurement
 /// together), the accepted moves counted since the last tuning stop and over the production,
@@ -21,6 +22,17 @@ pub(super) struct VectorRecord {
     pub(super) accepted_in_production: Vec<u64>,
     /// In units of 1: `max | s . s - 1 |` over every site and measurement.
     pub(super) norm_deviation: f64,
+}
+
+/// The estimators the measurements of `systems` give beyond the common ones: `xi/L` but for
+/// the Potts model, the helicity modulus of planar spins, Blume-Capel's density of `s = 0`.
+pub(super) fn extras(systems: &VectorSystems) -> VectorExtras {
+    let model = systems.states.as_ref().map(|s| s.model);
+    VectorExtras {
+        correlation_length: model != Some(StateModel::Potts),
+        helicity: systems.components == 2,
+        zeros: model == Some(StateModel::BlumeCapel),
+    }
 }
 
 /// Per temperature, the accepted fraction of `proposals` Metropolis proposals per site (sweeps
@@ -92,11 +104,18 @@ pub(super) fn overlap_measurement(
 /// The total energy of an observed system.
 pub(super) fn energy(systems: &VectorSystems, o: &VectorObservation) -> f64 {
     let dims = systems.lattice.dims as usize;
-    systems.energy(o.bonds[..dims].iter().sum(), o.magnetisation[0])
+    let bonds = o.bonds[..dims].iter().sum();
+    match &systems.states {
+        Some(states) => states.energy(bonds, &o.states[..states.q as usize]),
+        None => systems.energy(bonds, o.magnetisation[0]),
+    }
 }
 
 /// What the estimators take from one observation.
 pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> VectorMeasurement {
+    if let Some(states) = &systems.states {
+        return state_measurement(systems, states, o);
+    }
     let sites = systems.lattice.sites() as f64;
     let dims = systems.lattice.dims as usize;
     let (n, one) = (systems.components as usize, f64::from(ONE));
@@ -130,5 +149,38 @@ pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> Vec
         fourier,
         bond_cosines: cosines,
         bond_sines_squared: sines_squared,
+        zeros: 0.0,
+    }
+}
+
+/// What the estimators take from one observation of discrete states: the order parameter
+/// ([`States::order`]) as the one component of `m`, the Fourier component of the values `s(a)`
+/// (Blume-Capel's; zero for Potts, whose `xi/L` is not measured), and the density of state
+/// `s = 0` (Blume-Capel's vacancies).
+fn state_measurement(
+    systems: &VectorSystems,
+    states: &States,
+    o: &VectorObservation,
+) -> VectorMeasurement {
+    let sites = systems.lattice.sites() as f64;
+    let dims = systems.lattice.dims as usize;
+    let counts = &o.states[..states.q as usize];
+    let phase_unit = f64::from(ONE);
+    let fourier = (o.fourier[..dims].iter())
+        .map(|f| (f[0][0] as f64).powi(2) + (f[0][1] as f64).powi(2))
+        .sum::<f64>()
+        / dims as f64
+        / (phase_unit * sites).powi(2);
+    let zeros = match states.model {
+        StateModel::BlumeCapel => counts[1] as f64 / sites,
+        StateModel::Potts => 0.0,
+    };
+    VectorMeasurement {
+        energy: energy(systems, o),
+        m: [states.order(counts), 0.0, 0.0],
+        fourier,
+        bond_cosines: 0.0,
+        bond_sines_squared: 0.0,
+        zeros,
     }
 }

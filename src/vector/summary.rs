@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::equilibration::equilibration_checks;
-use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates};
+use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates, extras};
 use super::tuning::ConeTuning;
 use crate::config::{Config, Disorder, MetropolisOrder};
 use crate::engine::EngineInfo;
@@ -95,7 +95,7 @@ pub(super) fn summarize(
                 })
                 .collect();
             let shape = (systems.components, lattice.size, lattice.sites());
-            vector_estimates(systems.betas[t], shape, &series, systems.components == 2)
+            vector_estimates(systems.betas[t], shape, &series, extras(systems))
         })
         .collect();
     let spin_glass = glass_estimates(systems, record, thermalization as usize);
@@ -169,7 +169,8 @@ fn glass_estimates(
 /// "Metropolis with a cone tuned to acceptance 0.5, 2 over-relaxation sweeps per Metropolis
 /// sweep", with "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles;
 /// a clock model's "Metropolis with uniform proposals of its 6 angles" or "heat bath of its 6
-/// states" (which takes no over-relaxation).
+/// states" (which takes no over-relaxation); a discrete model's "Metropolis with uniform
+/// proposals of its 2 other states" or "heat bath of its 3 states".
 fn describe_updates(config: &Config) -> String {
     use crate::config::Proposal;
     let order = match config.updates.metropolis {
@@ -180,6 +181,15 @@ fn describe_updates(config: &Config) -> String {
         ),
     };
     let q = config.model.clock_states().unwrap_or(0);
+    if let Some(states) = config.model.discrete_states() {
+        return match config.updates.proposal {
+            Proposal::HeatBath => format!("heat bath of its {states} states"),
+            _ => format!(
+                "Metropolis with uniform proposals of its {} other states",
+                states - 1
+            ),
+        };
+    }
     let proposal = match config.updates.proposal {
         Proposal::HeatBath => return format!("heat bath of its {q} states{order}"),
         Proposal::Uniform if q > 0 => format!("uniform proposals of its {q} angles"),
@@ -202,13 +212,20 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         "{} L={}: {}\n",
         summary.run.model, summary.run.size, summary.updates
     );
-    let columns = [("e", 24), ("|m|", 20), ("U4", 20), ("xi/L", 20)];
+    // The Potts model measures no xi/L: its susceptibility takes the column.
+    let with_xi = summary.runs.iter().all(|r| r.xi_over_l.is_some());
+    let last = match with_xi {
+        true => ("xi/L", 20),
+        false => ("chi", 20),
+    };
+    let columns = [("e", 24), ("|m|", 20), ("U4", 20), last];
     table += &table_heading(scale, &columns);
     for r in &summary.runs {
+        let last = r.xi_over_l.as_ref().unwrap_or(&r.chi);
         table += &table_row(
             scale,
             r.beta,
-            cells(&[&r.e, &r.abs_m, &r.u4, &r.xi_over_l], &columns),
+            cells(&[&r.e, &r.abs_m, &r.u4, last], &columns),
         );
     }
     if let [first, ..] = summary.spin_glass.as_slice() {

@@ -171,7 +171,9 @@ mod tests {
             systems.lattice.sites(),
         );
         let estimates = (systems.betas.iter().zip(series.chunks(per_temperature)))
-            .map(|(&beta, series)| vector_estimates(beta, shape, series, false).e)
+            .map(|(&beta, series)| {
+                vector_estimates(beta, shape, series, crate::stats::VectorExtras::default()).e
+            })
             .collect();
         let chains = Chains::of(systems);
         let accepted = (0..chains.sets)

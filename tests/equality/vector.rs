@@ -18,6 +18,7 @@ use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, propo
 use spinflip::model::Lattice;
 use spinflip::model::vector::VectorSystems;
 use spinflip::model::vector::fixed::ONE;
+use spinflip::model::vector::states::States;
 
 backends! {
     both: [
@@ -31,6 +32,7 @@ backends! {
         sample_slices_match_cpu_bit_for_bit,
         sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit,
         clock_models_match_cpu_bit_for_bit,
+        discrete_states_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -57,8 +59,19 @@ struct Case {
     slice: Option<(u32, u32)>,
     /// A clock model's states; 0 for spins of every direction.
     clock: u32,
-    /// A clock's heat bath in place of its proposals (at every temperature).
+    /// A clock's or discrete states' heat bath in place of their proposals (at every
+    /// temperature).
     heat_bath: bool,
+    /// Discrete states in place of vector spins (`components` then 1).
+    states: Option<DiscreteCase>,
+}
+
+/// A discrete model of an equality case, in its field.
+#[derive(Debug, Clone, Copy)]
+enum DiscreteCase {
+    Potts(u32),
+    /// Blume-Capel at this crystal field.
+    BlumeCapel(f64),
 }
 
 impl Case {
@@ -74,7 +87,14 @@ impl Case {
             self.replicas,
             seed,
         )
-        .with_clock(self.clock)
+        .with_clock(self.clock);
+        let run = match self.states {
+            Some(DiscreteCase::Potts(q)) => run.with_states(States::potts(q, self.field)),
+            Some(DiscreteCase::BlumeCapel(d)) => {
+                run.with_states(States::blume_capel(d, self.field))
+            }
+            None => run,
+        }
         .with_disorder(self.disorder, 2);
         match self.slice {
             Some((first, count)) => run.sample_slice(first, count),
@@ -198,6 +218,7 @@ const XY_2D_FIELD: Case = Case {
     slice: None,
     clock: 0,
     heat_bath: false,
+    states: None,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -590,4 +611,48 @@ fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
     for case in [heat_bath, gaussian_heat_bath] {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
+}
+
+/// Discrete states: the 3-state Potts model in a field by Metropolis, the 5-state Potts glass in
+/// 3D with three hits by the heat bath, Blume-Capel by both (every state's value and the
+/// crystal field in the sums), on two block sizes; and the Potts model swept in pieces.
+fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
+    let potts = Case {
+        components: 1,
+        overrelaxation: 0,
+        states: Some(DiscreteCase::Potts(3)),
+        ..XY_2D_FIELD
+    };
+    let potts_glass = Case {
+        dims: 3,
+        size: 4,
+        field: 0.0,
+        disorder: Disorder::Bimodal,
+        hits: 3,
+        replicas: 1,
+        heat_bath: true,
+        states: Some(DiscreteCase::Potts(5)),
+        ..potts
+    };
+    let blume_capel = Case {
+        field: -0.4,
+        states: Some(DiscreteCase::BlumeCapel(0.7)),
+        ..potts
+    };
+    let blume_capel_heat_bath = Case {
+        heat_bath: true,
+        ..blume_capel
+    };
+    for case in [potts, potts_glass, blume_capel, blume_capel_heat_bath] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+    assert_matches(G::default(), blume_capel, *G::BLOCK_SIZES.last().unwrap());
+    let systems = potts.systems();
+    let per_sweep = potts.updates().passes().len() as u64 * u64::from(potts.size);
+    let ends = [3, per_sweep + 1, 3 * per_sweep - 2, 4 * per_sweep];
+    let mut cpu = CpuVectorEngine::new(systems.clone(), potts.updates());
+    let whole = run_in_plans(&mut cpu, potts, &[4 * per_sweep]);
+    let mut device = G::default().vector(&systems, potts.updates(), G::BLOCK_SIZES[0]);
+    let pieces = run_in_plans(device.as_mut(), potts, &ends);
+    assert!(pieces == whole, "{} {potts:?}: pieces differ", G::default());
 }

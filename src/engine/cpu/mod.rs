@@ -9,6 +9,8 @@ mod cluster_label;
 mod cluster_roots;
 mod cluster_wolff;
 mod copy_systems;
+pub mod discrete_metropolis;
+mod discrete_observables;
 pub mod hot_start;
 mod metropolis_simple;
 mod multispin;

@@ -7,8 +7,10 @@
 use rayon::prelude::*;
 
 use super::cpu_description;
+use super::discrete_metropolis::{StateUpdate, discrete_colour};
+use super::discrete_observables::observe_states;
 use super::vector_exchange::exchange_systems;
-use super::vector_hot_start::initial_lattice;
+use super::vector_hot_start::{initial_lattice, initial_states};
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
 use super::vector_observables::observe_vector;
 use super::vector_overlap::overlap_vector;
@@ -45,13 +47,16 @@ pub struct CpuVector {
 }
 
 impl CpuVector {
-    /// The lattices and tables of `systems`, every spin along the first axis.
+    /// The lattices and tables of `systems`, every spin along the first axis (discrete states:
+    /// state 0).
     fn new(systems: VectorSystems, updates: VectorSweeps) -> Self {
         let mut spins = vec![0; systems.spin_words()];
         let words = systems.components as usize * systems.lattice.sites() as usize;
-        spins
-            .chunks_mut(words)
-            .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
+        if systems.states.is_none() {
+            spins
+                .chunks_mut(words)
+                .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
+        }
         CpuVector {
             tables: systems.acceptance_tables(),
             phases: systems.phases(),
@@ -89,7 +94,10 @@ impl VectorBackend for CpuVector {
             .enumerate()
             .for_each(|(b, s)| {
                 let system = systems.global_system(b as u32);
-                s.copy_from_slice(&initial_lattice(seed, system, sites, directions));
+                s.copy_from_slice(&match &systems.states {
+                    Some(states) => initial_states(seed, system, sites, states.q),
+                    None => initial_lattice(seed, system, sites, directions),
+                });
             });
         Ok(())
     }
@@ -116,9 +124,24 @@ impl VectorBackend for CpuVector {
             .map(|(b, spins)| {
                 let b = b as u32;
                 let (t, system) = (systems.temperature_of(b) as usize, systems.global_system(b));
-                let update = SiteUpdate::of(systems, systems.sample_of(b));
                 let table = &tables[t * TABLE_LEN..(t + 1) * TABLE_LEN];
                 let proposal = (widths[t], hits);
+                if systems.states.is_some() {
+                    let update = StateUpdate::of(systems, systems.sample_of(b));
+                    return (passes.iter())
+                        .map(|run| {
+                            let key = SweepKey {
+                                seed: systems.seed,
+                                sweep: run.sweep,
+                                colour: run.pass.colour(),
+                                system,
+                            };
+                            let sites = (key, run.threads.clone());
+                            discrete_colour(&update, spins, sites, proposal, table)
+                        })
+                        .sum();
+                }
+                let update = SiteUpdate::of(systems, systems.sample_of(b));
                 let mut accepted = 0;
                 for run in passes {
                     let key = SweepKey {
@@ -156,8 +179,11 @@ impl VectorBackend for CpuVector {
             .par_chunks(self.system_words())
             .enumerate()
             .map(|(b, spins)| {
-                let update = SiteUpdate::of(systems, systems.sample_of(b as u32));
-                observe_vector(&update, spins, phases)
+                let sample = systems.sample_of(b as u32);
+                match systems.states {
+                    Some(_) => observe_states(&StateUpdate::of(systems, sample), spins, phases),
+                    None => observe_vector(&SiteUpdate::of(systems, sample), spins, phases),
+                }
             })
             .collect())
     }

@@ -14,8 +14,8 @@ use std::ops::Range;
 pub use crate::engine::vector::{HEAT_BATH, UNIFORM};
 use crate::model::Lattice;
 use crate::model::vector::fixed::{
-    CouplingScale, Directions, ONE, Vector, accepts, clock_turn, cos_sin_turn, dot, mulhi,
-    sphere_point, threshold, unit,
+    CouplingScale, Directions, ONE, Vector, accepts, clock_turn, cos_sin_turn, dot,
+    heat_bath_target, sphere_point, threshold, unit,
 };
 use crate::model::vector::{SampleBonds, VectorSystems};
 use crate::rng::{Counter, Purpose, random_block};
@@ -162,7 +162,7 @@ pub fn heat_bath(
     let best = (0..q).map(alignment).max().expect("a clock has states");
     let weight = |k: u32| u64::from(threshold(((best - alignment(k)) >> shift) as u32, table));
     let total: u64 = (0..q).map(weight).sum();
-    let pick = (total >> 32) * u64::from(u) + u64::from(mulhi(total as u32, u));
+    let pick = heat_bath_target(total, u);
     let mut cumulative = 0;
     for k in 0..q {
         cumulative += weight(k);

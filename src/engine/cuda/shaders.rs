@@ -35,6 +35,8 @@ fn file_source(name: &str) -> Option<&'static str> {
         "cluster_merge.cu",
         "cluster_roots.cu",
         "copy_systems.cu",
+        "discrete_metropolis.cu",
+        "discrete_observables.cu",
         "dispatch.cuh",
         "hot_start.cu",
         "lattice.cuh",

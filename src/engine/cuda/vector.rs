@@ -26,7 +26,7 @@ use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
     COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
     counted_accepted, counted_observations, counted_overlaps, coupling_words, dispatch_params,
-    kernel_constants, phase_words,
+    kernel_constants, lookup_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -85,7 +85,11 @@ impl CudaVectorEngine {
             )?,
             couplings: upload(&device, &coupling_words(&systems.couplings), "couplings")?,
             widths: allocate(&device, systems.betas.len(), "proposal widths")?,
-            phases: upload(&device, &phase_words(&systems.phases()), "phases")?,
+            phases: upload(
+                &device,
+                &lookup_words(&systems, &systems.phases()),
+                "phases",
+            )?,
             partners: allocate(&device, systems.systems() as usize, "tempering partners")?,
             kernels,
             launches: 0,
@@ -115,8 +119,12 @@ impl CudaVector {
     /// tiles (one block per tile) or over-relaxation, of the colour in `params`, on its
     /// threads (`params.threads`, never 0 in a pass: [`SweepPass::params`]).
     fn launch_pass(&mut self, params: DispatchParams, pass: VectorPass) -> Result<()> {
+        let metropolis = match self.systems.states {
+            Some(_) => Kernel::DiscreteMetropolis,
+            None => Kernel::VectorMetropolis,
+        };
         let (fitted, kernel) = match pass {
-            VectorPass::Metropolis { .. } => (&self.kernels.metropolis, Kernel::VectorMetropolis),
+            VectorPass::Metropolis { .. } => (&self.kernels.metropolis, metropolis),
             VectorPass::Tiles { .. } => (
                 self.kernels
                     .tiles
@@ -141,6 +149,9 @@ impl CudaVector {
                     .arg(&mut self.counts)
                     .arg(&self.couplings)
                     .arg(&self.widths);
+                if kernel == Kernel::DiscreteMetropolis {
+                    launch.arg(&self.phases);
+                }
             }
             VectorPass::Overrelaxation { .. } => {
                 launch
@@ -151,7 +162,8 @@ impl CudaVector {
         }
         // SAFETY: the arguments match the kernel's parameters in order and type
         // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
-        // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths. The
+        // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths
+        // (and, for discrete_metropolis, the `int` lookup tables with the state tables). The
         // kernels stay in bounds: threads (from params.first_thread) past the colour's last site
         // or the pass's threads return, blocks past the colour's last tile or the pass's tiles
         // return, and every buffer was sized from these systems.
@@ -220,11 +232,12 @@ impl VectorBackend for CudaVector {
             .arg(&mut self.counts)
             .arg(&self.couplings)
             .arg(&self.phases);
-        // SAFETY: vector_observables takes device pointers to the `int` spins, the
-        // `unsigned long long` counts (COUNTERS per system), the `int` couplings and phases (2 L
-        // words), all sized from these systems; threads sum sites below lattice_sites() only.
+        // SAFETY: vector_observables and discrete_observables take device pointers to the
+        // `int` spins, the `unsigned long long` counts (COUNTERS per system), the `int`
+        // couplings and lookup tables (2 L words, then the state tables), all sized from these
+        // systems; threads sum sites below lattice_sites() only.
         unsafe { launch.launch(config) }
-            .map_err(driver_error("launching kernel vector_observables"))?;
+            .map_err(driver_error("launching the observables kernel"))?;
         Ok(counted_observations(&self.read_counts()?))
     }
 

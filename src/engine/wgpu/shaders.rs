@@ -52,7 +52,9 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::VectorOverrelaxation
         | Kernel::VectorObservables
         | Kernel::VectorOverlap
-        | Kernel::VectorExchange => Some(Bindings::Vector),
+        | Kernel::VectorExchange
+        | Kernel::DiscreteMetropolis
+        | Kernel::DiscreteObservables => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -88,6 +90,8 @@ fn module_source(name: &str) -> Option<&'static str> {
         "cluster_roots",
         "copy_systems",
         "counters",
+        "discrete_metropolis",
+        "discrete_observables",
         "dispatch",
         "hot_start",
         "lattice",

@@ -23,7 +23,7 @@ use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
     COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
     counted_accepted, counted_observations, counted_overlaps, coupling_words, dispatch_params,
-    kernel_constants, phase_words,
+    kernel_constants, lookup_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -107,7 +107,10 @@ impl WgpuVectorEngine {
         )?;
         let tables = ctx.upload("acceptance tables", &systems.acceptance_tables())?;
         let couplings = ctx.upload("couplings", as_words(&coupling_words(&systems.couplings)))?;
-        let phases = ctx.upload("phases", as_words(&phase_words(&systems.phases())))?;
+        let phases = ctx.upload(
+            "phases",
+            as_words(&lookup_words(&systems, &systems.phases())),
+        )?;
         let dispatcher = Dispatcher::new(&ctx, workgroup_size)?;
         let buffers = [
             &spins, &tables, &counts, &couplings, &widths, &phases, &partners,

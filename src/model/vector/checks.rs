@@ -2,10 +2,11 @@
 //! vector loop runs (Metropolis at fixed temperatures, on its own engine).
 
 use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
+use super::states::MAX_SITE_ENERGY;
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
-    Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MetropolisOrder, Model,
-    Proposal, VectorUpdates, invalid,
+    Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MAX_POTTS_STATES,
+    MetropolisOrder, Model, Proposal, VectorUpdates, invalid,
 };
 use crate::model::Lattice;
 
@@ -26,7 +27,10 @@ const MAX_GAUSSIAN_SITES: u64 = 1 << 28;
 /// (every backend has the vector kernels).
 pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     let model = &config.model;
-    validate_field(model)?;
+    match model.discrete_states() {
+        Some(q) => validate_states(config, q)?,
+        None => validate_field(model)?,
+    }
     if config.engine != EngineKind::Auto {
         return invalid(format!(
             "engine: {:?} runs Ising spins; leave engine out for {} (vector spins have one engine)",
@@ -63,6 +67,7 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     validate_updates(&config.updates)?;
     match model.clock_states() {
         Some(q) => validate_clock(q, &config.updates)?,
+        None if model.discrete_states().is_some() => {}
         None if config.updates.proposal == Proposal::HeatBath => {
             return invalid(format!(
                 "updates: proposal: HeatBath draws among a clock model's states; {} has spins \
@@ -136,6 +141,58 @@ fn validate_clock(q: u32, updates: &VectorUpdates) -> Result<(), ConfigError> {
         return invalid(format!(
             "updates: overrelaxation reflects a spin about its local field, off the {q} angles \
              of a clock model; leave it out"
+        ));
+    }
+    Ok(())
+}
+
+/// A discrete model (Potts, Blume-Capel) of `q` states: `q` within the counts of the
+/// measurements, site energies whose changes the tables take, the bimodal glass at most (one
+/// replica: the overlaps of discrete states are not measured), and the updates among its states
+/// only: Metropolis over the other states or the heat bath, on the plain checkerboard.
+fn validate_states(config: &Config, q: u32) -> Result<(), ConfigError> {
+    let model = &config.model;
+    let name = model.name();
+    if !(2..=MAX_POTTS_STATES).contains(&q) {
+        return invalid(format!(
+            "model: Potts(q) takes 2 to {MAX_POTTS_STATES} states, got {q}"
+        ));
+    }
+    let crystal_field = match *model {
+        Model::BlumeCapel { crystal_field, .. } => crystal_field,
+        _ => 0.0,
+    };
+    let site = crystal_field.abs() + model.field().abs();
+    if site.is_nan() || site > MAX_SITE_ENERGY {
+        return invalid(format!(
+            "field: {name} takes |crystal_field| + |field| up to {MAX_SITE_ENERGY}, which keeps \
+             an update's energy change within the 32-bit acceptance tables, got {site}"
+        ));
+    }
+    if model.disorder() == Disorder::Gaussian {
+        return invalid(format!(
+            "disorder: {name} takes J = 1 (Ferromagnet) or +-1 (Bimodal); Gaussian couplings \
+             are the vector spins'"
+        ));
+    }
+    if model.disorder() != Disorder::Ferromagnet && config.replicas > 1 {
+        return invalid(format!(
+            "replicas: the overlaps of discrete states are not measured, so {name} runs one \
+             replica per sample and temperature, got {}",
+            config.replicas
+        ));
+    }
+    let updates = &config.updates;
+    if let Proposal::Cone { .. } = updates.proposal {
+        return invalid(format!(
+            "updates: {name} proposes one of its other states uniformly (proposal: Uniform) or \
+             draws one from the heat bath (proposal: HeatBath); a cone is for vector spins"
+        ));
+    }
+    if updates.overrelaxation > 0 || updates.metropolis != MetropolisOrder::Checkerboard {
+        return invalid(format!(
+            "updates: {name} is updated on the plain checkerboard, without overrelaxation or \
+             tiles; leave them out"
         ));
     }
     Ok(())
@@ -329,6 +386,47 @@ mod tests {
                 ISING,
                 "model: Ising(dims: 2, size: 8), updates: (overrelaxation: 2),",
                 &["updates", "vector models"],
+            ),
+            (
+                ISING,
+                "model: Potts(q: 33, dims: 2, size: 8),",
+                &["Potts(q)", "2 to 32", "got 33"],
+            ),
+            (
+                ISING,
+                "model: BlumeCapel(dims: 2, size: 8, crystal_field: 30.0, field: -3.0),",
+                &["Blume-Capel 2D", "up to 32", "got 33"],
+            ),
+            (
+                ISING,
+                "model: Potts(q: 3, dims: 2, size: 8, disorder: Gaussian), samples: 2,",
+                &["disorder", "3-state Potts", "Gaussian"],
+            ),
+            (
+                "model: Ising(dims: 2, size: 32, field: 0.0),\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 4,",
+                "model: Potts(q: 3, dims: 2, size: 4, disorder: Bimodal), samples: 2,\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 2,",
+                &["replicas", "overlaps of discrete states", "got 2"],
+            ),
+            (
+                ISING,
+                "model: Potts(q: 3, dims: 2, size: 8), updates: (proposal: Cone(acceptance: 0.5)),",
+                &["3-state Potts 2D", "HeatBath", "cone"],
+            ),
+            (
+                ISING,
+                "model: BlumeCapel(dims: 2, size: 8, crystal_field: 1.0), updates: (overrelaxation: 1),",
+                &["plain checkerboard", "overrelaxation"],
+            ),
+            (
+                ISING,
+                "model: Potts(q: 4, dims: 2, size: 32), \
+                 updates: (metropolis: DoubleCheckerboard(tile: 8, hits: 1)),",
+                &["plain checkerboard", "tiles"],
+            ),
+            (
+                ISING,
+                "model: Potts(q: 4, dims: 2, size: 8), algorithm: Clusters(update: Wolff),",
+                &["Metropolis sweeps, at fixed temperatures or with parallel tempering"],
             ),
         ]);
     }

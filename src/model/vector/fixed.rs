@@ -316,6 +316,12 @@ pub fn mulhi(a: u32, b: u32) -> u32 {
     ((u64::from(a) * u64::from(b)) >> 32) as u32
 }
 
+/// A heat bath's target `floor(u W / 2^32)` for the random word `u` and the total weight
+/// `W < 2^48` of its states: `W_hi u + mulhi(W_lo, u)`, exactly, in 32-bit products.
+pub fn heat_bath_target(total: u64, u: u32) -> u64 {
+    (total >> 32) * u64::from(u) + u64::from(mulhi(total as u32, u))
+}
+
 /// The high word of `a * b` for a signed `a`: `floor(a b / 2^32)`.
 pub fn mulhi_signed(a: i32, b: u32) -> i32 {
     ((i64::from(a) * i64::from(b)) >> 32) as i32

@@ -12,6 +12,7 @@
 pub mod checks;
 pub mod fixed;
 pub mod gaussian;
+pub mod states;
 pub mod tiles;
 
 use std::f64::consts::PI;
@@ -23,6 +24,7 @@ use super::systems::SystemIndex;
 use crate::config::{Config, Disorder};
 use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
 use gaussian::gaussian_couplings;
+use states::States;
 
 /// The couplings of every sample.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +71,9 @@ pub struct VectorSystems {
     /// The states `q` of a clock model, whose spins take only the angles `2 pi k / q`
     /// ([`fixed::Directions`]); 0 for spins of every direction.
     pub clock: u32,
+    /// The states of a discrete model (Potts, Blume-Capel), one word a spin
+    /// ([`states`]); `None` for unit vectors.
+    pub states: Option<States>,
     pub field: f64,
     /// The couplings of these samples (local sample `s` is the run's `first_sample + s`).
     pub couplings: VectorCouplings,
@@ -111,6 +116,7 @@ impl VectorSystems {
             lattice,
             components,
             clock: 0,
+            states: None,
             field,
             couplings: VectorCouplings::Uniform(coupling),
         }
@@ -194,6 +200,7 @@ impl VectorSystems {
             lattice: self.lattice,
             components: self.components,
             clock: self.clock,
+            states: self.states.clone(),
             field: self.field,
             couplings,
         }
@@ -202,6 +209,15 @@ impl VectorSystems {
     /// These systems as the clock model of `q` states (0: spins of every direction).
     pub fn with_clock(self, q: u32) -> Self {
         VectorSystems { clock: q, ..self }
+    }
+
+    /// These systems as the discrete spins of `states`, a state a word.
+    pub fn with_states(self, states: States) -> Self {
+        VectorSystems {
+            components: 1,
+            states: Some(states),
+            ..self
+        }
     }
 
     /// The directions their spins take.
@@ -266,7 +282,8 @@ impl VectorSystems {
     }
 
     /// Total energy of system `b` from its measured bond sums (units `2^-32`, summed over the
-    /// directions) and magnetisation along the field (spin units).
+    /// directions) and magnetisation along the field (spin units); see
+    /// [`States::energy`] for discrete states.
     pub fn energy(&self, bond_sum: i64, field_magnetisation: i64) -> f64 {
         let bonds = bond_sum as f64 / 2f64.powi(fixed::MEASURE_FRACTION_BITS as i32);
         -bonds - self.field * field_magnetisation as f64 / f64::from(ONE)
@@ -287,6 +304,10 @@ pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSys
         config.seed,
     )
     .with_clock(model.clock_states().unwrap_or(0));
+    let ferromagnet = match States::of(model) {
+        Some(states) => ferromagnet.with_states(states),
+        None => ferromagnet,
+    };
     match instance {
         Some(instance) => ferromagnet.with_instance(instance),
         None => ferromagnet.with_disorder(model.disorder(), config.samples),

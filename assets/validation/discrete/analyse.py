@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Tables of the discrete-state validation runs of run.sh (docs/VALIDATION.md): the 3-state
+Potts model's U4 crossings of consecutive L against beta_c = ln(1 + sqrt 3) and its energy at
+beta_c extrapolated in L^-0.8 against u_c = -(1 + 1/sqrt 3); the 10-state Potts model's energy
+histogram at beta_c (from the time series), its two peaks against Baxter's latent heat 0.696;
+the Blume-Capel model's U4 crossings at D = 1 against T_c = 1.3986 (Beale 1986).
+Usage: analyse.py OUT_DIR."""
+
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from analysis import line, local_crossing, summaries  # noqa: E402
+
+BETA_C3 = math.log(1 + math.sqrt(3))
+U_C3 = -(1 + 1 / math.sqrt(3))
+U_C10 = -(1 + 1 / math.sqrt(10))
+LATENT_HEAT10 = 0.696
+T_C_BC = 1.3986
+
+
+def curve(summary, name, scale=lambda beta: beta):
+    return [(scale(r["beta"]), r[name]["mean"], r[name]["err"]) for r in summary["runs"]]
+
+
+def crossings(out, prefix, reference, scale, label):
+    runs = summaries(out, prefix)
+    print(f"{prefix}: U4 crossings of consecutive L ({label}_c = {reference:.5f})")
+    for (l1, s1), (l2, s2) in zip(runs, runs[1:]):
+        first = sorted(curve(s1, "u4", scale))
+        second = sorted(curve(s2, "u4", scale))
+        found = local_crossing(first, second)
+        if found is None:
+            print(f"  L = {l1:4} / {l2:4}: no crossing in the range")
+            continue
+        x, err, _ = found
+        print(f"  L = {l1:4} / {l2:4}: {label} = {x:.5f} +- {err:.5f} ({(x - reference) / err:+.2f} sigma)")
+
+
+def critical_energy(out):
+    """e(beta_c) = u_c + a L^-0.8, weighted straight line in L^-0.8."""
+    points = []
+    for size, s in summaries(out, "potts3"):
+        at = min(s["runs"], key=lambda r: abs(r["beta"] - BETA_C3))
+        points.append((size ** -0.8, at["e"]["mean"], at["e"]["err"]))
+        print(f"  L = {size:4}: e(beta_c) = {at['e']['mean']:.5f} +- {at['e']['err']:.5f}")
+    if len(points) >= 3:
+        a, _, (var_a, _, _), chi2 = line(points, 0.0)
+        err = math.sqrt(var_a)
+        print(f"  u_c = {a:.5f} +- {err:.5f} (chi2/dof {chi2:.2f}) against {U_C3:.5f}: "
+              f"{(a - U_C3) / err:+.2f} sigma")
+
+
+def histogram_peaks(out):
+    """The energy per site of every production measurement of every replica, in 60 bins: the
+    two largest local maxima (the ordered and the disordered phase) and their distance."""
+    print(f"potts10: energy histogram at beta_c, peaks against the latent heat {LATENT_HEAT10} "
+          f"and u_c = {U_C10:.4f}")
+    for path in sorted(Path(out).glob("potts10_L*/timeseries_*.csv"),
+                       key=lambda p: int(p.parent.name.split("_L")[1])):
+        size = int(path.parent.name.split("_L")[1])
+        rows = path.read_text().splitlines()
+        column = rows[0].split(",").index("e")
+        energies = [float(r.split(",")[column]) for r in rows[1:]]
+        lo, hi = min(energies), max(energies)
+        bins = 60
+        counts = [0] * bins
+        for e in energies:
+            counts[min(int((e - lo) / (hi - lo) * bins), bins - 1)] += 1
+        smooth = [sum(counts[max(0, k - 1):k + 2]) for k in range(bins)]
+        maxima = [k for k in range(1, bins - 1) if smooth[k] >= smooth[k - 1] and smooth[k] > smooth[k + 1]]
+        top = sorted(sorted(maxima, key=lambda k: -smooth[k])[:2])
+        centre = lambda k: lo + (k + 0.5) * (hi - lo) / bins  # noqa: E731
+        if len(top) < 2:
+            print(f"  L = {size:4}: one peak at e = {centre(top[0]):.3f} ({len(energies)} measurements)")
+            continue
+        ordered, disordered = centre(top[0]), centre(top[1])
+        valley = min(smooth[top[0]:top[1] + 1]) / max(smooth[top[0]], smooth[top[1]])
+        print(f"  L = {size:4}: peaks at e = {ordered:.3f} and {disordered:.3f}, distance "
+              f"{disordered - ordered:.3f}, mean {(ordered + disordered) / 2:.3f}, valley/peak "
+              f"{valley:.3f} ({len(energies)} measurements)")
+
+
+if __name__ == "__main__":
+    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/discrete-validation"
+    crossings(out, "potts3", BETA_C3, lambda beta: beta, "beta")
+    print("potts3: e at beta_c")
+    critical_energy(out)
+    histogram_peaks(out)
+    crossings(out, "bc", T_C_BC, lambda beta: 1 / beta, "T")

@@ -1,0 +1,55 @@
+#!/bin/bash
+# Discrete states at their transitions (docs/VALIDATION.md): from the repository root, with a
+# release build as BIN (default target/release/spinflip; `--features cuda` for Cuda).
+#   potts3:  the 2D 3-state Potts model around beta_c = ln(1 + sqrt 3): U4 crossings of
+#            consecutive L, and e(beta_c) extrapolated in L^-0.8 ((1 - alpha)/nu, alpha = 1/3,
+#            nu = 5/6) against u_c = -(1 + 1/sqrt 3) (Baxter);
+#   potts10: the 2D 10-state Potts model at beta_c = ln(1 + sqrt 10), by the heat bath: the two
+#            peaks of the energy histogram against Baxter's latent heat 0.696 and their mean
+#            against u_c = -(1 + 1/sqrt 10);
+#   bc:      the 2D Blume-Capel model at D = 1 around T = 1.40: U4 crossings of consecutive L
+#            against T_c = 1.3986 (Beale, Phys. Rev. B 33, 1717 (1986)).
+# Then `python3 assets/validation/discrete/analyse.py $OUT_DIR` prints the tables.
+# SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SWEEPS (measured sweeps; thermalisation a fifth of
+# them), REPLICAS, PARTS, BACKEND override.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
+BIN=${BIN:-target/release/spinflip}
+OUT=${OUT_DIR:-/tmp/discrete-validation}
+BACKEND=${BACKEND:-Cuda}
+SWEEPS=${SWEEPS:-100000}
+REPLICAS=${REPLICAS:-8}
+PARTS=${PARTS:-potts3 potts10 bc}
+mkdir -p "$OUT"
+
+# run NAME MODEL TEMPERATURES [UPDATES]: TEMPERATURES a `Betas([..])` or `Temperatures([..])`.
+run() {
+  local name=$1 model=$2 temperatures=$3 updates=${4:-"()"}
+  run_config "$name" <<RON
+(
+    model: $model,
+    temperatures: $temperatures,
+    replicas: $REPLICAS,
+    updates: $updates,
+    sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 2),
+    seed: 48,
+RON
+}
+
+for part in $PARTS; do case $part in
+potts3)
+  for L in ${SIZES_POTTS3-16 32 64 128}; do
+    run "potts3_L$L" "Potts(q: 3, dims: 2, size: $L)" \
+      "Betas([0.985, 0.995, 1.0050525, 1.015, 1.025])"
+  done ;;
+potts10)
+  for L in ${SIZES_POTTS10-16 24 32}; do
+    run "potts10_L$L" "Potts(q: 10, dims: 2, size: $L)" "Betas([1.4260624])" \
+      "(proposal: HeatBath)"
+  done ;;
+bc)
+  for L in ${SIZES_BC-16 32 64}; do
+    run "bc_L$L" "BlumeCapel(dims: 2, size: $L, crystal_field: 1.0)" \
+      "Temperatures([1.36, 1.38, 1.39, 1.40, 1.41, 1.42, 1.44])"
+  done ;;
+esac; done

@@ -1,0 +1,127 @@
+// Metropolis or the heat bath on one checkerboard colour of every lattice of discrete states
+// (Potts, Blume-Capel), the twin of discrete_metropolis.wgsl: update thread ci of system z (the
+// launch's threads from params.first_thread: a piece of a sweep runs some of them) updates the
+// ci-th site of params.colour, HITS times, its energies exact ints in table units from the
+// state tables (vector_site.cuh). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms:
+// block (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes
+// (a + 1 + mulhi(w0, q - 1)) mod q and accepts with word 3, the heat bath draws from word 0).
+// Moves that changed a state are summed per block, then added to the system's counter 0.
+
+#include "vector_site.cuh"
+
+// Proposals per site (VectorSweeps::hits).
+constexpr unsigned HITS = SPINFLIP_HITS;
+
+// StateUpdate::surroundings: the couplings to a site's neighbours and their states.
+struct Surroundings {
+    int couplings[6];
+    unsigned states[6];
+};
+
+__device__ __forceinline__ Surroundings surroundings(const int* spins, const int* couplings,
+                                                     unsigned z, unsigned i) {
+    Surroundings around;
+    const Neighbours near = neighbours(i);
+#pragma unroll
+    for (unsigned k = 0u; k < coordination(); k++) {
+        const unsigned j = near.site[k];
+        around.couplings[k] = coupling(couplings, z, neighbour_bond(i, j, k));
+        around.states[k] = load_state(spins, z, j);
+    }
+    return around;
+}
+
+// StateUpdate::energy: V(a) - sum_j J_ij P(a, s_j), in table units.
+__device__ __forceinline__ int state_energy(const int* lookups, unsigned a,
+                                            const Surroundings& around) {
+    int e = state_site(lookups, a);
+#pragma unroll
+    for (unsigned k = 0u; k < coordination(); k++) {
+        e -= around.couplings[k] * state_pair(lookups, a, around.states[k]);
+    }
+    return e;
+}
+
+// StateUpdate::heat_bath: the first state whose cumulative Boltzmann weight
+// threshold(E_k - E_min) exceeds floor(u W / 2^32), W the total weight (below 2^38).
+__device__ __forceinline__ unsigned heat_bath(const int* lookups, unsigned u,
+                                              const Surroundings& around,
+                                              const unsigned* table) {
+    int lowest = state_energy(lookups, 0u, around);
+    for (unsigned k = 1u; k < STATES; k++) {
+        lowest = min(lowest, state_energy(lookups, k, around));
+    }
+    unsigned long long total = 0ull;
+    for (unsigned k = 0u; k < STATES; k++) {
+        total += threshold(static_cast<unsigned>(state_energy(lookups, k, around) - lowest), table);
+    }
+    const unsigned long long pick = heat_bath_target(total, u);
+    unsigned long long cumulative = 0ull;
+    for (unsigned k = 0u; k < STATES; k++) {
+        cumulative +=
+            threshold(static_cast<unsigned>(state_energy(lookups, k, around) - lowest), table);
+        if (cumulative > pick) {
+            return k;
+        }
+    }
+    return STATES - 1u;
+}
+
+// StateUpdate::hit: hit `hit` of site i (of colour params.colour) of system z in state s;
+// whether the state changed.
+__device__ __forceinline__ bool state_hit(const DispatchParams& params, const int* lookups,
+                                          unsigned z, unsigned i, unsigned hit,
+                                          const Surroundings& around, unsigned& s, int width,
+                                          const unsigned* table) {
+    const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
+    const unsigned purpose = (hit << 1u) | params.colour;
+    const uint4 counter =
+        philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, purpose, global_index(z));
+    const uint4 words = philox4x32_10(counter, key);
+    const unsigned a = s;
+    unsigned b;
+    if (width == HEAT_BATH) {
+        b = heat_bath(lookups, words.x, around, table);
+    } else {
+        b = (a + 1u + __umulhi(words.x, STATES - 1u)) % (STATES > 0u ? STATES : 1u);
+        const int change = state_energy(lookups, b, around) - state_energy(lookups, a, around);
+        if (change > 0 && words.w >= threshold(static_cast<unsigned>(change), table)) {
+            return false;
+        }
+    }
+    s = b;
+    return a != b;
+}
+
+extern "C" __global__ void discrete_metropolis(DispatchParams params, int* spins,
+                                               const unsigned* tables,
+                                               unsigned long long* counts, const int* couplings,
+                                               const int* widths, const int* lookups) {
+    __shared__ unsigned block_accepted;
+    if (threadIdx.x == 0u) {
+        block_accepted = 0u;
+    }
+    __syncthreads();
+    const unsigned ci = update_thread(params);
+    const unsigned z = blockIdx.z;
+    if (ci < lattice_sites() / 2u && dispatched(params, ci)) {
+        const unsigned i = colour_site(params.colour, ci);
+        const unsigned t = temperature_of(z);
+        const Surroundings around = surroundings(spins, couplings, z, i);
+        unsigned s = load_state(spins, z, i);
+        unsigned accepted = 0u;
+        for (unsigned hit = 0u; hit < HITS; hit++) {
+            accepted += state_hit(params, lookups, z, i, hit, around, s, widths[t],
+                                  tables + t * 4u * TABLE_BYTE)
+                            ? 1u
+                            : 0u;
+        }
+        spins[static_cast<unsigned long long>(z) * lattice_sites() + i] = static_cast<int>(s);
+        atomicAdd(&block_accepted, accepted);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0u) {
+        atomicAdd(counts + static_cast<unsigned long long>(z) * COUNTERS,
+                  static_cast<unsigned long long>(block_accepted));
+    }
+}

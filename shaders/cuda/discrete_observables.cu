@@ -1,0 +1,41 @@
+// The exact integer sums of every lattice of discrete states (engine::vector::VectorObservation),
+// the twin of discrete_observables.wgsl: each thread sums the sites thread, thread + stride, ...
+// in 64 bits, then adds its sums to the system's counters (two's complement: signed sums add as
+// unsigned). CPU twin: src/engine/cpu/discrete_observables.rs. Counters of system z from
+// OBSERVATION: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the values s(a)
+// (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in each state
+// from STATES_COUNTER.
+
+#include "vector_sums.cuh"
+
+constexpr unsigned OBSERVATION = 4u;
+constexpr unsigned SUMS = 27u;
+constexpr unsigned MAGNETISATION = 6u;
+constexpr unsigned FOURIER = 9u;
+constexpr unsigned STATES_COUNTER = 32u;
+
+extern "C" __global__ void discrete_observables(const int* spins, unsigned long long* counts,
+                                                const int* couplings, const int* lookups) {
+    const unsigned z = blockIdx.z;
+    const unsigned stride = threads_per_system();
+    long long sums[SUMS] = {};
+    long long states[STATES > 0u ? STATES : 1u] = {};
+    for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
+        const unsigned a = load_state(spins, z, i);
+        states[a] += 1;
+        const long long value = state_value(lookups, a);
+        sums[MAGNETISATION] += value;
+        const Neighbours near = neighbours(i);
+        for (unsigned d = 0u; d < DIMS; d++) {
+            const unsigned b = load_state(spins, z, near.site[2u * d + 1u]);
+            const long long J = coupling(couplings, z, i * DIMS + d);
+            sums[d] += J * state_pair(lookups, a, b);
+            const unsigned x = coordinate(i, d);
+            sums[FOURIER + 6u * d] += value * lookups[x];
+            sums[FOURIER + 6u * d + 1u] += value * lookups[L + x];
+        }
+    }
+    unsigned long long* out = counts + static_cast<unsigned long long>(z) * COUNTERS;
+    add_sums(out + OBSERVATION, sums, SUMS);
+    add_sums(out + STATES_COUNTER, states, STATES);
+}

@@ -1,0 +1,114 @@
+// Metropolis or the heat bath on one checkerboard colour of every lattice of discrete states
+// (Potts, Blume-Capel): update thread ci of system z (the dispatch's threads from
+// params.first_thread: a piece of a sweep runs some of them) updates the ci-th site of
+// params.colour, HITS times, its energies exact i32s in table units from the state tables
+// (vector_site.wgsl). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms: block
+// (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes (a + 1 + mulhi(w0, q - 1))
+// mod q and accepts with word 3, the heat bath draws from word 0). Moves that changed a state
+// are summed per workgroup, then added to the system's 64-bit count (counts words 0, 1).
+
+#import vector_site
+#import counters
+
+// Proposals per site (VectorSweeps::hits).
+override HITS: u32 = 1u;
+
+var<workgroup> workgroup_accepted: atomic<u32>;
+
+// StateUpdate::surroundings: the couplings to a site's neighbours and their states.
+struct Surroundings {
+    couplings: array<i32, 6>,
+    states: array<u32, 6>,
+}
+
+fn surroundings(z: u32, i: u32) -> Surroundings {
+    var around: Surroundings;
+    let near = neighbours(i);
+    for (var k = 0u; k < coordination(); k++) {
+        let j = near[k];
+        around.couplings[k] = coupling(z, neighbour_bond(i, j, k));
+        around.states[k] = load_state(z, j);
+    }
+    return around;
+}
+
+// StateUpdate::energy: V(a) - sum_j J_ij P(a, s_j), in table units.
+fn state_energy(a: u32, around: Surroundings) -> i32 {
+    var e = state_site(a);
+    for (var k = 0u; k < coordination(); k++) {
+        e -= around.couplings[k] * state_pair(a, around.states[k]);
+    }
+    return e;
+}
+
+// The Boltzmann weight of state k above the lowest energy.
+fn state_weight(k: u32, around: Surroundings, lowest: i32, table: u32) -> u32 {
+    return threshold(bitcast<u32>(state_energy(k, around) - lowest), table);
+}
+
+// StateUpdate::heat_bath: the first state whose cumulative weight exceeds floor(u W / 2^32), W
+// the total weight (below 2^38: W_hi u + mulhi(W_lo, u)).
+fn heat_bath(u: u32, around: Surroundings, table: u32) -> u32 {
+    var lowest = state_energy(0u, around);
+    for (var k = 1u; k < STATES; k++) {
+        lowest = min(lowest, state_energy(k, around));
+    }
+    var total = vec2<u32>(0u, 0u);
+    for (var k = 0u; k < STATES; k++) {
+        total = wide_add(total, vec2<u32>(state_weight(k, around, lowest, table), 0u));
+    }
+    let pick = heat_bath_target(total, u);
+    var cumulative = vec2<u32>(0u, 0u);
+    for (var k = 0u; k < STATES; k++) {
+        cumulative = wide_add(cumulative, vec2<u32>(state_weight(k, around, lowest, table), 0u));
+        if wide_less(pick, cumulative) {
+            return k;
+        }
+    }
+    return STATES - 1u;
+}
+
+// StateUpdate::hit: hit `hit` of site i (of colour params.colour) of system z in state *s;
+// whether the state changed.
+fn state_hit(z: u32, i: u32, hit: u32, around: Surroundings, s: ptr<function, u32>, width: i32, table: u32) -> bool {
+    let key = vec2<u32>(params.seed_lo, params.seed_hi);
+    let purpose = (hit << 1u) | params.colour;
+    let counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, purpose, global_index(z));
+    let words = philox4x32_10(counter, key);
+    let a = *s;
+    var b = 0u;
+    if width == HEAT_BATH {
+        b = heat_bath(words.x, around, table);
+    } else {
+        // max: naga refuses a division by an override that is 0, even where it is never reached.
+        b = (a + 1u + mulhilo(words.x, STATES - 1u).x) % max(STATES, 1u);
+        let change = state_energy(b, around) - state_energy(a, around);
+        if change > 0i && words.w >= threshold(bitcast<u32>(change), table) {
+            return false;
+        }
+    }
+    *s = b;
+    return a != b;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(thread: Thread) {
+    let ci = thread_in_system(thread) + params.first_thread;
+    let z = thread.workgroup.z;
+    if ci < lattice_sites() / 2u && dispatched(params, ci) {
+        let i = colour_site(params.colour, ci);
+        let t = temperature_of(z);
+        let around = surroundings(z, i);
+        var s = load_state(z, i);
+        var accepted = 0u;
+        for (var hit = 0u; hit < HITS; hit++) {
+            accepted += u32(state_hit(z, i, hit, around, &s, widths[t], t * 4u * TABLE_BYTE));
+        }
+        spins[z * lattice_sites() + i] = bitcast<i32>(s);
+        atomicAdd(&workgroup_accepted, accepted);
+    }
+    workgroupBarrier();
+    if thread.local == 0u {
+        add_u64(z * COUNT_WORDS, atomicLoad(&workgroup_accepted));
+    }
+}

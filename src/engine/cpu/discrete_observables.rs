@@ -1,0 +1,36 @@
+//! CPU twin of `discrete_observables`: the exact integer sums of one lattice of discrete states
+//! that every estimate of the Potts and Blume-Capel models is computed from (see
+//! [`VectorObservation::states`]).
+
+use super::discrete_metropolis::StateUpdate;
+use crate::engine::vector::VectorObservation;
+use crate::model::vector::PhaseTable;
+
+/// The observation of one system's states: per direction `d` the bonds
+/// `sum_i J_{i,i+d} P(s_i, s_{i+d})`, the sum of the values `s(a)` and its Fourier component
+/// `[d][0]` (the value times the phase table's spin units), and the sites in each state.
+pub fn observe_states(
+    update: &StateUpdate,
+    spins: &[i32],
+    phases: &PhaseTable,
+) -> VectorObservation {
+    let lattice = update.lattice;
+    let dims = u64::from(lattice.dims);
+    let mut o = VectorObservation::default();
+    for i in 0..lattice.sites() {
+        let a = spins[i as usize] as u32;
+        let value = i64::from(update.states.value[a as usize]);
+        o.states[a as usize] += 1;
+        o.magnetisation[0] += value;
+        let coords = lattice.coords(i);
+        for (d, j) in lattice.forward_neighbours(i).enumerate() {
+            let coupling = i64::from(update.bonds.coupling(i * dims + d as u64));
+            let pair = update.states.pair(a, spins[j as usize] as u32);
+            o.bonds[d] += coupling * i64::from(pair);
+            let x = coords[d] as usize;
+            o.fourier[d][0][0] += value * i64::from(phases.cos[x]);
+            o.fourier[d][0][1] += value * i64::from(phases.sin[x]);
+        }
+    }
+    o
+}

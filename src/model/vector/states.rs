@@ -1,0 +1,158 @@
+//! Discrete spins on the vector engines: the Potts and Blume-Capel models, a state `0 .. q` per
+//! word, their energies as tables of exact integers that every backend reads alike.
+//!
+//! A bond of coupling `J` between states `a` and `b` has the energy `-J P(a, b)` and a site in
+//! state `a` the energy `V(a)`, both in units of `2^-24`, the units of the acceptance tables
+//! ([`TABLE_FRACTION_BITS`]), so that an update's energy change is an `i32` that the tables
+//! take as it is:
+//!
+//! | model | states | `P(a, b)` | `V(a)` | value `s(a)` |
+//! | --- | --- | --- | --- | --- |
+//! | Potts | `0 .. q` | `delta(a, b)` | `-h delta(a, 0)` | 0 |
+//! | Blume-Capel | `0, 1, 2` for `s = -1, 0, +1` | `s(a) s(b)` | `D s(a)^2 - h s(a)` | `s` |
+//!
+//! The fields `h` and `D` enter rounded to steps of `2^-24`.
+
+use super::fixed::TABLE_FRACTION_BITS;
+use crate::config::Model;
+
+/// `|D| + |h|` at most: an update's energy change, `2 z` bonds of `|P| <= 1` and two sites,
+/// stays below `2^31` table units (`(12 + 2 * 32) 2^24 < 2^31` for `z = 6`).
+pub const MAX_SITE_ENERGY: f64 = 32.0;
+
+/// 1 in the units of the state energies.
+pub const ENERGY_ONE: f64 = (1u64 << TABLE_FRACTION_BITS) as f64;
+
+/// Which discrete model the states are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateModel {
+    Potts,
+    BlumeCapel,
+}
+
+/// The states of a discrete spin model and their energies (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct States {
+    pub model: StateModel,
+    /// `q`: the states `0 .. q`.
+    pub q: u32,
+    /// `pair[a q + b]`: `P(a, b)` in units of `2^-24`.
+    pub pair: Vec<i32>,
+    /// `site[a]`: `V(a)` in units of `2^-24`.
+    pub site: Vec<i32>,
+    /// `value[a]`: the spin `s(a)` whose sum and Fourier component are measured (0 for Potts).
+    pub value: Vec<i32>,
+}
+
+/// `x` in units of `2^-24`, rounded.
+fn energy_units(x: f64) -> i32 {
+    (x * ENERGY_ONE).round() as i32
+}
+
+impl States {
+    /// The `q`-state Potts model in the field `h` along state 0.
+    pub fn potts(q: u32, h: f64) -> Self {
+        let one = energy_units(1.0);
+        States {
+            model: StateModel::Potts,
+            q,
+            pair: (0..q * q)
+                .map(|ab| if ab / q == ab % q { one } else { 0 })
+                .collect(),
+            site: (0..q)
+                .map(|a| if a == 0 { energy_units(-h) } else { 0 })
+                .collect(),
+            value: vec![0; q as usize],
+        }
+    }
+
+    /// The Blume-Capel model of crystal field `d` in the field `h`.
+    pub fn blume_capel(d: f64, h: f64) -> Self {
+        let s = [-1, 0, 1];
+        States {
+            model: StateModel::BlumeCapel,
+            q: 3,
+            pair: (0..9)
+                .map(|ab| energy_units(f64::from(s[ab / 3] * s[ab % 3])))
+                .collect(),
+            site: s
+                .iter()
+                .map(|&s| energy_units(d * f64::from(s * s) - h * f64::from(s)))
+                .collect(),
+            value: s.to_vec(),
+        }
+    }
+
+    /// The states of `model`, `None` for a model of other spins.
+    pub fn of(model: &Model) -> Option<Self> {
+        match *model {
+            Model::Potts { q, field, .. } => Some(States::potts(q, field)),
+            Model::BlumeCapel {
+                crystal_field,
+                field,
+                ..
+            } => Some(States::blume_capel(crystal_field, field)),
+            _ => None,
+        }
+    }
+
+    /// `P(a, b)`.
+    pub fn pair(&self, a: u32, b: u32) -> i32 {
+        self.pair[(a * self.q + b) as usize]
+    }
+
+    /// The total energy, in units of 1, of a lattice whose bonds sum to `bonds`
+    /// (`sum J P(s_i, s_j)`, units `2^-24`) with `counts[a]` sites in state `a`.
+    pub fn energy(&self, bonds: i64, counts: &[i64]) -> f64 {
+        let sites: i64 = (counts.iter().zip(&self.site))
+            .map(|(n, v)| n * i64::from(*v))
+            .sum();
+        (sites - bonds) as f64 / ENERGY_ONE
+    }
+
+    /// The order parameter of a lattice of `counts[a]` sites in state `a`: Potts's
+    /// `(q max_a n_a / N - 1) / (q - 1)`, Blume-Capel's magnetisation `sum_i s_i / N`.
+    pub fn order(&self, counts: &[i64]) -> f64 {
+        let sites = counts.iter().sum::<i64>() as f64;
+        match self.model {
+            StateModel::Potts => {
+                let q = f64::from(self.q);
+                let most = counts.iter().copied().max().unwrap_or(0) as f64;
+                (q * most / sites - 1.0) / (q - 1.0)
+            }
+            StateModel::BlumeCapel => {
+                let sum: i64 = (counts.iter().zip(&self.value))
+                    .map(|(n, s)| n * i64::from(*s))
+                    .sum();
+                sum as f64 / sites
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 3-site lattice's energy from its bond sum and counts, and the order parameters of
+    /// ordered and disordered Potts and Blume-Capel lattices.
+    #[test]
+    fn energies_and_orders_come_from_the_bond_sum_and_the_counts() {
+        let potts = States::potts(3, 0.5);
+        assert_eq!(potts.pair(1, 1), 1 << 24);
+        assert_eq!(potts.pair(1, 2), 0);
+        // Two satisfied bonds, two sites in state 0: -2 - 2 h.
+        assert_eq!(potts.energy(2 << 24, &[2, 1, 0]), -3.0);
+        assert_eq!(potts.order(&[4, 0, 0]), 1.0);
+        assert_eq!(potts.order(&[2, 1, 1]), 0.25);
+
+        let bc = States::blume_capel(0.25, 0.5);
+        assert_eq!(bc.pair(0, 2), -(1 << 24));
+        assert_eq!(
+            bc.site,
+            vec![(0.75 * ENERGY_ONE) as i32, 0, -(0.25 * ENERGY_ONE) as i32]
+        );
+        assert_eq!(bc.order(&[1, 2, 3]), 2.0 / 6.0);
+        assert_eq!(bc.energy(-(1 << 24), &[1, 0, 0]), 1.75);
+    }
+}
