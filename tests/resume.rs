@@ -1056,6 +1056,21 @@ const XY_TEMPERING: &str = r#"(
     checkpoint_every: 32,
 )"#;
 
+/// The 3-state Potts glass (one replica: its overlaps are not measured) by the heat bath with
+/// parallel tempering on a tuned ladder, a round every 2 sweeps.
+const POTTS_GLASS_TEMPERING: &str = r#"(
+    model: Potts(q: 3, dims: 2, size: 6, field: 0.25, disorder: Bimodal),
+    temperatures: LinearBeta(min: 0.5, max: 1.5, count: 4),
+    replicas: 1,
+    samples: 2,
+    algorithm: Tempering(every: 2, tune: true),
+    updates: (proposal: HeatBath),
+    sweeps: (thermalize: 240, measure: 300, every: 3),
+    seed: 41,
+    backend: Cpu,
+    checkpoint_every: 32,
+)"#;
+
 /// The summary of a finished vector-spin run.
 fn vector_summary(outcome: RunOutcome) -> VectorSummary {
     match outcome {
@@ -1118,6 +1133,21 @@ fn a_resumed_xy_glass_equals_the_uninterrupted_run() {
 #[test]
 fn a_resumed_tempered_xy_glass_equals_the_uninterrupted_run() {
     resumed_vector_equals_uninterrupted(XY_TEMPERING, 50, (64, 96));
+}
+
+/// Discrete states: halted at 64 and 96 sweeps, inside the ladder's tuning; the Blume-Capel
+/// model by Metropolis halted the same way.
+#[test]
+fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
+    resumed_vector_equals_uninterrupted(POTTS_GLASS_TEMPERING, 50, (64, 96));
+    let blume_capel = POTTS_GLASS_TEMPERING
+        .replace(
+            "Potts(q: 3, dims: 2, size: 6, field: 0.25, disorder: Bimodal)",
+            "BlumeCapel(dims: 2, size: 6, crystal_field: 0.5, field: 0.25)",
+        )
+        .replace("replicas: 1,\n    samples: 2,", "replicas: 2,")
+        .replace("(proposal: HeatBath)", "()");
+    resumed_vector_equals_uninterrupted(&blume_capel, 50, (64, 96));
 }
 
 /// The tempered XY glass on wgpu writes the CPU's estimates, diagnostics and files.

@@ -199,6 +199,12 @@ impl<K> VectorKernelSet<K> {
         updates: VectorSweeps,
         mut build: impl FnMut(Kernel) -> Result<K>,
     ) -> Result<Self> {
+        if systems.states.is_some() && (updates.tile.is_some() || updates.overrelaxation > 0) {
+            return Err(Error::Usage(
+                "discrete states are swept on the plain checkerboard, without over-relaxation"
+                    .into(),
+            ));
+        }
         Ok(VectorKernelSet {
             hot_start: build(Kernel::VectorHotStart)?,
             metropolis: match systems.states {

@@ -1,5 +1,5 @@
-//! Exact thermal averages of tiny lattices of discrete states (Potts, Blume-Capel), by summing
-//! all `q^N` configurations, with the engines' own integer energies ([`States`]): the reference
+//! Exact thermal averages of tiny lattices of discrete states (Potts, Blume-Capel; any
+//! couplings, the Potts glass's), by summing all `q^N` configurations, with the engines' own integer energies ([`States`]): the reference
 //! for the order parameter's moments and the density of `s = 0`, which the row transfer matrix
 //! ([`super::transfer`]) does not give, in 2D and 3D. The bonds are the simulation's: every site
 //! bonded once to each forward neighbour, so that an `L = 2` lattice joins neighbours twice.
@@ -27,8 +27,16 @@ pub struct StateAverages {
     pub zeros: f64,
 }
 
-/// The exact averages of the ferromagnet of `states` on `lattice` at `beta`.
-pub fn enumerate_states(states: &States, lattice: Lattice, beta: f64) -> StateAverages {
+/// The exact averages of `states` on `lattice` at `beta`, with the couplings `J` of the bonds
+/// `site * dims + d` (the engines' order; `None`: the ferromagnet, `J = 1`).
+pub fn enumerate_states(
+    states: &States,
+    lattice: Lattice,
+    couplings: Option<&[i8]>,
+    beta: f64,
+) -> StateAverages {
+    let dims = u64::from(lattice.dims);
+    let coupling = |bond: u64| couplings.map_or(1, |j| i64::from(j[bond as usize]));
     let (q, sites) = (u64::from(states.q), lattice.sites());
     let count = q
         .checked_pow(sites as u32)
@@ -44,8 +52,9 @@ pub fn enumerate_states(states: &States, lattice: Lattice, beta: f64) -> StateAv
             let mut bonds = 0i64;
             for i in 0..sites {
                 counts[spins[i as usize] as usize] += 1;
-                for j in lattice.forward_neighbours(i) {
-                    bonds += i64::from(states.pair(spins[i as usize], spins[j as usize]));
+                for (d, j) in lattice.forward_neighbours(i).enumerate() {
+                    let pair = states.pair(spins[i as usize], spins[j as usize]);
+                    bonds += coupling(i * dims + d as u64) * i64::from(pair);
                 }
             }
             let m = states.order(&counts);
@@ -96,7 +105,7 @@ mod tests {
             (States::potts(3, 0.3), 0.7),
             (States::blume_capel(0.5, -0.25), 1.1),
         ] {
-            let exact = enumerate_states(&states, lattice, beta);
+            let exact = enumerate_states(&states, lattice, None, beta);
             let (e, c) = energy_and_heat(&DiscreteSpins::of_states(&states), (2, 2), beta);
             assert_close("e", exact.e, e, 1e-12);
             assert_close("c", exact.c, c, 1e-11);
@@ -111,7 +120,7 @@ mod tests {
         let ising = crate::exact::kaufman(4, 0.45);
         assert_close("q = 2: e", e, -1.0 + ising.e / 2.0, 1e-12);
         assert_close("q = 2: c", c, ising.c, 1e-11);
-        let potts = enumerate_states(&States::potts(2, 0.0), lattice, 0.8);
+        let potts = enumerate_states(&States::potts(2, 0.0), lattice, None, 0.8);
         let ising = crate::exact::enumerate(lattice, &[1; 8], 0.0, 0.4);
         assert_close("|m|", potts.abs_m, ising.abs_m, 1e-12);
         assert_close("m2", potts.m2, ising.m2, 1e-12);

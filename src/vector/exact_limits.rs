@@ -2,7 +2,8 @@
 //! jackknife): free spins in a field, the high-temperature series of the energy, and the
 //! updates' agreement with one another (over-relaxation, cones, the double checkerboard's
 //! multi-hit); clock models against the row transfer matrix; the spin glass's overlap
-//! estimators for independent and for ordered replicas.
+//! estimators for independent and for ordered replicas; the Potts and Blume-Capel models and a
+//! Potts glass sample against the row transfer matrix and exact enumeration.
 
 use super::record::{extras, measurement, overlap_measurement};
 use crate::config::Disorder;
@@ -326,7 +327,7 @@ fn discrete_states_give_the_exact_energies_and_moments() {
         assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.1);
         for dims in [2, 3] {
             let lattice = Lattice::new(dims, 2);
-            let exact = enumerate_states(&states, lattice, beta);
+            let exact = enumerate_states(&states, lattice, None, beta);
             let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 6)
                 .with_states(states.clone());
             let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
@@ -362,5 +363,45 @@ fn discrete_states_give_the_exact_energies_and_moments() {
                 );
             }
         }
+    }
+}
+
+/// The 3-state Potts glass: one sample's +-J bonds on 2^2 and 2^3 lattices against exact
+/// enumeration on the same bonds, by Metropolis and by the heat bath.
+#[test]
+fn a_potts_glass_sample_gives_its_exact_energy_and_moments() {
+    use crate::engine::vector::HEAT_BATH;
+    use crate::exact::enumerate_states;
+    use crate::model::vector::states::States;
+    use crate::model::vector::{SampleBonds, VectorCouplings};
+    for (dims, width) in [(2, UNIFORM), (3, HEAT_BATH)] {
+        let lattice = Lattice::new(dims, 2);
+        let beta = 1.3;
+        let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 23)
+            .with_states(States::potts(3, 0.0))
+            .with_disorder(Disorder::Bimodal, 1);
+        let SampleBonds::PerBond(bonds) = systems.bonds(0) else {
+            panic!("a glass has bonds per sample");
+        };
+        assert!(matches!(systems.couplings, VectorCouplings::Bonds(_)));
+        assert!(bonds.contains(&-1) && bonds.contains(&1), "{bonds:?}");
+        let exact = enumerate_states(&States::potts(3, 0.0), lattice, Some(bonds), beta);
+        let estimates = simulate(&systems, METROPOLIS, width, (200, 8000));
+        let what = format!("{dims}D, width {width}");
+        assert_near(
+            &format!("{what}: e"),
+            estimates.e,
+            exact.e,
+            (4.0, 0.0),
+            0.03,
+        );
+        assert_near(&format!("{what}: c"), estimates.c, exact.c, (4.0, 0.0), 0.1);
+        assert_near(
+            &format!("{what}: m2"),
+            estimates.m2,
+            exact.m2,
+            (4.0, 0.0),
+            0.03,
+        );
     }
 }

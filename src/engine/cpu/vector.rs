@@ -130,6 +130,10 @@ impl VectorBackend for CpuVector {
                     let update = StateUpdate::of(systems, systems.sample_of(b));
                     return (passes.iter())
                         .map(|run| {
+                            assert!(
+                                matches!(run.pass, VectorPass::Metropolis { .. }),
+                                "discrete states are swept on the plain checkerboard only"
+                            );
                             let key = SweepKey {
                                 seed: systems.seed,
                                 sweep: run.sweep,
@@ -228,6 +232,7 @@ mod tests {
     use crate::model::Lattice;
     use crate::model::systems::SliceIndex;
     use crate::model::vector::fixed::ONE;
+    use crate::model::vector::states::States;
 
     /// What an engine gives after each round of sweeps: accepted moves, lattices, observations,
     /// overlaps.
@@ -315,8 +320,8 @@ mod tests {
 
     /// Engines of sample slices end with their samples' bits of the whole run: lattices,
     /// accepted moves, observations and overlaps, for XY and Heisenberg spins, a bimodal and a
-    /// Gaussian glass, the plain and the double checkerboard; a slice numbered from 0, as a run
-    /// of its own, ends elsewhere.
+    /// Gaussian glass, the plain and the double checkerboard, and the 4-state Potts glass; a
+    /// slice numbered from 0, as a run of its own, ends elsewhere.
     #[test]
     fn sample_slices_end_with_their_samples_bits_of_the_whole_run() {
         let glass = |n, dims, disorder| {
@@ -334,6 +339,13 @@ mod tests {
             (glass(3, 3, Disorder::Gaussian), sweeps(Some(2))),
             (glass(3, 2, Disorder::Bimodal), sweeps(Some(2))),
             (glass(2, 3, Disorder::Gaussian), sweeps(None)),
+            (
+                glass(2, 3, Disorder::Bimodal).with_states(States::potts(4, 0.3)),
+                VectorSweeps {
+                    overrelaxation: 0,
+                    ..sweeps(None)
+                },
+            ),
         ];
         for (run, updates) in cases {
             let whole = rounds(&run, updates);
