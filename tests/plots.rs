@@ -604,16 +604,16 @@ fn vector_plots_show_the_summary_and_are_redrawn_from_the_files() {
     assert_eq!(plots, 7 + 2 + 2, "figures, time series, snapshots");
 }
 
-/// Discrete states: the Potts model's figures without xi/L, Blume-Capel's with it and with the
-/// density of s = 0; their snapshots draw each state's value in its own hue, and every file is
+/// Discrete states: the Potts model's figures, Blume-Capel's with the density of s = 0, neither
+/// with the helicity modulus; their snapshots draw each state's value in its own hue, and every file is
 /// redrawn identically from the run's files.
 #[test]
 fn discrete_state_plots_show_their_estimates_and_states() {
     for (model, keys, missing, values) in [
         (
             "Potts(q: 3, dims: 2, size: 8)",
-            &["e", "c", "abs_m", "chi", "u4"][..],
-            "xi_over_l",
+            &["e", "c", "abs_m", "chi", "u4", "xi_over_l"][..],
+            "zeros",
             &[0, 1, 2][..],
         ),
         (

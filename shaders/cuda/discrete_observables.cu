@@ -4,7 +4,8 @@
 // unsigned). CPU twin: src/engine/cpu/discrete_observables.rs. Counters of system z from
 // OBSERVATION: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the values s(a)
 // (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in each state
-// from STATES_COUNTER.
+// from STATES_COUNTER, each state's Fourier components [a][d][cos, sin] from
+// STATE_FOURIER_COUNTER.
 
 #include "vector_sums.cuh"
 
@@ -13,13 +14,16 @@ constexpr unsigned SUMS = 27u;
 constexpr unsigned MAGNETISATION = 6u;
 constexpr unsigned FOURIER = 9u;
 constexpr unsigned STATES_COUNTER = 32u;
+constexpr unsigned STATE_FOURIER_COUNTER = 64u;
+constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 
 extern "C" __global__ void discrete_observables(const int* spins, unsigned long long* counts,
                                                 const int* couplings, const int* lookups) {
     const unsigned z = blockIdx.z;
     const unsigned stride = threads_per_system();
     long long sums[SUMS] = {};
-    long long states[STATES > 0u ? STATES : 1u] = {};
+    long long states[STATE_COUNT] = {};
+    long long state_fourier[6u * STATE_COUNT] = {};
     for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
         const unsigned a = load_state(spins, z, i);
         states[a] += 1;
@@ -33,9 +37,12 @@ extern "C" __global__ void discrete_observables(const int* spins, unsigned long 
             const unsigned x = coordinate(i, d);
             sums[FOURIER + 6u * d] += value * lookups[x];
             sums[FOURIER + 6u * d + 1u] += value * lookups[L + x];
+            state_fourier[2u * (3u * a + d)] += lookups[x];
+            state_fourier[2u * (3u * a + d) + 1u] += lookups[L + x];
         }
     }
     unsigned long long* out = counts + static_cast<unsigned long long>(z) * COUNTERS;
     add_sums(out + OBSERVATION, sums, SUMS);
     add_sums(out + STATES_COUNTER, states, STATES);
+    add_sums(out + STATE_FOURIER_COUNTER, state_fourier, 6u * STATES);
 }

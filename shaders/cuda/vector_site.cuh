@@ -30,8 +30,9 @@ constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
 constexpr int UNIFORM = 0;
 constexpr int HEAT_BATH = -1;
 // 64-bit counters per system: accepted (1), spare (3), the observation (27 sums, the norm
-// deviation), the counts of discrete states (32): COUNT_WORDS / 2 of vector_site.wgsl.
-constexpr unsigned COUNTERS = 64u;
+// deviation), the counts of discrete states (32) and their Fourier components (192):
+// COUNT_WORDS / 2 of vector_site.wgsl.
+constexpr unsigned COUNTERS = 256u;
 // A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
 // phases.
 constexpr unsigned STATES = SPINFLIP_STATES;

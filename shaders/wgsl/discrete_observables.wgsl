@@ -4,13 +4,15 @@
 // src/engine/cpu/discrete_observables.rs. Counts of system z from word z * COUNT_WORDS +
 // OBSERVATION_WORD, in pairs: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the
 // values s(a) (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in
-// each state from STATES_WORD.
+// each state from STATES_WORD, each state's Fourier components [a][d][cos, sin] from
+// STATE_FOURIER_WORD.
 
 #import vector_sums
 #import counters
 
 const OBSERVATION_WORD: u32 = 8u;
 const STATES_WORD: u32 = 64u;
+const STATE_FOURIER_WORD: u32 = 128u;
 const MAGNETISATION: u32 = 6u;
 const FOURIER: u32 = 9u;
 
@@ -22,6 +24,7 @@ fn main(thread: Thread) {
     var fourier: array<vec2<u32>, 6>;
     var values = vec2<u32>(0u, 0u);
     var counts: array<u32, 32>;
+    var state_fourier: array<vec2<u32>, 192>;
     for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let a = load_state(z, i);
         counts[a] += 1u;
@@ -34,6 +37,9 @@ fn main(thread: Thread) {
             let x = coordinate(i, d);
             fourier[2u * d] = wide_add(fourier[2u * d], wide_mul_i32(value, phases[x]));
             fourier[2u * d + 1u] = wide_add(fourier[2u * d + 1u], wide_mul_i32(value, phases[L + x]));
+            let f = 2u * (3u * a + d);
+            state_fourier[f] = wide_add(state_fourier[f], wide_from_i32(phases[x]));
+            state_fourier[f + 1u] = wide_add(state_fourier[f + 1u], wide_from_i32(phases[L + x]));
         }
     }
     let out = z * COUNT_WORDS + OBSERVATION_WORD;
@@ -46,6 +52,9 @@ fn main(thread: Thread) {
     for (var a = 0u; a < STATES; a++) {
         if counts[a] > 0u {
             add_u64(z * COUNT_WORDS + STATES_WORD + 2u * a, counts[a]);
+        }
+        for (var f = 6u * a; f < 6u * a + 6u; f++) {
+            add_i64(z * COUNT_WORDS + STATE_FOURIER_WORD + 2u * f, state_fourier[f]);
         }
     }
 }

@@ -40,8 +40,8 @@ const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
 const UNIFORM: i32 = 0i;
 const HEAT_BATH: i32 = -1i;
 // Words of counts per system: accepted (2), spare (6), the observation (28 pairs), the counts
-// of discrete states (32 pairs).
-const COUNT_WORDS: u32 = 128u;
+// of discrete states (32 pairs) and their Fourier components (192 pairs).
+const COUNT_WORDS: u32 = 512u;
 // A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
 // phases.
 override STATES: u32 = 0u;

@@ -150,6 +150,10 @@ pub struct VectorObservation {
     /// `bonds[d]` are `sum_i J_{i,i+d} P(s_i, s_{i+d})` (units `2^-24`), `magnetisation[0]`
     /// and `fourier[d][0]` the sums of the states' values `s(a)`; the other entries are 0.
     pub states: [i64; MAX_POTTS_STATES as usize],
+    /// Discrete states, `[a][d]`: `sum_{i: s_i = a}` of `cos(2 pi x_d / L)` and the sine (the
+    /// phase table's spin units): each state's Fourier component at the smallest wave vector
+    /// along `d`, from which the Potts spins' correlation length is computed.
+    pub state_fourier: [[[i64; 2]; 3]; MAX_POTTS_STATES as usize],
 }
 
 /// The exact integer sums of the tensor overlap of two replicas `a`, `b` of one sample and
@@ -266,8 +270,8 @@ pub fn check_partners(systems: &VectorSystems, partners: &[u32]) -> Result<()> {
 /// 64-bit counters per system in the GPU kernels' counts (`COUNT_WORDS / 2` in
 /// `shaders/wgsl/vector_site.wgsl`, `COUNTERS` in `shaders/cuda/vector_site.cuh`): the accepted
 /// moves, three spare, then the observation ([`counted_observation`]), its counts of discrete
-/// states from [`STATES_COUNTER`].
-pub const COUNTERS: usize = 64;
+/// states from [`STATES_COUNTER`] and their Fourier components from [`STATE_FOURIER_COUNTER`].
+pub const COUNTERS: usize = 256;
 
 /// Where a system's observation starts in its counters.
 const OBSERVATION_COUNTER: usize = 4;
@@ -275,6 +279,10 @@ const OBSERVATION_COUNTER: usize = 4;
 /// Where a system's counts of discrete states start in its counters, after the 28 of the
 /// other entries.
 const STATES_COUNTER: usize = OBSERVATION_COUNTER + 28;
+
+/// Where a system's Fourier components of discrete states start in its counters,
+/// `[a][d][cos, sin]` at `(3 a + d) 2 + p`.
+const STATE_FOURIER_COUNTER: usize = STATES_COUNTER + MAX_POTTS_STATES as usize;
 
 /// 64-bit counters per replica pair in the counts of `vector_overlap`, which reuses the counts
 /// of the systems (two per pair, so that the counts hold every pair's): `q[mu][nu]` at
@@ -385,7 +393,7 @@ pub fn counted_observations(counters: &[u64]) -> Vec<VectorObservation> {
 
 /// The observation in one system's [`COUNTERS`] counters: bonds, twists and magnetisation (three
 /// each), the Fourier components `[d][a][cos, sin]`, the norm deviation, then the counts of
-/// discrete states.
+/// discrete states and their Fourier components.
 fn counted_observation(counters: &[u64]) -> VectorObservation {
     let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
     let mut o = VectorObservation {
@@ -397,6 +405,12 @@ fn counted_observation(counters: &[u64]) -> VectorObservation {
     };
     for (a, count) in o.states.iter_mut().enumerate() {
         *count = counters[STATES_COUNTER + a] as i64;
+    }
+    for (a, state) in o.state_fourier.iter_mut().enumerate() {
+        for (d, direction) in state.iter_mut().enumerate() {
+            *direction =
+                [0, 1].map(|p| counters[STATE_FOURIER_COUNTER + 2 * (3 * a + d) + p] as i64);
+        }
     }
     for (d, direction) in o.fourier.iter_mut().enumerate() {
         for (a, component) in direction.iter_mut().enumerate() {

@@ -111,7 +111,7 @@ const VECTOR: [Observable<VectorEstimates>; 8] = [
     ("abs_m", "|m|", |t| Some(t.abs_m)),
     ("chi", "chi", |t| Some(t.chi)),
     ("u4", "U4", |t| Some(t.u4)),
-    ("xi_over_l", "xi/L", |t| t.xi_over_l),
+    ("xi_over_l", "xi/L", |t| Some(t.xi_over_l)),
     ("helicity", "helicity modulus", |t| t.helicity),
     ("zeros", "density of s = 0", |t| t.zeros),
 ];

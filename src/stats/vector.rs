@@ -1,8 +1,10 @@
-//! Thermodynamic estimators of the vector-spin models (O(n), n = 2, 3) at one temperature.
+//! Thermodynamic estimators of the vector-spin models (O(n), n = 2, 3) and of discrete states at
+//! one temperature.
 //!
-//! Per measurement of `N` spins: the energy `E`, the magnetisation per site `m` (a vector),
-//! `F = |sum_i s_i e^{i k x_i}|^2 / N^2` at the smallest wave vector (averaged over the
-//! directions), and, for the helicity modulus, `C = sum_d C_d / (d N)` and
+//! Per measurement of `N` spins: the energy `E`, the magnetisation per site `m` (a vector; the
+//! order parameter of discrete states, `n = 1`), `F = |sum_i s_i e^{i k x_i}|^2 / N^2` at the
+//! smallest wave vector (averaged over the directions) with `m2v`, the `|m|^2` of the same
+//! field `s_i` (the Potts model's: its spins' simplex vectors), and, for the helicity modulus, `C = sum_d C_d / (d N)` and
 //! `S2 = sum_d S_d^2 / (d N)` from the bond cosines `C_d` and sines `S_d` along each direction.
 //!
 //! ```text
@@ -10,7 +12,7 @@
 //! |m|, m2 = <m.m>, m4 = <(m.m)^2>, m_x = <m^x> (along the field)
 //! U4 = ((n + 2) - n <m4>/<m2>^2) / 2      (0 for a Gaussian m, 1 for an ordered phase)
 //! chi = beta N <m2>      chi_c = beta N (<m2> - <|m|>^2)
-//! xi/L = sqrt(<m2>/<F> - 1) / (2 L sin(pi/L))                  (second-moment length)
+//! xi/L = sqrt(<m2v>/<F> - 1) / (2 L sin(pi/L))                 (second-moment length)
 //! Y = <C> - beta <S2>                                           (helicity modulus, XY)
 //! ```
 //!
@@ -34,6 +36,9 @@ pub struct VectorMeasurement {
     pub bond_sines_squared: f64,
     /// Discrete states: the density of sites in the state `s = 0` (Blume-Capel's vacancies).
     pub zeros: f64,
+    /// `|m|^2` of the field whose Fourier component `fourier` is, which `xi/L` takes: `m . m`
+    /// but for the Potts model, whose `fourier` is of its spins' simplex vectors.
+    pub vector_m2: f64,
 }
 
 /// The estimators of one temperature of a vector-spin model.
@@ -50,9 +55,7 @@ pub struct VectorEstimates {
     pub u4: Estimate,
     pub chi: Estimate,
     pub chi_connected: Estimate,
-    /// The second-moment correlation length over `L` (not measured for the Potts model).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub xi_over_l: Option<Estimate>,
+    pub xi_over_l: Estimate,
     /// The helicity modulus (XY only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub helicity: Option<Estimate>,
@@ -74,7 +77,8 @@ const FOURIER: usize = 7;
 const COSINES: usize = 8;
 const SINES_SQ: usize = 9;
 const ZEROS: usize = 10;
-const PRIMARY_COUNT: usize = 11;
+const VECTOR_M2: usize = 11;
+const PRIMARY_COUNT: usize = 12;
 
 fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] {
     let m2: f64 = x.m.iter().map(|m| m * m).sum();
@@ -92,14 +96,13 @@ fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] 
         x.bond_cosines,
         x.bond_sines_squared,
         x.zeros,
+        x.vector_m2,
     ]
 }
 
 /// Which estimators beyond the common ones a model's measurements give.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct VectorExtras {
-    /// `xi/L` from the Fourier component (all but the Potts model).
-    pub correlation_length: bool,
     /// The helicity modulus (XY).
     pub helicity: bool,
     /// The density of `s = 0` (Blume-Capel).
@@ -149,8 +152,9 @@ pub fn vector_estimates(
         chi_connected: jackknife(&blocks, |x| {
             beta * n_sites * (x[ABS_M_SQ] - x[ABS_M] * x[ABS_M])
         }),
-        xi_over_l: (extras.correlation_length)
-            .then(|| jackknife(&blocks, |x| (x[M2] / x[FOURIER] - 1.0).sqrt() / k_factor)),
+        xi_over_l: jackknife(&blocks, |x| {
+            (x[VECTOR_M2] / x[FOURIER] - 1.0).sqrt() / k_factor
+        }),
         helicity: (extras.helicity)
             .then(|| jackknife(&blocks, |x| x[COSINES] - beta * x[SINES_SQ])),
         zeros: extras.zeros.then(|| jackknife(&blocks, |x| x[ZEROS])),

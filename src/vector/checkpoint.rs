@@ -22,7 +22,7 @@
 //! |        | 8 B  | accepted moves since the last tuning stop (u64)         |
 //! |        | 8 B  | accepted moves in the production (u64)                  |
 //! |        | 8    | the largest drift of `\|s\|` (f64)                       |
-//! |        | 64 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared, density of `s = 0` (f64) |
+//! |        | 72 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared, density of `s = 0`, `\|m\|^2` of the Fourier component's field (f64) |
 //! |        | 16 Q | the overlaps: q2, q2 at k_min (f64)                     |
 //! |        | 8 T  | the betas, as tuned so far (f64)                        |
 //! |        | 4 S  | the tempering chains' state (u32, `engine::tempering::Chains`) |
@@ -31,9 +31,9 @@
 //!
 //! Format 14, of a run stopped inside a sweep, adds the count U (1) after H and the units of the
 //! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the history. Formats 9 and 11, the
-//! same with measurements of seven words (no density of `s = 0`: discrete states came after
-//! them), and format 8, format 9 without S, H and their sections and without the betas (the
-//! config's), are still read.
+//! same with measurements of seven words (written before discrete states: no density of
+//! `s = 0`, and `|m|^2` of the Fourier component's field is `m . m`), and format 8, format 9
+//! without S, H and their sections and without the betas (the config's), are still read.
 //!
 //! The measurements are kept as the estimators take them (the f64s computed from the engine's
 //! integers), so a resumed run's estimates are the uninterrupted run's to the bit.
@@ -76,7 +76,7 @@ const FORMAT_8: Format = Format {
 };
 /// Words (f64) of one [`VectorMeasurement`] (seven before format 13) and of one
 /// [`OverlapMeasurement`].
-const MEASUREMENT_WORDS: u64 = 8;
+const MEASUREMENT_WORDS: u64 = 9;
 const OVERLAP_WORDS: u64 = 2;
 
 /// The state of a vector-spin run after `sweeps_done` sweeps; with the config, all it needs to
@@ -292,7 +292,7 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
 fn measurement_width(format: u32) -> u64 {
     match format >= FORMAT.number {
         true => MEASUREMENT_WORDS,
-        false => MEASUREMENT_WORDS - 1,
+        false => MEASUREMENT_WORDS - 2,
     }
 }
 
@@ -308,19 +308,22 @@ fn measurement_words(m: &VectorMeasurement) -> [f64; MEASUREMENT_WORDS as usize]
         m.bond_cosines,
         m.bond_sines_squared,
         m.zeros,
+        m.vector_m2,
     ]
 }
 
-/// The measurement of [`measurement_words`] (without the density of `s = 0` before format 13:
-/// 0).
+/// The measurement of [`measurement_words`]; before format 13, of vector spins only, without
+/// the density of `s = 0` (0) and `vector_m2` (`m . m`).
 fn measurement_of(w: &[f64]) -> VectorMeasurement {
+    let m = [w[1], w[2], w[3]];
     VectorMeasurement {
         energy: w[0],
-        m: [w[1], w[2], w[3]],
+        m,
         fourier: w[4],
         bond_cosines: w[5],
         bond_sines_squared: w[6],
         zeros: w.get(7).copied().unwrap_or(0.0),
+        vector_m2: w.get(8).copied().unwrap_or(m.iter().map(|a| a * a).sum()),
     }
 }
 
@@ -337,6 +340,7 @@ mod tests {
             bond_cosines: -0.0,
             bond_sines_squared: f64::NAN,
             zeros: 0.375,
+            vector_m2: 0.3125,
         };
         VectorCheckpoint {
             config_fingerprint: fingerprint("(model: XY(dims: 2, size: 4))"),
@@ -388,7 +392,12 @@ mod tests {
         assert_eq!(bytes[norm..norm + 8], 2f64.powi(-30).to_le_bytes());
         assert_eq!(bytes[norm + 8..norm + 16], (-1.5f64).to_le_bytes());
         assert_eq!(bytes[norm + 64..norm + 72], 0.375f64.to_le_bytes(), "zeros");
-        let betas = norm + 8 + 64 * 2 + 16;
+        assert_eq!(
+            bytes[norm + 72..norm + 80],
+            0.3125f64.to_le_bytes(),
+            "vector m2"
+        );
+        let betas = norm + 8 + 72 * 2 + 16;
         assert_eq!(bytes[betas..betas + 8], 0.5f64.to_le_bytes());
         let state = betas + 16;
         assert_eq!(bytes[state + 20..state + 24], 3u32.to_le_bytes());
@@ -433,7 +442,8 @@ mod tests {
     }
 
     /// A format 9 checkpoint (measurements of seven words) still resumes, its measurements'
-    /// density of `s = 0` zero: the sample's bytes without each measurement's last word.
+    /// density of `s = 0` zero and `vector_m2` their `m . m`: the sample's bytes without each
+    /// measurement's last two words.
     #[test]
     fn a_format_9_checkpoint_reads_its_seven_word_measurements() {
         let mut checkpoint = sample();
@@ -441,20 +451,21 @@ mod tests {
             .record
             .measurements
             .iter_mut()
-            .for_each(|m| m.zeros = 0.0);
+            .for_each(|m| (m.zeros, m.vector_m2) = (0.0, m.m.iter().map(|a| a * a).sum()));
         let old = format_9(&checkpoint);
         assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
     }
 
-    /// The checkpoint's bytes as format 9 wrote them: each measurement without its last word.
+    /// The checkpoint's bytes as format 9 wrote them: each measurement without its last two
+    /// words.
     fn format_9(checkpoint: &VectorCheckpoint) -> Vec<u8> {
         let bytes = checkpoint.encode();
         let first = 124 + 32 + 8;
         let mut old = bytes[..first].to_vec();
         for m in 0..2 {
-            old.extend_from_slice(&bytes[first + 64 * m..first + 64 * m + 56]);
+            old.extend_from_slice(&bytes[first + 72 * m..first + 72 * m + 56]);
         }
-        old.extend_from_slice(&bytes[first + 128..bytes.len() - CRC_LEN]);
+        old.extend_from_slice(&bytes[first + 144..bytes.len() - CRC_LEN]);
         old[8..12].copy_from_slice(&9u32.to_le_bytes());
         let crc = crc32fast::hash(&old);
         old.extend_from_slice(&crc.to_le_bytes());

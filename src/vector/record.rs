@@ -24,12 +24,11 @@ pub(super) struct VectorRecord {
     pub(super) norm_deviation: f64,
 }
 
-/// The estimators the measurements of `systems` give beyond the common ones: `xi/L` but for
-/// the Potts model, the helicity modulus of planar spins, Blume-Capel's density of `s = 0`.
+/// The estimators the measurements of `systems` give beyond the common ones: the helicity
+/// modulus of planar spins, Blume-Capel's density of `s = 0`.
 pub(super) fn extras(systems: &VectorSystems) -> VectorExtras {
     let model = systems.states.as_ref().map(|s| s.model);
     VectorExtras {
-        correlation_length: model != Some(StateModel::Potts),
         helicity: systems.components == 2,
         zeros: model == Some(StateModel::BlumeCapel),
     }
@@ -150,13 +149,16 @@ pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> Vec
         bond_cosines: cosines,
         bond_sines_squared: sines_squared,
         zeros: 0.0,
+        vector_m2: m.iter().map(|a| a * a).sum(),
     }
 }
 
 /// What the estimators take from one observation of discrete states: the order parameter
-/// ([`States::order`]) as the one component of `m`, the Fourier component of the values `s(a)`
-/// (Blume-Capel's; zero for Potts, whose `xi/L` is not measured), and the density of state
-/// `s = 0` (Blume-Capel's vacancies).
+/// ([`States::order`]) as the one component of `m`, the density of state `s = 0`
+/// (Blume-Capel's vacancies), and for `xi/L` the Fourier component of the spins and its `|m|^2`:
+/// Blume-Capel's values `s(a)`; the Potts spins' simplex vectors `e_a` (`e_a . e_b =
+/// (q delta_ab - 1)/(q - 1)`), whose `|sum_i e_{s_i}|^2 = (q sum_a n_a^2 - N^2)/(q - 1)` and,
+/// at a nonzero wave vector, `|sum_i e_{s_i} e^{i k x_i}|^2 = q/(q - 1) sum_a |F_a|^2`.
 fn state_measurement(
     systems: &VectorSystems,
     states: &States,
@@ -165,22 +167,94 @@ fn state_measurement(
     let sites = systems.lattice.sites() as f64;
     let dims = systems.lattice.dims as usize;
     let counts = &o.states[..states.q as usize];
+    let square = |[re, im]: [i64; 2]| (re as f64).powi(2) + (im as f64).powi(2);
+    let per_direction = |d: usize| match states.model {
+        StateModel::BlumeCapel => square(o.fourier[d][0]),
+        StateModel::Potts => {
+            let q = f64::from(states.q);
+            let sum: f64 = (o.state_fourier[..states.q as usize].iter())
+                .map(|state| square(state[d]))
+                .sum();
+            q / (q - 1.0) * sum
+        }
+    };
     let phase_unit = f64::from(ONE);
-    let fourier = (o.fourier[..dims].iter())
-        .map(|f| (f[0][0] as f64).powi(2) + (f[0][1] as f64).powi(2))
-        .sum::<f64>()
-        / dims as f64
-        / (phase_unit * sites).powi(2);
-    let zeros = match states.model {
-        StateModel::BlumeCapel => counts[1] as f64 / sites,
-        StateModel::Potts => 0.0,
+    let fourier =
+        (0..dims).map(per_direction).sum::<f64>() / dims as f64 / (phase_unit * sites).powi(2);
+    let order = states.order(counts);
+    let (zeros, vector_m2) = match states.model {
+        StateModel::BlumeCapel => (counts[1] as f64 / sites, order * order),
+        StateModel::Potts => {
+            let q = f64::from(states.q);
+            let squares: f64 = counts.iter().map(|&n| (n as f64 / sites).powi(2)).sum();
+            (0.0, (q * squares - 1.0) / (q - 1.0))
+        }
     };
     VectorMeasurement {
         energy: energy(systems, o),
-        m: [states.order(counts), 0.0, 0.0],
+        m: [order, 0.0, 0.0],
         fourier,
         bond_cosines: 0.0,
         bond_sines_squared: 0.0,
         zeros,
+        vector_m2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::cpu::CpuVectorEngine;
+    use crate::engine::vector::{VectorSweeps, sweeps_plan};
+    use crate::engine::{Engine, Lattices};
+    use crate::model::Lattice;
+
+    /// The 3-state Potts spins' simplex vectors are the 3-state clock's unit vectors: a hot
+    /// lattice's `|M|^2 / N^2` and Fourier term from the state counts and the states' Fourier
+    /// components equal those of the clock vectors summed directly (within the phase table's
+    /// rounding).
+    #[test]
+    fn potts_fourier_terms_are_those_of_the_simplex_vectors() {
+        let lattice = Lattice::new(2, 6);
+        let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![0.5], 1, 3)
+            .with_states(States::potts(3, 0.0));
+        let updates = VectorSweeps {
+            hits: 1,
+            tile: None,
+            overrelaxation: 0,
+        };
+        let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+        engine.hot_start().unwrap();
+        let observed = engine.execute(&sweeps_plan(0..1, true)).unwrap();
+        let x = measurement(&systems, &observed.vector_observations[0]);
+        let Lattices::Vector(spins) = engine.spins().unwrap() else {
+            panic!("vector lattices");
+        };
+        let turn = |a: i32| 2.0 * std::f64::consts::PI * f64::from(a) / 3.0;
+        let sites = lattice.sites() as f64;
+        let (mut m, mut fourier) = ([0.0; 2], 0.0);
+        for d in 0..2 {
+            let mut f = [[0.0; 2]; 2];
+            for i in 0..lattice.sites() {
+                let e = [turn(spins[i as usize]).cos(), turn(spins[i as usize]).sin()];
+                let phase = 2.0 * std::f64::consts::PI * f64::from(lattice.coords(i)[d]) / 6.0;
+                for c in 0..2 {
+                    f[c][0] += e[c] * phase.cos();
+                    f[c][1] += e[c] * phase.sin();
+                    if d == 0 {
+                        m[c] += e[c];
+                    }
+                }
+            }
+            fourier += f.iter().flatten().map(|v| v * v).sum::<f64>() / 2.0 / (sites * sites);
+        }
+        let m2 = (m[0] * m[0] + m[1] * m[1]) / (sites * sites);
+        assert!((x.vector_m2 - m2).abs() < 1e-12, "{} {m2}", x.vector_m2);
+        assert!(
+            (x.fourier - fourier).abs() < 1e-7,
+            "{} {fourier}",
+            x.fourier
+        );
+        assert!(fourier > 1e-4, "a hot lattice has a Fourier term");
     }
 }

@@ -212,20 +212,13 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         "{} L={}: {}\n",
         summary.run.model, summary.run.size, summary.updates
     );
-    // The Potts model measures no xi/L: its susceptibility takes the column.
-    let with_xi = summary.runs.iter().all(|r| r.xi_over_l.is_some());
-    let last = match with_xi {
-        true => ("xi/L", 20),
-        false => ("chi", 20),
-    };
-    let columns = [("e", 24), ("|m|", 20), ("U4", 20), last];
+    let columns = [("e", 24), ("|m|", 20), ("U4", 20), ("xi/L", 20)];
     table += &table_heading(scale, &columns);
     for r in &summary.runs {
-        let last = r.xi_over_l.as_ref().unwrap_or(&r.chi);
         table += &table_row(
             scale,
             r.beta,
-            cells(&[&r.e, &r.abs_m, &r.u4, last], &columns),
+            cells(&[&r.e, &r.abs_m, &r.u4, &r.xi_over_l], &columns),
         );
     }
     if let [first, ..] = summary.spin_glass.as_slice() {

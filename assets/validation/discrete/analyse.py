@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Tables of the discrete-state validation runs of run.sh (docs/VALIDATION.md): the 3-state
-Potts model's U4 crossings of consecutive L against beta_c = ln(1 + sqrt 3) and its energy at
+Potts model's U4 and xi/L crossings of consecutive L against beta_c = ln(1 + sqrt 3) and its energy at
 beta_c extrapolated in L^-0.8 against u_c = -(1 + 1/sqrt 3); the 10-state Potts model's energy
 histogram at beta_c (from the time series), its two peaks against Baxter's latent heat 0.696;
-the Blume-Capel model's U4 crossings at D = 1 against T_c = 1.3986 (Beale 1986).
+the Blume-Capel model's U4 and xi/L crossings at D = 1 against T_c = 1.3986 (Beale 1986).
 Usage: analyse.py OUT_DIR."""
 
 import math
@@ -24,12 +24,12 @@ def curve(summary, name, scale=lambda beta: beta):
     return [(scale(r["beta"]), r[name]["mean"], r[name]["err"]) for r in summary["runs"]]
 
 
-def crossings(out, prefix, reference, scale, label):
+def crossings(out, prefix, reference, scale, label, name):
     runs = summaries(out, prefix)
-    print(f"{prefix}: U4 crossings of consecutive L ({label}_c = {reference:.5f})")
+    print(f"{prefix}: {name} crossings of consecutive L ({label}_c = {reference:.5f})")
     for (l1, s1), (l2, s2) in zip(runs, runs[1:]):
-        first = sorted(curve(s1, "u4", scale))
-        second = sorted(curve(s2, "u4", scale))
+        first = sorted(curve(s1, name, scale))
+        second = sorted(curve(s2, name, scale))
         found = local_crossing(first, second)
         if found is None:
             print(f"  L = {l1:4} / {l2:4}: no crossing in the range")
@@ -84,8 +84,10 @@ def histogram_peaks(out):
 
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/discrete-validation"
-    crossings(out, "potts3", BETA_C3, lambda beta: beta, "beta")
+    for name in ["u4", "xi_over_l"]:
+        crossings(out, "potts3", BETA_C3, lambda beta: beta, "beta", name)
     print("potts3: e at beta_c")
     critical_energy(out)
     histogram_peaks(out)
-    crossings(out, "bc", T_C_BC, lambda beta: 1 / beta, "T")
+    for name in ["u4", "xi_over_l"]:
+        crossings(out, "bc", T_C_BC, lambda beta: 1 / beta, "T", name)

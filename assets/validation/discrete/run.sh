@@ -1,14 +1,14 @@
 #!/bin/bash
 # Discrete states at their transitions (docs/VALIDATION.md): from the repository root, with a
 # release build as BIN (default target/release/spinflip; `--features cuda` for Cuda).
-#   potts3:  the 2D 3-state Potts model around beta_c = ln(1 + sqrt 3): U4 crossings of
-#            consecutive L, and e(beta_c) extrapolated in L^-0.8 ((1 - alpha)/nu, alpha = 1/3,
+#   potts3:  the 2D 3-state Potts model around beta_c = ln(1 + sqrt 3): U4 and xi/L crossings
+#            of consecutive L, and e(beta_c) extrapolated in L^-0.8 ((1 - alpha)/nu, alpha = 1/3,
 #            nu = 5/6) against u_c = -(1 + 1/sqrt 3) (Baxter);
 #   potts10: the 2D 10-state Potts model at beta_c = ln(1 + sqrt 10), by the heat bath: the two
 #            peaks of the energy histogram against Baxter's latent heat 0.696 and their mean
 #            against u_c = -(1 + 1/sqrt 10);
-#   bc:      the 2D Blume-Capel model at D = 1 around T = 1.40: U4 crossings of consecutive L
-#            against T_c = 1.3986 (Beale, Phys. Rev. B 33, 1717 (1986)).
+#   bc:      the 2D Blume-Capel model at D = 1 around T = 1.40: U4 and xi/L crossings of
+#            consecutive L against T_c = 1.3986 (Beale, Phys. Rev. B 33, 1717 (1986)).
 # Then `python3 assets/validation/discrete/analyse.py $OUT_DIR` prints the tables.
 # SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SWEEPS (measured sweeps; thermalisation a fifth of
 # them), REPLICAS, PARTS, BACKEND override.

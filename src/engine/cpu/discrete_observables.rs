@@ -8,7 +8,8 @@ use crate::model::vector::PhaseTable;
 
 /// The observation of one system's states: per direction `d` the bonds
 /// `sum_i J_{i,i+d} P(s_i, s_{i+d})`, the sum of the values `s(a)` and its Fourier component
-/// `[d][0]` (the value times the phase table's spin units), and the sites in each state.
+/// `[d][0]` (the value times the phase table's spin units), the sites in each state and each
+/// state's Fourier component.
 pub fn observe_states(
     update: &StateUpdate,
     spins: &[i32],
@@ -28,8 +29,11 @@ pub fn observe_states(
             let pair = update.states.pair(a, spins[j as usize] as u32);
             o.bonds[d] += coupling * i64::from(pair);
             let x = coords[d] as usize;
-            o.fourier[d][0][0] += value * i64::from(phases.cos[x]);
-            o.fourier[d][0][1] += value * i64::from(phases.sin[x]);
+            let (cos, sin) = (i64::from(phases.cos[x]), i64::from(phases.sin[x]));
+            o.fourier[d][0][0] += value * cos;
+            o.fourier[d][0][1] += value * sin;
+            o.state_fourier[a as usize][d][0] += cos;
+            o.state_fourier[a as usize][d][1] += sin;
         }
     }
     o
