@@ -3,7 +3,8 @@
 Potts model's U4 and xi/L crossings of consecutive L against beta_c = ln(1 + sqrt 3) and its energy at
 beta_c extrapolated in L^-0.8 against u_c = -(1 + 1/sqrt 3); the 10-state Potts model's energy
 histogram at beta_c (from the time series), its two peaks against Baxter's latent heat 0.696;
-the Blume-Capel model's U4 and xi/L crossings at D = 1 against T_c = 1.3986 (Beale 1986).
+the Blume-Capel model's U4 and xi/L crossings at D = 1 against T_c = 1.3986 (Beale 1986) and
+at D_t = 1.966 against the tricritical T_t = 0.6080 (Kwak et al. 2015).
 Usage: analyse.py OUT_DIR."""
 
 import math
@@ -18,6 +19,7 @@ U_C3 = -(1 + 1 / math.sqrt(3))
 U_C10 = -(1 + 1 / math.sqrt(10))
 LATENT_HEAT10 = 0.696
 T_C_BC = 1.3986
+T_TRICRITICAL = 0.6080
 
 
 def curve(summary, name, scale=lambda beta: beta):
@@ -91,3 +93,5 @@ if __name__ == "__main__":
     histogram_peaks(out)
     for name in ["u4", "xi_over_l"]:
         crossings(out, "bc", T_C_BC, lambda beta: 1 / beta, "T", name)
+    for name in ["u4", "xi_over_l"]:
+        crossings(out, "bctri", T_TRICRITICAL, lambda beta: 1 / beta, "T", name)

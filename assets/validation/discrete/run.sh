@@ -8,9 +8,12 @@
 #            peaks of the energy histogram against Baxter's latent heat 0.696 and their mean
 #            against u_c = -(1 + 1/sqrt 10);
 #   bc:      the 2D Blume-Capel model at D = 1 around T = 1.40: U4 and xi/L crossings of
-#            consecutive L against T_c = 1.3986 (Beale, Phys. Rev. B 33, 1717 (1986)).
+#            consecutive L against T_c = 1.3986 (Beale, Phys. Rev. B 33, 1717 (1986));
+#   bctri:   the Blume-Capel model at the tricritical crystal field D_t = 1.9660, with parallel
+#            tempering over T = 0.57-0.65: U4 and xi/L crossings against T_t = 0.6080 (Kwak,
+#            Jeong, Lee and Kim, Phys. Rev. E 92, 022134 (2015)).
 # Then `python3 assets/validation/discrete/analyse.py $OUT_DIR` prints the tables.
-# SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SWEEPS (measured sweeps; thermalisation a fifth of
+# SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SIZES_BCTRI, SWEEPS (measured sweeps; thermalisation a fifth of
 # them), REPLICAS, PARTS, BACKEND override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
@@ -22,15 +25,17 @@ REPLICAS=${REPLICAS:-8}
 PARTS=${PARTS:-potts3 potts10 bc}
 mkdir -p "$OUT"
 
-# run NAME MODEL TEMPERATURES [UPDATES]: TEMPERATURES a `Betas([..])` or `Temperatures([..])`.
+# run NAME MODEL TEMPERATURES [UPDATES [ALGORITHM]]: TEMPERATURES a `Betas([..])` or
+# `Temperatures([..])`.
 run() {
-  local name=$1 model=$2 temperatures=$3 updates=${4:-"()"}
+  local name=$1 model=$2 temperatures=$3 updates=${4:-"()"} algorithm=${5:-Metropolis}
   run_config "$name" <<RON
 (
     model: $model,
     temperatures: $temperatures,
     replicas: $REPLICAS,
     updates: $updates,
+    algorithm: $algorithm,
     sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 2),
     seed: 48,
 RON
@@ -51,5 +56,11 @@ bc)
   for L in ${SIZES_BC-16 32 64}; do
     run "bc_L$L" "BlumeCapel(dims: 2, size: $L, crystal_field: 1.0)" \
       "Temperatures([1.36, 1.38, 1.39, 1.40, 1.41, 1.42, 1.44])"
+  done ;;
+bctri)
+  for L in ${SIZES_BCTRI-16 32 64}; do
+    run "bctri_L$L" "BlumeCapel(dims: 2, size: $L, crystal_field: 1.966)" \
+      "Temperatures([0.57, 0.585, 0.595, 0.60, 0.605, 0.61, 0.615, 0.62, 0.635, 0.65])" "()" \
+      "Tempering(every: 5)"
   done ;;
 esac; done
