@@ -16,7 +16,7 @@ use crate::io::output::{
 use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
 use crate::model::vector::fixed::to_f64;
 use crate::model::vector::gaussian::coupling_value;
-use crate::model::vector::states::StateModel;
+use crate::model::vector::states::{ENERGY_ONE, StateModel};
 use crate::model::vector::{VectorCouplings, VectorSystems};
 use crate::stats::TensorGlassEstimates;
 
@@ -36,6 +36,10 @@ pub(super) fn write_vector_outputs(
         let name = |kind: &str| temperature_file(kind, tag, "csv");
         write_file(out, &name("timeseries"), production.as_bytes())?;
         write_file(out, &name("thermalization"), thermalizing.as_bytes())?;
+        if systems.states.is_some() {
+            let histogram = energy_histogram_csv(systems, record, t, thermalization);
+            write_file(out, &name("energy_histogram"), histogram.as_bytes())?;
+        }
         if let Some(glass) = summary.spin_glass.get(t) {
             let series = overlaps_csv(systems, config, record, t, thermalization);
             write_file(out, &name("overlaps"), series.as_bytes())?;
@@ -109,6 +113,39 @@ fn series_csv(
         }
     }
     (thermalizing, production)
+}
+
+/// The exact histogram of the production's energies at temperature `t`, every sample and
+/// replica together: each energy measured (discrete states' energies are multiples of
+/// `2^-24`, so equal energies are equal numbers), in increasing order, with its count; the
+/// double peak of a first-order transition, and the input of reweighting.
+fn energy_histogram_csv(
+    systems: &VectorSystems,
+    record: &VectorRecord,
+    t: usize,
+    thermalization: usize,
+) -> String {
+    let systems_count = systems.systems() as usize;
+    let per_temperature = systems.systems_per_temperature() as usize;
+    let sites = systems.lattice.sites() as f64;
+    let mut counts = std::collections::BTreeMap::new();
+    let production = record
+        .measurements
+        .chunks(systems_count)
+        .skip(thermalization);
+    for slot in production {
+        for x in &slot[t * per_temperature..(t + 1) * per_temperature] {
+            *counts
+                .entry((x.energy * ENERGY_ONE).round() as i64)
+                .or_insert(0u64) += 1;
+        }
+    }
+    let mut csv = String::from("E,e,count\n");
+    for (units, count) in counts {
+        let energy = units as f64 / ENERGY_ONE;
+        let _ = writeln!(csv, "{energy},{},{count}", energy / sites);
+    }
+    csv
 }
 
 /// The production's overlaps of temperature `t`: per measurement, sample and replica pair
@@ -198,4 +235,37 @@ pub(super) fn stored_component(
 /// included) was taken, measuring every `every` sweeps.
 pub(super) fn measurement_sweep(every: u64, m: usize) -> u64 {
     (m as u64 + 1) * every
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Lattice;
+    use crate::model::vector::states::States;
+    use crate::stats::VectorMeasurement;
+
+    /// The histogram counts the production's energies of one temperature's systems, each
+    /// value once with its count, in increasing order; the thermalisation and the other
+    /// temperature are left out.
+    #[test]
+    fn the_energy_histogram_counts_each_production_energy_of_its_temperature() {
+        let systems = VectorSystems::uniform(Lattice::new(2, 2), 1, (1, 0.0), vec![0.5, 1.0], 2, 1)
+            .with_states(States::potts(3, 0.0));
+        let at = |energy: f64| VectorMeasurement {
+            energy,
+            ..VectorMeasurement::default()
+        };
+        // Slot-major: per measurement, temperature 0's two replicas, then temperature 1's.
+        let energies = [
+            [-1.0, -1.0, 9.0, 9.0],
+            [-3.0, -1.0, 9.0, 9.0],
+            [-1.0, -4.0, 7.0, 9.0],
+        ];
+        let record = VectorRecord {
+            measurements: energies.iter().flatten().map(|&e| at(e)).collect(),
+            ..VectorRecord::default()
+        };
+        let csv = energy_histogram_csv(&systems, &record, 0, 1);
+        assert_eq!(csv, "E,e,count\n-4,-1,1\n-3,-0.75,1\n-1,-0.25,2\n");
+    }
 }

@@ -55,33 +55,33 @@ def critical_energy(out):
 
 
 def histogram_peaks(out):
-    """The energy per site of every production measurement of every replica, in 60 bins: the
-    two largest local maxima (the ordered and the disordered phase) and their distance."""
+    """The run's exact energy histogram (energy_histogram_*.csv: E, e, count) in 60 bins of e:
+    the two largest local maxima (the ordered and the disordered phase) and their distance."""
     print(f"potts10: energy histogram at beta_c, peaks against the latent heat {LATENT_HEAT10} "
           f"and u_c = {U_C10:.4f}")
-    for path in sorted(Path(out).glob("potts10_L*/timeseries_*.csv"),
+    for path in sorted(Path(out).glob("potts10_L*/energy_histogram_*.csv"),
                        key=lambda p: int(p.parent.name.split("_L")[1])):
         size = int(path.parent.name.split("_L")[1])
-        rows = path.read_text().splitlines()
-        column = rows[0].split(",").index("e")
-        energies = [float(r.split(",")[column]) for r in rows[1:]]
-        lo, hi = min(energies), max(energies)
+        rows = [r.split(",") for r in path.read_text().splitlines()[1:]]
+        levels = [(float(e), int(n)) for _, e, n in rows]
+        lo, hi = levels[0][0], levels[-1][0]
         bins = 60
         counts = [0] * bins
-        for e in energies:
-            counts[min(int((e - lo) / (hi - lo) * bins), bins - 1)] += 1
+        for e, n in levels:
+            counts[min(int((e - lo) / (hi - lo) * bins), bins - 1)] += n
+        measurements = sum(counts)
         smooth = [sum(counts[max(0, k - 1):k + 2]) for k in range(bins)]
         maxima = [k for k in range(1, bins - 1) if smooth[k] >= smooth[k - 1] and smooth[k] > smooth[k + 1]]
         top = sorted(sorted(maxima, key=lambda k: -smooth[k])[:2])
         centre = lambda k: lo + (k + 0.5) * (hi - lo) / bins  # noqa: E731
         if len(top) < 2:
-            print(f"  L = {size:4}: one peak at e = {centre(top[0]):.3f} ({len(energies)} measurements)")
+            print(f"  L = {size:4}: one peak at e = {centre(top[0]):.3f} ({measurements} measurements)")
             continue
         ordered, disordered = centre(top[0]), centre(top[1])
         valley = min(smooth[top[0]:top[1] + 1]) / max(smooth[top[0]], smooth[top[1]])
         print(f"  L = {size:4}: peaks at e = {ordered:.3f} and {disordered:.3f}, distance "
               f"{disordered - ordered:.3f}, mean {(ordered + disordered) / 2:.3f}, valley/peak "
-              f"{valley:.3f} ({len(energies)} measurements)")
+              f"{valley:.3f} ({measurements} measurements)")
 
 
 if __name__ == "__main__":
