@@ -104,6 +104,16 @@ impl Lattice {
         first_unit(planes.start)..first_unit(planes.end)
     }
 
+    /// The bond (`site * dims + d`, from the site whose `+d` neighbour the other is) between
+    /// site `i` and `j`, its `k`-th neighbour in the order of [`Lattice::neighbours`].
+    pub fn neighbour_bond(&self, i: u64, j: u64, k: usize) -> u64 {
+        let (dims, d) = (u64::from(self.dims), k as u64 / 2);
+        match k % 2 {
+            0 => j * dims + d,
+            _ => i * dims + d,
+        }
+    }
+
     /// The `2d` nearest neighbours of a site: `-x, +x, -y, +y[, -z, +z]`.
     pub fn neighbours(&self, index: u64) -> impl Iterator<Item = u64> + '_ {
         let [x, y, z] = self.coords(index);

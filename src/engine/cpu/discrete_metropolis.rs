@@ -13,7 +13,7 @@ use std::ops::Range;
 use super::vector_metropolis::SweepKey;
 pub use crate::engine::vector::{HEAT_BATH, UNIFORM};
 use crate::model::Lattice;
-use crate::model::vector::fixed::{heat_bath_target, mulhi, threshold};
+use crate::model::vector::fixed::{heat_bath_state, mulhi, threshold};
 use crate::model::vector::states::States;
 use crate::model::vector::{SampleBonds, VectorSystems};
 
@@ -46,17 +46,12 @@ impl<'a> StateUpdate<'a> {
     /// The couplings `J_ij` to the neighbours `j` of site `i` and their states, in the
     /// lattice's order of neighbours.
     pub fn surroundings(&self, spins: &[i32], i: u64) -> Surroundings {
-        let dims = u64::from(self.lattice.dims);
         let mut around = Surroundings {
             neighbours: [(0, 0); MAX_NEIGHBOURS],
             count: 0,
         };
         for (k, j) in self.lattice.neighbours(i).enumerate() {
-            let d = k as u64 / 2;
-            let bond = match k % 2 {
-                0 => j * dims + d,
-                _ => i * dims + d,
-            };
+            let bond = self.lattice.neighbour_bond(i, j, k);
             around.neighbours[k] = (self.bonds.coupling(bond), spins[j as usize] as u32);
             around.count = k + 1;
         }
@@ -80,17 +75,8 @@ impl<'a> StateUpdate<'a> {
         let q = self.states.q;
         let lowest = (0..q).map(|k| self.energy(around, k)).min();
         let lowest = lowest.expect("a discrete model has states");
-        let weight = |k: u32| u64::from(threshold((self.energy(around, k) - lowest) as u32, table));
-        let total: u64 = (0..q).map(weight).sum();
-        let pick = heat_bath_target(total, u);
-        let mut cumulative = 0;
-        for k in 0..q {
-            cumulative += weight(k);
-            if cumulative > pick {
-                return k;
-            }
-        }
-        unreachable!("the target lies below the total weight")
+        let weight = |k: u32| threshold((self.energy(around, k) - lowest) as u32, table);
+        heat_bath_state(q, weight, u)
     }
 
     /// One hit of site `i` in state `s` among `around`: Metropolis ([`UNIFORM`]) or the heat

@@ -473,9 +473,7 @@ mod tests {
                 let spin = spins[index as usize];
                 let mut local = 0i32;
                 for (k, neighbour) in lattice.neighbours(site).enumerate() {
-                    let d = k as u64 / 2;
-                    let bond =
-                        if k % 2 == 1 { site } else { neighbour } * u64::from(lattice.dims) + d;
+                    let bond = lattice.neighbour_bond(site, neighbour, k);
                     local += i32::from(j[bond as usize])
                         * spins[(u64::from(system) * n + neighbour) as usize];
                 }

@@ -15,7 +15,7 @@ pub use crate::engine::vector::{HEAT_BATH, UNIFORM};
 use crate::model::Lattice;
 use crate::model::vector::fixed::{
     CouplingScale, Directions, ONE, Vector, accepts, clock_turn, cos_sin_turn, dot,
-    heat_bath_target, sphere_point, threshold, unit,
+    heat_bath_state, sphere_point, threshold, unit,
 };
 use crate::model::vector::{SampleBonds, VectorSystems};
 use crate::rng::{Counter, Purpose, random_block};
@@ -47,17 +47,11 @@ impl<'a> SiteUpdate<'a> {
     /// The local field of site `i`: `sum_j J_ij s_j` plus the uniform field, in local-field
     /// units ([`CouplingScale::bond_field`]).
     pub fn local_field(&self, spins: &[i32], i: u64) -> Vector {
-        let dims = u64::from(self.lattice.dims);
         let sites = self.lattice.sites() as usize;
         let mut field = [0i32; 3];
         field[0] = self.field;
         for (k, j) in self.lattice.neighbours(i).enumerate() {
-            let d = k as u64 / 2;
-            let bond = match k % 2 {
-                0 => j * dims + d,
-                _ => i * dims + d,
-            };
-            let coupling = self.bonds.coupling(bond);
+            let coupling = self.bonds.coupling(self.lattice.neighbour_bond(i, j, k));
             for (a, h) in field.iter_mut().enumerate().take(self.directions.n) {
                 *h += self
                     .scale
@@ -160,17 +154,8 @@ pub fn heat_bath(
     let q = directions.clock;
     let alignment = |k: u32| dot(&clock_spin(k, q), h, 2);
     let best = (0..q).map(alignment).max().expect("a clock has states");
-    let weight = |k: u32| u64::from(threshold(((best - alignment(k)) >> shift) as u32, table));
-    let total: u64 = (0..q).map(weight).sum();
-    let pick = heat_bath_target(total, u);
-    let mut cumulative = 0;
-    for k in 0..q {
-        cumulative += weight(k);
-        if cumulative > pick {
-            return clock_spin(k, q);
-        }
-    }
-    unreachable!("the target lies below the total weight")
+    let weight = |k: u32| threshold(((best - alignment(k)) >> shift) as u32, table);
+    clock_spin(heat_bath_state(q, weight, u), q)
 }
 
 /// One Metropolis hit of site `i`, whose spin is `s` and local field `h`: the proposal of the

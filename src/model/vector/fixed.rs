@@ -322,6 +322,22 @@ pub fn heat_bath_target(total: u64, u: u32) -> u64 {
     (total >> 32) * u64::from(u) + u64::from(mulhi(total as u32, u))
 }
 
+/// The heat bath's pick among states `0 .. q` of integer Boltzmann weights `weight(k)` for the
+/// random word `u`: the first state whose cumulative weight exceeds [`heat_bath_target`] of
+/// the total, as the kernels pick (they recompute each weight in the second pass too).
+pub fn heat_bath_state(q: u32, weight: impl Fn(u32) -> u32, u: u32) -> u32 {
+    let total: u64 = (0..q).map(|k| u64::from(weight(k))).sum();
+    let target = heat_bath_target(total, u);
+    let mut cumulative = 0;
+    for k in 0..q {
+        cumulative += u64::from(weight(k));
+        if cumulative > target {
+            return k;
+        }
+    }
+    unreachable!("the target lies below the total weight")
+}
+
 /// The high word of `a * b` for a signed `a`: `floor(a b / 2^32)`.
 pub fn mulhi_signed(a: i32, b: u32) -> i32 {
     ((i64::from(a) * i64::from(b)) >> 32) as i32
