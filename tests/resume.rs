@@ -208,7 +208,7 @@ fn given_couplings_equal_the_drawn_ones(text: &str) {
     let couplings = d.join("couplings.npy");
     std::fs::copy(a.join("couplings.npy"), &couplings).unwrap();
     let given = spinflip::config::Config {
-        couplings: spinflip::config::Couplings::File(couplings.display().to_string()),
+        couplings: spinflip::config::Quenched::File(couplings.display().to_string()),
         ..drawn.clone()
     };
     run(&given, &options(b, false, None)).unwrap();

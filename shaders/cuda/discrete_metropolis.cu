@@ -4,8 +4,8 @@
 // ci-th site of params.colour, HITS times, its energies exact ints in table units from the
 // state tables (vector_site.cuh). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms:
 // block (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes
-// (a + 1 + mulhi(w0, q - 1)) mod q and accepts with word 3, the heat bath draws from word 0).
-// Moves that changed a state are summed per block, then added to the system's counter 0.
+// (a + 1 + mulhi(w0, q - 1)) mod q and accepts with word 3, the heat bath draws from word 0;
+// an empty site keeps its vacancy). Moves that changed a state are summed per block, then added to the system's counter 0.
 
 #include "vector_site.cuh"
 
@@ -104,8 +104,9 @@ extern "C" __global__ void discrete_metropolis(DispatchParams params, int* spins
     __syncthreads();
     const unsigned ci = update_thread(params);
     const unsigned z = blockIdx.z;
-    if (ci < lattice_sites() / 2u && dispatched(params, ci)) {
-        const unsigned i = colour_site(params.colour, ci);
+    const unsigned i = colour_site(params.colour, ci);
+    // An empty site (the vacancy, state STATES) stays as it is.
+    if (ci < lattice_sites() / 2u && dispatched(params, ci) && load_state(spins, z, i) < STATES) {
         const unsigned t = temperature_of(z);
         const Surroundings around = surroundings(spins, couplings, z, i);
         unsigned s = load_state(spins, z, i);

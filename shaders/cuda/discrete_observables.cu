@@ -5,7 +5,7 @@
 // OBSERVATION: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the values s(a)
 // (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in each state
 // from STATES_COUNTER, each state's Fourier components [a][d][cos, sin] from
-// STATE_FOURIER_COUNTER.
+// STATE_FOURIER_COUNTER. Empty sites (the vacancy, state STATES) count in none of them.
 
 #include "vector_sums.cuh"
 
@@ -26,6 +26,9 @@ extern "C" __global__ void discrete_observables(const int* spins, unsigned long 
     long long state_fourier[6u * STATE_COUNT] = {};
     for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
         const unsigned a = load_state(spins, z, i);
+        if (a == STATES) {
+            continue;
+        }
         states[a] += 1;
         const long long value = state_value(lookups, a);
         sums[MAGNETISATION] += value;

@@ -34,8 +34,10 @@ constexpr int HEAT_BATH = -1;
 // COUNT_WORDS / 2 of vector_site.wgsl.
 constexpr unsigned COUNTERS = 256u;
 // A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
-// phases.
+// phases. State q is the vacancy of an empty site.
 constexpr unsigned STATES = SPINFLIP_STATES;
+// The states in the tables: the vacancy too (States::table_words).
+constexpr unsigned TABLE_STATES = STATES + 1u;
 
 __device__ __forceinline__ unsigned temperature_of(unsigned system) {
     return system / (SAMPLES * REPLICAS);
@@ -104,19 +106,19 @@ __device__ __forceinline__ Vector local_field(const int* spins, const int* coupl
     return h;
 }
 
-// States::pair: P(a, b) in table units, from the lookup tables.
+// States::pair: P(a, b) in table units (0 where either is the vacancy, state STATES), from the lookup tables.
 __device__ __forceinline__ int state_pair(const int* lookups, unsigned a, unsigned b) {
-    return lookups[2u * L + a * STATES + b];
+    return lookups[2u * L + a * TABLE_STATES + b];
 }
 
 // States::site: V(a) in table units.
 __device__ __forceinline__ int state_site(const int* lookups, unsigned a) {
-    return lookups[2u * L + STATES * STATES + a];
+    return lookups[2u * L + TABLE_STATES * TABLE_STATES + a];
 }
 
 // States::value: s(a).
 __device__ __forceinline__ int state_value(const int* lookups, unsigned a) {
-    return lookups[2u * L + STATES * STATES + STATES + a];
+    return lookups[2u * L + TABLE_STATES * (TABLE_STATES + 1u) + a];
 }
 
 // The state of site i of system b.

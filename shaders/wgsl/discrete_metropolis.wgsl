@@ -4,8 +4,8 @@
 // params.colour, HITS times, its energies exact i32s in table units from the state tables
 // (vector_site.wgsl). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms: block
 // (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes (a + 1 + mulhi(w0, q - 1))
-// mod q and accepts with word 3, the heat bath draws from word 0). Moves that changed a state
-// are summed per workgroup, then added to the system's 64-bit count (counts words 0, 1).
+// mod q and accepts with word 3, the heat bath draws from word 0; an empty site keeps its
+// vacancy). Moves that changed a state are summed per workgroup, then added to the system's 64-bit count (counts words 0, 1).
 
 #import vector_site
 #import counters
@@ -95,8 +95,9 @@ fn state_hit(z: u32, i: u32, hit: u32, around: Surroundings, s: ptr<function, u3
 fn main(thread: Thread) {
     let ci = thread_in_system(thread) + params.first_thread;
     let z = thread.workgroup.z;
-    if ci < lattice_sites() / 2u && dispatched(params, ci) {
-        let i = colour_site(params.colour, ci);
+    let i = colour_site(params.colour, ci);
+    // An empty site (the vacancy, state STATES) stays as it is.
+    if ci < lattice_sites() / 2u && dispatched(params, ci) && load_state(z, i) < STATES {
         let t = temperature_of(z);
         let around = surroundings(z, i);
         var s = load_state(z, i);

@@ -5,7 +5,7 @@
 // OBSERVATION_WORD, in pairs: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the
 // values s(a) (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in
 // each state from STATES_WORD, each state's Fourier components [a][d][cos, sin] from
-// STATE_FOURIER_WORD.
+// STATE_FOURIER_WORD. Empty sites (the vacancy, state STATES) count in none of them.
 
 #import vector_sums
 #import counters
@@ -27,6 +27,9 @@ fn main(thread: Thread) {
     var state_fourier: array<vec2<u32>, 192>;
     for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let a = load_state(z, i);
+        if a == STATES {
+            continue;
+        }
         counts[a] += 1u;
         let value = state_value(a);
         values = wide_add(values, wide_from_i32(value));

@@ -43,8 +43,13 @@ const HEAT_BATH: i32 = -1i;
 // of discrete states (32 pairs) and their Fourier components (192 pairs).
 const COUNT_WORDS: u32 = 512u;
 // A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
-// phases.
+// phases. State q is the vacancy of an empty site.
 override STATES: u32 = 0u;
+
+// The states in the tables: the vacancy too (States::table_words).
+fn table_states() -> u32 {
+    return STATES + 1u;
+}
 
 fn temperature_of(system: u32) -> u32 {
     return system / (SAMPLES * REPLICAS);
@@ -110,19 +115,19 @@ fn local_field(b: u32, i: u32) -> vec3<i32> {
     return h;
 }
 
-// States::pair: P(a, b) in table units.
+// States::pair: P(a, b) in table units (0 where either is the vacancy, state STATES).
 fn state_pair(a: u32, b: u32) -> i32 {
-    return phases[2u * L + a * STATES + b];
+    return phases[2u * L + a * table_states() + b];
 }
 
 // States::site: V(a) in table units.
 fn state_site(a: u32) -> i32 {
-    return phases[2u * L + STATES * STATES + a];
+    return phases[2u * L + table_states() * table_states() + a];
 }
 
 // States::value: s(a).
 fn state_value(a: u32) -> i32 {
-    return phases[2u * L + STATES * STATES + STATES + a];
+    return phases[2u * L + table_states() * (table_states() + 1u) + a];
 }
 
 // The state of site i of system b.

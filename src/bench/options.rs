@@ -252,12 +252,14 @@ pub(super) fn bench_config(
             size,
             field,
             disorder: Disorder::Ferromagnet,
+            dilution: 0.0,
         },
         BenchModel::BlumeCapel => Model::BlumeCapel {
             dims,
             size,
             crystal_field: options.crystal_field,
             field,
+            dilution: 0.0,
         },
     };
     if options.heat_bath {

@@ -28,7 +28,7 @@ pub use algorithm::{
 };
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{
-    Couplings, Disorder, MAX_CLOCK_STATES, MAX_POTTS_STATES, Model, TemperatureScale, Temperatures,
+    Disorder, MAX_CLOCK_STATES, MAX_POTTS_STATES, Model, Quenched, TemperatureScale, Temperatures,
 };
 pub use trajectory::FieldChange;
 pub use updates::{MetropolisOrder, Proposal, VectorUpdates};
@@ -96,8 +96,12 @@ pub struct Config {
     pub samples: u32,
     /// The spin glass's couplings: drawn from the seed (the default, left out of the resolved
     /// config so that older configs keep their text and fingerprint) or read from a file.
-    #[serde(default, skip_serializing_if = "Couplings::is_drawn")]
-    pub couplings: Couplings,
+    #[serde(default, skip_serializing_if = "Quenched::is_drawn")]
+    pub couplings: Quenched,
+    /// A diluted model's empty sites: drawn from the seed (the default, left out of the
+    /// resolved config) or read from a file (`vacancies.npy` of a run).
+    #[serde(default, skip_serializing_if = "Quenched::is_drawn")]
+    pub vacancies: Quenched,
     /// The engine and, for the multispin engine, its layout and random-number mode.
     #[serde(default)]
     pub engine: EngineKind,

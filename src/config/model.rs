@@ -15,22 +15,24 @@ pub enum Disorder {
     Gaussian,
 }
 
-/// Where a spin glass's couplings come from.
+/// Where each disorder sample's quenched disorder (a spin glass's couplings, a diluted
+/// model's empty sites) comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Couplings {
+pub enum Quenched {
     /// Drawn per disorder sample from the seed (the default).
     #[default]
     Drawn,
-    /// Read from a NumPy file in the layout spinflip writes as `couplings.npy`: `int8` +-1 (a
+    /// Read from a NumPy file in the layout spinflip writes: `couplings.npy`, `int8` +-1 (a
     /// Gaussian glass's: `float64`) of shape `(samples, [L,] L, L, dims)`, the bond from each
-    /// site to its `+d` neighbour. A relative path is taken from the working directory.
+    /// site to its `+d` neighbour; `vacancies.npy`, `uint8` 1 (empty) or 0 of shape
+    /// `(samples, [L,] L, L)`. A relative path is taken from the working directory.
     File(String),
 }
 
-impl Couplings {
-    /// Whether the couplings are drawn from the seed (left out of the resolved config).
+impl Quenched {
+    /// Whether the disorder is drawn from the seed (left out of the resolved config).
     pub fn is_drawn(&self) -> bool {
-        *self == Couplings::Drawn
+        *self == Quenched::Drawn
     }
 }
 
@@ -99,6 +101,9 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+        /// The probability that a site is empty (site dilution), drawn per sample.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dilution: f64,
     },
     /// The spin-1 Blume-Capel model, `s_i` in `{-1, 0, +1}`,
     /// `H = -sum_<ij> s_i s_j + D sum_i s_i^2 - h sum_i s_i` with the crystal field `D`;
@@ -109,6 +114,9 @@ pub enum Model {
         crystal_field: f64,
         #[serde(default)]
         field: f64,
+        /// The probability that a site is empty (site dilution), drawn per sample.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dilution: f64,
     },
     /// O(3) spins (classical Heisenberg model): unit vectors in space, otherwise as `XY`.
     Heisenberg {
@@ -119,6 +127,11 @@ pub enum Model {
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
     },
+}
+
+/// Whether a value left out of the resolved config is at its default, 0.
+fn is_zero(value: &f64) -> bool {
+    *value == 0.0
 }
 
 impl Disorder {
@@ -200,6 +213,21 @@ impl Model {
             Model::Clock { q, .. } => Some(*q),
             _ => None,
         }
+    }
+
+    /// The probability that a site is empty (`Potts` and `BlumeCapel` take `dilution`); 0 for
+    /// every other model.
+    pub fn dilution(&self) -> f64 {
+        match self {
+            Model::Potts { dilution, .. } | Model::BlumeCapel { dilution, .. } => *dilution,
+            _ => 0.0,
+        }
+    }
+
+    /// Whether the model's samples differ: a spin glass's couplings or a diluted model's empty
+    /// sites are drawn per disorder sample.
+    pub fn is_quenched(&self) -> bool {
+        !self.disorder().is_ferromagnet() || self.dilution() != 0.0
     }
 
     /// The discrete states of a `Potts` or `BlumeCapel` model's spins; `None` for every other

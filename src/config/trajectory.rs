@@ -26,6 +26,7 @@ impl Config {
             replicas,
             samples,
             couplings,
+            vacancies,
             engine,
             sweeps,
             algorithm,
@@ -47,6 +48,7 @@ impl Config {
             replicas,
             samples,
             couplings,
+            vacancies,
             engine,
             sweeps: Sweeps {
                 measure: 0,

@@ -74,7 +74,7 @@ const WITH_FIELDS: &[(&str, &str, &str, &str)] = &[
 const NEWTYPE_VARIANTS: &[(&str, &str)] = &[
     ("Temperatures", "Betas"),
     ("Temperatures", "Temperatures"),
-    ("Couplings", "File"),
+    ("Quenched", "File"),
     ("AnnealingSchedule", "Betas"),
 ];
 
@@ -87,8 +87,8 @@ const WITHOUT_FIELDS: &[(&str, &str, &str, &str)] = &[
     ("Disorder", "Ferromagnet", "model", "XY(dims: 2, size: 32, disorder: Ferromagnet(bogus: 1))"),
     ("Disorder", "Bimodal", "model", "XY(dims: 2, size: 32, disorder: Bimodal(bogus: 1))"),
     ("Disorder", "Gaussian", "model", "XY(dims: 2, size: 32, disorder: Gaussian(bogus: 1))"),
-    ("Couplings", "Drawn", "couplings", "Drawn(bogus: 1)"),
-    ("Couplings", "File", "couplings", "File(bogus: 1)"),
+    ("Quenched", "Drawn", "couplings", "Drawn(bogus: 1)"),
+    ("Quenched", "File", "couplings", "File(bogus: 1)"),
     ("EngineKind", "Auto", "engine", "Auto(bogus: 1)"),
     ("EngineKind", "Simple", "engine", "Simple(bogus: 1)"),
     ("Layout", "Smsc", "engine", "Multispin(layout: Smsc(bogus: 1))"),
@@ -166,7 +166,7 @@ fn the_tables_hold_every_variant_of_every_config_enum() {
         ("Model", variants::<Model>()),
         ("Temperatures", variants::<Temperatures>()),
         ("Disorder", variants::<Disorder>()),
-        ("Couplings", variants::<Couplings>()),
+        ("Quenched", variants::<Quenched>()),
         ("EngineKind", variants::<EngineKind>()),
         ("Layout", variants::<Layout>()),
         ("Lanes", variants::<Lanes>()),

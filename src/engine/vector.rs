@@ -367,13 +367,13 @@ pub fn coupling_words(couplings: &VectorCouplings) -> Vec<i32> {
 }
 
 /// The lookup tables as the GPU kernels read them: the phase table's cosines, then its sines
-/// (`L` each); for discrete states then `P(a, b)` (`q^2`), `V(a)` and the values `s(a)`
-/// (`q` each).
+/// (`L` each); for discrete states then their tables ([`States::table_words`]).
+///
+/// [`States::table_words`]: crate::model::vector::states::States::table_words
 pub fn lookup_words(systems: &VectorSystems, phases: &PhaseTable) -> Vec<i32> {
-    let states = systems.states.iter();
-    let energies = states.flat_map(|s| s.pair.iter().chain(&s.site).chain(&s.value));
-    (phases.cos.iter().chain(&phases.sin).chain(energies))
-        .copied()
+    let energies = systems.states.iter().flat_map(|s| s.table_words());
+    (phases.cos.iter().chain(&phases.sin).copied())
+        .chain(energies)
         .collect()
 }
 

@@ -28,37 +28,45 @@ pub struct StateAverages {
 }
 
 /// The exact averages of `states` on `lattice` at `beta`, with the couplings `J` of the bonds
-/// `site * dims + d` (the engines' order; `None`: the ferromagnet, `J = 1`).
+/// `site * dims + d` (the engines' order; `None`: the ferromagnet, `J = 1`) and the sites
+/// `empty` empty (the vacancy, without bonds). The energy is per site of the lattice, the
+/// order parameter and the density of zeros per occupied site, as the runs measure them.
 pub fn enumerate_states(
     states: &States,
     lattice: Lattice,
-    couplings: Option<&[i8]>,
+    (couplings, empty): (Option<&[i8]>, &[u32]),
     beta: f64,
 ) -> StateAverages {
     let dims = u64::from(lattice.dims);
     let coupling = |bond: u64| couplings.map_or(1, |j| i64::from(j[bond as usize]));
     let (q, sites) = (u64::from(states.q), lattice.sites());
+    let occupied: Vec<u64> = (0..sites)
+        .filter(|&i| !empty.contains(&(i as u32)))
+        .collect();
     let count = q
-        .checked_pow(sites as u32)
+        .checked_pow(occupied.len() as u32)
         .filter(|&c| c <= MAX_CONFIGURATIONS);
     let count = count.expect("a lattice small enough to enumerate");
     let zero = states.value.iter().position(|&v| v == 0);
     let energies: Vec<(f64, [f64; 3], f64)> = (0..count)
         .map(|configuration| {
-            let spins: Vec<u32> = (0..sites)
-                .map(|i| (configuration / q.pow(i as u32) % q) as u32)
-                .collect();
+            let mut spins = vec![states.vacancy(); sites as usize];
+            for (k, &i) in occupied.iter().enumerate() {
+                spins[i as usize] = (configuration / q.pow(k as u32) % q) as u32;
+            }
             let mut counts = vec![0i64; q as usize];
             let mut bonds = 0i64;
             for i in 0..sites {
-                counts[spins[i as usize] as usize] += 1;
+                if let Some(count) = counts.get_mut(spins[i as usize] as usize) {
+                    *count += 1;
+                }
                 for (d, j) in lattice.forward_neighbours(i).enumerate() {
                     let pair = states.pair(spins[i as usize], spins[j as usize]);
                     bonds += coupling(i * dims + d as u64) * i64::from(pair);
                 }
             }
             let m = states.order(&counts);
-            let zeros = zero.map_or(0.0, |a| counts[a] as f64 / sites as f64);
+            let zeros = zero.map_or(0.0, |a| counts[a] as f64 / occupied.len() as f64);
             (
                 states.energy(bonds, &counts),
                 [m.abs(), m * m, m.powi(4)],
@@ -105,7 +113,7 @@ mod tests {
             (States::potts(3, 0.3), 0.7),
             (States::blume_capel(0.5, -0.25), 1.1),
         ] {
-            let exact = enumerate_states(&states, lattice, None, beta);
+            let exact = enumerate_states(&states, lattice, (None, &[]), beta);
             let (e, c) = energy_and_heat(&DiscreteSpins::of_states(&states), (2, 2), beta);
             assert_close("e", exact.e, e, 1e-12);
             assert_close("c", exact.c, c, 1e-11);
@@ -120,7 +128,12 @@ mod tests {
         let ising = crate::exact::kaufman(4, 0.45);
         assert_close("q = 2: e", e, -1.0 + ising.e / 2.0, 1e-12);
         assert_close("q = 2: c", c, ising.c, 1e-11);
-        let potts = enumerate_states(&States::potts(2, 0.0), lattice, None, 0.8);
+        let potts = enumerate_states(&States::potts(2, 0.0), lattice, (None, &[]), 0.8);
+        // Sites 1 and 2 empty leave 0 and 3 without neighbours: two free spins in the field.
+        let (q, h, beta) = (3.0, 0.5, 1.2);
+        let diluted = enumerate_states(&States::potts(3, h), lattice, (None, &[1, 2]), beta);
+        let along = (beta * h).exp() / ((beta * h).exp() + q - 1.0);
+        assert_close("diluted e", diluted.e, -2.0 * h * along / 4.0, 1e-12);
         let ising = crate::exact::enumerate(lattice, &[1; 8], 0.0, 0.4);
         assert_close("|m|", potts.abs_m, ising.abs_m, 1e-12);
         assert_close("m2", potts.m2, ising.m2, 1e-12);

@@ -7,16 +7,17 @@ use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::config::{Config, Couplings, Disorder};
+use crate::config::{Config, Disorder, Quenched};
 use crate::error::{Error, Result};
 use crate::io::checkpoint::fnv1a;
-use crate::io::output::{NpyValue, couplings_shape, npy_shape, npy_values};
+use crate::io::output::{NpyValue, couplings_shape, npy_shape, npy_values, vacancies_shape};
 use crate::model::Lattice;
 use crate::model::couplings::Instance;
+use crate::model::vacancies::Vacancies;
 
 /// The instance `config` names, read and checked; `None` where its couplings are drawn.
 pub fn read_instance(config: &Config) -> Result<Option<Arc<Instance>>> {
-    let Couplings::File(path) = &config.couplings else {
+    let Quenched::File(path) = &config.couplings else {
         return Ok(None);
     };
     let (model, samples) = (config.model, config.samples);
@@ -32,20 +33,66 @@ pub fn read_instance(config: &Config) -> Result<Option<Arc<Instance>>> {
             )));
         }
         Disorder::Bimodal => {
-            let file = CouplingsFile::<i8>::read(path, &lattice, samples)?;
+            let file = QuenchedFile::<i8>::read(path, couplings_layout(&lattice, samples))?;
             Instance::from_values(file.values(), &lattice, samples, file.origin())?
         }
         Disorder::Gaussian => {
-            let file = CouplingsFile::<f64>::read(path, &lattice, samples)?;
+            let file = QuenchedFile::<f64>::read(path, couplings_layout(&lattice, samples))?;
             Instance::from_gaussian_values(file.values(), &lattice, samples, file.origin())?
         }
     };
     Ok(Some(Arc::new(instance)))
 }
 
-/// A couplings file read whole and checked to hold `T` values of the shape `couplings.npy` has
-/// for the config; its values are decoded as the instance takes them, never copied whole.
-struct CouplingsFile<T> {
+/// The layout of `couplings.npy` for `samples` samples of `lattice`.
+fn couplings_layout(lattice: &Lattice, samples: u32) -> FileLayout<'_> {
+    FileLayout {
+        field: "couplings",
+        expected: couplings_shape(lattice, samples),
+        axes: "samples, [L,] L, L, dims",
+        lattice,
+        samples,
+    }
+}
+
+/// The empty sites `config` names (`vacancies: File(..)`), read and checked, with the file's
+/// name and checksum as the config text notes them; `None` where they are drawn.
+pub fn read_vacancies(config: &Config) -> Result<Option<(Vacancies, String)>> {
+    let Quenched::File(path) = &config.vacancies else {
+        return Ok(None);
+    };
+    let (model, samples) = (config.model, config.samples);
+    let lattice = Lattice::new(model.dims(), model.size());
+    let layout = FileLayout {
+        field: "vacancies",
+        expected: vacancies_shape(&lattice, samples),
+        axes: "samples, [L,] L, L",
+        lattice: &lattice,
+        samples,
+    };
+    let file = QuenchedFile::<u8>::read(Path::new(path), layout)?;
+    let vacancies = Vacancies::from_marks(file.values(), &lattice, samples, &file.source)?;
+    let (source, checksum) = file.origin();
+    Ok(Some((
+        vacancies,
+        format!("{source}, FNV-1a 64 {checksum:016x}"),
+    )))
+}
+
+/// What a file of quenched disorder holds: its config field, the shape it must have for the
+/// config, and that shape's axes as messages name them.
+struct FileLayout<'a> {
+    field: &'a str,
+    expected: Vec<usize>,
+    axes: &'a str,
+    lattice: &'a Lattice,
+    samples: u32,
+}
+
+/// A file of quenched disorder (couplings, empty sites) read whole and checked to hold `T`
+/// values of the shape spinflip writes for the config; its values are decoded as the instance
+/// takes them, never copied whole.
+struct QuenchedFile<T> {
     source: String,
     bytes: Vec<u8>,
     shape: Vec<usize>,
@@ -53,13 +100,14 @@ struct CouplingsFile<T> {
     values: PhantomData<T>,
 }
 
-impl<T: NpyValue> CouplingsFile<T> {
-    /// The `.npy` file of `T` at `path`, for `samples` samples of `lattice`.
-    fn read(path: &Path, lattice: &Lattice, samples: u32) -> Result<Self> {
+impl<T: NpyValue> QuenchedFile<T> {
+    /// The `.npy` file of `T` at `path`, of `layout`.
+    fn read(path: &Path, layout: FileLayout) -> Result<Self> {
         let source = path.display().to_string();
+        let field = layout.field;
         let bytes = std::fs::read(path).map_err(|e| {
             Error::Usage(format!(
-                "couplings: File({source:?}) cannot be read ({e}); a relative path is taken \
+                "{field}: File({source:?}) cannot be read ({e}); a relative path is taken \
                  from the working directory"
             ))
         })?;
@@ -67,18 +115,19 @@ impl<T: NpyValue> CouplingsFile<T> {
         let Some((shape, offset)) = npy_shape::<T>(&bytes) else {
             return Err(Error::Usage(format!(
                 "{source}: not a NumPy version-1.0 file of {dtype} in C order (write it with \
-                 numpy.save(path, couplings.astype(numpy.{dtype})))"
+                 numpy.save(path, {field}.astype(numpy.{dtype})))"
             )));
         };
-        let expected = couplings_shape(lattice, samples);
+        let expected = layout.expected;
         if shape != expected {
             return Err(Error::Usage(format!(
-                "{source}: shape {} but the config's {samples} samples of L = {} in {}D need {} \
-                 (samples, [L,] L, L, dims)",
+                "{source}: shape {} but the config's {} samples of L = {} in {}D need {} ({})",
                 tuple(&shape),
-                lattice.size,
-                lattice.dims,
-                tuple(&expected)
+                layout.samples,
+                layout.lattice.size,
+                layout.lattice.dims,
+                tuple(&expected),
+                layout.axes,
             )));
         }
         let data = &bytes[offset..];
@@ -90,7 +139,7 @@ impl<T: NpyValue> CouplingsFile<T> {
                 expected.iter().product::<usize>()
             )));
         }
-        Ok(CouplingsFile {
+        Ok(QuenchedFile {
             source,
             bytes,
             shape,
@@ -128,6 +177,15 @@ pub fn noting_instance(config_text: String, instance: Option<&Instance>) -> Stri
     }
 }
 
+/// `config_text` with a line that names the file of the empty sites and its checksum, as
+/// [`noting_instance`] names the couplings'.
+pub fn noting_vacancies(config_text: String, vacancies: Option<&str>) -> String {
+    match vacancies {
+        Some(named) => format!("{config_text}// vacancies read from {named}\n"),
+        None => config_text,
+    }
+}
+
 /// Where the couplings of a run of `disorder` came from, as its summary records it: `None` for
 /// the ferromagnet.
 pub fn couplings_source(disorder: Disorder, instance: Option<&Instance>) -> Option<String> {
@@ -146,7 +204,7 @@ fn named(instance: &Instance) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::output::{write_couplings_npy, write_npy_f64, write_npy_i8};
+    use crate::io::output::{write_couplings_npy, write_npy_f64, write_npy_i8, write_npy_u8};
     use crate::model::ising::ising_systems;
     use crate::model::vector::gaussian::coupling_value;
     use crate::model::vector::{VectorCouplings, vector_systems};
@@ -156,7 +214,7 @@ mod tests {
 
     fn spin_glass_from(path: &Path) -> Config {
         Config {
-            couplings: Couplings::File(path.display().to_string()),
+            couplings: Quenched::File(path.display().to_string()),
             ..Config::from_ron_str(SPIN_GLASS).unwrap()
         }
     }
@@ -233,7 +291,7 @@ mod tests {
              temperatures: Betas([0.5]), replicas: 2, samples: 3, seed: 11)"
         );
         Config {
-            couplings: Couplings::File(path.display().to_string()),
+            couplings: Quenched::File(path.display().to_string()),
             ..Config::from_ron_str(&text).unwrap()
         }
     }
@@ -324,5 +382,48 @@ mod tests {
             msg.contains("760 bytes after the header, but its shape (3, 4, 4, 2) holds 96"),
             "{msg}"
         );
+    }
+
+    /// A diluted Potts model (3 samples of 4 x 4) with the empty sites of `path`.
+    fn diluted_from(path: &Path) -> Config {
+        let text = "(model: Potts(q: 3, dims: 2, size: 4, dilution: 0.25), \
+                    temperatures: Betas([0.5]), replicas: 1, samples: 3, seed: 11)";
+        Config {
+            vacancies: Quenched::File(path.display().to_string()),
+            ..Config::from_ron_str(text).unwrap()
+        }
+    }
+
+    #[test]
+    fn a_diluted_model_reads_back_the_vacancies_it_draws_and_refuses_bad_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vacancies.npy");
+        let config = diluted_from(&path);
+        let drawing = Config {
+            vacancies: Quenched::Drawn,
+            ..config.clone()
+        };
+        let drawn = vector_systems(&drawing, None);
+        let drawn_vacancies = drawn.vacancies.clone().unwrap();
+        let marks = drawn_vacancies.marks(&drawn.lattice);
+        write_npy_u8(&path, &[3, 4, 4], marks.iter().copied()).unwrap();
+        let (read, named) = read_vacancies(&config).unwrap().unwrap();
+        assert_eq!(read, drawn_vacancies);
+        assert!(named.contains("vacancies.npy, FNV-1a 64 "), "{named}");
+        assert!(noting_vacancies("x\n".into(), Some(&named)).ends_with(&format!("from {named}\n")));
+        // The file replaces the draw: a config reading it leaves its own draw out.
+        assert_eq!(vector_systems(&config, None).vacancies, None);
+
+        write_npy_u8(&path, &[3, 4, 4, 1], marks.iter().copied()).unwrap();
+        let msg = read_vacancies(&config).unwrap_err().to_string();
+        assert!(msg.contains("need (3, 4, 4) (samples, [L,] L, L)"), "{msg}");
+        let mut bad = marks;
+        bad[16 + 7] = 3;
+        write_npy_u8(&path, &[3, 4, 4], bad.into_iter()).unwrap();
+        let msg = read_vacancies(&config).unwrap_err().to_string();
+        assert!(msg.ends_with("sample 1, site 7 holds 3"), "{msg}");
+        write_npy_i8(&path, &[3, 4, 4], std::iter::repeat_n(0, 48)).unwrap();
+        let msg = read_vacancies(&config).unwrap_err().to_string();
+        assert!(msg.contains("file of uint8 in C order"), "{msg}");
     }
 }

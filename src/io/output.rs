@@ -275,6 +275,23 @@ pub fn couplings_shape(lattice: &Lattice, samples: u32) -> Vec<usize> {
     shape
 }
 
+/// The shape of `vacancies.npy` for `samples` samples of `lattice`: `(samples, [L,] L, L)`.
+pub fn vacancies_shape(lattice: &Lattice, samples: u32) -> Vec<usize> {
+    let mut shape = vec![samples as usize];
+    shape.extend(vec![lattice.size as usize; lattice.dims as usize]);
+    shape
+}
+
+/// Write a NumPy `.npy` file of `uint8` `values` with the C-order `shape` to `path`
+/// atomically (a diluted model's empty sites).
+pub fn write_npy_u8(
+    path: &Path,
+    shape: &[usize],
+    values: impl Iterator<Item = u8>,
+) -> std::io::Result<()> {
+    write_npy_bytes(path, (UINT8, shape), values.map(u8::to_le_bytes))
+}
+
 /// Write the lattices `spins` (whose last axis, x, has `shape[-1]` sites) to `path` atomically
 /// as a `.npy` array, streamed in chunks of rows (never a whole expanded copy in memory):
 /// - `packed` false: `int8` +1/-1 of shape `shape`;

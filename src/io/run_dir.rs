@@ -24,6 +24,8 @@ pub const CONFIG: &str = "config.ron";
 pub const SUMMARY: &str = "summary.json";
 pub const FINAL_STATE: &str = "final_state.npy";
 pub const COUPLINGS: &str = "couplings.npy";
+/// A diluted model's empty sites (`vector::outputs`).
+pub const VACANCIES: &str = "vacancies.npy";
 
 /// How to run.
 #[derive(Debug, Clone)]

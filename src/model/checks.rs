@@ -86,9 +86,10 @@ pub(crate) fn validate_systems(config: &Config) -> Result<(), ConfigError> {
         return invalid("samples must be at least 1, got 0".into());
     }
     let disordered = !config.model.disorder().is_ferromagnet();
-    if !disordered && config.samples != 1 {
+    if !config.model.is_quenched() && config.samples != 1 {
         return invalid(format!(
-            "samples: the {} ferromagnet has no disorder, so samples must be 1, got {}",
+            "samples: the {} ferromagnet has no disorder (and no dilution), so samples must be \
+             1, got {}",
             config.model.name(),
             config.samples
         ));
@@ -100,6 +101,7 @@ pub(crate) fn validate_systems(config: &Config) -> Result<(), ConfigError> {
             config.replicas
         ));
     }
+    validate_dilution(config)?;
     let temperatures = config.temperatures.betas().len() as u64;
     let systems = temperatures * u64::from(config.samples) * u64::from(config.replicas);
     if systems > u64::from(u32::MAX) {
@@ -108,6 +110,25 @@ pub(crate) fn validate_systems(config: &Config) -> Result<(), ConfigError> {
             config.samples,
             config.replicas,
             u32::MAX
+        ));
+    }
+    Ok(())
+}
+
+/// A dilution is a probability below 1, and the empty sites of a file need a diluted model.
+fn validate_dilution(config: &Config) -> Result<(), ConfigError> {
+    let (model, p) = (&config.model, config.model.dilution());
+    if !(0.0..1.0).contains(&p) {
+        return invalid(format!(
+            "dilution: the probability that a site is empty is at least 0 and below 1, got {p}"
+        ));
+    }
+    if !config.vacancies.is_drawn() && p == 0.0 {
+        return invalid(format!(
+            "vacancies: File(..) gives a diluted model's empty sites, but the {} has no \
+             dilution: give Potts or BlumeCapel a dilution (the fraction the file was drawn \
+             with), or leave vacancies out",
+            model.name()
         ));
     }
     Ok(())
@@ -143,6 +164,31 @@ mod tests {
                 .unwrap();
         config.validate().unwrap();
         assert_eq!(config.algorithm.swap_every(), Some(1));
+    }
+
+    /// A dilution outside `[0, 1)` and a vacancies file without a dilution are refused; a
+    /// diluted ferromagnet takes samples.
+    #[test]
+    fn dilutions_are_probabilities_and_vacancies_files_need_one() {
+        let potts = |dilution: &str, rest: &str| {
+            format!(
+                "(model: Potts(q: 3, dims: 2, size: 8{dilution}), temperatures: Betas([0.5]), \
+                 replicas: 1, seed: 1, sweeps: (thermalize: 10, measure: 10, every: 1){rest})"
+            )
+        };
+        for p in ["1.0", "-0.1", "NaN"] {
+            let msg = invalid_message(&potts(&format!(", dilution: {p}"), ""));
+            assert_mentions(&msg, &["dilution", "below 1"]);
+        }
+        let msg = invalid_message(&potts("", ", vacancies: File(\"v.npy\")"));
+        assert_mentions(
+            &msg,
+            &["vacancies: File(..)", "3-state Potts 2D has no dilution"],
+        );
+        let msg = invalid_message(&potts("", ", samples: 4"));
+        assert_mentions(&msg, &["no disorder (and no dilution)", "got 4"]);
+        let diluted = Config::from_ron_str(&potts(", dilution: 0.1", ", samples: 4")).unwrap();
+        diluted.validate().unwrap();
     }
 
     #[test]

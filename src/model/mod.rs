@@ -14,6 +14,7 @@ pub(crate) mod checks;
 pub mod couplings;
 pub mod ising;
 pub mod systems;
+pub mod vacancies;
 pub mod vector;
 
 /// A periodic square (2D) or simple-cubic (3D) lattice of even linear size.

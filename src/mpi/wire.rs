@@ -15,6 +15,7 @@ use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::systems::SystemIndex;
+use crate::model::vacancies::Vacancies;
 use crate::model::vector::states::{StateModel, States};
 use crate::model::vector::{VectorCouplings, VectorSystems};
 
@@ -148,6 +149,19 @@ impl Writer {
                 }
             }
         }
+        self.vacancies(systems.vacancies.as_ref());
+    }
+    /// A diluted model's empty sites, or none.
+    fn vacancies(&mut self, vacancies: Option<&Vacancies>) {
+        let Some(vacancies) = vacancies else {
+            self.u8(0);
+            return;
+        };
+        self.u8(1);
+        self.len(vacancies.samples().len());
+        for empty in vacancies.samples() {
+            self.words(empty);
+        }
     }
     /// A discrete model's states and their energies, or none.
     fn states(&mut self, states: Option<&States>) {
@@ -267,6 +281,11 @@ impl Reader<'_> {
             2 => VectorCouplings::Gaussian(self.per_sample(Reader::i32s)?),
             _ => return Err(truncated()),
         };
+        let vacancies = match self.u8()? {
+            0 => None,
+            1 => Some(Vacancies::of_samples(self.per_sample(Reader::u32s)?)),
+            _ => return Err(truncated()),
+        };
         Ok(VectorSystems {
             index,
             lattice,
@@ -275,6 +294,7 @@ impl Reader<'_> {
             states,
             field,
             couplings,
+            vacancies,
         })
     }
     fn states(&mut self) -> Result<Option<States>> {
@@ -685,6 +705,12 @@ mod tests {
             ),
             open(
                 xy.clone().with_states(States::blume_capel(-1.5, 0.25)),
+                None,
+            ),
+            open(
+                (xy.clone().with_states(States::potts(3, 0.0)))
+                    .with_vacancies(Vacancies::draw(&xy.lattice, 5, 3, 0.25))
+                    .sample_slice(1, 2),
                 None,
             ),
             open(xy, None),

@@ -75,29 +75,36 @@ pub fn vector_snapshot_png(
 /// states (and a negative value) get hues far apart without knowing how many there are.
 const STATE_HUE_STEP: f64 = 137.507_764;
 
-/// States named in the key at most.
+/// States named in the key at most (the empty sites first, where there are any).
 const KEY_STATES: usize = 8;
+
+/// The colour of an empty site of a diluted lattice.
+const EMPTY_SITE: [u8; 3] = [0; 3];
 
 /// The PNG of a lattice of `size^dims` discrete states whose site `i` has the value `value(i)`
 /// (a Potts state `0 .. q`, a Blume-Capel spin `-1, 0, +1`): value `v` in the hue
-/// `v STATE_HUE_STEP`; the key names the first [`KEY_STATES`] values drawn. Only the drawn sites
-/// are read.
+/// `v STATE_HUE_STEP`, an empty site (NaN) in black; the key names the first [`KEY_STATES`]
+/// values drawn, and the empty sites where there are any. Only the drawn sites are read.
 pub fn states_snapshot_png(value: impl Fn(u64) -> f32, dims: u32, size: u32) -> Result<Vec<u8>> {
     let plane = plane_start(dims, size);
     let drawn = std::cell::RefCell::new(std::collections::BTreeSet::new());
     let (side, mut pixels) = pixels(
         |site| {
-            let v = value(plane + site) as i32;
-            drawn.borrow_mut().insert(v);
-            state_colour(v)
+            let v = value(plane + site);
+            let state = (!v.is_nan()).then_some(v as i32);
+            drawn.borrow_mut().insert(state);
+            state.map_or(EMPTY_SITE, state_colour)
         },
         size,
     );
-    let names: Vec<(i32, String)> = (drawn.into_inner().into_iter().take(KEY_STATES))
-        .map(|v| (v, v.to_string()))
+    let names: Vec<([u8; 3], String)> = (drawn.into_inner().into_iter().take(KEY_STATES))
+        .map(|state| match state {
+            Some(v) => (state_colour(v), v.to_string()),
+            None => (EMPTY_SITE, "empty".to_string()),
+        })
         .collect();
     let key: Vec<([u8; 3], &str)> = (names.iter())
-        .map(|(v, name)| (state_colour(*v), name.as_str()))
+        .map(|(colour, name)| (*colour, name.as_str()))
         .collect();
     pixels.extend(colour_key(side, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
     rgb_png(side, &pixels)

@@ -17,7 +17,7 @@ use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::console::note;
 use crate::error::{Error, Result};
-use crate::io::instance::{noting_instance, read_instance};
+use crate::io::instance::{noting_instance, noting_vacancies, read_instance, read_vacancies};
 use crate::io::lock::RunLock;
 use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, RunStart, auto_chose};
 use crate::metropolis::{self, Summary, run_sweeps};
@@ -63,7 +63,9 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     // Before anything looks at the directory's files: another run may be writing them.
     let _lock = RunLock::acquire(&options.out)?;
     let instance = read_instance(config)?;
+    let vacancies = read_vacancies(config)?;
     let config_text = noting_instance(config.to_ron_string(), instance.as_deref());
+    let config_text = noting_vacancies(config_text, vacancies.as_ref().map(|(_, named)| &**named));
     refuse_replacing_a_run(options)?;
     let auto = auto_chose(engine_choice).is_some();
     if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
@@ -71,7 +73,8 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     }
     let start = &RunStart::new(config, engine_choice, options, config_text);
     let ended = if config.model.is_vector() {
-        run_vector(start, instance)?.map(Finished::Vector)
+        let vacancies = vacancies.map(|(vacancies, _)| vacancies);
+        run_vector(start, instance, vacancies)?.map(Finished::Vector)
     } else if config.algorithm.annealing().is_some() {
         anneal(start, instance)?.map(Finished::Annealed)
     } else {

@@ -327,7 +327,7 @@ fn discrete_states_give_the_exact_energies_and_moments() {
         assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.1);
         for dims in [2, 3] {
             let lattice = Lattice::new(dims, 2);
-            let exact = enumerate_states(&states, lattice, None, beta);
+            let exact = enumerate_states(&states, lattice, (None, &[]), beta);
             let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 6)
                 .with_states(states.clone());
             let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
@@ -366,6 +366,44 @@ fn discrete_states_give_the_exact_energies_and_moments() {
     }
 }
 
+/// Diluted lattices: the 3-state Potts model in a field on a 4^2 lattice with four empty sites
+/// and the Blume-Capel model on a 2^3 lattice with two, by Metropolis and by the heat bath,
+/// against exact enumeration of their occupied sites (energy per lattice site; order parameter
+/// and density of zeros per occupied site).
+#[test]
+fn diluted_lattices_give_their_exact_energy_and_moments() {
+    use crate::engine::vector::HEAT_BATH;
+    use crate::exact::enumerate_states;
+    use crate::model::vacancies::Vacancies;
+    use crate::model::vector::states::States;
+    let cases = [
+        (States::potts(3, 0.3), (2, 4), vec![1, 6, 11, 12], UNIFORM),
+        (States::potts(3, 0.3), (2, 4), vec![1, 6, 11, 12], HEAT_BATH),
+        (States::blume_capel(0.4, 0.2), (3, 2), vec![0, 5], UNIFORM),
+        (States::blume_capel(0.4, 0.2), (3, 2), vec![0, 5], HEAT_BATH),
+    ];
+    for (states, (dims, size), empty, width) in cases {
+        let lattice = Lattice::new(dims, size);
+        let beta = 0.9;
+        let exact = enumerate_states(&states, lattice, (None, &empty), beta);
+        let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 31)
+            .with_states(states.clone())
+            .with_vacancies(Vacancies::of_samples(vec![empty]));
+        let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+        let what = format!("diluted {:?} {dims}D, width {width}", states.model);
+        let zeros = estimates.zeros.map(|zeros| ("zeros", zeros, exact.zeros));
+        let moments = [
+            ("e", estimates.e, exact.e),
+            ("c", estimates.c, exact.c),
+            ("m2", estimates.m2, exact.m2),
+            ("m4", estimates.m4, exact.m4),
+        ];
+        for (name, seen, expected) in moments.into_iter().chain(zeros) {
+            assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
+        }
+    }
+}
+
 /// The 3-state Potts glass: one sample's +-J bonds on 2^2 and 2^3 lattices against exact
 /// enumeration on the same bonds, by Metropolis and by the heat bath.
 #[test]
@@ -385,7 +423,7 @@ fn a_potts_glass_sample_gives_its_exact_energy_and_moments() {
         };
         assert!(matches!(systems.couplings, VectorCouplings::Bonds(_)));
         assert!(bonds.contains(&-1) && bonds.contains(&1), "{bonds:?}");
-        let exact = enumerate_states(&States::potts(3, 0.0), lattice, Some(bonds), beta);
+        let exact = enumerate_states(&States::potts(3, 0.0), lattice, (Some(bonds), &[]), beta);
         let estimates = simulate(&systems, METROPOLIS, width, (200, 8000));
         let what = format!("{dims}D, width {width}");
         assert_near(

@@ -1,6 +1,6 @@
 //! The files of a finished vector-spin run: per temperature the time series (thermalisation
-//! and production), the final spins, the couplings of a spin glass, its overlap series and
-//! per-sample averages, and `summary.json`.
+//! and production), the final spins, the couplings of a spin glass, the empty sites of a diluted
+//! model, a glass's overlap series and per-sample averages, and `summary.json`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,10 +10,10 @@ use super::summary::VectorSummary;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::io::output::{
-    couplings_shape, temperature_file, temperature_tags, write_file, write_json, write_npy_f32,
-    write_npy_f64, write_npy_i8,
+    couplings_shape, temperature_file, temperature_tags, vacancies_shape, write_file, write_json,
+    write_npy_f32, write_npy_f64, write_npy_i8, write_npy_u8,
 };
-use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
+use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY, VACANCIES};
 use crate::model::vector::fixed::to_f64;
 use crate::model::vector::gaussian::coupling_value;
 use crate::model::vector::states::{ENERGY_ONE, StateModel};
@@ -48,7 +48,20 @@ pub(super) fn write_vector_outputs(
     }
     write_final_spins(out, systems, spins)?;
     write_couplings(out, systems)?;
+    write_vacancies(out, systems)?;
     write_json(out, SUMMARY, summary)
+}
+
+/// `vacancies.npy` of a diluted model, shape `(samples, [L,] L, L)`: `uint8` 1 on the empty
+/// sites, 0 on the occupied ones; nothing where every site is occupied.
+fn write_vacancies(out: &Path, systems: &VectorSystems) -> Result<()> {
+    let Some(vacancies) = &systems.vacancies else {
+        return Ok(());
+    };
+    let path = out.join(VACANCIES);
+    let shape = vacancies_shape(&systems.lattice, systems.samples);
+    let marks = vacancies.marks(&systems.lattice);
+    write_npy_u8(&path, &shape, marks.into_iter()).map_err(|e| Error::io(path, e))
 }
 
 /// `couplings.npy` of a spin glass, shape `(samples, [L,] L, L, dims)`: `int8` +-1 of the
@@ -79,7 +92,7 @@ fn series_csv(
     t: usize,
     thermalization: usize,
 ) -> (String, String) {
-    let disordered = !systems.disorder.is_ferromagnet();
+    let disordered = systems.is_quenched();
     let n = systems.components as usize;
     let components = match systems.states {
         Some(_) => "m".to_string(),
@@ -196,7 +209,7 @@ fn samples_csv(glass: &TensorGlassEstimates) -> String {
 fn write_final_spins(out: &Path, systems: &VectorSystems, spins: &[i32]) -> Result<()> {
     let lattice = systems.lattice;
     let mut shape = vec![systems.betas.len()];
-    if !systems.disorder.is_ferromagnet() {
+    if systems.is_quenched() {
         shape.push(systems.samples as usize);
     }
     shape.push(systems.replicas as usize);
@@ -213,7 +226,7 @@ fn write_final_spins(out: &Path, systems: &VectorSystems, spins: &[i32]) -> Resu
 
 /// Component `a` of site `i` of system `b` of the component-major `spins`, as
 /// `final_state.npy` holds it: in units of 1, or a discrete state's value `s(a)` (the Potts
-/// model's the state itself).
+/// model's the state itself; NaN on an empty site).
 pub(super) fn stored_component(
     systems: &VectorSystems,
     spins: &[i32],
@@ -223,6 +236,7 @@ pub(super) fn stored_component(
 ) -> f32 {
     let word = spins[systems.spin_index(b, a, i)];
     match &systems.states {
+        Some(states) if word as u32 == states.vacancy() => f32::NAN,
         Some(states) if states.model == StateModel::BlumeCapel => {
             states.value[word as usize] as f32
         }

@@ -34,15 +34,18 @@ pub(super) fn extras(systems: &VectorSystems) -> VectorExtras {
     }
 }
 
-/// Per temperature, the accepted fraction of `proposals` Metropolis proposals per site (sweeps
-/// times hits).
+/// Per temperature, the accepted fraction of `proposals` Metropolis proposals per occupied
+/// site (sweeps times hits).
 pub(super) fn acceptance_rates(
     systems: &VectorSystems,
     accepted: &[u64],
     proposals: u64,
 ) -> Vec<f64> {
     let per_temperature = systems.systems_per_temperature() as usize;
-    let proposals = proposals as f64 * systems.lattice.sites() as f64 * per_temperature as f64;
+    let occupied: u64 = (0..systems.samples)
+        .map(|s| systems.occupied_sites(s))
+        .sum();
+    let proposals = (proposals * occupied * u64::from(systems.replicas)) as f64;
     accepted
         .chunks(per_temperature)
         .map(|a| a.iter().sum::<u64>() as f64 / proposals)
@@ -158,15 +161,16 @@ pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> Vec
 /// (Blume-Capel's vacancies), and for `xi/L` the Fourier component of the spins and its `|m|^2`:
 /// Blume-Capel's values `s(a)`; the Potts spins' simplex vectors `e_a` (`e_a . e_b =
 /// (q delta_ab - 1)/(q - 1)`), whose `|sum_i e_{s_i}|^2 = (q sum_a n_a^2 - N^2)/(q - 1)` and,
-/// at a nonzero wave vector, `|sum_i e_{s_i} e^{i k x_i}|^2 = q/(q - 1) sum_a |F_a|^2`.
+/// at a nonzero wave vector, `|sum_i e_{s_i} e^{i k x_i}|^2 = q/(q - 1) sum_a |F_a|^2`. All of
+/// them per occupied site, as the order parameter is (the energy stays the lattice's total).
 fn state_measurement(
     systems: &VectorSystems,
     states: &States,
     o: &VectorObservation,
 ) -> VectorMeasurement {
-    let sites = systems.lattice.sites() as f64;
     let dims = systems.lattice.dims as usize;
     let counts = &o.states[..states.q as usize];
+    let sites = counts.iter().sum::<i64>() as f64;
     let square = |[re, im]: [i64; 2]| (re as f64).powi(2) + (im as f64).powi(2);
     let per_direction = |d: usize| match states.model {
         StateModel::BlumeCapel => square(o.fourier[d][0]),

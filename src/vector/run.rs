@@ -20,20 +20,25 @@ use crate::error::Result;
 use crate::io::progress::Progress;
 use crate::io::run_dir::{Ended, RunStart};
 use crate::model::couplings::Instance;
+use crate::model::vacancies::Vacancies;
 use crate::model::vector::{VectorSystems, vector_systems};
 use crate::mpi::open_vector_engine;
 use crate::tempering::{tempering_warnings, tuning_stops};
 
-/// Run the sweeps of `run`'s vector-spin config (`instance` its couplings where it gives them),
-/// writing everything into `options.out`, or continue the run of its checkpoint there
+/// Run the sweeps of `run`'s vector-spin config (`instance` its couplings and `vacancies` its
+/// empty sites where it gives them), writing everything into `options.out`, or continue the run of its checkpoint there
 /// (`options.resume`). A signal or the wall time stops it at the next chunk's end with a
 /// checkpoint.
 pub fn run_vector(
     run: &RunStart,
     instance: Option<Arc<Instance>>,
+    vacancies: Option<Vacancies>,
 ) -> Result<Ended<Box<VectorFinished>>> {
     let (config, options) = (run.config, run.options);
     let mut systems = vector_systems(config, instance.as_deref());
+    if let Some(vacancies) = vacancies {
+        systems = systems.with_vacancies(vacancies);
+    }
     let updates = VectorSweeps::of(&config.updates);
     let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
     let swap_every = config.algorithm.swap_every();
@@ -436,5 +441,56 @@ mod tests {
                 "{file}: {names:?}"
             );
         }
+    }
+
+    /// A diluted Blume-Capel run writes its empty sites (`vacancies.npy`, one lattice a sample),
+    /// its series with a sample column and NaN on the empty sites of `final_state.npy`; a run
+    /// that reads the file back goes the same way, and its config notes the file.
+    #[test]
+    fn a_diluted_run_writes_its_vacancies_and_a_run_reading_them_repeats_it() {
+        let text = |vacancies: &str| {
+            format!(
+                "(model: BlumeCapel(dims: 2, size: 4, crystal_field: 0.5, dilution: 0.3),
+                  temperatures: Temperatures([1.5]), replicas: 2, samples: 3,
+                  sweeps: (thermalize: 10, measure: 20, every: 2),
+                  seed: 5, backend: Cpu, {vacancies})"
+            )
+        };
+        let (drawn, summary) = run_vector_config(&text(""));
+        assert!(summary.runs[0].zeros.is_some());
+        let read = |dir: &tempfile::TempDir, name: &str| std::fs::read(dir.path().join(name));
+        let marks = read(&drawn, "vacancies.npy").unwrap();
+        let header_len = 10 + usize::from(u16::from_le_bytes([marks[8], marks[9]]));
+        let header = String::from_utf8_lossy(&marks[..header_len]);
+        assert!(header.contains("'descr': '|u1'") && header.contains("(3, 4, 4)"));
+        let empty = marks[header_len..].iter().filter(|&&m| m == 1).count();
+        assert!(empty > 0 && empty < 48, "{empty} of 48 sites empty");
+        let series = String::from_utf8(read(&drawn, "timeseries_t00_T1.500.csv").unwrap());
+        assert!(
+            series
+                .unwrap()
+                .starts_with("measurement,sweep,sample,replica,E,e,m\n")
+        );
+        let spins = read(&drawn, "final_state.npy").unwrap();
+        let header_len = 10 + usize::from(u16::from_le_bytes([spins[8], spins[9]]));
+        let values = spins[header_len..].chunks_exact(4);
+        let nans = values.filter(|v| f32::from_le_bytes((*v).try_into().unwrap()).is_nan());
+        assert_eq!(nans.count(), 2 * empty, "two replicas of every sample");
+
+        let path = drawn.path().join("vacancies.npy").display().to_string();
+        let (again, _) = run_vector_config(&text(&format!("vacancies: File({path:?})")));
+        for file in [
+            "timeseries_t00_T1.500.csv",
+            "final_state.npy",
+            "vacancies.npy",
+        ] {
+            assert_eq!(
+                read(&drawn, file).unwrap(),
+                read(&again, file).unwrap(),
+                "{file}"
+            );
+        }
+        let config = String::from_utf8(read(&again, "config.ron").unwrap()).unwrap();
+        assert!(config.contains("// vacancies read from "), "{config}");
     }
 }

@@ -16,6 +16,7 @@ use spinflip::engine::cpu::CpuVectorEngine;
 use spinflip::engine::vector::{HEAT_BATH, UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
 use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
 use spinflip::model::Lattice;
+use spinflip::model::vacancies::Vacancies;
 use spinflip::model::vector::VectorSystems;
 use spinflip::model::vector::fixed::ONE;
 use spinflip::model::vector::states::States;
@@ -64,6 +65,8 @@ struct Case {
     heat_bath: bool,
     /// Discrete states in place of vector spins (`components` then 1).
     states: Option<DiscreteCase>,
+    /// The probability that a site is empty, drawn per sample (discrete states); 0: none.
+    dilution: f64,
 }
 
 /// A discrete model of an equality case, in its field.
@@ -96,6 +99,10 @@ impl Case {
             None => run,
         }
         .with_disorder(self.disorder, 2);
+        let run = match self.dilution > 0.0 {
+            true => run.with_vacancies(Vacancies::draw(&lattice, seed, 2, self.dilution)),
+            false => run,
+        };
         match self.slice {
             Some((first, count)) => run.sample_slice(first, count),
             None => run,
@@ -202,6 +209,20 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         expected[1].0.accepted.iter().all(|&a| a > 0),
         "{case:?}: nothing accepted"
     );
+    if let (Some(vacancies), Some(states)) = (&case.systems().vacancies, &case.systems().states) {
+        // The first round's: the exchange after it swaps lattices of two samples.
+        let spins = expected[0].1.vector().unwrap();
+        let sites = case.systems().lattice.sites() as usize;
+        let vacant = |b: usize, i: &u32| spins[b * sites + *i as usize] == states.q as i32;
+        let kept = (0..systems as usize).all(|b| {
+            let empty = vacancies.sample(case.systems().sample_of(b as u32));
+            !empty.is_empty() && empty.iter().all(|i| vacant(b, i))
+        });
+        assert!(
+            kept,
+            "{case:?}: an empty site lost its vacancy (or none is empty)"
+        );
+    }
 }
 
 const XY_2D_FIELD: Case = Case {
@@ -219,6 +240,7 @@ const XY_2D_FIELD: Case = Case {
     clock: 0,
     heat_bath: false,
     states: None,
+    dilution: 0.0,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -615,7 +637,8 @@ fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
 
 /// Discrete states: the 3-state Potts model in a field by Metropolis, the 5-state Potts glass in
 /// 3D with three hits by the heat bath, Blume-Capel by both (every state's value and the
-/// crystal field in the sums), on two block sizes; and the Potts model swept in pieces.
+/// crystal field in the sums), each also diluted (a slice of the samples of the diluted Potts
+/// model), on two block sizes; and the Potts model swept in pieces.
 fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let potts = Case {
         components: 1,
@@ -643,7 +666,29 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         heat_bath: true,
         ..blume_capel
     };
-    for case in [potts, potts_glass, blume_capel, blume_capel_heat_bath] {
+    let diluted_potts = Case {
+        dilution: 0.3,
+        slice: Some((1, 1)),
+        ..potts
+    };
+    let diluted_glass = Case {
+        dilution: 0.2,
+        ..potts_glass
+    };
+    let diluted_blume_capel = Case {
+        dilution: 0.25,
+        ..blume_capel_heat_bath
+    };
+    let cases = [
+        potts,
+        potts_glass,
+        blume_capel,
+        blume_capel_heat_bath,
+        diluted_potts,
+        diluted_glass,
+        diluted_blume_capel,
+    ];
+    for case in cases {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
     assert_matches(G::default(), blume_capel, *G::BLOCK_SIZES.last().unwrap());

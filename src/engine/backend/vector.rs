@@ -173,8 +173,16 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         }
     }
 
+    /// The backend's hot start; a diluted model's empty sites then take the vacancy, on the
+    /// host (once a run: the lattices make one round trip).
     fn hot_start(&mut self) -> Result<()> {
-        self.backend.hot_start()
+        self.backend.hot_start()?;
+        if self.backend.systems().vacancies.is_some() {
+            let mut spins = self.backend.read_spins()?;
+            self.backend.systems().place_vacancies(&mut spins);
+            self.backend.write_spins(&spins)?;
+        }
+        Ok(())
     }
 
     fn set_spins(&mut self, spins: &Lattices) -> Result<()> {

@@ -6,7 +6,8 @@
 //! Randoms: hit `h` of site `i` of system `b` at sweep `t`, colour `c`, takes block
 //! `(i, t, VectorMetropolis, h, c, b)`, as a vector spin's. Metropolis ([`UNIFORM`]) proposes
 //! the state `(a + 1 + mulhi(w_0, q - 1)) mod q`, one of the `q - 1` others uniformly, and
-//! accepts with word 3; the heat bath ([`HEAT_BATH`]) draws the new state from word 0.
+//! accepts with word 3; the heat bath ([`HEAT_BATH`]) draws the new state from word 0. An empty
+//! site keeps its vacancy.
 
 use std::ops::Range;
 
@@ -121,8 +122,11 @@ pub fn discrete_colour(
     let mut accepted = 0;
     for ci in sites {
         let i = lattice.colour_site(key.colour, ci);
-        let around = update.surroundings(spins, i);
         let mut s = spins[i as usize] as u32;
+        if s == update.states.vacancy() {
+            continue;
+        }
+        let around = update.surroundings(spins, i);
         for hit in 0..hits {
             let changed = update.hit((&key, i, hit), (&mut s, &around), (width, table));
             accepted += u64::from(changed);

@@ -9,7 +9,7 @@ use crate::model::vector::PhaseTable;
 /// The observation of one system's states: per direction `d` the bonds
 /// `sum_i J_{i,i+d} P(s_i, s_{i+d})`, the sum of the values `s(a)` and its Fourier component
 /// `[d][0]` (the value times the phase table's spin units), the sites in each state and each
-/// state's Fourier component.
+/// state's Fourier component; empty sites count in none of them.
 pub fn observe_states(
     update: &StateUpdate,
     spins: &[i32],
@@ -20,6 +20,9 @@ pub fn observe_states(
     let mut o = VectorObservation::default();
     for i in 0..lattice.sites() {
         let a = spins[i as usize] as u32;
+        if a == update.states.vacancy() {
+            continue;
+        }
         let value = i64::from(update.states.value[a as usize]);
         o.states[a as usize] += 1;
         o.magnetisation[0] += value;

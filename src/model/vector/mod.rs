@@ -21,6 +21,7 @@ use std::ops::{Deref, DerefMut};
 use super::Lattice;
 use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
 use super::systems::SystemIndex;
+use super::vacancies::Vacancies;
 use crate::config::{Config, Disorder};
 use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
 use gaussian::gaussian_couplings;
@@ -77,6 +78,9 @@ pub struct VectorSystems {
     pub field: f64,
     /// The couplings of these samples (local sample `s` is the run's `first_sample + s`).
     pub couplings: VectorCouplings,
+    /// The empty sites of these samples of a diluted model of discrete states (which hold the
+    /// vacancy there, [`States::vacancy`]); `None` where every site is occupied.
+    pub vacancies: Option<Vacancies>,
 }
 
 /// Spin units of `cos(2 pi x / L)` and `sin(2 pi x / L)` for `x < L`, computed on the host.
@@ -119,6 +123,7 @@ impl VectorSystems {
             states: None,
             field,
             couplings: VectorCouplings::Uniform(coupling),
+            vacancies: None,
         }
     }
 
@@ -203,6 +208,7 @@ impl VectorSystems {
             states: self.states.clone(),
             field: self.field,
             couplings,
+            vacancies: (self.vacancies.as_ref()).map(|v| v.sample_slice(first, count)),
         }
     }
 
@@ -218,6 +224,46 @@ impl VectorSystems {
             states: Some(states),
             ..self
         }
+    }
+
+    /// These systems with the empty sites `vacancies`, as many samples as they have (a diluted
+    /// ferromagnet's samples differ by their empty sites alone).
+    pub fn with_vacancies(self, vacancies: Vacancies) -> Self {
+        let samples = vacancies.samples().len() as u32;
+        let index = SystemIndex {
+            samples,
+            all_samples: samples,
+            ..self.index
+        };
+        VectorSystems {
+            index,
+            vacancies: Some(vacancies),
+            ..self
+        }
+    }
+
+    /// Put the vacancy ([`States::vacancy`]) on the empty sites of every system's lattice of
+    /// `spins` (as [`VectorSystems::spin_index`] holds them).
+    pub fn place_vacancies(&self, spins: &mut [i32]) {
+        let (Some(vacancies), Some(states)) = (&self.vacancies, &self.states) else {
+            return;
+        };
+        for b in 0..self.systems() {
+            for &i in vacancies.sample(self.sample_of(b)) {
+                spins[self.spin_index(b, 0, u64::from(i))] = states.vacancy() as i32;
+            }
+        }
+    }
+
+    /// Whether the samples differ: by their couplings (a spin glass) or their empty sites.
+    pub fn is_quenched(&self) -> bool {
+        !self.disorder.is_ferromagnet() || self.vacancies.is_some()
+    }
+
+    /// The occupied sites of sample `s`.
+    pub fn occupied_sites(&self, s: u32) -> u64 {
+        let empty = self.vacancies.as_ref().map_or(0, |v| v.sample(s).len());
+        self.lattice.sites() - empty as u64
     }
 
     /// The directions their spins take.
@@ -291,7 +337,9 @@ impl VectorSystems {
 }
 
 /// The systems of a vector-spin `config` (validated), on the couplings of `instance` where the
-/// config gives them (read by [`crate::io::instance::read_instance`]), else drawn from the seed.
+/// config gives them (read by [`crate::io::instance::read_instance`]), else drawn from the seed;
+/// a diluted model's empty sites drawn from the seed unless the config reads them from a file
+/// (read by [`crate::io::instance::read_vacancies`], given by [`VectorSystems::with_vacancies`]).
 pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSystems {
     let model = &config.model;
     let lattice = Lattice::new(model.dims(), model.size());
@@ -308,8 +356,15 @@ pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSys
         Some(states) => ferromagnet.with_states(states),
         None => ferromagnet,
     };
-    match instance {
+    let systems = match instance {
         Some(instance) => ferromagnet.with_instance(instance),
         None => ferromagnet.with_disorder(model.disorder(), config.samples),
+    };
+    match model.dilution() > 0.0 && config.vacancies.is_drawn() {
+        true => {
+            let drawn = Vacancies::draw(&lattice, config.seed, config.samples, model.dilution());
+            systems.with_vacancies(drawn)
+        }
+        false => systems,
     }
 }

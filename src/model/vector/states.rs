@@ -12,6 +12,9 @@
 //! | Blume-Capel | `0, 1, 2` for `s = -1, 0, +1` | `s(a) s(b)` | `D s(a)^2 - h s(a)` | `s` |
 //!
 //! The fields `h` and `D` enter rounded to steps of `2^-24`.
+//!
+//! An empty site of a diluted lattice ([`crate::model::vacancies`]) holds the state `q`, the
+//! vacancy: the updates leave it as it is, its bonds have `P = 0` and it is in no count.
 
 use super::fixed::TABLE_FRACTION_BITS;
 use crate::config::Model;
@@ -96,9 +99,29 @@ impl States {
         }
     }
 
-    /// `P(a, b)`.
+    /// The state of an empty site.
+    pub fn vacancy(&self) -> u32 {
+        self.q
+    }
+
+    /// `P(a, b)`, 0 where either site is empty.
     pub fn pair(&self, a: u32, b: u32) -> i32 {
-        self.pair[(a * self.q + b) as usize]
+        match a == self.q || b == self.q {
+            true => 0,
+            false => self.pair[(a * self.q + b) as usize],
+        }
+    }
+
+    /// The tables as the GPU kernels read them, the vacancy among the states: `P(a, b)` at
+    /// `a (q + 1) + b`, then `V(a)` and `s(a)`, `q + 1` each (zeros for the vacancy).
+    pub fn table_words(&self) -> Vec<i32> {
+        let with_vacancy = 0..=self.q;
+        let pairs = with_vacancy
+            .clone()
+            .flat_map(|a| (0..=self.q).map(move |b| (a, b)))
+            .map(|(a, b)| self.pair(a, b));
+        let padded = |table: &[i32]| table.iter().copied().chain([0]).collect::<Vec<_>>();
+        (pairs.chain(padded(&self.site)).chain(padded(&self.value))).collect()
     }
 
     /// The total energy, in units of 1, of a lattice whose bonds sum to `bonds`
@@ -154,5 +177,16 @@ mod tests {
         );
         assert_eq!(bc.order(&[1, 2, 3]), 2.0 / 6.0);
         assert_eq!(bc.energy(-(1 << 24), &[1, 0, 0]), 1.75);
+
+        // The vacancy, state q, has no bonds; the kernels' tables give it zeros.
+        assert_eq!((bc.pair(3, 2), bc.pair(0, 3)), (0, 0));
+        let words = bc.table_words();
+        assert_eq!(words.len(), 16 + 4 + 4);
+        assert_eq!(words[4 + 2], bc.pair(1, 2));
+        assert_eq!(&words[12..16], &[0; 4]);
+        assert_eq!(
+            (words[16 + 2], words[19], words[20 + 2], words[23]),
+            (bc.site[2], 0, 1, 0)
+        );
     }
 }
