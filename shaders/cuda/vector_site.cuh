@@ -1,7 +1,7 @@
 // One site of a vector-spin lattice, the twin of SiteUpdate and propose in
 // src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_site.wgsl. The kernels take the
 // same buffers as the WGSL bindings (engine::cuda::vector): spins (component a of site i of
-// system b at (b n + a) N + i), acceptance tables, counts (COUNT_WORDS / 2 counters per system:
+// system b at (b n + a) N + i), acceptance tables, counts (COUNTERS per system:
 // accepted moves, then the observation), couplings (one int per bond site * DIMS + d and sample,
 // or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
 // phases (then a discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z draws the randoms of batch global_index(z), the run's index of the system
@@ -29,10 +29,10 @@ constexpr unsigned PURPOSE_VECTOR_METROPOLIS = 11u;
 constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
 constexpr int UNIFORM = 0;
 constexpr int HEAT_BATH = -1;
-// 64-bit counters per system: accepted (1), spare (3), the observation (27 sums, the norm
-// deviation), the counts of discrete states (32) and their Fourier components (192):
-// COUNT_WORDS / 2 of vector_site.wgsl.
-constexpr unsigned COUNTERS = 256u;
+// 64-bit counters per system (engine::vector::counters): accepted (1), spare (3), the
+// observation (27 sums, the norm deviation); for discrete states then their counts (32) and
+// Fourier components (192): COUNTERS of vector_site.wgsl.
+constexpr unsigned COUNTERS = SPINFLIP_COUNTERS;
 // A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
 // phases. State q is the vacancy of an empty site.
 constexpr unsigned STATES = SPINFLIP_STATES;

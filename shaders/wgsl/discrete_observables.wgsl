@@ -1,7 +1,7 @@
 // The exact integer sums of every lattice of discrete states (engine::vector::VectorObservation):
 // each thread sums the sites thread, thread + stride, ... in u32 pairs, then adds its sums to
 // the system's 64-bit counts (any order gives the same sums). CPU twin:
-// src/engine/cpu/discrete_observables.rs. Counts of system z from word z * COUNT_WORDS +
+// src/engine/cpu/discrete_observables.rs. Counts of system z from word z * count_words() +
 // OBSERVATION_WORD, in pairs: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the
 // values s(a) (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in
 // each state from STATES_WORD, each state's Fourier components [a][d][cos, sin] from
@@ -45,7 +45,7 @@ fn main(thread: Thread) {
             state_fourier[f + 1u] = wide_add(state_fourier[f + 1u], wide_from_i32(phases[L + x]));
         }
     }
-    let out = z * COUNT_WORDS + OBSERVATION_WORD;
+    let out = z * count_words() + OBSERVATION_WORD;
     for (var d = 0u; d < DIMS; d++) {
         add_i64(out + 2u * d, bonds[d]);
         add_i64(out + 2u * (FOURIER + 6u * d), fourier[2u * d]);
@@ -54,10 +54,10 @@ fn main(thread: Thread) {
     add_i64(out + 2u * MAGNETISATION, values);
     for (var a = 0u; a < STATES; a++) {
         if counts[a] > 0u {
-            add_u64(z * COUNT_WORDS + STATES_WORD + 2u * a, counts[a]);
+            add_u64(z * count_words() + STATES_WORD + 2u * a, counts[a]);
         }
         for (var f = 6u * a; f < 6u * a + 6u; f++) {
-            add_i64(z * COUNT_WORDS + STATE_FOURIER_WORD + 2u * f, state_fourier[f]);
+            add_i64(z * count_words() + STATE_FOURIER_WORD + 2u * f, state_fourier[f]);
         }
     }
 }

@@ -2,7 +2,7 @@
 // each thread sums the sites thread, thread + stride, ... in u32 pairs, then adds its sums to
 // the system's 64-bit counts (any order gives the same sums) and its largest norm deviation by
 // atomicMax. CPU twin: src/engine/cpu/vector_observables.rs.
-// Counts of system z from word z * COUNT_WORDS + OBSERVATION_WORD, in pairs: bonds[3],
+// Counts of system z from word z * count_words() + OBSERVATION_WORD, in pairs: bonds[3],
 // twists[3], magnetisation[3], fourier[d][a][cos, sin], then the norm deviation (one word,
 // saturated at 2^32 - 1 as the CPU's is).
 
@@ -65,7 +65,7 @@ fn main(thread: Thread) {
         }
         deviation = max(deviation, norm_deviation(s));
     }
-    let out = z * COUNT_WORDS + OBSERVATION_WORD;
+    let out = z * count_words() + OBSERVATION_WORD;
     for (var k = 0u; k < SUMS; k++) {
         add_i64(out + 2u * k, sums[k]);
     }

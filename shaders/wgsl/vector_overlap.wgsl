@@ -3,14 +3,13 @@
 // p + REPLICAS/2. Workgroups of z = system with replica r < REPLICAS/2 sum the pair of r (the
 // others return); each thread sums the sites thread, thread + stride, ... in u32 pairs, then
 // adds its sums to the pair's 64-bit counts (any order gives the same sums). The counts are the
-// systems' (OVERLAP_WORDS per pair, two systems' worth). CPU twin:
+// systems' (2 count_words() per pair, two systems' worth). CPU twin:
 // src/engine/cpu/vector_overlap.rs.
-// Counts of pair k from word k * OVERLAP_WORDS, in pairs: q[mu][nu] (3 mu + nu), then
+// Counts of pair k from word k * 2 count_words(), in pairs: q[mu][nu] (3 mu + nu), then
 // fourier[d][mu][nu][cos, sin] from FOURIER.
 
 #import vector_sums
 
-const OVERLAP_WORDS: u32 = 2u * COUNT_WORDS;
 const SUMS: u32 = 63u;
 const FOURIER: u32 = 9u;
 
@@ -43,7 +42,7 @@ fn main(thread: Thread) {
             }
         }
     }
-    let out = pair * OVERLAP_WORDS;
+    let out = pair * 2u * count_words();
     for (var k = 0u; k < SUMS; k++) {
         add_i64(out + 2u * k, sums[k]);
     }

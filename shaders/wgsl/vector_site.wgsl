@@ -2,7 +2,7 @@
 // src/engine/cpu/vector_metropolis.rs, and the bindings every vector kernel shares
 // (engine::wgpu::vector): 0 dispatch parameters, 1 spins (component a of site i of system b at
 // (b n + a) N + i), 2 acceptance tables (fixed::TABLE_LEN words per temperature), 3 counts
-// (COUNT_WORDS per system: accepted moves, then the observation), 4 couplings (one i32 per bond
+// (count_words() per system: accepted moves, then the observation), 4 couplings (one i32 per bond
 // site * DIMS + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
 // proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units; then a
 // discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z
@@ -39,9 +39,14 @@ const PURPOSE_VECTOR_METROPOLIS: u32 = 11u;
 const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
 const UNIFORM: i32 = 0i;
 const HEAT_BATH: i32 = -1i;
-// Words of counts per system: accepted (2), spare (6), the observation (28 pairs), the counts
-// of discrete states (32 pairs) and their Fourier components (192 pairs).
-const COUNT_WORDS: u32 = 512u;
+// 64-bit counters per system (engine::vector::counters): accepted (1), spare (3), the
+// observation (28); for discrete states then their counts (32) and Fourier components (192).
+override COUNTERS: u32 = 32u;
+
+// Words of counts per system, the counters as (low, high) pairs.
+fn count_words() -> u32 {
+    return 2u * COUNTERS;
+}
 // A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
 // phases. State q is the vacancy of an empty site.
 override STATES: u32 = 0u;

@@ -157,6 +157,6 @@ fn main(thread: Thread) {
     atomicAdd(&workgroup_accepted, accepted);
     workgroupBarrier();
     if thread.local == 0u {
-        add_u64(z * COUNT_WORDS, atomicLoad(&workgroup_accepted));
+        add_u64(z * count_words(), atomicLoad(&workgroup_accepted));
     }
 }

@@ -267,34 +267,49 @@ pub fn check_partners(systems: &VectorSystems, partners: &[u32]) -> Result<()> {
     }
 }
 
-/// 64-bit counters per system in the GPU kernels' counts (`COUNT_WORDS / 2` in
-/// `shaders/wgsl/vector_site.wgsl`, `COUNTERS` in `shaders/cuda/vector_site.cuh`): the accepted
-/// moves, three spare, then the observation ([`counted_observation`]), its counts of discrete
+/// 64-bit counters per system of unit vectors in the GPU kernels' counts (`COUNTERS` in
+/// `shaders/wgsl/vector_site.wgsl` and `shaders/cuda/vector_site.cuh`, set by [`counters`]): the
+/// accepted moves, three spare, then the observation ([`counted_observation`]).
+const VECTOR_COUNTERS: usize = OBSERVATION_COUNTER + 28;
+
+/// 64-bit counters per system of discrete states: those of unit vectors, then the counts of the
 /// states from [`STATES_COUNTER`] and their Fourier components from [`STATE_FOURIER_COUNTER`].
-pub const COUNTERS: usize = 256;
+const STATE_COUNTERS: usize = STATE_FOURIER_COUNTER + 6 * MAX_POTTS_STATES as usize;
 
 /// Where a system's observation starts in its counters.
 const OBSERVATION_COUNTER: usize = 4;
 
 /// Where a system's counts of discrete states start in its counters, after the 28 of the
 /// other entries.
-const STATES_COUNTER: usize = OBSERVATION_COUNTER + 28;
+const STATES_COUNTER: usize = VECTOR_COUNTERS;
 
 /// Where a system's Fourier components of discrete states start in its counters,
 /// `[a][d][cos, sin]` at `(3 a + d) 2 + p`.
 const STATE_FOURIER_COUNTER: usize = STATES_COUNTER + MAX_POTTS_STATES as usize;
 
+/// The 64-bit counters per system of the counts of `systems`: only discrete states need the
+/// counters of their states (8 times those of unit vectors, which every measurement would
+/// read back).
+pub fn counters(systems: &VectorSystems) -> usize {
+    match systems.states {
+        Some(_) => STATE_COUNTERS,
+        None => VECTOR_COUNTERS,
+    }
+}
+
 /// 64-bit counters per replica pair in the counts of `vector_overlap`, which reuses the counts
 /// of the systems (two per pair, so that the counts hold every pair's): `q[mu][nu]` at
 /// `3 mu + nu`, then `fourier[d][mu][nu][cos, sin]` from [`OVERLAP_FOURIER`] (63 in all).
-pub const OVERLAP_COUNTERS: usize = 2 * COUNTERS;
+pub fn overlap_counters(systems: &VectorSystems) -> usize {
+    2 * counters(systems)
+}
 
 /// Where an overlap's Fourier components start in its counters.
 const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 15] = [
+pub const KERNEL_CONSTANTS: [&str; 16] = [
     "L",
     "DIMS",
     "COMPONENTS",
@@ -310,13 +325,15 @@ pub const KERNEL_CONSTANTS: [&str; 15] = [
     "FIELD_BITS",
     "HITS",
     "TILE",
+    "COUNTERS",
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
 /// plain checkerboard, which builds no `vector_tiles`); a clock model's states with `T` and `R`
 /// of [`clock_split`] (zeros for spins of every direction); a discrete model's states `q` (0
 /// for unit vectors); the `CouplingScale`'s bits; the field
-/// in local-field units as the bits of its `i32` (both backends take unsigned constants); then
+/// in local-field units as the bits of its `i32` (both backends take unsigned constants); the
+/// [`counters`] per system; then
 /// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
@@ -345,6 +362,7 @@ pub fn kernel_constants(
         systems.field_units() as u32,
         updates.hits,
         updates.tile.unwrap_or(0),
+        counters(systems) as u32,
     ];
     let slice = systems.slice_index().constants();
     KERNEL_CONSTANTS
@@ -377,21 +395,24 @@ pub fn lookup_words(systems: &VectorSystems, phases: &PhaseTable) -> Vec<i32> {
         .collect()
 }
 
-/// Every system's accepted moves in the counts, [`COUNTERS`] counters per system.
-pub fn counted_accepted(counters: &[u64]) -> Vec<u64> {
-    counters.chunks_exact(COUNTERS).map(|c| c[0]).collect()
+/// Every system's accepted moves in the `counts` of `systems`, [`counters`] per system.
+pub fn counted_accepted(systems: &VectorSystems, counts: &[u64]) -> Vec<u64> {
+    counts
+        .chunks_exact(counters(systems))
+        .map(|c| c[0])
+        .collect()
 }
 
-/// Every system's observation in the counts of `vector_observables`, [`COUNTERS`] counters per
-/// system.
-pub fn counted_observations(counters: &[u64]) -> Vec<VectorObservation> {
-    counters
-        .chunks_exact(COUNTERS)
+/// Every system's observation in the `counts` of `vector_observables` (or
+/// `discrete_observables`) of `systems`, [`counters`] per system.
+pub fn counted_observations(systems: &VectorSystems, counts: &[u64]) -> Vec<VectorObservation> {
+    counts
+        .chunks_exact(counters(systems))
         .map(counted_observation)
         .collect()
 }
 
-/// The observation in one system's [`COUNTERS`] counters: bonds, twists and magnetisation (three
+/// The observation in one system's [`counters`]: bonds, twists and magnetisation (three
 /// each), the Fourier components `[d][a][cos, sin]`, the norm deviation, then the counts of
 /// discrete states and their Fourier components.
 fn counted_observation(counters: &[u64]) -> VectorObservation {
@@ -403,13 +424,15 @@ fn counted_observation(counters: &[u64]) -> VectorObservation {
         norm_deviation: counters[OBSERVATION_COUNTER + 27],
         ..VectorObservation::default()
     };
-    for (a, count) in o.states.iter_mut().enumerate() {
-        *count = counters[STATES_COUNTER + a] as i64;
-    }
-    for (a, state) in o.state_fourier.iter_mut().enumerate() {
-        for (d, direction) in state.iter_mut().enumerate() {
-            *direction =
-                [0, 1].map(|p| counters[STATE_FOURIER_COUNTER + 2 * (3 * a + d) + p] as i64);
+    if counters.len() == STATE_COUNTERS {
+        for (a, count) in o.states.iter_mut().enumerate() {
+            *count = counters[STATES_COUNTER + a] as i64;
+        }
+        for (a, state) in o.state_fourier.iter_mut().enumerate() {
+            for (d, direction) in state.iter_mut().enumerate() {
+                *direction =
+                    [0, 1].map(|p| counters[STATE_FOURIER_COUNTER + 2 * (3 * a + d) + p] as i64);
+            }
         }
     }
     for (d, direction) in o.fourier.iter_mut().enumerate() {
@@ -420,16 +443,16 @@ fn counted_observation(counters: &[u64]) -> VectorObservation {
     o
 }
 
-/// The overlaps of `overlaps` replica pairs in the counts of `vector_overlap`.
-pub fn counted_overlaps(counters: &[u64], overlaps: u32) -> Vec<VectorOverlap> {
-    counters
-        .chunks_exact(OVERLAP_COUNTERS)
-        .take(overlaps as usize)
+/// The overlaps of every replica pair of `systems` in the `counts` of `vector_overlap`.
+pub fn counted_overlaps(systems: &VectorSystems, counts: &[u64]) -> Vec<VectorOverlap> {
+    counts
+        .chunks_exact(overlap_counters(systems))
+        .take(systems.overlaps() as usize)
         .map(counted_overlap)
         .collect()
 }
 
-/// One pair's overlap from its [`OVERLAP_COUNTERS`] counters.
+/// One pair's overlap from its [`overlap_counters`].
 fn counted_overlap(counters: &[u64]) -> VectorOverlap {
     let mut o = VectorOverlap::default();
     for (mu, row) in o.q.iter_mut().enumerate() {

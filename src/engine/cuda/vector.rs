@@ -3,7 +3,7 @@
 //! `vector_overlap` (a spin glass's replica pairs) and `vector_exchange` (parallel tempering's;
 //! `shaders/cuda/vector_*.cu`), the twins of the WGSL ones with native 64-bit integers, and the
 //! same buffers as `engine::wgpu::vector::WgpuVectorEngine`: spins component-major, acceptance
-//! tables, counts ([`COUNTERS`] per system), couplings, proposal widths, phases, partners.
+//! tables, counts ([`counters`] per system), couplings, proposal widths, phases, partners.
 #![allow(
     unsafe_code,
     reason = "kernel launches and passing DispatchParams by value are unsafe in cudarc"
@@ -24,8 +24,8 @@ use crate::engine::backend::vector::{
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    counted_accepted, counted_observations, counted_overlaps, coupling_words, dispatch_params,
+    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_accepted,
+    counted_observations, counted_overlaps, counters, coupling_words, dispatch_params,
     kernel_constants, lookup_words,
 };
 use crate::error::Result;
@@ -80,7 +80,7 @@ impl CudaVectorEngine {
             tables: upload(&device, &systems.acceptance_tables(), "acceptance tables")?,
             counts: allocate(
                 &device,
-                COUNTERS * systems.systems() as usize,
+                counters(&systems) * systems.systems() as usize,
                 "vector counts",
             )?,
             couplings: upload(&device, &coupling_words(&systems.couplings), "couplings")?,
@@ -233,12 +233,12 @@ impl VectorBackend for CudaVector {
             .arg(&self.couplings)
             .arg(&self.phases);
         // SAFETY: vector_observables and discrete_observables take device pointers to the
-        // `int` spins, the `unsigned long long` counts (COUNTERS per system), the `int`
+        // `int` spins, the `unsigned long long` counts (`counters` per system), the `int`
         // couplings and lookup tables (2 L words, then the state tables), all sized from these
         // systems; threads sum sites below lattice_sites() only.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching the observables kernel"))?;
-        Ok(counted_observations(&self.read_counts()?))
+        Ok(counted_observations(&self.systems, &self.read_counts()?))
     }
 
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
@@ -254,15 +254,12 @@ impl VectorBackend for CudaVector {
             .arg(&mut self.counts)
             .arg(&self.phases);
         // SAFETY: vector_overlap takes device pointers to the `int` spins, the
-        // `unsigned long long` counts (COUNTERS per system, OVERLAP_COUNTERS per replica pair:
+        // `unsigned long long` counts (`counters` per system, `overlap_counters` per replica pair:
         // the same words) and the `int` phases (2 L words), all sized from these systems; threads
         // sum sites below lattice_sites() only, of the systems z and z + REPLICAS/2 < systems.
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel vector_overlap"))?;
-        Ok(counted_overlaps(
-            &self.read_counts()?,
-            self.systems.overlaps(),
-        ))
+        Ok(counted_overlaps(&self.systems, &self.read_counts()?))
     }
 }
 
@@ -283,7 +280,7 @@ impl VectorKernels for CudaVector {
 
     fn read_accepted(&mut self) -> Result<Vec<u64>> {
         let counts = self.read_counts()?;
-        Ok(counted_accepted(&counts))
+        Ok(counted_accepted(&self.systems, &counts))
     }
 }
 

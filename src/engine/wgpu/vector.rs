@@ -6,8 +6,8 @@
 //! and observations equal the CPU's bit for bit.
 //!
 //! Buffers (bindings of [`Bindings::Vector`]): spins component-major as the CPU's; the
-//! acceptance tables of every temperature; counts, [`COUNTERS`] 64-bit counters per system as
-//! `(low, high)` words (accepted moves, then the observation; or `OVERLAP_COUNTERS` per
+//! acceptance tables of every temperature; counts, [`counters`] 64-bit counters per system as
+//! `(low, high)` words (accepted moves, then the observation; or `overlap_counters` per
 //! replica pair, the overlap); the couplings as one `i32` per bond and sample
 //! (one word for the ferromagnet); the proposal widths per temperature; the phase table; the
 //! partner of every system in a tempering exchange.
@@ -21,8 +21,8 @@ use crate::engine::backend::vector::{
 };
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
-    COUNTERS, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    counted_accepted, counted_observations, counted_overlaps, coupling_words, dispatch_params,
+    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_accepted,
+    counted_observations, counted_overlaps, counters, coupling_words, dispatch_params,
     kernel_constants, lookup_words,
 };
 use crate::error::{Error, Result};
@@ -93,7 +93,7 @@ impl WgpuVectorEngine {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
         })?;
         let spins = ctx.buffer("vector spins", spin_bytes, storage_usage())?;
-        let count_bytes = 8 * (COUNTERS * systems.systems() as usize) as u64;
+        let count_bytes = 8 * (counters(&systems) * systems.systems() as usize) as u64;
         let counts = ctx.buffer("vector counts", count_bytes, storage_usage())?;
         let widths = ctx.buffer(
             "proposal widths",
@@ -188,9 +188,9 @@ impl WgpuVector {
         self.clear_pending = false;
     }
 
-    /// Every system's [`COUNTERS`] counters (the kernels add to them as `(low, high)` words).
+    /// Every system's [`counters`] counters (the kernels add to them as `(low, high)` words).
     fn read_counts(&self) -> Result<Vec<u64>> {
-        let bytes = 8 * (COUNTERS * self.systems.systems() as usize) as u64;
+        let bytes = 8 * (counters(&self.systems) * self.systems.systems() as usize) as u64;
         self.ctx.read_buffer(&self.counts, bytes)
     }
 }
@@ -257,7 +257,7 @@ impl VectorBackend for WgpuVector {
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let measure = Dispatch::Measure(self.params());
         self.submit(&[(measure, &self.pipelines.observables, threads)], true);
-        Ok(counted_observations(&self.read_counts()?))
+        Ok(counted_observations(&self.systems, &self.read_counts()?))
     }
 
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
@@ -267,10 +267,7 @@ impl VectorBackend for WgpuVector {
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let measure = Dispatch::Measure(self.params());
         self.submit(&[(measure, overlap, threads)], true);
-        Ok(counted_overlaps(
-            &self.read_counts()?,
-            self.systems.overlaps(),
-        ))
+        Ok(counted_overlaps(&self.systems, &self.read_counts()?))
     }
 }
 
@@ -291,7 +288,7 @@ impl VectorKernels for WgpuVector {
     fn read_accepted(&mut self) -> Result<Vec<u64>> {
         self.submit_passes();
         let counts = self.read_counts()?;
-        Ok(counted_accepted(&counts))
+        Ok(counted_accepted(&self.systems, &counts))
     }
 }
 
