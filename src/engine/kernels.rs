@@ -70,6 +70,7 @@ pub enum Kernel {
     /// ([`crate::model::vector::states`]).
     DiscreteMetropolis,
     DiscreteObservables,
+    DiscreteOverlap,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -82,7 +83,7 @@ pub enum KernelEngine {
 
 impl Kernel {
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 35] = [
+    pub const ALL: [Kernel; 36] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -118,6 +119,7 @@ impl Kernel {
         Kernel::VectorExchange,
         Kernel::DiscreteMetropolis,
         Kernel::DiscreteObservables,
+        Kernel::DiscreteOverlap,
     ];
 
     /// The module (file stem) of the kernel.
@@ -152,6 +154,7 @@ impl Kernel {
             Kernel::VectorExchange => "vector_exchange",
             Kernel::DiscreteMetropolis => "discrete_metropolis",
             Kernel::DiscreteObservables => "discrete_observables",
+            Kernel::DiscreteOverlap => "discrete_overlap",
         }
     }
 

@@ -16,7 +16,7 @@ use crate::config::{Config, ConfigError, Disorder, EngineKind, Layout, invalid};
 use crate::engine::Betas;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::swap_tables;
-use crate::engine::vector::{counters, overlap_counters};
+use crate::engine::vector::{VectorObservation, VectorOverlap, counters, overlap_counters};
 use crate::error::Result;
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
@@ -230,7 +230,10 @@ impl Footprint {
         let couplings = bonds * (bond_bytes + 4 * u64::from(bond_bytes > 0));
         // A plan measures at most twice (a measurement and a tempering round's observation):
         // each system's counters, and the observations and overlaps as the loop receives them.
-        let per_slot = count * 8 * (counters(systems) + overlap_counters(systems)) as u64;
+        let observations = count * (8 * counters(systems) + size_of::<VectorObservation>()) as u64;
+        let overlaps = u64::from(systems.overlaps())
+            * (8 * overlap_counters(systems) + size_of::<VectorOverlap>()) as u64;
+        let per_slot = observations + overlaps;
         Footprint {
             lattices: 4 * words,
             // The acceptance tables, the phase table (a cosine and a sine per x), per-system

@@ -17,6 +17,7 @@ use super::kernels::Kernel;
 use crate::config::{MAX_POTTS_STATES, VectorUpdates};
 use crate::error::{Error, Result};
 use crate::model::vector::fixed::clock_split;
+use crate::model::vector::states::MAX_OVERLAP_STATES;
 use crate::model::vector::tiles::Tiles;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
@@ -161,7 +162,7 @@ pub struct VectorObservation {
 /// `q2` and its Fourier component are computed on the host. Units `2^-32`; every entry a sum
 /// over sites, so partial sums add up in any order, and below `2^63` in magnitude for
 /// `N < 2^31` (each term is below `2^32`). Plain words (`Pod`), as they cross between MPI ranks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct VectorOverlap {
     /// `[mu][nu]`: `sum_i floor(s_i^{a,mu} s_i^{b,nu} 2^-24)`.
@@ -170,7 +171,23 @@ pub struct VectorOverlap {
     /// and the same with the sine (the host's phase table in spin units): the Fourier
     /// component at the smallest wave vector along `d`.
     pub fourier: [[[[i64; 2]; 3]; 3]; 3],
+    /// Discrete states, `[a q + b]`: the sites in state `a` in the first replica and `b` in the
+    /// second (empty sites in none); `q` and `fourier` are 0.
+    pub states: [i64; MAX_OVERLAP_PAIRS],
+    /// Discrete states, `[a q + b][d]`: `sum` of `cos(2 pi x_d / L)` and the sine (the phase
+    /// table's spin units) over those sites: their Fourier component along `d`.
+    pub state_fourier: [[[i64; 2]; 3]; MAX_OVERLAP_PAIRS],
 }
+
+impl Default for VectorOverlap {
+    /// Every sum 0 (arrays of 64 have no `Default`).
+    fn default() -> Self {
+        bytemuck::Zeroable::zeroed()
+    }
+}
+
+/// The pairs of states `(a, b)` of two replicas of discrete states at most.
+const MAX_OVERLAP_PAIRS: usize = (MAX_OVERLAP_STATES * MAX_OVERLAP_STATES) as usize;
 
 /// The plan of sweeps `sweeps` (their numbers key the randoms), then a measurement where
 /// `measure`.
@@ -203,6 +220,13 @@ impl<K> VectorKernelSet<K> {
         updates: VectorSweeps,
         mut build: impl FnMut(Kernel) -> Result<K>,
     ) -> Result<Self> {
+        let states = systems.states.as_ref().map_or(0, |s| s.q);
+        if states > MAX_OVERLAP_STATES && systems.overlaps() > 0 {
+            return Err(Error::Usage(format!(
+                "the overlaps of discrete states are measured for {MAX_OVERLAP_STATES} states at \
+                 most, not {states}"
+            )));
+        }
         if systems.states.is_some() && (updates.tile.is_some() || updates.overrelaxation > 0) {
             return Err(Error::Usage(
                 "discrete states are swept on the plain checkerboard, without over-relaxation"
@@ -224,9 +248,10 @@ impl<K> VectorKernelSet<K> {
                 Some(_) => build(Kernel::DiscreteObservables)?,
                 None => build(Kernel::VectorObservables)?,
             },
-            overlap: match systems.overlaps() {
-                0 => None,
-                _ => Some(build(Kernel::VectorOverlap)?),
+            overlap: match (systems.overlaps(), &systems.states) {
+                (0, _) => None,
+                (_, Some(_)) => Some(build(Kernel::DiscreteOverlap)?),
+                (_, None) => Some(build(Kernel::VectorOverlap)?),
             },
             exchange: build(Kernel::VectorExchange)?,
         })
@@ -306,6 +331,10 @@ pub fn overlap_counters(systems: &VectorSystems) -> usize {
 
 /// Where an overlap's Fourier components start in its counters.
 const OVERLAP_FOURIER: usize = 9;
+
+/// Where the Fourier components of a discrete overlap's pairs of states start in its counters,
+/// `[a q + b][d][cos, sin]` at `(3 (a q + b) + d) 2 + p`, after the pairs' counts.
+const STATE_OVERLAP_FOURIER: usize = MAX_OVERLAP_PAIRS;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
@@ -443,13 +472,34 @@ fn counted_observation(counters: &[u64]) -> VectorObservation {
     o
 }
 
-/// The overlaps of every replica pair of `systems` in the `counts` of `vector_overlap`.
+/// The overlaps of every replica pair of `systems` in the `counts` of `vector_overlap` (or
+/// `discrete_overlap`).
 pub fn counted_overlaps(systems: &VectorSystems, counts: &[u64]) -> Vec<VectorOverlap> {
+    let decode = match systems.states {
+        Some(_) => counted_state_overlap,
+        None => counted_overlap,
+    };
     counts
         .chunks_exact(overlap_counters(systems))
         .take(systems.overlaps() as usize)
-        .map(counted_overlap)
+        .map(decode)
         .collect()
+}
+
+/// One pair's overlap of discrete states from its [`overlap_counters`]: the pairs of states
+/// from 0, their Fourier components from [`STATE_OVERLAP_FOURIER`].
+fn counted_state_overlap(counters: &[u64]) -> VectorOverlap {
+    let mut o = VectorOverlap::default();
+    for (c, count) in o.states.iter_mut().enumerate() {
+        *count = counters[c] as i64;
+    }
+    for (c, pair) in o.state_fourier.iter_mut().enumerate() {
+        for (d, direction) in pair.iter_mut().enumerate() {
+            let at = STATE_OVERLAP_FOURIER + 2 * (3 * c + d);
+            *direction = [0, 1].map(|p| counters[at + p] as i64);
+        }
+    }
+    o
 }
 
 /// One pair's overlap from its [`overlap_counters`].

@@ -25,6 +25,9 @@ pub struct StateAverages {
     pub m4: f64,
     /// The density of the state of value 0 (Blume-Capel's `s = 0`).
     pub zeros: f64,
+    /// `<q2>` of two independent replicas: the square of the tensor overlap of their spins
+    /// (Potts: simplex vectors; Blume-Capel: values), per occupied site.
+    pub q2: f64,
 }
 
 /// The exact averages of `states` on `lattice` at `beta`, with the couplings `J` of the bonds
@@ -48,12 +51,16 @@ pub fn enumerate_states(
         .filter(|&c| c <= MAX_CONFIGURATIONS);
     let count = count.expect("a lattice small enough to enumerate");
     let zero = states.value.iter().position(|&v| v == 0);
+    let spins_of = |configuration: u64| {
+        let mut spins = vec![states.vacancy(); sites as usize];
+        for (k, &i) in occupied.iter().enumerate() {
+            spins[i as usize] = (configuration / q.pow(k as u32) % q) as u32;
+        }
+        spins
+    };
     let energies: Vec<(f64, [f64; 3], f64)> = (0..count)
         .map(|configuration| {
-            let mut spins = vec![states.vacancy(); sites as usize];
-            for (k, &i) in occupied.iter().enumerate() {
-                spins[i as usize] = (configuration / q.pow(k as u32) % q) as u32;
-            }
+            let spins = spins_of(configuration);
             let mut counts = vec![0i64; q as usize];
             let mut bonds = 0i64;
             for i in 0..sites {
@@ -75,9 +82,20 @@ pub fn enumerate_states(
         })
         .collect();
     let lowest = energies.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+    let weight = |e: f64| (-beta * (e - lowest)).exp();
+    // Two independent replicas: <q2> = N^-2 sum_ij <f(s_i, s_j)>^2, f the spins' product.
+    let mut correlations = vec![0.0; occupied.len() * occupied.len()];
+    for (configuration, (e, ..)) in energies.iter().enumerate() {
+        let spins = spins_of(configuration as u64);
+        let at = |k: usize| spins[occupied[k] as usize];
+        for (kl, g) in correlations.iter_mut().enumerate() {
+            let (k, l) = (kl / occupied.len(), kl % occupied.len());
+            *g += weight(*e) * states.spin_product(at(k), at(l));
+        }
+    }
     let mut sums = [0.0; 7];
     for (e, [abs_m, m2, m4], zeros) in energies {
-        let w = (-beta * (e - lowest)).exp();
+        let w = weight(e);
         let de = e - lowest;
         for (sum, x) in sums
             .iter_mut()
@@ -95,6 +113,11 @@ pub fn enumerate_states(
         m2: mean(4),
         m4: mean(5),
         zeros: mean(6),
+        q2: correlations
+            .iter()
+            .map(|g| (g / sums[0]).powi(2))
+            .sum::<f64>()
+            / (occupied.len() as f64).powi(2),
     }
 }
 

@@ -225,7 +225,7 @@ fn glass_overlaps(
         }
     }
     let lattice = systems.lattice;
-    let shape = (lattice.sites(), lattice.size, systems.components);
+    let shape = (lattice.sites(), lattice.size, systems.spin_components());
     tensor_glass_estimates(systems.betas[0], shape, &samples, UnitSize::SYSTEM)
 }
 
@@ -440,6 +440,49 @@ fn a_potts_glass_sample_gives_its_exact_energy_and_moments() {
             exact.m2,
             (4.0, 0.0),
             0.03,
+        );
+        let overlaps = glass_overlaps(&systems, (200, 8000));
+        assert_near(
+            &format!("{what}: q2"),
+            overlaps.q2,
+            exact.q2,
+            (4.0, 0.0),
+            0.03,
+        );
+    }
+}
+
+/// Independent replicas of discrete states (beta = 0, every state uniform): the Potts spins'
+/// simplex tensor overlap has chi_SG = 1 and a Binder ratio of 0, as vectors' does; diluted
+/// lattices too, per occupied site.
+#[test]
+fn independent_replicas_of_discrete_states_have_chi_sg_of_one() {
+    use crate::model::vacancies::Vacancies;
+    use crate::model::vector::states::States;
+    for (q, dilution) in [(3, 0.0), (4, 0.3)] {
+        let lattice = Lattice::new(3, 4);
+        let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![0.0], 4, 29)
+            .with_states(States::potts(q, 0.0))
+            .with_disorder(Disorder::Bimodal, 8);
+        let systems = match dilution > 0.0 {
+            true => systems.with_vacancies(Vacancies::draw(&lattice, 29, 8, dilution)),
+            false => systems,
+        };
+        let estimates = glass_overlaps(&systems, (2, 400));
+        let what = format!("q = {q}, dilution {dilution}");
+        assert_near(&format!("{what}: g"), estimates.g, 0.0, (4.0, 0.01), 0.05);
+        let occupied = (0..8)
+            .map(|s| systems.occupied_sites(s) as f64)
+            .sum::<f64>()
+            / 8.0;
+        // chi_SG counts the lattice's sites, the overlap the occupied ones.
+        let chi = lattice.sites() as f64 / occupied;
+        assert_near(
+            &format!("{what}: chi_SG"),
+            estimates.chi_sg,
+            chi,
+            (4.0, 0.0),
+            0.08,
         );
     }
 }

@@ -88,6 +88,9 @@ pub(super) fn overlap_measurement(
     systems: &VectorSystems,
     o: &VectorOverlap,
 ) -> OverlapMeasurement {
+    if let Some(states) = &systems.states {
+        return state_overlap_measurement(systems, states, o);
+    }
     let n = systems.components as usize;
     let dims = systems.lattice.dims as usize;
     let scale = 2f64.powi(MEASURE_FRACTION_BITS as i32) * systems.lattice.sites() as f64;
@@ -101,6 +104,44 @@ pub(super) fn overlap_measurement(
             .flat_map(|row| row[..n].iter().flatten().copied())
     })) / dims as f64;
     OverlapMeasurement { q2, q2_kmin }
+}
+
+/// The overlap of two replicas of discrete states from the sites `C_ab` of each pair of states
+/// (and their Fourier components), per occupied site: the tensor overlap of their spins (the
+/// Potts spins' simplex vectors, the values) has `sum_{mu nu} q_{mu nu}^2 = N^-2 sum C_ab C_cd
+/// f(a, c) f(b, d)` with `f` the spins' product ([`States::spin_product`]); its Fourier component
+/// the same form of the real and the imaginary parts, averaged over the directions.
+fn state_overlap_measurement(
+    systems: &VectorSystems,
+    states: &States,
+    o: &VectorOverlap,
+) -> OverlapMeasurement {
+    let q = states.q as usize;
+    let product: Vec<f64> = (0..q * q)
+        .map(|ac| states.spin_product((ac / q) as u32, (ac % q) as u32))
+        .collect();
+    // sum_{a b c d} x_ab x_cd f(a, c) f(b, d), the pairs (a, b) at a q + b.
+    let squares = |x: &dyn Fn(usize) -> f64| {
+        let mut sum = 0.0;
+        for (ab, cd) in (0..q * q).flat_map(|ab| (0..q * q).map(move |cd| (ab, cd))) {
+            let f = product[(ab / q) * q + cd / q] * product[(ab % q) * q + cd % q];
+            sum += x(ab) * x(cd) * f;
+        }
+        sum
+    };
+    let sites = o.states[..q * q].iter().sum::<i64>() as f64;
+    let dims = systems.lattice.dims as usize;
+    let per_direction = |d: usize| {
+        let part = |p: usize| squares(&|ab| o.state_fourier[ab][d][p] as f64);
+        part(0) + part(1)
+    };
+    let phase_unit = f64::from(ONE);
+    OverlapMeasurement {
+        q2: squares(&|ab| o.states[ab] as f64) / (sites * sites),
+        q2_kmin: (0..dims).map(per_direction).sum::<f64>()
+            / dims as f64
+            / (phase_unit * sites).powi(2),
+    }
 }
 
 /// The total energy of an observed system.

@@ -144,7 +144,7 @@ fn glass_estimates(
     }
     let pairs = systems.overlap_pairs() as usize;
     let lattice = systems.lattice;
-    let shape = (lattice.sites(), lattice.size, systems.components);
+    let shape = (lattice.sites(), lattice.size, systems.spin_components());
     let series = |k: usize, f: fn(&OverlapMeasurement) -> f64| {
         let all = record.overlaps.iter().skip(k).step_by(overlaps);
         all.skip(thermalization).map(f).collect::<Vec<f64>>()

@@ -11,6 +11,7 @@ mod cluster_wolff;
 mod copy_systems;
 pub mod discrete_metropolis;
 mod discrete_observables;
+mod discrete_overlap;
 pub mod hot_start;
 mod metropolis_simple;
 mod multispin;

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::cpu_description;
 use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
+use super::discrete_overlap::overlap_states;
 use super::vector_exchange::exchange_systems;
 use super::vector_hot_start::{initial_lattice, initial_states};
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
@@ -202,7 +203,11 @@ impl VectorBackend for CpuVector {
             .into_par_iter()
             .map(|k| {
                 let (a, b) = systems.overlap_systems(k);
-                overlap_vector(lattice, n, (lattice_of(a), lattice_of(b)), phases)
+                let pair = (lattice_of(a), lattice_of(b));
+                match &systems.states {
+                    Some(states) => overlap_states(lattice, states.q, pair, phases),
+                    None => overlap_vector(lattice, n, pair, phases),
+                }
             })
             .collect())
     }

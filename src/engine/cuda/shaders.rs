@@ -37,6 +37,7 @@ fn file_source(name: &str) -> Option<&'static str> {
         "copy_systems.cu",
         "discrete_metropolis.cu",
         "discrete_observables.cu",
+        "discrete_overlap.cu",
         "dispatch.cuh",
         "hot_start.cu",
         "lattice.cuh",

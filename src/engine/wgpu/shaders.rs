@@ -54,7 +54,8 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::VectorOverlap
         | Kernel::VectorExchange
         | Kernel::DiscreteMetropolis
-        | Kernel::DiscreteObservables => Some(Bindings::Vector),
+        | Kernel::DiscreteObservables
+        | Kernel::DiscreteOverlap => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -92,6 +93,7 @@ fn module_source(name: &str) -> Option<&'static str> {
         "counters",
         "discrete_metropolis",
         "discrete_observables",
+        "discrete_overlap",
         "dispatch",
         "hot_start",
         "lattice",

@@ -2,7 +2,7 @@
 //! vector loop runs (Metropolis at fixed temperatures, on its own engine).
 
 use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
-use super::states::MAX_SITE_ENERGY;
+use super::states::{MAX_OVERLAP_STATES, MAX_SITE_ENERGY};
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
     Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MAX_POTTS_STATES,
@@ -147,8 +147,8 @@ fn validate_clock(q: u32, updates: &VectorUpdates) -> Result<(), ConfigError> {
 }
 
 /// A discrete model (Potts, Blume-Capel) of `q` states: `q` within the counts of the
-/// measurements, site energies whose changes the tables take, the bimodal glass at most (one
-/// replica: the overlaps of discrete states are not measured), and the updates among its states
+/// measurements, site energies whose changes the tables take, the bimodal glass at most (with
+/// replica pairs for up to [`MAX_OVERLAP_STATES`] states), and the updates among its states
 /// only: Metropolis over the other states or the heat bath, on the plain checkerboard.
 fn validate_states(config: &Config, q: u32) -> Result<(), ConfigError> {
     let model = &config.model;
@@ -175,10 +175,11 @@ fn validate_states(config: &Config, q: u32) -> Result<(), ConfigError> {
              are the vector spins'"
         ));
     }
-    if model.disorder() != Disorder::Ferromagnet && config.replicas > 1 {
+    if model.disorder() != Disorder::Ferromagnet && config.replicas > 1 && q > MAX_OVERLAP_STATES {
         return invalid(format!(
-            "replicas: the overlaps of discrete states are not measured, so {name} runs one \
-             replica per sample and temperature, got {}",
+            "replicas: the overlaps of discrete states are measured for up to \
+             {MAX_OVERLAP_STATES} states, so {name} runs one replica per sample and temperature, \
+             got {}",
             config.replicas
         ));
     }
@@ -404,8 +405,13 @@ mod tests {
             ),
             (
                 "model: Ising(dims: 2, size: 32, field: 0.0),\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 4,",
-                "model: Potts(q: 3, dims: 2, size: 4, disorder: Bimodal), samples: 2,\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 2,",
-                &["replicas", "overlaps of discrete states", "got 2"],
+                "model: Potts(q: 9, dims: 2, size: 4, disorder: Bimodal), samples: 2,\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 2,",
+                &[
+                    "replicas",
+                    "overlaps of discrete states",
+                    "up to 8 states",
+                    "got 2",
+                ],
             ),
             (
                 ISING,

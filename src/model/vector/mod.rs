@@ -255,6 +255,15 @@ impl VectorSystems {
         }
     }
 
+    /// The components of a spin as its overlaps count them: `n` of a vector, those of a
+    /// discrete state's spin ([`States::spin_components`]).
+    pub fn spin_components(&self) -> u32 {
+        match &self.states {
+            Some(states) => states.spin_components(),
+            None => self.components,
+        }
+    }
+
     /// Whether the samples differ: by their couplings (a spin glass) or their empty sites.
     pub fn is_quenched(&self) -> bool {
         !self.disorder.is_ferromagnet() || self.vacancies.is_some()

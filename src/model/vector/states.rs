@@ -23,6 +23,10 @@ use crate::config::Model;
 /// stays below `2^31` table units (`(12 + 2 * 32) 2^24 < 2^31` for `z = 6`).
 pub const MAX_SITE_ENERGY: f64 = 32.0;
 
+/// The most states of a discrete spin glass whose overlaps are measured: the pairs of states of
+/// two replicas and their Fourier components fill a replica pair's counters.
+pub const MAX_OVERLAP_STATES: u32 = 8;
+
 /// 1 in the units of the state energies.
 pub const ENERGY_ONE: f64 = (1u64 << TABLE_FRACTION_BITS) as f64;
 
@@ -109,6 +113,26 @@ impl States {
         match a == self.q || b == self.q {
             true => 0,
             false => self.pair[(a * self.q + b) as usize],
+        }
+    }
+
+    /// The product of the spins of states `a` and `b` that an overlap sums: the Potts spins'
+    /// simplex vectors' `e_a . e_b = (q delta_ab - 1)/(q - 1)`, the values' `s(a) s(b)`.
+    pub fn spin_product(&self, a: u32, b: u32) -> f64 {
+        match self.model {
+            StateModel::Potts => {
+                let q = f64::from(self.q);
+                (q * f64::from(u8::from(a == b)) - 1.0) / (q - 1.0)
+            }
+            StateModel::BlumeCapel => f64::from(self.value[a as usize] * self.value[b as usize]),
+        }
+    }
+
+    /// The components of a spin: `q - 1` of a Potts spin's simplex vector, 1 of a value.
+    pub fn spin_components(&self) -> u32 {
+        match self.model {
+            StateModel::Potts => self.q - 1,
+            StateModel::BlumeCapel => 1,
         }
     }
 

@@ -1,0 +1,50 @@
+// The exact integer sums of the overlap of every replica pair of a glass of discrete states
+// (engine::vector::VectorOverlap::states), the twin of discrete_overlap.wgsl: pair p of a
+// temperature and sample joins replicas p and p + REPLICAS/2. Blocks of z = system with replica
+// r < REPLICAS/2 sum the pair of r (the others return); each thread counts, over the sites
+// thread, thread + stride, ..., the sites in state a in one replica and b in the other and sums
+// their phases in 64 bits, then adds its sums to the pair's counters, the systems' counters
+// reused (OVERLAP_COUNTERS per pair, two systems' worth). Empty sites (the vacancy, state
+// STATES) count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
+// Counters of pair k from k * OVERLAP_COUNTERS: the sites of states (a, b) at a STATES + b,
+// then their Fourier components [a STATES + b][d][cos, sin] from PAIR_FOURIER.
+
+#include "vector_sums.cuh"
+
+constexpr unsigned OVERLAP_COUNTERS = 2u * COUNTERS;
+// engine::vector::MAX_OVERLAP_STATES squared: the pairs of states the counters hold.
+constexpr unsigned MAX_PAIRS = 64u;
+constexpr unsigned PAIR_FOURIER = 64u;
+constexpr unsigned PAIRS = STATES * STATES < MAX_PAIRS ? STATES * STATES : MAX_PAIRS;
+
+extern "C" __global__ void discrete_overlap(const int* spins, unsigned long long* counts,
+                                            const int* lookups) {
+    const unsigned z = blockIdx.z;
+    const unsigned half = REPLICAS / 2u;
+    const unsigned replica = z % REPLICAS;
+    if (replica >= half) {
+        return;
+    }
+    const unsigned partner = z + half;
+    const unsigned pair = (z / REPLICAS) * half + replica;
+    const unsigned stride = threads_per_system();
+    long long sites[MAX_PAIRS] = {};
+    long long fourier[6u * MAX_PAIRS] = {};
+    for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
+        const unsigned a = load_state(spins, z, i);
+        const unsigned b = load_state(spins, partner, i);
+        if (a == STATES || b == STATES) {
+            continue;
+        }
+        const unsigned c = a * STATES + b;
+        sites[c] += 1;
+        for (unsigned d = 0u; d < DIMS; d++) {
+            const unsigned x = coordinate(i, d);
+            fourier[2u * (3u * c + d)] += lookups[x];
+            fourier[2u * (3u * c + d) + 1u] += lookups[L + x];
+        }
+    }
+    unsigned long long* out = counts + static_cast<unsigned long long>(pair) * OVERLAP_COUNTERS;
+    add_sums(out, sites, PAIRS);
+    add_sums(out + PAIR_FOURIER, fourier, 6u * PAIRS);
+}

@@ -1,0 +1,56 @@
+// The exact integer sums of the overlap of every replica pair of a glass of discrete states
+// (engine::vector::VectorOverlap::states): pair p of a temperature and sample joins replicas p
+// and p + REPLICAS/2. Workgroups of z = system with replica r < REPLICAS/2 sum the pair of r
+// (the others return); each thread counts, over the sites thread, thread + stride, ..., the
+// sites in state a in one replica and b in the other and sums their phases, then adds its sums
+// to the pair's 64-bit counts (any order gives the same sums). The counts are the systems'
+// (2 count_words() per pair, two systems' worth). Empty sites (the vacancy, state STATES)
+// count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
+// Counts of pair k from word k * 2 count_words(), in pairs: the sites of states (a, b) at
+// a STATES + b, then their Fourier components [a STATES + b][d][cos, sin] from PAIR_FOURIER.
+
+#import vector_sums
+#import counters
+
+// engine::vector::MAX_OVERLAP_STATES squared: the pairs of states the counts hold.
+const MAX_PAIRS: u32 = 64u;
+const PAIR_FOURIER: u32 = 64u;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(thread: Thread) {
+    let z = thread.workgroup.z;
+    let half = REPLICAS / 2u;
+    let replica = z % REPLICAS;
+    if replica >= half {
+        return;
+    }
+    let partner = z + half;
+    let pair = (z / REPLICAS) * half + replica;
+    let stride = threads_per_system(thread);
+    var counts: array<u32, 64>;
+    var fourier: array<vec2<u32>, 384>;
+    for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
+        let a = load_state(z, i);
+        let b = load_state(partner, i);
+        if a == STATES || b == STATES {
+            continue;
+        }
+        let c = a * STATES + b;
+        counts[c] += 1u;
+        for (var d = 0u; d < DIMS; d++) {
+            let x = coordinate(i, d);
+            let f = 2u * (3u * c + d);
+            fourier[f] = wide_add(fourier[f], wide_from_i32(phases[x]));
+            fourier[f + 1u] = wide_add(fourier[f + 1u], wide_from_i32(phases[L + x]));
+        }
+    }
+    let out = pair * 2u * count_words();
+    for (var c = 0u; c < min(STATES * STATES, MAX_PAIRS); c++) {
+        if counts[c] > 0u {
+            add_u64(out + 2u * c, counts[c]);
+        }
+        for (var f = 6u * c; f < 6u * c + 6u; f++) {
+            add_i64(out + 2u * (PAIR_FOURIER + f), fourier[f]);
+        }
+    }
+}
