@@ -232,8 +232,18 @@ pub(super) fn bench_config(
     let mut config = Config::default_config().expect("the built-in config is valid");
     let (dims, field) = (options.dims, 0.0);
     config.model = match options.model {
-        BenchModel::Ising => Model::Ising { dims, size, field },
-        BenchModel::Ea => Model::EdwardsAnderson { dims, size, field },
+        BenchModel::Ising => Model::Ising {
+            dims,
+            size,
+            field,
+            dilution: 0.0,
+        },
+        BenchModel::Ea => Model::EdwardsAnderson {
+            dims,
+            size,
+            field,
+            dilution: 0.0,
+        },
         BenchModel::Xy => Model::XY {
             dims,
             size,

@@ -296,6 +296,7 @@ pub(crate) mod testing {
         dims: 2,
         size: 32,
         field: 0.0,
+        dilution: 0.0,
     };
 
     /// SAMPLE with one textual change, which must be present.

@@ -48,19 +48,27 @@ pub const MAX_POTTS_STATES: u32 = 32;
 #[serde(deny_unknown_fields)]
 pub enum Model {
     /// Ferromagnetic Ising model (J = 1) on a periodic `size^dims` lattice in a uniform field `h`.
+    /// With `dilution`, run by the vector engines as two discrete states (the vacancy a third).
     Ising {
         dims: u32,
         size: u32,
         #[serde(default)]
         field: f64,
+        /// The probability that a site is empty (site dilution), drawn per sample.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dilution: f64,
     },
     /// Edwards-Anderson spin glass with bimodal couplings `J_ij = +-1` (probability 1/2 each),
-    /// drawn per disorder sample from the seed, in a uniform field `h`.
+    /// drawn per disorder sample from the seed, in a uniform field `h`. With `dilution`, run by
+    /// the vector engines as two discrete states (the vacancy a third).
     EdwardsAnderson {
         dims: u32,
         size: u32,
         #[serde(default)]
         field: f64,
+        /// The probability that a site is empty (site dilution), drawn per sample.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dilution: f64,
     },
     /// O(2) spins (XY model, plane rotator): unit vectors in the plane,
     /// `H = -sum_<ij> J_ij s_i . s_j - h sum_i s_i^x`, the field along the first component;
@@ -160,7 +168,9 @@ impl Model {
     /// `(dims, size, field)`, which every model has.
     fn lattice_and_field(&self) -> (u32, u32, f64) {
         match *self {
-            Model::Ising { dims, size, field }
+            Model::Ising {
+                dims, size, field, ..
+            }
             | Model::EdwardsAnderson {
                 dims, size, field, ..
             }
@@ -215,11 +225,14 @@ impl Model {
         }
     }
 
-    /// The probability that a site is empty (`Potts` and `BlumeCapel` take `dilution`); 0 for
-    /// every other model.
+    /// The probability that a site is empty (the Ising, Edwards-Anderson, Potts and
+    /// Blume-Capel models take `dilution`); 0 for every other model.
     pub fn dilution(&self) -> f64 {
         match self {
-            Model::Potts { dilution, .. } | Model::BlumeCapel { dilution, .. } => *dilution,
+            Model::Ising { dilution, .. }
+            | Model::EdwardsAnderson { dilution, .. }
+            | Model::Potts { dilution, .. }
+            | Model::BlumeCapel { dilution, .. } => *dilution,
             _ => 0.0,
         }
     }
@@ -230,21 +243,25 @@ impl Model {
         !self.disorder().is_ferromagnet() || self.dilution() != 0.0
     }
 
-    /// The discrete states of a `Potts` or `BlumeCapel` model's spins; `None` for every other
-    /// model.
+    /// The discrete states of a `Potts` or `BlumeCapel` model's spins, and of a diluted Ising
+    /// model's (two); `None` for every other model.
     pub fn discrete_states(&self) -> Option<u32> {
         match self {
             Model::Potts { q, .. } => Some(*q),
             Model::BlumeCapel { .. } => Some(3),
+            Model::Ising { .. } | Model::EdwardsAnderson { .. } if self.dilution() != 0.0 => {
+                Some(2)
+            }
             _ => None,
         }
     }
 
     /// Whether the model is run by [`crate::vector`]'s loop on the vector engines (unit
-    /// vectors: `XY`, `Clock`, `Heisenberg`; discrete states: `Potts`, `BlumeCapel`) rather than
-    /// by the Ising engines.
+    /// vectors: `XY`, `Clock`, `Heisenberg`; discrete states: `Potts`, `BlumeCapel`, a diluted
+    /// `Ising` or `EdwardsAnderson`) rather than by the Ising engines.
     pub fn is_vector(&self) -> bool {
-        !matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. })
+        let ising = matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. });
+        !ising || self.dilution() != 0.0
     }
 
     /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D",
@@ -259,12 +276,20 @@ impl Model {
             Model::BlumeCapel { .. } => "Blume-Capel".to_string(),
             Model::Heisenberg { .. } => "Heisenberg".to_string(),
         };
-        let glass = match (self.is_vector(), self.disorder()) {
+        let chooses_disorder = matches!(
+            self,
+            Model::XY { .. } | Model::Clock { .. } | Model::Potts { .. } | Model::Heisenberg { .. }
+        );
+        let glass = match (chooses_disorder, self.disorder()) {
             (false, _) | (true, Disorder::Ferromagnet) => "",
             (true, Disorder::Bimodal) => " +-J spin glass",
             (true, Disorder::Gaussian) => " Gaussian spin glass",
         };
-        format!("{spins}{glass} {}D", self.dims())
+        let diluted = match self.dilution() != 0.0 {
+            true => "diluted ",
+            false => "",
+        };
+        format!("{diluted}{spins}{glass} {}D", self.dims())
     }
 }
 

@@ -172,6 +172,7 @@ impl Writer {
         self.u8(match states.model {
             StateModel::Potts => 1,
             StateModel::BlumeCapel => 2,
+            StateModel::Ising => 3,
         });
         self.u32(states.q);
         self.i32s(&states.pair);
@@ -302,6 +303,7 @@ impl Reader<'_> {
             0 => return Ok(None),
             1 => StateModel::Potts,
             2 => StateModel::BlumeCapel,
+            3 => StateModel::Ising,
             _ => return Err(truncated()),
         };
         let q = self.u32()?;
@@ -708,7 +710,7 @@ mod tests {
                 None,
             ),
             open(
-                (xy.clone().with_states(States::potts(3, 0.0)))
+                (xy.clone().with_states(States::ising(0.5)))
                     .with_vacancies(Vacancies::draw(&xy.lattice, 5, 3, 0.25))
                     .sample_slice(1, 2),
                 None,

@@ -101,7 +101,8 @@ mod tests {
             Model::Ising {
                 dims: 2,
                 size: 64,
-                field: 0.0
+                field: 0.0,
+                dilution: 0.0,
             }
         );
         assert_eq!(config.temperatures.betas(), vec![0.40, 0.4406868, 0.48]);

@@ -404,6 +404,59 @@ fn diluted_lattices_give_their_exact_energy_and_moments() {
     }
 }
 
+/// The diluted Ising model and Edwards-Anderson glass, as two discrete states: the Ising
+/// states' energy on a full 4^2 lattice against Kaufman; a 4^2 Ising lattice with three empty
+/// sites in a field, and a 2^3 +-J sample with two, against exact enumeration (the glass's `q2`
+/// of two replicas too).
+#[test]
+fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
+    use crate::exact::{enumerate_states, kaufman};
+    use crate::model::vacancies::Vacancies;
+    use crate::model::vector::states::States;
+    use crate::model::vector::{SampleBonds, VectorCouplings};
+    let full = enumerate_states(&States::ising(0.0), Lattice::new(2, 4), (None, &[]), 0.4);
+    let exact = kaufman(4, 0.4);
+    assert!((full.e - exact.e).abs() < 1e-12 && (full.c - exact.c).abs() < 1e-11);
+
+    let lattice = Lattice::new(2, 4);
+    let empty = vec![2, 7, 13];
+    let ising = enumerate_states(&States::ising(0.2), lattice, (None, &empty), 0.5);
+    let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![0.5], 4, 37)
+        .with_states(States::ising(0.2))
+        .with_vacancies(Vacancies::of_samples(vec![empty]));
+    let estimates = simulate(&systems, METROPOLIS, UNIFORM, (200, 6000));
+    for (name, seen, expected) in [
+        ("e", estimates.e, ising.e),
+        ("c", estimates.c, ising.c),
+        ("m2", estimates.m2, ising.m2),
+        ("m4", estimates.m4, ising.m4),
+    ] {
+        assert_near(
+            &format!("diluted Ising: {name}"),
+            seen,
+            expected,
+            (4.0, 0.0),
+            0.1,
+        );
+    }
+
+    let lattice = Lattice::new(3, 2);
+    let empty = vec![1, 6];
+    let glass = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![1.2], 4, 41)
+        .with_states(States::ising(0.0))
+        .with_disorder(Disorder::Bimodal, 1)
+        .with_vacancies(Vacancies::of_samples(vec![empty.clone()]));
+    let SampleBonds::PerBond(bonds) = glass.bonds(0) else {
+        panic!("a glass has bonds per sample");
+    };
+    assert!(matches!(glass.couplings, VectorCouplings::Bonds(_)));
+    let exact = enumerate_states(&States::ising(0.0), lattice, (Some(bonds), &empty), 1.2);
+    let estimates = simulate(&glass, METROPOLIS, UNIFORM, (200, 6000));
+    assert_near("diluted glass: e", estimates.e, exact.e, (4.0, 0.0), 0.05);
+    let overlaps = glass_overlaps(&glass, (200, 6000));
+    assert_near("diluted glass: q2", overlaps.q2, exact.q2, (4.0, 0.0), 0.05);
+}
+
 /// The 3-state Potts glass: one sample's +-J bonds on 2^2 and 2^3 lattices against exact
 /// enumeration on the same bonds, by Metropolis and by the heat bath.
 #[test]

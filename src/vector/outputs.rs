@@ -237,9 +237,7 @@ pub(super) fn stored_component(
     let word = spins[systems.spin_index(b, a, i)];
     match &systems.states {
         Some(states) if word as u32 == states.vacancy() => f32::NAN,
-        Some(states) if states.model == StateModel::BlumeCapel => {
-            states.value[word as usize] as f32
-        }
+        Some(states) if states.model != StateModel::Potts => states.value[word as usize] as f32,
         Some(_) => word as f32,
         None => to_f64(word) as f32,
     }

@@ -214,7 +214,7 @@ fn state_measurement(
     let sites = counts.iter().sum::<i64>() as f64;
     let square = |[re, im]: [i64; 2]| (re as f64).powi(2) + (im as f64).powi(2);
     let per_direction = |d: usize| match states.model {
-        StateModel::BlumeCapel => square(o.fourier[d][0]),
+        StateModel::BlumeCapel | StateModel::Ising => square(o.fourier[d][0]),
         StateModel::Potts => {
             let q = f64::from(states.q);
             let sum: f64 = (o.state_fourier[..states.q as usize].iter())
@@ -229,6 +229,7 @@ fn state_measurement(
     let order = states.order(counts);
     let (zeros, vector_m2) = match states.model {
         StateModel::BlumeCapel => (counts[1] as f64 / sites, order * order),
+        StateModel::Ising => (0.0, order * order),
         StateModel::Potts => {
             let q = f64::from(states.q);
             let squares: f64 = counts.iter().map(|&n| (n as f64 / sites).powi(2)).sum();

@@ -493,4 +493,32 @@ mod tests {
         let config = String::from_utf8(read(&again, "config.ron").unwrap()).unwrap();
         assert!(config.contains("// vacancies read from "), "{config}");
     }
+
+    /// A diluted Edwards-Anderson glass runs as two discrete states with replica pairs: its
+    /// overlaps, couplings and empty sites are written, and its model is named diluted.
+    #[test]
+    fn a_diluted_edwards_anderson_run_measures_its_overlaps() {
+        let text = "(model: EdwardsAnderson(dims: 2, size: 4, dilution: 0.2),
+            temperatures: Betas([0.5, 1.0]), replicas: 2, samples: 2,
+            algorithm: Tempering(every: 5),
+            sweeps: (thermalize: 20, measure: 40, every: 2), seed: 3, backend: Cpu)";
+        let (dir, summary) = run_vector_config(text);
+        assert!(
+            summary
+                .run
+                .model
+                .starts_with("diluted Edwards-Anderson +-J 2D"),
+            "{}",
+            summary.run.model
+        );
+        assert_eq!(summary.spin_glass.len(), 2);
+        assert!(summary.spin_glass.iter().all(|g| g.q2.mean > 0.0));
+        for file in [
+            "couplings.npy",
+            "vacancies.npy",
+            "overlaps_t00_beta0.5000.csv",
+        ] {
+            assert!(dir.path().join(file).exists(), "{file}");
+        }
+    }
 }

@@ -170,7 +170,7 @@ fn glass_estimates(
 /// sweep", with "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles;
 /// a clock model's "Metropolis with uniform proposals of its 6 angles" or "heat bath of its 6
 /// states" (which takes no over-relaxation); a discrete model's "Metropolis with uniform
-/// proposals of its 2 other states" or "heat bath of its 3 states".
+/// proposals of its 2 other states" or "heat bath of its 3 states" ("Metropolis flips" of two).
 fn describe_updates(config: &Config) -> String {
     use crate::config::Proposal;
     let order = match config.updates.metropolis {
@@ -184,6 +184,7 @@ fn describe_updates(config: &Config) -> String {
     if let Some(states) = config.model.discrete_states() {
         return match config.updates.proposal {
             Proposal::HeatBath => format!("heat bath of its {states} states"),
+            _ if states == 2 => "Metropolis flips".to_string(),
             _ => format!(
                 "Metropolis with uniform proposals of its {} other states",
                 states - 1

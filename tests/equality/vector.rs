@@ -75,6 +75,8 @@ enum DiscreteCase {
     Potts(u32),
     /// Blume-Capel at this crystal field.
     BlumeCapel(f64),
+    /// The Ising model's two states (a diluted Ising or Edwards-Anderson model's).
+    Ising,
 }
 
 impl Case {
@@ -96,6 +98,7 @@ impl Case {
             Some(DiscreteCase::BlumeCapel(d)) => {
                 run.with_states(States::blume_capel(d, self.field))
             }
+            Some(DiscreteCase::Ising) => run.with_states(States::ising(self.field)),
             None => run,
         }
         .with_disorder(self.disorder, 2);
@@ -642,7 +645,8 @@ fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
 /// Discrete states: the 3-state Potts model in a field by Metropolis, the 5-state Potts glass in
 /// 3D with three hits by the heat bath (its replica pairs' overlaps), Blume-Capel by both (every state's value and the
 /// crystal field in the sums), each also diluted (a slice of the samples of the diluted Potts
-/// model), on two block sizes; and the Potts model swept in pieces.
+/// model), and the diluted Edwards-Anderson glass in a field (two states, replica pairs), on two
+/// block sizes; and the Potts model swept in pieces.
 fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let potts = Case {
         components: 1,
@@ -683,6 +687,12 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         dilution: 0.25,
         ..blume_capel_heat_bath
     };
+    let diluted_edwards_anderson = Case {
+        field: 0.3,
+        heat_bath: false,
+        states: Some(DiscreteCase::Ising),
+        ..diluted_glass
+    };
     let cases = [
         potts,
         potts_glass,
@@ -691,6 +701,7 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         diluted_potts,
         diluted_glass,
         diluted_blume_capel,
+        diluted_edwards_anderson,
     ];
     for case in cases {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);

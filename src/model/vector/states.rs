@@ -10,6 +10,7 @@
 //! | --- | --- | --- | --- | --- |
 //! | Potts | `0 .. q` | `delta(a, b)` | `-h delta(a, 0)` | 0 |
 //! | Blume-Capel | `0, 1, 2` for `s = -1, 0, +1` | `s(a) s(b)` | `D s(a)^2 - h s(a)` | `s` |
+//! | Ising (diluted) | `0, 1` for `s = -1, +1` | `s(a) s(b)` | `-h s(a)` | `s` |
 //!
 //! The fields `h` and `D` enter rounded to steps of `2^-24`.
 //!
@@ -35,6 +36,9 @@ pub const ENERGY_ONE: f64 = (1u64 << TABLE_FRACTION_BITS) as f64;
 pub enum StateModel {
     Potts,
     BlumeCapel,
+    /// The Ising model (and the Edwards-Anderson glass) of a diluted lattice: the multispin
+    /// engine's bits hold no empty site.
+    Ising,
 }
 
 /// The states of a discrete spin model and their energies (see the module docs).
@@ -75,12 +79,22 @@ impl States {
 
     /// The Blume-Capel model of crystal field `d` in the field `h`.
     pub fn blume_capel(d: f64, h: f64) -> Self {
-        let s = [-1, 0, 1];
+        States::of_values(StateModel::BlumeCapel, &[-1, 0, 1], (d, h))
+    }
+
+    /// The Ising model in the field `h`, two states.
+    pub fn ising(h: f64) -> Self {
+        States::of_values(StateModel::Ising, &[-1, 1], (0.0, h))
+    }
+
+    /// Spins of the values `s`, `P = s(a) s(b)` and `V = D s^2 - h s` for `(d, h)`.
+    fn of_values(model: StateModel, s: &[i32], (d, h): (f64, f64)) -> Self {
+        let q = s.len();
         States {
-            model: StateModel::BlumeCapel,
-            q: 3,
-            pair: (0..9)
-                .map(|ab| energy_units(f64::from(s[ab / 3] * s[ab % 3])))
+            model,
+            q: q as u32,
+            pair: (0..q * q)
+                .map(|ab| energy_units(f64::from(s[ab / q] * s[ab % q])))
                 .collect(),
             site: s
                 .iter()
@@ -99,6 +113,11 @@ impl States {
                 field,
                 ..
             } => Some(States::blume_capel(crystal_field, field)),
+            Model::Ising { field, .. } | Model::EdwardsAnderson { field, .. }
+                if model.discrete_states().is_some() =>
+            {
+                Some(States::ising(field))
+            }
             _ => None,
         }
     }
@@ -124,7 +143,9 @@ impl States {
                 let q = f64::from(self.q);
                 (q * f64::from(u8::from(a == b)) - 1.0) / (q - 1.0)
             }
-            StateModel::BlumeCapel => f64::from(self.value[a as usize] * self.value[b as usize]),
+            StateModel::BlumeCapel | StateModel::Ising => {
+                f64::from(self.value[a as usize] * self.value[b as usize])
+            }
         }
     }
 
@@ -132,7 +153,7 @@ impl States {
     pub fn spin_components(&self) -> u32 {
         match self.model {
             StateModel::Potts => self.q - 1,
-            StateModel::BlumeCapel => 1,
+            StateModel::BlumeCapel | StateModel::Ising => 1,
         }
     }
 
@@ -158,7 +179,7 @@ impl States {
     }
 
     /// The order parameter of a lattice of `counts[a]` sites in state `a`: Potts's
-    /// `(q max_a n_a / N - 1) / (q - 1)`, Blume-Capel's magnetisation `sum_i s_i / N`.
+    /// `(q max_a n_a / N - 1) / (q - 1)`, the magnetisation `sum_i s_i / N` of values.
     pub fn order(&self, counts: &[i64]) -> f64 {
         let sites = counts.iter().sum::<i64>() as f64;
         match self.model {
@@ -167,7 +188,7 @@ impl States {
                 let most = counts.iter().copied().max().unwrap_or(0) as f64;
                 (q * most / sites - 1.0) / (q - 1.0)
             }
-            StateModel::BlumeCapel => {
+            StateModel::BlumeCapel | StateModel::Ising => {
                 let sum: i64 = (counts.iter().zip(&self.value))
                     .map(|(n, s)| n * i64::from(*s))
                     .sum();
