@@ -605,7 +605,7 @@ fn vector_plots_show_the_summary_and_are_redrawn_from_the_files() {
 }
 
 /// Discrete states: the Potts model's figures, Blume-Capel's with the density of s = 0, neither
-/// with the helicity modulus; their snapshots draw each state's value in its own hue, and every file is
+/// with the helicity modulus, both with the energy's distribution; their snapshots draw each state's value in its own hue, and every file is
 /// redrawn identically from the run's files.
 #[test]
 fn discrete_state_plots_show_their_estimates_and_states() {
@@ -656,11 +656,23 @@ fn discrete_state_plots_show_their_estimates_and_states() {
             };
             assert!(hues.iter().any(|h| off(h) < 3.0), "{model}: {pixel:?}");
         }
+        // Each temperature's energy distribution: a density over the energies measured.
+        let (histogram, _) = svg_figure(&dir.path().join("plot_energy_histogram.svg"));
+        for c in 0..2 {
+            let points = curve(&histogram, c)["points"].as_array().unwrap();
+            let x = |k: usize| points[k]["x"].as_f64().unwrap();
+            let width = x(1) - x(0);
+            let mass: f64 = points
+                .iter()
+                .map(|p| p["y"].as_f64().unwrap() * width)
+                .sum();
+            assert!((mass - 1.0).abs() < 1e-9, "{model}: {mass}");
+        }
         let plots = assert_redrawn_identically(dir.path());
         assert_eq!(
             plots,
-            keys.len() + 2 + 2,
-            "{model}: figures, time series, snapshots"
+            keys.len() + 1 + 2 + 2,
+            "{model}: figures, the energy histogram, time series, snapshots"
         );
     }
 }

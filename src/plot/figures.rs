@@ -458,6 +458,65 @@ pub fn padded_range(values: &[f64]) -> (f64, f64) {
     (low - pad, high + pad)
 }
 
+/// Bins of a drawn energy distribution at most.
+const HISTOGRAM_BINS: usize = 40;
+
+/// An energy histogram: each energy per site measured, with how often.
+pub type EnergyCounts = Vec<(f64, u64)>;
+
+/// The distribution of the production's energy per site at each temperature (a discrete
+/// model's `energy_histogram_*.csv`): two peaks at a first-order transition.
+pub fn energy_histogram_figure(run: &RunEstimates, histograms: &[EnergyCounts]) -> Figure {
+    let scale = run.run.temperature_scale;
+    let curves = (histograms.iter().zip(&run.betas))
+        .filter_map(|(histogram, &beta)| {
+            Some(Curve {
+                label: format!("{} = {}", scale.name(), scale.value(beta)),
+                style: Style::Line,
+                points: binned_density(histogram)?,
+            })
+        })
+        .collect();
+    Figure {
+        file: "plot_energy_histogram.svg".to_string(),
+        title: format!("{}: the distribution of e = E/N in production", run.name()),
+        x_label: "e".to_string(),
+        panels: vec![Panel {
+            y_label: "P(e)".to_string(),
+            curves,
+        }],
+        production_from: None,
+    }
+}
+
+/// The density of `histogram` in equal bins over its range, as many as it has distinct
+/// energies up to [`HISTOGRAM_BINS`]; `None` for fewer than two.
+fn binned_density(histogram: &[(f64, u64)]) -> Option<Vec<Point>> {
+    let (lo, hi) = (histogram.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), h| {
+        (lo.min(h.0), hi.max(h.0))
+    });
+    let mut distinct: Vec<f64> = histogram.iter().map(|h| h.0).collect();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    if distinct.len() < 2 {
+        return None;
+    }
+    let bins = HISTOGRAM_BINS.min(distinct.len());
+    let width = (hi - lo) / bins as f64;
+    let mut counts = vec![0u64; bins];
+    for &(e, count) in histogram {
+        counts[(((e - lo) / width) as usize).min(bins - 1)] += count;
+    }
+    let total = counts.iter().sum::<u64>() as f64;
+    let centre = |b: usize| lo + (b as f64 + 0.5) * width;
+    let density = counts.iter().enumerate();
+    Some(
+        density
+            .map(|(b, &n)| Point::exact(centre(b), n as f64 / total / width))
+            .collect(),
+    )
+}
+
 /// E/N and |M|/N versus sweep at temperature `t`: the first system (replica 0 of sample 0) and,
 /// drawn over it, the mean over every system of the temperature, at every k-th measurement where
 /// there are more than [`MAX_TRACE_POINTS`].
@@ -514,6 +573,32 @@ fn trace(label: String, sweeps: &[u64], values: &[f64]) -> Curve {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A two-peaked histogram of 100 energies drawn in 40 bins: a density (mass 1) that keeps
+    /// both peaks well above the valley between them; one energy gives no curve.
+    #[test]
+    fn energy_distributions_are_densities_that_keep_the_peaks() {
+        let histogram: Vec<(f64, u64)> = (0..100)
+            .map(|k| {
+                let peak = k < 20 || (60..80).contains(&k);
+                (-2.0 + f64::from(k) * 0.01, if peak { 50 } else { 5 })
+            })
+            .collect();
+        let points = binned_density(&histogram).unwrap();
+        assert_eq!(points.len(), HISTOGRAM_BINS);
+        let width = points[1].x - points[0].x;
+        let mass: f64 = points.iter().map(|p| p.y * width).sum();
+        assert!((mass - 1.0).abs() < 1e-12, "{mass}");
+        let at = |e: f64| {
+            points
+                .iter()
+                .find(|p| (p.x - e).abs() <= width / 2.0)
+                .unwrap()
+                .y
+        };
+        assert!(at(-1.95) > 5.0 * at(-1.6) && at(-1.3) > 5.0 * at(-1.6));
+        assert!(binned_density(&[(0.5, 7)]).is_none());
+    }
     use crate::exact::ExactIsing2d;
     use crate::io::run_dir::RunDescription;
     use crate::metropolis::TemperatureSummary;

@@ -19,8 +19,8 @@ mod svg;
 use std::path::{Path, PathBuf};
 
 pub use figures::{
-    Curve, Figure, Measured, Panel, Point, RunEstimates, Style, annealing_figure,
-    observable_figures, overlay_figures, timeseries_figure,
+    Curve, EnergyCounts, Figure, Measured, Panel, Point, RunEstimates, Style, annealing_figure,
+    energy_histogram_figure, observable_figures, overlay_figures, timeseries_figure,
 };
 pub use read::{read_annealing, read_estimates, read_run};
 pub use snapshot::{KEY_HEIGHT, snapshot_png, states_snapshot_png, vector_snapshot_png};
@@ -99,6 +99,9 @@ pub struct RunRecord {
     /// Per temperature, in run order.
     pub series: Vec<TemperatureSeries>,
     pub lattices: Lattices,
+    /// Per temperature, a discrete model's energy histogram (`energy_histogram_*.csv`); empty
+    /// for other runs.
+    pub histograms: Vec<EnergyCounts>,
 }
 
 /// Per temperature, the final lattice of replica 0 (of sample 0): one system of `size^dims`
@@ -192,7 +195,21 @@ pub fn write_vector_plots(out: &Path, finished: &VectorFinished) -> Result<()> {
             1 => states_snapshot_png(|site| spin(site)[0], dims, size),
             _ => vector_snapshot_png(spin, components, dims, size),
         }
-    })
+    })?;
+    if components > 1 {
+        return Ok(());
+    }
+    let production = run.thermalization_measurements as usize..sweeps.len();
+    let histograms: Vec<EnergyCounts> = (0..run.betas.len())
+        .map(|t| {
+            let measured = production
+                .clone()
+                .flat_map(|m| (0..systems).map(move |k| (m, k)));
+            let energy = |(m, k)| (finished.measurement(m, t, k).energy / sites, 1);
+            measured.map(energy).collect()
+        })
+        .collect();
+    write_figure(out, &energy_histogram_figure(&run, &histograms))
 }
 
 /// `|m|` of a vector magnetisation per site, from its components.
@@ -292,6 +309,12 @@ pub fn redraw(dirs: &[PathBuf], out: Option<&Path>) -> Result<PathBuf> {
         ensure_writable_dir(&out).map_err(|e| Error::Usage(e.to_string()))?;
         let snapshot = |t| record.snapshot(t);
         write_plots(&out, &record.estimates, &record.series, snapshot)?;
+        if !record.histograms.is_empty() {
+            write_figure(
+                &out,
+                &energy_histogram_figure(&record.estimates, &record.histograms),
+            )?;
+        }
         return Ok(out);
     }
     let summaries = dirs

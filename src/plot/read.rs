@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{Lattices, RunEstimates, RunRecord, TemperatureSeries, vector_abs_m};
+use super::{EnergyCounts, Lattices, RunEstimates, RunRecord, TemperatureSeries, vector_abs_m};
 use crate::annealing::{ANNEALING_JSON, AnnealingSummary};
 use crate::engine::SpinBits;
 use crate::error::{Error, Result};
@@ -100,11 +100,38 @@ pub fn read_run(dir: &Path) -> Result<RunRecord> {
         true => read_vector_lattices(&path, &estimates)?,
         false => Lattices::Ising(read_lattices(&path, &estimates)?),
     };
+    let histograms = (estimates.tags().iter())
+        .map(|tag| dir.join(temperature_file("energy_histogram", tag, "csv")))
+        .filter(|path| path.exists())
+        .map(|path| read_histogram(&path))
+        .collect::<Result<Vec<_>>>()?;
     Ok(RunRecord {
         estimates,
         series,
         lattices,
+        histograms,
     })
+}
+
+/// An `energy_histogram_*.csv` (`E,e,count`) as its figure draws it: `(e, count)`.
+fn read_histogram(path: &Path) -> Result<EnergyCounts> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let bad = |line: &str| {
+        Error::Usage(format!(
+            "{}: not an energy histogram (E,e,count): {line:?}",
+            path.display()
+        ))
+    };
+    let row = |line: &str| {
+        let fields: Vec<&str> = line.split(',').collect();
+        match fields[..] {
+            [_, e, count] => Some((e.parse().ok()?, count.parse().ok()?)),
+            _ => None,
+        }
+    };
+    (text.lines().skip(1))
+        .map(|line| row(line).ok_or_else(|| bad(line)))
+        .collect()
 }
 
 /// The CSV of `kind` of one temperature in `dir`: named by its short `tag`, or, in a directory
