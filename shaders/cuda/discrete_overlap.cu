@@ -20,19 +20,16 @@ constexpr unsigned PAIRS = STATES * STATES < MAX_PAIRS ? STATES * STATES : MAX_P
 extern "C" __global__ void discrete_overlap(const int* spins, unsigned long long* counts,
                                             const int* lookups) {
     const unsigned z = blockIdx.z;
-    const unsigned half = REPLICAS / 2u;
-    const unsigned replica = z % REPLICAS;
-    if (replica >= half) {
+    const ReplicaPair replicas = replica_pair(z);
+    if (!replicas.sums) {
         return;
     }
-    const unsigned partner = z + half;
-    const unsigned pair = (z / REPLICAS) * half + replica;
     const unsigned stride = threads_per_system();
     long long sites[MAX_PAIRS] = {};
     long long fourier[6u * MAX_PAIRS] = {};
     for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
         const unsigned a = load_state(spins, z, i);
-        const unsigned b = load_state(spins, partner, i);
+        const unsigned b = load_state(spins, replicas.partner, i);
         if (a == STATES || b == STATES) {
             continue;
         }
@@ -44,7 +41,8 @@ extern "C" __global__ void discrete_overlap(const int* spins, unsigned long long
             fourier[2u * (3u * c + d) + 1u] += lookups[L + x];
         }
     }
-    unsigned long long* out = counts + static_cast<unsigned long long>(pair) * OVERLAP_COUNTERS;
+    unsigned long long* out =
+        counts + static_cast<unsigned long long>(replicas.pair) * OVERLAP_COUNTERS;
     add_sums(out, sites, PAIRS);
     add_sums(out + PAIR_FOURIER, fourier, 6u * PAIRS);
 }

@@ -16,18 +16,15 @@ constexpr unsigned FOURIER = 9u;
 extern "C" __global__ void vector_overlap(const int* spins, unsigned long long* counts,
                                           const int* phases) {
     const unsigned z = blockIdx.z;
-    const unsigned half = REPLICAS / 2u;
-    const unsigned replica = z % REPLICAS;
-    if (replica >= half) {
+    const ReplicaPair replicas = replica_pair(z);
+    if (!replicas.sums) {
         return;
     }
-    const unsigned partner = z + half;
-    const unsigned pair = (z / REPLICAS) * half + replica;
     const unsigned stride = threads_per_system();
     long long sums[SUMS] = {};
     for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
         const Vector s = load_spin(spins, z, i);
-        const Vector t = load_spin(spins, partner, i);
+        const Vector t = load_spin(spins, replicas.partner, i);
         for (unsigned mu = 0u; mu < COMPONENTS; mu++) {
             for (unsigned nu = 0u; nu < COMPONENTS; nu++) {
                 const unsigned k = 3u * mu + nu;
@@ -42,5 +39,7 @@ extern "C" __global__ void vector_overlap(const int* spins, unsigned long long* 
             }
         }
     }
-    add_sums(counts + static_cast<unsigned long long>(pair) * OVERLAP_COUNTERS, sums, SUMS);
+    unsigned long long* out =
+        counts + static_cast<unsigned long long>(replicas.pair) * OVERLAP_COUNTERS;
+    add_sums(out, sums, SUMS);
 }

@@ -1,6 +1,6 @@
-// What the measuring kernels (vector_observables, vector_overlap) share, the twin of
-// vector_sums.wgsl: a site's coordinate and the addition of a thread's exact 64-bit sums to the
-// counters (two's complement: signed sums add as unsigned, exactly in any order).
+// What the measuring kernels (vector_observables, vector_overlap and their discrete twins)
+// share, the twin of vector_sums.wgsl: a site's coordinate, the replica pair of an overlap, and
+// the addition of a thread's exact 64-bit sums to the counters (two's complement: signed sums add as unsigned, exactly in any order).
 
 #include "vector_site.cuh"
 
@@ -17,4 +17,19 @@ __device__ __forceinline__ void add_sums(unsigned long long* out, const long lon
             atomicAdd(out + k, static_cast<unsigned long long>(sums[k]));
         }
     }
+}
+
+// The replica pair that the blocks of system z sum, replicas r and r + REPLICAS/2 of its
+// temperature and sample: `sums` false for the second half's systems (which return), the
+// partner system and the pair's index.
+struct ReplicaPair {
+    bool sums;
+    unsigned partner;
+    unsigned pair;
+};
+
+__device__ __forceinline__ ReplicaPair replica_pair(unsigned z) {
+    const unsigned half = REPLICAS / 2u;
+    const unsigned replica = z % REPLICAS;
+    return ReplicaPair{replica < half, z + half, (z / REPLICAS) * half + replica};
 }

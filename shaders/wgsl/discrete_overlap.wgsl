@@ -19,19 +19,16 @@ const PAIR_FOURIER: u32 = 64u;
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let z = thread.workgroup.z;
-    let half = REPLICAS / 2u;
-    let replica = z % REPLICAS;
-    if replica >= half {
+    let replicas = replica_pair(z);
+    if !replicas.sums {
         return;
     }
-    let partner = z + half;
-    let pair = (z / REPLICAS) * half + replica;
     let stride = threads_per_system(thread);
     var counts: array<u32, 64>;
     var fourier: array<vec2<u32>, 384>;
     for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let a = load_state(z, i);
-        let b = load_state(partner, i);
+        let b = load_state(replicas.partner, i);
         if a == STATES || b == STATES {
             continue;
         }
@@ -44,7 +41,7 @@ fn main(thread: Thread) {
             fourier[f + 1u] = wide_add(fourier[f + 1u], wide_from_i32(phases[L + x]));
         }
     }
-    let out = pair * 2u * count_words();
+    let out = replicas.pair * 2u * count_words();
     for (var c = 0u; c < min(STATES * STATES, MAX_PAIRS); c++) {
         if counts[c] > 0u {
             add_u64(out + 2u * c, counts[c]);

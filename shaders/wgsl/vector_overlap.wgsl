@@ -16,18 +16,15 @@ const FOURIER: u32 = 9u;
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let z = thread.workgroup.z;
-    let half = REPLICAS / 2u;
-    let replica = z % REPLICAS;
-    if replica >= half {
+    let replicas = replica_pair(z);
+    if !replicas.sums {
         return;
     }
-    let partner = z + half;
-    let pair = (z / REPLICAS) * half + replica;
     let stride = threads_per_system(thread);
     var sums: array<vec2<u32>, 63>;
     for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let s = load_spin(z, i);
-        let t = load_spin(partner, i);
+        let t = load_spin(replicas.partner, i);
         for (var mu = 0u; mu < COMPONENTS; mu++) {
             for (var nu = 0u; nu < COMPONENTS; nu++) {
                 let k = 3u * mu + nu;
@@ -42,7 +39,7 @@ fn main(thread: Thread) {
             }
         }
     }
-    let out = pair * 2u * count_words();
+    let out = replicas.pair * 2u * count_words();
     for (var k = 0u; k < SUMS; k++) {
         add_i64(out + 2u * k, sums[k]);
     }

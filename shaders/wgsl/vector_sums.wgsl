@@ -1,5 +1,6 @@
-// What the measuring kernels (vector_observables, vector_overlap) share: a site's coordinate
-// and the addition of a thread's exact 64-bit sums to the counts.
+// What the measuring kernels (vector_observables, vector_overlap and their discrete twins)
+// share: a site's coordinate, the replica pair of an overlap, and the addition of a thread's
+// exact 64-bit sums to the counts.
 
 #import vector_site
 
@@ -21,4 +22,19 @@ fn coordinate(i: u32, d: u32) -> u32 {
         step *= L;
     }
     return (i / step) % L;
+}
+
+// The replica pair that the workgroups of system z sum, replicas r and r + REPLICAS/2 of its
+// temperature and sample: `sums` false for the second half's systems (which return), the
+// partner system and the pair's index.
+struct ReplicaPair {
+    sums: bool,
+    partner: u32,
+    pair: u32,
+}
+
+fn replica_pair(z: u32) -> ReplicaPair {
+    let half = REPLICAS / 2u;
+    let replica = z % REPLICAS;
+    return ReplicaPair(replica < half, z + half, (z / REPLICAS) * half + replica);
 }
