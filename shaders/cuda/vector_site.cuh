@@ -106,9 +106,11 @@ __device__ __forceinline__ Vector local_field(const int* spins, const int* coupl
     return h;
 }
 
-// States::pair: P(a, b) in table units (0 where either is the vacancy, state STATES), from the lookup tables.
+// StateUpdate::energy's P(a, b) in the units a coupling word multiplies: table units for the
+// integer couplings, whole units for the Gaussian words (their 2^-24 steps the table's); 0
+// where either is the vacancy, state STATES.
 __device__ __forceinline__ int state_pair(const int* lookups, unsigned a, unsigned b) {
-    return lookups[2u * L + a * TABLE_STATES + b];
+    return lookups[2u * L + a * TABLE_STATES + b] >> COUPLING_BITS;
 }
 
 // States::site: V(a) in table units.

@@ -120,9 +120,11 @@ fn local_field(b: u32, i: u32) -> vec3<i32> {
     return h;
 }
 
-// States::pair: P(a, b) in table units (0 where either is the vacancy, state STATES).
+// StateUpdate::energy's P(a, b) in the units a coupling word multiplies: table units for the
+// integer couplings, whole units for the Gaussian words (their 2^-24 steps the table's); 0
+// where either is the vacancy, state STATES.
 fn state_pair(a: u32, b: u32) -> i32 {
-    return phases[2u * L + a * table_states() + b];
+    return phases[2u * L + a * table_states() + b] >> COUPLING_BITS;
 }
 
 // States::site: V(a) in table units.

@@ -242,6 +242,7 @@ pub(super) fn bench_config(
             dims,
             size,
             field,
+            disorder: Disorder::Bimodal,
             dilution: 0.0,
         },
         BenchModel::Xy => Model::XY {

@@ -59,13 +59,17 @@ pub enum Model {
         dilution: f64,
     },
     /// Edwards-Anderson spin glass with bimodal couplings `J_ij = +-1` (probability 1/2 each),
-    /// drawn per disorder sample from the seed, in a uniform field `h`. With `dilution`, run by
-    /// the vector engines as two discrete states (the vacancy a third).
+    /// drawn per disorder sample from the seed, in a uniform field `h`; `disorder: Gaussian`
+    /// draws `J_ij` from N(0, 1) instead. With Gaussian couplings or `dilution`, run by the
+    /// vector engines as two discrete states (the vacancy a third): the multispin engine's bits
+    /// hold neither.
     EdwardsAnderson {
         dims: u32,
         size: u32,
         #[serde(default)]
         field: f64,
+        #[serde(default = "bimodal", skip_serializing_if = "is_bimodal")]
+        disorder: Disorder,
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
@@ -142,6 +146,16 @@ fn is_zero(value: &f64) -> bool {
     *value == 0.0
 }
 
+/// The Edwards-Anderson glass's couplings when left out: `+-1`.
+fn bimodal() -> Disorder {
+    Disorder::Bimodal
+}
+
+/// Whether the Edwards-Anderson glass's couplings are the default, `+-1`.
+fn is_bimodal(disorder: &Disorder) -> bool {
+    *disorder == Disorder::Bimodal
+}
+
 impl Disorder {
     /// Whether every `J_ij = +1`; any other disorder is a spin glass.
     pub fn is_ferromagnet(&self) -> bool {
@@ -196,8 +210,8 @@ impl Model {
     pub fn disorder(&self) -> Disorder {
         match self {
             Model::Ising { .. } | Model::BlumeCapel { .. } => Disorder::Ferromagnet,
-            Model::EdwardsAnderson { .. } => Disorder::Bimodal,
-            Model::XY { disorder, .. }
+            Model::EdwardsAnderson { disorder, .. }
+            | Model::XY { disorder, .. }
             | Model::Clock { disorder, .. }
             | Model::Potts { disorder, .. }
             | Model::Heisenberg { disorder, .. } => *disorder,
@@ -249,19 +263,26 @@ impl Model {
         match self {
             Model::Potts { q, .. } => Some(*q),
             Model::BlumeCapel { .. } => Some(3),
-            Model::Ising { .. } | Model::EdwardsAnderson { .. } if self.dilution() != 0.0 => {
+            Model::Ising { .. } | Model::EdwardsAnderson { .. } if self.ising_as_states() => {
                 Some(2)
             }
             _ => None,
         }
     }
 
+    /// Whether an Ising model runs as two discrete states: diluted, or with Gaussian couplings.
+    fn ising_as_states(&self) -> bool {
+        let ising = matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. });
+        ising && (self.dilution() != 0.0 || self.disorder() == Disorder::Gaussian)
+    }
+
     /// Whether the model is run by [`crate::vector`]'s loop on the vector engines (unit
     /// vectors: `XY`, `Clock`, `Heisenberg`; discrete states: `Potts`, `BlumeCapel`, a diluted
-    /// `Ising` or `EdwardsAnderson`) rather than by the Ising engines.
+    /// `Ising` or `EdwardsAnderson`, a Gaussian `EdwardsAnderson`) rather than by the Ising
+    /// engines.
     pub fn is_vector(&self) -> bool {
         let ising = matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. });
-        !ising || self.dilution() != 0.0
+        !ising || self.ising_as_states()
     }
 
     /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D",
@@ -269,7 +290,10 @@ impl Model {
     pub fn name(&self) -> String {
         let spins = match self {
             Model::Ising { .. } => "Ising".to_string(),
-            Model::EdwardsAnderson { .. } => "Edwards-Anderson +-J".to_string(),
+            Model::EdwardsAnderson { disorder, .. } => match disorder {
+                Disorder::Gaussian => "Edwards-Anderson Gaussian".to_string(),
+                _ => "Edwards-Anderson +-J".to_string(),
+            },
             Model::XY { .. } => "XY".to_string(),
             Model::Clock { q, .. } => format!("{q}-state clock"),
             Model::Potts { q, .. } => format!("{q}-state Potts"),

@@ -31,17 +31,18 @@ pub struct StateAverages {
 }
 
 /// The exact averages of `states` on `lattice` at `beta`, with the couplings `J` of the bonds
-/// `site * dims + d` (the engines' order; `None`: the ferromagnet, `J = 1`) and the sites
+/// `site * dims + d` (the engines' order, `+-1` or a Gaussian glass's multiples of `2^-24`;
+/// `None`: the ferromagnet, `J = 1`) and the sites
 /// `empty` empty (the vacancy, without bonds). The energy is per site of the lattice, the
 /// order parameter and the density of zeros per occupied site, as the runs measure them.
 pub fn enumerate_states(
     states: &States,
     lattice: Lattice,
-    (couplings, empty): (Option<&[i8]>, &[u32]),
+    (couplings, empty): (Option<&[f64]>, &[u32]),
     beta: f64,
 ) -> StateAverages {
     let dims = u64::from(lattice.dims);
-    let coupling = |bond: u64| couplings.map_or(1, |j| i64::from(j[bond as usize]));
+    let coupling = |bond: u64| couplings.map_or(1.0, |j| j[bond as usize]);
     let (q, sites) = (u64::from(states.q), lattice.sites());
     let occupied: Vec<u64> = (0..sites)
         .filter(|&i| !empty.contains(&(i as u32)))
@@ -69,7 +70,8 @@ pub fn enumerate_states(
                 }
                 for (d, j) in lattice.forward_neighbours(i).enumerate() {
                     let pair = states.pair(spins[i as usize], spins[j as usize]);
-                    bonds += coupling(i * dims + d as u64) * i64::from(pair);
+                    // Exact: J 2^24 and P 2^-24 are whole numbers.
+                    bonds += (coupling(i * dims + d as u64) * f64::from(pair)) as i64;
                 }
             }
             let m = states.order(&counts);

@@ -20,6 +20,13 @@ pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
     if !field.is_finite() {
         return invalid(format!("field must be finite, got {field}"));
     }
+    if matches!(model, Model::EdwardsAnderson { .. }) && model.disorder().is_ferromagnet() {
+        return invalid(
+            "disorder: the Edwards-Anderson glass's couplings are Bimodal (the default) or \
+             Gaussian; the ferromagnet is Ising"
+                .into(),
+        );
+    }
     Ok(())
 }
 
@@ -167,7 +174,8 @@ mod tests {
     }
 
     /// A dilution outside `[0, 1)` and a vacancies file without a dilution are refused; a
-    /// diluted ferromagnet takes samples.
+    /// diluted ferromagnet takes samples; an Edwards-Anderson glass has no ferromagnetic
+    /// couplings.
     #[test]
     fn dilutions_are_probabilities_and_vacancies_files_need_one() {
         let potts = |dilution: &str, rest: &str| {
@@ -189,6 +197,18 @@ mod tests {
         assert_mentions(&msg, &["no disorder (and no dilution)", "got 4"]);
         let diluted = Config::from_ron_str(&potts(", dilution: 0.1", ", samples: 4")).unwrap();
         diluted.validate().unwrap();
+        let ferromagnetic_glass = potts("", "").replace(
+            "Potts(q: 3, dims: 2, size: 8)",
+            "EdwardsAnderson(dims: 2, size: 8, disorder: Ferromagnet)",
+        );
+        let msg = invalid_message(&ferromagnetic_glass);
+        assert_mentions(
+            &msg,
+            &[
+                "Bimodal (the default) or Gaussian",
+                "the ferromagnet is Ising",
+            ],
+        );
     }
 
     #[test]

@@ -404,6 +404,59 @@ fn diluted_lattices_give_their_exact_energy_and_moments() {
     }
 }
 
+/// The couplings `J` of sample 0 of the glass `systems`, in units of 1.
+fn sample_couplings(systems: &VectorSystems) -> Vec<f64> {
+    use crate::model::vector::SampleBonds;
+    use crate::model::vector::gaussian::coupling_value;
+    match systems.bonds(0) {
+        SampleBonds::PerBond(bonds) => bonds.iter().map(|&j| f64::from(j)).collect(),
+        SampleBonds::Words(words) => words.iter().map(|&j| coupling_value(j)).collect(),
+        SampleBonds::Uniform(_) => panic!("a glass has bonds per sample"),
+    }
+}
+
+/// Glasses of discrete states with Gaussian couplings: the Edwards-Anderson glass (two states)
+/// in a field and the 3-state Potts glass, one sample each on 2^3 sites, against exact
+/// enumeration on its couplings (`e`, `c`, and `q2` of two replicas), by Metropolis and the
+/// heat bath.
+#[test]
+fn gaussian_glasses_of_discrete_states_give_their_exact_energy_and_overlap() {
+    use crate::engine::vector::HEAT_BATH;
+    use crate::exact::enumerate_states;
+    use crate::model::vector::states::States;
+    for (states, width) in [
+        (States::ising(0.3), UNIFORM),
+        (States::potts(3, 0.0), HEAT_BATH),
+    ] {
+        let lattice = Lattice::new(3, 2);
+        let beta = 0.8;
+        let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 43)
+            .with_states(states.clone())
+            .with_disorder(Disorder::Gaussian, 1);
+        let bonds = sample_couplings(&systems);
+        assert!(bonds.iter().any(|j| j.fract() != 0.0), "{bonds:?}");
+        let exact = enumerate_states(&states, lattice, (Some(&bonds), &[]), beta);
+        let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+        let what = format!("Gaussian {:?}", states.model);
+        assert_near(
+            &format!("{what}: e"),
+            estimates.e,
+            exact.e,
+            (4.0, 0.0),
+            0.05,
+        );
+        assert_near(&format!("{what}: c"), estimates.c, exact.c, (4.0, 0.0), 0.1);
+        let overlaps = glass_overlaps(&systems, (200, 6000));
+        assert_near(
+            &format!("{what}: q2"),
+            overlaps.q2,
+            exact.q2,
+            (4.0, 0.0),
+            0.05,
+        );
+    }
+}
+
 /// The diluted Ising model and Edwards-Anderson glass, as two discrete states: the Ising
 /// states' energy on a full 4^2 lattice against Kaufman; a 4^2 Ising lattice with three empty
 /// sites in a field, and a 2^3 +-J sample with two, against exact enumeration (the glass's `q2`
@@ -413,7 +466,6 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
     use crate::exact::{enumerate_states, kaufman};
     use crate::model::vacancies::Vacancies;
     use crate::model::vector::states::States;
-    use crate::model::vector::{SampleBonds, VectorCouplings};
     let full = enumerate_states(&States::ising(0.0), Lattice::new(2, 4), (None, &[]), 0.4);
     let exact = kaufman(4, 0.4);
     assert!((full.e - exact.e).abs() < 1e-12 && (full.c - exact.c).abs() < 1e-11);
@@ -446,11 +498,8 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
         .with_states(States::ising(0.0))
         .with_disorder(Disorder::Bimodal, 1)
         .with_vacancies(Vacancies::of_samples(vec![empty.clone()]));
-    let SampleBonds::PerBond(bonds) = glass.bonds(0) else {
-        panic!("a glass has bonds per sample");
-    };
-    assert!(matches!(glass.couplings, VectorCouplings::Bonds(_)));
-    let exact = enumerate_states(&States::ising(0.0), lattice, (Some(bonds), &empty), 1.2);
+    let bonds = sample_couplings(&glass);
+    let exact = enumerate_states(&States::ising(0.0), lattice, (Some(&bonds), &empty), 1.2);
     let estimates = simulate(&glass, METROPOLIS, UNIFORM, (200, 6000));
     assert_near("diluted glass: e", estimates.e, exact.e, (4.0, 0.0), 0.05);
     let overlaps = glass_overlaps(&glass, (200, 6000));
@@ -464,19 +513,15 @@ fn a_potts_glass_sample_gives_its_exact_energy_and_moments() {
     use crate::engine::vector::HEAT_BATH;
     use crate::exact::enumerate_states;
     use crate::model::vector::states::States;
-    use crate::model::vector::{SampleBonds, VectorCouplings};
     for (dims, width) in [(2, UNIFORM), (3, HEAT_BATH)] {
         let lattice = Lattice::new(dims, 2);
         let beta = 1.3;
         let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 23)
             .with_states(States::potts(3, 0.0))
             .with_disorder(Disorder::Bimodal, 1);
-        let SampleBonds::PerBond(bonds) = systems.bonds(0) else {
-            panic!("a glass has bonds per sample");
-        };
-        assert!(matches!(systems.couplings, VectorCouplings::Bonds(_)));
-        assert!(bonds.contains(&-1) && bonds.contains(&1), "{bonds:?}");
-        let exact = enumerate_states(&States::potts(3, 0.0), lattice, (Some(bonds), &[]), beta);
+        let bonds = sample_couplings(&systems);
+        assert!(bonds.contains(&-1.0) && bonds.contains(&1.0), "{bonds:?}");
+        let exact = enumerate_states(&States::potts(3, 0.0), lattice, (Some(&bonds), &[]), beta);
         let estimates = simulate(&systems, METROPOLIS, width, (200, 8000));
         let what = format!("{dims}D, width {width}");
         assert_near(

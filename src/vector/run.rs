@@ -521,4 +521,33 @@ mod tests {
             assert!(dir.path().join(file).exists(), "{file}");
         }
     }
+
+    /// The Gaussian Edwards-Anderson glass runs as two discrete states: its couplings written as
+    /// float64 and read back by a second run, which goes the same way.
+    #[test]
+    fn a_gaussian_edwards_anderson_run_writes_couplings_it_reads_back() {
+        let text = |couplings: &str| {
+            format!(
+                "(model: EdwardsAnderson(dims: 3, size: 4, disorder: Gaussian),
+                  temperatures: Betas([0.5, 1.0]), replicas: 2, samples: 2,
+                  sweeps: (thermalize: 10, measure: 20, every: 2), seed: 13, backend: Cpu,
+                  {couplings})"
+            )
+        };
+        let (drawn, summary) = run_vector_config(&text(""));
+        assert!(
+            summary
+                .run
+                .model
+                .starts_with("Edwards-Anderson Gaussian 3D")
+        );
+        assert_eq!(summary.spin_glass.len(), 2);
+        let read = |dir: &tempfile::TempDir, name: &str| std::fs::read(dir.path().join(name));
+        let couplings = read(&drawn, "couplings.npy").unwrap();
+        assert!(String::from_utf8_lossy(&couplings[..128]).contains("'descr': '<f8'"));
+        let path = drawn.path().join("couplings.npy").display().to_string();
+        let (again, _) = run_vector_config(&text(&format!("couplings: File({path:?})")));
+        let series = "timeseries_t00_beta0.5000.csv";
+        assert_eq!(read(&drawn, series).unwrap(), read(&again, series).unwrap());
+    }
 }

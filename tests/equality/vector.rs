@@ -645,8 +645,8 @@ fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
 /// Discrete states: the 3-state Potts model in a field by Metropolis, the 5-state Potts glass in
 /// 3D with three hits by the heat bath (its replica pairs' overlaps), Blume-Capel by both (every state's value and the
 /// crystal field in the sums), each also diluted (a slice of the samples of the diluted Potts
-/// model), and the diluted Edwards-Anderson glass in a field (two states, replica pairs), on two
-/// block sizes; and the Potts model swept in pieces.
+/// model), the diluted Edwards-Anderson glass in a field (two states, replica pairs) and a
+/// diluted Gaussian 4-state Potts glass, on two block sizes; and the Potts model swept in pieces.
 fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let potts = Case {
         components: 1,
@@ -693,6 +693,11 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         states: Some(DiscreteCase::Ising),
         ..diluted_glass
     };
+    let gaussian_potts_glass = Case {
+        disorder: Disorder::Gaussian,
+        states: Some(DiscreteCase::Potts(4)),
+        ..diluted_edwards_anderson
+    };
     let cases = [
         potts,
         potts_glass,
@@ -702,6 +707,7 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         diluted_glass,
         diluted_blume_capel,
         diluted_edwards_anderson,
+        gaussian_potts_glass,
     ];
     for case in cases {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);

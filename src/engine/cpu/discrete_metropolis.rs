@@ -26,6 +26,9 @@ pub struct StateUpdate<'a> {
     pub lattice: Lattice,
     pub states: &'a States,
     pub bonds: SampleBonds<'a>,
+    /// The fraction bits of a coupling word (Gaussian: 24, the tables' own), which the pair
+    /// energies shed so that a word times one is in table units.
+    pub coupling_bits: u32,
 }
 
 /// The couplings and states of a site's neighbours.
@@ -41,7 +44,13 @@ impl<'a> StateUpdate<'a> {
             lattice: systems.lattice,
             states: (systems.states.as_ref()).expect("discrete updates of discrete states"),
             bonds: systems.bonds(sample),
+            coupling_bits: systems.coupling_scale().fraction_bits,
         }
+    }
+
+    /// The energy `-J P(a, b)` of a bond of coupling word `j`, in table units (negated).
+    pub fn bond(&self, j: i32, a: u32, b: u32) -> i32 {
+        j * (self.states.pair(a, b) >> self.coupling_bits)
     }
 
     /// The couplings `J_ij` to the neighbours `j` of site `i` and their states, in the
@@ -63,7 +72,7 @@ impl<'a> StateUpdate<'a> {
     /// table units.
     pub fn energy(&self, around: &Surroundings, a: u32) -> i32 {
         let bonds = &around.neighbours[..around.count];
-        let pairs: i32 = bonds.iter().map(|&(j, s)| j * self.states.pair(a, s)).sum();
+        let pairs: i32 = bonds.iter().map(|&(j, s)| self.bond(j, a, s)).sum();
         self.states.site[a as usize] - pairs
     }
 

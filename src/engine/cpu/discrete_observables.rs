@@ -28,9 +28,8 @@ pub fn observe_states(
         o.magnetisation[0] += value;
         let coords = lattice.coords(i);
         for (d, j) in lattice.forward_neighbours(i).enumerate() {
-            let coupling = i64::from(update.bonds.coupling(i * dims + d as u64));
-            let pair = update.states.pair(a, spins[j as usize] as u32);
-            o.bonds[d] += coupling * i64::from(pair);
+            let coupling = update.bonds.coupling(i * dims + d as u64);
+            o.bonds[d] += i64::from(update.bond(coupling, a, spins[j as usize] as u32));
             let x = coords[d] as usize;
             let (cos, sin) = (i64::from(phases.cos[x]), i64::from(phases.sin[x]));
             o.fourier[d][0][0] += value * cos;

@@ -146,9 +146,17 @@ fn validate_clock(q: u32, updates: &VectorUpdates) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// The largest `|D| + |h|` of a discrete model: [`MAX_SITE_ENERGY`], less with Gaussian
+/// couplings, whose `2 z |J|` of a site's bonds would otherwise take an update's energy change
+/// past the tables' `2^7` (`2 z 8 + 2 (|D| + |h|) < 128`).
+fn site_energy_bound(model: &Model) -> f64 {
+    let bonds = 2.0 * model.dims() as f64 * CouplingScale::of(model.disorder()).max_coupling();
+    MAX_SITE_ENERGY.min((127.0 - 2.0 * bonds) / 2.0).floor()
+}
+
 /// A discrete model (Potts, Blume-Capel) of `q` states: `q` within the counts of the
-/// measurements, site energies whose changes the tables take, the bimodal glass at most (with
-/// replica pairs for up to [`MAX_OVERLAP_STATES`] states), and the updates among its states
+/// measurements, site energies whose changes the tables take, replica pairs of a glass for up
+/// to [`MAX_OVERLAP_STATES`] states, and the updates among its states
 /// only: Metropolis over the other states or the heat bath, on the plain checkerboard.
 fn validate_states(config: &Config, q: u32) -> Result<(), ConfigError> {
     let model = &config.model;
@@ -163,16 +171,11 @@ fn validate_states(config: &Config, q: u32) -> Result<(), ConfigError> {
         _ => 0.0,
     };
     let site = crystal_field.abs() + model.field().abs();
-    if site.is_nan() || site > MAX_SITE_ENERGY {
+    let most = site_energy_bound(model);
+    if site.is_nan() || site > most {
         return invalid(format!(
-            "field: {name} takes |crystal_field| + |field| up to {MAX_SITE_ENERGY}, which keeps \
-             an update's energy change within the 32-bit acceptance tables, got {site}"
-        ));
-    }
-    if model.disorder() == Disorder::Gaussian {
-        return invalid(format!(
-            "disorder: {name} takes J = 1 (Ferromagnet) or +-1 (Bimodal); Gaussian couplings \
-             are the vector spins'"
+            "field: {name} takes |crystal_field| + |field| up to {most}, which keeps an \
+             update's energy change within the 32-bit acceptance tables, got {site}"
         ));
     }
     if model.disorder() != Disorder::Ferromagnet && config.replicas > 1 && q > MAX_OVERLAP_STATES {
@@ -400,8 +403,8 @@ mod tests {
             ),
             (
                 ISING,
-                "model: Potts(q: 3, dims: 2, size: 8, disorder: Gaussian), samples: 2,",
-                &["disorder", "3-state Potts", "Gaussian"],
+                "model: Potts(q: 3, dims: 3, size: 8, field: 16.0, disorder: Gaussian), samples: 2,",
+                &["3-state Potts Gaussian spin glass 3D", "up to 15", "got 16"],
             ),
             (
                 "model: Ising(dims: 2, size: 32, field: 0.0),\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 4,",

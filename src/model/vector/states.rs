@@ -17,7 +17,10 @@
 //! An empty site of a diluted lattice ([`crate::model::vacancies`]) holds the state `q`, the
 //! vacancy: the updates leave it as it is, its bonds have `P = 0` and it is in no count.
 
-use super::fixed::TABLE_FRACTION_BITS;
+use super::fixed::{GAUSSIAN_FRACTION_BITS, TABLE_FRACTION_BITS};
+
+// A Gaussian coupling word times a whole `P(a, b)` is in table units.
+const _: () = assert!(GAUSSIAN_FRACTION_BITS == TABLE_FRACTION_BITS);
 use crate::config::Model;
 
 /// `|D| + |h|` at most: an update's energy change, `2 z` bonds of `|P| <= 1` and two sites,
