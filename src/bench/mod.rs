@@ -100,7 +100,7 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
         BenchBackend::Wgpu => vec![Backend::Wgpu],
         BenchBackend::Cuda => vec![Backend::Cuda],
     };
-    if options.model.is_vector() {
+    if options.runs_vector_engine() {
         return bench_vectors(options, &backends);
     }
     if options.annealing && !options.json {

@@ -179,6 +179,26 @@ pub struct BenchOptions {
     /// `--model potts|blume-capel`: the heat bath instead of Metropolis.
     #[arg(long)]
     pub heat_bath: bool,
+    /// `--model ea|potts`: Gaussian couplings, one sample (the Edwards-Anderson glass then runs
+    /// on the vector engine as two discrete states, as its runs do).
+    #[arg(long)]
+    pub gaussian: bool,
+}
+
+impl BenchOptions {
+    /// Whether the rows are the vector engine's: vector spins, discrete states, and the
+    /// Gaussian Edwards-Anderson glass.
+    pub fn runs_vector_engine(&self) -> bool {
+        self.model.is_vector() || (self.gaussian && self.model == BenchModel::Ea)
+    }
+
+    /// The couplings of the glass models.
+    fn glass_disorder(&self) -> Disorder {
+        match self.gaussian {
+            true => Disorder::Gaussian,
+            false => Disorder::Bimodal,
+        }
+    }
 }
 
 /// Cluster updates selectable on the command line.
@@ -242,7 +262,7 @@ pub(super) fn bench_config(
             dims,
             size,
             field,
-            disorder: Disorder::Bimodal,
+            disorder: options.glass_disorder(),
             dilution: 0.0,
         },
         BenchModel::Xy => Model::XY {
@@ -262,7 +282,10 @@ pub(super) fn bench_config(
             dims,
             size,
             field,
-            disorder: Disorder::Ferromagnet,
+            disorder: match options.gaussian {
+                true => Disorder::Gaussian,
+                false => Disorder::Ferromagnet,
+            },
             dilution: 0.0,
         },
         BenchModel::BlumeCapel => Model::BlumeCapel {

@@ -18,7 +18,7 @@ use crate::engine::proposals_of;
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::error::{Error, Result};
 use crate::model::vector::tiles::Tiles;
-use crate::model::vector::vector_systems;
+use crate::model::vector::{VectorCouplings, VectorSystems, vector_systems};
 use crate::vector::ConeTuning;
 
 /// One row of the vector benchmark.
@@ -108,6 +108,15 @@ pub fn bytes_per_sweep(n: u32, tiles: Option<Tiles>) -> f64 {
     match tiles {
         None => 3.0 * spin,
         Some(tiles) => spin * (tiles.padded_sites() as f64 / tiles.sites() as f64 + 1.0),
+    }
+}
+
+/// Bytes of a glass's couplings a sweep reads per site at the least: each of its sample's `D`
+/// bonds (4 bytes) once for all the sample's systems; none for the ferromagnet's one `J`.
+fn coupling_bytes(systems: &VectorSystems) -> f64 {
+    match systems.couplings {
+        VectorCouplings::Uniform(_) => 0.0,
+        _ => f64::from(4 * systems.lattice.dims) / f64::from(systems.systems() / systems.samples),
     }
 }
 
@@ -210,7 +219,8 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let site_sweeps =
         f64::from(sweeps) * (systems.lattice.sites() * u64::from(systems.systems())) as f64;
     let hits = f64::from(updates.hits);
-    let bytes_per_sweep = bytes_per_sweep(systems.components, updates.tiles(&systems));
+    let bytes_per_sweep =
+        bytes_per_sweep(systems.components, updates.tiles(&systems)) + coupling_bytes(&systems);
     Ok(VectorBenchResult {
         backend: info.backend,
         adapter: info.adapter,
