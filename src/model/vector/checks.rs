@@ -453,14 +453,21 @@ mod tests {
         Config::from_ron_str(example).unwrap().validate().unwrap();
     }
 
+    /// The Ising ferromagnet has no disorder to choose; the Gaussian Edwards-Anderson glass runs
+    /// as two discrete states.
     #[test]
-    fn the_ising_models_take_no_gaussian_disorder() {
+    fn a_gaussian_ising_glass_runs_as_discrete_states() {
+        let text = sample_with(ISING, "model: Ising(dims: 3, size: 8, disorder: Gaussian),");
+        let (_, _, msg) = parse_error(&text);
+        assert!(msg.contains("disorder"), "{msg}");
         let text = sample_with(
             ISING,
             "model: EdwardsAnderson(dims: 3, size: 8, disorder: Gaussian), samples: 2,",
         );
-        let (_, _, msg) = parse_error(&text);
-        assert!(msg.contains("disorder"), "{msg}");
+        let glass = Config::from_ron_str(&text).unwrap();
+        glass.validate().unwrap();
+        assert!(glass.model.is_vector());
+        assert_eq!(glass.model.discrete_states(), Some(2));
     }
 
     #[test]
