@@ -104,7 +104,8 @@ pub enum Model {
     /// The `q`-state Potts model, `H = -sum_<ij> J_ij delta(s_i, s_j) - h sum_i delta(s_i, 0)`,
     /// states `0 .. q` (`q` from 2 to [`MAX_POTTS_STATES`]; `q = 2` is the Ising model at half
     /// the coupling); `disorder: Bimodal` gives the +-J Potts glass (the bonds of
-    /// `EdwardsAnderson` for the same seed). Run by the vector engines with one state a word.
+    /// `EdwardsAnderson` for the same seed), `disorder: Gaussian` the one with `J_ij` from
+    /// N(0, 1). Run by the vector engines with one state a word.
     Potts {
         q: u32,
         dims: u32,

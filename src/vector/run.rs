@@ -458,6 +458,8 @@ mod tests {
         };
         let (drawn, summary) = run_vector_config(&text(""));
         assert!(summary.runs[0].zeros.is_some());
+        let source = summary.origin.vacancies.as_deref();
+        assert_eq!(source, Some("drawn from the seed, dilution 0.3"));
         let read = |dir: &tempfile::TempDir, name: &str| std::fs::read(dir.path().join(name));
         let marks = read(&drawn, "vacancies.npy").unwrap();
         let header_len = 10 + usize::from(u16::from_le_bytes([marks[8], marks[9]]));

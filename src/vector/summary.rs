@@ -127,7 +127,7 @@ pub(super) fn summarize(
         norm_deviation: record.norm_deviation,
         tempering: None,
         warnings: Vec::new(),
-        origin: RunOrigin::new(systems.disorder, instance),
+        origin: RunOrigin::new(systems.disorder, instance).with_vacancies_of(config),
     }
 }
 
