@@ -404,6 +404,38 @@ fn diluted_lattices_give_their_exact_energy_and_moments() {
     }
 }
 
+/// Blume-Capel at `D -> -infinity` is the Ising model (`e` shifted by `D`): at `D = -30` and
+/// `beta = 0.6`, where a spin at 0 costs `e^-18`, the row transfer matrix's `e` and `c` on 4^2
+/// equal Kaufman's, and Metropolis's `e`, `m2` and density of zeros the Ising model's.
+#[test]
+fn blume_capel_far_below_the_tricritical_point_is_the_ising_model() {
+    use crate::exact::{DiscreteSpins, energy_and_heat, enumerate, kaufman};
+    use crate::model::vector::states::States;
+    let (d, beta) = (-30.0, 0.6);
+    let states = States::blume_capel(d, 0.0);
+    let (e, c) = energy_and_heat(&DiscreteSpins::of_states(&states), (4, 4), beta);
+    let exact = kaufman(4, beta);
+    assert!(
+        (e - d - exact.e).abs() < 1e-6,
+        "e: {} against {}",
+        e - d,
+        exact.e
+    );
+    assert!((c - exact.c).abs() < 1e-5, "c: {c} against {}", exact.c);
+    let lattice = Lattice::new(2, 4);
+    let ising = enumerate(lattice, &[1; 32], 0.0, beta);
+    let systems =
+        VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 47).with_states(states);
+    let estimates = simulate(&systems, METROPOLIS, UNIFORM, (200, 6000));
+    let shifted = Estimate {
+        mean: estimates.e.mean - d,
+        ..estimates.e
+    };
+    assert_near("e - D", shifted, exact.e, (4.0, 0.0), 0.02);
+    assert_near("m2", estimates.m2, ising.m2, (4.0, 0.0), 0.03);
+    assert_eq!(estimates.zeros.map(|z| z.mean), Some(0.0));
+}
+
 /// The couplings `J` of sample 0 of the glass `systems`, in units of 1.
 fn sample_couplings(systems: &VectorSystems) -> Vec<f64> {
     use crate::model::vector::SampleBonds;
