@@ -355,6 +355,26 @@ fn heisenberg_glass_on_two_and_three_ranks_writes_the_files_of_one() {
     ranks_write_the_files_of_one(HEISENBERG_GLASS, &[2, 3]);
 }
 
+/// Five samples of the diluted Gaussian Edwards-Anderson glass (two discrete states, split by
+/// sample: each rank holds its samples' couplings and empty sites), overlaps, parallel
+/// tempering.
+const DILUTED_GAUSSIAN_GLASS: &str = r#"(
+    model: EdwardsAnderson(dims: 2, size: 4, disorder: Gaussian, dilution: 0.2),
+    temperatures: Betas([0.5, 1.0, 2.0]),
+    replicas: 2,
+    samples: 5,
+    algorithm: Tempering(every: 1),
+    sweeps: (thermalize: 20, measure: 40, every: 2),
+    seed: 23,
+    backend: Cpu,
+    plots: false,
+)"#;
+
+#[test]
+fn diluted_gaussian_glass_on_two_ranks_writes_the_files_of_one() {
+    ranks_write_the_files_of_one(DILUTED_GAUSSIAN_GLASS, &[2]);
+}
+
 /// The vector spins' GPU engine (lavapipe in CI): the +-J glass on the double checkerboard.
 #[test]
 fn gpu_vector_ranks_write_the_files_of_one() {
