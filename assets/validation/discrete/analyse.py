@@ -4,7 +4,9 @@ Potts model's U4 and xi/L crossings of consecutive L against beta_c = ln(1 + sqr
 beta_c extrapolated in L^-0.8 against u_c = -(1 + 1/sqrt 3); the 10-state Potts model's energy
 histogram at beta_c (from the time series), its two peaks against Baxter's latent heat 0.696;
 the Blume-Capel model's U4 and xi/L crossings at D = 1 against T_c = 1.3986 (Beale 1986) and
-at D_t = 1.966 against the tricritical T_t = 0.6080 (Kwak et al. 2015).
+at D_t = 1.966 against the tricritical T_t = 0.6080 (Kwak et al. 2015); the 3D Gaussian
+Edwards-Anderson glass's xi_L/L crossings against T_c = 0.951 (Katzgraber, Koerner and Young
+2006).
 Usage: analyse.py OUT_DIR."""
 
 import math
@@ -20,18 +22,19 @@ U_C10 = -(1 + 1 / math.sqrt(10))
 LATENT_HEAT10 = 0.696
 T_C_BC = 1.3986
 T_TRICRITICAL = 0.6080
+T_C_GAUSS3D = 0.951
 
 
-def curve(summary, name, scale=lambda beta: beta):
-    return [(scale(r["beta"]), r[name]["mean"], r[name]["err"]) for r in summary["runs"]]
+def curve(summary, name, scale=lambda beta: beta, entries="runs"):
+    return [(scale(r["beta"]), r[name]["mean"], r[name]["err"]) for r in summary[entries]]
 
 
-def crossings(out, prefix, reference, scale, label, name):
+def crossings(out, prefix, reference, scale, label, name, entries="runs"):
     runs = summaries(out, prefix)
     print(f"{prefix}: {name} crossings of consecutive L ({label}_c = {reference:.5f})")
     for (l1, s1), (l2, s2) in zip(runs, runs[1:]):
-        first = sorted(curve(s1, name, scale))
-        second = sorted(curve(s2, name, scale))
+        first = sorted(curve(s1, name, scale, entries))
+        second = sorted(curve(s2, name, scale, entries))
         found = local_crossing(first, second)
         if found is None:
             print(f"  L = {l1:4} / {l2:4}: no crossing in the range")
@@ -95,3 +98,5 @@ if __name__ == "__main__":
         crossings(out, "bc", T_C_BC, lambda beta: 1 / beta, "T", name)
     for name in ["u4", "xi_over_l"]:
         crossings(out, "bctri", T_TRICRITICAL, lambda beta: 1 / beta, "T", name)
+    for name in ["g", "xi_over_l"]:
+        crossings(out, "gauss3d", T_C_GAUSS3D, lambda beta: 1 / beta, "T", name, "spin_glass")

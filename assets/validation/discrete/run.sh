@@ -11,10 +11,14 @@
 #            consecutive L against T_c = 1.3986 (Beale, Phys. Rev. B 33, 1717 (1986));
 #   bctri:   the Blume-Capel model at the tricritical crystal field D_t = 1.9660, with parallel
 #            tempering over T = 0.57-0.65: U4 and xi/L crossings against T_t = 0.6080 (Kwak,
-#            Jeong, Lee and Kim, Phys. Rev. E 92, 022134 (2015)).
+#            Jeong, Lee and Kim, Phys. Rev. E 92, 022134 (2015));
+#   gauss3d: the 3D Edwards-Anderson glass with Gaussian couplings (two discrete states), SAMPLES
+#            samples of two replicas, parallel tempering over T = 0.80-1.45: xi_L/L crossings of
+#            consecutive L against T_c = 0.951(9) (Katzgraber, Koerner and Young, Phys. Rev. B
+#            73, 224432 (2006)); SWEEPS_GAUSS sweeps after as many, measured every 10.
 # Then `python3 assets/validation/discrete/analyse.py $OUT_DIR` prints the tables.
-# SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SIZES_BCTRI, SWEEPS (measured sweeps; thermalisation a fifth of
-# them), REPLICAS, PARTS, BACKEND override.
+# SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SIZES_BCTRI, SIZES_GAUSS, SWEEPS (measured sweeps;
+# thermalisation a fifth of them), SWEEPS_GAUSS, REPLICAS, SAMPLES, PARTS, BACKEND override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
@@ -62,5 +66,18 @@ bctri)
     run "bctri_L$L" "BlumeCapel(dims: 2, size: $L, crystal_field: 1.966)" \
       "Temperatures([0.57, 0.585, 0.595, 0.60, 0.605, 0.61, 0.615, 0.62, 0.635, 0.65])" "()" \
       "Tempering(every: 5)"
+  done ;;
+gauss3d)
+  for L in ${SIZES_GAUSS-4 6 8}; do
+    run_config "gauss3d_L$L" <<RON
+(
+    model: EdwardsAnderson(dims: 3, size: $L, disorder: Gaussian),
+    temperatures: Temperatures([0.80, 0.85, 0.89, 0.92, 0.95, 0.98, 1.01, 1.05, 1.10, 1.17, 1.26, 1.45]),
+    replicas: 2,
+    samples: ${SAMPLES:-256},
+    algorithm: Tempering(every: 10),
+    sweeps: (thermalize: ${SWEEPS_GAUSS:-20000}, measure: ${SWEEPS_GAUSS:-20000}, every: 10),
+    seed: 2006,
+RON
   done ;;
 esac; done
