@@ -1136,7 +1136,7 @@ fn a_resumed_tempered_xy_glass_equals_the_uninterrupted_run() {
 }
 
 /// Discrete states: halted at 64 and 96 sweeps, inside the ladder's tuning; the Blume-Capel
-/// model by Metropolis halted the same way.
+/// model by Metropolis and the diluted Potts glass with replica pairs halted the same way.
 #[test]
 fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
     resumed_vector_equals_uninterrupted(POTTS_GLASS_TEMPERING, 50, (64, 96));
@@ -1148,6 +1148,11 @@ fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
         .replace("replicas: 1,\n    samples: 2,", "replicas: 2,")
         .replace("(proposal: HeatBath)", "()");
     resumed_vector_equals_uninterrupted(&blume_capel, 50, (64, 96));
+    // Diluted, with replica pairs: the empty sites and the overlaps resume too.
+    let diluted_glass = POTTS_GLASS_TEMPERING
+        .replace("disorder: Bimodal)", "disorder: Bimodal, dilution: 0.25)")
+        .replace("replicas: 1,", "replicas: 2,");
+    resumed_vector_equals_uninterrupted(&diluted_glass, 50, (64, 96));
 }
 
 /// The tempered XY glass on wgpu writes the CPU's estimates, diagnostics and files.
