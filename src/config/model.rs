@@ -282,8 +282,10 @@ impl Model {
     /// `Ising` or `EdwardsAnderson`, a Gaussian `EdwardsAnderson`) rather than by the Ising
     /// engines.
     pub fn is_vector(&self) -> bool {
-        let ising = matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. });
-        !ising || self.ising_as_states()
+        match self {
+            Model::Ising { .. } | Model::EdwardsAnderson { .. } => self.ising_as_states(),
+            _ => true,
+        }
     }
 
     /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D",

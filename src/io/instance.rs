@@ -405,7 +405,7 @@ mod tests {
         };
         let drawn = vector_systems(&drawing, None);
         let drawn_vacancies = drawn.vacancies.clone().unwrap();
-        let marks = drawn_vacancies.marks(&drawn.lattice);
+        let marks: Vec<u8> = drawn_vacancies.marks(&drawn.lattice).collect();
         write_npy_u8(&path, &[3, 4, 4], marks.iter().copied()).unwrap();
         let (read, named) = read_vacancies(&config).unwrap().unwrap();
         assert_eq!(read, drawn_vacancies);

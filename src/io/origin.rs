@@ -1,5 +1,6 @@
 //! What a run's summary records last, of where its results came from: the source of a
-//! spin glass's couplings and of a diluted model's empty sites, and the provenance of the invocation that finished the run.
+//! spin glass's couplings and of a diluted model's empty sites, and the provenance of the
+//! invocation that finished the run.
 
 use serde::{Deserialize, Serialize};
 

@@ -269,8 +269,7 @@ pub fn write_couplings_npy(path: &Path, systems: &IsingSystems) -> Result<()> {
 /// The shape of `couplings.npy` for `samples` samples of `lattice`:
 /// `(samples, [L,] L, L, dims)`.
 pub fn couplings_shape(lattice: &Lattice, samples: u32) -> Vec<usize> {
-    let mut shape = vec![samples as usize];
-    shape.extend(vec![lattice.size as usize; lattice.dims as usize]);
+    let mut shape = vacancies_shape(lattice, samples);
     shape.push(lattice.dims as usize);
     shape
 }

@@ -133,8 +133,8 @@ fn validate_dilution(config: &Config) -> Result<(), ConfigError> {
     if !config.vacancies.is_drawn() && p == 0.0 {
         return invalid(format!(
             "vacancies: File(..) gives a diluted model's empty sites, but the {} has no \
-             dilution: give Potts or BlumeCapel a dilution (the fraction the file was drawn \
-             with), or leave vacancies out",
+             dilution: give the model a dilution (the fraction the file was drawn with), or \
+             leave vacancies out",
             model.name()
         ));
     }

@@ -95,21 +95,14 @@ impl Vacancies {
         &self.samples[s as usize]
     }
 
-    /// Whether site `i` of sample `s` is empty.
-    pub fn is_empty(&self, s: u32, i: u64) -> bool {
-        u32::try_from(i).is_ok_and(|i| self.sample(s).binary_search(&i).is_ok())
-    }
-
-    /// Every sample's sites as `vacancies.npy` holds them: 1 where empty, 0 where occupied.
-    pub fn marks(&self, lattice: &Lattice) -> Vec<u8> {
-        let sites = lattice.sites() as usize;
-        let mut marks = vec![0; self.samples.len() * sites];
-        for (s, empty) in self.samples.iter().enumerate() {
-            for &i in empty {
-                marks[s * sites + i as usize] = 1;
-            }
-        }
-        marks
+    /// Every sample's sites as `vacancies.npy` holds them, sample after sample: 1 where empty, 0
+    /// where occupied (streamed: a sample's marks are as many bytes as it has sites).
+    pub fn marks<'a>(&'a self, lattice: &Lattice) -> impl Iterator<Item = u8> + 'a {
+        let sites = lattice.sites();
+        self.samples.iter().flat_map(move |empty| {
+            let mut next = empty.iter().copied().peekable();
+            (0..sites).map(move |i| u8::from(next.next_if_eq(&(i as u32)).is_some()))
+        })
     }
 }
 
@@ -133,10 +126,10 @@ mod tests {
         }
         assert_ne!(vacancies.sample(0), vacancies.sample(1));
         assert_eq!(vacancies.sample_slice(1, 2).sample(0), vacancies.sample(1));
-        let first = u64::from(vacancies.sample(2)[0]);
-        assert!(vacancies.is_empty(2, first) && !vacancies.is_empty(2, first + n as u64));
 
-        let marks = vacancies.marks(&lattice);
+        let marks: Vec<u8> = vacancies.marks(&lattice).collect();
+        let first = vacancies.sample(2)[0] as usize;
+        assert_eq!(marks[2 * 4096 + first], 1);
         let read = Vacancies::from_marks(marks.iter().copied(), &lattice, 3, "v.npy").unwrap();
         assert_eq!(read, vacancies);
         let mut bad = marks;

@@ -492,12 +492,10 @@ pub fn energy_histogram_figure(run: &RunEstimates, histograms: &[EnergyCounts]) 
 /// The density of `histogram` in equal bins over its range, as many as it has distinct
 /// energies up to [`HISTOGRAM_BINS`]; `None` for fewer than two.
 fn binned_density(histogram: &[(f64, u64)]) -> Option<Vec<Point>> {
-    let (lo, hi) = (histogram.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), h| {
-        (lo.min(h.0), hi.max(h.0))
-    });
     let mut distinct: Vec<f64> = histogram.iter().map(|h| h.0).collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
+    let (&lo, &hi) = (distinct.first()?, distinct.last()?);
     if distinct.len() < 2 {
         return None;
     }

@@ -199,15 +199,8 @@ pub fn write_vector_plots(out: &Path, finished: &VectorFinished) -> Result<()> {
     if components > 1 {
         return Ok(());
     }
-    let production = run.thermalization_measurements as usize..sweeps.len();
     let histograms: Vec<EnergyCounts> = (0..run.betas.len())
-        .map(|t| {
-            let measured = production
-                .clone()
-                .flat_map(|m| (0..systems).map(move |k| (m, k)));
-            let energy = |(m, k)| (finished.measurement(m, t, k).energy / sites, 1);
-            measured.map(energy).collect()
-        })
+        .map(|t| finished.energy_histogram(t))
         .collect();
     write_figure(out, &energy_histogram_figure(&run, &histograms))
 }

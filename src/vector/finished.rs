@@ -2,7 +2,7 @@
 //! from (the loop draws none; the run's entry, [`crate::run`], does where the config asks for
 //! plots).
 
-use super::outputs::{measurement_sweep, stored_component};
+use super::outputs::{energy_histogram, measurement_sweep, stored_component};
 use super::record::VectorRecord;
 use super::summary::VectorSummary;
 use crate::model::vector::VectorSystems;
@@ -45,6 +45,16 @@ impl VectorFinished {
     /// Systems of one temperature: samples times replicas, numbered sample-major.
     pub fn systems_per_temperature(&self) -> usize {
         (self.systems.samples * self.systems.replicas) as usize
+    }
+
+    /// The production's energy histogram at temperature `t` (discrete states'), with the
+    /// energies per site as `energy_histogram_*.csv` holds them.
+    pub fn energy_histogram(&self, t: usize) -> Vec<(f64, u64)> {
+        let thermalization = self.summary.thermalization_measurements as usize;
+        let sites = self.systems.lattice.sites() as f64;
+        (energy_histogram(&self.systems, &self.measurements, t, thermalization).into_iter())
+            .map(|(energy, count)| (energy / sites, count))
+            .collect()
     }
 
     /// Measurements of each system, the thermalisation's included.

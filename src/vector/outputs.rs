@@ -18,7 +18,7 @@ use crate::model::vector::fixed::to_f64;
 use crate::model::vector::gaussian::coupling_value;
 use crate::model::vector::states::{ENERGY_ONE, StateModel};
 use crate::model::vector::{VectorCouplings, VectorSystems};
-use crate::stats::TensorGlassEstimates;
+use crate::stats::{TensorGlassEstimates, VectorMeasurement};
 
 /// Write every file of the run into `out`; `spins` are the final lattices, component-major.
 pub(super) fn write_vector_outputs(
@@ -61,7 +61,7 @@ fn write_vacancies(out: &Path, systems: &VectorSystems) -> Result<()> {
     let path = out.join(VACANCIES);
     let shape = vacancies_shape(&systems.lattice, systems.samples);
     let marks = vacancies.marks(&systems.lattice);
-    write_npy_u8(&path, &shape, marks.into_iter()).map_err(|e| Error::io(path, e))
+    write_npy_u8(&path, &shape, marks).map_err(|e| Error::io(path, e))
 }
 
 /// `couplings.npy` of a spin glass, shape `(samples, [L,] L, L, dims)`: `int8` +-1 of the
@@ -128,24 +128,21 @@ fn series_csv(
     (thermalizing, production)
 }
 
-/// The exact histogram of the production's energies at temperature `t`, every sample and
-/// replica together: each energy measured (discrete states' energies are multiples of
-/// `2^-24`, so equal energies are equal numbers), in increasing order, with its count; the
-/// double peak of a first-order transition, and the input of reweighting.
-fn energy_histogram_csv(
+/// The exact histogram of the production's energies at temperature `t` of `measurements`
+/// (measurement-major, the first `thermalization` measurements left out), every sample and
+/// replica together: each energy measured (discrete states' energies are multiples of `2^-24`,
+/// so equal energies are equal numbers), in increasing order, with its count; the double peak
+/// of a first-order transition, and the input of reweighting.
+pub(super) fn energy_histogram(
     systems: &VectorSystems,
-    record: &VectorRecord,
+    measurements: &[VectorMeasurement],
     t: usize,
     thermalization: usize,
-) -> String {
+) -> Vec<(f64, u64)> {
     let systems_count = systems.systems() as usize;
     let per_temperature = systems.systems_per_temperature() as usize;
-    let sites = systems.lattice.sites() as f64;
     let mut counts = std::collections::BTreeMap::new();
-    let production = record
-        .measurements
-        .chunks(systems_count)
-        .skip(thermalization);
+    let production = measurements.chunks(systems_count).skip(thermalization);
     for slot in production {
         for x in &slot[t * per_temperature..(t + 1) * per_temperature] {
             *counts
@@ -153,9 +150,22 @@ fn energy_histogram_csv(
                 .or_insert(0u64) += 1;
         }
     }
+    (counts.into_iter())
+        .map(|(units, count)| (units as f64 / ENERGY_ONE, count))
+        .collect()
+}
+
+/// `energy_histogram_*.csv` of temperature `t`: [`energy_histogram`] with the energies per
+/// site.
+fn energy_histogram_csv(
+    systems: &VectorSystems,
+    record: &VectorRecord,
+    t: usize,
+    thermalization: usize,
+) -> String {
+    let sites = systems.lattice.sites() as f64;
     let mut csv = String::from("E,e,count\n");
-    for (units, count) in counts {
-        let energy = units as f64 / ENERGY_ONE;
+    for (energy, count) in energy_histogram(systems, &record.measurements, t, thermalization) {
         let _ = writeln!(csv, "{energy},{},{count}", energy / sites);
     }
     csv
