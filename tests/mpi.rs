@@ -375,6 +375,23 @@ fn diluted_gaussian_glass_on_two_ranks_writes_the_files_of_one() {
     ranks_write_the_files_of_one(DILUTED_GAUSSIAN_GLASS, &[2]);
 }
 
+/// Three samples of the diluted 3-state Potts ferromagnet by Swendsen-Wang steps with a
+/// Metropolis sweep each, split by sample.
+#[test]
+fn diluted_potts_cluster_steps_on_two_ranks_write_the_files_of_one() {
+    let config = DILUTED_GAUSSIAN_GLASS
+        .replace(
+            "EdwardsAnderson(dims: 2, size: 4, disorder: Gaussian, dilution: 0.2)",
+            "Potts(q: 3, dims: 2, size: 8, dilution: 0.1)",
+        )
+        .replace("samples: 5", "samples: 3")
+        .replace(
+            "Tempering(every: 1)",
+            "Clusters(update: SwendsenWang, metropolis: 1)",
+        );
+    ranks_write_the_files_of_one(&config, &[2]);
+}
+
 /// The vector spins' GPU engine (lavapipe in CI): the +-J glass on the double checkerboard.
 #[test]
 fn gpu_vector_ranks_write_the_files_of_one() {

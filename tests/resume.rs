@@ -1136,7 +1136,8 @@ fn a_resumed_tempered_xy_glass_equals_the_uninterrupted_run() {
 }
 
 /// Discrete states: halted at 64 and 96 sweeps, inside the ladder's tuning; the Blume-Capel
-/// model by Metropolis and the diluted Potts glass with replica pairs halted the same way.
+/// model by Metropolis, the diluted Potts glass with replica pairs and the diluted Potts
+/// ferromagnet's cluster steps halted the same way.
 #[test]
 fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
     resumed_vector_equals_uninterrupted(POTTS_GLASS_TEMPERING, 50, (64, 96));
@@ -1153,6 +1154,17 @@ fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
         .replace("disorder: Bimodal)", "disorder: Bimodal, dilution: 0.25)")
         .replace("replicas: 1,", "replicas: 2,");
     resumed_vector_equals_uninterrupted(&diluted_glass, 50, (64, 96));
+    // Cluster steps of the diluted Potts ferromagnet: two Wolff updates and a Metropolis sweep.
+    let clusters = POTTS_GLASS_TEMPERING
+        .replace(
+            "field: 0.25, disorder: Bimodal)",
+            "field: 0.0, dilution: 0.1)",
+        )
+        .replace(
+            "algorithm: Tempering(every: 2, tune: true),",
+            "algorithm: Clusters(update: Wolff, clusters: 2, metropolis: 1),",
+        );
+    resumed_vector_equals_uninterrupted(&clusters, 50, (64, 96));
 }
 
 /// The tempered XY glass on wgpu writes the CPU's estimates, diagnostics and files.

@@ -9,6 +9,17 @@
 
 // 1 for Wolff (one cluster, of the seed, flips), 0 for Swendsen-Wang (-DSPINFLIP_WOLFF).
 constexpr unsigned WOLFF = SPINFLIP_WOLFF;
+// The vector engine's discrete states q (Potts, diluted Ising; state q the vacancy of an empty
+// site, which joins no bond and keeps its state), 0 for the simple engine's signs (no sign is
+// 0; -DSPINFLIP_STATES, which only the vector engine defines): a Swendsen-Wang cluster then
+// takes a drawn state, Wolff's moves by one or more states.
+#ifdef SPINFLIP_STATES
+constexpr unsigned STATES = SPINFLIP_STATES;
+#else
+constexpr unsigned STATES = 0u;
+#endif
+// STATES where there are states, else 1: the divisor of their arithmetic on every path.
+constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 // A launch's slot where its update records nothing (engine::dispatch::NO_SLOT).
 constexpr unsigned NO_SLOT = 0xffffffffu;
 

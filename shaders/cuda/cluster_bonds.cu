@@ -1,6 +1,6 @@
 // A cluster update's bonds, the twin of cluster_bonds.wgsl: thread g of system z draws the D
 // Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b') of the 4 D forward bonds of sites
-// 4g .. 4g + 3 and writes their active bonds as bonds[g]; it clears those sites' counts when
+// 4g .. 4g + 3 and writes their active bonds (equal spins, not empty) as bonds[g]; it clears those sites' counts when
 // the update records (cluster_label writes every site's label whole). CPU twin:
 // src/engine/cpu/cluster_bonds.rs.
 
@@ -32,7 +32,10 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
             const unsigned d = bond % DIMS;
             const unsigned site = 4u * quad.g + k;
             const Neighbours near = neighbours(site);
-            if (lattice[site] == lattice[near.site[2u * d + 1u]] && randoms[w] < threshold) {
+            const int spin = lattice[site];
+            const bool joins =
+                spin != static_cast<int>(STATES) && spin == lattice[near.site[2u * d + 1u]];
+            if (joins && randoms[w] < threshold) {
                 word |= 1u << (8u * k + d);
             }
         }

@@ -5,8 +5,10 @@
 // iff the top bit of word r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set;
 // recording, each root adds |C|^2 to the system's statistic. Wolff: the cluster of the seed
 // site (w N) >> 32, w word 0 of block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its
-// sites add up to |C|. Sums go through the block, one 64-bit atomic per block.
-// CPU twin: src/engine/cpu/cluster_flip.rs.
+// sites add up to |C|. Sums go through the block, one 64-bit atomic per block. Discrete
+// states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead,
+// Wolff moves the seed's cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the
+// seed's block; empty sites keep their vacancy. CPU twin: src/engine/cpu/cluster_flip.rs.
 
 #include "cluster.cuh"
 #include "philox.cuh"
@@ -25,12 +27,16 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
     const unsigned batch = global_index(quad.z);
     unsigned wolff_root = 0u;
+    unsigned wolff_shift = 0u;
     if (WOLFF == 1u) {
-        const unsigned word =
-            philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
-        const unsigned seed_site =
-            static_cast<unsigned>((static_cast<unsigned long long>(word) * lattice_sites()) >> 32);
+        const uint4 words =
+            philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key);
+        const unsigned seed_site = static_cast<unsigned>(
+            (static_cast<unsigned long long>(words.x) * lattice_sites()) >> 32);
         wolff_root = find_root(labels + quad.base, seed_site);
+        if (STATES > 0u) {
+            wolff_shift = __umulhi(words.y, STATE_COUNT - 1u);
+        }
     }
     unsigned long long sum = 0ull;
     if (quad.live) {
@@ -62,8 +68,18 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                     sum += count * count;
                 }
             }
-            if (flip) {
-                spins[quad.base + site] = -spins[quad.base + site];
+            const int spin = spins[quad.base + site];
+            if (STATES == 0u) {
+                if (flip) {
+                    spins[quad.base + site] = -spin;
+                }
+            } else if (static_cast<unsigned>(spin) != STATES) {
+                if (WOLFF == 0u) {
+                    spins[quad.base + site] = static_cast<int>(__umulhi(words[root % 4u], STATES));
+                } else if (flip) {
+                    spins[quad.base + site] =
+                        static_cast<int>((static_cast<unsigned>(spin) + 1u + wolff_shift) % STATE_COUNT);
+                }
             }
         }
     }

@@ -17,6 +17,16 @@
 
 // 1 for Wolff (one cluster, of the seed, flips), 0 for Swendsen-Wang.
 override WOLFF: u32 = 0u;
+// The vector engine's discrete states q (Potts, diluted Ising; state q the vacancy of an empty
+// site, which joins no bond and keeps its state), 0 for the simple engine's signs (no sign is
+// 0): a Swendsen-Wang cluster then takes a drawn state, Wolff's moves by one or more states.
+override STATES: u32 = 0u;
+
+// STATES where there are states, else 1: the divisor of their arithmetic, which the pipeline's
+// constant evaluation checks even on the signs' path.
+fn state_count() -> u32 {
+    return max(STATES, 1u);
+}
 // A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).
 const NO_SLOT: u32 = 0xffffffffu;
 

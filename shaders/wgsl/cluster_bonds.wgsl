@@ -1,8 +1,8 @@
 // A cluster update's bonds (src/engine/clusters.rs): thread g of system z draws the D Philox
 // blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), of the 4 D forward
 // bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along axis d), and
-// writes their active bonds (equal spins, word below the temperature's activation threshold)
-// as bonds[g]; it also clears their counts when the update records (cluster_label writes every
+// writes their active bonds (equal spins, not empty, word below the temperature's activation
+// threshold) as bonds[g]; it also clears their counts when the update records (cluster_label writes every
 // site's label whole). CPU twin: src/engine/cpu/cluster_bonds.rs.
 
 #import dispatch
@@ -33,7 +33,9 @@ fn main(thread: Thread) {
             let d = bond % DIMS;
             let site = 4u * quad.g + k;
             let near = neighbours(site);
-            if spins[quad.base + site] == spins[quad.base + near[2u * d + 1u]] && randoms[w] < threshold {
+            let spin = spins[quad.base + site];
+            let joins = spin != i32(STATES) && spin == spins[quad.base + near[2u * d + 1u]];
+            if joins && randoms[w] < threshold {
                 word |= 1u << (8u * k + d);
             }
         }

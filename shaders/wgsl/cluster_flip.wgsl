@@ -5,8 +5,10 @@
 // r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
 // |C|^2 to the system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
 // block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Sums go
-// through the workgroup, one 64-bit atomic add per workgroup. CPU twin:
-// src/engine/cpu/cluster_flip.rs.
+// through the workgroup, one 64-bit atomic add per workgroup. Discrete states (STATES = q):
+// Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead, Wolff moves the seed's
+// cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the seed's block; empty sites
+// keep their vacancy. CPU twin: src/engine/cpu/cluster_flip.rs.
 
 #import dispatch
 #import philox
@@ -26,9 +28,13 @@ fn main(thread: Thread) {
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
     let batch = global_index(quad.z);
     var wolff_root = 0u;
+    var wolff_shift = 0u;
     if WOLFF == 1u {
-        let word = philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key).x;
-        wolff_root = find_root(quad.base, mulhilo(word, lattice_sites()).x);
+        let words = philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key);
+        wolff_root = find_root(quad.base, mulhilo(words.x, lattice_sites()).x);
+        if STATES > 0u {
+            wolff_shift = mulhilo(words.y, state_count() - 1u).x;
+        }
     }
     var lo = 0u;
     var hi = 0u;
@@ -57,8 +63,17 @@ fn main(thread: Thread) {
                     hi += square.x + select(0u, 1u, lo < old);
                 }
             }
-            if flip {
-                spins[quad.base + site] = -spins[quad.base + site];
+            let spin = spins[quad.base + site];
+            if STATES == 0u {
+                if flip {
+                    spins[quad.base + site] = -spin;
+                }
+            } else if u32(spin) != STATES {
+                if WOLFF == 0u {
+                    spins[quad.base + site] = i32(mulhilo(block[root % 4u], STATES).x);
+                } else if flip {
+                    spins[quad.base + site] = i32((u32(spin) + 1u + wolff_shift) % state_count());
+                }
             }
         }
     }

@@ -1,10 +1,11 @@
 //! `spinflip bench --model xy|heisenberg|potts|blume-capel`: the vector-spin engine's Metropolis
 //! sweeps (uniform proposals, no over-relaxation; the plain checkerboard with one hit, or with
 //! `--tile` and `--hits` the double checkerboard; discrete states by Metropolis over the other
-//! states or `--heat-bath`) per backend and size, in picoseconds per attempted update and per
-//! site and sweep, beside the memory floor (bytes a sweep must move at the least), the
-//! arithmetic floor (32-bit multiplies an attempted update must issue) and the random words of
-//! an update (a Philox block of four).
+//! states or `--heat-bath`; with `--clusters`, the Potts model's Swendsen-Wang or Wolff updates)
+//! per backend and size, in picoseconds per attempted update and per site and sweep, beside the
+//! memory floor (bytes a sweep must move at the least), the arithmetic floor (32-bit multiplies
+//! an attempted update must issue) and the random words of an update (a Philox block of four;
+//! a cluster update's `D` bond words a site).
 
 use std::time::Instant;
 
@@ -13,6 +14,7 @@ use serde::Serialize;
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
 use crate::console::{note, say};
+use crate::engine::clusters::BYTES_PER_SITE;
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::proposals_of;
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
@@ -33,11 +35,12 @@ pub struct VectorBenchResult {
     pub seconds: f64,
     /// The double checkerboard's tile side; `None` for the plain checkerboard.
     pub tile: Option<u32>,
-    /// Metropolis hits per site and sweep.
+    /// Metropolis hits per site and sweep (0 for cluster updates alone).
     pub hits: u32,
-    /// Picoseconds per attempted Metropolis update (site and hit).
+    /// Picoseconds per attempted Metropolis update (site and hit), or per site and cluster
+    /// update.
     pub ps_per_update: f64,
-    /// Picoseconds per site and sweep: `hits` attempted updates.
+    /// Picoseconds per site and sweep: `hits` attempted updates, or a cluster update.
     pub ps_per_sweep: f64,
     /// The least memory traffic of a site's sweep, [`bytes_per_sweep`].
     pub bytes_per_sweep: f64,
@@ -194,7 +197,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let systems = vector_systems(config, None);
     let updates = VectorSweeps {
         overrelaxation: 0,
-        ..VectorSweeps::of(&config.updates)
+        ..VectorSweeps::of(&config.updates, config.algorithm.clusters())
     };
     let mut engine = open_local_vector_engine(config, systems.clone(), updates)?;
     engine.hot_start()?;
@@ -218,31 +221,51 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let info = engine.info();
     let site_sweeps =
         f64::from(sweeps) * (systems.lattice.sites() * u64::from(systems.systems())) as f64;
-    let hits = f64::from(updates.hits);
-    let bytes_per_sweep =
+    let (clusters, metropolis) = updates.clusters.map_or((0.0, 1.0), |c| {
+        (f64::from(c.clusters), f64::from(c.metropolis))
+    });
+    let (proposals, updates_per_sweep) = (
+        f64::from(updates.proposals()),
+        f64::from(updates.site_updates()),
+    );
+    let metropolis_bytes =
         bytes_per_sweep(systems.components, updates.tiles(&systems)) + coupling_bytes(&systems);
+    let bytes_per_sweep = metropolis * metropolis_bytes + clusters * BYTES_PER_SITE as f64;
+    let proposal_multiplies = match &systems.states {
+        Some(states) => {
+            let heat_bath = config.updates.proposal == crate::config::Proposal::HeatBath;
+            discrete_multiplies_per_update(states.q, systems.lattice.dims, heat_bath)
+        }
+        None => multiplies_per_update(systems.components),
+    };
+    // A cluster update draws a bond word per site and axis: a Philox block per four.
+    let bond_words = f64::from(systems.lattice.dims);
+    let per_update = |proposal: f64, cluster: f64| {
+        (proposals * proposal + clusters * cluster) / updates_per_sweep
+    };
+    let model = match updates.clusters {
+        Some(step) => format!("{} {:?}", config.model.name(), step.update),
+        None => config.model.name(),
+    };
     Ok(VectorBenchResult {
         backend: info.backend,
         adapter: info.adapter,
-        model: config.model.name(),
+        model,
         size: systems.lattice.size,
         systems: systems.systems(),
         sweeps,
         seconds,
         tile: updates.tile,
-        hits: updates.hits,
-        ps_per_update: seconds * 1e12 / (site_sweeps * hits),
-        random_words_per_update: 4.0,
+        hits: updates.proposals(),
+        ps_per_update: seconds * 1e12 / (site_sweeps * updates_per_sweep),
+        random_words_per_update: per_update(4.0, bond_words),
         ps_per_sweep: seconds * 1e12 / site_sweeps,
         bytes_per_sweep,
-        bytes_per_update: bytes_per_sweep / hits,
-        multiplies_per_update: match &systems.states {
-            Some(states) => {
-                let heat_bath = config.updates.proposal == crate::config::Proposal::HeatBath;
-                discrete_multiplies_per_update(states.q, systems.lattice.dims, heat_bath)
-            }
-            None => multiplies_per_update(systems.components),
-        },
+        bytes_per_update: bytes_per_sweep / updates_per_sweep,
+        multiplies_per_update: per_update(
+            proposal_multiplies,
+            PHILOX_MULTIPLIES * bond_words / 4.0,
+        ),
     })
 }
 

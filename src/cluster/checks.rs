@@ -1,20 +1,31 @@
 //! The checks of `algorithm: Clusters`: the model and engine the updates take, and the
 //! numbers that key them.
 
-use crate::config::{ClusterUpdate, Config, ConfigError, Disorder, EngineKind, invalid};
+use crate::config::{ClusterUpdate, Config, ConfigError, Disorder, EngineKind, Model, invalid};
 
-/// Cluster updates take the Ising ferromagnet at zero field on the simple engine, at least one
-/// update per step, and no more updates or sweeps than the 32-bit counter numbers.
+/// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, on
+/// the vector engine) and the Potts ferromagnet at zero field, at least one update per step,
+/// and no more updates or sweeps than the 32-bit counter numbers.
 pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
     let Some(options) = config.algorithm.clusters() else {
         return Ok(());
     };
-    if config.model.disorder() != Disorder::Ferromagnet {
-        return invalid(
-            "algorithm: Clusters updates the Ising ferromagnet (model: Ising): the clusters of \
-             a frustrated model (EdwardsAnderson) percolate and do not decorrelate it"
-                .into(),
-        );
+    let model = &config.model;
+    if model.disorder() != Disorder::Ferromagnet {
+        return invalid(format!(
+            "algorithm: Clusters updates the Ising ferromagnet or the Potts ferromagnet, not {}: \
+             the clusters of a frustrated model (EdwardsAnderson, a glass) percolate and do not \
+             decorrelate it",
+            model.name()
+        ));
+    }
+    if !matches!(model, Model::Ising { .. } | Model::Potts { .. }) {
+        return invalid(format!(
+            "algorithm: Clusters updates the Ising and Potts ferromagnets, whose equal \
+             neighbours bond alike (Fortuin-Kasteleyn); {} has no such bonds (the clock model's \
+             Wolff embedding is not built); use algorithm: Metropolis",
+            model.name()
+        ));
     }
     if config.model.field() != 0.0 {
         return invalid(format!(
@@ -86,6 +97,25 @@ mod tests {
             &invalid_message(&glass),
             &["Ising ferromagnet", "EdwardsAnderson"],
         );
+        let potts_glass = clusters(sw).replace("Ising(", "Potts(q: 3, disorder: Bimodal, ");
+        assert_mentions(
+            &invalid_message(&potts_glass),
+            &["Potts ferromagnet", "3-state Potts +-J"],
+        );
+        for (model, name) in [
+            ("BlumeCapel(crystal_field: 0.5, ", "Blume-Capel 2D"),
+            ("Clock(q: 6, ", "6-state clock 2D"),
+            ("XY(", "XY 2D"),
+        ] {
+            let other = clusters(sw).replace("Ising(", model);
+            assert_mentions(
+                &invalid_message(&other),
+                &["Fortuin-Kasteleyn", name, "Wolff embedding is not built"],
+            );
+        }
+        let potts_field = clusters(sw).replace("Ising(", "Potts(q: 3, ");
+        let potts_field = potts_field.replace("field: 0.0", "field: 0.1");
+        assert_mentions(&invalid_message(&potts_field), &["zero field", "0.1"]);
         let field = clusters(sw).replace("field: 0.0", "field: 0.1");
         assert_mentions(
             &invalid_message(&field),

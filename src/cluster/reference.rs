@@ -176,7 +176,7 @@ mod tests {
                 let groups = 0..bonds.len() as u32;
                 active_bonds(
                     &lattice,
-                    &labelled,
+                    (&labelled, 0),
                     threshold,
                     (11, update, 3),
                     groups,

@@ -18,6 +18,12 @@
 //! - **Wolff** flips the one cluster that holds the seed site `(w N) >> 32` (a 64-bit product),
 //!   `w` word 0 of block `(0, n, WolffSeed = 10, 0, 0, b)`, with the bonds of update `n` above:
 //!   the Swendsen-Wang cluster of the seed, grown from it alone.
+//! - **Discrete states** (the Potts model, a diluted Ising model; the vector engine's) bond where
+//!   equal states' bond is active with `1 - exp(-beta J Delta)`, `Delta` the energy their bond
+//!   loses when they part ([`States::bond_gap`]: 1 for Potts, 2 for Ising); an empty site joins
+//!   no bond and keeps its vacancy. Swendsen-Wang gives cluster `r` the state
+//!   [`drawn_state`] of its flip word; Wolff moves the seed's cluster by one plus
+//!   [`wolff_shift`] states.
 //!
 //! Update numbers `n` count the run's cluster updates from 0, apart from its Metropolis sweeps,
 //! whose randoms keep their keys. What an update records (`sizes: Some(slot)`) is added into
@@ -26,12 +32,15 @@
 //! estimators of `<M^2>` and of `<M^2> / N` (the same partition before and after the flips).
 //!
 //! [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
+//! [`States::bond_gap`]: crate::model::vector::states::States::bond_gap
 
 use crate::config::ClusterUpdate;
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
+use crate::engine::kernels::ClusterSpins;
 use crate::error::Error;
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
+use crate::model::vector::VectorSystems;
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The Philox block and the word in it of bond `d` of `site` (bond `site D + d`), without
@@ -63,6 +72,20 @@ pub fn flips(seed: u64, root: u32, update: u32, batch: u32) -> bool {
 pub fn wolff_seed(seed: u64, sites: u64, update: u32, batch: u32) -> u32 {
     let word = random_block(seed, counter(0, update, Purpose::WolffSeed, batch))[0];
     ((u64::from(word) * sites) >> 32) as u32
+}
+
+/// The state that a Swendsen-Wang cluster of `q` discrete states takes from its flip word
+/// `word` ([`flip_words`]): `floor(word q / 2^32)`, each state alike (its own among them).
+pub fn drawn_state(word: u32, q: u32) -> u32 {
+    ((u64::from(word) * u64::from(q)) >> 32) as u32
+}
+
+/// Wolff's move of discrete states at update `update` of the run's system `batch`: the seed's
+/// cluster goes from its state `s` to `(s + 1 + shift) mod q`, never to `s` itself, with
+/// `shift = floor(w (q - 1) / 2^32)`, `w` word 1 of the seed's block.
+pub fn wolff_shift(seed: u64, q: u32, update: u32, batch: u32) -> u32 {
+    let word = random_block(seed, counter(0, update, Purpose::WolffSeed, batch))[1];
+    drawn_state(word, q - 1)
 }
 
 fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
@@ -163,6 +186,45 @@ pub fn labelling_passes(update: ClusterUpdate, records: bool) -> u64 {
 /// only the tiles' faces. The benchmark's floor: at 3.35 TB/s (H100) no more than about 152
 /// spins per ns.
 pub const BYTES_PER_SITE: u64 = 22;
+
+/// The lattices that a device's cluster buffers and kernels serve: `systems` lattices of one
+/// spin a word (signs, or discrete states), numbered and sliced as their engine's, and the bond
+/// activation threshold of every temperature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterLattices {
+    pub lattice: Lattice,
+    pub systems: u32,
+    pub activation: Vec<u32>,
+    pub spins: ClusterSpins,
+}
+
+impl ClusterLattices {
+    /// The Ising lattices of `systems`.
+    pub fn of_signs(systems: &IsingSystems) -> Self {
+        ClusterLattices {
+            lattice: systems.lattice,
+            systems: systems.systems(),
+            activation: systems.activation_thresholds(),
+            spins: ClusterSpins::Signs,
+        }
+    }
+
+    /// The discrete states of `systems`; `None` where their bonds are no Fortuin-Kasteleyn
+    /// bonds ([`VectorSystems::cluster_thresholds`]).
+    pub fn of_states(systems: &VectorSystems) -> Option<Self> {
+        Some(ClusterLattices {
+            lattice: systems.lattice,
+            systems: systems.systems(),
+            activation: systems.cluster_thresholds()?,
+            spins: ClusterSpins::States,
+        })
+    }
+
+    /// Spins of every lattice.
+    pub fn sites(&self) -> u64 {
+        self.lattice.sites() * u64::from(self.systems)
+    }
+}
 
 /// The engine's cluster update state: which update, and the activation threshold of every
 /// temperature.

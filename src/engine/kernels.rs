@@ -51,13 +51,14 @@ pub enum Kernel {
     ResampleScan,
     ResampleScatter,
     ResampleHistogram,
-    /// A cluster update's passes ([`crate::engine::clusters`]) on the simple engine's buffers
-    /// (WGSL: its bindings as group 0, the cluster buffers as group 1).
-    ClusterBonds,
-    ClusterLabel,
-    ClusterMerge,
-    ClusterRoots,
-    ClusterFlip,
+    /// A cluster update's passes ([`crate::engine::clusters`]) on the spins of the simple engine
+    /// or of the vector engine's discrete states (WGSL: that engine's bindings as group 0, the
+    /// cluster buffers as group 1).
+    ClusterBonds(ClusterSpins),
+    ClusterLabel(ClusterSpins),
+    ClusterMerge(ClusterSpins),
+    ClusterRoots(ClusterSpins),
+    ClusterFlip(ClusterSpins),
     /// The vector-spin kernels ([`crate::engine::vector`]), with bindings of their own kind.
     VectorHotStart,
     VectorMetropolis,
@@ -81,9 +82,28 @@ pub enum KernelEngine {
     Multispin,
 }
 
+/// Which spins a cluster kernel updates, and so whose bindings it shares: the simple engine's
+/// signs, or the vector engine's discrete states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClusterSpins {
+    Signs,
+    States,
+}
+
 impl Kernel {
+    /// The passes of one cluster update on `spins`, in order: bonds, label, merge, roots, flip.
+    pub fn cluster_passes(spins: ClusterSpins) -> [Kernel; 5] {
+        [
+            Kernel::ClusterBonds(spins),
+            Kernel::ClusterLabel(spins),
+            Kernel::ClusterMerge(spins),
+            Kernel::ClusterRoots(spins),
+            Kernel::ClusterFlip(spins),
+        ]
+    }
+
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 36] = [
+    pub const ALL: [Kernel; 41] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -105,11 +125,16 @@ impl Kernel {
         Kernel::ResampleScan,
         Kernel::ResampleScatter,
         Kernel::ResampleHistogram,
-        Kernel::ClusterBonds,
-        Kernel::ClusterLabel,
-        Kernel::ClusterMerge,
-        Kernel::ClusterRoots,
-        Kernel::ClusterFlip,
+        Kernel::ClusterBonds(ClusterSpins::Signs),
+        Kernel::ClusterLabel(ClusterSpins::Signs),
+        Kernel::ClusterMerge(ClusterSpins::Signs),
+        Kernel::ClusterRoots(ClusterSpins::Signs),
+        Kernel::ClusterFlip(ClusterSpins::Signs),
+        Kernel::ClusterBonds(ClusterSpins::States),
+        Kernel::ClusterLabel(ClusterSpins::States),
+        Kernel::ClusterMerge(ClusterSpins::States),
+        Kernel::ClusterRoots(ClusterSpins::States),
+        Kernel::ClusterFlip(ClusterSpins::States),
         Kernel::VectorHotStart,
         Kernel::VectorMetropolis,
         Kernel::VectorTiles,
@@ -140,11 +165,11 @@ impl Kernel {
             Kernel::ResampleScan => "resample_scan",
             Kernel::ResampleScatter => "resample_scatter",
             Kernel::ResampleHistogram => "resample_histogram",
-            Kernel::ClusterBonds => "cluster_bonds",
-            Kernel::ClusterLabel => "cluster_label",
-            Kernel::ClusterMerge => "cluster_merge",
-            Kernel::ClusterRoots => "cluster_roots",
-            Kernel::ClusterFlip => "cluster_flip",
+            Kernel::ClusterBonds(_) => "cluster_bonds",
+            Kernel::ClusterLabel(_) => "cluster_label",
+            Kernel::ClusterMerge(_) => "cluster_merge",
+            Kernel::ClusterRoots(_) => "cluster_roots",
+            Kernel::ClusterFlip(_) => "cluster_flip",
             Kernel::VectorHotStart => "vector_hot_start",
             Kernel::VectorMetropolis => "vector_metropolis",
             Kernel::VectorTiles => "vector_tiles",

@@ -14,7 +14,7 @@ use std::ops::Range;
 use super::Plan;
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
-use crate::config::{MAX_POTTS_STATES, VectorUpdates};
+use crate::config::{ClusterOptions, ClusterUpdate, MAX_POTTS_STATES, VectorUpdates};
 use crate::error::{Error, Result};
 use crate::model::vector::fixed::clock_split;
 use crate::model::vector::states::MAX_OVERLAP_STATES;
@@ -38,6 +38,10 @@ pub struct VectorSweeps {
     pub tile: Option<u32>,
     /// Over-relaxation sweeps after each Metropolis sweep.
     pub overrelaxation: u32,
+    /// Cluster updates of discrete states (`algorithm: Clusters`): each sweep of the loop is
+    /// then a step of `clusters` cluster updates and `metropolis` Metropolis sweeps; `None`:
+    /// one Metropolis sweep.
+    pub clusters: Option<ClusterOptions>,
 }
 
 /// One pass of a sweep: one kernel launch over every system.
@@ -49,6 +53,9 @@ pub enum VectorPass {
     Tiles { colour: u32 },
     /// `vector_overrelaxation`: every site of checkerboard colour `colour`.
     Overrelaxation { colour: u32 },
+    /// A whole cluster update of discrete states (`cluster_bonds`, `cluster_label`,
+    /// `cluster_merge`, `cluster_flip`; [`crate::engine::clusters`]), never cut into pieces.
+    Cluster { update: ClusterUpdate },
 }
 
 impl VectorPass {
@@ -58,6 +65,7 @@ impl VectorPass {
             VectorPass::Metropolis { colour }
             | VectorPass::Tiles { colour }
             | VectorPass::Overrelaxation { colour } => colour,
+            VectorPass::Cluster { .. } => 0,
         }
     }
 
@@ -66,19 +74,58 @@ impl VectorPass {
     pub fn launch_threads(self, threads: u32, workgroup_size: u32) -> u64 {
         match self {
             VectorPass::Tiles { .. } => u64::from(threads) * u64::from(workgroup_size),
-            VectorPass::Metropolis { .. } | VectorPass::Overrelaxation { .. } => u64::from(threads),
+            VectorPass::Metropolis { .. }
+            | VectorPass::Overrelaxation { .. }
+            | VectorPass::Cluster { .. } => u64::from(threads),
         }
     }
 }
 
 impl VectorSweeps {
-    /// The sweeps a config's `updates` ask for.
-    pub fn of(updates: &VectorUpdates) -> Self {
+    /// The sweeps a config's `updates` ask for, with the cluster updates of `clusters`
+    /// (`algorithm: Clusters`).
+    pub fn of(updates: &VectorUpdates, clusters: Option<ClusterOptions>) -> Self {
         VectorSweeps {
             hits: updates.metropolis.hits(),
             tile: updates.metropolis.tile(),
             overrelaxation: updates.overrelaxation,
+            clusters,
         }
+    }
+
+    /// Metropolis sweeps per sweep of the loop: one, or a cluster step's `metropolis`.
+    pub fn metropolis_sweeps(&self) -> u32 {
+        self.clusters.map_or(1, |c| c.metropolis)
+    }
+
+    /// Metropolis proposals per site per sweep of the loop.
+    pub fn proposals(&self) -> u32 {
+        self.hits * self.metropolis_sweeps()
+    }
+
+    /// Updates per site per sweep of the loop, a cluster update counted as one: the
+    /// Metropolis proposals and the cluster updates.
+    pub fn site_updates(&self) -> u32 {
+        self.proposals() + self.clusters.map_or(0, |c| c.clusters)
+    }
+
+    /// The number that keys the randoms of pass `pass` ([`VectorSweeps::passes`]) of the
+    /// loop's sweep `sweep`: the cluster update `sweep C + i` of the `i`-th cluster pass, the
+    /// Metropolis sweep `sweep M + j` of a pass of the `j`-th Metropolis sweep (`C`, `M` of
+    /// the cluster step; the sweep itself without cluster updates).
+    pub fn pass_number(&self, sweep: u32, pass: u32) -> u32 {
+        let Some(step) = self.clusters else {
+            return sweep;
+        };
+        match pass.checked_sub(step.clusters) {
+            None => sweep * step.clusters + pass,
+            Some(sweep_pass) => sweep * step.metropolis + sweep_pass / self.sweep_passes(),
+        }
+    }
+
+    /// Passes of one Metropolis sweep: two colours, and two per over-relaxation sweep.
+    fn sweep_passes(&self) -> u32 {
+        2 + 2 * self.overrelaxation
     }
 
     /// The tiles of `systems`' lattice, for the double checkerboard.
@@ -89,8 +136,9 @@ impl VectorSweeps {
         })
     }
 
-    /// The passes of one sweep, in order, the same on every backend: the Metropolis colours
-    /// 0 and 1 (of sites, or of tiles), then the over-relaxation sweeps' colours.
+    /// The passes of one sweep of the loop, in order, the same on every backend: a cluster
+    /// step's cluster updates, then each Metropolis sweep's colours 0 and 1 (of sites, or of
+    /// tiles) and its over-relaxation sweeps' colours.
     pub fn passes(&self) -> Vec<VectorPass> {
         let metropolis = |colour| match self.tile {
             None => VectorPass::Metropolis { colour },
@@ -98,7 +146,14 @@ impl VectorSweeps {
         };
         let overrelaxation = (0..self.overrelaxation)
             .flat_map(|_| (0..2).map(|colour| VectorPass::Overrelaxation { colour }));
-        (0..2).map(metropolis).chain(overrelaxation).collect()
+        let sweep: Vec<_> = (0..2).map(metropolis).chain(overrelaxation).collect();
+        let clusters = self.clusters.iter().flat_map(|step| {
+            (0..step.clusters).map(|_| VectorPass::Cluster {
+                update: step.update,
+            })
+        });
+        let sweeps = (0..self.metropolis_sweeps()).flat_map(|_| sweep.iter().copied());
+        clusters.chain(sweeps).collect()
     }
 
     /// The threads of pass `pass` of `systems` whose first site lies on planes `planes` of the
@@ -120,6 +175,8 @@ impl VectorSweeps {
             VectorPass::Metropolis { .. } | VectorPass::Overrelaxation { .. } => {
                 systems.lattice.plane_units(planes, 1)
             }
+            // The cluster kernels size their grids themselves: one range stands for the update.
+            VectorPass::Cluster { .. } => 0..1,
         }
     }
 }
@@ -230,6 +287,13 @@ impl<K> VectorKernelSet<K> {
         if systems.states.is_some() && (updates.tile.is_some() || updates.overrelaxation > 0) {
             return Err(Error::Usage(
                 "discrete states are swept on the plain checkerboard, without over-relaxation"
+                    .into(),
+            ));
+        }
+        if updates.clusters.is_some() && systems.cluster_thresholds().is_none() {
+            return Err(Error::Usage(
+                "cluster updates take discrete states whose equal neighbours all bond alike \
+                 (Potts, Ising) and one coupling J > 0"
                     .into(),
             ));
         }

@@ -226,8 +226,15 @@ pub fn threshold(beta: f64, delta_e: f64) -> u32 {
 /// word `U < t`, with `t = round(2^32 (1 - exp(-2 beta)))` computed here once in f64 (clamped
 /// to `2^32 - 1`), so with probability `t / 2^32`; the engines compare integers only.
 pub fn activation_threshold(beta: f64) -> u32 {
-    // 1 - exp(-2 beta) without cancellation at small beta.
-    let p = -(-2.0 * beta).exp_m1();
+    bond_activation(2.0 * beta)
+}
+
+/// The bond activation threshold `round(2^32 (1 - exp(-k)))` (clamped to `2^32 - 1`) of a
+/// bond whose equal spins lose `k / beta` of energy when they part: `2 beta J` for Ising spins,
+/// `beta J` for Potts states.
+pub fn bond_activation(k: f64) -> u32 {
+    // 1 - exp(-k) without cancellation at small k.
+    let p = -(-k).exp_m1();
     let scaled = (p * 4_294_967_296.0).round();
     if scaled >= 4_294_967_295.0 {
         u32::MAX

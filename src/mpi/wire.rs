@@ -6,7 +6,7 @@ mod bytes;
 
 use std::sync::Arc;
 
-use crate::config::Disorder;
+use crate::config::{ClusterOptions, ClusterUpdate, Disorder};
 use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::vector::VectorSweeps;
 use crate::engine::{Betas, Lattices, Measurements, Observation, Plan, SpinBits, Step};
@@ -179,11 +179,22 @@ impl Writer {
         self.i32s(&states.site);
         self.i32s(&states.value);
     }
-    /// The tile side 0 where the sweeps have no tiles (a tile has at least 2 sites a side).
+    /// The tile side 0 where the sweeps have no tiles (a tile has at least 2 sites a side);
+    /// the cluster step's update 0 where there is none (1 Swendsen-Wang, 2 Wolff), then its
+    /// counts.
     fn vector_sweeps(&mut self, updates: &VectorSweeps) {
         self.u32(updates.hits);
         self.u32(updates.tile.unwrap_or(0));
         self.u32(updates.overrelaxation);
+        let Some(step) = updates.clusters else {
+            return self.u8(0);
+        };
+        self.u8(match step.update {
+            ClusterUpdate::SwendsenWang => 1,
+            ClusterUpdate::Wolff => 2,
+        });
+        self.u32(step.clusters);
+        self.u32(step.metropolis);
     }
     fn histograms(&mut self, histograms: Option<&PopulationHistograms>) {
         let Some(h) = histograms else {
@@ -327,10 +338,25 @@ impl Reader<'_> {
     }
     fn vector_sweeps(&mut self) -> Result<VectorSweeps> {
         let (hits, tile, overrelaxation) = (self.u32()?, self.u32()?, self.u32()?);
+        let update = match self.u8()? {
+            0 => None,
+            1 => Some(ClusterUpdate::SwendsenWang),
+            2 => Some(ClusterUpdate::Wolff),
+            _ => return Err(truncated()),
+        };
+        let clusters = match update {
+            Some(update) => Some(ClusterOptions {
+                update,
+                clusters: self.u32()?,
+                metropolis: self.u32()?,
+            }),
+            None => None,
+        };
         Ok(VectorSweeps {
             hits,
             tile: (tile != 0).then_some(tile),
             overrelaxation,
+            clusters,
         })
     }
     fn histograms(&mut self) -> Result<Option<Box<PopulationHistograms>>> {
@@ -685,6 +711,11 @@ mod tests {
                 hits: 3,
                 tile,
                 overrelaxation: 2,
+                clusters: tile.is_none().then_some(ClusterOptions {
+                    update: ClusterUpdate::Wolff,
+                    clusters: 3,
+                    metropolis: 2,
+                }),
             },
         };
         vec![

@@ -42,6 +42,7 @@ fn validate_vector_run(config: &Config) -> Result<(), ConfigError> {
     validate_temperatures(&config.temperatures)?;
     validate_systems(config)?;
     validate_vector(config)?;
+    validate_clusters(config)?;
     validate_vector_couplings(config)?;
     validate_sweeps(&config.sweeps)?;
     validate_algorithm(config)?;

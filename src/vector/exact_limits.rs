@@ -48,6 +48,7 @@ const METROPOLIS: VectorSweeps = VectorSweeps {
     hits: 1,
     tile: None,
     overrelaxation: 0,
+    clusters: None,
 };
 
 /// `estimate` within `sigmas` errors (and `slack`) of `exact`, its error below `largest_error`
@@ -614,5 +615,101 @@ fn independent_replicas_of_discrete_states_have_chi_sg_of_one() {
             (4.0, 0.0),
             0.08,
         );
+    }
+}
+
+/// Swendsen-Wang and Wolff updates of discrete states alone (no Metropolis sweep), at
+/// `beta` on `lattice` with `empty` sites: their estimates, one measurement per update.
+fn clusters_alone(
+    states: &crate::model::vector::states::States,
+    (lattice, empty): (Lattice, &[u32]),
+    beta: f64,
+    update: crate::config::ClusterUpdate,
+    measure: u32,
+) -> VectorEstimates {
+    use crate::config::ClusterOptions;
+    use crate::model::vacancies::Vacancies;
+    let mut systems =
+        VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 53).with_states(states.clone());
+    if !empty.is_empty() {
+        systems = systems.with_vacancies(Vacancies::of_samples(vec![empty.to_vec()]));
+    }
+    let clusters = Some(ClusterOptions {
+        update,
+        clusters: 1,
+        metropolis: 0,
+    });
+    let updates = VectorSweeps {
+        clusters,
+        ..METROPOLIS
+    };
+    simulate(&systems, updates, UNIFORM, (100, measure))
+}
+
+/// The cluster updates of discrete states sample the Boltzmann distribution: the 2-state Potts
+/// model by Swendsen-Wang at its critical point on 16^2 against Kaufman (`H = -sum delta` is
+/// the Ising model at `beta / 2` shifted: `e = (e_Ising - 2) / 2`, `c = c_Ising`); the 3-state
+/// Potts model by both updates on 4^2 against the row transfer matrix near its transition, on
+/// 2^3 (two bonds join each pair of neighbours) against exact enumeration; a diluted 3-state
+/// Potts model by Wolff (whose seed may be an empty site) and a diluted Ising model by
+/// Swendsen-Wang against exact enumeration of their occupied sites.
+#[test]
+fn cluster_updates_give_the_exact_energies_and_moments() {
+    use crate::config::ClusterUpdate::{SwendsenWang, Wolff};
+    use crate::exact::{DiscreteSpins, energy_and_heat, enumerate_states, kaufman};
+    use crate::model::vector::states::States;
+    let beta_c = (1.0 + 2f64.sqrt()).ln();
+    let ising = kaufman(16, beta_c / 2.0);
+    let potts2 = clusters_alone(
+        &States::potts(2, 0.0),
+        (Lattice::new(2, 16), &[]),
+        beta_c,
+        SwendsenWang,
+        4000,
+    );
+    let e = (ising.e - 2.0) / 2.0;
+    assert_near("q = 2 SW: e", potts2.e, e, (4.0, 0.0), 0.01);
+    assert_near("q = 2 SW: c", potts2.c, ising.c, (4.0, 0.0), 0.1);
+    let potts3 = States::potts(3, 0.0);
+    let beta = 1.0;
+    let (e, c) = energy_and_heat(&DiscreteSpins::of_states(&potts3), (4, 4), beta);
+    for update in [SwendsenWang, Wolff] {
+        let what = format!("q = 3 {update:?} 4^2");
+        let estimates = clusters_alone(&potts3, (Lattice::new(2, 4), &[]), beta, update, 6000);
+        assert_near(&format!("{what}: e"), estimates.e, e, (4.0, 0.0), 0.03);
+        assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.15);
+        let cube = Lattice::new(3, 2);
+        let exact = enumerate_states(&potts3, cube, (None, &[]), beta);
+        let estimates = clusters_alone(&potts3, (cube, &[]), beta, update, 6000);
+        let what = format!("q = 3 {update:?} 2^3");
+        assert_near(
+            &format!("{what}: e"),
+            estimates.e,
+            exact.e,
+            (4.0, 0.0),
+            0.03,
+        );
+        assert_near(
+            &format!("{what}: m2"),
+            estimates.m2,
+            exact.m2,
+            (4.0, 0.0),
+            0.03,
+        );
+    }
+    let empty = [1, 6, 11, 12];
+    let square = Lattice::new(2, 4);
+    for (states, update) in [(potts3, Wolff), (States::ising(0.0), SwendsenWang)] {
+        let exact = enumerate_states(&states, square, (None, &empty), beta);
+        let estimates = clusters_alone(&states, (square, &empty), beta, update, 6000);
+        let what = format!("diluted {:?} {update:?}", states.model);
+        for (name, seen, expected) in [
+            ("e", estimates.e, exact.e),
+            ("c", estimates.c, exact.c),
+            ("m2", estimates.m2, exact.m2),
+            ("m4", estimates.m4, exact.m4),
+        ] {
+            assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
+        }
     }
 }

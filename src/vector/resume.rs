@@ -116,7 +116,9 @@ pub(super) fn resume_state(
 /// Whether `units` of sweep `sweep` (a checkpoint inside it) name a sweep of the run, and fewer
 /// units than it has.
 fn cut_fits(units: u64, sweep: u64, config: &Config, systems: &VectorSystems) -> bool {
-    let passes = VectorSweeps::of(&config.updates).passes().len() as u64;
+    let passes = VectorSweeps::of(&config.updates, config.algorithm.clusters())
+        .passes()
+        .len() as u64;
     let sweep_units = passes * u64::from(systems.lattice.size);
     units == 0 || (sweep < config.sweeps.thermalize + config.sweeps.measure && units < sweep_units)
 }

@@ -39,13 +39,13 @@ pub fn run_vector(
     if let Some(vacancies) = vacancies {
         systems = systems.with_vacancies(vacancies);
     }
-    let updates = VectorSweeps::of(&config.updates);
+    let updates = VectorSweeps::of(&config.updates, config.algorithm.clusters());
     let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
     let swap_every = config.algorithm.swap_every();
     let thermalize = config.sweeps.thermalize;
     let schedule = VectorSchedule {
         sweeps: &config.sweeps,
-        hits: updates.hits,
+        proposals: updates.proposals(),
         tuning_stops: tuning.stops(thermalize),
         ladder_stops: match config.algorithm.tunes() {
             true => tuning_stops(thermalize),
@@ -79,14 +79,18 @@ pub fn run_vector(
     let total = schedule.total();
     let sweeps = &config.sweeps;
     let rounds = swap_every.map_or(String::new(), |n| format!("; a swap round every {n}"));
+    let unit = match updates.clusters {
+        Some(_) => "steps",
+        None => "sweeps",
+    };
     let plan = format!(
-        "{} + {} sweeps, measuring every {}{rounds}",
+        "{} + {} {unit}, measuring every {}{rounds}",
         sweeps.thermalize, sweeps.measure, sweeps.every
     );
     run.announce(&info, &plan, state.sweeps_done, Some(total));
     let (first_sweep, mut engine_time) = (state.sweeps_done, Duration::ZERO);
     let updates_per_sweep =
-        u64::from(updates.hits) * systems.lattice.sites() * u64::from(systems.systems());
+        u64::from(updates.site_updates()) * systems.lattice.sites() * u64::from(systems.systems());
     let progress = Progress::new(
         options.progress,
         options.on_progress.clone(),
@@ -198,7 +202,8 @@ fn reopen(
 /// Where a run's chunks end and what happens there.
 struct VectorSchedule<'a> {
     sweeps: &'a Sweeps,
-    hits: u32,
+    /// Metropolis proposals per site of a sweep of the loop.
+    proposals: u32,
     /// The sweeps after which the cone is retuned.
     tuning_stops: Vec<u64>,
     /// The sweeps after which the tempering ladder is retuned (none without tuning).
@@ -308,7 +313,7 @@ impl VectorSchedule<'_> {
         if ends_sweep && self.tuning_stops.contains(&to) {
             let stops = self.tuning_stops.iter().copied();
             let last_stop = stops.filter(|&s| s < to).max().unwrap_or(0);
-            let proposals = (to - last_stop) * u64::from(self.hits);
+            let proposals = (to - last_stop) * u64::from(self.proposals);
             let rates = acceptance_rates(systems, &record.accepted_since_stop, proposals);
             state.tuning.retune(&rates);
             proposals_of(engine)?.set_widths(&state.tuning.widths)?;
@@ -522,6 +527,45 @@ mod tests {
         ] {
             assert!(dir.path().join(file).exists(), "{file}");
         }
+    }
+
+    /// The Potts ferromagnet by Swendsen-Wang steps alone: its updates described, no Metropolis
+    /// acceptance to report, the series of every measured step; with a Metropolis sweep in each
+    /// step, the acceptance is back and the run goes another way.
+    #[test]
+    fn a_potts_cluster_run_describes_its_steps() {
+        let text = |algorithm: &str| {
+            format!(
+                "(model: Potts(q: 3, dims: 2, size: 8),
+                  temperatures: Betas([0.8, 1.2]), replicas: 2,
+                  algorithm: {algorithm},
+                  sweeps: (thermalize: 20, measure: 40, every: 2), seed: 3, backend: Cpu)"
+            )
+        };
+        let (dir, summary) = run_vector_config(&text("Clusters(update: SwendsenWang)"));
+        assert_eq!(
+            summary.updates,
+            "1 Swendsen-Wang cluster update per step (Fortuin-Kasteleyn bonds)"
+        );
+        assert!(summary.proposals.is_empty());
+        assert_eq!(summary.measurements, 20);
+        let e =
+            |s: &crate::vector::VectorSummary| s.runs.iter().map(|r| r.e.mean).collect::<Vec<_>>();
+        let energies = e(&summary);
+        assert!(energies[0] > energies[1], "colder is lower: {energies:?}");
+        let series = std::fs::read_to_string(dir.path().join("timeseries_t00_beta0.8000.csv"));
+        assert_eq!(series.unwrap().lines().count(), 1 + 20 * 2);
+        let mixed = text("Clusters(update: Wolff, clusters: 2, metropolis: 1)");
+        let (_, with_sweeps) = run_vector_config(&mixed);
+        assert!(
+            with_sweeps
+                .updates
+                .starts_with("2 Wolff cluster updates per step (Fortuin-Kasteleyn bonds), then 1 sweep of Metropolis"),
+            "{}",
+            with_sweeps.updates
+        );
+        assert!(with_sweeps.proposals.iter().all(|p| p.acceptance > 0.0));
+        assert_ne!(e(&with_sweeps), energies);
     }
 
     /// The Gaussian Edwards-Anderson glass runs as two discrete states: its couplings written as

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::equilibration::equilibration_checks;
 use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates, extras};
 use super::tuning::ConeTuning;
-use crate::config::{Config, Disorder, MetropolisOrder};
+use crate::config::{ClusterUpdate, Config, Disorder, MetropolisOrder};
 use crate::engine::EngineInfo;
-use crate::engine::vector::UNIFORM;
+use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
 use crate::model::couplings::Instance;
@@ -99,19 +99,20 @@ pub(super) fn summarize(
         })
         .collect();
     let spin_glass = glass_estimates(systems, record, thermalization as usize);
-    let production = sweeps.measure * u64::from(config.updates.metropolis.hits());
+    let per_sweep = VectorSweeps::of(&config.updates, config.algorithm.clusters()).proposals();
+    let production = sweeps.measure * u64::from(per_sweep);
     let rates = acceptance_rates(systems, &record.accepted_in_production, production);
-    let proposals = tuning
-        .widths
-        .iter()
-        .zip(rates)
-        .zip(&systems.betas)
-        .map(|((&width, acceptance), &beta)| ProposalSummary {
-            beta,
-            width: (width != UNIFORM).then(|| to_f64(width)),
-            acceptance,
-        })
-        .collect();
+    // Cluster updates alone propose no Metropolis move.
+    let proposals = match production {
+        0 => Vec::new(),
+        _ => (tuning.widths.iter().zip(rates).zip(&systems.betas))
+            .map(|((&width, acceptance), &beta)| ProposalSummary {
+                beta,
+                width: (width != UNIFORM).then(|| to_f64(width)),
+                acceptance,
+            })
+            .collect(),
+    };
     let measurements = record.measurements.len() as u64 / systems_count as u64;
     VectorSummary {
         run: RunDescription::new(config, info.clone(), engine_choice),
@@ -170,8 +171,34 @@ fn glass_estimates(
 /// sweep", with "on a double checkerboard of 16^2 tiles, 4 hits per site" where it has tiles;
 /// a clock model's "Metropolis with uniform proposals of its 6 angles" or "heat bath of its 6
 /// states" (which takes no over-relaxation); a discrete model's "Metropolis with uniform
-/// proposals of its 2 other states" or "heat bath of its 3 states" ("Metropolis flips" of two).
+/// proposals of its 2 other states" or "heat bath of its 3 states" ("Metropolis flips" of two);
+/// cluster steps' "1 Swendsen-Wang cluster update per step (Fortuin-Kasteleyn bonds)", then
+/// their Metropolis sweeps.
 fn describe_updates(config: &Config) -> String {
+    let metropolis = describe_metropolis(config);
+    match config.algorithm.clusters() {
+        None => metropolis,
+        Some(step) => {
+            let update = match step.update {
+                ClusterUpdate::SwendsenWang => "Swendsen-Wang",
+                ClusterUpdate::Wolff => "Wolff",
+            };
+            let plural = |n: u32| if n == 1 { "" } else { "s" };
+            let sweeps = match step.metropolis {
+                0 => String::new(),
+                m => format!(", then {m} sweep{} of {metropolis}", plural(m)),
+            };
+            let c = step.clusters;
+            format!(
+                "{c} {update} cluster update{} per step (Fortuin-Kasteleyn bonds){sweeps}",
+                plural(c)
+            )
+        }
+    }
+}
+
+/// The Metropolis sweeps of [`describe_updates`], as it describes them.
+fn describe_metropolis(config: &Config) -> String {
     use crate::config::Proposal;
     let order = match config.updates.metropolis {
         MetropolisOrder::Checkerboard => String::new(),

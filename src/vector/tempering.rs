@@ -143,6 +143,7 @@ mod tests {
             hits: 1,
             tile: None,
             overrelaxation: 0,
+            clusters: None,
         };
         let mut engine = CpuVectorEngine::new(systems.clone(), updates);
         engine.hot_start().unwrap();

@@ -6,10 +6,15 @@ histogram at beta_c (from the time series), its two peaks against Baxter's laten
 the Blume-Capel model's U4 and xi/L crossings at D = 1 against T_c = 1.3986 (Beale 1986) and
 at D_t = 1.966 against the tricritical T_t = 0.6080 (Kwak et al. 2015); the 3D Gaussian
 Edwards-Anderson glass's xi_L/L crossings against T_c = 0.951 (Katzgraber, Koerner and Young
-2006).
+2006); the Swendsen-Wang runs: the 2-state Potts model's e and c against Kaufman's Ising model
+at beta / 2 (`spinflip exact`, the binary BIN), the 3-state model's crossings and critical
+energy as potts3's, the 4-state model's e(beta_c) extrapolated in L^-0.5 against u_c = -3/2.
 Usage: analyse.py OUT_DIR."""
 
+import json
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +23,8 @@ from analysis import line, local_crossing, summaries  # noqa: E402
 
 BETA_C3 = math.log(1 + math.sqrt(3))
 U_C3 = -(1 + 1 / math.sqrt(3))
+BETA_C4 = math.log(3)
+U_C4 = -1.5
 U_C10 = -(1 + 1 / math.sqrt(10))
 LATENT_HEAT10 = 0.696
 T_C_BC = 1.3986
@@ -43,18 +50,37 @@ def crossings(out, prefix, reference, scale, label, name, entries="runs"):
         print(f"  L = {l1:4} / {l2:4}: {label} = {x:.5f} +- {err:.5f} ({(x - reference) / err:+.2f} sigma)")
 
 
-def critical_energy(out):
-    """e(beta_c) = u_c + a L^-0.8, weighted straight line in L^-0.8."""
+def critical_energy(out, prefix="potts3", beta_c=BETA_C3, u_c=U_C3, power=0.8):
+    """e(beta_c) = u_c + a L^-power, weighted straight line in L^-power."""
     points = []
-    for size, s in summaries(out, "potts3"):
-        at = min(s["runs"], key=lambda r: abs(r["beta"] - BETA_C3))
-        points.append((size ** -0.8, at["e"]["mean"], at["e"]["err"]))
+    for size, s in summaries(out, prefix):
+        at = min(s["runs"], key=lambda r: abs(r["beta"] - beta_c))
+        points.append((size ** -power, at["e"]["mean"], at["e"]["err"]))
         print(f"  L = {size:4}: e(beta_c) = {at['e']['mean']:.5f} +- {at['e']['err']:.5f}")
     if len(points) >= 3:
         a, _, (var_a, _, _), chi2 = line(points, 0.0)
         err = math.sqrt(var_a)
-        print(f"  u_c = {a:.5f} +- {err:.5f} (chi2/dof {chi2:.2f}) against {U_C3:.5f}: "
-              f"{(a - U_C3) / err:+.2f} sigma")
+        print(f"  u_c = {a:.5f} +- {err:.5f} (chi2/dof {chi2:.2f}) against {u_c:.5f}: "
+              f"{(a - u_c) / err:+.2f} sigma")
+
+
+def potts2_against_kaufman(out):
+    """The 2-state Potts model, H = -sum delta, is the Ising model at beta / 2 shifted: per site
+    e = (e_Ising - 2) / 2 and c = c_Ising of the same L (Kaufman)."""
+    runs = summaries(out, "sw2")
+    if not runs:
+        return
+    binary = os.environ.get("BIN", "target/release/spinflip")
+    print("sw2: e and c against Kaufman's at beta / 2, in units of the error")
+    for size, s in runs:
+        cells = []
+        for r in s["runs"]:
+            command = [binary, "exact", "--size", str(size), "--beta", str(r["beta"] / 2)]
+            exact = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+            de = (r["e"]["mean"] - (exact["e"] - 2) / 2) / r["e"]["err"]
+            dc = (r["c"]["mean"] - exact["c"]) / r["c"]["err"]
+            cells.append(f"{r['beta']:.4f}: {de:+.2f} / {dc:+.2f}")
+        print(f"  L = {size:4}: {', '.join(cells)}")
 
 
 def histogram_peaks(out):
@@ -100,3 +126,10 @@ if __name__ == "__main__":
         crossings(out, "bctri", T_TRICRITICAL, lambda beta: 1 / beta, "T", name)
     for name in ["g", "xi_over_l"]:
         crossings(out, "gauss3d", T_C_GAUSS3D, lambda beta: 1 / beta, "T", name, "spin_glass")
+    potts2_against_kaufman(out)
+    for name in ["u4", "xi_over_l"]:
+        crossings(out, "sw3", BETA_C3, lambda beta: beta, "beta", name)
+    print("sw3: e at beta_c")
+    critical_energy(out, "sw3")
+    print("sw4: e at beta_c")
+    critical_energy(out, "sw4", BETA_C4, U_C4, 0.5)

@@ -16,9 +16,18 @@
 #            samples of two replicas, parallel tempering over T = 0.80-1.45: xi_L/L crossings of
 #            consecutive L against T_c = 0.951(9) (Katzgraber, Koerner and Young, Phys. Rev. B
 #            73, 224432 (2006)); SWEEPS_GAUSS sweeps after as many, measured every 10.
+#   sw2:     Swendsen-Wang updates of the 2D 2-state Potts model at beta = ln(1 + sqrt 2) and
+#            0.8: e and c against Kaufman's Ising model at beta / 2;
+#   sw3:     Swendsen-Wang updates of the 2D 3-state Potts model on a narrow grid around
+#            beta_c: U4 and xi/L crossings and e(beta_c) extrapolated as potts3's;
+#   sw4:     Swendsen-Wang updates of the 2D 4-state Potts model at beta_c = ln 3: e(beta_c)
+#            extrapolated in L^-0.5 ((1 - alpha)/nu, alpha = 2/3, nu = 2/3; logarithmic
+#            corrections left out) against u_c = -3/2;
+#            each STEPS_SW steps of one update after a fifth as many, measured every 2.
 # Then `python3 assets/validation/discrete/analyse.py $OUT_DIR` prints the tables.
-# SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SIZES_BCTRI, SIZES_GAUSS, SWEEPS (measured sweeps;
-# thermalisation a fifth of them), SWEEPS_GAUSS, REPLICAS, SAMPLES, PARTS, BACKEND override.
+# SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SIZES_BCTRI, SIZES_GAUSS, SIZES_SW2, SIZES_SW3,
+# SIZES_SW4, SWEEPS (measured sweeps; thermalisation a fifth of them), SWEEPS_GAUSS, STEPS_SW,
+# REPLICAS, SAMPLES, PARTS, BACKEND override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
@@ -45,7 +54,34 @@ run() {
 RON
 }
 
+# swendsen_wang NAME MODEL BETAS: Swendsen-Wang steps of MODEL at BETAS.
+swendsen_wang() {
+  local steps=${STEPS_SW:-20000}
+  run_config "$1" <<RON
+(
+    model: $2,
+    temperatures: Betas([$3]),
+    replicas: $REPLICAS,
+    algorithm: Clusters(update: SwendsenWang),
+    sweeps: (thermalize: $((steps / 5)), measure: $steps, every: 2),
+    seed: 87,
+RON
+}
+
 for part in $PARTS; do case $part in
+sw2)
+  for L in ${SIZES_SW2-64 256}; do
+    swendsen_wang "sw2_L$L" "Potts(q: 2, dims: 2, size: $L)" "0.8, 0.8813736"
+  done ;;
+sw3)
+  for L in ${SIZES_SW3-32 64 128 256 512}; do
+    swendsen_wang "sw3_L$L" "Potts(q: 3, dims: 2, size: $L)" \
+      "0.9975, 1.0, 1.0025, 1.0050525, 1.0075, 1.01, 1.0125"
+  done ;;
+sw4)
+  for L in ${SIZES_SW4-32 64 128 256 512}; do
+    swendsen_wang "sw4_L$L" "Potts(q: 4, dims: 2, size: $L)" "1.0986123"
+  done ;;
 potts3)
   for L in ${SIZES_POTTS3-16 32 64 128}; do
     run "potts3_L$L" "Potts(q: 3, dims: 2, size: $L)" \

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::engine::dispatch::DispatchParams;
+use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners, check_spin_words,
     check_widths,
@@ -26,7 +26,8 @@ pub const PASSES_PER_CALL: usize = 1 << 14;
 /// threads, or of a piece ([`Step::Part`]) on the threads of the piece's planes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SweepPass {
-    /// The sweep, whose number keys the randoms.
+    /// The number that keys the pass's randoms ([`VectorSweeps::pass_number`]): its Metropolis
+    /// sweep's, or its cluster update's.
     pub sweep: u32,
     pub pass: VectorPass,
     /// The threads that run ([`VectorSweeps::pass_threads`]): sites of the pass's colour, or
@@ -35,15 +36,21 @@ pub struct SweepPass {
 }
 
 impl SweepPass {
-    /// The launch parameters of this pass: `base` with its sweep, its colour and its threads.
+    /// The launch parameters of this pass: `base` with its sweep, its colour and its threads;
+    /// a cluster update's on every site, recording nothing.
     pub fn params(&self, base: DispatchParams) -> DispatchParams {
-        let threads = self.threads.start as u32..self.threads.end as u32;
-        DispatchParams {
+        let params = DispatchParams {
             sweep: self.sweep,
             colour: self.pass.colour(),
             ..base
+        };
+        match self.pass {
+            VectorPass::Cluster { .. } => DispatchParams {
+                slot: NO_SLOT,
+                ..params
+            },
+            _ => params.planes(self.threads.start as u32..self.threads.end as u32),
         }
-        .planes(threads)
     }
 }
 
@@ -139,7 +146,7 @@ impl<B: VectorBackend> VectorEngine<B> {
         let kind = self.passes[pass as usize];
         let threads = (self.updates).pass_threads(self.backend.systems(), kind, planes);
         SweepPass {
-            sweep,
+            sweep: self.updates.pass_number(sweep, pass),
             pass: kind,
             threads,
         }
@@ -208,7 +215,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             accepted: vec![0; count],
             ..Measurements::default()
         };
-        plan.check_parts(true, (self.passes.len() as u32, size))?;
+        plan.check_parts(self.sweep_parts(), (self.passes.len() as u32, size))?;
         let mut pending = Vec::new();
         for &step in &plan.steps {
             match step {
@@ -253,8 +260,9 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         Ok(measurements)
     }
 
+    /// Pieces of sweeps, but not of a cluster update's labelling.
     fn sweep_parts(&self) -> bool {
-        true
+        self.updates.clusters.is_none()
     }
 
     fn proposals(&mut self) -> Option<&mut dyn Proposals> {

@@ -14,10 +14,11 @@ use crate::model::Lattice;
 /// Bit `d` of byte `k` of `bonds[g]` for the threads `g` of `groups`: bond `(4g + k) D + d` is
 /// active. `spins` is one system's lattice, `(seed, update, batch)` the keys of update `update`
 /// of the run's system `batch`, `threshold` its temperature's activation threshold. Word `g` is
-/// thread `g`'s: the active bonds of sites `4g .. 4g + 3`.
+/// thread `g`'s: the active bonds of sites `4g .. 4g + 3`. A site holding `empty` (discrete
+/// states' vacancy; 0, which no sign is, for Ising spins) joins no bond.
 pub fn active_bonds(
     lattice: &Lattice,
-    spins: &[i32],
+    (spins, empty): (&[i32], i32),
     threshold: u32,
     (seed, update, batch): (u64, u32, u32),
     groups: Range<u32>,
@@ -37,7 +38,7 @@ pub fn active_bonds(
             let spin = spins[site as usize];
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
                 let random = randoms[(k * dims) as usize + d];
-                if spins[neighbour as usize] == spin && random < threshold {
+                if spin != empty && spins[neighbour as usize] == spin && random < threshold {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::engine::clusters::flip_words;
+use crate::engine::clusters::{drawn_state, flip_words};
 
 /// Mark in `flips` (bit `i mod 64` of word `i / 64` for site `i`) the sites `sites`, pointed at
 /// their roots in `labels`, whose Swendsen-Wang cluster flips at update `update` of the run's
@@ -45,6 +45,38 @@ pub fn mark_seed_cluster(labels: &[u32], sites: Range<u64>, root: u32, flips: &m
         }
     }
     size
+}
+
+/// Swendsen-Wang's new discrete states of `q` (state `q` the vacancy of an empty site, which
+/// keeps it): every site, pointed at its root `r` in `labels`, takes its cluster's
+/// [`drawn_state`] of word `r mod 4` of `r`'s flip block at update `update` of the run's system
+/// `batch`.
+pub fn draw_states(
+    states: &mut [i32],
+    labels: &[u32],
+    q: u32,
+    (seed, update, batch): (u64, u32, u32),
+) {
+    let mut cached = (u32::MAX, [0u32; 4]);
+    for (state, &root) in states.iter_mut().zip(labels) {
+        if *state as u32 == q {
+            continue;
+        }
+        if cached.0 != root / 4 {
+            cached = (root / 4, flip_words(seed, root / 4, update, batch));
+        }
+        *state = drawn_state(cached.1[(root % 4) as usize], q) as i32;
+    }
+}
+
+/// Wolff's new discrete states of `q`: the occupied sites pointed at `root` (the seed's
+/// cluster, of one state `s`) go to `(s + 1 + shift) mod q`.
+pub fn shift_seed_cluster(states: &mut [i32], labels: &[u32], root: u32, (q, shift): (u32, u32)) {
+    for (state, &label) in states.iter_mut().zip(labels) {
+        if label == root && *state as u32 != q {
+            *state = ((*state as u32 + 1 + shift) % q) as i32;
+        }
+    }
 }
 
 /// Flip the sites marked in `flips`.

@@ -275,7 +275,7 @@ impl CpuSimple {
                 match (labels, pass) {
                     (Labels::SwendsenWang(forest), 0) => {
                         let bonds = &mut forest.bonds;
-                        active_bonds(&lattice, spins, threshold, key, groups.clone(), bonds);
+                        active_bonds(&lattice, (spins, 0), threshold, key, groups.clone(), bonds);
                         label_sites(&lattice, bonds, &mut forest.parents, sites.clone());
                     }
                     (Labels::SwendsenWang(forest), _) => {

@@ -6,7 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::cpu_description;
+use super::cluster_flip::{draw_states, shift_seed_cluster};
 use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
 use super::discrete_overlap::overlap_states;
@@ -17,9 +17,12 @@ use super::vector_observables::observe_vector;
 use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
+use super::{active_bonds, cpu_description, label_sites, point_at_roots, start_labelling};
+use crate::config::ClusterUpdate;
 use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
+use crate::engine::clusters::{wolff_seed, wolff_shift};
 use crate::engine::vector::{UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps};
 use crate::error::Result;
 use crate::model::vector::fixed::TABLE_LEN;
@@ -44,6 +47,8 @@ pub struct CpuVector {
     phases: PhaseTable,
     /// The proposal width of each temperature ([`ProposalBackend`]).
     widths: Vec<i32>,
+    /// The bond activation threshold of each temperature, where cluster updates run.
+    clusters: Option<Vec<u32>>,
     spins: Vec<i32>,
 }
 
@@ -62,6 +67,7 @@ impl CpuVector {
             tables: systems.acceptance_tables(),
             phases: systems.phases(),
             widths: vec![UNIFORM; systems.betas.len()],
+            clusters: updates.clusters.and(systems.cluster_thresholds()),
             systems,
             updates,
             spins,
@@ -118,6 +124,7 @@ impl VectorBackend for CpuVector {
         let (tables, widths) = (&self.tables, &self.widths);
         let (hits, tiles) = (self.updates.hits, self.updates.tiles(systems));
         let words = self.system_words();
+        let clusters = &self.clusters;
         let accepted = self
             .spins
             .par_chunks_mut(words)
@@ -131,6 +138,12 @@ impl VectorBackend for CpuVector {
                     let update = StateUpdate::of(systems, systems.sample_of(b));
                     return (passes.iter())
                         .map(|run| {
+                            if let VectorPass::Cluster { update } = run.pass {
+                                let threshold = clusters.as_ref().expect("checked")[t];
+                                let key = (systems.seed, run.sweep, system);
+                                cluster_update(systems, spins, (update, threshold), key);
+                                return 0;
+                            }
                             assert!(
                                 matches!(run.pass, VectorPass::Metropolis { .. }),
                                 "discrete states are swept on the plain checkerboard only"
@@ -168,6 +181,7 @@ impl VectorBackend for CpuVector {
                             overrelax_colour(&update, spins, colour, threads);
                             0
                         }
+                        VectorPass::Cluster { .. } => unreachable!("unit vectors have no clusters"),
                     };
                 }
                 accepted
@@ -210,6 +224,47 @@ impl VectorBackend for CpuVector {
                 }
             })
             .collect())
+    }
+}
+
+/// One cluster update of kind `update` of a lattice of discrete `states` of `systems` at bond
+/// activation threshold `threshold`, keyed `(seed, update number, the run's system)`: the
+/// kernels' passes in order, over the whole lattice ([`crate::engine::clusters`]).
+fn cluster_update(
+    systems: &VectorSystems,
+    states: &mut [i32],
+    (update, threshold): (ClusterUpdate, u32),
+    key: (u64, u32, u32),
+) {
+    let lattice = &systems.lattice;
+    let q = systems
+        .states
+        .as_ref()
+        .expect("cluster updates of states")
+        .q;
+    let sites = lattice.sites();
+    let mut bonds = vec![0; (sites / 4) as usize];
+    let groups = 0..bonds.len() as u32;
+    active_bonds(
+        lattice,
+        (states, q as i32),
+        threshold,
+        key,
+        groups,
+        &mut bonds,
+    );
+    let mut labels = vec![0; sites as usize];
+    start_labelling(&mut labels);
+    label_sites(lattice, &bonds, &mut labels, 0..sites);
+    point_at_roots(&mut labels, 0..sites, None);
+    let (seed, number, batch) = key;
+    match update {
+        ClusterUpdate::SwendsenWang => draw_states(states, &labels, q, key),
+        ClusterUpdate::Wolff => {
+            let root = labels[wolff_seed(seed, sites, number, batch) as usize];
+            let shift = wolff_shift(seed, q, number, batch);
+            shift_seed_cluster(states, &labels, root, (q, shift));
+        }
     }
 }
 
@@ -277,6 +332,7 @@ mod tests {
             hits: 1,
             tile: None,
             overrelaxation: 0,
+            clusters: None,
         };
         let after_three_sweeps = |observe: bool| {
             let mut engine = CpuVectorEngine::new(systems.clone(), updates);
@@ -338,6 +394,7 @@ mod tests {
             hits: 2,
             tile,
             overrelaxation: 1,
+            clusters: None,
         };
         let cases = [
             (glass(2, 2, Disorder::Bimodal), sweeps(None)),
@@ -393,6 +450,7 @@ mod tests {
             hits: 1,
             tile: None,
             overrelaxation: 0,
+            clusters: None,
         };
         let sweeps = PASSES_PER_CALL as u32 / 2 + 5;
         // The accepted moves and lattices of plans of sweeps ending at sweeps `ends`.
@@ -422,6 +480,7 @@ mod tests {
             hits: 2,
             tile: Some(4),
             overrelaxation: 0,
+            clusters: None,
         };
         let angles: Vec<[i32; 2]> = (0..q)
             .map(|k| {
@@ -456,6 +515,7 @@ mod tests {
             hits: 1,
             tile: None,
             overrelaxation: 1,
+            clusters: None,
         };
         let mut engine = CpuVectorEngine::new(systems, updates);
         for (pass, planes) in [(4, 0..1), (1, 3..5)] {
@@ -477,6 +537,7 @@ mod tests {
             hits: 1,
             tile: None,
             overrelaxation: 0,
+            clusters: None,
         };
         let backend = CpuVector::new(systems.clone(), updates);
         let footprint = Footprint::vector(&systems, systems.lattice);

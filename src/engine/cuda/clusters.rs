@@ -1,4 +1,5 @@
-//! Cluster updates on a CUDA device, for the simple engine ([`crate::engine::clusters`]): kernels
+//! Cluster updates on a CUDA device, for the simple engine and the vector engine's discrete
+//! states ([`crate::engine::clusters`]): kernels
 //! `cluster_bonds`, `cluster_label`, `cluster_merge`, `cluster_roots` and `cluster_flip`, the
 //! twins of the WGSL ones (see `engine::wgpu::clusters`), one after the other on the engine's
 //! stream for each update, over every system (the grid's z).
@@ -13,13 +14,12 @@ use super::context::CudaDevice;
 use super::driver::driver_error;
 use super::launch::{FittedKernel, allocate, clear, download, launch_config, upload};
 use crate::config::ClusterUpdate;
-use crate::engine::clusters::{cluster_passes, kernel_constants, pass_threads};
+use crate::engine::clusters::{ClusterLattices, cluster_passes, kernel_constants, pass_threads};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
-use crate::model::ising::IsingSystems;
 
-/// The cluster buffers and kernels of the simple CUDA engine.
+/// The cluster buffers and kernels of a CUDA engine.
 pub struct CudaClusters {
     /// Threads per system of each pass ([`pass_threads`] at its block size), and the systems.
     threads: [u64; 5],
@@ -37,40 +37,34 @@ pub struct CudaClusters {
 }
 
 impl CudaClusters {
-    /// Buffers for the lattices of `systems` and the kernels of `update`, compiled with the
-    /// simple engine's `constants`.
+    /// Buffers for `lattices` and the kernels of `update`, compiled with their engine's
+    /// `constants`.
     pub fn new(
         device: &mut CudaDevice,
-        systems: &IsingSystems,
+        lattices: &ClusterLattices,
         update: ClusterUpdate,
         constants: &[(&'static str, u32)],
         block_size: u32,
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
-        constants.extend(kernel_constants(update, &systems.lattice));
-        let mut pass = |kernel| -> Result<(Kernel, FittedKernel)> {
+        constants.extend(kernel_constants(update, &lattices.lattice));
+        let mut passes = Vec::with_capacity(5);
+        for kernel in Kernel::cluster_passes(lattices.spins) {
             let function = device.function(kernel, &constants)?;
-            Ok((kernel, FittedKernel::new(function, block_size)?))
-        };
-        let passes = [
-            pass(Kernel::ClusterBonds)?,
-            pass(Kernel::ClusterLabel)?,
-            pass(Kernel::ClusterMerge)?,
-            pass(Kernel::ClusterRoots)?,
-            pass(Kernel::ClusterFlip)?,
-        ];
-        let sites = systems.spin_count();
-        let activation = systems.activation_thresholds();
+            passes.push((kernel, FittedKernel::new(function, block_size)?));
+        }
+        let passes: [(Kernel, FittedKernel); 5] = passes.try_into().ok().expect("five passes");
+        let sites = lattices.sites() as usize;
         let threads =
-            std::array::from_fn(|i| pass_threads(&systems.lattice, passes[i].1.block_size)[i]);
+            std::array::from_fn(|i| pass_threads(&lattices.lattice, passes[i].1.block_size)[i]);
         Ok(CudaClusters {
             threads,
-            systems: systems.systems(),
-            activation: upload(device, &activation, "activation thresholds")?,
+            systems: lattices.systems,
+            activation: upload(device, &lattices.activation, "activation thresholds")?,
             bonds: allocate(device, sites / 4, "bonds")?,
             labels: allocate(device, sites, "cluster labels")?,
             counts: allocate(device, sites, "cluster counts")?,
-            sizes: allocate(device, systems.systems() as usize, "cluster sizes")?,
+            sizes: allocate(device, lattices.systems as usize, "cluster sizes")?,
             passes,
             update,
         })

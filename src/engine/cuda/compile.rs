@@ -284,16 +284,15 @@ mod tests {
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
         use crate::config::ClusterUpdate;
         use crate::engine::clusters::kernel_constants;
+        use crate::engine::kernels::ClusterSpins;
         use crate::model::Lattice;
-        let kernels = [
-            Kernel::ClusterBonds,
-            Kernel::ClusterLabel,
-            Kernel::ClusterMerge,
-            Kernel::ClusterRoots,
-            Kernel::ClusterFlip,
-        ];
         for (dims, size) in [(2, 4096), (2, 50), (3, 256), (3, 12)] {
-            for update in [ClusterUpdate::SwendsenWang, ClusterUpdate::Wolff] {
+            for (update, spins) in [
+                (ClusterUpdate::SwendsenWang, ClusterSpins::Signs),
+                (ClusterUpdate::Wolff, ClusterSpins::Signs),
+                (ClusterUpdate::SwendsenWang, ClusterSpins::States),
+                (ClusterUpdate::Wolff, ClusterSpins::States),
+            ] {
                 let mut constants = vec![
                     ("L", size),
                     ("DIMS", dims),
@@ -301,8 +300,11 @@ mod tests {
                     ("RUN_BLOCK", 1),
                     ("SLICE_FIRST", 0),
                 ];
+                if spins == ClusterSpins::States {
+                    constants.push(("STATES", 3));
+                }
                 constants.extend(kernel_constants(update, &Lattice::new(dims, size)));
-                for kernel in kernels {
+                for kernel in Kernel::cluster_passes(spins) {
                     compile(kernel, &constants, "sm_90")
                         .unwrap_or_else(|e| panic!("{kernel:?} {dims}D L={size}: {e}"));
                 }

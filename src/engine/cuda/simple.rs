@@ -32,7 +32,7 @@ use crate::engine::backend::simple::{
     AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
     part_groups,
 };
-use crate::engine::clusters::no_clusters;
+use crate::engine::clusters::{ClusterLattices, no_clusters};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::Dispatch;
@@ -305,7 +305,7 @@ impl ClusterBackend for CudaSimple {
         let constants = constants(systems);
         let clusters = CudaClusters::new(
             &mut self.device,
-            systems,
+            &ClusterLattices::of_signs(systems),
             update,
             &constants,
             self.block_size,

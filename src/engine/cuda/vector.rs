@@ -11,6 +11,7 @@
 
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
+use super::clusters::CudaClusters;
 use super::context::CudaDevice;
 use super::driver::driver_error;
 use super::launch::{
@@ -21,6 +22,7 @@ use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
     launch_passes,
 };
+use crate::engine::clusters::ClusterLattices;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
@@ -58,6 +60,8 @@ pub struct CudaVector {
     /// Passes launched since the counts were cleared, for a synchronisation every
     /// [`LAUNCHES_PER_WAIT`].
     launches: usize,
+    /// The cluster updates' buffers and kernels, where the sweeps have cluster updates.
+    clusters: Option<CudaClusters>,
 }
 
 impl CudaVectorEngine {
@@ -75,6 +79,16 @@ impl CudaVectorEngine {
         let kernels = VectorKernelSet::build(&systems, updates, |kernel| {
             FittedKernel::new(device.function(kernel, &constants)?, block_size)
         })?;
+        let clusters = match (updates.clusters, ClusterLattices::of_states(&systems)) {
+            (Some(step), Some(lattices)) => Some(CudaClusters::new(
+                &mut device,
+                &lattices,
+                step.update,
+                &constants,
+                block_size,
+            )?),
+            _ => None,
+        };
         let backend = CudaVector {
             spins: allocate(&device, systems.spin_words(), "vector spins")?,
             tables: upload(&device, &systems.acceptance_tables(), "acceptance tables")?,
@@ -93,6 +107,7 @@ impl CudaVectorEngine {
             partners: allocate(&device, systems.systems() as usize, "tempering partners")?,
             kernels,
             launches: 0,
+            clusters,
             systems,
             device,
         };
@@ -119,6 +134,10 @@ impl CudaVector {
     /// tiles (one block per tile) or over-relaxation, of the colour in `params`, on its
     /// threads (`params.threads`, never 0 in a pass: [`SweepPass::params`]).
     fn launch_pass(&mut self, params: DispatchParams, pass: VectorPass) -> Result<()> {
+        if let VectorPass::Cluster { .. } = pass {
+            let clusters = self.clusters.as_mut().expect("cluster updates' buffers");
+            return clusters.launch(&self.device, &params, &mut self.spins);
+        }
         let metropolis = match self.systems.states {
             Some(_) => Kernel::DiscreteMetropolis,
             None => Kernel::VectorMetropolis,
@@ -135,6 +154,7 @@ impl CudaVector {
             VectorPass::Overrelaxation { .. } => {
                 (&self.kernels.overrelaxation, Kernel::VectorOverrelaxation)
             }
+            VectorPass::Cluster { .. } => unreachable!("launched above"),
         };
         let threads = pass.launch_threads(params.threads, fitted.block_size);
         let config = self.grid(fitted, threads);
@@ -159,6 +179,7 @@ impl CudaVector {
                     .arg(&mut self.spins)
                     .arg(&self.couplings);
             }
+            VectorPass::Cluster { .. } => unreachable!("launched above"),
         }
         // SAFETY: the arguments match the kernel's parameters in order and type
         // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`

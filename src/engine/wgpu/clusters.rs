@@ -1,21 +1,21 @@
-//! Cluster updates on a wgpu device, for the simple engine ([`crate::engine::clusters`]):
-//! kernels `cluster_bonds`, `cluster_label`, `cluster_merge`, `cluster_roots` and
-//! `cluster_flip`, one after the other for each update, over every system (the grid's z). Their group 1 holds the activation
-//! thresholds, the bonds, the union-find labels, each root's count and the recorded sizes;
-//! group 0 is the simple engine's own.
+//! Cluster updates on a wgpu device, for the simple engine and the vector engine's discrete
+//! states ([`crate::engine::clusters`]): kernels `cluster_bonds`, `cluster_label`,
+//! `cluster_merge`, `cluster_roots` and `cluster_flip`, one after the other for each update,
+//! over every system (the grid's z). Their group 1 holds the activation thresholds, the bonds,
+//! the union-find labels, each root's count and the recorded sizes; group 0 is the engine's own.
 
 use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
-use super::shaders::Bindings;
+use super::shaders::bindings;
 use crate::config::ClusterUpdate;
-use crate::engine::clusters::{cluster_passes, kernel_constants, pass_threads};
+use crate::engine::clusters::{ClusterLattices, cluster_passes, kernel_constants, pass_threads};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
-use crate::model::ising::IsingSystems;
 
-/// The cluster buffers and kernels of the simple wgpu engine.
+/// The cluster buffers and kernels of a wgpu engine.
 pub struct WgpuClusters {
+    lattices: ClusterLattices,
     activation: wgpu::Buffer,
     bonds: wgpu::Buffer,
     labels: wgpu::Buffer,
@@ -30,34 +30,31 @@ pub struct WgpuClusters {
 }
 
 impl WgpuClusters {
-    /// Buffers for the lattices of `systems` and the kernels of `update`; `constants` are the
-    /// simple engine's.
+    /// Buffers for `lattices` and the kernels of `update`; `constants` are their engine's.
     pub fn new(
         ctx: &mut WgpuContext,
-        systems: &IsingSystems,
+        lattices: ClusterLattices,
         update: ClusterUpdate,
         constants: &[(&'static str, u32)],
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
-        constants.extend(kernel_constants(update, &systems.lattice));
-        let mut pipeline = |kernel| -> Result<wgpu::ComputePipeline> {
-            Ok(ctx.pipeline(kernel, &constants)?.clone())
-        };
-        let passes = [
-            pipeline(Kernel::ClusterBonds)?,
-            pipeline(Kernel::ClusterLabel)?,
-            pipeline(Kernel::ClusterMerge)?,
-            pipeline(Kernel::ClusterRoots)?,
-            pipeline(Kernel::ClusterFlip)?,
-        ];
-        let sites = systems.lattice.sites() * u64::from(systems.systems());
-        let activation = ctx.upload("activation thresholds", &systems.activation_thresholds())?;
+        constants.extend(kernel_constants(update, &lattices.lattice));
+        let kernels = Kernel::cluster_passes(lattices.spins);
+        let mut passes = Vec::with_capacity(kernels.len());
+        for kernel in kernels {
+            passes.push(ctx.pipeline(kernel, &constants)?.clone());
+        }
+        let passes = passes.try_into().expect("five passes");
+        let sites = lattices.sites();
+        let activation = ctx.upload("activation thresholds", &lattices.activation)?;
         let bonds = ctx.buffer("bonds", sites, storage_usage())?;
         let labels = ctx.buffer("labels", 4 * sites, storage_usage())?;
         let counts = ctx.buffer("cluster counts", 4 * sites, storage_usage())?;
         let sizes = ctx.buffer("cluster sizes", 8, storage_usage())?;
-        let bind_group = bind_group(ctx, [&activation, &bonds, &labels, &counts, &sizes]);
+        let buffers = [&activation, &bonds, &labels, &counts, &sizes];
+        let bind_group = bind_group(ctx, &lattices, buffers);
         Ok(WgpuClusters {
+            lattices,
             activation,
             bonds,
             labels,
@@ -80,12 +77,12 @@ impl WgpuClusters {
         &self.sizes
     }
 
-    /// Room for `slots` slots of sizes of `systems` systems.
-    pub fn ensure_sizes(&mut self, ctx: &WgpuContext, slots: u32, systems: u32) -> Result<()> {
+    /// Room for `slots` slots of sizes of every system.
+    pub fn ensure_sizes(&mut self, ctx: &WgpuContext, slots: u32) -> Result<()> {
         if slots <= self.size_slots {
             return Ok(());
         }
-        let bytes = size_bytes(slots, systems);
+        let bytes = size_bytes(slots, self.lattices.systems);
         ctx.check_plan_measurements("cluster sizes", slots, bytes)?;
         self.sizes = ctx.buffer("cluster sizes", bytes, storage_usage())?;
         self.size_slots = slots;
@@ -96,7 +93,7 @@ impl WgpuClusters {
             &self.counts,
             &self.sizes,
         ];
-        self.bind_group = bind_group(ctx, buffers);
+        self.bind_group = bind_group(ctx, &self.lattices, buffers);
         Ok(())
     }
 
@@ -106,23 +103,24 @@ impl WgpuClusters {
         &self,
         ctx: &WgpuContext,
         dispatcher: &Dispatcher,
-        systems: &IsingSystems,
         params: &DispatchParams,
     ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
-        let threads = pass_threads(&systems.lattice, dispatcher.workgroup_size());
+        let threads = pass_threads(&self.lattices.lattice, dispatcher.workgroup_size());
         let passes = cluster_passes(self.update, params);
+        let systems = self.lattices.systems;
         self.passes
             .iter()
             .zip(threads)
             .zip(passes)
             .filter(|(_, on)| *on)
-            .map(|((pass, threads), _)| (pass, dispatcher.grid(ctx, threads, systems.systems())))
+            .map(|((pass, threads), _)| (pass, dispatcher.grid(ctx, threads, systems)))
             .collect()
     }
 
     /// The sizes of the first `slots` slots, `[slot][system]`.
-    pub fn read_sizes(&self, ctx: &WgpuContext, slots: u32, systems: u32) -> Result<Vec<u64>> {
-        let words: Vec<u32> = ctx.read_buffer(&self.sizes, size_bytes(slots, systems))?;
+    pub fn read_sizes(&self, ctx: &WgpuContext, slots: u32) -> Result<Vec<u64>> {
+        let bytes = size_bytes(slots, self.lattices.systems);
+        let words: Vec<u32> = ctx.read_buffer(&self.sizes, bytes)?;
         Ok(words
             .chunks_exact(2)
             .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
@@ -134,6 +132,11 @@ fn size_bytes(slots: u32, systems: u32) -> u64 {
     8 * u64::from(slots.max(1)) * u64::from(systems)
 }
 
-fn bind_group(ctx: &WgpuContext, buffers: [&wgpu::Buffer; 5]) -> wgpu::BindGroup {
-    ctx.group_one("clusters", Bindings::SimpleClusters, &buffers)
+fn bind_group(
+    ctx: &WgpuContext,
+    lattices: &ClusterLattices,
+    buffers: [&wgpu::Buffer; 5],
+) -> wgpu::BindGroup {
+    let layout = bindings(Kernel::ClusterBonds(lattices.spins)).expect("cluster kernels' layout");
+    ctx.group_one("clusters", layout, &buffers)
 }

@@ -56,6 +56,7 @@ pub struct WgpuContext {
     multispin_tempering_layout: BindingLayout,
     simple_cluster_layout: BindingLayout,
     vector_layout: BindingLayout,
+    vector_cluster_layout: BindingLayout,
     pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
     /// The mappable buffer downloads go through, grown to the largest and kept: a new one per
     /// download costs its allocation and zeroing (a population anneal reads 16 MB a step).
@@ -121,7 +122,7 @@ fn tempering_layout(device: &wgpu::Device, engine: &BindingLayout) -> BindingLay
     group_1_layout(device, engine, "spinflip tempering", 4)
 }
 
-/// The cluster kernels' layout: the simple engine's group 0 as it is and group 1: 0 activation
+/// The cluster kernels' layout: the simple or vector engine's group 0 as it is and group 1: 0 activation
 /// thresholds (read-only), 1 bonds, 2 labels, 3 counts, 4 sizes.
 fn cluster_layout(device: &wgpu::Device, engine: &BindingLayout) -> BindingLayout {
     group_1_layout(device, engine, "spinflip clusters", 5)
@@ -245,6 +246,7 @@ impl WgpuContext {
         let multispin_tempering_layout = tempering_layout(&device, &multispin_layout);
         let simple_cluster_layout = cluster_layout(&device, &simple_layout);
         let vector_layout = binding_layout(&device, Bindings::Vector);
+        let vector_cluster_layout = cluster_layout(&device, &vector_layout);
         let limits = device.limits();
         Ok(WgpuContext {
             device,
@@ -260,6 +262,7 @@ impl WgpuContext {
             multispin_tempering_layout,
             simple_cluster_layout,
             vector_layout,
+            vector_cluster_layout,
             pipelines: HashMap::new(),
             staging: std::cell::RefCell::new(None),
             errors,
@@ -275,6 +278,7 @@ impl WgpuContext {
             Bindings::MultispinTempering => &self.multispin_tempering_layout,
             Bindings::SimpleClusters => &self.simple_cluster_layout,
             Bindings::Vector => &self.vector_layout,
+            Bindings::VectorClusters => &self.vector_cluster_layout,
         }
     }
 

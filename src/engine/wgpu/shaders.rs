@@ -5,7 +5,7 @@
 //! once, depth first. The module `mulhilo` has two implementations (u64 or 16-bit limbs), picked
 //! by [`MulhiloPath`]. Every composed kernel is validated by naga in a test that needs no GPU.
 
-use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
+use crate::engine::kernels::{ClusterSpins, Kernel, KernelEngine, WordLayout};
 use crate::error::{Error, Result};
 
 /// How the Philox 32x32->64 multiply is done in WGSL.
@@ -23,7 +23,8 @@ pub enum MulhiloPath {
 /// (0 swap tables, 1 state, 2 masks, 3 history); with cluster updates, the simple engine's as
 /// group 0 and the cluster buffers as group 1 (0 activation thresholds, 1 bonds, 2 labels,
 /// 3 counts, 4 sizes); the vector-spin kernels' (the simple engine's with acceptance tables at
-/// 2 and counts at 3, plus 4 couplings, 5 proposal widths, 6 phases, 7 tempering partners).
+/// 2 and counts at 3, plus 4 couplings, 5 proposal widths, 6 phases, 7 tempering partners),
+/// and theirs as group 0 of the cluster kernels on discrete states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Bindings {
     Simple,
@@ -32,6 +33,7 @@ pub enum Bindings {
     MultispinTempering,
     SimpleClusters,
     Vector,
+    VectorClusters,
 }
 
 /// The shared binding layout of `kernel`; `None` derives it from the shader (the kernels with
@@ -62,11 +64,14 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
             KernelEngine::Simple => Bindings::SimpleTempering,
             KernelEngine::Multispin => Bindings::MultispinTempering,
         }),
-        Kernel::ClusterBonds
-        | Kernel::ClusterLabel
-        | Kernel::ClusterMerge
-        | Kernel::ClusterRoots
-        | Kernel::ClusterFlip => Some(Bindings::SimpleClusters),
+        Kernel::ClusterBonds(spins)
+        | Kernel::ClusterLabel(spins)
+        | Kernel::ClusterMerge(spins)
+        | Kernel::ClusterRoots(spins)
+        | Kernel::ClusterFlip(spins) => Some(match spins {
+            ClusterSpins::Signs => Bindings::SimpleClusters,
+            ClusterSpins::States => Bindings::VectorClusters,
+        }),
         _ => Some(Bindings::Multispin),
     }
 }

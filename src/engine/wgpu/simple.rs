@@ -19,7 +19,7 @@ use crate::engine::backend::simple::{
     AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
     part_groups,
 };
-use crate::engine::clusters::no_clusters;
+use crate::engine::clusters::{ClusterLattices, no_clusters};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, submissions};
@@ -150,7 +150,6 @@ impl WgpuSimple {
         clear: bool,
     ) -> Result<()> {
         let observations = self.observations.as_ref().expect("ensured before encoding");
-        let all_systems = systems;
         let lattice = systems.lattice;
         let systems = systems.systems();
         let groups = all_groups(&lattice).end;
@@ -183,9 +182,8 @@ impl WgpuSimple {
                         let grid = self.dispatcher.grid(&self.ctx, threads, systems);
                         vec![(&self.sweep_pipeline, grid)]
                     }
-                    Dispatch::Cluster(params) => clusters.map_or_else(Vec::new, |c| {
-                        c.kernels(&self.ctx, &self.dispatcher, all_systems, params)
-                    }),
+                    Dispatch::Cluster(params) => clusters
+                        .map_or_else(Vec::new, |c| c.kernels(&self.ctx, &self.dispatcher, params)),
                     Dispatch::Measure(_) | Dispatch::Swap(_) => {
                         vec![(&self.observe_pipeline, observe_grid)]
                     }
@@ -235,7 +233,7 @@ impl SimpleBackend for WgpuSimple {
             tempering.ensure_history(&self.ctx, plan.slots)?;
         }
         if let Some(clusters) = &mut self.clusters {
-            clusters.ensure_sizes(&self.ctx, plan.size_slots(), systems.systems())?;
+            clusters.ensure_sizes(&self.ctx, plan.size_slots())?;
         }
         self.ensure_observations(plan.slots + u32::from(swaps), systems.systems())
     }
@@ -319,14 +317,15 @@ impl AnnealingBackend for WgpuSimple {
 
 impl ClusterBackend for WgpuSimple {
     fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()> {
-        let clusters = WgpuClusters::new(&mut self.ctx, systems, update, &self.constants)?;
+        let lattices = ClusterLattices::of_signs(systems);
+        let clusters = WgpuClusters::new(&mut self.ctx, lattices, update, &self.constants)?;
         self.clusters = Some(clusters);
         self.ctx.check()
     }
 
-    fn read_cluster_sizes(&mut self, systems: &IsingSystems, slots: u32) -> Result<Vec<u64>> {
+    fn read_cluster_sizes(&mut self, _: &IsingSystems, slots: u32) -> Result<Vec<u64>> {
         let clusters = self.clusters.as_ref().ok_or_else(no_clusters)?;
-        clusters.read_sizes(&self.ctx, slots, systems.systems())
+        clusters.read_sizes(&self.ctx, slots)
     }
 }
 

@@ -12,13 +12,15 @@
 //! (one word for the ferromagnet); the proposal widths per temperature; the phase table; the
 //! partner of every system in a tempering exchange.
 
+use super::clusters::WgpuClusters;
 use super::context::{WgpuContext, storage_usage};
-use super::launch::{Dispatcher, MAX_DISPATCHES};
+use super::launch::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
     launch_passes,
 };
+use crate::engine::clusters::ClusterLattices;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
     VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_accepted,
@@ -50,7 +52,12 @@ pub struct WgpuVector {
     pending: Vec<(DispatchParams, VectorPass)>,
     /// Whether the next submission of passes clears the counts first.
     clear_pending: bool,
+    /// The cluster updates' buffers and kernels, where the sweeps have cluster updates.
+    clusters: Option<WgpuClusters>,
 }
+
+/// The launches of one dispatch: pipelines and their grids.
+type Launches<'a> = Vec<(&'a wgpu::ComputePipeline, Grid)>;
 
 /// `words` as the `u32`s a buffer holds.
 fn as_words(words: &[i32]) -> &[u32] {
@@ -92,6 +99,15 @@ impl WgpuVectorEngine {
         let pipelines = VectorKernelSet::build(&systems, updates, |kernel| {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
         })?;
+        let clusters = match (updates.clusters, ClusterLattices::of_states(&systems)) {
+            (Some(step), Some(lattices)) => Some(WgpuClusters::new(
+                &mut ctx,
+                lattices,
+                step.update,
+                &constants,
+            )?),
+            _ => None,
+        };
         let spins = ctx.buffer("vector spins", spin_bytes, storage_usage())?;
         let count_bytes = 8 * (counters(&systems) * systems.systems() as usize) as u64;
         let counts = ctx.buffer("vector counts", count_bytes, storage_usage())?;
@@ -130,6 +146,7 @@ impl WgpuVectorEngine {
             pipelines,
             pending: Vec::with_capacity(MAX_DISPATCHES),
             clear_pending: false,
+            clusters,
         };
         Ok(VectorEngine::on(backend, updates))
     }
@@ -141,26 +158,32 @@ impl WgpuVector {
         dispatch_params(&self.systems)
     }
 
-    /// Submit `dispatches`, each running its own pipeline over `threads` threads per system,
-    /// in submissions of at most [`MAX_DISPATCHES`]; `clear` zeroes the counts first.
-    fn submit(&self, dispatches: &[(Dispatch, &wgpu::ComputePipeline, u64)], clear: bool) {
+    /// One launch of `pipeline` over `threads` threads per system.
+    fn launch<'a>(&self, pipeline: &'a wgpu::ComputePipeline, threads: u64) -> Launches<'a> {
+        let grid = self
+            .dispatcher
+            .grid(&self.ctx, threads, self.systems.systems());
+        vec![(pipeline, grid)]
+    }
+
+    /// Submit `dispatches`, each running its launches, in submissions of at most
+    /// [`MAX_DISPATCHES`]; `clear` zeroes the counts first. The cluster buffers, where the
+    /// engine has them, are group 1.
+    fn submit(&self, dispatches: &[(Dispatch, Launches)], clear: bool) {
+        let clusters = self.clusters.as_ref().map(WgpuClusters::bind_group);
         for (chunk, first) in dispatches.chunks(MAX_DISPATCHES).zip(0..) {
-            let params: Vec<Dispatch> = chunk.iter().map(|(d, ..)| *d).collect();
+            let params: Vec<Dispatch> = chunk.iter().map(|(d, _)| *d).collect();
             let cleared: &[&wgpu::Buffer] = match clear && first == 0 {
                 true => &[&self.counts],
                 false => &[],
             };
-            let systems = self.systems.systems();
             self.dispatcher.enqueue(
                 &self.ctx,
                 &self.bind_group,
-                None,
+                clusters,
                 &params,
                 cleared,
-                |i, _| {
-                    let (_, pipeline, threads) = chunk[i];
-                    vec![(pipeline, self.dispatcher.grid(&self.ctx, threads, systems))]
-                },
+                |i, _| chunk[i].1.clone(),
             );
         }
     }
@@ -178,9 +201,14 @@ impl WgpuVector {
                         (pipelines.tiles.as_ref()).expect("tiled updates build vector_tiles")
                     }
                     VectorPass::Overrelaxation { .. } => &pipelines.overrelaxation,
+                    VectorPass::Cluster { .. } => {
+                        let clusters = self.clusters.as_ref().expect("cluster updates' buffers");
+                        let launches = clusters.kernels(&self.ctx, &self.dispatcher, &params);
+                        return (Dispatch::Cluster(params), launches);
+                    }
                 };
                 let threads = pass.launch_threads(params.threads, self.workgroup_size);
-                (Dispatch::Sweep(params), pipeline, threads)
+                (Dispatch::Sweep(params), self.launch(pipeline, threads))
             })
             .collect();
         self.submit(&dispatches, self.clear_pending);
@@ -234,7 +262,10 @@ impl VectorBackend for WgpuVector {
     fn hot_start(&mut self) -> Result<()> {
         let sites = self.systems.lattice.sites();
         let start = Dispatch::Sweep(self.params());
-        self.submit(&[(start, &self.pipelines.hot_start, sites)], false);
+        self.submit(
+            &[(start, self.launch(&self.pipelines.hot_start, sites))],
+            false,
+        );
         self.ctx.wait()
     }
 
@@ -256,7 +287,10 @@ impl VectorBackend for WgpuVector {
     fn observe(&mut self) -> Result<Vec<VectorObservation>> {
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let measure = Dispatch::Measure(self.params());
-        self.submit(&[(measure, &self.pipelines.observables, threads)], true);
+        self.submit(
+            &[(measure, self.launch(&self.pipelines.observables, threads))],
+            true,
+        );
         Ok(counted_observations(&self.systems, &self.read_counts()?))
     }
 
@@ -266,7 +300,7 @@ impl VectorBackend for WgpuVector {
         };
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let measure = Dispatch::Measure(self.params());
-        self.submit(&[(measure, overlap, threads)], true);
+        self.submit(&[(measure, self.launch(overlap, threads))], true);
         Ok(counted_overlaps(&self.systems, &self.read_counts()?))
     }
 }
@@ -305,7 +339,10 @@ impl ExchangeBackend for WgpuVector {
         self.ctx.write_words(&self.partners, partners);
         let words = u64::from(self.systems.components) * self.systems.lattice.sites();
         let exchange = Dispatch::Sweep(self.params());
-        self.submit(&[(exchange, &self.pipelines.exchange, words)], false);
+        self.submit(
+            &[(exchange, self.launch(&self.pipelines.exchange, words))],
+            false,
+        );
         self.ctx.check()
     }
 }

@@ -40,11 +40,12 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     }
     if !matches!(
         config.algorithm,
-        Algorithm::Metropolis | Algorithm::Tempering { .. }
+        Algorithm::Metropolis | Algorithm::Tempering { .. } | Algorithm::Clusters { .. }
     ) {
         return invalid(format!(
             "algorithm: {} runs Metropolis sweeps, at fixed temperatures or with parallel \
-             tempering (population annealing and cluster updates of vector spins are not built)",
+             tempering, and the cluster updates of the Potts and diluted Ising ferromagnets \
+             (population annealing of vector spins and discrete states is not built)",
             model.name()
         ));
     }
@@ -344,7 +345,8 @@ mod tests {
             ),
             (
                 ISING,
-                "model: XY(dims: 2, size: 8), algorithm: Clusters(update: Wolff),",
+                "model: XY(dims: 2, size: 8), \
+                 algorithm: Annealing(theta: 1, schedule: Betas([1.0])),",
                 &["Metropolis sweeps, at fixed temperatures or with parallel tempering"],
             ),
             (
@@ -434,8 +436,9 @@ mod tests {
             ),
             (
                 ISING,
-                "model: Potts(q: 4, dims: 2, size: 8), algorithm: Clusters(update: Wolff),",
-                &["Metropolis sweeps, at fixed temperatures or with parallel tempering"],
+                "model: BlumeCapel(dims: 2, size: 8, crystal_field: 1.0), \
+                 algorithm: Clusters(update: Wolff),",
+                &["Fortuin-Kasteleyn", "Blume-Capel 2D"],
             ),
         ]);
     }

@@ -20,6 +20,7 @@ use std::ops::{Deref, DerefMut};
 
 use super::Lattice;
 use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
+use super::ising::bond_activation;
 use super::systems::SystemIndex;
 use super::vacancies::Vacancies;
 use crate::config::{Config, Disorder};
@@ -319,6 +320,24 @@ impl VectorSystems {
             .iter()
             .flat_map(|&b| acceptance_table(b))
             .collect()
+    }
+
+    /// The cluster updates' bond activation threshold of every temperature
+    /// ([`bond_activation`] of `beta J` times the states' [`States::bond_gap`]); `None` for
+    /// spins without Fortuin-Kasteleyn bonds: unit vectors, states whose pairs differ, or
+    /// couplings other than one `J > 0`.
+    pub fn cluster_thresholds(&self) -> Option<Vec<u32>> {
+        let gap = self.states.as_ref()?.bond_gap()?;
+        let VectorCouplings::Uniform(j) = self.couplings else {
+            return None;
+        };
+        (j > 0).then(|| {
+            let energy = gap * f64::from(j);
+            self.betas
+                .iter()
+                .map(|&b| bond_activation(b * energy))
+                .collect()
+        })
     }
 
     /// The phases of the smallest nonzero wave number `2 pi / L`, for the Fourier components.

@@ -138,6 +138,18 @@ impl States {
         }
     }
 
+    /// The energy, in units of `J`, that a bond of equal states loses when they part, where it
+    /// is the same for every pair of states (Potts 1, Ising 2): the Fortuin-Kasteleyn bonds of
+    /// the cluster updates need it; `None` where pairs differ (Blume-Capel).
+    pub fn bond_gap(&self) -> Option<f64> {
+        let q = self.q;
+        let equal = self.pair(0, 0);
+        let unequal = self.pair(0, 1.min(q - 1));
+        let uniform =
+            (0..q).all(|a| (0..q).all(|b| self.pair(a, b) == if a == b { equal } else { unequal }));
+        (uniform && q > 1).then(|| f64::from(equal - unequal) / ENERGY_ONE)
+    }
+
     /// The product of the spins of states `a` and `b` that an overlap sums: the Potts spins'
     /// simplex vectors' `e_a . e_b = (q delta_ab - 1)/(q - 1)`, the values' `s(a) s(b)`.
     pub fn spin_product(&self, a: u32, b: u32) -> f64 {
