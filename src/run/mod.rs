@@ -45,7 +45,7 @@ pub enum RunOutcome {
 
 /// The engine choice of every vector-spin run, in the words of `Config::resolve_engine`.
 const VECTOR_ENGINE: &str =
-    "the vector-spin engine (the only one for XY, clock and Heisenberg spins)";
+    "the vector-spin engine (the only one for vector spins, discrete states and diluted lattices)";
 
 /// What a loop hands back where it ran to its end: the results, and what the figures are drawn
 /// from.

@@ -27,7 +27,8 @@
 # Then `python3 assets/validation/discrete/analyse.py $OUT_DIR` prints the tables.
 # SIZES_POTTS3, SIZES_POTTS10, SIZES_BC, SIZES_BCTRI, SIZES_GAUSS, SIZES_SW2, SIZES_SW3,
 # SIZES_SW4, SWEEPS (measured sweeps; thermalisation a fifth of them), SWEEPS_GAUSS, STEPS_SW,
-# REPLICAS, SAMPLES, PARTS, BACKEND override.
+# REPLICAS, SAMPLES, PARTS, BACKEND, BETAS_SW3 (a narrower grid for large L, whose curves turn
+# within the default one) override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
@@ -76,7 +77,7 @@ sw2)
 sw3)
   for L in ${SIZES_SW3-32 64 128 256 512}; do
     swendsen_wang "sw3_L$L" "Potts(q: 3, dims: 2, size: $L)" \
-      "0.9975, 1.0, 1.0025, 1.0050525, 1.0075, 1.01, 1.0125"
+      "${BETAS_SW3:-0.9975, 1.0, 1.0025, 1.0050525, 1.0075, 1.01, 1.0125}"
   done ;;
 sw4)
   for L in ${SIZES_SW4-32 64 128 256 512}; do
