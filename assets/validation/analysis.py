@@ -1,11 +1,14 @@
 """What the validation scripts' analyses share (assets/validation/*/analyse.py): the runs'
 summaries by L, straight lines through finite-size curves and where two of them cross, and the
-local crossing of two curves too curved for one line over the whole range."""
+local crossing of two curves too curved for one line over the whole range, and models that
+map onto the 2D Ising model at half the coupling against Kaufman's solution."""
 
 import json
 import math
+import os
 import random
 import re
+import subprocess
 from pathlib import Path
 
 
@@ -160,3 +163,25 @@ def svg_plot(path, title, labels, series, log=False):
     out.append("</svg>")
     Path(path).write_text("\n".join(out) + "\n")
     print(f"figure: {path}")
+
+
+def against_half_beta_kaufman(out, prefix, energy, heat):
+    """Each run of `prefix` (a model that maps onto the Ising model at beta / 2), e and c in
+    units of their errors against energy(e_Ising) and heat(c_Ising) of Kaufman's Ising model of
+    the same L at beta / 2, from `spinflip exact` (the binary BIN); None where there are no
+    runs, else a line per L."""
+    runs = summaries(out, prefix)
+    if not runs:
+        return None
+    binary = os.environ.get("BIN", "target/release/spinflip")
+    lines = []
+    for size, s in runs:
+        cells = []
+        for r in s["runs"]:
+            command = [binary, "exact", "--size", str(size), "--beta", str(r["beta"] / 2)]
+            exact = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+            de = (r["e"]["mean"] - energy(exact["e"])) / r["e"]["err"]
+            dc = (r["c"]["mean"] - heat(exact["c"])) / r["c"]["err"]
+            cells.append(f"{r['beta']:.4f}: {de:+.2f} / {dc:+.2f}")
+        lines.append(f"  L = {size:4}: {', '.join(cells)}")
+    return lines

@@ -681,21 +681,10 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
         let cube = Lattice::new(3, 2);
         let exact = enumerate_states(&potts3, cube, (None, &[]), beta);
         let estimates = clusters_alone(&potts3, (cube, &[]), beta, update, 6000);
-        let what = format!("q = 3 {update:?} 2^3");
-        assert_near(
-            &format!("{what}: e"),
-            estimates.e,
-            exact.e,
-            (4.0, 0.0),
-            0.03,
-        );
-        assert_near(
-            &format!("{what}: m2"),
-            estimates.m2,
-            exact.m2,
-            (4.0, 0.0),
-            0.03,
-        );
+        for (name, seen, expected) in [("e", estimates.e, exact.e), ("m2", estimates.m2, exact.m2)] {
+            let what = format!("q = 3 {update:?} 2^3: {name}");
+            assert_near(&what, seen, expected, (4.0, 0.0), 0.03);
+        }
     }
     let empty = [1, 6, 11, 12];
     let square = Lattice::new(2, 4);

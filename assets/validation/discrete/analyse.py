@@ -11,15 +11,12 @@ at beta / 2 (`spinflip exact`, the binary BIN), the 3-state model's crossings an
 energy as potts3's, the 4-state model's e(beta_c) extrapolated in L^-0.5 against u_c = -3/2.
 Usage: analyse.py OUT_DIR."""
 
-import json
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import line, local_crossing, summaries  # noqa: E402
+from analysis import against_half_beta_kaufman, line, local_crossing, summaries  # noqa: E402
 
 BETA_C3 = math.log(1 + math.sqrt(3))
 U_C3 = -(1 + 1 / math.sqrt(3))
@@ -67,20 +64,10 @@ def critical_energy(out, prefix="potts3", beta_c=BETA_C3, u_c=U_C3, power=0.8):
 def potts2_against_kaufman(out):
     """The 2-state Potts model, H = -sum delta, is the Ising model at beta / 2 shifted: per site
     e = (e_Ising - 2) / 2 and c = c_Ising of the same L (Kaufman)."""
-    runs = summaries(out, "sw2")
-    if not runs:
-        return
-    binary = os.environ.get("BIN", "target/release/spinflip")
-    print("sw2: e and c against Kaufman's at beta / 2, in units of the error")
-    for size, s in runs:
-        cells = []
-        for r in s["runs"]:
-            command = [binary, "exact", "--size", str(size), "--beta", str(r["beta"] / 2)]
-            exact = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
-            de = (r["e"]["mean"] - (exact["e"] - 2) / 2) / r["e"]["err"]
-            dc = (r["c"]["mean"] - exact["c"]) / r["c"]["err"]
-            cells.append(f"{r['beta']:.4f}: {de:+.2f} / {dc:+.2f}")
-        print(f"  L = {size:4}: {', '.join(cells)}")
+    lines = against_half_beta_kaufman(out, "sw2", lambda e: (e - 2) / 2, lambda c: c)
+    if lines:
+        print("sw2: e and c against Kaufman's at beta / 2, in units of the error")
+        print("\n".join(lines))
 
 
 def histogram_peaks(out):

@@ -39,10 +39,11 @@ REPLICAS=${REPLICAS:-8}
 PARTS=${PARTS:-potts3 potts10 bc}
 mkdir -p "$OUT"
 
-# run NAME MODEL TEMPERATURES [UPDATES [ALGORITHM]]: TEMPERATURES a `Betas([..])` or
-# `Temperatures([..])`.
+# run NAME MODEL TEMPERATURES [UPDATES [ALGORITHM [MEASURED [SEED]]]]: TEMPERATURES a
+# `Betas([..])` or `Temperatures([..])`, MEASURED sweeps (or steps) after a fifth as many.
 run() {
   local name=$1 model=$2 temperatures=$3 updates=${4:-"()"} algorithm=${5:-Metropolis}
+  local measured=${6:-$SWEEPS} seed=${7:-48}
   run_config "$name" <<RON
 (
     model: $model,
@@ -50,23 +51,14 @@ run() {
     replicas: $REPLICAS,
     updates: $updates,
     algorithm: $algorithm,
-    sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 2),
-    seed: 48,
+    sweeps: (thermalize: $((measured / 5)), measure: $measured, every: 2),
+    seed: $seed,
 RON
 }
 
-# swendsen_wang NAME MODEL BETAS: Swendsen-Wang steps of MODEL at BETAS.
+# swendsen_wang NAME MODEL BETAS: STEPS_SW Swendsen-Wang steps of MODEL at BETAS.
 swendsen_wang() {
-  local steps=${STEPS_SW:-20000}
-  run_config "$1" <<RON
-(
-    model: $2,
-    temperatures: Betas([$3]),
-    replicas: $REPLICAS,
-    algorithm: Clusters(update: SwendsenWang),
-    sweeps: (thermalize: $((steps / 5)), measure: $steps, every: 2),
-    seed: 87,
-RON
+  run "$1" "$2" "Betas([$3])" "()" "Clusters(update: SwendsenWang)" "${STEPS_SW:-20000}" 87
 }
 
 for part in $PARTS; do case $part in

@@ -5,15 +5,12 @@ xi/L crossings of consecutive L for the 3D Heisenberg and XY models against thei
 against Kaufman's (from `BIN exact`, BIN the release build, default target/release/spinflip);
 with --svg DIR their figures. Usage: analyse.py OUT_DIR [--svg DIR]."""
 
-import json
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import local_crossing, summaries, svg_plot  # noqa: E402
+from analysis import against_half_beta_kaufman, local_crossing, summaries, svg_plot  # noqa: E402
 
 CRITICAL = {
     "heisenberg3d": (0.693001, "Campostrini et al. 2002"),
@@ -70,20 +67,10 @@ def helicity(out):
 def clock4(out):
     """The 4-state clock model is two Ising models at half the coupling: per site e(beta) =
     e_Ising(beta / 2) and c(beta) = 2 c_Ising(beta / 2) of the same L (Kaufman)."""
-    runs = summaries(out, "clock4")
-    if not runs:
-        return
-    binary = os.environ.get("BIN", "target/release/spinflip")
-    print("clock4: e and c against Kaufman's at beta / 2, in units of the error")
-    for size, s in runs:
-        cells = []
-        for r in s["runs"]:
-            command = [binary, "exact", "--size", str(size), "--beta", str(r["beta"] / 2)]
-            exact = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
-            de = (r["e"]["mean"] - exact["e"]) / r["e"]["err"]
-            dc = (r["c"]["mean"] - 2 * exact["c"]) / r["c"]["err"]
-            cells.append(f"{r['beta']:.2f}: {de:+.2f} / {dc:+.2f}")
-        print(f"  L = {size:4}: {', '.join(cells)}")
+    lines = against_half_beta_kaufman(out, "clock4", lambda e: e, lambda c: 2 * c)
+    if lines:
+        print("clock4: e and c against Kaufman's at beta / 2, in units of the error")
+        print("\n".join(lines))
 
 
 def figures(out, folder):
