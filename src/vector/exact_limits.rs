@@ -681,7 +681,8 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
         let cube = Lattice::new(3, 2);
         let exact = enumerate_states(&potts3, cube, (None, &[]), beta);
         let estimates = clusters_alone(&potts3, (cube, &[]), beta, update, 6000);
-        for (name, seen, expected) in [("e", estimates.e, exact.e), ("m2", estimates.m2, exact.m2)] {
+        for (name, seen, expected) in [("e", estimates.e, exact.e), ("m2", estimates.m2, exact.m2)]
+        {
             let what = format!("q = 3 {update:?} 2^3: {name}");
             assert_near(&what, seen, expected, (4.0, 0.0), 0.03);
         }
