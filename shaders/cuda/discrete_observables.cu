@@ -14,7 +14,7 @@ constexpr unsigned SUMS = 27u;
 constexpr unsigned MAGNETISATION = 6u;
 constexpr unsigned FOURIER = 9u;
 constexpr unsigned STATES_COUNTER = 32u;
-constexpr unsigned STATE_FOURIER_COUNTER = 64u;
+constexpr unsigned STATE_FOURIER_COUNTER = STATES_COUNTER + STATES;
 constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 
 extern "C" __global__ void discrete_observables(const int* spins, unsigned long long* counts,

@@ -7,15 +7,15 @@
 // reused (OVERLAP_COUNTERS per pair, two systems' worth). Empty sites (the vacancy, state
 // STATES) count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
 // Counters of pair k from k * OVERLAP_COUNTERS: the sites of states (a, b) at a STATES + b,
-// then their Fourier components [a STATES + b][d][cos, sin] from PAIR_FOURIER.
+// then their Fourier components [a STATES + b][d][cos, sin] from PAIR_FOURIER, after the pairs.
 
 #include "vector_sums.cuh"
 
 constexpr unsigned OVERLAP_COUNTERS = 2u * COUNTERS;
 // engine::vector::MAX_OVERLAP_STATES squared: the pairs of states the counters hold.
 constexpr unsigned MAX_PAIRS = 64u;
-constexpr unsigned PAIR_FOURIER = 64u;
 constexpr unsigned PAIRS = STATES * STATES < MAX_PAIRS ? STATES * STATES : MAX_PAIRS;
+constexpr unsigned PAIR_FOURIER = PAIRS;
 
 extern "C" __global__ void discrete_overlap(const int* spins, unsigned long long* counts,
                                             const int* lookups) {

@@ -10,11 +10,24 @@ __device__ __forceinline__ unsigned coordinate(unsigned i, unsigned d) {
 }
 
 // Adds the `count` sums to the counters from `out` (zeros skipped).
+// Blocks of whole warps first add up each warp's sums by shuffles, so that one lane a warp adds
+// to the counters: the threads of a large lattice would otherwise queue at the same few counters.
+// Every thread of the block calls it.
 __device__ __forceinline__ void add_sums(unsigned long long* out, const long long* sums,
                                          unsigned count) {
+    const bool whole_warps = blockDim.x % 32u == 0u;
     for (unsigned k = 0u; k < count; k++) {
-        if (sums[k] != 0) {
-            atomicAdd(out + k, static_cast<unsigned long long>(sums[k]));
+        long long sum = sums[k];
+        if (whole_warps) {
+            for (unsigned offset = 16u; offset > 0u; offset /= 2u) {
+                sum += __shfl_down_sync(0xffffffffu, sum, offset);
+            }
+            if (threadIdx.x % 32u != 0u) {
+                continue;
+            }
+        }
+        if (sum != 0) {
+            atomicAdd(out + k, static_cast<unsigned long long>(sum));
         }
     }
 }

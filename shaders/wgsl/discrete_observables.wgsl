@@ -5,14 +5,17 @@
 // OBSERVATION_WORD, in pairs: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the
 // values s(a) (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in
 // each state from STATES_WORD, each state's Fourier components [a][d][cos, sin] from
-// STATE_FOURIER_WORD. Empty sites (the vacancy, state STATES) count in none of them.
+// state_fourier_word(). Empty sites (the vacancy, state STATES) count in none of them.
 
 #import vector_sums
 #import counters
 
 const OBSERVATION_WORD: u32 = 8u;
 const STATES_WORD: u32 = 64u;
-const STATE_FOURIER_WORD: u32 = 128u;
+// The states' Fourier components follow their counts (engine::vector::counters).
+fn state_fourier_word() -> u32 {
+    return STATES_WORD + 2u * STATES;
+}
 const MAGNETISATION: u32 = 6u;
 const FOURIER: u32 = 9u;
 
@@ -57,7 +60,7 @@ fn main(thread: Thread) {
             add_u64(z * count_words() + STATES_WORD + 2u * a, counts[a]);
         }
         for (var f = 6u * a; f < 6u * a + 6u; f++) {
-            add_i64(z * count_words() + STATE_FOURIER_WORD + 2u * f, state_fourier[f]);
+            add_i64(z * count_words() + state_fourier_word() + 2u * f, state_fourier[f]);
         }
     }
 }

@@ -7,14 +7,20 @@
 // (2 count_words() per pair, two systems' worth). Empty sites (the vacancy, state STATES)
 // count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
 // Counts of pair k from word k * 2 count_words(), in pairs: the sites of states (a, b) at
-// a STATES + b, then their Fourier components [a STATES + b][d][cos, sin] from PAIR_FOURIER.
+// a STATES + b, then their Fourier components [a STATES + b][d][cos, sin] from state_pairs(),
+// after the pairs' counts.
 
 #import vector_sums
 #import counters
 
 // engine::vector::MAX_OVERLAP_STATES squared: the pairs of states the counts hold.
 const MAX_PAIRS: u32 = 64u;
-const PAIR_FOURIER: u32 = 64u;
+
+// The pairs of states the counts hold; their Fourier components follow their counts
+// (engine::vector::counters).
+fn state_pairs() -> u32 {
+    return min(STATES * STATES, MAX_PAIRS);
+}
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
@@ -42,12 +48,12 @@ fn main(thread: Thread) {
         }
     }
     let out = replicas.pair * 2u * count_words();
-    for (var c = 0u; c < min(STATES * STATES, MAX_PAIRS); c++) {
+    for (var c = 0u; c < state_pairs(); c++) {
         if counts[c] > 0u {
             add_u64(out + 2u * c, counts[c]);
         }
         for (var f = 6u * c; f < 6u * c + 6u; f++) {
-            add_i64(out + 2u * (PAIR_FOURIER + f), fourier[f]);
+            add_i64(out + 2u * (state_pairs() + f), fourier[f]);
         }
     }
 }

@@ -466,8 +466,8 @@ pub struct Measurements {
     /// `[slot][system]` of a vector-spin engine: every system's observation.
     pub vector_observations: Vec<VectorObservation>,
     /// `[slot][overlap]` of a vector-spin engine: the tensor overlap of every replica pair of a
-    /// spin glass ([`crate::model::vector::VectorSystems::overlaps`]). Empty for the
-    /// ferromagnet.
+    /// spin glass ([`crate::model::vector::VectorSystems::overlaps`]), zero in the slots of
+    /// `Observe` steps. Empty for the ferromagnet and for a plan without a `Measure` step.
     pub vector_overlaps: Vec<VectorOverlap>,
     /// `[system]` of a vector-spin engine: the Metropolis moves accepted over the plan's sweeps.
     pub accepted: Vec<u64>,

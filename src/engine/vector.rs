@@ -361,44 +361,45 @@ pub fn check_partners(systems: &VectorSystems, partners: &[u32]) -> Result<()> {
 /// accepted moves, three spare, then the observation ([`counted_observation`]).
 const VECTOR_COUNTERS: usize = OBSERVATION_COUNTER + 28;
 
-/// 64-bit counters per system of discrete states: those of unit vectors, then the counts of the
-/// states from [`STATES_COUNTER`] and their Fourier components from [`STATE_FOURIER_COUNTER`].
-const STATE_COUNTERS: usize = STATE_FOURIER_COUNTER + 6 * MAX_POTTS_STATES as usize;
-
 /// Where a system's observation starts in its counters.
 const OBSERVATION_COUNTER: usize = 4;
 
 /// Where a system's counts of discrete states start in its counters, after the 28 of the
-/// other entries.
+/// other entries; their Fourier components follow, `[a][d][cos, sin]` at
+/// `q + (3 a + d) 2 + p` from here ([`state_counters`]).
 const STATES_COUNTER: usize = VECTOR_COUNTERS;
 
-/// Where a system's Fourier components of discrete states start in its counters,
-/// `[a][d][cos, sin]` at `(3 a + d) 2 + p`.
-const STATE_FOURIER_COUNTER: usize = STATES_COUNTER + MAX_POTTS_STATES as usize;
+/// The counters of `q` discrete states' counts and Fourier components.
+fn state_counters(q: usize) -> usize {
+    7 * q
+}
 
-/// The 64-bit counters per system of the counts of `systems`: only discrete states need the
-/// counters of their states (8 times those of unit vectors, which every measurement would
-/// read back).
+/// The 64-bit counters per system of the counts of `systems`, as few as its measurements need
+/// (every measurement reads them all back): those of unit vectors; for `q` discrete states
+/// also their counts and Fourier components, and for a glass's replica pairs, which reuse two
+/// systems' counters, room for the `q^2` pairs of states and theirs.
 pub fn counters(systems: &VectorSystems) -> usize {
-    match systems.states {
-        Some(_) => STATE_COUNTERS,
-        None => VECTOR_COUNTERS,
+    let Some(states) = &systems.states else {
+        return VECTOR_COUNTERS;
+    };
+    let q = states.q as usize;
+    let observation = VECTOR_COUNTERS + state_counters(q);
+    match systems.overlaps() {
+        0 => observation,
+        _ => observation.max(state_counters(q * q).div_ceil(2)),
     }
 }
 
 /// 64-bit counters per replica pair in the counts of `vector_overlap`, which reuses the counts
 /// of the systems (two per pair, so that the counts hold every pair's): `q[mu][nu]` at
-/// `3 mu + nu`, then `fourier[d][mu][nu][cos, sin]` from [`OVERLAP_FOURIER`] (63 in all).
+/// `3 mu + nu`, then `fourier[d][mu][nu][cos, sin]` from [`OVERLAP_FOURIER`] (63 in all); of
+/// discrete states the `q^2` pairs' counts, then their Fourier components.
 pub fn overlap_counters(systems: &VectorSystems) -> usize {
     2 * counters(systems)
 }
 
 /// Where an overlap's Fourier components start in its counters.
 const OVERLAP_FOURIER: usize = 9;
-
-/// Where the Fourier components of a discrete overlap's pairs of states start in its counters,
-/// `[a q + b][d][cos, sin]` at `(3 (a q + b) + d) 2 + p`, after the pairs' counts.
-const STATE_OVERLAP_FOURIER: usize = MAX_OVERLAP_PAIRS;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
@@ -501,14 +502,37 @@ pub fn counted_accepted(systems: &VectorSystems, counts: &[u64]) -> Vec<u64> {
 pub fn counted_observations(systems: &VectorSystems, counts: &[u64]) -> Vec<VectorObservation> {
     counts
         .chunks_exact(counters(systems))
-        .map(counted_observation)
+        .map(|c| counted_observation(c, state_count(systems)))
         .collect()
+}
+
+/// The discrete states of `systems`, 0 for unit vectors.
+fn state_count(systems: &VectorSystems) -> usize {
+    systems.states.as_ref().map_or(0, |s| s.q as usize)
+}
+
+/// The counts of `q` discrete states and their Fourier components from `counters` (at `a`, and
+/// at `q + 2 (3 a + d) + p`), into `states` and `state_fourier`.
+fn decode_states(
+    counters: &[u64],
+    q: usize,
+    states: &mut [i64],
+    state_fourier: &mut [[[i64; 2]; 3]],
+) {
+    for (a, count) in states.iter_mut().enumerate().take(q) {
+        *count = counters[a] as i64;
+    }
+    for (a, state) in state_fourier.iter_mut().enumerate().take(q) {
+        for (d, direction) in state.iter_mut().enumerate() {
+            *direction = [0, 1].map(|p| counters[q + 2 * (3 * a + d) + p] as i64);
+        }
+    }
 }
 
 /// The observation in one system's [`counters`]: bonds, twists and magnetisation (three
 /// each), the Fourier components `[d][a][cos, sin]`, the norm deviation, then the counts of
-/// discrete states and their Fourier components.
-fn counted_observation(counters: &[u64]) -> VectorObservation {
+/// the `q` discrete states' counts and Fourier components.
+fn counted_observation(counters: &[u64], q: usize) -> VectorObservation {
     let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
     let mut o = VectorObservation {
         bonds: [0, 1, 2].map(sum),
@@ -517,17 +541,8 @@ fn counted_observation(counters: &[u64]) -> VectorObservation {
         norm_deviation: counters[OBSERVATION_COUNTER + 27],
         ..VectorObservation::default()
     };
-    if counters.len() == STATE_COUNTERS {
-        for (a, count) in o.states.iter_mut().enumerate() {
-            *count = counters[STATES_COUNTER + a] as i64;
-        }
-        for (a, state) in o.state_fourier.iter_mut().enumerate() {
-            for (d, direction) in state.iter_mut().enumerate() {
-                *direction =
-                    [0, 1].map(|p| counters[STATE_FOURIER_COUNTER + 2 * (3 * a + d) + p] as i64);
-            }
-        }
-    }
+    let states = &counters[STATES_COUNTER..];
+    decode_states(states, q, &mut o.states, &mut o.state_fourier);
     for (d, direction) in o.fourier.iter_mut().enumerate() {
         for (a, component) in direction.iter_mut().enumerate() {
             *component = [0, 1].map(|p| sum(9 + 2 * (3 * d + a) + p));
@@ -539,30 +554,22 @@ fn counted_observation(counters: &[u64]) -> VectorObservation {
 /// The overlaps of every replica pair of `systems` in the `counts` of `vector_overlap` (or
 /// `discrete_overlap`).
 pub fn counted_overlaps(systems: &VectorSystems, counts: &[u64]) -> Vec<VectorOverlap> {
-    let decode = match systems.states {
-        Some(_) => counted_state_overlap,
-        None => counted_overlap,
-    };
+    let q = state_count(systems);
     counts
         .chunks_exact(overlap_counters(systems))
         .take(systems.overlaps() as usize)
-        .map(decode)
+        .map(|c| match q {
+            0 => counted_overlap(c),
+            _ => counted_state_overlap(c, q),
+        })
         .collect()
 }
 
-/// One pair's overlap of discrete states from its [`overlap_counters`]: the pairs of states
-/// from 0, their Fourier components from [`STATE_OVERLAP_FOURIER`].
-fn counted_state_overlap(counters: &[u64]) -> VectorOverlap {
+/// One pair's overlap of `q` discrete states from its [`overlap_counters`]: the `q^2` pairs of
+/// states (`a q + b`) from 0, their Fourier components after them.
+fn counted_state_overlap(counters: &[u64], q: usize) -> VectorOverlap {
     let mut o = VectorOverlap::default();
-    for (c, count) in o.states.iter_mut().enumerate() {
-        *count = counters[c] as i64;
-    }
-    for (c, pair) in o.state_fourier.iter_mut().enumerate() {
-        for (d, direction) in pair.iter_mut().enumerate() {
-            let at = STATE_OVERLAP_FOURIER + 2 * (3 * c + d);
-            *direction = [0, 1].map(|p| counters[at + p] as i64);
-        }
-    }
+    decode_states(counters, q * q, &mut o.states, &mut o.state_fourier);
     o
 }
 

@@ -142,7 +142,11 @@ impl Division for VectorDivision {
         let outer = slots * temperatures;
         Ok(Measurements {
             vector_observations: merge_samples(&observations, &self.shares, outer, replicas)?,
-            vector_overlaps: merge_samples(&overlaps, &self.shares, outer, pairs)?,
+            // A plan without a measurement of the overlaps has none on any rank.
+            vector_overlaps: match overlaps.iter().all(Vec::is_empty) {
+                true => Vec::new(),
+                false => merge_samples(&overlaps, &self.shares, outer, pairs)?,
+            },
             accepted: merge_samples(&accepted, &self.shares, temperatures, replicas)?,
             ..Measurements::default()
         })

@@ -203,15 +203,19 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
     }
 
     /// Sweeps, pieces of sweeps, measurements (observations and overlaps) and observations
-    /// (without the overlaps); the steps of other models' capabilities are refused.
+    /// (without the overlaps); the steps of other models' capabilities are refused. The
+    /// measurements fill their slots as they come, without zeroing them first (a glass of
+    /// thousands of small systems measures megabytes a plan); the overlaps only where the plan
+    /// measures them.
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         let systems = self.backend.systems();
         let (count, overlaps) = (systems.systems() as usize, systems.overlaps() as usize);
         let size = systems.lattice.size;
         let slots = plan.slots as usize;
+        let measures = (plan.steps.iter()).any(|s| matches!(s, Step::Measure { .. }));
         let mut measurements = Measurements {
-            vector_observations: vec![VectorObservation::default(); slots * count],
-            vector_overlaps: vec![VectorOverlap::default(); slots * overlaps],
+            vector_observations: Vec::with_capacity(slots * count),
+            vector_overlaps: Vec::with_capacity(usize::from(measures) * slots * overlaps),
             accepted: vec![0; count],
             ..Measurements::default()
         };
@@ -242,11 +246,15 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
                 Step::Measure { slot } | Step::Observe { slot } => {
                     self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
                     let slot = slot as usize;
-                    measurements.vector_observations[slot * count..][..count]
-                        .copy_from_slice(&self.backend.observe()?);
+                    let observed = self.backend.observe()?;
+                    fill_slot(
+                        &mut measurements.vector_observations,
+                        slot * count,
+                        observed,
+                    )?;
                     if matches!(step, Step::Measure { .. }) {
-                        measurements.vector_overlaps[slot * overlaps..][..overlaps]
-                            .copy_from_slice(&self.backend.overlaps()?);
+                        let measured = self.backend.overlaps()?;
+                        fill_slot(&mut measurements.vector_overlaps, slot * overlaps, measured)?;
                     }
                 }
                 other => {
@@ -257,6 +265,10 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             }
         }
         self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
+        (measurements.vector_observations).resize(slots * count, VectorObservation::default());
+        if measures {
+            (measurements.vector_overlaps).resize(slots * overlaps, VectorOverlap::default());
+        }
         Ok(measurements)
     }
 
@@ -272,6 +284,25 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
     fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
         Some(self)
     }
+}
+
+/// Append `values` to `slots` at `start`, after defaults for the slots before it that no step
+/// filled; refused where a slot comes after a later one (plans number their slots in order).
+fn fill_slot<T: Default + Clone>(slots: &mut Vec<T>, start: usize, values: Vec<T>) -> Result<()> {
+    if slots.len() > start {
+        return Err(Error::State(format!(
+            "a plan's measurement slots out of order: slot at {start} after {} values",
+            slots.len()
+        )));
+    }
+    if start == 0 {
+        // The first slot takes the backend's values as they are, without a copy.
+        *slots = values;
+    } else {
+        slots.resize(start, T::default());
+        slots.extend(values);
+    }
+    Ok(())
 }
 
 impl<B: VectorBackend + ProposalBackend> Proposals for VectorEngine<B> {
