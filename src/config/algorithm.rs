@@ -33,8 +33,8 @@ pub enum Algorithm {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reweighting: Option<u32>,
     },
-    /// Cluster updates of the Ising ferromagnet (zero field), alone or mixed with Metropolis
-    /// sweeps in a fixed ratio: each step of the schedule (what `sweeps:` counts) is `clusters`
+    /// Cluster updates of the Ising and Potts ferromagnets (zero field), alone or mixed with
+    /// Metropolis sweeps in a fixed ratio: each step of the schedule (what `sweeps:` counts) is `clusters`
     /// cluster updates of kind `update`, then `metropolis` Metropolis sweeps; the fields are
     /// those of [`ClusterOptions`].
     Clusters {
@@ -50,10 +50,11 @@ pub enum Algorithm {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClusterUpdate {
     /// Swendsen-Wang (PRL 58, 86 (1987)): bonds between equal neighbours are activated with
-    /// probability `1 - exp(-2 beta)`, and every connected cluster flips with probability 1/2.
+    /// probability `1 - exp(-2 beta)` (Potts: `1 - exp(-beta)`), and every connected cluster
+    /// flips with probability 1/2 (Potts: takes a state drawn among the `q`).
     SwendsenWang,
     /// Wolff (PRL 62, 361 (1989)): the one cluster of those bonds that holds a random seed
-    /// site flips.
+    /// site flips (Potts: moves to one of the other `q - 1` states).
     Wolff,
 }
 
