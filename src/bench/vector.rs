@@ -221,9 +221,10 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let info = engine.info();
     let site_sweeps =
         f64::from(sweeps) * (systems.lattice.sites() * u64::from(systems.systems())) as f64;
-    let (clusters, metropolis) = updates.clusters.map_or((0.0, 1.0), |c| {
-        (f64::from(c.clusters), f64::from(c.metropolis))
-    });
+    let (clusters, metropolis) = (
+        f64::from(updates.cluster_updates()),
+        f64::from(updates.metropolis_sweeps()),
+    );
     let (proposals, updates_per_sweep) = (
         f64::from(updates.proposals()),
         f64::from(updates.site_updates()),

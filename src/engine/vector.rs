@@ -12,6 +12,7 @@
 use std::ops::Range;
 
 use super::Plan;
+use super::clusters::ClusterLattices;
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
 use crate::config::{ClusterOptions, ClusterUpdate, MAX_POTTS_STATES, VectorUpdates};
@@ -103,10 +104,15 @@ impl VectorSweeps {
         self.hits * self.metropolis_sweeps()
     }
 
+    /// Cluster updates per sweep of the loop: a cluster step's, or none.
+    pub fn cluster_updates(&self) -> u32 {
+        self.clusters.map_or(0, |c| c.clusters)
+    }
+
     /// Updates per site per sweep of the loop, a cluster update counted as one: the
     /// Metropolis proposals and the cluster updates.
     pub fn site_updates(&self) -> u32 {
-        self.proposals() + self.clusters.map_or(0, |c| c.clusters)
+        self.proposals() + self.cluster_updates()
     }
 
     /// The number that keys the randoms of pass `pass` ([`VectorSweeps::passes`]) of the
@@ -290,13 +296,6 @@ impl<K> VectorKernelSet<K> {
                     .into(),
             ));
         }
-        if updates.clusters.is_some() && systems.cluster_thresholds().is_none() {
-            return Err(Error::Usage(
-                "cluster updates take discrete states whose equal neighbours all bond alike \
-                 (Potts, Ising) and one coupling J > 0"
-                    .into(),
-            ));
-        }
         Ok(VectorKernelSet {
             hot_start: build(Kernel::VectorHotStart)?,
             metropolis: match systems.states {
@@ -319,6 +318,25 @@ impl<K> VectorKernelSet<K> {
             },
             exchange: build(Kernel::VectorExchange)?,
         })
+    }
+}
+
+/// The cluster update of `updates` and the lattices of `systems` its kernels serve; `None`
+/// without cluster updates; refused where the states' bonds are no Fortuin-Kasteleyn bonds.
+pub fn cluster_step(
+    systems: &VectorSystems,
+    updates: VectorSweeps,
+) -> Result<Option<(ClusterUpdate, ClusterLattices)>> {
+    let Some(step) = updates.clusters else {
+        return Ok(None);
+    };
+    match ClusterLattices::of_states(systems) {
+        Some(lattices) => Ok(Some((step.update, lattices))),
+        None => Err(Error::Usage(
+            "cluster updates take discrete states whose equal neighbours all bond alike \
+             (Potts, Ising) and one coupling J > 0"
+                .into(),
+        )),
     }
 }
 

@@ -22,13 +22,12 @@ use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
     launch_passes,
 };
-use crate::engine::clusters::ClusterLattices;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_accepted,
-    counted_observations, counted_overlaps, counters, coupling_words, dispatch_params,
-    kernel_constants, lookup_words,
+    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
+    counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
+    dispatch_params, kernel_constants, lookup_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -81,15 +80,15 @@ impl CudaVectorEngine {
         let kernels = VectorKernelSet::build(&systems, updates, |kernel| {
             FittedKernel::new(device.function(kernel, &constants)?, block_size)
         })?;
-        let clusters = match (updates.clusters, ClusterLattices::of_states(&systems)) {
-            (Some(step), Some(lattices)) => Some(CudaClusters::new(
+        let clusters = match cluster_step(&systems, updates)? {
+            Some((update, lattices)) => Some(CudaClusters::new(
                 &mut device,
                 &lattices,
-                step.update,
+                update,
                 &constants,
                 block_size,
             )?),
-            _ => None,
+            None => None,
         };
         let backend = CudaVector {
             spins: allocate(&device, systems.spin_words(), "vector spins")?,

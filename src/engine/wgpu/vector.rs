@@ -20,12 +20,11 @@ use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
     launch_passes,
 };
-use crate::engine::clusters::ClusterLattices;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
-    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, counted_accepted,
-    counted_observations, counted_overlaps, counters, coupling_words, dispatch_params,
-    kernel_constants, lookup_words,
+    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
+    counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
+    dispatch_params, kernel_constants, lookup_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -99,14 +98,11 @@ impl WgpuVectorEngine {
         let pipelines = VectorKernelSet::build(&systems, updates, |kernel| {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
         })?;
-        let clusters = match (updates.clusters, ClusterLattices::of_states(&systems)) {
-            (Some(step), Some(lattices)) => Some(WgpuClusters::new(
-                &mut ctx,
-                lattices,
-                step.update,
-                &constants,
-            )?),
-            _ => None,
+        let clusters = match cluster_step(&systems, updates)? {
+            Some((update, lattices)) => {
+                Some(WgpuClusters::new(&mut ctx, lattices, update, &constants)?)
+            }
+            None => None,
         };
         let spins = ctx.buffer("vector spins", spin_bytes, storage_usage())?;
         let count_bytes = 8 * (counters(&systems) * systems.systems() as usize) as u64;
