@@ -1136,8 +1136,9 @@ fn a_resumed_tempered_xy_glass_equals_the_uninterrupted_run() {
 }
 
 /// Discrete states: halted at 64 and 96 sweeps, inside the ladder's tuning; the Blume-Capel
-/// model by Metropolis, the diluted Potts glass with replica pairs and the diluted Potts
-/// ferromagnet's cluster steps halted the same way.
+/// model by Metropolis, the diluted Potts glass with replica pairs, the diluted Potts
+/// ferromagnet's cluster steps and the Edwards-Anderson glass's Houdayer moves (their record
+/// in the checkpoint) halted the same way.
 #[test]
 fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
     resumed_vector_equals_uninterrupted(POTTS_GLASS_TEMPERING, 50, (64, 96));
@@ -1165,6 +1166,18 @@ fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
             "algorithm: Clusters(update: Wolff, clusters: 2, metropolis: 1),",
         );
     resumed_vector_equals_uninterrupted(&clusters, 50, (64, 96));
+    let houdayer = POTTS_GLASS_TEMPERING
+        .replace(
+            "Potts(q: 3, dims: 2, size: 6, field: 0.25, disorder: Bimodal)",
+            "EdwardsAnderson(dims: 2, size: 6, field: 0.25)",
+        )
+        .replace("replicas: 1,", "replicas: 2,")
+        .replace(
+            "Tempering(every: 2, tune: true)",
+            "Tempering(every: 2, tune: true, moves: Houdayer(per_sweep: 2))",
+        )
+        .replace("(proposal: HeatBath)", "()");
+    resumed_vector_equals_uninterrupted(&houdayer, 50, (64, 96));
 }
 
 /// The tempered XY glass on wgpu writes the CPU's estimates, diagnostics and files.

@@ -1,17 +1,21 @@
 //! Parallel tempering physics (CPU engine; the GPU engines take the same decisions bit for bit,
 //! see the equality tests): small 2D Edwards-Anderson samples against exact enumeration at low
 //! temperatures, where plain Metropolis with the same sweeps stays out of equilibrium, and the
-//! 2D ferromagnet against Kaufman's exact solution across a ladder.
+//! 2D ferromagnet against Kaufman's exact solution across a ladder; Houdayer's replica moves
+//! inside tempering (the vector engine's two states) against the same enumeration.
 
 mod common;
 
-use common::{assert_within, run_summary};
+use common::{assert_within, config, run_summary};
 use spinflip::config::Disorder;
 use spinflip::exact::enumerate;
+use spinflip::io::run_dir::RunOptions;
 use spinflip::metropolis::Summary;
 use spinflip::model::Lattice;
 use spinflip::model::couplings::coupling_values;
+use spinflip::run::{RunOutcome, run};
 use spinflip::stats::Verdict;
+use spinflip::vector::VectorSummary;
 
 const SEED: u64 = 2718;
 const SAMPLES: u32 = 32;
@@ -36,17 +40,30 @@ fn spin_glass_run(algorithm: &str) -> Summary {
 /// Mean over samples of (measured - exact) of `what` at temperature `t`, in units of its error
 /// (the spread of the differences over samples, so disorder fluctuations cancel).
 fn deviation(summary: &Summary, t: usize, what: &str) -> (f64, f64) {
-    let lattice = Lattice::new(2, 4);
     let temperature = &summary.spin_glass[t];
+    let measured = |s: usize| {
+        let sample = &temperature.per_sample[s];
+        match what {
+            "e" => sample.e,
+            _ => sample.q2,
+        }
+    };
+    exact_deviation(temperature.beta, what, measured)
+}
+
+/// Mean over samples `s` of `measured(s) - exact` of `what` ("e" or "q2") at `beta`, and its
+/// error from the differences' spread.
+fn exact_deviation(beta: f64, what: &str, measured: impl Fn(usize) -> f64) -> (f64, f64) {
+    let lattice = Lattice::new(2, 4);
     let differences: Vec<f64> = (0..SAMPLES)
         .map(|s| {
             let couplings = coupling_values(Disorder::Bimodal, &lattice, SEED, s);
-            let exact = enumerate(lattice, &couplings, 0.0, temperature.beta);
-            let measured = &temperature.per_sample[s as usize];
-            match what {
-                "e" => measured.e - exact.e,
-                _ => measured.q2 - exact.q2,
-            }
+            let exact = enumerate(lattice, &couplings, 0.0, beta);
+            let exact = match what {
+                "e" => exact.e,
+                _ => exact.q2,
+            };
+            measured(s as usize) - exact
         })
         .collect();
     let n = differences.len() as f64;
@@ -246,5 +263,74 @@ fn round_trip_and_history_files_agree_with_the_summary() {
         let mut walkers: Vec<u64> = at.iter().map(|r| r[3]).collect();
         walkers.sort_unstable();
         assert_eq!(walkers, vec![0, 1, 2, 3]);
+    }
+}
+
+/// Houdayer's moves inside tempering, on the vector engine's two states of the same samples:
+/// every sample's q^2 against enumeration, and the samples' mean energy against theirs, at
+/// every temperature of the ladder down to T = 1/3.
+#[test]
+fn houdayer_moves_inside_tempering_keep_every_sample_exact() {
+    let text = format!(
+        r#"(
+                model: EdwardsAnderson(dims: 2, size: 4, field: 0.0),
+                temperatures: LinearBeta(min: 0.3, max: 3.0, count: 10),
+                replicas: 2,
+                samples: {SAMPLES},
+                sweeps: (thermalize: 400, measure: 2000, every: 4),
+                algorithm: Tempering(every: 1, moves: Houdayer()),
+                seed: {SEED},
+                backend: Cpu,
+            )"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let moved: VectorSummary = match run(&config(&text), &RunOptions::new(dir.path())).unwrap() {
+        RunOutcome::Vector(summary) => *summary,
+        other => panic!("not a finished vector run: {other:?}"),
+    };
+    assert!(moved.updates.contains("Houdayer"), "{}", moved.updates);
+    // Every temperature's moves swap clusters: nearly always at high T, where half the sites
+    // disagree, less often near the ground states, where the replicas mostly agree.
+    assert_eq!(moved.replica_moves.len(), 10);
+    for m in &moved.replica_moves {
+        eprintln!(
+            "beta {:.2}: {:.3} swapped, |C|/N {:.3}",
+            m.beta, m.acceptance, m.cluster_fraction
+        );
+        assert!(m.acceptance > 0.05 && m.acceptance <= 1.0, "{m:?}");
+        assert!(
+            m.cluster_fraction > 1.0 / 16.0 && m.cluster_fraction <= 1.0,
+            "{m:?}"
+        );
+    }
+    for (t, glass) in moved.spin_glass.iter().enumerate() {
+        let (d, err) = exact_deviation(glass.beta, "q2", |s| glass.per_sample[s].q2);
+        eprintln!("beta {:.2} q2: {d:+.5} ± {err:.5}", glass.beta);
+        assert!(
+            err > 0.0 && err < 0.05,
+            "beta {} q2: error {err}",
+            glass.beta
+        );
+        assert!(
+            (d / err).abs() <= 4.0,
+            "beta {} q2: {:+.1} sigma",
+            glass.beta,
+            d / err
+        );
+        let lattice = Lattice::new(2, 4);
+        let exact_e = (0..SAMPLES)
+            .map(|s| {
+                let couplings = coupling_values(Disorder::Bimodal, &lattice, SEED, s);
+                enumerate(lattice, &couplings, 0.0, glass.beta).e
+            })
+            .sum::<f64>()
+            / f64::from(SAMPLES);
+        assert_within(
+            &format!("beta {:.2} e", glass.beta),
+            moved.runs[t].e,
+            exact_e,
+            0.0,
+            0.05,
+        );
     }
 }

@@ -18,6 +18,19 @@ constexpr unsigned STATES = SPINFLIP_STATES;
 #else
 constexpr unsigned STATES = 0u;
 #endif
+// 1 for Houdayer's move of replica pairs (the vector engine's discrete states): the clusters of
+// the sites where a pair disagrees, the seed's swapped between the two (-DSPINFLIP_HOUDAYER).
+constexpr unsigned HOUDAYER = SPINFLIP_HOUDAYER;
+// Replicas per temperature and sample of the vector engine's systems (Houdayer's pairs;
+// -DSPINFLIP_REPLICAS, which only the vector engine defines).
+#ifdef SPINFLIP_REPLICAS
+constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
+#else
+constexpr unsigned REPLICAS = 2u;
+#endif
+// A replica pair without a seed: no candidate site disagrees. Houdayer's record: sizes[2 z] the
+// sites pair z's moves swapped, sizes[2 z + 1] its moves that found a seed.
+constexpr unsigned NO_SEED = 0xffffffffu;
 // STATES where there are states, else 1: the divisor of their arithmetic on every path.
 constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 // A launch's slot where its update records nothing (engine::dispatch::NO_SLOT).
@@ -62,6 +75,13 @@ __device__ __forceinline__ Quad quad_of() {
     const unsigned z = blockIdx.z;
     const unsigned n = lattice_sites();
     return {g, z, static_cast<unsigned long long>(z) * n, 4u * g < n};
+}
+
+// The first system of Houdayer's replica pair z: replica p of its temperature and sample, whose
+// partner is p + REPLICAS / 2 (model::systems::SystemIndex::overlap_systems).
+__device__ __forceinline__ unsigned pair_first(unsigned z) {
+    constexpr unsigned half = REPLICAS / 2u > 0u ? REPLICAS / 2u : 1u;
+    return (z / half) * REPLICAS + z % half;
 }
 
 // The forward bonds of `site` among `bonds` (one system's): bit d set where its bond along d is

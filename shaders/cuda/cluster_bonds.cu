@@ -1,12 +1,60 @@
 // A cluster update's bonds, the twin of cluster_bonds.wgsl: thread g of system z draws the D
 // Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b') of the 4 D forward bonds of sites
 // 4g .. 4g + 3 and writes their active bonds (equal spins, not empty) as bonds[g]; it clears those sites' counts when
-// the update records (cluster_label writes every site's label whole). CPU twin:
-// src/engine/cpu/cluster_bonds.rs.
+// the update records (cluster_label writes every site's label whole). Houdayer's move
+// (HOUDAYER = 1; thread g of replica pair z, systems a and b): no randoms; a bond is active
+// where its temperature takes moves and the pair disagrees on both its sites; thread 0 also
+// writes the pair's seed (the first candidate site where the pair disagrees) into counts[z N]
+// before cluster_flip swaps anything, counting the move in sizes[2 z + 1] where it has one. CPU
+// twin: src/engine/cpu/cluster_bonds.rs (the seed:
+// cluster_flip.rs).
 
 #include "cluster.cuh"
 #include "philox.cuh"
 #include "slice_constants.cuh"
+
+// Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed.
+__device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const int* spins,
+                           const unsigned* activation, unsigned* bonds, unsigned* counts,
+                           unsigned long long* sizes) {
+    const unsigned n = lattice_sites();
+    const unsigned a = pair_first(quad.z);
+    const int* first = spins + static_cast<unsigned long long>(a) * n;
+    const int* second = spins + static_cast<unsigned long long>(a + REPLICAS / 2u) * n;
+    const bool acts = activation[a / SLICE_BLOCK] != 0u;
+    unsigned word = 0u;
+    for (unsigned k = 0u; k < 4u && acts; k++) {
+        const unsigned site = 4u * quad.g + k;
+        const Neighbours near = neighbours(site);
+        for (unsigned d = 0u; d < DIMS; d++) {
+            const unsigned next = near.site[2u * d + 1u];
+            if (first[site] != second[site] && first[next] != second[next]) {
+                word |= 1u << (8u * k + d);
+            }
+        }
+    }
+    bonds[static_cast<unsigned long long>(quad.z) * (n / 4u) + quad.g] = word;
+    if (quad.g != 0u) {
+        return;
+    }
+    unsigned seed = NO_SEED;
+    const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
+    for (unsigned j = 0u; j < 2u && acts && seed == NO_SEED; j++) {
+        const uint4 block = philox4x32_10(
+            philox_counter(j, params.sweep, PURPOSE_HOUDAYER_SEED, 0u, global_index(a)), key);
+        const unsigned words[4] = {block.x, block.y, block.z, block.w};
+        for (unsigned w = 0u; w < 4u; w++) {
+            const unsigned site = __umulhi(words[w], n);
+            if (seed == NO_SEED && first[site] != second[site]) {
+                seed = site;
+            }
+        }
+    }
+    counts[quad.base] = seed;
+    if (seed != NO_SEED) {
+        atomicAdd(&sizes[2ull * quad.z + 1ull], 1ull);
+    }
+}
 
 extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins,
                                          const unsigned* activation, unsigned* bonds,
@@ -14,6 +62,10 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
                                          unsigned long long* sizes) {
     const Quad quad = quad_of();
     if (!quad.live) {
+        return;
+    }
+    if (HOUDAYER == 1u) {
+        pair_bonds(params, quad, spins, activation, bonds, counts, sizes);
         return;
     }
     const int* lattice = spins + quad.base;

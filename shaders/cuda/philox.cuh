@@ -18,6 +18,7 @@ constexpr unsigned PURPOSE_RESAMPLE = 7u;
 constexpr unsigned PURPOSE_CLUSTER_BOND = 8u;
 constexpr unsigned PURPOSE_CLUSTER_FLIP = 9u;
 constexpr unsigned PURPOSE_WOLFF_SEED = 10u;
+constexpr unsigned PURPOSE_HOUDAYER_SEED = 13u;
 
 __device__ __forceinline__ uint4 philox_round(uint4 ctr, uint2 key) {
     const unsigned hi0 = __umulhi(PHILOX_M0, ctr.x);

@@ -2,12 +2,15 @@
 // cluster_bonds, cluster_label, cluster_merge, cluster_roots and cluster_flip share. Keys and
 // records: src/engine/clusters.rs; CPU twins: src/engine/cpu/cluster_*.rs.
 //
-// Per system z (N sites, base z N): bonds[z N / 4 + g] holds the forward bonds of sites
+// Per system z (N sites, base z N; Houdayer's move: per replica pair z, whose spins are those of
+// systems pair_first(z) and pair_first(z) + REPLICAS / 2): bonds[z N / 4 + g] holds the forward bonds of sites
 // 4g .. 4g + 3, byte k for site 4g + k, bit d for axis d; labels[z N + i] is site i's parent in
 // the union-find (written by cluster_label as the root of its tile's union-find; its root, the
 // cluster's smallest site, after cluster_roots); counts[z N + r]
-// the sites of the cluster of root r (Swendsen-Wang, when recording); sizes[2 (slot S + z)] the
-// recorded statistic of system z as a (lo, hi) pair.
+// the sites of the cluster of root r (Swendsen-Wang, when recording; Houdayer: counts[z N] the
+// pair's seed, written by cluster_bonds before any swap, NO_SEED for none); sizes[2 (slot S + z)]
+// the recorded statistic of system z as a (lo, hi) pair (Houdayer: sizes[4 z] the sites pair z's
+// moves swapped and sizes[4 z + 2] its moves that found a seed, added up over the moves).
 
 @group(1) @binding(0) var<storage, read> activation: array<u32>;
 @group(1) @binding(1) var<storage, read_write> bonds: array<u32>;
@@ -21,6 +24,21 @@ override WOLFF: u32 = 0u;
 // site, which joins no bond and keeps its state), 0 for the simple engine's signs (no sign is
 // 0): a Swendsen-Wang cluster then takes a drawn state, Wolff's moves by one or more states.
 override STATES: u32 = 0u;
+
+// 1 for Houdayer's move of replica pairs (the vector engine's discrete states): the clusters of
+// the sites where a pair disagrees, the seed's swapped between the two.
+override HOUDAYER: u32 = 0u;
+// Replicas per temperature and sample of the vector engine's systems (Houdayer's pairs).
+override REPLICAS: u32 = 2u;
+// A replica pair without a seed: no candidate site disagrees.
+const NO_SEED: u32 = 0xffffffffu;
+
+// The first system of Houdayer's replica pair z: replica p of its temperature and sample, whose
+// partner is p + REPLICAS / 2 (model::systems::SystemIndex::overlap_systems).
+fn pair_first(z: u32) -> u32 {
+    let half = max(REPLICAS / 2u, 1u);
+    return (z / half) * REPLICAS + z % half;
+}
 
 // STATES where there are states, else 1: the divisor of their arithmetic, which the pipeline's
 // constant evaluation checks even on the signs' path.

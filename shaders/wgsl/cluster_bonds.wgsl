@@ -3,7 +3,13 @@
 // bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along axis d), and
 // writes their active bonds (equal spins, not empty, word below the temperature's activation
 // threshold) as bonds[g]; it also clears their counts when the update records (cluster_label writes every
-// site's label whole). CPU twin: src/engine/cpu/cluster_bonds.rs.
+// site's label whole). Houdayer's move (HOUDAYER = 1; thread g of replica pair z, systems a and b):
+// no randoms; a bond is active where its temperature takes moves (activation word not 0) and
+// the pair disagrees on both its sites; thread 0 also writes the pair's seed, the first of the
+// candidate sites (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move, HOUDAYER_SEED, 0, 0, a'))
+// where the pair disagrees, into counts[z N] before cluster_flip swaps anything, and counts the
+// move in sizes[4 z + 2] where it has one. CPU twin:
+// src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
 
 #import dispatch
 #import philox
@@ -14,10 +20,58 @@
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
 
+// Whether replica pair (a, b), their sites from base_a and base_b, disagrees on `site`.
+fn disagrees(base_a: u32, base_b: u32, site: u32) -> bool {
+    return spins[base_a + site] != spins[base_b + site];
+}
+
+// Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed.
+fn pair_bonds(quad: Quad) {
+    let n = lattice_sites();
+    let a = pair_first(quad.z);
+    let base_a = a * n;
+    let base_b = (a + REPLICAS / 2u) * n;
+    let acts = activation[a / SLICE_BLOCK] != 0u;
+    var word = 0u;
+    for (var k = 0u; k < 4u && acts; k++) {
+        let site = 4u * quad.g + k;
+        let near = neighbours(site);
+        for (var d = 0u; d < DIMS; d++) {
+            if disagrees(base_a, base_b, site) && disagrees(base_a, base_b, near[2u * d + 1u]) {
+                word |= 1u << (8u * k + d);
+            }
+        }
+    }
+    bonds[quad.z * (n / 4u) + quad.g] = word;
+    if quad.g != 0u {
+        return;
+    }
+    var seed = NO_SEED;
+    let key = vec2<u32>(params.seed_lo, params.seed_hi);
+    for (var j = 0u; j < 2u && acts && seed == NO_SEED; j++) {
+        let counter = philox_counter(j, params.sweep, PURPOSE_HOUDAYER_SEED, 0u, global_index(a));
+        let words = philox4x32_10(counter, key);
+        for (var w = 0u; w < 4u; w++) {
+            let site = mulhilo(words[w], n).x;
+            if seed == NO_SEED && disagrees(base_a, base_b, site) {
+                seed = site;
+            }
+        }
+    }
+    atomicStore(&counts[quad.base], seed);
+    if seed != NO_SEED {
+        add_size(4u * quad.z + 2u, 1u, 0u);
+    }
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let quad = quad_of(thread);
     if !quad.live {
+        return;
+    }
+    if HOUDAYER == 1u {
+        pair_bonds(quad);
         return;
     }
     let threshold = activation[quad.z / SLICE_BLOCK];

@@ -8,7 +8,10 @@
 // through the workgroup, one 64-bit atomic add per workgroup. Discrete states (STATES = q):
 // Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead, Wolff moves the seed's
 // cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the seed's block; empty sites
-// keep their vacancy. CPU twin: src/engine/cpu/cluster_flip.rs.
+// keep their vacancy. Houdayer's move (HOUDAYER = 1; replica pair z, systems a and b): the sites
+// of the cluster of the seed that cluster_bonds wrote into counts[z N] swap their states between
+// a and b; none without a seed; the swapped sites add up in sizes[4 z], through the workgroup.
+// CPU twin: src/engine/cpu/cluster_flip.rs.
 
 #import dispatch
 #import philox
@@ -22,9 +25,43 @@
 var<workgroup> workgroup_lo: atomic<u32>;
 var<workgroup> workgroup_hi: atomic<u32>;
 
+// Houdayer's swap of sites 4g .. 4g + 3 of replica pair z where they lie in the seed's cluster;
+// returns how many.
+fn swap_pair(quad: Quad) -> u32 {
+    let seed = atomicLoad(&counts[quad.base]);
+    if seed == NO_SEED || !quad.live {
+        return 0u;
+    }
+    let n = lattice_sites();
+    let a = pair_first(quad.z);
+    let base_a = a * n;
+    let base_b = (a + REPLICAS / 2u) * n;
+    let root = find_root(quad.base, seed);
+    let roots = quad_roots(quad.base, quad.g);
+    var swapped = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let site = 4u * quad.g + k;
+        if roots[k] == root {
+            let state = spins[base_a + site];
+            spins[base_a + site] = spins[base_b + site];
+            spins[base_b + site] = state;
+            swapped += 1u;
+        }
+    }
+    return swapped;
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let quad = quad_of(thread);
+    if HOUDAYER == 1u {
+        atomicAdd(&workgroup_lo, swap_pair(quad));
+        workgroupBarrier();
+        if thread.local == 0u {
+            add_size(4u * quad.z, atomicLoad(&workgroup_lo), 0u);
+        }
+        return;
+    }
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
     let batch = global_index(quad.z);
     var wolff_root = 0u;

@@ -19,6 +19,7 @@ const PURPOSE_RESAMPLE: u32 = 7u;
 const PURPOSE_CLUSTER_BOND: u32 = 8u;
 const PURPOSE_CLUSTER_FLIP: u32 = 9u;
 const PURPOSE_WOLFF_SEED: u32 = 10u;
+const PURPOSE_HOUDAYER_SEED: u32 = 13u;
 
 fn philox_round(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
     let p0 = mulhilo(PHILOX_M0, ctr.x);

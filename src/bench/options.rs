@@ -6,8 +6,8 @@ use clap::ValueEnum;
 
 use crate::config::{
     Algorithm, AnnealingSchedule, Backend, ClusterUpdate, Config, Disorder, EngineKind, Lanes,
-    Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms, Resampling, Sweeps,
-    Temperatures,
+    Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms, ReplicaMoves, Resampling,
+    Sweeps, Temperatures,
 };
 
 /// Which backends to measure.
@@ -184,13 +184,19 @@ pub struct BenchOptions {
     /// on the vector engine as two discrete states, as its runs do).
     #[arg(long)]
     pub gaussian: bool,
+    /// With `--tempering`, `--model ea|potts`: Houdayer's replica move of every replica pair
+    /// after each sweep (the glass then runs on the vector engine as discrete states, as its
+    /// runs do); the row times the sweeps with their moves, against a row without them.
+    #[arg(long, requires = "tempering")]
+    pub houdayer: bool,
 }
 
 impl BenchOptions {
     /// Whether the rows are the vector engine's: vector spins, discrete states, and the
     /// Gaussian Edwards-Anderson glass.
     pub fn runs_vector_engine(&self) -> bool {
-        self.model.is_vector() || (self.gaussian && self.model == BenchModel::Ea)
+        let ea_as_states = self.model == BenchModel::Ea && (self.gaussian || self.houdayer);
+        self.model.is_vector() || ea_as_states
     }
 
     /// The couplings of the glass models.
@@ -283,9 +289,10 @@ pub(super) fn bench_config(
             dims,
             size,
             field,
-            disorder: match options.gaussian {
-                true => Disorder::Gaussian,
-                false => Disorder::Ferromagnet,
+            disorder: match (options.gaussian, options.houdayer) {
+                (true, _) => Disorder::Gaussian,
+                (false, true) => Disorder::Bimodal,
+                (false, false) => Disorder::Ferromagnet,
             },
             dilution: 0.0,
         },
@@ -377,6 +384,10 @@ pub(super) fn bench_config(
         config.algorithm = Algorithm::Tempering {
             every: options.swap_every,
             tune: false,
+            moves: match options.houdayer {
+                true => ReplicaMoves::Houdayer { per_sweep: 1 },
+                false => ReplicaMoves::None,
+            },
         };
         let t = 1.0 / options.beta;
         config.temperatures = Temperatures::GeometricT {
@@ -398,7 +409,7 @@ pub(super) fn bench_config(
     };
     config.engine = match engine {
         // Vector spins have one engine.
-        _ if config.model.is_vector() => EngineKind::Auto,
+        _ if config.is_vector() => EngineKind::Auto,
         BenchEngine::Simple => EngineKind::Simple,
         BenchEngine::Amsc => EngineKind::Multispin {
             layout: Layout::Amsc { lanes },

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
 use crate::console::{note, say};
-use crate::engine::clusters::BYTES_PER_SITE;
+use crate::engine::clusters::{BYTES_PER_SITE, HOUDAYER_BYTES_PER_PAIR_SITE};
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::proposals_of;
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
@@ -197,7 +197,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let systems = vector_systems(config, None);
     let updates = VectorSweeps {
         overrelaxation: 0,
-        ..VectorSweeps::of(&config.updates, config.algorithm.clusters())
+        ..VectorSweeps::of(&config.updates, &config.algorithm)
     };
     let mut engine = open_local_vector_engine(config, systems.clone(), updates)?;
     engine.hot_start()?;
@@ -231,7 +231,11 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     );
     let metropolis_bytes =
         bytes_per_sweep(systems.components, updates.tiles(&systems)) + coupling_bytes(&systems);
-    let bytes_per_sweep = metropolis * metropolis_bytes + clusters * BYTES_PER_SITE as f64;
+    // A replica move covers every pair of lattices: half a pair's bytes per lattice's site.
+    let moves = f64::from(updates.moves.per_sweep());
+    let bytes_per_sweep = metropolis * metropolis_bytes
+        + clusters * BYTES_PER_SITE as f64
+        + moves * HOUDAYER_BYTES_PER_PAIR_SITE as f64 / 2.0;
     let proposal_multiplies = match &systems.states {
         Some(states) => {
             let heat_bath = config.updates.proposal == crate::config::Proposal::HeatBath;
@@ -244,9 +248,10 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let per_update = |proposal: f64, cluster: f64| {
         (proposals * proposal + clusters * cluster) / updates_per_sweep
     };
-    let model = match updates.clusters {
-        Some(step) => format!("{} {:?}", config.model.name(), step.update),
-        None => config.model.name(),
+    let model = match (updates.clusters, updates.moves.is_none()) {
+        (Some(step), _) => format!("{} {:?}", config.model.name(), step.update),
+        (None, false) => format!("{} Houdayer", config.model.name()),
+        (None, true) => config.model.name(),
     };
     Ok(VectorBenchResult {
         backend: info.backend,

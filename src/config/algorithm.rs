@@ -14,10 +14,13 @@ pub enum Algorithm {
     /// temperatures of each chain (replica) of each sample, even and odd pairs alternately.
     /// With `tune`, the inner temperatures of a generated ladder move towards equal swap
     /// acceptance during the first half of the thermalisation; then the ladder is frozen.
+    /// `moves` adds replica cluster moves after every sweep (a spin glass's replica pairs).
     Tempering {
         every: u64,
         #[serde(default, skip_serializing_if = "is_false")]
         tune: bool,
+        #[serde(default, skip_serializing_if = "ReplicaMoves::is_none")]
+        moves: ReplicaMoves,
     },
     /// Population annealing (Barash et al. 2017): `replicas` is the population size R; the fields
     /// are those of [`AnnealingOptions`].
@@ -56,6 +59,62 @@ pub enum ClusterUpdate {
     /// Wolff (PRL 62, 361 (1989)): the one cluster of those bonds that holds a random seed
     /// site flips (Potts: moves to one of the other `q - 1` states).
     Wolff,
+}
+
+/// Replica cluster moves inside parallel tempering (`Tempering(moves: ..)`): each pair of
+/// replicas of one sample at one temperature (replica `r` with `r + replicas/2`, the overlap's
+/// pairs) builds the clusters of the neighbouring sites where the two disagree and swaps one of
+/// them, grown from a random disagreeing site, between the two. The swap keeps the pair's total
+/// energy, so the move is rejection-free; it runs on the vector engines' discrete states (an
+/// Ising glass runs there when it has moves).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum ReplicaMoves {
+    /// No replica moves (the default).
+    #[default]
+    None,
+    /// Houdayer's move (EPJ B 22, 479 (2001)) at every temperature, `per_sweep` moves of every
+    /// pair after each sweep: the 2D glass, whose clusters of disagreement stay below
+    /// percolation.
+    Houdayer {
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        per_sweep: u32,
+    },
+    /// Zhu, Ochoa and Katzgraber's isoenergetic cluster moves (PRL 115, 077201 (2015)): the
+    /// same move at the temperatures `T <= below` only, where the clusters of disagreement do
+    /// not percolate (the 3D glass); `per_sweep` moves after each sweep.
+    Isoenergetic {
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        per_sweep: u32,
+        below: f64,
+    },
+}
+
+impl ReplicaMoves {
+    /// Whether there are no moves (left out of the resolved config).
+    pub fn is_none(&self) -> bool {
+        *self == ReplicaMoves::None
+    }
+
+    /// Moves of every replica pair after each sweep.
+    pub fn per_sweep(&self) -> u32 {
+        match *self {
+            ReplicaMoves::None => 0,
+            ReplicaMoves::Houdayer { per_sweep } | ReplicaMoves::Isoenergetic { per_sweep, .. } => {
+                per_sweep
+            }
+        }
+    }
+
+    /// Whether the moves act at inverse temperature `beta`: every one for Houdayer's, `1 / beta
+    /// <= below` for the isoenergetic moves.
+    pub fn acts_at(&self, beta: f64) -> bool {
+        match *self {
+            ReplicaMoves::None => false,
+            ReplicaMoves::Houdayer { .. } => true,
+            ReplicaMoves::Isoenergetic { below, .. } => beta * below >= 1.0,
+        }
+    }
 }
 
 /// Cluster updates and Metropolis sweeps in a fixed ratio (`algorithm: Clusters`): one step of
@@ -103,6 +162,14 @@ impl Algorithm {
             Algorithm::Metropolis | Algorithm::Annealing { .. } | Algorithm::Clusters { .. } => {
                 None
             }
+        }
+    }
+
+    /// The replica cluster moves of parallel tempering; none for the other algorithms.
+    pub fn replica_moves(&self) -> ReplicaMoves {
+        match *self {
+            Algorithm::Tempering { moves, .. } => moves,
+            _ => ReplicaMoves::None,
         }
     }
 

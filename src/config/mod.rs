@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use algorithm::{
-    Algorithm, AnnealingOptions, AnnealingSchedule, ClusterOptions, ClusterUpdate, Resampling,
-    Sweeps,
+    Algorithm, AnnealingOptions, AnnealingSchedule, ClusterOptions, ClusterUpdate, ReplicaMoves,
+    Resampling, Sweeps,
 };
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{
@@ -227,6 +227,31 @@ impl Config {
     /// The commented RON text of the built-in configuration.
     pub fn default_source() -> &'static str {
         DEFAULT_RON
+    }
+
+    /// Whether the run goes to the vector engines ([`crate::vector`]'s loop): the model's spins
+    /// ([`Model::is_vector`]), or an Ising model with replica moves, which run on its two
+    /// discrete states.
+    pub fn is_vector(&self) -> bool {
+        self.model.is_vector() || self.ising_with_moves()
+    }
+
+    /// The discrete states of the run's spins: the model's ([`Model::discrete_states`]), or an
+    /// Ising model's two where it has replica moves.
+    pub fn discrete_states(&self) -> Option<u32> {
+        match self.ising_with_moves() {
+            true => Some(2),
+            false => self.model.discrete_states(),
+        }
+    }
+
+    /// Whether an Ising model has replica moves ([`ReplicaMoves`]).
+    fn ising_with_moves(&self) -> bool {
+        let ising = matches!(
+            self.model,
+            Model::Ising { .. } | Model::EdwardsAnderson { .. }
+        );
+        ising && !self.algorithm.replica_moves().is_none()
     }
 
     /// Pretty RON that [`Config::from_ron_str`] reads back to an equal config.

@@ -24,6 +24,17 @@
 //!   no bond and keeps its vacancy. Swendsen-Wang gives cluster `r` the state
 //!   [`drawn_state`] of its flip word; Wolff moves the seed's cluster by one plus
 //!   [`wolff_shift`] states.
+//! - **Houdayer's move** ([`ClusterMove::Houdayer`]; `Tempering(moves: ..)`, the vector engine's
+//!   discrete states) labels each replica pair `k` (the systems `a`, `b` of
+//!   [`SystemIndex::overlap_systems`]) instead of each system: a bond is active iff its
+//!   temperature takes moves (activation word not 0) and the pair disagrees on both its sites
+//!   (an empty site, the same in both, never disagrees); no randoms. The seed is the first of the
+//!   [`HOUDAYER_CANDIDATES`] candidate sites [`houdayer_candidates`] (keyed by `a`'s run index)
+//!   where the pair disagrees; its cluster's sites swap their states between `a` and `b`. Where
+//!   no candidate disagrees the move leaves the pair as it is. The swap keeps the sites where
+//!   the pair disagrees, so the same cluster, with the same chance, undoes it; and it keeps the
+//!   pair's total energy (every neighbour outside the cluster agrees): detailed balance at any
+//!   couplings and field.
 //!
 //! Update numbers `n` count the run's cluster updates from 0, apart from its Metropolis sweeps,
 //! whose randoms keep their keys. What an update records (`sizes: Some(slot)`) is added into
@@ -32,6 +43,7 @@
 //! estimators of `<M^2>` and of `<M^2> / N` (the same partition before and after the flips).
 //!
 //! [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
+//! [`SystemIndex::overlap_systems`]: crate::model::systems::SystemIndex::overlap_systems
 //! [`States::bond_gap`]: crate::model::vector::states::States::bond_gap
 
 use crate::config::ClusterUpdate;
@@ -88,6 +100,28 @@ pub fn wolff_shift(seed: u64, q: u32, update: u32, batch: u32) -> u32 {
     drawn_state(word, q - 1)
 }
 
+/// Candidate seed sites of a Houdayer move: enough that a pair disagreeing on a tenth of its
+/// sites finds a seed more often than not.
+pub const HOUDAYER_CANDIDATES: usize = 8;
+
+/// The candidate seed sites of Houdayer move `update` of the replica pair whose first system is
+/// the run's system `batch`, on `sites` sites: `(w_j N) >> 32`, `w_j` word `j mod 4` of block
+/// `(j / 4, update, HoudayerSeed = 13, 0, 0, batch)`.
+pub fn houdayer_candidates(seed: u64, sites: u64, update: u32, batch: u32) -> [u32; 8] {
+    let blocks = [0, 1]
+        .map(|block| random_block(seed, counter(block, update, Purpose::HoudayerSeed, batch)));
+    std::array::from_fn(|j| ((u64::from(blocks[j / 4][j % 4]) * sites) >> 32) as u32)
+}
+
+/// What a cluster pass does with the clusters it labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterMove {
+    /// A cluster update of every system's own spins (`algorithm: Clusters`).
+    Update(ClusterUpdate),
+    /// Houdayer's move of every replica pair (`Tempering(moves: ..)`).
+    Houdayer,
+}
+
 fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
     Counter {
         word,
@@ -103,8 +137,9 @@ fn counter(word: u32, update: u32, purpose: Purpose, batch: u32) -> Counter {
 /// `cluster_label`, `cluster_merge`, `cluster_roots`, `cluster_flip`: every one but
 /// `cluster_roots`, which only a recording Swendsen-Wang update needs (its statistic counts each
 /// cluster's sites; the flips find their roots themselves).
-pub fn cluster_passes(update: ClusterUpdate, params: &DispatchParams) -> [bool; 5] {
-    let counts = update == ClusterUpdate::SwendsenWang && params.slot != NO_SLOT;
+pub fn cluster_passes(update: ClusterMove, params: &DispatchParams) -> [bool; 5] {
+    let sw = ClusterMove::Update(ClusterUpdate::SwendsenWang);
+    let counts = update == sw && params.slot != NO_SLOT;
     [true, true, true, counts, true]
 }
 
@@ -156,16 +191,21 @@ pub fn merge_threads(lattice: &Lattice) -> u64 {
         .sum()
 }
 
-/// The cluster kernels' constants beyond the simple engine's: `WOLFF` (1 for Wolff's flip of
-/// the seed's cluster, 0 for Swendsen-Wang's) and the tile ([`tile_shape`]).
-pub const KERNEL_CONSTANTS: [&str; 4] = ["WOLFF", "TILE_X", "TILE_Y", "TILE_Z"];
+/// The cluster kernels' constants beyond their engine's: `WOLFF` (1 for Wolff's flip of the
+/// seed's cluster, 0 for Swendsen-Wang's), `HOUDAYER` (1 for Houdayer's move of replica pairs)
+/// and the tile ([`tile_shape`]).
+pub const KERNEL_CONSTANTS: [&str; 5] = ["WOLFF", "HOUDAYER", "TILE_X", "TILE_Y", "TILE_Z"];
 
-/// The values of [`KERNEL_CONSTANTS`] for updates of kind `update` on `lattice`.
-pub fn kernel_constants(update: ClusterUpdate, lattice: &Lattice) -> [(&'static str, u32); 4] {
-    let [wolff, x, y, z] = KERNEL_CONSTANTS;
+/// The values of [`KERNEL_CONSTANTS`] for moves `update` on `lattice`.
+pub fn kernel_constants(update: ClusterMove, lattice: &Lattice) -> [(&'static str, u32); 5] {
+    let [wolff, houdayer, x, y, z] = KERNEL_CONSTANTS;
     let [tile_x, tile_y, tile_z] = tile_shape(lattice.dims);
     [
-        (wolff, u32::from(update == ClusterUpdate::Wolff)),
+        (
+            wolff,
+            u32::from(update == ClusterMove::Update(ClusterUpdate::Wolff)),
+        ),
+        (houdayer, u32::from(update == ClusterMove::Houdayer)),
         (x, tile_x),
         (y, tile_y),
         (z, tile_z),
@@ -187,9 +227,15 @@ pub fn labelling_passes(update: ClusterUpdate, records: bool) -> u64 {
 /// spins per ns.
 pub const BYTES_PER_SITE: u64 = 22;
 
+/// Bytes a Houdayer move must move per site of a replica pair through the device kernels at
+/// least: `cluster_bonds` 9 (both lattices' states 8, the bond byte 1), `cluster_label` 5,
+/// `cluster_flip` 4 (the label; a swapped site's states besides).
+pub const HOUDAYER_BYTES_PER_PAIR_SITE: u64 = 18;
+
 /// The lattices that a device's cluster buffers and kernels serve: `systems` lattices of one
-/// spin a word (signs, or discrete states), numbered and sliced as their engine's, and the bond
-/// activation threshold of every temperature.
+/// spin a word (signs, or discrete states), numbered and sliced as their engine's, or the
+/// replica pairs of discrete states; and the bond activation threshold of every temperature
+/// (of replica pairs: not 0 where the moves act).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterLattices {
     pub lattice: Lattice,
@@ -216,6 +262,21 @@ impl ClusterLattices {
             lattice: systems.lattice,
             systems: systems.systems(),
             activation: systems.cluster_thresholds()?,
+            spins: ClusterSpins::States,
+        })
+    }
+
+    /// The replica pairs of the discrete states of `systems` (a glass's or a diluted model's,
+    /// [`VectorSystems::overlaps`]), the moves acting at the temperatures where `acts` holds;
+    /// `None` without discrete states or replica pairs.
+    pub fn of_pairs(systems: &VectorSystems, acts: impl Fn(f64) -> bool) -> Option<Self> {
+        if systems.states.is_none() || systems.overlaps() == 0 {
+            return None;
+        }
+        Some(ClusterLattices {
+            lattice: systems.lattice,
+            systems: systems.overlaps(),
+            activation: systems.betas.iter().map(|&b| u32::from(acts(b))).collect(),
             spins: ClusterSpins::States,
         })
     }

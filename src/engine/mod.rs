@@ -471,6 +471,10 @@ pub struct Measurements {
     pub vector_overlaps: Vec<VectorOverlap>,
     /// `[system]` of a vector-spin engine: the Metropolis moves accepted over the plan's sweeps.
     pub accepted: Vec<u64>,
+    /// `[system]` of a vector-spin engine with replica moves, over the plan's sweeps: at a
+    /// replica pair's first system the sites its moves swapped, at its second the moves that
+    /// found a seed ([`vector::pair_moves_of_systems`]). Empty otherwise.
+    pub replica_moves: Vec<u64>,
 }
 
 /// What an engine runs on, for the summary and logs.

@@ -13,9 +13,10 @@ use std::ops::Range;
 
 use super::Plan;
 use super::clusters::ClusterLattices;
+use super::clusters::ClusterMove;
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
-use crate::config::{ClusterOptions, ClusterUpdate, MAX_POTTS_STATES, VectorUpdates};
+use crate::config::{Algorithm, ClusterOptions, MAX_POTTS_STATES, ReplicaMoves, VectorUpdates};
 use crate::error::{Error, Result};
 use crate::model::vector::fixed::clock_split;
 use crate::model::vector::states::MAX_OVERLAP_STATES;
@@ -31,7 +32,7 @@ pub const UNIFORM: i32 = 0;
 pub const HEAT_BATH: i32 = -1;
 
 /// How the sweeps of a vector engine update its spins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct VectorSweeps {
     /// Metropolis proposals per site of a Metropolis sweep.
     pub hits: u32,
@@ -43,6 +44,9 @@ pub struct VectorSweeps {
     /// then a step of `clusters` cluster updates and `metropolis` Metropolis sweeps; `None`:
     /// one Metropolis sweep.
     pub clusters: Option<ClusterOptions>,
+    /// Replica cluster moves of discrete states after each sweep (`Tempering(moves: ..)`),
+    /// each a pass of every replica pair.
+    pub moves: ReplicaMoves,
 }
 
 /// One pass of a sweep: one kernel launch over every system.
@@ -54,9 +58,10 @@ pub enum VectorPass {
     Tiles { colour: u32 },
     /// `vector_overrelaxation`: every site of checkerboard colour `colour`.
     Overrelaxation { colour: u32 },
-    /// A whole cluster update of discrete states (`cluster_bonds`, `cluster_label`,
-    /// `cluster_merge`, `cluster_flip`; [`crate::engine::clusters`]), never cut into pieces.
-    Cluster { update: ClusterUpdate },
+    /// A whole cluster update of discrete states, or a replica cluster move of their replica
+    /// pairs (`cluster_bonds`, `cluster_label`, `cluster_merge`, `cluster_flip`;
+    /// [`crate::engine::clusters`]), never cut into pieces.
+    Cluster { update: ClusterMove },
 }
 
 impl VectorPass {
@@ -83,14 +88,15 @@ impl VectorPass {
 }
 
 impl VectorSweeps {
-    /// The sweeps a config's `updates` ask for, with the cluster updates of `clusters`
-    /// (`algorithm: Clusters`).
-    pub fn of(updates: &VectorUpdates, clusters: Option<ClusterOptions>) -> Self {
+    /// The sweeps a config's `updates` ask for, with the cluster updates and replica moves of
+    /// its `algorithm`.
+    pub fn of(updates: &VectorUpdates, algorithm: &Algorithm) -> Self {
         VectorSweeps {
             hits: updates.metropolis.hits(),
             tile: updates.metropolis.tile(),
             overrelaxation: updates.overrelaxation,
-            clusters,
+            clusters: algorithm.clusters(),
+            moves: algorithm.replica_moves(),
         }
     }
 
@@ -118,14 +124,19 @@ impl VectorSweeps {
     /// The number that keys the randoms of pass `pass` ([`VectorSweeps::passes`]) of the
     /// loop's sweep `sweep`: the cluster update `sweep C + i` of the `i`-th cluster pass, the
     /// Metropolis sweep `sweep M + j` of a pass of the `j`-th Metropolis sweep (`C`, `M` of
-    /// the cluster step; the sweep itself without cluster updates).
+    /// the cluster step; the sweep itself without cluster updates), the replica move
+    /// `sweep H + k` of the `k`-th of the `H` replica moves after them.
     pub fn pass_number(&self, sweep: u32, pass: u32) -> u32 {
-        let Some(step) = self.clusters else {
-            return sweep;
-        };
-        match pass.checked_sub(step.clusters) {
-            None => sweep * step.clusters + pass,
-            Some(sweep_pass) => sweep * step.metropolis + sweep_pass / self.sweep_passes(),
+        let clusters = self.cluster_updates();
+        let sweeps = self.metropolis_sweeps() * self.sweep_passes();
+        if pass < clusters {
+            return sweep * clusters + pass;
+        }
+        match pass - clusters {
+            sweep_pass if sweep_pass < sweeps => {
+                sweep * self.metropolis_sweeps() + sweep_pass / self.sweep_passes()
+            }
+            after => sweep * self.moves.per_sweep() + after - sweeps,
         }
     }
 
@@ -144,7 +155,7 @@ impl VectorSweeps {
 
     /// The passes of one sweep of the loop, in order, the same on every backend: a cluster
     /// step's cluster updates, then each Metropolis sweep's colours 0 and 1 (of sites, or of
-    /// tiles) and its over-relaxation sweeps' colours.
+    /// tiles) and its over-relaxation sweeps' colours, then the replica moves.
     pub fn passes(&self) -> Vec<VectorPass> {
         let metropolis = |colour| match self.tile {
             None => VectorPass::Metropolis { colour },
@@ -155,11 +166,14 @@ impl VectorSweeps {
         let sweep: Vec<_> = (0..2).map(metropolis).chain(overrelaxation).collect();
         let clusters = self.clusters.iter().flat_map(|step| {
             (0..step.clusters).map(|_| VectorPass::Cluster {
-                update: step.update,
+                update: ClusterMove::Update(step.update),
             })
         });
         let sweeps = (0..self.metropolis_sweeps()).flat_map(|_| sweep.iter().copied());
-        clusters.chain(sweeps).collect()
+        let moves = (0..self.moves.per_sweep()).map(|_| VectorPass::Cluster {
+            update: ClusterMove::Houdayer,
+        });
+        clusters.chain(sweeps).chain(moves).collect()
     }
 
     /// The threads of pass `pass` of `systems` whose first site lies on planes `planes` of the
@@ -321,23 +335,48 @@ impl<K> VectorKernelSet<K> {
     }
 }
 
-/// The cluster update of `updates` and the lattices of `systems` its kernels serve; `None`
-/// without cluster updates; refused where the states' bonds are no Fortuin-Kasteleyn bonds.
+/// The cluster moves of `updates` and the lattices of `systems` their kernels serve: a cluster
+/// step's updates of every system, or the replica moves of every replica pair; `None` without
+/// either. Refused where the states' bonds are no Fortuin-Kasteleyn bonds, or there are no
+/// replica pairs of discrete states to move.
 pub fn cluster_step(
     systems: &VectorSystems,
     updates: VectorSweeps,
-) -> Result<Option<(ClusterUpdate, ClusterLattices)>> {
-    let Some(step) = updates.clusters else {
+) -> Result<Option<(ClusterMove, ClusterLattices)>> {
+    if let Some(step) = updates.clusters {
+        return match ClusterLattices::of_states(systems) {
+            Some(lattices) => Ok(Some((ClusterMove::Update(step.update), lattices))),
+            None => Err(Error::Usage(
+                "cluster updates take discrete states whose equal neighbours all bond alike \
+                 (Potts, Ising) and one coupling J > 0"
+                    .into(),
+            )),
+        };
+    }
+    if updates.moves.is_none() {
         return Ok(None);
-    };
-    match ClusterLattices::of_states(systems) {
-        Some(lattices) => Ok(Some((step.update, lattices))),
+    }
+    match ClusterLattices::of_pairs(systems, |beta| updates.moves.acts_at(beta)) {
+        Some(lattices) => Ok(Some((ClusterMove::Houdayer, lattices))),
         None => Err(Error::Usage(
-            "cluster updates take discrete states whose equal neighbours all bond alike \
-             (Potts, Ising) and one coupling J > 0"
+            "replica moves take the replica pairs of a glass of discrete states (an Ising or \
+             Potts glass with an even number of replicas)"
                 .into(),
         )),
     }
+}
+
+/// Houdayer's record of every replica pair of `systems`, `[pair][sites swapped, moves with a
+/// seed]`, as [`super::Measurements::replica_moves`] holds it: the pair's first system's entry
+/// the sites, its second's the moves, so that a sample slice's part lies with its systems.
+pub fn pair_moves_of_systems(systems: &VectorSystems, pairs: &[u64]) -> Vec<u64> {
+    let mut moves = vec![0; systems.systems() as usize];
+    for (k, pair) in (0..systems.overlaps()).zip(pairs.chunks_exact(2)) {
+        let (a, b) = systems.overlap_systems(k);
+        moves[a as usize] = pair[0];
+        moves[b as usize] = pair[1];
+    }
+    moves
 }
 
 /// Refuse proposal widths that are not one per temperature of `systems`.

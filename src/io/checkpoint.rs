@@ -68,7 +68,7 @@ impl RunKind {
         match format {
             2 | 3 | 5 | 7 | 10 => Some(RunKind::Sweeps),
             4 | 6 | 12 => Some(RunKind::Annealing),
-            8 | 9 | 11 | 13 | 14 => Some(RunKind::Vector),
+            8 | 9 | 11 | 13..=16 => Some(RunKind::Vector),
             _ => None,
         }
     }

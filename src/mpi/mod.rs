@@ -504,6 +504,7 @@ impl RunShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ReplicaMoves;
     use crate::engine::Observation;
     use crate::model::Lattice;
 
@@ -590,6 +591,7 @@ mod tests {
             algorithm: Algorithm::Tempering {
                 every: 1,
                 tune: false,
+                moves: ReplicaMoves::None,
             },
             ..smsc.clone()
         };

@@ -128,16 +128,18 @@ impl Division for VectorDivision {
         Ok(Lattices::Vector(whole))
     }
 
-    /// Each field's arrays are `[slot][t][local sample][inner]` (the accepted moves
-    /// `[t][local sample][replica]`).
+    /// Each field's arrays are `[slot][t][local sample][inner]` (the accepted moves and the
+    /// replica moves' record `[t][local sample][replica]`).
     fn merge_measurements(&self, parts: Vec<Measurements>, slots: usize) -> Result<Measurements> {
         let (temperatures, replicas) = (self.temperatures(), self.systems.replicas as usize);
         let pairs = self.systems.overlap_pairs() as usize;
         let (mut observations, mut overlaps, mut accepted) = (Vec::new(), Vec::new(), Vec::new());
+        let mut moves = Vec::new();
         for part in parts {
             observations.push(part.vector_observations);
             overlaps.push(part.vector_overlaps);
             accepted.push(part.accepted);
+            moves.push(part.replica_moves);
         }
         let outer = slots * temperatures;
         Ok(Measurements {
@@ -148,6 +150,10 @@ impl Division for VectorDivision {
                 false => merge_samples(&overlaps, &self.shares, outer, pairs)?,
             },
             accepted: merge_samples(&accepted, &self.shares, temperatures, replicas)?,
+            replica_moves: match moves.iter().all(Vec::is_empty) {
+                true => Vec::new(),
+                false => merge_samples(&moves, &self.shares, temperatures, replicas)?,
+            },
             ..Measurements::default()
         })
     }

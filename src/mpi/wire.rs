@@ -6,7 +6,7 @@ mod bytes;
 
 use std::sync::Arc;
 
-use crate::config::{ClusterOptions, ClusterUpdate, Disorder};
+use crate::config::{ClusterOptions, ClusterUpdate, Disorder, ReplicaMoves};
 use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::vector::VectorSweeps;
 use crate::engine::{Betas, Lattices, Measurements, Observation, Plan, SpinBits, Step};
@@ -181,20 +181,36 @@ impl Writer {
     }
     /// The tile side 0 where the sweeps have no tiles (a tile has at least 2 sites a side);
     /// the cluster step's update 0 where there is none (1 Swendsen-Wang, 2 Wolff), then its
-    /// counts.
+    /// counts; the replica moves.
     fn vector_sweeps(&mut self, updates: &VectorSweeps) {
         self.u32(updates.hits);
         self.u32(updates.tile.unwrap_or(0));
         self.u32(updates.overrelaxation);
-        let Some(step) = updates.clusters else {
-            return self.u8(0);
-        };
-        self.u8(match step.update {
-            ClusterUpdate::SwendsenWang => 1,
-            ClusterUpdate::Wolff => 2,
+        match updates.clusters {
+            None => self.u8(0),
+            Some(step) => {
+                self.u8(match step.update {
+                    ClusterUpdate::SwendsenWang => 1,
+                    ClusterUpdate::Wolff => 2,
+                });
+                self.u32(step.clusters);
+                self.u32(step.metropolis);
+            }
+        }
+        self.replica_moves(updates.moves);
+    }
+    /// The kind (0 none, 1 Houdayer, 2 isoenergetic), the moves per sweep, the isoenergetic
+    /// moves' highest temperature.
+    fn replica_moves(&mut self, moves: ReplicaMoves) {
+        self.u8(match moves {
+            ReplicaMoves::None => 0,
+            ReplicaMoves::Houdayer { .. } => 1,
+            ReplicaMoves::Isoenergetic { .. } => 2,
         });
-        self.u32(step.clusters);
-        self.u32(step.metropolis);
+        self.u32(moves.per_sweep());
+        if let ReplicaMoves::Isoenergetic { below, .. } = moves {
+            self.f64(below);
+        }
     }
     fn histograms(&mut self, histograms: Option<&PopulationHistograms>) {
         let Some(h) = histograms else {
@@ -357,6 +373,19 @@ impl Reader<'_> {
             tile: (tile != 0).then_some(tile),
             overrelaxation,
             clusters,
+            moves: self.replica_moves()?,
+        })
+    }
+    fn replica_moves(&mut self) -> Result<ReplicaMoves> {
+        let (kind, per_sweep) = (self.u8()?, self.u32()?);
+        Ok(match kind {
+            0 => ReplicaMoves::None,
+            1 => ReplicaMoves::Houdayer { per_sweep },
+            2 => ReplicaMoves::Isoenergetic {
+                per_sweep,
+                below: self.f64()?,
+            },
+            _ => return Err(truncated()),
         })
     }
     fn histograms(&mut self) -> Result<Option<Box<PopulationHistograms>>> {
@@ -641,6 +670,7 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
             w.pods(&m.vector_observations);
             w.pods(&m.vector_overlaps);
             w.words(&m.accepted);
+            w.words(&m.replica_moves);
         }
         Ok(Reply::Tempering(state)) => {
             w.u8(4);
@@ -682,6 +712,7 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 vector_observations: r.pods()?,
                 vector_overlaps: r.pods()?,
                 accepted: r.u64s()?,
+                replica_moves: r.u64s()?,
             })))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
@@ -716,6 +747,13 @@ mod tests {
                     clusters: 3,
                     metropolis: 2,
                 }),
+                moves: match tile {
+                    Some(_) => ReplicaMoves::Isoenergetic {
+                        per_sweep: 2,
+                        below: 0.75,
+                    },
+                    None => ReplicaMoves::None,
+                },
             },
         };
         vec![
@@ -843,6 +881,7 @@ mod tests {
             vector_observations: vec![observation, VectorObservation::default()],
             vector_overlaps: vec![overlap, VectorOverlap::default()],
             accepted: vec![0, u64::MAX],
+            replica_moves: vec![7, 1 << 40],
             ..Measurements::default()
         };
         let histograms = Measurements {

@@ -41,6 +41,8 @@ pub enum Purpose {
     VectorMetropolis = 11,
     /// The initial vector spins (hot start).
     VectorInitialSpins = 12,
+    /// The candidate seed sites of Houdayer's replica cluster move.
+    HoudayerSeed = 13,
 }
 
 /// The 128-bit Philox counter of one block of four random words.

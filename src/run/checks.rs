@@ -16,7 +16,7 @@ impl Config {
     /// Check everything that parsing cannot: the first problem found is reported. `engine:
     /// Auto` is checked as the engine it chooses.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.model.is_vector() {
+        if self.is_vector() {
             return validate_vector_run(self);
         }
         validate_no_vector_updates(self)?;

@@ -72,7 +72,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         note!("{hint}");
     }
     let start = &RunStart::new(config, engine_choice, options, config_text);
-    let ended = if config.model.is_vector() {
+    let ended = if config.is_vector() {
         let vacancies = vacancies.map(|(vacancies, _)| vacancies);
         run_vector(start, instance, vacancies)?.map(Finished::Vector)
     } else if config.algorithm.annealing().is_some() {
@@ -93,7 +93,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
 /// `config` with `engine: Auto` resolved, and the engine choice in words: vector spins have
 /// one engine (their configs leave `engine` at `Auto`, which stays as it is).
 fn resolve_engine(config: &Config) -> Result<(Config, String)> {
-    match config.model.is_vector() {
+    match config.is_vector() {
         true => Ok((config.clone(), VECTOR_ENGINE.to_string())),
         false => Ok(config.resolve_engine()?),
     }

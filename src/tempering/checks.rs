@@ -1,7 +1,8 @@
-//! The checks of parallel tempering: a ladder to swap on, a swap interval, and room to tune.
+//! The checks of parallel tempering: a ladder to swap on, a swap interval, room to tune, and
+//! replica pairs of discrete states for the replica moves.
 
 use super::TUNING_STAGES;
-use crate::config::{Config, ConfigError, Temperatures, invalid};
+use crate::config::{Config, ConfigError, ReplicaMoves, Temperatures, invalid};
 
 /// Parallel tempering needs a ladder (at least two temperatures, strictly monotonic in beta, so
 /// that every pair has a gap) and a swap interval.
@@ -25,6 +26,7 @@ pub(crate) fn validate_algorithm(config: &Config) -> Result<(), ConfigError> {
     if config.algorithm.tunes() {
         validate_tuning(config, every)?;
     }
+    validate_replica_moves(config)?;
     // Every neighbour pair in the order of the first (NaN-free: validated before).
     let order = betas[1].partial_cmp(&betas[0]);
     match betas
@@ -41,6 +43,50 @@ pub(crate) fn validate_algorithm(config: &Config) -> Result<(), ConfigError> {
         )),
         None => Ok(()),
     }
+}
+
+/// Replica moves swap clusters of discrete states between the replica pairs of a glass (the
+/// overlap's pairs: an even number of replicas), at least one move a sweep, at some
+/// temperature of the run.
+fn validate_replica_moves(config: &Config) -> Result<(), ConfigError> {
+    let moves = config.algorithm.replica_moves();
+    if moves.is_none() {
+        return Ok(());
+    }
+    let model = &config.model;
+    if config.discrete_states().is_none() || model.disorder().is_ferromagnet() {
+        return invalid(format!(
+            "algorithm: Tempering(moves: ..) swaps clusters of discrete states between the \
+             replica pairs of a spin glass (EdwardsAnderson, Potts with disorder), not of {}",
+            model.name()
+        ));
+    }
+    if config.replicas < 2 || !config.replicas.is_multiple_of(2) {
+        return invalid(format!(
+            "algorithm: Tempering(moves: ..) pairs replica r with r + replicas/2: replicas must \
+             be even and at least 2, got {}",
+            config.replicas
+        ));
+    }
+    if moves.per_sweep() == 0 {
+        return invalid(
+            "algorithm: Tempering(moves: ..) needs per_sweep >= 1 moves after each sweep, got 0 \
+             (leave moves out for none)"
+                .into(),
+        );
+    }
+    if let ReplicaMoves::Isoenergetic { below, .. } = moves {
+        let betas = config.temperatures.betas();
+        if !(below.is_finite() && below > 0.0 && betas.iter().any(|&b| moves.acts_at(b))) {
+            let lowest = betas.iter().fold(0.0f64, |m, &b| m.max(b));
+            return invalid(format!(
+                "algorithm: Tempering(moves: Isoenergetic(below: {below})) acts at temperatures \
+                 T <= below, but the lowest is T = {}",
+                1.0 / lowest
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Tuning moves the inner temperatures of a generated ladder, in stages of at least two swap
@@ -115,5 +161,49 @@ mod tests {
             &invalid_message(&two_chains_in_replica_lanes),
             &["lanes: Replicas", "multiple of 32", "got 2"],
         );
+    }
+
+    /// The moves take a glass of discrete states (an Ising glass runs as two), replica pairs,
+    /// at least a move a sweep, and some temperature at or below an isoenergetic bound.
+    #[test]
+    fn replica_moves_need_a_glass_replica_pairs_and_temperatures_to_act_at() {
+        let with = |model: &str, replicas: u32, moves: &str| {
+            tempering("Betas([0.4, 0.5])", 1)
+                .replace("Ising(dims: 2, size: 32, field: 0.0)", model)
+                .replace("replicas: 4,", &format!("replicas: {replicas},"))
+                .replace(
+                    "Tempering(every: 1)",
+                    &format!("Tempering(every: 1, moves: {moves})"),
+                )
+        };
+        let ea = "EdwardsAnderson(dims: 2, size: 8)";
+        let cases = [
+            (
+                with("Ising(dims: 2, size: 8)", 2, "Houdayer()"),
+                vec!["spin glass", "Ising 2D"],
+            ),
+            (
+                with("XY(dims: 2, size: 8, disorder: Bimodal)", 2, "Houdayer()"),
+                vec!["discrete states", "XY +-J spin glass 2D"],
+            ),
+            (with(ea, 3, "Houdayer()"), vec!["even", "got 3"]),
+            (
+                with(ea, 2, "Houdayer(per_sweep: 0)"),
+                vec!["per_sweep >= 1", "got 0"],
+            ),
+            (
+                with(ea, 2, "Isoenergetic(below: 1.5)"),
+                vec!["below: 1.5", "lowest is T = 2"],
+            ),
+        ];
+        for (text, parts) in cases {
+            assert_mentions(&invalid_message(&text), &parts);
+        }
+        for moves in ["Houdayer()", "Isoenergetic(per_sweep: 2, below: 2.0)"] {
+            let text = with(ea, 2, moves);
+            let config = crate::config::Config::from_ron_str(&text).unwrap();
+            config.validate().unwrap();
+            assert!(config.is_vector() && config.discrete_states() == Some(2));
+        }
     }
 }

@@ -1,12 +1,12 @@
 //! The checkpoint of a vector-spin run, written between chunks of sweeps: enough to continue it
 //! bit-identically. Its frame (magic, format, fingerprint, CRC) is the container's
 //! ([`crate::io::checkpoint`]), whose spin bits it leaves empty: the lattices are fixed-point
-//! words, in the first section. Layout (format 13), all numbers little-endian:
+//! words, in the first section. Layout (format 15), all numbers little-endian:
 //!
 //! | offset | size | field                                                   |
 //! |--------|------|---------------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                                        |
-//! | 8      | 4    | format 13 (u32)                                         |
+//! | 8      | 4    | format 15 (u32)                                         |
 //! | 12     | 8    | config fingerprint (u64)                                |
 //! | 20     | 8    | sweeps done (u64)                                       |
 //! | 28     | 8    | spin bits: 0 (u64)                                      |
@@ -17,7 +17,8 @@
 //! | 68     | 8    | overlap measurements Q, every replica pair's (u64)      |
 //! | 76     | 8    | tempering state words S (u64; 0 without tempering)      |
 //! | 84     | 8    | tempering history words H (u64)                         |
-//! | 92     | 4 W  | the lattices (i32, component-major as the engines')     |
+//! | 92     | 8    | replica moves' record words P (u64; B)                  |
+//! | 100    | 4 W  | the lattices (i32, component-major as the engines')     |
 //! |        | 4 T  | the proposal widths, tuned so far (i32, spin units)     |
 //! |        | 8 B  | accepted moves since the last tuning stop (u64)         |
 //! |        | 8 B  | accepted moves in the production (u64)                  |
@@ -27,10 +28,12 @@
 //! |        | 8 T  | the betas, as tuned so far (f64)                        |
 //! |        | 4 S  | the tempering chains' state (u32, `engine::tempering::Chains`) |
 //! |        | 4 H  | the walkers of sample 0's chains at each measurement (u32) |
+//! |        | 8 P  | the replica moves' record in the production (u64)       |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
 //!
-//! Format 14, of a run stopped inside a sweep, adds the count U (1) after H and the units of the
-//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the history. Formats 9 and 11, the
+//! Format 16, of a run stopped inside a sweep, adds the count U (1) after P and the units of the
+//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the record. Formats 13 and 14 are
+//! 15 and 16 without P and the record (written before replica moves). Formats 9 and 11, the
 //! same with measurements of seven words (written before discrete states: no density of
 //! `s = 0`, and `|m|^2` of the Fourier component's field is `m . m`), and format 8, format 9
 //! without S, H and their sections and without the betas (the config's), are still read.
@@ -47,14 +50,25 @@ use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
 use crate::stats::VectorMeasurement;
 
-/// The layouts written (inside a sweep, and at a sweep's end), the same with seven-word
-/// measurements, and the one before them without tempering (still read).
+/// The layouts written (inside a sweep, and at a sweep's end), the same without the replica
+/// moves' record, with seven-word measurements, and the one before them without tempering
+/// (still read).
 const INSIDE_A_SWEEP: Format = Format {
+    number: 16,
+    counts: 10,
+    packed: true,
+};
+const FORMAT: Format = Format {
+    number: 15,
+    counts: 9,
+    packed: true,
+};
+const INSIDE_A_SWEEP_14: Format = Format {
     number: 14,
     counts: 9,
     packed: true,
 };
-const FORMAT: Format = Format {
+const FORMAT_13: Format = Format {
     number: 13,
     counts: 8,
     packed: true,
@@ -140,6 +154,7 @@ impl VectorCheckpoint {
             record.overlaps.len(),
             self.tempering.state.len(),
             self.tempering.history.len(),
+            record.moves_in_production.len(),
             usize::from(self.sweep_units > 0),
         ];
         let format = match self.sweep_units > 0 {
@@ -169,6 +184,7 @@ impl VectorCheckpoint {
         out.put(floats.map(f64::to_le_bytes))?;
         let tempering = self.tempering.state.iter().chain(&self.tempering.history);
         out.put(tempering.map(|w| w.to_le_bytes()))?;
+        out.put(record.moves_in_production.iter().map(|w| w.to_le_bytes()))?;
         if self.sweep_units > 0 {
             out.put([self.sweep_units.to_le_bytes()].into_iter())?;
         }
@@ -180,6 +196,8 @@ impl VectorCheckpoint {
         let formats = [
             INSIDE_A_SWEEP,
             FORMAT,
+            INSIDE_A_SWEEP_14,
+            FORMAT_13,
             INSIDE_A_SWEEP_11,
             FORMAT_9,
             FORMAT_8,
@@ -215,7 +233,19 @@ impl VectorCheckpoint {
             state: reader.u32s(tempering_counts[0] as usize)?,
             history: reader.u32s(tempering_counts[1] as usize)?,
         };
-        let units_words = file.counts.get(7).copied().unwrap_or(0);
+        let moves_words = match file.format >= FORMAT.number {
+            true => file.counts[7],
+            false => 0,
+        };
+        let moves_in_production = match reader.u64s(moves_words as usize)? {
+            moves if file.format >= FORMAT.number => moves,
+            _ => vec![0; systems as usize],
+        };
+        let units_words = match file.format >= FORMAT.number {
+            true => file.counts.get(8),
+            false => file.counts.get(7),
+        };
+        let units_words = units_words.copied().unwrap_or(0);
         let sweep_units = reader
             .u64s(units_words as usize)?
             .first()
@@ -235,6 +265,7 @@ impl VectorCheckpoint {
                 .collect(),
             accepted_since_stop,
             accepted_in_production,
+            moves_in_production,
             norm_deviation,
         };
         Ok(VectorCheckpoint {
@@ -282,15 +313,22 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
     if format != FORMAT_8.number {
         sections.extend([(temperatures, 8), (counts[5], 4), (counts[6], 4)]);
     }
-    if format == INSIDE_A_SWEEP.number || format == INSIDE_A_SWEEP_11.number {
+    let moves = format >= FORMAT.number;
+    if moves {
         sections.push((counts[7], 8));
+    }
+    if [INSIDE_A_SWEEP, INSIDE_A_SWEEP_14, INSIDE_A_SWEEP_11]
+        .map(|f| f.number)
+        .contains(&format)
+    {
+        sections.push((counts[7 + usize::from(moves)], 8));
     }
     sections
 }
 
 /// Words of a measurement in `format`.
 fn measurement_width(format: u32) -> u64 {
-    match format >= FORMAT.number {
+    match format >= FORMAT_13.number {
         true => MEASUREMENT_WORDS,
         false => MEASUREMENT_WORDS - 2,
     }
@@ -355,6 +393,7 @@ mod tests {
                 }],
                 accepted_since_stop: vec![1, u64::MAX],
                 accepted_in_production: vec![0, 1 << 40],
+                moves_in_production: vec![3, 1 << 50],
                 norm_deviation: 2f64.powi(-30),
             },
             betas: vec![0.5, 0.625],
@@ -375,20 +414,24 @@ mod tests {
     fn layout_matches_the_documented_format() {
         let bytes = sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], 13u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 15u32.to_le_bytes());
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
-        let counts: Vec<u64> = bytes[28..92]
+        let counts: Vec<u64> = bytes[28..100]
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        assert_eq!(counts, [0, 6, 2, 2, 2, 1, 8, 4]);
-        assert_eq!(bytes[92..96], (1i32 << 28).to_le_bytes(), "the first spin");
+        assert_eq!(counts, [0, 6, 2, 2, 2, 1, 8, 4, 2]);
         assert_eq!(
-            bytes[116..120],
+            bytes[100..104],
+            (1i32 << 28).to_le_bytes(),
+            "the first spin"
+        );
+        assert_eq!(
+            bytes[124..128],
             (1i32 << 27).to_le_bytes(),
             "the first width"
         );
-        let norm = 124 + 32;
+        let norm = 132 + 32;
         assert_eq!(bytes[norm..norm + 8], 2f64.powi(-30).to_le_bytes());
         assert_eq!(bytes[norm + 8..norm + 16], (-1.5f64).to_le_bytes());
         assert_eq!(bytes[norm + 64..norm + 72], 0.375f64.to_le_bytes(), "zeros");
@@ -401,7 +444,9 @@ mod tests {
         assert_eq!(bytes[betas..betas + 8], 0.5f64.to_le_bytes());
         let state = betas + 16;
         assert_eq!(bytes[state + 20..state + 24], 3u32.to_le_bytes());
-        assert_eq!(bytes.len(), state + 4 * 12 + CRC_LEN);
+        let moves = state + 4 * 12;
+        assert_eq!(bytes[moves + 8..moves + 16], (1u64 << 50).to_le_bytes());
+        assert_eq!(bytes.len(), moves + 16 + CRC_LEN);
         let crc = crc32fast::hash(&bytes[..bytes.len() - CRC_LEN]);
         assert_eq!(bytes[bytes.len() - CRC_LEN..], crc.to_le_bytes());
     }
@@ -430,7 +475,7 @@ mod tests {
             corrupt[i] ^= 0x10;
             assert!(VectorCheckpoint::decode(&corrupt).is_err(), "byte {i}");
         }
-        for len in [0, 11, 60, 92, bytes.len() - 1] {
+        for len in [0, 11, 60, 100, bytes.len() - 1] {
             assert!(
                 matches!(
                     VectorCheckpoint::decode(&bytes[..len]),
@@ -447,6 +492,7 @@ mod tests {
     #[test]
     fn a_format_9_checkpoint_reads_its_seven_word_measurements() {
         let mut checkpoint = sample();
+        checkpoint.record.moves_in_production = vec![0, 0];
         checkpoint
             .record
             .measurements
@@ -456,33 +502,56 @@ mod tests {
         assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
     }
 
-    /// The checkpoint's bytes as format 9 wrote them: each measurement without its last two
-    /// words.
-    fn format_9(checkpoint: &VectorCheckpoint) -> Vec<u8> {
+    /// The checkpoint's bytes as format 13 wrote them: no replica moves' record and its count
+    /// (read as zeros).
+    fn format_13(checkpoint: &VectorCheckpoint) -> Vec<u8> {
         let bytes = checkpoint.encode();
+        let mut old = bytes[..bytes.len() - CRC_LEN - 16].to_vec();
+        old.drain(92..100);
+        sealed_as(old, 13)
+    }
+
+    /// `bytes` (without a CRC) as format `format`, their CRC appended.
+    fn sealed_as(mut bytes: Vec<u8>, format: u32) -> Vec<u8> {
+        bytes[8..12].copy_from_slice(&format.to_le_bytes());
+        let crc = crc32fast::hash(&bytes);
+        bytes.extend_from_slice(&crc.to_le_bytes());
+        bytes
+    }
+
+    /// A format 13 checkpoint (before replica moves) still resumes, with a record of zeros.
+    #[test]
+    fn a_format_13_checkpoint_reads_a_record_of_no_moves() {
+        let mut checkpoint = sample();
+        checkpoint.record.moves_in_production = vec![0, 0];
+        let old = format_13(&checkpoint);
+        assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
+    }
+
+    /// The checkpoint's bytes as format 9 wrote them: format 13's, each measurement without its
+    /// last two words.
+    fn format_9(checkpoint: &VectorCheckpoint) -> Vec<u8> {
+        let bytes = format_13(checkpoint);
         let first = 124 + 32 + 8;
         let mut old = bytes[..first].to_vec();
         for m in 0..2 {
             old.extend_from_slice(&bytes[first + 72 * m..first + 72 * m + 56]);
         }
         old.extend_from_slice(&bytes[first + 144..bytes.len() - CRC_LEN]);
-        old[8..12].copy_from_slice(&9u32.to_le_bytes());
-        let crc = crc32fast::hash(&old);
-        old.extend_from_slice(&crc.to_le_bytes());
-        old
+        sealed_as(old, 9)
     }
 
-    /// A run stopped inside a sweep writes format 14: the units word's count after the
-    /// history's, the word after the history.
+    /// A run stopped inside a sweep writes format 16: the units word's count after the
+    /// record's, the word after the record.
     #[test]
-    fn units_of_a_cut_sweep_make_format_14() {
+    fn units_of_a_cut_sweep_make_format_16() {
         let checkpoint = VectorCheckpoint {
             sweep_units: 5,
             ..sample()
         };
         let bytes = checkpoint.encode();
-        assert_eq!(bytes[8..12], [14, 0, 0, 0]);
-        assert_eq!(bytes[92..100], 1u64.to_le_bytes(), "units words");
+        assert_eq!(bytes[8..12], [16, 0, 0, 0]);
+        assert_eq!(bytes[100..108], 1u64.to_le_bytes(), "units words");
         assert_eq!(bytes.len(), sample().encode().len() + 8 + 8);
         let last = bytes.len() - CRC_LEN - 8;
         assert_eq!(bytes[last..last + 8], 5u64.to_le_bytes());
@@ -513,7 +582,7 @@ mod tests {
     fn spin_bits_are_refused() {
         let mut bytes = sample().encode();
         bytes[28] = 64;
-        bytes.splice(92..92, [0u8; 8]);
+        bytes.splice(100..100, [0u8; 8]);
         let end = bytes.len() - CRC_LEN;
         let crc = crc32fast::hash(&bytes[..end]);
         bytes[end..].copy_from_slice(&crc.to_le_bytes());

@@ -6,7 +6,7 @@
 //! Potts glass sample against the row transfer matrix and exact enumeration.
 
 use super::record::{extras, measurement, overlap_measurement};
-use crate::config::Disorder;
+use crate::config::{Disorder, ReplicaMoves};
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
 use crate::engine::{Engine, Lattices, Proposals};
@@ -49,6 +49,7 @@ const METROPOLIS: VectorSweeps = VectorSweeps {
     tile: None,
     overrelaxation: 0,
     clusters: None,
+    moves: ReplicaMoves::None,
 };
 
 /// `estimate` within `sigmas` errors (and `slack`) of `exact`, its error below `largest_error`
@@ -641,6 +642,7 @@ fn clusters_alone(
     });
     let updates = VectorSweeps {
         clusters,
+        moves: ReplicaMoves::None,
         ..METROPOLIS
     };
     simulate(&systems, updates, UNIFORM, (100, measure))

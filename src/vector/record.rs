@@ -20,6 +20,9 @@ pub(super) struct VectorRecord {
     pub(super) overlaps: Vec<OverlapMeasurement>,
     pub(super) accepted_since_stop: Vec<u64>,
     pub(super) accepted_in_production: Vec<u64>,
+    /// The replica moves' record in the production, per system
+    /// ([`crate::engine::Measurements::replica_moves`]); zeros without replica moves.
+    pub(super) moves_in_production: Vec<u64>,
     /// In units of 1: `max | s . s - 1 |` over every site and measurement.
     pub(super) norm_deviation: f64,
 }
@@ -250,6 +253,7 @@ fn state_measurement(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ReplicaMoves;
     use crate::engine::cpu::CpuVectorEngine;
     use crate::engine::vector::{VectorSweeps, sweeps_plan};
     use crate::engine::{Engine, Lattices};
@@ -269,6 +273,7 @@ mod tests {
             tile: None,
             overrelaxation: 0,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let mut engine = CpuVectorEngine::new(systems.clone(), updates);
         engine.hot_start().unwrap();

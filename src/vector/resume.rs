@@ -42,7 +42,8 @@ impl VectorState {
             tuning,
             record: VectorRecord {
                 accepted_since_stop: counters.clone(),
-                accepted_in_production: counters,
+                accepted_in_production: counters.clone(),
+                moves_in_production: counters,
                 ..VectorRecord::default()
             },
             tempering: swap_every.map(|every| VectorTempering::new(systems, every)),
@@ -76,6 +77,7 @@ pub(super) fn resume_state(
         || checkpoint.widths.len() != tuning.widths.len()
         || record.accepted_since_stop.len() != count
         || record.accepted_in_production.len() != count
+        || record.moves_in_production.len() != count
         || record.measurements.len() != measurements * count
         || record.overlaps.len() != measurements * systems.overlaps() as usize
         || ![0, systems.betas.len()].contains(&checkpoint.betas.len())
@@ -116,7 +118,7 @@ pub(super) fn resume_state(
 /// Whether `units` of sweep `sweep` (a checkpoint inside it) name a sweep of the run, and fewer
 /// units than it has.
 fn cut_fits(units: u64, sweep: u64, config: &Config, systems: &VectorSystems) -> bool {
-    let passes = VectorSweeps::of(&config.updates, config.algorithm.clusters())
+    let passes = VectorSweeps::of(&config.updates, &config.algorithm)
         .passes()
         .len() as u64;
     let sweep_units = passes * u64::from(systems.lattice.size);

@@ -39,7 +39,7 @@ pub fn run_vector(
     if let Some(vacancies) = vacancies {
         systems = systems.with_vacancies(vacancies);
     }
-    let updates = VectorSweeps::of(&config.updates, config.algorithm.clusters());
+    let updates = VectorSweeps::of(&config.updates, &config.algorithm);
     let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
     let swap_every = config.algorithm.swap_every();
     let thermalize = config.sweeps.thermalize;
@@ -292,6 +292,12 @@ impl VectorSchedule<'_> {
             if from >= self.sweeps.thermalize {
                 record.accepted_in_production[b] += a;
             }
+        }
+        if from >= self.sweeps.thermalize {
+            let moves = record.moves_in_production.iter_mut();
+            moves
+                .zip(&measurements.replica_moves)
+                .for_each(|(m, n)| *m += n);
         }
         let observations = &measurements.vector_observations;
         if measured {

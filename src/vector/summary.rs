@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::equilibration::equilibration_checks;
 use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates, extras};
 use super::tuning::ConeTuning;
-use crate::config::{ClusterUpdate, Config, Disorder, MetropolisOrder};
+use crate::config::{ClusterUpdate, Config, Disorder, MetropolisOrder, ReplicaMoves};
 use crate::engine::EngineInfo;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::io::origin::RunOrigin;
@@ -32,6 +32,17 @@ pub struct ProposalSummary {
     pub acceptance: f64,
 }
 
+/// The replica moves of one temperature over the production (`Tempering(moves: ..)`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplicaMoveSummary {
+    pub beta: f64,
+    /// The fraction of the moves that found a seed among their candidate sites and swapped a
+    /// cluster (the others leave the pair as it is).
+    pub acceptance: f64,
+    /// The mean swapped cluster's sites, as a fraction of the lattice's.
+    pub cluster_fraction: f64,
+}
+
 /// `summary.json` of a vector-spin run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VectorSummary {
@@ -53,6 +64,9 @@ pub struct VectorSummary {
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub spin_glass: Vec<TensorGlassEstimates>,
     pub proposals: Vec<ProposalSummary>,
+    /// Replica moves, per temperature where they act.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub replica_moves: Vec<ReplicaMoveSummary>,
     /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
     pub norm_deviation: f64,
     /// Per temperature, the logarithmic-binning equilibration check over the whole run.
@@ -99,7 +113,7 @@ pub(super) fn summarize(
         })
         .collect();
     let spin_glass = glass_estimates(systems, record, thermalization as usize);
-    let per_sweep = VectorSweeps::of(&config.updates, config.algorithm.clusters()).proposals();
+    let per_sweep = VectorSweeps::of(&config.updates, &config.algorithm).proposals();
     let production = sweeps.measure * u64::from(per_sweep);
     let rates = acceptance_rates(systems, &record.accepted_in_production, production);
     // Cluster updates alone propose no Metropolis move.
@@ -125,11 +139,46 @@ pub(super) fn summarize(
         runs,
         spin_glass,
         proposals,
+        replica_moves: replica_move_summaries(config, systems, record),
         norm_deviation: record.norm_deviation,
         tempering: None,
         warnings: Vec::new(),
         origin: RunOrigin::new(systems.disorder, instance).with_vacancies_of(config),
     }
+}
+
+/// The replica moves' acceptance and mean cluster of every temperature where they act, from
+/// the production's record; none without replica moves.
+fn replica_move_summaries(
+    config: &Config,
+    systems: &VectorSystems,
+    record: &VectorRecord,
+) -> Vec<ReplicaMoveSummary> {
+    let moves = config.algorithm.replica_moves();
+    let pairs = systems.samples * systems.overlap_pairs();
+    let tries = config.sweeps.measure * u64::from(moves.per_sweep()) * u64::from(pairs);
+    let per_temperature = |t: u32| {
+        (0..pairs).fold((0, 0), |(swapped, seeded), k| {
+            let (a, b) = systems.overlap_systems(t * pairs + k);
+            let moved = &record.moves_in_production;
+            (swapped + moved[a as usize], seeded + moved[b as usize])
+        })
+    };
+    (0..systems.betas.len() as u32)
+        .filter(|&t| moves.acts_at(systems.betas[t as usize]) && tries > 0)
+        .map(|t| {
+            let (swapped, seeded) = per_temperature(t);
+            let sites = systems.lattice.sites() as f64;
+            ReplicaMoveSummary {
+                beta: systems.betas[t as usize],
+                acceptance: seeded as f64 / tries as f64,
+                cluster_fraction: match seeded {
+                    0 => 0.0,
+                    _ => swapped as f64 / seeded as f64 / sites,
+                },
+            }
+        })
+        .collect()
 }
 
 /// The overlap estimators of every temperature of a spin glass, from the production's overlaps;
@@ -176,6 +225,21 @@ fn glass_estimates(
 /// their Metropolis sweeps.
 fn describe_updates(config: &Config) -> String {
     let metropolis = describe_metropolis(config);
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    let moves = config.algorithm.replica_moves();
+    let per_sweep = moves.per_sweep();
+    let metropolis = match moves {
+        ReplicaMoves::None => metropolis,
+        ReplicaMoves::Houdayer { .. } => format!(
+            "{metropolis}, then {per_sweep} Houdayer move{} of each replica pair per sweep",
+            plural(per_sweep)
+        ),
+        ReplicaMoves::Isoenergetic { below, .. } => format!(
+            "{metropolis}, then {per_sweep} isoenergetic cluster move{} of each replica pair \
+             per sweep at T <= {below}",
+            plural(per_sweep)
+        ),
+    };
     match config.algorithm.clusters() {
         None => metropolis,
         Some(step) => {
@@ -183,7 +247,6 @@ fn describe_updates(config: &Config) -> String {
                 ClusterUpdate::SwendsenWang => "Swendsen-Wang",
                 ClusterUpdate::Wolff => "Wolff",
             };
-            let plural = |n: u32| if n == 1 { "" } else { "s" };
             let sweeps = match step.metropolis {
                 0 => String::new(),
                 m => format!(", then {m} sweep{} of {metropolis}", plural(m)),
@@ -208,7 +271,7 @@ fn describe_metropolis(config: &Config) -> String {
         ),
     };
     let q = config.model.clock_states().unwrap_or(0);
-    if let Some(states) = config.model.discrete_states() {
+    if let Some(states) = config.discrete_states() {
         return match config.updates.proposal {
             Proposal::HeatBath => format!("heat bath of its {states} states"),
             _ if states == 2 => "Metropolis flips".to_string(),
@@ -266,6 +329,28 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         }
     } else if disorder != Disorder::Ferromagnet {
         table += &no_overlaps_line("chi_SG, g, xi_L/L");
+    }
+    if !summary.replica_moves.is_empty() {
+        let _ = writeln!(
+            table,
+            "replica moves: the fraction that swapped a cluster, its mean size |C|/N"
+        );
+        let _ = writeln!(
+            table,
+            "{:>9} {:>10} {:>10}",
+            scale.name(),
+            "swapped",
+            "|C|/N"
+        );
+        for m in &summary.replica_moves {
+            let _ = writeln!(
+                table,
+                "{:>9.6} {:>10.4} {:>10.4}",
+                scale.value(m.beta),
+                m.acceptance,
+                m.cluster_fraction
+            );
+        }
     }
     table.push_str(&verdict_lines(
         &summary.equilibration,

@@ -125,6 +125,7 @@ pub(super) fn finish_vector_tempering(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ReplicaMoves;
     use crate::engine::cpu::CpuVectorEngine;
     use crate::engine::vector::{VectorSweeps, sweeps_plan};
     use crate::engine::{Engine, Exchanges};
@@ -144,6 +145,7 @@ mod tests {
             tile: None,
             overrelaxation: 0,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let mut engine = CpuVectorEngine::new(systems.clone(), updates);
         engine.hot_start().unwrap();

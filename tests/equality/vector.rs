@@ -11,7 +11,7 @@
 //! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
 
 use crate::common::backend::Gpu;
-use spinflip::config::{ClusterOptions, ClusterUpdate, Disorder};
+use spinflip::config::{ClusterOptions, ClusterUpdate, Disorder, ReplicaMoves};
 use spinflip::engine::cpu::CpuVectorEngine;
 use spinflip::engine::vector::{HEAT_BATH, UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
 use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
@@ -35,6 +35,7 @@ backends! {
         clock_models_match_cpu_bit_for_bit,
         discrete_states_match_cpu_bit_for_bit,
         cluster_updates_of_discrete_states_match_cpu_bit_for_bit,
+        replica_moves_of_glasses_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -70,6 +71,8 @@ struct Case {
     dilution: f64,
     /// Cluster updates of discrete states in every sweep: a step of them and Metropolis sweeps.
     clusters: Option<ClusterOptions>,
+    /// Replica moves of a glass of discrete states after every sweep.
+    moves: ReplicaMoves,
 }
 
 /// A discrete model of an equality case, in its field.
@@ -121,6 +124,7 @@ impl Case {
             tile: self.tile,
             overrelaxation: self.overrelaxation,
             clusters: self.clusters,
+            moves: self.moves,
         }
     }
 
@@ -255,6 +259,7 @@ const XY_2D_FIELD: Case = Case {
     states: None,
     dilution: 0.0,
     clusters: None,
+    moves: ReplicaMoves::None,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -772,4 +777,56 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
     assert_matches(G::default(), potts_sw, *G::BLOCK_SIZES.last().unwrap());
+}
+
+/// Houdayer's moves of a glass's replica pairs match the CPU's bit for bit, and move the
+/// lattices: the +-J Edwards-Anderson glass in 2D with two pairs per sample on clipped labelling
+/// tiles (48 = 32 + 16), two moves a sweep; the diluted Gaussian glass in 3D as isoenergetic
+/// moves at the colder temperature only, on a sample slice; the 3-state Potts glass in 2D.
+fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
+    let ising_2d = Case {
+        components: 1,
+        size: 48,
+        field: 0.0,
+        disorder: Disorder::Bimodal,
+        overrelaxation: 0,
+        replicas: 4,
+        states: Some(DiscreteCase::Ising),
+        moves: ReplicaMoves::Houdayer { per_sweep: 2 },
+        ..XY_2D_FIELD
+    };
+    let gaussian_3d = Case {
+        dims: 3,
+        size: 18,
+        field: 0.4,
+        disorder: Disorder::Gaussian,
+        replicas: 2,
+        slice: Some((1, 1)),
+        dilution: 0.1,
+        moves: ReplicaMoves::Isoenergetic {
+            per_sweep: 1,
+            below: 1.0,
+        },
+        ..ising_2d
+    };
+    let potts_2d = Case {
+        size: 36,
+        replicas: 2,
+        states: Some(DiscreteCase::Potts(3)),
+        moves: ReplicaMoves::Houdayer { per_sweep: 1 },
+        ..ising_2d
+    };
+    for case in [ising_2d, gaussian_3d, potts_2d] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+        let lattices = |moves| {
+            let case = Case { moves, ..case };
+            let mut cpu = CpuVectorEngine::new(case.systems(), case.updates());
+            cpu.hot_start().unwrap();
+            rounds(&mut cpu, case).pop().unwrap().1
+        };
+        assert!(
+            lattices(case.moves) != lattices(ReplicaMoves::None),
+            "{case:?}: the moves moved nothing"
+        );
+    }
 }

@@ -12,7 +12,7 @@ use std::ops::Range;
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners, check_spin_words,
-    check_widths,
+    check_widths, pair_moves_of_systems,
 };
 use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals, Step};
 use crate::error::{Error, Result};
@@ -84,6 +84,10 @@ pub trait VectorBackend {
     /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`, numbered as
     /// [`VectorSystems::overlaps`]); none for the ferromagnet.
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
+
+    /// The replica moves' record of every replica pair since the last call (the passes run),
+    /// `[pair][sites swapped, moves with a seed]`, then zeroed; only with replica moves.
+    fn take_pair_moves(&mut self) -> Result<Vec<u64>>;
 }
 
 /// The cone proposals' widths on a vector-spin backend ([`Proposals`]).
@@ -265,6 +269,10 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             }
         }
         self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
+        if !self.updates.moves.is_none() {
+            let pairs = self.backend.take_pair_moves()?;
+            measurements.replica_moves = pair_moves_of_systems(self.backend.systems(), &pairs);
+        }
         (measurements.vector_observations).resize(slots * count, VectorObservation::default());
         if measures {
             (measurements.vector_overlaps).resize(slots * overlaps, VectorOverlap::default());
@@ -272,9 +280,9 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         Ok(measurements)
     }
 
-    /// Pieces of sweeps, but not of a cluster update's labelling.
+    /// Pieces of sweeps, but not of a cluster update's or a replica move's labelling.
     fn sweep_parts(&self) -> bool {
-        self.updates.clusters.is_none()
+        self.updates.clusters.is_none() && self.updates.moves.is_none()
     }
 
     fn proposals(&mut self) -> Option<&mut dyn Proposals> {

@@ -4,7 +4,8 @@
 //! Thread `g` of system `b` handles sites `4g .. 4g + 3` (`N` is a multiple of 4): their `4D`
 //! forward bonds are exactly the Philox blocks `gD .. gD + D - 1`. It writes word `g` of the
 //! bond words: byte `k` holds the forward bonds of site `4g + k`, bit `d` the bond along axis
-//! `d`, set where the bond is active.
+//! `d`, set where the bond is active. Houdayer's move of a replica pair has no randoms: a bond
+//! is active where the pair disagrees on both its sites ([`disagreement_bonds`]).
 
 use std::ops::Range;
 
@@ -39,6 +40,31 @@ pub fn active_bonds(
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
                 let random = randoms[(k * dims) as usize + d];
                 if spin != empty && spins[neighbour as usize] == spin && random < threshold {
+                    *word |= 1 << (8 * k + d as u32);
+                }
+            }
+        }
+    }
+}
+
+/// Houdayer's bonds of the replica pair of lattices `a`, `b` for the threads `g` of `groups`
+/// (bit `d` of byte `k` of `bonds[g]`, as [`active_bonds`]): bond `(4g + k) D + d` is active
+/// iff the pair disagrees on both its sites. An empty site holds the vacancy in both, so it
+/// joins no bond.
+pub fn disagreement_bonds(
+    lattice: &Lattice,
+    (a, b): (&[i32], &[i32]),
+    groups: Range<u32>,
+    bonds: &mut [u32],
+) {
+    let differs = |site: u64| a[site as usize] != b[site as usize];
+    let words = &mut bonds[groups.start as usize..groups.end as usize];
+    for (g, word) in groups.zip(words) {
+        *word = 0;
+        for k in 0..4 {
+            let site = 4 * u64::from(g) + u64::from(k);
+            for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
+                if differs(site) && differs(neighbour) {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }

@@ -5,7 +5,8 @@
 //! block `(r / 4, n, ClusterFlip, 0, 0, b)`). Wolff: the sites labelled as the seed's root flip;
 //! its statistic is `|C|`. The flips are decided a range of sites at a time into a mask (a bit a
 //! site), as the pieces of an update ([`crate::engine::Step::ClusterPart`]) take them, and made
-//! at once: the lattice stays as it was until the update's last piece.
+//! at once: the lattice stays as it was until the update's last piece. Houdayer's move of a
+//! replica pair swaps the states of the seed's cluster between the two lattices.
 
 use std::ops::Range;
 
@@ -77,6 +78,27 @@ pub fn shift_seed_cluster(states: &mut [i32], labels: &[u32], root: u32, (q, shi
             *state = ((*state as u32 + 1 + shift) % q) as i32;
         }
     }
+}
+
+/// Houdayer's seed: the first of the `candidates` ([`houdayer_candidates`]) where the replica
+/// pair `(a, b)` disagrees; `None` where none does.
+///
+/// [`houdayer_candidates`]: crate::engine::clusters::houdayer_candidates
+pub fn houdayer_seed(candidates: &[u32], (a, b): (&[i32], &[i32])) -> Option<u32> {
+    (candidates.iter().copied()).find(|&site| a[site as usize] != b[site as usize])
+}
+
+/// Houdayer's swap: the sites pointed at `root` (the seed's cluster) swap their states between
+/// the replica pair's lattices `a` and `b`; returns how many.
+pub fn swap_seed_cluster(labels: &[u32], root: u32, (a, b): (&mut [i32], &mut [i32])) -> u64 {
+    let mut size = 0;
+    for ((&label, a), b) in labels.iter().zip(a).zip(b) {
+        if label == root {
+            std::mem::swap(a, b);
+            size += 1;
+        }
+    }
+    size
 }
 
 /// Flip the sites marked in `flips`.

@@ -6,7 +6,8 @@
 
 use rayon::prelude::*;
 
-use super::cluster_flip::{draw_states, shift_seed_cluster};
+use super::cluster_bonds::disagreement_bonds;
+use super::cluster_flip::{draw_states, houdayer_seed, shift_seed_cluster, swap_seed_cluster};
 use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
 use super::discrete_overlap::overlap_states;
@@ -22,9 +23,12 @@ use crate::config::ClusterUpdate;
 use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
-use crate::engine::clusters::{wolff_seed, wolff_shift};
-use crate::engine::vector::{UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps};
+use crate::engine::clusters::{ClusterMove, houdayer_candidates, wolff_seed, wolff_shift};
+use crate::engine::vector::{
+    UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
+};
 use crate::error::Result;
+use crate::model::Lattice;
 use crate::model::vector::fixed::TABLE_LEN;
 use crate::model::vector::{PhaseTable, VectorSystems};
 
@@ -47,8 +51,11 @@ pub struct CpuVector {
     phases: PhaseTable,
     /// The proposal width of each temperature ([`ProposalBackend`]).
     widths: Vec<i32>,
-    /// The bond activation threshold of each temperature, where cluster updates run.
+    /// The bond activation threshold of each temperature, where cluster updates run; where
+    /// replica moves run, whether they act there (not 0).
     clusters: Option<Vec<u32>>,
+    /// Houdayer's record, `[pair][sites swapped, moves with a seed]`, since it was last taken.
+    pair_moves: Vec<u64>,
     spins: Vec<i32>,
 }
 
@@ -67,7 +74,9 @@ impl CpuVector {
             tables: systems.acceptance_tables(),
             phases: systems.phases(),
             widths: vec![UNIFORM; systems.betas.len()],
-            clusters: updates.clusters.and(systems.cluster_thresholds()),
+            clusters: (cluster_step(&systems, updates).ok().flatten())
+                .map(|(_, lattices)| lattices.activation),
+            pair_moves: vec![0; 2 * systems.overlaps() as usize],
             systems,
             updates,
             spins,
@@ -78,55 +87,16 @@ impl CpuVector {
     fn system_words(&self) -> usize {
         self.systems.components as usize * self.systems.lattice.sites() as usize
     }
-}
 
-impl VectorBackend for CpuVector {
-    const NAME: &'static str = "cpu";
-
-    fn adapter_and_driver(&self) -> (String, String) {
-        (cpu_description(), String::new())
-    }
-
-    fn systems(&self) -> &VectorSystems {
-        &self.systems
-    }
-
-    fn hot_start(&mut self) -> Result<()> {
-        let systems = &self.systems;
-        let (seed, sites) = (systems.seed, systems.lattice.sites());
-        let directions = systems.directions();
-        let words = self.system_words();
-        self.spins
-            .par_chunks_mut(words)
-            .enumerate()
-            .for_each(|(b, s)| {
-                let system = systems.global_system(b as u32);
-                s.copy_from_slice(&match &systems.states {
-                    Some(states) => initial_states(seed, system, sites, states.q),
-                    None => initial_lattice(seed, system, sites, directions),
-                });
-            });
-        Ok(())
-    }
-
-    fn write_spins(&mut self, spins: &[i32]) -> Result<()> {
-        self.spins.copy_from_slice(spins);
-        Ok(())
-    }
-
-    fn read_spins(&mut self) -> Result<Vec<i32>> {
-        Ok(self.spins.clone())
-    }
-
-    /// Each system's passes on a core of its own, one after another.
-    fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>> {
+    /// Each system's passes `passes` (none a replica move) on a core of its own, one after
+    /// another: each system's accepted moves.
+    fn system_passes(&mut self, passes: &[SweepPass]) -> Vec<u64> {
         let systems = &self.systems;
         let (tables, widths) = (&self.tables, &self.widths);
         let (hits, tiles) = (self.updates.hits, self.updates.tiles(systems));
         let words = self.system_words();
         let clusters = &self.clusters;
-        let accepted = self
-            .spins
+        self.spins
             .par_chunks_mut(words)
             .enumerate()
             .map(|(b, spins)| {
@@ -138,7 +108,10 @@ impl VectorBackend for CpuVector {
                     let update = StateUpdate::of(systems, systems.sample_of(b));
                     return (passes.iter())
                         .map(|run| {
-                            if let VectorPass::Cluster { update } = run.pass {
+                            if let VectorPass::Cluster {
+                                update: ClusterMove::Update(update),
+                            } = run.pass
+                            {
                                 let threshold = clusters.as_ref().expect("checked")[t];
                                 let key = (systems.seed, run.sweep, system);
                                 cluster_update(systems, spins, (update, threshold), key);
@@ -186,7 +159,85 @@ impl VectorBackend for CpuVector {
                 }
                 accepted
             })
-            .collect();
+            .collect()
+    }
+
+    /// Replica move `number` of every replica pair at the temperatures where the moves act, a
+    /// pair on a core of its own: the pairs `(r, r + R/2)` of a block of `R` replicas are its
+    /// halves' lattices side by side.
+    fn replica_move(&mut self, number: u32) {
+        let systems = &self.systems;
+        let words = self.system_words();
+        let replicas = systems.replicas as usize;
+        let acts = self.clusters.as_ref().expect("replica moves' temperatures");
+        let records = self.pair_moves.par_chunks_mut(2 * (replicas / 2));
+        let blocks = self.spins.par_chunks_mut(replicas * words).zip(records);
+        blocks.enumerate().for_each(|(block, (spins, records))| {
+            let (first, second) = spins.split_at_mut(replicas / 2 * words);
+            let pairs = first.chunks_mut(words).zip(second.chunks_mut(words));
+            for ((p, pair), record) in pairs.enumerate().zip(records.chunks_exact_mut(2)) {
+                let a = (block * replicas + p) as u32;
+                if acts[systems.temperature_of(a) as usize] != 0 {
+                    let key = (systems.seed, number, systems.global_system(a));
+                    let swapped = houdayer_move(&systems.lattice, pair, key);
+                    record[0] += swapped;
+                    record[1] += u64::from(swapped > 0);
+                }
+            }
+        });
+    }
+}
+
+impl VectorBackend for CpuVector {
+    const NAME: &'static str = "cpu";
+
+    fn adapter_and_driver(&self) -> (String, String) {
+        (cpu_description(), String::new())
+    }
+
+    fn systems(&self) -> &VectorSystems {
+        &self.systems
+    }
+
+    fn hot_start(&mut self) -> Result<()> {
+        let systems = &self.systems;
+        let (seed, sites) = (systems.seed, systems.lattice.sites());
+        let directions = systems.directions();
+        let words = self.system_words();
+        self.spins
+            .par_chunks_mut(words)
+            .enumerate()
+            .for_each(|(b, s)| {
+                let system = systems.global_system(b as u32);
+                s.copy_from_slice(&match &systems.states {
+                    Some(states) => initial_states(seed, system, sites, states.q),
+                    None => initial_lattice(seed, system, sites, directions),
+                });
+            });
+        Ok(())
+    }
+
+    fn write_spins(&mut self, spins: &[i32]) -> Result<()> {
+        self.spins.copy_from_slice(spins);
+        Ok(())
+    }
+
+    fn read_spins(&mut self) -> Result<Vec<i32>> {
+        Ok(self.spins.clone())
+    }
+
+    /// Each run of passes of single systems on a core a system, one after another; each replica
+    /// move on a core a replica pair.
+    fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>> {
+        let mut accepted = vec![0; self.systems.systems() as usize];
+        for run in passes.chunk_by(|a, b| is_replica_move(a) == is_replica_move(b)) {
+            if is_replica_move(&run[0]) {
+                run.iter().for_each(|pass| self.replica_move(pass.sweep));
+                continue;
+            }
+            let counted = self.system_passes(run);
+            accepted.iter_mut().zip(counted).for_each(|(a, c)| *a += c);
+        }
         Ok(accepted)
     }
 
@@ -207,6 +258,11 @@ impl VectorBackend for CpuVector {
             .collect())
     }
 
+    fn take_pair_moves(&mut self) -> Result<Vec<u64>> {
+        let zeros = vec![0; self.pair_moves.len()];
+        Ok(std::mem::replace(&mut self.pair_moves, zeros))
+    }
+
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
         let systems = &self.systems;
         let (phases, words) = (&self.phases, self.system_words());
@@ -224,6 +280,37 @@ impl VectorBackend for CpuVector {
                 }
             })
             .collect())
+    }
+}
+
+/// Whether `pass` is a replica move, which runs on replica pairs.
+fn is_replica_move(pass: &SweepPass) -> bool {
+    pass.pass
+        == VectorPass::Cluster {
+            update: ClusterMove::Houdayer,
+        }
+}
+
+/// Houdayer's move of the replica pair of lattices `(a, b)` of discrete states, keyed
+/// `(seed, move number, the run's index of a)`: the kernels' passes in order over the whole
+/// lattice ([`crate::engine::clusters`]). Returns the sites swapped.
+pub fn houdayer_move(
+    lattice: &Lattice,
+    (a, b): (&mut [i32], &mut [i32]),
+    (seed, number, batch): (u64, u32, u32),
+) -> u64 {
+    let sites = lattice.sites();
+    let mut bonds = vec![0; (sites / 4) as usize];
+    let groups = 0..bonds.len() as u32;
+    disagreement_bonds(lattice, (a, b), groups, &mut bonds);
+    let mut labels = vec![0; sites as usize];
+    start_labelling(&mut labels);
+    label_sites(lattice, &bonds, &mut labels, 0..sites);
+    point_at_roots(&mut labels, 0..sites, None);
+    let candidates = houdayer_candidates(seed, sites, number, batch);
+    match houdayer_seed(&candidates, (a, b)) {
+        Some(site) => swap_seed_cluster(&labels, labels[site as usize], (a, b)),
+        None => 0,
     }
 }
 
@@ -286,13 +373,86 @@ impl ExchangeBackend for CpuVector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Disorder;
+    use crate::config::{Disorder, ReplicaMoves};
     use crate::engine::vector::sweeps_plan;
     use crate::engine::{Engine, Plan, Proposals};
     use crate::model::Lattice;
     use crate::model::systems::SliceIndex;
     use crate::model::vector::fixed::ONE;
     use crate::model::vector::states::States;
+
+    /// Houdayer's move is its own inverse at every key and keeps the pair's energy, so its chance
+    /// of taking one pair configuration to another is that of the way back (its keyed candidate
+    /// sites do not depend on the spins): detailed balance, on every configuration of a replica
+    /// pair of tiny lattices of two states (2^3 sites, one empty, couplings +-1 and +-2, a
+    /// field) and of three (2^2 sites, the Potts energy).
+    #[test]
+    fn houdayer_moves_undo_themselves_and_keep_the_pairs_energy() {
+        let cases: [(u32, u32, u32, Option<usize>); 2] = [(3, 2, 2, Some(5)), (2, 2, 3, None)];
+        for (dims, size, q, empty) in cases {
+            let lattice = Lattice::new(dims, size);
+            let n = lattice.sites() as usize;
+            let couplings: Vec<i32> = (0..n * dims as usize)
+                .map(|i| [1, -1, 2, -2][i * 7 % 4])
+                .collect();
+            let energy = |spins: &[i32]| -> i32 {
+                let pair = |a: i32, b: i32| match q {
+                    2 => (2 * a - 1) * (2 * b - 1),
+                    _ => i32::from(a == b),
+                };
+                let occupied = |i: usize| Some(i) != empty;
+                let bonds: i32 = (0..n)
+                    .flat_map(|i| {
+                        lattice
+                            .forward_neighbours(i as u64)
+                            .enumerate()
+                            .map(move |(d, j)| (i, d, j as usize))
+                    })
+                    .filter(|&(i, _, j)| occupied(i) && occupied(j))
+                    .map(|(i, d, j)| couplings[i * dims as usize + d] * pair(spins[i], spins[j]))
+                    .sum();
+                let field: i32 = (0..n)
+                    .filter(|&i| occupied(i))
+                    .map(|i| 3 * pair(spins[i], 1))
+                    .sum();
+                -bonds - field
+            };
+            let free = n - usize::from(empty.is_some());
+            let (mut moved, mut configurations) = (0, 0);
+            for code in 0..(q as usize).pow(2 * free as u32) {
+                let mut digits = code;
+                let mut lattices = vec![0i32; 2 * n];
+                for (i, spin) in lattices.iter_mut().enumerate() {
+                    match Some(i % n) == empty {
+                        true => *spin = q as i32,
+                        false => {
+                            *spin = (digits % q as usize) as i32;
+                            digits /= q as usize;
+                        }
+                    }
+                }
+                let before = lattices.clone();
+                for number in 0..4 {
+                    let key = (11, number, 5);
+                    let (a, b) = lattices.split_at_mut(n);
+                    let swapped = houdayer_move(&lattice, (a, b), key);
+                    moved += u64::from(swapped > 0);
+                    let after = lattices.clone();
+                    let (a, b) = after.split_at(n);
+                    let (a0, b0) = before.split_at(n);
+                    assert_eq!(energy(a) + energy(b), energy(a0) + energy(b0), "{before:?}");
+                    let (a, b) = lattices.split_at_mut(n);
+                    assert_eq!(houdayer_move(&lattice, (a, b), key), swapped);
+                    assert_eq!(lattices, before, "move {number} undone");
+                }
+                configurations += 4;
+            }
+            assert!(
+                moved > configurations / 4,
+                "{moved} of {configurations} moves swapped sites"
+            );
+        }
+    }
 
     /// What an engine gives after each round of sweeps: accepted moves, lattices, observations,
     /// overlaps.
@@ -333,6 +493,7 @@ mod tests {
             tile: None,
             overrelaxation: 0,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let after_three_sweeps = |observe: bool| {
             let mut engine = CpuVectorEngine::new(systems.clone(), updates);
@@ -395,6 +556,7 @@ mod tests {
             tile,
             overrelaxation: 1,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let cases = [
             (glass(2, 2, Disorder::Bimodal), sweeps(None)),
@@ -451,6 +613,7 @@ mod tests {
             tile: None,
             overrelaxation: 0,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let sweeps = PASSES_PER_CALL as u32 / 2 + 5;
         // The accepted moves and lattices of plans of sweeps ending at sweeps `ends`.
@@ -481,6 +644,7 @@ mod tests {
             tile: Some(4),
             overrelaxation: 0,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let angles: Vec<[i32; 2]> = (0..q)
             .map(|k| {
@@ -516,6 +680,7 @@ mod tests {
             tile: None,
             overrelaxation: 1,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let mut engine = CpuVectorEngine::new(systems, updates);
         for (pass, planes) in [(4, 0..1), (1, 3..5)] {
@@ -538,6 +703,7 @@ mod tests {
             tile: None,
             overrelaxation: 0,
             clusters: None,
+            moves: ReplicaMoves::None,
         };
         let backend = CpuVector::new(systems.clone(), updates);
         let footprint = Footprint::vector(&systems, systems.lattice);

@@ -13,8 +13,9 @@ use cudarc::driver::{CudaSlice, PushKernelArg};
 use super::context::CudaDevice;
 use super::driver::driver_error;
 use super::launch::{FittedKernel, allocate, clear, download, launch_config, upload};
-use crate::config::ClusterUpdate;
-use crate::engine::clusters::{ClusterLattices, cluster_passes, kernel_constants, pass_threads};
+use crate::engine::clusters::{
+    ClusterLattices, ClusterMove, cluster_passes, kernel_constants, pass_threads,
+};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
@@ -33,7 +34,7 @@ pub struct CudaClusters {
     /// The passes of one update, in order: bonds, label, merge, roots, flip, each at the engine's
     /// block size or the most threads its registers allow (their results do not depend on it).
     passes: [(Kernel, FittedKernel); 5],
-    update: ClusterUpdate,
+    update: ClusterMove,
 }
 
 impl CudaClusters {
@@ -42,7 +43,7 @@ impl CudaClusters {
     pub fn new(
         device: &mut CudaDevice,
         lattices: &ClusterLattices,
-        update: ClusterUpdate,
+        update: ClusterMove,
         constants: &[(&'static str, u32)],
         block_size: u32,
     ) -> Result<Self> {
@@ -64,7 +65,8 @@ impl CudaClusters {
             bonds: allocate(device, sites / 4, "bonds")?,
             labels: allocate(device, sites, "cluster labels")?,
             counts: allocate(device, sites, "cluster counts")?,
-            sizes: allocate(device, lattices.systems as usize, "cluster sizes")?,
+            // Room for Houdayer's record (two words a pair); a plan's slots grow it.
+            sizes: allocate(device, 2 * lattices.systems as usize, "cluster sizes")?,
             passes,
             update,
         })
@@ -114,6 +116,14 @@ impl CudaClusters {
             )))?;
         }
         Ok(())
+    }
+
+    /// Houdayer's record of every replica pair since the last call, `[pair][sites swapped,
+    /// moves with a seed]` ([`crate::engine::clusters`]), read and zeroed.
+    pub fn take_pair_moves(&mut self, device: &CudaDevice) -> Result<Vec<u64>> {
+        let moves = self.read_sizes(device, 2, self.systems)?;
+        clear(device, &mut self.sizes, "cluster sizes")?;
+        Ok(moves)
     }
 
     /// The sizes of the first `slots` slots, `[slot][system]`.

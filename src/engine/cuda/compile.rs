@@ -283,15 +283,18 @@ mod tests {
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
         use crate::config::ClusterUpdate;
-        use crate::engine::clusters::kernel_constants;
+        use crate::engine::clusters::{ClusterMove, kernel_constants};
         use crate::engine::kernels::ClusterSpins;
         use crate::model::Lattice;
         for (dims, size) in [(2, 4096), (2, 50), (3, 256), (3, 12)] {
+            let sw = ClusterMove::Update(ClusterUpdate::SwendsenWang);
+            let wolff = ClusterMove::Update(ClusterUpdate::Wolff);
             for (update, spins) in [
-                (ClusterUpdate::SwendsenWang, ClusterSpins::Signs),
-                (ClusterUpdate::Wolff, ClusterSpins::Signs),
-                (ClusterUpdate::SwendsenWang, ClusterSpins::States),
-                (ClusterUpdate::Wolff, ClusterSpins::States),
+                (sw, ClusterSpins::Signs),
+                (wolff, ClusterSpins::Signs),
+                (sw, ClusterSpins::States),
+                (wolff, ClusterSpins::States),
+                (ClusterMove::Houdayer, ClusterSpins::States),
             ] {
                 let mut constants = vec![
                     ("L", size),
@@ -301,7 +304,7 @@ mod tests {
                     ("SLICE_FIRST", 0),
                 ];
                 if spins == ClusterSpins::States {
-                    constants.push(("STATES", 3));
+                    constants.extend([("STATES", 3), ("REPLICAS", 4)]);
                 }
                 constants.extend(kernel_constants(update, &Lattice::new(dims, size)));
                 for kernel in Kernel::cluster_passes(spins) {

@@ -32,7 +32,7 @@ use crate::engine::backend::simple::{
     AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
     part_groups,
 };
-use crate::engine::clusters::{ClusterLattices, no_clusters};
+use crate::engine::clusters::{ClusterLattices, ClusterMove, no_clusters};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::Dispatch;
@@ -306,7 +306,7 @@ impl ClusterBackend for CudaSimple {
         let clusters = CudaClusters::new(
             &mut self.device,
             &ClusterLattices::of_signs(systems),
-            update,
+            ClusterMove::Update(update),
             &constants,
             self.block_size,
         )?;

@@ -260,6 +260,11 @@ impl VectorBackend for CudaVector {
         Ok(counted_observations(&self.systems, counts))
     }
 
+    fn take_pair_moves(&mut self) -> Result<Vec<u64>> {
+        let clusters = self.clusters.as_mut().expect("replica moves' buffers");
+        clusters.take_pair_moves(&self.device)
+    }
+
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
         let Some(overlap) = &self.kernels.overlap else {
             return Ok(Vec::new());

@@ -7,8 +7,9 @@
 use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
 use super::shaders::bindings;
-use crate::config::ClusterUpdate;
-use crate::engine::clusters::{ClusterLattices, cluster_passes, kernel_constants, pass_threads};
+use crate::engine::clusters::{
+    ClusterLattices, ClusterMove, cluster_passes, kernel_constants, pass_threads,
+};
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
@@ -26,7 +27,7 @@ pub struct WgpuClusters {
     bind_group: wgpu::BindGroup,
     /// The passes of one update, in order: bonds, label, merge, roots, flip.
     passes: [wgpu::ComputePipeline; 5],
-    update: ClusterUpdate,
+    update: ClusterMove,
 }
 
 impl WgpuClusters {
@@ -34,7 +35,7 @@ impl WgpuClusters {
     pub fn new(
         ctx: &mut WgpuContext,
         lattices: ClusterLattices,
-        update: ClusterUpdate,
+        update: ClusterMove,
         constants: &[(&'static str, u32)],
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
@@ -50,7 +51,12 @@ impl WgpuClusters {
         let bonds = ctx.buffer("bonds", sites, storage_usage())?;
         let labels = ctx.buffer("labels", 4 * sites, storage_usage())?;
         let counts = ctx.buffer("cluster counts", 4 * sites, storage_usage())?;
-        let sizes = ctx.buffer("cluster sizes", 8, storage_usage())?;
+        // Room for Houdayer's record (two words a pair) from the start; a plan's slots grow it.
+        let sizes = ctx.buffer(
+            "cluster sizes",
+            size_bytes(2, lattices.systems),
+            storage_usage(),
+        )?;
         let buffers = [&activation, &bonds, &labels, &counts, &sizes];
         let bind_group = bind_group(ctx, &lattices, buffers);
         Ok(WgpuClusters {
@@ -60,7 +66,7 @@ impl WgpuClusters {
             labels,
             counts,
             sizes,
-            size_slots: 0,
+            size_slots: 2,
             bind_group,
             passes,
             update,
@@ -125,6 +131,16 @@ impl WgpuClusters {
             .chunks_exact(2)
             .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
             .collect())
+    }
+}
+
+impl WgpuClusters {
+    /// Houdayer's record of every replica pair since the last call, `[pair][sites swapped,
+    /// moves with a seed]` ([`crate::engine::clusters`]), read and zeroed.
+    pub fn take_pair_moves(&self, ctx: &WgpuContext) -> Result<Vec<u64>> {
+        let moves = self.read_sizes(ctx, 2)?;
+        ctx.write_words(&self.sizes, &vec![0; 2 * moves.len()]);
+        Ok(moves)
     }
 }
 

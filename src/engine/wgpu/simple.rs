@@ -19,7 +19,7 @@ use crate::engine::backend::simple::{
     AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
     part_groups,
 };
-use crate::engine::clusters::{ClusterLattices, no_clusters};
+use crate::engine::clusters::{ClusterLattices, ClusterMove, no_clusters};
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, submissions};
@@ -318,7 +318,12 @@ impl AnnealingBackend for WgpuSimple {
 impl ClusterBackend for WgpuSimple {
     fn set_clusters(&mut self, systems: &IsingSystems, update: ClusterUpdate) -> Result<()> {
         let lattices = ClusterLattices::of_signs(systems);
-        let clusters = WgpuClusters::new(&mut self.ctx, lattices, update, &self.constants)?;
+        let clusters = WgpuClusters::new(
+            &mut self.ctx,
+            lattices,
+            ClusterMove::Update(update),
+            &self.constants,
+        )?;
         self.clusters = Some(clusters);
         self.ctx.check()
     }

@@ -290,6 +290,11 @@ impl VectorBackend for WgpuVector {
         Ok(counted_observations(&self.systems, &self.read_counts()?))
     }
 
+    fn take_pair_moves(&mut self) -> Result<Vec<u64>> {
+        let clusters = self.clusters.as_ref().expect("replica moves' buffers");
+        clusters.take_pair_moves(&self.ctx)
+    }
+
     fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
         let Some(overlap) = &self.pipelines.overlap else {
             return Ok(Vec::new());

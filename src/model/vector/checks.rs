@@ -27,7 +27,7 @@ const MAX_GAUSSIAN_SITES: u64 = 1 << 28;
 /// (every backend has the vector kernels).
 pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     let model = &config.model;
-    match model.discrete_states() {
+    match config.discrete_states() {
         Some(q) => validate_states(config, q)?,
         None => validate_field(model)?,
     }
@@ -68,7 +68,7 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     validate_updates(&config.updates)?;
     match model.clock_states() {
         Some(q) => validate_clock(q, &config.updates)?,
-        None if model.discrete_states().is_some() => {}
+        None if config.discrete_states().is_some() => {}
         None if config.updates.proposal == Proposal::HeatBath => {
             return invalid(format!(
                 "updates: proposal: HeatBath draws among a clock model's states; {} has spins \

@@ -380,7 +380,7 @@ pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSys
         config.seed,
     )
     .with_clock(model.clock_states().unwrap_or(0));
-    let ferromagnet = match States::of(model) {
+    let ferromagnet = match States::of(config) {
         Some(states) => ferromagnet.with_states(states),
         None => ferromagnet,
     };

@@ -21,7 +21,7 @@ use super::fixed::{GAUSSIAN_FRACTION_BITS, TABLE_FRACTION_BITS};
 
 // A Gaussian coupling word times a whole `P(a, b)` is in table units.
 const _: () = assert!(GAUSSIAN_FRACTION_BITS == TABLE_FRACTION_BITS);
-use crate::config::Model;
+use crate::config::{Config, Model};
 
 /// `|D| + |h|` at most: an update's energy change, `2 z` bonds of `|P| <= 1` and two sites,
 /// stays below `2^31` table units (`(12 + 2 * 32) 2^24 < 2^31` for `z = 6`).
@@ -107,9 +107,9 @@ impl States {
         }
     }
 
-    /// The states of `model`, `None` for a model of other spins.
-    pub fn of(model: &Model) -> Option<Self> {
-        match *model {
+    /// The states of `config`'s spins ([`Config::discrete_states`]), `None` for other spins.
+    pub fn of(config: &Config) -> Option<Self> {
+        match config.model {
             Model::Potts { q, field, .. } => Some(States::potts(q, field)),
             Model::BlumeCapel {
                 crystal_field,
@@ -117,7 +117,7 @@ impl States {
                 ..
             } => Some(States::blume_capel(crystal_field, field)),
             Model::Ising { field, .. } | Model::EdwardsAnderson { field, .. }
-                if model.discrete_states().is_some() =>
+                if config.discrete_states().is_some() =>
             {
                 Some(States::ising(field))
             }

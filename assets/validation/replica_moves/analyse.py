@@ -1,0 +1,68 @@
+"""The replica moves' effect on equilibration (assets/validation/replica_moves/run.sh): per run
+pair (with the moves, and parallel tempering alone) at each L, at the lowest temperature, the
+sweeps after which every logarithmic bin's q^2 agrees with the last bin's (within two combined
+errors), the integrated autocorrelation time of q^2 in sweeps, the final q^2, the run's wall
+time, and the ratios; then the moves' acceptance and mean cluster at that temperature."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from analysis import summaries  # noqa: E402
+
+MEASURE_EVERY = 16
+
+
+def settled(bins, key="q2"):
+    """First sweep of the earliest bin from which every bin agrees with the last within 2
+    sigma; the last bin's first sweep where none before it does."""
+    last = bins[-1]["averages"][key]
+    start = bins[-1]["first_sweep"]
+    for b in reversed(bins[:-1]):
+        a = b["averages"][key]
+        if abs(a["mean"] - last["mean"]) > 2 * (a["err"] ** 2 + last["err"] ** 2) ** 0.5:
+            break
+        start = b["first_sweep"]
+    return start
+
+
+def row(summary):
+    """(T, sweeps to settle, tau of q2 in sweeps, q2 and its error, wall seconds) at the
+    lowest temperature."""
+    glass = max(summary["spin_glass"], key=lambda t: t["beta"])
+    check = max(summary["equilibration"], key=lambda c: c["beta"])
+    q2 = glass.get("q2") or glass["overlaps"]["q2"]
+    wall = summary["provenance"]["wall_seconds"]
+    return (1 / glass["beta"], settled(check["bins"]), glass["tau_q2"] * MEASURE_EVERY,
+            q2, wall)
+
+
+def main(out):
+    print(f"{'run':<6} {'L':>4} {'T':>6} {'settled (sweeps)':>17} {'tau_q2 (sweeps)':>16} "
+          f"{'q2':>18} {'wall (s)':>9} {'speed-up (sweeps, tau)':>24}")
+    for name in ("ea2d", "ea3d"):
+        plain = dict(summaries(out, f"{name}_plain"))
+        for size, moved in summaries(out, f"{name}_moves"):
+            lines = []
+            for kind, summary in (("moves", moved), ("plain", plain.get(size))):
+                if summary is None:
+                    continue
+                t, start, tau, q2, wall = row(summary)
+                lines.append((kind, t, start, tau, q2, wall))
+            ratio = ""
+            if len(lines) == 2:
+                ratio = (f"{lines[1][2] / max(lines[0][2], 1):.1f}x, "
+                         f"{lines[1][3] / max(lines[0][3], 1e-9):.1f}x")
+            for kind, t, start, tau, q2, wall in lines:
+                print(f"{name:<6} {size:>4} {t:>6.3f} {start:>17} {tau:>16.1f} "
+                      f"{q2['mean']:>9.4f} ± {q2['err']:.4f} {wall:>9.1f} "
+                      f"{ratio if kind == 'plain' else kind:>24}")
+            moves = moved.get("replica_moves", [])
+            if moves:
+                coldest = max(moves, key=lambda m: m["beta"])
+                print(f"{'':<11} moves at T {1 / coldest['beta']:.3f}: "
+                      f"{coldest['acceptance']:.3f} swapped, |C|/N {coldest['cluster_fraction']:.3f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/replica-moves-validation")
