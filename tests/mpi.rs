@@ -375,6 +375,22 @@ fn diluted_gaussian_glass_on_two_ranks_writes_the_files_of_one() {
     ranks_write_the_files_of_one(DILUTED_GAUSSIAN_GLASS, &[2]);
 }
 
+/// Five samples of the +-J Edwards-Anderson glass with Houdayer's replica moves (two discrete
+/// states), split by sample: the moves' record merges with its samples' systems.
+#[test]
+fn houdayer_moves_on_two_and_three_ranks_write_the_files_of_one() {
+    let config = DILUTED_GAUSSIAN_GLASS
+        .replace(
+            "EdwardsAnderson(dims: 2, size: 4, disorder: Gaussian, dilution: 0.2)",
+            "EdwardsAnderson(dims: 2, size: 4)",
+        )
+        .replace(
+            "Tempering(every: 1)",
+            "Tempering(every: 1, moves: Houdayer())",
+        );
+    ranks_write_the_files_of_one(&config, &[2, 3]);
+}
+
 /// Three samples of the diluted 3-state Potts ferromagnet by Swendsen-Wang steps with a
 /// Metropolis sweep each, split by sample.
 #[test]
@@ -674,7 +690,7 @@ fn catches_sigusr1(pid: u32) -> bool {
         .is_some_and(|mask| mask & (1 << 9) != 0)
 }
 
-/// The format of the checkpoint in `out` (10 and 11: written inside a sweep).
+/// The format of the checkpoint in `out` (10 and 16: written inside a sweep).
 fn checkpoint_format(out: &Path) -> u32 {
     let bytes = std::fs::read(out.join("checkpoint.bin")).unwrap();
     u32::from_le_bytes(bytes[8..12].try_into().unwrap())
@@ -740,7 +756,7 @@ fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
             }
             let format = checkpoint_format(&out);
             assert!(
-                format == 10 || format == 14,
+                format == 10 || format == 16,
                 "format {format} on {ranks} ranks"
             );
         }
