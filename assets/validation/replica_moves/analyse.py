@@ -2,13 +2,17 @@
 pair (with the moves, and parallel tempering alone) at each L, at the lowest temperature, the
 sweeps after which every logarithmic bin's q^2 agrees with the last bin's (within two combined
 errors), the integrated autocorrelation time of q^2 in sweeps, the final q^2, the run's wall
-time, and the ratios; then the moves' acceptance and mean cluster at that temperature."""
+time, and the ratios; then the moves' acceptance and mean cluster at that temperature. With
+--svg DIR, the figure of q^2 at the lowest temperature in the logarithmic bins of every run.
+Usage: analyse.py OUT_DIR [--svg DIR]."""
+
+import math
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from analysis import summaries  # noqa: E402
+from analysis import summaries, svg_plot  # noqa: E402
 
 MEASURE_EVERY = 16
 
@@ -64,5 +68,31 @@ def main(out):
                       f"{coldest['acceptance']:.3f} swapped, |C|/N {coldest['cluster_fraction']:.3f}")
 
 
+def figure(out, folder):
+    """q^2 at the lowest temperature in the logarithmic bins against log2 of each bin's last
+    sweep: the moves' runs filled and solid, tempering alone open and dashed."""
+    series = []
+    for k, (name, size) in enumerate(
+        (name, size) for name in ("ea2d", "ea3d") for size, _ in summaries(out, f"{name}_moves")
+    ):
+        for kind, filled in (("moves", True), ("plain", False)):
+            summary = dict(summaries(out, f"{name}_{kind}")).get(size)
+            if summary is None:
+                continue
+            check = max(summary["equilibration"], key=lambda c: c["beta"])
+            points = [
+                (math.log2(b["last_sweep"]), b["averages"]["q2"]["mean"], b["averages"]["q2"]["err"])
+                for b in check["bins"]
+            ]
+            label = f"{name[2:]} L = {size}, {'moves' if filled else 'tempering alone'}"
+            series.append((label, k, points, [(x, y) for x, y, _ in points], filled))
+    title = "q^2 at T = 0.2 in the logarithmic bins"
+    svg_plot(Path(folder) / "replica_moves_bins.svg", title, ("log2 sweeps", "q^2"), series)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/replica-moves-validation")
+    arguments = sys.argv[1:]
+    out = arguments[0] if arguments and arguments[0] != "--svg" else "/tmp/replica-moves-validation"
+    main(out)
+    if "--svg" in arguments:
+        figure(out, arguments[arguments.index("--svg") + 1])
