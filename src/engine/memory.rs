@@ -16,7 +16,9 @@ use crate::config::{Config, ConfigError, Disorder, EngineKind, Layout, invalid};
 use crate::engine::Betas;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::swap_tables;
-use crate::engine::vector::{VectorObservation, VectorOverlap, counters, overlap_counters};
+use crate::engine::vector::{
+    VectorObservation, VectorOverlap, VectorSweeps, counters, labelled_lattices, overlap_counters,
+};
 use crate::error::Result;
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
@@ -215,9 +217,9 @@ impl Footprint {
         }
     }
 
-    /// The vector-spin engine (`i32` components) of `systems` on lattices `lattice` (theirs, or
-    /// another size of them: counted without copying their couplings).
-    pub fn vector(systems: &VectorSystems, lattice: Lattice) -> Self {
+    /// The vector-spin engine (`i32` components) of `systems` swept by `updates` on lattices
+    /// `lattice` (theirs, or another size of them: counted without copying their couplings).
+    pub fn vector(systems: &VectorSystems, updates: VectorSweeps, lattice: Lattice) -> Self {
         let count = u64::from(systems.systems());
         let words = u64::from(systems.components) * count * lattice.sites();
         let bond_bytes = match systems.couplings {
@@ -242,7 +244,10 @@ impl Footprint {
                 + 4 * (systems.acceptance_tables().len() as u64)
                 + 8 * u64::from(lattice.size)
                 + 16 * count,
-            capabilities: 0,
+            // The cluster buffers of the lattices labelled (a byte of bonds, a label and a
+            // count a site) and their records.
+            capabilities: u64::from(labelled_lattices(systems, updates))
+                * (9 * lattice.sites() + 16),
             slots: 2 * per_slot,
             travel: 4 * words + 2 * per_slot,
         }
@@ -369,10 +374,15 @@ pub fn check_ising_engine(
     Ok(check_memory(&what, systems.lattice, sizes, room, need_at)?)
 }
 
-/// Refuse the vector-spin engine of `systems` where it does not fit `room`.
-pub fn check_vector_engine(systems: &VectorSystems, room: &Room) -> Result<()> {
+/// Refuse the vector-spin engine of `systems` swept by `updates` where it does not fit `room`.
+pub fn check_vector_engine(
+    systems: &VectorSystems,
+    updates: VectorSweeps,
+    room: &Room,
+) -> Result<()> {
     let dims = systems.lattice.dims;
-    let need_at = |size: u32| Footprint::vector(systems, Lattice::new(dims, size)).need(room.place);
+    let need_at =
+        |size: u32| Footprint::vector(systems, updates, Lattice::new(dims, size)).need(room.place);
     let what = format!("the vector-spin engine's {} systems", systems.systems());
     Ok(check_memory(
         &what,

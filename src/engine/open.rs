@@ -83,13 +83,13 @@ pub fn open_local_vector_engine(
 ) -> Result<Box<dyn Engine>> {
     let size = config.workgroup_size;
     let gpu = |ctx, systems: VectorSystems| -> Result<Box<dyn Engine>> {
-        check_vector_engine(&systems, &Room::host(Place::Wgpu))?;
+        check_vector_engine(&systems, updates, &Room::host(Place::Wgpu))?;
         Ok(Box::new(WgpuVectorEngine::new(
             ctx, systems, updates, size,
         )?))
     };
     let cpu = |systems: VectorSystems| -> Result<Box<dyn Engine>> {
-        check_vector_engine(&systems, &Room::host(Place::Cpu))?;
+        check_vector_engine(&systems, updates, &Room::host(Place::Cpu))?;
         Ok(Box::new(CpuVectorEngine::new(systems, updates)))
     };
     match config.backend {
@@ -116,7 +116,7 @@ fn open_cuda_vector(
 ) -> Result<Box<dyn Engine>> {
     use crate::engine::cuda::{CudaDevice, CudaVectorEngine};
     let device = CudaDevice::open(config.adapter.as_deref())?;
-    check_vector_engine(&systems, &device.memory_room()?)?;
+    check_vector_engine(&systems, updates, &device.memory_room()?)?;
     let size = config.workgroup_size;
     Ok(Box::new(CudaVectorEngine::new(
         device, systems, updates, size,

@@ -379,6 +379,17 @@ pub fn pair_moves_of_systems(systems: &VectorSystems, pairs: &[u64]) -> Vec<u64>
     moves
 }
 
+/// The lattices whose clusters the cluster kernels label for `systems` swept by `updates`:
+/// every system's for a cluster step, every replica pair's for the replica moves, none
+/// otherwise.
+pub fn labelled_lattices(systems: &VectorSystems, updates: VectorSweeps) -> u32 {
+    match (updates.clusters, updates.moves.is_none()) {
+        (Some(_), _) => systems.systems(),
+        (None, false) => systems.overlaps(),
+        (None, true) => 0,
+    }
+}
+
 /// Refuse proposal widths that are not one per temperature of `systems`.
 pub fn check_widths(systems: &VectorSystems, widths: &[i32]) -> Result<()> {
     let discrete = systems.clock > 0 || systems.states.is_some();

@@ -706,8 +706,17 @@ mod tests {
             moves: ReplicaMoves::None,
         };
         let backend = CpuVector::new(systems.clone(), updates);
-        let footprint = Footprint::vector(&systems, systems.lattice);
+        let footprint = Footprint::vector(&systems, updates, systems.lattice);
         assert_eq!(footprint.lattices, bytes(backend.spins.len(), 4));
+        assert_eq!(footprint.capabilities, 0, "no cluster buffers");
+        // Replica moves label every pair: a bond byte, a label and a count a site.
+        let moves = VectorSweeps {
+            moves: ReplicaMoves::Houdayer { per_sweep: 1 },
+            ..updates
+        };
+        let pairs = u64::from(systems.overlaps());
+        let labelled = Footprint::vector(&systems, moves, systems.lattice).capabilities;
+        assert_eq!(labelled, pairs * (9 * systems.lattice.sites() + 16));
         let VectorCouplings::Bonds(bonds) = &backend.systems.couplings else {
             panic!("bimodal couplings are bonds");
         };
