@@ -1,5 +1,5 @@
 // The exact integer sums of the overlap of every replica pair of a glass of discrete states
-// (engine::vector::VectorOverlap::states), the twin of discrete_overlap.wgsl: pair p of a
+// (engine::vector::StateSums), the twin of discrete_overlap.wgsl: pair p of a
 // temperature and sample joins replicas p and p + REPLICAS/2. Blocks of z = system with replica
 // r < REPLICAS/2 sum the pair of r (the others return); each thread counts, over the sites
 // thread, thread + stride, ..., the sites in state a in one replica and b in the other and sums

@@ -1,5 +1,5 @@
 // The exact integer sums of the overlap of every replica pair of a glass of discrete states
-// (engine::vector::VectorOverlap::states): pair p of a temperature and sample joins replicas p
+// (engine::vector::StateSums): pair p of a temperature and sample joins replicas p
 // and p + REPLICAS/2. Workgroups of z = system with replica r < REPLICAS/2 sum the pair of r
 // (the others return); each thread counts, over the sites thread, thread + stride, ..., the
 // sites in state a in one replica and b in the other and sums their phases, then adds its sums

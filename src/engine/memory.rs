@@ -18,6 +18,7 @@ use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::swap_tables;
 use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorSweeps, counters, labelled_lattices, overlap_counters,
+    pair_state_words, state_words,
 };
 use crate::error::Result;
 use crate::model::Lattice;
@@ -231,10 +232,13 @@ impl Footprint {
         // The engine's copy of the couplings and the words the devices upload (4 bytes a bond).
         let couplings = bonds * (bond_bytes + 4 * u64::from(bond_bytes > 0));
         // A plan measures at most twice (a measurement and a tempering round's observation):
-        // each system's counters, and the observations and overlaps as the loop receives them.
-        let observations = count * (8 * counters(systems) + size_of::<VectorObservation>()) as u64;
-        let overlaps = u64::from(systems.overlaps())
-            * (8 * overlap_counters(systems) + size_of::<VectorOverlap>()) as u64;
+        // each system's counters, and the observations, overlaps and state sums as the loop
+        // receives them.
+        let observation = 8 * (counters(systems) + state_words(systems));
+        let observations = count * (observation + size_of::<VectorObservation>()) as u64;
+        let overlap = 8 * (overlap_counters(systems) + pair_state_words(systems));
+        let overlaps =
+            u64::from(systems.overlaps()) * (overlap + size_of::<VectorOverlap>()) as u64;
         let per_slot = observations + overlaps;
         Footprint {
             lattices: 4 * words,

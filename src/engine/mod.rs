@@ -469,6 +469,13 @@ pub struct Measurements {
     /// spin glass ([`crate::model::vector::VectorSystems::overlaps`]), zero in the slots of
     /// `Observe` steps. Empty for the ferromagnet and for a plan without a `Measure` step.
     pub vector_overlaps: Vec<VectorOverlap>,
+    /// `[slot][system][word]` of a vector-spin engine of discrete states: every system's
+    /// [`vector::StateSums`] ([`vector::state_words`] words). Empty for unit vectors.
+    pub vector_states: Vec<i64>,
+    /// `[slot][overlap][word]` of a glass of discrete states: every replica pair's
+    /// [`vector::StateSums`] ([`vector::pair_state_words`] words), zero in the slots of
+    /// `Observe` steps. Empty where `vector_overlaps` is, and for unit vectors.
+    pub vector_pair_states: Vec<i64>,
     /// `[system]` of a vector-spin engine: the Metropolis moves accepted over the plan's sweeps.
     pub accepted: Vec<u64>,
     /// `[system]` of a vector-spin engine with replica moves, over the plan's sweeps: at a

@@ -16,7 +16,7 @@ use super::clusters::ClusterLattices;
 use super::clusters::ClusterMove;
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
-use crate::config::{Algorithm, ClusterOptions, MAX_POTTS_STATES, ReplicaMoves, VectorUpdates};
+use crate::config::{Algorithm, ClusterOptions, ReplicaMoves, VectorUpdates};
 use crate::error::{Error, Result};
 use crate::model::vector::fixed::clock_split;
 use crate::model::vector::states::MAX_OVERLAP_STATES;
@@ -222,16 +222,11 @@ pub struct VectorObservation {
     pub fourier: [[[i64; 2]; 3]; 3],
     /// `max_i | s_i . s_i - 1 |` in units of `2^-32`: the drift of `|s|` from 1, saturated at
     /// `2^32 - 1` (a deviation of 1: no normalised spin comes near) so that the GPU kernels
-    /// keep it in one word with `atomicMax`.
-    pub norm_deviation: u64,
-    /// Discrete states ([`crate::model::vector::states`]): the sites in state `a`. Their
+    /// keep it in one word with `atomicMax`. Of discrete states ([`crate::model::vector::states`])
     /// `bonds[d]` are `sum_i J_{i,i+d} P(s_i, s_{i+d})` (units `2^-24`), `magnetisation[0]`
-    /// and `fourier[d][0]` the sums of the states' values `s(a)`; the other entries are 0.
-    pub states: [i64; MAX_POTTS_STATES as usize],
-    /// Discrete states, `[a][d]`: `sum_{i: s_i = a}` of `cos(2 pi x_d / L)` and the sine (the
-    /// phase table's spin units): each state's Fourier component at the smallest wave vector
-    /// along `d`, from which the Potts spins' correlation length is computed.
-    pub state_fourier: [[[i64; 2]; 3]; MAX_POTTS_STATES as usize],
+    /// and `fourier[d][0]` the sums of the states' values `s(a)`, the other entries 0; their
+    /// counts are the system's [`StateSums`].
+    pub norm_deviation: u64,
 }
 
 /// The exact integer sums of the tensor overlap of two replicas `a`, `b` of one sample and
@@ -248,23 +243,68 @@ pub struct VectorOverlap {
     /// and the same with the sine (the host's phase table in spin units): the Fourier
     /// component at the smallest wave vector along `d`.
     pub fourier: [[[[i64; 2]; 3]; 3]; 3],
-    /// Discrete states, `[a q + b]`: the sites in state `a` in the first replica and `b` in the
-    /// second (empty sites in none); `q` and `fourier` are 0.
-    pub states: [i64; MAX_OVERLAP_PAIRS],
-    /// Discrete states, `[a q + b][d]`: `sum` of `cos(2 pi x_d / L)` and the sine (the phase
-    /// table's spin units) over those sites: their Fourier component along `d`.
-    pub state_fourier: [[[i64; 2]; 3]; MAX_OVERLAP_PAIRS],
 }
 
 impl Default for VectorOverlap {
-    /// Every sum 0 (arrays of 64 have no `Default`).
+    /// Every sum 0.
     fn default() -> Self {
         bytemuck::Zeroable::zeroed()
     }
 }
 
-/// The pairs of states `(a, b)` of two replicas of discrete states at most.
-const MAX_OVERLAP_PAIRS: usize = (MAX_OVERLAP_STATES * MAX_OVERLAP_STATES) as usize;
+/// The counts of discrete states of one system (`q` states), or of one replica pair (the `q^2`
+/// pairs of states `(a, b)` at `a q + b`: the sites in state `a` in the first replica and `b`
+/// in the second), as the kernels count them and [`super::Measurements`] holds them, a run of
+/// `7 n` words for `n` states: the sites in each state `[a]` (empty sites in none), then at
+/// `n + 2 (3 a + d) + p` each state's Fourier component at the smallest wave vector along `d`,
+/// `sum_{i: s_i = a}` of `cos(2 pi x_d / L)` (`p = 0`) and the sine (the phase table's spin
+/// units), from which the Potts spins' correlation length and the overlap's `q2_kmin` are
+/// computed. Apart from the observations so that their size follows the model's `q`.
+#[derive(Debug, Clone, Copy)]
+pub struct StateSums<'a> {
+    pub sums: &'a [i64],
+    /// States counted: `q`, or `q^2` for a replica pair.
+    pub states: usize,
+}
+
+impl<'a> StateSums<'a> {
+    /// Words of the sums of `states` states.
+    pub fn words(states: usize) -> usize {
+        7 * states
+    }
+
+    /// The sums of entry `k` of `all`, runs of [`StateSums::words`] of `states` states.
+    pub fn of(all: &'a [i64], states: usize, k: usize) -> Self {
+        let words = Self::words(states);
+        StateSums {
+            sums: &all[k * words..(k + 1) * words],
+            states,
+        }
+    }
+
+    /// The sites in each state.
+    pub fn counts(&self) -> &'a [i64] {
+        &self.sums[..self.states]
+    }
+
+    /// State `a`'s Fourier component along `d`: `[cos, sin]`.
+    pub fn fourier(&self, a: usize, d: usize) -> [i64; 2] {
+        let at = self.states + 2 * (3 * a + d);
+        [self.sums[at], self.sums[at + 1]]
+    }
+}
+
+/// Words of [`StateSums`] per system of `systems`: `7 q` of discrete states, none of unit
+/// vectors.
+pub fn state_words(systems: &VectorSystems) -> usize {
+    StateSums::words(state_count(systems))
+}
+
+/// Words of [`StateSums`] per replica pair of `systems`: `7 q^2` of discrete states.
+pub fn pair_state_words(systems: &VectorSystems) -> usize {
+    let q = state_count(systems);
+    StateSums::words(q * q)
+}
 
 /// The plan of sweeps `sweeps` (their numbers key the randoms), then a measurement where
 /// `measure`.
@@ -565,13 +605,19 @@ pub fn counted_accepted(systems: &VectorSystems, counts: &[u64]) -> Vec<u64> {
         .collect()
 }
 
-/// Every system's observation in the `counts` of `vector_observables` (or
-/// `discrete_observables`) of `systems`, [`counters`] per system.
-pub fn counted_observations(systems: &VectorSystems, counts: &[u64]) -> Vec<VectorObservation> {
-    counts
-        .chunks_exact(counters(systems))
-        .map(|c| counted_observation(c, state_count(systems)))
-        .collect()
+/// Every system's observation and [`StateSums`] (of discrete states) in the `counts` of
+/// `vector_observables` (or `discrete_observables`) of `systems`, [`counters`] per system.
+pub fn counted_observations(
+    systems: &VectorSystems,
+    counts: &[u64],
+) -> (Vec<VectorObservation>, Vec<i64>) {
+    let words = state_words(systems);
+    let chunks = counts.chunks_exact(counters(systems));
+    let sums = chunks
+        .clone()
+        .flat_map(|c| &c[STATES_COUNTER..STATES_COUNTER + words]);
+    let observations = chunks.map(counted_observation).collect();
+    (observations, sums.map(|&w| w as i64).collect())
 }
 
 /// The discrete states of `systems`, 0 for unit vectors.
@@ -579,28 +625,10 @@ fn state_count(systems: &VectorSystems) -> usize {
     systems.states.as_ref().map_or(0, |s| s.q as usize)
 }
 
-/// The counts of `q` discrete states and their Fourier components from `counters` (at `a`, and
-/// at `q + 2 (3 a + d) + p`), into `states` and `state_fourier`.
-fn decode_states(
-    counters: &[u64],
-    q: usize,
-    states: &mut [i64],
-    state_fourier: &mut [[[i64; 2]; 3]],
-) {
-    for (a, count) in states.iter_mut().enumerate().take(q) {
-        *count = counters[a] as i64;
-    }
-    for (a, state) in state_fourier.iter_mut().enumerate().take(q) {
-        for (d, direction) in state.iter_mut().enumerate() {
-            *direction = [0, 1].map(|p| counters[q + 2 * (3 * a + d) + p] as i64);
-        }
-    }
-}
-
 /// The observation in one system's [`counters`]: bonds, twists and magnetisation (three
-/// each), the Fourier components `[d][a][cos, sin]`, the norm deviation, then the counts of
-/// the `q` discrete states' counts and Fourier components.
-fn counted_observation(counters: &[u64], q: usize) -> VectorObservation {
+/// each), the Fourier components `[d][a][cos, sin]`, the norm deviation (the discrete states'
+/// [`StateSums`] after them).
+fn counted_observation(counters: &[u64]) -> VectorObservation {
     let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
     let mut o = VectorObservation {
         bonds: [0, 1, 2].map(sum),
@@ -609,8 +637,6 @@ fn counted_observation(counters: &[u64], q: usize) -> VectorObservation {
         norm_deviation: counters[OBSERVATION_COUNTER + 27],
         ..VectorObservation::default()
     };
-    let states = &counters[STATES_COUNTER..];
-    decode_states(states, q, &mut o.states, &mut o.state_fourier);
     for (d, direction) in o.fourier.iter_mut().enumerate() {
         for (a, component) in direction.iter_mut().enumerate() {
             *component = [0, 1].map(|p| sum(9 + 2 * (3 * d + a) + p));
@@ -620,25 +646,21 @@ fn counted_observation(counters: &[u64], q: usize) -> VectorObservation {
 }
 
 /// The overlaps of every replica pair of `systems` in the `counts` of `vector_overlap` (or
-/// `discrete_overlap`).
-pub fn counted_overlaps(systems: &VectorSystems, counts: &[u64]) -> Vec<VectorOverlap> {
-    let q = state_count(systems);
-    counts
-        .chunks_exact(overlap_counters(systems))
-        .take(systems.overlaps() as usize)
-        .map(|c| match q {
-            0 => counted_overlap(c),
-            _ => counted_state_overlap(c, q),
-        })
-        .collect()
-}
-
-/// One pair's overlap of `q` discrete states from its [`overlap_counters`]: the `q^2` pairs of
-/// states (`a q + b`) from 0, their Fourier components after them.
-fn counted_state_overlap(counters: &[u64], q: usize) -> VectorOverlap {
-    let mut o = VectorOverlap::default();
-    decode_states(counters, q * q, &mut o.states, &mut o.state_fourier);
-    o
+/// `discrete_overlap`), and of discrete states their [`StateSums`] (from each pair's first
+/// counter; their overlaps are zero).
+pub fn counted_overlaps(systems: &VectorSystems, counts: &[u64]) -> (Vec<VectorOverlap>, Vec<i64>) {
+    let words = pair_state_words(systems);
+    let chunks = (counts.chunks_exact(overlap_counters(systems))).take(systems.overlaps() as usize);
+    let sums = chunks
+        .clone()
+        .flat_map(|c| &c[..words])
+        .map(|&w| w as i64)
+        .collect();
+    let overlaps = match words {
+        0 => chunks.map(counted_overlap).collect(),
+        _ => vec![VectorOverlap::default(); systems.overlaps() as usize],
+    };
+    (overlaps, sums)
 }
 
 /// One pair's overlap from its [`overlap_counters`].

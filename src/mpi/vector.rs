@@ -18,7 +18,9 @@ use crate::config::Config;
 use crate::engine::memory::check_gathered;
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::placement::placement;
-use crate::engine::vector::{VectorSweeps, check_partners, check_spin_words, check_widths};
+use crate::engine::vector::{
+    VectorSweeps, check_partners, check_spin_words, check_widths, pair_state_words, state_words,
+};
 use crate::engine::{Engine, Lattices, Measurements};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
@@ -129,31 +131,50 @@ impl Division for VectorDivision {
     }
 
     /// Each field's arrays are `[slot][t][local sample][inner]` (the accepted moves and the
-    /// replica moves' record `[t][local sample][replica]`).
+    /// replica moves' record `[t][local sample][replica]`); a field empty on every rank (no
+    /// overlaps measured, no replica moves, unit vectors' state sums) stays empty.
     fn merge_measurements(&self, parts: Vec<Measurements>, slots: usize) -> Result<Measurements> {
         let (temperatures, replicas) = (self.temperatures(), self.systems.replicas as usize);
         let pairs = self.systems.overlap_pairs() as usize;
-        let (mut observations, mut overlaps, mut accepted) = (Vec::new(), Vec::new(), Vec::new());
-        let mut moves = Vec::new();
-        for part in parts {
-            observations.push(part.vector_observations);
-            overlaps.push(part.vector_overlaps);
-            accepted.push(part.accepted);
-            moves.push(part.replica_moves);
-        }
+        let (sums, pair_sums) = (state_words(&self.systems), pair_state_words(&self.systems));
         let outer = slots * temperatures;
         Ok(Measurements {
-            vector_observations: merge_samples(&observations, &self.shares, outer, replicas)?,
-            // A plan without a measurement of the overlaps has none on any rank.
-            vector_overlaps: match overlaps.iter().all(Vec::is_empty) {
-                true => Vec::new(),
-                false => merge_samples(&overlaps, &self.shares, outer, pairs)?,
-            },
-            accepted: merge_samples(&accepted, &self.shares, temperatures, replicas)?,
-            replica_moves: match moves.iter().all(Vec::is_empty) {
-                true => Vec::new(),
-                false => merge_samples(&moves, &self.shares, temperatures, replicas)?,
-            },
+            vector_observations: merge_all(
+                &parts,
+                |p| &p.vector_observations,
+                &self.shares,
+                (outer, replicas),
+            )?,
+            vector_overlaps: merge_all(
+                &parts,
+                |p| &p.vector_overlaps,
+                &self.shares,
+                (outer, pairs),
+            )?,
+            vector_states: merge_all(
+                &parts,
+                |p| &p.vector_states,
+                &self.shares,
+                (outer, replicas * sums),
+            )?,
+            vector_pair_states: merge_all(
+                &parts,
+                |p| &p.vector_pair_states,
+                &self.shares,
+                (outer, pairs * pair_sums),
+            )?,
+            accepted: merge_all(
+                &parts,
+                |p| &p.accepted,
+                &self.shares,
+                (temperatures, replicas),
+            )?,
+            replica_moves: merge_all(
+                &parts,
+                |p| &p.replica_moves,
+                &self.shares,
+                (temperatures, replicas),
+            )?,
             ..Measurements::default()
         })
     }
@@ -183,4 +204,19 @@ pub(super) fn open_vector_share(
 ) -> Result<Box<dyn Engine>> {
     let config = Config::from_ron_str(config)?;
     open_local_vector_engine(&config, systems, updates)
+}
+
+/// `field` of every rank's `parts` merged by sample ([`merge_samples`] with `(outer, inner)`);
+/// empty where every rank's is.
+fn merge_all<T: Copy>(
+    parts: &[Measurements],
+    field: impl Fn(&Measurements) -> &Vec<T>,
+    shares: &[Share],
+    (outer, inner): (usize, usize),
+) -> Result<Vec<T>> {
+    let fields: Vec<Vec<T>> = parts.iter().map(|p| field(p).clone()).collect();
+    match fields.iter().all(Vec::is_empty) {
+        true => Ok(Vec::new()),
+        false => merge_samples(&fields, shares, outer, inner),
+    }
 }

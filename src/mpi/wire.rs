@@ -669,6 +669,8 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
             w.histograms(m.histograms.as_deref());
             w.pods(&m.vector_observations);
             w.pods(&m.vector_overlaps);
+            w.pods(&m.vector_states);
+            w.pods(&m.vector_pair_states);
             w.words(&m.accepted);
             w.words(&m.replica_moves);
         }
@@ -711,6 +713,8 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 cluster_sizes: Vec::new(),
                 vector_observations: r.pods()?,
                 vector_overlaps: r.pods()?,
+                vector_states: r.pods()?,
+                vector_pair_states: r.pods()?,
                 accepted: r.u64s()?,
                 replica_moves: r.u64s()?,
             })))
@@ -882,6 +886,8 @@ mod tests {
             vector_overlaps: vec![overlap, VectorOverlap::default()],
             accepted: vec![0, u64::MAX],
             replica_moves: vec![7, 1 << 40],
+            vector_states: vec![-3, i64::MAX, 0],
+            vector_pair_states: vec![i64::MIN],
             ..Measurements::default()
         };
         let histograms = Measurements {

@@ -5,7 +5,7 @@
 //! estimators for independent and for ordered replicas; the Potts and Blume-Capel models and a
 //! Potts glass sample against the row transfer matrix and exact enumeration.
 
-use super::record::{extras, measurement, overlap_measurement};
+use super::record::{extras, measurement, overlap_measurement, pair_sums, system_sums};
 use crate::config::{Disorder, ReplicaMoves};
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
@@ -36,7 +36,8 @@ fn simulate(
             .execute(&sweeps_plan(sweep..sweep + 1, true))
             .unwrap();
         for (r, o) in measured.vector_observations.iter().enumerate() {
-            series[r].push(measurement(systems, o));
+            let sums = system_sums(systems, &measured.vector_states, r);
+            series[r].push(measurement(systems, o, sums));
         }
     }
     let lattice = systems.lattice;
@@ -220,7 +221,11 @@ fn glass_overlaps(
             .execute(&sweeps_plan(sweep..sweep + 1, true))
             .unwrap();
         for (k, o) in measured.vector_overlaps.iter().enumerate() {
-            let x = overlap_measurement(systems, o);
+            let x = overlap_measurement(
+                systems,
+                o,
+                pair_sums(systems, &measured.vector_pair_states, k),
+            );
             let sample = &mut samples[k / pairs];
             sample.q2[k % pairs].push(x.q2);
             sample.q2_kmin[k % pairs].push(x.q2_kmin);
@@ -282,14 +287,14 @@ fn ordered_replicas_along_any_two_directions_have_a_binder_ratio_of_one() {
         .collect();
     let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS);
     engine.set_spins(&Lattices::Vector(spins)).unwrap();
-    let overlaps = engine
-        .execute(&sweeps_plan(0..0, true))
-        .unwrap()
-        .vector_overlaps;
-    let samples: Vec<TensorOverlapSeries> = overlaps
-        .iter()
-        .map(|o| {
-            let x = overlap_measurement(&systems, o);
+    let measured = engine.execute(&sweeps_plan(0..0, true)).unwrap();
+    let samples: Vec<TensorOverlapSeries> = (measured.vector_overlaps.iter().enumerate())
+        .map(|(k, o)| {
+            let x = overlap_measurement(
+                &systems,
+                o,
+                pair_sums(&systems, &measured.vector_pair_states, k),
+            );
             assert!((x.q2 - 1.0).abs() < 1e-7 && x.q2_kmin < 1e-14, "{x:?}");
             TensorOverlapSeries {
                 q2: vec![vec![x.q2; 32]],

@@ -1,7 +1,9 @@
 //! What the loop records of a vector-spin run, which the summary and the files read: every
 //! measurement as the estimators take it, the accepted moves, the drift of `|s|`.
 
-use crate::engine::vector::{VectorObservation, VectorOverlap};
+use crate::engine::vector::{
+    StateSums, VectorObservation, VectorOverlap, pair_state_words, state_words,
+};
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::{MEASURE_FRACTION_BITS, ONE};
 use crate::model::vector::states::{StateModel, States};
@@ -55,14 +57,18 @@ pub(super) fn acceptance_rates(
         .collect()
 }
 
-/// Append one measurement of every system to the record.
+/// Append one measurement of every system to the record: `observations` and their state sums
+/// `sums` (runs of [`state_words`], none for unit vectors).
 pub(super) fn record_observations(
     systems: &VectorSystems,
     observations: &[VectorObservation],
+    sums: &[i64],
     record: &mut VectorRecord,
 ) {
-    for o in observations {
-        record.measurements.push(measurement(systems, o));
+    for (k, o) in observations.iter().enumerate() {
+        record
+            .measurements
+            .push(measurement(systems, o, system_sums(systems, sums, k)));
         let deviation = o.norm_deviation as f64 / 2f64.powi(MEASURE_FRACTION_BITS as i32);
         record.norm_deviation = record.norm_deviation.max(deviation);
     }
@@ -76,23 +82,46 @@ pub(super) struct OverlapMeasurement {
     pub(super) q2_kmin: f64,
 }
 
-/// Append one measurement of every replica pair's overlap to the record.
+/// Append one measurement of every replica pair's overlap to the record: `overlaps` and their
+/// state sums `sums` (runs of [`pair_state_words`], none for unit vectors).
 pub(super) fn record_overlaps(
     systems: &VectorSystems,
     overlaps: &[VectorOverlap],
+    sums: &[i64],
     record: &mut VectorRecord,
 ) {
-    let measured = overlaps.iter().map(|o| overlap_measurement(systems, o));
+    let measured = (overlaps.iter().enumerate())
+        .map(|(k, o)| overlap_measurement(systems, o, pair_sums(systems, sums, k)));
     record.overlaps.extend(measured);
 }
 
-/// The overlap's squares from its exact sums (units `2^-32` per site).
+/// System `k`'s run of the state sums `sums` of `systems`' systems (empty for unit vectors).
+pub(super) fn system_sums<'a>(systems: &VectorSystems, sums: &'a [i64], k: usize) -> &'a [i64] {
+    let words = state_words(systems);
+    &sums[k * words..(k + 1) * words]
+}
+
+/// Replica pair `k`'s run of the state sums `sums` of `systems`' pairs (empty for unit
+/// vectors).
+pub(super) fn pair_sums<'a>(systems: &VectorSystems, sums: &'a [i64], k: usize) -> &'a [i64] {
+    let words = pair_state_words(systems);
+    &sums[k * words..(k + 1) * words]
+}
+
+/// The overlap's squares from its exact sums (units `2^-32` per site); of discrete states from
+/// the pair's state sums `sums`.
 pub(super) fn overlap_measurement(
     systems: &VectorSystems,
     o: &VectorOverlap,
+    sums: &[i64],
 ) -> OverlapMeasurement {
     if let Some(states) = &systems.states {
-        return state_overlap_measurement(systems, states, o);
+        let q = states.q as usize;
+        let sums = StateSums {
+            sums,
+            states: q * q,
+        };
+        return state_overlap_measurement(systems, states, sums);
     }
     let n = systems.components as usize;
     let dims = systems.lattice.dims as usize;
@@ -117,7 +146,7 @@ pub(super) fn overlap_measurement(
 fn state_overlap_measurement(
     systems: &VectorSystems,
     states: &States,
-    o: &VectorOverlap,
+    o: StateSums,
 ) -> OverlapMeasurement {
     let q = states.q as usize;
     let product: Vec<f64> = (0..q * q)
@@ -132,35 +161,46 @@ fn state_overlap_measurement(
         }
         sum
     };
-    let sites = o.states[..q * q].iter().sum::<i64>() as f64;
+    let counts = o.counts();
+    let sites = counts.iter().sum::<i64>() as f64;
     let dims = systems.lattice.dims as usize;
     let per_direction = |d: usize| {
-        let part = |p: usize| squares(&|ab| o.state_fourier[ab][d][p] as f64);
+        let part = |p: usize| squares(&|ab| o.fourier(ab, d)[p] as f64);
         part(0) + part(1)
     };
     let phase_unit = f64::from(ONE);
     OverlapMeasurement {
-        q2: squares(&|ab| o.states[ab] as f64) / (sites * sites),
+        q2: squares(&|ab| counts[ab] as f64) / (sites * sites),
         q2_kmin: (0..dims).map(per_direction).sum::<f64>()
             / dims as f64
             / (phase_unit * sites).powi(2),
     }
 }
 
-/// The total energy of an observed system.
-pub(super) fn energy(systems: &VectorSystems, o: &VectorObservation) -> f64 {
+/// The total energy of an observed system, its state sums `sums` (of discrete states; empty for
+/// unit vectors).
+pub(super) fn energy(systems: &VectorSystems, o: &VectorObservation, sums: &[i64]) -> f64 {
     let dims = systems.lattice.dims as usize;
     let bonds = o.bonds[..dims].iter().sum();
     match &systems.states {
-        Some(states) => states.energy(bonds, &o.states[..states.q as usize]),
+        Some(states) => states.energy(bonds, &sums[..states.q as usize]),
         None => systems.energy(bonds, o.magnetisation[0]),
     }
 }
 
-/// What the estimators take from one observation.
-pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> VectorMeasurement {
+/// What the estimators take from one observation and its state sums `sums` (of discrete
+/// states; empty for unit vectors).
+pub(super) fn measurement(
+    systems: &VectorSystems,
+    o: &VectorObservation,
+    sums: &[i64],
+) -> VectorMeasurement {
     if let Some(states) = &systems.states {
-        return state_measurement(systems, states, o);
+        let sums = StateSums {
+            sums,
+            states: states.q as usize,
+        };
+        return state_measurement(systems, states, o, sums);
     }
     let sites = systems.lattice.sites() as f64;
     let dims = systems.lattice.dims as usize;
@@ -190,7 +230,7 @@ pub(super) fn measurement(systems: &VectorSystems, o: &VectorObservation) -> Vec
         .sum::<f64>()
         / per_direction;
     VectorMeasurement {
-        energy: energy(systems, o),
+        energy: energy(systems, o, &[]),
         m,
         fourier,
         bond_cosines: cosines,
@@ -211,17 +251,18 @@ fn state_measurement(
     systems: &VectorSystems,
     states: &States,
     o: &VectorObservation,
+    sums: StateSums,
 ) -> VectorMeasurement {
     let dims = systems.lattice.dims as usize;
-    let counts = &o.states[..states.q as usize];
+    let counts = sums.counts();
     let sites = counts.iter().sum::<i64>() as f64;
     let square = |[re, im]: [i64; 2]| (re as f64).powi(2) + (im as f64).powi(2);
     let per_direction = |d: usize| match states.model {
         StateModel::BlumeCapel | StateModel::Ising => square(o.fourier[d][0]),
         StateModel::Potts => {
             let q = f64::from(states.q);
-            let sum: f64 = (o.state_fourier[..states.q as usize].iter())
-                .map(|state| square(state[d]))
+            let sum: f64 = (0..states.q as usize)
+                .map(|a| square(sums.fourier(a, d)))
                 .sum();
             q / (q - 1.0) * sum
         }
@@ -240,7 +281,7 @@ fn state_measurement(
         }
     };
     VectorMeasurement {
-        energy: energy(systems, o),
+        energy: energy(systems, o, sums.sums),
         m: [order, 0.0, 0.0],
         fourier,
         bond_cosines: 0.0,
@@ -278,7 +319,11 @@ mod tests {
         let mut engine = CpuVectorEngine::new(systems.clone(), updates);
         engine.hot_start().unwrap();
         let observed = engine.execute(&sweeps_plan(0..1, true)).unwrap();
-        let x = measurement(&systems, &observed.vector_observations[0]);
+        let x = measurement(
+            &systems,
+            &observed.vector_observations[0],
+            &observed.vector_states,
+        );
         let Lattices::Vector(spins) = engine.spins().unwrap() else {
             panic!("vector lattices");
         };

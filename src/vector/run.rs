@@ -299,10 +299,14 @@ impl VectorSchedule<'_> {
                 .zip(&measurements.replica_moves)
                 .for_each(|(m, n)| *m += n);
         }
-        let observations = &measurements.vector_observations;
+        let observed = (
+            &measurements.vector_observations[..],
+            &measurements.vector_states[..],
+        );
         if measured {
-            record_observations(systems, observations, record);
-            record_overlaps(systems, &measurements.vector_overlaps, record);
+            record_observations(systems, observed.0, observed.1, record);
+            let pairs = &measurements.vector_pair_states;
+            record_overlaps(systems, &measurements.vector_overlaps, pairs, record);
             if let Some(tempering) = &mut state.tempering {
                 tempering.record_history(systems);
             }
@@ -312,7 +316,7 @@ impl VectorSchedule<'_> {
                 .tempering
                 .as_mut()
                 .expect("rounds come with tempering");
-            if let Some(partners) = tempering.round(systems, observations, to) {
+            if let Some(partners) = tempering.round(systems, observed, to) {
                 exchanges_of(engine)?.exchange(&partners)?;
             }
         }

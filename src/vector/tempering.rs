@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use super::record::energy;
+use super::record::{energy, system_sums};
 use crate::engine::cpu::swap_uniforms;
 use crate::engine::tempering::{Chains, Section};
 use crate::engine::vector::VectorObservation;
@@ -48,20 +48,22 @@ impl VectorTempering {
         sweeps_done > 0 && sweeps_done.is_multiple_of(self.every)
     }
 
-    /// The round after `sweeps_done` sweeps, from every system's `observations` there: the
-    /// decisions recorded in the state; returns every system's partner for the exchange, `None`
-    /// where no pair swapped.
+    /// The round after `sweeps_done` sweeps, from every system's observation and state sums
+    /// there (`observed`): the decisions recorded in the state; returns every system's partner
+    /// for the exchange, `None` where no pair swapped.
     pub(super) fn round(
         &mut self,
         systems: &VectorSystems,
-        observations: &[VectorObservation],
+        (observations, sums): (&[VectorObservation], &[i64]),
         sweeps_done: u64,
     ) -> Option<Vec<u32>> {
         let chains = Chains::of(systems);
         let parity = ((sweeps_done / self.every - 1) % 2) as u32;
         let sweep = (sweeps_done - 1) as u32;
-        let energy_of =
-            |k: u32, c: u32| energy(systems, &observations[chains.system(k, c) as usize]);
+        let energy_of = |k: u32, c: u32| {
+            let b = chains.system(k, c) as usize;
+            energy(systems, &observations[b], system_sums(systems, sums, b))
+        };
         let mut partners: Vec<u32> = (0..systems.systems()).collect();
         let mut swapped = false;
         let mut decisions = vec![false; chains.temperatures as usize];
@@ -156,14 +158,17 @@ mod tests {
             let measured = engine
                 .execute(&sweeps_plan(sweep..sweep + 1, true))
                 .unwrap();
-            let observations = measured.vector_observations;
+            let observed = (
+                &measured.vector_observations[..],
+                &measured.vector_states[..],
+            );
             if sweep >= thermalize {
-                for (b, o) in observations.iter().enumerate() {
-                    series[b].push(measurement(systems, o));
+                for (b, o) in observed.0.iter().enumerate() {
+                    series[b].push(measurement(systems, o, system_sums(systems, observed.1, b)));
                 }
             }
             if tempering {
-                if let Some(partners) = rounds.round(systems, &observations, u64::from(sweep) + 1) {
+                if let Some(partners) = rounds.round(systems, observed, u64::from(sweep) + 1) {
                     engine.exchange(&partners).unwrap();
                 }
             }
@@ -230,16 +235,18 @@ mod tests {
         // Bond sums in units of 2^-32: the hot system (beta 0.5) has the lower energy.
         let unit = 1i64 << 32;
         let downhill = [observation(10 * unit), observation(2 * unit)];
-        let partners = tempering.round(&systems, &downhill, 1).expect("a swap");
+        let partners = tempering
+            .round(&systems, (&downhill, &[]), 1)
+            .expect("a swap");
         assert_eq!(partners, [1, 0]);
         let state = &tempering.state;
         let chains = Chains::of(&systems);
         assert_eq!(state[chains.index(Section::Labels, 0, 0)], 1);
         assert_eq!(state[chains.index(Section::Accepted, 0, 0)], 1);
         // Round 2 has parity 1: no pair among two temperatures.
-        assert_eq!(tempering.round(&systems, &downhill, 2), None);
+        assert_eq!(tempering.round(&systems, (&downhill, &[]), 2), None);
         let uphill = [observation(2 * unit), observation(1000 * unit)];
-        assert_eq!(tempering.round(&systems, &uphill, 3), None);
+        assert_eq!(tempering.round(&systems, (&uphill, &[]), 3), None);
         assert_eq!(tempering.state[chains.index(Section::Accepted, 0, 0)], 1);
     }
 
@@ -256,7 +263,11 @@ mod tests {
         for n in 0..rounds {
             let mut tempering = VectorTempering::new(&systems, 1);
             // Odd rounds have parity 0, the one pair's.
-            accepted += u64::from(tempering.round(&systems, &uphill, 2 * n + 1).is_some());
+            accepted += u64::from(
+                tempering
+                    .round(&systems, (&uphill, &[]), 2 * n + 1)
+                    .is_some(),
+            );
         }
         let p = (-1.0f64).exp();
         let sigma = (p * (1.0 - p) / rounds as f64).sqrt();

@@ -13,7 +13,9 @@
 use crate::common::backend::Gpu;
 use spinflip::config::{ClusterOptions, ClusterUpdate, Disorder, ReplicaMoves};
 use spinflip::engine::cpu::CpuVectorEngine;
-use spinflip::engine::vector::{HEAT_BATH, UNIFORM, VectorOverlap, VectorSweeps, sweeps_plan};
+use spinflip::engine::vector::{
+    HEAT_BATH, StateSums, UNIFORM, VectorOverlap, VectorSweeps, pair_state_words, sweeps_plan,
+};
 use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
 use spinflip::model::Lattice;
 use spinflip::model::vacancies::Vacancies;
@@ -197,6 +199,9 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
             "{what}: observations"
         );
         assert_eq!(e.vector_overlaps, g.vector_overlaps, "{what}: overlaps");
+        assert_eq!(e.vector_states, g.vector_states, "{what}: state sums");
+        let pair_states = (&e.vector_pair_states, &g.vector_pair_states);
+        assert_eq!(pair_states.0, pair_states.1, "{what}: pairs' state sums");
     }
     let (systems, pairs) = (case.systems().systems(), case.systems().overlaps());
     let last = &expected[2].0;
@@ -212,14 +217,20 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         observed.iter().all(|o| *o == VectorOverlap::default()),
         "{case:?}: overlaps observed"
     );
-    let summed = |o: &VectorOverlap| match case.states {
+    let summed = match case.states {
+        // Every measured pair's state sums: the counts and the Fourier components.
         Some(_) => {
-            let fourier = o.state_fourier.iter().flatten().flatten();
-            o.states.iter().any(|&c| c != 0) && fourier.copied().any(|f| f != 0)
+            let words = pair_state_words(&case.systems());
+            let (_, measured) = last.vector_pair_states.split_at(pairs as usize * words);
+            let states = words / StateSums::words(1);
+            measured.chunks_exact(words).all(|sums| {
+                let (counts, fourier) = sums.split_at(states);
+                counts.iter().any(|&c| c != 0) && fourier.iter().any(|&f| f != 0)
+            })
         }
-        None => o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0,
+        None => (measured.iter()).all(|o| o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0),
     };
-    assert!(measured.iter().all(summed), "{case:?}: overlaps all zero");
+    assert!(summed, "{case:?}: overlaps all zero");
     // Cluster updates alone accept no Metropolis move: their lattices move instead.
     let moved = match case.updates().proposals() {
         0 => expected[0].1 != expected[1].1,
@@ -525,6 +536,8 @@ fn run_in_plans(engine: &mut dyn Engine, case: Case, ends: &[u64]) -> (Measureme
             .for_each(|(a, m)| *a += m);
         run.vector_observations.extend(measured.vector_observations);
         run.vector_overlaps.extend(measured.vector_overlaps);
+        run.vector_states.extend(measured.vector_states);
+        run.vector_pair_states.extend(measured.vector_pair_states);
     }
     (run, engine.spins().unwrap())
 }
@@ -607,6 +620,15 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
             );
             let overlaps = &whole.0.vector_overlaps;
             assert_eq!(&pieces.vector_overlaps, overlaps, "{what}: overlaps");
+            assert_eq!(
+                pieces.vector_states, whole.0.vector_states,
+                "{what}: state sums"
+            );
+            let pair_states = &whole.0.vector_pair_states;
+            assert_eq!(
+                &pieces.vector_pair_states, pair_states,
+                "{what}: pairs' sums"
+            );
         }
     }
 }

@@ -12,7 +12,7 @@ use std::ops::Range;
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners, check_spin_words,
-    check_widths, pair_moves_of_systems,
+    check_widths, pair_moves_of_systems, pair_state_words, state_words,
 };
 use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals, Step};
 use crate::error::{Error, Result};
@@ -78,12 +78,20 @@ pub trait VectorBackend {
     /// [`Proposals`]. Returns each system's accepted Metropolis moves.
     fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>>;
 
-    /// Every system's observation (`vector_observables`).
-    fn observe(&mut self) -> Result<Vec<VectorObservation>>;
+    /// Every system's observation (`vector_observables`) and, of discrete states, its
+    /// [`StateSums`] (runs of [`state_words`]; none for unit vectors).
+    ///
+    /// [`StateSums`]: crate::engine::vector::StateSums
+    /// [`state_words`]: crate::engine::vector::state_words
+    fn observe(&mut self) -> Result<(Vec<VectorObservation>, Vec<i64>)>;
 
     /// The tensor overlap of every replica pair of a spin glass (`vector_overlap`, numbered as
-    /// [`VectorSystems::overlaps`]); none for the ferromagnet.
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>>;
+    /// [`VectorSystems::overlaps`]; zero of discrete states) and, of discrete states, its
+    /// [`StateSums`] (runs of [`pair_state_words`]); none for the ferromagnet.
+    ///
+    /// [`StateSums`]: crate::engine::vector::StateSums
+    /// [`pair_state_words`]: crate::engine::vector::pair_state_words
+    fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)>;
 
     /// The replica moves' record of every replica pair since the last call (the passes run),
     /// `[pair][sites swapped, moves with a seed]`, then zeroed; only with replica moves.
@@ -214,12 +222,18 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
     fn execute(&mut self, plan: &Plan) -> Result<Measurements> {
         let systems = self.backend.systems();
         let (count, overlaps) = (systems.systems() as usize, systems.overlaps() as usize);
+        let (sums, pair_sums) = (
+            count * state_words(systems),
+            overlaps * pair_state_words(systems),
+        );
         let size = systems.lattice.size;
         let slots = plan.slots as usize;
         let measures = (plan.steps.iter()).any(|s| matches!(s, Step::Measure { .. }));
         let mut measurements = Measurements {
             vector_observations: Vec::with_capacity(slots * count),
             vector_overlaps: Vec::with_capacity(usize::from(measures) * slots * overlaps),
+            vector_states: Vec::with_capacity(slots * sums),
+            vector_pair_states: Vec::with_capacity(usize::from(measures) * slots * pair_sums),
             accepted: vec![0; count],
             ..Measurements::default()
         };
@@ -250,15 +264,18 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
                 Step::Measure { slot } | Step::Observe { slot } => {
                     self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
                     let slot = slot as usize;
-                    let observed = self.backend.observe()?;
+                    let (observed, states) = self.backend.observe()?;
                     fill_slot(
                         &mut measurements.vector_observations,
                         slot * count,
                         observed,
                     )?;
+                    fill_slot(&mut measurements.vector_states, slot * sums, states)?;
                     if matches!(step, Step::Measure { .. }) {
-                        let measured = self.backend.overlaps()?;
+                        let (measured, states) = self.backend.overlaps()?;
                         fill_slot(&mut measurements.vector_overlaps, slot * overlaps, measured)?;
+                        let pair_states = &mut measurements.vector_pair_states;
+                        fill_slot(pair_states, slot * pair_sums, states)?;
                     }
                 }
                 other => {
@@ -274,8 +291,10 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             measurements.replica_moves = pair_moves_of_systems(self.backend.systems(), &pairs);
         }
         (measurements.vector_observations).resize(slots * count, VectorObservation::default());
+        measurements.vector_states.resize(slots * sums, 0);
         if measures {
             (measurements.vector_overlaps).resize(slots * overlaps, VectorOverlap::default());
+            measurements.vector_pair_states.resize(slots * pair_sums, 0);
         }
         Ok(measurements)
     }

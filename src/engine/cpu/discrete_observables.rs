@@ -1,22 +1,26 @@
 //! CPU twin of `discrete_observables`: the exact integer sums of one lattice of discrete states
 //! that every estimate of the Potts and Blume-Capel models is computed from (see
-//! [`VectorObservation::states`]).
+//! [`StateSums`]).
 
 use super::discrete_metropolis::StateUpdate;
-use crate::engine::vector::VectorObservation;
+use crate::engine::vector::{StateSums, VectorObservation};
 use crate::model::vector::PhaseTable;
 
 /// The observation of one system's states: per direction `d` the bonds
 /// `sum_i J_{i,i+d} P(s_i, s_{i+d})`, the sum of the values `s(a)` and its Fourier component
-/// `[d][0]` (the value times the phase table's spin units), the sites in each state and each
-/// state's Fourier component; empty sites count in none of them.
+/// `[d][0]` (the value times the phase table's spin units); and into `sums` (zeroed,
+/// [`StateSums`]) the sites in each state and each state's Fourier component; empty sites count
+/// in none of them.
 pub fn observe_states(
     update: &StateUpdate,
     spins: &[i32],
     phases: &PhaseTable,
+    sums: &mut [i64],
 ) -> VectorObservation {
     let lattice = update.lattice;
     let dims = u64::from(lattice.dims);
+    let q = update.states.q as usize;
+    debug_assert_eq!(sums.len(), StateSums::words(q));
     let mut o = VectorObservation::default();
     for i in 0..lattice.sites() {
         let a = spins[i as usize] as u32;
@@ -24,7 +28,7 @@ pub fn observe_states(
             continue;
         }
         let value = i64::from(update.states.value[a as usize]);
-        o.states[a as usize] += 1;
+        sums[a as usize] += 1;
         o.magnetisation[0] += value;
         let coords = lattice.coords(i);
         for (d, j) in lattice.forward_neighbours(i).enumerate() {
@@ -34,8 +38,9 @@ pub fn observe_states(
             let (cos, sin) = (i64::from(phases.cos[x]), i64::from(phases.sin[x]));
             o.fourier[d][0][0] += value * cos;
             o.fourier[d][0][1] += value * sin;
-            o.state_fourier[a as usize][d][0] += cos;
-            o.state_fourier[a as usize][d][1] += sin;
+            let at = q + 2 * (3 * a as usize + d);
+            sums[at] += cos;
+            sums[at + 1] += sin;
         }
     }
     o

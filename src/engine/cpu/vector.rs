@@ -26,6 +26,7 @@ use crate::engine::backend::vector::{
 use crate::engine::clusters::{ClusterMove, houdayer_candidates, wolff_seed, wolff_shift};
 use crate::engine::vector::{
     UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
+    pair_state_words, state_words,
 };
 use crate::error::Result;
 use crate::model::Lattice;
@@ -241,21 +242,26 @@ impl VectorBackend for CpuVector {
         Ok(accepted)
     }
 
-    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+    fn observe(&mut self) -> Result<(Vec<VectorObservation>, Vec<i64>)> {
         let systems = &self.systems;
         let phases = &self.phases;
-        Ok(self
-            .spins
-            .par_chunks(self.system_words())
-            .enumerate()
-            .map(|(b, spins)| {
-                let sample = systems.sample_of(b as u32);
-                match systems.states {
-                    Some(_) => observe_states(&StateUpdate::of(systems, sample), spins, phases),
-                    None => observe_vector(&SiteUpdate::of(systems, sample), spins, phases),
-                }
+        let lattices = self.spins.par_chunks(self.system_words()).enumerate();
+        if systems.states.is_none() {
+            let observations = lattices.map(|(b, spins)| {
+                let update = SiteUpdate::of(systems, systems.sample_of(b as u32));
+                observe_vector(&update, spins, phases)
+            });
+            return Ok((observations.collect(), Vec::new()));
+        }
+        let words = state_words(systems);
+        let mut sums = vec![0; words * systems.systems() as usize];
+        let observations = (lattices.zip(sums.par_chunks_mut(words)))
+            .map(|((b, spins), sums)| {
+                let update = StateUpdate::of(systems, systems.sample_of(b as u32));
+                observe_states(&update, spins, phases, sums)
             })
-            .collect())
+            .collect();
+        Ok((observations, sums))
     }
 
     fn take_pair_moves(&mut self) -> Result<Vec<u64>> {
@@ -263,23 +269,33 @@ impl VectorBackend for CpuVector {
         Ok(std::mem::replace(&mut self.pair_moves, zeros))
     }
 
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+    fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)> {
         let systems = &self.systems;
         let (phases, words) = (&self.phases, self.system_words());
         let lattice = systems.lattice;
         let n = systems.components as usize;
         let lattice_of = |b: u32| &self.spins[b as usize * words..(b as usize + 1) * words];
-        Ok((0..systems.overlaps())
-            .into_par_iter()
-            .map(|k| {
+        let pairs = systems.overlaps();
+        let Some(states) = &systems.states else {
+            let overlaps = (0..pairs).into_par_iter().map(|k| {
                 let (a, b) = systems.overlap_systems(k);
-                let pair = (lattice_of(a), lattice_of(b));
-                match &systems.states {
-                    Some(states) => overlap_states(lattice, states.q, pair, phases),
-                    None => overlap_vector(lattice, n, pair, phases),
-                }
-            })
-            .collect())
+                overlap_vector(lattice, n, (lattice_of(a), lattice_of(b)), phases)
+            });
+            return Ok((overlaps.collect(), Vec::new()));
+        };
+        let sum_words = pair_state_words(systems);
+        let mut sums = vec![0; sum_words * pairs as usize];
+        (sums.par_chunks_mut(sum_words).enumerate()).for_each(|(k, sums)| {
+            let (a, b) = systems.overlap_systems(k as u32);
+            overlap_states(
+                lattice,
+                states.q,
+                (lattice_of(a), lattice_of(b)),
+                phases,
+                sums,
+            );
+        });
+        Ok((vec![VectorOverlap::default(); pairs as usize], sums))
     }
 }
 

@@ -237,7 +237,7 @@ impl VectorBackend for CudaVector {
         launch_passes(self, passes)
     }
 
-    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+    fn observe(&mut self) -> Result<(Vec<VectorObservation>, Vec<i64>)> {
         clear(&self.device, &mut self.counts, "vector counts")?;
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let config = self.grid(&self.kernels.observables, threads);
@@ -265,9 +265,9 @@ impl VectorBackend for CudaVector {
         clusters.take_pair_moves(&self.device)
     }
 
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+    fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)> {
         let Some(overlap) = &self.kernels.overlap else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         clear(&self.device, &mut self.counts, "vector counts")?;
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);

@@ -280,7 +280,7 @@ impl VectorBackend for WgpuVector {
         launch_passes(self, passes)
     }
 
-    fn observe(&mut self) -> Result<Vec<VectorObservation>> {
+    fn observe(&mut self) -> Result<(Vec<VectorObservation>, Vec<i64>)> {
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let measure = Dispatch::Measure(self.params());
         self.submit(
@@ -295,9 +295,9 @@ impl VectorBackend for WgpuVector {
         clusters.take_pair_moves(&self.ctx)
     }
 
-    fn overlaps(&mut self) -> Result<Vec<VectorOverlap>> {
+    fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)> {
         let Some(overlap) = &self.pipelines.overlap else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let measure = Dispatch::Measure(self.params());
