@@ -913,15 +913,16 @@ mod tests {
             let bytes = encode_reply(&Ok(reply.clone()));
             assert_eq!(decode_reply(&bytes).unwrap(), Ok(reply));
         }
-        // A partial observation is refused: one word fewer, the last overlap's and accepted
-        // moves' empty arrays after it.
+        // A partial observation is refused: one word fewer, the empty arrays after it (the
+        // overlaps, the state sums of systems and of pairs, the accepted and the replica
+        // moves), a length word each.
         let observed = Measurements {
             vector_observations: vec![observation],
             ..Measurements::default()
         };
         let mut partial = encode_reply(&Ok(Reply::Measurements(Box::new(observed))));
         let words = std::mem::size_of::<VectorObservation>();
-        let length = partial.len() - 16 - words - 8;
+        let length = partial.len() - 5 * 8 - words - 8;
         partial[length] -= 1;
         partial.drain(length + 8..length + 16);
         assert!(decode_reply(&partial).is_err());
