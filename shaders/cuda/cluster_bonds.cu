@@ -25,10 +25,13 @@ __device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const
     unsigned word = 0u;
     for (unsigned k = 0u; k < 4u && acts; k++) {
         const unsigned site = 4u * quad.g + k;
+        if (first[site] == second[site]) {
+            continue;
+        }
         const Neighbours near = neighbours(site);
         for (unsigned d = 0u; d < DIMS; d++) {
             const unsigned next = near.site[2u * d + 1u];
-            if (first[site] != second[site] && first[next] != second[next]) {
+            if (first[next] != second[next]) {
                 word |= 1u << (8u * k + d);
             }
         }

@@ -35,9 +35,12 @@ fn pair_bonds(quad: Quad) {
     var word = 0u;
     for (var k = 0u; k < 4u && acts; k++) {
         let site = 4u * quad.g + k;
+        if !disagrees(base_a, base_b, site) {
+            continue;
+        }
         let near = neighbours(site);
         for (var d = 0u; d < DIMS; d++) {
-            if disagrees(base_a, base_b, site) && disagrees(base_a, base_b, near[2u * d + 1u]) {
+            if disagrees(base_a, base_b, near[2u * d + 1u]) {
                 word |= 1u << (8u * k + d);
             }
         }

@@ -12,8 +12,7 @@
 use std::ops::Range;
 
 use super::Plan;
-use super::clusters::ClusterLattices;
-use super::clusters::ClusterMove;
+use super::clusters::{ClusterLattices, ClusterMove};
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
 use crate::config::{Algorithm, ClusterOptions, ReplicaMoves, VectorUpdates};
@@ -234,7 +233,7 @@ pub struct VectorObservation {
 /// `q2` and its Fourier component are computed on the host. Units `2^-32`; every entry a sum
 /// over sites, so partial sums add up in any order, and below `2^63` in magnitude for
 /// `N < 2^31` (each term is below `2^32`). Plain words (`Pod`), as they cross between MPI ranks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct VectorOverlap {
     /// `[mu][nu]`: `sum_i floor(s_i^{a,mu} s_i^{b,nu} 2^-24)`.
@@ -243,13 +242,6 @@ pub struct VectorOverlap {
     /// and the same with the sine (the host's phase table in spin units): the Fourier
     /// component at the smallest wave vector along `d`.
     pub fourier: [[[[i64; 2]; 3]; 3]; 3],
-}
-
-impl Default for VectorOverlap {
-    /// Every sum 0.
-    fn default() -> Self {
-        bytemuck::Zeroable::zeroed()
-    }
 }
 
 /// The counts of discrete states of one system (`q` states), or of one replica pair (the `q^2`
@@ -271,15 +263,6 @@ impl<'a> StateSums<'a> {
     /// Words of the sums of `states` states.
     pub fn words(states: usize) -> usize {
         7 * states
-    }
-
-    /// The sums of entry `k` of `all`, runs of [`StateSums::words`] of `states` states.
-    pub fn of(all: &'a [i64], states: usize, k: usize) -> Self {
-        let words = Self::words(states);
-        StateSums {
-            sums: &all[k * words..(k + 1) * words],
-            states,
-        }
     }
 
     /// The sites in each state.

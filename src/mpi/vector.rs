@@ -133,45 +133,49 @@ impl Division for VectorDivision {
     /// Each field's arrays are `[slot][t][local sample][inner]` (the accepted moves and the
     /// replica moves' record `[t][local sample][replica]`); a field empty on every rank (no
     /// overlaps measured, no replica moves, unit vectors' state sums) stays empty.
-    fn merge_measurements(&self, parts: Vec<Measurements>, slots: usize) -> Result<Measurements> {
+    fn merge_measurements(
+        &self,
+        mut parts: Vec<Measurements>,
+        slots: usize,
+    ) -> Result<Measurements> {
         let (temperatures, replicas) = (self.temperatures(), self.systems.replicas as usize);
         let pairs = self.systems.overlap_pairs() as usize;
         let (sums, pair_sums) = (state_words(&self.systems), pair_state_words(&self.systems));
         let outer = slots * temperatures;
         Ok(Measurements {
             vector_observations: merge_all(
-                &parts,
-                |p| &p.vector_observations,
+                &mut parts,
+                |p| &mut p.vector_observations,
                 &self.shares,
                 (outer, replicas),
             )?,
             vector_overlaps: merge_all(
-                &parts,
-                |p| &p.vector_overlaps,
+                &mut parts,
+                |p| &mut p.vector_overlaps,
                 &self.shares,
                 (outer, pairs),
             )?,
             vector_states: merge_all(
-                &parts,
-                |p| &p.vector_states,
+                &mut parts,
+                |p| &mut p.vector_states,
                 &self.shares,
                 (outer, replicas * sums),
             )?,
             vector_pair_states: merge_all(
-                &parts,
-                |p| &p.vector_pair_states,
+                &mut parts,
+                |p| &mut p.vector_pair_states,
                 &self.shares,
                 (outer, pairs * pair_sums),
             )?,
             accepted: merge_all(
-                &parts,
-                |p| &p.accepted,
+                &mut parts,
+                |p| &mut p.accepted,
                 &self.shares,
                 (temperatures, replicas),
             )?,
             replica_moves: merge_all(
-                &parts,
-                |p| &p.replica_moves,
+                &mut parts,
+                |p| &mut p.replica_moves,
                 &self.shares,
                 (temperatures, replicas),
             )?,
@@ -206,15 +210,15 @@ pub(super) fn open_vector_share(
     open_local_vector_engine(&config, systems, updates)
 }
 
-/// `field` of every rank's `parts` merged by sample ([`merge_samples`] with `(outer, inner)`);
-/// empty where every rank's is.
+/// `field` of every rank's `parts`, taken out of them, merged by sample ([`merge_samples`] with
+/// `(outer, inner)`); empty where every rank's is.
 fn merge_all<T: Copy>(
-    parts: &[Measurements],
-    field: impl Fn(&Measurements) -> &Vec<T>,
+    parts: &mut [Measurements],
+    field: impl Fn(&mut Measurements) -> &mut Vec<T>,
     shares: &[Share],
     (outer, inner): (usize, usize),
 ) -> Result<Vec<T>> {
-    let fields: Vec<Vec<T>> = parts.iter().map(|p| field(p).clone()).collect();
+    let fields: Vec<Vec<T>> = parts.iter_mut().map(|p| std::mem::take(field(p))).collect();
     match fields.iter().all(Vec::is_empty) {
         true => Ok(Vec::new()),
         false => merge_samples(&fields, shares, outer, inner),

@@ -63,8 +63,11 @@ pub fn disagreement_bonds(
         *word = 0;
         for k in 0..4 {
             let site = 4 * u64::from(g) + u64::from(k);
+            if !differs(site) {
+                continue;
+            }
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
-                if differs(site) && differs(neighbour) {
+                if differs(neighbour) {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }
