@@ -18,9 +18,15 @@ constexpr unsigned STATES = SPINFLIP_STATES;
 #else
 constexpr unsigned STATES = 0u;
 #endif
-// 1 for Houdayer's move of replica pairs (the vector engine's discrete states): the clusters of
-// the sites where a pair disagrees, the seed's swapped between the two (-DSPINFLIP_HOUDAYER).
+// Houdayer's move of replica pairs (the vector engine's discrete states; -DSPINFLIP_HOUDAYER):
+// 1 the clusters of the sites where a pair disagrees, the seed's swapped between the two; 2
+// those where it agrees too (two states, no field), the seed's, if of agreement, taking the
+// other state in both; 0 none.
 constexpr unsigned HOUDAYER = SPINFLIP_HOUDAYER;
+// How a site of a replica pair holds its two states (engine::clusters::PairSite).
+constexpr unsigned DISAGREES = 0u;
+constexpr unsigned AGREES = 1u;
+constexpr unsigned EMPTY = 2u;
 // Replicas per temperature and sample of the vector engine's systems (Houdayer's pairs;
 // -DSPINFLIP_REPLICAS, which only the vector engine defines).
 #ifdef SPINFLIP_REPLICAS
@@ -28,8 +34,8 @@ constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
 #else
 constexpr unsigned REPLICAS = 2u;
 #endif
-// A replica pair without a seed: no candidate site disagrees. Houdayer's record: sizes[2 z] the
-// sites pair z's moves swapped, sizes[2 z + 1] its moves that found a seed.
+// A replica pair without a seed: no candidate site has the move's relation. Houdayer's record:
+// sizes[2 z] the sites pair z's moves moved, sizes[2 z + 1] its moves that found a seed.
 constexpr unsigned NO_SEED = 0xffffffffu;
 // STATES where there are states, else 1: the divisor of their arithmetic on every path.
 constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;

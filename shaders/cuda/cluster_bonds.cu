@@ -2,16 +2,31 @@
 // Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b') of the 4 D forward bonds of sites
 // 4g .. 4g + 3 and writes their active bonds (equal spins, not empty) as bonds[g]; it clears those sites' counts when
 // the update records (cluster_label writes every site's label whole). Houdayer's move
-// (HOUDAYER = 1; thread g of replica pair z, systems a and b): no randoms; a bond is active
-// where its temperature takes moves and the pair disagrees on both its sites; thread 0 also
-// writes the pair's seed (the first candidate site where the pair disagrees) into counts[z N]
-// before cluster_flip swaps anything, counting the move in sizes[2 z + 1] where it has one. CPU
-// twin: src/engine/cpu/cluster_bonds.rs (the seed:
-// cluster_flip.rs).
+// (HOUDAYER = 1, or 2 where clusters of agreement move too; thread g of replica pair z, systems
+// a and b): no randoms; a bond is active where its temperature takes moves and both its sites
+// disagree, or (HOUDAYER = 2) both agree; thread 0 also writes the pair's seed (the first
+// candidate site of the relation the candidates pick) into counts[z N] and the relation into
+// counts[z N + 1] before cluster_flip moves anything, counting the move in sizes[2 z + 1]
+// where it has a seed. CPU twin: src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
 
 #include "cluster.cuh"
 #include "philox.cuh"
 #include "slice_constants.cuh"
+
+// How replica pair (first, second) holds `site`: DISAGREES, AGREES or EMPTY (the vacancy in
+// both).
+__device__ unsigned pair_site(const int* first, const int* second, unsigned site) {
+    const int a = first[site];
+    if (a != second[site]) {
+        return DISAGREES;
+    }
+    return a == static_cast<int>(STATES) ? EMPTY : AGREES;
+}
+
+// Whether the bond between sites of relations x and y is active.
+__device__ bool pair_bond(unsigned x, unsigned y) {
+    return x == y && (x == DISAGREES || (x == AGREES && HOUDAYER == 2u));
+}
 
 // Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed.
 __device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const int* spins,
@@ -25,13 +40,10 @@ __device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const
     unsigned word = 0u;
     for (unsigned k = 0u; k < 4u && acts; k++) {
         const unsigned site = 4u * quad.g + k;
-        if (first[site] == second[site]) {
-            continue;
-        }
+        const unsigned here = pair_site(first, second, site);
         const Neighbours near = neighbours(site);
         for (unsigned d = 0u; d < DIMS; d++) {
-            const unsigned next = near.site[2u * d + 1u];
-            if (first[next] != second[next]) {
+            if (pair_bond(here, pair_site(first, second, near.site[2u * d + 1u]))) {
                 word |= 1u << (8u * k + d);
             }
         }
@@ -40,20 +52,31 @@ __device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const
     if (quad.g != 0u) {
         return;
     }
-    unsigned seed = NO_SEED;
+    unsigned candidates[8];
+    unsigned agree = 0u;
+    unsigned disagree = 0u;
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
-    for (unsigned j = 0u; j < 2u && acts && seed == NO_SEED; j++) {
+    for (unsigned j = 0u; j < 2u; j++) {
         const uint4 block = philox4x32_10(
             philox_counter(j, params.sweep, PURPOSE_HOUDAYER_SEED, 0u, global_index(a)), key);
         const unsigned words[4] = {block.x, block.y, block.z, block.w};
         for (unsigned w = 0u; w < 4u; w++) {
             const unsigned site = __umulhi(words[w], n);
-            if (seed == NO_SEED && first[site] != second[site]) {
-                seed = site;
-            }
+            candidates[4u * j + w] = site;
+            const unsigned relation = pair_site(first, second, site);
+            agree += relation == AGREES ? 1u : 0u;
+            disagree += relation == DISAGREES ? 1u : 0u;
+        }
+    }
+    const unsigned wanted = HOUDAYER == 2u && agree < disagree ? AGREES : DISAGREES;
+    unsigned seed = NO_SEED;
+    for (unsigned j = 0u; j < 8u && acts && seed == NO_SEED; j++) {
+        if (pair_site(first, second, candidates[j]) == wanted) {
+            seed = candidates[j];
         }
     }
     counts[quad.base] = seed;
+    counts[quad.base + 1u] = wanted;
     if (seed != NO_SEED) {
         atomicAdd(&sizes[2ull * quad.z + 1ull], 1ull);
     }
@@ -67,7 +90,7 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
     if (!quad.live) {
         return;
     }
-    if (HOUDAYER == 1u) {
+    if (HOUDAYER != 0u) {
         pair_bonds(params, quad, spins, activation, bonds, counts, sizes);
         return;
     }

@@ -8,24 +8,26 @@
 // sites add up to |C|. Sums go through the block, one 64-bit atomic per block. Discrete
 // states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead,
 // Wolff moves the seed's cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the
-// seed's block; empty sites keep their vacancy. Houdayer's move (HOUDAYER = 1; replica pair z,
-// systems a and b): the sites of the cluster of the seed that cluster_bonds wrote into
-// counts[z N] swap their states between a and b; none without a seed; the swapped sites add up
-// in sizes[2 z], through the block. CPU twin:
+// seed's block; empty sites keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica
+// pair z, systems a and b): the sites of the cluster of the seed that cluster_bonds wrote into
+// counts[z N] swap their states between a and b where its relation (counts[z N + 1]) is
+// disagreement, take the other of the two states in both where it is agreement; none without a
+// seed; the moved sites add up in sizes[2 z], through the block. CPU twin:
 // src/engine/cpu/cluster_flip.rs.
 
 #include "cluster.cuh"
 #include "philox.cuh"
 #include "slice_constants.cuh"
 
-// Houdayer's swap of sites 4g .. 4g + 3 of replica pair z where they lie in the seed's cluster;
+// Houdayer's move of sites 4g .. 4g + 3 of replica pair z where they lie in the seed's cluster;
 // returns how many.
-__device__ unsigned swap_pair(const Quad& quad, int* spins, unsigned* labels,
+__device__ unsigned move_pair(const Quad& quad, int* spins, unsigned* labels,
                               const unsigned* counts) {
     const unsigned seed = counts[quad.base];
     if (seed == NO_SEED || !quad.live) {
         return 0u;
     }
+    const bool agreement = counts[quad.base + 1u] == AGREES;
     const unsigned n = lattice_sites();
     const unsigned a = pair_first(quad.z);
     int* first = spins + static_cast<unsigned long long>(a) * n;
@@ -33,17 +35,22 @@ __device__ unsigned swap_pair(const Quad& quad, int* spins, unsigned* labels,
     const unsigned root = find_root(labels + quad.base, seed);
     unsigned roots[4];
     quad_roots(labels + quad.base, quad.g, roots);
-    unsigned swapped = 0u;
+    unsigned moved = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * quad.g + k;
         if (roots[k] == root) {
             const int state = first[site];
-            first[site] = second[site];
-            second[site] = state;
-            swapped++;
+            if (agreement) {
+                first[site] = 1 - state;
+                second[site] = 1 - state;
+            } else {
+                first[site] = second[site];
+                second[site] = state;
+            }
+            moved++;
         }
     }
-    return swapped;
+    return moved;
 }
 
 extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
@@ -56,8 +63,8 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     }
     __syncthreads();
     const Quad quad = quad_of();
-    if (HOUDAYER == 1u) {
-        atomicAdd(&block_sum, static_cast<unsigned long long>(swap_pair(quad, spins, labels, counts)));
+    if (HOUDAYER != 0u) {
+        atomicAdd(&block_sum, static_cast<unsigned long long>(move_pair(quad, spins, labels, counts)));
         __syncthreads();
         if (threadIdx.x == 0u) {
             atomicAdd(&sizes[2ull * quad.z], block_sum);

@@ -8,9 +8,10 @@
 // the union-find (written by cluster_label as the root of its tile's union-find; its root, the
 // cluster's smallest site, after cluster_roots); counts[z N + r]
 // the sites of the cluster of root r (Swendsen-Wang, when recording; Houdayer: counts[z N] the
-// pair's seed, written by cluster_bonds before any swap, NO_SEED for none); sizes[2 (slot S + z)]
+// pair's seed, NO_SEED for none, and counts[z N + 1] its relation, written by cluster_bonds
+// before any move); sizes[2 (slot S + z)]
 // the recorded statistic of system z as a (lo, hi) pair (Houdayer: sizes[4 z] the sites pair z's
-// moves swapped and sizes[4 z + 2] its moves that found a seed, added up over the moves).
+// moves moved and sizes[4 z + 2] its moves that found a seed, added up over the moves).
 
 @group(1) @binding(0) var<storage, read> activation: array<u32>;
 @group(1) @binding(1) var<storage, read_write> bonds: array<u32>;
@@ -25,9 +26,14 @@ override WOLFF: u32 = 0u;
 // 0): a Swendsen-Wang cluster then takes a drawn state, Wolff's moves by one or more states.
 override STATES: u32 = 0u;
 
-// 1 for Houdayer's move of replica pairs (the vector engine's discrete states): the clusters of
-// the sites where a pair disagrees, the seed's swapped between the two.
+// Houdayer's move of replica pairs (the vector engine's discrete states): 1 the clusters of the
+// sites where a pair disagrees, the seed's swapped between the two; 2 those where it agrees too
+// (two states, no field), the seed's, if of agreement, taking the other state in both; 0 none.
 override HOUDAYER: u32 = 0u;
+// How a site of a replica pair holds its two states (engine::clusters::PairSite).
+const DISAGREES: u32 = 0u;
+const AGREES: u32 = 1u;
+const EMPTY: u32 = 2u;
 // Replicas per temperature and sample of the vector engine's systems (Houdayer's pairs).
 override REPLICAS: u32 = 2u;
 // A replica pair without a seed: no candidate site disagrees.

@@ -3,13 +3,15 @@
 // bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along axis d), and
 // writes their active bonds (equal spins, not empty, word below the temperature's activation
 // threshold) as bonds[g]; it also clears their counts when the update records (cluster_label writes every
-// site's label whole). Houdayer's move (HOUDAYER = 1; thread g of replica pair z, systems a and b):
-// no randoms; a bond is active where its temperature takes moves (activation word not 0) and
-// the pair disagrees on both its sites; thread 0 also writes the pair's seed, the first of the
-// candidate sites (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move, HOUDAYER_SEED, 0, 0, a'))
-// where the pair disagrees, into counts[z N] before cluster_flip swaps anything, and counts the
-// move in sizes[4 z + 2] where it has one. CPU twin:
-// src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
+// site's label whole). Houdayer's move (HOUDAYER = 1, or 2 where clusters of agreement move
+// too; thread g of replica pair z, systems a and b): no randoms; a bond is active where its
+// temperature takes moves (activation word not 0) and both its sites disagree, or (HOUDAYER =
+// 2) both agree; thread 0 also writes the pair's seed, the first of the candidate sites
+// (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move, HOUDAYER_SEED, 0, 0, a')) of the
+// relation the candidates pick (agreement where HOUDAYER = 2 and fewer agree than disagree,
+// else disagreement), into counts[z N] and the relation into counts[z N + 1] before
+// cluster_flip moves anything, and counts the move in sizes[4 z + 2] where it has a seed. CPU
+// twin: src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
 
 #import dispatch
 #import philox
@@ -20,9 +22,19 @@
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
 
-// Whether replica pair (a, b), their sites from base_a and base_b, disagrees on `site`.
-fn disagrees(base_a: u32, base_b: u32, site: u32) -> bool {
-    return spins[base_a + site] != spins[base_b + site];
+// How replica pair (a, b), their sites from base_a and base_b, holds `site`: DISAGREES, AGREES
+// or EMPTY (the vacancy in both).
+fn pair_site(base_a: u32, base_b: u32, site: u32) -> u32 {
+    let a = spins[base_a + site];
+    if a != spins[base_b + site] {
+        return DISAGREES;
+    }
+    return select(AGREES, EMPTY, a == i32(STATES));
+}
+
+// Whether the bond between sites of relations x and y is active.
+fn pair_bond(x: u32, y: u32) -> bool {
+    return x == y && (x == DISAGREES || (x == AGREES && HOUDAYER == 2u));
 }
 
 // Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed.
@@ -35,12 +47,10 @@ fn pair_bonds(quad: Quad) {
     var word = 0u;
     for (var k = 0u; k < 4u && acts; k++) {
         let site = 4u * quad.g + k;
-        if !disagrees(base_a, base_b, site) {
-            continue;
-        }
+        let here = pair_site(base_a, base_b, site);
         let near = neighbours(site);
         for (var d = 0u; d < DIMS; d++) {
-            if disagrees(base_a, base_b, near[2u * d + 1u]) {
+            if pair_bond(here, pair_site(base_a, base_b, near[2u * d + 1u])) {
                 word |= 1u << (8u * k + d);
             }
         }
@@ -49,19 +59,30 @@ fn pair_bonds(quad: Quad) {
     if quad.g != 0u {
         return;
     }
-    var seed = NO_SEED;
+    var candidates: array<u32, 8>;
+    var agree = 0u;
+    var disagree = 0u;
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
-    for (var j = 0u; j < 2u && acts && seed == NO_SEED; j++) {
+    for (var j = 0u; j < 2u; j++) {
         let counter = philox_counter(j, params.sweep, PURPOSE_HOUDAYER_SEED, 0u, global_index(a));
         let words = philox4x32_10(counter, key);
         for (var w = 0u; w < 4u; w++) {
             let site = mulhilo(words[w], n).x;
-            if seed == NO_SEED && disagrees(base_a, base_b, site) {
-                seed = site;
-            }
+            candidates[4u * j + w] = site;
+            let relation = pair_site(base_a, base_b, site);
+            agree += select(0u, 1u, relation == AGREES);
+            disagree += select(0u, 1u, relation == DISAGREES);
+        }
+    }
+    let wanted = select(DISAGREES, AGREES, HOUDAYER == 2u && agree < disagree);
+    var seed = NO_SEED;
+    for (var j = 0u; j < 8u && acts && seed == NO_SEED; j++) {
+        if pair_site(base_a, base_b, candidates[j]) == wanted {
+            seed = candidates[j];
         }
     }
     atomicStore(&counts[quad.base], seed);
+    atomicStore(&counts[quad.base + 1u], wanted);
     if seed != NO_SEED {
         add_size(4u * quad.z + 2u, 1u, 0u);
     }
@@ -73,7 +94,7 @@ fn main(thread: Thread) {
     if !quad.live {
         return;
     }
-    if HOUDAYER == 1u {
+    if HOUDAYER != 0u {
         pair_bonds(quad);
         return;
     }

@@ -8,9 +8,11 @@
 // through the workgroup, one 64-bit atomic add per workgroup. Discrete states (STATES = q):
 // Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead, Wolff moves the seed's
 // cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the seed's block; empty sites
-// keep their vacancy. Houdayer's move (HOUDAYER = 1; replica pair z, systems a and b): the sites
-// of the cluster of the seed that cluster_bonds wrote into counts[z N] swap their states between
-// a and b; none without a seed; the swapped sites add up in sizes[4 z], through the workgroup.
+// keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica pair z, systems a and b): the
+// sites of the cluster of the seed that cluster_bonds wrote into counts[z N] swap their states
+// between a and b where its relation (counts[z N + 1]) is disagreement, take the other of the
+// two states in both where it is agreement; none without a seed; the moved sites add up in
+// sizes[4 z], through the workgroup.
 // CPU twin: src/engine/cpu/cluster_flip.rs.
 
 #import dispatch
@@ -25,37 +27,43 @@
 var<workgroup> workgroup_lo: atomic<u32>;
 var<workgroup> workgroup_hi: atomic<u32>;
 
-// Houdayer's swap of sites 4g .. 4g + 3 of replica pair z where they lie in the seed's cluster;
+// Houdayer's move of sites 4g .. 4g + 3 of replica pair z where they lie in the seed's cluster;
 // returns how many.
-fn swap_pair(quad: Quad) -> u32 {
+fn move_pair(quad: Quad) -> u32 {
     let seed = atomicLoad(&counts[quad.base]);
     if seed == NO_SEED || !quad.live {
         return 0u;
     }
+    let agreement = atomicLoad(&counts[quad.base + 1u]) == AGREES;
     let n = lattice_sites();
     let a = pair_first(quad.z);
     let base_a = a * n;
     let base_b = (a + REPLICAS / 2u) * n;
     let root = find_root(quad.base, seed);
     let roots = quad_roots(quad.base, quad.g);
-    var swapped = 0u;
+    var moved = 0u;
     for (var k = 0u; k < 4u; k++) {
         let site = 4u * quad.g + k;
         if roots[k] == root {
             let state = spins[base_a + site];
-            spins[base_a + site] = spins[base_b + site];
-            spins[base_b + site] = state;
-            swapped += 1u;
+            if agreement {
+                spins[base_a + site] = 1 - state;
+                spins[base_b + site] = 1 - state;
+            } else {
+                spins[base_a + site] = spins[base_b + site];
+                spins[base_b + site] = state;
+            }
+            moved += 1u;
         }
     }
-    return swapped;
+    return moved;
 }
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let quad = quad_of(thread);
-    if HOUDAYER == 1u {
-        atomicAdd(&workgroup_lo, swap_pair(quad));
+    if HOUDAYER != 0u {
+        atomicAdd(&workgroup_lo, move_pair(quad));
         workgroupBarrier();
         if thread.local == 0u {
             add_size(4u * quad.z, atomicLoad(&workgroup_lo), 0u);

@@ -64,9 +64,11 @@ pub enum ClusterUpdate {
 /// Replica cluster moves inside parallel tempering (`Tempering(moves: ..)`): each pair of
 /// replicas of one sample at one temperature (replica `r` with `r + replicas/2`, the overlap's
 /// pairs) builds the clusters of the neighbouring sites where the two disagree and swaps one of
-/// them, grown from a random disagreeing site, between the two. The swap keeps the pair's total
-/// energy, so the move is rejection-free; it runs on the vector engines' discrete states (an
-/// Ising glass runs there when it has moves).
+/// them, grown from a random disagreeing site, between the two; at zero field with two states
+/// a cluster of the sites where they agree flips in both instead where agreement is the rarer
+/// ([`crate::engine::clusters::PairMoves`]). The move keeps the pair's total energy, so it is
+/// rejection-free; it runs on the vector engines' discrete states (an Ising glass runs there
+/// when it has moves).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum ReplicaMoves {

@@ -26,15 +26,23 @@
 //!   [`wolff_shift`] states.
 //! - **Houdayer's move** ([`ClusterMove::Houdayer`]; `Tempering(moves: ..)`, the vector engine's
 //!   discrete states) labels each replica pair `k` (the systems `a`, `b` of
-//!   [`SystemIndex::overlap_systems`]) instead of each system: a bond is active iff its
-//!   temperature takes moves (activation word not 0) and the pair disagrees on both its sites
-//!   (an empty site, the same in both, never disagrees); no randoms. The seed is the first of the
-//!   [`HOUDAYER_CANDIDATES`] candidate sites [`houdayer_candidates`] (keyed by `a`'s run index)
-//!   where the pair disagrees; its cluster's sites swap their states between `a` and `b`. Where
-//!   no candidate disagrees the move leaves the pair as it is. The swap keeps the sites where
-//!   the pair disagrees, so the same cluster, with the same chance, undoes it; and it keeps the
-//!   pair's total energy (every neighbour outside the cluster agrees): detailed balance at any
-//!   couplings and field.
+//!   [`SystemIndex::overlap_systems`]) instead of each system. Each site of the pair
+//!   [`PairSite::Disagrees`], [`PairSite::Agrees`] or is [`PairSite::Empty`] (the vacancy in
+//!   both). A bond is active iff its temperature takes moves (activation word not 0) and both
+//!   its sites disagree, or, where the pair's clusters of agreement move too
+//!   ([`PairMoves::agreement`]: two states whose energies the exchange of the states keeps, no
+//!   field), both agree; no randoms. The seed is the first of the [`HOUDAYER_CANDIDATES`]
+//!   candidate sites [`houdayer_candidates`] (keyed by `a`'s run index) of the relation
+//!   [`PairMoves::seed_relation`] picks: agreement where it may move and fewer candidates agree
+//!   than disagree, else disagreement. A cluster of disagreement swaps its states between `a`
+//!   and `b`; a cluster of agreement takes the other state in both. Where no candidate has the
+//!   relation the move leaves the pair as it is. Either way every site keeps its relation, so
+//!   the same candidates pick the same cluster, which the same move undoes; and the pair's
+//!   total energy stays (a cluster's neighbours outside it have the other relation, whose two
+//!   bonds to it add up to the same before and after): detailed balance at any couplings, and
+//!   at any field for disagreement. Taking the rarer relation keeps the clusters small: a pair
+//!   near opposite states (overlap q < 0) disagrees almost everywhere, and swapping that one
+//!   giant cluster would only exchange the two replicas.
 //!
 //! Update numbers `n` count the run's cluster updates from 0, apart from its Metropolis sweeps,
 //! whose randoms keep their keys. What an update records (`sizes: Some(slot)`) is added into
@@ -53,6 +61,7 @@ use crate::error::Error;
 use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::model::vector::VectorSystems;
+use crate::model::vector::states::States;
 use crate::rng::{Counter, Purpose, random_block};
 
 /// The Philox block and the word in it of bond `d` of `site` (bond `site D + d`), without
@@ -111,6 +120,65 @@ pub fn houdayer_candidates(seed: u64, sites: u64, update: u32, batch: u32) -> [u
     let blocks = [0, 1]
         .map(|block| random_block(seed, counter(block, update, Purpose::HoudayerSeed, batch)));
     std::array::from_fn(|j| ((u64::from(blocks[j / 4][j % 4]) * sites) >> 32) as u32)
+}
+
+/// How a site of a replica pair holds its two states (Houdayer's move).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairSite {
+    Disagrees,
+    Agrees,
+    /// The vacancy in both: joins no cluster.
+    Empty,
+}
+
+impl PairSite {
+    /// The site whose states are `a` and `b` in a model whose empty sites hold `vacancy`.
+    pub fn of(a: i32, b: i32, vacancy: i32) -> Self {
+        match (a == b, a == vacancy) {
+            (false, _) => PairSite::Disagrees,
+            (true, false) => PairSite::Agrees,
+            (true, true) => PairSite::Empty,
+        }
+    }
+}
+
+/// Which clusters Houdayer's move takes of the replica pairs of a model of discrete states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairMoves {
+    /// The state of an empty site.
+    pub vacancy: i32,
+    /// Whether clusters of agreement move (each site to the other state in both replicas) as
+    /// well as those of disagreement: two states whose energies their exchange keeps.
+    pub agreement: bool,
+}
+
+impl PairMoves {
+    /// The moves of pairs of `states`.
+    pub fn of(states: &States) -> Self {
+        PairMoves {
+            vacancy: states.vacancy() as i32,
+            agreement: states.exchange_symmetric(),
+        }
+    }
+
+    /// Whether a bond between sites of relations `x` and `y` is active.
+    pub fn bonds(&self, x: PairSite, y: PairSite) -> bool {
+        x == y && (x == PairSite::Disagrees || (x == PairSite::Agrees && self.agreement))
+    }
+
+    /// The relation of the move's seed, given the relations of its candidate sites: agreement
+    /// where it may move and fewer candidates agree than disagree, else disagreement.
+    pub fn seed_relation(&self, candidates: impl Iterator<Item = PairSite>) -> PairSite {
+        let (mut agree, mut disagree) = (0, 0);
+        for site in candidates {
+            agree += u32::from(site == PairSite::Agrees);
+            disagree += u32::from(site == PairSite::Disagrees);
+        }
+        match self.agreement && agree < disagree {
+            true => PairSite::Agrees,
+            false => PairSite::Disagrees,
+        }
+    }
 }
 
 /// What a cluster pass does with the clusters it labels.
@@ -192,20 +260,28 @@ pub fn merge_threads(lattice: &Lattice) -> u64 {
 }
 
 /// The cluster kernels' constants beyond their engine's: `WOLFF` (1 for Wolff's flip of the
-/// seed's cluster, 0 for Swendsen-Wang's), `HOUDAYER` (1 for Houdayer's move of replica pairs)
-/// and the tile ([`tile_shape`]).
+/// seed's cluster, 0 for Swendsen-Wang's), `HOUDAYER` (Houdayer's move of replica pairs: 1 of
+/// their clusters of disagreement, 2 of those of agreement too, [`PairMoves::agreement`]; 0 for
+/// no move) and the tile ([`tile_shape`]).
 pub const KERNEL_CONSTANTS: [&str; 5] = ["WOLFF", "HOUDAYER", "TILE_X", "TILE_Y", "TILE_Z"];
 
-/// The values of [`KERNEL_CONSTANTS`] for moves `update` on `lattice`.
-pub fn kernel_constants(update: ClusterMove, lattice: &Lattice) -> [(&'static str, u32); 5] {
+/// The values of [`KERNEL_CONSTANTS`] for moves `update` of `lattices`.
+pub fn kernel_constants(
+    update: ClusterMove,
+    lattices: &ClusterLattices,
+) -> [(&'static str, u32); 5] {
     let [wolff, houdayer, x, y, z] = KERNEL_CONSTANTS;
-    let [tile_x, tile_y, tile_z] = tile_shape(lattice.dims);
+    let [tile_x, tile_y, tile_z] = tile_shape(lattices.lattice.dims);
+    let pair_moves = match update {
+        ClusterMove::Houdayer => 1 + u32::from(lattices.pair_agreement),
+        ClusterMove::Update(_) => 0,
+    };
     [
         (
             wolff,
             u32::from(update == ClusterMove::Update(ClusterUpdate::Wolff)),
         ),
-        (houdayer, u32::from(update == ClusterMove::Houdayer)),
+        (houdayer, pair_moves),
         (x, tile_x),
         (y, tile_y),
         (z, tile_z),
@@ -242,6 +318,8 @@ pub struct ClusterLattices {
     pub systems: u32,
     pub activation: Vec<u32>,
     pub spins: ClusterSpins,
+    /// Replica pairs whose clusters of agreement move too ([`PairMoves::agreement`]).
+    pub pair_agreement: bool,
 }
 
 impl ClusterLattices {
@@ -252,6 +330,7 @@ impl ClusterLattices {
             systems: systems.systems(),
             activation: systems.activation_thresholds(),
             spins: ClusterSpins::Signs,
+            pair_agreement: false,
         }
     }
 
@@ -263,6 +342,7 @@ impl ClusterLattices {
             systems: systems.systems(),
             activation: systems.cluster_thresholds()?,
             spins: ClusterSpins::States,
+            pair_agreement: false,
         })
     }
 
@@ -270,7 +350,8 @@ impl ClusterLattices {
     /// [`VectorSystems::overlaps`]), the moves acting at the temperatures where `acts` holds;
     /// `None` without discrete states or replica pairs.
     pub fn of_pairs(systems: &VectorSystems, acts: impl Fn(f64) -> bool) -> Option<Self> {
-        if systems.states.is_none() || systems.overlaps() == 0 {
+        let states = systems.states.as_ref()?;
+        if systems.overlaps() == 0 {
             return None;
         }
         Some(ClusterLattices {
@@ -278,6 +359,7 @@ impl ClusterLattices {
             systems: systems.overlaps(),
             activation: systems.betas.iter().map(|&b| u32::from(acts(b))).collect(),
             spins: ClusterSpins::States,
+            pair_agreement: PairMoves::of(states).agreement,
         })
     }
 

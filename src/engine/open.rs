@@ -90,7 +90,7 @@ pub fn open_local_vector_engine(
     };
     let cpu = |systems: VectorSystems| -> Result<Box<dyn Engine>> {
         check_vector_engine(&systems, updates, &Room::host(Place::Cpu))?;
-        Ok(Box::new(CpuVectorEngine::new(systems, updates)))
+        Ok(Box::new(CpuVectorEngine::new(systems, updates)?))
     };
     match config.backend {
         Backend::Cpu => cpu(systems),

@@ -389,7 +389,7 @@ pub fn cluster_step(
     }
 }
 
-/// Houdayer's record of every replica pair of `systems`, `[pair][sites swapped, moves with a
+/// Houdayer's record of every replica pair of `systems`, `[pair][sites moved, moves with a
 /// seed]`, as [`super::Measurements::replica_moves`] holds it: the pair's first system's entry
 /// the sites, its second's the moves, so that a sample slice's part lies with its systems.
 pub fn pair_moves_of_systems(systems: &VectorSystems, pairs: &[u64]) -> Vec<u64> {

@@ -26,7 +26,7 @@ fn simulate(
     width: i32,
     (thermalize, measure): (u32, u32),
 ) -> VectorEstimates {
-    let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+    let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
     engine.hot_start().unwrap();
     engine.set_widths(&[width]).unwrap();
     engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
@@ -207,7 +207,7 @@ fn glass_overlaps(
     systems: &VectorSystems,
     (thermalize, measure): (u32, u32),
 ) -> TensorGlassEstimates {
-    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS);
+    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS).unwrap();
     engine.hot_start().unwrap();
     engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
     let pairs = systems.overlap_pairs() as usize;
@@ -285,7 +285,7 @@ fn ordered_replicas_along_any_two_directions_have_a_binder_ratio_of_one() {
         .iter()
         .flat_map(|u| u.iter().flat_map(|&c| vec![c; sites]))
         .collect();
-    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS);
+    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS).unwrap();
     engine.set_spins(&Lattices::Vector(spins)).unwrap();
     let measured = engine.execute(&sweeps_plan(0..0, true)).unwrap();
     let samples: Vec<TensorOverlapSeries> = (measured.vector_overlaps.iter().enumerate())

@@ -316,7 +316,7 @@ mod tests {
             clusters: None,
             moves: ReplicaMoves::None,
         };
-        let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+        let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
         engine.hot_start().unwrap();
         let observed = engine.execute(&sweeps_plan(0..1, true)).unwrap();
         let x = measurement(

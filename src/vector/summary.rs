@@ -36,10 +36,10 @@ pub struct ProposalSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplicaMoveSummary {
     pub beta: f64,
-    /// The fraction of the moves that found a seed among their candidate sites and swapped a
+    /// The fraction of the moves that found a seed among their candidate sites and moved a
     /// cluster (the others leave the pair as it is).
     pub acceptance: f64,
-    /// The mean swapped cluster's sites, as a fraction of the lattice's.
+    /// The mean moved cluster's sites, as a fraction of the lattice's.
     pub cluster_fraction: f64,
 }
 
@@ -158,23 +158,23 @@ fn replica_move_summaries(
     let pairs = systems.samples * systems.overlap_pairs();
     let tries = config.sweeps.measure * u64::from(moves.per_sweep()) * u64::from(pairs);
     let per_temperature = |t: u32| {
-        (0..pairs).fold((0, 0), |(swapped, seeded), k| {
+        (0..pairs).fold((0, 0), |(sites, seeded), k| {
             let (a, b) = systems.overlap_systems(t * pairs + k);
             let moved = &record.moves_in_production;
-            (swapped + moved[a as usize], seeded + moved[b as usize])
+            (sites + moved[a as usize], seeded + moved[b as usize])
         })
     };
     (0..systems.betas.len() as u32)
         .filter(|&t| moves.acts_at(systems.betas[t as usize]) && tries > 0)
         .map(|t| {
-            let (swapped, seeded) = per_temperature(t);
-            let sites = systems.lattice.sites() as f64;
+            let (sites, seeded) = per_temperature(t);
+            let lattice_sites = systems.lattice.sites() as f64;
             ReplicaMoveSummary {
                 beta: systems.betas[t as usize],
                 acceptance: seeded as f64 / tries as f64,
                 cluster_fraction: match seeded {
                     0 => 0.0,
-                    _ => swapped as f64 / seeded as f64 / sites,
+                    _ => sites as f64 / seeded as f64 / lattice_sites,
                 },
             }
         })
@@ -333,15 +333,9 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
     if !summary.replica_moves.is_empty() {
         let _ = writeln!(
             table,
-            "replica moves: the fraction that swapped a cluster, its mean size |C|/N"
+            "replica moves: the fraction that moved a cluster, its mean size |C|/N"
         );
-        let _ = writeln!(
-            table,
-            "{:>9} {:>10} {:>10}",
-            scale.name(),
-            "swapped",
-            "|C|/N"
-        );
+        let _ = writeln!(table, "{:>9} {:>10} {:>10}", scale.name(), "moved", "|C|/N");
         for m in &summary.replica_moves {
             let _ = writeln!(
                 table,

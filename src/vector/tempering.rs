@@ -149,7 +149,7 @@ mod tests {
             clusters: None,
             moves: ReplicaMoves::None,
         };
-        let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+        let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
         engine.hot_start().unwrap();
         let mut rounds = VectorTempering::new(systems, 1);
         let per_temperature = systems.systems_per_temperature() as usize;

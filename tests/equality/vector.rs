@@ -181,7 +181,7 @@ fn rounds(engine: &mut dyn Engine, case: Case) -> Vec<Round> {
 /// The GPU engine `gpu` gives the CPU's hot start and rounds for `case`, with `block_size`.
 fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
     let systems = case.systems();
-    let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+    let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates()).unwrap();
     let mut device = gpu.vector(&systems, case.updates(), block_size);
     cpu.hot_start().unwrap();
     device.hot_start().unwrap();
@@ -331,7 +331,7 @@ fn set_spins_and_block_sizes_match_cpu_bit_for_bit<G: Gpu>() {
         ..XY_2D_FIELD
     };
     let systems = case.systems();
-    let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+    let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates()).unwrap();
     cpu.hot_start().unwrap();
     proposals_of(&mut cpu)
         .unwrap()
@@ -585,7 +585,7 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
         let per_sweep = case.updates().passes().len() as u64 * u64::from(case.size);
         let run = 4 * per_sweep;
         let systems = case.systems();
-        let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+        let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates()).unwrap();
         let whole = run_in_plans(&mut cpu, case, &[run]);
         assert!(
             whole.0.accepted.iter().all(|&a| a > 0),
@@ -602,7 +602,7 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
             run,
         ];
         for ends in [&every_unit[..], &irregular] {
-            let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates());
+            let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates()).unwrap();
             let cpu_pieces = run_in_plans(&mut cpu, case, ends);
             assert!(
                 cpu_pieces == whole,
@@ -750,7 +750,7 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let systems = potts.systems();
     let per_sweep = potts.updates().passes().len() as u64 * u64::from(potts.size);
     let ends = [3, per_sweep + 1, 3 * per_sweep - 2, 4 * per_sweep];
-    let mut cpu = CpuVectorEngine::new(systems.clone(), potts.updates());
+    let mut cpu = CpuVectorEngine::new(systems.clone(), potts.updates()).unwrap();
     let whole = run_in_plans(&mut cpu, potts, &[4 * per_sweep]);
     let mut device = G::default().vector(&systems, potts.updates(), G::BLOCK_SIZES[0]);
     let pieces = run_in_plans(device.as_mut(), potts, &ends);
@@ -842,7 +842,7 @@ fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
         let lattices = |moves| {
             let case = Case { moves, ..case };
-            let mut cpu = CpuVectorEngine::new(case.systems(), case.updates());
+            let mut cpu = CpuVectorEngine::new(case.systems(), case.updates()).unwrap();
             cpu.hot_start().unwrap();
             rounds(&mut cpu, case).pop().unwrap().1
         };

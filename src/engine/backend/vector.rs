@@ -94,7 +94,7 @@ pub trait VectorBackend {
     fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)>;
 
     /// The replica moves' record of every replica pair since the last call (the passes run),
-    /// `[pair][sites swapped, moves with a seed]`, then zeroed; only with replica moves.
+    /// `[pair][sites moved, moves with a seed]`, then zeroed; only with replica moves.
     fn take_pair_moves(&mut self) -> Result<Vec<u64>>;
 }
 

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use crate::engine::clusters::{drawn_state, flip_words};
+use crate::engine::clusters::{PairMoves, PairSite, drawn_state, flip_words};
 
 /// Mark in `flips` (bit `i mod 64` of word `i / 64` for site `i`) the sites `sites`, pointed at
 /// their roots in `labels`, whose Swendsen-Wang cluster flips at update `update` of the run's
@@ -80,23 +80,44 @@ pub fn shift_seed_cluster(states: &mut [i32], labels: &[u32], root: u32, (q, shi
     }
 }
 
-/// Houdayer's seed: the first of the `candidates` ([`houdayer_candidates`]) where the replica
-/// pair `(a, b)` disagrees; `None` where none does.
+/// Houdayer's seed and its relation: the first of the `candidates` ([`houdayer_candidates`])
+/// of the replica pair `(a, b)` of the relation that `moves` picks
+/// ([`PairMoves::seed_relation`]); `None` where no candidate has it.
 ///
 /// [`houdayer_candidates`]: crate::engine::clusters::houdayer_candidates
-pub fn houdayer_seed(candidates: &[u32], (a, b): (&[i32], &[i32])) -> Option<u32> {
-    (candidates.iter().copied()).find(|&site| a[site as usize] != b[site as usize])
+pub fn houdayer_seed(
+    candidates: &[u32],
+    (a, b): (&[i32], &[i32]),
+    moves: PairMoves,
+) -> Option<(u32, PairSite)> {
+    let relation = |site: u32| PairSite::of(a[site as usize], b[site as usize], moves.vacancy);
+    let wanted = moves.seed_relation(candidates.iter().map(|&site| relation(site)));
+    let seed = candidates
+        .iter()
+        .copied()
+        .find(|&site| relation(site) == wanted)?;
+    Some((seed, wanted))
 }
 
-/// Houdayer's swap: the sites pointed at `root` (the seed's cluster) swap their states between
-/// the replica pair's lattices `a` and `b`; returns how many.
-pub fn swap_seed_cluster(labels: &[u32], root: u32, (a, b): (&mut [i32], &mut [i32])) -> u64 {
+/// Houdayer's move of the sites pointed at `root` (the seed's cluster, of relation `relation`)
+/// of the replica pair's lattices `a` and `b`: a cluster of disagreement swaps its states
+/// between the two, one of agreement (two states) takes the other state in both. Returns how
+/// many sites moved.
+pub fn move_seed_cluster(
+    labels: &[u32],
+    (root, relation): (u32, PairSite),
+    (a, b): (&mut [i32], &mut [i32]),
+) -> u64 {
     let mut size = 0;
     for ((&label, a), b) in labels.iter().zip(a).zip(b) {
-        if label == root {
-            std::mem::swap(a, b);
-            size += 1;
+        if label != root {
+            continue;
         }
+        match relation {
+            PairSite::Agrees => (*a, *b) = (1 - *a, 1 - *b),
+            _ => std::mem::swap(a, b),
+        }
+        size += 1;
     }
     size
 }

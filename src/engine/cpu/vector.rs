@@ -6,8 +6,8 @@
 
 use rayon::prelude::*;
 
-use super::cluster_bonds::disagreement_bonds;
-use super::cluster_flip::{draw_states, houdayer_seed, shift_seed_cluster, swap_seed_cluster};
+use super::cluster_bonds::pair_bonds;
+use super::cluster_flip::{draw_states, houdayer_seed, move_seed_cluster, shift_seed_cluster};
 use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
 use super::discrete_overlap::overlap_states;
@@ -23,7 +23,9 @@ use crate::config::ClusterUpdate;
 use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
-use crate::engine::clusters::{ClusterMove, houdayer_candidates, wolff_seed, wolff_shift};
+use crate::engine::clusters::{
+    ClusterMove, PairMoves, houdayer_candidates, wolff_seed, wolff_shift,
+};
 use crate::engine::vector::{
     UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
     pair_state_words, state_words,
@@ -38,9 +40,10 @@ pub type CpuVectorEngine = VectorEngine<CpuVector>;
 
 impl CpuVectorEngine {
     /// The engine of `systems`, swept by `updates`, every spin along the first axis until a
-    /// hot start.
-    pub fn new(systems: VectorSystems, updates: VectorSweeps) -> Self {
-        VectorEngine::on(CpuVector::new(systems, updates), updates)
+    /// hot start; an error where `updates` asks for cluster updates or replica moves that
+    /// `systems` cannot take ([`cluster_step`]).
+    pub fn new(systems: VectorSystems, updates: VectorSweeps) -> Result<Self> {
+        Ok(VectorEngine::on(CpuVector::new(systems, updates)?, updates))
     }
 }
 
@@ -55,7 +58,7 @@ pub struct CpuVector {
     /// The bond activation threshold of each temperature, where cluster updates run; where
     /// replica moves run, whether they act there (not 0).
     clusters: Option<Vec<u32>>,
-    /// Houdayer's record, `[pair][sites swapped, moves with a seed]`, since it was last taken.
+    /// Houdayer's record, `[pair][sites moved, moves with a seed]`, since it was last taken.
     pair_moves: Vec<u64>,
     spins: Vec<i32>,
 }
@@ -63,7 +66,7 @@ pub struct CpuVector {
 impl CpuVector {
     /// The lattices and tables of `systems`, every spin along the first axis (discrete states:
     /// state 0).
-    fn new(systems: VectorSystems, updates: VectorSweeps) -> Self {
+    fn new(systems: VectorSystems, updates: VectorSweeps) -> Result<Self> {
         let mut spins = vec![0; systems.spin_words()];
         let words = systems.components as usize * systems.lattice.sites() as usize;
         if systems.states.is_none() {
@@ -71,17 +74,16 @@ impl CpuVector {
                 .chunks_mut(words)
                 .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
         }
-        CpuVector {
+        Ok(CpuVector {
             tables: systems.acceptance_tables(),
             phases: systems.phases(),
             widths: vec![UNIFORM; systems.betas.len()],
-            clusters: (cluster_step(&systems, updates).ok().flatten())
-                .map(|(_, lattices)| lattices.activation),
+            clusters: cluster_step(&systems, updates)?.map(|(_, lattices)| lattices.activation),
             pair_moves: vec![0; 2 * systems.overlaps() as usize],
             systems,
             updates,
             spins,
-        }
+        })
     }
 
     /// Words of one system's lattice.
@@ -171,6 +173,7 @@ impl CpuVector {
         let words = self.system_words();
         let replicas = systems.replicas as usize;
         let acts = self.clusters.as_ref().expect("replica moves' temperatures");
+        let moves = PairMoves::of(systems.states.as_ref().expect("replica pairs of states"));
         let records = self.pair_moves.par_chunks_mut(2 * (replicas / 2));
         let blocks = self.spins.par_chunks_mut(replicas * words).zip(records);
         blocks.enumerate().for_each(|(block, (spins, records))| {
@@ -180,7 +183,7 @@ impl CpuVector {
                 let a = (block * replicas + p) as u32;
                 if acts[systems.temperature_of(a) as usize] != 0 {
                     let key = (systems.seed, number, systems.global_system(a));
-                    let swapped = houdayer_move(&systems.lattice, pair, key);
+                    let swapped = houdayer_move(&systems.lattice, pair, moves, key);
                     record[0] += swapped;
                     record[1] += u64::from(swapped > 0);
                 }
@@ -307,25 +310,28 @@ fn is_replica_move(pass: &SweepPass) -> bool {
         }
 }
 
-/// Houdayer's move of the replica pair of lattices `(a, b)` of discrete states, keyed
-/// `(seed, move number, the run's index of a)`: the kernels' passes in order over the whole
-/// lattice ([`crate::engine::clusters`]). Returns the sites swapped.
+/// Houdayer's move of the replica pair of lattices `(a, b)` of discrete states, of the clusters
+/// that `moves` takes, keyed `(seed, move number, the run's index of a)`: the kernels' passes
+/// in order over the whole lattice ([`crate::engine::clusters`]). Returns the sites moved.
 pub fn houdayer_move(
     lattice: &Lattice,
     (a, b): (&mut [i32], &mut [i32]),
+    moves: PairMoves,
     (seed, number, batch): (u64, u32, u32),
 ) -> u64 {
     let sites = lattice.sites();
     let mut bonds = vec![0; (sites / 4) as usize];
     let groups = 0..bonds.len() as u32;
-    disagreement_bonds(lattice, (a, b), groups, &mut bonds);
+    pair_bonds(lattice, (a, b), moves, groups, &mut bonds);
     let mut labels = vec![0; sites as usize];
     start_labelling(&mut labels);
     label_sites(lattice, &bonds, &mut labels, 0..sites);
     point_at_roots(&mut labels, 0..sites, None);
     let candidates = houdayer_candidates(seed, sites, number, batch);
-    match houdayer_seed(&candidates, (a, b)) {
-        Some(site) => swap_seed_cluster(&labels, labels[site as usize], (a, b)),
+    match houdayer_seed(&candidates, (a, b), moves) {
+        Some((site, relation)) => {
+            move_seed_cluster(&labels, (labels[site as usize], relation), (a, b))
+        }
         None => 0,
     }
 }
@@ -400,12 +406,21 @@ mod tests {
     /// Houdayer's move is its own inverse at every key and keeps the pair's energy, so its chance
     /// of taking one pair configuration to another is that of the way back (its keyed candidate
     /// sites do not depend on the spins): detailed balance, on every configuration of a replica
-    /// pair of tiny lattices of two states (2^3 sites, one empty, couplings +-1 and +-2, a
-    /// field) and of three (2^2 sites, the Potts energy).
+    /// pair of tiny lattices of two states (2^3 sites, one empty, couplings +-1 and +-2; with a
+    /// field, and without, where clusters of agreement move too) and of three (2^2 sites, the
+    /// Potts energy).
     #[test]
     fn houdayer_moves_undo_themselves_and_keep_the_pairs_energy() {
-        let cases: [(u32, u32, u32, Option<usize>); 2] = [(3, 2, 2, Some(5)), (2, 2, 3, None)];
-        for (dims, size, q, empty) in cases {
+        let cases: [(u32, u32, u32, Option<usize>, i32); 3] = [
+            (3, 2, 2, Some(5), 3),
+            (3, 2, 2, Some(5), 0),
+            (2, 2, 3, None, 3),
+        ];
+        for (dims, size, q, empty, field) in cases {
+            let moves = PairMoves {
+                vacancy: q as i32,
+                agreement: q == 2 && field == 0,
+            };
             let lattice = Lattice::new(dims, size);
             let n = lattice.sites() as usize;
             let couplings: Vec<i32> = (0..n * dims as usize)
@@ -429,12 +444,12 @@ mod tests {
                     .sum();
                 let field: i32 = (0..n)
                     .filter(|&i| occupied(i))
-                    .map(|i| 3 * pair(spins[i], 1))
+                    .map(|i| field * pair(spins[i], 1))
                     .sum();
                 -bonds - field
             };
             let free = n - usize::from(empty.is_some());
-            let (mut moved, mut configurations) = (0, 0);
+            let (mut moved, mut agreeing, mut configurations) = (0, 0, 0);
             for code in 0..(q as usize).pow(2 * free as u32) {
                 let mut digits = code;
                 let mut lattices = vec![0i32; 2 * n];
@@ -451,14 +466,17 @@ mod tests {
                 for number in 0..4 {
                     let key = (11, number, 5);
                     let (a, b) = lattices.split_at_mut(n);
-                    let swapped = houdayer_move(&lattice, (a, b), key);
+                    let swapped = houdayer_move(&lattice, (a, b), moves, key);
                     moved += u64::from(swapped > 0);
+                    let flipped_agreeing =
+                        |i: usize| lattices[i] != before[i] && before[i] == before[n + i];
+                    agreeing += u64::from((0..n).any(flipped_agreeing));
                     let after = lattices.clone();
                     let (a, b) = after.split_at(n);
                     let (a0, b0) = before.split_at(n);
                     assert_eq!(energy(a) + energy(b), energy(a0) + energy(b0), "{before:?}");
                     let (a, b) = lattices.split_at_mut(n);
-                    assert_eq!(houdayer_move(&lattice, (a, b), key), swapped);
+                    assert_eq!(houdayer_move(&lattice, (a, b), moves, key), swapped);
                     assert_eq!(lattices, before, "move {number} undone");
                 }
                 configurations += 4;
@@ -467,6 +485,10 @@ mod tests {
                 moved > configurations / 4,
                 "{moved} of {configurations} moves swapped sites"
             );
+            match moves.agreement {
+                true => assert!(agreeing > moved / 4, "{agreeing} of {moved} on agreement"),
+                false => assert_eq!(agreeing, 0, "no cluster of agreement moves"),
+            }
         }
     }
 
@@ -482,7 +504,7 @@ mod tests {
     /// `systems` from the hot start through two rounds of sweeps (a cone at the first
     /// temperature, uniform proposals at the second).
     fn rounds(systems: &VectorSystems, updates: VectorSweeps) -> Vec<Round> {
-        let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+        let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
         engine.hot_start().unwrap();
         engine.set_widths(&[ONE / 2, UNIFORM]).unwrap();
         [0..2, 2..5]
@@ -512,7 +534,7 @@ mod tests {
             moves: ReplicaMoves::None,
         };
         let after_three_sweeps = |observe: bool| {
-            let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+            let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
             engine.hot_start().unwrap();
             let mut plan = sweeps_plan(0..3, false);
             match observe {
@@ -634,7 +656,7 @@ mod tests {
         let sweeps = PASSES_PER_CALL as u32 / 2 + 5;
         // The accepted moves and lattices of plans of sweeps ending at sweeps `ends`.
         let accepted = |ends: &[u32]| {
-            let mut engine = CpuVectorEngine::new(systems.clone(), updates);
+            let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
             let mut start = 0;
             let mut total = 0;
             for &end in ends {
@@ -669,7 +691,7 @@ mod tests {
                 [x, y]
             })
             .collect();
-        let mut engine = CpuVectorEngine::new(systems, updates);
+        let mut engine = CpuVectorEngine::new(systems, updates).unwrap();
         engine.hot_start().unwrap();
         for sweeps in [0..0, 0..7] {
             engine.execute(&sweeps_plan(sweeps, false)).unwrap();
@@ -698,12 +720,30 @@ mod tests {
             clusters: None,
             moves: ReplicaMoves::None,
         };
-        let mut engine = CpuVectorEngine::new(systems, updates);
+        let mut engine = CpuVectorEngine::new(systems, updates).unwrap();
         for (pass, planes) in [(4, 0..1), (1, 3..5)] {
             let mut plan = Plan::default();
             plan.part(0, pass, planes);
             assert!(engine.execute(&plan).is_err(), "pass {pass}");
         }
+    }
+
+    /// Replica moves of unit vectors, which have no clusters of disagreement, are refused as the
+    /// device engines refuse them.
+    #[test]
+    fn replica_moves_of_unit_vectors_are_refused() {
+        let systems = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, 0.0), vec![0.5], 2, 3);
+        let updates = VectorSweeps {
+            hits: 1,
+            tile: None,
+            overrelaxation: 0,
+            clusters: None,
+            moves: ReplicaMoves::Houdayer { per_sweep: 1 },
+        };
+        let error = CpuVectorEngine::new(systems, updates)
+            .err()
+            .expect("refused");
+        assert!(error.to_string().contains("replica moves take"), "{error}");
     }
 
     /// What the engine holds stays within its footprint, whose lattices are its spins exactly.
@@ -721,7 +761,7 @@ mod tests {
             clusters: None,
             moves: ReplicaMoves::None,
         };
-        let backend = CpuVector::new(systems.clone(), updates);
+        let backend = CpuVector::new(systems.clone(), updates).unwrap();
         let footprint = Footprint::vector(&systems, updates, systems.lattice);
         assert_eq!(footprint.lattices, bytes(backend.spins.len(), 4));
         assert_eq!(footprint.capabilities, 0, "no cluster buffers");

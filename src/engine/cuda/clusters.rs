@@ -48,7 +48,7 @@ impl CudaClusters {
         block_size: u32,
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
-        constants.extend(kernel_constants(update, &lattices.lattice));
+        constants.extend(kernel_constants(update, lattices));
         let mut passes = Vec::with_capacity(5);
         for kernel in Kernel::cluster_passes(lattices.spins) {
             let function = device.function(kernel, &constants)?;
@@ -118,7 +118,7 @@ impl CudaClusters {
         Ok(())
     }
 
-    /// Houdayer's record of every replica pair since the last call, `[pair][sites swapped,
+    /// Houdayer's record of every replica pair since the last call, `[pair][sites moved,
     /// moves with a seed]` ([`crate::engine::clusters`]), read and zeroed.
     pub fn take_pair_moves(&mut self, device: &CudaDevice) -> Result<Vec<u64>> {
         let moves = self.read_sizes(device, 2, self.systems)?;

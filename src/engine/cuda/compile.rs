@@ -283,7 +283,7 @@ mod tests {
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
         use crate::config::ClusterUpdate;
-        use crate::engine::clusters::{ClusterMove, kernel_constants};
+        use crate::engine::clusters::{ClusterLattices, ClusterMove, kernel_constants};
         use crate::engine::kernels::ClusterSpins;
         use crate::model::Lattice;
         for (dims, size) in [(2, 4096), (2, 50), (3, 256), (3, 12)] {
@@ -306,7 +306,14 @@ mod tests {
                 if spins == ClusterSpins::States {
                     constants.extend([("STATES", 3), ("REPLICAS", 4)]);
                 }
-                constants.extend(kernel_constants(update, &Lattice::new(dims, size)));
+                let lattices = ClusterLattices {
+                    lattice: Lattice::new(dims, size),
+                    systems: 1,
+                    activation: vec![1],
+                    spins,
+                    pair_agreement: true,
+                };
+                constants.extend(kernel_constants(update, &lattices));
                 for kernel in Kernel::cluster_passes(spins) {
                     compile(kernel, &constants, "sm_90")
                         .unwrap_or_else(|e| panic!("{kernel:?} {dims}D L={size}: {e}"));

@@ -39,7 +39,7 @@ impl WgpuClusters {
         constants: &[(&'static str, u32)],
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
-        constants.extend(kernel_constants(update, &lattices.lattice));
+        constants.extend(kernel_constants(update, &lattices));
         let kernels = Kernel::cluster_passes(lattices.spins);
         let mut passes = Vec::with_capacity(kernels.len());
         for kernel in kernels {
@@ -135,7 +135,7 @@ impl WgpuClusters {
 }
 
 impl WgpuClusters {
-    /// Houdayer's record of every replica pair since the last call, `[pair][sites swapped,
+    /// Houdayer's record of every replica pair since the last call, `[pair][sites moved,
     /// moves with a seed]` ([`crate::engine::clusters`]), read and zeroed.
     pub fn take_pair_moves(&self, ctx: &WgpuContext) -> Result<Vec<u64>> {
         let moves = self.read_sizes(ctx, 2)?;

@@ -150,6 +150,14 @@ impl States {
         (uniform && q > 1).then(|| f64::from(equal - unequal) / ENERGY_ONE)
     }
 
+    /// Whether these are two states whose energies their exchange keeps (`P(1 - a, 1 - b) =
+    /// P(a, b)`, `V(0) = V(1)`): Ising spins and the 2-state Potts model at zero field, where
+    /// flipping every spin of a lattice keeps its energy.
+    pub fn exchange_symmetric(&self) -> bool {
+        let pairs = (0..2).all(|a| (0..2).all(|b| self.pair(1 - a, 1 - b) == self.pair(a, b)));
+        self.q == 2 && pairs && self.site[0] == self.site[1]
+    }
+
     /// The product of the spins of states `a` and `b` that an overlap sums: the Potts spins'
     /// simplex vectors' `e_a . e_b = (q delta_ab - 1)/(q - 1)`, the values' `s(a) s(b)`.
     pub fn spin_product(&self, a: u32, b: u32) -> f64 {
@@ -248,5 +256,16 @@ mod tests {
             (words[16 + 2], words[19], words[20 + 2], words[23]),
             (bc.site[2], 0, 1, 0)
         );
+    }
+
+    /// Only two states without a field keep their energies under exchanging the states.
+    #[test]
+    fn exchange_symmetry_needs_two_states_and_no_field() {
+        assert!(States::ising(0.0).exchange_symmetric());
+        assert!(States::potts(2, 0.0).exchange_symmetric());
+        assert!(!States::ising(0.25).exchange_symmetric());
+        assert!(!States::potts(2, 0.25).exchange_symmetric());
+        assert!(!States::potts(3, 0.0).exchange_symmetric());
+        assert!(!States::blume_capel(0.0, 0.0).exchange_symmetric());
     }
 }
