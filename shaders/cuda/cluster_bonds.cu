@@ -3,11 +3,12 @@
 // 4g .. 4g + 3 and writes their active bonds (equal spins, not empty) as bonds[g]; it clears those sites' counts when
 // the update records (cluster_label writes every site's label whole). Houdayer's move
 // (HOUDAYER = 1, or 2 where clusters of agreement move too; thread g of replica pair z, systems
-// a and b): no randoms; a bond is active where its temperature takes moves and both its sites
-// disagree, or (HOUDAYER = 2) both agree; thread 0 also writes the pair's seed (the first
-// candidate site of the relation the candidates pick) into counts[z N] and the relation into
-// counts[z N + 1] before cluster_flip moves anything, counting the move in sizes[2 z + 1]
-// where it has a seed. CPU twin: src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
+// a and b): no randoms in the bonds. Thread 0 of each block picks the move's relation and seed
+// from the candidate sites; a bond is active where its temperature takes moves and both its
+// sites have the relation, so only the clusters that can move are labelled. Thread 0 of the
+// pair writes the seed into counts[z N] and the relation into counts[z N + 1] before
+// cluster_flip moves anything, counting the move in sizes[2 z + 1] where it has a seed. CPU
+// twin: src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
 
 #include "cluster.cuh"
 #include "philox.cuh"
@@ -23,35 +24,11 @@ __device__ unsigned pair_site(const int* first, const int* second, unsigned site
     return a == static_cast<int>(STATES) ? EMPTY : AGREES;
 }
 
-// Whether the bond between sites of relations x and y is active.
-__device__ bool pair_bond(unsigned x, unsigned y) {
-    return x == y && (x == DISAGREES || (x == AGREES && HOUDAYER == 2u));
-}
-
-// Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed.
-__device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const int* spins,
-                           const unsigned* activation, unsigned* bonds, unsigned* counts,
-                           unsigned long long* sizes) {
+// The seed of replica pair (first, second)'s move (whose first system is a) and its relation,
+// from its candidate sites.
+__device__ uint2 pair_seed(const DispatchParams& params, unsigned a, const int* first,
+                           const int* second, bool acts) {
     const unsigned n = lattice_sites();
-    const unsigned a = pair_first(quad.z);
-    const int* first = spins + static_cast<unsigned long long>(a) * n;
-    const int* second = spins + static_cast<unsigned long long>(a + REPLICAS / 2u) * n;
-    const bool acts = activation[a / SLICE_BLOCK] != 0u;
-    unsigned word = 0u;
-    for (unsigned k = 0u; k < 4u && acts; k++) {
-        const unsigned site = 4u * quad.g + k;
-        const unsigned here = pair_site(first, second, site);
-        const Neighbours near = neighbours(site);
-        for (unsigned d = 0u; d < DIMS; d++) {
-            if (pair_bond(here, pair_site(first, second, near.site[2u * d + 1u]))) {
-                word |= 1u << (8u * k + d);
-            }
-        }
-    }
-    bonds[static_cast<unsigned long long>(quad.z) * (n / 4u) + quad.g] = word;
-    if (quad.g != 0u) {
-        return;
-    }
     unsigned candidates[8];
     unsigned agree = 0u;
     unsigned disagree = 0u;
@@ -75,9 +52,49 @@ __device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const
             seed = candidates[j];
         }
     }
-    counts[quad.base] = seed;
+    return make_uint2(seed, wanted);
+}
+
+// Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed; every
+// thread of the block calls it.
+__device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const int* spins,
+                           const unsigned* activation, unsigned* bonds, unsigned* counts,
+                           unsigned long long* sizes) {
+    __shared__ uint2 block_seed;
+    const unsigned n = lattice_sites();
+    const unsigned a = pair_first(quad.z);
+    const int* first = spins + static_cast<unsigned long long>(a) * n;
+    const int* second = spins + static_cast<unsigned long long>(a + REPLICAS / 2u) * n;
+    const bool acts = activation[a / SLICE_BLOCK] != 0u;
+    if (threadIdx.x == 0u) {
+        block_seed = pair_seed(params, a, first, second, acts);
+    }
+    __syncthreads();
+    if (!quad.live) {
+        return;
+    }
+    const uint2 seed = block_seed;
+    const unsigned wanted = seed.y;
+    unsigned word = 0u;
+    for (unsigned k = 0u; k < 4u && acts; k++) {
+        const unsigned site = 4u * quad.g + k;
+        if (pair_site(first, second, site) != wanted) {
+            continue;
+        }
+        const Neighbours near = neighbours(site);
+        for (unsigned d = 0u; d < DIMS; d++) {
+            if (pair_site(first, second, near.site[2u * d + 1u]) == wanted) {
+                word |= 1u << (8u * k + d);
+            }
+        }
+    }
+    bonds[static_cast<unsigned long long>(quad.z) * (n / 4u) + quad.g] = word;
+    if (quad.g != 0u) {
+        return;
+    }
+    counts[quad.base] = seed.x;
     counts[quad.base + 1u] = wanted;
-    if (seed != NO_SEED) {
+    if (seed.x != NO_SEED) {
         atomicAdd(&sizes[2ull * quad.z + 1ull], 1ull);
     }
 }
@@ -87,11 +104,11 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
     const Quad quad = quad_of();
-    if (!quad.live) {
-        return;
-    }
     if (HOUDAYER != 0u) {
         pair_bonds(params, quad, spins, activation, bonds, counts, sizes);
+        return;
+    }
+    if (!quad.live) {
         return;
     }
     const int* lattice = spins + quad.base;

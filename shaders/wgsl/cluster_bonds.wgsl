@@ -4,12 +4,13 @@
 // writes their active bonds (equal spins, not empty, word below the temperature's activation
 // threshold) as bonds[g]; it also clears their counts when the update records (cluster_label writes every
 // site's label whole). Houdayer's move (HOUDAYER = 1, or 2 where clusters of agreement move
-// too; thread g of replica pair z, systems a and b): no randoms; a bond is active where its
-// temperature takes moves (activation word not 0) and both its sites disagree, or (HOUDAYER =
-// 2) both agree; thread 0 also writes the pair's seed, the first of the candidate sites
-// (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move, HOUDAYER_SEED, 0, 0, a')) of the
-// relation the candidates pick (agreement where HOUDAYER = 2 and fewer agree than disagree,
-// else disagreement), into counts[z N] and the relation into counts[z N + 1] before
+// too; thread g of replica pair z, systems a and b): no randoms in the bonds. Thread 0 of each
+// workgroup reads the candidate sites (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move,
+// HOUDAYER_SEED, 0, 0, a')) and picks the move's relation (agreement where HOUDAYER = 2 and
+// fewer agree than disagree, else disagreement) and its seed, the first candidate of that
+// relation; a bond is active where its temperature takes moves (activation word not 0) and
+// both its sites have the relation, so only the clusters that can move are labelled. Thread 0
+// of the pair writes the seed into counts[z N] and the relation into counts[z N + 1] before
 // cluster_flip moves anything, and counts the move in sizes[4 z + 2] where it has a seed. CPU
 // twin: src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
 
@@ -32,33 +33,9 @@ fn pair_site(base_a: u32, base_b: u32, site: u32) -> u32 {
     return select(AGREES, EMPTY, a == i32(STATES));
 }
 
-// Whether the bond between sites of relations x and y is active.
-fn pair_bond(x: u32, y: u32) -> bool {
-    return x == y && (x == DISAGREES || (x == AGREES && HOUDAYER == 2u));
-}
-
-// Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed.
-fn pair_bonds(quad: Quad) {
+// The seed of replica pair (a, b)'s move and its relation, from its candidate sites.
+fn pair_seed(a: u32, base_a: u32, base_b: u32, acts: bool) -> vec2<u32> {
     let n = lattice_sites();
-    let a = pair_first(quad.z);
-    let base_a = a * n;
-    let base_b = (a + REPLICAS / 2u) * n;
-    let acts = activation[a / SLICE_BLOCK] != 0u;
-    var word = 0u;
-    for (var k = 0u; k < 4u && acts; k++) {
-        let site = 4u * quad.g + k;
-        let here = pair_site(base_a, base_b, site);
-        let near = neighbours(site);
-        for (var d = 0u; d < DIMS; d++) {
-            if pair_bond(here, pair_site(base_a, base_b, near[2u * d + 1u])) {
-                word |= 1u << (8u * k + d);
-            }
-        }
-    }
-    bonds[quad.z * (n / 4u) + quad.g] = word;
-    if quad.g != 0u {
-        return;
-    }
     var candidates: array<u32, 8>;
     var agree = 0u;
     var disagree = 0u;
@@ -81,9 +58,47 @@ fn pair_bonds(quad: Quad) {
             seed = candidates[j];
         }
     }
-    atomicStore(&counts[quad.base], seed);
+    return vec2<u32>(seed, wanted);
+}
+
+// The seed and relation of the workgroup's replica pair, from its thread 0.
+var<workgroup> workgroup_seed: vec2<u32>;
+
+// Houdayer's bonds of sites 4g .. 4g + 3 of replica pair z and, from thread 0, its seed.
+fn pair_bonds(thread: Thread, quad: Quad) {
+    let n = lattice_sites();
+    let a = pair_first(quad.z);
+    let base_a = a * n;
+    let base_b = (a + REPLICAS / 2u) * n;
+    let acts = activation[a / SLICE_BLOCK] != 0u;
+    if thread.local == 0u {
+        workgroup_seed = pair_seed(a, base_a, base_b, acts);
+    }
+    let seed = workgroupUniformLoad(&workgroup_seed);
+    if !quad.live {
+        return;
+    }
+    let wanted = seed.y;
+    var word = 0u;
+    for (var k = 0u; k < 4u && acts; k++) {
+        let site = 4u * quad.g + k;
+        if pair_site(base_a, base_b, site) != wanted {
+            continue;
+        }
+        let near = neighbours(site);
+        for (var d = 0u; d < DIMS; d++) {
+            if pair_site(base_a, base_b, near[2u * d + 1u]) == wanted {
+                word |= 1u << (8u * k + d);
+            }
+        }
+    }
+    bonds[quad.z * (n / 4u) + quad.g] = word;
+    if quad.g != 0u {
+        return;
+    }
+    atomicStore(&counts[quad.base], seed.x);
     atomicStore(&counts[quad.base + 1u], wanted);
-    if seed != NO_SEED {
+    if seed.x != NO_SEED {
         add_size(4u * quad.z + 2u, 1u, 0u);
     }
 }
@@ -91,11 +106,11 @@ fn pair_bonds(quad: Quad) {
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let quad = quad_of(thread);
-    if !quad.live {
+    if HOUDAYER != 0u {
+        pair_bonds(thread, quad);
         return;
     }
-    if HOUDAYER != 0u {
-        pair_bonds(quad);
+    if !quad.live {
         return;
     }
     let threshold = activation[quad.z / SLICE_BLOCK];

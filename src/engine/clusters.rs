@@ -28,13 +28,13 @@
 //!   discrete states) labels each replica pair `k` (the systems `a`, `b` of
 //!   [`SystemIndex::overlap_systems`]) instead of each system. Each site of the pair
 //!   [`PairSite::Disagrees`], [`PairSite::Agrees`] or is [`PairSite::Empty`] (the vacancy in
-//!   both). A bond is active iff its temperature takes moves (activation word not 0) and both
-//!   its sites disagree, or, where the pair's clusters of agreement move too
-//!   ([`PairMoves::agreement`]: two states whose energies the exchange of the states keeps, no
-//!   field), both agree; no randoms. The seed is the first of the [`HOUDAYER_CANDIDATES`]
-//!   candidate sites [`houdayer_candidates`] (keyed by `a`'s run index) of the relation
-//!   [`PairMoves::seed_relation`] picks: agreement where it may move and fewer candidates agree
-//!   than disagree, else disagreement. A cluster of disagreement swaps its states between `a`
+//!   both). The move's relation is the one [`PairMoves::seed_relation`] picks from the
+//!   [`HOUDAYER_CANDIDATES`] candidate sites [`houdayer_candidates`] (keyed by `a`'s run index):
+//!   agreement where the pair's clusters of agreement may move ([`PairMoves::agreement`]: two
+//!   states whose energies the exchange of the states keeps, no field) and fewer candidates
+//!   agree than disagree, else disagreement. A bond is active iff its temperature takes moves
+//!   (activation word not 0) and both its sites have that relation; no randoms. The seed is the
+//!   first candidate of the relation. A cluster of disagreement swaps its states between `a`
 //!   and `b`; a cluster of agreement takes the other state in both. Where no candidate has the
 //!   relation the move leaves the pair as it is. Either way every site keeps its relation, so
 //!   the same candidates pick the same cluster, which the same move undoes; and the pair's
@@ -159,11 +159,6 @@ impl PairMoves {
             vacancy: states.vacancy() as i32,
             agreement: states.exchange_symmetric(),
         }
-    }
-
-    /// Whether a bond between sites of relations `x` and `y` is active.
-    pub fn bonds(&self, x: PairSite, y: PairSite) -> bool {
-        x == y && (x == PairSite::Disagrees || (x == PairSite::Agrees && self.agreement))
     }
 
     /// The relation of the move's seed, given the relations of its candidate sites: agreement

@@ -5,12 +5,11 @@
 //! forward bonds are exactly the Philox blocks `gD .. gD + D - 1`. It writes word `g` of the
 //! bond words: byte `k` holds the forward bonds of site `4g + k`, bit `d` the bond along axis
 //! `d`, set where the bond is active. Houdayer's move of a replica pair has no randoms: a bond
-//! is active where both its sites disagree, or both agree where clusters of agreement move
-//! ([`pair_bonds`]).
+//! is active where both its sites have the relation the move takes ([`pair_bonds`]).
 
 use std::ops::Range;
 
-use crate::engine::clusters::{PairMoves, PairSite, bond_words};
+use crate::engine::clusters::{PairSite, bond_words};
 use crate::model::Lattice;
 
 /// Bit `d` of byte `k` of `bonds[g]` for the threads `g` of `groups`: bond `(4g + k) D + d` is
@@ -50,24 +49,29 @@ pub fn active_bonds(
 
 /// Houdayer's bonds of the replica pair of lattices `a`, `b` for the threads `g` of `groups`
 /// (bit `d` of byte `k` of `bonds[g]`, as [`active_bonds`]): bond `(4g + k) D + d` is active
-/// iff [`PairMoves::bonds`] its two sites' relations: both disagree, or both agree where
-/// `moves` takes clusters of agreement. An empty site joins no bond.
+/// iff both its sites have the relation `wanted` (disagreement or agreement) that the move
+/// takes ([`seed_relation`]); empty sites (the vacancy `vacancy` in both) have
+/// neither.
+///
+/// [`seed_relation`]: crate::engine::clusters::PairMoves::seed_relation
 pub fn pair_bonds(
     lattice: &Lattice,
     (a, b): (&[i32], &[i32]),
-    moves: PairMoves,
+    (wanted, vacancy): (PairSite, i32),
     groups: Range<u32>,
     bonds: &mut [u32],
 ) {
-    let relation = |site: u64| PairSite::of(a[site as usize], b[site as usize], moves.vacancy);
+    let wanted_at = |site: u64| PairSite::of(a[site as usize], b[site as usize], vacancy) == wanted;
     let words = &mut bonds[groups.start as usize..groups.end as usize];
     for (g, word) in groups.zip(words) {
         *word = 0;
         for k in 0..4 {
             let site = 4 * u64::from(g) + u64::from(k);
-            let here = relation(site);
+            if !wanted_at(site) {
+                continue;
+            }
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
-                if moves.bonds(here, relation(neighbour)) {
+                if wanted_at(neighbour) {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }

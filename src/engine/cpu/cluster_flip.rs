@@ -80,23 +80,23 @@ pub fn shift_seed_cluster(states: &mut [i32], labels: &[u32], root: u32, (q, shi
     }
 }
 
-/// Houdayer's seed and its relation: the first of the `candidates` ([`houdayer_candidates`])
-/// of the replica pair `(a, b)` of the relation that `moves` picks
-/// ([`PairMoves::seed_relation`]); `None` where no candidate has it.
+/// Houdayer's relation and seed: the relation that `moves` picks from the `candidates`
+/// ([`houdayer_candidates`]) of the replica pair `(a, b)` ([`PairMoves::seed_relation`]) and
+/// the first candidate of that relation; `None` where no candidate has it.
 ///
 /// [`houdayer_candidates`]: crate::engine::clusters::houdayer_candidates
 pub fn houdayer_seed(
     candidates: &[u32],
     (a, b): (&[i32], &[i32]),
     moves: PairMoves,
-) -> Option<(u32, PairSite)> {
+) -> (PairSite, Option<u32>) {
     let relation = |site: u32| PairSite::of(a[site as usize], b[site as usize], moves.vacancy);
     let wanted = moves.seed_relation(candidates.iter().map(|&site| relation(site)));
     let seed = candidates
         .iter()
         .copied()
-        .find(|&site| relation(site) == wanted)?;
-    Some((seed, wanted))
+        .find(|&site| relation(site) == wanted);
+    (wanted, seed)
 }
 
 /// Houdayer's move of the sites pointed at `root` (the seed's cluster, of relation `relation`)

@@ -320,20 +320,24 @@ pub fn houdayer_move(
     (seed, number, batch): (u64, u32, u32),
 ) -> u64 {
     let sites = lattice.sites();
+    let candidates = houdayer_candidates(seed, sites, number, batch);
+    let (relation, Some(site)) = houdayer_seed(&candidates, (a, b), moves) else {
+        return 0;
+    };
     let mut bonds = vec![0; (sites / 4) as usize];
     let groups = 0..bonds.len() as u32;
-    pair_bonds(lattice, (a, b), moves, groups, &mut bonds);
+    pair_bonds(
+        lattice,
+        (a, b),
+        (relation, moves.vacancy),
+        groups,
+        &mut bonds,
+    );
     let mut labels = vec![0; sites as usize];
     start_labelling(&mut labels);
     label_sites(lattice, &bonds, &mut labels, 0..sites);
     point_at_roots(&mut labels, 0..sites, None);
-    let candidates = houdayer_candidates(seed, sites, number, batch);
-    match houdayer_seed(&candidates, (a, b), moves) {
-        Some((site, relation)) => {
-            move_seed_cluster(&labels, (labels[site as usize], relation), (a, b))
-        }
-        None => 0,
-    }
+    move_seed_cluster(&labels, (labels[site as usize], relation), (a, b))
 }
 
 /// One cluster update of kind `update` of a lattice of discrete `states` of `systems` at bond
