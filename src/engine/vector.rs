@@ -48,6 +48,18 @@ pub struct VectorSweeps {
     pub moves: ReplicaMoves,
 }
 
+impl VectorSweeps {
+    /// One Metropolis sweep of one proposal a site: no tiles, over-relaxation, cluster updates
+    /// or replica moves.
+    pub const METROPOLIS: VectorSweeps = VectorSweeps {
+        hits: 1,
+        tile: None,
+        overrelaxation: 0,
+        clusters: None,
+        moves: ReplicaMoves::None,
+    };
+}
+
 /// One pass of a sweep: one kernel launch over every system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VectorPass {

@@ -6,7 +6,7 @@
 //! Potts glass sample against the row transfer matrix and exact enumeration.
 
 use super::record::{extras, measurement, overlap_measurement, pair_sums, system_sums};
-use crate::config::{Disorder, ReplicaMoves};
+use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
 use crate::engine::{Engine, Lattices, Proposals};
@@ -44,14 +44,6 @@ fn simulate(
     let shape = (systems.components, lattice.size, lattice.sites());
     vector_estimates(systems.betas[0], shape, &series, extras(systems))
 }
-
-const METROPOLIS: VectorSweeps = VectorSweeps {
-    hits: 1,
-    tile: None,
-    overrelaxation: 0,
-    clusters: None,
-    moves: ReplicaMoves::None,
-};
 
 /// `estimate` within `sigmas` errors (and `slack`) of `exact`, its error below `largest_error`
 /// (so that the comparison can fail).
@@ -96,7 +88,7 @@ fn free_spins_in_a_field_follow_the_langevin_function_and_the_bessel_ratio() {
     ] {
         let lattice = Lattice::new(2, 4);
         let systems = VectorSystems::uniform(lattice, n, (0, field), vec![beta], 4, 11);
-        let estimates = simulate(&systems, METROPOLIS, UNIFORM, (100, 2000));
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (100, 2000));
         assert_near(
             &format!("n = {n}: <m_x>"),
             estimates.m_field,
@@ -117,7 +109,7 @@ fn the_energy_at_small_beta_follows_the_high_temperature_series() {
         let third = 2.0 * (d - 1.0) / nf.powi(3) - 1.0 / (nf * nf * (nf + 2.0));
         let exact = -d * (beta / nf + beta.powi(3) * third);
         let systems = VectorSystems::uniform(Lattice::new(2, 8), n, (1, 0.0), vec![beta], 4, 5);
-        let estimates = simulate(&systems, METROPOLIS, UNIFORM, (50, 1000));
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (50, 1000));
         // O(beta^5) terms are below 1e-4 at beta = 0.1.
         assert_near(
             &format!("n = {n}: e"),
@@ -132,10 +124,10 @@ fn the_energy_at_small_beta_follows_the_high_temperature_series() {
 #[test]
 fn over_relaxation_and_cones_give_the_energy_of_plain_metropolis() {
     let systems = VectorSystems::uniform(Lattice::new(2, 8), 3, (1, 0.0), vec![0.7], 4, 3);
-    let plain = simulate(&systems, METROPOLIS, UNIFORM, (100, 1500));
+    let plain = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (100, 1500));
     let mixed = VectorSweeps {
         overrelaxation: 2,
-        ..METROPOLIS
+        ..VectorSweeps::METROPOLIS
     };
     let cone = simulate(&systems, mixed, ONE / 2, (100, 1500));
     let (a, b) = (plain.e, cone.e);
@@ -168,7 +160,7 @@ fn clock_models_give_the_transfer_matrixs_energy_and_heat() {
         let lattice = Lattice::new(2, size);
         let systems =
             VectorSystems::uniform(lattice, 2, (1, field), vec![beta], 4, 17).with_clock(q);
-        let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
         let spins = DiscreteSpins::clock(q, 1.0, field);
         let (e, c) = energy_and_heat(&spins, (size, size), beta);
         let what = format!("q = {q}, width {width}");
@@ -184,11 +176,11 @@ fn multi_hit_tiles_give_the_energy_of_plain_metropolis() {
     // as long agree within 2 errors, for two seeds).
     for n in [2u32, 3] {
         let systems = VectorSystems::uniform(Lattice::new(2, 8), n, (1, 0.1), vec![0.7], 4, 9);
-        let plain = simulate(&systems, METROPOLIS, UNIFORM, (100, 1500));
+        let plain = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (100, 1500));
         let tiles = VectorSweeps {
             hits: 3,
             tile: Some(4),
-            ..METROPOLIS
+            ..VectorSweeps::METROPOLIS
         };
         let tiled = simulate(&systems, tiles, UNIFORM, (100, 1500));
         let (a, b) = (plain.e, tiled.e);
@@ -207,7 +199,7 @@ fn glass_overlaps(
     systems: &VectorSystems,
     (thermalize, measure): (u32, u32),
 ) -> TensorGlassEstimates {
-    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS).unwrap();
+    let mut engine = CpuVectorEngine::new(systems.clone(), VectorSweeps::METROPOLIS).unwrap();
     engine.hot_start().unwrap();
     engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
     let pairs = systems.overlap_pairs() as usize;
@@ -285,7 +277,7 @@ fn ordered_replicas_along_any_two_directions_have_a_binder_ratio_of_one() {
         .iter()
         .flat_map(|u| u.iter().flat_map(|&c| vec![c; sites]))
         .collect();
-    let mut engine = CpuVectorEngine::new(systems.clone(), METROPOLIS).unwrap();
+    let mut engine = CpuVectorEngine::new(systems.clone(), VectorSweeps::METROPOLIS).unwrap();
     engine.set_spins(&Lattices::Vector(spins)).unwrap();
     let measured = engine.execute(&sweeps_plan(0..0, true)).unwrap();
     let samples: Vec<TensorOverlapSeries> = (measured.vector_overlaps.iter().enumerate())
@@ -329,7 +321,7 @@ fn discrete_states_give_the_exact_energies_and_moments() {
         let (e, c) = energy_and_heat(&spins, (4, 4), beta);
         let systems = VectorSystems::uniform(Lattice::new(2, 4), 1, (1, 0.0), vec![beta], 4, 5)
             .with_states(states.clone());
-        let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
         assert_near(&format!("{what}: e"), estimates.e, e, (4.0, 0.0), 0.02);
         assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.1);
         for dims in [2, 3] {
@@ -337,7 +329,7 @@ fn discrete_states_give_the_exact_energies_and_moments() {
             let exact = enumerate_states(&states, lattice, (None, &[]), beta);
             let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 6)
                 .with_states(states.clone());
-            let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+            let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
             let what = format!("{what}, {dims}D");
             assert_near(
                 &format!("{what}: e"),
@@ -396,7 +388,7 @@ fn diluted_lattices_give_their_exact_energy_and_moments() {
         let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 31)
             .with_states(states.clone())
             .with_vacancies(Vacancies::of_samples(vec![empty]));
-        let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
         let what = format!("diluted {:?} {dims}D, width {width}", states.model);
         let zeros = estimates.zeros.map(|zeros| ("zeros", zeros, exact.zeros));
         let moments = [
@@ -433,7 +425,7 @@ fn blume_capel_far_below_the_tricritical_point_is_the_ising_model() {
     let ising = enumerate(lattice, &[1; 32], 0.0, beta);
     let systems =
         VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 47).with_states(states);
-    let estimates = simulate(&systems, METROPOLIS, UNIFORM, (200, 6000));
+    let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (200, 6000));
     let shifted = Estimate {
         mean: estimates.e.mean - d,
         ..estimates.e
@@ -475,7 +467,7 @@ fn gaussian_glasses_of_discrete_states_give_their_exact_energy_and_overlap() {
         let bonds = sample_couplings(&systems);
         assert!(bonds.iter().any(|j| j.fract() != 0.0), "{bonds:?}");
         let exact = enumerate_states(&states, lattice, (Some(&bonds), &[]), beta);
-        let estimates = simulate(&systems, METROPOLIS, width, (200, 6000));
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
         let what = format!("Gaussian {:?}", states.model);
         assert_near(
             &format!("{what}: e"),
@@ -515,7 +507,7 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
     let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![0.5], 4, 37)
         .with_states(States::ising(0.2))
         .with_vacancies(Vacancies::of_samples(vec![empty]));
-    let estimates = simulate(&systems, METROPOLIS, UNIFORM, (200, 6000));
+    let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (200, 6000));
     for (name, seen, expected) in [
         ("e", estimates.e, ising.e),
         ("c", estimates.c, ising.c),
@@ -539,7 +531,7 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
         .with_vacancies(Vacancies::of_samples(vec![empty.clone()]));
     let bonds = sample_couplings(&glass);
     let exact = enumerate_states(&States::ising(0.0), lattice, (Some(&bonds), &empty), 1.2);
-    let estimates = simulate(&glass, METROPOLIS, UNIFORM, (200, 6000));
+    let estimates = simulate(&glass, VectorSweeps::METROPOLIS, UNIFORM, (200, 6000));
     assert_near("diluted glass: e", estimates.e, exact.e, (4.0, 0.0), 0.05);
     let overlaps = glass_overlaps(&glass, (200, 6000));
     assert_near("diluted glass: q2", overlaps.q2, exact.q2, (4.0, 0.0), 0.05);
@@ -561,7 +553,7 @@ fn a_potts_glass_sample_gives_its_exact_energy_and_moments() {
         let bonds = sample_couplings(&systems);
         assert!(bonds.contains(&-1.0) && bonds.contains(&1.0), "{bonds:?}");
         let exact = enumerate_states(&States::potts(3, 0.0), lattice, (Some(&bonds), &[]), beta);
-        let estimates = simulate(&systems, METROPOLIS, width, (200, 8000));
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 8000));
         let what = format!("{dims}D, width {width}");
         assert_near(
             &format!("{what}: e"),
@@ -647,8 +639,7 @@ fn clusters_alone(
     });
     let updates = VectorSweeps {
         clusters,
-        moves: ReplicaMoves::None,
-        ..METROPOLIS
+        ..VectorSweeps::METROPOLIS
     };
     simulate(&systems, updates, UNIFORM, (100, measure))
 }

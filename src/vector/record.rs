@@ -294,7 +294,6 @@ fn state_measurement(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ReplicaMoves;
     use crate::engine::cpu::CpuVectorEngine;
     use crate::engine::vector::{VectorSweeps, sweeps_plan};
     use crate::engine::{Engine, Lattices};
@@ -309,13 +308,7 @@ mod tests {
         let lattice = Lattice::new(2, 6);
         let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![0.5], 1, 3)
             .with_states(States::potts(3, 0.0));
-        let updates = VectorSweeps {
-            hits: 1,
-            tile: None,
-            overrelaxation: 0,
-            clusters: None,
-            moves: ReplicaMoves::None,
-        };
+        let updates = VectorSweeps::METROPOLIS;
         let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
         engine.hot_start().unwrap();
         let observed = engine.execute(&sweeps_plan(0..1, true)).unwrap();

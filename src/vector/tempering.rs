@@ -127,7 +127,6 @@ pub(super) fn finish_vector_tempering(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ReplicaMoves;
     use crate::engine::cpu::CpuVectorEngine;
     use crate::engine::vector::{VectorSweeps, sweeps_plan};
     use crate::engine::{Engine, Exchanges};
@@ -142,13 +141,7 @@ mod tests {
         tempering: bool,
         (thermalize, measure): (u32, u32),
     ) -> (Vec<Estimate>, u64) {
-        let updates = VectorSweeps {
-            hits: 1,
-            tile: None,
-            overrelaxation: 0,
-            clusters: None,
-            moves: ReplicaMoves::None,
-        };
+        let updates = VectorSweeps::METROPOLIS;
         let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
         engine.hot_start().unwrap();
         let mut rounds = VectorTempering::new(systems, 1);

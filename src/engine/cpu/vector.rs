@@ -530,13 +530,7 @@ mod tests {
     fn an_observation_is_a_measurement_without_the_overlap_pairs() {
         let systems = VectorSystems::uniform(Lattice::new(2, 4), 3, (1, 0.0), vec![0.5, 1.0], 2, 9)
             .with_disorder(Disorder::Bimodal, 2);
-        let updates = VectorSweeps {
-            hits: 1,
-            tile: None,
-            overrelaxation: 0,
-            clusters: None,
-            moves: ReplicaMoves::None,
-        };
+        let updates = VectorSweeps::METROPOLIS;
         let after_three_sweeps = |observe: bool| {
             let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
             engine.hot_start().unwrap();
@@ -597,8 +591,7 @@ mod tests {
             hits: 2,
             tile,
             overrelaxation: 1,
-            clusters: None,
-            moves: ReplicaMoves::None,
+            ..VectorSweeps::METROPOLIS
         };
         let cases = [
             (glass(2, 2, Disorder::Bimodal), sweeps(None)),
@@ -650,13 +643,7 @@ mod tests {
     fn a_long_plan_counts_every_passs_accepted_moves() {
         use crate::engine::backend::vector::PASSES_PER_CALL;
         let systems = VectorSystems::uniform(Lattice::new(2, 2), 2, (1, 0.0), vec![0.5], 1, 3);
-        let updates = VectorSweeps {
-            hits: 1,
-            tile: None,
-            overrelaxation: 0,
-            clusters: None,
-            moves: ReplicaMoves::None,
-        };
+        let updates = VectorSweeps::METROPOLIS;
         let sweeps = PASSES_PER_CALL as u32 / 2 + 5;
         // The accepted moves and lattices of plans of sweeps ending at sweeps `ends`.
         let accepted = |ends: &[u32]| {
@@ -684,9 +671,7 @@ mod tests {
         let updates = VectorSweeps {
             hits: 2,
             tile: Some(4),
-            overrelaxation: 0,
-            clusters: None,
-            moves: ReplicaMoves::None,
+            ..VectorSweeps::METROPOLIS
         };
         let angles: Vec<[i32; 2]> = (0..q)
             .map(|k| {
@@ -718,11 +703,8 @@ mod tests {
     fn pieces_outside_the_sweep_are_refused() {
         let systems = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, 0.0), vec![0.5], 1, 3);
         let updates = VectorSweeps {
-            hits: 1,
-            tile: None,
             overrelaxation: 1,
-            clusters: None,
-            moves: ReplicaMoves::None,
+            ..VectorSweeps::METROPOLIS
         };
         let mut engine = CpuVectorEngine::new(systems, updates).unwrap();
         for (pass, planes) in [(4, 0..1), (1, 3..5)] {
@@ -738,11 +720,8 @@ mod tests {
     fn replica_moves_of_unit_vectors_are_refused() {
         let systems = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, 0.0), vec![0.5], 2, 3);
         let updates = VectorSweeps {
-            hits: 1,
-            tile: None,
-            overrelaxation: 0,
-            clusters: None,
             moves: ReplicaMoves::Houdayer { per_sweep: 1 },
+            ..VectorSweeps::METROPOLIS
         };
         let error = CpuVectorEngine::new(systems, updates)
             .err()
@@ -758,13 +737,7 @@ mod tests {
         let bytes = |words: usize, size: usize| (words * size) as u64;
         let systems = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, 0.0), vec![0.5, 1.0], 2, 9)
             .with_disorder(Disorder::Bimodal, 2);
-        let updates = VectorSweeps {
-            hits: 1,
-            tile: None,
-            overrelaxation: 0,
-            clusters: None,
-            moves: ReplicaMoves::None,
-        };
+        let updates = VectorSweeps::METROPOLIS;
         let backend = CpuVector::new(systems.clone(), updates).unwrap();
         let footprint = Footprint::vector(&systems, updates, systems.lattice);
         assert_eq!(footprint.lattices, bytes(backend.spins.len(), 4));
