@@ -300,7 +300,7 @@ pub const BYTES_PER_SITE: u64 = 22;
 
 /// Bytes a Houdayer move must move per site of a replica pair through the device kernels at
 /// least: `cluster_bonds` 9 (both lattices' states 8, the bond byte 1), `cluster_label` 5,
-/// `cluster_flip` 4 (the label; a swapped site's states besides).
+/// `cluster_flip` 4 (the label; a moved site's states besides).
 pub const HOUDAYER_BYTES_PER_PAIR_SITE: u64 = 18;
 
 /// The lattices that a device's cluster buffers and kernels serve: `systems` lattices of one

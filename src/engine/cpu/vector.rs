@@ -183,9 +183,9 @@ impl CpuVector {
                 let a = (block * replicas + p) as u32;
                 if acts[systems.temperature_of(a) as usize] != 0 {
                     let key = (systems.seed, number, systems.global_system(a));
-                    let swapped = houdayer_move(&systems.lattice, pair, moves, key);
-                    record[0] += swapped;
-                    record[1] += u64::from(swapped > 0);
+                    let moved = houdayer_move(&systems.lattice, pair, moves, key);
+                    record[0] += moved;
+                    record[1] += u64::from(moved > 0);
                 }
             }
         });
@@ -470,8 +470,8 @@ mod tests {
                 for number in 0..4 {
                     let key = (11, number, 5);
                     let (a, b) = lattices.split_at_mut(n);
-                    let swapped = houdayer_move(&lattice, (a, b), moves, key);
-                    moved += u64::from(swapped > 0);
+                    let sites = houdayer_move(&lattice, (a, b), moves, key);
+                    moved += u64::from(sites > 0);
                     let flipped_agreeing =
                         |i: usize| lattices[i] != before[i] && before[i] == before[n + i];
                     agreeing += u64::from((0..n).any(flipped_agreeing));
@@ -480,14 +480,14 @@ mod tests {
                     let (a0, b0) = before.split_at(n);
                     assert_eq!(energy(a) + energy(b), energy(a0) + energy(b0), "{before:?}");
                     let (a, b) = lattices.split_at_mut(n);
-                    assert_eq!(houdayer_move(&lattice, (a, b), moves, key), swapped);
+                    assert_eq!(houdayer_move(&lattice, (a, b), moves, key), sites);
                     assert_eq!(lattices, before, "move {number} undone");
                 }
                 configurations += 4;
             }
             assert!(
                 moved > configurations / 4,
-                "{moved} of {configurations} moves swapped sites"
+                "{moved} of {configurations} moves moved sites"
             );
             match moves.agreement {
                 true => assert!(agreeing > moved / 4, "{agreeing} of {moved} on agreement"),
