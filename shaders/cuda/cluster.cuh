@@ -117,9 +117,21 @@ __device__ __forceinline__ unsigned find_root(unsigned* labels, unsigned site) {
     return x;
 }
 
+// The lanes of the caller's warp that exist: all 32 but in a block's last warp where the block
+// size is no multiple of 32 (blocks are one-dimensional).
+__device__ __forceinline__ unsigned warp_lanes() {
+    const unsigned lanes = min(32u, blockDim.x - (threadIdx.x & ~31u));
+    return lanes == 32u ? 0xffffffffu : (1u << lanes) - 1u;
+}
+
 // The roots of sites 4g .. 4g + 3 among `labels` (one system's), into `roots`: one walk for
 // a run of sites of equal parents (mostly one tile root). cluster_roots and cluster_flip.
-__device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigned roots[4]) {
+// `lanes`: the lanes of the warp that call it. Root walks differ in length, and lanes that
+// leave a loop apart stay apart (independent thread scheduling), so every later instruction
+// would run once per group of lanes; they meet again after each site (__syncwarp), as the
+// structured control flow of the WGSL twin makes them through Vulkan.
+__device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigned roots[4],
+                                           unsigned lanes) {
     unsigned walked = 0xffffffffu;
     unsigned root = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
@@ -129,6 +141,7 @@ __device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigne
             root = find_root(labels, parent);
         }
         roots[k] = root;
+        __syncwarp(lanes);
     }
 }
 

@@ -20,9 +20,9 @@
 #include "slice_constants.cuh"
 
 // Houdayer's move of sites 4g .. 4g + 3 of replica pair z where they lie in the seed's cluster;
-// returns how many.
+// returns how many. `lanes`: the warp's live lanes (the seed is the block's).
 __device__ unsigned move_pair(const Quad& quad, int* spins, unsigned* labels,
-                              const unsigned* counts) {
+                              const unsigned* counts, unsigned lanes) {
     const unsigned seed = counts[quad.base];
     if (seed == NO_SEED || !quad.live) {
         return 0u;
@@ -34,7 +34,7 @@ __device__ unsigned move_pair(const Quad& quad, int* spins, unsigned* labels,
     int* second = spins + static_cast<unsigned long long>(a + REPLICAS / 2u) * n;
     const unsigned root = find_root(labels + quad.base, seed);
     unsigned roots[4];
-    quad_roots(labels + quad.base, quad.g, roots);
+    quad_roots(labels + quad.base, quad.g, roots, lanes);
     unsigned moved = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * quad.g + k;
@@ -63,8 +63,10 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     }
     __syncthreads();
     const Quad quad = quad_of();
+    const unsigned live_lanes = __ballot_sync(warp_lanes(), quad.live);
     if (HOUDAYER != 0u) {
-        atomicAdd(&block_sum, static_cast<unsigned long long>(move_pair(quad, spins, labels, counts)));
+        atomicAdd(&block_sum,
+                  static_cast<unsigned long long>(move_pair(quad, spins, labels, counts, live_lanes)));
         __syncthreads();
         if (threadIdx.x == 0u) {
             atomicAdd(&sizes[2ull * quad.z], block_sum);
@@ -90,7 +92,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         unsigned block_of = 0xffffffffu;
         unsigned words[4] = {0u, 0u, 0u, 0u};
         unsigned roots[4];
-        quad_roots(labels + quad.base, quad.g, roots);
+        quad_roots(labels + quad.base, quad.g, roots, live_lanes);
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * quad.g + k;
             const unsigned root = roots[k];
@@ -128,6 +130,8 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                         static_cast<int>((static_cast<unsigned>(spin) + 1u + wolff_shift) % STATE_COUNT);
                 }
             }
+            // Lanes that drew a block for their root meet the others again (quad_roots).
+            __syncwarp(live_lanes);
         }
     }
     if (params.slot == NO_SLOT) {

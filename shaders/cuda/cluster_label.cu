@@ -53,33 +53,38 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
         parents[s] = s;
     }
     __syncthreads();
-    for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {
+    // Every lane takes the same rounds of sites, meeting the others after each (the unions' root
+    // walks differ in length; see quad_roots in cluster.cuh).
+    const unsigned lanes = warp_lanes();
+    for (unsigned round = 0u; round < TILE_SITES; round += blockDim.x) {
+        const unsigned s = round + threadIdx.x;
         const uint3 local = tile_coords(s);
         uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
-        if (at.x >= L || at.y >= L || at.z >= L) {
-            continue;
-        }
-        const unsigned bits = bond_bits(system_bonds, site_at(at));
-        for (unsigned d = 0u; d < DIMS; d++) {
-            const unsigned c = axis(at, d);
-            if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
-                // The neighbour is in this tile: one step along d, or back to the tile's start
-                // where the bond wraps around a lattice that the tile covers along d.
-                uint3 next = local;
-                axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
-                join(parents, s, tile_index(next));
+        if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
+            const unsigned bits = bond_bits(system_bonds, site_at(at));
+            for (unsigned d = 0u; d < DIMS; d++) {
+                const unsigned c = axis(at, d);
+                if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
+                    // The neighbour is in this tile: one step along d, or back to the tile's
+                    // start where the bond wraps around a lattice that the tile covers along d.
+                    uint3 next = local;
+                    axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
+                    join(parents, s, tile_index(next));
+                }
             }
         }
+        __syncwarp(lanes);
     }
     __syncthreads();
-    for (unsigned s = threadIdx.x; s < TILE_SITES; s += blockDim.x) {
+    for (unsigned round = 0u; round < TILE_SITES; round += blockDim.x) {
+        const unsigned s = round + threadIdx.x;
         const uint3 local = tile_coords(s);
         const uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
-        if (at.x >= L || at.y >= L || at.z >= L) {
-            continue;
+        if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
+            const uint3 root = tile_coords(find_root(parents, s));
+            system[site_at(at)] =
+                site_at(make_uint3(origin.x + root.x, origin.y + root.y, origin.z + root.z));
         }
-        const uint3 root = tile_coords(find_root(parents, s));
-        system[site_at(at)] =
-            site_at(make_uint3(origin.x + root.x, origin.y + root.y, origin.z + root.z));
+        __syncwarp(lanes);
     }
 }

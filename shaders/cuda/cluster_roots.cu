@@ -10,13 +10,14 @@ extern "C" __global__ void cluster_roots(DispatchParams params, const int* spins
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
     const Quad quad = quad_of();
+    const unsigned live_lanes = __ballot_sync(warp_lanes(), quad.live);
     if (!quad.live) {
         return;
     }
     unsigned* system = labels + quad.base;
     unsigned* system_counts = counts + quad.base;
     unsigned roots[4];
-    quad_roots(system, quad.g, roots);
+    quad_roots(system, quad.g, roots, live_lanes);
     unsigned run_root = 0xffffffffu;
     unsigned run = 0u;
     for (unsigned k = 0u; k < 4u; k++) {

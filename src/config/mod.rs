@@ -140,7 +140,8 @@ pub struct Config {
     /// one after each temperature step (`theta` sweeps) that reaches a multiple of it.
     #[serde(default = "default_checkpoint_every")]
     pub checkpoint_every: u64,
-    /// Threads per workgroup of the GPU kernels.
+    /// Threads per workgroup of the GPU kernels; the cluster updates' kernels take their own
+    /// (`engine::clusters::WORKGROUP_SIZE`).
     #[serde(default = "default_workgroup_size")]
     pub workgroup_size: u32,
     /// Write SVG plots and PNG snapshots of the final lattices beside the results. Left out of

@@ -14,7 +14,7 @@ use super::context::CudaDevice;
 use super::driver::driver_error;
 use super::launch::{FittedKernel, allocate, clear, download, launch_config, upload};
 use crate::engine::clusters::{
-    ClusterLattices, ClusterMove, cluster_passes, kernel_constants, pass_threads,
+    ClusterLattices, ClusterMove, WORKGROUP_SIZE, cluster_passes, kernel_constants, pass_threads,
 };
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -31,28 +31,28 @@ pub struct CudaClusters {
     counts: CudaSlice<u32>,
     /// `[slot][system]`, grown to the largest plan seen.
     sizes: CudaSlice<u64>,
-    /// The passes of one update, in order: bonds, label, merge, roots, flip, each at the engine's
-    /// block size or the most threads its registers allow (their results do not depend on it).
+    /// The passes of one update, in order: bonds, label, merge, roots, flip, each with its block
+    /// size.
     passes: [(Kernel, FittedKernel); 5],
     update: ClusterMove,
 }
 
 impl CudaClusters {
     /// Buffers for `lattices` and the kernels of `update`, compiled with their engine's
-    /// `constants`.
+    /// `constants`, in blocks of [`WORKGROUP_SIZE`] (or the most threads a kernel's registers
+    /// allow; their results do not depend on it).
     pub fn new(
         device: &mut CudaDevice,
         lattices: &ClusterLattices,
         update: ClusterMove,
         constants: &[(&'static str, u32)],
-        block_size: u32,
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
         constants.extend(kernel_constants(update, lattices));
         let mut passes = Vec::with_capacity(5);
         for kernel in Kernel::cluster_passes(lattices.spins) {
             let function = device.function(kernel, &constants)?;
-            passes.push((kernel, FittedKernel::new(function, block_size)?));
+            passes.push((kernel, FittedKernel::new(function, WORKGROUP_SIZE)?));
         }
         let passes: [(Kernel, FittedKernel); 5] = passes.try_into().ok().expect("five passes");
         let sites = lattices.sites() as usize;

@@ -308,7 +308,6 @@ impl ClusterBackend for CudaSimple {
             &ClusterLattices::of_signs(systems),
             ClusterMove::Update(update),
             &constants,
-            self.block_size,
         )?;
         self.clusters = Some(clusters);
         self.device.synchronize("allocating the cluster buffers")

@@ -86,7 +86,6 @@ impl CudaVectorEngine {
                 &lattices,
                 update,
                 &constants,
-                block_size,
             )?),
             None => None,
         };

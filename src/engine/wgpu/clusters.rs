@@ -8,7 +8,7 @@ use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
 use super::shaders::bindings;
 use crate::engine::clusters::{
-    ClusterLattices, ClusterMove, cluster_passes, kernel_constants, pass_threads,
+    ClusterLattices, ClusterMove, WORKGROUP_SIZE, cluster_passes, kernel_constants, pass_threads,
 };
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -25,13 +25,15 @@ pub struct WgpuClusters {
     sizes: wgpu::Buffer,
     size_slots: u32,
     bind_group: wgpu::BindGroup,
-    /// The passes of one update, in order: bonds, label, merge, roots, flip.
+    /// The passes of one update, in order: bonds, label, merge, roots, flip, in workgroups of
+    /// [`WORKGROUP_SIZE`].
     passes: [wgpu::ComputePipeline; 5],
     update: ClusterMove,
 }
 
 impl WgpuClusters {
-    /// Buffers for `lattices` and the kernels of `update`; `constants` are their engine's.
+    /// Buffers for `lattices` and the kernels of `update`; `constants` are their engine's (its
+    /// workgroup size aside).
     pub fn new(
         ctx: &mut WgpuContext,
         lattices: ClusterLattices,
@@ -39,6 +41,8 @@ impl WgpuClusters {
         constants: &[(&'static str, u32)],
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
+        constants.retain(|(name, _)| *name != "WG_SIZE");
+        constants.push(("WG_SIZE", WORKGROUP_SIZE));
         constants.extend(kernel_constants(update, &lattices));
         let kernels = Kernel::cluster_passes(lattices.spins);
         let mut passes = Vec::with_capacity(kernels.len());
@@ -111,15 +115,16 @@ impl WgpuClusters {
         dispatcher: &Dispatcher,
         params: &DispatchParams,
     ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
-        let threads = pass_threads(&self.lattices.lattice, dispatcher.workgroup_size());
+        let threads = pass_threads(&self.lattices.lattice, WORKGROUP_SIZE);
         let passes = cluster_passes(self.update, params);
         let systems = self.lattices.systems;
+        let grid = |threads| dispatcher.grid_of(ctx, threads, systems, WORKGROUP_SIZE);
         self.passes
             .iter()
             .zip(threads)
             .zip(passes)
             .filter(|(_, on)| *on)
-            .map(|((pass, threads), _)| (pass, dispatcher.grid(ctx, threads, systems)))
+            .map(|((pass, threads), _)| (pass, grid(threads)))
             .collect()
     }
 

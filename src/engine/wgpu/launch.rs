@@ -58,7 +58,18 @@ impl Dispatcher {
     /// Workgroups covering `threads` threads per system: x up to the dimension limit, spilling
     /// into y; z counts the systems.
     pub fn grid(&self, ctx: &WgpuContext, threads: u64, systems: u32) -> Grid {
-        let groups = threads.div_ceil(u64::from(self.workgroup_size)).max(1);
+        self.grid_of(ctx, threads, systems, self.workgroup_size)
+    }
+
+    /// [`Dispatcher::grid`] for a kernel of workgroups of `workgroup_size` threads.
+    pub fn grid_of(
+        &self,
+        ctx: &WgpuContext,
+        threads: u64,
+        systems: u32,
+        workgroup_size: u32,
+    ) -> Grid {
+        let groups = threads.div_ceil(u64::from(workgroup_size)).max(1);
         let max = u64::from(ctx.limits.max_compute_workgroups_per_dimension);
         let x = groups.min(max);
         (x as u32, groups.div_ceil(x) as u32, systems)
