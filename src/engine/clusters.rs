@@ -209,9 +209,9 @@ pub fn cluster_passes(update: ClusterMove, params: &DispatchParams) -> [bool; 5]
 /// Threads a workgroup (CUDA block) of every cluster pass, whatever the engine's
 /// `workgroup_size`: `cluster_label` then takes four sites of its tile a thread, and the other
 /// passes' workgroups cover 1024 sites. Measured on an H200 (2026-11-30, Swendsen-Wang at 2D
-/// 4096^2): WGSL 23.2 spins/ns at 64 threads, 29.5 with only the labelling at 256, 33 with every
-/// pass at 128, 256 or 512; CUDA the same at every size. wgpu guarantees 256 invocations a
-/// workgroup on every adapter.
+/// 4096^2): WGSL 23.2 spins/ns with every pass at 64 threads, 29.5 with only the labelling at
+/// 256, 32.9 with every pass at 256; CUDA 19.9-20.5 at every size. wgpu guarantees 256
+/// invocations a workgroup on every adapter.
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Threads per system of each pass of [`cluster_passes`], in its order, for workgroups (CUDA
