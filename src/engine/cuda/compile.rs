@@ -129,6 +129,7 @@ fn compile_error(kernel: Kernel, architecture: &str, error: CompileError) -> Err
 mod tests {
     use super::*;
     use crate::engine::cuda::multispin::modules::CONSTANTS as MULTISPIN_CONSTANTS;
+    use crate::model::vector::fixed::clock_split;
 
     #[test]
     fn the_device_architecture_is_used_where_nvrtc_knows_it() {
@@ -174,6 +175,8 @@ mod tests {
             ("RUN_BLOCK", 6),
             ("SLICE_FIRST", 4),
             ("WOLFF", fixed),
+            // No replica move, the disagreement move and the agreement move.
+            ("HOUDAYER", exchange),
             ("TILE_X", 16),
             ("TILE_Y", 8),
             ("TILE_Z", 8),
@@ -239,6 +242,13 @@ mod tests {
             ("FIELD_BITS", (-(1i32 << 26)) as u32),
             ("HITS", 2),
             ("TILE", 8),
+            // Unit vectors of every direction, or a 6-state clock; 3 discrete states where the
+            // randoms are shared (the cluster kernels' states, else their signs).
+            ("CLOCK", 6 * fixed),
+            ("CLOCK_TURN", clock_split(6).0 * fixed),
+            ("CLOCK_REMAINDER", clock_split(6).1 * fixed),
+            ("STATES", 3 * shared),
+            ("COUNTERS", 64),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];
@@ -254,9 +264,10 @@ mod tests {
     /// Every kernel through the real NVRTC, for Hopper and an older architecture. Needs
     /// libnvrtc.so (no GPU): `cargo test --features cuda -- --ignored nvrtc`. Without a CUDA
     /// toolkit, NVIDIA's wheel has one: `pip download --no-deps nvidia-cuda-nvrtc-cu12`, unzip
-    /// it, link `libnvrtc.so` to its `libnvrtc.so.12` and put that folder on LD_LIBRARY_PATH.
+    /// it, link `libnvrtc.so` to its `libnvrtc.so.12` and put that folder on LD_LIBRARY_PATH,
+    /// as `.ci/run` does.
     #[test]
-    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn every_kernel_compiles_with_nvrtc() {
         for (architecture, shared, constant, fixed, exchange, packed) in [
             ("sm_90", 0, 1, 0, 1, 0),
@@ -280,7 +291,7 @@ mod tests {
     /// The cluster kernels through the real NVRTC with the constants the engine gives them, in
     /// 2D and 3D (their tiles differ), on lattices that the tiles divide and clip.
     #[test]
-    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
         use crate::config::ClusterUpdate;
         use crate::engine::clusters::{ClusterLattices, ClusterMove, kernel_constants};
@@ -323,7 +334,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which CI lacks"]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn an_nvrtc_failure_names_the_kernel_and_shows_the_log() {
         // Without the geometry defines the headers do not compile.
         let error = compile(Kernel::Observables, &[], "compute_75").unwrap_err();
