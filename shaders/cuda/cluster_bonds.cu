@@ -30,6 +30,7 @@ __device__ uint2 pair_seed(const DispatchParams& params, unsigned a, const int* 
                            const int* second, bool acts) {
     const unsigned n = lattice_sites();
     unsigned candidates[8];
+    unsigned relations[8];
     unsigned agree = 0u;
     unsigned disagree = 0u;
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
@@ -39,8 +40,9 @@ __device__ uint2 pair_seed(const DispatchParams& params, unsigned a, const int* 
         const unsigned words[4] = {block.x, block.y, block.z, block.w};
         for (unsigned w = 0u; w < 4u; w++) {
             const unsigned site = __umulhi(words[w], n);
-            candidates[4u * j + w] = site;
             const unsigned relation = pair_site(first, second, site);
+            candidates[4u * j + w] = site;
+            relations[4u * j + w] = relation;
             agree += relation == AGREES ? 1u : 0u;
             disagree += relation == DISAGREES ? 1u : 0u;
         }
@@ -48,7 +50,7 @@ __device__ uint2 pair_seed(const DispatchParams& params, unsigned a, const int* 
     const unsigned wanted = HOUDAYER == 2u && agree < disagree ? AGREES : DISAGREES;
     unsigned seed = NO_SEED;
     for (unsigned j = 0u; j < 8u && acts && seed == NO_SEED; j++) {
-        if (pair_site(first, second, candidates[j]) == wanted) {
+        if (relations[j] == wanted) {
             seed = candidates[j];
         }
     }

@@ -36,7 +36,7 @@ const AGREES: u32 = 1u;
 const EMPTY: u32 = 2u;
 // Replicas per temperature and sample of the vector engine's systems (Houdayer's pairs).
 override REPLICAS: u32 = 2u;
-// A replica pair without a seed: no candidate site disagrees.
+// A replica pair without a seed: no candidate site has the move's relation.
 const NO_SEED: u32 = 0xffffffffu;
 
 // The first system of Houdayer's replica pair z: replica p of its temperature and sample, whose

@@ -37,6 +37,7 @@ fn pair_site(base_a: u32, base_b: u32, site: u32) -> u32 {
 fn pair_seed(a: u32, base_a: u32, base_b: u32, acts: bool) -> vec2<u32> {
     let n = lattice_sites();
     var candidates: array<u32, 8>;
+    var relations: array<u32, 8>;
     var agree = 0u;
     var disagree = 0u;
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
@@ -45,8 +46,9 @@ fn pair_seed(a: u32, base_a: u32, base_b: u32, acts: bool) -> vec2<u32> {
         let words = philox4x32_10(counter, key);
         for (var w = 0u; w < 4u; w++) {
             let site = mulhilo(words[w], n).x;
-            candidates[4u * j + w] = site;
             let relation = pair_site(base_a, base_b, site);
+            candidates[4u * j + w] = site;
+            relations[4u * j + w] = relation;
             agree += select(0u, 1u, relation == AGREES);
             disagree += select(0u, 1u, relation == DISAGREES);
         }
@@ -54,7 +56,7 @@ fn pair_seed(a: u32, base_a: u32, base_b: u32, acts: bool) -> vec2<u32> {
     let wanted = select(DISAGREES, AGREES, HOUDAYER == 2u && agree < disagree);
     var seed = NO_SEED;
     for (var j = 0u; j < 8u && acts && seed == NO_SEED; j++) {
-        if pair_site(base_a, base_b, candidates[j]) == wanted {
+        if relations[j] == wanted {
             seed = candidates[j];
         }
     }
