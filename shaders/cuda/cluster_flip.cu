@@ -5,7 +5,7 @@
 // iff the top bit of word r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set;
 // recording, each root adds |C|^2 to the system's statistic. Wolff: the cluster of the seed
 // site (w N) >> 32, w word 0 of block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its
-// sites add up to |C|. Sums go through the block, one 64-bit atomic per block. Discrete
+// sites add up to |C|. Empty sites, each its own cluster, add nothing. Sums go through the block, one 64-bit atomic per block. Discrete
 // states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead,
 // Wolff moves the seed's cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the
 // seed's block; empty sites keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica
@@ -96,10 +96,12 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * quad.g + k;
             const unsigned root = roots[k];
+            const int spin = spins[quad.base + site];
+            const bool occupied = STATES == 0u || static_cast<unsigned>(spin) != STATES;
             bool flip;
             if (WOLFF == 1u) {
                 flip = root == wolff_root;
-                sum += flip ? 1ull : 0ull;
+                sum += flip && occupied ? 1ull : 0ull;
             } else {
                 if (root / 4u != block_of) {
                     block_of = root / 4u;
@@ -112,12 +114,11 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                     words[3] = block.w;
                 }
                 flip = (words[root % 4u] >> 31u) == 1u;
-                if (params.slot != NO_SLOT && root == site) {
+                if (params.slot != NO_SLOT && root == site && occupied) {
                     const unsigned long long count = counts[quad.base + site];
                     sum += count * count;
                 }
             }
-            const int spin = spins[quad.base + site];
             if (STATES == 0u) {
                 if (flip) {
                     spins[quad.base + site] = -spin;

@@ -4,7 +4,8 @@
 // flips. Swendsen-Wang: cluster r flips iff the top bit of word
 // r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
 // |C|^2 to the system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
-// block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Sums go
+// block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty
+// sites, each its own cluster, add nothing. Sums go
 // through the workgroup, one 64-bit atomic add per workgroup. Discrete states (STATES = q):
 // Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead, Wolff moves the seed's
 // cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the seed's block; empty sites
@@ -90,17 +91,19 @@ fn main(thread: Thread) {
         for (var k = 0u; k < 4u; k++) {
             let site = 4u * quad.g + k;
             let root = roots[k];
+            let spin = spins[quad.base + site];
+            let occupied = STATES == 0u || u32(spin) != STATES;
             var flip = false;
             if WOLFF == 1u {
                 flip = root == wolff_root;
-                lo += select(0u, 1u, flip);
+                lo += select(0u, 1u, flip && occupied);
             } else {
                 if root / 4u != block_of {
                     block_of = root / 4u;
                     block = philox4x32_10(philox_counter(block_of, params.sweep, PURPOSE_CLUSTER_FLIP, 0u, batch), key);
                 }
                 flip = (block[root % 4u] >> 31u) == 1u;
-                if params.slot != NO_SLOT && root == site {
+                if params.slot != NO_SLOT && root == site && occupied {
                     let count = atomicLoad(&counts[quad.base + site]);
                     let square = mulhilo(count, count);
                     let old = lo;
@@ -108,7 +111,6 @@ fn main(thread: Thread) {
                     hi += square.x + select(0u, 1u, lo < old);
                 }
             }
-            let spin = spins[quad.base + site];
             if STATES == 0u {
                 if flip {
                     spins[quad.base + site] = -spin;

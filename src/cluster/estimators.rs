@@ -59,6 +59,20 @@ pub fn cluster_estimates(
         .iter()
         .map(|s| s.iter().map(|&v| v as f64 * scale).collect())
         .collect();
+    estimates_of_sizes(update, beta, n_sites, sizes, unit)
+}
+
+/// The improved estimators at inverse temperature `beta` of `update` on `n_sites` sites, from
+/// `sizes[r][t]` (replica `r`, measurement `t`), each an estimate of `<M^2> / N`,
+/// `unit.replicas` replicas to a unit of the errors.
+pub fn estimates_of_sizes(
+    update: ClusterUpdate,
+    beta: f64,
+    n_sites: u64,
+    sizes: Vec<Vec<f64>>,
+    unit: UnitSize,
+) -> ClusterEstimates {
+    let sites = n_sites as f64;
     let series: Vec<Vec<Vec<f64>>> = sizes.iter().map(|s| vec![s.clone()]).collect();
     let units = crate::stats::unit_means(&series, unit.replicas);
     let blocks = block_means(&units, BLOCKS_PER_REPLICA);

@@ -49,6 +49,9 @@
 //! [`Measurements::cluster_sizes`](super::Measurements::cluster_sizes) (`[slot][system]`): for
 //! Swendsen-Wang `sum_C |C|^2` over its clusters, for Wolff `|C|` of its cluster, the improved
 //! estimators of `<M^2>` and of `<M^2> / N` (the same partition before and after the flips).
+//! Of discrete states, `M` is the sum of the Potts spins' simplex vectors (a cluster takes a
+//! uniform state, independent of the others': `e_a . e_b` averages to 0 between clusters), and
+//! an empty site, a cluster of its own, counts in neither statistic.
 //!
 //! [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 //! [`SystemIndex::overlap_systems`]: crate::model::systems::SystemIndex::overlap_systems
@@ -204,6 +207,17 @@ pub fn cluster_passes(update: ClusterMove, params: &DispatchParams) -> [bool; 5]
     let sw = ClusterMove::Update(ClusterUpdate::SwendsenWang);
     let counts = update == sw && params.slot != NO_SLOT;
     [true, true, true, counts, true]
+}
+
+/// Slots of `sizes` that a vector engine's record of `update` fills
+/// ([`crate::engine::backend::vector::VectorBackend::take_cluster_record`]): Houdayer's two
+/// words a replica pair (sites moved, moves with a seed), a cluster step's one statistic a
+/// system (recorded in slot 0).
+pub fn record_slots(update: ClusterMove) -> u32 {
+    match update {
+        ClusterMove::Houdayer => 2,
+        ClusterMove::Update(_) => 1,
+    }
 }
 
 /// Threads a workgroup (CUDA block) of every cluster pass, whatever the engine's

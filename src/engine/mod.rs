@@ -460,8 +460,9 @@ pub struct Measurements {
     /// populations; `observations` is then empty.
     pub histograms: Option<Box<annealing::PopulationHistograms>>,
     /// `[slot][system]` where the plan's cluster updates record their sizes
-    /// ([`Step::Cluster`]): the sum over the updates that recorded into the slot of Swendsen-Wang's
-    /// `sum_C |C|^2` or Wolff's `|C|` ([`clusters`]). Empty otherwise.
+    /// ([`Step::Cluster`]; of a vector-spin engine's cluster step, those of the sweep before
+    /// each `Measure`): the sum over the updates that recorded into the slot of Swendsen-Wang's
+    /// `sum_C |C|^2` or Wolff's `|C|`, of occupied sites ([`clusters`]). Empty otherwise.
     pub cluster_sizes: Vec<u64>,
     /// `[slot][system]` of a vector-spin engine: every system's observation.
     pub vector_observations: Vec<VectorObservation>,

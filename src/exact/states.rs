@@ -28,6 +28,8 @@ pub struct StateAverages {
     /// `<q2>` of two independent replicas: the square of the tensor overlap of their spins
     /// (Potts: simplex vectors; Blume-Capel: values), per occupied site.
     pub q2: f64,
+    /// `<|m|^2>` of the same spins, per occupied site.
+    pub vector_m2: f64,
 }
 
 /// The exact averages of `states` on `lattice` at `beta`, with the couplings `J` of the bonds
@@ -85,7 +87,8 @@ pub fn enumerate_states(
         .collect();
     let lowest = energies.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
     let weight = |e: f64| (-beta * (e - lowest)).exp();
-    // Two independent replicas: <q2> = N^-2 sum_ij <f(s_i, s_j)>^2, f the spins' product.
+    // Two independent replicas: <q2> = N^-2 sum_ij <f(s_i, s_j)>^2, f the spins' product;
+    // one replica: <|m|^2> = N^-2 sum_ij <f(s_i, s_j)>.
     let mut correlations = vec![0.0; occupied.len() * occupied.len()];
     for (configuration, (e, ..)) in energies.iter().enumerate() {
         let spins = spins_of(configuration as u64);
@@ -108,6 +111,7 @@ pub fn enumerate_states(
     }
     let n = sites as f64;
     let mean = |k: usize| sums[k] / sums[0];
+    let occupied_squared = (occupied.len() as f64).powi(2);
     StateAverages {
         e: (mean(1) + lowest) / n,
         c: beta * beta * (mean(2) - mean(1) * mean(1)) / n,
@@ -119,7 +123,8 @@ pub fn enumerate_states(
             .iter()
             .map(|g| (g / sums[0]).powi(2))
             .sum::<f64>()
-            / (occupied.len() as f64).powi(2),
+            / occupied_squared,
+        vector_m2: correlations.iter().sum::<f64>() / sums[0] / occupied_squared,
     }
 }
 

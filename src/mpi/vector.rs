@@ -132,7 +132,8 @@ impl Division for VectorDivision {
 
     /// Each field's arrays are `[slot][t][local sample][inner]` (the accepted moves and the
     /// replica moves' record `[t][local sample][replica]`); a field empty on every rank (no
-    /// overlaps measured, no replica moves, unit vectors' state sums) stays empty.
+    /// overlaps measured, no replica moves, unit vectors' state sums, no cluster step) stays
+    /// empty.
     fn merge_measurements(
         &self,
         mut parts: Vec<Measurements>,
@@ -178,6 +179,12 @@ impl Division for VectorDivision {
                 |p| &mut p.replica_moves,
                 &self.shares,
                 (temperatures, replicas),
+            )?,
+            cluster_sizes: merge_all(
+                &mut parts,
+                |p| &mut p.cluster_sizes,
+                &self.shares,
+                (outer, replicas),
             )?,
             ..Measurements::default()
         })

@@ -673,6 +673,7 @@ pub fn encode_reply(reply: &Result<Reply>) -> Vec<u8> {
             w.pods(&m.vector_pair_states);
             w.words(&m.accepted);
             w.words(&m.replica_moves);
+            w.words(&m.cluster_sizes);
         }
         Ok(Reply::Tempering(state)) => {
             w.u8(4);
@@ -709,14 +710,14 @@ pub fn decode_reply(bytes: &[u8]) -> Result<std::result::Result<Reply, String>> 
                 labels: r.u32s()?,
                 copies: r.u32s()?,
                 histograms: r.histograms()?,
-                // Cluster updates are not split over ranks.
-                cluster_sizes: Vec::new(),
                 vector_observations: r.pods()?,
                 vector_overlaps: r.pods()?,
                 vector_states: r.pods()?,
                 vector_pair_states: r.pods()?,
                 accepted: r.u64s()?,
                 replica_moves: r.u64s()?,
+                // Of vector spins' cluster steps: the Ising models' are not split over ranks.
+                cluster_sizes: r.u64s()?,
             })))
         }
         4 => Ok(Reply::Tempering(r.u32s()?)),
@@ -886,6 +887,7 @@ mod tests {
             vector_overlaps: vec![overlap, VectorOverlap::default()],
             accepted: vec![0, u64::MAX],
             replica_moves: vec![7, 1 << 40],
+            cluster_sizes: vec![u64::MAX, 1 << 50],
             vector_states: vec![-3, i64::MAX, 0],
             vector_pair_states: vec![i64::MIN],
             ..Measurements::default()

@@ -39,6 +39,10 @@ pub struct VectorMeasurement {
     /// `|m|^2` of the field whose Fourier component `fourier` is, which `xi/L` takes: `m . m`
     /// but for the Potts model, whose `fourier` is of its spins' simplex vectors.
     pub vector_m2: f64,
+    /// Of a cluster step: the improved estimator of `vector_m2` from the measured step's
+    /// clusters ([`crate::vector::cluster_m2`]); 0 without cluster updates, NaN where a
+    /// checkpoint written before it kept none.
+    pub cluster_m2: f64,
 }
 
 /// The estimators of one temperature of a vector-spin model.

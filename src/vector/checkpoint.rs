@@ -1,12 +1,12 @@
 //! The checkpoint of a vector-spin run, written between chunks of sweeps: enough to continue it
 //! bit-identically. Its frame (magic, format, fingerprint, CRC) is the container's
 //! ([`crate::io::checkpoint`]), whose spin bits it leaves empty: the lattices are fixed-point
-//! words, in the first section. Layout (format 15), all numbers little-endian:
+//! words, in the first section. Layout (format 17), all numbers little-endian:
 //!
 //! | offset | size | field                                                   |
 //! |--------|------|---------------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                                        |
-//! | 8      | 4    | format 15 (u32)                                         |
+//! | 8      | 4    | format 17 (u32)                                         |
 //! | 12     | 8    | config fingerprint (u64)                                |
 //! | 20     | 8    | sweeps done (u64)                                       |
 //! | 28     | 8    | spin bits: 0 (u64)                                      |
@@ -23,7 +23,7 @@
 //! |        | 8 B  | accepted moves since the last tuning stop (u64)         |
 //! |        | 8 B  | accepted moves in the production (u64)                  |
 //! |        | 8    | the largest drift of `\|s\|` (f64)                       |
-//! |        | 72 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared, density of `s = 0`, `\|m\|^2` of the Fourier component's field (f64) |
+//! |        | 80 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared, density of `s = 0`, `\|m\|^2` of the Fourier component's field, its improved estimator from the clusters (f64) |
 //! |        | 16 Q | the overlaps: q2, q2 at k_min (f64)                     |
 //! |        | 8 T  | the betas, as tuned so far (f64)                        |
 //! |        | 4 S  | the tempering chains' state (u32, `engine::tempering::Chains`) |
@@ -31,9 +31,11 @@
 //! |        | 8 P  | the replica moves' record in the production (u64)       |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
 //!
-//! Format 16, of a run stopped inside a sweep, adds the count U (1) after P and the units of the
-//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the record. Formats 13 and 14 are
-//! 15 and 16 without P and the record (written before replica moves). Formats 9 and 11, the
+//! Format 18, of a run stopped inside a sweep, adds the count U (1) after P and the units of the
+//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the record. Formats 15 and 16 are
+//! 17 and 18 with measurements of nine words (written before the clusters' estimator, read as
+//! NaN); formats 13 and 14, 15 and 16 without P and the record (written before replica moves).
+//! Formats 9 and 11, the
 //! same with measurements of seven words (written before discrete states: no density of
 //! `s = 0`, and `|m|^2` of the Fourier component's field is `m . m`), and format 8, format 9
 //! without S, H and their sections and without the betas (the config's), are still read.
@@ -50,15 +52,25 @@ use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
 use crate::stats::VectorMeasurement;
 
-/// The layouts written (inside a sweep, and at a sweep's end), the same without the replica
-/// moves' record, with seven-word measurements, and the one before them without tempering
-/// (still read).
+/// The layouts written (inside a sweep, and at a sweep's end), the same with nine-word
+/// measurements, without the replica moves' record, with seven-word measurements, and the one
+/// before them without tempering (still read).
 const INSIDE_A_SWEEP: Format = Format {
-    number: 16,
+    number: 18,
     counts: 10,
     packed: true,
 };
 const FORMAT: Format = Format {
+    number: 17,
+    counts: 9,
+    packed: true,
+};
+const INSIDE_A_SWEEP_16: Format = Format {
+    number: 16,
+    counts: 10,
+    packed: true,
+};
+const FORMAT_15: Format = Format {
     number: 15,
     counts: 9,
     packed: true,
@@ -88,9 +100,9 @@ const FORMAT_8: Format = Format {
     counts: 6,
     packed: true,
 };
-/// Words (f64) of one [`VectorMeasurement`] (seven before format 13) and of one
-/// [`OverlapMeasurement`].
-const MEASUREMENT_WORDS: u64 = 9;
+/// Words (f64) of one [`VectorMeasurement`] (nine before format 17, seven before format 13)
+/// and of one [`OverlapMeasurement`].
+const MEASUREMENT_WORDS: u64 = 10;
 const OVERLAP_WORDS: u64 = 2;
 
 /// The state of a vector-spin run after `sweeps_done` sweeps; with the config, all it needs to
@@ -196,6 +208,8 @@ impl VectorCheckpoint {
         let formats = [
             INSIDE_A_SWEEP,
             FORMAT,
+            INSIDE_A_SWEEP_16,
+            FORMAT_15,
             INSIDE_A_SWEEP_14,
             FORMAT_13,
             INSIDE_A_SWEEP_11,
@@ -233,15 +247,15 @@ impl VectorCheckpoint {
             state: reader.u32s(tempering_counts[0] as usize)?,
             history: reader.u32s(tempering_counts[1] as usize)?,
         };
-        let moves_words = match file.format >= FORMAT.number {
+        let moves_words = match file.format >= FORMAT_15.number {
             true => file.counts[7],
             false => 0,
         };
         let moves_in_production = match reader.u64s(moves_words as usize)? {
-            moves if file.format >= FORMAT.number => moves,
+            moves if file.format >= FORMAT_15.number => moves,
             _ => vec![0; systems as usize],
         };
-        let units_words = match file.format >= FORMAT.number {
+        let units_words = match file.format >= FORMAT_15.number {
             true => file.counts.get(8),
             false => file.counts.get(7),
         };
@@ -313,13 +327,18 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
     if format != FORMAT_8.number {
         sections.extend([(temperatures, 8), (counts[5], 4), (counts[6], 4)]);
     }
-    let moves = format >= FORMAT.number;
+    let moves = format >= FORMAT_15.number;
     if moves {
         sections.push((counts[7], 8));
     }
-    if [INSIDE_A_SWEEP, INSIDE_A_SWEEP_14, INSIDE_A_SWEEP_11]
-        .map(|f| f.number)
-        .contains(&format)
+    if [
+        INSIDE_A_SWEEP,
+        INSIDE_A_SWEEP_16,
+        INSIDE_A_SWEEP_14,
+        INSIDE_A_SWEEP_11,
+    ]
+    .map(|f| f.number)
+    .contains(&format)
     {
         sections.push((counts[7 + usize::from(moves)], 8));
     }
@@ -328,9 +347,10 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
 
 /// Words of a measurement in `format`.
 fn measurement_width(format: u32) -> u64 {
-    match format >= FORMAT_13.number {
-        true => MEASUREMENT_WORDS,
-        false => MEASUREMENT_WORDS - 2,
+    match format {
+        f if f >= FORMAT.number => MEASUREMENT_WORDS,
+        f if f >= FORMAT_13.number => MEASUREMENT_WORDS - 1,
+        _ => MEASUREMENT_WORDS - 3,
     }
 }
 
@@ -347,11 +367,13 @@ fn measurement_words(m: &VectorMeasurement) -> [f64; MEASUREMENT_WORDS as usize]
         m.bond_sines_squared,
         m.zeros,
         m.vector_m2,
+        m.cluster_m2,
     ]
 }
 
-/// The measurement of [`measurement_words`]; before format 13, of vector spins only, without
-/// the density of `s = 0` (0) and `vector_m2` (`m . m`).
+/// The measurement of [`measurement_words`]; before format 17 without the clusters' estimator
+/// (NaN); before format 13, of vector spins only, also without the density of `s = 0` (0) and
+/// `vector_m2` (`m . m`).
 fn measurement_of(w: &[f64]) -> VectorMeasurement {
     let m = [w[1], w[2], w[3]];
     VectorMeasurement {
@@ -362,6 +384,7 @@ fn measurement_of(w: &[f64]) -> VectorMeasurement {
         bond_sines_squared: w[6],
         zeros: w.get(7).copied().unwrap_or(0.0),
         vector_m2: w.get(8).copied().unwrap_or(m.iter().map(|a| a * a).sum()),
+        cluster_m2: w.get(9).copied().unwrap_or(f64::NAN),
     }
 }
 
@@ -379,6 +402,7 @@ mod tests {
             bond_sines_squared: f64::NAN,
             zeros: 0.375,
             vector_m2: 0.3125,
+            cluster_m2: 0.0625,
         };
         VectorCheckpoint {
             config_fingerprint: fingerprint("(model: XY(dims: 2, size: 4))"),
@@ -414,7 +438,7 @@ mod tests {
     fn layout_matches_the_documented_format() {
         let bytes = sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], 15u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 17u32.to_le_bytes());
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         let counts: Vec<u64> = bytes[28..100]
             .chunks_exact(8)
@@ -440,7 +464,12 @@ mod tests {
             0.3125f64.to_le_bytes(),
             "vector m2"
         );
-        let betas = norm + 8 + 72 * 2 + 16;
+        assert_eq!(
+            bytes[norm + 80..norm + 88],
+            0.0625f64.to_le_bytes(),
+            "the clusters' m2"
+        );
+        let betas = norm + 8 + 80 * 2 + 16;
         assert_eq!(bytes[betas..betas + 8], 0.5f64.to_le_bytes());
         let state = betas + 16;
         assert_eq!(bytes[state + 20..state + 24], 3u32.to_le_bytes());
@@ -486,12 +515,20 @@ mod tests {
         }
     }
 
+    /// The sample as read from a checkpoint written before the clusters' estimator.
+    fn sample_without_clusters() -> VectorCheckpoint {
+        let mut checkpoint = sample();
+        let measurements = checkpoint.record.measurements.iter_mut();
+        measurements.for_each(|m| m.cluster_m2 = f64::NAN);
+        checkpoint
+    }
+
     /// A format 9 checkpoint (measurements of seven words) still resumes, its measurements'
     /// density of `s = 0` zero and `vector_m2` their `m . m`: the sample's bytes without each
-    /// measurement's last two words.
+    /// measurement's last three words.
     #[test]
     fn a_format_9_checkpoint_reads_its_seven_word_measurements() {
-        let mut checkpoint = sample();
+        let mut checkpoint = sample_without_clusters();
         checkpoint.record.moves_in_production = vec![0, 0];
         checkpoint
             .record
@@ -502,10 +539,39 @@ mod tests {
         assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
     }
 
-    /// The checkpoint's bytes as format 13 wrote them: no replica moves' record and its count
-    /// (read as zeros).
+    /// The checkpoint's bytes as format 15 wrote them: measurements of nine words, without the
+    /// clusters' estimator (read as NaN).
+    fn format_15(checkpoint: &VectorCheckpoint) -> Vec<u8> {
+        sealed_as(
+            shorter_measurements(&checkpoint.encode(), 132 + 32 + 8, (80, 72)),
+            15,
+        )
+    }
+
+    /// `bytes` (sealed) without their CRC and with the sample's two measurements, from byte
+    /// `first`, cut from `widths.0` bytes each to their first `widths.1`.
+    fn shorter_measurements(bytes: &[u8], first: usize, (from, to): (usize, usize)) -> Vec<u8> {
+        let mut old = bytes[..first].to_vec();
+        for m in 0..2 {
+            old.extend_from_slice(&bytes[first + from * m..first + from * m + to]);
+        }
+        old.extend_from_slice(&bytes[first + 2 * from..bytes.len() - CRC_LEN]);
+        old
+    }
+
+    /// A format 15 checkpoint (before the clusters' estimator) still resumes, the estimator
+    /// NaN.
+    #[test]
+    fn a_format_15_checkpoint_reads_its_nine_word_measurements() {
+        let checkpoint = sample_without_clusters();
+        let old = format_15(&checkpoint);
+        assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
+    }
+
+    /// The checkpoint's bytes as format 13 wrote them: format 15's without the replica moves'
+    /// record and its count (read as zeros).
     fn format_13(checkpoint: &VectorCheckpoint) -> Vec<u8> {
-        let bytes = checkpoint.encode();
+        let bytes = format_15(checkpoint);
         let mut old = bytes[..bytes.len() - CRC_LEN - 16].to_vec();
         old.drain(92..100);
         sealed_as(old, 13)
@@ -522,7 +588,7 @@ mod tests {
     /// A format 13 checkpoint (before replica moves) still resumes, with a record of zeros.
     #[test]
     fn a_format_13_checkpoint_reads_a_record_of_no_moves() {
-        let mut checkpoint = sample();
+        let mut checkpoint = sample_without_clusters();
         checkpoint.record.moves_in_production = vec![0, 0];
         let old = format_13(&checkpoint);
         assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
@@ -531,26 +597,22 @@ mod tests {
     /// The checkpoint's bytes as format 9 wrote them: format 13's, each measurement without its
     /// last two words.
     fn format_9(checkpoint: &VectorCheckpoint) -> Vec<u8> {
-        let bytes = format_13(checkpoint);
-        let first = 124 + 32 + 8;
-        let mut old = bytes[..first].to_vec();
-        for m in 0..2 {
-            old.extend_from_slice(&bytes[first + 72 * m..first + 72 * m + 56]);
-        }
-        old.extend_from_slice(&bytes[first + 144..bytes.len() - CRC_LEN]);
-        sealed_as(old, 9)
+        sealed_as(
+            shorter_measurements(&format_13(checkpoint), 124 + 32 + 8, (72, 56)),
+            9,
+        )
     }
 
-    /// A run stopped inside a sweep writes format 16: the units word's count after the
+    /// A run stopped inside a sweep writes format 18: the units word's count after the
     /// record's, the word after the record.
     #[test]
-    fn units_of_a_cut_sweep_make_format_16() {
+    fn units_of_a_cut_sweep_make_format_18() {
         let checkpoint = VectorCheckpoint {
             sweep_units: 5,
             ..sample()
         };
         let bytes = checkpoint.encode();
-        assert_eq!(bytes[8..12], [16, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [18, 0, 0, 0]);
         assert_eq!(bytes[100..108], 1u64.to_le_bytes(), "units words");
         assert_eq!(bytes.len(), sample().encode().len() + 8 + 8);
         let last = bytes.len() - CRC_LEN - 8;

@@ -5,7 +5,8 @@
 //! estimators for independent and for ordered replicas; the Potts and Blume-Capel models and a
 //! Potts glass sample against the row transfer matrix and exact enumeration.
 
-use super::record::{extras, measurement, overlap_measurement, pair_sums, system_sums};
+use super::record::{cluster_m2, extras, measurement, overlap_measurement, pair_sums, system_sums};
+use crate::cluster::estimators::estimates_of_sizes;
 use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
@@ -26,23 +27,41 @@ fn simulate(
     width: i32,
     (thermalize, measure): (u32, u32),
 ) -> VectorEstimates {
+    let series = simulated_series(systems, updates, width, (thermalize, measure));
+    let lattice = systems.lattice;
+    let shape = (systems.components, lattice.size, lattice.sites());
+    vector_estimates(systems.betas[0], shape, &series, extras(systems))
+}
+
+/// The measurements of each replica that [`simulate`] estimates from, the clusters' estimator
+/// among them where `updates` has a cluster step.
+fn simulated_series(
+    systems: &VectorSystems,
+    updates: VectorSweeps,
+    width: i32,
+    (thermalize, measure): (u32, u32),
+) -> Vec<Vec<VectorMeasurement>> {
     let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
     engine.hot_start().unwrap();
     engine.set_widths(&[width]).unwrap();
     engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
     let mut series: Vec<Vec<VectorMeasurement>> = vec![Vec::new(); systems.replicas as usize];
+    let sites = systems.lattice.sites();
     for sweep in thermalize..thermalize + measure {
         let measured = engine
             .execute(&sweeps_plan(sweep..sweep + 1, true))
             .unwrap();
         for (r, o) in measured.vector_observations.iter().enumerate() {
             let sums = system_sums(systems, &measured.vector_states, r);
-            series[r].push(measurement(systems, o, sums));
+            let mut m = measurement(systems, o, sums);
+            if let Some(options) = updates.clusters {
+                let occupied = systems.occupied_sites(systems.sample_of(r as u32));
+                m.cluster_m2 = cluster_m2(options, measured.cluster_sizes[r], (sites, occupied));
+            }
+            series[r].push(m);
         }
     }
-    let lattice = systems.lattice;
-    let shape = (systems.components, lattice.size, lattice.sites());
-    vector_estimates(systems.betas[0], shape, &series, extras(systems))
+    series
 }
 
 /// `estimate` within `sigmas` errors (and `slack`) of `exact`, its error below `largest_error`
@@ -617,14 +636,15 @@ fn independent_replicas_of_discrete_states_have_chi_sg_of_one() {
 }
 
 /// Swendsen-Wang and Wolff updates of discrete states alone (no Metropolis sweep), at
-/// `beta` on `lattice` with `empty` sites: their estimates, one measurement per update.
+/// `beta` on `lattice` with `empty` sites: their estimates and improved estimators, one
+/// measurement per update.
 fn clusters_alone(
     states: &crate::model::vector::states::States,
     (lattice, empty): (Lattice, &[u32]),
     beta: f64,
     update: crate::config::ClusterUpdate,
     measure: u32,
-) -> VectorEstimates {
+) -> (VectorEstimates, crate::cluster::ClusterEstimates) {
     use crate::config::ClusterOptions;
     use crate::model::vacancies::Vacancies;
     let mut systems =
@@ -641,7 +661,18 @@ fn clusters_alone(
         clusters,
         ..VectorSweeps::METROPOLIS
     };
-    simulate(&systems, updates, UNIFORM, (100, measure))
+    let series = simulated_series(&systems, updates, UNIFORM, (100, measure));
+    let shape = (1, lattice.size, lattice.sites());
+    let sizes = (series.iter())
+        .map(|s| {
+            s.iter()
+                .map(|m| m.cluster_m2 * lattice.sites() as f64)
+                .collect()
+        })
+        .collect();
+    let improved = estimates_of_sizes(update, beta, lattice.sites(), sizes, UnitSize::SYSTEM);
+    let estimates = vector_estimates(beta, shape, &series, extras(&systems));
+    (estimates, improved)
 }
 
 /// The cluster updates of discrete states sample the Boltzmann distribution: the 2-state Potts
@@ -650,7 +681,9 @@ fn clusters_alone(
 /// Potts model by both updates on 4^2 against the row transfer matrix near its transition, on
 /// 2^3 (two bonds join each pair of neighbours) against exact enumeration; a diluted 3-state
 /// Potts model by Wolff (whose seed may be an empty site) and a diluted Ising model by
-/// Swendsen-Wang against exact enumeration of their occupied sites.
+/// Swendsen-Wang against exact enumeration of their occupied sites. The improved estimators
+/// from the cluster sizes give the exact `<|m|^2>` of the simplex vectors (the Ising spins')
+/// on 2^3 and the diluted lattices.
 #[test]
 fn cluster_updates_give_the_exact_energies_and_moments() {
     use crate::config::ClusterUpdate::{SwendsenWang, Wolff};
@@ -658,7 +691,7 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
     use crate::model::vector::states::States;
     let beta_c = (1.0 + 2f64.sqrt()).ln();
     let ising = kaufman(16, beta_c / 2.0);
-    let potts2 = clusters_alone(
+    let (potts2, _) = clusters_alone(
         &States::potts(2, 0.0),
         (Lattice::new(2, 16), &[]),
         beta_c,
@@ -673,14 +706,17 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
     let (e, c) = energy_and_heat(&DiscreteSpins::of_states(&potts3), (4, 4), beta);
     for update in [SwendsenWang, Wolff] {
         let what = format!("q = 3 {update:?} 4^2");
-        let estimates = clusters_alone(&potts3, (Lattice::new(2, 4), &[]), beta, update, 6000);
+        let (estimates, _) = clusters_alone(&potts3, (Lattice::new(2, 4), &[]), beta, update, 6000);
         assert_near(&format!("{what}: e"), estimates.e, e, (4.0, 0.0), 0.03);
         assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.15);
         let cube = Lattice::new(3, 2);
         let exact = enumerate_states(&potts3, cube, (None, &[]), beta);
-        let estimates = clusters_alone(&potts3, (cube, &[]), beta, update, 6000);
-        for (name, seen, expected) in [("e", estimates.e, exact.e), ("m2", estimates.m2, exact.m2)]
-        {
+        let (estimates, improved) = clusters_alone(&potts3, (cube, &[]), beta, update, 6000);
+        for (name, seen, expected) in [
+            ("e", estimates.e, exact.e),
+            ("m2", estimates.m2, exact.m2),
+            ("m2 of the cluster sizes", improved.m2, exact.vector_m2),
+        ] {
             let what = format!("q = 3 {update:?} 2^3: {name}");
             assert_near(&what, seen, expected, (4.0, 0.0), 0.03);
         }
@@ -689,13 +725,14 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
     let square = Lattice::new(2, 4);
     for (states, update) in [(potts3, Wolff), (States::ising(0.0), SwendsenWang)] {
         let exact = enumerate_states(&states, square, (None, &empty), beta);
-        let estimates = clusters_alone(&states, (square, &empty), beta, update, 6000);
+        let (estimates, improved) = clusters_alone(&states, (square, &empty), beta, update, 6000);
         let what = format!("diluted {:?} {update:?}", states.model);
         for (name, seen, expected) in [
             ("e", estimates.e, exact.e),
             ("c", estimates.c, exact.c),
             ("m2", estimates.m2, exact.m2),
             ("m4", estimates.m4, exact.m4),
+            ("m2 of the cluster sizes", improved.m2, exact.vector_m2),
         ] {
             assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
         }

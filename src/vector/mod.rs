@@ -16,6 +16,7 @@ mod tempering;
 mod tuning;
 
 pub use finished::VectorFinished;
+pub use record::cluster_m2;
 pub use run::run_vector;
 pub use summary::{ProposalSummary, VectorSummary, vector_table};
 pub use tuning::{ConeTuning, TUNING_ROUNDS};

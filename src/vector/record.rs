@@ -1,6 +1,7 @@
 //! What the loop records of a vector-spin run, which the summary and the files read: every
 //! measurement as the estimators take it, the accepted moves, the drift of `|s|`.
 
+use crate::config::{ClusterOptions, ClusterUpdate};
 use crate::engine::vector::{
     StateSums, VectorObservation, VectorOverlap, pair_state_words, state_words,
 };
@@ -58,20 +59,40 @@ pub(super) fn acceptance_rates(
 }
 
 /// Append one measurement of every system to the record: `observations` and their state sums
-/// `sums` (runs of [`state_words`], none for unit vectors).
+/// `sums` (runs of [`state_words`], none for unit vectors); of a cluster step `clusters`, its
+/// options and the statistic each system's updates recorded in the measured step
+/// ([`crate::engine::Measurements::cluster_sizes`]).
 pub(super) fn record_observations(
     systems: &VectorSystems,
-    observations: &[VectorObservation],
-    sums: &[i64],
+    (observations, sums): (&[VectorObservation], &[i64]),
+    clusters: Option<(ClusterOptions, &[u64])>,
     record: &mut VectorRecord,
 ) {
     for (k, o) in observations.iter().enumerate() {
-        record
-            .measurements
-            .push(measurement(systems, o, system_sums(systems, sums, k)));
+        let mut measured = measurement(systems, o, system_sums(systems, sums, k));
+        if let Some((options, statistics)) = clusters {
+            let occupied = systems.occupied_sites(systems.sample_of(k as u32));
+            let sites = (systems.lattice.sites(), occupied);
+            measured.cluster_m2 = cluster_m2(options, statistics[k], sites);
+        }
+        record.measurements.push(measured);
         let deviation = o.norm_deviation as f64 / 2f64.powi(MEASURE_FRACTION_BITS as i32);
         record.norm_deviation = record.norm_deviation.max(deviation);
     }
+}
+
+/// The improved estimator of `<|m|^2>` (per occupied site, of the Potts spins' simplex
+/// vectors; [`VectorMeasurement::vector_m2`]) from `statistic`, what the `options.clusters`
+/// updates of a measured step recorded on a lattice of `sites.0` sites, `sites.1` of them
+/// occupied ([`crate::engine::clusters`]): Swendsen-Wang's `sum_C |C|^2` estimates `|M|^2`,
+/// Wolff's `|C|` (its seed any of the lattice's sites) `|M|^2` over the lattice's sites.
+pub fn cluster_m2(options: ClusterOptions, statistic: u64, (sites, occupied): (u64, u64)) -> f64 {
+    let per_update = statistic as f64 / f64::from(options.clusters);
+    let squared = match options.update {
+        ClusterUpdate::SwendsenWang => per_update,
+        ClusterUpdate::Wolff => per_update * sites as f64,
+    };
+    squared / (occupied as f64).powi(2)
 }
 
 /// What the estimators take from one replica pair's tensor overlap: `q2 = sum_{mu nu} q_{mu nu}^2`
@@ -237,6 +258,7 @@ pub(super) fn measurement(
         bond_sines_squared: sines_squared,
         zeros: 0.0,
         vector_m2: m.iter().map(|a| a * a).sum(),
+        cluster_m2: 0.0,
     }
 }
 
@@ -288,6 +310,7 @@ fn state_measurement(
         bond_sines_squared: 0.0,
         zeros,
         vector_m2,
+        cluster_m2: 0.0,
     }
 }
 

@@ -13,7 +13,7 @@ use super::resume::{VectorState, resume_state, save_checkpoint};
 use super::summary::summarize;
 use super::tempering::finish_vector_tempering;
 use super::tuning::ConeTuning;
-use crate::config::{Config, Sweeps};
+use crate::config::{ClusterOptions, Config, Sweeps};
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::engine::{Engine, Plan, SweepCut, exchanges_of, proposals_of};
 use crate::error::Result;
@@ -53,6 +53,7 @@ pub fn run_vector(
         },
         swap_every,
         checkpoint_every: config.checkpoint_every,
+        clusters: updates.clusters,
     };
     let resumed = match options.resume {
         true => {
@@ -211,6 +212,8 @@ struct VectorSchedule<'a> {
     /// Sweeps between tempering rounds; `None` without tempering.
     swap_every: Option<u64>,
     checkpoint_every: u64,
+    /// The cluster step of each sweep, whose updates before a measurement record their sizes.
+    clusters: Option<ClusterOptions>,
 }
 
 impl VectorSchedule<'_> {
@@ -304,7 +307,9 @@ impl VectorSchedule<'_> {
             &measurements.vector_states[..],
         );
         if measured {
-            record_observations(systems, observed.0, observed.1, record);
+            let clusters =
+                (self.clusters).map(|options| (options, &measurements.cluster_sizes[..]));
+            record_observations(systems, observed, clusters, record);
             let pairs = &measurements.vector_pair_states;
             record_overlaps(systems, &measurements.vector_overlaps, pairs, record);
             if let Some(tempering) = &mut state.tempering {

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::equilibration::equilibration_checks;
 use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates, extras};
 use super::tuning::ConeTuning;
+use crate::cluster::ClusterEstimates;
+use crate::cluster::estimators::estimates_of_sizes;
 use crate::config::{ClusterUpdate, Config, Disorder, MetropolisOrder, ReplicaMoves};
 use crate::engine::EngineInfo;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
@@ -67,6 +69,12 @@ pub struct VectorSummary {
     /// Replica moves, per temperature where they act.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub replica_moves: Vec<ReplicaMoveSummary>,
+    /// A cluster step's improved estimators, per temperature, from the sizes of the clusters
+    /// of each measured step ([`crate::vector::cluster_m2`]); `m2` and `chi` those of the
+    /// Potts spins' simplex vectors. None without cluster updates, or where a checkpoint
+    /// written before them left measurements without sizes.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub clusters: Vec<ClusterEstimates>,
     /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
     pub norm_deviation: f64,
     /// Per temperature, the logarithmic-binning equilibration check over the whole run.
@@ -99,19 +107,38 @@ pub(super) fn summarize(
     let per_temperature = systems.systems_per_temperature() as usize;
     let systems_count = systems.systems() as usize;
     let lattice = systems.lattice;
+    let series_of = |t: usize| -> Vec<Vec<VectorMeasurement>> {
+        (0..per_temperature)
+            .map(|k| {
+                let b = t * per_temperature + k;
+                let all = record.measurements.iter().skip(b).step_by(systems_count);
+                all.skip(thermalization as usize).copied().collect()
+            })
+            .collect()
+    };
     let runs: Vec<VectorEstimates> = (0..systems.betas.len())
         .map(|t| {
-            let series: Vec<Vec<VectorMeasurement>> = (0..per_temperature)
-                .map(|k| {
-                    let b = t * per_temperature + k;
-                    let all = record.measurements.iter().skip(b).step_by(systems_count);
-                    all.skip(thermalization as usize).copied().collect()
-                })
-                .collect();
             let shape = (systems.components, lattice.size, lattice.sites());
-            vector_estimates(systems.betas[t], shape, &series, extras(systems))
+            vector_estimates(systems.betas[t], shape, &series_of(t), extras(systems))
         })
         .collect();
+    let clusters = config
+        .algorithm
+        .clusters()
+        .map_or_else(Vec::new, |options| {
+            let estimates = (0..systems.betas.len()).map(|t| {
+                let sites = lattice.sites();
+                let sizes: Vec<Vec<f64>> = (series_of(t).iter())
+                    .map(|s| s.iter().map(|m| m.cluster_m2 * sites as f64).collect())
+                    .collect();
+                let measured = sizes.iter().flatten().all(|s| s.is_finite());
+                let beta = systems.betas[t];
+                measured.then(|| {
+                    estimates_of_sizes(options.update, beta, sites, sizes, UnitSize::SYSTEM)
+                })
+            });
+            estimates.collect::<Option<Vec<_>>>().unwrap_or_default()
+        });
     let spin_glass = glass_estimates(systems, record, thermalization as usize);
     let per_sweep = VectorSweeps::of(&config.updates, &config.algorithm).proposals();
     let production = sweeps.measure * u64::from(per_sweep);
@@ -140,6 +167,7 @@ pub(super) fn summarize(
         spin_glass,
         proposals,
         replica_moves: replica_move_summaries(config, systems, record),
+        clusters,
         norm_deviation: record.norm_deviation,
         tempering: None,
         warnings: Vec::new(),
@@ -329,6 +357,27 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         }
     } else if disorder != Disorder::Ferromagnet {
         table += &no_overlaps_line("chi_SG, g, xi_L/L");
+    }
+    if let [first, ..] = summary.clusters.as_slice() {
+        let _ = writeln!(
+            table,
+            "improved estimators ({:?} cluster sizes; Potts: of the simplex vectors):",
+            first.update
+        );
+        let columns = [
+            ("m2 (clusters)", 24),
+            ("chi = beta N m2", 24),
+            ("tau_size", 8),
+        ];
+        table += &table_heading(scale, &columns);
+        for (t, clusters) in summary.runs.iter().zip(&summary.clusters) {
+            let cells = [
+                (estimate_cell(&clusters.m2), 24),
+                (estimate_cell(&clusters.chi), 24),
+                (format!("{:.2}", clusters.tau_size), 8),
+            ];
+            table += &table_row(scale, t.beta, cells);
+        }
     }
     if !summary.replica_moves.is_empty() {
         let _ = writeln!(

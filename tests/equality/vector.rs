@@ -202,6 +202,7 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         assert_eq!(e.vector_states, g.vector_states, "{what}: state sums");
         let pair_states = (&e.vector_pair_states, &g.vector_pair_states);
         assert_eq!(pair_states.0, pair_states.1, "{what}: pairs' state sums");
+        assert_eq!(e.cluster_sizes, g.cluster_sizes, "{what}: cluster sizes");
     }
     let (systems, pairs) = (case.systems().systems(), case.systems().overlaps());
     let last = &expected[2].0;
@@ -231,6 +232,19 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         None => (measured.iter()).all(|o| o.q[0][0] != 0 && o.fourier[0][0][0][1] != 0),
     };
     assert!(summed, "{case:?}: overlaps all zero");
+    // A cluster step's sizes are those of the sweep before the measurement, not the
+    // observation's: every system's clusters hold sites.
+    let sizes = &last.cluster_sizes;
+    let recorded = match case.clusters {
+        Some(_) => {
+            let (observed, measured) = sizes.split_at(sizes.len() / 2);
+            sizes.len() == 2 * systems as usize
+                && observed.iter().all(|&s| s == 0)
+                && measured.iter().all(|&s| s > 0)
+        }
+        None => sizes.is_empty(),
+    };
+    assert!(recorded, "{case:?}: cluster sizes {sizes:?}");
     // Cluster updates alone accept no Metropolis move: their lattices move instead.
     let moved = match case.updates().proposals() {
         0 => expected[0].1 != expected[1].1,

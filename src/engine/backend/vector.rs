@@ -33,11 +33,14 @@ pub struct SweepPass {
     /// The threads that run ([`VectorSweeps::pass_threads`]): sites of the pass's colour, or
     /// tiles of its tile colour; never none.
     pub threads: Range<u64>,
+    /// A cluster update of the sweep before a measurement: it adds its statistic to the
+    /// backend's record ([`VectorBackend::take_cluster_record`]).
+    pub records: bool,
 }
 
 impl SweepPass {
     /// The launch parameters of this pass: `base` with its sweep, its colour and its threads;
-    /// a cluster update's on every site, recording nothing.
+    /// a cluster update's on every site, recording into slot 0 where it records.
     pub fn params(&self, base: DispatchParams) -> DispatchParams {
         let params = DispatchParams {
             sweep: self.sweep,
@@ -46,7 +49,7 @@ impl SweepPass {
         };
         match self.pass {
             VectorPass::Cluster { .. } => DispatchParams {
-                slot: NO_SLOT,
+                slot: if self.records { 0 } else { NO_SLOT },
                 ..params
             },
             _ => params.planes(self.threads.start as u32..self.threads.end as u32),
@@ -93,9 +96,12 @@ pub trait VectorBackend {
     /// [`pair_state_words`]: crate::engine::vector::pair_state_words
     fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)>;
 
-    /// The replica moves' record of every replica pair since the last call (the passes run),
-    /// `[pair][sites moved, moves with a seed]`, then zeroed; only with replica moves.
-    fn take_pair_moves(&mut self) -> Result<Vec<u64>>;
+    /// The cluster passes' record since the last call (the passes run), then zeroed; only with
+    /// cluster passes. Replica moves: every replica pair's `[pair][sites moved, moves with a
+    /// seed]`; cluster updates: every system's statistic over the updates that recorded
+    /// (Swendsen-Wang's `sum_C |C|^2`, Wolff's `|C|`, of occupied sites;
+    /// [`crate::engine::clusters`]).
+    fn take_cluster_record(&mut self) -> Result<Vec<u64>>;
 }
 
 /// The cone proposals' widths on a vector-spin backend ([`Proposals`]).
@@ -153,15 +159,28 @@ impl<B> VectorEngine<B> {
 
 impl<B: VectorBackend> VectorEngine<B> {
     /// Pass `pass` of sweep `sweep` on the threads of planes `planes` (checked by
-    /// [`Plan::check_parts`]).
-    fn sweep_pass(&self, sweep: u32, pass: u32, planes: Range<u32>) -> SweepPass {
+    /// [`Plan::check_parts`]), a cluster update recording where `measured` (the sweep before a
+    /// measurement).
+    fn sweep_pass(
+        &self,
+        (sweep, measured): (u32, bool),
+        pass: u32,
+        planes: Range<u32>,
+    ) -> SweepPass {
         let kind = self.passes[pass as usize];
         let threads = (self.updates).pass_threads(self.backend.systems(), kind, planes);
         SweepPass {
             sweep: self.updates.pass_number(sweep, pass),
             pass: kind,
             threads,
+            records: measured && self.records_clusters(),
         }
+    }
+
+    /// Whether the sweeps' cluster updates record their statistic at measurements: a cluster
+    /// step's (replica moves keep their own record at every move).
+    fn records_clusters(&self) -> bool {
+        self.updates.clusters.is_some()
     }
 
     /// Run the `pending` passes if there are more than `at_most` (then none are), adding their
@@ -239,11 +258,12 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         };
         plan.check_parts(self.sweep_parts(), (self.passes.len() as u32, size))?;
         let mut pending = Vec::new();
-        for &step in &plan.steps {
+        for (i, &step) in plan.steps.iter().enumerate() {
+            let measured = matches!(plan.steps.get(i + 1), Some(Step::Measure { .. }));
             match step {
                 Step::Sweep { sweep } => {
                     for pass in 0..self.passes.len() as u32 {
-                        pending.push(self.sweep_pass(sweep, pass, 0..size));
+                        pending.push(self.sweep_pass((sweep, measured), pass, 0..size));
                     }
                     let accepted = &mut measurements.accepted;
                     self.run_passes(&mut pending, accepted, PASSES_PER_CALL)?;
@@ -253,7 +273,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
                     pass,
                     planes: [first, end],
                 } => {
-                    let piece = self.sweep_pass(sweep, pass, first..end);
+                    let piece = self.sweep_pass((sweep, false), pass, first..end);
                     // A piece of planes that hold no thread's first site runs nothing.
                     if !piece.threads.is_empty() {
                         pending.push(piece);
@@ -276,6 +296,10 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
                         fill_slot(&mut measurements.vector_overlaps, slot * overlaps, measured)?;
                         let pair_states = &mut measurements.vector_pair_states;
                         fill_slot(pair_states, slot * pair_sums, states)?;
+                        if self.records_clusters() {
+                            let sizes = self.backend.take_cluster_record()?;
+                            fill_slot(&mut measurements.cluster_sizes, slot * count, sizes)?;
+                        }
                     }
                 }
                 other => {
@@ -287,7 +311,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         }
         self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
         if !self.updates.moves.is_none() {
-            let pairs = self.backend.take_pair_moves()?;
+            let pairs = self.backend.take_cluster_record()?;
             measurements.replica_moves = pair_moves_of_systems(self.backend.systems(), &pairs);
         }
         (measurements.vector_observations).resize(slots * count, VectorObservation::default());
@@ -295,6 +319,9 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         if measures {
             (measurements.vector_overlaps).resize(slots * overlaps, VectorOverlap::default());
             measurements.vector_pair_states.resize(slots * pair_sums, 0);
+            if self.records_clusters() {
+                measurements.cluster_sizes.resize(slots * count, 0);
+            }
         }
         Ok(measurements)
     }

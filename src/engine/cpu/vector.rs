@@ -24,7 +24,7 @@ use crate::engine::backend::vector::{
     ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
 use crate::engine::clusters::{
-    ClusterMove, PairMoves, houdayer_candidates, wolff_seed, wolff_shift,
+    ClusterMove, PairMoves, houdayer_candidates, record_slots, wolff_seed, wolff_shift,
 };
 use crate::engine::vector::{
     UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
@@ -58,8 +58,10 @@ pub struct CpuVector {
     /// The bond activation threshold of each temperature, where cluster updates run; where
     /// replica moves run, whether they act there (not 0).
     clusters: Option<Vec<u32>>,
-    /// Houdayer's record, `[pair][sites moved, moves with a seed]`, since it was last taken.
-    pair_moves: Vec<u64>,
+    /// The cluster passes' record since it was last taken
+    /// ([`VectorBackend::take_cluster_record`]): Houdayer's `[pair][sites moved, moves with a
+    /// seed]`, a cluster step's statistic `[system]`; empty without cluster passes.
+    record: Vec<u64>,
     spins: Vec<i32>,
 }
 
@@ -74,12 +76,19 @@ impl CpuVector {
                 .chunks_mut(words)
                 .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
         }
+        let clusters = cluster_step(&systems, updates)?;
+        let record = match clusters {
+            Some((update, ref lattices)) => {
+                vec![0; (record_slots(update) * lattices.systems) as usize]
+            }
+            None => Vec::new(),
+        };
         Ok(CpuVector {
             tables: systems.acceptance_tables(),
             phases: systems.phases(),
             widths: vec![UNIFORM; systems.betas.len()],
-            clusters: cluster_step(&systems, updates)?.map(|(_, lattices)| lattices.activation),
-            pair_moves: vec![0; 2 * systems.overlaps() as usize],
+            clusters: clusters.map(|(_, lattices)| lattices.activation),
+            record,
             systems,
             updates,
             spins,
@@ -92,14 +101,16 @@ impl CpuVector {
     }
 
     /// Each system's passes `passes` (none a replica move) on a core of its own, one after
-    /// another: each system's accepted moves.
+    /// another: each system's accepted moves. The recording cluster updates' statistics go into
+    /// the record.
     fn system_passes(&mut self, passes: &[SweepPass]) -> Vec<u64> {
         let systems = &self.systems;
         let (tables, widths) = (&self.tables, &self.widths);
         let (hits, tiles) = (self.updates.hits, self.updates.tiles(systems));
         let words = self.system_words();
         let clusters = &self.clusters;
-        self.spins
+        let counted: Vec<(u64, u64)> = self
+            .spins
             .par_chunks_mut(words)
             .enumerate()
             .map(|(b, spins)| {
@@ -109,7 +120,8 @@ impl CpuVector {
                 let proposal = (widths[t], hits);
                 if systems.states.is_some() {
                     let update = StateUpdate::of(systems, systems.sample_of(b));
-                    return (passes.iter())
+                    let mut statistic = 0;
+                    let accepted = (passes.iter())
                         .map(|run| {
                             if let VectorPass::Cluster {
                                 update: ClusterMove::Update(update),
@@ -117,7 +129,8 @@ impl CpuVector {
                             {
                                 let threshold = clusters.as_ref().expect("checked")[t];
                                 let key = (systems.seed, run.sweep, system);
-                                cluster_update(systems, spins, (update, threshold), key);
+                                let (kind, records) = ((update, threshold), run.records);
+                                statistic += cluster_update(systems, spins, kind, key, records);
                                 return 0;
                             }
                             assert!(
@@ -134,6 +147,7 @@ impl CpuVector {
                             discrete_colour(&update, spins, sites, proposal, table)
                         })
                         .sum();
+                    return (accepted, statistic);
                 }
                 let update = SiteUpdate::of(systems, systems.sample_of(b));
                 let mut accepted = 0;
@@ -160,9 +174,17 @@ impl CpuVector {
                         VectorPass::Cluster { .. } => unreachable!("unit vectors have no clusters"),
                     };
                 }
-                accepted
+                (accepted, 0)
             })
-            .collect()
+            .collect();
+        if passes.iter().any(|pass| pass.records) {
+            let statistics = counted.iter().map(|&(_, statistic)| statistic);
+            self.record
+                .iter_mut()
+                .zip(statistics)
+                .for_each(|(r, s)| *r += s);
+        }
+        counted.into_iter().map(|(accepted, _)| accepted).collect()
     }
 
     /// Replica move `number` of every replica pair at the temperatures where the moves act, a
@@ -174,7 +196,7 @@ impl CpuVector {
         let replicas = systems.replicas as usize;
         let acts = self.clusters.as_ref().expect("replica moves' temperatures");
         let moves = PairMoves::of(systems.states.as_ref().expect("replica pairs of states"));
-        let records = self.pair_moves.par_chunks_mut(2 * (replicas / 2));
+        let records = self.record.par_chunks_mut(2 * (replicas / 2));
         let blocks = self.spins.par_chunks_mut(replicas * words).zip(records);
         blocks.enumerate().for_each(|(block, (spins, records))| {
             let (first, second) = spins.split_at_mut(replicas / 2 * words);
@@ -267,9 +289,9 @@ impl VectorBackend for CpuVector {
         Ok((observations, sums))
     }
 
-    fn take_pair_moves(&mut self) -> Result<Vec<u64>> {
-        let zeros = vec![0; self.pair_moves.len()];
-        Ok(std::mem::replace(&mut self.pair_moves, zeros))
+    fn take_cluster_record(&mut self) -> Result<Vec<u64>> {
+        let zeros = vec![0; self.record.len()];
+        Ok(std::mem::replace(&mut self.record, zeros))
     }
 
     fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)> {
@@ -342,13 +364,16 @@ pub fn houdayer_move(
 
 /// One cluster update of kind `update` of a lattice of discrete `states` of `systems` at bond
 /// activation threshold `threshold`, keyed `(seed, update number, the run's system)`: the
-/// kernels' passes in order, over the whole lattice ([`crate::engine::clusters`]).
+/// kernels' passes in order, over the whole lattice ([`crate::engine::clusters`]). Returns its
+/// statistic over the occupied sites where it `records` (Swendsen-Wang's `sum_C |C|^2`, Wolff's
+/// `|C|`), else 0.
 fn cluster_update(
     systems: &VectorSystems,
     states: &mut [i32],
     (update, threshold): (ClusterUpdate, u32),
     key: (u64, u32, u32),
-) {
+    records: bool,
+) -> u64 {
     let lattice = &systems.lattice;
     let q = systems
         .states
@@ -371,6 +396,16 @@ fn cluster_update(
     label_sites(lattice, &bonds, &mut labels, 0..sites);
     point_at_roots(&mut labels, 0..sites, None);
     let (seed, number, batch) = key;
+    let statistic = match records {
+        true => occupied_statistic(
+            update,
+            states,
+            &labels,
+            q,
+            wolff_seed(seed, sites, number, batch),
+        ),
+        false => 0,
+    };
     match update {
         ClusterUpdate::SwendsenWang => draw_states(states, &labels, q, key),
         ClusterUpdate::Wolff => {
@@ -378,6 +413,26 @@ fn cluster_update(
             let shift = wolff_shift(seed, q, number, batch);
             shift_seed_cluster(states, &labels, root, (q, shift));
         }
+    }
+    statistic
+}
+
+/// The statistic of the clusters of `labels` (each site pointing at its root) over the sites
+/// of `states` (of `q` states) not empty: Swendsen-Wang's `sum_C |C|^2`, Wolff's `|C|` of the
+/// cluster of site `seed`.
+fn occupied_statistic(
+    update: ClusterUpdate,
+    states: &[i32],
+    labels: &[u32],
+    q: u32,
+    seed: u32,
+) -> u64 {
+    let mut counts = vec![0u64; labels.len()];
+    let occupied = (labels.iter().zip(states)).filter(|&(_, &state)| state != q as i32);
+    occupied.for_each(|(&root, _)| counts[root as usize] += 1);
+    match update {
+        ClusterUpdate::SwendsenWang => counts.iter().map(|c| c * c).sum(),
+        ClusterUpdate::Wolff => counts[labels[seed as usize] as usize],
     }
 }
 

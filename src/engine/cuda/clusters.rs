@@ -15,6 +15,7 @@ use super::driver::driver_error;
 use super::launch::{FittedKernel, allocate, clear, download, launch_config, upload};
 use crate::engine::clusters::{
     ClusterLattices, ClusterMove, WORKGROUP_SIZE, cluster_passes, kernel_constants, pass_threads,
+    record_slots,
 };
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -118,12 +119,11 @@ impl CudaClusters {
         Ok(())
     }
 
-    /// Houdayer's record of every replica pair since the last call, `[pair][sites moved,
-    /// moves with a seed]` ([`crate::engine::clusters`]), read and zeroed.
-    pub fn take_pair_moves(&mut self, device: &CudaDevice) -> Result<Vec<u64>> {
-        let moves = self.read_sizes(device, 2, self.systems)?;
+    /// The vector engine's record since the last call ([`record_slots`]), read and zeroed.
+    pub fn take_record(&mut self, device: &CudaDevice) -> Result<Vec<u64>> {
+        let record = self.read_sizes(device, record_slots(self.update), self.systems)?;
         clear(device, &mut self.sizes, "cluster sizes")?;
-        Ok(moves)
+        Ok(record)
     }
 
     /// The sizes of the first `slots` slots, `[slot][system]`.

@@ -259,9 +259,9 @@ impl VectorBackend for CudaVector {
         Ok(counted_observations(&self.systems, counts))
     }
 
-    fn take_pair_moves(&mut self) -> Result<Vec<u64>> {
-        let clusters = self.clusters.as_mut().expect("replica moves' buffers");
-        clusters.take_pair_moves(&self.device)
+    fn take_cluster_record(&mut self) -> Result<Vec<u64>> {
+        let clusters = self.clusters.as_mut().expect("cluster passes' buffers");
+        clusters.take_record(&self.device)
     }
 
     fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)> {

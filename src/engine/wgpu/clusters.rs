@@ -9,6 +9,7 @@ use super::launch::{Dispatcher, Grid};
 use super::shaders::bindings;
 use crate::engine::clusters::{
     ClusterLattices, ClusterMove, WORKGROUP_SIZE, cluster_passes, kernel_constants, pass_threads,
+    record_slots,
 };
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -140,12 +141,11 @@ impl WgpuClusters {
 }
 
 impl WgpuClusters {
-    /// Houdayer's record of every replica pair since the last call, `[pair][sites moved,
-    /// moves with a seed]` ([`crate::engine::clusters`]), read and zeroed.
-    pub fn take_pair_moves(&self, ctx: &WgpuContext) -> Result<Vec<u64>> {
-        let moves = self.read_sizes(ctx, 2)?;
-        ctx.write_words(&self.sizes, &vec![0; 2 * moves.len()]);
-        Ok(moves)
+    /// The vector engine's record since the last call ([`record_slots`]), read and zeroed.
+    pub fn take_record(&self, ctx: &WgpuContext) -> Result<Vec<u64>> {
+        let record = self.read_sizes(ctx, record_slots(self.update))?;
+        ctx.write_words(&self.sizes, &vec![0; 2 * record.len()]);
+        Ok(record)
     }
 }
 

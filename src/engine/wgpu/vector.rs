@@ -290,9 +290,9 @@ impl VectorBackend for WgpuVector {
         Ok(counted_observations(&self.systems, &self.read_counts()?))
     }
 
-    fn take_pair_moves(&mut self) -> Result<Vec<u64>> {
-        let clusters = self.clusters.as_ref().expect("replica moves' buffers");
-        clusters.take_pair_moves(&self.ctx)
+    fn take_cluster_record(&mut self) -> Result<Vec<u64>> {
+        let clusters = self.clusters.as_ref().expect("cluster passes' buffers");
+        clusters.take_record(&self.ctx)
     }
 
     fn overlaps(&mut self) -> Result<(Vec<VectorOverlap>, Vec<i64>)> {
