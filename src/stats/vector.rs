@@ -66,6 +66,9 @@ pub struct VectorEstimates {
     /// Blume-Capel: the density of sites with `s = 0`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub zeros: Option<Estimate>,
+    /// Potts: `<|m|^2>` of the spins' simplex vectors, which the cluster sizes estimate too.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub simplex_m2: Option<Estimate>,
     /// Integrated autocorrelation times of `E` and `|m|`, in measurements, averaged over
     /// replicas.
     pub tau_e: f64,
@@ -111,6 +114,8 @@ pub struct VectorExtras {
     pub helicity: bool,
     /// The density of `s = 0` (Blume-Capel).
     pub zeros: bool,
+    /// `<|m|^2>` of the simplex vectors (Potts).
+    pub simplex: bool,
 }
 
 /// The estimators at `beta` of `components`-vectors (1 for the order parameter of discrete
@@ -162,6 +167,7 @@ pub fn vector_estimates(
         helicity: (extras.helicity)
             .then(|| jackknife(&blocks, |x| x[COSINES] - beta * x[SINES_SQ])),
         zeros: extras.zeros.then(|| jackknife(&blocks, |x| x[ZEROS])),
+        simplex_m2: extras.simplex.then(|| jackknife(&blocks, |x| x[VECTOR_M2])),
         tau_e: mean_tau(&|x| x.energy),
         tau_abs_m: mean_tau(&norm_of_m),
         samples,

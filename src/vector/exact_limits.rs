@@ -716,6 +716,11 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
             ("e", estimates.e, exact.e),
             ("m2", estimates.m2, exact.m2),
             ("m2 of the cluster sizes", improved.m2, exact.vector_m2),
+            (
+                "m2 of the simplex vectors",
+                estimates.simplex_m2.unwrap(),
+                exact.vector_m2,
+            ),
         ] {
             let what = format!("q = 3 {update:?} 2^3: {name}");
             assert_near(&what, seen, expected, (4.0, 0.0), 0.03);

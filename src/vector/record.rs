@@ -31,12 +31,13 @@ pub(super) struct VectorRecord {
 }
 
 /// The estimators the measurements of `systems` give beyond the common ones: the helicity
-/// modulus of planar spins, Blume-Capel's density of `s = 0`.
+/// modulus of planar spins, Blume-Capel's density of `s = 0`, the Potts spins' simplex `|m|^2`.
 pub(super) fn extras(systems: &VectorSystems) -> VectorExtras {
     let model = systems.states.as_ref().map(|s| s.model);
     VectorExtras {
         helicity: systems.components == 2,
         zeros: model == Some(StateModel::BlumeCapel),
+        simplex: model == Some(StateModel::Potts),
     }
 }
 

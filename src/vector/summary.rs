@@ -365,6 +365,7 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
             first.update
         );
         let columns = [
+            ("m2 (direct)", 24),
             ("m2 (clusters)", 24),
             ("chi = beta N m2", 24),
             ("tau_size", 8),
@@ -372,6 +373,7 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         table += &table_heading(scale, &columns);
         for (t, clusters) in summary.runs.iter().zip(&summary.clusters) {
             let cells = [
+                (estimate_cell(t.simplex_m2.as_ref().unwrap_or(&t.m2)), 24),
                 (estimate_cell(&clusters.m2), 24),
                 (estimate_cell(&clusters.chi), 24),
                 (format!("{:.2}", clusters.tau_size), 8),

@@ -8,7 +8,8 @@ at D_t = 1.966 against the tricritical T_t = 0.6080 (Kwak et al. 2015); the 3D G
 Edwards-Anderson glass's xi_L/L crossings against T_c = 0.951 (Katzgraber, Koerner and Young
 2006); the Swendsen-Wang runs: the 2-state Potts model's e and c against Kaufman's Ising model
 at beta / 2 (`spinflip exact`, the binary BIN), the 3-state model's crossings and critical
-energy as potts3's, the 4-state model's e(beta_c) extrapolated in L^-0.5 against u_c = -3/2.
+energy as potts3's, the 4-state model's e(beta_c) extrapolated in L^-0.5 against u_c = -3/2,
+and every Swendsen-Wang run's improved estimator of <|m|^2> against the direct one.
 Usage: analyse.py OUT_DIR."""
 
 import math
@@ -70,6 +71,24 @@ def potts2_against_kaufman(out):
         print("\n".join(lines))
 
 
+def improved_estimators(out, prefix):
+    """The improved estimator of <|m|^2> from the cluster sizes (summary "clusters") against the
+    direct one of the same runs (the simplex vectors' for q > 2, m2 for q = 2): their
+    difference in units of the direct error, and the ratio of the errors."""
+    rows = []
+    for size, s in summaries(out, prefix):
+        for run, clusters in zip(s["runs"], s.get("clusters", [])):
+            direct = run.get("simplex_m2") or run["m2"]
+            improved = clusters["m2"]
+            rows.append(f"  L = {size:4}, beta {run['beta']:.5f}: direct {direct['mean']:.6f} +- "
+                        f"{direct['err']:.6f}, clusters {improved['mean']:.6f} +- "
+                        f"{improved['err']:.6f} ({(improved['mean'] - direct['mean']) / direct['err']:+.2f} "
+                        f"sigma, errors {improved['err'] / direct['err']:.2f} of the direct)")
+    if rows:
+        print(f"{prefix}: <|m|^2> from the cluster sizes against the direct estimate")
+        print("\n".join(rows))
+
+
 def histogram_peaks(out):
     """The run's exact energy histogram (energy_histogram_*.csv: E, e, count) in 60 bins of e:
     the two largest local maxima (the ordered and the disordered phase) and their distance."""
@@ -114,6 +133,8 @@ if __name__ == "__main__":
     for name in ["g", "xi_over_l"]:
         crossings(out, "gauss3d", T_C_GAUSS3D, lambda beta: 1 / beta, "T", name, "spin_glass")
     potts2_against_kaufman(out)
+    for prefix in ["sw2", "sw3", "sw4"]:
+        improved_estimators(out, prefix)
     for name in ["u4", "xi_over_l"]:
         crossings(out, "sw3", BETA_C3, lambda beta: beta, "beta", name)
     print("sw3: e at beta_c")
