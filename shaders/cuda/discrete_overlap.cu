@@ -4,7 +4,7 @@
 // r < REPLICAS/2 sum the pair of r (the others return); each thread counts, over the sites
 // thread, thread + stride, ..., the sites in state a in one replica and b in the other and sums
 // their phases in 64 bits, then adds its sums to the pair's counters, the systems' counters
-// reused (OVERLAP_COUNTERS per pair, two systems' worth). Empty sites (the vacancy, state
+// reused (OVERLAP_COUNTERS per pair, two systems' worth), 64 pairs of states a pass. Empty sites (the vacancy, state
 // STATES) count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
 // Counters of pair k from k * OVERLAP_COUNTERS: the sites of states (a, b) at a STATES + b,
 // then their Fourier components [a STATES + b][d][cos, sin] from PAIR_FOURIER, after the pairs.
@@ -12,9 +12,11 @@
 #include "vector_sums.cuh"
 
 constexpr unsigned OVERLAP_COUNTERS = 2u * COUNTERS;
-// engine::vector::MAX_OVERLAP_STATES squared: the pairs of states the counters hold.
-constexpr unsigned MAX_PAIRS = 64u;
-constexpr unsigned PAIRS = STATES * STATES < MAX_PAIRS ? STATES * STATES : MAX_PAIRS;
+// Pairs of states a thread counts in one pass over its sites: a model of more than 8 states
+// takes ceil(PAIRS / 64) passes, each counting the next 64 pairs (the thread's arrays stay the
+// same size whatever q).
+constexpr unsigned PASS_PAIRS = 64u;
+constexpr unsigned PAIRS = STATES * STATES;
 constexpr unsigned PAIR_FOURIER = PAIRS;
 
 extern "C" __global__ void discrete_overlap(const int* spins, unsigned long long* counts,
@@ -25,24 +27,28 @@ extern "C" __global__ void discrete_overlap(const int* spins, unsigned long long
         return;
     }
     const unsigned stride = threads_per_system();
-    long long sites[MAX_PAIRS] = {};
-    long long fourier[6u * MAX_PAIRS] = {};
-    for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
-        const unsigned a = load_state(spins, z, i);
-        const unsigned b = load_state(spins, replicas.partner, i);
-        if (a == STATES || b == STATES) {
-            continue;
-        }
-        const unsigned c = a * STATES + b;
-        sites[c] += 1;
-        for (unsigned d = 0u; d < DIMS; d++) {
-            const unsigned x = coordinate(i, d);
-            fourier[2u * (3u * c + d)] += lookups[x];
-            fourier[2u * (3u * c + d) + 1u] += lookups[L + x];
-        }
-    }
     unsigned long long* out =
         counts + static_cast<unsigned long long>(replicas.pair) * OVERLAP_COUNTERS;
-    add_sums(out, sites, PAIRS);
-    add_sums(out + PAIR_FOURIER, fourier, 6u * PAIRS);
+    for (unsigned first = 0u; first < PAIRS; first += PASS_PAIRS) {
+        long long sites[PASS_PAIRS] = {};
+        long long fourier[6u * PASS_PAIRS] = {};
+        for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
+            const unsigned a = load_state(spins, z, i);
+            const unsigned b = load_state(spins, replicas.partner, i);
+            const unsigned c = a * STATES + b;
+            if (a == STATES || b == STATES || c < first || c >= first + PASS_PAIRS) {
+                continue;
+            }
+            const unsigned k = c - first;
+            sites[k] += 1;
+            for (unsigned d = 0u; d < DIMS; d++) {
+                const unsigned x = coordinate(i, d);
+                fourier[2u * (3u * k + d)] += lookups[x];
+                fourier[2u * (3u * k + d) + 1u] += lookups[L + x];
+            }
+        }
+        const unsigned pairs = PAIRS - first < PASS_PAIRS ? PAIRS - first : PASS_PAIRS;
+        add_sums(out + first, sites, pairs);
+        add_sums(out + PAIR_FOURIER + 6u * first, fourier, 6u * pairs);
+    }
 }

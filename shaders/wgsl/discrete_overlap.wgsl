@@ -3,7 +3,7 @@
 // and p + REPLICAS/2. Workgroups of z = system with replica r < REPLICAS/2 sum the pair of r
 // (the others return); each thread counts, over the sites thread, thread + stride, ..., the
 // sites in state a in one replica and b in the other and sums their phases, then adds its sums
-// to the pair's 64-bit counts (any order gives the same sums). The counts are the systems'
+// to the pair's 64-bit counts (any order gives the same sums), 64 pairs of states a pass. The counts are the systems'
 // (2 count_words() per pair, two systems' worth). Empty sites (the vacancy, state STATES)
 // count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
 // Counts of pair k from word k * 2 count_words(), in pairs: the sites of states (a, b) at
@@ -13,13 +13,15 @@
 #import vector_sums
 #import counters
 
-// engine::vector::MAX_OVERLAP_STATES squared: the pairs of states the counts hold.
-const MAX_PAIRS: u32 = 64u;
+// Pairs of states a thread counts in one pass over its sites: a model of more than 8 states
+// takes ceil(STATES^2 / 64) passes, each counting the next 64 pairs (the thread's arrays stay
+// the same size whatever q).
+const PASS_PAIRS: u32 = 64u;
 
 // The pairs of states the counts hold; their Fourier components follow their counts
 // (engine::vector::counters).
 fn state_pairs() -> u32 {
-    return min(STATES * STATES, MAX_PAIRS);
+    return STATES * STATES;
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -30,30 +32,34 @@ fn main(thread: Thread) {
         return;
     }
     let stride = threads_per_system(thread);
-    var counts: array<u32, 64>;
-    var fourier: array<vec2<u32>, 384>;
-    for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
-        let a = load_state(z, i);
-        let b = load_state(replicas.partner, i);
-        if a == STATES || b == STATES {
-            continue;
-        }
-        let c = a * STATES + b;
-        counts[c] += 1u;
-        for (var d = 0u; d < DIMS; d++) {
-            let x = coordinate(i, d);
-            let f = 2u * (3u * c + d);
-            fourier[f] = wide_add(fourier[f], wide_from_i32(phases[x]));
-            fourier[f + 1u] = wide_add(fourier[f + 1u], wide_from_i32(phases[L + x]));
-        }
-    }
     let out = replicas.pair * 2u * count_words();
-    for (var c = 0u; c < state_pairs(); c++) {
-        if counts[c] > 0u {
-            add_u64(out + 2u * c, counts[c]);
+    for (var first = 0u; first < state_pairs(); first += PASS_PAIRS) {
+        var counts = array<u32, PASS_PAIRS>();
+        var fourier = array<vec2<u32>, 384>();
+        for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
+            let a = load_state(z, i);
+            let b = load_state(replicas.partner, i);
+            let c = a * STATES + b;
+            if a == STATES || b == STATES || c < first || c >= first + PASS_PAIRS {
+                continue;
+            }
+            let k = c - first;
+            counts[k] += 1u;
+            for (var d = 0u; d < DIMS; d++) {
+                let x = coordinate(i, d);
+                let f = 2u * (3u * k + d);
+                fourier[f] = wide_add(fourier[f], wide_from_i32(phases[x]));
+                fourier[f + 1u] = wide_add(fourier[f + 1u], wide_from_i32(phases[L + x]));
+            }
         }
-        for (var f = 6u * c; f < 6u * c + 6u; f++) {
-            add_i64(out + 2u * (state_pairs() + f), fourier[f]);
+        for (var k = 0u; k < min(PASS_PAIRS, state_pairs() - first); k++) {
+            let c = first + k;
+            if counts[k] > 0u {
+                add_u64(out + 2u * c, counts[k]);
+            }
+            for (var j = 0u; j < 6u; j++) {
+                add_i64(out + 2u * (state_pairs() + 6u * c + j), fourier[6u * k + j]);
+            }
         }
     }
 }

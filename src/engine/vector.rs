@@ -18,7 +18,6 @@ use super::kernels::Kernel;
 use crate::config::{Algorithm, ClusterOptions, ReplicaMoves, VectorUpdates};
 use crate::error::{Error, Result};
 use crate::model::vector::fixed::clock_split;
-use crate::model::vector::states::MAX_OVERLAP_STATES;
 use crate::model::vector::tiles::Tiles;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
@@ -332,13 +331,6 @@ impl<K> VectorKernelSet<K> {
         updates: VectorSweeps,
         mut build: impl FnMut(Kernel) -> Result<K>,
     ) -> Result<Self> {
-        let states = systems.states.as_ref().map_or(0, |s| s.q);
-        if states > MAX_OVERLAP_STATES && systems.overlaps() > 0 {
-            return Err(Error::Usage(format!(
-                "the overlaps of discrete states are measured for {MAX_OVERLAP_STATES} states at \
-                 most, not {states}"
-            )));
-        }
         if systems.states.is_some() && (updates.tile.is_some() || updates.overrelaxation > 0) {
             return Err(Error::Usage(
                 "discrete states are swept on the plain checkerboard, without over-relaxation"

@@ -557,23 +557,24 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
 }
 
 /// The 3-state Potts glass: one sample's +-J bonds on 2^2 and 2^3 lattices against exact
-/// enumeration on the same bonds, by Metropolis and by the heat bath.
+/// enumeration on the same bonds, by Metropolis and by the heat bath; and the 10-state glass on
+/// 2^2 by the heat bath (the overlaps' 100 pairs of states).
 #[test]
 fn a_potts_glass_sample_gives_its_exact_energy_and_moments() {
     use crate::engine::vector::HEAT_BATH;
     use crate::exact::enumerate_states;
     use crate::model::vector::states::States;
-    for (dims, width) in [(2, UNIFORM), (3, HEAT_BATH)] {
+    for (q, dims, width) in [(3, 2, UNIFORM), (3, 3, HEAT_BATH), (10, 2, HEAT_BATH)] {
         let lattice = Lattice::new(dims, 2);
         let beta = 1.3;
         let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 23)
-            .with_states(States::potts(3, 0.0))
+            .with_states(States::potts(q, 0.0))
             .with_disorder(Disorder::Bimodal, 1);
         let bonds = sample_couplings(&systems);
         assert!(bonds.contains(&-1.0) && bonds.contains(&1.0), "{bonds:?}");
-        let exact = enumerate_states(&States::potts(3, 0.0), lattice, (Some(&bonds), &[]), beta);
+        let exact = enumerate_states(&States::potts(q, 0.0), lattice, (Some(&bonds), &[]), beta);
         let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 8000));
-        let what = format!("{dims}D, width {width}");
+        let what = format!("q = {q}, {dims}D, width {width}");
         assert_near(
             &format!("{what}: e"),
             estimates.e,

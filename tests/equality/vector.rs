@@ -693,8 +693,9 @@ fn clock_models_match_cpu_bit_for_bit<G: Gpu>() {
 /// Discrete states: the 3-state Potts model in a field by Metropolis, the 5-state Potts glass in
 /// 3D with three hits by the heat bath (its replica pairs' overlaps), Blume-Capel by both (every state's value and the
 /// crystal field in the sums), each also diluted (a slice of the samples of the diluted Potts
-/// model), the diluted Edwards-Anderson glass in a field (two states, replica pairs) and a
-/// diluted Gaussian 4-state Potts glass, on two block sizes; and the Potts model swept in pieces.
+/// model), the diluted Edwards-Anderson glass in a field (two states, replica pairs), a diluted
+/// Gaussian 4-state Potts glass and the 10-state Potts glass (100 pairs of states in its
+/// overlaps), on two block sizes; and the Potts model swept in pieces.
 fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let potts = Case {
         components: 1,
@@ -746,6 +747,11 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         states: Some(DiscreteCase::Potts(4)),
         ..diluted_edwards_anderson
     };
+    // 100 pairs of states: the overlap kernel's two passes of 64.
+    let ten_state_glass = Case {
+        states: Some(DiscreteCase::Potts(10)),
+        ..potts_glass
+    };
     let cases = [
         potts,
         potts_glass,
@@ -756,6 +762,7 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         diluted_blume_capel,
         diluted_edwards_anderson,
         gaussian_potts_glass,
+        ten_state_glass,
     ];
     for case in cases {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);

@@ -2,7 +2,7 @@
 //! vector loop runs (Metropolis at fixed temperatures, on its own engine).
 
 use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
-use super::states::{MAX_OVERLAP_STATES, MAX_SITE_ENERGY};
+use super::states::MAX_SITE_ENERGY;
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
     Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MAX_POTTS_STATES,
@@ -156,8 +156,7 @@ fn site_energy_bound(model: &Model) -> f64 {
 }
 
 /// A discrete model (Potts, Blume-Capel) of `q` states: `q` within the counts of the
-/// measurements, site energies whose changes the tables take, replica pairs of a glass for up
-/// to [`MAX_OVERLAP_STATES`] states, and the updates among its states
+/// measurements, site energies whose changes the tables take, and the updates among its states
 /// only: Metropolis over the other states or the heat bath, on the plain checkerboard.
 fn validate_states(config: &Config, q: u32) -> Result<(), ConfigError> {
     let model = &config.model;
@@ -177,14 +176,6 @@ fn validate_states(config: &Config, q: u32) -> Result<(), ConfigError> {
         return invalid(format!(
             "field: {name} takes |crystal_field| + |field| up to {most}, which keeps an \
              update's energy change within the 32-bit acceptance tables, got {site}"
-        ));
-    }
-    if model.disorder() != Disorder::Ferromagnet && config.replicas > 1 && q > MAX_OVERLAP_STATES {
-        return invalid(format!(
-            "replicas: the overlaps of discrete states are measured for up to \
-             {MAX_OVERLAP_STATES} states, so {name} runs one replica per sample and temperature, \
-             got {}",
-            config.replicas
         ));
     }
     let updates = &config.updates;

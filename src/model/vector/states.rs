@@ -27,10 +27,6 @@ use crate::config::{Config, Model};
 /// stays below `2^31` table units (`(12 + 2 * 32) 2^24 < 2^31` for `z = 6`).
 pub const MAX_SITE_ENERGY: f64 = 32.0;
 
-/// The most states of a discrete spin glass whose overlaps are measured: the pairs of states of
-/// two replicas and their Fourier components fill a replica pair's counters.
-pub const MAX_OVERLAP_STATES: u32 = 8;
-
 /// 1 in the units of the state energies.
 pub const ENERGY_ONE: f64 = (1u64 << TABLE_FRACTION_BITS) as f64;
 
