@@ -400,16 +400,6 @@ mod tests {
                 &["3-state Potts Gaussian spin glass 3D", "up to 15", "got 16"],
             ),
             (
-                "model: Ising(dims: 2, size: 32, field: 0.0),\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 4,",
-                "model: Potts(q: 9, dims: 2, size: 4, disorder: Bimodal), samples: 2,\n    temperatures: Betas([0.40, 0.44]),\n    replicas: 2,",
-                &[
-                    "replicas",
-                    "overlaps of discrete states",
-                    "up to 8 states",
-                    "got 2",
-                ],
-            ),
-            (
                 ISING,
                 "model: Potts(q: 3, dims: 2, size: 8), updates: (proposal: Cone(acceptance: 0.5)),",
                 &["3-state Potts 2D", "HeatBath", "cone"],
