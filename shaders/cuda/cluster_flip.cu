@@ -1,15 +1,15 @@
 // The flips of a cluster update after cluster_merge (and cluster_roots where a Swendsen-Wang
 // update records), the twin of cluster_flip.wgsl: thread g of system z finds the roots of sites
 // 4g .. 4g + 3 (one walk for a run of sites of equal parents, mostly one tile root) and flips
-// them where their cluster flips. Swendsen-Wang: cluster r flips
-// iff the top bit of word r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set;
-// recording, each root adds |C|^2 to the system's statistic. Wolff: the cluster of the seed
-// site (w N) >> 32, w word 0 of block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its
-// sites add up to |C|. Empty sites, each its own cluster, add nothing. Sums go through the block, one 64-bit atomic per block. Discrete
+// them where their cluster flips. Swendsen-Wang: cluster r flips iff the top bit of word r mod 4
+// of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds |C|^2 to the
+// system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of block (0,
+// update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty sites, each its
+// own cluster, add nothing. Sums go through the block, one 64-bit atomic per block. Discrete
 // states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead,
 // Wolff moves the seed's cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the
-// seed's block; empty sites keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica
-// pair z, systems a and b): the sites of the cluster of the seed that cluster_bonds wrote into
+// seed's block; empty sites keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica pair
+// z, systems a and b): the sites of the cluster of the seed that cluster_bonds wrote into
 // counts[z N] swap their states between a and b where its relation (counts[z N + 1]) is
 // disagreement, take the other of the two states in both where it is agreement; none without a
 // seed; the moved sites add up in sizes[2 z], through the block. CPU twin:

@@ -1,11 +1,11 @@
 // The exact integer sums of the overlap of every replica pair of a glass of discrete states
-// (engine::vector::StateSums), the twin of discrete_overlap.wgsl: pair p of a
-// temperature and sample joins replicas p and p + REPLICAS/2. Blocks of z = system with replica
-// r < REPLICAS/2 sum the pair of r (the others return); each thread counts, over the sites
-// thread, thread + stride, ..., the sites in state a in one replica and b in the other and sums
-// their phases in 64 bits, then adds its sums to the pair's counters, the systems' counters
-// reused (OVERLAP_COUNTERS per pair, two systems' worth), 64 pairs of states a pass. Empty sites (the vacancy, state
-// STATES) count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
+// (engine::vector::StateSums), the twin of discrete_overlap.wgsl: pair p of a temperature and
+// sample joins replicas p and p + REPLICAS/2. Blocks of z = system with replica r < REPLICAS/2 sum
+// the pair of r (the others return); each thread counts, over the sites thread, thread + stride,
+// ..., the sites in state a in one replica and b in the other and sums their phases in 64 bits,
+// then adds its sums to the pair's counters, the systems' counters reused (OVERLAP_COUNTERS per
+// pair, two systems' worth), 64 pairs of states a pass. Empty sites (the vacancy, state STATES)
+// count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
 // Counters of pair k from k * OVERLAP_COUNTERS: the sites of states (a, b) at a STATES + b,
 // then their Fourier components [a STATES + b][d][cos, sin] from PAIR_FOURIER, after the pairs.
 

@@ -1,11 +1,11 @@
 // The exact integer sums of the overlap of every replica pair of a glass of discrete states
-// (engine::vector::StateSums): pair p of a temperature and sample joins replicas p
-// and p + REPLICAS/2. Workgroups of z = system with replica r < REPLICAS/2 sum the pair of r
-// (the others return); each thread counts, over the sites thread, thread + stride, ..., the
-// sites in state a in one replica and b in the other and sums their phases, then adds its sums
-// to the pair's 64-bit counts (any order gives the same sums), 64 pairs of states a pass. The counts are the systems'
-// (2 count_words() per pair, two systems' worth). Empty sites (the vacancy, state STATES)
-// count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
+// (engine::vector::StateSums): pair p of a temperature and sample joins replicas p and
+// p + REPLICAS/2. Workgroups of z = system with replica r < REPLICAS/2 sum the pair of r (the
+// others return); each thread counts, over the sites thread, thread + stride, ..., the sites in
+// state a in one replica and b in the other and sums their phases, then adds its sums to the
+// pair's 64-bit counts (any order gives the same sums), 64 pairs of states a pass. The counts are
+// the systems' (2 count_words() per pair, two systems' worth). Empty sites (the vacancy, state
+// STATES) count in none. CPU twin: src/engine/cpu/discrete_overlap.rs.
 // Counts of pair k from word k * 2 count_words(), in pairs: the sites of states (a, b) at
 // a STATES + b, then their Fourier components [a STATES + b][d][cos, sin] from state_pairs(),
 // after the pairs' counts.

@@ -17,8 +17,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ClusterUpdate;
-use crate::stats::{BLOCKS_PER_REPLICA, Estimate, UnitSize, block_means, jackknife, tau_int};
+use crate::config::{ClusterUpdate, TemperatureScale};
+use crate::stats::{
+    BLOCKS_PER_REPLICA, Estimate, UnitSize, block_means, estimate_cell, jackknife, table_heading,
+    table_row, tau_int,
+};
 
 /// The improved estimators of one temperature, every replica's series together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,6 +93,40 @@ pub fn estimates_of_sizes(
         tau_size: taus.iter().sum::<f64>() / taus.len() as f64,
         samples: sizes.iter().map(Vec::len).sum(),
     }
+}
+
+/// The improved estimators' part of a summary table in `scale`: a heading naming the update
+/// (and `of`, what `m` is where it is not the spins themselves: empty otherwise), then a row a
+/// temperature `(beta, the direct m2, its improved estimators)`; empty without rows.
+pub fn improved_table<'a>(
+    scale: TemperatureScale,
+    of: &str,
+    rows: impl IntoIterator<Item = (f64, &'a Estimate, &'a ClusterEstimates)>,
+) -> String {
+    let mut table = String::new();
+    for (k, (beta, direct, clusters)) in rows.into_iter().enumerate() {
+        if k == 0 {
+            table += &format!(
+                "improved estimators ({:?} cluster sizes{of}):\n",
+                clusters.update
+            );
+            let columns = [
+                ("m2 (direct)", 24),
+                ("m2 (clusters)", 24),
+                ("chi = beta N m2", 24),
+                ("tau_size", 8),
+            ];
+            table += &table_heading(scale, &columns);
+        }
+        let cells = [
+            (estimate_cell(direct), 24),
+            (estimate_cell(&clusters.m2), 24),
+            (estimate_cell(&clusters.chi), 24),
+            (format!("{:.2}", clusters.tau_size), 8),
+        ];
+        table += &table_row(scale, beta, cells);
+    }
+    table
 }
 
 #[cfg(test)]

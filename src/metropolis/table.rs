@@ -1,6 +1,7 @@
 //! The summary as the terminal shows it.
 
 use super::summary::Summary;
+use crate::cluster::estimators::improved_table;
 use crate::stats::{estimate_cell, no_overlaps_line, table_heading, table_row, verdict_lines};
 
 /// A table of the summary for the terminal: estimates with errors, and exact values where known.
@@ -100,32 +101,8 @@ pub fn summary_table(summary: &Summary) -> String {
         ];
         table += &table_row(scale, est.beta, cells);
     }
-    let clustered = summary
-        .runs
-        .iter()
-        .filter_map(|r| Some((r, r.clusters.as_ref()?)));
-    for (k, (run, clusters)) in clustered.enumerate() {
-        if k == 0 {
-            let _ = writeln!(
-                table,
-                "improved estimators ({:?} cluster sizes):",
-                clusters.update
-            );
-            let columns = [
-                ("m2 (direct)", 24),
-                ("m2 (clusters)", 24),
-                ("chi = beta N m2", 24),
-                ("tau_size", 8),
-            ];
-            table += &table_heading(scale, &columns);
-        }
-        let cells = [
-            (estimate_cell(&run.estimates.m2), 24),
-            (estimate_cell(&clusters.m2), 24),
-            (estimate_cell(&clusters.chi), 24),
-            (format!("{:.2}", clusters.tau_size), 8),
-        ];
-        table += &table_row(scale, run.estimates.beta, cells);
-    }
+    let clustered = (summary.runs.iter())
+        .filter_map(|r| Some((r.estimates.beta, &r.estimates.m2, r.clusters.as_ref()?)));
+    table += &improved_table(scale, "", clustered);
     table
 }

@@ -6,7 +6,7 @@
 //! Potts glass sample against the row transfer matrix and exact enumeration.
 
 use super::record::{cluster_m2, extras, measurement, overlap_measurement, pair_sums, system_sums};
-use crate::cluster::estimators::estimates_of_sizes;
+use super::summary::improved_estimates;
 use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
@@ -664,14 +664,7 @@ fn clusters_alone(
     };
     let series = simulated_series(&systems, updates, UNIFORM, (100, measure));
     let shape = (1, lattice.size, lattice.sites());
-    let sizes = (series.iter())
-        .map(|s| {
-            s.iter()
-                .map(|m| m.cluster_m2 * lattice.sites() as f64)
-                .collect()
-        })
-        .collect();
-    let improved = estimates_of_sizes(update, beta, lattice.sites(), sizes, UnitSize::SYSTEM);
+    let improved = improved_estimates(update, beta, lattice, &series).expect("every size");
     let estimates = vector_estimates(beta, shape, &series, extras(&systems));
     (estimates, improved)
 }

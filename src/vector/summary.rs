@@ -8,12 +8,13 @@ use super::equilibration::equilibration_checks;
 use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates, extras};
 use super::tuning::ConeTuning;
 use crate::cluster::ClusterEstimates;
-use crate::cluster::estimators::estimates_of_sizes;
+use crate::cluster::estimators::{estimates_of_sizes, improved_table};
 use crate::config::{ClusterUpdate, Config, Disorder, MetropolisOrder, ReplicaMoves};
 use crate::engine::EngineInfo;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
+use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::to_f64;
@@ -107,38 +108,30 @@ pub(super) fn summarize(
     let per_temperature = systems.systems_per_temperature() as usize;
     let systems_count = systems.systems() as usize;
     let lattice = systems.lattice;
-    let series_of = |t: usize| -> Vec<Vec<VectorMeasurement>> {
-        (0..per_temperature)
-            .map(|k| {
-                let b = t * per_temperature + k;
-                let all = record.measurements.iter().skip(b).step_by(systems_count);
-                all.skip(thermalization as usize).copied().collect()
-            })
-            .collect()
-    };
-    let runs: Vec<VectorEstimates> = (0..systems.betas.len())
-        .map(|t| {
-            let shape = (systems.components, lattice.size, lattice.sites());
-            vector_estimates(systems.betas[t], shape, &series_of(t), extras(systems))
-        })
-        .collect();
-    let clusters = config
-        .algorithm
-        .clusters()
-        .map_or_else(Vec::new, |options| {
-            let estimates = (0..systems.betas.len()).map(|t| {
-                let sites = lattice.sites();
-                let sizes: Vec<Vec<f64>> = (series_of(t).iter())
-                    .map(|s| s.iter().map(|m| m.cluster_m2 * sites as f64).collect())
+    let shape = (systems.components, lattice.size, lattice.sites());
+    let clusters_of = config.algorithm.clusters();
+    let (runs, clusters): (Vec<VectorEstimates>, Vec<Option<ClusterEstimates>>) =
+        (0..systems.betas.len())
+            .map(|t| {
+                let series: Vec<Vec<VectorMeasurement>> = (0..per_temperature)
+                    .map(|k| {
+                        let b = t * per_temperature + k;
+                        let all = record.measurements.iter().skip(b).step_by(systems_count);
+                        all.skip(thermalization as usize).copied().collect()
+                    })
                     .collect();
-                let measured = sizes.iter().flatten().all(|s| s.is_finite());
                 let beta = systems.betas[t];
-                measured.then(|| {
-                    estimates_of_sizes(options.update, beta, sites, sizes, UnitSize::SYSTEM)
-                })
-            });
-            estimates.collect::<Option<Vec<_>>>().unwrap_or_default()
-        });
+                let improved = clusters_of
+                    .and_then(|options| improved_estimates(options.update, beta, lattice, &series));
+                let estimates = vector_estimates(beta, shape, &series, extras(systems));
+                (estimates, improved)
+            })
+            .unzip();
+    // Every temperature's, or none (measurements read from a checkpoint without sizes).
+    let clusters = clusters
+        .into_iter()
+        .collect::<Option<_>>()
+        .unwrap_or_default();
     let spin_glass = glass_estimates(systems, record, thermalization as usize);
     let per_sweep = VectorSweeps::of(&config.updates, &config.algorithm).proposals();
     let production = sweeps.measure * u64::from(per_sweep);
@@ -173,6 +166,23 @@ pub(super) fn summarize(
         warnings: Vec::new(),
         origin: RunOrigin::new(systems.disorder, instance).with_vacancies_of(config),
     }
+}
+
+/// The improved estimators at `beta` of a cluster step's `update` on `lattice` from each
+/// replica's `series` ([`VectorMeasurement::cluster_m2`], each `<|m|^2>` per occupied site);
+/// `None` where a measurement holds none (NaN: read from a checkpoint written before them).
+pub(super) fn improved_estimates(
+    update: ClusterUpdate,
+    beta: f64,
+    lattice: Lattice,
+    series: &[Vec<VectorMeasurement>],
+) -> Option<ClusterEstimates> {
+    let sites = lattice.sites();
+    let sizes: Vec<Vec<f64>> = (series.iter())
+        .map(|s| s.iter().map(|m| m.cluster_m2 * sites as f64).collect())
+        .collect();
+    let measured = sizes.iter().flatten().all(|s| s.is_finite());
+    measured.then(|| estimates_of_sizes(update, beta, sites, sizes, UnitSize::SYSTEM))
 }
 
 /// The replica moves' acceptance and mean cluster of every temperature where they act, from
@@ -358,29 +368,9 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
     } else if disorder != Disorder::Ferromagnet {
         table += &no_overlaps_line("chi_SG, g, xi_L/L");
     }
-    if let [first, ..] = summary.clusters.as_slice() {
-        let _ = writeln!(
-            table,
-            "improved estimators ({:?} cluster sizes; Potts: of the simplex vectors):",
-            first.update
-        );
-        let columns = [
-            ("m2 (direct)", 24),
-            ("m2 (clusters)", 24),
-            ("chi = beta N m2", 24),
-            ("tau_size", 8),
-        ];
-        table += &table_heading(scale, &columns);
-        for (t, clusters) in summary.runs.iter().zip(&summary.clusters) {
-            let cells = [
-                (estimate_cell(t.simplex_m2.as_ref().unwrap_or(&t.m2)), 24),
-                (estimate_cell(&clusters.m2), 24),
-                (estimate_cell(&clusters.chi), 24),
-                (format!("{:.2}", clusters.tau_size), 8),
-            ];
-            table += &table_row(scale, t.beta, cells);
-        }
-    }
+    let clustered = (summary.runs.iter().zip(&summary.clusters))
+        .map(|(t, clusters)| (t.beta, t.simplex_m2.as_ref().unwrap_or(&t.m2), clusters));
+    table += &improved_table(scale, "; Potts: of the simplex vectors", clustered);
     if !summary.replica_moves.is_empty() {
         let _ = writeln!(
             table,

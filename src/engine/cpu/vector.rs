@@ -396,43 +396,30 @@ fn cluster_update(
     label_sites(lattice, &bonds, &mut labels, 0..sites);
     point_at_roots(&mut labels, 0..sites, None);
     let (seed, number, batch) = key;
-    let statistic = match records {
-        true => occupied_statistic(
-            update,
-            states,
-            &labels,
-            q,
-            wolff_seed(seed, sites, number, batch),
-        ),
-        false => 0,
-    };
+    let vacancy = q as i32;
     match update {
-        ClusterUpdate::SwendsenWang => draw_states(states, &labels, q, key),
+        ClusterUpdate::SwendsenWang => {
+            let statistic = match records {
+                true => {
+                    let mut counts = vec![0u64; labels.len()];
+                    let occupied = (labels.iter().zip(&*states)).filter(|&(_, &s)| s != vacancy);
+                    occupied.for_each(|(&root, _)| counts[root as usize] += 1);
+                    counts.iter().map(|c| c * c).sum()
+                }
+                false => 0,
+            };
+            draw_states(states, &labels, q, key);
+            statistic
+        }
         ClusterUpdate::Wolff => {
             let root = labels[wolff_seed(seed, sites, number, batch) as usize];
+            let members =
+                (labels.iter().zip(&*states)).filter(|&(&r, &s)| r == root && s != vacancy);
+            let statistic = if records { members.count() as u64 } else { 0 };
             let shift = wolff_shift(seed, q, number, batch);
             shift_seed_cluster(states, &labels, root, (q, shift));
+            statistic
         }
-    }
-    statistic
-}
-
-/// The statistic of the clusters of `labels` (each site pointing at its root) over the sites
-/// of `states` (of `q` states) not empty: Swendsen-Wang's `sum_C |C|^2`, Wolff's `|C|` of the
-/// cluster of site `seed`.
-fn occupied_statistic(
-    update: ClusterUpdate,
-    states: &[i32],
-    labels: &[u32],
-    q: u32,
-    seed: u32,
-) -> u64 {
-    let mut counts = vec![0u64; labels.len()];
-    let occupied = (labels.iter().zip(states)).filter(|&(_, &state)| state != q as i32);
-    occupied.for_each(|(&root, _)| counts[root as usize] += 1);
-    match update {
-        ClusterUpdate::SwendsenWang => counts.iter().map(|c| c * c).sum(),
-        ClusterUpdate::Wolff => counts[labels[seed as usize] as usize],
     }
 }
 
