@@ -1,6 +1,7 @@
 //! Population annealing on the CPU: bad configs refused before anything runs, the engines'
 //! copies, two copies in one multispin word diverging, and the estimates against exact values
-//! (Kaufman's 2D Ising solution, enumeration of a small Edwards-Anderson sample).
+//! (Kaufman's 2D Ising solution, enumeration of a small Edwards-Anderson sample; the vector
+//! engine's discrete states against the Ising mapping and enumeration).
 
 mod common;
 
@@ -133,6 +134,40 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
         (
             config_text("64", LINEAR).replace("dims: 2, size: 8", "dims: 2, size: 65536"),
             "satisfied-bond count, kept in 32 bits",
+        ),
+        (
+            config_text("64", LINEAR)
+                .replace(
+                    "Ising(dims: 2, size: 8, field: 0.0)",
+                    "XY(dims: 2, size: 8)",
+                )
+                .replace("engine: Simple, ", ""),
+            "XY 2D spins take every direction",
+        ),
+        (
+            config_text("64", LINEAR)
+                .replace(
+                    "Ising(dims: 2, size: 8, field: 0.0)",
+                    "Clock(q: 6, dims: 2, size: 8)",
+                )
+                .replace(
+                    "engine: Simple,",
+                    "updates: (proposal: Cone(acceptance: 0.5)),",
+                ),
+            "proposal: Cone tunes its width at each temperature",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 4), \
+                 reweighting: Some(10))",
+            )
+            .replace(
+                "Ising(dims: 2, size: 8, field: 0.0)",
+                "Potts(q: 3, dims: 2, size: 8)",
+            )
+            .replace("engine: Simple, ", ""),
+            "overlaps and reweighting take Ising spins",
         ),
     ];
     for (text, expected) in cases {
@@ -502,4 +537,64 @@ fn a_spin_glass_anneal_writes_the_couplings_of_its_instance() {
     let (shape, offset) = spinflip::io::output::npy_i8_header(&annealed).unwrap();
     assert_eq!(shape, vec![2, 4, 4, 2]);
     assert_eq!(annealed.len() - offset, 2 * 4 * 4 * 2);
+}
+
+/// The 2-state Potts model on the vector engine is the Ising model at half the coupling,
+/// shifted by one bond energy a site in 2D (`delta(s, s') = (1 + s s')/2`): `e(beta) = -1 +
+/// e_I(beta/2)/2`, `f(beta) = -1 + f_I(beta/2)/2`, `c(beta) = c_I(beta/2)`, Kaufman's on 4 x 4.
+/// The anneal starts from `ln Z = N ln 2` at beta 0.
+#[test]
+fn potts_2_state_anneal_matches_kaufman_through_the_ising_mapping() {
+    let text = "(model: Potts(q: 2, dims: 2, size: 4), replicas: 400, \
+                algorithm: Annealing(theta: 4, schedule: Linear(beta_max: 1.6, count: 8), \
+                runs: 8), seed: 17, backend: Cpu, plots: false)";
+    let summary = anneal(text, "potts2");
+    assert_eq!(summary.steps.len(), 8);
+    assert_eq!(summary.exact.len(), 8, "the summary's exact values");
+    for (step, reported) in summary.steps.iter().zip(&summary.exact) {
+        let ising = spinflip::exact::kaufman(4, step.beta / 2.0);
+        let (e, c, f) = (-1.0 + ising.e / 2.0, ising.c, -1.0 + ising.f / 2.0);
+        assert_eq!((reported.e, reported.c, reported.f), (e, c, f));
+        let at = |q: &str| format!("{q} at beta {}", step.beta);
+        assert_within(&at("e"), step.e, e, 4.0);
+        assert_within(&at("c"), step.c, c, 4.0);
+        assert_within(&at("f"), step.f, f, 4.0);
+    }
+}
+
+/// The diluted 3-state Potts model (3D, L = 2, one site in four empty) and the Blume-Capel
+/// model (2D, L = 2): `ln Z / N`, `e` and `<m^2>` against the enumeration of every
+/// configuration of each sample's occupied sites, from `ln Z = N_occupied ln q` at beta 0.
+#[test]
+fn discrete_state_anneals_match_enumeration() {
+    use spinflip::exact::enumerate_states;
+    use spinflip::model::vector::states::States;
+    use spinflip::model::vector::vector_systems;
+    let cases = [
+        "(model: Potts(q: 3, dims: 3, size: 2, dilution: 0.25), replicas: 300, \
+         algorithm: Annealing(theta: 4, schedule: Linear(beta_max: 1.2, count: 6), runs: 8), \
+         seed: 5, backend: Cpu, plots: false)",
+        "(model: BlumeCapel(dims: 2, size: 2, crystal_field: 0.5, field: 0.2), replicas: 300, \
+         updates: (proposal: HeatBath), algorithm: Annealing(theta: 4, \
+         schedule: Linear(beta_max: 1.5, count: 6), resampling: Multinomial, runs: 8), \
+         seed: 6, backend: Cpu, plots: false)",
+    ];
+    for (k, text) in cases.iter().enumerate() {
+        let config = Config::from_ron_str(text).unwrap();
+        let states = States::of(&config).unwrap();
+        let systems = vector_systems(&config, None);
+        let empty = systems
+            .vacancies
+            .as_ref()
+            .map_or(Vec::new(), |v| v.sample(0).to_vec());
+        let summary = anneal(text, &format!("states{k}"));
+        assert_eq!(summary.steps.len(), 6);
+        for step in &summary.steps {
+            let exact = enumerate_states(&states, systems.lattice, (None, &empty), step.beta);
+            let at = |q: &str| format!("{text}: {q} at beta {}", step.beta);
+            assert_within(&at("ln Z"), step.ln_z, exact.ln_z, 4.0);
+            assert_within(&at("e"), step.e, exact.e, 4.0);
+            assert_within(&at("m2"), step.m2, exact.m2, 4.0);
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! Runs split over MPI ranks (`mpirun -np N spinflip run`, feature `mpi`) write exactly the
 //! files of the same run on one rank: Metropolis sweeps, parallel tempering and population
-//! annealing of the spin glass, in several layouts, and the Heisenberg glass's vector spins
-//! (with parallel tempering), on
-//! the CPU and on the GPU (lavapipe in CI). A rank that dies ends the job and leaves the last
+//! annealing of the spin glass, in several layouts, population annealing of discrete states,
+//! and the Heisenberg glass's vector spins (with parallel tempering), on the CPU and on the GPU
+//! (lavapipe in CI). A rank that dies ends the job and leaves the last
 //! checkpoint, which resumes on another rank count to the uninterrupted run's files; ranks with
 //! different configs, more ranks than the samples allow (Ising and vector spins) and the
 //! ferromagnet on several ranks are refused with a message. SIGUSR1 to `mpirun` stops a job
@@ -208,6 +208,23 @@ const ANNEALING: &str = r#"(
 #[test]
 fn population_annealing_on_two_ranks_writes_the_files_of_one() {
     ranks_write_the_files_of_one(ANNEALING, &[2]);
+}
+
+/// Population annealing of the vector engine's discrete states: three samples of the diluted
+/// 3-state Potts +-J glass, split by sample, every replica its own table entry.
+#[test]
+fn discrete_state_annealing_on_two_and_three_ranks_writes_the_files_of_one() {
+    let config = r#"(
+    model: Potts(q: 3, dims: 2, size: 4, disorder: Bimodal, dilution: 0.1),
+    replicas: 50,
+    samples: 3,
+    algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.7, beta_max: 1.2),
+        resampling: Multinomial, runs: 2),
+    seed: 31,
+    backend: Cpu,
+    plots: false,
+)"#;
+    ranks_write_the_files_of_one(config, &[2, 3]);
 }
 
 /// Population annealing on the GPU engine (lavapipe in CI) with the populations counted as

@@ -27,16 +27,14 @@ use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use common::runs::{TEMPERING, cpu_and_gpu_identical, options, resumed_equals_uninterrupted};
-use spinflip::annealing::AnnealingSummary;
 use spinflip::annealing::checkpoint::AnnealingCheckpoint;
+use spinflip::annealing::{AnnealedSystems, AnnealingSummary, ising_annealed};
 use spinflip::config::Config;
-use spinflip::engine::Betas;
-use spinflip::engine::open::open_local_engine;
 use spinflip::io::run_dir::RunOptions;
 use spinflip::run::RunOutcome;
 use spinflip::run::run;
 use spinflip::stop::StopReason;
-use spinflip::vector::VectorSummary;
+use spinflip::vector::{AnnealedStates, VectorSummary};
 
 const CONFIG: &str = r#"(
     model: Ising(dims: 2, size: 12, field: 0.1),
@@ -318,6 +316,18 @@ const ANNEAL_ADAPTIVE: &str = r#"(
     plots: false,
 )"#;
 
+/// Discrete states on the vector engine: the diluted 3-state Potts model, whose checkpoints hold
+/// the lattices as words (formats 19 and 20).
+const ANNEAL_STATES: &str = r#"(
+    model: Potts(q: 3, dims: 2, size: 8, dilution: 0.1),
+    replicas: 64,
+    algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 1.2, count: 10), runs: 2),
+    seed: 9,
+    backend: Cpu,
+    checkpoint_every: 4,
+    plots: false,
+)"#;
+
 fn annealed(outcome: RunOutcome) -> AnnealingSummary {
     match outcome {
         RunOutcome::Annealed(summary) => *summary,
@@ -412,6 +422,11 @@ fn resumed_adaptive_anneal_equals_uninterrupted_anneal() {
     resumed_anneal_equals_uninterrupted(ANNEAL_ADAPTIVE);
 }
 
+#[test]
+fn resumed_discrete_state_anneal_equals_uninterrupted_anneal() {
+    resumed_anneal_equals_uninterrupted(ANNEAL_STATES);
+}
+
 /// Options that stop the run at its first plan boundary where a stop may fall (a wall time
 /// already past), resuming it (`resume`) or not.
 fn stopping_at_once(out: &Path, resume: bool) -> RunOptions {
@@ -427,8 +442,11 @@ fn stopping_at_once(out: &Path, resume: bool) -> RunOptions {
 fn first_plan_units(config: &Config) -> u64 {
     let annealing = config.algorithm.annealing().unwrap();
     let view = annealing.engine_config(config).unwrap();
-    let systems = spinflip::annealing::engine_systems(&view);
-    let engine = open_local_engine(&view, systems, Betas::Changing).unwrap();
+    let systems: Box<dyn AnnealedSystems> = match config.is_vector() {
+        true => Box::new(AnnealedStates::new(&view, None, None)),
+        false => Box::new(ising_annealed(&view, None)),
+    };
+    let engine = systems.open_engine(&view).unwrap();
     match engine.sweep_parts() {
         true => 1,
         false => 2 * u64::from(config.model.size()),
@@ -488,6 +506,11 @@ fn an_anneal_stopped_inside_its_steps_resumes_to_the_uninterrupted_files() {
 #[test]
 fn a_multispin_anneal_stopped_inside_its_steps_resumes_to_the_uninterrupted_files() {
     stopped_anneal_equals_uninterrupted(ANNEAL_ADAPTIVE_MULTISPIN, 40);
+}
+
+#[test]
+fn a_discrete_state_anneal_stopped_inside_its_steps_resumes_to_the_uninterrupted_files() {
+    stopped_anneal_equals_uninterrupted(ANNEAL_STATES, 40);
 }
 
 /// Through wgpu (each invocation opens the device): stopped inside the first step, twice.

@@ -1,8 +1,8 @@
 //! The checkpoint of a population-annealing run, written between temperature steps or inside
 //! one (a stop between two of a step's plans). Its frame (magic, format, fingerprint, spins,
-//! CRC) is the container's ([`crate::io::checkpoint`]); this is its layout (format 12 inside a
-//! step, format 6 between steps, which lacks U and the last section), all numbers
-//! little-endian:
+//! CRC) is the container's ([`crate::io::checkpoint`]); this is its layout for Ising spins
+//! (format 12 inside a step, format 6 between steps, which lacks U and the last section), all
+//! numbers little-endian:
 //!
 //! | offset | size | field                                          |
 //! |--------|------|------------------------------------------------|
@@ -27,6 +27,11 @@
 //! |        | 16 P | format 12: per population, the overlap and the effective size of its reweighting to the step's beta (f64) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
+//! The vector engine's lattices (discrete states, clock angles) are words: formats 19 (inside a
+//! step) and 20 (between steps) are 12 and 6 with no spin bits (S = 0) and one more count, W,
+//! after the others, whose section of the lattices (4 W, i32, component-major as the
+//! engines') comes first after the header.
+//!
 //! Inside a step ([`StepUnderWay`]) the schedule ends with the step's beta and ln Z includes
 //! its reweighting, the families follow its copies, and the estimates and histograms end with
 //! the step before. Format 6, written between steps, lacks U and the last section; format 4
@@ -41,29 +46,43 @@ use std::path::Path;
 use super::multihistogram::EnergyHistogram;
 use super::resampling::ReweightingQuality;
 use super::stats::{AnnealingEstimates, PairOverlaps, Population};
-use crate::engine::spins::SpinBits;
+use crate::engine::Lattices;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
 /// The layouts written inside a step (with the step under way) and between steps (format 6),
-/// and format 4, before packed spins, pair overlaps and histograms, still read.
-const FORMATS: [Format; 3] = [
+/// the same of lattices of words (19, 20), and format 4, before packed spins, pair overlaps and
+/// histograms, still read.
+const FORMATS: [Format; 5] = [
+    INSIDE_A_STEP,
+    BETWEEN_STEPS,
     Format {
-        number: 12,
+        number: 19,
+        counts: 7,
+        packed: true,
+    },
+    Format {
+        number: 20,
         counts: 6,
         packed: true,
     },
-    Format {
-        number: 6,
-        counts: 5,
-        packed: true,
-    },
-    Format {
-        number: 4,
-        counts: 4,
-        packed: false,
-    },
+    BEFORE_PACKED_SPINS,
 ];
+const INSIDE_A_STEP: Format = Format {
+    number: 12,
+    counts: 6,
+    packed: true,
+};
+const BETWEEN_STEPS: Format = Format {
+    number: 6,
+    counts: 5,
+    packed: true,
+};
+const BEFORE_PACKED_SPINS: Format = Format {
+    number: 4,
+    counts: 4,
+    packed: false,
+};
 /// Words of one [`AnnealingEstimates`] record.
 const ESTIMATE_WORDS: usize = 20;
 /// Words of a record in format 4, before the pair overlaps.
@@ -81,9 +100,10 @@ pub struct AnnealingCheckpoint {
     pub sweeps_done: u64,
     /// The betas after 0 so far (as configured, or as the adaptive schedule chose them).
     pub schedule: Vec<f64>,
-    /// Every engine slot's lattice, idle ones included, one bit per spin; decoded as one run
-    /// of `S` spins (the file does not say how they divide into slots).
-    pub spins: SpinBits,
+    /// Every engine slot's lattice, idle ones included: Ising spins one bit each, decoded as
+    /// one run of `S` spins (the file does not say how they divide into slots), or the vector
+    /// engine's words.
+    pub spins: Lattices,
     /// Per population (`sample runs + run`): its families, ln Z and estimates so far.
     pub populations: Vec<Population>,
     /// Where the run stopped inside a step (the schedule's last), how far the step has come.
@@ -117,26 +137,36 @@ impl AnnealingCheckpoint {
             Some(step) => (step.units_done, step.reweightings.as_slice()),
             None => (0, [].as_slice()),
         };
-        let format = match self.step_under_way {
-            Some(_) => FORMATS[0],
-            None => FORMATS[1],
+        let (bits, words) = match &self.spins {
+            Lattices::Bits(bits) => (bits.len(), [].as_slice()),
+            Lattices::Vector(words) => (0, words.as_slice()),
         };
-        let counts = [
-            self.spins.len() as usize,
+        let format = FORMATS[usize::from(self.step_under_way.is_none())
+            + 2 * usize::from(matches!(self.spins, Lattices::Vector(_)))];
+        let mut counts = vec![
+            bits as usize,
             populations.len(),
             self.schedule.len(),
             labels,
             bins,
-            units_done as usize,
         ];
+        if self.step_under_way.is_some() {
+            counts.push(units_done as usize);
+        }
+        if let Lattices::Vector(_) = self.spins {
+            counts.push(words.len());
+        }
         let mut out = Writer::start(
             out,
             format.number,
             self.config_fingerprint,
             self.sweeps_done,
-            &counts[..format.counts],
+            &counts,
         )?;
-        out.spins(&self.spins)?;
+        if let Lattices::Bits(bits) = &self.spins {
+            out.spins(bits)?;
+        }
+        out.put(words.iter().map(|w| w.to_le_bytes()))?;
         out.put(self.schedule.iter().map(|b| b.to_le_bytes()))?;
         out.put(populations.iter().map(|p| p.ln_z.to_le_bytes()))?;
         let sizes = populations.iter().map(|p| p.families.len() as u32);
@@ -165,6 +195,7 @@ impl AnnealingCheckpoint {
         let record_words = record_words(file.format);
         let units_done = units_done(file.format, &file.counts);
         let [
+            lattice_words,
             steps,
             populations,
             _,
@@ -174,12 +205,20 @@ impl AnnealingCheckpoint {
             bins,
             reweightings,
         ] = sections(file.format, &file.counts).map(|(count, _)| count as usize);
+        let of_words = has_words(file.format);
+        if of_words && !file.spins.is_empty() {
+            return Err(CheckpointError::Inconsistent(format!(
+                "a checkpoint of lattices of words holds {} spin bits",
+                file.spins.len()
+            )));
+        }
         if units_done > 0 && steps == 0 {
             return Err(CheckpointError::Inconsistent(format!(
                 "it is {units_done} units into a step, but no step has begun"
             )));
         }
         let reader = &mut file.reader;
+        let lattices = reader.i32s(lattice_words)?;
         let schedule = reader.f64s(steps)?;
         let ln_z = reader.f64s(populations)?;
         let sizes = reader.u32s(populations)?;
@@ -191,7 +230,7 @@ impl AnnealingCheckpoint {
         let measured = steps - usize::from(units_done > 0);
         let mut populations =
             split_populations(ln_z, &sizes, labels, &records, measured, record_words)?;
-        if file.format != FORMATS[2].number {
+        if file.format != BEFORE_PACKED_SPINS.number {
             let histograms = split_histograms(&histogram_sizes, &bins)?;
             for (population, histogram) in populations.iter_mut().zip(histograms) {
                 population.histogram = histogram;
@@ -210,7 +249,10 @@ impl AnnealingCheckpoint {
             config_fingerprint: file.config_fingerprint,
             sweeps_done: file.sweeps_done,
             schedule,
-            spins: file.spins,
+            spins: match of_words {
+                true => Lattices::Vector(lattices),
+                false => Lattices::Bits(file.spins),
+            },
             populations,
             step_under_way,
         })
@@ -232,7 +274,7 @@ impl AnnealingCheckpoint {
 
 /// Words of an estimate record in `format`: before format 6, without the pair overlaps.
 fn record_words(format: u32) -> usize {
-    match format == FORMATS[2].number {
+    match format == BEFORE_PACKED_SPINS.number {
         true => ESTIMATE_WORDS_4,
         false => ESTIMATE_WORDS,
     }
@@ -241,20 +283,30 @@ fn record_words(format: u32) -> usize {
 /// The units done of the step under way of a file in `format` whose header counts after the
 /// spins are `counts`: 0 between steps, and in the formats before steps could be cut.
 fn units_done(format: u32, counts: &[u64]) -> u64 {
-    match format == FORMATS[0].number {
+    match format == INSIDE_A_STEP.number || format == FORMATS[2].number {
         true => counts[4],
         false => 0,
     }
 }
 
+/// Whether a file in `format` holds lattices of words (formats 19 and 20), counted last.
+fn has_words(format: u32) -> bool {
+    format == FORMATS[2].number || format == FORMATS[3].number
+}
+
 /// The (count, width) of the sections after the spins of a file in `format` whose header
 /// counts after the spins are `counts` (populations, steps, family labels and, from format 6,
-/// histogram bins, from format 12 the units done of the step under way), in the order of the
-/// file: the schedule, ln Z, the population sizes, the family labels, the estimate records'
-/// words, the histogram sizes, the bins and the reweightings of the step under way.
-fn sections(format: u32, counts: &[u64]) -> [(u64, u64); 8] {
+/// histogram bins, from format 12 the units done of the step under way, in formats 19 and 20
+/// the lattices' words), in the order of the file: the lattices' words, the schedule, ln Z, the
+/// population sizes, the family labels, the estimate records' words, the histogram sizes, the
+/// bins and the reweightings of the step under way.
+fn sections(format: u32, counts: &[u64]) -> [(u64, u64); 9] {
     let (populations, steps, labels) = (counts[0], counts[1], counts[2]);
-    let (histograms, bins) = match format == FORMATS[2].number {
+    let lattice_words = match has_words(format) {
+        true => counts[counts.len() - 1],
+        false => 0,
+    };
+    let (histograms, bins) = match format == BEFORE_PACKED_SPINS.number {
         true => (0, 0),
         false => (populations, counts[3]),
     };
@@ -268,6 +320,7 @@ fn sections(format: u32, counts: &[u64]) -> [(u64, u64); 8] {
         false => 0,
     };
     [
+        (lattice_words, 4),
         (steps, 8),
         (populations, 8),
         (populations, 4),
@@ -412,6 +465,7 @@ fn split_histograms(sizes: &[u32], bins: &[i64]) -> Result<Vec<EnergyHistogram>,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::SpinBits;
     use crate::io::checkpoint::fingerprint;
 
     /// `count` spins in one run, every `period`-th up.
@@ -465,7 +519,7 @@ mod tests {
             config_fingerprint: fingerprint("(algorithm: Annealing)"),
             sweeps_done: 10,
             schedule: vec![0.25, 0.5],
-            spins: signs(24, 5),
+            spins: signs(24, 5).into(),
             populations: vec![
                 population(vec![0, 0, 3], 2.5, &[-8, 4, -8]),
                 population(vec![1, 2], -0.5, &[0]),
@@ -581,7 +635,7 @@ mod tests {
         encode_with(|out| {
             let populations = &checkpoint.populations;
             let labels = populations.iter().map(|p| p.families.len()).sum();
-            let spins = &checkpoint.spins;
+            let spins = checkpoint.spins.bits().unwrap();
             let counts = [
                 spins.len() as usize,
                 populations.len(),
@@ -670,7 +724,35 @@ mod tests {
             assert_eq!(RunKind::of(format.number), Some(RunKind::Annealing));
         }
         let headers = FORMATS.map(|f| f.header_len());
-        assert_eq!(headers, [76, 68, 60]);
+        assert_eq!(headers, [76, 68, 84, 76, 60]);
+    }
+
+    /// Lattices of words (the vector engine's) come back as words, inside a step and between
+    /// steps, in formats 19 and 20: no spin bits, the words counted last and first after the
+    /// header.
+    #[test]
+    fn lattices_of_words_round_trip_in_their_own_formats() {
+        let words = vec![3, -1, 0, i32::MIN, i32::MAX];
+        for (checkpoint, format) in [(annealing_sample(), 20u32), (inside_a_step(), 19)] {
+            let checkpoint = AnnealingCheckpoint {
+                spins: Lattices::Vector(words.clone()),
+                ..checkpoint
+            };
+            let bytes = checkpoint.encode();
+            assert_eq!(bytes[8..12], format.to_le_bytes());
+            assert_eq!(bytes[28..36], 0u64.to_le_bytes(), "no spin bits");
+            let header = FORMATS.iter().find(|f| f.number == format).unwrap();
+            let end = header.header_len();
+            assert_eq!(
+                bytes[end - 8..end],
+                5u64.to_le_bytes(),
+                "words, counted last"
+            );
+            assert_eq!(bytes[end..end + 4], 3i32.to_le_bytes());
+            let decoded = AnnealingCheckpoint::decode(&bytes).unwrap();
+            assert!(same(&decoded, &checkpoint), "{decoded:?}");
+            assert_eq!(decoded.spins, Lattices::Vector(words.clone()));
+        }
     }
 
     /// Every layout number of a run of sweeps (formats 2, 3 and 5) is refused as such.

@@ -3,10 +3,12 @@
 
 use crate::config::{
     AnnealingOptions, AnnealingSchedule, Backend, Config, ConfigError, Disorder, EngineKind,
-    invalid,
+    Proposal, invalid,
 };
 use crate::engine::memory::{Footprint, Place, Uses, available_memory, largest_fitting};
+use crate::engine::vector::VectorSweeps;
 use crate::model::ising::ising_systems;
+use crate::model::vector::vector_systems;
 
 /// The smallest population.
 const MIN_POPULATION: u32 = 2;
@@ -42,8 +44,40 @@ pub(crate) fn validate_annealing(
     if options.runs == 0 {
         return invalid("algorithm: Annealing needs runs >= 1, got 0".into());
     }
+    if config.is_vector() {
+        validate_annealed_states(config, options)?;
+    }
     validate_annealing_analysis(config, options)?;
     validate_annealing_schedule(&options.schedule, options.theta)
+}
+
+/// The vector engine anneals discrete states and clock angles, whose `ln Z` at beta 0 counts
+/// their states, with a proposal that needs no tuning at each beta; the overlaps and the
+/// reweighting are the Ising spins' (satisfied bonds, integer bond sums).
+fn validate_annealed_states(
+    config: &Config,
+    options: &AnnealingOptions,
+) -> Result<(), ConfigError> {
+    let model = &config.model;
+    if config.discrete_states().is_none() && model.clock_states().is_none() {
+        return invalid(format!(
+            "algorithm: Annealing runs Ising spins, discrete states (Potts, BlumeCapel, diluted              Ising) and the clock model; {} spins take every direction",
+            model.name()
+        ));
+    }
+    if let Proposal::Cone { .. } = config.updates.proposal {
+        return invalid(
+            "updates: proposal: Cone tunes its width at each temperature, which an anneal's              changing beta leaves no time for: use Uniform or HeatBath"
+                .into(),
+        );
+    }
+    if options.overlaps || options.reweighting.is_some() {
+        return invalid(format!(
+            "algorithm: Annealing overlaps and reweighting take Ising spins (their overlaps and              integer bond sums); leave them out for {}",
+            model.name()
+        ));
+    }
+    Ok(())
 }
 
 /// The optional analyses: the overlap needs a spin glass and runs in pairs, the reweighting
@@ -191,6 +225,13 @@ fn population_bytes(view: &Config) -> u64 {
     let engine = view
         .choose_engine()
         .map_or(EngineKind::Simple, |(engine, _)| engine);
+    if view.is_vector() {
+        let systems = vector_systems(view, None);
+        let updates = VectorSweeps::of(&view.updates, &view.algorithm);
+        let footprint = Footprint::vector(&systems, updates, systems.lattice);
+        // The copies' snapshot of every lattice.
+        return footprint.need(Place::Cpu).host + 4 * systems.spin_words() as u64;
+    }
     let uses = Uses {
         copies: true,
         ..Uses::default()

@@ -7,6 +7,7 @@
 
 pub mod checkpoint;
 pub(crate) mod checks;
+pub mod model;
 pub mod multihistogram;
 mod outputs;
 pub mod resampling;
@@ -15,9 +16,10 @@ pub mod stats;
 mod steps;
 mod summary;
 
+pub use model::{AnnealedSystems, ising_annealed};
 pub use multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep, Reweighted};
 pub use outputs::{ANNEALING_JSON, annealing_table};
-pub use run::{anneal, anneal_engine, engine_systems};
+pub use run::{anneal, anneal_engine};
 pub use stats::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, Levels, PairOverlaps, Population,
     ReweightedAverage, average_over_runs, family_statistics, overlaps_over_samples,

@@ -27,7 +27,8 @@ pub struct PopulationLevels {
     /// Magnetisations `M` between the lowest and the highest, in steps of 2.
     pub magnetisations: Vec<f64>,
     pub magnetisation_counts: Vec<u64>,
-    /// The satisfied count of each replica (the multinomial draw's weights).
+    /// The satisfied count of each replica (0 where keyed by replica), which the multinomial
+    /// draw counts the replicas by.
     satisfied: Vec<u32>,
 }
 
@@ -52,6 +53,22 @@ impl PopulationLevels {
             magnetisations: magnetisations(systems, up.0, up.1.len()),
             magnetisation_counts: up.1,
             satisfied,
+        }
+    }
+
+    /// The levels of a population whose replicas have the total energies `energies` and
+    /// magnetisations `magnetisations` (`N |m|`), each replica its own level (keyed by replica):
+    /// models whose energy is no function of one integer count.
+    pub fn of_replicas(energies: Vec<f64>, magnetisations: Vec<f64>) -> Self {
+        let replicas = energies.len();
+        PopulationLevels {
+            keyed: Keyed::Replica,
+            lo: 0,
+            energies,
+            counts: vec![1; replicas],
+            magnetisation_counts: vec![1; magnetisations.len()],
+            magnetisations,
+            satisfied: vec![0; replicas],
         }
     }
 

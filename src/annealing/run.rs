@@ -18,33 +18,30 @@
 //! others are idle (swept with the rest, never measured or copied from).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::checkpoint::{AnnealingCheckpoint, StepUnderWay};
+use super::model::{AnnealedSystems, ising_annealed};
 use super::outputs::write_outputs;
 use super::resampling::{PopulationLevels, adaptive_beta};
 use super::steps::{Anneal, OpenStep, StepRecord, SweepUnits};
 use super::summary::{AnnealingSummary, summarize};
 use super::{EnergyHistogram, Population};
 use crate::config::{AnnealingOptions, AnnealingSchedule, Config};
-use crate::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of};
+use crate::engine::{Engine, Lattices, Measurements, Plan, populations_of};
 
 use crate::error::{Error, Result};
-use crate::io::output::write_couplings_npy;
 use crate::io::progress::Progress;
-use crate::io::run_dir::{COUPLINGS, Ended, RunStart, crosses_checkpoint, ended_at_checkpoint};
-use crate::model::couplings::Instance;
-use crate::model::ising::IsingSystems;
-use crate::model::ising::ising_systems;
-use crate::mpi::open_engine_with_betas;
+use crate::io::run_dir::{Ended, RunStart, crosses_checkpoint, ended_at_checkpoint};
 use crate::stop::{StopReason, Stops};
 
-/// Anneal `run`'s config (`instance` its couplings where it gives them), writing the results
-/// into `options.out`, or continue the anneal of its checkpoint there (`options.resume`).
+/// Anneal `run`'s config, on the systems `systems` makes of its engine config
+/// ([`AnnealingOptions::engine_config`]; the model's, with its couplings and empty sites),
+/// writing the results into `options.out`, or continue the anneal of its checkpoint there
+/// (`options.resume`).
 pub fn anneal(
     run: &RunStart,
-    instance: Option<Arc<Instance>>,
+    systems: impl FnOnce(&Config) -> Box<dyn AnnealedSystems>,
 ) -> Result<Ended<Box<AnnealingSummary>>> {
     let (config, options) = (run.config, run.options);
     let annealing = config
@@ -52,15 +49,12 @@ pub fn anneal(
         .annealing()
         .ok_or_else(|| Error::State("anneal needs algorithm: Annealing".into()))?;
     let view = annealing.engine_config(config)?;
-    let systems = IsingSystems {
-        instance,
-        ..engine_systems(&view)
-    };
+    let systems = systems(&view);
     let resumed = match options.resume {
         true => Some(run.load_checkpoint(AnnealingCheckpoint::load)?),
         false => None,
     };
-    let mut engine = open_engine_with_betas(&view, systems.clone(), Betas::Changing)?;
+    let mut engine = systems.open_engine(&view)?;
     run.write_config()?;
     let mut anneal = match resumed {
         Some(checkpoint) => {
@@ -83,8 +77,8 @@ pub fn anneal(
     run.announce(&engine.info(), &plan, anneal.sweeps_done, None);
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
-    let n = anneal.systems.lattice.sites();
-    let flips_per_sweep = n * u64::from(anneal.systems.systems());
+    let n = anneal.systems.lattice().sites();
+    let flips_per_sweep = n * u64::from(anneal.systems.index().systems());
     // Every step measures: no sweeps count as thermalisation. The embedder's hook is not called
     // (see `ProgressHook`): an adaptive schedule has no total to tell it.
     let total = scheduled_sweeps(&annealing);
@@ -102,7 +96,7 @@ pub fn anneal(
         Err(early) => return Ok(early),
     };
     log::info!("annealed in {:.1} s", started.elapsed().as_secs_f64());
-    anneal.save(&checkpoints, engine.spins()?.into_bits()?)?;
+    anneal.save(&checkpoints, engine.spins()?)?;
     let flips = (anneal.sweeps_done - first_sweep) * flips_per_sweep;
     let ps_per_flip = engine_time.as_secs_f64() * 1e12 / flips.max(1) as f64;
     let info = engine.info();
@@ -117,7 +111,7 @@ pub fn anneal(
     );
     summary.origin.provenance = Some(provenance);
     write_outputs(&options.out, config, &anneal.populations, &summary)?;
-    write_couplings_npy(&options.out.join(COUPLINGS), &anneal.systems)?;
+    anneal.systems.write_instance(&options.out)?;
     Ok(Ended::Completed(Box::new(summary)))
 }
 
@@ -132,24 +126,16 @@ fn scheduled_sweeps(annealing: &AnnealingOptions) -> Option<u64> {
     Some(steps * u64::from(annealing.theta))
 }
 
-/// The systems an anneal's engine runs: those of its engine config
-/// ([`AnnealingOptions::engine_config`]), at beta 0 until the first step.
-pub fn engine_systems(view: &Config) -> IsingSystems {
-    let mut systems = ising_systems(view);
-    systems.betas = vec![0.0];
-    systems
-}
-
-/// Anneal `config` (validated, its algorithm `annealing`) on `engine`, opened on its
-/// [`engine_systems`] for changing betas, from the hot start to the end of the schedule, with
+/// Anneal `config` (validated, its algorithm `annealing`, Ising spins) on `engine`, opened on
+/// its [`ising_annealed`] systems for changing betas, from the hot start to the end of the schedule, with
 /// no outputs and no checkpoints: the work `spinflip bench --annealing` times. The sweeps done.
 pub fn anneal_engine(
     config: &Config,
     annealing: &AnnealingOptions,
     engine: &mut dyn Engine,
 ) -> Result<u64> {
-    let systems = engine_systems(&annealing.engine_config(config)?);
-    let mut anneal = Anneal::start(systems, config, annealing, engine)?;
+    let systems = ising_annealed(&annealing.engine_config(config)?, None);
+    let mut anneal = Anneal::start(Box::new(systems), config, annealing, engine)?;
     let mut none = Checkpoints {
         path: PathBuf::new(),
         fingerprint: 0,
@@ -246,21 +232,22 @@ impl Anneal {
     /// A fresh anneal: every population the whole initial one (its own family each) at beta 0,
     /// on the hot start.
     fn start(
-        systems: IsingSystems,
+        systems: Box<dyn AnnealedSystems>,
         config: &Config,
         annealing: &AnnealingOptions,
         engine: &mut dyn Engine,
     ) -> Result<Anneal> {
         engine.hot_start()?;
-        let ln_z = systems.lattice.sites() as f64 * std::f64::consts::LN_2;
-        let population = Population {
+        let population = |block: u32| Population {
             families: (0..config.replicas).collect(),
-            ln_z,
+            ln_z: systems.ln_configurations(block / annealing.runs),
             estimates: Vec::new(),
             histogram: EnergyHistogram::default(),
         };
         Ok(Anneal {
-            populations: vec![population; (config.samples * annealing.runs) as usize],
+            populations: (0..config.samples * annealing.runs)
+                .map(population)
+                .collect(),
             systems,
             target: config.replicas,
             slots: AnnealingOptions::slots(config.replicas) as u32,
@@ -276,13 +263,13 @@ impl Anneal {
     /// checkpoint whose shape does not fit, and one cut inside a sweep where the engine updates
     /// whole sweeps only.
     fn resume(
-        systems: IsingSystems,
+        systems: Box<dyn AnnealedSystems>,
         config: &Config,
         annealing: &AnnealingOptions,
         checkpoint: AnnealingCheckpoint,
         engine: &mut dyn Engine,
     ) -> Result<Anneal> {
-        let cut = SweepUnits::new(systems.lattice, engine.sweep_parts());
+        let cut = SweepUnits::of(systems.as_ref(), engine.sweep_parts());
         let mut anneal = Anneal {
             populations: checkpoint.populations,
             systems,
@@ -301,7 +288,7 @@ impl Anneal {
         };
         let theta = u64::from(annealing.theta);
         let sweeps_before = measured as u64 * theta;
-        let fits = checkpoint.spins.len() == anneal.systems.spin_count() as u64
+        let fits = anneal.systems.fits(&checkpoint.spins)
             && anneal.populations.len() == (config.samples * annealing.runs) as usize
             && anneal.sweeps_done == sweeps_before + units_done / cut.per_sweep()
             && units_done < theta * cut.per_sweep()
@@ -321,7 +308,7 @@ impl Anneal {
                  version that started it",
                 anneal.sweeps_done,
                 anneal.populations.len(),
-                checkpoint.spins.len()
+                checkpoint.spins.entries()
             )));
         }
         if !cut.is_plan_end(units_done) {
@@ -331,10 +318,7 @@ impl Anneal {
                  only; resume it with an engine that updates pieces of sweeps"
             )));
         }
-        let spins = checkpoint
-            .spins
-            .reshape(anneal.systems.systems(), anneal.systems.lattice.sites())?;
-        engine.set_spins(&spins.into())?;
+        engine.set_spins(&anneal.systems.shaped(checkpoint.spins)?)?;
         // Between steps the engine stays at beta 0 for now: the next step's resampling moves
         // it to the next beta before any sweep, and measurements do not depend on it.
         if let Some(step) = checkpoint.step_under_way {
@@ -374,7 +358,7 @@ impl Anneal {
         progress: &Progress,
     ) -> Result<Ended<Duration>> {
         let mut engine_time = Duration::ZERO;
-        let cut = SweepUnits::new(self.systems.lattice, engine.sweep_parts());
+        let cut = SweepUnits::of(self.systems.as_ref(), engine.sweep_parts());
         let step_units = u64::from(annealing.theta) * cut.per_sweep();
         if self.counts_populations(annealing) {
             let sizes: Vec<u32> = self
@@ -467,7 +451,7 @@ impl Anneal {
             clock.log(self.step());
             if checkpoint {
                 let writing = Instant::now();
-                self.save(checkpoints, engine.spins()?.into_bits()?)?;
+                self.save(checkpoints, engine.spins()?)?;
                 checkpoints.stops.checkpoint_took(writing.elapsed());
                 let halt_after = checkpoints.halt_after;
                 if let Some(ended) = ended_at_checkpoint(stop, self.sweeps_done, halt_after) {
@@ -513,7 +497,7 @@ impl Anneal {
     ) -> Result<Ended<Duration>> {
         self.settle_families();
         let writing = Instant::now();
-        self.save(checkpoints, engine.spins()?.into_bits()?)?;
+        self.save(checkpoints, engine.spins()?)?;
         checkpoints.stops.checkpoint_took(writing.elapsed());
         Ok(Ended::Stopped {
             sweeps_done: self.sweeps_done,
@@ -522,7 +506,7 @@ impl Anneal {
     }
 
     /// Write the checkpoint of this state with the engine's lattices `spins`, atomically.
-    fn save(&self, checkpoints: &Checkpoints, spins: SpinBits) -> Result<()> {
+    fn save(&self, checkpoints: &Checkpoints, spins: Lattices) -> Result<()> {
         let step_under_way = self.step_under_way.as_ref().map(|step| StepUnderWay {
             units_done: step.units_done,
             reweightings: step.record.reweightings.clone(),

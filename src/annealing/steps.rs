@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 
+use super::model::AnnealedSystems;
 use super::resampling::{
     PopulationLevels, ResampleKey, Reweighting, ReweightingQuality, copy_entries,
 };
@@ -13,10 +14,9 @@ use super::{
 };
 use crate::config::{AnnealingOptions, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
-use crate::engine::{Engine, ISING_PASSES, Measurements, Plan, populations_of, unit_runs};
+use crate::engine::{Engine, Measurements, Plan, populations_of, unit_runs};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
-use crate::model::ising::IsingSystems;
 use crate::stats::{PlanePhases, overlap};
 use crate::stop::Stops;
 use crate::threads;
@@ -31,7 +31,7 @@ pub(super) struct PendingCopies {
 /// What the loop carries from one temperature step to the next; with the engine's spins, it
 /// is what an [`AnnealingCheckpoint`] holds.
 pub(super) struct Anneal {
-    pub(super) systems: IsingSystems,
+    pub(super) systems: Box<dyn AnnealedSystems>,
     /// The target population size R.
     pub(super) target: u32,
     pub(super) slots: u32,
@@ -56,22 +56,29 @@ pub(super) struct OpenStep {
     pub(super) units_done: u64,
 }
 
-/// The loop's position in a step's sweeps, in units: a sweep is [`ISING_PASSES`] passes over the
-/// planes of the lattice's slowest axis, a unit one pass over one plane
-/// ([`Plan::sweep_units`]). Plans end on whole sweeps where the engine updates no pieces of
-/// one ([`Engine::sweep_parts`]).
+/// The loop's position in a step's sweeps, in units: a sweep is the model's passes
+/// ([`AnnealedSystems::sweep_passes`]) over the planes of the lattice's slowest axis, a unit
+/// one pass over one plane ([`Plan::sweep_units`]). Plans end on whole sweeps where the engine
+/// updates no pieces of one ([`Engine::sweep_parts`]).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SweepUnits {
+    passes: u32,
     planes: u32,
     /// The units a plan's end is a multiple of: one, or a sweep's.
     granule: u64,
 }
 
 impl SweepUnits {
-    /// The units of sweeps of `lattice` on an engine that updates pieces of sweeps
+    /// The units of the sweeps of `systems` on an engine that updates pieces of sweeps
     /// (`sweep_parts`) or not.
-    pub(super) fn new(lattice: Lattice, sweep_parts: bool) -> Self {
+    pub(super) fn of(systems: &dyn AnnealedSystems, sweep_parts: bool) -> Self {
+        Self::new(systems.lattice(), systems.sweep_passes(), sweep_parts)
+    }
+
+    /// The units of sweeps of `passes` passes over the planes of `lattice`.
+    fn new(lattice: Lattice, passes: u32, sweep_parts: bool) -> Self {
         let mut units = SweepUnits {
+            passes,
             planes: lattice.size,
             granule: 1,
         };
@@ -83,7 +90,7 @@ impl SweepUnits {
 
     /// Units of one sweep.
     pub(super) fn per_sweep(&self) -> u64 {
-        u64::from(ISING_PASSES * self.planes)
+        u64::from(self.passes * self.planes)
     }
 
     /// Whether a plan may end at unit `units`.
@@ -103,7 +110,7 @@ impl SweepUnits {
     /// Append units `units` of the sweeps numbered from `first_sweep` on, a sweep at a time.
     fn append(&self, plan: &mut Plan, first_sweep: u32, units: Range<u64>) {
         for (k, within) in unit_runs(self.per_sweep(), units) {
-            plan.sweep_units(first_sweep + k as u32, (ISING_PASSES, self.planes), within);
+            plan.sweep_units(first_sweep + k as u32, (self.passes, self.planes), within);
         }
     }
 }
@@ -119,9 +126,9 @@ impl Anneal {
     /// needed in a field, where the energy is not a function of the bond level, by multinomial
     /// resampling and by the overlaps) and the histograms are smaller than the populations.
     pub(super) fn counts_populations(&self, annealing: &AnnealingOptions) -> bool {
-        let lattice = self.systems.lattice;
+        let lattice = self.systems.lattice();
         let bins = lattice.bonds() + lattice.sites() + 2;
-        self.systems.field == 0.0
+        self.systems.bond_levels()
             && annealing.resampling != Resampling::Multinomial
             && !annealing.overlaps
             && bins <= u64::from(self.slots)
@@ -130,18 +137,10 @@ impl Anneal {
     /// Every population's energy and magnetisation levels, from the engine's integer counts
     /// or its histograms.
     pub(super) fn levels(&self, measurements: &Measurements) -> Vec<PopulationLevels> {
-        if let Some(histograms) = &measurements.histograms {
-            return (0..self.populations.len())
-                .map(|b| {
-                    let (satisfied, up) = histograms.of_block(b);
-                    PopulationLevels::of_histograms(&self.systems, satisfied, up)
-                })
-                .collect();
-        }
         (0..self.populations.len())
             .map(|block| {
-                let observations = &measurements.observations[self.base(block)..];
-                PopulationLevels::of(&self.systems, &observations[..self.size(block)])
+                let systems = self.base(block)..self.base(block) + self.size(block);
+                self.systems.levels(measurements, block, systems)
             })
             .collect()
     }
@@ -205,7 +204,7 @@ impl Anneal {
     /// engine measures them (replica `r` with `r + replicas/2`, the runs' blocks being
     /// consecutive); recorded on run `k`.
     pub(super) fn estimate_overlaps(&mut self, measurements: &Measurements, runs: u32) {
-        let lattice = self.systems.lattice;
+        let lattice = self.systems.lattice();
         let (n, size) = (lattice.sites(), lattice.size as usize);
         let phases = PlanePhases::new(lattice.size);
         let half = runs as usize / 2;
@@ -291,7 +290,7 @@ impl Anneal {
         for (block, levels) in levels.iter().enumerate() {
             let reweighting = Reweighting::new(levels, next - beta);
             let key = ResampleKey {
-                seed: self.systems.seed,
+                seed: self.systems.index().seed,
                 step,
                 block: block as u32,
             };
@@ -345,7 +344,7 @@ impl Anneal {
         levels: &[PopulationLevels],
         record: &StepRecord,
     ) -> Vec<AnnealingEstimates> {
-        let (n, beta) = (self.systems.lattice.sites(), record.beta);
+        let (n, beta) = (self.systems.lattice().sites(), record.beta);
         let steps = levels.iter().zip(&record.reweightings).zip(&record.ln_z);
         let estimate =
             |((levels, reweighting), ln_z): ((&PopulationLevels, &ReweightingQuality), &f64),
@@ -418,7 +417,7 @@ mod tests {
     /// is that sweep (here 8 units a sweep: two passes over 4 planes).
     #[test]
     fn a_steps_units_are_whole_sweeps_or_their_pieces() {
-        let cut = SweepUnits::new(Lattice::new(2, 4), true);
+        let cut = SweepUnits::new(Lattice::new(2, 4), 2, true);
         assert_eq!(cut.per_sweep(), 8);
         let mut plan = Plan::default();
         cut.append(&mut plan, 10, 3..21);
@@ -445,8 +444,8 @@ mod tests {
     fn plans_end_on_a_unit_or_on_a_whole_sweep() {
         let lattice = Lattice::new(2, 4);
         let (pieces, whole) = (
-            SweepUnits::new(lattice, true),
-            SweepUnits::new(lattice, false),
+            SweepUnits::new(lattice, 2, true),
+            SweepUnits::new(lattice, 2, false),
         );
         let stops = Stops::new(None);
         assert_eq!(pieces.plan_end(&stops, 0, 16), 1);

@@ -9,7 +9,7 @@ use super::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, ReweightedAverage, average_over_runs,
     overlaps_over_samples, reweighted_over_runs, weighted_over_runs,
 };
-use crate::config::{AnnealingOptions, Config, Disorder};
+use crate::config::{AnnealingOptions, Config, Disorder, Model};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman};
 use crate::io::origin::RunOrigin;
@@ -68,7 +68,7 @@ pub(super) fn summarize(
         .iter()
         .map(|p| p.estimates.clone())
         .collect();
-    let lattice = anneal.systems.lattice;
+    let lattice = anneal.systems.lattice();
     let runs = annealing.runs as usize;
     let overlaps = match annealing.overlaps {
         true => {
@@ -103,7 +103,7 @@ pub(super) fn summarize(
         ),
         reweighted_exact: exact_values(config, &betas),
         exact: exact_values(config, &anneal.schedule),
-        origin: RunOrigin::new(anneal.systems.disorder, anneal.systems.instance.as_deref()),
+        origin: anneal.systems.origin(config),
     }
 }
 
@@ -118,16 +118,30 @@ fn reweighting_betas(annealing: &AnnealingOptions, schedule: &[f64]) -> Vec<f64>
         .collect()
 }
 
-/// Kaufman's exact values at every beta of the schedule, for the 2D ferromagnet at zero field.
+/// Kaufman's exact values at every beta of the schedule, for the 2D Ising ferromagnet at zero
+/// field and the 2-state Potts model, the Ising model at half the coupling shifted by a bond
+/// energy a site (`delta(s, s') = (1 + s s')/2`: `e = -1 + e_I/2`, `f = -1 + f_I/2`, `c = c_I`
+/// at `beta/2`).
 fn exact_values(config: &Config, schedule: &[f64]) -> Vec<ExactIsing2d> {
     let model = config.model;
-    let exact =
-        model.dims() == 2 && model.field() == 0.0 && model.disorder() == Disorder::Ferromagnet;
-    match exact {
-        true => schedule
-            .iter()
-            .map(|&beta| kaufman(model.size(), beta))
-            .collect(),
+    let plain = model.dims() == 2
+        && model.field() == 0.0
+        && model.disorder() == Disorder::Ferromagnet
+        && model.dilution() == 0.0;
+    let exact = |beta: f64| match model {
+        Model::Ising { .. } => Some(kaufman(model.size(), beta)),
+        Model::Potts { q: 2, .. } => {
+            let ising = kaufman(model.size(), beta / 2.0);
+            Some(ExactIsing2d {
+                e: -1.0 + ising.e / 2.0,
+                c: ising.c,
+                f: -1.0 + ising.f / 2.0,
+            })
+        }
+        _ => None,
+    };
+    match plain {
+        true => schedule.iter().filter_map(|&beta| exact(beta)).collect(),
         false => Vec::new(),
     }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{BenchOptions, BenchResult};
 use crate::annealing::anneal_engine;
-use crate::annealing::engine_systems;
+use crate::annealing::ising_annealed;
 use crate::config::{AnnealingOptions, Config};
 use crate::engine::annealing::ResamplingTable;
 use crate::engine::{
@@ -60,7 +60,7 @@ pub(super) fn bench_anneal(options: &BenchOptions, config: &Config) -> Result<Be
         .annealing()
         .ok_or_else(|| Error::State("bench_anneal needs algorithm: Annealing".into()))?;
     let view = annealing.engine_config(config)?;
-    let systems = engine_systems(&view);
+    let systems = ising_annealed(&view, None);
     let mut engine = open_engine_with_betas(&view, systems.clone(), Betas::Changing)?;
     populations_of(engine.as_mut())?.copy_systems(&(0..systems.systems()).collect::<Vec<_>>())?;
     let mut plan = Plan::default();

@@ -286,6 +286,15 @@ impl HostResampling {
         self.satisfied.extend(last.iter().map(|o| o.satisfied));
     }
 
+    /// Remember whether the last plan measured every one of `systems` systems whose tables are
+    /// keyed by replica ([`Keyed::Replica`]: no level of their own), as [`Self::record`] does.
+    pub fn record_replicas(&mut self, systems: usize, measured: bool) {
+        self.satisfied.clear();
+        if measured {
+            self.satisfied.resize(systems, 0);
+        }
+    }
+
     /// A plan's resampling step `step` (if it has one), from the table taken and the last
     /// measurement (each used once): the copies and the copy map the engine then copies by.
     pub fn replay(&mut self, seed: u64, step: Option<u32>) -> Result<Option<Resampled>> {

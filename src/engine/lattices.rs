@@ -45,6 +45,14 @@ impl Lattices {
         ))
     }
 
+    /// Spins (Ising) or components (vector spins) of every lattice together.
+    pub fn entries(&self) -> u64 {
+        match self {
+            Lattices::Bits(bits) => bits.len(),
+            Lattices::Vector(components) => components.len() as u64,
+        }
+    }
+
     /// The Ising spins, or an error for vector spins.
     pub fn bits(&self) -> Result<&SpinBits> {
         match self {

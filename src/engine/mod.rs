@@ -58,6 +58,7 @@ use std::ops::Range;
 use crate::config::ClusterUpdate;
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
+use crate::model::systems::SystemIndex;
 pub use lattices::Lattices;
 pub use spins::SpinBits;
 use vector::{VectorObservation, VectorOverlap};
@@ -733,7 +734,7 @@ pub enum Betas {
 }
 
 /// Refuse a copy map that does not name a source system for every system.
-pub fn check_copy_map(systems: &IsingSystems, sources: &[u32]) -> Result<()> {
+pub fn check_copy_map(systems: &SystemIndex, sources: &[u32]) -> Result<()> {
     let count = systems.systems();
     if sources.len() != count as usize {
         return Err(Error::State(format!(
@@ -751,7 +752,7 @@ pub fn check_copy_map(systems: &IsingSystems, sources: &[u32]) -> Result<()> {
 }
 
 /// Refuse inverse temperatures that do not replace the configured ones one for one.
-pub fn check_betas(systems: &IsingSystems, betas: &[f64]) -> Result<()> {
+pub fn check_betas(systems: &SystemIndex, betas: &[f64]) -> Result<()> {
     if betas.len() != systems.betas.len() {
         return Err(Error::State(format!(
             "expected {} inverse temperatures, got {}",

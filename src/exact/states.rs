@@ -30,6 +30,8 @@ pub struct StateAverages {
     pub q2: f64,
     /// `<|m|^2>` of the same spins, per occupied site.
     pub vector_m2: f64,
+    /// `ln Z / N`.
+    pub ln_z: f64,
 }
 
 /// The exact averages of `states` on `lattice` at `beta`, with the couplings `J` of the bonds
@@ -125,6 +127,7 @@ pub fn enumerate_states(
             .sum::<f64>()
             / occupied_squared,
         vector_m2: correlations.iter().sum::<f64>() / sums[0] / occupied_squared,
+        ln_z: (sums[0].ln() - beta * lowest) / n,
     }
 }
 

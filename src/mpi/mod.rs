@@ -45,7 +45,9 @@ use crate::config::{Algorithm, Config, Disorder, Lanes, Layout};
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
+use crate::model::systems::SystemIndex;
 use crate::model::vector::VectorSystems;
 pub use open::{open_engine, open_engine_with_betas, open_vector_engine};
 
@@ -235,13 +237,18 @@ pub struct RunShape {
 
 impl RunShape {
     pub fn of(systems: &IsingSystems) -> Self {
+        Self::of_index(systems, systems.lattice)
+    }
+
+    /// The shape of the systems `index` on `lattice`, of any model.
+    pub fn of_index(index: &SystemIndex, lattice: Lattice) -> Self {
         RunShape {
-            temperatures: systems.betas.len(),
-            samples: systems.samples,
-            replicas: systems.replicas as usize,
-            pairs: systems.overlap_pairs() as usize,
-            size: systems.lattice.size as usize,
-            sites: systems.lattice.sites(),
+            temperatures: index.betas.len(),
+            samples: index.samples,
+            replicas: index.replicas as usize,
+            pairs: index.overlap_pairs() as usize,
+            size: lattice.size as usize,
+            sites: lattice.sites(),
         }
     }
 

@@ -13,7 +13,7 @@
 
 use super::ranked::{Division, RankedEngine, everywhere};
 use super::wire::Command;
-use super::{Share, merge_samples, slice_samples, vector_split};
+use super::{RunShape, Share, merge_samples, slice_samples, vector_split};
 use crate::config::Config;
 use crate::engine::memory::check_gathered;
 use crate::engine::open::open_local_vector_engine;
@@ -21,7 +21,7 @@ use crate::engine::placement::placement;
 use crate::engine::vector::{
     VectorSweeps, check_partners, check_spin_words, check_widths, pair_state_words, state_words,
 };
-use crate::engine::{Engine, Lattices, Measurements};
+use crate::engine::{Engine, Lattices, Measurements, check_copy_map};
 use crate::error::{Error, Result};
 use crate::model::Lattice;
 use crate::model::vector::VectorSystems;
@@ -92,6 +92,12 @@ impl VectorDivision {
                 })
             })
             .collect()
+    }
+
+    /// The run's shape, whose slices of population annealing's copy maps and resampling
+    /// tables are the Ising runs'.
+    fn shape(&self) -> RunShape {
+        RunShape::of_index(&self.systems, self.systems.lattice)
     }
 
     /// Words of one temperature and sample of the lattices: every replica's components.
@@ -186,6 +192,12 @@ impl Division for VectorDivision {
                 &self.shares,
                 (outer, replicas),
             )?,
+            copies: merge_all(
+                &mut parts,
+                |p| &mut p.copies,
+                &self.shares,
+                (temperatures, replicas),
+            )?,
             ..Measurements::default()
         })
     }
@@ -201,6 +213,21 @@ impl Division for VectorDivision {
                 (self.shares.iter())
                     .map(|&share| self.local_partners(&partners, share).map(Command::Exchange))
                     .collect::<Result<_>>()?
+            }
+            Command::CopySystems(sources) => {
+                check_copy_map(&self.systems, &sources)?;
+                (self.shares.iter())
+                    .map(|&share| self.shape().slice_copy_map(&sources, share))
+                    .map(|part| part.map(Command::CopySystems))
+                    .collect::<Result<_>>()?
+            }
+            Command::SetResampling(table) => {
+                table.check(self.systems.systems())?;
+                (self.shares.iter())
+                    .map(|&share| {
+                        Command::SetResampling(self.shape().slice_resampling(&table, share))
+                    })
+                    .collect()
             }
             command => everywhere(self, command),
         })

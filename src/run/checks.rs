@@ -16,13 +16,13 @@ impl Config {
     /// Check everything that parsing cannot: the first problem found is reported. `engine:
     /// Auto` is checked as the engine it chooses.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(options) = self.algorithm.annealing() {
+            return validate_annealing_run(self, &options);
+        }
         if self.is_vector() {
             return validate_vector_run(self);
         }
         validate_no_vector_updates(self)?;
-        if let Some(options) = self.algorithm.annealing() {
-            return validate_annealing_run(self, &options);
-        }
         validate_model(&self.model)?;
         validate_temperatures(&self.temperatures)?;
         validate_systems(self)?;

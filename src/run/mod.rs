@@ -12,7 +12,7 @@ mod hints;
 use std::convert::Infallible;
 use std::path::Path;
 
-use crate::annealing::{AnnealingSummary, anneal};
+use crate::annealing::{AnnealedSystems, AnnealingSummary, anneal, ising_annealed};
 use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::console::note;
@@ -23,7 +23,7 @@ use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, RunStart, auto_chose};
 use crate::metropolis::{self, Summary, run_sweeps};
 use crate::plot::{write_annealing_plot, write_run_plots, write_vector_plots};
 use crate::stop::StopReason;
-use crate::vector::{VectorFinished, VectorSummary, run_vector};
+use crate::vector::{AnnealedStates, VectorFinished, VectorSummary, run_vector};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,11 +72,17 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
         note!("{hint}");
     }
     let start = &RunStart::new(config, engine_choice, options, config_text);
-    let ended = if config.is_vector() {
-        let vacancies = vacancies.map(|(vacancies, _)| vacancies);
+    let vacancies = vacancies.map(|(vacancies, _)| vacancies);
+    let ended = if config.algorithm.annealing().is_some() {
+        let systems = |view: &Config| -> Box<dyn AnnealedSystems> {
+            match config.is_vector() {
+                true => Box::new(AnnealedStates::new(view, instance, vacancies)),
+                false => Box::new(ising_annealed(view, instance)),
+            }
+        };
+        anneal(start, systems)?.map(Finished::Annealed)
+    } else if config.is_vector() {
         run_vector(start, instance, vacancies)?.map(Finished::Vector)
-    } else if config.algorithm.annealing().is_some() {
-        anneal(start, instance)?.map(Finished::Annealed)
     } else {
         run_sweeps(start, instance)?.map(Finished::Sweeps)
     };

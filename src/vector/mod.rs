@@ -4,6 +4,7 @@
 //! series and the final lattices; checkpoints for `--resume` in the container of the Ising
 //! runs' ([`crate::io::checkpoint`]). The Ising loop ([`crate::metropolis`]) is untouched by it.
 
+mod annealing;
 mod checkpoint;
 mod equilibration;
 mod finished;
@@ -15,6 +16,7 @@ mod summary;
 mod tempering;
 mod tuning;
 
+pub use annealing::AnnealedStates;
 pub use finished::VectorFinished;
 pub use record::cluster_m2;
 pub use run::run_vector;

@@ -47,9 +47,15 @@ pub(super) fn write_vector_outputs(
         }
     }
     write_final_spins(out, systems, spins)?;
-    write_couplings(out, systems)?;
-    write_vacancies(out, systems)?;
+    write_instance(out, systems)?;
     write_json(out, SUMMARY, summary)
+}
+
+/// The quenched disorder of `systems`: `couplings.npy` of a spin glass, `vacancies.npy` of a
+/// diluted model.
+pub(super) fn write_instance(out: &Path, systems: &VectorSystems) -> Result<()> {
+    write_couplings(out, systems)?;
+    write_vacancies(out, systems)
 }
 
 /// `vacancies.npy` of a diluted model, shape `(samples, [L,] L, L)`: `uint8` 1 on the empty

@@ -2,11 +2,12 @@
 //! (random maps, permutations, one source copied to many destinations), new temperatures and
 //! the resampling steps they refuse, in every layout, and whole anneals run from a config:
 //! per-beta records, populations, resampling (population sizes, families) and the
-//! annealing.csv/json contents (cases and comparisons in `tests/common/annealing.rs`). CUDA also
+//! annealing.csv/json contents (cases and comparisons in `tests/common/annealing.rs`), of Ising
+//! spins and of the vector engine's discrete states and clock angles. CUDA also
 //! with threshold tables too large for constant memory.
 
 use crate::common::annealing::{
-    AMSC_ANNEALS, SIMPLE_ANNEALS, SMSC_ANNEALS, assert_anneals_equal, cases,
+    AMSC_ANNEALS, SIMPLE_ANNEALS, SMSC_ANNEALS, STATE_ANNEALS, assert_anneals_equal, cases,
     check_resampling_refusals, compare_annealing_steps, compare_copies, multispin_layout, with_cpu,
 };
 use crate::common::backend::Gpu;
@@ -22,6 +23,7 @@ backends! {
         simple_anneal_equals_the_cpu_bit_for_bit,
         amsc_anneal_equals_the_cpu_bit_for_bit,
         smsc_anneal_equals_the_cpu_bit_for_bit,
+        state_anneal_equals_the_cpu_bit_for_bit,
     ],
     wgpu: [],
     cuda: [large_threshold_tables_anneal_like_the_cpu],
@@ -88,6 +90,12 @@ fn amsc_anneal_equals_the_cpu_bit_for_bit<B: Gpu>() {
 
 fn smsc_anneal_equals_the_cpu_bit_for_bit<B: Gpu>() {
     for text in SMSC_ANNEALS {
+        assert_anneals_equal(text, &backend::<B>());
+    }
+}
+
+fn state_anneal_equals_the_cpu_bit_for_bit<B: Gpu>() {
+    for text in STATE_ANNEALS {
         assert_anneals_equal(text, &backend::<B>());
     }
 }

@@ -1,20 +1,26 @@
 //! The vector-spin engine, written once over its backend ([`VectorBackend`], with
-//! [`ProposalBackend`] and [`ExchangeBackend`] for the two capabilities): the engine checks each
-//! call and replays a plan, each run of sweeps and pieces of sweeps between measurements in one
-//! call of the backend as the passes they run ([`SweepPass`]; so that a device adds the accepted
-//! moves up across it and reads them back once), each measurement into its slot. A backend
-//! (`engine::cpu::vector`, `engine::wgpu::vector`, `engine::cuda::vector`) holds the lattices
-//! and kernels; the device backends launch the passes through [`VectorKernels`] and
+//! [`ProposalBackend`], [`ExchangeBackend`] and [`PopulationBackend`] for the three
+//! capabilities): the engine checks each call and replays a plan, each run of sweeps and pieces
+//! of sweeps between measurements in one call of the backend as the passes they run
+//! ([`SweepPass`]; so that a device adds the accepted moves up across it and reads them back
+//! once), each measurement into its slot; population annealing's resampling step it replays on
+//! the host ([`HostResampling`], tables keyed by replica), the backend copying the lattices. A
+//! backend (`engine::cpu::vector`, `engine::wgpu::vector`, `engine::cuda::vector`) holds the
+//! lattices and kernels; the device backends launch the passes through [`VectorKernels`] and
 //! [`launch_passes`].
 
 use std::ops::Range;
 
+use crate::engine::annealing::{HostResampling, Keyed, ResamplingTable};
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorPass, VectorSweeps, check_partners, check_spin_words,
     check_widths, pair_moves_of_systems, pair_state_words, state_words,
 };
-use crate::engine::{Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Proposals, Step};
+use crate::engine::{
+    Engine, EngineInfo, Exchanges, Lattices, Measurements, Plan, Populations, Proposals, Step,
+    check_betas, check_copy_map,
+};
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
 
@@ -116,6 +122,18 @@ pub trait ExchangeBackend {
     fn exchange_systems(&mut self, partners: &[u32]) -> Result<()>;
 }
 
+/// Population annealing's new temperatures and copies on a vector-spin backend
+/// ([`Populations`]).
+pub trait PopulationBackend {
+    /// Sweep at `betas` from now on (one per temperature, checked): the acceptance tables of
+    /// [`VectorSystems::acceptance_tables`] at them.
+    fn write_betas(&mut self, betas: &[f64]) -> Result<()>;
+
+    /// System `b` takes the lattice of `sources[b]` (checked), every one from the lattices of
+    /// before the copy.
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()>;
+}
+
 /// A device backend's kernels as a run of passes launches them. Launches are enqueued; the
 /// backend submits them in bounded batches and waits where it reads back.
 pub trait VectorKernels {
@@ -144,6 +162,8 @@ pub struct VectorEngine<B> {
     updates: VectorSweeps,
     /// Every sweep's passes ([`VectorSweeps::passes`]).
     passes: Vec<VectorPass>,
+    /// Population annealing's table and whether the last plan measured every system.
+    resampling: HostResampling,
 }
 
 impl<B> VectorEngine<B> {
@@ -153,6 +173,7 @@ impl<B> VectorEngine<B> {
             backend,
             updates,
             passes: updates.passes(),
+            resampling: HostResampling::default(),
         }
     }
 }
@@ -200,7 +221,9 @@ impl<B: VectorBackend> VectorEngine<B> {
     }
 }
 
-impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngine<B> {
+impl<B: VectorBackend + ProposalBackend + ExchangeBackend + PopulationBackend> Engine
+    for VectorEngine<B>
+{
     fn info(&self) -> EngineInfo {
         let (adapter, driver) = self.backend.adapter_and_driver();
         EngineInfo {
@@ -233,7 +256,8 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
         Ok(Lattices::Vector(self.backend.read_spins()?))
     }
 
-    /// Sweeps, pieces of sweeps, measurements (observations and overlaps) and observations
+    /// A resampling step first (replayed on the host, the backend copying the lattices), then
+    /// sweeps, pieces of sweeps, measurements (observations and overlaps) and observations
     /// (without the overlaps); the steps of other models' capabilities are refused. The
     /// measurements fill their slots as they come, without zeroing them first (a glass of
     /// thousands of small systems measures megabytes a plan); the overlaps only where the plan
@@ -245,7 +269,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             count * state_words(systems),
             overlaps * pair_state_words(systems),
         );
-        let size = systems.lattice.size;
+        let (size, seed) = (systems.lattice.size, systems.seed);
         let slots = plan.slots as usize;
         let measures = (plan.steps.iter()).any(|s| matches!(s, Step::Measure { .. }));
         let mut measurements = Measurements {
@@ -257,9 +281,14 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             ..Measurements::default()
         };
         plan.check_parts(self.sweep_parts(), (self.passes.len() as u32, size))?;
+        let (resample, steps) = plan.split_resample()?;
+        if let Some(resampled) = self.resampling.replay(seed, resample)? {
+            self.backend.copy_systems(&resampled.sources)?;
+            measurements.copies = resampled.copies;
+        }
         let mut pending = Vec::new();
-        for (i, &step) in plan.steps.iter().enumerate() {
-            let measured = matches!(plan.steps.get(i + 1), Some(Step::Measure { .. }));
+        for (i, &step) in steps.iter().enumerate() {
+            let measured = matches!(steps.get(i + 1), Some(Step::Measure { .. }));
             match step {
                 Step::Sweep { sweep } => {
                     for pass in 0..self.passes.len() as u32 {
@@ -314,6 +343,10 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
             let pairs = self.backend.take_cluster_record()?;
             measurements.replica_moves = pair_moves_of_systems(self.backend.systems(), &pairs);
         }
+        let observed = steps
+            .iter()
+            .any(|s| matches!(s, Step::Measure { .. } | Step::Observe { .. }));
+        self.resampling.record_replicas(count, observed);
         (measurements.vector_observations).resize(slots * count, VectorObservation::default());
         measurements.vector_states.resize(slots * sums, 0);
         if measures {
@@ -336,6 +369,10 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend> Engine for VectorEngi
     }
 
     fn exchanges(&mut self) -> Option<&mut dyn Exchanges> {
+        Some(self)
+    }
+
+    fn populations(&mut self) -> Option<&mut dyn Populations> {
         Some(self)
     }
 }
@@ -370,5 +407,40 @@ impl<B: VectorBackend + ExchangeBackend> Exchanges for VectorEngine<B> {
     fn exchange(&mut self, partners: &[u32]) -> Result<()> {
         check_partners(self.backend.systems(), partners)?;
         self.backend.exchange_systems(partners)
+    }
+}
+
+/// Population annealing on the vector engine: the sweeps between its steps are Metropolis or
+/// heat-bath sweeps (their acceptance tables follow the betas; no cluster passes, whose bond
+/// thresholds would not), and the resampling decisions are the host's, one table entry per
+/// replica.
+impl<B: VectorBackend + PopulationBackend> Populations for VectorEngine<B> {
+    fn set_betas(&mut self, betas: &[f64]) -> Result<()> {
+        check_betas(self.backend.systems(), betas)?;
+        if self.updates.clusters.is_some() || !self.updates.moves.is_none() {
+            return Err(Error::State(
+                "new temperatures on a vector engine with cluster passes, whose bond \
+                 thresholds stay at the betas it was opened with"
+                    .into(),
+            ));
+        }
+        self.backend.write_betas(betas)
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        check_copy_map(self.backend.systems(), sources)?;
+        self.backend.copy_systems(sources)
+    }
+
+    fn set_resampling(&mut self, table: &ResamplingTable) -> Result<()> {
+        if table.keyed != Keyed::Replica {
+            return Err(Error::State(
+                "a vector engine resamples by tables keyed by replica (its measurements have \
+                 no bond levels)"
+                    .into(),
+            ));
+        }
+        let systems = self.backend.systems().systems();
+        self.resampling.set_table(table, systems)
     }
 }

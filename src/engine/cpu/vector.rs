@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use super::cluster_bonds::pair_bonds;
 use super::cluster_flip::{draw_states, houdayer_seed, move_seed_cluster, shift_seed_cluster};
+use super::copy_systems::copy_lattices;
 use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
 use super::discrete_overlap::overlap_states;
@@ -21,7 +22,7 @@ use super::vector_tiles::tiles_colour;
 use super::{active_bonds, cpu_description, label_sites, point_at_roots, start_labelling};
 use crate::config::ClusterUpdate;
 use crate::engine::backend::vector::{
-    ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
+    ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
 use crate::engine::clusters::{
     ClusterMove, PairMoves, houdayer_candidates, record_slots, wolff_seed, wolff_shift,
@@ -97,7 +98,7 @@ impl CpuVector {
 
     /// Words of one system's lattice.
     fn system_words(&self) -> usize {
-        self.systems.components as usize * self.systems.lattice.sites() as usize
+        self.systems.system_words() as usize
     }
 
     /// Each system's passes `passes` (none a replica move) on a core of its own, one after
@@ -426,6 +427,19 @@ fn cluster_update(
 impl ProposalBackend for CpuVector {
     fn write_widths(&mut self, widths: &[i32]) -> Result<()> {
         self.widths.copy_from_slice(widths);
+        Ok(())
+    }
+}
+
+impl PopulationBackend for CpuVector {
+    fn write_betas(&mut self, betas: &[f64]) -> Result<()> {
+        self.systems.betas = betas.to_vec();
+        self.tables = self.systems.acceptance_tables();
+        Ok(())
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        copy_lattices(sources, self.system_words(), &mut self.spins);
         Ok(())
     }
 }

@@ -13,15 +13,17 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 
 use super::clusters::CudaClusters;
 use super::context::CudaDevice;
+use super::copy_systems::CudaCopies;
 use super::driver::driver_error;
 use super::launch::{
     FittedKernel, Staging, allocate, check_fits, clear, download, enqueue_overwrite, launch_config,
     overwrite, upload,
 };
 use crate::engine::backend::vector::{
-    ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
-    launch_passes,
+    ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
+    VectorKernels, launch_passes,
 };
+use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
@@ -63,6 +65,10 @@ pub struct CudaVector {
     clusters: Option<CudaClusters>,
     /// Page-locked memory the counts are read through.
     staging: Staging<u64>,
+    /// Population annealing's copies, from the first, launched with `block_size` threads a
+    /// block.
+    copies: Option<CudaCopies<i32>>,
+    block_size: u32,
 }
 
 impl CudaVectorEngine {
@@ -109,6 +115,8 @@ impl CudaVectorEngine {
             launches: 0,
             clusters,
             staging: Staging::new(),
+            copies: None,
+            block_size,
             systems,
             device,
         };
@@ -322,6 +330,26 @@ fn read_counts<'a>(
 impl ProposalBackend for CudaVector {
     fn write_widths(&mut self, widths: &[i32]) -> Result<()> {
         overwrite(&self.device, widths, &mut self.widths, "proposal widths")
+    }
+}
+
+impl PopulationBackend for CudaVector {
+    fn write_betas(&mut self, betas: &[f64]) -> Result<()> {
+        self.systems.betas = betas.to_vec();
+        let tables = self.systems.acceptance_tables();
+        overwrite(&self.device, &tables, &mut self.tables, "acceptance tables")
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        let copies = CudaCopies::ensure(
+            &mut self.copies,
+            &mut self.device,
+            (self.systems.systems(), self.systems.system_words()),
+            CopyUnit::Systems,
+            self.spins.len(),
+            self.block_size,
+        )?;
+        copies.copy(&self.device, &mut self.spins, sources)
     }
 }
 

@@ -14,12 +14,14 @@
 
 use super::clusters::WgpuClusters;
 use super::context::{WgpuContext, storage_usage};
+use super::copy_systems::WgpuCopies;
 use super::launch::{Dispatcher, Grid, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use crate::engine::backend::vector::{
-    ExchangeBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine, VectorKernels,
-    launch_passes,
+    ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
+    VectorKernels, launch_passes,
 };
+use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
     VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
@@ -42,6 +44,7 @@ pub struct WgpuVector {
     systems: VectorSystems,
     workgroup_size: u32,
     spins: wgpu::Buffer,
+    tables: wgpu::Buffer,
     counts: wgpu::Buffer,
     widths: wgpu::Buffer,
     partners: wgpu::Buffer,
@@ -53,6 +56,8 @@ pub struct WgpuVector {
     clear_pending: bool,
     /// The cluster updates' buffers and kernels, where the sweeps have cluster updates.
     clusters: Option<WgpuClusters>,
+    /// Population annealing's copies, from the first.
+    copies: Option<WgpuCopies>,
 }
 
 /// The launches of one dispatch: pipelines and their grids.
@@ -135,6 +140,7 @@ impl WgpuVectorEngine {
             systems,
             workgroup_size,
             spins,
+            tables,
             counts,
             widths,
             partners,
@@ -143,6 +149,7 @@ impl WgpuVectorEngine {
             pending: Vec::with_capacity(MAX_DISPATCHES),
             clear_pending: false,
             clusters,
+            copies: None,
         };
         Ok(VectorEngine::on(backend, updates))
     }
@@ -332,6 +339,27 @@ impl ProposalBackend for WgpuVector {
         self.ctx
             .write_words(&self.widths, bytemuck::cast_slice(widths));
         Ok(())
+    }
+}
+
+impl PopulationBackend for WgpuVector {
+    fn write_betas(&mut self, betas: &[f64]) -> Result<()> {
+        self.systems.betas = betas.to_vec();
+        self.ctx
+            .write_words(&self.tables, &self.systems.acceptance_tables());
+        self.ctx.check()
+    }
+
+    fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
+        let copies = WgpuCopies::ensure(
+            &mut self.copies,
+            &mut self.ctx,
+            &self.spins,
+            (self.systems.systems(), self.systems.system_words()),
+            CopyUnit::Systems,
+            self.workgroup_size,
+        )?;
+        copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
     }
 }
 

@@ -44,8 +44,7 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
     ) {
         return invalid(format!(
             "algorithm: {} runs Metropolis sweeps, at fixed temperatures or with parallel \
-             tempering, and the cluster updates of the Potts and diluted Ising ferromagnets \
-             (population annealing of vector spins and discrete states is not built)",
+             tempering, and the cluster updates of the Potts and diluted Ising ferromagnets",
             model.name()
         ));
     }
@@ -333,12 +332,6 @@ mod tests {
                 ISING,
                 "model: Clock(q: 6, dims: 2, size: 8), engine: Simple,",
                 &["engine: Simple", "6-state clock 2D"],
-            ),
-            (
-                ISING,
-                "model: XY(dims: 2, size: 8), \
-                 algorithm: Annealing(theta: 1, schedule: Betas([1.0])),",
-                &["Metropolis sweeps, at fixed temperatures or with parallel tempering"],
             ),
             (
                 ISING,

@@ -289,6 +289,11 @@ impl VectorSystems {
         self.systems() as usize * self.components as usize * self.lattice.sites() as usize
     }
 
+    /// Words of one system's lattice.
+    pub fn system_words(&self) -> u64 {
+        u64::from(self.components) * self.lattice.sites()
+    }
+
     /// Where component `a` of site `i` of system `b` lives.
     pub fn spin_index(&self, b: u32, a: u32, i: u64) -> usize {
         (u64::from(b * self.components + a) * self.lattice.sites() + i) as usize
