@@ -164,10 +164,23 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
             )
             .replace(
                 "Ising(dims: 2, size: 8, field: 0.0)",
-                "Potts(q: 3, dims: 2, size: 8)",
+                "Clock(q: 5, dims: 2, size: 8, field: 0.5)",
             )
             .replace("engine: Simple, ", ""),
-            "overlaps and reweighting take Ising spins",
+            "reweighting needs integer energies, field 0",
+        ),
+        (
+            config_text(
+                "64",
+                "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 4), runs: 2, \
+                 overlaps: true)",
+            )
+            .replace(
+                "Ising(dims: 2, size: 8, field: 0.0)",
+                "Potts(q: 3, dims: 2, size: 8, disorder: Bimodal)",
+            )
+            .replace("engine: Simple, ", ""),
+            "measures the overlap of Ising spins",
         ),
     ];
     for (text, expected) in cases {
@@ -541,13 +554,14 @@ fn a_spin_glass_anneal_writes_the_couplings_of_its_instance() {
 
 /// The 2-state Potts model on the vector engine is the Ising model at half the coupling,
 /// shifted by one bond energy a site in 2D (`delta(s, s') = (1 + s s')/2`): `e(beta) = -1 +
-/// e_I(beta/2)/2`, `f(beta) = -1 + f_I(beta/2)/2`, `c(beta) = c_I(beta/2)`, Kaufman's on 4 x 4.
-/// The anneal starts from `ln Z = N ln 2` at beta 0.
+/// e_I(beta/2)/2`, `f(beta) = -1 + f_I(beta/2)/2`, `c(beta) = c_I(beta/2)`, Kaufman's on 4 x 4,
+/// at the steps and reweighted between them (histograms of energies in units of `2^-24`). The
+/// anneal starts from `ln Z = N ln 2` at beta 0.
 #[test]
 fn potts_2_state_anneal_matches_kaufman_through_the_ising_mapping() {
     let text = "(model: Potts(q: 2, dims: 2, size: 4), replicas: 400, \
                 algorithm: Annealing(theta: 4, schedule: Linear(beta_max: 1.6, count: 8), \
-                runs: 8), seed: 17, backend: Cpu, plots: false)";
+                runs: 8, reweighting: Some(12)), seed: 17, backend: Cpu, plots: false)";
     let summary = anneal(text, "potts2");
     assert_eq!(summary.steps.len(), 8);
     assert_eq!(summary.exact.len(), 8, "the summary's exact values");
@@ -560,11 +574,19 @@ fn potts_2_state_anneal_matches_kaufman_through_the_ising_mapping() {
         assert_within(&at("c"), step.c, c, 4.0);
         assert_within(&at("f"), step.f, f, 4.0);
     }
+    assert_eq!(summary.reweighted.len(), 12);
+    for (point, exact) in summary.reweighted.iter().zip(&summary.reweighted_exact) {
+        let at = |q: &str| format!("reweighted {q} at beta {}", point.beta);
+        assert_within(&at("e"), point.e, exact.e, 4.0);
+        assert_within(&at("c"), point.c, exact.c, 4.0);
+        assert_within(&at("f"), point.f, exact.f, 4.0);
+    }
 }
 
 /// The diluted 3-state Potts model (3D, L = 2, one site in four empty) and the Blume-Capel
-/// model (2D, L = 2): `ln Z / N`, `e` and `<m^2>` against the enumeration of every
-/// configuration of each sample's occupied sites, from `ln Z = N_occupied ln q` at beta 0.
+/// model in a field (2D, L = 2): `ln Z / N`, `e` and `<m^2>` against the enumeration of every
+/// configuration of each sample's occupied sites, from `ln Z = N_occupied ln q` at beta 0; and
+/// the Blume-Capel anneal's `ln Z / N` and `e` reweighted between its steps.
 #[test]
 fn discrete_state_anneals_match_enumeration() {
     use spinflip::exact::enumerate_states;
@@ -576,8 +598,8 @@ fn discrete_state_anneals_match_enumeration() {
          seed: 5, backend: Cpu, plots: false)",
         "(model: BlumeCapel(dims: 2, size: 2, crystal_field: 0.5, field: 0.2), replicas: 300, \
          updates: (proposal: HeatBath), algorithm: Annealing(theta: 4, \
-         schedule: Linear(beta_max: 1.5, count: 6), resampling: Multinomial, runs: 8), \
-         seed: 6, backend: Cpu, plots: false)",
+         schedule: Linear(beta_max: 1.5, count: 6), resampling: Multinomial, runs: 8, \
+         reweighting: Some(9)), seed: 6, backend: Cpu, plots: false)",
     ];
     for (k, text) in cases.iter().enumerate() {
         let config = Config::from_ron_str(text).unwrap();
@@ -596,5 +618,12 @@ fn discrete_state_anneals_match_enumeration() {
             assert_within(&at("e"), step.e, exact.e, 4.0);
             assert_within(&at("m2"), step.m2, exact.m2, 4.0);
         }
+        for point in &summary.reweighted {
+            let exact = enumerate_states(&states, systems.lattice, (None, &empty), point.beta);
+            let at = |q: &str| format!("{text}: reweighted {q} at beta {}", point.beta);
+            assert_within(&at("ln Z"), point.ln_z, exact.ln_z, 4.0);
+            assert_within(&at("e"), point.e, exact.e, 4.0);
+        }
+        assert_eq!(summary.reweighted.len(), 9 * k);
     }
 }

@@ -317,11 +317,13 @@ const ANNEAL_ADAPTIVE: &str = r#"(
 )"#;
 
 /// Discrete states on the vector engine: the diluted 3-state Potts model, whose checkpoints hold
-/// the lattices as words (formats 19 and 20).
+/// the lattices as words (formats 19 and 20), reweighted (histograms of energies in units of
+/// `2^-24`).
 const ANNEAL_STATES: &str = r#"(
     model: Potts(q: 3, dims: 2, size: 8, dilution: 0.1),
     replicas: 64,
-    algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 1.2, count: 10), runs: 2),
+    algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 1.2, count: 10), runs: 2,
+        reweighting: Some(15)),
     seed: 9,
     backend: Cpu,
     checkpoint_every: 4,

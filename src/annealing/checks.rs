@@ -52,8 +52,8 @@ pub(crate) fn validate_annealing(
 }
 
 /// The vector engine anneals discrete states and clock angles, whose `ln Z` at beta 0 counts
-/// their states, with a proposal that needs no tuning at each beta; the overlaps and the
-/// reweighting are the Ising spins' (satisfied bonds, integer bond sums).
+/// their states, with a proposal that needs no tuning at each beta; the overlaps are the Ising
+/// spins' (from their bits).
 fn validate_annealed_states(
     config: &Config,
     options: &AnnealingOptions,
@@ -61,19 +61,22 @@ fn validate_annealed_states(
     let model = &config.model;
     if config.discrete_states().is_none() && model.clock_states().is_none() {
         return invalid(format!(
-            "algorithm: Annealing runs Ising spins, discrete states (Potts, BlumeCapel, diluted              Ising) and the clock model; {} spins take every direction",
+            "algorithm: Annealing runs Ising spins, discrete states (Potts, BlumeCapel, diluted \
+             Ising) and the clock model; {} spins take every direction",
             model.name()
         ));
     }
     if let Proposal::Cone { .. } = config.updates.proposal {
         return invalid(
-            "updates: proposal: Cone tunes its width at each temperature, which an anneal's              changing beta leaves no time for: use Uniform or HeatBath"
+            "updates: proposal: Cone tunes its width at each temperature, which an anneal's \
+             changing beta leaves no time for: use Uniform or HeatBath"
                 .into(),
         );
     }
-    if options.overlaps || options.reweighting.is_some() {
+    if options.overlaps {
         return invalid(format!(
-            "algorithm: Annealing overlaps and reweighting take Ising spins (their overlaps and              integer bond sums); leave them out for {}",
+            "algorithm: Annealing overlaps: true measures the overlap of Ising spins; leave it \
+             out for {}",
             model.name()
         ));
     }
@@ -113,13 +116,20 @@ fn validate_annealing_analysis(
         Some(0) => invalid(
             "algorithm: Annealing reweighting: Some(points) needs points >= 1, got 0".into(),
         ),
-        Some(_) if config.model.field() != 0.0 => invalid(format!(
+        Some(_) if config.model.field() != 0.0 && bond_sum_energies(config) => invalid(format!(
             "algorithm: Annealing reweighting needs integer energies, field 0 (the histograms are \
              of the bond sum), got field {}",
             config.model.field()
         )),
         _ => Ok(()),
     }
+}
+
+/// Whether the energies the reweighting counts are bond sums, whole numbers at zero field only:
+/// of Ising spins and clock angles (discrete states' energies are whole numbers of their
+/// tables' unit in any field).
+fn bond_sum_energies(config: &Config) -> bool {
+    config.discrete_states().is_none()
 }
 
 fn validate_annealing_schedule(

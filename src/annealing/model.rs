@@ -47,6 +47,10 @@ pub trait AnnealedSystems: Send + Sync {
         systems: Range<usize>,
     ) -> PopulationLevels;
 
+    /// The unit in which every energy is a whole number: the multi-histogram reweighting's
+    /// histograms count energies in it (where the config's checks allow the reweighting).
+    fn energy_unit(&self) -> f64;
+
     /// Whether the energy is a function of a satisfied-bond count, so that an engine may
     /// measure the populations as histograms of it (the Ising ferromagnet or glass at zero
     /// field).
@@ -110,6 +114,11 @@ impl AnnealedSystems for IsingSystems {
             }
             None => PopulationLevels::of(self, &measurements.observations[systems]),
         }
+    }
+
+    /// 1: the bond sum, at zero field (the only field the reweighting takes).
+    fn energy_unit(&self) -> f64 {
+        1.0
     }
 
     fn bond_levels(&self) -> bool {

@@ -12,7 +12,7 @@
 //! with the `Z_i` that the anneal itself estimated (Barash et al. 2017 and Machta's formulation:
 //! population annealing knows its free energies, so the equations need no self-consistent
 //! iteration, which converges slowly over hundreds of closely spaced steps), and `Omega` scaled so
-//! that `Z(0) = 2^N` exactly. A pass costs one term per (energy, step). Only the summed histogram
+//! that `Z(0)` is the number of configurations (`2^N` of Ising spins) exactly. A pass costs one term per (energy, step). Only the summed histogram
 //! `N(E)` and each step's `(beta_i, R_i, ln Z_i)` enter, so a population carries one histogram
 //! through the whole anneal. Everything is in f64 logarithms (log-sum-exp) over exact integer
 //! energies, in increasing energy and step order: the result is a function of the integers alone.
@@ -77,10 +77,11 @@ fn log_sum_exp(terms: impl Iterator<Item = f64> + Clone) -> f64 {
 }
 
 impl DensityOfStates {
-    /// The density of states from `histogram`, summed over `steps` (the first of them fixing
-    /// the normalisation), weighted by each step's own `ln Z_i`.
-    pub fn new(histogram: &EnergyHistogram, steps: &[HistogramStep]) -> Self {
-        let energies: Vec<f64> = histogram.counts.keys().map(|&e| e as f64).collect();
+    /// The density of states from `histogram` (energies in units of `unit`), summed over
+    /// `steps` (the first of them fixing the normalisation), weighted by each step's own
+    /// `ln Z_i`.
+    pub fn new(histogram: &EnergyHistogram, steps: &[HistogramStep], unit: f64) -> Self {
+        let energies: Vec<f64> = histogram.counts.keys().map(|&e| e as f64 * unit).collect();
         let mut ln_omega: Vec<f64> = energies
             .iter()
             .zip(histogram.counts.values())
@@ -167,7 +168,7 @@ mod tests {
                 }
             })
             .collect();
-        let dos = DensityOfStates::new(&histogram, &steps);
+        let dos = DensityOfStates::new(&histogram, &steps, 1.0);
         for beta in [0.0, 0.15, 0.45, 0.75, 1.05, 1.2] {
             let got = dos.at(beta);
             let cosh = f64::cosh(beta);
@@ -194,7 +195,7 @@ mod tests {
             replicas: 4,
             ln_z: 3.0 * std::f64::consts::LN_2,
         }];
-        let dos = DensityOfStates::new(&histogram, &steps);
+        let dos = DensityOfStates::new(&histogram, &steps, 1.0);
         let got = dos.at(0.5);
         let want = (4.0 * (2.0f64.exp() + (-2.0f64).exp())).ln();
         assert!((got.ln_z - want).abs() < 1e-14, "{got:?}");

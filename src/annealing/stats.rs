@@ -384,22 +384,25 @@ pub struct ReweightedAverage {
 
 /// Multi-histogram reweighting ([`DensityOfStates`]) of each population onto `betas`:
 /// per beta the mean and error over the populations, as for [`average_over_runs`]. Each
-/// population's histogram holds its `initial` replicas at beta 0 and every step since.
+/// population's histogram holds its `initial` replicas at beta 0 (`ln Z` there its
+/// `start_ln_z`) and every step since, its energies in units of `unit`, of lattices of `sites`
+/// sites.
 pub fn reweighted_over_runs(
     populations: &[Population],
-    initial: u32,
+    (initial, start_ln_z): (u32, &[f64]),
     betas: &[f64],
-    sites: u64,
+    (sites, unit): (u64, f64),
 ) -> Vec<ReweightedAverage> {
     use rayon::prelude::*;
     let n = sites as f64;
     let per_population: Vec<Vec<[f64; 4]>> = populations
         .par_iter()
-        .map(|population| {
+        .zip(start_ln_z)
+        .map(|(population, &ln_z)| {
             let start = HistogramStep {
                 beta: 0.0,
                 replicas: initial,
-                ln_z: n * std::f64::consts::LN_2,
+                ln_z,
             };
             let steps: Vec<HistogramStep> = std::iter::once(start)
                 .chain(population.estimates.iter().map(|a| HistogramStep {
@@ -408,7 +411,7 @@ pub fn reweighted_over_runs(
                     ln_z: n * a.ln_z,
                 }))
                 .collect();
-            let density = DensityOfStates::new(&population.histogram, &steps);
+            let density = DensityOfStates::new(&population.histogram, &steps, unit);
             betas
                 .iter()
                 .map(|&beta| {

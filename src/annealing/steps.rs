@@ -188,11 +188,13 @@ impl Anneal {
         }
     }
 
-    /// Add every population's energies to its histogram. Energies are integers at zero field
-    /// (the only field `reweighting` takes): `E = -bond sum`.
+    /// Add every population's energies to its histogram, in the model's energy unit, where
+    /// they are whole numbers ([`AnnealedSystems::energy_unit`]; exactly: the unit is a power
+    /// of two).
     pub(super) fn record_histograms(&mut self, levels: &[PopulationLevels]) {
+        let unit = self.systems.energy_unit();
         for (population, levels) in self.populations.iter_mut().zip(levels) {
-            let energies = levels.energies.iter().map(|&e| e as i64);
+            let energies = levels.energies.iter().map(|&e| (e / unit).round() as i64);
             population
                 .histogram
                 .add_counts(energies.zip(levels.counts.iter().copied()));
@@ -385,6 +387,14 @@ impl Anneal {
         steps
             .zip(&self.populations)
             .map(|(step, population)| estimate(step, population))
+            .collect()
+    }
+
+    /// Every population's `ln Z` at beta 0, of `runs` populations a sample: the logarithm of
+    /// its replicas' configurations.
+    pub(super) fn start_ln_z(&self, runs: u32) -> Vec<f64> {
+        (0..self.populations.len() as u32)
+            .map(|block| self.systems.ln_configurations(block / runs))
             .collect()
     }
 

@@ -97,9 +97,9 @@ pub(super) fn summarize(
         overlaps,
         reweighted: reweighted_over_runs(
             &anneal.populations,
-            anneal.target,
+            (anneal.target, &anneal.start_ln_z(annealing.runs)),
             &betas,
-            lattice.sites(),
+            (lattice.sites(), anneal.systems.energy_unit()),
         ),
         reweighted_exact: exact_values(config, &betas),
         exact: exact_values(config, &anneal.schedule),

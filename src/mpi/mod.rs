@@ -428,7 +428,8 @@ impl RunShape {
             let sites = u64::from(share.count) * self.plane_sites();
             if part.systems() != systems || part.sites() != sites {
                 return Err(Error::State(format!(
-                    "rank {k} returned {} lattices of {} sites where it holds {systems} slabs of                      {sites}",
+                    "rank {k} returned {} lattices of {} sites where it holds {systems} slabs of \
+                     {sites}",
                     part.systems(),
                     part.sites()
                 )));

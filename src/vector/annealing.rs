@@ -22,6 +22,8 @@ use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::systems::SystemIndex;
 use crate::model::vacancies::Vacancies;
+use crate::model::vector::fixed::MEASURE_FRACTION_BITS;
+use crate::model::vector::states::ENERGY_ONE;
 use crate::model::vector::{VectorSystems, vector_systems};
 use crate::mpi::open_vector_engine;
 
@@ -100,6 +102,15 @@ impl AnnealedSystems for AnnealedStates {
             })
             .unzip();
         PopulationLevels::of_replicas(energies, magnetisations)
+    }
+
+    /// Discrete states: `2^-24`, their tables' unit; clock angles: the measured bond sums'
+    /// fixed-point unit, at zero field (the only field the reweighting takes).
+    fn energy_unit(&self) -> f64 {
+        match self.systems.states {
+            Some(_) => 1.0 / ENERGY_ONE,
+            None => 2f64.powi(-(MEASURE_FRACTION_BITS as i32)),
+        }
     }
 
     fn bond_levels(&self) -> bool {

@@ -273,12 +273,12 @@ pub const SMSC_ANNEALS: [&str; 1] = [
 ];
 
 /// Whole anneals of the vector engine: the diluted 3-state Potts model (Metropolis,
-/// floor-ceil resampling), the Blume-Capel model in a field (heat bath, multinomial) and the
+/// floor-ceil resampling, reweighted), the Blume-Capel model in a field (heat bath, multinomial) and the
 /// 6-state clock model (adaptive schedule), every replica its own table entry.
 pub const STATE_ANNEALS: [&str; 3] = [
     "(model: Potts(q: 3, dims: 2, size: 8, dilution: 0.1), samples: 2, replicas: 40, \
-     algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 1.2, count: 4), runs: 2), \
-     seed: 13",
+     algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 1.2, count: 4), runs: 2, \
+     reweighting: Some(6)), seed: 13",
     "(model: BlumeCapel(dims: 2, size: 8, crystal_field: 0.5, field: 0.2), replicas: 40, \
      updates: (proposal: HeatBath), algorithm: Annealing(theta: 1, \
      schedule: Linear(beta_max: 1.0, count: 4), resampling: Multinomial, runs: 2), seed: 14",
