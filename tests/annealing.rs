@@ -1,7 +1,7 @@
 //! Population annealing on the CPU: bad configs refused before anything runs, the engines'
 //! copies, two copies in one multispin word diverging, and the estimates against exact values
 //! (Kaufman's 2D Ising solution, enumeration of a small Edwards-Anderson sample; the vector
-//! engine's discrete states against the Ising mapping and enumeration).
+//! engine's discrete states and clock angles against the Ising mappings and enumeration).
 
 mod common;
 
@@ -625,5 +625,33 @@ fn discrete_state_anneals_match_enumeration() {
             assert_within(&at("e"), point.e, exact.e, 4.0);
         }
         assert_eq!(summary.reweighted.len(), 9 * k);
+    }
+}
+
+/// The 4-state clock model is two Ising models at half the coupling (`cos(theta_i - theta_j)
+/// = (s_i s_j + t_i t_j)/2` for `theta = (s, t)` on the diagonals): `ln Z = 2 ln Z_I(beta/2)`,
+/// so `e = e_I`, `f = f_I` and `c = 2 c_I` of Kaufman's 4 x 4 at `beta/2`, at the steps and
+/// reweighted between them (histograms of the fixed-point bond sums).
+#[test]
+fn clock_4_state_anneal_matches_two_ising_models() {
+    let text = "(model: Clock(q: 4, dims: 2, size: 4), replicas: 400, \
+                algorithm: Annealing(theta: 4, schedule: Linear(beta_max: 1.6, count: 8), \
+                runs: 8, reweighting: Some(12)), seed: 19, backend: Cpu, plots: false)";
+    let summary = anneal(text, "clock4");
+    let ising = |beta: f64| spinflip::exact::kaufman(4, beta / 2.0);
+    for step in &summary.steps {
+        let exact = ising(step.beta);
+        let at = |q: &str| format!("{q} at beta {}", step.beta);
+        assert_within(&at("e"), step.e, exact.e, 4.0);
+        assert_within(&at("c"), step.c, 2.0 * exact.c, 4.0);
+        assert_within(&at("f"), step.f, exact.f, 4.0);
+    }
+    assert_eq!(summary.reweighted.len(), 12);
+    for point in &summary.reweighted {
+        let exact = ising(point.beta);
+        let at = |q: &str| format!("reweighted {q} at beta {}", point.beta);
+        assert_within(&at("e"), point.e, exact.e, 4.0);
+        assert_within(&at("c"), point.c, 2.0 * exact.c, 4.0);
+        assert_within(&at("f"), point.f, exact.f, 4.0);
     }
 }
