@@ -12,10 +12,11 @@
 //! with the `Z_i` that the anneal itself estimated (Barash et al. 2017 and Machta's formulation:
 //! population annealing knows its free energies, so the equations need no self-consistent
 //! iteration, which converges slowly over hundreds of closely spaced steps), and `Omega` scaled so
-//! that `Z(0)` is the number of configurations (`2^N` of Ising spins) exactly. A pass costs one term per (energy, step). Only the summed histogram
-//! `N(E)` and each step's `(beta_i, R_i, ln Z_i)` enter, so a population carries one histogram
-//! through the whole anneal. Everything is in f64 logarithms (log-sum-exp) over exact integer
-//! energies, in increasing energy and step order: the result is a function of the integers alone.
+//! that `Z(0)` is the number of configurations (`2^N` of Ising spins) exactly. A pass costs one
+//! term per (energy, step). Only the summed histogram `N(E)` and each step's `(beta_i, R_i,
+//! ln Z_i)` enter, so a population carries one histogram through the whole anneal. Everything is
+//! in f64 logarithms (log-sum-exp) over exact integer energies, in increasing energy and step
+//! order: the result is a function of the integers alone.
 
 use std::collections::BTreeMap;
 

@@ -127,8 +127,9 @@ fn scheduled_sweeps(annealing: &AnnealingOptions) -> Option<u64> {
 }
 
 /// Anneal `config` (validated, its algorithm `annealing`, Ising spins) on `engine`, opened on
-/// its [`ising_annealed`] systems for changing betas, from the hot start to the end of the schedule, with
-/// no outputs and no checkpoints: the work `spinflip bench --annealing` times. The sweeps done.
+/// its [`ising_annealed`] systems for changing betas, from the hot start to the end of the
+/// schedule, with no outputs and no checkpoints: the work `spinflip bench --annealing` times.
+/// The sweeps done.
 pub fn anneal_engine(
     config: &Config,
     annealing: &AnnealingOptions,
