@@ -381,6 +381,16 @@ fn assert_within(what: &str, measured: spinflip::stats::Estimate, exact: f64, bo
     );
 }
 
+/// The multi-histogram estimates of `summary` within 4 errors of its exact values (e, c, f).
+fn assert_reweighted_within_the_exact_values(summary: &AnnealingSummary) {
+    for (point, exact) in summary.reweighted.iter().zip(&summary.reweighted_exact) {
+        let at = |q: &str| format!("reweighted {q} at beta {}", point.beta);
+        assert_within(&at("e"), point.e, exact.e, 4.0);
+        assert_within(&at("c"), point.c, exact.c, 4.0);
+        assert_within(&at("f"), point.f, exact.f, 4.0);
+    }
+}
+
 /// The plain and the free-energy-weighted averages over runs at every step, and the
 /// multi-histogram estimates at 45 betas (two in three between the steps), all within their
 /// errors of Kaufman's values.
@@ -418,12 +428,7 @@ fn ising_8x8_matches_kaufman() {
         (k - k.round()).abs() > 0.1
     });
     assert_eq!(between.count(), 30);
-    for (point, exact) in summary.reweighted.iter().zip(&summary.reweighted_exact) {
-        let at = |q: &str| format!("reweighted {q} at beta {}", point.beta);
-        assert_within(&at("e"), point.e, exact.e, 4.0);
-        assert_within(&at("c"), point.c, exact.c, 4.0);
-        assert_within(&at("f"), point.f, exact.f, 4.0);
-    }
+    assert_reweighted_within_the_exact_values(&summary);
 }
 
 #[test]
@@ -575,12 +580,7 @@ fn potts_2_state_anneal_matches_kaufman_through_the_ising_mapping() {
         assert_within(&at("f"), step.f, f, 4.0);
     }
     assert_eq!(summary.reweighted.len(), 12);
-    for (point, exact) in summary.reweighted.iter().zip(&summary.reweighted_exact) {
-        let at = |q: &str| format!("reweighted {q} at beta {}", point.beta);
-        assert_within(&at("e"), point.e, exact.e, 4.0);
-        assert_within(&at("c"), point.c, exact.c, 4.0);
-        assert_within(&at("f"), point.f, exact.f, 4.0);
-    }
+    assert_reweighted_within_the_exact_values(&summary);
 }
 
 /// The diluted 3-state Potts model (3D, L = 2, one site in four empty) and the Blume-Capel
