@@ -56,16 +56,8 @@ use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, ope
 const FORMATS: [Format; 5] = [
     INSIDE_A_STEP,
     BETWEEN_STEPS,
-    Format {
-        number: 19,
-        counts: 7,
-        packed: true,
-    },
-    Format {
-        number: 20,
-        counts: 6,
-        packed: true,
-    },
+    WORDS_INSIDE_A_STEP,
+    WORDS_BETWEEN_STEPS,
     BEFORE_PACKED_SPINS,
 ];
 const INSIDE_A_STEP: Format = Format {
@@ -76,6 +68,16 @@ const INSIDE_A_STEP: Format = Format {
 const BETWEEN_STEPS: Format = Format {
     number: 6,
     counts: 5,
+    packed: true,
+};
+const WORDS_INSIDE_A_STEP: Format = Format {
+    number: 19,
+    counts: 7,
+    packed: true,
+};
+const WORDS_BETWEEN_STEPS: Format = Format {
+    number: 20,
+    counts: 6,
     packed: true,
 };
 const BEFORE_PACKED_SPINS: Format = Format {
@@ -141,8 +143,12 @@ impl AnnealingCheckpoint {
             Lattices::Bits(bits) => (bits.len(), [].as_slice()),
             Lattices::Vector(words) => (0, words.as_slice()),
         };
-        let format = FORMATS[usize::from(self.step_under_way.is_none())
-            + 2 * usize::from(matches!(self.spins, Lattices::Vector(_)))];
+        let format = match (&self.spins, self.step_under_way.is_some()) {
+            (Lattices::Bits(_), true) => INSIDE_A_STEP,
+            (Lattices::Bits(_), false) => BETWEEN_STEPS,
+            (Lattices::Vector(_), true) => WORDS_INSIDE_A_STEP,
+            (Lattices::Vector(_), false) => WORDS_BETWEEN_STEPS,
+        };
         let mut counts = vec![
             bits as usize,
             populations.len(),
@@ -283,7 +289,7 @@ fn record_words(format: u32) -> usize {
 /// The units done of the step under way of a file in `format` whose header counts after the
 /// spins are `counts`: 0 between steps, and in the formats before steps could be cut.
 fn units_done(format: u32, counts: &[u64]) -> u64 {
-    match format == INSIDE_A_STEP.number || format == FORMATS[2].number {
+    match format == INSIDE_A_STEP.number || format == WORDS_INSIDE_A_STEP.number {
         true => counts[4],
         false => 0,
     }
@@ -291,7 +297,7 @@ fn units_done(format: u32, counts: &[u64]) -> u64 {
 
 /// Whether a file in `format` holds lattices of words (formats 19 and 20), counted last.
 fn has_words(format: u32) -> bool {
-    format == FORMATS[2].number || format == FORMATS[3].number
+    format == WORDS_INSIDE_A_STEP.number || format == WORDS_BETWEEN_STEPS.number
 }
 
 /// The (count, width) of the sections after the spins of a file in `format` whose header

@@ -38,6 +38,14 @@ pub trait AnnealedSystems: Send + Sync {
     /// `ln Z` of one replica of sample `sample` at beta 0: the logarithm of its configurations.
     fn ln_configurations(&self, sample: u32) -> f64;
 
+    /// Every one of `populations` populations' `ln Z` at beta 0, `runs` populations a sample
+    /// (population `sample runs + run`).
+    fn start_ln_z(&self, populations: u32, runs: u32) -> Vec<f64> {
+        (0..populations)
+            .map(|block| self.ln_configurations(block / runs))
+            .collect()
+    }
+
     /// The levels of population `block`, the engine's `systems`, at the plan's measurement
     /// (one slot; or the engine's histograms of the populations, where it counts them).
     fn levels(

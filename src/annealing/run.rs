@@ -239,14 +239,15 @@ impl Anneal {
         engine: &mut dyn Engine,
     ) -> Result<Anneal> {
         engine.hot_start()?;
-        let population = |block: u32| Population {
+        let populations = config.samples * annealing.runs;
+        let population = |ln_z| Population {
             families: (0..config.replicas).collect(),
-            ln_z: systems.ln_configurations(block / annealing.runs),
+            ln_z,
             estimates: Vec::new(),
             histogram: EnergyHistogram::default(),
         };
         Ok(Anneal {
-            populations: (0..config.samples * annealing.runs)
+            populations: (systems.start_ln_z(populations, annealing.runs).into_iter())
                 .map(population)
                 .collect(),
             systems,

@@ -390,14 +390,6 @@ impl Anneal {
             .collect()
     }
 
-    /// Every population's `ln Z` at beta 0, of `runs` populations a sample: the logarithm of
-    /// its replicas' configurations.
-    pub(super) fn start_ln_z(&self, runs: u32) -> Vec<f64> {
-        (0..self.populations.len() as u32)
-            .map(|block| self.systems.ln_configurations(block / runs))
-            .collect()
-    }
-
     /// Append a step's estimates (one per population), if there are any.
     pub(super) fn push_estimates(&mut self, estimates: Option<Vec<AnnealingEstimates>>) {
         for (population, estimate) in self

@@ -84,6 +84,8 @@ pub(super) fn summarize(
         false => Vec::new(),
     };
     let betas = reweighting_betas(annealing, &anneal.schedule);
+    let populations = anneal.populations.len() as u32;
+    let start_ln_z = anneal.systems.start_ln_z(populations, annealing.runs);
     AnnealingSummary {
         run: RunDescription::new(config, info, engine_choice),
         slots: anneal.slots,
@@ -97,7 +99,7 @@ pub(super) fn summarize(
         overlaps,
         reweighted: reweighted_over_runs(
             &anneal.populations,
-            (anneal.target, &anneal.start_ln_z(annealing.runs)),
+            (anneal.target, &start_ln_z),
             &betas,
             (lattice.sites(), anneal.systems.energy_unit()),
         ),

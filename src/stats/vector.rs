@@ -45,6 +45,18 @@ pub struct VectorMeasurement {
     pub cluster_m2: f64,
 }
 
+impl VectorMeasurement {
+    /// `|m|^2`.
+    pub fn m_squared(&self) -> f64 {
+        self.m.iter().map(|m| m * m).sum()
+    }
+
+    /// `|m|`.
+    pub fn abs_m(&self) -> f64 {
+        self.m_squared().sqrt()
+    }
+}
+
 /// The estimators of one temperature of a vector-spin model.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct VectorEstimates {
@@ -88,7 +100,7 @@ const VECTOR_M2: usize = 11;
 const PRIMARY_COUNT: usize = 12;
 
 fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] {
-    let m2: f64 = x.m.iter().map(|m| m * m).sum();
+    let m2 = x.m_squared();
     let de = x.energy - shifts.0;
     let dm = m2.sqrt() - shifts.1;
     [
@@ -131,8 +143,7 @@ pub fn vector_estimates(
     let samples: usize = series.iter().map(Vec::len).sum();
     let all = || series.iter().flatten();
     let energy_shift = all().map(|x| x.energy).sum::<f64>() / samples as f64;
-    let norm_of_m = |x: &VectorMeasurement| x.m.iter().map(|m| m * m).sum::<f64>().sqrt();
-    let abs_m_shift = all().map(norm_of_m).sum::<f64>() / samples as f64;
+    let abs_m_shift = all().map(VectorMeasurement::abs_m).sum::<f64>() / samples as f64;
     let shifts = (energy_shift, abs_m_shift);
     let quantities: Vec<Vec<Vec<f64>>> = series
         .iter()
@@ -169,7 +180,7 @@ pub fn vector_estimates(
         zeros: extras.zeros.then(|| jackknife(&blocks, |x| x[ZEROS])),
         simplex_m2: extras.simplex.then(|| jackknife(&blocks, |x| x[VECTOR_M2])),
         tau_e: mean_tau(&|x| x.energy),
-        tau_abs_m: mean_tau(&norm_of_m),
+        tau_abs_m: mean_tau(&VectorMeasurement::abs_m),
         samples,
     }
 }

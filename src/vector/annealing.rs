@@ -97,8 +97,7 @@ impl AnnealedSystems for AnnealedStates {
                 let observation = &measurements.vector_observations[b];
                 let sums = system_sums(&self.systems, &measurements.vector_states, b);
                 let measured = measurement(&self.systems, observation, sums);
-                let norm = measured.m.iter().map(|a| a * a).sum::<f64>().sqrt();
-                (measured.energy, norm * sites)
+                (measured.energy, measured.abs_m() * sites)
             })
             .unzip();
         PopulationLevels::of_replicas(energies, magnetisations)

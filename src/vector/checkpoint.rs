@@ -534,7 +534,7 @@ mod tests {
             .record
             .measurements
             .iter_mut()
-            .for_each(|m| (m.zeros, m.vector_m2) = (0.0, m.m.iter().map(|a| a * a).sum()));
+            .for_each(|m| (m.zeros, m.vector_m2) = (0.0, m.m_squared()));
         let old = format_9(&checkpoint);
         assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
     }

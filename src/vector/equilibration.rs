@@ -76,7 +76,7 @@ fn unit_series(
         .collect();
     let pairs = systems.overlap_pairs() as usize;
     if pairs == 0 {
-        let abs_m = per_system(|m| m.m.iter().map(|a| a * a).sum::<f64>().sqrt());
+        let abs_m = per_system(VectorMeasurement::abs_m);
         return vec![("e", energies), ("abs_m", abs_m)];
     }
     let overlaps = systems.overlaps() as usize;

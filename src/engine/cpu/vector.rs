@@ -71,7 +71,7 @@ impl CpuVector {
     /// state 0).
     fn new(systems: VectorSystems, updates: VectorSweeps) -> Result<Self> {
         let mut spins = vec![0; systems.spin_words()];
-        let words = systems.components as usize * systems.lattice.sites() as usize;
+        let words = systems.system_words() as usize;
         if systems.states.is_none() {
             spins
                 .chunks_mut(words)

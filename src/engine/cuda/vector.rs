@@ -361,7 +361,7 @@ impl ExchangeBackend for CudaVector {
             &mut self.partners,
             "tempering partners",
         )?;
-        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let words = self.systems.system_words();
         let config = self.grid(&self.kernels.exchange, words);
         let mut launch = self
             .device

@@ -366,7 +366,7 @@ impl PopulationBackend for WgpuVector {
 impl ExchangeBackend for WgpuVector {
     fn exchange_systems(&mut self, partners: &[u32]) -> Result<()> {
         self.ctx.write_words(&self.partners, partners);
-        let words = u64::from(self.systems.components) * self.systems.lattice.sites();
+        let words = self.systems.system_words();
         let exchange = Dispatch::Sweep(self.params());
         self.submit(
             &[(exchange, self.launch(&self.pipelines.exchange, words))],

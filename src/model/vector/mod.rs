@@ -286,7 +286,7 @@ impl VectorSystems {
 
     /// Words of every lattice together.
     pub fn spin_words(&self) -> usize {
-        self.systems() as usize * self.components as usize * self.lattice.sites() as usize
+        self.systems() as usize * self.system_words() as usize
     }
 
     /// Words of one system's lattice.
