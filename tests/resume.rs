@@ -263,6 +263,34 @@ fn a_vector_glass_of_given_couplings_equals_the_run_that_drew_them() {
     given_couplings_equal_the_drawn_ones(HEISENBERG_GAUSSIAN_GLASS);
 }
 
+/// The couplings a glass with an open and an antiperiodic edge writes (the drawn signs, 0
+/// across the open edge) give back its run with the same `boundaries`: the Edwards-Anderson
+/// glass (two states) and the Heisenberg Gaussian glass.
+#[test]
+fn a_glass_with_open_and_antiperiodic_edges_of_given_couplings_equals_its_run() {
+    let edges = |text: &str, from: &str, to: &str| {
+        assert!(text.contains(from));
+        text.replace(from, to)
+    };
+    given_couplings_equal_the_drawn_ones(
+        r#"(
+            model: EdwardsAnderson(dims: 2, size: 8, boundaries: (Open, Antiperiodic)),
+            temperatures: Betas([0.5, 1.0]),
+            replicas: 2,
+            samples: 4,
+            sweeps: (thermalize: 100, measure: 300, every: 3),
+            seed: 77,
+            backend: Cpu,
+            checkpoint_every: 150,
+        )"#,
+    );
+    given_couplings_equal_the_drawn_ones(&edges(
+        HEISENBERG_GAUSSIAN_GLASS,
+        "dims: 3, size: 4,",
+        "dims: 3, size: 4, boundaries: (Open, Periodic, Antiperiodic),",
+    ));
+}
+
 /// Population annealing with a fixed schedule on the simple engine: 10 steps of 2 sweeps, a
 /// checkpoint every 4 sweeps (after steps 2, 4, 6 and 8), reweighted.
 const ANNEAL_FIXED: &str = r#"(

@@ -9,9 +9,9 @@ use super::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, ReweightedAverage, average_over_runs,
     overlaps_over_samples, reweighted_over_runs, weighted_over_runs,
 };
-use crate::config::{AnnealingOptions, Config, Disorder, Model};
+use crate::config::{AnnealingOptions, Boundary, Config, Disorder, Model};
 use crate::engine::EngineInfo;
-use crate::exact::{ExactIsing2d, kaufman};
+use crate::exact::{ExactIsing2d, kaufman, kaufman_twisted};
 use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
 use crate::stats::independent_unit;
@@ -121,17 +121,23 @@ fn reweighting_betas(annealing: &AnnealingOptions, schedule: &[f64]) -> Vec<f64>
 }
 
 /// Kaufman's exact values at every beta of the schedule, for the 2D Ising ferromagnet at zero
-/// field and the 2-state Potts model, the Ising model at half the coupling shifted by a bond
-/// energy a site (`delta(s, s') = (1 + s s')/2`: `e = -1 + e_I/2`, `f = -1 + f_I/2`, `c = c_I`
-/// at `beta/2`).
+/// field (on the torus, or twisted by antiperiodic axes up to the beta where the twisted terms
+/// run out of digits, [`kaufman_twisted`]) and the 2-state Potts model, the Ising model at half
+/// the coupling shifted by a bond energy a site (`delta(s, s') = (1 + s s')/2`:
+/// `e = -1 + e_I/2`, `f = -1 + f_I/2`, `c = c_I` at `beta/2`).
 fn exact_values(config: &Config, schedule: &[f64]) -> Vec<ExactIsing2d> {
     let model = config.model;
+    let boundaries = model.boundaries();
     let plain = model.dims() == 2
         && model.field() == 0.0
         && model.disorder() == Disorder::Ferromagnet
-        && model.dilution() == 0.0;
+        && model.dilution() == 0.0
+        && (0..2).all(|axis| boundaries.axis(axis) != Boundary::Open);
+    let twisted = (0..2)
+        .filter(|&axis| boundaries.axis(axis) == Boundary::Antiperiodic)
+        .count() as u32;
     let exact = |beta: f64| match model {
-        Model::Ising { .. } => Some(kaufman(model.size(), beta)),
+        Model::Ising { .. } => kaufman_twisted(model.size(), beta, twisted),
         Model::Potts { q: 2, .. } => {
             let ising = kaufman(model.size(), beta / 2.0);
             Some(ExactIsing2d {
@@ -143,7 +149,7 @@ fn exact_values(config: &Config, schedule: &[f64]) -> Vec<ExactIsing2d> {
         _ => None,
     };
     match plain {
-        true => schedule.iter().filter_map(|&beta| exact(beta)).collect(),
+        true => schedule.iter().map_while(|&beta| exact(beta)).collect(),
         false => Vec::new(),
     }
 }

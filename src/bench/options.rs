@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use crate::config::{
-    Algorithm, AnnealingSchedule, Backend, ClusterUpdate, Config, Disorder, EngineKind, Lanes,
-    Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms, ReplicaMoves, Resampling,
+    Algorithm, AnnealingSchedule, Backend, Boundaries, ClusterUpdate, Config, Disorder, EngineKind,
+    Lanes, Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms, ReplicaMoves, Resampling,
     Sweeps, Temperatures,
 };
 
@@ -262,12 +262,14 @@ pub(super) fn bench_config(
         BenchModel::Ising => Model::Ising {
             dims,
             size,
+            boundaries: Boundaries::PERIODIC,
             field,
             dilution: 0.0,
         },
         BenchModel::Ea => Model::EdwardsAnderson {
             dims,
             size,
+            boundaries: Boundaries::PERIODIC,
             field,
             disorder: options.glass_disorder(),
             dilution: 0.0,
@@ -275,12 +277,14 @@ pub(super) fn bench_config(
         BenchModel::Xy => Model::XY {
             dims,
             size,
+            boundaries: Boundaries::PERIODIC,
             field,
             disorder: Disorder::Ferromagnet,
         },
         BenchModel::Heisenberg => Model::Heisenberg {
             dims,
             size,
+            boundaries: Boundaries::PERIODIC,
             field,
             disorder: Disorder::Ferromagnet,
         },
@@ -288,6 +292,7 @@ pub(super) fn bench_config(
             q: options.states,
             dims,
             size,
+            boundaries: Boundaries::PERIODIC,
             field,
             disorder: match (options.gaussian, options.houdayer) {
                 (true, _) => Disorder::Gaussian,
@@ -299,6 +304,7 @@ pub(super) fn bench_config(
         BenchModel::BlumeCapel => Model::BlumeCapel {
             dims,
             size,
+            boundaries: Boundaries::PERIODIC,
             crystal_field: options.crystal_field,
             field,
             dilution: 0.0,

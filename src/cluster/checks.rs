@@ -27,6 +27,14 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
+    if !model.boundaries().is_periodic() {
+        return invalid(format!(
+            "algorithm: Clusters needs periodic boundaries (its bonds are the uniform J of the \
+             ferromagnet; the open and antiperiodic edges are couplings per bond), got {}; use \
+             algorithm: Metropolis",
+            model.name()
+        ));
+    }
     if config.model.field() != 0.0 {
         return invalid(format!(
             "algorithm: Clusters needs zero field (the field's ghost spin is not implemented), \
@@ -113,6 +121,11 @@ mod tests {
                 &["Fortuin-Kasteleyn", name, "Wolff embedding is not built"],
             );
         }
+        let open = clusters(sw).replace("size: 32,", "size: 32, boundaries: (Open, Periodic),");
+        assert_mentions(
+            &invalid_message(&open),
+            &["periodic boundaries", "Ising 2D, open x"],
+        );
         let potts_field = clusters(sw).replace("Ising(", "Potts(q: 3, ");
         let potts_field = potts_field.replace("field: 0.0", "field: 0.1");
         assert_mentions(&invalid_message(&potts_field), &["zero field", "0.1"]);

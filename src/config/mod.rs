@@ -10,6 +10,7 @@
 //! engines, each algorithm's options in its home), and `Config::validate` runs them in order.
 
 mod algorithm;
+mod boundaries;
 mod engine;
 mod model;
 mod ron_errors;
@@ -26,6 +27,7 @@ pub use algorithm::{
     Algorithm, AnnealingOptions, AnnealingSchedule, ClusterOptions, ClusterUpdate, ReplicaMoves,
     Resampling, Sweeps,
 };
+pub use boundaries::{Boundaries, Boundary};
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{
     Disorder, MAX_CLOCK_STATES, MAX_POTTS_STATES, Model, Quenched, TemperatureScale, Temperatures,
@@ -306,7 +308,7 @@ fn parse(text: &str, path: Option<&Path>) -> Result<Config, ConfigError> {
 /// beside what it checks) share.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{Config, ConfigError, Model};
+    use super::{Boundaries, Config, ConfigError, Model};
 
     pub(crate) const SAMPLE: &str = "(
     model: Ising(dims: 2, size: 32, field: 0.0),
@@ -321,6 +323,7 @@ pub(crate) mod testing {
     pub(crate) const SAMPLE_MODEL: Model = Model::Ising {
         dims: 2,
         size: 32,
+        boundaries: Boundaries::PERIODIC,
         field: 0.0,
         dilution: 0.0,
     };

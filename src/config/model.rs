@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::boundaries::Boundaries;
+
 /// The couplings of a model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Disorder {
@@ -57,6 +59,9 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// How the lattice closes along each axis (every axis periodic where left out).
+        #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+        boundaries: Boundaries,
     },
     /// Edwards-Anderson spin glass with bimodal couplings `J_ij = +-1` (probability 1/2 each),
     /// drawn per disorder sample from the seed, in a uniform field `h`; `disorder: Gaussian`
@@ -73,6 +78,9 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// How the lattice closes along each axis (every axis periodic where left out).
+        #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+        boundaries: Boundaries,
     },
     /// O(2) spins (XY model, plane rotator): unit vectors in the plane,
     /// `H = -sum_<ij> J_ij s_i . s_j - h sum_i s_i^x`, the field along the first component;
@@ -86,6 +94,9 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+        /// How the lattice closes along each axis (every axis periodic where left out).
+        #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+        boundaries: Boundaries,
     },
     /// The `q`-state clock model: XY spins restricted to the angles `2 pi k / q`,
     /// `H = -sum_<ij> J_ij cos(theta_i - theta_j) - h sum_i cos(theta_i)`, run by the vector
@@ -100,6 +111,9 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+        /// How the lattice closes along each axis (every axis periodic where left out).
+        #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+        boundaries: Boundaries,
     },
     /// The `q`-state Potts model, `H = -sum_<ij> J_ij delta(s_i, s_j) - h sum_i delta(s_i, 0)`,
     /// states `0 .. q` (`q` from 2 to [`MAX_POTTS_STATES`]; `q = 2` is the Ising model at half
@@ -117,6 +131,9 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// How the lattice closes along each axis (every axis periodic where left out).
+        #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+        boundaries: Boundaries,
     },
     /// The spin-1 Blume-Capel model, `s_i` in `{-1, 0, +1}`,
     /// `H = -sum_<ij> s_i s_j + D sum_i s_i^2 - h sum_i s_i` with the crystal field `D`;
@@ -130,6 +147,9 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// How the lattice closes along each axis (every axis periodic where left out).
+        #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+        boundaries: Boundaries,
     },
     /// O(3) spins (classical Heisenberg model): unit vectors in space, otherwise as `XY`.
     Heisenberg {
@@ -139,6 +159,9 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+        /// How the lattice closes along each axis (every axis periodic where left out).
+        #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+        boundaries: Boundaries,
     },
 }
 
@@ -207,6 +230,19 @@ impl Model {
         }
     }
 
+    /// How the lattice closes along each axis.
+    pub fn boundaries(&self) -> Boundaries {
+        match *self {
+            Model::Ising { boundaries, .. }
+            | Model::EdwardsAnderson { boundaries, .. }
+            | Model::XY { boundaries, .. }
+            | Model::Clock { boundaries, .. }
+            | Model::Potts { boundaries, .. }
+            | Model::BlumeCapel { boundaries, .. }
+            | Model::Heisenberg { boundaries, .. } => boundaries,
+        }
+    }
+
     /// The couplings of the model.
     pub fn disorder(&self) -> Disorder {
         match self {
@@ -271,10 +307,12 @@ impl Model {
         }
     }
 
-    /// Whether an Ising model runs as two discrete states: diluted, or with Gaussian couplings.
+    /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings, or
+    /// with an axis other than periodic (the multispin engine's bits hold none of them).
     fn ising_as_states(&self) -> bool {
         let ising = matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. });
-        ising && (self.dilution() != 0.0 || self.disorder() == Disorder::Gaussian)
+        let per_bond = self.disorder() == Disorder::Gaussian || !self.boundaries().is_periodic();
+        ising && (self.dilution() != 0.0 || per_bond)
     }
 
     /// Whether the model is run by [`crate::vector`]'s loop on the vector engines (unit
@@ -316,7 +354,8 @@ impl Model {
             true => "diluted ",
             false => "",
         };
-        format!("{diluted}{spins}{glass} {}D", self.dims())
+        let edges = self.boundaries().describe();
+        format!("{diluted}{spins}{glass} {}D{edges}", self.dims())
     }
 }
 

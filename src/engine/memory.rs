@@ -450,13 +450,15 @@ pub fn check_gathered(what: &str, lattice: Lattice, packed_at: impl Fn(u32) -> u
     )?)
 }
 
-/// The couplings of a vector spin glass are drawn on the host before its engine opens
-/// ([`crate::model::vector::vector_systems`]): refuse those beyond the host's memory, naming
-/// the largest size that fits (the engine's own check counts them again with its lattices).
+/// The couplings of a vector spin glass, or of a ferromagnet with open or antiperiodic edges,
+/// are made on the host before its engine opens ([`crate::model::vector::vector_systems`]):
+/// refuse those beyond the host's memory, naming the largest size that fits (the engine's own
+/// check counts them again with its lattices).
 pub(crate) fn validate_vector_couplings(config: &Config) -> Result<(), ConfigError> {
+    let periodic = config.model.boundaries().is_periodic();
     let bond_bytes = match config.model.disorder() {
-        Disorder::Ferromagnet => return Ok(()),
-        Disorder::Bimodal => 1,
+        Disorder::Ferromagnet if periodic => return Ok(()),
+        Disorder::Ferromagnet | Disorder::Bimodal => 1,
         Disorder::Gaussian => 4,
     };
     let (dims, samples) = (config.model.dims(), config.samples);

@@ -12,7 +12,7 @@ mod transfer;
 
 pub use dual::Dual2;
 pub use enumeration::{EnumeratedAverages, enumerate};
-pub use kaufman::{ExactIsing2d, kaufman, ln_partition_function};
+pub use kaufman::{ExactIsing2d, kaufman, kaufman_twisted, ln_partition_function};
 pub use onsager::onsager;
 pub use states::{StateAverages, enumerate_states};
 pub use transfer::{DiscreteSpins, energy_and_heat};

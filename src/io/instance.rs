@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::io::checkpoint::fnv1a;
 use crate::io::output::{NpyValue, couplings_shape, npy_shape, npy_values, vacancies_shape};
 use crate::model::Lattice;
+use crate::model::boundaries::is_open_seam;
 use crate::model::couplings::Instance;
 use crate::model::vacancies::Vacancies;
 
@@ -34,7 +35,13 @@ pub fn read_instance(config: &Config) -> Result<Option<Arc<Instance>>> {
         }
         Disorder::Bimodal => {
             let file = QuenchedFile::<i8>::read(path, couplings_layout(&lattice, samples))?;
-            Instance::from_values(file.values(), &lattice, samples, file.origin())?
+            // The 0 a run writes across an open edge, where no bond is: any sign will do.
+            let (boundaries, bonds) = (model.boundaries(), lattice.bonds());
+            let values = file.values().enumerate().map(|(i, j)| {
+                let open = is_open_seam(boundaries, &lattice, i as u64 % bonds);
+                if open && j == 0 { 1 } else { j }
+            });
+            Instance::from_values(values, &lattice, samples, file.origin())?
         }
         Disorder::Gaussian => {
             let file = QuenchedFile::<f64>::read(path, couplings_layout(&lattice, samples))?;

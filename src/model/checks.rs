@@ -27,7 +27,33 @@ pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
                 .into(),
         );
     }
-    Ok(())
+    validate_boundaries(model)
+}
+
+/// One boundary per axis (or none: every axis periodic); antiperiodic edges only where
+/// reversing `J` is the twist by a symmetry of the spins.
+fn validate_boundaries(model: &Model) -> Result<(), ConfigError> {
+    let (boundaries, dims) = (model.boundaries(), model.dims());
+    if boundaries.named() != 0 && boundaries.named() != dims {
+        return invalid(format!(
+            "boundaries: one per axis, {dims} for dims: {dims}, got {}",
+            boundaries.named()
+        ));
+    }
+    if !boundaries.any_antiperiodic() {
+        return Ok(());
+    }
+    let lacking = match model {
+        Model::Potts { .. } => "Potts spins lack: their twist permutes the states",
+        Model::Clock { q, .. } if q % 2 == 1 => {
+            "a clock of odd q lacks: no angle is opposite another"
+        }
+        _ => return Ok(()),
+    };
+    invalid(format!(
+        "boundaries: Antiperiodic reverses the couplings across an edge, the twist by spin \
+         reversal, which {lacking}; use Periodic or Open"
+    ))
 }
 
 /// At least one temperature, each finite and positive, none repeated.
@@ -208,6 +234,42 @@ mod tests {
                 "Bimodal (the default) or Gaussian",
                 "the ferromagnet is Ising",
             ],
+        );
+    }
+
+    /// One boundary per axis; antiperiodic edges only for spins that reverse.
+    #[test]
+    fn boundaries_are_one_per_axis_and_antiperiodic_where_spins_reverse() {
+        let edges = |model: &str, boundaries: &str| {
+            sample_with(
+                "Ising(dims: 2, size: 32,",
+                &format!("{model}size: 32, boundaries: {boundaries},"),
+            )
+        };
+        let three = invalid_message(&edges("Ising(dims: 2, ", "(Open, Open, Open)"));
+        assert_mentions(&three, &["one per axis", "2 for dims: 2", "got 3"]);
+        let potts = invalid_message(&edges("Potts(q: 3, dims: 2, ", "(Antiperiodic, Open)"));
+        assert_mentions(&potts, &["Antiperiodic", "Potts spins", "Periodic or Open"]);
+        let odd = invalid_message(&edges("Clock(q: 5, dims: 2, ", "(Periodic, Antiperiodic)"));
+        assert_mentions(&odd, &["odd q", "Periodic or Open"]);
+        for (model, boundaries) in [
+            ("Potts(q: 3, dims: 2, ", "(Open, Periodic)"),
+            ("Clock(q: 6, dims: 2, ", "(Antiperiodic, Antiperiodic)"),
+            ("XY(dims: 3, ", "(Open, Periodic, Antiperiodic)"),
+            (
+                "BlumeCapel(crystal_field: 0.5, dims: 2, ",
+                "[Antiperiodic, Open]",
+            ),
+        ] {
+            let config = Config::from_ron_str(&edges(model, boundaries)).unwrap();
+            config.validate().unwrap();
+            assert!(config.model.is_vector(), "{model}");
+        }
+        let ising = Config::from_ron_str(&edges("Ising(dims: 2, ", "(Open, Periodic)")).unwrap();
+        assert_eq!(
+            ising.model.discrete_states(),
+            Some(2),
+            "Ising spins as two states"
         );
     }
 

@@ -10,6 +10,7 @@
 //! Within a colour, sites are numbered row by row: colour index `ci = row * L/2 + k` with
 //! `row = z L + y` and `x = 2k + ((y + z + colour) mod 2)`.
 
+pub mod boundaries;
 pub(crate) mod checks;
 pub mod couplings;
 pub mod ising;

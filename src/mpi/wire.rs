@@ -6,7 +6,7 @@ mod bytes;
 
 use std::sync::Arc;
 
-use crate::config::{ClusterOptions, ClusterUpdate, Disorder, ReplicaMoves};
+use crate::config::{Boundaries, Boundary, ClusterOptions, ClusterUpdate, Disorder, ReplicaMoves};
 use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::vector::VectorSweeps;
 use crate::engine::{Betas, Lattices, Measurements, Observation, Plan, SpinBits, Step};
@@ -149,7 +149,19 @@ impl Writer {
                 }
             }
         }
+        self.boundaries(systems.boundaries);
         self.vacancies(systems.vacancies.as_ref());
+    }
+    /// How a lattice closes along each axis, as many as the config named.
+    fn boundaries(&mut self, boundaries: Boundaries) {
+        self.u8(boundaries.named() as u8);
+        for axis in 0..boundaries.named() {
+            self.u8(match boundaries.axis(axis) {
+                Boundary::Periodic => 0,
+                Boundary::Open => 1,
+                Boundary::Antiperiodic => 2,
+            });
+        }
     }
     /// A diluted model's empty sites, or none.
     fn vacancies(&mut self, vacancies: Option<&Vacancies>) {
@@ -309,6 +321,7 @@ impl Reader<'_> {
             2 => VectorCouplings::Gaussian(self.per_sample(Reader::i32s)?),
             _ => return Err(truncated()),
         };
+        let boundaries = self.boundaries()?;
         let vacancies = match self.u8()? {
             0 => None,
             1 => Some(Vacancies::of_samples(self.per_sample(Reader::u32s)?)),
@@ -322,8 +335,24 @@ impl Reader<'_> {
             states,
             field,
             couplings,
+            boundaries,
             vacancies,
         })
+    }
+    fn boundaries(&mut self) -> Result<Boundaries> {
+        let named = self.u8()?;
+        if named > 3 {
+            return Err(truncated());
+        }
+        let axes = (0..named)
+            .map(|_| match self.u8()? {
+                0 => Ok(Boundary::Periodic),
+                1 => Ok(Boundary::Open),
+                2 => Ok(Boundary::Antiperiodic),
+                _ => Err(truncated()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Boundaries::new(&axes))
     }
     fn states(&mut self) -> Result<Option<States>> {
         let model = match self.u8()? {

@@ -102,6 +102,7 @@ mod tests {
             Model::Ising {
                 dims: 2,
                 size: 64,
+                boundaries: crate::config::Boundaries::PERIODIC,
                 field: 0.0,
                 dilution: 0.0,
             }

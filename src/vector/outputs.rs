@@ -3,6 +3,7 @@
 //! model, a glass's overlap series and per-sample averages, and `summary.json`.
 
 use std::fmt::Write as _;
+use std::ops::Mul;
 use std::path::Path;
 
 use super::record::VectorRecord;
@@ -14,6 +15,7 @@ use crate::io::output::{
     write_npy_f32, write_npy_f64, write_npy_i8, write_npy_u8,
 };
 use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY, VACANCIES};
+use crate::model::boundaries::closed_samples;
 use crate::model::vector::fixed::to_f64;
 use crate::model::vector::gaussian::coupling_value;
 use crate::model::vector::states::{ENERGY_ONE, StateModel};
@@ -72,21 +74,35 @@ fn write_vacancies(out: &Path, systems: &VectorSystems) -> Result<()> {
 
 /// `couplings.npy` of a spin glass, shape `(samples, [L,] L, L, dims)`: `int8` +-1 of the
 /// bimodal glass, `float64` of the Gaussian one (the fixed-point `J` the run used, exactly);
-/// nothing for the ferromagnet.
+/// nothing for the ferromagnet. The bonds are the sample's before its edges were closed (the
+/// signs across an antiperiodic edge as drawn, 0 across an open one), so that the file and the
+/// config's `boundaries` give back the run's couplings.
 fn write_couplings(out: &Path, systems: &VectorSystems) -> Result<()> {
+    if systems.disorder.is_ferromagnet() {
+        return Ok(());
+    }
     let path = out.join(COUPLINGS);
     let shape = couplings_shape(&systems.lattice, systems.samples);
     match &systems.couplings {
         VectorCouplings::Uniform(_) => Ok(()),
         VectorCouplings::Bonds(bonds) => {
-            write_npy_i8(&path, &shape, bonds.iter().flatten().copied())
+            write_npy_i8(&path, &shape, reopened(systems, bonds).into_iter())
         }
         VectorCouplings::Gaussian(words) => {
-            let values = words.iter().flatten().map(|&j| coupling_value(j));
+            let values = reopened(systems, words).into_iter().map(coupling_value);
             write_npy_f64(&path, &shape, values)
         }
     }
     .map_err(|e| Error::io(path, e))
+}
+
+/// The couplings `samples` of `systems` as before their edges were closed, but 0 across an open
+/// edge, a sample's after another.
+fn reopened<T>(systems: &VectorSystems, samples: &[Vec<T>]) -> Vec<T>
+where
+    T: Copy + Mul<Output = T> + From<i8>,
+{
+    closed_samples(systems.boundaries, &systems.lattice, samples.to_vec()).concat()
 }
 
 /// The thermalisation's and the production's CSV of temperature `t`: per measurement, sample

@@ -11,7 +11,9 @@
 //! fixed-point arithmetic has no size-dependent path, and every operation is met within a sweep.
 
 use crate::common::backend::Gpu;
-use spinflip::config::{ClusterOptions, ClusterUpdate, Disorder, ReplicaMoves};
+use spinflip::config::{
+    Boundaries, Boundary, ClusterOptions, ClusterUpdate, Disorder, ReplicaMoves,
+};
 use spinflip::engine::cpu::CpuVectorEngine;
 use spinflip::engine::vector::{
     HEAT_BATH, StateSums, UNIFORM, VectorOverlap, VectorSweeps, pair_state_words, sweeps_plan,
@@ -38,6 +40,7 @@ backends! {
         discrete_states_match_cpu_bit_for_bit,
         cluster_updates_of_discrete_states_match_cpu_bit_for_bit,
         replica_moves_of_glasses_match_cpu_bit_for_bit,
+        open_and_antiperiodic_edges_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -75,6 +78,8 @@ struct Case {
     clusters: Option<ClusterOptions>,
     /// Replica moves of a glass of discrete states after every sweep.
     moves: ReplicaMoves,
+    /// How the lattice closes along each axis (its couplings across the edges).
+    boundaries: Boundaries,
 }
 
 /// A discrete model of an equality case, in its field.
@@ -109,7 +114,8 @@ impl Case {
             Some(DiscreteCase::Ising) => run.with_states(States::ising(self.field)),
             None => run,
         }
-        .with_disorder(self.disorder, 2);
+        .with_disorder(self.disorder, 2)
+        .with_boundaries(self.boundaries);
         let run = match self.dilution > 0.0 {
             true => run.with_vacancies(Vacancies::draw(&lattice, seed, 2, self.dilution)),
             false => run,
@@ -285,6 +291,7 @@ const XY_2D_FIELD: Case = Case {
     dilution: 0.0,
     clusters: None,
     moves: ReplicaMoves::None,
+    boundaries: Boundaries::PERIODIC,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -776,6 +783,56 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let mut device = G::default().vector(&systems, potts.updates(), G::BLOCK_SIZES[0]);
     let pieces = run_in_plans(device.as_mut(), potts, &ends);
     assert!(pieces == whole, "{} {potts:?}: pieces differ", G::default());
+}
+
+/// Open and antiperiodic edges (couplings per bond across them, a ferromagnet's too): the XY
+/// ferromagnet in a field with cones, the Heisenberg +-J glass in 3D on tiles with three hits,
+/// the 6-state clock twisted along both axes by the heat bath, the 3-state Potts model with an
+/// open axis, and the diluted Gaussian Edwards-Anderson glass (two states).
+fn open_and_antiperiodic_edges_match_cpu_bit_for_bit<G: Gpu>() {
+    use Boundary::{Antiperiodic, Open, Periodic};
+    let xy = Case {
+        cone: Some(0.8),
+        boundaries: Boundaries::new(&[Open, Antiperiodic]),
+        ..XY_2D_FIELD
+    };
+    let heisenberg_glass = Case {
+        components: 3,
+        dims: 3,
+        size: 4,
+        field: 0.0,
+        disorder: Disorder::Bimodal,
+        hits: 3,
+        tile: Some(2),
+        boundaries: Boundaries::new(&[Antiperiodic, Open, Periodic]),
+        ..xy
+    };
+    let clock = Case {
+        overrelaxation: 0,
+        clock: 6,
+        heat_bath: true,
+        boundaries: Boundaries::new(&[Antiperiodic, Antiperiodic]),
+        ..XY_2D_FIELD
+    };
+    let potts = Case {
+        components: 1,
+        overrelaxation: 0,
+        states: Some(DiscreteCase::Potts(3)),
+        boundaries: Boundaries::new(&[Periodic, Open]),
+        ..XY_2D_FIELD
+    };
+    let gaussian_ising = Case {
+        dims: 3,
+        size: 4,
+        disorder: Disorder::Gaussian,
+        dilution: 0.2,
+        states: Some(DiscreteCase::Ising),
+        boundaries: Boundaries::new(&[Open, Open, Antiperiodic]),
+        ..potts
+    };
+    for case in [xy, heisenberg_glass, clock, potts, gaussian_ising] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
 }
 
 /// Swendsen-Wang and Wolff updates of discrete states, alone or with Metropolis sweeps, match

@@ -19,11 +19,12 @@ use std::f64::consts::PI;
 use std::ops::{Deref, DerefMut};
 
 use super::Lattice;
+use super::boundaries::closed_samples;
 use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
 use super::ising::bond_activation;
 use super::systems::SystemIndex;
 use super::vacancies::Vacancies;
-use crate::config::{Config, Disorder};
+use crate::config::{Boundaries, Config, Disorder};
 use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
 use gaussian::gaussian_couplings;
 use states::States;
@@ -77,8 +78,11 @@ pub struct VectorSystems {
     /// ([`states`]); `None` for unit vectors.
     pub states: Option<States>,
     pub field: f64,
-    /// The couplings of these samples (local sample `s` is the run's `first_sample + s`).
+    /// The couplings of these samples (local sample `s` is the run's `first_sample + s`), with
+    /// the edges closed as `boundaries` say ([`super::boundaries`]).
     pub couplings: VectorCouplings,
+    /// How the lattice closes along each axis.
+    pub boundaries: Boundaries,
     /// The empty sites of these samples of a diluted model of discrete states (which hold the
     /// vacancy there, [`States::vacancy`]); `None` where every site is occupied.
     pub vacancies: Option<Vacancies>,
@@ -124,6 +128,7 @@ impl VectorSystems {
             states: None,
             field,
             couplings: VectorCouplings::Uniform(coupling),
+            boundaries: Boundaries::PERIODIC,
             vacancies: None,
         }
     }
@@ -209,7 +214,40 @@ impl VectorSystems {
             states: self.states.clone(),
             field: self.field,
             couplings,
+            boundaries: self.boundaries,
             vacancies: (self.vacancies.as_ref()).map(|v| v.sample_slice(first, count)),
+        }
+    }
+
+    /// These systems with the edges of their lattice closed as `boundaries` say: the couplings
+    /// across each open edge 0, across each antiperiodic edge `-J`
+    /// ([`super::boundaries::close_edges`]); a ferromagnet's couplings become one sample's per
+    /// bond.
+    pub fn with_boundaries(self, boundaries: Boundaries) -> Self {
+        if boundaries.is_periodic() {
+            return self;
+        }
+        let lattice = self.lattice;
+        let couplings = match self.couplings {
+            VectorCouplings::Uniform(j) => {
+                let j = i8::try_from(j).expect("a uniform coupling is 0 or 1");
+                VectorCouplings::Bonds(closed_samples(
+                    boundaries,
+                    &lattice,
+                    vec![vec![j; lattice.bonds() as usize]],
+                ))
+            }
+            VectorCouplings::Bonds(samples) => {
+                VectorCouplings::Bonds(closed_samples(boundaries, &lattice, samples))
+            }
+            VectorCouplings::Gaussian(samples) => {
+                VectorCouplings::Gaussian(closed_samples(boundaries, &lattice, samples))
+            }
+        };
+        VectorSystems {
+            couplings,
+            boundaries,
+            ..self
         }
     }
 
@@ -392,7 +430,8 @@ pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSys
     let systems = match instance {
         Some(instance) => ferromagnet.with_instance(instance),
         None => ferromagnet.with_disorder(model.disorder(), config.samples),
-    };
+    }
+    .with_boundaries(model.boundaries());
     match model.dilution() > 0.0 && config.vacancies.is_drawn() {
         true => {
             let drawn = Vacancies::draw(&lattice, config.seed, config.samples, model.dilution());

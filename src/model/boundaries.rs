@@ -1,0 +1,131 @@
+//! Open and antiperiodic edges, as couplings: the lattice stays the periodic one every engine
+//! walks, and the bonds across an edge (the seam of an axis) take `0` (open) or `-J`
+//! (antiperiodic) in place of `J`. Every engine that reads a coupling per bond thus runs every
+//! boundary with its own kernels.
+//!
+//! The seam of axis `d` is the forward bond `site * dims + d` of every site whose coordinate
+//! `d` is `L - 1`: the bond that wraps to coordinate 0.
+
+use std::ops::Mul;
+
+use super::Lattice;
+use crate::config::{Boundaries, Boundary};
+
+/// The bonds of the seam of axis `axis`, in increasing order.
+pub fn seam_bonds(lattice: &Lattice, axis: u32) -> impl Iterator<Item = u64> + '_ {
+    let l = u64::from(lattice.size);
+    let stride = l.pow(axis);
+    let outer = l.pow(lattice.dims - 1 - axis);
+    let dims = u64::from(lattice.dims);
+    (0..outer)
+        .flat_map(move |o| {
+            (0..stride).map(move |inner| (o * stride * l + (l - 1) * stride + inner) * dims)
+        })
+        .map(move |bond| bond + u64::from(axis))
+}
+
+/// What a boundary makes of `J` on its seam: `J`, 0 or `-J`.
+fn seam_factor(boundary: Boundary) -> i8 {
+    match boundary {
+        Boundary::Periodic => 1,
+        Boundary::Open => 0,
+        Boundary::Antiperiodic => -1,
+    }
+}
+
+/// Close the edges of `lattice` as `boundaries` say on the couplings `bonds` of one sample (one
+/// per bond `site * dims + d`): each seam bond multiplied by its boundary's factor. Applied
+/// twice, it gives back the couplings but for the open seams, which stay 0: the couplings a
+/// run's `couplings.npy` records.
+pub fn close_edges<T>(boundaries: Boundaries, lattice: &Lattice, bonds: &mut [T])
+where
+    T: Copy + Mul<Output = T> + From<i8>,
+{
+    for axis in 0..lattice.dims {
+        let boundary = boundaries.axis(axis);
+        if boundary == Boundary::Periodic {
+            continue;
+        }
+        let factor = T::from(seam_factor(boundary));
+        for bond in seam_bonds(lattice, axis) {
+            bonds[bond as usize] = bonds[bond as usize] * factor;
+        }
+    }
+}
+
+/// The couplings `samples` (one per bond `site * dims + d`, a sample's after another) with
+/// their edges closed ([`close_edges`]).
+pub fn closed_samples<T>(
+    boundaries: Boundaries,
+    lattice: &Lattice,
+    samples: Vec<Vec<T>>,
+) -> Vec<Vec<T>>
+where
+    T: Copy + Mul<Output = T> + From<i8>,
+{
+    let close = |mut bonds: Vec<T>| {
+        close_edges(boundaries, lattice, &mut bonds);
+        bonds
+    };
+    samples.into_iter().map(close).collect()
+}
+
+/// Whether bond `bond` of `lattice` lies on the seam of an open axis (no bond at all).
+pub fn is_open_seam(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> bool {
+    let axis = (bond % u64::from(lattice.dims)) as u32;
+    let site = bond / u64::from(lattice.dims);
+    boundaries.axis(axis) == Boundary::Open
+        && lattice.coords(site)[axis as usize] == lattice.size - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seam of each axis is the bonds of the sites on its last plane, in that direction.
+    #[test]
+    fn seam_bonds_are_the_last_planes_forward_bonds() {
+        for (dims, size) in [(2, 4), (3, 4), (3, 2)] {
+            let lattice = Lattice::new(dims, size);
+            for axis in 0..dims {
+                let expected: Vec<u64> = (0..lattice.sites())
+                    .filter(|&site| lattice.coords(site)[axis as usize] == size - 1)
+                    .map(|site| site * u64::from(dims) + u64::from(axis))
+                    .collect();
+                let seam: Vec<u64> = seam_bonds(&lattice, axis).collect();
+                assert_eq!(seam, expected, "dims {dims}, L {size}, axis {axis}");
+                assert!(seam.iter().all(|&b| is_open_seam(
+                    Boundaries::new(&[Boundary::Open; 3]),
+                    &lattice,
+                    b
+                )));
+            }
+        }
+    }
+
+    #[test]
+    fn closing_zeroes_open_seams_and_reverses_antiperiodic_ones() {
+        let lattice = Lattice::new(2, 4);
+        let boundaries = Boundaries::new(&[Boundary::Open, Boundary::Antiperiodic]);
+        let mut bonds = vec![1i8; 32];
+        bonds[1] = -1;
+        let bulk = bonds.clone();
+        close_edges(boundaries, &lattice, &mut bonds);
+        for (bond, (&j, &before)) in bonds.iter().zip(&bulk).enumerate() {
+            let [x, y, _] = lattice.coords(bond as u64 / 2);
+            let expected = match (bond % 2, x, y) {
+                (0, 3, _) => 0,
+                (1, _, 3) => -before,
+                _ => before,
+            };
+            assert_eq!(j, expected, "bond {bond}");
+        }
+        let mut words: Vec<i32> = bulk.iter().map(|&j| i32::from(j) << 24).collect();
+        close_edges(boundaries, &lattice, &mut words);
+        close_edges(boundaries, &lattice, &mut words);
+        for (bond, (&w, &j)) in words.iter().zip(&bulk).enumerate() {
+            let open = is_open_seam(boundaries, &lattice, bond as u64);
+            assert_eq!(w, if open { 0 } else { i32::from(j) << 24 });
+        }
+    }
+}
