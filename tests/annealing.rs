@@ -639,16 +639,34 @@ fn discrete_state_anneals_match_enumeration() {
     }
 }
 
-/// The 2D Ising model on a 4 x 4 torus with an antiperiodic axis (run as two discrete states):
-/// `e`, `c` and `f` at the steps and reweighted between them against Kaufman's terms with the
+/// The 2D Ising model on a 4 x 4 torus with an antiperiodic axis, as two discrete states on the
+/// vector engine and on the multispin engine (the reversed bonds in its coupling words): `e`,
+/// `c` and `f` at the steps and reweighted between them against Kaufman's terms with the
 /// twist's signs, which the summary reports as its exact values.
 #[test]
 fn antiperiodic_ising_anneal_matches_the_twisted_torus() {
-    let text = "(model: Ising(dims: 2, size: 4, boundaries: (Periodic, Antiperiodic)), \
-                replicas: 400, algorithm: Annealing(theta: 4, schedule: Linear(beta_max: 0.8, \
-                count: 8), runs: 8, reweighting: Some(12)), seed: 23, backend: Cpu, \
-                plots: false)";
-    let summary = anneal(text, "antiperiodic");
+    let states = "(model: Ising(dims: 2, size: 4, boundaries: (Periodic, Antiperiodic)), \
+                  replicas: 416, algorithm: Annealing(theta: 4, schedule: Linear(beta_max: \
+                  0.8, count: 8), runs: 16, reweighting: Some(12)), seed: 23, backend: Cpu, \
+                  plots: false)";
+    let multispin = states.replace(
+        "replicas: 416,",
+        "replicas: 416, engine: Multispin(layout: Amsc(lanes: Replicas)),",
+    );
+    for (engine, text) in [("vector", states), ("multispin", multispin.as_str())] {
+        let summary = anneal(text, &format!("antiperiodic-{engine}"));
+        assert!(
+            summary.run.engine.starts_with(engine),
+            "{}",
+            summary.run.engine
+        );
+        check_twisted_anneal(&summary);
+    }
+}
+
+/// The steps' and the reweighted estimates of an anneal of the twisted 4 x 4 torus against
+/// Kaufman's twisted terms.
+fn check_twisted_anneal(summary: &AnnealingSummary) {
     assert_eq!(summary.exact.len(), 8, "the summary's exact values");
     for (step, reported) in summary.steps.iter().zip(&summary.exact) {
         let twisted = spinflip::exact::kaufman_twisted(4, step.beta, 1).unwrap();
@@ -662,7 +680,7 @@ fn antiperiodic_ising_anneal_matches_the_twisted_torus() {
         assert_within(&at("f"), step.f, twisted.f, 4.0);
     }
     assert_eq!(summary.reweighted_exact.len(), 12);
-    assert_reweighted_within_the_exact_values(&summary);
+    assert_reweighted_within_the_exact_values(summary);
 }
 
 /// The 4-state clock model is two Ising models at half the coupling (`cos(theta_i - theta_j)

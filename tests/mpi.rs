@@ -173,9 +173,11 @@ fn smsc_spin_glass_on_two_and_three_ranks_writes_the_files_of_one() {
     ranks_write_the_files_of_one(SMSC_GLASS, &[2, 3]);
 }
 
-/// 64 samples in the lanes of AMSC words (32 per rank at least), parallel tempering.
+/// 64 samples in the lanes of AMSC words (32 per rank at least), parallel tempering, an
+/// antiperiodic axis (its reversed bonds in every rank's coupling words).
 const LANES_TEMPERING: &str = r#"(
-    model: EdwardsAnderson(dims: 3, size: 4, field: 0.0),
+    model: EdwardsAnderson(dims: 3, size: 4, field: 0.0,
+        boundaries: (Periodic, Antiperiodic, Periodic)),
     temperatures: LinearBeta(min: 0.4, max: 0.7, count: 4),
     replicas: 2,
     samples: 64,

@@ -9,7 +9,7 @@ use super::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, ReweightedAverage, average_over_runs,
     overlaps_over_samples, reweighted_over_runs, weighted_over_runs,
 };
-use crate::config::{AnnealingOptions, Boundary, Config, Disorder, Model};
+use crate::config::{AnnealingOptions, Config, Disorder, Model};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman, kaufman_twisted};
 use crate::io::origin::RunOrigin;
@@ -132,12 +132,9 @@ fn exact_values(config: &Config, schedule: &[f64]) -> Vec<ExactIsing2d> {
         && model.field() == 0.0
         && model.disorder() == Disorder::Ferromagnet
         && model.dilution() == 0.0
-        && (0..2).all(|axis| boundaries.axis(axis) != Boundary::Open);
-    let twisted = (0..2)
-        .filter(|&axis| boundaries.axis(axis) == Boundary::Antiperiodic)
-        .count() as u32;
+        && !boundaries.any_open();
     let exact = |beta: f64| match model {
-        Model::Ising { .. } => kaufman_twisted(model.size(), beta, twisted),
+        Model::Ising { .. } => kaufman_twisted(model.size(), beta, boundaries.twisted_axes()),
         Model::Potts { q: 2, .. } => {
             let ising = kaufman(model.size(), beta / 2.0);
             Some(ExactIsing2d {

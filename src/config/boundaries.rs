@@ -68,6 +68,19 @@ impl Boundaries {
         self.axes.contains(&Boundary::Antiperiodic)
     }
 
+    /// How many axes are antiperiodic (the twists of Kaufman's torus).
+    pub fn twisted_axes(&self) -> u32 {
+        self.axes
+            .iter()
+            .filter(|&&b| b == Boundary::Antiperiodic)
+            .count() as u32
+    }
+
+    /// Whether an axis is open.
+    pub fn any_open(&self) -> bool {
+        self.axes.contains(&Boundary::Open)
+    }
+
     /// ", open x, antiperiodic y" for a model's name; empty where every axis is periodic.
     pub fn describe(&self) -> String {
         let axis = ["x", "y", "z"];

@@ -233,28 +233,41 @@ impl Config {
     }
 
     /// Whether the run goes to the vector engines ([`crate::vector`]'s loop): the model's spins
-    /// ([`Model::is_vector`]), or an Ising model with replica moves, which run on its two
-    /// discrete states.
+    /// ([`Model::is_vector`]), or an Ising model with replica moves, or with an antiperiodic
+    /// axis where the config names no multispin engine, which run on its two discrete states.
     pub fn is_vector(&self) -> bool {
-        self.model.is_vector() || self.ising_with_moves()
+        self.model.is_vector() || self.ising_as_states()
     }
 
     /// The discrete states of the run's spins: the model's ([`Model::discrete_states`]), or an
-    /// Ising model's two where it has replica moves.
+    /// Ising model's two where it runs on the vector engines.
     pub fn discrete_states(&self) -> Option<u32> {
-        match self.ising_with_moves() {
+        match self.ising_as_states() {
             true => Some(2),
             false => self.model.discrete_states(),
         }
     }
 
-    /// Whether an Ising model has replica moves ([`ReplicaMoves`]).
-    fn ising_with_moves(&self) -> bool {
-        let ising = matches!(
+    /// Whether an Ising model the multispin engine could run goes to the vector engines as
+    /// two discrete states: with replica moves, or twisted (an antiperiodic axis, whose
+    /// reversed bonds the multispin engine takes only where the config names it).
+    fn ising_as_states(&self) -> bool {
+        let twisted = self.model.boundaries().any_antiperiodic()
+            && !matches!(self.engine, EngineKind::Multispin { .. });
+        self.ising_with_moves() || (self.ising() && twisted)
+    }
+
+    /// Whether the model is `Ising` or `EdwardsAnderson`.
+    fn ising(&self) -> bool {
+        matches!(
             self.model,
             Model::Ising { .. } | Model::EdwardsAnderson { .. }
-        );
-        ising && !self.algorithm.replica_moves().is_none()
+        )
+    }
+
+    /// Whether an Ising model has replica moves ([`ReplicaMoves`]).
+    fn ising_with_moves(&self) -> bool {
+        self.ising() && !self.algorithm.replica_moves().is_none()
     }
 
     /// Pretty RON that [`Config::from_ron_str`] reads back to an equal config.

@@ -308,10 +308,11 @@ impl Model {
     }
 
     /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings, or
-    /// with an axis other than periodic (the multispin engine's bits hold none of them).
+    /// with an open axis (the multispin engine's bits hold none of them: no empty site, no
+    /// bond of 0).
     fn ising_as_states(&self) -> bool {
         let ising = matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. });
-        let per_bond = self.disorder() == Disorder::Gaussian || !self.boundaries().is_periodic();
+        let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
         ising && (self.dilution() != 0.0 || per_bond)
     }
 

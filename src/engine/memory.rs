@@ -191,9 +191,9 @@ impl Footprint {
         let systems = &layout.systems;
         let (words, count) = (layout.words(), u64::from(systems.systems()));
         let dims = u64::from(layout.lattice().dims);
-        let couplings = match systems.disorder.is_ferromagnet() {
-            true => 0,
-            false => layout.system_words() * u64::from(layout.coupling_groups()) * dims,
+        let couplings = match systems.reads_couplings() {
+            false => 0,
+            true => layout.system_words() * u64::from(layout.coupling_groups()) * dims,
         };
         // Each sample's bonds, a bit each, while the coupling words are built.
         let bonds = u64::from(systems.samples) * (systems.held_sites() * dims).div_ceil(8);

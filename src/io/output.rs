@@ -259,7 +259,7 @@ pub fn write_couplings_npy(path: &Path, systems: &IsingSystems) -> Result<()> {
     let lattice = systems.lattice;
     let shape = couplings_shape(&lattice, systems.samples);
     let couplings = (0..systems.samples).flat_map(|s| {
-        let bits = systems.antiferromagnetic_bonds(systems.global_sample(s));
+        let bits = systems.sample_bonds(systems.global_sample(s));
         coupling_signs(&bits, lattice.bonds()).collect::<Vec<_>>()
     });
     // Streamed: all samples' bonds as int8 are 6 GiB for 1024 samples of a 128^3 lattice.

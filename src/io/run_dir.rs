@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, TemperatureScale};
+use crate::config::{Boundaries, Config, TemperatureScale};
 use crate::console::note;
 use crate::engine::EngineInfo;
 use crate::error::{CheckpointError, Error, Result};
@@ -342,6 +342,9 @@ pub struct RunDescription {
     /// and the warnings show them so (`beta` for summaries written before it was recorded).
     #[serde(default)]
     pub temperature_scale: TemperatureScale,
+    /// How the lattice closes along each axis (left out where every axis is periodic).
+    #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
+    pub boundaries: Boundaries,
 }
 
 impl RunDescription {
@@ -360,6 +363,7 @@ impl RunDescription {
             replicas: config.replicas,
             seed: config.seed,
             temperature_scale: config.temperatures.scale(),
+            boundaries: config.model.boundaries(),
         }
     }
 }

@@ -5,9 +5,9 @@
 
 use rayon::prelude::*;
 
-use crate::config::{Disorder, TemperatureScale};
-use crate::exact::{EnumeratedAverages, ExactIsing2d, enumerate, kaufman};
-use crate::model::couplings::{coupling_signs, coupling_values};
+use crate::config::TemperatureScale;
+use crate::exact::{EnumeratedAverages, ExactIsing2d, enumerate, kaufman_twisted};
+use crate::model::couplings::coupling_signs;
 use crate::model::ising::IsingSystems;
 use crate::stats::{
     Estimate, IsingEstimates, SampleAverages, SpinGlassEstimates, UnitSize, group_means,
@@ -24,14 +24,17 @@ const MAX_ENUMERATED_SITES: u64 = 16;
 /// matrix of `q^2`): 2^33 is 512 enumerations of a 4x4 lattice, seconds of work.
 const ENUMERATION_BUDGET: u64 = 1 << 33;
 
-/// The exact values of the ferromagnet at `beta`, where there are any.
+/// The exact values of the ferromagnet at `beta`, where there are any: Kaufman's on the 2D
+/// torus at zero field (twisted by its antiperiodic axes, where the twisted terms keep their
+/// digits), else enumeration of a tiny lattice on its bonds.
 pub(super) fn exact_ferromagnet(systems: &IsingSystems, beta: f64) -> Option<ExactIsing2d> {
     let lattice = systems.lattice;
     if lattice.dims == 2 && systems.field == 0.0 {
-        return Some(kaufman(lattice.size, beta));
+        return kaufman_twisted(lattice.size, beta, systems.boundaries.twisted_axes());
     }
     enumerable(systems, 1).then(|| {
-        let couplings = coupling_values(Disorder::Ferromagnet, &lattice, systems.seed, 0);
+        let bits = systems.antiferromagnetic_bonds(0);
+        let couplings: Vec<i8> = coupling_signs(&bits, lattice.bonds()).collect();
         let exact = enumerate(lattice, &couplings, systems.field, beta);
         ExactIsing2d {
             e: exact.e,

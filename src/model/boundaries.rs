@@ -70,6 +70,20 @@ where
     samples.into_iter().map(close).collect()
 }
 
+/// Reverse the bonds across each antiperiodic edge of `lattice` in the antiferromagnetic-bond
+/// bits `bits` of one sample (bond `i` is bit `i mod 32` of word `i / 32`); open edges are not
+/// for bits.
+pub fn reverse_antiperiodic_seams(boundaries: Boundaries, lattice: &Lattice, bits: &mut [u32]) {
+    for axis in 0..lattice.dims {
+        if boundaries.axis(axis) != Boundary::Antiperiodic {
+            continue;
+        }
+        for bond in seam_bonds(lattice, axis) {
+            bits[(bond / 32) as usize] ^= 1 << (bond % 32);
+        }
+    }
+}
+
 /// Whether bond `bond` of `lattice` lies on the seam of an open axis (no bond at all).
 pub fn is_open_seam(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> bool {
     let axis = (bond % u64::from(lattice.dims)) as u32;
@@ -120,6 +134,11 @@ mod tests {
             };
             assert_eq!(j, expected, "bond {bond}");
         }
+        let mut bits = vec![0b10u32];
+        let twisted = Boundaries::new(&[Boundary::Periodic, Boundary::Antiperiodic]);
+        reverse_antiperiodic_seams(twisted, &lattice, &mut bits);
+        // The y seam of 4^2: sites 12 .. 15, bonds 25, 27, 29, 31; bond 1 stays as it was.
+        assert_eq!(bits, vec![0b10 | 1 << 25 | 1 << 27 | 1 << 29 | 1 << 31]);
         let mut words: Vec<i32> = bulk.iter().map(|&j| i32::from(j) << 24).collect();
         close_edges(boundaries, &lattice, &mut words);
         close_edges(boundaries, &lattice, &mut words);

@@ -271,6 +271,13 @@ mod tests {
             Some(2),
             "Ising spins as two states"
         );
+        let twisted = edges("Ising(dims: 2, ", "(Periodic, Antiperiodic)");
+        let states = Config::from_ron_str(&twisted).unwrap();
+        assert!(states.is_vector() && states.discrete_states() == Some(2));
+        let named = "seed: 12345, engine: Multispin(layout: Amsc(lanes: Temperatures)),";
+        let multispin = Config::from_ron_str(&twisted.replace("seed: 12345,", named)).unwrap();
+        multispin.validate().unwrap();
+        assert!(!multispin.is_vector() && multispin.discrete_states().is_none());
     }
 
     #[test]

@@ -14,9 +14,10 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::Lattice;
+use super::boundaries::reverse_antiperiodic_seams;
 use super::couplings::{Instance, antiferromagnetic_bonds};
 use super::systems::SystemIndex;
-use crate::config::{Config, Disorder};
+use crate::config::{Boundaries, Config, Disorder};
 use crate::error::{Error, Result};
 
 /// Everything that defines the simulated systems of one run.
@@ -32,6 +33,10 @@ pub struct IsingSystems {
     /// The run's couplings where the config gives them (`couplings: File(..)`); `None` where
     /// they are drawn from the seed.
     pub instance: Option<Arc<Instance>>,
+    /// How the lattice closes along each axis: the bonds across an antiperiodic edge are
+    /// reversed ([`IsingSystems::antiferromagnetic_bonds`]); the Ising engines take no open
+    /// edge (a bond of 0).
+    pub boundaries: Boundaries,
 }
 
 /// Planes `first .. first + planes` of the slowest axis (y in 2D, z in 3D) of every system of a
@@ -59,13 +64,29 @@ impl DerefMut for IsingSystems {
 }
 
 impl IsingSystems {
-    /// The antiferromagnetic-bond bits of the run's sample `sample` (see
-    /// [`antiferromagnetic_bonds`]): the instance's, or drawn from the seed.
+    /// The antiferromagnetic-bond bits the engines take for the run's sample `sample`: its
+    /// couplings ([`IsingSystems::sample_bonds`]) with the bonds across each antiperiodic edge
+    /// reversed.
     pub fn antiferromagnetic_bonds(&self, sample: u32) -> Vec<u32> {
+        let mut bits = self.sample_bonds(sample);
+        reverse_antiperiodic_seams(self.boundaries, &self.lattice, &mut bits);
+        bits
+    }
+
+    /// The antiferromagnetic-bond bits of the run's sample `sample` before its edges are
+    /// closed (see [`antiferromagnetic_bonds`]): the instance's, or drawn from the seed; what
+    /// `couplings.npy` records.
+    pub fn sample_bonds(&self, sample: u32) -> Vec<u32> {
         match &self.instance {
             Some(instance) => instance.bonds(sample).to_vec(),
             None => antiferromagnetic_bonds(self.disorder, &self.lattice, self.seed, sample),
         }
+    }
+
+    /// Whether the engines read coupling bits: a spin glass's, or a ferromagnet's with an
+    /// antiperiodic edge.
+    pub fn reads_couplings(&self) -> bool {
+        self.disorder == Disorder::Bimodal || self.boundaries.any_antiperiodic()
     }
 
     /// The systems of `index` on whole lattices in `field`, their couplings drawn from the
@@ -77,6 +98,7 @@ impl IsingSystems {
             field,
             slab: None,
             instance: None,
+            boundaries: Boundaries::PERIODIC,
         }
     }
 
@@ -261,11 +283,14 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
         config.replicas,
         config.seed,
     );
-    IsingSystems::new(
-        index,
-        Lattice::new(model.dims(), model.size()),
-        model.field(),
-    )
+    IsingSystems {
+        boundaries: model.boundaries(),
+        ..IsingSystems::new(
+            index,
+            Lattice::new(model.dims(), model.size()),
+            model.field(),
+        )
+    }
 }
 
 #[cfg(test)]

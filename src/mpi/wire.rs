@@ -107,6 +107,7 @@ impl Writer {
         self.lattice(&systems.lattice);
         self.field_and_index(systems.field, &systems.index);
         self.instance(systems);
+        self.boundaries(systems.boundaries);
     }
     /// The couplings the config gives, every sample's bits: ranks need not read the file.
     fn instance(&mut self, systems: &IsingSystems) {
@@ -285,6 +286,7 @@ impl Reader<'_> {
         };
         Ok(IsingSystems {
             instance: self.instance()?,
+            boundaries: self.boundaries()?,
             ..systems
         })
     }

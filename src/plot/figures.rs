@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{TemperatureSeries, Trace};
 use crate::annealing::AnnealingSummary;
 use crate::annealing::{AnnealingAverage, ReweightedAverage};
-use crate::exact::{ExactIsing2d, kaufman};
+use crate::exact::{ExactIsing2d, kaufman_twisted};
 use crate::io::output::{temperature_file, temperature_tags};
 use crate::io::run_dir::RunDescription;
 use crate::metropolis::Summary;
@@ -414,7 +414,8 @@ fn overlay_labels(runs: &[RunEstimates], names: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Kaufman's exact `e` or `c` of the run's lattice on a dense beta grid over the measured range,
+/// Kaufman's exact `e` or `c` of the run's lattice (twisted by its antiperiodic axes, up to the
+/// beta where the twisted terms run out of digits) on a dense beta grid over the measured range,
 /// where the summary has exact values (2D ferromagnet in zero field).
 fn exact_curve(run: &RunEstimates, key: &str) -> Option<Curve> {
     let exact_of = match key {
@@ -427,9 +428,13 @@ fn exact_curve(run: &RunEstimates, key: &str) -> Option<Curve> {
     }
     let (low, high) = padded_range(&run.betas);
     let step = (high - low) / (EXACT_CURVE_POINTS - 1) as f64;
+    let twisted = run.run.boundaries.twisted_axes();
     let points = (0..EXACT_CURVE_POINTS)
         .map(|i| low + step * i as f64)
-        .map(|beta| Point::exact(beta, exact_of(kaufman(run.run.size, beta))))
+        .map_while(|beta| {
+            let exact = kaufman_twisted(run.run.size, beta, twisted)?;
+            Some(Point::exact(beta, exact_of(exact)))
+        })
         .collect();
     Some(Curve {
         label: format!("exact (Kaufman, L = {})", run.run.size),
@@ -626,7 +631,7 @@ mod tests {
                     samples: 10,
                     units: 2,
                 },
-                exact: Some(kaufman(size, beta)),
+                exact: Some(crate::exact::kaufman(size, beta)),
                 clusters: None,
             })
             .collect();
@@ -645,6 +650,7 @@ mod tests {
                 replicas: 2,
                 seed: 1,
                 temperature_scale: Default::default(),
+                boundaries: Default::default(),
             },
             randoms: None,
             independent_unit: "a replica".into(),
@@ -714,7 +720,7 @@ mod tests {
             let (first, last) = (exact.points[0], exact.points[EXACT_CURVE_POINTS - 1]);
             assert!((first.x - 0.395).abs() < 1e-12 && (last.x - 0.505).abs() < 1e-12);
             for p in &exact.points {
-                assert_eq!(p.y, of(kaufman(16, p.x)), "{file} at {}", p.x);
+                assert_eq!(p.y, of(crate::exact::kaufman(16, p.x)), "{file} at {}", p.x);
             }
         }
         let mut with_field = summary;

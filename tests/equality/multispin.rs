@@ -10,7 +10,9 @@ use crate::common;
 use crate::common::backend::Gpu;
 use common::tempering::tempering_cases;
 use common::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
-use spinflip::config::{Disorder, Layout, MultispinOptions, PhiloxPath, Randoms};
+use spinflip::config::{
+    Boundaries, Boundary, Disorder, Layout, MultispinOptions, PhiloxPath, Randoms,
+};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::dispatch::{measured_slots, submissions};
@@ -32,6 +34,7 @@ backends! {
         pieces_of_sweeps_match_whole_sweeps_on_the_cpu,
         block_size_does_not_change_results,
         engine_for_fixed_betas_refuses_new_betas,
+        twisted_tori_match_cpu_bit_for_bit,
     ],
     wgpu: [
         u32_philox_path_matches_cpu_bit_for_bit,
@@ -56,6 +59,9 @@ struct Case {
     temperatures: usize,
     samples: u32,
     replicas: u32,
+    /// Antiperiodic axes reverse the bonds across their edges (coupling words for the
+    /// ferromagnet too).
+    boundaries: Boundaries,
 }
 
 impl Case {
@@ -66,7 +72,10 @@ impl Case {
         let seed = 0x0123_4567_89ab_cdef;
         let index = SystemIndex::new(betas, self.disorder, self.samples, self.replicas, seed);
         let lattice = Lattice::new(self.dims, self.size);
-        let systems = IsingSystems::new(index, lattice, self.field);
+        let systems = IsingSystems {
+            boundaries: self.boundaries,
+            ..IsingSystems::new(index, lattice, self.field)
+        };
         MultispinLayout::new(
             systems,
             MultispinOptions {
@@ -101,6 +110,7 @@ fn case(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Case {
         temperatures,
         samples,
         replicas,
+        boundaries: Boundaries::PERIODIC,
     }
 }
 
@@ -255,6 +265,42 @@ fn packed_cases() -> Vec<Case> {
         packed(case(2, 8, AMSC_REPLICAS, Ferromagnet)),
         packed(field(-0.7, case(3, 8, AMSC_TEMPERATURES, Bimodal))),
     ]
+}
+
+/// Tori twisted by antiperiodic axes: the ferromagnet with replicas and temperatures in lanes
+/// and on SMSC in a field, the 3D glass with samples in lanes, packed randoms.
+fn twisted_tori_match_cpu_bit_for_bit<B: Gpu>() {
+    use Boundary::{Antiperiodic, Periodic};
+    use Disorder::{Bimodal, Ferromagnet};
+    let twisted = |axes: &[Boundary], case: Case| Case {
+        boundaries: Boundaries::new(axes),
+        ..case
+    };
+    let cases = [
+        twisted(
+            &[Periodic, Antiperiodic],
+            case(2, 4, AMSC_REPLICAS, Ferromagnet),
+        ),
+        twisted(
+            &[Antiperiodic, Antiperiodic],
+            shared(case(2, 6, AMSC_TEMPERATURES, Ferromagnet)),
+        ),
+        twisted(
+            &[Antiperiodic, Periodic],
+            field(0.25, case(2, 64, Layout::Smsc, Ferromagnet)),
+        ),
+        twisted(
+            &[Antiperiodic, Periodic, Antiperiodic],
+            case(3, 4, AMSC_SAMPLES, Bimodal),
+        ),
+        twisted(
+            &[Periodic, Antiperiodic],
+            packed(case(2, 8, AMSC_REPLICAS, Ferromagnet)),
+        ),
+    ];
+    for case in cases {
+        compare(&case, B::default());
+    }
 }
 
 fn amsc_2d_matches_cpu_bit_for_bit<B: Gpu>() {

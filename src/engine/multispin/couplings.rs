@@ -4,7 +4,6 @@
 use rayon::prelude::*;
 
 use super::{LANES, MultispinLayout};
-use crate::config::Disorder;
 use crate::config::Lanes;
 use crate::model::couplings::is_antiferromagnetic;
 
@@ -22,11 +21,12 @@ impl MultispinLayout {
         (g / self.replica_words) % self.sample_words
     }
 
-    /// The coupling words of every group (empty for the ferromagnet): bit 1 marks an
-    /// antiferromagnetic forward bond. A sample's bonds are drawn by its index in the run.
+    /// The coupling words of every group (empty for the ferromagnet on the torus): bit 1 marks
+    /// an antiferromagnetic forward bond (a glass's, or one across an antiperiodic edge). A
+    /// sample's bonds are drawn by its index in the run.
     pub fn coupling_words(&self) -> Vec<u32> {
         let s = &self.systems;
-        if s.disorder == Disorder::Ferromagnet {
+        if !s.reads_couplings() {
             return Vec::new();
         }
         let lattice = self.lattice();

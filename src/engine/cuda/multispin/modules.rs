@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule};
 
-use crate::config::Disorder;
 use crate::config::Randoms;
 use crate::engine::Betas;
 use crate::engine::cuda::context::CudaDevice;
@@ -149,7 +148,7 @@ pub(super) fn constants(
         classes_hi,
         classes as u32,
         u32::from(layout.randoms == Randoms::Shared),
-        u32::from(layout.systems.disorder == Disorder::Bimodal),
+        u32::from(layout.systems.reads_couplings()),
         tables.len() as u32,
         u32::from(tables.len() <= CONSTANT_TABLE_WORDS),
         u32::from(fixed.is_some()),

@@ -100,7 +100,7 @@ impl MultispinWgpuEngine {
     ) -> Result<Self> {
         check_fits(&ctx, &layout, workgroup_size)?;
         let words = WordLayout::of(&layout);
-        let disordered = layout.systems.disorder == Disorder::Bimodal;
+        let disordered = layout.systems.reads_couplings();
         let mut constants = vec![
             ("WG_SIZE", workgroup_size),
             ("L", layout.lattice().size),
@@ -350,7 +350,7 @@ fn check_fits(ctx: &WgpuContext, layout: &MultispinLayout, workgroup_size: u32) 
     ctx.check_storage(&what, lattice.size, stored, word_bytes, step)?;
     let groups = u64::from(layout.coupling_groups()) * u64::from(lattice.dims);
     let coupling_bytes = |size: u32| word_bytes(size) / u64::from(layout.word_systems()) * groups;
-    if layout.systems.disorder == Disorder::Bimodal {
+    if layout.systems.reads_couplings() {
         ctx.check_storage(
             &format!("the couplings of {} groups", layout.coupling_groups()),
             lattice.size,
