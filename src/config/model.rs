@@ -25,8 +25,9 @@ pub enum Quenched {
     #[default]
     Drawn,
     /// Read from a NumPy file in the layout spinflip writes: `couplings.npy`, `int8` +-1 (a
-    /// Gaussian glass's: `float64`) of shape `(samples, [L,] L, L, dims)`, the bond from each
-    /// site to its `+d` neighbour; `vacancies.npy`, `uint8` 1 (empty) or 0 of shape
+    /// Gaussian glass's: `float64`; 0 across an open edge) of shape `(samples, [L,] L, L,
+    /// dims)`, the bond from each site to its `+d` neighbour, as drawn (the model's
+    /// `boundaries` close the edges); `vacancies.npy`, `uint8` 1 (empty) or 0 of shape
     /// `(samples, [L,] L, L)`. A relative path is taken from the working directory.
     File(String),
 }
