@@ -214,7 +214,8 @@ fn annealing_validation_configs_validate() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/validation/annealing");
     let configs = [32, 64, 128].map(|size| (format!("ising2d_L{size}.ron"), size));
     let interfaces = [32, 64].map(|size| (format!("interface_L{size}.ron"), size));
-    for (name, size) in configs.into_iter().chain(interfaces) {
+    let open = [("open_L64.ron".to_string(), 64)];
+    for (name, size) in configs.into_iter().chain(interfaces).chain(open) {
         let path = dir.join(name);
         let config = Config::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         config
