@@ -285,6 +285,18 @@ fn ferromagnet_slabs_on_two_and_three_ranks_write_the_files_of_one() {
     ranks_write_the_files_of_one(SLABS_FERROMAGNET, &[2, 3]);
 }
 
+/// The twisted torus in slabs: the bonds across both antiperiodic edges reversed in the
+/// coupling words, the y edge's between the last slab and the first.
+#[test]
+fn twisted_ferromagnet_slabs_on_two_ranks_write_the_files_of_one() {
+    let twisted = SLABS_FERROMAGNET.replace(
+        "field: 0.1)",
+        "field: 0.1, boundaries: (Antiperiodic, Antiperiodic))",
+    );
+    assert_ne!(twisted, SLABS_FERROMAGNET);
+    ranks_write_the_files_of_one(&twisted, &[2]);
+}
+
 /// The 3D spin glass in slabs (more ranks than samples), overlaps and link overlaps across
 /// the slabs' boundaries, shared randoms.
 const SLABS_GLASS_3D: &str = r#"(
