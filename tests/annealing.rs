@@ -434,32 +434,55 @@ fn ising_8x8_matches_kaufman() {
     assert_reweighted_within_the_exact_values(&summary);
 }
 
+/// One +-J sample on the 4 x 4 torus and on the torus twisted along y (its bonds across the y
+/// edge reversed): ln Z and e at the steps against enumeration on each one's bonds, and the
+/// sample's domain-wall free energy `ln Z_P - ln Z_AP` at the last beta against theirs.
 #[test]
 fn edwards_anderson_sample_matches_enumeration() {
-    let text = "(model: EdwardsAnderson(dims: 2, size: 4, field: 0.0), replicas: 200, \
+    let periodic = "(model: EdwardsAnderson(dims: 2, size: 4, field: 0.0), replicas: 200, \
                 engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact), \
                 algorithm: Annealing(theta: 5, schedule: Adaptive(overlap: 0.8, beta_max: 1.5), \
                 resampling: Multinomial, runs: 8), seed: 8, backend: Cpu, plots: false)";
-    let summary = anneal(text, "glass");
-    let lattice = Lattice::new(2, 4);
-    let couplings = coupling_values(Disorder::Bimodal, &lattice, 8, 0);
-    let last = summary.steps.last().unwrap();
-    assert_eq!(last.beta, 1.5);
-    assert!(
-        summary.steps.len() >= 4,
-        "adaptive steps: {:?}",
-        summary.schedule
+    let twisted = periodic.replace(
+        "field: 0.0)",
+        "field: 0.0, boundaries: (Periodic, Antiperiodic))",
     );
-    for step in summary.steps.iter().step_by(2).chain([last]) {
-        let exact = enumerate(lattice, &couplings, 0.0, step.beta);
-        assert_within(
-            &format!("ln Z at beta {}", step.beta),
-            step.ln_z,
-            exact.ln_z / 16.0,
-            4.0,
+    let lattice = Lattice::new(2, 4);
+    let drawn = coupling_values(Disorder::Bimodal, &lattice, 8, 0);
+    let reversed: Vec<i8> = (drawn.iter().enumerate())
+        .map(|(bond, &j)| {
+            let (site, axis) = (bond as u64 / 2, bond % 2);
+            let across = axis == 1 && lattice.coords(site)[1] == 3;
+            if across { -j } else { j }
+        })
+        .collect();
+    let mut last_ln_z = Vec::new();
+    for (text, couplings, name) in [
+        (periodic, &drawn, "glass"),
+        (twisted.as_str(), &reversed, "twisted-glass"),
+    ] {
+        let summary = anneal(text, name);
+        let last = summary.steps.last().unwrap();
+        assert_eq!(last.beta, 1.5);
+        assert!(
+            summary.steps.len() >= 4,
+            "adaptive steps: {:?}",
+            summary.schedule
         );
-        assert_within(&format!("e at beta {}", step.beta), step.e, exact.e, 4.0);
+        for step in summary.steps.iter().step_by(2).chain([last]) {
+            let exact = enumerate(lattice, couplings, 0.0, step.beta);
+            let at = |q: &str| format!("{name}: {q} at beta {}", step.beta);
+            assert_within(&at("ln Z"), step.ln_z, exact.ln_z / 16.0, 4.0);
+            assert_within(&at("e"), step.e, exact.e, 4.0);
+        }
+        last_ln_z.push((last.ln_z, enumerate(lattice, couplings, 0.0, 1.5).ln_z));
     }
+    let [(p, exact_p), (ap, exact_ap)] = [last_ln_z[0], last_ln_z[1]];
+    let wall = spinflip::stats::Estimate {
+        mean: 16.0 * (p.mean - ap.mean),
+        err: 16.0 * p.err.hypot(ap.err),
+    };
+    assert_within("the domain-wall free energy", wall, exact_p - exact_ap, 4.0);
 }
 
 /// The overlap of slot j of run k with slot j of run k + runs/2: `[<q^2>]` against the
