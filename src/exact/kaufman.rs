@@ -48,7 +48,7 @@ pub fn kaufman(size: u32, beta: f64) -> ExactIsing2d {
 
 /// Exact energy, specific heat and free energy per site of the `size x size` torus whose bonds
 /// across `twisted` of its two edges (0, 1 or 2) are antiperiodic, `J = -1`; `None` where the
-/// twisted terms cancel to fewer than [`KEPT_DIGITS`] digits.
+/// twisted terms cancel to fewer than 8 digits (`KEPT_DIGITS`).
 ///
 /// The twist changes the signs of Kaufman's four terms (the traces over the transfer matrix's
 /// sectors with and without the spin reversal): `+ + - -` for one antiperiodic axis (either,
@@ -68,7 +68,7 @@ pub fn kaufman_twisted(size: u32, beta: f64, twisted: u32) -> Option<ExactIsing2
 
 /// The digits (of f64's 16) that a twisted partition function must keep through the
 /// cancellation of its terms.
-pub const KEPT_DIGITS: i32 = 8;
+const KEPT_DIGITS: i32 = 8;
 
 /// The signs of Kaufman's four terms on a torus with `twisted` antiperiodic axes.
 fn twist_signs(twisted: u32) -> [f64; 4] {
