@@ -10,6 +10,7 @@ use spinflip::config::TemperatureScale;
 use spinflip::io::output::{temperature_file, temperature_tags};
 use spinflip::io::run_dir::RunOptions;
 use spinflip::run::run;
+use spinflip::stats::Estimate;
 
 /// Exact <E>/N, <M>/N and c = beta^2 (<E^2> - <E>^2) / N, enumerated with its own geometry.
 fn enumerate(dims: u32, size: u32, field: f64, beta: f64) -> (f64, f64, f64) {
@@ -53,6 +54,22 @@ fn enumerate(dims: u32, size: u32, field: f64, beta: f64) -> (f64, f64, f64) {
     )
 }
 
+/// `got` within 4 of its errors of `exact`, its error positive and below `largest_error` (so
+/// that the comparison can fail); the deviation printed either way.
+fn assert_within_4_errors(case: &str, what: &str, got: Estimate, exact: f64, largest_error: f64) {
+    let sigmas = (got.mean - exact) / got.err;
+    eprintln!("{case}: {what} = {got:?}, exact {exact:.6}: {sigmas:+.2} sigma");
+    assert!(
+        got.err > 0.0 && got.err < largest_error,
+        "{case}: {what} error {}",
+        got.err
+    );
+    assert!(
+        sigmas.abs() <= 4.0,
+        "{case}: {what} is {sigmas:+.2} sigma from {exact}"
+    );
+}
+
 fn check(dims: u32, size: u32, field: f64, beta: f64) {
     let config = common::config(&format!(
         r#"(
@@ -89,18 +106,16 @@ fn check(dims: u32, size: u32, field: f64, beta: f64) {
         / (replicas * (replicas - 1)) as f64)
         .sqrt();
     let case = format!("{dims}D L={size} h={field} beta={beta}");
-    for (what, got, err, exact) in [
-        ("e", measured.e.mean, measured.e.err, e),
-        ("c", measured.c.mean, measured.c.err, c),
-        ("m", m_mean, m_err, m),
+    let measured_m = Estimate {
+        mean: m_mean,
+        err: m_err,
+    };
+    for (what, got, exact) in [
+        ("e", measured.e, e),
+        ("c", measured.c, c),
+        ("m", measured_m, m),
     ] {
-        let sigmas = (got - exact) / err;
-        eprintln!("{case}: {what} = {got:.6} ± {err:.6}, exact {exact:.6}: {sigmas:+.2} sigma");
-        assert!(err > 0.0 && err < 0.02, "{case}: {what} error {err}");
-        assert!(
-            sigmas.abs() <= 4.0,
-            "{case}: {what} is {sigmas:+.2} sigma from {exact}"
-        );
+        assert_within_4_errors(&case, what, got, exact, 0.02);
     }
 }
 
@@ -154,13 +169,7 @@ fn cluster_updates_match_exact_enumeration() {
             ("m2", measured.m2, exact.m2),
             ("improved m2", clusters.m2, exact.m2),
         ] {
-            let sigmas = (got.mean - want) / got.err;
-            eprintln!("{case}: {what} = {got:?}, exact {want:.6}: {sigmas:+.2} sigma");
-            assert!(got.err > 0.0 && got.err < 0.02, "{case}: {what} error");
-            assert!(
-                sigmas.abs() <= 4.0,
-                "{case}: {what} is {sigmas:+.2} sigma off"
-            );
+            assert_within_4_errors(&case, what, got, want, 0.02);
         }
     }
 }
@@ -225,18 +234,7 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
             ("e", run.estimates.e, exact.e),
             ("c", run.estimates.c, exact.c),
         ] {
-            let sigmas = (got.mean - want) / got.err;
-            eprintln!(
-                "{dims}D {boundaries}: {what} = {got:?}, exact {want:.6}: {sigmas:+.2} sigma"
-            );
-            assert!(
-                got.err > 0.0 && got.err < 0.05,
-                "{boundaries}: {what} error"
-            );
-            assert!(
-                sigmas.abs() <= 4.0,
-                "{boundaries}: {what} is {sigmas:+.2} sigma off"
-            );
+            assert_within_4_errors(&format!("{dims}D {boundaries}"), what, got, want, 0.05);
         }
     }
 }

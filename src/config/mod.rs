@@ -254,20 +254,12 @@ impl Config {
     fn ising_as_states(&self) -> bool {
         let twisted = self.model.boundaries().any_antiperiodic()
             && !matches!(self.engine, EngineKind::Multispin { .. });
-        self.ising_with_moves() || (self.ising() && twisted)
-    }
-
-    /// Whether the model is `Ising` or `EdwardsAnderson`.
-    fn ising(&self) -> bool {
-        matches!(
-            self.model,
-            Model::Ising { .. } | Model::EdwardsAnderson { .. }
-        )
+        self.ising_with_moves() || (self.model.is_ising() && twisted)
     }
 
     /// Whether an Ising model has replica moves ([`ReplicaMoves`]).
     fn ising_with_moves(&self) -> bool {
-        self.ising() && !self.algorithm.replica_moves().is_none()
+        self.model.is_ising() && !self.algorithm.replica_moves().is_none()
     }
 
     /// Pretty RON that [`Config::from_ron_str`] reads back to an equal config.

@@ -308,13 +308,17 @@ impl Model {
         }
     }
 
+    /// Whether the model is `Ising` or `EdwardsAnderson` (Ising spins).
+    pub fn is_ising(&self) -> bool {
+        matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. })
+    }
+
     /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings, or
     /// with an open axis (the multispin engine's bits hold none of them: no empty site, no
     /// bond of 0).
     fn ising_as_states(&self) -> bool {
-        let ising = matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. });
         let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
-        ising && (self.dilution() != 0.0 || per_bond)
+        self.is_ising() && (self.dilution() != 0.0 || per_bond)
     }
 
     /// Whether the model is run by [`crate::vector`]'s loop on the vector engines (unit

@@ -43,7 +43,7 @@ pub struct ExactIsing2d {
 /// `size` must be even and at least 2, `beta` positive and finite; the caller validates (other
 /// inputs give meaningless or non-finite numbers, never a panic).
 pub fn kaufman(size: u32, beta: f64) -> ExactIsing2d {
-    kaufman_twisted(size, beta, 0).expect("the periodic terms do not cancel")
+    per_site(ln_partition_function(size, beta), size, beta)
 }
 
 /// Exact energy, specific heat and free energy per site of the `size x size` torus whose bonds
@@ -58,12 +58,17 @@ pub fn kaufman(size: u32, beta: f64) -> ExactIsing2d {
 /// (at `K = 0.5` near `L = 130`).
 pub fn kaufman_twisted(size: u32, beta: f64, twisted: u32) -> Option<ExactIsing2d> {
     let (ln_z, kept) = ln_z_signed(size, beta, twist_signs(twisted));
+    (kept >= 10f64.powi(KEPT_DIGITS - 16)).then(|| per_site(ln_z, size, beta))
+}
+
+/// e, c and f per site of the `size x size` lattice from its `ln Z` and derivatives at `beta`.
+fn per_site(ln_z: Dual2, size: u32, beta: f64) -> ExactIsing2d {
     let sites = f64::from(size) * f64::from(size);
-    (kept >= 10f64.powi(KEPT_DIGITS - 16)).then(|| ExactIsing2d {
+    ExactIsing2d {
         e: -ln_z.d1 / sites,
         c: beta * beta * ln_z.d2 / sites,
         f: -ln_z.v / (beta * sites),
-    })
+    }
 }
 
 /// The digits (of f64's 16) that a twisted partition function must keep through the

@@ -33,6 +33,18 @@ fn seam_factor(boundary: Boundary) -> i8 {
     }
 }
 
+/// The bonds across every edge of `lattice` other than periodic, each with its axis's
+/// boundary.
+fn edge_bonds(
+    boundaries: Boundaries,
+    lattice: &Lattice,
+) -> impl Iterator<Item = (u64, Boundary)> + '_ {
+    (0..lattice.dims)
+        .map(move |axis| (axis, boundaries.axis(axis)))
+        .filter(|&(_, boundary)| boundary != Boundary::Periodic)
+        .flat_map(move |(axis, boundary)| seam_bonds(lattice, axis).map(move |b| (b, boundary)))
+}
+
 /// Close the edges of `lattice` as `boundaries` say on the couplings `bonds` of one sample (one
 /// per bond `site * dims + d`): each seam bond multiplied by its boundary's factor. Applied
 /// twice, it gives back the couplings but for the open seams, which stay 0: the couplings a
@@ -41,15 +53,8 @@ pub fn close_edges<T>(boundaries: Boundaries, lattice: &Lattice, bonds: &mut [T]
 where
     T: Copy + Mul<Output = T> + From<i8>,
 {
-    for axis in 0..lattice.dims {
-        let boundary = boundaries.axis(axis);
-        if boundary == Boundary::Periodic {
-            continue;
-        }
-        let factor = T::from(seam_factor(boundary));
-        for bond in seam_bonds(lattice, axis) {
-            bonds[bond as usize] = bonds[bond as usize] * factor;
-        }
+    for (bond, boundary) in edge_bonds(boundaries, lattice) {
+        bonds[bond as usize] = bonds[bond as usize] * T::from(seam_factor(boundary));
     }
 }
 
@@ -74,13 +79,9 @@ where
 /// bits `bits` of one sample (bond `i` is bit `i mod 32` of word `i / 32`); open edges are not
 /// for bits.
 pub fn reverse_antiperiodic_seams(boundaries: Boundaries, lattice: &Lattice, bits: &mut [u32]) {
-    for axis in 0..lattice.dims {
-        if boundaries.axis(axis) != Boundary::Antiperiodic {
-            continue;
-        }
-        for bond in seam_bonds(lattice, axis) {
-            bits[(bond / 32) as usize] ^= 1 << (bond % 32);
-        }
+    let reversed = edge_bonds(boundaries, lattice).filter(|&(_, b)| b == Boundary::Antiperiodic);
+    for (bond, _) in reversed {
+        bits[(bond / 32) as usize] ^= 1 << (bond % 32);
     }
 }
 

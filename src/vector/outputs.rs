@@ -15,7 +15,7 @@ use crate::io::output::{
     write_npy_f32, write_npy_f64, write_npy_i8, write_npy_u8,
 };
 use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY, VACANCIES};
-use crate::model::boundaries::closed_samples;
+use crate::model::boundaries::close_edges;
 use crate::model::vector::fixed::to_f64;
 use crate::model::vector::gaussian::coupling_value;
 use crate::model::vector::states::{ENERGY_ONE, StateModel};
@@ -85,11 +85,9 @@ fn write_couplings(out: &Path, systems: &VectorSystems) -> Result<()> {
     let shape = couplings_shape(&systems.lattice, systems.samples);
     match &systems.couplings {
         VectorCouplings::Uniform(_) => Ok(()),
-        VectorCouplings::Bonds(bonds) => {
-            write_npy_i8(&path, &shape, reopened(systems, bonds).into_iter())
-        }
+        VectorCouplings::Bonds(bonds) => write_npy_i8(&path, &shape, reopened(systems, bonds)),
         VectorCouplings::Gaussian(words) => {
-            let values = reopened(systems, words).into_iter().map(coupling_value);
+            let values = reopened(systems, words).map(coupling_value);
             write_npy_f64(&path, &shape, values)
         }
     }
@@ -97,12 +95,20 @@ fn write_couplings(out: &Path, systems: &VectorSystems) -> Result<()> {
 }
 
 /// The couplings `samples` of `systems` as before their edges were closed, but 0 across an open
-/// edge, a sample's after another.
-fn reopened<T>(systems: &VectorSystems, samples: &[Vec<T>]) -> Vec<T>
+/// edge, a sample's after another: streamed, one sample reopened at a time (every sample's
+/// couplings at once are gigabytes for a thousand samples of a large lattice).
+fn reopened<'a, T>(
+    systems: &'a VectorSystems,
+    samples: &'a [Vec<T>],
+) -> impl Iterator<Item = T> + 'a
 where
     T: Copy + Mul<Output = T> + From<i8>,
 {
-    closed_samples(systems.boundaries, &systems.lattice, samples.to_vec()).concat()
+    samples.iter().flat_map(|bonds| {
+        let mut bonds = bonds.clone();
+        close_edges(systems.boundaries, &systems.lattice, &mut bonds);
+        bonds
+    })
 }
 
 /// The thermalisation's and the production's CSV of temperature `t`: per measurement, sample
