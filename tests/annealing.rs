@@ -610,10 +610,12 @@ fn potts_2_state_anneal_matches_kaufman_through_the_ising_mapping() {
 }
 
 /// The diluted 3-state Potts model (3D, L = 2, one site in four empty), the Blume-Capel model
-/// in a field (2D, L = 2) and the 3-state Potts model with two open axes (3D, L = 2): `ln Z /
-/// N`, `e` and `<m^2>` against the enumeration of every configuration of each sample's
-/// occupied sites on its bonds, from `ln Z = N_occupied ln q` at beta 0; and the Blume-Capel
-/// anneal's `ln Z / N` and `e` reweighted between its steps.
+/// in a field (2D, L = 2), the 3-state Potts model with two open axes (3D, L = 2), the Ising
+/// antiferromagnet on the 3^2 triangular torus and the diluted one on the kagome lattice of 6^2
+/// cells (its 27 sites less about a third; per kagome site): `ln Z / N`, `e` and `<m^2>`
+/// against the enumeration of every configuration of each sample's occupied sites on its
+/// bonds, from `ln Z = N_occupied ln q` at beta 0; and the Blume-Capel anneal's `ln Z / N` and
+/// `e` reweighted between its steps.
 #[test]
 fn discrete_state_anneals_match_enumeration() {
     use spinflip::exact::enumerate_states;
@@ -630,20 +632,28 @@ fn discrete_state_anneals_match_enumeration() {
         "(model: Potts(q: 3, dims: 3, size: 2, boundaries: (Open, Periodic, Open)), \
          replicas: 300, algorithm: Annealing(theta: 4, schedule: Linear(beta_max: 1.5, \
          count: 6), runs: 8), seed: 7, backend: Cpu, plots: false)",
+        "(model: Ising(dims: 2, size: 3, lattice: Triangular, antiferromagnet: true), \
+         replicas: 300, algorithm: Annealing(theta: 4, schedule: Linear(beta_max: 2.0, \
+         count: 6), runs: 8), seed: 8, backend: Cpu, plots: false)",
+        "(model: Ising(dims: 2, size: 6, lattice: Kagome, antiferromagnet: true, \
+         dilution: 0.3), replicas: 300, algorithm: Annealing(theta: 4, \
+         schedule: Linear(beta_max: 2.0, count: 6), runs: 8), seed: 9, backend: Cpu, \
+         plots: false)",
     ];
     for (k, text) in cases.iter().enumerate() {
         let config = Config::from_ron_str(text).unwrap();
         let states = States::of(&config).unwrap();
-        let systems = vector_systems(&config, None);
+        let systems = vector_systems(&config, None, None);
         let empty = systems
             .vacancies
             .as_ref()
             .map_or(Vec::new(), |v| v.sample(0).to_vec());
-        let bonds: Option<Vec<f64>> = match systems.bonds(0) {
-            SampleBonds::PerBond(bonds) => Some(bonds.iter().map(|&j| f64::from(j)).collect()),
-            _ => None,
+        let bonds: Vec<f64> = match systems.bonds(0) {
+            SampleBonds::PerBond(bonds) => bonds.iter().map(|&j| f64::from(j)).collect(),
+            SampleBonds::Uniform(j) => vec![f64::from(j); systems.lattice.bonds() as usize],
+            SampleBonds::Words(_) => panic!("no Gaussian glass here"),
         };
-        let couplings = (bonds.as_deref(), empty.as_slice());
+        let couplings = (Some(bonds.as_slice()), empty.as_slice());
         let summary = anneal(text, &format!("states{k}"));
         assert_eq!(summary.steps.len(), 6);
         for step in &summary.steps {
@@ -659,7 +669,7 @@ fn discrete_state_anneals_match_enumeration() {
             assert_within(&at("ln Z"), point.ln_z, exact.ln_z, 4.0);
             assert_within(&at("e"), point.e, exact.e, 4.0);
         }
-        assert_eq!(summary.reweighted.len(), [0, 9, 0][k]);
+        assert_eq!(summary.reweighted.len(), [0, 9, 0, 0, 0][k]);
     }
 }
 

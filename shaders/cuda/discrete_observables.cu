@@ -33,10 +33,13 @@ extern "C" __global__ void discrete_observables(const int* spins, unsigned long 
         const long long value = state_value(lookups, a);
         sums[MAGNETISATION] += value;
         const Neighbours near = neighbours(i);
-        for (unsigned d = 0u; d < DIMS; d++) {
+        for (unsigned d = 0u; d < directions(); d++) {
             const unsigned b = load_state(spins, z, near.site[2u * d + 1u]);
-            const long long J = coupling(couplings, z, i * DIMS + d);
+            const long long J = coupling(couplings, z, i * directions() + d);
             sums[d] += J * state_pair(lookups, a, b);
+            if (d >= DIMS) {
+                continue;
+            }
             const unsigned x = coordinate(i, d);
             sums[FOURIER + 6u * d] += value * lookups[x];
             sums[FOURIER + 6u * d + 1u] += value * lookups[L + x];

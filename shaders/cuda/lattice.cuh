@@ -1,17 +1,29 @@
 // Periodic L^d lattice geometry, the twin of src/model/mod.rs and shaders/wgsl/lattice.wgsl.
 // Natural order index = (z L + y) L + x; colour index ci = row * L/2 + k with row = z L + y and
-// x = 2k + ((y + z + colour) mod 2). L and DIMS are set by the host (-DSPINFLIP_L, -DSPINFLIP_DIMS)
-// so that every division by L folds into a multiplication.
+// x = 2k + ((y + z + colour) mod 2). The triangular lattice (TRIANGULAR 1, 2D) adds the
+// diagonal bond (1, 1) as a third direction and colours sites (x + y) mod 3: ci = y * L/3 + k
+// with x = 3k + ((colour - y) mod 3). L, DIMS and TRIANGULAR are set by the host (-DSPINFLIP_L,
+// ...; TRIANGULAR 0 where left out) so that every division by L folds into a multiplication.
+
+#ifndef SPINFLIP_TRIANGULAR
+#define SPINFLIP_TRIANGULAR 0u
+#endif
 
 constexpr unsigned L = SPINFLIP_L;
 constexpr unsigned DIMS = SPINFLIP_DIMS;
+constexpr unsigned TRIANGULAR = SPINFLIP_TRIANGULAR;
 
 __device__ constexpr unsigned lattice_sites() {
     return DIMS == 3u ? L * L * L : L * L;
 }
 
+// Bond directions per site (bond site * directions() + d).
+__device__ constexpr unsigned directions() {
+    return DIMS + TRIANGULAR;
+}
+
 __device__ constexpr unsigned coordination() {
-    return 2u * DIMS;
+    return 2u * directions();
 }
 
 // The coordinates of the ci-th site of colour `colour` on a checkerboard of `side` sites a
@@ -26,11 +38,18 @@ __device__ __forceinline__ uint3 colour_coords(unsigned side, unsigned colour, u
 }
 
 __device__ __forceinline__ unsigned colour_site(unsigned colour, unsigned ci) {
+    if (TRIANGULAR == 1u) {
+        // At least 1: the square lattice's L = 2 would make this branch a division by zero.
+        constexpr unsigned per_row = L / 3u > 0u ? L / 3u : 1u;
+        const unsigned y = ci / per_row;
+        return y * L + 3u * (ci % per_row) + (colour + 3u * L - y) % 3u;
+    }
     const uint3 c = colour_coords(L, colour, ci);
     return (c.z * L + c.y) * L + c.x;
 }
 
-// The 2d neighbours of a site: -x, +x, -y, +y, -z, +z (entries 4, 5 unused in 2D).
+// The neighbours of a site, a pair per direction: -x, +x, -y, +y, then -z, +z or (triangular)
+// -(1, 1), +(1, 1) (entries 4, 5 unused on the square lattice).
 struct Neighbours {
     unsigned site[6];
 };
@@ -54,7 +73,7 @@ __device__ __forceinline__ Neighbours neighbours(unsigned site) {
         row + x_plus,
         plane + y_minus * L + x,
         plane + y_plus * L + x,
-        z_minus * layer + line,
-        z_plus * layer + line,
+        TRIANGULAR == 1u ? plane + y_minus * L + x_minus : z_minus * layer + line,
+        TRIANGULAR == 1u ? plane + y_plus * L + x_plus : z_plus * layer + line,
     }};
 }

@@ -42,13 +42,16 @@ extern "C" __global__ void vector_observables(const int* spins,
             sums[MAGNETISATION + a] += s.c[a];
         }
         const Neighbours near = neighbours(i);
-        for (unsigned d = 0u; d < DIMS; d++) {
+        for (unsigned d = 0u; d < directions(); d++) {
             const Vector t = load_spin(spins, z, near.site[2u * d + 1u]);
-            const long long J = coupling(couplings, z, i * DIMS + d);
+            const long long J = coupling(couplings, z, i * directions() + d);
             sums[BONDS + d] += bond_measure(J, dot(s, t));
             const long long twist = static_cast<long long>(s.c[0]) * t.c[1] -
                                     static_cast<long long>(s.c[1]) * t.c[0];
             sums[TWISTS + d] += bond_measure(J, twist);
+            if (d >= DIMS) {
+                continue;
+            }
             const unsigned x = coordinate(i, d);
             const long long cosine = phases[x];
             const long long sine = phases[L + x];

@@ -2,7 +2,7 @@
 // src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_site.wgsl. The kernels take the
 // same buffers as the WGSL bindings (engine::cuda::vector): spins (component a of site i of
 // system b at (b n + a) N + i), acceptance tables, counts (COUNTERS per system:
-// accepted moves, then the observation), couplings (one int per bond site * DIMS + d and sample,
+// accepted moves, then the observation), couplings (one int per bond site * directions() + d and sample,
 // or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
 // phases (then a discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z draws the randoms of batch global_index(z), the run's index of the system
 // (slice_constants.cuh: z itself but in an engine of a sample slice, whose couplings are its
@@ -64,19 +64,19 @@ __device__ __forceinline__ void store_spin(int* spins, unsigned b, unsigned i, c
     }
 }
 
-// J of bond `bond` (site * DIMS + d) of system b's sample.
+// J of bond `bond` (site * directions() + d) of system b's sample.
 __device__ __forceinline__ int coupling(const int* couplings, unsigned b, unsigned bond) {
     if (UNIFORM_COUPLINGS) {
         return couplings[0];
     }
     const unsigned sample = (b / REPLICAS) % SAMPLES;
-    return couplings[static_cast<unsigned long long>(sample) * DIMS * lattice_sites() + bond];
+    return couplings[static_cast<unsigned long long>(sample) * directions() * lattice_sites() + bond];
 }
 
-// The bond between site i and its k-th neighbour j (site * DIMS + d of the site whose +d
+// The bond between site i and its k-th neighbour j (site * directions() + d of the site whose +d
 // neighbour the other is).
 __device__ __forceinline__ unsigned neighbour_bond(unsigned i, unsigned j, unsigned k) {
-    return (k % 2u == 0u ? j : i) * DIMS + k / 2u;
+    return (k % 2u == 0u ? j : i) * directions() + k / 2u;
 }
 
 // CouplingScale::bond_field: J s, exactly in 32 bits for the integer couplings, else the 64-bit

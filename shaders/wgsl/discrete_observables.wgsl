@@ -37,9 +37,12 @@ fn main(thread: Thread) {
         let value = state_value(a);
         values = wide_add(values, wide_from_i32(value));
         let near = neighbours(i);
-        for (var d = 0u; d < DIMS; d++) {
+        for (var d = 0u; d < directions(); d++) {
             let pair = state_pair(a, load_state(z, near[2u * d + 1u]));
-            bonds[d] = wide_add(bonds[d], wide_mul_i32(coupling(z, i * DIMS + d), pair));
+            bonds[d] = wide_add(bonds[d], wide_mul_i32(coupling(z, i * directions() + d), pair));
+            if d >= DIMS {
+                continue;
+            }
             let x = coordinate(i, d);
             fourier[2u * d] = wide_add(fourier[2u * d], wide_mul_i32(value, phases[x]));
             fourier[2u * d + 1u] = wide_add(fourier[2u * d + 1u], wide_mul_i32(value, phases[L + x]));
@@ -49,8 +52,10 @@ fn main(thread: Thread) {
         }
     }
     let out = z * count_words() + OBSERVATION_WORD;
-    for (var d = 0u; d < DIMS; d++) {
+    for (var d = 0u; d < directions(); d++) {
         add_i64(out + 2u * d, bonds[d]);
+    }
+    for (var d = 0u; d < DIMS; d++) {
         add_i64(out + 2u * (FOURIER + 6u * d), fourier[2u * d]);
         add_i64(out + 2u * (FOURIER + 6u * d) + 2u, fourier[2u * d + 1u]);
     }

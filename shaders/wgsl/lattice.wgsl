@@ -1,9 +1,12 @@
 // Periodic L^d lattice geometry, the twin of src/model/mod.rs.
 // Natural order index = (z L + y) L + x; colour index ci = row * L/2 + k with row = z L + y and
-// x = 2k + ((y + z + colour) mod 2).
+// x = 2k + ((y + z + colour) mod 2). The triangular lattice (TRIANGULAR 1, 2D) adds the
+// diagonal bond (1, 1) as a third direction and colours sites (x + y) mod 3: ci = y * L/3 + k
+// with x = 3k + ((colour - y) mod 3).
 
 override L: u32 = 16u;
 override DIMS: u32 = 2u;
+override TRIANGULAR: u32 = 0u;
 
 fn lattice_sites() -> u32 {
     var n = L * L;
@@ -13,8 +16,13 @@ fn lattice_sites() -> u32 {
     return n;
 }
 
+// Bond directions per site (bond site * directions() + d).
+fn directions() -> u32 {
+    return DIMS + TRIANGULAR;
+}
+
 fn coordination() -> u32 {
-    return 2u * DIMS;
+    return 2u * directions();
 }
 
 // The coordinates of the ci-th site of colour `colour` on a checkerboard of `side` sites a
@@ -29,11 +37,18 @@ fn colour_coords(side: u32, colour: u32, ci: u32) -> vec3<u32> {
 }
 
 fn colour_site(colour: u32, ci: u32) -> u32 {
+    if TRIANGULAR == 1u {
+        // At least 1: the square lattice's L = 2 would make this branch a division by zero.
+        let per_row = max(L / 3u, 1u);
+        let y = ci / per_row;
+        return y * L + 3u * (ci % per_row) + (colour + 3u * L - y) % 3u;
+    }
     let c = colour_coords(L, colour, ci);
     return (c.z * L + c.y) * L + c.x;
 }
 
-// The 2d neighbours of a site: -x, +x, -y, +y, -z, +z (entries 4, 5 unused in 2D).
+// The neighbours of a site, a pair per direction: -x, +x, -y, +y, then -z, +z or (triangular)
+// -(1, 1), +(1, 1) (entries 4, 5 unused on the square lattice).
 fn neighbours(site: u32) -> array<u32, 6> {
     let x = site % L;
     let y = (site / L) % L;
@@ -53,7 +68,7 @@ fn neighbours(site: u32) -> array<u32, 6> {
         row + x_plus,
         plane + y_minus * L + x,
         plane + y_plus * L + x,
-        z_minus * layer + line,
-        z_plus * layer + line,
+        select(z_minus * layer + line, plane + y_minus * L + x_minus, TRIANGULAR == 1u),
+        select(z_plus * layer + line, plane + y_plus * L + x_plus, TRIANGULAR == 1u),
     );
 }

@@ -31,14 +31,18 @@ fn bond_measure(c: i32, product: vec2<u32>) -> vec2<u32> {
     return wide_shr(wide_mul(wide_shr(product, MEASURE_SHIFT), c), COUPLING_BITS);
 }
 
-// The site's forward bonds, twists and Fourier terms along d, added to `sums`.
+// The site's forward bonds and twists along direction d and (along an axis) its Fourier terms,
+// added to `sums`.
 fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array<vec2<u32>, 27>>) {
     let j = neighbours(i)[2u * d + 1u];
     let t = load_spin(z, j);
-    let c = coupling(z, i * DIMS + d);
+    let c = coupling(z, i * directions() + d);
     (*sums)[BONDS + d] = wide_add((*sums)[BONDS + d], bond_measure(c, dot_wide(s, t)));
     let twist = wide_sub(wide_mul_i32(s.x, t.y), wide_mul_i32(s.y, t.x));
     (*sums)[TWISTS + d] = wide_add((*sums)[TWISTS + d], bond_measure(c, twist));
+    if d >= DIMS {
+        return;
+    }
     let x = coordinate(i, d);
     let cos = phases[x];
     let sin = phases[L + x];
@@ -60,7 +64,7 @@ fn main(thread: Thread) {
         for (var a = 0u; a < COMPONENTS; a++) {
             sums[MAGNETISATION + a] = wide_add(sums[MAGNETISATION + a], wide_from_i32(s[a]));
         }
-        for (var d = 0u; d < DIMS; d++) {
+        for (var d = 0u; d < directions(); d++) {
             add_direction(z, i, d, s, &sums);
         }
         deviation = max(deviation, norm_deviation(s));

@@ -3,7 +3,7 @@
 // (engine::wgpu::vector): 0 dispatch parameters, 1 spins (component a of site i of system b at
 // (b n + a) N + i), 2 acceptance tables (fixed::TABLE_LEN words per temperature), 3 counts
 // (count_words() per system: accepted moves, then the observation), 4 couplings (one i32 per bond
-// site * DIMS + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
+// site * directions() + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
 // proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units; then a
 // discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z
 // draws the randoms of batch global_index(z), the run's index of the system (slice.wgsl: z itself
@@ -79,20 +79,20 @@ fn store_spin(b: u32, i: u32, s: vec3<i32>) {
     }
 }
 
-// J of bond `bond` (site * DIMS + d) of system b's sample.
+// J of bond `bond` (site * directions() + d) of system b's sample.
 fn coupling(b: u32, bond: u32) -> i32 {
     if UNIFORM_COUPLINGS {
         return couplings[0];
     }
     let sample = (b / REPLICAS) % SAMPLES;
-    return couplings[sample * DIMS * lattice_sites() + bond];
+    return couplings[sample * directions() * lattice_sites() + bond];
 }
 
-// The bond between site i and its k-th neighbour j (site * DIMS + d of the site whose +d
-// neighbour the other is).
+// The bond between site i and its k-th neighbour j (site * directions() + d of the site whose
+// +d neighbour the other is).
 fn neighbour_bond(i: u32, j: u32, k: u32) -> u32 {
     let d = k / 2u;
-    return select(i * DIMS + d, j * DIMS + d, k % 2u == 0u);
+    return select(i * directions() + d, j * directions() + d, k % 2u == 0u);
 }
 
 // CouplingScale::bond_field of each component of s: J s, exactly in 32 bits for the integer

@@ -236,7 +236,7 @@ fn population_bytes(view: &Config) -> u64 {
         .choose_engine()
         .map_or(EngineKind::Simple, |(engine, _)| engine);
     if view.is_vector() {
-        let systems = vector_systems(view, None);
+        let systems = vector_systems(view, None, None);
         let updates = VectorSweeps::of(&view.updates, &view.algorithm);
         let footprint = Footprint::vector(&systems, updates, systems.lattice);
         // The copies' snapshot of every lattice.

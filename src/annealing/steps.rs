@@ -207,7 +207,7 @@ impl Anneal {
     /// consecutive); recorded on run `k`.
     pub(super) fn estimate_overlaps(&mut self, measurements: &Measurements, runs: u32) {
         let lattice = self.systems.lattice();
-        let (n, size) = (lattice.sites(), lattice.size as usize);
+        let (n, size) = (lattice.spins(), lattice.size as usize);
         let phases = PlanePhases::new(lattice.size);
         let half = runs as usize / 2;
         // Overlaps per sample, pair `k slots + j` joining run k's slot j with run k + runs/2's.
@@ -346,7 +346,7 @@ impl Anneal {
         levels: &[PopulationLevels],
         record: &StepRecord,
     ) -> Vec<AnnealingEstimates> {
-        let (n, beta) = (self.systems.lattice().sites(), record.beta);
+        let (n, beta) = (self.systems.lattice().spins(), record.beta);
         let steps = levels.iter().zip(&record.reweightings).zip(&record.ln_z);
         let estimate =
             |((levels, reweighting), ln_z): ((&PopulationLevels, &ReweightingQuality), &f64),

@@ -9,7 +9,7 @@ use super::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, ReweightedAverage, average_over_runs,
     overlaps_over_samples, reweighted_over_runs, weighted_over_runs,
 };
-use crate::config::{AnnealingOptions, Config, Disorder, Model};
+use crate::config::{AnnealingOptions, Config, Disorder, LatticeKind, Model};
 use crate::engine::EngineInfo;
 use crate::exact::{ExactIsing2d, kaufman, kaufman_twisted};
 use crate::io::origin::RunOrigin;
@@ -77,7 +77,7 @@ pub(super) fn summarize(
                 &estimates,
                 runs,
                 unit.samples,
-                lattice.sites(),
+                lattice.spins(),
                 lattice.size,
             )
         }
@@ -95,13 +95,13 @@ pub(super) fn summarize(
         schedule: anneal.schedule.clone(),
         ps_per_flip,
         steps: average_over_runs(&estimates),
-        weighted: weighted_over_runs(&estimates, runs, lattice.sites()),
+        weighted: weighted_over_runs(&estimates, runs, lattice.spins()),
         overlaps,
         reweighted: reweighted_over_runs(
             &anneal.populations,
             (anneal.target, &start_ln_z),
             &betas,
-            (lattice.sites(), anneal.systems.energy_unit()),
+            (lattice.spins(), anneal.systems.energy_unit()),
         ),
         reweighted_exact: exact_values(config, &betas),
         exact: exact_values(config, &anneal.schedule),
@@ -120,17 +120,18 @@ fn reweighting_betas(annealing: &AnnealingOptions, schedule: &[f64]) -> Vec<f64>
         .collect()
 }
 
-/// Kaufman's exact values at every beta of the schedule, for the 2D Ising ferromagnet at zero
-/// field (on the torus, or twisted by antiperiodic axes up to the beta where the twisted terms
+/// Kaufman's exact values at every beta of the schedule, for the Ising ferromagnet on the square
+/// lattice at zero field (on the torus, or twisted by antiperiodic axes up to the beta where the twisted terms
 /// run out of digits, [`kaufman_twisted`]) and the 2-state Potts model, the Ising model at half
 /// the coupling shifted by a bond energy a site (`delta(s, s') = (1 + s s')/2`:
 /// `e = -1 + e_I/2`, `f = -1 + f_I/2`, `c = c_I` at `beta/2`).
 fn exact_values(config: &Config, schedule: &[f64]) -> Vec<ExactIsing2d> {
     let model = config.model;
     let boundaries = model.boundaries();
-    let plain = model.dims() == 2
+    let plain = model.lattice() == LatticeKind::Square
         && model.field() == 0.0
         && model.disorder() == Disorder::Ferromagnet
+        && !model.is_antiferromagnet()
         && model.dilution() == 0.0
         && !boundaries.any_open();
     let exact = |beta: f64| match model {

@@ -6,8 +6,8 @@ use clap::ValueEnum;
 
 use crate::config::{
     Algorithm, AnnealingSchedule, Backend, Boundaries, ClusterUpdate, Config, Disorder, EngineKind,
-    Lanes, Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms, ReplicaMoves, Resampling,
-    Sweeps, Temperatures,
+    Lanes, LatticeKind, Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms,
+    ReplicaMoves, Resampling, Sweeps, Temperatures,
 };
 
 /// Which backends to measure.
@@ -189,14 +189,39 @@ pub struct BenchOptions {
     /// runs do); the row times the sweeps with their moves, against a row without them.
     #[arg(long, requires = "tempering")]
     pub houdayer: bool,
+    /// The lattice (2D): the square one, or the triangular, honeycomb or kagome lattice on the
+    /// vector-spin engine (the Ising model as two discrete states).
+    #[arg(long, value_enum, default_value = "square")]
+    pub lattice: LatticeArg,
+}
+
+/// The lattices selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LatticeArg {
+    Square,
+    Triangular,
+    Honeycomb,
+    Kagome,
+}
+
+impl LatticeArg {
+    /// The config's lattice; `None` for the square (or cubic) one of `--dims`.
+    fn kind(self) -> Option<LatticeKind> {
+        match self {
+            LatticeArg::Square => None,
+            LatticeArg::Triangular => Some(LatticeKind::Triangular),
+            LatticeArg::Honeycomb => Some(LatticeKind::Honeycomb),
+            LatticeArg::Kagome => Some(LatticeKind::Kagome),
+        }
+    }
 }
 
 impl BenchOptions {
-    /// Whether the rows are the vector engine's: vector spins, discrete states, and the
-    /// Gaussian Edwards-Anderson glass.
+    /// Whether the rows are the vector engine's: vector spins, discrete states, the Gaussian
+    /// Edwards-Anderson glass, and every model on the triangular, honeycomb and kagome lattices.
     pub fn runs_vector_engine(&self) -> bool {
         let ea_as_states = self.model == BenchModel::Ea && (self.gaussian || self.houdayer);
-        self.model.is_vector() || ea_as_states
+        self.model.is_vector() || ea_as_states || self.lattice != LatticeArg::Square
     }
 
     /// The couplings of the glass models.
@@ -262,6 +287,8 @@ pub(super) fn bench_config(
         BenchModel::Ising => Model::Ising {
             dims,
             size,
+            antiferromagnet: false,
+            lattice: options.lattice.kind(),
             boundaries: Boundaries::PERIODIC,
             field,
             dilution: 0.0,
@@ -269,6 +296,7 @@ pub(super) fn bench_config(
         BenchModel::Ea => Model::EdwardsAnderson {
             dims,
             size,
+            lattice: options.lattice.kind(),
             boundaries: Boundaries::PERIODIC,
             field,
             disorder: options.glass_disorder(),
@@ -277,6 +305,8 @@ pub(super) fn bench_config(
         BenchModel::Xy => Model::XY {
             dims,
             size,
+            antiferromagnet: false,
+            lattice: options.lattice.kind(),
             boundaries: Boundaries::PERIODIC,
             field,
             disorder: Disorder::Ferromagnet,
@@ -284,6 +314,8 @@ pub(super) fn bench_config(
         BenchModel::Heisenberg => Model::Heisenberg {
             dims,
             size,
+            antiferromagnet: false,
+            lattice: options.lattice.kind(),
             boundaries: Boundaries::PERIODIC,
             field,
             disorder: Disorder::Ferromagnet,
@@ -292,6 +324,8 @@ pub(super) fn bench_config(
             q: options.states,
             dims,
             size,
+            antiferromagnet: false,
+            lattice: options.lattice.kind(),
             boundaries: Boundaries::PERIODIC,
             field,
             disorder: match (options.gaussian, options.houdayer) {
@@ -304,6 +338,8 @@ pub(super) fn bench_config(
         BenchModel::BlumeCapel => Model::BlumeCapel {
             dims,
             size,
+            antiferromagnet: false,
+            lattice: options.lattice.kind(),
             boundaries: Boundaries::PERIODIC,
             crystal_field: options.crystal_field,
             field,

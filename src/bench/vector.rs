@@ -115,11 +115,15 @@ pub fn bytes_per_sweep(n: u32, tiles: Option<Tiles>) -> f64 {
 }
 
 /// Bytes of a glass's couplings a sweep reads per site at the least: each of its sample's `D`
-/// bonds (4 bytes) once for all the sample's systems; none for the ferromagnet's one `J`.
+/// bonds (4 bytes a direction) once for all the sample's systems; none for the ferromagnet's
+/// one `J` (a honeycomb's missing bonds make its couplings a sample's).
 fn coupling_bytes(systems: &VectorSystems) -> f64 {
     match systems.couplings {
         VectorCouplings::Uniform(_) => 0.0,
-        _ => f64::from(4 * systems.lattice.dims) / f64::from(systems.systems() / systems.samples),
+        _ => {
+            let directions = systems.lattice.directions();
+            f64::from(4 * directions) / f64::from(systems.systems() / systems.samples)
+        }
     }
 }
 
@@ -194,7 +198,7 @@ fn print_row(json: bool, row: &VectorBenchResult) {
 /// takes `min_seconds` (after one sweep that compiles the kernels), then that count once more.
 pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBenchResult> {
     // Drawn couplings: a given instance would not change the speed.
-    let systems = vector_systems(config, None);
+    let systems = vector_systems(config, None, None);
     let updates = VectorSweeps {
         overrelaxation: 0,
         ..VectorSweeps::of(&config.updates, &config.algorithm)

@@ -1,7 +1,9 @@
 //! The checks of `algorithm: Clusters`: the model and engine the updates take, and the
 //! numbers that key them.
 
-use crate::config::{ClusterUpdate, Config, ConfigError, Disorder, EngineKind, Model, invalid};
+use crate::config::{
+    ClusterUpdate, Config, ConfigError, Disorder, EngineKind, LatticeKind, Model, invalid,
+};
 
 /// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, on
 /// the vector engine) and the Potts ferromagnet at zero field, at least one update per step,
@@ -24,6 +26,20 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
             "algorithm: Clusters updates the Ising and Potts ferromagnets, whose equal \
              neighbours bond alike (Fortuin-Kasteleyn); {} has no such bonds (the clock model's \
              Wolff embedding is not built); use algorithm: Metropolis",
+            model.name()
+        ));
+    }
+    if model.is_antiferromagnet() {
+        return invalid(format!(
+            "algorithm: Clusters bonds equal neighbours of a ferromagnet; {} is updated by \
+             algorithm: Metropolis",
+            model.name()
+        ));
+    }
+    if model.lattice() != LatticeKind::hypercubic(model.dims()) {
+        return invalid(format!(
+            "algorithm: Clusters labels the square and cubic lattices' bonds; {} is updated by \
+             algorithm: Metropolis",
             model.name()
         ));
     }

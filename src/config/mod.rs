@@ -30,7 +30,8 @@ pub use algorithm::{
 pub use boundaries::{Boundaries, Boundary};
 pub use engine::{Backend, EngineKind, Lanes, Layout, MultispinOptions, PhiloxPath, Randoms};
 pub use model::{
-    Disorder, MAX_CLOCK_STATES, MAX_POTTS_STATES, Model, Quenched, TemperatureScale, Temperatures,
+    Disorder, LatticeKind, MAX_CLOCK_STATES, MAX_POTTS_STATES, Model, Quenched, TemperatureScale,
+    Temperatures,
 };
 pub use trajectory::FieldChange;
 pub use updates::{MetropolisOrder, Proposal, VectorUpdates};
@@ -328,6 +329,8 @@ pub(crate) mod testing {
     pub(crate) const SAMPLE_MODEL: Model = Model::Ising {
         dims: 2,
         size: 32,
+        antiferromagnet: false,
+        lattice: None,
         boundaries: Boundaries::PERIODIC,
         field: 0.0,
         dilution: 0.0,

@@ -39,6 +39,50 @@ impl Quenched {
     }
 }
 
+/// The lattice a model's spins live on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LatticeKind {
+    /// The square lattice (2D; the default there).
+    Square,
+    /// The simple-cubic lattice (3D; the default there).
+    Cubic,
+    /// The triangular lattice (2D): six neighbours, three colours (`size` a multiple of 3).
+    Triangular,
+    /// The honeycomb lattice (2D): three neighbours, bipartite.
+    Honeycomb,
+    /// The kagome lattice (2D): four neighbours, corner-sharing triangles (`size` cells of the
+    /// triangular lattice a side, a multiple of 6; three quarters of them hold a site).
+    Kagome,
+}
+
+impl LatticeKind {
+    /// The square or simple-cubic lattice of `dims` dimensions.
+    pub fn hypercubic(dims: u32) -> Self {
+        match dims {
+            3 => LatticeKind::Cubic,
+            _ => LatticeKind::Square,
+        }
+    }
+
+    /// The dimension of the lattice.
+    pub fn dims(self) -> u32 {
+        match self {
+            LatticeKind::Cubic => 3,
+            _ => 2,
+        }
+    }
+
+    /// The lattice's name in a model's name: "" for the square and cubic lattices.
+    fn describe(self) -> &'static str {
+        match self {
+            LatticeKind::Square | LatticeKind::Cubic => "",
+            LatticeKind::Triangular => " triangular",
+            LatticeKind::Honeycomb => " honeycomb",
+            LatticeKind::Kagome => " kagome",
+        }
+    }
+}
+
 /// The most states of a clock model: a state's angle is a 32-bit turn, and the kernels take
 /// `k (2^32 mod q)` in 32 bits ([`crate::model::vector::fixed::clock_turn`]).
 pub const MAX_CLOCK_STATES: u32 = 1 << 16;
@@ -60,6 +104,16 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// Every `J = -1` (the antiferromagnet) where true.
+        #[serde(default, skip_serializing_if = "is_false")]
+        antiferromagnet: bool,
+        /// The lattice (the square or simple-cubic one of `dims` where left out).
+        #[serde(
+            default,
+            with = "named_lattice",
+            skip_serializing_if = "Option::is_none"
+        )]
+        lattice: Option<LatticeKind>,
         /// How the lattice closes along each axis (every axis periodic where left out).
         #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
         boundaries: Boundaries,
@@ -79,6 +133,13 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// The lattice (the square or simple-cubic one of `dims` where left out).
+        #[serde(
+            default,
+            with = "named_lattice",
+            skip_serializing_if = "Option::is_none"
+        )]
+        lattice: Option<LatticeKind>,
         /// How the lattice closes along each axis (every axis periodic where left out).
         #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
         boundaries: Boundaries,
@@ -95,6 +156,16 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+        /// Every `J = -1` (the antiferromagnet) where true.
+        #[serde(default, skip_serializing_if = "is_false")]
+        antiferromagnet: bool,
+        /// The lattice (the square or simple-cubic one of `dims` where left out).
+        #[serde(
+            default,
+            with = "named_lattice",
+            skip_serializing_if = "Option::is_none"
+        )]
+        lattice: Option<LatticeKind>,
         /// How the lattice closes along each axis (every axis periodic where left out).
         #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
         boundaries: Boundaries,
@@ -112,6 +183,16 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+        /// Every `J = -1` (the antiferromagnet) where true.
+        #[serde(default, skip_serializing_if = "is_false")]
+        antiferromagnet: bool,
+        /// The lattice (the square or simple-cubic one of `dims` where left out).
+        #[serde(
+            default,
+            with = "named_lattice",
+            skip_serializing_if = "Option::is_none"
+        )]
+        lattice: Option<LatticeKind>,
         /// How the lattice closes along each axis (every axis periodic where left out).
         #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
         boundaries: Boundaries,
@@ -132,6 +213,16 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// Every `J = -1` (the antiferromagnet) where true.
+        #[serde(default, skip_serializing_if = "is_false")]
+        antiferromagnet: bool,
+        /// The lattice (the square or simple-cubic one of `dims` where left out).
+        #[serde(
+            default,
+            with = "named_lattice",
+            skip_serializing_if = "Option::is_none"
+        )]
+        lattice: Option<LatticeKind>,
         /// How the lattice closes along each axis (every axis periodic where left out).
         #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
         boundaries: Boundaries,
@@ -148,6 +239,16 @@ pub enum Model {
         /// The probability that a site is empty (site dilution), drawn per sample.
         #[serde(default, skip_serializing_if = "is_zero")]
         dilution: f64,
+        /// Every `J = -1` (the antiferromagnet) where true.
+        #[serde(default, skip_serializing_if = "is_false")]
+        antiferromagnet: bool,
+        /// The lattice (the square or simple-cubic one of `dims` where left out).
+        #[serde(
+            default,
+            with = "named_lattice",
+            skip_serializing_if = "Option::is_none"
+        )]
+        lattice: Option<LatticeKind>,
         /// How the lattice closes along each axis (every axis periodic where left out).
         #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
         boundaries: Boundaries,
@@ -160,10 +261,47 @@ pub enum Model {
         field: f64,
         #[serde(default, skip_serializing_if = "Disorder::is_ferromagnet")]
         disorder: Disorder,
+        /// Every `J = -1` (the antiferromagnet) where true.
+        #[serde(default, skip_serializing_if = "is_false")]
+        antiferromagnet: bool,
+        /// The lattice (the square or simple-cubic one of `dims` where left out).
+        #[serde(
+            default,
+            with = "named_lattice",
+            skip_serializing_if = "Option::is_none"
+        )]
+        lattice: Option<LatticeKind>,
         /// How the lattice closes along each axis (every axis periodic where left out).
         #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
         boundaries: Boundaries,
     },
+}
+
+/// A lattice given by its name alone (`lattice: Triangular`, not `Some(Triangular)`).
+mod named_lattice {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::LatticeKind;
+
+    pub fn serialize<S: Serializer>(
+        lattice: &Option<LatticeKind>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        lattice
+            .expect("skipped where left out")
+            .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<LatticeKind>, D::Error> {
+        LatticeKind::deserialize(deserializer).map(Some)
+    }
+}
+
+/// Whether a flag left out of the resolved config is at its default, false.
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// Whether a value left out of the resolved config is at its default, 0.
@@ -229,6 +367,53 @@ impl Model {
                 dims, size, field, ..
             } => (dims, size, field),
         }
+    }
+
+    /// Whether every `J = -1` (the Edwards-Anderson glass has no such flag).
+    pub fn is_antiferromagnet(&self) -> bool {
+        match *self {
+            Model::Ising {
+                antiferromagnet, ..
+            }
+            | Model::XY {
+                antiferromagnet, ..
+            }
+            | Model::Clock {
+                antiferromagnet, ..
+            }
+            | Model::Potts {
+                antiferromagnet, ..
+            }
+            | Model::BlumeCapel {
+                antiferromagnet, ..
+            }
+            | Model::Heisenberg {
+                antiferromagnet, ..
+            } => antiferromagnet,
+            Model::EdwardsAnderson { .. } => false,
+        }
+    }
+
+    /// The coupling of a ferromagnet's or antiferromagnet's bonds: 1 or -1.
+    pub fn uniform_coupling(&self) -> i32 {
+        match self.is_antiferromagnet() {
+            true => -1,
+            false => 1,
+        }
+    }
+
+    /// The lattice the model's spins live on.
+    pub fn lattice(&self) -> LatticeKind {
+        let given = match *self {
+            Model::Ising { lattice, .. }
+            | Model::EdwardsAnderson { lattice, .. }
+            | Model::XY { lattice, .. }
+            | Model::Clock { lattice, .. }
+            | Model::Potts { lattice, .. }
+            | Model::BlumeCapel { lattice, .. }
+            | Model::Heisenberg { lattice, .. } => lattice,
+        };
+        given.unwrap_or(LatticeKind::hypercubic(self.dims()))
     }
 
     /// How the lattice closes along each axis.
@@ -313,12 +498,15 @@ impl Model {
         matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. })
     }
 
-    /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings, or
-    /// with an open axis (the multispin engine's bits hold none of them: no empty site, no
-    /// bond of 0).
+    /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings,
+    /// with an open axis, on a lattice other than the square and cubic ones (the multispin
+    /// engine's bits hold none of them: no empty site, no bond of 0, no third direction), or
+    /// antiferromagnetic.
     fn ising_as_states(&self) -> bool {
         let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
-        self.is_ising() && (self.dilution() != 0.0 || per_bond)
+        let hypercubic = self.lattice() == LatticeKind::hypercubic(self.dims());
+        let uniform = hypercubic && !self.is_antiferromagnet();
+        self.is_ising() && (self.dilution() != 0.0 || per_bond || !uniform)
     }
 
     /// Whether the model is run by [`crate::vector`]'s loop on the vector engines (unit
@@ -333,7 +521,8 @@ impl Model {
     }
 
     /// "Ising 2D", "Edwards-Anderson +-J 3D", "Heisenberg 2D", "XY +-J spin glass 3D",
-    /// "6-state clock 2D", "3-state Potts +-J spin glass 3D", "Blume-Capel 2D".
+    /// "6-state clock 2D", "3-state Potts +-J spin glass 3D", "Blume-Capel 2D",
+    /// "Ising antiferromagnet 2D triangular".
     pub fn name(&self) -> String {
         let spins = match self {
             Model::Ising { .. } => "Ising".to_string(),
@@ -352,6 +541,7 @@ impl Model {
             Model::XY { .. } | Model::Clock { .. } | Model::Potts { .. } | Model::Heisenberg { .. }
         );
         let glass = match (chooses_disorder, self.disorder()) {
+            _ if self.is_antiferromagnet() => " antiferromagnet",
             (false, _) | (true, Disorder::Ferromagnet) => "",
             (true, Disorder::Bimodal) => " +-J spin glass",
             (true, Disorder::Gaussian) => " Gaussian spin glass",
@@ -360,8 +550,8 @@ impl Model {
             true => "diluted ",
             false => "",
         };
-        let edges = self.boundaries().describe();
-        format!("{diluted}{spins}{glass} {}D{edges}", self.dims())
+        let (lattice, edges) = (self.lattice().describe(), self.boundaries().describe());
+        format!("{diluted}{spins}{glass} {}D{lattice}{edges}", self.dims())
     }
 }
 

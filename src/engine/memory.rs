@@ -21,9 +21,9 @@ use crate::engine::vector::{
     pair_state_words, state_words,
 };
 use crate::error::Result;
-use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::model::vector::{VectorCouplings, VectorSystems};
+use crate::model::{Lattice, Shape};
 
 /// Most measurement slots one plan fills.
 pub const MAX_SLOTS_PER_PLAN: u64 = 4096;
@@ -228,7 +228,7 @@ impl Footprint {
             VectorCouplings::Bonds(_) => 1,
             VectorCouplings::Gaussian(_) => 4,
         };
-        let bonds = u64::from(systems.samples) * lattice.sites() * u64::from(lattice.dims);
+        let bonds = u64::from(systems.samples) * lattice.bonds();
         // The engine's copy of the couplings and the words the devices upload (4 bytes a bond).
         let couplings = bonds * (bond_bytes + 4 * u64::from(bond_bytes > 0));
         // A plan measures at most twice (a measurement and a tempering round's observation):
@@ -384,14 +384,14 @@ pub fn check_vector_engine(
     updates: VectorSweeps,
     room: &Room,
 ) -> Result<()> {
-    let dims = systems.lattice.dims;
+    let lattice = systems.lattice;
     let need_at =
-        |size: u32| Footprint::vector(systems, updates, Lattice::new(dims, size)).need(room.place);
+        |size: u32| Footprint::vector(systems, updates, lattice.resized(size)).need(room.place);
     let what = format!("the vector-spin engine's {} systems", systems.systems());
     Ok(check_memory(
         &what,
-        systems.lattice,
-        Some(2),
+        lattice,
+        Some(lattice.size_step()),
         room,
         need_at,
     )?)
@@ -444,7 +444,7 @@ pub fn check_gathered(what: &str, lattice: Lattice, packed_at: impl Fn(u32) -> u
     Ok(check_memory(
         &what,
         lattice,
-        Some(2),
+        Some(lattice.size_step()),
         &Room::host(Place::Cpu),
         need_at,
     )?)
@@ -455,20 +455,21 @@ pub fn check_gathered(what: &str, lattice: Lattice, packed_at: impl Fn(u32) -> u
 /// refuse those beyond the host's memory, naming the largest size that fits (the engine's own
 /// check counts them again with its lattices).
 pub(crate) fn validate_vector_couplings(config: &Config) -> Result<(), ConfigError> {
-    let periodic = config.model.boundaries().is_periodic();
+    let lattice = Lattice::of(&config.model);
+    let uniform = config.model.boundaries().is_periodic() && lattice.shape != Shape::Honeycomb;
     let bond_bytes = match config.model.disorder() {
-        Disorder::Ferromagnet if periodic => return Ok(()),
+        Disorder::Ferromagnet if uniform => return Ok(()),
         Disorder::Ferromagnet | Disorder::Bimodal => 1,
         Disorder::Gaussian => 4,
     };
-    let (dims, samples) = (config.model.dims(), config.samples);
+    let samples = config.samples;
     let need_at = |size: u32| Need {
-        host: bond_bytes * u64::from(samples) * u64::from(dims) * Lattice::new(dims, size).sites(),
+        host: bond_bytes * u64::from(samples) * lattice.resized(size).bonds(),
         device: 0,
     };
-    let lattice = Lattice::new(dims, config.model.size());
     let what = format!("the couplings of {samples} samples");
-    check_memory(&what, lattice, Some(2), &Room::host(Place::Cpu), need_at)
+    let step = Some(lattice.size_step());
+    check_memory(&what, lattice, step, &Room::host(Place::Cpu), need_at)
 }
 
 #[cfg(test)]

@@ -136,23 +136,24 @@ impl VectorSweeps {
     /// Metropolis sweep `sweep M + j` of a pass of the `j`-th Metropolis sweep (`C`, `M` of
     /// the cluster step; the sweep itself without cluster updates), the replica move
     /// `sweep H + k` of the `k`-th of the `H` replica moves after them.
-    pub fn pass_number(&self, sweep: u32, pass: u32) -> u32 {
+    pub fn pass_number(&self, sweep: u32, pass: u32, colours: u32) -> u32 {
         let clusters = self.cluster_updates();
-        let sweeps = self.metropolis_sweeps() * self.sweep_passes();
+        let sweeps = self.metropolis_sweeps() * self.sweep_passes(colours);
         if pass < clusters {
             return sweep * clusters + pass;
         }
         match pass - clusters {
             sweep_pass if sweep_pass < sweeps => {
-                sweep * self.metropolis_sweeps() + sweep_pass / self.sweep_passes()
+                sweep * self.metropolis_sweeps() + sweep_pass / self.sweep_passes(colours)
             }
             after => sweep * self.moves.per_sweep() + after - sweeps,
         }
     }
 
-    /// Passes of one Metropolis sweep: two colours, and two per over-relaxation sweep.
-    fn sweep_passes(&self) -> u32 {
-        2 + 2 * self.overrelaxation
+    /// Passes of one Metropolis sweep of a lattice of `colours` colours: each colour once,
+    /// and again per over-relaxation sweep.
+    fn sweep_passes(&self, colours: u32) -> u32 {
+        colours * (1 + self.overrelaxation)
     }
 
     /// The tiles of `systems`' lattice, for the double checkerboard.
@@ -163,17 +164,18 @@ impl VectorSweeps {
         })
     }
 
-    /// The passes of one sweep of the loop, in order, the same on every backend: a cluster
-    /// step's cluster updates, then each Metropolis sweep's colours 0 and 1 (of sites, or of
-    /// tiles) and its over-relaxation sweeps' colours, then the replica moves.
-    pub fn passes(&self) -> Vec<VectorPass> {
+    /// The passes of one sweep of the loop on a lattice of `colours` colours
+    /// ([`crate::model::Lattice::colours`]), in order, the same on every backend: a cluster
+    /// step's cluster updates, then each Metropolis sweep's colours (of sites, or of tiles) and
+    /// its over-relaxation sweeps' colours, then the replica moves.
+    pub fn passes(&self, colours: u32) -> Vec<VectorPass> {
         let metropolis = |colour| match self.tile {
             None => VectorPass::Metropolis { colour },
             Some(_) => VectorPass::Tiles { colour },
         };
         let overrelaxation = (0..self.overrelaxation)
-            .flat_map(|_| (0..2).map(|colour| VectorPass::Overrelaxation { colour }));
-        let sweep: Vec<_> = (0..2).map(metropolis).chain(overrelaxation).collect();
+            .flat_map(|_| (0..colours).map(|colour| VectorPass::Overrelaxation { colour }));
+        let sweep: Vec<_> = (0..colours).map(metropolis).chain(overrelaxation).collect();
         let clusters = self.clusters.iter().flat_map(|step| {
             (0..step.clusters).map(|_| VectorPass::Cluster {
                 update: ClusterMove::Update(step.update),
@@ -498,9 +500,10 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 16] = [
+pub const KERNEL_CONSTANTS: [&str; 17] = [
     "L",
     "DIMS",
+    "TRIANGULAR",
     "COMPONENTS",
     "CLOCK",
     "CLOCK_TURN",
@@ -538,6 +541,7 @@ pub fn kernel_constants(
     let values = [
         systems.lattice.size,
         systems.lattice.dims,
+        u32::from(systems.lattice.is_triangular()),
         systems.components,
         systems.clock,
         turn,

@@ -35,7 +35,7 @@ pub struct StateAverages {
 }
 
 /// The exact averages of `states` on `lattice` at `beta`, with the couplings `J` of the bonds
-/// `site * dims + d` (the engines' order, `+-1` or a Gaussian glass's multiples of `2^-24`;
+/// `site * directions + d` (the engines' order, `+-1` or a Gaussian glass's multiples of `2^-24`;
 /// `None`: the ferromagnet, `J = 1`) and the sites
 /// `empty` empty (the vacancy, without bonds). The energy is per site of the lattice, the
 /// order parameter and the density of zeros per occupied site, as the runs measure them.
@@ -45,7 +45,7 @@ pub fn enumerate_states(
     (couplings, empty): (Option<&[f64]>, &[u32]),
     beta: f64,
 ) -> StateAverages {
-    let dims = u64::from(lattice.dims);
+    let directions = u64::from(lattice.directions());
     let coupling = |bond: u64| couplings.map_or(1.0, |j| j[bond as usize]);
     let (q, sites) = (u64::from(states.q), lattice.sites());
     let occupied: Vec<u64> = (0..sites)
@@ -75,7 +75,7 @@ pub fn enumerate_states(
                 for (d, j) in lattice.forward_neighbours(i).enumerate() {
                     let pair = states.pair(spins[i as usize], spins[j as usize]);
                     // Exact: J 2^24 and P 2^-24 are whole numbers.
-                    bonds += (coupling(i * dims + d as u64) * f64::from(pair)) as i64;
+                    bonds += (coupling(i * directions + d as u64) * f64::from(pair)) as i64;
                 }
             }
             let m = states.order(&counts);
@@ -111,7 +111,7 @@ pub fn enumerate_states(
             *sum += w * x;
         }
     }
-    let n = sites as f64;
+    let n = lattice.spins() as f64;
     let mean = |k: usize| sums[k] / sums[0];
     let occupied_squared = (occupied.len() as f64).powi(2);
     StateAverages {

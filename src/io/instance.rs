@@ -14,6 +14,7 @@ use crate::io::output::{NpyValue, couplings_shape, npy_shape, npy_values, vacanc
 use crate::model::Lattice;
 use crate::model::boundaries::is_open_seam;
 use crate::model::couplings::Instance;
+use crate::model::lattices::is_gap;
 use crate::model::vacancies::Vacancies;
 
 /// The instance `config` names, read and checked; `None` where its couplings are drawn.
@@ -22,7 +23,7 @@ pub fn read_instance(config: &Config) -> Result<Option<Arc<Instance>>> {
         return Ok(None);
     };
     let (model, samples) = (config.model, config.samples);
-    let lattice = Lattice::new(model.dims(), model.size());
+    let lattice = Lattice::of(&model);
     let path = Path::new(path);
     let instance = match model.disorder() {
         Disorder::Ferromagnet => {
@@ -35,11 +36,13 @@ pub fn read_instance(config: &Config) -> Result<Option<Arc<Instance>>> {
         }
         Disorder::Bimodal => {
             let file = QuenchedFile::<i8>::read(path, couplings_layout(&lattice, samples))?;
-            // The 0 a run writes across an open edge, where no bond is: any sign will do.
+            // The 0 a run writes across an open edge or a honeycomb's gap, where no bond is: any
+            // sign will do.
             let (boundaries, bonds) = (model.boundaries(), lattice.bonds());
             let values = file.values().enumerate().map(|(i, j)| {
-                let open = is_open_seam(boundaries, &lattice, i as u64 % bonds);
-                if open && j == 0 { 1 } else { j }
+                let bond = i as u64 % bonds;
+                let absent = is_open_seam(boundaries, &lattice, bond) || is_gap(&lattice, bond);
+                if absent && j == 0 { 1 } else { j }
             });
             Instance::from_values(values, &lattice, samples, file.origin())?
         }
@@ -56,7 +59,7 @@ fn couplings_layout(lattice: &Lattice, samples: u32) -> FileLayout<'_> {
     FileLayout {
         field: "couplings",
         expected: couplings_shape(lattice, samples),
-        axes: "samples, [L,] L, L, dims",
+        axes: "samples, [L,] L, L, directions",
         lattice,
         samples,
     }
@@ -69,7 +72,7 @@ pub fn read_vacancies(config: &Config) -> Result<Option<(Vacancies, String)>> {
         return Ok(None);
     };
     let (model, samples) = (config.model, config.samples);
-    let lattice = Lattice::new(model.dims(), model.size());
+    let lattice = Lattice::of(&model);
     let layout = FileLayout {
         field: "vacancies",
         expected: vacancies_shape(&lattice, samples),
@@ -306,7 +309,7 @@ mod tests {
     /// The Gaussian couplings the vector glass of `config` draws, as its `couplings.npy` holds
     /// them.
     fn drawn_gaussian_values(config: &Config) -> Vec<f64> {
-        let drawn = vector_systems(config, None);
+        let drawn = vector_systems(config, None, None);
         let VectorCouplings::Gaussian(words) = drawn.couplings else {
             panic!("a Gaussian glass: {:?}", drawn.couplings);
         };
@@ -321,7 +324,7 @@ mod tests {
         let shape = [3, 4, 4, 2];
         write_npy_f64(&path, &shape, drawn_gaussian_values(&gaussian).into_iter()).unwrap();
         let bimodal = vector_glass_from("Bimodal", &path);
-        let signs = |config: &Config| match vector_systems(config, None).couplings {
+        let signs = |config: &Config| match vector_systems(config, None, None).couplings {
             VectorCouplings::Bonds(bonds) => bonds.concat(),
             other => panic!("a bimodal glass: {other:?}"),
         };
@@ -332,8 +335,8 @@ mod tests {
             let instance = read_instance(&config).unwrap().unwrap();
             assert_eq!(instance.samples(), 3);
             assert_eq!(
-                vector_systems(&config, Some(&instance)),
-                vector_systems(&config, None),
+                vector_systems(&config, Some(&instance), None),
+                vector_systems(&config, None, None),
                 "{:?}",
                 config.model
             );
@@ -410,7 +413,7 @@ mod tests {
             vacancies: Quenched::Drawn,
             ..config.clone()
         };
-        let drawn = vector_systems(&drawing, None);
+        let drawn = vector_systems(&drawing, None, None);
         let drawn_vacancies = drawn.vacancies.clone().unwrap();
         let marks: Vec<u8> = drawn_vacancies.marks(&drawn.lattice).collect();
         write_npy_u8(&path, &[3, 4, 4], marks.iter().copied()).unwrap();
@@ -419,7 +422,7 @@ mod tests {
         assert!(named.contains("vacancies.npy, FNV-1a 64 "), "{named}");
         assert!(noting_vacancies("x\n".into(), Some(&named)).ends_with(&format!("from {named}\n")));
         // The file replaces the draw: a config reading it leaves its own draw out.
-        assert_eq!(vector_systems(&config, None).vacancies, None);
+        assert_eq!(vector_systems(&config, None, None).vacancies, None);
 
         write_npy_u8(&path, &[3, 4, 4, 1], marks.iter().copied()).unwrap();
         let msg = read_vacancies(&config).unwrap_err().to_string();

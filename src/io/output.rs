@@ -267,10 +267,10 @@ pub fn write_couplings_npy(path: &Path, systems: &IsingSystems) -> Result<()> {
 }
 
 /// The shape of `couplings.npy` for `samples` samples of `lattice`:
-/// `(samples, [L,] L, L, dims)`.
+/// `(samples, [L,] L, L, directions)` (the triangular lattice's third direction its diagonal).
 pub fn couplings_shape(lattice: &Lattice, samples: u32) -> Vec<usize> {
     let mut shape = vacancies_shape(lattice, samples);
-    shape.push(lattice.dims as usize);
+    shape.push(lattice.directions() as usize);
     shape
 }
 

@@ -9,13 +9,14 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Boundaries, Config, TemperatureScale};
+use crate::config::{Boundaries, Config, LatticeKind, TemperatureScale};
 use crate::console::note;
 use crate::engine::EngineInfo;
 use crate::error::{CheckpointError, Error, Result};
 use crate::io::checkpoint::fingerprint;
 use crate::io::output::write_file;
 use crate::io::provenance::{Provenance, ProvenanceClock};
+use crate::model::Lattice;
 use crate::stop::{StopReason, Stops};
 
 /// File names in the output directory.
@@ -345,6 +346,9 @@ pub struct RunDescription {
     /// How the lattice closes along each axis (left out where every axis is periodic).
     #[serde(default, skip_serializing_if = "Boundaries::is_periodic")]
     pub boundaries: Boundaries,
+    /// The lattice, where not the square or cubic one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lattice: Option<LatticeKind>,
 }
 
 impl RunDescription {
@@ -364,7 +368,15 @@ impl RunDescription {
             seed: config.seed,
             temperature_scale: config.temperatures.scale(),
             boundaries: config.model.boundaries(),
+            lattice: Some(config.model.lattice())
+                .filter(|&kind| kind != LatticeKind::hypercubic(config.model.dims())),
         }
+    }
+
+    /// The run's lattice: its shape, dimension and linear size.
+    pub fn lattice(&self) -> Lattice {
+        let kind = (self.lattice).unwrap_or(LatticeKind::hypercubic(self.dims));
+        Lattice::of_kind(kind, self.dims, self.size)
     }
 }
 

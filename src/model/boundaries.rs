@@ -3,8 +3,9 @@
 //! (antiperiodic) in place of `J`. Every engine that reads a coupling per bond thus runs every
 //! boundary with its own kernels.
 //!
-//! The seam of axis `d` is the forward bond `site * dims + d` of every site whose coordinate
-//! `d` is `L - 1`: the bond that wraps to coordinate 0.
+//! The seam of axis `a` is the forward bonds `site * directions + d` of every site whose
+//! coordinate `a` is `L - 1`, along every direction `d` that steps along `a` (the triangular
+//! lattice's diagonal crosses both seams): the bonds that wrap to coordinate 0.
 
 use std::ops::Mul;
 
@@ -16,12 +17,15 @@ pub fn seam_bonds(lattice: &Lattice, axis: u32) -> impl Iterator<Item = u64> + '
     let l = u64::from(lattice.size);
     let stride = l.pow(axis);
     let outer = l.pow(lattice.dims - 1 - axis);
-    let dims = u64::from(lattice.dims);
+    let directions = u64::from(lattice.directions());
+    let crossing = (0..lattice.directions()).filter(move |&d| lattice.step(d)[axis as usize] == 1);
     (0..outer)
-        .flat_map(move |o| {
-            (0..stride).map(move |inner| (o * stride * l + (l - 1) * stride + inner) * dims)
+        .flat_map(move |o| (0..stride).map(move |inner| o * stride * l + (l - 1) * stride + inner))
+        .flat_map(move |site| {
+            crossing
+                .clone()
+                .map(move |d| site * directions + u64::from(d))
         })
-        .map(move |bond| bond + u64::from(axis))
 }
 
 /// What a boundary makes of `J` on its seam: `J`, 0 or `-J`.
@@ -87,10 +91,13 @@ pub fn reverse_antiperiodic_seams(boundaries: Boundaries, lattice: &Lattice, bit
 
 /// Whether bond `bond` of `lattice` lies on the seam of an open axis (no bond at all).
 pub fn is_open_seam(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> bool {
-    let axis = (bond % u64::from(lattice.dims)) as u32;
-    let site = bond / u64::from(lattice.dims);
-    boundaries.axis(axis) == Boundary::Open
-        && lattice.coords(site)[axis as usize] == lattice.size - 1
+    let directions = u64::from(lattice.directions());
+    let (site, d) = (bond / directions, (bond % directions) as u32);
+    let (coords, step) = (lattice.coords(site), lattice.step(d));
+    (0..lattice.dims).any(|axis| {
+        let a = axis as usize;
+        boundaries.axis(axis) == Boundary::Open && step[a] == 1 && coords[a] == lattice.size - 1
+    })
 }
 
 #[cfg(test)]
@@ -116,6 +123,35 @@ mod tests {
                 )));
             }
         }
+    }
+
+    /// On the triangular lattice the diagonal `(1, 1)` crosses both seams: the bond at the
+    /// corner `(L - 1, L - 1)` lies on each, and an open and an antiperiodic axis make it 0.
+    #[test]
+    fn the_triangular_diagonal_lies_on_both_seams() {
+        let lattice = Lattice::triangular(3);
+        for axis in 0..2 {
+            let expected: Vec<u64> = (0..lattice.sites())
+                .filter(|&site| lattice.coords(site)[axis as usize] == 2)
+                .flat_map(|site| [site * 3 + u64::from(axis), site * 3 + 2])
+                .collect();
+            let mut seam: Vec<u64> = seam_bonds(&lattice, axis).collect();
+            seam.sort_unstable();
+            let mut expected = expected;
+            expected.sort_unstable();
+            assert_eq!(seam, expected, "axis {axis}");
+        }
+        let mut bonds = vec![1i8; 27];
+        let edges = Boundaries::new(&[Boundary::Antiperiodic, Boundary::Open]);
+        close_edges(edges, &lattice, &mut bonds);
+        let corner = lattice.index([2, 2, 0]) * 3 + 2;
+        assert_eq!(bonds[corner as usize], 0);
+        assert!(is_open_seam(edges, &lattice, corner));
+        let twisted = Boundaries::new(&[Boundary::Antiperiodic, Boundary::Antiperiodic]);
+        let mut bonds = vec![1i8; 27];
+        close_edges(twisted, &lattice, &mut bonds);
+        assert_eq!(bonds[corner as usize], 1, "reversed across both seams");
+        assert_eq!(bonds[(lattice.index([2, 0, 0]) * 3 + 2) as usize], -1);
     }
 
     #[test]

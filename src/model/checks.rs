@@ -1,21 +1,39 @@
 //! The checks of the model: the lattice, the temperatures (a list or a generated ladder) and
 //! the system counts (replicas, samples, and their product with the temperatures).
 
-use crate::config::{Config, ConfigError, Model, Temperatures, invalid};
+use crate::config::{Config, ConfigError, LatticeKind, Model, Temperatures, invalid};
 
-/// A lattice the checkerboard update takes: 2 or 3 dimensions, an even size, a finite field.
+/// A lattice the parallel update takes: 2 or 3 dimensions (2 for the lattices other than the
+/// square and cubic ones), a size its colours tile, a finite field.
 pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
     let (dims, size, field) = (model.dims(), model.size(), model.field());
     if !(2..=3).contains(&dims) {
         return invalid(format!("dims must be 2 or 3, got {dims}"));
     }
-    if size < 2 {
-        return invalid(format!("size must be at least 2, got {size}"));
-    }
-    if size % 2 != 0 {
+    let lattice = model.lattice();
+    if lattice.dims() != dims {
         return invalid(format!(
-            "size must be even for the checkerboard update, got {size}"
+            "lattice: the {lattice:?} lattice has {} dimensions, but dims is {dims}",
+            lattice.dims()
         ));
+    }
+    let (multiple, why) = match lattice {
+        LatticeKind::Triangular => (3, "for the triangular lattice's three colours"),
+        LatticeKind::Kagome => (
+            6,
+            "for the kagome lattice's three colours and its cells of 2 x 2 triangular sites",
+        ),
+        _ => (2, "for the checkerboard update"),
+    };
+    if size < multiple {
+        return invalid(format!("size must be at least {multiple}, got {size}"));
+    }
+    if size % multiple != 0 {
+        let what = match multiple {
+            2 => "even".to_string(),
+            _ => format!("a multiple of {multiple}"),
+        };
+        return invalid(format!("size must be {what} {why}, got {size}"));
     }
     if !field.is_finite() {
         return invalid(format!("field must be finite, got {field}"));
@@ -26,6 +44,14 @@ pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
              Gaussian; the ferromagnet is Ising"
                 .into(),
         );
+    }
+    if model.is_antiferromagnet() && !model.disorder().is_ferromagnet() {
+        return invalid(format!(
+            "antiferromagnet: every J = -1, but {} draws its couplings (disorder: {:?}); leave \
+             one out",
+            model.name(),
+            model.disorder()
+        ));
     }
     validate_boundaries(model)
 }
@@ -121,9 +147,12 @@ pub(crate) fn validate_systems(config: &Config) -> Result<(), ConfigError> {
     let disordered = !config.model.disorder().is_ferromagnet();
     if !config.model.is_quenched() && config.samples != 1 {
         return invalid(format!(
-            "samples: the {} ferromagnet has no disorder (and no dilution), so samples must be \
-             1, got {}",
+            "samples: the {}{} has no disorder (and no dilution), so samples must be 1, got {}",
             config.model.name(),
+            match config.model.is_antiferromagnet() {
+                true => "",
+                false => " ferromagnet",
+            },
             config.samples
         ));
     }
@@ -336,6 +365,69 @@ mod tests {
                 &["temperature #1 and #2 are both 2"],
             ),
         ]);
+    }
+
+    /// The lattices' dimensions and sizes, the kagome lattice for unit vectors, the
+    /// antiferromagnet of a glass, and the updates that label the square lattice's bonds are
+    /// refused by name; a lattice and the antiferromagnet name the model and route the Ising
+    /// model to the vector engine.
+    #[test]
+    fn lattices_and_antiferromagnets_are_checked() {
+        const ISING: &str = "Ising(dims: 2, size: 32, field: 0.0)";
+        assert_refused(&[
+            (
+                ISING,
+                "Ising(dims: 3, size: 30, lattice: Triangular)",
+                &["Triangular", "2 dim"],
+            ),
+            (
+                ISING,
+                "Ising(dims: 2, size: 32, lattice: Cubic)",
+                &["Cubic", "3 dim"],
+            ),
+            (
+                ISING,
+                "Ising(dims: 2, size: 32, lattice: Triangular)",
+                &["multiple of 3"],
+            ),
+            (
+                ISING,
+                "Ising(dims: 2, size: 33, lattice: Kagome)",
+                &["multiple of 6"],
+            ),
+            (
+                ISING,
+                "Ising(dims: 2, size: 31, lattice: Honeycomb)",
+                &["even"],
+            ),
+            (
+                ISING,
+                "XY(dims: 2, size: 30, lattice: Kagome)",
+                &["Kagome", "discrete states"],
+            ),
+            (
+                ISING,
+                "XY(dims: 2, size: 30, disorder: Bimodal, antiferromagnet: true)",
+                &["antiferromagnet", "Bimodal"],
+            ),
+        ]);
+        let tiled = sample_with(ISING, "XY(dims: 2, size: 30, lattice: Triangular)").replace(
+            "seed: 12345,",
+            "seed: 12345, updates: (metropolis: DoubleCheckerboard(tile: 2, hits: 1)),",
+        );
+        assert_mentions(&invalid_message(&tiled), &["tiles", "Triangular"]);
+        let triangular = sample_with(
+            ISING,
+            "Ising(dims: 2, size: 30, lattice: Triangular, antiferromagnet: true)",
+        );
+        let config = Config::from_ron_str(&triangular).unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.model.name(), "Ising antiferromagnet 2D triangular");
+        assert!(config.is_vector() && config.discrete_states() == Some(2));
+        let written = Config::from_ron_str(&config.to_ron_string()).unwrap();
+        assert_eq!(written.model, config.model);
+        let square_af = sample_with(ISING, "Ising(dims: 2, size: 32, antiferromagnet: true)");
+        assert!(Config::from_ron_str(&square_af).unwrap().is_vector());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Couplings `J_ij` of the ferromagnet and of the Edwards-Anderson +-J spin glass, and the
 //! instance a config gives any spin glass.
 //!
-//! Every bond is the forward bond of one site: bond `site * dims + d` joins `site` to its
-//! neighbour in direction `+d` (d = 0: +x, 1: +y, 2: +z), so each bond is listed once. A
+//! Every bond is the forward bond of one site: bond `site * directions + d` joins `site` to its
+//! neighbour in direction `+d` (d = 0: +x, 1: +y, 2: +z or the triangular lattice's diagonal
+//! +(1, 1)), so each bond is listed once. A
 //! bimodal sample draws one bit per bond from Philox, independently of how any engine packs it:
 //! bit `i` of sample `s` is bit `i mod 32` of word `(i / 32) mod 4` of the block
 //! `(word = i / 128, sweep 0, Couplings, colour 0, batch s)`. Bit 1 means an antiferromagnetic
@@ -135,11 +136,11 @@ impl Instance {
 fn refused(source: &str, rule: &str, lattice: &Lattice, i: usize, value: impl Display) -> Error {
     let bonds_per_sample = lattice.bonds() as usize;
     let (sample, bond) = (i / bonds_per_sample, i % bonds_per_sample);
-    let dims = lattice.dims as usize;
+    let directions = lattice.directions() as usize;
     Error::Usage(format!(
         "{source}: {rule}, but sample {sample}, site {}, direction {} holds {value}",
-        bond / dims,
-        bond % dims,
+        bond / directions,
+        bond % directions,
     ))
 }
 

@@ -9,20 +9,47 @@
 //! other colour, so one colour is updated in parallel while the other is frozen (even L only).
 //! Within a colour, sites are numbered row by row: colour index `ci = row * L/2 + k` with
 //! `row = z L + y` and `x = 2k + ((y + z + colour) mod 2)`.
+//!
+//! The triangular lattice is the square one with the diagonal bond from `(x, y)` to
+//! `(x + 1, y + 1)`: a third bond direction, six neighbours, and three colours
+//! `(x + y) mod 3` (L a multiple of 3), `x = 3k + ((colour - y) mod 3)` within a row. The
+//! honeycomb and kagome lattices are drawn on these (`crate::config::LatticeKind`): the
+//! honeycomb as a brick wall of the square lattice (the bond from `(x, y)` to `(x, y + 1)` only
+//! where `x + y` is even), the kagome as the triangular lattice without the sites of odd `x` and
+//! odd `y`.
 
 pub mod boundaries;
 pub(crate) mod checks;
 pub mod couplings;
 pub mod ising;
+pub mod lattices;
 pub mod systems;
 pub mod vacancies;
 pub mod vector;
 
-/// A periodic square (2D) or simple-cubic (3D) lattice of even linear size.
+use crate::config::{LatticeKind, Model};
+
+/// How the sites of a lattice are joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// The square (2D) or simple-cubic (3D) lattice: a bond along each axis.
+    Hypercubic,
+    /// The triangular lattice (2D): the square one's bonds and the diagonal `(1, 1)`.
+    Triangular,
+    /// The honeycomb lattice (2D), drawn on the square one ([`lattices`]).
+    Honeycomb,
+    /// The kagome lattice (2D), drawn on the triangular one ([`lattices`]).
+    Kagome,
+}
+
+/// A periodic lattice of `size` sites a side: square (2D) or simple-cubic (3D) of even linear
+/// size, or triangular (2D) of a size that is a multiple of 3; or the honeycomb or kagome
+/// lattice drawn on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lattice {
     pub dims: u32,
     pub size: u32,
+    pub shape: Shape,
 }
 
 impl Lattice {
@@ -30,7 +57,98 @@ impl Lattice {
     pub fn new(dims: u32, size: u32) -> Self {
         assert!(dims == 2 || dims == 3, "dims must be 2 or 3");
         assert!(size >= 2 && size.is_multiple_of(2), "size must be even");
-        Lattice { dims, size }
+        Lattice {
+            dims,
+            size,
+            shape: Shape::Hypercubic,
+        }
+    }
+
+    /// The triangular lattice of `size` sites a side, a multiple of 3 (the config validates
+    /// this).
+    pub fn triangular(size: u32) -> Self {
+        assert!(
+            size >= 3 && size.is_multiple_of(3),
+            "size must be a multiple of 3"
+        );
+        Lattice {
+            dims: 2,
+            size,
+            shape: Shape::Triangular,
+        }
+    }
+
+    /// The lattice of `shape` with `size` sites a side of the lattice it is drawn on.
+    pub fn shaped(shape: Shape, dims: u32, size: u32) -> Self {
+        let lattice = match shape {
+            Shape::Triangular | Shape::Kagome => Lattice::triangular(size),
+            _ => Lattice::new(dims, size),
+        };
+        Lattice { shape, ..lattice }
+    }
+
+    /// The lattice of `model`.
+    pub fn of(model: &Model) -> Self {
+        Lattice::of_kind(model.lattice(), model.dims(), model.size())
+    }
+
+    /// The lattice `kind` of `dims` dimensions and linear size `size`, as a config names it.
+    pub fn of_kind(kind: LatticeKind, dims: u32, size: u32) -> Self {
+        let shape = match kind {
+            LatticeKind::Square | LatticeKind::Cubic => Shape::Hypercubic,
+            LatticeKind::Triangular => Shape::Triangular,
+            LatticeKind::Honeycomb => Shape::Honeycomb,
+            LatticeKind::Kagome => Shape::Kagome,
+        };
+        Lattice::shaped(shape, dims, size)
+    }
+
+    /// This lattice at linear size `size`, a multiple of [`Lattice::size_step`].
+    pub fn resized(&self, size: u32) -> Self {
+        Lattice::shaped(self.shape, self.dims, size)
+    }
+
+    /// What the linear size must be a multiple of: 2 (the checkerboard), 3 (the triangular
+    /// lattice's colours), 6 (the kagome lattice's colours and cells).
+    pub fn size_step(&self) -> u32 {
+        match self.shape {
+            Shape::Hypercubic | Shape::Honeycomb => 2,
+            Shape::Triangular => 3,
+            Shape::Kagome => 6,
+        }
+    }
+
+    /// Whether the lattice's geometry is the triangular one (the kagome lattice's too): three
+    /// directions, three colours.
+    pub fn is_triangular(&self) -> bool {
+        matches!(self.shape, Shape::Triangular | Shape::Kagome)
+    }
+
+    /// Bond directions per site, `d` (the bond `site * directions + d` joins a site to its
+    /// `+d` neighbour): the axes, and the triangular lattice's diagonal.
+    pub fn directions(&self) -> u32 {
+        match self.is_triangular() {
+            true => 3,
+            false => self.dims,
+        }
+    }
+
+    /// Colours of the parallel updates: 2 (the checkerboard), 3 on the triangular lattice.
+    pub fn colours(&self) -> u32 {
+        match self.is_triangular() {
+            true => 3,
+            false => 2,
+        }
+    }
+
+    /// The step of bond direction `d`.
+    pub fn step(&self, d: u32) -> [u32; 3] {
+        match d {
+            0 => [1, 0, 0],
+            1 => [0, 1, 0],
+            _ if self.is_triangular() => [1, 1, 0],
+            _ => [0, 0, 1],
+        }
     }
 
     /// Number of sites, `L^d`.
@@ -38,19 +156,28 @@ impl Lattice {
         u64::from(self.size).pow(self.dims)
     }
 
-    /// Number of sites of one checkerboard colour.
+    /// Sites that hold a spin: all but the kagome lattice's holes (three quarters of the
+    /// triangular lattice's sites). Energies and entropies are per such site.
+    pub fn spins(&self) -> u64 {
+        match self.shape {
+            Shape::Kagome => self.sites() / 4 * 3,
+            _ => self.sites(),
+        }
+    }
+
+    /// Number of sites of one colour.
     pub fn sites_per_colour(&self) -> u64 {
-        self.sites() / 2
+        self.sites() / u64::from(self.colours())
     }
 
-    /// Coordination number `z = 2d`.
+    /// Coordination number `z`: `2d` for the square and cubic lattices, 6 for the triangular.
     pub fn coordination(&self) -> u32 {
-        2 * self.dims
+        2 * self.directions()
     }
 
-    /// Number of nearest-neighbour bonds, `d N`.
+    /// Number of nearest-neighbour bonds, one per direction and site.
     pub fn bonds(&self) -> u64 {
-        u64::from(self.dims) * self.sites()
+        u64::from(self.directions()) * self.sites()
     }
 
     /// Coordinates `[x, y, z]` (z = 0 in 2D) of a site index.
@@ -72,12 +199,19 @@ impl Lattice {
 
     /// Site index of the `ci`-th site of `colour`.
     pub fn colour_site(&self, colour: u32, ci: u64) -> u64 {
-        let half = u64::from(self.size / 2);
+        let colours = u64::from(self.colours());
+        let per_row = u64::from(self.size) / colours;
         let l = u64::from(self.size);
-        let row = ci / half;
+        let row = ci / per_row;
         let (y, z) = (row % l, row / l);
-        let x = 2 * (ci % half) + ((y + z + u64::from(colour)) & 1);
-        row * l + x
+        let first = (u64::from(colour) + colours * l - y - z) % colours;
+        row * l + colours * (ci % per_row) + first
+    }
+
+    /// The colour of site `index`: `(x + y + z) mod colours`.
+    pub fn colour(&self, index: u64) -> u32 {
+        let [x, y, z] = self.coords(index);
+        (x + y + z) % self.colours()
     }
 
     /// The units of `sites_per_unit` consecutive colour sites (of either colour, indexed as
@@ -106,33 +240,31 @@ impl Lattice {
         first_unit(planes.start)..first_unit(planes.end)
     }
 
-    /// The bond (`site * dims + d`, from the site whose `+d` neighbour the other is) between
-    /// site `i` and `j`, its `k`-th neighbour in the order of [`Lattice::neighbours`].
+    /// The bond (`site * directions + d`, from the site whose `+d` neighbour the other is)
+    /// between site `i` and `j`, its `k`-th neighbour in the order of [`Lattice::neighbours`].
     pub fn neighbour_bond(&self, i: u64, j: u64, k: usize) -> u64 {
-        let (dims, d) = (u64::from(self.dims), k as u64 / 2);
+        let (directions, d) = (u64::from(self.directions()), k as u64 / 2);
         match k % 2 {
-            0 => j * dims + d,
-            _ => i * dims + d,
+            0 => j * directions + d,
+            _ => i * directions + d,
         }
     }
 
-    /// The `2d` nearest neighbours of a site: `-x, +x, -y, +y[, -z, +z]`.
+    /// The nearest neighbours of a site, a pair per direction: `-x, +x, -y, +y`, then
+    /// `-z, +z` (cubic) or `-(1, 1), +(1, 1)` (triangular).
     pub fn neighbours(&self, index: u64) -> impl Iterator<Item = u64> + '_ {
-        let [x, y, z] = self.coords(index);
+        let coords = self.coords(index);
         let l = self.size;
-        let dims = self.dims as usize;
-        let steps: [[u32; 3]; 6] = [
-            [x + l - 1, y, z],
-            [x + 1, y, z],
-            [x, y + l - 1, z],
-            [x, y + 1, z],
-            [x, y, z + l - 1],
-            [x, y, z + 1],
-        ];
-        steps.into_iter().take(2 * dims).map(move |c| self.index(c))
+        (0..self.directions()).flat_map(move |d| {
+            let step = self.step(d);
+            let back = std::array::from_fn(|a| coords[a] + (l - 1) * step[a]);
+            let ahead = std::array::from_fn(|a| coords[a] + step[a]);
+            [self.index(back), self.index(ahead)]
+        })
     }
 
-    /// The `d` forward neighbours (`+x, +y[, +z]`): each bond counted once.
+    /// The forward neighbour of each direction (`+x, +y`, then `+z` or `+(1, 1)`): each bond
+    /// counted once.
     pub fn forward_neighbours(&self, index: u64) -> impl Iterator<Item = u64> + '_ {
         self.neighbours(index).skip(1).step_by(2)
     }

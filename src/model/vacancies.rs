@@ -77,6 +77,26 @@ impl Vacancies {
         Vacancies { samples }
     }
 
+    /// No empty site in any of `samples` samples.
+    pub fn none(samples: u32) -> Self {
+        Vacancies {
+            samples: vec![Vec::new(); samples as usize],
+        }
+    }
+
+    /// These vacancies with the sites `sites` (in increasing order) empty in every sample too.
+    pub fn with_sites(self, sites: &[u32]) -> Self {
+        let merge = |mut empty: Vec<u32>| {
+            empty.extend_from_slice(sites);
+            empty.sort_unstable();
+            empty.dedup();
+            empty
+        };
+        Vacancies {
+            samples: self.samples.into_iter().map(merge).collect(),
+        }
+    }
+
     /// The samples `first .. first + count` of these.
     pub fn sample_slice(&self, first: u32, count: u32) -> Self {
         let samples = first as usize..(first + count) as usize;

@@ -23,7 +23,6 @@ use crate::engine::vector::{
 };
 use crate::engine::{Engine, Lattices, Measurements, check_copy_map};
 use crate::error::{Error, Result};
-use crate::model::Lattice;
 use crate::model::vector::VectorSystems;
 
 /// Open the engine of `systems` (the whole run's) under `config`, swept by `updates`, on every
@@ -38,7 +37,7 @@ pub(super) fn open_ranked_vector(
     let (lattice, count) = (systems.lattice, u64::from(systems.systems()));
     let what = format!("the {count} systems");
     check_gathered(&what, lattice, |size| {
-        4 * u64::from(systems.components) * count * Lattice::new(lattice.dims, size).sites()
+        4 * u64::from(systems.components) * count * lattice.resized(size).sites()
     })?;
     let slice = |k: usize| systems.sample_slice(shares[k].first, shares[k].count);
     let text = config.to_ron_string();

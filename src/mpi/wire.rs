@@ -11,13 +11,13 @@ use crate::engine::annealing::{Keyed, PopulationHistograms, ResamplingTable, Tab
 use crate::engine::vector::VectorSweeps;
 use crate::engine::{Betas, Lattices, Measurements, Observation, Plan, SpinBits, Step};
 use crate::error::Result;
-use crate::model::Lattice;
 use crate::model::couplings::Instance;
 use crate::model::ising::IsingSystems;
 use crate::model::systems::SystemIndex;
 use crate::model::vacancies::Vacancies;
 use crate::model::vector::states::{StateModel, States};
 use crate::model::vector::{VectorCouplings, VectorSystems};
+use crate::model::{Lattice, Shape};
 
 use super::{Share, Split};
 use bytes::{Reader, Writer, truncated};
@@ -85,6 +85,12 @@ impl Writer {
     fn lattice(&mut self, lattice: &Lattice) {
         self.u32(lattice.dims);
         self.u32(lattice.size);
+        self.u8(match lattice.shape {
+            Shape::Hypercubic => 0,
+            Shape::Triangular => 1,
+            Shape::Honeycomb => 2,
+            Shape::Kagome => 3,
+        });
     }
     fn disorder(&mut self, disorder: Disorder) {
         self.u8(match disorder {
@@ -254,10 +260,14 @@ impl Writer {
 impl Reader<'_> {
     fn lattice(&mut self) -> Result<Lattice> {
         let (dims, size) = (self.u32()?, self.u32()?);
-        if !(dims == 2 || dims == 3) {
-            return Err(truncated());
-        }
-        Ok(Lattice::new(dims, size))
+        let shape = match (dims, self.u8()?) {
+            (2 | 3, 0) => Shape::Hypercubic,
+            (2, 1) => Shape::Triangular,
+            (2, 2) => Shape::Honeycomb,
+            (2, 3) => Shape::Kagome,
+            _ => return Err(truncated()),
+        };
+        Ok(Lattice::shaped(shape, dims, size))
     }
     fn disorder(&mut self) -> Result<Disorder> {
         match self.u8()? {

@@ -240,9 +240,9 @@ impl RunEstimates {
         temperature_tags(&self.betas, self.run.temperature_scale)
     }
 
-    /// Sites of one lattice of the run.
+    /// Sites of one lattice of the run that hold a spin (the energies are per such site).
     pub fn sites(&self) -> usize {
-        (self.run.size as usize).pow(self.run.dims)
+        self.run.lattice().spins() as usize
     }
 
     /// The x axis of a model's figures: beta for the ferromagnet, T for the spin glass.
@@ -651,6 +651,7 @@ mod tests {
                 seed: 1,
                 temperature_scale: Default::default(),
                 boundaries: Default::default(),
+                lattice: None,
             },
             randoms: None,
             independent_unit: "a replica".into(),

@@ -120,16 +120,16 @@ pub enum Lattices {
 impl RunRecord {
     /// The PNG snapshot of temperature `t`.
     fn snapshot(&self, t: usize) -> Result<Vec<u8>> {
-        let (dims, size) = (self.estimates.run.dims, self.estimates.run.size);
+        let lattice = self.estimates.run.lattice();
         match &self.lattices {
-            Lattices::Ising(lattices) => snapshot_png(|site| lattices[t].up(0, site), dims, size),
+            Lattices::Ising(lattices) => snapshot_png(|site| lattices[t].up(0, site), lattice),
             Lattices::Vector {
                 components,
                 lattices,
             } => {
                 let n = *components as usize;
                 if n == 1 {
-                    return states_snapshot_png(|site| lattices[t][site as usize], dims, size);
+                    return states_snapshot_png(|site| lattices[t][site as usize], lattice);
                 }
                 let spin = |site: u64| {
                     let values = &lattices[t][site as usize * n..][..n];
@@ -137,7 +137,7 @@ impl RunRecord {
                     spin[..n].copy_from_slice(values);
                     spin
                 };
-                vector_snapshot_png(spin, *components, dims, size)
+                vector_snapshot_png(spin, *components, lattice)
             }
         }
     }
@@ -160,10 +160,10 @@ pub fn write_run_plots(
         .map(|samples| temperature_series(samples, sites, &sweep_of))
         .collect();
     let per_temperature = spins.systems() / series.len().max(1) as u32;
-    let (dims, size) = (run.run.dims, run.run.size);
+    let lattice = run.run.lattice();
     write_plots(out, &run, &series, |t| {
         let system = t as u32 * per_temperature;
-        snapshot_png(|site| spins.up(system, site), dims, size)
+        snapshot_png(|site| spins.up(system, site), lattice)
     })
 }
 
@@ -188,12 +188,12 @@ pub fn write_vector_plots(out: &Path, finished: &VectorFinished) -> Result<()> {
             series
         })
         .collect();
-    let (dims, size) = (run.run.dims, run.run.size);
+    let lattice = run.run.lattice();
     write_plots(out, &run, &series, |t| {
         let spin = |site| finished.first_system_spin(t, site);
         match components {
-            1 => states_snapshot_png(|site| spin(site)[0], dims, size),
-            _ => vector_snapshot_png(spin, components, dims, size),
+            1 => states_snapshot_png(|site| spin(site)[0], lattice),
+            _ => vector_snapshot_png(spin, components, lattice),
         }
     })?;
     if components > 1 {

@@ -1,9 +1,13 @@
 //! PNG snapshots of a final lattice: the whole lattice in 2D, the mid-plane `z = L/2` in 3D;
 //! Ising spins' +1 and -1 in two colours, vector spins' directions on a colour wheel, discrete
-//! states in hues a golden angle apart; the colours named in a key below the lattice.
+//! states in hues a golden angle apart; the colours named in a key below the lattice. The
+//! triangular and kagome lattices are drawn sheared, row `y` half a site left of row `y - 1`,
+//! so that the diagonal bond `(1, 1)` is as long as the others: the lattice's own geometry
+//! (the honeycomb is drawn as the brick wall it is stored as, the same graph).
 
 use super::glyphs::{GLYPH_HEIGHT, GLYPH_WIDTH, ink};
 use crate::error::{Error, Result};
+use crate::model::Lattice;
 
 /// Lattices wider than this many sites are drawn at every k-th site along each axis (the site
 /// itself, not a majority of its block, so that the pixels are spins of the lattice).
@@ -32,22 +36,23 @@ const KEY_MARGIN: u32 = 5;
 /// Rows of the key below the lattice.
 pub const KEY_HEIGHT: u32 = GLYPH_HEIGHT * KEY_SCALE + 2 * KEY_MARGIN;
 
-/// The PNG of a lattice of `size^dims` sites whose site `i` (x fastest, as in
-/// `final_state.npy`) is up iff `up(i)`: only the drawn sites are read, so a packed lattice of
-/// any size is drawn without expanding it.
-pub fn snapshot_png(up: impl Fn(u64) -> bool, dims: u32, size: u32) -> Result<Vec<u8>> {
-    let plane = plane_start(dims, size);
-    let (side, mut pixels) = pixels(|site| u8::from(up(plane + site)), size);
-    pixels.extend(colour_key(side, &KEY, BACKGROUND, TEXT));
+/// The PNG of `lattice` whose site `i` (x fastest, as in `final_state.npy`) is up iff `up(i)`:
+/// only the drawn sites are read, so a packed lattice of any size is drawn without expanding
+/// it.
+pub fn snapshot_png(up: impl Fn(u64) -> bool, lattice: Lattice) -> Result<Vec<u8>> {
+    let plane = plane_start(lattice);
+    let frame = (lattice.is_triangular(), BACKGROUND);
+    let ((width, side), mut pixels) = pixels(|site| u8::from(up(plane + site)), lattice, frame);
+    pixels.extend(colour_key(width, &KEY, BACKGROUND, TEXT));
     let mut png = Vec::new();
-    let mut encoder = png::Encoder::new(&mut png, side, side + KEY_HEIGHT);
+    let mut encoder = png::Encoder::new(&mut png, width, side + KEY_HEIGHT);
     encoder.set_color(png::ColorType::Indexed);
     encoder.set_palette(PALETTE.as_slice());
     encode(encoder, &pixels)?;
     Ok(png)
 }
 
-/// The PNG of a lattice of `size^dims` vector spins of `components` (2 or 3) whose site `i` is
+/// The PNG of `lattice`'s vector spins of `components` (2 or 3) whose site `i` is
 /// `spin(i)` (the components beyond `components` 0): the in-plane angle `atan2(s_y, s_x)` as the
 /// hue, `s_z` as the lightness (white at +1, black at -1); the key names the hues of four
 /// angles in degrees and, for three components, the lightness of `z = +1` and `-1`. Only the
@@ -55,11 +60,11 @@ pub fn snapshot_png(up: impl Fn(u64) -> bool, dims: u32, size: u32) -> Result<Ve
 pub fn vector_snapshot_png(
     spin: impl Fn(u64) -> [f32; 3],
     components: u32,
-    dims: u32,
-    size: u32,
+    lattice: Lattice,
 ) -> Result<Vec<u8>> {
-    let plane = plane_start(dims, size);
-    let (side, mut pixels) = pixels(|site| spin_colour(spin(plane + site)), size);
+    let plane = plane_start(lattice);
+    let frame = (lattice.is_triangular(), VECTOR_BACKGROUND);
+    let (shape, mut pixels) = pixels(|site| spin_colour(spin(plane + site)), lattice, frame);
     let mut key: Vec<([u8; 3], &str)> = KEY_ANGLES
         .iter()
         .map(|&(degrees, words)| (hue_colour(degrees, 0.5), words))
@@ -67,8 +72,8 @@ pub fn vector_snapshot_png(
     if components == 3 {
         key.extend([([0xff; 3], "Z+1"), ([0; 3], "Z-1")]);
     }
-    pixels.extend(colour_key(side, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
-    rgb_png(side, &pixels)
+    pixels.extend(colour_key(shape.0, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
+    rgb_png(shape, &pixels)
 }
 
 /// The hues of successive discrete states, in degrees: the golden angle, so that any number of
@@ -81,21 +86,22 @@ const KEY_STATES: usize = 8;
 /// The colour of an empty site of a diluted lattice.
 const EMPTY_SITE: [u8; 3] = [0; 3];
 
-/// The PNG of a lattice of `size^dims` discrete states whose site `i` has the value `value(i)`
+/// The PNG of `lattice`'s discrete states whose site `i` has the value `value(i)`
 /// (a Potts state `0 .. q`, a Blume-Capel spin `-1, 0, +1`): value `v` in the hue
 /// `v STATE_HUE_STEP`, an empty site (NaN) in black; the key names the first [`KEY_STATES`]
 /// values drawn, and the empty sites where there are any. Only the drawn sites are read.
-pub fn states_snapshot_png(value: impl Fn(u64) -> f32, dims: u32, size: u32) -> Result<Vec<u8>> {
-    let plane = plane_start(dims, size);
+pub fn states_snapshot_png(value: impl Fn(u64) -> f32, lattice: Lattice) -> Result<Vec<u8>> {
+    let plane = plane_start(lattice);
     let drawn = std::cell::RefCell::new(std::collections::BTreeSet::new());
-    let (side, mut pixels) = pixels(
+    let (shape, mut pixels) = pixels(
         |site| {
             let v = value(plane + site);
             let state = (!v.is_nan()).then_some(v as i32);
             drawn.borrow_mut().insert(state);
             state.map_or(EMPTY_SITE, state_colour)
         },
-        size,
+        lattice,
+        (lattice.is_triangular(), VECTOR_BACKGROUND),
     );
     let names: Vec<([u8; 3], String)> = (drawn.into_inner().into_iter().take(KEY_STATES))
         .map(|state| match state {
@@ -106,8 +112,8 @@ pub fn states_snapshot_png(value: impl Fn(u64) -> f32, dims: u32, size: u32) -> 
     let key: Vec<([u8; 3], &str)> = (names.iter())
         .map(|(colour, name)| (*colour, name.as_str()))
         .collect();
-    pixels.extend(colour_key(side, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
-    rgb_png(side, &pixels)
+    pixels.extend(colour_key(shape.0, &key, VECTOR_BACKGROUND, VECTOR_TEXT));
+    rgb_png(shape, &pixels)
 }
 
 /// The colour of the discrete state of value `v`.
@@ -115,10 +121,10 @@ fn state_colour(v: i32) -> [u8; 3] {
     hue_colour((f64::from(v) * STATE_HUE_STEP).rem_euclid(360.0), 0.5)
 }
 
-/// The RGB PNG of `pixels`, `side` wide, the lattice's square and its key below.
-fn rgb_png(side: u32, pixels: &[[u8; 3]]) -> Result<Vec<u8>> {
+/// The RGB PNG of `pixels`, `width` wide, the lattice's `side` rows and its key below.
+fn rgb_png((width, side): (u32, u32), pixels: &[[u8; 3]]) -> Result<Vec<u8>> {
     let mut png = Vec::new();
-    let mut encoder = png::Encoder::new(&mut png, side, side + KEY_HEIGHT);
+    let mut encoder = png::Encoder::new(&mut png, width, side + KEY_HEIGHT);
     encoder.set_color(png::ColorType::Rgb);
     encode(encoder, pixels.as_flattened())?;
     Ok(png)
@@ -156,27 +162,37 @@ fn hue_colour(degrees: f64, lightness: f64) -> [u8; 3] {
 
 /// The first site of the `size x size` plane that is drawn: the lattice in 2D, the plane
 /// `z = size/2` in 3D.
-fn plane_start(dims: u32, size: u32) -> u64 {
-    let area = u64::from(size) * u64::from(size);
-    let z = if dims == 3 { u64::from(size / 2) } else { 0 };
-    z * area
+fn plane_start(lattice: Lattice) -> u64 {
+    let size = u64::from(lattice.size);
+    let z = if lattice.dims == 3 { size / 2 } else { 0 };
+    z * size * size
 }
 
-/// The image side and its pixels, row by row: every `stride`-th site of the plane whose site
-/// `(x, y)` is drawn as `pixel(y size + x)`, each as a `scale x scale` block.
-fn pixels<P: Copy>(pixel: impl Fn(u64) -> P, size: u32) -> (u32, Vec<P>) {
+/// The image's width and height and its pixels, row by row: every `stride`-th site of the
+/// plane whose site `(x, y)` is drawn as `pixel(y size + x)`, each as a `scale x scale` block;
+/// `sheared`, each row of sites shifted half a site left of the one above it, the image half as
+/// wide again, on `background`.
+fn pixels<P: Copy>(
+    pixel: impl Fn(u64) -> P,
+    lattice: Lattice,
+    (sheared, background): (bool, P),
+) -> ((u32, u32), Vec<P>) {
+    let size = lattice.size;
     let stride = size.div_ceil(MAX_SIDE);
     let sampled = size.div_ceil(stride);
     let scale = (MIN_SIDE / sampled).max(1);
     let side = sampled * scale;
-    let mut pixels = Vec::with_capacity(side as usize * side as usize);
+    let width = if sheared { side + side / 2 } else { side };
+    let mut pixels = Vec::with_capacity(width as usize * side as usize);
     for row in 0..side {
         let y = u64::from(row / scale * stride);
-        pixels.extend(
-            (0..side).map(|column| pixel(y * u64::from(size) + u64::from(column / scale * stride))),
-        );
+        let shift = if sheared { (side - row) / 2 } else { 0 };
+        pixels.extend((0..width).map(|column| match column.checked_sub(shift) {
+            Some(c) if c < side => pixel(y * u64::from(size) + u64::from(c / scale * stride)),
+            _ => background,
+        }));
     }
-    (side, pixels)
+    ((width, side), pixels)
 }
 
 /// The key's rows, `width` pixels wide on `background`: for each entry a swatch of its colour
@@ -221,8 +237,13 @@ mod tests {
     #[test]
     fn small_lattices_are_magnified() {
         let lattice: Vec<i8> = (0..16).map(|i| if i == 1 { 1 } else { -1 }).collect();
-        let (side, pixels) = pixels(|i| u8::from(lattice[i as usize] > 0), 4);
-        assert_eq!(side, 512);
+        let square = (false, BACKGROUND);
+        let ((width, side), pixels) = pixels(
+            |i| u8::from(lattice[i as usize] > 0),
+            Lattice::new(2, 4),
+            square,
+        );
+        assert_eq!((width, side), (512, 512));
         let up: Vec<usize> = (0..pixels.len()).filter(|&i| pixels[i] == 1).collect();
         assert_eq!(up.len(), 128 * 128);
         assert_eq!(up[0], 128, "site (x 1, y 0) starts at column 128 of row 0");
@@ -234,7 +255,12 @@ mod tests {
         let lattice: Vec<i8> = (0..size * size)
             .map(|i| if (i % size).is_multiple_of(3) { 1 } else { -1 })
             .collect();
-        let (side, pixels) = pixels(|i| u8::from(lattice[i as usize] > 0), size);
+        let square = (false, BACKGROUND);
+        let ((side, _), pixels) = pixels(
+            |i| u8::from(lattice[i as usize] > 0),
+            Lattice::new(2, size),
+            square,
+        );
         assert_eq!(side, 684, "every third site of 2050");
         assert!(
             pixels[..side as usize].iter().all(|&p| p == 1),
@@ -246,7 +272,7 @@ mod tests {
     fn the_3d_snapshot_is_the_middle_plane() {
         let size = 4u32;
         let lattice: Vec<i8> = (0..64).map(|i| if i / 16 == 2 { 1 } else { -1 }).collect();
-        let png = snapshot_png(|i| lattice[i as usize] > 0, 3, size).unwrap();
+        let png = snapshot_png(|i| lattice[i as usize] > 0, Lattice::new(3, size)).unwrap();
         let mut reader = png::Decoder::new(std::io::Cursor::new(png))
             .read_info()
             .unwrap();
@@ -259,6 +285,34 @@ mod tests {
         for index in [DOWN, UP, BACKGROUND, TEXT] {
             assert!(key.contains(&index), "the key draws palette index {index}");
         }
+    }
+
+    /// A triangular lattice's rows shift half a site left each: the image half as wide again,
+    /// row 0 starting half the lattice's width in, the last row at the left edge, the corners
+    /// background.
+    #[test]
+    fn triangular_lattices_are_drawn_sheared() {
+        let lattice = Lattice::triangular(6);
+        let frame = (true, BACKGROUND);
+        let ((width, side), pixels) = pixels(|i| u8::from(i % 6 == 0), lattice, frame);
+        assert_eq!((width, side), (765, 510));
+        let row = |r: usize| &pixels[r * width as usize..][..width as usize];
+        let first_up = |r: usize| row(r).iter().position(|&p| p == UP).unwrap();
+        assert_eq!(
+            first_up(0),
+            255,
+            "x = 0 of row y = 0 starts half the side in"
+        );
+        assert_eq!(
+            first_up(side as usize - 1),
+            0,
+            "the last row starts at the left edge"
+        );
+        assert_eq!(
+            (row(0)[0], row(0)[width as usize - 256]),
+            (BACKGROUND, DOWN)
+        );
+        assert_eq!(row(side as usize - 1)[width as usize - 1], BACKGROUND);
     }
 
     #[test]

@@ -102,6 +102,8 @@ mod tests {
             Model::Ising {
                 dims: 2,
                 size: 64,
+                antiferromagnet: false,
+                lattice: None,
                 boundaries: crate::config::Boundaries::PERIODIC,
                 field: 0.0,
                 dilution: 0.0,

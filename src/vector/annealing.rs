@@ -44,10 +44,7 @@ impl AnnealedStates {
         instance: Option<Arc<Instance>>,
         vacancies: Option<Vacancies>,
     ) -> Self {
-        let mut systems = vector_systems(view, instance.as_deref());
-        if let Some(vacancies) = vacancies {
-            systems = systems.with_vacancies(vacancies);
-        }
+        let mut systems = vector_systems(view, instance.as_deref(), vacancies);
         systems.betas = vec![0.0];
         AnnealedStates {
             systems,
@@ -77,7 +74,7 @@ impl AnnealedSystems for AnnealedStates {
     /// The passes of the engine's sweep (the plain checkerboard's two colours, or more with
     /// over-relaxation).
     fn sweep_passes(&self) -> u32 {
-        self.sweeps.passes().len() as u32
+        self.sweeps.passes(self.systems.lattice.colours()).len() as u32
     }
 
     /// `N_occupied ln q`: an empty site has one state.
@@ -91,7 +88,7 @@ impl AnnealedSystems for AnnealedStates {
         _block: usize,
         systems: Range<usize>,
     ) -> PopulationLevels {
-        let sites = self.systems.lattice.sites() as f64;
+        let sites = self.systems.lattice.spins() as f64;
         let (energies, magnetisations) = systems
             .map(|b| {
                 let observation = &measurements.vector_observations[b];

@@ -62,7 +62,7 @@ fn unit_series(
     t: usize,
     series_of: &dyn Fn(usize, fn(&VectorMeasurement) -> f64) -> Vec<f64>,
 ) -> Vec<(&'static str, Vec<Vec<f64>>)> {
-    let sites = systems.lattice.sites() as f64;
+    let sites = systems.lattice.spins() as f64;
     let per_temperature = systems.systems_per_temperature() as usize;
     let replicas = systems.replicas as usize;
     let per_system = |f| {

@@ -51,7 +51,7 @@ impl VectorFinished {
     /// energies per site as `energy_histogram_*.csv` holds them.
     pub fn energy_histogram(&self, t: usize) -> Vec<(f64, u64)> {
         let thermalization = self.summary.thermalization_measurements as usize;
-        let sites = self.systems.lattice.sites() as f64;
+        let sites = self.systems.lattice.spins() as f64;
         (energy_histogram(&self.systems, &self.measurements, t, thermalization).into_iter())
             .map(|(energy, count)| (energy / sites, count))
             .collect()

@@ -130,7 +130,7 @@ fn series_csv(
     let header = format!("measurement,sweep,{sample_column}replica,E,e,{components}\n");
     let (mut thermalizing, mut production) = (header.clone(), header);
     let systems_count = systems.systems() as usize;
-    let sites = systems.lattice.sites() as f64;
+    let sites = systems.lattice.spins() as f64;
     for (m, slot) in record.measurements.chunks(systems_count).enumerate() {
         // Each file counts its own measurements from 0, as the Ising runs' do.
         let (csv, measurement) = match m < thermalization {
@@ -191,7 +191,7 @@ fn energy_histogram_csv(
     t: usize,
     thermalization: usize,
 ) -> String {
-    let sites = systems.lattice.sites() as f64;
+    let sites = systems.lattice.spins() as f64;
     let mut csv = String::from("E,e,count\n");
     for (energy, count) in energy_histogram(systems, &record.measurements, t, thermalization) {
         let _ = writeln!(csv, "{energy},{},{count}", energy / sites);

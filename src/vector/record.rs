@@ -73,7 +73,7 @@ pub(super) fn record_observations(
         let mut measured = measurement(systems, o, system_sums(systems, sums, k));
         if let Some((options, statistics)) = clusters {
             let occupied = systems.occupied_sites(systems.sample_of(k as u32));
-            let sites = (systems.lattice.sites(), occupied);
+            let sites = (systems.lattice.spins(), occupied);
             measured.cluster_m2 = cluster_m2(options, statistics[k], sites);
         }
         record.measurements.push(measured);
@@ -147,7 +147,7 @@ pub(super) fn overlap_measurement(
     }
     let n = systems.components as usize;
     let dims = systems.lattice.dims as usize;
-    let scale = 2f64.powi(MEASURE_FRACTION_BITS as i32) * systems.lattice.sites() as f64;
+    let scale = 2f64.powi(MEASURE_FRACTION_BITS as i32) * systems.lattice.spins() as f64;
     let squares = |entries: &mut dyn Iterator<Item = i64>| {
         entries.map(|q| (q as f64 / scale).powi(2)).sum::<f64>()
     };
@@ -215,8 +215,8 @@ fn state_overlap_measurement(
 /// The total energy of an observed system, its state sums `sums` (of discrete states; empty for
 /// unit vectors).
 pub(super) fn energy(systems: &VectorSystems, o: &VectorObservation, sums: &[i64]) -> f64 {
-    let dims = systems.lattice.dims as usize;
-    let bonds = o.bonds[..dims].iter().sum();
+    let directions = systems.lattice.directions() as usize;
+    let bonds = o.bonds[..directions].iter().sum();
     match &systems.states {
         Some(states) => states.energy(bonds, &sums[..states.q as usize]),
         None => systems.energy(bonds, o.magnetisation[0]),
@@ -239,9 +239,10 @@ pub(super) fn measurement(
     }
     let sites = systems.lattice.sites() as f64;
     let dims = systems.lattice.dims as usize;
+    let directions = systems.lattice.directions() as usize;
     let (n, one) = (systems.components as usize, f64::from(ONE));
     let bond_unit = 2f64.powi(MEASURE_FRACTION_BITS as i32);
-    let bonds: i64 = o.bonds[..dims].iter().sum();
+    let bonds: i64 = o.bonds[..directions].iter().sum();
     let mut m = [0.0; 3];
     for (m, total) in m.iter_mut().zip(&o.magnetisation).take(n) {
         *m = *total as f64 / one / sites;
@@ -257,9 +258,9 @@ pub(super) fn measurement(
         .sum::<f64>()
         / dims as f64
         / (one * sites).powi(2);
-    let per_direction = dims as f64 * sites;
+    let per_direction = directions as f64 * sites;
     let cosines = bonds as f64 / bond_unit / per_direction;
-    let sines_squared = o.twists[..dims]
+    let sines_squared = o.twists[..directions]
         .iter()
         .map(|&t| (t as f64 / bond_unit).powi(2))
         .sum::<f64>()

@@ -119,7 +119,7 @@ pub(super) fn resume_state(
 /// units than it has.
 fn cut_fits(units: u64, sweep: u64, config: &Config, systems: &VectorSystems) -> bool {
     let passes = VectorSweeps::of(&config.updates, &config.algorithm)
-        .passes()
+        .passes(systems.lattice.colours())
         .len() as u64;
     let sweep_units = passes * u64::from(systems.lattice.size);
     units == 0 || (sweep < config.sweeps.thermalize + config.sweeps.measure && units < sweep_units)

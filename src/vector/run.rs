@@ -35,10 +35,7 @@ pub fn run_vector(
     vacancies: Option<Vacancies>,
 ) -> Result<Ended<Box<VectorFinished>>> {
     let (config, options) = (run.config, run.options);
-    let mut systems = vector_systems(config, instance.as_deref());
-    if let Some(vacancies) = vacancies {
-        systems = systems.with_vacancies(vacancies);
-    }
+    let mut systems = vector_systems(config, instance.as_deref(), vacancies);
     let updates = VectorSweeps::of(&config.updates, &config.algorithm);
     let tuning = ConeTuning::new(config.updates.proposal, systems.betas.len());
     let swap_every = config.algorithm.swap_every();
@@ -101,7 +98,7 @@ pub fn run_vector(
     );
     let mut stops = run.stops();
     // Positions count units: pieces of a sweep where the engine cuts sweeps, else sweeps.
-    let passes = updates.passes().len() as u32;
+    let passes = updates.passes(systems.lattice.colours()).len() as u32;
     let pieces = engine
         .sweep_parts()
         .then_some((passes, systems.lattice.size));

@@ -108,7 +108,7 @@ pub(super) fn summarize(
     let per_temperature = systems.systems_per_temperature() as usize;
     let systems_count = systems.systems() as usize;
     let lattice = systems.lattice;
-    let shape = (systems.components, lattice.size, lattice.sites());
+    let shape = (systems.components, lattice.size, lattice.spins());
     let clusters_of = config.algorithm.clusters();
     let (runs, clusters): (Vec<VectorEstimates>, Vec<Option<ClusterEstimates>>) =
         (0..systems.betas.len())
@@ -177,7 +177,7 @@ pub(super) fn improved_estimates(
     lattice: Lattice,
     series: &[Vec<VectorMeasurement>],
 ) -> Option<ClusterEstimates> {
-    let sites = lattice.sites();
+    let sites = lattice.spins();
     let sizes: Vec<Vec<f64>> = (series.iter())
         .map(|s| s.iter().map(|m| m.cluster_m2 * sites as f64).collect())
         .collect();
@@ -206,7 +206,7 @@ fn replica_move_summaries(
         .filter(|&t| moves.acts_at(systems.betas[t as usize]) && tries > 0)
         .map(|t| {
             let (sites, seeded) = per_temperature(t);
-            let lattice_sites = systems.lattice.sites() as f64;
+            let lattice_sites = systems.lattice.spins() as f64;
             ReplicaMoveSummary {
                 beta: systems.betas[t as usize],
                 acceptance: seeded as f64 / tries as f64,
@@ -232,7 +232,7 @@ fn glass_estimates(
     }
     let pairs = systems.overlap_pairs() as usize;
     let lattice = systems.lattice;
-    let shape = (lattice.sites(), lattice.size, systems.spin_components());
+    let shape = (lattice.spins(), lattice.size, systems.spin_components());
     let series = |k: usize, f: fn(&OverlapMeasurement) -> f64| {
         let all = record.overlaps.iter().skip(k).step_by(overlaps);
         all.skip(thermalization).map(f).collect::<Vec<f64>>()

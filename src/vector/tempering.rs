@@ -169,7 +169,7 @@ mod tests {
         let shape = (
             systems.components,
             systems.lattice.size,
-            systems.lattice.sites(),
+            systems.lattice.spins(),
         );
         let estimates = (systems.betas.iter().zip(series.chunks(per_temperature)))
             .map(|(&beta, series)| {

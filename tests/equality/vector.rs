@@ -19,11 +19,11 @@ use spinflip::engine::vector::{
     HEAT_BATH, StateSums, UNIFORM, VectorOverlap, VectorSweeps, pair_state_words, sweeps_plan,
 };
 use spinflip::engine::{Engine, Lattices, Measurements, Plan, exchanges_of, proposals_of};
-use spinflip::model::Lattice;
 use spinflip::model::vacancies::Vacancies;
 use spinflip::model::vector::VectorSystems;
 use spinflip::model::vector::fixed::ONE;
 use spinflip::model::vector::states::States;
+use spinflip::model::{Lattice, Shape};
 
 backends! {
     both: [
@@ -41,6 +41,7 @@ backends! {
         cluster_updates_of_discrete_states_match_cpu_bit_for_bit,
         replica_moves_of_glasses_match_cpu_bit_for_bit,
         open_and_antiperiodic_edges_match_cpu_bit_for_bit,
+        triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -80,6 +81,11 @@ struct Case {
     moves: ReplicaMoves,
     /// How the lattice closes along each axis (its couplings across the edges).
     boundaries: Boundaries,
+    /// The lattice's shape (the honeycomb's missing bonds and the kagome lattice's missing
+    /// sites drawn as the runs draw them).
+    shape: Shape,
+    /// The ferromagnet's `J`: 1, or -1 for the antiferromagnet.
+    coupling: i32,
 }
 
 /// A discrete model of an equality case, in its field.
@@ -94,13 +100,13 @@ enum DiscreteCase {
 
 impl Case {
     fn systems(self) -> VectorSystems {
-        let lattice = Lattice::new(self.dims, self.size);
+        let lattice = Lattice::shaped(self.shape, self.dims, self.size);
         let betas = vec![0.3, 1.4];
         let seed = 0x5eed_0000_0040_u64 + u64::from(self.components);
         let run = VectorSystems::uniform(
             lattice,
             self.components,
-            (1, self.field),
+            (self.coupling, self.field),
             betas,
             self.replicas,
             seed,
@@ -116,14 +122,19 @@ impl Case {
         }
         .with_disorder(self.disorder, 2)
         .with_boundaries(self.boundaries);
-        let run = match self.dilution > 0.0 {
-            true => run.with_vacancies(Vacancies::draw(&lattice, seed, 2, self.dilution)),
-            false => run,
-        };
+        let vacancies =
+            (self.dilution > 0.0).then(|| Vacancies::draw(&lattice, seed, 2, self.dilution));
+        let run = run.with_missing(vacancies);
         match self.slice {
             Some((first, count)) => run.sample_slice(first, count),
             None => run,
         }
+    }
+
+    /// Passes of one sweep on the case's lattice.
+    fn passes(self) -> usize {
+        let colours = Lattice::shaped(self.shape, self.dims, self.size).colours();
+        self.updates().passes(colours).len()
     }
 
     fn updates(self) -> VectorSweeps {
@@ -292,6 +303,8 @@ const XY_2D_FIELD: Case = Case {
     clusters: None,
     moves: ReplicaMoves::None,
     boundaries: Boundaries::PERIODIC,
+    shape: Shape::Hypercubic,
+    coupling: 1,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -544,7 +557,7 @@ fn run_in_plans(engine: &mut dyn Engine, case: Case, ends: &[u64]) -> (Measureme
         .unwrap()
         .set_widths(&case.widths())
         .unwrap();
-    let passes = case.updates().passes().len() as u32;
+    let passes = case.passes() as u32;
     let systems = case.systems().systems() as usize;
     let mut run = Measurements {
         accepted: vec![0; systems],
@@ -603,7 +616,7 @@ fn sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit<G: Gpu>() {
         tiled_heisenberg_3d,
         tiled_gaussian_xy_2d,
     ] {
-        let per_sweep = case.updates().passes().len() as u64 * u64::from(case.size);
+        let per_sweep = case.passes() as u64 * u64::from(case.size);
         let run = 4 * per_sweep;
         let systems = case.systems();
         let mut cpu = CpuVectorEngine::new(systems.clone(), case.updates()).unwrap();
@@ -776,7 +789,7 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     }
     assert_matches(G::default(), blume_capel, *G::BLOCK_SIZES.last().unwrap());
     let systems = potts.systems();
-    let per_sweep = potts.updates().passes().len() as u64 * u64::from(potts.size);
+    let per_sweep = potts.passes() as u64 * u64::from(potts.size);
     let ends = [3, per_sweep + 1, 3 * per_sweep - 2, 4 * per_sweep];
     let mut cpu = CpuVectorEngine::new(systems.clone(), potts.updates()).unwrap();
     let whole = run_in_plans(&mut cpu, potts, &[4 * per_sweep]);
@@ -831,6 +844,53 @@ fn open_and_antiperiodic_edges_match_cpu_bit_for_bit<G: Gpu>() {
         ..potts
     };
     for case in [xy, heisenberg_glass, clock, potts, gaussian_ising] {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+}
+
+/// The triangular, honeycomb and kagome lattices match the CPU's bit for bit: the XY
+/// antiferromagnet in a field on the triangular lattice (three colours, over-relaxation and
+/// cones), a Heisenberg +-J glass on it (three bond directions drawn) with open and
+/// antiperiodic edges (the diagonal crossing both seams), the 3-state Potts antiferromagnet on
+/// the honeycomb brick wall by the heat bath, and a diluted Gaussian Edwards-Anderson glass on
+/// the kagome lattice (its missing sites and the drawn ones), one sample of two.
+fn triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit<G: Gpu>() {
+    use Boundary::{Antiperiodic, Open};
+    let xy = Case {
+        size: 6,
+        cone: Some(0.8),
+        shape: Shape::Triangular,
+        coupling: -1,
+        ..XY_2D_FIELD
+    };
+    let heisenberg_glass = Case {
+        components: 3,
+        field: 0.0,
+        disorder: Disorder::Bimodal,
+        hits: 3,
+        boundaries: Boundaries::new(&[Open, Antiperiodic]),
+        ..xy
+    };
+    let potts = Case {
+        components: 1,
+        overrelaxation: 0,
+        cone: None,
+        heat_bath: true,
+        states: Some(DiscreteCase::Potts(3)),
+        shape: Shape::Honeycomb,
+        ..xy
+    };
+    let kagome_glass = Case {
+        heat_bath: false,
+        coupling: 1,
+        disorder: Disorder::Gaussian,
+        dilution: 0.2,
+        states: Some(DiscreteCase::Ising),
+        shape: Shape::Kagome,
+        slice: Some((1, 1)),
+        ..potts
+    };
+    for case in [xy, heisenberg_glass, potts, kagome_glass] {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
 }

@@ -166,19 +166,17 @@ pub struct VectorEngine<B> {
     resampling: HostResampling,
 }
 
-impl<B> VectorEngine<B> {
+impl<B: VectorBackend> VectorEngine<B> {
     /// The engine of the lattices `backend` holds, swept by `updates`.
     pub fn on(backend: B, updates: VectorSweeps) -> Self {
         VectorEngine {
+            passes: updates.passes(backend.systems().lattice.colours()),
             backend,
             updates,
-            passes: updates.passes(),
             resampling: HostResampling::default(),
         }
     }
-}
 
-impl<B: VectorBackend> VectorEngine<B> {
     /// Pass `pass` of sweep `sweep` on the threads of planes `planes` (checked by
     /// [`Plan::check_parts`]), a cluster update recording where `measured` (the sweep before a
     /// measurement).
@@ -188,10 +186,10 @@ impl<B: VectorBackend> VectorEngine<B> {
         pass: u32,
         planes: Range<u32>,
     ) -> SweepPass {
-        let kind = self.passes[pass as usize];
-        let threads = (self.updates).pass_threads(self.backend.systems(), kind, planes);
+        let (kind, systems) = (self.passes[pass as usize], self.backend.systems());
+        let threads = (self.updates).pass_threads(systems, kind, planes);
         SweepPass {
-            sweep: self.updates.pass_number(sweep, pass),
+            sweep: (self.updates).pass_number(sweep, pass, systems.lattice.colours()),
             pass: kind,
             threads,
             records: measured && self.records_clusters(),

@@ -18,7 +18,7 @@ pub fn observe_states(
     sums: &mut [i64],
 ) -> VectorObservation {
     let lattice = update.lattice;
-    let dims = u64::from(lattice.dims);
+    let (directions, dims) = (u64::from(lattice.directions()), lattice.dims as usize);
     let q = update.states.q as usize;
     debug_assert_eq!(sums.len(), StateSums::words(q));
     let mut o = VectorObservation::default();
@@ -32,8 +32,11 @@ pub fn observe_states(
         o.magnetisation[0] += value;
         let coords = lattice.coords(i);
         for (d, j) in lattice.forward_neighbours(i).enumerate() {
-            let coupling = update.bonds.coupling(i * dims + d as u64);
+            let coupling = update.bonds.coupling(i * directions + d as u64);
             o.bonds[d] += i64::from(update.bond(coupling, a, spins[j as usize] as u32));
+            if d >= dims {
+                continue;
+            }
             let x = coords[d] as usize;
             let (cos, sin) = (i64::from(phases.cos[x]), i64::from(phases.sin[x]));
             o.fourier[d][0][0] += value * cos;

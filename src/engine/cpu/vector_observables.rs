@@ -14,7 +14,7 @@ pub fn observe_vector(
 ) -> VectorObservation {
     let lattice = update.lattice;
     let n = update.directions.n;
-    let dims = lattice.dims as usize;
+    let (directions, dims) = (u64::from(lattice.directions()), lattice.dims as usize);
     let one_squared = i64::from(ONE) * i64::from(ONE);
     let mut o = VectorObservation::default();
     for i in 0..lattice.sites() {
@@ -25,7 +25,7 @@ pub fn observe_vector(
         }
         for (d, j) in lattice.forward_neighbours(i).enumerate() {
             let t = update.spin(spins, j);
-            let coupling = update.bonds.coupling(i * dims as u64 + d as u64);
+            let coupling = update.bonds.coupling(i * directions + d as u64);
             let bond = |product: i64| {
                 update
                     .scale
@@ -34,6 +34,9 @@ pub fn observe_vector(
             o.bonds[d] += bond(dot(&s, &t, n));
             let twist = i64::from(s[0]) * i64::from(t[1]) - i64::from(s[1]) * i64::from(t[0]);
             o.twists[d] += bond(twist);
+            if d >= dims {
+                continue;
+            }
             let x = coords[d] as usize;
             let (cos, sin) = (i64::from(phases.cos[x]), i64::from(phases.sin[x]));
             for (f, c) in o.fourier[d].iter_mut().zip(&s).take(n) {

@@ -269,20 +269,23 @@ mod tests {
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn every_kernel_compiles_with_nvrtc() {
-        for (architecture, shared, constant, fixed, exchange, packed) in [
-            ("sm_90", 0, 1, 0, 1, 0),
-            ("compute_75", 0, 1, 0, 1, 4),
-            ("sm_90", 1, 1, 0, 0, 0),
-            ("sm_90", 0, 0, 0, 2, 1),
-            ("sm_90", 0, 1, 1, 1, 4),
+        for (architecture, shared, constant, fixed, exchange, packed, triangular) in [
+            ("sm_90", 0, 1, 0, 1, 0, false),
+            ("compute_75", 0, 1, 0, 1, 4, false),
+            ("sm_90", 1, 1, 0, 0, 0, false),
+            ("sm_90", 0, 0, 0, 2, 1, false),
+            ("sm_90", 0, 1, 1, 1, 4, false),
+            ("sm_90", 0, 1, 0, 1, 0, true),
         ] {
+            let mut constants = all_constants(shared, constant, fixed, exchange, packed);
+            if triangular {
+                // The triangular lattice: 2D, a size that is a multiple of 3.
+                constants.retain(|&(name, _)| !matches!(name, "L" | "DIMS"));
+                constants.extend([("L", 66), ("DIMS", 2), ("TRIANGULAR", 1)]);
+            }
             for kernel in Kernel::ALL {
-                let ptx = compile(
-                    kernel,
-                    &all_constants(shared, constant, fixed, exchange, packed),
-                    architecture,
-                )
-                .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
+                let ptx = compile(kernel, &constants, architecture)
+                    .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));
                 assert!(ptx.to_src().contains(kernel.module()));
             }
         }

@@ -5,8 +5,8 @@ use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
 use super::states::MAX_SITE_ENERGY;
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
-    Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MAX_POTTS_STATES,
-    MetropolisOrder, Model, Proposal, VectorUpdates, invalid,
+    Algorithm, Config, ConfigError, Disorder, EngineKind, LatticeKind, MAX_CLOCK_STATES,
+    MAX_POTTS_STATES, MetropolisOrder, Model, Proposal, VectorUpdates, invalid,
 };
 use crate::model::Lattice;
 
@@ -77,15 +77,44 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
         }
         None => {}
     }
-    let lattice = Lattice::new(model.dims(), model.size());
-    validate_tiles(&config.updates.metropolis, lattice, model.components())
+    validate_lattice(config)?;
+    validate_tiles(
+        &config.updates.metropolis,
+        Lattice::of(model),
+        model.components(),
+    )
+}
+
+/// A lattice other than the square and cubic ones: swept on the plain checkerboard (or its
+/// three colours), and the kagome lattice's missing sites only for discrete states (the
+/// vacancies unit vectors lack).
+fn validate_lattice(config: &Config) -> Result<(), ConfigError> {
+    let model = &config.model;
+    let lattice = model.lattice();
+    if lattice == LatticeKind::hypercubic(model.dims()) {
+        return Ok(());
+    }
+    if config.updates.metropolis != MetropolisOrder::Checkerboard {
+        return invalid(format!(
+            "updates: the double checkerboard's tiles are the square and cubic lattices'; the \
+             {lattice:?} lattice is swept on its plain colours (leave metropolis out)"
+        ));
+    }
+    if lattice == LatticeKind::Kagome && config.discrete_states().is_none() {
+        return invalid(format!(
+            "lattice: Kagome leaves a quarter of the triangular lattice's sites empty, which \
+             discrete states (Ising, Potts, Blume-Capel) hold and {} lacks",
+            model.name()
+        ));
+    }
+    Ok(())
 }
 
 /// A field the local fields' fixed-point components hold: `z max|J| + |field|` below the range
 /// of the local field (8 in spin units, 64 in the coarser units of the Gaussian glass, whose
 /// `|J|` is clamped to [`MAX_GAUSSIAN_COUPLING`]).
 fn validate_field(model: &Model) -> Result<(), ConfigError> {
-    let z = f64::from(2 * model.dims());
+    let z = f64::from(Lattice::of(model).coordination());
     let scale = CouplingScale::of(model.disorder());
     let max_coupling = scale.max_coupling();
     let (range, bonds) = (scale.max_local_field(), z * max_coupling);
@@ -150,7 +179,8 @@ fn validate_clock(q: u32, updates: &VectorUpdates) -> Result<(), ConfigError> {
 /// couplings, whose `2 z |J|` of a site's bonds would otherwise take an update's energy change
 /// past the tables' `2^7` (`2 z 8 + 2 (|D| + |h|) < 128`).
 fn site_energy_bound(model: &Model) -> f64 {
-    let bonds = 2.0 * model.dims() as f64 * CouplingScale::of(model.disorder()).max_coupling();
+    let z = f64::from(Lattice::of(model).coordination());
+    let bonds = z * CouplingScale::of(model.disorder()).max_coupling();
     MAX_SITE_ENERGY.min((127.0 - 2.0 * bonds) / 2.0).floor()
 }
 

@@ -18,12 +18,13 @@ pub mod tiles;
 use std::f64::consts::PI;
 use std::ops::{Deref, DerefMut};
 
-use super::Lattice;
 use super::boundaries::closed_samples;
 use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
 use super::ising::bond_activation;
+use super::lattices::{honeycomb_gaps, kagome_holes};
 use super::systems::SystemIndex;
 use super::vacancies::Vacancies;
+use super::{Lattice, Shape};
 use crate::config::{Boundaries, Config, Disorder};
 use fixed::{CouplingScale, ONE, acceptance_table, from_f64};
 use gaussian::gaussian_couplings;
@@ -227,26 +228,71 @@ impl VectorSystems {
         if boundaries.is_periodic() {
             return self;
         }
-        let lattice = self.lattice;
-        let couplings = match self.couplings {
-            VectorCouplings::Uniform(j) => {
-                let j = i8::try_from(j).expect("a uniform coupling is 0 or 1");
-                VectorCouplings::Bonds(closed_samples(
-                    boundaries,
-                    &lattice,
-                    vec![vec![j; lattice.bonds() as usize]],
-                ))
-            }
+        let (lattice, systems) = (self.lattice, self.per_bond());
+        let couplings = match systems.couplings {
             VectorCouplings::Bonds(samples) => {
                 VectorCouplings::Bonds(closed_samples(boundaries, &lattice, samples))
             }
             VectorCouplings::Gaussian(samples) => {
                 VectorCouplings::Gaussian(closed_samples(boundaries, &lattice, samples))
             }
+            VectorCouplings::Uniform(_) => unreachable!("couplings per bond"),
         };
         VectorSystems {
             couplings,
             boundaries,
+            ..systems
+        }
+    }
+
+    /// These systems without the bonds `gaps` (in increasing order): their couplings 0 in every
+    /// sample; a ferromagnet's couplings become one sample's per bond.
+    pub fn without_bonds(self, gaps: impl Iterator<Item = u64> + Clone) -> Self {
+        fn open<T: From<i8>>(samples: &mut [Vec<T>], gaps: impl Iterator<Item = u64> + Clone) {
+            for bonds in samples {
+                gaps.clone().for_each(|b| bonds[b as usize] = T::from(0));
+            }
+        }
+        let mut systems = self.per_bond();
+        match &mut systems.couplings {
+            VectorCouplings::Bonds(samples) => open(samples, gaps),
+            VectorCouplings::Gaussian(samples) => open(samples, gaps),
+            VectorCouplings::Uniform(_) => unreachable!("couplings per bond"),
+        }
+        systems
+    }
+
+    /// These systems with the empty sites `vacancies` (where there are any) and what their
+    /// lattice lacks: the honeycomb's bonds, the kagome lattice's sites, empty in every sample
+    /// ([`super::lattices`]).
+    pub fn with_missing(self, vacancies: Option<Vacancies>) -> Self {
+        let lattice = self.lattice;
+        let systems = match lattice.shape {
+            Shape::Honeycomb => self.without_bonds(honeycomb_gaps(&lattice)),
+            _ => self,
+        };
+        let vacancies = match lattice.shape {
+            Shape::Kagome => {
+                let all = vacancies.unwrap_or_else(|| Vacancies::none(systems.samples));
+                Some(all.with_sites(&kagome_holes(&lattice)))
+            }
+            _ => vacancies,
+        };
+        match vacancies {
+            Some(vacancies) => systems.with_vacancies(vacancies),
+            None => systems,
+        }
+    }
+
+    /// These systems with a ferromagnet's uniform `J` as one sample's couplings per bond.
+    fn per_bond(self) -> Self {
+        let VectorCouplings::Uniform(j) = self.couplings else {
+            return self;
+        };
+        let j = i8::try_from(j).expect("a uniform coupling is 0 or +-1");
+        let bonds = vec![vec![j; self.lattice.bonds() as usize]];
+        VectorSystems {
+            couplings: VectorCouplings::Bonds(bonds),
             ..self
         }
     }
@@ -409,15 +455,20 @@ impl VectorSystems {
 
 /// The systems of a vector-spin `config` (validated), on the couplings of `instance` where the
 /// config gives them (read by [`crate::io::instance::read_instance`]), else drawn from the seed;
-/// a diluted model's empty sites drawn from the seed unless the config reads them from a file
-/// (read by [`crate::io::instance::read_vacancies`], given by [`VectorSystems::with_vacancies`]).
-pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSystems {
+/// a diluted model's empty sites `vacancies` where the config reads them from a file (read by
+/// [`crate::io::instance::read_vacancies`]), else drawn from the seed; the honeycomb's missing
+/// bonds and the kagome lattice's missing sites ([`super::lattices`]) besides.
+pub fn vector_systems(
+    config: &Config,
+    instance: Option<&Instance>,
+    vacancies: Option<Vacancies>,
+) -> VectorSystems {
     let model = &config.model;
-    let lattice = Lattice::new(model.dims(), model.size());
+    let lattice = Lattice::of(model);
     let ferromagnet = VectorSystems::uniform(
         lattice,
         model.components(),
-        (1, model.field()),
+        (model.uniform_coupling(), model.field()),
         config.temperatures.betas(),
         config.replicas,
         config.seed,
@@ -432,11 +483,14 @@ pub fn vector_systems(config: &Config, instance: Option<&Instance>) -> VectorSys
         None => ferromagnet.with_disorder(model.disorder(), config.samples),
     }
     .with_boundaries(model.boundaries());
-    match model.dilution() > 0.0 && config.vacancies.is_drawn() {
-        true => {
-            let drawn = Vacancies::draw(&lattice, config.seed, config.samples, model.dilution());
-            systems.with_vacancies(drawn)
-        }
-        false => systems,
-    }
+    let vacancies = match vacancies {
+        None if model.dilution() > 0.0 && config.vacancies.is_drawn() => Some(Vacancies::draw(
+            &lattice,
+            config.seed,
+            config.samples,
+            model.dilution(),
+        )),
+        given => given,
+    };
+    systems.with_missing(vacancies)
 }

@@ -54,10 +54,7 @@ impl Tiles {
 
     /// The lattice of tiles, whose sites are the tiles.
     fn tile_lattice(&self) -> Lattice {
-        Lattice {
-            dims: self.lattice.dims,
-            size: self.per_side(),
-        }
+        Lattice::new(self.lattice.dims, self.per_side())
     }
 
     /// The coordinates of the first site of tile `q` of colour `colour`.
@@ -80,10 +77,7 @@ impl Tiles {
 
     /// The site of the `ci`-th site of colour `colour` of the tile at `origin`.
     pub fn site(&self, origin: [u32; 3], colour: u32, ci: u64) -> u64 {
-        let tile = Lattice {
-            dims: self.lattice.dims,
-            size: self.size,
-        };
+        let tile = Lattice::new(self.lattice.dims, self.size);
         let local = tile.coords(tile.colour_site(colour, ci));
         self.lattice.index([0, 1, 2].map(|a| origin[a] + local[a]))
     }

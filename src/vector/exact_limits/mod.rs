@@ -30,7 +30,7 @@ fn simulate(
 ) -> VectorEstimates {
     let series = simulated_series(systems, updates, width, (thermalize, measure));
     let lattice = systems.lattice;
-    let shape = (systems.components, lattice.size, lattice.sites());
+    let shape = (systems.components, lattice.size, lattice.spins());
     vector_estimates(systems.betas[0], shape, &series, extras(systems))
 }
 

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::config::{Boundaries, Boundary};
+use crate::exact::StateAverages;
 use crate::vector::summary::improved_estimates;
 
 /// Potts and Blume-Capel models, by Metropolis and by the heat bath: on 4^2 lattices against the
@@ -263,6 +264,18 @@ fn edge_couplings(lattice: Lattice, boundaries: Boundaries) -> Vec<f64> {
         .collect()
 }
 
+/// `e`, `c`, `m2` and `m4` of `estimates` within 4 errors of the enumeration's `exact`.
+fn assert_moments_near(what: &str, estimates: &VectorEstimates, exact: &StateAverages) {
+    for (name, seen, expected) in [
+        ("e", estimates.e, exact.e),
+        ("c", estimates.c, exact.c),
+        ("m2", estimates.m2, exact.m2),
+        ("m4", estimates.m4, exact.m4),
+    ] {
+        assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
+    }
+}
+
 /// Lattices with open and antiperiodic edges: the Ising states on 4^2 in a field, the 3-state
 /// Potts model and Blume-Capel on 2^3, against exact enumeration on the edges' couplings (`e`,
 /// `c`, `m2`, `m4`), by Metropolis and the heat bath; the twisted 4^2 Ising torus's `e` and `c`
@@ -314,14 +327,7 @@ fn open_and_antiperiodic_edges_give_the_exact_energy_and_moments() {
         let exact = enumerate_states(&states, lattice, (Some(&bonds), &[]), beta);
         let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
         let what = format!("{:?} {dims}D{}", states.model, boundaries.describe());
-        for (name, seen, expected) in [
-            ("e", estimates.e, exact.e),
-            ("c", estimates.c, exact.c),
-            ("m2", estimates.m2, exact.m2),
-            ("m4", estimates.m4, exact.m4),
-        ] {
-            assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
-        }
+        assert_moments_near(&what, &estimates, &exact);
         if states.q == 2 && axes[1] == Periodic && axes[0] == Antiperiodic {
             let twisted = kaufman_twisted(size, beta, 1).unwrap();
             assert!((exact.e - twisted.e).abs() < 1e-12, "{what}: e");
@@ -509,5 +515,54 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
         ] {
             assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
         }
+    }
+}
+
+/// The lattices beside the square and cubic ones, as [`VectorSystems::with_missing`] draws them,
+/// against exact enumeration on their bonds (`e`, `c`, `m2`, `m4`): the Ising ferromagnet in a
+/// field and the (frustrated) antiferromagnet on the 3^2 triangular torus (six neighbours,
+/// three colours), the antiferromagnet in a field on the 4^2 honeycomb brick wall (its `y` bonds
+/// where `x + y` is odd 0), and the ferromagnet on the kagome lattice of 6^2 triangular cells
+/// (its 27 sites, some of them diluted), by Metropolis and the heat bath.
+#[test]
+fn triangular_honeycomb_and_kagome_lattices_give_their_exact_energy_and_moments() {
+    use crate::engine::vector::HEAT_BATH;
+    use crate::exact::enumerate_states;
+    use crate::model::Shape;
+    use crate::model::lattices::kagome_holes;
+    use crate::model::vacancies::Vacancies;
+    use crate::model::vector::states::States;
+    let cases = [
+        (Shape::Triangular, 3, (1, 0.3), 0.4, UNIFORM),
+        (Shape::Triangular, 3, (-1, 0.0), 0.9, HEAT_BATH),
+        (Shape::Honeycomb, 4, (-1, 0.5), 0.7, UNIFORM),
+        (Shape::Kagome, 6, (1, 0.0), 0.5, UNIFORM),
+    ];
+    for (shape, size, (j, field), beta, width) in cases {
+        let lattice = Lattice::shaped(shape, 2, size);
+        let states = States::ising(field);
+        let diluted = (shape == Shape::Kagome).then(|| Vacancies::draw(&lattice, 3, 1, 0.3));
+        let systems = VectorSystems::uniform(lattice, 1, (j, 0.0), vec![beta], 4, 71)
+            .with_states(states.clone())
+            .with_missing(diluted);
+        let bonds: Vec<f64> = (0..lattice.bonds())
+            .map(|bond| {
+                let [x, y, _] = lattice.coords(bond / u64::from(lattice.directions()));
+                let gap = shape == Shape::Honeycomb && bond % 2 == 1 && (x + y) % 2 == 1;
+                if gap { 0.0 } else { f64::from(j) }
+            })
+            .collect();
+        let empty = (systems.vacancies.as_ref()).map_or(Vec::new(), |v| v.sample(0).to_vec());
+        if shape == Shape::Kagome {
+            assert!(kagome_holes(&lattice).iter().all(|h| empty.contains(h)));
+            assert!((12..27).contains(&empty.len()), "{} empty", empty.len());
+        }
+        let exact = enumerate_states(&states, lattice, (Some(&bonds), &empty), beta);
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
+        assert_moments_near(
+            &format!("{shape:?} J = {j}, h = {field}"),
+            &estimates,
+            &exact,
+        );
     }
 }

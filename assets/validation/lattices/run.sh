@@ -1,0 +1,72 @@
+#!/bin/bash
+# The triangular, honeycomb and kagome lattices (docs/VALIDATION.md): from the repository root,
+# with a release build as BIN (default target/release/spinflip; `--features cuda` for Cuda).
+#   tri, honey, kagome: the Ising ferromagnet around its exact K_c (ln(3)/4 triangular,
+#            ln(2 + sqrt 3)/2 honeycomb, ln(3 + 2 sqrt 3)/4 kagome): U4 crossings of
+#            consecutive L, SWEEPS sweeps after a fifth as many, measured every 2;
+#   triaf, kagaf: the Ising antiferromagnet annealed from beta = 0 to 5 (population annealing,
+#            R = POPULATION, STEPS steps linear in beta, four runs: 1.03 x 4 R systems within the
+#            GPU grid's 65535): the entropy per spin
+#            s = beta (e - f) at the end against the residual entropy 0.3230659669 (Wannier,
+#            triangular) and 0.50183 (Kano and Naya, kagome).
+# Then `python3 assets/validation/lattices/analyse.py $OUT_DIR` prints the tables.
+# SIZES_TRI, SIZES_HONEY, SIZES_KAGOME, SIZES_TRIAF, SIZES_KAGAF, SWEEPS, REPLICAS, POPULATION,
+# STEPS, PARTS, BACKEND override.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
+BIN=${BIN:-target/release/spinflip}
+OUT=${OUT_DIR:-/tmp/lattices-validation}
+BACKEND=${BACKEND:-Cuda}
+SWEEPS=${SWEEPS:-200000}
+REPLICAS=${REPLICAS:-16}
+PARTS=${PARTS:-tri honey kagome triaf kagaf}
+mkdir -p "$OUT"
+
+# critical NAME LATTICE L BETAS: the ferromagnet on LATTICE at BETAS.
+critical() {
+  run_config "$1" <<RON
+(
+    model: Ising(dims: 2, size: $3, lattice: $2),
+    temperatures: Betas([$4]),
+    replicas: $REPLICAS,
+    sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 2),
+    seed: 1944,
+RON
+}
+
+# residual NAME LATTICE L: the antiferromagnet on LATTICE annealed to beta = 5.
+residual() {
+  run_config "$1" <<RON
+(
+    model: Ising(dims: 2, size: $3, lattice: $2, antiferromagnet: true),
+    replicas: ${POPULATION:-15000},
+    algorithm: Annealing(
+        theta: 10,
+        schedule: Linear(beta_max: 5.0, count: ${STEPS:-500}),
+        runs: 4,
+    ),
+    seed: 1950,
+RON
+}
+
+for part in $PARTS; do case $part in
+tri)
+  for L in ${SIZES_TRI-24 48 96}; do
+    critical "tri_L$L" Triangular "$L" \
+      "0.2700, 0.2720, 0.2735, 0.2746531, 0.2755, 0.2770, 0.2790"
+  done ;;
+honey)
+  for L in ${SIZES_HONEY-24 48 96}; do
+    critical "honey_L$L" Honeycomb "$L" \
+      "0.6480, 0.6530, 0.6560, 0.6584789, 0.6610, 0.6640, 0.6690"
+  done ;;
+kagome)
+  for L in ${SIZES_KAGOME-24 48 96}; do
+    critical "kagome_L$L" Kagome "$L" \
+      "0.4590, 0.4625, 0.4650, 0.4665660, 0.4680, 0.4705, 0.4740"
+  done ;;
+triaf)
+  for L in ${SIZES_TRIAF-24 48 96}; do residual "triaf_L$L" Triangular "$L"; done ;;
+kagaf)
+  for L in ${SIZES_KAGAF-24 48 96}; do residual "kagaf_L$L" Kagome "$L"; done ;;
+esac; done

@@ -1,0 +1,70 @@
+//! The honeycomb and kagome lattices, drawn on the lattices the engines walk: the honeycomb as
+//! a brick wall of the square lattice (its bond from `(x, y)` to `(x, y + 1)` only where
+//! `x + y` is even: every site keeps three neighbours), the kagome as the triangular lattice
+//! without the sites of odd `x` and odd `y` (every other site keeps four neighbours, in
+//! corner-sharing triangles). Missing bonds are couplings of 0 and missing sites vacancies, so
+//! every engine that reads a coupling per bond and keeps empty sites runs them with its own
+//! kernels.
+
+use super::{Lattice, Shape};
+
+/// The bonds of the square lattice `lattice` that the honeycomb's brick wall lacks, in
+/// increasing order: `site * 2 + 1` where `x + y` is odd.
+pub fn honeycomb_gaps(lattice: &Lattice) -> impl Iterator<Item = u64> + Clone + '_ {
+    (0..lattice.sites())
+        .filter(|&site| {
+            let [x, y, _] = lattice.coords(site);
+            (x + y) % 2 == 1
+        })
+        .map(|site| site * 2 + 1)
+}
+
+/// The sites of the triangular lattice `lattice` that the kagome lattice lacks, in increasing
+/// order: odd `x` and odd `y`.
+pub fn kagome_holes(lattice: &Lattice) -> Vec<u32> {
+    (0..lattice.sites())
+        .filter(|&site| {
+            let [x, y, _] = lattice.coords(site);
+            x % 2 == 1 && y % 2 == 1
+        })
+        .map(|site| site as u32)
+        .collect()
+}
+
+/// Whether bond `bond` of `lattice` is missing (a honeycomb's gap).
+pub fn is_gap(lattice: &Lattice, bond: u64) -> bool {
+    let [x, y, _] = lattice.coords(bond / 2);
+    lattice.shape == Shape::Honeycomb && bond % 2 == 1 && (x + y) % 2 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every site of the brick wall keeps three neighbours, and the kagome lattice's sites four
+    /// of the triangular lattice's six, none of them missing.
+    #[test]
+    fn honeycomb_and_kagome_sites_keep_three_and_four_neighbours() {
+        let square = Lattice::shaped(Shape::Honeycomb, 2, 6);
+        let gaps: Vec<u64> = honeycomb_gaps(&square).collect();
+        assert_eq!(gaps.len(), 18);
+        for site in 0..square.sites() {
+            let kept = (square.neighbours(site).enumerate())
+                .map(|(k, j)| square.neighbour_bond(site, j, k))
+                .filter(|&bond| !gaps.contains(&bond))
+                .count();
+            assert_eq!(kept, 3, "site {site}");
+        }
+        assert!(gaps.iter().all(|&b| is_gap(&square, b)));
+
+        let triangular = Lattice::shaped(Shape::Kagome, 2, 6);
+        let holes = kagome_holes(&triangular);
+        assert_eq!(holes.len() as u64, 36 - triangular.spins());
+        for site in (0..triangular.sites()).filter(|s| !holes.contains(&(*s as u32))) {
+            let kept = (triangular.neighbours(site))
+                .filter(|&j| !holes.contains(&(j as u32)))
+                .count();
+            assert_eq!(kept, 4, "site {site}");
+        }
+    }
+}
