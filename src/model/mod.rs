@@ -315,6 +315,34 @@ mod tests {
         }
     }
 
+    /// The triangular lattice's three colours cover every site once, with `x + y` their
+    /// colour mod 3; each of a site's six neighbours has another colour, and the bond between
+    /// them is the same from either end.
+    #[test]
+    fn triangular_colours_cover_the_lattice_and_neighbours_differ() {
+        let lattice = Lattice::triangular(6);
+        assert_eq!((lattice.colours(), lattice.sites_per_colour()), (3, 12));
+        let mut seen = vec![false; 36];
+        for colour in 0..3 {
+            for ci in 0..12 {
+                let site = lattice.colour_site(colour, ci);
+                let [x, y, _] = lattice.coords(site);
+                assert_eq!((x + y) % 3, colour);
+                assert!(!std::mem::replace(&mut seen[site as usize], true));
+            }
+        }
+        let n: Vec<u64> = lattice.neighbours(7).collect();
+        assert_eq!(n, vec![6, 8, 1, 13, 0, 14]);
+        for i in 0..36 {
+            for (k, j) in lattice.neighbours(i).enumerate() {
+                assert_ne!(lattice.colour(i), lattice.colour(j));
+                let back = lattice.neighbours(j).position(|m| m == i).unwrap();
+                let bond = lattice.neighbour_bond(i, j, k);
+                assert_eq!(lattice.neighbour_bond(j, i, back), bond);
+            }
+        }
+    }
+
     #[test]
     fn neighbours_have_the_other_colour_and_wrap() {
         let lattice = Lattice::new(3, 4);

@@ -776,8 +776,9 @@ mod tests {
     use crate::error::Error;
 
     /// The vector-spin engine's calls: opening the slices of a Gaussian and a bimodal glass
-    /// (with their couplings), a ferromagnet, a clock model, a Potts glass and a Blume-Capel
-    /// model, with and without tiles, and the calls of its lattices and capabilities.
+    /// (with their couplings), a ferromagnet, a clock model, a Potts glass, a Blume-Capel
+    /// model, the kagome Ising antiferromagnet and the honeycomb XY model, with and without
+    /// tiles, and the calls of its lattices and capabilities.
     fn vector_commands() -> Vec<Command> {
         let heisenberg = VectorSystems::uniform(Lattice::new(3, 4), 3, (1, -0.5), vec![0.4], 2, 7);
         let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (0, 0.25), vec![0.1, 2.0], 4, 8);
@@ -831,6 +832,31 @@ mod tests {
                 None,
             ),
             open(xy, None),
+            open(
+                VectorSystems::uniform(
+                    Lattice::shaped(Shape::Kagome, 2, 6),
+                    1,
+                    (-1, 0.0),
+                    vec![0.7],
+                    2,
+                    9,
+                )
+                .with_states(States::ising(0.0))
+                .with_missing(None),
+                None,
+            ),
+            open(
+                VectorSystems::uniform(
+                    Lattice::shaped(Shape::Honeycomb, 2, 4),
+                    2,
+                    (1, 0.0),
+                    vec![0.7],
+                    2,
+                    9,
+                )
+                .with_missing(None),
+                None,
+            ),
             Command::SetSpins(vec![1 << 28, -3, 0].into()),
             Command::SetWidths(vec![0, i32::MIN, i32::MAX]),
             Command::Exchange(vec![2, 1, 0]),
