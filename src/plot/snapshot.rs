@@ -106,7 +106,7 @@ pub fn states_snapshot_png(value: impl Fn(u64) -> f32, lattice: Lattice) -> Resu
     let names: Vec<([u8; 3], String)> = (drawn.into_inner().into_iter().take(KEY_STATES))
         .map(|state| match state {
             Some(v) => (state_colour(v), v.to_string()),
-            None => (EMPTY_SITE, "empty".to_string()),
+            None => (EMPTY_SITE, "EMPTY".to_string()),
         })
         .collect();
     let key: Vec<([u8; 3], &str)> = (names.iter())
