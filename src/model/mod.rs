@@ -322,7 +322,7 @@ mod tests {
     fn triangular_colours_cover_the_lattice_and_neighbours_differ() {
         let lattice = Lattice::triangular(6);
         assert_eq!((lattice.colours(), lattice.sites_per_colour()), (3, 12));
-        let mut seen = vec![false; 36];
+        let mut seen = [false; 36];
         for colour in 0..3 {
             for ci in 0..12 {
                 let site = lattice.colour_site(colour, ci);
