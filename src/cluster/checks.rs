@@ -1,9 +1,7 @@
 //! The checks of `algorithm: Clusters`: the model and engine the updates take, and the
 //! numbers that key them.
 
-use crate::config::{
-    ClusterUpdate, Config, ConfigError, Disorder, EngineKind, LatticeKind, Model, invalid,
-};
+use crate::config::{ClusterUpdate, Config, ConfigError, Disorder, EngineKind, Model, invalid};
 
 /// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, on
 /// the vector engine) and the Potts ferromagnet at zero field, at least one update per step,
@@ -36,7 +34,7 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if model.lattice() != LatticeKind::hypercubic(model.dims()) {
+    if !model.lattice().is_hypercubic() {
         return invalid(format!(
             "algorithm: Clusters labels the square and cubic lattices' bonds; {} is updated by \
              algorithm: Metropolis",

@@ -64,6 +64,11 @@ impl LatticeKind {
         }
     }
 
+    /// Whether this is the square or the simple-cubic lattice.
+    pub fn is_hypercubic(self) -> bool {
+        matches!(self, LatticeKind::Square | LatticeKind::Cubic)
+    }
+
     /// The dimension of the lattice.
     pub fn dims(self) -> u32 {
         match self {
@@ -504,8 +509,7 @@ impl Model {
     /// antiferromagnetic.
     fn ising_as_states(&self) -> bool {
         let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
-        let hypercubic = self.lattice() == LatticeKind::hypercubic(self.dims());
-        let uniform = hypercubic && !self.is_antiferromagnet();
+        let uniform = self.lattice().is_hypercubic() && !self.is_antiferromagnet();
         self.is_ising() && (self.dilution() != 0.0 || per_bond || !uniform)
     }
 

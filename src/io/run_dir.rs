@@ -368,8 +368,7 @@ impl RunDescription {
             seed: config.seed,
             temperature_scale: config.temperatures.scale(),
             boundaries: config.model.boundaries(),
-            lattice: Some(config.model.lattice())
-                .filter(|&kind| kind != LatticeKind::hypercubic(config.model.dims())),
+            lattice: Some(config.model.lattice()).filter(|kind| !kind.is_hypercubic()),
         }
     }
 

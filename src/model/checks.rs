@@ -1,6 +1,7 @@
 //! The checks of the model: the lattice, the temperatures (a list or a generated ladder) and
 //! the system counts (replicas, samples, and their product with the temperatures).
 
+use super::Shape;
 use crate::config::{Config, ConfigError, LatticeKind, Model, Temperatures, invalid};
 
 /// A lattice the parallel update takes: 2 or 3 dimensions (2 for the lattices other than the
@@ -17,13 +18,13 @@ pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
             lattice.dims()
         ));
     }
-    let (multiple, why) = match lattice {
-        LatticeKind::Triangular => (3, "for the triangular lattice's three colours"),
-        LatticeKind::Kagome => (
-            6,
-            "for the kagome lattice's three colours and its cells of 2 x 2 triangular sites",
-        ),
-        _ => (2, "for the checkerboard update"),
+    let multiple = Shape::of(lattice).size_step();
+    let why = match lattice {
+        LatticeKind::Triangular => "for the triangular lattice's three colours",
+        LatticeKind::Kagome => {
+            "for the kagome lattice's three colours and its cells of 2 x 2 triangular sites"
+        }
+        _ => "for the checkerboard update",
     };
     if size < multiple {
         return invalid(format!("size must be at least {multiple}, got {size}"));

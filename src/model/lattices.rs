@@ -8,15 +8,10 @@
 
 use super::{Lattice, Shape};
 
-/// The bonds of the square lattice `lattice` that the honeycomb's brick wall lacks, in
-/// increasing order: `site * 2 + 1` where `x + y` is odd.
+/// The bonds of the honeycomb `lattice` (drawn on the square one) that its brick wall lacks,
+/// in increasing order ([`is_gap`]).
 pub fn honeycomb_gaps(lattice: &Lattice) -> impl Iterator<Item = u64> + Clone + '_ {
-    (0..lattice.sites())
-        .filter(|&site| {
-            let [x, y, _] = lattice.coords(site);
-            (x + y) % 2 == 1
-        })
-        .map(|site| site * 2 + 1)
+    (0..lattice.bonds()).filter(|&bond| is_gap(lattice, bond))
 }
 
 /// The sites of the triangular lattice `lattice` that the kagome lattice lacks, in increasing
@@ -31,7 +26,8 @@ pub fn kagome_holes(lattice: &Lattice) -> Vec<u32> {
         .collect()
 }
 
-/// Whether bond `bond` of `lattice` is missing (a honeycomb's gap).
+/// Whether bond `bond` of `lattice` is missing: a honeycomb's `+y` bond (`site * 2 + 1`) from
+/// a site whose `x + y` is odd.
 pub fn is_gap(lattice: &Lattice, bond: u64) -> bool {
     let [x, y, _] = lattice.coords(bond / 2);
     lattice.shape == Shape::Honeycomb && bond % 2 == 1 && (x + y) % 2 == 1

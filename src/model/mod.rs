@@ -42,6 +42,28 @@ pub enum Shape {
     Kagome,
 }
 
+impl Shape {
+    /// The shape of the lattice `kind` names.
+    pub fn of(kind: LatticeKind) -> Self {
+        match kind {
+            LatticeKind::Square | LatticeKind::Cubic => Shape::Hypercubic,
+            LatticeKind::Triangular => Shape::Triangular,
+            LatticeKind::Honeycomb => Shape::Honeycomb,
+            LatticeKind::Kagome => Shape::Kagome,
+        }
+    }
+
+    /// What the linear size must be a multiple of: 2 (the checkerboard), 3 (the triangular
+    /// lattice's colours), 6 (the kagome lattice's colours and cells).
+    pub fn size_step(self) -> u32 {
+        match self {
+            Shape::Hypercubic | Shape::Honeycomb => 2,
+            Shape::Triangular => 3,
+            Shape::Kagome => 6,
+        }
+    }
+}
+
 /// A periodic lattice of `size` sites a side: square (2D) or simple-cubic (3D) of even linear
 /// size, or triangular (2D) of a size that is a multiple of 3; or the honeycomb or kagome
 /// lattice drawn on them.
@@ -94,13 +116,7 @@ impl Lattice {
 
     /// The lattice `kind` of `dims` dimensions and linear size `size`, as a config names it.
     pub fn of_kind(kind: LatticeKind, dims: u32, size: u32) -> Self {
-        let shape = match kind {
-            LatticeKind::Square | LatticeKind::Cubic => Shape::Hypercubic,
-            LatticeKind::Triangular => Shape::Triangular,
-            LatticeKind::Honeycomb => Shape::Honeycomb,
-            LatticeKind::Kagome => Shape::Kagome,
-        };
-        Lattice::shaped(shape, dims, size)
+        Lattice::shaped(Shape::of(kind), dims, size)
     }
 
     /// This lattice at linear size `size`, a multiple of [`Lattice::size_step`].
@@ -108,14 +124,9 @@ impl Lattice {
         Lattice::shaped(self.shape, self.dims, size)
     }
 
-    /// What the linear size must be a multiple of: 2 (the checkerboard), 3 (the triangular
-    /// lattice's colours), 6 (the kagome lattice's colours and cells).
+    /// What the linear size must be a multiple of ([`Shape::size_step`]).
     pub fn size_step(&self) -> u32 {
-        match self.shape {
-            Shape::Hypercubic | Shape::Honeycomb => 2,
-            Shape::Triangular => 3,
-            Shape::Kagome => 6,
-        }
+        self.shape.size_step()
     }
 
     /// Whether the lattice's geometry is the triangular one (the kagome lattice's too): three

@@ -2,7 +2,7 @@
 //! replica pairs of discrete states for the replica moves.
 
 use super::TUNING_STAGES;
-use crate::config::{Config, ConfigError, LatticeKind, ReplicaMoves, Temperatures, invalid};
+use crate::config::{Config, ConfigError, ReplicaMoves, Temperatures, invalid};
 
 /// Parallel tempering needs a ladder (at least two temperatures, strictly monotonic in beta, so
 /// that every pair has a gap) and a swap interval.
@@ -61,7 +61,7 @@ fn validate_replica_moves(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if model.lattice() != LatticeKind::hypercubic(model.dims()) {
+    if !model.lattice().is_hypercubic() {
         return invalid(format!(
             "algorithm: Tempering(moves: ..) labels the clusters of the square and cubic \
              lattices' bonds, not those of {}",

@@ -91,7 +91,7 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
 fn validate_lattice(config: &Config) -> Result<(), ConfigError> {
     let model = &config.model;
     let lattice = model.lattice();
-    if lattice == LatticeKind::hypercubic(model.dims()) {
+    if lattice.is_hypercubic() {
         return Ok(());
     }
     if config.updates.metropolis != MetropolisOrder::Checkerboard {
