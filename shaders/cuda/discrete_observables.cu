@@ -5,7 +5,8 @@
 // OBSERVATION: bonds[d] (sum J P(s_i, s_{i+d}), table units), the sum of the values s(a)
 // (magnetisation[0]) and its Fourier component fourier[d][0][cos, sin]; the sites in each state
 // from STATES_COUNTER, each state's Fourier components [a][d][cos, sin] from
-// STATE_FOURIER_COUNTER. Empty sites (the vacancy, state STATES) count in none of them.
+// STATE_FOURIER_COUNTER, each state's staggered count (the sum of the sublattice signs) from
+// STAGGERED_COUNTER. Empty sites (the vacancy, state STATES) count in none of them.
 
 #include "vector_sums.cuh"
 
@@ -13,8 +14,10 @@ constexpr unsigned OBSERVATION = 4u;
 constexpr unsigned SUMS = 27u;
 constexpr unsigned MAGNETISATION = 6u;
 constexpr unsigned FOURIER = 9u;
-constexpr unsigned STATES_COUNTER = 32u;
+// After the accepted moves, three spare counters and the observation's 31 (engine::vector).
+constexpr unsigned STATES_COUNTER = 35u;
 constexpr unsigned STATE_FOURIER_COUNTER = STATES_COUNTER + STATES;
+constexpr unsigned STAGGERED_COUNTER = STATES_COUNTER + 7u * STATES;
 constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 
 extern "C" __global__ void discrete_observables(const int* spins, unsigned long long* counts,
@@ -24,12 +27,14 @@ extern "C" __global__ void discrete_observables(const int* spins, unsigned long 
     long long sums[SUMS] = {};
     long long states[STATE_COUNT] = {};
     long long state_fourier[6u * STATE_COUNT] = {};
+    long long staggered[STATE_COUNT] = {};
     for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
         const unsigned a = load_state(spins, z, i);
         if (a == STATES) {
             continue;
         }
         states[a] += 1;
+        staggered[a] += sublattice_sign(i);
         const long long value = state_value(lookups, a);
         sums[MAGNETISATION] += value;
         const Neighbours near = neighbours(i);
@@ -51,4 +56,5 @@ extern "C" __global__ void discrete_observables(const int* spins, unsigned long 
     add_sums(out + OBSERVATION, sums, SUMS);
     add_sums(out + STATES_COUNTER, states, STATES);
     add_sums(out + STATE_FOURIER_COUNTER, state_fourier, 6u * STATES);
+    add_sums(out + STAGGERED_COUNTER, staggered, STATES);
 }

@@ -3,17 +3,18 @@
 // 64 bits, then adds its sums to the system's counters (two's complement: signed sums add as
 // unsigned) and its largest norm deviation by atomicMax. CPU twin:
 // src/engine/cpu/vector_observables.rs. Counters of system z from OBSERVATION: bonds[3],
-// twists[3], magnetisation[3], fourier[d][a][cos, sin], the norm deviation (saturated at
-// 2^32 - 1 as the CPU's is).
+// twists[3], magnetisation[3], fourier[d][a][cos, sin], staggered[3] (the magnetisation
+// weighted by the sublattice sign), the norm deviation (saturated at 2^32 - 1 as the CPU's is).
 
 #include "vector_sums.cuh"
 
 constexpr unsigned OBSERVATION = 4u;
-constexpr unsigned SUMS = 27u;
+constexpr unsigned SUMS = 30u;
 constexpr unsigned BONDS = 0u;
 constexpr unsigned TWISTS = 3u;
 constexpr unsigned MAGNETISATION = 6u;
 constexpr unsigned FOURIER = 9u;
+constexpr unsigned STAGGERED = 27u;
 
 // CouplingScale::bond_measure: a measured bond product times the coupling J, floored by the
 // coupling's fraction bits.
@@ -38,8 +39,10 @@ extern "C" __global__ void vector_observables(const int* spins,
     unsigned long long deviation = 0ull;
     for (unsigned i = thread_in_system(); i < lattice_sites(); i += stride) {
         const Vector s = load_spin(spins, z, i);
+        const int sign = sublattice_sign(i);
         for (unsigned a = 0u; a < COMPONENTS; a++) {
             sums[MAGNETISATION + a] += s.c[a];
+            sums[STAGGERED + a] += sign * s.c[a];
         }
         const Neighbours near = neighbours(i);
         for (unsigned d = 0u; d < directions(); d++) {

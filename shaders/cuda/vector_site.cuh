@@ -30,8 +30,8 @@ constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
 constexpr int UNIFORM = 0;
 constexpr int HEAT_BATH = -1;
 // 64-bit counters per system (engine::vector::counters): accepted (1), spare (3), the
-// observation (27 sums, the norm deviation); for discrete states then their counts (32) and
-// Fourier components (192): COUNTERS of vector_site.wgsl.
+// observation (30 sums, the norm deviation); for discrete states then their counts, Fourier
+// components and staggered counts (8 q): COUNTERS of vector_site.wgsl.
 constexpr unsigned COUNTERS = SPINFLIP_COUNTERS;
 // A discrete model's states q (0 for unit vectors), a state a word; their tables follow the
 // phases. State q is the vacancy of an empty site.

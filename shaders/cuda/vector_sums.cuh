@@ -9,6 +9,16 @@ __device__ __forceinline__ unsigned coordinate(unsigned i, unsigned d) {
     return d == 0u ? i % L : d == 1u ? (i / L) % L : i / (L * L);
 }
 
+// The sublattice sign (-1)^(x + y + z) of site i (Lattice::sublattice_sign), the staggered
+// magnetisation's weight.
+__device__ __forceinline__ int sublattice_sign(unsigned i) {
+    unsigned parity = 0u;
+    for (unsigned d = 0u; d < DIMS; d++) {
+        parity += coordinate(i, d);
+    }
+    return 1 - 2 * static_cast<int>(parity & 1u);
+}
+
 // Adds the `count` sums to the counters from `out` (zeros skipped).
 // Blocks of whole warps first add up each warp's sums by shuffles, so that one lane a warp adds
 // to the counters: the threads of a large lattice would otherwise queue at the same few counters.

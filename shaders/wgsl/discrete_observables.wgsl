@@ -11,10 +11,15 @@
 #import counters
 
 const OBSERVATION_WORD: u32 = 8u;
-const STATES_WORD: u32 = 64u;
-// The states' Fourier components follow their counts (engine::vector::counters).
+// After the accepted moves, three spare counters and the observation's 31 (engine::vector).
+const STATES_WORD: u32 = 70u;
+// The states' Fourier components follow their counts, their staggered counts the Fourier
+// components (engine::vector::StateSums).
 fn state_fourier_word() -> u32 {
     return STATES_WORD + 2u * STATES;
+}
+fn staggered_word() -> u32 {
+    return STATES_WORD + 14u * STATES;
 }
 const MAGNETISATION: u32 = 6u;
 const FOURIER: u32 = 9u;
@@ -27,6 +32,7 @@ fn main(thread: Thread) {
     var fourier: array<vec2<u32>, 6>;
     var values = vec2<u32>(0u, 0u);
     var counts: array<u32, 32>;
+    var staggered: array<i32, 32>;
     var state_fourier: array<vec2<u32>, 192>;
     for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let a = load_state(z, i);
@@ -34,6 +40,7 @@ fn main(thread: Thread) {
             continue;
         }
         counts[a] += 1u;
+        staggered[a] += sublattice_sign(i);
         let value = state_value(a);
         values = wide_add(values, wide_from_i32(value));
         let near = neighbours(i);
@@ -64,6 +71,7 @@ fn main(thread: Thread) {
         if counts[a] > 0u {
             add_u64(z * count_words() + STATES_WORD + 2u * a, counts[a]);
         }
+        add_i64(z * count_words() + staggered_word() + 2u * a, wide_from_i32(staggered[a]));
         for (var f = 6u * a; f < 6u * a + 6u; f++) {
             add_i64(z * count_words() + state_fourier_word() + 2u * f, state_fourier[f]);
         }

@@ -3,17 +3,19 @@
 // the system's 64-bit counts (any order gives the same sums) and its largest norm deviation by
 // atomicMax. CPU twin: src/engine/cpu/vector_observables.rs.
 // Counts of system z from word z * count_words() + OBSERVATION_WORD, in pairs: bonds[3],
-// twists[3], magnetisation[3], fourier[d][a][cos, sin], then the norm deviation (one word,
-// saturated at 2^32 - 1 as the CPU's is).
+// twists[3], magnetisation[3], fourier[d][a][cos, sin], staggered[3] (the magnetisation
+// weighted by the sublattice sign), then the norm deviation (one word, saturated at 2^32 - 1 as
+// the CPU's is).
 
 #import vector_sums
 
 const OBSERVATION_WORD: u32 = 8u;
-const SUMS: u32 = 27u;
+const SUMS: u32 = 30u;
 const BONDS: u32 = 0u;
 const TWISTS: u32 = 3u;
 const MAGNETISATION: u32 = 6u;
 const FOURIER: u32 = 9u;
+const STAGGERED: u32 = 27u;
 
 // |s . s - 1| >> MEASURE_SHIFT, saturated to a u32.
 fn norm_deviation(s: vec3<i32>) -> u32 {
@@ -33,7 +35,7 @@ fn bond_measure(c: i32, product: vec2<u32>) -> vec2<u32> {
 
 // The site's forward bonds and twists along direction d and (along an axis) its Fourier terms,
 // added to `sums`.
-fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array<vec2<u32>, 27>>) {
+fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array<vec2<u32>, 30>>) {
     let j = neighbours(i)[2u * d + 1u];
     let t = load_spin(z, j);
     let c = coupling(z, i * directions() + d);
@@ -57,12 +59,14 @@ fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array
 fn main(thread: Thread) {
     let z = thread.workgroup.z;
     let stride = threads_per_system(thread);
-    var sums: array<vec2<u32>, 27>;
+    var sums: array<vec2<u32>, 30>;
     var deviation = 0u;
     for (var i = thread_in_system(thread); i < lattice_sites(); i += stride) {
         let s = load_spin(z, i);
+        let sign = sublattice_sign(i);
         for (var a = 0u; a < COMPONENTS; a++) {
             sums[MAGNETISATION + a] = wide_add(sums[MAGNETISATION + a], wide_from_i32(s[a]));
+            sums[STAGGERED + a] = wide_add(sums[STAGGERED + a], wide_from_i32(sign * s[a]));
         }
         for (var d = 0u; d < directions(); d++) {
             add_direction(z, i, d, s, &sums);

@@ -40,8 +40,9 @@ const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
 const UNIFORM: i32 = 0i;
 const HEAT_BATH: i32 = -1i;
 // 64-bit counters per system (engine::vector::counters): accepted (1), spare (3), the
-// observation (28); for discrete states then their counts (32) and Fourier components (192).
-override COUNTERS: u32 = 32u;
+// observation (31); for discrete states then their counts, Fourier components and staggered
+// counts (8 q).
+override COUNTERS: u32 = 35u;
 
 // Words of counts per system, the counters as (low, high) pairs.
 fn count_words() -> u32 {

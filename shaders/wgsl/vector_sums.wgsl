@@ -24,6 +24,16 @@ fn coordinate(i: u32, d: u32) -> u32 {
     return (i / step) % L;
 }
 
+// The sublattice sign (-1)^(x + y + z) of site i (Lattice::sublattice_sign), the staggered
+// magnetisation's weight.
+fn sublattice_sign(i: u32) -> i32 {
+    var parity = 0u;
+    for (var d = 0u; d < DIMS; d++) {
+        parity += coordinate(i, d);
+    }
+    return 1i - 2i * i32(parity & 1u);
+}
+
 // The replica pair that the workgroups of system z sum, replicas r and r + REPLICAS/2 of its
 // temperature and sample: `sums` false for the second half's systems (which return), the
 // partner system and the pair's index.

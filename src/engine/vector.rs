@@ -232,12 +232,16 @@ pub struct VectorObservation {
     /// `[d][a]`: `sum_i floor(s_i^a cos(2 pi x_d / L) 2^-28)` and the same with the sine: the
     /// Fourier component at the smallest wave vector along `d`.
     pub fourier: [[[i64; 2]; 3]; 3],
+    /// Per component: `sum_i eps_i s_i^a` with the sublattice sign `eps_i = (-1)^(x + y + z)`,
+    /// the staggered magnetisation of an antiferromagnet on a bipartite lattice
+    /// ([`crate::model::Lattice::sublattice_sign`]).
+    pub staggered: [i64; 3],
     /// `max_i | s_i . s_i - 1 |` in units of `2^-32`: the drift of `|s|` from 1, saturated at
     /// `2^32 - 1` (a deviation of 1: no normalised spin comes near) so that the GPU kernels
     /// keep it in one word with `atomicMax`. Of discrete states ([`crate::model::vector::states`])
     /// `bonds[d]` are `sum_i J_{i,i+d} P(s_i, s_{i+d})` (units `2^-24`), `magnetisation[0]`
     /// and `fourier[d][0]` the sums of the states' values `s(a)`, the other entries 0; their
-    /// counts are the system's [`StateSums`].
+    /// counts (and staggered counts) are the system's [`StateSums`].
     pub norm_deviation: u64,
 }
 
@@ -264,7 +268,10 @@ pub struct VectorOverlap {
 /// `n + 2 (3 a + d) + p` each state's Fourier component at the smallest wave vector along `d`,
 /// `sum_{i: s_i = a}` of `cos(2 pi x_d / L)` (`p = 0`) and the sine (the phase table's spin
 /// units), from which the Potts spins' correlation length and the overlap's `q2_kmin` are
-/// computed. Apart from the observations so that their size follows the model's `q`.
+/// computed; of one system then `n` more, each state's staggered count
+/// `sum_{i: s_i = a} eps_i` (the sublattice sign, [`crate::model::Lattice::sublattice_sign`]),
+/// from which the staggered magnetisation is computed. Apart from the observations so that
+/// their size follows the model's `q`.
 #[derive(Debug, Clone, Copy)]
 pub struct StateSums<'a> {
     pub sums: &'a [i64],
@@ -273,9 +280,14 @@ pub struct StateSums<'a> {
 }
 
 impl<'a> StateSums<'a> {
-    /// Words of the sums of `states` states.
-    pub fn words(states: usize) -> usize {
+    /// Words of the sums of a replica pair's `states` pairs of states.
+    pub fn pair_words(states: usize) -> usize {
         7 * states
+    }
+
+    /// Words of the sums of one system's `states` states: the staggered counts too.
+    pub fn words(states: usize) -> usize {
+        8 * states
     }
 
     /// The sites in each state.
@@ -288,9 +300,14 @@ impl<'a> StateSums<'a> {
         let at = self.states + 2 * (3 * a + d);
         [self.sums[at], self.sums[at + 1]]
     }
+
+    /// Each state's staggered count (of one system's sums).
+    pub fn staggered(&self) -> &'a [i64] {
+        &self.sums[7 * self.states..8 * self.states]
+    }
 }
 
-/// Words of [`StateSums`] per system of `systems`: `7 q` of discrete states, none of unit
+/// Words of [`StateSums`] per system of `systems`: `8 q` of discrete states, none of unit
 /// vectors.
 pub fn state_words(systems: &VectorSystems) -> usize {
     StateSums::words(state_count(systems))
@@ -299,7 +316,7 @@ pub fn state_words(systems: &VectorSystems) -> usize {
 /// Words of [`StateSums`] per replica pair of `systems`: `7 q^2` of discrete states.
 pub fn pair_state_words(systems: &VectorSystems) -> usize {
     let q = state_count(systems);
-    StateSums::words(q * q)
+    StateSums::pair_words(q * q)
 }
 
 /// The plan of sweeps `sweeps` (their numbers key the randoms), then a measurement where
@@ -456,20 +473,18 @@ pub fn check_partners(systems: &VectorSystems, partners: &[u32]) -> Result<()> {
 /// 64-bit counters per system of unit vectors in the GPU kernels' counts (`COUNTERS` in
 /// `shaders/wgsl/vector_site.wgsl` and `shaders/cuda/vector_site.cuh`, set by [`counters`]): the
 /// accepted moves, three spare, then the observation ([`counted_observation`]).
-const VECTOR_COUNTERS: usize = OBSERVATION_COUNTER + 28;
+const VECTOR_COUNTERS: usize = OBSERVATION_COUNTER + OBSERVATION_COUNTERS;
+
+/// The counters of an observation: 30 sums, then the norm deviation.
+const OBSERVATION_COUNTERS: usize = 31;
 
 /// Where a system's observation starts in its counters.
 const OBSERVATION_COUNTER: usize = 4;
 
-/// Where a system's counts of discrete states start in its counters, after the 28 of the
-/// other entries; their Fourier components follow, `[a][d][cos, sin]` at
-/// `q + (3 a + d) 2 + p` from here ([`state_counters`]).
+/// Where a system's counts of discrete states start in its counters, after the observation;
+/// their Fourier components follow, `[a][d][cos, sin]` at `q + (3 a + d) 2 + p` from here,
+/// then their staggered counts at `7 q + a` ([`StateSums`]).
 const STATES_COUNTER: usize = VECTOR_COUNTERS;
-
-/// The counters of `q` discrete states' counts and Fourier components.
-fn state_counters(q: usize) -> usize {
-    7 * q
-}
 
 /// The 64-bit counters per system of the counts of `systems`, as few as its measurements need
 /// (every measurement reads them all back): those of unit vectors; for `q` discrete states
@@ -480,10 +495,10 @@ pub fn counters(systems: &VectorSystems) -> usize {
         return VECTOR_COUNTERS;
     };
     let q = states.q as usize;
-    let observation = VECTOR_COUNTERS + state_counters(q);
+    let observation = VECTOR_COUNTERS + StateSums::words(q);
     match systems.overlaps() {
         0 => observation,
-        _ => observation.max(state_counters(q * q).div_ceil(2)),
+        _ => observation.max(StateSums::pair_words(q * q).div_ceil(2)),
     }
 }
 
@@ -617,15 +632,16 @@ fn state_count(systems: &VectorSystems) -> usize {
 }
 
 /// The observation in one system's [`counters`]: bonds, twists and magnetisation (three
-/// each), the Fourier components `[d][a][cos, sin]`, the norm deviation (the discrete states'
-/// [`StateSums`] after them).
+/// each), the Fourier components `[d][a][cos, sin]`, the staggered magnetisation (three), the
+/// norm deviation (the discrete states' [`StateSums`] after them).
 fn counted_observation(counters: &[u64]) -> VectorObservation {
     let sum = |k: usize| counters[OBSERVATION_COUNTER + k] as i64;
     let mut o = VectorObservation {
         bonds: [0, 1, 2].map(sum),
         twists: [3, 4, 5].map(sum),
         magnetisation: [6, 7, 8].map(sum),
-        norm_deviation: counters[OBSERVATION_COUNTER + 27],
+        staggered: [27, 28, 29].map(sum),
+        norm_deviation: counters[OBSERVATION_COUNTER + OBSERVATION_COUNTERS - 1],
         ..VectorObservation::default()
     };
     for (d, direction) in o.fourier.iter_mut().enumerate() {

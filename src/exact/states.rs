@@ -30,6 +30,9 @@ pub struct StateAverages {
     pub q2: f64,
     /// `<|m|^2>` of the same spins, per occupied site.
     pub vector_m2: f64,
+    /// `<|m_s|>`, `<m_s^2>` and `<m_s^4>` of the staggered magnetisation of the same spins
+    /// (weighted by the sublattice sign), per occupied site.
+    pub staggered: [f64; 3],
     /// `ln Z / N`.
     pub ln_z: f64,
 }
@@ -63,14 +66,17 @@ pub fn enumerate_states(
         }
         spins
     };
-    let energies: Vec<(f64, [f64; 3], f64)> = (0..count)
+    let per_occupied_squared = (occupied.len() as f64).powi(-2);
+    let energies: Vec<(f64, [f64; 3], f64, [f64; 3])> = (0..count)
         .map(|configuration| {
             let spins = spins_of(configuration);
             let mut counts = vec![0i64; q as usize];
+            let mut staggered = vec![0i64; q as usize];
             let mut bonds = 0i64;
             for i in 0..sites {
                 if let Some(count) = counts.get_mut(spins[i as usize] as usize) {
                     *count += 1;
+                    staggered[spins[i as usize] as usize] += lattice.sublattice_sign(i);
                 }
                 for (d, j) in lattice.forward_neighbours(i).enumerate() {
                     let pair = states.pair(spins[i as usize], spins[j as usize]);
@@ -80,10 +86,12 @@ pub fn enumerate_states(
             }
             let m = states.order(&counts);
             let zeros = zero.map_or(0.0, |a| counts[a] as f64 / occupied.len() as f64);
+            let ms2 = states.staggered_square(&staggered) * per_occupied_squared;
             (
                 states.energy(bonds, &counts),
                 [m.abs(), m * m, m.powi(4)],
                 zeros,
+                [ms2.sqrt(), ms2, ms2 * ms2],
             )
         })
         .collect();
@@ -100,13 +108,13 @@ pub fn enumerate_states(
             *g += weight(*e) * states.spin_product(at(k), at(l));
         }
     }
-    let mut sums = [0.0; 7];
-    for (e, [abs_m, m2, m4], zeros) in energies {
+    let mut sums = [0.0; 10];
+    for (e, [abs_m, m2, m4], zeros, [s1, s2, s4]) in energies {
         let w = weight(e);
         let de = e - lowest;
         for (sum, x) in sums
             .iter_mut()
-            .zip([1.0, de, de * de, abs_m, m2, m4, zeros])
+            .zip([1.0, de, de * de, abs_m, m2, m4, zeros, s1, s2, s4])
         {
             *sum += w * x;
         }
@@ -127,6 +135,7 @@ pub fn enumerate_states(
             .sum::<f64>()
             / occupied_squared,
         vector_m2: correlations.iter().sum::<f64>() / sums[0] / occupied_squared,
+        staggered: [mean(7), mean(8), mean(9)],
         ln_z: (sums[0].ln() - beta * lowest) / n,
     }
 }

@@ -62,6 +62,14 @@ impl Shape {
             Shape::Kagome => 6,
         }
     }
+
+    /// Whether the lattice splits into two sublattices whose sites neighbour only the other's
+    /// (the even sizes of [`Shape::size_step`] close every axis bipartitely): the square,
+    /// cubic and honeycomb lattices, whose antiferromagnets order in the staggered
+    /// magnetisation.
+    pub fn is_bipartite(self) -> bool {
+        matches!(self, Shape::Hypercubic | Shape::Honeycomb)
+    }
 }
 
 /// A periodic lattice of `size` sites a side: square (2D) or simple-cubic (3D) of even linear
@@ -199,6 +207,14 @@ impl Lattice {
             ((index / l) % l) as u32,
             (index / (l * l)) as u32,
         ]
+    }
+
+    /// The sublattice sign `(-1)^(x + y + z)` of site `index`, which the staggered
+    /// magnetisation weights the spins by (on a bipartite lattice, [`Shape::is_bipartite`],
+    /// neighbours have opposite signs).
+    pub fn sublattice_sign(&self, index: u64) -> i64 {
+        let [x, y, z] = self.coords(index);
+        1 - 2 * i64::from((x + y + z) & 1)
     }
 
     /// Site index of coordinates (taken modulo L).

@@ -105,7 +105,7 @@ const SPIN_GLASS: [Observable<SpinGlassEstimates>; 6] = [
 
 /// Vector spins: the ferromagnet's, and a glass's energy (its overlaps in
 /// [`TENSOR_GLASS`]).
-const VECTOR: [Observable<VectorEstimates>; 8] = [
+const VECTOR: [Observable<VectorEstimates>; 10] = [
     ("e", "e", |t| Some(t.e)),
     ("c", "c", |t| Some(t.c)),
     ("abs_m", "|m|", |t| Some(t.abs_m)),
@@ -114,6 +114,8 @@ const VECTOR: [Observable<VectorEstimates>; 8] = [
     ("xi_over_l", "xi/L", |t| Some(t.xi_over_l)),
     ("helicity", "helicity modulus", |t| t.helicity),
     ("zeros", "density of s = 0", |t| t.zeros),
+    ("abs_ms", "|m_s|", |t| t.staggered.map(|s| s.abs_m)),
+    ("u4_s", "U4_s", |t| t.staggered.map(|s| s.u4)),
 ];
 
 const TENSOR_GLASS: [Observable<TensorGlassEstimates>; 3] = [
@@ -125,7 +127,7 @@ const TENSOR_GLASS: [Observable<TensorGlassEstimates>; 3] = [
 /// What several runs of one model at different L are overlaid on, for finite-size crossings.
 const FERROMAGNET_OVERLAYS: &[&str] = &["u4", "e"];
 const SPIN_GLASS_OVERLAYS: &[&str] = &["g", "xi_over_l"];
-const VECTOR_OVERLAYS: &[&str] = &["u4", "xi_over_l", "helicity"];
+const VECTOR_OVERLAYS: &[&str] = &["u4", "xi_over_l", "helicity", "u4_s"];
 
 /// A run's estimates as its figures show them, whichever model ran.
 #[derive(Debug, Clone, PartialEq)]

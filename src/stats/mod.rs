@@ -27,7 +27,9 @@ pub use table::{estimate_cell, no_overlaps_line, table_heading, table_row};
 pub use tensor_glass::{
     SampleOverlaps, TensorGlassEstimates, TensorOverlapSeries, tensor_glass_estimates,
 };
-pub use vector::{VectorEstimates, VectorExtras, VectorMeasurement, vector_estimates};
+pub use vector::{
+    StaggeredEstimates, VectorEstimates, VectorExtras, VectorMeasurement, vector_estimates,
+};
 
 use crate::config::{EngineKind, Lanes, Layout, Randoms};
 

@@ -16,6 +16,10 @@
 //! Y = <C> - beta <S2>                                           (helicity modulus, XY)
 //! ```
 //!
+//! An antiferromagnet on a bipartite lattice also gives the staggered magnetisation
+//! `m_s = sum_i eps_i s_i / N` (`eps_i` the sublattice sign) and its `|m_s|`, `m_s2`, `m_s4`,
+//! `U4_s` and `chi_s = beta N <m_s2>`, of the same form.
+//!
 //! Errors by the jackknife over blocks, as for the Ising estimators ([`super::ising`]).
 
 use super::autocorr::tau_int;
@@ -43,6 +47,9 @@ pub struct VectorMeasurement {
     /// clusters ([`crate::vector::cluster_m2`]); 0 without cluster updates, NaN where a
     /// checkpoint written before it kept none.
     pub cluster_m2: f64,
+    /// `|m_s|^2`, the staggered magnetisation's square per site (the Potts spins': of their
+    /// simplex vectors); NaN where a checkpoint written before it kept none.
+    pub staggered_m2: f64,
 }
 
 impl VectorMeasurement {
@@ -81,12 +88,25 @@ pub struct VectorEstimates {
     /// Potts: `<|m|^2>` of the spins' simplex vectors, which the cluster sizes estimate too.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub simplex_m2: Option<Estimate>,
+    /// An antiferromagnet on a bipartite lattice: its staggered magnetisation.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub staggered: Option<StaggeredEstimates>,
     /// Integrated autocorrelation times of `E` and `|m|`, in measurements, averaged over
     /// replicas.
     pub tau_e: f64,
     pub tau_abs_m: f64,
     /// Measurements, all replicas together.
     pub samples: usize,
+}
+
+/// The staggered magnetisation's estimators of one temperature (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StaggeredEstimates {
+    pub abs_m: Estimate,
+    pub m2: Estimate,
+    pub m4: Estimate,
+    pub u4: Estimate,
+    pub chi: Estimate,
 }
 
 // The primary quantities of one measurement (see `primaries`): the Ising estimators' six, then
@@ -97,7 +117,10 @@ const COSINES: usize = 8;
 const SINES_SQ: usize = 9;
 const ZEROS: usize = 10;
 const VECTOR_M2: usize = 11;
-const PRIMARY_COUNT: usize = 12;
+const STAGGERED_ABS: usize = 12;
+const STAGGERED_M2: usize = 13;
+const STAGGERED_M4: usize = 14;
+const PRIMARY_COUNT: usize = 15;
 
 fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] {
     let m2 = x.m_squared();
@@ -116,6 +139,9 @@ fn primaries(shifts: (f64, f64), x: &VectorMeasurement) -> [f64; PRIMARY_COUNT] 
         x.bond_sines_squared,
         x.zeros,
         x.vector_m2,
+        x.staggered_m2.sqrt(),
+        x.staggered_m2,
+        x.staggered_m2 * x.staggered_m2,
     ]
 }
 
@@ -128,6 +154,9 @@ pub struct VectorExtras {
     pub zeros: bool,
     /// `<|m|^2>` of the simplex vectors (Potts).
     pub simplex: bool,
+    /// The staggered magnetisation (an antiferromagnet on a bipartite lattice), of spins of
+    /// these components (`q - 1` of the Potts spins' simplex vectors), which `U4_s` takes.
+    pub staggered: Option<u32>,
 }
 
 /// The estimators at `beta` of `components`-vectors (1 for the order parameter of discrete
@@ -179,6 +208,18 @@ pub fn vector_estimates(
             .then(|| jackknife(&blocks, |x| x[COSINES] - beta * x[SINES_SQ])),
         zeros: extras.zeros.then(|| jackknife(&blocks, |x| x[ZEROS])),
         simplex_m2: extras.simplex.then(|| jackknife(&blocks, |x| x[VECTOR_M2])),
+        staggered: (extras.staggered).map(|components| {
+            let n = f64::from(components);
+            StaggeredEstimates {
+                abs_m: jackknife(&blocks, |x| x[STAGGERED_ABS]),
+                m2: jackknife(&blocks, |x| x[STAGGERED_M2]),
+                m4: jackknife(&blocks, |x| x[STAGGERED_M4]),
+                u4: jackknife(&blocks, |x| {
+                    ((n + 2.0) - n * x[STAGGERED_M4] / (x[STAGGERED_M2] * x[STAGGERED_M2])) / 2.0
+                }),
+                chi: jackknife(&blocks, |x| beta * n_sites * x[STAGGERED_M2]),
+            }
+        }),
         tau_e: mean_tau(&|x| x.energy),
         tau_abs_m: mean_tau(&VectorMeasurement::abs_m),
         samples,

@@ -1,12 +1,12 @@
 //! The checkpoint of a vector-spin run, written between chunks of sweeps: enough to continue it
 //! bit-identically. Its frame (magic, format, fingerprint, CRC) is the container's
 //! ([`crate::io::checkpoint`]), whose spin bits it leaves empty: the lattices are fixed-point
-//! words, in the first section. Layout (format 17), all numbers little-endian:
+//! words, in the first section. Layout (format 21), all numbers little-endian:
 //!
 //! | offset | size | field                                                   |
 //! |--------|------|---------------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                                        |
-//! | 8      | 4    | format 17 (u32)                                         |
+//! | 8      | 4    | format 21 (u32)                                         |
 //! | 12     | 8    | config fingerprint (u64)                                |
 //! | 20     | 8    | sweeps done (u64)                                       |
 //! | 28     | 8    | spin bits: 0 (u64)                                      |
@@ -23,7 +23,7 @@
 //! |        | 8 B  | accepted moves since the last tuning stop (u64)         |
 //! |        | 8 B  | accepted moves in the production (u64)                  |
 //! |        | 8    | the largest drift of `\|s\|` (f64)                       |
-//! |        | 80 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared, density of `s = 0`, `\|m\|^2` of the Fourier component's field, its improved estimator from the clusters (f64) |
+//! |        | 88 M | the measurements: energy, m (3), Fourier, bond cosines, bond sines squared, density of `s = 0`, `\|m\|^2` of the Fourier component's field, its improved estimator from the clusters, the staggered magnetisation's square (f64) |
 //! |        | 16 Q | the overlaps: q2, q2 at k_min (f64)                     |
 //! |        | 8 T  | the betas, as tuned so far (f64)                        |
 //! |        | 4 S  | the tempering chains' state (u32, `engine::tempering::Chains`) |
@@ -31,9 +31,10 @@
 //! |        | 8 P  | the replica moves' record in the production (u64)       |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
 //!
-//! Format 18, of a run stopped inside a sweep, adds the count U (1) after P and the units of the
-//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the record. Formats 15 and 16 are
-//! 17 and 18 with measurements of nine words (written before the clusters' estimator, read as
+//! Format 22, of a run stopped inside a sweep, adds the count U (1) after P and the units of the
+//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the record. Formats 17 and 18 are
+//! 21 and 22 with measurements of ten words (written before the staggered magnetisation, read
+//! as NaN); formats 15 and 16 the same with nine (written before the clusters' estimator, read as
 //! NaN); formats 13 and 14, 15 and 16 without P and the record (written before replica moves).
 //! Formats 9 and 11, the
 //! same with measurements of seven words (written before discrete states: no density of
@@ -52,15 +53,25 @@ use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
 use crate::stats::VectorMeasurement;
 
-/// The layouts written (inside a sweep, and at a sweep's end), the same with nine-word
-/// measurements, without the replica moves' record, with seven-word measurements, and the one
+/// The layouts written (inside a sweep, and at a sweep's end), the same with ten-word and
+/// nine-word measurements, without the replica moves' record, with seven-word measurements, and the one
 /// before them without tempering (still read).
 const INSIDE_A_SWEEP: Format = Format {
-    number: 18,
+    number: 22,
     counts: 10,
     packed: true,
 };
 const FORMAT: Format = Format {
+    number: 21,
+    counts: 9,
+    packed: true,
+};
+const INSIDE_A_SWEEP_18: Format = Format {
+    number: 18,
+    counts: 10,
+    packed: true,
+};
+const FORMAT_17: Format = Format {
     number: 17,
     counts: 9,
     packed: true,
@@ -100,9 +111,9 @@ const FORMAT_8: Format = Format {
     counts: 6,
     packed: true,
 };
-/// Words (f64) of one [`VectorMeasurement`] (nine before format 17, seven before format 13)
-/// and of one [`OverlapMeasurement`].
-const MEASUREMENT_WORDS: u64 = 10;
+/// Words (f64) of one [`VectorMeasurement`] (ten before format 21, nine before format 17, seven
+/// before format 13) and of one [`OverlapMeasurement`].
+const MEASUREMENT_WORDS: u64 = 11;
 const OVERLAP_WORDS: u64 = 2;
 
 /// The state of a vector-spin run after `sweeps_done` sweeps; with the config, all it needs to
@@ -208,6 +219,8 @@ impl VectorCheckpoint {
         let formats = [
             INSIDE_A_SWEEP,
             FORMAT,
+            INSIDE_A_SWEEP_18,
+            FORMAT_17,
             INSIDE_A_SWEEP_16,
             FORMAT_15,
             INSIDE_A_SWEEP_14,
@@ -333,6 +346,7 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
     }
     if [
         INSIDE_A_SWEEP,
+        INSIDE_A_SWEEP_18,
         INSIDE_A_SWEEP_16,
         INSIDE_A_SWEEP_14,
         INSIDE_A_SWEEP_11,
@@ -349,8 +363,9 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
 fn measurement_width(format: u32) -> u64 {
     match format {
         f if f >= FORMAT.number => MEASUREMENT_WORDS,
-        f if f >= FORMAT_13.number => MEASUREMENT_WORDS - 1,
-        _ => MEASUREMENT_WORDS - 3,
+        f if f >= FORMAT_17.number => MEASUREMENT_WORDS - 1,
+        f if f >= FORMAT_13.number => MEASUREMENT_WORDS - 2,
+        _ => MEASUREMENT_WORDS - 4,
     }
 }
 
@@ -368,12 +383,14 @@ fn measurement_words(m: &VectorMeasurement) -> [f64; MEASUREMENT_WORDS as usize]
         m.zeros,
         m.vector_m2,
         m.cluster_m2,
+        m.staggered_m2,
     ]
 }
 
-/// The measurement of [`measurement_words`]; before format 17 without the clusters' estimator
-/// (NaN); before format 13, of vector spins only, also without the density of `s = 0` (0) and
-/// `vector_m2` (`m . m`).
+/// The measurement of [`measurement_words`]; before format 21 without the staggered
+/// magnetisation (NaN); before format 17 also without the clusters' estimator (NaN); before
+/// format 13, of vector spins only, also without the density of `s = 0` (0) and `vector_m2`
+/// (`m . m`).
 fn measurement_of(w: &[f64]) -> VectorMeasurement {
     let m = [w[1], w[2], w[3]];
     VectorMeasurement {
@@ -385,6 +402,7 @@ fn measurement_of(w: &[f64]) -> VectorMeasurement {
         zeros: w.get(7).copied().unwrap_or(0.0),
         vector_m2: w.get(8).copied().unwrap_or(m.iter().map(|a| a * a).sum()),
         cluster_m2: w.get(9).copied().unwrap_or(f64::NAN),
+        staggered_m2: w.get(10).copied().unwrap_or(f64::NAN),
     }
 }
 
@@ -403,6 +421,7 @@ mod tests {
             zeros: 0.375,
             vector_m2: 0.3125,
             cluster_m2: 0.0625,
+            staggered_m2: 0.03125,
         };
         VectorCheckpoint {
             config_fingerprint: fingerprint("(model: XY(dims: 2, size: 4))"),
@@ -438,7 +457,7 @@ mod tests {
     fn layout_matches_the_documented_format() {
         let bytes = sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], 17u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 21u32.to_le_bytes());
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         let counts: Vec<u64> = bytes[28..100]
             .chunks_exact(8)
@@ -469,7 +488,12 @@ mod tests {
             0.0625f64.to_le_bytes(),
             "the clusters' m2"
         );
-        let betas = norm + 8 + 80 * 2 + 16;
+        assert_eq!(
+            bytes[norm + 88..norm + 96],
+            0.03125f64.to_le_bytes(),
+            "the staggered m2"
+        );
+        let betas = norm + 8 + 88 * 2 + 16;
         assert_eq!(bytes[betas..betas + 8], 0.5f64.to_le_bytes());
         let state = betas + 16;
         assert_eq!(bytes[state + 20..state + 24], 3u32.to_le_bytes());
@@ -515,9 +539,17 @@ mod tests {
         }
     }
 
+    /// The sample as read from a checkpoint written before the staggered magnetisation.
+    fn sample_without_staggered() -> VectorCheckpoint {
+        let mut checkpoint = sample();
+        let measurements = checkpoint.record.measurements.iter_mut();
+        measurements.for_each(|m| m.staggered_m2 = f64::NAN);
+        checkpoint
+    }
+
     /// The sample as read from a checkpoint written before the clusters' estimator.
     fn sample_without_clusters() -> VectorCheckpoint {
-        let mut checkpoint = sample();
+        let mut checkpoint = sample_without_staggered();
         let measurements = checkpoint.record.measurements.iter_mut();
         measurements.for_each(|m| m.cluster_m2 = f64::NAN);
         checkpoint
@@ -539,11 +571,29 @@ mod tests {
         assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
     }
 
+    /// The checkpoint's bytes as format 17 wrote them: measurements of ten words, without the
+    /// staggered magnetisation (read as NaN).
+    fn format_17(checkpoint: &VectorCheckpoint) -> Vec<u8> {
+        sealed_as(
+            shorter_measurements(&checkpoint.encode(), 132 + 32 + 8, (88, 80)),
+            17,
+        )
+    }
+
+    /// A format 17 checkpoint (before the staggered magnetisation) still resumes, its square
+    /// NaN.
+    #[test]
+    fn a_format_17_checkpoint_reads_its_ten_word_measurements() {
+        let checkpoint = sample_without_staggered();
+        let old = format_17(&checkpoint);
+        assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
+    }
+
     /// The checkpoint's bytes as format 15 wrote them: measurements of nine words, without the
     /// clusters' estimator (read as NaN).
     fn format_15(checkpoint: &VectorCheckpoint) -> Vec<u8> {
         sealed_as(
-            shorter_measurements(&checkpoint.encode(), 132 + 32 + 8, (80, 72)),
+            shorter_measurements(&format_17(checkpoint), 132 + 32 + 8, (80, 72)),
             15,
         )
     }
@@ -603,16 +653,16 @@ mod tests {
         )
     }
 
-    /// A run stopped inside a sweep writes format 18: the units word's count after the
+    /// A run stopped inside a sweep writes format 22: the units word's count after the
     /// record's, the word after the record.
     #[test]
-    fn units_of_a_cut_sweep_make_format_18() {
+    fn units_of_a_cut_sweep_make_format_22() {
         let checkpoint = VectorCheckpoint {
             sweep_units: 5,
             ..sample()
         };
         let bytes = checkpoint.encode();
-        assert_eq!(bytes[8..12], [18, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [22, 0, 0, 0]);
         assert_eq!(bytes[100..108], 1u64.to_le_bytes(), "units words");
         assert_eq!(bytes.len(), sample().encode().len() + 8 + 8);
         let last = bytes.len() - CRC_LEN - 8;

@@ -112,7 +112,8 @@ where
 }
 
 /// The thermalisation's and the production's CSV of temperature `t`: per measurement, sample
-/// and replica the energy and the magnetisation's components.
+/// and replica the energy and the magnetisation's components; of an antiferromagnet on a
+/// bipartite lattice also `|m_s|`, the staggered magnetisation's length per site.
 fn series_csv(
     systems: &VectorSystems,
     config: &Config,
@@ -126,8 +127,11 @@ fn series_csv(
         Some(_) => "m".to_string(),
         None => ["mx", "my", "mz"][..n].join(","),
     };
+    let staggered = systems.is_bipartite_antiferromagnet();
+    let staggered_column = if staggered { ",abs_ms" } else { "" };
     let sample_column = if disordered { "sample," } else { "" };
-    let header = format!("measurement,sweep,{sample_column}replica,E,e,{components}\n");
+    let header =
+        format!("measurement,sweep,{sample_column}replica,E,e,{components}{staggered_column}\n");
     let (mut thermalizing, mut production) = (header.clone(), header);
     let systems_count = systems.systems() as usize;
     let sites = systems.lattice.spins() as f64;
@@ -148,6 +152,9 @@ fn series_csv(
                 let _ = write!(csv, "{r},{},{}", x.energy, x.energy / sites);
                 for a in 0..n {
                     let _ = write!(csv, ",{}", x.m[a]);
+                }
+                if staggered {
+                    let _ = write!(csv, ",{}", x.staggered_m2.sqrt());
                 }
                 csv.push('\n');
             }

@@ -31,13 +31,15 @@ pub(super) struct VectorRecord {
 }
 
 /// The estimators the measurements of `systems` give beyond the common ones: the helicity
-/// modulus of planar spins, Blume-Capel's density of `s = 0`, the Potts spins' simplex `|m|^2`.
+/// modulus of planar spins, Blume-Capel's density of `s = 0`, the Potts spins' simplex `|m|^2`,
+/// an antiferromagnet's staggered magnetisation on a bipartite lattice.
 pub(super) fn extras(systems: &VectorSystems) -> VectorExtras {
     let model = systems.states.as_ref().map(|s| s.model);
     VectorExtras {
         helicity: systems.components == 2,
         zeros: model == Some(StateModel::BlumeCapel),
         simplex: model == Some(StateModel::Potts),
+        staggered: (systems.is_bipartite_antiferromagnet()).then(|| systems.spin_components()),
     }
 }
 
@@ -243,10 +245,10 @@ pub(super) fn measurement(
     let (n, one) = (systems.components as usize, f64::from(ONE));
     let bond_unit = 2f64.powi(MEASURE_FRACTION_BITS as i32);
     let bonds: i64 = o.bonds[..directions].iter().sum();
-    let mut m = [0.0; 3];
-    for (m, total) in m.iter_mut().zip(&o.magnetisation).take(n) {
-        *m = *total as f64 / one / sites;
-    }
+    let per_site = |totals: &[i64; 3]| totals.map(|total| total as f64 / one / sites);
+    // The sums of components past n are 0.
+    let m = per_site(&o.magnetisation);
+    let staggered_m2 = per_site(&o.staggered).iter().map(|a| a * a).sum();
     let fourier = o.fourier[..dims]
         .iter()
         .map(|f| {
@@ -274,6 +276,7 @@ pub(super) fn measurement(
         zeros: 0.0,
         vector_m2: m.iter().map(|a| a * a).sum(),
         cluster_m2: 0.0,
+        staggered_m2,
     }
 }
 
@@ -282,8 +285,10 @@ pub(super) fn measurement(
 /// (Blume-Capel's vacancies), and for `xi/L` the Fourier component of the spins and its `|m|^2`:
 /// Blume-Capel's values `s(a)`; the Potts spins' simplex vectors `e_a` (`e_a . e_b =
 /// (q delta_ab - 1)/(q - 1)`), whose `|sum_i e_{s_i}|^2 = (q sum_a n_a^2 - N^2)/(q - 1)` and,
-/// at a nonzero wave vector, `|sum_i e_{s_i} e^{i k x_i}|^2 = q/(q - 1) sum_a |F_a|^2`. All of
-/// them per occupied site, as the order parameter is (the energy stays the lattice's total).
+/// at a nonzero wave vector, `|sum_i e_{s_i} e^{i k x_i}|^2 = q/(q - 1) sum_a |F_a|^2`; the
+/// staggered magnetisation's square `|sum_i eps_i e_{s_i}|^2 = sum_ab D_a D_b e_a . e_b` from the
+/// staggered counts `D_a` (the values' products for the other models). All of them per occupied
+/// site, as the order parameter is (the energy stays the lattice's total).
 fn state_measurement(
     systems: &VectorSystems,
     states: &States,
@@ -326,6 +331,7 @@ fn state_measurement(
         zeros,
         vector_m2,
         cluster_m2: 0.0,
+        staggered_m2: states.staggered_square(sums.staggered()) / (sites * sites),
     }
 }
 

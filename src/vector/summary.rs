@@ -9,7 +9,9 @@ use super::record::{OverlapMeasurement, VectorRecord, acceptance_rates, extras};
 use super::tuning::ConeTuning;
 use crate::cluster::ClusterEstimates;
 use crate::cluster::estimators::{estimates_of_sizes, improved_table};
-use crate::config::{ClusterUpdate, Config, Disorder, MetropolisOrder, ReplicaMoves};
+use crate::config::{
+    ClusterUpdate, Config, Disorder, MetropolisOrder, ReplicaMoves, TemperatureScale,
+};
 use crate::engine::EngineInfo;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
 use crate::io::origin::RunOrigin;
@@ -341,15 +343,7 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         "{} L={}: {}\n",
         summary.run.model, summary.run.size, summary.updates
     );
-    let columns = [("e", 24), ("|m|", 20), ("U4", 20), ("xi/L", 20)];
-    table += &table_heading(scale, &columns);
-    for r in &summary.runs {
-        table += &table_row(
-            scale,
-            r.beta,
-            cells(&[&r.e, &r.abs_m, &r.u4, &r.xi_over_l], &columns),
-        );
-    }
+    table += &order_table(scale, &summary.runs);
     if let [first, ..] = summary.spin_glass.as_slice() {
         let errors = match first.samples {
             1 => "errors from time blocks",
@@ -392,6 +386,25 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         &summary.warnings,
         summary.run.temperature_scale,
     ));
+    table
+}
+
+/// The energy and the order parameter per temperature: `|m|`, `U4` and `xi/L`; of an
+/// antiferromagnet on a bipartite lattice `|m|`, `|m_s|` and `U4_s`.
+fn order_table(scale: TemperatureScale, runs: &[VectorEstimates]) -> String {
+    let staggered = runs.iter().all(|r| r.staggered.is_some());
+    let columns = match staggered {
+        true => [("e", 24), ("|m|", 20), ("|m_s|", 20), ("U4_s", 20)],
+        false => [("e", 24), ("|m|", 20), ("U4", 20), ("xi/L", 20)],
+    };
+    let mut table = table_heading(scale, &columns);
+    for r in runs {
+        let estimates = match &r.staggered {
+            Some(s) if staggered => [&r.e, &r.abs_m, &s.abs_m, &s.u4],
+            _ => [&r.e, &r.abs_m, &r.u4, &r.xi_over_l],
+        };
+        table += &table_row(scale, r.beta, cells(&estimates, &columns));
+    }
     table
 }
 

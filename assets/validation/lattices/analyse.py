@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tables of the lattice validation runs of run.sh (docs/VALIDATION.md): the Ising
 ferromagnet's U4 crossings of consecutive L on the triangular, honeycomb and kagome lattices
-against their exact K_c, and the Ising antiferromagnet's entropy per spin at beta = 5 on the
+against their exact K_c, the Ising antiferromagnet's crossings of the staggered U4 on the square
+and honeycomb lattices against the ferromagnet's K_c, and the Ising antiferromagnet's entropy per spin at beta = 5 on the
 triangular and kagome lattices against the residual entropies (Wannier 1950; Kano and Naya
 1953).
 Usage: analyse.py OUT_DIR."""
@@ -14,10 +15,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from analysis import local_crossing, summaries  # noqa: E402
 
+HONEYCOMB_KC = math.log(2 + math.sqrt(3)) / 2
 CRITICAL = {
     "tri": ("triangular", math.log(3) / 4),
-    "honey": ("honeycomb", math.log(2 + math.sqrt(3)) / 2),
+    "honey": ("honeycomb", HONEYCOMB_KC),
     "kagome": ("kagome", math.log(3 + 2 * math.sqrt(3)) / 4),
+}
+STAGGERED = {
+    "squareaf": ("square", math.log(1 + math.sqrt(2)) / 2),
+    "honeyaf": ("honeycomb", HONEYCOMB_KC),
 }
 RESIDUAL = {
     "triaf": ("triangular", 0.3230659669),
@@ -25,12 +31,12 @@ RESIDUAL = {
 }
 
 
-def crossings(out, prefix, name, reference):
+def crossings(out, prefix, name, reference, u4=lambda r: r["u4"]):
     runs = summaries(out, prefix)
-    print(f"{name} Ising ferromagnet: U4 crossings of consecutive L (K_c = {reference:.6f})")
+    print(f"{name}: U4 crossings of consecutive L (K_c = {reference:.6f})")
     for (l1, s1), (l2, s2) in zip(runs, runs[1:]):
-        first = sorted((r["beta"], r["u4"]["mean"], r["u4"]["err"]) for r in s1["runs"])
-        second = sorted((r["beta"], r["u4"]["mean"], r["u4"]["err"]) for r in s2["runs"])
+        first = sorted((r["beta"], u4(r)["mean"], u4(r)["err"]) for r in s1["runs"])
+        second = sorted((r["beta"], u4(r)["mean"], u4(r)["err"]) for r in s2["runs"])
         found = local_crossing(first, second)
         if found is None:
             print(f"  L = {l1:4} / {l2:4}: no crossing in the range")
@@ -58,7 +64,11 @@ def main():
     out = sys.argv[1]
     for prefix, (name, reference) in CRITICAL.items():
         if summaries(out, prefix):
-            crossings(out, prefix, name, reference)
+            crossings(out, prefix, f"{name} Ising ferromagnet", reference)
+    for prefix, (name, reference) in STAGGERED.items():
+        if summaries(out, prefix):
+            staggered = lambda r: r["staggered"]["u4"]  # noqa: E731
+            crossings(out, prefix, f"{name} Ising antiferromagnet, U4_s", reference, staggered)
     for prefix, (name, reference) in RESIDUAL.items():
         if list(Path(out).glob(f"{prefix}_L*/annealing.json")):
             residual(out, prefix, name, reference)

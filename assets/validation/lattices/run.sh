@@ -4,14 +4,17 @@
 #   tri, honey, kagome: the Ising ferromagnet around its exact K_c (ln(3)/4 triangular,
 #            ln(2 + sqrt 3)/2 honeycomb, ln(3 + 2 sqrt 3)/4 kagome): U4 crossings of
 #            consecutive L, SWEEPS sweeps after a fifth as many, measured every 2;
+#   squareaf, honeyaf: the Ising antiferromagnet on the square and honeycomb lattices (bipartite:
+#            the ferromagnet with one sublattice reversed) around the ferromagnet's K_c
+#            (ln(1 + sqrt 2)/2 square): U4 crossings of the staggered magnetisation;
 #   triaf, kagaf: the Ising antiferromagnet annealed from beta = 0 to 5 (population annealing,
 #            R = POPULATION, STEPS steps linear in beta, four runs: 1.03 x 4 R systems within the
 #            GPU grid's 65535): the entropy per spin
 #            s = beta (e - f) at the end against the residual entropy 0.3230659669 (Wannier,
 #            triangular) and 0.50183 (Kano and Naya, kagome).
 # Then `python3 assets/validation/lattices/analyse.py $OUT_DIR` prints the tables.
-# SIZES_TRI, SIZES_HONEY, SIZES_KAGOME, SIZES_TRIAF, SIZES_KAGAF, SWEEPS, REPLICAS, POPULATION,
-# STEPS, PARTS, BACKEND override.
+# SIZES_TRI, SIZES_HONEY, SIZES_KAGOME, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF, SIZES_KAGAF,
+# SWEEPS, REPLICAS, POPULATION, STEPS, PARTS, BACKEND override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
@@ -19,14 +22,15 @@ OUT=${OUT_DIR:-/tmp/lattices-validation}
 BACKEND=${BACKEND:-Cuda}
 SWEEPS=${SWEEPS:-200000}
 REPLICAS=${REPLICAS:-16}
-PARTS=${PARTS:-tri honey kagome triaf kagaf}
+PARTS=${PARTS:-tri honey kagome squareaf honeyaf triaf kagaf}
 mkdir -p "$OUT"
 
-# critical NAME LATTICE L BETAS: the ferromagnet on LATTICE at BETAS.
+# critical NAME LATTICE L BETAS [ANTIFERROMAGNET]: the ferromagnet (or with `true` the
+# antiferromagnet) on LATTICE at BETAS.
 critical() {
   run_config "$1" <<RON
 (
-    model: Ising(dims: 2, size: $3, lattice: $2),
+    model: Ising(dims: 2, size: $3, lattice: $2, antiferromagnet: ${5:-false}),
     temperatures: Betas([$4]),
     replicas: $REPLICAS,
     sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 2),
@@ -64,6 +68,16 @@ kagome)
   for L in ${SIZES_KAGOME-24 48 96}; do
     critical "kagome_L$L" Kagome "$L" \
       "0.4590, 0.4625, 0.4650, 0.4665660, 0.4680, 0.4705, 0.4740"
+  done ;;
+squareaf)
+  for L in ${SIZES_SQUAREAF-24 48 96}; do
+    critical "squareaf_L$L" Square "$L" \
+      "0.4300, 0.4350, 0.4380, 0.4406868, 0.4430, 0.4460, 0.4510" true
+  done ;;
+honeyaf)
+  for L in ${SIZES_HONEYAF-24 48 96}; do
+    critical "honeyaf_L$L" Honeycomb "$L" \
+      "0.6480, 0.6530, 0.6560, 0.6584789, 0.6610, 0.6640, 0.6690" true
   done ;;
 triaf)
   for L in ${SIZES_TRIAF-24 48 96}; do residual "triaf_L$L" Triangular "$L"; done ;;

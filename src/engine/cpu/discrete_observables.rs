@@ -9,8 +9,8 @@ use crate::model::vector::PhaseTable;
 /// The observation of one system's states: per direction `d` the bonds
 /// `sum_i J_{i,i+d} P(s_i, s_{i+d})`, the sum of the values `s(a)` and its Fourier component
 /// `[d][0]` (the value times the phase table's spin units); and into `sums` (zeroed,
-/// [`StateSums`]) the sites in each state and each state's Fourier component; empty sites count
-/// in none of them.
+/// [`StateSums`]) the sites in each state, each state's Fourier component and its staggered
+/// count; empty sites count in none of them.
 pub fn observe_states(
     update: &StateUpdate,
     spins: &[i32],
@@ -29,6 +29,7 @@ pub fn observe_states(
         }
         let value = i64::from(update.states.value[a as usize]);
         sums[a as usize] += 1;
+        sums[7 * q + a as usize] += lattice.sublattice_sign(i);
         o.magnetisation[0] += value;
         let coords = lattice.coords(i);
         for (d, j) in lattice.forward_neighbours(i).enumerate() {

@@ -17,7 +17,7 @@ pub fn overlap_states(
     sums: &mut [i64],
 ) {
     let pairs = (q * q) as usize;
-    debug_assert_eq!(sums.len(), StateSums::words(pairs));
+    debug_assert_eq!(sums.len(), StateSums::pair_words(pairs));
     for (i, (&s, &t)) in a.iter().zip(b).enumerate() {
         let (s, t) = (s as u32, t as u32);
         if s == q || t == q {

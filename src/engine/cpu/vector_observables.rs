@@ -20,8 +20,10 @@ pub fn observe_vector(
     for i in 0..lattice.sites() {
         let s = update.spin(spins, i);
         let coords = lattice.coords(i);
-        for (m, c) in o.magnetisation.iter_mut().zip(&s).take(n) {
-            *m += i64::from(*c);
+        let sign = lattice.sublattice_sign(i);
+        for (a, c) in s.iter().enumerate().take(n) {
+            o.magnetisation[a] += i64::from(*c);
+            o.staggered[a] += sign * i64::from(*c);
         }
         for (d, j) in lattice.forward_neighbours(i).enumerate() {
             let t = update.spin(spins, j);

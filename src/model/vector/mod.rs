@@ -354,6 +354,20 @@ impl VectorSystems {
         !self.disorder.is_ferromagnet() || self.vacancies.is_some()
     }
 
+    /// Whether the couplings are antiferromagnetic (every bond's `J <= 0`, some `J < 0`: open
+    /// edges and the honeycomb's missing bonds are 0) on a bipartite lattice, whose order
+    /// parameter is the staggered magnetisation.
+    pub fn is_bipartite_antiferromagnet(&self) -> bool {
+        let antiferromagnetic = match &self.couplings {
+            VectorCouplings::Uniform(j) => *j < 0,
+            VectorCouplings::Bonds(samples) => samples
+                .iter()
+                .all(|bonds| bonds.iter().all(|&j| j <= 0) && bonds.contains(&-1)),
+            VectorCouplings::Gaussian(_) => false,
+        };
+        antiferromagnetic && self.lattice.shape.is_bipartite()
+    }
+
     /// The occupied sites of sample `s`.
     pub fn occupied_sites(&self, s: u32) -> u64 {
         let empty = self.vacancies.as_ref().map_or(0, |v| v.sample(s).len());

@@ -168,6 +168,18 @@ impl States {
         }
     }
 
+    /// `|sum_i eps_i spin(s_i)|^2`, the staggered magnetisation's square (eps_i the sublattice
+    /// sign), from the staggered counts `D_a = sum_{i: s_i = a} eps_i`: `sum_ab D_a D_b` times
+    /// the spins' product ([`States::spin_product`]).
+    pub fn staggered_square(&self, staggered: &[i64]) -> f64 {
+        let d = |a: usize| staggered[a] as f64;
+        let q = staggered.len();
+        (0..q * q)
+            .map(|ab| (ab / q, ab % q))
+            .map(|(a, b)| d(a) * d(b) * self.spin_product(a as u32, b as u32))
+            .sum()
+    }
+
     /// The components of a spin: `q - 1` of a Potts spin's simplex vector, 1 of a value.
     pub fn spin_components(&self) -> u32 {
         match self.model {

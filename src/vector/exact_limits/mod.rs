@@ -160,6 +160,34 @@ fn over_relaxation_and_cones_give_the_energy_of_plain_metropolis() {
     );
 }
 
+/// Heisenberg spins: the antiferromagnet on the 4^3 cube (periodic: bipartite) is the ferromagnet
+/// with one sublattice's spins reversed, so its energy and staggered moments are the
+/// ferromagnet's energy and uniform moments (within their errors); a ferromagnet reports no
+/// staggered magnetisation.
+#[test]
+fn the_antiferromagnets_staggered_moments_are_the_ferromagnets_moments() {
+    let systems = |j: i32| VectorSystems::uniform(Lattice::new(3, 4), 3, (j, 0.0), vec![0.8], 4, 7);
+    let ferromagnet = simulate(&systems(1), VectorSweeps::METROPOLIS, UNIFORM, (100, 1500));
+    let antiferromagnet = simulate(&systems(-1), VectorSweeps::METROPOLIS, UNIFORM, (100, 1500));
+    assert!(ferromagnet.staggered.is_none());
+    let staggered = antiferromagnet.staggered.expect("staggered estimates");
+    for (what, a, b) in [
+        ("e", ferromagnet.e, antiferromagnet.e),
+        ("m2", ferromagnet.m2, staggered.m2),
+        ("m4", ferromagnet.m4, staggered.m4),
+        ("U4", ferromagnet.u4, staggered.u4),
+    ] {
+        let err = (a.err.powi(2) + b.err.powi(2)).sqrt();
+        assert!(err > 0.0 && err < 0.02, "{what}: error {err}");
+        assert!(
+            (a.mean - b.mean).abs() < 4.0 * err,
+            "{what}: {a:?} against {b:?}"
+        );
+    }
+    assert!(staggered.m2.mean > 0.3, "ordered: {staggered:?}");
+    assert!(antiferromagnet.m2.mean < 0.05, "{:?}", antiferromagnet.m2);
+}
+
 /// Clock models against the row transfer matrix's exact energy and specific heat: on a 4^2
 /// lattice 3 states in a field, and 4 states (two Ising models, so Kaufman's too) near the
 /// 4-state clock's transition on the infinite lattice (`beta_c = 2 x 0.4407`), by uniform

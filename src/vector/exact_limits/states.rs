@@ -264,15 +264,91 @@ fn edge_couplings(lattice: Lattice, boundaries: Boundaries) -> Vec<f64> {
         .collect()
 }
 
-/// `e`, `c`, `m2` and `m4` of `estimates` within 4 errors of the enumeration's `exact`.
+/// `e`, `c`, `m2` and `m4` of `estimates` within 4 errors of the enumeration's `exact`, and
+/// where `estimates` has them the staggered `|m_s|`, `m_s2` and `m_s4`.
 fn assert_moments_near(what: &str, estimates: &VectorEstimates, exact: &StateAverages) {
+    let staggered = estimates.staggered.iter().flat_map(|s| {
+        [
+            ("|m_s|", s.abs_m, exact.staggered[0]),
+            ("m_s2", s.m2, exact.staggered[1]),
+            ("m_s4", s.m4, exact.staggered[2]),
+        ]
+    });
     for (name, seen, expected) in [
         ("e", estimates.e, exact.e),
         ("c", estimates.c, exact.c),
         ("m2", estimates.m2, exact.m2),
         ("m4", estimates.m4, exact.m4),
-    ] {
+    ]
+    .into_iter()
+    .chain(staggered)
+    {
         assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
+    }
+}
+
+/// Antiferromagnets on bipartite lattices order in the staggered magnetisation: the Ising
+/// antiferromagnet in a field on the 4^2 square lattice, the 3-state Potts antiferromagnet on
+/// the 2^3 cube by the heat bath, and the diluted Blume-Capel antiferromagnet on 4^2, against
+/// exact enumeration of `|m_s|`, `m_s2` and `m_s4` (with `e`, `c`, `m2`, `m4`). The enumeration
+/// itself: at `h = 0` the Ising antiferromagnet is the ferromagnet with one sublattice reversed,
+/// so its staggered moments are the ferromagnet's `m2` and `m4`.
+#[test]
+fn bipartite_antiferromagnets_give_their_exact_staggered_magnetisation() {
+    use crate::engine::vector::HEAT_BATH;
+    use crate::exact::enumerate_states;
+    use crate::model::vacancies::Vacancies;
+    use crate::model::vector::states::States;
+    let square = Lattice::new(2, 4);
+    let antiferromagnetic = vec![-1.0; square.bonds() as usize];
+    let gauged = enumerate_states(
+        &States::ising(0.0),
+        square,
+        (Some(&antiferromagnetic), &[]),
+        0.6,
+    );
+    let ferromagnet = enumerate_states(&States::ising(0.0), square, (None, &[]), 0.6);
+    assert!((gauged.staggered[1] - ferromagnet.m2).abs() < 1e-12);
+    assert!((gauged.staggered[2] - ferromagnet.m4).abs() < 1e-12);
+    assert!(
+        gauged.m2 < 0.5 * ferromagnet.m2,
+        "the antiferromagnet's m2 is small"
+    );
+    let cases = [
+        (States::ising(0.5), (2, 4), 0.6, UNIFORM, None),
+        (States::potts(3, 0.0), (3, 2), 1.5, HEAT_BATH, None),
+        (
+            States::blume_capel(0.2, 0.3),
+            (2, 4),
+            0.8,
+            UNIFORM,
+            Some(0.2),
+        ),
+    ];
+    for (states, (dims, size), beta, width, dilution) in cases {
+        let lattice = Lattice::new(dims, size);
+        let mut systems = VectorSystems::uniform(lattice, 1, (-1, 0.0), vec![beta], 4, 83)
+            .with_states(states.clone());
+        if let Some(p) = dilution {
+            systems = systems.with_vacancies(Vacancies::draw(&lattice, 9, 1, p));
+        }
+        assert!(systems.is_bipartite_antiferromagnet());
+        let bonds = vec![-1.0; lattice.bonds() as usize];
+        let empty = (systems.vacancies.as_ref()).map_or(Vec::new(), |v| v.sample(0).to_vec());
+        let exact = enumerate_states(&states, lattice, (Some(&bonds), &empty), beta);
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
+        let what = format!(
+            "{:?} antiferromagnet {dims}D, {} empty",
+            states.model,
+            empty.len()
+        );
+        assert!(estimates.staggered.is_some(), "{what}: staggered estimates");
+        assert!(
+            exact.staggered[1] > 2.0 * exact.m2,
+            "{what}: m_s2 {:?}",
+            exact.staggered
+        );
+        assert_moments_near(&what, &estimates, &exact);
     }
 }
 
@@ -559,10 +635,13 @@ fn triangular_honeycomb_and_kagome_lattices_give_their_exact_energy_and_moments(
         }
         let exact = enumerate_states(&states, lattice, (Some(&bonds), &empty), beta);
         let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
-        assert_moments_near(
-            &format!("{shape:?} J = {j}, h = {field}"),
-            &estimates,
-            &exact,
+        let what = format!("{shape:?} J = {j}, h = {field}");
+        let bipartite_antiferromagnet = shape == Shape::Honeycomb;
+        assert_eq!(
+            estimates.staggered.is_some(),
+            bipartite_antiferromagnet,
+            "{what}"
         );
+        assert_moments_near(&what, &estimates, &exact);
     }
 }
