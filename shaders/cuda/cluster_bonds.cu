@@ -1,6 +1,7 @@
 // A cluster update's bonds, the twin of cluster_bonds.wgsl: thread g of system z draws the D
 // Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b') of the 4 D forward bonds of sites
-// 4g .. 4g + 3 and writes their active bonds (equal spins, not empty) as bonds[g]; it clears those sites' counts when
+// 4g .. 4g + 3 and writes their active bonds (equal spins, not empty, not across an open edge)
+// as bonds[g]; it clears those sites' counts when
 // the update records (cluster_label writes every site's label whole). Houdayer's move
 // (HOUDAYER = 1, or 2 where clusters of agreement move too; thread g of replica pair z, systems
 // a and b): no randoms in the bonds. Thread 0 of each block picks the move's relation and seed
@@ -85,7 +86,8 @@ __device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const
         }
         const Neighbours near = neighbours(site);
         for (unsigned d = 0u; d < DIMS; d++) {
-            if (pair_site(first, second, near.site[2u * d + 1u]) == wanted) {
+            if (!crosses_open_edge(site, d) &&
+                pair_site(first, second, near.site[2u * d + 1u]) == wanted) {
                 word |= 1u << (8u * k + d);
             }
         }
@@ -130,8 +132,9 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
             const unsigned site = 4u * quad.g + k;
             const Neighbours near = neighbours(site);
             const int spin = lattice[site];
-            const bool joins =
-                spin != static_cast<int>(STATES) && spin == lattice[near.site[2u * d + 1u]];
+            const bool joins = spin != static_cast<int>(STATES) &&
+                               spin == lattice[near.site[2u * d + 1u]] &&
+                               !crosses_open_edge(site, d);
             if (joins && randoms[w] < threshold) {
                 word |= 1u << (8u * k + d);
             }

@@ -1,8 +1,8 @@
 // A cluster update's bonds (src/engine/clusters.rs): thread g of system z draws the D Philox
 // blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), of the 4 D forward
 // bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along axis d), and
-// writes their active bonds (equal spins, not empty, word below the temperature's activation
-// threshold) as bonds[g]; it also clears their counts when the update records (cluster_label writes every
+// writes their active bonds (equal spins, not empty, not across an open edge, word below the
+// temperature's activation threshold) as bonds[g]; it also clears their counts when the update records (cluster_label writes every
 // site's label whole). Houdayer's move (HOUDAYER = 1, or 2 where clusters of agreement move
 // too; thread g of replica pair z, systems a and b): no randoms in the bonds. Thread 0 of each
 // workgroup reads the candidate sites (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move,
@@ -89,7 +89,8 @@ fn pair_bonds(thread: Thread, quad: Quad) {
         }
         let near = neighbours(site);
         for (var d = 0u; d < DIMS; d++) {
-            if pair_site(base_a, base_b, near[2u * d + 1u]) == wanted {
+            let joined = !crosses_open_edge(site, d);
+            if joined && pair_site(base_a, base_b, near[2u * d + 1u]) == wanted {
                 word |= 1u << (8u * k + d);
             }
         }
@@ -129,7 +130,8 @@ fn main(thread: Thread) {
             let site = 4u * quad.g + k;
             let near = neighbours(site);
             let spin = spins[quad.base + site];
-            let joins = spin != i32(STATES) && spin == spins[quad.base + near[2u * d + 1u]];
+            let joins = spin != i32(STATES) && spin == spins[quad.base + near[2u * d + 1u]]
+                && !crosses_open_edge(site, d);
             if joins && randoms[w] < threshold {
                 word |= 1u << (8u * k + d);
             }

@@ -3,9 +3,10 @@
 
 use crate::config::{ClusterUpdate, Config, ConfigError, Disorder, EngineKind, Model, invalid};
 
-/// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, on
-/// the vector engine) and the Potts ferromagnet at zero field, at least one update per step,
-/// and no more updates or sweeps than the 32-bit counter numbers.
+/// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted or
+/// with an open axis, on the vector engine) and the Potts ferromagnet at zero field, on
+/// periodic or open edges, at least one update per step, and no more updates or sweeps than
+/// the 32-bit counter numbers.
 pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
     let Some(options) = config.algorithm.clusters() else {
         return Ok(());
@@ -41,11 +42,11 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if !model.boundaries().is_periodic() {
+    if model.boundaries().any_antiperiodic() {
         return invalid(format!(
-            "algorithm: Clusters needs periodic boundaries (its bonds are the uniform J of the \
-             ferromagnet; the open and antiperiodic edges are couplings per bond), got {}; use \
-             algorithm: Metropolis",
+            "algorithm: Clusters needs periodic or open edges (across an antiperiodic edge the \
+             bonds would join opposite spins, and the clusters' estimator of m2 would not hold), \
+             got {}; use algorithm: Metropolis",
             model.name()
         ));
     }
@@ -135,10 +136,11 @@ mod tests {
                 &["Fortuin-Kasteleyn", name, "Wolff embedding is not built"],
             );
         }
-        let open = clusters(sw).replace("size: 32,", "size: 32, boundaries: (Open, Periodic),");
+        let twisted = "size: 32, boundaries: (Open, Antiperiodic),";
+        let twisted = clusters(sw).replace("size: 32,", twisted);
         assert_mentions(
-            &invalid_message(&open),
-            &["periodic boundaries", "Ising 2D, open x"],
+            &invalid_message(&twisted),
+            &["periodic or open edges", "Ising 2D, open x, antiperiodic y"],
         );
         let potts_field = clusters(sw).replace("Ising(", "Potts(q: 3, ");
         let potts_field = potts_field.replace("field: 0.0", "field: 0.1");

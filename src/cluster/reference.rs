@@ -96,7 +96,7 @@ pub fn wolff(lattice: &Lattice, spins: &mut [i32], keys: UpdateKeys) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ClusterUpdate;
+    use crate::config::{Boundaries, ClusterUpdate};
     use crate::engine::cpu::CpuEngine;
     use crate::engine::{Engine, Plan, clusters_of};
     use crate::model::ising::IsingSystems;
@@ -175,7 +175,7 @@ mod tests {
                 let mut bonds = vec![0u32; n / 4];
                 let groups = 0..bonds.len() as u32;
                 active_bonds(
-                    &lattice,
+                    (&lattice, Boundaries::PERIODIC),
                     (&labelled, 0),
                     threshold,
                     (11, update, 3),

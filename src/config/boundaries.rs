@@ -63,6 +63,14 @@ impl Boundaries {
         self.axes.iter().all(|&b| b == Boundary::Periodic)
     }
 
+    /// The open axes as bits: bit `d` set where axis `d` is open.
+    pub fn open_axes(&self) -> u32 {
+        (self.axes.iter().enumerate())
+            .filter(|&(_, &b)| b == Boundary::Open)
+            .map(|(d, _)| 1 << d)
+            .sum()
+    }
+
     /// Whether an axis is antiperiodic.
     pub fn any_antiperiodic(&self) -> bool {
         self.axes.contains(&Boundary::Antiperiodic)

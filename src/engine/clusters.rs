@@ -57,7 +57,7 @@
 //! [`SystemIndex::overlap_systems`]: crate::model::systems::SystemIndex::overlap_systems
 //! [`States::bond_gap`]: crate::model::vector::states::States::bond_gap
 
-use crate::config::ClusterUpdate;
+use crate::config::{Boundaries, ClusterUpdate};
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::engine::kernels::ClusterSpins;
 use crate::error::Error;
@@ -279,15 +279,23 @@ pub fn merge_threads(lattice: &Lattice) -> u64 {
 /// The cluster kernels' constants beyond their engine's: `WOLFF` (1 for Wolff's flip of the
 /// seed's cluster, 0 for Swendsen-Wang's), `HOUDAYER` (Houdayer's move of replica pairs: 1 of
 /// their clusters of disagreement, 2 of those of agreement too, [`PairMoves::agreement`]; 0 for
-/// no move) and the tile ([`tile_shape`]).
-pub const KERNEL_CONSTANTS: [&str; 5] = ["WOLFF", "HOUDAYER", "TILE_X", "TILE_Y", "TILE_Z"];
+/// no move), the tile ([`tile_shape`]) and `OPEN_AXES`, the open axes as bits
+/// ([`Boundaries::open_axes`]).
+pub const KERNEL_CONSTANTS: [&str; 6] = [
+    "WOLFF",
+    "HOUDAYER",
+    "TILE_X",
+    "TILE_Y",
+    "TILE_Z",
+    "OPEN_AXES",
+];
 
 /// The values of [`KERNEL_CONSTANTS`] for moves `update` of `lattices`.
 pub fn kernel_constants(
     update: ClusterMove,
     lattices: &ClusterLattices,
-) -> [(&'static str, u32); 5] {
-    let [wolff, houdayer, x, y, z] = KERNEL_CONSTANTS;
+) -> [(&'static str, u32); 6] {
+    let [wolff, houdayer, x, y, z, open] = KERNEL_CONSTANTS;
     let [tile_x, tile_y, tile_z] = tile_shape(lattices.lattice.dims);
     let pair_moves = match update {
         ClusterMove::Houdayer => 1 + u32::from(lattices.pair_agreement),
@@ -302,6 +310,7 @@ pub fn kernel_constants(
         (x, tile_x),
         (y, tile_y),
         (z, tile_z),
+        (open, lattices.boundaries.open_axes()),
     ]
 }
 
@@ -337,6 +346,9 @@ pub struct ClusterLattices {
     pub spins: ClusterSpins,
     /// Replica pairs whose clusters of agreement move too ([`PairMoves::agreement`]).
     pub pair_agreement: bool,
+    /// How the lattices close: no bond crosses an open edge
+    /// ([`crate::model::boundaries::is_open_seam`]); the others are refused.
+    pub boundaries: Boundaries,
 }
 
 impl ClusterLattices {
@@ -348,6 +360,7 @@ impl ClusterLattices {
             activation: systems.activation_thresholds(),
             spins: ClusterSpins::Signs,
             pair_agreement: false,
+            boundaries: Boundaries::PERIODIC,
         }
     }
 
@@ -360,6 +373,7 @@ impl ClusterLattices {
             activation: systems.cluster_thresholds()?,
             spins: ClusterSpins::States,
             pair_agreement: false,
+            boundaries: systems.boundaries,
         })
     }
 
@@ -377,6 +391,7 @@ impl ClusterLattices {
             activation: systems.betas.iter().map(|&b| u32::from(acts(b))).collect(),
             spins: ClusterSpins::States,
             pair_agreement: PairMoves::of(states).agreement,
+            boundaries: systems.boundaries,
         })
     }
 

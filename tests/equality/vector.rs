@@ -898,7 +898,8 @@ fn triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit<G: Gpu>() {
 /// Swendsen-Wang and Wolff updates of discrete states, alone or with Metropolis sweeps, match
 /// the CPU's bit for bit: the Potts ferromagnet in 2D on a lattice of clipped labelling tiles
 /// (48 = 32 + 16, so that clusters cross tiles and wrap), a diluted 4-state Potts model in 3D
-/// (tiles 16 x 8 x 8 clipped at 18), and a diluted Ising model of a sample slice; at a
+/// (tiles 16 x 8 x 8 clipped at 18) open along z, and a diluted Ising model of a sample slice
+/// open along x; at a
 /// temperature of small clusters and one of a percolating cluster.
 fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let step = |update, clusters, metropolis| {
@@ -917,12 +918,14 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         clusters: step(ClusterUpdate::SwendsenWang, 2, 1),
         ..XY_2D_FIELD
     };
+    // The diluted lattices with an open axis: no bond crosses its edge.
     let diluted_wolff = Case {
         dims: 3,
         size: 18,
         dilution: 0.2,
         states: Some(DiscreteCase::Potts(4)),
         clusters: step(ClusterUpdate::Wolff, 3, 0),
+        boundaries: Boundaries::new(&[Boundary::Periodic, Boundary::Periodic, Boundary::Open]),
         ..potts_sw
     };
     let diluted_ising = Case {
@@ -931,6 +934,7 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         slice: Some((1, 1)),
         states: Some(DiscreteCase::Ising),
         clusters: step(ClusterUpdate::SwendsenWang, 1, 2),
+        boundaries: Boundaries::new(&[Boundary::Open, Boundary::Periodic]),
         ..potts_sw
     };
     for case in [potts_sw, diluted_wolff, diluted_ising] {
@@ -942,7 +946,8 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
 /// Houdayer's moves of a glass's replica pairs match the CPU's bit for bit, and move the
 /// lattices: the +-J Edwards-Anderson glass in 2D with two pairs per sample on clipped labelling
 /// tiles (48 = 32 + 16), two moves a sweep; the diluted Gaussian glass in 3D as isoenergetic
-/// moves at the colder temperature only, on a sample slice; the 3-state Potts glass in 2D.
+/// moves at the colder temperature only, on a sample slice; the 3-state Potts glass in 2D, open
+/// along y.
 fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
     let ising_2d = Case {
         components: 1,
@@ -969,11 +974,13 @@ fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
         },
         ..ising_2d
     };
+    // With an open axis: no bond of the pairs' clusters crosses its edge.
     let potts_2d = Case {
         size: 36,
         replicas: 2,
         states: Some(DiscreteCase::Potts(3)),
         moves: ReplicaMoves::Houdayer { per_sweep: 1 },
+        boundaries: Boundaries::new(&[Boundary::Periodic, Boundary::Open]),
         ..ising_2d
     };
     for case in [ising_2d, gaussian_3d, potts_2d] {

@@ -9,16 +9,19 @@
 
 use std::ops::Range;
 
+use crate::config::Boundaries;
 use crate::engine::clusters::{PairSite, bond_words};
 use crate::model::Lattice;
+use crate::model::boundaries::is_open_seam;
 
 /// Bit `d` of byte `k` of `bonds[g]` for the threads `g` of `groups`: bond `(4g + k) D + d` is
 /// active. `spins` is one system's lattice, `(seed, update, batch)` the keys of update `update`
 /// of the run's system `batch`, `threshold` its temperature's activation threshold. Word `g` is
 /// thread `g`'s: the active bonds of sites `4g .. 4g + 3`. A site holding `empty` (discrete
-/// states' vacancy; 0, which no sign is, for Ising spins) joins no bond.
+/// states' vacancy; 0, which no sign is, for Ising spins) joins no bond, nor does a bond across
+/// an open edge of `boundaries`.
 pub fn active_bonds(
-    lattice: &Lattice,
+    (lattice, boundaries): (&Lattice, Boundaries),
     (spins, empty): (&[i32], i32),
     threshold: u32,
     (seed, update, batch): (u64, u32, u32),
@@ -26,6 +29,7 @@ pub fn active_bonds(
     bonds: &mut [u32],
 ) {
     let dims = lattice.dims;
+    let open = |bond: u64| boundaries.any_open() && is_open_seam(boundaries, lattice, bond);
     let words = &mut bonds[groups.start as usize..groups.end as usize];
     for (g, word) in groups.zip(words) {
         let mut randoms = [0u32; 12];
@@ -39,7 +43,10 @@ pub fn active_bonds(
             let spin = spins[site as usize];
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
                 let random = randoms[(k * dims) as usize + d];
-                if spin != empty && spins[neighbour as usize] == spin && random < threshold {
+                let joins = spin != empty
+                    && spins[neighbour as usize] == spin
+                    && !open(site * u64::from(dims) + d as u64);
+                if joins && random < threshold {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }
@@ -51,11 +58,11 @@ pub fn active_bonds(
 /// (bit `d` of byte `k` of `bonds[g]`, as [`active_bonds`]): bond `(4g + k) D + d` is active
 /// iff both its sites have the relation `wanted` (disagreement or agreement) that the move
 /// takes ([`seed_relation`]); empty sites (the vacancy `vacancy` in both) have
-/// neither.
+/// neither; no bond crosses an open edge of `boundaries`.
 ///
 /// [`seed_relation`]: crate::engine::clusters::PairMoves::seed_relation
 pub fn pair_bonds(
-    lattice: &Lattice,
+    (lattice, boundaries): (&Lattice, Boundaries),
     (a, b): (&[i32], &[i32]),
     (wanted, vacancy): (PairSite, i32),
     groups: Range<u32>,
@@ -71,7 +78,8 @@ pub fn pair_bonds(
                 continue;
             }
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
-                if wanted_at(neighbour) {
+                let bond = site * u64::from(lattice.dims) + d as u64;
+                if wanted_at(neighbour) && !is_open_seam(boundaries, lattice, bond) {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }

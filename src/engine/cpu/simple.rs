@@ -13,7 +13,7 @@ use super::{
     exchange, flip_marked, label_sites, mark_flips, observe, plane_groups, point_at_roots,
     start_labelling, sweep_colour, tempering_state,
 };
-use crate::config::ClusterUpdate;
+use crate::config::{Boundaries, ClusterUpdate};
 use crate::engine::backend::simple::{
     AnnealingBackend, ClusterBackend, SimpleBackend, SimpleEngine, TemperingBackend, all_groups,
     part_groups,
@@ -275,7 +275,14 @@ impl CpuSimple {
                 match (labels, pass) {
                     (Labels::SwendsenWang(forest), 0) => {
                         let bonds = &mut forest.bonds;
-                        active_bonds(&lattice, (spins, 0), threshold, key, groups.clone(), bonds);
+                        active_bonds(
+                            (&lattice, Boundaries::PERIODIC),
+                            (spins, 0),
+                            threshold,
+                            key,
+                            groups.clone(),
+                            bonds,
+                        );
                         label_sites(&lattice, bonds, &mut forest.parents, sites.clone());
                     }
                     (Labels::SwendsenWang(forest), _) => {

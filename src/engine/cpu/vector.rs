@@ -20,7 +20,7 @@ use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
 use super::{active_bonds, cpu_description, label_sites, point_at_roots, start_labelling};
-use crate::config::ClusterUpdate;
+use crate::config::{Boundaries, ClusterUpdate};
 use crate::engine::backend::vector::{
     ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
@@ -206,7 +206,8 @@ impl CpuVector {
                 let a = (block * replicas + p) as u32;
                 if acts[systems.temperature_of(a) as usize] != 0 {
                     let key = (systems.seed, number, systems.global_system(a));
-                    let moved = houdayer_move(&systems.lattice, pair, moves, key);
+                    let lattice = (&systems.lattice, systems.boundaries);
+                    let moved = houdayer_move(lattice, pair, moves, key);
                     record[0] += moved;
                     record[1] += u64::from(moved > 0);
                 }
@@ -335,9 +336,10 @@ fn is_replica_move(pass: &SweepPass) -> bool {
 
 /// Houdayer's move of the replica pair of lattices `(a, b)` of discrete states, of the clusters
 /// that `moves` takes, keyed `(seed, move number, the run's index of a)`: the kernels' passes
-/// in order over the whole lattice ([`crate::engine::clusters`]). Returns the sites moved.
+/// in order over the whole lattice ([`crate::engine::clusters`]), no bond across an open edge of
+/// `boundaries`. Returns the sites moved.
 pub fn houdayer_move(
-    lattice: &Lattice,
+    (lattice, boundaries): (&Lattice, Boundaries),
     (a, b): (&mut [i32], &mut [i32]),
     moves: PairMoves,
     (seed, number, batch): (u64, u32, u32),
@@ -350,7 +352,7 @@ pub fn houdayer_move(
     let mut bonds = vec![0; (sites / 4) as usize];
     let groups = 0..bonds.len() as u32;
     pair_bonds(
-        lattice,
+        (lattice, boundaries),
         (a, b),
         (relation, moves.vacancy),
         groups,
@@ -385,7 +387,7 @@ fn cluster_update(
     let mut bonds = vec![0; (sites / 4) as usize];
     let groups = 0..bonds.len() as u32;
     active_bonds(
-        lattice,
+        (lattice, systems.boundaries),
         (states, q as i32),
         threshold,
         key,
@@ -526,7 +528,7 @@ mod tests {
                 for number in 0..4 {
                     let key = (11, number, 5);
                     let (a, b) = lattices.split_at_mut(n);
-                    let sites = houdayer_move(&lattice, (a, b), moves, key);
+                    let sites = houdayer_move((&lattice, Boundaries::PERIODIC), (a, b), moves, key);
                     moved += u64::from(sites > 0);
                     let flipped_agreeing =
                         |i: usize| lattices[i] != before[i] && before[i] == before[n + i];
@@ -536,7 +538,10 @@ mod tests {
                     let (a0, b0) = before.split_at(n);
                     assert_eq!(energy(a) + energy(b), energy(a0) + energy(b0), "{before:?}");
                     let (a, b) = lattices.split_at_mut(n);
-                    assert_eq!(houdayer_move(&lattice, (a, b), moves, key), sites);
+                    assert_eq!(
+                        houdayer_move((&lattice, Boundaries::PERIODIC), (a, b), moves, key),
+                        sites
+                    );
                     assert_eq!(lattices, before, "move {number} undone");
                 }
                 configurations += 4;

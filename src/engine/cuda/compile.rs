@@ -180,6 +180,8 @@ mod tests {
             ("TILE_X", 16),
             ("TILE_Y", 8),
             ("TILE_Z", 8),
+            // Open x and z edges (the cluster kernels' bonds across them skipped).
+            ("OPEN_AXES", 0b101),
             ("REPLICA_WORDS", 2),
             ("SAMPLE_WORDS", 1),
             ("WORDS_PER_TABLE", 2),
@@ -296,7 +298,7 @@ mod tests {
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
-        use crate::config::ClusterUpdate;
+        use crate::config::{Boundaries, Boundary, ClusterUpdate};
         use crate::engine::clusters::{ClusterLattices, ClusterMove, kernel_constants};
         use crate::engine::kernels::ClusterSpins;
         use crate::model::Lattice;
@@ -326,6 +328,11 @@ mod tests {
                     activation: vec![1],
                     spins,
                     pair_agreement: true,
+                    boundaries: Boundaries::new(&[
+                        Boundary::Open,
+                        Boundary::Periodic,
+                        Boundary::Open,
+                    ]),
                 };
                 constants.extend(kernel_constants(update, &lattices));
                 for kernel in Kernel::cluster_passes(spins) {

@@ -18,7 +18,7 @@ pub mod tiles;
 use std::f64::consts::PI;
 use std::ops::{Deref, DerefMut};
 
-use super::boundaries::closed_samples;
+use super::boundaries::{closed_samples, is_open_seam};
 use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
 use super::ising::bond_activation;
 use super::lattices::{honeycomb_gaps, kagome_holes};
@@ -320,8 +320,17 @@ impl VectorSystems {
             all_samples: samples,
             ..self.index
         };
+        // A ferromagnet's one sample of couplings per bond (open edges, the honeycomb's missing
+        // bonds) becomes every diluted sample's.
+        let couplings = match self.couplings {
+            VectorCouplings::Bonds(bonds) if index.disorder.is_ferromagnet() => {
+                VectorCouplings::Bonds(vec![bonds[0].clone(); samples as usize])
+            }
+            couplings => couplings,
+        };
         VectorSystems {
             index,
+            couplings,
             vacancies: Some(vacancies),
             ..self
         }
@@ -431,9 +440,7 @@ impl VectorSystems {
     /// couplings other than one `J > 0`.
     pub fn cluster_thresholds(&self) -> Option<Vec<u32>> {
         let gap = self.states.as_ref()?.bond_gap()?;
-        let VectorCouplings::Uniform(j) = self.couplings else {
-            return None;
-        };
+        let j = self.ferromagnetic_coupling()?;
         (j > 0).then(|| {
             let energy = gap * f64::from(j);
             self.betas
@@ -441,6 +448,28 @@ impl VectorSystems {
                 .map(|&b| bond_activation(b * energy))
                 .collect()
         })
+    }
+
+    /// The one coupling `J` of every bond: of the uniform couplings, or of a ferromagnet with open
+    /// edges on the square or cubic lattice (`J` on every bond, 0 across the open edges, which
+    /// the cluster kernels skip by the lattice, [`is_open_seam`]); `None` otherwise.
+    fn ferromagnetic_coupling(&self) -> Option<i32> {
+        let samples = match &self.couplings {
+            VectorCouplings::Uniform(j) => return Some(*j),
+            VectorCouplings::Bonds(samples) => samples,
+            VectorCouplings::Gaussian(_) => return None,
+        };
+        if self.lattice.shape != Shape::Hypercubic || self.boundaries.any_antiperiodic() {
+            return None;
+        }
+        let j = samples.iter().flatten().copied().find(|&j| j != 0)?;
+        let expected = |bond: u64| match is_open_seam(self.boundaries, &self.lattice, bond) {
+            true => 0,
+            false => j,
+        };
+        let uniform =
+            (samples.iter()).all(|bonds| (0..).zip(bonds).all(|(bond, &b)| b == expected(bond)));
+        uniform.then_some(i32::from(j))
     }
 
     /// The phases of the smallest nonzero wave number `2 pi / L`, for the Fourier components.

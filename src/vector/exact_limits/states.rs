@@ -497,15 +497,16 @@ fn independent_replicas_of_discrete_states_have_chi_sg_of_one() {
 /// measurement per update.
 fn clusters_alone(
     states: &crate::model::vector::states::States,
-    (lattice, empty): (Lattice, &[u32]),
+    (lattice, empty, boundaries): (Lattice, &[u32], Boundaries),
     beta: f64,
     update: crate::config::ClusterUpdate,
     measure: u32,
 ) -> (VectorEstimates, crate::cluster::ClusterEstimates) {
     use crate::config::ClusterOptions;
     use crate::model::vacancies::Vacancies;
-    let mut systems =
-        VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 53).with_states(states.clone());
+    let mut systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 53)
+        .with_states(states.clone())
+        .with_boundaries(boundaries);
     if !empty.is_empty() {
         systems = systems.with_vacancies(Vacancies::of_samples(vec![empty.to_vec()]));
     }
@@ -543,7 +544,7 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
     let ising = kaufman(16, beta_c / 2.0);
     let (potts2, _) = clusters_alone(
         &States::potts(2, 0.0),
-        (Lattice::new(2, 16), &[]),
+        (Lattice::new(2, 16), &[], Boundaries::PERIODIC),
         beta_c,
         SwendsenWang,
         4000,
@@ -556,12 +557,24 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
     let (e, c) = energy_and_heat(&DiscreteSpins::of_states(&potts3), (4, 4), beta);
     for update in [SwendsenWang, Wolff] {
         let what = format!("q = 3 {update:?} 4^2");
-        let (estimates, _) = clusters_alone(&potts3, (Lattice::new(2, 4), &[]), beta, update, 6000);
+        let (estimates, _) = clusters_alone(
+            &potts3,
+            (Lattice::new(2, 4), &[], Boundaries::PERIODIC),
+            beta,
+            update,
+            6000,
+        );
         assert_near(&format!("{what}: e"), estimates.e, e, (4.0, 0.0), 0.03);
         assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.15);
         let cube = Lattice::new(3, 2);
         let exact = enumerate_states(&potts3, cube, (None, &[]), beta);
-        let (estimates, improved) = clusters_alone(&potts3, (cube, &[]), beta, update, 6000);
+        let (estimates, improved) = clusters_alone(
+            &potts3,
+            (cube, &[], Boundaries::PERIODIC),
+            beta,
+            update,
+            6000,
+        );
         for (name, seen, expected) in [
             ("e", estimates.e, exact.e),
             ("m2", estimates.m2, exact.m2),
@@ -580,8 +593,71 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
     let square = Lattice::new(2, 4);
     for (states, update) in [(potts3, Wolff), (States::ising(0.0), SwendsenWang)] {
         let exact = enumerate_states(&states, square, (None, &empty), beta);
-        let (estimates, improved) = clusters_alone(&states, (square, &empty), beta, update, 6000);
+        let (estimates, improved) = clusters_alone(
+            &states,
+            (square, &empty, Boundaries::PERIODIC),
+            beta,
+            update,
+            6000,
+        );
         let what = format!("diluted {:?} {update:?}", states.model);
+        for (name, seen, expected) in [
+            ("e", estimates.e, exact.e),
+            ("c", estimates.c, exact.c),
+            ("m2", estimates.m2, exact.m2),
+            ("m4", estimates.m4, exact.m4),
+            ("m2 of the cluster sizes", improved.m2, exact.vector_m2),
+        ] {
+            assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
+        }
+    }
+}
+
+/// Cluster updates with open edges, across which no bond joins: the Ising model on 4^2 with an
+/// open x axis (Swendsen-Wang and Wolff) and the 3-state Potts model on 2^3 with open x and z
+/// axes (Wolff), against exact enumeration on the edges' couplings (`e`, `c`, `m2`, `m4` and the
+/// clusters' estimator of `m2`).
+#[test]
+fn cluster_updates_with_open_edges_give_the_exact_energy_and_moments() {
+    use crate::config::Boundary::{Open, Periodic};
+    use crate::config::ClusterUpdate::{SwendsenWang, Wolff};
+    use crate::exact::enumerate_states;
+    use crate::model::vector::states::States;
+    let cases = [
+        (
+            States::ising(0.0),
+            (2, 4),
+            [Open, Periodic, Periodic],
+            SwendsenWang,
+            0.5,
+        ),
+        (
+            States::ising(0.0),
+            (2, 4),
+            [Open, Periodic, Periodic],
+            Wolff,
+            0.5,
+        ),
+        (
+            States::potts(3, 0.0),
+            (3, 2),
+            [Open, Periodic, Open],
+            Wolff,
+            1.2,
+        ),
+    ];
+    for (states, (dims, size), axes, update, beta) in cases {
+        let lattice = Lattice::new(dims, size);
+        let boundaries = Boundaries::new(&axes[..dims as usize]);
+        let bonds = edge_couplings(lattice, boundaries);
+        let exact = enumerate_states(&states, lattice, (Some(&bonds), &[]), beta);
+        let (estimates, improved) =
+            clusters_alone(&states, (lattice, &[], boundaries), beta, update, 6000);
+        let what = format!(
+            "{:?} {update:?} {dims}D{}",
+            states.model,
+            boundaries.describe()
+        );
         for (name, seen, expected) in [
             ("e", estimates.e, exact.e),
             ("c", estimates.c, exact.c),
