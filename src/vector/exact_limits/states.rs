@@ -287,6 +287,19 @@ fn assert_moments_near(what: &str, estimates: &VectorEstimates, exact: &StateAve
     }
 }
 
+/// [`assert_moments_near`], and the clusters' estimator of `m2` within 4 errors of the
+/// enumeration's `vector_m2`.
+fn assert_cluster_moments_near(
+    what: &str,
+    (estimates, improved): (&VectorEstimates, &crate::cluster::ClusterEstimates),
+    exact: &StateAverages,
+) {
+    assert_moments_near(what, estimates, exact);
+    let m2 = improved.m2;
+    let name = format!("{what}: m2 of the clusters");
+    assert_near(&name, m2, exact.vector_m2, (4.0, 0.0), 0.1);
+}
+
 /// Antiferromagnets on bipartite lattices order in the staggered magnetisation: the Ising
 /// antiferromagnet in a field on the 4^2 square lattice, the 3-state Potts antiferromagnet on
 /// the 2^3 cube by the heat bath, and the diluted Blume-Capel antiferromagnet on 4^2, against
@@ -601,15 +614,7 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
             6000,
         );
         let what = format!("diluted {:?} {update:?}", states.model);
-        for (name, seen, expected) in [
-            ("e", estimates.e, exact.e),
-            ("c", estimates.c, exact.c),
-            ("m2", estimates.m2, exact.m2),
-            ("m4", estimates.m4, exact.m4),
-            ("m2 of the cluster sizes", improved.m2, exact.vector_m2),
-        ] {
-            assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
-        }
+        assert_cluster_moments_near(&what, (&estimates, &improved), &exact);
     }
 }
 
@@ -658,15 +663,7 @@ fn cluster_updates_with_open_edges_give_the_exact_energy_and_moments() {
             states.model,
             boundaries.describe()
         );
-        for (name, seen, expected) in [
-            ("e", estimates.e, exact.e),
-            ("c", estimates.c, exact.c),
-            ("m2", estimates.m2, exact.m2),
-            ("m4", estimates.m4, exact.m4),
-            ("m2 of the cluster sizes", improved.m2, exact.vector_m2),
-        ] {
-            assert_near(&format!("{what}: {name}"), seen, expected, (4.0, 0.0), 0.1);
-        }
+        assert_cluster_moments_near(&what, (&estimates, &improved), &exact);
     }
 }
 
