@@ -39,14 +39,14 @@ constexpr unsigned REPLICAS = 2u;
 constexpr unsigned NO_SEED = 0xffffffffu;
 // STATES where there are states, else 1: the divisor of their arithmetic on every path.
 constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
-// The open axes as bits (bit d: axis d open; engine::clusters::ClusterLattices::open_axes,
+// The open axes as bits (bit d: axis d open; config::Boundaries::open_axes,
 // -DSPINFLIP_OPEN_AXES): no bond crosses their edges.
 constexpr unsigned OPEN_AXES = SPINFLIP_OPEN_AXES;
 
-// Whether the forward bond of `site` along axis d crosses an open edge (J = 0: never a bond).
+// Whether the forward bond of `site` along axis d crosses an open edge (J = 0: never a bond;
+// model::boundaries::is_open_seam).
 __device__ __forceinline__ bool crosses_open_edge(unsigned site, unsigned d) {
-    const unsigned step = d == 0u ? 1u : (d == 1u ? L : L * L);
-    return ((OPEN_AXES >> d) & 1u) == 1u && (site / step) % L == L - 1u;
+    return ((OPEN_AXES >> d) & 1u) == 1u && coordinate(site, d) == L - 1u;
 }
 
 // A launch's slot where its update records nothing (engine::dispatch::NO_SLOT).

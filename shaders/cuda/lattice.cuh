@@ -17,6 +17,11 @@ __device__ constexpr unsigned lattice_sites() {
     return DIMS == 3u ? L * L * L : L * L;
 }
 
+// Coordinate d of site i.
+__device__ __forceinline__ unsigned coordinate(unsigned i, unsigned d) {
+    return d == 0u ? i % L : d == 1u ? (i / L) % L : i / (L * L);
+}
+
 // Bond directions per site (bond site * directions() + d).
 __device__ constexpr unsigned directions() {
     return DIMS + TRIANGULAR;

@@ -1,13 +1,9 @@
 // What the measuring kernels (vector_observables, vector_overlap and their discrete twins)
-// share, the twin of vector_sums.wgsl: a site's coordinate, the replica pair of an overlap, and
-// the addition of a thread's exact 64-bit sums to the counters (two's complement: signed sums add as unsigned, exactly in any order).
+// share, the twin of vector_sums.wgsl: a site's sublattice sign, the replica pair of an overlap,
+// and the addition of a thread's exact 64-bit sums to the counters (two's complement: signed
+// sums add as unsigned, exactly in any order).
 
 #include "vector_site.cuh"
-
-// Coordinate d of site i.
-__device__ __forceinline__ unsigned coordinate(unsigned i, unsigned d) {
-    return d == 0u ? i % L : d == 1u ? (i / L) % L : i / (L * L);
-}
 
 // The sublattice sign (-1)^(x + y + z) of site i (Lattice::sublattice_sign), the staggered
 // magnetisation's weight.

@@ -51,17 +51,14 @@ fn pair_first(z: u32) -> u32 {
 fn state_count() -> u32 {
     return max(STATES, 1u);
 }
-// The open axes as bits (bit d: axis d open; engine::clusters::ClusterLattices::open_axes): no
-// bond crosses their edges.
+// The open axes as bits (bit d: axis d open; config::Boundaries::open_axes): no bond crosses
+// their edges.
 override OPEN_AXES: u32 = 0u;
 
-// Whether the forward bond of `site` along axis d crosses an open edge (J = 0: never a bond).
+// Whether the forward bond of `site` along axis d crosses an open edge (J = 0: never a bond;
+// model::boundaries::is_open_seam).
 fn crosses_open_edge(site: u32, d: u32) -> bool {
-    var step = 1u;
-    for (var e = 0u; e < d; e++) {
-        step *= L;
-    }
-    return ((OPEN_AXES >> d) & 1u) == 1u && (site / step) % L == L - 1u;
+    return ((OPEN_AXES >> d) & 1u) == 1u && coordinate(site, d) == L - 1u;
 }
 
 // A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).

@@ -16,6 +16,15 @@ fn lattice_sites() -> u32 {
     return n;
 }
 
+// Coordinate d of site i.
+fn coordinate(i: u32, d: u32) -> u32 {
+    var step = 1u;
+    for (var e = 0u; e < d; e++) {
+        step *= L;
+    }
+    return (i / step) % L;
+}
+
 // Bond directions per site (bond site * directions() + d).
 fn directions() -> u32 {
     return DIMS + TRIANGULAR;

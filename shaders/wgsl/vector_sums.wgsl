@@ -1,6 +1,6 @@
 // What the measuring kernels (vector_observables, vector_overlap and their discrete twins)
-// share: a site's coordinate, the replica pair of an overlap, and the addition of a thread's
-// exact 64-bit sums to the counts.
+// share: a site's sublattice sign, the replica pair of an overlap, and the addition of a
+// thread's exact 64-bit sums to the counts.
 
 #import vector_site
 
@@ -13,15 +13,6 @@ fn add_i64(i: u32, v: vec2<u32>) {
     let old = atomicAdd(&observations[i], v.x);
     let carry = select(0u, 1u, old + v.x < old);
     atomicAdd(&observations[i + 1u], v.y + carry);
-}
-
-// Coordinate d of site i.
-fn coordinate(i: u32, d: u32) -> u32 {
-    var step = 1u;
-    for (var e = 0u; e < d; e++) {
-        step *= L;
-    }
-    return (i / step) % L;
 }
 
 // The sublattice sign (-1)^(x + y + z) of site i (Lattice::sublattice_sign), the staggered

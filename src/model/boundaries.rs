@@ -91,6 +91,10 @@ pub fn reverse_antiperiodic_seams(boundaries: Boundaries, lattice: &Lattice, bit
 
 /// Whether bond `bond` of `lattice` lies on the seam of an open axis (no bond at all).
 pub fn is_open_seam(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> bool {
+    // Before the coordinates: the cluster updates ask for every bond of periodic lattices too.
+    if !boundaries.any_open() {
+        return false;
+    }
     let directions = u64::from(lattice.directions());
     let (site, d) = (bond / directions, (bond % directions) as u32);
     let (coords, step) = (lattice.coords(site), lattice.step(d));

@@ -112,6 +112,7 @@ pub(super) fn summarize(
     let lattice = systems.lattice;
     let shape = (systems.components, lattice.size, lattice.spins());
     let clusters_of = config.algorithm.clusters();
+    let extras = extras(systems);
     let (runs, clusters): (Vec<VectorEstimates>, Vec<Option<ClusterEstimates>>) =
         (0..systems.betas.len())
             .map(|t| {
@@ -125,7 +126,7 @@ pub(super) fn summarize(
                 let beta = systems.betas[t];
                 let improved = clusters_of
                     .and_then(|options| improved_estimates(options.update, beta, lattice, &series));
-                let estimates = vector_estimates(beta, shape, &series, extras(systems));
+                let estimates = vector_estimates(beta, shape, &series, extras);
                 (estimates, improved)
             })
             .unzip();

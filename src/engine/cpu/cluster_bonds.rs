@@ -29,7 +29,6 @@ pub fn active_bonds(
     bonds: &mut [u32],
 ) {
     let dims = lattice.dims;
-    let open = |bond: u64| boundaries.any_open() && is_open_seam(boundaries, lattice, bond);
     let words = &mut bonds[groups.start as usize..groups.end as usize];
     for (g, word) in groups.zip(words) {
         let mut randoms = [0u32; 12];
@@ -45,7 +44,7 @@ pub fn active_bonds(
                 let random = randoms[(k * dims) as usize + d];
                 let joins = spin != empty
                     && spins[neighbour as usize] == spin
-                    && !open(site * u64::from(dims) + d as u64);
+                    && !is_open_seam(boundaries, lattice, site * u64::from(dims) + d as u64);
                 if joins && random < threshold {
                     *word |= 1 << (8 * k + d as u32);
                 }
