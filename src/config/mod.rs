@@ -235,7 +235,9 @@ impl Config {
 
     /// Whether the run goes to the vector engines ([`crate::vector`]'s loop): the model's spins
     /// ([`Model::is_vector`]), or an Ising model with replica moves, or with an antiperiodic
-    /// axis where the config names no multispin engine, which run on its two discrete states.
+    /// axis where the config names no multispin engine, which run on its two discrete states
+    /// (`engine: Auto` names one before the run where a layout fits:
+    /// `Config::twisted_on_multispin`).
     pub fn is_vector(&self) -> bool {
         self.model.is_vector() || self.ising_as_states()
     }
