@@ -86,9 +86,9 @@ struct Quad {
     bool live;
 };
 
-__device__ __forceinline__ Quad quad_of() {
+__device__ __forceinline__ Quad quad_of(const DispatchParams& params) {
     const unsigned g = thread_in_system();
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     const unsigned n = lattice_sites();
     return {g, z, static_cast<unsigned long long>(z) * n, 4u * g < n};
 }

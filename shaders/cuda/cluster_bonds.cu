@@ -107,7 +107,7 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
                                          const unsigned* activation, unsigned* bonds,
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
-    const Quad quad = quad_of();
+    const Quad quad = quad_of(params);
     if (HOUDAYER != 0u) {
         pair_bonds(params, quad, spins, activation, bonds, counts, sizes);
         return;

@@ -62,7 +62,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         block_sum = 0ull;
     }
     __syncthreads();
-    const Quad quad = quad_of();
+    const Quad quad = quad_of(params);
     const unsigned live_lanes = __ballot_sync(warp_lanes(), quad.live);
     if (HOUDAYER != 0u) {
         atomicAdd(&block_sum,

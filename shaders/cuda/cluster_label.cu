@@ -43,7 +43,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
     if (tile >= across_x * across_y * tiles_along(2u)) {
         return;
     }
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     const unsigned n = lattice_sites();
     const unsigned* system_bonds = bonds + static_cast<unsigned long long>(z) * (n / 4u);
     unsigned* system = labels + static_cast<unsigned long long>(z) * n;

@@ -13,7 +13,7 @@ extern "C" __global__ void cluster_merge(DispatchParams params, const int* spins
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
     unsigned t = thread_in_system();
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     const unsigned n = lattice_sites();
     const unsigned lines = n / L;
     const unsigned* system_bonds = bonds + static_cast<unsigned long long>(z) * (n / 4u);

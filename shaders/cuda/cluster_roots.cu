@@ -9,7 +9,7 @@ extern "C" __global__ void cluster_roots(DispatchParams params, const int* spins
                                          const unsigned* activation, unsigned* bonds,
                                          unsigned* labels, unsigned* counts,
                                          unsigned long long* sizes) {
-    const Quad quad = quad_of();
+    const Quad quad = quad_of(params);
     const unsigned live_lanes = __ballot_sync(warp_lanes(), quad.live);
     if (!quad.live) {
         return;

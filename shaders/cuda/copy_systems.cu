@@ -1,6 +1,7 @@
 // Population annealing's copies, the twin of copy_systems.wgsl (CPU twin:
-// src/engine/cpu/copy_systems.rs): each warp of (word) system z writes WARP_RUNS runs of 32
-// consecutive words of system z from the snapshot of the spins taken before the copy, so chains
+// src/engine/cpu/copy_systems.rs): each warp of (word) system z (SYSTEM_THREADS threads a
+// system, one after the other along the grid: one layer however many systems) writes WARP_RUNS
+// runs of 32 consecutive words of system z from the snapshot of the spins taken before the copy, so chains
 // of copies and swaps of two systems need no ordering, and each thread writes only its own words. The simple engine's int spins move
 // as their bits. Offsets are 64-bit: all systems together may exceed 2^32 words.
 
@@ -13,6 +14,11 @@ constexpr unsigned SYSTEM_WORDS = SPINFLIP_SYSTEM_WORDS;
 constexpr bool LANE_COPIES = SPINFLIP_LANE_COPIES != 0u;
 // Runs of 32 words per warp (see WARP_RUNS in src/engine/cuda/copy_systems.rs).
 constexpr unsigned WARP_RUNS = SPINFLIP_WARP_RUNS;
+// The (word) systems: the destinations.
+constexpr unsigned SYSTEMS = SPINFLIP_SYSTEMS;
+// Threads of one (word) system: whole warps of WARP_RUNS runs of 32 words each, so that no
+// warp spans two systems.
+constexpr unsigned SYSTEM_THREADS = (SYSTEM_WORDS + 32u * WARP_RUNS - 1u) / (32u * WARP_RUNS) * 32u;
 
 // The warp's runs of 32 words from `first` (thread `lane` writes word first + 32 r + lane of
 // run r), all of whose lanes come from the SPAN consecutive word systems from `g` (this thread's
@@ -31,8 +37,8 @@ __device__ __forceinline__ void window_copy(const unsigned* __restrict__ snapsho
         const unsigned k = 32u * r + lane;
 #pragma unroll
         for (unsigned s = 0u; s < SPAN; s++) {
-            // Word systems past the last (the grid's z counts them) are no lane's source.
-            const bool held = first + k < SYSTEM_WORDS && g + s < gridDim.z;
+            // Word systems past the last are no lane's source.
+            const bool held = first + k < SYSTEM_WORDS && g + s < SYSTEMS;
             words[s][r] = held ? snapshot[from + s * SYSTEM_WORDS + k] : 0u;
         }
     }
@@ -78,11 +84,12 @@ extern "C" __global__ void copy_systems(const unsigned* __restrict__ sources,
                                         const unsigned* __restrict__ snapshot,
                                         unsigned* __restrict__ spins) {
     const unsigned lane = threadIdx.x % 32u;
-    const unsigned first = (thread_in_system() - lane) * WARP_RUNS;
-    const unsigned z = blockIdx.z;
-    if (first >= SYSTEM_WORDS) {
-        return;  // the whole warp: past the system's last run
+    const unsigned thread = thread_in_system();
+    const unsigned z = thread / SYSTEM_THREADS;
+    if (z >= SYSTEMS) {
+        return;  // the whole warp: past the last system
     }
+    const unsigned first = (thread % SYSTEM_THREADS - lane) * WARP_RUNS;
     const unsigned long long at = static_cast<unsigned long long>(z) * SYSTEM_WORDS + first;
     if (!LANE_COPIES) {
         const unsigned long long from = static_cast<unsigned long long>(sources[z]) * SYSTEM_WORDS + first;

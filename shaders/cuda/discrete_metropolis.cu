@@ -103,7 +103,7 @@ extern "C" __global__ void discrete_metropolis(DispatchParams params, int* spins
     }
     __syncthreads();
     const unsigned ci = update_thread(params);
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     const unsigned i = colour_site(params.colour, ci);
     // An empty site (the vacancy, state STATES) stays as it is.
     if (ci < lattice_sites() / 2u && dispatched(params, ci) && load_state(spins, z, i) < STATES) {

@@ -20,9 +20,10 @@ constexpr unsigned STATE_FOURIER_COUNTER = STATES_COUNTER + STATES;
 constexpr unsigned STAGGERED_COUNTER = STATES_COUNTER + 7u * STATES;
 constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 
-extern "C" __global__ void discrete_observables(const int* spins, unsigned long long* counts,
+extern "C" __global__ void discrete_observables(DispatchParams params, const int* spins,
+                                                unsigned long long* counts,
                                                 const int* couplings, const int* lookups) {
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     const unsigned stride = threads_per_system();
     long long sums[SUMS] = {};
     long long states[STATE_COUNT] = {};

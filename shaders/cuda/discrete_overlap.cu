@@ -19,9 +19,9 @@ constexpr unsigned PASS_PAIRS = 64u;
 constexpr unsigned PAIRS = STATES * STATES;
 constexpr unsigned PAIR_FOURIER = PAIRS;
 
-extern "C" __global__ void discrete_overlap(const int* spins, unsigned long long* counts,
-                                            const int* lookups) {
-    const unsigned z = blockIdx.z;
+extern "C" __global__ void discrete_overlap(DispatchParams params, const int* spins,
+                                            unsigned long long* counts, const int* lookups) {
+    const unsigned z = layer(params);
     const ReplicaPair replicas = replica_pair(z);
     if (!replicas.sums) {
         return;

@@ -11,7 +11,14 @@ struct DispatchParams {
     unsigned systems;
     unsigned first_thread;  // a sweep's first update thread (a slab's planes), else 0
     unsigned threads;       // a sweep's update threads from first_thread on; 0: all
+    unsigned first_layer;   // the grid layer of the launch's first z (layer_pieces), else 0
 };
+
+// The grid layer of this block: its system (or replica pair, or batch). A grid of more layers
+// than the device takes along z runs as launches from params.first_layer on.
+__device__ __forceinline__ unsigned layer(const DispatchParams& params) {
+    return params.first_layer + blockIdx.z;
+}
 
 // Linear index of a block within its system: grids wider than the x limit spill into y;
 // z is the system (batch).

@@ -5,9 +5,10 @@
 
 #include "vector_site.cuh"
 
-extern "C" __global__ void vector_exchange(int* spins, const unsigned* partners) {
+extern "C" __global__ void vector_exchange(DispatchParams params, int* spins,
+                                           const unsigned* partners) {
     const unsigned word = thread_in_system();
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     const unsigned words = COMPONENTS * lattice_sites();
     const unsigned partner = partners[z];
     if (word >= words || partner <= z) {

@@ -7,7 +7,7 @@
 
 extern "C" __global__ void vector_hot_start(DispatchParams params, int* spins) {
     const unsigned i = thread_in_system();
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     if (i >= lattice_sites()) {
         return;
     }

@@ -32,7 +32,7 @@ extern "C" __global__ void vector_metropolis(DispatchParams params, int* spins,
     }
     __syncthreads();
     const unsigned ci = update_thread(params);
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     if (ci < lattice_sites() / 2u && dispatched(params, ci)) {
         const unsigned i = colour_site(params.colour, ci);
         const unsigned t = temperature_of(z);

@@ -30,10 +30,10 @@ __device__ __forceinline__ unsigned long long norm_deviation(const Vector& s) {
     return magnitude > 0xffffffffull ? 0xffffffffull : magnitude;
 }
 
-extern "C" __global__ void vector_observables(const int* spins,
+extern "C" __global__ void vector_observables(DispatchParams params, const int* spins,
                                               unsigned long long* counts, const int* couplings,
                                               const int* phases) {
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     const unsigned stride = threads_per_system();
     long long sums[SUMS] = {};
     unsigned long long deviation = 0ull;

@@ -13,9 +13,9 @@ constexpr unsigned OVERLAP_COUNTERS = 2u * COUNTERS;
 constexpr unsigned SUMS = 63u;
 constexpr unsigned FOURIER = 9u;
 
-extern "C" __global__ void vector_overlap(const int* spins, unsigned long long* counts,
-                                          const int* phases) {
-    const unsigned z = blockIdx.z;
+extern "C" __global__ void vector_overlap(DispatchParams params, const int* spins,
+                                          unsigned long long* counts, const int* phases) {
+    const unsigned z = layer(params);
     const ReplicaPair replicas = replica_pair(z);
     if (!replicas.sums) {
         return;

@@ -25,7 +25,7 @@ __device__ __forceinline__ Vector reflect(const Vector& s, const Vector& h) {
 extern "C" __global__ void vector_overrelaxation(DispatchParams params, int* spins,
                                                  const int* couplings) {
     const unsigned ci = update_thread(params);
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     if (ci >= lattice_sites() / 2u || !dispatched(params, ci)) {
         return;
     }

@@ -104,7 +104,7 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
     __shared__ int tile[TILE_WORDS];
     __shared__ unsigned block_accepted;
     const unsigned q = workgroup_in_system() + params.first_thread;
-    const unsigned z = blockIdx.z;
+    const unsigned z = layer(params);
     // Whole blocks return, before any barrier.
     if (q >= TILES_PER_COLOUR || !dispatched(params, q)) {
         return;

@@ -101,7 +101,7 @@ struct Quad {
 
 fn quad_of(thread: Thread) -> Quad {
     let g = thread_in_system(thread);
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let n = lattice_sites();
     return Quad(g, z, z * n, 4u * g < n);
 }

@@ -89,7 +89,7 @@ fn main(thread: Thread) {
     if tile >= across.x * across.y * across.z {
         return;
     }
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let n = lattice_sites();
     let base = z * n;
     let shape = vec3<u32>(TILE_X, TILE_Y, TILE_Z);

@@ -44,7 +44,7 @@ fn join(base: u32, a0: u32, b0: u32) {
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     var t = thread_in_system(thread);
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let n = lattice_sites();
     let lines = n / L;
     // Sites one step along d: 1, L, L^2.

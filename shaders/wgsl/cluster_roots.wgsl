@@ -8,6 +8,9 @@
 #import lattice
 #import cluster
 
+// Only its first_layer: the pass reads no other parameter.
+@group(0) @binding(0) var<uniform> params: DispatchParams;
+
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let quad = quad_of(thread);

@@ -1,4 +1,5 @@
-// Population annealing's copies: invocation i of (word) system z (workgroup z) writes words
+// Population annealing's copies: invocation i of (word) system z (invocation z R + i of the
+// grid, R = ceil(SYSTEM_WORDS / COPY_RUN): one layer however many systems) writes words
 // COPY_RUN i .. COPY_RUN (i + 1) of system z from the snapshot of the spins taken before the
 // copy, so chains of copies and swaps of two systems need no ordering, and each invocation
 // writes only its own words. The simple engine's i32 spins move as their bits. CPU twin:
@@ -14,6 +15,8 @@
 
 // Words of one (word) system.
 override SYSTEM_WORDS: u32 = 1u;
+// The (word) systems: the destinations.
+override SYSTEMS: u32 = 1u;
 // Copy bit by bit, each lane of a word from its own source lane (AMSC), else whole words.
 override LANE_COPIES: bool = false;
 
@@ -24,11 +27,13 @@ const COPY_RUN: u32 = 8u;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let first = thread_in_system(thread) * COPY_RUN;
-    let z = thread.workgroup.z;
-    if first >= SYSTEM_WORDS {
+    let runs = (SYSTEM_WORDS + COPY_RUN - 1u) / COPY_RUN;
+    let invocation = thread_in_system(thread);
+    let z = invocation / runs;
+    if z >= SYSTEMS {
         return;
     }
+    let first = (invocation % runs) * COPY_RUN;
     let run = min(COPY_RUN, SYSTEM_WORDS - first);
     let at = z * SYSTEM_WORDS + first;
     if !LANE_COPIES {

@@ -94,7 +94,7 @@ fn state_hit(z: u32, i: u32, hit: u32, around: Surroundings, s: ptr<function, u3
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let ci = thread_in_system(thread) + params.first_thread;
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let i = colour_site(params.colour, ci);
     // An empty site (the vacancy, state STATES) stays as it is.
     if ci < lattice_sites() / 2u && dispatched(params, ci) && load_state(z, i) < STATES {

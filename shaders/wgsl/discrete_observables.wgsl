@@ -26,7 +26,7 @@ const FOURIER: u32 = 9u;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let stride = threads_per_system(thread);
     var bonds: array<vec2<u32>, 3>;
     var fourier: array<vec2<u32>, 6>;

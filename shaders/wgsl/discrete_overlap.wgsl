@@ -26,7 +26,7 @@ fn state_pairs() -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let replicas = replica_pair(z);
     if !replicas.sums {
         return;

@@ -12,6 +12,8 @@ struct DispatchParams {
     first_thread: u32,
     // A sweep's update threads from first_thread on; 0: all.
     threads: u32,
+    // The grid layer of the launch's first z (engine::dispatch::layer_pieces), else 0.
+    first_layer: u32,
 }
 
 override WG_SIZE: u32 = 64u;
@@ -22,6 +24,12 @@ struct Thread {
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(num_workgroups) workgroups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
+}
+
+// The grid layer of a workgroup of the launch `p`: its system (or replica pair, or batch). A
+// grid of more layers than the device takes along z runs as launches from p.first_layer on.
+fn layer(p: DispatchParams, thread: Thread) -> u32 {
+    return p.first_layer + thread.workgroup.z;
 }
 
 // Linear index of a workgroup within its system: grids wider than 65535 workgroups spill into y.

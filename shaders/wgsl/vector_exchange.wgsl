@@ -11,7 +11,7 @@
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let word = thread_in_system(thread);
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let words = COMPONENTS * lattice_sites();
     let partner = partners[z];
     if word >= words || partner <= z {

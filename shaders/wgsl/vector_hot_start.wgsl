@@ -9,7 +9,7 @@
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let i = thread_in_system(thread);
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     if i >= lattice_sites() {
         return;
     }

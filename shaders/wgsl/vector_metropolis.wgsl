@@ -30,7 +30,7 @@ fn update_site(z: u32, i: u32, h: vec3<i32>, s: ptr<function, vec3<i32>>) -> u32
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let ci = thread_in_system(thread) + params.first_thread;
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     if ci < lattice_sites() / 2u && dispatched(params, ci) {
         let i = colour_site(params.colour, ci);
         var s = load_spin(z, i);

@@ -57,7 +57,7 @@ fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let stride = threads_per_system(thread);
     var sums: array<vec2<u32>, 30>;
     var deviation = 0u;

@@ -15,7 +15,7 @@ const FOURIER: u32 = 9u;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     let replicas = replica_pair(z);
     if !replicas.sums {
         return;

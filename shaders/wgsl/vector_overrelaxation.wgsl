@@ -26,7 +26,7 @@ fn reflect(s: vec3<i32>, h: vec3<i32>) -> vec3<i32> {
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let ci = thread_in_system(thread) + params.first_thread;
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     if ci >= lattice_sites() / 2u || !dispatched(params, ci) {
         return;
     }

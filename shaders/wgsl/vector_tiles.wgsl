@@ -109,7 +109,7 @@ fn tile_local_field(z: u32, i: u32, at: u32) -> vec3<i32> {
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let q = workgroup_in_system(thread) + params.first_thread;
-    let z = thread.workgroup.z;
+    let z = layer(params, thread);
     // Whole workgroups return, before any barrier.
     if q >= tiles_per_colour() || !dispatched(params, q) {
         return;

@@ -31,6 +31,9 @@ pub struct DispatchParams {
     pub first_thread: u32,
     /// A sweep's update threads from `first_thread` on; 0: all of them.
     pub threads: u32,
+    /// The grid layer (system, or replica pair) of a launch's first z: a grid of more layers
+    /// than the device's z limit runs as several launches ([`layer_pieces`]); 0 elsewhere.
+    pub first_layer: u32,
 }
 
 impl DispatchParams {
@@ -63,6 +66,14 @@ impl DispatchParams {
     }
 }
 
+/// The `layers` of a grid (its z: systems, or replica pairs) cut into launches of at most
+/// `max` layers each, where the device's grid stops at `max` (65535 along z on every GPU
+/// today) and a population of small systems holds more: each piece's first layer (the
+/// kernels' `first_layer`, which they add to their z) and its layers.
+pub fn layer_pieces(layers: u32, max: u32) -> impl Iterator<Item = (u32, u32)> {
+    (0..layers.div_ceil(max)).map(move |k| (k * max, max.min(layers - k * max)))
+}
+
 /// One dispatch of a submission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dispatch {
@@ -93,6 +104,17 @@ impl Dispatch {
             | Dispatch::Measure(p)
             | Dispatch::Swap(p)
             | Dispatch::Cluster(p) => p,
+        }
+    }
+
+    /// This dispatch's piece of the layers from `first_layer` on ([`layer_pieces`]).
+    pub fn from_layer(self, first_layer: u32) -> Self {
+        let params = |p: DispatchParams| DispatchParams { first_layer, ..p };
+        match self {
+            Dispatch::Sweep(p) => Dispatch::Sweep(params(p)),
+            Dispatch::Measure(p) => Dispatch::Measure(params(p)),
+            Dispatch::Swap(p) => Dispatch::Swap(params(p)),
+            Dispatch::Cluster(p) => Dispatch::Cluster(params(p)),
         }
     }
 }

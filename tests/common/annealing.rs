@@ -274,8 +274,9 @@ pub const SMSC_ANNEALS: [&str; 1] = [
 
 /// Whole anneals of the vector engine: the diluted 3-state Potts model (Metropolis,
 /// floor-ceil resampling, reweighted), the Blume-Capel model in a field (heat bath, multinomial) and the
-/// 6-state clock model (adaptive schedule), every replica its own table entry.
-pub const STATE_ANNEALS: [&str; 3] = [
+/// 6-state clock model (adaptive schedule), every replica its own table entry; and the 3-state
+/// Potts model in a population of more systems than a GPU grid's layers.
+pub const STATE_ANNEALS: [&str; 4] = [
     "(model: Potts(q: 3, dims: 2, size: 8, dilution: 0.1), samples: 2, replicas: 40, \
      algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 1.2, count: 4), runs: 2, \
      reweighting: Some(6)), seed: 13",
@@ -285,6 +286,10 @@ pub const STATE_ANNEALS: [&str; 3] = [
     "(model: Clock(q: 6, dims: 2, size: 8), replicas: 40, \
      algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.6, beta_max: 1.0), \
      runs: 2), seed: 15",
+    // More systems than a GPU grid holds along z (65535): the engines launch in pieces.
+    "(model: Potts(q: 3, dims: 2, size: 4), replicas: 70000, \
+     algorithm: Annealing(theta: 1, schedule: Linear(beta_max: 1.0, count: 3), runs: 1), \
+     seed: 16",
 ];
 
 /// What an anneal writes that does not depend on the backend: annealing.csv,

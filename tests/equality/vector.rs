@@ -42,6 +42,7 @@ backends! {
         replica_moves_of_glasses_match_cpu_bit_for_bit,
         open_and_antiperiodic_edges_match_cpu_bit_for_bit,
         triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit,
+        more_systems_than_a_grid_holds_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [],
@@ -995,5 +996,41 @@ fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
             lattices(case.moves) != lattices(ReplicaMoves::None),
             "{case:?}: the moves moved nothing"
         );
+    }
+}
+
+/// More systems than a grid holds along z (65535 layers on every GPU): the device engines
+/// launch every kernel in pieces of layers, each piece's first layer added to the kernels' z.
+/// The Heisenberg glass (cone proposals, which every system accepts some of, over-relaxation,
+/// observations, overlaps, and the exchange of the first system with the last, which lies in
+/// the second piece) and the 3-state Potts ferromagnet's Wolff updates alone, on 4 x 4
+/// lattices.
+fn more_systems_than_a_grid_holds_match_cpu_bit_for_bit<G: Gpu>() {
+    let glass = Case {
+        components: 3,
+        size: 4,
+        field: 0.0,
+        disorder: Disorder::Bimodal,
+        cone: Some(0.5),
+        replicas: 16_400,
+        ..XY_2D_FIELD
+    };
+    let potts = Case {
+        components: 1,
+        size: 4,
+        field: 0.0,
+        overrelaxation: 0,
+        replicas: 32_800,
+        states: Some(DiscreteCase::Potts(3)),
+        clusters: Some(ClusterOptions {
+            update: ClusterUpdate::Wolff,
+            clusters: 2,
+            metropolis: 0,
+        }),
+        ..XY_2D_FIELD
+    };
+    for case in [glass, potts] {
+        assert!(case.systems().systems() > u32::from(u16::MAX));
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
 }

@@ -12,7 +12,9 @@ use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::context::CudaDevice;
 use super::driver::driver_error;
-use super::launch::{FittedKernel, allocate, clear, download, launch_config, upload};
+use super::launch::{
+    FittedKernel, allocate, clear, download, launch_config, launch_layers, upload,
+};
 use crate::engine::clusters::{
     ClusterLattices, ClusterMove, WORKGROUP_SIZE, cluster_passes, kernel_constants, pass_threads,
     record_slots,
@@ -94,27 +96,31 @@ impl CudaClusters {
         let launches = self.passes.iter().zip(self.threads).zip(passes);
         for (((kernel, fitted), threads), _) in launches.filter(|(_, on)| *on) {
             let config = launch_config(device, fitted.block_size, threads, self.systems);
-            let mut launch = device.stream.launch_builder(&fitted.function);
-            launch
-                .arg(params)
-                .arg(&mut *spins)
-                .arg(&self.activation)
-                .arg(&mut self.bonds)
-                .arg(&mut self.labels)
-                .arg(&mut self.counts)
-                .arg(&mut self.sizes);
-            // SAFETY: the arguments match every cluster kernel's parameters in order and type
-            // (shaders/cuda/cluster.cuh): DispatchParams by value, `int` spins, `unsigned`
-            // activation thresholds, bonds, labels and counts, `unsigned long long` sizes. The
-            // kernels stay in bounds: threads past the last four sites return, the buffers hold
-            // a word per site (the bonds one per four) of every system, a threshold per
-            // temperature, and `prepare_sizes` sized the sizes for this plan's slots;
-            // `cluster_label`'s blocks past the last tile return and its tiles' sites past the
-            // lattice's edge are skipped, and `cluster_merge`'s threads past the faces return.
-            unsafe { launch.launch(config) }.map_err(driver_error(format!(
-                "launching kernel {}",
-                kernel.module()
-            )))?;
+            launch_layers(device, (params, config), |params, config| {
+                let mut launch = device.stream.launch_builder(&fitted.function);
+                launch
+                    .arg(params)
+                    .arg(&mut *spins)
+                    .arg(&self.activation)
+                    .arg(&mut self.bonds)
+                    .arg(&mut self.labels)
+                    .arg(&mut self.counts)
+                    .arg(&mut self.sizes);
+                // SAFETY: the arguments match every cluster kernel's parameters in order and type
+                // (shaders/cuda/cluster.cuh): DispatchParams by value, `int` spins, `unsigned`
+                // activation thresholds, bonds, labels and counts, `unsigned long long` sizes. The
+                // kernels stay in bounds: threads past the last four sites return, the buffers hold
+                // a word per site (the bonds one per four) of every system, a threshold per
+                // temperature, and `prepare_sizes` sized the sizes for this plan's slots;
+                // `cluster_label`'s blocks past the last tile return and its tiles' sites past the
+                // lattice's edge are skipped, and `cluster_merge`'s threads past the faces return;
+                // each piece's layers (from params.first_layer) are systems or pairs it holds.
+                unsafe { launch.launch(config) }.map_err(driver_error(format!(
+                    "launching kernel {}",
+                    kernel.module()
+                )))?;
+                Ok(())
+            })?;
         }
         Ok(())
     }

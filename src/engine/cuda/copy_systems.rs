@@ -19,7 +19,7 @@ use crate::error::Result;
 
 /// Names of the constants the copy kernel is compiled with (as `SPINFLIP_<name>`): its WGSL
 /// twin's override constants but the block size, and the runs per warp ([`WARP_RUNS`]).
-pub(super) const CONSTANTS: [&str; 3] = ["SYSTEM_WORDS", "LANE_COPIES", "WARP_RUNS"];
+pub(super) const CONSTANTS: [&str; 4] = ["SYSTEM_WORDS", "SYSTEMS", "LANE_COPIES", "WARP_RUNS"];
 
 /// The copy kernel with its buffers, for spins of element type `T` (the simple engine's `int`
 /// spins move as their bits).
@@ -28,7 +28,7 @@ pub struct CudaCopies<T> {
     map: CudaSlice<u32>,
     /// The spin buffer the next gather writes, holding the lattices of before the last.
     other: CudaSlice<T>,
-    /// (Word) systems, the grid's z.
+    /// (Word) systems: the destinations, one after the other along the grid's threads.
     systems: u32,
     system_words: u32,
     block_size: u32,
@@ -45,9 +45,10 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
         block_size: u32,
     ) -> Result<Self> {
         let system_words = kernel_system_words(system_words)?;
-        let [words, lanes, runs] = CONSTANTS;
+        let [words, destinations, lanes, runs] = CONSTANTS;
         let constants = [
             (words, system_words),
+            (destinations, systems),
             (lanes, u32::from(unit == CopyUnit::Lanes)),
             (runs, WARP_RUNS),
         ];
@@ -103,18 +104,14 @@ impl<T: DeviceRepr + ValidAsZeroBits> CudaCopies<T> {
     /// [`Self::gather`] enqueued on the default stream without waiting; the lattices of before
     /// it stay in the second buffer for [`Self::restore`].
     pub fn enqueue_gather(&mut self, device: &CudaDevice, spins: &mut CudaSlice<T>) -> Result<()> {
-        let config = launch_config(
-            device,
-            self.block_size,
-            cuda_copy_threads(self.system_words),
-            self.systems,
-        );
+        let threads = cuda_copy_threads(self.system_words) * u64::from(self.systems);
+        let config = launch_config(device, self.block_size, threads, 1);
         let mut launch = device.stream.launch_builder(&self.kernel);
         launch.arg(&self.map).arg(&*spins).arg(&mut self.other);
         // SAFETY: the arguments match copy_systems's parameters in order (the map, the source
         // and the destination spins as `unsigned` words, whatever their element type). Threads
-        // past the words of a system return; z counts the (word) systems, which both buffers (of
-        // the same length) hold, and the map holds an entry per destination whose sources the
+        // past the last system return; the threads count the (word) systems (SYSTEMS), which both
+        // buffers (of the same length) hold, and the map holds an entry per destination whose sources the
         // engine checked against the systems or the kernels wrote within them. The threads
         // write every word of every system, so the destination becomes a whole new lattice set.
         unsafe { launch.launch(config) }.map_err(driver_error("launching kernel copy_systems"))?;

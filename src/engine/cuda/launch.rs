@@ -18,7 +18,7 @@ use super::context::CudaDevice;
 use super::driver::driver_error;
 use crate::engine::Plan;
 use crate::engine::dispatch::{
-    Dispatch, DispatchParams, PartThreads, submissions, sweeps_per_submission,
+    Dispatch, DispatchParams, PartThreads, layer_pieces, submissions, sweeps_per_submission,
 };
 use crate::error::{Error, Result};
 
@@ -85,6 +85,31 @@ pub fn launch_config(
     }
 }
 
+/// Launch a grid `config` whose z counts layers (systems, replica pairs) in pieces of at most
+/// the device's grid z ([`layer_pieces`]): `launch(params, config)` for each piece, with the
+/// piece's first layer in `params.first_layer`, which the kernels add to their z.
+pub fn launch_layers(
+    device: &CudaDevice,
+    (params, config): (&DispatchParams, LaunchConfig),
+    mut launch: impl FnMut(&DispatchParams, LaunchConfig) -> Result<()>,
+) -> Result<()> {
+    let (x, y, layers) = config.grid_dim;
+    for (first_layer, count) in layer_pieces(layers, device.max_grid[2]) {
+        let piece = DispatchParams {
+            first_layer,
+            ..*params
+        };
+        launch(
+            &piece,
+            LaunchConfig {
+                grid_dim: (x, y, count),
+                ..config
+            },
+        )?;
+    }
+    Ok(())
+}
+
 /// A kernel whose results do not depend on its block size, with the block size it launches
 /// with: the one asked for in whole warps (those kernels that sum with warp shuffles need them),
 /// or the most threads a block of it can have where its registers allow fewer. Found once, when
@@ -107,15 +132,21 @@ impl FittedKernel {
     }
 }
 
-/// Refuse block sizes beyond the device's threads per block, and `layers` grid layers (named
-/// `what`) beyond its grid's z limit.
-pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str) -> Result<()> {
+/// Refuse block sizes beyond the device's threads per block.
+pub fn check_block_size(device: &CudaDevice, block_size: u32) -> Result<()> {
     if block_size > device.max_threads_per_block {
         return Err(Error::Limits(format!(
             "workgroup_size {block_size} exceeds the {} threads per block of {}",
             device.max_threads_per_block, device.name
         )));
     }
+    Ok(())
+}
+
+/// Refuse block sizes beyond the device's threads per block, and `layers` grid layers (named
+/// `what`) beyond its grid's z limit (engines that launch them in pieces: [`launch_layers`]).
+pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str) -> Result<()> {
+    check_block_size(device, block_size)?;
     if layers > device.max_grid[2] {
         return Err(Error::Limits(format!(
             "{layers} {what} exceed the grid's z limit of {} on {}",

@@ -16,8 +16,8 @@ use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
 use super::driver::driver_error;
 use super::launch::{
-    FittedKernel, Staging, allocate, check_fits, clear, download, enqueue_overwrite, launch_config,
-    overwrite, upload,
+    FittedKernel, Staging, allocate, check_block_size, clear, download, enqueue_overwrite,
+    launch_config, launch_layers, overwrite, upload,
 };
 use crate::engine::backend::vector::{
     ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
@@ -81,7 +81,7 @@ impl CudaVectorEngine {
         updates: VectorSweeps,
         block_size: u32,
     ) -> Result<Self> {
-        check_fits(&device, block_size, systems.systems(), "systems")?;
+        check_block_size(&device, block_size)?;
         let constants = kernel_constants(&systems, updates);
         let kernels = VectorKernelSet::build(&systems, updates, |kernel| {
             FittedKernel::new(device.function(kernel, &constants)?, block_size)
@@ -168,41 +168,41 @@ impl CudaVector {
         let threads = pass.launch_threads(params.threads, fitted.block_size);
         let config = self.grid(fitted, threads);
         let stream = &self.device.stream;
-        let mut launch = stream.launch_builder(&fitted.function);
-        match pass {
-            VectorPass::Metropolis { .. } | VectorPass::Tiles { .. } => {
-                launch
-                    .arg(&params)
-                    .arg(&mut self.spins)
-                    .arg(&self.tables)
-                    .arg(&mut self.counts)
-                    .arg(&self.couplings)
-                    .arg(&self.widths);
-                if kernel == Kernel::DiscreteMetropolis {
-                    launch.arg(&self.phases);
+        launch_layers(&self.device, (&params, config), |params, config| {
+            let mut launch = stream.launch_builder(&fitted.function);
+            match pass {
+                VectorPass::Metropolis { .. } | VectorPass::Tiles { .. } => {
+                    launch
+                        .arg(params)
+                        .arg(&mut self.spins)
+                        .arg(&self.tables)
+                        .arg(&mut self.counts)
+                        .arg(&self.couplings)
+                        .arg(&self.widths);
+                    if kernel == Kernel::DiscreteMetropolis {
+                        launch.arg(&self.phases);
+                    }
                 }
+                VectorPass::Overrelaxation { .. } => {
+                    launch.arg(params).arg(&mut self.spins).arg(&self.couplings);
+                }
+                VectorPass::Cluster { .. } => unreachable!("launched above"),
             }
-            VectorPass::Overrelaxation { .. } => {
-                launch
-                    .arg(&params)
-                    .arg(&mut self.spins)
-                    .arg(&self.couplings);
-            }
-            VectorPass::Cluster { .. } => unreachable!("launched above"),
-        }
-        // SAFETY: the arguments match the kernel's parameters in order and type
-        // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
-        // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths
-        // (and, for discrete_metropolis, the `int` lookup tables with the state tables). The
-        // kernels stay in bounds: threads (from params.first_thread) past the colour's last site
-        // or the pass's threads return, blocks past the colour's last tile or the pass's tiles
-        // return, and every buffer was sized from these systems.
-        unsafe { launch.launch(config) }
-            .map(|_| ())
-            .map_err(driver_error(format!(
-                "launching kernel {}",
-                kernel.module()
-            )))
+            // SAFETY: the arguments match the kernel's parameters in order and type
+            // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
+            // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths
+            // (and, for discrete_metropolis, the `int` lookup tables with the state tables). The
+            // kernels stay in bounds: threads (from params.first_thread) past the colour's last site
+            // or the pass's threads return, blocks past the colour's last tile or the pass's tiles
+            // return, every buffer was sized from these systems, and each piece's systems (from
+            // params.first_layer) are among them.
+            unsafe { launch.launch(config) }
+                .map(|_| ())
+                .map_err(driver_error(format!(
+                    "launching kernel {}",
+                    kernel.module()
+                )))
+        })
     }
 }
 
@@ -220,15 +220,16 @@ impl VectorBackend for CudaVector {
     fn hot_start(&mut self) -> Result<()> {
         let params = self.params();
         let config = self.grid(&self.kernels.hot_start, self.systems.lattice.sites());
-        let mut launch = self
-            .device
-            .stream
-            .launch_builder(&self.kernels.hot_start.function);
-        launch.arg(&params).arg(&mut self.spins);
-        // SAFETY: vector_hot_start takes DispatchParams by value and the `int` spins, which hold
-        // every site of every system; threads past the last site return.
-        unsafe { launch.launch(config) }
-            .map_err(driver_error("launching kernel vector_hot_start"))?;
+        let stream = &self.device.stream;
+        launch_layers(&self.device, (&params, config), |params, config| {
+            let mut launch = stream.launch_builder(&self.kernels.hot_start.function);
+            launch.arg(params).arg(&mut self.spins);
+            // SAFETY: vector_hot_start takes DispatchParams by value and the `int` spins, which
+            // hold every site of every system; threads past the last site return.
+            unsafe { launch.launch(config) }
+                .map(|_| ())
+                .map_err(driver_error("launching kernel vector_hot_start"))
+        })?;
         self.device.synchronize("the vector hot start")
     }
 
@@ -248,21 +249,24 @@ impl VectorBackend for CudaVector {
         clear(&self.device, &mut self.counts, "vector counts")?;
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let config = self.grid(&self.kernels.observables, threads);
-        let mut launch = self
-            .device
-            .stream
-            .launch_builder(&self.kernels.observables.function);
-        launch
-            .arg(&self.spins)
-            .arg(&mut self.counts)
-            .arg(&self.couplings)
-            .arg(&self.phases);
-        // SAFETY: vector_observables and discrete_observables take device pointers to the
-        // `int` spins, the `unsigned long long` counts (`counters` per system), the `int`
-        // couplings and lookup tables (2 L words, then the state tables), all sized from these
-        // systems; threads sum sites below lattice_sites() only.
-        unsafe { launch.launch(config) }
-            .map_err(driver_error("launching the observables kernel"))?;
+        let stream = &self.device.stream;
+        launch_layers(&self.device, (&self.params(), config), |params, config| {
+            let mut launch = stream.launch_builder(&self.kernels.observables.function);
+            launch
+                .arg(params)
+                .arg(&self.spins)
+                .arg(&mut self.counts)
+                .arg(&self.couplings)
+                .arg(&self.phases);
+            // SAFETY: vector_observables and discrete_observables take DispatchParams by value
+            // and device pointers to the `int` spins, the `unsigned long long` counts
+            // (`counters` per system), the `int` couplings and lookup tables (2 L words, then
+            // the state tables), all sized from these systems; threads sum sites below
+            // lattice_sites() only, of the piece's systems.
+            unsafe { launch.launch(config) }
+                .map(|_| ())
+                .map_err(driver_error("launching the observables kernel"))
+        })?;
         let counts = read_counts(&self.device, &mut self.staging, &self.counts)?;
         Ok(counted_observations(&self.systems, counts))
     }
@@ -279,17 +283,23 @@ impl VectorBackend for CudaVector {
         clear(&self.device, &mut self.counts, "vector counts")?;
         let threads = self.systems.lattice.sites().div_ceil(SITES_PER_OBSERVER);
         let config = self.grid(overlap, threads);
-        let mut launch = self.device.stream.launch_builder(&overlap.function);
-        launch
-            .arg(&self.spins)
-            .arg(&mut self.counts)
-            .arg(&self.phases);
-        // SAFETY: vector_overlap takes device pointers to the `int` spins, the
-        // `unsigned long long` counts (`counters` per system, `overlap_counters` per replica pair:
-        // the same words) and the `int` phases (2 L words), all sized from these systems; threads
-        // sum sites below lattice_sites() only, of the systems z and z + REPLICAS/2 < systems.
-        unsafe { launch.launch(config) }
-            .map_err(driver_error("launching kernel vector_overlap"))?;
+        let stream = &self.device.stream;
+        launch_layers(&self.device, (&self.params(), config), |params, config| {
+            let mut launch = stream.launch_builder(&overlap.function);
+            launch
+                .arg(params)
+                .arg(&self.spins)
+                .arg(&mut self.counts)
+                .arg(&self.phases);
+            // SAFETY: vector_overlap and discrete_overlap take DispatchParams by value and
+            // device pointers to the `int` spins, the `unsigned long long` counts (`counters`
+            // per system, `overlap_counters` per replica pair: the same words) and the `int`
+            // phases (2 L words), all sized from these systems; threads sum sites below
+            // lattice_sites() only, of the systems z and z + REPLICAS/2 < systems.
+            unsafe { launch.launch(config) }
+                .map(|_| ())
+                .map_err(driver_error("launching kernel vector_overlap"))
+        })?;
         let counts = read_counts(&self.device, &mut self.staging, &self.counts)?;
         Ok(counted_overlaps(&self.systems, counts))
     }
@@ -363,16 +373,17 @@ impl ExchangeBackend for CudaVector {
         )?;
         let words = self.systems.system_words();
         let config = self.grid(&self.kernels.exchange, words);
-        let mut launch = self
-            .device
-            .stream
-            .launch_builder(&self.kernels.exchange.function);
-        launch.arg(&mut self.spins).arg(&self.partners);
-        // SAFETY: vector_exchange takes device pointers to the `int` spins and the `unsigned`
-        // partners (one per system, each below the systems: check_partners), both sized from
-        // these systems; threads past a system's last word return.
-        unsafe { launch.launch(config) }
-            .map(|_| ())
-            .map_err(driver_error("launching kernel vector_exchange"))
+        let stream = &self.device.stream;
+        launch_layers(&self.device, (&self.params(), config), |params, config| {
+            let mut launch = stream.launch_builder(&self.kernels.exchange.function);
+            launch.arg(params).arg(&mut self.spins).arg(&self.partners);
+            // SAFETY: vector_exchange takes DispatchParams by value and device pointers to the
+            // `int` spins and the `unsigned` partners (one per system, each below the systems:
+            // check_partners), both sized from these systems; threads past a system's last
+            // word return.
+            unsafe { launch.launch(config) }
+                .map(|_| ())
+                .map_err(driver_error("launching kernel vector_exchange"))
+        })
     }
 }

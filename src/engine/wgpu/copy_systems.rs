@@ -32,7 +32,7 @@ pub struct WgpuCopies {
     map: wgpu::Buffer,
     snapshot: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    /// (Word) systems, the grid's z.
+    /// (Word) systems: the destinations, one after the other along the grid's threads.
     systems: u32,
     system_words: u32,
 }
@@ -50,6 +50,7 @@ impl WgpuCopies {
         let constants = [
             ("WG_SIZE", workgroup_size),
             ("SYSTEM_WORDS", system_words),
+            ("SYSTEMS", systems),
             ("LANE_COPIES", u32::from(unit == CopyUnit::Lanes)),
         ];
         let pipeline = ctx.pipeline(Kernel::CopySystems, &constants)?.clone();
@@ -124,7 +125,8 @@ impl WgpuCopies {
         spins: &wgpu::Buffer,
         encoder: &mut wgpu::CommandEncoder,
     ) {
-        let (x, y, z) = dispatcher.grid(ctx, copy_threads(self.system_words), self.systems);
+        let threads = copy_threads(self.system_words) * u64::from(self.systems);
+        let (x, y, z) = dispatcher.grid(ctx, threads, 1);
         encoder.copy_buffer_to_buffer(spins, 0, &self.snapshot, 0, spins.size());
         let mut pass = encoder.begin_compute_pass(&Default::default());
         pass.set_pipeline(&self.pipeline);

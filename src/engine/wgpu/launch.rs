@@ -1,7 +1,7 @@
 //! Recording and submitting the dispatches of a plan, shared by the wgpu engines.
 //!
 //! Each dispatch reads its [`DispatchParams`] from its own entry of a uniform buffer bound
-//! with a dynamic offset (entries `min_uniform_buffer_offset_alignment` apart); a submission
+//! with a dynamic offset (entries a multiple of `min_uniform_buffer_offset_alignment` apart); a submission
 //! writes its entries, records one compute pass and submits; the engine then waits for the
 //! device (checking wgpu's error and device-loss callbacks) or, for a slab's bulk, goes on.
 
@@ -24,8 +24,8 @@ pub struct Dispatcher {
 
 impl Dispatcher {
     pub fn new(ctx: &WgpuContext, workgroup_size: u32) -> Result<Self> {
-        let stride = u64::from(ctx.limits.min_uniform_buffer_offset_alignment)
-            .max(std::mem::size_of::<DispatchParams>() as u64);
+        let stride = (std::mem::size_of::<DispatchParams>() as u64)
+            .next_multiple_of(u64::from(ctx.limits.min_uniform_buffer_offset_alignment));
         let params = ctx.buffer(
             "dispatch params",
             stride * MAX_DISPATCHES as u64,

@@ -267,7 +267,11 @@ mod tests {
             std::mem::offset_of!(DispatchParams, colour),
             std::mem::offset_of!(DispatchParams, slot),
             std::mem::offset_of!(DispatchParams, systems),
+            std::mem::offset_of!(DispatchParams, first_thread),
+            std::mem::offset_of!(DispatchParams, threads),
+            std::mem::offset_of!(DispatchParams, first_layer),
         ];
+        assert_eq!(members.len(), rust_offsets.len());
         for (member, offset) in members.iter().zip(rust_offsets) {
             assert_eq!(member.offset as usize, offset, "{:?}", member.name);
         }

@@ -22,7 +22,7 @@ use crate::engine::backend::vector::{
     VectorKernels, launch_passes,
 };
 use crate::engine::copy_maps::CopyUnit;
-use crate::engine::dispatch::{Dispatch, DispatchParams};
+use crate::engine::dispatch::{Dispatch, DispatchParams, layer_pieces};
 use crate::engine::vector::{
     VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
     counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
@@ -79,7 +79,6 @@ impl WgpuVectorEngine {
         workgroup_size: u32,
     ) -> Result<Self> {
         ctx.check_workgroup_size(workgroup_size)?;
-        ctx.check_systems(systems.systems())?;
         let spin_bytes = 4 * systems.spin_words() as u64;
         // The same systems of side `size`: spin_words scales with the sites.
         let bytes_at = |size: u32| {
@@ -174,6 +173,7 @@ impl WgpuVector {
     /// engine has them, are group 1.
     fn submit(&self, dispatches: &[(Dispatch, Launches)], clear: bool) {
         let clusters = self.clusters.as_ref().map(WgpuClusters::bind_group);
+        let dispatches = self.layered(dispatches);
         for (chunk, first) in dispatches.chunks(MAX_DISPATCHES).zip(0..) {
             let params: Vec<Dispatch> = chunk.iter().map(|(d, _)| *d).collect();
             let cleared: &[&wgpu::Buffer] = match clear && first == 0 {
@@ -189,6 +189,27 @@ impl WgpuVector {
                 |i, _| chunk[i].1.clone(),
             );
         }
+    }
+
+    /// `dispatches` with each one whose grids hold more layers (systems, replica pairs) than
+    /// the adapter's grid takes along z cut into dispatches of its pieces ([`layer_pieces`]).
+    fn layered<'a>(
+        &self,
+        dispatches: &[(Dispatch, Launches<'a>)],
+    ) -> Vec<(Dispatch, Launches<'a>)> {
+        let max = self.ctx.limits.max_compute_workgroups_per_dimension;
+        let mut pieces = Vec::with_capacity(dispatches.len());
+        for (dispatch, launches) in dispatches {
+            let layers = launches.iter().map(|(_, (_, _, z))| *z).max().unwrap_or(1);
+            for (first, count) in layer_pieces(layers, max) {
+                let piece = (launches.iter())
+                    .filter(|(_, (_, _, z))| *z > first)
+                    .map(|&(pipeline, (x, y, z))| (pipeline, (x, y, count.min(z - first))))
+                    .collect();
+                pieces.push((dispatch.from_layer(first), piece));
+            }
+        }
+        pieces
     }
 
     /// Submit the passes enqueued since the last submission (at most [`MAX_DISPATCHES`]), with
