@@ -732,20 +732,16 @@ fn clock_4_state_anneal_matches_two_ising_models() {
             false => spinflip::exact::kaufman(4, beta / 2.0),
         };
         let summary = anneal(text, name);
-        for step in &summary.steps {
-            let exact = ising(step.beta);
-            let at = |q: &str| format!("{name}: {q} at beta {}", step.beta);
-            assert_within(&at("e"), step.e, exact.e, 4.0);
-            assert_within(&at("c"), step.c, 2.0 * exact.c, 4.0);
-            assert_within(&at("f"), step.f, exact.f, 4.0);
-        }
         assert_eq!(summary.reweighted.len(), 12);
-        for point in &summary.reweighted {
-            let exact = ising(point.beta);
-            let at = |q: &str| format!("{name}: reweighted {q} at beta {}", point.beta);
-            assert_within(&at("e"), point.e, exact.e, 4.0);
-            assert_within(&at("c"), point.c, 2.0 * exact.c, 4.0);
-            assert_within(&at("f"), point.f, exact.f, 4.0);
+        let steps = (summary.steps.iter()).map(|s| ("", s.beta, [s.e, s.c, s.f]));
+        let reweighted =
+            (summary.reweighted.iter()).map(|r| ("reweighted ", r.beta, [r.e, r.c, r.f]));
+        for (kind, beta, [e, c, f]) in steps.chain(reweighted) {
+            let exact = ising(beta);
+            let at = |q: &str| format!("{name}: {kind}{q} at beta {beta}");
+            assert_within(&at("e"), e, exact.e, 4.0);
+            assert_within(&at("c"), c, 2.0 * exact.c, 4.0);
+            assert_within(&at("f"), f, exact.f, 4.0);
         }
     }
 }
