@@ -37,11 +37,13 @@ extern "C" __global__ void vector_metropolis(DispatchParams params, int* spins,
         const unsigned i = colour_site(params.colour, ci);
         const unsigned t = temperature_of(z);
         Vector s = load_spin(spins, z, i);
-        const Vector h = local_field(spins, couplings, z, i);
-        const unsigned accepted =
-            update_site(params, z, i, h, s, tables + t * 4u * TABLE_BYTE, widths[t]);
-        store_spin(spins, z, i, s);
-        atomicAdd(&block_accepted, accepted);
+        if (!is_empty(s)) {
+            const Vector h = local_field(spins, couplings, z, i);
+            const unsigned accepted =
+                update_site(params, z, i, h, s, tables + t * 4u * TABLE_BYTE, widths[t]);
+            store_spin(spins, z, i, s);
+            atomicAdd(&block_accepted, accepted);
+        }
     }
     __syncthreads();
     if (threadIdx.x == 0u) {

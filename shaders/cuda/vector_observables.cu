@@ -22,8 +22,11 @@ __device__ __forceinline__ long long bond_measure(long long J, long long product
     return (J * (product >> MEASURE_SHIFT)) >> COUPLING_BITS;
 }
 
-// |s . s - 1| >> MEASURE_SHIFT, saturated to 32 bits.
+// |s . s - 1| >> MEASURE_SHIFT, saturated to 32 bits; 0 for an empty site.
 __device__ __forceinline__ unsigned long long norm_deviation(const Vector& s) {
+    if (is_empty(s)) {
+        return 0ull;
+    }
     const long long deviation = dot(s, s) - static_cast<long long>(ONE) * ONE;
     const unsigned long long magnitude =
         static_cast<unsigned long long>(deviation < 0 ? -deviation : deviation) >> MEASURE_SHIFT;

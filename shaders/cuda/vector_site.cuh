@@ -48,6 +48,12 @@ __device__ __forceinline__ unsigned long long spin_word(unsigned b, unsigned a, 
     return (static_cast<unsigned long long>(b) * COMPONENTS + a) * lattice_sites() + i;
 }
 
+// An empty site (the kagome lattice's missing quarter) holds the zero vector, which no update
+// moves (over-relaxation keeps it: unit of zero fails) and no sum counts (fixed::is_empty).
+__device__ __forceinline__ bool is_empty(const Vector& s) {
+    return s.c[0] == 0 && s.c[1] == 0 && s.c[2] == 0;
+}
+
 __device__ __forceinline__ Vector load_spin(const int* spins, unsigned b, unsigned i) {
     Vector s = {{0, 0, 0}};
 #pragma unroll

@@ -34,9 +34,11 @@ fn main(thread: Thread) {
     if ci < lattice_sites() / 2u && dispatched(params, ci) {
         let i = colour_site(params.colour, ci);
         var s = load_spin(z, i);
-        let accepted = update_site(z, i, local_field(z, i), &s);
-        store_spin(z, i, s);
-        atomicAdd(&workgroup_accepted, accepted);
+        if !is_empty(s) {
+            let accepted = update_site(z, i, local_field(z, i), &s);
+            store_spin(z, i, s);
+            atomicAdd(&workgroup_accepted, accepted);
+        }
     }
     workgroupBarrier();
     if thread.local == 0u {

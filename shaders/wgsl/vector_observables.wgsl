@@ -17,8 +17,11 @@ const MAGNETISATION: u32 = 6u;
 const FOURIER: u32 = 9u;
 const STAGGERED: u32 = 27u;
 
-// |s . s - 1| >> MEASURE_SHIFT, saturated to a u32.
+// |s . s - 1| >> MEASURE_SHIFT, saturated to a u32; 0 for an empty site.
 fn norm_deviation(s: vec3<i32>) -> u32 {
+    if is_empty(s) {
+        return 0u;
+    }
     var deviation = wide_sub(dot_wide(s, s), vec2<u32>(0u, 1u << (2u * FRACTION_BITS - 32u)));
     if bitcast<i32>(deviation.y) < 0i {
         deviation = wide_neg(deviation);

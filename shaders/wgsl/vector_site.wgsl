@@ -66,6 +66,12 @@ fn spin_word(b: u32, a: u32, i: u32) -> u32 {
     return (b * COMPONENTS + a) * lattice_sites() + i;
 }
 
+// An empty site (the kagome lattice's missing quarter) holds the zero vector, which no update
+// moves (over-relaxation keeps it: unit of zero fails) and no sum counts (fixed::is_empty).
+fn is_empty(s: vec3<i32>) -> bool {
+    return all(s == vec3<i32>(0i));
+}
+
 fn load_spin(b: u32, i: u32) -> vec3<i32> {
     var s = vec3<i32>(0i);
     for (var a = 0u; a < COMPONENTS; a++) {

@@ -139,8 +139,12 @@ fn encode<W: std::io::Write>(mut encoder: png::Encoder<'_, W>, data: &[u8]) -> R
     encoded.map_err(|e| Error::State(format!("encoding a lattice snapshot: {e}")))
 }
 
-/// The colour of a vector spin: its in-plane angle's hue at the lightness of its `z`.
+/// The colour of a vector spin: its in-plane angle's hue at the lightness of its `z`; an empty
+/// site's zero vector (the kagome lattice's missing quarter) in the background's grey.
 fn spin_colour([x, y, z]: [f32; 3]) -> [u8; 3] {
+    if [x, y, z] == [0.0; 3] {
+        return VECTOR_BACKGROUND;
+    }
     let degrees = f64::from(y)
         .atan2(f64::from(x))
         .to_degrees()
@@ -313,6 +317,20 @@ mod tests {
             (BACKGROUND, DOWN)
         );
         assert_eq!(row(side as usize - 1)[width as usize - 1], BACKGROUND);
+    }
+
+    /// An empty site's zero vector takes the background's grey, which no spin's colour is.
+    #[test]
+    fn empty_sites_of_vector_lattices_are_the_background() {
+        assert_eq!(spin_colour([0.0; 3]), VECTOR_BACKGROUND);
+        for spin in [
+            [1.0, 0.0, 0.0],
+            [0.0, -1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.6, 0.0, -0.8],
+        ] {
+            assert_ne!(spin_colour(spin), VECTOR_BACKGROUND, "{spin:?}");
+        }
     }
 
     #[test]

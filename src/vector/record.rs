@@ -239,7 +239,8 @@ pub(super) fn measurement(
         };
         return state_measurement(systems, states, o, sums);
     }
-    let sites = systems.lattice.sites() as f64;
+    // Per occupied site: the kagome lattice's empty quarter holds zero vectors.
+    let sites = systems.lattice.spins() as f64;
     let dims = systems.lattice.dims as usize;
     let directions = systems.lattice.directions() as usize;
     let (n, one) = (systems.components as usize, f64::from(ONE));

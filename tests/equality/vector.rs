@@ -269,11 +269,18 @@ fn assert_matches<G: Gpu>(gpu: G, case: Case, block_size: u32) {
         _ => expected[1].0.accepted.iter().all(|&a| a > 0),
     };
     assert!(moved, "{case:?}: nothing accepted");
-    if let (Some(vacancies), Some(states)) = (&case.systems().vacancies, &case.systems().states) {
-        // The first round's: the exchange after it swaps lattices of two samples.
+    if let Some(vacancies) = &case.systems().vacancies {
+        // The first round's: the exchange after it swaps lattices of two samples. An empty
+        // site holds the vacancy of discrete states, the zero vector of unit vectors.
         let spins = expected[0].1.vector().unwrap();
         let sites = case.systems().lattice.sites() as usize;
-        let vacant = |b: usize, i: &u32| spins[b * sites + *i as usize] == states.q as i32;
+        let (components, vacancy) = match &case.systems().states {
+            Some(states) => (1, states.q as i32),
+            None => (case.components as usize, 0),
+        };
+        let vacant = |b: usize, i: &u32| {
+            (0..components).all(|a| spins[(b * components + a) * sites + *i as usize] == vacancy)
+        };
         let kept = (0..systems as usize).all(|b| {
             let empty = vacancies.sample(case.systems().sample_of(b as u32));
             !empty.is_empty() && empty.iter().all(|i| vacant(b, i))
@@ -853,8 +860,9 @@ fn open_and_antiperiodic_edges_match_cpu_bit_for_bit<G: Gpu>() {
 /// antiferromagnet in a field on the triangular lattice (three colours, over-relaxation and
 /// cones), a Heisenberg +-J glass on it (three bond directions drawn) with open and
 /// antiperiodic edges (the diagonal crossing both seams), the 3-state Potts antiferromagnet on
-/// the honeycomb brick wall by the heat bath, and a diluted Gaussian Edwards-Anderson glass on
-/// the kagome lattice (its missing sites and the drawn ones), one sample of two.
+/// the honeycomb brick wall by the heat bath, a diluted Gaussian Edwards-Anderson glass on
+/// the kagome lattice (its missing sites and the drawn ones), one sample of two, and unit
+/// vectors on the kagome lattice (below).
 fn triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit<G: Gpu>() {
     use Boundary::{Antiperiodic, Open};
     let xy = Case {
@@ -891,7 +899,34 @@ fn triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit<G: Gpu>() {
         slice: Some((1, 1)),
         ..potts
     };
-    for case in [xy, heisenberg_glass, potts, kagome_glass] {
+    // Unit vectors on the kagome lattice, its missing quarter zero vectors: the Heisenberg
+    // antiferromagnet in a field with cones and over-relaxation, the 6-state clock by the heat
+    // bath.
+    let kagome_heisenberg = Case {
+        components: 3,
+        size: 6,
+        field: 0.4,
+        cone: Some(0.8),
+        shape: Shape::Kagome,
+        coupling: -1,
+        ..XY_2D_FIELD
+    };
+    let kagome_clock = Case {
+        components: 2,
+        clock: 6,
+        heat_bath: true,
+        cone: None,
+        overrelaxation: 0,
+        ..kagome_heisenberg
+    };
+    for case in [
+        xy,
+        heisenberg_glass,
+        potts,
+        kagome_glass,
+        kagome_heisenberg,
+        kagome_clock,
+    ] {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
 }

@@ -15,7 +15,7 @@ pub use crate::engine::vector::{HEAT_BATH, UNIFORM};
 use crate::model::Lattice;
 use crate::model::vector::fixed::{
     CouplingScale, Directions, ONE, Vector, accepts, clock_turn, cos_sin_turn, dot,
-    heat_bath_state, sphere_point, threshold, unit,
+    heat_bath_state, is_empty, sphere_point, threshold, unit,
 };
 use crate::model::vector::{SampleBonds, VectorSystems};
 use crate::rng::{Counter, Purpose, random_block};
@@ -204,8 +204,11 @@ pub fn metropolis_colour(
     let mut accepted = 0;
     for ci in sites {
         let i = lattice.colour_site(key.colour, ci);
-        let h = update.local_field(spins, i);
         let mut s = update.spin(spins, i);
+        if is_empty(&s) {
+            continue;
+        }
+        let h = update.local_field(spins, i);
         for hit in 0..hits {
             accepted += u64::from(metropolis_hit(
                 update,

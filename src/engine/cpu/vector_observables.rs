@@ -4,7 +4,7 @@
 use super::vector_metropolis::SiteUpdate;
 use crate::engine::vector::VectorObservation;
 use crate::model::vector::PhaseTable;
-use crate::model::vector::fixed::{FRACTION_BITS, MEASURE_SHIFT, ONE, dot};
+use crate::model::vector::fixed::{FRACTION_BITS, MEASURE_SHIFT, ONE, dot, is_empty};
 
 /// The observation of one system's `spins` (component-major).
 pub fn observe_vector(
@@ -46,8 +46,10 @@ pub fn observe_vector(
                 f[1] += (i64::from(*c) * sin) >> FRACTION_BITS;
             }
         }
-        let deviation = (dot(&s, &s, n) - one_squared).unsigned_abs() >> MEASURE_SHIFT;
-        o.norm_deviation = o.norm_deviation.max(deviation.min(u64::from(u32::MAX)));
+        if !is_empty(&s) {
+            let deviation = (dot(&s, &s, n) - one_squared).unsigned_abs() >> MEASURE_SHIFT;
+            o.norm_deviation = o.norm_deviation.max(deviation.min(u64::from(u32::MAX)));
+        }
     }
     o
 }

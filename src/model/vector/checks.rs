@@ -5,8 +5,8 @@ use super::fixed::{CouplingScale, MAX_GAUSSIAN_COUPLING};
 use super::states::MAX_SITE_ENERGY;
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
-    Algorithm, Config, ConfigError, Disorder, EngineKind, LatticeKind, MAX_CLOCK_STATES,
-    MAX_POTTS_STATES, MetropolisOrder, Model, Proposal, VectorUpdates, invalid,
+    Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MAX_POTTS_STATES,
+    MetropolisOrder, Model, Proposal, VectorUpdates, invalid,
 };
 use crate::model::Lattice;
 
@@ -86,8 +86,7 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
 }
 
 /// A lattice other than the square and cubic ones: swept on the plain checkerboard (or its
-/// three colours), and the kagome lattice's missing sites only for discrete states (the
-/// vacancies unit vectors lack).
+/// three colours).
 fn validate_lattice(config: &Config) -> Result<(), ConfigError> {
     let model = &config.model;
     let lattice = model.lattice();
@@ -98,13 +97,6 @@ fn validate_lattice(config: &Config) -> Result<(), ConfigError> {
         return invalid(format!(
             "updates: the double checkerboard's tiles are the square and cubic lattices'; the \
              {lattice:?} lattice is swept on its plain colours (leave metropolis out)"
-        ));
-    }
-    if lattice == LatticeKind::Kagome && config.discrete_states().is_none() {
-        return invalid(format!(
-            "lattice: Kagome leaves a quarter of the triangular lattice's sites empty, which \
-             discrete states (Ising, Potts, Blume-Capel) hold and {} lacks",
-            model.name()
         ));
     }
     Ok(())

@@ -140,6 +140,13 @@ pub const MEASURE_FRACTION_BITS: u32 = 2 * FRACTION_BITS - MEASURE_SHIFT;
 /// A spin or a local field: components beyond the model's `n` are zero.
 pub type Vector = [i32; 3];
 
+/// Whether `s` is an empty site's spin: the zero vector, which holds the kagome lattice's
+/// missing quarter ([`super::VectorSystems::place_vacancies`]). No update moves it (the
+/// over-relaxation keeps it: [`unit`] of zero fails) and no sum counts it.
+pub fn is_empty(s: &Vector) -> bool {
+    s.iter().all(|&c| c == 0)
+}
+
 /// `a . b` of the first `n` components, exactly (each product below 2^62 in magnitude for the
 /// ranges of an update).
 pub fn dot(a: &Vector, b: &Vector, n: usize) -> i64 {

@@ -337,14 +337,21 @@ impl VectorSystems {
     }
 
     /// Put the vacancy ([`States::vacancy`]) on the empty sites of every system's lattice of
-    /// `spins` (as [`VectorSystems::spin_index`] holds them).
+    /// `spins` (as [`VectorSystems::spin_index`] holds them); unit vectors there become the
+    /// zero vector ([`fixed::is_empty`]).
     pub fn place_vacancies(&self, spins: &mut [i32]) {
-        let (Some(vacancies), Some(states)) = (&self.vacancies, &self.states) else {
+        let Some(vacancies) = &self.vacancies else {
             return;
+        };
+        let (components, empty) = match &self.states {
+            Some(states) => (1, states.vacancy() as i32),
+            None => (self.components, 0),
         };
         for b in 0..self.systems() {
             for &i in vacancies.sample(self.sample_of(b)) {
-                spins[self.spin_index(b, 0, u64::from(i))] = states.vacancy() as i32;
+                for a in 0..components {
+                    spins[self.spin_index(b, a, u64::from(i))] = empty;
+                }
             }
         }
     }

@@ -188,6 +188,43 @@ fn the_antiferromagnets_staggered_moments_are_the_ferromagnets_moments() {
     assert!(antiferromagnet.m2.mean < 0.05, "{:?}", antiferromagnet.m2);
 }
 
+/// Unit vectors on the kagome lattice, its empty quarter zero vectors that no update moves and no
+/// sum counts: the 2-state clock (spins `+-x`, Ising spins) in a field, the ferromagnet by
+/// uniform proposals and the antiferromagnet by the heat bath, against the Ising model's two
+/// discrete states on the same 27 sites (whose kagome lattice `states`' lattice test checks
+/// against enumeration): `e`, `c`, `m2` and `m4` within 4 combined errors.
+#[test]
+fn the_two_state_clock_on_the_kagome_lattice_is_the_ising_model() {
+    use crate::engine::vector::HEAT_BATH;
+    use crate::model::Shape;
+    use crate::model::vector::states::States;
+    let lattice = Lattice::shaped(Shape::Kagome, 2, 6);
+    for (j, field, beta, width) in [(1, 0.2, 0.4, UNIFORM), (-1, 0.3, 0.8, HEAT_BATH)] {
+        let clock = VectorSystems::uniform(lattice, 2, (j, field), vec![beta], 4, 29)
+            .with_clock(2)
+            .with_missing(None);
+        let ising = VectorSystems::uniform(lattice, 1, (j, 0.0), vec![beta], 4, 31)
+            .with_states(States::ising(field))
+            .with_missing(None);
+        let [clock, ising] = [clock, ising]
+            .map(|systems| simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000)));
+        for (what, a, b) in [
+            ("e", clock.e, ising.e),
+            ("c", clock.c, ising.c),
+            ("m2", clock.m2, ising.m2),
+            ("m4", clock.m4, ising.m4),
+        ] {
+            let what = format!("J = {j}, h = {field}: {what}");
+            let err = (a.err.powi(2) + b.err.powi(2)).sqrt();
+            assert!(err > 0.0 && err < 0.05, "{what}: error {err}");
+            assert!(
+                (a.mean - b.mean).abs() < 4.0 * err,
+                "{what}: clock {a:?} against Ising {b:?}"
+            );
+        }
+    }
+}
+
 /// Clock models against the row transfer matrix's exact energy and specific heat: on a 4^2
 /// lattice 3 states in a field, and 4 states (two Ising models, so Kaufman's too) near the
 /// 4-state clock's transition on the infinite lattice (`beta_c = 2 x 0.4407`), by uniform
