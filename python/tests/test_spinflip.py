@@ -293,9 +293,15 @@ def test_wgpu_runs_print_no_runtime_directory_error(tmp_path):
 
 
 def test_the_private_runtime_directory_is_removed_at_exit():
+    # The directory the import makes: `spinflip-runtime-<pid>`, or `-<pid>-<n>` where a process
+    # killed earlier under the same pid left its own.
     script = (
-        "import os, spinflip, tempfile; "
-        "d = os.path.join(tempfile.gettempdir(), f'spinflip-runtime-{os.getpid()}'); "
+        "import glob, os, tempfile; "
+        "mine = os.path.join(tempfile.gettempdir(), f'spinflip-runtime-{os.getpid()}*'); "
+        "before = set(glob.glob(mine)); "
+        "import spinflip; "
+        "made = set(glob.glob(mine)) - before; "
+        "assert len(made) == 1, made; d = made.pop(); "
         "assert os.path.isdir(d), d; print(d)"
     )
     environment = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
