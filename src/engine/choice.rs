@@ -76,13 +76,15 @@ impl Config {
     /// replica moves).
     pub fn twisted_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
-        if self.engine != EngineKind::Auto || !twisted || self.model.is_vector() {
+        if self.engine != EngineKind::Auto || !twisted {
             return None;
         }
         let on_multispin = |engine| Config {
             engine,
             ..self.clone()
         };
+        // Named a multispin engine, does it still run on the vector engines (its model's spins,
+        // dilution, an open axis, replica moves)?
         if on_multispin(EngineKind::multispin_with(Layout::Smsc)).is_vector() {
             return None;
         }

@@ -343,13 +343,14 @@ impl VectorSystems {
         let Some(vacancies) = &self.vacancies else {
             return;
         };
-        let (components, empty) = match &self.states {
-            Some(states) => (1, states.vacancy() as i32),
-            None => (self.components, 0),
-        };
+        // Discrete states are one component a site.
+        let empty = self
+            .states
+            .as_ref()
+            .map_or(0, |states| states.vacancy() as i32);
         for b in 0..self.systems() {
             for &i in vacancies.sample(self.sample_of(b)) {
-                for a in 0..components {
+                for a in 0..self.components {
                     spins[self.spin_index(b, a, u64::from(i))] = empty;
                 }
             }
