@@ -79,11 +79,15 @@ def local_crossing(first, second, resamples=400):
     if change is None:
         return None
     lo, hi = max(0, change - 1), min(len(diff), change + 3)
-    window = (first[lo:hi], second[lo:hi])
-    degree = min(2, hi - lo - 1)
     near = (first[change][0] + first[change + 1][0]) / 2
     x0, x1 = first[lo][0], first[hi - 1][0]
-    grid = [x0 + (x1 - x0) * k / 200 for k in range(201)]
+    # The fits take x relative to the window (centred on the sign change, unit width): in x
+    # itself the normal equations of a window 0.1% wide lose every digit of the quadratic.
+    scale = x1 - x0
+    local = lambda c: [((x - near) / scale, y, e) for x, y, e in c]  # noqa: E731
+    window = (local(first[lo:hi]), local(second[lo:hi]))
+    degree = min(2, hi - lo - 1)
+    grid = [(x0 - near) / scale + k / 200 for k in range(201)]
 
     def root(curves):
         """The fitted curves' crossing in the window nearest the data's sign change."""
@@ -92,11 +96,11 @@ def local_crossing(first, second, resamples=400):
         brackets = [(a, b) for a, b in zip(grid, grid[1:]) if f(a) * f(b) <= 0]
         if not brackets:
             return None
-        a, b = min(brackets, key=lambda ab: abs(ab[0] - near))
+        a, b = min(brackets, key=lambda ab: abs(ab[0]))
         for _ in range(60):
             m = (a + b) / 2
             a, b = (m, b) if f(a) * f(m) > 0 else (a, m)
-        return (a + b) / 2
+        return near + scale * (a + b) / 2
 
     centre = root(window)
     if centre is None:

@@ -43,10 +43,28 @@ constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 // -DSPINFLIP_OPEN_AXES): no bond crosses their edges.
 constexpr unsigned OPEN_AXES = SPINFLIP_OPEN_AXES;
 
-// Whether the forward bond of `site` along axis d crosses an open edge (J = 0: never a bond;
-// model::boundaries::is_open_seam).
-__device__ __forceinline__ bool crosses_open_edge(unsigned site, unsigned d) {
-    return ((OPEN_AXES >> d) & 1u) == 1u && coordinate(site, d) == L - 1u;
+// 1 on the honeycomb lattice (the square lattice's brick wall), whose +y bond from a site of
+// odd x + y is a gap (-DSPINFLIP_HONEYCOMB).
+constexpr unsigned HONEYCOMB = SPINFLIP_HONEYCOMB;
+
+// Whether bond direction d steps along axis a: direction d < DIMS along its own axis, the
+// triangular lattice's diagonal (1, 1) (its direction 2, lattice.cuh) along x and y.
+__device__ __forceinline__ bool steps_along(unsigned d, unsigned a) {
+    return TRIANGULAR == 1u && d == 2u ? a < 2u : a == d;
+}
+
+// Whether the forward bond of `site` along direction d joins nothing (J = 0:
+// model::lattices::is_missing_bond): it crosses the edge of an open axis it steps along, or is
+// a honeycomb's gap.
+__device__ __forceinline__ bool missing_bond(unsigned site, unsigned d) {
+    for (unsigned a = 0u; a < DIMS; a++) {
+        const bool open = ((OPEN_AXES >> a) & 1u) == 1u;
+        if (open && steps_along(d, a) && coordinate(site, a) == L - 1u) {
+            return true;
+        }
+    }
+    const bool odd = ((coordinate(site, 0u) + coordinate(site, 1u)) & 1u) == 1u;
+    return HONEYCOMB == 1u && d == 1u && odd;
 }
 
 // A launch's slot where its update records nothing (engine::dispatch::NO_SLOT).
@@ -77,6 +95,18 @@ __device__ __forceinline__ bool leaves_tile(unsigned c, unsigned d) {
     return next / tile_extent(d) != c / tile_extent(d);
 }
 
+// Whether the forward bond along direction d of the site at coordinates c stays in its tile:
+// along no axis that d steps along does it leave the tile.
+__device__ __forceinline__ bool bond_in_tile(uint3 c, unsigned d) {
+    const unsigned coords[3] = {c.x, c.y, c.z};
+    for (unsigned a = 0u; a < DIMS; a++) {
+        if (steps_along(d, a) && leaves_tile(coords[a], a)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // What thread g of a cluster kernel's system z handles: sites 4g .. 4g + 3 of the system, whose
 // sites start at base = z N; none (`live` false) for the threads past the last quad.
 struct Quad {
@@ -100,8 +130,8 @@ __device__ __forceinline__ unsigned pair_first(unsigned z) {
     return (z / half) * REPLICAS + z % half;
 }
 
-// The forward bonds of `site` among `bonds` (one system's): bit d set where its bond along d is
-// active.
+// The forward bonds of `site` among `bonds` (one system's): bit d set where its bond along
+// direction d is active.
 __device__ __forceinline__ unsigned bond_bits(const unsigned* bonds, unsigned site) {
     return bonds[site / 4u] >> (8u * (site % 4u));
 }

@@ -1,7 +1,7 @@
 // A cluster update's bonds, the twin of cluster_bonds.wgsl: thread g of system z draws the D
-// Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b') of the 4 D forward bonds of sites
-// 4g .. 4g + 3 and writes their active bonds (equal spins, not empty, not across an open edge)
-// as bonds[g]; it clears those sites' counts when
+// Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), D = directions(), of the 4 D forward
+// bonds of sites 4g .. 4g + 3 and writes their active bonds (equal spins, not empty, not
+// missing: across an open edge or a honeycomb's gap) as bonds[g]; it clears those sites' counts when
 // the update records (cluster_label writes every site's label whole). Houdayer's move
 // (HOUDAYER = 1, or 2 where clusters of agreement move too; thread g of replica pair z, systems
 // a and b): no randoms in the bonds. Thread 0 of each block picks the move's relation and seed
@@ -85,8 +85,8 @@ __device__ void pair_bonds(const DispatchParams& params, const Quad& quad, const
             continue;
         }
         const Neighbours near = neighbours(site);
-        for (unsigned d = 0u; d < DIMS; d++) {
-            if (!crosses_open_edge(site, d) &&
+        for (unsigned d = 0u; d < directions(); d++) {
+            if (!missing_bond(site, d) &&
                 pair_site(first, second, near.site[2u * d + 1u]) == wanted) {
                 word |= 1u << (8u * k + d);
             }
@@ -120,21 +120,23 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
     const unsigned batch = global_index(quad.z);
     unsigned word = 0u;
-    for (unsigned j = 0u; j < DIMS; j++) {
+    constexpr unsigned per_site = directions();
+    for (unsigned j = 0u; j < per_site; j++) {
         const uint4 block = philox4x32_10(
-            philox_counter(quad.g * DIMS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch), key);
+            philox_counter(quad.g * per_site + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch),
+            key);
         const unsigned randoms[4] = {block.x, block.y, block.z, block.w};
 #pragma unroll
         for (unsigned w = 0u; w < 4u; w++) {
             const unsigned bond = 4u * j + w;
-            const unsigned k = bond / DIMS;
-            const unsigned d = bond % DIMS;
+            const unsigned k = bond / per_site;
+            const unsigned d = bond % per_site;
             const unsigned site = 4u * quad.g + k;
             const Neighbours near = neighbours(site);
             const int spin = lattice[site];
             const bool joins = spin != static_cast<int>(STATES) &&
                                spin == lattice[near.site[2u * d + 1u]] &&
-                               !crosses_open_edge(site, d);
+                               !missing_bond(site, d);
             if (joins && randoms[w] < threshold) {
                 word |= 1u << (8u * k + d);
             }

@@ -62,13 +62,17 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
         uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
         if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
             const unsigned bits = bond_bits(system_bonds, site_at(at));
-            for (unsigned d = 0u; d < DIMS; d++) {
-                const unsigned c = axis(at, d);
-                if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
-                    // The neighbour is in this tile: one step along d, or back to the tile's
-                    // start where the bond wraps around a lattice that the tile covers along d.
+            for (unsigned d = 0u; d < directions(); d++) {
+                if (((bits >> d) & 1u) == 1u && bond_in_tile(at, d)) {
+                    // The neighbour is in this tile: one step along each axis the bond steps
+                    // along, or back to the tile's start where it wraps around a lattice that
+                    // the tile covers along that axis.
                     uint3 next = local;
-                    axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
+                    for (unsigned a = 0u; a < DIMS; a++) {
+                        if (steps_along(d, a)) {
+                            axis(next, a) = axis(at, a) + 1u == L ? 0u : axis(next, a) + 1u;
+                        }
+                    }
                     join(parents, s, tile_index(next));
                 }
             }

@@ -3,7 +3,9 @@
 // Commun. 194, 54 (2015); join of cluster.cuh). Along each axis d with more than one tile,
 // thread t takes a site on a tile's forward face (coordinate f TILE + TILE - 1 along d, or
 // L - 1 in the clipped last tile) of line t mod L^(D-1) (lines across d, x fastest where d is
-// not x) and, where its forward bond along d is active, joins it to its neighbour. Threads per
+// not x) and, where its forward bond along d is active, joins it to its neighbour; on the
+// triangular lattice it joins its diagonal bond too, which leaves the tile with the bond along
+// d (a corner site's, along x and y, is joined twice, which changes nothing). Threads per
 // system: engine::clusters::merge_threads. No CPU twin: the CPU's union-find is one stage.
 
 #include "cluster.cuh"
@@ -28,8 +30,13 @@ extern "C" __global__ void cluster_merge(DispatchParams params, const int* spins
                 const unsigned c = min((t / lines + 1u) * tile_extent(d) - 1u, L - 1u);
                 const unsigned line = t % lines;
                 const unsigned site = (line / stride * L + c) * stride + line % stride;
-                if (((bond_bits(system_bonds, site) >> d) & 1u) == 1u) {
-                    join(system, site, neighbours(site).site[2u * d + 1u]);
+                const unsigned bits = bond_bits(system_bonds, site);
+                const Neighbours near = neighbours(site);
+                if (((bits >> d) & 1u) == 1u) {
+                    join(system, site, near.site[2u * d + 1u]);
+                }
+                if (TRIANGULAR == 1u && ((bits >> 2u) & 1u) == 1u) {
+                    join(system, site, near.site[5]);
                 }
                 return;
             }

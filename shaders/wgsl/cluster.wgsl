@@ -4,7 +4,7 @@
 //
 // Per system z (N sites, base z N; Houdayer's move: per replica pair z, whose spins are those of
 // systems pair_first(z) and pair_first(z) + REPLICAS / 2): bonds[z N / 4 + g] holds the forward bonds of sites
-// 4g .. 4g + 3, byte k for site 4g + k, bit d for axis d; labels[z N + i] is site i's parent in
+// 4g .. 4g + 3, byte k for site 4g + k, bit d for direction d (lattice.wgsl's directions()); labels[z N + i] is site i's parent in
 // the union-find (written by cluster_label as the root of its tile's union-find; its root, the
 // cluster's smallest site, after cluster_roots); counts[z N + r]
 // the sites of the cluster of root r (Swendsen-Wang, when recording; Houdayer: counts[z N] the
@@ -54,11 +54,31 @@ fn state_count() -> u32 {
 // The open axes as bits (bit d: axis d open; config::Boundaries::open_axes): no bond crosses
 // their edges.
 override OPEN_AXES: u32 = 0u;
+// 1 on the honeycomb lattice (the square lattice's brick wall), whose +y bond from a site of
+// odd x + y is a gap.
+override HONEYCOMB: u32 = 0u;
 
-// Whether the forward bond of `site` along axis d crosses an open edge (J = 0: never a bond;
-// model::boundaries::is_open_seam).
-fn crosses_open_edge(site: u32, d: u32) -> bool {
-    return ((OPEN_AXES >> d) & 1u) == 1u && coordinate(site, d) == L - 1u;
+// Whether bond direction d steps along axis a: direction d < DIMS along its own axis, the
+// triangular lattice's diagonal (1, 1) (its direction 2, lattice.wgsl) along x and y.
+fn steps_along(d: u32, a: u32) -> bool {
+    if TRIANGULAR == 1u && d == 2u {
+        return a < 2u;
+    }
+    return a == d;
+}
+
+// Whether the forward bond of `site` along direction d joins nothing (J = 0:
+// model::lattices::is_missing_bond): it crosses the edge of an open axis it steps along, or is
+// a honeycomb's gap.
+fn missing_bond(site: u32, d: u32) -> bool {
+    for (var a = 0u; a < DIMS; a++) {
+        let open = ((OPEN_AXES >> a) & 1u) == 1u;
+        if open && steps_along(d, a) && coordinate(site, a) == L - 1u {
+            return true;
+        }
+    }
+    let odd = ((coordinate(site, 0u) + coordinate(site, 1u)) & 1u) == 1u;
+    return HONEYCOMB == 1u && d == 1u && odd;
 }
 
 // A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).
@@ -90,6 +110,17 @@ fn leaves_tile(c: u32, d: u32) -> bool {
     return next / tile_extent(d) != c / tile_extent(d);
 }
 
+// Whether the forward bond along direction d of the site at coordinates c stays in its tile:
+// along no axis that d steps along does it leave the tile.
+fn bond_in_tile(c: vec3<u32>, d: u32) -> bool {
+    for (var a = 0u; a < DIMS; a++) {
+        if steps_along(d, a) && leaves_tile(c[a], a) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // What thread g of a cluster kernel's system z handles: sites 4g .. 4g + 3 of the system, whose
 // sites start at base = z N; none (`live` false) for the threads past the last quad.
 struct Quad {
@@ -106,7 +137,8 @@ fn quad_of(thread: Thread) -> Quad {
     return Quad(g, z, z * n, 4u * g < n);
 }
 
-// The forward bonds of `site` (system z of n sites): bit d set where its bond along d is active.
+// The forward bonds of `site` (system z of n sites): bit d set where its bond along direction d
+// is active.
 fn bond_bits(z: u32, n: u32, site: u32) -> u32 {
     return bonds[z * (n / 4u) + site / 4u] >> (8u * (site % 4u));
 }

@@ -1,8 +1,9 @@
 // A cluster update's bonds (src/engine/clusters.rs): thread g of system z draws the D Philox
-// blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), of the 4 D forward
-// bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along axis d), and
-// writes their active bonds (equal spins, not empty, not across an open edge, word below the
-// temperature's activation threshold) as bonds[g]; it also clears their counts when the update records (cluster_label writes every
+// blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), D = directions(), of
+// the 4 D forward bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along
+// direction d), and writes their active bonds (equal spins, not empty, not missing: across an
+// open edge or a honeycomb's gap; word below the temperature's activation threshold) as
+// bonds[g]; it also clears their counts when the update records (cluster_label writes every
 // site's label whole). Houdayer's move (HOUDAYER = 1, or 2 where clusters of agreement move
 // too; thread g of replica pair z, systems a and b): no randoms in the bonds. Thread 0 of each
 // workgroup reads the candidate sites (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move,
@@ -88,8 +89,8 @@ fn pair_bonds(thread: Thread, quad: Quad) {
             continue;
         }
         let near = neighbours(site);
-        for (var d = 0u; d < DIMS; d++) {
-            let joined = !crosses_open_edge(site, d);
+        for (var d = 0u; d < directions(); d++) {
+            let joined = !missing_bond(site, d);
             if joined && pair_site(base_a, base_b, near[2u * d + 1u]) == wanted {
                 word |= 1u << (8u * k + d);
             }
@@ -120,18 +121,19 @@ fn main(thread: Thread) {
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
     let batch = global_index(quad.z);
     var word = 0u;
-    for (var j = 0u; j < DIMS; j++) {
-        let counter = philox_counter(quad.g * DIMS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch);
+    let per_site = directions();
+    for (var j = 0u; j < per_site; j++) {
+        let counter = philox_counter(quad.g * per_site + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch);
         let randoms = philox4x32_10(counter, key);
         for (var w = 0u; w < 4u; w++) {
             let bond = 4u * j + w;
-            let k = bond / DIMS;
-            let d = bond % DIMS;
+            let k = bond / per_site;
+            let d = bond % per_site;
             let site = 4u * quad.g + k;
             let near = neighbours(site);
             let spin = spins[quad.base + site];
             let joins = spin != i32(STATES) && spin == spins[quad.base + near[2u * d + 1u]]
-                && !crosses_open_edge(site, d);
+                && !missing_bond(site, d);
             if joins && randoms[w] < threshold {
                 word |= 1u << (8u * k + d);
             }

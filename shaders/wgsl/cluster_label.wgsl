@@ -104,12 +104,17 @@ fn main(thread: Thread) {
             continue;
         }
         let bits = bond_bits(z, n, site_at(at));
-        for (var d = 0u; d < DIMS; d++) {
-            if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
-                // The neighbour is in this tile: one step along d, or back to the tile's start
-                // where the bond wraps around a lattice that the tile covers along d.
+        for (var d = 0u; d < directions(); d++) {
+            if ((bits >> d) & 1u) == 1u && bond_in_tile(at, d) {
+                // The neighbour is in this tile: one step along each axis the bond steps along,
+                // or back to the tile's start where it wraps around a lattice that the tile
+                // covers along that axis.
                 var next = at - origin;
-                next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
+                for (var a = 0u; a < DIMS; a++) {
+                    if steps_along(d, a) {
+                        next[a] = select(next[a] + 1u, 0u, at[a] + 1u == L);
+                    }
+                }
                 tile_join(s, tile_index(next));
             }
         }

@@ -3,7 +3,9 @@
 // (2015)). Along each axis d with more than one tile, thread t takes a site on a tile's forward
 // face (coordinate f TILE + TILE - 1 along d, or L - 1 in the clipped last tile) of line
 // t mod L^(D-1) (lines across d, x fastest where d is not x, so neighbouring threads read
-// neighbouring sites) and, where its forward bond along d is active, joins it to its neighbour.
+// neighbouring sites) and, where its forward bond along d is active, joins it to its neighbour;
+// on the triangular lattice it joins its diagonal bond too, which leaves the tile with the bond
+// along d (a corner site's, along x and y, is joined twice, which changes nothing).
 // A union links the larger of the two roots under the smaller with atomicMin, so parents only
 // decrease and a cluster's root ends as its smallest site, whatever order the threads run in;
 // where another thread linked that root first (atomicMin returns another parent), the union
@@ -57,9 +59,13 @@ fn main(thread: Thread) {
                 let c = min((t / lines + 1u) * tile_extent(d) - 1u, L - 1u);
                 let line = t % lines;
                 let site = (line / stride * L + c) * stride + line % stride;
-                if ((bond_bits(z, n, site) >> d) & 1u) == 1u {
-                    let near = neighbours(site);
+                let bits = bond_bits(z, n, site);
+                let near = neighbours(site);
+                if ((bits >> d) & 1u) == 1u {
                     join(z * n, site, near[2u * d + 1u]);
+                }
+                if TRIANGULAR == 1u && ((bits >> 2u) & 1u) == 1u {
+                    join(z * n, site, near[5u]);
                 }
                 return;
             }

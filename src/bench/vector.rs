@@ -92,8 +92,8 @@ pub fn multiplies_per_update(n: u32) -> f64 {
 /// one of the `q` states' energies once (the kernel computes them again for the weights' sums)
 /// and the pick's two high words (the thresholds' three high words a state left out, as in
 /// [`multiplies_per_update`]).
-pub fn discrete_multiplies_per_update(q: u32, dims: u32, heat_bath: bool) -> f64 {
-    let z = f64::from(2 * dims);
+pub fn discrete_multiplies_per_update(q: u32, directions: u32, heat_bath: bool) -> f64 {
+    let z = f64::from(2 * directions);
     match heat_bath {
         false => PHILOX_MULTIPLIES + 1.0 + 2.0 * z,
         true => PHILOX_MULTIPLIES + f64::from(q) * z + 2.0,
@@ -243,12 +243,12 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let proposal_multiplies = match &systems.states {
         Some(states) => {
             let heat_bath = config.updates.proposal == crate::config::Proposal::HeatBath;
-            discrete_multiplies_per_update(states.q, systems.lattice.dims, heat_bath)
+            discrete_multiplies_per_update(states.q, systems.lattice.directions(), heat_bath)
         }
         None => multiplies_per_update(systems.components),
     };
-    // A cluster update draws a bond word per site and axis: a Philox block per four.
-    let bond_words = f64::from(systems.lattice.dims);
+    // A cluster update draws a bond word per site and bond direction: a Philox block per four.
+    let bond_words = f64::from(systems.lattice.directions());
     let per_update = |proposal: f64, cluster: f64| {
         (proposals * proposal + clusters * cluster) / updates_per_sweep
     };

@@ -3,10 +3,10 @@
 
 use crate::config::{ClusterUpdate, Config, ConfigError, Disorder, EngineKind, Model, invalid};
 
-/// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted or
-/// with an open axis, on the vector engine) and the Potts ferromagnet at zero field, on
-/// periodic or open edges, at least one update per step, and no more updates or sweeps than
-/// the 32-bit counter numbers.
+/// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, with
+/// an open axis or on the triangular, honeycomb and kagome lattices, on the vector engine) and
+/// the Potts ferromagnet at zero field, on periodic or open edges of any lattice, at least one
+/// update per step, and no more updates or sweeps than the 32-bit counter numbers.
 pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
     let Some(options) = config.algorithm.clusters() else {
         return Ok(());
@@ -35,13 +35,7 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if !model.lattice().is_hypercubic() {
-        return invalid(format!(
-            "algorithm: Clusters labels the square and cubic lattices' bonds; {} is updated by \
-             algorithm: Metropolis",
-            model.name()
-        ));
-    }
+    validate_quads(model, "algorithm: Clusters")?;
     if model.boundaries().any_antiperiodic() {
         return invalid(format!(
             "algorithm: Clusters needs periodic or open edges (across an antiperiodic edge the \
@@ -100,6 +94,20 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// The cluster kernels take four sites a thread ([`crate::engine::clusters`]): a lattice of a
+/// multiple of 4 sites, which only the triangular lattice's odd sizes are not.
+pub(crate) fn validate_quads(model: &Model, algorithm: &str) -> Result<(), ConfigError> {
+    let sites = u64::from(model.size()).pow(model.dims());
+    if !sites.is_multiple_of(4) {
+        return invalid(format!(
+            "{algorithm} labels clusters four sites a thread, so the lattice needs a multiple of \
+             4 sites: size must be even (a multiple of 6 on the triangular lattice), got {}",
+            model.size()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::config::testing::{assert_mentions, invalid_message, sample_with};
@@ -136,6 +144,16 @@ mod tests {
                 &["Fortuin-Kasteleyn", name, "Wolff embedding is not built"],
             );
         }
+        let odd = clusters(sw).replace("size: 32,", "size: 33, lattice: Triangular,");
+        assert_mentions(
+            &invalid_message(&odd),
+            &["algorithm: Clusters", "multiple of 6", "got 33"],
+        );
+        let triangular = clusters(sw).replace("size: 32,", "size: 36, lattice: Triangular,");
+        Config::from_ron_str(&triangular)
+            .unwrap()
+            .validate()
+            .unwrap();
         let twisted = "size: 32, boundaries: (Open, Antiperiodic),";
         let twisted = clusters(sw).replace("size: 32,", twisted);
         assert_mentions(

@@ -24,8 +24,8 @@ impl UpdateKeys {
         let neighbour = lattice
             .forward_neighbours(site)
             .nth(d as usize)
-            .expect("d < dims");
-        let (block, word) = bond_block(site as u32, d, lattice.dims);
+            .expect("d < directions");
+        let (block, word) = bond_block(site as u32, d, lattice.directions());
         spins[site as usize] == spins[neighbour as usize]
             && bond_words(self.seed, block, self.update, self.batch)[word as usize] < self.threshold
     }

@@ -4,12 +4,16 @@
 //! `cluster_label.rs`, `cluster_flip.rs`, `cluster_wolff.rs`) and the kernels
 //! (`shaders/wgsl/cluster_*.wgsl`, `shaders/cuda/cluster_*.cu`) all follow this page.
 //!
-//! - **Bonds.** Bond `i = site D + d` joins `site` to its forward neighbour along axis `d`
-//!   (`D` the dimension; on an `L = 2` lattice a pair of sites is joined by two bonds, as
-//!   [`crate::exact::enumerate`] counts them). At cluster update `n` of system `b` (the run's
-//!   index, [`SystemIndex::global_system`]) it is active iff its two spins are equal and word
-//!   `i mod 4` of Philox block `(i / 4, n, ClusterBond = 8, 0, 0, b)` is below the temperature's
-//!   [`activation_threshold`](crate::model::ising::activation_threshold) (`1 - exp(-2 beta)`).
+//! - **Bonds.** Bond `i = site D + d` joins `site` to its forward neighbour along direction `d`
+//!   (`D` the lattice's [`directions`](Lattice::directions): the dimension, 3 on the triangular
+//!   and kagome lattices, whose third is the diagonal `(1, 1)`; on an `L = 2` lattice a pair of
+//!   sites is joined by two bonds, as [`crate::exact::enumerate`] counts them). At cluster
+//!   update `n` of system `b` (the run's index, [`SystemIndex::global_system`]) it is active iff
+//!   it is there (not across an open edge, not a honeycomb's gap:
+//!   [`is_missing_bond`](crate::model::lattices::is_missing_bond)), its two spins are equal and
+//!   word `i mod 4` of Philox block `(i / 4, n, ClusterBond = 8, 0, 0, b)` is below the
+//!   temperature's [`activation_threshold`](crate::model::ising::activation_threshold)
+//!   (`1 - exp(-2 beta)`).
 //! - **Clusters** are the connected components of the active bonds. A cluster's root is its
 //!   smallest site index, unique whatever labelling scheme found it, so every backend finds the
 //!   same roots.
@@ -61,18 +65,18 @@ use crate::config::{Boundaries, ClusterUpdate};
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
 use crate::engine::kernels::ClusterSpins;
 use crate::error::Error;
-use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::states::States;
+use crate::model::{Lattice, Shape};
 use crate::rng::{Counter, Purpose, random_block};
 
-/// The Philox block and the word in it of bond `d` of `site` (bond `site D + d`), without
-/// forming the bond index, which passes 2^32 on the largest 3D lattices: `site D + d = 4 ((site /
-/// 4) D) + ((site mod 4) D + d)`.
-pub fn bond_block(site: u32, d: u32, dims: u32) -> (u32, u32) {
-    let rest = (site % 4) * dims + d;
-    ((site / 4) * dims + rest / 4, rest % 4)
+/// The Philox block and the word in it of bond `d` of `site` (bond `site D + d`, `D` the
+/// lattice's `directions`), without forming the bond index, which passes 2^32 on the largest 3D
+/// lattices: `site D + d = 4 ((site / 4) D) + ((site mod 4) D + d)`.
+pub fn bond_block(site: u32, d: u32, directions: u32) -> (u32, u32) {
+    let rest = (site % 4) * directions + d;
+    ((site / 4) * directions + rest / 4, rest % 4)
 }
 
 /// The four bond words of block `block` at cluster update `update` of the run's system `batch`.
@@ -264,8 +268,9 @@ pub fn tiles_per_axis(lattice: &Lattice) -> [u32; 3] {
 
 /// Threads per system of `cluster_merge`: along every axis with more than one tile, one per
 /// site of each tile's forward face (`L^(D-1)` lines across the axis times its tiles), whose
-/// forward bond is the one that crosses into the next tile; an axis of one tile has no bond
-/// between tiles (its wrapping bond stays inside the tile).
+/// forward bond is the one that crosses into the next tile (and on the triangular lattice its
+/// diagonal, which crosses with it); an axis of one tile has no bond between tiles (its
+/// wrapping bond stays inside the tile).
 pub fn merge_threads(lattice: &Lattice) -> u64 {
     let lines = lattice.sites() / u64::from(lattice.size);
     tiles_per_axis(lattice)
@@ -279,23 +284,25 @@ pub fn merge_threads(lattice: &Lattice) -> u64 {
 /// The cluster kernels' constants beyond their engine's: `WOLFF` (1 for Wolff's flip of the
 /// seed's cluster, 0 for Swendsen-Wang's), `HOUDAYER` (Houdayer's move of replica pairs: 1 of
 /// their clusters of disagreement, 2 of those of agreement too, [`PairMoves::agreement`]; 0 for
-/// no move), the tile ([`tile_shape`]) and `OPEN_AXES`, the open axes as bits
-/// ([`Boundaries::open_axes`]).
-pub const KERNEL_CONSTANTS: [&str; 6] = [
+/// no move), the tile ([`tile_shape`]), `OPEN_AXES`, the open axes as bits
+/// ([`Boundaries::open_axes`]), and `HONEYCOMB` (1 on the honeycomb lattice, whose brick wall's
+/// gaps join nothing).
+pub const KERNEL_CONSTANTS: [&str; 7] = [
     "WOLFF",
     "HOUDAYER",
     "TILE_X",
     "TILE_Y",
     "TILE_Z",
     "OPEN_AXES",
+    "HONEYCOMB",
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for moves `update` of `lattices`.
 pub fn kernel_constants(
     update: ClusterMove,
     lattices: &ClusterLattices,
-) -> [(&'static str, u32); 6] {
-    let [wolff, houdayer, x, y, z, open] = KERNEL_CONSTANTS;
+) -> [(&'static str, u32); 7] {
+    let [wolff, houdayer, x, y, z, open, honeycomb] = KERNEL_CONSTANTS;
     let [tile_x, tile_y, tile_z] = tile_shape(lattices.lattice.dims);
     let pair_moves = match update {
         ClusterMove::Houdayer => 1 + u32::from(lattices.pair_agreement),
@@ -311,6 +318,10 @@ pub fn kernel_constants(
         (y, tile_y),
         (z, tile_z),
         (open, lattices.boundaries.open_axes()),
+        (
+            honeycomb,
+            u32::from(lattices.lattice.shape == Shape::Honeycomb),
+        ),
     ]
 }
 
@@ -347,7 +358,7 @@ pub struct ClusterLattices {
     /// Replica pairs whose clusters of agreement move too ([`PairMoves::agreement`]).
     pub pair_agreement: bool,
     /// How the lattices close: no bond crosses an open edge
-    /// ([`crate::model::boundaries::is_open_seam`]); the others are refused.
+    /// ([`crate::model::boundaries::is_open_seam`]); antiperiodic edges are refused.
     pub boundaries: Boundaries,
 }
 

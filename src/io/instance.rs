@@ -12,9 +12,8 @@ use crate::error::{Error, Result};
 use crate::io::checkpoint::fnv1a;
 use crate::io::output::{NpyValue, couplings_shape, npy_shape, npy_values, vacancies_shape};
 use crate::model::Lattice;
-use crate::model::boundaries::is_open_seam;
 use crate::model::couplings::Instance;
-use crate::model::lattices::is_gap;
+use crate::model::lattices::is_missing_bond;
 use crate::model::vacancies::Vacancies;
 
 /// The instance `config` names, read and checked; `None` where its couplings are drawn.
@@ -41,7 +40,7 @@ pub fn read_instance(config: &Config) -> Result<Option<Arc<Instance>>> {
             let (boundaries, bonds) = (model.boundaries(), lattice.bonds());
             let values = file.values().enumerate().map(|(i, j)| {
                 let bond = i as u64 % bonds;
-                let absent = is_open_seam(boundaries, &lattice, bond) || is_gap(&lattice, bond);
+                let absent = is_missing_bond(boundaries, &lattice, bond);
                 if absent && j == 0 { 1 } else { j }
             });
             Instance::from_values(values, &lattice, samples, file.origin())?

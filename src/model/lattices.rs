@@ -6,7 +6,9 @@
 //! every engine that reads a coupling per bond and keeps empty sites runs them with its own
 //! kernels.
 
+use super::boundaries::is_open_seam;
 use super::{Lattice, Shape};
+use crate::config::Boundaries;
 
 /// The bonds of the honeycomb `lattice` (drawn on the square one) that its brick wall lacks,
 /// in increasing order ([`is_gap`]).
@@ -29,8 +31,17 @@ pub fn kagome_holes(lattice: &Lattice) -> Vec<u32> {
 /// Whether bond `bond` of `lattice` is missing: a honeycomb's `+y` bond (`site * 2 + 1`) from
 /// a site whose `x + y` is odd.
 pub fn is_gap(lattice: &Lattice, bond: u64) -> bool {
+    if lattice.shape != Shape::Honeycomb || bond.is_multiple_of(2) {
+        return false;
+    }
     let [x, y, _] = lattice.coords(bond / 2);
-    lattice.shape == Shape::Honeycomb && bond % 2 == 1 && (x + y) % 2 == 1
+    (x + y) % 2 == 1
+}
+
+/// Whether bond `bond` of `lattice` closed by `boundaries` joins no pair of spins: it crosses
+/// an open edge ([`is_open_seam`]) or is a honeycomb's gap ([`is_gap`]). Its coupling is 0.
+pub fn is_missing_bond(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> bool {
+    is_gap(lattice, bond) || is_open_seam(boundaries, lattice, bond)
 }
 
 #[cfg(test)]

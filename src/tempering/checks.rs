@@ -2,6 +2,7 @@
 //! replica pairs of discrete states for the replica moves.
 
 use super::TUNING_STAGES;
+use crate::cluster::checks::validate_quads;
 use crate::config::{Config, ConfigError, ReplicaMoves, Temperatures, invalid};
 
 /// Parallel tempering needs a ladder (at least two temperatures, strictly monotonic in beta, so
@@ -61,13 +62,7 @@ fn validate_replica_moves(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if !model.lattice().is_hypercubic() {
-        return invalid(format!(
-            "algorithm: Tempering(moves: ..) labels the clusters of the square and cubic \
-             lattices' bonds, not those of {}",
-            model.name()
-        ));
-    }
+    validate_quads(model, "algorithm: Tempering(moves: ..)")?;
     if config.replicas < 2 || !config.replicas.is_multiple_of(2) {
         return invalid(format!(
             "algorithm: Tempering(moves: ..) pairs replica r with r + replicas/2: replicas must \

@@ -75,7 +75,7 @@ pub(super) fn record_observations(
         let mut measured = measurement(systems, o, system_sums(systems, sums, k));
         if let Some((options, statistics)) = clusters {
             let occupied = systems.occupied_sites(systems.sample_of(k as u32));
-            let sites = (systems.lattice.spins(), occupied);
+            let sites = (systems.lattice.sites(), occupied);
             measured.cluster_m2 = cluster_m2(options, statistics[k], sites);
         }
         record.measurements.push(measured);
@@ -86,9 +86,10 @@ pub(super) fn record_observations(
 
 /// The improved estimator of `<|m|^2>` (per occupied site, of the Potts spins' simplex
 /// vectors; [`VectorMeasurement::vector_m2`]) from `statistic`, what the `options.clusters`
-/// updates of a measured step recorded on a lattice of `sites.0` sites, `sites.1` of them
-/// occupied ([`crate::engine::clusters`]): Swendsen-Wang's `sum_C |C|^2` estimates `|M|^2`,
-/// Wolff's `|C|` (its seed any of the lattice's sites) `|M|^2` over the lattice's sites.
+/// updates of a measured step recorded on a lattice of `sites.0` sites (the kagome lattice's
+/// holes among them), `sites.1` of them occupied ([`crate::engine::clusters`]): Swendsen-Wang's
+/// `sum_C |C|^2` estimates `|M|^2`, Wolff's `|C|` (its seed any of the lattice's sites)
+/// `|M|^2` over the lattice's sites.
 pub fn cluster_m2(options: ClusterOptions, statistic: u64, (sites, occupied): (u64, u64)) -> f64 {
     let per_update = statistic as f64 / f64::from(options.clusters);
     let squared = match options.update {

@@ -927,9 +927,10 @@ fn triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit<G: Gpu>() {
 /// Swendsen-Wang and Wolff updates of discrete states, alone or with Metropolis sweeps, match
 /// the CPU's bit for bit: the Potts ferromagnet in 2D on a lattice of clipped labelling tiles
 /// (48 = 32 + 16, so that clusters cross tiles and wrap), a diluted 4-state Potts model in 3D
-/// (tiles 16 x 8 x 8 clipped at 18) open along z, and a diluted Ising model of a sample slice
-/// open along x; at a
-/// temperature of small clusters and one of a percolating cluster.
+/// (tiles 16 x 8 x 8 clipped at 18) open along z, a diluted Ising model of a sample slice
+/// open along x; the Potts ferromagnet on the triangular lattice of 48^2 open along y, the Ising
+/// model on the honeycomb and on the diluted kagome lattices of 36^2; at a temperature of small
+/// clusters and one of a percolating cluster.
 fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let step = |update, clusters, metropolis| {
         Some(ClusterOptions {
@@ -966,7 +967,41 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         boundaries: Boundaries::new(&[Boundary::Open, Boundary::Periodic]),
         ..potts_sw
     };
-    for case in [potts_sw, diluted_wolff, diluted_ising] {
+    // The other lattices: the triangular lattice's diagonal bonds within and between tiles,
+    // across the edges that wrap and not across the open one; the honeycomb's gaps; the kagome
+    // lattice's holes (and Wolff seeds on them).
+    let triangular_sw = Case {
+        shape: Shape::Triangular,
+        boundaries: Boundaries::new(&[Boundary::Periodic, Boundary::Open]),
+        ..potts_sw
+    };
+    let honeycomb_wolff = Case {
+        size: 36,
+        states: Some(DiscreteCase::Ising),
+        clusters: step(ClusterUpdate::Wolff, 2, 1),
+        shape: Shape::Honeycomb,
+        ..potts_sw
+    };
+    let kagome_sw = Case {
+        dilution: 0.1,
+        clusters: step(ClusterUpdate::SwendsenWang, 1, 0),
+        shape: Shape::Kagome,
+        ..honeycomb_wolff
+    };
+    let kagome_wolff = Case {
+        clusters: step(ClusterUpdate::Wolff, 3, 0),
+        ..kagome_sw
+    };
+    let cases = [
+        potts_sw,
+        diluted_wolff,
+        diluted_ising,
+        triangular_sw,
+        honeycomb_wolff,
+        kagome_sw,
+        kagome_wolff,
+    ];
+    for case in cases {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
     }
     assert_matches(G::default(), potts_sw, *G::BLOCK_SIZES.last().unwrap());
@@ -976,7 +1011,8 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
 /// lattices: the +-J Edwards-Anderson glass in 2D with two pairs per sample on clipped labelling
 /// tiles (48 = 32 + 16), two moves a sweep; the diluted Gaussian glass in 3D as isoenergetic
 /// moves at the colder temperature only, on a sample slice; the 3-state Potts glass in 2D, open
-/// along y.
+/// along y, and on the honeycomb brick wall; the +-J glass on the triangular lattice open along
+/// x.
 fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
     let ising_2d = Case {
         components: 1,
@@ -1012,7 +1048,20 @@ fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
         boundaries: Boundaries::new(&[Boundary::Periodic, Boundary::Open]),
         ..ising_2d
     };
-    for case in [ising_2d, gaussian_3d, potts_2d] {
+    // On the triangular lattice, open along x (its diagonal crosses that seam too), and on the
+    // honeycomb brick wall.
+    let triangular = Case {
+        size: 12,
+        shape: Shape::Triangular,
+        boundaries: Boundaries::new(&[Boundary::Open, Boundary::Periodic]),
+        ..ising_2d
+    };
+    let honeycomb = Case {
+        size: 12,
+        shape: Shape::Honeycomb,
+        ..potts_2d
+    };
+    for case in [ising_2d, gaussian_3d, potts_2d, triangular, honeycomb] {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
         let lattices = |moves| {
             let case = Case { moves, ..case };

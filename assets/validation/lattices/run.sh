@@ -4,6 +4,10 @@
 #   tri, honey, kagome: the Ising ferromagnet around its exact K_c (ln(3)/4 triangular,
 #            ln(2 + sqrt 3)/2 honeycomb, ln(3 + 2 sqrt 3)/4 kagome): U4 crossings of
 #            consecutive L, SWEEPS sweeps after a fifth as many, measured every 2;
+#   trisw, honeysw, kagomesw: the same ferromagnets by Swendsen-Wang updates alone (STEPS_SW
+#            updates after a fifth as many, measured every one), at larger L (multiples of 6),
+#            on 7 betas 0.1% apart around K_c (the crossings interpolate linearly between
+#            neighbours, which must lie well inside the critical window ~ K_c / L);
 #   squareaf, honeyaf: the Ising antiferromagnet on the square and honeycomb lattices (bipartite:
 #            the ferromagnet with one sublattice reversed) around the ferromagnet's K_c
 #            (ln(1 + sqrt 2)/2 square): U4 crossings of the staggered magnetisation;
@@ -13,8 +17,8 @@
 #            s = beta (e - f) at the end against the residual entropy 0.3230659669 (Wannier,
 #            triangular) and 0.50183 (Kano and Naya, kagome).
 # Then `python3 assets/validation/lattices/analyse.py $OUT_DIR` prints the tables.
-# SIZES_TRI, SIZES_HONEY, SIZES_KAGOME, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF, SIZES_KAGAF,
-# SWEEPS, REPLICAS, POPULATION, STEPS, PARTS, BACKEND override.
+# SIZES_TRI, SIZES_HONEY, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF,
+# SIZES_KAGAF, SWEEPS, STEPS_SW, REPLICAS, POPULATION, STEPS, PARTS, BACKEND override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
@@ -22,7 +26,8 @@ OUT=${OUT_DIR:-/tmp/lattices-validation}
 BACKEND=${BACKEND:-Cuda}
 SWEEPS=${SWEEPS:-200000}
 REPLICAS=${REPLICAS:-16}
-PARTS=${PARTS:-tri honey kagome squareaf honeyaf triaf kagaf}
+STEPS_SW=${STEPS_SW:-40000}
+PARTS=${PARTS:-tri honey kagome trisw honeysw kagomesw squareaf honeyaf triaf kagaf}
 mkdir -p "$OUT"
 
 # critical NAME LATTICE L BETAS [ANTIFERROMAGNET]: the ferromagnet (or with `true` the
@@ -35,6 +40,22 @@ critical() {
     replicas: $REPLICAS,
     sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 2),
     seed: 1944,
+RON
+}
+
+# clusters NAME LATTICE L K_C: the ferromagnet on LATTICE by Swendsen-Wang at 7 betas
+# K_C (1 + k / 1000), k = -3 .. 3.
+clusters() {
+  local betas
+  betas=$(awk -v k="$4" 'BEGIN { for (i = -3; i <= 3; i++) printf "%s%.7f", (i > -3 ? ", " : ""), k * (1 + i / 1000) }')
+  run_config "$1" <<RON
+(
+    model: Ising(dims: 2, size: $3, lattice: $2),
+    temperatures: Betas([$betas]),
+    replicas: $REPLICAS,
+    sweeps: (thermalize: $((STEPS_SW / 5)), measure: $STEPS_SW, every: 1),
+    algorithm: Clusters(update: SwendsenWang),
+    seed: 1987,
 RON
 }
 
@@ -68,6 +89,18 @@ kagome)
   for L in ${SIZES_KAGOME-24 48 96}; do
     critical "kagome_L$L" Kagome "$L" \
       "0.4590, 0.4625, 0.4650, 0.4665660, 0.4680, 0.4705, 0.4740"
+  done ;;
+trisw)
+  for L in ${SIZES_SW-48 96 192}; do
+    clusters "trisw_L$L" Triangular "$L" 0.2746531
+  done ;;
+honeysw)
+  for L in ${SIZES_SW-48 96 192}; do
+    clusters "honeysw_L$L" Honeycomb "$L" 0.6584789
+  done ;;
+kagomesw)
+  for L in ${SIZES_SW-48 96 192}; do
+    clusters "kagomesw_L$L" Kagome "$L" 0.4665660
   done ;;
 squareaf)
   for L in ${SIZES_SQUAREAF-24 48 96}; do

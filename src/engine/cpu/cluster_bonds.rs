@@ -2,9 +2,10 @@
 //! active bonds of one system at one cluster update ([`crate::engine::clusters`]).
 //!
 //! Thread `g` of system `b` handles sites `4g .. 4g + 3` (`N` is a multiple of 4): their `4D`
-//! forward bonds are exactly the Philox blocks `gD .. gD + D - 1`. It writes word `g` of the
-//! bond words: byte `k` holds the forward bonds of site `4g + k`, bit `d` the bond along axis
-//! `d`, set where the bond is active. Houdayer's move of a replica pair has no randoms: a bond
+//! forward bonds (`D` the lattice's bond directions: its dimension, 3 on the triangular and
+//! kagome lattices) are exactly the Philox blocks `gD .. gD + D - 1`. It writes word `g` of the
+//! bond words: byte `k` holds the forward bonds of site `4g + k`, bit `d` the bond along
+//! direction `d`, set where the bond is active. Houdayer's move of a replica pair has no randoms: a bond
 //! is active where both its sites have the relation the move takes ([`pair_bonds`]).
 
 use std::ops::Range;
@@ -12,14 +13,14 @@ use std::ops::Range;
 use crate::config::Boundaries;
 use crate::engine::clusters::{PairSite, bond_words};
 use crate::model::Lattice;
-use crate::model::boundaries::is_open_seam;
+use crate::model::lattices::is_missing_bond;
 
 /// Bit `d` of byte `k` of `bonds[g]` for the threads `g` of `groups`: bond `(4g + k) D + d` is
 /// active. `spins` is one system's lattice, `(seed, update, batch)` the keys of update `update`
 /// of the run's system `batch`, `threshold` its temperature's activation threshold. Word `g` is
 /// thread `g`'s: the active bonds of sites `4g .. 4g + 3`. A site holding `empty` (discrete
-/// states' vacancy; 0, which no sign is, for Ising spins) joins no bond, nor does a bond across
-/// an open edge of `boundaries`.
+/// states' vacancy; 0, which no sign is, for Ising spins) joins no bond, nor does a missing bond
+/// (across an open edge of `boundaries`, a honeycomb's gap: [`is_missing_bond`]).
 pub fn active_bonds(
     (lattice, boundaries): (&Lattice, Boundaries),
     (spins, empty): (&[i32], i32),
@@ -28,12 +29,12 @@ pub fn active_bonds(
     groups: Range<u32>,
     bonds: &mut [u32],
 ) {
-    let dims = lattice.dims;
+    let directions = lattice.directions();
     let words = &mut bonds[groups.start as usize..groups.end as usize];
     for (g, word) in groups.zip(words) {
         let mut randoms = [0u32; 12];
-        for j in 0..dims {
-            let block = bond_words(seed, g * dims + j, update, batch);
+        for j in 0..directions {
+            let block = bond_words(seed, g * directions + j, update, batch);
             randoms[4 * j as usize..][..4].copy_from_slice(&block);
         }
         *word = 0;
@@ -41,10 +42,11 @@ pub fn active_bonds(
             let site = 4 * u64::from(g) + u64::from(k);
             let spin = spins[site as usize];
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
-                let random = randoms[(k * dims) as usize + d];
+                let random = randoms[(k * directions) as usize + d];
+                let bond = site * u64::from(directions) + d as u64;
                 let joins = spin != empty
                     && spins[neighbour as usize] == spin
-                    && !is_open_seam(boundaries, lattice, site * u64::from(dims) + d as u64);
+                    && !is_missing_bond(boundaries, lattice, bond);
                 if joins && random < threshold {
                     *word |= 1 << (8 * k + d as u32);
                 }
@@ -57,7 +59,7 @@ pub fn active_bonds(
 /// (bit `d` of byte `k` of `bonds[g]`, as [`active_bonds`]): bond `(4g + k) D + d` is active
 /// iff both its sites have the relation `wanted` (disagreement or agreement) that the move
 /// takes ([`seed_relation`]); empty sites (the vacancy `vacancy` in both) have
-/// neither; no bond crosses an open edge of `boundaries`.
+/// neither; no missing bond joins ([`is_missing_bond`]).
 ///
 /// [`seed_relation`]: crate::engine::clusters::PairMoves::seed_relation
 pub fn pair_bonds(
@@ -77,8 +79,8 @@ pub fn pair_bonds(
                 continue;
             }
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
-                let bond = site * u64::from(lattice.dims) + d as u64;
-                if wanted_at(neighbour) && !is_open_seam(boundaries, lattice, bond) {
+                let bond = site * u64::from(lattice.directions()) + d as u64;
+                if wanted_at(neighbour) && !is_missing_bond(boundaries, lattice, bond) {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }

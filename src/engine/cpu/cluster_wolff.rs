@@ -48,12 +48,12 @@ impl WolffGrowth {
         (seed, update, batch): (u64, u32, u32),
         limit: u32,
     ) {
-        let dims = lattice.dims;
+        let directions = lattice.directions();
         let per_plane = lattice.sites() / u64::from(lattice.size);
         let below = |site: u32| u64::from(site) < u64::from(limit) * per_plane;
         let spin = spins[self.members[0] as usize];
         let active = |site: u64, d: u32| {
-            let (block, word) = bond_block(site as u32, d, dims);
+            let (block, word) = bond_block(site as u32, d, directions);
             bond_words(seed, block, update, batch)[word as usize] < threshold
         };
         let (now, later): (Vec<u32>, Vec<u32>) = self.later.drain(..).partition(|&s| below(s));
@@ -65,8 +65,8 @@ impl WolffGrowth {
                 continue;
             }
             let site = u64::from(site);
-            // Neighbours -x, +x, -y, +y[, -z, +z]: the bond of a backward neighbour is its own
-            // forward bond.
+            // Neighbours a pair per direction, backward and forward: the bond of a backward
+            // neighbour is its own forward bond.
             for (k, neighbour) in lattice.neighbours(site).enumerate() {
                 let (d, forward) = ((k / 2) as u32, k % 2 == 1);
                 let n = neighbour as usize;

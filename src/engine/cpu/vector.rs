@@ -337,7 +337,7 @@ fn is_replica_move(pass: &SweepPass) -> bool {
 /// Houdayer's move of the replica pair of lattices `(a, b)` of discrete states, of the clusters
 /// that `moves` takes, keyed `(seed, move number, the run's index of a)`: the kernels' passes
 /// in order over the whole lattice ([`crate::engine::clusters`]), no bond across an open edge of
-/// `boundaries`. Returns the sites moved.
+/// `boundaries` or a honeycomb's gap. Returns the sites moved.
 pub fn houdayer_move(
     (lattice, boundaries): (&Lattice, Boundaries),
     (a, b): (&mut [i32], &mut [i32]),
@@ -469,23 +469,30 @@ mod tests {
     /// of taking one pair configuration to another is that of the way back (its keyed candidate
     /// sites do not depend on the spins): detailed balance, on every configuration of a replica
     /// pair of tiny lattices of two states (2^3 sites, one empty, couplings +-1 and +-2; with a
-    /// field, and without, where clusters of agreement move too) and of three (2^2 sites, the
-    /// Potts energy).
+    /// field, and without, where clusters of agreement move too), of three (2^2 sites, the
+    /// Potts energy), and of two on seven sites of the 6^2 triangular lattice (the others empty)
+    /// joined by its three directions and across both seams.
     #[test]
     fn houdayer_moves_undo_themselves_and_keep_the_pairs_energy() {
-        let cases: [(u32, u32, u32, Option<usize>, i32); 3] = [
-            (3, 2, 2, Some(5), 3),
-            (3, 2, 2, Some(5), 0),
-            (2, 2, 3, None, 3),
+        use crate::model::Shape;
+        let cube = Lattice::new(3, 2);
+        let triangular = Lattice::shaped(Shape::Triangular, 2, 6);
+        let patch = [0, 1, 5, 6, 7, 30, 35];
+        let others: Vec<usize> = (0..36).filter(|i| !patch.contains(i)).collect();
+        let cases: [(Lattice, u32, &[usize], i32); 4] = [
+            (cube, 2, &[5], 3),
+            (cube, 2, &[5], 0),
+            (Lattice::new(2, 2), 3, &[], 3),
+            (triangular, 2, &others, 0),
         ];
-        for (dims, size, q, empty, field) in cases {
+        for (lattice, q, empty, field) in cases {
             let moves = PairMoves {
                 vacancy: q as i32,
                 agreement: q == 2 && field == 0,
             };
-            let lattice = Lattice::new(dims, size);
             let n = lattice.sites() as usize;
-            let couplings: Vec<i32> = (0..n * dims as usize)
+            let directions = lattice.directions() as usize;
+            let couplings: Vec<i32> = (0..n * directions)
                 .map(|i| [1, -1, 2, -2][i * 7 % 4])
                 .collect();
             let energy = |spins: &[i32]| -> i32 {
@@ -493,7 +500,7 @@ mod tests {
                     2 => (2 * a - 1) * (2 * b - 1),
                     _ => i32::from(a == b),
                 };
-                let occupied = |i: usize| Some(i) != empty;
+                let occupied = |i: usize| !empty.contains(&i);
                 let bonds: i32 = (0..n)
                     .flat_map(|i| {
                         lattice
@@ -502,7 +509,7 @@ mod tests {
                             .map(move |(d, j)| (i, d, j as usize))
                     })
                     .filter(|&(i, _, j)| occupied(i) && occupied(j))
-                    .map(|(i, d, j)| couplings[i * dims as usize + d] * pair(spins[i], spins[j]))
+                    .map(|(i, d, j)| couplings[i * directions + d] * pair(spins[i], spins[j]))
                     .sum();
                 let field: i32 = (0..n)
                     .filter(|&i| occupied(i))
@@ -510,13 +517,13 @@ mod tests {
                     .sum();
                 -bonds - field
             };
-            let free = n - usize::from(empty.is_some());
+            let free = n - empty.len();
             let (mut moved, mut agreeing, mut configurations) = (0, 0, 0);
             for code in 0..(q as usize).pow(2 * free as u32) {
                 let mut digits = code;
                 let mut lattices = vec![0i32; 2 * n];
                 for (i, spin) in lattices.iter_mut().enumerate() {
-                    match Some(i % n) == empty {
+                    match empty.contains(&(i % n)) {
                         true => *spin = q as i32,
                         false => {
                             *spin = (digits % q as usize) as i32;

@@ -182,6 +182,7 @@ mod tests {
             ("TILE_Z", 8),
             // Open x and z edges (the cluster kernels' bonds across them skipped).
             ("OPEN_AXES", 0b101),
+            ("HONEYCOMB", 0),
             ("REPLICA_WORDS", 2),
             ("SAMPLE_WORDS", 1),
             ("WORDS_PER_TABLE", 2),
@@ -294,15 +295,24 @@ mod tests {
     }
 
     /// The cluster kernels through the real NVRTC with the constants the engine gives them, in
-    /// 2D and 3D (their tiles differ), on lattices that the tiles divide and clip.
+    /// 2D and 3D (their tiles differ), on lattices that the tiles divide and clip, and (discrete
+    /// states) on the triangular lattice's three directions and the honeycomb's gaps.
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
         use crate::config::{Boundaries, Boundary, ClusterUpdate};
         use crate::engine::clusters::{ClusterLattices, ClusterMove, kernel_constants};
         use crate::engine::kernels::ClusterSpins;
-        use crate::model::Lattice;
-        for (dims, size) in [(2, 4096), (2, 50), (3, 256), (3, 12)] {
+        use crate::model::{Lattice, Shape};
+        let square = Shape::Hypercubic;
+        for (shape, dims, size) in [
+            (square, 2, 4096),
+            (square, 2, 50),
+            (square, 3, 256),
+            (square, 3, 12),
+            (Shape::Triangular, 2, 48),
+            (Shape::Honeycomb, 2, 36),
+        ] {
             let sw = ClusterMove::Update(ClusterUpdate::SwendsenWang);
             let wolff = ClusterMove::Update(ClusterUpdate::Wolff);
             for (update, spins) in [
@@ -319,11 +329,18 @@ mod tests {
                     ("RUN_BLOCK", 1),
                     ("SLICE_FIRST", 0),
                 ];
-                if spins == ClusterSpins::States {
-                    constants.extend([("STATES", 3), ("REPLICAS", 4)]);
+                let lattice = Lattice::shaped(shape, dims, size);
+                match spins {
+                    ClusterSpins::States => constants.extend([
+                        ("STATES", 3),
+                        ("REPLICAS", 4),
+                        ("TRIANGULAR", u32::from(lattice.is_triangular())),
+                    ]),
+                    ClusterSpins::Signs if shape != square => continue,
+                    ClusterSpins::Signs => {}
                 }
                 let lattices = ClusterLattices {
-                    lattice: Lattice::new(dims, size),
+                    lattice,
                     systems: 1,
                     activation: vec![1],
                     spins,
@@ -337,7 +354,7 @@ mod tests {
                 constants.extend(kernel_constants(update, &lattices));
                 for kernel in Kernel::cluster_passes(spins) {
                     compile(kernel, &constants, "sm_90")
-                        .unwrap_or_else(|e| panic!("{kernel:?} {dims}D L={size}: {e}"));
+                        .unwrap_or_else(|e| panic!("{kernel:?} {shape:?} {dims}D L={size}: {e}"));
                 }
             }
         }

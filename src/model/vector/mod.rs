@@ -18,10 +18,10 @@ pub mod tiles;
 use std::f64::consts::PI;
 use std::ops::{Deref, DerefMut};
 
-use super::boundaries::{closed_samples, is_open_seam};
+use super::boundaries::closed_samples;
 use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
 use super::ising::bond_activation;
-use super::lattices::{honeycomb_gaps, kagome_holes};
+use super::lattices::{honeycomb_gaps, is_missing_bond, kagome_holes};
 use super::systems::SystemIndex;
 use super::vacancies::Vacancies;
 use super::{Lattice, Shape};
@@ -459,19 +459,20 @@ impl VectorSystems {
     }
 
     /// The one coupling `J` of every bond: of the uniform couplings, or of a ferromagnet with open
-    /// edges on the square or cubic lattice (`J` on every bond, 0 across the open edges, which
-    /// the cluster kernels skip by the lattice, [`is_open_seam`]); `None` otherwise.
+    /// edges or on the honeycomb lattice (`J` on every bond, 0 across the open edges and on the
+    /// honeycomb's gaps, which the cluster kernels skip by the lattice, [`is_missing_bond`]);
+    /// `None` otherwise.
     fn ferromagnetic_coupling(&self) -> Option<i32> {
         let samples = match &self.couplings {
             VectorCouplings::Uniform(j) => return Some(*j),
             VectorCouplings::Bonds(samples) => samples,
             VectorCouplings::Gaussian(_) => return None,
         };
-        if self.lattice.shape != Shape::Hypercubic || self.boundaries.any_antiperiodic() {
+        if self.boundaries.any_antiperiodic() {
             return None;
         }
         let j = samples.iter().flatten().copied().find(|&j| j != 0)?;
-        let expected = |bond: u64| match is_open_seam(self.boundaries, &self.lattice, bond) {
+        let expected = |bond: u64| match is_missing_bond(self.boundaries, &self.lattice, bond) {
             true => 0,
             false => j,
         };
