@@ -279,12 +279,14 @@ fn multi_hit_tiles_give_the_energy_of_plain_metropolis() {
 }
 
 /// The overlap estimators of the single temperature of the glass `systems` after
-/// `thermalize` sweeps and `measure` more, measured after each (uniform proposals).
+/// `thermalize` sweeps of `updates` and `measure` more, measured after each (uniform
+/// proposals).
 fn glass_overlaps(
     systems: &VectorSystems,
+    updates: VectorSweeps,
     (thermalize, measure): (u32, u32),
 ) -> TensorGlassEstimates {
-    let mut engine = CpuVectorEngine::new(systems.clone(), VectorSweeps::METROPOLIS).unwrap();
+    let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
     engine.hot_start().unwrap();
     engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
     let pairs = systems.overlap_pairs() as usize;
@@ -332,7 +334,7 @@ fn independent_replicas_have_a_binder_ratio_of_zero_and_chi_sg_of_one() {
     // O(1/N), so g = 0 (the fourth cumulant of s_mu s_nu adds below 0.01 at N = 64).
     for n in [2u32, 3] {
         let systems = glass(n, (3, 4), 0.0, (8, 4));
-        let estimates = glass_overlaps(&systems, (2, 400));
+        let estimates = glass_overlaps(&systems, VectorSweeps::METROPOLIS, (2, 400));
         assert_eq!((estimates.samples, estimates.units), (8, 8));
         assert_near(&format!("n = {n}: g"), estimates.g, 0.0, (4.0, 0.01), 0.05);
         assert_near(

@@ -185,7 +185,7 @@ fn gaussian_glasses_of_discrete_states_give_their_exact_energy_and_overlap() {
             0.05,
         );
         assert_near(&format!("{what}: c"), estimates.c, exact.c, (4.0, 0.0), 0.1);
-        let overlaps = glass_overlaps(&systems, (200, 6000));
+        let overlaps = glass_overlaps(&systems, VectorSweeps::METROPOLIS, (200, 6000));
         assert_near(
             &format!("{what}: q2"),
             overlaps.q2,
@@ -241,8 +241,57 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
     let exact = enumerate_states(&States::ising(0.0), lattice, (Some(&bonds), &empty), 1.2);
     let estimates = simulate(&glass, VectorSweeps::METROPOLIS, UNIFORM, (200, 6000));
     assert_near("diluted glass: e", estimates.e, exact.e, (4.0, 0.0), 0.05);
-    let overlaps = glass_overlaps(&glass, (200, 6000));
+    let overlaps = glass_overlaps(&glass, VectorSweeps::METROPOLIS, (200, 6000));
     assert_near("diluted glass: q2", overlaps.q2, exact.q2, (4.0, 0.0), 0.05);
+}
+
+/// Houdayer's replica moves on the lattices beside the square one keep every replica's
+/// Boltzmann distribution: a +-J Edwards-Anderson sample (two discrete states) on the 4^2
+/// honeycomb brick wall and a diluted one on the 6^2 triangular lattice (three bond directions,
+/// the diagonal across both seams), a Metropolis sweep and a move of each replica pair a sweep,
+/// cold (beta = 1.5), against exact enumeration of `e` and of `q2` on the sample's couplings. A
+/// move whose clusters missed a bond (the diagonal) would change the pair's energy.
+#[test]
+fn replica_moves_on_other_lattices_keep_the_exact_energy_and_overlap() {
+    use crate::config::ReplicaMoves;
+    use crate::exact::enumerate_states;
+    use crate::model::Shape;
+    use crate::model::vacancies::Vacancies;
+    use crate::model::vector::states::States;
+    let moves = VectorSweeps {
+        moves: ReplicaMoves::Houdayer { per_sweep: 1 },
+        ..VectorSweeps::METROPOLIS
+    };
+    let beta = 1.5;
+    for (shape, size, dilution) in [(Shape::Honeycomb, 4, 0.0), (Shape::Triangular, 6, 0.55)] {
+        let lattice = Lattice::shaped(shape, 2, size);
+        let vacancies = (dilution > 0.0).then(|| Vacancies::draw(&lattice, 9, 1, dilution));
+        let glass = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 61)
+            .with_states(States::ising(0.0))
+            .with_disorder(Disorder::Bimodal, 1)
+            .with_missing(vacancies);
+        let empty = (glass.vacancies.as_ref()).map_or(Vec::new(), |v| v.sample(0).to_vec());
+        assert!(lattice.sites() - empty.len() as u64 <= 20, "{shape:?}");
+        let bonds = sample_couplings(&glass);
+        let exact = enumerate_states(&States::ising(0.0), lattice, (Some(&bonds), &empty), beta);
+        let estimates = simulate(&glass, moves, UNIFORM, (200, 6000));
+        let what = format!("{shape:?} glass with Houdayer's moves");
+        assert_near(
+            &format!("{what}: e"),
+            estimates.e,
+            exact.e,
+            (4.0, 0.0),
+            0.05,
+        );
+        let overlaps = glass_overlaps(&glass, moves, (200, 6000));
+        assert_near(
+            &format!("{what}: q2"),
+            overlaps.q2,
+            exact.q2,
+            (4.0, 0.0),
+            0.05,
+        );
+    }
 }
 
 /// Open and antiperiodic edges: the couplings `J` of a ferromagnet's bonds, 0 across each open
@@ -459,7 +508,7 @@ fn a_potts_glass_sample_gives_its_exact_energy_and_moments() {
             (4.0, 0.0),
             0.03,
         );
-        let overlaps = glass_overlaps(&systems, (200, 8000));
+        let overlaps = glass_overlaps(&systems, VectorSweeps::METROPOLIS, (200, 8000));
         assert_near(
             &format!("{what}: q2"),
             overlaps.q2,
@@ -486,7 +535,7 @@ fn independent_replicas_of_discrete_states_have_chi_sg_of_one() {
             true => systems.with_vacancies(Vacancies::draw(&lattice, 29, 8, dilution)),
             false => systems,
         };
-        let estimates = glass_overlaps(&systems, (2, 400));
+        let estimates = glass_overlaps(&systems, VectorSweeps::METROPOLIS, (2, 400));
         let what = format!("q = {q}, dilution {dilution}");
         assert_near(&format!("{what}: g"), estimates.g, 0.0, (4.0, 0.01), 0.05);
         let occupied = (0..8)
