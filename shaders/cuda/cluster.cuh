@@ -57,6 +57,10 @@ __device__ __forceinline__ bool steps_along(unsigned d, unsigned a) {
 // model::lattices::is_missing_bond): it crosses the edge of an open axis it steps along, or is
 // a honeycomb's gap.
 __device__ __forceinline__ bool missing_bond(unsigned site, unsigned d) {
+    // Periodic and without gaps (every lattice but the honeycomb): nothing to compute.
+    if (OPEN_AXES == 0u && HONEYCOMB == 0u) {
+        return false;
+    }
     for (unsigned a = 0u; a < DIMS; a++) {
         const bool open = ((OPEN_AXES >> a) & 1u) == 1u;
         if (open && steps_along(d, a) && coordinate(site, a) == L - 1u) {
@@ -93,18 +97,6 @@ __device__ __forceinline__ unsigned tiles_along(unsigned d) {
 __device__ __forceinline__ bool leaves_tile(unsigned c, unsigned d) {
     const unsigned next = c + 1u == L ? 0u : c + 1u;
     return next / tile_extent(d) != c / tile_extent(d);
-}
-
-// Whether the forward bond along direction d of the site at coordinates c stays in its tile:
-// along no axis that d steps along does it leave the tile.
-__device__ __forceinline__ bool bond_in_tile(uint3 c, unsigned d) {
-    const unsigned coords[3] = {c.x, c.y, c.z};
-    for (unsigned a = 0u; a < DIMS; a++) {
-        if (steps_along(d, a) && leaves_tile(coords[a], a)) {
-            return false;
-        }
-    }
-    return true;
 }
 
 // What thread g of a cluster kernel's system z handles: sites 4g .. 4g + 3 of the system, whose

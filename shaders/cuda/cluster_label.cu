@@ -62,19 +62,23 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
         uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
         if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
             const unsigned bits = bond_bits(system_bonds, site_at(at));
-            for (unsigned d = 0u; d < directions(); d++) {
-                if (((bits >> d) & 1u) == 1u && bond_in_tile(at, d)) {
-                    // The neighbour is in this tile: one step along each axis the bond steps
-                    // along, or back to the tile's start where it wraps around a lattice that
-                    // the tile covers along that axis.
+            for (unsigned d = 0u; d < DIMS; d++) {
+                const unsigned c = axis(at, d);
+                if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
+                    // The neighbour is in this tile: one step along d, or back to the tile's
+                    // start where the bond wraps around a lattice that the tile covers along d.
                     uint3 next = local;
-                    for (unsigned a = 0u; a < DIMS; a++) {
-                        if (steps_along(d, a)) {
-                            axis(next, a) = axis(at, a) + 1u == L ? 0u : axis(next, a) + 1u;
-                        }
-                    }
+                    axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
                     join(parents, s, tile_index(next));
                 }
+            }
+            // The triangular lattice's diagonal (direction 2): in the tile where it leaves it
+            // along neither x nor y, one step along both.
+            const bool diagonal = TRIANGULAR == 1u && ((bits >> 2u) & 1u) == 1u;
+            if (diagonal && !leaves_tile(at.x, 0u) && !leaves_tile(at.y, 1u)) {
+                const unsigned x = at.x + 1u == L ? 0u : local.x + 1u;
+                const unsigned y = at.y + 1u == L ? 0u : local.y + 1u;
+                join(parents, s, tile_index(make_uint3(x, y, 0u)));
             }
         }
         __syncwarp(lanes);

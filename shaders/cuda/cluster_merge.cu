@@ -31,12 +31,11 @@ extern "C" __global__ void cluster_merge(DispatchParams params, const int* spins
                 const unsigned line = t % lines;
                 const unsigned site = (line / stride * L + c) * stride + line % stride;
                 const unsigned bits = bond_bits(system_bonds, site);
-                const Neighbours near = neighbours(site);
                 if (((bits >> d) & 1u) == 1u) {
-                    join(system, site, near.site[2u * d + 1u]);
+                    join(system, site, neighbours(site).site[2u * d + 1u]);
                 }
                 if (TRIANGULAR == 1u && ((bits >> 2u) & 1u) == 1u) {
-                    join(system, site, near.site[5]);
+                    join(system, site, neighbours(site).site[5]);
                 }
                 return;
             }

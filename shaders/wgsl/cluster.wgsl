@@ -57,6 +57,9 @@ override OPEN_AXES: u32 = 0u;
 // 1 on the honeycomb lattice (the square lattice's brick wall), whose +y bond from a site of
 // odd x + y is a gap.
 override HONEYCOMB: u32 = 0u;
+// Bond directions per site (lattice.wgsl's directions()) as a pipeline constant, so that the
+// bond kernel's divisions by it fold at pipeline creation.
+override DIRECTIONS: u32 = DIMS + TRIANGULAR;
 
 // Whether bond direction d steps along axis a: direction d < DIMS along its own axis, the
 // triangular lattice's diagonal (1, 1) (its direction 2, lattice.wgsl) along x and y.
@@ -71,6 +74,10 @@ fn steps_along(d: u32, a: u32) -> bool {
 // model::lattices::is_missing_bond): it crosses the edge of an open axis it steps along, or is
 // a honeycomb's gap.
 fn missing_bond(site: u32, d: u32) -> bool {
+    // Periodic and without gaps (every lattice but the honeycomb): nothing to compute.
+    if OPEN_AXES == 0u && HONEYCOMB == 0u {
+        return false;
+    }
     for (var a = 0u; a < DIMS; a++) {
         let open = ((OPEN_AXES >> a) & 1u) == 1u;
         if open && steps_along(d, a) && coordinate(site, a) == L - 1u {
@@ -108,17 +115,6 @@ fn tiles_along(d: u32) -> u32 {
 fn leaves_tile(c: u32, d: u32) -> bool {
     let next = select(c + 1u, 0u, c + 1u == L);
     return next / tile_extent(d) != c / tile_extent(d);
-}
-
-// Whether the forward bond along direction d of the site at coordinates c stays in its tile:
-// along no axis that d steps along does it leave the tile.
-fn bond_in_tile(c: vec3<u32>, d: u32) -> bool {
-    for (var a = 0u; a < DIMS; a++) {
-        if steps_along(d, a) && leaves_tile(c[a], a) {
-            return false;
-        }
-    }
-    return true;
 }
 
 // What thread g of a cluster kernel's system z handles: sites 4g .. 4g + 3 of the system, whose

@@ -1,5 +1,5 @@
 // A cluster update's bonds (src/engine/clusters.rs): thread g of system z draws the D Philox
-// blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), D = directions(), of
+// blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), D = DIRECTIONS, of
 // the 4 D forward bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along
 // direction d), and writes their active bonds (equal spins, not empty, not missing: across an
 // open edge or a honeycomb's gap; word below the temperature's activation threshold) as
@@ -89,7 +89,7 @@ fn pair_bonds(thread: Thread, quad: Quad) {
             continue;
         }
         let near = neighbours(site);
-        for (var d = 0u; d < directions(); d++) {
+        for (var d = 0u; d < DIRECTIONS; d++) {
             let joined = !missing_bond(site, d);
             if joined && pair_site(base_a, base_b, near[2u * d + 1u]) == wanted {
                 word |= 1u << (8u * k + d);
@@ -121,14 +121,13 @@ fn main(thread: Thread) {
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
     let batch = global_index(quad.z);
     var word = 0u;
-    let per_site = directions();
-    for (var j = 0u; j < per_site; j++) {
-        let counter = philox_counter(quad.g * per_site + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch);
+    for (var j = 0u; j < DIRECTIONS; j++) {
+        let counter = philox_counter(quad.g * DIRECTIONS + j, params.sweep, PURPOSE_CLUSTER_BOND, 0u, batch);
         let randoms = philox4x32_10(counter, key);
         for (var w = 0u; w < 4u; w++) {
             let bond = 4u * j + w;
-            let k = bond / per_site;
-            let d = bond % per_site;
+            let k = bond / DIRECTIONS;
+            let d = bond % DIRECTIONS;
             let site = 4u * quad.g + k;
             let near = neighbours(site);
             let spin = spins[quad.base + site];

@@ -104,19 +104,23 @@ fn main(thread: Thread) {
             continue;
         }
         let bits = bond_bits(z, n, site_at(at));
-        for (var d = 0u; d < directions(); d++) {
-            if ((bits >> d) & 1u) == 1u && bond_in_tile(at, d) {
-                // The neighbour is in this tile: one step along each axis the bond steps along,
-                // or back to the tile's start where it wraps around a lattice that the tile
-                // covers along that axis.
+        for (var d = 0u; d < DIMS; d++) {
+            if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
+                // The neighbour is in this tile: one step along d, or back to the tile's start
+                // where the bond wraps around a lattice that the tile covers along d.
                 var next = at - origin;
-                for (var a = 0u; a < DIMS; a++) {
-                    if steps_along(d, a) {
-                        next[a] = select(next[a] + 1u, 0u, at[a] + 1u == L);
-                    }
-                }
+                next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
                 tile_join(s, tile_index(next));
             }
+        }
+        // The triangular lattice's diagonal (direction 2): in the tile where it leaves it along
+        // neither x nor y, one step along both.
+        let diagonal = TRIANGULAR == 1u && ((bits >> 2u) & 1u) == 1u;
+        if diagonal && !leaves_tile(at.x, 0u) && !leaves_tile(at.y, 1u) {
+            let local = at - origin;
+            let x = select(local.x + 1u, 0u, at.x + 1u == L);
+            let y = select(local.y + 1u, 0u, at.y + 1u == L);
+            tile_join(s, tile_index(vec3<u32>(x, y, 0u)));
         }
     }
     workgroupBarrier();

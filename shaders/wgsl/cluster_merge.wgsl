@@ -60,11 +60,12 @@ fn main(thread: Thread) {
                 let line = t % lines;
                 let site = (line / stride * L + c) * stride + line % stride;
                 let bits = bond_bits(z, n, site);
-                let near = neighbours(site);
                 if ((bits >> d) & 1u) == 1u {
+                    let near = neighbours(site);
                     join(z * n, site, near[2u * d + 1u]);
                 }
                 if TRIANGULAR == 1u && ((bits >> 2u) & 1u) == 1u {
+                    let near = neighbours(site);
                     join(z * n, site, near[5u]);
                 }
                 return;
