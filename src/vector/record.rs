@@ -74,14 +74,21 @@ pub(super) fn record_observations(
     for (k, o) in observations.iter().enumerate() {
         let mut measured = measurement(systems, o, system_sums(systems, sums, k));
         if let Some((options, statistics)) = clusters {
-            let occupied = systems.occupied_sites(systems.sample_of(k as u32));
-            let sites = (systems.lattice.sites(), occupied);
+            let sites = cluster_sites(systems, k);
             measured.cluster_m2 = cluster_m2(options, statistics[k], sites);
         }
         record.measurements.push(measured);
         let deviation = o.norm_deviation as f64 / 2f64.powi(MEASURE_FRACTION_BITS as i32);
         record.norm_deviation = record.norm_deviation.max(deviation);
     }
+}
+
+/// The sites of the lattice of system `k` of `systems` and how many of them are occupied, as
+/// [`cluster_m2`] takes them: every site of the lattice, the kagome lattice's holes included,
+/// can be Wolff's seed.
+pub(super) fn cluster_sites(systems: &VectorSystems, k: usize) -> (u64, u64) {
+    let occupied = systems.occupied_sites(systems.sample_of(k as u32));
+    (systems.lattice.sites(), occupied)
 }
 
 /// The improved estimator of `<|m|^2>` (per occupied site, of the Potts spins' simplex

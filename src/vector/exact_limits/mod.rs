@@ -7,7 +7,9 @@
 
 mod states;
 
-use super::record::{cluster_m2, extras, measurement, overlap_measurement, pair_sums, system_sums};
+use super::record::{
+    cluster_m2, cluster_sites, extras, measurement, overlap_measurement, pair_sums, system_sums,
+};
 use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
 use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
@@ -47,7 +49,6 @@ fn simulated_series(
     engine.set_widths(&[width]).unwrap();
     engine.execute(&sweeps_plan(0..thermalize, false)).unwrap();
     let mut series: Vec<Vec<VectorMeasurement>> = vec![Vec::new(); systems.replicas as usize];
-    let sites = systems.lattice.sites();
     for sweep in thermalize..thermalize + measure {
         let measured = engine
             .execute(&sweeps_plan(sweep..sweep + 1, true))
@@ -56,8 +57,8 @@ fn simulated_series(
             let sums = system_sums(systems, &measured.vector_states, r);
             let mut m = measurement(systems, o, sums);
             if let Some(options) = updates.clusters {
-                let occupied = systems.occupied_sites(systems.sample_of(r as u32));
-                m.cluster_m2 = cluster_m2(options, measured.cluster_sizes[r], (sites, occupied));
+                let sites = cluster_sites(systems, r);
+                m.cluster_m2 = cluster_m2(options, measured.cluster_sizes[r], sites);
             }
             series[r].push(m);
         }
