@@ -2,16 +2,16 @@
 // cluster_bonds, cluster_label, cluster_merge, cluster_roots and cluster_flip share. Keys and
 // records: src/engine/clusters.rs; CPU twins: src/engine/cpu/cluster_*.rs.
 //
-// Per system z (N sites, base z N; Houdayer's move: per replica pair z, whose spins are those of
-// systems pair_first(z) and pair_first(z) + REPLICAS / 2): bonds[z N / 4 + g] holds the forward bonds of sites
-// 4g .. 4g + 3, byte k for site 4g + k, bit d for direction d (lattice.wgsl's directions()); labels[z N + i] is site i's parent in
-// the union-find (written by cluster_label as the root of its tile's union-find; its root, the
-// cluster's smallest site, after cluster_roots); counts[z N + r]
-// the sites of the cluster of root r (Swendsen-Wang, when recording; Houdayer: counts[z N] the
-// pair's seed, NO_SEED for none, and counts[z N + 1] its relation, written by cluster_bonds
-// before any move); sizes[2 (slot S + z)]
-// the recorded statistic of system z as a (lo, hi) pair (Houdayer: sizes[4 z] the sites pair z's
-// moves moved and sizes[4 z + 2] its moves that found a seed, added up over the moves).
+// Per system z (N sites, base z N; Houdayer's move: per replica pair z, whose spins are those
+// of systems pair_first(z) and pair_first(z) + REPLICAS / 2): bonds[z N / 4 + g] holds the
+// forward bonds of sites 4g .. 4g + 3, byte k for site 4g + k, bit d for direction d
+// (DIRECTIONS below); labels[z N + i] is site i's parent in the union-find (written by
+// cluster_label as the root of its tile's union-find; its root, the cluster's smallest site,
+// after cluster_roots); counts[z N + r] the sites of the cluster of root r (Swendsen-Wang, when
+// recording; Houdayer: counts[z N] the pair's seed, NO_SEED for none, and counts[z N + 1] its
+// relation, written by cluster_bonds before any move); sizes[2 (slot S + z)] the recorded
+// statistic of system z as a (lo, hi) pair (Houdayer: sizes[4 z] the sites pair z's moves moved
+// and sizes[4 z + 2] its moves that found a seed, added up over the moves).
 
 @group(1) @binding(0) var<storage, read> activation: array<u32>;
 @group(1) @binding(1) var<storage, read_write> bonds: array<u32>;

@@ -2,6 +2,7 @@
 //! numbers that key them.
 
 use crate::config::{ClusterUpdate, Config, ConfigError, Disorder, EngineKind, Model, invalid};
+use crate::model::Lattice;
 
 /// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, with
 /// an open axis or on the triangular, honeycomb and kagome lattices, on the vector engine) and
@@ -97,8 +98,7 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
 /// The cluster kernels take four sites a thread ([`crate::engine::clusters`]): a lattice of a
 /// multiple of 4 sites, which only the triangular lattice's odd sizes are not.
 pub(crate) fn validate_quads(model: &Model, algorithm: &str) -> Result<(), ConfigError> {
-    let sites = u64::from(model.size()).pow(model.dims());
-    if !sites.is_multiple_of(4) {
+    if !Lattice::of(model).sites().is_multiple_of(4) {
         return invalid(format!(
             "{algorithm} labels clusters four sites a thread, so the lattice needs a multiple of \
              4 sites: size must be even (a multiple of 6 on the triangular lattice), got {}",

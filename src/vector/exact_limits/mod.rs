@@ -3,8 +3,9 @@
 //! updates' agreement with one another (over-relaxation, cones, the double checkerboard's
 //! multi-hit); clock models against the row transfer matrix; the spin glass's overlap
 //! estimators for independent and for ordered replicas. The discrete states' limits are in
-//! [`states`].
+//! [`states`], the other lattices' in [`lattices`].
 
+mod lattices;
 mod states;
 
 use super::record::{

@@ -1,7 +1,8 @@
 //! The discrete states against exact limits on tiny lattices: the Potts and Blume-Capel models
 //! against the row transfer matrix and exact enumeration (diluted lattices, fields, glasses of
 //! +-J and Gaussian couplings, open and antiperiodic edges, the Ising limit of Blume-Capel),
-//! their glasses' overlaps, and their cluster updates.
+//! their glasses' overlaps, and their cluster updates. The lattices beside the square and cubic
+//! ones are in [`super::lattices`].
 
 use super::*;
 use crate::config::{Boundaries, Boundary};
@@ -144,7 +145,7 @@ fn blume_capel_far_below_the_tricritical_point_is_the_ising_model() {
 }
 
 /// The couplings `J` of sample 0 of the glass `systems`, in units of 1.
-fn sample_couplings(systems: &VectorSystems) -> Vec<f64> {
+pub(super) fn sample_couplings(systems: &VectorSystems) -> Vec<f64> {
     use crate::model::vector::SampleBonds;
     use crate::model::vector::gaussian::coupling_value;
     match systems.bonds(0) {
@@ -245,55 +246,6 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
     assert_near("diluted glass: q2", overlaps.q2, exact.q2, (4.0, 0.0), 0.05);
 }
 
-/// Houdayer's replica moves on the lattices beside the square one keep every replica's
-/// Boltzmann distribution: a +-J Edwards-Anderson sample (two discrete states) on the 4^2
-/// honeycomb brick wall and a diluted one on the 6^2 triangular lattice (three bond directions,
-/// the diagonal across both seams), a Metropolis sweep and a move of each replica pair a sweep,
-/// cold (beta = 1.5), against exact enumeration of `e` and of `q2` on the sample's couplings. A
-/// move whose clusters missed a bond (the diagonal) would change the pair's energy.
-#[test]
-fn replica_moves_on_other_lattices_keep_the_exact_energy_and_overlap() {
-    use crate::config::ReplicaMoves;
-    use crate::exact::enumerate_states;
-    use crate::model::Shape;
-    use crate::model::vacancies::Vacancies;
-    use crate::model::vector::states::States;
-    let moves = VectorSweeps {
-        moves: ReplicaMoves::Houdayer { per_sweep: 1 },
-        ..VectorSweeps::METROPOLIS
-    };
-    let beta = 1.5;
-    for (shape, size, dilution) in [(Shape::Honeycomb, 4, 0.0), (Shape::Triangular, 6, 0.55)] {
-        let lattice = Lattice::shaped(shape, 2, size);
-        let vacancies = (dilution > 0.0).then(|| Vacancies::draw(&lattice, 9, 1, dilution));
-        let glass = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 61)
-            .with_states(States::ising(0.0))
-            .with_disorder(Disorder::Bimodal, 1)
-            .with_missing(vacancies);
-        let empty = (glass.vacancies.as_ref()).map_or(Vec::new(), |v| v.sample(0).to_vec());
-        assert!(lattice.sites() - empty.len() as u64 <= 20, "{shape:?}");
-        let bonds = sample_couplings(&glass);
-        let exact = enumerate_states(&States::ising(0.0), lattice, (Some(&bonds), &empty), beta);
-        let estimates = simulate(&glass, moves, UNIFORM, (200, 6000));
-        let what = format!("{shape:?} glass with Houdayer's moves");
-        assert_near(
-            &format!("{what}: e"),
-            estimates.e,
-            exact.e,
-            (4.0, 0.0),
-            0.05,
-        );
-        let overlaps = glass_overlaps(&glass, moves, (200, 6000));
-        assert_near(
-            &format!("{what}: q2"),
-            overlaps.q2,
-            exact.q2,
-            (4.0, 0.0),
-            0.05,
-        );
-    }
-}
-
 /// Open and antiperiodic edges: the couplings `J` of a ferromagnet's bonds, 0 across each open
 /// edge and -1 across each antiperiodic one, from the sites' coordinates.
 fn edge_couplings(lattice: Lattice, boundaries: Boundaries) -> Vec<f64> {
@@ -315,7 +267,7 @@ fn edge_couplings(lattice: Lattice, boundaries: Boundaries) -> Vec<f64> {
 
 /// `e`, `c`, `m2` and `m4` of `estimates` within 4 errors of the enumeration's `exact`, and
 /// where `estimates` has them the staggered `|m_s|`, `m_s2` and `m_s4`.
-fn assert_moments_near(what: &str, estimates: &VectorEstimates, exact: &StateAverages) {
+pub(super) fn assert_moments_near(what: &str, estimates: &VectorEstimates, exact: &StateAverages) {
     let staggered = estimates.staggered.iter().flat_map(|s| {
         [
             ("|m_s|", s.abs_m, exact.staggered[0]),
@@ -587,6 +539,22 @@ fn clusters_alone(
     (estimates, improved)
 }
 
+/// [`clusters_alone`] of `states` on `place` at `beta`, 6000 updates, against the enumeration's
+/// `exact` ([`assert_cluster_moments_near`]).
+pub(super) fn assert_clusters_give(
+    what: &str,
+    (states, place): (
+        &crate::model::vector::states::States,
+        (Lattice, &[u32], Boundaries),
+    ),
+    beta: f64,
+    update: crate::config::ClusterUpdate,
+    exact: &StateAverages,
+) {
+    let (estimates, improved) = clusters_alone(states, place, beta, update, 6000);
+    assert_cluster_moments_near(what, (&estimates, &improved), exact);
+}
+
 /// The cluster updates of discrete states sample the Boltzmann distribution: the 2-state Potts
 /// model by Swendsen-Wang at its critical point on 16^2 against Kaufman (`H = -sum delta` is
 /// the Ising model at `beta / 2` shifted: `e = (e_Ising - 2) / 2`, `c = c_Ising`); the 3-state
@@ -654,15 +622,9 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
     let square = Lattice::new(2, 4);
     for (states, update) in [(potts3, Wolff), (States::ising(0.0), SwendsenWang)] {
         let exact = enumerate_states(&states, square, (None, &empty), beta);
-        let (estimates, improved) = clusters_alone(
-            &states,
-            (square, &empty, Boundaries::PERIODIC),
-            beta,
-            update,
-            6000,
-        );
         let what = format!("diluted {:?} {update:?}", states.model);
-        assert_cluster_moments_near(&what, (&estimates, &improved), &exact);
+        let place = (square, &empty[..], Boundaries::PERIODIC);
+        assert_clusters_give(&what, (&states, place), beta, update, &exact);
     }
 }
 
@@ -704,133 +666,17 @@ fn cluster_updates_with_open_edges_give_the_exact_energy_and_moments() {
         let boundaries = Boundaries::new(&axes[..dims as usize]);
         let bonds = edge_couplings(lattice, boundaries);
         let exact = enumerate_states(&states, lattice, (Some(&bonds), &[]), beta);
-        let (estimates, improved) =
-            clusters_alone(&states, (lattice, &[], boundaries), beta, update, 6000);
         let what = format!(
             "{:?} {update:?} {dims}D{}",
             states.model,
             boundaries.describe()
         );
-        assert_cluster_moments_near(&what, (&estimates, &improved), &exact);
-    }
-}
-
-/// Cluster updates on the lattices beside the square and cubic ones, against exact enumeration
-/// of their occupied sites on their bonds (`e`, `c`, `m2`, `m4` and the clusters' estimator of
-/// `m2`): on the diluted 6^2 triangular torus (three bond directions, the diagonal's bonds across
-/// both seams) the Ising model by Swendsen-Wang and the 3-state Potts model by Wolff, the Ising
-/// model on the 4^2 honeycomb brick wall by Wolff (no bond across its gaps), and on the diluted
-/// kagome lattice of 6^2 triangular cells by both (Wolff's seed may be a hole: the estimator
-/// counts over all of the cells' sites). The enumeration's couplings come from the lattice
-/// alone.
-#[test]
-fn cluster_updates_on_other_lattices_give_the_exact_energy_and_moments() {
-    use crate::config::ClusterUpdate::{SwendsenWang, Wolff};
-    use crate::exact::enumerate_states;
-    use crate::model::Shape;
-    use crate::model::lattices::{is_missing_bond, kagome_holes};
-    use crate::model::vacancies::Vacancies;
-    use crate::model::vector::states::States;
-    let cases = [
-        (
-            Shape::Triangular,
-            0.55,
-            States::ising(0.0),
-            0.3,
-            &[SwendsenWang][..],
-        ),
-        (Shape::Triangular, 0.8, States::potts(3, 0.0), 0.8, &[Wolff]),
-        (Shape::Honeycomb, 0.0, States::ising(0.0), 0.6, &[Wolff]),
-        (
-            Shape::Kagome,
-            0.45,
-            States::ising(0.0),
-            0.5,
-            &[SwendsenWang, Wolff],
-        ),
-    ];
-    for (shape, dilution, states, beta, updates) in cases {
-        let size = if shape == Shape::Honeycomb { 4 } else { 6 };
-        let lattice = Lattice::shaped(shape, 2, size);
-        let present = |bond| !is_missing_bond(Boundaries::PERIODIC, &lattice, bond);
-        let bonds: Vec<f64> = (0..lattice.bonds())
-            .map(|bond| f64::from(u8::from(present(bond))))
-            .collect();
-        let holes = match shape {
-            Shape::Kagome => kagome_holes(&lattice),
-            _ => Vec::new(),
-        };
-        let drawn = Vacancies::draw(&lattice, 5, 1, dilution).with_sites(&holes);
-        let empty = drawn.sample(0).to_vec();
-        let occupied = lattice.sites() - empty.len() as u64;
-        let states_enumerated = f64::from(states.q).powf(occupied as f64);
-        assert!(
-            occupied >= 6 && states_enumerated <= 2f64.powi(20),
-            "{shape:?}: {occupied} spins"
+        assert_clusters_give(
+            &what,
+            (&states, (lattice, &[], boundaries)),
+            beta,
+            update,
+            &exact,
         );
-        let exact = enumerate_states(&states, lattice, (Some(&bonds), &empty), beta);
-        for &update in updates {
-            let (estimates, improved) = clusters_alone(
-                &states,
-                (lattice, &empty, Boundaries::PERIODIC),
-                beta,
-                update,
-                6000,
-            );
-            let what = format!("{:?} {update:?} {shape:?}", states.model);
-            assert_cluster_moments_near(&what, (&estimates, &improved), &exact);
-        }
-    }
-}
-
-/// The lattices beside the square and cubic ones, as [`VectorSystems::with_missing`] draws them,
-/// against exact enumeration on their bonds (`e`, `c`, `m2`, `m4`): the Ising ferromagnet in a
-/// field and the (frustrated) antiferromagnet on the 3^2 triangular torus (six neighbours,
-/// three colours), the antiferromagnet in a field on the 4^2 honeycomb brick wall (its `y` bonds
-/// where `x + y` is odd 0), and the ferromagnet on the kagome lattice of 6^2 triangular cells
-/// (its 27 sites, some of them diluted), by Metropolis and the heat bath.
-#[test]
-fn triangular_honeycomb_and_kagome_lattices_give_their_exact_energy_and_moments() {
-    use crate::engine::vector::HEAT_BATH;
-    use crate::exact::enumerate_states;
-    use crate::model::Shape;
-    use crate::model::lattices::kagome_holes;
-    use crate::model::vacancies::Vacancies;
-    use crate::model::vector::states::States;
-    let cases = [
-        (Shape::Triangular, 3, (1, 0.3), 0.4, UNIFORM),
-        (Shape::Triangular, 3, (-1, 0.0), 0.9, HEAT_BATH),
-        (Shape::Honeycomb, 4, (-1, 0.5), 0.7, UNIFORM),
-        (Shape::Kagome, 6, (1, 0.0), 0.5, UNIFORM),
-    ];
-    for (shape, size, (j, field), beta, width) in cases {
-        let lattice = Lattice::shaped(shape, 2, size);
-        let states = States::ising(field);
-        let diluted = (shape == Shape::Kagome).then(|| Vacancies::draw(&lattice, 3, 1, 0.3));
-        let systems = VectorSystems::uniform(lattice, 1, (j, 0.0), vec![beta], 4, 71)
-            .with_states(states.clone())
-            .with_missing(diluted);
-        let bonds: Vec<f64> = (0..lattice.bonds())
-            .map(|bond| {
-                let [x, y, _] = lattice.coords(bond / u64::from(lattice.directions()));
-                let gap = shape == Shape::Honeycomb && bond % 2 == 1 && (x + y) % 2 == 1;
-                if gap { 0.0 } else { f64::from(j) }
-            })
-            .collect();
-        let empty = (systems.vacancies.as_ref()).map_or(Vec::new(), |v| v.sample(0).to_vec());
-        if shape == Shape::Kagome {
-            assert!(kagome_holes(&lattice).iter().all(|h| empty.contains(h)));
-            assert!((12..27).contains(&empty.len()), "{} empty", empty.len());
-        }
-        let exact = enumerate_states(&states, lattice, (Some(&bonds), &empty), beta);
-        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, width, (200, 6000));
-        let what = format!("{shape:?} J = {j}, h = {field}");
-        let bipartite_antiferromagnet = shape == Shape::Honeycomb;
-        assert_eq!(
-            estimates.staggered.is_some(),
-            bipartite_antiferromagnet,
-            "{what}"
-        );
-        assert_moments_near(&what, &estimates, &exact);
     }
 }
