@@ -819,8 +819,23 @@ fn a_stop_during_long_sweeps_is_acknowledged_at_once_and_honoured_within_seconds
 
 /// Ctrl-C twice: the first asks for a checkpoint, the second ends the run at once, with a line
 /// that says so, status 130 and the directory's lock removed (the next run needs no takeover).
+/// The second must come while the plan under way still runs: on a loaded machine the test may
+/// be descheduled past its end, so an attempt whose run wrote its checkpoint first is repeated.
 #[test]
 fn a_second_ctrl_c_ends_the_run_at_once_with_a_line_and_no_lock() {
+    const ATTEMPTS: usize = 3;
+    let late = (0..ATTEMPTS)
+        .take_while(|_| !second_ctrl_c_ends_the_run())
+        .count();
+    assert!(
+        late < ATTEMPTS,
+        "every run wrote its checkpoint before the second Ctrl-C ended it"
+    );
+}
+
+/// One run of [`a_second_ctrl_c_ends_the_run_at_once_with_a_line_and_no_lock`]: whether the
+/// second Ctrl-C came in time (the run wrote no checkpoint).
+fn second_ctrl_c_ends_the_run() -> bool {
     let dir = tempfile::tempdir().unwrap();
     // Right after a progress line: a plan of about a second has just begun.
     let (out, child, mut stderr) = start_long_sweeps(dir.path());
@@ -828,16 +843,16 @@ fn a_second_ctrl_c_ends_the_run_at_once_with_a_line_and_no_lock() {
     time_to_line(&mut stderr, "Ctrl-C again ends it at once without one");
     kill("INT", &child);
     let (status, report) = finish(child, stderr);
+    if out.join("checkpoint.bin").exists() {
+        return false;
+    }
     assert_eq!(status.code(), Some(130), "{report}");
     assert!(
         report.contains("SIGINT again: ending now without a checkpoint"),
         "{report}"
     );
     assert!(!out.join("spinflip.lock").exists(), "the lock is removed");
-    assert!(
-        !out.join("checkpoint.bin").exists(),
-        "no checkpoint was written"
-    );
+    true
 }
 
 /// A run whose standard error and output are closed as it goes (`2>&1 | head`, a `tee` that
@@ -940,6 +955,7 @@ fn run_to_the_end(config: &Path, out: &Path) {
 
 /// `kill -SIGNAL` the child.
 fn kill(signal: &str, child: &Child) {
+    // A child not yet waited for is there to signal, ended or not.
     let killed = Command::new("kill")
         .args([format!("-{signal}"), child.id().to_string()])
         .status()
