@@ -344,11 +344,11 @@ const ANNEAL_ADAPTIVE: &str = r#"(
     plots: false,
 )"#;
 
-/// Discrete states on the vector engine: the diluted 3-state Potts model, whose checkpoints hold
-/// the lattices as words (formats 19 and 20), reweighted (histograms of energies in units of
-/// `2^-24`).
+/// Discrete states on the vector engine: the diluted 3-state Potts antiferromagnet, whose
+/// checkpoints hold the lattices as words and the estimates' staggered moments (formats 23 and
+/// 24), reweighted (histograms of energies in units of `2^-24`).
 const ANNEAL_STATES: &str = r#"(
-    model: Potts(q: 3, dims: 2, size: 8, dilution: 0.1),
+    model: Potts(q: 3, dims: 2, size: 8, dilution: 0.1, antiferromagnet: true),
     replicas: 64,
     algorithm: Annealing(theta: 2, schedule: Linear(beta_max: 1.2, count: 10), runs: 2,
         reweighting: Some(15)),
@@ -409,8 +409,9 @@ fn assert_same_anneal_outputs(a: &Path, b: &Path) {
 
 /// Killed after the checkpoint at 12 sweeps (step 6), resumed and killed again at the next
 /// checkpoint (16 sweeps: so it continued, where a fresh start would stop at 4), then resumed
-/// to the end: the same outputs, schedule and final lattices as an uninterrupted anneal.
-fn resumed_anneal_equals_uninterrupted(text: &str) {
+/// to the end: the same outputs, schedule and final lattices as an uninterrupted anneal; the
+/// resumed anneal's summary.
+fn resumed_anneal_equals_uninterrupted(text: &str) -> AnnealingSummary {
     let config = common::config(text);
     let (whole, parts) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let uninterrupted = annealed(run(&config, &options(whole.path(), false, None)).unwrap());
@@ -430,6 +431,7 @@ fn resumed_anneal_equals_uninterrupted(text: &str) {
     let resumed = annealed(run(&config, &options(parts.path(), true, None)).unwrap());
     assert_eq!(resumed.schedule, uninterrupted.schedule);
     assert_same_anneal_outputs(whole.path(), parts.path());
+    resumed
 }
 
 #[test]
@@ -454,7 +456,8 @@ fn resumed_adaptive_anneal_equals_uninterrupted_anneal() {
 
 #[test]
 fn resumed_discrete_state_anneal_equals_uninterrupted_anneal() {
-    resumed_anneal_equals_uninterrupted(ANNEAL_STATES);
+    let summary = resumed_anneal_equals_uninterrupted(ANNEAL_STATES);
+    assert!(summary.steps.iter().all(|a| a.staggered.is_some()));
 }
 
 /// Options that stop the run at its first plan boundary where a stop may fall (a wall time

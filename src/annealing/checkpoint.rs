@@ -27,10 +27,12 @@
 //! |        | 16 P | format 12: per population, the overlap and the effective size of its reweighting to the step's beta (f64) |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it          |
 //!
-//! The vector engine's lattices (discrete states, clock angles) are words: formats 19 (inside a
-//! step) and 20 (between steps) are 12 and 6 with no spin bits (S = 0) and one more count, W,
+//! The vector engine's lattices (discrete states, clock angles) are words: formats 23 (inside a
+//! step) and 24 (between steps) are 12 and 6 with no spin bits (S = 0) and one more count, W,
 //! after the others, whose section of the lattices (4 W, i32, component-major as the
-//! engines') comes first after the header.
+//! engines') comes first after the header; their estimate records hold four more words, the
+//! staggered magnetisation's moments (f64, NaN where not measured). Formats 19 and 20, before
+//! those four words, are still read, with them NaN.
 //!
 //! Inside a step ([`StepUnderWay`]) the schedule ends with the step's beta and ln Z includes
 //! its reweighting, the families follow its copies, and the estimates and histograms end with
@@ -45,19 +47,21 @@ use std::path::Path;
 
 use super::multihistogram::EnergyHistogram;
 use super::resampling::ReweightingQuality;
-use super::stats::{AnnealingEstimates, PairOverlaps, Population};
+use super::stats::{AnnealingEstimates, PairOverlaps, Population, StaggeredMoments};
 use crate::engine::Lattices;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, encode_with, load_file, open, save_with};
 
 /// The layouts written inside a step (with the step under way) and between steps (format 6),
-/// the same of lattices of words (19, 20), and format 4, before packed spins, pair overlaps and
-/// histograms, still read.
-const FORMATS: [Format; 5] = [
+/// the same of lattices of words (23, 24), and those still read: of words before the staggered
+/// moments (19, 20), and format 4, before packed spins, pair overlaps and histograms.
+const FORMATS: [Format; 7] = [
     INSIDE_A_STEP,
     BETWEEN_STEPS,
     WORDS_INSIDE_A_STEP,
     WORDS_BETWEEN_STEPS,
+    WORDS_BEFORE_STAGGERED_INSIDE_A_STEP,
+    WORDS_BEFORE_STAGGERED_BETWEEN_STEPS,
     BEFORE_PACKED_SPINS,
 ];
 const INSIDE_A_STEP: Format = Format {
@@ -71,11 +75,21 @@ const BETWEEN_STEPS: Format = Format {
     packed: true,
 };
 const WORDS_INSIDE_A_STEP: Format = Format {
-    number: 19,
+    number: 23,
     counts: 7,
     packed: true,
 };
 const WORDS_BETWEEN_STEPS: Format = Format {
+    number: 24,
+    counts: 6,
+    packed: true,
+};
+const WORDS_BEFORE_STAGGERED_INSIDE_A_STEP: Format = Format {
+    number: 19,
+    counts: 7,
+    packed: true,
+};
+const WORDS_BEFORE_STAGGERED_BETWEEN_STEPS: Format = Format {
     number: 20,
     counts: 6,
     packed: true,
@@ -85,8 +99,11 @@ const BEFORE_PACKED_SPINS: Format = Format {
     counts: 4,
     packed: false,
 };
-/// Words of one [`AnnealingEstimates`] record.
-const ESTIMATE_WORDS: usize = 20;
+/// Words of one [`AnnealingEstimates`] record of the lattices of words.
+const ESTIMATE_WORDS: usize = 24;
+/// Words of a record of Ising spins (which have no staggered moments), and of lattices of
+/// words in formats 19 and 20.
+const ESTIMATE_WORDS_WITHOUT_STAGGERED: usize = 20;
 /// Words of a record in format 4, before the pair overlaps.
 const ESTIMATE_WORDS_4: usize = 16;
 
@@ -180,7 +197,9 @@ impl AnnealingCheckpoint {
         let families = populations.iter().flat_map(|p| &p.families);
         out.put(families.map(|f| f.to_le_bytes()))?;
         let records = populations.iter().flat_map(|p| &p.estimates);
-        out.put(records.flat_map(estimate_words).map(u64::to_le_bytes))?;
+        let record_words = record_words(format.number);
+        let records = records.flat_map(|a| estimate_words(a).into_iter().take(record_words));
+        out.put(records.map(u64::to_le_bytes))?;
         let histograms = populations.iter().map(|p| &p.histogram.counts);
         out.put(histograms.clone().map(|h| (h.len() as u32).to_le_bytes()))?;
         for (&energy, &count) in histograms.flatten() {
@@ -278,26 +297,42 @@ impl AnnealingCheckpoint {
     }
 }
 
-/// Words of an estimate record in `format`: before format 6, without the pair overlaps.
+/// Words of an estimate record in `format`: before format 6, without the pair overlaps; but
+/// in formats 23 and 24, without the staggered moments.
 fn record_words(format: u32) -> usize {
-    match format == BEFORE_PACKED_SPINS.number {
-        true => ESTIMATE_WORDS_4,
-        false => ESTIMATE_WORDS,
+    match format {
+        _ if format == BEFORE_PACKED_SPINS.number => ESTIMATE_WORDS_4,
+        _ if format == WORDS_INSIDE_A_STEP.number || format == WORDS_BETWEEN_STEPS.number => {
+            ESTIMATE_WORDS
+        }
+        _ => ESTIMATE_WORDS_WITHOUT_STAGGERED,
     }
 }
 
 /// The units done of the step under way of a file in `format` whose header counts after the
 /// spins are `counts`: 0 between steps, and in the formats before steps could be cut.
 fn units_done(format: u32, counts: &[u64]) -> u64 {
-    match format == INSIDE_A_STEP.number || format == WORDS_INSIDE_A_STEP.number {
+    let inside = [
+        INSIDE_A_STEP,
+        WORDS_INSIDE_A_STEP,
+        WORDS_BEFORE_STAGGERED_INSIDE_A_STEP,
+    ];
+    match inside.iter().any(|f| f.number == format) {
         true => counts[4],
         false => 0,
     }
 }
 
-/// Whether a file in `format` holds lattices of words (formats 19 and 20), counted last.
+/// Whether a file in `format` holds lattices of words (formats 19, 20, 23 and 24), counted
+/// last.
 fn has_words(format: u32) -> bool {
-    format == WORDS_INSIDE_A_STEP.number || format == WORDS_BETWEEN_STEPS.number
+    let words = [
+        WORDS_INSIDE_A_STEP,
+        WORDS_BETWEEN_STEPS,
+        WORDS_BEFORE_STAGGERED_INSIDE_A_STEP,
+        WORDS_BEFORE_STAGGERED_BETWEEN_STEPS,
+    ];
+    words.iter().any(|f| f.number == format)
 }
 
 /// The (count, width) of the sections after the spins of a file in `format` whose header
@@ -362,11 +397,15 @@ fn estimate_words(a: &AnnealingEstimates) -> [u64; ESTIMATE_WORDS] {
         a.pairs.q4.to_bits(),
         a.pairs.q2_kmin.to_bits(),
         a.pairs.ql.to_bits(),
+        a.staggered.abs_m.to_bits(),
+        a.staggered.m2.to_bits(),
+        a.staggered.m4.to_bits(),
+        a.staggered.u4.to_bits(),
     ]
 }
 
-/// The inverse of [`estimate_words`] (`words` holds [`ESTIMATE_WORDS`], or
-/// [`ESTIMATE_WORDS_4`] from format 4, without the pair overlaps).
+/// The inverse of [`estimate_words`] (`words` holds [`ESTIMATE_WORDS`], or fewer, as
+/// [`record_words`] says: without the staggered moments, or the pair overlaps).
 fn estimate_of_words(words: &[i64]) -> Result<AnnealingEstimates, CheckpointError> {
     let real = |i: usize| f64::from_bits(words[i] as u64);
     let count = |i: usize| {
@@ -391,14 +430,23 @@ fn estimate_of_words(words: &[i64]) -> Result<AnnealingEstimates, CheckpointErro
         families: count(13)?,
         rho_t: real(14),
         rho_s: real(15),
-        pairs: match words.len() {
-            ESTIMATE_WORDS => PairOverlaps {
+        pairs: match words.len() > ESTIMATE_WORDS_4 {
+            true => PairOverlaps {
                 q2: real(16),
                 q4: real(17),
                 q2_kmin: real(18),
                 ql: real(19),
             },
-            _ => PairOverlaps::MISSING,
+            false => PairOverlaps::MISSING,
+        },
+        staggered: match words.len() == ESTIMATE_WORDS {
+            true => StaggeredMoments {
+                abs_m: real(20),
+                m2: real(21),
+                m4: real(22),
+                u4: real(23),
+            },
+            false => StaggeredMoments::MISSING,
         },
     })
 }
@@ -506,6 +554,7 @@ mod tests {
                 q2_kmin: 1e-3,
                 ql: f64::NAN,
             },
+            staggered: StaggeredMoments::MISSING,
         }
     }
 
@@ -730,20 +779,37 @@ mod tests {
             assert_eq!(RunKind::of(format.number), Some(RunKind::Annealing));
         }
         let headers = FORMATS.map(|f| f.header_len());
-        assert_eq!(headers, [76, 68, 84, 76, 60]);
+        assert_eq!(headers, [76, 68, 84, 76, 84, 76, 60]);
+    }
+
+    /// [`annealing_sample`] or [`inside_a_step`] with lattices of words and the staggered
+    /// moments of an antiferromagnet on a bipartite lattice.
+    fn of_words(checkpoint: AnnealingCheckpoint, words: &[i32]) -> AnnealingCheckpoint {
+        let mut checkpoint = AnnealingCheckpoint {
+            spins: Lattices::Vector(words.to_vec()),
+            ..checkpoint
+        };
+        for population in &mut checkpoint.populations {
+            for (k, a) in population.estimates.iter_mut().enumerate() {
+                a.staggered = StaggeredMoments {
+                    abs_m: 0.5 + k as f64,
+                    m2: 0.375,
+                    m4: f64::NAN,
+                    u4: -0.0,
+                };
+            }
+        }
+        checkpoint
     }
 
     /// Lattices of words (the vector engine's) come back as words, inside a step and between
-    /// steps, in formats 19 and 20: no spin bits, the words counted last and first after the
-    /// header.
+    /// steps, in formats 23 and 24: no spin bits, the words counted last and first after the
+    /// header, the staggered moments after the pair overlaps.
     #[test]
     fn lattices_of_words_round_trip_in_their_own_formats() {
         let words = vec![3, -1, 0, i32::MIN, i32::MAX];
-        for (checkpoint, format) in [(annealing_sample(), 20u32), (inside_a_step(), 19)] {
-            let checkpoint = AnnealingCheckpoint {
-                spins: Lattices::Vector(words.clone()),
-                ..checkpoint
-            };
+        for (checkpoint, format) in [(annealing_sample(), 24u32), (inside_a_step(), 23)] {
+            let checkpoint = of_words(checkpoint, &words);
             let bytes = checkpoint.encode();
             assert_eq!(bytes[8..12], format.to_le_bytes());
             assert_eq!(bytes[28..36], 0u64.to_le_bytes(), "no spin bits");
@@ -758,7 +824,65 @@ mod tests {
             let decoded = AnnealingCheckpoint::decode(&bytes).unwrap();
             assert!(same(&decoded, &checkpoint), "{decoded:?}");
             assert_eq!(decoded.spins, Lattices::Vector(words.clone()));
+            let second = decoded.populations[1].estimates[1].staggered;
+            assert_eq!((second.abs_m, second.m2), (1.5, 0.375));
         }
+    }
+
+    /// Lattices of words in formats 19 and 20, whose estimate records end with the pair
+    /// overlaps, read with the staggered moments NaN.
+    #[test]
+    fn lattices_of_words_before_the_staggered_moments_are_still_read() {
+        let words = [7, -7];
+        for (checkpoint, format) in [(annealing_sample(), 20u32), (inside_a_step(), 19)] {
+            let checkpoint = of_words(checkpoint, &words);
+            let bytes = encode_with(|out| {
+                let mut written = Vec::new();
+                checkpoint.write_to(&mut written)?;
+                let records = without_staggered_moments(&checkpoint, &written[..written.len() - 4]);
+                let mut old = records;
+                old[8..12].copy_from_slice(&format.to_le_bytes());
+                out.write_all(&old)?;
+                out.write_all(&crc32fast::hash(&old).to_le_bytes())
+            });
+            let decoded = AnnealingCheckpoint::decode(&bytes).unwrap();
+            assert_eq!(decoded.spins, Lattices::Vector(words.to_vec()));
+            let mut expected = checkpoint;
+            for population in &mut expected.populations {
+                for a in &mut population.estimates {
+                    a.staggered = StaggeredMoments::MISSING;
+                }
+            }
+            assert!(same(&decoded, &expected), "{decoded:?}");
+        }
+    }
+
+    /// The bytes `written` of `checkpoint` (of lattices of words, its CRC cut off) with every
+    /// estimate record's last four words removed.
+    fn without_staggered_moments(checkpoint: &AnnealingCheckpoint, written: &[u8]) -> Vec<u8> {
+        let records: usize = checkpoint
+            .populations
+            .iter()
+            .map(|p| p.estimates.len())
+            .sum();
+        let record_bytes = 8 * ESTIMATE_WORDS;
+        let tail = written.len()
+            - checkpoint
+                .populations
+                .iter()
+                .map(|p| 4 + 16 * p.histogram.counts.len())
+                .sum::<usize>()
+            - 16 * checkpoint
+                .step_under_way
+                .as_ref()
+                .map_or(0, |s| s.reweightings.len());
+        let start = tail - records * record_bytes;
+        let mut old = written[..start].to_vec();
+        for record in written[start..tail].chunks_exact(record_bytes) {
+            old.extend_from_slice(&record[..8 * ESTIMATE_WORDS_WITHOUT_STAGGERED]);
+        }
+        old.extend_from_slice(&written[tail..]);
+        old
     }
 
     /// Every layout number of a run of sweeps (formats 2, 3 and 5) is refused as such.

@@ -22,7 +22,7 @@ pub use outputs::{ANNEALING_JSON, annealing_table};
 pub use run::{anneal, anneal_engine};
 pub use stats::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, Levels, PairOverlaps, Population,
-    ReweightedAverage, average_over_runs, family_statistics, overlaps_over_samples,
-    population_moments, reweighted_over_runs, weighted_over_runs,
+    ReweightedAverage, StaggeredAverage, StaggeredMoments, average_over_runs, family_statistics,
+    overlaps_over_samples, population_moments, reweighted_over_runs, weighted_over_runs,
 };
 pub use summary::AnnealingSummary;

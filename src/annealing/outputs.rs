@@ -29,10 +29,14 @@ pub(super) fn write_outputs(
 ) -> Result<()> {
     write_json(out, ANNEALING_JSON, summary)?;
     write_file(out, ANNEALING_CSV, averages_csv(summary).as_bytes())?;
+    let measured = Measured {
+        overlaps: !summary.overlaps.is_empty(),
+        staggered: has_staggered(summary),
+    };
     write_file(
         out,
         POPULATIONS_CSV,
-        populations_csv(populations, config.samples, !summary.overlaps.is_empty()).as_bytes(),
+        populations_csv(populations, config.samples, measured).as_bytes(),
     )?;
     if !summary.reweighted.is_empty() {
         write_file(out, REWEIGHTED_CSV, reweighted_csv(summary).as_bytes())?;
@@ -76,11 +80,30 @@ pub fn annealing_table(summary: &AnnealingSummary) -> String {
 /// Most rows of [`annealing_table`].
 const TABLE_ROWS: usize = 20;
 
-/// The columns of [`averages_csv`] for the nine estimates of an [`AnnealingAverage`], each
-/// with its error, after `prefix`.
-fn average_columns(prefix: &str) -> String {
+/// What an anneal measured besides the estimates every anneal has.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    /// The pair overlaps of a spin glass (`overlaps: true`).
+    overlaps: bool,
+    /// The staggered magnetisation of an antiferromagnet on a bipartite lattice.
+    staggered: bool,
+}
+
+/// Whether the anneal of `summary` measured the staggered magnetisation.
+fn has_staggered(summary: &AnnealingSummary) -> bool {
+    summary.steps.first().is_some_and(|a| a.staggered.is_some())
+}
+
+/// The staggered magnetisation's columns: `|m_s|`, `m_s^2`, `m_s^4`, `U4_s`.
+const STAGGERED_COLUMNS: [&str; 4] = ["abs_ms", "ms2", "ms4", "u4_s"];
+
+/// The columns of [`averages_csv`] for the nine estimates of an [`AnnealingAverage`] and, with
+/// `staggered`, its staggered ones, each with its error, after `prefix`.
+fn average_columns(prefix: &str, staggered: bool) -> String {
+    let staggered = STAGGERED_COLUMNS.iter().filter(|_| staggered);
     ["e", "c", "abs_m", "m2", "m4", "u4", "ln_z", "f", "s"]
         .iter()
+        .chain(staggered)
         .map(|q| format!("{prefix}{q},{prefix}{q}_err"))
         .collect::<Vec<_>>()
         .join(",")
@@ -93,21 +116,26 @@ fn estimate_values<const N: usize>(estimates: [Estimate; N]) -> impl Iterator<It
         .flat_map(|x| [x.mean.to_string(), x.err.to_string()])
 }
 
-/// An [`AnnealingAverage`]'s nine estimates and their errors, in [`average_columns`]' order.
+/// An [`AnnealingAverage`]'s nine estimates and its staggered ones where it has them, with
+/// their errors, in [`average_columns`]' order.
 fn average_values(a: &AnnealingAverage) -> impl Iterator<Item = String> {
+    let staggered = a.staggered.map(|s| [s.abs_m, s.m2, s.m4, s.u4]);
     estimate_values([a.e, a.c, a.abs_m, a.m2, a.m4, a.u4, a.ln_z, a.f, a.s])
+        .chain(staggered.into_iter().flat_map(estimate_values))
 }
 
 /// The overlap columns of [`averages_csv`].
 const OVERLAP_COLUMNS: [&str; 7] = ["q2", "q4", "g", "chi_sg", "q2_kmin", "xi_over_l", "ql"];
 
-/// Per beta: each estimate's mean and error over the populations, the weighted average over
-/// runs (`w_` columns), the overlaps where measured, then the exact e, c, f.
+/// Per beta: each estimate's mean and error over the populations (the staggered
+/// magnetisation's where measured), the weighted average over runs (`w_` columns), the overlaps
+/// where measured, then the exact e, c, f.
 fn averages_csv(summary: &AnnealingSummary) -> String {
+    let staggered = has_staggered(summary);
     let mut header = vec![
         "beta,populations".to_string(),
-        average_columns(""),
-        average_columns("w_"),
+        average_columns("", staggered),
+        average_columns("w_", staggered),
     ];
     if !summary.overlaps.is_empty() {
         header.extend(OVERLAP_COLUMNS.map(|q| format!("{q},{q}_err")));
@@ -160,18 +188,20 @@ fn reweighted_csv(summary: &AnnealingSummary) -> String {
 }
 
 /// Per population (sample, run) and beta, every estimate of [`super::AnnealingEstimates`]
-/// (the pair overlaps with `overlaps`).
-fn populations_csv(populations: &[Population], samples: u32, overlaps: bool) -> String {
+/// (the pair overlaps and the staggered moments where `measured`).
+fn populations_csv(populations: &[Population], samples: u32, measured: Measured) -> String {
     let runs = populations.len() as u32 / samples;
     let mut csv = String::from(
         "sample,run,beta,population,e,c,abs_m,m2,m4,u4,ln_z,f,s,overlap,effective_population,\
          families,rho_t,rho_s",
     );
-    csv.push_str(if overlaps {
-        ",q2,q4,q2_kmin,ql\n"
-    } else {
-        "\n"
-    });
+    if measured.overlaps {
+        csv.push_str(",q2,q4,q2_kmin,ql");
+    }
+    if measured.staggered {
+        csv.push_str(&format!(",{}", STAGGERED_COLUMNS.join(",")));
+    }
+    csv.push('\n');
     for (block, population) in populations.iter().enumerate() {
         let (sample, run) = (block as u32 / runs, block as u32 % runs);
         for a in &population.estimates {
@@ -198,9 +228,13 @@ fn populations_csv(populations: &[Population], samples: u32, overlaps: bool) -> 
                 a.rho_t.to_string(),
                 a.rho_s.to_string(),
             ]);
-            if overlaps {
+            if measured.overlaps {
                 let pairs = a.pairs;
                 row.extend([pairs.q2, pairs.q4, pairs.q2_kmin, pairs.ql].map(|x| x.to_string()));
+            }
+            if measured.staggered {
+                let s = a.staggered;
+                row.extend([s.abs_m, s.m2, s.m4, s.u4].map(|x| x.to_string()));
             }
             csv.push_str(&row.join(","));
             csv.push('\n');

@@ -27,6 +27,9 @@ pub struct PopulationLevels {
     /// Magnetisations `M` between the lowest and the highest, in steps of 2.
     pub magnetisations: Vec<f64>,
     pub magnetisation_counts: Vec<u64>,
+    /// Each replica's staggered magnetisation `N |m_s|` (an antiferromagnet on a bipartite
+    /// lattice), else none.
+    pub staggered: Vec<f64>,
     /// The satisfied count of each replica (0 where keyed by replica), which the multinomial
     /// draw counts the replicas by.
     satisfied: Vec<u32>,
@@ -52,14 +55,16 @@ impl PopulationLevels {
             counts: vec![1; observations.len()],
             magnetisations: magnetisations(systems, up.0, up.1.len()),
             magnetisation_counts: up.1,
+            staggered: Vec::new(),
             satisfied,
         }
     }
 
-    /// The levels of a population whose replicas have the total energies `energies` and
-    /// magnetisations `magnetisations` (`N |m|`), each replica its own level (keyed by replica):
-    /// models whose energy is no function of one integer count.
-    pub fn of_replicas(energies: Vec<f64>, magnetisations: Vec<f64>) -> Self {
+    /// The levels of a population whose replicas have the total energies `energies`,
+    /// magnetisations `magnetisations` (`N |m|`) and staggered magnetisations `staggered`
+    /// (`N |m_s|`, or none), each replica its own level (keyed by replica): models whose energy
+    /// is no function of one integer count.
+    pub fn of_replicas(energies: Vec<f64>, magnetisations: Vec<f64>, staggered: Vec<f64>) -> Self {
         let replicas = energies.len();
         PopulationLevels {
             keyed: Keyed::Replica,
@@ -68,6 +73,7 @@ impl PopulationLevels {
             counts: vec![1; replicas],
             magnetisation_counts: vec![1; magnetisations.len()],
             magnetisations,
+            staggered,
             satisfied: vec![0; replicas],
         }
     }
@@ -99,6 +105,7 @@ impl PopulationLevels {
             counts,
             magnetisations: magnetisations(systems, up_lo, magnetisation_counts.len()),
             magnetisation_counts,
+            staggered: Vec::new(),
             satisfied,
         }
     }

@@ -42,6 +42,40 @@ pub struct AnnealingEstimates {
     /// With `overlaps`, on run `k < runs/2` of a sample: the means over its replica pairs with
     /// run `k + runs/2` ([`PairOverlaps`]); NaN elsewhere.
     pub pairs: PairOverlaps,
+    /// An antiferromagnet on a bipartite lattice: its staggered magnetisation's moments; NaN
+    /// elsewhere.
+    pub staggered: StaggeredMoments,
+}
+
+/// A population's moments of the staggered magnetisation `m_s = sum_i (-1)^(x + y + z) s_i`
+/// per occupied site (of an antiferromagnet on a bipartite lattice). NaN where not measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StaggeredMoments {
+    pub abs_m: f64,
+    pub m2: f64,
+    pub m4: f64,
+    /// Binder's `1 - <m_s^4> / (3 <m_s^2>^2)`.
+    pub u4: f64,
+}
+
+impl StaggeredMoments {
+    pub const MISSING: StaggeredMoments = StaggeredMoments {
+        abs_m: f64::NAN,
+        m2: f64::NAN,
+        m4: f64::NAN,
+        u4: f64::NAN,
+    };
+
+    /// The moments of the staggered magnetisations `levels` (`N |m_s|`) of `sites` spins
+    /// each.
+    pub fn of(sites: u64, levels: Levels) -> StaggeredMoments {
+        let [abs_m, m2, m4, u4] = magnetisation_moments(sites, levels);
+        StaggeredMoments { abs_m, m2, m4, u4 }
+    }
+
+    fn row(&self) -> [f64; 4] {
+        [self.abs_m, self.m2, self.m4, self.u4]
+    }
 }
 
 /// Means over the replica pairs of two populations at one beta: slot `j` of one with slot `j`
@@ -125,17 +159,17 @@ pub fn population_moments(
     let mean_e = energies.mean(|e| e);
     // Two passes: the variance of a sum of large, close energies loses nothing.
     let var_e = energies.mean(|e| (e - mean_e).powi(2));
+    let [abs_m, m2, m4, u4] = magnetisation_moments(sites, magnetisations);
+    [mean_e / n, beta * beta * var_e / n, abs_m, m2, m4, u4]
+}
+
+/// `[|m|, m^2, m^4, U4]` of magnetisations `magnetisations` (`M = N m`) of `sites` spins each.
+fn magnetisation_moments(sites: u64, magnetisations: Levels) -> [f64; 4] {
+    let n = sites as f64;
     let abs_m = magnetisations.mean(|m| (m / n).abs());
     let m2 = magnetisations.mean(|m| (m / n).powi(2));
     let m4 = magnetisations.mean(|m| (m / n).powi(4));
-    [
-        mean_e / n,
-        beta * beta * var_e / n,
-        abs_m,
-        m2,
-        m4,
-        1.0 - m4 / (3.0 * m2 * m2),
-    ]
+    [abs_m, m2, m4, 1.0 - m4 / (3.0 * m2 * m2)]
 }
 
 /// `[families, rho_t, rho_s]` of a population whose replica `i` descends from `families[i]`.
@@ -196,11 +230,37 @@ pub struct AnnealingAverage {
     pub ln_z: Estimate,
     pub f: Estimate,
     pub s: Estimate,
+    /// An antiferromagnet on a bipartite lattice: the staggered magnetisation's moments.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub staggered: Option<StaggeredAverage>,
+}
+
+/// The mean over independent runs of the staggered magnetisation's moments
+/// ([`StaggeredMoments`]) at one beta, and its standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StaggeredAverage {
+    pub abs_m: Estimate,
+    pub m2: Estimate,
+    pub m4: Estimate,
+    pub u4: Estimate,
+}
+
+/// The estimates an [`AnnealingAverage`] holds, in the order of its fields `[e, c, |m|, m^2,
+/// m^4, U4, ln Z, f, s]` and then the staggered `[|m_s|, m_s^2, m_s^4, U4_s]`.
+const AVERAGED: usize = 13;
+
+/// A run's estimates in [`AVERAGED`]'s order.
+fn averaged_row(a: &AnnealingEstimates) -> [f64; AVERAGED] {
+    let [abs_ms, ms2, ms4, u4_s] = a.staggered.row();
+    [
+        a.e, a.c, a.abs_m, a.m2, a.m4, a.u4, a.ln_z, a.f, a.s, abs_ms, ms2, ms4, u4_s,
+    ]
 }
 
 impl AnnealingAverage {
-    /// From the estimates in the order of the fields `[e, c, |m|, m^2, m^4, U4, ln Z, f, s]`.
-    fn of(beta: f64, runs: usize, [e, c, abs_m, m2, m4, u4, ln_z, f, s]: [Estimate; 9]) -> Self {
+    /// From the estimates in [`AVERAGED`]'s order; the staggered ones where they were measured.
+    fn of(beta: f64, runs: usize, estimates: [Estimate; AVERAGED]) -> Self {
+        let [e, c, abs_m, m2, m4, u4, ln_z, f, s, abs_ms, ms2, ms4, u4_s] = estimates;
         AnnealingAverage {
             beta,
             runs: runs as u32,
@@ -213,6 +273,12 @@ impl AnnealingAverage {
             ln_z,
             f,
             s,
+            staggered: (!ms2.mean.is_nan()).then_some(StaggeredAverage {
+                abs_m: abs_ms,
+                m2: ms2,
+                m4: ms4,
+                u4: u4_s,
+            }),
         }
     }
 }
@@ -222,20 +288,9 @@ pub fn average_over_runs(runs: &[Vec<AnnealingEstimates>]) -> Vec<AnnealingAvera
     let steps = runs.first().map_or(0, Vec::len);
     (0..steps)
         .map(|step| {
-            let of = |value: fn(&AnnealingEstimates) -> f64| {
-                mean_and_error(runs.iter().map(|run| value(&run[step])))
-            };
-            let estimates = [
-                of(|a| a.e),
-                of(|a| a.c),
-                of(|a| a.abs_m),
-                of(|a| a.m2),
-                of(|a| a.m4),
-                of(|a| a.u4),
-                of(|a| a.ln_z),
-                of(|a| a.f),
-                of(|a| a.s),
-            ];
+            let rows: Vec<[f64; AVERAGED]> =
+                runs.iter().map(|run| averaged_row(&run[step])).collect();
+            let estimates = std::array::from_fn(|i| mean_and_error(rows.iter().map(|row| row[i])));
             AnnealingAverage::of(runs[0][step].beta, runs.len(), estimates)
         })
         .collect()
@@ -261,7 +316,7 @@ pub fn weighted_over_runs(
     (0..steps)
         .map(|step| {
             let beta = runs[0][step].beta;
-            let per_sample: Vec<[Estimate; 9]> = samples
+            let per_sample: Vec<[Estimate; AVERAGED]> = samples
                 .iter()
                 .map(|sample| weighted_sample(sample.iter().map(|run| &run[step]), beta, sites))
                 .collect();
@@ -276,13 +331,13 @@ pub fn weighted_over_runs(
         .collect()
 }
 
-/// The weighted averages of one sample's runs at `beta`, in [`AnnealingAverage::of`]'s order,
-/// jackknifed over the runs.
+/// The weighted averages of one sample's runs at `beta`, in [`AVERAGED`]'s order, jackknifed
+/// over the runs.
 fn weighted_sample<'a>(
     runs: impl Iterator<Item = &'a AnnealingEstimates> + Clone,
     beta: f64,
     sites: u64,
-) -> [Estimate; 9] {
+) -> [Estimate; AVERAGED] {
     let n = sites as f64;
     // Relative to the largest, so that no weight overflows: ln Z is extensive.
     let top = runs
@@ -292,29 +347,28 @@ fn weighted_sample<'a>(
     let rows: Vec<Vec<f64>> = runs
         .map(|a| {
             let z = (n * (a.ln_z - top)).exp();
-            vec![
-                z,
-                z * a.e,
-                z * a.c,
-                z * a.abs_m,
-                z * a.m2,
-                z * a.m4,
-                z * a.u4,
-            ]
+            let [e, c, abs_m, m2, m4, u4, .., abs_ms, ms2, ms4, u4_s] = averaged_row(a);
+            let weighted = [e, c, abs_m, m2, m4, u4, abs_ms, ms2, ms4, u4_s].map(|x| z * x);
+            std::iter::once(z).chain(weighted).collect()
         })
         .collect();
     let ln_z = |x: &[f64]| top + x[0].ln() / n;
     let f = move |x: &[f64]| -ln_z(x) / beta;
+    let mean = |i: usize| jackknife(&rows, move |x| x[i] / x[0]);
     [
-        jackknife(&rows, |x| x[1] / x[0]),
-        jackknife(&rows, |x| x[2] / x[0]),
-        jackknife(&rows, |x| x[3] / x[0]),
-        jackknife(&rows, |x| x[4] / x[0]),
-        jackknife(&rows, |x| x[5] / x[0]),
-        jackknife(&rows, |x| x[6] / x[0]),
+        mean(1),
+        mean(2),
+        mean(3),
+        mean(4),
+        mean(5),
+        mean(6),
         jackknife(&rows, ln_z),
         jackknife(&rows, f),
         jackknife(&rows, |x| beta * (x[1] / x[0] - f(x))),
+        mean(7),
+        mean(8),
+        mean(9),
+        mean(10),
     ]
 }
 
@@ -522,6 +576,7 @@ mod tests {
             rho_t: 2.0,
             rho_s: 1.5,
             pairs: PairOverlaps::MISSING,
+            staggered: StaggeredMoments::MISSING,
         }
     }
 

@@ -10,7 +10,8 @@ use super::resampling::{
     PopulationLevels, ResampleKey, Reweighting, ReweightingQuality, copy_entries,
 };
 use super::{
-    AnnealingEstimates, Levels, PairOverlaps, Population, family_statistics, population_moments,
+    AnnealingEstimates, Levels, PairOverlaps, Population, StaggeredMoments, family_statistics,
+    population_moments,
 };
 use crate::config::{AnnealingOptions, Resampling};
 use crate::engine::annealing::{ResamplingTable, TableHead};
@@ -361,6 +362,16 @@ impl Anneal {
                 };
                 let [e, c, abs_m, m2, m4, u4] =
                     population_moments(beta, n, energies, magnetisations);
+                let staggered = match levels.staggered.is_empty() {
+                    true => StaggeredMoments::MISSING,
+                    false => StaggeredMoments::of(
+                        n,
+                        Levels {
+                            values: &levels.staggered,
+                            counts: &vec![1; levels.staggered.len()],
+                        },
+                    ),
+                };
                 let (families, rho_t, rho_s) = family_statistics(&population.families);
                 let ln_z = ln_z / n as f64;
                 let f = -ln_z / beta;
@@ -382,6 +393,7 @@ impl Anneal {
                     rho_t,
                     rho_s,
                     pairs: PairOverlaps::MISSING,
+                    staggered,
                 }
             };
         steps

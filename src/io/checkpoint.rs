@@ -68,7 +68,7 @@ impl RunKind {
     pub fn of(format: u32) -> Option<RunKind> {
         match format {
             2 | 3 | 5 | 7 | 10 => Some(RunKind::Sweeps),
-            4 | 6 | 12 | 19 | 20 => Some(RunKind::Annealing),
+            4 | 6 | 12 | 19 | 20 | 23 | 24 => Some(RunKind::Annealing),
             8 | 9 | 11 | 13..=18 | 21 | 22 => Some(RunKind::Vector),
             _ => None,
         }

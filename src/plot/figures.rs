@@ -271,6 +271,7 @@ impl RunEstimates {
 /// each with the multi-histogram curve where the anneal reweighted, and its exact values at the
 /// schedule's betas where the summary has them. The free energy is shown as ln Z per site, which
 /// rises from ln 2 at beta = 0: f = -ln Z / (beta N) diverges there and would flatten the curve.
+/// An antiferromagnet on a bipartite lattice adds its staggered magnetisation `|m_s|`.
 pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
     type Observable = (
         &'static str,
@@ -283,7 +284,7 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
         ("c", |a| a.c, |r| r.c, |_, x| x.c),
         ("ln Z / N", |a| a.ln_z, |r| r.ln_z, |beta, x| -beta * x.f),
     ];
-    let panels = SHOWN
+    let mut panels: Vec<Panel> = SHOWN
         .iter()
         .map(|(label, measured, reweighted, exact)| {
             let mut curves = vec![Curve {
@@ -324,6 +325,19 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
             }
         })
         .collect();
+    let staggered: Vec<Point> = (summary.steps.iter())
+        .filter_map(|a| a.staggered.map(|s| Point::of(a.beta, s.abs_m)))
+        .collect();
+    if !staggered.is_empty() {
+        panels.push(Panel {
+            y_label: "|m_s|".to_string(),
+            curves: vec![Curve {
+                label: "population annealing".to_string(),
+                style: Style::Measured,
+                points: staggered,
+            }],
+        });
+    }
     Figure {
         file: "annealing.svg".to_string(),
         title: format!(

@@ -34,6 +34,9 @@ pub struct AnnealedStates {
     /// The sweeps between the steps: the config's Metropolis or heat-bath sweeps.
     sweeps: VectorSweeps,
     instance: Option<Arc<Instance>>,
+    /// Whether the populations' estimates hold the staggered magnetisation: an antiferromagnet
+    /// on a bipartite lattice ([`VectorSystems::is_bipartite_antiferromagnet`]).
+    staggered: bool,
 }
 
 impl AnnealedStates {
@@ -47,6 +50,7 @@ impl AnnealedStates {
         let mut systems = vector_systems(view, instance.as_deref(), vacancies);
         systems.betas = vec![0.0];
         AnnealedStates {
+            staggered: systems.is_bipartite_antiferromagnet(),
             systems,
             sweeps: VectorSweeps::of(&view.updates, &view.algorithm),
             instance,
@@ -89,15 +93,25 @@ impl AnnealedSystems for AnnealedStates {
         systems: Range<usize>,
     ) -> PopulationLevels {
         let sites = self.systems.lattice.spins() as f64;
-        let (energies, magnetisations) = systems
+        let measured: Vec<_> = systems
             .map(|b| {
                 let observation = &measurements.vector_observations[b];
                 let sums = system_sums(&self.systems, &measurements.vector_states, b);
-                let measured = measurement(&self.systems, observation, sums);
-                (measured.energy, measured.abs_m() * sites)
+                measurement(&self.systems, observation, sums)
             })
-            .unzip();
-        PopulationLevels::of_replicas(energies, magnetisations)
+            .collect();
+        let staggered = match self.staggered {
+            true => measured
+                .iter()
+                .map(|x| x.staggered_m2.sqrt() * sites)
+                .collect(),
+            false => Vec::new(),
+        };
+        PopulationLevels::of_replicas(
+            measured.iter().map(|x| x.energy).collect(),
+            measured.iter().map(|x| x.abs_m() * sites).collect(),
+            staggered,
+        )
     }
 
     /// Discrete states: `2^-24`, their tables' unit; clock angles: the measured bond sums'
