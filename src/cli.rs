@@ -11,7 +11,7 @@ use crate::config::{Backend, Config};
 use crate::console::{note, say};
 use crate::engine::wgpu::adapters;
 use crate::error::{Error, Result};
-use crate::exact::kaufman;
+use crate::exact::kaufman_twisted;
 use crate::io::run_dir::{CHECKPOINT, RunOptions};
 use crate::run::RunOutcome;
 use crate::run::run;
@@ -103,6 +103,10 @@ pub enum Command {
         size: u32,
         #[arg(long)]
         beta: f64,
+        /// Antiperiodic axes (0, 1 or 2): the torus twisted along them, whose bonds across
+        /// those edges are reversed (`boundaries: (Periodic, Antiperiodic)` for 1).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=2))]
+        antiperiodic: u32,
     },
     /// Measure sweep throughput (flips/ns, ps/flip) per backend and size.
     Bench(BenchOptions),
@@ -209,7 +213,11 @@ pub fn execute(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Command::Devices { json } => devices(json).map(|()| 0),
-        Command::Exact { size, beta } => {
+        Command::Exact {
+            size,
+            beta,
+            antiperiodic,
+        } => {
             if size < 2 || size % 2 != 0 {
                 return Err(Error::Usage(format!(
                     "--size must be even and >= 2, got {size}"
@@ -220,7 +228,12 @@ pub fn execute(cli: Cli) -> Result<u8> {
                     "--beta must be finite and > 0, got {beta}"
                 )));
             }
-            let exact = kaufman(size, beta);
+            let exact = kaufman_twisted(size, beta, antiperiodic).ok_or_else(|| {
+                Error::Usage(format!(
+                    "the {size} x {size} torus twisted along {antiperiodic} axes at beta {beta}: \
+                     Kaufman's terms cancel past the digits of a double (a smaller size or beta)"
+                ))
+            })?;
             say!(
                 "{}",
                 serde_json::to_string(&exact).expect("plain numbers serialise")

@@ -59,6 +59,36 @@ fn exact_prints_kaufman_json() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("even"));
 }
 
+/// `--antiperiodic 1`: the torus twisted along one axis (Kaufman's terms with the twist's
+/// signs, which CI checks against enumeration); refused past two axes, and where the twisted
+/// terms cancel past a double's digits.
+#[test]
+fn exact_prints_the_twisted_torus() {
+    let exact = |size: &str, beta: &str, axes: &str| {
+        let args = [
+            "exact",
+            "--size",
+            size,
+            "--beta",
+            beta,
+            "--antiperiodic",
+            axes,
+        ];
+        spinflip(&args, &[])
+    };
+    let output = exact("8", "0.5", "1");
+    assert!(output.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let twisted = spinflip::exact::kaufman_twisted(8, 0.5, 1).unwrap();
+    let periodic = spinflip::exact::kaufman(8, 0.5);
+    assert_eq!(value["e"].as_f64().unwrap(), twisted.e);
+    assert!(twisted.e > periodic.e + 0.05, "the wall costs energy");
+    assert!(!exact("8", "0.5", "3").status.success());
+    let lost = exact("512", "0.6", "1");
+    assert!(!lost.status.success());
+    assert!(String::from_utf8_lossy(&lost.stderr).contains("cancel"));
+}
+
 #[test]
 fn devices_lists_the_adapter_with_limits() {
     let output = spinflip(&["devices", "--json"], &[]);

@@ -42,6 +42,9 @@ constexpr unsigned STATE_COUNT = STATES > 0u ? STATES : 1u;
 // The open axes as bits (bit d: axis d open; config::Boundaries::open_axes,
 // -DSPINFLIP_OPEN_AXES): no bond crosses their edges.
 constexpr unsigned OPEN_AXES = SPINFLIP_OPEN_AXES;
+// The antiperiodic axes as bits (config::Boundaries::antiperiodic_axes,
+// -DSPINFLIP_TWISTED_AXES): a bond across their edges joins opposite states (-J).
+constexpr unsigned TWISTED_AXES = SPINFLIP_TWISTED_AXES;
 
 // 1 on the honeycomb lattice (the square lattice's brick wall), whose +y bond from a site of
 // odd x + y is a gap (-DSPINFLIP_HONEYCOMB).
@@ -69,6 +72,30 @@ __device__ __forceinline__ bool missing_bond(unsigned site, unsigned d) {
     }
     const bool odd = ((coordinate(site, 0u) + coordinate(site, 1u)) & 1u) == 1u;
     return HONEYCOMB == 1u && d == 1u && odd;
+}
+
+// Whether the forward bond of `site` along direction d is reversed (J < 0:
+// model::lattices::bond_sign -1): it crosses the edges of an odd number of antiperiodic axes
+// (the triangular diagonal from the corner crosses two).
+__device__ __forceinline__ bool twisted_bond(unsigned site, unsigned d) {
+    bool twisted = false;
+    for (unsigned a = 0u; a < DIMS; a++) {
+        const bool antiperiodic = ((TWISTED_AXES >> a) & 1u) == 1u;
+        if (antiperiodic && steps_along(d, a) && coordinate(site, a) == L - 1u) {
+            twisted = !twisted;
+        }
+    }
+    return twisted;
+}
+
+// Whether the occupied `spin` and its neighbour `near` along the forward bond of `site` in
+// direction d may bond: equal, or across a reversed bond opposite (an occupied other state).
+__device__ __forceinline__ bool bondable(int spin, int near, unsigned site, unsigned d) {
+    // Every axis periodic or open: nothing to compute.
+    if (TWISTED_AXES == 0u) {
+        return spin == near;
+    }
+    return near != static_cast<int>(STATES) && (spin == near) != twisted_bond(site, d);
 }
 
 // A launch's slot where its update records nothing (engine::dispatch::NO_SLOT).

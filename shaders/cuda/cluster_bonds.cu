@@ -1,8 +1,8 @@
 // A cluster update's bonds, the twin of cluster_bonds.wgsl: thread g of system z draws the D
 // Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), D = directions(), of the 4 D forward
-// bonds of sites 4g .. 4g + 3 and writes their active bonds (equal spins, not empty, not
-// missing: across an open edge or a honeycomb's gap) as bonds[g]; it clears those sites'
-// counts when the update records (cluster_label writes every site's label whole). Houdayer's move
+// bonds of sites 4g .. 4g + 3 and writes their active bonds (equal spins, opposite across an
+// antiperiodic edge, not empty, not missing: across an open edge or a honeycomb's gap) as
+// bonds[g]; it clears those sites' counts when the update records (cluster_label writes every site's label whole). Houdayer's move
 // (HOUDAYER = 1, or 2 where clusters of agreement move too; thread g of replica pair z, systems
 // a and b): no randoms in the bonds. Thread 0 of each block picks the move's relation and seed
 // from the candidate sites; a bond is active where its temperature takes moves and both its
@@ -135,7 +135,7 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
             const Neighbours near = neighbours(site);
             const int spin = lattice[site];
             const bool joins = spin != static_cast<int>(STATES) &&
-                               spin == lattice[near.site[2u * d + 1u]] &&
+                               bondable(spin, lattice[near.site[2u * d + 1u]], site, d) &&
                                !missing_bond(site, d);
             if (joins && randoms[w] < threshold) {
                 word |= 1u << (8u * k + d);

@@ -6,8 +6,8 @@
 // system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of block (0,
 // update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty sites, each its
 // own cluster, add nothing. Sums go through the block, one 64-bit atomic per block. Discrete
-// states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead,
-// Wolff moves the seed's cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the
+// states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead
+// (with an antiperiodic axis, two states, moves each site of it by that state), Wolff moves the seed's cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the
 // seed's block; empty sites keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica pair
 // z, systems a and b): the sites of the cluster of the seed that cluster_bonds wrote into
 // counts[z N] swap their states between a and b where its relation (counts[z N + 1]) is
@@ -125,7 +125,9 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                 }
             } else if (static_cast<unsigned>(spin) != STATES) {
                 if (WOLFF == 0u) {
-                    spins[quad.base + site] = static_cast<int>(__umulhi(words[root % 4u], STATES));
+                    const unsigned drawn = __umulhi(words[root % 4u], STATES);
+                    const unsigned moved = (static_cast<unsigned>(spin) + drawn) % STATE_COUNT;
+                    spins[quad.base + site] = static_cast<int>(TWISTED_AXES != 0u ? moved : drawn);
                 } else if (flip) {
                     spins[quad.base + site] =
                         static_cast<int>((static_cast<unsigned>(spin) + 1u + wolff_shift) % STATE_COUNT);

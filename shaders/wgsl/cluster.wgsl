@@ -54,6 +54,9 @@ fn state_count() -> u32 {
 // The open axes as bits (bit d: axis d open; config::Boundaries::open_axes): no bond crosses
 // their edges.
 override OPEN_AXES: u32 = 0u;
+// The antiperiodic axes as bits (config::Boundaries::antiperiodic_axes): a bond across their
+// edges joins opposite states (-J).
+override TWISTED_AXES: u32 = 0u;
 // 1 on the honeycomb lattice (the square lattice's brick wall), whose +y bond from a site of
 // odd x + y is a gap.
 override HONEYCOMB: u32 = 0u;
@@ -86,6 +89,30 @@ fn missing_bond(site: u32, d: u32) -> bool {
     }
     let odd = ((coordinate(site, 0u) + coordinate(site, 1u)) & 1u) == 1u;
     return HONEYCOMB == 1u && d == 1u && odd;
+}
+
+// Whether the forward bond of `site` along direction d is reversed (J < 0:
+// model::lattices::bond_sign -1): it crosses the edges of an odd number of antiperiodic axes
+// (the triangular diagonal from the corner crosses two).
+fn twisted_bond(site: u32, d: u32) -> bool {
+    var twisted = false;
+    for (var a = 0u; a < DIMS; a++) {
+        let antiperiodic = ((TWISTED_AXES >> a) & 1u) == 1u;
+        if antiperiodic && steps_along(d, a) && coordinate(site, a) == L - 1u {
+            twisted = !twisted;
+        }
+    }
+    return twisted;
+}
+
+// Whether the occupied `spin` and its neighbour `near` along the forward bond of `site` in
+// direction d may bond: equal, or across a reversed bond opposite (an occupied other state).
+fn bondable(spin: i32, near: i32, site: u32, d: u32) -> bool {
+    // Every axis periodic or open: nothing to compute.
+    if TWISTED_AXES == 0u {
+        return spin == near;
+    }
+    return near != i32(STATES) && (spin == near) != twisted_bond(site, d);
 }
 
 // A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).

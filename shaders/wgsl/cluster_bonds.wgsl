@@ -1,8 +1,9 @@
 // A cluster update's bonds (src/engine/clusters.rs): thread g of system z draws the D Philox
 // blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), b' = global_index(z), D = DIRECTIONS, of
 // the 4 D forward bonds of sites 4g .. 4g + 3 (bond k D + d of the group is site 4g + k's along
-// direction d), and writes their active bonds (equal spins, not empty, not missing: across an
-// open edge or a honeycomb's gap; word below the temperature's activation threshold) as
+// direction d), and writes their active bonds (equal spins, opposite across an antiperiodic
+// edge, not empty, not missing: across an open edge or a honeycomb's gap; word below the
+// temperature's activation threshold) as
 // bonds[g]; it also clears their counts when the update records (cluster_label writes every
 // site's label whole). Houdayer's move (HOUDAYER = 1, or 2 where clusters of agreement move
 // too; thread g of replica pair z, systems a and b): no randoms in the bonds. Thread 0 of each
@@ -131,7 +132,7 @@ fn main(thread: Thread) {
             let site = 4u * quad.g + k;
             let near = neighbours(site);
             let spin = spins[quad.base + site];
-            let joins = spin != i32(STATES) && spin == spins[quad.base + near[2u * d + 1u]]
+            let joins = spin != i32(STATES) && bondable(spin, spins[quad.base + near[2u * d + 1u]], site, d)
                 && !missing_bond(site, d);
             if joins && randoms[w] < threshold {
                 word |= 1u << (8u * k + d);

@@ -7,7 +7,8 @@
 // block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty
 // sites, each its own cluster, add nothing. Sums go
 // through the workgroup, one 64-bit atomic add per workgroup. Discrete states (STATES = q):
-// Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead, Wolff moves the seed's
+// Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead (with an antiperiodic
+// axis, two states, moves each site of it by that state), Wolff moves the seed's
 // cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the seed's block; empty sites
 // keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica pair z, systems a and b): the
 // sites of the cluster of the seed that cluster_bonds wrote into counts[z N] swap their states
@@ -117,7 +118,9 @@ fn main(thread: Thread) {
                 }
             } else if u32(spin) != STATES {
                 if WOLFF == 0u {
-                    spins[quad.base + site] = i32(mulhilo(block[root % 4u], STATES).x);
+                    let drawn = mulhilo(block[root % 4u], STATES).x;
+                    let moved = (u32(spin) + drawn) % state_count();
+                    spins[quad.base + site] = i32(select(drawn, moved, TWISTED_AXES != 0u));
                 } else if flip {
                     spins[quad.base + site] = i32((u32(spin) + 1u + wolff_shift) % state_count());
                 }

@@ -71,6 +71,14 @@ impl Boundaries {
             .sum()
     }
 
+    /// The antiperiodic axes as bits: bit `d` set where axis `d` is antiperiodic.
+    pub fn antiperiodic_axes(&self) -> u32 {
+        (self.axes.iter().enumerate())
+            .filter(|&(_, &b)| b == Boundary::Antiperiodic)
+            .map(|(d, _)| 1 << d)
+            .sum()
+    }
+
     /// Whether an axis is antiperiodic.
     pub fn any_antiperiodic(&self) -> bool {
         self.axes.contains(&Boundary::Antiperiodic)

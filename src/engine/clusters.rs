@@ -10,10 +10,10 @@
 //!   sites is joined by two bonds, as [`crate::exact::enumerate`] counts them). At cluster
 //!   update `n` of system `b` (the run's index, [`SystemIndex::global_system`]) it is active iff
 //!   it is there (not across an open edge, not a honeycomb's gap:
-//!   [`is_missing_bond`](crate::model::lattices::is_missing_bond)), its two spins are equal and
-//!   word `i mod 4` of Philox block `(i / 4, n, ClusterBond = 8, 0, 0, b)` is below the
-//!   temperature's [`activation_threshold`](crate::model::ising::activation_threshold)
-//!   (`1 - exp(-2 beta)`).
+//!   [`bond_sign`](crate::model::lattices::bond_sign) not 0), its two spins are equal (across
+//!   an antiperiodic edge, sign -1: opposite) and word `i mod 4` of Philox block
+//!   `(i / 4, n, ClusterBond = 8, 0, 0, b)` is below the temperature's
+//!   [`activation_threshold`](crate::model::ising::activation_threshold) (`1 - exp(-2 beta)`).
 //! - **Clusters** are the connected components of the active bonds. A cluster's root is its
 //!   smallest site index, unique whatever labelling scheme found it, so every backend finds the
 //!   same roots.
@@ -26,7 +26,8 @@
 //!   equal states' bond is active with `1 - exp(-beta J Delta)`, `Delta` the energy their bond
 //!   loses when they part ([`States::bond_gap`]: 1 for Potts, 2 for Ising); an empty site joins
 //!   no bond and keeps its vacancy. Swendsen-Wang gives cluster `r` the state
-//!   [`drawn_state`] of its flip word; Wolff moves the seed's cluster by one plus
+//!   [`drawn_state`] of its flip word (across an antiperiodic edge, two states only, whose
+//!   clusters hold both: moves each site by it); Wolff moves the seed's cluster by one plus
 //!   [`wolff_shift`] states.
 //! - **Houdayer's move** ([`ClusterMove::Houdayer`]; `Tempering(moves: ..)`, the vector engine's
 //!   discrete states) labels each replica pair `k` (the systems `a`, `b` of
@@ -284,16 +285,17 @@ pub fn merge_threads(lattice: &Lattice) -> u64 {
 /// The cluster kernels' constants beyond their engine's: `WOLFF` (1 for Wolff's flip of the
 /// seed's cluster, 0 for Swendsen-Wang's), `HOUDAYER` (Houdayer's move of replica pairs: 1 of
 /// their clusters of disagreement, 2 of those of agreement too, [`PairMoves::agreement`]; 0 for
-/// no move), the tile ([`tile_shape`]), `OPEN_AXES`, the open axes as bits
-/// ([`Boundaries::open_axes`]), and `HONEYCOMB` (1 on the honeycomb lattice, whose brick wall's
-/// gaps join nothing).
-pub const KERNEL_CONSTANTS: [&str; 7] = [
+/// no move), the tile ([`tile_shape`]), `OPEN_AXES` and `TWISTED_AXES`, the open and the
+/// antiperiodic axes as bits ([`Boundaries::open_axes`], [`Boundaries::antiperiodic_axes`]),
+/// and `HONEYCOMB` (1 on the honeycomb lattice, whose brick wall's gaps join nothing).
+pub const KERNEL_CONSTANTS: [&str; 8] = [
     "WOLFF",
     "HOUDAYER",
     "TILE_X",
     "TILE_Y",
     "TILE_Z",
     "OPEN_AXES",
+    "TWISTED_AXES",
     "HONEYCOMB",
 ];
 
@@ -301,8 +303,8 @@ pub const KERNEL_CONSTANTS: [&str; 7] = [
 pub fn kernel_constants(
     update: ClusterMove,
     lattices: &ClusterLattices,
-) -> [(&'static str, u32); 7] {
-    let [wolff, houdayer, x, y, z, open, honeycomb] = KERNEL_CONSTANTS;
+) -> [(&'static str, u32); 8] {
+    let [wolff, houdayer, x, y, z, open, twisted, honeycomb] = KERNEL_CONSTANTS;
     let [tile_x, tile_y, tile_z] = tile_shape(lattices.lattice.dims);
     let pair_moves = match update {
         ClusterMove::Houdayer => 1 + u32::from(lattices.pair_agreement),
@@ -318,6 +320,7 @@ pub fn kernel_constants(
         (y, tile_y),
         (z, tile_z),
         (open, lattices.boundaries.open_axes()),
+        (twisted, lattices.boundaries.antiperiodic_axes()),
         (
             honeycomb,
             u32::from(lattices.lattice.shape == Shape::Honeycomb),
@@ -357,8 +360,8 @@ pub struct ClusterLattices {
     pub spins: ClusterSpins,
     /// Replica pairs whose clusters of agreement move too ([`PairMoves::agreement`]).
     pub pair_agreement: bool,
-    /// How the lattices close: no bond crosses an open edge
-    /// ([`crate::model::boundaries::is_open_seam`]); antiperiodic edges are refused.
+    /// How the lattices close: no bond crosses an open edge, one across an antiperiodic edge
+    /// joins opposite spins ([`crate::model::lattices::bond_sign`]).
     pub boundaries: Boundaries,
 }
 

@@ -89,19 +89,21 @@ pub fn reverse_antiperiodic_seams(boundaries: Boundaries, lattice: &Lattice, bit
     }
 }
 
-/// Whether bond `bond` of `lattice` lies on the seam of an open axis (no bond at all).
-pub fn is_open_seam(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> bool {
+/// What the edges make of the coupling of bond `bond` of `lattice`: the product of the factors
+/// of the seams it crosses (1, 0 across an open edge, -1 across one antiperiodic edge; the
+/// triangular diagonal from the corner crosses two), as [`close_edges`] closes them.
+pub fn edge_factor(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> i8 {
     // Before the coordinates: the cluster updates ask for every bond of periodic lattices too.
-    if !boundaries.any_open() {
-        return false;
+    if boundaries.is_periodic() {
+        return 1;
     }
     let directions = u64::from(lattice.directions());
     let (site, d) = (bond / directions, (bond % directions) as u32);
     let (coords, step) = (lattice.coords(site), lattice.step(d));
-    (0..lattice.dims).any(|axis| {
-        let a = axis as usize;
-        boundaries.axis(axis) == Boundary::Open && step[a] == 1 && coords[a] == lattice.size - 1
-    })
+    (0..lattice.dims)
+        .filter(|&axis| step[axis as usize] == 1 && coords[axis as usize] == lattice.size - 1)
+        .map(|axis| seam_factor(boundaries.axis(axis)))
+        .product()
 }
 
 #[cfg(test)]
@@ -120,11 +122,8 @@ mod tests {
                     .collect();
                 let seam: Vec<u64> = seam_bonds(&lattice, axis).collect();
                 assert_eq!(seam, expected, "dims {dims}, L {size}, axis {axis}");
-                assert!(seam.iter().all(|&b| is_open_seam(
-                    Boundaries::new(&[Boundary::Open; 3]),
-                    &lattice,
-                    b
-                )));
+                let open = Boundaries::new(&[Boundary::Open; 3]);
+                assert!(seam.iter().all(|&b| edge_factor(open, &lattice, b) == 0));
             }
         }
     }
@@ -150,12 +149,15 @@ mod tests {
         close_edges(edges, &lattice, &mut bonds);
         let corner = lattice.index([2, 2, 0]) * 3 + 2;
         assert_eq!(bonds[corner as usize], 0);
-        assert!(is_open_seam(edges, &lattice, corner));
+        assert_eq!(edge_factor(edges, &lattice, corner), 0);
         let twisted = Boundaries::new(&[Boundary::Antiperiodic, Boundary::Antiperiodic]);
         let mut bonds = vec![1i8; 27];
         close_edges(twisted, &lattice, &mut bonds);
         assert_eq!(bonds[corner as usize], 1, "reversed across both seams");
         assert_eq!(bonds[(lattice.index([2, 0, 0]) * 3 + 2) as usize], -1);
+        for bond in 0..27 {
+            assert_eq!(edge_factor(twisted, &lattice, bond), bonds[bond as usize]);
+        }
     }
 
     #[test]
@@ -184,8 +186,10 @@ mod tests {
         close_edges(boundaries, &lattice, &mut words);
         close_edges(boundaries, &lattice, &mut words);
         for (bond, (&w, &j)) in words.iter().zip(&bulk).enumerate() {
-            let open = is_open_seam(boundaries, &lattice, bond as u64);
+            let open = edge_factor(boundaries, &lattice, bond as u64) == 0;
             assert_eq!(w, if open { 0 } else { i32::from(j) << 24 });
+            let factor = i32::from(edge_factor(boundaries, &lattice, bond as u64));
+            assert_eq!(i32::from(bonds[bond]), factor * i32::from(j), "bond {bond}");
         }
     }
 }

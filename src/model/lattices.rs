@@ -6,7 +6,7 @@
 //! every engine that reads a coupling per bond and keeps empty sites runs them with its own
 //! kernels.
 
-use super::boundaries::is_open_seam;
+use super::boundaries::edge_factor;
 use super::{Lattice, Shape};
 use crate::config::Boundaries;
 
@@ -38,10 +38,20 @@ pub fn is_gap(lattice: &Lattice, bond: u64) -> bool {
     (x + y) % 2 == 1
 }
 
-/// Whether bond `bond` of `lattice` closed by `boundaries` joins no pair of spins: it crosses
-/// an open edge ([`is_open_seam`]) or is a honeycomb's gap ([`is_gap`]). Its coupling is 0.
+/// The sign of the coupling of bond `bond` of `lattice` closed by `boundaries`, relative to
+/// the lattice's `J`: 0 where it joins no pair of spins (a honeycomb's gap, [`is_gap`], or
+/// across an open edge), -1 across an antiperiodic edge ([`edge_factor`]), else 1.
+pub fn bond_sign(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> i8 {
+    match is_gap(lattice, bond) {
+        true => 0,
+        false => edge_factor(boundaries, lattice, bond),
+    }
+}
+
+/// Whether bond `bond` of `lattice` closed by `boundaries` joins no pair of spins: its
+/// [`bond_sign`] is 0.
 pub fn is_missing_bond(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> bool {
-    is_gap(lattice, bond) || is_open_seam(boundaries, lattice, bond)
+    bond_sign(boundaries, lattice, bond) == 0
 }
 
 #[cfg(test)]

@@ -74,8 +74,8 @@ pub struct VectorSummary {
     pub replica_moves: Vec<ReplicaMoveSummary>,
     /// A cluster step's improved estimators, per temperature, from the sizes of the clusters
     /// of each measured step ([`crate::vector::cluster_m2`]); `m2` and `chi` those of the
-    /// Potts spins' simplex vectors. None without cluster updates, or where a checkpoint
-    /// written before them left measurements without sizes.
+    /// Potts spins' simplex vectors. None without cluster updates, across an antiperiodic
+    /// edge, or where a checkpoint written before them left measurements without sizes.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub clusters: Vec<ClusterEstimates>,
     /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
@@ -111,7 +111,10 @@ pub(super) fn summarize(
     let systems_count = systems.systems() as usize;
     let lattice = systems.lattice;
     let shape = (systems.components, lattice.size, lattice.spins());
-    let clusters_of = config.algorithm.clusters();
+    // Across an antiperiodic edge a cluster holds both states, so that its size is not its
+    // magnetisation: no improved estimators there.
+    let clusters_of =
+        (config.algorithm.clusters()).filter(|_| !systems.boundaries.any_antiperiodic());
     let extras = extras(systems);
     let (runs, clusters): (Vec<VectorEstimates>, Vec<Option<ClusterEstimates>>) =
         (0..systems.betas.len())

@@ -929,8 +929,8 @@ fn triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit<G: Gpu>() {
 /// (48 = 32 + 16, so that clusters cross tiles and wrap), a diluted 4-state Potts model in 3D
 /// (tiles 16 x 8 x 8 clipped at 18) open along z, a diluted Ising model of a sample slice
 /// open along x; the Potts ferromagnet on the triangular lattice of 48^2 open along y, the Ising
-/// model on the honeycomb and on the diluted kagome lattices of 36^2; at a temperature of small
-/// clusters and one of a percolating cluster.
+/// model on the honeycomb and on the diluted kagome lattices of 36^2; the Ising model across
+/// antiperiodic edges; at a temperature of small clusters and one of a percolating cluster.
 fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let step = |update, clusters, metropolis| {
         Some(ClusterOptions {
@@ -992,6 +992,23 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         clusters: step(ClusterUpdate::Wolff, 3, 0),
         ..kagome_sw
     };
+    // Antiperiodic edges, whose bonds join opposite states: the diluted Ising model on the
+    // triangular lattice twisted along both axes (the corner's diagonal crosses both edges and
+    // keeps its sign), each Swendsen-Wang cluster moved by its drawn state; Wolff in 3D twisted
+    // along y and open along z.
+    let twisted_sw = Case {
+        dilution: 0.1,
+        states: Some(DiscreteCase::Ising),
+        shape: Shape::Triangular,
+        boundaries: Boundaries::new(&[Boundary::Antiperiodic, Boundary::Antiperiodic]),
+        ..potts_sw
+    };
+    let twisted_wolff = Case {
+        states: Some(DiscreteCase::Ising),
+        clusters: step(ClusterUpdate::Wolff, 3, 1),
+        boundaries: Boundaries::new(&[Boundary::Periodic, Boundary::Antiperiodic, Boundary::Open]),
+        ..diluted_wolff
+    };
     let cases = [
         potts_sw,
         diluted_wolff,
@@ -1000,6 +1017,8 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         honeycomb_wolff,
         kagome_sw,
         kagome_wolff,
+        twisted_sw,
+        twisted_wolff,
     ];
     for case in cases {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);

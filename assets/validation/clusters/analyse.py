@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tables of the cluster validation runs of run.sh (docs/VALIDATION.md): Kaufman's e and c
-against Swendsen-Wang at 2D beta_c, the 3D Binder crossings, and the integrated autocorrelation
-times against L with the fitted dynamic exponents; with --svg PATH the figure of tau against L,
+against Swendsen-Wang at 2D beta_c and against both updates on the torus twisted along y, the 3D
+Binder crossings, and the integrated autocorrelation times against L with the fitted dynamic
+exponents; with --svg PATH the figure of tau against L,
 with --bench FILE... (lines of `spinflip bench --json`) the table of wall time per independent
 configuration at L = 1024 and 4096. Usage: analyse.py OUT_DIR [--svg PATH] [--bench FILE...]."""
 
@@ -229,6 +230,21 @@ def svg_tau(fitted, path):
     svg_plot(path, "2D Ising at beta_c: tau_int against L", ("L", "tau_int (updates)"), series, log=True)
 
 
+def twisted(out):
+    print("The torus twisted along y: estimate, Kaufman's twisted torus, (estimate - exact) / error")
+    for update in ("sw", "wolff"):
+        for size, s in summaries(out, f"twisted_{update}"):
+            for run in s["runs"]:
+                beta = run["beta"]
+                exact = json.loads(Path(out, f"twisted_exact_L{size}_{beta!r}.json").read_text())
+                line = [f"{update:5} L = {size:4} beta {beta:.7f}"]
+                for name in ("e", "c"):
+                    est = run[name]
+                    dev = (est["mean"] - exact[name]) / est["err"]
+                    line.append(f"{name} {est['mean']:.6f}({est['err']:.6f}) {exact[name]:.6f} {dev:+.2f}")
+                print("  " + "; ".join(line))
+
+
 def arguments(argv):
     """OUT_DIR [--svg PATH] [--bench FILE ...]."""
     out, svg, benches, k = "/tmp/cluster-validation", None, [], 0
@@ -248,6 +264,7 @@ def arguments(argv):
 if __name__ == "__main__":
     out, svg, benches = arguments(sys.argv[1:])
     kaufman(out)
+    twisted(out)
     crossings(out)
     fitted_crossings(out)
     fitted = taus(out)

@@ -8,12 +8,16 @@
 #            Swendsen-Wang, Wolff (4 clusters a step) and multispin Metropolis (engine: Auto),
 #            a measurement after every step or sweep (Metropolis: every EVERY_METROPOLIS);
 #   wall:    tau at L = 1024 and 4096 (SW, Metropolis at 1024 too) and the bench rows of those
-#            sizes (bench.json), for the table of wall time per independent configuration.
+#            sizes (bench.json), for the table of wall time per independent configuration;
+#   twisted: Swendsen-Wang and Wolff (4 clusters a step) on the 2D torus twisted along y
+#            (`boundaries: (Periodic, Antiperiodic)`, two discrete states on the vector engine),
+#            L = 32 .. 128 at BETAS_TWISTED: e and c against Kaufman's twisted torus
+#            (`spinflip exact --antiperiodic 1`, written beside each run).
 # Then `python3 assets/validation/clusters/analyse.py $OUT --svg tau.svg --bench $OUT/bench.json`
 # prints the tables, fits z, draws tau against L and, with the bench rows, the wall-time table.
-# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS (set empty: none of that kind), STEPS
-# (measured steps of kaufman and tau; Metropolis takes 50x unless STEPS_METROPOLIS), STEPS_U4,
-# BETAS_U4, REPLICAS_TAU, REPLICAS_METROPOLIS, THERMALIZE_METROPOLIS, THERMALIZE (the cluster
+# SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, SIZES_TWISTED (set empty: none of that
+# kind), STEPS (measured steps of kaufman, tau and twisted; Metropolis takes 50x unless
+# STEPS_METROPOLIS), STEPS_U4, BETAS_U4, BETAS_TWISTED, REPLICAS_TAU, REPLICAS_METROPOLIS, THERMALIZE_METROPOLIS, THERMALIZE (the cluster
 # steps before measuring; default 1000 for kaufman, 2000 for u4 and tau), PARTS, BACKEND
 # override. Each part fits a 10-minute slot of an H100 at 20 spins per ns and more. A CPU-sized
 # run (BACKEND=Cpu, small L): docs/validation/history.md, 2026-11-27.
@@ -30,16 +34,18 @@ STEPS_METROPOLIS=${STEPS_METROPOLIS:-$((50 * STEPS))}
 THERMALIZE_METROPOLIS=${THERMALIZE_METROPOLIS:-100000}
 EVERY_METROPOLIS=${EVERY_METROPOLIS:-1}
 BETAS_U4=${BETAS_U4:-0.2206, 0.2211, 0.2214, 0.22165, 0.2219, 0.2222, 0.2227}
+BETAS_TWISTED=${BETAS_TWISTED:-0.42, 0.4406868, 0.46, 0.5}
 PARTS=${PARTS:-kaufman u4 tau}
 mkdir -p "$OUT"
 
-# run NAME DIMS L BETAS ALGORITHM THERMALIZE MEASURE [REPLICAS] [EVERY]
+# run NAME DIMS L BETAS ALGORITHM THERMALIZE MEASURE [REPLICAS] [EVERY]; BOUNDARIES, where
+# set, closes the lattice's axes.
 run() {
   local name=$1 dims=$2 size=$3 betas=$4 algorithm=$5 thermalize=$6 measure=$7 replicas=${8:-32}
-  local every=${9:-1}
+  local every=${9:-1} boundaries=${BOUNDARIES:+, boundaries: $BOUNDARIES}
   run_config "$name" <<RON
 (
-    model: Ising(dims: $dims, size: $size, field: 0.0),
+    model: Ising(dims: $dims, size: $size, field: 0.0$boundaries),
     temperatures: Betas([$betas]),
     replicas: $replicas,
     sweeps: (thermalize: $thermalize, measure: $measure, every: $every),
@@ -83,5 +89,15 @@ wall)
     "$BIN" bench --backend $be --engine simple --clusters swendsen-wang --dims 2 --sizes 1024,4096 \
       --seconds 1 --json >> "$OUT/bench.json" 2>> "$OUT/bench.err"
     "$BIN" bench --backend $be --sizes 1024,4096 --seconds 1 --json >> "$OUT/bench.json" 2>> "$OUT/bench.err"
+  done ;;
+twisted)
+  for L in ${SIZES_TWISTED-32 64 128}; do
+    BOUNDARIES="(Periodic, Antiperiodic)" run "twisted_sw_L$L" 2 "$L" "$BETAS_TWISTED" "$SW" \
+      "${THERMALIZE:-2000}" "$STEPS" 16
+    BOUNDARIES="(Periodic, Antiperiodic)" run "twisted_wolff_L$L" 2 "$L" "$BETAS_TWISTED" \
+      "$WOLFF" "${THERMALIZE:-$(( L * L / 25 > 2000 ? L * L / 25 : 2000 ))}" "$STEPS" 16
+    for beta in ${BETAS_TWISTED//,/}; do
+      "$BIN" exact --size "$L" --beta "$beta" --antiperiodic 1 > "$OUT/twisted_exact_L${L}_$beta.json"
+    done
   done ;;
 esac; done

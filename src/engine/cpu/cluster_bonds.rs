@@ -13,14 +13,16 @@ use std::ops::Range;
 use crate::config::Boundaries;
 use crate::engine::clusters::{PairSite, bond_words};
 use crate::model::Lattice;
-use crate::model::lattices::is_missing_bond;
+use crate::model::lattices::{bond_sign, is_missing_bond};
 
 /// Bit `d` of byte `k` of `bonds[g]` for the threads `g` of `groups`: bond `(4g + k) D + d` is
 /// active. `spins` is one system's lattice, `(seed, update, batch)` the keys of update `update`
 /// of the run's system `batch`, `threshold` its temperature's activation threshold. Word `g` is
-/// thread `g`'s: the active bonds of sites `4g .. 4g + 3`. A site holding `empty` (discrete
-/// states' vacancy; 0, which no sign is, for Ising spins) joins no bond, nor does a missing bond
-/// (across an open edge of `boundaries`, a honeycomb's gap: [`is_missing_bond`]).
+/// thread `g`'s: the active bonds of sites `4g .. 4g + 3`. A bond may activate where its spins
+/// are equal, or across an antiperiodic edge of `boundaries` (`-J`) opposite (two states: the
+/// other one). A site holding `empty` (discrete states' vacancy; 0, which no sign is, for Ising
+/// spins) joins no bond, nor does a missing bond (across an open edge, a honeycomb's gap:
+/// [`bond_sign`] 0).
 pub fn active_bonds(
     (lattice, boundaries): (&Lattice, Boundaries),
     (spins, empty): (&[i32], i32),
@@ -44,9 +46,13 @@ pub fn active_bonds(
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
                 let random = randoms[(k * directions) as usize + d];
                 let bond = site * u64::from(directions) + d as u64;
-                let joins = spin != empty
-                    && spins[neighbour as usize] == spin
-                    && !is_missing_bond(boundaries, lattice, bond);
+                let neighbour = spins[neighbour as usize];
+                let joins = match bond_sign(boundaries, lattice, bond) {
+                    0 => false,
+                    sign => {
+                        spin != empty && neighbour != empty && (neighbour == spin) == (sign > 0)
+                    }
+                };
                 if joins && random < threshold {
                     *word |= 1 << (8 * k + d as u32);
                 }

@@ -50,12 +50,13 @@ pub fn mark_seed_cluster(labels: &[u32], sites: Range<u64>, root: u32, flips: &m
 
 /// Swendsen-Wang's new discrete states of `q` (state `q` the vacancy of an empty site, which
 /// keeps it): every site, pointed at its root `r` in `labels`, takes its cluster's
-/// [`drawn_state`] of word `r mod 4` of `r`'s flip block at update `update` of the run's system
-/// `batch`.
+/// [`drawn_state`] `k` of word `r mod 4` of `r`'s flip block at update `update` of the run's
+/// system `batch`; where the lattice is `twisted` (an antiperiodic edge, two states), whose
+/// clusters hold both states across the edge, it moves to `(s + k) mod q` instead.
 pub fn draw_states(
     states: &mut [i32],
     labels: &[u32],
-    q: u32,
+    (q, twisted): (u32, bool),
     (seed, update, batch): (u64, u32, u32),
 ) {
     let mut cached = (u32::MAX, [0u32; 4]);
@@ -66,7 +67,11 @@ pub fn draw_states(
         if cached.0 != root / 4 {
             cached = (root / 4, flip_words(seed, root / 4, update, batch));
         }
-        *state = drawn_state(cached.1[(root % 4) as usize], q) as i32;
+        let drawn = drawn_state(cached.1[(root % 4) as usize], q);
+        *state = match twisted {
+            true => ((*state as u32 + drawn) % q) as i32,
+            false => drawn as i32,
+        };
     }
 }
 

@@ -411,7 +411,8 @@ fn cluster_update(
                 }
                 false => 0,
             };
-            draw_states(states, &labels, q, key);
+            let twisted = systems.boundaries.any_antiperiodic();
+            draw_states(states, &labels, (q, twisted), key);
             statistic
         }
         ClusterUpdate::Wolff => {

@@ -180,8 +180,10 @@ mod tests {
             ("TILE_X", 16),
             ("TILE_Y", 8),
             ("TILE_Z", 8),
-            // Open x and z edges (the cluster kernels' bonds across them skipped).
+            // Open x and z edges (the cluster kernels' bonds across them skipped), an
+            // antiperiodic y edge (its bonds join opposite states).
             ("OPEN_AXES", 0b101),
+            ("TWISTED_AXES", 0b010),
             ("HONEYCOMB", 0),
             ("REPLICA_WORDS", 2),
             ("SAMPLE_WORDS", 1),

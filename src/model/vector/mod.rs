@@ -21,7 +21,7 @@ use std::ops::{Deref, DerefMut};
 use super::boundaries::closed_samples;
 use super::couplings::{Instance, InstanceCouplings, coupling_signs, coupling_values};
 use super::ising::bond_activation;
-use super::lattices::{honeycomb_gaps, is_missing_bond, kagome_holes};
+use super::lattices::{bond_sign, honeycomb_gaps, kagome_holes};
 use super::systems::SystemIndex;
 use super::vacancies::Vacancies;
 use super::{Lattice, Shape};
@@ -459,23 +459,25 @@ impl VectorSystems {
     }
 
     /// The one coupling `J` of every bond: of the uniform couplings, or of a ferromagnet with open
-    /// edges or on the honeycomb lattice (`J` on every bond, 0 across the open edges and on the
-    /// honeycomb's gaps, which the cluster kernels skip by the lattice, [`is_missing_bond`]);
-    /// `None` otherwise.
+    /// or antiperiodic edges or on the honeycomb lattice (`J` on every bond, 0 across the open
+    /// edges and on the honeycomb's gaps, `-J` across the antiperiodic edges, which the cluster
+    /// kernels take from the lattice, [`bond_sign`]); `None` otherwise.
     fn ferromagnetic_coupling(&self) -> Option<i32> {
         let samples = match &self.couplings {
             VectorCouplings::Uniform(j) => return Some(*j),
             VectorCouplings::Bonds(samples) => samples,
             VectorCouplings::Gaussian(_) => return None,
         };
-        if self.boundaries.any_antiperiodic() {
-            return None;
-        }
-        let j = samples.iter().flatten().copied().find(|&j| j != 0)?;
-        let expected = |bond: u64| match is_missing_bond(self.boundaries, &self.lattice, bond) {
-            true => 0,
-            false => j,
-        };
+        let first = (0..)
+            .zip(samples.iter().flatten())
+            .find(|&(_, &j)| j != 0)?;
+        let j = first.1
+            * bond_sign(
+                self.boundaries,
+                &self.lattice,
+                first.0 % self.lattice.bonds(),
+            );
+        let expected = |bond: u64| j * bond_sign(self.boundaries, &self.lattice, bond);
         let uniform =
             (samples.iter()).all(|bonds| (0..).zip(bonds).all(|(bond, &b)| b == expected(bond)));
         uniform.then_some(i32::from(j))

@@ -126,6 +126,42 @@ fn cluster_updates_on_other_lattices_give_the_exact_energy_and_moments() {
     }
 }
 
+/// Cluster updates across the antiperiodic edges of the triangular lattice, whose bonds join
+/// opposite spins: the diluted Ising model on the 6^2 torus twisted along both axes (the
+/// diagonal from the corner `(5, 5)` crosses both edges and keeps its sign) by Swendsen-Wang
+/// and Wolff, against exact enumeration of the occupied sites on couplings stated here from
+/// the coordinates (`e`, `c`, `m2`, `m4`).
+#[test]
+fn cluster_updates_across_the_triangular_lattices_antiperiodic_edges_give_the_exact_moments() {
+    use crate::config::Boundary::Antiperiodic;
+    use crate::config::ClusterUpdate::{SwendsenWang, Wolff};
+    use crate::exact::enumerate_states;
+    use crate::model::vacancies::Vacancies;
+    use crate::model::vector::states::States;
+    let lattice = Lattice::triangular(6);
+    let twisted = Boundaries::new(&[Antiperiodic, Antiperiodic]);
+    let bonds: Vec<f64> = (0..lattice.bonds())
+        .map(|bond| {
+            let [x, y, _] = lattice.coords(bond / 3);
+            // Direction 0 steps along x, 1 along y, the diagonal 2 along both.
+            let d = bond % 3;
+            let reversals = u32::from(x == 5 && d != 1) + u32::from(y == 5 && d != 0);
+            if reversals % 2 == 1 { -1.0 } else { 1.0 }
+        })
+        .collect();
+    let empty = Vacancies::draw(&lattice, 7, 1, 0.5).sample(0).to_vec();
+    let occupied = lattice.sites() - empty.len() as u64;
+    assert!((8..=20).contains(&occupied), "{occupied} spins");
+    let states = States::ising(0.0);
+    let beta = 0.5;
+    let exact = enumerate_states(&states, lattice, (Some(&bonds), &empty), beta);
+    for update in [SwendsenWang, Wolff] {
+        let what = format!("twisted triangular {update:?}");
+        let place = (lattice, &empty[..], twisted);
+        assert_clusters_give(&what, (&states, place), beta, update, &exact);
+    }
+}
+
 /// Houdayer's replica moves on the lattices beside the square one keep every replica's
 /// Boltzmann distribution: a +-J Edwards-Anderson sample (two discrete states) on the 4^2
 /// honeycomb brick wall and a diluted one on the 6^2 triangular lattice (three bond directions,
