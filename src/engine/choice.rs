@@ -72,11 +72,12 @@ impl Config {
     /// [`Config::is_vector`] sends to two discrete states, resolved instead to the multispin
     /// layout `Auto` picks ([`auto_candidates`]) where one fits: its reversed bonds run as the
     /// layout's coupling bits, several times faster. With how it was chosen; `None` where no
-    /// layout fits or the model runs as states for another reason (dilution, an open axis,
-    /// replica moves).
+    /// layout fits, the model runs as states for another reason (dilution, an open axis,
+    /// replica moves) or the run is of cluster updates, which no multispin engine makes.
     pub fn twisted_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
-        if self.engine != EngineKind::Auto || !twisted {
+        let clusters = self.algorithm.clusters().is_some();
+        if self.engine != EngineKind::Auto || !twisted || clusters {
             return None;
         }
         let on_multispin = |engine| Config {
