@@ -199,6 +199,34 @@ impl Lattice {
         u64::from(self.directions()) * self.sites()
     }
 
+    /// The unit vector of bond direction `d` in space, where every bond of the direction
+    /// points one way: the axes of the square and cubic lattices; on the triangular lattice
+    /// (each row half a site left of the one before, as the snapshots draw it) and the kagome
+    /// lattice drawn on it `(1, 0)`, `(-1/2, sqrt 3 / 2)` and the diagonal `(1/2, sqrt 3 / 2)`.
+    /// `None` on the honeycomb lattice, whose brick wall's x bonds point two ways, by the
+    /// parity of their site.
+    pub fn bond_vector(&self, d: u32) -> Option<[f64; 3]> {
+        let half_root_3 = 3f64.sqrt() / 2.0;
+        match (self.shape, d) {
+            (Shape::Honeycomb, _) => None,
+            (Shape::Hypercubic, _) => Some(self.step(d).map(f64::from)),
+            (_, 0) => Some([1.0, 0.0, 0.0]),
+            (_, 1) => Some([-0.5, half_root_3, 0.0]),
+            _ => Some([0.5, half_root_3, 0.0]),
+        }
+    }
+
+    /// The volume (area in 2D) the lattice covers, in units of its bond length: `L^d` on the
+    /// square and cubic lattices, `sqrt 3 / 2 L^2` on the triangular lattice and on the kagome
+    /// lattice drawn on it (whose holes are a quarter of those sites).
+    pub fn volume(&self) -> f64 {
+        let cells = self.sites() as f64;
+        match self.is_triangular() {
+            true => cells * 3f64.sqrt() / 2.0,
+            false => cells,
+        }
+    }
+
     /// Coordinates `[x, y, z]` (z = 0 in 2D) of a site index.
     pub fn coords(&self, index: u64) -> [u32; 3] {
         let l = u64::from(self.size);

@@ -4,8 +4,10 @@
 //! Per measurement of `N` spins: the energy `E`, the magnetisation per site `m` (a vector; the
 //! order parameter of discrete states, `n = 1`), `F = |sum_i s_i e^{i k x_i}|^2 / N^2` at the
 //! smallest wave vector (averaged over the directions) with `m2v`, the `|m|^2` of the same
-//! field `s_i` (the Potts model's: its spins' simplex vectors), and, for the helicity modulus, `C = sum_d C_d / (d N)` and
-//! `S2 = sum_d S_d^2 / (d N)` from the bond cosines `C_d` and sines `S_d` along each direction.
+//! field `s_i` (the Potts model's: its spins' simplex vectors), and, for the helicity modulus,
+//! `C = sum_d C_d / (D V)` and `S2 = |sum_d a_d S_d|^2 / (D V)` from the bond cosines `C_d` and
+//! sines `S_d` along each direction `d` of unit vector `a_d`, `D` the dimension and `V` the
+//! volume (`sum_d S_d^2 / (D N)` on the square and cubic lattices; `vector::record`).
 //!
 //! ```text
 //! e = <E>/N              c = beta^2 (<E^2> - <E>^2)/N
@@ -34,9 +36,9 @@ pub struct VectorMeasurement {
     pub m: [f64; 3],
     /// `|F(k_min)|^2 / N^2`.
     pub fourier: f64,
-    /// `sum_d C_d / (d N)`.
+    /// `sum_d C_d / (D V)` (see the module docs).
     pub bond_cosines: f64,
-    /// `sum_d S_d^2 / (d N)`.
+    /// `|sum_d a_d S_d|^2 / (D V)`.
     pub bond_sines_squared: f64,
     /// Discrete states: the density of sites in the state `s = 0` (Blume-Capel's vacancies).
     pub zeros: f64,

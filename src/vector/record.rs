@@ -5,6 +5,7 @@ use crate::config::{ClusterOptions, ClusterUpdate};
 use crate::engine::vector::{
     StateSums, VectorObservation, VectorOverlap, pair_state_words, state_words,
 };
+use crate::model::Lattice;
 use crate::model::vector::VectorSystems;
 use crate::model::vector::fixed::{MEASURE_FRACTION_BITS, ONE};
 use crate::model::vector::states::{StateModel, States};
@@ -31,12 +32,13 @@ pub(super) struct VectorRecord {
 }
 
 /// The estimators the measurements of `systems` give beyond the common ones: the helicity
-/// modulus of planar spins, Blume-Capel's density of `s = 0`, the Potts spins' simplex `|m|^2`,
-/// an antiferromagnet's staggered magnetisation on a bipartite lattice.
+/// modulus of planar spins (where every bond of a direction points one way: not on the
+/// honeycomb lattice, [`helicity_terms`]), Blume-Capel's density of `s = 0`, the Potts spins'
+/// simplex `|m|^2`, an antiferromagnet's staggered magnetisation on a bipartite lattice.
 pub(super) fn extras(systems: &VectorSystems) -> VectorExtras {
     let model = systems.states.as_ref().map(|s| s.model);
     VectorExtras {
-        helicity: systems.components == 2,
+        helicity: systems.components == 2 && systems.lattice.bond_vector(0).is_some(),
         zeros: model == Some(StateModel::BlumeCapel),
         simplex: model == Some(StateModel::Potts),
         staggered: (systems.is_bipartite_antiferromagnet()).then(|| systems.spin_components()),
@@ -269,13 +271,9 @@ pub(super) fn measurement(
         .sum::<f64>()
         / dims as f64
         / (one * sites).powi(2);
-    let per_direction = directions as f64 * sites;
-    let cosines = bonds as f64 / bond_unit / per_direction;
-    let sines_squared = o.twists[..directions]
-        .iter()
-        .map(|&t| (t as f64 / bond_unit).powi(2))
-        .sum::<f64>()
-        / per_direction;
+    let twists = o.twists[..directions].iter().map(|&t| t as f64 / bond_unit);
+    let (cosines, sines_squared) =
+        helicity_terms(&systems.lattice, bonds as f64 / bond_unit, twists).unwrap_or_default();
     VectorMeasurement {
         energy: energy(systems, o, &[]),
         m,
@@ -287,6 +285,31 @@ pub(super) fn measurement(
         cluster_m2: 0.0,
         staggered_m2,
     }
+}
+
+/// The helicity modulus's terms of one observation of planar spins whose bond cosines add up to
+/// `cosines` and whose bond sines along each direction `d` add up to `sines[d]` (`S_d`):
+/// `sum_d C_d / (D V)` and `|sum_d a_d S_d|^2 / (D V)`, `a_d` the direction's unit vector
+/// ([`Lattice::bond_vector`]), `D` the lattice's dimension and `V` its volume
+/// ([`Lattice::volume`]): the free energy's second derivative in a uniform twist of the angles
+/// per unit length, averaged over the twist's directions, per unit volume, so that at the BKT
+/// point it is `2 T / pi` on every lattice. On the square and cubic lattices `sum_d S_d^2 / (D
+/// N)`; `None` on the honeycomb lattice ([`Lattice::bond_vector`]).
+fn helicity_terms(
+    lattice: &Lattice,
+    cosines: f64,
+    sines: impl Iterator<Item = f64>,
+) -> Option<(f64, f64)> {
+    let mut current = [0.0; 3];
+    for (d, sine) in (0..).zip(sines) {
+        let a = lattice.bond_vector(d)?;
+        for (total, along) in current.iter_mut().zip(a) {
+            *total += along * sine;
+        }
+    }
+    let per_volume = f64::from(lattice.dims) * lattice.volume();
+    let squared: f64 = current.iter().map(|j| j * j).sum();
+    Some((cosines / per_volume, squared / per_volume))
 }
 
 /// What the estimators take from one observation of discrete states: the order parameter

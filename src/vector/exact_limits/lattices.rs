@@ -1,7 +1,7 @@
 //! The lattices beside the square and cubic ones against exact enumeration on tiny lattices:
 //! the Ising model's discrete states on the triangular, honeycomb and kagome lattices by
-//! Metropolis and the heat bath, their cluster updates, and Houdayer's replica moves of a glass
-//! sample there.
+//! Metropolis and the heat bath, their cluster updates, Houdayer's replica moves of a glass
+//! sample there, and the planar spins' helicity modulus per unit area.
 
 use super::states::{assert_clusters_give, assert_moments_near, sample_couplings};
 use super::*;
@@ -197,4 +197,83 @@ fn replica_moves_on_other_lattices_keep_the_exact_energy_and_overlap() {
             assert_near(&what, seen, expected, (4.0, 0.0), 0.05);
         }
     }
+}
+
+/// The helicity modulus is per unit area on every lattice whose bonds of a direction point one
+/// way: for the 2-state clock (the Ising model, whose bonds have no sine) it is `-E / (2 V)`,
+/// per spin `-e / 2` on the square lattice, `-e / sqrt 3` on the triangular lattice (a site
+/// covers `sqrt 3 / 2`) and `-sqrt 3 e / 4` on the kagome lattice (three spins on four such
+/// sites). The honeycomb lattice's brick wall reports none.
+#[test]
+fn the_helicity_modulus_is_per_unit_area_on_every_lattice() {
+    let root_3 = 3f64.sqrt();
+    for (shape, size, per_energy) in [
+        (Shape::Hypercubic, 4, -0.5),
+        (Shape::Triangular, 6, -1.0 / root_3),
+        (Shape::Kagome, 6, -root_3 / 4.0),
+        (Shape::Honeycomb, 4, f64::NAN),
+    ] {
+        let lattice = Lattice::shaped(shape, 2, size);
+        let systems = VectorSystems::uniform(lattice, 2, (1, 0.0), vec![0.5], 2, 37)
+            .with_clock(2)
+            .with_missing(None);
+        let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (10, 200));
+        let Some(helicity) = estimates.helicity else {
+            assert_eq!(shape, Shape::Honeycomb, "no helicity modulus");
+            continue;
+        };
+        let expected = per_energy * estimates.e.mean;
+        assert!(
+            (helicity.mean - expected).abs() < 1e-9 * expected.abs(),
+            "{shape:?}: {} against {expected}",
+            helicity.mean
+        );
+    }
+}
+
+/// The helicity modulus on the triangular lattice against exact enumeration: the 4-state clock
+/// on the 3^2 torus (nine spins, six distinct neighbours each) at beta = 0.8, from every
+/// configuration's bond cosines and the current `sum_b a_b sin(theta_i - theta_j)` of its
+/// bonds' unit vectors `a_b` (`(1, 0)`, `(-1/2, sqrt 3 / 2)`, `(1/2, sqrt 3 / 2)` along x, y
+/// and the diagonal), per unit area: `Y = (<C> - beta <|S|^2>) / (2 V)`, `V = 9 sqrt 3 / 2`.
+/// The square lattice's form, the directions taken as three axes per site, lies far off.
+#[test]
+fn the_triangular_helicity_modulus_matches_enumeration() {
+    let (q, beta, lattice) = (4u32, 0.8, Lattice::triangular(3));
+    let root_3 = 3f64.sqrt();
+    let unit = [[1.0, 0.0], [-0.5, root_3 / 2.0], [0.5, root_3 / 2.0]];
+    let angle = |k: u32| 2.0 * std::f64::consts::PI * f64::from(k) / f64::from(q);
+    let (mut z, mut cosines, mut currents, mut axes) = (0.0, 0.0, 0.0, 0.0);
+    for configuration in 0..q.pow(9) {
+        let state = |site: u64| configuration / q.pow(site as u32) % q;
+        let (mut cosine, mut current, mut per_axis) = (0.0, [0.0; 2], [0.0; 3]);
+        for site in 0..9 {
+            for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
+                let difference = angle(state(site)) - angle(state(neighbour));
+                cosine += difference.cos();
+                current[0] += unit[d][0] * difference.sin();
+                current[1] += unit[d][1] * difference.sin();
+                per_axis[d] += difference.sin();
+            }
+        }
+        let weight = (beta * cosine).exp();
+        z += weight;
+        cosines += weight * cosine;
+        currents += weight * (current[0] * current[0] + current[1] * current[1]);
+        axes += weight * per_axis.iter().map(|s| s * s).sum::<f64>();
+    }
+    let area = 9.0 * root_3 / 2.0;
+    let exact = (cosines - beta * currents) / z / (2.0 * area);
+    let as_axes = (cosines - beta * axes) / z / (3.0 * 9.0);
+    let systems = VectorSystems::uniform(lattice, 2, (1, 0.0), vec![beta], 4, 41).with_clock(q);
+    let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (200, 20000));
+    let helicity = estimates
+        .helicity
+        .expect("the triangular lattice's helicity modulus");
+    assert_near("helicity modulus", helicity, exact, (4.0, 0.0), 0.01);
+    assert!(
+        (as_axes - exact).abs() > 10.0 * helicity.err,
+        "three axes per site: {as_axes} against {exact} (error {})",
+        helicity.err
+    );
 }
