@@ -242,8 +242,9 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
 /// Cluster updates across an antiperiodic edge, whose bonds join opposite spins: the 2D Ising
 /// ferromagnet on the 4x4 torus twisted along y, by Swendsen-Wang and by Wolff on the GPU (the
 /// vector engine's two states, a cluster across the edge holding both), against Kaufman's
-/// twisted terms (`e`, `c`) and enumeration on the reversed bonds (`m2`). The summary gives no
-/// improved estimators, whose cluster sizes are no magnetisation there.
+/// twisted terms (`e`, `c`), which the summary reports beside the estimates, and enumeration on
+/// the reversed bonds (`m2`). The summary gives no improved estimators, whose cluster sizes are
+/// no magnetisation there.
 #[test]
 fn cluster_updates_across_an_antiperiodic_edge_match_the_twisted_torus() {
     let beta = 0.44;
@@ -274,6 +275,12 @@ fn cluster_updates_across_an_antiperiodic_edge_match_the_twisted_torus() {
             other => panic!("{update}: not a run of states: {other:?}"),
         };
         assert!(summary.clusters.is_empty(), "{update}: improved estimators");
+        assert_eq!(
+            summary.exact,
+            [Some(twisted)],
+            "{update}: the summary's exact values"
+        );
+        assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
         let measured = &summary.runs[0];
         let case = format!("{update} across the antiperiodic y edge");
         for (what, got, want) in [

@@ -9,9 +9,9 @@ use super::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, ReweightedAverage, average_over_runs,
     overlaps_over_samples, reweighted_over_runs, weighted_over_runs,
 };
-use crate::config::{AnnealingOptions, Config, Disorder, LatticeKind, Model};
+use crate::config::{AnnealingOptions, Config, Model};
 use crate::engine::EngineInfo;
-use crate::exact::{ExactIsing2d, kaufman, kaufman_twisted};
+use crate::exact::{ExactIsing2d, kaufman_of};
 use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
 use crate::stats::independent_unit;
@@ -103,8 +103,8 @@ pub(super) fn summarize(
             &betas,
             (lattice.spins(), anneal.systems.energy_unit()),
         ),
-        reweighted_exact: exact_values(config, &betas),
-        exact: exact_values(config, &anneal.schedule),
+        reweighted_exact: exact_values(&config.model, &betas),
+        exact: exact_values(&config.model, &anneal.schedule),
         origin: anneal.systems.origin(config),
     }
 }
@@ -120,34 +120,10 @@ fn reweighting_betas(annealing: &AnnealingOptions, schedule: &[f64]) -> Vec<f64>
         .collect()
 }
 
-/// Kaufman's exact values at every beta of the schedule, for the Ising ferromagnet on the square
-/// lattice at zero field (on the torus, or twisted by antiperiodic axes up to the beta where the twisted terms
-/// run out of digits, [`kaufman_twisted`]) and the 2-state Potts model, the Ising model at half
-/// the coupling shifted by a bond energy a site (`delta(s, s') = (1 + s s')/2`:
-/// `e = -1 + e_I/2`, `f = -1 + f_I/2`, `c = c_I` at `beta/2`).
-fn exact_values(config: &Config, schedule: &[f64]) -> Vec<ExactIsing2d> {
-    let model = config.model;
-    let boundaries = model.boundaries();
-    let plain = model.lattice() == LatticeKind::Square
-        && model.field() == 0.0
-        && model.disorder() == Disorder::Ferromagnet
-        && !model.is_antiferromagnet()
-        && model.dilution() == 0.0
-        && !boundaries.any_open();
-    let exact = |beta: f64| match model {
-        Model::Ising { .. } => kaufman_twisted(model.size(), beta, boundaries.twisted_axes()),
-        Model::Potts { q: 2, .. } => {
-            let ising = kaufman(model.size(), beta / 2.0);
-            Some(ExactIsing2d {
-                e: -1.0 + ising.e / 2.0,
-                c: ising.c,
-                f: -1.0 + ising.f / 2.0,
-            })
-        }
-        _ => None,
-    };
-    match plain {
-        true => schedule.iter().map_while(|&beta| exact(beta)).collect(),
-        false => Vec::new(),
-    }
+/// Kaufman's exact values at every beta of `schedule` ([`kaufman_of`] of `model`), up to the
+/// first without one (where a twisted torus's terms cancel past a double's digits).
+fn exact_values(model: &Model, schedule: &[f64]) -> Vec<ExactIsing2d> {
+    (schedule.iter())
+        .map_while(|&beta| kaufman_of(model, beta))
+        .collect()
 }

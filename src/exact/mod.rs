@@ -1,8 +1,10 @@
 //! Exact results used as references: Kaufman's finite-size solution of the 2D Ising model,
 //! differentiated exactly with second-order dual numbers, Onsager's infinite-lattice one,
-//! enumeration of tiny Ising lattices and of tiny lattices of discrete states, and the row
-//! transfer matrix of small lattices of any discrete spins.
+//! enumeration of tiny Ising lattices and of tiny lattices of discrete states, the row
+//! transfer matrix of small lattices of any discrete spins, and the runs' estimates against
+//! them.
 
+mod deviations;
 mod dual;
 mod enumeration;
 mod kaufman;
@@ -10,6 +12,7 @@ mod onsager;
 mod states;
 mod transfer;
 
+pub use deviations::{EXACT_TOLERANCE_SIGMAS, deviation, ferromagnet_deviations, kaufman_of};
 pub use dual::Dual2;
 pub use enumeration::{EnumeratedAverages, enumerate};
 pub use kaufman::{ExactIsing2d, kaufman, kaufman_twisted, ln_partition_function};

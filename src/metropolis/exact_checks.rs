@@ -1,21 +1,15 @@
 //! The estimates against exact values, where there are any: Kaufman's finite-size solution
 //! (2D ferromagnet, zero field) and exact enumeration of tiny lattices (every sample's own
-//! couplings). A deviation beyond [`EXACT_TOLERANCE_SIGMAS`] errors is a warning of the run:
-//! a run out of equilibrium, or too short for its errors, shows here first.
+//! couplings). A deviation beyond [`crate::exact::EXACT_TOLERANCE_SIGMAS`] errors is a warning
+//! of the run ([`crate::exact::ferromagnet_deviations`]).
 
 use rayon::prelude::*;
 
 use crate::config::TemperatureScale;
-use crate::exact::{EnumeratedAverages, ExactIsing2d, enumerate, kaufman_twisted};
+use crate::exact::{EnumeratedAverages, ExactIsing2d, deviation, enumerate, kaufman_twisted};
 use crate::model::couplings::coupling_signs;
 use crate::model::ising::IsingSystems;
-use crate::stats::{
-    Estimate, IsingEstimates, SampleAverages, SpinGlassEstimates, UnitSize, group_means,
-};
-
-/// Estimates farther than this many errors from an exact value are warned about: 4 sigma is
-/// rare (6e-5 for a Gaussian) even over many temperatures and observables.
-pub const EXACT_TOLERANCE_SIGMAS: f64 = 4.0;
+use crate::stats::{Estimate, SampleAverages, SpinGlassEstimates, UnitSize, group_means};
 
 /// Lattices of at most this many sites are enumerated (2^16 states, milliseconds each).
 const MAX_ENUMERATED_SITES: u64 = 16;
@@ -49,23 +43,6 @@ fn enumerable(systems: &IsingSystems, enumerations: u64) -> bool {
     let sites = systems.lattice.sites();
     sites <= MAX_ENUMERATED_SITES
         && enumerations.saturating_mul((1 << sites) * sites * sites) <= ENUMERATION_BUDGET
-}
-
-/// The ferromagnet's deviations from its exact values, in words, each temperature in `scale`:
-/// of each temperature's estimates that have exact values beside them.
-pub(super) fn ferromagnet_deviations<'a>(
-    runs: impl IntoIterator<Item = (&'a IsingEstimates, &'a ExactIsing2d)>,
-    scale: TemperatureScale,
-) -> Vec<String> {
-    runs.into_iter()
-        .flat_map(|(est, x)| {
-            [("e", est.e, x.e), ("c", est.c, x.c)]
-                .into_iter()
-                .filter_map(move |(name, got, want)| {
-                    deviation(scale.show(est.beta), name, got, want)
-                })
-        })
-        .collect()
 }
 
 /// The spin glass's deviations from exact enumeration of its samples, where the lattice is
@@ -137,16 +114,4 @@ fn difference_error(differences: &[f64], per_unit: usize, single_unit_error: f64
     let n = units.len() as f64;
     let mean = units.iter().sum::<f64>() / n;
     (units.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0) / n).sqrt()
-}
-
-/// The warning when `got` is more than [`EXACT_TOLERANCE_SIGMAS`] errors from `exact` (none
-/// when the error is unknown), at `temperature` ("T 0.950000").
-fn deviation(temperature: String, name: &str, got: Estimate, exact: f64) -> Option<String> {
-    let sigmas = (got.mean - exact).abs() / got.err;
-    (sigmas > EXACT_TOLERANCE_SIGMAS && !got.err.is_nan()).then(|| {
-        format!(
-            "{temperature}: {name} = {:.7} ± {:.7} is {sigmas:.1} errors from the exact {exact:.8}",
-            got.mean, got.err
-        )
-    })
 }

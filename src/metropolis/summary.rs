@@ -6,13 +6,13 @@ use serde::{Deserialize, Serialize};
 
 use super::Schedule;
 use super::equilibration::equilibration_checks;
-use super::exact_checks::{exact_ferromagnet, ferromagnet_deviations, spin_glass_deviations};
+use super::exact_checks::{exact_ferromagnet, spin_glass_deviations};
 use super::series::RunSeries;
 use crate::cluster::{ClusterEstimates, cluster_estimates};
 use crate::config::Disorder;
 use crate::config::{Config, Randoms};
 use crate::engine::EngineInfo;
-use crate::exact::ExactIsing2d;
+use crate::exact::{ExactIsing2d, ferromagnet_deviations};
 use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
 use crate::model::ising::IsingSystems;
@@ -151,8 +151,13 @@ pub(super) fn summarize(
     };
     let warnings = match systems.disorder {
         Disorder::Ferromagnet => ferromagnet_deviations(
-            runs.iter()
-                .filter_map(|run| Some((&run.estimates, run.exact.as_ref()?))),
+            runs.iter().filter_map(|run| {
+                let estimates = &run.estimates;
+                Some((
+                    (estimates.beta, estimates.e, estimates.c),
+                    run.exact.as_ref()?,
+                ))
+            }),
             config.temperatures.scale(),
         ),
         Disorder::Bimodal | Disorder::Gaussian => {

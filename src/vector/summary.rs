@@ -14,6 +14,7 @@ use crate::config::{
 };
 use crate::engine::EngineInfo;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
+use crate::exact::{ExactIsing2d, ferromagnet_deviations, kaufman_of};
 use crate::io::origin::RunOrigin;
 use crate::io::run_dir::RunDescription;
 use crate::model::Lattice;
@@ -78,6 +79,12 @@ pub struct VectorSummary {
     /// edge, or where a checkpoint written before them left measurements without sizes.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub clusters: Vec<ClusterEstimates>,
+    /// Kaufman's exact values per temperature (as `runs`) where the model has them
+    /// ([`kaufman_of`]: the Ising model on the square torus, twisted or not, and the 2-state
+    /// Potts model, as ferromagnets at zero field; `null` at a beta where a twisted torus's
+    /// terms cancel past a double's digits); none for other models.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub exact: Vec<Option<ExactIsing2d>>,
     /// `max | s . s - 1 |` over every site and measurement: the drift of the spins' norm.
     pub norm_deviation: f64,
     /// Per temperature, the logarithmic-binning equilibration check over the whole run.
@@ -154,6 +161,17 @@ pub(super) fn summarize(
             .collect(),
     };
     let measurements = record.measurements.len() as u64 / systems_count as u64;
+    let exact: Vec<Option<ExactIsing2d>> = (runs.iter())
+        .map(|r| kaufman_of(&config.model, r.beta))
+        .collect();
+    let exact = match exact.iter().all(Option::is_none) {
+        true => Vec::new(),
+        false => exact,
+    };
+    let warnings = ferromagnet_deviations(
+        (runs.iter().zip(&exact)).filter_map(|(r, x)| Some(((r.beta, r.e, r.c), x.as_ref()?))),
+        config.temperatures.scale(),
+    );
     VectorSummary {
         run: RunDescription::new(config, info.clone(), engine_choice),
         updates: describe_updates(config),
@@ -167,9 +185,10 @@ pub(super) fn summarize(
         proposals,
         replica_moves: replica_move_summaries(config, systems, record),
         clusters,
+        exact,
         norm_deviation: record.norm_deviation,
         tempering: None,
-        warnings: Vec::new(),
+        warnings,
         origin: RunOrigin::new(systems.disorder, instance).with_vacancies_of(config),
     }
 }
