@@ -576,7 +576,12 @@ mod tests {
             rho_t: 2.0,
             rho_s: 1.5,
             pairs: PairOverlaps::MISSING,
-            staggered: StaggeredMoments::MISSING,
+            staggered: StaggeredMoments {
+                abs_m: 0.25 - e,
+                m2: e * e / 2.0,
+                m4: e.powi(4) / 3.0,
+                u4: 0.25 + e,
+            },
         }
     }
 
@@ -598,7 +603,14 @@ mod tests {
         assert_eq!(weighted.len(), 2);
         for (p, w) in plain.iter().zip(&weighted) {
             assert_eq!((p.beta, p.runs), (w.beta, w.runs));
+            let (ps, ws) = (p.staggered.unwrap(), w.staggered.unwrap());
+            // The staggered columns follow their runs' values: 0.25 - e.
+            assert!((ps.abs_m.mean - (0.25 - p.e.mean)).abs() < 1e-13, "{ps:?}");
             for (what, a, b) in [
+                ("abs_ms", ps.abs_m, ws.abs_m),
+                ("ms2", ps.m2, ws.m2),
+                ("ms4", ps.m4, ws.m4),
+                ("u4_s", ps.u4, ws.u4),
                 ("e", p.e, w.e),
                 ("c", p.c, w.c),
                 ("abs_m", p.abs_m, w.abs_m),
