@@ -281,6 +281,11 @@ fn cluster_updates_across_an_antiperiodic_edge_match_the_twisted_torus() {
             "{update}: the summary's exact values"
         );
         assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
+        let figure = std::fs::read_to_string(dir.path().join("plot_e.svg")).unwrap();
+        assert!(
+            figure.contains("exact (Kaufman, L = 4)"),
+            "{update}: no exact curve"
+        );
         let measured = &summary.runs[0];
         let case = format!("{update} across the antiperiodic y edge");
         for (what, got, want) in [

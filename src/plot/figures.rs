@@ -142,8 +142,21 @@ pub struct RunEstimates {
     pub observables: Vec<Measured>,
     /// The keys of the observables that overlays of several sizes show.
     pub overlaid: &'static [&'static str],
-    /// Whether Kaufman's exact `e` and `c` belong on the figures (2D ferromagnet, no field).
-    pub kaufman: bool,
+    /// Kaufman's exact `e` and `c` beside the estimates, where the summary has them.
+    pub exact: ExactValues,
+}
+
+/// Where a run's figures take Kaufman's exact values from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExactValues {
+    /// The model has none.
+    None,
+    /// The Ising model's summary (2D ferromagnet, no field): Kaufman's solution of its lattice,
+    /// drawn densely over the measured range.
+    Kaufman,
+    /// A vector run's summary (the Ising model as two states, the 2-state Potts model): its
+    /// values at the run's betas, in beta order.
+    At(Vec<(f64, ExactIsing2d)>),
 }
 
 /// One observable's points versus the figures' x axis.
@@ -199,7 +212,11 @@ impl From<&Summary> for RunEstimates {
             thermalization_measurements: summary.thermalization_measurements,
             observables,
             overlaid,
-            kaufman: !summary.runs.is_empty() && summary.runs.iter().all(|r| r.exact.is_some()),
+            exact: match !summary.runs.is_empty() && summary.runs.iter().all(|r| r.exact.is_some())
+            {
+                true => ExactValues::Kaufman,
+                false => ExactValues::None,
+            },
         }
     }
 }
@@ -231,7 +248,7 @@ impl From<&VectorSummary> for RunEstimates {
             thermalization_measurements: summary.thermalization_measurements,
             observables,
             overlaid,
-            kaufman: false,
+            exact: vector_exact_values(summary),
         }
     }
 }
@@ -430,17 +447,41 @@ fn overlay_labels(runs: &[RunEstimates], names: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Kaufman's exact `e` or `c` of the run's lattice (twisted by its antiperiodic axes, up to the
-/// beta where the twisted terms run out of digits) on a dense beta grid over the measured range,
-/// where the summary has exact values (2D ferromagnet in zero field).
+/// The exact values of a vector run's summary at its betas, in beta order ([`ExactValues::At`]).
+fn vector_exact_values(summary: &VectorSummary) -> ExactValues {
+    let mut at: Vec<(f64, ExactIsing2d)> = (summary.runs.iter().zip(&summary.exact))
+        .filter_map(|(t, x)| Some((t.beta, (*x)?)))
+        .collect();
+    at.sort_by(|a, b| a.0.total_cmp(&b.0));
+    match at.is_empty() {
+        true => ExactValues::None,
+        false => ExactValues::At(at),
+    }
+}
+
+/// Kaufman's exact `e` or `c`, where the summary has exact values: of the run's lattice
+/// (twisted by its antiperiodic axes, up to the beta where the twisted terms run out of
+/// digits) on a dense beta grid over the measured range, or through a vector run's values at
+/// its betas.
 fn exact_curve(run: &RunEstimates, key: &str) -> Option<Curve> {
     let exact_of = match key {
         "e" => |x: crate::exact::ExactIsing2d| x.e,
         "c" => |x: crate::exact::ExactIsing2d| x.c,
         _ => return None,
     };
-    if !run.kaufman {
-        return None;
+    let label = format!("exact (Kaufman, L = {})", run.run.size);
+    match &run.exact {
+        ExactValues::None => return None,
+        ExactValues::At(at) => {
+            return Some(Curve {
+                label,
+                style: Style::Line,
+                points: (at.iter())
+                    .map(|&(beta, x)| Point::exact(beta, exact_of(x)))
+                    .collect(),
+            });
+        }
+        ExactValues::Kaufman => {}
     }
     let (low, high) = padded_range(&run.betas);
     let step = (high - low) / (EXACT_CURVE_POINTS - 1) as f64;
@@ -453,7 +494,7 @@ fn exact_curve(run: &RunEstimates, key: &str) -> Option<Curve> {
         })
         .collect();
     Some(Curve {
-        label: format!("exact (Kaufman, L = {})", run.run.size),
+        label,
         style: Style::Line,
         points,
     })
