@@ -1,13 +1,13 @@
 //! PNG snapshots of a final lattice: the whole lattice in 2D, the mid-plane `z = L/2` in 3D;
 //! Ising spins' +1 and -1 in two colours, vector spins' directions on a colour wheel, discrete
-//! states in hues a golden angle apart; the colours named in a key below the lattice. The
-//! triangular and kagome lattices are drawn sheared, row `y` half a site left of row `y - 1`,
-//! so that the diagonal bond `(1, 1)` is as long as the others: the lattice's own geometry
-//! (the honeycomb is drawn as the brick wall it is stored as, the same graph).
+//! states in hues a golden angle apart; the colours named in a key below the lattice. Each
+//! lattice in its own geometry ([`Drawing`]): the triangular and kagome lattices sheared, row
+//! `y` half a site left of row `y - 1`, so that the diagonal bond `(1, 1)` is as long as the
+//! others; the honeycomb's sites as triangles, each sharing an edge with its three neighbours.
 
 use super::glyphs::{GLYPH_HEIGHT, GLYPH_WIDTH, ink};
 use crate::error::{Error, Result};
-use crate::model::Lattice;
+use crate::model::{Lattice, Shape};
 
 /// Lattices wider than this many sites are drawn at every k-th site along each axis (the site
 /// itself, not a majority of its block, so that the pixels are spins of the lattice).
@@ -41,7 +41,7 @@ pub const KEY_HEIGHT: u32 = GLYPH_HEIGHT * KEY_SCALE + 2 * KEY_MARGIN;
 /// it.
 pub fn snapshot_png(up: impl Fn(u64) -> bool, lattice: Lattice) -> Result<Vec<u8>> {
     let plane = plane_start(lattice);
-    let frame = (lattice.is_triangular(), BACKGROUND);
+    let frame = (Drawing::of(&lattice), BACKGROUND);
     let ((width, side), mut pixels) = pixels(|site| u8::from(up(plane + site)), lattice, frame);
     pixels.extend(colour_key(width, &KEY, BACKGROUND, TEXT));
     let mut png = Vec::new();
@@ -63,7 +63,7 @@ pub fn vector_snapshot_png(
     lattice: Lattice,
 ) -> Result<Vec<u8>> {
     let plane = plane_start(lattice);
-    let frame = (lattice.is_triangular(), VECTOR_BACKGROUND);
+    let frame = (Drawing::of(&lattice), VECTOR_BACKGROUND);
     let (shape, mut pixels) = pixels(|site| spin_colour(spin(plane + site)), lattice, frame);
     let mut key: Vec<([u8; 3], &str)> = KEY_ANGLES
         .iter()
@@ -101,7 +101,7 @@ pub fn states_snapshot_png(value: impl Fn(u64) -> f32, lattice: Lattice) -> Resu
             state.map_or(EMPTY_SITE, state_colour)
         },
         lattice,
-        (lattice.is_triangular(), VECTOR_BACKGROUND),
+        (Drawing::of(&lattice), VECTOR_BACKGROUND),
     );
     let names: Vec<([u8; 3], String)> = (drawn.into_inner().into_iter().take(KEY_STATES))
         .map(|state| match state {
@@ -172,19 +172,51 @@ fn plane_start(lattice: Lattice) -> u64 {
     z * size * size
 }
 
+/// How the sites of a plane lie in the image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drawing {
+    /// Square cells (the square and cubic lattices).
+    Square,
+    /// Square cells, each row half a site left of the one above it (the triangular and kagome
+    /// lattices).
+    Sheared,
+    /// Triangles alternating up and down along each row, a site of even `x + y` pointing up:
+    /// the honeycomb's sites as the cells of its dual triangular lattice, each sharing an edge
+    /// with its three neighbours (the brick wall's `+y` bond from an even site is the up
+    /// triangle's base, shared with the down triangle below it).
+    Triangles,
+}
+
+impl Drawing {
+    fn of(lattice: &Lattice) -> Self {
+        match lattice.shape {
+            Shape::Hypercubic => Drawing::Square,
+            Shape::Triangular | Shape::Kagome => Drawing::Sheared,
+            Shape::Honeycomb => Drawing::Triangles,
+        }
+    }
+}
+
 /// The image's width and height and its pixels, row by row: every `stride`-th site of the
-/// plane whose site `(x, y)` is drawn as `pixel(y size + x)`, each as a `scale x scale` block;
-/// `sheared`, each row of sites shifted half a site left of the one above it, the image half as
-/// wide again, on `background`.
+/// plane whose site `(x, y)` is drawn as `pixel(y size + x)`, each as a `scale x scale` block,
+/// laid out as `drawing` says ([`triangle_pixels`] for the triangles), on `background`; sheared,
+/// the image is half as wide again.
 fn pixels<P: Copy>(
     pixel: impl Fn(u64) -> P,
     lattice: Lattice,
-    (sheared, background): (bool, P),
+    (drawing, background): (Drawing, P),
 ) -> ((u32, u32), Vec<P>) {
     let size = lattice.size;
     let stride = size.div_ceil(MAX_SIDE);
     let sampled = size.div_ceil(stride);
     let scale = (MIN_SIDE / sampled).max(1);
+    if drawing == Drawing::Triangles {
+        let site = |(i, j): (u32, u32)| {
+            pixel(u64::from(j * stride) * u64::from(size) + u64::from(i * stride))
+        };
+        return triangle_pixels(site, (sampled, scale), background);
+    }
+    let sheared = drawing == Drawing::Sheared;
     let side = sampled * scale;
     let width = if sheared { side + side / 2 } else { side };
     let mut pixels = Vec::with_capacity(width as usize * side as usize);
@@ -197,6 +229,40 @@ fn pixels<P: Copy>(
         }));
     }
     ((width, side), pixels)
+}
+
+/// The image of `sampled` rows of `sampled` triangles ([`Drawing::Triangles`]), the drawn site
+/// `(i, j)` (`j` the row from the top) as `site((i, j))`: each triangle `2 scale` pixels at its
+/// base and `sqrt 3 scale` high, triangle `i` of a row spanning `i scale .. (i + 2) scale`, the
+/// up ones where `i + j` is even; the image `(sampled + 1) scale` wide, with `background` in
+/// the half triangles at either end of each row.
+fn triangle_pixels<P: Copy>(
+    site: impl Fn((u32, u32)) -> P,
+    (sampled, scale): (u32, u32),
+    background: P,
+) -> ((u32, u32), Vec<P>) {
+    let height = ((3f64.sqrt() * f64::from(scale)).round() as u32).max(1);
+    let (width, rows) = ((sampled + 1) * scale, sampled * height);
+    let mut pixels = Vec::with_capacity(width as usize * rows as usize);
+    for row in 0..rows {
+        let j = row / height;
+        // Height within the row, 0 at its bottom edge and 1 at its top.
+        let up_by = 1.0 - (f64::from(row % height) + 0.5) / f64::from(height);
+        pixels.extend((0..width).map(|column| {
+            // Between the centres of triangles k - 1 and k (at k and k + 1 base halves).
+            let u = (f64::from(column) + 0.5) / f64::from(scale);
+            let (k, t) = (u.floor() as u32, u.fract());
+            let up = (k + j).is_multiple_of(2);
+            // Triangle k's left edge rises from its base corner to its apex, or falls.
+            let in_k = if up { t > up_by } else { t > 1.0 - up_by };
+            match (in_k, k) {
+                (true, k) if k < sampled => site((k, j)),
+                (false, k) if k >= 1 && k <= sampled => site((k - 1, j)),
+                _ => background,
+            }
+        }));
+    }
+    ((width, rows), pixels)
 }
 
 /// The key's rows, `width` pixels wide on `background`: for each entry a swatch of its colour
@@ -241,7 +307,7 @@ mod tests {
     #[test]
     fn small_lattices_are_magnified() {
         let lattice: Vec<i8> = (0..16).map(|i| if i == 1 { 1 } else { -1 }).collect();
-        let square = (false, BACKGROUND);
+        let square = (Drawing::Square, BACKGROUND);
         let ((width, side), pixels) = pixels(
             |i| u8::from(lattice[i as usize] > 0),
             Lattice::new(2, 4),
@@ -259,7 +325,7 @@ mod tests {
         let lattice: Vec<i8> = (0..size * size)
             .map(|i| if (i % size).is_multiple_of(3) { 1 } else { -1 })
             .collect();
-        let square = (false, BACKGROUND);
+        let square = (Drawing::Square, BACKGROUND);
         let ((side, _), pixels) = pixels(
             |i| u8::from(lattice[i as usize] > 0),
             Lattice::new(2, size),
@@ -297,7 +363,7 @@ mod tests {
     #[test]
     fn triangular_lattices_are_drawn_sheared() {
         let lattice = Lattice::triangular(6);
-        let frame = (true, BACKGROUND);
+        let frame = (Drawing::Sheared, BACKGROUND);
         let ((width, side), pixels) = pixels(|i| u8::from(i % 6 == 0), lattice, frame);
         assert_eq!((width, side), (765, 510));
         let row = |r: usize| &pixels[r * width as usize..][..width as usize];
@@ -317,6 +383,32 @@ mod tests {
             (BACKGROUND, DOWN)
         );
         assert_eq!(row(side as usize - 1)[width as usize - 1], BACKGROUND);
+    }
+
+    /// The honeycomb's sites are triangles alternating up and down: each site's triangle holds
+    /// its centroid, and the edge under an up triangle (a site of even `x + y`) is shared with
+    /// the site the brick wall bonds it to along `+y`; the half triangles at the rows' ends are
+    /// the background.
+    #[test]
+    fn honeycomb_lattices_are_drawn_as_triangles_sharing_their_bonds_edges() {
+        let lattice = Lattice::shaped(Shape::Honeycomb, 2, 4);
+        let frame = (Drawing::of(&lattice), u64::MAX);
+        let ((width, rows), pixels) = pixels(|site| site, lattice, frame);
+        let (scale, height) = (128u32, 222u32);
+        assert_eq!((width, rows), (5 * scale, 4 * height));
+        let at = |column: u32, row: u32| pixels[(row * width + column) as usize];
+        for site in 0..16 {
+            let [x, y, _] = lattice.coords(site);
+            let up = (x + y).is_multiple_of(2);
+            let centroid = y * height + if up { 2 * height / 3 } else { height / 3 };
+            assert_eq!(at((x + 1) * scale, centroid), site, "site ({x}, {y})");
+            if up && y < 3 {
+                let below = lattice.index([x, y + 1, 0]);
+                assert_eq!(at((x + 1) * scale, (y + 1) * height + 1), below);
+                assert!(!crate::model::lattices::is_gap(&lattice, site * 2 + 1));
+            }
+        }
+        assert_eq!((at(0, 1), at(width - 1, 1)), (u64::MAX, u64::MAX));
     }
 
     /// An empty site's zero vector takes the background's grey, which no spin's colour is.
