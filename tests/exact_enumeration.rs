@@ -281,6 +281,9 @@ fn cluster_updates_across_an_antiperiodic_edge_match_the_twisted_torus() {
             "{update}: the summary's exact values"
         );
         assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
+        let table =
+            spinflip::vector::vector_table(&summary, spinflip::config::Disorder::Ferromagnet);
+        assert!(table.contains(&format!("{:.8}", twisted.c)), "{table}");
         let figure = std::fs::read_to_string(dir.path().join("plot_e.svg")).unwrap();
         assert!(
             figure.contains("exact (Kaufman, L = 4)"),

@@ -367,6 +367,7 @@ pub fn vector_table(summary: &VectorSummary, disorder: Disorder) -> String {
         summary.run.model, summary.run.size, summary.updates
     );
     table += &order_table(scale, &summary.runs);
+    table += &exact_table(scale, &summary.runs, &summary.exact);
     if let [first, ..] = summary.spin_glass.as_slice() {
         let errors = match first.samples {
             1 => "errors from time blocks",
@@ -427,6 +428,33 @@ fn order_table(scale: TemperatureScale, runs: &[VectorEstimates]) -> String {
             _ => [&r.e, &r.abs_m, &r.u4, &r.xi_over_l],
         };
         table += &table_row(scale, r.beta, cells(&estimates, &columns));
+    }
+    table
+}
+
+/// The energy and heat beside Kaufman's values, at the temperatures that have them (none
+/// without any).
+fn exact_table(
+    scale: TemperatureScale,
+    runs: &[VectorEstimates],
+    exact: &[Option<ExactIsing2d>],
+) -> String {
+    let known: Vec<(&VectorEstimates, &ExactIsing2d)> = (runs.iter().zip(exact))
+        .filter_map(|(r, x)| Some((r, x.as_ref()?)))
+        .collect();
+    if known.is_empty() {
+        return String::new();
+    }
+    let columns = [("e", 24), ("e exact", 13), ("c", 24), ("c exact", 13)];
+    let mut table = table_heading(scale, &columns);
+    for (r, x) in known {
+        let cells = [
+            estimate_cell(&r.e),
+            format!("{:.8}", x.e),
+            estimate_cell(&r.c),
+            format!("{:.8}", x.c),
+        ];
+        table += &table_row(scale, r.beta, cells.into_iter().zip(columns.map(|c| c.1)));
     }
     table
 }
