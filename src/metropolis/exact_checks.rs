@@ -5,8 +5,8 @@
 
 use rayon::prelude::*;
 
-use crate::config::TemperatureScale;
-use crate::exact::{EnumeratedAverages, ExactIsing2d, deviation, enumerate, kaufman_twisted};
+use crate::config::{Model, TemperatureScale};
+use crate::exact::{EnumeratedAverages, ExactIsing2d, deviation, enumerate, kaufman_of};
 use crate::model::couplings::coupling_signs;
 use crate::model::ising::IsingSystems;
 use crate::stats::{Estimate, SampleAverages, SpinGlassEstimates, UnitSize, group_means};
@@ -18,13 +18,17 @@ const MAX_ENUMERATED_SITES: u64 = 16;
 /// matrix of `q^2`): 2^33 is 512 enumerations of a 4x4 lattice, seconds of work.
 const ENUMERATION_BUDGET: u64 = 1 << 33;
 
-/// The exact values of the ferromagnet at `beta`, where there are any: Kaufman's on the 2D
-/// torus at zero field (twisted by its antiperiodic axes, where the twisted terms keep their
-/// digits), else enumeration of a tiny lattice on its bonds.
-pub(super) fn exact_ferromagnet(systems: &IsingSystems, beta: f64) -> Option<ExactIsing2d> {
+/// The exact values at `beta` of the ferromagnet `model` run as `systems`, where there are
+/// any: Kaufman's ([`kaufman_of`]: the 2D torus at zero field, twisted by its antiperiodic axes
+/// where the twisted terms keep their digits), else enumeration of a tiny lattice on its bonds.
+pub(super) fn exact_ferromagnet(
+    model: &Model,
+    systems: &IsingSystems,
+    beta: f64,
+) -> Option<ExactIsing2d> {
     let lattice = systems.lattice;
-    if lattice.dims == 2 && systems.field == 0.0 {
-        return kaufman_twisted(lattice.size, beta, systems.boundaries.twisted_axes());
+    if let Some(exact) = kaufman_of(model, beta) {
+        return Some(exact);
     }
     enumerable(systems, 1).then(|| {
         let bits = systems.antiferromagnetic_bonds(0);

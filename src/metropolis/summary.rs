@@ -95,7 +95,7 @@ pub(super) fn summarize(
             let runs = temperatures
                 .enumerate()
                 .map(|(t, (&beta, samples))| {
-                    let exact = exact_ferromagnet(systems, beta);
+                    let exact = exact_ferromagnet(&config.model, systems, beta);
                     let only = &samples[0];
                     let estimates = ising_estimates(
                         beta,
