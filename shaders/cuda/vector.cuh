@@ -90,12 +90,14 @@ __device__ __forceinline__ Unit unit(const Vector& v) {
 }
 
 // fixed::polynomial: sum_k c_k y^k in units of 2^-30 for y in units of 2^-32 (Horner's rule,
-// each product floored to its high word).
+// each product floored to its high word). Each accumulator multiplied has its coefficient's
+// sign (fixed::polynomial says why), so mulhi_signed's correction folds into a constant.
 __device__ __forceinline__ int polynomial(const int (&c)[8], unsigned y) {
     int acc = c[7];
 #pragma unroll
     for (int k = 6; k >= 0; k--) {
-        acc = c[k] + mulhi_signed(acc, y);
+        const unsigned correction = c[k + 1] < 0 ? y : 0u;
+        acc = c[k] + static_cast<int>(__umulhi(static_cast<unsigned>(acc), y) - correction);
     }
     return acc;
 }

@@ -134,12 +134,13 @@ __device__ __forceinline__ unsigned load_state(const int* spins, unsigned b, uns
     return static_cast<unsigned>(spins[static_cast<unsigned long long>(b) * lattice_sites() + i]);
 }
 
-// propose: the spin a block's point r of the unit circle or sphere gives: unit(r) for UNIFORM,
-// else unit(s + (r width) >> 28); none where that is the zero vector.
+// propose: the spin a block's point r of the unit circle or sphere gives: r itself for UNIFORM
+// (unit(r), the state's spin, for a clock), else unit(s + (r width) >> 28); none where that is
+// the zero vector.
 __device__ __forceinline__ Unit propose(uint4 words, const Vector& s, int width) {
     const Vector r = sphere_point(words);
     if (width == UNIFORM) {
-        return unit(r);
+        return CLOCK == 0u ? Unit{r, true} : unit(r);
     }
     Vector v = {{0, 0, 0}};
 #pragma unroll

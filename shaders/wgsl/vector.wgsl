@@ -90,12 +90,14 @@ const COSINE_COEFFICIENTS = array<i32, 8>(
 );
 
 // fixed::polynomial: sum_k c_k y^k in units of 2^-30 for y in units of 2^-32 (Horner's rule,
-// each product floored to its high word).
+// each product floored to its high word). Each accumulator multiplied has its coefficient's
+// sign (fixed::polynomial says why), so mulhi_signed's correction is the coefficient's.
 fn polynomial(c: array<i32, 8>, y: u32) -> i32 {
     var coefficients = c;
     var acc = coefficients[7];
     for (var k = 6i; k >= 0i; k--) {
-        acc = coefficients[k] + mulhi_signed(acc, y);
+        let correction = select(0u, y, coefficients[k + 1] < 0i);
+        acc = coefficients[k] + bitcast<i32>(mulhilo(bitcast<u32>(acc), y).x - correction);
     }
     return acc;
 }

@@ -149,11 +149,15 @@ fn load_state(b: u32, i: u32) -> u32 {
     return bitcast<u32>(spins[b * lattice_sites() + i]);
 }
 
-// propose: the spin a block's point r of the unit circle or sphere gives: unit(r) for UNIFORM,
-// else unit(s + (r width) >> 28); none where that is the zero vector.
+// propose: the spin a block's point r of the unit circle or sphere gives: r itself for UNIFORM
+// (unit(r), the state's spin, for a clock), else unit(s + (r width) >> 28); none where that is
+// the zero vector.
 fn propose(words: vec4<u32>, s: vec3<i32>, width: i32) -> Unit {
     let r = sphere_point(words);
     if width == UNIFORM {
+        if CLOCK == 0u {
+            return Unit(r, true);
+        }
         return unit(r);
     }
     var v = vec3<i32>(0i);

@@ -81,13 +81,17 @@ impl<'a> SiteUpdate<'a> {
 }
 
 /// A proposed spin from the block `words`: the point `r` of the unit circle or sphere its words
-/// give ([`sphere_point`], one of a clock model's angles); `width` [`UNIFORM`] (a clock
-/// model's only width) normalises `r` itself, any other width normalises `s + width r`
-/// (`width` in spin units); `None` where that is the zero vector.
+/// give ([`sphere_point`], one of a clock model's angles); `width` [`UNIFORM`] takes `r` itself
+/// (already of norm 1 within `2^-24`: renormalising it would cost as many multiplies as the
+/// point) and for a clock model (whose only width it is) `r` normalised, the state's spin
+/// ([`clock_spin`]); any other width normalises `s + width r` (`width` in spin units); `None`
+/// where that is the zero vector.
 pub fn propose(words: &[u32; 4], s: &Vector, width: i32, directions: Directions) -> Option<Vector> {
     let (r, n) = (sphere_point(words, directions), directions.n);
-    if width == UNIFORM {
-        return unit(&r, n);
+    match (width, directions.clock) {
+        (UNIFORM, 0) => return Some(r),
+        (UNIFORM, _) => return unit(&r, n),
+        _ => {}
     }
     let mut v = [0i32; 3];
     for a in 0..n {
