@@ -3,10 +3,14 @@
 // 64 bits, then adds its sums to the system's counters (two's complement: signed sums add as
 // unsigned) and its largest norm deviation by atomicMax. CPU twin:
 // src/engine/cpu/vector_observables.rs. Counters of system z from OBSERVATION: bonds[3],
-// twists[3], magnetisation[3], fourier[d][a][cos, sin], staggered[3] (the magnetisation
-// weighted by the sublattice sign), the norm deviation (saturated at 2^32 - 1 as the CPU's is).
+// twists[3] (per bond class: on the honeycomb lattice the x bonds of sites of odd x + y are the
+// third), magnetisation[3], fourier[d][a][cos, sin], staggered[3] (the magnetisation weighted
+// by the sublattice sign), the norm deviation (saturated at 2^32 - 1 as the CPU's is).
 
 #include "vector_sums.cuh"
+
+// 1 on the honeycomb lattice (Lattice::bond_class).
+constexpr unsigned HONEYCOMB = SPINFLIP_HONEYCOMB;
 
 constexpr unsigned OBSERVATION = 4u;
 constexpr unsigned SUMS = 30u;
@@ -54,7 +58,14 @@ extern "C" __global__ void vector_observables(DispatchParams params, const int* 
             sums[BONDS + d] += bond_measure(J, dot(s, t));
             const long long twist = static_cast<long long>(s.c[0]) * t.c[1] -
                                     static_cast<long long>(s.c[1]) * t.c[0];
-            sums[TWISTS + d] += bond_measure(J, twist);
+            const long long measured = bond_measure(J, twist);
+            if (HONEYCOMB == 1u && d == 0u) {
+                // Both slots by a select: a slot chosen at run time would put sums in memory.
+                sums[TWISTS] += sign < 0 ? 0ll : measured;
+                sums[TWISTS + 2u] += sign < 0 ? measured : 0ll;
+            } else {
+                sums[TWISTS + d] += measured;
+            }
             if (d >= DIMS) {
                 continue;
             }

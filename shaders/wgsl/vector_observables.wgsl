@@ -3,11 +3,15 @@
 // the system's 64-bit counts (any order gives the same sums) and its largest norm deviation by
 // atomicMax. CPU twin: src/engine/cpu/vector_observables.rs.
 // Counts of system z from word z * count_words() + OBSERVATION_WORD, in pairs: bonds[3],
-// twists[3], magnetisation[3], fourier[d][a][cos, sin], staggered[3] (the magnetisation
-// weighted by the sublattice sign), then the norm deviation (one word, saturated at 2^32 - 1 as
-// the CPU's is).
+// twists[3] (per bond class: on the honeycomb lattice the x bonds of sites of odd x + y are the
+// third), magnetisation[3], fourier[d][a][cos, sin], staggered[3] (the magnetisation weighted
+// by the sublattice sign), then the norm deviation (one word, saturated at 2^32 - 1 as the
+// CPU's is).
 
 #import vector_sums
+
+// 1 on the honeycomb lattice (Lattice::bond_class).
+override HONEYCOMB: u32 = 0u;
 
 const OBSERVATION_WORD: u32 = 8u;
 const SUMS: u32 = 30u;
@@ -44,7 +48,9 @@ fn add_direction(z: u32, i: u32, d: u32, s: vec3<i32>, sums: ptr<function, array
     let c = coupling(z, i * directions() + d);
     (*sums)[BONDS + d] = wide_add((*sums)[BONDS + d], bond_measure(c, dot_wide(s, t)));
     let twist = wide_sub(wide_mul_i32(s.x, t.y), wide_mul_i32(s.y, t.x));
-    (*sums)[TWISTS + d] = wide_add((*sums)[TWISTS + d], bond_measure(c, twist));
+    let twist_class = select(d, 2u, HONEYCOMB == 1u && d == 0u && sublattice_sign(i) < 0i);
+    let slot = TWISTS + twist_class;
+    (*sums)[slot] = wide_add((*sums)[slot], bond_measure(c, twist));
     if d >= DIMS {
         return;
     }

@@ -17,6 +17,7 @@ use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
 use crate::config::{Algorithm, ClusterOptions, ReplicaMoves, VectorUpdates};
 use crate::error::{Error, Result};
+use crate::model::Shape;
 use crate::model::vector::fixed::clock_split;
 use crate::model::vector::tiles::Tiles;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
@@ -223,9 +224,10 @@ pub struct VectorObservation {
     /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i . s_{i+d}) 2^-24)`, each term floored
     /// again by the coupling's fraction bits (`CouplingScale::bond_measure`).
     pub bonds: [i64; 3],
-    /// Per direction `d`: `sum_i J_{i,i+d} floor((s_i^x s_{i+d}^y - s_i^y s_{i+d}^x) 2^-24)`
-    /// (floored as `bonds`), the sine of the angle between neighbours in the XY plane (the
-    /// helicity modulus).
+    /// Per bond class `c` ([`crate::model::Lattice::bond_class`]: the direction `d`, but 2 for
+    /// a honeycomb's x bonds from sites of odd `x + y`): `sum_i J_{i,i+d} floor((s_i^x
+    /// s_{i+d}^y - s_i^y s_{i+d}^x) 2^-24)` (floored as `bonds`), the sine of the angle between
+    /// neighbours in the XY plane (the helicity modulus).
     pub twists: [i64; 3],
     /// Per component: `sum_i s_i^a`.
     pub magnetisation: [i64; 3],
@@ -515,10 +517,11 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 17] = [
+pub const KERNEL_CONSTANTS: [&str; 18] = [
     "L",
     "DIMS",
     "TRIANGULAR",
+    "HONEYCOMB",
     "COMPONENTS",
     "CLOCK",
     "CLOCK_TURN",
@@ -557,6 +560,7 @@ pub fn kernel_constants(
         systems.lattice.size,
         systems.lattice.dims,
         u32::from(systems.lattice.is_triangular()),
+        u32::from(systems.lattice.shape == Shape::Honeycomb),
         systems.components,
         systems.clock,
         turn,

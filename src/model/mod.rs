@@ -199,31 +199,53 @@ impl Lattice {
         u64::from(self.directions()) * self.sites()
     }
 
-    /// The unit vector of bond direction `d` in space, where every bond of the direction
-    /// points one way: the axes of the square and cubic lattices; on the triangular lattice
-    /// (each row half a site left of the one before, as the snapshots draw it) and the kagome
-    /// lattice drawn on it `(1, 0)`, `(-1/2, sqrt 3 / 2)` and the diagonal `(1/2, sqrt 3 / 2)`.
-    /// `None` on the honeycomb lattice, whose brick wall's x bonds point two ways, by the
-    /// parity of their site.
-    pub fn bond_vector(&self, d: u32) -> Option<[f64; 3]> {
+    /// The classes of bonds whose unit vectors in space ([`Lattice::bond_vector`]) the
+    /// measurements tell apart: the bond directions, and on the honeycomb lattice a third, its
+    /// x bonds from sites of odd `x + y` ([`Lattice::bond_class`]).
+    pub fn bond_classes(&self) -> u32 {
+        self.directions() + u32::from(self.shape == Shape::Honeycomb)
+    }
+
+    /// The class of the bond from `site` along direction `d`: `d`, but 2 for a honeycomb's x
+    /// bond from a site of odd `x + y` (the kernels' `HONEYCOMB`).
+    pub fn bond_class(&self, site: u64, d: u32) -> u32 {
+        match self.shape == Shape::Honeycomb && d == 0 && self.sublattice_sign(site) < 0 {
+            true => 2,
+            false => d,
+        }
+    }
+
+    /// The unit vector in space from a site to its neighbour by a bond of class `c`
+    /// ([`Lattice::bond_class`]): the axes of the square and cubic lattices; on the triangular
+    /// lattice (each row half a site left of the one before, as the snapshots draw it) and the
+    /// kagome lattice drawn on it `(1, 0)`, `(-1/2, sqrt 3 / 2)` and the diagonal
+    /// `(1/2, sqrt 3 / 2)`; on the honeycomb lattice, whose brick wall's x bonds point two ways
+    /// (a hexagon's sides: a site of even `x + y` has its y bond up, the others down),
+    /// `(sqrt 3 / 2, -1/2)` for the x bonds from sites of even `x + y`, `(0, 1)` for the y
+    /// bonds and `(sqrt 3 / 2, 1/2)` for the x bonds from the other sites.
+    pub fn bond_vector(&self, c: u32) -> [f64; 3] {
         let half_root_3 = 3f64.sqrt() / 2.0;
-        match (self.shape, d) {
-            (Shape::Honeycomb, _) => None,
-            (Shape::Hypercubic, _) => Some(self.step(d).map(f64::from)),
-            (_, 0) => Some([1.0, 0.0, 0.0]),
-            (_, 1) => Some([-0.5, half_root_3, 0.0]),
-            _ => Some([0.5, half_root_3, 0.0]),
+        match (self.shape, c) {
+            (Shape::Hypercubic, _) => self.step(c).map(f64::from),
+            (Shape::Honeycomb, 0) => [half_root_3, -0.5, 0.0],
+            (Shape::Honeycomb, 1) => [0.0, 1.0, 0.0],
+            (Shape::Honeycomb, _) => [half_root_3, 0.5, 0.0],
+            (_, 0) => [1.0, 0.0, 0.0],
+            (_, 1) => [-0.5, half_root_3, 0.0],
+            _ => [0.5, half_root_3, 0.0],
         }
     }
 
     /// The volume (area in 2D) the lattice covers, in units of its bond length: `L^d` on the
     /// square and cubic lattices, `sqrt 3 / 2 L^2` on the triangular lattice and on the kagome
-    /// lattice drawn on it (whose holes are a quarter of those sites).
+    /// lattice drawn on it (whose holes are a quarter of those sites), `3 sqrt 3 / 4 L^2` on
+    /// the honeycomb lattice (a hexagon of side 1 for every two sites).
     pub fn volume(&self) -> f64 {
         let cells = self.sites() as f64;
-        match self.is_triangular() {
-            true => cells * 3f64.sqrt() / 2.0,
-            false => cells,
+        match self.shape {
+            Shape::Triangular | Shape::Kagome => cells * 3f64.sqrt() / 2.0,
+            Shape::Honeycomb => cells * 3.0 * 3f64.sqrt() / 4.0,
+            Shape::Hypercubic => cells,
         }
     }
 

@@ -5,9 +5,10 @@
 //! order parameter of discrete states, `n = 1`), `F = |sum_i s_i e^{i k x_i}|^2 / N^2` at the
 //! smallest wave vector (averaged over the directions) with `m2v`, the `|m|^2` of the same
 //! field `s_i` (the Potts model's: its spins' simplex vectors), and, for the helicity modulus,
-//! `C = sum_d C_d / (D V)` and `S2 = |sum_d a_d S_d|^2 / (D V)` from the bond cosines `C_d` and
-//! sines `S_d` along each direction `d` of unit vector `a_d`, `D` the dimension and `V` the
-//! volume (`sum_d S_d^2 / (D N)` on the square and cubic lattices; `vector::record`).
+//! `C = sum_c C_c / (D V)` and `S2 = |sum_c a_c S_c|^2 / (D V)` from the bond cosines `C_c` and
+//! sines `S_c` of each class `c` of bonds of unit vector `a_c` (a direction; on the honeycomb
+//! lattice its x bonds split by the parity of their site), `D` the dimension and `V` the volume
+//! (`sum_d S_d^2 / (D N)` on the square and cubic lattices; `vector::record`).
 //!
 //! ```text
 //! e = <E>/N              c = beta^2 (<E^2> - <E>^2)/N
@@ -38,7 +39,7 @@ pub struct VectorMeasurement {
     pub fourier: f64,
     /// `sum_d C_d / (D V)` (see the module docs).
     pub bond_cosines: f64,
-    /// `|sum_d a_d S_d|^2 / (D V)`.
+    /// `|sum_c a_c S_c|^2 / (D V)`.
     pub bond_sines_squared: f64,
     /// Discrete states: the density of sites in the state `s = 0` (Blume-Capel's vacancies).
     pub zeros: f64,

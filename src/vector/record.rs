@@ -32,13 +32,12 @@ pub(super) struct VectorRecord {
 }
 
 /// The estimators the measurements of `systems` give beyond the common ones: the helicity
-/// modulus of planar spins (where every bond of a direction points one way: not on the
-/// honeycomb lattice, [`helicity_terms`]), Blume-Capel's density of `s = 0`, the Potts spins'
-/// simplex `|m|^2`, an antiferromagnet's staggered magnetisation on a bipartite lattice.
+/// modulus of planar spins ([`helicity_terms`]), Blume-Capel's density of `s = 0`, the Potts
+/// spins' simplex `|m|^2`, an antiferromagnet's staggered magnetisation on a bipartite lattice.
 pub(super) fn extras(systems: &VectorSystems) -> VectorExtras {
     let model = systems.states.as_ref().map(|s| s.model);
     VectorExtras {
-        helicity: systems.components == 2 && systems.lattice.bond_vector(0).is_some(),
+        helicity: systems.components == 2,
         zeros: model == Some(StateModel::BlumeCapel),
         simplex: model == Some(StateModel::Potts),
         staggered: (systems.is_bipartite_antiferromagnet()).then(|| systems.spin_components()),
@@ -253,6 +252,7 @@ pub(super) fn measurement(
     let sites = systems.lattice.spins() as f64;
     let dims = systems.lattice.dims as usize;
     let directions = systems.lattice.directions() as usize;
+    let classes = systems.lattice.bond_classes() as usize;
     let (n, one) = (systems.components as usize, f64::from(ONE));
     let bond_unit = 2f64.powi(MEASURE_FRACTION_BITS as i32);
     let bonds: i64 = o.bonds[..directions].iter().sum();
@@ -271,9 +271,9 @@ pub(super) fn measurement(
         .sum::<f64>()
         / dims as f64
         / (one * sites).powi(2);
-    let twists = o.twists[..directions].iter().map(|&t| t as f64 / bond_unit);
+    let twists = o.twists[..classes].iter().map(|&t| t as f64 / bond_unit);
     let (cosines, sines_squared) =
-        helicity_terms(&systems.lattice, bonds as f64 / bond_unit, twists).unwrap_or_default();
+        helicity_terms(&systems.lattice, bonds as f64 / bond_unit, twists);
     VectorMeasurement {
         energy: energy(systems, o, &[]),
         m,
@@ -288,28 +288,23 @@ pub(super) fn measurement(
 }
 
 /// The helicity modulus's terms of one observation of planar spins whose bond cosines add up to
-/// `cosines` and whose bond sines along each direction `d` add up to `sines[d]` (`S_d`):
-/// `sum_d C_d / (D V)` and `|sum_d a_d S_d|^2 / (D V)`, `a_d` the direction's unit vector
-/// ([`Lattice::bond_vector`]), `D` the lattice's dimension and `V` its volume
-/// ([`Lattice::volume`]): the free energy's second derivative in a uniform twist of the angles
-/// per unit length, averaged over the twist's directions, per unit volume, so that at the BKT
-/// point it is `2 T / pi` on every lattice. On the square and cubic lattices `sum_d S_d^2 / (D
-/// N)`; `None` on the honeycomb lattice ([`Lattice::bond_vector`]).
-fn helicity_terms(
-    lattice: &Lattice,
-    cosines: f64,
-    sines: impl Iterator<Item = f64>,
-) -> Option<(f64, f64)> {
+/// `cosines` and whose bond sines of each class `c` add up to `sines[c]` (`S_c`):
+/// `sum_c C_c / (D V)` and `|sum_c a_c S_c|^2 / (D V)`, `a_c` the class's unit vector
+/// ([`Lattice::bond_class`], [`Lattice::bond_vector`]), `D` the lattice's dimension and `V` its
+/// volume ([`Lattice::volume`]): the free energy's second derivative in a uniform twist of the
+/// angles per unit length, averaged over the twist's directions, per unit volume, so that at
+/// the BKT point it is `2 T / pi` on every lattice. On the square and cubic lattices
+/// `sum_d S_d^2 / (D N)`.
+fn helicity_terms(lattice: &Lattice, cosines: f64, sines: impl Iterator<Item = f64>) -> (f64, f64) {
     let mut current = [0.0; 3];
-    for (d, sine) in (0..).zip(sines) {
-        let a = lattice.bond_vector(d)?;
-        for (total, along) in current.iter_mut().zip(a) {
+    for (c, sine) in (0..).zip(sines) {
+        for (total, along) in current.iter_mut().zip(lattice.bond_vector(c)) {
             *total += along * sine;
         }
     }
     let per_volume = f64::from(lattice.dims) * lattice.volume();
     let squared: f64 = current.iter().map(|j| j * j).sum();
-    Some((cosines / per_volume, squared / per_volume))
+    (cosines / per_volume, squared / per_volume)
 }
 
 /// What the estimators take from one observation of discrete states: the order parameter
@@ -373,7 +368,62 @@ mod tests {
     use crate::engine::cpu::CpuVectorEngine;
     use crate::engine::vector::{VectorSweeps, sweeps_plan};
     use crate::engine::{Engine, Lattices};
-    use crate::model::Lattice;
+    use crate::model::vector::fixed::from_f64;
+    use crate::model::{Lattice, Shape};
+
+    /// A uniform twist of XY spins on the honeycomb lattice, `theta = k . r` at the sites'
+    /// places in the plane (hexagons of side 1: site `(x, y)` at `(sqrt 3 / 2 x, 3/2 y)`, half a
+    /// unit lower where `x + y` is odd), gives the current `S = sum_b a_b sin(k . a_b)` of its
+    /// bonds: along x (`k` one turn over the torus's width `sqrt 3 L / 2`) the x bonds' sines
+    /// are equal and their y parts cancel, `S = (sqrt 3 / 2 N sin(k sqrt 3 / 2), 0)`; along y
+    /// (one turn over its height `3 L / 2`) the x bonds from sites of even and odd `x + y` have
+    /// opposite sines and y parts, which add, `S = (0, N/2 (sin(k / 2) + sin k))`. Both need the
+    /// two kinds of x bond told apart.
+    #[test]
+    fn a_twist_of_the_honeycomb_gives_the_current_of_its_bonds() {
+        let size = 8;
+        let lattice = Lattice::shaped(Shape::Honeycomb, 2, size);
+        let systems =
+            VectorSystems::uniform(lattice, 2, (1, 0.0), vec![0.5], 1, 5).with_missing(None);
+        let n = lattice.sites() as f64;
+        let root_3 = 3f64.sqrt();
+        let turn = 2.0 * std::f64::consts::PI;
+        let place = |site: u64| {
+            let [x, y, _] = lattice.coords(site);
+            let lower = if (x + y) % 2 == 1 { 0.5 } else { 0.0 };
+            [root_3 / 2.0 * f64::from(x), 1.5 * f64::from(y) - lower]
+        };
+        let along_x = turn / (root_3 * f64::from(size) / 2.0);
+        let along_y = turn / (1.5 * f64::from(size));
+        for (k, current) in [
+            (
+                [along_x, 0.0],
+                [root_3 / 2.0 * n * (along_x * root_3 / 2.0).sin(), 0.0],
+            ),
+            (
+                [0.0, along_y],
+                [0.0, n / 2.0 * ((along_y / 2.0).sin() + along_y.sin())],
+            ),
+        ] {
+            let angles: Vec<f64> = (0..lattice.sites())
+                .map(|i| k[0] * place(i)[0] + k[1] * place(i)[1])
+                .collect();
+            let spins: Vec<i32> = (angles.iter().map(|a| from_f64(a.cos())))
+                .chain(angles.iter().map(|a| from_f64(a.sin())))
+                .collect();
+            let mut engine =
+                CpuVectorEngine::new(systems.clone(), VectorSweeps::METROPOLIS).unwrap();
+            engine.set_spins(&Lattices::Vector(spins)).unwrap();
+            let observed = engine.execute(&sweeps_plan(0..0, true)).unwrap();
+            let x = measurement(&systems, &observed.vector_observations[0], &[]);
+            let expected = (current[0].powi(2) + current[1].powi(2)) / (2.0 * lattice.volume());
+            assert!(
+                (x.bond_sines_squared - expected).abs() < 1e-6 * expected,
+                "k = {k:?}: {} against {expected}",
+                x.bond_sines_squared
+            );
+        }
+    }
 
     /// The 3-state Potts spins' simplex vectors are the 3-state clock's unit vectors: a hot
     /// lattice's `|M|^2 / N^2` and Fourier term from the state counts and the states' Fourier

@@ -35,7 +35,7 @@ pub fn observe_vector(
             };
             o.bonds[d] += bond(dot(&s, &t, n));
             let twist = i64::from(s[0]) * i64::from(t[1]) - i64::from(s[1]) * i64::from(t[0]);
-            o.twists[d] += bond(twist);
+            o.twists[lattice.bond_class(i, d as u32) as usize] += bond(twist);
             if d >= dims {
                 continue;
             }

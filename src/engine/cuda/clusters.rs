@@ -16,8 +16,8 @@ use super::launch::{
     FittedKernel, allocate, clear, download, launch_config, launch_layers, upload,
 };
 use crate::engine::clusters::{
-    ClusterLattices, ClusterMove, WORKGROUP_SIZE, cluster_passes, kernel_constants, pass_threads,
-    record_slots,
+    ClusterLattices, ClusterMove, KERNEL_CONSTANTS, WORKGROUP_SIZE, cluster_passes,
+    kernel_constants, pass_threads, record_slots,
 };
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -51,6 +51,8 @@ impl CudaClusters {
         constants: &[(&'static str, u32)],
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
+        // The engine's HONEYCOMB is the same as the clusters'.
+        constants.retain(|(name, _)| !KERNEL_CONSTANTS.contains(name));
         constants.extend(kernel_constants(update, lattices));
         let mut passes = Vec::with_capacity(5);
         for kernel in Kernel::cluster_passes(lattices.spins) {

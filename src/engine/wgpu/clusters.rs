@@ -8,8 +8,8 @@ use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
 use super::shaders::bindings;
 use crate::engine::clusters::{
-    ClusterLattices, ClusterMove, WORKGROUP_SIZE, cluster_passes, kernel_constants, pass_threads,
-    record_slots,
+    ClusterLattices, ClusterMove, KERNEL_CONSTANTS, WORKGROUP_SIZE, cluster_passes,
+    kernel_constants, pass_threads, record_slots,
 };
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -42,7 +42,8 @@ impl WgpuClusters {
         constants: &[(&'static str, u32)],
     ) -> Result<Self> {
         let mut constants = constants.to_vec();
-        constants.retain(|(name, _)| *name != "WG_SIZE");
+        // The engine's HONEYCOMB is the same as the clusters'.
+        constants.retain(|(name, _)| *name != "WG_SIZE" && !KERNEL_CONSTANTS.contains(name));
         constants.push(("WG_SIZE", WORKGROUP_SIZE));
         constants.extend(kernel_constants(update, &lattices));
         let kernels = Kernel::cluster_passes(lattices.spins);

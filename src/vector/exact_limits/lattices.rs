@@ -199,11 +199,11 @@ fn replica_moves_on_other_lattices_keep_the_exact_energy_and_overlap() {
     }
 }
 
-/// The helicity modulus is per unit area on every lattice whose bonds of a direction point one
-/// way: for the 2-state clock (the Ising model, whose bonds have no sine) it is `-E / (2 V)`,
-/// per spin `-e / 2` on the square lattice, `-e / sqrt 3` on the triangular lattice (a site
-/// covers `sqrt 3 / 2`) and `-sqrt 3 e / 4` on the kagome lattice (three spins on four such
-/// sites). The honeycomb lattice's brick wall reports none.
+/// The helicity modulus is per unit area on every lattice: for the 2-state clock (the Ising
+/// model, whose bonds have no sine) it is `-E / (2 V)`, per spin `-e / 2` on the square
+/// lattice, `-e / sqrt 3` on the triangular lattice (a site covers `sqrt 3 / 2`), `-sqrt 3 e / 4`
+/// on the kagome lattice (three spins on four such sites) and `-2 e / (3 sqrt 3)` on the
+/// honeycomb lattice (a hexagon of side 1 for two sites).
 #[test]
 fn the_helicity_modulus_is_per_unit_area_on_every_lattice() {
     let root_3 = 3f64.sqrt();
@@ -211,17 +211,14 @@ fn the_helicity_modulus_is_per_unit_area_on_every_lattice() {
         (Shape::Hypercubic, 4, -0.5),
         (Shape::Triangular, 6, -1.0 / root_3),
         (Shape::Kagome, 6, -root_3 / 4.0),
-        (Shape::Honeycomb, 4, f64::NAN),
+        (Shape::Honeycomb, 4, -2.0 / (3.0 * root_3)),
     ] {
         let lattice = Lattice::shaped(shape, 2, size);
         let systems = VectorSystems::uniform(lattice, 2, (1, 0.0), vec![0.5], 2, 37)
             .with_clock(2)
             .with_missing(None);
         let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (10, 200));
-        let Some(helicity) = estimates.helicity else {
-            assert_eq!(shape, Shape::Honeycomb, "no helicity modulus");
-            continue;
-        };
+        let helicity = estimates.helicity.expect("a helicity modulus");
         let expected = per_energy * estimates.e.mean;
         assert!(
             (helicity.mean - expected).abs() < 1e-9 * expected.abs(),
@@ -231,30 +228,33 @@ fn the_helicity_modulus_is_per_unit_area_on_every_lattice() {
     }
 }
 
-/// The helicity modulus on the triangular lattice against exact enumeration: the 4-state clock
-/// on the 3^2 torus (nine spins, six distinct neighbours each) at beta = 0.8, from every
-/// configuration's bond cosines and the current `sum_b a_b sin(theta_i - theta_j)` of its
-/// bonds' unit vectors `a_b` (`(1, 0)`, `(-1/2, sqrt 3 / 2)`, `(1/2, sqrt 3 / 2)` along x, y
-/// and the diagonal), per unit area: `Y = (<C> - beta <|S|^2>) / (2 V)`, `V = 9 sqrt 3 / 2`.
-/// The square lattice's form, the directions taken as three axes per site, lies far off.
-#[test]
-fn the_triangular_helicity_modulus_matches_enumeration() {
-    let (q, beta, lattice) = (4u32, 0.8, Lattice::triangular(3));
-    let root_3 = 3f64.sqrt();
-    let unit = [[1.0, 0.0], [-0.5, root_3 / 2.0], [0.5, root_3 / 2.0]];
+/// A bond of a tiny lattice for [`enumerated_helicity`]: its two sites, its unit vector in
+/// space and its direction on the lattice the engines walk.
+type PlanarBond = (u64, u64, [f64; 2], usize);
+
+/// The helicity modulus per unit area of the `q`-state clock ferromagnet on `bonds` of `sites`
+/// spins covering `area`, at `beta`, by exact enumeration (site 0 held in state 0: every term
+/// is a function of the angles' differences): `Y = (<C> - beta <|S|^2>) / (2 V)` from every
+/// configuration's bond cosines `C` and current `S = sum_b a_b sin(theta_i - theta_j)`; and the
+/// square lattice's form, the directions taken as axes with a unit of area per site,
+/// `(<C> - beta <sum_d S_d^2>) / (D N)` over the `D` directions.
+fn enumerated_helicity(q: u32, beta: f64, sites: u32, bonds: &[PlanarBond], area: f64) -> [f64; 2] {
     let angle = |k: u32| 2.0 * std::f64::consts::PI * f64::from(k) / f64::from(q);
+    let (cos, sin): (Vec<f64>, Vec<f64>) = (0..q).map(|k| (angle(k).cos(), angle(k).sin())).unzip();
+    let directions = bonds.iter().map(|b| b.3 + 1).max().unwrap_or(0);
     let (mut z, mut cosines, mut currents, mut axes) = (0.0, 0.0, 0.0, 0.0);
-    for configuration in 0..q.pow(9) {
-        let state = |site: u64| configuration / q.pow(site as u32) % q;
+    for configuration in 0..q.pow(sites - 1) {
+        let state = |site: u64| match site {
+            0 => 0,
+            _ => configuration / q.pow(site as u32 - 1) % q,
+        };
         let (mut cosine, mut current, mut per_axis) = (0.0, [0.0; 2], [0.0; 3]);
-        for site in 0..9 {
-            for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
-                let difference = angle(state(site)) - angle(state(neighbour));
-                cosine += difference.cos();
-                current[0] += unit[d][0] * difference.sin();
-                current[1] += unit[d][1] * difference.sin();
-                per_axis[d] += difference.sin();
-            }
+        for &(site, neighbour, unit, d) in bonds {
+            let difference = ((state(site) + q - state(neighbour)) % q) as usize;
+            cosine += cos[difference];
+            current[0] += unit[0] * sin[difference];
+            current[1] += unit[1] * sin[difference];
+            per_axis[d] += sin[difference];
         }
         let weight = (beta * cosine).exp();
         z += weight;
@@ -262,18 +262,75 @@ fn the_triangular_helicity_modulus_matches_enumeration() {
         currents += weight * (current[0] * current[0] + current[1] * current[1]);
         axes += weight * per_axis.iter().map(|s| s * s).sum::<f64>();
     }
-    let area = 9.0 * root_3 / 2.0;
-    let exact = (cosines - beta * currents) / z / (2.0 * area);
-    let as_axes = (cosines - beta * axes) / z / (3.0 * 9.0);
-    let systems = VectorSystems::uniform(lattice, 2, (1, 0.0), vec![beta], 4, 41).with_clock(q);
+    let per_axes = (directions as u32 * sites) as f64;
+    [
+        (cosines - beta * currents) / z / (2.0 * area),
+        (cosines - beta * axes) / z / per_axes,
+    ]
+}
+
+/// The clock model's helicity modulus on `lattice` (with `bonds`, covering `area`) at `beta`
+/// against [`enumerated_helicity`], within 4 errors, and far (10 errors) from the square
+/// lattice's form of the directions as axes.
+fn assert_helicity_enumerated(
+    lattice: Lattice,
+    q: u32,
+    beta: f64,
+    bonds: &[PlanarBond],
+    area: f64,
+) {
+    let [exact, as_axes] = enumerated_helicity(q, beta, lattice.sites() as u32, bonds, area);
+    let systems = VectorSystems::uniform(lattice, 2, (1, 0.0), vec![beta], 4, 41)
+        .with_clock(q)
+        .with_missing(None);
     let estimates = simulate(&systems, VectorSweeps::METROPOLIS, UNIFORM, (200, 20000));
-    let helicity = estimates
-        .helicity
-        .expect("the triangular lattice's helicity modulus");
+    let helicity = estimates.helicity.expect("a helicity modulus");
     assert_near("helicity modulus", helicity, exact, (4.0, 0.0), 0.01);
     assert!(
         (as_axes - exact).abs() > 10.0 * helicity.err,
-        "three axes per site: {as_axes} against {exact} (error {})",
+        "{:?}, directions as axes: {as_axes} against {exact} (error {})",
+        lattice.shape,
         helicity.err
     );
+}
+
+/// The helicity modulus on the triangular lattice against exact enumeration: the 4-state clock
+/// on the 3^2 torus (nine spins, six distinct neighbours each) at beta = 0.8, its bonds' unit
+/// vectors `(1, 0)`, `(-1/2, sqrt 3 / 2)`, `(1/2, sqrt 3 / 2)` along x, y and the diagonal,
+/// `V = 9 sqrt 3 / 2`.
+#[test]
+fn the_triangular_helicity_modulus_matches_enumeration() {
+    let lattice = Lattice::triangular(3);
+    let root_3 = 3f64.sqrt();
+    let unit = [[1.0, 0.0], [-0.5, root_3 / 2.0], [0.5, root_3 / 2.0]];
+    let bonds: Vec<PlanarBond> = (0..9)
+        .flat_map(|site| {
+            (lattice.forward_neighbours(site).enumerate())
+                .map(move |(d, neighbour)| (site, neighbour, unit[d], d))
+        })
+        .collect();
+    assert_helicity_enumerated(lattice, 4, 0.8, &bonds, 9.0 * root_3 / 2.0);
+}
+
+/// The helicity modulus on the honeycomb lattice against exact enumeration: the 3-state clock
+/// on the 4^2 brick wall (sixteen spins, three neighbours each) at beta = 0.9. Its hexagons of
+/// side 1 put a site of even `x + y` below its `+y` neighbour and its x bonds at
+/// `(+-sqrt 3 / 2, -1/2)`, a site of odd `x + y` above its `-y` neighbour and its x bonds at
+/// `(+-sqrt 3 / 2, 1/2)`; the area is `3 sqrt 3 / 4` a site.
+#[test]
+fn the_honeycomb_helicity_modulus_matches_enumeration() {
+    let lattice = Lattice::shaped(Shape::Honeycomb, 2, 4);
+    let half_root_3 = 3f64.sqrt() / 2.0;
+    let bonds: Vec<PlanarBond> = (0..16)
+        .flat_map(|site| {
+            let [x, y, _] = lattice.coords(site);
+            let even = (x + y) % 2 == 0;
+            let x_bond = [half_root_3, if even { -0.5 } else { 0.5 }];
+            let (right, up) = (lattice.index([x + 1, y, 0]), lattice.index([x, y + 1, 0]));
+            let vertical = even.then_some((site, up, [0.0, 1.0], 1));
+            std::iter::once((site, right, x_bond, 0)).chain(vertical)
+        })
+        .collect();
+    assert_eq!(bonds.len(), 24);
+    assert_helicity_enumerated(lattice, 3, 0.9, &bonds, 16.0 * 3.0 * half_root_3 / 2.0);
 }
