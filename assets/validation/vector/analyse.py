@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tables of the vector-spin validation runs of run.sh (docs/VALIDATION.md): the U4 and
 xi/L crossings of consecutive L for the 3D Heisenberg and XY models against their beta_c, the
-2D XY helicity modulus against the BKT line 2T/pi, and the 4-state clock model's e and c
+2D XY helicity modulus on the square and honeycomb lattices against the BKT line 2T/pi, and
+the 4-state clock model's e and c
 against Kaufman's (from `BIN exact`, BIN the release build, default target/release/spinflip);
 with --svg DIR their figures. Usage: analyse.py OUT_DIR [--svg DIR]."""
 
@@ -16,7 +17,11 @@ CRITICAL = {
     "heisenberg3d": (0.693001, "Campostrini et al. 2002"),
     "xy3d": (0.4541652, "Campostrini et al. 2001"),
 }
-T_BKT = 0.8929
+# The 2D XY parts' T_BKT and its source.
+BKT = {
+    "xy2d": (0.8929, "Hasenbusch 2005"),
+    "xy_honeycomb": (0.576, "de Andrade et al. 2024"),
+}
 
 
 def curve(summary, name):
@@ -45,13 +50,14 @@ def crossings(out, model):
             )
 
 
-def helicity(out):
+def helicity(out, part):
     """Where each L's helicity modulus crosses 2T/pi (linear between neighbour temperatures):
     T_L approaches T_BKT from above as 1/ln(L)^2 (Kosterlitz-Thouless)."""
-    runs = summaries(out, "xy2d")
+    runs = summaries(out, part)
     if not runs:
         return
-    print(f"xy2d: T where the helicity modulus crosses 2T/pi (T_BKT = {T_BKT}, Hasenbusch 2005)")
+    t_bkt, source = BKT[part]
+    print(f"{part}: T where the helicity modulus crosses 2T/pi (T_BKT = {t_bkt}, {source})")
     for size, s in runs:
         points = sorted((1 / r["beta"], r["helicity"]["mean"], r["helicity"]["err"]) for r in s["runs"])
         diff = [(t, y - 2 * t / math.pi, e) for t, y, e in points]
@@ -60,7 +66,8 @@ def helicity(out):
             if d0 == 0 or d0 * d1 < 0:
                 t = t0 + (t1 - t0) * d0 / (d0 - d1)
                 slope = (d1 - d0) / (t1 - t0)
-                found.append(f"T = {t:.4f} +- {math.hypot(e0, e1) / 2 / abs(slope):.4f}")
+                sigma = math.hypot(e0, e1) / 2 / abs(slope)
+                found.append(f"T = {t:.4f} +- {sigma:.4f}, (T - T_BKT) ln(L)^2 = {(t - t_bkt) * math.log(size) ** 2:.2f}")
         print(f"  L = {size:4}: {', '.join(found) or 'no crossing in the range'}")
 
 
@@ -85,8 +92,10 @@ def figures(out, folder):
             if series:
                 title = f"{model}: {label} against beta (beta_c = {beta_c})"
                 svg_plot(Path(folder) / f"{model}_{name}.svg", title, ("beta", label), series)
-    runs = summaries(out, "xy2d")
-    if runs:
+    for part, (t_bkt, _) in BKT.items():
+        runs = summaries(out, part)
+        if not runs:
+            continue
         series = []
         for k, (size, s) in enumerate(runs):
             points = sorted((1 / r["beta"], r["helicity"]["mean"], r["helicity"]["err"]) for r in s["runs"])
@@ -94,8 +103,8 @@ def figures(out, folder):
         temperatures = [t for t, _, _ in series[0][2]]
         line = [(t, 2 * t / math.pi) for t in (min(temperatures), max(temperatures))]
         series.append(("2T/pi", len(runs), [], line, False))
-        title = f"2D XY: helicity modulus against T (T_BKT = {T_BKT})"
-        svg_plot(Path(folder) / "xy2d_helicity.svg", title, ("T", "helicity modulus"), series)
+        title = f"{part}: helicity modulus against T (T_BKT = {t_bkt})"
+        svg_plot(Path(folder) / f"{part}_helicity.svg", title, ("T", "helicity modulus"), series)
 
 
 if __name__ == "__main__":
@@ -103,7 +112,8 @@ if __name__ == "__main__":
     out = arguments[0] if arguments and arguments[0] != "--svg" else "/tmp/vector-validation"
     for model in CRITICAL:
         crossings(out, model)
-    helicity(out)
+    for part in BKT:
+        helicity(out, part)
     clock4(out)
     if "--svg" in arguments:
         figures(out, arguments[arguments.index("--svg") + 1])

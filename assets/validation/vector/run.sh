@@ -7,11 +7,14 @@
 #                 214503 (2001)): the same crossings;
 #   xy2d:         2D XY, T from 0.80 to 1.00: the helicity modulus against the BKT line 2T/pi,
 #                 T_BKT = 0.8929(1) (Hasenbusch, J. Phys. A 38, 5869 (2005));
+#   xy_honeycomb: 2D XY on the honeycomb lattice, T from 0.52 to 0.73: the helicity modulus per
+#                 unit area against 2T/pi, T_BKT = 0.576(3) (de Andrade, Jorge and DaSilva,
+#                 arXiv:2406.12076);
 #   clock4:       the 2D 4-state clock model (two Ising models at half the coupling, uniform
 #                 proposals of its angles) around beta = 2 x 0.4407: e and c against Kaufman's
 #                 at beta / 2.
 # Then `python3 assets/validation/vector/analyse.py $OUT_DIR` prints the crossings.
-# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SIZES_CLOCK4, SWEEPS (measured sweeps; thermalisation a fifth of
+# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SIZES_XY_HONEYCOMB, SIZES_CLOCK4, SWEEPS (measured sweeps; thermalisation a fifth of
 # them), REPLICAS, OVERRELAXATION, PARTS, BACKEND, BETAS_HEISENBERG, BETAS_XY3D (a narrower grid
 # for large L, whose curves turn within the default one) override; a sweep is one Metropolis sweep with
 # a tuned cone (acceptance 0.5) and OVERRELAXATION over-relaxation sweeps.
@@ -57,6 +60,12 @@ xy2d)
   for L in ${SIZES_XY2D-8 16 32 64 128}; do
     run "xy2d_L$L" "XY(dims: 2, size: $L, field: 0.0)" \
       "1.25, 1.2121, 1.1765, 1.1429, 1.1111, 1.0811, 1.0526, 1.0256, 1.0"
+  done ;;
+xy_honeycomb)
+  # T = 0.52 .. 0.73 in steps of 0.03.
+  for L in ${SIZES_XY_HONEYCOMB-16 32 64 128}; do
+    run "xy_honeycomb_L$L" "XY(dims: 2, size: $L, field: 0.0, lattice: Honeycomb)" \
+      "1.9231, 1.8182, 1.7241, 1.6393, 1.5625, 1.4925, 1.4286, 1.3699"
   done ;;
 clock4)
   for L in ${SIZES_CLOCK4-16 32 64 128}; do
