@@ -70,8 +70,8 @@ const TURN_MULTIPLIES: f64 = 17.0;
 /// `fixed.rs` and `vector_metropolis.rs`: a Philox block; the point of the circle
 /// (`cos_sin_turn`) or sphere (that, `z^2`, `sqrt_square`: `inverse_sqrt` and a wide product,
 /// and the two scaled components), which is the proposed spin (no `unit`); and the energy
-/// change (`n` products). Left out as not certain: the threshold's three high words (only uphill) and
-/// the addressing. Multiplies run on one pipe of a GPU (64 a clock per H100 SM) and no
+/// change (`n` products). Left out as not certain: the threshold's three high words (only
+/// uphill) and the addressing. Multiplies run on one pipe of a GPU (64 a clock per H100 SM) and no
 /// compiler fuses them, so over a device's multiply rate this is a floor of the update's time
 /// as the bytes are of the sweep's; the other integer operations (adds, shifts, logic) come to
 /// about as many again.

@@ -67,7 +67,10 @@ def helicity(out, part):
                 t = t0 + (t1 - t0) * d0 / (d0 - d1)
                 slope = (d1 - d0) / (t1 - t0)
                 sigma = math.hypot(e0, e1) / 2 / abs(slope)
-                found.append(f"T = {t:.4f} +- {sigma:.4f}, (T - T_BKT) ln(L)^2 = {(t - t_bkt) * math.log(size) ** 2:.2f}")
+                log_squared = math.log(size) ** 2
+                found.append(
+                    f"T = {t:.4f} +- {sigma:.4f}, (T - T_BKT) ln(L)^2 = {(t - t_bkt) * log_squared:.2f}"
+                )
         print(f"  L = {size:4}: {', '.join(found) or 'no crossing in the range'}")
 
 

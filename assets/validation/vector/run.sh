@@ -14,10 +14,11 @@
 #                 proposals of its angles) around beta = 2 x 0.4407: e and c against Kaufman's
 #                 at beta / 2.
 # Then `python3 assets/validation/vector/analyse.py $OUT_DIR` prints the crossings.
-# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SIZES_XY_HONEYCOMB, SIZES_CLOCK4, SWEEPS (measured sweeps; thermalisation a fifth of
-# them), REPLICAS, OVERRELAXATION, PARTS, BACKEND, BETAS_HEISENBERG, BETAS_XY3D (a narrower grid
-# for large L, whose curves turn within the default one) override; a sweep is one Metropolis sweep with
-# a tuned cone (acceptance 0.5) and OVERRELAXATION over-relaxation sweeps.
+# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SIZES_XY_HONEYCOMB, SIZES_CLOCK4, SWEEPS (measured
+# sweeps; thermalisation a fifth of them), REPLICAS, OVERRELAXATION, PARTS, BACKEND,
+# BETAS_HEISENBERG, BETAS_XY3D (a narrower grid for large L, whose curves turn within the
+# default one) override; a sweep is one Metropolis sweep with a tuned cone (acceptance 0.5) and
+# OVERRELAXATION over-relaxation sweeps.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
