@@ -94,7 +94,7 @@ pub(crate) fn validate_quads(model: &Model, algorithm: &str) -> Result<(), Confi
     if !Lattice::of(model).sites().is_multiple_of(4) {
         return invalid(format!(
             "{algorithm} labels clusters four sites a thread, so the lattice needs a multiple of \
-             4 sites: size must be even (a multiple of 6 on the triangular lattice), got {}",
+             4 sites: size must be even, got {}",
             model.size()
         ));
     }
@@ -140,7 +140,7 @@ mod tests {
         let odd = clusters(sw).replace("size: 32,", "size: 33, lattice: Triangular,");
         assert_mentions(
             &invalid_message(&odd),
-            &["algorithm: Clusters", "multiple of 6", "got 33"],
+            &["algorithm: Clusters", "four sites a thread", "even", "got 33"],
         );
         let triangular = clusters(sw).replace("size: 32,", "size: 36, lattice: Triangular,");
         Config::from_ron_str(&triangular)

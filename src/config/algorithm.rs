@@ -191,6 +191,13 @@ impl Algorithm {
         }
     }
 
+    /// Whether the run's updates are cluster updates alone (no Metropolis sweep colours the
+    /// sites).
+    pub fn clusters_alone(&self) -> bool {
+        self.clusters()
+            .is_some_and(|options| options.metropolis == 0)
+    }
+
     /// The population-annealing options, `None` for the other algorithms.
     pub fn annealing(&self) -> Option<AnnealingOptions> {
         match self {

@@ -46,12 +46,14 @@ pub enum LatticeKind {
     Square,
     /// The simple-cubic lattice (3D; the default there).
     Cubic,
-    /// The triangular lattice (2D): six neighbours, three colours (`size` a multiple of 3).
+    /// The triangular lattice (2D): six neighbours, three colours (`size` a multiple of 3; any
+    /// even size for cluster updates alone).
     Triangular,
     /// The honeycomb lattice (2D): three neighbours, bipartite.
     Honeycomb,
     /// The kagome lattice (2D): four neighbours, corner-sharing triangles (`size` cells of the
-    /// triangular lattice a side, a multiple of 6; three quarters of them hold a site).
+    /// triangular lattice a side, a multiple of 6, any even one for cluster updates alone;
+    /// three quarters of them hold a site).
     Kagome,
 }
 

@@ -5,8 +5,10 @@ use super::Shape;
 use crate::config::{Config, ConfigError, LatticeKind, Model, Temperatures, invalid};
 
 /// A lattice the parallel update takes: 2 or 3 dimensions (2 for the lattices other than the
-/// square and cubic ones), a size its colours tile, a finite field.
-pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
+/// square and cubic ones), a size its colours tile (any size for cluster updates alone,
+/// `clusters_alone`, which colour no sites: their own check asks for an even one), a finite
+/// field.
+pub(crate) fn validate_model(model: &Model, clusters_alone: bool) -> Result<(), ConfigError> {
     let (dims, size, field) = (model.dims(), model.size(), model.field());
     if !(2..=3).contains(&dims) {
         return invalid(format!("dims must be 2 or 3, got {dims}"));
@@ -18,16 +20,28 @@ pub(crate) fn validate_model(model: &Model) -> Result<(), ConfigError> {
             lattice.dims()
         ));
     }
-    let multiple = Shape::of(lattice).size_step();
+    let shape = Shape::of(lattice);
+    let multiple = match clusters_alone {
+        true => 1,
+        false => shape.size_step(),
+    };
     let why = match lattice {
-        LatticeKind::Triangular => "for the triangular lattice's three colours",
+        LatticeKind::Triangular => {
+            "for the triangular lattice's three colours (cluster updates alone take any even size)"
+        }
         LatticeKind::Kagome => {
-            "for the kagome lattice's three colours and its cells of 2 x 2 triangular sites"
+            "for the kagome lattice's three colours and its cells of 2 x 2 triangular sites \
+             (cluster updates alone take any even size)"
         }
         _ => "for the checkerboard update",
     };
-    if size < multiple {
-        return invalid(format!("size must be at least {multiple}, got {size}"));
+    // Distinct neighbours along each direction of the triangular lattice's.
+    let least = match shape {
+        Shape::Triangular | Shape::Kagome => multiple.max(3),
+        _ => multiple.max(2),
+    };
+    if size < least {
+        return invalid(format!("size must be at least {least}, got {size}"));
     }
     if size % multiple != 0 {
         let what = match multiple {
@@ -366,6 +380,40 @@ mod tests {
                 &["temperature #1 and #2 are both 2"],
             ),
         ]);
+    }
+
+    /// Cluster updates alone colour no sites: they take the triangular lattice of any even
+    /// size (the cluster kernels' four sites a thread) and the kagome lattice of any even size;
+    /// Metropolis sweeps between them need the colours' multiples again, and an odd size is
+    /// refused by the clusters' own check.
+    #[test]
+    fn cluster_updates_alone_take_sizes_the_colours_do_not() {
+        const ISING: &str = "Ising(dims: 2, size: 32, field: 0.0)";
+        let run = |model: &str, algorithm: &str| {
+            sample_with(ISING, model).replace(
+                "seed: 12345,",
+                &format!("seed: 12345, algorithm: {algorithm},"),
+            )
+        };
+        for model in [
+            "Ising(dims: 2, size: 32, lattice: Triangular)",
+            "Potts(q: 3, dims: 2, size: 4, lattice: Triangular)",
+            "Ising(dims: 2, size: 8, lattice: Kagome)",
+        ] {
+            let alone = run(model, "Clusters(update: Wolff)");
+            let config = Config::from_ron_str(&alone).unwrap();
+            config.validate().unwrap_or_else(|e| panic!("{model}: {e}"));
+            let mixed = run(model, "Clusters(update: Wolff, metropolis: 1)");
+            assert_mentions(
+                &invalid_message(&mixed),
+                &["multiple of", "cluster updates alone"],
+            );
+        }
+        let odd = run(
+            "Ising(dims: 2, size: 31, lattice: Triangular)",
+            "Clusters(update: SwendsenWang)",
+        );
+        assert_mentions(&invalid_message(&odd), &["four sites a thread", "got 31"]);
     }
 
     /// The lattices' dimensions and sizes, the kagome lattice for unit vectors, the

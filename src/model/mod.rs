@@ -12,7 +12,8 @@
 //!
 //! The triangular lattice is the square one with the diagonal bond from `(x, y)` to
 //! `(x + 1, y + 1)`: a third bond direction, six neighbours, and three colours
-//! `(x + y) mod 3` (L a multiple of 3), `x = 3k + ((colour - y) mod 3)` within a row. The
+//! `(x + y) mod 3` (L a multiple of 3 where a run colours the sites; cluster updates alone take
+//! any L), `x = 3k + ((colour - y) mod 3)` within a row. The
 //! honeycomb and kagome lattices are drawn on these (`crate::config::LatticeKind`): the
 //! honeycomb as a brick wall of the square lattice (the bond from `(x, y)` to `(x, y + 1)` only
 //! where `x + y` is even), the kagome as the triangular lattice without the sites of odd `x` and
@@ -94,13 +95,10 @@ impl Lattice {
         }
     }
 
-    /// The triangular lattice of `size` sites a side, a multiple of 3 (the config validates
-    /// this).
+    /// The triangular lattice of `size` sites a side, at least 3; a multiple of 3 where its
+    /// sites are coloured ([`Lattice::colours`]; the config validates this).
     pub fn triangular(size: u32) -> Self {
-        assert!(
-            size >= 3 && size.is_multiple_of(3),
-            "size must be a multiple of 3"
-        );
+        assert!(size >= 3, "size must be at least 3");
         Lattice {
             dims: 2,
             size,
@@ -186,6 +184,10 @@ impl Lattice {
 
     /// Number of sites of one colour.
     pub fn sites_per_colour(&self) -> u64 {
+        debug_assert!(
+            self.size.is_multiple_of(self.size_step()),
+            "the colours of {self:?} do not tile it"
+        );
         self.sites() / u64::from(self.colours())
     }
 

@@ -23,7 +23,7 @@ impl Config {
             return validate_vector_run(self);
         }
         validate_no_vector_updates(self)?;
-        validate_model(&self.model)?;
+        validate_model(&self.model, self.algorithm.clusters_alone())?;
         validate_temperatures(&self.temperatures)?;
         validate_systems(self)?;
         // Before the engine's checks: a cluster run of the wrong model or engine says so.
@@ -38,7 +38,7 @@ impl Config {
 /// A vector-spin run: the model's lattice, temperatures and counts as for Ising spins, then
 /// what the vector loop takes and whether its couplings fit the host, and the sweeps.
 fn validate_vector_run(config: &Config) -> Result<(), ConfigError> {
-    validate_model(&config.model)?;
+    validate_model(&config.model, config.algorithm.clusters_alone())?;
     validate_temperatures(&config.temperatures)?;
     validate_systems(config)?;
     validate_vector(config)?;

@@ -935,8 +935,10 @@ fn triangular_honeycomb_and_kagome_lattices_match_cpu_bit_for_bit<G: Gpu>() {
 /// (48 = 32 + 16, so that clusters cross tiles and wrap), a diluted 4-state Potts model in 3D
 /// (tiles 16 x 8 x 8 clipped at 18) open along z, a diluted Ising model of a sample slice
 /// open along x; the Potts ferromagnet on the triangular lattice of 48^2 open along y, the Ising
-/// model on the honeycomb and on the diluted kagome lattices of 36^2; the Ising model across
-/// antiperiodic edges; at a temperature of small clusters and one of a percolating cluster.
+/// model on the honeycomb and on the diluted kagome lattices of 36^2, and (cluster updates
+/// alone) on the triangular lattice of 50^2 and the kagome lattice of 40^2, sizes that no
+/// Metropolis colouring tiles; the Ising model across antiperiodic edges; at a temperature of
+/// small clusters and one of a percolating cluster.
 fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let step = |update, clusters, metropolis| {
         Some(ClusterOptions {
@@ -998,6 +1000,19 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         clusters: step(ClusterUpdate::Wolff, 3, 0),
         ..kagome_sw
     };
+    // Sizes that cluster updates alone take and Metropolis colours do not tile: the triangular
+    // lattice of 50^2, the kagome lattice of 40^2 cells.
+    let triangular_alone = Case {
+        size: 50,
+        states: Some(DiscreteCase::Ising),
+        clusters: step(ClusterUpdate::SwendsenWang, 2, 0),
+        shape: Shape::Triangular,
+        ..potts_sw
+    };
+    let kagome_alone = Case {
+        size: 40,
+        ..kagome_sw
+    };
     // Antiperiodic edges, whose bonds join opposite states: the diluted Ising model on the
     // triangular lattice twisted along both axes (the corner's diagonal crosses both edges and
     // keeps its sign), each Swendsen-Wang cluster moved by its drawn state; Wolff in 3D twisted
@@ -1023,6 +1038,8 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
         honeycomb_wolff,
         kagome_sw,
         kagome_wolff,
+        triangular_alone,
+        kagome_alone,
         twisted_sw,
         twisted_wolff,
     ];

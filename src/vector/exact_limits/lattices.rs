@@ -74,8 +74,10 @@ fn triangular_honeycomb_and_kagome_lattices_give_their_exact_energy_and_moments(
 /// both seams) the Ising model by Swendsen-Wang and the 3-state Potts model by Wolff, the Ising
 /// model on the 4^2 honeycomb brick wall by Wolff (no bond across its gaps), and on the diluted
 /// kagome lattice of 6^2 triangular cells by both (Wolff's seed may be a hole: the estimator
-/// counts over all of the cells' sites). The enumeration's couplings come from the lattice
-/// alone.
+/// counts over all of the cells' sites); and on sizes that no Metropolis colouring tiles, which
+/// cluster updates alone take: the Ising model on the 4^2 triangular torus by both and on the
+/// kagome lattice of 4^2 cells by Swendsen-Wang. The enumeration's couplings come from the
+/// lattice alone.
 #[test]
 fn cluster_updates_on_other_lattices_give_the_exact_energy_and_moments() {
     use crate::config::ClusterUpdate::{SwendsenWang, Wolff};
@@ -85,24 +87,50 @@ fn cluster_updates_on_other_lattices_give_the_exact_energy_and_moments() {
     use crate::model::vector::states::States;
     let cases = [
         (
-            Shape::Triangular,
+            (Shape::Triangular, 6),
             0.55,
             States::ising(0.0),
             0.3,
             &[SwendsenWang][..],
         ),
-        (Shape::Triangular, 0.8, States::potts(3, 0.0), 0.8, &[Wolff]),
-        (Shape::Honeycomb, 0.0, States::ising(0.0), 0.6, &[Wolff]),
         (
-            Shape::Kagome,
+            (Shape::Triangular, 6),
+            0.8,
+            States::potts(3, 0.0),
+            0.8,
+            &[Wolff],
+        ),
+        (
+            (Shape::Honeycomb, 4),
+            0.0,
+            States::ising(0.0),
+            0.6,
+            &[Wolff],
+        ),
+        (
+            (Shape::Kagome, 6),
             0.45,
             States::ising(0.0),
             0.5,
             &[SwendsenWang, Wolff],
         ),
+        // Sizes the colours of Metropolis sweeps do not tile.
+        (
+            (Shape::Triangular, 4),
+            0.0,
+            States::ising(0.0),
+            0.26,
+            &[SwendsenWang, Wolff],
+        ),
+        (
+            (Shape::Kagome, 4),
+            0.0,
+            States::ising(0.0),
+            0.45,
+            &[SwendsenWang],
+        ),
     ];
-    for (shape, dilution, states, beta, updates) in cases {
-        let size = if shape == Shape::Honeycomb { 4 } else { 6 };
+    for ((shape, size), dilution, states, beta, updates) in cases {
         let lattice = Lattice::shaped(shape, 2, size);
         let bonds = lattice_bonds(&lattice, 1);
         let holes = match shape {
