@@ -5,7 +5,8 @@
 #            ln(2 + sqrt 3)/2 honeycomb, ln(3 + 2 sqrt 3)/4 kagome): U4 crossings of
 #            consecutive L, SWEEPS sweeps after a fifth as many, measured every 2;
 #   trisw, honeysw, kagomesw: the same ferromagnets by Swendsen-Wang updates alone (STEPS_SW
-#            updates after a fifth as many, measured every one), at larger L (multiples of 6),
+#            updates after a fifth as many, measured every one), at larger L (any even L: cluster
+#            updates alone colour no sites),
 #            on 7 betas 0.1% apart around K_c (the crossings interpolate linearly between
 #            neighbours, which must lie well inside the critical window ~ K_c / L);
 #   squareaf, honeyaf: the Ising antiferromagnet on the square and honeycomb lattices (bipartite:
