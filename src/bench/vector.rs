@@ -71,10 +71,10 @@ const TURN_MULTIPLIES: f64 = 17.0;
 /// (`cos_sin_turn`) or sphere (that, `z^2`, `sqrt_square`: `inverse_sqrt` and a wide product,
 /// and the two scaled components), which is the proposed spin (no `unit`); and the energy
 /// change (`n` products). Left out as not certain: the threshold's three high words (only
-/// uphill) and the addressing. Multiplies run on one pipe of a GPU (64 a clock per H100 SM) and no
-/// compiler fuses them, so over a device's multiply rate this is a floor of the update's time
-/// as the bytes are of the sweep's; the other integer operations (adds, shifts, logic) come to
-/// about as many again.
+/// uphill) and the addressing. Multiplies run on one pipe of a GPU (64 a clock per H100 SM)
+/// and no compiler fuses them, so over a device's multiply rate this is a floor of the
+/// update's time as the bytes are of the sweep's; the other integer operations (adds, shifts,
+/// logic) come to about as many again.
 pub fn multiplies_per_update(n: u32) -> f64 {
     let point = match n {
         2 => TURN_MULTIPLIES,
