@@ -140,7 +140,12 @@ mod tests {
         let odd = clusters(sw).replace("size: 32,", "size: 33, lattice: Triangular,");
         assert_mentions(
             &invalid_message(&odd),
-            &["algorithm: Clusters", "four sites a thread", "even", "got 33"],
+            &[
+                "algorithm: Clusters",
+                "four sites a thread",
+                "even",
+                "got 33",
+            ],
         );
         let triangular = clusters(sw).replace("size: 32,", "size: 36, lattice: Triangular,");
         Config::from_ron_str(&triangular)
