@@ -44,3 +44,10 @@ fn chain_set(q: u32, j: u32) -> u32 {
     let replica_words = max(r / 32u, 1u);
     return (q / replica_words) * r + (q % replica_words) * 32u + j;
 }
+
+// Word w with neighbour lanes k and k + 1 exchanged wherever `mask` has bit k (lanes holding
+// temperatures).
+fn exchange_within(w: u32, mask: u32) -> u32 {
+    let differ = (w ^ (w >> 1u)) & mask;
+    return w ^ differ ^ (differ << 1u);
+}

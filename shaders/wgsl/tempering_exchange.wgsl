@@ -22,9 +22,7 @@ fn main(thread: Thread) {
     if EXCHANGE == EXCHANGE_WITHIN_WORDS {
         let mask = masks[q];
         if mask != 0u {
-            let w = spins[q * SYSTEM_WORDS + i];
-            let differ = (w ^ (w >> 1u)) & mask;
-            spins[q * SYSTEM_WORDS + i] = w ^ differ ^ (differ << 1u);
+            spins[q * SYSTEM_WORDS + i] = exchange_within(spins[q * SYSTEM_WORDS + i], mask);
         }
         return;
     }

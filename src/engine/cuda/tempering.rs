@@ -16,12 +16,9 @@ use super::launch::{allocate, check_fits, download, launch_config, upload};
 use crate::engine::check_tempering_state;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::{Kernel, KernelEngine};
-use crate::engine::tempering::{Exchange, Records, SwapLayout, kernel_constants, swap_tables};
+use crate::engine::tempering::{Records, SwapLayout, UNIT_THREADS, kernel_constants, swap_tables};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
-
-/// The swap kernel's blocks: one warp each.
-const WARP: u32 = 32;
 
 /// The tempering buffers and kernels of a CUDA engine.
 pub struct CudaTempering {
@@ -99,8 +96,8 @@ impl CudaTempering {
     ) -> Result<()> {
         let config = launch_config(
             device,
-            WARP,
-            u64::from(self.round_units()) * u64::from(WARP),
+            UNIT_THREADS,
+            u64::from(self.swaps.round_units()) * u64::from(UNIT_THREADS),
             1,
         );
         let mut launch = device.stream.launch_builder(&self.swap);
@@ -119,17 +116,6 @@ impl CudaTempering {
         unsafe { launch.launch(config) }
             .map_err(driver_error("launching kernel tempering_swap"))?;
         Ok(())
-    }
-
-    /// Units of a round, a warp each: one per word system (temperature and group), or per group
-    /// where its word holds the temperatures (`round_units` in tempering_swap.cu).
-    fn round_units(&self) -> u32 {
-        match self.swaps.exchange {
-            Exchange::WithinWords => self.swaps.groups,
-            Exchange::Systems | Exchange::Lanes => {
-                self.swaps.chains.temperatures * self.swaps.groups
-            }
-        }
     }
 
     /// Enqueue the spin exchanges of the swap round `params` (after its decisions).

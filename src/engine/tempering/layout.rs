@@ -24,6 +24,9 @@ pub enum Exchange {
     WithinWords,
 }
 
+/// Threads deciding one unit of a swap round (`tempering_swap`): a warp, one per lane of a group.
+pub const UNIT_THREADS: u32 = 32;
+
 /// Which chain sets the engine groups together; the masks of a round are `[k][q]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SwapLayout {
@@ -87,6 +90,21 @@ impl SwapLayout {
             Exchange::Lanes => LANES,
             Exchange::Systems | Exchange::WithinWords => 1,
         }
+    }
+
+    /// Units of a round per group, a warp or workgroup of [`UNIT_THREADS`] each: one per
+    /// temperature (its word system), or one where the group's word holds the temperatures
+    /// (`tempering_swap`).
+    pub fn group_units(&self) -> u32 {
+        match self.exchange {
+            Exchange::WithinWords => 1,
+            Exchange::Systems | Exchange::Lanes => self.chains.temperatures,
+        }
+    }
+
+    /// Units of a round over every group.
+    pub fn round_units(&self) -> u32 {
+        self.group_units() * self.groups
     }
 
     /// Words of the mask array.

@@ -36,7 +36,7 @@ pub use decision::{
     FIELD_GAP_POSITIVE, GAP_POSITIVE, MAX_TABLE_WORDS, PAIR_HEADER, accept_swap, swap_tables,
 };
 pub use layout::{
-    CHAIN_SLICE_CONSTANTS, Exchange, KERNEL_CONSTANTS, Records, SwapLayout,
+    CHAIN_SLICE_CONSTANTS, Exchange, KERNEL_CONSTANTS, Records, SwapLayout, UNIT_THREADS,
     chain_slice_kernel_constants, exchange_masked, exchange_neighbour_lanes, kernel_constants,
 };
 

@@ -1,11 +1,14 @@
 //! Parallel tempering on a wgpu device, shared by the simple and multispin engines: kernels
-//! `tempering_swap` (decisions, labels, counters, masks), `tempering_exchange` (the spins of
-//! accepted pairs) and `tempering_history` (the labels at a measurement). Their group 1 holds
-//! the swap tables, the state, the masks and the history; group 0 is the engine's own.
+//! `tempering_swap` (decisions, labels, counters, masks; the spins of accepted pairs where
+//! systems are small), `tempering_exchange` (the spins of accepted pairs of larger systems) and
+//! `tempering_history` (the labels at a measurement). Their group 1 holds the swap tables, the
+//! state, the masks and the history; group 0 is the engine's own.
 //!
 //! A swap dispatch runs the engine's observables kernel into the scratch slot (the first past
-//! the plan's slots), then the swap and exchange kernels; the swap kernel clears the scratch
-//! records after reading them, so every round counts from zero.
+//! the plan's slots) unless the update before it tallied the round, then the swap kernel, a
+//! workgroup per unit of the round ([`SwapLayout::group_units`]), and the exchange kernel
+//! unless the swap kernel exchanged; the swap kernel clears the scratch records after reading
+//! them, so every round counts from zero.
 
 use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
@@ -13,9 +16,25 @@ use super::shaders::Bindings;
 use crate::engine::check_tempering_state;
 use crate::engine::dispatch::Dispatch;
 use crate::engine::kernels::{Kernel, KernelEngine};
-use crate::engine::tempering::{Records, SwapLayout, kernel_constants, swap_tables};
+use crate::engine::tempering::{Records, SwapLayout, UNIT_THREADS, kernel_constants, swap_tables};
 use crate::error::{Error, Result};
 use crate::model::ising::IsingSystems;
+
+/// Words of a (word) system up to which each unit of the swap kernel also exchanges its pairs'
+/// spins instead of `tempering_exchange`: one workgroup streams them, which costs less than a
+/// second kernel over every system while systems are small (3D spin glass, 32 temperatures, 64
+/// groups, H200, ps/flip with a round every sweep: 0.720 -> 0.697 at L = 16, 4096 words; 0.734
+/// -> 0.708 at L = 24, 13824 words; 0.638 -> 0.643 at L = 32, 32768 words).
+const SWAP_EXCHANGING_MOST_WORDS: u32 = 16384;
+
+/// Invocations of a swap kernel's workgroup: a unit's 32 decisions, and with the exchanges
+/// more to stream the words.
+fn unit_size(swap_exchanges: bool) -> u32 {
+    match swap_exchanges {
+        true => 256,
+        false => UNIT_THREADS,
+    }
+}
 
 /// The tempering buffers and kernels of a wgpu engine.
 pub struct WgpuTempering {
@@ -30,6 +49,8 @@ pub struct WgpuTempering {
     history_slots: u32,
     bind_group: wgpu::BindGroup,
     swap: wgpu::ComputePipeline,
+    /// Whether the swap kernel exchanges the spins too ([`SWAP_EXCHANGING_MOST_WORDS`]).
+    swap_exchanges: bool,
     exchange: wgpu::ComputePipeline,
     record_history: wgpu::ComputePipeline,
 }
@@ -53,8 +74,11 @@ impl WgpuTempering {
                 swaps.groups
             )));
         }
+        let swap_exchanges = records.system_words <= SWAP_EXCHANGING_MOST_WORDS;
         let mut constants = kernel_constants(&swaps, &records);
         constants.push(("WG_SIZE", workgroup_size));
+        constants.push(("SWAP_EXCHANGES", u32::from(swap_exchanges)));
+        constants.push(("UNIT_SIZE", unit_size(swap_exchanges)));
         let swap = ctx
             .pipeline(Kernel::TemperingSwap(engine), &constants)?
             .clone();
@@ -80,6 +104,7 @@ impl WgpuTempering {
             history_slots: 0,
             bind_group,
             swap,
+            swap_exchanges,
             exchange,
             record_history,
         })
@@ -119,19 +144,17 @@ impl WgpuTempering {
         match dispatch {
             Dispatch::Sweep(_) | Dispatch::Cluster(_) => Vec::new(),
             Dispatch::Swap(_) => {
-                let words = u64::from(self.records.system_words);
-                // One workgroup per group (z): its decisions share masks and a barrier.
-                let workgroup = u64::from(dispatcher.workgroup_size());
-                vec![
-                    (
-                        &self.swap,
-                        dispatcher.grid(ctx, workgroup, self.swaps.groups),
-                    ),
-                    (
-                        &self.exchange,
-                        dispatcher.grid(ctx, words, self.swaps.groups),
-                    ),
-                ]
+                let unit_size = unit_size(self.swap_exchanges);
+                let units = u64::from(self.swaps.group_units()) * u64::from(unit_size);
+                // A workgroup per unit of the round (x) and group (z).
+                let swap = dispatcher.grid_of(ctx, units, self.swaps.groups, unit_size);
+                let mut kernels = vec![(&self.swap, swap)];
+                if !self.swap_exchanges {
+                    let words = u64::from(self.records.system_words);
+                    let exchange = dispatcher.grid(ctx, words, self.swaps.groups);
+                    kernels.push((&self.exchange, exchange));
+                }
+                kernels
             }
             Dispatch::Measure(_) => {
                 let grid = dispatcher.grid(ctx, self.history_words(), 1);
