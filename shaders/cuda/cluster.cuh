@@ -88,6 +88,28 @@ __device__ __forceinline__ bool twisted_bond(unsigned site, unsigned d) {
     return twisted;
 }
 
+// A site's part of its Swendsen-Wang cluster's count (cluster_roots): 1; with an antiperiodic
+// axis (two states), whose clusters hold both states across it, its spin's sign (+1 for state
+// 0, -1 for state 1, as an unsigned), so that the count is the cluster's magnetisation, and 0
+// for the vacancy (magnetisation_weight in cluster.wgsl and src/engine/cpu/vector.rs).
+__device__ __forceinline__ unsigned magnetisation_weight(int spin) {
+    if (TWISTED_AXES == 0u) {
+        return 1u;
+    }
+    if (static_cast<unsigned>(spin) == STATES) {
+        return 0u;
+    }
+    return spin == 1 ? 0xffffffffu : 1u;
+}
+
+// The square of a cluster's count: its size's, or with an antiperiodic axis its
+// magnetisation's (the count as an int).
+__device__ __forceinline__ unsigned long long count_square(unsigned count) {
+    const unsigned long long magnitude =
+        TWISTED_AXES == 0u ? count : static_cast<unsigned>(abs(static_cast<int>(count)));
+    return magnitude * magnitude;
+}
+
 // Whether the occupied `spin` and its neighbour `near` along the forward bond of `site` in
 // direction d may bond: equal, or across a reversed bond opposite (an occupied other state).
 __device__ __forceinline__ bool bondable(int spin, int near, unsigned site, unsigned d) {

@@ -3,7 +3,8 @@
 // 4g .. 4g + 3 (one walk for a run of sites of equal parents, mostly one tile root) and flips
 // them where their cluster flips. Swendsen-Wang: cluster r flips iff the top bit of word r mod 4
 // of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds |C|^2 to the
-// system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of block (0,
+// system's statistic (with an antiperiodic axis M_C^2, its count the cluster's magnetisation).
+// Wolff: the cluster of the seed site (w N) >> 32, w word 0 of block (0,
 // update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty sites, each its
 // own cluster, add nothing. Sums go through the block, one 64-bit atomic per block. Discrete
 // states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead
@@ -115,8 +116,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                 }
                 flip = (words[root % 4u] >> 31u) == 1u;
                 if (params.slot != NO_SLOT && root == site && occupied) {
-                    const unsigned long long count = counts[quad.base + site];
-                    sum += count * count;
+                    sum += count_square(counts[quad.base + site]);
                 }
             }
             if (STATES == 0u) {

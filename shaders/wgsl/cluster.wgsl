@@ -115,6 +115,17 @@ fn bondable(spin: i32, near: i32, site: u32, d: u32) -> bool {
     return near != i32(STATES) && (spin == near) != twisted_bond(site, d);
 }
 
+// A site's part of its Swendsen-Wang cluster's count (cluster_roots): 1; with an antiperiodic
+// axis (two states), whose clusters hold both states across it, its spin's sign (+1 for state
+// 0, -1 for state 1, as a u32), so that the count is the cluster's magnetisation, and 0 for the
+// vacancy. CPU twin: magnetisation_weight in src/engine/cpu/vector.rs.
+fn magnetisation_weight(spin: i32) -> u32 {
+    if TWISTED_AXES == 0u {
+        return 1u;
+    }
+    return select(select(1u, 0xffffffffu, spin == 1), 0u, u32(spin) == STATES);
+}
+
 // A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).
 const NO_SLOT: u32 = 0xffffffffu;
 

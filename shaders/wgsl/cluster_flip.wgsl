@@ -3,7 +3,8 @@
 // run of sites of equal parents, mostly one tile root) and flips them where their cluster
 // flips. Swendsen-Wang: cluster r flips iff the top bit of word
 // r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
-// |C|^2 to the system's statistic. Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
+// |C|^2 to the system's statistic (with an antiperiodic axis M_C^2, its count the cluster's
+// magnetisation). Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
 // block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty
 // sites, each its own cluster, add nothing. Sums go
 // through the workgroup, one 64-bit atomic add per workgroup. Discrete states (STATES = q):
@@ -61,6 +62,14 @@ fn move_pair(quad: Quad) -> u32 {
     return moved;
 }
 
+// The square of a cluster's count, (lo, hi): its size's, or with an antiperiodic axis its
+// magnetisation's (the count as an i32).
+fn count_square(count: u32) -> vec2<u32> {
+    let magnitude = select(count, u32(abs(i32(count))), TWISTED_AXES != 0u);
+    let square = mulhilo(magnitude, magnitude);
+    return vec2<u32>(square.y, square.x);
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let quad = quad_of(thread);
@@ -105,11 +114,10 @@ fn main(thread: Thread) {
                 }
                 flip = (block[root % 4u] >> 31u) == 1u;
                 if params.slot != NO_SLOT && root == site && occupied {
-                    let count = atomicLoad(&counts[quad.base + site]);
-                    let square = mulhilo(count, count);
+                    let square = count_square(atomicLoad(&counts[quad.base + site]));
                     let old = lo;
-                    lo += square.y;
-                    hi += square.x + select(0u, 1u, lo < old);
+                    lo += square.x;
+                    hi += square.y + select(0u, 1u, lo < old);
                 }
             }
             if STATES == 0u {

@@ -56,7 +56,9 @@
 //! estimators of `<M^2>` and of `<M^2> / N` (the same partition before and after the flips).
 //! Of discrete states, `M` is the sum of the Potts spins' simplex vectors (a cluster takes a
 //! uniform state, independent of the others': `e_a . e_b` averages to 0 between clusters), and
-//! an empty site, a cluster of its own, counts in neither statistic.
+//! an empty site, a cluster of its own, counts in neither statistic. Across an antiperiodic edge
+//! (two states) a cluster holds both states: Swendsen-Wang records `sum_C M_C^2` of the clusters'
+//! magnetisations instead (`magnetisation_weight` in the `cluster_roots` kernels).
 //!
 //! [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 //! [`SystemIndex::overlap_systems`]: crate::model::systems::SystemIndex::overlap_systems

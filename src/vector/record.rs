@@ -96,8 +96,8 @@ pub(super) fn cluster_sites(systems: &VectorSystems, k: usize) -> (u64, u64) {
 /// vectors; [`VectorMeasurement::vector_m2`]) from `statistic`, what the `options.clusters`
 /// updates of a measured step recorded on a lattice of `sites.0` sites (the kagome lattice's
 /// holes among them), `sites.1` of them occupied ([`crate::engine::clusters`]): Swendsen-Wang's
-/// `sum_C |C|^2` estimates `|M|^2`, Wolff's `|C|` (its seed any of the lattice's sites)
-/// `|M|^2` over the lattice's sites.
+/// `sum_C |C|^2` (across an antiperiodic edge `sum_C M_C^2`) estimates `|M|^2`, Wolff's `|C|`
+/// (its seed any of the lattice's sites) `|M|^2` over the lattice's sites.
 pub fn cluster_m2(options: ClusterOptions, statistic: u64, (sites, occupied): (u64, u64)) -> f64 {
     let per_update = statistic as f64 / f64::from(options.clusters);
     let squared = match options.update {

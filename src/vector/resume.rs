@@ -105,7 +105,7 @@ pub(super) fn resume_state(
             widths: checkpoint.widths,
             ..tuning
         },
-        record: checkpoint.record,
+        record: without_size_estimates(checkpoint.record, systems, checkpoint.twisted_estimator),
         tempering: swap_every.map(|every| VectorTempering {
             every,
             state,
@@ -142,7 +142,60 @@ pub(super) fn save_checkpoint(
         betas: betas.to_vec(),
         tempering: TemperingWords::of(state.tempering.as_ref()),
         sweep_units: state.sweep_units,
+        twisted_estimator: true,
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)
+}
+
+/// `record`, whose clusters' estimators across an antiperiodic edge came from the clusters'
+/// sizes where not `twisted_estimator` (a checkpoint before format 25), without them: they
+/// estimate nothing there, and the summary gives no improved estimators for a series that lacks
+/// some ([`super::summary`]).
+fn without_size_estimates(
+    mut record: VectorRecord,
+    systems: &VectorSystems,
+    twisted_estimator: bool,
+) -> VectorRecord {
+    if !twisted_estimator && systems.boundaries.any_antiperiodic() {
+        for measured in &mut record.measurements {
+            measured.cluster_m2 = f64::NAN;
+        }
+    }
+    record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Boundaries, Boundary};
+    use crate::model::Lattice;
+    use crate::stats::VectorMeasurement;
+
+    /// A checkpoint before format 25 of a run across an antiperiodic edge resumes without the
+    /// clusters' estimators it holds (from their sizes); a newer one, or one of a run without
+    /// such an edge, keeps them.
+    #[test]
+    fn the_twisted_clusters_size_estimates_are_dropped() {
+        let measured = VectorMeasurement {
+            cluster_m2: 0.25,
+            ..VectorMeasurement::default()
+        };
+        let record = VectorRecord {
+            measurements: vec![measured; 3],
+            ..VectorRecord::default()
+        };
+        let systems = VectorSystems::uniform(Lattice::new(2, 4), 1, (1, 0.0), vec![0.4], 1, 7);
+        let twisted = systems.clone().with_boundaries(Boundaries::new(&[
+            Boundary::Periodic,
+            Boundary::Antiperiodic,
+        ]));
+        let estimates = |systems: &VectorSystems, newer: bool| -> Vec<f64> {
+            let kept = without_size_estimates(record.clone(), systems, newer);
+            kept.measurements.iter().map(|m| m.cluster_m2).collect()
+        };
+        assert!(estimates(&twisted, false).iter().all(|m| m.is_nan()));
+        assert_eq!(estimates(&twisted, true), [0.25; 3]);
+        assert_eq!(estimates(&systems, false), [0.25; 3]);
+    }
 }

@@ -119,9 +119,11 @@ pub(super) fn summarize(
     let lattice = systems.lattice;
     let shape = (systems.components, lattice.size, lattice.spins());
     // Across an antiperiodic edge a cluster holds both states, so that its size is not its
-    // magnetisation: no improved estimators there.
-    let clusters_of =
-        (config.algorithm.clusters()).filter(|_| !systems.boundaries.any_antiperiodic());
+    // magnetisation: Swendsen-Wang records its magnetisation instead; Wolff's size gives no
+    // estimator there.
+    let twisted = systems.boundaries.any_antiperiodic();
+    let clusters_of = (config.algorithm.clusters())
+        .filter(|options| !twisted || options.update == ClusterUpdate::SwendsenWang);
     let extras = extras(systems);
     let (runs, clusters): (Vec<VectorEstimates>, Vec<Option<ClusterEstimates>>) =
         (0..systems.betas.len())

@@ -365,11 +365,23 @@ pub fn houdayer_move(
     move_seed_cluster(&labels, (labels[site as usize], relation), (a, b))
 }
 
+/// A site's part of its Swendsen-Wang cluster's count (the `cluster_roots` kernels'
+/// `magnetisation_weight`): 1 where it is occupied; with an antiperiodic edge `twisted` (two
+/// states), whose clusters hold both states across it, its spin's sign (`+1` for state 0, `-1`
+/// for state 1), so that the count is the cluster's magnetisation; 0 for the vacancy `q`.
+fn magnetisation_weight(state: i32, (q, twisted): (u32, bool)) -> i64 {
+    match (state as u32 == q, twisted) {
+        (true, _) => 0,
+        (false, false) => 1,
+        (false, true) => 1 - 2 * i64::from(state),
+    }
+}
+
 /// One cluster update of kind `update` of a lattice of discrete `states` of `systems` at bond
 /// activation threshold `threshold`, keyed `(seed, update number, the run's system)`: the
 /// kernels' passes in order, over the whole lattice ([`crate::engine::clusters`]). Returns its
-/// statistic over the occupied sites where it `records` (Swendsen-Wang's `sum_C |C|^2`, Wolff's
-/// `|C|`), else 0.
+/// statistic over the occupied sites where it `records` (Swendsen-Wang's `sum_C |C|^2`, with an
+/// antiperiodic edge `sum_C M_C^2` of the clusters' magnetisations; Wolff's `|C|`), else 0.
 fn cluster_update(
     systems: &VectorSystems,
     states: &mut [i32],
@@ -402,16 +414,17 @@ fn cluster_update(
     let vacancy = q as i32;
     match update {
         ClusterUpdate::SwendsenWang => {
+            let twisted = systems.boundaries.any_antiperiodic();
             let statistic = match records {
                 true => {
-                    let mut counts = vec![0u64; labels.len()];
-                    let occupied = (labels.iter().zip(&*states)).filter(|&(_, &s)| s != vacancy);
-                    occupied.for_each(|(&root, _)| counts[root as usize] += 1);
-                    counts.iter().map(|c| c * c).sum()
+                    let mut counts = vec![0i64; labels.len()];
+                    for (&root, &state) in labels.iter().zip(&*states) {
+                        counts[root as usize] += magnetisation_weight(state, (q, twisted));
+                    }
+                    counts.iter().map(|c| c.unsigned_abs().pow(2)).sum()
                 }
                 false => 0,
             };
-            let twisted = systems.boundaries.any_antiperiodic();
             draw_states(states, &labels, (q, twisted), key);
             statistic
         }

@@ -297,8 +297,9 @@ mod tests {
     }
 
     /// The cluster kernels through the real NVRTC with the constants the engine gives them, in
-    /// 2D and 3D (their tiles differ), on lattices that the tiles divide and clip, and (discrete
-    /// states) on the triangular lattice's three directions and the honeycomb's gaps.
+    /// 2D and 3D (their tiles differ), on lattices that the tiles divide and clip, open and
+    /// antiperiodic edges, and (discrete states) on the triangular lattice's three directions and
+    /// the honeycomb's gaps.
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
@@ -349,7 +350,7 @@ mod tests {
                     pair_agreement: true,
                     boundaries: Boundaries::new(&[
                         Boundary::Open,
-                        Boundary::Periodic,
+                        Boundary::Antiperiodic,
                         Boundary::Open,
                     ]),
                 };
