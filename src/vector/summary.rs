@@ -75,8 +75,8 @@ pub struct VectorSummary {
     pub replica_moves: Vec<ReplicaMoveSummary>,
     /// A cluster step's improved estimators, per temperature, from the sizes of the clusters
     /// of each measured step ([`crate::vector::cluster_m2`]); `m2` and `chi` those of the
-    /// Potts spins' simplex vectors. None without cluster updates, across an antiperiodic
-    /// edge, or where a checkpoint written before them left measurements without sizes.
+    /// Potts spins' simplex vectors. None without cluster updates, of Wolff across an
+    /// antiperiodic edge, or where a checkpoint written before them left measurements without sizes.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub clusters: Vec<ClusterEstimates>,
     /// Kaufman's exact values per temperature (as `runs`) where the model has them
