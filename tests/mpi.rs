@@ -794,7 +794,7 @@ fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
             }
             let format = checkpoint_format(&out);
             assert!(
-                format == 10 || format == 22,
+                format == 10 || format == 26,
                 "format {format} on {ranks} ranks"
             );
         }

@@ -42,7 +42,7 @@ fn stopped_at_every_boundary(text: &str, backends: &[Backend], stops: usize) -> 
         let outcome = run(&config, &stopping).unwrap();
         assert!(matches!(outcome, RunOutcome::Stopped { .. }), "{outcome:?}");
         let format = checkpoint_format(stepped.path());
-        inside += usize::from(format == 10 || format == 22);
+        inside += usize::from(format == 10 || format == 26);
     }
     // The last invocation runs where the whole run ran, so that `config.ron` names its backend.
     config.backend = backends[0];
