@@ -1,7 +1,8 @@
 // After cluster_merge, where a Swendsen-Wang update records, the twin of cluster_roots.wgsl:
 // thread g of system z points sites 4g .. 4g + 3 at their roots and counts them
-// (magnetisation_weight) into their roots' counts, one atomic per run of equal roots; sites of a run of equal parents (mostly one
-// tile root) share one walk. CPU twin: src/engine/cpu/cluster_roots.rs.
+// (magnetisation_weight) into their roots' counts, one atomic per run of equal roots; sites of a
+// run of equal parents (mostly one tile root) share one walk. CPU twin:
+// src/engine/cpu/cluster_roots.rs.
 
 #include "cluster.cuh"
 

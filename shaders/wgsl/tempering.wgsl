@@ -51,3 +51,9 @@ fn exchange_within(w: u32, mask: u32) -> u32 {
     let differ = (w ^ (w >> 1u)) & mask;
     return w ^ differ ^ (differ << 1u);
 }
+
+// Words a and b of two systems with the lanes of `mask` exchanged between them.
+fn exchange_between(a: u32, b: u32, mask: u32) -> vec2<u32> {
+    let differ = (a ^ b) & mask;
+    return vec2<u32>(a ^ differ, b ^ differ);
+}

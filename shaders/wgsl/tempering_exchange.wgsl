@@ -31,9 +31,9 @@ fn main(thread: Thread) {
         if mask != 0u {
             let a = (k * GROUPS + q) * SYSTEM_WORDS + i;
             let b = a + GROUPS * SYSTEM_WORDS;
-            let differ = (spins[a] ^ spins[b]) & mask;
-            spins[a] ^= differ;
-            spins[b] ^= differ;
+            let exchanged = exchange_between(spins[a], spins[b], mask);
+            spins[a] = exchanged.x;
+            spins[b] = exchanged.y;
         }
     }
 }

@@ -189,9 +189,9 @@ fn exchange_unit(k: u32, q: u32, lane: u32, mask: u32) {
         } else {
             let a = (k * GROUPS + q) * SYSTEM_WORDS + i;
             let b = a + GROUPS * SYSTEM_WORDS;
-            let differ = (spins[a] ^ spins[b]) & mask;
-            spins[a] ^= differ;
-            spins[b] ^= differ;
+            let exchanged = exchange_between(spins[a], spins[b], mask);
+            spins[a] = exchanged.x;
+            spins[b] = exchanged.y;
         }
     }
 }
