@@ -2,7 +2,7 @@
 //! the 2^N states of a 4x4 (2D) or 2x2x2 (3D) periodic lattice in a field, on the GPU (lavapipe
 //! in CI). Kaufman's solution only covers h = 0; this checks the sign and size of the field.
 //! The cluster updates (Swendsen-Wang, Wolff) against the same enumeration at zero field,
-//! their improved estimator of `<m^2>` included.
+//! their improved estimator of `<m^2>` included; the honeycomb lattice on the multispin engine.
 
 mod common;
 
@@ -236,6 +236,51 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
         ] {
             assert_within_4_errors(&format!("{dims}D {boundaries}"), what, got, want, 0.05);
         }
+    }
+}
+
+/// The Ising ferromagnet on the honeycomb lattice (the square lattice's brick wall: no bond from
+/// `(x, y)` to `(x, y + 1)` where `x + y` is odd) in a field, which `engine: Auto` puts on the
+/// multispin engine, on the GPU: the summary's exact values are the enumeration's on the brick
+/// wall's bonds, and e and c lie within 4 errors of them (the square lattice's would not:
+/// three bonds a site instead of four).
+#[test]
+fn the_honeycomb_on_the_multispin_engine_matches_exact_enumeration() {
+    let (size, field, beta) = (4, 0.2, 0.6);
+    let config = common::config(&format!(
+        r#"(
+            model: Ising(dims: 2, size: {size}, field: {field:?}, lattice: Honeycomb),
+            temperatures: Betas([{beta:?}]),
+            replicas: 32,
+            sweeps: (thermalize: 200, measure: 4000, every: 1),
+            seed: 1618,
+            backend: Wgpu,
+        )"#
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let summary = common::completed(run(&config, &RunOptions::new(dir.path())).unwrap());
+    assert!(
+        summary.run.engine.contains("multispin"),
+        "{}",
+        summary.run.engine
+    );
+    let lattice = spinflip::model::Lattice::new(2, size);
+    let brick_wall: Vec<i8> = (0..lattice.bonds())
+        .map(|bond| {
+            let [x, y, _] = lattice.coords(bond / 2);
+            i8::from(bond % 2 == 0 || (x + y) % 2 == 0)
+        })
+        .collect();
+    let exact = spinflip::exact::enumerate(lattice, &brick_wall, field, beta);
+    let run = &summary.runs[0];
+    let reported = run.exact.as_ref().expect("the summary's exact values");
+    assert!((reported.e - exact.e).abs() < 1e-12, "{reported:?}");
+    assert!((reported.c - exact.c).abs() < 1e-10, "{reported:?}");
+    for (what, got, want) in [
+        ("e", run.estimates.e, exact.e),
+        ("c", run.estimates.c, exact.c),
+    ] {
+        assert_within_4_errors("honeycomb 4x4", what, got, want, 0.05);
     }
 }
 

@@ -11,15 +11,17 @@ struct BondCount {
     unsigned c2;
 };
 
-// Per-lane number of set bits of the 2 DIMS words `bonds` (4 or 6) by carry-save adders: the
-// counts of bond_count_add in the WGSL and CPU twins, which add the words one by one, in fewer
-// logic instructions.
+// Per-lane number of set bits of the words `bonds` of a site (3, 4 or 6) by carry-save adders:
+// the counts of the CPU twin, which adds the words one by one, in fewer logic instructions.
 template <unsigned N>
 __device__ __forceinline__ BondCount bond_count_of(const unsigned (&bonds)[N]) {
-    static_assert(N == 4u || N == 6u, "bond counts of 2D or 3D sites");
+    static_assert(N == 3u || N == 4u || N == 6u, "bond counts of honeycomb, 2D or 3D sites");
     // Full adder of a, b, c: sum a ^ b ^ c, carry their majority.
     const unsigned s1 = bonds[0] ^ bonds[1] ^ bonds[2];
     const unsigned c1 = (bonds[0] & bonds[1]) | (bonds[2] & (bonds[0] ^ bonds[1]));
+    if (N == 3u) {
+        return BondCount{s1, c1, 0u};
+    }
     if (N == 4u) {
         const unsigned c2 = s1 & bonds[3];
         return BondCount{s1 ^ bonds[3], c1 ^ c2, c1 & c2};

@@ -46,10 +46,6 @@ constexpr unsigned OPEN_AXES = SPINFLIP_OPEN_AXES;
 // -DSPINFLIP_TWISTED_AXES): a bond across their edges joins opposite states (-J).
 constexpr unsigned TWISTED_AXES = SPINFLIP_TWISTED_AXES;
 
-// 1 on the honeycomb lattice (the square lattice's brick wall), whose +y bond from a site of
-// odd x + y is a gap (-DSPINFLIP_HONEYCOMB).
-constexpr unsigned HONEYCOMB = SPINFLIP_HONEYCOMB;
-
 // Whether bond direction d steps along axis a: direction d < DIMS along its own axis, the
 // triangular lattice's diagonal (1, 1) (its direction 2, lattice.cuh) along x and y.
 __device__ __forceinline__ bool steps_along(unsigned d, unsigned a) {

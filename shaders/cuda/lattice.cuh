@@ -2,16 +2,23 @@
 // Natural order index = (z L + y) L + x; colour index ci = row * L/2 + k with row = z L + y and
 // x = 2k + ((y + z + colour) mod 2). The triangular lattice (TRIANGULAR 1, 2D) adds the
 // diagonal bond (1, 1) as a third direction and colours sites (x + y) mod 3: ci = y * L/3 + k
-// with x = 3k + ((colour - y) mod 3). L, DIMS and TRIANGULAR are set by the host (-DSPINFLIP_L,
-// ...; TRIANGULAR 0 where left out) so that every division by L folds into a multiplication.
+// with x = 3k + ((colour - y) mod 3). The honeycomb lattice (HONEYCOMB 1, 2D) is the square
+// lattice's brick wall: the +y bond of a site of odd x + y (colour 1) is a gap, so colour-0
+// sites have their y bond up, colour-1 sites down (model::lattices). L, DIMS, TRIANGULAR and
+// HONEYCOMB are set by the host (-DSPINFLIP_L, ...; TRIANGULAR and HONEYCOMB 0 where left out)
+// so that every division by L folds into a multiplication.
 
 #ifndef SPINFLIP_TRIANGULAR
 #define SPINFLIP_TRIANGULAR 0u
+#endif
+#ifndef SPINFLIP_HONEYCOMB
+#define SPINFLIP_HONEYCOMB 0u
 #endif
 
 constexpr unsigned L = SPINFLIP_L;
 constexpr unsigned DIMS = SPINFLIP_DIMS;
 constexpr unsigned TRIANGULAR = SPINFLIP_TRIANGULAR;
+constexpr unsigned HONEYCOMB = SPINFLIP_HONEYCOMB;
 
 __device__ constexpr unsigned lattice_sites() {
     return DIMS == 3u ? L * L * L : L * L;

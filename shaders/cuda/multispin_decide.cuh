@@ -82,7 +82,7 @@ __device__ constexpr unsigned category_class(unsigned cat) {
 // The lanes of `spin` in category (down, c) or (up, c) of class `energy_class`.
 __device__ __forceinline__ unsigned class_spins(unsigned spin, unsigned c, unsigned energy_class) {
     const bool down = category_class(c) == energy_class;
-    const bool up = category_class(coordination() + 1u + c) == energy_class;
+    const bool up = category_class(site_bonds() + 1u + c) == energy_class;
     if (down && up) {
         return ~0u;
     }
@@ -127,7 +127,7 @@ struct Decision {
 // Every condition is a constant once the defines are fixed, so the loops unroll into registers.
 __device__ __forceinline__ unsigned class_masks(unsigned spin, const BondCount& count,
                                                 unsigned masks[MAX_CATEGORIES]) {
-    const unsigned z = coordination();
+    const unsigned z = site_bonds();
     unsigned undecided = 0u;
 #pragma unroll
     for (unsigned energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {

@@ -16,6 +16,16 @@ constexpr unsigned PLANES = SPINFLIP_PLANES;
 constexpr unsigned STORED_PLANES = SPINFLIP_STORED_PLANES;
 constexpr unsigned WORD_OFFSET = SPINFLIP_WORD_OFFSET;
 
+// Bonds of a site: 2 DIMS, 3 on the honeycomb's brick wall (lattice.cuh).
+__device__ constexpr unsigned site_bonds() {
+    return HONEYCOMB == 1u ? 3u : 2u * DIMS;
+}
+
+// Whether the sites of `colour` have their +y bond: all but the honeycomb's colour 1.
+__device__ __forceinline__ bool has_plus_y(unsigned colour) {
+    return HONEYCOMB == 0u || colour == 0u;
+}
+
 // Rows of one plane of the slowest axis.
 __device__ constexpr unsigned plane_rows() {
     return DIMS == 3u ? L : 1u;

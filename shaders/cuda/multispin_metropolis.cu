@@ -94,15 +94,15 @@ __device__ __forceinline__ void add_planes(unsigned (&sum)[P], const unsigned (&
 }
 
 // Per lane, the satisfied bonds of a site after its update: c (its unsatisfied bonds before) if
-// it flipped, else 2 DIMS - c; `flips` the lanes that flipped.
+// it flipped, else site_bonds() - c; `flips` the lanes that flipped.
 __device__ __forceinline__ BondCount satisfied_after(const BondCount& count, unsigned flips) {
-    constexpr unsigned bonds = coordination();
+    constexpr unsigned bonds = site_bonds();
     const unsigned c[3] = {count.c0, count.c1, count.c2};
     unsigned kept[3];
     unsigned borrow = 0u;
 #pragma unroll
     for (unsigned k = 0u; k < 3u; k++) {
-        // Bit k of 2 DIMS - c, by a subtractor whose minuend is a constant.
+        // Bit k of site_bonds() - c, by a subtractor whose minuend is a constant.
         const unsigned minuend = ((bonds >> k) & 1u) != 0u ? ~0u : 0u;
         const unsigned difference = minuend ^ c[k] ^ borrow;
         borrow = (~minuend & (c[k] | borrow)) | (c[k] & borrow);
@@ -201,8 +201,9 @@ __device__ __forceinline__ BondCount word_count(const Other& other, const unsign
                                                 unsigned colour, unsigned row, unsigned w) {
     const WordNeighbours n = word_neighbours(colour, row, w);
     const unsigned cw = row * row_words() + w;
-    // Unsatisfied bonds per lane: -x, +x, then -y, +y (and -z, +z).
-    unsigned unsatisfied[2u * DIMS];
+    // Unsatisfied bonds per lane: -x, +x, then -y, +y (and -z, +z); on the honeycomb -x, +x and
+    // the one y bond, up from colour 0 and down from colour 1 (a ferromagnet's: no couplings).
+    unsigned unsatisfied[site_bonds()];
     const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
     uint2 x_bonds = make_uint2(0u, 0u);
     if (DISORDERED) {
@@ -211,6 +212,10 @@ __device__ __forceinline__ BondCount word_count(const Other& other, const unsign
     }
     unsatisfied[0] = spin ^ x.x ^ x_bonds.x;
     unsatisfied[1] = spin ^ x.y ^ x_bonds.y;
+    if (HONEYCOMB == 1u) {
+        unsatisfied[2] = spin ^ other[colour == 0u ? n.plus[0] : n.minus[0]];
+        return bond_count_of(unsatisfied);
+    }
 #pragma unroll
     for (unsigned d = 1u; d < DIMS; d++) {
         uint2 bonds = make_uint2(0u, 0u);

@@ -78,10 +78,12 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                 }
                 if (COUNT_BONDS) {
                     const uint2 x = x_neighbours(other[cw], other[cw + walk.adjacent], walk.p);
-                    const unsigned plus_y = other[walk_plus_y(y, cw)];
+                    const unsigned bond_y =
+                        has_plus_y(colour)
+                            ? satisfied(own_bonds, spin, other[walk_plus_y(y, cw)], 1u, cw)
+                            : 0u;
                     const unsigned plus_z = DIMS == 3u ? other[cw + walk.plus_z] : 0u;
-                    tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw),
-                               satisfied(own_bonds, spin, plus_y, 1u, cw),
+                    tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw), bond_y,
                                DIMS == 3u ? satisfied(own_bonds, spin, plus_z, 2u, cw) : 0u);
                 }
                 tally_step(up, bonds, steps);

@@ -43,7 +43,9 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
             const unsigned plus_y = walk_plus_y(y, cw);
             const unsigned plus_z = cw + walk.plus_z;
             tally_add3(sites, own, 0u, 0u);
-            tally_add3(links, own ^ x.y, own ^ other_a[plus_y] ^ other_b[plus_y],
+            const unsigned link_y =
+                has_plus_y(colour) ? own ^ other_a[plus_y] ^ other_b[plus_y] : 0u;
+            tally_add3(links, own ^ x.y, link_y,
                        DIMS == 3u ? own ^ other_a[plus_z] ^ other_b[plus_z] : 0u);
             tally_step(sites, links, steps);
         }

@@ -9,9 +9,6 @@
 
 #include "vector_sums.cuh"
 
-// 1 on the honeycomb lattice (Lattice::bond_class).
-constexpr unsigned HONEYCOMB = SPINFLIP_HONEYCOMB;
-
 constexpr unsigned OBSERVATION = 4u;
 constexpr unsigned SUMS = 30u;
 constexpr unsigned BONDS = 0u;

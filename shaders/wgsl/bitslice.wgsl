@@ -13,13 +13,16 @@ struct BondCount {
     c2: u32,
 }
 
-// Per-lane number of set bits of the first n (4 or 6) words of `bonds` by carry-save adders, as
-// the CUDA twin's bond_count_of: the counts of the CPU twin, which adds the words one by one, in
-// fewer logic instructions.
+// Per-lane number of set bits of the first n (3, 4 or 6) words of `bonds` by carry-save adders,
+// as the CUDA twin's bond_count_of: the counts of the CPU twin, which adds the words one by one,
+// in fewer logic instructions.
 fn bond_count_of(bonds: array<u32, 6>, n: u32) -> BondCount {
     // Full adder of a, b, c: sum a ^ b ^ c, carry their majority.
     let s1 = bonds[0] ^ bonds[1] ^ bonds[2];
     let c1 = (bonds[0] & bonds[1]) | (bonds[2] & (bonds[0] ^ bonds[1]));
+    if n == 3u {
+        return BondCount(s1, c1, 0u);
+    }
     if n == 4u {
         let c2 = s1 & bonds[3];
         return BondCount(s1 ^ bonds[3], c1 ^ c2, c1 & c2);

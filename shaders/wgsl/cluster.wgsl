@@ -57,9 +57,6 @@ override OPEN_AXES: u32 = 0u;
 // The antiperiodic axes as bits (config::Boundaries::antiperiodic_axes): a bond across their
 // edges joins opposite states (-J).
 override TWISTED_AXES: u32 = 0u;
-// 1 on the honeycomb lattice (the square lattice's brick wall), whose +y bond from a site of
-// odd x + y is a gap.
-override HONEYCOMB: u32 = 0u;
 // Bond directions per site (lattice.wgsl's directions()) as a pipeline constant, so that the
 // bond kernel's divisions by it fold at pipeline creation.
 override DIRECTIONS: u32 = DIMS + TRIANGULAR;

@@ -2,11 +2,14 @@
 // Natural order index = (z L + y) L + x; colour index ci = row * L/2 + k with row = z L + y and
 // x = 2k + ((y + z + colour) mod 2). The triangular lattice (TRIANGULAR 1, 2D) adds the
 // diagonal bond (1, 1) as a third direction and colours sites (x + y) mod 3: ci = y * L/3 + k
-// with x = 3k + ((colour - y) mod 3).
+// with x = 3k + ((colour - y) mod 3). The honeycomb lattice (HONEYCOMB 1, 2D) is the square
+// lattice's brick wall: the +y bond of a site of odd x + y (colour 1) is a gap, so colour-0
+// sites have their y bond up, colour-1 sites down (model::lattices).
 
 override L: u32 = 16u;
 override DIMS: u32 = 2u;
 override TRIANGULAR: u32 = 0u;
+override HONEYCOMB: u32 = 0u;
 
 fn lattice_sites() -> u32 {
     var n = L * L;

@@ -85,7 +85,7 @@ fn compare_bit(decision: ptr<function, Decision>, masks: ptr<function, array<u32
 // The lanes of each energy class: categories (down, c) and (up, c) of the class. Every
 // condition is a constant once the overrides are fixed, so the loops unroll into registers.
 fn class_masks(spin: u32, count: BondCount) -> array<u32, MAX_CATEGORIES> {
-    let z = coordination();
+    let z = site_bonds();
     var masks: array<u32, MAX_CATEGORIES>;
     for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
         var mask = 0u;

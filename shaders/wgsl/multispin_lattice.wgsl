@@ -16,6 +16,16 @@ override PLANES: u32 = 1u;
 override STORED_PLANES: u32 = 1u;
 override WORD_OFFSET: u32 = 0u;
 
+// Bonds of a site: 2 DIMS, 3 on the honeycomb's brick wall (lattice.wgsl).
+fn site_bonds() -> u32 {
+    return select(2u * DIMS, 3u, HONEYCOMB == 1u);
+}
+
+// Whether the sites of `colour` have their +y bond: all but the honeycomb's colour 1.
+fn has_plus_y(colour: u32) -> bool {
+    return HONEYCOMB == 0u || colour == 0u;
+}
+
 // Rows of one plane of the slowest axis.
 fn plane_rows() -> u32 {
     return select(1u, L, DIMS == 3u);

@@ -45,26 +45,26 @@ fn run_threads() -> u32 {
     return (runs() + per_thread - 1u) / per_thread;
 }
 
-// A thread's per-lane sum of satisfied bonds over its words, bit-sliced: at most 2 DIMS per word,
-// so tally_planes() <= MAX_TALLY_PLANES planes (2 DIMS WORD_RUN TALLY_RUNS <= 96).
+// A thread's per-lane sum of satisfied bonds over its words, bit-sliced: at most site_bonds()
+// per word, so tally_planes() <= MAX_TALLY_PLANES planes (2 DIMS WORD_RUN TALLY_RUNS <= 96).
 // A private variable, so that the update's functions keep their parameters (the plain update's
 // code stays as it was without the tally).
 const MAX_TALLY_PLANES: u32 = 7u;
 var<private> tally: array<u32, MAX_TALLY_PLANES>;
 
 fn tally_planes() -> u32 {
-    return firstLeadingBit(coordination() * WORD_RUN * max(TALLY_RUNS, 1u)) + 1u;
+    return firstLeadingBit(site_bonds() * WORD_RUN * max(TALLY_RUNS, 1u)) + 1u;
 }
 
 // Per lane, the satisfied bonds of a site after its update: c (its unsatisfied bonds before) if
-// it flipped, else 2 DIMS - c; `flips` the lanes that flipped.
+// it flipped, else site_bonds() - c; `flips` the lanes that flipped.
 fn satisfied_after(count: BondCount, flips: u32) -> BondCount {
     var c = array<u32, 3>(count.c0, count.c1, count.c2);
     var kept: array<u32, 3>;
     var borrow = 0u;
     for (var k = 0u; k < 3u; k++) {
-        // Bit k of 2 DIMS - c, by a subtractor whose minuend is a constant.
-        let minuend = select(0u, ~0u, ((coordination() >> k) & 1u) != 0u);
+        // Bit k of site_bonds() - c, by a subtractor whose minuend is a constant.
+        let minuend = select(0u, ~0u, ((site_bonds() >> k) & 1u) != 0u);
         let difference = minuend ^ c[k] ^ borrow;
         borrow = (~minuend & (c[k] | borrow)) | (c[k] & borrow);
         kept[k] = (c[k] & flips) | (difference & ~flips);
@@ -174,14 +174,20 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
         let minus = x_neighbours(couplings[other_bonds + cw], couplings[other_bonds + n.adjacent], n.p).x;
         x_bonds = vec2<u32>(minus, couplings[bond_base(group, 0u, colour) + cw]);
     }
-    // Unsatisfied bonds per lane: -x, +x, -y, +y (and -z, +z).
-    let y = unsatisfied_along(spin, other, group, 1u, cw, n.minus.x, n.plus.x);
+    // Unsatisfied bonds per lane: -x, +x, -y, +y (and -z, +z); on the honeycomb -x, +x and the
+    // one y bond, up from colour 0 and down from colour 1 (a ferromagnet's: no couplings).
+    var y = vec2<u32>(0u, 0u);
+    if HONEYCOMB == 1u {
+        y.x = spin ^ spins[other + select(n.minus.x, n.plus.x, colour == 0u)];
+    } else {
+        y = unsatisfied_along(spin, other, group, 1u, cw, n.minus.x, n.plus.x);
+    }
     var z = vec2<u32>(0u, 0u);
     if DIMS == 3u {
         z = unsatisfied_along(spin, other, group, 2u, cw, n.minus.y, n.plus.y);
     }
     let unsatisfied = array<u32, 6>(spin ^ x.x ^ x_bonds.x, spin ^ x.y ^ x_bonds.y, y.x, y.y, z.x, z.y);
-    return WordCount(cw, spin, bond_count_of(unsatisfied, 2u * DIMS));
+    return WordCount(cw, spin, bond_count_of(unsatisfied, site_bonds()));
 }
 
 // Update word w of row `row` of word system g, tallying its lanes' satisfied bonds after the

@@ -50,7 +50,10 @@ fn main(thread: Thread) {
                 let own_bonds = bond_base(group, 0u, colour);
                 let spin = spins[own + cw];
                 let x = x_neighbours(spins[other + cw], spins[other + cw + walk.adjacent], walk.p);
-                let plus_y = spins[other + walk_plus_y(y, cw)];
+                var bond_y = 0u;
+                if has_plus_y(colour) {
+                    bond_y = satisfied(spin, spins[other + walk_plus_y(y, cw)], own_bonds, 1u, cw);
+                }
                 var plus_z = 0u;
                 var bond_z = 0u;
                 if DIMS == 3u {
@@ -63,7 +66,7 @@ fn main(thread: Thread) {
                 tally_add3(
                     &bonds,
                     satisfied(spin, x.y, own_bonds, 0u, cw),
-                    satisfied(spin, plus_y, own_bonds, 1u, cw),
+                    bond_y,
                     bond_z,
                 );
                 tally_step(&up, &bonds, &steps, strip_planes());

@@ -43,13 +43,16 @@ fn main(thread: Thread) {
             let other_b = colour_base(b, 1u - colour);
             let adjacent = differ(other_a, other_b, cw + walk.adjacent);
             let x = x_neighbours(differ(other_a, other_b, cw), adjacent, walk.p);
-            let plus_y = differ(other_a, other_b, walk_plus_y(y, cw));
+            var link_y = 0u;
+            if has_plus_y(colour) {
+                link_y = own ^ differ(other_a, other_b, walk_plus_y(y, cw));
+            }
             var link_z = 0u;
             if DIMS == 3u {
                 link_z = own ^ differ(other_a, other_b, cw + walk.plus_z);
             }
             tally_add3(&sites, own, 0u, 0u);
-            tally_add3(&links, own ^ x.y, own ^ plus_y, link_z);
+            tally_add3(&links, own ^ x.y, link_y, link_z);
             tally_step(&sites, &links, &steps, strip_planes());
         }
     }

@@ -10,9 +10,6 @@
 
 #import vector_sums
 
-// 1 on the honeycomb lattice (Lattice::bond_class).
-override HONEYCOMB: u32 = 0u;
-
 const OBSERVATION_WORD: u32 = 8u;
 const SUMS: u32 = 30u;
 const BONDS: u32 = 0u;

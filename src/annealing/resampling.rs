@@ -45,7 +45,7 @@ impl PopulationLevels {
             return Self::at_zero_field(systems, bonds, up, satisfied);
         }
         let lattice = systems.lattice;
-        let (n, bonds) = (lattice.sites() as i64, lattice.bonds() as i64);
+        let (n, bonds) = (lattice.sites() as i64, lattice.links() as i64);
         PopulationLevels {
             keyed: Keyed::Replica,
             lo: 0,
@@ -95,7 +95,7 @@ impl PopulationLevels {
         (up_lo, magnetisation_counts): (u64, Vec<u64>),
         satisfied: Vec<u32>,
     ) -> Self {
-        let bonds = systems.lattice.bonds() as i64;
+        let bonds = systems.lattice.links() as i64;
         PopulationLevels {
             keyed: Keyed::BondLevel,
             lo: lo as u32,

@@ -128,7 +128,7 @@ impl Anneal {
     /// resampling and by the overlaps) and the histograms are smaller than the populations.
     pub(super) fn counts_populations(&self, annealing: &AnnealingOptions) -> bool {
         let lattice = self.systems.lattice();
-        let bins = lattice.bonds() + lattice.sites() + 2;
+        let bins = lattice.links() + lattice.sites() + 2;
         self.systems.bond_levels()
             && annealing.resampling != Resampling::Multinomial
             && !annealing.overlaps
@@ -227,8 +227,9 @@ impl Anneal {
                 let o = first + j;
                 let planes = &measurements.overlap_planes[o * size..][..size];
                 let (differing, kmin) = phases.overlap_from_planes(planes, n);
-                // q_l = 1 - 2 B_l / (d N): the overlap's formula over bonds.
-                let link = overlap(measurements.link_overlaps[o] as i64, lattice.bonds());
+                // q_l = 1 - 2 B_l / N_b over the lattice's N_b links: the overlap's formula over
+                // bonds.
+                let link = overlap(measurements.link_overlaps[o] as i64, lattice.links());
                 (overlap(differing, n), kmin, link)
             });
             let estimates = self.populations[block].estimates.last_mut();

@@ -190,7 +190,8 @@ pub struct BenchOptions {
     #[arg(long, requires = "tempering")]
     pub houdayer: bool,
     /// The lattice (2D): the square one, or the triangular, honeycomb or kagome lattice on the
-    /// vector-spin engine (the Ising model as two discrete states).
+    /// vector-spin engine (the Ising model as two discrete states); the honeycomb Ising model
+    /// with `--engine amsc` or `smsc` (no `simple`) on the multispin engine.
     #[arg(long, value_enum, default_value = "square")]
     pub lattice: LatticeArg,
 }
@@ -218,10 +219,29 @@ impl LatticeArg {
 
 impl BenchOptions {
     /// Whether the rows are the vector engine's: vector spins, discrete states, the Gaussian
-    /// Edwards-Anderson glass, and every model on the triangular, honeycomb and kagome lattices.
+    /// Edwards-Anderson glass, and every model on the triangular, honeycomb and kagome lattices
+    /// but the honeycomb Ising model on multispin engines alone (`--engine amsc,smsc`).
     pub fn runs_vector_engine(&self) -> bool {
         let ea_as_states = self.model == BenchModel::Ea && (self.gaussian || self.houdayer);
-        self.model.is_vector() || ea_as_states || self.lattice != LatticeArg::Square
+        let multispin = !self.engine.contains(&BenchEngine::Simple);
+        let words = match self.lattice {
+            LatticeArg::Square => true,
+            LatticeArg::Honeycomb => self.model == BenchModel::Ising && multispin,
+            _ => false,
+        };
+        self.model.is_vector() || ea_as_states || !words
+    }
+
+    /// The model of the multispin engine's rows: its label, and the lattice where it is not
+    /// the square or cubic one ("Ising honeycomb").
+    pub fn row_model(&self) -> String {
+        let label = self.model.label();
+        match self.lattice.to_possible_value() {
+            Some(lattice) if self.lattice != LatticeArg::Square => {
+                format!("{label} {}", lattice.get_name())
+            }
+            _ => label.to_string(),
+        }
     }
 
     /// The couplings of the glass models.
@@ -450,8 +470,6 @@ pub(super) fn bench_config(
         false => (samples, replicas),
     };
     config.engine = match engine {
-        // Vector spins have one engine.
-        _ if config.is_vector() => EngineKind::Auto,
         BenchEngine::Simple => EngineKind::Simple,
         BenchEngine::Amsc => EngineKind::Multispin {
             layout: Layout::Amsc { lanes },
@@ -462,5 +480,9 @@ pub(super) fn bench_config(
             randoms,
         },
     };
+    // Vector spins have one engine (the honeycomb Ising model runs on the engine named).
+    if config.is_vector() {
+        config.engine = EngineKind::Auto;
+    }
     config
 }

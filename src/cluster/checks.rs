@@ -160,11 +160,11 @@ mod tests {
         let twisted_64 = "size: 64, boundaries: (Periodic, Antiperiodic),";
         let twisted_64 = clusters(sw).replace("size: 32,", twisted_64);
         let config = Config::from_ron_str(&twisted_64).unwrap();
-        assert!(config.engine == EngineKind::Auto && config.twisted_on_multispin().is_none());
+        assert!(config.engine == EngineKind::Auto && config.states_on_multispin().is_none());
         config.validate().unwrap();
         let sweeps = twisted_64.replace("algorithm: Clusters(update: SwendsenWang),", "");
         let sweeps = Config::from_ron_str(&sweeps).unwrap();
-        assert!(sweeps.twisted_on_multispin().is_some(), "{sweeps:?}");
+        assert!(sweeps.states_on_multispin().is_some(), "{sweeps:?}");
         let potts_field = clusters(sw).replace("Ising(", "Potts(q: 3, ");
         let potts_field = potts_field.replace("field: 0.0", "field: 0.1");
         assert_mentions(&invalid_message(&potts_field), &["zero field", "0.1"]);

@@ -235,9 +235,9 @@ impl Config {
 
     /// Whether the run goes to the vector engines ([`crate::vector`]'s loop): the model's spins
     /// ([`Model::is_vector`]), or an Ising model with replica moves, or with an antiperiodic
-    /// axis where the config names no multispin engine, which run on its two discrete states
-    /// (`engine: Auto` names one before the run where a layout fits:
-    /// `Config::twisted_on_multispin`).
+    /// axis or on the honeycomb lattice where the config names no multispin engine, which run
+    /// on its two discrete states (`engine: Auto` names one before the run where a layout fits:
+    /// `Config::states_on_multispin`).
     pub fn is_vector(&self) -> bool {
         self.model.is_vector() || self.ising_as_states()
     }
@@ -253,11 +253,14 @@ impl Config {
 
     /// Whether an Ising model the multispin engine could run goes to the vector engines as
     /// two discrete states: with replica moves, or twisted (an antiperiodic axis, whose
-    /// reversed bonds the multispin engine takes only where the config names it).
+    /// reversed bonds the multispin engine takes only where the config names it), or on the
+    /// honeycomb lattice (which only the multispin engine's words take) where the config names
+    /// no multispin engine.
     fn ising_as_states(&self) -> bool {
-        let twisted = self.model.boundaries().any_antiperiodic()
-            && !matches!(self.engine, EngineKind::Multispin { .. });
-        self.ising_with_moves() || (self.model.is_ising() && twisted)
+        let off_multispin =
+            self.model.boundaries().any_antiperiodic() || self.model.is_honeycomb_ising();
+        let named = matches!(self.engine, EngineKind::Multispin { .. });
+        self.ising_with_moves() || (self.model.is_ising() && off_multispin && !named)
     }
 
     /// Whether an Ising model has replica moves ([`ReplicaMoves`]).

@@ -68,16 +68,18 @@ impl Config {
 }
 
 impl Config {
-    /// An Ising model twisted by an antiperiodic axis under `engine: Auto`, which
-    /// [`Config::is_vector`] sends to two discrete states, resolved instead to the multispin
-    /// layout `Auto` picks ([`auto_candidates`]) where one fits: its reversed bonds run as the
-    /// layout's coupling bits, several times faster. With how it was chosen; `None` where no
-    /// layout fits, the model runs as states for another reason (dilution, an open axis,
-    /// replica moves) or the run is of cluster updates, which no multispin engine makes.
-    pub fn twisted_on_multispin(&self) -> Option<(Config, String)> {
+    /// An Ising model twisted by an antiperiodic axis, or on the honeycomb lattice, under
+    /// `engine: Auto`, which [`Config::is_vector`] sends to two discrete states, resolved
+    /// instead to the multispin layout `Auto` picks ([`auto_candidates`]) where one fits: the
+    /// reversed bonds run as the layout's coupling bits, the brick wall as words whose sites
+    /// skip one y bond, many times faster. With how it was chosen; `None` where no layout
+    /// fits, the model runs as states for another reason (dilution, an open axis, replica
+    /// moves) or the run is of cluster updates, which no multispin engine makes.
+    pub fn states_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
+        let honeycomb = self.model.is_honeycomb_ising();
         let clusters = self.algorithm.clusters().is_some();
-        if self.engine != EngineKind::Auto || !twisted || clusters {
+        if self.engine != EngineKind::Auto || !(twisted || honeycomb) || clusters {
             return None;
         }
         let on_multispin = |engine| Config {
@@ -96,7 +98,10 @@ impl Config {
         let (engine, why) = auto_candidates(&view).into_iter().find(|(engine, _)| {
             engine.multispin().is_some() && validate_engine(&view, engine).is_ok()
         })?;
-        let why = format!("an antiperiodic axis runs as coupling bits; {why}");
+        let why = match twisted {
+            true => format!("an antiperiodic axis runs as coupling bits; {why}"),
+            false => format!("the honeycomb's brick wall runs on multispin words; {why}"),
+        };
         Some((on_multispin(engine), auto_chose(&engine, &why)))
     }
 }
@@ -472,7 +477,7 @@ mod tests {
         let twisted = |text: &str| {
             let config = Config::from_ron_str(text).unwrap();
             config.validate().unwrap();
-            config.twisted_on_multispin()
+            config.states_on_multispin()
         };
         let sample = |from: &str, to: &str| {
             sample_with(from, to).replace(
@@ -508,6 +513,58 @@ mod tests {
         // Population annealing asks of its engine's systems: 4 runs of 500 replicas.
         let annealed = twisted(include_str!("../../assets/examples/interface_tension.ron"));
         assert_eq!(engine(annealed), replicas);
+    }
+
+    /// The honeycomb's Ising ferromagnet runs on multispin words where the config names them
+    /// or `Auto` finds a layout that fits, at sizes past the vector engine's 2^31 sites too;
+    /// on two discrete states otherwise, and always as a glass, an antiferromagnet or a
+    /// twisted torus (whose bond lists hold the brick wall's gaps).
+    #[test]
+    fn the_honeycomb_ising_model_takes_multispin_words_where_they_fit() {
+        let honeycomb = |from: &str, to: &str| {
+            sample_with(from, to).replace("field: 0.0)", "field: 0.0, lattice: Honeycomb)")
+        };
+        let resolved = |text: &str| {
+            let config = Config::from_ron_str(text).unwrap();
+            config.validate().unwrap();
+            config.states_on_multispin()
+        };
+        let (on_words, choice) = resolved(&honeycomb("replicas: 4", "replicas: 32")).unwrap();
+        assert_mentions(&choice, &["engine: Auto chose", "honeycomb"]);
+        assert!(!on_words.is_vector());
+        let huge = honeycomb("size: 32", "size: 65536").replace("replicas: 4", "replicas: 1");
+        let (huge, _) = resolved(&huge).expect("SMSC takes 2^32 sites");
+        assert_eq!(huge.engine, EngineKind::multispin_with(Layout::Smsc));
+        let on_states = honeycomb("replicas: 4", "replicas: 4");
+        assert!(resolved(&on_states).is_none());
+        assert!(Config::from_ron_str(&on_states).unwrap().is_vector());
+        let named = honeycomb(
+            "replicas: 4,",
+            "replicas: 4, engine: Multispin(layout: Smsc),",
+        )
+        .replace("size: 32", "size: 64");
+        assert!(!Config::from_ron_str(&named).unwrap().is_vector());
+        let simple = honeycomb("replicas: 4,", "replicas: 32, engine: Simple,");
+        assert_mentions(
+            &invalid_message(&simple),
+            &["Simple", "Multispin", "honeycomb"],
+        );
+        for states in [
+            honeycomb("replicas: 4", "replicas: 32")
+                .replace("field: 0.0,", "field: 0.0, antiferromagnet: true,"),
+            honeycomb("replicas: 4", "replicas: 32").replace(
+                "lattice: Honeycomb",
+                "lattice: Honeycomb, boundaries: (Periodic, Antiperiodic)",
+            ),
+            honeycomb("replicas: 4", "replicas: 64, samples: 32")
+                .replace("Ising(", "EdwardsAnderson("),
+        ] {
+            let config = Config::from_ron_str(&states).unwrap();
+            assert!(
+                config.is_vector() && resolved(&states).is_none(),
+                "{states}"
+            );
+        }
     }
 
     #[test]

@@ -447,7 +447,8 @@ pub struct Measurements {
     pub overlap_planes: Vec<u32>,
     /// `[slot][overlap]`: bonds (each site's forward bonds) whose two sites differ differently
     /// between the two replicas of an overlap pair (`q_i q_j = -1`), so the link overlap is
-    /// `q_l = 1 - 2 B_l / (d N)`. Empty without overlap pairs.
+    /// `q_l = 1 - 2 B_l / N_b` over the lattice's `N_b` links ([`crate::model::Lattice::links`]).
+    /// Empty without overlap pairs.
     pub link_overlaps: Vec<u64>,
     /// `[slot][r][k]` with parallel tempering: the walker at temperature `k` of the chain set of
     /// replica `r` of sample 0 at each measurement (the temperature history). Empty otherwise.

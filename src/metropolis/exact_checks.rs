@@ -9,6 +9,7 @@ use crate::config::{Model, TemperatureScale};
 use crate::exact::{EnumeratedAverages, ExactIsing2d, deviation, enumerate, kaufman_of};
 use crate::model::couplings::coupling_signs;
 use crate::model::ising::IsingSystems;
+use crate::model::lattices::honeycomb_gaps;
 use crate::stats::{Estimate, SampleAverages, SpinGlassEstimates, UnitSize, group_means};
 
 /// Lattices of at most this many sites are enumerated (2^16 states, milliseconds each).
@@ -32,7 +33,10 @@ pub(super) fn exact_ferromagnet(
     }
     enumerable(systems, 1).then(|| {
         let bits = systems.antiferromagnetic_bonds(0);
-        let couplings: Vec<i8> = coupling_signs(&bits, lattice.bonds()).collect();
+        let mut couplings: Vec<i8> = coupling_signs(&bits, lattice.bonds()).collect();
+        for gap in honeycomb_gaps(&lattice) {
+            couplings[gap as usize] = 0;
+        }
         let exact = enumerate(lattice, &couplings, systems.field, beta);
         ExactIsing2d {
             e: exact.e,

@@ -71,8 +71,9 @@ impl RunSeries {
                 for p in 0..pairs {
                     series.overlaps[p].push(overlap(differing[first_pair + p], n));
                     series.overlaps_kmin[p].push(kmin[first_pair + p]);
-                    // q_l = 1 - 2 B_l / (d N): the overlap's formula over bonds.
-                    let link = overlap(links[first_pair + p], systems.lattice.bonds());
+                    // q_l = 1 - 2 B_l / N_b over the lattice's N_b links: the overlap's formula over
+                    // bonds.
+                    let link = overlap(links[first_pair + p], systems.lattice.links());
                     series.link_overlaps[p].push(link);
                 }
             }

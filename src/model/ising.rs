@@ -285,11 +285,7 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
     );
     IsingSystems {
         boundaries: model.boundaries(),
-        ..IsingSystems::new(
-            index,
-            Lattice::new(model.dims(), model.size()),
-            model.field(),
-        )
+        ..IsingSystems::new(index, Lattice::of(&model), model.field())
     }
 }
 

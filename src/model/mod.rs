@@ -191,14 +191,41 @@ impl Lattice {
         self.sites() / u64::from(self.colours())
     }
 
-    /// Coordination number `z`: `2d` for the square and cubic lattices, 6 for the triangular.
+    /// Coordination number `z`, the bonds of a site: `2d` for the square and cubic lattices, 6
+    /// for the triangular one and the kagome lattice drawn on it (whose holes are empty sites),
+    /// 3 for the honeycomb's brick wall, whose sites each lack one of the square lattice's y
+    /// bonds.
     pub fn coordination(&self) -> u32 {
-        2 * self.directions()
+        match self.shape {
+            Shape::Honeycomb => 3,
+            _ => 2 * self.directions(),
+        }
     }
 
-    /// Number of nearest-neighbour bonds, one per direction and site.
+    /// Number of nearest-neighbour bonds in the bond list, one per direction and site (the
+    /// honeycomb's missing y bonds and the bonds of the kagome lattice's holes included, as 0).
     pub fn bonds(&self) -> u64 {
         u64::from(self.directions()) * self.sites()
+    }
+
+    /// Number of bonds that join two spins: [`Lattice::bonds`] less the honeycomb's missing y
+    /// bonds (one for every two sites) and the kagome holes' six each (a quarter of the sites).
+    pub fn links(&self) -> u64 {
+        match self.shape {
+            Shape::Honeycomb => self.bonds() - self.sites() / 2,
+            Shape::Kagome => self.bonds() / 2,
+            _ => self.bonds(),
+        }
+    }
+
+    /// Whether the sites of `colour` have their bond towards `-y` and towards `+y`: both, but on
+    /// the honeycomb's brick wall only up from sites of even `x + y` (colour 0 of the
+    /// checkerboard) and down from the others.
+    pub fn y_bonds(&self, colour: u32) -> [bool; 2] {
+        match self.shape {
+            Shape::Honeycomb => [colour == 1, colour == 0],
+            _ => [true, true],
+        }
     }
 
     /// The classes of bonds whose unit vectors in space ([`Lattice::bond_vector`]) the

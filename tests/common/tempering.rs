@@ -6,9 +6,9 @@ use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
 use spinflip::engine::{Engine, Plan, Step, tempering_of};
 use spinflip::metropolis::Schedule;
-use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 use spinflip::model::systems::SystemIndex;
+use spinflip::model::{Lattice, Shape};
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES, first_difference};
 
@@ -17,9 +17,18 @@ pub fn tempering_systems(
     size: u32,
     disorder: Disorder,
     field: f64,
+    counts: (u32, u32, usize),
+) -> IsingSystems {
+    shaped_tempering_systems(Lattice::new(dims, size), disorder, field, counts)
+}
+
+/// [`tempering_systems`] on `lattice` (the honeycomb's brick wall among them).
+pub fn shaped_tempering_systems(
+    lattice: Lattice,
+    disorder: Disorder,
+    field: f64,
     (samples, replicas, temperatures): (u32, u32, usize),
 ) -> IsingSystems {
-    let lattice = Lattice::new(dims, size);
     // Gaps that shrink with the energy's fluctuations (~ sqrt N), so both outcomes occur.
     let gap = 0.18 / (lattice.sites() as f64).sqrt();
     let betas = (0..temperatures).map(|t| 0.3 + gap * t as f64).collect();
@@ -134,12 +143,13 @@ pub struct TemperingCase {
     pub field: f64,
     pub counts: (u32, u32, usize),
     pub randoms: Randoms,
+    pub shape: Shape,
 }
 
 impl TemperingCase {
     pub fn layout(&self) -> MultispinLayout {
-        let systems =
-            tempering_systems(self.dims, self.size, self.disorder, self.field, self.counts);
+        let lattice = Lattice::shaped(self.shape, self.dims, self.size);
+        let systems = shaped_tempering_systems(lattice, self.disorder, self.field, self.counts);
         let options = MultispinOptions {
             layout: self.layout,
             randoms: self.randoms,
@@ -149,9 +159,10 @@ impl TemperingCase {
 
     pub fn name(&self) -> String {
         format!(
-            "{}D L={} {} {:?} h={}",
+            "{}D L={} {:?} {} {:?} h={}",
             self.dims,
             self.size,
+            self.shape,
             self.layout().describe(),
             self.disorder,
             self.field
@@ -161,7 +172,8 @@ impl TemperingCase {
 
 /// Every exchange kind: lanes holding samples or replicas, neighbour lanes within words (lanes
 /// holding temperatures) and whole word systems (SMSC), with and without a field; exact
-/// randoms, and packed ones in runs of two (spin glass) and four words (SMSC ferromagnet).
+/// randoms, and packed ones in runs of two (spin glass) and four words (SMSC ferromagnet); the
+/// honeycomb's brick wall, whose tally counts three bonds a site.
 pub fn tempering_cases() -> Vec<TemperingCase> {
     let case = |dims, size, layout, disorder, field, counts| TemperingCase {
         dims,
@@ -171,9 +183,14 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         field,
         counts,
         randoms: Randoms::Exact,
+        shape: Shape::Hypercubic,
     };
     let packed = |case: TemperingCase| TemperingCase {
         randoms: Randoms::Packed,
+        ..case
+    };
+    let honeycomb = |case: TemperingCase| TemperingCase {
+        shape: Shape::Honeycomb,
         ..case
     };
     let (bimodal, ferro) = (Disorder::Bimodal, Disorder::Ferromagnet);
@@ -190,5 +207,7 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         // tempering_exchange does).
         packed(case(3, 28, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 3))),
         packed(case(2, 256, Layout::Smsc, ferro, 0.0, (1, 2, 3))),
+        honeycomb(case(2, 8, AMSC_REPLICAS, ferro, 0.0, (1, 32, 5))),
+        honeycomb(packed(case(2, 64, Layout::Smsc, ferro, 0.1, (1, 2, 4)))),
     ]
 }

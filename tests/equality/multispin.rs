@@ -1,7 +1,8 @@
 //! The multispin GPU engines and the CPU multispin engine produce the same spin words, the same
 //! per-lane observations and the same overlap counts, bit for bit: 2D and 3D, AMSC (lanes as
 //! replicas, samples, temperatures) and SMSC, ferromagnet and Edwards-Anderson, with and without
-//! a field, exact, packed and shared random numbers, engines opened for fixed and for changing
+//! a field, the honeycomb lattice's brick wall, exact, packed and shared random numbers, engines
+//! opened for fixed and for changing
 //! betas, plans of one batch and of several, sweeps in pieces over several plans, every block
 //! size; wgpu on both WGSL Philox paths and without bounds checks, CUDA with threshold tables
 //! in constant and global memory, word systems in groups, and against wgpu too.
@@ -20,9 +21,9 @@ use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
 use spinflip::engine::wgpu::launch::MAX_DISPATCHES;
 use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of, tempering_of};
-use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
 use spinflip::model::systems::SystemIndex;
+use spinflip::model::{Lattice, Shape};
 
 backends! {
     both: [
@@ -35,6 +36,7 @@ backends! {
         block_size_does_not_change_results,
         engine_for_fixed_betas_refuses_new_betas,
         twisted_tori_match_cpu_bit_for_bit,
+        honeycomb_lattices_match_cpu_bit_for_bit,
     ],
     wgpu: [
         u32_philox_path_matches_cpu_bit_for_bit,
@@ -62,6 +64,8 @@ struct Case {
     /// Antiperiodic axes reverse the bonds across their edges (coupling words for the
     /// ferromagnet too).
     boundaries: Boundaries,
+    /// The square or cubic lattice, or the honeycomb's brick wall.
+    shape: Shape,
 }
 
 impl Case {
@@ -71,7 +75,7 @@ impl Case {
             .collect();
         let seed = 0x0123_4567_89ab_cdef;
         let index = SystemIndex::new(betas, self.disorder, self.samples, self.replicas, seed);
-        let lattice = Lattice::new(self.dims, self.size);
+        let lattice = Lattice::shaped(self.shape, self.dims, self.size);
         let systems = IsingSystems {
             boundaries: self.boundaries,
             ..IsingSystems::new(index, lattice, self.field)
@@ -111,6 +115,7 @@ fn case(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Case {
         samples,
         replicas,
         boundaries: Boundaries::PERIODIC,
+        shape: Shape::Hypercubic,
     }
 }
 
@@ -299,6 +304,30 @@ fn twisted_tori_match_cpu_bit_for_bit<B: Gpu>() {
         ),
     ];
     for case in cases {
+        compare(&case, B::default());
+    }
+}
+
+/// The honeycomb's brick wall, whose sites skip one y bond: replicas and temperatures in lanes,
+/// SMSC in a field, packed and shared randoms. Each case fails if a kernel counts the missing
+/// bond (its energies and flips then differ from the CPU's).
+fn honeycomb_cases() -> Vec<Case> {
+    use Disorder::Ferromagnet;
+    let honeycomb = |case: Case| Case {
+        shape: Shape::Honeycomb,
+        ..case
+    };
+    vec![
+        honeycomb(case(2, 4, AMSC_REPLICAS, Ferromagnet)),
+        honeycomb(field(0.3, case(2, 6, AMSC_TEMPERATURES, Ferromagnet))),
+        honeycomb(field(-0.2, case(2, 64, Layout::Smsc, Ferromagnet))),
+        honeycomb(packed(case(2, 8, AMSC_REPLICAS, Ferromagnet))),
+        honeycomb(shared(case(2, 8, AMSC_TEMPERATURES, Ferromagnet))),
+    ]
+}
+
+fn honeycomb_lattices_match_cpu_bit_for_bit<B: Gpu>() {
+    for case in honeycomb_cases() {
         compare(&case, B::default());
     }
 }
@@ -565,6 +594,7 @@ fn matches_wgpu_bit_for_bit() {
         amsc_3d_cases(),
         smsc_cases(),
         packed_cases(),
+        honeycomb_cases(),
     ];
     for case in cases.iter().flatten() {
         let layout = case.layout();

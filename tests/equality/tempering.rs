@@ -120,6 +120,7 @@ fn tempering_in_groups_matches_the_cpu() {
         field: 0.0,
         counts: (384, 2, 4),
         randoms: Randoms::Packed,
+        shape: spinflip::model::Shape::Hypercubic,
     };
     let layout = case.layout();
     let mut device = device();

@@ -21,6 +21,7 @@ KAGOME_KC = math.log(3 + 2 * math.sqrt(3)) / 4
 CRITICAL = {
     "tri": ("triangular", TRIANGULAR_KC),
     "honey": ("honeycomb", HONEYCOMB_KC),
+    "honeyms": ("honeycomb (multispin engine)", HONEYCOMB_KC),
     "kagome": ("kagome", KAGOME_KC),
     "trisw": ("triangular (Swendsen-Wang)", TRIANGULAR_KC),
     "honeysw": ("honeycomb (Swendsen-Wang)", HONEYCOMB_KC),

@@ -4,6 +4,8 @@
 #   tri, honey, kagome: the Ising ferromagnet around its exact K_c (ln(3)/4 triangular,
 #            ln(2 + sqrt 3)/2 honeycomb, ln(3 + 2 sqrt 3)/4 kagome): U4 crossings of
 #            consecutive L, SWEEPS sweeps after a fifth as many, measured every 2;
+#   honeyms: the honeycomb's ferromagnet on the multispin engine (32 replicas in the lanes of
+#            its words), the same way at larger L, on the 7 betas of the SW parts below;
 #   trisw, honeysw, kagomesw: the same ferromagnets by Swendsen-Wang updates alone (STEPS_SW
 #            updates after a fifth as many, measured every one), at larger L (any even L: cluster
 #            updates alone colour no sites),
@@ -18,8 +20,9 @@
 #            s = beta (e - f) at the end against the residual entropy 0.3230659669 (Wannier,
 #            triangular) and 0.50183 (Kano and Naya, kagome).
 # Then `python3 assets/validation/lattices/analyse.py $OUT_DIR` prints the tables.
-# SIZES_TRI, SIZES_HONEY, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF,
-# SIZES_KAGAF, SWEEPS, STEPS_SW, REPLICAS, POPULATION, STEPS, PARTS, BACKEND override.
+# SIZES_TRI, SIZES_HONEY, SIZES_HONEYMS, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF,
+# SIZES_KAGAF, SWEEPS, EVERY (sweeps between measurements), STEPS_SW, REPLICAS, POPULATION,
+# STEPS, PARTS, BACKEND override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
@@ -28,27 +31,33 @@ BACKEND=${BACKEND:-Cuda}
 SWEEPS=${SWEEPS:-200000}
 REPLICAS=${REPLICAS:-16}
 STEPS_SW=${STEPS_SW:-40000}
-PARTS=${PARTS:-tri honey kagome trisw honeysw kagomesw squareaf honeyaf triaf kagaf}
+PARTS=${PARTS:-tri honey honeyms kagome trisw honeysw kagomesw squareaf honeyaf triaf kagaf}
 mkdir -p "$OUT"
 
 # critical NAME LATTICE L BETAS [ANTIFERROMAGNET]: the ferromagnet (or with `true` the
-# antiferromagnet) on LATTICE at BETAS.
+# antiferromagnet) on LATTICE at BETAS, with ENGINE's line where it is set.
 critical() {
   run_config "$1" <<RON
 (
     model: Ising(dims: 2, size: $3, lattice: $2, antiferromagnet: ${5:-false}),
     temperatures: Betas([$4]),
     replicas: $REPLICAS,
-    sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 2),
+    ${ENGINE:-}
+    sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: ${EVERY:-2}),
     seed: 1944,
 RON
 }
 
-# clusters NAME LATTICE L K_C: the ferromagnet on LATTICE by Swendsen-Wang at 7 betas
-# K_C (1 + k / 1000), k = -3 .. 3.
+# near K_C: 7 betas K_C (1 + k / 1000), k = -3 .. 3.
+near() {
+  awk -v k="$1" 'BEGIN { for (i = -3; i <= 3; i++) printf "%s%.7f", (i > -3 ? ", " : ""), k * (1 + i / 1000) }'
+}
+
+# clusters NAME LATTICE L K_C: the ferromagnet on LATTICE by Swendsen-Wang at the betas near
+# K_C.
 clusters() {
   local betas
-  betas=$(awk -v k="$4" 'BEGIN { for (i = -3; i <= 3; i++) printf "%s%.7f", (i > -3 ? ", " : ""), k * (1 + i / 1000) }')
+  betas=$(near "$4")
   run_config "$1" <<RON
 (
     model: Ising(dims: 2, size: $3, lattice: $2),
@@ -85,6 +94,11 @@ honey)
   for L in ${SIZES_HONEY-24 48 96}; do
     critical "honey_L$L" Honeycomb "$L" \
       "0.6480, 0.6530, 0.6560, 0.6584789, 0.6610, 0.6640, 0.6690"
+  done ;;
+honeyms)
+  for L in ${SIZES_HONEYMS-48 96 192}; do
+    ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
+      critical "honeyms_L$L" Honeycomb "$L" "$(near 0.6584789)"
   done ;;
 kagome)
   for L in ${SIZES_KAGOME-24 48 96}; do

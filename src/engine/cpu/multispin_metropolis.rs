@@ -282,8 +282,11 @@ fn unsatisfied_bonds(
             [layout.neighbours(other_bonds, site, d)[0], own_bonds[cw]]
         };
         let neighbours = layout.neighbours(other, site, d);
-        count.add(spin ^ neighbours[0] ^ bonds[0]);
-        count.add(spin ^ neighbours[1] ^ bonds[1]);
+        for side in 0..2 {
+            if layout.bond_sides(colour, d)[side] {
+                count.add(spin ^ neighbours[side] ^ bonds[side]);
+            }
+        }
     }
     count
 }

@@ -26,7 +26,9 @@ pub fn observe_lanes(
             for (d, bond_word) in (0..layout.lattice().dims).zip(&mut bonds) {
                 let bonds = layout.bond_array(couplings, group, d, colour);
                 let bond = bonds.get(cw).copied().unwrap_or(0);
-                *bond_word = !(spin ^ layout.neighbours(other, &site, d)[1] ^ bond);
+                if layout.bond_sides(colour, d)[1] {
+                    *bond_word = !(spin ^ layout.neighbours(other, &site, d)[1] ^ bond);
+                }
             }
             up.add3(spin, 0, 0);
             satisfied.add3(bonds[0], bonds[1], bonds[2]);

@@ -23,7 +23,9 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
             let d_own = own[(site.row * layout.row_words() + site.w) as usize];
             let mut link_words = [0u32; 3];
             for (d, link) in (0..layout.lattice().dims).zip(&mut link_words) {
-                *link = d_own ^ layout.neighbours(other, &site, d)[1];
+                if layout.bond_sides(colour, d)[1] {
+                    *link = d_own ^ layout.neighbours(other, &site, d)[1];
+                }
             }
             sites.add3(d_own, 0, 0);
             links.add3(link_words[0], link_words[1], link_words[2]);

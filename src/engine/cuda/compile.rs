@@ -274,20 +274,23 @@ mod tests {
     #[test]
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn every_kernel_compiles_with_nvrtc() {
-        for (architecture, shared, constant, fixed, exchange, packed, triangular) in [
-            ("sm_90", 0, 1, 0, 1, 0, false),
-            ("compute_75", 0, 1, 0, 1, 4, false),
-            ("sm_90", 1, 1, 0, 0, 0, false),
-            ("sm_90", 0, 0, 0, 2, 1, false),
-            ("sm_90", 0, 1, 1, 1, 4, false),
-            ("sm_90", 0, 1, 0, 1, 0, true),
+        // The cubic lattice of all_constants; the triangular lattice (2D, a size that is a
+        // multiple of 3); the honeycomb's brick wall.
+        let cubic: &[(&str, u32)] = &[];
+        let triangular: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1)];
+        let honeycomb: &[(&str, u32)] = &[("L", 64), ("DIMS", 2), ("HONEYCOMB", 1)];
+        for (architecture, shared, constant, fixed, exchange, packed, lattice) in [
+            ("sm_90", 0, 1, 0, 1, 0, cubic),
+            ("compute_75", 0, 1, 0, 1, 4, cubic),
+            ("sm_90", 1, 1, 0, 0, 0, cubic),
+            ("sm_90", 0, 0, 0, 2, 1, cubic),
+            ("sm_90", 0, 1, 1, 1, 4, cubic),
+            ("sm_90", 0, 1, 0, 1, 0, triangular),
+            ("sm_90", 0, 1, 0, 1, 4, honeycomb),
         ] {
             let mut constants = all_constants(shared, constant, fixed, exchange, packed);
-            if triangular {
-                // The triangular lattice: 2D, a size that is a multiple of 3.
-                constants.retain(|&(name, _)| !matches!(name, "L" | "DIMS"));
-                constants.extend([("L", 66), ("DIMS", 2), ("TRIANGULAR", 1)]);
-            }
+            constants.retain(|&(name, _)| !lattice.iter().any(|&(given, _)| given == name));
+            constants.extend(lattice);
             for kernel in Kernel::ALL {
                 let ptx = compile(kernel, &constants, architecture)
                     .unwrap_or_else(|e| panic!("{kernel:?} {architecture}: {e}"));

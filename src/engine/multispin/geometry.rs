@@ -2,6 +2,7 @@
 //! (a slab's with its halos), a word's index in storage, its site and its neighbours.
 
 use super::MultispinLayout;
+use crate::model::Shape;
 
 /// A count or index within one word system, which the kernels hold in a `u32`; a validated
 /// config keeps it below [`crate::config::MAX_MULTISPIN_WORDS`], so this only fails for a
@@ -210,6 +211,21 @@ impl MultispinLayout {
             [shifted, same]
         } else {
             [same, shifted]
+        }
+    }
+
+    /// Whether the lattice is the honeycomb's brick wall, whose sites keep one of their y bonds
+    /// ([`crate::model::Lattice::y_bonds`]).
+    pub fn is_honeycomb(&self) -> bool {
+        self.lattice().shape == Shape::Honeycomb
+    }
+
+    /// Which of the bonds to the `-d` and `+d` neighbours the sites of `colour` have: both, but
+    /// of the honeycomb's y bonds one ([`crate::model::Lattice::y_bonds`]).
+    pub fn bond_sides(&self, colour: u32, d: u32) -> [bool; 2] {
+        match d {
+            1 => self.lattice().y_bonds(colour),
+            _ => [true, true],
         }
     }
 

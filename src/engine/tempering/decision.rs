@@ -41,7 +41,7 @@ pub fn swap_tables(systems: &IsingSystems) -> Result<Vec<u32>> {
             let signs = u32::from(gap > 0.0) * GAP_POSITIVE
                 + u32::from(field_gap > 0.0) * FIELD_GAP_POSITIVE;
             // The largest differences: every satisfied bond, every up spin.
-            let bonds = table(gap.abs(), lattice.bonds());
+            let bonds = table(gap.abs(), lattice.links());
             let field = table(field_gap.abs(), lattice.sites());
             (signs, bonds, field)
         })

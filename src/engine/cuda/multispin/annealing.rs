@@ -48,7 +48,7 @@ impl MultispinCudaEngine {
             self.resampling = Some(CudaResampling::new(
                 &mut self.device,
                 &system_positions(layout),
-                (slots, lattice.bonds(), lattice.sites()),
+                (slots, lattice.links(), lattice.sites()),
                 layout.smsc(),
                 self.block_size,
             )?);

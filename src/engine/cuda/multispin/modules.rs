@@ -20,12 +20,13 @@ use crate::error::Result;
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the
 /// geometry's, then the compiled-in thresholds.
-pub(in crate::engine::cuda) const CONSTANTS: [&str; 38] =
+pub(in crate::engine::cuda) const CONSTANTS: [&str; 39] =
     concat_names(GEOMETRY_CONSTANTS, THRESHOLD_CONSTANTS);
 
-const GEOMETRY_CONSTANTS: [&str; 24] = [
+const GEOMETRY_CONSTANTS: [&str; 25] = [
     "L",
     "DIMS",
+    "HONEYCOMB",
     "REPLICA_WORDS",
     "SAMPLE_WORDS",
     "WORDS_PER_TABLE",
@@ -50,11 +51,11 @@ const GEOMETRY_CONSTANTS: [&str; 24] = [
     "SLICE_FIRST",
 ];
 
-const fn concat_names(first: [&'static str; 24], second: [&'static str; 14]) -> [&'static str; 38] {
-    let mut names = [""; 38];
+const fn concat_names(first: [&'static str; 25], second: [&'static str; 14]) -> [&'static str; 39] {
+    let mut names = [""; 39];
     let mut i = 0;
-    while i < 38 {
-        names[i] = if i < 24 { first[i] } else { second[i - 24] };
+    while i < 39 {
+        names[i] = if i < 25 { first[i] } else { second[i - 25] };
         i += 1;
     }
     names
@@ -141,6 +142,7 @@ pub(super) fn constants(
     let values = [
         layout.lattice().size,
         layout.lattice().dims,
+        u32::from(layout.is_honeycomb()),
         layout.replica_words,
         layout.sample_words,
         layout.replica_words * layout.sample_words,

@@ -41,7 +41,7 @@ impl MultispinWgpuEngine {
             self.resampling = Some(WgpuResampling::new(
                 &mut self.ctx,
                 &system_positions(layout),
-                (slots, lattice.bonds(), lattice.sites()),
+                (slots, lattice.links(), lattice.sites()),
                 layout.smsc(),
                 self.dispatcher.workgroup_size(),
             )?);

@@ -105,6 +105,7 @@ impl MultispinWgpuEngine {
             ("WG_SIZE", workgroup_size),
             ("L", layout.lattice().size),
             ("DIMS", layout.lattice().dims),
+            ("HONEYCOMB", u32::from(layout.is_honeycomb())),
             ("REPLICA_WORDS", layout.replica_words),
             ("SAMPLE_WORDS", layout.sample_words),
             (
