@@ -7,8 +7,10 @@
 mod common;
 
 use spinflip::config::TemperatureScale;
+use spinflip::exact::EnumeratedAverages;
 use spinflip::io::output::{temperature_file, temperature_tags};
 use spinflip::io::run_dir::RunOptions;
+use spinflip::model::Lattice;
 use spinflip::run::run;
 use spinflip::stats::Estimate;
 
@@ -159,7 +161,7 @@ fn cluster_updates_match_exact_enumeration() {
         let summary = common::completed(run(&config, &RunOptions::new(dir.path())).unwrap());
         let run = &summary.runs[0];
         let (measured, clusters) = (&run.estimates, run.clusters.as_ref().unwrap());
-        let lattice = spinflip::model::Lattice::new(dims, size);
+        let lattice = Lattice::new(dims, size);
         let ferromagnetic = vec![1; (lattice.sites() * u64::from(dims)) as usize];
         let exact = spinflip::exact::enumerate(lattice, &ferromagnetic, 0.0, beta);
         let case = format!("{algorithm} {dims}D L={size} beta={beta}");
@@ -174,6 +176,38 @@ fn cluster_updates_match_exact_enumeration() {
     }
 }
 
+/// Run `config` (one temperature, on the GPU) and check that it ran on the multispin engine,
+/// that its summary's exact values are the enumeration's of `lattice` on `couplings` in `field`
+/// at `beta`, and that its e and c lie within 4 errors of them; the enumeration.
+fn check_multispin_run(
+    case: &str,
+    config: &str,
+    (lattice, couplings): (Lattice, &[i8]),
+    field: f64,
+    beta: f64,
+) -> EnumeratedAverages {
+    let config = common::config(config);
+    let dir = tempfile::tempdir().unwrap();
+    let summary = common::completed(run(&config, &RunOptions::new(dir.path())).unwrap());
+    assert!(
+        summary.run.engine.contains("multispin"),
+        "{case}: {}",
+        summary.run.engine
+    );
+    let exact = spinflip::exact::enumerate(lattice, couplings, field, beta);
+    let run = &summary.runs[0];
+    let reported = run.exact.as_ref().expect("the summary's exact values");
+    assert!((reported.e - exact.e).abs() < 1e-12, "{case}: {reported:?}");
+    assert!((reported.c - exact.c).abs() < 1e-10, "{case}: {reported:?}");
+    for (what, got, want) in [
+        ("e", run.estimates.e, exact.e),
+        ("c", run.estimates.c, exact.c),
+    ] {
+        assert_within_4_errors(case, what, got, want, 0.05);
+    }
+    exact
+}
+
 /// Tori twisted by an antiperiodic axis on the multispin engine (the bonds across the edge
 /// reversed in its coupling words), on the GPU: the 2D 4x4 ferromagnet at zero field against
 /// Kaufman's twisted terms and the 3D 2x2x2 one in a field against enumeration on the reversed
@@ -185,7 +219,7 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
         (3, "(Periodic, Periodic, Antiperiodic)", 2, 0.3, 0.3),
     ] {
         let size = if dims == 2 { 4 } else { 2 };
-        let config = common::config(&format!(
+        let config = format!(
             r#"(
                 model: Ising(dims: {dims}, size: {size}, field: {field:?}, boundaries: {boundaries}),
                 temperatures: Betas([{beta:?}]),
@@ -195,15 +229,8 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
                 seed: 2718,
                 backend: Wgpu,
             )"#
-        ));
-        let dir = tempfile::tempdir().unwrap();
-        let summary = common::completed(run(&config, &RunOptions::new(dir.path())).unwrap());
-        assert!(
-            summary.run.engine.contains("multispin"),
-            "{}",
-            summary.run.engine
         );
-        let lattice = spinflip::model::Lattice::new(dims, size);
+        let lattice = Lattice::new(dims, size);
         let reversed: Vec<i8> = (0..lattice.bonds())
             .map(|bond| {
                 let (site, axis) = (bond / u64::from(dims), bond % u64::from(dims));
@@ -215,26 +242,11 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
                 }
             })
             .collect();
-        let exact = spinflip::exact::enumerate(lattice, &reversed, field, beta);
+        let case = format!("{dims}D {boundaries}");
+        let exact = check_multispin_run(&case, &config, (lattice, &reversed), field, beta);
         if dims == 2 {
             let twisted = spinflip::exact::kaufman_twisted(size, beta, 1).unwrap();
             assert!((twisted.e - exact.e).abs() < 1e-12 && (twisted.c - exact.c).abs() < 1e-11);
-        }
-        let run = &summary.runs[0];
-        let reported = run.exact.as_ref().expect("the summary's exact values");
-        assert!(
-            (reported.e - exact.e).abs() < 1e-12,
-            "{boundaries}: {reported:?}"
-        );
-        assert!(
-            (reported.c - exact.c).abs() < 1e-10,
-            "{boundaries}: {reported:?}"
-        );
-        for (what, got, want) in [
-            ("e", run.estimates.e, exact.e),
-            ("c", run.estimates.c, exact.c),
-        ] {
-            assert_within_4_errors(&format!("{dims}D {boundaries}"), what, got, want, 0.05);
         }
     }
 }
@@ -247,7 +259,7 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
 #[test]
 fn the_honeycomb_on_the_multispin_engine_matches_exact_enumeration() {
     let (size, field, beta) = (4, 0.2, 0.6);
-    let config = common::config(&format!(
+    let config = format!(
         r#"(
             model: Ising(dims: 2, size: {size}, field: {field:?}, lattice: Honeycomb),
             temperatures: Betas([{beta:?}]),
@@ -256,32 +268,21 @@ fn the_honeycomb_on_the_multispin_engine_matches_exact_enumeration() {
             seed: 1618,
             backend: Wgpu,
         )"#
-    ));
-    let dir = tempfile::tempdir().unwrap();
-    let summary = common::completed(run(&config, &RunOptions::new(dir.path())).unwrap());
-    assert!(
-        summary.run.engine.contains("multispin"),
-        "{}",
-        summary.run.engine
     );
-    let lattice = spinflip::model::Lattice::new(2, size);
+    let lattice = Lattice::new(2, size);
     let brick_wall: Vec<i8> = (0..lattice.bonds())
         .map(|bond| {
             let [x, y, _] = lattice.coords(bond / 2);
             i8::from(bond % 2 == 0 || (x + y) % 2 == 0)
         })
         .collect();
-    let exact = spinflip::exact::enumerate(lattice, &brick_wall, field, beta);
-    let run = &summary.runs[0];
-    let reported = run.exact.as_ref().expect("the summary's exact values");
-    assert!((reported.e - exact.e).abs() < 1e-12, "{reported:?}");
-    assert!((reported.c - exact.c).abs() < 1e-10, "{reported:?}");
-    for (what, got, want) in [
-        ("e", run.estimates.e, exact.e),
-        ("c", run.estimates.c, exact.c),
-    ] {
-        assert_within_4_errors("honeycomb 4x4", what, got, want, 0.05);
-    }
+    check_multispin_run(
+        "honeycomb 4x4",
+        &config,
+        (lattice, &brick_wall),
+        field,
+        beta,
+    );
 }
 
 /// Cluster updates across an antiperiodic edge, whose bonds join opposite spins: the 2D Ising
