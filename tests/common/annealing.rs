@@ -13,14 +13,15 @@ use spinflip::engine::cpu::{CpuEngine, CpuMultispinEngine};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::{Engine, Plan, SpinBits, populations_of};
 use spinflip::io::run_dir::RunOptions;
-use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
+use spinflip::model::{Lattice, Shape};
 use spinflip::run::run;
 
 use super::{AMSC_REPLICAS, AMSC_SAMPLES, AMSC_TEMPERATURES};
 
 /// The engine cases: the simple engine with two temperatures and a field, and every multispin
-/// lane meaning (lanes holding temperatures leave lanes idle) and SMSC.
+/// lane meaning (lanes holding temperatures leave lanes idle) and SMSC, and the honeycomb's
+/// brick wall (its resampling bins counted over its `3 N / 2` bonds).
 pub fn cases() -> Vec<(IsingSystems, Option<Layout>)> {
     let small = Lattice::new(2, 6);
     let glass = |samples, replicas, betas: usize| {
@@ -38,6 +39,16 @@ pub fn cases() -> Vec<(IsingSystems, Option<Layout>)> {
         (
             IsingSystems::ferromagnet(Lattice::new(2, 64), 0.0, vec![0.4], 4, 5),
             Some(Layout::Smsc),
+        ),
+        (
+            IsingSystems::ferromagnet(
+                Lattice::shaped(Shape::Honeycomb, 2, 6),
+                0.0,
+                vec![0.6],
+                64,
+                5,
+            ),
+            Some(AMSC_REPLICAS),
         ),
     ]
 }

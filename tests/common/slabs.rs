@@ -10,8 +10,8 @@ use spinflip::config::{Lanes, Layout, MultispinOptions, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::slabs::LocalHalos;
 use spinflip::engine::{Engine, Halo, Measurements, Observation, Plan, SpinBits};
-use spinflip::model::Lattice;
 use spinflip::model::ising::IsingSystems;
+use spinflip::model::{Lattice, Shape};
 
 /// A run and the slabs `(first plane, planes)` that cover its lattices.
 #[derive(Debug, Clone)]
@@ -45,7 +45,8 @@ impl SlabCase {
 
 /// The cases: SMSC in 2D L = 64 (the smallest SMSC lattice), the ferromagnet with a field and
 /// the spin glass with overlaps, in 2 and 3 slabs of uneven sizes, exact and shared randoms, and
-/// every AMSC lanes kind on small lattices, two of them with packed randoms; SMSC in 3D L = 64 with few sweeps when `three_d`.
+/// every AMSC lanes kind on small lattices, two of them with packed randoms, and the honeycomb;
+/// SMSC in 3D L = 64 with few sweeps when `three_d`.
 pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     let betas = |t: usize| (0..t).map(|k| 0.35 + 0.05 * k as f64).collect::<Vec<_>>();
     let seed = 0x51ab_0000_0011;
@@ -81,6 +82,7 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
         },
     ];
     let amsc = |lanes| Layout::Amsc { lanes };
+    let honeycomb = Lattice::shaped(Shape::Honeycomb, 2, 10);
     cases.extend([
         SlabCase {
             systems: IsingSystems::spin_glass(Lattice::new(2, 8), 0.1, betas(2), 32, 2, seed + 6),
@@ -116,6 +118,14 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
             layout: amsc(Lanes::Replicas),
             randoms: Randoms::Packed,
             slabs: vec![(0, 4), (4, 4)],
+            sweeps: 6,
+        },
+        // The honeycomb's brick wall, whose y bonds cross the slabs' edges one way a colour.
+        SlabCase {
+            systems: IsingSystems::ferromagnet(honeycomb, 0.1, betas(2), 32, seed + 11),
+            layout: amsc(Lanes::Replicas),
+            randoms: Randoms::Exact,
+            slabs: vec![(0, 2), (2, 4), (6, 4)],
             sweeps: 6,
         },
     ]);
