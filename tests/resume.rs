@@ -83,6 +83,29 @@ const CLUSTERS: &str = r#"(
     checkpoint_every: 150,
 )"#;
 
+/// The honeycomb's ferromagnet, which engine: Auto puts on multispin words (32 replicas in
+/// lanes), with parallel tempering.
+const HONEYCOMB: &str = r#"(
+    model: Ising(dims: 2, size: 8, field: 0.0, lattice: Honeycomb),
+    temperatures: Betas([0.55, 0.62, 0.7]),
+    replicas: 32,
+    sweeps: (thermalize: 100, measure: 900, every: 3),
+    algorithm: Tempering(every: 2),
+    seed: 1951,
+    backend: Wgpu,
+    checkpoint_every: 150,
+)"#;
+
+#[test]
+fn resumed_honeycomb_run_equals_uninterrupted_run() {
+    resumed_equals_uninterrupted(HONEYCOMB);
+}
+
+#[test]
+fn cpu_and_gpu_honeycomb_runs_write_identical_results() {
+    cpu_and_gpu_identical(HONEYCOMB);
+}
+
 #[test]
 fn resumed_run_equals_uninterrupted_run() {
     resumed_equals_uninterrupted(CONFIG);
