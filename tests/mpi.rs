@@ -297,6 +297,15 @@ fn twisted_ferromagnet_slabs_on_two_ranks_write_the_files_of_one() {
     ranks_write_the_files_of_one(&twisted, &[2]);
 }
 
+/// The honeycomb's brick wall in slabs: its colour-1 sites' y bonds point down, across the
+/// lower slab edge.
+#[test]
+fn honeycomb_slabs_on_three_ranks_write_the_files_of_one() {
+    let honeycomb = SLABS_FERROMAGNET.replace("field: 0.1)", "field: 0.1, lattice: Honeycomb)");
+    assert_ne!(honeycomb, SLABS_FERROMAGNET);
+    ranks_write_the_files_of_one(&honeycomb, &[3]);
+}
+
 /// The 3D spin glass in slabs (more ranks than samples), overlaps and link overlaps across
 /// the slabs' boundaries, shared randoms.
 const SLABS_GLASS_3D: &str = r#"(
