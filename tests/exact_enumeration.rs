@@ -253,36 +253,43 @@ fn twisted_tori_on_the_multispin_engine_match_their_exact_values() {
 
 /// The Ising ferromagnet on the honeycomb lattice (the square lattice's brick wall: no bond from
 /// `(x, y)` to `(x, y + 1)` where `x + y` is odd) in a field, which `engine: Auto` puts on the
-/// multispin engine, on the GPU: the summary's exact values are the enumeration's on the brick
-/// wall's bonds, and e and c lie within 4 errors of them (the square lattice's would not:
-/// three bonds a site instead of four).
+/// multispin engine, on the GPU, periodic and twisted along y (the bonds from the top row to
+/// the bottom one reversed, in the coupling words): the summary's exact values are the
+/// enumeration's on the brick wall's bonds, and e and c lie within 4 errors of them (the square
+/// lattice's would not: three bonds a site instead of four).
 #[test]
 fn the_honeycomb_on_the_multispin_engine_matches_exact_enumeration() {
     let (size, field, beta) = (4, 0.2, 0.6);
-    let config = format!(
-        r#"(
-            model: Ising(dims: 2, size: {size}, field: {field:?}, lattice: Honeycomb),
-            temperatures: Betas([{beta:?}]),
-            replicas: 32,
-            sweeps: (thermalize: 200, measure: 4000, every: 1),
-            seed: 1618,
-            backend: Wgpu,
-        )"#
-    );
-    let lattice = Lattice::new(2, size);
-    let brick_wall: Vec<i8> = (0..lattice.bonds())
-        .map(|bond| {
-            let [x, y, _] = lattice.coords(bond / 2);
-            i8::from(bond % 2 == 0 || (x + y) % 2 == 0)
-        })
-        .collect();
-    check_multispin_run(
-        "honeycomb 4x4",
-        &config,
-        (lattice, &brick_wall),
-        field,
-        beta,
-    );
+    for (boundaries, twisted) in [
+        ("(Periodic, Periodic)", false),
+        ("(Periodic, Antiperiodic)", true),
+    ] {
+        let config = format!(
+            r#"(
+                model: Ising(dims: 2, size: {size}, field: {field:?}, lattice: Honeycomb, boundaries: {boundaries}),
+                temperatures: Betas([{beta:?}]),
+                replicas: 32,
+                sweeps: (thermalize: 200, measure: 4000, every: 1),
+                seed: 1618,
+                backend: Wgpu,
+            )"#
+        );
+        let lattice = Lattice::new(2, size);
+        let brick_wall: Vec<i8> = (0..lattice.bonds())
+            .map(|bond| {
+                let [x, y, _] = lattice.coords(bond / 2);
+                let present = bond % 2 == 0 || (x + y) % 2 == 0;
+                let across_the_twist = twisted && bond % 2 == 1 && y == size - 1;
+                match (present, across_the_twist) {
+                    (false, _) => 0,
+                    (true, true) => -1,
+                    (true, false) => 1,
+                }
+            })
+            .collect();
+        let case = format!("honeycomb 4x4 {boundaries}");
+        check_multispin_run(&case, &config, (lattice, &brick_wall), field, beta);
+    }
 }
 
 /// Cluster updates across an antiperiodic edge, whose bonds join opposite spins: the 2D Ising

@@ -280,6 +280,16 @@ fn a_run_of_given_couplings_equals_the_run_that_drew_them() {
     given_couplings_equal_the_drawn_ones(SPIN_GLASS);
 }
 
+/// The +-J glass on the honeycomb's multispin words: its `couplings.npy` (0 at the brick
+/// wall's gaps) gives its run back.
+#[test]
+fn a_honeycomb_glass_of_given_couplings_equals_the_run_that_drew_them() {
+    let cubic = "EdwardsAnderson(dims: 3, size: 4, field: 0.0)";
+    let honeycomb = "EdwardsAnderson(dims: 2, size: 6, field: 0.0, lattice: Honeycomb)";
+    assert!(SPIN_GLASS.contains(cubic));
+    given_couplings_equal_the_drawn_ones(&SPIN_GLASS.replace(cubic, honeycomb));
+}
+
 #[test]
 fn a_vector_glass_of_given_couplings_equals_the_run_that_drew_them() {
     given_couplings_equal_the_drawn_ones(XY_GLASS);

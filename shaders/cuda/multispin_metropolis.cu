@@ -202,7 +202,8 @@ __device__ __forceinline__ BondCount word_count(const Other& other, const unsign
     const WordNeighbours n = word_neighbours(colour, row, w);
     const unsigned cw = row * row_words() + w;
     // Unsatisfied bonds per lane: -x, +x, then -y, +y (and -z, +z); on the honeycomb -x, +x and
-    // the one y bond, up from colour 0 and down from colour 1 (a ferromagnet's: no couplings).
+    // the one y bond, up from colour 0 (its own bond word) and down from colour 1 (the bond word
+    // of its -y neighbour).
     unsigned unsatisfied[site_bonds()];
     const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
     uint2 x_bonds = make_uint2(0u, 0u);
@@ -213,7 +214,12 @@ __device__ __forceinline__ BondCount word_count(const Other& other, const unsign
     unsatisfied[0] = spin ^ x.x ^ x_bonds.x;
     unsatisfied[1] = spin ^ x.y ^ x_bonds.y;
     if (HONEYCOMB == 1u) {
-        unsatisfied[2] = spin ^ other[colour == 0u ? n.plus[0] : n.minus[0]];
+        const bool up = colour == 0u;
+        const unsigned bond =
+            DISORDERED ? (up ? own_bonds[direction_stride() + cw]
+                             : other_bonds[direction_stride() + n.minus[0]])
+                       : 0u;
+        unsatisfied[2] = spin ^ other[up ? n.plus[0] : n.minus[0]] ^ bond;
         return bond_count_of(unsatisfied);
     }
 #pragma unroll

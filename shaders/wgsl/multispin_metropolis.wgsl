@@ -175,10 +175,16 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
         x_bonds = vec2<u32>(minus, couplings[bond_base(group, 0u, colour) + cw]);
     }
     // Unsatisfied bonds per lane: -x, +x, -y, +y (and -z, +z); on the honeycomb -x, +x and the
-    // one y bond, up from colour 0 and down from colour 1 (a ferromagnet's: no couplings).
+    // one y bond, up from colour 0 (its own bond word) and down from colour 1 (the bond word of
+    // its -y neighbour).
     var y = vec2<u32>(0u, 0u);
     if HONEYCOMB == 1u {
-        y.x = spin ^ spins[other + select(n.minus.x, n.plus.x, colour == 0u)];
+        let up = colour == 0u;
+        var bond = 0u;
+        if DISORDERED {
+            bond = couplings[select(bond_base(group, 1u, 1u - colour) + n.minus.x, bond_base(group, 1u, colour) + cw, up)];
+        }
+        y.x = spin ^ spins[other + select(n.minus.x, n.plus.x, up)] ^ bond;
     } else {
         y = unsatisfied_along(spin, other, group, 1u, cw, n.minus.x, n.plus.x);
     }

@@ -507,23 +507,19 @@ impl Model {
 
     /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings,
     /// with an open axis, on the triangular or kagome lattice (the multispin engine's bits hold
-    /// none of them: no empty site, no bond of 0, no third direction), a glass or a twisted
-    /// torus on the honeycomb lattice (whose bond list holds the brick wall's gaps), or
-    /// antiferromagnetic.
+    /// none of them: no empty site, no bond of 0, no third direction), or antiferromagnetic.
+    /// The honeycomb lattice's brick wall is the square lattice's words with a y bond left
+    /// out.
     fn ising_as_states(&self) -> bool {
         let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
-        let on_bits = match self.lattice() {
-            LatticeKind::Honeycomb => {
-                self.disorder().is_ferromagnet() && self.boundaries().is_periodic()
-            }
-            lattice => lattice.is_hypercubic(),
-        };
+        let on_bits = self.lattice().is_hypercubic() || self.lattice() == LatticeKind::Honeycomb;
         let uniform = on_bits && !self.is_antiferromagnet();
         self.is_ising() && (self.dilution() != 0.0 || per_bond || !uniform)
     }
 
-    /// Whether the model is the Ising ferromagnet on the honeycomb lattice, which the multispin
-    /// engine runs where the config names it (its brick wall: a y bond of each site left out).
+    /// Whether the model is the Ising model or the Edwards-Anderson glass on the honeycomb
+    /// lattice, which the multispin engine runs where the config names it (its brick wall: a y
+    /// bond of each site left out).
     pub fn is_honeycomb_ising(&self) -> bool {
         self.is_ising() && self.lattice() == LatticeKind::Honeycomb
     }

@@ -515,10 +515,10 @@ mod tests {
         assert_eq!(engine(annealed), replicas);
     }
 
-    /// The honeycomb's Ising ferromagnet runs on multispin words where the config names them
-    /// or `Auto` finds a layout that fits, at sizes past the vector engine's 2^31 sites too;
-    /// on two discrete states otherwise, and always as a glass, an antiferromagnet or a
-    /// twisted torus (whose bond lists hold the brick wall's gaps).
+    /// The honeycomb's Ising model (a twisted torus, the +-J glass) runs on multispin words
+    /// where the config names them or `Auto` finds a layout that fits, at sizes past the vector
+    /// engine's 2^31 sites too; on two discrete states otherwise, and always as an
+    /// antiferromagnet.
     #[test]
     fn the_honeycomb_ising_model_takes_multispin_words_where_they_fit() {
         let honeycomb = |from: &str, to: &str| {
@@ -549,21 +549,20 @@ mod tests {
             &invalid_message(&simple),
             &["Simple", "Multispin", "honeycomb"],
         );
-        for states in [
-            honeycomb("replicas: 4", "replicas: 32")
-                .replace("field: 0.0,", "field: 0.0, antiferromagnet: true,"),
-            honeycomb("replicas: 4", "replicas: 32").replace(
-                "lattice: Honeycomb",
-                "lattice: Honeycomb, boundaries: (Periodic, Antiperiodic)",
-            ),
-            honeycomb("replicas: 4", "replicas: 64, samples: 32")
-                .replace("Ising(", "EdwardsAnderson("),
-        ] {
-            let config = Config::from_ron_str(&states).unwrap();
-            assert!(
-                config.is_vector() && resolved(&states).is_none(),
-                "{states}"
-            );
+        let antiferromagnet = honeycomb("replicas: 4", "replicas: 32")
+            .replace("field: 0.0,", "field: 0.0, antiferromagnet: true,");
+        let config = Config::from_ron_str(&antiferromagnet).unwrap();
+        assert!(config.is_vector() && resolved(&antiferromagnet).is_none());
+        let twisted = honeycomb("replicas: 4", "replicas: 32").replace(
+            "lattice: Honeycomb",
+            "lattice: Honeycomb, boundaries: (Periodic, Antiperiodic)",
+        );
+        let glass = honeycomb("replicas: 4", "replicas: 2, samples: 32")
+            .replace("Ising(", "EdwardsAnderson(");
+        for (words, lanes) in [(twisted, Lanes::Replicas), (glass, Lanes::Samples)] {
+            let (config, _) = resolved(&words).expect("a layout fits");
+            let layout = Layout::Amsc { lanes };
+            assert_eq!(config.engine, EngineKind::multispin_with(layout), "{words}");
         }
     }
 

@@ -7,9 +7,8 @@ use rayon::prelude::*;
 
 use crate::config::{Model, TemperatureScale};
 use crate::exact::{EnumeratedAverages, ExactIsing2d, deviation, enumerate, kaufman_of};
-use crate::model::couplings::coupling_signs;
+use crate::model::couplings::coupling_signs_of;
 use crate::model::ising::IsingSystems;
-use crate::model::lattices::honeycomb_gaps;
 use crate::stats::{Estimate, SampleAverages, SpinGlassEstimates, UnitSize, group_means};
 
 /// Lattices of at most this many sites are enumerated (2^16 states, milliseconds each).
@@ -32,11 +31,7 @@ pub(super) fn exact_ferromagnet(
         return Some(exact);
     }
     enumerable(systems, 1).then(|| {
-        let bits = systems.antiferromagnetic_bonds(0);
-        let mut couplings: Vec<i8> = coupling_signs(&bits, lattice.bonds()).collect();
-        for gap in honeycomb_gaps(&lattice) {
-            couplings[gap as usize] = 0;
-        }
+        let couplings = coupling_signs_of(&lattice, &systems.antiferromagnetic_bonds(0));
         let exact = enumerate(lattice, &couplings, systems.field, beta);
         ExactIsing2d {
             e: exact.e,
@@ -72,8 +67,10 @@ pub(super) fn spin_glass_deviations(
     // The run's couplings: drawn from the seed or given (`couplings: File(..)`).
     let couplings: Vec<Vec<i8>> = (0..samples)
         .map(|s| {
-            let bits = systems.antiferromagnetic_bonds(systems.global_sample(s));
-            coupling_signs(&bits, lattice.bonds()).collect()
+            coupling_signs_of(
+                &lattice,
+                &systems.antiferromagnetic_bonds(systems.global_sample(s)),
+            )
         })
         .collect();
     temperatures

@@ -13,6 +13,7 @@
 use std::fmt::Display;
 
 use super::Lattice;
+use super::lattices::is_gap;
 use super::vector::fixed::{GAUSSIAN_FRACTION_BITS, MAX_GAUSSIAN_COUPLING, exact_coupling_word};
 use crate::config::Disorder;
 use crate::error::{Error, Result};
@@ -205,6 +206,15 @@ pub fn coupling_signs(bits: &[u32], bonds: u64) -> impl Iterator<Item = i8> + '_
         true => -1,
         false => 1,
     })
+}
+
+/// `J` of every bond of `lattice` from its antiferromagnetic-bond bits `bits`: +-1, and 0 at
+/// the honeycomb's gaps ([`super::lattices::is_gap`]), which join no pair of sites.
+pub fn coupling_signs_of(lattice: &Lattice, bits: &[u32]) -> Vec<i8> {
+    (0..lattice.bonds())
+        .zip(coupling_signs(bits, lattice.bonds()))
+        .map(|(bond, j)| if is_gap(lattice, bond) { 0 } else { j })
+        .collect()
 }
 
 #[cfg(test)]

@@ -309,10 +309,13 @@ fn twisted_tori_match_cpu_bit_for_bit<B: Gpu>() {
 }
 
 /// The honeycomb's brick wall, whose sites skip one y bond: replicas and temperatures in lanes,
-/// SMSC in a field, packed and shared randoms. Each case fails if a kernel counts the missing
-/// bond (its energies and flips then differ from the CPU's).
+/// SMSC in a field, packed and shared randoms; the +-J glass (its y bond words read from the
+/// site, colour 0, or from its -y neighbour, colour 1) and the twisted torus. Each case fails if
+/// a kernel counts the missing bond or reads the wrong bond word (its energies and flips then
+/// differ from the CPU's).
 fn honeycomb_cases() -> Vec<Case> {
-    use Disorder::Ferromagnet;
+    use Boundary::{Antiperiodic, Periodic};
+    use Disorder::{Bimodal, Ferromagnet};
     let honeycomb = |case: Case| Case {
         shape: Shape::Honeycomb,
         ..case
@@ -323,6 +326,16 @@ fn honeycomb_cases() -> Vec<Case> {
         honeycomb(field(-0.2, case(2, 64, Layout::Smsc, Ferromagnet))),
         honeycomb(packed(case(2, 8, AMSC_REPLICAS, Ferromagnet))),
         honeycomb(shared(case(2, 8, AMSC_TEMPERATURES, Ferromagnet))),
+        honeycomb(case(2, 6, AMSC_SAMPLES, Bimodal)),
+        honeycomb(field(0.2, packed(case(2, 64, Layout::Smsc, Bimodal)))),
+        Case {
+            boundaries: Boundaries::new(&[Antiperiodic, Periodic]),
+            ..honeycomb(case(2, 8, AMSC_REPLICAS, Ferromagnet))
+        },
+        Case {
+            boundaries: Boundaries::new(&[Periodic, Antiperiodic]),
+            ..honeycomb(case(2, 6, AMSC_TEMPERATURES, Bimodal))
+        },
     ]
 }
 
