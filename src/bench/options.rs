@@ -50,11 +50,6 @@ pub enum BenchModel {
 }
 
 impl BenchModel {
-    /// Whether the vector-spin engine runs it.
-    pub fn is_vector(self) -> bool {
-        !matches!(self, BenchModel::Ising | BenchModel::Ea)
-    }
-
     /// The model as a row names it.
     pub fn label(self) -> &'static str {
         match self {
@@ -218,18 +213,17 @@ impl LatticeArg {
 }
 
 impl BenchOptions {
-    /// Whether the rows are the vector engine's: vector spins, discrete states, the Gaussian
-    /// Edwards-Anderson glass, and every model on the triangular, honeycomb and kagome lattices
-    /// but the honeycomb Ising model on multispin engines alone (`--engine amsc,smsc`).
+    /// Whether the rows are the vector engine's: where the run config of an engine asked for
+    /// goes there ([`Config::is_vector`]: vector spins, discrete states, the Gaussian glass and
+    /// one with replica moves, the triangular and kagome lattices, the honeycomb but on
+    /// multispin engines alone, `--engine amsc,smsc`). The lattice's size does not enter that
+    /// choice, so the first size stands for all.
     pub fn runs_vector_engine(&self) -> bool {
-        let ea_as_states = self.model == BenchModel::Ea && (self.gaussian || self.houdayer);
-        let multispin = !self.engine.contains(&BenchEngine::Simple);
-        let words = match self.lattice {
-            LatticeArg::Square => true,
-            LatticeArg::Honeycomb => self.model == BenchModel::Ising && multispin,
-            _ => false,
+        let Some(&size) = self.sizes.first() else {
+            return false;
         };
-        self.model.is_vector() || ea_as_states || !words
+        (self.engine.iter())
+            .any(|&engine| bench_config(self, Backend::Cpu, engine, size).is_vector())
     }
 
     /// The model of the multispin engine's rows: its label, and the lattice where it is not
