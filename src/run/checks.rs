@@ -16,15 +16,15 @@ impl Config {
     /// Check everything that parsing cannot: the first problem found is reported. `engine:
     /// Auto` is checked as the engine it chooses.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        // An Ising model that `engine: Auto` takes to a multispin layout is checked as it will
+        // run (the vector engine's limits do not apply to it).
+        if let Some((on_multispin, _)) = self.states_on_multispin() {
+            return on_multispin.validate();
+        }
         if let Some(options) = self.algorithm.annealing() {
             return validate_annealing_run(self, &options);
         }
         if self.is_vector() {
-            // An Ising model that `engine: Auto` takes to a multispin layout is checked as it
-            // will run (the vector engine's limits do not apply to it).
-            if let Some((on_multispin, _)) = self.states_on_multispin() {
-                return on_multispin.validate();
-            }
             return validate_vector_run(self);
         }
         validate_no_vector_updates(self)?;
