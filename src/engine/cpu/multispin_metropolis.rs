@@ -282,10 +282,9 @@ fn unsatisfied_bonds(
             [layout.neighbours(other_bonds, site, d)[0], own_bonds[cw]]
         };
         let neighbours = layout.neighbours(other, site, d);
-        for side in 0..2 {
-            if layout.bond_sides(colour, d)[side] {
-                count.add(spin ^ neighbours[side] ^ bonds[side]);
-            }
+        let sides = layout.bond_sides(colour, d);
+        for side in (0..2).filter(|&side| sides[side]) {
+            count.add(spin ^ neighbours[side] ^ bonds[side]);
         }
     }
     count
