@@ -3,7 +3,7 @@
 // are described). Spin i of system b is up iff the top bit of word i mod 4 of Philox block
 // (i / 4, sweep 0, INITIAL_SPINS, colour 0, batch b) is set, b the run's index of the system
 // (a sample slice starts as its samples do in the whole run).
-// - simple engine (multispin 0): thread i of system z (blockIdx.z) writes sites 4i .. 4i+3 of
+// - simple engine (multispin 0): thread i of system z (its grid layer) writes sites 4i .. 4i+3 of
 //   system z as +1/-1, from batch slice_global(p.slice, z);
 // - multispin engine: thread i of word system z writes word i of both colours, bit by bit from
 //   the system of its lane (batches[z * 32 + lane], the run's index, 0xffffffff idle; SMSC:
@@ -27,6 +27,9 @@ struct HotStart {
     // system_threads its own words only.
     unsigned row_offset;
     SliceIndex slice;
+    // The (word) system of the launch's first z: grids of more systems than the device's z
+    // limit launch in pieces.
+    unsigned first_layer;
 };
 
 constexpr unsigned IDLE = 0xffffffffu;
@@ -39,7 +42,7 @@ __device__ __forceinline__ uint4 hot_start_block(const HotStart& p, unsigned blo
 
 extern "C" __global__ void hot_start(HotStart p, const unsigned* batches, unsigned* spins) {
     const unsigned i = thread_in_system();
-    const unsigned z = blockIdx.z;
+    const unsigned z = p.first_layer + blockIdx.z;
     if (i >= p.system_threads) {
         return;
     }

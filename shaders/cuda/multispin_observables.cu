@@ -51,7 +51,7 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
     }
     __syncthreads();
     const unsigned strip = thread_in_system();
-    const unsigned g = blockIdx.z;
+    const unsigned g = layer(params);
     // Threads past the last strip count nothing but still take part in the transposes.
     LaneTally<strip_planes()> up = {};
     LaneTally<strip_planes()> bonds = {};

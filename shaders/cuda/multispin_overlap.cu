@@ -1,7 +1,7 @@
 // Sites where the replicas of an overlap pair differ, and the forward bonds of those sites whose
 // two ends differ differently (D = a ^ b differs across the bond: q_i q_j = -1, the link
 // overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
-// of lines (all of one x-plane); the twin of multispin_overlap.wgsl. blockIdx.z is the pair
+// of lines (all of one x-plane); the twin of multispin_overlap.wgsl. The grid layer is the pair
 // pw = ts * (REPLICA_WORDS / 2) + rw of word systems (ts * REPLICA_WORDS + rw, that +
 // REPLICA_WORDS / 2). CPU twin: src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`:
 // [slot][pair][sites, bonds][overlap_slot] as u32 counts.
@@ -10,13 +10,19 @@
 #include "bitslice.cuh"
 #include "multispin_lattice.cuh"
 
+// The pairs of every slot: REPLICA_WORDS / 2 of each temperature and sample word
+// (params.systems counts the word systems).
+__device__ __forceinline__ unsigned overlap_pairs(const DispatchParams& params) {
+    return params.systems / REPLICA_WORDS * (REPLICA_WORDS / 2u);
+}
+
 extern "C" __global__ void multispin_overlap(DispatchParams params, const unsigned* spins,
                                              unsigned* overlaps) {
     const unsigned strip = thread_in_system();
     if (strip >= strips()) {
         return;
     }
-    const unsigned pair = blockIdx.z;
+    const unsigned pair = layer(params);
     const unsigned half = REPLICA_WORDS / 2u;
     const unsigned a = (pair / half) * REPLICA_WORDS + pair % half;
     const unsigned b = a + half;
@@ -54,8 +60,9 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
     tally_flush(links);
     // Every line of the strip lies in this x-plane.
     const uint3 position = line_position(strip);
-    unsigned* base = overlaps + (static_cast<unsigned long long>(params.slot) * gridDim.z + pair) *
-                                    2u * overlap_slots();
+    unsigned* base = overlaps +
+                     (static_cast<unsigned long long>(params.slot) * overlap_pairs(params) + pair) *
+                         2u * overlap_slots();
     for (unsigned j = 0u; j < 32u; j++) {
         unsigned* slot = base + overlap_slot(position.y, position.z, j);
         const unsigned count = tally_count(sites, j);

@@ -3,7 +3,7 @@
 // (i / 4, sweep 0, INITIAL_SPINS, colour 0, batch b) is set, b the run's index of the system
 // (a sample slice starts as its samples do in the whole run). CPU twin:
 // src/engine/cpu/hot_start.rs (threads, tables and the block arithmetic are described there).
-// - simple engine (MULTISPIN false): thread i of system z (workgroup z) writes sites
+// - simple engine (MULTISPIN false): thread i of system z (its grid layer) writes sites
 //   4i .. 4i+3 of system z as +1/-1 (i32 bits), from batch global_index(z);
 // - multispin engine: thread i of word system z writes word i of both colours, bit by bit from
 //   the system of its lane (batches[z * 32 + lane], the run's index, 0xffffffff idle; SMSC:
@@ -27,6 +27,9 @@ override COLOUR_WORDS: u32 = 1u;
 override ROW_OFFSET: u32 = 0u;
 override SEED_LO: u32 = 0u;
 override SEED_HI: u32 = 0u;
+// The (word) system of the dispatch's first z: grids of more systems than the adapter's z limit
+// run in pieces.
+override FIRST_LAYER: u32 = 0u;
 
 const IDLE: u32 = 0xffffffffu;
 
@@ -49,7 +52,7 @@ fn spin_of(word: u32) -> u32 {
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let i = thread_in_system(thread);
-    let z = thread.workgroup.z;
+    let z = FIRST_LAYER + thread.workgroup.z;
     if i >= SYSTEM_THREADS {
         return;
     }

@@ -263,7 +263,7 @@ fn update_run(g: u32, run: u32) {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let g = thread.workgroup.z;
+    let g = layer(params, thread);
     load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, thread.local);
     // A sweep's dispatch covers the update threads from params.first_thread on.
     let t = thread_in_system(thread) + params.first_thread;

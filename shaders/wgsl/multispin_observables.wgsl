@@ -34,7 +34,7 @@ fn satisfied(spin: u32, plus: u32, bonds: u32, d: u32, cw: u32) -> u32 {
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let strip = thread_in_system(thread);
-    let g = thread.workgroup.z;
+    let g = layer(params, thread);
     if strip < strips() {
         let group = coupling_group(g);
         var up: LaneTally;

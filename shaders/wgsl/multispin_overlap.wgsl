@@ -1,7 +1,7 @@
 // Sites where the replicas of an overlap pair differ, and the forward bonds of those sites whose
 // two ends differ differently (D = a ^ b differs across the bond: q_i q_j = -1, the link
 // overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
-// of lines (all of one x-plane). Workgroup z is the pair pw = ts * (REPLICA_WORDS/2) + rw of
+// of lines (all of one x-plane). Grid layer z is the pair pw = ts * (REPLICA_WORDS/2) + rw of
 // word systems (ts * REPLICA_WORDS + rw, that + REPLICA_WORDS / 2). CPU twin:
 // src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`: [slot][pair][sites,
 // bonds][overlap_slot].
@@ -20,13 +20,19 @@ fn differ(a_base: u32, b_base: u32, i: u32) -> u32 {
     return spins[a_base + i] ^ spins[b_base + i];
 }
 
+// The pairs of every slot: REPLICA_WORDS / 2 of each temperature and sample word (params.systems
+// counts the word systems).
+fn overlap_pairs() -> u32 {
+    return params.systems / REPLICA_WORDS * (REPLICA_WORDS / 2u);
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
     let strip = thread_in_system(thread);
     if strip >= strips() {
         return;
     }
-    let pair = thread.workgroup.z;
+    let pair = layer(params, thread);
     let half = REPLICA_WORDS / 2u;
     let a = (pair / half) * REPLICA_WORDS + pair % half;
     let b = a + half;
@@ -60,7 +66,7 @@ fn main(thread: Thread) {
     tally_flush(&links, strip_planes());
     // Every line of the strip lies in this x-plane.
     let position = line_position(strip);
-    let base = (params.slot * thread.workgroups.z + pair) * 2u * overlap_slots();
+    let base = (params.slot * overlap_pairs() + pair) * 2u * overlap_slots();
     for (var j = 0u; j < 32u; j++) {
         let slot = base + overlap_slot(position.y, position.z, j);
         let count = tally_count(&sites, j, strip_planes());

@@ -37,6 +37,7 @@ backends! {
         engine_for_fixed_betas_refuses_new_betas,
         twisted_tori_match_cpu_bit_for_bit,
         honeycomb_lattices_match_cpu_bit_for_bit,
+        word_systems_past_the_grid_z_limit_match_cpu_bit_for_bit,
     ],
     wgpu: [
         u32_philox_path_matches_cpu_bit_for_bit,
@@ -255,6 +256,33 @@ fn smsc_cases() -> Vec<Case> {
         case(3, 64, Layout::Smsc, Bimodal),
         shared(case(2, 64, Layout::Smsc, Bimodal)),
     ]
+}
+
+/// More word systems (and overlap pairs) than a grid takes along z (65535 on every GPU and on
+/// lavapipe): the hot start, the updates, the measurements and the overlaps run in pieces, with
+/// the same bits. A population anneal of large populations holds that many.
+fn word_systems_past_the_grid_z_limit_match_cpu_bit_for_bit<B: Gpu>() {
+    let replicas = Case {
+        replicas: 32 * (1 << 16) + 32 * 5,
+        temperatures: 1,
+        ..case(2, 4, AMSC_REPLICAS, Disorder::Ferromagnet)
+    };
+    let samples = Case {
+        samples: 32 * (1 << 16) + 32,
+        replicas: 2,
+        temperatures: 1,
+        ..case(2, 2, AMSC_SAMPLES, Disorder::Bimodal)
+    };
+    assert_eq!(replicas.layout().word_systems(), (1 << 16) + 5);
+    assert_eq!(samples.layout().overlap_word_pairs().len(), (1 << 16) + 1);
+    for case in [replicas, samples] {
+        compare_plan(
+            &case,
+            B::default(),
+            Betas::Fixed,
+            &common::sweep_plan(1, 2, 2),
+        );
+    }
 }
 
 /// `randoms: Packed`: runs of four, two and one words per thread, lanes rotated (samples,

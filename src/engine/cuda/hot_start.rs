@@ -11,7 +11,7 @@ use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg};
 
 use super::context::CudaDevice;
 use super::driver::driver_error;
-use super::launch::{launch_config, upload};
+use super::launch::{launch_config, launch_pieces, upload};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
@@ -31,9 +31,11 @@ struct HotStartParams {
     row_offset: u32,
     /// `SliceIndex` (block, run block, first).
     slice: [u32; 3],
+    /// The (word) system of a piece's first layer ([`launch_pieces`]).
+    first_layer: u32,
 }
 
-// SAFETY: `HotStartParams` is `#[repr(C)]`: twelve `u32`s with no padding, laid out exactly as
+// SAFETY: `HotStartParams` is `#[repr(C)]`: thirteen `u32`s with no padding, laid out exactly as
 // `struct HotStart` in shaders/cuda/hot_start.cu, so its bytes are a valid kernel argument.
 unsafe impl DeviceRepr for HotStartParams {}
 
@@ -59,6 +61,7 @@ pub fn hot_start<T: DeviceRepr>(
         colour_words: grid.colour_words,
         row_offset: grid.row_offset,
         slice: [grid.slice.block, grid.slice.run_block, grid.slice.first],
+        first_layer: 0,
     };
     let config = launch_config(
         device,
@@ -66,14 +69,22 @@ pub fn hot_start<T: DeviceRepr>(
         u64::from(grid.system_threads),
         grid.systems,
     );
-    let mut launch = device.stream.launch_builder(&function);
-    launch.arg(&params).arg(&batches).arg(spins);
-    // SAFETY: the arguments match `hot_start(HotStart, const unsigned*, unsigned*)` in order and
-    // type (the spins are 32-bit words, checked above). The kernel stays in bounds: threads past
-    // `system_threads` return, the grid's z is the (word) systems of `spins`, each holding
-    // `4 system_threads` spins (simple) or `2 colour_words` words (multispin), and the lane
-    // table holds 32 entries per word system (one unused entry for the simple engine, which
-    // does not read it).
-    unsafe { launch.launch(config) }.map_err(driver_error("launching kernel hot_start"))?;
+    let stream = device.stream.clone();
+    launch_pieces(device, config, |first_layer, config| {
+        let piece = HotStartParams {
+            first_layer,
+            ..params
+        };
+        let mut launch = stream.launch_builder(&function);
+        launch.arg(&piece).arg(&batches).arg(&mut *spins);
+        // SAFETY: the arguments match `hot_start(HotStart, const unsigned*, unsigned*)` in order
+        // and type (the spins are 32-bit words, checked above). The kernel stays in bounds:
+        // threads past `system_threads` return, the piece's layers from `first_layer` are
+        // (word) systems of `spins`, each holding `4 system_threads` spins (simple) or
+        // `2 colour_words` words (multispin), and the lane table holds 32 entries per word
+        // system (one unused entry for the simple engine, which does not read it).
+        unsafe { launch.launch(config) }.map_err(driver_error("launching kernel hot_start"))?;
+        Ok(())
+    })?;
     device.synchronize("the hot start")
 }

@@ -93,19 +93,31 @@ pub fn launch_layers(
     (params, config): (&DispatchParams, LaunchConfig),
     mut launch: impl FnMut(&DispatchParams, LaunchConfig) -> Result<()>,
 ) -> Result<()> {
+    launch_pieces(device, config, |first_layer, config| {
+        launch(
+            &DispatchParams {
+                first_layer,
+                ..*params
+            },
+            config,
+        )
+    })
+}
+
+/// [`launch_layers`] for kernels whose first layer is not a [`DispatchParams`] field:
+/// `launch(first_layer, config)` for each piece.
+pub fn launch_pieces(
+    device: &CudaDevice,
+    config: LaunchConfig,
+    mut launch: impl FnMut(u32, LaunchConfig) -> Result<()>,
+) -> Result<()> {
     let (x, y, layers) = config.grid_dim;
     for (first_layer, count) in layer_pieces(layers, device.max_grid[2]) {
-        let piece = DispatchParams {
-            first_layer,
-            ..*params
+        let piece = LaunchConfig {
+            grid_dim: (x, y, count),
+            ..config
         };
-        launch(
-            &piece,
-            LaunchConfig {
-                grid_dim: (x, y, count),
-                ..config
-            },
-        )?;
+        launch(first_layer, piece)?;
     }
     Ok(())
 }

@@ -541,8 +541,9 @@ impl WgpuContext {
     }
 
     /// Refuse more systems (workgroup grid z) than `max_compute_workgroups_per_dimension`, for
-    /// the engines that launch every system at once (the vector engine cuts its grids into
-    /// pieces: `WgpuVector::layered`).
+    /// the kernels that launch every system at once (the simple engine's, the tempering
+    /// kernels); the vector and multispin engines' updates and measurements run in pieces
+    /// (`Dispatcher::enqueue_layered`).
     pub fn check_systems(&self, systems: u32) -> Result<()> {
         let max = self.limits.max_compute_workgroups_per_dimension;
         if systems > max {

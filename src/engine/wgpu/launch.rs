@@ -6,7 +6,7 @@
 //! device (checking wgpu's error and device-loss callbacks) or, for a slab's bulk, goes on.
 
 use super::context::WgpuContext;
-use crate::engine::dispatch::{Dispatch, DispatchParams};
+use crate::engine::dispatch::{Dispatch, DispatchParams, layer_pieces};
 use crate::error::Result;
 
 /// Dispatch-parameter entries per submission.
@@ -14,6 +14,9 @@ pub const MAX_DISPATCHES: usize = 1024;
 
 /// Workgroups along x, y and z.
 pub type Grid = (u32, u32, u32);
+
+/// The kernels one dispatch runs, with their grids.
+pub type Launches<'a> = Vec<(&'a wgpu::ComputePipeline, Grid)>;
 
 /// The uniform buffer of dispatch parameters and the workgroup size of an engine's kernels.
 pub struct Dispatcher {
@@ -116,4 +119,50 @@ impl Dispatcher {
         }
         ctx.queue.submit([encoder.finish()])
     }
+
+    /// [`Dispatcher::enqueue`] of `dispatches` with their launches, each cut into dispatches of
+    /// its pieces where its grids hold more layers (systems, word systems, replica pairs) than
+    /// the adapter's grid takes along z ([`layered`]), in submissions of at most
+    /// [`MAX_DISPATCHES`] (the first clears `clear`); the last submission.
+    pub fn enqueue_layered(
+        &self,
+        ctx: &WgpuContext,
+        bind_group: &wgpu::BindGroup,
+        group_1: Option<&wgpu::BindGroup>,
+        dispatches: &[(Dispatch, Launches)],
+        clear: &[&wgpu::Buffer],
+    ) -> wgpu::SubmissionIndex {
+        let pieces = layered(dispatches, ctx.limits.max_compute_workgroups_per_dimension);
+        let mut chunks: Vec<_> = pieces.chunks(MAX_DISPATCHES).collect();
+        if chunks.is_empty() {
+            chunks.push(&[]);
+        }
+        let mut submitted = None;
+        for (k, chunk) in chunks.into_iter().enumerate() {
+            let params: Vec<Dispatch> = chunk.iter().map(|(d, _)| *d).collect();
+            let cleared = if k == 0 { clear } else { &[] };
+            let kernels = |i: usize, _: &Dispatch| chunk[i].1.clone();
+            let index = self.enqueue(ctx, bind_group, group_1, &params, cleared, kernels);
+            submitted = Some(index);
+        }
+        submitted.expect("at least one submission")
+    }
+}
+
+/// `dispatches` with each one whose grids hold more layers than `max` cut into dispatches of
+/// its pieces ([`layer_pieces`]): each piece runs the launches that reach its layers, with the
+/// piece's first layer in `first_layer`, which the kernels add to their z.
+fn layered<'a>(dispatches: &[(Dispatch, Launches<'a>)], max: u32) -> Vec<(Dispatch, Launches<'a>)> {
+    let mut pieces = Vec::with_capacity(dispatches.len());
+    for (dispatch, launches) in dispatches {
+        let layers = launches.iter().map(|(_, (_, _, z))| *z).max().unwrap_or(1);
+        for (first, count) in layer_pieces(layers, max) {
+            let piece = (launches.iter())
+                .filter(|(_, (_, _, z))| *z > first)
+                .map(|&(pipeline, (x, y, z))| (pipeline, (x, y, count.min(z - first))))
+                .collect();
+            pieces.push((dispatch.from_layer(first), piece));
+        }
+    }
+    pieces
 }

@@ -15,14 +15,14 @@
 use super::clusters::WgpuClusters;
 use super::context::{WgpuContext, storage_usage};
 use super::copy_systems::WgpuCopies;
-use super::launch::{Dispatcher, Grid, MAX_DISPATCHES};
+use super::launch::{Dispatcher, Launches, MAX_DISPATCHES};
 use super::shaders::Bindings;
 use crate::engine::backend::vector::{
     ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
     VectorKernels, launch_passes,
 };
 use crate::engine::copy_maps::CopyUnit;
-use crate::engine::dispatch::{Dispatch, DispatchParams, layer_pieces};
+use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
     VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
     counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
@@ -61,8 +61,6 @@ pub struct WgpuVector {
 }
 
 /// The launches of one dispatch: pipelines and their grids.
-type Launches<'a> = Vec<(&'a wgpu::ComputePipeline, Grid)>;
-
 /// `words` as the `u32`s a buffer holds.
 fn as_words(words: &[i32]) -> &[u32] {
     bytemuck::cast_slice(words)
@@ -168,48 +166,22 @@ impl WgpuVector {
         vec![(pipeline, grid)]
     }
 
-    /// Submit `dispatches`, each running its launches, in submissions of at most
-    /// [`MAX_DISPATCHES`]; `clear` zeroes the counts first. The cluster buffers, where the
-    /// engine has them, are group 1.
+    /// Submit `dispatches`, each running its launches (in pieces where they hold more systems
+    /// than the adapter's grid: [`Dispatcher::enqueue_layered`]); `clear` zeroes the counts
+    /// first. The cluster buffers, where the engine has them, are group 1.
     fn submit(&self, dispatches: &[(Dispatch, Launches)], clear: bool) {
+        if dispatches.is_empty() {
+            return;
+        }
         let clusters = self.clusters.as_ref().map(WgpuClusters::bind_group);
-        let dispatches = self.layered(dispatches);
-        for (chunk, first) in dispatches.chunks(MAX_DISPATCHES).zip(0..) {
-            let params: Vec<Dispatch> = chunk.iter().map(|(d, _)| *d).collect();
-            let cleared: &[&wgpu::Buffer] = match clear && first == 0 {
-                true => &[&self.counts],
-                false => &[],
-            };
-            self.dispatcher.enqueue(
-                &self.ctx,
-                &self.bind_group,
-                clusters,
-                &params,
-                cleared,
-                |i, _| chunk[i].1.clone(),
-            );
-        }
-    }
-
-    /// `dispatches` with each one whose grids hold more layers (systems, replica pairs) than
-    /// the adapter's grid takes along z cut into dispatches of its pieces ([`layer_pieces`]).
-    fn layered<'a>(
-        &self,
-        dispatches: &[(Dispatch, Launches<'a>)],
-    ) -> Vec<(Dispatch, Launches<'a>)> {
-        let max = self.ctx.limits.max_compute_workgroups_per_dimension;
-        let mut pieces = Vec::with_capacity(dispatches.len());
-        for (dispatch, launches) in dispatches {
-            let layers = launches.iter().map(|(_, (_, _, z))| *z).max().unwrap_or(1);
-            for (first, count) in layer_pieces(layers, max) {
-                let piece = (launches.iter())
-                    .filter(|(_, (_, _, z))| *z > first)
-                    .map(|&(pipeline, (x, y, z))| (pipeline, (x, y, count.min(z - first))))
-                    .collect();
-                pieces.push((dispatch.from_layer(first), piece));
-            }
-        }
-        pieces
+        let cleared: &[&wgpu::Buffer] = if clear { &[&self.counts] } else { &[] };
+        (self.dispatcher).enqueue_layered(
+            &self.ctx,
+            &self.bind_group,
+            clusters,
+            dispatches,
+            cleared,
+        );
     }
 
     /// Submit the passes enqueued since the last submission (at most [`MAX_DISPATCHES`]), with

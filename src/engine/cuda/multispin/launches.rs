@@ -11,7 +11,7 @@ use super::MultispinCudaEngine;
 use super::modules::{Counts, SwapTally, TALLY_WORDS_PER_THREAD, UpdateKernel, runs_per_thread};
 use crate::engine::cuda::context::CudaDevice;
 use crate::engine::cuda::driver::driver_error;
-use crate::engine::cuda::launch::{Launches, launch_config};
+use crate::engine::cuda::launch::{Launches, launch_config, launch_layers};
 use crate::engine::dispatch::{Dispatch, DispatchParams, measured_slots, swap_tally};
 use crate::error::Result;
 
@@ -41,7 +41,7 @@ impl MultispinCudaEngine {
     }
 
     /// Enqueue the update of colour `params.colour` of word systems `systems` on `stream` with
-    /// `kernel` (see [`Self::update_kernel`]).
+    /// `kernel` (see [`Self::update_kernel`]), in launches of at most the device's grid z.
     pub(super) fn launch_sweep(
         &self,
         stream: &CudaStream,
@@ -49,18 +49,21 @@ impl MultispinCudaEngine {
         params: &DispatchParams,
         kernel: UpdateKernel<'_>,
     ) -> Result<()> {
-        let layers = (&systems.start, systems.len() as u32);
-        let (mut launch, config) = self.update_launch(stream, params, layers, kernel);
-        // SAFETY: the arguments match multispin_metropolis's parameters in order and type
-        // (DispatchParams by value, the first word system, then `unsigned` pointers and the
-        // `unsigned long long` observations). The kernel stays in bounds: threads past the
-        // colour's words update nothing, z counts the word systems `systems`, which the spin
-        // buffer holds, and the threshold tables (here or in the module's constant memory) and
-        // couplings are those of this layout; a tally adds to the records of slot
-        // `params.slot`, which `clear_measurements` sized. Concurrent launches on other streams
-        // write other word systems and records.
-        unsafe { launch.launch(config) }
-            .map_err(driver_error("launching kernel multispin_metropolis"))?;
+        let most = self.device.max_grid[2];
+        for first in systems.clone().step_by(most as usize) {
+            let layers = (&first, most.min(systems.end - first));
+            let (mut launch, config) = self.update_launch(stream, params, layers, kernel);
+            // SAFETY: the arguments match multispin_metropolis's parameters in order and type
+            // (DispatchParams by value, the first word system, then `unsigned` pointers and the
+            // `unsigned long long` observations). The kernel stays in bounds: threads past the
+            // colour's words update nothing, z counts word systems of `systems`, which the spin
+            // buffer holds, and the threshold tables (here or in the module's constant memory)
+            // and couplings are those of this layout; a tally adds to the records of slot
+            // `params.slot`, which `clear_measurements` sized. Concurrent launches on other
+            // streams write other word systems and records.
+            unsafe { launch.launch(config) }
+                .map_err(driver_error("launching kernel multispin_metropolis"))?;
+        }
         Ok(())
     }
 
@@ -85,14 +88,19 @@ impl MultispinCudaEngine {
                 layout.strips().into(),
                 pairs,
             );
-            let mut launch = stream.launch_builder(&overlap.function);
-            launch.arg(params).arg(&self.spins).arg(&mut self.overlaps);
-            // SAFETY: the arguments match multispin_overlap's parameters in order and
-            // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
-            // strip return, z counts the overlap pairs of this layout, and
-            // `clear_measurements` sized the overlaps for this plan's slots and pairs.
-            unsafe { launch.launch(config) }
-                .map_err(driver_error("launching kernel multispin_overlap"))?;
+            let (spins, overlaps) = (&self.spins, &mut self.overlaps);
+            launch_layers(&self.device, (params, config), |params, config| {
+                let mut launch = stream.launch_builder(&overlap.function);
+                launch.arg(params).arg(spins).arg(&mut *overlaps);
+                // SAFETY: the arguments match multispin_overlap's parameters in order and
+                // type (DispatchParams, `unsigned` spins and overlaps). Threads past the last
+                // strip return, the piece's layers from `params.first_layer` are overlap pairs
+                // of this layout, and `clear_measurements` sized the overlaps for this plan's
+                // slots and pairs.
+                unsafe { launch.launch(config) }
+                    .map_err(driver_error("launching kernel multispin_overlap"))?;
+                Ok(())
+            })?;
         }
         Ok(())
     }
@@ -148,21 +156,26 @@ impl MultispinCudaEngine {
             layout.strips().into(),
             layout.word_systems(),
         );
-        let mut launch = stream.launch_builder(&kernel.function);
-        launch
-            .arg(params)
-            .arg(&self.spins)
-            .arg(&self.couplings)
-            .arg(&mut self.observations)
-            .arg(&records);
-        // SAFETY: the arguments match multispin_observables's parameters in order and
-        // type (DispatchParams, `unsigned` spins and couplings, `unsigned long long`
-        // observations, the records' slot by value). Threads past the last strip only add their
-        // block's sums, and `clear_measurements` sized the observations for this plan's slots
-        // and the scratch slot after them, which `records` names where it is read.
-        unsafe { launch.launch(config) }
-            .map_err(driver_error("launching kernel multispin_observables"))?;
-        Ok(())
+        let (spins, couplings, observations) =
+            (&self.spins, &self.couplings, &mut self.observations);
+        launch_layers(&self.device, (params, config), |params, config| {
+            let mut launch = stream.launch_builder(&kernel.function);
+            launch
+                .arg(params)
+                .arg(spins)
+                .arg(couplings)
+                .arg(&mut *observations)
+                .arg(&records);
+            // SAFETY: the arguments match multispin_observables's parameters in order and
+            // type (DispatchParams, `unsigned` spins and couplings, `unsigned long long`
+            // observations, the records' slot by value). Threads past the last strip only add
+            // their block's sums, the piece's layers from `params.first_layer` are word systems
+            // of this layout, and `clear_measurements` sized the observations for this plan's
+            // slots and the scratch slot after them, which `records` names where it is read.
+            unsafe { launch.launch(config) }
+                .map_err(driver_error("launching kernel multispin_observables"))?;
+            Ok(())
+        })
     }
 
     /// The scratch slot ([`Self::round_slot`]) of the swap round that the sweeps of a segment

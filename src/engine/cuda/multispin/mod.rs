@@ -38,7 +38,8 @@ use super::copy_systems::CudaCopies;
 use super::halos::NcclHalos;
 use super::hot_start::hot_start;
 use super::launch::{
-    FittedKernel, Launches, Staging, allocate, check_fits, download, overwrite, upload,
+    FittedKernel, Launches, Staging, allocate, check_block_size, check_fits, download, overwrite,
+    upload,
 };
 use super::resampling::CudaResampling;
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
@@ -148,8 +149,8 @@ impl MultispinCudaEngine {
         betas: Betas,
     ) -> Result<Self> {
         let pairs = layout.overlap_word_pairs().len() as u32;
-        check_fits(&device, block_size, layout.word_systems(), "word systems")?;
-        check_fits(&device, block_size, pairs, "overlap pairs")?;
+        // Grids of more word systems or pairs than the device's z launch in pieces.
+        check_block_size(&device, block_size)?;
         let words = WordLayout::of(&layout);
         let tables = layout.threshold_tables();
         let constants = constants(&layout, &tables, betas);
@@ -327,6 +328,9 @@ impl MultispinLattices for MultispinCudaEngine {
 impl Tempering for MultispinCudaEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.host.halo, "parallel tempering")?;
+        // Its paired updates and swap kernels launch every word system at once.
+        let word_systems = self.host.layout.word_systems();
+        check_fits(&self.device, self.block_size, word_systems, "word systems")?;
         let (swaps, records) = (
             SwapLayout::multispin(&self.host.layout),
             Records::multispin(&self.host.layout),

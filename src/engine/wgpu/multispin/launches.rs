@@ -4,7 +4,7 @@
 use super::MultispinWgpuEngine;
 use crate::engine::dispatch::{Dispatch, swap_tally};
 use crate::engine::multispin::RUNS_PER_TALLY_THREAD;
-use crate::engine::wgpu::launch::Grid;
+use crate::engine::wgpu::launch::Launches;
 use crate::engine::wgpu::tempering::WgpuTempering;
 
 impl MultispinWgpuEngine {
@@ -12,7 +12,7 @@ impl MultispinWgpuEngine {
     /// into the scratch slot before the tempering kernels decide, unless the update before it
     /// tallied them ([`crate::engine::multispin::TALLY_RUNS`]): `tally` says whether this
     /// dispatch is such an update or such a round ([`Self::with_tallies`]).
-    fn kernels(&self, dispatch: &Dispatch, tally: bool) -> Vec<(&wgpu::ComputePipeline, Grid)> {
+    fn kernels(&self, dispatch: &Dispatch, tally: bool) -> Launches<'_> {
         let layout = &self.host.layout;
         let words = layout.word_systems();
         let strips = u64::from(layout.strips());
@@ -73,8 +73,9 @@ impl MultispinWgpuEngine {
         (dispatches, tallies)
     }
 
-    /// Submit `dispatches` (clearing the measurements first where `clear`) without waiting
-    /// ([`crate::engine::wgpu::launch::Dispatcher::enqueue`]).
+    /// Submit `dispatches` (clearing the measurements first where `clear`) without waiting, their
+    /// grids in pieces where they hold more word systems or pairs than the adapter's grid takes
+    /// along z ([`crate::engine::wgpu::launch::Dispatcher::enqueue_layered`]).
     pub(super) fn enqueue(&self, dispatches: &[Dispatch], clear: bool) -> wgpu::SubmissionIndex {
         let (dispatches, tallies) = self.with_tallies(dispatches);
         let buffers = self
@@ -87,13 +88,15 @@ impl MultispinWgpuEngine {
             (true, None) => vec![&buffers.observations],
         };
         let tempering = self.tempering.as_ref().map(WgpuTempering::bind_group);
-        self.dispatcher.enqueue(
+        let launches: Vec<_> = (dispatches.iter().zip(tallies))
+            .map(|(d, tally)| (*d, self.kernels(d, tally)))
+            .collect();
+        (self.dispatcher).enqueue_layered(
             &self.ctx,
             &buffers.bind_group,
             tempering,
-            &dispatches,
+            &launches,
             &clear,
-            |i, d| self.kernels(d, tallies[i]),
         )
     }
 }

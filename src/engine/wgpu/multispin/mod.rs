@@ -232,6 +232,8 @@ impl Tempering for MultispinWgpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.host.halo, "parallel tempering")?;
         let layout = &self.host.layout;
+        // Its swap kernels launch every word system at once.
+        self.ctx.check_systems(layout.word_systems())?;
         let tempering = WgpuTempering::new(
             &mut self.ctx,
             &layout.systems,
@@ -361,7 +363,7 @@ fn check_fits(ctx: &WgpuContext, layout: &MultispinLayout, workgroup_size: u32) 
         )?;
     }
     check_u32_indices(layout)?;
-    ctx.check_systems(layout.word_systems())?;
+    // Grids of more word systems or pairs than the adapter's z run in pieces (`enqueue`).
     ctx.check_workgroup_size(workgroup_size)
 }
 
