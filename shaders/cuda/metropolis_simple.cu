@@ -12,7 +12,7 @@ extern "C" __global__ void metropolis_simple(DispatchParams params, int* spins,
                                              const unsigned* thresholds) {
     // A launch covers the groups from params.first_thread on (a piece of a sweep's pass).
     const unsigned group = update_thread(params);
-    const unsigned batch = blockIdx.z;
+    const unsigned batch = layer(params);
     const unsigned per_colour = lattice_sites() / 2u;
     if (4u * group >= per_colour || !dispatched(params, group)) {
         return;

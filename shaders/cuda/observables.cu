@@ -16,7 +16,7 @@ extern "C" __global__ void observables(DispatchParams params, const int* spins,
         block_satisfied = 0u;
     }
     __syncthreads();
-    const unsigned batch = blockIdx.z;
+    const unsigned batch = layer(params);
     const unsigned n = lattice_sites();
     const int* lattice = spins + static_cast<unsigned long long>(batch) * n;
     const unsigned stride = threads_per_system();

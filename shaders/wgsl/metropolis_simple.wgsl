@@ -16,7 +16,7 @@
 fn main(thread: Thread) {
     // A dispatch covers the groups from params.first_thread on (a piece of a sweep's pass).
     let group = thread_in_system(thread) + params.first_thread;
-    let batch = thread.workgroup.z;
+    let batch = layer(params, thread);
     let per_colour = lattice_sites() / 2u;
     if 4u * group >= per_colour || !dispatched(params, group) {
         return;

@@ -15,7 +15,7 @@ var<workgroup> workgroup_satisfied: atomic<u32>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let batch = thread.workgroup.z;
+    let batch = layer(params, thread);
     let n = lattice_sites();
     let base = batch * n;
     let stride = threads_per_system(thread);

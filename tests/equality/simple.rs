@@ -24,6 +24,7 @@ backends! {
         long_plan_matches_cpu_bit_for_bit,
         block_size_does_not_change_results,
         pieces_of_sweeps_match_cpu_whole_sweeps,
+        systems_past_the_grid_z_limit_match_cpu_bit_for_bit,
     ],
     wgpu: [u32_philox_path_matches_cpu_bit_for_bit],
     cuda: [matches_wgpu_bit_for_bit],
@@ -77,18 +78,32 @@ fn compare(
     reference: (&str, &mut dyn Engine),
     engine: (&str, &mut dyn Engine),
 ) {
-    let systems = systems(dims, size, field);
-    let spins = initial_spins(&systems);
+    let case = format!("{dims}D L={size} h={field}");
+    compare_systems(
+        &systems(dims, size, field),
+        &case,
+        sweeps,
+        reference,
+        engine,
+    );
+}
+
+/// [`compare`] for `systems`, named `case`.
+fn compare_systems(
+    systems: &IsingSystems,
+    case: &str,
+    sweeps: u32,
+    reference: (&str, &mut dyn Engine),
+    engine: (&str, &mut dyn Engine),
+) {
+    let spins = initial_spins(systems);
     let plan = common::sweep_plan(3, sweeps, 4);
     reference.1.set_spins(&spins.clone().into()).unwrap();
     engine.1.set_spins(&spins.clone().into()).unwrap();
     let expected = rounds(reference.1, &plan);
     let got = rounds(engine.1, &plan);
     for (round, (expected, got)) in expected.iter().zip(&got).enumerate() {
-        let case = format!(
-            "{dims}D L={size} h={field} round {round}: {} vs {}",
-            reference.0, engine.0
-        );
+        let case = format!("{case} round {round}: {} vs {}", reference.0, engine.0);
         if let Some(diff) = common::first_difference(&systems.lattice, &expected.0, &got.0) {
             panic!("{case}: lattices differ at {diff}");
         }
@@ -120,6 +135,25 @@ fn engine_3d_matches_cpu_bit_for_bit<B: Gpu>() {
     for case in CASES_3D {
         compare_with_cpu(B::default(), case, 20);
     }
+}
+
+/// More systems than a grid takes along z (65535 on every GPU and on lavapipe): the hot start,
+/// the sweeps and the measurements run in pieces, with the same bits.
+fn systems_past_the_grid_z_limit_match_cpu_bit_for_bit<B: Gpu>() {
+    let lattice = Lattice::new(2, 4);
+    let systems = IsingSystems::ferromagnet(lattice, 0.2, vec![0.44], (1 << 16) + 5, 7);
+    assert_eq!(systems.systems(), (1 << 16) + 5);
+    let mut cpu = CpuEngine::new(systems.clone());
+    let gpu = B::default();
+    let mut engine = gpu.simple(&systems, 64);
+    let (name, case) = (gpu.to_string(), "2D L=4, 65541 systems");
+    compare_systems(
+        &systems,
+        case,
+        4,
+        ("CPU", &mut cpu),
+        (&name, engine.as_mut()),
+    );
 }
 
 /// 600 sweeps are 1200 launches: more than one batch (submission) of at most 1024.

@@ -23,8 +23,8 @@ use super::copy_systems::CudaCopies;
 use super::driver::driver_error;
 use super::hot_start::hot_start;
 use super::launch::{
-    Launches, allocate, check_fits, clear, download, download_counter_pairs, launch_config,
-    overwrite, upload,
+    Launches, allocate, check_block_size, check_fits, clear, download, download_counter_pairs,
+    launch_config, launch_layers, overwrite, upload,
 };
 use super::tempering::CudaTempering;
 use crate::config::ClusterUpdate;
@@ -91,7 +91,8 @@ impl SimpleEngine<CudaSimple> {
     /// [`crate::engine::Engine::set_spins`]) with `block_size` threads per block; fails clearly
     /// where they exceed the device.
     pub fn new(mut device: CudaDevice, systems: IsingSystems, block_size: u32) -> Result<Self> {
-        check_fits(&device, block_size, systems.systems(), "systems")?;
+        // Grids of more systems than the device's z launch in pieces (`launch`).
+        check_block_size(&device, block_size)?;
         let constants = constants(&systems);
         let sweep_kernel = device.function(Kernel::MetropolisSimple, &constants)?;
         let observe_kernel = device.function(Kernel::Observables, &constants)?;
@@ -131,41 +132,44 @@ impl CudaSimple {
             let clusters = self.clusters.as_mut().ok_or_else(no_clusters)?;
             return clusters.launch(&self.device, &params, &mut self.spins);
         }
-        let stream = &self.device.stream;
-        let (kernel, config, mut launch) = match dispatch {
+        let sweep = matches!(dispatch, Dispatch::Sweep(_));
+        let config = match sweep {
             // A piece of a sweep launches only its groups.
-            Dispatch::Sweep(_) => {
-                let groups = params.update_threads(all_groups(&lattice).end);
-                let config = self.launch_config(groups.into());
-                let mut launch = stream.launch_builder(&self.sweep_kernel);
-                launch
-                    .arg(&params)
-                    .arg(&mut self.spins)
-                    .arg(&self.thresholds);
-                (Kernel::MetropolisSimple, config, launch)
-            }
+            true => self.launch_config(params.update_threads(all_groups(&lattice).end).into()),
             // A swap round measures into the scratch slot first.
-            Dispatch::Measure(_) | Dispatch::Swap(_) => {
-                let config = self.launch_config(lattice.sites().div_ceil(SITES_PER_OBSERVER));
-                let mut launch = stream.launch_builder(&self.observe_kernel);
-                launch
-                    .arg(&params)
-                    .arg(&self.spins)
-                    .arg(&mut self.observations);
-                (Kernel::Observables, config, launch)
-            }
-            Dispatch::Cluster(_) => unreachable!("launched above"),
+            false => self.launch_config(lattice.sites().div_ceil(SITES_PER_OBSERVER)),
         };
-        // SAFETY: the arguments match the kernel's parameters in order and type
-        // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
-        // spins, `unsigned` thresholds or `unsigned long long` observations. The kernels stay
-        // in bounds: threads past the last site return, every system's lattice holds
-        // `lattice.sites()` spins, the threshold table has a row per temperature, and the
-        // observation buffer was sized for this plan's slots by `prepare_slots`.
-        unsafe { launch.launch(config) }.map_err(driver_error(format!(
-            "launching kernel {}",
-            kernel.module()
-        )))?;
+        let stream = &self.device.stream;
+        let (spins, thresholds, observations) =
+            (&mut self.spins, &self.thresholds, &mut self.observations);
+        let (sweep_kernel, observe_kernel) = (&self.sweep_kernel, &self.observe_kernel);
+        // Grids of more systems than the device's z launch in pieces.
+        launch_layers(&self.device, (&params, config), |params, config| {
+            let (kernel, mut launch) = match sweep {
+                true => (
+                    Kernel::MetropolisSimple,
+                    stream.launch_builder(sweep_kernel),
+                ),
+                false => (Kernel::Observables, stream.launch_builder(observe_kernel)),
+            };
+            launch.arg(params);
+            match sweep {
+                true => launch.arg(&mut *spins).arg(thresholds),
+                false => launch.arg(&*spins).arg(&mut *observations),
+            };
+            // SAFETY: the arguments match the kernel's parameters in order and type
+            // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to
+            // `int` spins, `unsigned` thresholds or `unsigned long long` observations. The
+            // kernels stay in bounds: threads past the last site return, the piece's layers
+            // from `params.first_layer` are systems whose lattices hold `lattice.sites()` spins
+            // each, the threshold table has a row per temperature, and the observation buffer
+            // was sized for this plan's slots by `prepare_slots`.
+            unsafe { launch.launch(config) }.map_err(driver_error(format!(
+                "launching kernel {}",
+                kernel.module()
+            )))?;
+            Ok(())
+        })?;
         match (dispatch, &mut self.tempering) {
             (Dispatch::Swap(_), Some(tempering)) => {
                 tempering.launch_swap(&self.device, &params, &mut self.observations)?;
@@ -255,6 +259,8 @@ impl SimpleBackend for CudaSimple {
 
 impl TemperingBackend for CudaSimple {
     fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
+        // Its swap kernels launch every system at once.
+        check_fits(&self.device, self.block_size, systems.systems(), "systems")?;
         let tempering = CudaTempering::new(
             &mut self.device,
             systems,

@@ -540,15 +540,15 @@ impl WgpuContext {
         )))
     }
 
-    /// Refuse more systems (workgroup grid z) than `max_compute_workgroups_per_dimension`, for
-    /// the kernels that launch every system at once (the simple engine's, the tempering
-    /// kernels); the vector and multispin engines' updates and measurements run in pieces
-    /// (`Dispatcher::enqueue_layered`).
-    pub fn check_systems(&self, systems: u32) -> Result<()> {
+    /// Refuse more systems (workgroup grid z) than `max_compute_workgroups_per_dimension` for
+    /// parallel tempering, whose kernels launch every system at once; the engines' updates and
+    /// measurements run in pieces (`Dispatcher::enqueue_layered`).
+    pub fn check_tempering_systems(&self, systems: u32) -> Result<()> {
         let max = self.limits.max_compute_workgroups_per_dimension;
         if systems > max {
             return Err(Error::Limits(format!(
-                "{systems} systems (word systems for multispin) exceed max_compute_workgroups_per_dimension = {max}"
+                "parallel tempering: {systems} systems (word systems for multispin) exceed \
+                 max_compute_workgroups_per_dimension = {max}; use fewer samples or replicas"
             )));
         }
         Ok(())

@@ -167,33 +167,30 @@ impl WgpuSimple {
         let group_1 = tempering
             .map(WgpuTempering::bind_group)
             .or(clusters.map(WgpuClusters::bind_group));
-        self.dispatcher.enqueue(
-            &self.ctx,
-            &observations.bind_group,
-            group_1,
-            dispatches,
-            clear,
-            |_, d| {
-                // A swap round measures into the scratch slot before the tempering kernels.
-                let mut kernels = match d {
-                    // A piece of a sweep launches only its groups.
-                    Dispatch::Sweep(params) => {
-                        let threads = u64::from(params.update_threads(groups));
-                        let grid = self.dispatcher.grid(&self.ctx, threads, systems);
-                        vec![(&self.sweep_pipeline, grid)]
-                    }
-                    Dispatch::Cluster(params) => clusters
-                        .map_or_else(Vec::new, |c| c.kernels(&self.ctx, &self.dispatcher, params)),
-                    Dispatch::Measure(_) | Dispatch::Swap(_) => {
-                        vec![(&self.observe_pipeline, observe_grid)]
-                    }
-                };
-                if let Some(tempering) = tempering {
-                    kernels.extend(tempering.kernels(&self.ctx, &self.dispatcher, d));
+        let kernels = |d: &Dispatch| {
+            // A swap round measures into the scratch slot before the tempering kernels.
+            let mut kernels = match d {
+                // A piece of a sweep launches only its groups.
+                Dispatch::Sweep(params) => {
+                    let threads = u64::from(params.update_threads(groups));
+                    let grid = self.dispatcher.grid(&self.ctx, threads, systems);
+                    vec![(&self.sweep_pipeline, grid)]
                 }
-                kernels
-            },
-        );
+                Dispatch::Cluster(params) => clusters
+                    .map_or_else(Vec::new, |c| c.kernels(&self.ctx, &self.dispatcher, params)),
+                Dispatch::Measure(_) | Dispatch::Swap(_) => {
+                    vec![(&self.observe_pipeline, observe_grid)]
+                }
+            };
+            if let Some(tempering) = tempering {
+                kernels.extend(tempering.kernels(&self.ctx, &self.dispatcher, d));
+            }
+            kernels
+        };
+        // Grids of more systems than the adapter's z run in pieces.
+        let launches: Vec<_> = dispatches.iter().map(|d| (*d, kernels(d))).collect();
+        let bind_group = &observations.bind_group;
+        (self.dispatcher).enqueue_layered(&self.ctx, bind_group, group_1, &launches, clear);
         self.ctx.wait()
     }
 }
@@ -269,6 +266,8 @@ impl SimpleBackend for WgpuSimple {
 
 impl TemperingBackend for WgpuSimple {
     fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
+        // Its swap kernels launch every system at once.
+        self.ctx.check_tempering_systems(systems.systems())?;
         let tempering = WgpuTempering::new(
             &mut self.ctx,
             systems,
@@ -365,6 +364,6 @@ fn check_fits(ctx: &WgpuContext, systems: &IsingSystems, workgroup_size: u32) ->
         spin_bytes,
         2,
     )?;
-    ctx.check_systems(systems.systems())?;
+    // Grids of more systems than the adapter's z run in pieces (`encode_submission`).
     ctx.check_workgroup_size(workgroup_size)
 }
