@@ -1,8 +1,9 @@
 // Metropolis or the heat bath on one checkerboard colour of every lattice of discrete states
 // (Potts, Blume-Capel), the twin of discrete_metropolis.wgsl: update thread ci of system z (the
-// launch's threads from params.first_thread: a piece of a sweep runs some of them) updates the
-// ci-th site of params.colour, HITS times, its energies exact ints in table units from the
-// state tables (vector_site.cuh). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms:
+// pass's threads from params.first_thread: a piece of a sweep runs some of them) updates the
+// ci-th site of params.colour, HITS times (a CUDA thread takes SITES_PER_THREAD update
+// threads' sites), its energies exact ints in table units from the state tables
+// (vector_site.cuh). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms:
 // block (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes
 // (a + 1 + mulhi(w0, q - 1)) mod q and accepts with word 3, the heat bath draws from word 0;
 // an empty site keeps its vacancy). Moves that changed a state are summed per block, then added to the system's counter 0.
@@ -11,6 +12,11 @@
 
 // Proposals per site (VectorSweeps::hits).
 constexpr unsigned HITS = SPINFLIP_HITS;
+
+// Sites a thread updates (engine::cuda::vector::STATE_SITES_PER_THREAD; the WGSL twin updates
+// one): the r-th is update thread t + r * stride of the pass, so that each r is a coalesced run
+// of the colour; their states are read before any is updated.
+constexpr unsigned SITES_PER_THREAD = 2u;
 
 // StateUpdate::surroundings: the couplings to a site's neighbours and their states.
 struct Surroundings {
@@ -102,24 +108,43 @@ extern "C" __global__ void discrete_metropolis(DispatchParams params, int* spins
         block_accepted = 0u;
     }
     __syncthreads();
-    const unsigned ci = update_thread(params);
     const unsigned z = layer(params);
-    const unsigned i = colour_site(params.colour, ci);
-    // An empty site (the vacancy, state STATES) stays as it is.
-    if (ci < lattice_sites() / 2u && dispatched(params, ci) && load_state(spins, z, i) < STATES) {
-        const unsigned t = temperature_of(z);
-        const Surroundings around = surroundings(spins, couplings, z, i);
-        unsigned s = load_state(spins, z, i);
-        unsigned accepted = 0u;
-        for (unsigned hit = 0u; hit < HITS; hit++) {
-            accepted += state_hit(params, lookups, z, i, hit, around, s, widths[t],
-                                  tables + t * 4u * TABLE_BYTE)
-                            ? 1u
-                            : 0u;
+    const unsigned span = params.threads != 0u ? params.threads : lattice_sites() / 2u;
+    const unsigned stride = (span + SITES_PER_THREAD - 1u) / SITES_PER_THREAD;
+    const unsigned thread = thread_in_system();
+    bool live[SITES_PER_THREAD];
+    unsigned sites[SITES_PER_THREAD];
+    unsigned states[SITES_PER_THREAD];
+    Surroundings around[SITES_PER_THREAD];
+#pragma unroll
+    for (unsigned r = 0u; r < SITES_PER_THREAD; r++) {
+        const unsigned k = thread + r * stride;
+        const unsigned ci = params.first_thread + k;
+        live[r] = thread < stride && k < span && ci < lattice_sites() / 2u;
+        if (live[r]) {
+            sites[r] = colour_site(params.colour, ci);
+            states[r] = load_state(spins, z, sites[r]);
+            around[r] = surroundings(spins, couplings, z, sites[r]);
         }
-        spins[static_cast<unsigned long long>(z) * lattice_sites() + i] = static_cast<int>(s);
-        atomicAdd(&block_accepted, accepted);
     }
+    unsigned accepted = 0u;
+    const unsigned t = temperature_of(z);
+#pragma unroll
+    for (unsigned r = 0u; r < SITES_PER_THREAD; r++) {
+        // An empty site (the vacancy, state STATES) stays as it is.
+        if (live[r] && states[r] < STATES) {
+            unsigned s = states[r];
+            for (unsigned hit = 0u; hit < HITS; hit++) {
+                accepted += state_hit(params, lookups, z, sites[r], hit, around[r], s, widths[t],
+                                      tables + t * 4u * TABLE_BYTE)
+                                ? 1u
+                                : 0u;
+            }
+            spins[static_cast<unsigned long long>(z) * lattice_sites() + sites[r]] =
+                static_cast<int>(s);
+        }
+    }
+    atomicAdd(&block_accepted, accepted);
     __syncthreads();
     if (threadIdx.x == 0u) {
         atomicAdd(counts + static_cast<unsigned long long>(z) * COUNTERS,

@@ -87,13 +87,13 @@ impl VectorPass {
     }
 
     /// The threads a launch of `threads` of the pass's threads ([`VectorSweeps::pass_threads`])
-    /// runs per system, in workgroups of `workgroup_size`: a thread a site, a workgroup a tile.
-    pub fn launch_threads(self, threads: u32, workgroup_size: u32) -> u64 {
+    /// runs per system, in workgroups of `workgroup_size`: a thread a site, a workgroup a tile;
+    /// a Metropolis kernel of `sites_per_thread` sites a thread, fewer.
+    pub fn launch_threads(self, threads: u32, workgroup_size: u32, sites_per_thread: u32) -> u64 {
         match self {
             VectorPass::Tiles { .. } => u64::from(threads) * u64::from(workgroup_size),
-            VectorPass::Metropolis { .. }
-            | VectorPass::Overrelaxation { .. }
-            | VectorPass::Cluster { .. } => u64::from(threads),
+            VectorPass::Metropolis { .. } => u64::from(threads.div_ceil(sites_per_thread)),
+            VectorPass::Overrelaxation { .. } | VectorPass::Cluster { .. } => u64::from(threads),
         }
     }
 }

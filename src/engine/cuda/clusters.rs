@@ -11,9 +11,8 @@
 use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::context::CudaDevice;
-use super::driver::driver_error;
 use super::launch::{
-    FittedKernel, allocate, clear, download, launch_config, launch_layers, upload,
+    FittedKernel, allocate, clear, download, launch_config, launch_kernel, launch_layers, upload,
 };
 use crate::engine::clusters::{
     ClusterLattices, ClusterMove, KERNEL_CONSTANTS, WORKGROUP_SIZE, cluster_passes,
@@ -117,11 +116,7 @@ impl CudaClusters {
                 // `cluster_label`'s blocks past the last tile return and its tiles' sites past the
                 // lattice's edge are skipped, and `cluster_merge`'s threads past the faces return;
                 // each piece's layers (from params.first_layer) are systems or pairs it holds.
-                unsafe { launch.launch(config) }.map_err(driver_error(format!(
-                    "launching kernel {}",
-                    kernel.module()
-                )))?;
-                Ok(())
+                unsafe { launch_kernel(&mut launch, config, *kernel) }
             })?;
         }
         Ok(())

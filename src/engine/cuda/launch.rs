@@ -10,8 +10,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PinnedHostSlice,
-    ValidAsZeroBits,
+    CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchArgs, LaunchConfig,
+    PinnedHostSlice, ValidAsZeroBits,
 };
 
 use super::context::CudaDevice;
@@ -20,6 +20,7 @@ use crate::engine::Plan;
 use crate::engine::dispatch::{
     Dispatch, DispatchParams, PartThreads, layer_pieces, submissions, sweeps_per_submission,
 };
+use crate::engine::kernels::Kernel;
 use crate::error::{Error, Result};
 
 /// Launches per batch: waiting for each bounded batch (one batch behind the enqueueing) surfaces
@@ -102,6 +103,25 @@ pub fn launch_layers(
             config,
         )
     })
+}
+
+/// Launch `launch` over `config`; a driver error names `kernel`.
+///
+/// # Safety
+///
+/// As [`LaunchArgs::launch`]: the arguments pushed match the kernel's parameters in order and
+/// type, and the kernel stays within its buffers for `config`'s grid.
+pub unsafe fn launch_kernel(
+    launch: &mut LaunchArgs<'_>,
+    config: LaunchConfig,
+    kernel: Kernel,
+) -> Result<()> {
+    // SAFETY: the caller's, above.
+    unsafe { launch.launch(config) }.map_err(driver_error(format!(
+        "launching kernel {}",
+        kernel.module()
+    )))?;
+    Ok(())
 }
 
 /// [`launch_layers`] for kernels whose first layer is not a [`DispatchParams`] field:

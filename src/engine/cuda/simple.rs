@@ -20,11 +20,10 @@ use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use super::clusters::CudaClusters;
 use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
-use super::driver::driver_error;
 use super::hot_start::hot_start;
 use super::launch::{
     Launches, allocate, check_block_size, check_fits, clear, download, download_counter_pairs,
-    launch_config, launch_layers, overwrite, upload,
+    launch_config, launch_kernel, launch_layers, overwrite, upload,
 };
 use super::tempering::CudaTempering;
 use crate::config::ClusterUpdate;
@@ -164,11 +163,7 @@ impl CudaSimple {
             // from `params.first_layer` are systems whose lattices hold `lattice.sites()` spins
             // each, the threshold table has a row per temperature, and the observation buffer
             // was sized for this plan's slots by `prepare_slots`.
-            unsafe { launch.launch(config) }.map_err(driver_error(format!(
-                "launching kernel {}",
-                kernel.module()
-            )))?;
-            Ok(())
+            unsafe { launch_kernel(&mut launch, config, kernel) }
         })?;
         match (dispatch, &mut self.tempering) {
             (Dispatch::Swap(_), Some(tempering)) => {

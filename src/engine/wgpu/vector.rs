@@ -203,7 +203,7 @@ impl WgpuVector {
                         return (Dispatch::Cluster(params), launches);
                     }
                 };
-                let threads = pass.launch_threads(params.threads, self.workgroup_size);
+                let threads = pass.launch_threads(params.threads, self.workgroup_size, 1);
                 (Dispatch::Sweep(params), self.launch(pipeline, threads))
             })
             .collect();
