@@ -10,8 +10,7 @@
 use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg};
 
 use super::context::CudaDevice;
-use super::driver::driver_error;
-use super::launch::{launch_config, launch_pieces, upload};
+use super::launch::{launch_config, launch_kernel, launch_pieces, upload};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
@@ -83,8 +82,7 @@ pub fn hot_start<T: DeviceRepr>(
         // (word) systems of `spins`, each holding `4 system_threads` spins (simple) or
         // `2 colour_words` words (multispin), and the lane table holds 32 entries per word
         // system (one unused entry for the simple engine, which does not read it).
-        unsafe { launch.launch(config) }.map_err(driver_error("launching kernel hot_start"))?;
-        Ok(())
+        unsafe { launch_kernel(&mut launch, config, Kernel::HotStart) }
     })?;
     device.synchronize("the hot start")
 }

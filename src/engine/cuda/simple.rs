@@ -22,8 +22,8 @@ use super::context::CudaDevice;
 use super::copy_systems::CudaCopies;
 use super::hot_start::hot_start;
 use super::launch::{
-    Launches, allocate, check_block_size, check_fits, clear, download, download_counter_pairs,
-    launch_config, launch_kernel, launch_layers, overwrite, upload,
+    Launches, allocate, check_block_size, clear, download, download_counter_pairs, launch_config,
+    launch_kernel, launch_layers, overwrite, upload,
 };
 use super::tempering::CudaTempering;
 use crate::config::ClusterUpdate;
@@ -254,8 +254,6 @@ impl SimpleBackend for CudaSimple {
 
 impl TemperingBackend for CudaSimple {
     fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
-        // Its swap kernels launch every system at once.
-        check_fits(&self.device, self.block_size, systems.systems(), "systems")?;
         let tempering = CudaTempering::new(
             &mut self.device,
             systems,

@@ -47,6 +47,8 @@ impl CudaTempering {
         block_size: u32,
     ) -> Result<Self> {
         check_tempering_state(systems, state)?;
+        // Its kernels launch every (word) system at once.
+        check_fits(device, block_size, records.systems(), "(word) systems")?;
         check_fits(
             device,
             block_size,

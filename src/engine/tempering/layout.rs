@@ -182,6 +182,11 @@ impl Records {
             system_words: layout.colour_words() * 2,
         }
     }
+
+    /// The (word) systems of a slot, the layers of the tempering kernels' grids.
+    pub fn systems(&self) -> u32 {
+        self.slot_records / self.lane_records
+    }
 }
 
 /// Names of the constants the tempering kernels are compiled with (WGSL overrides, CUDA

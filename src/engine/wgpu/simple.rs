@@ -266,8 +266,6 @@ impl SimpleBackend for WgpuSimple {
 
 impl TemperingBackend for WgpuSimple {
     fn set_tempering(&mut self, systems: &IsingSystems, state: &[u32]) -> Result<()> {
-        // Its swap kernels launch every system at once.
-        self.ctx.check_tempering_systems(systems.systems())?;
         let tempering = WgpuTempering::new(
             &mut self.ctx,
             systems,

@@ -66,6 +66,8 @@ impl WgpuTempering {
         workgroup_size: u32,
     ) -> Result<Self> {
         check_tempering_state(systems, state)?;
+        // Its kernels launch every (word) system at once.
+        ctx.check_tempering_systems(records.systems())?;
         let max_groups = ctx.limits.max_compute_workgroups_per_dimension;
         if swaps.groups > max_groups {
             return Err(Error::Limits(format!(

@@ -38,8 +38,7 @@ use super::copy_systems::CudaCopies;
 use super::halos::NcclHalos;
 use super::hot_start::hot_start;
 use super::launch::{
-    FittedKernel, Launches, Staging, allocate, check_block_size, check_fits, download, overwrite,
-    upload,
+    FittedKernel, Launches, Staging, allocate, check_block_size, download, overwrite, upload,
 };
 use super::resampling::CudaResampling;
 use super::streams::{ReadStream, SlabStreams, SystemSizes, SystemStreams};
@@ -328,9 +327,8 @@ impl MultispinLattices for MultispinCudaEngine {
 impl Tempering for MultispinCudaEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.host.halo, "parallel tempering")?;
-        // Its paired updates and swap kernels launch every word system at once.
-        let word_systems = self.host.layout.word_systems();
-        check_fits(&self.device, self.block_size, word_systems, "word systems")?;
+        // Its paired updates launch every word system at once, as do its swap kernels
+        // (checked by `CudaTempering::new`).
         let (swaps, records) = (
             SwapLayout::multispin(&self.host.layout),
             Records::multispin(&self.host.layout),

@@ -232,8 +232,6 @@ impl Tempering for MultispinWgpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.host.halo, "parallel tempering")?;
         let layout = &self.host.layout;
-        // Its swap kernels launch every word system at once.
-        self.ctx.check_tempering_systems(layout.word_systems())?;
         let tempering = WgpuTempering::new(
             &mut self.ctx,
             &layout.systems,
