@@ -1,7 +1,7 @@
 // Metropolis or the heat bath on one checkerboard colour of every lattice of discrete states
 // (Potts, Blume-Capel), the twin of discrete_metropolis.wgsl: update thread ci of system z (the
 // pass's threads from params.first_thread: a piece of a sweep runs some of them) updates the
-// ci-th site of params.colour, HITS times (a CUDA thread takes SITES_PER_THREAD update
+// ci-th site of params.colour, HITS times (a thread takes SITES_PER_THREAD update
 // threads' sites), its energies exact ints in table units from the state tables
 // (vector_site.cuh). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms:
 // block (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes
@@ -13,10 +13,13 @@
 // Proposals per site (VectorSweeps::hits).
 constexpr unsigned HITS = SPINFLIP_HITS;
 
-// Sites a thread updates (engine::cuda::vector::STATE_SITES_PER_THREAD; the WGSL twin updates
-// one): the r-th is update thread t + r * stride of the pass, so that each r is a coalesced run
-// of the colour; their states are read before any is updated.
-constexpr unsigned SITES_PER_THREAD = 2u;
+// Whether the states are drawn from their heat bath (VectorSweeps::heat_bath), else proposed by
+// Metropolis; the widths say the same (check_widths).
+constexpr unsigned HEAT_BATH_SWEEPS = SPINFLIP_HEAT_BATH_SWEEPS;
+// Sites a thread updates (VectorSweeps::state_sites_per_thread): the r-th is update thread
+// t + r * stride of the pass, so that each r is a coalesced run of the colour; their states are
+// read before any is updated.
+constexpr unsigned SITES_PER_THREAD = SPINFLIP_SITES_PER_THREAD;
 
 // StateUpdate::surroundings: the couplings to a site's neighbours and their states.
 struct Surroundings {
@@ -86,7 +89,8 @@ __device__ __forceinline__ bool state_hit(const DispatchParams& params, const in
     const uint4 words = philox4x32_10(counter, key);
     const unsigned a = s;
     unsigned b;
-    if (width == HEAT_BATH) {
+    // The heat bath's loops only where the kernel is built for it (as the WGSL twin).
+    if (HEAT_BATH_SWEEPS == 1u && width == HEAT_BATH) {
         b = heat_bath(lookups, words.x, around, table);
     } else {
         b = (a + 1u + __umulhi(words.x, STATES - 1u)) % (STATES > 0u ? STATES : 1u);

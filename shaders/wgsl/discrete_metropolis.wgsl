@@ -1,7 +1,7 @@
 // Metropolis or the heat bath on one checkerboard colour of every lattice of discrete states
 // (Potts, Blume-Capel): update thread ci of system z (the dispatch's threads from
 // params.first_thread: a piece of a sweep runs some of them) updates the ci-th site of
-// params.colour, HITS times, its energies exact i32s in table units from the state tables
+// params.colour, HITS times (a thread takes SITES_PER_THREAD update threads' sites), its energies exact i32s in table units from the state tables
 // (vector_site.wgsl). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms: block
 // (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes (a + 1 + mulhi(w0, q - 1))
 // mod q and accepts with word 3, the heat bath draws from word 0; an empty site keeps its
@@ -12,6 +12,15 @@
 
 // Proposals per site (VectorSweeps::hits).
 override HITS: u32 = 1u;
+// Whether the states are drawn from their heat bath (VectorSweeps::heat_bath), else proposed by
+// Metropolis; the widths say the same (check_widths).
+override HEAT_BATH_SWEEPS: u32 = 0u;
+// Sites a thread updates (VectorSweeps::state_sites_per_thread): the r-th is update thread
+// t + r * stride of the pass, so that each r is a coalesced run of the colour; their states are
+// read before any is updated.
+override SITES_PER_THREAD: u32 = 1u;
+// The arrays' length: SITES_PER_THREAD at most.
+const MAX_SITES_PER_THREAD: u32 = 2u;
 
 var<workgroup> workgroup_accepted: atomic<u32>;
 
@@ -77,7 +86,9 @@ fn state_hit(z: u32, i: u32, hit: u32, around: Surroundings, s: ptr<function, u3
     let words = philox4x32_10(counter, key);
     let a = *s;
     var b = 0u;
-    if width == HEAT_BATH {
+    // The heat bath's loops only where the kernel is built for it: in a Metropolis kernel of two
+    // sites a thread their registers would halve its speed.
+    if HEAT_BATH_SWEEPS == 1u && width == HEAT_BATH {
         b = heat_bath(words.x, around, table);
     } else {
         // max: naga refuses a division by an override that is 0, even where it is never reached.
@@ -93,21 +104,38 @@ fn state_hit(z: u32, i: u32, hit: u32, around: Surroundings, s: ptr<function, u3
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let ci = thread_in_system(thread) + params.first_thread;
     let z = layer(params, thread);
-    let i = colour_site(params.colour, ci);
-    // An empty site (the vacancy, state STATES) stays as it is.
-    if ci < lattice_sites() / 2u && dispatched(params, ci) && load_state(z, i) < STATES {
-        let t = temperature_of(z);
-        let around = surroundings(z, i);
-        var s = load_state(z, i);
-        var accepted = 0u;
-        for (var hit = 0u; hit < HITS; hit++) {
-            accepted += u32(state_hit(z, i, hit, around, &s, widths[t], t * 4u * TABLE_BYTE));
+    let span = select(lattice_sites() / 2u, params.threads, params.threads != 0u);
+    let stride = (span + SITES_PER_THREAD - 1u) / SITES_PER_THREAD;
+    let t = thread_in_system(thread);
+    var live: array<bool, MAX_SITES_PER_THREAD>;
+    var sites: array<u32, MAX_SITES_PER_THREAD>;
+    var states: array<u32, MAX_SITES_PER_THREAD>;
+    var around: array<Surroundings, MAX_SITES_PER_THREAD>;
+    for (var r = 0u; r < SITES_PER_THREAD; r++) {
+        let k = t + r * stride;
+        let ci = params.first_thread + k;
+        live[r] = t < stride && k < span && ci < lattice_sites() / 2u;
+        if live[r] {
+            sites[r] = colour_site(params.colour, ci);
+            states[r] = load_state(z, sites[r]);
+            around[r] = surroundings(z, sites[r]);
         }
-        spins[z * lattice_sites() + i] = bitcast<i32>(s);
-        atomicAdd(&workgroup_accepted, accepted);
     }
+    let temperature = temperature_of(z);
+    var accepted = 0u;
+    for (var r = 0u; r < SITES_PER_THREAD; r++) {
+        // An empty site (the vacancy, state STATES) stays as it is.
+        if live[r] && states[r] < STATES {
+            var s = states[r];
+            for (var hit = 0u; hit < HITS; hit++) {
+                let width = widths[temperature];
+                accepted += u32(state_hit(z, sites[r], hit, around[r], &s, width, temperature * 4u * TABLE_BYTE));
+            }
+            spins[z * lattice_sites() + sites[r]] = bitcast<i32>(s);
+        }
+    }
+    atomicAdd(&workgroup_accepted, accepted);
     workgroupBarrier();
     if thread.local == 0u {
         add_u64(z * count_words(), atomicLoad(&workgroup_accepted));

@@ -15,7 +15,7 @@ use super::Plan;
 use super::clusters::{ClusterLattices, ClusterMove};
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
-use crate::config::{Algorithm, ClusterOptions, ReplicaMoves, VectorUpdates};
+use crate::config::{Algorithm, ClusterOptions, Proposal, ReplicaMoves, VectorUpdates};
 use crate::error::{Error, Result};
 use crate::model::Shape;
 use crate::model::vector::fixed::clock_split;
@@ -46,6 +46,9 @@ pub struct VectorSweeps {
     /// Replica cluster moves of discrete states after each sweep (`Tempering(moves: ..)`),
     /// each a pass of every replica pair.
     pub moves: ReplicaMoves,
+    /// Discrete states drawn from their heat bath (`proposal: HeatBath`) rather than proposed
+    /// by Metropolis: the GPU kernels of discrete states are built for one of the two.
+    pub heat_bath: bool,
 }
 
 impl VectorSweeps {
@@ -57,6 +60,7 @@ impl VectorSweeps {
         overrelaxation: 0,
         clusters: None,
         moves: ReplicaMoves::None,
+        heat_bath: false,
     };
 }
 
@@ -108,6 +112,31 @@ impl VectorSweeps {
             overrelaxation: updates.overrelaxation,
             clusters: algorithm.clusters(),
             moves: algorithm.replica_moves(),
+            heat_bath: updates.proposal == Proposal::HeatBath,
+        }
+    }
+
+    /// Sites of one colour a thread of the discrete states' Metropolis kernel updates
+    /// (`SITES_PER_THREAD`), their states read before any is updated:
+    /// [`METROPOLIS_SITES_PER_THREAD`] for Metropolis proposals, the backend's `heat_bath_sites`
+    /// for the heat bath.
+    pub fn state_sites_per_thread(&self, heat_bath_sites: u32) -> u32 {
+        match self.heat_bath {
+            true => heat_bath_sites,
+            false => METROPOLIS_SITES_PER_THREAD,
+        }
+    }
+
+    /// Sites a thread of the Metropolis kernel of `systems` updates: one of unit vectors, the
+    /// [`Self::state_sites_per_thread`] of discrete states.
+    pub fn metropolis_sites_per_thread(
+        &self,
+        systems: &VectorSystems,
+        heat_bath_sites: u32,
+    ) -> u32 {
+        match systems.states {
+            Some(_) => self.state_sites_per_thread(heat_bath_sites),
+            None => 1,
         }
     }
 
@@ -438,8 +467,15 @@ pub fn labelled_lattices(systems: &VectorSystems, updates: VectorSweeps) -> u32 
     }
 }
 
-/// Refuse proposal widths that are not one per temperature of `systems`.
-pub fn check_widths(systems: &VectorSystems, widths: &[i32]) -> Result<()> {
+/// Sites of one colour a thread of the discrete states' Metropolis kernel updates under
+/// Metropolis proposals, on both GPU backends: twice the memory in flight of one. On the H200
+/// (2026-12-02), 3- and 8-state Potts at 16384^2: 18.0 ps an update with one, 10.5 with two
+/// (WGSL); CUDA 18.2 with one, 10.8 with two. Four gave nothing more.
+pub const METROPOLIS_SITES_PER_THREAD: u32 = 2;
+
+/// Refuse proposal widths that are not one per temperature of `systems`, and, for discrete
+/// states, widths of the other proposal than the kernels' (`heat_bath`, [`VectorSweeps`]).
+pub fn check_widths(systems: &VectorSystems, heat_bath: bool, widths: &[i32]) -> Result<()> {
     let discrete = systems.clock > 0 || systems.states.is_some();
     if !discrete && widths.contains(&HEAT_BATH) {
         return Err(Error::State(
@@ -447,6 +483,13 @@ pub fn check_widths(systems: &VectorSystems, widths: &[i32]) -> Result<()> {
              take every direction"
                 .into(),
         ));
+    }
+    if systems.states.is_some() && widths.iter().any(|&w| (w == HEAT_BATH) != heat_bath) {
+        return Err(Error::State(format!(
+            "the kernels of these discrete states are built for {} proposals, but the widths \
+             ask for the other",
+            if heat_bath { "heat-bath" } else { "Metropolis" }
+        )));
     }
     let temperatures = systems.betas.len();
     match widths.len() == temperatures {
@@ -517,7 +560,7 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 18] = [
+pub const KERNEL_CONSTANTS: [&str; 20] = [
     "L",
     "DIMS",
     "TRIANGULAR",
@@ -536,6 +579,8 @@ pub const KERNEL_CONSTANTS: [&str; 18] = [
     "HITS",
     "TILE",
     "COUNTERS",
+    "HEAT_BATH_SWEEPS",
+    "SITES_PER_THREAD",
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
@@ -543,12 +588,14 @@ pub const KERNEL_CONSTANTS: [&str; 18] = [
 /// of [`clock_split`] (zeros for spins of every direction); a discrete model's states `q` (0
 /// for unit vectors); the `CouplingScale`'s bits; the field
 /// in local-field units as the bits of its `i32` (both backends take unsigned constants); the
-/// [`counters`] per system; then
+/// [`counters`] per system; whether discrete states take the heat bath and their sites a
+/// thread ([`VectorSweeps::state_sites_per_thread`], of the backend's `heat_bath_sites`); then
 /// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
     systems: &VectorSystems,
     updates: VectorSweeps,
+    heat_bath_sites: u32,
 ) -> Vec<(&'static str, u32)> {
     let uniform = matches!(systems.couplings, VectorCouplings::Uniform(_));
     let scale = systems.coupling_scale();
@@ -575,6 +622,8 @@ pub fn kernel_constants(
         updates.hits,
         updates.tile.unwrap_or(0),
         counters(systems) as u32,
+        u32::from(updates.heat_bath),
+        updates.state_sites_per_thread(heat_bath_sites),
     ];
     let slice = systems.slice_index().constants();
     KERNEL_CONSTANTS

@@ -50,6 +50,7 @@ pub(super) fn open_ranked_vector(
     let division = VectorDivision {
         systems: systems.clone(),
         shares: shares.clone(),
+        heat_bath: updates.heat_bath,
     };
     RankedEngine::open(placement, division, open, local)
 }
@@ -58,6 +59,8 @@ pub(super) fn open_ranked_vector(
 struct VectorDivision {
     systems: VectorSystems,
     shares: Vec<Share>,
+    /// Whether discrete states take the heat bath ([`VectorSweeps::heat_bath`]).
+    heat_bath: bool,
 }
 
 impl VectorDivision {
@@ -204,7 +207,7 @@ impl Division for VectorDivision {
     fn divide(&self, command: Command) -> Result<Vec<Command>> {
         Ok(match command {
             Command::SetWidths(widths) => {
-                check_widths(&self.systems, &widths)?;
+                check_widths(&self.systems, self.heat_bath, &widths)?;
                 everywhere(self, Command::SetWidths(widths))
             }
             Command::Exchange(partners) => {

@@ -200,7 +200,7 @@ impl Writer {
     }
     /// The tile side 0 where the sweeps have no tiles (a tile has at least 2 sites a side);
     /// the cluster step's update 0 where there is none (1 Swendsen-Wang, 2 Wolff), then its
-    /// counts; the replica moves.
+    /// counts; the replica moves; 1 where discrete states take the heat bath, else 0.
     fn vector_sweeps(&mut self, updates: &VectorSweeps) {
         self.u32(updates.hits);
         self.u32(updates.tile.unwrap_or(0));
@@ -217,6 +217,7 @@ impl Writer {
             }
         }
         self.replica_moves(updates.moves);
+        self.u8(u8::from(updates.heat_bath));
     }
     /// The kind (0 none, 1 Houdayer, 2 isoenergetic), the moves per sweep, the isoenergetic
     /// moves' highest temperature.
@@ -415,6 +416,11 @@ impl Reader<'_> {
             overrelaxation,
             clusters,
             moves: self.replica_moves()?,
+            heat_bath: match self.u8()? {
+                0 => false,
+                1 => true,
+                _ => return Err(truncated()),
+            },
         })
     }
     fn replica_moves(&mut self) -> Result<ReplicaMoves> {
@@ -801,6 +807,7 @@ mod tests {
                     },
                     None => ReplicaMoves::None,
                 },
+                heat_bath: tile.is_none(),
             },
         };
         vec![

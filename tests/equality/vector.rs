@@ -145,6 +145,7 @@ impl Case {
             overrelaxation: self.overrelaxation,
             clusters: self.clusters,
             moves: self.moves,
+            heat_bath: self.heat_bath,
         }
     }
 

@@ -396,7 +396,7 @@ fn fill_slot<T: Default + Clone>(slots: &mut Vec<T>, start: usize, values: Vec<T
 
 impl<B: VectorBackend + ProposalBackend> Proposals for VectorEngine<B> {
     fn set_widths(&mut self, widths: &[i32]) -> Result<()> {
-        check_widths(self.backend.systems(), widths)?;
+        check_widths(self.backend.systems(), self.updates.heat_bath, widths)?;
         self.backend.write_widths(widths)
     }
 }

@@ -472,7 +472,7 @@ impl ExchangeBackend for CpuVector {
 mod tests {
     use super::*;
     use crate::config::{Disorder, ReplicaMoves};
-    use crate::engine::vector::sweeps_plan;
+    use crate::engine::vector::{HEAT_BATH, UNIFORM, sweeps_plan};
     use crate::engine::{Engine, Plan, Proposals};
     use crate::model::Lattice;
     use crate::model::systems::SliceIndex;
@@ -641,6 +641,39 @@ mod tests {
         plan.observe();
         let refused = crate::engine::cpu::CpuEngine::new(ising).execute(&plan);
         assert!(refused.is_err_and(|e| e.to_string().contains("Step::Observe")));
+    }
+
+    /// The GPU kernels of discrete states are built for one proposal, so an engine refuses
+    /// widths of the other; unit vectors refuse the heat bath.
+    #[test]
+    fn widths_of_the_other_proposal_are_refused() {
+        let potts = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, 0.0), vec![0.5, 1.0], 1, 9)
+            .with_states(States::potts(3, 0.0));
+        let heisenberg =
+            VectorSystems::uniform(Lattice::new(2, 4), 3, (1, 0.0), vec![0.5, 1.0], 1, 9);
+        for (systems, heat_bath, widths, refused) in [
+            (&potts, false, [UNIFORM; 2], None),
+            (&potts, true, [HEAT_BATH; 2], None),
+            (&potts, false, [UNIFORM, HEAT_BATH], Some("Metropolis")),
+            (&potts, true, [HEAT_BATH, UNIFORM], Some("heat-bath")),
+            (
+                &heisenberg,
+                false,
+                [UNIFORM, HEAT_BATH],
+                Some("every direction"),
+            ),
+        ] {
+            let updates = VectorSweeps {
+                heat_bath,
+                ..VectorSweeps::METROPOLIS
+            };
+            let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
+            let set = engine.set_widths(&widths);
+            match refused {
+                None => set.unwrap(),
+                Some(why) => assert!(set.is_err_and(|e| e.to_string().contains(why))),
+            }
+        }
     }
 
     /// Item `i` of `part` (`width` values each) is item `index.global(i)` of `whole`.

@@ -254,6 +254,10 @@ mod tests {
             ("CLOCK_REMAINDER", clock_split(6).1 * fixed),
             ("STATES", 3 * shared),
             ("COUNTERS", 64),
+            // The discrete states' kernel of two sites a thread, by the heat bath where the
+            // thresholds are fixed.
+            ("HEAT_BATH_SWEEPS", fixed),
+            ("SITES_PER_THREAD", 2),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];

@@ -37,11 +37,10 @@ use crate::model::vector::VectorSystems;
 /// Sites each thread of the observables kernel sums, so that few threads add to the counts.
 const SITES_PER_OBSERVER: u64 = 16;
 
-/// Sites of one colour a thread of `discrete_metropolis.cu` updates (its `SITES_PER_THREAD`):
-/// their states are read together, twice the memory in flight. On the H200 (2026-12-02), 3-state
-/// Potts at 16384^2: 18.2 ps an update with one, 11.1 with two, 11.1 with four; the WGSL twin
-/// keeps one a thread (two made its 8-state Potts slower, 18.0 -> 27.0 ps).
-const STATE_SITES_PER_THREAD: u32 = 2;
+/// Sites of one colour a thread of `discrete_metropolis.cu` updates under the heat bath
+/// ([`VectorSweeps::state_sites_per_thread`]). On the H200 (2026-12-02), 8-state Potts at
+/// 16384^2: 27.5 ps an update with two, 52.7 with one (3 states: 14.6, 15.8).
+const HEAT_BATH_SITES_PER_THREAD: u32 = 2;
 
 /// Launches between synchronisations, so that a fault shows near its cause.
 const LAUNCHES_PER_WAIT: usize = 1024;
@@ -58,6 +57,8 @@ pub struct CudaVector {
     counts: CudaSlice<u64>,
     couplings: CudaSlice<i32>,
     widths: CudaSlice<i32>,
+    /// Sites a thread of the Metropolis kernel updates ([`VectorSweeps::metropolis_sites_per_thread`]).
+    sites_per_thread: u32,
     phases: CudaSlice<i32>,
     partners: CudaSlice<u32>,
     /// The compiled kernels, each with the block size it launches with: the one asked for, or
@@ -88,7 +89,7 @@ impl CudaVectorEngine {
         block_size: u32,
     ) -> Result<Self> {
         check_block_size(&device, block_size)?;
-        let constants = kernel_constants(&systems, updates);
+        let constants = kernel_constants(&systems, updates, HEAT_BATH_SITES_PER_THREAD);
         let kernels = VectorKernelSet::build(&systems, updates, |kernel| {
             FittedKernel::new(device.function(kernel, &constants)?, block_size)
         })?;
@@ -111,6 +112,8 @@ impl CudaVectorEngine {
             )?,
             couplings: upload(&device, &coupling_words(&systems.couplings), "couplings")?,
             widths: allocate(&device, systems.betas.len(), "proposal widths")?,
+            sites_per_thread: updates
+                .metropolis_sites_per_thread(&systems, HEAT_BATH_SITES_PER_THREAD),
             phases: upload(
                 &device,
                 &lookup_words(&systems, &systems.phases()),
@@ -171,11 +174,7 @@ impl CudaVector {
             }
             VectorPass::Cluster { .. } => unreachable!("launched above"),
         };
-        let sites_per_thread = match self.systems.states {
-            Some(_) => STATE_SITES_PER_THREAD,
-            None => 1,
-        };
-        let threads = pass.launch_threads(params.threads, fitted.block_size, sites_per_thread);
+        let threads = pass.launch_threads(params.threads, fitted.block_size, self.sites_per_thread);
         let config = self.grid(fitted, threads);
         let stream = &self.device.stream;
         launch_layers(&self.device, (&params, config), |params, config| {

@@ -13,7 +13,7 @@ use super::record::{
 };
 use crate::config::Disorder;
 use crate::engine::cpu::CpuVectorEngine;
-use crate::engine::vector::{UNIFORM, VectorSweeps, sweeps_plan};
+use crate::engine::vector::{HEAT_BATH, UNIFORM, VectorSweeps, sweeps_plan};
 use crate::engine::{Engine, Lattices, Proposals};
 use crate::model::Lattice;
 use crate::model::vector::VectorSystems;
@@ -45,6 +45,10 @@ fn simulated_series(
     width: i32,
     (thermalize, measure): (u32, u32),
 ) -> Vec<Vec<VectorMeasurement>> {
+    let updates = VectorSweeps {
+        heat_bath: width == HEAT_BATH,
+        ..updates
+    };
     let mut engine = CpuVectorEngine::new(systems.clone(), updates).unwrap();
     engine.hot_start().unwrap();
     engine.set_widths(&[width]).unwrap();
