@@ -6,7 +6,8 @@
 // (vector_site.cuh). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms:
 // block (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes
 // (a + 1 + mulhi(w0, q - 1)) mod q and accepts with word 3, the heat bath draws from word 0;
-// an empty site keeps its vacancy). Moves that changed a state are summed per block, then added to the system's counter 0.
+// an empty site keeps its vacancy). Moves that changed a state are summed per block, then added to the system's counter 0;
+// where the systems lie flat along the grid (FLAT_SYSTEMS, pass_thread), each thread adds its own.
 
 #include "vector_site.cuh"
 
@@ -112,10 +113,11 @@ extern "C" __global__ void discrete_metropolis(DispatchParams params, int* spins
         block_accepted = 0u;
     }
     __syncthreads();
-    const unsigned z = layer(params);
     const unsigned span = params.threads != 0u ? params.threads : lattice_sites() / 2u;
     const unsigned stride = (span + SITES_PER_THREAD - 1u) / SITES_PER_THREAD;
-    const unsigned thread = thread_in_system();
+    const PassThread at = pass_thread(params, stride);
+    const unsigned z = at.z;
+    const unsigned thread = at.t;
     bool live[SITES_PER_THREAD];
     unsigned sites[SITES_PER_THREAD];
     unsigned states[SITES_PER_THREAD];
@@ -124,7 +126,7 @@ extern "C" __global__ void discrete_metropolis(DispatchParams params, int* spins
     for (unsigned r = 0u; r < SITES_PER_THREAD; r++) {
         const unsigned k = thread + r * stride;
         const unsigned ci = params.first_thread + k;
-        live[r] = thread < stride && k < span && ci < lattice_sites() / 2u;
+        live[r] = at.live && thread < stride && k < span && ci < lattice_sites() / 2u;
         if (live[r]) {
             sites[r] = colour_site(params.colour, ci);
             states[r] = load_state(spins, z, sites[r]);
@@ -148,10 +150,5 @@ extern "C" __global__ void discrete_metropolis(DispatchParams params, int* spins
                 static_cast<int>(s);
         }
     }
-    atomicAdd(&block_accepted, accepted);
-    __syncthreads();
-    if (threadIdx.x == 0u) {
-        atomicAdd(counts + static_cast<unsigned long long>(z) * COUNTERS,
-                  static_cast<unsigned long long>(block_accepted));
-    }
+    count_accepted(counts, block_accepted, z, accepted);
 }

@@ -4,7 +4,8 @@
 // params.colour, HITS proposals against its local field, each hit vector_hit.cuh's. CPU twin:
 // src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis, hit,
 // colour, z)). Accepted moves of the updated sites are summed per block, then added to the
-// system's counter 0.
+// system's counter 0; where the systems lie flat along the grid (FLAT_SYSTEMS, pass_thread),
+// each thread adds its own.
 
 #include "vector_hit.cuh"
 
@@ -31,23 +32,20 @@ extern "C" __global__ void vector_metropolis(DispatchParams params, int* spins,
         block_accepted = 0u;
     }
     __syncthreads();
-    const unsigned ci = update_thread(params);
-    const unsigned z = layer(params);
-    if (ci < lattice_sites() / 2u && dispatched(params, ci)) {
+    const PassThread at =
+        pass_thread(params, params.threads != 0u ? params.threads : lattice_sites() / 2u);
+    const unsigned ci = at.t + params.first_thread;
+    const unsigned z = at.z;
+    unsigned accepted = 0u;
+    if (at.live && ci < lattice_sites() / 2u && dispatched(params, ci)) {
         const unsigned i = colour_site(params.colour, ci);
         const unsigned t = temperature_of(z);
         Vector s = load_spin(spins, z, i);
         if (!is_empty(s)) {
             const Vector h = local_field(spins, couplings, z, i);
-            const unsigned accepted =
-                update_site(params, z, i, h, s, tables + t * 4u * TABLE_BYTE, widths[t]);
+            accepted = update_site(params, z, i, h, s, tables + t * 4u * TABLE_BYTE, widths[t]);
             store_spin(spins, z, i, s);
-            atomicAdd(&block_accepted, accepted);
         }
     }
-    __syncthreads();
-    if (threadIdx.x == 0u) {
-        atomicAdd(counts + static_cast<unsigned long long>(z) * COUNTERS,
-                  static_cast<unsigned long long>(block_accepted));
-    }
+    count_accepted(counts, block_accepted, z, accepted);
 }

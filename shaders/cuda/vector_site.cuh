@@ -43,6 +43,50 @@ __device__ __forceinline__ unsigned temperature_of(unsigned system) {
     return system / (SAMPLES * REPLICAS);
 }
 
+// Whether the Metropolis kernels lay the systems' threads one after another along the grid
+// (MetropolisLaunch::flat, for lattices whose threads fill less than a block), each thread
+// adding its accepted moves to its system's count, instead of a grid layer a system whose block
+// adds them once.
+constexpr bool FLAT_SYSTEMS = SPINFLIP_FLAT_SYSTEMS != 0u;
+
+// A Metropolis kernel's thread: its system z, its index t among the `threads` threads a system
+// of its pass (from 0, before params.first_thread), and whether z is a system (a flat grid's
+// last block runs past the last one).
+struct PassThread {
+    unsigned z;
+    unsigned t;
+    bool live;
+};
+
+__device__ __forceinline__ PassThread pass_thread(const DispatchParams& params,
+                                                  unsigned threads) {
+    if (FLAT_SYSTEMS) {
+        const unsigned g = thread_in_system();
+        return PassThread{g / threads, g % threads, g / threads < params.systems};
+    }
+    return PassThread{layer(params), thread_in_system(), true};
+}
+
+// Add a Metropolis thread's `accepted` moves to system z's count (counter 0): at once where the
+// systems lie flat along the grid, else summed over the block in `block_accepted` (zeroed
+// before), which thread 0 adds. Every thread of the block calls it.
+__device__ __forceinline__ void count_accepted(unsigned long long* counts,
+                                               unsigned& block_accepted, unsigned z,
+                                               unsigned accepted) {
+    unsigned long long* count = counts + static_cast<unsigned long long>(z) * COUNTERS;
+    if (FLAT_SYSTEMS) {
+        if (accepted != 0u) {
+            atomicAdd(count, static_cast<unsigned long long>(accepted));
+        }
+        return;
+    }
+    atomicAdd(&block_accepted, accepted);
+    __syncthreads();
+    if (threadIdx.x == 0u) {
+        atomicAdd(count, static_cast<unsigned long long>(block_accepted));
+    }
+}
+
 // Index of component a of site i of system b.
 __device__ __forceinline__ unsigned long long spin_word(unsigned b, unsigned a, unsigned i) {
     return (static_cast<unsigned long long>(b) * COMPONENTS + a) * lattice_sites() + i;

@@ -5,7 +5,8 @@
 // (vector_site.wgsl). CPU twin: src/engine/cpu/discrete_metropolis.rs (the randoms: block
 // (i, sweep, VectorMetropolis, hit, colour, z); Metropolis proposes (a + 1 + mulhi(w0, q - 1))
 // mod q and accepts with word 3, the heat bath draws from word 0; an empty site keeps its
-// vacancy). Moves that changed a state are summed per workgroup, then added to the system's 64-bit count (counts words 0, 1).
+// vacancy). Moves that changed a state are summed per workgroup, then added to the system's 64-bit count (counts words 0, 1);
+// where the systems lie flat along the grid (FLAT_SYSTEMS, pass_thread), each thread adds its own.
 
 #import vector_site
 #import counters
@@ -104,10 +105,11 @@ fn state_hit(z: u32, i: u32, hit: u32, around: Surroundings, s: ptr<function, u3
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let z = layer(params, thread);
     let span = select(lattice_sites() / 2u, params.threads, params.threads != 0u);
     let stride = (span + SITES_PER_THREAD - 1u) / SITES_PER_THREAD;
-    let t = thread_in_system(thread);
+    let at = pass_thread(thread, stride);
+    let z = at.z;
+    let t = at.t;
     var live: array<bool, MAX_SITES_PER_THREAD>;
     var sites: array<u32, MAX_SITES_PER_THREAD>;
     var states: array<u32, MAX_SITES_PER_THREAD>;
@@ -115,7 +117,7 @@ fn main(thread: Thread) {
     for (var r = 0u; r < SITES_PER_THREAD; r++) {
         let k = t + r * stride;
         let ci = params.first_thread + k;
-        live[r] = t < stride && k < span && ci < lattice_sites() / 2u;
+        live[r] = at.live && t < stride && k < span && ci < lattice_sites() / 2u;
         if live[r] {
             sites[r] = colour_site(params.colour, ci);
             states[r] = load_state(z, sites[r]);
@@ -134,6 +136,12 @@ fn main(thread: Thread) {
             }
             spins[z * lattice_sites() + sites[r]] = bitcast<i32>(s);
         }
+    }
+    if FLAT_SYSTEMS == 1u {
+        if accepted != 0u {
+            add_u64(z * count_words(), accepted);
+        }
+        return;
     }
     atomicAdd(&workgroup_accepted, accepted);
     workgroupBarrier();

@@ -5,7 +5,8 @@
 // src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis, hit,
 // colour, z), words 0 and 1 the point of the sphere, word 3 the acceptance word).
 // Accepted moves of the updated sites are summed per workgroup, then added to the system's
-// 64-bit count (counts words 0, 1).
+// 64-bit count (counts words 0, 1); where the systems lie flat along the grid (FLAT_SYSTEMS,
+// pass_thread), each thread adds its own.
 
 #import vector_hit
 #import counters
@@ -29,17 +30,25 @@ fn update_site(z: u32, i: u32, h: vec3<i32>, s: ptr<function, vec3<i32>>) -> u32
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let ci = thread_in_system(thread) + params.first_thread;
-    let z = layer(params, thread);
-    if ci < lattice_sites() / 2u && dispatched(params, ci) {
+    let at = pass_thread(thread, select(lattice_sites() / 2u, params.threads, params.threads != 0u));
+    let ci = at.t + params.first_thread;
+    let z = at.z;
+    var accepted = 0u;
+    if at.live && ci < lattice_sites() / 2u && dispatched(params, ci) {
         let i = colour_site(params.colour, ci);
         var s = load_spin(z, i);
         if !is_empty(s) {
-            let accepted = update_site(z, i, local_field(z, i), &s);
+            accepted = update_site(z, i, local_field(z, i), &s);
             store_spin(z, i, s);
-            atomicAdd(&workgroup_accepted, accepted);
         }
     }
+    if FLAT_SYSTEMS == 1u {
+        if accepted != 0u {
+            add_u64(z * count_words(), accepted);
+        }
+        return;
+    }
+    atomicAdd(&workgroup_accepted, accepted);
     workgroupBarrier();
     if thread.local == 0u {
         add_u64(z * count_words(), atomicLoad(&workgroup_accepted));

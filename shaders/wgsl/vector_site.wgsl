@@ -61,6 +61,29 @@ fn temperature_of(system: u32) -> u32 {
     return system / (SAMPLES * REPLICAS);
 }
 
+// Whether the Metropolis kernels lay the systems' threads one after another along the grid
+// (MetropolisLaunch::flat, for lattices whose threads fill less than a workgroup), each thread
+// adding its accepted moves to its system's count, instead of a grid layer a system whose
+// workgroup adds them once.
+override FLAT_SYSTEMS: u32 = 0u;
+
+// A Metropolis kernel's thread: its system z, its index t among the `threads` threads a system
+// of its pass (from 0, before params.first_thread), and whether z is a system (a flat grid's
+// last workgroup runs past the last one).
+struct PassThread {
+    z: u32,
+    t: u32,
+    live: bool,
+}
+
+fn pass_thread(thread: Thread, threads: u32) -> PassThread {
+    if FLAT_SYSTEMS == 1u {
+        let g = thread_in_system(thread);
+        return PassThread(g / threads, g % threads, g / threads < params.systems);
+    }
+    return PassThread(layer(params, thread), thread_in_system(thread), true);
+}
+
 // Word of component a of site i of system b.
 fn spin_word(b: u32, a: u32, i: u32) -> u32 {
     return (b * COMPONENTS + a) * lattice_sites() + i;

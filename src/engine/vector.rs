@@ -127,16 +127,28 @@ impl VectorSweeps {
         }
     }
 
-    /// Sites a thread of the Metropolis kernel of `systems` updates: one of unit vectors, the
-    /// [`Self::state_sites_per_thread`] of discrete states.
-    pub fn metropolis_sites_per_thread(
+    /// How a backend of workgroups of `workgroup_size` threads (`heat_bath_sites` sites a
+    /// thread of the discrete states' heat bath) launches the Metropolis kernel of `systems`:
+    /// one site a thread of unit vectors, the [`Self::state_sites_per_thread`] of discrete
+    /// states; the systems laid one after another along the grid where a system's threads fill
+    /// less than a workgroup (and all of them fit the 32-bit thread index), else a grid layer a
+    /// system.
+    pub fn metropolis_launch(
         &self,
         systems: &VectorSystems,
         heat_bath_sites: u32,
-    ) -> u32 {
-        match systems.states {
+        workgroup_size: u32,
+    ) -> MetropolisLaunch {
+        let sites_per_thread = match systems.states {
             Some(_) => self.state_sites_per_thread(heat_bath_sites),
             None => 1,
+        };
+        let threads = (systems.lattice.sites_per_colour()).div_ceil(u64::from(sites_per_thread));
+        let flat = threads < u64::from(workgroup_size)
+            && threads * u64::from(systems.systems()) <= u64::from(u32::MAX);
+        MetropolisLaunch {
+            sites_per_thread,
+            flat,
         }
     }
 
@@ -473,6 +485,29 @@ pub fn labelled_lattices(systems: &VectorSystems, updates: VectorSweeps) -> u32 
 /// (WGSL); CUDA 18.2 with one, 10.8 with two. Four gave nothing more.
 pub const METROPOLIS_SITES_PER_THREAD: u32 = 2;
 
+/// How the Metropolis kernel's threads are launched ([`VectorSweeps::metropolis_launch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetropolisLaunch {
+    /// Sites a thread updates (`SITES_PER_THREAD`).
+    pub sites_per_thread: u32,
+    /// The systems' threads one after another along the grid, each thread adding its accepted
+    /// moves to its system's count (`FLAT_SYSTEMS`), rather than a grid layer a system whose
+    /// workgroup adds them once: small lattices of many systems would leave most of a
+    /// workgroup idle.
+    pub flat: bool,
+}
+
+impl MetropolisLaunch {
+    /// The threads of a launch of `threads` threads a system over `systems` systems, and the
+    /// grid layers it spans: every thread in one layer where flat, else a layer a system.
+    pub fn grid_threads(self, threads: u64, systems: u32) -> (u64, u32) {
+        match self.flat {
+            true => (threads * u64::from(systems), 1),
+            false => (threads, systems),
+        }
+    }
+}
+
 /// Refuse proposal widths that are not one per temperature of `systems`, and, for discrete
 /// states, widths of the other proposal than the kernels' (`heat_bath`, [`VectorSweeps`]).
 pub fn check_widths(systems: &VectorSystems, heat_bath: bool, widths: &[i32]) -> Result<()> {
@@ -560,7 +595,7 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 20] = [
+pub const KERNEL_CONSTANTS: [&str; 21] = [
     "L",
     "DIMS",
     "TRIANGULAR",
@@ -581,6 +616,7 @@ pub const KERNEL_CONSTANTS: [&str; 20] = [
     "COUNTERS",
     "HEAT_BATH_SWEEPS",
     "SITES_PER_THREAD",
+    "FLAT_SYSTEMS",
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
@@ -588,14 +624,14 @@ pub const KERNEL_CONSTANTS: [&str; 20] = [
 /// of [`clock_split`] (zeros for spins of every direction); a discrete model's states `q` (0
 /// for unit vectors); the `CouplingScale`'s bits; the field
 /// in local-field units as the bits of its `i32` (both backends take unsigned constants); the
-/// [`counters`] per system; whether discrete states take the heat bath and their sites a
-/// thread ([`VectorSweeps::state_sites_per_thread`], of the backend's `heat_bath_sites`); then
+/// [`counters`] per system; whether discrete states take the heat bath, and the backend's
+/// launch of the Metropolis kernel ([`MetropolisLaunch`]); then
 /// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
     systems: &VectorSystems,
     updates: VectorSweeps,
-    heat_bath_sites: u32,
+    metropolis: MetropolisLaunch,
 ) -> Vec<(&'static str, u32)> {
     let uniform = matches!(systems.couplings, VectorCouplings::Uniform(_));
     let scale = systems.coupling_scale();
@@ -623,7 +659,8 @@ pub fn kernel_constants(
         updates.tile.unwrap_or(0),
         counters(systems) as u32,
         u32::from(updates.heat_bath),
-        updates.state_sites_per_thread(heat_bath_sites),
+        metropolis.sites_per_thread,
+        u32::from(metropolis.flat),
     ];
     let slice = systems.slice_index().constants();
     KERNEL_CONSTANTS

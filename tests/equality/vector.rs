@@ -1124,7 +1124,9 @@ fn replica_moves_of_glasses_match_cpu_bit_for_bit<G: Gpu>() {
 /// The Heisenberg glass (cone proposals, which every system accepts some of, over-relaxation,
 /// observations, overlaps, and the exchange of the first system with the last, which lies in
 /// the second piece) and the 3-state Potts ferromagnet's Wolff updates alone, on 4 x 4
-/// lattices.
+/// lattices, whose Metropolis passes lay the systems flat along the grid; and the XY model on
+/// 8 x 8 lattices, whose Metropolis passes fill blocks of 32 and so run a layer a system, in
+/// pieces too.
 fn more_systems_than_a_grid_holds_match_cpu_bit_for_bit<G: Gpu>() {
     let glass = Case {
         components: 3,
@@ -1149,8 +1151,21 @@ fn more_systems_than_a_grid_holds_match_cpu_bit_for_bit<G: Gpu>() {
         }),
         ..XY_2D_FIELD
     };
-    for case in [glass, potts] {
+    let layered = Case {
+        size: 8,
+        overrelaxation: 0,
+        replicas: 32_800,
+        ..XY_2D_FIELD
+    };
+    let block = G::BLOCK_SIZES[0];
+    for (case, block, flat) in [
+        (glass, G::BLOCK_SIZES[1], true),
+        (potts, G::BLOCK_SIZES[1], true),
+        (layered, block, false),
+    ] {
         assert!(case.systems().systems() > u32::from(u16::MAX));
-        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+        let launch = case.updates().metropolis_launch(&case.systems(), 1, block);
+        assert_eq!(launch.flat, flat, "{case:?}");
+        assert_matches(G::default(), case, block);
     }
 }

@@ -255,9 +255,11 @@ mod tests {
             ("STATES", 3 * shared),
             ("COUNTERS", 64),
             // The discrete states' kernel of two sites a thread, by the heat bath where the
-            // thresholds are fixed.
+            // thresholds are fixed; the Metropolis kernels' systems flat along the grid where
+            // the randoms are shared.
             ("HEAT_BATH_SWEEPS", fixed),
             ("SITES_PER_THREAD", 2),
+            ("FLAT_SYSTEMS", shared),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];

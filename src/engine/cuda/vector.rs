@@ -27,9 +27,9 @@ use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
-    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
-    counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
-    dispatch_params, kernel_constants, lookup_words,
+    MetropolisLaunch, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
+    cluster_step, counted_accepted, counted_observations, counted_overlaps, counters,
+    coupling_words, dispatch_params, kernel_constants, lookup_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -57,8 +57,8 @@ pub struct CudaVector {
     counts: CudaSlice<u64>,
     couplings: CudaSlice<i32>,
     widths: CudaSlice<i32>,
-    /// Sites a thread of the Metropolis kernel updates ([`VectorSweeps::metropolis_sites_per_thread`]).
-    sites_per_thread: u32,
+    /// How the Metropolis kernel's threads are launched ([`VectorSweeps::metropolis_launch`]).
+    metropolis: MetropolisLaunch,
     phases: CudaSlice<i32>,
     partners: CudaSlice<u32>,
     /// The compiled kernels, each with the block size it launches with: the one asked for, or
@@ -89,7 +89,9 @@ impl CudaVectorEngine {
         block_size: u32,
     ) -> Result<Self> {
         check_block_size(&device, block_size)?;
-        let constants = kernel_constants(&systems, updates, HEAT_BATH_SITES_PER_THREAD);
+        let metropolis =
+            updates.metropolis_launch(&systems, HEAT_BATH_SITES_PER_THREAD, block_size);
+        let constants = kernel_constants(&systems, updates, metropolis);
         let kernels = VectorKernelSet::build(&systems, updates, |kernel| {
             FittedKernel::new(device.function(kernel, &constants)?, block_size)
         })?;
@@ -112,8 +114,7 @@ impl CudaVectorEngine {
             )?,
             couplings: upload(&device, &coupling_words(&systems.couplings), "couplings")?,
             widths: allocate(&device, systems.betas.len(), "proposal widths")?,
-            sites_per_thread: updates
-                .metropolis_sites_per_thread(&systems, HEAT_BATH_SITES_PER_THREAD),
+            metropolis,
             phases: upload(
                 &device,
                 &lookup_words(&systems, &systems.phases()),
@@ -144,8 +145,12 @@ impl CudaVector {
 
     /// Grid of `kernel`'s blocks covering `threads` threads per system.
     fn grid(&self, kernel: &FittedKernel, threads: u64) -> LaunchConfig {
-        let systems = self.systems.systems();
-        launch_config(&self.device, kernel.block_size, threads, systems)
+        self.grid_layers(kernel, (threads, self.systems.systems()))
+    }
+
+    /// The launch of `kernel` over `threads` threads a layer of `layers` grid layers.
+    fn grid_layers(&self, kernel: &FittedKernel, (threads, layers): (u64, u32)) -> LaunchConfig {
+        launch_config(&self.device, kernel.block_size, threads, layers)
     }
 
     /// Enqueue one pass of a sweep over every system: Metropolis, the double checkerboard's
@@ -174,8 +179,18 @@ impl CudaVector {
             }
             VectorPass::Cluster { .. } => unreachable!("launched above"),
         };
-        let threads = pass.launch_threads(params.threads, fitted.block_size, self.sites_per_thread);
-        let config = self.grid(fitted, threads);
+        let systems = self.systems.systems();
+        let config = match pass {
+            VectorPass::Metropolis { .. } => {
+                let sites = self.metropolis.sites_per_thread;
+                let threads = pass.launch_threads(params.threads, fitted.block_size, sites);
+                self.grid_layers(fitted, self.metropolis.grid_threads(threads, systems))
+            }
+            _ => self.grid(
+                fitted,
+                pass.launch_threads(params.threads, fitted.block_size, 1),
+            ),
+        };
         let stream = &self.device.stream;
         launch_layers(&self.device, (&params, config), |params, config| {
             let mut launch = stream.launch_builder(&fitted.function);

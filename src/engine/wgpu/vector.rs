@@ -24,9 +24,9 @@ use crate::engine::backend::vector::{
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
-    VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
-    counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
-    dispatch_params, kernel_constants, lookup_words,
+    MetropolisLaunch, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
+    cluster_step, counted_accepted, counted_observations, counted_overlaps, counters,
+    coupling_words, dispatch_params, kernel_constants, lookup_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -52,8 +52,8 @@ pub struct WgpuVector {
     tables: wgpu::Buffer,
     counts: wgpu::Buffer,
     widths: wgpu::Buffer,
-    /// Sites a thread of the Metropolis kernel updates ([`VectorSweeps::metropolis_sites_per_thread`]).
-    sites_per_thread: u32,
+    /// How the Metropolis kernel's threads are launched ([`VectorSweeps::metropolis_launch`]).
+    metropolis: MetropolisLaunch,
     partners: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipelines: VectorKernelSet<wgpu::ComputePipeline>,
@@ -102,7 +102,9 @@ impl WgpuVectorEngine {
                 )));
             }
         }
-        let mut constants = kernel_constants(&systems, updates, HEAT_BATH_SITES_PER_THREAD);
+        let metropolis =
+            updates.metropolis_launch(&systems, HEAT_BATH_SITES_PER_THREAD, workgroup_size);
+        let mut constants = kernel_constants(&systems, updates, metropolis);
         constants.push(("WG_SIZE", workgroup_size));
         let pipelines = VectorKernelSet::build(&systems, updates, |kernel| {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
@@ -138,8 +140,6 @@ impl WgpuVectorEngine {
         ];
         let bind_group = bind_group(&ctx, &dispatcher, &buffers);
         ctx.check()?;
-        let sites_per_thread =
-            updates.metropolis_sites_per_thread(&systems, HEAT_BATH_SITES_PER_THREAD);
         let backend = WgpuVector {
             ctx,
             dispatcher,
@@ -149,7 +149,7 @@ impl WgpuVectorEngine {
             tables,
             counts,
             widths,
-            sites_per_thread,
+            metropolis,
             partners,
             bind_group,
             pipelines,
@@ -170,10 +170,33 @@ impl WgpuVector {
 
     /// One launch of `pipeline` over `threads` threads per system.
     fn launch<'a>(&self, pipeline: &'a wgpu::ComputePipeline, threads: u64) -> Launches<'a> {
-        let grid = self
-            .dispatcher
-            .grid(&self.ctx, threads, self.systems.systems());
-        vec![(pipeline, grid)]
+        self.launch_layers(pipeline, (threads, self.systems.systems()))
+    }
+
+    /// One launch of `pipeline` over `threads` threads a layer of `layers` grid layers.
+    fn launch_layers<'a>(
+        &self,
+        pipeline: &'a wgpu::ComputePipeline,
+        (threads, layers): (u64, u32),
+    ) -> Launches<'a> {
+        vec![(pipeline, self.dispatcher.grid(&self.ctx, threads, layers))]
+    }
+
+    /// The threads a layer and the grid layers of a launch of `pass` of `threads` threads a
+    /// system: the Metropolis kernel's as [`MetropolisLaunch`] lays them, else a layer a system.
+    fn pass_grid(&self, pass: VectorPass, threads: u32) -> (u64, u32) {
+        let systems = self.systems.systems();
+        match pass {
+            VectorPass::Metropolis { .. } => {
+                let sites = self.metropolis.sites_per_thread;
+                let threads = pass.launch_threads(threads, self.workgroup_size, sites);
+                self.metropolis.grid_threads(threads, systems)
+            }
+            _ => (
+                pass.launch_threads(threads, self.workgroup_size, 1),
+                systems,
+            ),
+        }
     }
 
     /// Submit `dispatches`, each running its launches (in pieces where they hold more systems
@@ -213,9 +236,8 @@ impl WgpuVector {
                         return (Dispatch::Cluster(params), launches);
                     }
                 };
-                let threads =
-                    pass.launch_threads(params.threads, self.workgroup_size, self.sites_per_thread);
-                (Dispatch::Sweep(params), self.launch(pipeline, threads))
+                let grid = self.pass_grid(pass, params.threads);
+                (Dispatch::Sweep(params), self.launch_layers(pipeline, grid))
             })
             .collect();
         self.submit(&dispatches, self.clear_pending);
