@@ -95,9 +95,10 @@ def main():
     for beta in betas:
         for size in sizes:
             periodic, twisted = runs[size]
-            pairs = walls(periodic, twisted, size**3, beta)
-            mean, mean_err, sigma, sigma_err, absolute, noise = spread(pairs)
             config = (found[size] / f"p_L{size}.ron").read_text()
+            dims = int(re.search(r"dims: (\d)", config).group(1))
+            pairs = walls(periodic, twisted, size**dims, beta)
+            mean, mean_err, sigma, sigma_err, absolute, noise = spread(pairs)
             replicas = int(re.search(r"replicas: (\d+)", config).group(1))
             rho, families = equilibration((periodic, twisted), beta, replicas)
             spreads[beta].append((size, sigma, sigma_err))
