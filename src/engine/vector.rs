@@ -131,8 +131,8 @@ impl VectorSweeps {
     /// thread of the discrete states' heat bath) launches the Metropolis kernel of `systems`:
     /// one site a thread of unit vectors, the [`Self::state_sites_per_thread`] of discrete
     /// states; the systems laid one after another along the grid where a system's threads fill
-    /// less than a workgroup (and all of them fit the 32-bit thread index), else a grid layer a
-    /// system.
+    /// less than a workgroup (and the grid's threads fit the 32-bit thread index), else a grid
+    /// layer a system.
     pub fn metropolis_launch(
         &self,
         systems: &VectorSystems,
@@ -144,8 +144,10 @@ impl VectorSweeps {
             None => 1,
         };
         let threads = (systems.lattice.sites_per_colour()).div_ceil(u64::from(sites_per_thread));
-        let flat = threads < u64::from(workgroup_size)
-            && threads * u64::from(systems.systems()) <= u64::from(u32::MAX);
+        let workgroup = u64::from(workgroup_size);
+        // Every thread of the grid's workgroups, the last one's past the last system too.
+        let grid = (threads * u64::from(systems.systems())).next_multiple_of(workgroup);
+        let flat = threads < workgroup && grid <= u64::from(u32::MAX);
         MetropolisLaunch {
             sites_per_thread,
             flat,

@@ -676,6 +676,44 @@ mod tests {
         }
     }
 
+    /// The Metropolis kernels lay the systems flat along the grid where a system's threads (a
+    /// colour's sites, two a thread for discrete states' Metropolis) fill less than a
+    /// workgroup, and only while every thread of the grid has a 32-bit index.
+    #[test]
+    fn small_lattices_lay_their_systems_flat_along_the_grid() {
+        let heisenberg = |size, replicas| {
+            VectorSystems::uniform(Lattice::new(2, size), 3, (1, 0.0), vec![0.5], replicas, 9)
+        };
+        let potts = |size| heisenberg(size, 2).with_states(States::potts(3, 0.0));
+        let metropolis = VectorSweeps::METROPOLIS;
+        let heat_bath = VectorSweeps {
+            heat_bath: true,
+            ..metropolis
+        };
+        for (systems, updates, sites, workgroup, flat) in [
+            // 8 sites a colour: 8 threads of unit vectors, 4 of two states a thread.
+            (heisenberg(4, 2), metropolis, 1, 64, true),
+            (heisenberg(16, 2), metropolis, 1, 64, false),
+            (heisenberg(16, 2), metropolis, 1, 256, true),
+            (potts(16), metropolis, 2, 128, true),
+            (potts(16), metropolis, 2, 64, false),
+            (potts(16), heat_bath, 1, 128, false),
+            // 2^25 systems of 128 threads: the grid's 2^32 threads pass a 32-bit index, as
+            // do those of the last workgroup of 2^25 - 1 systems.
+            (heisenberg(16, 1 << 25), metropolis, 1, 256, false),
+            (heisenberg(16, (1 << 25) - 1), metropolis, 1, 256, false),
+            (heisenberg(16, (1 << 25) - 2), metropolis, 1, 256, true),
+        ] {
+            let launch = updates.metropolis_launch(&systems, 1, workgroup);
+            assert_eq!(launch.sites_per_thread, sites, "{systems:?}");
+            assert_eq!(
+                launch.flat, flat,
+                "L {} wg {workgroup}",
+                systems.lattice.size
+            );
+        }
+    }
+
     /// Item `i` of `part` (`width` values each) is item `index.global(i)` of `whole`.
     fn assert_mapped<T: PartialEq + std::fmt::Debug>(
         what: &str,
