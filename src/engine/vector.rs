@@ -143,7 +143,11 @@ impl VectorSweeps {
             Some(_) => self.state_sites_per_thread(heat_bath_sites),
             None => 1,
         };
-        let threads = (systems.lattice.sites_per_colour()).div_ceil(u64::from(sites_per_thread));
+        // A colour's sites, at most: cluster updates alone take lattices that the colours do
+        // not tile.
+        let lattice = systems.lattice;
+        let colour_sites = lattice.sites().div_ceil(u64::from(lattice.colours()));
+        let threads = colour_sites.div_ceil(u64::from(sites_per_thread));
         let workgroup = u64::from(workgroup_size);
         // Every thread of the grid's workgroups, the last one's past the last system too.
         let grid = (threads * u64::from(systems.systems())).next_multiple_of(workgroup);

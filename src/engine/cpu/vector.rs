@@ -690,7 +690,14 @@ mod tests {
             heat_bath: true,
             ..metropolis
         };
+        // Cluster updates alone take a triangular lattice of a size that its three colours do
+        // not tile: 834 sites a colour at most.
+        let triangular = VectorSystems {
+            lattice: Lattice::shaped(crate::model::Shape::Triangular, 2, 50),
+            ..potts(4)
+        };
         for (systems, updates, sites, workgroup, flat) in [
+            (triangular, metropolis, 2, 1024, true),
             // 8 sites a colour: 8 threads of unit vectors, 4 of two states a thread.
             (heisenberg(4, 2), metropolis, 1, 64, true),
             (heisenberg(16, 2), metropolis, 1, 64, false),
