@@ -4,7 +4,7 @@
 // system b at (b n + a) N + i), acceptance tables, counts (COUNTERS per system:
 // accepted moves, then the observation), couplings (one int per bond site * directions() + d and sample,
 // or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
-// phases (then a discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z draws the randoms of batch global_index(z), the run's index of the system
+// phases (then a discrete model's P(a, b), V(a) and s(a), engine::vector_gpu::lookup_words). System z draws the randoms of batch global_index(z), the run's index of the system
 // (slice_constants.cuh: z itself but in an engine of a sample slice, whose couplings are its
 // samples').
 
@@ -29,7 +29,7 @@ constexpr unsigned PURPOSE_VECTOR_METROPOLIS = 11u;
 constexpr unsigned PURPOSE_VECTOR_INITIAL_SPINS = 12u;
 constexpr int UNIFORM = 0;
 constexpr int HEAT_BATH = -1;
-// 64-bit counters per system (engine::vector::counters): accepted (1), spare (3), the
+// 64-bit counters per system (engine::vector_gpu::counters): accepted (1), spare (3), the
 // observation (30 sums, the norm deviation); for discrete states then their counts, Fourier
 // components and staggered counts (8 q): COUNTERS of vector_site.wgsl.
 constexpr unsigned COUNTERS = SPINFLIP_COUNTERS;

@@ -19,7 +19,7 @@
 const PASS_PAIRS: u32 = 64u;
 
 // The pairs of states the counts hold; their Fourier components follow their counts
-// (engine::vector::counters).
+// (engine::vector_gpu::counters).
 fn state_pairs() -> u32 {
     return STATES * STATES;
 }

@@ -5,7 +5,7 @@
 // (count_words() per system: accepted moves, then the observation), 4 couplings (one i32 per bond
 // site * directions() + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
 // proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units; then a
-// discrete model's P(a, b), V(a) and s(a), engine::vector::lookup_words). System z
+// discrete model's P(a, b), V(a) and s(a), engine::vector_gpu::lookup_words). System z
 // draws the randoms of batch global_index(z), the run's index of the system (slice.wgsl: z itself
 // but in an engine of a sample slice, whose couplings are its samples').
 
@@ -39,7 +39,7 @@ const PURPOSE_VECTOR_METROPOLIS: u32 = 11u;
 const PURPOSE_VECTOR_INITIAL_SPINS: u32 = 12u;
 const UNIFORM: i32 = 0i;
 const HEAT_BATH: i32 = -1i;
-// 64-bit counters per system (engine::vector::counters): accepted (1), spare (3), the
+// 64-bit counters per system (engine::vector_gpu::counters): accepted (1), spare (3), the
 // observation (31); for discrete states then their counts, Fourier components and staggered
 // counts (8 q).
 override COUNTERS: u32 = 35u;

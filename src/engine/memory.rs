@@ -17,9 +17,10 @@ use crate::engine::Betas;
 use crate::engine::multispin::{LANES, MultispinLayout};
 use crate::engine::tempering::swap_tables;
 use crate::engine::vector::{
-    VectorObservation, VectorOverlap, VectorSweeps, counters, labelled_lattices, overlap_counters,
-    pair_state_words, state_words,
+    VectorObservation, VectorOverlap, VectorSweeps, labelled_lattices, pair_state_words,
+    state_words,
 };
+use crate::engine::vector_gpu::{counters, overlap_counters};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 use crate::model::vector::{VectorCouplings, VectorSystems};

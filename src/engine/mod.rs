@@ -51,6 +51,7 @@ pub mod slabs;
 pub mod spins;
 pub mod tempering;
 pub mod vector;
+pub mod vector_gpu;
 pub mod wgpu;
 
 use std::ops::Range;

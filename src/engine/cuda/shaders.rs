@@ -226,7 +226,7 @@ mod tests {
                     || crate::engine::clusters::KERNEL_CONSTANTS.contains(&name)
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)
                     || crate::engine::tempering::CHAIN_SLICE_CONSTANTS.contains(&name)
-                    || crate::engine::vector::KERNEL_CONSTANTS.contains(&name);
+                    || crate::engine::vector_gpu::KERNEL_CONSTANTS.contains(&name);
                 assert!(
                     defined,
                     "{kernel:?} uses {DEFINE_PREFIX}{name}, which no engine defines"

@@ -28,8 +28,11 @@ use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::vector::{
     MetropolisLaunch, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    cluster_step, counted_accepted, counted_observations, counted_overlaps, counters,
-    coupling_words, dispatch_params, kernel_constants, lookup_words,
+    cluster_step, dispatch_params,
+};
+use crate::engine::vector_gpu::{
+    counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
+    kernel_constants, lookup_words,
 };
 use crate::error::Result;
 use crate::model::vector::VectorSystems;
@@ -179,18 +182,9 @@ impl CudaVector {
             }
             VectorPass::Cluster { .. } => unreachable!("launched above"),
         };
-        let systems = self.systems.systems();
-        let config = match pass {
-            VectorPass::Metropolis { .. } => {
-                let sites = self.metropolis.sites_per_thread;
-                let threads = pass.launch_threads(params.threads, fitted.block_size, sites);
-                self.grid_layers(fitted, self.metropolis.grid_threads(threads, systems))
-            }
-            _ => self.grid(
-                fitted,
-                pass.launch_threads(params.threads, fitted.block_size, 1),
-            ),
-        };
+        let (metropolis, systems) = (self.metropolis, self.systems.systems());
+        let grid = pass.launch_grid(params.threads, fitted.block_size, metropolis, systems);
+        let config = self.grid_layers(fitted, grid);
         let stream = &self.device.stream;
         launch_layers(&self.device, (&params, config), |params, config| {
             let mut launch = stream.launch_builder(&fitted.function);

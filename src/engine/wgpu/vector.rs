@@ -25,8 +25,11 @@ use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
 use crate::engine::vector::{
     MetropolisLaunch, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    cluster_step, counted_accepted, counted_observations, counted_overlaps, counters,
-    coupling_words, dispatch_params, kernel_constants, lookup_words,
+    cluster_step, dispatch_params,
+};
+use crate::engine::vector_gpu::{
+    counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
+    kernel_constants, lookup_words,
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
@@ -182,23 +185,6 @@ impl WgpuVector {
         vec![(pipeline, self.dispatcher.grid(&self.ctx, threads, layers))]
     }
 
-    /// The threads a layer and the grid layers of a launch of `pass` of `threads` threads a
-    /// system: the Metropolis kernel's as [`MetropolisLaunch`] lays them, else a layer a system.
-    fn pass_grid(&self, pass: VectorPass, threads: u32) -> (u64, u32) {
-        let systems = self.systems.systems();
-        match pass {
-            VectorPass::Metropolis { .. } => {
-                let sites = self.metropolis.sites_per_thread;
-                let threads = pass.launch_threads(threads, self.workgroup_size, sites);
-                self.metropolis.grid_threads(threads, systems)
-            }
-            _ => (
-                pass.launch_threads(threads, self.workgroup_size, 1),
-                systems,
-            ),
-        }
-    }
-
     /// Submit `dispatches`, each running its launches (in pieces where they hold more systems
     /// than the adapter's grid: [`Dispatcher::enqueue_layered`]); `clear` zeroes the counts
     /// first. The cluster buffers, where the engine has them, are group 1.
@@ -236,7 +222,9 @@ impl WgpuVector {
                         return (Dispatch::Cluster(params), launches);
                     }
                 };
-                let grid = self.pass_grid(pass, params.threads);
+                let (metropolis, systems) = (self.metropolis, self.systems.systems());
+                let grid =
+                    pass.launch_grid(params.threads, self.workgroup_size, metropolis, systems);
                 (Dispatch::Sweep(params), self.launch_layers(pipeline, grid))
             })
             .collect();
