@@ -709,6 +709,44 @@ fn antiperiodic_ising_anneal_matches_the_twisted_torus() {
     check_twisted_anneal(&summary);
 }
 
+/// The Ising ferromagnet and antiferromagnet on the 6 x 6 triangular torus in a field, which
+/// `engine: Auto` puts on the multispin engine (its diagonal bonds joining sites of one colour,
+/// updated in four passes; the antiferromagnet's reversed bonds in its coupling words): `e`, `c`
+/// and `f` at the steps against the row transfer matrix of the triangular lattice.
+#[test]
+fn triangular_multispin_anneals_match_the_transfer_matrix() {
+    use spinflip::exact::{DiscreteSpins, triangular_ln_partition_function};
+    // The ferromagnet's steps end where its energy still fluctuates.
+    for (j, antiferromagnet, beta_max, seed) in [(1.0, false, 0.4, 24), (-1.0, true, 1.2, 25)] {
+        let text = format!(
+            "(model: Ising(dims: 2, size: 6, lattice: Triangular, field: 0.3, \
+             antiferromagnet: {antiferromagnet}), replicas: 416, algorithm: Annealing(theta: 4, \
+             schedule: Linear(beta_max: {beta_max}, count: 8), runs: 16), seed: {seed}, \
+             backend: Cpu, plots: false)"
+        );
+        let summary = anneal(&text, &format!("triangular-{antiferromagnet}"));
+        assert!(
+            summary.run.engine.starts_with("multispin"),
+            "{}",
+            summary.run.engine
+        );
+        assert_eq!(summary.steps.len(), 8);
+        let spins = DiscreteSpins::clock(2, j, 0.3);
+        for step in &summary.steps {
+            let ln_z = triangular_ln_partition_function(&spins, (6, 6), step.beta);
+            let (e, c, f) = (
+                -ln_z.d1 / 36.0,
+                step.beta * step.beta * ln_z.d2 / 36.0,
+                -ln_z.v / (36.0 * step.beta),
+            );
+            let at = |q: &str| format!("J = {j}: {q} at beta {}", step.beta);
+            assert_within(&at("e"), step.e, e, 4.0);
+            assert_within(&at("c"), step.c, c, 4.0);
+            assert_within(&at("f"), step.f, f, 4.0);
+        }
+    }
+}
+
 /// The steps' and the reweighted estimates of an anneal of the twisted 4 x 4 torus against
 /// Kaufman's twisted terms.
 fn check_twisted_anneal(summary: &AnnealingSummary) {

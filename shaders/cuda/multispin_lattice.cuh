@@ -16,9 +16,10 @@ constexpr unsigned PLANES = SPINFLIP_PLANES;
 constexpr unsigned STORED_PLANES = SPINFLIP_STORED_PLANES;
 constexpr unsigned WORD_OFFSET = SPINFLIP_WORD_OFFSET;
 
-// Bonds of a site: 2 DIMS, 3 on the honeycomb's brick wall (lattice.cuh).
+// Bonds of a site: 2 directions() (6 on the triangular lattice), 3 on the honeycomb's brick wall
+// (lattice.cuh).
 __device__ constexpr unsigned site_bonds() {
-    return HONEYCOMB == 1u ? 3u : 2u * DIMS;
+    return HONEYCOMB == 1u ? 3u : 2u * directions();
 }
 
 // Whether the sites of `colour` have their +y bond: all but the honeycomb's colour 1.
@@ -53,6 +54,22 @@ __device__ constexpr unsigned y_size() {
 // Sites of a line of the observables and overlap kernels: L, or in 2D the own planes.
 __device__ constexpr unsigned line_length() {
     return DIMS == 3u ? L : PLANES;
+}
+
+// The triangular lattice (TRIANGULAR 1): the diagonal bond from (x, y) to (x + 1, y + 1) joins
+// sites of one colour, which update in two passes each, the rows of even y, then of odd y:
+// pass = colour + 2 half is the dispatch's colour (src/engine/multispin/update.rs).
+__device__ __forceinline__ unsigned pass_colour(unsigned pass) {
+    return pass & 1u;
+}
+
+__device__ constexpr unsigned row_halves() {
+    return TRIANGULAR == 1u ? 2u : 1u;
+}
+
+// Stored row of the r-th row a pass updates: every row, or every other from the pass's half.
+__device__ __forceinline__ unsigned pass_row(unsigned pass, unsigned r) {
+    return r * row_halves() + (pass >> 1u);
 }
 
 // Word cw = row * row_words() + w of a colour array and the other colour's words next to it:
@@ -112,15 +129,15 @@ __device__ __forceinline__ unsigned strip_line(unsigned strip, unsigned r) {
     return strip + r * strips();
 }
 
-// Wide planes of a strip's lane tallies (bitslice.cuh): a strip adds at most DIMS bonds for each
-// of its LINE_RUN * line_length() sites.
+// Wide planes of a strip's lane tallies (bitslice.cuh): a strip adds at most directions() bonds
+// for each of its LINE_RUN * line_length() sites.
 __device__ constexpr unsigned bit_length(unsigned v) {
     return v == 0u ? 0u : 1u + bit_length(v >> 1u);
 }
 
 __device__ constexpr unsigned strip_planes() {
-    return bit_length(DIMS * LINE_RUN * line_length()) > TALLY_PLANES
-               ? bit_length(DIMS * LINE_RUN * line_length())
+    return bit_length(directions() * LINE_RUN * line_length()) > TALLY_PLANES
+               ? bit_length(directions() * LINE_RUN * line_length())
                : TALLY_PLANES;
 }
 
@@ -196,11 +213,12 @@ __device__ __forceinline__ unsigned coupling_group(unsigned g) {
     return (g / REPLICA_WORDS) % SAMPLE_WORDS;
 }
 
-// The colour-`colour` bonds of coupling group `group` in direction 0 (layout [group][d][colour]);
-// direction d starts direction_stride() * d words further.
+// The colour-`colour` bonds of coupling group `group` in direction 0 (layout [group][d][colour];
+// the triangular lattice's diagonal is direction 2); direction d starts direction_stride() * d
+// words further.
 __device__ __forceinline__ const unsigned* colour_bonds(const unsigned* couplings, unsigned group,
                                                         unsigned colour) {
-    return opaque(couplings + (2ull * DIMS * group + colour) * colour_words());
+    return opaque(couplings + (2ull * directions() * group + colour) * colour_words());
 }
 
 __device__ constexpr unsigned direction_stride() {

@@ -2,7 +2,8 @@
 // independent decisions; the twin of multispin_metropolis.wgsl. CPU twin:
 // src/engine/cpu/multispin_metropolis.rs. The threads of word system g = first_system +
 // blockIdx.z each update WORD_RUN words of one row of colour COLOUR, one after the other (a
-// swap round's tally: TALLY_RUNS such runs).
+// swap round's tally: TALLY_RUNS such runs); on the triangular lattice, of the rows of the
+// pass's half (params.colour = COLOUR + 2 half, multispin_lattice.cuh).
 
 #include "dispatch.cuh"
 #include "bitslice.cuh"
@@ -43,10 +44,10 @@ constexpr unsigned WORD_RUN = SPINFLIP_WORD_RUN;
 // decision.
 constexpr unsigned PAIR_RUNS = SPINFLIP_PAIR_RUNS;
 
-// Runs of WORD_RUN words per colour; the runs each thread updates (one, TALLY_RUNS with the
+// Runs of WORD_RUN words per pass; the runs each thread updates (one, TALLY_RUNS with the
 // tally, PAIR_RUNS in the paired update), and the threads that update them.
 __device__ constexpr unsigned runs() {
-    return own_colour_words() / WORD_RUN;
+    return own_colour_words() / row_halves() / WORD_RUN;
 }
 
 __device__ constexpr unsigned thread_runs() {
@@ -194,9 +195,34 @@ struct OtherWords {
     }
 };
 
-// The per-lane unsatisfied-bond counts of word cw (spin `spin`) of row `row`.
+// The triangular lattice's unsatisfied bonds of word cw (spin `spin`) to its -(1, 1) and
+// +(1, 1) neighbours, of its own colour `own`: in the rows below and above, where the colour
+// sits at the offset 1 - p as the other colour does in this row, they are the -x neighbour of
+// the row below and the +x one of the row above, in the rows of the other half, which this pass
+// leaves as they are.
+__device__ __forceinline__ uint2 unsatisfied_diagonal(const unsigned* own,
+                                                      const unsigned* own_bonds, unsigned spin,
+                                                      unsigned cw, const WordNeighbours& n) {
+    // The adjacent word's offset within a row, the same in every row.
+    const unsigned shift = n.adjacent - cw;
+    const unsigned below = n.minus[0];
+    const unsigned above = n.plus[0];
+    uint2 bonds = make_uint2(0u, 0u);
+    if (DISORDERED) {
+        const unsigned* diagonal = own_bonds + 2u * direction_stride();
+        bonds = make_uint2(x_neighbours(diagonal[below], diagonal[below + shift], n.p).x,
+                           diagonal[cw]);
+    }
+    const unsigned minus = x_neighbours(own[below], own[below + shift], n.p).x;
+    const unsigned plus = x_neighbours(own[above], own[above + shift], n.p).y;
+    return make_uint2(spin ^ minus ^ bonds.x, spin ^ plus ^ bonds.y);
+}
+
+// The per-lane unsatisfied-bond counts of word cw (spin `spin`) of row `row` of the colour
+// whose words are `own`.
 template <typename Other>
-__device__ __forceinline__ BondCount word_count(const Other& other, const unsigned* own_bonds,
+__device__ __forceinline__ BondCount word_count(const unsigned* own, const Other& other,
+                                                const unsigned* own_bonds,
                                                 const unsigned* other_bonds, unsigned spin,
                                                 unsigned colour, unsigned row, unsigned w) {
     const WordNeighbours n = word_neighbours(colour, row, w);
@@ -231,6 +257,13 @@ __device__ __forceinline__ BondCount word_count(const Other& other, const unsign
         }
         unsatisfied[2u * d] = spin ^ other[n.minus[d - 1u]] ^ bonds.x;
         unsatisfied[2u * d + 1u] = spin ^ other[n.plus[d - 1u]] ^ bonds.y;
+    }
+    if (TRIANGULAR == 1u) {
+        const uint2 diagonal = unsatisfied_diagonal(own, own_bonds, spin, cw, n);
+        // Slots 4 and 5 of the triangular lattice's six (the modulo keeps the indices of this
+        // branch, compiled out elsewhere, within the smaller arrays of the other lattices).
+        unsatisfied[4u % site_bonds()] = diagonal.x;
+        unsatisfied[5u % site_bonds()] = diagonal.y;
     }
     return bond_count_of(unsatisfied);
 }
@@ -273,8 +306,8 @@ __device__ __forceinline__ void count_run(const SystemArrays& arrays, const Othe
     constexpr unsigned stride = row_words() / WORD_RUN;
 #pragma unroll
     for (unsigned j = 0u; j < WORD_RUN; j++) {
-        counts[j] = word_count(other, arrays.own_bonds, arrays.other_bonds, spins[j], COLOUR,
-                               row, w + j * stride);
+        counts[j] = word_count(arrays.own, other, arrays.own_bonds, arrays.other_bonds, spins[j],
+                               COLOUR, row, w + j * stride);
     }
 }
 
@@ -338,21 +371,22 @@ __device__ __forceinline__ void decide_run(const DispatchParams& params,
     }
 }
 
-// The own-colour words of run `run`: words w + j stride (j < WORD_RUN) of its row.
-__device__ __forceinline__ void load_run(const unsigned* own, unsigned run,
+// The own-colour words of run `run` of pass `pass`: words w + j stride (j < WORD_RUN) of its
+// row.
+__device__ __forceinline__ void load_run(const unsigned* own, unsigned pass, unsigned run,
                                          unsigned (&spins)[WORD_RUN]) {
     constexpr unsigned stride = row_words() / WORD_RUN;
-    const unsigned first = (run / stride) * row_words() + run % stride;
+    const unsigned first = pass_row(pass, run / stride) * row_words() + run % stride;
 #pragma unroll
     for (unsigned j = 0u; j < WORD_RUN; j++) {
         spins[j] = own[first + j * stride];
     }
 }
 
-// Row and first word of run `run`.
-__device__ __forceinline__ uint2 run_start(unsigned run) {
+// Row and first word of run `run` of pass `pass`.
+__device__ __forceinline__ uint2 run_start(unsigned pass, unsigned run) {
     constexpr unsigned stride = row_words() / WORD_RUN;
-    return make_uint2(run / stride, run % stride);
+    return make_uint2(pass_row(pass, run / stride), run % stride);
 }
 
 // Update run `run` of word system g, its spins `spins` and the other colour read through
@@ -365,7 +399,7 @@ __device__ __forceinline__ void update_run(const DispatchParams& params,
                                            const unsigned (&spins)[WORD_RUN],
                                            ThreadTally& tally) {
     constexpr unsigned stride = row_words() / WORD_RUN;
-    const uint2 start = run_start(run);
+    const uint2 start = run_start(params.colour, run);
     if (PACK_ROTATIONS != 0u) {
         BondCount counts[WORD_RUN];
         count_run(arrays, other, start.x, start.y, spins, counts);
@@ -375,8 +409,8 @@ __device__ __forceinline__ void update_run(const DispatchParams& params,
 #pragma unroll
     for (unsigned j = 0u; j < WORD_RUN; j++) {
         const unsigned w = start.y + j * stride;
-        const BondCount count = word_count(other, arrays.own_bonds, arrays.other_bonds, spins[j],
-                                           COLOUR, start.x, w);
+        const BondCount count = word_count(arrays.own, other, arrays.own_bonds,
+                                           arrays.other_bonds, spins[j], COLOUR, start.x, w);
         decide_word(params, arrays, thresholds, g, start.x * row_words() + w, spins[j], count,
                     tally);
     }
@@ -397,7 +431,7 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
     unsigned run_spins[WORD_RUN];
     if (!TALLY) {
         if (thread < runs() && dispatched(params, thread)) {
-            load_run(arrays.own, thread, run_spins);
+            load_run(arrays.own, params.colour, thread, run_spins);
             update_run(params, arrays, other, thresholds, g, thread, run_spins, tally);
         }
         return;
@@ -408,7 +442,7 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
     for (unsigned r = 0u; r < TALLY_RUNS; r++) {
         const unsigned run = thread + r * run_threads();
         if (thread < run_threads() && run < runs()) {
-            load_run(arrays.own, run, run_spins);
+            load_run(arrays.own, params.colour, run, run_spins);
             update_run(params, arrays, other, thresholds, g, run, run_spins, tally);
         }
     }
@@ -577,8 +611,8 @@ extern "C" __global__ void multispin_metropolis_pairs(
         if (thread < run_threads() && run < runs()) {
             unsigned spins_a[WORD_RUN];
             unsigned spins_b[WORD_RUN];
-            load_run(arrays_a.own, run, spins_a);
-            load_run(arrays_b.own, run, spins_b);
+            load_run(arrays_a.own, params.colour, run, spins_a);
+            load_run(arrays_b.own, params.colour, run, spins_b);
 #pragma unroll
             for (unsigned j = 0u; j < WORD_RUN; j++) {
                 const unsigned differ = (spins_a[j] ^ spins_b[j]) & mask;
@@ -587,7 +621,7 @@ extern "C" __global__ void multispin_metropolis_pairs(
             }
             // Both runs are counted before either is written: a's writes could otherwise be
             // b's neighbours for all the compiler knows, and it would load them again.
-            const uint2 start = run_start(run);
+            const uint2 start = run_start(params.colour, run);
             BondCount counts_a[WORD_RUN];
             BondCount counts_b[WORD_RUN];
             count_run(arrays_a, other_a, start.x, start.y, spins_a, counts_a);

@@ -1,5 +1,5 @@
 // Per lane of every word system: up spins and satisfied bonds (J s s' = +1, each bond once via
-// the forward neighbours), counted with bit-sliced lane counters along strips of LINE_RUN lines
+// the forward neighbours; the triangular lattice's diagonal the third), counted with bit-sliced lane counters along strips of LINE_RUN lines
 // of sites, summed per block and added to 64-bit counters; the twin of multispin_observables.wgsl. CPU twin:
 // src/engine/cpu/multispin_observables.rs. Layout of `observations`: [slot][g][lane][up,
 // satisfied] as 64-bit counters, added to with 64-bit atomics directly.
@@ -23,6 +23,23 @@ __device__ __forceinline__ unsigned satisfied(const unsigned* bonds, unsigned sp
                                               unsigned plus, unsigned d, unsigned cw) {
     const unsigned bond = DISORDERED ? bonds[d * direction_stride() + cw] : 0u;
     return ~(spin ^ plus ^ bond);
+}
+
+// Satisfied-bond lanes of the third forward bond of the word at `cw` (spin `spin`, step y of
+// `walk`, of the colour whose words are `own`): +z in 3D, the triangular lattice's +(1, 1)
+// (the +x neighbour in the row above, of this colour), none on the other 2D lattices.
+__device__ __forceinline__ unsigned third_bond(const unsigned* own, const unsigned* other,
+                                               const unsigned* own_bonds, unsigned spin,
+                                               const LineWalk& walk, unsigned y, unsigned cw) {
+    if (DIMS == 3u) {
+        return satisfied(own_bonds, spin, other[cw + walk.plus_z], 2u, cw);
+    }
+    if (TRIANGULAR == 1u) {
+        const unsigned above = walk_plus_y(y, cw);
+        const uint2 diagonal = x_neighbours(own[above], own[above + walk.adjacent], walk.p);
+        return satisfied(own_bonds, spin, diagonal.y, 2u, cw);
+    }
+    return 0u;
 }
 
 // Adds the satisfied bonds of word system g's lanes in slot `records_slot` (a swap round's tally)
@@ -82,9 +99,8 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                         has_plus_y(colour)
                             ? satisfied(own_bonds, spin, other[walk_plus_y(y, cw)], 1u, cw)
                             : 0u;
-                    const unsigned plus_z = DIMS == 3u ? other[cw + walk.plus_z] : 0u;
                     tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw), bond_y,
-                               DIMS == 3u ? satisfied(own_bonds, spin, plus_z, 2u, cw) : 0u);
+                               third_bond(own, other, own_bonds, spin, walk, y, cw));
                 }
                 tally_step(up, bonds, steps);
             }

@@ -1,6 +1,6 @@
 // Sites where the replicas of an overlap pair differ, and the forward bonds of those sites whose
 // two ends differ differently (D = a ^ b differs across the bond: q_i q_j = -1, the link
-// overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
+// overlap; the triangular lattice's diagonal bonds too), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
 // of lines (all of one x-plane); the twin of multispin_overlap.wgsl. The grid layer is the pair
 // pw = ts * (REPLICA_WORDS / 2) + rw of word systems (ts * REPLICA_WORDS + rw, that +
 // REPLICA_WORDS / 2). CPU twin: src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`:
@@ -51,8 +51,15 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
             tally_add3(sites, own, 0u, 0u);
             const unsigned link_y =
                 has_plus_y(colour) ? own ^ other_a[plus_y] ^ other_b[plus_y] : 0u;
-            tally_add3(links, own ^ x.y, link_y,
-                       DIMS == 3u ? own ^ other_a[plus_z] ^ other_b[plus_z] : 0u);
+            unsigned link_z = DIMS == 3u ? own ^ other_a[plus_z] ^ other_b[plus_z] : 0u;
+            if (TRIANGULAR == 1u) {
+                // The +(1, 1) neighbour: the +x one in the row above, of this colour.
+                const unsigned above = plus_y + walk.adjacent;
+                const uint2 diagonal = x_neighbours(own_a[plus_y] ^ own_b[plus_y],
+                                                    own_a[above] ^ own_b[above], walk.p);
+                link_z = own ^ diagonal.y;
+            }
+            tally_add3(links, own ^ x.y, link_y, link_z);
             tally_step(sites, links, steps);
         }
     }

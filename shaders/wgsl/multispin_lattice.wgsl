@@ -16,9 +16,10 @@ override PLANES: u32 = 1u;
 override STORED_PLANES: u32 = 1u;
 override WORD_OFFSET: u32 = 0u;
 
-// Bonds of a site: 2 DIMS, 3 on the honeycomb's brick wall (lattice.wgsl).
+// Bonds of a site: 2 directions() (6 on the triangular lattice), 3 on the honeycomb's brick wall
+// (lattice.wgsl).
 fn site_bonds() -> u32 {
-    return select(2u * DIMS, 3u, HONEYCOMB == 1u);
+    return select(2u * directions(), 3u, HONEYCOMB == 1u);
 }
 
 // Whether the sites of `colour` have their +y bond: all but the honeycomb's colour 1.
@@ -48,6 +49,22 @@ fn own_colour_words() -> u32 {
 // The stored extent of y: the slowest axis in 2D.
 fn y_size() -> u32 {
     return select(STORED_PLANES, L, DIMS == 3u);
+}
+
+// The triangular lattice (TRIANGULAR 1): the diagonal bond from (x, y) to (x + 1, y + 1) joins
+// sites of one colour, which update in two passes each, the rows of even y, then of odd y:
+// p = colour + 2 half, the pass, is the dispatch's colour (src/engine/multispin/update.rs).
+fn pass_colour(p: u32) -> u32 {
+    return p & 1u;
+}
+
+fn row_halves() -> u32 {
+    return select(1u, 2u, TRIANGULAR == 1u);
+}
+
+// Stored row of the r-th row pass p updates: every row, or every other from the pass's half.
+fn pass_row(p: u32, r: u32) -> u32 {
+    return r * row_halves() + (p >> 1u);
 }
 
 // Word cw = row * row_words() + w of a colour array and the other colour's words next to it:
@@ -116,10 +133,10 @@ fn strip_line(strip: u32, r: u32) -> u32 {
     return strip + r * strips();
 }
 
-// Wide planes a strip's lane tallies use (bitslice.wgsl): a strip adds at most DIMS bonds for
-// each of its LINE_RUN * line_length() sites.
+// Wide planes a strip's lane tallies use (bitslice.wgsl): a strip adds at most directions()
+// bonds for each of its LINE_RUN * line_length() sites.
 fn strip_planes() -> u32 {
-    return max(firstLeadingBit(DIMS * LINE_RUN * line_length()) + 1u, TALLY_PLANES);
+    return max(firstLeadingBit(directions() * LINE_RUN * line_length()) + 1u, TALLY_PLANES);
 }
 
 // (z, w, p) of a line.
@@ -176,11 +193,12 @@ fn colour_base(g: u32, colour: u32) -> u32 {
     return (2u * g + colour) * colour_words();
 }
 
-// Coupling group of word system g, and the start of its direction-d bonds of one colour.
+// Coupling group of word system g, and the start of its direction-d bonds of one colour (the
+// triangular lattice's diagonal is direction 2).
 fn coupling_group(g: u32) -> u32 {
     return (g / REPLICA_WORDS) % SAMPLE_WORDS;
 }
 
 fn bond_base(group: u32, d: u32, colour: u32) -> u32 {
-    return ((group * DIMS + d) * 2u + colour) * colour_words();
+    return ((group * directions() + d) * 2u + colour) * colour_words();
 }

@@ -1,8 +1,9 @@
 // Checkerboard Metropolis on multispin words: 32 lanes (AMSC) or 32 sites (SMSC) per word, exact
 // independent decisions. CPU twin: src/engine/cpu/multispin_metropolis.rs. Thread t of word
-// system g updates WORD_RUN words of one row of colour params.colour: row t / stride, words
-// t mod stride + j stride, stride = row_words() / WORD_RUN (adjacent threads, adjacent words); a
-// swap round's tally (TALLY_RUNS > 0) updates TALLY_RUNS such runs per thread.
+// system g updates WORD_RUN words of one row of the pass params.colour (its colour, and on the
+// triangular lattice its half of the rows: multispin_lattice.wgsl): the pass's row t / stride,
+// words t mod stride + j stride, stride = row_words() / WORD_RUN (adjacent threads, adjacent
+// words); a swap round's tally (TALLY_RUNS > 0) updates TALLY_RUNS such runs per thread.
 
 #import dispatch
 #import philox
@@ -35,9 +36,9 @@ override WORD_RUN: u32 = 1u;
 // transposes are shared. The twin of the CUDA update's TALLY_RUNS.
 override TALLY_RUNS: u32 = 0u;
 
-// Runs of WORD_RUN words per colour, and the threads that update them.
+// Runs of WORD_RUN words per pass, and the threads that update them.
 fn runs() -> u32 {
-    return own_colour_words() / WORD_RUN;
+    return own_colour_words() / row_halves() / WORD_RUN;
 }
 
 fn run_threads() -> u32 {
@@ -145,10 +146,34 @@ fn add_workgroup_tally(g: u32, local: u32) {
 fn unsatisfied_along(spin: u32, other: u32, group: u32, d: u32, cw: u32, minus: u32, plus: u32) -> vec2<u32> {
     var bonds = vec2<u32>(0u, 0u);
     if DISORDERED {
-        let colour = params.colour;
+        let colour = pass_colour(params.colour);
         bonds = vec2<u32>(couplings[bond_base(group, d, 1u - colour) + minus], couplings[bond_base(group, d, colour) + cw]);
     }
     return vec2<u32>(spin ^ spins[other + minus] ^ bonds.x, spin ^ spins[other + plus] ^ bonds.y);
+}
+
+// The triangular lattice's unsatisfied bonds of word cw (spin `spin`, colour `colour`) to its
+// -(1, 1) and +(1, 1) neighbours, of its own colour: in the rows below and above, where the
+// colour sits at the offset 1 - p as the other colour does in this row, they are the -x
+// neighbour of the row below and the +x one of the row above. The rows of the other half, which
+// this pass leaves as they are.
+fn unsatisfied_diagonal(spin: u32, g: u32, colour: u32, cw: u32, n: WordNeighbours) -> vec2<u32> {
+    let own = colour_base(g, colour);
+    // The adjacent word's offset within a row, the same in every row.
+    let shift = n.adjacent - cw;
+    let below = n.minus.x;
+    let above = n.plus.x;
+    var bonds = vec2<u32>(0u, 0u);
+    if DISORDERED {
+        let own_bonds = bond_base(coupling_group(g), 2u, colour);
+        bonds = vec2<u32>(
+            x_neighbours(couplings[own_bonds + below], couplings[own_bonds + below + shift], n.p).x,
+            couplings[own_bonds + cw],
+        );
+    }
+    let minus = x_neighbours(spins[own + below], spins[own + below + shift], n.p).x;
+    let plus = x_neighbours(spins[own + above], spins[own + above + shift], n.p).y;
+    return vec2<u32>(spin ^ minus ^ bonds.x, spin ^ plus ^ bonds.y);
 }
 
 // Word w of row `row` of word system g: its index in its colour array, spin and per-lane
@@ -160,7 +185,7 @@ struct WordCount {
 }
 
 fn word_count(g: u32, row: u32, w: u32) -> WordCount {
-    let colour = params.colour;
+    let colour = pass_colour(params.colour);
     let cw = row * row_words() + w;
     let n = word_neighbours(colour, row, w);
     let own = colour_base(g, colour);
@@ -192,6 +217,9 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     if DIMS == 3u {
         z = unsatisfied_along(spin, other, group, 2u, cw, n.minus.y, n.plus.y);
     }
+    if TRIANGULAR == 1u {
+        z = unsatisfied_diagonal(spin, g, colour, cw, n);
+    }
     let unsatisfied = array<u32, 6>(spin ^ x.x ^ x_bonds.x, spin ^ x.y ^ x_bonds.y, y.x, y.y, z.x, z.y);
     return WordCount(cw, spin, bond_count_of(unsatisfied, site_bonds()));
 }
@@ -200,8 +228,9 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
 // update with TALLY_RUNS. The lattice's word index keys the randoms (a slab's words are offset).
 fn update_word(g: u32, row: u32, w: u32) {
     let word = word_count(g, row, w);
-    let flips = accepted_lanes(word.spin, word.count, word.cw + WORD_OFFSET, params.colour, g);
-    spins[colour_base(g, params.colour) + word.cw] = word.spin ^ flips;
+    let colour = pass_colour(params.colour);
+    let flips = accepted_lanes(word.spin, word.count, word.cw + WORD_OFFSET, colour, g);
+    spins[colour_base(g, colour) + word.cw] = word.spin ^ flips;
     tally_satisfied(word.count, flips);
 }
 
@@ -209,7 +238,7 @@ fn update_word(g: u32, row: u32, w: u32) {
 // tail. Written out word by word (WORD_RUN folds each `if`): with a loop over the run, the
 // Vulkan driver on the H100 lost the packed draw's gain (docs/BENCHMARKS.md).
 fn update_packed_run(g: u32, row: u32, first: u32, stride: u32) {
-    let colour = params.colour;
+    let colour = pass_colour(params.colour);
     var tail = Decision(0u, 0u);
     var tail_masks: array<u32, MAX_CATEGORIES>;
     var words: array<WordCount, 4>;
@@ -249,15 +278,16 @@ fn update_packed_run(g: u32, row: u32, first: u32, stride: u32) {
     }
 }
 
-// Update the words of run `run` of word system g.
+// Update the words of run `run` of the pass of word system g.
 fn update_run(g: u32, run: u32) {
     let stride = row_words() / WORD_RUN;
+    let row = pass_row(params.colour, run / stride);
     if PACK_ROTATIONS != 0u {
-        update_packed_run(g, run / stride, run % stride, stride);
+        update_packed_run(g, row, run % stride, stride);
         return;
     }
     for (var j = 0u; j < WORD_RUN; j++) {
-        update_word(g, run / stride, run % stride + j * stride);
+        update_word(g, row, run % stride + j * stride);
     }
 }
 

@@ -1,5 +1,5 @@
 // Per lane of every word system: up spins and satisfied bonds (J s s' = +1, each bond once via
-// the forward neighbours), counted with bit-sliced lane counters along strips of LINE_RUN lines
+// the forward neighbours; the triangular lattice's diagonal the third), counted with bit-sliced lane counters along strips of LINE_RUN lines
 // of sites, summed per workgroup and added to 64-bit counters. CPU twin: src/engine/cpu/multispin_observables.rs.
 // Layout of `observations`: [slot][g][lane][up_lo, up_hi, satisfied_lo, satisfied_hi].
 
@@ -54,11 +54,15 @@ fn main(thread: Thread) {
                 if has_plus_y(colour) {
                     bond_y = satisfied(spin, spins[other + walk_plus_y(y, cw)], own_bonds, 1u, cw);
                 }
-                var plus_z = 0u;
                 var bond_z = 0u;
                 if DIMS == 3u {
-                    plus_z = spins[other + cw + walk.plus_z];
-                    bond_z = satisfied(spin, plus_z, own_bonds, 2u, cw);
+                    bond_z = satisfied(spin, spins[other + cw + walk.plus_z], own_bonds, 2u, cw);
+                }
+                if TRIANGULAR == 1u {
+                    // The +(1, 1) neighbour: the +x one in the row above, of this colour.
+                    let above = walk_plus_y(y, cw);
+                    let diagonal = x_neighbours(spins[own + above], spins[own + above + walk.adjacent], walk.p);
+                    bond_z = satisfied(spin, diagonal.y, own_bonds, 2u, cw);
                 }
                 if COUNT_UP {
                     tally_add3(&up, spin, 0u, 0u);

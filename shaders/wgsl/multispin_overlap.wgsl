@@ -1,6 +1,6 @@
 // Sites where the replicas of an overlap pair differ, and the forward bonds of those sites whose
 // two ends differ differently (D = a ^ b differs across the bond: q_i q_j = -1, the link
-// overlap), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
+// overlap; the triangular lattice's diagonal bonds too), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
 // of lines (all of one x-plane). Grid layer z is the pair pw = ts * (REPLICA_WORDS/2) + rw of
 // word systems (ts * REPLICA_WORDS + rw, that + REPLICA_WORDS / 2). CPU twin:
 // src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`: [slot][pair][sites,
@@ -56,6 +56,14 @@ fn main(thread: Thread) {
             var link_z = 0u;
             if DIMS == 3u {
                 link_z = own ^ differ(other_a, other_b, cw + walk.plus_z);
+            }
+            if TRIANGULAR == 1u {
+                // The +(1, 1) neighbour: the +x one in the row above, of this colour.
+                let own_a = colour_base(a, colour);
+                let own_b = colour_base(b, colour);
+                let above = walk_plus_y(y, cw);
+                let diagonal = x_neighbours(differ(own_a, own_b, above), differ(own_a, own_b, above + walk.adjacent), walk.p);
+                link_z = own ^ diagonal.y;
             }
             tally_add3(&sites, own, 0u, 0u);
             tally_add3(&links, own ^ x.y, link_y, link_z);

@@ -185,8 +185,8 @@ pub struct BenchOptions {
     #[arg(long, requires = "tempering")]
     pub houdayer: bool,
     /// The lattice (2D): the square one, or the triangular, honeycomb or kagome lattice on the
-    /// vector-spin engine (the Ising model as two discrete states); the honeycomb Ising model
-    /// with `--engine amsc` or `smsc` (no `simple`) on the multispin engine.
+    /// vector-spin engine (the Ising model as two discrete states); the honeycomb and triangular
+    /// Ising models with `--engine amsc` or `smsc` (no `simple`) on the multispin engine.
     #[arg(long, value_enum, default_value = "square")]
     pub lattice: LatticeArg,
 }
@@ -215,7 +215,7 @@ impl LatticeArg {
 impl BenchOptions {
     /// Whether the rows are the vector engine's: where the run config of an engine asked for
     /// goes there ([`Config::is_vector`]: vector spins, discrete states, the Gaussian glass and
-    /// one with replica moves, the triangular and kagome lattices, the honeycomb but on
+    /// one with replica moves, the kagome lattice, the honeycomb and triangular ones but on
     /// multispin engines alone, `--engine amsc,smsc`). The lattice's size does not enter that
     /// choice, so the first size stands for all.
     pub fn runs_vector_engine(&self) -> bool {
@@ -474,7 +474,8 @@ pub(super) fn bench_config(
             randoms,
         },
     };
-    // Vector spins have one engine (the honeycomb Ising model runs on the engine named).
+    // Vector spins have one engine (the honeycomb and triangular Ising models run on the engine
+    // named).
     if config.is_vector() {
         config.engine = EngineKind::Auto;
     }

@@ -506,22 +506,32 @@ impl Model {
     }
 
     /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings,
-    /// with an open axis, on the triangular or kagome lattice (the multispin engine's bits hold
-    /// none of them: no empty site, no bond of 0, no third direction), or antiferromagnetic.
-    /// The honeycomb lattice's brick wall is the square lattice's words with a y bond left
-    /// out.
+    /// with an open axis, on the kagome lattice (the multispin engine's bits hold none of them:
+    /// no empty site, no bond of 0), or antiferromagnetic on a bipartite lattice (whose
+    /// staggered magnetisation the multispin engine does not measure). The honeycomb lattice's
+    /// brick wall is the square lattice's words with a y bond left out, the triangular
+    /// lattice's the square lattice's words with the diagonal bond added.
     fn ising_as_states(&self) -> bool {
         let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
-        let on_bits = self.lattice().is_hypercubic() || self.lattice() == LatticeKind::Honeycomb;
-        let uniform = on_bits && !self.is_antiferromagnet();
+        let bipartite = !matches!(
+            self.lattice(),
+            LatticeKind::Triangular | LatticeKind::Kagome
+        );
+        let on_bits = self.lattice() != LatticeKind::Kagome;
+        let uniform = on_bits && !(self.is_antiferromagnet() && bipartite);
         self.is_ising() && (self.dilution() != 0.0 || per_bond || !uniform)
     }
 
-    /// Whether the model is the Ising model or the Edwards-Anderson glass on the honeycomb
-    /// lattice, which the multispin engine runs where the config names it (its brick wall: a y
-    /// bond of each site left out).
-    pub fn is_honeycomb_ising(&self) -> bool {
-        self.is_ising() && self.lattice() == LatticeKind::Honeycomb
+    /// Whether the model is the Ising model or the Edwards-Anderson glass on the honeycomb or
+    /// the triangular lattice, which the multispin engine runs where the config names it (the
+    /// brick wall: a y bond of each site left out; the triangular lattice: the diagonal bond
+    /// added, and each colour updated in two halves of alternate rows).
+    pub fn is_shaped_ising(&self) -> bool {
+        self.is_ising()
+            && matches!(
+                self.lattice(),
+                LatticeKind::Honeycomb | LatticeKind::Triangular
+            )
     }
 
     /// Whether the model is run by [`crate::vector`]'s loop on the vector engines (unit

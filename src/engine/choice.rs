@@ -3,7 +3,7 @@
 //! workgroup sizes of the GPU kernels).
 
 use crate::config::{
-    Config, ConfigError, Disorder, EngineKind, Lanes, Layout, MAX_MULTISPIN_SITES,
+    Config, ConfigError, Disorder, EngineKind, Lanes, LatticeKind, Layout, MAX_MULTISPIN_SITES,
     MAX_MULTISPIN_WORDS, MAX_SIMPLE_SITES, Model, invalid,
 };
 
@@ -68,18 +68,19 @@ impl Config {
 }
 
 impl Config {
-    /// An Ising model twisted by an antiperiodic axis, or on the honeycomb lattice, under
-    /// `engine: Auto`, which [`Config::is_vector`] sends to two discrete states, resolved
-    /// instead to the multispin layout `Auto` picks ([`auto_candidates`]) where one fits: the
-    /// reversed bonds run as the layout's coupling bits, the brick wall as words whose sites
-    /// skip one y bond, many times faster. With how it was chosen; `None` where no layout
+    /// An Ising model twisted by an antiperiodic axis, or on the honeycomb or triangular
+    /// lattice, under `engine: Auto`, which [`Config::is_vector`] sends to two discrete states,
+    /// resolved instead to the multispin layout `Auto` picks ([`auto_candidates`]) where one
+    /// fits: the reversed bonds run as the layout's coupling bits, the brick wall as words whose
+    /// sites skip one y bond, the triangular lattice's diagonal bonds as words of the same
+    /// colour, many times faster. With how it was chosen; `None` where no layout
     /// fits, the model runs as states for another reason (dilution, an open axis, replica
     /// moves) or the run is of cluster updates, which no multispin engine makes.
     pub fn states_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
-        let honeycomb = self.model.is_honeycomb_ising();
+        let shaped = self.model.is_shaped_ising();
         let clusters = self.algorithm.clusters().is_some();
-        if self.engine != EngineKind::Auto || !(twisted || honeycomb) || clusters {
+        if self.engine != EngineKind::Auto || !(twisted || shaped) || clusters {
             return None;
         }
         let on_multispin = |engine| Config {
@@ -98,9 +99,12 @@ impl Config {
         let (engine, why) = auto_candidates(&view).into_iter().find(|(engine, _)| {
             engine.multispin().is_some() && validate_engine(&view, engine).is_ok()
         })?;
-        let why = match twisted {
-            true => format!("an antiperiodic axis runs as coupling bits; {why}"),
-            false => format!("the honeycomb's brick wall runs on multispin words; {why}"),
+        let why = match (twisted, self.model.lattice()) {
+            (true, _) => format!("an antiperiodic axis runs as coupling bits; {why}"),
+            (false, LatticeKind::Honeycomb) => {
+                format!("the honeycomb's brick wall runs on multispin words; {why}")
+            }
+            (false, _) => format!("the triangular lattice runs on multispin words; {why}"),
         };
         Some((on_multispin(engine), auto_chose(&engine, &why)))
     }
@@ -263,6 +267,13 @@ fn validate_engine(config: &Config, engine: &EngineKind) -> Result<(), ConfigErr
         Some(options) => options,
     };
     let size = config.model.size();
+    if config.model.lattice() == LatticeKind::Triangular && !size.is_multiple_of(2) {
+        return invalid(format!(
+            "the triangular lattice's multispin words hold the checkerboard's two colours, each \
+             updated in two halves of alternate rows: size must be even (a multiple of 6), got \
+             {size}"
+        ));
+    }
     match options.layout {
         Layout::Smsc if !size.is_multiple_of(64) => invalid(format!(
             "layout Smsc packs 32 same-colour sites along x in a word: size must be a multiple \
@@ -564,6 +575,51 @@ mod tests {
             let layout = Layout::Amsc { lanes };
             assert_eq!(config.engine, EngineKind::multispin_with(layout), "{words}");
         }
+    }
+
+    /// The triangular lattice's Ising model (the ferromagnet, the antiferromagnet, which is
+    /// not bipartite, the +-J glass) runs on multispin words where the config names them or
+    /// `Auto` finds a layout that fits, of even sizes only; on two discrete states otherwise.
+    #[test]
+    fn the_triangular_ising_model_takes_multispin_words_where_they_fit() {
+        let triangular = |from: &str, to: &str| {
+            sample_with(from, to)
+                .replace("field: 0.0)", "field: 0.0, lattice: Triangular)")
+                .replace("size: 32", "size: 30")
+        };
+        let resolved = |text: &str| {
+            let config = Config::from_ron_str(text).unwrap();
+            config.validate().unwrap();
+            config.states_on_multispin()
+        };
+        let (on_words, choice) = resolved(&triangular("replicas: 4", "replicas: 32")).unwrap();
+        assert_mentions(&choice, &["engine: Auto chose", "triangular"]);
+        assert!(!on_words.is_vector());
+        let antiferromagnet = triangular("replicas: 4", "replicas: 32")
+            .replace("field: 0.0,", "field: 0.0, antiferromagnet: true,");
+        let (config, _) = resolved(&antiferromagnet).expect("a layout fits");
+        assert!(!config.is_vector());
+        let glass = triangular("replicas: 4", "replicas: 2, samples: 32")
+            .replace("Ising(", "EdwardsAnderson(");
+        let (config, _) = resolved(&glass).expect("a layout fits");
+        let samples = Layout::Amsc {
+            lanes: Lanes::Samples,
+        };
+        assert_eq!(config.engine, EngineKind::multispin_with(samples));
+        let on_states = triangular("replicas: 4", "replicas: 4");
+        assert!(resolved(&on_states).is_none());
+        assert!(Config::from_ron_str(&on_states).unwrap().is_vector());
+        let odd = triangular(
+            "replicas: 4,",
+            "replicas: 32, engine: Multispin(layout: Amsc(lanes: Replicas)),",
+        )
+        .replace("size: 30", "size: 33");
+        assert_mentions(&invalid_message(&odd), &["triangular", "even", "33"]);
+        let odd_auto = triangular("replicas: 4", "replicas: 32").replace("size: 30", "size: 33");
+        assert!(
+            resolved(&odd_auto).is_none(),
+            "odd sizes stay on discrete states"
+        );
     }
 
     #[test]

@@ -177,12 +177,14 @@ pub fn sweeps_per_submission(plan: &Plan, flips_per_sweep: u64, flip_budget: u64
 }
 
 /// Split a plan into submissions of at most `max_dispatches` dispatches and roughly
-/// `sweeps_per_submission` sweeps each (at least one sweep per submission); a piece of a sweep
-/// ([`Step::Part`]) is its pass's update restricted to the threads `part_threads` gives.
+/// `sweeps_per_submission` sweeps each (at least one sweep per submission), a sweep's
+/// `sweep_passes` passes (its colours, [`crate::engine::ISING_PASSES`], but four on the
+/// triangular lattice's multispin words) each a dispatch whose colour is the pass; a piece of a
+/// sweep ([`Step::Part`]) is its pass's update restricted to the threads `part_threads` gives.
 pub fn submissions(
     plan: &Plan,
     seed: u64,
-    systems: u32,
+    (systems, sweep_passes): (u32, u32),
     (max_dispatches, sweeps_per_submission): (usize, u64),
     part_threads: PartThreads,
 ) -> Vec<Vec<Dispatch>> {
@@ -197,7 +199,7 @@ pub fn submissions(
             Step::ClusterPart { .. } => {
                 unreachable!("refused by the engine: Plan::check_cluster_parts")
             }
-            Step::Sweep { .. } => 2,
+            Step::Sweep { .. } => sweep_passes as usize,
             Step::Part { .. } => 1,
             Step::Cluster { .. } => CLUSTER_DISPATCHES,
             Step::Measure { .. } | Step::Swap { .. } => 1,
@@ -222,7 +224,7 @@ pub fn submissions(
             Step::Observe { .. } | Step::ClusterPart { .. } => unreachable!("refused above"),
             Step::Sweep { sweep } => {
                 sweeps_in_current += 1;
-                for colour in 0..2 {
+                for colour in 0..sweep_passes {
                     submission.push(Dispatch::Sweep(DispatchParams {
                         sweep,
                         colour,
@@ -275,6 +277,7 @@ pub fn submissions(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::ISING_PASSES;
 
     /// A plan of 100 sweeps measured every `every`: submissions of 4 sweeps' flips grow to hold
     /// eight measurements, up to eight times their sweeps.
@@ -310,7 +313,7 @@ mod tests {
                 plan.measure();
             }
         }
-        let subs = submissions(&plan, 0x1_0000_0002, 4, (5, 100), &|_, p| p);
+        let subs = submissions(&plan, 0x1_0000_0002, (4, ISING_PASSES), (5, 100), &|_, p| p);
         assert!(subs.iter().all(|s| s.len() <= 5 && !s.is_empty()));
         let flat: Vec<Dispatch> = subs.concat();
         assert_eq!(flat.len(), 2 * 10 + 3);
@@ -323,7 +326,7 @@ mod tests {
                 ..*flat[0].params()
             })
         );
-        let by_sweeps = submissions(&plan, 0, 4, (1000, 4), &|_, p| p);
+        let by_sweeps = submissions(&plan, 0, (4, ISING_PASSES), (1000, 4), &|_, p| p);
         assert_eq!(by_sweeps.len(), 3);
     }
 
@@ -336,7 +339,7 @@ mod tests {
         plan.part(7, 1, 5..5);
         plan.swap(7, 0);
         let threads = |pass: u32, planes: Range<u32>| 10 * planes.start + pass..10 * planes.end;
-        let d = submissions(&plan, 0, 4, (1000, 100), &threads).concat();
+        let d = submissions(&plan, 0, (4, ISING_PASSES), (1000, 100), &threads).concat();
         let piece = DispatchParams {
             sweep: 7,
             colour: 1,
@@ -362,7 +365,7 @@ mod tests {
         plan.swap(1, 1);
         plan.swap(1, 0);
         plan.sweep(2);
-        let d = submissions(&plan, 0, 4, (1000, 100), &|_, p| p).concat();
+        let d = submissions(&plan, 0, (4, ISING_PASSES), (1000, 100), &|_, p| p).concat();
         let scratch = plan.slots;
         assert_eq!(
             swap_tally(&d[1..]),

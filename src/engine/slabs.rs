@@ -32,16 +32,23 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crate::engine::dispatch::{Dispatch, DispatchParams, submissions};
 use crate::engine::multispin::MultispinLayout;
-use crate::engine::{Halo, ISING_PASSES, Plan, Step};
+use crate::engine::{Halo, Plan, Step};
 use crate::error::{Error, Result};
 #[cfg(doc)]
 use crate::model::ising::IsingSystems;
 
-/// Refuse a layout that is not of a slab.
+/// Refuse a layout that is not of a slab, or of the triangular lattice.
 pub fn check_slab(layout: &MultispinLayout) -> Result<()> {
     if layout.systems.slab.is_none() {
         return Err(Error::State(
             "a slab engine needs the systems of a slab (IsingSystems::plane_slab)".into(),
+        ));
+    }
+    if !layout.bonds_join_the_colours() {
+        return Err(Error::State(
+            "the triangular lattice is not split into slabs: its diagonal bonds would need a \
+             halo exchange after each half of a colour"
+                .into(),
         ));
     }
     Ok(())
@@ -78,8 +85,9 @@ pub struct SlabPass {
 }
 
 impl SlabPass {
-    /// The passes of `step` on the own planes of `layout`: a sweep's two colours, a piece's
-    /// pass; none for a step that updates no spins.
+    /// The passes of `step` on the own planes of `layout`: a sweep's
+    /// ([`MultispinLayout::sweep_passes`]: its two colours, on the triangular lattice each in
+    /// two halves), a piece's pass; none for a step that updates no spins.
     pub fn of(layout: &MultispinLayout, step: &Step) -> Vec<SlabPass> {
         let run = DispatchParams::of_run(layout.systems.seed, layout.word_systems());
         let own = layout.own_planes();
@@ -94,7 +102,7 @@ impl SlabPass {
             exchange,
         };
         match *step {
-            Step::Sweep { sweep } => (0..ISING_PASSES)
+            Step::Sweep { sweep } => (0..layout.sweep_passes())
                 .map(|colour| pass(sweep, colour, 0..own, true))
                 .collect(),
             Step::Part {
@@ -135,7 +143,8 @@ pub fn slab_steps(layout: &MultispinLayout, plan: &Plan) -> Vec<SlabStep> {
             slots: plan.slots,
         };
         let whole = (usize::MAX, u64::MAX);
-        let dispatches = submissions(&alone, seed, systems, whole, &|_, planes| planes);
+        let passes = (systems, layout.sweep_passes());
+        let dispatches = submissions(&alone, seed, passes, whole, &|_, planes| planes);
         steps.extend(dispatches.concat().into_iter().map(SlabStep::Dispatch));
     }
     steps

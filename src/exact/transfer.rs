@@ -77,6 +77,28 @@ pub fn energy_and_heat(spins: &DiscreteSpins, (side, rows): (u32, u32), beta: f6
 
 /// `ln Z` of `spins` on the periodic `side x rows` lattice as a function of `beta`, at `beta`.
 pub fn ln_partition_function(spins: &DiscreteSpins, (side, rows): (u32, u32), beta: f64) -> Dual2 {
+    ln_z_of_rows(spins, (side, rows), beta, false)
+}
+
+/// `ln Z` of `spins` on the periodic triangular `side x rows` lattice (the square one with the
+/// diagonal bond from `(x, y)` to `(x + 1, y + 1)`, `crate::model::Lattice::triangular`) as a
+/// function of `beta`, at `beta`.
+pub fn triangular_ln_partition_function(
+    spins: &DiscreteSpins,
+    (side, rows): (u32, u32),
+    beta: f64,
+) -> Dual2 {
+    ln_z_of_rows(spins, (side, rows), beta, true)
+}
+
+/// `ln Z` of rows of `side` sites, `rows` of them on a torus, with the bonds between rows along
+/// y, and where `diagonal` along (1, 1) too.
+fn ln_z_of_rows(
+    spins: &DiscreteSpins,
+    (side, rows): (u32, u32),
+    beta: f64,
+    diagonal: bool,
+) -> Dual2 {
     let configurations = (spins.states as usize).pow(side);
     let row: Vec<Vec<u32>> = (0..configurations).map(|r| spins.row(r, side)).collect();
     let own: Vec<f64> = row.iter().map(|r| spins.row_energy(r)).collect();
@@ -84,8 +106,15 @@ pub fn ln_partition_function(spins: &DiscreteSpins, (side, rows): (u32, u32), be
     let transfer: Vec<Dual2> = (0..configurations * configurations)
         .map(|rr| {
             let (r, s) = (rr / configurations, rr % configurations);
-            let between: f64 = (0..side as usize)
-                .map(|x| spins.bond(row[r][x], row[s][x]))
+            let side = side as usize;
+            let between: f64 = (0..side)
+                .map(|x| {
+                    let up = spins.bond(row[r][x], row[s][x]);
+                    match diagonal {
+                        true => up + spins.bond(row[r][x], row[s][(x + 1) % side]),
+                        false => up,
+                    }
+                })
                 .sum();
             (-beta * Dual2::constant(between + (own[r] + own[s]) / 2.0)).exp()
         })
@@ -130,6 +159,29 @@ mod tests {
             assert_close("q = 4: e", e, half.e, 1e-12);
             assert_close("q = 4: c", c, 2.0 * half.c, 1e-11);
         }
+    }
+
+    /// The triangular lattice's transfer matrix against the enumeration of every configuration
+    /// of the 3 x 3 torus, whose nine spins' bonds `crate::model::Lattice::triangular` lists.
+    #[test]
+    fn triangular_rows_give_the_enumerated_partition_function() {
+        use crate::model::Lattice;
+        let lattice = Lattice::triangular(3);
+        let spins = DiscreteSpins::clock(2, -1.0, 0.3);
+        let beta = 0.7;
+        let z: f64 = (0..1u32 << 9)
+            .map(|c| {
+                let s = |i: u64| if c >> i & 1 == 1 { 1.0 } else { -1.0 };
+                let bonds: f64 = (0..9u64)
+                    .flat_map(|i| lattice.forward_neighbours(i).map(move |j| (i, j)))
+                    .map(|(i, j)| s(i) * s(j))
+                    .sum();
+                let m: f64 = (0..9u64).map(s).sum();
+                (-beta * (bonds - 0.3 * m)).exp()
+            })
+            .sum();
+        let ln_z = triangular_ln_partition_function(&spins, (3, 3), beta);
+        assert_close("ln Z", ln_z.v, z.ln(), 1e-12);
     }
 
     /// Free spins (no bonds) in a field: `ln Z = N ln sum_a exp(beta h cos(2 pi a / q))`.

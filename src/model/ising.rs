@@ -37,6 +37,10 @@ pub struct IsingSystems {
     /// reversed ([`IsingSystems::antiferromagnetic_bonds`]); the Ising engines take no open
     /// edge (a bond of 0).
     pub boundaries: Boundaries,
+    /// Every `J = -1`: every bond reversed ([`IsingSystems::antiferromagnetic_bonds`]). The
+    /// Ising engines run it only on lattices that are not bipartite (triangular), whose
+    /// antiferromagnet has no staggered magnetisation to measure.
+    pub antiferromagnet: bool,
 }
 
 /// Planes `first .. first + planes` of the slowest axis (y in 2D, z in 3D) of every system of a
@@ -65,10 +69,13 @@ impl DerefMut for IsingSystems {
 
 impl IsingSystems {
     /// The antiferromagnetic-bond bits the engines take for the run's sample `sample`: its
-    /// couplings ([`IsingSystems::sample_bonds`]) with the bonds across each antiperiodic edge
-    /// reversed.
+    /// couplings ([`IsingSystems::sample_bonds`]), every bond reversed for the
+    /// antiferromagnet, then the bonds across each antiperiodic edge reversed.
     pub fn antiferromagnetic_bonds(&self, sample: u32) -> Vec<u32> {
         let mut bits = self.sample_bonds(sample);
+        if self.antiferromagnet {
+            reverse_every_bond(&self.lattice, &mut bits);
+        }
         reverse_antiperiodic_seams(self.boundaries, &self.lattice, &mut bits);
         bits
     }
@@ -83,10 +90,12 @@ impl IsingSystems {
         }
     }
 
-    /// Whether the engines read coupling bits: a spin glass's, or a ferromagnet's with an
-    /// antiperiodic edge.
+    /// Whether the engines read coupling bits: a spin glass's, an antiferromagnet's, or a
+    /// ferromagnet's with an antiperiodic edge.
     pub fn reads_couplings(&self) -> bool {
-        self.disorder == Disorder::Bimodal || self.boundaries.any_antiperiodic()
+        self.disorder == Disorder::Bimodal
+            || self.antiferromagnet
+            || self.boundaries.any_antiperiodic()
     }
 
     /// The systems of `index` on whole lattices in `field`, their couplings drawn from the
@@ -99,6 +108,7 @@ impl IsingSystems {
             slab: None,
             instance: None,
             boundaries: Boundaries::PERIODIC,
+            antiferromagnet: false,
         }
     }
 
@@ -228,6 +238,16 @@ impl IsingSystems {
     }
 }
 
+/// Reverse the bits of every bond of `lattice` in `bits` (the words past the last bond keep
+/// their zeros).
+fn reverse_every_bond(lattice: &Lattice, bits: &mut [u32]) {
+    let bonds = lattice.bonds();
+    for (k, word) in (0u64..).zip(bits.iter_mut()) {
+        let in_word = bonds.saturating_sub(32 * k).min(32);
+        *word ^= u32::MAX.checked_shr(32 - in_word as u32).unwrap_or(0);
+    }
+}
+
 /// The acceptance threshold `t` of an energy change at inverse temperature `beta`.
 pub fn threshold(beta: f64, delta_e: f64) -> u32 {
     if delta_e <= 0.0 {
@@ -285,6 +305,7 @@ pub fn ising_systems(config: &Config) -> IsingSystems {
     );
     IsingSystems {
         boundaries: model.boundaries(),
+        antiferromagnet: model.is_antiferromagnet(),
         ..IsingSystems::new(index, Lattice::of(&model), model.field())
     }
 }

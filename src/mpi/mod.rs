@@ -45,10 +45,10 @@ use crate::config::{Algorithm, Config, Disorder, Lanes, Layout};
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
-use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::model::systems::SystemIndex;
 use crate::model::vector::VectorSystems;
+use crate::model::{Lattice, Shape};
 pub use open::{open_engine, open_engine_with_betas, open_vector_engine};
 
 /// What one rank holds of a run: samples or planes `first .. first + count` of the run's.
@@ -103,11 +103,24 @@ pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) 
         Ok(shares) => return Ok(Split::Samples(shares)),
         Err(why) => why,
     };
-    // Slabs of one lattice: the multispin engines (SMSC and every AMSC lane kind).
+    // Slabs of one lattice: the multispin engines (SMSC and every AMSC lane kind), but not of
+    // the triangular lattice, whose diagonal bonds would need a halo exchange after each half of
+    // a colour.
     let multispin = config.engine.multispin().is_some();
     let sweeps_only =
         betas == Betas::Fixed && !matches!(config.algorithm, Algorithm::Tempering { .. });
     let plane_groups = systems.lattice.size / SLAB_PLANES;
+    if systems.lattice.shape == Shape::Triangular {
+        return Err(Error::Usage(format!(
+            "{too_few_samples} The triangular lattice's multispin words split over ranks by \
+             sample only: use fewer ranks{}",
+            if systems.disorder == Disorder::Bimodal {
+                " or more samples"
+            } else {
+                ""
+            }
+        )));
+    }
     if multispin && sweeps_only && plane_groups >= ranks {
         return Ok(Split::Slabs(even_shares(plane_groups, SLAB_PLANES, ranks)));
     }

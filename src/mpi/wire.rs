@@ -114,6 +114,7 @@ impl Writer {
         self.field_and_index(systems.field, &systems.index);
         self.instance(systems);
         self.boundaries(systems.boundaries);
+        self.u8(u8::from(systems.antiferromagnet));
     }
     /// The couplings the config gives, every sample's bits: ranks need not read the file.
     fn instance(&mut self, systems: &IsingSystems) {
@@ -298,6 +299,7 @@ impl Reader<'_> {
         Ok(IsingSystems {
             instance: self.instance()?,
             boundaries: self.boundaries()?,
+            antiferromagnet: self.u8()? == 1,
             ..systems
         })
     }

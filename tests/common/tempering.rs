@@ -173,7 +173,8 @@ impl TemperingCase {
 /// Every exchange kind: lanes holding samples or replicas, neighbour lanes within words (lanes
 /// holding temperatures) and whole word systems (SMSC), with and without a field; exact
 /// randoms, and packed ones in runs of two (spin glass) and four words (SMSC ferromagnet); the
-/// honeycomb's brick wall, whose tally counts three bonds a site.
+/// honeycomb's brick wall, whose tally counts three bonds a site; the triangular lattice, whose
+/// rounds no colour update tallies and whose first sweep after a round makes no exchange.
 pub fn tempering_cases() -> Vec<TemperingCase> {
     let case = |dims, size, layout, disorder, field, counts| TemperingCase {
         dims,
@@ -193,6 +194,10 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         shape: Shape::Honeycomb,
         ..case
     };
+    let triangular = |case: TemperingCase| TemperingCase {
+        shape: Shape::Triangular,
+        ..case
+    };
     let (bimodal, ferro) = (Disorder::Bimodal, Disorder::Ferromagnet);
     vec![
         case(2, 6, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 4)),
@@ -209,5 +214,8 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         packed(case(2, 256, Layout::Smsc, ferro, 0.0, (1, 2, 3))),
         honeycomb(case(2, 8, AMSC_REPLICAS, ferro, 0.0, (1, 32, 5))),
         honeycomb(packed(case(2, 64, Layout::Smsc, ferro, 0.1, (1, 2, 4)))),
+        triangular(case(2, 6, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 4))),
+        triangular(case(2, 6, AMSC_TEMPERATURES, bimodal, 0.0, (3, 2, 6))),
+        triangular(packed(case(2, 192, Layout::Smsc, ferro, 0.0, (1, 2, 3)))),
     ]
 }

@@ -1,7 +1,8 @@
 //! The multispin GPU engines and the CPU multispin engine produce the same spin words, the same
 //! per-lane observations and the same overlap counts, bit for bit: 2D and 3D, AMSC (lanes as
 //! replicas, samples, temperatures) and SMSC, ferromagnet and Edwards-Anderson, with and without
-//! a field, the honeycomb lattice's brick wall, exact, packed and shared random numbers, engines
+//! a field, the honeycomb lattice's brick wall, the triangular lattice (its four passes, the
+//! antiferromagnet), exact, packed and shared random numbers, engines
 //! opened for fixed and for changing
 //! betas, plans of one batch and of several, sweeps in pieces over several plans, every block
 //! size; wgpu on both WGSL Philox paths and without bounds checks, CUDA with threshold tables
@@ -20,7 +21,9 @@ use spinflip::engine::dispatch::{measured_slots, submissions};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
 use spinflip::engine::wgpu::launch::MAX_DISPATCHES;
-use spinflip::engine::{Betas, Engine, Measurements, Plan, SpinBits, populations_of, tempering_of};
+use spinflip::engine::{
+    Betas, Engine, ISING_PASSES, Measurements, Plan, SpinBits, populations_of, tempering_of,
+};
 use spinflip::model::ising::IsingSystems;
 use spinflip::model::systems::SystemIndex;
 use spinflip::model::{Lattice, Shape};
@@ -37,6 +40,7 @@ backends! {
         engine_for_fixed_betas_refuses_new_betas,
         twisted_tori_match_cpu_bit_for_bit,
         honeycomb_lattices_match_cpu_bit_for_bit,
+        triangular_lattices_match_cpu_bit_for_bit,
         word_systems_past_the_grid_z_limit_match_cpu_bit_for_bit,
     ],
     wgpu: [
@@ -65,8 +69,10 @@ struct Case {
     /// Antiperiodic axes reverse the bonds across their edges (coupling words for the
     /// ferromagnet too).
     boundaries: Boundaries,
-    /// The square or cubic lattice, or the honeycomb's brick wall.
+    /// The square or cubic lattice, the honeycomb's brick wall, or the triangular lattice.
     shape: Shape,
+    /// Every bond reversed.
+    antiferromagnet: bool,
 }
 
 impl Case {
@@ -79,6 +85,7 @@ impl Case {
         let lattice = Lattice::shaped(self.shape, self.dims, self.size);
         let systems = IsingSystems {
             boundaries: self.boundaries,
+            antiferromagnet: self.antiferromagnet,
             ..IsingSystems::new(index, lattice, self.field)
         };
         MultispinLayout::new(
@@ -117,6 +124,7 @@ fn case(dims: u32, size: u32, layout: Layout, disorder: Disorder) -> Case {
         replicas,
         boundaries: Boundaries::PERIODIC,
         shape: Shape::Hypercubic,
+        antiferromagnet: false,
     }
 }
 
@@ -367,6 +375,45 @@ fn honeycomb_cases() -> Vec<Case> {
     ]
 }
 
+/// The triangular lattice, whose diagonal bonds join sites of one colour, updated in four passes
+/// (each colour's even rows, then its odd rows): replicas and temperatures in lanes, SMSC in a
+/// field, packed and shared randoms, the antiferromagnet, the +-J glass (its diagonal bond words
+/// read from the site's own colour) and the twisted torus. A kernel that reads a diagonal
+/// neighbour or bond word from the wrong row or colour, or updates a row of the other half,
+/// gives other energies and flips than the CPU's.
+fn triangular_cases() -> Vec<Case> {
+    use Boundary::{Antiperiodic, Periodic};
+    use Disorder::{Bimodal, Ferromagnet};
+    let triangular = |case: Case| Case {
+        shape: Shape::Triangular,
+        ..case
+    };
+    let antiferromagnet = |case: Case| Case {
+        antiferromagnet: true,
+        ..triangular(case)
+    };
+    vec![
+        triangular(case(2, 6, AMSC_REPLICAS, Ferromagnet)),
+        antiferromagnet(field(0.3, case(2, 6, AMSC_TEMPERATURES, Ferromagnet))),
+        triangular(field(-0.2, case(2, 192, Layout::Smsc, Ferromagnet))),
+        antiferromagnet(case(2, 192, Layout::Smsc, Ferromagnet)),
+        triangular(packed(case(2, 12, AMSC_REPLICAS, Ferromagnet))),
+        triangular(shared(case(2, 12, AMSC_TEMPERATURES, Ferromagnet))),
+        triangular(case(2, 6, AMSC_SAMPLES, Bimodal)),
+        triangular(field(0.2, packed(case(2, 192, Layout::Smsc, Bimodal)))),
+        Case {
+            boundaries: Boundaries::new(&[Antiperiodic, Periodic]),
+            ..triangular(case(2, 12, AMSC_REPLICAS, Ferromagnet))
+        },
+    ]
+}
+
+fn triangular_lattices_match_cpu_bit_for_bit<B: Gpu>() {
+    for case in triangular_cases() {
+        compare(&case, B::default());
+    }
+}
+
 fn honeycomb_lattices_match_cpu_bit_for_bit<B: Gpu>() {
     for case in honeycomb_cases() {
         compare(&case, B::default());
@@ -408,7 +455,13 @@ fn packed_randoms_match_cpu_bit_for_bit<B: Gpu>() {
 /// device runs the next; without bounds checks.
 fn plans_of_several_batches_match_cpu_bit_for_bit<B: Gpu>() {
     let plan = common::sweep_plan(5, 700, 3);
-    let submitted = submissions(&plan, 0, 1, (MAX_DISPATCHES, u64::MAX), &|_, p| p);
+    let submitted = submissions(
+        &plan,
+        0,
+        (1, ISING_PASSES),
+        (MAX_DISPATCHES, u64::MAX),
+        &|_, p| p,
+    );
     let measuring = submitted.iter().filter(|s| measured_slots(s).is_some());
     assert!(
         measuring.count() >= 2,
@@ -499,11 +552,13 @@ fn run_plans(
 /// the CPU and on the backend: every tempering exchange kind, AMSC and SMSC, exact and packed
 /// randoms (rounds after a piece of colour 1 count their bonds apart from the update; the sweep
 /// after a round in pieces makes the round's exchange apart from it); and a 3D SMSC spin
-/// glass without tempering.
+/// glass without tempering. (The triangular lattice's engines refuse pieces.)
 fn pieces_of_sweeps_match_whole_sweeps_on_the_cpu<B: Gpu>() {
+    // The triangular lattice's sweeps are whole (MultispinLayout::sweep_parts).
     let tempering = tempering_cases()
         .into_iter()
-        .map(|case| (case.layout(), true));
+        .map(|case| (case.layout(), true))
+        .filter(|(layout, _)| layout.sweep_parts());
     let smsc = case(3, 64, Layout::Smsc, Disorder::Bimodal).layout();
     for (i, (layout, tempering)) in tempering.chain([(smsc, false)]).enumerate() {
         let gpu = B::alternating(i);
@@ -636,6 +691,7 @@ fn matches_wgpu_bit_for_bit() {
         smsc_cases(),
         packed_cases(),
         honeycomb_cases(),
+        triangular_cases(),
     ];
     for case in cases.iter().flatten() {
         let layout = case.layout();

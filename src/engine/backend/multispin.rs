@@ -185,9 +185,10 @@ where
     }
 
     /// A slab's too: a piece names planes of the whole lattice, and the slab updates those
-    /// among its own ([`crate::engine::slabs::SlabPass`]).
+    /// among its own ([`crate::engine::slabs::SlabPass`]); but not the triangular lattice's
+    /// ([`MultispinLayout::sweep_parts`]).
     fn sweep_parts(&self) -> bool {
-        true
+        self.layout().sweep_parts()
     }
 
     fn max_plan_slots(&self) -> u64 {

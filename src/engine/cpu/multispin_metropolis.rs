@@ -260,13 +260,15 @@ impl DecisionRule {
     }
 }
 
-/// Per-lane unsatisfied bonds of the word at `site` with spin `spin`.
+/// Per-lane unsatisfied bonds of the word at `site` of colour `colour` with spin `spin`: to
+/// the other colour's words `other`, and on the triangular lattice along the diagonal to the
+/// words of its own colour before the pass, `own` (the rows of the other half, which the pass
+/// leaves as they are).
 fn unsatisfied_bonds(
     layout: &MultispinLayout,
     spin: u32,
-    other: &[u32],
-    couplings: &[u32],
-    group: u32,
+    (own, other): (&[u32], &[u32]),
+    (couplings, group): (&[u32], u32),
     colour: u32,
     site: &WordSite,
 ) -> BondCount {
@@ -287,20 +289,37 @@ fn unsatisfied_bonds(
             count.add(spin ^ neighbours[side] ^ bonds[side]);
         }
     }
+    if layout.is_triangular() {
+        let own_bonds = layout.bond_array(couplings, group, 2, colour);
+        let bonds = if own_bonds.is_empty() {
+            [0, 0]
+        } else {
+            [
+                layout.diagonal_neighbours(own_bonds, site)[0],
+                own_bonds[cw],
+            ]
+        };
+        let neighbours = layout.diagonal_neighbours(own, site);
+        for (neighbour, bond) in neighbours.into_iter().zip(bonds) {
+            count.add(spin ^ neighbour ^ bond);
+        }
+    }
     count
 }
 
-/// Update colour `colour` of sweep `sweep` on the own planes `planes` of word system `g`, whose
-/// two colour arrays are `spins`: every own plane for the whole colour, fewer for a piece of
-/// the sweep ([`crate::engine::Step::Part`]).
-pub fn sweep_colour(
+/// Update pass `pass` of sweep `sweep` (its colour, [`MultispinLayout::pass_colour`], on the
+/// triangular lattice half its rows) on the own planes `planes` of word system `g`, whose two
+/// colour arrays are `spins`: every own plane for the whole pass, fewer for a piece of the
+/// sweep ([`crate::engine::Step::Part`]).
+pub fn sweep_pass(
     layout: &MultispinLayout,
     (tables, couplings): (&[u32], &[u32]),
     spins: &mut [u32],
     g: u32,
-    (sweep, colour): (u32, u32),
+    (sweep, pass): (u32, u32),
     planes: Range<u32>,
 ) {
+    let colour = MultispinLayout::pass_colour(pass);
     let colour_words = layout.colour_words() as usize;
     let (first, second) = spins.split_at_mut(colour_words);
     let (own, other) = if colour == 0 {
@@ -312,9 +331,15 @@ pub fn sweep_colour(
     let table = &tables[layout.table(g) as usize * table_len..][..table_len];
     let group = layout.coupling_group(g);
     let rule = DecisionRule::new(layout);
+    // The triangular lattice's diagonal neighbours: the colour's words before the pass.
+    let before = match layout.is_triangular() {
+        true => own.to_vec(),
+        false => Vec::new(),
+    };
     let count_of = |row: u32, w: u32, spin: u32| {
         let site = layout.word_site(colour, row, w);
-        unsatisfied_bonds(layout, spin, other, couplings, group, colour, &site)
+        let arrays = (before.as_slice(), other);
+        unsatisfied_bonds(layout, spin, arrays, (couplings, group), colour, &site)
     };
     let randoms = |cw: u32| UpdateRandoms::new(layout, g, sweep, colour, cw + layout.word_offset());
     let row_words = layout.row_words();
@@ -326,6 +351,8 @@ pub fn sweep_colour(
     // The planes' rows hold whole runs: the words of the GPU's threads of these planes
     // (MultispinLayout::plane_threads), which share their packed randoms.
     let rows = layout.plane_rows_of(planes);
+    let in_pass =
+        |(i, _): &(usize, &mut [u32])| layout.pass_updates_row(pass, rows.start + *i as u32);
     let own = &mut own[(rows.start * row_words) as usize..(rows.end * row_words) as usize];
     let update_row = |buffers: &mut RunBuffers, (i, own_row): (usize, &mut [u32])| {
         let row = rows.start + i as u32;
@@ -362,12 +389,15 @@ pub fn sweep_colour(
     if own.len() < WORDS_PER_TASK as usize * 4 {
         let mut buffers = RunBuffers::default();
         let own_rows = own.chunks_mut(row_words as usize).enumerate();
-        own_rows.for_each(|row| update_row(&mut buffers, row));
+        own_rows
+            .filter(in_pass)
+            .for_each(|row| update_row(&mut buffers, row));
         return;
     }
     own.par_chunks_mut(row_words as usize)
         .enumerate()
         .with_min_len(WORDS_PER_TASK.div_ceil(row_words) as usize)
+        .filter(in_pass)
         .for_each_init(RunBuffers::default, update_row);
 }
 
@@ -384,9 +414,8 @@ mod tests {
     use super::*;
     use crate::config::{Lanes, Layout, MultispinOptions};
     use crate::engine::SpinBits;
-    use crate::model::Lattice;
-    use crate::model::couplings::coupling_values;
     use crate::model::ising::{IsingSystems, threshold};
+    use crate::model::{Lattice, Shape, couplings::coupling_signs_of};
     use std::collections::HashMap;
 
     /// A lane: (word system, word index in its colour, bit).
@@ -429,6 +458,11 @@ mod tests {
 
     /// Colour 1 of sweep 9 of `spins` through the multispin update of `layout`.
     fn colour_update(layout: &MultispinLayout, spins: &[i32]) -> Vec<i32> {
+        pass_update(layout, spins, 1)
+    }
+
+    /// Pass `pass` of sweep 9 of `spins` through the multispin update of `layout`.
+    fn pass_update(layout: &MultispinLayout, spins: &[i32], pass: u32) -> Vec<i32> {
         let tables = layout.threshold_tables();
         let couplings = layout.coupling_words();
         let bits = SpinBits::from_signs(layout.systems.systems(), layout.lattice().sites(), spins);
@@ -437,12 +471,12 @@ mod tests {
         let planes = 0..layout.own_planes();
         for (g, system_words) in words.chunks_mut(len).enumerate() {
             let arrays = (tables.as_slice(), couplings.as_slice());
-            sweep_colour(
+            sweep_pass(
                 layout,
                 arrays,
                 system_words,
                 g as u32,
-                (9, 1),
+                (9, pass),
                 planes.clone(),
             );
         }
@@ -455,17 +489,17 @@ mod tests {
     fn lane_thresholds(
         layout: &MultispinLayout,
         spins: &[i32],
-        colour: u32,
+        pass: u32,
     ) -> HashMap<LaneKey, (u64, Option<u32>)> {
         let s = &layout.systems;
         let lattice = s.lattice;
         let n = lattice.sites();
         let couplings: Vec<Vec<i8>> = (0..s.samples)
-            .map(|sample| coupling_values(s.disorder, &lattice, s.seed, sample))
+            .map(|sample| coupling_signs_of(&lattice, &s.antiferromagnetic_bonds(sample)))
             .collect();
         let mut lanes = HashMap::new();
         layout.for_each_word(|_, g, c, row, w| {
-            if c != colour {
+            if c != MultispinLayout::pass_colour(pass) || !layout.pass_updates_row(pass, row) {
                 return;
             }
             let cw = row * layout.row_words() + w;
@@ -488,16 +522,16 @@ mod tests {
         lanes
     }
 
-    /// One colour update done site by site: a site flips where its flip does not raise the
+    /// One update pass done site by site: a site flips where its flip does not raise the
     /// energy or its lane's uniform `uniform(g, cw, bit) <= t`.
     fn scalar_update(
         layout: &MultispinLayout,
         spins: &[i32],
-        colour: u32,
+        pass: u32,
         uniform: impl Fn(u32, u32, u32) -> u32,
     ) -> Vec<i32> {
         let mut out = spins.to_vec();
-        for ((g, cw, bit), (index, t)) in lane_thresholds(layout, spins, colour) {
+        for ((g, cw, bit), (index, t)) in lane_thresholds(layout, spins, pass) {
             if t.is_none_or(|t| uniform(g, cw, bit) <= t) {
                 out[index as usize] = -spins[index as usize];
             }
@@ -516,8 +550,9 @@ mod tests {
         layout: &MultispinLayout,
         lanes: &HashMap<LaneKey, (u64, Option<u32>)>,
         sweep: u32,
-        colour: u32,
+        pass: u32,
     ) -> (HashMap<LaneKey, u32>, [usize; 2]) {
+        let colour = MultispinLayout::pass_colour(pass);
         let rotations = layout.pack_rotations();
         let (run, row_words) = (layout.word_run(), layout.row_words());
         let stride = row_words / run;
@@ -525,7 +560,7 @@ mod tests {
         let mut counts = [0, 0];
         let bit_of = |words: &[u32], i: usize, bit: u32| words[i] >> bit & 1;
         for g in 0..layout.word_systems() {
-            for row in 0..layout.own_rows() {
+            for row in (0..layout.own_rows()).filter(|&row| layout.pass_updates_row(pass, row)) {
                 for first in 0..stride {
                     let first_cw = row * row_words + first;
                     let tail = stream(layout, g, sweep, colour, first_cw, 8..15);
@@ -627,6 +662,76 @@ mod tests {
                 layout.describe()
             );
             assert_ne!(got, spins, "{}: nothing flipped", layout.describe());
+        }
+    }
+
+    /// The triangular lattice's four passes (each colour's even rows, then its odd rows), its
+    /// diagonal bonds read from the pass's own colour: the ferromagnet, the antiferromagnet and
+    /// the +-J glass, AMSC and SMSC, exact, shared and packed randoms.
+    #[test]
+    fn triangular_passes_equal_a_scalar_update_per_lane() {
+        let triangular = |size, layout, randoms, samples, antiferromagnet| {
+            let mut systems = match samples {
+                0 => IsingSystems::ferromagnet(
+                    Lattice::shaped(Shape::Triangular, 2, size),
+                    0.4,
+                    vec![0.3, 0.7],
+                    32,
+                    0x5eed,
+                ),
+                _ => IsingSystems::spin_glass(
+                    Lattice::shaped(Shape::Triangular, 2, size),
+                    -0.3,
+                    vec![0.45],
+                    samples,
+                    2,
+                    0x5eed,
+                ),
+            };
+            systems.antiferromagnet = antiferromagnet;
+            MultispinLayout::new(systems, MultispinOptions { layout, randoms })
+        };
+        let samples = Layout::Amsc {
+            lanes: Lanes::Samples,
+        };
+        let replicas = Layout::Amsc {
+            lanes: Lanes::Replicas,
+        };
+        let cases = [
+            triangular(6, replicas, Randoms::Exact, 0, false),
+            triangular(6, replicas, Randoms::Exact, 0, true),
+            triangular(12, samples, Randoms::Exact, 32, false),
+            triangular(192, Layout::Smsc, Randoms::Exact, 0, true),
+            triangular(192, Layout::Smsc, Randoms::Shared, 0, false),
+        ];
+        for layout in cases {
+            let spins = test_spins(&layout, 3);
+            for pass in 0..layout.sweep_passes() {
+                let got = pass_update(&layout, &spins, pass);
+                let colour = MultispinLayout::pass_colour(pass);
+                let uniform = |g, cw, bit| lane_uniform(&layout, g, 9, colour, cw, bit);
+                let expected = scalar_update(&layout, &spins, pass, uniform);
+                assert_eq!(got, expected, "{} pass {pass}", layout.describe());
+                assert_ne!(
+                    got,
+                    spins,
+                    "{} pass {pass}: nothing flipped",
+                    layout.describe()
+                );
+            }
+        }
+        let packed = triangular(192, Layout::Smsc, Randoms::Packed, 0, false);
+        let spins = test_spins(&packed, 5);
+        for pass in 0..4 {
+            let lanes = lane_thresholds(&packed, &spins, pass);
+            let (uniforms, _) = packed_uniforms(&packed, &lanes, 9, pass);
+            let expected =
+                scalar_update(&packed, &spins, pass, |g, cw, bit| uniforms[&(g, cw, bit)]);
+            assert_eq!(
+                pass_update(&packed, &spins, pass),
+                expected,
+                "packed pass {pass}"
+            );
         }
     }
 

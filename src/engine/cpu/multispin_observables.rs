@@ -1,6 +1,6 @@
 //! CPU mirror of `shaders/wgsl/multispin_observables.wgsl`: per lane of every word, the number
 //! of up spins and of satisfied bonds (`J s s' = +1`, each bond once via the forward
-//! neighbours), summed with lane tallies along strips of lines of sites.
+//! neighbours, the triangular lattice's diagonal the third), summed with lane tallies along strips of lines of sites.
 
 use super::bitslice::LaneTally;
 use crate::engine::multispin::{LANES, MultispinLayout};
@@ -29,6 +29,11 @@ pub fn observe_lanes(
                 if layout.bond_sides(colour, d)[1] {
                     *bond_word = !(spin ^ layout.neighbours(other, &site, d)[1] ^ bond);
                 }
+            }
+            if layout.is_triangular() {
+                let bond = layout.bond_array(couplings, group, 2, colour).get(cw);
+                let diagonal = layout.diagonal_neighbours(own, &site)[1];
+                bonds[2] = !(spin ^ diagonal ^ bond.copied().unwrap_or(0));
             }
             up.add3(spin, 0, 0);
             satisfied.add3(bonds[0], bonds[1], bonds[2]);

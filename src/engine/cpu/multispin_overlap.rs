@@ -1,6 +1,7 @@
 //! CPU mirror of `shaders/wgsl/multispin_overlap.wgsl`: the sites where two replicas differ and
-//! the bonds whose two sites differ differently (the link overlap), counted per x-plane (and per
-//! lane for AMSC) with lane tallies along strips of lines, each strip in one x-plane. The overlap `q`, its Fourier
+//! the bonds whose two sites differ differently (the link overlap; the triangular lattice's
+//! diagonal bonds too), counted per x-plane (and per lane for AMSC) with lane tallies along
+//! strips of lines, each strip in one x-plane. The overlap `q`, its Fourier
 //! component at `k_min = (2 pi / L, 0, 0)` and the link overlap `q_l` follow exactly from these
 //! integers (see `stats::overlap`).
 
@@ -26,6 +27,9 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
                 if layout.bond_sides(colour, d)[1] {
                     *link = d_own ^ layout.neighbours(other, &site, d)[1];
                 }
+            }
+            if layout.is_triangular() {
+                link_words[2] = d_own ^ layout.diagonal_neighbours(own, &site)[1];
             }
             sites.add3(d_own, 0, 0);
             links.add3(link_words[0], link_words[1], link_words[2]);

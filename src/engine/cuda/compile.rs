@@ -292,6 +292,7 @@ mod tests {
             ("sm_90", 0, 0, 0, 2, 1, cubic),
             ("sm_90", 0, 1, 1, 1, 4, cubic),
             ("sm_90", 0, 1, 0, 1, 0, triangular),
+            ("sm_90", 0, 1, 0, 1, 4, triangular),
             ("sm_90", 0, 1, 0, 1, 4, honeycomb),
         ] {
             let mut constants = all_constants(shared, constant, fixed, exchange, packed);

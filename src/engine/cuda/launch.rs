@@ -16,11 +16,11 @@ use cudarc::driver::{
 
 use super::context::CudaDevice;
 use super::driver::driver_error;
-use crate::engine::Plan;
 use crate::engine::dispatch::{
     Dispatch, DispatchParams, PartThreads, layer_pieces, submissions, sweeps_per_submission,
 };
 use crate::engine::kernels::Kernel;
+use crate::engine::{ISING_PASSES, Plan};
 use crate::error::{Error, Result};
 
 /// Launches per batch: waiting for each bounded batch (one batch behind the enqueueing) surfaces
@@ -194,13 +194,13 @@ pub fn check_fits(device: &CudaDevice, block_size: u32, layers: u32, what: &str)
 /// after each batch.
 fn batches(
     plan: &Plan,
-    (seed, systems): (u64, u32),
+    (seed, systems, sweep_passes): (u64, u32, u32),
     (flips_per_sweep, flip_budget): (u64, u64),
     part_threads: PartThreads,
 ) -> Vec<Vec<Dispatch>> {
     let sweeps_per_batch = sweeps_per_submission(plan, flips_per_sweep, flip_budget);
     let bounds = (MAX_LAUNCHES, sweeps_per_batch);
-    submissions(plan, seed, systems, bounds, part_threads)
+    submissions(plan, seed, (systems, sweep_passes), bounds, part_threads)
 }
 
 /// The first `pairs` pairs of 64-bit counters of `counters`.
@@ -336,6 +336,12 @@ pub trait Launches {
     /// The update threads holding pass `pass`'s sites on `planes` ([`PartThreads`]).
     fn part_threads(&self, pass: u32, planes: Range<u32>) -> Range<u32>;
 
+    /// The passes of a sweep: its two colours, more where the engine's layout updates a colour
+    /// in parts ([`crate::engine::multispin::MultispinLayout::sweep_passes`]).
+    fn sweep_passes(&self) -> u32 {
+        ISING_PASSES
+    }
+
     /// Enqueue the kernels of `batch`, each system's in the order of its dispatches.
     fn launch_batch(&mut self, batch: &[Dispatch]) -> Result<()>;
 
@@ -359,6 +365,7 @@ pub trait Launches {
     ) -> Result<()> {
         let mut queued: Option<(Vec<Dispatch>, CudaEvent)> = None;
         let flips = (flips_per_sweep, flip_budget);
+        let seeded = (seeded.0, seeded.1, self.sweep_passes());
         let all = batches(plan, seeded, flips, &|pass, planes| {
             self.part_threads(pass, planes)
         });

@@ -22,15 +22,15 @@ impl MultispinLayout {
     }
 
     /// The coupling words of every group (empty for the ferromagnet on the torus): bit 1 marks
-    /// an antiferromagnetic forward bond (a glass's, or one across an antiperiodic edge). A
+    /// an antiferromagnetic forward bond (a glass's, an antiferromagnet's, or one across an
+    /// antiperiodic edge), of each bond direction (the triangular lattice's diagonal the third). A
     /// sample's bonds are drawn by its index in the run.
     pub fn coupling_words(&self) -> Vec<u32> {
         let s = &self.systems;
         if !s.reads_couplings() {
             return Vec::new();
         }
-        let lattice = self.lattice();
-        let dims = lattice.dims;
+        let directions = self.lattice().directions();
         let bonds: Vec<Vec<u32>> = (0..s.samples)
             .into_par_iter()
             .map(|sample| s.antiferromagnetic_bonds(s.global_sample(sample)))
@@ -38,7 +38,7 @@ impl MultispinLayout {
         let rows = self.rows() as usize;
         let colour_words = self.colour_words() as usize;
         let mut words =
-            vec![0u32; self.coupling_groups() as usize * dims as usize * 2 * colour_words];
+            vec![0u32; self.coupling_groups() as usize * directions as usize * 2 * colour_words];
         // Rows in parallel; the first word system of each group stands for the group (same
         // samples, same sites).
         words
@@ -47,14 +47,14 @@ impl MultispinLayout {
             .for_each(|(i, row_words)| {
                 let (row, colour) = ((i % rows) as u32, ((i / rows) % 2) as u32);
                 let (d, group) = (
-                    (i / (2 * rows)) as u32 % dims,
-                    (i / (2 * rows)) as u32 / dims,
+                    (i / (2 * rows)) as u32 % directions,
+                    (i / (2 * rows)) as u32 / directions,
                 );
                 for (w, word) in row_words.iter_mut().enumerate() {
                     let g = group * self.replica_words;
                     self.for_each_bit(g, colour, row, w as u32, |bit, system, site| {
                         let sample = s.sample_of(system);
-                        let bond = self.lattice_site(site) * u64::from(dims) + u64::from(d);
+                        let bond = self.lattice_site(site) * u64::from(directions) + u64::from(d);
                         if is_antiferromagnetic(&bonds[sample as usize], bond) {
                             *word |= 1 << bit;
                         }
@@ -77,8 +77,8 @@ impl MultispinLayout {
             return &[];
         }
         let colour_words = self.colour_words() as usize;
-        let dims = self.lattice().dims as usize;
-        let array = (group as usize * dims + d as usize) * 2 + colour as usize;
+        let directions = self.lattice().directions() as usize;
+        let array = (group as usize * directions + d as usize) * 2 + colour as usize;
         &couplings[array * colour_words..][..colour_words]
     }
 }
@@ -86,17 +86,21 @@ impl MultispinLayout {
 #[cfg(test)]
 mod tests {
     use crate::engine::multispin::fixtures::all_layouts;
-    use crate::model::couplings::coupling_values;
+    use crate::model::couplings::coupling_signs_of;
 
     #[test]
     fn coupling_words_hold_each_sample_bond() {
         for layout in all_layouts() {
             let words = layout.coupling_words();
+            if words.is_empty() {
+                assert!(!layout.systems.reads_couplings());
+                continue;
+            }
             let lattice = layout.lattice();
-            let dims = lattice.dims;
+            let dims = lattice.directions();
             let s = &layout.systems;
             let values: Vec<Vec<i8>> = (0..s.samples)
-                .map(|sample| coupling_values(s.disorder, &lattice, s.seed, sample))
+                .map(|sample| coupling_signs_of(&lattice, &s.antiferromagnetic_bonds(sample)))
                 .collect();
             for g in 0..layout.word_systems() {
                 let group = layout.coupling_group(g);

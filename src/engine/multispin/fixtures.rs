@@ -1,11 +1,11 @@
 //! Layouts for the tests of the multispin engine: every lane meaning and both layouts, 2D and
-//! 3D, the spin glass with overlaps; and ferromagnets of any size, for index arithmetic that
-//! allocates nothing.
+//! 3D, the spin glass with overlaps, the triangular lattice (the glass, the antiferromagnet);
+//! and ferromagnets of any size, for index arithmetic that allocates nothing.
 
 use super::MultispinLayout;
 use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
-use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
+use crate::model::{Lattice, Shape};
 
 pub fn layout(
     dims: u32,
@@ -61,7 +61,43 @@ pub fn all_layouts() -> Vec<MultispinLayout> {
         ),
         layout(2, 64, Layout::Smsc, 2, 2, 2),
         layout(3, 64, Layout::Smsc, 1, 2, 1),
+        triangular(
+            6,
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            (32, 2),
+            false,
+        ),
+        triangular(
+            6,
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            (1, 64),
+            true,
+        ),
+        triangular(192, Layout::Smsc, (1, 2), false),
     ]
+}
+
+/// The triangular lattice of `size`: the +-J glass of `samples` samples with `replicas`
+/// replicas each, or with one sample the antiferromagnet (`antiferromagnet`) or ferromagnet.
+fn triangular(
+    size: u32,
+    layout: Layout,
+    (samples, replicas): (u32, u32),
+    antiferromagnet: bool,
+) -> MultispinLayout {
+    let lattice = Lattice::shaped(Shape::Triangular, 2, size);
+    let betas = vec![0.2, 0.2002];
+    let mut systems = match samples {
+        1 => IsingSystems::ferromagnet(lattice, 0.1, betas, replicas, 3),
+        _ => IsingSystems::spin_glass(lattice, 0.1, betas, samples, replicas, 3),
+    };
+    systems.antiferromagnet = antiferromagnet;
+    let randoms = Randoms::Exact;
+    MultispinLayout::new(systems, MultispinOptions { layout, randoms })
 }
 
 pub fn ferromagnet_layout(dims: u32, size: u32, layout: Layout, replicas: u32) -> MultispinLayout {

@@ -214,6 +214,26 @@ impl MultispinLayout {
         }
     }
 
+    /// The triangular lattice's neighbours of the word at `site` along its diagonal, at
+    /// `(x - 1, y - 1)` and `(x + 1, y + 1)`, from the words of the site's own colour (the twin
+    /// of `unsatisfied_diagonal` in `multispin_metropolis.wgsl`): in the rows next to the
+    /// site's the colour sits at the offset `1 - p`, as the other colour does in the site's
+    /// row, so they are the `-x` neighbour in the row below and the `+x` one in the row above.
+    pub fn diagonal_neighbours(&self, own: &[u32], site: &WordSite) -> [u32; 2] {
+        let below = WordSite {
+            row: site.minus_rows[0],
+            ..*site
+        };
+        let above = WordSite {
+            row: site.plus_rows[0],
+            ..*site
+        };
+        [
+            self.x_neighbours(own, &below)[0],
+            self.x_neighbours(own, &above)[1],
+        ]
+    }
+
     /// Whether the lattice is the honeycomb's brick wall, whose sites keep one of their y bonds
     /// ([`crate::model::Lattice::y_bonds`]).
     pub fn is_honeycomb(&self) -> bool {

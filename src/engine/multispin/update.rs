@@ -6,6 +6,8 @@ use std::ops::Range;
 use super::MultispinLayout;
 use crate::config::Disorder;
 use crate::config::{Lanes, Layout, Randoms};
+use crate::engine::ISING_PASSES;
+use crate::model::Shape;
 
 /// The update's constant (CUDA define and WGSL override alike) for the colour-1 update before a
 /// swap round at zero field, which also tallies the round's satisfied bonds: the runs of words
@@ -43,9 +45,63 @@ impl MultispinLayout {
             .unwrap_or(1)
     }
 
-    /// Threads of the update of one colour of one word system: one per run of words.
+    /// Threads of one update pass of one word system: one per run of words of the pass's rows
+    /// ([`Self::pass_updates_row`]).
     pub fn update_threads(&self) -> u32 {
-        self.own_colour_words() / self.word_run()
+        self.own_colour_words() / self.row_halves() / self.word_run()
+    }
+
+    /// Whether the lattice is the triangular one, whose diagonal bond from `(x, y)` to
+    /// `(x + 1, y + 1)` joins sites of one colour of the checkerboard: each colour updates in
+    /// two passes, its sites of even `y`, then those of odd `y`, whose diagonal neighbours lie
+    /// in the rows of the other half (the four classes of `(x mod 2, y mod 2)` colour the
+    /// triangular lattice of even size).
+    pub fn is_triangular(&self) -> bool {
+        self.lattice().shape == Shape::Triangular
+    }
+
+    /// The halves a colour's rows update in: 2 on the triangular lattice, else 1.
+    pub fn row_halves(&self) -> u32 {
+        match self.is_triangular() {
+            true => 2,
+            false => 1,
+        }
+    }
+
+    /// Update passes of a sweep: pass `pass` updates colour `pass mod 2`
+    /// ([`Self::pass_colour`]), on the triangular lattice the rows of parity `pass / 2` of it
+    /// ([`Self::pass_updates_row`]); the kernels take the pass as the dispatch's colour.
+    pub fn sweep_passes(&self) -> u32 {
+        ISING_PASSES * self.row_halves()
+    }
+
+    /// The colour that update pass `pass` updates.
+    pub fn pass_colour(pass: u32) -> u32 {
+        pass % ISING_PASSES
+    }
+
+    /// Whether the last pass of a sweep, colour 1's update, can count a swap round's satisfied
+    /// bonds ([`TALLY_RUNS`]), and the GPU engines' first sweep after a round can make its
+    /// exchange as it loads the words of two colour passes: where every bond joins the two
+    /// colours, so that colour 1's bonds count each bond once. Not on the triangular lattice,
+    /// whose diagonal bonds join sites of one colour, updated in two passes each; its rounds
+    /// are counted by the observables kernel and exchanged by the exchange kernel.
+    pub fn bonds_join_the_colours(&self) -> bool {
+        !self.is_triangular()
+    }
+
+    /// Whether the engines update pieces of a sweep ([`crate::engine::Step::Part`]), a pass on
+    /// a range of planes: not on the triangular lattice, whose passes of half the rows the
+    /// pieces' units (two passes of `L` planes a sweep) do not count.
+    pub fn sweep_parts(&self) -> bool {
+        !self.is_triangular()
+    }
+
+    /// Whether update pass `pass` updates stored row `row` of its colour: every row, but on
+    /// the triangular lattice (2D, whole lattices: a row is `y`) those of parity `pass / 2`.
+    pub fn pass_updates_row(&self, pass: u32, row: u32) -> bool {
+        let halves = self.row_halves();
+        row % halves == (pass / ISING_PASSES) % halves
     }
 
     /// The update threads of the own planes `planes`: the update's threads go row by row and

@@ -25,7 +25,7 @@ use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{Dispatch, submissions};
 use crate::engine::kernels::{Kernel, KernelEngine};
 use crate::engine::tempering::{Records, SwapLayout};
-use crate::engine::{Observation, Plan};
+use crate::engine::{ISING_PASSES, Observation, Plan};
 use crate::error::Result;
 use crate::model::ising::IsingSystems;
 
@@ -243,7 +243,7 @@ impl SimpleBackend for WgpuSimple {
         let bounds = (MAX_DISPATCHES, sweeps_per_submission);
         let lattice = systems.lattice;
         let part_threads = |_, planes| part_groups(&lattice, planes);
-        let subs = submissions(plan, seed, count, bounds, &part_threads);
+        let subs = submissions(plan, seed, (count, ISING_PASSES), bounds, &part_threads);
         for (i, dispatches) in subs.iter().enumerate() {
             self.encode_submission(systems, dispatches, i == 0)?;
         }

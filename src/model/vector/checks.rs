@@ -31,7 +31,7 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
         Some(q) => validate_states(config, q)?,
         None => validate_field(model)?,
     }
-    if config.engine != EngineKind::Auto && model.is_honeycomb_ising() && !model.is_vector() {
+    if config.engine != EngineKind::Auto && model.is_shaped_ising() && !model.is_vector() {
         return invalid(format!(
             "engine: {:?}: {} runs on the multispin engine (engine: Multispin(..)) or, with \
              engine left out, on two discrete states where no multispin layout fits",

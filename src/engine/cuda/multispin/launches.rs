@@ -13,6 +13,7 @@ use crate::engine::cuda::context::CudaDevice;
 use crate::engine::cuda::driver::driver_error;
 use crate::engine::cuda::launch::{Launches, launch_config, launch_layers};
 use crate::engine::dispatch::{Dispatch, DispatchParams, measured_slots, swap_tally};
+use crate::engine::multispin::MultispinLayout;
 use crate::error::Result;
 
 impl MultispinCudaEngine {
@@ -105,7 +106,8 @@ impl MultispinCudaEngine {
         Ok(())
     }
 
-    /// The update of `params.colour`, or the swap round's tally into the scratch slot `slot`.
+    /// The update of the pass `params.colour` (the module of its colour), or the swap round's
+    /// tally into the scratch slot `slot`.
     pub(super) fn update_kernel(
         &self,
         params: &DispatchParams,
@@ -120,7 +122,10 @@ impl MultispinCudaEngine {
                 };
                 (DispatchParams { slot, ..*params }, update)
             }
-            _ => (*params, self.sweep_kernel(params.colour)),
+            _ => (
+                *params,
+                self.sweep_kernel(MultispinLayout::pass_colour(params.colour)),
+            ),
         }
     }
 
@@ -195,6 +200,10 @@ impl Launches for MultispinCudaEngine {
 
     fn part_threads(&self, _pass: u32, planes: Range<u32>) -> Range<u32> {
         self.host.layout.plane_threads(planes)
+    }
+
+    fn sweep_passes(&self) -> u32 {
+        self.host.layout.sweep_passes()
     }
 
     /// Read what `batch` measured while the next batch runs (not for populations counted as

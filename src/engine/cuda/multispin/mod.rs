@@ -353,6 +353,10 @@ impl Tempering for MultispinCudaEngine {
                 block_size,
             )?;
             self.swap_observe_kernel = Some(kernel);
+        }
+        if self.host.layout.systems.field == 0.0 && self.host.layout.bonds_join_the_colours() {
+            let (layout, constants, block_size) =
+                (&self.host.layout, &self.constants, self.block_size);
             let words = WordLayout::of(layout);
             let runs = runs_per_thread(layout, TALLY_WORDS_PER_THREAD);
             let (module, function) =

@@ -20,13 +20,14 @@ use crate::error::Result;
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the
 /// geometry's, then the compiled-in thresholds.
-pub(in crate::engine::cuda) const CONSTANTS: [&str; 39] =
+pub(in crate::engine::cuda) const CONSTANTS: [&str; 40] =
     concat_names(GEOMETRY_CONSTANTS, THRESHOLD_CONSTANTS);
 
-const GEOMETRY_CONSTANTS: [&str; 25] = [
+const GEOMETRY_CONSTANTS: [&str; 26] = [
     "L",
     "DIMS",
     "HONEYCOMB",
+    "TRIANGULAR",
     "REPLICA_WORDS",
     "SAMPLE_WORDS",
     "WORDS_PER_TABLE",
@@ -51,11 +52,11 @@ const GEOMETRY_CONSTANTS: [&str; 25] = [
     "SLICE_FIRST",
 ];
 
-const fn concat_names(first: [&'static str; 25], second: [&'static str; 14]) -> [&'static str; 39] {
-    let mut names = [""; 39];
+const fn concat_names(first: [&'static str; 26], second: [&'static str; 14]) -> [&'static str; 40] {
+    let mut names = [""; 40];
     let mut i = 0;
-    while i < 39 {
-        names[i] = if i < 25 { first[i] } else { second[i - 25] };
+    while i < 40 {
+        names[i] = if i < 26 { first[i] } else { second[i - 26] };
         i += 1;
     }
     names
@@ -143,6 +144,7 @@ pub(super) fn constants(
         layout.lattice().size,
         layout.lattice().dims,
         u32::from(layout.is_honeycomb()),
+        u32::from(layout.is_triangular()),
         layout.replica_words,
         layout.sample_words,
         layout.replica_words * layout.sample_words,

@@ -37,7 +37,9 @@ impl MultispinCudaEngine {
         let Some(tempering) = &self.tempering else {
             return Ok(None);
         };
-        if tempering.swaps().exchange == Exchange::WithinWords {
+        if tempering.swaps().exchange == Exchange::WithinWords
+            || !self.host.layout.bonds_join_the_colours()
+        {
             return Ok(None);
         }
         let runs = runs_per_thread(&self.host.layout, DECIDING_WORDS_PER_THREAD);

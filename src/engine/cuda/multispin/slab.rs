@@ -10,6 +10,7 @@ use super::MultispinCudaEngine;
 use crate::engine::Plan;
 use crate::engine::cuda::driver::driver_error;
 use crate::engine::cuda::launch::Launches;
+use crate::engine::multispin::MultispinLayout;
 use crate::engine::slabs::{
     PlaneStore, SlabPass, SlabStep, SlabSweep, exchange_colour, slab_steps,
 };
@@ -77,7 +78,7 @@ impl MultispinCudaEngine {
         let streams = self.slab_streams.take().expect("a slab has its streams");
         let ordered = driver_error("ordering a slab's edges and bulk");
         let systems = 0..self.host.layout.word_systems();
-        let kernel = self.sweep_kernel(pass.params.colour);
+        let kernel = self.sweep_kernel(MultispinLayout::pass_colour(pass.params.colour));
         let queued = (|| {
             for edge in &parts.edges {
                 self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;

@@ -106,6 +106,7 @@ impl MultispinWgpuEngine {
             ("L", layout.lattice().size),
             ("DIMS", layout.lattice().dims),
             ("HONEYCOMB", u32::from(layout.is_honeycomb())),
+            ("TRIANGULAR", u32::from(layout.is_triangular())),
             ("REPLICA_WORDS", layout.replica_words),
             ("SAMPLE_WORDS", layout.sample_words),
             (
@@ -249,7 +250,8 @@ impl Tempering for MultispinWgpuEngine {
             self.swap_observe = Some(self.ctx.pipeline(kernel, &constants)?.clone());
             // The tally's transposes pair threads within groups of 32, and their planes (up to 7
             // per thread) go through the threshold table's workgroup memory (14 x 32 words).
-            if matches!(self.dispatcher.workgroup_size(), 32 | 64) {
+            let tally_fits = matches!(self.dispatcher.workgroup_size(), 32 | 64);
+            if tally_fits && self.host.layout.bonds_join_the_colours() {
                 let mut constants = self.constants.clone();
                 constants.push((TALLY_RUNS, RUNS_PER_TALLY_THREAD));
                 let kernel = Kernel::MultispinMetropolis(words);
@@ -299,7 +301,10 @@ impl MultispinBackend for MultispinWgpuEngine {
         let subs = submissions(
             plan,
             self.host.layout.systems.seed,
-            self.host.layout.word_systems(),
+            (
+                self.host.layout.word_systems(),
+                self.host.layout.sweep_passes(),
+            ),
             (MAX_DISPATCHES, sweeps_per_submission),
             &|_, planes| self.host.layout.plane_threads(planes),
         );
