@@ -22,6 +22,7 @@ CRITICAL = {
     "tri": ("triangular", TRIANGULAR_KC),
     "honey": ("honeycomb", HONEYCOMB_KC),
     "honeyms": ("honeycomb (multispin engine)", HONEYCOMB_KC),
+    "trims": ("triangular (multispin engine)", TRIANGULAR_KC),
     "kagome": ("kagome", KAGOME_KC),
     "trisw": ("triangular (Swendsen-Wang)", TRIANGULAR_KC),
     "honeysw": ("honeycomb (Swendsen-Wang)", HONEYCOMB_KC),
