@@ -16,10 +16,42 @@ constexpr unsigned PLANES = SPINFLIP_PLANES;
 constexpr unsigned STORED_PLANES = SPINFLIP_STORED_PLANES;
 constexpr unsigned WORD_OFFSET = SPINFLIP_WORD_OFFSET;
 
-// Bonds of a site: 2 directions() (6 on the triangular lattice), 3 on the honeycomb's brick wall
-// (lattice.cuh).
-__device__ constexpr unsigned site_bonds() {
+// The kagome lattice (KAGOME 1, drawn on the triangular lattice, TRIANGULAR 1): the sites of odd
+// x and odd y are holes, which no pass updates (pass 2, colour 0's odd rows) and no measurement
+// counts; the other sites keep four of their six bonds (has_bonds).
+constexpr unsigned KAGOME = SPINFLIP_KAGOME;
+
+// The neighbour words a site's update counts: 2 directions(), 3 on the brick wall (lattice.cuh);
+// on the kagome lattice the six of the triangular lattice, the two of its holes counted as
+// satisfied.
+__device__ constexpr unsigned counted_bonds() {
     return HONEYCOMB == 1u ? 3u : 2u * directions();
+}
+
+// Bonds of a site, the thresholds' coordination: counted_bonds(), but 4 on the kagome lattice.
+__device__ constexpr unsigned site_bonds() {
+    return KAGOME == 1u ? 4u : counted_bonds();
+}
+
+// Whether a site at x parity p and y parity h has its bonds along direction d (0 x, 1 y, 2 the
+// diagonal), both ways: every site's, but on the kagome lattice only bonds with no hole at
+// either end: the x bonds of even rows, the y bonds of even columns, the diagonals of sites of
+// odd x + y; a hole has none. As MultispinLayout::has_bonds.
+__device__ __forceinline__ bool has_bonds(unsigned d, unsigned p, unsigned h) {
+    if (KAGOME == 0u) {
+        return true;
+    }
+    return d == 0u ? h == 0u : d == 1u ? p == 0u : p != h;
+}
+
+// Lanes of the bonds along d of a site at (p, h): every lane, or none (has_bonds).
+__device__ __forceinline__ unsigned bond_lanes(unsigned d, unsigned p, unsigned h) {
+    return has_bonds(d, p, h) ? ~0u : 0u;
+}
+
+// Whether a site at x parity p and y parity h is a kagome hole.
+__device__ __forceinline__ bool is_hole(unsigned p, unsigned h) {
+    return KAGOME == 1u && p == 1u && h == 1u;
 }
 
 // Whether the sites of `colour` have their +y bond: all but the honeycomb's colour 1.

@@ -230,7 +230,7 @@ __device__ __forceinline__ BondCount word_count(const unsigned* own, const Other
     // Unsatisfied bonds per lane: -x, +x, then -y, +y (and -z, +z); on the honeycomb -x, +x and
     // the one y bond, up from colour 0 (its own bond word) and down from colour 1 (the bond word
     // of its -y neighbour).
-    unsigned unsatisfied[site_bonds()];
+    unsigned unsatisfied[counted_bonds()];
     const uint2 x = x_neighbours(other[cw], other[n.adjacent], n.p);
     uint2 x_bonds = make_uint2(0u, 0u);
     if (DISORDERED) {
@@ -262,8 +262,16 @@ __device__ __forceinline__ BondCount word_count(const unsigned* own, const Other
         const uint2 diagonal = unsatisfied_diagonal(own, own_bonds, spin, cw, n);
         // Slots 4 and 5 of the triangular lattice's six (the modulo keeps the indices of this
         // branch, compiled out elsewhere, within the smaller arrays of the other lattices).
-        unsatisfied[4u % site_bonds()] = diagonal.x;
-        unsatisfied[5u % site_bonds()] = diagonal.y;
+        unsatisfied[4u % counted_bonds()] = diagonal.x;
+        unsatisfied[5u % counted_bonds()] = diagonal.y;
+    }
+    if (KAGOME == 1u) {
+        // The kagome lattice's sites keep four of the six bonds (2D: the row is y).
+        const unsigned h = row & 1u;
+#pragma unroll
+        for (unsigned k = 0u; k < counted_bonds(); k++) {
+            unsatisfied[k] &= bond_lanes(k / 2u, n.p, h);
+        }
     }
     return bond_count_of(unsatisfied);
 }
@@ -422,6 +430,10 @@ extern "C" __global__ void multispin_metropolis(DispatchParams params, unsigned 
                                                 unsigned* spins, const unsigned* thresholds,
                                                 const unsigned* couplings,
                                                 unsigned long long* records) {
+    // The kagome lattice's pass of its holes updates nothing.
+    if (KAGOME == 1u && params.colour == 2u) {
+        return;
+    }
     // Launches update groups of word systems (see src/engine/cuda/streams.rs).
     const unsigned g = first_system + blockIdx.z;
     const unsigned thread = update_thread(params);

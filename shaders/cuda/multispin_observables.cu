@@ -90,8 +90,10 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                 const unsigned* own_bonds =
                     colour == 0u ? colour_couplings[0] : colour_couplings[1];
                 const unsigned spin = own[cw];
+                // The kagome lattice's spins and bonds (2D: y is the row).
+                const unsigned h = y & 1u;
                 if (COUNT_UP) {
-                    tally_add3(up, spin, 0u, 0u);
+                    tally_add3(up, is_hole(walk.p, h) ? 0u : spin, 0u, 0u);
                 }
                 if (COUNT_BONDS) {
                     const uint2 x = x_neighbours(other[cw], other[cw + walk.adjacent], walk.p);
@@ -99,8 +101,11 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                         has_plus_y(colour)
                             ? satisfied(own_bonds, spin, other[walk_plus_y(y, cw)], 1u, cw)
                             : 0u;
-                    tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw), bond_y,
-                               third_bond(own, other, own_bonds, spin, walk, y, cw));
+                    tally_add3(bonds,
+                               satisfied(own_bonds, spin, x.y, 0u, cw) & bond_lanes(0u, walk.p, h),
+                               bond_y & bond_lanes(1u, walk.p, h),
+                               third_bond(own, other, own_bonds, spin, walk, y, cw) &
+                                   bond_lanes(2u, walk.p, h));
                 }
                 tally_step(up, bonds, steps);
             }

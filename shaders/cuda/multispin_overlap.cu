@@ -48,7 +48,9 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
                                          other_a[adjacent] ^ other_b[adjacent], walk.p);
             const unsigned plus_y = walk_plus_y(y, cw);
             const unsigned plus_z = cw + walk.plus_z;
-            tally_add3(sites, own, 0u, 0u);
+            // The kagome lattice's spins and bonds (2D: y is the row).
+            const unsigned h = y & 1u;
+            tally_add3(sites, is_hole(walk.p, h) ? 0u : own, 0u, 0u);
             const unsigned link_y =
                 has_plus_y(colour) ? own ^ other_a[plus_y] ^ other_b[plus_y] : 0u;
             unsigned link_z = DIMS == 3u ? own ^ other_a[plus_z] ^ other_b[plus_z] : 0u;
@@ -59,7 +61,8 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
                                                     own_a[above] ^ own_b[above], walk.p);
                 link_z = own ^ diagonal.y;
             }
-            tally_add3(links, own ^ x.y, link_y, link_z);
+            tally_add3(links, (own ^ x.y) & bond_lanes(0u, walk.p, h),
+                       link_y & bond_lanes(1u, walk.p, h), link_z & bond_lanes(2u, walk.p, h));
             tally_step(sites, links, steps);
         }
     }

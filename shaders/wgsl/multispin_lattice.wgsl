@@ -16,10 +16,51 @@ override PLANES: u32 = 1u;
 override STORED_PLANES: u32 = 1u;
 override WORD_OFFSET: u32 = 0u;
 
-// Bonds of a site: 2 directions() (6 on the triangular lattice), 3 on the honeycomb's brick wall
-// (lattice.wgsl).
+// The kagome lattice (KAGOME 1, drawn on the triangular lattice, TRIANGULAR 1): the sites of odd
+// x and odd y are holes, which no pass updates (pass 2, colour 0's odd rows) and no measurement
+// counts; the other sites keep four of their six bonds (has_bonds).
+override KAGOME: u32 = 0u;
+
+// Bonds of a site, the thresholds' coordination: 2 directions() (6 on the triangular lattice),
+// 3 on the honeycomb's brick wall (lattice.wgsl), 4 on the kagome lattice.
 fn site_bonds() -> u32 {
+    if KAGOME == 1u {
+        return 4u;
+    }
+    return counted_bonds();
+}
+
+// The neighbour words a site's update counts: 2 directions(), 3 on the brick wall; on the
+// kagome lattice the six of the triangular lattice, the two of its holes counted as satisfied.
+fn counted_bonds() -> u32 {
     return select(2u * directions(), 3u, HONEYCOMB == 1u);
+}
+
+// Whether a site at x parity p and y parity h has its bonds along direction d (0 x, 1 y, 2 the
+// diagonal), both ways: every site's, but on the kagome lattice only bonds with no hole at
+// either end: the x bonds of even rows, the y bonds of even columns, the diagonals of sites of
+// odd x + y; a hole has none. As MultispinLayout::has_bonds.
+fn has_bonds(d: u32, p: u32, h: u32) -> bool {
+    if KAGOME == 0u {
+        return true;
+    }
+    if d == 0u {
+        return h == 0u;
+    }
+    if d == 1u {
+        return p == 0u;
+    }
+    return p != h;
+}
+
+// Lanes of the bonds along d of a site at (p, h): every lane, or none (has_bonds).
+fn bond_lanes(d: u32, p: u32, h: u32) -> u32 {
+    return select(0u, ~0u, has_bonds(d, p, h));
+}
+
+// Whether a site at x parity p and y parity h is a kagome hole.
+fn is_hole(p: u32, h: u32) -> bool {
+    return KAGOME == 1u && p == 1u && h == 1u;
 }
 
 // Whether the sites of `colour` have their +y bond: all but the honeycomb's colour 1.

@@ -220,8 +220,18 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     if TRIANGULAR == 1u {
         z = unsatisfied_diagonal(spin, g, colour, cw, n);
     }
-    let unsatisfied = array<u32, 6>(spin ^ x.x ^ x_bonds.x, spin ^ x.y ^ x_bonds.y, y.x, y.y, z.x, z.y);
-    return WordCount(cw, spin, bond_count_of(unsatisfied, site_bonds()));
+    // The kagome lattice's sites keep four of the six bonds (2D: the row is y).
+    let h = row & 1u;
+    let kept = vec3<u32>(bond_lanes(0u, n.p, h), bond_lanes(1u, n.p, h), bond_lanes(2u, n.p, h));
+    let unsatisfied = array<u32, 6>(
+        (spin ^ x.x ^ x_bonds.x) & kept.x,
+        (spin ^ x.y ^ x_bonds.y) & kept.x,
+        y.x & kept.y,
+        y.y & kept.y,
+        z.x & kept.z,
+        z.y & kept.z,
+    );
+    return WordCount(cw, spin, bond_count_of(unsatisfied, counted_bonds()));
 }
 
 // Update word w of row `row` of word system g, tallying its lanes' satisfied bonds after the
@@ -293,6 +303,10 @@ fn update_run(g: u32, run: u32) {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
+    // The kagome lattice's pass of its holes updates nothing.
+    if KAGOME == 1u && params.colour == 2u {
+        return;
+    }
     let g = layer(params, thread);
     load_class_thresholds((g / WORDS_PER_TABLE) * CLASS_COUNT * 32u, thread.local);
     // A sweep's dispatch covers the update threads from params.first_thread on.

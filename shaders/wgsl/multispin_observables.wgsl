@@ -54,6 +54,8 @@ fn main(thread: Thread) {
                 if has_plus_y(colour) {
                     bond_y = satisfied(spin, spins[other + walk_plus_y(y, cw)], own_bonds, 1u, cw);
                 }
+                // The kagome lattice's bonds and spins (2D: y is the row's parity's).
+                let h = y & 1u;
                 var bond_z = 0u;
                 if DIMS == 3u {
                     bond_z = satisfied(spin, spins[other + cw + walk.plus_z], own_bonds, 2u, cw);
@@ -65,13 +67,13 @@ fn main(thread: Thread) {
                     bond_z = satisfied(spin, diagonal.y, own_bonds, 2u, cw);
                 }
                 if COUNT_UP {
-                    tally_add3(&up, spin, 0u, 0u);
+                    tally_add3(&up, select(spin, 0u, is_hole(walk.p, h)), 0u, 0u);
                 }
                 tally_add3(
                     &bonds,
-                    satisfied(spin, x.y, own_bonds, 0u, cw),
-                    bond_y,
-                    bond_z,
+                    satisfied(spin, x.y, own_bonds, 0u, cw) & bond_lanes(0u, walk.p, h),
+                    bond_y & bond_lanes(1u, walk.p, h),
+                    bond_z & bond_lanes(2u, walk.p, h),
                 );
                 tally_step(&up, &bonds, &steps, strip_planes());
             }

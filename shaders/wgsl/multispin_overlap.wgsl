@@ -65,8 +65,10 @@ fn main(thread: Thread) {
                 let diagonal = x_neighbours(differ(own_a, own_b, above), differ(own_a, own_b, above + walk.adjacent), walk.p);
                 link_z = own ^ diagonal.y;
             }
-            tally_add3(&sites, own, 0u, 0u);
-            tally_add3(&links, own ^ x.y, link_y, link_z);
+            // The kagome lattice's spins and bonds (2D: y is the row).
+            let h = y & 1u;
+            tally_add3(&sites, select(own, 0u, is_hole(walk.p, h)), 0u, 0u);
+            tally_add3(&links, (own ^ x.y) & bond_lanes(0u, walk.p, h), link_y & bond_lanes(1u, walk.p, h), link_z & bond_lanes(2u, walk.p, h));
             tally_step(&sites, &links, &steps, strip_planes());
         }
     }

@@ -106,7 +106,7 @@ impl AnnealedSystems for IsingSystems {
     }
 
     fn ln_configurations(&self, _sample: u32) -> f64 {
-        self.lattice.sites() as f64 * std::f64::consts::LN_2
+        self.lattice.spins() as f64 * std::f64::consts::LN_2
     }
 
     fn levels(

@@ -45,7 +45,7 @@ impl PopulationLevels {
             return Self::at_zero_field(systems, bonds, up, satisfied);
         }
         let lattice = systems.lattice;
-        let (n, bonds) = (lattice.sites() as i64, lattice.links() as i64);
+        let (n, bonds) = (lattice.spins() as i64, lattice.links() as i64);
         PopulationLevels {
             keyed: Keyed::Replica,
             lo: 0,
@@ -148,7 +148,7 @@ fn counted(
 
 /// The magnetisations `M = 2 up - N` of `len` up-spin counts from `up_lo`.
 fn magnetisations(systems: &IsingSystems, up_lo: u64, len: usize) -> Vec<f64> {
-    let n = systems.lattice.sites() as i64;
+    let n = systems.lattice.spins() as i64;
     (up_lo..up_lo + len as u64)
         .map(|up| (2 * up as i64 - n) as f64)
         .collect()

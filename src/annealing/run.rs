@@ -77,7 +77,7 @@ pub fn anneal(
     run.announce(&engine.info(), &plan, anneal.sweeps_done, None);
     let started = Instant::now();
     let first_sweep = anneal.sweeps_done;
-    let n = anneal.systems.lattice().sites();
+    let n = anneal.systems.lattice().spins();
     let flips_per_sweep = n * u64::from(anneal.systems.index().systems());
     // Every step measures: no sweeps count as thermalisation. The embedder's hook is not called
     // (see `ProgressHook`): an adaptive schedule has no total to tell it.

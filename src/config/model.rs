@@ -506,31 +506,32 @@ impl Model {
     }
 
     /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings,
-    /// with an open axis, on the kagome lattice (the multispin engine's bits hold none of them:
-    /// no empty site, no bond of 0), or antiferromagnetic on a bipartite lattice (whose
-    /// staggered magnetisation the multispin engine does not measure). The honeycomb lattice's
-    /// brick wall is the square lattice's words with a y bond left out, the triangular
-    /// lattice's the square lattice's words with the diagonal bond added.
+    /// with an open axis (the multispin engine's bits hold neither an empty site nor a bond of
+    /// 0), or antiferromagnetic on a bipartite lattice (whose staggered magnetisation the
+    /// multispin engine does not measure). The honeycomb lattice's brick wall is the square
+    /// lattice's words with a y bond left out, the triangular lattice's the square lattice's
+    /// words with the diagonal bond added, the kagome lattice's the triangular lattice's words
+    /// with its holes left alone.
     fn ising_as_states(&self) -> bool {
         let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
         let bipartite = !matches!(
             self.lattice(),
             LatticeKind::Triangular | LatticeKind::Kagome
         );
-        let on_bits = self.lattice() != LatticeKind::Kagome;
-        let uniform = on_bits && !(self.is_antiferromagnet() && bipartite);
-        self.is_ising() && (self.dilution() != 0.0 || per_bond || !uniform)
+        let staggered = self.is_antiferromagnet() && bipartite;
+        self.is_ising() && (self.dilution() != 0.0 || per_bond || staggered)
     }
 
-    /// Whether the model is the Ising model or the Edwards-Anderson glass on the honeycomb or
-    /// the triangular lattice, which the multispin engine runs where the config names it (the
-    /// brick wall: a y bond of each site left out; the triangular lattice: the diagonal bond
-    /// added, and each colour updated in two halves of alternate rows).
+    /// Whether the model is the Ising model or the Edwards-Anderson glass on the honeycomb,
+    /// triangular or kagome lattice, which the multispin engine runs where the config names it
+    /// (the brick wall: a y bond of each site left out; the triangular lattice: the diagonal
+    /// bond added, and each colour updated in two halves of alternate rows; the kagome lattice:
+    /// the triangular lattice's words, its holes never updated or counted).
     pub fn is_shaped_ising(&self) -> bool {
         self.is_ising()
             && matches!(
                 self.lattice(),
-                LatticeKind::Honeycomb | LatticeKind::Triangular
+                LatticeKind::Honeycomb | LatticeKind::Triangular | LatticeKind::Kagome
             )
     }
 

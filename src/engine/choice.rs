@@ -104,6 +104,9 @@ impl Config {
             (false, LatticeKind::Honeycomb) => {
                 format!("the honeycomb's brick wall runs on multispin words; {why}")
             }
+            (false, LatticeKind::Kagome) => {
+                format!("the kagome lattice runs on multispin words; {why}")
+            }
             (false, _) => format!("the triangular lattice runs on multispin words; {why}"),
         };
         Some((on_multispin(engine), auto_chose(&engine, &why)))
@@ -579,7 +582,8 @@ mod tests {
 
     /// The triangular lattice's Ising model (the ferromagnet, the antiferromagnet, which is
     /// not bipartite, the +-J glass) runs on multispin words where the config names them or
-    /// `Auto` finds a layout that fits, of even sizes only; on two discrete states otherwise.
+    /// `Auto` finds a layout that fits, of even sizes only; on two discrete states otherwise;
+    /// the kagome lattice's too, but diluted.
     #[test]
     fn the_triangular_ising_model_takes_multispin_words_where_they_fit() {
         let triangular = |from: &str, to: &str| {
@@ -619,6 +623,15 @@ mod tests {
         assert!(
             resolved(&odd_auto).is_none(),
             "odd sizes stay on discrete states"
+        );
+        let kagome = antiferromagnet.replace("lattice: Triangular", "lattice: Kagome");
+        let (config, choice) = resolved(&kagome).expect("a layout fits");
+        assert_mentions(&choice, &["kagome"]);
+        assert!(!config.is_vector());
+        let diluted = kagome.replace("field: 0.0,", "field: 0.0, dilution: 0.1,");
+        assert!(
+            resolved(&diluted).is_none(),
+            "diluted lattices stay on discrete states"
         );
     }
 

@@ -18,7 +18,9 @@ pub use enumeration::{EnumeratedAverages, enumerate};
 pub use kaufman::{ExactIsing2d, kaufman, kaufman_twisted, ln_partition_function};
 pub use onsager::onsager;
 pub use states::{StateAverages, enumerate_states};
-pub use transfer::{DiscreteSpins, energy_and_heat, triangular_ln_partition_function};
+pub use transfer::{
+    DiscreteSpins, energy_and_heat, kagome_ln_partition_function, triangular_ln_partition_function,
+};
 
 /// `got` within `tol` (absolute) of `want`, the tests' check against exact values.
 #[cfg(test)]

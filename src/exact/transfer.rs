@@ -47,23 +47,73 @@ impl DiscreteSpins {
         }
     }
 
+    /// The energy of a bond between sites in states `a` and `b`; 0 where either is a hole.
     fn bond(&self, a: u32, b: u32) -> f64 {
-        self.bond[(a * self.states + b) as usize]
+        match a == HOLE || b == HOLE {
+            true => 0.0,
+            false => self.bond[(a * self.states + b) as usize],
+        }
     }
 
-    /// The states of the sites of row configuration `r`, `side` of them.
-    fn row(&self, r: usize, side: u32) -> Vec<u32> {
+    /// The energy of a site in state `a`; 0 for a hole.
+    fn site(&self, a: u32) -> f64 {
+        match a {
+            HOLE => 0.0,
+            _ => self.site[a as usize],
+        }
+    }
+
+    /// Every configuration of a row of `side` sites, the sites where `hole(x)` holes.
+    fn rows(&self, side: u32, hole: impl Fn(u32) -> bool) -> Vec<Vec<u32>> {
         let q = self.states as usize;
-        (0..side).map(|x| (r / q.pow(x) % q) as u32).collect()
+        let spins: Vec<u32> = (0..side).filter(|&x| !hole(x)).collect();
+        (0..q.pow(spins.len() as u32))
+            .map(|r| {
+                let mut row = vec![HOLE; side as usize];
+                for (k, &x) in spins.iter().enumerate() {
+                    row[x as usize] = (r / q.pow(k as u32) % q) as u32;
+                }
+                row
+            })
+            .collect()
     }
 
     /// A row's own energy: its bonds along x and its sites'.
     fn row_energy(&self, row: &[u32]) -> f64 {
         let side = row.len();
         (0..side)
-            .map(|x| self.bond(row[x], row[(x + 1) % side]) + self.site[row[x] as usize])
+            .map(|x| self.bond(row[x], row[(x + 1) % side]) + self.site(row[x]))
             .sum()
     }
+
+    /// The bonds from row `r` to the row above it, `s`: along y, and where `diagonal` along
+    /// (1, 1).
+    fn rows_energy(&self, r: &[u32], s: &[u32], diagonal: bool) -> f64 {
+        let side = r.len();
+        (0..side)
+            .map(|x| {
+                let up = self.bond(r[x], s[x]);
+                match diagonal {
+                    true => up + self.bond(r[x], s[(x + 1) % side]),
+                    false => up,
+                }
+            })
+            .sum()
+    }
+}
+
+/// A site that holds no spin (the kagome lattice's holes): no energy, no bond.
+const HOLE: u32 = u32::MAX;
+
+/// The lattice a transfer matrix runs along: its rows' bonds to the row above, and its holes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// The square lattice: bonds along y.
+    Square,
+    /// The triangular lattice: bonds along y and along (1, 1).
+    Triangular,
+    /// The kagome lattice drawn on the triangular one: no spin at odd x of odd rows.
+    Kagome,
 }
 
 /// Energy and specific heat per site, `e = -d ln Z / d beta / N` and
@@ -77,7 +127,7 @@ pub fn energy_and_heat(spins: &DiscreteSpins, (side, rows): (u32, u32), beta: f6
 
 /// `ln Z` of `spins` on the periodic `side x rows` lattice as a function of `beta`, at `beta`.
 pub fn ln_partition_function(spins: &DiscreteSpins, (side, rows): (u32, u32), beta: f64) -> Dual2 {
-    ln_z_of_rows(spins, (side, rows), beta, false)
+    ln_z_of_rows(spins, (side, rows), beta, Rows::Square)
 }
 
 /// `ln Z` of `spins` on the periodic triangular `side x rows` lattice (the square one with the
@@ -88,53 +138,69 @@ pub fn triangular_ln_partition_function(
     (side, rows): (u32, u32),
     beta: f64,
 ) -> Dual2 {
-    ln_z_of_rows(spins, (side, rows), beta, true)
+    ln_z_of_rows(spins, (side, rows), beta, Rows::Triangular)
 }
 
-/// `ln Z` of rows of `side` sites, `rows` of them on a torus, with the bonds between rows along
-/// y, and where `diagonal` along (1, 1) too.
+/// `ln Z` of `spins` on the periodic kagome lattice drawn on the triangular `side x rows` one
+/// (no spin at odd `x` and odd `y`; `side` and `rows` even) as a function of `beta`, at
+/// `beta`.
+pub fn kagome_ln_partition_function(
+    spins: &DiscreteSpins,
+    (side, rows): (u32, u32),
+    beta: f64,
+) -> Dual2 {
+    ln_z_of_rows(spins, (side, rows), beta, Rows::Kagome)
+}
+
+/// `ln Z` of `rows` rows of `side` sites on a torus, rows of even and odd `y` each with their
+/// configurations (the kagome lattice's odd rows hold holes): `Z = Tr (T_01 T_10)^(rows / 2)`,
+/// or `Tr T^rows` where both parities are alike.
 fn ln_z_of_rows(
     spins: &DiscreteSpins,
     (side, rows): (u32, u32),
     beta: f64,
-    diagonal: bool,
+    lattice: Rows,
 ) -> Dual2 {
-    let configurations = (spins.states as usize).pow(side);
-    let row: Vec<Vec<u32>> = (0..configurations).map(|r| spins.row(r, side)).collect();
-    let own: Vec<f64> = row.iter().map(|r| spins.row_energy(r)).collect();
+    let parity_rows =
+        |odd: bool| spins.rows(side, |x| lattice == Rows::Kagome && odd && x % 2 == 1);
+    let diagonal = lattice != Rows::Square;
     let beta = Dual2::variable(beta);
-    let transfer: Vec<Dual2> = (0..configurations * configurations)
-        .map(|rr| {
-            let (r, s) = (rr / configurations, rr % configurations);
-            let side = side as usize;
-            let between: f64 = (0..side)
-                .map(|x| {
-                    let up = spins.bond(row[r][x], row[s][x]);
-                    match diagonal {
-                        true => up + spins.bond(row[r][x], row[s][(x + 1) % side]),
-                        false => up,
-                    }
-                })
-                .sum();
-            (-beta * Dual2::constant(between + (own[r] + own[s]) / 2.0)).exp()
-        })
-        .collect();
-    let mut power = transfer.clone();
-    for _ in 1..rows {
-        power = product(&power, &transfer, configurations);
+    let transfer = |from: &[Vec<u32>], to: &[Vec<u32>]| -> Vec<Dual2> {
+        let own = |r: &[u32]| spins.row_energy(r) / 2.0;
+        (from.iter())
+            .flat_map(|r| to.iter().map(move |s| (r, s)))
+            .map(|(r, s)| {
+                let energy = spins.rows_energy(r, s, diagonal) + own(r) + own(s);
+                (-beta * Dual2::constant(energy)).exp()
+            })
+            .collect()
+    };
+    let (even, odd) = (parity_rows(false), parity_rows(true));
+    let (period, repeats) = match lattice {
+        Rows::Kagome => {
+            let up = transfer(&even, &odd);
+            let down = transfer(&odd, &even);
+            (
+                product(&up, &down, (even.len(), odd.len(), even.len())),
+                rows / 2,
+            )
+        }
+        _ => (transfer(&even, &even), rows),
+    };
+    let n = even.len();
+    let mut power = period.clone();
+    for _ in 1..repeats {
+        power = product(&power, &period, (n, n, n));
     }
-    (0..configurations)
-        .map(|r| power[r * configurations + r])
-        .sum::<Dual2>()
-        .ln()
+    (0..n).map(|r| power[r * n + r]).sum::<Dual2>().ln()
 }
 
-/// The product of two `n x n` matrices, row-major.
-fn product(a: &[Dual2], b: &[Dual2], n: usize) -> Vec<Dual2> {
-    (0..n * n)
+/// The product of the `n x k` matrix `a` and the `k x m` matrix `b`, row-major.
+fn product(a: &[Dual2], b: &[Dual2], (n, k, m): (usize, usize, usize)) -> Vec<Dual2> {
+    (0..n * m)
         .map(|ij| {
-            let (i, j) = (ij / n, ij % n);
-            (0..n).map(|k| a[i * n + k] * b[k * n + j]).sum()
+            let (i, j) = (ij / m, ij % m);
+            (0..k).map(|l| a[i * k + l] * b[l * m + j]).sum()
         })
         .collect()
 }
@@ -181,6 +247,37 @@ mod tests {
             })
             .sum();
         let ln_z = triangular_ln_partition_function(&spins, (3, 3), beta);
+        assert_close("ln Z", ln_z.v, z.ln(), 1e-12);
+    }
+
+    /// The kagome lattice's transfer matrix against the enumeration of every configuration of
+    /// the 4 x 4 torus of its triangular lattice, whose twelve spins' bonds are those of the
+    /// triangular lattice between sites that are not holes.
+    #[test]
+    fn kagome_rows_give_the_enumerated_partition_function() {
+        use crate::model::lattices::is_kagome_hole;
+        use crate::model::{Lattice, Shape};
+        let lattice = Lattice::shaped(Shape::Kagome, 2, 4);
+        let spins = DiscreteSpins::clock(2, -1.0, 0.4);
+        let beta = 0.9;
+        let sites: Vec<u64> = (0..16).filter(|&i| !is_kagome_hole(&lattice, i)).collect();
+        assert_eq!(sites.len(), 12);
+        let z: f64 = (0..1u32 << 12)
+            .map(|c| {
+                let s = |i: u64| {
+                    let k = sites.iter().position(|&j| j == i).expect("a spin");
+                    if c >> k & 1 == 1 { 1.0 } else { -1.0 }
+                };
+                let bonds: f64 = (sites.iter())
+                    .flat_map(|&i| lattice.forward_neighbours(i).map(move |j| (i, j)))
+                    .filter(|&(_, j)| !is_kagome_hole(&lattice, j))
+                    .map(|(i, j)| s(i) * s(j))
+                    .sum();
+                let m: f64 = sites.iter().map(|&i| s(i)).sum();
+                (-beta * (bonds - 0.4 * m)).exp()
+            })
+            .sum();
+        let ln_z = kagome_ln_partition_function(&spins, (4, 4), beta);
         assert_close("ln Z", ln_z.v, z.ln(), 1e-12);
     }
 

@@ -294,7 +294,8 @@ pub fn write_npy_u8(
 
 /// Write the lattices `spins` (whose last axis, x, has `shape[-1]` sites) to `path` atomically
 /// as a `.npy` array, streamed in chunks of rows (never a whole expanded copy in memory):
-/// - `packed` false: `int8` +1/-1 of shape `shape`;
+/// - `packed` false: `int8` +1/-1 of shape `shape`, 0 at the spins `empty` names (their index
+///   in `spins`: the kagome lattice's holes);
 /// - `packed` true: `uint8` of shape `shape` with the last axis `ceil(L/8)` bytes: each x-row
 ///   of `L` spins as bits, the first spin in the most significant bit of its byte (1 = up), the
 ///   row's last byte padded with zero bits: the layout `numpy.unpackbits(a, axis=-1, count=L)`
@@ -303,7 +304,7 @@ pub fn write_lattices_npy(
     path: &Path,
     shape: &[usize],
     spins: &SpinBits,
-    packed: bool,
+    (packed, empty): (bool, &(dyn Fn(u64) -> bool + Sync)),
 ) -> std::io::Result<()> {
     let l = *shape.last().expect("lattices have an x axis");
     let rows = (spins.len() / l as u64) as usize;
@@ -326,7 +327,7 @@ pub fn write_lattices_npy(
                     let start = (first + r) as u64 * l as u64;
                     match packed {
                         true => packed_row(spins, start, l, bytes),
-                        false => int8_row(spins, start, bytes),
+                        false => int8_row(spins, start, bytes, empty),
                     }
                 });
             out.write_all(&chunk)?;
@@ -347,11 +348,16 @@ fn packed_row(spins: &SpinBits, start: u64, l: usize, bytes: &mut [u8]) {
 }
 
 /// The spins from run bit `start` as +1/-1 bytes.
-fn int8_row(spins: &SpinBits, start: u64, bytes: &mut [u8]) {
+fn int8_row(spins: &SpinBits, start: u64, bytes: &mut [u8], empty: &dyn Fn(u64) -> bool) {
     for (c, out) in bytes.chunks_mut(64).enumerate() {
-        let bits = spins.bits_at(start + 64 * c as u64, out.len() as u32);
+        let first = start + 64 * c as u64;
+        let bits = spins.bits_at(first, out.len() as u32);
         for (j, byte) in out.iter_mut().enumerate() {
-            *byte = if bits >> j & 1 == 1 { 1 } else { (-1i8) as u8 };
+            *byte = match (empty(first + j as u64), bits >> j & 1) {
+                (true, _) => 0,
+                (false, 1) => 1,
+                (false, _) => (-1i8) as u8,
+            };
         }
     }
 }
@@ -607,7 +613,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("final_state.npy");
-        write_lattices_npy(&path, &[1, 2, 10], &spins, true).unwrap();
+        write_lattices_npy(&path, &[1, 2, 10], &spins, (true, &|_| false)).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let (shape, offset) = npy_u8_header(&bytes).unwrap();
         assert_eq!(shape, [1, 2, 2], "10 spins a row take 2 bytes");
@@ -624,7 +630,7 @@ mod tests {
             npy_i8(&[2], [1i8, -1].into_iter()),
             "streamed as built"
         );
-        write_lattices_npy(&path, &[2, 10], &spins, false).unwrap();
+        write_lattices_npy(&path, &[2, 10], &spins, (false, &|_| false)).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let (shape, offset) = npy_i8_header(&bytes).unwrap();
         assert_eq!(shape, [2, 10]);
@@ -645,7 +651,7 @@ mod tests {
         let spins = SpinBits::from_signs(1, signs.len() as u64, &signs);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("final_state.npy");
-        write_lattices_npy(&path, &[rows, l], &spins, true).unwrap();
+        write_lattices_npy(&path, &[rows, l], &spins, (true, &|_| false)).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let (shape, offset) = npy_u8_header(&bytes).unwrap();
         assert_eq!(shape, [rows, 25]);
@@ -665,7 +671,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("final_state.npy");
         for packed in [false, true] {
-            write_lattices_npy(&path, &[3, l], &spins, packed).unwrap();
+            write_lattices_npy(&path, &[3, l], &spins, (packed, &|_| false)).unwrap();
             let read = read_lattices_npy(&path, l).unwrap();
             assert_eq!(read, (vec![3, l], expected.clone()), "packed: {packed}");
         }

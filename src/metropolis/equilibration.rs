@@ -56,7 +56,7 @@ fn unit_series(
     samples: &[SampleSeries],
     unit: UnitSize,
 ) -> Vec<(&'static str, Vec<Vec<f64>>)> {
-    let n = systems.lattice.sites() as f64;
+    let n = systems.lattice.spins() as f64;
     match systems.disorder {
         Disorder::Bimodal | Disorder::Gaussian => {
             let of_samples = |f: &dyn Fn(&SampleSeries) -> Vec<f64>| {

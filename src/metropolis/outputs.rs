@@ -17,6 +17,7 @@ use crate::io::output::{
 };
 use crate::io::run_dir::{COUPLINGS, FINAL_STATE, SUMMARY};
 use crate::model::ising::IsingSystems;
+use crate::model::lattices::is_kagome_hole;
 use crate::stats::SampleSeries;
 
 /// The CSV rows of one temperature's series (every sample and replica, measurement-major) and
@@ -80,7 +81,7 @@ pub(super) fn write_outputs(
 ) -> Result<()> {
     let disordered = systems.disorder == Disorder::Bimodal;
     let sweep_of = |m: usize| schedule.sweep_of_measurement(m as u64) + 1;
-    let sites = systems.lattice.sites();
+    let sites = systems.lattice.spins();
     let thermalizing = series.thermalizing();
     let tags = temperature_tags(&systems.betas, summary.run.temperature_scale);
     for (t, (tag, samples)) in tags.iter().zip(&series.production).enumerate() {
@@ -117,8 +118,13 @@ pub(super) fn write_outputs(
     shape.push(systems.replicas as usize);
     shape.extend(&lattice_shape);
     let path = out.join(FINAL_STATE);
-    write_lattices_npy(&path, &shape, spins, final_state.packed(spins.len()))
-        .map_err(|e| Error::io(path, e))?;
+    let sites = lattice.sites();
+    let hole = |i: u64| is_kagome_hole(&lattice, i % sites);
+    let form = (
+        final_state.packed(spins.len()),
+        &hole as &(dyn Fn(u64) -> bool + Sync),
+    );
+    write_lattices_npy(&path, &shape, spins, form).map_err(|e| Error::io(path, e))?;
     write_couplings_npy(&out.join(COUPLINGS), systems)?;
     write_json(out, SUMMARY, summary)
 }

@@ -111,7 +111,7 @@ pub fn run_sweeps(run: &RunStart, instance: Option<Arc<Instance>>) -> Result<End
     let per_step = schedule
         .clusters
         .map_or(1, |c| u64::from(c.clusters + c.metropolis));
-    let flips_per_sweep = systems.lattice.sites() * u64::from(systems.systems()) * per_step;
+    let flips_per_sweep = systems.lattice.spins() * u64::from(systems.systems()) * per_step;
     let progress = Progress::new(
         options.progress,
         options.on_progress.clone(),
@@ -246,7 +246,7 @@ fn plan_end(from: u64, chunk: u64, checkpoint_every: u64) -> u64 {
 
 /// Append a plan's measurements (slot-major) as bond sums, magnetisations and overlaps.
 fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunState) {
-    let n = systems.lattice.sites();
+    let n = systems.lattice.spins();
     let bonds = systems.lattice.links() as i64;
     for o in &measurements.observations {
         state.magnetisations.push(2 * o.up as i64 - n as i64);

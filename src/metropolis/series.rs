@@ -39,7 +39,7 @@ impl RunSeries {
         let (replicas, pairs) = (systems.replicas as usize, systems.overlap_pairs() as usize);
         let per_measurement = systems.systems() as usize;
         let overlaps_per_measurement = systems.overlaps() as usize;
-        let n = systems.lattice.sites();
+        let n = systems.lattice.spins();
         let series_of = |t: u32, s: u32| {
             let first = systems.system(t, s, 0) as usize;
             let mut series = SampleSeries {

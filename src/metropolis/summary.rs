@@ -99,7 +99,7 @@ pub(super) fn summarize(
                     let only = &samples[0];
                     let estimates = ising_estimates(
                         beta,
-                        lattice.sites(),
+                        lattice.spins(),
                         &only.energies,
                         &only.magnetisations,
                         unit,
@@ -121,7 +121,7 @@ pub(super) fn summarize(
         Disorder::Bimodal | Disorder::Gaussian => {
             let spin_glass = temperatures
                 .map(|(&beta, samples)| {
-                    spin_glass_estimates(beta, lattice.sites(), lattice.size, samples, unit)
+                    spin_glass_estimates(beta, lattice.spins(), lattice.size, samples, unit)
                 })
                 .collect();
             (Vec::new(), spin_glass)

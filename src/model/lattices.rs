@@ -20,12 +20,16 @@ pub fn honeycomb_gaps(lattice: &Lattice) -> impl Iterator<Item = u64> + Clone + 
 /// order: odd `x` and odd `y`.
 pub fn kagome_holes(lattice: &Lattice) -> Vec<u32> {
     (0..lattice.sites())
-        .filter(|&site| {
-            let [x, y, _] = lattice.coords(site);
-            x % 2 == 1 && y % 2 == 1
-        })
+        .filter(|&site| is_kagome_hole(lattice, site))
         .map(|site| site as u32)
         .collect()
+}
+
+/// Whether site `site` of `lattice` is a kagome lattice's hole (odd `x` and odd `y` of the
+/// triangular lattice it is drawn on); false on every other lattice.
+pub fn is_kagome_hole(lattice: &Lattice, site: u64) -> bool {
+    let [x, y, _] = lattice.coords(site);
+    lattice.shape == Shape::Kagome && x % 2 == 1 && y % 2 == 1
 }
 
 /// Whether bond `bond` of `lattice` is missing: a honeycomb's `+y` bond (`site * 2 + 1`) from

@@ -7,6 +7,7 @@
 
 use super::glyphs::{GLYPH_HEIGHT, GLYPH_WIDTH, ink};
 use crate::error::{Error, Result};
+use crate::model::lattices::is_kagome_hole;
 use crate::model::{Lattice, Shape};
 
 /// Lattices wider than this many sites are drawn at every k-th site along each axis (the site
@@ -38,11 +39,15 @@ pub const KEY_HEIGHT: u32 = GLYPH_HEIGHT * KEY_SCALE + 2 * KEY_MARGIN;
 
 /// The PNG of `lattice` whose site `i` (x fastest, as in `final_state.npy`) is up iff `up(i)`:
 /// only the drawn sites are read, so a packed lattice of any size is drawn without expanding
-/// it.
+/// it; a kagome lattice's holes in the background's colour.
 pub fn snapshot_png(up: impl Fn(u64) -> bool, lattice: Lattice) -> Result<Vec<u8>> {
     let plane = plane_start(lattice);
     let frame = (Drawing::of(&lattice), BACKGROUND);
-    let ((width, side), mut pixels) = pixels(|site| u8::from(up(plane + site)), lattice, frame);
+    let colour = |site| match is_kagome_hole(&lattice, plane + site) {
+        true => BACKGROUND,
+        false => u8::from(up(plane + site)),
+    };
+    let ((width, side), mut pixels) = pixels(colour, lattice, frame);
     pixels.extend(colour_key(width, &KEY, BACKGROUND, TEXT));
     let mut png = Vec::new();
     let mut encoder = png::Encoder::new(&mut png, width, side + KEY_HEIGHT);

@@ -174,7 +174,8 @@ impl TemperingCase {
 /// holding temperatures) and whole word systems (SMSC), with and without a field; exact
 /// randoms, and packed ones in runs of two (spin glass) and four words (SMSC ferromagnet); the
 /// honeycomb's brick wall, whose tally counts three bonds a site; the triangular lattice, whose
-/// rounds no colour update tallies and whose first sweep after a round makes no exchange.
+/// rounds no colour update tallies and whose first sweep after a round makes no exchange, and
+/// the kagome lattice drawn on it.
 pub fn tempering_cases() -> Vec<TemperingCase> {
     let case = |dims, size, layout, disorder, field, counts| TemperingCase {
         dims,
@@ -217,5 +218,9 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         triangular(case(2, 6, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 4))),
         triangular(case(2, 6, AMSC_TEMPERATURES, bimodal, 0.0, (3, 2, 6))),
         triangular(packed(case(2, 192, Layout::Smsc, ferro, 0.0, (1, 2, 3)))),
+        TemperingCase {
+            shape: Shape::Kagome,
+            ..case(2, 12, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 4))
+        },
     ]
 }

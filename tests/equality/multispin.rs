@@ -378,8 +378,10 @@ fn honeycomb_cases() -> Vec<Case> {
 /// The triangular lattice, whose diagonal bonds join sites of one colour, updated in four passes
 /// (each colour's even rows, then its odd rows): replicas and temperatures in lanes, SMSC in a
 /// field, packed and shared randoms, the antiferromagnet, the +-J glass (its diagonal bond words
-/// read from the site's own colour) and the twisted torus. A kernel that reads a diagonal
-/// neighbour or bond word from the wrong row or colour, or updates a row of the other half,
+/// read from the site's own colour) and the twisted torus; the kagome lattice drawn on it (the
+/// antiferromagnet in a field, SMSC, the glass), whose sites keep four bonds and whose holes no
+/// pass moves and no measurement counts. A kernel that reads a diagonal neighbour or bond word
+/// from the wrong row or colour, updates a row of the other half or counts a missing bond
 /// gives other energies and flips than the CPU's.
 fn triangular_cases() -> Vec<Case> {
     use Boundary::{Antiperiodic, Periodic};
@@ -391,6 +393,10 @@ fn triangular_cases() -> Vec<Case> {
     let antiferromagnet = |case: Case| Case {
         antiferromagnet: true,
         ..triangular(case)
+    };
+    let kagome = |case: Case| Case {
+        shape: Shape::Kagome,
+        ..case
     };
     vec![
         triangular(case(2, 6, AMSC_REPLICAS, Ferromagnet)),
@@ -405,6 +411,12 @@ fn triangular_cases() -> Vec<Case> {
             boundaries: Boundaries::new(&[Antiperiodic, Periodic]),
             ..triangular(case(2, 12, AMSC_REPLICAS, Ferromagnet))
         },
+        kagome(antiferromagnet(field(
+            0.3,
+            case(2, 6, AMSC_TEMPERATURES, Ferromagnet),
+        ))),
+        kagome(packed(case(2, 192, Layout::Smsc, Ferromagnet))),
+        kagome(case(2, 12, AMSC_SAMPLES, Bimodal)),
     ]
 }
 

@@ -23,6 +23,7 @@ CRITICAL = {
     "honey": ("honeycomb", HONEYCOMB_KC),
     "honeyms": ("honeycomb (multispin engine)", HONEYCOMB_KC),
     "trims": ("triangular (multispin engine)", TRIANGULAR_KC),
+    "kagms": ("kagome (multispin engine)", KAGOME_KC),
     "kagome": ("kagome", KAGOME_KC),
     "trisw": ("triangular (Swendsen-Wang)", TRIANGULAR_KC),
     "honeysw": ("honeycomb (Swendsen-Wang)", HONEYCOMB_KC),

@@ -4,9 +4,9 @@
 #   tri, honey, kagome: the Ising ferromagnet around its exact K_c (ln(3)/4 triangular,
 #            ln(2 + sqrt 3)/2 honeycomb, ln(3 + 2 sqrt 3)/4 kagome): U4 crossings of
 #            consecutive L, SWEEPS sweeps after a fifth as many, measured every 2;
-#   honeyms, trims: the honeycomb's and the triangular lattice's ferromagnets on the multispin
-#            engine (32 replicas in the lanes of its words), the same way at larger L, on the 7
-#            betas of the SW parts below;
+#   honeyms, trims, kagms: the honeycomb's, the triangular and the kagome lattice's
+#            ferromagnets on the multispin engine (32 replicas in the lanes of its words), the
+#            same way at larger L, on the 7 betas of the SW parts below;
 #   trisw, honeysw, kagomesw: the same ferromagnets by Swendsen-Wang updates alone (STEPS_SW
 #            updates after a fifth as many, measured every one), at larger L (any even L: cluster
 #            updates alone colour no sites),
@@ -17,12 +17,12 @@
 #            (ln(1 + sqrt 2)/2 square): U4 crossings of the staggered magnetisation;
 #   triaf, kagaf: the Ising antiferromagnet annealed from beta = 0 to 5 (population annealing,
 #            R = POPULATION, STEPS steps linear in beta, four runs: 1.03 x 4 R systems within the
-#            GPU grid's 65535; the triangular lattice's on multispin words, where engine: Auto
-#            puts it, the kagome lattice's on two discrete states): the entropy per spin
+#            GPU grid's 65535; on multispin words, where engine: Auto puts them): the entropy
+#            per spin
 #            s = beta (e - f) at the end against the residual entropy 0.3230659669 (Wannier,
 #            triangular) and 0.50183 (Kano and Naya, kagome).
 # Then `python3 assets/validation/lattices/analyse.py $OUT_DIR` prints the tables.
-# SIZES_TRI, SIZES_HONEY, SIZES_HONEYMS, SIZES_TRIMS, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF,
+# SIZES_TRI, SIZES_HONEY, SIZES_HONEYMS, SIZES_TRIMS, SIZES_KAGMS, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF,
 # SIZES_KAGAF, SWEEPS, EVERY (sweeps between measurements), STEPS_SW, REPLICAS, POPULATION,
 # STEPS, PARTS, BACKEND override.
 set -euo pipefail
@@ -33,7 +33,7 @@ BACKEND=${BACKEND:-Cuda}
 SWEEPS=${SWEEPS:-200000}
 REPLICAS=${REPLICAS:-16}
 STEPS_SW=${STEPS_SW:-40000}
-PARTS=${PARTS:-tri honey honeyms trims kagome trisw honeysw kagomesw squareaf honeyaf triaf kagaf}
+PARTS=${PARTS:-tri honey honeyms trims kagms kagome trisw honeysw kagomesw squareaf honeyaf triaf kagaf}
 mkdir -p "$OUT"
 
 # critical NAME LATTICE L BETAS [ANTIFERROMAGNET]: the ferromagnet (or with `true` the
@@ -106,6 +106,11 @@ trims)
   for L in ${SIZES_TRIMS-48 96 192}; do
     ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
       critical "trims_L$L" Triangular "$L" "$(near 0.2746531)"
+  done ;;
+kagms)
+  for L in ${SIZES_KAGMS-48 96 192}; do
+    ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
+      critical "kagms_L$L" Kagome "$L" "$(near 0.4665660)"
   done ;;
 kagome)
   for L in ${SIZES_KAGOME-24 48 96}; do

@@ -96,7 +96,7 @@ struct DecisionRule {
 impl DecisionRule {
     fn new(layout: &MultispinLayout) -> Self {
         DecisionRule {
-            z: layout.lattice().coordination(),
+            z: layout.site_bonds(),
             category_classes: layout.category_classes(),
             classes: layout.energy_classes().len(),
         }
@@ -285,11 +285,11 @@ fn unsatisfied_bonds(
         };
         let neighbours = layout.neighbours(other, site, d);
         let sides = layout.bond_sides(colour, d);
-        for side in (0..2).filter(|&side| sides[side]) {
+        for side in (0..2).filter(|&side| sides[side] && layout.has_bonds(site, d)) {
             count.add(spin ^ neighbours[side] ^ bonds[side]);
         }
     }
-    if layout.is_triangular() {
+    if layout.is_triangular() && layout.has_bonds(site, 2) {
         let own_bonds = layout.bond_array(couplings, group, 2, colour);
         let bonds = if own_bonds.is_empty() {
             [0, 0]
@@ -415,6 +415,7 @@ mod tests {
     use crate::config::{Lanes, Layout, MultispinOptions};
     use crate::engine::SpinBits;
     use crate::model::ising::{IsingSystems, threshold};
+    use crate::model::lattices::is_kagome_hole;
     use crate::model::{Lattice, Shape, couplings::coupling_signs_of};
     use std::collections::HashMap;
 
@@ -508,7 +509,8 @@ mod tests {
                 let index = u64::from(system) * n + site;
                 let spin = spins[index as usize];
                 let mut local = 0i32;
-                for (k, neighbour) in lattice.neighbours(site).enumerate() {
+                let neighbours = lattice.neighbours(site).enumerate();
+                for (k, neighbour) in neighbours.filter(|&(_, j)| !is_kagome_hole(&lattice, j)) {
                     let bond = lattice.neighbour_bond(site, neighbour, k);
                     local += i32::from(j[bond as usize])
                         * spins[(u64::from(system) * n + neighbour) as usize];
@@ -667,7 +669,8 @@ mod tests {
 
     /// The triangular lattice's four passes (each colour's even rows, then its odd rows), its
     /// diagonal bonds read from the pass's own colour: the ferromagnet, the antiferromagnet and
-    /// the +-J glass, AMSC and SMSC, exact, shared and packed randoms.
+    /// the +-J glass, AMSC and SMSC, exact, shared and packed randoms; the kagome lattice's, whose
+    /// sites keep four of the six bonds and whose holes' pass moves nothing.
     #[test]
     fn triangular_passes_equal_a_scalar_update_per_lane() {
         let triangular = |size, layout, randoms, samples, antiferromagnet| {
@@ -691,6 +694,15 @@ mod tests {
             systems.antiferromagnet = antiferromagnet;
             MultispinLayout::new(systems, MultispinOptions { layout, randoms })
         };
+        let kagome = |layout: MultispinLayout| {
+            let mut systems = layout.systems;
+            systems.lattice = Lattice::shaped(Shape::Kagome, 2, systems.lattice.size);
+            let options = MultispinOptions {
+                layout: layout.layout,
+                randoms: layout.randoms,
+            };
+            MultispinLayout::new(systems, options)
+        };
         let samples = Layout::Amsc {
             lanes: Lanes::Samples,
         };
@@ -703,6 +715,9 @@ mod tests {
             triangular(12, samples, Randoms::Exact, 32, false),
             triangular(192, Layout::Smsc, Randoms::Exact, 0, true),
             triangular(192, Layout::Smsc, Randoms::Shared, 0, false),
+            kagome(triangular(6, replicas, Randoms::Exact, 0, true)),
+            kagome(triangular(12, samples, Randoms::Exact, 32, false)),
+            kagome(triangular(192, Layout::Smsc, Randoms::Exact, 0, false)),
         ];
         for layout in cases {
             let spins = test_spins(&layout, 3);
@@ -711,13 +726,11 @@ mod tests {
                 let colour = MultispinLayout::pass_colour(pass);
                 let uniform = |g, cw, bit| lane_uniform(&layout, g, 9, colour, cw, bit);
                 let expected = scalar_update(&layout, &spins, pass, uniform);
-                assert_eq!(got, expected, "{} pass {pass}", layout.describe());
-                assert_ne!(
-                    got,
-                    spins,
-                    "{} pass {pass}: nothing flipped",
-                    layout.describe()
-                );
+                let case = format!("{} {:?} pass {pass}", layout.describe(), layout.lattice());
+                assert_eq!(got, expected, "{case}");
+                // The kagome lattice's pass of its holes moves nothing.
+                let holes = layout.holes_pass(pass);
+                assert_eq!(got == spins, holes, "{case}: moved where it should not");
             }
         }
         let packed = triangular(192, Layout::Smsc, Randoms::Packed, 0, false);

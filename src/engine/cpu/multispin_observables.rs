@@ -1,6 +1,6 @@
 //! CPU mirror of `shaders/wgsl/multispin_observables.wgsl`: per lane of every word, the number
 //! of up spins and of satisfied bonds (`J s s' = +1`, each bond once via the forward
-//! neighbours, the triangular lattice's diagonal the third), summed with lane tallies along strips of lines of sites.
+//! neighbours, the triangular lattice's diagonal the third; none of a kagome hole), summed with lane tallies along strips of lines of sites.
 
 use super::bitslice::LaneTally;
 use crate::engine::multispin::{LANES, MultispinLayout};
@@ -26,16 +26,17 @@ pub fn observe_lanes(
             for (d, bond_word) in (0..layout.lattice().dims).zip(&mut bonds) {
                 let bonds = layout.bond_array(couplings, group, d, colour);
                 let bond = bonds.get(cw).copied().unwrap_or(0);
-                if layout.bond_sides(colour, d)[1] {
+                if layout.bond_sides(colour, d)[1] && layout.has_bonds(&site, d) {
                     *bond_word = !(spin ^ layout.neighbours(other, &site, d)[1] ^ bond);
                 }
             }
-            if layout.is_triangular() {
+            if layout.is_triangular() && layout.has_bonds(&site, 2) {
                 let bond = layout.bond_array(couplings, group, 2, colour).get(cw);
                 let diagonal = layout.diagonal_neighbours(own, &site)[1];
                 bonds[2] = !(spin ^ diagonal ^ bond.copied().unwrap_or(0));
             }
-            up.add3(spin, 0, 0);
+            // A kagome hole's spin is no spin.
+            up.add3(if layout.is_hole(&site) { 0 } else { spin }, 0, 0);
             satisfied.add3(bonds[0], bonds[1], bonds[2]);
             up.step(&mut satisfied, step);
         }

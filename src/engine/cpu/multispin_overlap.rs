@@ -24,13 +24,15 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
             let d_own = own[(site.row * layout.row_words() + site.w) as usize];
             let mut link_words = [0u32; 3];
             for (d, link) in (0..layout.lattice().dims).zip(&mut link_words) {
-                if layout.bond_sides(colour, d)[1] {
+                if layout.bond_sides(colour, d)[1] && layout.has_bonds(&site, d) {
                     *link = d_own ^ layout.neighbours(other, &site, d)[1];
                 }
             }
-            if layout.is_triangular() {
+            if layout.is_triangular() && layout.has_bonds(&site, 2) {
                 link_words[2] = d_own ^ layout.diagonal_neighbours(own, &site)[1];
             }
+            // A kagome hole's spins are no spins.
+            let d_own = if layout.is_hole(&site) { 0 } else { d_own };
             sites.add3(d_own, 0, 0);
             links.add3(link_words[0], link_words[1], link_words[2]);
             sites.step(&mut links, step);

@@ -185,6 +185,7 @@ mod tests {
             ("OPEN_AXES", 0b101),
             ("TWISTED_AXES", 0b010),
             ("HONEYCOMB", 0),
+            ("KAGOME", 0),
             ("REPLICA_WORDS", 2),
             ("SAMPLE_WORDS", 1),
             ("WORDS_PER_TABLE", 2),
@@ -281,9 +282,10 @@ mod tests {
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn every_kernel_compiles_with_nvrtc() {
         // The cubic lattice of all_constants; the triangular lattice (2D, a size that is a
-        // multiple of 3); the honeycomb's brick wall.
+        // multiple of 3) and the kagome lattice drawn on it; the honeycomb's brick wall.
         let cubic: &[(&str, u32)] = &[];
         let triangular: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1)];
+        let kagome: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1), ("KAGOME", 1)];
         let honeycomb: &[(&str, u32)] = &[("L", 64), ("DIMS", 2), ("HONEYCOMB", 1)];
         for (architecture, shared, constant, fixed, exchange, packed, lattice) in [
             ("sm_90", 0, 1, 0, 1, 0, cubic),
@@ -293,6 +295,7 @@ mod tests {
             ("sm_90", 0, 1, 1, 1, 4, cubic),
             ("sm_90", 0, 1, 0, 1, 0, triangular),
             ("sm_90", 0, 1, 0, 1, 4, triangular),
+            ("sm_90", 0, 1, 0, 1, 0, kagome),
             ("sm_90", 0, 1, 0, 1, 4, honeycomb),
         ] {
             let mut constants = all_constants(shared, constant, fixed, exchange, packed);

@@ -1,5 +1,6 @@
 //! Layouts for the tests of the multispin engine: every lane meaning and both layouts, 2D and
-//! 3D, the spin glass with overlaps, the triangular lattice (the glass, the antiferromagnet);
+//! 3D, the spin glass with overlaps, the triangular and kagome lattices (the glass, the
+//! antiferromagnet);
 //! and ferromagnets of any size, for index arithmetic that allocates nothing.
 
 use super::MultispinLayout;
@@ -78,7 +79,27 @@ pub fn all_layouts() -> Vec<MultispinLayout> {
             true,
         ),
         triangular(192, Layout::Smsc, (1, 2), false),
+        kagome(triangular(
+            6,
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            (32, 2),
+            false,
+        )),
+        kagome(triangular(192, Layout::Smsc, (1, 2), true)),
     ]
+}
+
+/// `layout` on the kagome lattice drawn on its triangular lattice.
+fn kagome(layout: MultispinLayout) -> MultispinLayout {
+    let mut systems = layout.systems;
+    systems.lattice = Lattice::shaped(Shape::Kagome, 2, systems.lattice.size);
+    let options = MultispinOptions {
+        layout: layout.layout,
+        randoms: layout.randoms,
+    };
+    MultispinLayout::new(systems, options)
 }
 
 /// The triangular lattice of `size`: the +-J glass of `samples` samples with `replicas`

@@ -234,6 +234,36 @@ impl MultispinLayout {
         ]
     }
 
+    /// Bonds of a site: the lattice's coordination, but 4 on the kagome lattice, whose sites
+    /// keep four of the triangular lattice's six ([`Self::has_bonds`]).
+    pub fn site_bonds(&self) -> u32 {
+        match self.is_kagome() {
+            true => 4,
+            false => self.lattice().coordination(),
+        }
+    }
+
+    /// Whether the site of `site` (2D, whole lattices: `y` is its row, `x` has the parity
+    /// `p`) has its bonds along direction `d` (0 x, 1 y, 2 the diagonal), both ways: every
+    /// site, but on the kagome lattice only bonds neither end of which is a hole (odd `x` and
+    /// odd `y`): the x bonds of even rows, the y bonds of even columns, the diagonals of sites
+    /// of odd `x + y`; a hole has none.
+    pub fn has_bonds(&self, site: &WordSite, d: u32) -> bool {
+        let (p, h) = (site.p, site.row & 1);
+        match (self.is_kagome(), d) {
+            (false, _) => true,
+            (true, 0) => h == 0,
+            (true, 1) => p == 0,
+            (true, _) => p != h,
+        }
+    }
+
+    /// Whether the site of `site` is a kagome hole: odd `x` and odd `y` (see
+    /// [`Self::has_bonds`]).
+    pub fn is_hole(&self, site: &WordSite) -> bool {
+        self.is_kagome() && site.p == 1 && site.row & 1 == 1
+    }
+
     /// Whether the lattice is the honeycomb's brick wall, whose sites keep one of their y bonds
     /// ([`crate::model::Lattice::y_bonds`]).
     pub fn is_honeycomb(&self) -> bool {

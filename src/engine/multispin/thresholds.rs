@@ -46,12 +46,12 @@ impl MultispinLayout {
 
     /// Energy categories: `(spin up, unsatisfied bonds c)` as `up * (z + 1) + c`.
     pub fn categories(&self) -> u32 {
-        2 * (self.lattice().coordination() + 1)
+        2 * (self.site_bonds() + 1)
     }
 
     /// Energy change of flipping a spin of category `cat`: `dE = 2z - 4c + 2 h s`.
     fn category_delta_e(&self, cat: u32) -> f64 {
-        let z = self.lattice().coordination();
+        let z = self.site_bonds();
         let (up, c) = (cat / (z + 1), cat % (z + 1));
         let spin = if up == 1 { 1.0 } else { -1.0 };
         f64::from(2 * z as i32 - 4 * c as i32) + 2.0 * self.systems.field * spin

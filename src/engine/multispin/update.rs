@@ -9,6 +9,10 @@ use crate::config::{Lanes, Layout, Randoms};
 use crate::engine::ISING_PASSES;
 use crate::model::Shape;
 
+/// The kagome lattice's pass of its holes: colour 0 (`x + y` even) on the rows of odd `y`,
+/// whose sites have odd `x`.
+const HOLES_PASS: u32 = 2;
+
 /// The update's constant (CUDA define and WGSL override alike) for the colour-1 update before a
 /// swap round at zero field, which also tallies the round's satisfied bonds: the runs of words
 /// each of its threads updates, which share the tally's transposes (0: an update alone).
@@ -51,13 +55,21 @@ impl MultispinLayout {
         self.own_colour_words() / self.row_halves() / self.word_run()
     }
 
-    /// Whether the lattice is the triangular one, whose diagonal bond from `(x, y)` to
-    /// `(x + 1, y + 1)` joins sites of one colour of the checkerboard: each colour updates in
-    /// two passes, its sites of even `y`, then those of odd `y`, whose diagonal neighbours lie
-    /// in the rows of the other half (the four classes of `(x mod 2, y mod 2)` colour the
-    /// triangular lattice of even size).
+    /// Whether the lattice is the triangular one (or the kagome lattice drawn on it), whose
+    /// diagonal bond from `(x, y)` to `(x + 1, y + 1)` joins sites of one colour of the
+    /// checkerboard: each colour updates in two passes, its sites of even `y`, then those of odd
+    /// `y`, whose diagonal neighbours lie in the rows of the other half (the four classes of
+    /// `(x mod 2, y mod 2)` colour the triangular lattice of even size).
     pub fn is_triangular(&self) -> bool {
-        self.lattice().shape == Shape::Triangular
+        self.lattice().is_triangular()
+    }
+
+    /// Whether the lattice is the kagome lattice, the triangular one without its sites of odd
+    /// `x` and odd `y` (the holes): one of the four classes of the triangular lattice's passes,
+    /// which no pass updates ([`Self::pass_updates_row`]), and whose words no measurement
+    /// counts ([`Self::is_hole`]).
+    pub fn is_kagome(&self) -> bool {
+        self.lattice().shape == Shape::Kagome
     }
 
     /// The halves a colour's rows update in: 2 on the triangular lattice, else 1.
@@ -98,10 +110,18 @@ impl MultispinLayout {
     }
 
     /// Whether update pass `pass` updates stored row `row` of its colour: every row, but on
-    /// the triangular lattice (2D, whole lattices: a row is `y`) those of parity `pass / 2`.
+    /// the triangular lattice (2D, whole lattices: a row is `y`) those of parity `pass / 2`,
+    /// and on the kagome lattice none of pass 2, colour 0's odd rows, whose sites sit at odd
+    /// `x`: the holes ([`Self::holes_pass`]).
     pub fn pass_updates_row(&self, pass: u32, row: u32) -> bool {
         let halves = self.row_halves();
-        row % halves == (pass / ISING_PASSES) % halves
+        row % halves == (pass / ISING_PASSES) % halves && !self.holes_pass(pass)
+    }
+
+    /// Whether update pass `pass` holds the kagome lattice's holes and updates nothing (the
+    /// kernels return at once).
+    pub fn holes_pass(&self, pass: u32) -> bool {
+        self.is_kagome() && pass == HOLES_PASS
     }
 
     /// The update threads of the own planes `planes`: the update's threads go row by row and

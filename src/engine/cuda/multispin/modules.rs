@@ -20,14 +20,15 @@ use crate::error::Result;
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the
 /// geometry's, then the compiled-in thresholds.
-pub(in crate::engine::cuda) const CONSTANTS: [&str; 40] =
+pub(in crate::engine::cuda) const CONSTANTS: [&str; 41] =
     concat_names(GEOMETRY_CONSTANTS, THRESHOLD_CONSTANTS);
 
-const GEOMETRY_CONSTANTS: [&str; 26] = [
+const GEOMETRY_CONSTANTS: [&str; 27] = [
     "L",
     "DIMS",
     "HONEYCOMB",
     "TRIANGULAR",
+    "KAGOME",
     "REPLICA_WORDS",
     "SAMPLE_WORDS",
     "WORDS_PER_TABLE",
@@ -52,11 +53,11 @@ const GEOMETRY_CONSTANTS: [&str; 26] = [
     "SLICE_FIRST",
 ];
 
-const fn concat_names(first: [&'static str; 26], second: [&'static str; 14]) -> [&'static str; 40] {
-    let mut names = [""; 40];
+const fn concat_names(first: [&'static str; 27], second: [&'static str; 14]) -> [&'static str; 41] {
+    let mut names = [""; 41];
     let mut i = 0;
-    while i < 40 {
-        names[i] = if i < 26 { first[i] } else { second[i - 26] };
+    while i < 41 {
+        names[i] = if i < 27 { first[i] } else { second[i - 27] };
         i += 1;
     }
     names
@@ -145,6 +146,7 @@ pub(super) fn constants(
         layout.lattice().dims,
         u32::from(layout.is_honeycomb()),
         u32::from(layout.is_triangular()),
+        u32::from(layout.is_kagome()),
         layout.replica_words,
         layout.sample_words,
         layout.replica_words * layout.sample_words,

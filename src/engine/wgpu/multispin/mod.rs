@@ -107,6 +107,7 @@ impl MultispinWgpuEngine {
             ("DIMS", layout.lattice().dims),
             ("HONEYCOMB", u32::from(layout.is_honeycomb())),
             ("TRIANGULAR", u32::from(layout.is_triangular())),
+            ("KAGOME", u32::from(layout.is_kagome())),
             ("REPLICA_WORDS", layout.replica_words),
             ("SAMPLE_WORDS", layout.sample_words),
             (
