@@ -85,7 +85,7 @@ pub(super) fn bench_anneal(options: &BenchOptions, config: &Config) -> Result<Be
     let host = total.saturating_sub(times.engine());
     let (copies, betas) = (share(times.copies), share(times.betas));
     let population = u64::from(config.replicas) * u64::from(config.samples);
-    let flips = sweeps * population * systems.lattice.sites();
+    let flips = sweeps * population * systems.lattice.spins();
     let ps = seconds * 1e12 / flips.max(1) as f64;
     let result = BenchResult::new(options, engine.info(), &systems, (sweeps, seconds, ps));
     Ok(BenchResult {

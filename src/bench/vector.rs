@@ -222,7 +222,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     };
     let info = engine.info();
     let site_sweeps =
-        f64::from(sweeps) * (systems.lattice.sites() * u64::from(systems.systems())) as f64;
+        f64::from(sweeps) * (systems.lattice.spins() * u64::from(systems.systems())) as f64;
     let (clusters, metropolis) = (
         f64::from(updates.cluster_updates()),
         f64::from(updates.metropolis_sweeps()),

@@ -694,15 +694,7 @@ mod tests {
             systems.antiferromagnet = antiferromagnet;
             MultispinLayout::new(systems, MultispinOptions { layout, randoms })
         };
-        let kagome = |layout: MultispinLayout| {
-            let mut systems = layout.systems;
-            systems.lattice = Lattice::shaped(Shape::Kagome, 2, systems.lattice.size);
-            let options = MultispinOptions {
-                layout: layout.layout,
-                randoms: layout.randoms,
-            };
-            MultispinLayout::new(systems, options)
-        };
+        use crate::engine::multispin::fixtures::kagome;
         let samples = Layout::Amsc {
             lanes: Lanes::Samples,
         };

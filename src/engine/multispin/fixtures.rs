@@ -92,7 +92,7 @@ pub fn all_layouts() -> Vec<MultispinLayout> {
 }
 
 /// `layout` on the kagome lattice drawn on its triangular lattice.
-fn kagome(layout: MultispinLayout) -> MultispinLayout {
+pub fn kagome(layout: MultispinLayout) -> MultispinLayout {
     let mut systems = layout.systems;
     systems.lattice = Lattice::shaped(Shape::Kagome, 2, systems.lattice.size);
     let options = MultispinOptions {
