@@ -85,7 +85,17 @@ def main():
         for p in out.glob("p_L*"):
             if p.is_dir():
                 found[int(re.search(r"_L(\d+)$", p.name).group(1))] = out
+    # A size whose two runs have not both finished (a run stopped early) is left out.
+    finished = lambda size: all(  # noqa: E731
+        (found[size] / f"{edge}_L{size}" / "annealing_populations.csv").exists() for edge in ("p", "ap")
+    )
+    for size in [size for size in found if not finished(size)]:
+        print(f"L = {size}: its periodic and twisted runs have not both finished; left out")
+        del found[size]
     sizes = sorted(found)
+    if not sizes:
+        print("no finished size")
+        return
     runs = {size: (populations(found[size] / f"p_L{size}"), populations(found[size] / f"ap_L{size}")) for size in sizes}
     schedule = sorted(runs[sizes[0]][0])
     betas = [min(schedule, key=lambda b: abs(b - w)) for w in wanted] or [schedule[-1]]
