@@ -45,10 +45,10 @@ use crate::config::{Algorithm, Config, Disorder, Lanes, Layout};
 use crate::engine::annealing::{PopulationHistograms, ResamplingTable, TableHead};
 use crate::engine::{Betas, Measurements, SpinBits};
 use crate::error::{Error, Result};
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
 use crate::model::systems::SystemIndex;
 use crate::model::vector::VectorSystems;
-use crate::model::{Lattice, Shape};
 pub use open::{open_engine, open_engine_with_betas, open_vector_engine};
 
 /// What one rank holds of a run: samples or planes `first .. first + count` of the run's.
@@ -104,16 +104,16 @@ pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) 
         Err(why) => why,
     };
     // Slabs of one lattice: the multispin engines (SMSC and every AMSC lane kind), but not of
-    // the triangular lattice, whose diagonal bonds would need a halo exchange after each half of
-    // a colour.
+    // the triangular lattice (the kagome lattice's too), whose diagonal bonds would need a halo
+    // exchange after each half of a colour.
     let multispin = config.engine.multispin().is_some();
     let sweeps_only =
         betas == Betas::Fixed && !matches!(config.algorithm, Algorithm::Tempering { .. });
     let plane_groups = systems.lattice.size / SLAB_PLANES;
-    if systems.lattice.shape == Shape::Triangular {
+    if systems.lattice.is_triangular() {
         return Err(Error::Usage(format!(
-            "{too_few_samples} The triangular lattice's multispin words split over ranks by \
-             sample only: use fewer ranks{}",
+            "{too_few_samples} The multispin words of the triangular and kagome lattices split \
+             over ranks by sample only: use fewer ranks{}",
             if systems.disorder == Disorder::Bimodal {
                 " or more samples"
             } else {
@@ -527,7 +527,7 @@ mod tests {
     use super::*;
     use crate::config::ReplicaMoves;
     use crate::engine::Observation;
-    use crate::model::Lattice;
+    use crate::model::{Lattice, Shape};
 
     fn glass(samples: u32) -> IsingSystems {
         IsingSystems::spin_glass(Lattice::new(2, 4), 0.0, vec![0.3, 0.5, 0.7], samples, 2, 5)
@@ -625,6 +625,13 @@ mod tests {
         };
         let error = super::split(&simple, &ferromagnet, Betas::Fixed, 2).unwrap_err();
         assert!(error.to_string().contains("not Simple"), "{error}");
+        // Not the triangular and kagome lattices, whose colours update in halves.
+        for shape in [Shape::Triangular, Shape::Kagome] {
+            let lattice = Lattice::shaped(shape, 2, 192);
+            let words = IsingSystems::ferromagnet(lattice, 0.0, vec![0.4], 2, 1);
+            let error = super::split(&smsc, &words, Betas::Fixed, 2).unwrap_err();
+            assert!(error.to_string().contains("by sample only"), "{error}");
+        }
         // One rank takes the whole run, by sample.
         assert_eq!(
             super::split(&smsc, &ferromagnet, Betas::Fixed, 1)
