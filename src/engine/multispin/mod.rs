@@ -31,8 +31,9 @@
 //! The files, by role: the word geometry (`geometry.rs`: word systems, rows, planes, a word's
 //! index and neighbours), what the lanes of a word hold (`lanes.rs`), the spins packed into
 //! words and back (`packing.rs`), the couplings (`couplings.rs`), the energy categories and the
-//! bit-sliced thresholds (`thresholds.rs`), how the update kernels split a colour among threads
-//! (`update.rs`) and how the observables and overlap kernels walk it (`strips.rs`), the overlap
+//! bit-sliced thresholds (`thresholds.rs`), a sweep's passes (a colour, or on the triangular and
+//! kagome lattices half its rows) and how the update kernels split a pass among threads
+//! (`update.rs`), how the observables and overlap kernels walk a colour (`strips.rs`), the overlap
 //! pairs and their counts (`overlaps.rs`), and the kernels' counts read back as [`Measurements`]
 //! (`measurements.rs`).
 
