@@ -55,6 +55,15 @@ near() {
   awk -v k="$1" 'BEGIN { for (i = -3; i <= 3; i++) printf "%s%.7f", (i > -3 ? ", " : ""), k * (1 + i / 1000) }'
 }
 
+# on_words NAME LATTICE K_C SIZES: the ferromagnet on LATTICE on multispin words (32 replicas in
+# the lanes of AMSC words) at the betas near K_C, for each L of SIZES.
+on_words() {
+  for L in $4; do
+    ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
+      critical "$1_L$L" "$2" "$L" "$(near "$3")"
+  done
+}
+
 # clusters NAME LATTICE L K_C: the ferromagnet on LATTICE by Swendsen-Wang at the betas near
 # K_C.
 clusters() {
@@ -97,21 +106,9 @@ honey)
     critical "honey_L$L" Honeycomb "$L" \
       "0.6480, 0.6530, 0.6560, 0.6584789, 0.6610, 0.6640, 0.6690"
   done ;;
-honeyms)
-  for L in ${SIZES_HONEYMS-48 96 192}; do
-    ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
-      critical "honeyms_L$L" Honeycomb "$L" "$(near 0.6584789)"
-  done ;;
-trims)
-  for L in ${SIZES_TRIMS-48 96 192}; do
-    ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
-      critical "trims_L$L" Triangular "$L" "$(near 0.2746531)"
-  done ;;
-kagms)
-  for L in ${SIZES_KAGMS-48 96 192}; do
-    ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
-      critical "kagms_L$L" Kagome "$L" "$(near 0.4665660)"
-  done ;;
+honeyms) on_words honeyms Honeycomb 0.6584789 "${SIZES_HONEYMS-48 96 192}" ;;
+trims) on_words trims Triangular 0.2746531 "${SIZES_TRIMS-48 96 192}" ;;
+kagms) on_words kagms Kagome 0.4665660 "${SIZES_KAGMS-48 96 192}" ;;
 kagome)
   for L in ${SIZES_KAGOME-24 48 96}; do
     critical "kagome_L$L" Kagome "$L" \
