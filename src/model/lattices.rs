@@ -28,8 +28,12 @@ pub fn kagome_holes(lattice: &Lattice) -> Vec<u32> {
 /// Whether site `site` of `lattice` is a kagome lattice's hole (odd `x` and odd `y` of the
 /// triangular lattice it is drawn on); false on every other lattice.
 pub fn is_kagome_hole(lattice: &Lattice, site: u64) -> bool {
+    // The shape first: the outputs ask this of every site of every lattice.
+    if lattice.shape != Shape::Kagome {
+        return false;
+    }
     let [x, y, _] = lattice.coords(site);
-    lattice.shape == Shape::Kagome && x % 2 == 1 && y % 2 == 1
+    x % 2 == 1 && y % 2 == 1
 }
 
 /// Whether bond `bond` of `lattice` is missing: a honeycomb's `+y` bond (`site * 2 + 1`) from
