@@ -94,18 +94,20 @@ fn y_size() -> u32 {
 
 // The triangular lattice (TRIANGULAR 1): the diagonal bond from (x, y) to (x + 1, y + 1) joins
 // sites of one colour, which update in two passes each, the rows of even y, then of odd y:
-// p = colour + 2 half, the pass, is the dispatch's colour (src/engine/multispin/update.rs).
-fn pass_colour(p: u32) -> u32 {
-    return p & 1u;
+// the pass, colour + 2 half, is the dispatch's colour (src/engine/multispin/update.rs; `pass` is
+// a WGSL keyword).
+fn pass_colour(pass_index: u32) -> u32 {
+    return pass_index & 1u;
 }
 
 fn row_halves() -> u32 {
     return select(1u, 2u, TRIANGULAR == 1u);
 }
 
-// Stored row of the r-th row pass p updates: every row, or every other from the pass's half.
-fn pass_row(p: u32, r: u32) -> u32 {
-    return r * row_halves() + (p >> 1u);
+// Stored row of the r-th row that pass `pass_index` updates: every row, or every other from
+// the pass's half.
+fn pass_row(pass_index: u32, r: u32) -> u32 {
+    return r * row_halves() + (pass_index >> 1u);
 }
 
 // Word cw = row * row_words() + w of a colour array and the other colour's words next to it:

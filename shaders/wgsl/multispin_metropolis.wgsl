@@ -155,7 +155,7 @@ fn unsatisfied_along(spin: u32, other: u32, group: u32, d: u32, cw: u32, minus: 
 // The triangular lattice's unsatisfied bonds of word cw (spin `spin`, colour `colour`) to its
 // -(1, 1) and +(1, 1) neighbours, of its own colour: in the rows below and above, where the
 // colour sits at the offset 1 - p as the other colour does in this row, they are the -x
-// neighbour of the row below and the +x one of the row above. The rows of the other half, which
+// neighbour of the row below and the +x one of the row above: rows of the other half, which
 // this pass leaves as they are.
 fn unsatisfied_diagonal(spin: u32, g: u32, colour: u32, cw: u32, n: WordNeighbours) -> vec2<u32> {
     let own = colour_base(g, colour);
