@@ -235,10 +235,9 @@ impl Config {
 
     /// Whether the run goes to the vector engines ([`crate::vector`]'s loop): the model's spins
     /// ([`Model::is_vector`]), or an Ising model with replica moves, or with an antiperiodic
-    /// axis or on the honeycomb or triangular lattice where the config names no multispin
-    /// engine, which run
-    /// on its two discrete states (`engine: Auto` names one before the run where a layout fits:
-    /// `Config::states_on_multispin`).
+    /// axis or on the honeycomb, triangular or kagome lattice where the config names no
+    /// multispin engine, which run on its two discrete states (`engine: Auto` names one before
+    /// the run where a layout fits: `Config::states_on_multispin`).
     pub fn is_vector(&self) -> bool {
         self.model.is_vector() || self.ising_as_states()
     }
@@ -255,8 +254,8 @@ impl Config {
     /// Whether an Ising model the multispin engine could run goes to the vector engines as
     /// two discrete states: with replica moves, or twisted (an antiperiodic axis, whose
     /// reversed bonds the multispin engine takes only where the config names it), or on the
-    /// honeycomb or triangular lattice (which only the multispin engine's words take) where the
-    /// config names no multispin engine.
+    /// honeycomb, triangular or kagome lattice (which only the multispin engine's words take)
+    /// where the config names no multispin engine.
     fn ising_as_states(&self) -> bool {
         let off_multispin =
             self.model.boundaries().any_antiperiodic() || self.model.is_shaped_ising();

@@ -68,12 +68,12 @@ impl Config {
 }
 
 impl Config {
-    /// An Ising model twisted by an antiperiodic axis, or on the honeycomb or triangular
+    /// An Ising model twisted by an antiperiodic axis, or on the honeycomb, triangular or kagome
     /// lattice, under `engine: Auto`, which [`Config::is_vector`] sends to two discrete states,
     /// resolved instead to the multispin layout `Auto` picks ([`auto_candidates`]) where one
     /// fits: the reversed bonds run as the layout's coupling bits, the brick wall as words whose
     /// sites skip one y bond, the triangular lattice's diagonal bonds as words of the same
-    /// colour, many times faster. With how it was chosen; `None` where no layout
+    /// colour (the kagome lattice's with its holes left alone), many times faster. With how it was chosen; `None` where no layout
     /// fits, the model runs as states for another reason (dilution, an open axis, replica
     /// moves) or the run is of cluster updates, which no multispin engine makes.
     pub fn states_on_multispin(&self) -> Option<(Config, String)> {

@@ -99,8 +99,8 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
 /// `config` (validated, which checks the multispin layout it may take as it will run) with
 /// `engine: Auto` resolved, and the engine choice in words: vector spins have one engine (their
 /// configs leave `engine` at `Auto`, which stays as it is); an Ising model with an antiperiodic
-/// axis or on the honeycomb lattice takes a multispin layout where one fits, else its two
-/// states.
+/// axis or on the honeycomb, triangular or kagome lattice takes a multispin layout where one
+/// fits, else its two states.
 fn resolve_engine(config: &Config) -> Result<(Config, String)> {
     if let Some((resolved, choice)) = config.states_on_multispin() {
         log::info!("{choice}");
