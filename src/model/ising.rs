@@ -38,7 +38,7 @@ pub struct IsingSystems {
     /// edge (a bond of 0).
     pub boundaries: Boundaries,
     /// Every `J = -1`: every bond reversed ([`IsingSystems::antiferromagnetic_bonds`]). The
-    /// Ising engines run it only on lattices that are not bipartite (triangular), whose
+    /// Ising engines run it only on lattices that are not bipartite (triangular, kagome), whose
     /// antiferromagnet has no staggered magnetisation to measure.
     pub antiferromagnet: bool,
 }

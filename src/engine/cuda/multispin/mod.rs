@@ -353,26 +353,26 @@ impl Tempering for MultispinCudaEngine {
                 block_size,
             )?;
             self.swap_observe_kernel = Some(kernel);
-        }
-        if self.host.layout.systems.field == 0.0 && self.host.layout.bonds_join_the_colours() {
-            let (layout, constants, block_size) =
-                (&self.host.layout, &self.constants, self.block_size);
-            let words = WordLayout::of(layout);
-            let runs = runs_per_thread(layout, TALLY_WORDS_PER_THREAD);
-            let (module, function) =
-                update_module(&mut self.device, words, constants, 1, (runs, true))?;
-            let kernel = FittedKernel::new(function, TALLY_BLOCK_SIZE)?;
-            // Its blocks are compiled in: a device that cannot run them counts the rounds with
-            // the observables kernel.
-            if kernel.block_size == TALLY_BLOCK_SIZE {
-                self.swap_tally = Some(SwapTally { module, kernel });
-                self.tallied_observe_kernel = Some(observables_kernel(
-                    &mut self.device,
-                    layout,
-                    constants,
-                    Counts::UpSpins,
-                    block_size,
-                )?);
+            // The tally counts colour 1's bonds after its update: only where every bond joins
+            // the two colours (MultispinLayout::bonds_join_the_colours).
+            if layout.bonds_join_the_colours() {
+                let words = WordLayout::of(layout);
+                let runs = runs_per_thread(layout, TALLY_WORDS_PER_THREAD);
+                let (module, function) =
+                    update_module(&mut self.device, words, constants, 1, (runs, true))?;
+                let kernel = FittedKernel::new(function, TALLY_BLOCK_SIZE)?;
+                // Its blocks are compiled in: a device that cannot run them counts the rounds
+                // with the observables kernel.
+                if kernel.block_size == TALLY_BLOCK_SIZE {
+                    self.swap_tally = Some(SwapTally { module, kernel });
+                    self.tallied_observe_kernel = Some(observables_kernel(
+                        &mut self.device,
+                        layout,
+                        constants,
+                        Counts::UpSpins,
+                        block_size,
+                    )?);
+                }
             }
         }
         let tempering_constants = chain_slice_kernel_constants(&swaps, &records);
