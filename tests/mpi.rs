@@ -306,6 +306,25 @@ fn honeycomb_slabs_on_three_ranks_write_the_files_of_one() {
     ranks_write_the_files_of_one(&honeycomb, &[3]);
 }
 
+/// The triangular lattice in slabs: each colour updates in two passes of alternate rows, whose
+/// diagonal bonds reach the next slab's rows of the same colour, so the slabs trade a colour's
+/// boundary planes after each pass; the kagome antiferromagnet's holes pass trades nothing.
+#[test]
+fn triangular_and_kagome_slabs_on_two_and_three_ranks_write_the_files_of_one() {
+    // A size that both the rows' 64-site words and the lattices' three colours divide.
+    let shaped = |lattice: &str| {
+        let shaped = SLABS_FERROMAGNET
+            .replace("size: 64, field: 0.1)", lattice)
+            .replace("measure: 40", "measure: 10");
+        assert_ne!(shaped, SLABS_FERROMAGNET);
+        shaped
+    };
+    let triangular = shaped("size: 192, field: 0.1, lattice: Triangular)");
+    ranks_write_the_files_of_one(&triangular, &[3]);
+    let kagome = shaped("size: 192, field: 0.0, lattice: Kagome, antiferromagnet: true)");
+    ranks_write_the_files_of_one(&kagome, &[2]);
+}
+
 /// The 3D spin glass in slabs (more ranks than samples), overlaps and link overlaps across
 /// the slabs' boundaries, shared randoms.
 const SLABS_GLASS_3D: &str = r#"(
@@ -333,7 +352,8 @@ fn gpu_slabs_on_two_ranks_write_the_files_of_one() {
 /// The ferromagnet's slabs on CUDA devices, one per rank, on 2 and 4 ranks where the machine
 /// has the GPUs (skipped, with a notice, where it has fewer than two): halos device to device
 /// through NCCL, and host-staged (`SPINFLIP_HALOS=host`); both write the files of one rank,
-/// and each names its path in the log. 128^2 in 4 slabs of 32 planes: every slab has a bulk.
+/// and each names its path in the log. 128^2 in 4 slabs of 32 planes: every slab has a bulk;
+/// and the triangular lattice, 192^2, whose slabs trade after each of a sweep's four passes.
 #[cfg(feature = "cuda")]
 #[test]
 fn cuda_slabs_through_nccl_and_the_host_write_the_files_of_one() {
@@ -342,11 +362,18 @@ fn cuda_slabs_through_nccl_and_the_host_write_the_files_of_one() {
         Ok(count) if count >= 2 => count as u32,
         other => return eprintln!("SKIPPED {test}: needs two CUDA devices ({other:?})"),
     };
-    let config = SLABS_FERROMAGNET
-        .replace("size: 64", "size: 128")
-        .replace("Cpu", "Cuda");
+    let square = SLABS_FERROMAGNET.replace("size: 64", "size: 128");
+    let triangular = SLABS_FERROMAGNET.replace("size: 64,", "size: 192, lattice: Triangular,");
+    for config in [square, triangular] {
+        cuda_slabs_write_the_files_of_one(&config.replace("Cpu", "Cuda"), gpus);
+    }
+}
+
+/// [`cuda_slabs_through_nccl_and_the_host_write_the_files_of_one`] of `config` on `gpus`.
+#[cfg(feature = "cuda")]
+fn cuda_slabs_write_the_files_of_one(config: &str, gpus: u32) {
     let dir = TempDir::new().unwrap();
-    let path = config_file(dir.path(), &config);
+    let path = config_file(dir.path(), config);
     let one = dir.path().join("one");
     run_ok(&path, &one, 1);
     for ranks in [2, 4].into_iter().filter(|&ranks| ranks <= gpus) {

@@ -5,8 +5,9 @@
 //! then the lower halo, in every colour array of every word system. Updates and measurements
 //! cover the own planes only, with the lattice's (the run's) Philox word indices
 //! ([`MultispinLayout::word_offset`]) and couplings, so a slab's planes end bit for bit as in an
-//! engine of the whole lattices. After the update of each colour the engine sends its first and
-//! last plane of that colour and takes the neighbours' into its halos ([`exchange_colour`]); it
+//! engine of the whole lattices. After the update of each colour (on the triangular lattice,
+//! each half of a colour's rows: [`SlabPass`]) the engine sends its first and last plane of
+//! that colour and takes the neighbours' into its halos ([`exchange_colour`]); it
 //! exchanges both colours after `set_spins` and `hot_start` too, so the first update and every
 //! measurement see current neighbours.
 //!
@@ -37,21 +38,14 @@ use crate::error::{Error, Result};
 #[cfg(doc)]
 use crate::model::ising::IsingSystems;
 
-/// Refuse a layout that is not of a slab, or of the triangular lattice.
+/// Refuse a layout that is not of a slab.
 pub fn check_slab(layout: &MultispinLayout) -> Result<()> {
-    if layout.systems.slab.is_none() {
-        return Err(Error::State(
+    match layout.systems.slab {
+        Some(_) => Ok(()),
+        None => Err(Error::State(
             "a slab engine needs the systems of a slab (IsingSystems::plane_slab)".into(),
-        ));
+        )),
     }
-    if !layout.bonds_join_the_colours() {
-        return Err(Error::State(
-            "the triangular lattice is not split into slabs: its diagonal bonds would need a \
-             halo exchange after each half of a colour"
-                .into(),
-        ));
-    }
-    Ok(())
 }
 
 /// The error of an engine call that slabs do not support (`what`: tempering, annealing).
@@ -79,12 +73,19 @@ pub struct SlabPass {
     /// sweep; for a piece, those among the piece's planes of the lattice, perhaps none.
     pub planes: Range<u32>,
     /// Whether the pass is then complete on every slab, which then exchange their boundary
-    /// planes of its colour: after each colour of a sweep, and after the piece that ends the
-    /// pass (its planes reach the lattice's last), whatever this slab's share of that piece.
+    /// planes of its colour: after each pass of a sweep (but the kagome lattice's holes pass,
+    /// which changes nothing), and after the piece that ends the pass (its planes reach the
+    /// lattice's last), whatever this slab's share of that piece.
     pub exchange: bool,
 }
 
 impl SlabPass {
+    /// The colour the pass updates, whose boundary planes its exchange trades (the dispatch's
+    /// colour is the pass, [`MultispinLayout::pass_colour`]).
+    pub fn colour(&self) -> u32 {
+        MultispinLayout::pass_colour(self.params.colour)
+    }
+
     /// The passes of `step` on the own planes of `layout`: a sweep's
     /// ([`MultispinLayout::sweep_passes`]: its two colours, on the triangular lattice each in
     /// two halves), a piece's pass; none for a step that updates no spins.
@@ -103,7 +104,7 @@ impl SlabPass {
         };
         match *step {
             Step::Sweep { sweep } => (0..layout.sweep_passes())
-                .map(|colour| pass(sweep, colour, 0..own, true))
+                .map(|p| pass(sweep, p, 0..own, !layout.holes_pass(p)))
                 .collect(),
             Step::Part {
                 sweep,
@@ -165,7 +166,8 @@ impl SlabSweep {
         let own = layout.own_planes();
         let part = |range: Range<u32>| {
             let planes = range.start.max(pass.planes.start)..range.end.min(pass.planes.end);
-            (!planes.is_empty()).then(|| pass.params.planes(layout.plane_threads(planes)))
+            let threads = layout.plane_threads(pass.params.colour, planes);
+            (!threads.is_empty()).then(|| pass.params.planes(threads))
         };
         match own {
             0..=2 => SlabSweep {
@@ -398,6 +400,46 @@ mod tests {
             assert_eq!(exchanges, [false, false, false, false, false, false, true]);
             let (covered, _) = coverage(&layout, &pieces);
             assert!(covered.iter().all(|&c| c == 1), "{planes} planes in pieces");
+        }
+    }
+
+    /// On the triangular lattice a pass updates every other row of its colour: its edges and
+    /// bulk cover the pass's threads once, the first plane's edge in the passes of even rows
+    /// and the last plane's in those of odd rows; each pass trades its colour's planes, but the
+    /// kagome lattice's holes pass, which changes nothing.
+    #[test]
+    fn triangular_passes_split_into_their_own_rows() {
+        use crate::config::{Layout, MultispinOptions, Randoms};
+        use crate::model::ising::IsingSystems;
+        use crate::model::{Lattice, Shape};
+        let options = MultispinOptions {
+            layout: Layout::Smsc,
+            randoms: Randoms::Exact,
+        };
+        for shape in [Shape::Triangular, Shape::Kagome] {
+            let lattice = Lattice::shaped(shape, 2, 192);
+            let systems = IsingSystems::ferromagnet(lattice, 0.0, vec![0.4], 1, 1);
+            let layout = MultispinLayout::new(systems.plane_slab(4, 10), options);
+            let per_row = layout.row_words() / layout.word_run();
+            let passes = SlabPass::of(&layout, &Step::Sweep { sweep: 3 });
+            assert_eq!(passes.len(), 4);
+            for (p, pass) in (0..).zip(&passes) {
+                assert_eq!(pass.colour(), p % 2);
+                assert_eq!(pass.exchange, !layout.holes_pass(p), "{shape:?} pass {p}");
+                let parts = SlabSweep::new(&layout, pass);
+                let mut covered = vec![0u32; layout.update_threads() as usize];
+                for part in parts.edges.iter().chain(&parts.bulk) {
+                    let start = part.first_thread as usize;
+                    for count in &mut covered[start..start + part.threads as usize] {
+                        *count += 1;
+                    }
+                }
+                assert!(covered.iter().all(|&c| c == 1), "{shape:?} pass {p}");
+                let edges: Vec<u32> = parts.edges.iter().map(|e| e.first_thread).collect();
+                // Rows 0, 2, .. 8 or 1, 3, .. 9: the last plane is the odd half's fifth row.
+                let expected = [vec![0], vec![4 * per_row]][p as usize / 2].clone();
+                assert_eq!(edges, expected, "{shape:?} pass {p}");
+            }
         }
     }
 

@@ -103,24 +103,11 @@ pub fn split(config: &Config, systems: &IsingSystems, betas: Betas, ranks: u32) 
         Ok(shares) => return Ok(Split::Samples(shares)),
         Err(why) => why,
     };
-    // Slabs of one lattice: the multispin engines (SMSC and every AMSC lane kind), but not of
-    // the triangular lattice (the kagome lattice's too), whose diagonal bonds would need a halo
-    // exchange after each half of a colour.
+    // Slabs of one lattice: the multispin engines (SMSC and every AMSC lane kind).
     let multispin = config.engine.multispin().is_some();
     let sweeps_only =
         betas == Betas::Fixed && !matches!(config.algorithm, Algorithm::Tempering { .. });
     let plane_groups = systems.lattice.size / SLAB_PLANES;
-    if systems.lattice.is_triangular() {
-        return Err(Error::Usage(format!(
-            "{too_few_samples} The multispin words of the triangular and kagome lattices split \
-             over ranks by sample only: use fewer ranks{}",
-            if systems.disorder == Disorder::Bimodal {
-                " or more samples"
-            } else {
-                ""
-            }
-        )));
-    }
     if multispin && sweeps_only && plane_groups >= ranks {
         return Ok(Split::Slabs(even_shares(plane_groups, SLAB_PLANES, ranks)));
     }
@@ -625,12 +612,12 @@ mod tests {
         };
         let error = super::split(&simple, &ferromagnet, Betas::Fixed, 2).unwrap_err();
         assert!(error.to_string().contains("not Simple"), "{error}");
-        // Not the triangular and kagome lattices, whose colours update in halves.
+        // The triangular and kagome lattices too, whose colours update in halves.
         for shape in [Shape::Triangular, Shape::Kagome] {
             let lattice = Lattice::shaped(shape, 2, 192);
             let words = IsingSystems::ferromagnet(lattice, 0.0, vec![0.4], 2, 1);
-            let error = super::split(&smsc, &words, Betas::Fixed, 2).unwrap_err();
-            assert!(error.to_string().contains("by sample only"), "{error}");
+            let slabs = super::split(&smsc, &words, Betas::Fixed, 2);
+            assert!(matches!(slabs, Ok(Split::Slabs(_))), "{shape:?}");
         }
         // One rank takes the whole run, by sample.
         assert_eq!(

@@ -151,6 +151,68 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     cases
 }
 
+/// The triangular and kagome lattices, whose colours update in two passes of alternate rows
+/// and whose diagonal bonds join a colour's rows across the slabs' edges: the triangular
+/// ferromagnet in a field (SMSC, 3 slabs, one of two planes) and antiferromagnet (AMSC
+/// replicas, packed randoms), the kagome +-J glass (AMSC samples) and antiferromagnet (SMSC,
+/// shared randoms). Their sweeps are whole (`MultispinLayout::sweep_parts`).
+pub fn triangular_slab_cases() -> Vec<SlabCase> {
+    let seed = 0x51ab_0000_0021;
+    let shaped = |shape, size| Lattice::shaped(shape, 2, size);
+    let antiferromagnet = |systems: IsingSystems| IsingSystems {
+        antiferromagnet: true,
+        ..systems
+    };
+    let triangular = |size| shaped(Shape::Triangular, size);
+    let kagome = |size| shaped(Shape::Kagome, size);
+    vec![
+        SlabCase {
+            systems: IsingSystems::ferromagnet(triangular(64), 0.1, vec![0.25, 0.3], 1, seed),
+            layout: Layout::Smsc,
+            randoms: Randoms::Exact,
+            slabs: vec![(0, 20), (20, 2), (22, 42)],
+            sweeps: 6,
+        },
+        SlabCase {
+            systems: antiferromagnet(IsingSystems::ferromagnet(
+                triangular(8),
+                0.2,
+                vec![0.5],
+                32,
+                seed + 1,
+            )),
+            layout: Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            randoms: Randoms::Packed,
+            slabs: vec![(0, 4), (4, 2), (6, 2)],
+            sweeps: 6,
+        },
+        SlabCase {
+            systems: IsingSystems::spin_glass(kagome(8), 0.1, vec![0.6, 0.8], 32, 2, seed + 2),
+            layout: Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            randoms: Randoms::Exact,
+            slabs: vec![(0, 2), (2, 6)],
+            sweeps: 6,
+        },
+        SlabCase {
+            systems: antiferromagnet(IsingSystems::ferromagnet(
+                kagome(64),
+                0.0,
+                vec![0.7],
+                1,
+                seed + 3,
+            )),
+            layout: Layout::Smsc,
+            randoms: Randoms::Shared,
+            slabs: vec![(0, 30), (30, 34)],
+            sweeps: 6,
+        },
+    ]
+}
+
 /// The two runs of plans: sweeps measuring after each, the second continuing the sweep
 /// count, each one plan, or in pieces cut at `cuts` ([`in_pieces`]; none: whole sweeps).
 pub fn slab_plans(case: &SlabCase, cuts: &[(u64, bool)]) -> [Vec<Plan>; 2] {

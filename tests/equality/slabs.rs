@@ -3,15 +3,16 @@
 //! `LocalHalos`, end every plan with exactly the bits of one engine of the whole lattices (each
 //! slab's spins the matching bit ranges, the summed observations, overlap planes and link
 //! overlaps the whole run's), on the CPU and GPU multispin engines, SMSC in 2D and 3D and every
-//! AMSC lanes kind, ferromagnet and spin glass, exact, shared and packed randoms (cases and
-//! comparison in `tests/common/slabs.rs`), with whole sweeps and with sweeps in pieces
-//! (`Step::Part`, each slab updating the planes of a piece that it holds); and what slabs do
-//! not support is refused.
+//! AMSC lanes kind, ferromagnet and spin glass, exact, shared and packed randoms, the honeycomb,
+//! triangular and kagome lattices (cases and comparison in `tests/common/slabs.rs`), with whole
+//! sweeps and with sweeps in pieces (`Step::Part`, each slab updating the planes of a piece
+//! that it holds; not on the triangular and kagome lattices, whose sweeps are whole); and what
+//! slabs do not support is refused.
 
 use crate::common;
 use crate::common::backend::Gpu;
 use common::pieces::cuts;
-use common::slabs::{SlabCase, compare_slabs, slab_cases};
+use common::slabs::{SlabCase, compare_slabs, slab_cases, triangular_slab_cases};
 use spinflip::config::{Backend, Config, EngineKind, Layout, Randoms};
 use spinflip::engine::cpu::CpuMultispinEngine;
 use spinflip::engine::open::open_slab_engine;
@@ -50,9 +51,17 @@ fn smsc_config(backend: Backend, randoms: Randoms) -> Config {
     config
 }
 
+/// The cases of whole sweeps: [`slab_cases`] with 3D SMSC, and the triangular and kagome
+/// lattices.
+fn whole_sweep_cases() -> Vec<SlabCase> {
+    let mut cases = slab_cases(true);
+    cases.extend(triangular_slab_cases());
+    cases
+}
+
 #[test]
 fn cpu_slabs_equal_the_whole_lattices() {
-    for case in slab_cases(true) {
+    for case in whole_sweep_cases() {
         compare_slabs(&case, cpu_whole(&case), &cpu_slab, &[]);
     }
 }
@@ -60,7 +69,7 @@ fn cpu_slabs_equal_the_whole_lattices() {
 /// GPU slabs against the whole lattices on the CPU, and in one 2D case on the same backend too;
 /// wgpu alternates its WGSL Philox paths over the cases.
 fn slabs_equal_the_whole_lattices<B: Gpu>() {
-    for (i, case) in slab_cases(true).iter().enumerate() {
+    for (i, case) in whole_sweep_cases().iter().enumerate() {
         let gpu = B::alternating(i);
         let open = move |case: &SlabCase, slab: &IsingSystems, halo| -> Box<dyn Engine> {
             gpu.slab(&case.layout(slab), 64, halo)

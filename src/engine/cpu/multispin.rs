@@ -77,9 +77,9 @@ impl CpuMultispinEngine {
     fn update(&mut self, step: &Step) -> Result<()> {
         for pass in SlabPass::of(&self.host.layout, step) {
             let (sweep, colour) = (pass.params.sweep, pass.params.colour);
-            self.update_planes((sweep, colour), pass.planes);
+            self.update_planes((sweep, colour), pass.planes.clone());
             if pass.exchange {
-                self.exchange(MultispinLayout::pass_colour(colour))?;
+                self.exchange(pass.colour())?;
             }
         }
         Ok(())

@@ -124,12 +124,16 @@ impl MultispinLayout {
         self.is_kagome() && pass == HOLES_PASS
     }
 
-    /// The update threads of the own planes `planes`: the update's threads go row by row and
-    /// a row's words are whole runs, so these are the threads of [`Self::plane_rows_of`].
-    pub fn plane_threads(&self, planes: Range<u32>) -> Range<u32> {
+    /// The threads of update pass `pass` on the own planes `planes`: the update's threads go
+    /// row by row and a row's words are whole runs, so these are the threads of the pass's rows
+    /// among [`Self::plane_rows_of`] (on the triangular lattice every other row, from the
+    /// pass's half: thread row `r` is row `r halves + half`).
+    pub fn plane_threads(&self, pass: u32, planes: Range<u32>) -> Range<u32> {
         let rows = self.plane_rows_of(planes);
+        let (halves, half) = (self.row_halves(), (pass / ISING_PASSES) % self.row_halves());
+        let pass_rows = |row: u32| (row + halves - 1 - half) / halves;
         let per_row = self.row_words() / self.word_run();
-        rows.start * per_row..rows.end * per_row
+        pass_rows(rows.start) * per_row..pass_rows(rows.end) * per_row
     }
 
     /// The own rows on the own planes `planes` (a colour's rows go plane by plane): the rows a

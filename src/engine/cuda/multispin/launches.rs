@@ -198,8 +198,8 @@ impl Launches for MultispinCudaEngine {
         &self.device
     }
 
-    fn part_threads(&self, _pass: u32, planes: Range<u32>) -> Range<u32> {
-        self.host.layout.plane_threads(planes)
+    fn part_threads(&self, pass: u32, planes: Range<u32>) -> Range<u32> {
+        self.host.layout.plane_threads(pass, planes)
     }
 
     fn sweep_passes(&self) -> u32 {

@@ -10,7 +10,6 @@ use super::MultispinCudaEngine;
 use crate::engine::Plan;
 use crate::engine::cuda::driver::driver_error;
 use crate::engine::cuda::launch::Launches;
-use crate::engine::multispin::MultispinLayout;
 use crate::engine::slabs::{
     PlaneStore, SlabPass, SlabStep, SlabSweep, exchange_colour, slab_steps,
 };
@@ -78,7 +77,7 @@ impl MultispinCudaEngine {
         let streams = self.slab_streams.take().expect("a slab has its streams");
         let ordered = driver_error("ordering a slab's edges and bulk");
         let systems = 0..self.host.layout.word_systems();
-        let kernel = self.sweep_kernel(MultispinLayout::pass_colour(pass.params.colour));
+        let kernel = self.sweep_kernel(pass.colour());
         let queued = (|| {
             for edge in &parts.edges {
                 self.launch_sweep(streams.edges(), systems.clone(), edge, kernel)?;
@@ -90,7 +89,7 @@ impl MultispinCudaEngine {
             Ok(())
         })();
         let traded = queued.and_then(|()| match pass.exchange {
-            true => self.trade(streams.edges(), pass.params.colour),
+            true => self.trade(streams.edges(), pass.colour()),
             false => Ok(()),
         });
         let joined = traded.and_then(|()| streams.edges().join(streams.bulk()).map_err(&ordered));

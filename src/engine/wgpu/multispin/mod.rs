@@ -307,7 +307,7 @@ impl MultispinBackend for MultispinWgpuEngine {
                 self.host.layout.sweep_passes(),
             ),
             (MAX_DISPATCHES, sweeps_per_submission),
-            &|_, planes| self.host.layout.plane_threads(planes),
+            &|pass, planes| self.host.layout.plane_threads(pass, planes),
         );
         let mut behind: Option<(wgpu::SubmissionIndex, Option<(PendingRead, u32)>)> = None;
         for (i, dispatches) in subs.iter().enumerate() {

@@ -115,7 +115,7 @@ impl MultispinWgpuEngine {
             &engine.host.layout,
             halo.as_mut(),
             &mut store,
-            pass.params.colour,
+            pass.colour(),
         );
         drop(store);
         self.host.halo = Some(halo);
