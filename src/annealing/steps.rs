@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use rayon::prelude::*;
+
 use super::model::AnnealedSystems;
 use super::resampling::{
     PopulationLevels, ResampleKey, Reweighting, ReweightingQuality, copy_entries,
@@ -136,9 +138,11 @@ impl Anneal {
     }
 
     /// Every population's energy and magnetisation levels, from the engine's integer counts
-    /// or its histograms.
+    /// or its histograms. The populations make theirs in parallel: an anneal of many disorder
+    /// samples has hundreds of populations, each too small for [`threads::map`] to split.
     pub(super) fn levels(&self, measurements: &Measurements) -> Vec<PopulationLevels> {
         (0..self.populations.len())
+            .into_par_iter()
             .map(|block| {
                 let systems = self.base(block)..self.base(block) + self.size(block);
                 self.systems.levels(measurements, block, systems)
@@ -175,10 +179,15 @@ impl Anneal {
             return;
         };
         let slots = self.slots as usize;
-        for (population, copies) in self.populations.iter_mut().zip(copies.chunks(slots)) {
-            let size = population.families.len();
-            population.families = threads::repeat_by(&population.families, &copies[..size]);
-        }
+        // In parallel over the populations, as `levels`: with many samples these passes over
+        // every replica, and the estimates', took most of a step (2D, L = 4, 512 populations of
+        // 2^14 replicas on an H200: 127 ms a step on one thread, 35 ms in parallel).
+        (self.populations.par_iter_mut())
+            .zip(copies.par_chunks(slots))
+            .for_each(|(population, copies)| {
+                let size = population.families.len();
+                population.families = threads::repeat_by(&population.families, &copies[..size]);
+            });
     }
 
     /// The size of population `block` after the copies taken last.
@@ -397,8 +406,11 @@ impl Anneal {
                     staggered,
                 }
             };
+        // In parallel over the populations, as `levels`: this runs beside the next step's
+        // first plan, which waits for it.
+        let steps: Vec<_> = steps.zip(&self.populations).collect();
         steps
-            .zip(&self.populations)
+            .into_par_iter()
             .map(|(step, population)| estimate(step, population))
             .collect()
     }
