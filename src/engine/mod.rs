@@ -690,9 +690,9 @@ pub fn exchanges_of(engine: &mut dyn Engine) -> Result<&mut dyn Exchanges> {
 /// one per engine (per MPI rank, or per thread in a test). An engine holding one slab keeps a
 /// halo plane on either side and, after updating each colour (each half of a colour's rows on
 /// the triangular lattice), trades its boundary planes of that colour with the slabs below and
-/// above through this: the plane below the first is the
-/// lower neighbour's last, the plane above the last is the upper neighbour's first (periodic:
-/// the first slab's lower neighbour is the last slab). Pieces of a sweep ([`Step::Part`]) trade
+/// above through this: the plane below the first is the lower neighbour's last, the plane
+/// above the last is the upper neighbour's first (periodic: the first slab's lower neighbour is
+/// the last slab). Pieces of a sweep ([`Step::Part`]) trade
 /// a colour's planes after the piece that ends its pass ([`slabs::SlabPass`]). The engines, the
 /// order of the words and the single-process implementation ([`slabs::LocalHalos`]):
 /// [`slabs`].

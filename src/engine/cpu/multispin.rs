@@ -76,8 +76,9 @@ impl CpuMultispinEngine {
     /// complete.
     fn update(&mut self, step: &Step) -> Result<()> {
         for pass in SlabPass::of(&self.host.layout, step) {
-            let (sweep, colour) = (pass.params.sweep, pass.params.colour);
-            self.update_planes((sweep, colour), pass.planes.clone());
+            // The dispatch's colour is the pass (MultispinLayout::sweep_passes).
+            let sweep_pass = (pass.params.sweep, pass.params.colour);
+            self.update_planes(sweep_pass, pass.planes.clone());
             if pass.exchange {
                 self.exchange(pass.colour())?;
             }
