@@ -9,8 +9,8 @@
 //! with a checkpoint (status 75) that resumes to the files of one rank (Ising and vector spins,
 //! the latter on another rank count), and the job script of docs/batch.md turns a batch
 //! system's SIGTERM into that stop, status 75 and a resubmission. Jobs stopped inside a sweep
-//! (slabs, and vector spins split by sample) resume on other rank counts and as one process,
-//! and the reverse, to the files of one.
+//! (slabs, and vector spins split by sample), and the triangular lattice's slabs at a sweep's
+//! end, resume on other rank counts and as one process, and the reverse, to the files of one.
 //!
 //! These tests need OpenMPI's `mpirun` (`.ci/run` installs it); they fail without it.
 
@@ -764,7 +764,7 @@ fn catches_sigusr1(pid: u32) -> bool {
         .is_some_and(|mask| mask & (1 << 9) != 0)
 }
 
-/// The format of the checkpoint in `out` (10 and 16: written inside a sweep).
+/// The format of the checkpoint in `out` ([`INSIDE_A_SWEEP`]: written inside a sweep).
 fn checkpoint_format(out: &Path) -> u32 {
     let bytes = std::fs::read(out.join("checkpoint.bin")).unwrap();
     u32::from_le_bytes(bytes[8..12].try_into().unwrap())
@@ -810,14 +810,18 @@ fn stop_after_one_unit_in_this_process(config: &Path, out: &Path) {
     assert!(stopped, "{outcome:?}");
 }
 
+/// Checkpoint formats written inside a sweep: Ising (`metropolis::checkpoint`) and vector spins.
+const INSIDE_A_SWEEP: [u32; 2] = [10, 26];
+
 /// `config` stopped by `invocations` in turn, `(ranks, stops)`: `stops` invocations on `ranks`
-/// ranks (1: one process) of one unit each, each writing a checkpoint inside the first sweep
-/// that the next resumes on its own rank count; then resumed to the end on `last` ranks: the
-/// files of the uninterrupted run on one.
-fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
+/// ranks (1: one process) of one unit each, each writing a checkpoint of one of `formats`
+/// (inside the first sweep, [`INSIDE_A_SWEEP`], where a unit is a pass over a plane) that the
+/// next resumes on its own rank count; then resumed to the end on `last` ranks: the files of
+/// the uninterrupted run on one.
+fn stopped_after_units_resumes_to_the_files_of_one(
     config: &str,
     invocations: &[(u32, u32)],
-    last: u32,
+    (last, formats): (u32, &[u32]),
 ) {
     let dir = TempDir::new().unwrap();
     let path = config_file(dir.path(), config);
@@ -830,7 +834,7 @@ fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
             }
             let format = checkpoint_format(&out);
             assert!(
-                format == 10 || format == 26,
+                formats.contains(&format),
                 "format {format} on {ranks} ranks"
             );
         }
@@ -845,10 +849,11 @@ fn stopped_inside_a_sweep_resumes_to_the_files_of_one(
 /// The ferromagnet in slabs of AMSC words (32 replicas in the lanes), 16 units a sweep: stops
 /// inside its first sweep on 2 ranks, as one process (through the end of the first colour),
 /// on 3 ranks, as one process and on 2 ranks, then resumed on 3, and on the GPU (lavapipe in
-/// CI) on 2 ranks and as one process; and vector spins split by sample, stopped inside a sweep
-/// on 2 ranks, as one process and on 3 ranks.
+/// CI) on 2 ranks and as one process; the triangular lattice in slabs, whose units are whole
+/// sweeps, stopped after one on 2 ranks, as one process and on 3 ranks; and vector spins split
+/// by sample, stopped inside a sweep on 2 ranks, as one process and on 3 ranks.
 #[test]
-fn jobs_stopped_inside_a_sweep_resume_on_other_rank_counts_to_the_files_of_one() {
+fn jobs_stopped_after_a_unit_resume_on_other_rank_counts_to_the_files_of_one() {
     let slabs = r#"(
         model: Ising(dims: 2, size: 8, field: 0.1),
         temperatures: Betas([0.4, 0.45]),
@@ -861,11 +866,17 @@ fn jobs_stopped_inside_a_sweep_resume_on_other_rank_counts_to_the_files_of_one()
         plots: false,
     )"#;
     let stops = [(2, 1), (1, 7), (3, 1), (1, 1), (2, 1)];
-    stopped_inside_a_sweep_resumes_to_the_files_of_one(slabs, &stops, 3);
+    stopped_after_units_resumes_to_the_files_of_one(slabs, &stops, (3, &INSIDE_A_SWEEP));
     let gpu = slabs.replace("Cpu", "Wgpu");
-    stopped_inside_a_sweep_resumes_to_the_files_of_one(&gpu, &[(2, 1), (1, 8)], 2);
+    let (two, one) = ((2, 1), (1, 8));
+    stopped_after_units_resumes_to_the_files_of_one(&gpu, &[two, one], (2, &INSIDE_A_SWEEP));
+    let triangular = slabs.replace("size: 8,", "size: 6, lattice: Triangular,");
+    assert_ne!(triangular, slabs);
+    // Its stops come at a sweep's end: checkpoint format 5.
+    let stops = [(2, 1), (1, 2), (3, 1)];
+    stopped_after_units_resumes_to_the_files_of_one(&triangular, &stops, (2, &[5]));
     let vector = HEISENBERG_GLASS.replace("measure: 40", "measure: 8");
-    stopped_inside_a_sweep_resumes_to_the_files_of_one(&vector, &[(2, 1), (1, 2), (3, 1)], 2);
+    stopped_after_units_resumes_to_the_files_of_one(&vector, &stops, (2, &INSIDE_A_SWEEP));
 }
 
 #[test]
