@@ -203,12 +203,15 @@ impl Anneal {
     /// of two).
     pub(super) fn record_histograms(&mut self, levels: &[PopulationLevels]) {
         let unit = self.systems.energy_unit();
-        for (population, levels) in self.populations.iter_mut().zip(levels) {
-            let energies = levels.energies.iter().map(|&e| (e / unit).round() as i64);
-            population
-                .histogram
-                .add_counts(energies.zip(levels.counts.iter().copied()));
-        }
+        // In parallel over the populations, as `levels`.
+        (self.populations.par_iter_mut())
+            .zip(levels)
+            .for_each(|(population, levels)| {
+                let energies = levels.energies.iter().map(|&e| (e / unit).round() as i64);
+                population
+                    .histogram
+                    .add_counts(energies.zip(levels.counts.iter().copied()));
+            });
     }
 
     /// The overlaps at the current beta of every sample's run pairs: slot `j` of run `k <
@@ -300,15 +303,22 @@ impl Anneal {
             heads: Vec::with_capacity(levels.len()),
             entries: Vec::new(),
         };
-        for (block, levels) in levels.iter().enumerate() {
-            let reweighting = Reweighting::new(levels, next - beta);
-            let key = ResampleKey {
-                seed: self.systems.index().seed,
-                step,
-                block: block as u32,
-            };
-            let (keyed, entries) =
-                copy_entries(options.resampling, levels, &reweighting, self.target, key);
+        // Each population's reweighting and copy entries in parallel, as `levels` (a population
+        // in a field has a level a replica), then the table in population order.
+        let seed = self.systems.index().seed;
+        let resampled: Vec<_> = (levels.par_iter().enumerate())
+            .map(|(block, levels)| {
+                let reweighting = Reweighting::new(levels, next - beta);
+                let block = block as u32;
+                let key = ResampleKey { seed, step, block };
+                let copies =
+                    copy_entries(options.resampling, levels, &reweighting, self.target, key);
+                (reweighting, copies)
+            })
+            .collect();
+        for (block, (levels, (reweighting, (keyed, entries)))) in
+            levels.iter().zip(resampled).enumerate()
+        {
             table.keyed = keyed;
             table.heads.push(TableHead {
                 lo: levels.lo,
