@@ -73,9 +73,10 @@ impl Config {
     /// resolved instead to the multispin layout `Auto` picks ([`auto_candidates`]) where one
     /// fits: the reversed bonds run as the layout's coupling bits, the brick wall as words whose
     /// sites skip one y bond, the triangular lattice's diagonal bonds as words of the same
-    /// colour (the kagome lattice's with its holes left alone), many times faster. With how it was chosen; `None` where no layout
-    /// fits, the model runs as states for another reason (dilution, an open axis, replica
-    /// moves) or the run is of cluster updates, which no multispin engine makes.
+    /// colour (the kagome lattice's with its holes left alone), many times faster. With how it
+    /// was chosen; `None` where no layout fits, the model runs as states for another reason
+    /// (dilution, an open axis, replica moves) or the run is of cluster updates, which no
+    /// multispin engine makes.
     pub fn states_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
         let shaped = self.model.is_shaped_ising();
