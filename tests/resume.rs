@@ -1271,6 +1271,18 @@ fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
             "algorithm: Clusters(update: Wolff, clusters: 2, metropolis: 1),",
         );
     resumed_vector_equals_uninterrupted(&clusters, 50, (64, 96));
+    // Wolff's embedding of the 5-state clock: its reflections between the checkpoints.
+    let clock = r#"(
+        model: Clock(q: 5, dims: 2, size: 6),
+        temperatures: LinearBeta(min: 0.5, max: 1.5, count: 4),
+        replicas: 1,
+        algorithm: Clusters(update: Wolff, clusters: 2, metropolis: 1),
+        sweeps: (thermalize: 240, measure: 300, every: 3),
+        seed: 41,
+        backend: Cpu,
+        checkpoint_every: 32,
+    )"#;
+    resumed_vector_equals_uninterrupted(clock, 50, (64, 96));
     let houdayer = POTTS_GLASS_TEMPERING
         .replace(
             "Potts(q: 3, dims: 2, size: 6, field: 0.25, disorder: Bimodal)",

@@ -16,9 +16,7 @@
 // seed; the moved sites add up in sizes[2 z], through the block. CPU twin:
 // src/engine/cpu/cluster_flip.rs.
 
-#include "cluster.cuh"
-#include "philox.cuh"
-#include "slice_constants.cuh"
+#include "cluster_draws.cuh"
 
 // Houdayer's move of sites 4g .. 4g + 3 of replica pair z where they lie in the seed's cluster;
 // returns how many. `lanes`: the warp's live lanes (the seed is the block's).
@@ -74,24 +72,20 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         }
         return;
     }
-    const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
     const unsigned batch = global_index(quad.z);
     unsigned wolff_root = 0u;
     unsigned wolff_shift = 0u;
     if (WOLFF == 1u) {
-        const uint4 words =
-            philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key);
-        const unsigned seed_site = static_cast<unsigned>(
-            (static_cast<unsigned long long>(words.x) * lattice_sites()) >> 32);
-        wolff_root = find_root(labels + quad.base, seed_site);
+        const uint4 words = wolff_block(params, batch);
+        wolff_root = seed_root(labels + quad.base, words);
         if (STATES > 0u) {
             wolff_shift = __umulhi(words.y, STATE_COUNT - 1u);
         }
     }
     unsigned long long sum = 0ull;
     if (quad.live) {
-        unsigned block_of = 0xffffffffu;
-        unsigned words[4] = {0u, 0u, 0u, 0u};
+        FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
+        unsigned word = 0u;
         unsigned roots[4];
         quad_roots(labels + quad.base, quad.g, roots, live_lanes);
         for (unsigned k = 0u; k < 4u; k++) {
@@ -104,17 +98,8 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                 flip = root == wolff_root;
                 sum += flip && occupied ? 1ull : 0ull;
             } else {
-                if (root / 4u != block_of) {
-                    block_of = root / 4u;
-                    const uint4 block = philox4x32_10(
-                        philox_counter(block_of, params.sweep, PURPOSE_CLUSTER_FLIP, 0u, batch),
-                        key);
-                    words[0] = block.x;
-                    words[1] = block.y;
-                    words[2] = block.z;
-                    words[3] = block.w;
-                }
-                flip = (words[root % 4u] >> 31u) == 1u;
+                word = flip_word(params, batch, root, cache);
+                flip = (word >> 31u) == 1u;
                 if (params.slot != NO_SLOT && root == site && occupied) {
                     sum += count_square(counts[quad.base + site]);
                 }
@@ -125,7 +110,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
                 }
             } else if (static_cast<unsigned>(spin) != STATES) {
                 if (WOLFF == 0u) {
-                    const unsigned drawn = __umulhi(words[root % 4u], STATES);
+                    const unsigned drawn = __umulhi(word, STATES);
                     const unsigned moved = (static_cast<unsigned>(spin) + drawn) % STATE_COUNT;
                     spins[quad.base + site] = static_cast<int>(TWISTED_AXES != 0u ? moved : drawn);
                 } else if (flip) {

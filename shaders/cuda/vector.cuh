@@ -143,6 +143,34 @@ __device__ __forceinline__ unsigned clock_turn(unsigned k) {
     return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / (CLOCK == 0u ? 1u : CLOCK);
 }
 
+// fixed::angle_below: whether the angle of plane vector a in [0, 2 pi) is below b's: a in the
+// upper half plane and b in the lower, or both in one half and a x b positive.
+__device__ __forceinline__ bool angle_below(const Vector& a, const Vector& b) {
+    const bool a_lower = a.c[1] < 0 || (a.c[1] == 0 && a.c[0] < 0);
+    const bool b_lower = b.c[1] < 0 || (b.c[1] == 0 && b.c[0] < 0);
+    if (a_lower != b_lower) {
+        return b_lower;
+    }
+    return static_cast<long long>(a.c[0]) * b.c[1] - static_cast<long long>(a.c[1]) * b.c[0] > 0;
+}
+
+// fixed::clock_index: the clock state whose spin is s, by bisection over the bisectors between
+// neighbouring states (turns clock_turn(m) + T / 2).
+__device__ __forceinline__ unsigned clock_index(const Vector& s) {
+    unsigned below = 0u;
+    unsigned above = CLOCK;
+    while (below < above) {
+        const unsigned middle = (below + above) / 2u;
+        const int2 bisector = cos_sin_turn(clock_turn(middle) + CLOCK_TURN / 2u);
+        if (angle_below(Vector{{bisector.x, bisector.y, 0}}, s)) {
+            below = middle + 1u;
+        } else {
+            above = middle;
+        }
+    }
+    return below == CLOCK ? 0u : below;
+}
+
 // fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
 // angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
 __device__ __forceinline__ unsigned circle_turn(unsigned w) {

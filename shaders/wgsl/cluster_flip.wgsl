@@ -23,6 +23,7 @@
 #import lattice
 #import slice
 #import cluster
+#import cluster_draws
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
@@ -81,13 +82,12 @@ fn main(thread: Thread) {
         }
         return;
     }
-    let key = vec2<u32>(params.seed_lo, params.seed_hi);
     let batch = global_index(quad.z);
     var wolff_root = 0u;
     var wolff_shift = 0u;
     if WOLFF == 1u {
-        let words = philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key);
-        wolff_root = find_root(quad.base, mulhilo(words.x, lattice_sites()).x);
+        let words = wolff_block(batch);
+        wolff_root = seed_root(quad.base, words);
         if STATES > 0u {
             wolff_shift = mulhilo(words.y, state_count() - 1u).x;
         }
@@ -95,8 +95,8 @@ fn main(thread: Thread) {
     var lo = 0u;
     var hi = 0u;
     if quad.live {
-        var block_of = 0xffffffffu;
-        var block = vec4<u32>(0u);
+        var cache = FlipWords(0xffffffffu, vec4<u32>(0u));
+        var word = 0u;
         let roots = quad_roots(quad.base, quad.g);
         for (var k = 0u; k < 4u; k++) {
             let site = 4u * quad.g + k;
@@ -108,11 +108,8 @@ fn main(thread: Thread) {
                 flip = root == wolff_root;
                 lo += select(0u, 1u, flip && occupied);
             } else {
-                if root / 4u != block_of {
-                    block_of = root / 4u;
-                    block = philox4x32_10(philox_counter(block_of, params.sweep, PURPOSE_CLUSTER_FLIP, 0u, batch), key);
-                }
-                flip = (block[root % 4u] >> 31u) == 1u;
+                word = flip_word(batch, root, &cache);
+                flip = (word >> 31u) == 1u;
                 if params.slot != NO_SLOT && root == site && occupied {
                     let square = count_square(atomicLoad(&counts[quad.base + site]));
                     let old = lo;
@@ -126,7 +123,7 @@ fn main(thread: Thread) {
                 }
             } else if u32(spin) != STATES {
                 if WOLFF == 0u {
-                    let drawn = mulhilo(block[root % 4u], STATES).x;
+                    let drawn = mulhilo(word, STATES).x;
                     let moved = (u32(spin) + drawn) % state_count();
                     spins[quad.base + site] = i32(select(drawn, moved, TWISTED_AXES != 0u));
                 } else if flip {

@@ -150,6 +150,35 @@ fn clock_turn(k: u32) -> u32 {
     return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / max(CLOCK, 1u);
 }
 
+// fixed::angle_below: whether the angle of plane vector a in [0, 2 pi) is below b's: a in the
+// upper half plane and b in the lower, or both in one half and a x b positive.
+fn angle_below(a: vec3<i32>, b: vec3<i32>) -> bool {
+    let a_lower = a.y < 0i || (a.y == 0i && a.x < 0i);
+    let b_lower = b.y < 0i || (b.y == 0i && b.x < 0i);
+    if a_lower != b_lower {
+        return b_lower;
+    }
+    let cross = wide_sub(wide_mul_i32(a.x, b.y), wide_mul_i32(a.y, b.x));
+    return wide_less(vec2<u32>(0u, 0u), cross);
+}
+
+// fixed::clock_index: the clock state whose spin is s, by bisection over the bisectors between
+// neighbouring states (turns clock_turn(m) + T / 2).
+fn clock_index(s: vec3<i32>) -> u32 {
+    var below = 0u;
+    var above = CLOCK;
+    while below < above {
+        let middle = (below + above) / 2u;
+        let bisector = cos_sin_turn(clock_turn(middle) + CLOCK_TURN / 2u);
+        if angle_below(vec3<i32>(bisector.x, bisector.y, 0i), s) {
+            below = middle + 1u;
+        } else {
+            above = middle;
+        }
+    }
+    return select(below, 0u, below == CLOCK);
+}
+
 // fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
 // angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
 fn circle_turn(w: u32) -> u32 {

@@ -47,6 +47,9 @@ pub enum BenchModel {
     Potts,
     /// The Blume-Capel model at `--crystal-field`, as `potts`.
     BlumeCapel,
+    /// The `--states`-state clock ferromagnet on the vector-spin engine (XY spins on its
+    /// angles; with `--clusters`, Wolff's embedding).
+    Clock,
 }
 
 impl BenchModel {
@@ -59,6 +62,7 @@ impl BenchModel {
             BenchModel::Heisenberg => "Heisenberg",
             BenchModel::Potts => "Potts",
             BenchModel::BlumeCapel => "Blume-Capel",
+            BenchModel::Clock => "clock",
         }
     }
 }
@@ -153,7 +157,7 @@ pub struct BenchOptions {
     #[arg(long, default_value_t = 1)]
     pub samples: u32,
     /// Cluster updates instead of sweeps (the simple engine, `--engine simple`; `--model potts`,
-    /// the vector engine's states): each row times updates of this kind alone and shows their
+    /// the vector engine's states; `--model clock`, Wolff's embedding): each row times updates of this kind alone and shows their
     /// spins per ns per update, the labelling's passes over the lattices per update and the
     /// bytes per site an update moves at least.
     #[arg(long, value_enum, conflicts_with_all = ["tempering", "annealing"])]
@@ -166,7 +170,7 @@ pub struct BenchOptions {
     /// With `--tile`: Metropolis hits per site and sweep (multi-hit).
     #[arg(long, default_value_t = 1, requires = "tile")]
     pub hits: u32,
-    /// `--model potts`: the states `q`.
+    /// `--model potts|clock`: the states `q`.
     #[arg(long, default_value_t = 3)]
     pub states: u32,
     /// `--model blume-capel`: the crystal field `D`.
@@ -349,6 +353,16 @@ pub(super) fn bench_config(
             },
             dilution: 0.0,
         },
+        BenchModel::Clock => Model::Clock {
+            q: options.states,
+            dims,
+            size,
+            field,
+            disorder: Disorder::Ferromagnet,
+            antiferromagnet: false,
+            lattice: options.lattice.kind(),
+            boundaries: Boundaries::PERIODIC,
+        },
         BenchModel::BlumeCapel => Model::BlumeCapel {
             dims,
             size,
@@ -390,7 +404,8 @@ pub(super) fn bench_config(
             | BenchModel::Xy
             | BenchModel::Heisenberg
             | BenchModel::Potts
-            | BenchModel::BlumeCapel,
+            | BenchModel::BlumeCapel
+            | BenchModel::Clock,
         ) => Lanes::Replicas,
         // Populations are replicas.
         (None, BenchModel::Ea) if options.annealing => Lanes::Replicas,

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::options::{BenchEngine, BenchOptions, bench_config};
 use crate::config::{Backend, Config};
 use crate::console::{note, say};
-use crate::engine::clusters::{BYTES_PER_SITE, HOUDAYER_BYTES_PER_PAIR_SITE};
+use crate::engine::clusters::{BYTES_PER_SITE, CLOCK_BYTES_PER_SITE, HOUDAYER_BYTES_PER_PAIR_SITE};
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::proposals_of;
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
@@ -82,6 +82,19 @@ pub fn multiplies_per_update(n: u32) -> f64 {
     };
     let energy = 2.0 * f64::from(n);
     PHILOX_MULTIPLIES + point + energy
+}
+
+/// The 32-bit multiplies a cluster update of clock spins with `q` states issues per site at the
+/// least, as written in `clock_bonds.rs`, beyond the bond words' Philox blocks: the site's state
+/// by bisection (`ceil(log2(q + 1))` steps of a turn's point and a 64-bit cross product, two
+/// products of two words), the reflected state's spin (a turn's point, then `unit`: the square,
+/// `inverse_sqrt`, the two components' high words) and the `D` bonds' energy gains (two
+/// products of two words each). The reflections' second bisection (half the sites for
+/// Swendsen-Wang, a cluster for Wolff) is left out.
+pub fn clock_cluster_multiplies(q: u32, directions: u32) -> f64 {
+    let bisection = f64::from(u32::BITS - q.leading_zeros()) * (TURN_MULTIPLIES + 4.0);
+    let reflected = TURN_MULTIPLIES + 4.0 + INVERSE_SQRT_MULTIPLIES + 2.0;
+    bisection + reflected + 4.0 * f64::from(directions)
 }
 
 /// The 32-bit multiplies an attempted update of discrete states issues at the least, as
@@ -235,8 +248,12 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         bytes_per_sweep(systems.components, updates.tiles(&systems)) + coupling_bytes(&systems);
     // A replica move covers every pair of lattices: half a pair's bytes per lattice's site.
     let moves = f64::from(updates.moves.per_sweep());
+    let cluster_bytes = match systems.clock {
+        0 => BYTES_PER_SITE,
+        _ => CLOCK_BYTES_PER_SITE,
+    };
     let bytes_per_sweep = metropolis * metropolis_bytes
-        + clusters * BYTES_PER_SITE as f64
+        + clusters * cluster_bytes as f64
         + moves * HOUDAYER_BYTES_PER_PAIR_SITE as f64 / 2.0;
     let proposal_multiplies = match &systems.states {
         Some(states) => {
@@ -247,6 +264,11 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     };
     // A cluster update draws a bond word per site and bond direction: a Philox block per four.
     let bond_words = f64::from(systems.lattice.directions());
+    let cluster_multiplies = PHILOX_MULTIPLIES * bond_words / 4.0
+        + match systems.clock {
+            0 => 0.0,
+            q => clock_cluster_multiplies(q, systems.lattice.directions()),
+        };
     let per_update = |proposal: f64, cluster: f64| {
         (proposals * proposal + clusters * cluster) / updates_per_sweep
     };
@@ -270,10 +292,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         ps_per_sweep: seconds * 1e12 / site_sweeps,
         bytes_per_sweep,
         bytes_per_update: bytes_per_sweep / updates_per_sweep,
-        multiplies_per_update: per_update(
-            proposal_multiplies,
-            PHILOX_MULTIPLIES * bond_words / 4.0,
-        ),
+        multiplies_per_update: per_update(proposal_multiplies, cluster_multiplies),
     })
 }
 

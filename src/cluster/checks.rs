@@ -6,8 +6,8 @@ use crate::model::Lattice;
 
 /// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, with
 /// an open or antiperiodic axis or on the triangular, honeycomb and kagome lattices, on the
-/// vector engine) and the Potts ferromagnet at zero field (whose edges are not antiperiodic),
-/// on any lattice, at least one update per step, and no more updates or sweeps than the 32-bit
+/// vector engine), the Potts ferromagnet at zero field (whose edges are not antiperiodic) and
+/// the clock ferromagnet at zero field (Wolff's embedding, the vector engine), on any lattice, at least one update per step, and no more updates or sweeps than the 32-bit
 /// counter numbers.
 pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
     let Some(options) = config.algorithm.clusters() else {
@@ -22,11 +22,15 @@ pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
             model.name()
         ));
     }
-    if !matches!(model, Model::Ising { .. } | Model::Potts { .. }) {
+    if !matches!(
+        model,
+        Model::Ising { .. } | Model::Potts { .. } | Model::Clock { .. }
+    ) {
         return invalid(format!(
             "algorithm: Clusters updates the Ising and Potts ferromagnets, whose equal \
-             neighbours bond alike (Fortuin-Kasteleyn); {} has no such bonds (the clock model's \
-             Wolff embedding is not built); use algorithm: Metropolis",
+             neighbours bond alike (Fortuin-Kasteleyn), and the clock ferromagnet (Wolff's \
+             embedding); {} has no such bonds (Wolff's embedding of continuous spins is not \
+             built); use algorithm: Metropolis",
             model.name()
         ));
     }
@@ -128,13 +132,12 @@ mod tests {
         );
         for (model, name) in [
             ("BlumeCapel(crystal_field: 0.5, ", "Blume-Capel 2D"),
-            ("Clock(q: 6, ", "6-state clock 2D"),
             ("XY(", "XY 2D"),
         ] {
             let other = clusters(sw).replace("Ising(", model);
             assert_mentions(
                 &invalid_message(&other),
-                &["Fortuin-Kasteleyn", name, "Wolff embedding is not built"],
+                &["Fortuin-Kasteleyn", name, "embedding of continuous spins"],
             );
         }
         let odd = clusters(sw).replace("size: 32,", "size: 33, lattice: Triangular,");
@@ -152,6 +155,10 @@ mod tests {
             .unwrap()
             .validate()
             .unwrap();
+        let clock = clusters(sw).replace("Ising(", "Clock(q: 6, ");
+        Config::from_ron_str(&clock).unwrap().validate().unwrap();
+        let clock_field = clock.replace("field: 0.0", "field: 0.1");
+        assert_mentions(&invalid_message(&clock_field), &["zero field", "0.1"]);
         let twisted = "size: 32, boundaries: (Open, Antiperiodic),";
         let twisted = clusters(sw).replace("size: 32,", twisted);
         Config::from_ron_str(&twisted).unwrap().validate().unwrap();

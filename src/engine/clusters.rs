@@ -29,6 +29,21 @@
 //!   [`drawn_state`] of its flip word (across an antiperiodic edge, two states only, whose
 //!   clusters hold both: moves each site by it); Wolff moves the seed's cluster by one plus
 //!   [`wolff_shift`] states.
+//! - **Clock spins** (the clock ferromagnet, the vector engine's spins on the `q` angles
+//!   `2 pi k / q`): Wolff's embedding. Update `n` reflects spins through the mirror at angle
+//!   `pi m / q`, [`clock_mirror`] `m`, which takes state `k` ([`clock_index`]) to `(m - k) mod q`:
+//!   the `q` mirrors of the clock's symmetry, through states and between them, so that any state
+//!   reaches any other. Bond `i` of `site` (coupling `J`, `-J` across an antiperiodic edge) is
+//!   active iff it is there, both its sites are occupied (a kagome hole holds the zero vector)
+//!   and word `i mod 4` of its block is not below the threshold of the energy the bond gains
+//!   when `site`'s spin alone is reflected, `dE = J (s - R s) . s'` (the Metropolis units,
+//!   [`accepts`]): probability `1 - exp(-beta dE)` where `dE > 0`, none otherwise. A move then
+//!   changes the energy only through its boundary bonds, by exactly the `dE` each was drawn
+//!   with (`R R s = s`), which is detailed balance; the fixed-point spins' mirror images keep
+//!   a bond inside a cluster to within 0.3 units of the tables' `2^-24`. Swendsen-Wang reflects
+//!   cluster `r` iff the top bit of its flip word is set, Wolff the seed's cluster; neither
+//!   records a statistic. The bond kernel's `activation` is the temperatures' acceptance
+//!   tables ([`VectorSystems::clock_cluster_tables`]; WGSL reads the engine's own).
 //! - **Houdayer's move** ([`ClusterMove::Houdayer`]; `Tempering(moves: ..)`, the vector engine's
 //!   discrete states) labels each replica pair `k` (the systems `a`, `b` of
 //!   [`SystemIndex::overlap_systems`]) instead of each system. Each site of the pair
@@ -63,6 +78,8 @@
 //! [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 //! [`SystemIndex::overlap_systems`]: crate::model::systems::SystemIndex::overlap_systems
 //! [`States::bond_gap`]: crate::model::vector::states::States::bond_gap
+//! [`clock_index`]: crate::model::vector::fixed::clock_index
+//! [`accepts`]: crate::model::vector::fixed::accepts
 
 use crate::config::{Boundaries, ClusterUpdate};
 use crate::engine::dispatch::{DispatchParams, NO_SLOT};
@@ -117,6 +134,19 @@ pub fn drawn_state(word: u32, q: u32) -> u32 {
 pub fn wolff_shift(seed: u64, q: u32, update: u32, batch: u32) -> u32 {
     let word = random_block(seed, counter(0, update, Purpose::WolffSeed, batch))[1];
     drawn_state(word, q - 1)
+}
+
+/// The mirror of clock update `update` of the run's system `batch` with `q` states: `m =
+/// floor(w q / 2^32)`, `w` word 2 of the seed's block, which reflects state `k` into `(m - k)
+/// mod q`.
+pub fn clock_mirror(seed: u64, q: u32, update: u32, batch: u32) -> u32 {
+    let word = random_block(seed, counter(0, update, Purpose::WolffSeed, batch))[2];
+    drawn_state(word, q)
+}
+
+/// The state of a clock with `q` states that mirror `m` reflects state `k` into.
+pub fn reflected_state(k: u32, m: u32, q: u32) -> u32 {
+    (m + q - k) % q
 }
 
 /// Candidate seed sites of a Houdayer move: enough that a pair disagreeing on a tenth of its
@@ -345,6 +375,12 @@ pub fn labelling_passes(update: ClusterUpdate, records: bool) -> u64 {
 /// spins per ns.
 pub const BYTES_PER_SITE: u64 = 22;
 
+/// Bytes a cluster update of clock spins that records nothing must move per site through the
+/// device kernels at least: `clock_bonds` 9 (the spin's two words 8, the bond byte 1),
+/// `cluster_label` 5, `clock_flip` 20 (the label; a reflected site's two words read and
+/// written, counted for every site as [`BYTES_PER_SITE`] counts the signs' flips).
+pub const CLOCK_BYTES_PER_SITE: u64 = 34;
+
 /// Bytes a Houdayer move must move per site of a replica pair through the device kernels at
 /// least: `cluster_bonds` 9 (both lattices' states 8, the bond byte 1), `cluster_label` 5,
 /// `cluster_flip` 4 (the label; a moved site's states besides).
@@ -388,6 +424,19 @@ impl ClusterLattices {
             systems: systems.systems(),
             activation: systems.cluster_thresholds()?,
             spins: ClusterSpins::States,
+            pair_agreement: false,
+            boundaries: systems.boundaries,
+        })
+    }
+
+    /// The clock spins of `systems`; `None` where they are no clock ferromagnet
+    /// ([`VectorSystems::clock_cluster_tables`]).
+    pub fn of_clock(systems: &VectorSystems) -> Option<Self> {
+        Some(ClusterLattices {
+            lattice: systems.lattice,
+            systems: systems.systems(),
+            activation: systems.clock_cluster_tables()?,
+            spins: ClusterSpins::Clock,
             pair_agreement: false,
             boundaries: systems.boundaries,
         })

@@ -83,11 +83,13 @@ pub enum KernelEngine {
 }
 
 /// Which spins a cluster kernel updates, and so whose bindings it shares: the simple engine's
-/// signs, or the vector engine's discrete states.
+/// signs, or the vector engine's discrete states or clock spins (whose bonds and flips are the
+/// kernels `clock_bonds` and `clock_flip`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ClusterSpins {
     Signs,
     States,
+    Clock,
 }
 
 impl Kernel {
@@ -103,7 +105,7 @@ impl Kernel {
     }
 
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 41] = [
+    pub const ALL: [Kernel; 46] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -135,6 +137,11 @@ impl Kernel {
         Kernel::ClusterMerge(ClusterSpins::States),
         Kernel::ClusterRoots(ClusterSpins::States),
         Kernel::ClusterFlip(ClusterSpins::States),
+        Kernel::ClusterBonds(ClusterSpins::Clock),
+        Kernel::ClusterLabel(ClusterSpins::Clock),
+        Kernel::ClusterMerge(ClusterSpins::Clock),
+        Kernel::ClusterRoots(ClusterSpins::Clock),
+        Kernel::ClusterFlip(ClusterSpins::Clock),
         Kernel::VectorHotStart,
         Kernel::VectorMetropolis,
         Kernel::VectorTiles,
@@ -165,10 +172,12 @@ impl Kernel {
             Kernel::ResampleScan => "resample_scan",
             Kernel::ResampleScatter => "resample_scatter",
             Kernel::ResampleHistogram => "resample_histogram",
+            Kernel::ClusterBonds(ClusterSpins::Clock) => "clock_bonds",
             Kernel::ClusterBonds(_) => "cluster_bonds",
             Kernel::ClusterLabel(_) => "cluster_label",
             Kernel::ClusterMerge(_) => "cluster_merge",
             Kernel::ClusterRoots(_) => "cluster_roots",
+            Kernel::ClusterFlip(ClusterSpins::Clock) => "clock_flip",
             Kernel::ClusterFlip(_) => "cluster_flip",
             Kernel::VectorHotStart => "vector_hot_start",
             Kernel::VectorMetropolis => "vector_metropolis",

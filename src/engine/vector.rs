@@ -452,11 +452,13 @@ pub fn cluster_step(
     updates: VectorSweeps,
 ) -> Result<Option<(ClusterMove, ClusterLattices)>> {
     if let Some(step) = updates.clusters {
-        return match ClusterLattices::of_states(systems) {
+        let lattices =
+            ClusterLattices::of_states(systems).or_else(|| ClusterLattices::of_clock(systems));
+        return match lattices {
             Some(lattices) => Ok(Some((ClusterMove::Update(step.update), lattices))),
             None => Err(Error::Usage(
                 "cluster updates take discrete states whose equal neighbours all bond alike \
-                 (Potts, Ising) and one coupling J > 0"
+                 (Potts, Ising) or clock spins, and one coupling J > 0"
                     .into(),
             )),
         };

@@ -50,7 +50,7 @@ pub fn run_vector(
         },
         swap_every,
         checkpoint_every: config.checkpoint_every,
-        clusters: updates.clusters,
+        clusters: updates.clusters.filter(|_| systems.clusters_record_sizes()),
     };
     let resumed = match options.resume {
         true => {
@@ -209,7 +209,8 @@ struct VectorSchedule<'a> {
     /// Sweeps between tempering rounds; `None` without tempering.
     swap_every: Option<u64>,
     checkpoint_every: u64,
-    /// The cluster step of each sweep, whose updates before a measurement record their sizes.
+    /// The cluster step of each sweep, whose updates before a measurement record their sizes;
+    /// `None` where they record none.
     clusters: Option<ClusterOptions>,
 }
 
@@ -578,6 +579,25 @@ mod tests {
         );
         assert!(with_sweeps.proposals.iter().all(|p| p.acceptance > 0.0));
         assert_ne!(e(&with_sweeps), energies);
+        // A clock's reflections: described as such, and no improved estimators from them.
+        let clock = mixed.replace(
+            "Potts(q: 3, dims: 2, size: 8)",
+            "Clock(q: 6, dims: 2, size: 8)",
+        );
+        let (_, clock) = run_vector_config(&clock);
+        assert!(
+            clock.updates.starts_with(
+                "2 Wolff cluster updates per step (Wolff's embedding: reflections), then 1 sweep"
+            ),
+            "{}",
+            clock.updates
+        );
+        assert!(clock.clusters.is_empty(), "{:?}", clock.clusters);
+        assert!(
+            e(&clock)[0] > e(&clock)[1],
+            "colder is lower: {:?}",
+            e(&clock)
+        );
     }
 
     /// The Gaussian Edwards-Anderson glass runs as two discrete states: its couplings written as

@@ -120,10 +120,11 @@ pub(super) fn summarize(
     let shape = (systems.components, lattice.size, lattice.spins());
     // Across an antiperiodic edge a cluster holds both states, so that its size is not its
     // magnetisation: Swendsen-Wang records its magnetisation instead; Wolff's size gives no
-    // estimator there.
+    // estimator there, nor do a clock's reflections anywhere.
     let twisted = systems.boundaries.any_antiperiodic();
     let clusters_of = (config.algorithm.clusters())
-        .filter(|options| !twisted || options.update == ClusterUpdate::SwendsenWang);
+        .filter(|options| !twisted || options.update == ClusterUpdate::SwendsenWang)
+        .filter(|_| systems.clusters_record_sizes());
     let extras = extras(systems);
     let (runs, clusters): (Vec<VectorEstimates>, Vec<Option<ClusterEstimates>>) =
         (0..systems.betas.len())
@@ -286,8 +287,8 @@ fn glass_estimates(
 /// a clock model's "Metropolis with uniform proposals of its 6 angles" or "heat bath of its 6
 /// states" (which takes no over-relaxation); a discrete model's "Metropolis with uniform
 /// proposals of its 2 other states" or "heat bath of its 3 states" ("Metropolis flips" of two);
-/// cluster steps' "1 Swendsen-Wang cluster update per step (Fortuin-Kasteleyn bonds)", then
-/// their Metropolis sweeps.
+/// cluster steps' "1 Swendsen-Wang cluster update per step (Fortuin-Kasteleyn bonds)" (a
+/// clock's "(Wolff's embedding: reflections)"), then their Metropolis sweeps.
 fn describe_updates(config: &Config) -> String {
     let metropolis = describe_metropolis(config);
     let plural = |n: u32| if n == 1 { "" } else { "s" };
@@ -316,9 +317,13 @@ fn describe_updates(config: &Config) -> String {
                 0 => String::new(),
                 m => format!(", then {m} sweep{} of {metropolis}", plural(m)),
             };
+            let bonds = match config.model.clock_states() {
+                Some(_) => "Wolff's embedding: reflections",
+                None => "Fortuin-Kasteleyn bonds",
+            };
             let c = step.clusters;
             format!(
-                "{c} {update} cluster update{} per step (Fortuin-Kasteleyn bonds){sweeps}",
+                "{c} {update} cluster update{} per step ({bonds}){sweeps}",
                 plural(c)
             )
         }

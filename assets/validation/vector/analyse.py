@@ -21,6 +21,7 @@ CRITICAL = {
 BKT = {
     "xy2d": (0.8929, "Hasenbusch 2005"),
     "xy_honeycomb": (0.576, "de Andrade et al. 2024"),
+    "clock6sw": (0.9008, "the 6-state clock's upper transition, Tomita and Okabe 2002"),
 }
 
 
@@ -74,12 +75,12 @@ def helicity(out, part):
         print(f"  L = {size:4}: {', '.join(found) or 'no crossing in the range'}")
 
 
-def clock4(out):
+def clock4(out, part):
     """The 4-state clock model is two Ising models at half the coupling: per site e(beta) =
     e_Ising(beta / 2) and c(beta) = 2 c_Ising(beta / 2) of the same L (Kaufman)."""
-    lines = against_half_beta_kaufman(out, "clock4", lambda e: e, lambda c: 2 * c)
+    lines = against_half_beta_kaufman(out, part, lambda e: e, lambda c: 2 * c)
     if lines:
-        print("clock4: e and c against Kaufman's at beta / 2, in units of the error")
+        print(f"{part}: e and c against Kaufman's at beta / 2, in units of the error")
         print("\n".join(lines))
 
 
@@ -117,6 +118,7 @@ if __name__ == "__main__":
         crossings(out, model)
     for part in BKT:
         helicity(out, part)
-    clock4(out)
+    for part in ("clock4", "clock4sw"):
+        clock4(out, part)
     if "--svg" in arguments:
         figures(out, arguments[arguments.index("--svg") + 1])

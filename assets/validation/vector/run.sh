@@ -12,9 +12,15 @@
 #                 arXiv:2406.12076);
 #   clock4:       the 2D 4-state clock model (two Ising models at half the coupling, uniform
 #                 proposals of its angles) around beta = 2 x 0.4407: e and c against Kaufman's
-#                 at beta / 2.
+#                 at beta / 2;
+#   clock4sw:     the same by Wolff's embedding, steps of a Swendsen-Wang update and a
+#                 Metropolis sweep (SWEEPS steps);
+#   clock6sw:     the 2D 6-state clock model by those steps, T from 0.80 to 1.00: the helicity
+#                 modulus against 2T/pi at its upper transition, T_2 = 0.9008(6) (Tomita and
+#                 Okabe, Phys. Rev. B 65, 184405 (2002)).
 # Then `python3 assets/validation/vector/analyse.py $OUT_DIR` prints the crossings.
-# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SIZES_XY_HONEYCOMB, SIZES_CLOCK4, SWEEPS (measured
+# SIZES_HEISENBERG, SIZES_XY3D, SIZES_XY2D, SIZES_XY_HONEYCOMB, SIZES_CLOCK4, SIZES_CLOCK4SW,
+# SIZES_CLOCK6SW, SWEEPS (measured
 # sweeps; thermalisation a fifth of them), REPLICAS, OVERRELAXATION, PARTS, BACKEND,
 # BETAS_HEISENBERG, BETAS_XY3D (a narrower grid for large L, whose curves turn within the
 # default one) override; a sweep is one Metropolis sweep with a tuned cone (acceptance 0.5) and
@@ -30,16 +36,19 @@ OVERRELAXATION=${OVERRELAXATION:-2}
 PARTS=${PARTS:-heisenberg3d xy3d xy2d}
 mkdir -p "$OUT"
 
-# run NAME MODEL BETAS [UPDATES]: UPDATES defaults to the tuned cone with over-relaxation.
+# run NAME MODEL BETAS [UPDATES [ALGORITHM]]: UPDATES defaults to the tuned cone with
+# over-relaxation, ALGORITHM to Metropolis sweeps.
 run() {
   local name=$1 model=$2 betas=$3
   local updates=${4:-"(proposal: Cone(acceptance: 0.5), overrelaxation: $OVERRELAXATION)"}
+  local algorithm=${5:-Metropolis}
   run_config "$name" <<RON
 (
     model: $model,
     temperatures: Betas([$betas]),
     replicas: $REPLICAS,
     updates: $updates,
+    algorithm: $algorithm,
     sweeps: (thermalize: $((SWEEPS / 5)), measure: $SWEEPS, every: 1),
     seed: 40,
 RON
@@ -71,5 +80,17 @@ xy_honeycomb)
 clock4)
   for L in ${SIZES_CLOCK4-16 32 64 128}; do
     run "clock4_L$L" "Clock(q: 4, dims: 2, size: $L)" "0.70, 0.80, 0.86, 0.88, 0.90, 1.00" "()"
+  done ;;
+clock4sw)
+  for L in ${SIZES_CLOCK4SW-16 32 64 128 256}; do
+    run "clock4sw_L$L" "Clock(q: 4, dims: 2, size: $L)" "0.70, 0.80, 0.86, 0.88, 0.90, 1.00" "()" \
+      "Clusters(update: SwendsenWang, metropolis: 1)"
+  done ;;
+clock6sw)
+  # T = 0.80 .. 1.00 in steps of 0.025.
+  for L in ${SIZES_CLOCK6SW-16 32 64 128 256}; do
+    run "clock6sw_L$L" "Clock(q: 6, dims: 2, size: $L)" \
+      "1.25, 1.2121, 1.1765, 1.1429, 1.1111, 1.0811, 1.0526, 1.0256, 1.0" "()" \
+      "Clusters(update: SwendsenWang, metropolis: 1)"
   done ;;
 esac; done

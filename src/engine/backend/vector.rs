@@ -197,9 +197,9 @@ impl<B: VectorBackend> VectorEngine<B> {
     }
 
     /// Whether the sweeps' cluster updates record their statistic at measurements: a cluster
-    /// step's (replica moves keep their own record at every move).
+    /// step's of discrete states (replica moves keep their own record at every move).
     fn records_clusters(&self) -> bool {
-        self.updates.clusters.is_some()
+        self.updates.clusters.is_some() && self.backend.systems().clusters_record_sizes()
     }
 
     /// Run the `pending` passes if there are more than `at_most` (then none are), adding their

@@ -34,11 +34,7 @@ pub fn active_bonds(
     let directions = lattice.directions();
     let words = &mut bonds[groups.start as usize..groups.end as usize];
     for (g, word) in groups.zip(words) {
-        let mut randoms = [0u32; 12];
-        for j in 0..directions {
-            let block = bond_words(seed, g * directions + j, update, batch);
-            randoms[4 * j as usize..][..4].copy_from_slice(&block);
-        }
+        let randoms = thread_bond_words((seed, update, batch), g, directions);
         *word = 0;
         for k in 0..4 {
             let site = 4 * u64::from(g) + u64::from(k);
@@ -59,6 +55,22 @@ pub fn active_bonds(
             }
         }
     }
+}
+
+/// The bond words of thread `g` of a lattice with `directions` bond directions at update
+/// `update` of the run's system `batch`: word `k D + d` is bond `d` of site `4g + k`'s, from the
+/// Philox blocks `gD .. gD + D - 1` (the first `4D` of the 12 words).
+pub fn thread_bond_words(
+    (seed, update, batch): (u64, u32, u32),
+    g: u32,
+    directions: u32,
+) -> [u32; 12] {
+    let mut randoms = [0u32; 12];
+    for j in 0..directions {
+        let block = bond_words(seed, g * directions + j, update, batch);
+        randoms[4 * j as usize..][..4].copy_from_slice(&block);
+    }
+    randoms
 }
 
 /// Houdayer's bonds of the replica pair of lattices `a`, `b` for the threads `g` of `groups`

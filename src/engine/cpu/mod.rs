@@ -3,6 +3,8 @@
 //! `shaders/wgsl/`; systems run in parallel on the CPU's cores.
 
 mod bitslice;
+mod clock_bonds;
+mod clock_flip;
 mod cluster_bonds;
 mod cluster_flip;
 mod cluster_label;

@@ -6,6 +6,8 @@
 
 use rayon::prelude::*;
 
+use super::clock_bonds::clock_bonds;
+use super::clock_flip::reflect_marked;
 use super::cluster_bonds::pair_bonds;
 use super::cluster_flip::{draw_states, houdayer_seed, move_seed_cluster, shift_seed_cluster};
 use super::copy_systems::copy_lattices;
@@ -19,13 +21,17 @@ use super::vector_observables::observe_vector;
 use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
-use super::{active_bonds, cpu_description, label_sites, point_at_roots, start_labelling};
+use super::{
+    active_bonds, cpu_description, label_sites, mark_flips, mark_seed_cluster, point_at_roots,
+    start_labelling,
+};
 use crate::config::{Boundaries, ClusterUpdate};
 use crate::engine::backend::vector::{
     ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
 use crate::engine::clusters::{
-    ClusterMove, PairMoves, houdayer_candidates, record_slots, wolff_seed, wolff_shift,
+    ClusterMove, PairMoves, clock_mirror, houdayer_candidates, record_slots, wolff_seed,
+    wolff_shift,
 };
 use crate::engine::vector::{
     UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
@@ -172,7 +178,14 @@ impl CpuVector {
                             overrelax_colour(&update, spins, colour, threads);
                             0
                         }
-                        VectorPass::Cluster { .. } => unreachable!("unit vectors have no clusters"),
+                        VectorPass::Cluster {
+                            update: ClusterMove::Update(update),
+                        } => {
+                            let key = (systems.seed, run.sweep, system);
+                            reflect_clock(systems, spins, (update, table), key);
+                            0
+                        }
+                        VectorPass::Cluster { .. } => unreachable!("clock spins have no pairs"),
                     };
                 }
                 (accepted, 0)
@@ -358,11 +371,19 @@ pub fn houdayer_move(
         groups,
         &mut bonds,
     );
+    let labels = cluster_roots(lattice, &bonds);
+    move_seed_cluster(&labels, (labels[site as usize], relation), (a, b))
+}
+
+/// Each site's cluster root, the smallest site of its cluster, of the active `bonds` of a
+/// lattice: the labelling's passes in order over the whole lattice.
+fn cluster_roots(lattice: &Lattice, bonds: &[u32]) -> Vec<u32> {
+    let sites = lattice.sites();
     let mut labels = vec![0; sites as usize];
     start_labelling(&mut labels);
-    label_sites(lattice, &bonds, &mut labels, 0..sites);
+    label_sites(lattice, bonds, &mut labels, 0..sites);
     point_at_roots(&mut labels, 0..sites, None);
-    move_seed_cluster(&labels, (labels[site as usize], relation), (a, b))
+    labels
 }
 
 /// A site's part of its Swendsen-Wang cluster's count (the `cluster_roots` kernels'
@@ -406,10 +427,7 @@ fn cluster_update(
         groups,
         &mut bonds,
     );
-    let mut labels = vec![0; sites as usize];
-    start_labelling(&mut labels);
-    label_sites(lattice, &bonds, &mut labels, 0..sites);
-    point_at_roots(&mut labels, 0..sites, None);
+    let labels = cluster_roots(lattice, &bonds);
     let (seed, number, batch) = key;
     let vacancy = q as i32;
     match update {
@@ -438,6 +456,43 @@ fn cluster_update(
             statistic
         }
     }
+}
+
+/// One cluster update of kind `update` of a lattice of clock spins of `systems` (Wolff's
+/// embedding), its temperature's acceptance `table`, keyed `(seed, update number, the run's
+/// system)`: the kernels' passes in order, over the whole lattice
+/// ([`crate::engine::clusters`]).
+fn reflect_clock(
+    systems: &VectorSystems,
+    spins: &mut [i32],
+    (update, table): (ClusterUpdate, &[u32]),
+    key: (u64, u32, u32),
+) {
+    let (lattice, q) = (&systems.lattice, systems.clock);
+    let (seed, number, batch) = key;
+    let mirror = clock_mirror(seed, q, number, batch);
+    let sites = lattice.sites();
+    let mut bonds = vec![0; (sites / 4) as usize];
+    let groups = 0..bonds.len() as u32;
+    let boundaries = systems.boundaries;
+    clock_bonds(
+        (lattice, boundaries),
+        spins,
+        (q, mirror),
+        (table, key),
+        groups,
+        &mut bonds,
+    );
+    let labels = cluster_roots(lattice, &bonds);
+    let mut flips = vec![0; sites.div_ceil(64) as usize];
+    match update {
+        ClusterUpdate::SwendsenWang => mark_flips(&labels, 0..sites, key, &mut flips),
+        ClusterUpdate::Wolff => {
+            let root = labels[wolff_seed(seed, sites, number, batch) as usize];
+            mark_seed_cluster(&labels, 0..sites, root, &mut flips);
+        }
+    }
+    reflect_marked(spins, &flips, (q, mirror));
 }
 
 impl ProposalBackend for CpuVector {

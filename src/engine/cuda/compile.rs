@@ -337,6 +337,8 @@ mod tests {
                 (sw, ClusterSpins::States),
                 (wolff, ClusterSpins::States),
                 (ClusterMove::Houdayer, ClusterSpins::States),
+                (sw, ClusterSpins::Clock),
+                (wolff, ClusterSpins::Clock),
             ] {
                 let mut constants = vec![
                     ("L", size),
@@ -350,6 +352,14 @@ mod tests {
                     ClusterSpins::States => constants.extend([
                         ("STATES", 3),
                         ("REPLICAS", 4),
+                        ("TRIANGULAR", u32::from(lattice.is_triangular())),
+                    ]),
+                    ClusterSpins::Clock => constants.extend([
+                        ("COMPONENTS", 2),
+                        ("CLOCK", 6),
+                        ("CLOCK_TURN", 715827882),
+                        ("CLOCK_REMAINDER", 4),
+                        ("FIELD_SHIFT", 0),
                         ("TRIANGULAR", u32::from(lattice.is_triangular())),
                     ]),
                     ClusterSpins::Signs if shape != square => continue,

@@ -28,8 +28,12 @@ fn file_source(name: &str) -> Option<&'static str> {
     }
     files!(
         "bitslice.cuh",
+        "clock.cuh",
+        "clock_bonds.cu",
+        "clock_flip.cu",
         "cluster.cuh",
         "cluster_bonds.cu",
+        "cluster_draws.cuh",
         "cluster_flip.cu",
         "cluster_label.cu",
         "cluster_merge.cu",

@@ -70,7 +70,7 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::ClusterRoots(spins)
         | Kernel::ClusterFlip(spins) => Some(match spins {
             ClusterSpins::Signs => Bindings::SimpleClusters,
-            ClusterSpins::States => Bindings::VectorClusters,
+            ClusterSpins::States | ClusterSpins::Clock => Bindings::VectorClusters,
         }),
         _ => Some(Bindings::Multispin),
     }
@@ -88,8 +88,12 @@ fn module_source(name: &str) -> Option<&'static str> {
     }
     modules!(
         "bitslice",
+        "clock",
+        "clock_bonds",
+        "clock_flip",
         "cluster",
         "cluster_bonds",
+        "cluster_draws",
         "cluster_flip",
         "cluster_label",
         "cluster_merge",

@@ -293,6 +293,39 @@ pub fn clock_state(w: u32, q: u32) -> u32 {
     mulhi(w, q)
 }
 
+/// The state `k` of a clock with `q` states whose spin ([`unit`] of the point of
+/// [`clock_turn`]) is `s`: the number of the bisectors between neighbouring states (the turns
+/// `clock_turn(m, q) + T / 2`, `2^32 = T q + R`) whose points lie at smaller angles than `s`,
+/// found by bisection, modulo `q`. Angles are compared exactly ([`angle_below`]), and `s` lies
+/// half a state's spacing from every bisector (the spin's rounding moves its angle by about
+/// `2^-28`), so every backend finds the same state in `log2(q) + 1` steps. A cluster update
+/// reflects a clock spin into the state `(m - k) mod q` ([`crate::engine::clusters`]).
+pub fn clock_index(s: &Vector, q: u32) -> u32 {
+    let half = clock_split(q).0 / 2;
+    let (mut below, mut above) = (0, q);
+    while below < above {
+        let middle = (below + above) / 2;
+        let (c, sine) = cos_sin_turn(clock_turn(middle, q) + half);
+        match angle_below(&[c, sine, 0], s) {
+            true => below = middle + 1,
+            false => above = middle,
+        }
+    }
+    below % q
+}
+
+/// Whether the angle of the plane vector `a` in `[0, 2 pi)` is below that of `b`: `a` in the
+/// upper half plane (`y > 0`, or `y = 0 <= x`) and `b` in the lower, or both in the same half
+/// and the cross product `a x b` positive. Exact integers.
+pub fn angle_below(a: &Vector, b: &Vector) -> bool {
+    let lower = |v: &Vector| v[1] < 0 || (v[1] == 0 && v[0] < 0);
+    match (lower(a), lower(b)) {
+        (false, true) => true,
+        (true, false) => false,
+        _ => i64::from(a[0]) * i64::from(b[1]) - i64::from(a[1]) * i64::from(b[0]) > 0,
+    }
+}
+
 /// The angle (units of `2^-32` turns) of a point of the circle from the random word `w`: `w`
 /// itself for every angle, the turn of the clock state it picks for a clock model.
 fn circle_turn(w: u32, clock: u32) -> u32 {
@@ -652,6 +685,39 @@ mod tests {
                 assert_eq!(k * t + (k * r) / q, clock_turn(k, q), "q {q}, k {k}");
             }
             assert_eq!((clock_state(0, q), clock_state(u32::MAX, q)), (0, q - 1));
+        }
+    }
+
+    /// Every state's spin gives its state back, for a range of `q` (every state of the small
+    /// ones, a spread of the largest's).
+    #[test]
+    fn clock_spins_give_their_states_back() {
+        let most = crate::config::MAX_CLOCK_STATES;
+        for q in (2..130).chain([1000, 4093, 65521, most]) {
+            for k in (0..q).step_by((q as usize / 700).max(1)).chain([q - 1]) {
+                let (c, s) = cos_sin_turn(clock_turn(k, q));
+                let spin = unit(&[c, s, 0], 2).unwrap();
+                assert_eq!(clock_index(&spin, q), k, "q {q}, k {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn angles_order_around_the_circle_from_the_first_axis() {
+        let ordered = [
+            [1, 0, 0],
+            [3, 1, 0],
+            [0, 2, 0],
+            [-5, 1, 0],
+            [-1, 0, 0],
+            [-2, -3, 0],
+        ];
+        let ordered = ordered.iter().chain([[0, -1, 0], [4, -1, 0]].iter());
+        let points: Vec<&Vector> = ordered.collect();
+        for (i, a) in points.iter().enumerate() {
+            for (j, b) in points.iter().enumerate() {
+                assert_eq!(angle_below(a, b), i < j, "{a:?} {b:?}");
+            }
         }
     }
 

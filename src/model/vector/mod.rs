@@ -458,6 +458,24 @@ impl VectorSystems {
         })
     }
 
+    /// Whether cluster updates of these systems record the statistic of an improved estimator
+    /// of `<|m|^2>` ([`crate::engine::clusters`]): those of discrete states; a clock's
+    /// reflections, whose clusters' sizes estimate nothing of it, record none.
+    pub fn clusters_record_sizes(&self) -> bool {
+        self.clock == 0
+    }
+
+    /// The acceptance tables of a clock ferromagnet's cluster updates, which bond a pair where
+    /// reflecting one of its spins alone raises the bond's energy ([`crate::engine::clusters`]):
+    /// the temperatures' [`acceptance_tables`](Self::acceptance_tables); `None` where the model
+    /// is no clock or its bonds are not all `J = 1` (with the lattice's open and antiperiodic
+    /// edges).
+    pub fn clock_cluster_tables(&self) -> Option<Vec<u32>> {
+        // The integer couplings' ferromagnet: J = 1 on every bond the lattice has.
+        let ferromagnet = self.ferromagnetic_coupling()? == 1;
+        (self.clock > 0 && ferromagnet).then(|| self.acceptance_tables())
+    }
+
     /// The one coupling `J` of every bond: of the uniform couplings, or of a ferromagnet with open
     /// or antiperiodic edges or on the honeycomb lattice (`J` on every bond, 0 across the open
     /// edges and on the honeycomb's gaps, `-J` across the antiperiodic edges, which the cluster

@@ -61,7 +61,8 @@ fn simulated_series(
         for (r, o) in measured.vector_observations.iter().enumerate() {
             let sums = system_sums(systems, &measured.vector_states, r);
             let mut m = measurement(systems, o, sums);
-            if let Some(options) = updates.clusters {
+            let recorded = updates.clusters.filter(|_| systems.clusters_record_sizes());
+            if let Some(options) = recorded {
                 let sites = cluster_sites(systems, r);
                 m.cluster_m2 = cluster_m2(options, measured.cluster_sizes[r], sites);
             }
@@ -69,6 +70,19 @@ fn simulated_series(
         }
     }
     series
+}
+
+/// Sweeps of one cluster update of kind `update` each, no Metropolis sweep.
+fn clusters_only(update: crate::config::ClusterUpdate) -> VectorSweeps {
+    let clusters = Some(crate::config::ClusterOptions {
+        update,
+        clusters: 1,
+        metropolis: 0,
+    });
+    VectorSweeps {
+        clusters,
+        ..VectorSweeps::METROPOLIS
+    }
 }
 
 /// `estimate` within `sigmas` errors (and `slack`) of `exact`, its error below `largest_error`
@@ -257,6 +271,57 @@ fn clock_models_give_the_transfer_matrixs_energy_and_heat() {
         let what = format!("q = {q}, width {width}");
         assert_near(&format!("{what}: e"), estimates.e, e, (4.0, 0.0), 0.02);
         assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.1);
+    }
+}
+
+/// Wolff's embedding alone (no Metropolis sweep) samples the clock models: on periodic lattices
+/// 3 states by Swendsen-Wang and 4 by Wolff on 4^2 (the latter near the transition on the
+/// infinite lattice), 6 by both on 2^2 (two bonds join each pair of neighbours) in the critical
+/// phase's range of `beta`, against the row transfer matrix's `e` and `c`; the
+/// 2-state clock (the Ising model, whose half of the mirrors lie on its states and move
+/// nothing) on 4^2 with an open x axis and an antiperiodic y axis, by both updates, against
+/// exact enumeration of `e`, `c`, `m2` and `m4`.
+#[test]
+fn clock_cluster_updates_give_the_exact_energy_and_moments() {
+    use crate::config::Boundary::{Antiperiodic, Open};
+    use crate::config::ClusterUpdate::{SwendsenWang, Wolff};
+    use crate::config::{Boundaries, ClusterUpdate};
+    use crate::exact::{DiscreteSpins, energy_and_heat, enumerate_states};
+    use crate::model::vector::states::States;
+    use states::{assert_moments_near, edge_couplings};
+    let alone = |update: ClusterUpdate, (q, size): (u32, u32), beta: f64, boundaries| {
+        let lattice = Lattice::new(2, size);
+        let systems = VectorSystems::uniform(lattice, 2, (1, 0.0), vec![beta], 4, 37)
+            .with_clock(q)
+            .with_boundaries(boundaries);
+        simulate(&systems, clusters_only(update), UNIFORM, (100, 6000))
+    };
+    let periodic = [
+        (3, 4, 0.6, SwendsenWang),
+        (4, 4, 0.85, Wolff),
+        (6, 2, 1.2, SwendsenWang),
+        (6, 2, 1.2, Wolff),
+    ];
+    for (q, size, beta, update) in periodic {
+        let estimates = alone(update, (q, size), beta, Boundaries::PERIODIC);
+        let spins = DiscreteSpins::clock(q, 1.0, 0.0);
+        let (e, c) = energy_and_heat(&spins, (size, size), beta);
+        let what = format!("q = {q} {update:?} {size}^2");
+        assert_near(&format!("{what}: e"), estimates.e, e, (4.0, 0.0), 0.03);
+        assert_near(&format!("{what}: c"), estimates.c, c, (4.0, 0.0), 0.15);
+    }
+    let boundaries = Boundaries::new(&[Open, Antiperiodic]);
+    let lattice = Lattice::new(2, 4);
+    let bonds = edge_couplings(lattice, boundaries);
+    let beta = 0.5;
+    let exact = enumerate_states(&States::ising(0.0), lattice, (Some(&bonds), &[]), beta);
+    for update in [SwendsenWang, Wolff] {
+        let estimates = alone(update, (2, 4), beta, boundaries);
+        assert_moments_near(
+            &format!("q = 2 {update:?}, open x, antiperiodic y"),
+            &estimates,
+            &exact,
+        );
     }
 }
 

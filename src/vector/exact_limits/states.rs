@@ -248,7 +248,7 @@ fn diluted_ising_models_give_their_exact_energy_moments_and_overlap() {
 
 /// Open and antiperiodic edges: the couplings `J` of a ferromagnet's bonds, 0 across each open
 /// edge and -1 across each antiperiodic one, from the sites' coordinates.
-fn edge_couplings(lattice: Lattice, boundaries: Boundaries) -> Vec<f64> {
+pub(super) fn edge_couplings(lattice: Lattice, boundaries: Boundaries) -> Vec<f64> {
     (0..lattice.bonds())
         .map(|bond| {
             let (site, axis) = (
@@ -516,23 +516,13 @@ fn clusters_alone(
     update: crate::config::ClusterUpdate,
     measure: u32,
 ) -> (VectorEstimates, crate::cluster::ClusterEstimates) {
-    use crate::config::ClusterOptions;
     use crate::model::vacancies::Vacancies;
     let diluted = (!empty.is_empty()).then(|| Vacancies::of_samples(vec![empty.to_vec()]));
     let systems = VectorSystems::uniform(lattice, 1, (1, 0.0), vec![beta], 4, 53)
         .with_states(states.clone())
         .with_boundaries(boundaries)
         .with_missing(diluted);
-    let clusters = Some(ClusterOptions {
-        update,
-        clusters: 1,
-        metropolis: 0,
-    });
-    let updates = VectorSweeps {
-        clusters,
-        ..VectorSweeps::METROPOLIS
-    };
-    let series = simulated_series(&systems, updates, UNIFORM, (100, measure));
+    let series = simulated_series(&systems, clusters_only(update), UNIFORM, (100, measure));
     let shape = (1, lattice.size, lattice.spins());
     let improved = improved_estimates(update, beta, lattice, &series).expect("every size");
     let estimates = vector_estimates(beta, shape, &series, extras(&systems));
