@@ -944,6 +944,36 @@ mod tests {
         assert!(error.to_string().contains("replica moves take"), "{error}");
     }
 
+    /// Wolff's embedding takes the clock ferromagnet at zero field only: continuous XY spins, a
+    /// clock in a field and a clock glass are refused as the device engines refuse them.
+    #[test]
+    fn clock_clusters_take_the_ferromagnet_at_zero_field_only() {
+        use crate::config::{ClusterOptions, ClusterUpdate};
+        let clock = |field: f64| {
+            VectorSystems::uniform(Lattice::new(2, 4), 2, (1, field), vec![0.5], 2, 3).with_clock(6)
+        };
+        let updates = VectorSweeps {
+            clusters: Some(ClusterOptions {
+                update: ClusterUpdate::Wolff,
+                clusters: 1,
+                metropolis: 0,
+            }),
+            ..VectorSweeps::METROPOLIS
+        };
+        CpuVectorEngine::new(clock(0.0), updates).unwrap();
+        let xy = VectorSystems::uniform(Lattice::new(2, 4), 2, (1, 0.0), vec![0.5], 2, 3);
+        let glass = clock(0.0).with_disorder(Disorder::Bimodal, 2);
+        for refused in [clock(0.1), xy, glass] {
+            let error = CpuVectorEngine::new(refused, updates)
+                .err()
+                .expect("refused");
+            assert!(
+                error.to_string().contains("cluster updates take"),
+                "{error}"
+            );
+        }
+    }
+
     /// What the engine holds stays within its footprint, whose lattices are its spins exactly.
     #[test]
     fn the_footprint_bounds_what_the_engine_holds() {

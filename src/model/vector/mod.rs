@@ -468,12 +468,13 @@ impl VectorSystems {
     /// The acceptance tables of a clock ferromagnet's cluster updates, which bond a pair where
     /// reflecting one of its spins alone raises the bond's energy ([`crate::engine::clusters`]):
     /// the temperatures' [`acceptance_tables`](Self::acceptance_tables); `None` where the model
-    /// is no clock or its bonds are not all `J = 1` (with the lattice's open and antiperiodic
-    /// edges).
+    /// is no clock, its bonds are not all `J = 1` (with the lattice's open and antiperiodic
+    /// edges) or it is in a field, which the mirrors do not keep.
     pub fn clock_cluster_tables(&self) -> Option<Vec<u32>> {
         // The integer couplings' ferromagnet: J = 1 on every bond the lattice has.
         let ferromagnet = self.ferromagnetic_coupling()? == 1;
-        (self.clock > 0 && ferromagnet).then(|| self.acceptance_tables())
+        let reflectable = self.clock > 0 && ferromagnet && self.field == 0.0;
+        reflectable.then(|| self.acceptance_tables())
     }
 
     /// The one coupling `J` of every bond: of the uniform couplings, or of a ferromagnet with open
