@@ -104,6 +104,18 @@ pub fn bond_words(seed: u64, block: u32, update: u32, batch: u32) -> [u32; 4] {
     random_block(seed, counter(block, update, Purpose::ClusterBond, batch))
 }
 
+/// The word of bond `d` of `site` (`directions` a site) at cluster update `update` of the run's
+/// system `batch`: word `i mod 4` of block `i / 4`, `i = site D + d` ([`bond_block`]).
+pub fn bond_word(
+    seed: u64,
+    (site, d, directions): (u32, u32, u32),
+    update: u32,
+    batch: u32,
+) -> u32 {
+    let (block, word) = bond_block(site, d, directions);
+    bond_words(seed, block, update, batch)[word as usize]
+}
+
 /// The flip words of roots `4 block .. 4 block + 3` at update `update` of the run's system
 /// `batch`: a root's cluster flips iff the top bit of its word is set.
 pub fn flip_words(seed: u64, block: u32, update: u32, batch: u32) -> [u32; 4] {

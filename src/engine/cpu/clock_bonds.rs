@@ -45,23 +45,40 @@ pub fn clock_bonds(
             if is_empty(&s) {
                 continue;
             }
-            let reflected = clock_spin(reflected_state(clock_index(&s, q), mirror, q), q);
-            let change = [s[0] - reflected[0], s[1] - reflected[1], 0];
+            let reflected = reflected_spin(&s, (q, mirror));
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
                 let bond = site * u64::from(directions) + d as u64;
-                let near = spin(neighbour);
                 let sign = bond_sign(boundaries, lattice, bond);
-                if sign == 0 || is_empty(&near) {
-                    continue;
-                }
-                let gain = i64::from(sign) * dot(&change, &near, 2);
                 let random = randoms[(k * directions) as usize + d];
-                if !accepts(gain, ENERGY_SHIFT, random, table) {
+                if reflection_bonds((&s, &reflected), &spin(neighbour), sign, (random, table)) {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }
         }
     }
+}
+
+/// The spin of the state that `mirror` reflects the clock spin `s`'s state into (`q` states).
+pub fn reflected_spin(s: &Vector, (q, mirror): (u32, u32)) -> Vector {
+    clock_spin(reflected_state(clock_index(s, q), mirror, q), q)
+}
+
+/// Whether a bond of coupling sign `sign` (0: missing) from the occupied clock spin `s`, whose
+/// reflection is `reflected`, to `near` is active with the random word `random`: `near`
+/// occupied and the Metropolis test of the energy the bond gains when `s` alone is reflected,
+/// `sign (s - R s) . near`, refused under the temperature's acceptance `table`.
+pub fn reflection_bonds(
+    (s, reflected): (&Vector, &Vector),
+    near: &Vector,
+    sign: i8,
+    (random, table): (u32, &[u32]),
+) -> bool {
+    if sign == 0 || is_empty(near) {
+        return false;
+    }
+    let change = [s[0] - reflected[0], s[1] - reflected[1], 0];
+    let gain = i64::from(sign) * dot(&change, near, 2);
+    !accepts(gain, ENERGY_SHIFT, random, table)
 }
 
 /// The spin of each site of a lattice of clock spins whose two components lie one after the

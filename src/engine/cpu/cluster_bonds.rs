@@ -42,18 +42,23 @@ pub fn active_bonds(
             for (d, neighbour) in lattice.forward_neighbours(site).enumerate() {
                 let random = randoms[(k * directions) as usize + d];
                 let bond = site * u64::from(directions) + d as u64;
-                let neighbour = spins[neighbour as usize];
-                let joins = match bond_sign(boundaries, lattice, bond) {
-                    0 => false,
-                    sign => {
-                        spin != empty && neighbour != empty && (neighbour == spin) == (sign > 0)
-                    }
-                };
+                let pair = (spin, spins[neighbour as usize]);
+                let joins = bondable(pair, empty, bond_sign(boundaries, lattice, bond));
                 if joins && random < threshold {
                     *word |= 1 << (8 * k + d as u32);
                 }
             }
         }
+    }
+}
+
+/// Whether the spins `(spin, neighbour)` of a bond of coupling sign `sign` may bond: neither
+/// `empty`, equal where the coupling is positive, opposite where it is reversed (across an
+/// antiperiodic edge), and never across a missing bond (`sign` 0).
+pub fn bondable((spin, neighbour): (i32, i32), empty: i32, sign: i8) -> bool {
+    match sign {
+        0 => false,
+        sign => spin != empty && neighbour != empty && (neighbour == spin) == (sign > 0),
     }
 }
 

@@ -75,11 +75,12 @@ pub fn draw_states(
     }
 }
 
-/// Wolff's new discrete states of `q`: the occupied sites pointed at `root` (the seed's
-/// cluster, of one state `s`) go to `(s + 1 + shift) mod q`.
-pub fn shift_seed_cluster(states: &mut [i32], labels: &[u32], root: u32, (q, shift): (u32, u32)) {
-    for (state, &label) in states.iter_mut().zip(labels) {
-        if label == root && *state as u32 != q {
+/// Wolff's new discrete states of `q`: the occupied sites of the seed's cluster `members`, of
+/// one state `s`, go to `(s + 1 + shift) mod q`.
+pub fn shift_cluster(states: &mut [i32], members: &[u32], (q, shift): (u32, u32)) {
+    for &site in members {
+        let state = &mut states[site as usize];
+        if *state as u32 != q {
             *state = ((*state as u32 + 1 + shift) % q) as i32;
         }
     }

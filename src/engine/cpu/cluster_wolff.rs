@@ -8,7 +8,7 @@
 //! only the members on planes below its limit and keeps the others for the pieces after it;
 //! every member is explored once the limit is the last plane, so the cluster is the same.
 
-use crate::engine::clusters::{bond_block, bond_words, wolff_seed};
+use crate::engine::clusters::{bond_word, wolff_seed};
 use crate::model::Lattice;
 
 /// A Wolff cluster being grown: its members so far, and those whose neighbours are still to
@@ -38,8 +38,9 @@ impl WolffGrowth {
         }
     }
 
-    /// Grow the cluster of `spins` over the active bonds (at `threshold`, keyed by `(seed,
-    /// update, batch)`), exploring the members on planes below `limit` of the slowest axis.
+    /// Grow the cluster of Ising `spins` over the active bonds (equal spins, the bond's word
+    /// below `threshold`, keyed by `(seed, update, batch)`), exploring the members on planes
+    /// below `limit` of the slowest axis.
     pub fn grow(
         &mut self,
         lattice: &Lattice,
@@ -49,13 +50,25 @@ impl WolffGrowth {
         limit: u32,
     ) {
         let directions = lattice.directions();
+        let active = |(site, neighbour): (u64, u64), (bond_site, d): (u64, u32)| {
+            spins[site as usize] == spins[neighbour as usize]
+                && bond_word(seed, (bond_site as u32, d, directions), update, batch) < threshold
+        };
+        self.grow_over(lattice, limit, active);
+    }
+
+    /// Grow the cluster over the bonds that `active` takes, exploring the members on planes
+    /// below `limit` of the slowest axis. `active((member, neighbour), (bond_site, d))` says
+    /// whether the bond between a member and its neighbour, bond `d` of `bond_site` (the one
+    /// of the two whose forward bond it is), is active.
+    pub fn grow_over(
+        &mut self,
+        lattice: &Lattice,
+        limit: u32,
+        active: impl Fn((u64, u64), (u64, u32)) -> bool,
+    ) {
         let per_plane = lattice.sites() / u64::from(lattice.size);
         let below = |site: u32| u64::from(site) < u64::from(limit) * per_plane;
-        let spin = spins[self.members[0] as usize];
-        let active = |site: u64, d: u32| {
-            let (block, word) = bond_block(site as u32, d, directions);
-            bond_words(seed, block, update, batch)[word as usize] < threshold
-        };
         let (now, later): (Vec<u32>, Vec<u32>) = self.later.drain(..).partition(|&s| below(s));
         self.stack.extend(now);
         self.later = later;
@@ -69,18 +82,21 @@ impl WolffGrowth {
             // neighbour is its own forward bond.
             for (k, neighbour) in lattice.neighbours(site).enumerate() {
                 let (d, forward) = ((k / 2) as u32, k % 2 == 1);
-                let n = neighbour as usize;
-                if self.inside[n] || spins[n] != spin {
+                let bond_site = if forward { site } else { neighbour };
+                if self.inside[neighbour as usize] || !active((site, neighbour), (bond_site, d)) {
                     continue;
                 }
-                let bond_site = if forward { site } else { neighbour };
-                if active(bond_site, d) {
-                    self.inside[n] = true;
-                    self.stack.push(neighbour as u32);
-                    self.members.push(neighbour as u32);
-                }
+                self.inside[neighbour as usize] = true;
+                self.stack.push(neighbour as u32);
+                self.members.push(neighbour as u32);
             }
         }
+    }
+
+    /// The cluster's sites so far (all of them once the last limit was the last plane), its
+    /// seed first.
+    pub fn members(&self) -> &[u32] {
+        &self.members
     }
 
     /// Flip the cluster grown (every member explored: the last limit was the last plane);

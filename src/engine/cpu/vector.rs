@@ -6,10 +6,10 @@
 
 use rayon::prelude::*;
 
-use super::clock_bonds::clock_bonds;
-use super::clock_flip::reflect_marked;
-use super::cluster_bonds::pair_bonds;
-use super::cluster_flip::{draw_states, houdayer_seed, move_seed_cluster, shift_seed_cluster};
+use super::clock_bonds::{clock_bonds, clock_lattice, reflected_spin, reflection_bonds};
+use super::clock_flip::{marked, reflect_sites};
+use super::cluster_bonds::{bondable, pair_bonds};
+use super::cluster_flip::{draw_states, houdayer_seed, move_seed_cluster, shift_cluster};
 use super::copy_systems::copy_lattices;
 use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
@@ -22,7 +22,7 @@ use super::vector_overlap::overlap_vector;
 use super::vector_overrelaxation::overrelax_colour;
 use super::vector_tiles::tiles_colour;
 use super::{
-    active_bonds, cpu_description, label_sites, mark_flips, mark_seed_cluster, point_at_roots,
+    WolffGrowth, active_bonds, cpu_description, label_sites, mark_flips, point_at_roots,
     start_labelling,
 };
 use crate::config::{Boundaries, ClusterUpdate};
@@ -30,8 +30,7 @@ use crate::engine::backend::vector::{
     ExchangeBackend, PopulationBackend, ProposalBackend, SweepPass, VectorBackend, VectorEngine,
 };
 use crate::engine::clusters::{
-    ClusterMove, PairMoves, clock_mirror, houdayer_candidates, record_slots, wolff_seed,
-    wolff_shift,
+    ClusterMove, PairMoves, bond_word, clock_mirror, houdayer_candidates, record_slots, wolff_shift,
 };
 use crate::engine::vector::{
     UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
@@ -39,7 +38,8 @@ use crate::engine::vector::{
 };
 use crate::error::Result;
 use crate::model::Lattice;
-use crate::model::vector::fixed::TABLE_LEN;
+use crate::model::lattices::bond_sign;
+use crate::model::vector::fixed::{TABLE_LEN, is_empty};
 use crate::model::vector::{PhaseTable, VectorSystems};
 
 /// The vector-spin engine on the CPU.
@@ -400,9 +400,10 @@ fn magnetisation_weight(state: i32, (q, twisted): (u32, bool)) -> i64 {
 
 /// One cluster update of kind `update` of a lattice of discrete `states` of `systems` at bond
 /// activation threshold `threshold`, keyed `(seed, update number, the run's system)`: the
-/// kernels' passes in order, over the whole lattice ([`crate::engine::clusters`]). Returns its
-/// statistic over the occupied sites where it `records` (Swendsen-Wang's `sum_C |C|^2`, with an
-/// antiperiodic edge `sum_C M_C^2` of the clusters' magnetisations; Wolff's `|C|`), else 0.
+/// kernels' passes in order over the whole lattice for Swendsen-Wang, Wolff's cluster grown
+/// from its seed ([`crate::engine::clusters`]). Returns its statistic over the occupied sites
+/// where it `records` (Swendsen-Wang's `sum_C |C|^2`, with an antiperiodic edge `sum_C M_C^2`
+/// of the clusters' magnetisations; Wolff's `|C|`), else 0.
 fn cluster_update(
     systems: &VectorSystems,
     states: &mut [i32],
@@ -416,52 +417,57 @@ fn cluster_update(
         .as_ref()
         .expect("cluster updates of states")
         .q;
+    let (seed, number, batch) = key;
+    let vacancy = q as i32;
+    if update == ClusterUpdate::Wolff {
+        let directions = lattice.directions();
+        let mut growth = WolffGrowth::start(lattice, key);
+        let active = |(site, neighbour): (u64, u64), (bond_site, d): (u64, u32)| {
+            let pair = (states[site as usize], states[neighbour as usize]);
+            let bond = bond_site * u64::from(directions) + u64::from(d);
+            let word = bond_word(seed, (bond_site as u32, d, directions), number, batch);
+            bondable(pair, vacancy, bond_sign(systems.boundaries, lattice, bond))
+                && word < threshold
+        };
+        growth.grow_over(lattice, lattice.size, active);
+        let members = growth.members();
+        let occupied = members.iter().filter(|&&m| states[m as usize] != vacancy);
+        let statistic = if records { occupied.count() as u64 } else { 0 };
+        let shift = wolff_shift(seed, q, number, batch);
+        shift_cluster(states, members, (q, shift));
+        return statistic;
+    }
     let sites = lattice.sites();
     let mut bonds = vec![0; (sites / 4) as usize];
     let groups = 0..bonds.len() as u32;
     active_bonds(
         (lattice, systems.boundaries),
-        (states, q as i32),
+        (states, vacancy),
         threshold,
         key,
         groups,
         &mut bonds,
     );
     let labels = cluster_roots(lattice, &bonds);
-    let (seed, number, batch) = key;
-    let vacancy = q as i32;
-    match update {
-        ClusterUpdate::SwendsenWang => {
-            let twisted = systems.boundaries.any_antiperiodic();
-            let statistic = match records {
-                true => {
-                    let mut counts = vec![0i64; labels.len()];
-                    for (&root, &state) in labels.iter().zip(&*states) {
-                        counts[root as usize] += magnetisation_weight(state, (q, twisted));
-                    }
-                    counts.iter().map(|c| c.unsigned_abs().pow(2)).sum()
-                }
-                false => 0,
-            };
-            draw_states(states, &labels, (q, twisted), key);
-            statistic
+    let twisted = systems.boundaries.any_antiperiodic();
+    let statistic = match records {
+        true => {
+            let mut counts = vec![0i64; labels.len()];
+            for (&root, &state) in labels.iter().zip(&*states) {
+                counts[root as usize] += magnetisation_weight(state, (q, twisted));
+            }
+            counts.iter().map(|c| c.unsigned_abs().pow(2)).sum()
         }
-        ClusterUpdate::Wolff => {
-            let root = labels[wolff_seed(seed, sites, number, batch) as usize];
-            let members =
-                (labels.iter().zip(&*states)).filter(|&(&r, &s)| r == root && s != vacancy);
-            let statistic = if records { members.count() as u64 } else { 0 };
-            let shift = wolff_shift(seed, q, number, batch);
-            shift_seed_cluster(states, &labels, root, (q, shift));
-            statistic
-        }
-    }
+        false => 0,
+    };
+    draw_states(states, &labels, (q, twisted), key);
+    statistic
 }
 
 /// One cluster update of kind `update` of a lattice of clock spins of `systems` (Wolff's
 /// embedding), its temperature's acceptance `table`, keyed `(seed, update number, the run's
-/// system)`: the kernels' passes in order, over the whole lattice
-/// ([`crate::engine::clusters`]).
+/// system)`: the kernels' passes in order over the whole lattice for Swendsen-Wang, Wolff's
+/// cluster grown from its seed ([`crate::engine::clusters`]).
 fn reflect_clock(
     systems: &VectorSystems,
     spins: &mut [i32],
@@ -471,10 +477,14 @@ fn reflect_clock(
     let (lattice, q) = (&systems.lattice, systems.clock);
     let (seed, number, batch) = key;
     let mirror = clock_mirror(seed, q, number, batch);
-    let sites = lattice.sites();
+    let (sites, boundaries) = (lattice.sites(), systems.boundaries);
+    if update == ClusterUpdate::Wolff {
+        let members = clock_wolff_cluster(systems, spins, (table, mirror), key);
+        reflect_sites(spins, members.into_iter(), (q, mirror));
+        return;
+    }
     let mut bonds = vec![0; (sites / 4) as usize];
     let groups = 0..bonds.len() as u32;
-    let boundaries = systems.boundaries;
     clock_bonds(
         (lattice, boundaries),
         spins,
@@ -485,14 +495,38 @@ fn reflect_clock(
     );
     let labels = cluster_roots(lattice, &bonds);
     let mut flips = vec![0; sites.div_ceil(64) as usize];
-    match update {
-        ClusterUpdate::SwendsenWang => mark_flips(&labels, 0..sites, key, &mut flips),
-        ClusterUpdate::Wolff => {
-            let root = labels[wolff_seed(seed, sites, number, batch) as usize];
-            mark_seed_cluster(&labels, 0..sites, root, &mut flips);
+    mark_flips(&labels, 0..sites, key, &mut flips);
+    reflect_sites(spins, marked(&flips, sites), (q, mirror));
+}
+
+/// The sites of Wolff's cluster of clock `spins` of `systems` at update `key`, grown from its
+/// seed over the bonds that reflecting through `mirror` activates under `table`
+/// ([`reflection_bonds`], as `clock_bonds` decides them).
+fn clock_wolff_cluster(
+    systems: &VectorSystems,
+    spins: &[i32],
+    (table, mirror): (&[u32], u32),
+    key: (u64, u32, u32),
+) -> Vec<u64> {
+    let (lattice, q) = (&systems.lattice, systems.clock);
+    let (seed, number, batch) = key;
+    let directions = lattice.directions();
+    let spin = clock_lattice(spins);
+    let active = |(site, neighbour): (u64, u64), (bond_site, d): (u64, u32)| {
+        let s = spin(bond_site);
+        if is_empty(&s) {
+            return false;
         }
-    }
-    reflect_marked(spins, &flips, (q, mirror));
+        let other = if bond_site == site { neighbour } else { site };
+        let bond = bond_site * u64::from(directions) + u64::from(d);
+        let random = bond_word(seed, (bond_site as u32, d, directions), number, batch);
+        let sign = bond_sign(systems.boundaries, lattice, bond);
+        let pair = (&s, &reflected_spin(&s, (q, mirror)));
+        reflection_bonds(pair, &spin(other), sign, (random, table))
+    };
+    let mut growth = WolffGrowth::start(lattice, key);
+    growth.grow_over(lattice, lattice.size, active);
+    growth.members().iter().map(|&m| u64::from(m)).collect()
 }
 
 impl ProposalBackend for CpuVector {
