@@ -1,8 +1,10 @@
 //! The Wolff update of one system on the CPU ([`crate::engine::clusters`]): the cluster of the
-//! seed site grown from it alone, over the bonds of update `n`, then flipped. It is the
-//! Swendsen-Wang cluster of the seed (a bond's word is fixed by the update, whichever end of
-//! it the growth reaches first), which is how the GPU kernels find it (`cluster_bonds`,
-//! `cluster_label`, `cluster_merge`, then `cluster_flip` of the seed's root alone).
+//! seed site grown from it alone, over the bonds of update `n`, then flipped (Ising signs; the
+//! vector engine moves discrete states and reflects clock spins, `engine::cpu::vector`, whose
+//! bond rules [`WolffGrowth::grow_over`] takes). It is the Swendsen-Wang cluster of the seed (a
+//! bond's word is fixed by the update, whichever end of it the growth reaches first), which is
+//! how the GPU kernels find it (`cluster_bonds` or `clock_bonds`, `cluster_label`,
+//! `cluster_merge`, then the flip of the seed's root alone).
 //!
 //! The growth may be made in pieces ([`crate::engine::Step::ClusterPart`]): a piece explores
 //! only the members on planes below its limit and keeps the others for the pieces after it;
