@@ -293,7 +293,7 @@ pub fn clock_state(w: u32, q: u32) -> u32 {
     mulhi(w, q)
 }
 
-/// The state `k` of a clock with `q` states whose spin ([`unit`] of the point of
+/// The state `k` of a clock with `q` states whose spin ([`unit`](fn@unit) of the point of
 /// [`clock_turn`]) is `s`: the number of the bisectors between neighbouring states (the turns
 /// `clock_turn(m, q) + T / 2`, `2^32 = T q + R`) whose points lie at smaller angles than `s`,
 /// found by bisection, modulo `q`. Angles are compared exactly ([`angle_below`]), and `s` lies
