@@ -157,9 +157,9 @@ pub struct BenchOptions {
     #[arg(long, default_value_t = 1)]
     pub samples: u32,
     /// Cluster updates instead of sweeps (the simple engine, `--engine simple`; `--model potts`,
-    /// the vector engine's states; `--model clock`, Wolff's embedding): each row times updates of this kind alone and shows their
-    /// spins per ns per update, the labelling's passes over the lattices per update and the
-    /// bytes per site an update moves at least.
+    /// the vector engine's states; `--model clock`, Wolff's embedding): each row times updates
+    /// of this kind alone and shows their spins per ns per update, the labelling's passes over
+    /// the lattices per update and the bytes per site an update moves at least.
     #[arg(long, value_enum, conflicts_with_all = ["tempering", "annealing"])]
     pub clusters: Option<ClustersArg>,
     /// `--model xy|heisenberg`: Weigel's (2012) double checkerboard with tiles of this many sites a

@@ -7,8 +7,9 @@ use crate::model::Lattice;
 /// Cluster updates take the Ising ferromagnet at zero field on the simple engine (diluted, with
 /// an open or antiperiodic axis or on the triangular, honeycomb and kagome lattices, on the
 /// vector engine), the Potts ferromagnet at zero field (whose edges are not antiperiodic) and
-/// the clock ferromagnet at zero field (Wolff's embedding, the vector engine), on any lattice, at least one update per step, and no more updates or sweeps than the 32-bit
-/// counter numbers.
+/// the clock ferromagnet at zero field (Wolff's embedding, the vector engine), on any lattice,
+/// at least one update per step, and no more updates or sweeps than the 32-bit counter
+/// numbers.
 pub(crate) fn validate_clusters(config: &Config) -> Result<(), ConfigError> {
     let Some(options) = config.algorithm.clusters() else {
         return Ok(());

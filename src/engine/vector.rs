@@ -458,7 +458,7 @@ pub fn cluster_step(
             Some(lattices) => Ok(Some((ClusterMove::Update(step.update), lattices))),
             None => Err(Error::Usage(
                 "cluster updates take discrete states whose equal neighbours all bond alike \
-                 (Potts, Ising) or clock spins, and one coupling J > 0"
+                 (Potts, Ising), or clock spins at zero field, and one coupling J > 0"
                     .into(),
             )),
         };
