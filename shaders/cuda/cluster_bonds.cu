@@ -2,7 +2,8 @@
 // Philox blocks (g D + j, update, CLUSTER_BOND, 0, 0, b'), D = directions(), of the 4 D forward
 // bonds of sites 4g .. 4g + 3 and writes their active bonds (equal spins, opposite across an
 // antiperiodic edge, not empty, not missing: across an open edge or a honeycomb's gap) as
-// bonds[g]; it clears those sites' counts when the update records (cluster_label writes every site's label whole). Houdayer's move
+// bonds[g]; when the update records, Swendsen-Wang clears those sites' counts (cluster_label
+// writes every site's label whole) and Wolff writes the state of its seed into counts[z N]. Houdayer's move
 // (HOUDAYER = 1, or 2 where clusters of agreement move too; thread g of replica pair z, systems
 // a and b): no randoms in the bonds. Thread 0 of each block picks the move's relation and seed
 // from the candidate sites; a bond is active where its temperature takes moves and both its
@@ -11,9 +12,7 @@
 // cluster_flip moves anything, counting the move in sizes[2 z + 1] where it has a seed. CPU
 // twin: src/engine/cpu/cluster_bonds.rs (the seed: cluster_flip.rs).
 
-#include "cluster.cuh"
-#include "philox.cuh"
-#include "slice_constants.cuh"
+#include "cluster_draws.cuh"
 
 // How replica pair (first, second) holds `site`: DISAGREES, AGREES or EMPTY (the vacancy in
 // both).
@@ -143,9 +142,18 @@ extern "C" __global__ void cluster_bonds(DispatchParams params, const int* spins
         }
     }
     bonds[static_cast<unsigned long long>(quad.z) * (lattice_sites() / 4u) + quad.g] = word;
-    if (params.slot != NO_SLOT) {
-        for (unsigned k = 0u; k < 4u; k++) {
-            counts[quad.base + 4u * quad.g + k] = 0u;
+    if (params.slot == NO_SLOT) {
+        return;
+    }
+    if (WOLFF == 1u) {
+        // cluster_flip weighs the cluster's sites by the seed's state, which it flips.
+        const unsigned seed = wolff_seed(wolff_block(params, batch));
+        if (seed / 4u == quad.g) {
+            counts[quad.base] = static_cast<unsigned>(lattice[seed]);
         }
+        return;
+    }
+    for (unsigned k = 0u; k < 4u; k++) {
+        counts[quad.base + 4u * quad.g + k] = 0u;
     }
 }

@@ -13,10 +13,14 @@ __device__ __forceinline__ uint4 wolff_block(const DispatchParams& params, unsig
                          make_uint2(params.seed_lo, params.seed_hi));
 }
 
-// The root of the Wolff seed (w N) >> 32, w word 0 of `words`, among `labels` (one system's).
+// The Wolff seed (w N) >> 32, w word 0 of `words`.
+__device__ __forceinline__ unsigned wolff_seed(const uint4& words) {
+    return __umulhi(words.x, lattice_sites());
+}
+
+// The root of the Wolff seed among `labels` (one system's).
 __device__ __forceinline__ unsigned seed_root(unsigned* labels, const uint4& words) {
-    return find_root(labels, static_cast<unsigned>(
-                                 (static_cast<unsigned long long>(words.x) * lattice_sites()) >> 32));
+    return find_root(labels, wolff_seed(words));
 }
 
 // The last flip block a thread drew: roots 4 block_of .. 4 block_of + 3.

@@ -5,8 +5,9 @@
 // of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds |C|^2 to the
 // system's statistic (with an antiperiodic axis M_C^2, its count the cluster's magnetisation).
 // Wolff: the cluster of the seed site (w N) >> 32, w word 0 of block (0,
-// update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty sites, each its
-// own cluster, add nothing. Sums go through the block, one 64-bit atomic per block. Discrete
+// update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to s_seed M_C (|C| without an
+// antiperiodic axis: each site 1 in the seed's state, -1 in the other, a wrapping sum; the seed's
+// state from counts[z N]). Empty sites, each its own cluster, add nothing. Sums go through the block, one 64-bit atomic per block. Discrete
 // states (STATES = q): Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead
 // (with an antiperiodic axis, two states, moves each site of it by that state), Wolff moves the seed's cluster from s to (s + 1 + mulhi(w1, q - 1)) mod q, w1 word 1 of the
 // seed's block; empty sites keep their vacancy. Houdayer's move (HOUDAYER = 1 or 2; replica pair
@@ -75,11 +76,16 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     const unsigned batch = global_index(quad.z);
     unsigned wolff_root = 0u;
     unsigned wolff_shift = 0u;
+    // The seed's state before the flips, which cluster_bonds wrote where the update records.
+    unsigned seed_state = 0u;
     if (WOLFF == 1u) {
         const uint4 words = wolff_block(params, batch);
         wolff_root = seed_root(labels + quad.base, words);
         if (STATES > 0u) {
             wolff_shift = __umulhi(words.y, STATE_COUNT - 1u);
+        }
+        if (params.slot != NO_SLOT) {
+            seed_state = counts[quad.base];
         }
     }
     unsigned long long sum = 0ull;
@@ -96,7 +102,10 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
             bool flip;
             if (WOLFF == 1u) {
                 flip = root == wolff_root;
-                sum += flip && occupied ? 1ull : 0ull;
+                if (flip && occupied) {
+                    // s_seed s: 1, or -1 (wrapping) for the other state across an antiperiodic edge.
+                    sum += static_cast<unsigned>(spin) == seed_state ? 1ull : ~0ull;
+                }
             } else {
                 word = flip_word(params, batch, root, cache);
                 flip = (word >> 31u) == 1u;

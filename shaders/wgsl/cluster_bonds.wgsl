@@ -4,8 +4,8 @@
 // direction d), and writes their active bonds (equal spins, opposite across an antiperiodic
 // edge, not empty, not missing: across an open edge or a honeycomb's gap; word below the
 // temperature's activation threshold) as
-// bonds[g]; it also clears their counts when the update records (cluster_label writes every
-// site's label whole). Houdayer's move (HOUDAYER = 1, or 2 where clusters of agreement move
+// bonds[g]; when the update records, Swendsen-Wang clears their counts (cluster_label writes
+// every site's label whole) and Wolff writes the state of its seed into counts[z N]. Houdayer's move (HOUDAYER = 1, or 2 where clusters of agreement move
 // too; thread g of replica pair z, systems a and b): no randoms in the bonds. Thread 0 of each
 // workgroup reads the candidate sites (w_j N) >> 32 (w_j word j mod 4 of block (j / 4, move,
 // HOUDAYER_SEED, 0, 0, a')) and picks the move's relation (agreement where HOUDAYER = 2 and
@@ -21,6 +21,7 @@
 #import lattice
 #import slice
 #import cluster
+#import cluster_draws
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
@@ -140,9 +141,18 @@ fn main(thread: Thread) {
         }
     }
     bonds[quad.z * (lattice_sites() / 4u) + quad.g] = word;
-    if params.slot != NO_SLOT {
-        for (var k = 0u; k < 4u; k++) {
-            atomicStore(&counts[quad.base + 4u * quad.g + k], 0u);
+    if params.slot == NO_SLOT {
+        return;
+    }
+    if WOLFF == 1u {
+        // cluster_flip weighs the cluster's sites by the seed's state, which it flips.
+        let seed = wolff_seed(wolff_block(batch));
+        if seed / 4u == quad.g {
+            atomicStore(&counts[quad.base], u32(spins[quad.base + seed]));
         }
+        return;
+    }
+    for (var k = 0u; k < 4u; k++) {
+        atomicStore(&counts[quad.base + 4u * quad.g + k], 0u);
     }
 }

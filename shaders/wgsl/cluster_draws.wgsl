@@ -12,9 +12,14 @@ fn wolff_block(batch: u32) -> vec4<u32> {
     return philox4x32_10(philox_counter(0u, params.sweep, PURPOSE_WOLFF_SEED, 0u, batch), key);
 }
 
-// The root of the Wolff seed (w N) >> 32, w word 0 of `words`, in system `base`.
+// The Wolff seed (w N) >> 32, w word 0 of `words`.
+fn wolff_seed(words: vec4<u32>) -> u32 {
+    return mulhilo(words.x, lattice_sites()).x;
+}
+
+// The root of the Wolff seed in system `base`.
 fn seed_root(base: u32, words: vec4<u32>) -> u32 {
-    return find_root(base, mulhilo(words.x, lattice_sites()).x);
+    return find_root(base, wolff_seed(words));
 }
 
 // The last flip block a thread drew: roots 4 block_of .. 4 block_of + 3.

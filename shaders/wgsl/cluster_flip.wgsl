@@ -5,8 +5,10 @@
 // r mod 4 of block (r / 4, update, CLUSTER_FLIP, 0, 0, b') is set; recording, each root adds
 // |C|^2 to the system's statistic (with an antiperiodic axis M_C^2, its count the cluster's
 // magnetisation). Wolff: the cluster of the seed site (w N) >> 32, w word 0 of
-// block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to |C|. Empty
-// sites, each its own cluster, add nothing. Sums go
+// block (0, update, WOLFF_SEED, 0, 0, b'), flips; recording, its sites add up to s_seed M_C
+// (|C| without an antiperiodic axis: each site 1 in the seed's state, -1 in the other, a
+// wrapping sum; the seed's state from counts[z N]). Empty sites, each its own cluster, add
+// nothing. Sums go
 // through the workgroup, one 64-bit atomic add per workgroup. Discrete states (STATES = q):
 // Swendsen-Wang gives cluster r the state mulhi(w, q) of its word instead (with an antiperiodic
 // axis, two states, moves each site of it by that state), Wolff moves the seed's
@@ -85,13 +87,20 @@ fn main(thread: Thread) {
     let batch = global_index(quad.z);
     var wolff_root = 0u;
     var wolff_shift = 0u;
+    // The seed's state before the flips, which cluster_bonds wrote where the update records.
+    var seed_state = 0u;
     if WOLFF == 1u {
         let words = wolff_block(batch);
         wolff_root = seed_root(quad.base, words);
         if STATES > 0u {
             wolff_shift = mulhilo(words.y, state_count() - 1u).x;
         }
+        if params.slot != NO_SLOT {
+            seed_state = atomicLoad(&counts[quad.base]);
+        }
     }
+    // Wolff's s_seed M_C over the thread's sites.
+    var seed_sum = 0i;
     var lo = 0u;
     var hi = 0u;
     if quad.live {
@@ -106,7 +115,10 @@ fn main(thread: Thread) {
             var flip = false;
             if WOLFF == 1u {
                 flip = root == wolff_root;
-                lo += select(0u, 1u, flip && occupied);
+                if flip && occupied {
+                    // 1 in the seed's state, -1 in the other across an antiperiodic edge.
+                    seed_sum += select(-1i, 1i, u32(spin) == seed_state);
+                }
             } else {
                 word = flip_word(batch, root, &cache);
                 flip = (word >> 31u) == 1u;
@@ -134,6 +146,11 @@ fn main(thread: Thread) {
     }
     if params.slot == NO_SLOT {
         return;
+    }
+    if WOLFF == 1u {
+        // The sum as a wrapping 64-bit word.
+        lo = bitcast<u32>(seed_sum);
+        hi = select(0u, 0xffffffffu, seed_sum < 0i);
     }
     let old = atomicAdd(&workgroup_lo, lo);
     atomicAdd(&workgroup_hi, hi + select(0u, 1u, old + lo < old));

@@ -73,7 +73,9 @@
 //! uniform state, independent of the others': `e_a . e_b` averages to 0 between clusters), and
 //! an empty site, a cluster of its own, counts in neither statistic. Across an antiperiodic edge
 //! (two states) a cluster holds both states: Swendsen-Wang records `sum_C M_C^2` of the clusters'
-//! magnetisations instead (`magnetisation_weight` in the `cluster_roots` kernels).
+//! magnetisations instead (`magnetisation_weight` in the `cluster_roots` kernels), Wolff
+//! `s_seed M_C` (each member +1 in the seed's state, -1 in the other; a wrapping sum), whose
+//! mean over the seed is `sum_C M_C^2 / N`; without such an edge that is `|C|`.
 //!
 //! [`SystemIndex::global_system`]: crate::model::systems::SystemIndex::global_system
 //! [`SystemIndex::overlap_systems`]: crate::model::systems::SystemIndex::overlap_systems

@@ -25,7 +25,7 @@
 //! The word at offset 8 names the layout, one number per layout of any kind: 2, 3, 5, 7 and 10
 //! are runs of Metropolis sweeps (with or without parallel tempering; 7 with cluster updates,
 //! 10 stopped inside a sweep), 4, 6, 12, 19, 20, 23 and 24 population annealing, 8, 9, 11, 13
-//! to 18, 21, 22, 25 and 26 the vector spins ([`RunKind::of`]; the vector spins' even ones from
+//! to 18, 21, 22 and 25 to 28 the vector spins ([`RunKind::of`]; the vector spins' even ones from
 //! 14 stopped inside a sweep, 11 too). A new layout of
 //! any kind takes the next free number ([`RunKind::of`]). A checkpoint of one kind offered to a
 //! run of another is refused as such ([`CheckpointError::OtherAlgorithm`]); one decoder
@@ -69,7 +69,7 @@ impl RunKind {
         match format {
             2 | 3 | 5 | 7 | 10 => Some(RunKind::Sweeps),
             4 | 6 | 12 | 19 | 20 | 23 | 24 => Some(RunKind::Annealing),
-            8 | 9 | 11 | 13..=18 | 21 | 22 | 25 | 26 => Some(RunKind::Vector),
+            8 | 9 | 11 | 13..=18 | 21 | 22 | 25..=28 => Some(RunKind::Vector),
             _ => None,
         }
     }

@@ -1,12 +1,12 @@
 //! The checkpoint of a vector-spin run, written between chunks of sweeps: enough to continue it
 //! bit-identically. Its frame (magic, format, fingerprint, CRC) is the container's
 //! ([`crate::io::checkpoint`]), whose spin bits it leaves empty: the lattices are fixed-point
-//! words, in the first section. Layout (format 25), all numbers little-endian:
+//! words, in the first section. Layout (format 27), all numbers little-endian:
 //!
 //! | offset | size | field                                                   |
 //! |--------|------|---------------------------------------------------------|
 //! | 0      | 8    | magic `SPINFLIP`                                        |
-//! | 8      | 4    | format 25 (u32)                                         |
+//! | 8      | 4    | format 27 (u32)                                         |
 //! | 12     | 8    | config fingerprint (u64)                                |
 //! | 20     | 8    | sweeps done (u64)                                       |
 //! | 28     | 8    | spin bits: 0 (u64)                                      |
@@ -31,10 +31,11 @@
 //! |        | 8 P  | the replica moves' record in the production (u64)       |
 //! |        | 4    | CRC-32 (IEEE) of every byte before it                   |
 //!
-//! Format 26, of a run stopped inside a sweep, adds the count U (1) after P and the units of the
-//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the record. Formats 21 and 22 are
-//! 25 and 26 whose Swendsen-Wang runs across an antiperiodic edge recorded the clusters'
-//! estimator from their sizes (resumed without it, [`VectorCheckpoint::twisted_estimator`]).
+//! Format 28, of a run stopped inside a sweep, adds the count U (1) after P and the units of the
+//! sweep done (u64, [`VectorCheckpoint::sweep_units`]) after the record. Formats 25 and 26 are
+//! 27 and 28 whose Wolff runs across an antiperiodic edge recorded the clusters' estimator from
+//! their sizes, formats 21 and 22 the same whose Swendsen-Wang runs did too (resumed without
+//! it, [`VectorCheckpoint::twisted_estimators`]).
 //! Formats 17 and 18 are 21 and 22 with measurements of ten words (written before the staggered magnetisation, read
 //! as NaN); formats 15 and 16 the same with nine (written before the clusters' estimator, read as
 //! NaN); formats 13 and 14, 15 and 16 without P and the record (written before replica moves).
@@ -51,20 +52,31 @@ use std::path::Path;
 
 use super::record::{OverlapMeasurement, VectorRecord};
 use super::tempering::VectorTempering;
+use crate::config::ClusterUpdate;
 use crate::error::CheckpointError;
 use crate::io::checkpoint::{Format, RunKind, Writer, load_file, open, save_with};
 use crate::stats::VectorMeasurement;
 
-/// The layouts written (inside a sweep, and at a sweep's end), the same with the twisted
-/// clusters' estimator from their sizes, the same with ten-word and
-/// nine-word measurements, without the replica moves' record, with seven-word measurements, and the one
-/// before them without tempering (still read).
+/// The layouts written (inside a sweep, and at a sweep's end), the same with Wolff's twisted
+/// clusters' estimator from their sizes, the same with Swendsen-Wang's too, the same with
+/// ten-word and nine-word measurements, without the replica moves' record, with seven-word
+/// measurements, and the one before them without tempering (still read).
 const INSIDE_A_SWEEP: Format = Format {
-    number: 26,
+    number: 28,
     counts: 10,
     packed: true,
 };
 const FORMAT: Format = Format {
+    number: 27,
+    counts: 9,
+    packed: true,
+};
+const INSIDE_A_SWEEP_26: Format = Format {
+    number: 26,
+    counts: 10,
+    packed: true,
+};
+const FORMAT_25: Format = Format {
     number: 25,
     counts: 9,
     packed: true,
@@ -151,10 +163,41 @@ pub(super) struct VectorCheckpoint {
     /// The units of sweep `sweeps_done` done where the run stopped inside it (a plan of its
     /// pieces, [`crate::engine::Plan::sweep_units`]); 0 at a sweep's end.
     pub(super) sweep_units: u64,
-    /// Whether a Swendsen-Wang run across an antiperiodic edge recorded the clusters' estimator
-    /// from their magnetisations (format 25 on); before, from their sizes, which estimate
-    /// nothing there, so that the resume drops them.
-    pub(super) twisted_estimator: bool,
+    /// Which cluster updates across an antiperiodic edge recorded the clusters' estimator from
+    /// their magnetisations; the others' came from their sizes, which estimate nothing there,
+    /// so that the resume drops them.
+    pub(super) twisted_estimators: TwistedEstimators,
+}
+
+/// The cluster updates whose estimators across an antiperiodic edge a checkpoint holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TwistedEstimators {
+    /// Before format 25: none (every update recorded its clusters' sizes).
+    None,
+    /// Formats 25 and 26: Swendsen-Wang's `sum_C M_C^2`; Wolff still recorded `|C|`.
+    SwendsenWang,
+    /// From format 27: Wolff's `s_seed M_C` too.
+    Every,
+}
+
+impl TwistedEstimators {
+    /// Those of a checkpoint of format `format`.
+    fn of_format(format: u32) -> Self {
+        match format {
+            f if f >= FORMAT.number => TwistedEstimators::Every,
+            f if f >= FORMAT_25.number => TwistedEstimators::SwendsenWang,
+            _ => TwistedEstimators::None,
+        }
+    }
+
+    /// Whether the estimators of `update` are among them.
+    pub(super) fn hold(self, update: ClusterUpdate) -> bool {
+        match self {
+            TwistedEstimators::None => false,
+            TwistedEstimators::SwendsenWang => update == ClusterUpdate::SwendsenWang,
+            TwistedEstimators::Every => true,
+        }
+    }
 }
 
 /// What a checkpoint keeps of [`VectorTempering`]: the chains' state and the history (the
@@ -236,6 +279,8 @@ impl VectorCheckpoint {
         let formats = [
             INSIDE_A_SWEEP,
             FORMAT,
+            INSIDE_A_SWEEP_26,
+            FORMAT_25,
             INSIDE_A_SWEEP_22,
             FORMAT_21,
             INSIDE_A_SWEEP_18,
@@ -323,7 +368,7 @@ impl VectorCheckpoint {
             betas,
             tempering,
             sweep_units,
-            twisted_estimator: file.format >= FORMAT.number,
+            twisted_estimators: TwistedEstimators::of_format(file.format),
         })
     }
 
@@ -366,6 +411,7 @@ fn sections(format: u32, counts: &[u64]) -> Vec<(u64, u64)> {
     }
     if [
         INSIDE_A_SWEEP,
+        INSIDE_A_SWEEP_26,
         INSIDE_A_SWEEP_22,
         INSIDE_A_SWEEP_18,
         INSIDE_A_SWEEP_16,
@@ -466,7 +512,7 @@ mod tests {
                 history: vec![0, 1, 1, 0],
             },
             sweep_units: 0,
-            twisted_estimator: true,
+            twisted_estimators: TwistedEstimators::Every,
         }
     }
 
@@ -479,7 +525,7 @@ mod tests {
     fn layout_matches_the_documented_format() {
         let bytes = sample().encode();
         assert_eq!(&bytes[..8], b"SPINFLIP");
-        assert_eq!(bytes[8..12], 25u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 27u32.to_le_bytes());
         assert_eq!(bytes[20..28], 123_456_789_012u64.to_le_bytes());
         let counts: Vec<u64> = bytes[28..100]
             .chunks_exact(8)
@@ -567,7 +613,7 @@ mod tests {
         let mut checkpoint = sample();
         let measurements = checkpoint.record.measurements.iter_mut();
         measurements.for_each(|m| m.staggered_m2 = f64::NAN);
-        checkpoint.twisted_estimator = false;
+        checkpoint.twisted_estimators = TwistedEstimators::None;
         checkpoint
     }
 
@@ -659,15 +705,20 @@ mod tests {
         bytes
     }
 
-    /// A format 21 checkpoint (the layout of 25) is read as one whose twisted clusters'
-    /// estimator came from their sizes.
+    /// Checkpoints of formats 25 and 21 (the layout of 27) are read as ones whose twisted
+    /// clusters' estimators came from their sizes, Wolff's alone and every update's.
     #[test]
-    fn a_format_21_checkpoint_reads_as_before_the_twisted_estimator() {
-        let mut checkpoint = sample();
-        let bytes = checkpoint.encode();
-        let old = sealed_as(bytes[..bytes.len() - CRC_LEN].to_vec(), 21);
-        checkpoint.twisted_estimator = false;
-        assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
+    fn formats_25_and_21_read_as_before_the_twisted_estimators() {
+        for (format, held) in [
+            (25, TwistedEstimators::SwendsenWang),
+            (21, TwistedEstimators::None),
+        ] {
+            let mut checkpoint = sample();
+            let bytes = checkpoint.encode();
+            let old = sealed_as(bytes[..bytes.len() - CRC_LEN].to_vec(), format);
+            checkpoint.twisted_estimators = held;
+            assert!(same(&VectorCheckpoint::decode(&old).unwrap(), &checkpoint));
+        }
     }
 
     /// A format 13 checkpoint (before replica moves) still resumes, with a record of zeros.
@@ -688,16 +739,16 @@ mod tests {
         )
     }
 
-    /// A run stopped inside a sweep writes format 26: the units word's count after the
+    /// A run stopped inside a sweep writes format 28: the units word's count after the
     /// record's, the word after the record.
     #[test]
-    fn units_of_a_cut_sweep_make_format_26() {
+    fn units_of_a_cut_sweep_make_format_28() {
         let checkpoint = VectorCheckpoint {
             sweep_units: 5,
             ..sample()
         };
         let bytes = checkpoint.encode();
-        assert_eq!(bytes[8..12], [26, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [28, 0, 0, 0]);
         assert_eq!(bytes[100..108], 1u64.to_le_bytes(), "units words");
         assert_eq!(bytes.len(), sample().encode().len() + 8 + 8);
         let last = bytes.len() - CRC_LEN - 8;

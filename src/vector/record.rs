@@ -97,9 +97,10 @@ pub(super) fn cluster_sites(systems: &VectorSystems, k: usize) -> (u64, u64) {
 /// updates of a measured step recorded on a lattice of `sites.0` sites (the kagome lattice's
 /// holes among them), `sites.1` of them occupied ([`crate::engine::clusters`]): Swendsen-Wang's
 /// `sum_C |C|^2` (across an antiperiodic edge `sum_C M_C^2`) estimates `|M|^2`, Wolff's `|C|`
-/// (its seed any of the lattice's sites) `|M|^2` over the lattice's sites.
+/// (across an antiperiodic edge `s_seed M_C`, a wrapping sum that may be negative; its seed any
+/// of the lattice's sites) `|M|^2` over the lattice's sites.
 pub fn cluster_m2(options: ClusterOptions, statistic: u64, (sites, occupied): (u64, u64)) -> f64 {
-    let per_update = statistic as f64 / f64::from(options.clusters);
+    let per_update = statistic as i64 as f64 / f64::from(options.clusters);
     let squared = match options.update {
         ClusterUpdate::SwendsenWang => per_update,
         ClusterUpdate::Wolff => per_update * sites as f64,

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::checkpoint::{TemperingWords, VectorCheckpoint};
+use super::checkpoint::{TemperingWords, TwistedEstimators, VectorCheckpoint};
 use super::record::VectorRecord;
 use super::tempering::VectorTempering;
 use super::tuning::ConeTuning;
@@ -105,7 +105,11 @@ pub(super) fn resume_state(
             widths: checkpoint.widths,
             ..tuning
         },
-        record: without_size_estimates(checkpoint.record, systems, checkpoint.twisted_estimator),
+        record: without_size_estimates(
+            checkpoint.record,
+            systems,
+            (run.config, checkpoint.twisted_estimators),
+        ),
         tempering: swap_every.map(|every| VectorTempering {
             every,
             state,
@@ -142,22 +146,24 @@ pub(super) fn save_checkpoint(
         betas: betas.to_vec(),
         tempering: TemperingWords::of(state.tempering.as_ref()),
         sweep_units: state.sweep_units,
-        twisted_estimator: true,
+        twisted_estimators: TwistedEstimators::Every,
     };
     checkpoint.save(path).map_err(|e| Error::io(path, e))?;
     Ok(checkpoint)
 }
 
 /// `record`, whose clusters' estimators across an antiperiodic edge came from the clusters'
-/// sizes where not `twisted_estimator` (a checkpoint before format 25), without them: they
-/// estimate nothing there, and the summary gives no improved estimators for a series that lacks
-/// some ([`super::summary`]).
+/// sizes where `held` lacks the config's cluster update (a checkpoint before format 25, or 27
+/// of Wolff's), without them: they estimate nothing there, and the summary gives no improved
+/// estimators for a series that lacks some ([`super::summary`]).
 fn without_size_estimates(
     mut record: VectorRecord,
     systems: &VectorSystems,
-    twisted_estimator: bool,
+    (config, held): (&Config, TwistedEstimators),
 ) -> VectorRecord {
-    if !twisted_estimator && systems.boundaries.any_antiperiodic() {
+    let update = config.algorithm.clusters().map(|options| options.update);
+    let sized = update.is_some_and(|update| !held.hold(update));
+    if sized && systems.boundaries.any_antiperiodic() {
         for measured in &mut record.measurements {
             measured.cluster_m2 = f64::NAN;
         }
@@ -172,11 +178,12 @@ mod tests {
     use crate::model::Lattice;
     use crate::stats::VectorMeasurement;
 
-    /// A checkpoint before format 25 of a run across an antiperiodic edge resumes without the
-    /// clusters' estimators it holds (from their sizes); a newer one, or one of a run without
-    /// such an edge, keeps them.
+    /// A checkpoint of a run across an antiperiodic edge resumes without the clusters'
+    /// estimators it holds from their sizes (Swendsen-Wang's before format 25, Wolff's before
+    /// 27); a newer one, or one of a run without such an edge, keeps them.
     #[test]
     fn the_twisted_clusters_size_estimates_are_dropped() {
+        use crate::config::testing::sample_with;
         let measured = VectorMeasurement {
             cluster_m2: 0.25,
             ..VectorMeasurement::default()
@@ -190,12 +197,22 @@ mod tests {
             Boundary::Periodic,
             Boundary::Antiperiodic,
         ]));
-        let estimates = |systems: &VectorSystems, newer: bool| -> Vec<f64> {
-            let kept = without_size_estimates(record.clone(), systems, newer);
+        let config = |update: &str| {
+            let clusters = format!("algorithm: Clusters(update: {update}), seed:");
+            Config::from_ron_str(&sample_with("seed:", &clusters)).unwrap()
+        };
+        let (sw, wolff) = (config("SwendsenWang"), config("Wolff"));
+        let estimates = |systems: &VectorSystems, config: &Config, held| -> Vec<f64> {
+            let kept = without_size_estimates(record.clone(), systems, (config, held));
             kept.measurements.iter().map(|m| m.cluster_m2).collect()
         };
-        assert!(estimates(&twisted, false).iter().all(|m| m.is_nan()));
-        assert_eq!(estimates(&twisted, true), [0.25; 3]);
-        assert_eq!(estimates(&systems, false), [0.25; 3]);
+        use TwistedEstimators::{Every, None, SwendsenWang};
+        for (config, held) in [(&sw, None), (&wolff, None), (&wolff, SwendsenWang)] {
+            assert!(estimates(&twisted, config, held).iter().all(|m| m.is_nan()));
+        }
+        for (config, held) in [(&sw, SwendsenWang), (&sw, Every), (&wolff, Every)] {
+            assert_eq!(estimates(&twisted, config, held), [0.25; 3]);
+        }
+        assert_eq!(estimates(&systems, &wolff, None), [0.25; 3]);
     }
 }

@@ -75,8 +75,8 @@ pub struct VectorSummary {
     pub replica_moves: Vec<ReplicaMoveSummary>,
     /// A cluster step's improved estimators, per temperature, from the sizes of the clusters
     /// of each measured step ([`crate::vector::cluster_m2`]); `m2` and `chi` those of the
-    /// Potts spins' simplex vectors. None without cluster updates, of Wolff across an
-    /// antiperiodic edge, or where a checkpoint written before them left measurements without sizes.
+    /// Potts spins' simplex vectors. None without cluster updates, of the clock, or where a
+    /// checkpoint written before them left measurements without sizes.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub clusters: Vec<ClusterEstimates>,
     /// Kaufman's exact values per temperature (as `runs`) where the model has them
@@ -118,13 +118,8 @@ pub(super) fn summarize(
     let systems_count = systems.systems() as usize;
     let lattice = systems.lattice;
     let shape = (systems.components, lattice.size, lattice.spins());
-    // Across an antiperiodic edge a cluster holds both states, so that its size is not its
-    // magnetisation: Swendsen-Wang records its magnetisation instead; Wolff's size gives no
-    // estimator there, nor do a clock's reflections anywhere.
-    let twisted = systems.boundaries.any_antiperiodic();
-    let clusters_of = (config.algorithm.clusters())
-        .filter(|options| !twisted || options.update == ClusterUpdate::SwendsenWang)
-        .filter(|_| systems.clusters_record_sizes());
+    // A clock's reflections give no estimator.
+    let clusters_of = (config.algorithm.clusters()).filter(|_| systems.clusters_record_sizes());
     let extras = extras(systems);
     let (runs, clusters): (Vec<VectorEstimates>, Vec<Option<ClusterEstimates>>) =
         (0..systems.betas.len())

@@ -247,6 +247,14 @@ def twisted(out):
                     dev = (est["mean"] - exact[name]) / est["err"]
                     line.append(f"{name} {est['mean']:.6f}({est['err']:.6f}) {exact[name]:.6f} {dev:+.2f}")
                 print("  " + "; ".join(line))
+    print("The twisted torus's m2, direct and from the clusters' magnetisations (difference / combined error)")
+    for update in ("sw", "wolff"):
+        for size, s in summaries(out, f"twisted_{update}"):
+            for run, improved in zip(s["runs"], s.get("clusters", [])):
+                direct, improved = run["m2"], improved["m2"]
+                dev = (improved["mean"] - direct["mean"]) / math.hypot(direct["err"], improved["err"])
+                print(f"  {update:5} L = {size:4} beta {run['beta']:.7f}: m2 {direct['mean']:.6f}({direct['err']:.6f}) "
+                      f"improved {improved['mean']:.6f}({improved['err']:.6f}) {dev:+.2f}")
 
 
 def arguments(argv):

@@ -12,7 +12,8 @@
 #   twisted: Swendsen-Wang and Wolff (4 clusters a step) on the 2D torus twisted along y
 #            (`boundaries: (Periodic, Antiperiodic)`, two discrete states on the vector engine),
 #            L = 32 .. 128 at BETAS_TWISTED: e and c against Kaufman's twisted torus
-#            (`spinflip exact --antiperiodic 1`, written beside each run).
+#            (`spinflip exact --antiperiodic 1`, written beside each run), the improved m2 from
+#            the clusters' magnetisations beside the direct one.
 # Then `python3 assets/validation/clusters/analyse.py $OUT --svg tau.svg --bench $OUT/bench.json`
 # prints the tables, fits z, draws tau against L and, with the bench rows, the wall-time table.
 # SIZES_2D, SIZES_3D, SIZES_TAU, SIZES_METROPOLIS, SIZES_TWISTED (set empty: none of that

@@ -398,12 +398,27 @@ fn magnetisation_weight(state: i32, (q, twisted): (u32, bool)) -> i64 {
     }
 }
 
+/// `s_seed M_C` of Wolff's cluster `members` (its seed first) of `states`: each occupied member
+/// adds 1 where its state is the seed's and -1 where not (the other of two states across an
+/// antiperiodic edge), as a wrapping `u64`. Averaged over the seed, a site of the lattice, it is
+/// `sum_C M_C^2 / N` over the Swendsen-Wang clusters; without an antiperiodic edge it is `|C|`.
+fn seed_magnetisation(states: &[i32], members: &[u32], vacancy: i32) -> u64 {
+    let seed = states[members[0] as usize];
+    let occupied = members.iter().map(|&m| states[m as usize]);
+    let signs = occupied.filter(|&s| s != vacancy).map(|s| match s == seed {
+        true => 1i64,
+        false => -1,
+    });
+    signs.sum::<i64>() as u64
+}
+
 /// One cluster update of kind `update` of a lattice of discrete `states` of `systems` at bond
 /// activation threshold `threshold`, keyed `(seed, update number, the run's system)`: the
 /// kernels' passes in order over the whole lattice for Swendsen-Wang, Wolff's cluster grown
 /// from its seed ([`crate::engine::clusters`]). Returns its statistic over the occupied sites
 /// where it `records` (Swendsen-Wang's `sum_C |C|^2`, with an antiperiodic edge `sum_C M_C^2`
-/// of the clusters' magnetisations; Wolff's `|C|`), else 0.
+/// of the clusters' magnetisations; Wolff's `|C|`, with an antiperiodic edge
+/// [`seed_magnetisation`]), else 0.
 fn cluster_update(
     systems: &VectorSystems,
     states: &mut [i32],
@@ -431,8 +446,10 @@ fn cluster_update(
         };
         growth.grow_over(lattice, lattice.size, active);
         let members = growth.members();
-        let occupied = members.iter().filter(|&&m| states[m as usize] != vacancy);
-        let statistic = if records { occupied.count() as u64 } else { 0 };
+        let statistic = match records {
+            true => seed_magnetisation(states, members, vacancy),
+            false => 0,
+        };
         let shift = wolff_shift(seed, q, number, batch);
         shift_cluster(states, members, (q, shift));
         return statistic;

@@ -158,7 +158,7 @@ fn cluster_updates_on_other_lattices_give_the_exact_energy_and_moments() {
 /// opposite spins: the diluted Ising model on the 6^2 torus twisted along both axes (the
 /// diagonal from the corner `(5, 5)` crosses both edges and keeps its sign) by Swendsen-Wang
 /// and Wolff, against exact enumeration of the occupied sites on couplings stated here from
-/// the coordinates (`e`, `c`, `m2`, `m4`).
+/// the coordinates (`e`, `c`, `m2`, `m4`, and `m2` from the clusters' magnetisations).
 #[test]
 fn cluster_updates_across_the_triangular_lattices_antiperiodic_edges_give_the_exact_moments() {
     use crate::config::Boundary::Antiperiodic;

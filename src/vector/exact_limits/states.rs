@@ -530,8 +530,7 @@ fn clusters_alone(
 }
 
 /// [`clusters_alone`] of `states` on `place` at `beta`, 6000 updates, against the enumeration's
-/// `exact` ([`assert_cluster_moments_near`]; across an antiperiodic edge, where the runs report
-/// no improved estimator, [`assert_moments_near`]).
+/// `exact` ([`assert_cluster_moments_near`]).
 pub(super) fn assert_clusters_give(
     what: &str,
     (states, place): (
@@ -542,12 +541,8 @@ pub(super) fn assert_clusters_give(
     update: crate::config::ClusterUpdate,
     exact: &StateAverages,
 ) {
-    let twisted = place.2.any_antiperiodic();
     let (estimates, improved) = clusters_alone(states, place, beta, update, 6000);
-    match twisted && update == crate::config::ClusterUpdate::Wolff {
-        true => assert_moments_near(what, &estimates, exact),
-        false => assert_cluster_moments_near(what, (&estimates, &improved), exact),
-    }
+    assert_cluster_moments_near(what, (&estimates, &improved), exact);
 }
 
 /// The cluster updates of discrete states sample the Boltzmann distribution: the 2-state Potts
@@ -629,8 +624,8 @@ fn cluster_updates_give_the_exact_energies_and_moments() {
 /// 4^2 open along x and antiperiodic along y (Swendsen-Wang) and on 2^3 antiperiodic along x
 /// and z (Wolff; two bonds join each pair of neighbours, one of them reversed), against exact
 /// enumeration on the edges' couplings (`e`, `c`, `m2`, `m4`, and the clusters' estimator of
-/// `m2`: of the clusters' magnetisations by Swendsen-Wang across an antiperiodic edge, none by
-/// Wolff there).
+/// `m2`: across an antiperiodic edge of the clusters' magnetisations, `sum_C M_C^2` by
+/// Swendsen-Wang and `s_seed M_C` of the seed's cluster by Wolff).
 #[test]
 fn cluster_updates_with_open_and_antiperiodic_edges_give_the_exact_energy_and_moments() {
     use crate::config::Boundary::{Antiperiodic, Open, Periodic};
