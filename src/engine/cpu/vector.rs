@@ -137,7 +137,10 @@ impl CpuVector {
                                 let threshold = clusters.as_ref().expect("checked")[t];
                                 let key = (systems.seed, run.sweep, system);
                                 let (kind, records) = ((update, threshold), run.records);
-                                statistic += cluster_update(systems, spins, kind, key, records);
+                                // Wolff's s_seed M_C is a wrapping word (negative across an
+                                // antiperiodic edge), summed as the kernels sum it.
+                                let recorded = cluster_update(systems, spins, kind, key, records);
+                                statistic = u64::wrapping_add(statistic, recorded);
                                 return 0;
                             }
                             assert!(
@@ -196,7 +199,7 @@ impl CpuVector {
             self.record
                 .iter_mut()
                 .zip(statistics)
-                .for_each(|(r, s)| *r += s);
+                .for_each(|(r, s)| *r = r.wrapping_add(s));
         }
         counted.into_iter().map(|(accepted, _)| accepted).collect()
     }
