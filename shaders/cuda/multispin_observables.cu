@@ -1,4 +1,4 @@
-// Per lane of every word system: up spins and satisfied bonds (J s s' = +1, each bond once via
+// Per lane of every word system: up spins (STAGGERED: up on colour 0, down on colour 1) and satisfied bonds (J s s' = +1, each bond once via
 // the forward neighbours; the triangular lattice's diagonal the third), counted with bit-sliced lane counters along strips of LINE_RUN lines
 // of sites, summed per block and added to 64-bit counters; the twin of multispin_observables.wgsl. CPU twin:
 // src/engine/cpu/multispin_observables.rs. Layout of `observations`: [slot][g][lane][up,
@@ -17,6 +17,9 @@ constexpr bool COUNT_UP = SPINFLIP_COUNT_UP != 0u;
 // them already; block 0 of each word system copies them instead (about a third of the kernel's
 // time, without the neighbours' and couplings' loads).
 constexpr bool COUNT_BONDS = SPINFLIP_COUNT_BONDS != 0u;
+// Whether the up spins counted are the bipartite antiferromagnet's staggered ones: up on colour
+// 0, down on colour 1.
+constexpr bool STAGGERED = SPINFLIP_STAGGERED != 0u;
 
 // Satisfied-bond lanes of the bond in direction +d of the word at `cw` with spin `spin`.
 __device__ __forceinline__ unsigned satisfied(const unsigned* bonds, unsigned spin,
@@ -93,7 +96,8 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                 // The kagome lattice's spins and bonds (2D: y is the row).
                 const unsigned h = y & 1u;
                 if (COUNT_UP) {
-                    tally_add3(up, is_hole(walk.p, h) ? 0u : spin, 0u, 0u);
+                    const unsigned counted = STAGGERED && colour == 1u ? ~spin : spin;
+                    tally_add3(up, is_hole(walk.p, h) ? 0u : counted, 0u, 0u);
                 }
                 if (COUNT_BONDS) {
                     const uint2 x = x_neighbours(other[cw], other[cw + walk.adjacent], walk.p);

@@ -1,4 +1,4 @@
-// Per lane of every word system: up spins and satisfied bonds (J s s' = +1, each bond once via
+// Per lane of every word system: up spins (STAGGERED: up on colour 0, down on colour 1) and satisfied bonds (J s s' = +1, each bond once via
 // the forward neighbours; the triangular lattice's diagonal the third), counted with bit-sliced lane counters along strips of LINE_RUN lines
 // of sites, summed per workgroup and added to 64-bit counters. CPU twin: src/engine/cpu/multispin_observables.rs.
 // Layout of `observations`: [slot][g][lane][up_lo, up_hi, satisfied_lo, satisfied_hi].
@@ -17,6 +17,9 @@ override DISORDERED: bool = false;
 // Whether the up spins are counted: not for a swap round at zero field, whose decisions need
 // the satisfied bonds alone (the swap kernel never reads the up half of its records then).
 override COUNT_UP: bool = true;
+// Whether the up spins counted are the bipartite antiferromagnet's staggered ones: up on colour
+// 0, down on colour 1.
+override STAGGERED: bool = false;
 
 // Per lane: up spins (0..31) and satisfied bonds (32..63) of the workgroup.
 var<workgroup> lane_totals: array<atomic<u32>, 64>;
@@ -67,7 +70,8 @@ fn main(thread: Thread) {
                     bond_z = satisfied(spin, diagonal.y, own_bonds, 2u, cw);
                 }
                 if COUNT_UP {
-                    tally_add3(&up, select(spin, 0u, is_hole(walk.p, h)), 0u, 0u);
+                    let counted = select(spin, ~spin, STAGGERED && colour == 1u);
+                    tally_add3(&up, select(counted, 0u, is_hole(walk.p, h)), 0u, 0u);
                 }
                 tally_add3(
                     &bonds,

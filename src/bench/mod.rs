@@ -89,6 +89,12 @@ pub fn bench(options: &BenchOptions) -> Result<()> {
             options.dims
         )));
     }
+    if options.antiferromagnet && options.model != BenchModel::Ising {
+        return Err(Error::Usage(format!(
+            "--antiferromagnet is of the Ising model (--model ising), got --model {}",
+            options.model.label()
+        )));
+    }
     if let Some(bad) = options.sizes.iter().find(|&&l| l < 2 || l % 2 != 0) {
         return Err(Error::Usage(format!(
             "--sizes must be even and >= 2, got {bad}"

@@ -188,6 +188,11 @@ pub struct BenchOptions {
     /// runs do); the row times the sweeps with their moves, against a row without them.
     #[arg(long, requires = "tempering")]
     pub houdayer: bool,
+    /// With `--model ising`: the antiferromagnet (every `J = -1`), on the multispin engines as
+    /// coupling bits (on the bipartite lattices its staggered magnetisation counted by
+    /// sublattice); on the simple engine, two discrete states on the vector engine.
+    #[arg(long)]
+    pub antiferromagnet: bool,
     /// The lattice (2D): the square one, or the triangular, honeycomb or kagome lattice on the
     /// vector-spin engine (the Ising model as two discrete states); the honeycomb and triangular
     /// Ising models with `--engine amsc` or `smsc` (no `simple`) on the multispin engine.
@@ -230,15 +235,18 @@ impl BenchOptions {
             .any(|&engine| bench_config(self, Backend::Cpu, engine, size).is_vector())
     }
 
-    /// The model of the multispin engine's rows: its label, and the lattice where it is not
-    /// the square or cubic one ("Ising honeycomb").
+    /// The model of the multispin engine's rows: its label, the antiferromagnet, and the
+    /// lattice where it is not the square or cubic one ("Ising antiferromagnet honeycomb").
     pub fn row_model(&self) -> String {
-        let label = self.model.label();
+        let mut label = self.model.label().to_string();
+        if self.antiferromagnet {
+            label += " antiferromagnet";
+        }
         match self.lattice.to_possible_value() {
             Some(lattice) if self.lattice != LatticeArg::Square => {
                 format!("{label} {}", lattice.get_name())
             }
-            _ => label.to_string(),
+            _ => label,
         }
     }
 
@@ -305,7 +313,7 @@ pub(super) fn bench_config(
         BenchModel::Ising => Model::Ising {
             dims,
             size,
-            antiferromagnet: false,
+            antiferromagnet: options.antiferromagnet,
             lattice: options.lattice.kind(),
             boundaries: Boundaries::PERIODIC,
             field,

@@ -507,19 +507,27 @@ impl Model {
 
     /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings,
     /// with an open axis (the multispin engine's bits hold neither an empty site nor a bond of
-    /// 0), or antiferromagnetic on a bipartite lattice (whose staggered magnetisation the
-    /// multispin engine does not measure). The honeycomb lattice's brick wall is the square
-    /// lattice's words with a y bond left out, the triangular lattice's the square lattice's
-    /// words with the diagonal bond added, the kagome lattice's the triangular lattice's words
-    /// with its holes left alone.
+    /// 0), or antiferromagnetic on a bipartite lattice in a field (the multispin engine
+    /// measures the staggered magnetisation in place of the uniform one, which the field's
+    /// energy needs). The honeycomb lattice's brick wall is the square lattice's words with a y
+    /// bond left out, the triangular lattice's the square lattice's words with the diagonal
+    /// bond added, the kagome lattice's the triangular lattice's words with its holes left
+    /// alone.
     fn ising_as_states(&self) -> bool {
         let per_bond = self.disorder() == Disorder::Gaussian || self.boundaries().any_open();
+        let staggered_in_field = self.is_staggered() && self.field() != 0.0;
+        self.is_ising() && (self.dilution() != 0.0 || per_bond || staggered_in_field)
+    }
+
+    /// Whether the model is the Ising antiferromagnet on a bipartite lattice (square, cubic,
+    /// honeycomb), whose order parameter is the staggered magnetisation `sum_i (-1)^(x+y+z)
+    /// s_i`, the sublattices being the checkerboard's colours.
+    pub fn is_staggered(&self) -> bool {
         let bipartite = !matches!(
             self.lattice(),
             LatticeKind::Triangular | LatticeKind::Kagome
         );
-        let staggered = self.is_antiferromagnet() && bipartite;
-        self.is_ising() && (self.dilution() != 0.0 || per_bond || staggered)
+        self.is_ising() && self.is_antiferromagnet() && bipartite
     }
 
     /// Whether the model is the Ising model or the Edwards-Anderson glass on the honeycomb,

@@ -68,20 +68,23 @@ impl Config {
 }
 
 impl Config {
-    /// An Ising model twisted by an antiperiodic axis, or on the honeycomb, triangular or kagome
-    /// lattice, under `engine: Auto`, which [`Config::is_vector`] sends to two discrete states,
-    /// resolved instead to the multispin layout `Auto` picks ([`auto_candidates`]) where one
-    /// fits: the reversed bonds run as the layout's coupling bits, the brick wall as words whose
-    /// sites skip one y bond, the triangular lattice's diagonal bonds as words of the same
-    /// colour (the kagome lattice's with its holes left alone), many times faster. With how it
-    /// was chosen; `None` where no layout fits, the model runs as states for another reason
-    /// (dilution, an open axis, replica moves) or the run is of cluster updates, which no
+    /// An Ising model twisted by an antiperiodic axis, on the honeycomb, triangular or kagome
+    /// lattice, or the bipartite antiferromagnet at zero field, under `engine: Auto`, which
+    /// [`Config::is_vector`] sends to two discrete states, resolved instead to the multispin
+    /// layout `Auto` picks ([`auto_candidates`]) where one fits: the reversed bonds run as the
+    /// layout's coupling bits, the brick wall as words whose sites skip one y bond, the
+    /// triangular lattice's diagonal bonds as words of the same colour (the kagome lattice's
+    /// with its holes left alone), the antiferromagnet's staggered magnetisation counted by
+    /// colour, many times faster. With how it was chosen; `None` where no layout fits, the
+    /// model runs as states for another reason (dilution, an open axis, replica moves, an
+    /// antiferromagnet's population annealing) or the run is of cluster updates, which no
     /// multispin engine makes.
     pub fn states_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
         let shaped = self.model.is_shaped_ising();
+        let staggered = self.model.is_staggered();
         let clusters = self.algorithm.clusters().is_some();
-        if self.engine != EngineKind::Auto || !(twisted || shaped) || clusters {
+        if self.engine != EngineKind::Auto || !(twisted || shaped || staggered) || clusters {
             return None;
         }
         let on_multispin = |engine| Config {
@@ -101,6 +104,10 @@ impl Config {
             engine.multispin().is_some() && validate_engine(&view, engine).is_ok()
         })?;
         let why = match (twisted, self.model.lattice()) {
+            _ if staggered => format!(
+                "the antiferromagnet runs as coupling bits, its staggered magnetisation counted \
+                 by sublattice; {why}"
+            ),
             (true, _) => format!("an antiperiodic axis runs as coupling bits; {why}"),
             (false, LatticeKind::Honeycomb) => {
                 format!("the honeycomb's brick wall runs on multispin words; {why}")
@@ -532,8 +539,8 @@ mod tests {
 
     /// The honeycomb's Ising model (a twisted torus, the +-J glass) runs on multispin words
     /// where the config names them or `Auto` finds a layout that fits, at sizes past the vector
-    /// engine's 2^31 sites too; on two discrete states otherwise, and always as an
-    /// antiferromagnet.
+    /// engine's 2^31 sites too, and so does its antiferromagnet at zero field outside population
+    /// annealing; on two discrete states otherwise.
     #[test]
     fn the_honeycomb_ising_model_takes_multispin_words_where_they_fit() {
         let honeycomb = |from: &str, to: &str| {
@@ -564,10 +571,24 @@ mod tests {
             &invalid_message(&simple),
             &["Simple", "Multispin", "honeycomb"],
         );
+        // The antiferromagnet: on words at zero field, its staggered magnetisation counted by
+        // sublattice; on states in a field and in population annealing.
         let antiferromagnet = honeycomb("replicas: 4", "replicas: 32")
-            .replace("field: 0.0,", "field: 0.0, antiferromagnet: true,");
-        let config = Config::from_ron_str(&antiferromagnet).unwrap();
-        assert!(config.is_vector() && resolved(&antiferromagnet).is_none());
+            .replace("Honeycomb)", "Honeycomb, antiferromagnet: true)");
+        let (on_words, choice) = resolved(&antiferromagnet).expect("a layout fits");
+        assert_mentions(&choice, &["staggered"]);
+        assert!(Config::from_ron_str(&antiferromagnet).unwrap().is_vector());
+        assert!(!on_words.is_vector());
+        let in_field = antiferromagnet.replace("field: 0.0", "field: 0.5");
+        assert!(resolved(&in_field).is_none());
+        let annealed = include_str!("../../assets/examples/interface_tension.ron").replace(
+            "boundaries: (Periodic, Antiperiodic)",
+            "antiferromagnet: true",
+        );
+        assert!(annealed.contains("antiferromagnet: true"));
+        assert!(resolved(&annealed).is_none());
+        let named = annealed.replace("seed:", "engine: Multispin(layout: Smsc), seed:");
+        assert!(Config::from_ron_str(&named).unwrap().is_vector());
         let twisted = honeycomb("replicas: 4", "replicas: 32").replace(
             "lattice: Honeycomb",
             "lattice: Honeycomb, boundaries: (Periodic, Antiperiodic)",

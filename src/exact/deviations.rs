@@ -12,7 +12,8 @@ pub const EXACT_TOLERANCE_SIGMAS: f64 = 4.0;
 
 /// Kaufman's exact values of `model` at `beta`, where they exist: the Ising ferromagnet on the
 /// square lattice at zero field, neither diluted nor open (on the torus, or twisted by its
-/// antiperiodic axes where the twisted terms keep their digits, [`kaufman_twisted`]), and the
+/// antiperiodic axes where the twisted terms keep their digits, [`kaufman_twisted`]), its
+/// antiferromagnet (the ferromagnet of the spins `(-1)^(x+y) s`, the sizes being even), and the
 /// 2-state Potts model, the Ising model at half the coupling shifted by a bond energy a site
 /// (`delta(s, s') = (1 + s s')/2`: `e = -1 + e_I/2`, `f = -1 + f_I/2`, `c = c_I` at `beta/2`).
 pub fn kaufman_of(model: &Model, beta: f64) -> Option<ExactIsing2d> {
@@ -20,7 +21,7 @@ pub fn kaufman_of(model: &Model, beta: f64) -> Option<ExactIsing2d> {
     let plain = model.lattice() == LatticeKind::Square
         && model.field() == 0.0
         && model.disorder() == Disorder::Ferromagnet
-        && !model.is_antiferromagnet()
+        && (!model.is_antiferromagnet() || model.is_staggered())
         && model.dilution() == 0.0
         && !boundaries.any_open();
     if !plain {
@@ -80,9 +81,9 @@ mod tests {
             .model
     }
 
-    /// Kaufman's values for the square torus, twisted or not, and the 2-state Potts model;
-    /// none in a field, diluted, with an open edge, on another lattice or past the twisted
-    /// terms' digits.
+    /// Kaufman's values for the square torus, twisted or not, its antiferromagnet, and the
+    /// 2-state Potts model; none in a field, diluted, with an open edge, on another lattice, of
+    /// the Potts antiferromagnet or past the twisted terms' digits.
     #[test]
     fn kaufman_values_are_those_of_the_models_that_have_them() {
         let at = |text: &str, beta: f64| kaufman_of(&model(text), beta);
@@ -91,6 +92,9 @@ mod tests {
         let twisted = format!("{plain}, boundaries: (Periodic, Antiperiodic))");
         assert_eq!(at(&twisted, 0.4), kaufman_twisted(8, 0.4, 1));
         assert!(at(&twisted, 0.4) != Some(kaufman(8, 0.4)));
+        let antiferromagnet =
+            format!("{plain}, antiferromagnet: true, boundaries: (Periodic, Antiperiodic))");
+        assert_eq!(at(&antiferromagnet, 0.4), kaufman_twisted(8, 0.4, 1));
         let potts = at("Potts(q: 2, dims: 2, size: 8)", 0.8).unwrap();
         assert_eq!(potts.c, kaufman(8, 0.4).c);
         assert_eq!(potts.e, -1.0 + kaufman(8, 0.4).e / 2.0);
@@ -99,7 +103,8 @@ mod tests {
             "Ising(dims: 2, size: 8, field: 0.0, dilution: 0.1)",
             "Ising(dims: 2, size: 8, field: 0.0, boundaries: (Open, Periodic))",
             "Ising(dims: 2, size: 9, field: 0.0, lattice: Triangular)",
-            "Ising(dims: 2, size: 8, field: 0.0, antiferromagnet: true)",
+            "Ising(dims: 2, size: 8, field: 0.1, antiferromagnet: true)",
+            "Potts(q: 2, dims: 2, size: 8, antiferromagnet: true)",
             "Potts(q: 3, dims: 2, size: 8)",
         ] {
             assert_eq!(at(other, 0.4), None, "{other}");

@@ -93,14 +93,18 @@ pub struct SeriesRow {
     pub magnetisation: i64,
 }
 
-/// CSV text of a time series with per-site columns for convenience.
-pub fn series_csv(rows: &[SeriesRow], sites: u64) -> String {
+/// CSV text of a time series with per-site columns for convenience; where `staggered`, the
+/// magnetisation is the staggered one (columns `M_s`, `m_s`).
+pub fn series_csv(rows: &[SeriesRow], sites: u64, staggered: bool) -> String {
     let with_samples = rows.first().is_some_and(|r| r.sample.is_some());
     let mut csv = String::from(if with_samples {
         "measurement,sweep,sample,replica,E,M,e,m\n"
     } else {
         "measurement,sweep,replica,E,M,e,m\n"
     });
+    if staggered {
+        csv = csv.replace(",M,e,m", ",M_s,e,m_s");
+    }
     let n = sites as f64;
     for r in rows {
         let _ = write!(csv, "{},{},", r.measurement, r.sweep);
@@ -701,7 +705,10 @@ mod tests {
             energy: -8.0,
             magnetisation: 4,
         }];
-        let csv = series_csv(&rows, 4);
+        let csv = series_csv(&rows, 4, false);
         assert_eq!(csv.lines().nth(1), Some("0,10,1,-8,4,-2,1"));
+        let staggered = series_csv(&rows, 4, true);
+        let head = "measurement,sweep,replica,E,M_s,e,m_s";
+        assert_eq!(staggered.lines().next(), Some(head));
     }
 }

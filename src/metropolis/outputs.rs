@@ -92,12 +92,12 @@ pub(super) fn write_outputs(
         write_file(
             out,
             &name("timeseries"),
-            series_csv(&rows, sites).as_bytes(),
+            series_csv(&rows, sites, summary.staggered).as_bytes(),
         )?;
         write_file(
             out,
             &name("thermalization"),
-            series_csv(&thermalization_rows, sites).as_bytes(),
+            series_csv(&thermalization_rows, sites, summary.staggered).as_bytes(),
         )?;
         if disordered {
             write_file(

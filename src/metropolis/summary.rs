@@ -44,6 +44,10 @@ pub struct Summary {
     /// How the multispin engine drew its random numbers, and what that means for the lanes.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub randoms: Option<String>,
+    /// Whether the magnetisation of every estimate and series is the staggered one,
+    /// `M_s = sum_i (-1)^(x+y+z) s_i`: the antiferromagnet's on a bipartite lattice.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub staggered: bool,
     /// What one independent unit of the errors is; every temperature's `units` counts them.
     #[serde(default)]
     pub independent_unit: String,
@@ -141,9 +145,18 @@ pub(super) fn summarize(
         Some(_) => Some("exact: an independent uniform per lane and decision".to_string()),
         None => None,
     };
+    let magnetisation = match systems.staggered() {
+        true => "|m_s|",
+        false => "|m|",
+    };
     let taus: Vec<(&str, f64)> = match systems.disorder {
         Disorder::Ferromagnet => (runs.iter())
-            .map(|r| largest_tau(&[("e", r.estimates.tau_e), ("|m|", r.estimates.tau_abs_m)]))
+            .map(|r| {
+                largest_tau(&[
+                    ("e", r.estimates.tau_e),
+                    (magnetisation, r.estimates.tau_abs_m),
+                ])
+            })
             .collect(),
         Disorder::Bimodal | Disorder::Gaussian => (spin_glass.iter())
             .map(|t| largest_tau(&[("e", t.tau_e), ("q2", t.tau_q2)]))
@@ -167,6 +180,7 @@ pub(super) fn summarize(
     Summary {
         run: RunDescription::new(config, info.clone(), engine_choice),
         randoms,
+        staggered: systems.staggered(),
         independent_unit: unit_description,
         sweeps: schedule.total(),
         measurements: schedule.measurements_before(schedule.total())

@@ -73,6 +73,13 @@ pub fn summary_table(summary: &Summary) -> String {
         }
         return table;
     }
+    let (m, u4) = match summary.staggered {
+        true => ("|m_s|", "U4_s"),
+        false => ("|m|", "U4"),
+    };
+    if summary.staggered {
+        table += "m_s: the staggered magnetisation, sum_i (-1)^(x+y+z) s_i / N\n";
+    }
     table += &table_heading(
         scale,
         &[
@@ -80,8 +87,8 @@ pub fn summary_table(summary: &Summary) -> String {
             ("e exact", 13),
             ("c", 22),
             ("c exact", 13),
-            ("|m|", 20),
-            ("U4", 20),
+            (m, 20),
+            (u4, 20),
             ("tau_e", 8),
         ],
     );

@@ -37,9 +37,9 @@ pub struct IsingSystems {
     /// reversed ([`IsingSystems::antiferromagnetic_bonds`]); the Ising engines take no open
     /// edge (a bond of 0).
     pub boundaries: Boundaries,
-    /// Every `J = -1`: every bond reversed ([`IsingSystems::antiferromagnetic_bonds`]). The
-    /// Ising engines run it only on lattices that are not bipartite (triangular, kagome), whose
-    /// antiferromagnet has no staggered magnetisation to measure.
+    /// Every `J = -1`: every bond reversed ([`IsingSystems::antiferromagnetic_bonds`]). On a
+    /// bipartite lattice the multispin engine measures its staggered magnetisation
+    /// ([`IsingSystems::staggered`]).
     pub antiferromagnet: bool,
 }
 
@@ -88,6 +88,13 @@ impl IsingSystems {
             Some(instance) => instance.bonds(sample).to_vec(),
             None => antiferromagnetic_bonds(self.disorder, &self.lattice, self.seed, sample),
         }
+    }
+
+    /// Whether the magnetisation measured is the staggered one, `M_s = sum_i (-1)^(x+y+z) s_i`
+    /// (up spins counted on colour 0, down spins on colour 1 of the checkerboard): the
+    /// antiferromagnet's on a bipartite lattice (square, cubic, honeycomb), at zero field.
+    pub fn staggered(&self) -> bool {
+        self.antiferromagnet && self.lattice.shape.is_bipartite()
     }
 
     /// Whether the engines read coupling bits: a spin glass's, an antiferromagnet's, or a

@@ -94,6 +94,15 @@ const FERROMAGNET: [Observable<IsingEstimates>; 5] = [
     ("u4", "U4", |t| Some(t.u4)),
 ];
 
+/// The bipartite antiferromagnet's, whose magnetisation is the staggered one.
+const STAGGERED: [Observable<IsingEstimates>; 5] = [
+    ("e", "e", |t| Some(t.e)),
+    ("c", "c", |t| Some(t.c)),
+    ("abs_ms", "|m_s|", |t| Some(t.abs_m)),
+    ("chi_s", "chi_s", |t| Some(t.chi)),
+    ("u4_s", "U4_s", |t| Some(t.u4)),
+];
+
 const SPIN_GLASS: [Observable<SpinGlassEstimates>; 6] = [
     ("e", "e", |t| Some(t.e)),
     ("c", "c", |t| Some(t.c)),
@@ -126,6 +135,7 @@ const TENSOR_GLASS: [Observable<TensorGlassEstimates>; 3] = [
 
 /// What several runs of one model at different L are overlaid on, for finite-size crossings.
 const FERROMAGNET_OVERLAYS: &[&str] = &["u4", "e"];
+const STAGGERED_OVERLAYS: &[&str] = &["u4_s", "e"];
 const SPIN_GLASS_OVERLAYS: &[&str] = &["g", "xi_over_l"];
 const VECTOR_OVERLAYS: &[&str] = &["u4", "xi_over_l", "helicity", "u4_s"];
 
@@ -198,10 +208,14 @@ impl From<&Summary> for RunEstimates {
             false => {
                 let estimates: Vec<IsingEstimates> =
                     summary.runs.iter().map(|r| r.estimates.clone()).collect();
+                let (table, overlaid) = match summary.staggered {
+                    true => (&STAGGERED, STAGGERED_OVERLAYS),
+                    false => (&FERROMAGNET, FERROMAGNET_OVERLAYS),
+                };
                 (
                     estimates.iter().map(|t| t.beta).collect(),
-                    measured_table(&FERROMAGNET, &estimates, |t| t.beta),
-                    FERROMAGNET_OVERLAYS,
+                    measured_table(table, &estimates, |t| t.beta),
+                    overlaid,
                 )
             }
         };
@@ -577,13 +591,18 @@ fn binned_density(histogram: &[(f64, u64)]) -> Option<Vec<Point>> {
     )
 }
 
-/// E/N and |M|/N versus sweep at temperature `t`: the first system (replica 0 of sample 0) and,
+/// E/N and |M|/N (the bipartite antiferromagnet's |M_s|/N) versus sweep at temperature `t`: the first system (replica 0 of sample 0) and,
 /// drawn over it, the mean over every system of the temperature, at every k-th measurement where
 /// there are more than [`MAX_TRACE_POINTS`].
 pub fn timeseries_figure(run: &RunEstimates, t: usize, series: &TemperatureSeries) -> Figure {
     let beta = run.betas[t];
     let scale = run.run.temperature_scale;
     let mean_label = format!("mean of {} systems", series.systems);
+    // The bipartite antiferromagnet's series hold its staggered magnetisation.
+    let magnetisation = match run.overlaid == STAGGERED_OVERLAYS {
+        true => "|M_s|/N",
+        false => "|M|/N",
+    };
     let panel = |y_label: &str, of: fn(&Trace) -> &[f64]| Panel {
         y_label: y_label.to_string(),
         curves: vec![
@@ -605,7 +624,10 @@ pub fn timeseries_figure(run: &RunEstimates, t: usize, series: &TemperatureSerie
             run.thermalization_measurements
         ),
         x_label: "sweep".to_string(),
-        panels: vec![panel("E/N", |t| &t.energy), panel("|M|/N", |t| &t.abs_m)],
+        panels: vec![
+            panel("E/N", |t| &t.energy),
+            panel(magnetisation, |t| &t.abs_m),
+        ],
         production_from: thermalization_end(run, series),
     }
 }
@@ -711,6 +733,7 @@ mod tests {
                 lattice: None,
             },
             randoms: None,
+            staggered: false,
             independent_unit: "a replica".into(),
             sweeps: 10,
             measurements: 10,

@@ -2,7 +2,8 @@
 //! per-lane observations and the same overlap counts, bit for bit: 2D and 3D, AMSC (lanes as
 //! replicas, samples, temperatures) and SMSC, ferromagnet and Edwards-Anderson, with and without
 //! a field, the honeycomb lattice's brick wall, the triangular lattice (its four passes, the
-//! antiferromagnet), exact, packed and shared random numbers, engines
+//! antiferromagnet), the bipartite antiferromagnets' staggered counts, exact, packed and shared
+//! random numbers, engines
 //! opened for fixed and for changing
 //! betas, plans of one batch and of several, sweeps in pieces over several plans, every block
 //! size; wgpu on both WGSL Philox paths and without bounds checks, CUDA with threshold tables
@@ -41,6 +42,7 @@ backends! {
         twisted_tori_match_cpu_bit_for_bit,
         honeycomb_lattices_match_cpu_bit_for_bit,
         triangular_lattices_match_cpu_bit_for_bit,
+        bipartite_antiferromagnets_match_cpu_bit_for_bit,
         word_systems_past_the_grid_z_limit_match_cpu_bit_for_bit,
     ],
     wgpu: [
@@ -418,6 +420,36 @@ fn triangular_cases() -> Vec<Case> {
         kagome(packed(case(2, 192, Layout::Smsc, Ferromagnet))),
         kagome(case(2, 12, AMSC_SAMPLES, Bimodal)),
     ]
+}
+
+/// The antiferromagnet on the bipartite lattices, whose observations count the staggered up
+/// spins (up on colour 0, down on colour 1): the square lattice with replicas in lanes, packed
+/// randoms and SMSC, the cubic lattice with temperatures in lanes, the honeycomb's brick wall
+/// and the torus twisted along y. A kernel that counts the plain up spins gives other counts
+/// than the CPU's.
+fn bipartite_antiferromagnets_match_cpu_bit_for_bit<B: Gpu>() {
+    use Boundary::{Antiperiodic, Periodic};
+    use Disorder::Ferromagnet;
+    let antiferromagnet = |case: Case| Case {
+        antiferromagnet: true,
+        ..case
+    };
+    let cases = [
+        antiferromagnet(case(2, 8, AMSC_REPLICAS, Ferromagnet)),
+        antiferromagnet(packed(case(2, 64, Layout::Smsc, Ferromagnet))),
+        antiferromagnet(case(3, 4, AMSC_TEMPERATURES, Ferromagnet)),
+        antiferromagnet(Case {
+            shape: Shape::Honeycomb,
+            ..case(2, 6, AMSC_REPLICAS, Ferromagnet)
+        }),
+        antiferromagnet(Case {
+            boundaries: Boundaries::new(&[Periodic, Antiperiodic]),
+            ..case(2, 8, AMSC_REPLICAS, Ferromagnet)
+        }),
+    ];
+    for case in cases {
+        compare(&case, B::default());
+    }
 }
 
 fn triangular_lattices_match_cpu_bit_for_bit<B: Gpu>() {

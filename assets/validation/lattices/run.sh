@@ -15,6 +15,9 @@
 #   squareaf, honeyaf: the Ising antiferromagnet on the square and honeycomb lattices (bipartite:
 #            the ferromagnet with one sublattice reversed) around the ferromagnet's K_c
 #            (ln(1 + sqrt 2)/2 square): U4 crossings of the staggered magnetisation;
+#   squareafms, honeyafms: the same antiferromagnets on the multispin engine (32 replicas in
+#            the lanes of its words, the staggered magnetisation counted by sublattice), at
+#            larger L, on the 7 betas of the SW parts below;
 #   triaf, kagaf: the Ising antiferromagnet annealed from beta = 0 to 5 (population annealing,
 #            R = POPULATION, STEPS steps linear in beta, four runs: 1.03 x 4 R systems within the
 #            GPU grid's 65535; on multispin words, where engine: Auto puts them): the entropy
@@ -22,7 +25,8 @@
 #            s = beta (e - f) at the end against the residual entropy 0.3230659669 (Wannier,
 #            triangular) and 0.50183 (Kano and Naya, kagome).
 # Then `python3 assets/validation/lattices/analyse.py $OUT_DIR` prints the tables.
-# SIZES_TRI, SIZES_HONEY, SIZES_HONEYMS, SIZES_TRIMS, SIZES_KAGMS, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF, SIZES_TRIAF,
+# SIZES_TRI, SIZES_HONEY, SIZES_HONEYMS, SIZES_TRIMS, SIZES_KAGMS, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF,
+# SIZES_SQUAREAFMS, SIZES_HONEYAFMS, SIZES_TRIAF,
 # SIZES_KAGAF, SWEEPS, EVERY (sweeps between measurements), STEPS_SW, REPLICAS, POPULATION,
 # STEPS, PARTS, BACKEND override.
 set -euo pipefail
@@ -33,7 +37,7 @@ BACKEND=${BACKEND:-Cuda}
 SWEEPS=${SWEEPS:-200000}
 REPLICAS=${REPLICAS:-16}
 STEPS_SW=${STEPS_SW:-40000}
-PARTS=${PARTS:-tri honey honeyms trims kagms kagome trisw honeysw kagomesw squareaf honeyaf triaf kagaf}
+PARTS=${PARTS:-tri honey honeyms trims kagms kagome trisw honeysw kagomesw squareaf honeyaf squareafms honeyafms triaf kagaf}
 mkdir -p "$OUT"
 
 # critical NAME LATTICE L BETAS [ANTIFERROMAGNET]: the ferromagnet (or with `true` the
@@ -55,12 +59,13 @@ near() {
   awk -v k="$1" 'BEGIN { for (i = -3; i <= 3; i++) printf "%s%.7f", (i > -3 ? ", " : ""), k * (1 + i / 1000) }'
 }
 
-# on_words NAME LATTICE K_C SIZES: the ferromagnet on LATTICE on multispin words (32 replicas in
-# the lanes of AMSC words) at the betas near K_C, for each L of SIZES.
+# on_words NAME LATTICE K_C SIZES [ANTIFERROMAGNET]: the ferromagnet (or with `true` the
+# antiferromagnet) on LATTICE on multispin words (32 replicas in the lanes of AMSC words) at the
+# betas near K_C, for each L of SIZES.
 on_words() {
   for L in $4; do
     ENGINE="engine: Multispin(layout: Amsc(lanes: Replicas))," REPLICAS=32 \
-      critical "$1_L$L" "$2" "$L" "$(near "$3")"
+      critical "$1_L$L" "$2" "$L" "$(near "$3")" "${5:-false}"
   done
 }
 
@@ -136,6 +141,8 @@ honeyaf)
     critical "honeyaf_L$L" Honeycomb "$L" \
       "0.6480, 0.6530, 0.6560, 0.6584789, 0.6610, 0.6640, 0.6690" true
   done ;;
+squareafms) on_words squareafms Square 0.4406868 "${SIZES_SQUAREAFMS-48 96 192}" true ;;
+honeyafms) on_words honeyafms Honeycomb 0.6584789 "${SIZES_HONEYAFMS-48 96 192}" true ;;
 triaf)
   for L in ${SIZES_TRIAF-24 48 96}; do residual "triaf_L$L" Triangular "$L"; done ;;
 kagaf)

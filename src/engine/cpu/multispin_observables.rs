@@ -1,5 +1,6 @@
 //! CPU mirror of `shaders/wgsl/multispin_observables.wgsl`: per lane of every word, the number
-//! of up spins and of satisfied bonds (`J s s' = +1`, each bond once via the forward
+//! of up spins (of the bipartite antiferromagnet, the staggered count: up on colour 0, down on
+//! colour 1) and of satisfied bonds (`J s s' = +1`, each bond once via the forward
 //! neighbours, the triangular lattice's diagonal the third; none of a kagome hole), summed with lane tallies along strips of lines of sites.
 
 use super::bitslice::LaneTally;
@@ -35,8 +36,12 @@ pub fn observe_lanes(
                 let diagonal = layout.diagonal_neighbours(own, &site)[1];
                 bonds[2] = !(spin ^ diagonal ^ bond.copied().unwrap_or(0));
             }
-            // A kagome hole's spin is no spin.
-            up.add3(if layout.is_hole(&site) { 0 } else { spin }, 0, 0);
+            // A kagome hole's spin is no spin; the staggered count takes colour 1's down spins.
+            let counted = match layout.systems.staggered() && colour == 1 {
+                true => !spin,
+                false => spin,
+            };
+            up.add3(if layout.is_hole(&site) { 0 } else { counted }, 0, 0);
             satisfied.add3(bonds[0], bonds[1], bonds[2]);
             up.step(&mut satisfied, step);
         }

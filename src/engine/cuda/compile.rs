@@ -216,6 +216,7 @@ mod tests {
             ("CHAIN_RUN_BLOCK", 8),
             ("CHAIN_SLICE_FIRST", 4),
             ("COUNT_UP", 1),
+            ("STAGGERED", exchange),
             // A measurement with the satisfied bonds from a tally, and one counting them.
             ("COUNT_BONDS", u32::from(exchange != 1)),
             ("TEMPERATURES", 8),

@@ -226,6 +226,7 @@ mod tests {
                     || name == super::super::multispin::modules::PAIR_RUNS
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
+                    || name == crate::engine::multispin::STAGGERED
                     || name == super::super::compile::COUNT_DRAWS
                     || crate::engine::clusters::KERNEL_CONSTANTS.contains(&name)
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)

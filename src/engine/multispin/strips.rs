@@ -18,6 +18,12 @@ pub const MIN_STRIP_THREADS: u64 = 1 << 18;
 /// up spins; off for a swap round at zero field, whose decisions need the satisfied bonds alone.
 pub const COUNT_UP: &str = "COUNT_UP";
 
+/// The observables kernel's constant: whether the up spins it counts are the staggered ones,
+/// up on colour 0 and down on colour 1 ([`IsingSystems::staggered`]).
+///
+/// [`IsingSystems::staggered`]: crate::model::ising::IsingSystems::staggered
+pub const STAGGERED: &str = "STAGGERED";
+
 impl MultispinLayout {
     /// The site visited at step `y` of line `line`: lines run along y with fixed
     /// `(z, w, p)`, `line = (z * row_words + w) * 2 + p`; returns the colour and the site.

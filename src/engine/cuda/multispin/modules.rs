@@ -13,7 +13,7 @@ use crate::engine::cuda::context::CudaDevice;
 use crate::engine::cuda::launch::FittedKernel;
 use crate::engine::kernels::{Kernel, WordLayout};
 use crate::engine::multispin::{
-    COUNT_UP, MAX_CATEGORIES, MultispinLayout, TALLY_RUNS, THRESHOLD_CONSTANTS,
+    COUNT_UP, MAX_CATEGORIES, MultispinLayout, STAGGERED, TALLY_RUNS, THRESHOLD_CONSTANTS,
 };
 use crate::error::Result;
 
@@ -95,6 +95,7 @@ pub(super) fn observables_kernel(
     let mut constants = constants.to_vec();
     constants.push((COUNT_UP, u32::from(counts != Counts::Bonds)));
     constants.push((COUNT_BONDS, u32::from(counts != Counts::UpSpins)));
+    constants.push((STAGGERED, u32::from(layout.systems.staggered())));
     let kernel = Kernel::MultispinObservables(WordLayout::of(layout));
     FittedKernel::new(device.function(kernel, &constants)?, block_size)
 }

@@ -31,7 +31,8 @@ use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::{measured_slots, submissions, sweeps_per_submission};
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
 use crate::engine::multispin::{
-    COUNT_UP, MultispinLayout, RUNS_PER_TALLY_THREAD, SlotsRead, TALLY_RUNS, THRESHOLD_CONSTANTS,
+    COUNT_UP, MultispinLayout, RUNS_PER_TALLY_THREAD, STAGGERED, SlotsRead, TALLY_RUNS,
+    THRESHOLD_CONSTANTS,
 };
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
@@ -137,8 +138,10 @@ impl MultispinWgpuEngine {
         let sweep = ctx
             .pipeline(Kernel::MultispinMetropolis(words), &constants)?
             .clone();
+        let mut observe_constants = constants.clone();
+        observe_constants.push((STAGGERED, u32::from(layout.systems.staggered())));
         let observe = ctx
-            .pipeline(Kernel::MultispinObservables(words), &constants)?
+            .pipeline(Kernel::MultispinObservables(words), &observe_constants)?
             .clone();
         let overlap = match layout.overlap_word_pairs().is_empty() {
             true => None,
