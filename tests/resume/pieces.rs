@@ -17,7 +17,7 @@ use spinflip::config::Backend;
 use spinflip::io::run_dir::RunOptions;
 use spinflip::run::{RunOutcome, run};
 
-/// The format of the checkpoint in `dir` (10 and 16: written inside a sweep).
+/// The format of the checkpoint in `dir` (10 and 28: written inside a sweep).
 fn checkpoint_format(dir: &Path) -> u32 {
     let bytes = std::fs::read(dir.join("checkpoint.bin")).unwrap();
     u32::from_le_bytes(bytes[8..12].try_into().unwrap())
@@ -42,7 +42,7 @@ fn stopped_at_every_boundary(text: &str, backends: &[Backend], stops: usize) -> 
         let outcome = run(&config, &stopping).unwrap();
         assert!(matches!(outcome, RunOutcome::Stopped { .. }), "{outcome:?}");
         let format = checkpoint_format(stepped.path());
-        inside += usize::from(format == 10 || format == 26);
+        inside += usize::from(format == 10 || format == 28);
     }
     // The last invocation runs where the whole run ran, so that `config.ron` names its backend.
     config.backend = backends[0];
