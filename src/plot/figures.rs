@@ -591,9 +591,9 @@ fn binned_density(histogram: &[(f64, u64)]) -> Option<Vec<Point>> {
     )
 }
 
-/// E/N and |M|/N (the bipartite antiferromagnet's |M_s|/N) versus sweep at temperature `t`: the first system (replica 0 of sample 0) and,
-/// drawn over it, the mean over every system of the temperature, at every k-th measurement where
-/// there are more than [`MAX_TRACE_POINTS`].
+/// E/N and |M|/N (the bipartite antiferromagnet's |M_s|/N) versus sweep at temperature `t`:
+/// the first system (replica 0 of sample 0) and, drawn over it, the mean over every system of
+/// the temperature, at every k-th measurement where there are more than [`MAX_TRACE_POINTS`].
 pub fn timeseries_figure(run: &RunEstimates, t: usize, series: &TemperatureSeries) -> Figure {
     let beta = run.betas[t];
     let scale = run.run.temperature_scale;
