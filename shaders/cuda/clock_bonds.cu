@@ -36,16 +36,16 @@ extern "C" __global__ void clock_bonds(DispatchParams params, int* spins,
     unsigned word = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * quad.g + k;
-        const Vector s = load_clock(spins, quad.z, site);
-        if (is_hole(s)) {
+        const Vector s = load_spin(spins, quad.z, site);
+        if (is_empty(s)) {
             continue;
         }
         const Vector r = reflected(s, mirror);
         const Vector change = {{s.c[0] - r.c[0], s.c[1] - r.c[1], 0}};
         const Neighbours near = neighbours(site);
         for (unsigned d = 0u; d < per_site; d++) {
-            const Vector n = load_clock(spins, quad.z, near.site[2u * d + 1u]);
-            if (missing_bond(site, d) || is_hole(n)) {
+            const Vector n = load_spin(spins, quad.z, near.site[2u * d + 1u]);
+            if (missing_bond(site, d) || is_empty(n)) {
                 continue;
             }
             const long long gain = twisted_bond(site, d) ? -dot(change, n) : dot(change, n);

@@ -30,9 +30,9 @@ extern "C" __global__ void clock_flip(DispatchParams params, int* spins,
         const bool flip = WOLFF == 1u ? root == wolff_root
                                       : (flip_word(params, batch, root, cache) >> 31u) == 1u;
         if (flip) {
-            const Vector s = load_clock(spins, quad.z, site);
-            if (!is_hole(s)) {
-                store_clock(spins, quad.z, site, reflected(s, mirror));
+            const Vector s = load_spin(spins, quad.z, site);
+            if (!is_empty(s)) {
+                store_spin(spins, quad.z, site, reflected(s, mirror));
             }
         }
         // Lanes that reflected a spin meet the others again (quad_roots).

@@ -13,6 +13,7 @@
 #include "philox.cuh"
 #include "slice_constants.cuh"
 #include "vector.cuh"
+#include "vector_spins.cuh"
 
 constexpr unsigned SAMPLES = SPINFLIP_SAMPLES;
 constexpr unsigned REPLICAS = SPINFLIP_REPLICAS;
@@ -84,33 +85,6 @@ __device__ __forceinline__ void count_accepted(unsigned long long* counts,
     __syncthreads();
     if (threadIdx.x == 0u) {
         atomicAdd(count, static_cast<unsigned long long>(block_accepted));
-    }
-}
-
-// Index of component a of site i of system b.
-__device__ __forceinline__ unsigned long long spin_word(unsigned b, unsigned a, unsigned i) {
-    return (static_cast<unsigned long long>(b) * COMPONENTS + a) * lattice_sites() + i;
-}
-
-// An empty site (the kagome lattice's missing quarter) holds the zero vector, which no update
-// moves (over-relaxation keeps it: unit of zero fails) and no sum counts (fixed::is_empty).
-__device__ __forceinline__ bool is_empty(const Vector& s) {
-    return s.c[0] == 0 && s.c[1] == 0 && s.c[2] == 0;
-}
-
-__device__ __forceinline__ Vector load_spin(const int* spins, unsigned b, unsigned i) {
-    Vector s = {{0, 0, 0}};
-#pragma unroll
-    for (unsigned a = 0u; a < COMPONENTS; a++) {
-        s.c[a] = spins[spin_word(b, a, i)];
-    }
-    return s;
-}
-
-__device__ __forceinline__ void store_spin(int* spins, unsigned b, unsigned i, const Vector& s) {
-#pragma unroll
-    for (unsigned a = 0u; a < COMPONENTS; a++) {
-        spins[spin_word(b, a, i)] = s.c[a];
     }
 }
 

@@ -10,6 +10,7 @@
 #import cluster
 #import cluster_draws
 #import vector
+#import vector_spins
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
@@ -17,23 +18,6 @@
 
 // Words of a temperature's acceptance table (fixed::TABLE_LEN).
 const TABLE_WORDS: u32 = 1024u;
-
-// The clock spin of site i of system z.
-fn load_clock(z: u32, i: u32) -> vec3<i32> {
-    let first = 2u * z * lattice_sites() + i;
-    return vec3<i32>(spins[first], spins[first + lattice_sites()], 0i);
-}
-
-fn store_clock(z: u32, i: u32, s: vec3<i32>) {
-    let first = 2u * z * lattice_sites() + i;
-    spins[first] = s.x;
-    spins[first + lattice_sites()] = s.y;
-}
-
-// A kagome hole holds the zero vector, which joins no bond and never moves.
-fn is_hole(s: vec3<i32>) -> bool {
-    return s.x == 0i && s.y == 0i;
-}
 
 // engine::clusters::clock_mirror: m = mulhi(w, q), w word 2 of the update's Wolff block
 // `words` (wolff_block).

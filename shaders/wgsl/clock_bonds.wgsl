@@ -30,16 +30,16 @@ fn main(thread: Thread) {
     var word = 0u;
     for (var k = 0u; k < 4u; k++) {
         let site = 4u * quad.g + k;
-        let s = load_clock(quad.z, site);
-        if is_hole(s) {
+        let s = load_spin(quad.z, site);
+        if is_empty(s) {
             continue;
         }
         let r = reflected(s, mirror);
         let change = vec3<i32>(s.x - r.x, s.y - r.y, 0i);
         let near = neighbours(site);
         for (var d = 0u; d < DIRECTIONS; d++) {
-            let n = load_clock(quad.z, near[2u * d + 1u]);
-            if missing_bond(site, d) || is_hole(n) {
+            let n = load_spin(quad.z, near[2u * d + 1u]);
+            if missing_bond(site, d) || is_empty(n) {
                 continue;
             }
             let gain = dot_wide(change, n);

@@ -33,9 +33,9 @@ fn main(thread: Thread) {
             flip = (flip_word(batch, root, &cache) >> 31u) == 1u;
         }
         if flip {
-            let s = load_clock(quad.z, site);
-            if !is_hole(s) {
-                store_clock(quad.z, site, reflected(s, mirror));
+            let s = load_spin(quad.z, site);
+            if !is_empty(s) {
+                store_spin(quad.z, site, reflected(s, mirror));
             }
         }
     }

@@ -14,6 +14,7 @@
 #import philox
 #import slice
 #import vector
+#import vector_spins
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
@@ -82,31 +83,6 @@ fn pass_thread(thread: Thread, threads: u32) -> PassThread {
         return PassThread(g / threads, g % threads, g / threads < params.systems);
     }
     return PassThread(layer(params, thread), thread_in_system(thread), true);
-}
-
-// Word of component a of site i of system b.
-fn spin_word(b: u32, a: u32, i: u32) -> u32 {
-    return (b * COMPONENTS + a) * lattice_sites() + i;
-}
-
-// An empty site (the kagome lattice's missing quarter) holds the zero vector, which no update
-// moves (over-relaxation keeps it: unit of zero fails) and no sum counts (fixed::is_empty).
-fn is_empty(s: vec3<i32>) -> bool {
-    return all(s == vec3<i32>(0i));
-}
-
-fn load_spin(b: u32, i: u32) -> vec3<i32> {
-    var s = vec3<i32>(0i);
-    for (var a = 0u; a < COMPONENTS; a++) {
-        s[a] = spins[spin_word(b, a, i)];
-    }
-    return s;
-}
-
-fn store_spin(b: u32, i: u32, s: vec3<i32>) {
-    for (var a = 0u; a < COMPONENTS; a++) {
-        spins[spin_word(b, a, i)] = s[a];
-    }
 }
 
 // J of bond `bond` (site * directions() + d) of system b's sample.

@@ -78,6 +78,7 @@ fn file_source(name: &str) -> Option<&'static str> {
         "vector_overlap.cu",
         "vector_overrelaxation.cu",
         "vector_site.cuh",
+        "vector_spins.cuh",
         "vector_sums.cuh",
         "vector_tiles.cu",
     )

@@ -139,6 +139,7 @@ fn module_source(name: &str) -> Option<&'static str> {
         "vector_overlap",
         "vector_overrelaxation",
         "vector_site",
+        "vector_spins",
         "vector_sums",
         "vector_tiles",
         "wide",

@@ -1,0 +1,34 @@
+// Where the vector engine keeps its spins, the twin of vector_spins.wgsl: component a of site i
+// of system b at (b COMPONENTS + a) N + i (engine::vector_gpu), for the vector kernels
+// (vector_site.cuh) and the clock's cluster kernels (clock.cuh) alike.
+
+#include "lattice.cuh"
+#include "vector.cuh"
+
+// Index of component a of site i of system b.
+__device__ __forceinline__ unsigned long long spin_word(unsigned b, unsigned a, unsigned i) {
+    return (static_cast<unsigned long long>(b) * COMPONENTS + a) * lattice_sites() + i;
+}
+
+// An empty site (the kagome lattice's missing quarter) holds the zero vector, which no update
+// moves (over-relaxation keeps it: unit of zero fails), no sum counts (fixed::is_empty) and no
+// cluster bond joins.
+__device__ __forceinline__ bool is_empty(const Vector& s) {
+    return s.c[0] == 0 && s.c[1] == 0 && s.c[2] == 0;
+}
+
+__device__ __forceinline__ Vector load_spin(const int* spins, unsigned b, unsigned i) {
+    Vector s = {{0, 0, 0}};
+#pragma unroll
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        s.c[a] = spins[spin_word(b, a, i)];
+    }
+    return s;
+}
+
+__device__ __forceinline__ void store_spin(int* spins, unsigned b, unsigned i, const Vector& s) {
+#pragma unroll
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        spins[spin_word(b, a, i)] = s.c[a];
+    }
+}
