@@ -18,14 +18,26 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use tempfile::TempDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_spinflip");
 
 /// `mpirun -np ranks spinflip args...` as CI runs it: as root, more ranks than cores, shared
-/// memory without the cross-memory-attach that containers forbid.
+/// memory without the cross-memory-attach that containers forbid, and a session directory of
+/// its own: OpenMPI's shared one under the system's temporary directory is created by
+/// whichever of the tests' concurrent jobs comes first, and one that finds it made between its
+/// check and its `mkdir` fails ("File exists").
 fn mpirun(ranks: u32) -> Command {
+    static SESSIONS: OnceLock<TempDir> = OnceLock::new();
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let sessions = SESSIONS.get_or_init(|| TempDir::new().unwrap());
+    let session = sessions
+        .path()
+        .join(NEXT.fetch_add(1, Ordering::Relaxed).to_string());
+    std::fs::create_dir(&session).unwrap();
     let mut command = Command::new("mpirun");
     command
         .args(["--oversubscribe", "--bind-to", "none", "-np"])
@@ -33,7 +45,8 @@ fn mpirun(ranks: u32) -> Command {
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env("OMPI_MCA_orte_tmpdir_base", &session);
     command
 }
 
@@ -811,7 +824,7 @@ fn stop_after_one_unit_in_this_process(config: &Path, out: &Path) {
 }
 
 /// Checkpoint formats written inside a sweep: Ising (`metropolis::checkpoint`) and vector spins.
-const INSIDE_A_SWEEP: [u32; 2] = [10, 26];
+const INSIDE_A_SWEEP: [u32; 2] = [10, 28];
 
 /// `config` stopped by `invocations` in turn, `(ranks, stops)`: `stops` invocations on `ranks`
 /// ranks (1: one process) of one unit each, each writing a checkpoint of one of `formats`
