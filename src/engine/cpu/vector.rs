@@ -534,21 +534,27 @@ fn clock_wolff_cluster(
     let (seed, number, batch) = key;
     let directions = lattice.directions();
     let spin = clock_lattice(spins);
-    // The last bond owner's spin and reflection: a member owns its D forward bonds, tested one
-    // after another, so that each member costs 1 + D bisections instead of 2 D.
-    let last_owner = Cell::new(None::<(u64, Vector, Vector)>);
+    // A bond's owner's spin and reflection (none for an empty site).
+    let owner = |site: u64| {
+        let s = spin(site);
+        match is_empty(&s) {
+            true => (s, s),
+            false => (s, reflected_spin(&s, (q, mirror))),
+        }
+    };
+    // The member being explored owns its D forward bonds, each neighbour the backward bond to
+    // it: the member's reflection is kept for its forward bonds, so that each member costs
+    // 1 + D bisections instead of 2 D.
+    let member = Cell::new(None::<(u64, (Vector, Vector))>);
     let active = |(site, neighbour): (u64, u64), (bond_site, d): (u64, u32)| {
-        let (s, reflected) = match last_owner.get() {
-            Some((owner, s, reflected)) if owner == bond_site => (s, reflected),
-            _ => {
-                let s = spin(bond_site);
-                let reflected = match is_empty(&s) {
-                    true => s,
-                    false => reflected_spin(&s, (q, mirror)),
-                };
-                last_owner.set(Some((bond_site, s, reflected)));
-                (s, reflected)
+        let (s, reflected) = match (bond_site == site, member.get()) {
+            (true, Some((kept, pair))) if kept == site => pair,
+            (true, _) => {
+                let pair = owner(site);
+                member.set(Some((site, pair)));
+                pair
             }
+            (false, _) => owner(bond_site),
         };
         if is_empty(&s) {
             return false;
