@@ -157,6 +157,14 @@ fn bad_annealing_configs_are_refused_with_a_reason() {
             "proposal: Cone tunes its width at each temperature",
         ),
         (
+            // A sweep of the bipartite antiferromagnet takes a named multispin engine, its
+            // anneal does not.
+            config_text("64", LINEAR)
+                .replace("size: 8, field: 0.0)", "size: 64, antiferromagnet: true)")
+                .replace("engine: Simple,", "engine: Multispin(layout: Smsc),"),
+            "population annealing of Ising antiferromagnet 2D runs on the vector engine",
+        ),
+        (
             config_text(
                 "64",
                 "Annealing(theta: 1, schedule: Linear(beta_max: 0.5, count: 4), \
