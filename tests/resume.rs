@@ -1242,8 +1242,8 @@ fn a_resumed_tempered_xy_glass_equals_the_uninterrupted_run() {
 
 /// Discrete states: halted at 64 and 96 sweeps, inside the ladder's tuning; the Blume-Capel
 /// model by Metropolis, the diluted Potts glass with replica pairs, the diluted Potts
-/// ferromagnet's cluster steps and the Edwards-Anderson glass's Houdayer moves (their record
-/// in the checkpoint) halted the same way.
+/// ferromagnet's cluster steps, the Edwards-Anderson glass's Houdayer moves (their record in
+/// the checkpoint) and the 5-state Potts ferromagnet in bit planes halted the same way.
 #[test]
 fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
     resumed_vector_equals_uninterrupted(POTTS_GLASS_TEMPERING, 50, (64, 96));
@@ -1295,6 +1295,15 @@ fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
         )
         .replace("(proposal: HeatBath)", "()");
     resumed_vector_equals_uninterrupted(&houdayer, 50, (64, 96));
+    // The Potts ferromagnet in bit planes, tempered: the planes packed again after a resume.
+    let planes = POTTS_GLASS_TEMPERING
+        .replace(
+            "Potts(q: 3, dims: 2, size: 6, field: 0.25, disorder: Bimodal)",
+            "Potts(q: 5, dims: 2, size: 64)",
+        )
+        .replace("samples: 2,", "samples: 1,")
+        .replace("(proposal: HeatBath)", "(storage: BitPlanes)");
+    resumed_vector_equals_uninterrupted(&planes, 50, (64, 96));
 }
 
 /// The tempered XY glass on wgpu writes the CPU's estimates, diagnostics and files.

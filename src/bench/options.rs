@@ -7,7 +7,7 @@ use clap::ValueEnum;
 use crate::config::{
     Algorithm, AnnealingSchedule, Backend, Boundaries, ClusterUpdate, Config, Disorder, EngineKind,
     Lanes, LatticeKind, Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms,
-    ReplicaMoves, Resampling, Sweeps, Temperatures,
+    ReplicaMoves, Resampling, StateStorage, Sweeps, Temperatures,
 };
 
 /// Which backends to measure.
@@ -179,6 +179,10 @@ pub struct BenchOptions {
     /// `--model potts|blume-capel`: the heat bath instead of Metropolis.
     #[arg(long)]
     pub heat_bath: bool,
+    /// `--model potts`: the states in bit planes (`updates: (storage: BitPlanes)`), 32 sites a
+    /// word.
+    #[arg(long, conflicts_with = "heat_bath")]
+    pub planes: bool,
     /// `--model ea|potts`: Gaussian couplings, one sample (the Edwards-Anderson glass then runs
     /// on the vector engine as two discrete states, as its runs do).
     #[arg(long)]
@@ -384,6 +388,9 @@ pub(super) fn bench_config(
     };
     if options.heat_bath {
         config.updates.proposal = Proposal::HeatBath;
+    }
+    if options.planes {
+        config.updates.storage = StateStorage::BitPlanes;
     }
     if let Some(tile) = options.tile {
         let hits = options.hits;

@@ -1,7 +1,8 @@
 //! `spinflip bench --model xy|heisenberg|potts|blume-capel`: the vector-spin engine's Metropolis
 //! sweeps (uniform proposals, no over-relaxation; the plain checkerboard with one hit, or with
 //! `--tile` and `--hits` the double checkerboard; discrete states by Metropolis over the other
-//! states or `--heat-bath`; with `--clusters`, the Potts model's Swendsen-Wang or Wolff updates)
+//! states or `--heat-bath`, or in bit planes with `--planes`; with `--clusters`, the Potts
+//! model's Swendsen-Wang or Wolff updates)
 //! per backend and size, in picoseconds per attempted update and per site and sweep, beside the
 //! memory floor (bytes a sweep must move at the least), the arithmetic floor (32-bit multiplies
 //! an attempted update must issue) and the random words of an update (a Philox block of four;
@@ -16,6 +17,7 @@ use crate::config::{Backend, Config};
 use crate::console::{note, say};
 use crate::engine::clusters::{BYTES_PER_SITE, CLOCK_BYTES_PER_SITE, HOUDAYER_BYTES_PER_PAIR_SITE};
 use crate::engine::open::open_local_vector_engine;
+use crate::engine::planes::{PLANE_BITS, planes_of};
 use crate::engine::proposals_of;
 use crate::engine::vector::{VectorSweeps, sweeps_plan};
 use crate::error::{Error, Result};
@@ -49,7 +51,8 @@ pub struct VectorBenchResult {
     /// 32-bit multiplies of an attempted update, [`multiplies_per_update`] (discrete states:
     /// [`discrete_multiplies_per_update`]).
     pub multiplies_per_update: f64,
-    /// Random words an attempted update draws: one Philox block.
+    /// Random words an attempted update draws: one Philox block; in bit planes a plane word's
+    /// blocks shared by its 32 sites ([`plane_blocks_per_word`]).
     pub random_words_per_update: f64,
 }
 
@@ -109,6 +112,26 @@ pub fn discrete_multiplies_per_update(q: u32, directions: u32, heat_bath: bool) 
         false => PHILOX_MULTIPLIES + 1.0 + 2.0 * z,
         true => PHILOX_MULTIPLIES + f64::from(q) * z + 2.0,
     }
+}
+
+/// Philox blocks a plane word of `q` Potts states draws a hit at the least
+/// (`discrete_planes_metropolis`): the proposal's (none for `q = 2`, two past 4 planes) and
+/// the decision's first, which a word of 32 lanes almost always needs (more follow while a
+/// lane's uniform agrees with its threshold: about 6 bits in all for 32 lanes, so mostly two).
+pub fn plane_blocks_per_word(q: u32) -> f64 {
+    let proposal = match planes_of(q) {
+        1 => 0.0,
+        2..=4 => 1.0,
+        _ => 2.0,
+    };
+    proposal + 1.0
+}
+
+/// Bytes a sweep of `q` Potts states in bit planes moves per site at the least: the site's
+/// `P = ceil(log2 q)` bits read and written, and the other colour's read once per colour pass,
+/// `3 P / 8`.
+pub fn plane_bytes_per_sweep(q: u32) -> f64 {
+    3.0 * f64::from(planes_of(q)) / 8.0
 }
 
 /// Bytes a sweep of `n`-component spins moves per site at the least. The plain checkerboard:
@@ -252,15 +275,26 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         0 => BYTES_PER_SITE,
         _ => CLOCK_BYTES_PER_SITE,
     };
+    let metropolis_bytes = match (&systems.states, updates.planes) {
+        (Some(states), true) => plane_bytes_per_sweep(states.q),
+        _ => metropolis_bytes,
+    };
     let bytes_per_sweep = metropolis * metropolis_bytes
         + clusters * cluster_bytes as f64
         + moves * HOUDAYER_BYTES_PER_PAIR_SITE as f64 / 2.0;
-    let proposal_multiplies = match &systems.states {
+    // A plane word's Philox blocks serve its 32 sites.
+    let (proposal_words, proposal_multiplies) = match &systems.states {
+        Some(states) if updates.planes => {
+            let blocks = plane_blocks_per_word(states.q) / PLANE_BITS as f64;
+            (4.0 * blocks, PHILOX_MULTIPLIES * blocks)
+        }
         Some(states) => {
             let heat_bath = config.updates.proposal == crate::config::Proposal::HeatBath;
-            discrete_multiplies_per_update(states.q, systems.lattice.directions(), heat_bath)
+            let multiplies =
+                discrete_multiplies_per_update(states.q, systems.lattice.directions(), heat_bath);
+            (4.0, multiplies)
         }
-        None => multiplies_per_update(systems.components),
+        None => (4.0, multiplies_per_update(systems.components)),
     };
     // A cluster update draws a bond word per site and bond direction: a Philox block per four.
     let bond_words = f64::from(systems.lattice.directions());
@@ -275,6 +309,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
     let model = match (updates.clusters, updates.moves.is_none()) {
         (Some(step), _) => format!("{} {:?}", config.model.name(), step.update),
         (None, false) => format!("{} Houdayer", config.model.name()),
+        (None, true) if updates.planes => format!("{} planes", config.model.name()),
         (None, true) => config.model.name(),
     };
     Ok(VectorBenchResult {
@@ -288,7 +323,7 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         tile: updates.tile,
         hits: updates.proposals(),
         ps_per_update: seconds * 1e12 / (site_sweeps * updates_per_sweep),
-        random_words_per_update: per_update(4.0, bond_words),
+        random_words_per_update: per_update(proposal_words, bond_words),
         ps_per_sweep: seconds * 1e12 / site_sweeps,
         bytes_per_sweep,
         bytes_per_update: bytes_per_sweep / updates_per_sweep,

@@ -34,7 +34,7 @@ pub use model::{
     Temperatures,
 };
 pub use trajectory::FieldChange;
-pub use updates::{MetropolisOrder, Proposal, VectorUpdates};
+pub use updates::{MetropolisOrder, Proposal, StateStorage, VectorUpdates};
 
 use algorithm::one;
 

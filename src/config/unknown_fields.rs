@@ -115,6 +115,8 @@ const WITHOUT_FIELDS: &[(&str, &str, &str, &str)] = &[
     ("Proposal", "Uniform", "updates", "(proposal: Uniform(bogus: 1))"),
     ("Proposal", "HeatBath", "updates", "(proposal: HeatBath(bogus: 1))"),
     ("MetropolisOrder", "Checkerboard", "updates", "(metropolis: Checkerboard(bogus: 1))"),
+    ("StateStorage", "Words", "updates", "(storage: Words(bogus: 1))"),
+    ("StateStorage", "BitPlanes", "updates", "(storage: BitPlanes(bogus: 1))"),
     ("FinalState", "Auto", "final_state", "Auto(bogus: 1)"),
     ("FinalState", "Int8", "final_state", "Int8(bogus: 1)"),
     ("FinalState", "Packed", "final_state", "Packed(bogus: 1)"),

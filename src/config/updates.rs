@@ -19,12 +19,39 @@ pub struct VectorUpdates {
     /// energy) after each Metropolis sweep; 0 for none.
     #[serde(default)]
     pub overrelaxation: u32,
+    /// How discrete states are held while they are swept: a 32-bit word a site, or bit planes
+    /// (the Potts ferromagnet, many times faster).
+    #[serde(default, skip_serializing_if = "StateStorage::is_words")]
+    pub storage: StateStorage,
 }
 
 impl VectorUpdates {
     /// Whether the updates are left as their defaults (left out of the resolved config).
     pub fn is_default(&self) -> bool {
         *self == VectorUpdates::default()
+    }
+}
+
+/// How the sweeps hold a model's discrete states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum StateStorage {
+    /// A 32-bit word a site: every discrete model, field, dilution and lattice.
+    #[default]
+    Words,
+    /// `ceil(log2 q)` bit planes of 32 sites a word (`engine::planes`): the Potts ferromagnet
+    /// at zero field, undiluted, on the periodic square or cubic lattice of a size that is a
+    /// multiple of 64, swept by Metropolis (alone or in parallel tempering or population
+    /// annealing). A site proposes one of the other states (`q = 2, 3`) or the state `s XOR r`
+    /// for `ceil(log2 q)` random bits `r` (`q >= 4`, refused where `r = 0` or the state is past
+    /// `q - 1`); the measurements see the states as ever.
+    BitPlanes,
+}
+
+impl StateStorage {
+    /// Whether this is the word a site (left out of the resolved config).
+    pub fn is_words(&self) -> bool {
+        *self == StateStorage::Words
     }
 }
 

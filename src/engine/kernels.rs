@@ -72,6 +72,11 @@ pub enum Kernel {
     DiscreteMetropolis,
     DiscreteObservables,
     DiscreteOverlap,
+    /// The Potts states' bit planes ([`crate::engine::planes`]) on the same bindings: the
+    /// states packed into planes, unpacked, and the update of the planes.
+    DiscretePack,
+    DiscreteUnpack,
+    DiscretePlanesMetropolis,
 }
 
 /// Which engine's bindings (the simple engine's or the multispin engine's) a tempering kernel
@@ -105,7 +110,7 @@ impl Kernel {
     }
 
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 46] = [
+    pub const ALL: [Kernel; 49] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
@@ -152,6 +157,9 @@ impl Kernel {
         Kernel::DiscreteMetropolis,
         Kernel::DiscreteObservables,
         Kernel::DiscreteOverlap,
+        Kernel::DiscretePack,
+        Kernel::DiscreteUnpack,
+        Kernel::DiscretePlanesMetropolis,
     ];
 
     /// The module (file stem) of the kernel.
@@ -189,6 +197,9 @@ impl Kernel {
             Kernel::DiscreteMetropolis => "discrete_metropolis",
             Kernel::DiscreteObservables => "discrete_observables",
             Kernel::DiscreteOverlap => "discrete_overlap",
+            Kernel::DiscretePack => "discrete_pack",
+            Kernel::DiscreteUnpack => "discrete_unpack",
+            Kernel::DiscretePlanesMetropolis => "discrete_planes_metropolis",
         }
     }
 

@@ -15,6 +15,7 @@
 use crate::config::{Config, ConfigError, Disorder, EngineKind, Layout, invalid};
 use crate::engine::Betas;
 use crate::engine::multispin::{LANES, MultispinLayout};
+use crate::engine::planes::planes_of;
 use crate::engine::tempering::swap_tables;
 use crate::engine::vector::{
     VectorObservation, VectorOverlap, VectorSweeps, labelled_lattices, pair_state_words,
@@ -250,12 +251,26 @@ impl Footprint {
                 + 8 * u64::from(lattice.size)
                 + 16 * count,
             // The cluster buffers of the lattices labelled (a byte of bonds, a label and a
-            // count a site) and their records.
+            // count a site) and their records; the bit planes of states swept in them.
             capabilities: u64::from(labelled_lattices(systems, updates))
-                * (9 * lattice.sites() + 16),
+                * (9 * lattice.sites() + 16)
+                + plane_bytes(systems, updates, lattice),
             slots: 2 * per_slot,
             travel: 4 * words + 2 * per_slot,
         }
+    }
+}
+
+/// The bit planes of the states of `systems` on `lattice` where `updates` sweeps them there:
+/// `ceil(log2 q)` bits a site.
+fn plane_bytes(systems: &VectorSystems, updates: VectorSweeps, lattice: Lattice) -> u64 {
+    match (&systems.states, updates.planes) {
+        (Some(states), true) => {
+            let bits =
+                u64::from(systems.systems()) * lattice.sites() * u64::from(planes_of(states.q));
+            bits / 8
+        }
+        _ => 0,
     }
 }
 

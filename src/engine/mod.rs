@@ -46,6 +46,7 @@ pub mod memory;
 pub mod multispin;
 pub mod open;
 pub mod placement;
+pub mod planes;
 pub mod resampling;
 pub mod slabs;
 pub mod spins;

@@ -15,7 +15,10 @@ use super::Plan;
 use super::clusters::{ClusterLattices, ClusterMove};
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
-use crate::config::{Algorithm, ClusterOptions, Proposal, ReplicaMoves, VectorUpdates};
+use super::planes::{PLANE_BITS, check_planes};
+use crate::config::{
+    Algorithm, ClusterOptions, Proposal, ReplicaMoves, StateStorage, VectorUpdates,
+};
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
 use crate::model::vector::tiles::Tiles;
@@ -47,6 +50,9 @@ pub struct VectorSweeps {
     /// Discrete states drawn from their heat bath (`proposal: HeatBath`) rather than proposed
     /// by Metropolis: the GPU kernels of discrete states are built for one of the two.
     pub heat_bath: bool,
+    /// Potts states swept in bit planes (`storage: BitPlanes`, [`crate::engine::planes`]):
+    /// the Metropolis passes are [`VectorPass::Planes`].
+    pub planes: bool,
 }
 
 impl VectorSweeps {
@@ -59,6 +65,7 @@ impl VectorSweeps {
         clusters: None,
         moves: ReplicaMoves::None,
         heat_bath: false,
+        planes: false,
     };
 }
 
@@ -75,6 +82,9 @@ pub enum VectorPass {
     /// pairs (`cluster_bonds`, `cluster_label`, `cluster_merge`, `cluster_flip`;
     /// [`crate::engine::clusters`]), never cut into pieces.
     Cluster { update: ClusterMove },
+    /// `discrete_planes_metropolis`: every plane word of checkerboard colour `colour` (32 of
+    /// its sites), all hits in a row, on the states' bit planes.
+    Planes { colour: u32 },
 }
 
 impl VectorPass {
@@ -83,7 +93,8 @@ impl VectorPass {
         match self {
             VectorPass::Metropolis { colour }
             | VectorPass::Tiles { colour }
-            | VectorPass::Overrelaxation { colour } => colour,
+            | VectorPass::Overrelaxation { colour }
+            | VectorPass::Planes { colour } => colour,
             VectorPass::Cluster { .. } => 0,
         }
     }
@@ -110,6 +121,11 @@ impl VectorPass {
                     false => (threads, systems),
                 }
             }
+            // A thread a plane word, laid out as the Metropolis kernel's threads.
+            VectorPass::Planes { .. } => match metropolis.flat {
+                true => (threads * u64::from(systems), 1),
+                false => (threads, systems),
+            },
             VectorPass::Overrelaxation { .. } | VectorPass::Cluster { .. } => (threads, systems),
         }
     }
@@ -126,6 +142,7 @@ impl VectorSweeps {
             clusters: algorithm.clusters(),
             moves: algorithm.replica_moves(),
             heat_bath: updates.proposal == Proposal::HeatBath,
+            planes: updates.storage == StateStorage::BitPlanes,
         }
     }
 
@@ -152,9 +169,10 @@ impl VectorSweeps {
         heat_bath_sites: u32,
         workgroup_size: u32,
     ) -> MetropolisLaunch {
-        let sites_per_thread = match systems.states {
-            Some(_) => self.state_sites_per_thread(heat_bath_sites),
-            None => 1,
+        let sites_per_thread = match (systems.states.as_ref(), self.planes) {
+            (Some(_), true) => PLANE_BITS as u32,
+            (Some(_), false) => self.state_sites_per_thread(heat_bath_sites),
+            (None, _) => 1,
         };
         // A colour's sites, at most: cluster updates alone take lattices that the colours do
         // not tile.
@@ -230,9 +248,10 @@ impl VectorSweeps {
     /// step's cluster updates, then each Metropolis sweep's colours (of sites, or of tiles) and
     /// its over-relaxation sweeps' colours, then the replica moves.
     pub fn passes(&self, colours: u32) -> Vec<VectorPass> {
-        let metropolis = |colour| match self.tile {
-            None => VectorPass::Metropolis { colour },
-            Some(_) => VectorPass::Tiles { colour },
+        let metropolis = |colour| match (self.tile, self.planes) {
+            (None, false) => VectorPass::Metropolis { colour },
+            (None, true) => VectorPass::Planes { colour },
+            (Some(_), _) => VectorPass::Tiles { colour },
         };
         let overrelaxation = (0..self.overrelaxation)
             .flat_map(|_| (0..colours).map(|colour| VectorPass::Overrelaxation { colour }));
@@ -268,6 +287,7 @@ impl VectorSweeps {
             VectorPass::Metropolis { .. } | VectorPass::Overrelaxation { .. } => {
                 systems.lattice.plane_units(planes, 1)
             }
+            VectorPass::Planes { .. } => systems.lattice.plane_units(planes, PLANE_BITS),
             // The cluster kernels size their grids themselves: one range stands for the update.
             VectorPass::Cluster { .. } => 0..1,
         }
@@ -403,6 +423,15 @@ pub struct VectorKernelSet<K> {
     /// The replica pairs' overlaps, built for a spin glass.
     pub overlap: Option<K>,
     pub exchange: K,
+    /// The bit planes' kernels, built where the states are swept in bit planes.
+    pub planes: Option<PlaneKernels<K>>,
+}
+
+/// The kernels of discrete states in bit planes ([`crate::engine::planes`]).
+pub struct PlaneKernels<K> {
+    pub pack: K,
+    pub unpack: K,
+    pub metropolis: K,
 }
 
 impl<K> VectorKernelSet<K> {
@@ -439,6 +468,17 @@ impl<K> VectorKernelSet<K> {
                 (_, None) => Some(build(Kernel::VectorOverlap)?),
             },
             exchange: build(Kernel::VectorExchange)?,
+            planes: match updates.planes {
+                true => {
+                    check_planes(systems)?;
+                    Some(PlaneKernels {
+                        pack: build(Kernel::DiscretePack)?,
+                        unpack: build(Kernel::DiscreteUnpack)?,
+                        metropolis: build(Kernel::DiscretePlanesMetropolis)?,
+                    })
+                }
+                false => None,
+            },
         })
     }
 }

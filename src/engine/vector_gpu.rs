@@ -7,6 +7,7 @@ use super::vector::{
     MetropolisLaunch, StateSums, VectorObservation, VectorOverlap, VectorSweeps, pair_state_words,
     state_words,
 };
+use crate::engine::planes::planes_of;
 use crate::model::Shape;
 use crate::model::vector::fixed::clock_split;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
@@ -56,7 +57,7 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 21] = [
+pub const KERNEL_CONSTANTS: [&str; 22] = [
     "L",
     "DIMS",
     "TRIANGULAR",
@@ -78,6 +79,7 @@ pub const KERNEL_CONSTANTS: [&str; 21] = [
     "HEAT_BATH_SWEEPS",
     "SITES_PER_THREAD",
     "FLAT_SYSTEMS",
+    "PLANES",
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
@@ -86,7 +88,8 @@ pub const KERNEL_CONSTANTS: [&str; 21] = [
 /// for unit vectors); the `CouplingScale`'s bits; the field
 /// in local-field units as the bits of its `i32` (both backends take unsigned constants); the
 /// [`counters`] per system; whether discrete states take the heat bath, and the backend's
-/// launch of the Metropolis kernel ([`MetropolisLaunch`]); then
+/// launch of the Metropolis kernel ([`MetropolisLaunch`]); the bit planes a site of states
+/// swept in bit planes ([`crate::engine::planes`], 0 without); then
 /// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
@@ -122,6 +125,10 @@ pub fn kernel_constants(
         u32::from(updates.heat_bath),
         metropolis.sites_per_thread,
         u32::from(metropolis.flat),
+        match updates.planes {
+            true => planes_of(systems.states.as_ref().map_or(0, |states| states.q)),
+            false => 0,
+        },
     ];
     let slice = systems.slice_index().constants();
     KERNEL_CONSTANTS

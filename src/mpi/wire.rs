@@ -219,6 +219,7 @@ impl Writer {
         }
         self.replica_moves(updates.moves);
         self.u8(u8::from(updates.heat_bath));
+        self.u8(u8::from(updates.planes));
     }
     /// The kind (0 none, 1 Houdayer, 2 isoenergetic), the moves per sweep, the isoenergetic
     /// moves' highest temperature.
@@ -260,6 +261,14 @@ impl Writer {
 }
 
 impl Reader<'_> {
+    /// A flag, one byte 0 or 1.
+    fn flag(&mut self) -> Result<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(truncated()),
+        }
+    }
     fn lattice(&mut self) -> Result<Lattice> {
         let (dims, size) = (self.u32()?, self.u32()?);
         let shape = match (dims, self.u8()?) {
@@ -418,11 +427,8 @@ impl Reader<'_> {
             overrelaxation,
             clusters,
             moves: self.replica_moves()?,
-            heat_bath: match self.u8()? {
-                0 => false,
-                1 => true,
-                _ => return Err(truncated()),
-            },
+            heat_bath: self.flag()?,
+            planes: self.flag()?,
         })
     }
     fn replica_moves(&mut self) -> Result<ReplicaMoves> {
@@ -810,6 +816,7 @@ mod tests {
                     None => ReplicaMoves::None,
                 },
                 heat_bath: tile.is_none(),
+                planes: false,
             },
         };
         vec![

@@ -43,6 +43,9 @@ pub enum Purpose {
     VectorInitialSpins = 12,
     /// The candidate seed sites of Houdayer's replica cluster move.
     HoudayerSeed = 13,
+    /// Proposals and bit-sliced decisions of discrete states in bit planes
+    /// (`discrete_planes_metropolis`).
+    DiscretePlanes = 14,
 }
 
 /// The 128-bit Philox counter of one block of four random words.

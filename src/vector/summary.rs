@@ -10,7 +10,7 @@ use super::tuning::ConeTuning;
 use crate::cluster::ClusterEstimates;
 use crate::cluster::estimators::{estimates_of_sizes, improved_table};
 use crate::config::{
-    ClusterUpdate, Config, Disorder, MetropolisOrder, ReplicaMoves, TemperatureScale,
+    ClusterUpdate, Config, Disorder, MetropolisOrder, ReplicaMoves, StateStorage, TemperatureScale,
 };
 use crate::engine::EngineInfo;
 use crate::engine::vector::{UNIFORM, VectorSweeps};
@@ -325,6 +325,17 @@ fn describe_updates(config: &Config) -> String {
     }
 }
 
+/// The Metropolis sweeps of `q` Potts states in bit planes, as [`describe_updates`] describes
+/// them.
+fn describe_planes(q: u32) -> String {
+    let planes = crate::engine::planes::planes_of(q);
+    let proposal = match q {
+        2 | 3 => format!("uniform proposals of its {} other states", q - 1),
+        _ => format!("proposals s XOR r of {planes} random bits"),
+    };
+    format!("Metropolis with {proposal}, in {planes} bit planes")
+}
+
 /// The Metropolis sweeps of [`describe_updates`], as it describes them.
 fn describe_metropolis(config: &Config) -> String {
     use crate::config::Proposal;
@@ -337,6 +348,9 @@ fn describe_metropolis(config: &Config) -> String {
     };
     let q = config.model.clock_states().unwrap_or(0);
     if let Some(states) = config.discrete_states() {
+        if config.updates.storage == StateStorage::BitPlanes {
+            return describe_planes(states);
+        }
         return match config.updates.proposal {
             Proposal::HeatBath => format!("heat bath of its {states} states"),
             _ if states == 2 => "Metropolis flips".to_string(),

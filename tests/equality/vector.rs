@@ -38,6 +38,7 @@ backends! {
         sweeps_in_pieces_match_cpu_whole_sweeps_bit_for_bit,
         clock_models_match_cpu_bit_for_bit,
         discrete_states_match_cpu_bit_for_bit,
+        bit_planes_match_cpu_bit_for_bit,
         cluster_updates_of_discrete_states_match_cpu_bit_for_bit,
         clock_cluster_updates_match_cpu_bit_for_bit,
         replica_moves_of_glasses_match_cpu_bit_for_bit,
@@ -88,6 +89,8 @@ struct Case {
     shape: Shape,
     /// The ferromagnet's `J`: 1, or -1 for the antiferromagnet.
     coupling: i32,
+    /// Potts states swept in bit planes (`storage: BitPlanes`).
+    planes: bool,
 }
 
 /// A discrete model of an equality case, in its field.
@@ -147,6 +150,7 @@ impl Case {
             clusters: self.clusters,
             moves: self.moves,
             heat_bath: self.heat_bath,
+            planes: self.planes,
         }
     }
 
@@ -316,6 +320,7 @@ const XY_2D_FIELD: Case = Case {
     boundaries: Boundaries::PERIODIC,
     shape: Shape::Hypercubic,
     coupling: 1,
+    planes: false,
 };
 
 fn ferromagnets_in_a_field_match_cpu_bit_for_bit<G: Gpu>() {
@@ -804,6 +809,57 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     let ends = [3, per_sweep + 1, 3 * per_sweep - 2, 4 * per_sweep];
     let mut cpu = CpuVectorEngine::new(systems.clone(), potts.updates()).unwrap();
     let whole = run_in_plans(&mut cpu, potts, &[4 * per_sweep]);
+    let mut device = G::default().vector(&systems, potts.updates(), G::BLOCK_SIZES[0]);
+    let pieces = run_in_plans(device.as_mut(), potts, &ends);
+    assert!(pieces == whole, "{} {potts:?}: pieces differ", G::default());
+}
+
+/// Potts states in bit planes: 3 states (the two others proposed), 2 states in 3D (the
+/// other), 8 states with two hits (XOR proposals of 3 bits), 5 states (proposals past the
+/// states refused) on rows of two words, and 32 states (two proposal blocks); each after the
+/// tempering exchange of `rounds` and with measurements between sweeps (the planes unpacked
+/// and packed again); the 3-state model in pieces of sweeps too.
+fn bit_planes_match_cpu_bit_for_bit<G: Gpu>() {
+    let potts = Case {
+        components: 1,
+        size: 64,
+        field: 0.0,
+        overrelaxation: 0,
+        states: Some(DiscreteCase::Potts(3)),
+        planes: true,
+        ..XY_2D_FIELD
+    };
+    let cases = [
+        potts,
+        Case {
+            dims: 3,
+            states: Some(DiscreteCase::Potts(2)),
+            replicas: 1,
+            ..potts
+        },
+        Case {
+            hits: 2,
+            states: Some(DiscreteCase::Potts(8)),
+            ..potts
+        },
+        Case {
+            size: 128,
+            states: Some(DiscreteCase::Potts(5)),
+            ..potts
+        },
+        Case {
+            states: Some(DiscreteCase::Potts(32)),
+            ..potts
+        },
+    ];
+    for case in cases {
+        assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
+    }
+    let systems = potts.systems();
+    let per_sweep = potts.passes() as u64 * u64::from(potts.size);
+    let ends = [3, per_sweep + 1, 3 * per_sweep - 2, 4 * per_sweep];
+    let mut cpu = CpuVectorEngine::new(systems.clone(), potts.updates()).unwrap();
+    let whole = run_in_plans(&mut cpu, potts, &ends[3..]);
     let mut device = G::default().vector(&systems, potts.updates(), G::BLOCK_SIZES[0]);
     let pieces = run_in_plans(device.as_mut(), potts, &ends);
     assert!(pieces == whole, "{} {potts:?}: pieces differ", G::default());

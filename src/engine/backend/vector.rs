@@ -87,6 +87,13 @@ pub trait VectorBackend {
     /// [`Proposals`]. Returns each system's accepted Metropolis moves.
     fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>>;
 
+    /// The states packed into their bit planes (`discrete_pack`), where the sweeps hold them
+    /// there ([`VectorSweeps::planes`]).
+    fn pack_planes(&mut self) -> Result<()>;
+
+    /// The bit planes unpacked into the states (`discrete_unpack`).
+    fn unpack_planes(&mut self) -> Result<()>;
+
     /// Every system's observation (`vector_observables`) and, of discrete states, its
     /// [`StateSums`] (runs of [`state_words`]; none for unit vectors).
     ///
@@ -156,6 +163,16 @@ pub fn launch_passes(kernels: &mut impl VectorKernels, passes: &[SweepPass]) -> 
     kernels.read_accepted()
 }
 
+/// Which copy of discrete states swept in bit planes holds their last word: the states, which
+/// measurements, checkpoints, exchanges and copies read and write, or the planes, which the
+/// sweeps update; or both alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Current {
+    States,
+    Planes,
+    Both,
+}
+
 /// The vector-spin engine (XY and Heisenberg spins) on backend `B`.
 pub struct VectorEngine<B> {
     backend: B,
@@ -164,6 +181,8 @@ pub struct VectorEngine<B> {
     passes: Vec<VectorPass>,
     /// Population annealing's table and whether the last plan measured every system.
     resampling: HostResampling,
+    /// Which copy of states in bit planes is current (always the states without planes).
+    current: Current,
 }
 
 impl<B: VectorBackend> VectorEngine<B> {
@@ -174,7 +193,24 @@ impl<B: VectorBackend> VectorEngine<B> {
             backend,
             updates,
             resampling: HostResampling::default(),
+            current: Current::States,
         }
+    }
+
+    /// The states, current: unpacked from the planes where the sweeps left them there.
+    fn current_states(&mut self) -> Result<()> {
+        if self.current == Current::Planes {
+            self.backend.unpack_planes()?;
+            self.current = Current::Both;
+        }
+        Ok(())
+    }
+
+    /// The states, current and about to change: the planes no longer hold them.
+    fn states_change(&mut self) -> Result<()> {
+        self.current_states()?;
+        self.current = Current::States;
+        Ok(())
     }
 
     /// Pass `pass` of sweep `sweep` on the threads of planes `planes` (checked by
@@ -211,6 +247,12 @@ impl<B: VectorBackend> VectorEngine<B> {
         at_most: usize,
     ) -> Result<()> {
         if pending.len() > at_most {
+            if self.updates.planes {
+                if self.current == Current::States {
+                    self.backend.pack_planes()?;
+                }
+                self.current = Current::Planes;
+            }
             let counted = self.backend.passes(pending)?;
             accepted.iter_mut().zip(counted).for_each(|(a, c)| *a += c);
             pending.clear();
@@ -235,6 +277,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend + PopulationBackend> E
     /// The backend's hot start; a diluted model's empty sites then take the vacancy, on the
     /// host (once a run: the lattices make one round trip).
     fn hot_start(&mut self) -> Result<()> {
+        self.current = Current::States;
         self.backend.hot_start()?;
         if self.backend.systems().vacancies.is_some() {
             let mut spins = self.backend.read_spins()?;
@@ -247,10 +290,12 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend + PopulationBackend> E
     fn set_spins(&mut self, spins: &Lattices) -> Result<()> {
         let spins = spins.vector()?;
         check_spin_words(self.backend.systems(), spins.len())?;
+        self.current = Current::States;
         self.backend.write_spins(spins)
     }
 
     fn spins(&mut self) -> Result<Lattices> {
+        self.current_states()?;
         Ok(Lattices::Vector(self.backend.read_spins()?))
     }
 
@@ -281,6 +326,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend + PopulationBackend> E
         plan.check_parts(self.sweep_parts(), (self.passes.len() as u32, size))?;
         let (resample, steps) = plan.split_resample()?;
         if let Some(resampled) = self.resampling.replay(seed, resample)? {
+            self.states_change()?;
             self.backend.copy_systems(&resampled.sources)?;
             measurements.copies = resampled.copies;
         }
@@ -310,6 +356,7 @@ impl<B: VectorBackend + ProposalBackend + ExchangeBackend + PopulationBackend> E
                 }
                 Step::Measure { slot } | Step::Observe { slot } => {
                     self.run_passes(&mut pending, &mut measurements.accepted, 0)?;
+                    self.current_states()?;
                     let slot = slot as usize;
                     let (observed, states) = self.backend.observe()?;
                     fill_slot(
@@ -404,6 +451,7 @@ impl<B: VectorBackend + ProposalBackend> Proposals for VectorEngine<B> {
 impl<B: VectorBackend + ExchangeBackend> Exchanges for VectorEngine<B> {
     fn exchange(&mut self, partners: &[u32]) -> Result<()> {
         check_partners(self.backend.systems(), partners)?;
+        self.states_change()?;
         self.backend.exchange_systems(partners)
     }
 }
@@ -427,6 +475,7 @@ impl<B: VectorBackend + PopulationBackend> Populations for VectorEngine<B> {
 
     fn copy_systems(&mut self, sources: &[u32]) -> Result<()> {
         check_copy_map(self.backend.systems(), sources)?;
+        self.states_change()?;
         self.backend.copy_systems(sources)
     }
 

@@ -16,6 +16,9 @@ use super::copy_systems::copy_lattices;
 use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
 use super::discrete_overlap::overlap_states;
+use super::discrete_pack::pack_states;
+use super::discrete_planes_metropolis::{PlaneKey, PlaneUpdate, plane_thresholds, planes_colour};
+use super::discrete_unpack::unpack_states;
 use super::vector_exchange::exchange_systems;
 use super::vector_hot_start::{initial_lattice, initial_states};
 use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_colour};
@@ -34,6 +37,7 @@ use crate::engine::backend::vector::{
 use crate::engine::clusters::{
     ClusterMove, PairMoves, bond_word, clock_mirror, houdayer_candidates, record_slots, wolff_shift,
 };
+use crate::engine::planes::PlaneLayout;
 use crate::engine::vector::{
     UNIFORM, VectorObservation, VectorOverlap, VectorPass, VectorSweeps, cluster_step,
     pair_state_words, state_words,
@@ -42,7 +46,7 @@ use crate::error::Result;
 use crate::model::Lattice;
 use crate::model::lattices::bond_sign;
 use crate::model::vector::fixed::{TABLE_LEN, Vector, is_empty};
-use crate::model::vector::{PhaseTable, VectorSystems};
+use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
 /// The vector-spin engine on the CPU.
 pub type CpuVectorEngine = VectorEngine<CpuVector>;
@@ -72,6 +76,8 @@ pub struct CpuVector {
     /// seed]`, a cluster step's statistic `[system]`; empty without cluster passes.
     record: Vec<u64>,
     spins: Vec<i32>,
+    /// The states' bit planes, where the sweeps hold them there ([`PlaneLayout`]).
+    planes: Option<(PlaneLayout, Vec<u32>)>,
 }
 
 impl CpuVector {
@@ -86,6 +92,13 @@ impl CpuVector {
                 .for_each(|s| s[..words / systems.components as usize].fill(1 << 28));
         }
         let clusters = cluster_step(&systems, updates)?;
+        let planes = match updates.planes {
+            true => {
+                let layout = PlaneLayout::of(&systems)?;
+                Some((layout, vec![0; layout.words() as usize]))
+            }
+            false => None,
+        };
         let record = match clusters {
             Some((update, ref lattices)) => {
                 vec![0; (record_slots(update) * lattices.systems) as usize]
@@ -101,7 +114,55 @@ impl CpuVector {
             systems,
             updates,
             spins,
+            planes,
         })
+    }
+
+    /// Each system's passes of its bit planes (every pass a [`VectorPass::Planes`]) on a core
+    /// of its own: each system's accepted moves.
+    fn plane_passes(&mut self, passes: &[SweepPass]) -> Vec<u64> {
+        let systems = &self.systems;
+        let (layout, planes) = self.planes.as_mut().expect("sweeps of bit planes");
+        let states = systems
+            .states
+            .as_ref()
+            .expect("bit planes of discrete states");
+        let VectorCouplings::Uniform(j) = systems.couplings else {
+            unreachable!("bit planes of the ferromagnet (check_planes)")
+        };
+        let coordination = systems.lattice.coordination();
+        let tables = &self.tables;
+        let (layout, hits) = (*layout, self.updates.hits);
+        (planes
+            .par_chunks_mut(layout.system_words() as usize)
+            .enumerate())
+        .map(|(b, planes)| {
+            let b = b as u32;
+            let t = systems.temperature_of(b) as usize;
+            let table = &tables[t * TABLE_LEN..(t + 1) * TABLE_LEN];
+            let update = PlaneUpdate {
+                layout,
+                hits,
+                thresholds: plane_thresholds(states, j, coordination, table),
+            };
+            let system = systems.global_system(b);
+            (passes.iter())
+                .map(|run| {
+                    assert!(
+                        matches!(run.pass, VectorPass::Planes { .. }),
+                        "bit planes are swept by their own passes only"
+                    );
+                    let key = PlaneKey {
+                        seed: systems.seed,
+                        sweep: run.sweep,
+                        colour: run.pass.colour(),
+                        system,
+                    };
+                    planes_colour(&update, planes, key, run.threads.clone())
+                })
+                .sum()
+        })
+        .collect()
     }
 
     /// Words of one system's lattice.
@@ -191,6 +252,7 @@ impl CpuVector {
                             0
                         }
                         VectorPass::Cluster { .. } => unreachable!("clock spins have no pairs"),
+                        VectorPass::Planes { .. } => unreachable!("bit planes of states"),
                     };
                 }
                 (accepted, 0)
@@ -281,10 +343,33 @@ impl VectorBackend for CpuVector {
                 run.iter().for_each(|pass| self.replica_move(pass.sweep));
                 continue;
             }
-            let counted = self.system_passes(run);
+            let counted = match self.planes {
+                Some(_) => self.plane_passes(run),
+                None => self.system_passes(run),
+            };
             accepted.iter_mut().zip(counted).for_each(|(a, c)| *a += c);
         }
         Ok(accepted)
+    }
+
+    fn pack_planes(&mut self) -> Result<()> {
+        let (layout, planes) = self.planes.as_mut().expect("bit planes to pack into");
+        let states = self.spins.par_chunks(layout.lattice.sites() as usize);
+        (planes
+            .par_chunks_mut(layout.system_words() as usize)
+            .zip(states))
+        .for_each(|(planes, states)| planes.copy_from_slice(&pack_states(layout, states)));
+        Ok(())
+    }
+
+    fn unpack_planes(&mut self) -> Result<()> {
+        let (layout, planes) = self.planes.as_ref().expect("bit planes to unpack");
+        let states = self.spins.par_chunks_mut(layout.lattice.sites() as usize);
+        (planes
+            .par_chunks(layout.system_words() as usize)
+            .zip(states))
+        .for_each(|(planes, states)| unpack_states(layout, planes, states));
+        Ok(())
     }
 
     fn observe(&mut self) -> Result<(Vec<VectorObservation>, Vec<i64>)> {

@@ -26,9 +26,10 @@ use crate::engine::backend::vector::{
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
+use crate::engine::planes::{PLANE_BITS, PlaneLayout};
 use crate::engine::vector::{
-    MetropolisLaunch, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    cluster_step, dispatch_params,
+    MetropolisLaunch, PlaneKernels, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass,
+    VectorSweeps, cluster_step, dispatch_params,
 };
 use crate::engine::vector_gpu::{
     counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
@@ -64,6 +65,8 @@ pub struct CudaVector {
     metropolis: MetropolisLaunch,
     phases: CudaSlice<i32>,
     partners: CudaSlice<u32>,
+    /// The states' bit planes ([`crate::engine::planes`]; one word where the sweeps hold none).
+    planes: CudaSlice<u32>,
     /// The compiled kernels, each with the block size it launches with: the one asked for, or
     /// fewer threads where the kernel's registers allow no more (64-bit arithmetic and Philox
     /// take many; no result depends on the block size).
@@ -92,6 +95,10 @@ impl CudaVectorEngine {
         block_size: u32,
     ) -> Result<Self> {
         check_block_size(&device, block_size)?;
+        let plane_words = match updates.planes {
+            true => PlaneLayout::of(&systems)?.words() as usize,
+            false => 0,
+        };
         let metropolis =
             updates.metropolis_launch(&systems, HEAT_BATH_SITES_PER_THREAD, block_size);
         let constants = kernel_constants(&systems, updates, metropolis);
@@ -124,6 +131,7 @@ impl CudaVectorEngine {
                 "phases",
             )?,
             partners: allocate(&device, systems.systems() as usize, "tempering partners")?,
+            planes: allocate(&device, plane_words, "bit planes")?,
             kernels,
             launches: 0,
             clusters,
@@ -164,6 +172,9 @@ impl CudaVector {
             let clusters = self.clusters.as_mut().expect("cluster updates' buffers");
             return clusters.launch(&self.device, &params, &mut self.spins);
         }
+        if let VectorPass::Planes { .. } = pass {
+            return self.launch_planes(params);
+        }
         let metropolis = match self.systems.states {
             Some(_) => Kernel::DiscreteMetropolis,
             None => Kernel::VectorMetropolis,
@@ -180,7 +191,9 @@ impl CudaVector {
             VectorPass::Overrelaxation { .. } => {
                 (&self.kernels.overrelaxation, Kernel::VectorOverrelaxation)
             }
-            VectorPass::Cluster { .. } => unreachable!("launched above"),
+            VectorPass::Cluster { .. } | VectorPass::Planes { .. } => {
+                unreachable!("launched above")
+            }
         };
         let (metropolis, systems) = (self.metropolis, self.systems.systems());
         let grid = pass.launch_grid(params.threads, fitted.block_size, metropolis, systems);
@@ -204,7 +217,9 @@ impl CudaVector {
                 VectorPass::Overrelaxation { .. } => {
                     launch.arg(params).arg(&mut self.spins).arg(&self.couplings);
                 }
-                VectorPass::Cluster { .. } => unreachable!("launched above"),
+                VectorPass::Cluster { .. } | VectorPass::Planes { .. } => {
+                    unreachable!("launched above")
+                }
             }
             // SAFETY: the arguments match the kernel's parameters in order and type
             // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
@@ -222,6 +237,71 @@ impl CudaVector {
                 )))
         })
     }
+}
+
+impl CudaVector {
+    /// Enqueue a pass of `discrete_planes_metropolis` over the plane words of the colour in
+    /// `params`, on its threads.
+    fn launch_planes(&mut self, params: DispatchParams) -> Result<()> {
+        let fitted = &plane_kernels(&self.kernels).metropolis;
+        let pass = VectorPass::Planes {
+            colour: params.colour,
+        };
+        let (metropolis, systems) = (self.metropolis, self.systems.systems());
+        let grid = pass.launch_grid(params.threads, fitted.block_size, metropolis, systems);
+        let config = self.grid_layers(fitted, grid);
+        let stream = &self.device.stream;
+        launch_layers(&self.device, (&params, config), |params, config| {
+            let mut launch = stream.launch_builder(&fitted.function);
+            launch
+                .arg(params)
+                .arg(&mut self.planes)
+                .arg(&self.tables)
+                .arg(&mut self.counts)
+                .arg(&self.couplings)
+                .arg(&self.phases);
+            // SAFETY: discrete_planes_metropolis takes DispatchParams by value and device
+            // pointers to the `unsigned` planes, tables, the `unsigned long long` counts and the
+            // `int` couplings and lookup tables, all sized from these systems (the planes by
+            // their PlaneLayout); threads past the pass's words or the colour's last word
+            // return, and each piece's systems (from params.first_layer) are among them.
+            unsafe { launch.launch(config) }
+                .map(|_| ())
+                .map_err(driver_error("launching kernel discrete_planes_metropolis"))
+        })
+    }
+
+    /// `discrete_pack` (`unpack` false) or `discrete_unpack` over every plane word of every
+    /// system.
+    fn convert_planes(&mut self, unpack: bool) -> Result<()> {
+        let kernels = plane_kernels(&self.kernels);
+        let fitted = if unpack {
+            &kernels.unpack
+        } else {
+            &kernels.pack
+        };
+        let words = 2 * self.systems.lattice.sites_per_colour() / PLANE_BITS;
+        let config = self.grid(fitted, words);
+        let stream = &self.device.stream;
+        launch_layers(&self.device, (&self.params(), config), |params, config| {
+            let mut launch = stream.launch_builder(&fitted.function);
+            launch
+                .arg(params)
+                .arg(&mut self.spins)
+                .arg(&mut self.planes);
+            // SAFETY: discrete_pack and discrete_unpack take DispatchParams by value and device
+            // pointers to the `int` states and the `unsigned` planes, both sized from these
+            // systems; threads past a system's plane words return.
+            unsafe { launch.launch(config) }
+                .map(|_| ())
+                .map_err(driver_error("launching the bit planes' conversion"))
+        })
+    }
+}
+
+/// The bit planes' kernels of an engine that sweeps them.
+fn plane_kernels(kernels: &VectorKernelSet<FittedKernel>) -> &PlaneKernels<FittedKernel> {
+    (kernels.planes.as_ref()).expect("bit planes' kernels where the sweeps hold the planes")
 }
 
 impl VectorBackend for CudaVector {
@@ -261,6 +341,14 @@ impl VectorBackend for CudaVector {
 
     fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>> {
         launch_passes(self, passes)
+    }
+
+    fn pack_planes(&mut self) -> Result<()> {
+        self.convert_planes(false)
+    }
+
+    fn unpack_planes(&mut self) -> Result<()> {
+        self.convert_planes(true)
     }
 
     fn observe(&mut self) -> Result<(Vec<VectorObservation>, Vec<i64>)> {

@@ -57,7 +57,10 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::VectorExchange
         | Kernel::DiscreteMetropolis
         | Kernel::DiscreteObservables
-        | Kernel::DiscreteOverlap => Some(Bindings::Vector),
+        | Kernel::DiscreteOverlap
+        | Kernel::DiscretePack
+        | Kernel::DiscreteUnpack
+        | Kernel::DiscretePlanesMetropolis => Some(Bindings::Vector),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -103,6 +106,10 @@ fn module_source(name: &str) -> Option<&'static str> {
         "discrete_metropolis",
         "discrete_observables",
         "discrete_overlap",
+        "discrete_pack",
+        "discrete_planes",
+        "discrete_planes_metropolis",
+        "discrete_unpack",
         "dispatch",
         "hot_start",
         "lattice",

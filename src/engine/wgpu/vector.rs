@@ -23,9 +23,10 @@ use crate::engine::backend::vector::{
 };
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
+use crate::engine::planes::{PLANE_BITS, PlaneLayout};
 use crate::engine::vector::{
-    MetropolisLaunch, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass, VectorSweeps,
-    cluster_step, dispatch_params,
+    MetropolisLaunch, PlaneKernels, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass,
+    VectorSweeps, cluster_step, dispatch_params,
 };
 use crate::engine::vector_gpu::{
     counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
@@ -87,7 +88,13 @@ impl WgpuVectorEngine {
         workgroup_size: u32,
     ) -> Result<Self> {
         ctx.check_workgroup_size(workgroup_size)?;
-        let spin_bytes = 4 * systems.spin_words() as u64;
+        // The bit planes, where the sweeps hold the states there, follow the states.
+        let planes = match updates.planes {
+            true => Some(PlaneLayout::of(&systems)?),
+            false => None,
+        };
+        let plane_words = planes.map_or(0, |layout| layout.words());
+        let spin_bytes = 4 * (systems.spin_words() as u64 + plane_words);
         // The same systems of side `size`: spin_words scales with the sites.
         let bytes_at = |size: u32| {
             spin_bytes / systems.lattice.sites() * u64::from(size).pow(systems.lattice.dims)
@@ -109,6 +116,13 @@ impl WgpuVectorEngine {
             updates.metropolis_launch(&systems, HEAT_BATH_SITES_PER_THREAD, workgroup_size);
         let mut constants = kernel_constants(&systems, updates, metropolis);
         constants.push(("WG_SIZE", workgroup_size));
+        if let Some(layout) = planes {
+            // Below the binding's size, checked above, so within 32 bits.
+            let offset = u32::try_from(layout.offset()).map_err(|_| {
+                Error::Limits("the bit planes start past a 32-bit word index".into())
+            })?;
+            constants.push(("PLANES_OFFSET", offset));
+        }
         let pipelines = VectorKernelSet::build(&systems, updates, |kernel| {
             Ok(ctx.pipeline(kernel, &constants)?.clone())
         })?;
@@ -216,6 +230,7 @@ impl WgpuVector {
                         (pipelines.tiles.as_ref()).expect("tiled updates build vector_tiles")
                     }
                     VectorPass::Overrelaxation { .. } => &pipelines.overrelaxation,
+                    VectorPass::Planes { .. } => &plane_kernels(pipelines).metropolis,
                     VectorPass::Cluster { .. } => {
                         let clusters = self.clusters.as_ref().expect("cluster updates' buffers");
                         let launches = clusters.kernels(&self.ctx, &self.dispatcher, &params);
@@ -233,11 +248,26 @@ impl WgpuVector {
         self.clear_pending = false;
     }
 
+    /// `pipeline` (`discrete_pack` or `discrete_unpack`) on every plane word of every system.
+    fn convert_planes(&self, pipeline: &wgpu::ComputePipeline) -> Result<()> {
+        let words = 2 * self.systems.lattice.sites_per_colour() / PLANE_BITS;
+        let convert = Dispatch::Sweep(self.params());
+        self.submit(&[(convert, self.launch(pipeline, words))], false);
+        self.ctx.check()
+    }
+
     /// Every system's [`counters`] counters (the kernels add to them as `(low, high)` words).
     fn read_counts(&self) -> Result<Vec<u64>> {
         let bytes = 8 * (counters(&self.systems) * self.systems.systems() as usize) as u64;
         self.ctx.read_buffer(&self.counts, bytes)
     }
+}
+
+/// The bit planes' kernels of an engine that sweeps them.
+fn plane_kernels(
+    pipelines: &VectorKernelSet<wgpu::ComputePipeline>,
+) -> &PlaneKernels<wgpu::ComputePipeline> {
+    (pipelines.planes.as_ref()).expect("bit planes' kernels where the sweeps hold the planes")
 }
 
 /// The bind group of the vector layout over the dispatcher's parameters and `buffers`
@@ -299,6 +329,14 @@ impl VectorBackend for WgpuVector {
 
     fn passes(&mut self, passes: &[SweepPass]) -> Result<Vec<u64>> {
         launch_passes(self, passes)
+    }
+
+    fn pack_planes(&mut self) -> Result<()> {
+        self.convert_planes(&plane_kernels(&self.pipelines).pack)
+    }
+
+    fn unpack_planes(&mut self) -> Result<()> {
+        self.convert_planes(&plane_kernels(&self.pipelines).unpack)
     }
 
     fn observe(&mut self) -> Result<(Vec<VectorObservation>, Vec<i64>)> {

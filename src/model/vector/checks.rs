@@ -6,7 +6,7 @@ use super::states::MAX_SITE_ENERGY;
 use super::tiles::{MAX_TILE_BYTES, Tiles};
 use crate::config::{
     Algorithm, Config, ConfigError, Disorder, EngineKind, MAX_CLOCK_STATES, MAX_POTTS_STATES,
-    MetropolisOrder, Model, Proposal, VectorUpdates, invalid,
+    MetropolisOrder, Model, Proposal, StateStorage, VectorUpdates, invalid,
 };
 use crate::model::Lattice;
 
@@ -73,6 +73,7 @@ pub(crate) fn validate_vector(config: &Config) -> Result<(), ConfigError> {
         ));
     }
     validate_updates(&config.updates)?;
+    validate_storage(config)?;
     match model.clock_states() {
         Some(q) => validate_clock(q, &config.updates)?,
         None if config.discrete_states().is_some() => {}
@@ -145,6 +146,47 @@ fn validate_updates(updates: &VectorUpdates) -> Result<(), ConfigError> {
              got {}",
             updates.overrelaxation
         ));
+    }
+    Ok(())
+}
+
+/// Bit planes (`storage: BitPlanes`) only where their update is the model's
+/// (`engine::planes::check_planes` says the same of the systems): the Potts ferromagnet at zero
+/// field, undiluted, on the periodic square or cubic lattice of a size that is a multiple of 64,
+/// swept by Metropolis (no heat bath, cluster updates or replica moves, whose kernels read the
+/// states a word a site).
+fn validate_storage(config: &Config) -> Result<(), ConfigError> {
+    if config.updates.storage == StateStorage::Words {
+        return Ok(());
+    }
+    let model = &config.model;
+    let refuse = |why: String| invalid(format!("updates: storage: BitPlanes: {why}"));
+    let Model::Potts { q, .. } = *model else {
+        return refuse(format!("{} has no Potts states", model.name()));
+    };
+    if q > 256 {
+        return refuse(format!("at most 256 states (8 planes), got q = {q}"));
+    }
+    if model.disorder() != Disorder::Ferromagnet || model.is_antiferromagnet() {
+        return refuse("the couplings must be the ferromagnet's".into());
+    }
+    if model.field() != 0.0 || model.dilution() > 0.0 {
+        return refuse("the field must be zero and the lattice undiluted".into());
+    }
+    if !model.lattice().is_hypercubic() || !model.boundaries().is_periodic() {
+        return refuse("the lattice must be the periodic square or cubic one".into());
+    }
+    if !model.size().is_multiple_of(64) {
+        return refuse(format!(
+            "the size must be a multiple of 64 (a row of one colour fills whole words), got {}",
+            model.size()
+        ));
+    }
+    if config.updates.proposal != Proposal::Uniform {
+        return refuse("the sites propose by Metropolis (proposal: Uniform)".into());
+    }
+    if config.algorithm.clusters().is_some() || !config.algorithm.replica_moves().is_none() {
+        return refuse("cluster updates and replica moves read the states a word a site".into());
     }
     Ok(())
 }

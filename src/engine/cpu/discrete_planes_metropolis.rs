@@ -1,0 +1,437 @@
+//! CPU twin of `discrete_planes_metropolis` (`shaders/wgsl/discrete_planes_metropolis.wgsl`,
+//! `shaders/cuda/discrete_planes_metropolis.cu`): Metropolis on one checkerboard colour of one
+//! lattice of Potts states held in bit planes ([`crate::engine::planes`]), 32 sites a word.
+//!
+//! A word's sites count their neighbours in the old state and in the proposed one with
+//! bit-sliced adders; a move that loses `k > 0` equal neighbours raises the energy by `k J`
+//! and is accepted where a uniform `U` of 32 bits is below `t_k = threshold(k J)` (the
+//! temperature's acceptance table, as one state a word compares its word 3), decided bit
+//! plane by bit plane from the most significant: lane bit `31 - i` of `U` is bit `lane` of
+//! random word `i`, and the comparison stops once every lane differs from its threshold
+//! somewhere, about 6 bits for 32 lanes instead of 32 words.
+//!
+//! Randoms: hit `h` of word `w` of colour `c` of system `b` at sweep `t` takes the blocks
+//! `(w, t, DiscretePlanes, h DRAWS_PER_HIT + d, c, b)`: `d = 0, 1` the proposal's words (plane
+//! `p` of the proposal is word `p mod 4` of block `p / 4`), `d = 2 ..` the decision's (random
+//! word `i` is word `i mod 4` of block `2 + i / 4`). The proposal: for `q = 2` the other state;
+//! for `q = 3` the state `s + 1 + r mod 3`, `r` the bit of word 0 (the two others alike); for
+//! `q >= 4` the state `s XOR r`, `r` the `P` proposal bits, rejected where `r = 0` or
+//! `s XOR r >= q`: each other state is proposed with probability `2^-P` from every state, so
+//! the proposal is symmetric.
+
+use std::ops::Range;
+
+use crate::engine::planes::{DECISION_DRAW, DRAWS_PER_HIT, PLANE_BITS, PlaneLayout};
+use crate::model::vector::fixed::threshold;
+use crate::model::vector::states::States;
+use crate::rng::{Counter, Purpose, random_block};
+
+/// Neighbours of a site at most (the simple cubic lattice's).
+const MAX_NEIGHBOURS: usize = 6;
+
+/// Bits of a count of equal neighbours (up to 6).
+const COUNT_BITS: usize = 3;
+
+/// A sweep's key of one system's words: the run's seed, the Metropolis sweep, the colour and
+/// the run's index of the system.
+#[derive(Debug, Clone, Copy)]
+pub struct PlaneKey {
+    pub seed: u64,
+    pub sweep: u32,
+    pub colour: u32,
+    pub system: u32,
+}
+
+impl PlaneKey {
+    /// Block `draw` of hit `hit` of word `w`.
+    fn block(&self, w: u64, hit: u32, draw: u32) -> [u32; 4] {
+        let counter = Counter {
+            word: w as u32,
+            sweep: self.sweep,
+            purpose: Purpose::DiscretePlanes,
+            colour: self.colour,
+            draw: hit * DRAWS_PER_HIT + draw,
+            batch: self.system,
+        };
+        random_block(self.seed, counter)
+    }
+}
+
+/// What the update of one temperature's systems needs besides their planes.
+#[derive(Debug, Clone)]
+pub struct PlaneUpdate {
+    pub layout: PlaneLayout,
+    pub hits: u32,
+    /// `t_k` for `k = 1 ..= z` at index `k - 1` (zero past `z`).
+    pub thresholds: [u32; MAX_NEIGHBOURS],
+}
+
+/// The thresholds `t_k = threshold(k J P(a, a))` of losing `k` equal neighbours, `k = 1 ..= z`,
+/// from a temperature's acceptance `table` (the kernels compute the same from the tables and
+/// the one coupling word `j`).
+pub fn plane_thresholds(states: &States, j: i32, coordination: u32, table: &[u32]) -> [u32; 6] {
+    let unit = j * states.pair(0, 0);
+    std::array::from_fn(|k| match k < coordination as usize {
+        true => threshold((k as i32 + 1) as u32 * unit as u32, table),
+        false => 0,
+    })
+}
+
+/// The `P` plane words of one word position.
+type Planes = [u32; 8];
+
+/// Add the lanes of `x` to the bit-sliced counts `count`.
+fn add_lanes(count: &mut [u32; COUNT_BITS], x: u32) {
+    let mut carry = x;
+    for bit in count.iter_mut() {
+        let sum = *bit ^ carry;
+        carry &= *bit;
+        *bit = sum;
+    }
+}
+
+/// The lanes whose bit-sliced count is `value`.
+fn count_is(count: &[u32; COUNT_BITS], value: u32) -> u32 {
+    (0..COUNT_BITS).fold(!0, |lanes, i| match (value >> i) & 1 {
+        1 => lanes & count[i],
+        _ => lanes & !count[i],
+    })
+}
+
+/// The lanes where the `p` planes of `a` and `b` hold the same state.
+fn equal_lanes(a: &Planes, b: &Planes, p: usize) -> u32 {
+    (0..p).fold(!0, |lanes, k| lanes & !(a[k] ^ b[k]))
+}
+
+/// The lanes whose state in the `p` planes `s` is below `q` (all where `q = 2^p`).
+fn below(s: &Planes, p: usize, q: u32) -> u32 {
+    if q >= 1 << p {
+        return !0;
+    }
+    let (mut less, mut equal) = (0, !0);
+    for k in (0..p).rev() {
+        match (q >> k) & 1 {
+            1 => {
+                less |= equal & !s[k];
+                equal &= s[k];
+            }
+            _ => equal &= !s[k],
+        }
+    }
+    less
+}
+
+impl PlaneUpdate {
+    fn planes(&self) -> usize {
+        self.layout.planes() as usize
+    }
+
+    /// The proposed states of hit `hit` of word `w` in state `s`, and the lanes whose
+    /// proposal is a move (see the module's doc).
+    fn propose(&self, key: &PlaneKey, (w, hit): (u64, u32), s: &Planes) -> (Planes, u32) {
+        let mut proposed = [0; 8];
+        match self.layout.q {
+            2 => {
+                proposed[0] = !s[0];
+                (proposed, !0)
+            }
+            3 => {
+                // States 0, 1, 2 as (hi, lo) = (0, 0), (0, 1), (1, 0).
+                let r = key.block(w, hit, 0)[0];
+                let (lo, hi) = (s[0], s[1]);
+                let zero = !lo & !hi;
+                proposed[0] = (!r & zero) | (r & hi);
+                proposed[1] = (!r & lo) | (r & zero);
+                (proposed, !0)
+            }
+            q => {
+                let p = self.planes();
+                let blocks = [key.block(w, hit, 0), key.block(w, hit, 1)];
+                let mut any = 0;
+                for (k, next) in proposed.iter_mut().enumerate().take(p) {
+                    let r = blocks[k / 4][k % 4];
+                    any |= r;
+                    *next = s[k] ^ r;
+                }
+                (proposed, any & below(&proposed, p, q))
+            }
+        }
+    }
+
+    /// The lanes of word `w` (states `s`, neighbours `around`) whose move to `proposed`
+    /// (lanes `moves`) hit `hit` accepts.
+    fn accepted(
+        &self,
+        key: &PlaneKey,
+        (w, hit): (u64, u32),
+        (s, proposed, moves): (&Planes, &Planes, u32),
+        around: &[Planes],
+    ) -> u32 {
+        let p = self.planes();
+        let (mut old, mut new) = ([0; COUNT_BITS], [0; COUNT_BITS]);
+        for n in around {
+            add_lanes(&mut old, equal_lanes(s, n, p));
+            add_lanes(&mut new, equal_lanes(proposed, n, p));
+        }
+        let z = around.len() as u32;
+        let mut classes = [0; MAX_NEIGHBOURS];
+        for k in 1..=z {
+            let mut lanes = 0;
+            for a in 0..=(z - k) {
+                lanes |= count_is(&old, a + k) & count_is(&new, a);
+            }
+            classes[k as usize - 1] = lanes & moves;
+        }
+        let uphill = classes.iter().fold(0, |all, &c| all | c);
+        let mut decision = Decision {
+            accept: moves & !uphill,
+            undecided: uphill,
+        };
+        for block in 0..8 {
+            if decision.undecided == 0 {
+                break;
+            }
+            let words = key.block(w, hit, DECISION_DRAW + block);
+            for (j, &random) in words.iter().enumerate() {
+                let bit = 31 - (4 * block as usize + j);
+                let threshold = (classes.iter().zip(self.thresholds))
+                    .filter(|&(_, t)| (t >> bit) & 1 == 1)
+                    .fold(0, |bits, (&c, _)| bits | c);
+                decision.compare(threshold, random);
+            }
+        }
+        // Lanes still undecided drew U = t_k: not below it, rejected.
+        decision.accept
+    }
+}
+
+/// Lanes accepted so far, and lanes whose uniform agrees with its threshold so far.
+struct Decision {
+    accept: u32,
+    undecided: u32,
+}
+
+impl Decision {
+    /// The next bit, most significant first, of every lane's threshold and uniform.
+    fn compare(&mut self, threshold: u32, random: u32) {
+        self.accept |= self.undecided & threshold & !random;
+        self.undecided &= !(threshold ^ random);
+    }
+}
+
+/// The neighbour words of word `w` of colour `c` from `other`, the other colour's planes of
+/// one system (plane `k` from `k * words`): the words of the same position in the rows above
+/// and below along y (and z), and the row's own word and its shift by one site towards the
+/// side the colour's sites have their other neighbour in the row.
+fn neighbour_words(layout: &PlaneLayout, other: &[u32], c: u32, w: u64) -> Neighbours {
+    let lattice = layout.lattice;
+    let (l, words) = (u64::from(lattice.size), layout.words_per_colour());
+    let row_words = l / 2 / PLANE_BITS;
+    let (row, x_word) = (w / row_words, w % row_words);
+    let (y, z) = (row % l, row / l);
+    let planes = layout.planes() as usize;
+    let word_at = |row: u64, x_word: u64| -> Planes {
+        let mut planes_at = [0; 8];
+        for (k, plane) in planes_at.iter_mut().enumerate().take(planes) {
+            *plane = other[k * words as usize + (row * row_words + x_word) as usize];
+        }
+        planes_at
+    };
+    let same = word_at(row, x_word);
+    // Colour site 32 w + b is at x = 2 (32 w' + b) + first, first = (c + y + z) mod 2; its row
+    // neighbours x - 1 and x + 1 are the other colour's sites 32 w' + b - 1 + first and 32 w' +
+    // b + first: the same bit, and the bit before (first = 0) or after (first = 1).
+    let first = (u64::from(c) + y + z) % 2;
+    let shifted: Planes = if first == 0 {
+        let before = word_at(row, (x_word + row_words - 1) % row_words);
+        std::array::from_fn(|k| (same[k] << 1) | (before[k] >> 31))
+    } else {
+        let after = word_at(row, (x_word + 1) % row_words);
+        std::array::from_fn(|k| (same[k] >> 1) | (after[k] << 31))
+    };
+    let (down, up) = ((y + l - 1) % l, (y + 1) % l);
+    let mut around = Neighbours {
+        words: [[0; 8]; MAX_NEIGHBOURS],
+        count: 2 * lattice.dims as usize,
+    };
+    around.words[..4].copy_from_slice(&[
+        same,
+        shifted,
+        word_at(down + l * z, x_word),
+        word_at(up + l * z, x_word),
+    ]);
+    if lattice.dims == 3 {
+        around.words[4] = word_at(y + l * ((z + l - 1) % l), x_word);
+        around.words[5] = word_at(y + l * ((z + 1) % l), x_word);
+    }
+    around
+}
+
+/// The neighbour words of a plane word: `count` of them (`2 d`).
+struct Neighbours {
+    words: [Planes; MAX_NEIGHBOURS],
+    count: usize,
+}
+
+/// The words `words` of colour `key.colour` of one system's `planes` (both colours, as
+/// [`PlaneLayout::word`] lays out one system), `update.hits` hits each; returns the moves
+/// accepted.
+pub fn planes_colour(
+    update: &PlaneUpdate,
+    planes: &mut [u32],
+    key: PlaneKey,
+    words: Range<u64>,
+) -> u64 {
+    let layout = &update.layout;
+    let (p, per_colour) = (update.planes(), layout.words_per_colour() as usize);
+    let c = key.colour;
+    // One system's planes: plane k of colour c at (2 k + c) words.
+    let other: Vec<u32> = (0..p)
+        .flat_map(|k| {
+            let start = (2 * k + (1 - c as usize)) * per_colour;
+            planes[start..start + per_colour].iter().copied()
+        })
+        .collect();
+    let mut accepted = 0;
+    for w in words {
+        let around = neighbour_words(layout, &other, c, w);
+        let own = |k: usize| (2 * k + c as usize) * per_colour + w as usize;
+        let mut s: Planes = [0; 8];
+        for (k, plane) in s.iter_mut().enumerate().take(p) {
+            *plane = planes[own(k)];
+        }
+        for hit in 0..update.hits {
+            let (proposed, moves) = update.propose(&key, (w, hit), &s);
+            let neighbours = &around.words[..around.count];
+            let flips = update.accepted(&key, (w, hit), (&s, &proposed, moves), neighbours);
+            for k in 0..p {
+                s[k] ^= (s[k] ^ proposed[k]) & flips;
+            }
+            accepted += u64::from(flips.count_ones());
+        }
+        for (k, &plane) in s.iter().enumerate().take(p) {
+            planes[own(k)] = plane;
+        }
+    }
+    accepted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Lattice;
+    use crate::model::vector::fixed::acceptance_table;
+
+    #[test]
+    fn bit_sliced_counts_count_every_lane() {
+        let xs = [0x0f0f_1234u32, 0xffff_0000, 0x1357_9bdf, 0xdead_beef, 0, !0];
+        let mut count = [0; COUNT_BITS];
+        xs.iter().for_each(|&x| add_lanes(&mut count, x));
+        for lane in 0..32 {
+            let expected: u32 = xs.iter().map(|x| (x >> lane) & 1).sum();
+            for value in 0..=6 {
+                let is = (count_is(&count, value) >> lane) & 1 == 1;
+                assert_eq!(is, value == expected, "lane {lane}, value {value}");
+            }
+        }
+    }
+
+    #[test]
+    fn proposals_of_three_states_are_the_two_others() {
+        let layout = PlaneLayout {
+            lattice: Lattice::new(2, 64),
+            q: 3,
+            systems: 1,
+        };
+        let update = PlaneUpdate {
+            layout,
+            hits: 1,
+            thresholds: [0; 6],
+        };
+        let key = PlaneKey {
+            seed: 9,
+            sweep: 3,
+            colour: 1,
+            system: 0,
+        };
+        // Lanes 0..10 in state 0, 11..21 in state 1, the rest in state 2.
+        let s: Planes = [0x003f_f800, 0xffc0_0000, 0, 0, 0, 0, 0, 0];
+        let mut seen = [[0u32; 3]; 3];
+        for hit in 0..40 {
+            let (proposed, moves) = update.propose(&key, (5, hit), &s);
+            assert_eq!(moves, !0);
+            for lane in 0..32 {
+                let state =
+                    |planes: &Planes| ((planes[0] >> lane) & 1) | (((planes[1] >> lane) & 1) << 1);
+                let (from, to) = (state(&s), state(&proposed));
+                assert!(to < 3 && to != from, "lane {lane}: {from} -> {to}");
+                seen[from as usize][to as usize] += 1;
+            }
+        }
+        for (from, row) in seen.iter().enumerate() {
+            for (to, &count) in row.iter().enumerate() {
+                assert_eq!(count == 0, from == to, "{from} -> {to}: {count}");
+            }
+        }
+    }
+
+    /// One lane's acceptance of losing k equal neighbours against `t_k / 2^32`: the decisions
+    /// of every lane, counted over many words, within 5 sigma.
+    #[test]
+    fn decisions_accept_uphill_moves_by_their_threshold() {
+        let lattice = Lattice::new(2, 64);
+        let layout = PlaneLayout {
+            lattice,
+            q: 2,
+            systems: 1,
+        };
+        let states = States::potts(2, 0.0);
+        let table = acceptance_table(0.4);
+        let update = PlaneUpdate {
+            layout,
+            hits: 1,
+            thresholds: plane_thresholds(&states, 1, 4, &table),
+        };
+        // Every lane in state 0 with k of its 4 neighbours in state 0 (word planes all ones
+        // for neighbours 0 .. k - 1, zeros for the others) proposes state 1.
+        let s: Planes = [0; 8];
+        let proposed: Planes = [!0, 0, 0, 0, 0, 0, 0, 0];
+        for k in 0..=4u32 {
+            let around: Vec<Planes> = (0..4)
+                .map(|n| [if n < k { 0 } else { !0 }, 0, 0, 0, 0, 0, 0, 0])
+                .collect();
+            // Losing k equal neighbours and gaining the 4 - k others: a change of 2k - 4.
+            let change = 2 * k as i32 - 4;
+            let mut accepted = 0u64;
+            let words = 400u64;
+            for w in 0..words {
+                let key = PlaneKey {
+                    seed: 5,
+                    sweep: k,
+                    colour: 0,
+                    system: 0,
+                };
+                let lanes = update.accepted(&key, (w, 0), (&s, &proposed, !0), &around);
+                accepted += u64::from(lanes.count_ones());
+            }
+            let p = match change {
+                ..=0 => 1.0,
+                c => f64::from(update.thresholds[c as usize - 1]) / 2f64.powi(32),
+            };
+            let n = (32 * words) as f64;
+            let seen = accepted as f64 / n;
+            let sigma = (p * (1.0 - p) / n).sqrt().max(1e-9);
+            assert!(
+                (seen - p).abs() <= 5.0 * sigma,
+                "k = {k}: {seen} against {p}"
+            );
+            if change > 0 {
+                let exact = (-0.4 * f64::from(change)).exp();
+                assert!(
+                    (p - exact).abs() < 1e-6,
+                    "{p} against exp(-beta dE) = {exact}"
+                );
+            }
+        }
+    }
+}
