@@ -7,13 +7,13 @@
 
 extern "C" __global__ void discrete_pack(DispatchParams params, const int* spins,
                                          unsigned* planes) {
-    const unsigned t = thread_in_system();
-    const unsigned z = layer(params);
-    if (t >= 2u * words_per_colour()) {
+    const PlaneThread at = plane_thread(params);
+    if (!at.live) {
         return;
     }
-    const unsigned c = t / words_per_colour();
-    const unsigned cw = t % words_per_colour();
+    const unsigned z = at.z;
+    const unsigned c = at.c;
+    const unsigned cw = at.cw;
     unsigned words[MAX_PLANES] = {};
     for (unsigned bit = 0u; bit < PLANE_BITS; bit++) {
         const unsigned state = load_state(spins, z, colour_site(c, cw * PLANE_BITS + bit));

@@ -27,3 +27,18 @@ __device__ __forceinline__ unsigned long long plane_word(unsigned b, unsigned p,
     const unsigned long long plane = (static_cast<unsigned long long>(b) * PLANES + p) * 2ull + c;
     return plane * words_per_colour() + cw;
 }
+
+// The word of a packing thread (discrete_pack, discrete_unpack): thread t < 2H of system z takes
+// word cw = t mod H of colour c = t / H; `live` false past them.
+struct PlaneThread {
+    unsigned z;
+    unsigned c;
+    unsigned cw;
+    bool live;
+};
+
+__device__ __forceinline__ PlaneThread plane_thread(const DispatchParams& params) {
+    const unsigned t = thread_in_system();
+    const unsigned h = words_per_colour();
+    return PlaneThread{layer(params), t / h, t % h, t < 2u * h};
+}

@@ -8,13 +8,13 @@
 
 extern "C" __global__ void discrete_unpack(DispatchParams params, int* spins,
                                            const unsigned* planes) {
-    const unsigned t = thread_in_system();
-    const unsigned z = layer(params);
-    if (t >= 2u * words_per_colour()) {
+    const PlaneThread at = plane_thread(params);
+    if (!at.live) {
         return;
     }
-    const unsigned c = t / words_per_colour();
-    const unsigned cw = t % words_per_colour();
+    const unsigned z = at.z;
+    const unsigned c = at.c;
+    const unsigned cw = at.cw;
     unsigned words[MAX_PLANES] = {};
 #pragma unroll
     for (unsigned p = 0u; p < PLANES; p++) {

@@ -9,7 +9,6 @@
 // where the systems lie flat along the grid (FLAT_SYSTEMS, pass_thread), each thread adds its own.
 
 #import vector_site
-#import counters
 
 // Proposals per site (VectorSweeps::hits).
 override HITS: u32 = 1u;
@@ -22,8 +21,6 @@ override HEAT_BATH_SWEEPS: u32 = 0u;
 override SITES_PER_THREAD: u32 = 1u;
 // The arrays' length: SITES_PER_THREAD at most.
 const MAX_SITES_PER_THREAD: u32 = 2u;
-
-var<workgroup> workgroup_accepted: atomic<u32>;
 
 // StateUpdate::surroundings: the couplings to a site's neighbours and their states.
 struct Surroundings {
@@ -137,15 +134,5 @@ fn main(thread: Thread) {
             spins[z * lattice_sites() + sites[r]] = bitcast<i32>(s);
         }
     }
-    if FLAT_SYSTEMS == 1u {
-        if accepted != 0u {
-            add_u64(z * count_words(), accepted);
-        }
-        return;
-    }
-    atomicAdd(&workgroup_accepted, accepted);
-    workgroupBarrier();
-    if thread.local == 0u {
-        add_u64(z * count_words(), atomicLoad(&workgroup_accepted));
-    }
+    count_accepted(thread, z, accepted);
 }

@@ -7,14 +7,13 @@
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let t = thread_in_system(thread);
-    let z = layer(params, thread);
-    let h = plane_words();
-    if t >= 2u * h {
+    let at = plane_thread(thread);
+    if !at.live {
         return;
     }
-    let c = t / h;
-    let cw = t % h;
+    let z = at.z;
+    let c = at.c;
+    let cw = at.cw;
     // Each state read once, its bits spread over the planes; every bit of every word is set
     // here, so the words are written whole (the twin ORs into zeros).
     var planes: Planes;

@@ -34,3 +34,18 @@ fn load_plane(b: u32, p: u32, c: u32, cw: u32) -> u32 {
 fn store_plane(b: u32, p: u32, c: u32, cw: u32, word: u32) {
     spins[plane_word(b, p, c, cw)] = bitcast<i32>(word);
 }
+
+// The word of a packing thread (discrete_pack, discrete_unpack): thread t < 2H of system z
+// takes word cw = t mod H of colour c = t / H; `live` false past them.
+struct PlaneThread {
+    z: u32,
+    c: u32,
+    cw: u32,
+    live: bool,
+}
+
+fn plane_thread(thread: Thread) -> PlaneThread {
+    let t = thread_in_system(thread);
+    let h = plane_words();
+    return PlaneThread(layer(params, thread), t / h, t % h, t < 2u * h);
+}

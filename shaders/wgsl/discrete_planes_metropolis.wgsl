@@ -10,7 +10,6 @@
 // 1); with FLAT_SYSTEMS (pass_thread) each thread adds its own.
 
 #import discrete_planes
-#import counters
 
 // Proposals per site (VectorSweeps::hits).
 override HITS: u32 = 1u;
@@ -24,8 +23,6 @@ const DECISION_DRAW: u32 = 2u;
 const DECISION_BLOCKS: u32 = 8u;
 // Bits of a count of equal neighbours (up to 6).
 const COUNT_BITS: u32 = 3u;
-
-var<workgroup> workgroup_accepted: atomic<u32>;
 
 // Per-lane counts of equal neighbours, bit-sliced: bit i of lane j's count is bit j of word i.
 alias LaneCount = array<u32, COUNT_BITS>;
@@ -260,15 +257,5 @@ fn main(thread: Thread) {
     if at.live && at.t < span && cw < plane_words() {
         accepted = update_word(z, cw);
     }
-    if FLAT_SYSTEMS == 1u {
-        if accepted != 0u {
-            add_u64(z * count_words(), accepted);
-        }
-        return;
-    }
-    atomicAdd(&workgroup_accepted, accepted);
-    workgroupBarrier();
-    if thread.local == 0u {
-        add_u64(z * count_words(), atomicLoad(&workgroup_accepted));
-    }
+    count_accepted(thread, z, accepted);
 }

@@ -7,14 +7,13 @@
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
-    let t = thread_in_system(thread);
-    let z = layer(params, thread);
-    let h = plane_words();
-    if t >= 2u * h {
+    let at = plane_thread(thread);
+    if !at.live {
         return;
     }
-    let c = t / h;
-    let cw = t % h;
+    let z = at.z;
+    let c = at.c;
+    let cw = at.cw;
     // The P words read once, then each site's state gathered from its bit of every plane.
     var planes: Planes;
     for (var p = 0u; p < PLANES; p++) {

@@ -9,12 +9,9 @@
 // pass_thread), each thread adds its own.
 
 #import vector_hit
-#import counters
 
 // Proposals per site (VectorSweeps::hits).
 override HITS: u32 = 1u;
-
-var<workgroup> workgroup_accepted: atomic<u32>;
 
 // The hits of site i of system z from spin s; returns the moves accepted (spin updated).
 fn update_site(z: u32, i: u32, h: vec3<i32>, s: ptr<function, vec3<i32>>) -> u32 {
@@ -42,15 +39,5 @@ fn main(thread: Thread) {
             store_spin(z, i, s);
         }
     }
-    if FLAT_SYSTEMS == 1u {
-        if accepted != 0u {
-            add_u64(z * count_words(), accepted);
-        }
-        return;
-    }
-    atomicAdd(&workgroup_accepted, accepted);
-    workgroupBarrier();
-    if thread.local == 0u {
-        add_u64(z * count_words(), atomicLoad(&workgroup_accepted));
-    }
+    count_accepted(thread, z, accepted);
 }

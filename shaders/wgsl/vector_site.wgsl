@@ -15,6 +15,7 @@
 #import slice
 #import vector
 #import vector_spins
+#import counters
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<i32>;
@@ -83,6 +84,27 @@ fn pass_thread(thread: Thread, threads: u32) -> PassThread {
         return PassThread(g / threads, g % threads, g / threads < params.systems);
     }
     return PassThread(layer(params, thread), thread_in_system(thread), true);
+}
+
+// The moves a Metropolis kernel's workgroup accepted (zero at the workgroup's start).
+var<workgroup> workgroup_accepted: atomic<u32>;
+
+// Add a Metropolis thread's `accepted` moves to system z's count (counts words 0, 1): at once
+// where the systems lie flat along the grid (FLAT_SYSTEMS), else summed over the workgroup,
+// which thread 0 adds; the twin of count_accepted in vector_site.cuh. Every thread of the
+// workgroup calls it.
+fn count_accepted(thread: Thread, z: u32, accepted: u32) {
+    if FLAT_SYSTEMS == 1u {
+        if accepted != 0u {
+            add_u64(z * count_words(), accepted);
+        }
+        return;
+    }
+    atomicAdd(&workgroup_accepted, accepted);
+    workgroupBarrier();
+    if thread.local == 0u {
+        add_u64(z * count_words(), atomicLoad(&workgroup_accepted));
+    }
 }
 
 // J of bond `bond` (site * directions() + d) of system b's sample.

@@ -26,7 +26,6 @@ override PADDED_SITES: u32 = PADDED * PADDED * (1u + (DIMS - 2u) * (PADDED - 1u)
 override TILE_WORDS: u32 = COMPONENTS * PADDED_SITES;
 
 var<workgroup> tile: array<i32, TILE_WORDS>;
-var<workgroup> workgroup_accepted: atomic<u32>;
 
 // Sites of a tile (Tiles::sites).
 fn tile_sites() -> u32 {

@@ -146,7 +146,12 @@ impl PlaneUpdate {
             }
             q => {
                 let p = self.planes();
-                let blocks = [key.block(w, hit, 0), key.block(w, hit, 1)];
+                // Block 1 only where a plane takes its words.
+                let second = match p > 4 {
+                    true => key.block(w, hit, 1),
+                    false => [0; 4],
+                };
+                let blocks = [key.block(w, hit, 0), second];
                 let mut any = 0;
                 for (k, next) in proposed.iter_mut().enumerate().take(p) {
                     let r = blocks[k / 4][k % 4];
