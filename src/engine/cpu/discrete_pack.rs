@@ -5,10 +5,11 @@
 
 use crate::engine::planes::{PLANE_BITS, PlaneLayout};
 
-/// The bit planes of one system's `states` (as [`PlaneLayout::word`] lays out one system).
-pub fn pack_states(layout: &PlaneLayout, states: &[i32]) -> Vec<u32> {
+/// Write the bit planes of one system's `states` into `packed` (as [`PlaneLayout::word`] lays
+/// out one system).
+pub fn pack_states(layout: &PlaneLayout, states: &[i32], packed: &mut [u32]) {
     let (planes, words) = (layout.planes(), layout.words_per_colour());
-    let mut packed = vec![0; layout.system_words() as usize];
+    packed.fill(0);
     for c in 0..2 {
         for w in 0..words {
             for bit in 0..PLANE_BITS {
@@ -21,5 +22,4 @@ pub fn pack_states(layout: &PlaneLayout, states: &[i32]) -> Vec<u32> {
             }
         }
     }
-    packed
 }

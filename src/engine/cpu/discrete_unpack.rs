@@ -39,7 +39,8 @@ mod tests {
             let states: Vec<i32> = (0..sites)
                 .map(|i| ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as i32 % q as i32)
                 .collect();
-            let planes = pack_states(&layout, &states);
+            let mut planes = vec![!0; layout.system_words() as usize];
+            pack_states(&layout, &states, &mut planes);
             assert_eq!(planes.len() as u64, layout.system_words());
             let mut back = vec![-1; sites];
             unpack_states(&layout, &planes, &mut back);

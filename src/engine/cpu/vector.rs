@@ -358,7 +358,7 @@ impl VectorBackend for CpuVector {
         (planes
             .par_chunks_mut(layout.system_words() as usize)
             .zip(states))
-        .for_each(|(planes, states)| planes.copy_from_slice(&pack_states(layout, states)));
+        .for_each(|(planes, states)| pack_states(layout, states, planes));
         Ok(())
     }
 
