@@ -407,21 +407,23 @@ fn states_summary(ron: &str) -> spinflip::vector::VectorSummary {
     }
 }
 
-/// Potts states in bit planes (`storage: BitPlanes`): the 2-state model at L = 64 against
-/// Kaufman through the Ising mapping (`e = -1 + e_I(beta/2)/2`, `c = c_I(beta/2)`), below and
-/// near its critical point `beta_c = 2 K_c = 0.8814`; and the 3- and 8-state models against
-/// the same runs on one state a word (other proposals, the same Boltzmann distribution): `e`
-/// and `<m^2>` within 4 combined errors.
+/// Discrete states in bit planes (`storage: BitPlanes`): the 2-state Potts model at L = 64
+/// against Kaufman through the Ising mapping (`e = -1 + e_I(beta/2)/2`, `c = c_I(beta/2)`),
+/// below and near its critical point `beta_c = 2 K_c = 0.8814`; and the 3- and 8-state Potts
+/// models and the Blume-Capel model at D = 1 against the same runs on one state a word (other
+/// proposals, the same Boltzmann distribution): `e`, `<m^2>` and Blume-Capel's density of
+/// zeros within 4 combined errors.
 #[test]
-fn potts_states_in_bit_planes_sample_the_boltzmann_distribution() {
-    let config = |q: u32, betas: &str, storage: &str| {
+fn discrete_states_in_bit_planes_sample_the_boltzmann_distribution() {
+    let config = |model: &str, betas: &str, storage: &str| {
         format!(
-            "(model: Potts(q: {q}, dims: 2, size: 64), temperatures: Betas([{betas}]), \
+            "(model: {model}, temperatures: Betas([{betas}]), \
              replicas: 4, sweeps: (thermalize: 1000, measure: 4000, every: 2), \
              updates: (storage: {storage}), seed: 64, backend: Cpu, plots: false)"
         )
     };
-    let planes = states_summary(&config(2, "0.6, 0.85", "BitPlanes"));
+    let potts = |q: u32| format!("Potts(q: {q}, dims: 2, size: 64)");
+    let planes = states_summary(&config(&potts(2), "0.6, 0.85", "BitPlanes"));
     assert!(planes.updates.contains("bit planes"), "{}", planes.updates);
     for (measured, exact) in planes.runs.iter().zip(&planes.exact) {
         let exact = exact.expect("the 2-state Potts model's Kaufman values");
@@ -431,21 +433,23 @@ fn potts_states_in_bit_planes_sample_the_boltzmann_distribution() {
         assert_within_4_errors(&case, "e", measured.e, exact.e, 0.01);
         assert_within_4_errors(&case, "c", measured.c, exact.c, 0.5);
     }
-    for (q, beta) in [(3, "0.9"), (8, "1.2")] {
-        let planes = states_summary(&config(q, beta, "BitPlanes"));
-        let words = states_summary(&config(q, beta, "Words"));
+    let blume_capel = "BlumeCapel(dims: 2, size: 64, crystal_field: 1.0)".to_string();
+    for (model, beta) in [(potts(3), "0.9"), (potts(8), "1.2"), (blume_capel, "0.6")] {
+        let planes = states_summary(&config(&model, beta, "BitPlanes"));
+        let words = states_summary(&config(&model, beta, "Words"));
         let (p, w) = (&planes.runs[0], &words.runs[0]);
-        for (what, a, b) in [("e", p.e, w.e), ("m2", p.m2, w.m2)] {
+        let zeros = p.zeros.zip(w.zeros).map(|(a, b)| ("zeros", a, b));
+        for (what, a, b) in [("e", p.e, w.e), ("m2", p.m2, w.m2)]
+            .into_iter()
+            .chain(zeros)
+        {
             let sigma = (a.err.powi(2) + b.err.powi(2)).sqrt();
             let deviation = (a.mean - b.mean) / sigma;
-            eprintln!("{q} states: {what} {a:?} in planes, {b:?} in words: {deviation:+.2}");
-            assert!(
-                sigma > 0.0 && sigma < 0.02,
-                "{q} states: {what} error {sigma}"
-            );
+            eprintln!("{model}: {what} {a:?} in planes, {b:?} in words: {deviation:+.2}");
+            assert!(sigma > 0.0 && sigma < 0.02, "{model}: {what} error {sigma}");
             assert!(
                 deviation.abs() <= 4.0,
-                "{q} states: {what} {deviation:+.2} sigma"
+                "{model}: {what} {deviation:+.2} sigma"
             );
         }
     }

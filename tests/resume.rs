@@ -1295,7 +1295,8 @@ fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
         )
         .replace("(proposal: HeatBath)", "()");
     resumed_vector_equals_uninterrupted(&houdayer, 50, (64, 96));
-    // The Potts ferromagnet in bit planes, tempered: the planes packed again after a resume.
+    // The Potts ferromagnet and the Blume-Capel model in bit planes, tempered: the planes
+    // packed again after a resume.
     let planes = POTTS_GLASS_TEMPERING
         .replace(
             "Potts(q: 3, dims: 2, size: 6, field: 0.25, disorder: Bimodal)",
@@ -1304,6 +1305,11 @@ fn resumed_discrete_state_runs_equal_the_uninterrupted_ones() {
         .replace("samples: 2,", "samples: 1,")
         .replace("(proposal: HeatBath)", "(storage: BitPlanes)");
     resumed_vector_equals_uninterrupted(&planes, 50, (64, 96));
+    let blume_capel = planes.replace(
+        "Potts(q: 5, dims: 2, size: 64)",
+        "BlumeCapel(dims: 2, size: 64, crystal_field: 0.5)",
+    );
+    resumed_vector_equals_uninterrupted(&blume_capel, 50, (64, 96));
 }
 
 /// The tempered XY glass on wgpu writes the CPU's estimates, diagnostics and files.

@@ -1,37 +1,59 @@
-// Metropolis on one checkerboard colour of every lattice of Potts states in bit planes
+// Metropolis on one checkerboard colour of every lattice of discrete states in bit planes
 // (discrete_planes.cuh), the twin of discrete_planes_metropolis.wgsl: thread t of system z
-// updates plane word cw = params.first_thread + t of colour params.colour (its 32 sites), HITS
-// times, with bitwise logic on the words of its own planes and its neighbours', all in
-// registers. CPU twin: src/engine/cpu/discrete_planes_metropolis.rs (the proposal, the bit-sliced
-// counts of equal neighbours, the most significant bit first comparison of each lane's uniform
-// with t_k; the randoms: block (cw, sweep, DiscretePlanes, hit DRAWS_PER_HIT + d, colour, z),
-// d = 0, 1 the proposal's, d = 2 .. 9 the decision's). Only the Potts ferromagnet at zero field
-// on the periodic square or cubic lattice (check_planes). Accepted moves are summed per block,
-// then added to the system's counter 0 (count_accepted).
+// updates WORDS_PER_THREAD plane words of colour params.colour (32 sites each), HITS times each, with bitwise logic on the words of its own planes and its neighbours', all in
+// registers. CPU twin: src/engine/cpu/discrete_planes_metropolis.rs (the proposal; the
+// bit-sliced counts of neighbours and the energy classes of the Potts ferromagnet or the
+// Blume-Capel model; each lane's uniform U against its class's threshold, its 4 most
+// significant bits bit-sliced, then a word of its own for the rest where they tie; the randoms:
+// block (cw, sweep, DiscretePlanes, hit DRAWS_PER_HIT + d, colour, z), d = 0, 1 the proposal's,
+// d = 2 the decision's bit-sliced bits, d = 3 .. 10 its tail). Only at zero field on the
+// periodic square or cubic lattice (check_planes). Accepted moves are summed per block, then
+// added to the system's counter 0 (count_accepted).
 
 #include "discrete_planes.cuh"
 
 // Proposals per site (VectorSweeps::hits).
 constexpr unsigned HITS = SPINFLIP_HITS;
+// Plane words a thread updates one after another (engine::planes::WORDS_PER_THREAD), its
+// classes worked out once.
+constexpr unsigned WORDS_PER_THREAD = 4u;
 
 // rng::Purpose::DiscretePlanes.
 constexpr unsigned PURPOSE_DISCRETE_PLANES = 14u;
-// Philox blocks a hit may take (engine::planes): draws 0, 1 the proposal's, from DECISION_DRAW
-// the decision's, 4 words (threshold bits) a block.
-constexpr unsigned DRAWS_PER_HIT = 10u;
+// Philox blocks a hit may take (engine::planes): draws 0, 1 the proposal's, DECISION_DRAW the
+// decision's SLICED_BITS bit-sliced bits (a bit of every lane a word), from TAIL_DRAW a word
+// for each lane that they leave undecided.
+constexpr unsigned DRAWS_PER_HIT = 11u;
 constexpr unsigned DECISION_DRAW = 2u;
-constexpr unsigned DECISION_BLOCKS = 8u;
+constexpr unsigned TAIL_DRAW = 3u;
+constexpr unsigned SLICED_BITS = 4u;
 
 // The square or cubic lattice's neighbours (the host refuses the others), and the bits of a
-// count of equal ones (up to 6).
+// count of them (up to 6).
 constexpr unsigned NEIGHBOURS = 2u * DIMS;
 constexpr unsigned COUNT_BITS = 3u;
 // Words of a row of one colour: L / 2 sites (at least 1: other lattices' builds fold it too).
 constexpr unsigned ROW_WORDS = L / (2u * PLANE_BITS) > 0u ? L / (2u * PLANE_BITS) : 1u;
 
+// The Blume-Capel model's classes (PlaneClasses): z flips, then 2 z + 1 moves to or from 0; the
+// Potts model's z. The register arrays hold the larger count, so that both models' class code
+// builds; only CLASSES entries are read.
+constexpr bool BLUME_CAPEL = SPINFLIP_BLUME_CAPEL != 0u;
+constexpr unsigned CLASS_SLOTS = 3u * NEIGHBOURS + 1u;
+constexpr unsigned CLASSES = BLUME_CAPEL ? CLASS_SLOTS : NEIGHBOURS;
+
 // The PLANES words of one word position (indexed by constants only: registers).
 struct Planes {
     unsigned w[MAX_PLANES];
+};
+
+// One temperature's classes (plane_classes): each class's threshold; of the Blume-Capel
+// model's moves to or from 0 of x = i - z, bit i of `leaving` where the energy rises as they
+// leave 0, bit i of `entering` where it rises as they enter it.
+struct Classes {
+    unsigned thresholds[CLASS_SLOTS];
+    unsigned leaving;
+    unsigned entering;
 };
 
 // Block `draw` of hit `hit` of word cw of system z (run index `batch`).
@@ -43,7 +65,7 @@ __device__ __forceinline__ uint4 plane_block(const DispatchParams& params, unsig
         philox_counter(cw, params.sweep, PURPOSE_DISCRETE_PLANES, purpose, batch), key);
 }
 
-// Word j (a constant) of a block.
+// Word j of a block.
 __device__ __forceinline__ unsigned block_word(uint4 block, unsigned j) {
     return j == 0u ? block.x : j == 1u ? block.y : j == 2u ? block.z : block.w;
 }
@@ -81,6 +103,15 @@ __device__ __forceinline__ unsigned count_is(const unsigned (&count)[COUNT_BITS]
         lanes &= ((value >> i) & 1u) != 0u ? count[i] : ~count[i];
     }
     return lanes;
+}
+
+// Each value's lanes of a bit-sliced count: is[v] the lanes whose count is v.
+__device__ __forceinline__ void counts_are(const unsigned (&count)[COUNT_BITS],
+                                           unsigned (&is)[NEIGHBOURS + 1u]) {
+#pragma unroll
+    for (unsigned v = 0u; v <= NEIGHBOURS; v++) {
+        is[v] = count_is(count, v);
+    }
 }
 
 // equal_lanes: the lanes where a and b hold the same state.
@@ -147,30 +178,12 @@ __device__ __forceinline__ unsigned propose(const DispatchParams& params, unsign
     return any & below(proposed);
 }
 
-// Decision::compare on threshold bit `bit` of every class: lanes whose uniform's bit is below
-// their threshold's are accepted, lanes whose bits differ decided.
-__device__ __forceinline__ void compare(unsigned random, unsigned bit,
-                                        const unsigned (&classes)[NEIGHBOURS],
-                                        const unsigned (&thresholds)[NEIGHBOURS],
-                                        unsigned& accept, unsigned& undecided) {
-    unsigned threshold = 0u;
-#pragma unroll
-    for (unsigned k = 0u; k < NEIGHBOURS; k++) {
-        threshold |= classes[k] & (0u - ((thresholds[k] >> bit) & 1u));
-    }
-    accept |= undecided & threshold & ~random;
-    undecided &= ~(threshold ^ random);
-}
-
-// PlaneUpdate::accepted: the lanes of the word (states s, neighbours `around`) whose move to
-// `proposed` (lanes `moves`) hit `hit` accepts: level and downhill moves at once, a move losing
-// k equal neighbours where U < t_k, U's bits drawn a block of four at a time until no lane is
-// undecided. A lane undecided after 32 bits drew U = t_k: rejected.
-__device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params, unsigned cw,
-                                                   unsigned batch, unsigned hit, const Planes& s,
-                                                   const Planes& proposed, unsigned moves,
-                                                   const Planes (&around)[NEIGHBOURS],
-                                                   const unsigned (&thresholds)[NEIGHBOURS]) {
+// PlaneUpdate::potts_classes: class k - 1 the moves (lanes `moves`) that lose k equal
+// neighbours, n_old = a + k, n_new = a.
+__device__ __forceinline__ void potts_classes(const Planes& s, const Planes& proposed,
+                                              unsigned moves,
+                                              const Planes (&around)[NEIGHBOURS],
+                                              unsigned (&lanes)[CLASS_SLOTS]) {
     unsigned old_count[COUNT_BITS] = {};
     unsigned new_count[COUNT_BITS] = {};
 #pragma unroll
@@ -180,33 +193,129 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
     }
     unsigned old_is[NEIGHBOURS + 1u];
     unsigned new_is[NEIGHBOURS + 1u];
-#pragma unroll
-    for (unsigned v = 0u; v <= NEIGHBOURS; v++) {
-        old_is[v] = count_is(old_count, v);
-        new_is[v] = count_is(new_count, v);
-    }
-    // Class k - 1: the moves losing k equal neighbours, n_old - n_new = k.
-    unsigned classes[NEIGHBOURS];
-    unsigned uphill = 0u;
+    counts_are(old_count, old_is);
+    counts_are(new_count, new_is);
 #pragma unroll
     for (unsigned k = 1u; k <= NEIGHBOURS; k++) {
-        unsigned lanes = 0u;
+        unsigned lanes_k = 0u;
 #pragma unroll
         for (unsigned a = 0u; a + k <= NEIGHBOURS; a++) {
-            lanes |= old_is[a + k] & new_is[a];
+            lanes_k |= old_is[a + k] & new_is[a];
         }
-        classes[k - 1u] = lanes & moves;
-        uphill |= classes[k - 1u];
+        lanes[k - 1u] = lanes_k & moves;
+    }
+}
+
+// PlaneUpdate::blume_capel_classes (plane 0 the lanes of s = 0, plane 1 those of s = +1): x the
+// neighbours along the sign of the move's nonzero spin (the new one where it leaves 0) less
+// those against it; flips of x = k > 0 in class k - 1, moves to or from 0 of x in class
+// z + x + z where their energy rises.
+__device__ __forceinline__ void blume_capel_classes(const Planes& s, const Planes& proposed,
+                                                    const Planes (&around)[NEIGHBOURS],
+                                                    const Classes& classes,
+                                                    unsigned (&lanes)[CLASS_SLOTS]) {
+    const unsigned zero = s.w[0];
+    const unsigned zero_next = proposed.w[0];
+    const unsigned leave = zero & ~zero_next;
+    const unsigned enter = ~zero & zero_next;
+    const unsigned flip = ~zero & ~zero_next;
+    const unsigned along_up = (zero & proposed.w[1]) | (~zero & s.w[1]);
+    unsigned along[COUNT_BITS] = {};
+    unsigned against[COUNT_BITS] = {};
+#pragma unroll
+    for (unsigned n = 0u; n < NEIGHBOURS; n++) {
+        const unsigned up = around[n].w[1];
+        const unsigned down = ~around[n].w[0] & ~around[n].w[1];
+        add_lanes(along, (along_up & up) | (~along_up & down));
+        add_lanes(against, (along_up & down) | (~along_up & up));
+    }
+    unsigned along_is[NEIGHBOURS + 1u];
+    unsigned against_is[NEIGHBOURS + 1u];
+    counts_are(along, along_is);
+    counts_are(against, against_is);
+    // x_is[x + z]: the lanes of along - against = x.
+    unsigned x_is[2u * NEIGHBOURS + 1u] = {};
+#pragma unroll
+    for (unsigned a = 0u; a <= NEIGHBOURS; a++) {
+#pragma unroll
+        for (unsigned b = 0u; a + b <= NEIGHBOURS; b++) {
+            x_is[NEIGHBOURS + a - b] |= along_is[a] & against_is[b];
+        }
+    }
+#pragma unroll
+    for (unsigned k = 1u; k <= NEIGHBOURS; k++) {
+        lanes[k - 1u] = flip & x_is[NEIGHBOURS + k];
+    }
+#pragma unroll
+    for (unsigned i = 0u; i <= 2u * NEIGHBOURS; i++) {
+        const unsigned uphill = ((classes.leaving >> i) & 1u) != 0u    ? leave
+                                : ((classes.entering >> i) & 1u) != 0u ? enter
+                                                                       : 0u;
+        lanes[NEIGHBOURS + i] = x_is[i] & uphill;
+    }
+}
+
+// Decision::compare on threshold bit `bit` of every class: lanes whose uniform's bit is below
+// their threshold's are accepted, lanes whose bits differ decided.
+__device__ __forceinline__ void compare(unsigned random, unsigned bit,
+                                        const unsigned (&lanes)[CLASS_SLOTS],
+                                        const Classes& classes, unsigned& accept,
+                                        unsigned& undecided) {
+    unsigned threshold = 0u;
+#pragma unroll
+    for (unsigned k = 0u; k < CLASSES; k++) {
+        threshold |= lanes[k] & (0u - ((classes.thresholds[k] >> bit) & 1u));
+    }
+    accept |= undecided & threshold & ~random;
+    undecided &= ~(threshold ^ random);
+}
+
+// PlaneUpdate::accepted: the lanes of the word (states s, neighbours `around`) whose move to
+// `proposed` (lanes `moves`) hit `hit` accepts: level and downhill moves at once, an uphill
+// move of class k where U < t_k, U's 4 most significant bits from one block, bit-sliced; the
+// i-th lane whose bits all equal its threshold's takes the rest from word i mod 4 of tail block
+// i / 4.
+__device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params, unsigned cw,
+                                                   unsigned batch, unsigned hit, const Planes& s,
+                                                   const Planes& proposed, unsigned moves,
+                                                   const Planes (&around)[NEIGHBOURS],
+                                                   const Classes& classes) {
+    unsigned lanes[CLASS_SLOTS];
+    if (BLUME_CAPEL) {
+        blume_capel_classes(s, proposed, around, classes, lanes);
+    } else {
+        potts_classes(s, proposed, moves, around, lanes);
+    }
+    unsigned uphill = 0u;
+#pragma unroll
+    for (unsigned k = 0u; k < CLASSES; k++) {
+        uphill |= lanes[k];
     }
     unsigned accept = moves & ~uphill;
     unsigned undecided = uphill;
-    for (unsigned block = 0u; block < DECISION_BLOCKS && undecided != 0u; block++) {
-        const uint4 words = plane_block(params, cw, batch, hit, DECISION_DRAW + block);
-        const unsigned bit = 31u - 4u * block;
-        compare(words.x, bit, classes, thresholds, accept, undecided);
-        compare(words.y, bit - 1u, classes, thresholds, accept, undecided);
-        compare(words.z, bit - 2u, classes, thresholds, accept, undecided);
-        compare(words.w, bit - 3u, classes, thresholds, accept, undecided);
+    if (undecided != 0u) {
+        const uint4 words = plane_block(params, cw, batch, hit, DECISION_DRAW);
+        compare(words.x, 31u, lanes, classes, accept, undecided);
+        compare(words.y, 30u, lanes, classes, accept, undecided);
+        compare(words.z, 29u, lanes, classes, accept, undecided);
+        compare(words.w, 28u, lanes, classes, accept, undecided);
+    }
+    uint4 tail = make_uint4(0u, 0u, 0u, 0u);
+    for (unsigned i = 0u; undecided != 0u; i++) {
+        const unsigned lane = __ffs(undecided) - 1u;
+        undecided &= undecided - 1u;
+        if (i % 4u == 0u) {
+            tail = plane_block(params, cw, batch, hit, TAIL_DRAW + i / 4u);
+        }
+        unsigned threshold = 0u;
+#pragma unroll
+        for (unsigned k = 0u; k < CLASSES; k++) {
+            threshold |= ((lanes[k] >> lane) & 1u) != 0u ? classes.thresholds[k] : 0u;
+        }
+        const unsigned rest = ~0u >> SLICED_BITS;
+        if ((block_word(tail, i % 4u) >> SLICED_BITS) < (threshold & rest)) {
+            accept |= 1u << lane;
+        }
     }
     return accept;
 }
@@ -214,7 +323,7 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
 // planes_colour for word cw of colour params.colour of system z: HITS hits; the moves accepted.
 __device__ __forceinline__ unsigned update_word(const DispatchParams& params, unsigned* planes,
                                                 unsigned z, unsigned cw,
-                                                const unsigned (&thresholds)[NEIGHBOURS]) {
+                                                const Classes& classes) {
     const unsigned c = params.colour;
     const unsigned other = 1u - c;
     // neighbour_words: the same position in the rows above and below along y (and z), the
@@ -257,7 +366,7 @@ __device__ __forceinline__ unsigned update_word(const DispatchParams& params, un
         Planes proposed;
         const unsigned moves = propose(params, cw, batch, hit, s, proposed);
         const unsigned flips =
-            accepted_lanes(params, cw, batch, hit, s, proposed, moves, around, thresholds);
+            accepted_lanes(params, cw, batch, hit, s, proposed, moves, around, classes);
 #pragma unroll
         for (unsigned p = 0u; p < PLANES; p++) {
             s.w[p] ^= (s.w[p] ^ proposed.w[p]) & flips;
@@ -271,6 +380,37 @@ __device__ __forceinline__ unsigned update_word(const DispatchParams& params, un
     return accepted;
 }
 
+// plane_classes of the temperature's `table` and the ferromagnet's one coupling word: Potts
+// t_k = threshold(k J P(0, 0)), k = 1 ..= z; Blume-Capel flips threshold(2 k J P(+, +)), then
+// of x = -z ..= z the moves to or from 0, energy V(+) - V(0) - x J P(+, +) as they leave it.
+__device__ __forceinline__ Classes classes_of(const unsigned* table, const int* couplings,
+                                              const int* lookups) {
+    Classes classes = {};
+    if (!BLUME_CAPEL) {
+        const unsigned unit = static_cast<unsigned>(couplings[0] * state_pair(lookups, 0u, 0u));
+#pragma unroll
+        for (unsigned k = 0u; k < NEIGHBOURS; k++) {
+            classes.thresholds[k] = threshold((k + 1u) * unit, table);
+        }
+        return classes;
+    }
+    const int unit = couplings[0] * state_pair(lookups, 2u, 2u);
+    const int leave = state_site(lookups, 2u) - state_site(lookups, 1u);
+#pragma unroll
+    for (unsigned k = 0u; k < NEIGHBOURS; k++) {
+        classes.thresholds[k] = threshold(2u * (k + 1u) * static_cast<unsigned>(unit), table);
+    }
+#pragma unroll
+    for (unsigned i = 0u; i <= 2u * NEIGHBOURS; i++) {
+        const int energy = leave - (static_cast<int>(i) - static_cast<int>(NEIGHBOURS)) * unit;
+        const unsigned size = static_cast<unsigned>(energy < 0 ? -energy : energy);
+        classes.thresholds[NEIGHBOURS + i] = threshold(size, table);
+        classes.leaving |= energy > 0 ? 1u << i : 0u;
+        classes.entering |= energy < 0 ? 1u << i : 0u;
+    }
+    return classes;
+}
+
 extern "C" __global__ void discrete_planes_metropolis(DispatchParams params, unsigned* planes,
                                                       const unsigned* tables,
                                                       unsigned long long* counts,
@@ -280,22 +420,23 @@ extern "C" __global__ void discrete_planes_metropolis(DispatchParams params, uns
         block_accepted = 0u;
     }
     __syncthreads();
+    // The pass's words span from params.first_thread; thread t takes words t + r stride.
     const unsigned span = params.threads != 0u ? params.threads : words_per_colour();
-    const PassThread at = pass_thread(params, span);
+    const unsigned stride = (span + WORDS_PER_THREAD - 1u) / WORDS_PER_THREAD;
+    const PassThread at = pass_thread(params, stride);
     const unsigned z = at.z;
-    const unsigned cw = params.first_thread + at.t;
     unsigned accepted = 0u;
-    if (at.live && at.t < span && cw < words_per_colour()) {
-        // plane_thresholds: t_k = threshold(k J P(a, a)) for k = 1 ..= z, from the one coupling
-        // word of the ferromagnet.
+    if (at.live && at.t < stride) {
         const unsigned* table = tables + temperature_of(z) * 4u * TABLE_BYTE;
-        const unsigned unit = static_cast<unsigned>(couplings[0] * state_pair(lookups, 0u, 0u));
-        unsigned thresholds[NEIGHBOURS];
-#pragma unroll
-        for (unsigned k = 0u; k < NEIGHBOURS; k++) {
-            thresholds[k] = threshold((k + 1u) * unit, table);
+        const Classes classes = classes_of(table, couplings, lookups);
+#pragma unroll 1
+        for (unsigned r = 0u; r < WORDS_PER_THREAD; r++) {
+            const unsigned k = at.t + r * stride;
+            const unsigned cw = params.first_thread + k;
+            if (k < span && cw < words_per_colour()) {
+                accepted += update_word(params, planes, z, cw, classes);
+            }
         }
-        accepted = update_word(params, planes, z, cw, thresholds);
     }
     count_accepted(counts, block_accepted, z, accepted);
 }

@@ -1,31 +1,59 @@
-// Metropolis on one checkerboard colour of every lattice of Potts states held in bit planes
-// (discrete_planes.wgsl): thread cw of system z (the dispatch's threads from
-// params.first_thread) updates plane word cw of params.colour, its 32 sites at once, HITS times.
+// Metropolis on one checkerboard colour of every lattice of discrete states held in bit planes
+// (discrete_planes.wgsl): thread t of system z updates WORDS_PER_THREAD plane words of
+// params.colour (the pass's words t + r stride from params.first_thread), each word's 32 sites
+// at once, HITS times.
 // CPU twin: src/engine/cpu/discrete_planes_metropolis.rs (planes_colour): the same proposals,
-// bit-sliced counts of equal neighbours, energy classes k = lost equal neighbours and
-// most-significant-first comparisons of each lane's uniform U with t_k, accepted iff U < t_k.
-// Randoms: block (cw, sweep, DiscretePlanes, hit DRAWS_PER_HIT + d, colour, global_index(z)),
-// d = 0, 1 the proposal's, d = 2 .. 9 the decision's, drawn only where needed. Accepted moves
-// (lanes) are summed per workgroup, then added to the system's 64-bit count (counts words 0,
-// 1); with FLAT_SYSTEMS (pass_thread) each thread adds its own.
+// bit-sliced counts of neighbours, energy classes of the Potts ferromagnet or the Blume-Capel
+// model, and each lane's uniform U against its class's threshold t_k, accepted iff U < t_k:
+// U's 4 most significant bits bit-sliced, the rest from a word of the lane's own where they
+// tie. Randoms: block (cw, sweep, DiscretePlanes, hit DRAWS_PER_HIT + d, colour,
+// global_index(z)), d = 0, 1 the proposal's, d = 2 the decision's bit-sliced bits, d = 3 .. 10
+// its tail, drawn only where needed. Accepted moves (lanes) are summed per workgroup, then added
+// to the system's 64-bit count (counts words 0, 1); with FLAT_SYSTEMS (pass_thread) each thread
+// adds its own.
 
 #import discrete_planes
 
 // Proposals per site (VectorSweeps::hits).
 override HITS: u32 = 1u;
+// Plane words a thread updates one after another (engine::planes::WORDS_PER_THREAD), its
+// classes worked out once.
+const WORDS_PER_THREAD: u32 = 4u;
+// The Blume-Capel model's energy classes (1) or the Potts model's (0).
+override BLUME_CAPEL: u32 = 0u;
 
 // rng::Purpose::DiscretePlanes.
 const PURPOSE_DISCRETE_PLANES: u32 = 14u;
-// Philox blocks a hit may draw, and the first of its decision (engine::planes).
-const DRAWS_PER_HIT: u32 = 10u;
+// Philox blocks a hit may draw (engine::planes): draws 0, 1 the proposal's, DECISION_DRAW the
+// decision's SLICED_BITS bit-sliced bits (a bit of every lane a word), from TAIL_DRAW a word
+// for each lane that they leave undecided.
+const DRAWS_PER_HIT: u32 = 11u;
 const DECISION_DRAW: u32 = 2u;
-// Decision blocks: 4 words each, one bit of every lane's uniform a word, 32 bits.
-const DECISION_BLOCKS: u32 = 8u;
-// Bits of a count of equal neighbours (up to 6).
+const TAIL_DRAW: u32 = 3u;
+const SLICED_BITS: u32 = 4u;
+// Bits of a count of neighbours (up to 6).
 const COUNT_BITS: u32 = 3u;
+// The classes' array length: the Blume-Capel model's 3 z + 1 on the cubic lattice.
+const CLASS_SLOTS: u32 = 19u;
 
-// Per-lane counts of equal neighbours, bit-sliced: bit i of lane j's count is bit j of word i.
+// Per-lane counts of neighbours, bit-sliced: bit i of lane j's count is bit j of word i.
 alias LaneCount = array<u32, COUNT_BITS>;
+// The lanes of each class, bit-sliced.
+alias ClassLanes = array<u32, CLASS_SLOTS>;
+
+// One temperature's classes (PlaneClasses): each class's threshold; of the Blume-Capel model's
+// moves to or from 0 of x = i - z, bit i of `leaving` where the energy rises as they leave 0,
+// bit i of `entering` where it rises as they enter it.
+struct Classes {
+    thresholds: array<u32, CLASS_SLOTS>,
+    leaving: u32,
+    entering: u32,
+}
+
+// The classes a move may fall in: Blume-Capel z flips and 2 z + 1 moves to or from 0, Potts z.
+fn class_count() -> u32 {
+    return select(coordination(), 3u * coordination() + 1u, BLUME_CAPEL == 1u);
+}
 
 // Where a word's neighbours lie among the other colour's words of the system (twin:
 // neighbour_words): words[n] of neighbour n = 0 (the row's word of the same position), 2, 3
@@ -164,9 +192,17 @@ fn propose_planes(b: u32, cw: u32, hit: u32, s: Planes) -> Proposal {
     return proposal;
 }
 
-// accepted: the lanes of word cw (states s, proposal p) whose move hit `hit` accepts, t[k - 1]
-// the threshold t_k of losing k equal neighbours.
-fn accepted_lanes(b: u32, cw: u32, hit: u32, s: Planes, p: Proposal, around: Around, t: array<u32, 6>) -> u32 {
+// Each value's lanes of a bit-sliced count: is[v] the lanes whose count is v.
+fn counts_are(count: LaneCount) -> array<u32, 7> {
+    var is: array<u32, 7>;
+    for (var v = 0u; v <= coordination(); v++) {
+        is[v] = count_is(count, v);
+    }
+    return is;
+}
+
+// potts_classes: class k - 1 the moves that lose k equal neighbours, n_old = a + k, n_new = a.
+fn potts_classes(b: u32, s: Planes, p: Proposal, around: Around) -> ClassLanes {
     var old_count: LaneCount;
     var new_count: LaneCount;
     let z = coordination();
@@ -181,53 +217,147 @@ fn accepted_lanes(b: u32, cw: u32, hit: u32, s: Planes, p: Proposal, around: Aro
         add_lanes(&old_count, old_equal);
         add_lanes(&new_count, new_equal);
     }
-    // classes[k - 1]: the moves that lose k equal neighbours, n_old = a + k, n_new = a.
-    var classes: array<u32, 6>;
-    var uphill = 0u;
+    let old_is = counts_are(old_count);
+    let new_is = counts_are(new_count);
+    var lanes: ClassLanes;
     for (var k = 1u; k <= z; k++) {
-        var lanes = 0u;
+        var lanes_k = 0u;
         for (var a = 0u; a <= z - k; a++) {
-            lanes |= count_is(old_count, a + k) & count_is(new_count, a);
+            lanes_k |= old_is[a + k] & new_is[a];
         }
-        classes[k - 1u] = lanes & p.moves;
-        uphill |= classes[k - 1u];
+        lanes[k - 1u] = lanes_k & p.moves;
+    }
+    return lanes;
+}
+
+// blume_capel_classes (plane 0 the lanes of s = 0, plane 1 those of s = +1): x the neighbours
+// along the sign of the move's nonzero spin (the new one where it leaves 0) less those against
+// it; flips of x = k > 0 in class k - 1, moves to or from 0 of x in class z + x + z where their
+// energy rises.
+fn blume_capel_classes(
+    b: u32, s: Planes, p: Proposal, around: Around, classes: Classes
+) -> ClassLanes {
+    let zero = s[0];
+    let zero_next = p.planes[0];
+    let leave = zero & ~zero_next;
+    let enter = ~zero & zero_next;
+    let flip = ~zero & ~zero_next;
+    let along_up = (zero & p.planes[1]) | (~zero & s[1]);
+    var along: LaneCount;
+    var against: LaneCount;
+    let z = coordination();
+    for (var n = 0u; n < z; n++) {
+        let zero_n = neighbour_plane(b, 0u, n, around);
+        let up = neighbour_plane(b, 1u, n, around);
+        let down = ~zero_n & ~up;
+        add_lanes(&along, (along_up & up) | (~along_up & down));
+        add_lanes(&against, (along_up & down) | (~along_up & up));
+    }
+    let along_is = counts_are(along);
+    let against_is = counts_are(against);
+    // x_is[x + z]: the lanes of along - against = x.
+    var x_is: array<u32, 13>;
+    for (var a = 0u; a <= z; a++) {
+        for (var c = 0u; a + c <= z; c++) {
+            x_is[z + a - c] |= along_is[a] & against_is[c];
+        }
+    }
+    var lanes: ClassLanes;
+    for (var k = 1u; k <= z; k++) {
+        lanes[k - 1u] = flip & x_is[z + k];
+    }
+    for (var i = 0u; i <= 2u * z; i++) {
+        let entering = select(0u, enter, ((classes.entering >> i) & 1u) == 1u);
+        let uphill = select(entering, leave, ((classes.leaving >> i) & 1u) == 1u);
+        lanes[z + i] = x_is[i] & uphill;
+    }
+    return lanes;
+}
+
+// accepted: the lanes of word cw (states s, proposal p) whose move hit `hit` accepts: level and
+// downhill moves at once, an uphill move of class k where U < t_k, U's 4 most significant bits
+// from one block, bit-sliced (bit 31 - j of a lane's U its bit of word j); the i-th lane whose
+// bits all equal its threshold's takes the rest from word i mod 4 of tail block i / 4.
+fn accepted_lanes(
+    b: u32, cw: u32, hit: u32, s: Planes, p: Proposal, around: Around, classes: Classes
+) -> u32 {
+    var lanes: ClassLanes;
+    if BLUME_CAPEL == 1u {
+        lanes = blume_capel_classes(b, s, p, around, classes);
+    } else {
+        lanes = potts_classes(b, s, p, around);
+    }
+    let count = class_count();
+    var uphill = 0u;
+    for (var k = 0u; k < count; k++) {
+        uphill |= lanes[k];
     }
     var accept = p.moves & ~uphill;
     var undecided = uphill;
-    // Bit 31 - i of each lane's uniform is that lane's bit of random word i (word i mod 4 of
-    // decision block i / 4): a lane is decided at its first bit that differs from its
-    // threshold's, and a block is drawn only while some lane is undecided.
-    for (var block = 0u; block < DECISION_BLOCKS; block++) {
-        if undecided == 0u {
-            break;
-        }
-        let words = plane_block(b, cw, hit, DECISION_DRAW + block);
-        for (var j = 0u; j < 4u; j++) {
-            let bit = 31u - (4u * block + j);
+    if undecided != 0u {
+        let words = plane_block(b, cw, hit, DECISION_DRAW);
+        for (var j = 0u; j < SLICED_BITS; j++) {
+            let bit = 31u - j;
             var threshold_bits = 0u;
-            for (var k = 0u; k < z; k++) {
-                threshold_bits |= classes[k] & (0u - ((t[k] >> bit) & 1u));
+            for (var k = 0u; k < count; k++) {
+                threshold_bits |= lanes[k] & (0u - ((classes.thresholds[k] >> bit) & 1u));
             }
             let random = words[j];
             accept |= undecided & threshold_bits & ~random;
             undecided &= ~(threshold_bits ^ random);
         }
     }
-    // Lanes still undecided drew U = t_k: not below it, rejected.
+    var tail = vec4<u32>(0u);
+    for (var i = 0u; undecided != 0u; i++) {
+        let lane = firstTrailingBit(undecided);
+        undecided &= undecided - 1u;
+        if i % 4u == 0u {
+            tail = plane_block(b, cw, hit, TAIL_DRAW + i / 4u);
+        }
+        var threshold = 0u;
+        for (var k = 0u; k < count; k++) {
+            threshold |= select(0u, classes.thresholds[k], ((lanes[k] >> lane) & 1u) == 1u);
+        }
+        let rest = ~0u >> SLICED_BITS;
+        if (tail[i % 4u] >> SLICED_BITS) < (threshold & rest) {
+            accept |= 1u << lane;
+        }
+    }
     return accept;
 }
 
+// plane_classes of system b's temperature and the ferromagnet's one coupling word: Potts
+// t_k = threshold(k J P(0, 0)), k = 1 ..= z; Blume-Capel flips threshold(2 k J P(+, +)), then of
+// x = -z ..= z the moves to or from 0, energy V(+) - V(0) - x J P(+, +) as they leave it.
+fn classes_of(b: u32) -> Classes {
+    let table = temperature_of(b) * 4u * TABLE_BYTE;
+    let z = coordination();
+    var classes: Classes;
+    if BLUME_CAPEL == 0u {
+        let unit = bitcast<u32>(couplings[0] * state_pair(0u, 0u));
+        for (var k = 0u; k < z; k++) {
+            classes.thresholds[k] = threshold((k + 1u) * unit, table);
+        }
+        return classes;
+    }
+    let unit = couplings[0] * state_pair(2u, 2u);
+    let leave = state_site(2u) - state_site(1u);
+    for (var k = 0u; k < z; k++) {
+        classes.thresholds[k] = threshold(2u * (k + 1u) * bitcast<u32>(unit), table);
+    }
+    for (var i = 0u; i <= 2u * z; i++) {
+        let energy = leave - (i32(i) - i32(z)) * unit;
+        classes.thresholds[z + i] = threshold(bitcast<u32>(abs(energy)), table);
+        classes.leaving |= select(0u, 1u << i, energy > 0);
+        classes.entering |= select(0u, 1u << i, energy < 0);
+    }
+    return classes;
+}
+
 // HITS hits of plane word cw of params.colour of system b; the moves accepted.
-fn update_word(b: u32, cw: u32) -> u32 {
+fn update_word(b: u32, cw: u32, classes: Classes) -> u32 {
     let c = params.colour;
     let around = around_word(c, cw);
-    // plane_thresholds: t_k = threshold(k J P(0, 0)), the ferromagnet's one coupling word.
-    let table = temperature_of(b) * 4u * TABLE_BYTE;
-    let unit = bitcast<u32>(couplings[0] * state_pair(0u, 0u));
-    var t: array<u32, 6>;
-    for (var k = 0u; k < coordination(); k++) {
-        t[k] = threshold((k + 1u) * unit, table);
-    }
     var s: Planes;
     for (var k = 0u; k < PLANES; k++) {
         s[k] = load_plane(b, k, c, cw);
@@ -235,7 +365,7 @@ fn update_word(b: u32, cw: u32) -> u32 {
     var accepted = 0u;
     for (var hit = 0u; hit < HITS; hit++) {
         let p = propose_planes(b, cw, hit, s);
-        let flips = accepted_lanes(b, cw, hit, s, p, around, t);
+        let flips = accepted_lanes(b, cw, hit, s, p, around, classes);
         for (var k = 0u; k < PLANES; k++) {
             s[k] ^= (s[k] ^ p.planes[k]) & flips;
         }
@@ -249,13 +379,21 @@ fn update_word(b: u32, cw: u32) -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
+    // The pass's words span from params.first_thread; thread t takes words t + r stride.
     let span = select(lattice_sites() / 64u, params.threads, params.threads != 0u);
-    let at = pass_thread(thread, span);
+    let stride = (span + WORDS_PER_THREAD - 1u) / WORDS_PER_THREAD;
+    let at = pass_thread(thread, stride);
     let z = at.z;
-    let cw = params.first_thread + at.t;
     var accepted = 0u;
-    if at.live && at.t < span && cw < plane_words() {
-        accepted = update_word(z, cw);
+    if at.live && at.t < stride {
+        let classes = classes_of(z);
+        for (var r = 0u; r < WORDS_PER_THREAD; r++) {
+            let k = at.t + r * stride;
+            let cw = params.first_thread + k;
+            if k < span && cw < plane_words() {
+                accepted += update_word(z, cw, classes);
+            }
+        }
     }
     count_accepted(thread, z, accepted);
 }

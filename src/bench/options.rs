@@ -179,8 +179,8 @@ pub struct BenchOptions {
     /// `--model potts|blume-capel`: the heat bath instead of Metropolis.
     #[arg(long)]
     pub heat_bath: bool,
-    /// `--model potts`: the states in bit planes (`updates: (storage: BitPlanes)`), 32 sites a
-    /// word.
+    /// `--model potts|blume-capel`: the states in bit planes (`updates: (storage: BitPlanes)`),
+    /// 32 sites a word.
     #[arg(long, conflicts_with = "heat_bath")]
     pub planes: bool,
     /// `--model ea|potts`: Gaussian couplings, one sample (the Edwards-Anderson glass then runs

@@ -114,10 +114,10 @@ pub fn discrete_multiplies_per_update(q: u32, directions: u32, heat_bath: bool) 
     }
 }
 
-/// Philox blocks a plane word of `q` Potts states draws a hit at the least
+/// Philox blocks a plane word of `q` discrete states draws a hit at the least
 /// (`discrete_planes_metropolis`): the proposal's (none for `q = 2`, two past 4 planes) and
-/// the decision's first, which a word of 32 lanes almost always needs (more follow while a
-/// lane's uniform agrees with its threshold: about 6 bits in all for 32 lanes, so mostly two).
+/// the decision's bit-sliced block, which a word of 32 lanes almost always needs (a tail block
+/// follows in words where some lane's 4 bits tie with its threshold's).
 pub fn plane_blocks_per_word(q: u32) -> f64 {
     let proposal = match planes_of(q) {
         1 => 0.0,
@@ -127,7 +127,7 @@ pub fn plane_blocks_per_word(q: u32) -> f64 {
     proposal + 1.0
 }
 
-/// Bytes a sweep of `q` Potts states in bit planes moves per site at the least: the site's
+/// Bytes a sweep of `q` discrete states in bit planes moves per site at the least: the site's
 /// `P = ceil(log2 q)` bits read and written, and the other colour's read once per colour pass,
 /// `3 P / 8`.
 pub fn plane_bytes_per_sweep(q: u32) -> f64 {

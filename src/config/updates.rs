@@ -20,7 +20,7 @@ pub struct VectorUpdates {
     #[serde(default)]
     pub overrelaxation: u32,
     /// How discrete states are held while they are swept: a 32-bit word a site, or bit planes
-    /// (the Potts ferromagnet, many times faster).
+    /// (the Potts ferromagnet and the Blume-Capel model, many times faster).
     #[serde(default, skip_serializing_if = "StateStorage::is_words")]
     pub storage: StateStorage,
 }
@@ -39,12 +39,13 @@ pub enum StateStorage {
     /// A 32-bit word a site: every discrete model, field, dilution and lattice.
     #[default]
     Words,
-    /// `ceil(log2 q)` bit planes of 32 sites a word (`engine::planes`): the Potts ferromagnet
-    /// at zero field, undiluted, on the periodic square or cubic lattice of a size that is a
-    /// multiple of 64, swept by Metropolis (alone or in parallel tempering or population
-    /// annealing). A site proposes one of the other states (`q = 2, 3`) or the state `s XOR r`
-    /// for `ceil(log2 q)` random bits `r` (`q >= 4`, refused where `r = 0` or the state is past
-    /// `q - 1`); the measurements see the states as ever.
+    /// `ceil(log2 q)` bit planes of 32 sites a word (`engine::planes`): the Potts ferromagnet or
+    /// the Blume-Capel model (two planes, any crystal field) at zero field, undiluted, on the
+    /// periodic square or cubic lattice of a size that is a multiple of 64, swept by Metropolis
+    /// (alone or in parallel tempering or population annealing). A site proposes one of the other
+    /// states (`q = 2, 3`) or the state `s XOR r` for `ceil(log2 q)` random bits `r` (`q >= 4`,
+    /// refused where `r = 0` or the state is past `q - 1`); the measurements see the states as
+    /// ever.
     BitPlanes,
 }
 

@@ -72,7 +72,7 @@ pub enum Kernel {
     DiscreteMetropolis,
     DiscreteObservables,
     DiscreteOverlap,
-    /// The Potts states' bit planes ([`crate::engine::planes`]) on the same bindings: the
+    /// The discrete states' bit planes ([`crate::engine::planes`]) on the same bindings: the
     /// states packed into planes, unpacked, and the update of the planes.
     DiscretePack,
     DiscreteUnpack,

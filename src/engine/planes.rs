@@ -1,10 +1,11 @@
-//! Bit planes of discrete states (`updates: (storage: BitPlanes)`): the Potts ferromagnet's
-//! states held as `P = ceil(log2 q)` bits a site, 32 sites of one colour a word, so that the
-//! update reads and writes `P / 8` bytes a site instead of a 32-bit word and decides 32 sites
-//! with bitwise logic and shared random words (the kernel `discrete_planes_metropolis`). The
-//! vector engine keeps its state words as well: it packs them into planes before a run of
-//! sweeps (`discrete_pack`) and unpacks them after it (`discrete_unpack`), so measurements,
-//! checkpoints, exchanges and copies read and write the states as ever.
+//! Bit planes of discrete states (`updates: (storage: BitPlanes)`): the states of the Potts
+//! ferromagnet and of the Blume-Capel model held as `P = ceil(log2 q)` bits a site, 32 sites of one
+//! colour a word, so that the update reads and writes `P / 8` bytes a site instead of a 32-bit word
+//! and decides 32 sites with bitwise logic and shared random words (the kernel
+//! `discrete_planes_metropolis`). The vector engine keeps its state words as well: it packs them
+//! into planes before a run of sweeps (`discrete_pack`) and unpacks them after it
+//! (`discrete_unpack`), so measurements, checkpoints, exchanges and copies read and write the
+//! states as ever.
 //!
 //! Word `w` of colour `c` holds the colour sites `32 w .. 32 w + 32` in the order of
 //! [`Lattice::colour_site`] (bit `b` is colour site `32 w + b`): a row of `L / 2` sites of one
@@ -20,15 +21,28 @@ use crate::model::{Lattice, Shape};
 /// Bits a plane word holds: sites of one colour.
 pub const PLANE_BITS: u64 = 32;
 
+/// Plane words a thread of `discrete_planes_metropolis` updates, one after another, so that
+/// its temperature's classes and thresholds are worked out once for them: thread `t` of a pass
+/// of `n` words takes the words `t + r ceil(n / 4)`, `r < 4` (each `r` a coalesced run).
+pub const WORDS_PER_THREAD: u32 = 4;
+
 /// Most planes, so that the proposal's random words fit two Philox blocks: `q <= 256`.
 pub const MAX_PLANES: u32 = 8;
 
-/// Philox draws a hit of a plane word takes: two for the proposal, eight for the 32 threshold
-/// bits of its decisions (`draw = hit * DRAWS_PER_HIT + d`).
-pub const DRAWS_PER_HIT: u32 = 10;
+/// Philox draws a hit of a plane word takes (`draw = hit * DRAWS_PER_HIT + d`): two for the
+/// proposal, one for the bit-sliced bits of its decisions, eight for their tail (a word for
+/// each of the 32 lanes at most).
+pub const DRAWS_PER_HIT: u32 = 11;
 
-/// The first decision draw of a hit.
+/// The draw of a hit's bit-sliced decision bits.
 pub const DECISION_DRAW: u32 = 2;
+
+/// The first draw of a hit's decision tail.
+pub const TAIL_DRAW: u32 = 3;
+
+/// The most significant bits of a lane's uniform that the decision draws bit-sliced: one bit
+/// a word of its block.
+pub const SLICED_BITS: u32 = 4;
 
 /// The shape of the bit planes of `systems` systems of `q` states on `lattice`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,9 +103,9 @@ pub fn planes_of(q: u32) -> u32 {
 }
 
 /// Refuse bit planes where the update of `discrete_planes_metropolis` would not be the model's:
-/// it takes the Potts ferromagnet (one uniform `J > 0`) at zero field, without empty sites, on
-/// the periodic square or cubic lattice of a side that is a multiple of 64 (a row of one colour
-/// fills whole words), `q <= 256`.
+/// it takes the Potts ferromagnet (`q <= 256`) or the Blume-Capel model (any crystal field),
+/// with one uniform `J > 0`, at zero field, without empty sites, on the periodic square or
+/// cubic lattice of a side that is a multiple of 64 (a row of one colour fills whole words).
 pub fn check_planes(systems: &VectorSystems) -> Result<()> {
     let refuse = |why: &str| {
         Err(Error::Usage(format!(
@@ -99,10 +113,10 @@ pub fn check_planes(systems: &VectorSystems) -> Result<()> {
         )))
     };
     let Some(states) = &systems.states else {
-        return refuse("the model has no discrete states (Potts only)");
+        return refuse("the model has no discrete states (Potts or Blume-Capel)");
     };
-    if states.model != StateModel::Potts {
-        return refuse("only the Potts model is built on bit planes");
+    if !matches!(states.model, StateModel::Potts | StateModel::BlumeCapel) {
+        return refuse("only the Potts and Blume-Capel models are built on bit planes");
     }
     if planes_of(states.q) > MAX_PLANES {
         return refuse(&format!(
@@ -113,7 +127,12 @@ pub fn check_planes(systems: &VectorSystems) -> Result<()> {
     if !matches!(systems.couplings, VectorCouplings::Uniform(j) if j > 0) {
         return refuse("the couplings must be the ferromagnet's one J > 0");
     }
-    if states.site.iter().any(|&v| v != 0) {
+    // Zero field: every Potts state's site energy 0, Blume-Capel's V(-1) = V(+1) = D.
+    let zero_field = match states.model {
+        StateModel::BlumeCapel => states.site[0] == states.site[2],
+        _ => states.site.iter().all(|&v| v == 0),
+    };
+    if !zero_field {
         return refuse("the field must be zero");
     }
     if systems.vacancies.is_some() {

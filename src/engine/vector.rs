@@ -15,7 +15,7 @@ use super::Plan;
 use super::clusters::{ClusterLattices, ClusterMove};
 use super::dispatch::DispatchParams;
 use super::kernels::Kernel;
-use super::planes::{PLANE_BITS, check_planes};
+use super::planes::{PLANE_BITS, WORDS_PER_THREAD, check_planes};
 use crate::config::{
     Algorithm, ClusterOptions, Proposal, ReplicaMoves, StateStorage, VectorUpdates,
 };
@@ -50,8 +50,8 @@ pub struct VectorSweeps {
     /// Discrete states drawn from their heat bath (`proposal: HeatBath`) rather than proposed
     /// by Metropolis: the GPU kernels of discrete states are built for one of the two.
     pub heat_bath: bool,
-    /// Potts states swept in bit planes (`storage: BitPlanes`, [`crate::engine::planes`]):
-    /// the Metropolis passes are [`VectorPass::Planes`].
+    /// Discrete states (Potts, Blume-Capel) swept in bit planes (`storage: BitPlanes`,
+    /// [`crate::engine::planes`]): the Metropolis passes are [`VectorPass::Planes`].
     pub planes: bool,
 }
 
@@ -121,11 +121,15 @@ impl VectorPass {
                     false => (threads, systems),
                 }
             }
-            // A thread a plane word, laid out as the Metropolis kernel's threads.
-            VectorPass::Planes { .. } => match metropolis.flat {
-                true => (threads * u64::from(systems), 1),
-                false => (threads, systems),
-            },
+            // WORDS_PER_THREAD plane words a thread, laid out as the Metropolis kernel's
+            // threads.
+            VectorPass::Planes { .. } => {
+                let threads = threads.div_ceil(u64::from(WORDS_PER_THREAD));
+                match metropolis.flat {
+                    true => (threads * u64::from(systems), 1),
+                    false => (threads, systems),
+                }
+            }
             VectorPass::Overrelaxation { .. } | VectorPass::Cluster { .. } => (threads, systems),
         }
     }

@@ -10,6 +10,7 @@ use super::vector::{
 use crate::engine::planes::planes_of;
 use crate::model::Shape;
 use crate::model::vector::fixed::clock_split;
+use crate::model::vector::states::StateModel;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
 /// 64-bit counters per system of unit vectors in the GPU kernels' counts (`COUNTERS` in
@@ -57,7 +58,7 @@ const OVERLAP_FOURIER: usize = 9;
 
 /// The constants the GPU kernels are built with (WGSL overrides, CUDA `SPINFLIP_` defines),
 /// besides the slice index's ([`kernel_constants`]).
-pub const KERNEL_CONSTANTS: [&str; 22] = [
+pub const KERNEL_CONSTANTS: [&str; 23] = [
     "L",
     "DIMS",
     "TRIANGULAR",
@@ -80,6 +81,7 @@ pub const KERNEL_CONSTANTS: [&str; 22] = [
     "SITES_PER_THREAD",
     "FLAT_SYSTEMS",
     "PLANES",
+    "BLUME_CAPEL",
 ];
 
 /// The values of [`KERNEL_CONSTANTS`] for `systems` updated by `updates` (`TILE` 0 for the
@@ -89,7 +91,8 @@ pub const KERNEL_CONSTANTS: [&str; 22] = [
 /// in local-field units as the bits of its `i32` (both backends take unsigned constants); the
 /// [`counters`] per system; whether discrete states take the heat bath, and the backend's
 /// launch of the Metropolis kernel ([`MetropolisLaunch`]); the bit planes a site of states
-/// swept in bit planes ([`crate::engine::planes`], 0 without); then
+/// swept in bit planes ([`crate::engine::planes`], 0 without) and whether they are the
+/// Blume-Capel model's (the planes' energy classes); then
 /// the systems' slice index ([`crate::model::systems::SliceIndex::CONSTANTS`]), which turns a
 /// local system into the run's, the Philox batch of its randoms.
 pub fn kernel_constants(
@@ -129,6 +132,9 @@ pub fn kernel_constants(
             true => planes_of(systems.states.as_ref().map_or(0, |states| states.q)),
             false => 0,
         },
+        u32::from(
+            systems.states.as_ref().map(|states| states.model) == Some(StateModel::BlumeCapel),
+        ),
     ];
     let slice = systems.slice_index().constants();
     KERNEL_CONSTANTS

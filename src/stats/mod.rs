@@ -114,7 +114,7 @@ pub fn independent_unit(engine: &EngineKind) -> (UnitSize, String) {
 
 /// A small seeded generator for the tests: splitmix64, with Box-Muller Gaussians.
 #[cfg(test)]
-mod test_rng {
+pub(crate) mod test_rng {
     pub struct TestRng(u64);
 
     impl TestRng {

@@ -325,7 +325,7 @@ fn describe_updates(config: &Config) -> String {
     }
 }
 
-/// The Metropolis sweeps of `q` Potts states in bit planes, as [`describe_updates`] describes
+/// The Metropolis sweeps of `q` discrete states in bit planes, as [`describe_updates`] describes
 /// them.
 fn describe_planes(q: u32) -> String {
     let planes = crate::engine::planes::planes_of(q);

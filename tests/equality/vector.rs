@@ -89,7 +89,7 @@ struct Case {
     shape: Shape,
     /// The ferromagnet's `J`: 1, or -1 for the antiferromagnet.
     coupling: i32,
-    /// Potts states swept in bit planes (`storage: BitPlanes`).
+    /// Discrete states swept in bit planes (`storage: BitPlanes`).
     planes: bool,
 }
 
@@ -814,9 +814,10 @@ fn discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
     assert!(pieces == whole, "{} {potts:?}: pieces differ", G::default());
 }
 
-/// Potts states in bit planes: 3 states (the two others proposed), 2 states in 3D (the
-/// other), 8 states with two hits (XOR proposals of 3 bits), 5 states (proposals past the
-/// states refused) on rows of two words, and 32 states (two proposal blocks); each after the
+/// Discrete states in bit planes: 3 Potts states (the two others proposed), 2 states in 3D
+/// (the other), 8 states with two hits (XOR proposals of 3 bits), 5 states (proposals past the
+/// states refused) on rows of two words, and 32 states (two proposal blocks); the Blume-Capel
+/// model at D = 1.3 and, with two hits in 3D, at D = -0.4; each after the
 /// tempering exchange of `rounds` and with measurements between sweeps (the planes unpacked
 /// and packed again); the 3-state model in pieces of sweeps too.
 fn bit_planes_match_cpu_bit_for_bit<G: Gpu>() {
@@ -849,6 +850,17 @@ fn bit_planes_match_cpu_bit_for_bit<G: Gpu>() {
         },
         Case {
             states: Some(DiscreteCase::Potts(32)),
+            ..potts
+        },
+        Case {
+            states: Some(DiscreteCase::BlumeCapel(1.3)),
+            ..potts
+        },
+        Case {
+            dims: 3,
+            hits: 2,
+            states: Some(DiscreteCase::BlumeCapel(-0.4)),
+            replicas: 1,
             ..potts
         },
     ];

@@ -17,7 +17,7 @@ use super::discrete_metropolis::{StateUpdate, discrete_colour};
 use super::discrete_observables::observe_states;
 use super::discrete_overlap::overlap_states;
 use super::discrete_pack::pack_states;
-use super::discrete_planes_metropolis::{PlaneKey, PlaneUpdate, plane_thresholds, planes_colour};
+use super::discrete_planes_metropolis::{PlaneKey, PlaneUpdate, plane_classes, planes_colour};
 use super::discrete_unpack::unpack_states;
 use super::vector_exchange::exchange_systems;
 use super::vector_hot_start::{initial_lattice, initial_states};
@@ -143,7 +143,7 @@ impl CpuVector {
             let update = PlaneUpdate {
                 layout,
                 hits,
-                thresholds: plane_thresholds(states, j, coordination, table),
+                classes: plane_classes(states, j, coordination, table),
             };
             let system = systems.global_system(b);
             (passes.iter())

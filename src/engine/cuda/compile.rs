@@ -262,6 +262,8 @@ mod tests {
             ("HEAT_BATH_SWEEPS", fixed),
             ("SITES_PER_THREAD", 2),
             ("FLAT_SYSTEMS", shared),
+            // The bit planes' classes of the Blume-Capel model where the randoms are shared.
+            ("BLUME_CAPEL", shared),
         ];
         // THRESHOLD_0.. in the engine's order: three classes, the rest unused.
         let thresholds = [0x2a3b_4c5d, 0x07f1_e2d3, 0x0123_4567];

@@ -151,21 +151,27 @@ fn validate_updates(updates: &VectorUpdates) -> Result<(), ConfigError> {
 }
 
 /// Bit planes (`storage: BitPlanes`) only where their update is the model's
-/// (`engine::planes::check_planes` says the same of the systems): the Potts ferromagnet at zero
-/// field, undiluted, on the periodic square or cubic lattice of a size that is a multiple of 64,
-/// swept by Metropolis (no heat bath, cluster updates or replica moves, whose kernels read the
-/// states a word a site).
+/// (`engine::planes::check_planes` says the same of the systems): the Potts ferromagnet or the
+/// Blume-Capel model at zero field, undiluted, on the periodic square or cubic lattice of a size
+/// that is a multiple of 64, swept by Metropolis (no heat bath, cluster updates or replica moves,
+/// whose kernels read the states a word a site).
 fn validate_storage(config: &Config) -> Result<(), ConfigError> {
     if config.updates.storage == StateStorage::Words {
         return Ok(());
     }
     let model = &config.model;
     let refuse = |why: String| invalid(format!("updates: storage: BitPlanes: {why}"));
-    let Model::Potts { q, .. } = *model else {
-        return refuse(format!("{} has no Potts states", model.name()));
-    };
-    if q > 256 {
-        return refuse(format!("at most 256 states (8 planes), got q = {q}"));
+    match *model {
+        Model::Potts { q, .. } if q > 256 => {
+            return refuse(format!("at most 256 states (8 planes), got q = {q}"));
+        }
+        Model::Potts { .. } | Model::BlumeCapel { .. } => {}
+        _ => {
+            return refuse(format!(
+                "{} has no Potts or Blume-Capel states",
+                model.name()
+            ));
+        }
     }
     if model.disorder() != Disorder::Ferromagnet || model.is_antiferromagnet() {
         return refuse("the couplings must be the ferromagnet's".into());
@@ -343,6 +349,49 @@ mod tests {
             Config::from_ron_str(&config.to_ron_string()).unwrap(),
             config
         );
+    }
+
+    #[test]
+    fn bit_planes_take_the_potts_and_blume_capel_models_at_zero_field() {
+        let planes = |model: &str| {
+            sample_with(
+                ISING,
+                &format!("model: {model}, updates: (storage: BitPlanes),"),
+            )
+        };
+        for model in [
+            "Potts(q: 7, dims: 3, size: 64)",
+            "BlumeCapel(dims: 2, size: 128, crystal_field: 1.5)",
+        ] {
+            Config::from_ron_str(&planes(model))
+                .unwrap()
+                .validate()
+                .unwrap();
+        }
+        let refused = [
+            (
+                "BlumeCapel(dims: 2, size: 64, crystal_field: 0.0, field: 0.1)",
+                "field must be zero",
+            ),
+            (
+                "Ising(dims: 2, size: 64, dilution: 0.1)",
+                "no Potts or Blume-Capel states",
+            ),
+            (
+                "BlumeCapel(dims: 2, size: 96, crystal_field: 0.0)",
+                "got 96",
+            ),
+            ("Potts(q: 3, dims: 2, size: 64, dilution: 0.1)", "undiluted"),
+        ];
+        for (model, why) in refused {
+            let text = planes(model);
+            let error = Config::from_ron_str(&text).unwrap().validate().unwrap_err();
+            let message = error.to_string();
+            assert!(
+                message.contains("storage: BitPlanes") && message.contains(why),
+                "{message}"
+            );
+        }
     }
 
     #[test]
