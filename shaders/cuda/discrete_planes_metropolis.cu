@@ -41,6 +41,8 @@ constexpr unsigned ROW_WORDS = L / (2u * PLANE_BITS) > 0u ? L / (2u * PLANE_BITS
 constexpr bool BLUME_CAPEL = SPINFLIP_BLUME_CAPEL != 0u;
 constexpr unsigned CLASS_SLOTS = 3u * NEIGHBOURS + 1u;
 constexpr unsigned CLASSES = BLUME_CAPEL ? CLASS_SLOTS : NEIGHBOURS;
+// Bits of a class's index (up to 19 classes).
+constexpr unsigned CLASS_BITS = CLASSES > 16u ? 5u : CLASSES > 8u ? 4u : CLASSES > 4u ? 3u : 2u;
 
 // The PLANES words of one word position (indexed by constants only: registers).
 struct Planes {
@@ -49,9 +51,12 @@ struct Planes {
 
 // One temperature's classes (plane_classes): each class's threshold; of the Blume-Capel
 // model's moves to or from 0 of x = i - z, bit i of `leaving` where the energy rises as they
-// leave 0, bit i of `entering` where it rises as they enter it.
+// leave 0, bit i of `entering` where it rises as they enter it. `by_index` holds the thresholds
+// again for the tail, which looks up a lane's by its class's index (local memory: only the
+// tail's lanes read it; `thresholds`, read at constant indices, stays in registers).
 struct Classes {
     unsigned thresholds[CLASS_SLOTS];
+    unsigned by_index[CLASS_SLOTS];
     unsigned leaving;
     unsigned entering;
 };
@@ -300,6 +305,18 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         compare(words.z, 29u, lanes, classes, accept, undecided);
         compare(words.w, 28u, lanes, classes, accept, undecided);
     }
+    if (undecided == 0u) {
+        return accept;
+    }
+    // Each lane's class index, bit-sliced: bit b of lane j's index is bit j of index[b].
+    unsigned index[CLASS_BITS] = {};
+#pragma unroll
+    for (unsigned k = 0u; k < CLASSES; k++) {
+#pragma unroll
+        for (unsigned b = 0u; b < CLASS_BITS; b++) {
+            index[b] |= ((k >> b) & 1u) != 0u ? lanes[k] : 0u;
+        }
+    }
     uint4 tail = make_uint4(0u, 0u, 0u, 0u);
     for (unsigned i = 0u; undecided != 0u; i++) {
         const unsigned lane = __ffs(undecided) - 1u;
@@ -307,11 +324,12 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
         if (i % 4u == 0u) {
             tail = plane_block(params, cw, batch, hit, TAIL_DRAW + i / 4u);
         }
-        unsigned threshold = 0u;
+        unsigned k = 0u;
 #pragma unroll
-        for (unsigned k = 0u; k < CLASSES; k++) {
-            threshold |= ((lanes[k] >> lane) & 1u) != 0u ? classes.thresholds[k] : 0u;
+        for (unsigned b = 0u; b < CLASS_BITS; b++) {
+            k |= ((index[b] >> lane) & 1u) << b;
         }
+        const unsigned threshold = classes.by_index[k];
         const unsigned rest = ~0u >> SLICED_BITS;
         if ((block_word(tail, i % 4u) >> SLICED_BITS) < (threshold & rest)) {
             accept |= 1u << lane;
@@ -391,6 +409,7 @@ __device__ __forceinline__ Classes classes_of(const unsigned* table, const int* 
 #pragma unroll
         for (unsigned k = 0u; k < NEIGHBOURS; k++) {
             classes.thresholds[k] = threshold((k + 1u) * unit, table);
+            classes.by_index[k] = classes.thresholds[k];
         }
         return classes;
     }
@@ -399,12 +418,14 @@ __device__ __forceinline__ Classes classes_of(const unsigned* table, const int* 
 #pragma unroll
     for (unsigned k = 0u; k < NEIGHBOURS; k++) {
         classes.thresholds[k] = threshold(2u * (k + 1u) * static_cast<unsigned>(unit), table);
+        classes.by_index[k] = classes.thresholds[k];
     }
 #pragma unroll
     for (unsigned i = 0u; i <= 2u * NEIGHBOURS; i++) {
         const int energy = leave - (static_cast<int>(i) - static_cast<int>(NEIGHBOURS)) * unit;
         const unsigned size = static_cast<unsigned>(energy < 0 ? -energy : energy);
         classes.thresholds[NEIGHBOURS + i] = threshold(size, table);
+        classes.by_index[NEIGHBOURS + i] = classes.thresholds[NEIGHBOURS + i];
         classes.leaving |= energy > 0 ? 1u << i : 0u;
         classes.entering |= energy < 0 ? 1u << i : 0u;
     }

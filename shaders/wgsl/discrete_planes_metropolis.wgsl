@@ -33,8 +33,10 @@ const TAIL_DRAW: u32 = 3u;
 const SLICED_BITS: u32 = 4u;
 // Bits of a count of neighbours (up to 6).
 const COUNT_BITS: u32 = 3u;
-// The classes' array length: the Blume-Capel model's 3 z + 1 on the cubic lattice.
+// The classes' array length: the Blume-Capel model's 3 z + 1 on the cubic lattice; the bits of
+// a class's index.
 const CLASS_SLOTS: u32 = 19u;
+const CLASS_BITS: u32 = 5u;
 
 // Per-lane counts of neighbours, bit-sliced: bit i of lane j's count is bit j of word i.
 alias LaneCount = array<u32, COUNT_BITS>;
@@ -307,6 +309,16 @@ fn accepted_lanes(
             undecided &= ~(threshold_bits ^ random);
         }
     }
+    if undecided == 0u {
+        return accept;
+    }
+    // Each lane's class index, bit-sliced: bit c of lane j's index is bit j of index[c].
+    var index: array<u32, CLASS_BITS>;
+    for (var k = 0u; k < count; k++) {
+        for (var c = 0u; c < CLASS_BITS; c++) {
+            index[c] |= select(0u, lanes[k], ((k >> c) & 1u) == 1u);
+        }
+    }
     var tail = vec4<u32>(0u);
     for (var i = 0u; undecided != 0u; i++) {
         let lane = firstTrailingBit(undecided);
@@ -314,10 +326,11 @@ fn accepted_lanes(
         if i % 4u == 0u {
             tail = plane_block(b, cw, hit, TAIL_DRAW + i / 4u);
         }
-        var threshold = 0u;
-        for (var k = 0u; k < count; k++) {
-            threshold |= select(0u, classes.thresholds[k], ((lanes[k] >> lane) & 1u) == 1u);
+        var k = 0u;
+        for (var c = 0u; c < CLASS_BITS; c++) {
+            k |= ((index[c] >> lane) & 1u) << c;
         }
+        let threshold = classes.thresholds[k];
         let rest = ~0u >> SLICED_BITS;
         if (tail[i % 4u] >> SLICED_BITS) < (threshold & rest) {
             accept |= 1u << lane;
