@@ -182,7 +182,12 @@ impl VectorSweeps {
         // not tile.
         let lattice = systems.lattice;
         let colour_sites = lattice.sites().div_ceil(u64::from(lattice.colours()));
-        let threads = colour_sites.div_ceil(u64::from(sites_per_thread));
+        // A plane thread takes WORDS_PER_THREAD words ([`VectorPass::launch_grid`]).
+        let thread_sites = match self.planes {
+            true => sites_per_thread * WORDS_PER_THREAD,
+            false => sites_per_thread,
+        };
+        let threads = colour_sites.div_ceil(u64::from(thread_sites));
         let workgroup = u64::from(workgroup_size);
         // Every thread of the grid's workgroups, the last one's past the last system too.
         let grid = (threads * u64::from(systems.systems())).next_multiple_of(workgroup);
