@@ -344,6 +344,7 @@ impl Decision {
         self.undecided &= !(threshold ^ random);
     }
 }
+
 /// The neighbour words of word `w` of colour `c` from `other`, the other colour's planes of
 /// one system (plane `k` from `k * words`): the words of the same position in the rows above
 /// and below along y (and z), and the row's own word and its shift by one site towards the
