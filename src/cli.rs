@@ -57,7 +57,8 @@ pub enum Command {
         /// Continue a killed run from OUT/checkpoint.bin.
         #[arg(long, conflicts_with = "force")]
         resume: bool,
-        /// Start afresh even where OUT holds an earlier run (its files are replaced).
+        /// Start afresh even where OUT holds an earlier run: its files are replaced, and those
+        /// of its files this run does not write (other temperatures', tempering tables) removed.
         #[arg(long)]
         force: bool,
         /// Override the config's backend.

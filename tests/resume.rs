@@ -175,6 +175,73 @@ fn a_fresh_run_refuses_to_replace_an_earlier_run_unless_told() {
     common::completed(run(&config, &forced).unwrap());
 }
 
+/// A forced run removes the files of the run it replaces that it does not write again (the
+/// other temperatures' files and the tempering tables), and leaves files spinflip does not
+/// write.
+#[test]
+fn a_forced_run_removes_the_replaced_runs_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let tempered = CONFIG
+        .replace("Betas([0.35, 0.5])", "Betas([0.35, 0.4, 0.5])")
+        .replace(
+            "replicas: 3,",
+            "replicas: 3, algorithm: Tempering(every: 10),",
+        )
+        .replace("Wgpu", "Cpu");
+    common::completed(
+        run(
+            &common::config(&tempered),
+            &options(dir.path(), false, None),
+        )
+        .unwrap(),
+    );
+    let kept = dir.path().join("notes.txt");
+    std::fs::write(&kept, "the physicist's own").unwrap();
+    let names = || -> Vec<String> {
+        let entries = std::fs::read_dir(dir.path()).unwrap();
+        let mut names: Vec<String> = entries
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(
+        names().iter().any(|n| n.contains("t02_beta0.5000")),
+        "{:?}",
+        names()
+    );
+    let plain = CONFIG
+        .replace("Betas([0.35, 0.5])", "Betas([0.45])")
+        .replace("Wgpu", "Cpu");
+    let forced = RunOptions {
+        overwrite: true,
+        ..options(dir.path(), false, None)
+    };
+    common::completed(run(&common::config(&plain), &forced).unwrap());
+    let after = names();
+    for stale in [
+        "t01_",
+        "t02_",
+        "round_trips",
+        "temperature_history",
+        "0.3500",
+    ] {
+        assert!(
+            !after.iter().any(|n| n.contains(stale)),
+            "{stale}: {after:?}"
+        );
+    }
+    assert!(
+        after.iter().any(|n| n == "timeseries_t00_beta0.4500.csv"),
+        "{after:?}"
+    );
+    assert!(after.iter().any(|n| n == "summary.json"), "{after:?}");
+    assert_eq!(
+        std::fs::read_to_string(&kept).unwrap(),
+        "the physicist's own"
+    );
+}
+
 /// A config without an engine (Auto) runs the engine it resolves to and writes that into
 /// `config.ron`; its checkpoint resumes from either text.
 #[test]

@@ -18,7 +18,7 @@ mod summary;
 
 pub use model::{AnnealedSystems, ising_annealed};
 pub use multihistogram::{DensityOfStates, EnergyHistogram, HistogramStep, Reweighted};
-pub use outputs::{ANNEALING_JSON, annealing_table};
+pub use outputs::{ANNEALING_FILES, ANNEALING_JSON, annealing_table};
 pub use run::{anneal, anneal_engine};
 pub use stats::{
     AnnealingAverage, AnnealingEstimates, AnnealingOverlaps, Levels, PairOverlaps, Population,

@@ -18,6 +18,14 @@ const ANNEALING_CSV: &str = "annealing.csv";
 const POPULATIONS_CSV: &str = "annealing_populations.csv";
 const REWEIGHTED_CSV: &str = "annealing_reweighted.csv";
 
+/// The files an anneal writes.
+pub const ANNEALING_FILES: [&str; 4] = [
+    ANNEALING_JSON,
+    ANNEALING_CSV,
+    POPULATIONS_CSV,
+    REWEIGHTED_CSV,
+];
+
 /// `annealing.json`, `annealing.csv` (per beta, mean and error over populations, exact values
 /// where known), `annealing_populations.csv` (per population and beta of `populations`, whose
 /// samples are `config`'s) and `annealing_reweighted.csv` (with `reweighting`).

@@ -81,6 +81,16 @@ pub fn temperature_file(kind: &str, tag: &str, extension: &str) -> String {
     format!("{kind}_{tag}.{extension}")
 }
 
+/// Whether `name` is a per-temperature file ([`temperature_file`], or a legacy tag's):
+/// `{kind}_tNN_T{value}` or `{kind}_tNN_beta{value}`.
+pub fn is_temperature_file(name: &str) -> bool {
+    name.match_indices("_t").any(|(i, _)| {
+        let rest = &name[i + 2..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits >= 2 && (rest[digits..].starts_with("_T") || rest[digits..].starts_with("_beta"))
+    })
+}
+
 /// One row of a temperature's time series.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SeriesRow {
@@ -536,6 +546,30 @@ fn npy_header_of(bytes: &[u8], descr: &str) -> Option<(Vec<usize>, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temperature_files_are_told_by_their_tags() {
+        let tags = temperature_tags(&[0.4, 1.0 / 0.95], TemperatureScale::T);
+        for tag in tags
+            .iter()
+            .map(String::as_str)
+            .chain([&*legacy_temperature_tag(3, 0.4)])
+        {
+            assert!(
+                is_temperature_file(&temperature_file("timeseries", tag, "csv")),
+                "{tag}"
+            );
+        }
+        assert!(is_temperature_file("snapshot_t12_beta0.4407.png"));
+        for other in [
+            "summary.json",
+            "plot_abs_m.svg",
+            "my_t1_T0.5.csv",
+            "data_t01.csv",
+        ] {
+            assert!(!is_temperature_file(other), "{other}");
+        }
+    }
 
     #[test]
     fn temperature_tags_are_short_in_the_scale_the_config_gave() {

@@ -370,7 +370,7 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
         });
     }
     Figure {
-        file: "annealing.svg".to_string(),
+        file: ANNEALING_FIGURE.to_string(),
         title: format!(
             "population annealing, {} (R = {}, theta = {})",
             summary.run.model, summary.run.replicas, summary.theta
@@ -380,6 +380,16 @@ pub fn annealing_figure(summary: &AnnealingSummary) -> Figure {
         production_from: None,
     }
 }
+
+/// Whether `name` is a figure of a run's directory that [`crate::plot`] draws beside its files
+/// (the per-temperature ones aside): an observable's or the energy histogram's `plot_*.svg`, or
+/// an anneal's figure.
+pub fn is_run_figure(name: &str) -> bool {
+    name == ANNEALING_FIGURE || (name.starts_with("plot_") && name.ends_with(".svg"))
+}
+
+/// The figure of an anneal.
+const ANNEALING_FIGURE: &str = "annealing.svg";
 
 /// One figure per observable of the run versus temperature.
 pub fn observable_figures(run: &RunEstimates) -> Vec<Figure> {

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 pub use figures::{
     Curve, EnergyCounts, Figure, Measured, Panel, Point, RunEstimates, Style, annealing_figure,
-    energy_histogram_figure, observable_figures, overlay_figures, timeseries_figure,
+    energy_histogram_figure, is_run_figure, observable_figures, overlay_figures, timeseries_figure,
 };
 pub use read::{read_annealing, read_estimates, read_run};
 pub use snapshot::{KEY_HEIGHT, snapshot_png, states_snapshot_png, vector_snapshot_png};

@@ -12,17 +12,23 @@ mod hints;
 use std::convert::Infallible;
 use std::path::Path;
 
-use crate::annealing::{AnnealedSystems, AnnealingSummary, anneal, ising_annealed};
+use crate::annealing::{
+    ANNEALING_FILES, AnnealedSystems, AnnealingSummary, anneal, ising_annealed,
+};
 use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::console::note;
 use crate::error::{Error, Result};
 use crate::io::instance::{noting_instance, noting_vacancies, read_instance, read_vacancies};
 use crate::io::lock::RunLock;
-use crate::io::run_dir::{CHECKPOINT, Ended, RunOptions, RunStart, auto_chose};
+use crate::io::output::is_temperature_file;
+use crate::io::run_dir::{
+    CHECKPOINT, COUPLINGS, Ended, FINAL_STATE, RunOptions, RunStart, SUMMARY, VACANCIES, auto_chose,
+};
 use crate::metropolis::{self, Summary, run_sweeps};
-use crate::plot::{write_annealing_plot, write_run_plots, write_vector_plots};
+use crate::plot::{is_run_figure, write_annealing_plot, write_run_plots, write_vector_plots};
 use crate::stop::StopReason;
+use crate::tempering::TEMPERING_FILES;
 use crate::vector::{AnnealedStates, VectorFinished, VectorSummary, run_vector};
 
 /// How a run ended.
@@ -67,6 +73,7 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     let config_text = noting_instance(config.to_ron_string(), instance.as_deref());
     let config_text = noting_vacancies(config_text, vacancies.as_ref().map(|(_, named)| &**named));
     refuse_replacing_a_run(options)?;
+    clear_replaced_run(options)?;
     let auto = auto_chose(engine_choice).is_some();
     if let Some(hint) = hints::idle_lanes_hint(config, auto).filter(|_| options.progress) {
         note!("{hint}");
@@ -121,6 +128,38 @@ fn refuse_replacing_a_run(options: &RunOptions) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// A fresh run told to replace an earlier one (`--force`) first removes the earlier run's files
+/// that it may not write again: at other temperatures, or as another kind of run, they would
+/// stay beside its own and read as its results. Its per-temperature files and figures, its
+/// summaries, final state and disorder (read above where the config names them), and its
+/// tempering and annealing tables go; the checkpoint and config are replaced as the run writes
+/// them, and files spinflip does not write stay.
+fn clear_replaced_run(options: &RunOptions) -> Result<()> {
+    if options.resume || !options.out.join(CHECKPOINT).exists() {
+        return Ok(());
+    }
+    let listing = |e| Error::io(options.out.clone(), e);
+    for entry in std::fs::read_dir(&options.out).map_err(listing)? {
+        let entry = entry.map_err(listing)?;
+        let replaced = entry.file_name().to_str().is_some_and(is_replaced_output);
+        if replaced && entry.file_type().map_err(listing)?.is_file() {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(|e| Error::io(path, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `name` is one of the files [`clear_replaced_run`] removes.
+fn is_replaced_output(name: &str) -> bool {
+    let of_every_run = [SUMMARY, FINAL_STATE, COUPLINGS, VACANCIES];
+    is_temperature_file(name)
+        || is_run_figure(name)
+        || of_every_run.contains(&name)
+        || TEMPERING_FILES.contains(&name)
+        || ANNEALING_FILES.contains(&name)
 }
 
 impl RunOutcome {

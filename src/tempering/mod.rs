@@ -14,5 +14,5 @@ pub use diagnostics::{
     LOW_ACCEPTANCE, TemperingDiagnostics, attempts, round_trips_of, tempering_diagnostics,
 };
 pub use ladder::{TUNING_STAGES, retune, tuning_stops};
-pub use outputs::{finish_tempering, tempering_warnings};
+pub use outputs::{TEMPERING_FILES, finish_tempering, tempering_warnings};
 pub use tuning::{retune_ladder, retuned_ladder};

@@ -14,6 +14,9 @@ use crate::model::systems::SystemIndex;
 const TEMPERATURE_HISTORY: &str = "temperature_history.csv";
 const ROUND_TRIPS: &str = "round_trips.csv";
 
+/// The files a tempering run writes besides those of every run.
+pub const TEMPERING_FILES: [&str; 2] = [TEMPERATURE_HISTORY, ROUND_TRIPS];
+
 /// The diagnostics of a tempering run of `systems` (Ising or vector spins, their betas the
 /// ladder, bottom to top) that has swapped every `every` sweeps, from the engine's
 /// tempering state `state` with the acceptances counted over the sweeps `counted`
