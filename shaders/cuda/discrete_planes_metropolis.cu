@@ -1,14 +1,15 @@
 // Metropolis on one checkerboard colour of every lattice of discrete states in bit planes
 // (discrete_planes.cuh), the twin of discrete_planes_metropolis.wgsl: thread t of system z
-// updates WORDS_PER_THREAD plane words of colour params.colour (32 sites each), HITS times each, with bitwise logic on the words of its own planes and its neighbours', all in
+// updates WORDS_PER_THREAD plane words of colour params.colour (32 sites each), HITS times
+// each, with bitwise logic on the words of its own planes and its neighbours', all in
 // registers. CPU twin: src/engine/cpu/discrete_planes_metropolis.rs (the proposal; the
 // bit-sliced counts of neighbours and the energy classes of the Potts ferromagnet or the
 // Blume-Capel model; each lane's uniform U against its class's threshold, its 4 most
 // significant bits bit-sliced, then a word of its own for the rest where they tie; the randoms:
 // block (cw, sweep, DiscretePlanes, hit DRAWS_PER_HIT + d, colour, z), d = 0, 1 the proposal's,
-// d = 2 the decision's bit-sliced bits, d = 3 .. 10 its tail). Only at zero field on the
-// periodic square or cubic lattice (check_planes). Accepted moves are summed per block, then
-// added to the system's counter 0 (count_accepted).
+// d = 2 the decision's bit-sliced bits, d = 3 .. 10 its tail after the words the proposal
+// leaves). Only at zero field on the periodic square or cubic lattice (check_planes). Accepted
+// moves are summed per block, then added to the system's counter 0 (count_accepted).
 
 #include "discrete_planes.cuh"
 
@@ -27,6 +28,10 @@ constexpr unsigned DRAWS_PER_HIT = 11u;
 constexpr unsigned DECISION_DRAW = 2u;
 constexpr unsigned TAIL_DRAW = 3u;
 constexpr unsigned SLICED_BITS = 4u;
+// The proposal's random words: none (q = 2), the bit of word 0 (q = 3), else one a plane; the
+// words of its last block that it leaves are the tail's first.
+constexpr unsigned PROPOSAL_WORDS = STATES == 2u ? 0u : STATES == 3u ? 1u : PLANES;
+constexpr unsigned SPARE_WORDS = (4u - PROPOSAL_WORDS % 4u) % 4u;
 
 // The square or cubic lattice's neighbours (the host refuses the others), and the bits of a
 // count of them (up to 6).
@@ -49,14 +54,18 @@ struct Planes {
     unsigned w[MAX_PLANES];
 };
 
-// One temperature's classes (plane_classes): each class's threshold; of the Blume-Capel
-// model's moves to or from 0 of x = i - z, bit i of `leaving` where the energy rises as they
-// leave 0, bit i of `entering` where it rises as they enter it. `by_index` holds the thresholds
-// again for the tail, which looks up a lane's by its class's index (local memory: only the
-// tail's lanes read it; `thresholds`, read at constant indices, stays in registers).
+// One temperature's classes (plane_classes): each class's threshold, and its SLICED_BITS most
+// significant bits as masks for the bit-sliced comparison (component j all ones where bit
+// 31 - j is set). A block of one temperature (the systems in layers) holds them in shared
+// memory, worked out a class a thread; a thread of flat systems holds its own.
 struct Classes {
+    uint4 bits[CLASS_SLOTS];
     unsigned thresholds[CLASS_SLOTS];
-    unsigned by_index[CLASS_SLOTS];
+};
+
+// Of the Blume-Capel model's moves to or from 0 of x = i - z, bit i of `leaving` where the
+// energy rises as they leave 0, bit i of `entering` where it rises as they enter it.
+struct Directions {
     unsigned leaving;
     unsigned entering;
 };
@@ -154,14 +163,16 @@ __device__ __forceinline__ unsigned below(const Planes& s) {
 // (1, 0), r the bit of word 0; q >= 4: s XOR r, rejected where r = 0 or s XOR r >= q.
 __device__ __forceinline__ unsigned propose(const DispatchParams& params, unsigned cw,
                                             unsigned batch, unsigned hit, const Planes& s,
-                                            Planes& proposed) {
+                                            Planes& proposed, uint4& last) {
     proposed = s;
+    last = make_uint4(0u, 0u, 0u, 0u);
     if (STATES == 2u) {
         proposed.w[0] = ~s.w[0];
         return ~0u;
     }
     if (STATES == 3u) {
-        const unsigned r = plane_block(params, cw, batch, hit, 0u).x;
+        last = plane_block(params, cw, batch, hit, 0u);
+        const unsigned r = last.x;
         const unsigned lo = s.w[0];
         const unsigned hi = s.w[1];
         const unsigned zero = ~lo & ~hi;
@@ -180,6 +191,7 @@ __device__ __forceinline__ unsigned propose(const DispatchParams& params, unsign
         any |= r;
         proposed.w[k] = s.w[k] ^ r;
     }
+    last = blocks[(PROPOSAL_WORDS - 1u) / 4u];
     return any & below(proposed);
 }
 
@@ -217,7 +229,7 @@ __device__ __forceinline__ void potts_classes(const Planes& s, const Planes& pro
 // z + x + z where their energy rises.
 __device__ __forceinline__ void blume_capel_classes(const Planes& s, const Planes& proposed,
                                                     const Planes (&around)[NEIGHBOURS],
-                                                    const Classes& classes,
+                                                    Directions directions,
                                                     unsigned (&lanes)[CLASS_SLOTS]) {
     const unsigned zero = s.w[0];
     const unsigned zero_next = proposed.w[0];
@@ -253,24 +265,17 @@ __device__ __forceinline__ void blume_capel_classes(const Planes& s, const Plane
     }
 #pragma unroll
     for (unsigned i = 0u; i <= 2u * NEIGHBOURS; i++) {
-        const unsigned uphill = ((classes.leaving >> i) & 1u) != 0u    ? leave
-                                : ((classes.entering >> i) & 1u) != 0u ? enter
-                                                                       : 0u;
+        const unsigned uphill = ((directions.leaving >> i) & 1u) != 0u    ? leave
+                                : ((directions.entering >> i) & 1u) != 0u ? enter
+                                                                          : 0u;
         lanes[NEIGHBOURS + i] = x_is[i] & uphill;
     }
 }
 
 // Decision::compare on threshold bit `bit` of every class: lanes whose uniform's bit is below
 // their threshold's are accepted, lanes whose bits differ decided.
-__device__ __forceinline__ void compare(unsigned random, unsigned bit,
-                                        const unsigned (&lanes)[CLASS_SLOTS],
-                                        const Classes& classes, unsigned& accept,
+__device__ __forceinline__ void compare(unsigned random, unsigned threshold, unsigned& accept,
                                         unsigned& undecided) {
-    unsigned threshold = 0u;
-#pragma unroll
-    for (unsigned k = 0u; k < CLASSES; k++) {
-        threshold |= lanes[k] & (0u - ((classes.thresholds[k] >> bit) & 1u));
-    }
     accept |= undecided & threshold & ~random;
     undecided &= ~(threshold ^ random);
 }
@@ -278,16 +283,17 @@ __device__ __forceinline__ void compare(unsigned random, unsigned bit,
 // PlaneUpdate::accepted: the lanes of the word (states s, neighbours `around`) whose move to
 // `proposed` (lanes `moves`) hit `hit` accepts: level and downhill moves at once, an uphill
 // move of class k where U < t_k, U's 4 most significant bits from one block, bit-sliced; the
-// i-th lane whose bits all equal its threshold's takes the rest from word i mod 4 of tail block
-// i / 4.
+// i-th lane whose bits all equal its threshold's takes the rest from tail word i: the
+// SPARE_WORDS words of the proposal's last block `last` that it leaves, then the tail blocks'.
 __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params, unsigned cw,
                                                    unsigned batch, unsigned hit, const Planes& s,
                                                    const Planes& proposed, unsigned moves,
                                                    const Planes (&around)[NEIGHBOURS],
-                                                   const Classes& classes) {
+                                                   const Classes& classes, Directions directions,
+                                                   uint4 last) {
     unsigned lanes[CLASS_SLOTS];
     if (BLUME_CAPEL) {
-        blume_capel_classes(s, proposed, around, classes, lanes);
+        blume_capel_classes(s, proposed, around, directions, lanes);
     } else {
         potts_classes(s, proposed, moves, around, lanes);
     }
@@ -299,11 +305,20 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
     unsigned accept = moves & ~uphill;
     unsigned undecided = uphill;
     if (undecided != 0u) {
+        uint4 t = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (unsigned k = 0u; k < CLASSES; k++) {
+            const uint4 m = classes.bits[k];
+            t.x |= lanes[k] & m.x;
+            t.y |= lanes[k] & m.y;
+            t.z |= lanes[k] & m.z;
+            t.w |= lanes[k] & m.w;
+        }
         const uint4 words = plane_block(params, cw, batch, hit, DECISION_DRAW);
-        compare(words.x, 31u, lanes, classes, accept, undecided);
-        compare(words.y, 30u, lanes, classes, accept, undecided);
-        compare(words.z, 29u, lanes, classes, accept, undecided);
-        compare(words.w, 28u, lanes, classes, accept, undecided);
+        compare(words.x, t.x, accept, undecided);
+        compare(words.y, t.y, accept, undecided);
+        compare(words.z, t.z, accept, undecided);
+        compare(words.w, t.w, accept, undecided);
     }
     if (undecided == 0u) {
         return accept;
@@ -321,17 +336,24 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
     for (unsigned i = 0u; undecided != 0u; i++) {
         const unsigned lane = __ffs(undecided) - 1u;
         undecided &= undecided - 1u;
-        if (i % 4u == 0u) {
-            tail = plane_block(params, cw, batch, hit, TAIL_DRAW + i / 4u);
+        unsigned word;
+        if (i < SPARE_WORDS) {
+            word = block_word(last, PROPOSAL_WORDS % 4u + i);
+        } else {
+            const unsigned j = i - SPARE_WORDS;
+            if (j % 4u == 0u) {
+                tail = plane_block(params, cw, batch, hit, TAIL_DRAW + j / 4u);
+            }
+            word = block_word(tail, j % 4u);
         }
         unsigned k = 0u;
 #pragma unroll
         for (unsigned b = 0u; b < CLASS_BITS; b++) {
             k |= ((index[b] >> lane) & 1u) << b;
         }
-        const unsigned threshold = classes.by_index[k];
+        const unsigned threshold = classes.thresholds[k];
         const unsigned rest = ~0u >> SLICED_BITS;
-        if ((block_word(tail, i % 4u) >> SLICED_BITS) < (threshold & rest)) {
+        if ((word >> SLICED_BITS) < (threshold & rest)) {
             accept |= 1u << lane;
         }
     }
@@ -341,7 +363,7 @@ __device__ __forceinline__ unsigned accepted_lanes(const DispatchParams& params,
 // planes_colour for word cw of colour params.colour of system z: HITS hits; the moves accepted.
 __device__ __forceinline__ unsigned update_word(const DispatchParams& params, unsigned* planes,
                                                 unsigned z, unsigned cw,
-                                                const Classes& classes) {
+                                                const Classes& classes, Directions directions) {
     const unsigned c = params.colour;
     const unsigned other = 1u - c;
     // neighbour_words: the same position in the rows above and below along y (and z), the
@@ -382,9 +404,11 @@ __device__ __forceinline__ unsigned update_word(const DispatchParams& params, un
     unsigned accepted = 0u;
     for (unsigned hit = 0u; hit < HITS; hit++) {
         Planes proposed;
-        const unsigned moves = propose(params, cw, batch, hit, s, proposed);
+        uint4 last;
+        const unsigned moves = propose(params, cw, batch, hit, s, proposed, last);
         const unsigned flips =
-            accepted_lanes(params, cw, batch, hit, s, proposed, moves, around, classes);
+            accepted_lanes(params, cw, batch, hit, s, proposed, moves, around, classes, directions,
+                           last);
 #pragma unroll
         for (unsigned p = 0u; p < PLANES; p++) {
             s.w[p] ^= (s.w[p] ^ proposed.w[p]) & flips;
@@ -398,38 +422,42 @@ __device__ __forceinline__ unsigned update_word(const DispatchParams& params, un
     return accepted;
 }
 
-// plane_classes of the temperature's `table` and the ferromagnet's one coupling word: Potts
-// t_k = threshold(k J P(0, 0)), k = 1 ..= z; Blume-Capel flips threshold(2 k J P(+, +)), then
-// of x = -z ..= z the moves to or from 0, energy V(+) - V(0) - x J P(+, +) as they leave it.
-__device__ __forceinline__ Classes classes_of(const unsigned* table, const int* couplings,
-                                              const int* lookups) {
-    Classes classes = {};
+// plane_classes: the energy change of class k with the ferromagnet's one coupling word, Potts
+// (k + 1) J P(0, 0); Blume-Capel flips 2 (k + 1) J P(+, +), then of x = k - 2 z the moves to or
+// from 0, V(+) - V(0) - x J P(+, +) as they leave it.
+__device__ __forceinline__ int class_energy(unsigned k, const int* couplings,
+                                            const int* lookups) {
     if (!BLUME_CAPEL) {
-        const unsigned unit = static_cast<unsigned>(couplings[0] * state_pair(lookups, 0u, 0u));
-#pragma unroll
-        for (unsigned k = 0u; k < NEIGHBOURS; k++) {
-            classes.thresholds[k] = threshold((k + 1u) * unit, table);
-            classes.by_index[k] = classes.thresholds[k];
-        }
-        return classes;
+        return static_cast<int>(k + 1u) * couplings[0] * state_pair(lookups, 0u, 0u);
     }
     const int unit = couplings[0] * state_pair(lookups, 2u, 2u);
-    const int leave = state_site(lookups, 2u) - state_site(lookups, 1u);
-#pragma unroll
-    for (unsigned k = 0u; k < NEIGHBOURS; k++) {
-        classes.thresholds[k] = threshold(2u * (k + 1u) * static_cast<unsigned>(unit), table);
-        classes.by_index[k] = classes.thresholds[k];
+    if (k < NEIGHBOURS) {
+        return 2 * static_cast<int>(k + 1u) * unit;
     }
+    const int x = static_cast<int>(k) - 2 * static_cast<int>(NEIGHBOURS);
+    return state_site(lookups, 2u) - state_site(lookups, 1u) - x * unit;
+}
+
+// Class k's threshold from the temperature's `table`, and its bit masks.
+__device__ __forceinline__ void set_class(Classes& classes, unsigned k, const unsigned* table,
+                                          const int* couplings, const int* lookups) {
+    const int energy = class_energy(k, couplings, lookups);
+    const unsigned t = threshold(static_cast<unsigned>(energy < 0 ? -energy : energy), table);
+    classes.thresholds[k] = t;
+    classes.bits[k] = make_uint4(0u - (t >> 31u), 0u - ((t >> 30u) & 1u),
+                                 0u - ((t >> 29u) & 1u), 0u - ((t >> 28u) & 1u));
+}
+
+// The Blume-Capel model's directions (none for the Potts model).
+__device__ __forceinline__ Directions directions_of(const int* couplings, const int* lookups) {
+    Directions directions = {0u, 0u};
 #pragma unroll
-    for (unsigned i = 0u; i <= 2u * NEIGHBOURS; i++) {
-        const int energy = leave - (static_cast<int>(i) - static_cast<int>(NEIGHBOURS)) * unit;
-        const unsigned size = static_cast<unsigned>(energy < 0 ? -energy : energy);
-        classes.thresholds[NEIGHBOURS + i] = threshold(size, table);
-        classes.by_index[NEIGHBOURS + i] = classes.thresholds[NEIGHBOURS + i];
-        classes.leaving |= energy > 0 ? 1u << i : 0u;
-        classes.entering |= energy < 0 ? 1u << i : 0u;
+    for (unsigned i = 0u; BLUME_CAPEL && i <= 2u * NEIGHBOURS; i++) {
+        const int energy = class_energy(NEIGHBOURS + i, couplings, lookups);
+        directions.leaving |= energy > 0 ? 1u << i : 0u;
+        directions.entering |= energy < 0 ? 1u << i : 0u;
     }
-    return classes;
+    return directions;
 }
 
 extern "C" __global__ void discrete_planes_metropolis(DispatchParams params, unsigned* planes,
@@ -446,16 +474,32 @@ extern "C" __global__ void discrete_planes_metropolis(DispatchParams params, uns
     const unsigned stride = (span + WORDS_PER_THREAD - 1u) / WORDS_PER_THREAD;
     const PassThread at = pass_thread(params, stride);
     const unsigned z = at.z;
+    // Layers: the block's one temperature's classes, a class a thread.
+    __shared__ Classes block_classes;
+    Classes own;
+    Classes& classes = FLAT_SYSTEMS ? own : block_classes;
+    if (!FLAT_SYSTEMS) {
+        const unsigned* table = tables + temperature_of(z) * 4u * TABLE_BYTE;
+        for (unsigned k = threadIdx.x; k < CLASSES; k += blockDim.x) {
+            set_class(block_classes, k, table, couplings, lookups);
+        }
+        __syncthreads();
+    }
     unsigned accepted = 0u;
     if (at.live && at.t < stride) {
-        const unsigned* table = tables + temperature_of(z) * 4u * TABLE_BYTE;
-        const Classes classes = classes_of(table, couplings, lookups);
+        if (FLAT_SYSTEMS) {
+            const unsigned* table = tables + temperature_of(z) * 4u * TABLE_BYTE;
+            for (unsigned k = 0u; k < CLASSES; k++) {
+                set_class(own, k, table, couplings, lookups);
+            }
+        }
+        const Directions directions = directions_of(couplings, lookups);
 #pragma unroll 1
         for (unsigned r = 0u; r < WORDS_PER_THREAD; r++) {
             const unsigned k = at.t + r * stride;
             const unsigned cw = params.first_thread + k;
             if (k < span && cw < words_per_colour()) {
-                accepted += update_word(params, planes, z, cw, classes);
+                accepted += update_word(params, planes, z, cw, classes, directions);
             }
         }
     }

@@ -8,7 +8,7 @@
 // U's 4 most significant bits bit-sliced, the rest from a word of the lane's own where they
 // tie. Randoms: block (cw, sweep, DiscretePlanes, hit DRAWS_PER_HIT + d, colour,
 // global_index(z)), d = 0, 1 the proposal's, d = 2 the decision's bit-sliced bits, d = 3 .. 10
-// its tail, drawn only where needed. Accepted moves (lanes) are summed per workgroup, then added
+// its tail after the words the proposal leaves, drawn only where needed. Accepted moves (lanes) are summed per workgroup, then added
 // to the system's 64-bit count (counts words 0, 1); with FLAT_SYSTEMS (pass_thread) each thread
 // adds its own.
 
@@ -31,6 +31,10 @@ const DRAWS_PER_HIT: u32 = 11u;
 const DECISION_DRAW: u32 = 2u;
 const TAIL_DRAW: u32 = 3u;
 const SLICED_BITS: u32 = 4u;
+// The proposal's random words (engine::planes::proposal_words): none (q = 2), the bit of word 0
+// (q = 3), else one a plane; the words of its last block that it leaves are the tail's first.
+override PROPOSAL_WORDS: u32 = select(select(PLANES, 1u, STATES == 3u), 0u, STATES == 2u);
+override SPARE_WORDS: u32 = (4u - PROPOSAL_WORDS % 4u) % 4u;
 // Bits of a count of neighbours (up to 6).
 const COUNT_BITS: u32 = 3u;
 // The classes' array length: the Blume-Capel model's 3 z + 1 on the cubic lattice; the bits of
@@ -43,14 +47,23 @@ alias LaneCount = array<u32, COUNT_BITS>;
 // The lanes of each class, bit-sliced.
 alias ClassLanes = array<u32, CLASS_SLOTS>;
 
-// One temperature's classes (PlaneClasses): each class's threshold; of the Blume-Capel model's
-// moves to or from 0 of x = i - z, bit i of `leaving` where the energy rises as they leave 0,
-// bit i of `entering` where it rises as they enter it.
+// One temperature's classes (PlaneClasses): each class's threshold, and its SLICED_BITS most
+// significant bits as masks for the bit-sliced comparison (component j all ones where bit
+// 31 - j is set). A workgroup of one temperature (the systems in layers) holds them in
+// workgroup memory, worked out a class a thread; a thread of flat systems holds its own.
 struct Classes {
+    bits: array<vec4<u32>, CLASS_SLOTS>,
     thresholds: array<u32, CLASS_SLOTS>,
+}
+
+// Of the Blume-Capel model's moves to or from 0 of x = i - z, bit i of `leaving` where the
+// energy rises as they leave 0, bit i of `entering` where it rises as they enter it.
+struct Directions {
     leaving: u32,
     entering: u32,
 }
+
+var<workgroup> workgroup_classes: Classes;
 
 // The classes a move may fall in: Blume-Capel z flips and 2 z + 1 moves to or from 0, Potts z.
 fn class_count() -> u32 {
@@ -152,10 +165,11 @@ fn below_states(s: Planes) -> u32 {
     return less;
 }
 
-// The proposed states of a hit, and the lanes whose proposal is a move.
+// The proposed states of a hit, the lanes whose proposal is a move, and its last block.
 struct Proposal {
     planes: Planes,
     moves: u32,
+    last: vec4<u32>,
 }
 
 // propose: q = 2 the other state; q = 3 (states (hi, lo) = (0, 0), (0, 1), (1, 0)) the state
@@ -170,6 +184,7 @@ fn propose_planes(b: u32, cw: u32, hit: u32, s: Planes) -> Proposal {
         return proposal;
     }
     let low = plane_block(b, cw, hit, 0u);
+    proposal.last = low;
     if STATES == 3u {
         let r = low.x;
         let lo = s[0];
@@ -183,6 +198,7 @@ fn propose_planes(b: u32, cw: u32, hit: u32, s: Planes) -> Proposal {
     var high = vec4<u32>(0u);
     if PLANES > 4u {
         high = plane_block(b, cw, hit, 1u);
+        proposal.last = high;
     }
     var drawn = 0u;
     for (var k = 0u; k < PLANES; k++) {
@@ -237,7 +253,7 @@ fn potts_classes(b: u32, s: Planes, p: Proposal, around: Around) -> ClassLanes {
 // it; flips of x = k > 0 in class k - 1, moves to or from 0 of x in class z + x + z where their
 // energy rises.
 fn blume_capel_classes(
-    b: u32, s: Planes, p: Proposal, around: Around, classes: Classes
+    b: u32, s: Planes, p: Proposal, around: Around, directions: Directions
 ) -> ClassLanes {
     let zero = s[0];
     let zero_next = p.planes[0];
@@ -269,8 +285,8 @@ fn blume_capel_classes(
         lanes[k - 1u] = flip & x_is[z + k];
     }
     for (var i = 0u; i <= 2u * z; i++) {
-        let entering = select(0u, enter, ((classes.entering >> i) & 1u) == 1u);
-        let uphill = select(entering, leave, ((classes.leaving >> i) & 1u) == 1u);
+        let entering = select(0u, enter, ((directions.entering >> i) & 1u) == 1u);
+        let uphill = select(entering, leave, ((directions.leaving >> i) & 1u) == 1u);
         lanes[z + i] = x_is[i] & uphill;
     }
     return lanes;
@@ -279,13 +295,15 @@ fn blume_capel_classes(
 // accepted: the lanes of word cw (states s, proposal p) whose move hit `hit` accepts: level and
 // downhill moves at once, an uphill move of class k where U < t_k, U's 4 most significant bits
 // from one block, bit-sliced (bit 31 - j of a lane's U its bit of word j); the i-th lane whose
-// bits all equal its threshold's takes the rest from word i mod 4 of tail block i / 4.
+// bits all equal its threshold's takes the rest from tail word i: the SPARE_WORDS words of the
+// proposal's last block p.last that it leaves, then the tail blocks'.
 fn accepted_lanes(
-    b: u32, cw: u32, hit: u32, s: Planes, p: Proposal, around: Around, classes: Classes
+    b: u32, cw: u32, hit: u32, s: Planes, p: Proposal, around: Around, own: Classes,
+    directions: Directions
 ) -> u32 {
     var lanes: ClassLanes;
     if BLUME_CAPEL == 1u {
-        lanes = blume_capel_classes(b, s, p, around, classes);
+        lanes = blume_capel_classes(b, s, p, around, directions);
     } else {
         lanes = potts_classes(b, s, p, around);
     }
@@ -297,16 +315,16 @@ fn accepted_lanes(
     var accept = p.moves & ~uphill;
     var undecided = uphill;
     if undecided != 0u {
+        // Bit 31 - j of every lane's threshold in component j.
+        var threshold_bits = vec4<u32>(0u);
+        for (var k = 0u; k < count; k++) {
+            threshold_bits |= vec4<u32>(lanes[k]) & class_bits(own, k);
+        }
         let words = plane_block(b, cw, hit, DECISION_DRAW);
         for (var j = 0u; j < SLICED_BITS; j++) {
-            let bit = 31u - j;
-            var threshold_bits = 0u;
-            for (var k = 0u; k < count; k++) {
-                threshold_bits |= lanes[k] & (0u - ((classes.thresholds[k] >> bit) & 1u));
-            }
             let random = words[j];
-            accept |= undecided & threshold_bits & ~random;
-            undecided &= ~(threshold_bits ^ random);
+            accept |= undecided & threshold_bits[j] & ~random;
+            undecided &= ~(threshold_bits[j] ^ random);
         }
     }
     if undecided == 0u {
@@ -323,52 +341,87 @@ fn accepted_lanes(
     for (var i = 0u; undecided != 0u; i++) {
         let lane = firstTrailingBit(undecided);
         undecided &= undecided - 1u;
-        if i % 4u == 0u {
-            tail = plane_block(b, cw, hit, TAIL_DRAW + i / 4u);
+        var word: u32;
+        if i < SPARE_WORDS {
+            word = p.last[PROPOSAL_WORDS % 4u + i];
+        } else {
+            let j = i - SPARE_WORDS;
+            if j % 4u == 0u {
+                tail = plane_block(b, cw, hit, TAIL_DRAW + j / 4u);
+            }
+            word = tail[j % 4u];
         }
         var k = 0u;
         for (var c = 0u; c < CLASS_BITS; c++) {
             k |= ((index[c] >> lane) & 1u) << c;
         }
-        let threshold = classes.thresholds[k];
+        let threshold = class_threshold(own, k);
         let rest = ~0u >> SLICED_BITS;
-        if (tail[i % 4u] >> SLICED_BITS) < (threshold & rest) {
+        if (word >> SLICED_BITS) < (threshold & rest) {
             accept |= 1u << lane;
         }
     }
     return accept;
 }
 
-// plane_classes of system b's temperature and the ferromagnet's one coupling word: Potts
-// t_k = threshold(k J P(0, 0)), k = 1 ..= z; Blume-Capel flips threshold(2 k J P(+, +)), then of
-// x = -z ..= z the moves to or from 0, energy V(+) - V(0) - x J P(+, +) as they leave it.
-fn classes_of(b: u32) -> Classes {
-    let table = temperature_of(b) * 4u * TABLE_BYTE;
+// plane_classes: the energy change of class k with the ferromagnet's one coupling word, Potts
+// (k + 1) J P(0, 0); Blume-Capel flips 2 (k + 1) J P(+, +), then of x = k - 2 z the moves to or
+// from 0, V(+) - V(0) - x J P(+, +) as they leave it.
+fn class_energy(k: u32) -> i32 {
     let z = coordination();
-    var classes: Classes;
     if BLUME_CAPEL == 0u {
-        let unit = bitcast<u32>(couplings[0] * state_pair(0u, 0u));
-        for (var k = 0u; k < z; k++) {
-            classes.thresholds[k] = threshold((k + 1u) * unit, table);
-        }
-        return classes;
+        return i32(k + 1u) * couplings[0] * state_pair(0u, 0u);
     }
     let unit = couplings[0] * state_pair(2u, 2u);
-    let leave = state_site(2u) - state_site(1u);
-    for (var k = 0u; k < z; k++) {
-        classes.thresholds[k] = threshold(2u * (k + 1u) * bitcast<u32>(unit), table);
+    if k < z {
+        return 2 * i32(k + 1u) * unit;
     }
+    return state_site(2u) - state_site(1u) - (i32(k) - 2 * i32(z)) * unit;
+}
+
+// Class k's threshold at system b's temperature.
+fn class_threshold_of(b: u32, k: u32) -> u32 {
+    return threshold(bitcast<u32>(abs(class_energy(k))), temperature_of(b) * 4u * TABLE_BYTE);
+}
+
+// A threshold's SLICED_BITS most significant bits as masks (Classes::bits).
+fn threshold_masks(t: u32) -> vec4<u32> {
+    return vec4<u32>(0u) - ((vec4<u32>(t) >> vec4<u32>(31u, 30u, 29u, 28u)) & vec4<u32>(1u));
+}
+
+// Class k's masks and threshold: the workgroup's, or where the systems lie flat the thread's
+// own.
+fn class_bits(own: Classes, k: u32) -> vec4<u32> {
+    if FLAT_SYSTEMS == 1u {
+        return own.bits[k];
+    }
+    return workgroup_classes.bits[k];
+}
+
+fn class_threshold(own: Classes, k: u32) -> u32 {
+    if FLAT_SYSTEMS == 1u {
+        return own.thresholds[k];
+    }
+    return workgroup_classes.thresholds[k];
+}
+
+// The Blume-Capel model's directions (none for the Potts model).
+fn directions_of() -> Directions {
+    var directions: Directions;
+    if BLUME_CAPEL == 0u {
+        return directions;
+    }
+    let z = coordination();
     for (var i = 0u; i <= 2u * z; i++) {
-        let energy = leave - (i32(i) - i32(z)) * unit;
-        classes.thresholds[z + i] = threshold(bitcast<u32>(abs(energy)), table);
-        classes.leaving |= select(0u, 1u << i, energy > 0);
-        classes.entering |= select(0u, 1u << i, energy < 0);
+        let energy = class_energy(z + i);
+        directions.leaving |= select(0u, 1u << i, energy > 0);
+        directions.entering |= select(0u, 1u << i, energy < 0);
     }
-    return classes;
+    return directions;
 }
 
 // HITS hits of plane word cw of params.colour of system b; the moves accepted.
-fn update_word(b: u32, cw: u32, classes: Classes) -> u32 {
+fn update_word(b: u32, cw: u32, own: Classes, directions: Directions) -> u32 {
     let c = params.colour;
     let around = around_word(c, cw);
     var s: Planes;
@@ -378,7 +431,7 @@ fn update_word(b: u32, cw: u32, classes: Classes) -> u32 {
     var accepted = 0u;
     for (var hit = 0u; hit < HITS; hit++) {
         let p = propose_planes(b, cw, hit, s);
-        let flips = accepted_lanes(b, cw, hit, s, p, around, classes);
+        let flips = accepted_lanes(b, cw, hit, s, p, around, own, directions);
         for (var k = 0u; k < PLANES; k++) {
             s[k] ^= (s[k] ^ p.planes[k]) & flips;
         }
@@ -397,14 +450,30 @@ fn main(thread: Thread) {
     let stride = (span + WORDS_PER_THREAD - 1u) / WORDS_PER_THREAD;
     let at = pass_thread(thread, stride);
     let z = at.z;
+    // Layers: the workgroup's one temperature's classes, a class a thread.
+    if FLAT_SYSTEMS == 0u {
+        for (var k = thread.local; k < class_count(); k += WG_SIZE) {
+            let t = class_threshold_of(z, k);
+            workgroup_classes.thresholds[k] = t;
+            workgroup_classes.bits[k] = threshold_masks(t);
+        }
+        workgroupBarrier();
+    }
     var accepted = 0u;
     if at.live && at.t < stride {
-        let classes = classes_of(z);
+        var own: Classes;
+        if FLAT_SYSTEMS == 1u {
+            for (var k = 0u; k < class_count(); k++) {
+                own.thresholds[k] = class_threshold_of(z, k);
+                own.bits[k] = threshold_masks(own.thresholds[k]);
+            }
+        }
+        let directions = directions_of();
         for (var r = 0u; r < WORDS_PER_THREAD; r++) {
             let k = at.t + r * stride;
             let cw = params.first_thread + k;
             if k < span && cw < plane_words() {
-                accepted += update_word(z, cw, classes);
+                accepted += update_word(z, cw, own, directions);
             }
         }
     }

@@ -44,6 +44,17 @@ pub const TAIL_DRAW: u32 = 3;
 /// a word of its block.
 pub const SLICED_BITS: u32 = 4;
 
+/// The random words the proposal of `q` states in `planes` planes takes from its blocks: none
+/// for `q = 2` (the other state), one for `q = 3` (its bit in word 0), else one a plane. The
+/// words of its last block past them are the decision tail's first.
+pub fn proposal_words(q: u32, planes: u32) -> u32 {
+    match q {
+        2 => 0,
+        3 => 1,
+        _ => planes,
+    }
+}
+
 /// The shape of the bit planes of `systems` systems of `q` states on `lattice`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlaneLayout {

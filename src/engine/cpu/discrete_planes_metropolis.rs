@@ -21,8 +21,10 @@
 //! `31 - i` of lane `b`'s `U` is bit `b` of word `i` of the first decision block; a lane is
 //! decided at its first bit that differs from its threshold's. A lane still undecided after
 //! them (its bits equal its threshold's, 1 in 16) takes the rest of `U` from a word of its own:
-//! the `i`-th such lane of the word, in the order of the lanes, takes word `i mod 4` of tail
-//! block `i / 4`, and its bits `27 .. 0` of `U` are the word's 28 most significant bits.
+//! the `i`-th such lane of the word, in the order of the lanes, takes the `i`-th tail word, and
+//! its bits `27 .. 0` of `U` are the word's 28 most significant bits. The tail words are those
+//! of the proposal's last block that the proposal leaves (three for `q = 3` and the Blume-Capel
+//! model, `4 - P` for `P < 4` planes), then the words of the tail blocks in order.
 //!
 //! Randoms: hit `h` of word `w` of colour `c` of system `b` at sweep `t` takes the blocks
 //! `(w, t, DiscretePlanes, h DRAWS_PER_HIT + d, c, b)`: `d = 0, 1` the proposal's words (plane
@@ -35,7 +37,7 @@
 use std::ops::Range;
 
 use crate::engine::planes::{
-    DECISION_DRAW, DRAWS_PER_HIT, PLANE_BITS, PlaneLayout, SLICED_BITS, TAIL_DRAW,
+    DECISION_DRAW, DRAWS_PER_HIT, PLANE_BITS, PlaneLayout, SLICED_BITS, TAIL_DRAW, proposal_words,
 };
 use crate::model::vector::fixed::threshold;
 use crate::model::vector::states::{StateModel, States};
@@ -174,23 +176,24 @@ impl PlaneUpdate {
         self.layout.planes() as usize
     }
 
-    /// The proposed states of hit `hit` of word `w` in state `s`, and the lanes whose
-    /// proposal is a move (see the module's doc).
-    fn propose(&self, key: &PlaneKey, (w, hit): (u64, u32), s: &Planes) -> (Planes, u32) {
+    /// The proposed states of hit `hit` of word `w` in state `s`, the lanes whose proposal is
+    /// a move (see the module's doc), and the proposal's last block (none for `q = 2`).
+    fn propose(&self, key: &PlaneKey, (w, hit): (u64, u32), s: &Planes) -> (Planes, u32, [u32; 4]) {
         let mut proposed = [0; 8];
         match self.layout.q {
             2 => {
                 proposed[0] = !s[0];
-                (proposed, !0)
+                (proposed, !0, [0; 4])
             }
             3 => {
                 // States 0, 1, 2 as (hi, lo) = (0, 0), (0, 1), (1, 0).
-                let r = key.block(w, hit, 0)[0];
+                let block = key.block(w, hit, 0);
+                let r = block[0];
                 let (lo, hi) = (s[0], s[1]);
                 let zero = !lo & !hi;
                 proposed[0] = (!r & zero) | (r & hi);
                 proposed[1] = (!r & lo) | (r & zero);
-                (proposed, !0)
+                (proposed, !0, block)
             }
             q => {
                 let p = self.planes();
@@ -206,7 +209,7 @@ impl PlaneUpdate {
                     any |= r;
                     *next = s[k] ^ r;
                 }
-                (proposed, any & below(&proposed, p, q))
+                (proposed, any & below(&proposed, p, q), blocks[(p - 1) / 4])
             }
         }
     }
@@ -284,11 +287,11 @@ impl PlaneUpdate {
     }
 
     /// The lanes of word `w` (states `s`, neighbours `around`) whose move to `proposed`
-    /// (lanes `moves`) hit `hit` accepts.
+    /// (lanes `moves`, the proposal's last block `last`) hit `hit` accepts.
     fn accepted(
         &self,
         key: &PlaneKey,
-        (w, hit): (u64, u32),
+        (w, hit, last): (u64, u32, [u32; 4]),
         (s, proposed, moves): (&Planes, &Planes, u32),
         around: &[Planes],
     ) -> u32 {
@@ -310,24 +313,55 @@ impl PlaneUpdate {
                 decision.compare(threshold, random);
             }
         }
-        // The tail: the i-th undecided lane's last 28 bits from word i mod 4 of tail block i / 4.
-        let mut words = [0; 4];
+        // The tail: the i-th undecided lane's last 28 bits from the i-th tail word.
+        let used = proposal_words(self.layout.q, self.layout.planes()) as usize;
+        let spare = match used % 4 {
+            0 => &[][..],
+            first => &last[first..],
+        };
+        let mut tail = TailWords {
+            key,
+            at: (w, hit),
+            spare,
+            block: [0; 4],
+        };
         let mut undecided = decision.undecided;
         let mut i = 0;
         while undecided != 0 {
             let lane = undecided.trailing_zeros();
             undecided &= undecided - 1;
-            if i % 4 == 0 {
-                words = key.block(w, hit, TAIL_DRAW + i / 4);
-            }
             let k = (classes.iter().position(|&c| (c >> lane) & 1 == 1)).expect("an uphill lane");
             let rest = u32::MAX >> SLICED_BITS;
-            if words[i as usize % 4] >> SLICED_BITS < thresholds[k] & rest {
+            if tail.word(i) >> SLICED_BITS < thresholds[k] & rest {
                 decision.accept |= 1 << lane;
             }
             i += 1;
         }
         decision.accept
+    }
+}
+
+/// The words of a hit's decision tail, a word a lane still undecided: the words `spare` that
+/// the proposal leaves in its last block, then the tail blocks' words in order, each block
+/// drawn at its first word.
+struct TailWords<'a> {
+    key: &'a PlaneKey,
+    at: (u64, u32),
+    spare: &'a [u32],
+    block: [u32; 4],
+}
+
+impl TailWords<'_> {
+    /// Tail word `i`, asked for in order.
+    fn word(&mut self, i: u32) -> u32 {
+        let Some(j) = (i as usize).checked_sub(self.spare.len()) else {
+            return self.spare[i as usize];
+        };
+        if j % 4 == 0 {
+            let (w, hit) = self.at;
+            self.block = self.key.block(w, hit, TAIL_DRAW + j as u32 / 4);
+        }
+        self.block[j % 4]
     }
 }
 
@@ -427,9 +461,9 @@ pub fn planes_colour(
             *plane = planes[own(k)];
         }
         for hit in 0..update.hits {
-            let (proposed, moves) = update.propose(&key, (w, hit), &s);
+            let (proposed, moves, last) = update.propose(&key, (w, hit), &s);
             let neighbours = &around.words[..around.count];
-            let flips = update.accepted(&key, (w, hit), (&s, &proposed, moves), neighbours);
+            let flips = update.accepted(&key, (w, hit, last), (&s, &proposed, moves), neighbours);
             for k in 0..p {
                 s[k] ^= (s[k] ^ proposed[k]) & flips;
             }
@@ -499,7 +533,7 @@ mod tests {
         let s: Planes = [0x003f_f800, 0xffc0_0000, 0, 0, 0, 0, 0, 0];
         let mut seen = [[0u32; 3]; 3];
         for hit in 0..40 {
-            let (proposed, moves) = update.propose(&key(3), (5, hit), &s);
+            let (proposed, moves, _) = update.propose(&key(3), (5, hit), &s);
             assert_eq!(moves, !0);
             for lane in 0..32 {
                 let (from, to) = (lane_state(&s, lane), lane_state(&proposed, lane));
@@ -549,7 +583,7 @@ mod tests {
                     let around: Vec<Planes> = (0..z)
                         .map(|_| random_planes(&mut rng, states.q, p))
                         .collect();
-                    let (proposed, moves) = update.propose(&key(1), (word, 0), &s);
+                    let (proposed, moves, _) = update.propose(&key(1), (word, 0), &s);
                     let classes = update.classes((&s, &proposed, moves), &around);
                     assert!(classes[count..].iter().all(|&c| c == 0));
                     for lane in 0..32 {
@@ -586,25 +620,37 @@ mod tests {
     /// One lane's acceptance of losing k equal neighbours against `t_k / 2^32`: the decisions
     /// of every lane, counted over many words, within 5 sigma, through both the bit-sliced
     /// bits and the tail (a cold temperature's thresholds of about `2^-8` leave a lane
-    /// undecided after 4 bits as often as not).
+    /// undecided after 4 bits as often as not). Two states take their tail words from tail
+    /// blocks only, three states first from the proposal's block (its words 1 to 3).
     #[test]
     fn decisions_accept_uphill_moves_by_their_threshold() {
-        for beta in [0.4, 2.8] {
-            let update = update_of(&States::potts(2, 0.0), 2, beta);
+        for (q, beta) in [(2, 0.4), (2, 2.8), (3, 0.4), (3, 2.8)] {
+            let update = update_of(&States::potts(q, 0.0), 2, beta);
             // Every lane in state 0 with k of its 4 neighbours in state 0 (word planes all ones
-            // for neighbours 0 .. k - 1, zeros for the others) proposes state 1.
+            // for neighbours 0 .. k - 1, zeros for the others) proposes state 1; the other
+            // neighbours are in state 1 (q = 2) or 2 (q = 3).
             let s: Planes = [0; 8];
             let proposed: Planes = [!0, 0, 0, 0, 0, 0, 0, 0];
+            let other: Planes = match q {
+                2 => [!0, 0, 0, 0, 0, 0, 0, 0],
+                _ => [0, !0, 0, 0, 0, 0, 0, 0],
+            };
             for k in 0..=4u32 {
-                let around: Vec<Planes> = (0..4)
-                    .map(|n| [if n < k { 0 } else { !0 }, 0, 0, 0, 0, 0, 0, 0])
-                    .collect();
-                // Losing k equal neighbours and gaining the 4 - k others: a change of 2k - 4.
-                let change = 2 * k as i32 - 4;
+                let around: Vec<Planes> = (0..4).map(|n| if n < k { s } else { other }).collect();
+                // Losing k equal neighbours and gaining the 4 - k others (q = 2) or none.
+                let change = match q {
+                    2 => 2 * k as i32 - 4,
+                    _ => k as i32,
+                };
                 let mut accepted = 0u64;
                 let words = 2000u64;
                 for w in 0..words {
-                    let lanes = update.accepted(&key(k), (w, 0), (&s, &proposed, !0), &around);
+                    let last = match q {
+                        2 => [0; 4],
+                        _ => key(k).block(w, 0, 0),
+                    };
+                    let at = (w, 0, last);
+                    let lanes = update.accepted(&key(k), at, (&s, &proposed, !0), &around);
                     accepted += u64::from(lanes.count_ones());
                 }
                 let p = match change {
@@ -616,7 +662,7 @@ mod tests {
                 let sigma = (p * (1.0 - p) / n).sqrt().max(1e-9);
                 assert!(
                     (seen - p).abs() <= 5.0 * sigma,
-                    "beta {beta}, k = {k}: {seen} against {p}"
+                    "q = {q}, beta {beta}, k = {k}: {seen} against {p}"
                 );
                 if change > 0 {
                     let exact = (-beta * f64::from(change)).exp();
