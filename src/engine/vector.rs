@@ -424,10 +424,13 @@ pub fn sweeps_plan(sweeps: Range<u32>, measure: bool) -> Plan {
 /// A device backend's vector-spin kernels, one `K` (a pipeline, a function) each.
 pub struct VectorKernelSet<K> {
     pub hot_start: K,
-    pub metropolis: K,
+    /// The sites' Metropolis kernel, built where the sweeps have its passes (neither tiles nor
+    /// bit planes).
+    pub metropolis: Option<K>,
     /// The double checkerboard's, built where the updates have tiles.
     pub tiles: Option<K>,
-    pub overrelaxation: K,
+    /// Built where the sweeps over-relax.
+    pub overrelaxation: Option<K>,
     pub observables: K,
     /// The replica pairs' overlaps, built for a spin glass.
     pub overlap: Option<K>,
@@ -458,15 +461,19 @@ impl<K> VectorKernelSet<K> {
         }
         Ok(VectorKernelSet {
             hot_start: build(Kernel::VectorHotStart)?,
-            metropolis: match systems.states {
-                Some(_) => build(Kernel::DiscreteMetropolis)?,
-                None => build(Kernel::VectorMetropolis)?,
+            metropolis: match (updates.tile.is_some() || updates.planes, &systems.states) {
+                (true, _) => None,
+                (false, Some(_)) => Some(build(Kernel::DiscreteMetropolis)?),
+                (false, None) => Some(build(Kernel::VectorMetropolis)?),
             },
             tiles: match updates.tile {
                 Some(_) => Some(build(Kernel::VectorTiles)?),
                 None => None,
             },
-            overrelaxation: build(Kernel::VectorOverrelaxation)?,
+            overrelaxation: match updates.overrelaxation {
+                0 => None,
+                _ => Some(build(Kernel::VectorOverrelaxation)?),
+            },
             observables: match systems.states {
                 Some(_) => build(Kernel::DiscreteObservables)?,
                 None => build(Kernel::VectorObservables)?,
@@ -489,6 +496,20 @@ impl<K> VectorKernelSet<K> {
                 false => None,
             },
         })
+    }
+
+    /// The kernel of a Metropolis, tiles, over-relaxation or bit planes pass, which
+    /// [`Self::build`] built for the sweeps that have such passes (cluster passes have kernels
+    /// of their own).
+    pub fn of_pass(&self, pass: VectorPass) -> &K {
+        let kernel = match pass {
+            VectorPass::Metropolis { .. } => self.metropolis.as_ref(),
+            VectorPass::Tiles { .. } => self.tiles.as_ref(),
+            VectorPass::Overrelaxation { .. } => self.overrelaxation.as_ref(),
+            VectorPass::Planes { .. } => self.planes.as_ref().map(|planes| &planes.metropolis),
+            VectorPass::Cluster { .. } => None,
+        };
+        kernel.unwrap_or_else(|| panic!("no kernel built for {pass:?}"))
     }
 }
 

@@ -179,22 +179,15 @@ impl CudaVector {
             Some(_) => Kernel::DiscreteMetropolis,
             None => Kernel::VectorMetropolis,
         };
-        let (fitted, kernel) = match pass {
-            VectorPass::Metropolis { .. } => (&self.kernels.metropolis, metropolis),
-            VectorPass::Tiles { .. } => (
-                self.kernels
-                    .tiles
-                    .as_ref()
-                    .expect("tiled updates build vector_tiles"),
-                Kernel::VectorTiles,
-            ),
-            VectorPass::Overrelaxation { .. } => {
-                (&self.kernels.overrelaxation, Kernel::VectorOverrelaxation)
-            }
+        let kernel = match pass {
+            VectorPass::Metropolis { .. } => metropolis,
+            VectorPass::Tiles { .. } => Kernel::VectorTiles,
+            VectorPass::Overrelaxation { .. } => Kernel::VectorOverrelaxation,
             VectorPass::Cluster { .. } | VectorPass::Planes { .. } => {
                 unreachable!("launched above")
             }
         };
+        let fitted = self.kernels.of_pass(pass);
         let (metropolis, systems) = (self.metropolis, self.systems.systems());
         let grid = pass.launch_grid(params.threads, fitted.block_size, metropolis, systems);
         let config = self.grid_layers(fitted, grid);
@@ -243,10 +236,10 @@ impl CudaVector {
     /// Enqueue a pass of `discrete_planes_metropolis` over the plane words of the colour in
     /// `params`, on its threads.
     fn launch_planes(&mut self, params: DispatchParams) -> Result<()> {
-        let fitted = &plane_kernels(&self.kernels).metropolis;
         let pass = VectorPass::Planes {
             colour: params.colour,
         };
+        let fitted = self.kernels.of_pass(pass);
         let (metropolis, systems) = (self.metropolis, self.systems.systems());
         let grid = pass.launch_grid(params.threads, fitted.block_size, metropolis, systems);
         let config = self.grid_layers(fitted, grid);

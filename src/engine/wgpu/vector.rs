@@ -224,19 +224,12 @@ impl WgpuVector {
         let pipelines = &self.pipelines;
         let dispatches: Vec<_> = (self.pending.iter())
             .map(|&(params, pass)| {
-                let pipeline = match pass {
-                    VectorPass::Metropolis { .. } => &pipelines.metropolis,
-                    VectorPass::Tiles { .. } => {
-                        (pipelines.tiles.as_ref()).expect("tiled updates build vector_tiles")
-                    }
-                    VectorPass::Overrelaxation { .. } => &pipelines.overrelaxation,
-                    VectorPass::Planes { .. } => &plane_kernels(pipelines).metropolis,
-                    VectorPass::Cluster { .. } => {
-                        let clusters = self.clusters.as_ref().expect("cluster updates' buffers");
-                        let launches = clusters.kernels(&self.ctx, &self.dispatcher, &params);
-                        return (Dispatch::Cluster(params), launches);
-                    }
-                };
+                if let VectorPass::Cluster { .. } = pass {
+                    let clusters = self.clusters.as_ref().expect("cluster updates' buffers");
+                    let launches = clusters.kernels(&self.ctx, &self.dispatcher, &params);
+                    return (Dispatch::Cluster(params), launches);
+                }
+                let pipeline = pipelines.of_pass(pass);
                 let (metropolis, systems) = (self.metropolis, self.systems.systems());
                 let grid =
                     pass.launch_grid(params.threads, self.workgroup_size, metropolis, systems);
