@@ -26,7 +26,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::runs::{TEMPERING, cpu_and_gpu_identical, options, resumed_equals_uninterrupted};
+use common::runs::{
+    TEMPERING, cpu_and_gpu_identical, file_names, options, resumed_equals_uninterrupted,
+};
 use spinflip::annealing::checkpoint::AnnealingCheckpoint;
 use spinflip::annealing::{AnnealedSystems, AnnealingSummary, ising_annealed};
 use spinflip::config::Config;
@@ -197,14 +199,7 @@ fn a_forced_run_removes_the_replaced_runs_files() {
     );
     let kept = dir.path().join("notes.txt");
     std::fs::write(&kept, "the physicist's own").unwrap();
-    let names = || -> Vec<String> {
-        let entries = std::fs::read_dir(dir.path()).unwrap();
-        let mut names: Vec<String> = entries
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        names.sort();
-        names
-    };
+    let names = || file_names(dir.path());
     assert!(
         names().iter().any(|n| n.contains("t02_beta0.5000")),
         "{:?}",

@@ -137,7 +137,7 @@ fn refuse_replacing_a_run(options: &RunOptions) -> Result<()> {
 /// tempering and annealing tables go; the checkpoint and config are replaced as the run writes
 /// them, and files spinflip does not write stay.
 fn clear_replaced_run(options: &RunOptions) -> Result<()> {
-    if options.resume || !options.out.join(CHECKPOINT).exists() {
+    if options.resume || !options.overwrite || !options.out.join(CHECKPOINT).exists() {
         return Ok(());
     }
     let listing = |e| Error::io(options.out.clone(), e);

@@ -33,15 +33,21 @@ pub fn options(out: &Path, resume: bool, halt_after: Option<u64>) -> RunOptions 
     }
 }
 
+/// The names of the files in `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Every output file but the summary (which carries timings) and those in `except` must be
 /// byte-identical.
 pub fn assert_same_outputs(a: &Path, b: &Path, except: &[&str]) {
-    let mut names: Vec<_> = std::fs::read_dir(a)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n != "summary.json" && !except.contains(&n.as_str()))
-        .collect();
-    names.sort();
+    let mut names = file_names(a);
+    names.retain(|n| n != "summary.json" && !except.contains(&n.as_str()));
     assert!(names.iter().any(|n| n == "final_state.npy"));
     let series = names
         .iter()
