@@ -334,6 +334,81 @@ fn bipartite_antiferromagnets_on_the_multispin_engine_match_their_exact_values()
     }
 }
 
+/// Open edges on the multispin engine, where `engine: Auto` puts them (the bonds across an open
+/// edge left out of the updates and the measurements), on the GPU: the 4x4 ferromagnet open
+/// along both axes in a field (corners of two bonds), the 2x2x2 glass open along x and z
+/// beside a periodic y (samples in lanes, overlaps measured), the 4x4 antiferromagnet open along
+/// y (its staggered magnetisation). The summary's exact values are enumeration's on the bonds
+/// with those across the open edges 0, and e and c lie within 4 errors of them; the glass's
+/// e lies within 4 errors of the mean over its samples of enumeration's, and the summary warns
+/// of no sample's e, `q^2` or `q_l` far from enumeration.
+#[test]
+fn open_edges_on_the_multispin_engine_match_exact_enumeration() {
+    let beta = 0.5;
+    for (model, field, systems) in [
+        (
+            "Ising(dims: 2, size: 4, field: 0.3, boundaries: (Open, Open))",
+            0.3,
+            "replicas: 32",
+        ),
+        (
+            "EdwardsAnderson(dims: 3, size: 2, field: 0.0, boundaries: (Open, Periodic, Open))",
+            0.0,
+            "samples: 32, replicas: 2",
+        ),
+        (
+            "Ising(dims: 2, size: 4, field: 0.0, antiferromagnet: true, boundaries: (Periodic, Open))",
+            0.0,
+            "replicas: 32",
+        ),
+    ] {
+        let config = format!(
+            r#"(
+                model: {model},
+                temperatures: Betas([{beta:?}]),
+                {systems},
+                sweeps: (thermalize: 200, measure: 4000, every: 1),
+                seed: 1732,
+                backend: Wgpu,
+            )"#
+        );
+        let parsed = common::config(&config);
+        let systems = spinflip::model::ising::ising_systems(&parsed);
+        let couplings = systems.coupling_signs(0);
+        let open_bonds = couplings.iter().filter(|&&j| j == 0).count() as u64;
+        assert_eq!(
+            open_bonds,
+            systems.lattice.links() - systems.links(),
+            "{model}"
+        );
+        if model.starts_with("Edwards") {
+            let dir = tempfile::tempdir().unwrap();
+            let summary = common::completed(run(&parsed, &RunOptions::new(dir.path())).unwrap());
+            assert!(summary.run.engine.contains("multispin"), "{model}");
+            assert!(
+                summary.warnings.is_empty(),
+                "{model}: {:?}",
+                summary.warnings
+            );
+            let exact_e = (0..systems.samples)
+                .map(|s| {
+                    spinflip::exact::enumerate(
+                        systems.lattice,
+                        &systems.coupling_signs(s),
+                        0.0,
+                        beta,
+                    )
+                    .e
+                })
+                .sum::<f64>()
+                / f64::from(systems.samples);
+            assert_within_4_errors(model, "e", summary.spin_glass[0].e, exact_e, 0.05);
+            continue;
+        }
+        check_multispin_run(model, &config, (systems.lattice, &couplings), field, beta);
+    }
+}
+
 /// Cluster updates across an antiperiodic edge, whose bonds join opposite spins: the 2D Ising
 /// ferromagnet on the 4x4 torus twisted along y, by Swendsen-Wang and by Wolff on the GPU (the
 /// vector engine's two states, a cluster across the edge holding both), against Kaufman's

@@ -310,6 +310,15 @@ fn twisted_ferromagnet_slabs_on_two_ranks_write_the_files_of_one() {
     ranks_write_the_files_of_one(&twisted, &[2]);
 }
 
+/// Slabs along an open axis: the edge sites leave out the bonds across it, the y edge's between
+/// the last slab and the first, whose halos the ranks still trade.
+#[test]
+fn open_edged_slabs_on_three_ranks_write_the_files_of_one() {
+    let open = SLABS_FERROMAGNET.replace("field: 0.1)", "field: 0.1, boundaries: (Open, Open))");
+    assert_ne!(open, SLABS_FERROMAGNET);
+    ranks_write_the_files_of_one(&open, &[3]);
+}
+
 /// The honeycomb's brick wall in slabs: its colour-1 sites' y bonds point down, across the
 /// lower slab edge.
 #[test]

@@ -4,11 +4,13 @@
 // Planes of a lane counter: up to 2^18 - 1 per lane, more than any strip of sites adds.
 constexpr unsigned COUNTER_PLANES = 18u;
 
-// Per-lane number of unsatisfied bonds c = c0 + 2 c1 + 4 c2 (at most 6).
+// Per-lane number of unsatisfied bonds c = c0 + 2 c1 + 4 c2 (at most 6), and the lanes that lack
+// an odd number of their bonds (odd: across open edges, multispin_metropolis.cu's word_count).
 struct BondCount {
     unsigned c0;
     unsigned c1;
     unsigned c2;
+    unsigned odd;
 };
 
 // Per-lane number of set bits of the words `bonds` of a site (3, 4 or 6) by carry-save adders:

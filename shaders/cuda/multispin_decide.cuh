@@ -17,6 +17,10 @@
 // one uniform per word is shared by its lanes. Defines, so that the loops below unroll.
 constexpr unsigned CLASSES_LO = SPINFLIP_CLASSES_LO;
 constexpr unsigned CLASSES_HI = SPINFLIP_CLASSES_HI;
+// With an open axis, the classes of the odd categories (the lanes that lack an odd number of
+// bonds, which count z - 1: (down, c) at c, (up, c) at z + c), as CLASSES_LO and CLASSES_HI.
+constexpr unsigned CLASSES_ODD_LO = SPINFLIP_CLASSES_ODD_LO;
+constexpr unsigned CLASSES_ODD_HI = SPINFLIP_CLASSES_ODD_HI;
 constexpr unsigned CLASS_COUNT = SPINFLIP_CLASS_COUNT;
 constexpr bool SHARED_RANDOMS = SPINFLIP_SHARED_RANDOMS != 0u;
 // The run's seed, the Philox key, compiled in (the dispatches carry the same): its ten round keys
@@ -75,14 +79,20 @@ __device__ __forceinline__ const unsigned* threshold_table(const unsigned* thres
     return (CONSTANT_THRESHOLDS ? threshold_planes : thresholds) + table * table_words;
 }
 
-__device__ constexpr unsigned category_class(unsigned cat) {
-    return cat < 8u ? (CLASSES_LO >> (4u * cat)) & 0xfu : (CLASSES_HI >> (4u * (cat - 8u))) & 0xfu;
+// The class of category `cat`, of the odd categories where `odd`.
+__device__ constexpr unsigned category_class(unsigned cat, bool odd) {
+    const unsigned lo = odd ? CLASSES_ODD_LO : CLASSES_LO;
+    const unsigned hi = odd ? CLASSES_ODD_HI : CLASSES_HI;
+    return cat < 8u ? (lo >> (4u * cat)) & 0xfu : (hi >> (4u * (cat - 8u))) & 0xfu;
 }
 
-// The lanes of `spin` in category (down, c) or (up, c) of class `energy_class`.
-__device__ __forceinline__ unsigned class_spins(unsigned spin, unsigned c, unsigned energy_class) {
-    const bool down = category_class(c) == energy_class;
-    const bool up = category_class(site_bonds() + 1u + c) == energy_class;
+// The lanes of `spin` in category (down, c) or (up, c) of class `energy_class`, of the odd
+// categories where `odd` (whose lanes count z - 1 bonds).
+__device__ __forceinline__ unsigned class_spins(unsigned spin, unsigned c, unsigned energy_class,
+                                                bool odd) {
+    const unsigned bonds = site_bonds() - (odd ? 1u : 0u);
+    const bool down = category_class(c, odd) == energy_class;
+    const bool up = category_class(bonds + 1u + c, odd) == energy_class;
     if (down && up) {
         return ~0u;
     }
@@ -123,8 +133,9 @@ struct Decision {
     unsigned undecided;
 };
 
-// The lanes of each energy class; returns the lanes of all classes (those needing a uniform).
-// Every condition is a constant once the defines are fixed, so the loops unroll into registers.
+// The lanes of each energy class, the odd lanes (count.odd) by the odd categories; returns the
+// lanes of all classes (those needing a uniform). Every condition is a constant once the defines
+// are fixed, so the loops unroll into registers.
 __device__ __forceinline__ unsigned class_masks(unsigned spin, const BondCount& count,
                                                 unsigned masks[MAX_CATEGORIES]) {
     const unsigned z = site_bonds();
@@ -134,7 +145,15 @@ __device__ __forceinline__ unsigned class_masks(unsigned spin, const BondCount& 
         unsigned mask = 0u;
 #pragma unroll
         for (unsigned c = 0u; c <= z; c++) {
-            mask |= count_equals(count, c) & class_spins(spin, c, energy_class);
+            mask |= count_equals(count, c) & class_spins(spin, c, energy_class, false);
+        }
+        if (OPEN_AXES != 0u) {
+            unsigned odd = 0u;
+#pragma unroll
+            for (unsigned c = 0u; c < z; c++) {
+                odd |= count_equals(count, c) & class_spins(spin, c, energy_class, true);
+            }
+            mask = (mask & ~count.odd) | (odd & count.odd);
         }
         masks[energy_class] = mask;
         undecided |= mask;

@@ -64,6 +64,35 @@ __device__ constexpr unsigned plane_rows() {
     return DIMS == 3u ? L : 1u;
 }
 
+// Open edges (OPEN_AXES, bit d for axis d): a site at coordinate 0 or L - 1 of an open axis lacks
+// the bond across it, which the updates and measurements leave out.
+constexpr unsigned OPEN_AXES = SPINFLIP_OPEN_AXES;
+
+// The lattice's plane of the slowest axis of stored plane 0: a slab's first (WORD_OFFSET counts
+// the words of the planes before it).
+__device__ constexpr unsigned first_plane() {
+    return WORD_OFFSET / (plane_rows() * row_words());
+}
+
+// The lattice's (y, z) of stored row `row` of the own planes.
+__device__ __forceinline__ uint2 lattice_row_coords(unsigned row) {
+    return DIMS == 3u ? make_uint2(row % L, row / L + first_plane())
+                      : make_uint2(row + first_plane(), 0u);
+}
+
+// Lanes of word w (x parity p) of a row at lattice coordinates `coords` (y, z) whose bond towards
+// side `side` (0: -d, 1: +d) of axis d crosses an open edge; as MultispinLayout::open_lanes.
+__device__ __forceinline__ unsigned open_lanes(unsigned d, unsigned side, unsigned w, unsigned p,
+                                               uint2 coords) {
+    if (((OPEN_AXES >> d) & 1u) == 0u) {
+        return 0u;
+    }
+    if (d == 0u) {
+        return p == side && w == side * (row_words() - 1u) ? x_edge_lanes(side) : 0u;
+    }
+    return (d == 1u ? coords.x : coords.y) == side * (L - 1u) ? ~0u : 0u;
+}
+
 // Rows stored per colour (a slab's halos included).
 __device__ constexpr unsigned rows() {
     return STORED_PLANES * plane_rows();
@@ -207,6 +236,19 @@ __device__ __forceinline__ LineWalk line_walk(unsigned line) {
     }
     walk.plus_z = z == STORED_PLANES - 1u ? 0u - (STORED_PLANES - 1u) * plane : plane;
     return walk;
+}
+
+// Lanes whose forward bonds (+x, +y, then +z or the diagonal) join two sites, of the site at step
+// y of the line at `position` (z, w, p): bond_lanes, less those across an open edge.
+__device__ __forceinline__ uint3 forward_lanes(const uint3& position, unsigned y) {
+    const unsigned h = y & 1u;
+    const unsigned w = position.y;
+    const unsigned p = position.z;
+    const uint2 coords = DIMS == 3u ? make_uint2(y, position.x + first_plane())
+                                    : make_uint2(y + first_plane(), 0u);
+    return make_uint3(bond_lanes(0u, p, h) & ~open_lanes(0u, 1u, w, p, coords),
+                      bond_lanes(1u, p, h) & ~open_lanes(1u, 1u, w, p, coords),
+                      bond_lanes(2u, p, h) & ~open_lanes(2u, 1u, w, p, coords));
 }
 
 // Word, colour and +y neighbour of the site at step y of a walk.

@@ -11,6 +11,12 @@ __device__ __forceinline__ unsigned shift_in(unsigned, unsigned adjacent, unsign
     return adjacent;
 }
 
+// Lanes of a row's first (side 0) or last (side 1) word on the lattice's -x or +x edge: every
+// lane, the word being that site.
+__device__ __forceinline__ unsigned x_edge_lanes(unsigned) {
+    return ~0u;
+}
+
 // Overlap counts per lane j and plane x = 2w + p, lane-major: a lane's L planes are contiguous,
 // as the host's per-overlap series are.
 __device__ constexpr unsigned overlap_slots() {

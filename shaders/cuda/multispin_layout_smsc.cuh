@@ -13,6 +13,12 @@ __device__ __forceinline__ unsigned shift_in(unsigned same, unsigned adjacent, u
     return p == 0u ? __funnelshift_l(adjacent, same, 1u) : __funnelshift_r(same, adjacent, 1u);
 }
 
+// Lanes of a row's first (side 0) or last (side 1) word on the lattice's -x or +x edge: its first
+// site x = p = 0 (bit 0) or its last x = L - 1 (bit 31).
+__device__ __forceinline__ unsigned x_edge_lanes(unsigned side) {
+    return side == 0u ? 1u : 0x80000000u;
+}
+
 // Overlap counts per plane x = 2(32 w + j) + p.
 __device__ constexpr unsigned overlap_slots() {
     return L;

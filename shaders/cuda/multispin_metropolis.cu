@@ -273,7 +273,23 @@ __device__ __forceinline__ BondCount word_count(const unsigned* own, const Other
             unsatisfied[k] &= bond_lanes(k / 2u, n.p, h);
         }
     }
-    return bond_count_of(unsatisfied);
+    // A bond across an open edge counts as satisfied and unsatisfied in turn, by the parity of
+    // the lane's missing bonds so far (odd): a pair of missing bonds changes a flip's energy as
+    // one satisfied and one unsatisfied bond do, and the odd lanes' one left over selects the
+    // odd categories (BondCount::add_open in src/engine/cpu/bitslice.rs).
+    unsigned odd = 0u;
+    if (OPEN_AXES != 0u) {
+        const uint2 coords = lattice_row_coords(row);
+#pragma unroll
+        for (unsigned k = 0u; k < counted_bonds(); k++) {
+            const unsigned open = open_lanes(k / 2u, k & 1u, w, n.p, coords);
+            unsatisfied[k] = (unsatisfied[k] & ~open) | (open & odd);
+            odd ^= open;
+        }
+    }
+    BondCount count = bond_count_of(unsatisfied);
+    count.odd = odd;
+    return count;
 }
 
 // The arrays the update of colour COLOUR of word system g reads and writes.

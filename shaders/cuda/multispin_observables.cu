@@ -85,6 +85,7 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
         unsigned steps = 0u;
         for (unsigned r = 0u; r < LINE_RUN; r++) {
             const LineWalk walk = line_walk(strip_line(strip, r));
+            const uint3 line = line_position(strip_line(strip, r));
             for (unsigned y = 0u; y < line_length(); y++) {
                 const unsigned colour = walk_colour(walk, y);
                 const unsigned cw = walk_word(walk, y);
@@ -105,11 +106,10 @@ extern "C" __global__ void multispin_observables(DispatchParams params, const un
                         has_plus_y(colour)
                             ? satisfied(own_bonds, spin, other[walk_plus_y(y, cw)], 1u, cw)
                             : 0u;
-                    tally_add3(bonds,
-                               satisfied(own_bonds, spin, x.y, 0u, cw) & bond_lanes(0u, walk.p, h),
-                               bond_y & bond_lanes(1u, walk.p, h),
-                               third_bond(own, other, own_bonds, spin, walk, y, cw) &
-                                   bond_lanes(2u, walk.p, h));
+                    const uint3 kept = forward_lanes(line, y);
+                    tally_add3(bonds, satisfied(own_bonds, spin, x.y, 0u, cw) & kept.x,
+                               bond_y & kept.y,
+                               third_bond(own, other, own_bonds, spin, walk, y, cw) & kept.z);
                 }
                 tally_step(up, bonds, steps);
             }

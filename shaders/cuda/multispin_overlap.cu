@@ -35,6 +35,7 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
     unsigned steps = 0u;
     for (unsigned r = 0u; r < LINE_RUN; r++) {
         const LineWalk walk = line_walk(strip_line(strip, r));
+        const uint3 line = line_position(strip_line(strip, r));
         for (unsigned y = 0u; y < line_length(); y++) {
             const unsigned colour = walk_colour(walk, y);
             const unsigned cw = walk_word(walk, y);
@@ -61,8 +62,8 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
                                                     own_a[above] ^ own_b[above], walk.p);
                 link_z = own ^ diagonal.y;
             }
-            tally_add3(links, (own ^ x.y) & bond_lanes(0u, walk.p, h),
-                       link_y & bond_lanes(1u, walk.p, h), link_z & bond_lanes(2u, walk.p, h));
+            const uint3 kept = forward_lanes(line, y);
+            tally_add3(links, (own ^ x.y) & kept.x, link_y & kept.y, link_z & kept.z);
             tally_step(sites, links, steps);
         }
     }

@@ -11,6 +11,9 @@ struct BondCount {
     c0: u32,
     c1: u32,
     c2: u32,
+    // The lanes that lack an odd number of their bonds (across open edges:
+    // multispin_metropolis.wgsl's word_count).
+    odd: u32,
 }
 
 // Per-lane number of set bits of the first n (3, 4 or 6) words of `bonds` by carry-save adders,
@@ -21,16 +24,16 @@ fn bond_count_of(bonds: array<u32, 6>, n: u32) -> BondCount {
     let s1 = bonds[0] ^ bonds[1] ^ bonds[2];
     let c1 = (bonds[0] & bonds[1]) | (bonds[2] & (bonds[0] ^ bonds[1]));
     if n == 3u {
-        return BondCount(s1, c1, 0u);
+        return BondCount(s1, c1, 0u, 0u);
     }
     if n == 4u {
         let c2 = s1 & bonds[3];
-        return BondCount(s1 ^ bonds[3], c1 ^ c2, c1 & c2);
+        return BondCount(s1 ^ bonds[3], c1 ^ c2, c1 & c2, 0u);
     }
     let s2 = bonds[3] ^ bonds[4] ^ bonds[5];
     let c2 = (bonds[3] & bonds[4]) | (bonds[5] & (bonds[3] ^ bonds[4]));
     let c3 = s1 & s2;
-    return BondCount(s1 ^ s2, c1 ^ c2 ^ c3, (c1 & c2) | (c3 & (c1 ^ c2)));
+    return BondCount(s1 ^ s2, c1 ^ c2 ^ c3, (c1 & c2) | (c3 & (c1 ^ c2)), 0u);
 }
 
 fn pick(word: u32, keep: bool) -> u32 {

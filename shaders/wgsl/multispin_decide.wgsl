@@ -11,6 +11,10 @@
 // one uniform per word is shared by its lanes.
 override CLASSES_LO: u32 = 0xffffffffu;
 override CLASSES_HI: u32 = 0xffffffffu;
+// With an open axis, the classes of the odd categories (the lanes that lack an odd number of
+// bonds, which count z - 1: (down, c) at c, (up, c) at z + c), as CLASSES_LO and CLASSES_HI.
+override CLASSES_ODD_LO: u32 = 0xffffffffu;
+override CLASSES_ODD_HI: u32 = 0xffffffffu;
 override CLASS_COUNT: u32 = 0u;
 override SHARED_RANDOMS: bool = false;
 // One table whose lanes share each threshold, for betas that stay fixed: the thresholds of the
@@ -47,11 +51,29 @@ fn load_class_thresholds(table: u32, local: u32) {
     workgroupBarrier();
 }
 
-fn category_class(cat: u32) -> u32 {
+// The class of category `cat`, of the odd categories where `odd`.
+fn category_class(cat: u32, odd: bool) -> u32 {
+    let lo = select(CLASSES_LO, CLASSES_ODD_LO, odd);
+    let hi = select(CLASSES_HI, CLASSES_ODD_HI, odd);
     if cat < 8u {
-        return (CLASSES_LO >> (4u * cat)) & 0xfu;
+        return (lo >> (4u * cat)) & 0xfu;
     }
-    return (CLASSES_HI >> (4u * (cat - 8u))) & 0xfu;
+    return (hi >> (4u * (cat - 8u))) & 0xfu;
+}
+
+// The lanes of `spin` in category (down, c) or (up, c) of class `energy_class`, of the odd
+// categories where `odd` (whose lanes count z - 1 bonds).
+fn class_spins(spin: u32, c: u32, energy_class: u32, odd: bool) -> u32 {
+    let bonds = site_bonds() - select(0u, 1u, odd);
+    let down = category_class(c, odd) == energy_class;
+    let up = category_class(bonds + 1u + c, odd) == energy_class;
+    if down && up {
+        return ~0u;
+    }
+    if down {
+        return ~spin;
+    }
+    return select(0u, spin, up);
 }
 
 // Lanes accepted so far, and lanes whose uniform agrees with their threshold in every bit so far.
@@ -82,25 +104,23 @@ fn compare_bit(decision: ptr<function, Decision>, masks: ptr<function, array<u32
     (*decision).undecided &= ~(threshold_bits ^ random);
 }
 
-// The lanes of each energy class: categories (down, c) and (up, c) of the class. Every
-// condition is a constant once the overrides are fixed, so the loops unroll into registers.
+// The lanes of each energy class: categories (down, c) and (up, c) of the class, the odd lanes'
+// (count.odd) of the odd categories. Every condition is a constant once the overrides are fixed,
+// so the loops unroll into registers.
 fn class_masks(spin: u32, count: BondCount) -> array<u32, MAX_CATEGORIES> {
     let z = site_bonds();
     var masks: array<u32, MAX_CATEGORIES>;
     for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
         var mask = 0u;
         for (var c = 0u; c <= z; c++) {
-            let down = category_class(c) == energy_class;
-            let up = category_class(z + 1u + c) == energy_class;
-            var spins = 0u;
-            if down && up {
-                spins = ~0u;
-            } else if down {
-                spins = ~spin;
-            } else if up {
-                spins = spin;
+            mask |= count_equals(count, c) & class_spins(spin, c, energy_class, false);
+        }
+        if OPEN_AXES != 0u {
+            var odd = 0u;
+            for (var c = 0u; c < z; c++) {
+                odd |= count_equals(count, c) & class_spins(spin, c, energy_class, true);
             }
-            mask |= count_equals(count, c) & spins;
+            mask = (mask & ~count.odd) | (odd & count.odd);
         }
         masks[energy_class] = mask;
     }

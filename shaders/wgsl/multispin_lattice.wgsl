@@ -73,6 +73,36 @@ fn plane_rows() -> u32 {
     return select(1u, L, DIMS == 3u);
 }
 
+// Open edges (OPEN_AXES, bit d for axis d): a site at coordinate 0 or L - 1 of an open axis lacks
+// the bond across it, which the updates and measurements leave out.
+override OPEN_AXES: u32 = 0u;
+
+// The lattice's plane of the slowest axis of stored plane 0: a slab's first (WORD_OFFSET counts
+// the words of the planes before it).
+fn first_plane() -> u32 {
+    return WORD_OFFSET / (plane_rows() * row_words());
+}
+
+// The lattice's (y, z) of stored row `row` of the own planes.
+fn lattice_row_coords(row: u32) -> vec2<u32> {
+    if DIMS == 3u {
+        return vec2<u32>(row % L, row / L + first_plane());
+    }
+    return vec2<u32>(row + first_plane(), 0u);
+}
+
+// Lanes of word w (x parity p) of a row at lattice coordinates `coords` (y, z) whose bond towards
+// side `side` (0: -d, 1: +d) of axis d crosses an open edge; as MultispinLayout::open_lanes.
+fn open_lanes(d: u32, side: u32, w: u32, p: u32, coords: vec2<u32>) -> u32 {
+    if ((OPEN_AXES >> d) & 1u) == 0u {
+        return 0u;
+    }
+    if d == 0u {
+        return select(0u, x_edge_lanes(side), p == side && w == side * (row_words() - 1u));
+    }
+    return select(0u, ~0u, select(coords.y, coords.x, d == 1u) == side * (L - 1u));
+}
+
 // Rows stored per colour (a slab's halos included).
 fn rows() -> u32 {
     return STORED_PLANES * plane_rows();
@@ -216,6 +246,23 @@ fn line_walk(line: u32) -> LineWalk {
     }
     walk.plus_z = select(plane, 0u - (STORED_PLANES - 1u) * plane, z == STORED_PLANES - 1u);
     return walk;
+}
+
+// Lanes whose forward bonds (+x, +y, then +z or the diagonal) join two sites, of the site at step
+// y of the line at `position` (z, w, p): bond_lanes, less those across an open edge.
+fn forward_lanes(position: vec3<u32>, y: u32) -> vec3<u32> {
+    let h = y & 1u;
+    let w = position.y;
+    let p = position.z;
+    var coords = vec2<u32>(y + first_plane(), 0u);
+    if DIMS == 3u {
+        coords = vec2<u32>(y, position.x + first_plane());
+    }
+    return vec3<u32>(
+        bond_lanes(0u, p, h) & ~open_lanes(0u, 1u, w, p, coords),
+        bond_lanes(1u, p, h) & ~open_lanes(1u, 1u, w, p, coords),
+        bond_lanes(2u, p, h) & ~open_lanes(2u, 1u, w, p, coords),
+    );
 }
 
 // Word, colour and +y neighbour of the site at step y of a walk.

@@ -10,6 +10,12 @@ fn shift_in(same: u32, adjacent: u32, p: u32) -> u32 {
     return adjacent;
 }
 
+// Lanes of a row's first (side 0) or last (side 1) word on the lattice's -x or +x edge: every
+// lane, the word being that site.
+fn x_edge_lanes(side: u32) -> u32 {
+    return ~0u;
+}
+
 // Overlap counts per lane j and plane x = 2w + p, lane-major: a lane's L planes are contiguous,
 // as the host's per-overlap series are.
 fn overlap_slots() -> u32 {

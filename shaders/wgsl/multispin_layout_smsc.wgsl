@@ -14,6 +14,12 @@ fn shift_in(same: u32, adjacent: u32, p: u32) -> u32 {
     return (same >> 1u) | (adjacent << 31u);
 }
 
+// Lanes of a row's first (side 0) or last (side 1) word on the lattice's -x or +x edge: its first
+// site x = p = 0 (bit 0) or its last x = L - 1 (bit 31).
+fn x_edge_lanes(side: u32) -> u32 {
+    return select(0x80000000u, 1u, side == 0u);
+}
+
 // Overlap counts per plane x = 2(32 w + j) + p.
 fn overlap_slots() -> u32 {
     return L;

@@ -70,7 +70,7 @@ fn satisfied_after(count: BondCount, flips: u32) -> BondCount {
         borrow = (~minuend & (c[k] | borrow)) | (c[k] & borrow);
         kept[k] = (c[k] & flips) | (difference & ~flips);
     }
-    return BondCount(kept[0], kept[1], kept[2]);
+    return BondCount(kept[0], kept[1], kept[2], 0u);
 }
 
 fn tally_satisfied(count: BondCount, flips: u32) {
@@ -223,7 +223,7 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     // The kagome lattice's sites keep four of the six bonds (2D: the row is y).
     let h = row & 1u;
     let kept = vec3<u32>(bond_lanes(0u, n.p, h), bond_lanes(1u, n.p, h), bond_lanes(2u, n.p, h));
-    let unsatisfied = array<u32, 6>(
+    var unsatisfied = array<u32, 6>(
         (spin ^ x.x ^ x_bonds.x) & kept.x,
         (spin ^ x.y ^ x_bonds.y) & kept.x,
         y.x & kept.y,
@@ -231,7 +231,22 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
         z.x & kept.z,
         z.y & kept.z,
     );
-    return WordCount(cw, spin, bond_count_of(unsatisfied, counted_bonds()));
+    // A bond across an open edge counts as satisfied and unsatisfied in turn, by the parity of
+    // the lane's missing bonds so far (odd): a pair of missing bonds changes a flip's energy as
+    // one satisfied and one unsatisfied bond do, and the odd lanes' one left over selects the
+    // odd categories (BondCount::add_open in src/engine/cpu/bitslice.rs).
+    var odd = 0u;
+    if OPEN_AXES != 0u {
+        let coords = lattice_row_coords(row);
+        for (var k = 0u; k < counted_bonds(); k++) {
+            let open = open_lanes(k / 2u, k & 1u, w, n.p, coords);
+            unsatisfied[k] = (unsatisfied[k] & ~open) | (open & odd);
+            odd ^= open;
+        }
+    }
+    var count = bond_count_of(unsatisfied, counted_bonds());
+    count.odd = odd;
+    return WordCount(cw, spin, count);
 }
 
 // Update word w of row `row` of word system g, tallying its lanes' satisfied bonds after the

@@ -45,6 +45,7 @@ fn main(thread: Thread) {
         var steps = 0u;
         for (var r = 0u; r < LINE_RUN; r++) {
             let walk = line_walk(strip_line(strip, r));
+            let line = line_position(strip_line(strip, r));
             for (var y = 0u; y < line_length(); y++) {
                 let colour = walk_colour(walk, y);
                 let cw = walk_word(walk, y);
@@ -73,12 +74,8 @@ fn main(thread: Thread) {
                     let counted = select(spin, ~spin, STAGGERED && colour == 1u);
                     tally_add3(&up, select(counted, 0u, is_hole(walk.p, h)), 0u, 0u);
                 }
-                tally_add3(
-                    &bonds,
-                    satisfied(spin, x.y, own_bonds, 0u, cw) & bond_lanes(0u, walk.p, h),
-                    bond_y & bond_lanes(1u, walk.p, h),
-                    bond_z & bond_lanes(2u, walk.p, h),
-                );
+                let kept = forward_lanes(line, y);
+                tally_add3(&bonds, satisfied(spin, x.y, own_bonds, 0u, cw) & kept.x, bond_y & kept.y, bond_z & kept.z);
                 tally_step(&up, &bonds, &steps, strip_planes());
             }
         }

@@ -41,6 +41,7 @@ fn main(thread: Thread) {
     var steps = 0u;
     for (var r = 0u; r < LINE_RUN; r++) {
         let walk = line_walk(strip_line(strip, r));
+        let line = line_position(strip_line(strip, r));
         for (var y = 0u; y < line_length(); y++) {
             let colour = walk_colour(walk, y);
             let cw = walk_word(walk, y);
@@ -68,7 +69,8 @@ fn main(thread: Thread) {
             // The kagome lattice's spins and bonds (2D: y is the row).
             let h = y & 1u;
             tally_add3(&sites, select(own, 0u, is_hole(walk.p, h)), 0u, 0u);
-            tally_add3(&links, (own ^ x.y) & bond_lanes(0u, walk.p, h), link_y & bond_lanes(1u, walk.p, h), link_z & bond_lanes(2u, walk.p, h));
+            let kept = forward_lanes(line, y);
+            tally_add3(&links, (own ^ x.y) & kept.x, link_y & kept.y, link_z & kept.z);
             tally_step(&sites, &links, &steps, strip_planes());
         }
     }

@@ -31,6 +31,9 @@ pub trait AnnealedSystems: Send + Sync {
     /// The lattice of every system.
     fn lattice(&self) -> Lattice;
 
+    /// Bonds that join two spins, over which the link overlap is taken.
+    fn links(&self) -> u64;
+
     /// Passes of one sweep, each over the planes of the slowest axis (the units a step is cut
     /// into).
     fn sweep_passes(&self) -> u32;
@@ -99,6 +102,10 @@ impl AnnealedSystems for IsingSystems {
 
     fn lattice(&self) -> Lattice {
         self.lattice
+    }
+
+    fn links(&self) -> u64 {
+        IsingSystems::links(self)
     }
 
     fn sweep_passes(&self) -> u32 {

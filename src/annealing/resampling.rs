@@ -44,8 +44,7 @@ impl PopulationLevels {
             let bonds = counted(observations, |o| o.satisfied);
             return Self::at_zero_field(systems, bonds, up, satisfied);
         }
-        let lattice = systems.lattice;
-        let (n, bonds) = (lattice.spins() as i64, lattice.links() as i64);
+        let (n, bonds) = (systems.lattice.spins() as i64, systems.links() as i64);
         PopulationLevels {
             keyed: Keyed::Replica,
             lo: 0,
@@ -95,7 +94,7 @@ impl PopulationLevels {
         (up_lo, magnetisation_counts): (u64, Vec<u64>),
         satisfied: Vec<u32>,
     ) -> Self {
-        let bonds = systems.lattice.links() as i64;
+        let bonds = systems.links() as i64;
         PopulationLevels {
             keyed: Keyed::BondLevel,
             lo: lo as u32,

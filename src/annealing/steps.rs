@@ -220,7 +220,7 @@ impl Anneal {
     /// consecutive); recorded on run `k`.
     pub(super) fn estimate_overlaps(&mut self, measurements: &Measurements, runs: u32) {
         let lattice = self.systems.lattice();
-        let (n, size) = (lattice.spins(), lattice.size as usize);
+        let (n, size, links) = (lattice.spins(), lattice.size as usize, self.systems.links());
         let phases = PlanePhases::new(lattice.size);
         let half = runs as usize / 2;
         // Overlaps per sample, pair `k slots + j` joining run k's slot j with run k + runs/2's.
@@ -241,7 +241,7 @@ impl Anneal {
                 let (differing, kmin) = phases.overlap_from_planes(planes, n);
                 // q_l = 1 - 2 B_l / N_b over the lattice's N_b links: the overlap's formula over
                 // bonds.
-                let link = overlap(measurements.link_overlaps[o] as i64, lattice.links());
+                let link = overlap(measurements.link_overlaps[o] as i64, links);
                 (overlap(differing, n), kmin, link)
             });
             let estimates = self.populations[block].estimates.last_mut();

@@ -252,8 +252,9 @@ impl Config {
     }
 
     /// Whether an Ising model the multispin engine could run goes to the vector engines as
-    /// two discrete states: with replica moves, or twisted (an antiperiodic axis, whose
-    /// reversed bonds the multispin engine takes only where the config names it), or on the
+    /// two discrete states: with replica moves, or with an edge other than periodic (an
+    /// antiperiodic axis, whose reversed bonds the multispin engine takes, or an open one,
+    /// whose missing bonds it leaves out, only where the config names it), or on the
     /// honeycomb, triangular or kagome lattice (which only the multispin engine's words take),
     /// or the bipartite antiferromagnet at zero field (whose staggered magnetisation the
     /// multispin engine measures in runs of sweeps, not in population annealing) where the
@@ -261,7 +262,7 @@ impl Config {
     fn ising_as_states(&self) -> bool {
         let staggered = self.model.is_staggered();
         let off_multispin =
-            self.model.boundaries().any_antiperiodic() || self.model.is_shaped_ising() || staggered;
+            !self.model.boundaries().is_periodic() || self.model.is_shaped_ising() || staggered;
         let annealed = staggered && self.algorithm.annealing().is_some();
         let named = matches!(self.engine, EngineKind::Multispin { .. }) && !annealed;
         self.ising_with_moves() || (self.model.is_ising() && off_multispin && !named)

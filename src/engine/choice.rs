@@ -68,23 +68,27 @@ impl Config {
 }
 
 impl Config {
-    /// An Ising model twisted by an antiperiodic axis, on the honeycomb, triangular or kagome
-    /// lattice, or the bipartite antiferromagnet at zero field, under `engine: Auto`, which
-    /// [`Config::is_vector`] sends to two discrete states, resolved instead to the multispin
-    /// layout `Auto` picks ([`auto_candidates`]) where one fits: the reversed bonds run as the
-    /// layout's coupling bits, the brick wall as words whose sites skip one y bond, the
-    /// triangular lattice's diagonal bonds as words of the same colour (the kagome lattice's
-    /// with its holes left alone), the antiferromagnet's staggered magnetisation counted by
-    /// colour, many times faster. With how it was chosen; `None` where no layout fits, the
-    /// model runs as states for another reason (dilution, an open axis, replica moves, an
+    /// An Ising model twisted by an antiperiodic axis, with an open axis, on the honeycomb,
+    /// triangular or kagome lattice, or the bipartite antiferromagnet at zero field, under
+    /// `engine: Auto`, which [`Config::is_vector`] sends to two discrete states, resolved
+    /// instead to the multispin layout `Auto` picks ([`auto_candidates`]) where one fits: the
+    /// reversed bonds run as the layout's coupling bits, the open edges as lanes whose bonds
+    /// across them the updates and measurements leave out, the brick wall as words whose sites
+    /// skip one y bond, the triangular lattice's diagonal bonds as words of the same colour
+    /// (the kagome lattice's with its holes left alone), the antiferromagnet's staggered
+    /// magnetisation counted by colour, many times faster. With how it was chosen; `None`
+    /// where no layout fits, the model runs as states for another reason (dilution, an open
+    /// axis of the honeycomb, triangular or kagome lattice, replica moves, an
     /// antiferromagnet's population annealing) or the run is of cluster updates, which no
     /// multispin engine makes.
     pub fn states_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
+        let open = self.model.is_ising() && self.model.boundaries().any_open();
         let shaped = self.model.is_shaped_ising();
         let staggered = self.model.is_staggered();
         let clusters = self.algorithm.clusters().is_some();
-        if self.engine != EngineKind::Auto || !(twisted || shaped || staggered) || clusters {
+        if self.engine != EngineKind::Auto || !(twisted || open || shaped || staggered) || clusters
+        {
             return None;
         }
         let on_multispin = |engine| Config {
@@ -104,6 +108,9 @@ impl Config {
             engine.multispin().is_some() && validate_engine(&view, engine).is_ok()
         })?;
         let why = match (twisted, self.model.lattice()) {
+            _ if open => format!(
+                "an open axis runs as words whose edge sites leave out the bonds across it; {why}"
+            ),
             _ if staggered => format!(
                 "the antiferromagnet runs as coupling bits, its staggered magnetisation counted \
                  by sublattice; {why}"

@@ -7,7 +7,6 @@ use rayon::prelude::*;
 
 use crate::config::{Model, TemperatureScale};
 use crate::exact::{EnumeratedAverages, ExactIsing2d, deviation, enumerate, kaufman_of};
-use crate::model::couplings::coupling_signs_of;
 use crate::model::ising::IsingSystems;
 use crate::stats::{Estimate, SampleAverages, SpinGlassEstimates, UnitSize, group_means};
 
@@ -31,7 +30,7 @@ pub(super) fn exact_ferromagnet(
         return Some(exact);
     }
     enumerable(systems, 1).then(|| {
-        let couplings = coupling_signs_of(&lattice, &systems.antiferromagnetic_bonds(0));
+        let couplings = systems.coupling_signs(0);
         let exact = enumerate(lattice, &couplings, systems.field, beta);
         ExactIsing2d {
             e: exact.e,
@@ -66,12 +65,7 @@ pub(super) fn spin_glass_deviations(
     let lattice = systems.lattice;
     // The run's couplings: drawn from the seed or given (`couplings: File(..)`).
     let couplings: Vec<Vec<i8>> = (0..samples)
-        .map(|s| {
-            coupling_signs_of(
-                &lattice,
-                &systems.antiferromagnetic_bonds(systems.global_sample(s)),
-            )
-        })
+        .map(|s| systems.coupling_signs(systems.global_sample(s)))
         .collect();
     temperatures
         .par_iter()

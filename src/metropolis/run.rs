@@ -247,7 +247,7 @@ fn plan_end(from: u64, chunk: u64, checkpoint_every: u64) -> u64 {
 /// Append a plan's measurements (slot-major) as bond sums, magnetisations and overlaps.
 fn record(systems: &IsingSystems, measurements: &Measurements, state: &mut RunState) {
     let n = systems.lattice.spins();
-    let bonds = systems.lattice.links() as i64;
+    let bonds = systems.links() as i64;
     for o in &measurements.observations {
         state.magnetisations.push(2 * o.up as i64 - n as i64);
         state.bond_sums.push(2 * o.satisfied as i64 - bonds);

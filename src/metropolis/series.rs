@@ -73,7 +73,7 @@ impl RunSeries {
                     series.overlaps_kmin[p].push(kmin[first_pair + p]);
                     // q_l = 1 - 2 B_l / N_b over the lattice's N_b links: the overlap's formula over
                     // bonds.
-                    let link = overlap(links[first_pair + p], systems.lattice.links());
+                    let link = overlap(links[first_pair + p], systems.links());
                     series.link_overlaps[p].push(link);
                 }
             }

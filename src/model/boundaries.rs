@@ -62,6 +62,17 @@ where
     }
 }
 
+/// Set the couplings `bonds` of one sample (one per bond `site * dims + d`) across the open
+/// edges of `lattice` to 0: the signs of bits that hold a bit for every bond
+/// ([`crate::model::couplings::coupling_signs_of`]) as the engines take them.
+pub fn clear_open_seams(boundaries: Boundaries, lattice: &Lattice, bonds: &mut [i8]) {
+    for (bond, boundary) in edge_bonds(boundaries, lattice) {
+        if boundary == Boundary::Open {
+            bonds[bond as usize] = 0;
+        }
+    }
+}
+
 /// The couplings `samples` (one per bond `site * dims + d`, a sample's after another) with
 /// their edges closed ([`close_edges`]).
 pub fn closed_samples<T>(

@@ -309,19 +309,23 @@ mod tests {
             config.validate().unwrap();
             assert!(config.model.is_vector(), "{model}");
         }
-        let ising = Config::from_ron_str(&edges("Ising(dims: 2, ", "(Open, Periodic)")).unwrap();
-        assert_eq!(
-            ising.model.discrete_states(),
-            Some(2),
-            "Ising spins as two states"
+        // Ising spins run as two states unless the config names a multispin engine.
+        for boundaries in ["(Open, Periodic)", "(Periodic, Antiperiodic)"] {
+            let edged = edges("Ising(dims: 2, ", boundaries);
+            let states = Config::from_ron_str(&edged).unwrap();
+            assert!(states.is_vector() && states.discrete_states() == Some(2));
+            let named = "seed: 12345, engine: Multispin(layout: Amsc(lanes: Temperatures)),";
+            let multispin = Config::from_ron_str(&edged.replace("seed: 12345,", named)).unwrap();
+            multispin.validate().unwrap();
+            assert!(!multispin.is_vector() && multispin.discrete_states().is_none());
+        }
+        // An open axis of the triangular lattice stays on two states.
+        let triangular = sample_with(
+            "Ising(dims: 2, size: 32,",
+            "Ising(dims: 2, lattice: Triangular, size: 30, boundaries: (Open, Periodic),",
         );
-        let twisted = edges("Ising(dims: 2, ", "(Periodic, Antiperiodic)");
-        let states = Config::from_ron_str(&twisted).unwrap();
-        assert!(states.is_vector() && states.discrete_states() == Some(2));
-        let named = "seed: 12345, engine: Multispin(layout: Amsc(lanes: Temperatures)),";
-        let multispin = Config::from_ron_str(&twisted.replace("seed: 12345,", named)).unwrap();
-        multispin.validate().unwrap();
-        assert!(!multispin.is_vector() && multispin.discrete_states().is_none());
+        let shaped = Config::from_ron_str(&triangular).unwrap();
+        assert_eq!(shaped.model.discrete_states(), Some(2), "{triangular}");
     }
 
     #[test]

@@ -14,8 +14,8 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::Lattice;
-use super::boundaries::reverse_antiperiodic_seams;
-use super::couplings::{Instance, antiferromagnetic_bonds};
+use super::boundaries::{clear_open_seams, reverse_antiperiodic_seams};
+use super::couplings::{Instance, antiferromagnetic_bonds, coupling_signs_of};
 use super::systems::SystemIndex;
 use crate::config::{Boundaries, Config, Disorder};
 use crate::error::{Error, Result};
@@ -35,7 +35,8 @@ pub struct IsingSystems {
     pub instance: Option<Arc<Instance>>,
     /// How the lattice closes along each axis: the bonds across an antiperiodic edge are
     /// reversed ([`IsingSystems::antiferromagnetic_bonds`]); the Ising engines take no open
-    /// edge (a bond of 0).
+    /// edge but the multispin engine, whose updates and measurements leave out the bonds across
+    /// it.
     pub boundaries: Boundaries,
     /// Every `J = -1`: every bond reversed ([`IsingSystems::antiferromagnetic_bonds`]). On a
     /// bipartite lattice the multispin engine measures its staggered magnetisation
@@ -80,6 +81,15 @@ impl IsingSystems {
         bits
     }
 
+    /// `J` of every bond of the run's sample `sample` as the engines take it: its
+    /// [`Self::antiferromagnetic_bonds`] as signs, 0 across an open edge and at the
+    /// honeycomb's gaps.
+    pub fn coupling_signs(&self, sample: u32) -> Vec<i8> {
+        let mut signs = coupling_signs_of(&self.lattice, &self.antiferromagnetic_bonds(sample));
+        clear_open_seams(self.boundaries, &self.lattice, &mut signs);
+        signs
+    }
+
     /// The antiferromagnetic-bond bits of the run's sample `sample` before its edges are
     /// closed (see [`antiferromagnetic_bonds`]): the instance's, or drawn from the seed; what
     /// `couplings.npy` records.
@@ -97,6 +107,14 @@ impl IsingSystems {
     /// ([`Model::is_staggered`](crate::config::Model::is_staggered)).
     pub fn staggered(&self) -> bool {
         self.antiferromagnet && self.lattice.shape.is_bipartite()
+    }
+
+    /// Bonds that join two spins: the lattice's links ([`Lattice::links`]) less those across
+    /// an open edge, one for each site of a face of each open axis (the Ising engines take
+    /// open axes on the square and cubic lattices).
+    pub fn links(&self) -> u64 {
+        let open = u64::from(self.boundaries.open_axes().count_ones());
+        self.lattice.links() - open * self.lattice.sites() / u64::from(self.lattice.size)
     }
 
     /// Whether the engines read coupling bits: a spin glass's, an antiferromagnet's, or a

@@ -75,6 +75,10 @@ impl AnnealedSystems for AnnealedStates {
         self.systems.lattice
     }
 
+    fn links(&self) -> u64 {
+        self.systems.lattice.links()
+    }
+
     /// The passes of the engine's sweep (the plain checkerboard's two colours, or more with
     /// over-relaxation).
     fn sweep_passes(&self) -> u32 {

@@ -6,7 +6,7 @@
 
 use super::pieces::in_pieces;
 use super::{execute_all, sweep_plan};
-use spinflip::config::{Lanes, Layout, MultispinOptions, Randoms};
+use spinflip::config::{Boundaries, Boundary, Lanes, Layout, MultispinOptions, Randoms};
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::slabs::LocalHalos;
 use spinflip::engine::{Engine, Halo, Measurements, Observation, Plan, SpinBits};
@@ -45,7 +45,8 @@ impl SlabCase {
 
 /// The cases: SMSC in 2D L = 64 (the smallest SMSC lattice), the ferromagnet with a field and
 /// the spin glass with overlaps, in 2 and 3 slabs of uneven sizes, exact and shared randoms, and
-/// every AMSC lanes kind on small lattices, two of them with packed randoms, and the honeycomb;
+/// every AMSC lanes kind on small lattices, two of them with packed randoms, open edges (along
+/// the slabs' axis too) and the honeycomb;
 /// SMSC in 3D L = 64 with few sweeps when `three_d`.
 pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     let betas = |t: usize| (0..t).map(|k| 0.35 + 0.05 * k as f64).collect::<Vec<_>>();
@@ -118,6 +119,27 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
             layout: amsc(Lanes::Replicas),
             randoms: Randoms::Packed,
             slabs: vec![(0, 4), (4, 4)],
+            sweeps: 6,
+        },
+        // Open edges: along the slowest axis the edge lies between the last slab and the first.
+        SlabCase {
+            systems: IsingSystems {
+                boundaries: Boundaries::new(&[Boundary::Open, Boundary::Open]),
+                ..IsingSystems::ferromagnet(square, 0.1, betas(2), 1, seed + 12)
+            },
+            layout: Layout::Smsc,
+            randoms: Randoms::Exact,
+            slabs: vec![(0, 22), (22, 30), (52, 12)],
+            sweeps: 6,
+        },
+        SlabCase {
+            systems: IsingSystems {
+                boundaries: Boundaries::new(&[Boundary::Periodic, Boundary::Open, Boundary::Open]),
+                ..IsingSystems::spin_glass(Lattice::new(3, 4), 0.0, betas(1), 32, 2, seed + 13)
+            },
+            layout: amsc(Lanes::Samples),
+            randoms: Randoms::Packed,
+            slabs: vec![(0, 2), (2, 2)],
             sweeps: 6,
         },
         // The honeycomb's brick wall, whose y bonds cross the slabs' edges one way a colour.

@@ -1,6 +1,6 @@
 //! Parallel tempering's bit-equality cases and comparison, shared by the wgpu and CUDA tests.
 
-use spinflip::config::{Disorder, Layout, MultispinOptions, Randoms};
+use spinflip::config::{Boundaries, Boundary, Disorder, Layout, MultispinOptions, Randoms};
 use spinflip::engine::cpu::hot_start::initial_spins;
 use spinflip::engine::multispin::MultispinLayout;
 use spinflip::engine::tempering::Chains;
@@ -144,12 +144,17 @@ pub struct TemperingCase {
     pub counts: (u32, u32, usize),
     pub randoms: Randoms,
     pub shape: Shape,
+    /// Open axes leave out the bonds across their edges (no colour update tallies the rounds).
+    pub boundaries: Boundaries,
 }
 
 impl TemperingCase {
     pub fn layout(&self) -> MultispinLayout {
         let lattice = Lattice::shaped(self.shape, self.dims, self.size);
-        let systems = shaped_tempering_systems(lattice, self.disorder, self.field, self.counts);
+        let systems = IsingSystems {
+            boundaries: self.boundaries,
+            ..shaped_tempering_systems(lattice, self.disorder, self.field, self.counts)
+        };
         let options = MultispinOptions {
             layout: self.layout,
             randoms: self.randoms,
@@ -175,7 +180,7 @@ impl TemperingCase {
 /// randoms, and packed ones in runs of two (spin glass) and four words (SMSC ferromagnet); the
 /// honeycomb's brick wall, whose tally counts three bonds a site; the triangular lattice, whose
 /// rounds no colour update tallies and whose first sweep after a round makes no exchange, and
-/// the kagome lattice drawn on it.
+/// the kagome lattice drawn on it; open edges.
 pub fn tempering_cases() -> Vec<TemperingCase> {
     let case = |dims, size, layout, disorder, field, counts| TemperingCase {
         dims,
@@ -186,6 +191,7 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         counts,
         randoms: Randoms::Exact,
         shape: Shape::Hypercubic,
+        boundaries: Boundaries::PERIODIC,
     };
     let packed = |case: TemperingCase| TemperingCase {
         randoms: Randoms::Packed,
@@ -221,6 +227,14 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         TemperingCase {
             shape: Shape::Kagome,
             ..case(2, 12, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 4))
+        },
+        TemperingCase {
+            boundaries: Boundaries::new(&[Boundary::Open, Boundary::Periodic, Boundary::Open]),
+            ..case(3, 4, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 3))
+        },
+        TemperingCase {
+            boundaries: Boundaries::new(&[Boundary::Open, Boundary::Open]),
+            ..packed(case(2, 128, Layout::Smsc, ferro, 0.0, (1, 2, 3)))
         },
     ]
 }

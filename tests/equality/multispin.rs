@@ -40,6 +40,7 @@ backends! {
         block_size_does_not_change_results,
         engine_for_fixed_betas_refuses_new_betas,
         twisted_tori_match_cpu_bit_for_bit,
+        open_edges_match_cpu_bit_for_bit,
         honeycomb_lattices_match_cpu_bit_for_bit,
         triangular_lattices_match_cpu_bit_for_bit,
         bipartite_antiferromagnets_match_cpu_bit_for_bit,
@@ -340,6 +341,43 @@ fn twisted_tori_match_cpu_bit_for_bit<B: Gpu>() {
             &[Periodic, Antiperiodic],
             packed(case(2, 8, AMSC_REPLICAS, Ferromagnet)),
         ),
+    ];
+    for case in cases {
+        compare(&case, B::default());
+    }
+}
+
+/// Open edges, whose sites leave out the bonds across them (corners two or three): the
+/// ferromagnet with replicas in lanes, the glass with samples in lanes in 3D, SMSC in a field
+/// with one open axis (its edge sites the first and last bits of a row) and the 3D glass's
+/// packed randoms, temperatures in lanes with shared randoms beside an antiperiodic axis, the
+/// bipartite antiferromagnet.
+fn open_edges_match_cpu_bit_for_bit<B: Gpu>() {
+    use Boundary::{Antiperiodic, Open, Periodic};
+    use Disorder::{Bimodal, Ferromagnet};
+    let edged = |axes: &[Boundary], case: Case| Case {
+        boundaries: Boundaries::new(axes),
+        ..case
+    };
+    let cases = [
+        edged(&[Open, Open], case(2, 6, AMSC_REPLICAS, Ferromagnet)),
+        edged(&[Open; 3], case(3, 4, AMSC_SAMPLES, Bimodal)),
+        edged(
+            &[Open, Periodic],
+            field(0.25, case(2, 128, Layout::Smsc, Ferromagnet)),
+        ),
+        edged(
+            &[Open, Periodic, Open],
+            packed(case(3, 64, Layout::Smsc, Bimodal)),
+        ),
+        edged(
+            &[Antiperiodic, Open],
+            shared(case(2, 6, AMSC_TEMPERATURES, Ferromagnet)),
+        ),
+        Case {
+            antiferromagnet: true,
+            ..edged(&[Periodic, Open], case(2, 8, AMSC_REPLICAS, Ferromagnet))
+        },
     ];
     for case in cases {
         compare(&case, B::default());

@@ -121,6 +121,7 @@ fn tempering_in_groups_matches_the_cpu() {
         counts: (384, 2, 4),
         randoms: Randoms::Packed,
         shape: spinflip::model::Shape::Hypercubic,
+        boundaries: spinflip::config::Boundaries::PERIODIC,
     };
     let layout = case.layout();
     let mut device = device();

@@ -6,12 +6,15 @@
 /// planes overflowed at L = 65536, where an ordered line has `2 * 65536 = 2^17` satisfied bonds.
 pub const COUNTER_PLANES: usize = 18;
 
-/// Per-lane number of unsatisfied bonds `c = c0 + 2 c1 + 4 c2` (at most 6), bit-sliced.
+/// Per-lane number of unsatisfied bonds `c = c0 + 2 c1 + 4 c2` (at most 6), bit-sliced, and
+/// the lanes that lack an odd number of their bonds (`odd`: sites on the edges of an odd
+/// number of open axes, [`BondCount::add_open`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BondCount {
     pub c0: u32,
     pub c1: u32,
     pub c2: u32,
+    pub odd: u32,
 }
 
 impl BondCount {
@@ -22,6 +25,17 @@ impl BondCount {
         let carry1 = self.c1 & carry0;
         self.c1 ^= carry0;
         self.c2 ^= carry1;
+    }
+
+    /// Count one more bond, which the lanes `open` lack (it crosses an open edge): those count
+    /// it as satisfied and unsatisfied in turn, by the parity of their missing bonds so far
+    /// (`odd`). A pair of missing bonds changes a flip's energy as one satisfied and one
+    /// unsatisfied bond do (not at all), so a lane that lacks `m` bonds counts `m / 2` of them,
+    /// keeps `m mod 2` in `odd`, and its flip's energy change is that of its count on a site of
+    /// `z` bonds, or of `z - 1` where `odd` ([`crate::engine::multispin::MultispinLayout::energy_classes`]).
+    pub fn add_open(&mut self, unsatisfied: u32, open: u32) {
+        self.add((unsatisfied & !open) | (open & self.odd));
+        self.odd ^= open;
     }
 }
 

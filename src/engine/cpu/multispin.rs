@@ -321,7 +321,6 @@ mod tests {
     use super::*;
     use crate::engine::multispin::fixtures::all_layouts;
     use crate::engine::{Engine, Observation};
-    use crate::model::couplings::coupling_signs_of;
     use crate::model::ising::IsingSystems;
     use crate::model::lattices::is_kagome_hole;
 
@@ -342,7 +341,7 @@ mod tests {
         let observations = (0..systems.systems())
             .map(|b| {
                 let sample = systems.sample_of(b);
-                let j = coupling_signs_of(&lattice, &systems.antiferromagnetic_bonds(sample));
+                let j = systems.coupling_signs(sample);
                 let s = lattice_of(b);
                 let mut o = Observation::default();
                 let spins = (0..n as u64).filter(|&site| !is_kagome_hole(&lattice, site));
@@ -361,6 +360,10 @@ mod tests {
             observations,
             ..Direct::default()
         };
+        // Bonds that join two spins (none across an open edge).
+        let j = systems.coupling_signs(0);
+        let joined =
+            |site: u64, d: usize| j[site as usize * lattice.directions() as usize + d] != 0;
         for k in 0..systems.overlaps() {
             let (a, b) = systems.overlap_systems(k);
             let (a, b) = (lattice_of(a), lattice_of(b));
@@ -371,9 +374,9 @@ mod tests {
                 if q(site) < 0 {
                     counts[lattice.coords(site)[0] as usize] += 1;
                 }
-                let differing = lattice
-                    .forward_neighbours(site)
-                    .filter(|&f| !is_kagome_hole(&lattice, f) && q(site) != q(f));
+                let differing = (lattice.forward_neighbours(site).enumerate()).filter(|&(d, f)| {
+                    !is_kagome_hole(&lattice, f) && joined(site, d) && q(site) != q(f)
+                });
                 links += differing.count() as u64;
             }
             measured.planes.extend(counts);
@@ -419,7 +422,7 @@ mod tests {
             assert_eq!(!measured.overlap_planes.is_empty(), glass, "{case}");
             assert_eq!(measured.link_overlaps, expected.links, "{case}");
             // Hot-start lattices have differing bonds but not every bond differing.
-            let bonds = systems.lattice.links();
+            let bonds = systems.links();
             assert!(
                 measured.link_overlaps.iter().all(|&b| 0 < b && b < bonds),
                 "{case}"

@@ -86,11 +86,13 @@ const PACKED_TAIL_DRAW: u32 = 7;
 const MAX_WORD_RUN: usize = 4;
 
 /// What a decision needs of the layout, computed once per colour update rather than per word:
-/// the coordination, the class of each category and the number of classes.
+/// the coordination, the class of each category, the number of classes and whether lanes lack
+/// bonds (an open axis).
 struct DecisionRule {
     z: u32,
-    category_classes: [u32; 2],
+    category_classes: [u32; 4],
     classes: usize,
+    open: bool,
 }
 
 impl DecisionRule {
@@ -99,27 +101,45 @@ impl DecisionRule {
             z: layout.site_bonds(),
             category_classes: layout.category_classes(),
             classes: layout.energy_classes().len(),
+            open: layout.odd_categories() != 0,
         }
     }
 
-    fn class_of(&self, cat: u32) -> u32 {
-        self.category_classes[(cat / 8) as usize] >> (4 * (cat % 8)) & 0xf
+    /// The class of category `cat`, of the odd categories where `odd`
+    /// ([`MultispinLayout::category_classes`]).
+    fn class_of(&self, cat: u32, odd: bool) -> u32 {
+        let word = 2 * usize::from(odd) + (cat / 8) as usize;
+        self.category_classes[word] >> (4 * (cat % 8)) & 0xf
     }
 
-    /// The lanes of each energy class: categories (down, c) and (up, c) of that class.
+    /// The lanes of `spin` in category (down, c) or (up, c) of class `class`, of the odd
+    /// categories where `odd` (where those lanes count `z - 1` bonds).
+    fn class_spins(&self, spin: u32, c: u32, class: u32, odd: bool) -> u32 {
+        let bonds = self.z - u32::from(odd);
+        let down = self.class_of(c, odd) == class;
+        let up = self.class_of(bonds + 1 + c, odd) == class;
+        match (down, up) {
+            (true, true) => !0,
+            (true, false) => !spin,
+            (false, true) => spin,
+            (false, false) => 0,
+        }
+    }
+
+    /// The lanes of each energy class: categories (down, c) and (up, c) of that class, of the
+    /// odd categories for the lanes that lack an odd number of bonds (`count.odd`).
     fn class_masks(&self, spin: u32, count: BondCount) -> [u32; MAX_CATEGORIES as usize] {
         let mut masks = [0u32; MAX_CATEGORIES as usize];
-        for (class, mask) in masks.iter_mut().enumerate().take(self.classes) {
+        for (class, mask) in (0..).zip(masks.iter_mut()).take(self.classes) {
             for c in 0..=self.z {
-                let down = self.class_of(c) == class as u32;
-                let up = self.class_of(self.z + 1 + c) == class as u32;
-                let spins = match (down, up) {
-                    (true, true) => !0,
-                    (true, false) => !spin,
-                    (false, true) => spin,
-                    (false, false) => 0,
-                };
-                *mask |= count_equals(count, c) & spins;
+                *mask |= count_equals(count, c) & self.class_spins(spin, c, class, false);
+            }
+            if self.open {
+                let mut odd = 0;
+                for c in 0..self.z {
+                    odd |= count_equals(count, c) & self.class_spins(spin, c, class, true);
+                }
+                *mask = (*mask & !count.odd) | (odd & count.odd);
             }
         }
         masks
@@ -286,7 +306,8 @@ fn unsatisfied_bonds(
         let neighbours = layout.neighbours(other, site, d);
         let sides = layout.bond_sides(colour, d);
         for side in (0..2).filter(|&side| sides[side] && layout.has_bonds(site, d)) {
-            count.add(spin ^ neighbours[side] ^ bonds[side]);
+            let open = layout.open_lanes(site, d, side as u32);
+            count.add_open(spin ^ neighbours[side] ^ bonds[side], open);
         }
     }
     if layout.is_triangular() && layout.has_bonds(site, 2) {
@@ -415,7 +436,7 @@ mod tests {
     use crate::config::{Lanes, Layout, MultispinOptions};
     use crate::engine::SpinBits;
     use crate::model::ising::{IsingSystems, threshold};
-    use crate::model::lattices::is_kagome_hole;
+    use crate::model::lattices::{is_kagome_hole, is_missing_bond};
     use crate::model::{Lattice, Shape, couplings::coupling_signs_of};
     use std::collections::HashMap;
 
@@ -512,6 +533,9 @@ mod tests {
                 let neighbours = lattice.neighbours(site).enumerate();
                 for (k, neighbour) in neighbours.filter(|&(_, j)| !is_kagome_hole(&lattice, j)) {
                     let bond = lattice.neighbour_bond(site, neighbour, k);
+                    if is_missing_bond(s.boundaries, &lattice, bond) {
+                        continue;
+                    }
                     local += i32::from(j[bond as usize])
                         * spins[(u64::from(system) * n + neighbour) as usize];
                 }
@@ -664,6 +688,81 @@ mod tests {
                 layout.describe()
             );
             assert_ne!(got, spins, "{}: nothing flipped", layout.describe());
+        }
+    }
+
+    /// Open edges: a site on the edge of an open axis leaves out the bond across it, so the
+    /// lanes of the edges' words (AMSC) or the edge bits (SMSC) take the energy changes of
+    /// fewer bonds; the corners lack two bonds (2D) or up to three (3D), each axis open alone
+    /// and with another antiperiodic. The ferromagnet and the glass, in a field, exact, shared
+    /// and packed randoms, both colours.
+    #[test]
+    fn open_edges_equal_a_scalar_update_per_lane() {
+        use crate::config::{Boundaries, Boundary};
+        let with_edges = |layout: MultispinLayout, axes: &[Boundary]| {
+            let mut systems = layout.systems.clone();
+            systems.boundaries = Boundaries::new(axes);
+            MultispinLayout::new(
+                systems,
+                MultispinOptions {
+                    layout: layout.layout,
+                    randoms: layout.randoms,
+                },
+            )
+        };
+        let samples = Layout::Amsc {
+            lanes: Lanes::Samples,
+        };
+        let temperatures = Layout::Amsc {
+            lanes: Lanes::Temperatures,
+        };
+        let (open, periodic, twisted) =
+            (Boundary::Open, Boundary::Periodic, Boundary::Antiperiodic);
+        let cases = [
+            with_edges(layout(2, 6, samples, Randoms::Exact, 32, 2), &[open, open]),
+            with_edges(
+                layout(2, 6, temperatures, Randoms::Shared, 1, 5),
+                &[open, twisted],
+            ),
+            with_edges(layout(3, 4, temperatures, Randoms::Exact, 1, 7), &[open; 3]),
+            with_edges(
+                layout(3, 4, samples, Randoms::Packed, 32, 1),
+                &[periodic, twisted, open],
+            ),
+            with_edges(
+                layout(2, 128, Layout::Smsc, Randoms::Exact, 1, 1),
+                &[open, periodic],
+            ),
+            with_edges(
+                layout(2, 128, Layout::Smsc, Randoms::Packed, 1, 1),
+                &[open, open],
+            ),
+            with_edges(
+                layout(3, 64, Layout::Smsc, Randoms::Exact, 1, 1),
+                &[open; 3],
+            ),
+        ];
+        for layout in cases {
+            assert!(layout.odd_categories() > 0);
+            let spins = test_spins(&layout, 3);
+            for pass in 0..2 {
+                let lanes = lane_thresholds(&layout, &spins, pass);
+                let expected = match layout.randoms {
+                    Randoms::Packed => {
+                        let (uniforms, _) = packed_uniforms(&layout, &lanes, 9, pass);
+                        scalar_update(&layout, &spins, pass, |g, cw, bit| uniforms[&(g, cw, bit)])
+                    }
+                    _ => scalar_update(&layout, &spins, pass, |g, cw, bit| {
+                        lane_uniform(&layout, g, 9, pass, cw, bit)
+                    }),
+                };
+                let case = format!(
+                    "{} {:?} pass {pass}",
+                    layout.describe(),
+                    layout.systems.boundaries
+                );
+                assert_eq!(pass_update(&layout, &spins, pass), expected, "{case}");
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! CPU mirror of `shaders/wgsl/multispin_observables.wgsl`: per lane of every word, the number
 //! of up spins (of the bipartite antiferromagnet, the staggered count: up on colour 0, down on
 //! colour 1) and of satisfied bonds (`J s s' = +1`, each bond once via the forward
-//! neighbours, the triangular lattice's diagonal the third; none of a kagome hole), summed with lane tallies along strips of lines of sites.
+//! neighbours, the triangular lattice's diagonal the third; none of a kagome hole, none
+//! across an open edge), summed with lane tallies along strips of lines of sites.
 
 use super::bitslice::LaneTally;
 use crate::engine::multispin::{LANES, MultispinLayout};
@@ -28,7 +29,8 @@ pub fn observe_lanes(
                 let bonds = layout.bond_array(couplings, group, d, colour);
                 let bond = bonds.get(cw).copied().unwrap_or(0);
                 if layout.bond_sides(colour, d)[1] && layout.has_bonds(&site, d) {
-                    *bond_word = !(spin ^ layout.neighbours(other, &site, d)[1] ^ bond);
+                    let open = layout.open_lanes(&site, d, 1);
+                    *bond_word = !(spin ^ layout.neighbours(other, &site, d)[1] ^ bond | open);
                 }
             }
             if layout.is_triangular() && layout.has_bonds(&site, 2) {

@@ -1,6 +1,6 @@
 //! CPU mirror of `shaders/wgsl/multispin_overlap.wgsl`: the sites where two replicas differ and
 //! the bonds whose two sites differ differently (the link overlap; the triangular lattice's
-//! diagonal bonds too), counted per x-plane (and per lane for AMSC) with lane tallies along
+//! diagonal bonds too; none across an open edge), counted per x-plane (and per lane for AMSC) with lane tallies along
 //! strips of lines, each strip in one x-plane. The overlap `q`, its Fourier
 //! component at `k_min = (2 pi / L, 0, 0)` and the link overlap `q_l` follow exactly from these
 //! integers (see `stats::overlap`).
@@ -25,7 +25,8 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
             let mut link_words = [0u32; 3];
             for (d, link) in (0..layout.lattice().dims).zip(&mut link_words) {
                 if layout.bond_sides(colour, d)[1] && layout.has_bonds(&site, d) {
-                    *link = d_own ^ layout.neighbours(other, &site, d)[1];
+                    let open = layout.open_lanes(&site, d, 1);
+                    *link = (d_own ^ layout.neighbours(other, &site, d)[1]) & !open;
                 }
             }
             if layout.is_triangular() && layout.has_bonds(&site, 2) {

@@ -191,6 +191,8 @@ mod tests {
             ("WORDS_PER_TABLE", 2),
             ("CLASSES_LO", 0xffff_f210),
             ("CLASSES_HI", 0xff01_2fff),
+            ("CLASSES_ODD_LO", 0xffff_f210),
+            ("CLASSES_ODD_HI", 0xffff_012f),
             ("CLASS_COUNT", 3),
             ("SHARED_RANDOMS", shared),
             ("DISORDERED", 1),

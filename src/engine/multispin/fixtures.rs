@@ -1,6 +1,6 @@
 //! Layouts for the tests of the multispin engine: every lane meaning and both layouts, 2D and
 //! 3D, the spin glass with overlaps, the triangular and kagome lattices (the glass, the
-//! antiferromagnet);
+//! antiferromagnet), open edges;
 //! and ferromagnets of any size, for index arithmetic that allocates nothing.
 
 use super::MultispinLayout;
@@ -88,7 +88,30 @@ pub fn all_layouts() -> Vec<MultispinLayout> {
             false,
         )),
         kagome(triangular(192, Layout::Smsc, (1, 2), true)),
+        open(layout(
+            2,
+            6,
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            32,
+            2,
+            1,
+        )),
+        open(layout(3, 64, Layout::Smsc, 1, 2, 1)),
     ]
+}
+
+/// `layout` with open x and y axes (and a periodic z).
+pub fn open(layout: MultispinLayout) -> MultispinLayout {
+    use crate::config::{Boundaries, Boundary};
+    let mut systems = layout.systems;
+    systems.boundaries = Boundaries::new(&[Boundary::Open, Boundary::Open]);
+    let options = MultispinOptions {
+        layout: layout.layout,
+        randoms: layout.randoms,
+    };
+    MultispinLayout::new(systems, options)
 }
 
 /// `layout` on the kagome lattice drawn on its triangular lattice.

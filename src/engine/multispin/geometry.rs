@@ -258,6 +258,45 @@ impl MultispinLayout {
         }
     }
 
+    /// The open axes as bits (bit `d` set where axis `d` is open): the sites on either edge of
+    /// such an axis lack the bond across it.
+    pub fn open_axes(&self) -> u32 {
+        self.systems.boundaries.open_axes()
+    }
+
+    /// Lanes of the word at `site` whose bond towards the `-d` (`side` 0) or `+d` (`side` 1)
+    /// neighbour crosses an open edge: sites at coordinate 0 or `L - 1` of an open axis `d`. A
+    /// row's coordinates are the lattice's (a slab's planes counted from its first), and along
+    /// x the edge sites are the first bit of a row's first word and the last bit of its last
+    /// word (SMSC), or those whole words (AMSC). The twin of `open_lanes` in
+    /// `multispin_lattice.wgsl`.
+    pub fn open_lanes(&self, site: &WordSite, d: u32, side: u32) -> u32 {
+        if self.open_axes() >> d & 1 == 0 {
+            return 0;
+        }
+        let edge = side * (self.lattice().size - 1);
+        let (y, z) = self.lattice_row_coords(site.row);
+        match d {
+            0 if site.p != side || site.w != side * (self.row_words() - 1) => 0,
+            0 if self.smsc() => 1 << (31 * side),
+            0 => !0,
+            1 if y == edge => !0,
+            2 if z == edge => !0,
+            _ => 0,
+        }
+    }
+
+    /// The lattice's `(y, z)` of stored row `row` of a slab's own planes: [`Self::row_coords`],
+    /// the slowest axis counted from the slab's first plane.
+    fn lattice_row_coords(&self, row: u32) -> (u32, u32) {
+        let first = self.systems.slab.map_or(0, |slab| slab.first);
+        let (y, z) = self.row_coords(row);
+        match self.lattice().dims {
+            2 => (y + first, z),
+            _ => (y, z + first),
+        }
+    }
+
     /// Whether the site of `site` is a kagome hole: odd `x` and odd `y` (see
     /// [`Self::has_bonds`]).
     pub fn is_hole(&self, site: &WordSite) -> bool {

@@ -49,19 +49,37 @@ impl MultispinLayout {
         2 * (self.site_bonds() + 1)
     }
 
-    /// Energy change of flipping a spin of category `cat`: `dE = 2z - 4c + 2 h s`.
-    fn category_delta_e(&self, cat: u32) -> f64 {
-        let z = self.site_bonds();
-        let (up, c) = (cat / (z + 1), cat % (z + 1));
-        let spin = if up == 1 { 1.0 } else { -1.0 };
-        f64::from(2 * z as i32 - 4 * c as i32) + 2.0 * self.systems.field * spin
+    /// Energy categories of the lanes that lack an odd number of bonds (with an open axis;
+    /// [`crate::engine::cpu::bitslice::BondCount::add_open`]), numbered after
+    /// [`Self::categories`]: `(spin up, c)` as `categories + up z + c`, `c < z` counted of the
+    /// `z - 1` bonds those lanes stand for. None where every axis closes.
+    pub fn odd_categories(&self) -> u32 {
+        match self.open_axes() {
+            0 => 0,
+            _ => 2 * self.site_bonds(),
+        }
     }
 
-    /// The energy classes: the distinct positive energy changes, ascending. Only lanes in a
-    /// category of some class need random numbers; categories of one class share a threshold
-    /// (with `h = 0`, the up and down spins with `c` unsatisfied bonds).
+    /// Energy change of flipping a spin of category `cat`: `dE = 2z' - 4c + 2 h s`, `z'` the
+    /// bonds the category's lanes count (`z`, or `z - 1` in the odd categories).
+    fn category_delta_e(&self, cat: u32) -> f64 {
+        let z = self.site_bonds();
+        let (bonds, up, c) = match cat.checked_sub(self.categories()) {
+            None => (z, cat / (z + 1), cat % (z + 1)),
+            Some(odd) => (z - 1, odd / z, odd % z),
+        };
+        let spin = if up == 1 { 1.0 } else { -1.0 };
+        f64::from(2 * bonds as i32 - 4 * c as i32) + 2.0 * self.systems.field * spin
+    }
+
+    /// The energy classes: the distinct positive energy changes, ascending (at most
+    /// [`MAX_CATEGORIES`]: `2 (2z + 1)` changes `2j +- 2h`, `|j| <= z`, of which at most
+    /// `2z + 1` are positive). Only lanes in a category of some class need random numbers;
+    /// categories of one class share a threshold (with `h = 0`, the up and down spins with `c`
+    /// unsatisfied bonds).
     pub fn energy_classes(&self) -> Vec<f64> {
-        let mut classes: Vec<f64> = (0..self.categories())
+        let categories = self.categories() + self.odd_categories();
+        let mut classes: Vec<f64> = (0..categories)
             .map(|cat| self.category_delta_e(cat))
             .filter(|&delta_e| delta_e > 0.0)
             .collect();
@@ -70,22 +88,27 @@ impl MultispinLayout {
         classes
     }
 
-    /// The class of each category, 4 bits per category (categories 0..8 in the first word, 8..14
-    /// in the second); [`NO_CLASS`] for categories that never raise the energy.
-    pub fn category_classes(&self) -> [u32; 2] {
+    /// The class of each category, 4 bits per category: categories 0..8 in the first word,
+    /// 8..14 in the second, the odd categories ([`Self::odd_categories`]) 0..8 in the third and
+    /// 8..12 in the fourth; [`NO_CLASS`] for categories that never raise the energy.
+    pub fn category_classes(&self) -> [u32; 4] {
         let classes = self.energy_classes();
-        let mut packed = [0u32; 2];
-        for cat in 0..MAX_CATEGORIES {
-            let class = (cat < self.categories())
-                .then(|| {
-                    let delta_e = self.category_delta_e(cat);
-                    classes.iter().position(|&c| c == delta_e)
-                })
-                .flatten()
-                .map_or(NO_CLASS, |class| class as u32);
-            packed[(cat / 8) as usize] |= class << (4 * (cat % 8));
-        }
-        packed
+        let class_of = |cat: u32| {
+            let delta_e = self.category_delta_e(cat);
+            classes.iter().position(|&c| c == delta_e)
+        };
+        let pack = |first: u32, count: u32| {
+            let mut packed = [0u32; 2];
+            for k in 0..MAX_CATEGORIES {
+                let class = (k < count).then(|| class_of(first + k)).flatten();
+                let class = class.map_or(NO_CLASS, |class| class as u32);
+                packed[(k / 8) as usize] |= class << (4 * (k % 8));
+            }
+            packed
+        };
+        let [lo, hi] = pack(0, self.categories());
+        let [odd_lo, odd_hi] = pack(self.categories(), self.odd_categories());
+        [lo, hi, odd_lo, odd_hi]
     }
 
     /// The inverse temperature of lane `lane` under table `table` (idle lanes run at the last

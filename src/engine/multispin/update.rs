@@ -102,6 +102,14 @@ impl MultispinLayout {
         !self.is_triangular()
     }
 
+    /// Whether colour 1's update can tally a swap round's satisfied bonds ([`TALLY_RUNS`]):
+    /// where every bond joins the two colours ([`Self::bonds_join_the_colours`]) and every site
+    /// has all its bonds, the tally counting a site's satisfied bonds as `z` less its
+    /// unsatisfied ones (not with an open axis, whose rounds the observables kernel counts).
+    pub fn tallies_swap_rounds(&self) -> bool {
+        self.bonds_join_the_colours() && self.open_axes() == 0
+    }
+
     /// Whether the engines update pieces of a sweep ([`crate::engine::Step::Part`]), a pass on
     /// a range of planes: not on the triangular lattice, whose passes of half the rows the
     /// pieces' units (two passes of `L` planes a sweep) do not count.

@@ -354,8 +354,9 @@ impl Tempering for MultispinCudaEngine {
             )?;
             self.swap_observe_kernel = Some(kernel);
             // The tally counts colour 1's bonds after its update: only where every bond joins
-            // the two colours (MultispinLayout::bonds_join_the_colours).
-            if layout.bonds_join_the_colours() {
+            // the two colours and every site has all its bonds
+            // (MultispinLayout::tallies_swap_rounds).
+            if layout.tallies_swap_rounds() {
                 let words = WordLayout::of(layout);
                 let runs = runs_per_thread(layout, TALLY_WORDS_PER_THREAD);
                 let (module, function) =

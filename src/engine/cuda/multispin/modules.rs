@@ -20,20 +20,23 @@ use crate::error::Result;
 /// Names of the constants the kernels are compiled with (as `SPINFLIP_<name>`), the WGSL
 /// override constants of the multispin kernels but the block size (CUDA's `blockDim`): the
 /// geometry's, then the compiled-in thresholds.
-pub(in crate::engine::cuda) const CONSTANTS: [&str; 41] =
+pub(in crate::engine::cuda) const CONSTANTS: [&str; 44] =
     concat_names(GEOMETRY_CONSTANTS, THRESHOLD_CONSTANTS);
 
-const GEOMETRY_CONSTANTS: [&str; 27] = [
+const GEOMETRY_CONSTANTS: [&str; 30] = [
     "L",
     "DIMS",
     "HONEYCOMB",
     "TRIANGULAR",
     "KAGOME",
+    "OPEN_AXES",
     "REPLICA_WORDS",
     "SAMPLE_WORDS",
     "WORDS_PER_TABLE",
     "CLASSES_LO",
     "CLASSES_HI",
+    "CLASSES_ODD_LO",
+    "CLASSES_ODD_HI",
     "CLASS_COUNT",
     "SHARED_RANDOMS",
     "DISORDERED",
@@ -53,11 +56,11 @@ const GEOMETRY_CONSTANTS: [&str; 27] = [
     "SLICE_FIRST",
 ];
 
-const fn concat_names(first: [&'static str; 27], second: [&'static str; 14]) -> [&'static str; 41] {
-    let mut names = [""; 41];
+const fn concat_names(first: [&'static str; 30], second: [&'static str; 14]) -> [&'static str; 44] {
+    let mut names = [""; 44];
     let mut i = 0;
-    while i < 41 {
-        names[i] = if i < 27 { first[i] } else { second[i - 27] };
+    while i < 44 {
+        names[i] = if i < 30 { first[i] } else { second[i - 30] };
         i += 1;
     }
     names
@@ -137,7 +140,7 @@ pub(super) fn constants(
     tables: &[u32],
     betas: Betas,
 ) -> Vec<(&'static str, u32)> {
-    let [classes_lo, classes_hi] = layout.category_classes();
+    let [classes_lo, classes_hi, odd_lo, odd_hi] = layout.category_classes();
     let classes = layout.energy_classes().len();
     let fixed = layout.fixed_thresholds(betas);
     let mut thresholds = fixed.clone().unwrap_or_default();
@@ -148,11 +151,14 @@ pub(super) fn constants(
         u32::from(layout.is_honeycomb()),
         u32::from(layout.is_triangular()),
         u32::from(layout.is_kagome()),
+        layout.open_axes(),
         layout.replica_words,
         layout.sample_words,
         layout.replica_words * layout.sample_words,
         classes_lo,
         classes_hi,
+        odd_lo,
+        odd_hi,
         classes as u32,
         u32::from(layout.randoms == Randoms::Shared),
         u32::from(layout.systems.reads_couplings()),

@@ -109,6 +109,7 @@ impl MultispinWgpuEngine {
             ("HONEYCOMB", u32::from(layout.is_honeycomb())),
             ("TRIANGULAR", u32::from(layout.is_triangular())),
             ("KAGOME", u32::from(layout.is_kagome())),
+            ("OPEN_AXES", layout.open_axes()),
             ("REPLICA_WORDS", layout.replica_words),
             ("SAMPLE_WORDS", layout.sample_words),
             (
@@ -117,6 +118,8 @@ impl MultispinWgpuEngine {
             ),
             ("CLASSES_LO", layout.category_classes()[0]),
             ("CLASSES_HI", layout.category_classes()[1]),
+            ("CLASSES_ODD_LO", layout.category_classes()[2]),
+            ("CLASSES_ODD_HI", layout.category_classes()[3]),
             ("CLASS_COUNT", layout.energy_classes().len() as u32),
             (
                 "SHARED_RANDOMS",
@@ -255,7 +258,7 @@ impl Tempering for MultispinWgpuEngine {
             // The tally's transposes pair threads within groups of 32, and their planes (up to 7
             // per thread) go through the threshold table's workgroup memory (14 x 32 words).
             let tally_fits = matches!(self.dispatcher.workgroup_size(), 32 | 64);
-            if tally_fits && self.host.layout.bonds_join_the_colours() {
+            if tally_fits && self.host.layout.tallies_swap_rounds() {
                 let mut constants = self.constants.clone();
                 constants.push((TALLY_RUNS, RUNS_PER_TALLY_THREAD));
                 let kernel = Kernel::MultispinMetropolis(words);
