@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use crate::config::{
-    Algorithm, AnnealingSchedule, Backend, Boundaries, ClusterUpdate, Config, Disorder, EngineKind,
-    Lanes, LatticeKind, Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms,
+    Algorithm, AnnealingSchedule, Backend, Boundaries, Boundary, ClusterUpdate, Config, Disorder,
+    EngineKind, Lanes, LatticeKind, Layout, MetropolisOrder, Model, PhiloxPath, Proposal, Randoms,
     ReplicaMoves, Resampling, StateStorage, Sweeps, Temperatures,
 };
 
@@ -202,6 +202,10 @@ pub struct BenchOptions {
     /// Ising models with `--engine amsc` or `smsc` (no `simple`) on the multispin engine.
     #[arg(long, value_enum, default_value = "square")]
     pub lattice: LatticeArg,
+    /// Every axis open: the edge sites leave out the bonds across it (`boundaries: (Open,
+    /// ..)`); the Ising models on the multispin engines with `--engine amsc` or `smsc`.
+    #[arg(long)]
+    pub open: bool,
 }
 
 /// The lattices selectable on the command line.
@@ -245,6 +249,9 @@ impl BenchOptions {
         let mut label = self.model.label().to_string();
         if self.antiferromagnet {
             label += " antiferromagnet";
+        }
+        if self.open {
+            label += " open";
         }
         match self.lattice.to_possible_value() {
             Some(lattice) if self.lattice != LatticeArg::Square => {
@@ -313,13 +320,17 @@ pub(super) fn bench_config(
 ) -> Config {
     let mut config = Config::default_config().expect("the built-in config is valid");
     let (dims, field) = (options.dims, 0.0);
+    let boundaries = match options.open {
+        true => Boundaries::new(&vec![Boundary::Open; dims as usize]),
+        false => Boundaries::PERIODIC,
+    };
     config.model = match options.model {
         BenchModel::Ising => Model::Ising {
             dims,
             size,
             antiferromagnet: options.antiferromagnet,
             lattice: options.lattice.kind(),
-            boundaries: Boundaries::PERIODIC,
+            boundaries,
             field,
             dilution: 0.0,
         },
@@ -327,7 +338,7 @@ pub(super) fn bench_config(
             dims,
             size,
             lattice: options.lattice.kind(),
-            boundaries: Boundaries::PERIODIC,
+            boundaries,
             field,
             disorder: options.glass_disorder(),
             dilution: 0.0,
@@ -337,7 +348,7 @@ pub(super) fn bench_config(
             size,
             antiferromagnet: false,
             lattice: options.lattice.kind(),
-            boundaries: Boundaries::PERIODIC,
+            boundaries,
             field,
             disorder: Disorder::Ferromagnet,
         },
@@ -346,7 +357,7 @@ pub(super) fn bench_config(
             size,
             antiferromagnet: false,
             lattice: options.lattice.kind(),
-            boundaries: Boundaries::PERIODIC,
+            boundaries,
             field,
             disorder: Disorder::Ferromagnet,
         },
@@ -356,7 +367,7 @@ pub(super) fn bench_config(
             size,
             antiferromagnet: false,
             lattice: options.lattice.kind(),
-            boundaries: Boundaries::PERIODIC,
+            boundaries,
             field,
             disorder: match (options.gaussian, options.houdayer) {
                 (true, _) => Disorder::Gaussian,
@@ -373,14 +384,14 @@ pub(super) fn bench_config(
             disorder: Disorder::Ferromagnet,
             antiferromagnet: false,
             lattice: options.lattice.kind(),
-            boundaries: Boundaries::PERIODIC,
+            boundaries,
         },
         BenchModel::BlumeCapel => Model::BlumeCapel {
             dims,
             size,
             antiferromagnet: false,
             lattice: options.lattice.kind(),
-            boundaries: Boundaries::PERIODIC,
+            boundaries,
             crystal_field: options.crystal_field,
             field,
             dilution: 0.0,
