@@ -98,6 +98,7 @@ pub fn all_layouts() -> Vec<MultispinLayout> {
             2,
             1,
         )),
+        open(layout(2, 64, Layout::Smsc, 2, 2, 2)),
         open(layout(3, 64, Layout::Smsc, 1, 2, 1)),
     ]
 }
