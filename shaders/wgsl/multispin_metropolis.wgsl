@@ -176,6 +176,17 @@ fn unsatisfied_diagonal(spin: u32, g: u32, colour: u32, cw: u32, n: WordNeighbou
     return vec2<u32>(spin ^ minus ^ bonds.x, spin ^ plus ^ bonds.y);
 }
 
+// The unsatisfied bond `unsatisfied` of a site whose lanes `open` lack it (across an open edge):
+// those lanes count it as satisfied and unsatisfied in turn, by the parity of their missing bonds
+// so far (`odd`), since a pair of missing bonds changes a flip's energy as one satisfied and one
+// unsatisfied bond do; the odd lanes' one left over selects the odd categories
+// (BondCount::add_open in src/engine/cpu/bitslice.rs).
+fn count_open(unsatisfied: u32, open: u32, odd: ptr<function, u32>) -> u32 {
+    let counted = (unsatisfied & ~open) | (open & *odd);
+    *odd ^= open;
+    return counted;
+}
+
 // Word w of row `row` of word system g: its index in its colour array, spin and per-lane
 // unsatisfied-bond counts.
 struct WordCount {
@@ -223,27 +234,21 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     // The kagome lattice's sites keep four of the six bonds (2D: the row is y).
     let h = row & 1u;
     let kept = vec3<u32>(bond_lanes(0u, n.p, h), bond_lanes(1u, n.p, h), bond_lanes(2u, n.p, h));
-    var unsatisfied = array<u32, 6>(
-        (spin ^ x.x ^ x_bonds.x) & kept.x,
-        (spin ^ x.y ^ x_bonds.y) & kept.x,
-        y.x & kept.y,
-        y.y & kept.y,
-        z.x & kept.z,
-        z.y & kept.z,
-    );
-    // A bond across an open edge counts as satisfied and unsatisfied in turn, by the parity of
-    // the lane's missing bonds so far (odd): a pair of missing bonds changes a flip's energy as
-    // one satisfied and one unsatisfied bond do, and the odd lanes' one left over selects the
-    // odd categories (BondCount::add_open in src/engine/cpu/bitslice.rs).
+    // The bonds across open edges (none without OPEN_AXES), each its own call: an array written
+    // at a loop's index would leave registers for memory.
     var odd = 0u;
+    var coords = vec2<u32>(0u, 0u);
     if OPEN_AXES != 0u {
-        let coords = lattice_row_coords(row);
-        for (var k = 0u; k < counted_bonds(); k++) {
-            let open = open_lanes(k / 2u, k & 1u, w, n.p, coords);
-            unsatisfied[k] = (unsatisfied[k] & ~open) | (open & odd);
-            odd ^= open;
-        }
+        coords = lattice_row_coords(row);
     }
+    let unsatisfied = array<u32, 6>(
+        count_open((spin ^ x.x ^ x_bonds.x) & kept.x, open_lanes(0u, 0u, w, n.p, coords), &odd),
+        count_open((spin ^ x.y ^ x_bonds.y) & kept.x, open_lanes(0u, 1u, w, n.p, coords), &odd),
+        count_open(y.x & kept.y, open_lanes(1u, 0u, w, n.p, coords), &odd),
+        count_open(y.y & kept.y, open_lanes(1u, 1u, w, n.p, coords), &odd),
+        count_open(z.x & kept.z, open_lanes(2u, 0u, w, n.p, coords), &odd),
+        count_open(z.y & kept.z, open_lanes(2u, 1u, w, n.p, coords), &odd),
+    );
     var count = bond_count_of(unsatisfied, counted_bonds());
     count.odd = odd;
     return WordCount(cw, spin, count);
