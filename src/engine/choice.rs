@@ -96,7 +96,7 @@ impl Config {
             ..self.clone()
         };
         // Named a multispin engine, does it still run on the vector engines (its model's spins,
-        // dilution, an open axis, replica moves)?
+        // dilution, an open axis of the honeycomb, triangular or kagome lattice, replica moves)?
         if on_multispin(EngineKind::multispin_with(Layout::Smsc)).is_vector() {
             return None;
         }
