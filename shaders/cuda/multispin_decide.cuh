@@ -147,8 +147,7 @@ __device__ __forceinline__ unsigned class_masks(unsigned spin, const BondCount& 
         for (unsigned c = 0u; c <= z; c++) {
             mask |= count_equals(count, c) & class_spins(spin, c, energy_class, false);
         }
-        // Words with no odd lane (all but a few at the edges) skip the odd categories.
-        if (OPEN_AXES != 0u && count.odd != 0u) {
+        if (OPEN_AXES != 0u) {
             unsigned odd = 0u;
 #pragma unroll
             for (unsigned c = 0u; c < z; c++) {

@@ -115,8 +115,7 @@ fn class_masks(spin: u32, count: BondCount) -> array<u32, MAX_CATEGORIES> {
         for (var c = 0u; c <= z; c++) {
             mask |= count_equals(count, c) & class_spins(spin, c, energy_class, false);
         }
-        // Words with no odd lane (all but a few at the edges) skip the odd categories.
-        if OPEN_AXES != 0u && count.odd != 0u {
+        if OPEN_AXES != 0u {
             var odd = 0u;
             for (var c = 0u; c < z; c++) {
                 odd |= count_equals(count, c) & class_spins(spin, c, energy_class, true);

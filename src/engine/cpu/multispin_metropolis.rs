@@ -134,7 +134,7 @@ impl DecisionRule {
             for c in 0..=self.z {
                 *mask |= count_equals(count, c) & self.class_spins(spin, c, class, false);
             }
-            if self.open && count.odd != 0 {
+            if self.open {
                 let mut odd = 0;
                 for c in 0..self.z {
                     odd |= count_equals(count, c) & self.class_spins(spin, c, class, true);
