@@ -1,6 +1,6 @@
 // Sites where the replicas of an overlap pair differ, and the forward bonds of those sites whose
 // two ends differ differently (D = a ^ b differs across the bond: q_i q_j = -1, the link
-// overlap; the triangular lattice's diagonal bonds too), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
+// overlap; the triangular lattice's diagonal bonds too; none across an open edge), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
 // of lines (all of one x-plane); the twin of multispin_overlap.wgsl. The grid layer is the pair
 // pw = ts * (REPLICA_WORDS / 2) + rw of word systems (ts * REPLICA_WORDS + rw, that +
 // REPLICA_WORDS / 2). CPU twin: src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`:

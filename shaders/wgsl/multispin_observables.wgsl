@@ -1,5 +1,5 @@
 // Per lane of every word system: up spins (STAGGERED: up on colour 0, down on colour 1) and satisfied bonds (J s s' = +1, each bond once via
-// the forward neighbours; the triangular lattice's diagonal the third), counted with bit-sliced lane counters along strips of LINE_RUN lines
+// the forward neighbours; the triangular lattice's diagonal the third; none across an open edge), counted with bit-sliced lane counters along strips of LINE_RUN lines
 // of sites, summed per workgroup and added to 64-bit counters. CPU twin: src/engine/cpu/multispin_observables.rs.
 // Layout of `observations`: [slot][g][lane][up_lo, up_hi, satisfied_lo, satisfied_hi].
 
