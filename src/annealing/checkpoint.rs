@@ -297,6 +297,19 @@ impl AnnealingCheckpoint {
     }
 }
 
+/// Whether an anneal's checkpoint of layout `format` holds lattices of words: the vector
+/// engine's (discrete states, clock angles), not Ising spins' bits.
+pub fn holds_words(format: u32) -> bool {
+    [
+        WORDS_INSIDE_A_STEP,
+        WORDS_BETWEEN_STEPS,
+        WORDS_BEFORE_STAGGERED_INSIDE_A_STEP,
+        WORDS_BEFORE_STAGGERED_BETWEEN_STEPS,
+    ]
+    .iter()
+    .any(|f| f.number == format)
+}
+
 /// Words of an estimate record in `format`: before format 6, without the pair overlaps; but
 /// in formats 23 and 24, without the staggered moments.
 fn record_words(format: u32) -> usize {

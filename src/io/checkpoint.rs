@@ -247,6 +247,16 @@ pub fn load_file<T>(
     Ok(checkpoint)
 }
 
+/// The layout number of the checkpoint at `path`, from its header; `None` where no file or no
+/// checkpoint is there.
+pub fn format_at(path: &Path) -> Option<u32> {
+    let mut head = [0u8; MAGIC.len() + 4];
+    let mut file = std::fs::File::open(path).ok()?;
+    std::io::Read::read_exact(&mut file, &mut head).ok()?;
+    let (magic, format) = head.split_at(MAGIC.len());
+    (magic == MAGIC).then(|| u32::from_le_bytes(format.try_into().expect("four bytes")))
+}
+
 /// A checkpoint whose frame [`open`] has read and verified: the layout's own decoder reads its
 /// sections from `reader`.
 pub struct Opened<'a> {

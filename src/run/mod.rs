@@ -13,12 +13,13 @@ use std::convert::Infallible;
 use std::path::Path;
 
 use crate::annealing::{
-    ANNEALING_FILES, AnnealedSystems, AnnealingSummary, anneal, ising_annealed,
+    ANNEALING_FILES, AnnealedSystems, AnnealingSummary, anneal, checkpoint, ising_annealed,
 };
 use crate::atomic::ensure_writable_dir;
 use crate::config::Config;
 use crate::console::note;
 use crate::error::{Error, Result};
+use crate::io::checkpoint::{RunKind, format_at};
 use crate::io::instance::{noting_instance, noting_vacancies, read_instance, read_vacancies};
 use crate::io::lock::RunLock;
 use crate::io::output::is_temperature_file;
@@ -64,7 +65,7 @@ enum Finished {
 /// Run `config`, writing everything into `options.out`.
 pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
     config.validate()?;
-    let (config, engine_choice) = &resolve_engine(config)?;
+    let (config, engine_choice) = &resolve_engine(config, options)?;
     ensure_writable_dir(&options.out).map_err(|e| Error::Usage(e.to_string()))?;
     // Before anything looks at the directory's files: another run may be writing them.
     let _lock = RunLock::acquire(&options.out)?;
@@ -106,10 +107,12 @@ pub fn run(config: &Config, options: &RunOptions) -> Result<RunOutcome> {
 /// `config` (validated, which checks the multispin layout it may take as it will run) with
 /// `engine: Auto` resolved, and the engine choice in words: vector spins have one engine (their
 /// configs leave `engine` at `Auto`, which stays as it is); an Ising model with an antiperiodic
-/// axis or on the honeycomb, triangular or kagome lattice takes a multispin layout where one
-/// fits, else its two states.
-fn resolve_engine(config: &Config) -> Result<(Config, String)> {
-    if let Some((resolved, choice)) = config.states_on_multispin() {
+/// or open axis, on the honeycomb, triangular or kagome lattice, or the antiferromagnet takes a
+/// multispin layout where one fits, else its two states, and keeps its two states where it
+/// resumes a run of them ([`holds_states`]).
+fn resolve_engine(config: &Config, options: &RunOptions) -> Result<(Config, String)> {
+    let resumes_states = options.resume && holds_states(&options.out.join(CHECKPOINT));
+    if let Some((resolved, choice)) = config.states_on_multispin().filter(|_| !resumes_states) {
         log::info!("{choice}");
         return Ok((resolved, choice));
     }
@@ -117,6 +120,16 @@ fn resolve_engine(config: &Config) -> Result<(Config, String)> {
         true => Ok((config.clone(), VECTOR_ENGINE.to_string())),
         false => Ok(config.resolve_engine()?),
     }
+}
+
+/// Whether the checkpoint at `path` is of a run on the vector engines (discrete states, clock
+/// angles): an Ising model that `engine: Auto` ran as two states before it took a multispin
+/// layout (an antiperiodic or open axis, another lattice, the antiferromagnet) resumes as it
+/// started.
+fn holds_states(path: &Path) -> bool {
+    format_at(path).is_some_and(|format| {
+        RunKind::of(format) == Some(RunKind::Vector) || checkpoint::holds_words(format)
+    })
 }
 
 /// A fresh run refuses a directory that holds a run's checkpoint, unless told to replace it.
@@ -200,6 +213,56 @@ impl Finished {
             Finished::Sweeps(finished) => RunOutcome::Completed(Box::new(finished.summary)),
             Finished::Annealed(summary) => RunOutcome::Annealed(summary),
             Finished::Vector(finished) => RunOutcome::Vector(Box::new(finished.summary)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::EngineKind;
+    use crate::config::testing::sample_with;
+
+    /// An open Ising model that `engine: Auto` puts on a multispin layout keeps its two states
+    /// where it resumes a checkpoint of them (a run started before it took the layout), and
+    /// takes the layout where it starts or resumes words.
+    #[test]
+    fn a_run_of_two_states_resumes_as_two_states() {
+        let text = sample_with(
+            "Ising(dims: 2, size: 32,",
+            "Ising(dims: 2, size: 64, boundaries: (Open, Open),",
+        );
+        let config = Config::from_ron_str(&text).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let checkpoint = |format: u32| {
+            let mut bytes = b"SPINFLIP".to_vec();
+            bytes.extend(format.to_le_bytes());
+            std::fs::write(dir.path().join(CHECKPOINT), bytes).unwrap();
+        };
+        let engine = |resume: bool| {
+            let options = RunOptions {
+                resume,
+                ..RunOptions::new(dir.path())
+            };
+            resolve_engine(&config, &options).unwrap().0.engine
+        };
+        assert!(
+            matches!(engine(true), EngineKind::Multispin { .. }),
+            "no checkpoint"
+        );
+        // A vector run's sweeps (format 22) and an anneal of states (format 24).
+        for states in [22, 24] {
+            checkpoint(states);
+            assert_eq!(engine(true), EngineKind::Auto, "format {states}");
+            assert!(matches!(engine(false), EngineKind::Multispin { .. }));
+        }
+        // Multispin sweeps (format 10) and an anneal of Ising spins (format 12).
+        for words in [10, 12] {
+            checkpoint(words);
+            assert!(
+                matches!(engine(true), EngineKind::Multispin { .. }),
+                "format {words}"
+            );
         }
     }
 }
