@@ -80,17 +80,39 @@ __device__ __forceinline__ uint2 lattice_row_coords(unsigned row) {
                       : make_uint2(row + first_plane(), 0u);
 }
 
-// Lanes of word w (x parity p) of a row at lattice coordinates `coords` (y, z) whose bond towards
-// side `side` (0: -d, 1: +d) of axis d crosses an open edge; as MultispinLayout::open_lanes.
-__device__ __forceinline__ unsigned open_lanes(unsigned d, unsigned side, unsigned w, unsigned p,
-                                               uint2 coords) {
-    if (((OPEN_AXES >> d) & 1u) == 0u) {
+// Lanes of word w (x parity p) of a row at lattice coordinates `coords` (y, z) on side `side`
+// (0: -, 1: +) of axis `axis` where that axis is open.
+__device__ __forceinline__ unsigned axis_open_lanes(unsigned axis, unsigned side, unsigned w,
+                                                    unsigned p, uint2 coords) {
+    if (((OPEN_AXES >> axis) & 1u) == 0u) {
         return 0u;
     }
-    if (d == 0u) {
+    if (axis == 0u) {
         return p == side && w == side * (row_words() - 1u) ? x_edge_lanes(side) : 0u;
     }
-    return (d == 1u ? coords.x : coords.y) == side * (L - 1u) ? ~0u : 0u;
+    return (axis == 1u ? coords.x : coords.y) == side * (L - 1u) ? ~0u : 0u;
+}
+
+// Lanes of word w (x parity p) of a row at lattice coordinates `coords` (y, z) whose bond towards
+// side `side` (0: -d, 1: +d) of direction d crosses an open edge: the edge of axis d, or on the
+// triangular lattice, whose diagonal (d 2) steps along x and y, of either; as
+// MultispinLayout::open_lanes.
+__device__ __forceinline__ unsigned open_lanes(unsigned d, unsigned side, unsigned w, unsigned p,
+                                               uint2 coords) {
+    if (TRIANGULAR == 1u && d == 2u) {
+        return axis_open_lanes(0u, side, w, p, coords) | axis_open_lanes(1u, side, w, p, coords);
+    }
+    return axis_open_lanes(d, side, w, p, coords);
+}
+
+// Lanes of word w (x parity p, y parity h) of a row at lattice coordinates `coords` (y, z) of
+// colour `colour` whose bond in slot k of its counted bonds (-x, +x, -y, +y, then -z, +z or the
+// diagonal's; on the honeycomb -x, +x and the one y bond, up from colour 0) crosses an open
+// edge: none of a bond the site lacks (has_bonds).
+__device__ __forceinline__ unsigned slot_open_lanes(unsigned k, unsigned colour, unsigned w,
+                                                    unsigned p, unsigned h, uint2 coords) {
+    const unsigned side = HONEYCOMB == 1u && k == 2u ? (colour == 0u ? 1u : 0u) : k & 1u;
+    return open_lanes(k / 2u, side, w, p, coords) & bond_lanes(k / 2u, p, h);
 }
 
 // Rows stored per colour (a slab's halos included).

@@ -239,24 +239,24 @@ __device__ __forceinline__ BondCount word_count(const unsigned* own, const Other
     }
     unsatisfied[0] = spin ^ x.x ^ x_bonds.x;
     unsatisfied[1] = spin ^ x.y ^ x_bonds.y;
-    if (HONEYCOMB == 1u) {
+    if constexpr (HONEYCOMB == 1u) {
         const bool up = colour == 0u;
         const unsigned bond =
             DISORDERED ? (up ? own_bonds[direction_stride() + cw]
                              : other_bonds[direction_stride() + n.minus[0]])
                        : 0u;
         unsatisfied[2] = spin ^ other[up ? n.plus[0] : n.minus[0]] ^ bond;
-        return bond_count_of(unsatisfied);
-    }
+    } else {
 #pragma unroll
-    for (unsigned d = 1u; d < DIMS; d++) {
-        uint2 bonds = make_uint2(0u, 0u);
-        if (DISORDERED) {
-            bonds = make_uint2(other_bonds[d * direction_stride() + n.minus[d - 1u]],
-                               own_bonds[d * direction_stride() + cw]);
+        for (unsigned d = 1u; d < DIMS; d++) {
+            uint2 bonds = make_uint2(0u, 0u);
+            if (DISORDERED) {
+                bonds = make_uint2(other_bonds[d * direction_stride() + n.minus[d - 1u]],
+                                   own_bonds[d * direction_stride() + cw]);
+            }
+            unsatisfied[2u * d] = spin ^ other[n.minus[d - 1u]] ^ bonds.x;
+            unsatisfied[2u * d + 1u] = spin ^ other[n.plus[d - 1u]] ^ bonds.y;
         }
-        unsatisfied[2u * d] = spin ^ other[n.minus[d - 1u]] ^ bonds.x;
-        unsatisfied[2u * d + 1u] = spin ^ other[n.plus[d - 1u]] ^ bonds.y;
     }
     if (TRIANGULAR == 1u) {
         const uint2 diagonal = unsatisfied_diagonal(own, own_bonds, spin, cw, n);
@@ -265,9 +265,9 @@ __device__ __forceinline__ BondCount word_count(const unsigned* own, const Other
         unsatisfied[4u % counted_bonds()] = diagonal.x;
         unsatisfied[5u % counted_bonds()] = diagonal.y;
     }
+    // The kagome lattice's sites keep four of the six bonds (2D: the row is y).
+    const unsigned h = row & 1u;
     if (KAGOME == 1u) {
-        // The kagome lattice's sites keep four of the six bonds (2D: the row is y).
-        const unsigned h = row & 1u;
 #pragma unroll
         for (unsigned k = 0u; k < counted_bonds(); k++) {
             unsatisfied[k] &= bond_lanes(k / 2u, n.p, h);
@@ -282,7 +282,7 @@ __device__ __forceinline__ BondCount word_count(const unsigned* own, const Other
         const uint2 coords = lattice_row_coords(row);
 #pragma unroll
         for (unsigned k = 0u; k < counted_bonds(); k++) {
-            const unsigned open = open_lanes(k / 2u, k & 1u, w, n.p, coords);
+            const unsigned open = slot_open_lanes(k, colour, w, n.p, h, coords);
             unsatisfied[k] = (unsatisfied[k] & ~open) | (open & odd);
             odd ^= open;
         }

@@ -92,15 +92,41 @@ fn lattice_row_coords(row: u32) -> vec2<u32> {
 }
 
 // Lanes of word w (x parity p) of a row at lattice coordinates `coords` (y, z) whose bond towards
-// side `side` (0: -d, 1: +d) of axis d crosses an open edge; as MultispinLayout::open_lanes.
+// side `side` (0: -d, 1: +d) of direction d crosses an open edge: the edge of axis d, or on the
+// triangular lattice, whose diagonal (d 2) steps along x and y, of either; as
+// MultispinLayout::open_lanes.
 fn open_lanes(d: u32, side: u32, w: u32, p: u32, coords: vec2<u32>) -> u32 {
-    if ((OPEN_AXES >> d) & 1u) == 0u {
+    if TRIANGULAR == 1u && d == 2u {
+        return axis_open_lanes(0u, side, w, p, coords) | axis_open_lanes(1u, side, w, p, coords);
+    }
+    return axis_open_lanes(d, side, w, p, coords);
+}
+
+// Lanes of word w (x parity p, y parity h) of a row at lattice coordinates `coords` (y, z) of
+// colour `colour` whose bond in slot k of its counted bonds (-x, +x, -y, +y, then -z, +z or the
+// diagonal's; on the honeycomb -x, +x and the one y bond, up from colour 0) crosses an open
+// edge: none of a slot past counted_bonds() or of a bond the site lacks (has_bonds).
+fn slot_open_lanes(k: u32, colour: u32, w: u32, p: u32, h: u32, coords: vec2<u32>) -> u32 {
+    if k >= counted_bonds() {
         return 0u;
     }
-    if d == 0u {
+    var side = k & 1u;
+    if HONEYCOMB == 1u && k == 2u {
+        side = select(0u, 1u, colour == 0u);
+    }
+    return open_lanes(k / 2u, side, w, p, coords) & bond_lanes(k / 2u, p, h);
+}
+
+// Lanes of word w (x parity p) of a row at lattice coordinates `coords` (y, z) on side `side`
+// (0: -, 1: +) of axis `axis` where that axis is open.
+fn axis_open_lanes(axis: u32, side: u32, w: u32, p: u32, coords: vec2<u32>) -> u32 {
+    if ((OPEN_AXES >> axis) & 1u) == 0u {
+        return 0u;
+    }
+    if axis == 0u {
         return select(0u, x_edge_lanes(side), p == side && w == side * (row_words() - 1u));
     }
-    return select(0u, ~0u, select(coords.y, coords.x, d == 1u) == side * (L - 1u));
+    return select(0u, ~0u, select(coords.y, coords.x, axis == 1u) == side * (L - 1u));
 }
 
 // Rows stored per colour (a slab's halos included).

@@ -242,12 +242,12 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
         coords = lattice_row_coords(row);
     }
     let unsatisfied = array<u32, 6>(
-        count_open((spin ^ x.x ^ x_bonds.x) & kept.x, open_lanes(0u, 0u, w, n.p, coords), &odd),
-        count_open((spin ^ x.y ^ x_bonds.y) & kept.x, open_lanes(0u, 1u, w, n.p, coords), &odd),
-        count_open(y.x & kept.y, open_lanes(1u, 0u, w, n.p, coords), &odd),
-        count_open(y.y & kept.y, open_lanes(1u, 1u, w, n.p, coords), &odd),
-        count_open(z.x & kept.z, open_lanes(2u, 0u, w, n.p, coords), &odd),
-        count_open(z.y & kept.z, open_lanes(2u, 1u, w, n.p, coords), &odd),
+        count_open((spin ^ x.x ^ x_bonds.x) & kept.x, slot_open_lanes(0u, colour, w, n.p, h, coords), &odd),
+        count_open((spin ^ x.y ^ x_bonds.y) & kept.x, slot_open_lanes(1u, colour, w, n.p, h, coords), &odd),
+        count_open(y.x & kept.y, slot_open_lanes(2u, colour, w, n.p, h, coords), &odd),
+        count_open(y.y & kept.y, slot_open_lanes(3u, colour, w, n.p, h, coords), &odd),
+        count_open(z.x & kept.z, slot_open_lanes(4u, colour, w, n.p, h, coords), &odd),
+        count_open(z.y & kept.z, slot_open_lanes(5u, colour, w, n.p, h, coords), &odd),
     );
     var count = bond_count_of(unsatisfied, counted_bonds());
     count.odd = odd;

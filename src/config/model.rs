@@ -505,20 +505,18 @@ impl Model {
         matches!(self, Model::Ising { .. } | Model::EdwardsAnderson { .. })
     }
 
-    /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings,
-    /// with an open axis on the honeycomb, triangular or kagome lattice (the multispin engine's
-    /// bits hold neither an empty site nor a bond of 0; on the square and cubic lattices its
-    /// updates leave out the bonds across an open edge), or antiferromagnetic on a bipartite
-    /// lattice in a field (the multispin engine measures the staggered magnetisation in place
-    /// of the uniform one, which the field's energy needs). The honeycomb lattice's brick wall
-    /// is the square lattice's words with a y bond left out, the triangular lattice's the
-    /// square lattice's words with the diagonal bond added, the kagome lattice's the triangular
-    /// lattice's words with its holes left alone.
+    /// Whether an Ising model runs as two discrete states: diluted, with Gaussian couplings
+    /// (the multispin engine's bits hold neither an empty site nor a coupling other than
+    /// +-J; its updates leave out the bonds across an open edge), or antiferromagnetic on a
+    /// bipartite lattice in a field (the multispin engine measures the staggered magnetisation
+    /// in place of the uniform one, which the field's energy needs). The honeycomb lattice's
+    /// brick wall is the square lattice's words with a y bond left out, the triangular
+    /// lattice's the square lattice's words with the diagonal bond added, the kagome lattice's
+    /// the triangular lattice's words with its holes left alone.
     fn ising_as_states(&self) -> bool {
-        let shaped_open = self.boundaries().any_open() && self.is_shaped_ising();
-        let per_bond = self.disorder() == Disorder::Gaussian || shaped_open;
         let staggered_in_field = self.is_staggered() && self.field() != 0.0;
-        self.is_ising() && (self.dilution() != 0.0 || per_bond || staggered_in_field)
+        let gaussian = self.disorder() == Disorder::Gaussian;
+        self.is_ising() && (self.dilution() != 0.0 || gaussian || staggered_in_field)
     }
 
     /// Whether the model is the Ising antiferromagnet on a bipartite lattice (square, cubic,

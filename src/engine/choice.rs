@@ -77,9 +77,8 @@ impl Config {
     /// skip one y bond, the triangular lattice's diagonal bonds as words of the same colour
     /// (the kagome lattice's with its holes left alone), the antiferromagnet's staggered
     /// magnetisation counted by colour, many times faster. With how it was chosen; `None`
-    /// where no layout fits, the model runs as states for another reason (dilution, an open
-    /// axis of the honeycomb, triangular or kagome lattice, replica moves, an
-    /// antiferromagnet's population annealing) or the run is of cluster updates, which no
+    /// where no layout fits, the model runs as states for another reason (dilution, replica
+    /// moves, an antiferromagnet's population annealing) or the run is of cluster updates, which no
     /// multispin engine makes.
     pub fn states_on_multispin(&self) -> Option<(Config, String)> {
         let twisted = self.model.is_ising() && self.model.boundaries().any_antiperiodic();
@@ -96,7 +95,7 @@ impl Config {
             ..self.clone()
         };
         // Named a multispin engine, does it still run on the vector engines (its model's spins,
-        // dilution, an open axis of the honeycomb, triangular or kagome lattice, replica moves)?
+        // dilution, replica moves)?
         if on_multispin(EngineKind::multispin_with(Layout::Smsc)).is_vector() {
             return None;
         }

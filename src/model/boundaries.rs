@@ -108,13 +108,18 @@ pub fn edge_factor(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> i8 {
     if boundaries.is_periodic() {
         return 1;
     }
-    let directions = u64::from(lattice.directions());
-    let (site, d) = (bond / directions, (bond % directions) as u32);
-    let (coords, step) = (lattice.coords(site), lattice.step(d));
     (0..lattice.dims)
-        .filter(|&axis| step[axis as usize] == 1 && coords[axis as usize] == lattice.size - 1)
+        .filter(|&axis| crosses_seam(lattice, bond, axis))
         .map(|axis| seam_factor(boundaries.axis(axis)))
         .product()
+}
+
+/// Whether bond `bond` of `lattice` is on the seam of axis `axis` ([`seam_bonds`]): its
+/// direction steps along the axis from a site at coordinate `L - 1`.
+pub fn crosses_seam(lattice: &Lattice, bond: u64, axis: u32) -> bool {
+    let directions = u64::from(lattice.directions());
+    let (site, d) = (bond / directions, (bond % directions) as u32);
+    lattice.step(d)[axis as usize] == 1 && lattice.coords(site)[axis as usize] == lattice.size - 1
 }
 
 #[cfg(test)]

@@ -319,13 +319,20 @@ mod tests {
             multispin.validate().unwrap();
             assert!(!multispin.is_vector() && multispin.discrete_states().is_none());
         }
-        // An open axis of the triangular lattice stays on two states.
+        // So do those of the triangular lattice, whose diagonal crosses both edges.
         let triangular = sample_with(
             "Ising(dims: 2, size: 32,",
             "Ising(dims: 2, lattice: Triangular, size: 30, boundaries: (Open, Periodic),",
         );
-        let shaped = Config::from_ron_str(&triangular).unwrap();
-        assert_eq!(shaped.model.discrete_states(), Some(2), "{triangular}");
+        let states = Config::from_ron_str(&triangular).unwrap();
+        assert!(
+            states.is_vector() && states.discrete_states() == Some(2),
+            "{triangular}"
+        );
+        let named = "seed: 12345, engine: Multispin(layout: Amsc(lanes: Temperatures)),";
+        let multispin = Config::from_ron_str(&triangular.replace("seed: 12345,", named)).unwrap();
+        multispin.validate().unwrap();
+        assert!(!multispin.is_vector() && multispin.discrete_states().is_none());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::Lattice;
 use super::boundaries::{clear_open_seams, reverse_antiperiodic_seams};
 use super::couplings::{Instance, antiferromagnetic_bonds, coupling_signs_of};
+use super::lattices::open_links;
 use super::systems::SystemIndex;
 use crate::config::{Boundaries, Config, Disorder};
 use crate::error::{Error, Result};
@@ -110,11 +111,9 @@ impl IsingSystems {
     }
 
     /// Bonds that join two spins: the lattice's links ([`Lattice::links`]) less those across
-    /// an open edge, one for each site of a face of each open axis (the Ising engines take
-    /// open axes on the square and cubic lattices).
+    /// an open edge ([`open_links`]).
     pub fn links(&self) -> u64 {
-        let open = u64::from(self.boundaries.open_axes().count_ones());
-        self.lattice.links() - open * self.lattice.sites() / u64::from(self.lattice.size)
+        self.lattice.links() - open_links(self.boundaries, &self.lattice)
     }
 
     /// Whether the engines read coupling bits: a spin glass's, an antiferromagnet's, or a

@@ -6,9 +6,9 @@
 //! every engine that reads a coupling per bond and keeps empty sites runs them with its own
 //! kernels.
 
-use super::boundaries::edge_factor;
+use super::boundaries::{crosses_seam, edge_factor, seam_bonds};
 use super::{Lattice, Shape};
-use crate::config::Boundaries;
+use crate::config::{Boundaries, Boundary};
 
 /// The bonds of the honeycomb `lattice` (drawn on the square one) that its brick wall lacks,
 /// in increasing order ([`is_gap`]).
@@ -62,9 +62,70 @@ pub fn is_missing_bond(boundaries: Boundaries, lattice: &Lattice, bond: u64) -> 
     bond_sign(boundaries, lattice, bond) == 0
 }
 
+/// Whether bond `bond` of `lattice` joins two spins: one of its [`Lattice::links`], neither a
+/// honeycomb's gap ([`is_gap`]) nor a bond to a kagome hole ([`is_kagome_hole`]).
+pub fn is_link(lattice: &Lattice, bond: u64) -> bool {
+    let directions = u64::from(lattice.directions());
+    let (site, d) = (bond / directions, (bond % directions) as usize);
+    let hole = |site| is_kagome_hole(lattice, site);
+    let far = || (lattice.forward_neighbours(site).nth(d)).expect("a direction of the lattice");
+    !is_gap(lattice, bond) && !hole(site) && !hole(far())
+}
+
+/// The links of `lattice` ([`is_link`]) across its open edges, each once: a bond on the seams
+/// of two open axes (the triangular lattice's diagonal from a corner) counts on the first.
+pub fn open_links(boundaries: Boundaries, lattice: &Lattice) -> u64 {
+    let open: Vec<u32> = (0..lattice.dims)
+        .filter(|&axis| boundaries.axis(axis) == Boundary::Open)
+        .collect();
+    let mut links = 0;
+    for (i, &axis) in open.iter().enumerate() {
+        let earlier = |bond| open[..i].iter().any(|&a| crosses_seam(lattice, bond, a));
+        let seam =
+            seam_bonds(lattice, axis).filter(|&bond| is_link(lattice, bond) && !earlier(bond));
+        links += seam.count() as u64;
+    }
+    links
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The open links are the links whose coupling the open edges clear, counted over every
+    /// bond, on every lattice with one and with every axis open.
+    #[test]
+    fn open_links_are_the_links_the_open_edges_clear() {
+        use Boundary::{Open, Periodic};
+        let lattices = [
+            Lattice::new(2, 6),
+            Lattice::new(3, 4),
+            Lattice::shaped(Shape::Triangular, 2, 6),
+            Lattice::shaped(Shape::Honeycomb, 2, 6),
+            Lattice::shaped(Shape::Kagome, 2, 6),
+        ];
+        for lattice in lattices {
+            for axes in [
+                [Open, Periodic, Open],
+                [Periodic, Open, Periodic],
+                [Open; 3],
+            ] {
+                let boundaries = Boundaries::new(&axes[..lattice.dims as usize]);
+                let cleared = (0..lattice.bonds())
+                    .filter(|&b| is_link(&lattice, b) && edge_factor(boundaries, &lattice, b) == 0)
+                    .count() as u64;
+                assert_eq!(
+                    open_links(boundaries, &lattice),
+                    cleared,
+                    "{lattice:?} {axes:?}"
+                );
+            }
+            let links = (0..lattice.bonds())
+                .filter(|&b| is_link(&lattice, b))
+                .count() as u64;
+            assert_eq!(links, lattice.links(), "{lattice:?}");
+        }
+    }
 
     /// Every site of the brick wall keeps three neighbours, and the kagome lattice's sites four
     /// of the triangular lattice's six, none of them missing.

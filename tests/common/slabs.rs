@@ -46,7 +46,7 @@ impl SlabCase {
 /// The cases: SMSC in 2D L = 64 (the smallest SMSC lattice), the ferromagnet with a field and
 /// the spin glass with overlaps, in 2 and 3 slabs of uneven sizes, exact and shared randoms, and
 /// every AMSC lanes kind on small lattices, two of them with packed randoms, open edges (along
-/// the slabs' axis too) and the honeycomb;
+/// the slabs' axis too) and the honeycomb, periodic and open along y;
 /// SMSC in 3D L = 64 with few sweeps when `three_d`.
 pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
     let betas = |t: usize| (0..t).map(|k| 0.35 + 0.05 * k as f64).collect::<Vec<_>>();
@@ -150,6 +150,18 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
             slabs: vec![(0, 2), (2, 4), (6, 4)],
             sweeps: 6,
         },
+        // Open along y, whose edge lies between the last slab and the first: the brick wall's y
+        // bonds up from the last plane and down from the first left out.
+        SlabCase {
+            systems: IsingSystems {
+                boundaries: Boundaries::new(&[Boundary::Periodic, Boundary::Open]),
+                ..IsingSystems::ferromagnet(honeycomb, 0.1, betas(1), 32, seed + 14)
+            },
+            layout: amsc(Lanes::Replicas),
+            randoms: Randoms::Packed,
+            slabs: vec![(0, 4), (4, 6)],
+            sweeps: 6,
+        },
     ]);
     if three_d {
         let cube = Lattice::new(3, 64);
@@ -177,7 +189,8 @@ pub fn slab_cases(three_d: bool) -> Vec<SlabCase> {
 /// and whose diagonal bonds join a colour's rows across the slabs' edges: the triangular
 /// ferromagnet in a field (SMSC, 3 slabs, one of two planes) and antiferromagnet (AMSC
 /// replicas, packed randoms), the kagome +-J glass (AMSC samples) and antiferromagnet (SMSC,
-/// shared randoms). Their sweeps are whole (`MultispinLayout::sweep_parts`).
+/// shared randoms), the triangular glass with open edges. Their sweeps are whole
+/// (`MultispinLayout::sweep_parts`).
 pub fn triangular_slab_cases() -> Vec<SlabCase> {
     let seed = 0x51ab_0000_0021;
     let shaped = |shape, size| Lattice::shaped(shape, 2, size);
@@ -230,6 +243,19 @@ pub fn triangular_slab_cases() -> Vec<SlabCase> {
             layout: Layout::Smsc,
             randoms: Randoms::Shared,
             slabs: vec![(0, 30), (30, 34)],
+            sweeps: 6,
+        },
+        // Open edges, which the diagonal crosses both: between the last slab and the first too.
+        SlabCase {
+            systems: IsingSystems {
+                boundaries: Boundaries::new(&[Boundary::Open, Boundary::Open]),
+                ..IsingSystems::spin_glass(triangular(8), 0.1, vec![0.6], 32, 2, seed + 4)
+            },
+            layout: Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            randoms: Randoms::Exact,
+            slabs: vec![(0, 4), (4, 4)],
             sweeps: 6,
         },
     ]

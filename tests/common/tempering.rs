@@ -180,7 +180,7 @@ impl TemperingCase {
 /// randoms, and packed ones in runs of two (spin glass) and four words (SMSC ferromagnet); the
 /// honeycomb's brick wall, whose tally counts three bonds a site; the triangular lattice, whose
 /// rounds no colour update tallies and whose first sweep after a round makes no exchange, and
-/// the kagome lattice drawn on it; open edges.
+/// the kagome lattice drawn on it; open edges, of the honeycomb too.
 pub fn tempering_cases() -> Vec<TemperingCase> {
     let case = |dims, size, layout, disorder, field, counts| TemperingCase {
         dims,
@@ -235,6 +235,10 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         TemperingCase {
             boundaries: Boundaries::new(&[Boundary::Open, Boundary::Open]),
             ..packed(case(2, 128, Layout::Smsc, ferro, 0.0, (1, 2, 3)))
+        },
+        TemperingCase {
+            boundaries: Boundaries::new(&[Boundary::Open, Boundary::Open]),
+            ..honeycomb(case(2, 8, AMSC_REPLICAS, ferro, 0.0, (1, 32, 5)))
         },
     ]
 }

@@ -351,10 +351,14 @@ fn twisted_tori_match_cpu_bit_for_bit<B: Gpu>() {
 /// ferromagnet with replicas in lanes, the glass with samples in lanes in 3D, SMSC in a field
 /// with one open axis (its edge sites the first and last bits of a row) and the 3D glass's
 /// packed randoms, temperatures in lanes with shared randoms beside an antiperiodic axis, the
-/// bipartite antiferromagnet.
+/// bipartite antiferromagnet; on the other lattices the honeycomb's brick wall (its one y bond
+/// up or down across the y edge), the triangular lattice (its diagonal across either edge, the
+/// corners three bonds short) and the kagome lattice (its holes' bonds no bonds), AMSC and
+/// SMSC, the glass and the antiferromagnet in a field.
 fn open_edges_match_cpu_bit_for_bit<B: Gpu>() {
     use Boundary::{Antiperiodic, Open, Periodic};
     use Disorder::{Bimodal, Ferromagnet};
+    use Shape::{Honeycomb, Kagome, Triangular};
     let edged = |axes: &[Boundary], case: Case| Case {
         boundaries: Boundaries::new(axes),
         ..case
@@ -378,10 +382,58 @@ fn open_edges_match_cpu_bit_for_bit<B: Gpu>() {
             antiferromagnet: true,
             ..edged(&[Periodic, Open], case(2, 8, AMSC_REPLICAS, Ferromagnet))
         },
+        shaped(
+            Honeycomb,
+            edged(&[Open, Open], case(2, 6, AMSC_REPLICAS, Ferromagnet)),
+        ),
+        shaped(
+            Honeycomb,
+            edged(
+                &[Periodic, Open],
+                field(0.2, case(2, 64, Layout::Smsc, Bimodal)),
+            ),
+        ),
+        shaped(
+            Triangular,
+            edged(&[Open, Open], case(2, 6, AMSC_SAMPLES, Bimodal)),
+        ),
+        Case {
+            antiferromagnet: true,
+            ..shaped(
+                Triangular,
+                edged(
+                    &[Open, Periodic],
+                    field(0.3, case(2, 192, Layout::Smsc, Ferromagnet)),
+                ),
+            )
+        },
+        shaped(
+            Triangular,
+            edged(
+                &[Periodic, Open],
+                packed(case(2, 12, AMSC_REPLICAS, Ferromagnet)),
+            ),
+        ),
+        shaped(
+            Kagome,
+            edged(&[Open, Open], case(2, 12, AMSC_SAMPLES, Bimodal)),
+        ),
+        shaped(
+            Kagome,
+            edged(
+                &[Open, Open],
+                field(-0.2, case(2, 192, Layout::Smsc, Ferromagnet)),
+            ),
+        ),
     ];
     for case in cases {
         compare(&case, B::default());
     }
+}
+
+/// `case` on the lattice of shape `shape`.
+fn shaped(shape: Shape, case: Case) -> Case {
+    Case { shape, ..case }
 }
 
 /// The honeycomb's brick wall, whose sites skip one y bond: replicas and temperatures in lanes,

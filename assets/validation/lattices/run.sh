@@ -23,12 +23,13 @@
 #            GPU grid's 65535; on multispin words, where engine: Auto puts them): the entropy
 #            per spin
 #            s = beta (e - f) at the end against the residual entropy 0.3230659669 (Wannier,
-#            triangular) and 0.50183 (Kano and Naya, kagome).
+#            triangular) and 0.50183 (Kano and Naya, kagome); with BOUNDARIES (say
+#            "(Open, Open)") on lattices with those edges.
 # Then `python3 assets/validation/lattices/analyse.py $OUT_DIR` prints the tables.
 # SIZES_TRI, SIZES_HONEY, SIZES_HONEYMS, SIZES_TRIMS, SIZES_KAGMS, SIZES_KAGOME, SIZES_SW, SIZES_SQUAREAF, SIZES_HONEYAF,
 # SIZES_SQUAREAFMS, SIZES_HONEYAFMS, SIZES_TRIAF,
 # SIZES_KAGAF, SWEEPS, EVERY (sweeps between measurements), STEPS_SW, REPLICAS, POPULATION,
-# STEPS, PARTS, BACKEND override.
+# STEPS, PARTS, BACKEND, BOUNDARIES override.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../run_config.sh"
 BIN=${BIN:-target/release/spinflip}
@@ -89,7 +90,7 @@ RON
 residual() {
   run_config "$1" <<RON
 (
-    model: Ising(dims: 2, size: $3, lattice: $2, antiferromagnet: true),
+    model: Ising(dims: 2, size: $3, lattice: $2, antiferromagnet: true, boundaries: ${BOUNDARIES:-(Periodic, Periodic)}),
     replicas: ${POPULATION:-15000},
     algorithm: Annealing(
         theta: 10,

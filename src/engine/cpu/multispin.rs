@@ -517,7 +517,7 @@ mod tests {
             );
             tested.push(case);
         }
-        assert_eq!(tested.len(), 10, "every exchange kind: {tested:?}");
+        assert_eq!(tested.len(), 12, "every exchange kind: {tested:?}");
     }
 
     /// Pieces of sweeps ([`Step::Part`]) give the whole sweeps' lattices, measurements and

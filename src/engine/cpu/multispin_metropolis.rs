@@ -321,8 +321,8 @@ fn unsatisfied_bonds(
             ]
         };
         let neighbours = layout.diagonal_neighbours(own, site);
-        for (neighbour, bond) in neighbours.into_iter().zip(bonds) {
-            count.add(spin ^ neighbour ^ bond);
+        for (side, (neighbour, bond)) in (0..).zip(neighbours.into_iter().zip(bonds)) {
+            count.add_open(spin ^ neighbour ^ bond, layout.open_lanes(site, 2, side));
         }
     }
     count
@@ -699,6 +699,7 @@ mod tests {
     #[test]
     fn open_edges_equal_a_scalar_update_per_lane() {
         use crate::config::{Boundaries, Boundary};
+        use crate::engine::multispin::fixtures::shaped;
         let with_edges = |layout: MultispinLayout, axes: &[Boundary]| {
             let mut systems = layout.systems.clone();
             systems.boundaries = Boundaries::new(axes);
@@ -741,11 +742,54 @@ mod tests {
                 layout(3, 64, Layout::Smsc, Randoms::Exact, 1, 1),
                 &[open; 3],
             ),
+            with_edges(
+                shaped(
+                    layout(2, 6, samples, Randoms::Exact, 32, 2),
+                    Shape::Honeycomb,
+                ),
+                &[open, open],
+            ),
+            with_edges(
+                shaped(
+                    layout(2, 64, Layout::Smsc, Randoms::Packed, 1, 1),
+                    Shape::Honeycomb,
+                ),
+                &[periodic, open],
+            ),
+            with_edges(
+                shaped(
+                    layout(2, 6, temperatures, Randoms::Exact, 1, 3),
+                    Shape::Triangular,
+                ),
+                &[open, open],
+            ),
+            with_edges(
+                shaped(
+                    layout(2, 192, Layout::Smsc, Randoms::Shared, 1, 1),
+                    Shape::Triangular,
+                ),
+                &[open, twisted],
+            ),
+            with_edges(
+                shaped(
+                    layout(2, 12, samples, Randoms::Packed, 32, 1),
+                    Shape::Kagome,
+                ),
+                &[open, open],
+            ),
+            with_edges(
+                shaped(
+                    layout(2, 192, Layout::Smsc, Randoms::Exact, 1, 1),
+                    Shape::Kagome,
+                ),
+                &[twisted, open],
+            ),
         ];
         for layout in cases {
             assert!(layout.odd_categories() > 0);
             let spins = test_spins(&layout, 3);
-            for pass in 0..2 {
+            for pass in 0..layout.sweep_passes() {
+                let colour = MultispinLayout::pass_colour(pass);
                 let lanes = lane_thresholds(&layout, &spins, pass);
                 let expected = match layout.randoms {
                     Randoms::Packed => {
@@ -753,7 +797,7 @@ mod tests {
                         scalar_update(&layout, &spins, pass, |g, cw, bit| uniforms[&(g, cw, bit)])
                     }
                     _ => scalar_update(&layout, &spins, pass, |g, cw, bit| {
-                        lane_uniform(&layout, g, 9, pass, cw, bit)
+                        lane_uniform(&layout, g, 9, colour, cw, bit)
                     }),
                 };
                 let case = format!(

@@ -36,7 +36,8 @@ pub fn observe_lanes(
             if layout.is_triangular() && layout.has_bonds(&site, 2) {
                 let bond = layout.bond_array(couplings, group, 2, colour).get(cw);
                 let diagonal = layout.diagonal_neighbours(own, &site)[1];
-                bonds[2] = !(spin ^ diagonal ^ bond.copied().unwrap_or(0));
+                let open = layout.open_lanes(&site, 2, 1);
+                bonds[2] = !(spin ^ diagonal ^ bond.copied().unwrap_or(0) | open);
             }
             // A kagome hole's spin is no spin; the staggered count takes colour 1's down spins.
             let counted = match layout.systems.staggered() && colour == 1 {

@@ -30,7 +30,8 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
                 }
             }
             if layout.is_triangular() && layout.has_bonds(&site, 2) {
-                link_words[2] = d_own ^ layout.diagonal_neighbours(own, &site)[1];
+                let open = layout.open_lanes(&site, 2, 1);
+                link_words[2] = (d_own ^ layout.diagonal_neighbours(own, &site)[1]) & !open;
             }
             // A kagome hole's spins are no spins.
             let d_own = if layout.is_hole(&site) { 0 } else { d_own };

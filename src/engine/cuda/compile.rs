@@ -287,11 +287,15 @@ mod tests {
     #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
     fn every_kernel_compiles_with_nvrtc() {
         // The cubic lattice of all_constants; the triangular lattice (2D, a size that is a
-        // multiple of 3) and the kagome lattice drawn on it; the honeycomb's brick wall.
+        // multiple of 3) and the kagome lattice drawn on it; the honeycomb's brick wall; the
+        // 2D lattices with both axes open.
         let cubic: &[(&str, u32)] = &[];
         let triangular: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1)];
         let kagome: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1), ("KAGOME", 1)];
         let honeycomb: &[(&str, u32)] = &[("L", 64), ("DIMS", 2), ("HONEYCOMB", 1)];
+        let open = ("OPEN_AXES", 0b11);
+        let open_kagome = &[kagome, &[open]].concat();
+        let open_honeycomb = &[honeycomb, &[open]].concat();
         for (architecture, shared, constant, fixed, exchange, packed, lattice) in [
             ("sm_90", 0, 1, 0, 1, 0, cubic),
             ("compute_75", 0, 1, 0, 1, 4, cubic),
@@ -302,6 +306,8 @@ mod tests {
             ("sm_90", 0, 1, 0, 1, 4, triangular),
             ("sm_90", 0, 1, 0, 1, 0, kagome),
             ("sm_90", 0, 1, 0, 1, 4, honeycomb),
+            ("sm_90", 0, 1, 0, 1, 4, open_kagome),
+            ("sm_90", 0, 1, 0, 1, 0, open_honeycomb),
         ] {
             let mut constants = all_constants(shared, constant, fixed, exchange, packed);
             constants.retain(|&(name, _)| !lattice.iter().any(|&(given, _)| given == name));

@@ -1,6 +1,6 @@
 //! Layouts for the tests of the multispin engine: every lane meaning and both layouts, 2D and
 //! 3D, the spin glass with overlaps, the triangular and kagome lattices (the glass, the
-//! antiferromagnet), open edges;
+//! antiferromagnet), open edges on every lattice;
 //! and ferromagnets of any size, for index arithmetic that allocates nothing.
 
 use super::MultispinLayout;
@@ -100,7 +100,31 @@ pub fn all_layouts() -> Vec<MultispinLayout> {
         )),
         open(layout(2, 64, Layout::Smsc, 2, 2, 2)),
         open(layout(3, 64, Layout::Smsc, 1, 2, 1)),
+        open(honeycomb(layout(
+            2,
+            6,
+            Layout::Amsc {
+                lanes: Lanes::Samples,
+            },
+            32,
+            2,
+            1,
+        ))),
+        open(triangular(
+            6,
+            Layout::Amsc {
+                lanes: Lanes::Replicas,
+            },
+            (1, 64),
+            true,
+        )),
+        open(kagome(triangular(192, Layout::Smsc, (1, 2), false))),
     ]
+}
+
+/// `layout` on the honeycomb lattice's brick wall drawn on its square lattice.
+fn honeycomb(layout: MultispinLayout) -> MultispinLayout {
+    shaped(layout, Shape::Honeycomb)
 }
 
 /// `layout` with open x and y axes (and a periodic z).
@@ -117,8 +141,13 @@ pub fn open(layout: MultispinLayout) -> MultispinLayout {
 
 /// `layout` on the kagome lattice drawn on its triangular lattice.
 pub fn kagome(layout: MultispinLayout) -> MultispinLayout {
+    shaped(layout, Shape::Kagome)
+}
+
+/// `layout` on the 2D lattice of shape `shape` and its size.
+pub fn shaped(layout: MultispinLayout, shape: Shape) -> MultispinLayout {
     let mut systems = layout.systems;
-    systems.lattice = Lattice::shaped(Shape::Kagome, 2, systems.lattice.size);
+    systems.lattice = Lattice::shaped(shape, 2, systems.lattice.size);
     let options = MultispinOptions {
         layout: layout.layout,
         randoms: layout.randoms,

@@ -265,18 +265,30 @@ impl MultispinLayout {
     }
 
     /// Lanes of the word at `site` whose bond towards the `-d` (`side` 0) or `+d` (`side` 1)
-    /// neighbour crosses an open edge: sites at coordinate 0 or `L - 1` of an open axis `d`. A
-    /// row's coordinates are the lattice's (a slab's planes counted from its first), and along
-    /// x the edge sites are the first bit of a row's first word and the last bit of its last
-    /// word (SMSC), or those whole words (AMSC). The twin of `open_lanes` in
+    /// neighbour crosses an open edge: sites at coordinate 0 or `L - 1` of an open axis `d`,
+    /// and on the triangular lattice, whose diagonal (`d` 2) steps along x and y both, at
+    /// coordinate 0 or `L - 1` of either open axis. The twin of `open_lanes` in
     /// `multispin_lattice.wgsl`.
     pub fn open_lanes(&self, site: &WordSite, d: u32, side: u32) -> u32 {
-        if self.open_axes() >> d & 1 == 0 {
+        match d {
+            2 if self.is_triangular() => {
+                self.axis_open_lanes(site, 0, side) | self.axis_open_lanes(site, 1, side)
+            }
+            _ => self.axis_open_lanes(site, d, side),
+        }
+    }
+
+    /// Lanes of the word at `site` on the `-` (`side` 0) or `+` (`side` 1) edge of axis `axis`
+    /// where that axis is open. A row's coordinates are the lattice's (a slab's planes counted
+    /// from its first), and along x the edge sites are the first bit of a row's first word and
+    /// the last bit of its last word (SMSC), or those whole words (AMSC).
+    fn axis_open_lanes(&self, site: &WordSite, axis: u32, side: u32) -> u32 {
+        if self.open_axes() >> axis & 1 == 0 {
             return 0;
         }
         let edge = side * (self.lattice().size - 1);
         let (y, z) = self.lattice_row_coords(site.row);
-        match d {
+        match axis {
             0 if site.p != side || site.w != side * (self.row_words() - 1) => 0,
             0 if self.smsc() => 1 << (31 * side),
             0 => !0,

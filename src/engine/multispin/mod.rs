@@ -59,8 +59,8 @@ pub use update::{RUNS_PER_TALLY_THREAD, TALLY_RUNS};
 use crate::config::{Lanes, Layout, MultispinOptions, Randoms};
 #[cfg(doc)]
 use crate::engine::Measurements;
+use crate::model::Lattice;
 use crate::model::ising::IsingSystems;
-use crate::model::{Lattice, Shape};
 
 /// Bits per spin word.
 pub const LANES: u32 = 32;
@@ -110,11 +110,6 @@ impl MultispinLayout {
                 systems.all_samples
             );
         }
-        assert!(
-            !systems.boundaries.any_open() || systems.lattice.shape == Shape::Hypercubic,
-            "the multispin words take open edges on the square and cubic lattices only (the \
-             other lattices' bonds across them run as two discrete states)"
-        );
         MultispinLayout {
             systems,
             layout: options.layout,
@@ -166,24 +161,6 @@ mod tests {
         let options = MultispinOptions {
             layout: Layout::Amsc {
                 lanes: Lanes::Samples,
-            },
-            randoms: Randoms::Exact,
-        };
-        MultispinLayout::new(systems, options);
-    }
-
-    #[test]
-    #[should_panic(expected = "open edges on the square and cubic lattices only")]
-    fn open_edges_of_the_triangular_lattice_are_refused() {
-        use crate::config::{Boundaries, Boundary};
-        let lattice = Lattice::shaped(Shape::Triangular, 2, 6);
-        let systems = IsingSystems {
-            boundaries: Boundaries::new(&[Boundary::Open, Boundary::Periodic]),
-            ..IsingSystems::ferromagnet(lattice, 0.0, vec![0.3], 32, 1)
-        };
-        let options = MultispinOptions {
-            layout: Layout::Amsc {
-                lanes: Lanes::Replicas,
             },
             randoms: Randoms::Exact,
         };
