@@ -695,7 +695,8 @@ mod tests {
     /// lanes of the edges' words (AMSC) or the edge bits (SMSC) take the energy changes of
     /// fewer bonds; the corners lack two bonds (2D) or up to three (3D), each axis open alone
     /// and with another antiperiodic. The ferromagnet and the glass, in a field, exact, shared
-    /// and packed randoms, both colours.
+    /// and packed randoms, every pass; the honeycomb, triangular (corners three bonds short)
+    /// and kagome lattices too.
     #[test]
     fn open_edges_equal_a_scalar_update_per_lane() {
         use crate::config::{Boundaries, Boundary};
@@ -742,50 +743,38 @@ mod tests {
                 layout(3, 64, Layout::Smsc, Randoms::Exact, 1, 1),
                 &[open; 3],
             ),
-            with_edges(
-                shaped(
-                    layout(2, 6, samples, Randoms::Exact, 32, 2),
-                    Shape::Honeycomb,
-                ),
-                &[open, open],
-            ),
-            with_edges(
-                shaped(
-                    layout(2, 64, Layout::Smsc, Randoms::Packed, 1, 1),
-                    Shape::Honeycomb,
-                ),
-                &[periodic, open],
-            ),
-            with_edges(
-                shaped(
-                    layout(2, 6, temperatures, Randoms::Exact, 1, 3),
-                    Shape::Triangular,
-                ),
-                &[open, open],
-            ),
-            with_edges(
-                shaped(
-                    layout(2, 192, Layout::Smsc, Randoms::Shared, 1, 1),
-                    Shape::Triangular,
-                ),
-                &[open, twisted],
-            ),
-            with_edges(
-                shaped(
-                    layout(2, 12, samples, Randoms::Packed, 32, 1),
-                    Shape::Kagome,
-                ),
-                &[open, open],
-            ),
-            with_edges(
-                shaped(
-                    layout(2, 192, Layout::Smsc, Randoms::Exact, 1, 1),
-                    Shape::Kagome,
-                ),
-                &[twisted, open],
-            ),
         ];
-        for layout in cases {
+        // The other lattices: the honeycomb's one y bond, the triangular diagonal across both
+        // edges, the kagome sites' four bonds.
+        let (honeycomb, triangular, kagome) = (Shape::Honeycomb, Shape::Triangular, Shape::Kagome);
+        let (smsc, exact, packed, shared) = (
+            Layout::Smsc,
+            Randoms::Exact,
+            Randoms::Packed,
+            Randoms::Shared,
+        );
+        let others = [
+            (honeycomb, layout(2, 6, samples, exact, 32, 2), [open, open]),
+            (
+                honeycomb,
+                layout(2, 64, smsc, packed, 1, 1),
+                [periodic, open],
+            ),
+            (
+                triangular,
+                layout(2, 6, temperatures, exact, 1, 3),
+                [open, open],
+            ),
+            (
+                triangular,
+                layout(2, 192, smsc, shared, 1, 1),
+                [open, twisted],
+            ),
+            (kagome, layout(2, 12, samples, packed, 32, 1), [open, open]),
+            (kagome, layout(2, 192, smsc, exact, 1, 1), [twisted, open]),
+        ]
+        .map(|(shape, layout, axes)| with_edges(shaped(layout, shape), &axes));
+        for layout in cases.into_iter().chain(others) {
             assert!(layout.odd_categories() > 0);
             let spins = test_spins(&layout, 3);
             for pass in 0..layout.sweep_passes() {
