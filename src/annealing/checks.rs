@@ -59,20 +59,12 @@ fn validate_annealed_states(
     options: &AnnealingOptions,
 ) -> Result<(), ConfigError> {
     let model = &config.model;
-    // The engine view that the rest of the checks see runs sweeps, where the bipartite
-    // antiferromagnet may take a named multispin engine; its anneal may not.
     if config.engine != EngineKind::Auto {
         return invalid(format!(
             "engine: {:?}: population annealing of {} runs on the vector engine as discrete \
-             states{}; leave engine out",
+             states; leave engine out",
             config.engine,
             model.name(),
-            match model.is_staggered() {
-                true =>
-                    " (the multispin engine measures the staggered magnetisation in runs of \
-                         sweeps only)",
-                false => "",
-            }
         ));
     }
     if config.discrete_states().is_none() && model.clock_states().is_none() {

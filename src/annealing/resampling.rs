@@ -27,9 +27,12 @@ pub struct PopulationLevels {
     /// Magnetisations `M` between the lowest and the highest, in steps of 2.
     pub magnetisations: Vec<f64>,
     pub magnetisation_counts: Vec<u64>,
-    /// Each replica's staggered magnetisation `N |m_s|` (an antiferromagnet on a bipartite
-    /// lattice), else none.
+    /// Staggered magnetisations `M_s` (an antiferromagnet on a bipartite lattice), else none:
+    /// each replica's (two discrete states), or those between the lowest and the highest in
+    /// steps of 2 (multispin words, whose up count is the staggered one at zero field; their
+    /// `magnetisations` then stay empty).
     pub staggered: Vec<f64>,
+    pub staggered_counts: Vec<u64>,
     /// The satisfied count of each replica (0 where keyed by replica), which the multinomial
     /// draw counts the replicas by.
     satisfied: Vec<u32>,
@@ -55,6 +58,7 @@ impl PopulationLevels {
             magnetisations: magnetisations(systems, up.0, up.1.len()),
             magnetisation_counts: up.1,
             staggered: Vec::new(),
+            staggered_counts: Vec::new(),
             satisfied,
         }
     }
@@ -72,6 +76,7 @@ impl PopulationLevels {
             counts: vec![1; replicas],
             magnetisation_counts: vec![1; magnetisations.len()],
             magnetisations,
+            staggered_counts: vec![1; staggered.len()],
             staggered,
             satisfied: vec![0; replicas],
         }
@@ -86,15 +91,22 @@ impl PopulationLevels {
     }
 
     /// The levels at zero field (keyed by bond level) of a population holding `bonds.1[k]`
-    /// replicas with `bonds.0 + k` satisfied bonds and `up.1[k]` with `up.0 + k` up spins;
-    /// `satisfied`, each replica's count, where known.
+    /// replicas with `bonds.0 + k` satisfied bonds and `up.1[k]` with `up.0 + k` up spins (of
+    /// the bipartite antiferromagnet the staggered count, [`IsingSystems::staggered`]: its
+    /// uniform magnetisation is not counted); `satisfied`, each replica's count, where known.
     fn at_zero_field(
         systems: &IsingSystems,
         (lo, counts): (u64, Vec<u64>),
-        (up_lo, magnetisation_counts): (u64, Vec<u64>),
+        (up_lo, up_counts): (u64, Vec<u64>),
         satisfied: Vec<u32>,
     ) -> Self {
         let bonds = systems.links() as i64;
+        let counted = (magnetisations(systems, up_lo, up_counts.len()), up_counts);
+        let ((magnetisations, magnetisation_counts), (staggered, staggered_counts)) =
+            match systems.staggered() {
+                true => (Default::default(), counted),
+                false => (counted, Default::default()),
+            };
         PopulationLevels {
             keyed: Keyed::BondLevel,
             lo: lo as u32,
@@ -102,9 +114,10 @@ impl PopulationLevels {
                 .map(|s| systems.energy(2 * s as i64 - bonds, 0))
                 .collect(),
             counts,
-            magnetisations: magnetisations(systems, up_lo, magnetisation_counts.len()),
+            magnetisations,
             magnetisation_counts,
-            staggered: Vec::new(),
+            staggered,
+            staggered_counts,
             satisfied,
         }
     }

@@ -388,7 +388,7 @@ impl Anneal {
                         n,
                         Levels {
                             values: &levels.staggered,
-                            counts: &vec![1; levels.staggered.len()],
+                            counts: &levels.staggered_counts,
                         },
                     ),
                 };

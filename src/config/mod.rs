@@ -257,14 +257,13 @@ impl Config {
     /// whose missing bonds it leaves out, only where the config names it), or on the
     /// honeycomb, triangular or kagome lattice (which only the multispin engine's words take),
     /// or the bipartite antiferromagnet at zero field (whose staggered magnetisation the
-    /// multispin engine measures in runs of sweeps, not in population annealing) where the
-    /// config names no multispin engine.
+    /// multispin engine counts in place of the uniform one) where the config names no
+    /// multispin engine.
     fn ising_as_states(&self) -> bool {
         let staggered = self.model.is_staggered();
         let off_multispin =
             !self.model.boundaries().is_periodic() || self.model.is_shaped_ising() || staggered;
-        let annealed = staggered && self.algorithm.annealing().is_some();
-        let named = matches!(self.engine, EngineKind::Multispin { .. }) && !annealed;
+        let named = matches!(self.engine, EngineKind::Multispin { .. });
         self.ising_with_moves() || (self.model.is_ising() && off_multispin && !named)
     }
 

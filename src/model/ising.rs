@@ -104,7 +104,7 @@ impl IsingSystems {
     /// Whether the magnetisation measured is the staggered one, `M_s = sum_i (-1)^(x+y+z) s_i`
     /// (up spins counted on colour 0, down spins on colour 1 of the checkerboard): the
     /// antiferromagnet's on a bipartite lattice (square, cubic, honeycomb), which reaches the
-    /// Ising engines only at zero field and outside population annealing
+    /// Ising engines only at zero field
     /// ([`Model::is_staggered`](crate::config::Model::is_staggered)).
     pub fn staggered(&self) -> bool {
         self.antiferromagnet && self.lattice.shape.is_bipartite()

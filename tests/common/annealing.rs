@@ -258,8 +258,8 @@ pub const SIMPLE_ANNEALS: [&str; 2] = [
 /// Whole anneals of AMSC engines: lanes holding replicas (adaptive schedule) and samples (a
 /// list of betas), resampled from tables keyed by bond level; and in a field (tables keyed by
 /// replica) with nearest-integer and multinomial resampling; the glass with open edges, its
-/// overlaps over two runs.
-pub const AMSC_ANNEALS: [&str; 5] = [
+/// overlaps over two runs; the bipartite antiferromagnet, its levels of the staggered count.
+pub const AMSC_ANNEALS: [&str; 6] = [
     "(model: EdwardsAnderson(dims: 2, size: 4, field: 0.0), replicas: 100, \
      engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact), \
      algorithm: Annealing(theta: 2, schedule: Adaptive(overlap: 0.7, beta_max: 1.0), \
@@ -278,6 +278,10 @@ pub const AMSC_ANNEALS: [&str; 5] = [
     "(model: EdwardsAnderson(dims: 3, size: 4, field: 0.0, boundaries: (Open, Periodic, Open)), \
      samples: 32, replicas: 8, engine: Multispin(layout: Amsc(lanes: Samples), randoms: Exact), \
      algorithm: Annealing(theta: 1, schedule: Betas([0.3, 0.6, 0.9]), runs: 2), seed: 17",
+    "(model: Ising(dims: 2, size: 4, field: 0.0, antiferromagnet: true), replicas: 100, \
+     engine: Multispin(layout: Amsc(lanes: Replicas), randoms: Exact), \
+     algorithm: Annealing(theta: 1, schedule: Linear(beta_max: 0.6, count: 4), runs: 2), \
+     seed: 19",
 ];
 
 /// A whole anneal of the SMSC engine.
