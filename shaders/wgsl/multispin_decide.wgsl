@@ -82,49 +82,60 @@ struct Decision {
     undecided: u32,
 }
 
+// Class `energy_class`'s part of threshold plane k, as the XOR of compare_bit: compiled in, the
+// class's lanes where bit k is set; from the table (class 0's planes, the others' XOR class 0's:
+// MultispinLayout::threshold_tables), class 0's plane, then each other class's correction on its
+// lanes. Nothing past CLASS_COUNT. The class masks are disjoint, so XOR and OR agree.
+fn class_plane(masks: ptr<function, array<u32, MAX_CATEGORIES>>, energy_class: u32, k: u32) -> u32 {
+    if energy_class >= CLASS_COUNT {
+        return 0u;
+    }
+    if FIXED_THRESHOLDS {
+        let fixed = array<u32, MAX_CATEGORIES>(THRESHOLD_0, THRESHOLD_1, THRESHOLD_2, THRESHOLD_3, THRESHOLD_4, THRESHOLD_5, THRESHOLD_6, THRESHOLD_7, THRESHOLD_8, THRESHOLD_9, THRESHOLD_10, THRESHOLD_11, THRESHOLD_12, THRESHOLD_13);
+        return select(0u, (*masks)[energy_class], ((fixed[energy_class] >> k) & 1u) != 0u);
+    }
+    if energy_class == 0u {
+        return class_thresholds[k];
+    }
+    return (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
+}
+
 // One bit plane of the comparison U <= t, most significant first: a lane decides where its bit
-// of `random` differs from bit k of its threshold.
+// of `random` differs from bit k of its threshold. Lanes of no class are decided already: their
+// bits do not matter. The classes are written out, not looped over: with six classes and more
+// (open edges in 3D and on the triangular lattice), NVIDIA's Vulkan compiler kept such loops
+// and the masks they index in memory.
 fn compare_bit(decision: ptr<function, Decision>, masks: ptr<function, array<u32, MAX_CATEGORIES>>, random: u32, k: u32) {
-    // Compiled in, each class's lanes where bit k is set; from the table (class 0's planes, the
-    // others' XOR class 0's: MultispinLayout::threshold_tables), class 0's plane corrected on
-    // each other class's lanes. Lanes of no class are decided already: their bits do not matter.
-    var threshold_bits = 0u;
-    let fixed = array<u32, MAX_CATEGORIES>(THRESHOLD_0, THRESHOLD_1, THRESHOLD_2, THRESHOLD_3, THRESHOLD_4, THRESHOLD_5, THRESHOLD_6, THRESHOLD_7, THRESHOLD_8, THRESHOLD_9, THRESHOLD_10, THRESHOLD_11, THRESHOLD_12, THRESHOLD_13);
-    if !FIXED_THRESHOLDS && CLASS_COUNT > 0u {
-        threshold_bits = class_thresholds[k];
-    }
-    for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
-        if FIXED_THRESHOLDS {
-            threshold_bits |= select(0u, (*masks)[energy_class], ((fixed[energy_class] >> k) & 1u) != 0u);
-        } else if energy_class > 0u {
-            threshold_bits ^= (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
-        }
-    }
+    let threshold_bits = class_plane(masks, 0u, k) ^ class_plane(masks, 1u, k) ^ class_plane(masks, 2u, k) ^ class_plane(masks, 3u, k) ^ class_plane(masks, 4u, k) ^ class_plane(masks, 5u, k) ^ class_plane(masks, 6u, k) ^ class_plane(masks, 7u, k) ^ class_plane(masks, 8u, k) ^ class_plane(masks, 9u, k) ^ class_plane(masks, 10u, k) ^ class_plane(masks, 11u, k) ^ class_plane(masks, 12u, k) ^ class_plane(masks, 13u, k);
     (*decision).accept |= (*decision).undecided & threshold_bits & ~random;
     (*decision).undecided &= ~(threshold_bits ^ random);
 }
 
-// The lanes of each energy class: categories (down, c) and (up, c) of the class, the odd lanes'
-// (count.odd) of the odd categories. Every condition is a constant once the overrides are fixed,
-// so the loops unroll into registers.
-fn class_masks(spin: u32, count: BondCount) -> array<u32, MAX_CATEGORIES> {
-    let z = site_bonds();
-    var masks: array<u32, MAX_CATEGORIES>;
-    for (var energy_class = 0u; energy_class < CLASS_COUNT; energy_class++) {
-        var mask = 0u;
-        for (var c = 0u; c <= z; c++) {
-            mask |= count_equals(count, c) & class_spins(spin, c, energy_class, false);
-        }
-        if OPEN_AXES != 0u {
-            var odd = 0u;
-            for (var c = 0u; c < z; c++) {
-                odd |= count_equals(count, c) & class_spins(spin, c, energy_class, true);
-            }
-            mask = (mask & ~count.odd) | (odd & count.odd);
-        }
-        masks[energy_class] = mask;
+// The lanes of energy class `energy_class` (none past CLASS_COUNT): categories (down, c) and
+// (up, c) of the class, the odd lanes' (count.odd) of the odd categories. Every condition is a
+// constant once the overrides are fixed, so the loops unroll into registers.
+fn class_mask(spin: u32, count: BondCount, energy_class: u32) -> u32 {
+    if energy_class >= CLASS_COUNT {
+        return 0u;
     }
-    return masks;
+    let z = site_bonds();
+    var mask = 0u;
+    for (var c = 0u; c <= z; c++) {
+        mask |= count_equals(count, c) & class_spins(spin, c, energy_class, false);
+    }
+    if OPEN_AXES != 0u {
+        var odd = 0u;
+        for (var c = 0u; c < z; c++) {
+            odd |= count_equals(count, c) & class_spins(spin, c, energy_class, true);
+        }
+        mask = (mask & ~count.odd) | (odd & count.odd);
+    }
+    return mask;
+}
+
+// The lanes of each energy class, written out as compare_bit's planes are.
+fn class_masks(spin: u32, count: BondCount) -> array<u32, MAX_CATEGORIES> {
+    return array<u32, MAX_CATEGORIES>(class_mask(spin, count, 0u), class_mask(spin, count, 1u), class_mask(spin, count, 2u), class_mask(spin, count, 3u), class_mask(spin, count, 4u), class_mask(spin, count, 5u), class_mask(spin, count, 6u), class_mask(spin, count, 7u), class_mask(spin, count, 8u), class_mask(spin, count, 9u), class_mask(spin, count, 10u), class_mask(spin, count, 11u), class_mask(spin, count, 12u), class_mask(spin, count, 13u));
 }
 
 // The lanes of `masks` undecided, the others accepted (their flips do not raise the energy).
