@@ -106,7 +106,8 @@ pub struct BenchOptions {
     /// WGSL Philox multiply path.
     #[arg(long, value_enum, default_value = "auto")]
     pub philox: PhiloxArg,
-    /// Workgroup size of the GPU kernels (the cluster updates' kernels take their own, 256).
+    /// Workgroup size of the GPU kernels (the cluster updates' and the vector Metropolis
+    /// kernels take their own, 256; wgpu's vector tiles a thread a site of a tile's colour).
     #[arg(long, default_value_t = 64)]
     pub workgroup_size: u32,
     /// Compile the GPU kernels with wgpu's runtime bounds checks.

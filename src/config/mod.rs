@@ -144,7 +144,9 @@ pub struct Config {
     #[serde(default = "default_checkpoint_every")]
     pub checkpoint_every: u64,
     /// Threads per workgroup of the GPU kernels; the cluster updates' kernels take their own
-    /// (`engine::clusters::WORKGROUP_SIZE`).
+    /// (`engine::clusters::WORKGROUP_SIZE`), as do the vector engine's Metropolis kernels
+    /// (`engine::vector::METROPOLIS_WORKGROUP_SIZE`) and, on wgpu, its tiles (a thread a site
+    /// of a tile's colour, 64 to 256).
     #[serde(default = "default_workgroup_size")]
     pub workgroup_size: u32,
     /// Write SVG plots and PNG snapshots of the final lattices beside the results. Left out of

@@ -576,6 +576,15 @@ pub fn labelled_lattices(systems: &VectorSystems, updates: VectorSweeps) -> u32 
 /// (WGSL); CUDA 18.2 with one, 10.8 with two. Four gave nothing more.
 pub const METROPOLIS_SITES_PER_THREAD: u32 = 2;
 
+/// Threads a workgroup (a CUDA block) of the plain checkerboard's Metropolis kernel of unit
+/// vectors (`vector_metropolis`) on both GPU backends, and of discrete states
+/// (`discrete_metropolis`) on wgpu, whatever the configured workgroup size. On the H200
+/// (2026-12-04), ps an update at 64 / 256 threads, 4096^2: 2D Heisenberg 30.6 / 23.0 (WGSL),
+/// 24.9 / 21.1 (CUDA); XY 26.2 / 15.5, 20.5 / 14.4; 3-state Potts 16.4 / 10.5 (WGSL). CUDA's
+/// discrete states keep the configured size (8-state heat bath at 16384^2: 27.5 at 64, 28.7 at
+/// 256), as do the bit planes (CUDA's Blume-Capel planes at 16384^2: 1.05 at 64, 1.17 at 256).
+pub const METROPOLIS_WORKGROUP_SIZE: u32 = 256;
+
 /// How the Metropolis kernel's threads are launched ([`VectorSweeps::metropolis_launch`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MetropolisLaunch {

@@ -452,20 +452,23 @@ fn tiled_spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
     }
 }
 
-/// Tiles of more sites than threads and of fewer: the smallest and the largest block size, on
-/// tiles of 6^2 (18 sites per colour) with two hits.
+/// Tiles of more sites than threads and of fewer, with two hits: tiles of 6^2 (18 sites per
+/// colour) and of 24^2 (288, past the 256 threads of wgpu's tile workgroups, which take a thread
+/// a site of a colour whatever the block size), each at the smallest and the largest block size.
 fn tiles_on_any_block_size_match_cpu_bit_for_bit<G: Gpu>() {
-    let case = Case {
-        components: 3,
-        size: 12,
-        disorder: Disorder::Bimodal,
-        cone: Some(0.5),
-        hits: 2,
-        tile: Some(6),
-        ..XY_2D_FIELD
-    };
-    for &block_size in [G::BLOCK_SIZES[0], *G::BLOCK_SIZES.last().unwrap()].iter() {
-        assert_matches(G::default(), case, block_size);
+    for (size, tile) in [(12, 6), (48, 24)] {
+        let case = Case {
+            components: 3,
+            size,
+            disorder: Disorder::Bimodal,
+            cone: Some(0.5),
+            hits: 2,
+            tile: Some(tile),
+            ..XY_2D_FIELD
+        };
+        for &block_size in [G::BLOCK_SIZES[0], *G::BLOCK_SIZES.last().unwrap()].iter() {
+            assert_matches(G::default(), case, block_size);
+        }
     }
 }
 

@@ -28,8 +28,8 @@ use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
 use crate::engine::planes::{PLANE_BITS, PlaneLayout};
 use crate::engine::vector::{
-    MetropolisLaunch, PlaneKernels, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass,
-    VectorSweeps, cluster_step, dispatch_params,
+    METROPOLIS_WORKGROUP_SIZE, MetropolisLaunch, PlaneKernels, VectorKernelSet, VectorObservation,
+    VectorOverlap, VectorPass, VectorSweeps, cluster_step, dispatch_params,
 };
 use crate::engine::vector_gpu::{
     counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
@@ -99,11 +99,18 @@ impl CudaVectorEngine {
             true => PlaneLayout::of(&systems)?.words() as usize,
             false => 0,
         };
-        let metropolis =
-            updates.metropolis_launch(&systems, HEAT_BATH_SITES_PER_THREAD, block_size);
+        let metropolis = updates.metropolis_launch(
+            &systems,
+            HEAT_BATH_SITES_PER_THREAD,
+            METROPOLIS_WORKGROUP_SIZE,
+        );
         let constants = kernel_constants(&systems, updates, metropolis);
         let kernels = VectorKernelSet::build(&systems, updates, |kernel| {
-            FittedKernel::new(device.function(kernel, &constants)?, block_size)
+            let threads = match kernel {
+                Kernel::VectorMetropolis => METROPOLIS_WORKGROUP_SIZE,
+                _ => block_size,
+            };
+            FittedKernel::new(device.function(kernel, &constants)?, threads)
         })?;
         let clusters = match cluster_step(&systems, updates)? {
             Some((update, lattices)) => Some(CudaClusters::new(

@@ -23,10 +23,11 @@ use crate::engine::backend::vector::{
 };
 use crate::engine::copy_maps::CopyUnit;
 use crate::engine::dispatch::{Dispatch, DispatchParams};
+use crate::engine::kernels::Kernel;
 use crate::engine::planes::{PLANE_BITS, PlaneLayout};
 use crate::engine::vector::{
-    MetropolisLaunch, PlaneKernels, VectorKernelSet, VectorObservation, VectorOverlap, VectorPass,
-    VectorSweeps, cluster_step, dispatch_params,
+    METROPOLIS_WORKGROUP_SIZE, MetropolisLaunch, PlaneKernels, VectorKernelSet, VectorObservation,
+    VectorOverlap, VectorPass, VectorSweeps, cluster_step, dispatch_params,
 };
 use crate::engine::vector_gpu::{
     counted_accepted, counted_observations, counted_overlaps, counters, coupling_words,
@@ -34,6 +35,7 @@ use crate::engine::vector_gpu::{
 };
 use crate::error::{Error, Result};
 use crate::model::vector::VectorSystems;
+use crate::model::vector::tiles::Tiles;
 
 /// Sites each thread of the observables kernel sums, so that few threads add to the counts.
 const SITES_PER_OBSERVER: u64 = 16;
@@ -42,6 +44,46 @@ const SITES_PER_OBSERVER: u64 = 16;
 /// ([`VectorSweeps::state_sites_per_thread`]). On the H200 (2026-12-02), 8-state Potts at
 /// 16384^2: 31.2 ps an update with one, 32.1 with two.
 const HEAT_BATH_SITES_PER_THREAD: u32 = 1;
+
+/// Threads a workgroup of the double checkerboard's kernel: one for each site of a tile's
+/// colour, from 64 to 256. On the H200 (2026-12-04), Heisenberg with 4 hits, ps an update at 64,
+/// 128 and 256 threads: 2D tiles of 16^2 17.4, 16.9, 17.8; 3D tiles of 8^3 32.0, 20.9, 18.3.
+/// CUDA's blocks keep the configured size, its best there (2D 15.4, 15.8, 16.8; 3D 18.0, 17.5,
+/// 18.1).
+fn tile_workgroup_size(tiles: Tiles) -> u32 {
+    let colour_sites = u32::try_from(tiles.sites() / 2).unwrap_or(u32::MAX);
+    colour_sites.clamp(64, 256)
+}
+
+/// The workgroup sizes of the vector engine's kernels on a wgpu device.
+#[derive(Debug, Clone, Copy)]
+struct KernelSizes {
+    /// The configured size, of every kernel but the two below.
+    configured: u32,
+    /// The double checkerboard's ([`tile_workgroup_size`]).
+    tiles: u32,
+}
+
+impl KernelSizes {
+    /// The size of `kernel`: the plain checkerboard's Metropolis kernels take
+    /// [`METROPOLIS_WORKGROUP_SIZE`].
+    fn of_kernel(self, kernel: Kernel) -> u32 {
+        match kernel {
+            Kernel::VectorMetropolis | Kernel::DiscreteMetropolis => METROPOLIS_WORKGROUP_SIZE,
+            Kernel::VectorTiles => self.tiles,
+            _ => self.configured,
+        }
+    }
+
+    /// The size of the kernel of `pass`.
+    fn of_pass(self, pass: VectorPass) -> u32 {
+        match pass {
+            VectorPass::Metropolis { .. } => METROPOLIS_WORKGROUP_SIZE,
+            VectorPass::Tiles { .. } => self.tiles,
+            _ => self.configured,
+        }
+    }
+}
 
 /// The vector-spin engine on a wgpu device.
 pub type WgpuVectorEngine = VectorEngine<WgpuVector>;
@@ -52,6 +94,8 @@ pub struct WgpuVector {
     dispatcher: Dispatcher,
     systems: VectorSystems,
     workgroup_size: u32,
+    /// The workgroup sizes of the sweep kernels.
+    sizes: KernelSizes,
     spins: wgpu::Buffer,
     tables: wgpu::Buffer,
     counts: wgpu::Buffer,
@@ -112,10 +156,12 @@ impl WgpuVectorEngine {
                 )));
             }
         }
-        let metropolis =
-            updates.metropolis_launch(&systems, HEAT_BATH_SITES_PER_THREAD, workgroup_size);
+        let metropolis = updates.metropolis_launch(
+            &systems,
+            HEAT_BATH_SITES_PER_THREAD,
+            METROPOLIS_WORKGROUP_SIZE,
+        );
         let mut constants = kernel_constants(&systems, updates, metropolis);
-        constants.push(("WG_SIZE", workgroup_size));
         if let Some(layout) = planes {
             // Below the binding's size, checked above, so within 32 bits.
             let offset = u32::try_from(layout.offset()).map_err(|_| {
@@ -123,7 +169,15 @@ impl WgpuVectorEngine {
             })?;
             constants.push(("PLANES_OFFSET", offset));
         }
+        let sizes = KernelSizes {
+            configured: workgroup_size,
+            tiles: updates
+                .tiles(&systems)
+                .map_or(workgroup_size, tile_workgroup_size),
+        };
         let pipelines = VectorKernelSet::build(&systems, updates, |kernel| {
+            let sized = [("WG_SIZE", sizes.of_kernel(kernel))];
+            let constants: Vec<_> = constants.iter().chain(&sized).copied().collect();
             Ok(ctx.pipeline(kernel, &constants)?.clone())
         })?;
         let clusters = match cluster_step(&systems, updates)? {
@@ -162,6 +216,7 @@ impl WgpuVectorEngine {
             dispatcher,
             systems,
             workgroup_size,
+            sizes,
             spins,
             tables,
             counts,
@@ -231,9 +286,10 @@ impl WgpuVector {
                 }
                 let pipeline = pipelines.of_pass(pass);
                 let (metropolis, systems) = (self.metropolis, self.systems.systems());
-                let grid =
-                    pass.launch_grid(params.threads, self.workgroup_size, metropolis, systems);
-                (Dispatch::Sweep(params), self.launch_layers(pipeline, grid))
+                let size = self.sizes.of_pass(pass);
+                let (threads, layers) = pass.launch_grid(params.threads, size, metropolis, systems);
+                let grid = self.dispatcher.grid_of(&self.ctx, threads, layers, size);
+                (Dispatch::Sweep(params), vec![(pipeline, grid)])
             })
             .collect();
         self.submit(&dispatches, self.clear_pending);
@@ -418,5 +474,33 @@ impl ExchangeBackend for WgpuVector {
             false,
         );
         self.ctx.check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tile_workgroup_size;
+    use crate::model::Lattice;
+    use crate::model::vector::tiles::Tiles;
+
+    #[test]
+    fn tiles_take_a_thread_a_site_of_a_colour_from_64_to_256() {
+        for (dims, size, threads) in [
+            (2, 16, 128),
+            (3, 8, 256),
+            (2, 32, 256),
+            (2, 4, 64),
+            (3, 4, 64),
+        ] {
+            let tiles = Tiles {
+                lattice: Lattice::new(dims, 64),
+                size,
+            };
+            assert_eq!(
+                tile_workgroup_size(tiles),
+                threads,
+                "{dims}D tiles of {size}"
+            );
+        }
     }
 }
