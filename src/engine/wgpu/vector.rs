@@ -55,34 +55,10 @@ fn tile_workgroup_size(tiles: Tiles) -> u32 {
     colour_sites.clamp(64, 256)
 }
 
-/// The workgroup sizes of the vector engine's kernels on a wgpu device.
-#[derive(Debug, Clone, Copy)]
-struct KernelSizes {
-    /// The configured size, of every kernel but the two below.
-    configured: u32,
-    /// The double checkerboard's ([`tile_workgroup_size`]).
-    tiles: u32,
-}
-
-impl KernelSizes {
-    /// The size of `kernel`: the plain checkerboard's Metropolis kernels take
-    /// [`METROPOLIS_WORKGROUP_SIZE`].
-    fn of_kernel(self, kernel: Kernel) -> u32 {
-        match kernel {
-            Kernel::VectorMetropolis | Kernel::DiscreteMetropolis => METROPOLIS_WORKGROUP_SIZE,
-            Kernel::VectorTiles => self.tiles,
-            _ => self.configured,
-        }
-    }
-
-    /// The size of the kernel of `pass`.
-    fn of_pass(self, pass: VectorPass) -> u32 {
-        match pass {
-            VectorPass::Metropolis { .. } => METROPOLIS_WORKGROUP_SIZE,
-            VectorPass::Tiles { .. } => self.tiles,
-            _ => self.configured,
-        }
-    }
+/// A kernel's pipeline with the workgroup size it was built for (CUDA's `FittedKernel`).
+struct SizedPipeline {
+    pipeline: wgpu::ComputePipeline,
+    workgroup_size: u32,
 }
 
 /// The vector-spin engine on a wgpu device.
@@ -94,8 +70,6 @@ pub struct WgpuVector {
     dispatcher: Dispatcher,
     systems: VectorSystems,
     workgroup_size: u32,
-    /// The workgroup sizes of the sweep kernels.
-    sizes: KernelSizes,
     spins: wgpu::Buffer,
     tables: wgpu::Buffer,
     counts: wgpu::Buffer,
@@ -104,7 +78,7 @@ pub struct WgpuVector {
     metropolis: MetropolisLaunch,
     partners: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    pipelines: VectorKernelSet<wgpu::ComputePipeline>,
+    pipelines: VectorKernelSet<SizedPipeline>,
     /// The passes enqueued for the next submission ([`VectorKernels::enqueue_pass`]).
     pending: Vec<(DispatchParams, VectorPass)>,
     /// Whether the next submission of passes clears the counts first.
@@ -169,16 +143,20 @@ impl WgpuVectorEngine {
             })?;
             constants.push(("PLANES_OFFSET", offset));
         }
-        let sizes = KernelSizes {
-            configured: workgroup_size,
-            tiles: updates
-                .tiles(&systems)
-                .map_or(workgroup_size, tile_workgroup_size),
-        };
+        let tiles = updates.tiles(&systems).map(tile_workgroup_size);
         let pipelines = VectorKernelSet::build(&systems, updates, |kernel| {
-            let sized = [("WG_SIZE", sizes.of_kernel(kernel))];
+            let workgroup_size = match kernel {
+                Kernel::VectorMetropolis | Kernel::DiscreteMetropolis => METROPOLIS_WORKGROUP_SIZE,
+                Kernel::VectorTiles => tiles.expect("the tiles' kernel where the sweeps tile"),
+                _ => workgroup_size,
+            };
+            let sized = [("WG_SIZE", workgroup_size)];
             let constants: Vec<_> = constants.iter().chain(&sized).copied().collect();
-            Ok(ctx.pipeline(kernel, &constants)?.clone())
+            let pipeline = ctx.pipeline(kernel, &constants)?.clone();
+            Ok(SizedPipeline {
+                pipeline,
+                workgroup_size,
+            })
         })?;
         let clusters = match cluster_step(&systems, updates)? {
             Some((update, lattices)) => {
@@ -216,7 +194,6 @@ impl WgpuVectorEngine {
             dispatcher,
             systems,
             workgroup_size,
-            sizes,
             spins,
             tables,
             counts,
@@ -240,18 +217,20 @@ impl WgpuVector {
         dispatch_params(&self.systems)
     }
 
-    /// One launch of `pipeline` over `threads` threads per system.
-    fn launch<'a>(&self, pipeline: &'a wgpu::ComputePipeline, threads: u64) -> Launches<'a> {
-        self.launch_layers(pipeline, (threads, self.systems.systems()))
+    /// One launch of `kernel` over `threads` threads per system.
+    fn launch<'a>(&self, kernel: &'a SizedPipeline, threads: u64) -> Launches<'a> {
+        self.launch_layers(kernel, (threads, self.systems.systems()))
     }
 
-    /// One launch of `pipeline` over `threads` threads a layer of `layers` grid layers.
+    /// One launch of `kernel` over `threads` threads a layer of `layers` grid layers, in
+    /// workgroups of the kernel's size.
     fn launch_layers<'a>(
         &self,
-        pipeline: &'a wgpu::ComputePipeline,
+        kernel: &'a SizedPipeline,
         (threads, layers): (u64, u32),
     ) -> Launches<'a> {
-        vec![(pipeline, self.dispatcher.grid(&self.ctx, threads, layers))]
+        let grid = (self.dispatcher).grid_of(&self.ctx, threads, layers, kernel.workgroup_size);
+        vec![(&kernel.pipeline, grid)]
     }
 
     /// Submit `dispatches`, each running its launches (in pieces where they hold more systems
@@ -284,12 +263,11 @@ impl WgpuVector {
                     let launches = clusters.kernels(&self.ctx, &self.dispatcher, &params);
                     return (Dispatch::Cluster(params), launches);
                 }
-                let pipeline = pipelines.of_pass(pass);
+                let kernel = pipelines.of_pass(pass);
                 let (metropolis, systems) = (self.metropolis, self.systems.systems());
-                let size = self.sizes.of_pass(pass);
-                let (threads, layers) = pass.launch_grid(params.threads, size, metropolis, systems);
-                let grid = self.dispatcher.grid_of(&self.ctx, threads, layers, size);
-                (Dispatch::Sweep(params), vec![(pipeline, grid)])
+                let grid =
+                    pass.launch_grid(params.threads, kernel.workgroup_size, metropolis, systems);
+                (Dispatch::Sweep(params), self.launch_layers(kernel, grid))
             })
             .collect();
         self.submit(&dispatches, self.clear_pending);
@@ -298,7 +276,7 @@ impl WgpuVector {
     }
 
     /// `pipeline` (`discrete_pack` or `discrete_unpack`) on every plane word of every system.
-    fn convert_planes(&self, pipeline: &wgpu::ComputePipeline) -> Result<()> {
+    fn convert_planes(&self, pipeline: &SizedPipeline) -> Result<()> {
         let words = 2 * self.systems.lattice.sites_per_colour() / PLANE_BITS;
         let convert = Dispatch::Sweep(self.params());
         self.submit(&[(convert, self.launch(pipeline, words))], false);
@@ -313,9 +291,7 @@ impl WgpuVector {
 }
 
 /// The bit planes' kernels of an engine that sweeps them.
-fn plane_kernels(
-    pipelines: &VectorKernelSet<wgpu::ComputePipeline>,
-) -> &PlaneKernels<wgpu::ComputePipeline> {
+fn plane_kernels(pipelines: &VectorKernelSet<SizedPipeline>) -> &PlaneKernels<SizedPipeline> {
     (pipelines.planes.as_ref()).expect("bit planes' kernels where the sweeps hold the planes")
 }
 
