@@ -69,7 +69,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
                     // start where the bond wraps around a lattice that the tile covers along d.
                     uint3 next = local;
                     axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
-                    join(parents, s, tile_index(next));
+                    join<Parents::Tile>(parents, s, tile_index(next));
                 }
             }
             // The triangular lattice's diagonal (direction 2): in the tile where it leaves it
@@ -78,7 +78,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
             if (diagonal && !leaves_tile(at.x, 0u) && !leaves_tile(at.y, 1u)) {
                 const unsigned x = at.x + 1u == L ? 0u : local.x + 1u;
                 const unsigned y = at.y + 1u == L ? 0u : local.y + 1u;
-                join(parents, s, tile_index(make_uint3(x, y, 0u)));
+                join<Parents::Tile>(parents, s, tile_index(make_uint3(x, y, 0u)));
             }
         }
         __syncwarp(lanes);
@@ -89,7 +89,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
         const uint3 local = tile_coords(s);
         const uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
         if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
-            const uint3 root = tile_coords(find_root(parents, s));
+            const uint3 root = tile_coords(find_root<Parents::Tile>(parents, s));
             system[site_at(at)] =
                 site_at(make_uint3(origin.x + root.x, origin.y + root.y, origin.z + root.z));
         }
