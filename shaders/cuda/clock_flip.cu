@@ -23,7 +23,7 @@ extern "C" __global__ void clock_flip(DispatchParams params, int* spins,
     }
     FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
     unsigned roots[4];
-    quad_roots(labels + quad.base, quad.g, roots, live_lanes);
+    quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * quad.g + k;
         const unsigned root = roots[k];

@@ -177,13 +177,26 @@ __device__ __forceinline__ unsigned bond_bits(const unsigned* bonds, unsigned si
 // in global memory (every other caller).
 enum class Parents { Tile, System };
 
-// Parent x among `labels`, as the other threads' links have left it. A tile's: a volatile
-// shared-memory read. A system's: a relaxed load at the device's scope, what the WGSL twin's
-// atomicLoad is; a volatile global read would be a load at the system's scope, which the
-// hardware serves more slowly (Swendsen-Wang at 4096^2 on an H200: 19.9 -> 22.2 spins/ns).
-template <Parents P>
+// How a root walk treats the forest. Halving: other threads still link and halve it, so its
+// reads see their writes and it halves the path it takes. Settled: no thread of the kernel
+// changes it (a tile's after its unions, a system's in the flips after the labelling), so its
+// reads are plain ones (a system's through the read-only data cache) and it writes nothing.
+// Settled walks took CUDA's Swendsen-Wang at 4096^2 on an H200 from 22.2 to 25.1 spins/ns. The
+// WGSL twin halves in every walk: it reads a system's parents only by atomic loads, which that
+// cache does not serve, and its flips without halving measured slower (32.5 -> 30.1 through
+// Vulkan; its tile's last walks no faster). The roots found are the same either way.
+enum class Walk { Halving, Settled };
+
+// Parent x among `labels`. Halving, as the other threads' links have left it: a tile's by a
+// volatile shared-memory read; a system's by a relaxed load at the device's scope, what the
+// WGSL twin's atomicLoad is (a volatile global read would be a load at the system's scope,
+// which the hardware serves more slowly: Swendsen-Wang at 4096^2 on an H200, 19.9 -> 22.2
+// spins/ns).
+template <Parents P, Walk W>
 __device__ __forceinline__ unsigned parent_of(const unsigned* labels, unsigned x) {
-    if constexpr (P == Parents::Tile) {
+    if constexpr (W == Walk::Settled) {
+        return P == Parents::Tile ? labels[x] : __ldg(labels + x);
+    } else if constexpr (P == Parents::Tile) {
         return static_cast<const volatile unsigned*>(labels)[x];
     } else {
         unsigned parent;
@@ -196,22 +209,27 @@ __device__ __forceinline__ unsigned parent_of(const unsigned* labels, unsigned x
 }
 
 // The root of `site` among `labels` (one system's in global memory, or a tile's in shared
-// memory), halving the path on the way: each site passed skips to its grandparent (atomicMin:
+// memory). Halving (W), each site passed skips to its grandparent on the way (atomicMin:
 // parents only decrease, and a grandparent is in the same cluster), so the chains that
-// concurrent unions build along the lattice stay short. Its reads (parent_of) see the other
-// threads' links; parents only decrease, so the walk ends.
-template <Parents P = Parents::System>
+// concurrent unions build along the lattice stay short; its reads see the other threads'
+// links, and parents only decrease, so the walk ends. Settled: a plain walk up the parents.
+template <Parents P = Parents::System, Walk W = Walk::Halving>
 __device__ __forceinline__ unsigned find_root(unsigned* labels, unsigned site) {
     unsigned x = site;
-    unsigned parent = parent_of<P>(labels, x);
+    unsigned parent = parent_of<P, W>(labels, x);
     while (parent != x) {
-        const unsigned grandparent = parent_of<P>(labels, parent);
+        if constexpr (W == Walk::Settled) {
+            x = parent;
+            parent = parent_of<P, W>(labels, x);
+            continue;
+        }
+        const unsigned grandparent = parent_of<P, W>(labels, parent);
         if (grandparent == parent) {
             return parent;
         }
         atomicMin(&labels[x], grandparent);
         x = grandparent;
-        parent = parent_of<P>(labels, x);
+        parent = parent_of<P, W>(labels, x);
     }
     return x;
 }
@@ -223,12 +241,14 @@ __device__ __forceinline__ unsigned warp_lanes() {
     return lanes == 32u ? 0xffffffffu : (1u << lanes) - 1u;
 }
 
-// The roots of sites 4g .. 4g + 3 among `labels` (one system's), into `roots`: one walk for
-// a run of sites of equal parents (mostly one tile root). cluster_roots and cluster_flip.
+// The roots of sites 4g .. 4g + 3 among `labels` (one system's), into `roots`: one walk (W)
+// for a run of sites of equal parents (mostly one tile root). cluster_roots (halving: it points
+// sites at their roots meanwhile) and the flips (settled).
 // `lanes`: the lanes of the warp that call it. Root walks differ in length, and lanes that
 // leave a loop apart stay apart (independent thread scheduling), so every later instruction
 // would run once per group of lanes; they meet again after each site (__syncwarp), as the
 // structured control flow of the WGSL twin makes them through Vulkan.
+template <Walk W>
 __device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigned roots[4],
                                            unsigned lanes) {
     unsigned walked = 0xffffffffu;
@@ -237,7 +257,7 @@ __device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigne
         const unsigned parent = labels[4u * g + k];
         if (parent != walked) {
             walked = parent;
-            root = find_root(labels, parent);
+            root = find_root<Parents::System, W>(labels, parent);
         }
         roots[k] = root;
         __syncwarp(lanes);

@@ -18,9 +18,9 @@ __device__ __forceinline__ unsigned wolff_seed(const uint4& words) {
     return __umulhi(words.x, lattice_sites());
 }
 
-// The root of the Wolff seed among `labels` (one system's).
+// The root of the Wolff seed among `labels` (one system's, settled).
 __device__ __forceinline__ unsigned seed_root(unsigned* labels, const uint4& words) {
-    return find_root(labels, wolff_seed(words));
+    return find_root<Parents::System, Walk::Settled>(labels, wolff_seed(words));
 }
 
 // The last flip block a thread drew: roots 4 block_of .. 4 block_of + 3.

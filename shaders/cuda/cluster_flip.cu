@@ -32,9 +32,9 @@ __device__ unsigned move_pair(const Quad& quad, int* spins, unsigned* labels,
     const unsigned a = pair_first(quad.z);
     int* first = spins + static_cast<unsigned long long>(a) * n;
     int* second = spins + static_cast<unsigned long long>(a + REPLICAS / 2u) * n;
-    const unsigned root = find_root(labels + quad.base, seed);
+    const unsigned root = find_root<Parents::System, Walk::Settled>(labels + quad.base, seed);
     unsigned roots[4];
-    quad_roots(labels + quad.base, quad.g, roots, lanes);
+    quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, lanes);
     unsigned moved = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * quad.g + k;
@@ -93,7 +93,7 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
         FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
         unsigned word = 0u;
         unsigned roots[4];
-        quad_roots(labels + quad.base, quad.g, roots, live_lanes);
+        quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * quad.g + k;
             const unsigned root = roots[k];

@@ -89,7 +89,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
         const uint3 local = tile_coords(s);
         const uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
         if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
-            const uint3 root = tile_coords(find_root<Parents::Tile>(parents, s));
+            const uint3 root = tile_coords(find_root<Parents::Tile, Walk::Settled>(parents, s));
             system[site_at(at)] =
                 site_at(make_uint3(origin.x + root.x, origin.y + root.y, origin.z + root.z));
         }

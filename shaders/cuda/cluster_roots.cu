@@ -18,7 +18,7 @@ extern "C" __global__ void cluster_roots(DispatchParams params, const int* spins
     unsigned* system = labels + quad.base;
     unsigned* system_counts = counts + quad.base;
     unsigned roots[4];
-    quad_roots(system, quad.g, roots, live_lanes);
+    quad_roots<Walk::Halving>(system, quad.g, roots, live_lanes);
     unsigned run_root = 0xffffffffu;
     unsigned run = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
