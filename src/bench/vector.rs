@@ -12,9 +12,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::EQUILIBRATING_UPDATES;
 use super::options::{BenchEngine, BenchOptions, bench_config};
-use crate::config::{Backend, Config};
+use crate::config::{Backend, ClusterOptions, ClusterUpdate, Config};
 use crate::console::{note, say};
+use crate::engine::Lattices;
 use crate::engine::clusters::{BYTES_PER_SITE, CLOCK_BYTES_PER_SITE, HOUDAYER_BYTES_PER_PAIR_SITE};
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::planes::{PLANE_BITS, planes_of};
@@ -202,6 +204,28 @@ pub(super) fn bench_vectors(options: &BenchOptions, backends: &[Backend]) -> Res
     Ok(())
 }
 
+/// The lattices a cluster row is timed on: the hot start of `systems` after
+/// [`EQUILIBRATING_UPDATES`] steps of `updates` whose cluster updates (`step`) are
+/// Swendsen-Wang's, on an engine of their own (see [`EQUILIBRATING_UPDATES`] for why).
+fn equilibrated_spins(
+    config: &Config,
+    systems: &VectorSystems,
+    updates: VectorSweeps,
+    step: ClusterOptions,
+) -> Result<Lattices> {
+    let swendsen_wang = VectorSweeps {
+        clusters: Some(ClusterOptions {
+            update: ClusterUpdate::SwendsenWang,
+            ..step
+        }),
+        ..updates
+    };
+    let mut engine = open_local_vector_engine(config, systems.clone(), swendsen_wang)?;
+    engine.hot_start()?;
+    engine.execute(&sweeps_plan(0..EQUILIBRATING_UPDATES as u32, false))?;
+    engine.spins()
+}
+
 fn print_row(json: bool, row: &VectorBenchResult) {
     match json {
         true => say!(
@@ -237,8 +261,15 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
         overrelaxation: 0,
         ..VectorSweeps::of(&config.updates, &config.algorithm)
     };
+    let equilibrated = match updates.clusters {
+        Some(step) => Some(equilibrated_spins(config, &systems, updates, step)?),
+        None => None,
+    };
     let mut engine = open_local_vector_engine(config, systems.clone(), updates)?;
     engine.hot_start()?;
+    if let Some(spins) = &equilibrated {
+        engine.set_spins(spins)?;
+    }
     let widths = ConeTuning::new(config.updates.proposal, systems.betas.len()).widths;
     proposals_of(engine.as_mut())?.set_widths(&widths)?;
     let mut run = |from: u32, sweeps: u32| -> Result<f64> {
@@ -387,6 +418,38 @@ mod tests {
         assert_eq!(row.bytes_per_update, row.bytes_per_sweep / 3.0);
         let ratio = row.ps_per_sweep / row.ps_per_update;
         assert!((ratio - 3.0).abs() < 1e-9, "{row:?}");
+    }
+
+    /// A Potts Wolff row is timed on lattices that Swendsen-Wang brought to equilibrium: at
+    /// beta = 3, deep in the 3-state Potts model's ordered phase, one state holds almost every
+    /// site of the equilibrated lattice, where the hot start's hold a third each.
+    #[test]
+    fn cluster_rows_start_from_lattices_in_equilibrium() {
+        let args = [
+            "bench", "--model", "potts", "--states", "3", "--sizes", "16",
+        ];
+        let options = BenchOptions::parse_from(args.into_iter().chain([
+            "--beta",
+            "3",
+            "--clusters",
+            "wolff",
+        ]));
+        let config = bench_config(&options, Backend::Cpu, BenchEngine::Simple, 16);
+        config.validate().unwrap();
+        let systems = vector_systems(&config, None, None);
+        let updates = VectorSweeps::of(&config.updates, &config.algorithm);
+        let step = updates.clusters.unwrap();
+        assert_eq!(step.update, ClusterUpdate::Wolff);
+        let Lattices::Vector(states) =
+            equilibrated_spins(&config, &systems, updates, step).unwrap()
+        else {
+            panic!("discrete states come as words")
+        };
+        let most = (0..3)
+            .map(|q| states.iter().filter(|&&s| s == q).count())
+            .max();
+        let share = most.unwrap() as f64 / states.len() as f64;
+        assert!(share > 0.9, "the commonest state's share {share}");
     }
 
     /// A Potts row on the CPU: one word a state (12 bytes a site's sweep), Philox and the
