@@ -425,15 +425,19 @@ mod tests {
     /// site of the equilibrated lattice, where the hot start's hold a third each.
     #[test]
     fn cluster_rows_start_from_lattices_in_equilibrium() {
-        let args = [
-            "bench", "--model", "potts", "--states", "3", "--sizes", "16",
-        ];
-        let options = BenchOptions::parse_from(args.into_iter().chain([
+        let options = BenchOptions::parse_from([
+            "bench",
+            "--model",
+            "potts",
+            "--states",
+            "3",
+            "--sizes",
+            "16",
             "--beta",
             "3",
             "--clusters",
             "wolff",
-        ]));
+        ]);
         let config = bench_config(&options, Backend::Cpu, BenchEngine::Simple, 16);
         config.validate().unwrap();
         let systems = vector_systems(&config, None, None);
