@@ -12,7 +12,10 @@
 // component in the tile, and the labels form a forest whose parents only decrease, as the
 // global union-find needs. It replaces each site's label whole, so the labels need no start.
 // CPU twin: src/engine/cpu/cluster_label.rs (a plain union-find over all bonds: the final
-// roots, each cluster's smallest site, do not depend on the scheme).
+// roots, each cluster's smallest site, do not depend on the scheme). The CUDA twin sets the x
+// bonds first as runs, from each warp's ballot, and unites only the other bonds
+// (docs/design/cluster.md, "Runs on CUDA"); WGSL's subgroups are an optional feature of any
+// size, and the runs built through workgroup memory made this kernel slower.
 
 #import dispatch
 #import lattice
