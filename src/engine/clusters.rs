@@ -279,6 +279,9 @@ pub fn record_slots(update: ClusterMove) -> u32 {
 /// invocations a workgroup on every adapter.
 pub const WORKGROUP_SIZE: u32 = 256;
 
+// cluster_label's unions give each 32 invocations of a workgroup rows of their own.
+const _: () = assert!(WORKGROUP_SIZE.is_multiple_of(32));
+
 /// Threads per system of each pass of [`cluster_passes`], in its order, for workgroups (CUDA
 /// blocks) of `workgroup_size` threads: one per four sites, but `cluster_label` one workgroup per
 /// tile ([`tile_shape`]) and `cluster_merge` one thread per site on a tile's forward face
