@@ -278,37 +278,14 @@ mod tests {
         constants
     }
 
-    /// Every kernel through the real NVRTC, for Hopper and an older architecture. Needs
-    /// libnvrtc.so (no GPU): `cargo test --features cuda -- --ignored nvrtc`. Without a CUDA
-    /// toolkit, NVIDIA's wheel has one: `pip download --no-deps nvidia-cuda-nvrtc-cu12`, unzip
-    /// it, link `libnvrtc.so` to its `libnvrtc.so.12` and put that folder on LD_LIBRARY_PATH,
-    /// as `.ci/run` does.
-    #[test]
-    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
-    fn every_kernel_compiles_with_nvrtc() {
-        // The cubic lattice of all_constants; the triangular lattice (2D, a size that is a
-        // multiple of 3) and the kagome lattice drawn on it; the honeycomb's brick wall; the
-        // 2D lattices with both axes open.
-        let cubic: &[(&str, u32)] = &[];
-        let triangular: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1)];
-        let kagome: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1), ("KAGOME", 1)];
-        let honeycomb: &[(&str, u32)] = &[("L", 64), ("DIMS", 2), ("HONEYCOMB", 1)];
-        let open = ("OPEN_AXES", 0b11);
-        let open_kagome = &[kagome, &[open]].concat();
-        let open_honeycomb = &[honeycomb, &[open]].concat();
-        for (architecture, shared, constant, fixed, exchange, packed, lattice) in [
-            ("sm_90", 0, 1, 0, 1, 0, cubic),
-            ("compute_75", 0, 1, 0, 1, 4, cubic),
-            ("sm_90", 1, 1, 0, 0, 0, cubic),
-            ("sm_90", 0, 0, 0, 2, 1, cubic),
-            ("sm_90", 0, 1, 1, 1, 4, cubic),
-            ("sm_90", 0, 1, 0, 1, 0, triangular),
-            ("sm_90", 0, 1, 0, 1, 4, triangular),
-            ("sm_90", 0, 1, 0, 1, 0, kagome),
-            ("sm_90", 0, 1, 0, 1, 4, honeycomb),
-            ("sm_90", 0, 1, 0, 1, 4, open_kagome),
-            ("sm_90", 0, 1, 0, 1, 0, open_honeycomb),
-        ] {
+    /// One case of the kernels' constants for [`compile_every_kernel`]: the architecture,
+    /// [`all_constants`]'s shared, constant, fixed, exchange and packed, and the lattice's
+    /// constants over its cubic lattice's.
+    type KernelCase<'a> = (&'a str, u32, u32, u32, u32, u32, &'a [(&'a str, u32)]);
+
+    /// Every kernel through the real NVRTC with the constants of each of `cases`.
+    fn compile_every_kernel(cases: &[KernelCase]) {
+        for &(architecture, shared, constant, fixed, exchange, packed, lattice) in cases {
             let mut constants = all_constants(shared, constant, fixed, exchange, packed);
             constants.retain(|&(name, _)| !lattice.iter().any(|&(given, _)| given == name));
             constants.extend(lattice);
@@ -318,6 +295,46 @@ mod tests {
                 assert!(ptx.to_src().contains(kernel.module()));
             }
         }
+    }
+
+    /// Every kernel through the real NVRTC on the cubic lattice of [`all_constants`], for
+    /// Hopper and an older architecture. Needs libnvrtc.so (no GPU): `cargo test --features
+    /// cuda -- --ignored nvrtc`. Without a CUDA toolkit, NVIDIA's wheel has one: `pip download
+    /// --no-deps nvidia-cuda-nvrtc-cu12`, unzip it, link `libnvrtc.so` to its `libnvrtc.so.12`
+    /// and put that folder on LD_LIBRARY_PATH, as `.ci/run` does. The other lattices have a
+    /// test of their own, so that CI's two cores compile both halves at once.
+    #[test]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
+    fn every_kernel_compiles_with_nvrtc_on_the_cubic_lattice() {
+        compile_every_kernel(&[
+            ("sm_90", 0, 1, 0, 1, 0, &[]),
+            ("compute_75", 0, 1, 0, 1, 4, &[]),
+            ("sm_90", 1, 1, 0, 0, 0, &[]),
+            ("sm_90", 0, 0, 0, 2, 1, &[]),
+            ("sm_90", 0, 1, 1, 1, 4, &[]),
+        ]);
+    }
+
+    /// Every kernel through the real NVRTC on the other lattices: the triangular lattice (2D, a
+    /// size that is a multiple of 3) and the kagome lattice drawn on it; the honeycomb's brick
+    /// wall; the 2D lattices with both axes open.
+    #[test]
+    #[ignore = "needs NVRTC (libnvrtc.so on LD_LIBRARY_PATH), which .ci/run brings"]
+    fn every_kernel_compiles_with_nvrtc_on_the_other_lattices() {
+        let triangular: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1)];
+        let kagome: &[(&str, u32)] = &[("L", 66), ("DIMS", 2), ("TRIANGULAR", 1), ("KAGOME", 1)];
+        let honeycomb: &[(&str, u32)] = &[("L", 64), ("DIMS", 2), ("HONEYCOMB", 1)];
+        let open = ("OPEN_AXES", 0b11);
+        let open_kagome = &[kagome, &[open]].concat();
+        let open_honeycomb = &[honeycomb, &[open]].concat();
+        compile_every_kernel(&[
+            ("sm_90", 0, 1, 0, 1, 0, triangular),
+            ("sm_90", 0, 1, 0, 1, 4, triangular),
+            ("sm_90", 0, 1, 0, 1, 0, kagome),
+            ("sm_90", 0, 1, 0, 1, 4, honeycomb),
+            ("sm_90", 0, 1, 0, 1, 4, open_kagome),
+            ("sm_90", 0, 1, 0, 1, 0, open_honeycomb),
+        ]);
     }
 
     /// The cluster kernels through the real NVRTC with the constants the engine gives them, in
