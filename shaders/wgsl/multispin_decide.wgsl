@@ -17,6 +17,11 @@ override CLASSES_ODD_LO: u32 = 0xffffffffu;
 override CLASSES_ODD_HI: u32 = 0xffffffffu;
 override CLASS_COUNT: u32 = 0u;
 override SHARED_RANDOMS: bool = false;
+// The run's seed, compiled in as CUDA's update has it (every dispatch of the engine carries the
+// same): Philox's round keys fold into immediates instead of holding about twenty registers
+// (NVIDIA's Vulkan compiler: the packed SMSC update 64 -> 39 registers, the 3D EA one 40 -> 25).
+override SEED_LO: u32;
+override SEED_HI: u32;
 // One table whose lanes share each threshold, for betas that stay fixed: the thresholds of the
 // classes as override constants, so that each plane's class selection folds at compile time.
 override FIXED_THRESHOLDS: bool = false;
@@ -45,6 +50,11 @@ var<workgroup> class_thresholds: array<u32, MAX_CATEGORIES * 32u>;
 // Copy table `table` of `thresholds` into workgroup memory; every thread of the workgroup must
 // call it before any returns.
 fn load_class_thresholds(table: u32, local: u32) {
+    // Compiled-in thresholds read no table (NVIDIA's Vulkan compiler keeps an unread copy, with
+    // its loads and barriers, in the update).
+    if FIXED_THRESHOLDS {
+        return;
+    }
     for (var i = local; i < CLASS_COUNT * 32u; i += WG_SIZE) {
         class_thresholds[i] = thresholds[table + i];
     }
@@ -152,7 +162,7 @@ fn initial_decision(masks: ptr<function, array<u32, MAX_CATEGORIES>>) -> Decisio
 // bits of the word's uniform), until no lane is undecided. Four bits per Philox block; the whole
 // block is compared before checking again (once no lane is left, comparisons change nothing).
 fn draw_blocks(decision: ptr<function, Decision>, masks: ptr<function, array<u32, MAX_CATEGORIES>>, word: u32, colour: u32, g: u32, first: u32, last: u32, draw_offset: u32, uniform: u32) {
-    let key = vec2<u32>(params.seed_lo, params.seed_hi);
+    let key = vec2<u32>(SEED_LO, SEED_HI);
     let batch = global_index(g);
     for (var b = first; b < last && (*decision).undecided != 0u; b++) {
         let k = 31u - 4u * b;
@@ -176,7 +186,7 @@ fn accepted_lanes(spin: u32, count: BondCount, word: u32, colour: u32, g: u32) -
     var decision = initial_decision(&masks);
     var uniform = 0u;
     if SHARED_RANDOMS {
-        let key = vec2<u32>(params.seed_lo, params.seed_hi);
+        let key = vec2<u32>(SEED_LO, SEED_HI);
         let counter = philox_counter(word >> 2u, params.sweep, PURPOSE_METROPOLIS_SHARED, colour, global_index(g));
         uniform = philox4x32_10(counter, key)[word & 3u];
     }

@@ -132,6 +132,8 @@ impl MultispinWgpuEngine {
             ("PLANES", layout.own_planes()),
             ("STORED_PLANES", layout.stored_planes()),
             ("WORD_OFFSET", layout.word_offset()),
+            ("SEED_LO", layout.systems.seed as u32),
+            ("SEED_HI", (layout.systems.seed >> 32) as u32),
         ];
         constants.extend(layout.word_slice_index().constants());
         let fixed = layout.fixed_thresholds(betas);
