@@ -316,15 +316,8 @@ fn update_run(g: u32, run: u32) {
         update_packed_run(g, row, run % stride, stride);
         return;
     }
-    // Each word its own call: NVIDIA's Vulkan compiler keeps a loop over them rolled.
-    let first = run % stride;
-    update_word(g, row, first);
-    if WORD_RUN > 1u {
-        update_word(g, row, first + stride);
-    }
-    if WORD_RUN > 2u {
-        update_word(g, row, first + 2u * stride);
-        update_word(g, row, first + 3u * stride);
+    for (var j = 0u; j < WORD_RUN; j++) {
+        update_word(g, row, run % stride + j * stride);
     }
 }
 
