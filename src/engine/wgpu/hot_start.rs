@@ -16,12 +16,13 @@ fn constants(
     workgroup_size: u32,
     first_layer: u32,
 ) -> Vec<(&'static str, u32)> {
+    let seed_key = crate::rng::seed_key(grid.seed);
     let mut constants = vec![
         ("WG_SIZE", workgroup_size),
         ("FIRST_LAYER", first_layer),
         ("SIZE", grid.size),
-        ("SEED_LO", grid.seed as u32),
-        ("SEED_HI", (grid.seed >> 32) as u32),
+        ("SEED_LO", seed_key[0]),
+        ("SEED_HI", seed_key[1]),
         ("SYSTEM_THREADS", grid.system_threads),
         ("MULTISPIN", u32::from(grid.multispin)),
         ("SMSC", u32::from(grid.smsc)),

@@ -145,6 +145,7 @@ pub(super) fn constants(
     let fixed = layout.fixed_thresholds(betas);
     let mut thresholds = fixed.clone().unwrap_or_default();
     thresholds.resize(MAX_CATEGORIES as usize, 0);
+    let seed_key = crate::rng::seed_key(layout.systems.seed);
     let values = [
         layout.lattice().size,
         layout.lattice().dims,
@@ -171,8 +172,8 @@ pub(super) fn constants(
         layout.own_planes(),
         layout.stored_planes(),
         layout.word_offset(),
-        layout.systems.seed as u32,
-        (layout.systems.seed >> 32) as u32,
+        seed_key[0],
+        seed_key[1],
     ];
     // The word systems' slice index, in the order of SliceIndex::CONSTANTS.
     let slice = layout

@@ -102,6 +102,7 @@ impl MultispinWgpuEngine {
         check_fits(&ctx, &layout, workgroup_size)?;
         let words = WordLayout::of(&layout);
         let disordered = layout.systems.reads_couplings();
+        let seed_key = crate::rng::seed_key(layout.systems.seed);
         let mut constants = vec![
             ("WG_SIZE", workgroup_size),
             ("L", layout.lattice().size),
@@ -132,8 +133,8 @@ impl MultispinWgpuEngine {
             ("PLANES", layout.own_planes()),
             ("STORED_PLANES", layout.stored_planes()),
             ("WORD_OFFSET", layout.word_offset()),
-            ("SEED_LO", layout.systems.seed as u32),
-            ("SEED_HI", (layout.systems.seed >> 32) as u32),
+            ("SEED_LO", seed_key[0]),
+            ("SEED_HI", seed_key[1]),
         ];
         constants.extend(layout.word_slice_index().constants());
         let fixed = layout.fixed_thresholds(betas);
