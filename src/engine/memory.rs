@@ -6,8 +6,8 @@
 //!
 //! Each engine kind counts its buffers in one [`Footprint`], an upper bound of what it allocates
 //! on any backend: the lattices, the tables and couplings it keeps, what the capabilities a run
-//! uses add (tempering's state, cluster labels, population annealing's snapshot for its
-//! copies), a plan's measurement slots, and what travels to the host (the lattices as the
+//! uses add (tempering's state, cluster labels, population annealing's second spin buffer
+//! for its copies), a plan's measurement slots, and what travels to the host (the lattices as the
 //! engine reads or writes them, the packed lattices a checkpoint holds, a plan's measurements).
 //! The engines open through `engine/open.rs`, which checks before each opening; the CPU
 //! engines' tests compare the footprint with what they hold.

@@ -1,14 +1,16 @@
 //! Population annealing's copies on a wgpu device, shared by the simple and multispin engines
 //! (kernel `copy_systems`; CPU twin `engine/cpu/copy_systems.rs`). One submission per copy:
-//! the spins are copied into a snapshot buffer on the device, then the kernel gathers every
-//! destination word from the snapshot, so chains of copies need no ordering and the spins
-//! never visit the host. Only the map travels: one `u32` per destination, written once per
-//! copy.
+//! the kernel gathers every destination word from the spins into a second spin buffer, and the
+//! two buffers trade places (so the lattices of before the copy stay in the second until the
+//! next), as the CUDA twin (`engine/cuda/copy_systems.rs`) does: chains of copies need no
+//! ordering, the spins never visit the host, and no buffer copy runs. Only the map travels:
+//! one `u32` per destination, written once per copy. An engine rebinds its spins after each
+//! gather or restore, which hand it the other buffer.
 //!
-//! Bindings (group 0, the kernel's own): 0 the map (read-only), 1 the snapshot (read-only),
-//! 2 the spins. The snapshot and map buffers are allocated by the first copy, so engines that
-//! never copy do not pay for a second spin buffer. The map's layout, shared with the CUDA twin
-//! (`engine/cuda/copy_systems.rs`), is [`crate::engine::copy_maps`]'s.
+//! Bindings (group 0, the kernel's own): 0 the map (read-only), 1 the spins of before the copy
+//! (read-only), 2 the destination. The second spin buffer and the map are allocated by the
+//! first copy, so engines that never copy do not pay for them. The map's layout, shared with
+//! the CUDA twin, is [`crate::engine::copy_maps`]'s.
 
 use super::context::{WgpuContext, storage_usage};
 use super::launch::Dispatcher;
@@ -30,8 +32,9 @@ pub fn copy_threads(system_words: u32) -> u64 {
 pub struct WgpuCopies {
     pipeline: wgpu::ComputePipeline,
     map: wgpu::Buffer,
-    snapshot: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    /// The spin buffer the engine does not hold: the next gather's destination, and the
+    /// lattices of before the last gather until then.
+    other: wgpu::Buffer,
     /// (Word) systems: the destinations, one after the other along the grid's threads.
     systems: u32,
     system_words: u32,
@@ -56,13 +59,11 @@ impl WgpuCopies {
         let pipeline = ctx.pipeline(Kernel::CopySystems, &constants)?.clone();
         let map_words = map_words(unit, systems);
         let map = ctx.buffer("copy map", 4 * u64::from(map_words), storage_usage())?;
-        let snapshot = ctx.buffer("spin snapshot", spins.size(), storage_usage())?;
-        let bind_group = ctx.bind_buffers("copy systems", &pipeline, &[&map, &snapshot, spins]);
+        let other = ctx.buffer("spin words", spins.size(), storage_usage())?;
         Ok(WgpuCopies {
             pipeline,
             map,
-            snapshot,
-            bind_group,
+            other,
             systems,
             system_words,
         })
@@ -76,20 +77,20 @@ impl WgpuCopies {
         shape: (u32, u64),
         unit: CopyUnit,
         workgroup_size: u32,
-    ) -> Result<&'a WgpuCopies> {
+    ) -> Result<&'a mut WgpuCopies> {
         if slot.is_none() {
             *slot = Some(WgpuCopies::new(ctx, spins, shape, unit, workgroup_size)?);
         }
-        Ok(slot.as_ref().expect("created above"))
+        Ok(slot.as_mut().expect("created above"))
     }
 
-    /// Copy as `map` says (laid out as the [`CopyUnit`] of [`WgpuCopies::new`]): snapshot the
-    /// spins, then gather every destination from the snapshot; waits for the device.
+    /// Copy as `map` says (laid out as the [`CopyUnit`] of [`WgpuCopies::new`]), as
+    /// [`Self::gather`]; waits for the device.
     pub fn copy(
-        &self,
+        &mut self,
         ctx: &WgpuContext,
         dispatcher: &Dispatcher,
-        spins: &wgpu::Buffer,
+        spins: &mut wgpu::Buffer,
         map: &[u32],
     ) -> Result<()> {
         ctx.write_words(&self.map, map);
@@ -102,13 +103,13 @@ impl WgpuCopies {
         &self.map
     }
 
-    /// Copy as the device's map says: snapshot the spins, then gather every destination from
-    /// the snapshot; waits for the device.
+    /// Copy as the device's map says: gather every destination from `spins` into the other
+    /// buffer, which becomes `spins`; waits for the device.
     pub fn gather(
-        &self,
+        &mut self,
         ctx: &WgpuContext,
         dispatcher: &Dispatcher,
-        spins: &wgpu::Buffer,
+        spins: &mut wgpu::Buffer,
     ) -> Result<()> {
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         self.encode_gather(ctx, dispatcher, spins, &mut encoder);
@@ -116,30 +117,31 @@ impl WgpuCopies {
         ctx.wait()
     }
 
-    /// [`Self::gather`] recorded into `encoder`; the snapshot keeps the lattices of before it
-    /// for [`Self::restore`].
+    /// [`Self::gather`] recorded into `encoder`; the lattices of before it stay in the other
+    /// buffer for [`Self::restore`].
     pub fn encode_gather(
-        &self,
+        &mut self,
         ctx: &WgpuContext,
         dispatcher: &Dispatcher,
-        spins: &wgpu::Buffer,
+        spins: &mut wgpu::Buffer,
         encoder: &mut wgpu::CommandEncoder,
     ) {
         let threads = copy_threads(self.system_words) * u64::from(self.systems);
         let (x, y, z) = dispatcher.grid(ctx, threads, 1);
-        encoder.copy_buffer_to_buffer(spins, 0, &self.snapshot, 0, spins.size());
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(x, y, z);
+        let buffers = [&self.map, &*spins, &self.other];
+        let bind_group = ctx.bind_buffers("copy systems", &self.pipeline, &buffers);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(x, y, z);
+        }
+        std::mem::swap(spins, &mut self.other);
     }
 
     /// Put the lattices of before the last gather back (a resampling step refused after its
-    /// copy was submitted, see `engine::wgpu::resampling`); waits for the device.
-    pub fn restore(&self, ctx: &WgpuContext, spins: &wgpu::Buffer) -> Result<()> {
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.snapshot, 0, spins, 0, spins.size());
-        ctx.queue.submit([encoder.finish()]);
-        ctx.wait()
+    /// copy was submitted, see `engine::wgpu::resampling`): the buffers trade places again.
+    pub fn restore(&mut self, spins: &mut wgpu::Buffer) {
+        std::mem::swap(spins, &mut self.other);
     }
 }

@@ -8,7 +8,7 @@
 //! plan's sweeps with no wait between. Once the plan's work is done the host reads the sizes,
 //! the copies (for its family records) and the histograms in one read, and refuses a
 //! population that died out or outgrew its block by putting back the lattices of before the
-//! step (the copy kernel's snapshot). Only the table (a few thousand levels per
+//! step (the copy kernel's other spin buffer). Only the table (a few thousand levels per
 //! population) and those counts cross the bus, never a replica's lattice. With
 //! `resample_histogram` a measurement reaches the host as two histograms per population (its
 //! satisfied-bond and up-spin counts) instead of every system's counts.
@@ -170,7 +170,7 @@ impl WgpuResampling {
         &self,
         ctx: &WgpuContext,
         step: Option<PendingStep>,
-        (copies, spins): (&WgpuCopies, &wgpu::Buffer),
+        (copies, spins): (&mut WgpuCopies, &mut wgpu::Buffer),
         histograms: bool,
     ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
         let mut buffers = Vec::new();
@@ -190,7 +190,7 @@ impl WgpuResampling {
             let checked = (sizes.iter().enumerate())
                 .try_for_each(|(b, &size)| check_size(u64::from(size), step.slots, b));
             if let Err(refused) = checked {
-                copies.restore(ctx, spins)?;
+                copies.restore(spins);
                 return Err(refused);
             }
             copied = read.next().expect("read above");
@@ -222,7 +222,7 @@ impl WgpuResampling {
 
     /// Submit step `step` from the measurement at observation pair `observation_base` of
     /// `observations`: the copy map written into `copies`' map and the lattices of `spins`
-    /// gathered by it, with no wait, so that the plan's sweeps follow at once on the device.
+    /// gathered by it into the other buffer, which becomes `spins`, with no wait, so that the plan's sweeps follow at once on the device.
     /// [`Self::read_back`], once the device has run them, checks the new sizes.
     #[allow(
         clippy::too_many_arguments,
@@ -235,8 +235,8 @@ impl WgpuResampling {
         (seed, step): (u64, u32),
         observations: &wgpu::Buffer,
         observation_base: u32,
-        copies: &WgpuCopies,
-        spins: &wgpu::Buffer,
+        copies: &mut WgpuCopies,
+        spins: &mut wgpu::Buffer,
     ) -> Result<PendingStep> {
         let table = self.table.take().ok_or_else(no_table)?;
         let params = ResampleParams::new(seed, step, observation_base, &table);

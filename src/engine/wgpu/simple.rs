@@ -118,6 +118,17 @@ impl WgpuSimple {
         Ok(())
     }
 
+    /// Bind the spins anew, after a copy handed the engine the other spin buffer.
+    fn rebind_spins(&mut self) {
+        if let Some(observations) = &self.observations {
+            let bind_group = self.bind_group(&observations.buffer);
+            self.observations
+                .as_mut()
+                .expect("checked above")
+                .bind_group = bind_group;
+        }
+    }
+
     /// The bind group of the shared layout over this engine's buffers and `observations`.
     fn bind_group(&self, observations: &wgpu::Buffer) -> wgpu::BindGroup {
         self.ctx
@@ -308,7 +319,9 @@ impl AnnealingBackend for WgpuSimple {
             CopyUnit::Systems,
             self.dispatcher.workgroup_size(),
         )?;
-        copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
+        copies.copy(&self.ctx, &self.dispatcher, &mut self.spins, sources)?;
+        self.rebind_spins();
+        Ok(())
     }
 }
 

@@ -77,6 +77,9 @@ pub struct WgpuVector {
     /// How the Metropolis kernel's threads are launched ([`VectorSweeps::metropolis_launch`]).
     metropolis: MetropolisLaunch,
     partners: wgpu::Buffer,
+    /// Read by the kernels through `bind_group` alone, kept to bind the spins anew after a copy.
+    couplings: wgpu::Buffer,
+    phases: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipelines: VectorKernelSet<SizedPipeline>,
     /// The passes enqueued for the next submission ([`VectorKernels::enqueue_pass`]).
@@ -200,6 +203,8 @@ impl WgpuVectorEngine {
             widths,
             metropolis,
             partners,
+            couplings,
+            phases,
             bind_group,
             pipelines,
             pending: Vec::with_capacity(MAX_DISPATCHES),
@@ -436,7 +441,19 @@ impl PopulationBackend for WgpuVector {
             CopyUnit::Systems,
             self.workgroup_size,
         )?;
-        copies.copy(&self.ctx, &self.dispatcher, &self.spins, sources)
+        copies.copy(&self.ctx, &self.dispatcher, &mut self.spins, sources)?;
+        // The copy handed the engine the other spin buffer.
+        let buffers = [
+            &self.spins,
+            &self.tables,
+            &self.counts,
+            &self.couplings,
+            &self.widths,
+            &self.phases,
+            &self.partners,
+        ];
+        self.bind_group = bind_group(&self.ctx, &self.dispatcher, &buffers);
+        Ok(())
     }
 }
 

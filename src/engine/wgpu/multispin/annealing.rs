@@ -56,16 +56,18 @@ impl MultispinAnnealing for MultispinWgpuEngine {
     fn enqueue_resample(&mut self, step: u32, base: u32) -> Result<PendingStep> {
         let resampling = self.resampling.as_mut().ok_or_else(no_table)?;
         let buffers = self.measurements.as_ref().expect("measured before");
-        let copies = self.copies.as_ref().expect("created with the resampling");
-        resampling.enqueue(
+        let copies = self.copies.as_mut().expect("created with the resampling");
+        let pending = resampling.enqueue(
             &self.ctx,
             &self.dispatcher,
             (self.host.layout.systems.seed, step),
             &buffers.observations,
             base,
             copies,
-            &self.spins,
-        )
+            &mut self.spins,
+        )?;
+        self.rebind_spins();
+        Ok(pending)
     }
 
     fn resamples(&self) -> bool {
@@ -85,8 +87,12 @@ impl MultispinAnnealing for MultispinWgpuEngine {
         histograms: bool,
     ) -> Result<(Vec<u32>, Option<PopulationHistograms>)> {
         let resampling = self.resampling.as_ref().expect("checked by the caller");
-        let copies = self.copies.as_ref().expect("created with the resampling");
-        resampling.read_back(&self.ctx, step, (copies, &self.spins), histograms)
+        let copies = self.copies.as_mut().expect("created with the resampling");
+        let read = resampling.read_back(&self.ctx, step, (copies, &mut self.spins), histograms);
+        if read.is_err() {
+            self.rebind_spins();
+        }
+        read
     }
 
     fn thresholds_compiled(&self) -> bool {
@@ -101,8 +107,10 @@ impl MultispinAnnealing for MultispinWgpuEngine {
 
     fn copy_lanes(&mut self, map: &[u32]) -> Result<()> {
         self.ensure_copies()?;
-        let copies = self.copies.as_ref().expect("ensured above");
-        copies.copy(&self.ctx, &self.dispatcher, &self.spins, map)
+        let copies = self.copies.as_mut().expect("ensured above");
+        copies.copy(&self.ctx, &self.dispatcher, &mut self.spins, map)?;
+        self.rebind_spins();
+        Ok(())
     }
 
     fn set_resampling_table(&mut self, table: &ResamplingTable) -> Result<()> {

@@ -43,12 +43,25 @@ impl MultispinWgpuEngine {
         let overlaps = self
             .ctx
             .buffer("overlaps", self.overlap_bytes(slots), storage_usage())?;
+        let bind_group = self.bind_group(&observations, &overlaps);
+        self.measurements = Some(MeasurementBuffers {
+            observations,
+            overlaps,
+            slots: slots.max(1),
+            bind_group,
+        });
+        Ok(())
+    }
+
+    /// The bind group of the shared layout over this engine's buffers and the measurement
+    /// buffers.
+    fn bind_group(&self, observations: &wgpu::Buffer, overlaps: &wgpu::Buffer) -> wgpu::BindGroup {
         let buffers = [
             &self.spins,
             &self.thresholds,
-            &observations,
+            observations,
             &self.couplings,
-            &overlaps,
+            overlaps,
         ];
         let mut entries = vec![self.dispatcher.params_entry()];
         entries.extend(
@@ -60,21 +73,25 @@ impl MultispinWgpuEngine {
                     resource: b.as_entire_binding(),
                 }),
         );
-        let bind_group = self
-            .ctx
+        self.ctx
             .device
             .create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("multispin"),
                 layout: self.ctx.bind_group_layout(Bindings::Multispin),
                 entries: &entries,
-            });
-        self.measurements = Some(MeasurementBuffers {
-            observations,
-            overlaps,
-            slots: slots.max(1),
-            bind_group,
-        });
-        Ok(())
+            })
+    }
+
+    /// Bind the spins anew, after a copy or a refused step handed the engine the other spin
+    /// buffer.
+    pub(super) fn rebind_spins(&mut self) {
+        if let Some(buffers) = &self.measurements {
+            let bind_group = self.bind_group(&buffers.observations, &buffers.overlaps);
+            self.measurements
+                .as_mut()
+                .expect("checked above")
+                .bind_group = bind_group;
+        }
     }
 
     /// Queue the copy of the slots from the last read up to `slots` (their measurements enqueued
