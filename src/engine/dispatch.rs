@@ -9,6 +9,7 @@
 use std::ops::Range;
 
 use crate::engine::{Plan, Step};
+use crate::rng::seed_key;
 
 /// An engine kind's update threads (of each system) that hold a pass's sites on a range of
 /// planes, for lowering [`Step::Part`]: `(pass, planes) -> threads`
@@ -40,9 +41,10 @@ impl DispatchParams {
     /// The parameters every dispatch of a plan starts from: the run's seed and the engine's
     /// `systems`.
     pub fn of_run(seed: u64, systems: u32) -> Self {
+        let [seed_lo, seed_hi] = seed_key(seed);
         DispatchParams {
-            seed_lo: seed as u32,
-            seed_hi: (seed >> 32) as u32,
+            seed_lo,
+            seed_hi,
             systems,
             ..DispatchParams::default()
         }

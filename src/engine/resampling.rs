@@ -8,6 +8,7 @@ use bytemuck::Zeroable;
 
 use crate::engine::annealing::ResamplingTable;
 use crate::error::{Error, Result};
+use crate::rng::seed_key;
 
 /// Systems per thread of the count and scatter kernels (`CHUNK` in `resample.wgsl` and
 /// `resample.cuh`).
@@ -28,9 +29,10 @@ impl ResampleParams {
     /// Step `step` of a run of `seed` from the measurement at observation pair
     /// `observation_base`, by `table`.
     pub fn new(seed: u64, step: u32, observation_base: u32, table: &ResamplingTable) -> Self {
+        let [seed_lo, seed_hi] = seed_key(seed);
         ResampleParams {
-            seed_lo: seed as u32,
-            seed_hi: (seed >> 32) as u32,
+            seed_lo,
+            seed_hi,
             step,
             observation_base,
             keyed: table.keyed as u32,

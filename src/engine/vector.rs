@@ -647,12 +647,7 @@ fn state_count(systems: &VectorSystems) -> usize {
 /// The dispatch parameters every launch of a device engine of `systems` shares (the sweep and
 /// colour set per launch).
 pub fn dispatch_params(systems: &VectorSystems) -> DispatchParams {
-    DispatchParams {
-        seed_lo: systems.seed as u32,
-        seed_hi: (systems.seed >> 32) as u32,
-        systems: systems.systems(),
-        ..DispatchParams::default()
-    }
+    DispatchParams::of_run(systems.seed, systems.systems())
 }
 
 /// Refuse `words` spin words for the lattices of `systems` unless they are exactly theirs.

@@ -14,6 +14,7 @@ use super::launch::{launch_config, launch_kernel, launch_pieces, upload};
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::kernels::Kernel;
 use crate::error::Result;
+use crate::rng::seed_key;
 
 /// `struct HotStart` of shaders/cuda/hot_start.cu.
 #[repr(C)]
@@ -49,9 +50,10 @@ pub fn hot_start<T: DeviceRepr>(
     assert_eq!(std::mem::size_of::<T>(), 4, "spins are 32-bit words");
     let function = device.function(Kernel::HotStart, &[])?;
     let batches = upload(device, &grid.batches, "hot start lanes")?;
+    let [seed_lo, seed_hi] = seed_key(grid.seed);
     let params = HotStartParams {
-        seed_lo: grid.seed as u32,
-        seed_hi: (grid.seed >> 32) as u32,
+        seed_lo,
+        seed_hi,
         system_threads: grid.system_threads,
         size: grid.size,
         multispin: u32::from(grid.multispin),
