@@ -222,7 +222,8 @@ impl WgpuResampling {
 
     /// Submit step `step` from the measurement at observation pair `observation_base` of
     /// `observations`: the copy map written into `copies`' map and the lattices of `spins`
-    /// gathered by it into the other buffer, which becomes `spins`, with no wait, so that the plan's sweeps follow at once on the device.
+    /// gathered by it into the other buffer, which becomes `spins`, with no wait, so that the
+    /// plan's sweeps follow at once on the device.
     /// [`Self::read_back`], once the device has run them, checks the new sizes.
     #[allow(
         clippy::too_many_arguments,

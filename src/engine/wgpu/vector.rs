@@ -217,6 +217,21 @@ impl WgpuVectorEngine {
 }
 
 impl WgpuVector {
+    /// Bind the spins anew, after a copy handed the engine the other spin buffer: the buffers
+    /// in the order the constructor bound them.
+    fn rebind_spins(&mut self) {
+        let buffers = [
+            &self.spins,
+            &self.tables,
+            &self.counts,
+            &self.couplings,
+            &self.widths,
+            &self.phases,
+            &self.partners,
+        ];
+        self.bind_group = bind_group(&self.ctx, &self.dispatcher, &buffers);
+    }
+
     /// The parameters every launch of this engine shares.
     fn params(&self) -> DispatchParams {
         dispatch_params(&self.systems)
@@ -442,17 +457,7 @@ impl PopulationBackend for WgpuVector {
             self.workgroup_size,
         )?;
         copies.copy(&self.ctx, &self.dispatcher, &mut self.spins, sources)?;
-        // The copy handed the engine the other spin buffer.
-        let buffers = [
-            &self.spins,
-            &self.tables,
-            &self.counts,
-            &self.couplings,
-            &self.widths,
-            &self.phases,
-            &self.partners,
-        ];
-        self.bind_group = bind_group(&self.ctx, &self.dispatcher, &buffers);
+        self.rebind_spins();
         Ok(())
     }
 }
