@@ -411,7 +411,7 @@ impl WgpuContext {
                 label: Some(kernel.module()),
                 layout: bindings(kernel).map(|b| &self.layout(b).pipeline),
                 module: &module,
-                entry_point: Some("main"),
+                entry_point: Some(kernel.entry_point()),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants: &constants,
                     ..Default::default()
@@ -422,7 +422,8 @@ impl WgpuContext {
             return Err(Error::Gpu(format!("kernel {}: {error}", kernel.module())));
         }
         if let Some(dir) = &self.statistics {
-            driver_statistics::write(&self.device, kernel.module(), &source, &constants, dir)?;
+            let label = (kernel.module(), kernel.entry_point());
+            driver_statistics::write(&self.device, label, &source, &constants, dir)?;
         }
         Ok(pipeline)
     }
