@@ -12,7 +12,6 @@ struct DispatchParams {
     unsigned first_thread;  // a sweep's first update thread (a slab's planes), else 0
     unsigned threads;       // a sweep's update threads from first_thread on; 0: all
     unsigned first_layer;   // the grid layer of the launch's first z (layer_pieces), else 0
-    unsigned paired_round;  // WGSL's paired sweep: 1 + its swap round's parity, else 0
 };
 
 // The grid layer of this block: its system (or replica pair, or batch). A grid of more layers

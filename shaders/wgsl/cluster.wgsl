@@ -123,6 +123,9 @@ fn magnetisation_weight(spin: i32) -> u32 {
     return select(select(1u, 0xffffffffu, spin == 1), 0u, u32(spin) == STATES);
 }
 
+// A dispatch's slot where its update records nothing (engine::dispatch::NO_SLOT).
+const NO_SLOT: u32 = 0xffffffffu;
+
 // The labelling's tile, sites along x, y and z (1 in 2D) (engine::clusters::tile_shape):
 // cluster_label unites the bonds within each tile, cluster_merge those between tiles.
 override TILE_X: u32;

@@ -14,13 +14,7 @@ struct DispatchParams {
     threads: u32,
     // The grid layer of the launch's first z (engine::dispatch::layer_pieces), else 0.
     first_layer: u32,
-    // A sweep's swap round before it, whose exchange it makes on load (the paired update):
-    // 1 + the round's parity; else 0.
-    paired_round: u32,
 }
-
-// A dispatch's slot where it records nothing (engine::dispatch::NO_SLOT).
-const NO_SLOT: u32 = 0xffffffffu;
 
 override WG_SIZE: u32 = 64u;
 

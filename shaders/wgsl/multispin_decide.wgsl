@@ -43,36 +43,9 @@ override THRESHOLD_13: u32 = 0u;
 const MAX_CATEGORIES: u32 = 14u;
 const NO_CLASS: u32 = 15u;
 
-// Whether the workgroup updates the two word systems of a tempering pair (the update's entry
-// point `pairs`), and so holds two threshold tables.
-override PAIRED: bool = false;
-
-// Words of one threshold table in workgroup memory.
-const CLASS_TABLE_WORDS: u32 = MAX_CATEGORIES * 32u;
-
 // The workgroup's threshold table (every thread of a workgroup updates the same word system),
-// read from workgroup memory in the draw loop; with PAIRED, the pair's two tables, the one the
-// decisions read from `table_offset` on.
-// (An override of its own: naga 30 mis-numbers the overrides after an array length written as an
-// override expression.)
-override HELD_TABLE_WORDS: u32 = select(1u, 2u, PAIRED) * CLASS_TABLE_WORDS;
-var<workgroup> class_thresholds: array<u32, HELD_TABLE_WORDS>;
-var<private> table_offset: u32;
-
-// Word i of the table the decisions read.
-fn class_table(i: u32) -> u32 {
-    if PAIRED {
-        return class_thresholds[table_offset + i];
-    }
-    return class_thresholds[i];
-}
-
-// Copy table `table` of `thresholds` into workgroup memory from word `at` on.
-fn copy_class_table(table: u32, at: u32, local: u32) {
-    for (var i = local; i < CLASS_COUNT * 32u; i += WG_SIZE) {
-        class_thresholds[at + i] = thresholds[table + i];
-    }
-}
+// read from workgroup memory in the draw loop.
+var<workgroup> class_thresholds: array<u32, MAX_CATEGORIES * 32u>;
 
 // Copy table `table` of `thresholds` into workgroup memory; every thread of the workgroup must
 // call it before any returns.
@@ -82,17 +55,9 @@ fn load_class_thresholds(table: u32, local: u32) {
     if FIXED_THRESHOLDS {
         return;
     }
-    copy_class_table(table, 0u, local);
-    workgroupBarrier();
-}
-
-// The two tables of a pair, `first`'s then `second`'s (PAIRED), as load_class_thresholds.
-fn load_pair_thresholds(first: u32, second: u32, local: u32) {
-    if FIXED_THRESHOLDS {
-        return;
+    for (var i = local; i < CLASS_COUNT * 32u; i += WG_SIZE) {
+        class_thresholds[i] = thresholds[table + i];
     }
-    copy_class_table(first, 0u, local);
-    copy_class_table(second, CLASS_TABLE_WORDS, local);
     workgroupBarrier();
 }
 
@@ -140,9 +105,9 @@ fn class_plane(masks: ptr<function, array<u32, MAX_CATEGORIES>>, energy_class: u
         return select(0u, (*masks)[energy_class], ((fixed[energy_class] >> k) & 1u) != 0u);
     }
     if energy_class == 0u {
-        return class_table(k);
+        return class_thresholds[k];
     }
-    return (*masks)[energy_class] & class_table(energy_class * 32u + k);
+    return (*masks)[energy_class] & class_thresholds[energy_class * 32u + k];
 }
 
 // One bit plane of the comparison U <= t, most significant first: a lane decides where its bit

@@ -3,9 +3,7 @@
 // system g updates WORD_RUN words of one row of the pass params.colour (its colour, and on the
 // triangular lattice its half of the rows: multispin_lattice.wgsl): the pass's row t / stride,
 // words t mod stride + j stride, stride = row_words() / WORD_RUN (adjacent threads, adjacent
-// words); a swap round's tally (TALLY_RUNS > 0) updates TALLY_RUNS such runs per thread. The
-// entry point `pairs` (PAIRED) is the sweep after a swap round, updating both systems of each of
-// its pairs and making its exchange as it loads them (at the end).
+// words); a swap round's tally (TALLY_RUNS > 0) updates TALLY_RUNS such runs per thread.
 
 #import dispatch
 #import philox
@@ -14,15 +12,12 @@
 #import multispin_lattice
 #import multispin_decide
 #import counters
-#import tempering
 
 @group(0) @binding(0) var<uniform> params: DispatchParams;
 @group(0) @binding(1) var<storage, read_write> spins: array<u32>;
 @group(0) @binding(2) var<storage, read> thresholds: array<u32>;
 @group(0) @binding(3) var<storage, read_write> observations: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> couplings: array<u32>;
-// The tempering's exchange masks (group 1, as the tempering kernels bind it), read by `pairs`.
-@group(1) @binding(2) var<storage, read_write> masks: array<u32>;
 
 // Edwards-Anderson couplings to read (the ferromagnet has none); and which threshold table a
 // word system uses: g / WORDS_PER_TABLE.
@@ -57,45 +52,6 @@ fn run_threads() -> u32 {
 // code stays as it was without the tally).
 const MAX_TALLY_PLANES: u32 = 7u;
 var<private> tally: array<u32, MAX_TALLY_PLANES>;
-
-// The paired update (PAIRED): the offset (wrapping) from a word of the system being updated to
-// the same word of the other system of its pair, the round's exchange mask (0 for a system in no
-// pair), the system whose couplings both read, and the other system's tally.
-var<private> partner_offset: u32;
-var<private> exchange_mask: u32;
-var<private> coupling_system: u32;
-var<private> partner_tally: array<u32, MAX_TALLY_PLANES>;
-
-// Trade `tally` for the other system's.
-fn swap_tallies() {
-    let held = tally;
-    tally = partner_tally;
-    partner_tally = held;
-}
-
-// Spin word i as the round's exchange leaves it, before the exchange is written: the pair's
-// words where the mask is set trade their bits.
-fn exchanged_word(i: u32) -> u32 {
-    let word = spins[i];
-    return word ^ ((word ^ spins[i + partner_offset]) & exchange_mask);
-}
-
-// A word of the colour being updated: a paired update's has not been exchanged yet.
-fn own_word(i: u32) -> u32 {
-    if PAIRED {
-        return exchanged_word(i);
-    }
-    return spins[i];
-}
-
-// A word of the other colour: colour 1's, in a paired update of colour 0, not exchanged yet;
-// colour 0's, in a paired update of colour 1, written exchanged by colour 0.
-fn other_word(i: u32) -> u32 {
-    if PAIRED && params.colour == 0u {
-        return exchanged_word(i);
-    }
-    return spins[i];
-}
 
 fn tally_planes() -> u32 {
     return firstLeadingBit(site_bonds() * WORD_RUN * max(TALLY_RUNS, 1u)) + 1u;
@@ -193,7 +149,7 @@ fn unsatisfied_along(spin: u32, other: u32, group: u32, d: u32, cw: u32, minus: 
         let colour = pass_colour(params.colour);
         bonds = vec2<u32>(couplings[bond_base(group, d, 1u - colour) + minus], couplings[bond_base(group, d, colour) + cw]);
     }
-    return vec2<u32>(spin ^ other_word(other + minus) ^ bonds.x, spin ^ other_word(other + plus) ^ bonds.y);
+    return vec2<u32>(spin ^ spins[other + minus] ^ bonds.x, spin ^ spins[other + plus] ^ bonds.y);
 }
 
 // The triangular lattice's unsatisfied bonds of word cw (spin `spin`, colour `colour`) to its
@@ -245,9 +201,9 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     let n = word_neighbours(colour, row, w);
     let own = colour_base(g, colour);
     let other = colour_base(g, 1u - colour);
-    let group = coupling_group(select(g, coupling_system, PAIRED));
-    let spin = own_word(own + cw);
-    let x = x_neighbours(other_word(other + cw), other_word(other + n.adjacent), n.p);
+    let group = coupling_group(g);
+    let spin = spins[own + cw];
+    let x = x_neighbours(spins[other + cw], spins[other + n.adjacent], n.p);
     var x_bonds = vec2<u32>(0u, 0u);
     if DISORDERED {
         let other_bonds = bond_base(group, 0u, 1u - colour);
@@ -264,7 +220,7 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
         if DISORDERED {
             bond = couplings[select(bond_base(group, 1u, 1u - colour) + n.minus.x, bond_base(group, 1u, colour) + cw, up)];
         }
-        y.x = spin ^ other_word(other + select(n.minus.x, n.plus.x, up)) ^ bond;
+        y.x = spin ^ spins[other + select(n.minus.x, n.plus.x, up)] ^ bond;
     } else {
         y = unsatisfied_along(spin, other, group, 1u, cw, n.minus.x, n.plus.x);
     }
@@ -298,45 +254,20 @@ fn word_count(g: u32, row: u32, w: u32) -> WordCount {
     return WordCount(cw, spin, count);
 }
 
-// Word w of row `row` of word system g, counted and decided: its lanes that flip. The
-// lattice's word index keys the randoms (a slab's words are offset).
-struct WordFlips {
-    word: WordCount,
-    flips: u32,
-}
-
-fn word_flips(g: u32, row: u32, w: u32) -> WordFlips {
+// Update word w of row `row` of word system g, tallying its lanes' satisfied bonds after the
+// update with TALLY_RUNS. The lattice's word index keys the randoms (a slab's words are offset).
+fn update_word(g: u32, row: u32, w: u32) {
     let word = word_count(g, row, w);
     let colour = pass_colour(params.colour);
-    return WordFlips(word, accepted_lanes(word.spin, word.count, word.cw + WORD_OFFSET, colour, g));
+    let flips = accepted_lanes(word.spin, word.count, word.cw + WORD_OFFSET, colour, g);
+    spins[colour_base(g, colour) + word.cw] = word.spin ^ flips;
+    tally_satisfied(word.count, flips);
 }
 
-// Write a word of system g with its flips, tallying its lanes' satisfied bonds after the update
-// with TALLY_RUNS.
-fn write_word(g: u32, decided: WordFlips) {
-    let word = decided.word;
-    spins[colour_base(g, pass_colour(params.colour)) + word.cw] = word.spin ^ decided.flips;
-    tally_satisfied(word.count, decided.flips);
-}
-
-// Update word w of row `row` of word system g.
-fn update_word(g: u32, row: u32, w: u32) {
-    write_word(g, word_flips(g, row, w));
-}
-
-// A run of words counted and decided with the packed tail: each word's decision and rotation
-// (pack_word), and the tail's accepted lanes.
-struct PackedRun {
-    words: array<WordCount, 4>,
-    packed: array<vec3<u32>, 4>,
-    tail_accepted: u32,
-}
-
-// The run of words first + j stride (j < WORD_RUN <= 4) of row `row` of word system g, counted
-// and decided with the packed tail. Written out word by word (WORD_RUN folds each `if`): with a
-// loop over the run, the Vulkan driver on the H100 lost the packed draw's gain
-// (docs/BENCHMARKS.md).
-fn packed_run(g: u32, row: u32, first: u32, stride: u32) -> PackedRun {
+// Update the run of words first + j stride (j < WORD_RUN <= 4) of row `row` with the packed
+// tail. Written out word by word (WORD_RUN folds each `if`): with a loop over the run, the
+// Vulkan driver on the H100 lost the packed draw's gain (docs/BENCHMARKS.md).
+fn update_packed_run(g: u32, row: u32, first: u32, stride: u32) {
     let colour = pass_colour(params.colour);
     var tail = Decision(0u, 0u);
     var tail_masks: array<u32, MAX_CATEGORIES>;
@@ -355,15 +286,8 @@ fn packed_run(g: u32, row: u32, first: u32, stride: u32) -> PackedRun {
         packed[3] = pack_word(&tail, &tail_masks, words[3].spin, words[3].count, words[3].cw + WORD_OFFSET, colour, g);
     }
     draw_blocks(&tail, &tail_masks, words[0].cw + WORD_OFFSET, colour, g, 1u, 8u, PACKED_TAIL_DRAW, 0u);
-    return PackedRun(words, packed, tail.accept | tail.undecided);
-}
-
-// Write a packed run of word system g.
-fn write_packed_run(g: u32, run: PackedRun) {
-    let words = run.words;
-    let packed = run.packed;
-    let tail_accepted = run.tail_accepted;
-    let own = colour_base(g, pass_colour(params.colour));
+    let tail_accepted = tail.accept | tail.undecided;
+    let own = colour_base(g, colour);
     spins[own + words[0].cw] = words[0].spin ^ packed_lanes(packed[0], tail_accepted);
     if WORD_RUN > 1u {
         spins[own + words[1].cw] = words[1].spin ^ packed_lanes(packed[1], tail_accepted);
@@ -389,51 +313,11 @@ fn update_run(g: u32, run: u32) {
     let stride = row_words() / WORD_RUN;
     let row = pass_row(params.colour, run / stride);
     if PACK_ROTATIONS != 0u {
-        write_packed_run(g, packed_run(g, row, run % stride, stride));
+        update_packed_run(g, row, run % stride, stride);
         return;
     }
     for (var j = 0u; j < WORD_RUN; j++) {
         update_word(g, row, run % stride + j * stride);
-    }
-}
-
-// Make the loads and decisions that follow those of system `member` of a pair (0 the lower
-// temperature's, 1 the other, GROUPS word systems on): the other's words and its own threshold
-// table.
-fn become_member(member: u32) {
-    let apart = 2u * GROUPS * colour_words();
-    partner_offset = select(apart, 0u - apart, member == 1u);
-    table_offset = member * CLASS_TABLE_WORDS;
-}
-
-// Update run `run` of the pass of both systems of a pair, a and b = a + GROUPS: each word of
-// both counted and decided, from the words as the exchange leaves them, before either is
-// written, since each reads the other's to exchange it. Each with the randoms of its own system,
-// as tempering_exchange followed by the update would.
-fn update_pair_run(a: u32, b: u32, run: u32) {
-    let stride = row_words() / WORD_RUN;
-    let row = pass_row(params.colour, run / stride);
-    if PACK_ROTATIONS != 0u {
-        become_member(0u);
-        let first = packed_run(a, row, run % stride, stride);
-        become_member(1u);
-        let second = packed_run(b, row, run % stride, stride);
-        write_packed_run(a, first);
-        swap_tallies();
-        write_packed_run(b, second);
-        swap_tallies();
-        return;
-    }
-    for (var j = 0u; j < WORD_RUN; j++) {
-        let w = run % stride + j * stride;
-        become_member(0u);
-        let first = word_flips(a, row, w);
-        become_member(1u);
-        let second = word_flips(b, row, w);
-        write_word(a, first);
-        swap_tallies();
-        write_word(b, second);
-        swap_tallies();
     }
 }
 
@@ -462,38 +346,4 @@ fn main(thread: Thread) {
         }
     }
     add_workgroup_tally(g, thread.local);
-}
-
-// The update of this colour in the sweep after a swap round of parity params.paired_round - 1,
-// making the round's exchange as it loads the spins, so that no tempering_exchange runs: the twin
-// of multispin_metropolis_pairs, for a round the swap kernel decided (PAIRED; bipartite lattices,
-// whose colours hold every bond's two ends; whole sweeps). Workgroup layer `unit` updates both
-// systems a = k GROUPS + q and b = a + GROUPS of the round's pair (k, k + 1), k = parity +
-// 2 (unit / GROUPS), q = unit mod GROUPS, whose lanes masks[a] the round exchanged; the
-// temperatures in no pair take the plain update. Both systems read the couplings of their sample
-// through a's.
-@compute @workgroup_size(WG_SIZE)
-fn pairs(thread: Thread) {
-    let unit = layer(params, thread);
-    let k = params.paired_round - 1u + 2u * (unit / GROUPS);
-    let a = k * GROUPS + unit % GROUPS;
-    let b = a + GROUPS;
-    coupling_system = a;
-    exchange_mask = masks[a];
-    load_pair_thresholds((a / WORDS_PER_TABLE) * CLASS_COUNT * 32u, (b / WORDS_PER_TABLE) * CLASS_COUNT * 32u, thread.local);
-    let t = thread_in_system(thread);
-    for (var r = 0u; r < max(TALLY_RUNS, 1u); r++) {
-        let run = t + r * run_threads();
-        if t < run_threads() && run < runs() {
-            update_pair_run(a, b, run);
-        }
-    }
-    // The tally's form also runs the passes that tally no round (the engine builds one paired
-    // pipeline): their slot is NO_SLOT.
-    if TALLY_RUNS == 0u || params.slot == NO_SLOT {
-        return;
-    }
-    add_workgroup_tally(a, thread.local);
-    swap_tallies();
-    add_workgroup_tally(b, thread.local);
 }

@@ -33,12 +33,8 @@ pub struct DispatchParams {
     /// A sweep's update threads from `first_thread` on; 0: all of them.
     pub threads: u32,
     /// The grid layer (system, or replica pair) of a launch's first z: a grid of more layers
-    /// than the device's z limit runs as several launches ([`layer_pieces`]), and a WGSL
-    /// paired sweep updates the temperatures in no pair from theirs; 0 elsewhere.
+    /// than the device's z limit runs as several launches ([`layer_pieces`]); 0 elsewhere.
     pub first_layer: u32,
-    /// A sweep that makes the exchange of the swap round before it as it loads the spins (the
-    /// paired update of the WGSL engine): 1 + the round's parity; 0 elsewhere.
-    pub paired_round: u32,
 }
 
 impl DispatchParams {
@@ -96,8 +92,7 @@ pub enum Dispatch {
     Cluster(DispatchParams),
 }
 
-/// A dispatch's `slot` where it records nothing: a cluster update's that records no cluster
-/// sizes, a pass of a WGSL paired sweep that tallies no round.
+/// A cluster update's `slot` where it records no cluster sizes.
 pub const NO_SLOT: u32 = u32::MAX;
 
 /// Most kernel launches of one cluster update, for the bound on a submission's dispatches.
@@ -114,13 +109,9 @@ impl Dispatch {
         }
     }
 
-    /// This dispatch's piece of its layers from `first_layer` on ([`layer_pieces`]), counted
-    /// from its own first layer.
+    /// This dispatch's piece of the layers from `first_layer` on ([`layer_pieces`]).
     pub fn from_layer(self, first_layer: u32) -> Self {
-        let params = |p: DispatchParams| DispatchParams {
-            first_layer: p.first_layer + first_layer,
-            ..p
-        };
+        let params = |p: DispatchParams| DispatchParams { first_layer, ..p };
         match self {
             Dispatch::Sweep(p) => Dispatch::Sweep(params(p)),
             Dispatch::Measure(p) => Dispatch::Measure(params(p)),
@@ -147,34 +138,6 @@ pub fn swap_tally(dispatches: &[Dispatch]) -> Option<(usize, u32)> {
     match dispatches.get(next) {
         Some(Dispatch::Swap(swap)) => Some((next, swap.slot)),
         _ => None,
-    }
-}
-
-/// Whether `first` and `second` make a whole sweep (colour 0, then colour 1, every thread of
-/// each), which can make the exchange of a swap round before it as it loads the spins (the
-/// multispin engines' paired update).
-pub fn whole_sweep(first: &DispatchParams, second: &DispatchParams) -> bool {
-    (first.colour, second.colour) == (0, 1) && (first.threads, second.threads) == (0, 0)
-}
-
-/// Mark each swap round in `dispatches` that a whole sweep follows ([`whole_sweep`]), and that
-/// sweep's two dispatches, as one whose exchange the sweep makes
-/// ([`DispatchParams::paired_round`]).
-pub fn pair_rounds(dispatches: &mut [Dispatch]) {
-    for i in 0..dispatches.len() {
-        let (Dispatch::Swap(round), [Dispatch::Sweep(first), Dispatch::Sweep(second), ..]) =
-            (dispatches[i], &dispatches[i + 1..])
-        else {
-            continue;
-        };
-        if whole_sweep(first, second) {
-            for d in &mut dispatches[i..i + 3] {
-                let (Dispatch::Swap(params) | Dispatch::Sweep(params)) = d else {
-                    unreachable!("a round and its sweep");
-                };
-                params.paired_round = round.colour + 1;
-            }
-        }
     }
 }
 
@@ -420,31 +383,5 @@ mod tests {
         assert_eq!(swap_tally(&d[6..]), None, "a round");
         assert_eq!(swap_tally(&d[9..]), None, "nothing after");
         assert_eq!(swap_tally(&[]), None);
-    }
-
-    /// A round's exchange goes to the whole sweep right after it, not across a measurement,
-    /// another round or pieces of a sweep.
-    #[test]
-    fn whole_sweeps_right_after_rounds_make_their_exchanges() {
-        let mut plan = Plan::default();
-        plan.sweep(0);
-        plan.swap(0, 1);
-        plan.sweep(1);
-        plan.swap(1, 0);
-        plan.measure();
-        plan.sweep(2);
-        plan.swap(2, 1);
-        plan.swap(2, 0);
-        plan.sweep(3);
-        plan.swap(3, 1);
-        plan.part(4, 0, 0..2);
-        plan.part(4, 1, 0..2);
-        let threads = |pass: u32, planes: Range<u32>| 10 * planes.start + pass..10 * planes.end;
-        let mut d = submissions(&plan, 0, (4, ISING_PASSES), (1000, 100), &threads).concat();
-        pair_rounds(&mut d);
-        let paired: Vec<u32> = d.iter().map(|d| d.params().paired_round).collect();
-        // Sweep 0 (two passes), round 1, sweep 1, round 0, the measurement, sweep 2, rounds 1
-        // and 0, sweep 3, round 1, the two pieces.
-        assert_eq!(paired, [0, 0, 2, 2, 2, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0]);
     }
 }

@@ -32,10 +32,6 @@ pub enum Kernel {
     Observables,
     PhiloxKat,
     MultispinMetropolis(WordLayout),
-    /// The multispin update's paired form for parallel tempering, in the same file (WGSL: its
-    /// entry point `pairs`, with the tempering buffers as group 1; CUDA:
-    /// `multispin_metropolis_pairs`).
-    MultispinPairs(WordLayout),
     MultispinObservables(WordLayout),
     MultispinOverlap(WordLayout),
     /// Parallel tempering, for the simple or the multispin engine's buffers (WGSL: that engine's
@@ -114,14 +110,12 @@ impl Kernel {
     }
 
     /// Every kernel, for validation tests.
-    pub const ALL: [Kernel; 51] = [
+    pub const ALL: [Kernel; 49] = [
         Kernel::MetropolisSimple,
         Kernel::Observables,
         Kernel::PhiloxKat,
         Kernel::MultispinMetropolis(WordLayout::Amsc),
         Kernel::MultispinMetropolis(WordLayout::Smsc),
-        Kernel::MultispinPairs(WordLayout::Amsc),
-        Kernel::MultispinPairs(WordLayout::Smsc),
         Kernel::MultispinObservables(WordLayout::Amsc),
         Kernel::MultispinObservables(WordLayout::Smsc),
         Kernel::MultispinOverlap(WordLayout::Amsc),
@@ -174,7 +168,7 @@ impl Kernel {
             Kernel::MetropolisSimple => "metropolis_simple",
             Kernel::Observables => "observables",
             Kernel::PhiloxKat => "philox_kat",
-            Kernel::MultispinMetropolis(_) | Kernel::MultispinPairs(_) => "multispin_metropolis",
+            Kernel::MultispinMetropolis(_) => "multispin_metropolis",
             Kernel::MultispinObservables(_) => "multispin_observables",
             Kernel::MultispinOverlap(_) => "multispin_overlap",
             Kernel::TemperingSwap(_) => "tempering_swap",
@@ -209,19 +203,10 @@ impl Kernel {
         }
     }
 
-    /// The WGSL entry point of the kernel.
-    pub fn entry_point(self) -> &'static str {
-        match self {
-            Kernel::MultispinPairs(_) => "pairs",
-            _ => "main",
-        }
-    }
-
     /// The word layout a multispin kernel is composed for.
     pub fn word_layout(self) -> WordLayout {
         match self {
             Kernel::MultispinMetropolis(layout)
-            | Kernel::MultispinPairs(layout)
             | Kernel::MultispinObservables(layout)
             | Kernel::MultispinOverlap(layout) => layout,
             _ => WordLayout::Amsc,

@@ -411,7 +411,7 @@ impl WgpuContext {
                 label: Some(kernel.module()),
                 layout: bindings(kernel).map(|b| &self.layout(b).pipeline),
                 module: &module,
-                entry_point: Some(kernel.entry_point()),
+                entry_point: Some("main"),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants: &constants,
                     ..Default::default()
@@ -422,8 +422,7 @@ impl WgpuContext {
             return Err(Error::Gpu(format!("kernel {}: {error}", kernel.module())));
         }
         if let Some(dir) = &self.statistics {
-            let label = (kernel.module(), kernel.entry_point());
-            driver_statistics::write(&self.device, label, &source, &constants, dir)?;
+            driver_statistics::write(&self.device, kernel.module(), &source, &constants, dir)?;
         }
         Ok(pipeline)
     }

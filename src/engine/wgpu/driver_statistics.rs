@@ -77,21 +77,19 @@ pub fn open_device(
     opened.map_err(|e| refuse(&format!("cannot open the device: {e}")))
 }
 
-/// Compile entry point `entry` of `source` with `constants` as wgpu would, create the twin
-/// pipeline on `device` and write the driver's report to `dir/<label>-<n>.txt` (n: the first
-/// free number).
+/// Compile `source` with `constants` as wgpu would, create the twin pipeline on `device` and
+/// write the driver's report to `dir/<label>-<n>.txt` (n: the first free number).
 pub fn write(
     device: &wgpu::Device,
-    (label, entry): (&str, &str),
+    label: &str,
     source: &str,
     constants: &[(&str, f64)],
     dir: &Path,
 ) -> Result<()> {
-    let spirv =
-        spirv(source, entry, constants).map_err(|e| Error::Gpu(format!("kernel {label}: {e}")))?;
-    let report = driver_report(device, entry, &spirv.words, &spirv.bindings)
+    let spirv = spirv(source, constants).map_err(|e| Error::Gpu(format!("kernel {label}: {e}")))?;
+    let report = driver_report(device, &spirv.words, &spirv.bindings)
         .map_err(|e| Error::Gpu(format!("pipeline statistics of {label}: {e}")))?;
-    let mut text = format!("kernel {label}, entry point {entry}\nconstants {constants:?}\n");
+    let mut text = format!("kernel {label}\nconstants {constants:?}\n");
     text.push_str(&report);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let path = (0..)
@@ -112,11 +110,7 @@ struct Spirv {
     bindings: Vec<(u32, u32, bool)>,
 }
 
-fn spirv(
-    source: &str,
-    entry: &str,
-    constants: &[(&str, f64)],
-) -> std::result::Result<Spirv, String> {
+fn spirv(source: &str, constants: &[(&str, f64)]) -> std::result::Result<Spirv, String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -126,7 +120,7 @@ fn spirv(
     .map_err(|e| format!("{e:?}"))?;
     let mut values = naga::back::PipelineConstants::default();
     values.extend(constants.iter().map(|&(k, v)| (k.to_string(), v)));
-    let stage = Some((naga::ShaderStage::Compute, entry));
+    let stage = Some((naga::ShaderStage::Compute, "main"));
     let (module, info) =
         naga::back::pipeline_constants::process_overrides(&module, &info, stage, &values)
             .map_err(|e| format!("{e}"))?;
@@ -151,7 +145,7 @@ fn spirv(
     };
     let pipeline = naga::back::spv::PipelineOptions {
         shader_stage: naga::ShaderStage::Compute,
-        entry_point: entry.into(),
+        entry_point: "main".into(),
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
         .map_err(|e| format!("{e}"))?;
@@ -199,7 +193,6 @@ impl Drop for Twin<'_> {
 #[allow(unsafe_code, reason = "raw Vulkan calls on wgpu's device")]
 fn driver_report(
     device: &wgpu::Device,
-    entry: &str,
     words: &[u32],
     bindings: &[(u32, u32, bool)],
 ) -> std::result::Result<String, String> {
@@ -243,11 +236,10 @@ fn driver_report(
     }
     let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&twin.sets);
     twin.layout = unsafe { raw.create_pipeline_layout(&info, None) }.map_err(vk_err("layout"))?;
-    let name = std::ffi::CString::new(entry).map_err(|e| format!("entry point: {e}"))?;
     let stage = vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::COMPUTE)
         .module(twin.module)
-        .name(&name);
+        .name(c"main");
     let info = vk::ComputePipelineCreateInfo::default()
         .flags(
             vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
@@ -380,7 +372,7 @@ mod tests {
     #[test]
     fn a_kernel_compiles_to_spirv_with_its_bindings() {
         let source = compose(Kernel::PhiloxKat, MulhiloPath::U32).expect("composed");
-        let spirv = spirv(&source, "main", &[]).expect("SPIR-V");
+        let spirv = spirv(&source, &[]).expect("SPIR-V");
         assert_eq!(spirv.words[0], 0x0723_0203, "SPIR-V magic number");
         assert!(!spirv.bindings.is_empty());
         assert!(spirv.bindings.iter().all(|&(group, _, _)| group == 0));
@@ -389,6 +381,6 @@ mod tests {
     #[test]
     fn an_unknown_constant_is_refused() {
         let source = compose(Kernel::PhiloxKat, MulhiloPath::U32).expect("composed");
-        assert!(spirv(&source, "main", &[("NO_SUCH_CONSTANT", 1.0)]).is_err());
+        assert!(spirv(&source, &[("NO_SUCH_CONSTANT", 1.0)]).is_err());
     }
 }

@@ -61,7 +61,6 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
         | Kernel::DiscretePack
         | Kernel::DiscreteUnpack
         | Kernel::DiscretePlanesMetropolis => Some(Bindings::Vector),
-        Kernel::MultispinPairs(_) => Some(Bindings::MultispinTempering),
         Kernel::TemperingSwap(engine)
         | Kernel::TemperingExchange(engine)
         | Kernel::TemperingHistory(engine) => Some(match engine {
@@ -283,7 +282,6 @@ mod tests {
             std::mem::offset_of!(DispatchParams, first_thread),
             std::mem::offset_of!(DispatchParams, threads),
             std::mem::offset_of!(DispatchParams, first_layer),
-            std::mem::offset_of!(DispatchParams, paired_round),
         ];
         assert_eq!(members.len(), rust_offsets.len());
         for (member, offset) in members.iter().zip(rust_offsets) {

@@ -283,7 +283,7 @@ impl TemperingBackend for WgpuSimple {
             SwapLayout::simple(systems),
             (KernelEngine::Simple, Records::simple(systems)),
             state,
-            (self.dispatcher.workgroup_size(), false),
+            self.dispatcher.workgroup_size(),
         )?;
         self.tempering = Some(tempering);
         self.ctx.check()

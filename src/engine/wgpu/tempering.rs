@@ -7,9 +7,8 @@
 //! A swap dispatch runs the engine's observables kernel into the scratch slot (the first past
 //! the plan's slots) unless the update before it tallied the round, then the swap kernel, a
 //! workgroup per unit of the round ([`SwapLayout::group_units`]), and the exchange kernel
-//! unless the swap kernel exchanged or the sweep after the round makes the exchange as it loads
-//! the spins (the multispin engine's paired update: the round's `paired_round` is set); the swap
-//! kernel clears the scratch records after reading them, so every round counts from zero.
+//! unless the swap kernel exchanged; the swap kernel clears the scratch records after reading
+//! them, so every round counts from zero.
 
 use super::context::{WgpuContext, storage_usage};
 use super::launch::{Dispatcher, Grid};
@@ -50,23 +49,21 @@ pub struct WgpuTempering {
     history_slots: u32,
     bind_group: wgpu::BindGroup,
     swap: wgpu::ComputePipeline,
-    /// Whether the swap kernel exchanges the spins too ([`SWAP_EXCHANGING_MOST_WORDS`], where
-    /// no paired update does).
+    /// Whether the swap kernel exchanges the spins too ([`SWAP_EXCHANGING_MOST_WORDS`]).
     swap_exchanges: bool,
     exchange: wgpu::ComputePipeline,
     record_history: wgpu::ComputePipeline,
 }
 
 impl WgpuTempering {
-    /// Upload `state` and the swap tables of `systems`; compile the kernels, for an engine whose
-    /// sweeps after rounds make their exchanges where `paired`.
+    /// Upload `state` and the swap tables of `systems`; compile the kernels.
     pub fn new(
         ctx: &mut WgpuContext,
         systems: &IsingSystems,
         swaps: SwapLayout,
         (engine, records): (KernelEngine, Records),
         state: &[u32],
-        (workgroup_size, paired): (u32, bool),
+        workgroup_size: u32,
     ) -> Result<Self> {
         check_tempering_state(systems, state)?;
         // Its kernels launch every (word) system at once.
@@ -79,7 +76,7 @@ impl WgpuTempering {
                 swaps.groups
             )));
         }
-        let swap_exchanges = !paired && records.system_words <= SWAP_EXCHANGING_MOST_WORDS;
+        let swap_exchanges = records.system_words <= SWAP_EXCHANGING_MOST_WORDS;
         let mut constants = kernel_constants(&swaps, &records);
         constants.push(("WG_SIZE", workgroup_size));
         constants.push(("SWAP_EXCHANGES", u32::from(swap_exchanges)));
@@ -115,11 +112,6 @@ impl WgpuTempering {
         })
     }
 
-    /// The layout of the swap rounds.
-    pub fn swaps(&self) -> &SwapLayout {
-        &self.swaps
-    }
-
     /// Group 1 of the tempering kernels.
     pub fn bind_group(&self) -> &wgpu::BindGroup {
         &self.bind_group
@@ -153,13 +145,13 @@ impl WgpuTempering {
     ) -> Vec<(&wgpu::ComputePipeline, Grid)> {
         match dispatch {
             Dispatch::Sweep(_) | Dispatch::Cluster(_) => Vec::new(),
-            Dispatch::Swap(params) => {
+            Dispatch::Swap(_) => {
                 let unit_size = unit_size(self.swap_exchanges);
                 let units = u64::from(self.swaps.group_units()) * u64::from(unit_size);
                 // A workgroup per unit of the round (x) and group (z).
                 let swap = dispatcher.grid_of(ctx, units, self.swaps.groups, unit_size);
                 let mut kernels = vec![(&self.swap, swap)];
-                if !self.swap_exchanges && params.paired_round == 0 {
+                if !self.swap_exchanges {
                     let words = u64::from(self.records.system_words);
                     let exchange = dispatcher.grid(ctx, words, self.swaps.groups);
                     kernels.push((&self.exchange, exchange));

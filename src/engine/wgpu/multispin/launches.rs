@@ -1,11 +1,10 @@
 //! The multispin wgpu engine's launches: the kernels each dispatch of a submission runs, with
-//! their grids, the colour-1 updates that tally the swap round after them, the sweeps that make
-//! the exchange of the round before them, and the submission.
+//! their grids, the colour-1 updates that tally the swap round after them, and the submission.
 
 use super::MultispinWgpuEngine;
-use crate::engine::dispatch::{Dispatch, DispatchParams, NO_SLOT, pair_rounds, swap_tally};
+use crate::engine::dispatch::{Dispatch, swap_tally};
 use crate::engine::multispin::RUNS_PER_TALLY_THREAD;
-use crate::engine::wgpu::launch::{Grid, Launches};
+use crate::engine::wgpu::launch::Launches;
 use crate::engine::wgpu::tempering::WgpuTempering;
 
 impl MultispinWgpuEngine {
@@ -22,7 +21,16 @@ impl MultispinWgpuEngine {
             self.dispatcher.grid(&self.ctx, strips, words),
         );
         let mut kernels = match (dispatch, &self.swap_tally) {
-            (Dispatch::Sweep(params), _) => vec![self.update(params, tally, words)],
+            (Dispatch::Sweep(_), Some(swap_tally)) if tally => {
+                let threads = layout.update_threads().div_ceil(RUNS_PER_TALLY_THREAD);
+                let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
+                vec![(swap_tally, grid)]
+            }
+            (d @ Dispatch::Sweep(_), _) => {
+                let threads = d.params().update_threads(layout.update_threads());
+                let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), words);
+                vec![(&self.sweep, grid)]
+            }
             (Dispatch::Measure(_), _) => {
                 let mut kernels = vec![observe];
                 if let Some(overlap) = &self.overlap {
@@ -43,72 +51,6 @@ impl MultispinWgpuEngine {
             kernels.extend(tempering.kernels(&self.ctx, &self.dispatcher, dispatch));
         }
         kernels
-    }
-
-    /// The plain update of sweep dispatch `params` (the tally's where `tally`) over `systems`
-    /// word systems from its first layer on.
-    fn update(
-        &self,
-        params: &DispatchParams,
-        tally: bool,
-        systems: u32,
-    ) -> (&wgpu::ComputePipeline, Grid) {
-        let layout = &self.host.layout;
-        let (pipeline, threads) = match (tally, &self.swap_tally) {
-            (true, Some(swap_tally)) => (
-                swap_tally,
-                layout.update_threads().div_ceil(RUNS_PER_TALLY_THREAD),
-            ),
-            _ => (&self.sweep, params.update_threads(layout.update_threads())),
-        };
-        let grid = self.dispatcher.grid(&self.ctx, u64::from(threads), systems);
-        (pipeline, grid)
-    }
-
-    /// The dispatches of a sweep pass that makes the exchange of the swap round before it
-    /// (`params.paired_round`; its tally where `tally`): the plain update of the temperatures in
-    /// no pair of the round (below its parity, and the last of an odd count), a dispatch per
-    /// range from its first word system on, then the paired update of the round's pairs, a
-    /// grid layer per pair (which adds no tally where `tally` is not set: `slot` [`NO_SLOT`]).
-    fn paired_sweep(&self, params: &DispatchParams, tally: bool) -> Vec<(Dispatch, Launches<'_>)> {
-        let (pairs, tempering) = (self.pairs.as_ref(), self.tempering.as_ref());
-        let (paired, swaps) = pairs
-            .zip(tempering.map(WgpuTempering::swaps))
-            .expect("paired sweeps only with their kernels");
-        let (parity, groups) = (params.paired_round - 1, swaps.groups);
-        let pairs = swaps.chains.round_pairs(parity);
-        let unpaired = [0..parity, parity + 2 * pairs..swaps.chains.temperatures];
-        let mut launches: Vec<_> = (unpaired.into_iter())
-            .filter(|range| !range.is_empty())
-            .map(|range| {
-                let plain = DispatchParams {
-                    paired_round: 0,
-                    first_layer: range.start * groups,
-                    ..*params
-                };
-                let systems = range.len() as u32 * groups;
-                (
-                    Dispatch::Sweep(plain),
-                    vec![self.update(&plain, tally, systems)],
-                )
-            })
-            .collect();
-        if pairs > 0 {
-            let threads = self.host.layout.update_threads();
-            let threads = match paired.tallies {
-                true => threads.div_ceil(RUNS_PER_TALLY_THREAD),
-                false => threads,
-            };
-            let params = DispatchParams {
-                slot: if tally { params.slot } else { NO_SLOT },
-                ..*params
-            };
-            let grid = self
-                .dispatcher
-                .grid(&self.ctx, u64::from(threads), pairs * groups);
-            launches.push((Dispatch::Sweep(params), vec![(&paired.pipeline, grid)]));
-        }
-        launches
     }
 
     /// `dispatches` with the colour-1 updates before swap rounds that tally those rounds' counts
@@ -135,10 +77,7 @@ impl MultispinWgpuEngine {
     /// grids in pieces where they hold more word systems or pairs than the adapter's grid takes
     /// along z ([`crate::engine::wgpu::launch::Dispatcher::enqueue_layered`]).
     pub(super) fn enqueue(&self, dispatches: &[Dispatch], clear: bool) -> wgpu::SubmissionIndex {
-        let (mut dispatches, tallies) = self.with_tallies(dispatches);
-        if self.pairs.is_some() {
-            pair_rounds(&mut dispatches);
-        }
+        let (dispatches, tallies) = self.with_tallies(dispatches);
         let buffers = self
             .measurements
             .as_ref()
@@ -149,15 +88,9 @@ impl MultispinWgpuEngine {
             (true, None) => vec![&buffers.observations],
         };
         let tempering = self.tempering.as_ref().map(WgpuTempering::bind_group);
-        let mut launches = Vec::with_capacity(dispatches.len());
-        for (d, tally) in dispatches.iter().zip(tallies) {
-            match d {
-                Dispatch::Sweep(params) if params.paired_round != 0 => {
-                    launches.extend(self.paired_sweep(params, tally));
-                }
-                _ => launches.push((*d, self.kernels(d, tally))),
-            }
-        }
+        let launches: Vec<_> = (dispatches.iter().zip(tallies))
+            .map(|(d, tally)| (*d, self.kernels(d, tally)))
+            .collect();
         (self.dispatcher).enqueue_layered(
             &self.ctx,
             &buffers.bind_group,

@@ -1,6 +1,5 @@
-//! The multispin wgpu engine: kernels `multispin_metropolis` (with its paired form for parallel
-//! tempering, entry point `pairs`), `multispin_observables` and `multispin_overlap`, composed
-//! for the AMSC or SMSC word layout (see
+//! The multispin wgpu engine: kernels `multispin_metropolis`, `multispin_observables` and
+//! `multispin_overlap`, composed for the AMSC or SMSC word layout (see
 //! [`crate::engine::multispin`] for the data layout, shared with the CPU engine), and
 //! population annealing's `copy_systems` (`copy_systems.rs`).
 //!
@@ -36,7 +35,7 @@ use crate::engine::multispin::{
     THRESHOLD_CONSTANTS,
 };
 use crate::engine::slabs::{check_slab, whole_lattices_only};
-use crate::engine::tempering::{Exchange, Records, SwapLayout, chain_slice_kernel_constants};
+use crate::engine::tempering::{Records, SwapLayout};
 use crate::engine::{Betas, Halo, Measurements, Plan, Tempering};
 use crate::error::{Error, Result};
 
@@ -64,10 +63,6 @@ pub struct MultispinWgpuEngine {
     /// state.
     swap_observe: Option<wgpu::ComputePipeline>,
     swap_tally: Option<wgpu::ComputePipeline>,
-    /// The update of the sweep after a swap round, making the round's exchange as it loads the
-    /// spins: where the rounds trade whole word systems or lanes between them and every bond
-    /// joins the two colours (so that the colour-1 pass finds colour 0 exchanged).
-    pairs: Option<PairedUpdate>,
     /// The override constants of the engine's kernels.
     constants: Vec<(&'static str, u32)>,
     /// Only where overlaps are measured (its pair arithmetic needs two replica words).
@@ -82,19 +77,6 @@ pub struct MultispinWgpuEngine {
     resampling: Option<WgpuResampling>,
     /// The running plan's measurements read back so far.
     read: SlotsRead,
-}
-
-/// The update's override (WGSL) for its paired form: the exchange made on load, and two
-/// threshold tables in workgroup memory.
-const PAIRED: &str = "PAIRED";
-
-/// The paired update ([`Kernel::MultispinPairs`]): where the engine has `swap_tally`, its form
-/// that tallies (`tallies`), which also runs the sweep's passes that tally no round (their
-/// `slot` is [`NO_SLOT`], and they add nothing), so that one pipeline serves both colours: the
-/// paired update compiles to twice the plain update's code.
-struct PairedUpdate {
-    pipeline: wgpu::ComputePipeline,
-    tallies: bool,
 }
 
 /// The observation and overlap buffers with their capacity in slots, and the bind group.
@@ -189,7 +171,6 @@ impl MultispinWgpuEngine {
             observe,
             swap_observe: None,
             swap_tally: None,
-            pairs: None,
             constants,
             overlap,
             fixed_thresholds: fixed.is_some(),
@@ -262,26 +243,17 @@ impl Tempering for MultispinWgpuEngine {
     fn set_tempering(&mut self, state: &[u32]) -> Result<()> {
         whole_lattices_only(&self.host.halo, "parallel tempering")?;
         let layout = &self.host.layout;
-        let (swaps, records) = (SwapLayout::multispin(layout), Records::multispin(layout));
-        let paired = swaps.exchange != Exchange::WithinWords && layout.bonds_join_the_colours();
-        let pair_constants = [
-            self.constants.as_slice(),
-            &chain_slice_kernel_constants(&swaps, &records),
-            &[(PAIRED, 1)],
-        ]
-        .concat();
         let tempering = WgpuTempering::new(
             &mut self.ctx,
             &layout.systems,
-            swaps,
-            (KernelEngine::Multispin, records),
+            SwapLayout::multispin(layout),
+            (KernelEngine::Multispin, Records::multispin(layout)),
             state,
-            (self.dispatcher.workgroup_size(), paired),
+            self.dispatcher.workgroup_size(),
         )?;
         self.tempering = Some(tempering);
-        let words = WordLayout::of(&self.host.layout);
-        self.swap_tally = None;
         if self.host.layout.systems.field == 0.0 {
+            let words = WordLayout::of(&self.host.layout);
             let mut constants = self.constants.clone();
             constants.push((COUNT_UP, 0));
             let kernel = Kernel::MultispinObservables(words);
@@ -296,19 +268,6 @@ impl Tempering for MultispinWgpuEngine {
                 self.swap_tally = Some(self.ctx.pipeline(kernel, &constants)?.clone());
             }
         }
-        let tallies = self.swap_tally.is_some();
-        let runs = [(TALLY_RUNS, RUNS_PER_TALLY_THREAD)]
-            .into_iter()
-            .filter(|_| tallies);
-        let constants: Vec<_> = pair_constants.into_iter().chain(runs).collect();
-        let kernel = Kernel::MultispinPairs(words);
-        self.pairs = match paired {
-            true => Some(PairedUpdate {
-                pipeline: self.ctx.pipeline(kernel, &constants)?.clone(),
-                tallies,
-            }),
-            false => None,
-        };
         self.ctx.check()
     }
 
