@@ -19,7 +19,8 @@ use crate::threads;
 
 /// Serialises the driver calls that were seen to hang NVIDIA's Vulkan driver when several
 /// threads of one process make them at once: enumerating adapters, opening devices, and
-/// compiling pipelines.
+/// compiling pipelines. Software adapters (lavapipe) compile without it: there compiling is most
+/// of an engine's opening, the threads' compiles can share the cores, and Vulkan lets them.
 static DRIVER_CALLS: Mutex<()> = Mutex::new(());
 
 /// Hold the process-wide driver lock (see [`DRIVER_CALLS`]).
@@ -376,7 +377,8 @@ impl WgpuContext {
         );
         if !self.pipelines.contains_key(&key) {
             let pipeline = {
-                let _guard = driver_lock();
+                let software = self.info.device_type == wgpu::DeviceType::Cpu;
+                let _guard = (!software).then(driver_lock);
                 self.build_pipeline(kernel, constants)?
             };
             self.pipelines.insert(key.clone(), pipeline);
