@@ -96,7 +96,8 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
                                          unsigned long long* sizes) {
     // The tile's union-find, tile indices.
     __shared__ unsigned parents[TILE_SITES];
-    __shared__ unsigned links[TILE_SITES / 32u];
+    // A word per warp of the tile's sites (a tile of a small lattice has fewer than 32).
+    __shared__ unsigned links[(TILE_SITES + 31u) / 32u];
     const unsigned tile = workgroup_in_system();
     const unsigned across_x = tiles_along(0u);
     const unsigned across_y = tiles_along(1u);
@@ -128,7 +129,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
         if (s < TILE_SITES) {
             parents[s] = s - (lane - first);
         }
-        if (lane == 0u) {
+        if (lane == 0u && s < TILE_SITES) {
             links[s / 32u] = mask;
         }
     }

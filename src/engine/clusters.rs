@@ -297,19 +297,23 @@ pub fn pass_threads(lattice: &Lattice, workgroup_size: u32) -> [u64; 5] {
 }
 
 /// Sites along x, y and z (1 in 2D) of the tiles of `cluster_label`, which unites each tile's
-/// own bonds in workgroup (shared) memory, 1024 sites: 32 x 32 in 2D, 16 x 8 x 8 in 3D. The
-/// kernels take it as the constants `TILE_X`, `TILE_Y`, `TILE_Z` ([`kernel_constants`]).
-pub fn tile_shape(dims: u32) -> [u32; 3] {
-    match dims {
+/// own bonds in workgroup (shared) memory: 1024 sites, 32 x 32 in 2D and 16 x 8 x 8 in 3D, but
+/// on lattices smaller than that along an axis the power of two that covers `L` (a tile of a
+/// 4 x 4 lattice is 4 x 4, not 32 x 32 sites of which 16 exist: the kernel's loops and barriers
+/// go over the whole tile). Powers of two keep CUDA's rows dividing a warp. The kernels take it
+/// as the constants `TILE_X`, `TILE_Y`, `TILE_Z` ([`kernel_constants`]).
+pub fn tile_shape(lattice: &Lattice) -> [u32; 3] {
+    let largest = match lattice.dims {
         3 => [16, 8, 8],
         _ => [32, 32, 1],
-    }
+    };
+    largest.map(|extent| extent.min(lattice.size.next_power_of_two()))
 }
 
 /// Tiles along x, y and z covering `lattice`, the last along an axis clipped where the tile's
 /// extent does not divide `L` (1 along z in 2D).
 pub fn tiles_per_axis(lattice: &Lattice) -> [u32; 3] {
-    let shape = tile_shape(lattice.dims);
+    let shape = tile_shape(lattice);
     std::array::from_fn(|d| match d < lattice.dims as usize {
         true => lattice.size.div_ceil(shape[d]),
         false => 1,
@@ -354,7 +358,7 @@ pub fn kernel_constants(
     lattices: &ClusterLattices,
 ) -> [(&'static str, u32); 8] {
     let [wolff, houdayer, x, y, z, open, twisted, honeycomb] = KERNEL_CONSTANTS;
-    let [tile_x, tile_y, tile_z] = tile_shape(lattices.lattice.dims);
+    let [tile_x, tile_y, tile_z] = tile_shape(&lattices.lattice);
     let pair_moves = match update {
         ClusterMove::Houdayer => 1 + u32::from(lattices.pair_agreement),
         ClusterMove::Update(_) => 0,
@@ -547,7 +551,7 @@ mod tests {
             (3, 32),
         ] {
             let lattice = Lattice::new(dims, size);
-            let shape = tile_shape(dims);
+            let shape = tile_shape(&lattice);
             let tile = |site: u64| {
                 let coords = lattice.coords(site);
                 [0, 1, 2].map(|d| coords[d] / shape[d])
@@ -558,8 +562,20 @@ mod tests {
                 .count() as u64;
             assert_eq!(merge_threads(&lattice), between, "{dims}D L={size}");
         }
-        assert_eq!(tile_shape(2).iter().product::<u32>(), 1024);
-        assert_eq!(tile_shape(3).iter().product::<u32>(), 1024);
+    }
+
+    /// Tiles of 1024 sites, but no larger along an axis than the power of two that covers it.
+    #[test]
+    fn tiles_cover_small_lattices_by_powers_of_two() {
+        let shape = |dims, size| tile_shape(&Lattice::new(dims, size));
+        assert_eq!(shape(2, 4096), [32, 32, 1]);
+        assert_eq!(shape(3, 256), [16, 8, 8]);
+        assert_eq!(shape(2, 50), [32, 32, 1]);
+        assert_eq!(shape(2, 4), [4, 4, 1]);
+        assert_eq!(shape(2, 6), [8, 8, 1]);
+        assert_eq!(shape(3, 12), [16, 8, 8]);
+        assert_eq!(shape(3, 6), [8, 8, 8]);
+        assert_eq!(shape(3, 2), [2, 2, 2]);
     }
 
     #[test]
