@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::driver_statistics;
-use super::shaders::{Bindings, MulhiloPath, bindings, compose};
+use super::shaders::{Bindings, MulhiloPath, bindings, compose, validate};
+use super::specialize::{prune_constant_branches, set_constants};
 use crate::config::PhiloxPath;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::Kernel;
@@ -398,10 +399,18 @@ impl WgpuContext {
             .filter(|(k, _)| source.contains(&format!("override {k}:")))
             .map(|&(k, v)| (k, f64::from(v)))
             .collect();
+        let (module, info) = validate(&source, self.mulhilo)?;
+        let mut specialized = set_constants(&module, &info, &constants)?;
+        let layout = bindings(kernel).map(|b| &self.layout(b).pipeline);
+        if layout.is_some() {
+            // The driver gets only the code that the constants select (`specialize.rs`).
+            prune_constant_branches(&mut specialized);
+        }
+        let twin = (self.statistics.as_ref()).map(|dir| (dir, specialized.clone()));
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some(kernel.module()),
-            source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
+            source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(specialized)),
         };
         let module = match self.bounds_checks {
             true => self.device.create_shader_module(descriptor),
@@ -411,20 +420,17 @@ impl WgpuContext {
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(kernel.module()),
-                layout: bindings(kernel).map(|b| &self.layout(b).pipeline),
+                layout,
                 module: &module,
                 entry_point: Some("main"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    ..Default::default()
-                },
+                compilation_options: Default::default(),
                 cache: None,
             });
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("kernel {}: {error}", kernel.module())));
         }
-        if let Some(dir) = &self.statistics {
-            driver_statistics::write(&self.device, kernel.module(), &source, &constants, dir)?;
+        if let Some((dir, module)) = twin {
+            driver_statistics::write(&self.device, kernel.module(), &module, &constants, dir)?;
         }
         Ok(pipeline)
     }

@@ -77,16 +77,17 @@ pub fn open_device(
     opened.map_err(|e| refuse(&format!("cannot open the device: {e}")))
 }
 
-/// Compile `source` with `constants` as wgpu would, create the twin pipeline on `device` and
-/// write the driver's report to `dir/<label>-<n>.txt` (n: the first free number).
+/// Compile `module` (the kernel specialised to `constants`, as the context hands it to wgpu) to
+/// SPIR-V as wgpu would, create the twin pipeline on `device` and write the driver's report to
+/// `dir/<label>-<n>.txt` (n: the first free number).
 pub fn write(
     device: &wgpu::Device,
     label: &str,
-    source: &str,
+    module: &naga::Module,
     constants: &[(&str, f64)],
     dir: &Path,
 ) -> Result<()> {
-    let spirv = spirv(source, constants).map_err(|e| Error::Gpu(format!("kernel {label}: {e}")))?;
+    let spirv = spirv(module).map_err(|e| Error::Gpu(format!("kernel {label}: {e}")))?;
     let report = driver_report(device, &spirv.words, &spirv.bindings)
         .map_err(|e| Error::Gpu(format!("pipeline statistics of {label}: {e}")))?;
     let mut text = format!("kernel {label}\nconstants {constants:?}\n");
@@ -110,20 +111,13 @@ struct Spirv {
     bindings: Vec<(u32, u32, bool)>,
 }
 
-fn spirv(source: &str, constants: &[(&str, f64)]) -> std::result::Result<Spirv, String> {
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+fn spirv(module: &naga::Module) -> std::result::Result<Spirv, String> {
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
     )
-    .validate(&module)
+    .validate(module)
     .map_err(|e| format!("{e:?}"))?;
-    let mut values = naga::back::PipelineConstants::default();
-    values.extend(constants.iter().map(|&(k, v)| (k.to_string(), v)));
-    let stage = Some((naga::ShaderStage::Compute, "main"));
-    let (module, info) =
-        naga::back::pipeline_constants::process_overrides(&module, &info, stage, &values)
-            .map_err(|e| format!("{e}"))?;
     let options = naga::back::spv::Options {
         lang_version: (1, 6),
         flags: naga::back::spv::WriterFlags::empty(),
@@ -147,7 +141,7 @@ fn spirv(source: &str, constants: &[(&str, f64)]) -> std::result::Result<Spirv, 
         shader_stage: naga::ShaderStage::Compute,
         entry_point: "main".into(),
     };
-    let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
+    let words = naga::back::spv::write_vec(module, &info, &options, Some(&pipeline))
         .map_err(|e| format!("{e}"))?;
     let bindings = module
         .global_variables
@@ -365,22 +359,19 @@ fn value(statistic: &vk::PipelineExecutableStatisticKHR<'_>) -> String {
 mod tests {
     use super::*;
     use crate::engine::kernels::Kernel;
-    use crate::engine::wgpu::shaders::{MulhiloPath, compose};
+    use crate::engine::wgpu::shaders::{MulhiloPath, compose, validate};
+    use crate::engine::wgpu::specialize::set_constants;
 
     /// The twin's SPIR-V is made without a driver: it must come out for a real kernel, with the
     /// buffers the kernel binds.
     #[test]
     fn a_kernel_compiles_to_spirv_with_its_bindings() {
         let source = compose(Kernel::PhiloxKat, MulhiloPath::U32).expect("composed");
-        let spirv = spirv(&source, &[]).expect("SPIR-V");
+        let (module, info) = validate(&source, MulhiloPath::U32).expect("valid");
+        let module = set_constants(&module, &info, &[]).expect("no constants needed");
+        let spirv = spirv(&module).expect("SPIR-V");
         assert_eq!(spirv.words[0], 0x0723_0203, "SPIR-V magic number");
         assert!(!spirv.bindings.is_empty());
         assert!(spirv.bindings.iter().all(|&(group, _, _)| group == 0));
-    }
-
-    #[test]
-    fn an_unknown_constant_is_refused() {
-        let source = compose(Kernel::PhiloxKat, MulhiloPath::U32).expect("composed");
-        assert!(spirv(&source, &[("NO_SUCH_CONSTANT", 1.0)]).is_err());
     }
 }

@@ -209,16 +209,19 @@ fn include_module(
     Ok(())
 }
 
-/// Parse and validate composed WGSL with naga, as wgpu will; errors are shown against the
+/// Parse and validate composed WGSL with naga, as wgpu would; errors are shown against the
 /// composed source.
-pub fn validate(source: &str, mulhilo: MulhiloPath) -> Result<naga::Module> {
+pub fn validate(
+    source: &str,
+    mulhilo: MulhiloPath,
+) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| Error::Gpu(format!("WGSL parse error:\n{}", e.emit_to_string(source))))?;
     let mut capabilities = naga::valid::Capabilities::default();
     if mulhilo == MulhiloPath::Int64 {
         capabilities |= naga::valid::Capabilities::SHADER_INT64;
     }
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .validate(&module)
         .map_err(|e| {
             Error::Gpu(format!(
@@ -226,7 +229,7 @@ pub fn validate(source: &str, mulhilo: MulhiloPath) -> Result<naga::Module> {
                 e.emit_to_string(source)
             ))
         })?;
-    Ok(module)
+    Ok((module, info))
 }
 
 #[cfg(test)]
@@ -262,7 +265,7 @@ mod tests {
     fn dispatch_params_offsets_match_the_rust_struct() {
         use crate::engine::dispatch::DispatchParams;
         let source = compose(Kernel::MetropolisSimple, MulhiloPath::U32).unwrap();
-        let module = validate(&source, MulhiloPath::U32).unwrap();
+        let (module, _) = validate(&source, MulhiloPath::U32).unwrap();
         let (_, ty) = module
             .types
             .iter()
