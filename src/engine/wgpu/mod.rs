@@ -12,7 +12,7 @@ pub mod philox_kat;
 pub mod resampling;
 pub mod shaders;
 mod simple;
-pub mod specialize;
+mod specialize;
 mod tempering;
 mod vector;
 
