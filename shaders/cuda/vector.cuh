@@ -102,6 +102,21 @@ __device__ __forceinline__ int polynomial(const int (&c)[8], unsigned y) {
     return acc;
 }
 
+// fixed::quadrant_turn: the point {c, s} of a first-quadrant angle turned by `quadrant` quarter
+// turns.
+__device__ __forceinline__ int2 quadrant_turn(int c, int s, unsigned quadrant) {
+    switch (quadrant) {
+        case 0u:
+            return make_int2(c, s);
+        case 1u:
+            return make_int2(-s, c);
+        case 2u:
+            return make_int2(-c, -s);
+        default:
+            return make_int2(s, -c);
+    }
+}
+
 // fixed::cos_sin_turn: {cos, sin} of 2 pi w / 2^32 in spin units, the quadrant from the top two
 // bits, the quarter turn's fraction x / 2^30 through the two polynomials in its square.
 __device__ __forceinline__ int2 cos_sin_turn(unsigned w) {
@@ -114,16 +129,7 @@ __device__ __forceinline__ int2 cos_sin_turn(unsigned w) {
     const unsigned y = static_cast<unsigned>((static_cast<unsigned long long>(x) * x) >> 28);
     const int sine = mulhi_signed(polynomial(SINE_COEFFICIENTS, y), x);
     const int cosine = polynomial(COSINE_COEFFICIENTS, y) >> 2;
-    switch (w >> 30) {
-        case 0u:
-            return make_int2(cosine, sine);
-        case 1u:
-            return make_int2(-sine, cosine);
-        case 2u:
-            return make_int2(-cosine, -sine);
-        default:
-            return make_int2(sine, -cosine);
-    }
+    return quadrant_turn(cosine, sine, w >> 30);
 }
 
 // fixed::sqrt_square: sqrt(t) in spin units for t < 2^62 in units of 2^-56: t scaled by 4^k into
@@ -169,31 +175,6 @@ __device__ __forceinline__ unsigned clock_index(const Vector& s) {
         }
     }
     return below == CLOCK ? 0u : below;
-}
-
-// fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
-// angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
-__device__ __forceinline__ unsigned circle_turn(unsigned w) {
-    if (CLOCK == 0u) {
-        return w;
-    }
-    return clock_turn(__umulhi(w, CLOCK));
-}
-
-// fixed::sphere_point: a point of the unit circle (the angle from word 0, circle_turn) or
-// sphere (z from word 0's top 29 bits, signed; the angle about the axis from word 1), not
-// normalised.
-__device__ __forceinline__ Vector sphere_point(uint4 words) {
-    if (COMPONENTS == 2u) {
-        const int2 circle = cos_sin_turn(circle_turn(words.x));
-        return Vector{{circle.x, circle.y, 0}};
-    }
-    const int z = static_cast<int>(words.x) >> 3;
-    const long long one = ONE;
-    const long long rho = sqrt_square(static_cast<unsigned long long>(one * one - static_cast<long long>(z) * z));
-    const int2 angle = cos_sin_turn(words.y);
-    return Vector{{static_cast<int>((rho * angle.x) >> FRACTION_BITS),
-                   static_cast<int>((rho * angle.y) >> FRACTION_BITS), z}};
 }
 
 // fixed::threshold: the product of the four bytes' table entries of k, byte 0 first, each

@@ -5,7 +5,10 @@
 
 #include "vector_site.cuh"
 
-extern "C" __global__ void vector_hot_start(DispatchParams params, int* spins) {
+extern "C" __global__ void vector_hot_start(DispatchParams params, int* spins,
+                                             const int* lookups) {
+    load_quarter_turns(lookups);
+    __syncthreads();
     const unsigned i = thread_in_system();
     const unsigned z = layer(params);
     if (i >= lattice_sites()) {

@@ -26,11 +26,12 @@ __device__ __forceinline__ unsigned update_site(const DispatchParams& params, un
 extern "C" __global__ void vector_metropolis(DispatchParams params, int* spins,
                                              const unsigned* tables,
                                              unsigned long long* counts, const int* couplings,
-                                             const int* widths) {
+                                             const int* widths, const int* lookups) {
     __shared__ unsigned block_accepted;
     if (threadIdx.x == 0u) {
         block_accepted = 0u;
     }
+    load_quarter_turns(lookups);
     __syncthreads();
     const PassThread at =
         pass_thread(params, params.threads != 0u ? params.threads : lattice_sites() / 2u);

@@ -1,12 +1,13 @@
 // One site of a vector-spin lattice, the twin of SiteUpdate and propose in
 // src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_site.wgsl. The kernels take the
 // same buffers as the WGSL bindings (engine::cuda::vector): spins (component a of site i of
-// system b at (b n + a) N + i), acceptance tables, counts (COUNTERS per system:
-// accepted moves, then the observation), couplings (one int per bond site * directions() + d and sample,
-// or the one uniform J; fixed point for the Gaussian glass), proposal widths per temperature,
-// phases (then a discrete model's P(a, b), V(a) and s(a), engine::vector_gpu::lookup_words). System z draws the randoms of batch global_index(z), the run's index of the system
-// (slice_constants.cuh: z itself but in an engine of a sample slice, whose couplings are its
-// samples').
+// system b at (b n + a) N + i), acceptance tables, counts (COUNTERS per system: accepted moves,
+// then the observation), couplings (one int per bond site * directions() + d and sample, or the
+// one uniform J; fixed point for the Gaussian glass), proposal widths per temperature, phases
+// (then a discrete model's P(a, b), V(a) and s(a), or unit vectors' quarter turn table:
+// engine::vector_gpu::lookup_words). System z draws the randoms of batch global_index(z), the
+// run's index of the system (slice_constants.cuh: z itself but in an engine of a sample slice,
+// whose couplings are its samples').
 
 #include "dispatch.cuh"
 #include "lattice.cuh"
@@ -150,6 +151,59 @@ __device__ __forceinline__ int state_value(const int* lookups, unsigned a) {
 // The state of site i of system b.
 __device__ __forceinline__ unsigned load_state(const int* spins, unsigned b, unsigned i) {
     return static_cast<unsigned>(spins[static_cast<unsigned long long>(b) * lattice_sites() + i]);
+}
+
+// fixed::quarter_turn_table, from the lookup words after the phases (unit vectors only:
+// lookup_words), copied by load_quarter_turns for cos_sin_tabulated.
+__shared__ uint2 quarter_turns[256];
+
+// Copy the quarter turn's table into shared memory where the proposals of unit vectors take
+// their angles from it. Every thread of the block calls it, before a barrier that precedes
+// the first proposal.
+__device__ __forceinline__ void load_quarter_turns(const int* lookups) {
+    if (STATES != 0u || CLOCK != 0u) {
+        return;
+    }
+    for (unsigned e = threadIdx.x; e < 256u; e += blockDim.x) {
+        const unsigned at = 2u * (L + e);
+        quarter_turns[e] = make_uint2(static_cast<unsigned>(lookups[at]),
+                                      static_cast<unsigned>(lookups[at + 1u]));
+    }
+}
+
+// fixed::cos_sin_tabulated: {cos, sin} of 2 pi w / 2^32 in spin units, the quadrant from the
+// top two bits, the table's entry (C, S) from the next 8, turned by the angle delta of the 22
+// below: C - C delta^2 / 2 - S sin delta and S - S delta^2 / 2 + C sin delta in units of 2^-30,
+// sin delta = delta - delta^3 / 6 (delta in units of 2^-39, its square of 2^-46).
+__device__ __forceinline__ int2 cos_sin_tabulated(unsigned w) {
+    const unsigned x = w & 0x3fffffffu;
+    const uint2 entry = quarter_turns[x >> 22];
+    const unsigned delta = __umulhi(x << 10, 3373259426u);
+    const unsigned square = __umulhi(delta, delta);
+    const unsigned sine_delta = delta - __umulhi(__umulhi(delta, square), 43691u);
+    const int c = static_cast<int>(entry.x - (__umulhi(entry.x, square) >> 15) -
+                                   (__umulhi(entry.y, sine_delta) >> 7));
+    const int s = static_cast<int>(entry.y - (__umulhi(entry.y, square) >> 15) +
+                                   (__umulhi(entry.x, sine_delta) >> 7));
+    return quadrant_turn((c + 2) >> 2, (s + 2) >> 2, w >> 30);
+}
+
+// fixed::sphere_point: a point of the unit circle (the angle from word 0; a clock's, the turn
+// of the state mulhi(w0, q) it picks, fixed::clock_state) or sphere (z from word 0's top 29
+// bits, signed; the angle about the axis from word 1), not normalised.
+__device__ __forceinline__ Vector sphere_point(uint4 words) {
+    if (COMPONENTS == 2u) {
+        const int2 circle = CLOCK != 0u ? cos_sin_turn(clock_turn(__umulhi(words.x, CLOCK)))
+                                        : cos_sin_tabulated(words.x);
+        return Vector{{circle.x, circle.y, 0}};
+    }
+    const int z = static_cast<int>(words.x) >> 3;
+    const long long one = ONE;
+    const long long rho =
+        sqrt_square(static_cast<unsigned long long>(one * one - static_cast<long long>(z) * z));
+    const int2 angle = cos_sin_tabulated(words.y);
+    return Vector{{static_cast<int>((rho * angle.x) >> FRACTION_BITS),
+                   static_cast<int>((rho * angle.y) >> FRACTION_BITS), z}};
 }
 
 // propose: the spin a block's point r of the unit circle or sphere gives: r itself for UNIFORM

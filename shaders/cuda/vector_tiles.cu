@@ -100,7 +100,7 @@ __device__ __forceinline__ Vector tile_local_field(const int* tile, const int* c
 
 extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const unsigned* tables,
                                         unsigned long long* counts, const int* couplings,
-                                        const int* widths) {
+                                        const int* widths, const int* lookups) {
     __shared__ int tile[TILE_WORDS];
     __shared__ unsigned block_accepted;
     const unsigned q = workgroup_in_system() + params.first_thread;
@@ -120,6 +120,7 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
             tile[a * PADDED_SITES + w] = spins[spin_word(z, a, i)];
         }
     }
+    load_quarter_turns(lookups);
     __syncthreads();
     const unsigned t = temperature_of(z);
     const unsigned* table = tables + t * 4u * TABLE_BYTE;

@@ -110,18 +110,24 @@ fn cos_sin_turn(w: u32) -> vec2<i32> {
     let y = (square.x << 4u) | (square.y >> 28u);
     let sine = mulhi_signed(polynomial(SINE_COEFFICIENTS, y), x);
     let cosine = polynomial(COSINE_COEFFICIENTS, y) >> 2u;
-    switch w >> 30u {
+    return quadrant_turn(cosine, sine, w >> 30u);
+}
+
+// fixed::quadrant_turn: the point (c, s) of a first-quadrant angle turned by `quadrant` quarter
+// turns.
+fn quadrant_turn(c: i32, s: i32, quadrant: u32) -> vec2<i32> {
+    switch quadrant {
         case 0u: {
-            return vec2<i32>(cosine, sine);
+            return vec2<i32>(c, s);
         }
         case 1u: {
-            return vec2<i32>(-sine, cosine);
+            return vec2<i32>(-s, c);
         }
         case 2u: {
-            return vec2<i32>(-cosine, -sine);
+            return vec2<i32>(-c, -s);
         }
         default: {
-            return vec2<i32>(sine, -cosine);
+            return vec2<i32>(s, -c);
         }
     }
 }
@@ -177,30 +183,6 @@ fn clock_index(s: vec3<i32>) -> u32 {
         }
     }
     return select(below, 0u, below == CLOCK);
-}
-
-// fixed::circle_turn: the angle of a point of the circle from word w, w itself for every
-// angle; for a clock the turn of the state k = mulhi(w, q) it picks (fixed::clock_state).
-fn circle_turn(w: u32) -> u32 {
-    if CLOCK == 0u {
-        return w;
-    }
-    return clock_turn(mulhilo(w, CLOCK).x);
-}
-
-// fixed::sphere_point: a point of the unit circle (the angle from word 0, circle_turn) or
-// sphere (z from word 0's top 29 bits, signed; the angle about the axis from word 1), not
-// normalised.
-fn sphere_point(words: vec4<u32>) -> vec3<i32> {
-    if COMPONENTS == 2u {
-        let circle = cos_sin_turn(circle_turn(words.x));
-        return vec3<i32>(circle.x, circle.y, 0i);
-    }
-    let z = bitcast<i32>(words.x) >> 3u;
-    let one_squared = vec2<u32>(0u, 1u << (2u * FRACTION_BITS - 32u));
-    let rho = sqrt_square(wide_sub(one_squared, wide_mul_i32(z, z)));
-    let angle = cos_sin_turn(words.y);
-    return vec3<i32>(scaled_component(rho, angle.x), scaled_component(rho, angle.y), z);
 }
 
 // fixed::threshold: the product of the four bytes' table entries of k, byte 0 first, each

@@ -8,6 +8,8 @@
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
+    load_quarter_turns(thread);
+    workgroupBarrier();
     let i = thread_in_system(thread);
     let z = layer(params, thread);
     if i >= lattice_sites() {

@@ -27,6 +27,8 @@ fn update_site(z: u32, i: u32, h: vec3<i32>, s: ptr<function, vec3<i32>>) -> u32
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
+    load_quarter_turns(thread);
+    workgroupBarrier();
     let at = pass_thread(thread, select(lattice_sites() / 2u, params.threads, params.threads != 0u));
     let ci = at.t + params.first_thread;
     let z = at.z;

@@ -5,9 +5,10 @@
 // (count_words() per system: accepted moves, then the observation), 4 couplings (one i32 per bond
 // site * directions() + d and sample, or the one uniform J; fixed point for the Gaussian glass), 5
 // proposal widths per temperature, 6 phases (cos then sin of 2 pi x / L, spin units; then a
-// discrete model's P(a, b), V(a) and s(a), engine::vector_gpu::lookup_words). System z
-// draws the randoms of batch global_index(z), the run's index of the system (slice.wgsl: z itself
-// but in an engine of a sample slice, whose couplings are its samples').
+// discrete model's P(a, b), V(a) and s(a), or unit vectors' quarter turn table,
+// engine::vector_gpu::lookup_words). System z draws the randoms of batch global_index(z), the
+// run's index of the system (slice.wgsl: z itself but in an engine of a sample slice, whose
+// couplings are its samples').
 
 #import dispatch
 #import lattice
@@ -168,6 +169,57 @@ fn state_value(a: u32) -> i32 {
 // The state of site i of system b.
 fn load_state(b: u32, i: u32) -> u32 {
     return bitcast<u32>(spins[b * lattice_sites() + i]);
+}
+
+// fixed::quarter_turn_table, from the lookup words after the phases (unit vectors only:
+// lookup_words), copied by load_quarter_turns for cos_sin_tabulated.
+var<workgroup> quarter_turns: array<vec2<u32>, 256>;
+
+// Copy the quarter turn's table into workgroup memory where the proposals of unit vectors
+// take their angles from it. Every thread of the workgroup calls it, before a barrier that
+// precedes the first proposal.
+fn load_quarter_turns(thread: Thread) {
+    if STATES != 0u || CLOCK != 0u {
+        return;
+    }
+    for (var e = thread.local; e < 256u; e += WG_SIZE) {
+        let at = 2u * (L + e);
+        quarter_turns[e] = bitcast<vec2<u32>>(vec2<i32>(phases[at], phases[at + 1u]));
+    }
+}
+
+// fixed::cos_sin_tabulated: (cos, sin) of 2 pi w / 2^32 in spin units, the quadrant from the
+// top two bits, the table's entry (C, S) from the next 8, turned by the angle delta of the 22
+// below: C - C delta^2 / 2 - S sin delta and S - S delta^2 / 2 + C sin delta in units of 2^-30,
+// sin delta = delta - delta^3 / 6 (delta in units of 2^-39, its square of 2^-46).
+fn cos_sin_tabulated(w: u32) -> vec2<i32> {
+    let x = w & 0x3fffffffu;
+    let entry = quarter_turns[x >> 22u];
+    let delta = mulhilo(x << 10u, 3373259426u).x;
+    let square = mulhilo(delta, delta).x;
+    let sine_delta = delta - mulhilo(mulhilo(delta, square).x, 43691u).x;
+    let c = bitcast<i32>(entry.x - (mulhilo(entry.x, square).x >> 15u) - (mulhilo(entry.y, sine_delta).x >> 7u));
+    let s = bitcast<i32>(entry.y - (mulhilo(entry.y, square).x >> 15u) + (mulhilo(entry.x, sine_delta).x >> 7u));
+    return quadrant_turn((c + 2i) >> 2u, (s + 2i) >> 2u, w >> 30u);
+}
+
+// fixed::sphere_point: a point of the unit circle (the angle from word 0; a clock's, the turn
+// of the state mulhi(w0, q) it picks, fixed::clock_state) or sphere (z from word 0's top 29
+// bits, signed; the angle about the axis from word 1), not normalised.
+fn sphere_point(words: vec4<u32>) -> vec3<i32> {
+    if COMPONENTS == 2u {
+        if CLOCK != 0u {
+            let state = cos_sin_turn(clock_turn(mulhilo(words.x, CLOCK).x));
+            return vec3<i32>(state.x, state.y, 0i);
+        }
+        let circle = cos_sin_tabulated(words.x);
+        return vec3<i32>(circle.x, circle.y, 0i);
+    }
+    let z = bitcast<i32>(words.x) >> 3u;
+    let one_squared = vec2<u32>(0u, 1u << (2u * FRACTION_BITS - 32u));
+    let rho = sqrt_square(wide_sub(one_squared, wide_mul_i32(z, z)));
+    let angle = cos_sin_tabulated(words.y);
+    return vec3<i32>(scaled_component(rho, angle.x), scaled_component(rho, angle.y), z);
 }
 
 // propose: the spin a block's point r of the unit circle or sphere gives: r itself for UNIFORM

@@ -120,6 +120,7 @@ fn main(thread: Thread) {
             tile[a * PADDED_SITES + w] = spins[spin_word(z, a, i)];
         }
     }
+    load_quarter_turns(thread);
     workgroupBarrier();
     let t = temperature_of(z);
     let width = widths[t];

@@ -9,7 +9,7 @@ use super::vector::{
 };
 use crate::engine::planes::planes_of;
 use crate::model::Shape;
-use crate::model::vector::fixed::clock_split;
+use crate::model::vector::fixed::{clock_split, quarter_turn_table};
 use crate::model::vector::states::StateModel;
 use crate::model::vector::{PhaseTable, VectorCouplings, VectorSystems};
 
@@ -157,13 +157,18 @@ pub fn coupling_words(couplings: &VectorCouplings) -> Vec<i32> {
 }
 
 /// The lookup tables as the GPU kernels read them: the phase table's cosines, then its sines
-/// (`L` each); for discrete states then their tables ([`States::table_words`]).
+/// (`L` each); then for discrete states their tables ([`States::table_words`]), for unit
+/// vectors the quarter turn's table of their proposals' angles (cosine and sine of each entry,
+/// [`quarter_turn_table`]).
 ///
 /// [`States::table_words`]: crate::model::vector::states::States::table_words
 pub fn lookup_words(systems: &VectorSystems, phases: &PhaseTable) -> Vec<i32> {
-    let energies = systems.states.iter().flat_map(|s| s.table_words());
+    let tables: Vec<i32> = match &systems.states {
+        Some(states) => states.table_words(),
+        None => quarter_turn_table().concat(),
+    };
     (phases.cos.iter().chain(&phases.sin).copied())
-        .chain(energies)
+        .chain(tables)
         .collect()
 }
 

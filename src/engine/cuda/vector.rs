@@ -209,10 +209,8 @@ impl CudaVector {
                         .arg(&self.tables)
                         .arg(&mut self.counts)
                         .arg(&self.couplings)
-                        .arg(&self.widths);
-                    if kernel == Kernel::DiscreteMetropolis {
-                        launch.arg(&self.phases);
-                    }
+                        .arg(&self.widths)
+                        .arg(&self.phases);
                 }
                 VectorPass::Overrelaxation { .. } => {
                     launch.arg(params).arg(&mut self.spins).arg(&self.couplings);
@@ -223,9 +221,9 @@ impl CudaVector {
             }
             // SAFETY: the arguments match the kernel's parameters in order and type
             // (shaders/cuda/<kernel>.cu): DispatchParams by value, then device pointers to `int`
-            // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths
-            // (and, for discrete_metropolis, the `int` lookup tables with the state tables). The
-            // kernels stay in bounds: threads (from params.first_thread) past the colour's last site
+            // spins, `unsigned` tables, `unsigned long long` counts, `int` couplings and widths,
+            // and the `int` lookup words (lookup_words: the phases, then the state tables or
+            // the quarter turn's table). The kernels stay in bounds: threads (from params.first_thread) past the colour's last site
             // or the pass's threads return, blocks past the colour's last tile or the pass's tiles
             // return, every buffer was sized from these systems, and each piece's systems (from
             // params.first_layer) are among them.
@@ -321,9 +319,11 @@ impl VectorBackend for CudaVector {
         let stream = &self.device.stream;
         launch_layers(&self.device, (&params, config), |params, config| {
             let mut launch = stream.launch_builder(&self.kernels.hot_start.function);
-            launch.arg(params).arg(&mut self.spins);
-            // SAFETY: vector_hot_start takes DispatchParams by value and the `int` spins, which
-            // hold every site of every system; threads past the last site return.
+            launch.arg(params).arg(&mut self.spins).arg(&self.phases);
+            // SAFETY: vector_hot_start takes DispatchParams by value, the `int` spins, which
+            // hold every site of every system, and the `int` lookup words (lookup_words: the
+            // phases, then the quarter turn's 512 words that unit vectors' blocks read); threads
+            // past the last site return.
             unsafe { launch.launch(config) }
                 .map(|_| ())
                 .map_err(driver_error("launching kernel vector_hot_start"))

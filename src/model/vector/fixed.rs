@@ -237,17 +237,78 @@ fn polynomial(coefficients: &[i32; 8], y: u32) -> i32 {
 /// The cosine and sine of the angle `2 pi w / 2^32` in spin units, within a few units: the
 /// quadrant from the top two bits, and `sin(pi/2 f)`, `cos(pi/2 f)` of the fraction
 /// `f = x / 2^30` of the quarter turn from [`SINE_COEFFICIENTS`] and [`COSINE_COEFFICIENTS`].
+/// The clock models' states take their spins from it; a uniform proposal's angle takes
+/// [`cos_sin_tabulated`], as accurate at a third of the multiplies.
 pub fn cos_sin_turn(w: u32) -> (i32, i32) {
-    let x = w & 0x3fff_ffff;
+    let x = w & QUARTER_TURN_MASK;
     let y = ((u64::from(x) * u64::from(x)) >> 28) as u32;
     let sine = mulhi_signed(polynomial(&SINE_COEFFICIENTS, y), x);
     let cosine = polynomial(&COSINE_COEFFICIENTS, y) >> 2;
-    match w >> 30 {
-        0 => (cosine, sine),
-        1 => (-sine, cosine),
-        2 => (-cosine, -sine),
-        _ => (sine, -cosine),
+    quadrant_turn(cosine, sine, w >> 30)
+}
+
+/// The point `(c, s)` of a first-quadrant angle turned by `quadrant` quarter turns.
+fn quadrant_turn(c: i32, s: i32, quadrant: u32) -> (i32, i32) {
+    match quadrant {
+        0 => (c, s),
+        1 => (-s, c),
+        2 => (-c, -s),
+        _ => (s, -c),
     }
+}
+
+/// The fraction of a quarter turn in the low 30 bits of an angle's word.
+const QUARTER_TURN_MASK: u32 = 0x3fff_ffff;
+
+/// Entries of [`quarter_turn_table`]: the angles `j / 2^8` of a quarter turn.
+pub const QUARTER_TURNS: usize = 256;
+
+/// Bits of a quarter turn's fraction below an entry of [`quarter_turn_table`].
+const QUARTER_TURN_SHIFT: u32 = 30 - QUARTER_TURNS.trailing_zeros();
+
+/// `round(pi 2^30)`: with the fraction below an entry shifted to the top of a word, `mulhi`
+/// gives its angle in radians in units of `2^-39`.
+const PI_BITS: u32 = 3_373_259_426;
+
+/// `round(2^18 / 6)`: `mulhi` of `delta^3` in units of `2^-53` gives `delta^3 / 6` in units of
+/// `2^-39`.
+const SIXTH_BITS: u32 = 43_691;
+
+/// `[cos, sin]` of the angle `j / 2^8` of a quarter turn in units of `2^-30` (`j < 256`), from
+/// [`COSINE_COEFFICIENTS`] and [`SINE_COEFFICIENTS`] as [`cos_sin_turn`] takes them, before
+/// its shift to spin units: integer arithmetic, so every backend's table is the same.
+pub fn quarter_turn_entry(j: u32) -> [i32; 2] {
+    let x = j << QUARTER_TURN_SHIFT;
+    let y = ((u64::from(x) * u64::from(x)) >> 28) as u32;
+    [
+        polynomial(&COSINE_COEFFICIENTS, y),
+        mulhi_signed(polynomial(&SINE_COEFFICIENTS, y), x << 2),
+    ]
+}
+
+/// [`quarter_turn_entry`] of every `j`, computed once: the table the GPU kernels copy into
+/// shared memory from the lookup words after the phases (`engine::vector_gpu::lookup_words`).
+pub fn quarter_turn_table() -> &'static [[i32; 2]; QUARTER_TURNS] {
+    static TABLE: std::sync::OnceLock<[[i32; 2]; QUARTER_TURNS]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| std::array::from_fn(|j| quarter_turn_entry(j as u32)))
+}
+
+/// The cosine and sine of the angle `2 pi w / 2^32` in spin units, within about a unit: the
+/// quadrant from the top two bits, the [`quarter_turn_table`] entry `(C, S)` of the next 8, and
+/// the angle `delta < pi / 2^9` of the 22 below turned in by `cos(a + delta) = C - C (1 -
+/// cos delta) - S sin delta`, `sin(a + delta) = S - S (1 - cos delta) + C sin delta`, with
+/// `1 - cos delta = delta^2 / 2` and `sin delta = delta - delta^3 / 6` (the next terms below
+/// `2^-34`), in units of `2^-30` and rounded to spin units. Eight high words of products,
+/// where [`cos_sin_turn`] takes sixteen.
+pub fn cos_sin_tabulated(w: u32) -> (i32, i32) {
+    let x = w & QUARTER_TURN_MASK;
+    let [c, s] = quarter_turn_table()[(x >> QUARTER_TURN_SHIFT) as usize].map(|e| e as u32);
+    let delta = mulhi(x << (32 - QUARTER_TURN_SHIFT), PI_BITS);
+    let square = mulhi(delta, delta);
+    let sine_delta = delta - mulhi(mulhi(delta, square), SIXTH_BITS);
+    let cosine = c as i32 - (mulhi(c, square) >> 15) as i32 - (mulhi(s, sine_delta) >> 7) as i32;
+    let sine = s as i32 - (mulhi(s, square) >> 15) as i32 + (mulhi(c, sine_delta) >> 7) as i32;
+    quadrant_turn((cosine + 2) >> 2, (sine + 2) >> 2, w >> 30)
 }
 
 /// `sqrt(t)` in spin units for `t < 2^62` in units of `2^-56` (a spin unit squared), within a
@@ -326,26 +387,21 @@ pub fn angle_below(a: &Vector, b: &Vector) -> bool {
     }
 }
 
-/// The angle (units of `2^-32` turns) of a point of the circle from the random word `w`: `w`
-/// itself for every angle, the turn of the clock state it picks for a clock model.
-fn circle_turn(w: u32, clock: u32) -> u32 {
-    match clock {
-        0 => w,
-        q => clock_turn(clock_state(w, q), q),
-    }
-}
-
 /// A point of the unit sphere (`n = 3`) or circle (`n = 2`) from two random words, uniform up
 /// to the grid of the words, not normalised: `|r . r - 1| < 2^-24` (each of the cosine and sine
 /// within 4 units moves `c^2 + s^2` by at most `2^-25`, the radius `sqrt(1 - z^2)` within a unit
 /// and the two floored products a unit each add `2^-26`; at most `8 * 2^-28` over four million
-/// points, measured), so a uniform proposal takes it as the new spin. The
-/// circle's angle from `words[0]` (one of a clock's angles, [`circle_turn`]); the sphere's `z`
-/// from `words[0]` (its top 29 bits, signed: uniform in `[-1, 1)`, Archimedes) and the angle
-/// about the axis from `words[1]`.
+/// points, measured), so a uniform proposal takes it as the new spin. The circle's angle from
+/// `words[0]` ([`cos_sin_tabulated`]; a clock's, the turn of the state the word picks,
+/// [`clock_state`], through [`cos_sin_turn`] as its spins); the sphere's `z` from `words[0]`
+/// (its top 29 bits, signed: uniform in `[-1, 1)`, Archimedes) and the angle about the axis
+/// from `words[1]` ([`cos_sin_tabulated`]).
 pub fn sphere_point(words: &[u32; 4], directions: Directions) -> Vector {
     if directions.n == 2 {
-        let (c, s) = cos_sin_turn(circle_turn(words[0], directions.clock));
+        let (c, s) = match directions.clock {
+            0 => cos_sin_tabulated(words[0]),
+            q => cos_sin_turn(clock_turn(clock_state(words[0], q), q)),
+        };
         return [c, s, 0];
     }
     let z = (words[0] as i32) >> 3;
@@ -353,7 +409,7 @@ pub fn sphere_point(words: &[u32; 4], directions: Directions) -> Vector {
     let rho = i64::from(sqrt_square(
         (one * one - i64::from(z) * i64::from(z)) as u64,
     ));
-    let (c, s) = cos_sin_turn(words[1]);
+    let (c, s) = cos_sin_tabulated(words[1]);
     let scale = |v: i32| ((rho * i64::from(v)) >> FRACTION_BITS) as i32;
     [scale(c), scale(s), z]
 }
@@ -548,30 +604,59 @@ mod tests {
         }
     }
 
-    /// The fixed-point cosine and sine agree with `f64`'s within 4 spin units at every
-    /// quadrant's edges and between.
-    #[test]
-    fn the_turns_cosine_and_sine_are_within_four_units() {
-        let words = (0..4096u32).map(|k| k.wrapping_mul(1_048_573)).chain([
-            0,
-            1,
-            0x3fff_ffff,
-            0x4000_0000,
-            0x8000_0000,
-            0xc000_0000,
-            u32::MAX,
-        ]);
-        for w in words {
+    /// Words of angles at every quadrant's and table entry's edges, and between.
+    fn turn_words() -> impl Iterator<Item = u32> {
+        let edges = (0..4 * QUARTER_TURNS as u32).flat_map(|k| {
+            [
+                k << QUARTER_TURN_SHIFT,
+                ((k + 1) << QUARTER_TURN_SHIFT).wrapping_sub(1),
+            ]
+        });
+        (0..4096u32).map(|k| k.wrapping_mul(1_048_573)).chain(edges)
+    }
+
+    /// `cos_sin` of each of [`turn_words`] agrees with `f64`'s within `bound` spin units.
+    fn assert_turns_within(cos_sin: fn(u32) -> (i32, i32), bound: f64) {
+        for w in turn_words() {
             let angle = 2.0 * std::f64::consts::PI * f64::from(w) / 2f64.powi(32);
-            let (c, s) = cos_sin_turn(w);
+            let (c, s) = cos_sin(w);
             for (got, want) in [(c, angle.cos()), (s, angle.sin())] {
                 let error = (f64::from(got) - want * f64::from(ONE)).abs();
                 assert!(
-                    error <= 4.0,
+                    error <= bound,
                     "w = {w:#x}: {got} against {want} ({error} units)"
                 );
             }
         }
+    }
+
+    /// The polynomials' cosine and sine agree with `f64`'s within 4 spin units.
+    #[test]
+    fn the_turns_cosine_and_sine_are_within_four_units() {
+        assert_turns_within(cos_sin_turn, 4.0);
+    }
+
+    /// Every entry of the quarter turn's table is the cosine and sine of its angle within 5
+    /// units of `2^-30` (4.1 at most: the floors of the polynomials' Horner steps).
+    #[test]
+    fn quarter_turn_entries_are_within_five_units_of_two_to_the_minus_30() {
+        for (j, &[c, s]) in quarter_turn_table().iter().enumerate() {
+            let angle = std::f64::consts::FRAC_PI_2 * j as f64 / QUARTER_TURNS as f64;
+            for (got, want) in [(c, angle.cos()), (s, angle.sin())] {
+                let error = (f64::from(got) - want * 2f64.powi(30)).abs();
+                assert!(
+                    error <= 5.0,
+                    "entry {j}: {got} against {want} ({error} units)"
+                );
+            }
+        }
+    }
+
+    /// The tabulated cosine and sine agree with `f64`'s within 2 spin units (1.53 at most over
+    /// 2^24 words, [`cos_sin_turn`] 2.27).
+    #[test]
+    fn tabulated_cosine_and_sine_are_within_two_units() {
+        assert_turns_within(cos_sin_tabulated, 2.0);
     }
 
     /// The bound that gives every multiplied Horner accumulator of [`polynomial`] its
