@@ -155,7 +155,14 @@ __device__ __forceinline__ unsigned load_state(const int* spins, unsigned b, uns
 
 // fixed::quarter_turn_table, from the lookup words after the phases (unit vectors only:
 // lookup_words), copied by load_quarter_turns for cos_sin_tabulated.
-__shared__ uint2 quarter_turns[256];
+// fixed::QUARTER_TURNS, QUARTER_TURN_SHIFT, PI_BITS and SIXTH_BITS: the table's entries, the
+// bits of a quarter turn's fraction below an entry, round(pi 2^30) and round(2^18 / 6).
+constexpr unsigned QUARTER_TURNS = 256u;
+constexpr unsigned QUARTER_TURN_SHIFT = 22u;
+constexpr unsigned PI_BITS = 3373259426u;
+constexpr unsigned SIXTH_BITS = 43691u;
+
+__shared__ uint2 quarter_turns[QUARTER_TURNS];
 
 // Copy the quarter turn's table into shared memory where the proposals of unit vectors take
 // their angles from it. Every thread of the block calls it, before a barrier that precedes
@@ -164,7 +171,7 @@ __device__ __forceinline__ void load_quarter_turns(const int* lookups) {
     if (STATES != 0u || CLOCK != 0u) {
         return;
     }
-    for (unsigned e = threadIdx.x; e < 256u; e += blockDim.x) {
+    for (unsigned e = threadIdx.x; e < QUARTER_TURNS; e += blockDim.x) {
         const unsigned at = 2u * (L + e);
         quarter_turns[e] = make_uint2(static_cast<unsigned>(lookups[at]),
                                       static_cast<unsigned>(lookups[at + 1u]));
@@ -177,10 +184,10 @@ __device__ __forceinline__ void load_quarter_turns(const int* lookups) {
 // sin delta = delta - delta^3 / 6 (delta in units of 2^-39, its square of 2^-46).
 __device__ __forceinline__ int2 cos_sin_tabulated(unsigned w) {
     const unsigned x = w & 0x3fffffffu;
-    const uint2 entry = quarter_turns[x >> 22];
-    const unsigned delta = __umulhi(x << 10, 3373259426u);
+    const uint2 entry = quarter_turns[x >> QUARTER_TURN_SHIFT];
+    const unsigned delta = __umulhi(x << (32u - QUARTER_TURN_SHIFT), PI_BITS);
     const unsigned square = __umulhi(delta, delta);
-    const unsigned sine_delta = delta - __umulhi(__umulhi(delta, square), 43691u);
+    const unsigned sine_delta = delta - __umulhi(__umulhi(delta, square), SIXTH_BITS);
     const int c = static_cast<int>(entry.x - (__umulhi(entry.x, square) >> 15) -
                                    (__umulhi(entry.y, sine_delta) >> 7));
     const int s = static_cast<int>(entry.y - (__umulhi(entry.y, square) >> 15) +

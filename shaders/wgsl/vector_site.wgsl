@@ -173,7 +173,14 @@ fn load_state(b: u32, i: u32) -> u32 {
 
 // fixed::quarter_turn_table, from the lookup words after the phases (unit vectors only:
 // lookup_words), copied by load_quarter_turns for cos_sin_tabulated.
-var<workgroup> quarter_turns: array<vec2<u32>, 256>;
+var<workgroup> quarter_turns: array<vec2<u32>, QUARTER_TURNS>;
+
+// fixed::QUARTER_TURNS, QUARTER_TURN_SHIFT, PI_BITS and SIXTH_BITS: the table's entries, the
+// bits of a quarter turn's fraction below an entry, round(pi 2^30) and round(2^18 / 6).
+const QUARTER_TURNS: u32 = 256u;
+const QUARTER_TURN_SHIFT: u32 = 22u;
+const PI_BITS: u32 = 3373259426u;
+const SIXTH_BITS: u32 = 43691u;
 
 // Copy the quarter turn's table into workgroup memory where the proposals of unit vectors
 // take their angles from it. Every thread of the workgroup calls it, before a barrier that
@@ -182,7 +189,7 @@ fn load_quarter_turns(thread: Thread) {
     if STATES != 0u || CLOCK != 0u {
         return;
     }
-    for (var e = thread.local; e < 256u; e += WG_SIZE) {
+    for (var e = thread.local; e < QUARTER_TURNS; e += WG_SIZE) {
         let at = 2u * (L + e);
         quarter_turns[e] = bitcast<vec2<u32>>(vec2<i32>(phases[at], phases[at + 1u]));
     }
@@ -194,10 +201,10 @@ fn load_quarter_turns(thread: Thread) {
 // sin delta = delta - delta^3 / 6 (delta in units of 2^-39, its square of 2^-46).
 fn cos_sin_tabulated(w: u32) -> vec2<i32> {
     let x = w & 0x3fffffffu;
-    let entry = quarter_turns[x >> 22u];
-    let delta = mulhilo(x << 10u, 3373259426u).x;
+    let entry = quarter_turns[x >> QUARTER_TURN_SHIFT];
+    let delta = mulhilo(x << (32u - QUARTER_TURN_SHIFT), PI_BITS).x;
     let square = mulhilo(delta, delta).x;
-    let sine_delta = delta - mulhilo(mulhilo(delta, square).x, 43691u).x;
+    let sine_delta = delta - mulhilo(mulhilo(delta, square).x, SIXTH_BITS).x;
     let c = bitcast<i32>(entry.x - (mulhilo(entry.x, square).x >> 15u) - (mulhilo(entry.y, sine_delta).x >> 7u));
     let s = bitcast<i32>(entry.y - (mulhilo(entry.y, square).x >> 15u) + (mulhilo(entry.x, sine_delta).x >> 7u));
     return quadrant_turn((c + 2i) >> 2u, (s + 2i) >> 2u, w >> 30u);

@@ -241,10 +241,18 @@ fn polynomial(coefficients: &[i32; 8], y: u32) -> i32 {
 /// [`cos_sin_tabulated`], as accurate at a third of the multiplies.
 pub fn cos_sin_turn(w: u32) -> (i32, i32) {
     let x = w & QUARTER_TURN_MASK;
+    let (cosine, sine_over_f) = quarter_polynomials(x);
+    quadrant_turn(cosine >> 2, mulhi_signed(sine_over_f, x), w >> 30)
+}
+
+/// `cos(pi/2 f)` and `sin(pi/2 f) / f` in units of `2^-30` for the fraction `f = x / 2^30` of
+/// a quarter turn: [`COSINE_COEFFICIENTS`] and [`SINE_COEFFICIENTS`] in `f^2` (`x^2 >> 28`).
+fn quarter_polynomials(x: u32) -> (i32, i32) {
     let y = ((u64::from(x) * u64::from(x)) >> 28) as u32;
-    let sine = mulhi_signed(polynomial(&SINE_COEFFICIENTS, y), x);
-    let cosine = polynomial(&COSINE_COEFFICIENTS, y) >> 2;
-    quadrant_turn(cosine, sine, w >> 30)
+    (
+        polynomial(&COSINE_COEFFICIENTS, y),
+        polynomial(&SINE_COEFFICIENTS, y),
+    )
 }
 
 /// The point `(c, s)` of a first-quadrant angle turned by `quadrant` quarter turns.
@@ -275,15 +283,12 @@ const PI_BITS: u32 = 3_373_259_426;
 const SIXTH_BITS: u32 = 43_691;
 
 /// `[cos, sin]` of the angle `j / 2^8` of a quarter turn in units of `2^-30` (`j < 256`), from
-/// [`COSINE_COEFFICIENTS`] and [`SINE_COEFFICIENTS`] as [`cos_sin_turn`] takes them, before
-/// its shift to spin units: integer arithmetic, so every backend's table is the same.
+/// [`quarter_polynomials`] as [`cos_sin_turn`] takes them, before its shift to spin units:
+/// integer arithmetic, so every backend's table is the same.
 pub fn quarter_turn_entry(j: u32) -> [i32; 2] {
     let x = j << QUARTER_TURN_SHIFT;
-    let y = ((u64::from(x) * u64::from(x)) >> 28) as u32;
-    [
-        polynomial(&COSINE_COEFFICIENTS, y),
-        mulhi_signed(polynomial(&SINE_COEFFICIENTS, y), x << 2),
-    ]
+    let (cosine, sine_over_f) = quarter_polynomials(x);
+    [cosine, mulhi_signed(sine_over_f, x << 2)]
 }
 
 /// [`quarter_turn_entry`] of every `j`, computed once: the table the GPU kernels copy into
