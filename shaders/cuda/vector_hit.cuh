@@ -1,8 +1,10 @@
 // One Metropolis hit of one vector spin, shared by vector_metropolis (the plain checkerboard)
 // and vector_tiles (the double checkerboard): the twin of metropolis_hit and energy_change in
-// src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_hit.wgsl. Randoms: block
-// (i, sweep, VectorMetropolis, hit, colour, global_index(z)), words 0 (and 1) the point of the
-// sphere, word 3 the acceptance word; a clock's heat bath draws from word 0.
+// src/engine/cpu/vector_metropolis.rs and of shaders/wgsl/vector_hit.wgsl. Randoms: draw d of
+// site i is the block (i, sweep, VectorMetropolis, d, colour, global_index(z)); a hit's words
+// (HitWords in vector_metropolis.rs) are words 0 (and 1) the point of the sphere, word 3 the
+// acceptance word: a Heisenberg hit's and a clock's heat bath's (word 0) of draw `hit`, XY's
+// hits 2k and 2k + 1 halves of draw k (pair_words).
 
 #include "vector_site.cuh"
 
@@ -56,18 +58,39 @@ __device__ __forceinline__ Vector heat_bath(unsigned u, const Vector& h, const u
     return clock_spin(CLOCK - 1u);
 }
 
-// vector_metropolis::metropolis_hit: hit `hit` of site i (of checkerboard colour `colour`) of
-// system z against its local field h, the proposal of the hit's block, with the proposal width
-// and the acceptance table of z's temperature; whether it was accepted (s replaced). A clock's
-// heat bath (width HEAT_BATH) replaces s and counts where it changed.
-__device__ __forceinline__ bool metropolis_hit(const DispatchParams& params, unsigned z,
-                                               unsigned i, unsigned colour, unsigned hit,
-                                               const Vector& h, Vector& s,
-                                               const unsigned* table, int width) {
+// The block of draw d of site i (of checkerboard colour `colour`) of system z.
+__device__ __forceinline__ uint4 hit_draw(const DispatchParams& params, unsigned z, unsigned i,
+                                          unsigned colour, unsigned d) {
     const uint2 key = make_uint2(params.seed_lo, params.seed_hi);
     const uint4 counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS,
-                                         (hit << 1u) | colour, global_index(z));
-    const uint4 words = philox4x32_10(counter, key);
+                                         (d << 1u) | colour, global_index(z));
+    return philox4x32_10(counter, key);
+}
+
+// HitWords::next: whether hit `hit` of a site takes the words of the hit before it, the
+// second of an XY pair (not the heat bath's).
+__device__ __forceinline__ bool takes_spare(unsigned hit, bool heat_bath) {
+    return COMPONENTS == 2u && !heat_bath && hit % 2u == 1u;
+}
+
+// HitWords::next: the draw whose block hit `hit` of a site opens (an XY pair's first hit, any
+// other hit but a pair's second).
+__device__ __forceinline__ unsigned draw_of(unsigned hit, bool heat_bath) {
+    return COMPONENTS == 2u && !heat_bath ? hit / 2u : hit;
+}
+
+// The words of an XY pair's hit from its half (a, b) of the pair's block: the point's word a at
+// 0, the acceptance word b at 3.
+__device__ __forceinline__ uint4 pair_words(unsigned a, unsigned b) {
+    return make_uint4(a, 0u, 0u, b);
+}
+
+// vector_metropolis::metropolis_hit: a hit of spin s against its local field h, the proposal
+// of the hit's words (hit_words), with the proposal width and the acceptance table of its
+// system's temperature; whether it was accepted (s replaced). A clock's heat bath (width
+// HEAT_BATH) replaces s and counts where it changed.
+__device__ __forceinline__ bool metropolis_hit(const uint4& words, const Vector& h, Vector& s,
+                                               const unsigned* table, int width) {
     if (width == HEAT_BATH) {
         const Vector v = heat_bath(words.x, h, table);
         const bool changed = v.c[0] != s.c[0] || v.c[1] != s.c[1];

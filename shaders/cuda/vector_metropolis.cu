@@ -2,23 +2,42 @@
 // vector_metropolis.wgsl: update thread ci of system z (the launch's threads from
 // params.first_thread: a piece of a sweep runs some of them) updates the ci-th site of
 // params.colour, HITS proposals against its local field, each hit vector_hit.cuh's. CPU twin:
-// src/engine/cpu/vector_metropolis.rs (the randoms: block (i, sweep, VectorMetropolis, hit,
-// colour, z)). Accepted moves of the updated sites are summed per block, then added to the
-// system's counter 0; where the systems lie flat along the grid (FLAT_SYSTEMS, pass_thread),
-// each thread adds its own.
+// src/engine/cpu/vector_metropolis.rs (the randoms: hit_words of site i, its draws the blocks
+// (i, sweep, VectorMetropolis, draw, colour, z)). Accepted moves of the updated sites are
+// summed per block, then added to the system's counter 0; where the systems lie flat along the
+// grid (FLAT_SYSTEMS, pass_thread), each thread adds its own.
 
 #include "vector_hit.cuh"
 
 // Proposals per site (VectorSweeps::hits).
 constexpr unsigned HITS = SPINFLIP_HITS;
 
+// HitWords::next: the words of hit `hit` of site i (its earlier hits asked for already;
+// `spare` the words 2-3 an XY pair's first hit left for its second, in registers).
+__device__ __forceinline__ uint4 hit_words(const DispatchParams& params, unsigned z, unsigned i,
+                                           unsigned colour, unsigned hit, bool heat_bath,
+                                           uint2& spare) {
+    if (takes_spare(hit, heat_bath)) {
+        return pair_words(spare.x, spare.y);
+    }
+    const uint4 words = hit_draw(params, z, i, colour, draw_of(hit, heat_bath));
+    if (COMPONENTS == 2u && !heat_bath) {
+        spare = make_uint2(words.z, words.w);
+        return pair_words(words.x, words.y);
+    }
+    return words;
+}
+
 // The hits of site i of system z from spin s; returns the moves accepted (s updated).
 __device__ __forceinline__ unsigned update_site(const DispatchParams& params, unsigned z,
                                                 unsigned i, const Vector& h, Vector& s,
                                                 const unsigned* table, int width) {
     unsigned accepted = 0u;
+    uint2 spare = make_uint2(0u, 0u);
     for (unsigned hit = 0u; hit < HITS; hit++) {
-        accepted += metropolis_hit(params, z, i, params.colour, hit, h, s, table, width) ? 1u : 0u;
+        const uint4 words =
+            hit_words(params, z, i, params.colour, hit, width == HEAT_BATH, spare);
+        accepted += metropolis_hit(words, h, s, table, width) ? 1u : 0u;
     }
     return accepted;
 }

@@ -6,8 +6,9 @@
 // HITS hits updates the tile's sites of checkerboard colour 0, then of colour 1, one Metropolis
 // hit each (vector_hit.cuh) against neighbours read from shared memory, the halo held fixed;
 // then writes the tile back. CPU twin: src/engine/cpu/vector_tiles.rs; the randoms those of
-// vector_metropolis. Accepted moves are summed per block, then added to the system's counter 0.
-// Threads take the sites of a colour in turn, so any block size gives the same bits.
+// vector_metropolis (tile_hit_words: vector_metropolis's hit_words, the words the hits leave
+// kept in shared memory). Accepted moves are summed per block, then added to the system's
+// counter 0. Threads take the sites of a colour in turn, so any block size gives the same bits.
 
 #include "vector_hit.cuh"
 
@@ -23,6 +24,8 @@ constexpr unsigned PADDED_SITES = DIMS == 3u ? PADDED * PADDED * PADDED : PADDED
 constexpr unsigned TILE_WORDS = COMPONENTS * PADDED_SITES;
 // Sites of a tile (Tiles::sites).
 constexpr unsigned TILE_SITES = DIMS == 3u ? TILE * TILE * TILE : TILE * TILE;
+// Words of shared memory XY's pairs of hits carry (Tiles::workgroup_bytes); one for others.
+constexpr unsigned SPARE_WORDS = COMPONENTS == 2u ? 2u * TILE_SITES : 1u;
 // Tiles along a side of the lattice, and of one colour (Tiles::per_colour).
 constexpr unsigned TILES_PER_SIDE = L / TILE;
 constexpr unsigned TILES_PER_COLOUR =
@@ -77,6 +80,24 @@ __device__ __forceinline__ void store_tile_spin(int* tile, unsigned at, const Ve
     }
 }
 
+// hit_words of the tile's site `site` (site i of the lattice), the words 2-3 an XY pair's first
+// hit leaves for its second kept in `spares`.
+__device__ __forceinline__ uint4 tile_hit_words(const DispatchParams& params, unsigned z,
+                                                unsigned i, unsigned colour, unsigned hit,
+                                                bool heat_bath, unsigned* spares,
+                                                unsigned site) {
+    if (takes_spare(hit, heat_bath)) {
+        return pair_words(spares[site], spares[TILE_SITES + site]);
+    }
+    const uint4 words = hit_draw(params, z, i, colour, draw_of(hit, heat_bath));
+    if (COMPONENTS == 2u && !heat_bath) {
+        spares[site] = words.z;
+        spares[TILE_SITES + site] = words.w;
+        return pair_words(words.x, words.y);
+    }
+    return words;
+}
+
 // SiteUpdate::local_field of site i at padded index `at` of system z, the neighbours' spins
 // from shared memory.
 __device__ __forceinline__ Vector tile_local_field(const int* tile, const int* couplings,
@@ -102,6 +123,9 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
                                         unsigned long long* counts, const int* couplings,
                                         const int* widths, const int* lookups) {
     __shared__ int tile[TILE_WORDS];
+    // The words XY pairs' first hits left for their second (tile_hit_words), two planes over
+    // the tile's sites, colour-major.
+    __shared__ unsigned spares[SPARE_WORDS];
     __shared__ unsigned block_accepted;
     const unsigned q = workgroup_in_system() + params.first_thread;
     const unsigned z = layer(params);
@@ -134,7 +158,10 @@ extern "C" __global__ void vector_tiles(DispatchParams params, int* spins, const
                 const unsigned at = padded_index(p);
                 Vector s = tile_spin(tile, at);
                 const Vector h = tile_local_field(tile, couplings, z, i, at);
-                if (metropolis_hit(params, z, i, colour, hit, h, s, table, width)) {
+                const unsigned site = colour * (TILE_SITES / 2u) + ci;
+                const uint4 words = tile_hit_words(params, z, i, colour, hit,
+                                                   width == HEAT_BATH, spares, site);
+                if (metropolis_hit(words, h, s, table, width)) {
                     store_tile_spin(tile, at, s);
                     accepted++;
                 }

@@ -1,8 +1,10 @@
 // One Metropolis hit of one vector spin, shared by vector_metropolis (the plain checkerboard)
 // and vector_tiles (the double checkerboard): the twin of metropolis_hit and energy_change in
-// src/engine/cpu/vector_metropolis.rs. Randoms: block (i, sweep, VectorMetropolis, hit, colour,
-// global_index(z)), words 0 (and 1) the point of the sphere, word 3 the acceptance word; a
-// clock's heat bath draws from word 0.
+// src/engine/cpu/vector_metropolis.rs. Randoms: draw d of site i is the block (i, sweep,
+// VectorMetropolis, d, colour, global_index(z)); a hit's words (HitWords in
+// vector_metropolis.rs) are words 0 (and 1) the point of the sphere, word 3 the acceptance word:
+// a Heisenberg hit's and a clock's heat bath's (word 0) of draw `hit`, XY's hits 2k and 2k + 1
+// halves of draw k (pair_words).
 
 #import vector_site
 
@@ -55,24 +57,37 @@ fn clock_weight(k: u32, h: vec3<i32>, best: vec2<u32>, table: u32) -> u32 {
     return threshold(wide_shr(shortfall, ENERGY_SHIFT - FIELD_SHIFT).x, table);
 }
 
-// vector_metropolis::metropolis_hit: hit `hit` of site i (of checkerboard colour `colour`) of
-// system z against its local field h, the proposal of the hit's block, with the proposal width
-// and the acceptance table (its first word) of z's temperature; whether it was accepted (s
-// replaced). A clock's heat bath (width HEAT_BATH) replaces s and counts where it changed.
-fn metropolis_hit(
-    z: u32,
-    i: u32,
-    colour: u32,
-    hit: u32,
-    h: vec3<i32>,
-    s: ptr<function, vec3<i32>>,
-    width: i32,
-    table: u32,
-) -> bool {
+// The block of draw d of site i (of checkerboard colour `colour`) of system z.
+fn hit_draw(z: u32, i: u32, colour: u32, d: u32) -> vec4<u32> {
     let key = vec2<u32>(params.seed_lo, params.seed_hi);
-    let purpose = (hit << 1u) | colour;
+    let purpose = (d << 1u) | colour;
     let counter = philox_counter(i, params.sweep, PURPOSE_VECTOR_METROPOLIS, purpose, global_index(z));
-    let words = philox4x32_10(counter, key);
+    return philox4x32_10(counter, key);
+}
+
+// HitWords::next: whether hit `hit` of a site takes the words of the hit before it, the
+// second of an XY pair (not the heat bath's).
+fn takes_spare(hit: u32, heat_bath: bool) -> bool {
+    return COMPONENTS == 2u && !heat_bath && hit % 2u == 1u;
+}
+
+// HitWords::next: the draw whose block hit `hit` of a site opens (an XY pair's first hit, any
+// other hit but a pair's second).
+fn draw_of(hit: u32, heat_bath: bool) -> u32 {
+    return select(hit, hit / 2u, COMPONENTS == 2u && !heat_bath);
+}
+
+// The words of an XY pair's hit from its half (a, b) of the pair's block: the point's word a at
+// 0, the acceptance word b at 3.
+fn pair_words(half: vec2<u32>) -> vec4<u32> {
+    return vec4<u32>(half.x, 0u, 0u, half.y);
+}
+
+// vector_metropolis::metropolis_hit: a hit of spin s against its local field h, the proposal
+// of the hit's words (hit_words), with the proposal width and the acceptance table (its first
+// word) of its system's temperature; whether it was accepted (s replaced). A clock's heat bath
+// (width HEAT_BATH) replaces s and counts where it changed.
+fn metropolis_hit(words: vec4<u32>, h: vec3<i32>, s: ptr<function, vec3<i32>>, width: i32, table: u32) -> bool {
     if width == HEAT_BATH {
         let v = heat_bath(words.x, h, table);
         let changed = any(v != *s);

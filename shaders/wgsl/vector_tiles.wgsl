@@ -6,10 +6,10 @@
 // sites of checkerboard colour 0, then of colour 1, one Metropolis hit each (vector_hit.wgsl)
 // against neighbours read from workgroup memory, the halo held fixed; then writes the tile
 // back. The tiles of a colour share no bond, so their order is immaterial. CPU twin:
-// src/engine/cpu/vector_tiles.rs; the randoms those of vector_metropolis (block (i, sweep,
-// VectorMetropolis, hit, colour of site i, z)). Accepted moves are summed per
-// workgroup, then added to the system's 64-bit count (counts words 0, 1). Threads take the
-// sites of a colour in turn, so any workgroup size gives the same bits.
+// src/engine/cpu/vector_tiles.rs; the randoms those of vector_metropolis (tile_hit_words:
+// vector_metropolis's hit_words, the words the hits leave kept in workgroup memory). Accepted
+// moves are summed per workgroup, then added to the system's 64-bit count (counts words 0, 1).
+// Threads take the sites of a colour in turn, so any workgroup size gives the same bits.
 
 #import vector_hit
 #import counters
@@ -24,17 +24,14 @@ override PADDED: u32 = TILE + 2u;
 override PADDED_SITES: u32 = PADDED * PADDED * (1u + (DIMS - 2u) * (PADDED - 1u));
 // Words of workgroup memory: the padded tile's spin components, component-major.
 override TILE_WORDS: u32 = COMPONENTS * PADDED_SITES;
+// Sites of a tile, TILE^DIMS (Tiles::sites).
+override TILE_SITES: u32 = TILE * TILE * (1u + (DIMS - 2u) * (TILE - 1u));
 
 var<workgroup> tile: array<i32, TILE_WORDS>;
-
-// Sites of a tile (Tiles::sites).
-fn tile_sites() -> u32 {
-    var n = TILE * TILE;
-    if DIMS == 3u {
-        n *= TILE;
-    }
-    return n;
-}
+// Words of workgroup memory XY's pairs of hits carry (tile_hit_words, Tiles::workgroup_bytes),
+// two planes over the tile's sites, colour-major; one for other spins.
+override SPARE_WORDS: u32 = select(1u, 2u * TILE_SITES, COMPONENTS == 2u);
+var<workgroup> spares: array<u32, SPARE_WORDS>;
 
 // Tiles of one colour (Tiles::per_colour).
 fn tiles_per_colour() -> u32 {
@@ -91,6 +88,21 @@ fn store_tile_spin(at: u32, s: vec3<i32>) {
     }
 }
 
+// hit_words of the tile's site `site` (site i of the lattice), the words 2-3 an XY pair's first
+// hit leaves for its second kept in `spares`.
+fn tile_hit_words(z: u32, i: u32, colour: u32, hit: u32, heat_bath: bool, site: u32) -> vec4<u32> {
+    if takes_spare(hit, heat_bath) {
+        return pair_words(vec2<u32>(spares[site], spares[TILE_SITES + site]));
+    }
+    let words = hit_draw(z, i, colour, draw_of(hit, heat_bath));
+    if COMPONENTS == 2u && !heat_bath {
+        spares[site] = words.z;
+        spares[TILE_SITES + site] = words.w;
+        return pair_words(words.xy);
+    }
+    return words;
+}
+
 // SiteUpdate::local_field of site i at padded index `at` of system z, the neighbours' spins
 // from workgroup memory.
 fn tile_local_field(z: u32, i: u32, at: u32) -> vec3<i32> {
@@ -128,13 +140,15 @@ fn main(thread: Thread) {
     var accepted = 0u;
     for (var hit = 0u; hit < HITS; hit++) {
         for (var colour = 0u; colour < 2u; colour++) {
-            for (var ci = thread.local; ci < tile_sites() / 2u; ci += WG_SIZE) {
+            for (var ci = thread.local; ci < TILE_SITES / 2u; ci += WG_SIZE) {
                 let p = padded_site(colour, ci);
                 let i = lattice_site(origin, p);
                 let at = padded_index(p);
                 var s = tile_spin(at);
                 let h = tile_local_field(z, i, at);
-                if metropolis_hit(z, i, colour, hit, h, &s, width, table) {
+                let site = colour * TILE_SITES / 2u + ci;
+                let words = tile_hit_words(z, i, colour, hit, width == HEAT_BATH, site);
+                if metropolis_hit(words, h, &s, width, table) {
                     store_tile_spin(at, s);
                     accepted += 1u;
                 }
@@ -142,7 +156,7 @@ fn main(thread: Thread) {
             workgroupBarrier();
         }
     }
-    for (var w = thread.local; w < tile_sites(); w += WG_SIZE) {
+    for (var w = thread.local; w < TILE_SITES; w += WG_SIZE) {
         let p = vec3<u32>(
             w % TILE + 1u,
             (w / TILE) % TILE + 1u,

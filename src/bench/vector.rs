@@ -14,10 +14,11 @@ use serde::Serialize;
 
 use super::EQUILIBRATING_UPDATES;
 use super::options::{BenchEngine, BenchOptions, bench_config};
-use crate::config::{Backend, ClusterOptions, ClusterUpdate, Config};
+use crate::config::{Backend, ClusterOptions, ClusterUpdate, Config, Proposal};
 use crate::console::{note, say};
 use crate::engine::Lattices;
 use crate::engine::clusters::{BYTES_PER_SITE, CLOCK_BYTES_PER_SITE, HOUDAYER_BYTES_PER_PAIR_SITE};
+use crate::engine::cpu::vector_metropolis::HitWords;
 use crate::engine::open::open_local_vector_engine;
 use crate::engine::planes::{PLANE_BITS, planes_of};
 use crate::engine::proposals_of;
@@ -325,12 +326,20 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
             (4.0 * blocks, PHILOX_MULTIPLIES * blocks)
         }
         Some(states) => {
-            let heat_bath = config.updates.proposal == crate::config::Proposal::HeatBath;
+            let heat_bath = config.updates.proposal == Proposal::HeatBath;
             let multiplies =
                 discrete_multiplies_per_update(states.q, systems.lattice.directions(), heat_bath);
             (4.0, multiplies)
         }
-        None => (4.0, multiplies_per_update(systems.components)),
+        None => {
+            // XY's hits share their Philox blocks in pairs (`HitWords`).
+            let heat_bath = systems.clock != 0 && config.updates.proposal == Proposal::HeatBath;
+            let hits = updates.hits;
+            let n = systems.components as usize;
+            let blocks = f64::from(HitWords::draws(hits, n, heat_bath)) / f64::from(hits);
+            let multiplies = multiplies_per_update(systems.components) - PHILOX_MULTIPLIES;
+            (4.0 * blocks, PHILOX_MULTIPLIES * blocks + multiplies)
+        }
     };
     // A cluster update draws a bond word per site and bond direction: a Philox block per four.
     let bond_words = f64::from(systems.lattice.directions());
@@ -417,7 +426,8 @@ mod tests {
         config.validate().unwrap();
         let row = bench_vector(&config, options.seconds).unwrap();
         assert_eq!((row.tile, row.hits), (Some(4), 3));
-        assert_eq!(row.random_words_per_update, 4.0);
+        // Hits 0 and 1 share a block, hit 2 draws the next.
+        assert_eq!(row.random_words_per_update, 4.0 * 2.0 / 3.0);
         // 6^2 padded sites over 4^2 read, 4^2 written, 8 bytes each.
         assert_eq!(row.bytes_per_sweep, 8.0 * (36.0 / 16.0 + 1.0));
         assert_eq!(row.bytes_per_update, row.bytes_per_sweep / 3.0);

@@ -453,17 +453,19 @@ fn tiled_spin_glasses_with_cones_match_cpu_bit_for_bit<G: Gpu>() {
     }
 }
 
-/// Tiles of more sites than threads and of fewer, with two hits: tiles of 6^2 (18 sites per
-/// colour) and of 24^2 (288, past the 256 threads of wgpu's tile workgroups, which take a thread
-/// a site of a colour whatever the block size), each at the smallest and the largest block size.
+/// Tiles of more sites than threads and of fewer: tiles of 6^2 (18 sites per colour; Heisenberg,
+/// two hits) and of 24^2 (288, past the 256 threads of wgpu's tile workgroups, which take a
+/// thread a site of a colour whatever the block size; XY, three hits: a pair sharing a Philox
+/// block, the words the first leaves for the second kept for every site of a thread, and a
+/// lone hit), each at the smallest and the largest block size.
 fn tiles_on_any_block_size_match_cpu_bit_for_bit<G: Gpu>() {
-    for (size, tile) in [(12, 6), (48, 24)] {
+    for (size, tile, components, hits) in [(12, 6, 3, 2), (48, 24, 2, 3)] {
         let case = Case {
-            components: 3,
+            components,
             size,
             disorder: Disorder::Bimodal,
             cone: Some(0.5),
-            hits: 2,
+            hits,
             tile: Some(tile),
             ..XY_2D_FIELD
         };

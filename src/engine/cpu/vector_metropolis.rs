@@ -3,11 +3,12 @@
 //! each site proposed a new spin and tested against its local field, in the fixed-point
 //! arithmetic of [`crate::model::vector::fixed`].
 //!
-//! Randoms: the proposal of site `i` of system `b` at sweep `t`, colour `c`, hit `h` takes block
-//! `(i, t, VectorMetropolis, h, c, b)`: words 0 (and 1 for n = 3) a point of the unit circle or
-//! sphere ([`sphere_point`]: no rejection, so a GPU warp's lanes never wait for each other),
-//! word 3 the acceptance word. A clock model's heat bath ([`HEAT_BATH`]) draws its state from
-//! word 0 of the same block.
+//! Randoms: draw `d` of site `i` of system `b` at sweep `t`, colour `c`, is the block
+//! `(i, t, VectorMetropolis, d, c, b)`. A hit's words ([`HitWords`]): words 0 (and 1 for n = 3)
+//! a point of the unit circle or sphere ([`sphere_point`]: no rejection, so a GPU warp's lanes
+//! never wait for each other), word 3 the acceptance word; a Heisenberg hit `h` takes draw `h`,
+//! XY's hits `2k` and `2k + 1` share draw `k`. A clock model's heat bath ([`HEAT_BATH`]) draws
+//! its state from word 0 of draw `h`.
 
 use std::ops::Range;
 
@@ -162,20 +163,63 @@ pub fn heat_bath(
     clock_spin(heat_bath_state(q, weight, u), q)
 }
 
-/// One Metropolis hit of site `i`, whose spin is `s` and local field `h`: the proposal of the
-/// hit's block, with the proposal `width` and acceptance `table` of its
-/// temperature; whether it was accepted (`s` replaced). `key.colour` is the site's colour.
-/// A clock's heat bath ([`HEAT_BATH`]) replaces `s` by [`heat_bath`]'s state of word 0 and
-/// counts as accepted where the state changed. Shared by [`metropolis_colour`] and the double
-/// checkerboard (`vector_tiles`).
+/// The random words of one site's hits, in order, as a block: words 0 (and 1 for n = 3) the
+/// proposal's point, word 3 the acceptance word. XY's (and a clock's Metropolis) hits `2k` and
+/// `2k + 1` share draw `k`, one point word and one acceptance word each: words 0 and 1 of the
+/// draw for the first, 2 and 3 for the second, at 0 and 3 ([`HitWords::next`]); so `k` XY hits
+/// draw `ceil(k / 2)` Philox blocks instead of `k`, every word of a draw serving one hit, and
+/// the hits stay independent. Heisenberg's hit `h` takes draw `h` (its word 2 unused), as does
+/// the heat bath (word 0). The words the second hit of a pair takes are carried between calls,
+/// so a site's hits are asked for in order, each once.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HitWords {
+    /// Words 2 and 3 of an XY pair's draw, which its second hit takes.
+    spare: [u32; 2],
+}
+
+impl HitWords {
+    /// The Philox blocks `hits` hits of a site draw ([`HitWords::next`]): XY's every other
+    /// hit, the others' every one.
+    pub fn draws(hits: u32, n: usize, heat_bath: bool) -> u32 {
+        match n == 2 && !heat_bath {
+            true => hits.div_ceil(2),
+            false => hits,
+        }
+    }
+
+    /// The words of hit `hit` of site `i` (the hits before it asked for already), for
+    /// proposals of `n` components (`heat_bath`: the clock's heat bath instead).
+    pub fn next(
+        &mut self,
+        (key, i, hit): (&SweepKey, u64, u32),
+        n: usize,
+        heat_bath: bool,
+    ) -> [u32; 4] {
+        if n != 2 || heat_bath {
+            return key.block(i, hit);
+        }
+        if hit % 2 == 1 {
+            let [point, acceptance] = self.spare;
+            return [point, 0, 0, acceptance];
+        }
+        let [point, acceptance, spare_point, spare_acceptance] = key.block(i, hit / 2);
+        self.spare = [spare_point, spare_acceptance];
+        [point, 0, 0, acceptance]
+    }
+}
+
+/// One Metropolis hit of a spin `s` in the local field `h`: the proposal of the hit's `words`
+/// ([`HitWords::next`]), with the proposal `width` and acceptance `table` of its temperature;
+/// whether it was accepted (`s` replaced). A clock's heat bath ([`HEAT_BATH`]) replaces `s` by
+/// [`heat_bath`]'s state of word 0 and counts as accepted where the state changed. Shared by
+/// [`metropolis_colour`] and the double checkerboard (`vector_tiles`).
 pub fn metropolis_hit(
     update: &SiteUpdate,
-    (key, i, hit): (&SweepKey, u64, u32),
+    words: &[u32; 4],
     (s, h): (&mut Vector, &Vector),
     (width, table): (i32, &[u32]),
 ) -> bool {
     let n = update.directions.n;
-    let words = key.block(i, hit);
     if width == HEAT_BATH {
         let shift = update.scale.energy_shift();
         let v = heat_bath(words[0], h, update.directions, (shift, table));
@@ -183,7 +227,7 @@ pub fn metropolis_hit(
         *s = v;
         return changed;
     }
-    let Some(v) = propose(&words, s, width, update.directions) else {
+    let Some(v) = propose(words, s, width, update.directions) else {
         return false;
     };
     let shift = update.scale.energy_shift();
@@ -213,15 +257,53 @@ pub fn metropolis_colour(
             continue;
         }
         let h = update.local_field(spins, i);
+        let mut randoms = HitWords::default();
         for hit in 0..hits {
-            accepted += u64::from(metropolis_hit(
-                update,
-                (&key, i, hit),
-                (&mut s, &h),
-                (width, table),
-            ));
+            let words = randoms.next((&key, i, hit), update.directions.n, width == HEAT_BATH);
+            let proposal = (&mut s, &h);
+            accepted += u64::from(metropolis_hit(update, &words, proposal, (width, table)));
         }
         update.set_spin(spins, i, &s);
     }
     accepted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// XY's hits take every word of their draws once, in pairs: the first of a pair words 0
+    /// and 1 of draw `k` as its point and acceptance words, the second words 2 and 3, a lone
+    /// last hit the next draw's; Heisenberg's hits and the heat bath take a draw each.
+    #[test]
+    fn xy_hits_in_pairs_take_each_word_of_their_draws_once() {
+        let key = SweepKey {
+            seed: 0x5eed_0f41,
+            sweep: 7,
+            colour: 1,
+            system: 3,
+        };
+        let i = 12345;
+        let mut randoms = HitWords::default();
+        let taken: Vec<[u32; 2]> = (0..5)
+            .map(|hit| randoms.next((&key, i, hit), 2, false))
+            .map(|words| [words[0], words[3]])
+            .collect();
+        let drawn: Vec<[u32; 2]> = (0..3)
+            .flat_map(|d| {
+                let [a, b, c, e] = key.block(i, d);
+                [[a, b], [c, e]]
+            })
+            .collect();
+        assert_eq!(taken, drawn[..5]);
+        assert_eq!(HitWords::draws(5, 2, false), 3);
+        for (n, heat_bath) in [(3, false), (2, true)] {
+            let mut randoms = HitWords::default();
+            for hit in 0..5 {
+                let words = randoms.next((&key, i, hit), n, heat_bath);
+                assert_eq!(words, key.block(i, hit), "n = {n}, heat bath {heat_bath}");
+            }
+            assert_eq!(HitWords::draws(5, n, heat_bath), 5);
+        }
+    }
 }

@@ -6,12 +6,13 @@
 //! they are updated one after another here and all at once on a GPU, with the same result.
 //!
 //! Randoms: as [`super::vector_metropolis`]'s, hit `hit` of site `i` (of colour `c`) at sweep
-//! `t` takes block `(i, t, VectorMetropolis, hit, c, b)`: the site fixes its
-//! colour and tile, so the plain checkerboard with the same hits draws the same blocks.
+//! `t` takes the words [`HitWords`] gives it from the blocks `(i, t, VectorMetropolis, d, c,
+//! b)`: the site fixes its colour and tile, so the plain checkerboard with the same hits draws
+//! the same words.
 
 use std::ops::Range;
 
-use super::vector_metropolis::{SiteUpdate, SweepKey, metropolis_hit};
+use super::vector_metropolis::{HEAT_BATH, HitWords, SiteUpdate, SweepKey, metropolis_hit};
 use crate::model::vector::tiles::Tiles;
 
 /// The double checkerboard on the tiles `which` (numbered as [`Tiles::origin`]'s `q`; `0 ..`
@@ -25,9 +26,12 @@ pub fn tiles_colour(
     (width, hits): (i32, u32),
     table: &[u32],
 ) -> u64 {
+    let n = update.directions.n;
     let mut accepted = 0;
     for q in which {
         let origin = tiles.origin(key.colour, q);
+        // The words each site's earlier hits left for its later ones, colour-major.
+        let mut randoms = vec![HitWords::default(); tiles.sites() as usize];
         for hit in 0..hits {
             for colour in 0..2 {
                 let site_key = SweepKey { colour, ..key };
@@ -36,7 +40,11 @@ pub fn tiles_colour(
                     let h = update.local_field(spins, i);
                     let mut s = update.spin(spins, i);
                     let proposal = (&mut s, &h);
-                    if metropolis_hit(update, (&site_key, i, hit), proposal, (width, table)) {
+                    let site_randoms =
+                        &mut randoms[(u64::from(colour) * tiles.sites() / 2 + ci) as usize];
+                    let heat_bath = width == HEAT_BATH;
+                    let words = site_randoms.next((&site_key, i, hit), n, heat_bath);
+                    if metropolis_hit(update, &words, proposal, (width, table)) {
                         update.set_spin(spins, i, &s);
                         accepted += 1;
                     }

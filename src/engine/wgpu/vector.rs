@@ -123,9 +123,9 @@ impl WgpuVectorEngine {
         let size = systems.lattice.size;
         ctx.check_storage("vector spins", size, spin_bytes, bytes_at, 2)?;
         if let Some(tiles) = updates.tiles(&systems) {
-            let bytes = tiles.bytes(systems.components);
+            let bytes = tiles.workgroup_bytes(systems.components);
             let limit = ctx.limits.max_compute_workgroup_storage_size;
-            if bytes + 4 > u64::from(limit) {
+            if bytes > u64::from(limit) {
                 return Err(Error::Limits(format!(
                     "tiles of {} sites a side take {bytes} bytes of workgroup memory, over the \
                      {limit} of the adapter",

@@ -13,10 +13,16 @@
 use std::ops::Range;
 
 use crate::model::Lattice;
+use crate::model::vector::fixed::QUARTER_TURNS;
 
 /// Workgroup memory a tile and its halo may take: WebGPU's default limit (16 KiB), less room
-/// for the kernel's own counters, so that any adapter runs any valid config.
+/// for the kernel's own counters. With the words its hits carry and the angle table, the
+/// kernel of such a tile takes at most [`MAX_WORKGROUP_BYTES`] ([`Tiles::workgroup_bytes`]).
 pub const MAX_TILE_BYTES: u64 = 16 * 1024 - 256;
+
+/// Workgroup memory the tile kernel of any valid config fits: what Metal, lavapipe and the
+/// desktop Vulkan drivers give a workgroup (each GPU engine checks its adapter's own limit).
+pub const MAX_WORKGROUP_BYTES: u64 = 32 * 1024;
 
 /// The tiles of a lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +56,19 @@ impl Tiles {
     /// Bytes of workgroup memory a tile of `components`-vectors and its halo take.
     pub fn bytes(&self, components: u32) -> u64 {
         4 * u64::from(components) * self.padded_sites()
+    }
+
+    /// Bytes of workgroup memory the tile kernel takes: the tile and its halo, the two words
+    /// an XY pair's first hit leaves each site for its second (`vector_metropolis`'s
+    /// `HitWords`; one word for other spins), the quarter turn's table of the proposals'
+    /// angles and the accepted count.
+    pub fn workgroup_bytes(&self, components: u32) -> u64 {
+        let spares = match components {
+            2 => 8 * self.sites(),
+            _ => 4,
+        };
+        let angles = 8 * QUARTER_TURNS as u64;
+        self.bytes(components) + spares + angles + 4
     }
 
     /// The lattice of tiles, whose sites are the tiles.
@@ -86,6 +105,30 @@ impl Tiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The promise of [`MAX_TILE_BYTES`]: every tile whose halo fits it (2D and 3D, circle and
+    /// sphere, every even size) runs in [`MAX_WORKGROUP_BYTES`] with what its kernel adds.
+    #[test]
+    fn every_valid_tile_kernel_fits_the_workgroup_memory_of_every_adapter() {
+        let mut largest = 0;
+        for (dims, components) in [(2, 2), (2, 3), (3, 2), (3, 3)] {
+            for size in (2..).step_by(2) {
+                let tiles = Tiles {
+                    lattice: Lattice::new(dims, 4 * size),
+                    size,
+                };
+                if tiles.bytes(components) > MAX_TILE_BYTES {
+                    break;
+                }
+                largest = largest.max(tiles.workgroup_bytes(components));
+            }
+        }
+        assert!(largest <= MAX_WORKGROUP_BYTES, "{largest} bytes");
+        assert!(
+            largest > MAX_WORKGROUP_BYTES - 2048,
+            "{largest} bytes: the bound is not tight"
+        );
+    }
 
     #[test]
     fn the_tiles_of_both_colours_cover_every_site_once_and_keep_its_colour() {
