@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::EQUILIBRATING_UPDATES;
 use super::options::{BenchEngine, BenchOptions, bench_config};
-use crate::config::{Backend, ClusterOptions, ClusterUpdate, Config, Proposal};
+use crate::config::{Backend, ClusterOptions, ClusterUpdate, Config};
 use crate::console::{note, say};
 use crate::engine::Lattices;
 use crate::engine::clusters::{BYTES_PER_SITE, CLOCK_BYTES_PER_SITE, HOUDAYER_BYTES_PER_PAIR_SITE};
@@ -326,17 +326,18 @@ pub(super) fn bench_vector(config: &Config, min_seconds: f64) -> Result<VectorBe
             (4.0 * blocks, PHILOX_MULTIPLIES * blocks)
         }
         Some(states) => {
-            let heat_bath = config.updates.proposal == Proposal::HeatBath;
-            let multiplies =
-                discrete_multiplies_per_update(states.q, systems.lattice.directions(), heat_bath);
+            let multiplies = discrete_multiplies_per_update(
+                states.q,
+                systems.lattice.directions(),
+                updates.heat_bath,
+            );
             (4.0, multiplies)
         }
         None => {
             // XY's hits share their Philox blocks in pairs (`HitWords`).
-            let heat_bath = systems.clock != 0 && config.updates.proposal == Proposal::HeatBath;
             let hits = updates.hits;
             let n = systems.components as usize;
-            let blocks = f64::from(HitWords::draws(hits, n, heat_bath)) / f64::from(hits);
+            let blocks = f64::from(HitWords::draws(hits, n, updates.heat_bath)) / f64::from(hits);
             let multiplies = multiplies_per_update(systems.components) - PHILOX_MULTIPLIES;
             (4.0 * blocks, PHILOX_MULTIPLIES * blocks + multiplies)
         }

@@ -27,11 +27,13 @@ pub fn tiles_colour(
     table: &[u32],
 ) -> u64 {
     let n = update.directions.n;
+    let heat_bath = width == HEAT_BATH;
+    // The words each site's earlier hits left for its later ones, colour-major: every tile's
+    // sites in turn (a pair's first hit leaves them before its second takes them).
+    let mut randoms = vec![HitWords::default(); tiles.sites() as usize];
     let mut accepted = 0;
     for q in which {
         let origin = tiles.origin(key.colour, q);
-        // The words each site's earlier hits left for its later ones, colour-major.
-        let mut randoms = vec![HitWords::default(); tiles.sites() as usize];
         for hit in 0..hits {
             for colour in 0..2 {
                 let site_key = SweepKey { colour, ..key };
@@ -42,7 +44,6 @@ pub fn tiles_colour(
                     let proposal = (&mut s, &h);
                     let site_randoms =
                         &mut randoms[(u64::from(colour) * tiles.sites() / 2 + ci) as usize];
-                    let heat_bath = width == HEAT_BATH;
                     let words = site_randoms.next((&site_key, i, hit), n, heat_bath);
                     if metropolis_hit(update, &words, proposal, (width, table)) {
                         update.set_spin(spins, i, &s);
