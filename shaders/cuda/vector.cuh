@@ -103,18 +103,14 @@ __device__ __forceinline__ int polynomial(const int (&c)[8], unsigned y) {
 }
 
 // fixed::quadrant_turn: the point {c, s} of a first-quadrant angle turned by `quadrant` quarter
-// turns.
+// turns: the components swapped in odd quadrants, the first negated in quadrants 1 and 2, the
+// second in 2 and 3. Selects, not branches: the quadrant is random, so a warp's lanes would
+// take every branch in turn.
 __device__ __forceinline__ int2 quadrant_turn(int c, int s, unsigned quadrant) {
-    switch (quadrant) {
-        case 0u:
-            return make_int2(c, s);
-        case 1u:
-            return make_int2(-s, c);
-        case 2u:
-            return make_int2(-c, -s);
-        default:
-            return make_int2(s, -c);
-    }
+    const bool odd = (quadrant & 1u) != 0u;
+    const int x = odd ? s : c;
+    const int y = odd ? c : s;
+    return make_int2(((quadrant + 1u) & 2u) != 0u ? -x : x, (quadrant & 2u) != 0u ? -y : y);
 }
 
 // fixed::cos_sin_turn: {cos, sin} of 2 pi w / 2^32 in spin units, the quadrant from the top two

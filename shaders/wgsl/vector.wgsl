@@ -114,22 +114,13 @@ fn cos_sin_turn(w: u32) -> vec2<i32> {
 }
 
 // fixed::quadrant_turn: the point (c, s) of a first-quadrant angle turned by `quadrant` quarter
-// turns.
+// turns: the components swapped in odd quadrants, the first negated in quadrants 1 and 2, the
+// second in 2 and 3. Selects, not branches: the quadrant is random, so a subgroup's invocations
+// would take every branch in turn.
 fn quadrant_turn(c: i32, s: i32, quadrant: u32) -> vec2<i32> {
-    switch quadrant {
-        case 0u: {
-            return vec2<i32>(c, s);
-        }
-        case 1u: {
-            return vec2<i32>(-s, c);
-        }
-        case 2u: {
-            return vec2<i32>(-c, -s);
-        }
-        default: {
-            return vec2<i32>(s, -c);
-        }
-    }
+    let v = select(vec2<i32>(c, s), vec2<i32>(s, c), (quadrant & 1u) != 0u);
+    let negated = vec2<bool>(((quadrant + 1u) & 2u) != 0u, (quadrant & 2u) != 0u);
+    return select(v, -v, negated);
 }
 
 // fixed::sqrt_square: sqrt(t) in spin units for t < 2^62 in units of 2^-56: t scaled by 4^k into
