@@ -2,18 +2,19 @@
 //!
 //! Shaders are real files in `shaders/wgsl/`, embedded at build time. WGSL has no `#include`, so
 //! a kernel names the modules it needs with `#import name` lines; [`compose`] inlines each module
-//! once, depth first. The module `mulhilo` has two implementations (u64 or 16-bit limbs), picked
-//! by [`MulhiloPath`]. Every composed kernel is validated by naga in a test that needs no GPU.
+//! once, depth first. The modules `mulhilo` and `wide` have two implementations each (64-bit
+//! integer types, or 32-bit words), picked by [`MulhiloPath`]. Every composed kernel is validated by naga in a test that needs no GPU.
 
 use crate::engine::kernels::{ClusterSpins, Kernel, KernelEngine, WordLayout};
 use crate::error::{Error, Result};
 
-/// How the Philox 32x32->64 multiply is done in WGSL.
+/// How WGSL does 64-bit integer arithmetic: Philox's 32x32->64 multiply (`mulhilo`) and the
+/// fixed-point kernels' 64-bit integers (`wide`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MulhiloPath {
-    /// Through `u64` (needs the SHADER_INT64 feature).
+    /// Through `u64` and `i64` (needs the SHADER_INT64 feature).
     Int64,
-    /// From 16-bit limbs in `u32` arithmetic (every adapter).
+    /// From 16-bit limbs and word pairs in `u32` arithmetic (every adapter).
     U32,
 }
 
@@ -149,7 +150,8 @@ fn module_source(name: &str) -> Option<&'static str> {
         "vector_spins",
         "vector_sums",
         "vector_tiles",
-        "wide",
+        "wide_int64",
+        "wide_u32",
     )
 }
 
@@ -177,6 +179,8 @@ impl Variant {
         match (name, self.mulhilo, self.words) {
             ("mulhilo", MulhiloPath::Int64, _) => "mulhilo_int64",
             ("mulhilo", MulhiloPath::U32, _) => "mulhilo_u32",
+            ("wide", MulhiloPath::Int64, _) => "wide_int64",
+            ("wide", MulhiloPath::U32, _) => "wide_u32",
             ("multispin_layout", _, WordLayout::Amsc) => "multispin_layout_amsc",
             ("multispin_layout", _, WordLayout::Smsc) => "multispin_layout_smsc",
             _ => name,

@@ -1,9 +1,9 @@
 //! The vector-spin engine on a wgpu device: kernels `vector_hot_start`, `vector_metropolis`,
 //! `vector_tiles` (the double checkerboard), `vector_overrelaxation`, `vector_observables` and
 //! `vector_overlap` (a spin glass's replica pairs) and `vector_exchange` (parallel tempering's;
-//! CPU twins `engine/cpu/vector_*.rs`), which
-//! compute the CPU engine's integers in u32 pairs (`shaders/wgsl/wide.wgsl`), so that lattices
-//! and observations equal the CPU's bit for bit.
+//! CPU twins `engine/cpu/vector_*.rs`), which compute the CPU engine's integers as u32 pairs
+//! (`shaders/wgsl/wide_int64.wgsl`, or `wide_u32.wgsl` without 64-bit integers), so that
+//! lattices and observations equal the CPU's bit for bit.
 //!
 //! Buffers (bindings of [`Bindings::Vector`]): spins component-major as the CPU's; the
 //! acceptance tables of every temperature; counts, [`counters`] 64-bit counters per system as

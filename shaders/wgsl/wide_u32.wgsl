@@ -1,7 +1,8 @@
-// 64-bit integers as vec2<u32>(low word, high word), two's complement, for adapters without
-// SHADER_INT64. Each function is one exactly defined operation of src/model/vector/fixed.rs
-// (Rust's i64/u64 arithmetic modulo 2^64, the arithmetic shift, the leading zeros), so a
-// kernel built from them computes the CPU's integers.
+// wide: 64-bit integers as vec2<u32>(low word, high word), two's complement, in u32
+// arithmetic, for adapters without SHADER_INT64; wide_int64.wgsl is the twin through i64. Each
+// function is one exactly defined operation of src/model/vector/fixed.rs (Rust's i64/u64
+// arithmetic modulo 2^64, the arithmetic shift, the leading zeros), so a kernel built from them
+// computes the CPU's integers.
 
 #import mulhilo
 
