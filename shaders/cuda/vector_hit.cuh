@@ -67,16 +67,22 @@ __device__ __forceinline__ uint4 hit_draw(const DispatchParams& params, unsigned
     return philox4x32_10(counter, key);
 }
 
+// HitWords::in_pairs: whether a site's hits share their blocks in pairs (XY's and a clock's
+// Metropolis hits, not Heisenberg's or the heat bath's).
+__device__ __forceinline__ bool in_pairs(bool heat_bath) {
+    return COMPONENTS == 2u && !heat_bath;
+}
+
 // HitWords::next: whether hit `hit` of a site takes the words of the hit before it, the
-// second of an XY pair (not the heat bath's).
+// second of an XY pair.
 __device__ __forceinline__ bool takes_spare(unsigned hit, bool heat_bath) {
-    return COMPONENTS == 2u && !heat_bath && hit % 2u == 1u;
+    return in_pairs(heat_bath) && hit % 2u == 1u;
 }
 
 // HitWords::next: the draw whose block hit `hit` of a site opens (an XY pair's first hit, any
 // other hit but a pair's second).
 __device__ __forceinline__ unsigned draw_of(unsigned hit, bool heat_bath) {
-    return COMPONENTS == 2u && !heat_bath ? hit / 2u : hit;
+    return in_pairs(heat_bath) ? hit / 2u : hit;
 }
 
 // The words of an XY pair's hit from its half (a, b) of the pair's block: the point's word a at

@@ -21,7 +21,7 @@ __device__ __forceinline__ uint4 hit_words(const DispatchParams& params, unsigne
         return pair_words(spare.x, spare.y);
     }
     const uint4 words = hit_draw(params, z, i, colour, draw_of(hit, heat_bath));
-    if (COMPONENTS == 2u && !heat_bath) {
+    if (in_pairs(heat_bath)) {
         spare = make_uint2(words.z, words.w);
         return pair_words(words.x, words.y);
     }

@@ -90,7 +90,7 @@ __device__ __forceinline__ uint4 tile_hit_words(const DispatchParams& params, un
         return pair_words(spares[site], spares[TILE_SITES + site]);
     }
     const uint4 words = hit_draw(params, z, i, colour, draw_of(hit, heat_bath));
-    if (COMPONENTS == 2u && !heat_bath) {
+    if (in_pairs(heat_bath)) {
         spares[site] = words.z;
         spares[TILE_SITES + site] = words.w;
         return pair_words(words.x, words.y);

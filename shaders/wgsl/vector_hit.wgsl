@@ -65,16 +65,22 @@ fn hit_draw(z: u32, i: u32, colour: u32, d: u32) -> vec4<u32> {
     return philox4x32_10(counter, key);
 }
 
+// HitWords::in_pairs: whether a site's hits share their blocks in pairs (XY's and a clock's
+// Metropolis hits, not Heisenberg's or the heat bath's).
+fn in_pairs(heat_bath: bool) -> bool {
+    return COMPONENTS == 2u && !heat_bath;
+}
+
 // HitWords::next: whether hit `hit` of a site takes the words of the hit before it, the
-// second of an XY pair (not the heat bath's).
+// second of an XY pair.
 fn takes_spare(hit: u32, heat_bath: bool) -> bool {
-    return COMPONENTS == 2u && !heat_bath && hit % 2u == 1u;
+    return in_pairs(heat_bath) && hit % 2u == 1u;
 }
 
 // HitWords::next: the draw whose block hit `hit` of a site opens (an XY pair's first hit, any
 // other hit but a pair's second).
 fn draw_of(hit: u32, heat_bath: bool) -> u32 {
-    return select(hit, hit / 2u, COMPONENTS == 2u && !heat_bath);
+    return select(hit, hit / 2u, in_pairs(heat_bath));
 }
 
 // The words of an XY pair's hit from its half (a, b) of the pair's block: the point's word a at

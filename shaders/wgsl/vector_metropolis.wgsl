@@ -20,7 +20,7 @@ fn hit_words(z: u32, i: u32, colour: u32, hit: u32, heat_bath: bool, spare: ptr<
         return pair_words(*spare);
     }
     let words = hit_draw(z, i, colour, draw_of(hit, heat_bath));
-    if COMPONENTS == 2u && !heat_bath {
+    if in_pairs(heat_bath) {
         *spare = words.zw;
         return pair_words(words.xy);
     }

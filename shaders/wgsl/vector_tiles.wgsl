@@ -95,7 +95,7 @@ fn tile_hit_words(z: u32, i: u32, colour: u32, hit: u32, heat_bath: bool, site: 
         return pair_words(vec2<u32>(spares[site], spares[TILE_SITES + site]));
     }
     let words = hit_draw(z, i, colour, draw_of(hit, heat_bath));
-    if COMPONENTS == 2u && !heat_bath {
+    if in_pairs(heat_bath) {
         spares[site] = words.z;
         spares[TILE_SITES + site] = words.w;
         return pair_words(words.xy);

@@ -178,10 +178,16 @@ pub struct HitWords {
 }
 
 impl HitWords {
+    /// Whether a site's hits of `n`-component proposals (`heat_bath`: the clock's heat bath
+    /// instead) share their blocks in pairs: XY's and a clock's Metropolis hits.
+    pub fn in_pairs(n: usize, heat_bath: bool) -> bool {
+        n == 2 && !heat_bath
+    }
+
     /// The Philox blocks `hits` hits of a site draw ([`HitWords::next`]): XY's every other
     /// hit, the others' every one.
     pub fn draws(hits: u32, n: usize, heat_bath: bool) -> u32 {
-        match n == 2 && !heat_bath {
+        match Self::in_pairs(n, heat_bath) {
             true => hits.div_ceil(2),
             false => hits,
         }
@@ -195,7 +201,7 @@ impl HitWords {
         n: usize,
         heat_bath: bool,
     ) -> [u32; 4] {
-        if n != 2 || heat_bath {
+        if !Self::in_pairs(n, heat_bath) {
             return key.block(i, hit);
         }
         if hit % 2 == 1 {
