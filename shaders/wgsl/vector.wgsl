@@ -1,6 +1,7 @@
 // The fixed-point arithmetic of vector spins, function by function the twin of
 // src/model/vector/fixed.rs: a spin component is an i32 in units of 2^-28, and every 64-bit
-// quantity a u32 pair of the module wide (wide_int64.wgsl or wide_u32.wgsl). Vectors are vec3<i32>, components past COMPONENTS zero.
+// quantity a u32 pair of the module wide (wide_int64.wgsl or wide_u32.wgsl). Vectors are
+// vec3<i32>, components past COMPONENTS zero.
 
 #import wide
 

@@ -3,7 +3,8 @@
 //! Shaders are real files in `shaders/wgsl/`, embedded at build time. WGSL has no `#include`, so
 //! a kernel names the modules it needs with `#import name` lines; [`compose`] inlines each module
 //! once, depth first. The modules `mulhilo` and `wide` have two implementations each (64-bit
-//! integer types, or 32-bit words), picked by [`MulhiloPath`]. Every composed kernel is validated by naga in a test that needs no GPU.
+//! integer types, or 32-bit words), picked by [`MulhiloPath`]. Every composed kernel is
+//! validated by naga in a test that needs no GPU.
 
 use crate::engine::kernels::{ClusterSpins, Kernel, KernelEngine, WordLayout};
 use crate::error::{Error, Result};
