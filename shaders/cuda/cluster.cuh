@@ -208,6 +208,20 @@ __device__ __forceinline__ unsigned parent_of(const unsigned* labels, unsigned x
     }
 }
 
+// One step of a halving root walk from x, whose parent px (!= x) was read: x moves to its
+// grandparent (linking x there, atomicMin: parents only decrease) or, where px is a root, to px.
+template <Parents P>
+__device__ __forceinline__ void halving_step(unsigned* labels, unsigned& x, unsigned& px) {
+    const unsigned grandparent = parent_of<P, Walk::Halving>(labels, px);
+    if (grandparent == px) {
+        x = px;
+        return;
+    }
+    atomicMin(&labels[x], grandparent);
+    x = grandparent;
+    px = parent_of<P, Walk::Halving>(labels, x);
+}
+
 // The root of `site` among `labels` (one system's in global memory, or a tile's in shared
 // memory). Halving (W), each site passed skips to its grandparent on the way (atomicMin:
 // parents only decrease, and a grandparent is in the same cluster), so the chains that
@@ -221,15 +235,9 @@ __device__ __forceinline__ unsigned find_root(unsigned* labels, unsigned site) {
         if constexpr (W == Walk::Settled) {
             x = parent;
             parent = parent_of<P, W>(labels, x);
-            continue;
+        } else {
+            halving_step<P>(labels, x, parent);
         }
-        const unsigned grandparent = parent_of<P, W>(labels, parent);
-        if (grandparent == parent) {
-            return parent;
-        }
-        atomicMin(&labels[x], grandparent);
-        x = grandparent;
-        parent = parent_of<P, W>(labels, x);
     }
     return x;
 }
@@ -264,28 +272,39 @@ __device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigne
     }
 }
 
-// Join the clusters of sites a and b among `labels` (one system's, or a tile's): find both
-// roots; link the larger under the smaller with atomicMin, so parents only decrease and a
+// Join the clusters of sites a and b among `labels` (one system's, or a tile's): walk both to
+// their roots; link the larger under the smaller with atomicMin, so parents only decrease and a
 // cluster's root ends as its smallest site whatever order the threads run in; where atomicMin
 // returns another parent (another thread linked that root first), go on from that parent.
+// One loop, each turn a step of both walks (those not yet at a root) or the link: the lanes of
+// a warp that join stay together in it. With a loop per walk, lanes that left a walk apart
+// stayed apart (independent thread scheduling) and the tile's unions ran with 4-5 of 32 lanes;
+// one loop took Swendsen-Wang on an H100 from 19.1 to 21.6 spins/ns at 3D 256^3 and the
+// triangular lattice's update from 43.8 to 38.2 ps a site.
 template <Parents P = Parents::System>
 __device__ __forceinline__ void join(unsigned* labels, unsigned a, unsigned b) {
-    while (true) {
-        a = find_root<P>(labels, a);
-        b = find_root<P>(labels, b);
-        if (a == b) {
+    unsigned pa = parent_of<P, Walk::Halving>(labels, a);
+    unsigned pb = parent_of<P, Walk::Halving>(labels, b);
+    while (a != b) {
+        if (pa != a || pb != b) {
+            if (pa != a) {
+                halving_step<P>(labels, a, pa);
+            }
+            if (pb != b) {
+                halving_step<P>(labels, b, pb);
+            }
+            continue;
+        }
+        const unsigned high = max(a, b);
+        const unsigned low = min(a, b);
+        const unsigned old = atomicMin(&labels[high], low);
+        if (old == high) {
             return;
         }
-        if (a < b) {
-            const unsigned t = a;
-            a = b;
-            b = t;
-        }
-        const unsigned old = atomicMin(&labels[a], b);
-        if (old == a) {
-            return;
-        }
-        // a had been linked to old (< a) meanwhile: join old's cluster with b's.
+        // high had been linked to old (< high) meanwhile: join old's cluster with low's.
         a = old;
+        b = low;
+        pa = parent_of<P, Walk::Halving>(labels, a);
+        pb = parent_of<P, Walk::Halving>(labels, b);
     }
 }
