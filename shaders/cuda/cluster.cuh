@@ -278,7 +278,7 @@ __device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigne
 // returns another parent (another thread linked that root first), go on from that parent.
 // One loop, each turn a step of both walks (those not yet at a root) or the link: the lanes of
 // a warp that join stay together in it. With a loop per walk, lanes that left a walk apart
-// stayed apart (independent thread scheduling) and the tile's unions ran with 4-5 of 32 lanes;
+// stayed apart (independent thread scheduling) and the tile's unions ran with 2-5 of 32 lanes;
 // one loop took Swendsen-Wang on an H100 from 19.1 to 21.6 spins/ns at 3D 256^3 and the
 // triangular lattice's update from 43.8 to 38.2 ps a site.
 template <Parents P = Parents::System>
