@@ -17,10 +17,64 @@ __device__ __forceinline__ unsigned clock_mirror(const uint4& words) {
     return __umulhi(words.z, CLOCK);
 }
 
+// Clock models of at most CLOCK_TABLE_STATES states keep the bisectors between neighbouring
+// states and the states' spins in a table in shared memory, which the block fills first
+// (fill_clock_table): a bisection step is then a read, and a reflected spin one, where each is
+// otherwise a point of cos_sin_turn's two polynomials, and a spin unit's inverse square root.
+constexpr unsigned CLOCK_TABLE_STATES = 256u;
+constexpr bool CLOCK_TABLED = CLOCK <= CLOCK_TABLE_STATES;
+constexpr unsigned CLOCK_TABLE_LEN = CLOCK_TABLED && CLOCK > 0u ? CLOCK : 1u;
+
+struct ClockTable {
+    int2 bisectors[CLOCK_TABLE_LEN];
+    int2 spins[CLOCK_TABLE_LEN];
+};
+
+// The bisector between states m and m + 1, at turn clock_turn(m) + T / 2.
+__device__ __forceinline__ int2 clock_bisector(unsigned m) {
+    return cos_sin_turn(clock_turn(m) + CLOCK_TURN / 2u);
+}
+
+// The spin of clock state k (vector_metropolis::clock_spin).
+__device__ __forceinline__ int2 clock_spin(unsigned k) {
+    const int2 point = cos_sin_turn(clock_turn(k));
+    const Vector spin = unit(Vector{{point.x, point.y, 0}}).v;
+    return make_int2(spin.c[0], spin.c[1]);
+}
+
+// The block's table, where the model has one; every thread of the block calls it.
+__device__ __forceinline__ void fill_clock_table(ClockTable& table) {
+    if constexpr (CLOCK_TABLED) {
+        for (unsigned m = threadIdx.x; m < CLOCK; m += blockDim.x) {
+            table.bisectors[m] = clock_bisector(m);
+            table.spins[m] = clock_spin(m);
+        }
+        __syncthreads();
+    }
+}
+
+// fixed::clock_index: the clock state whose spin is s, by bisection over the bisectors between
+// neighbouring states.
+__device__ __forceinline__ unsigned clock_index(const Vector& s, const ClockTable& table) {
+    unsigned below = 0u;
+    unsigned above = CLOCK;
+    while (below < above) {
+        const unsigned middle = (below + above) / 2u;
+        const int2 bisector = CLOCK_TABLED ? table.bisectors[middle] : clock_bisector(middle);
+        if (angle_below(Vector{{bisector.x, bisector.y, 0}}, s)) {
+            below = middle + 1u;
+        } else {
+            above = middle;
+        }
+    }
+    return below == CLOCK ? 0u : below;
+}
+
 // The spin of the state that mirror m reflects s's state k into, (m - k) mod q
-// (engine::clusters::reflected_state; the spin as vector_metropolis::clock_spin makes it).
-__device__ __forceinline__ Vector reflected(const Vector& s, unsigned mirror) {
-    const unsigned k = clock_index(s);
-    const int2 point = cos_sin_turn(clock_turn((mirror + CLOCK - k) % CLOCK));
-    return unit(Vector{{point.x, point.y, 0}}).v;
+// (engine::clusters::reflected_state).
+__device__ __forceinline__ Vector reflected(const Vector& s, unsigned mirror,
+                                            const ClockTable& table) {
+    const unsigned k = (mirror + CLOCK - clock_index(s, table)) % CLOCK;
+    const int2 spin = CLOCK_TABLED ? table.spins[k] : clock_spin(k);
+    return Vector{{spin.x, spin.y, 0}};
 }

@@ -13,6 +13,8 @@ extern "C" __global__ void clock_bonds(DispatchParams params, int* spins,
                                        const unsigned* activation, unsigned* bonds,
                                        unsigned* labels, unsigned* counts,
                                        unsigned long long* sizes) {
+    __shared__ ClockTable clock_table;
+    fill_clock_table(clock_table);
     const Quad quad = quad_of(params);
     if (!quad.live) {
         return;
@@ -40,7 +42,7 @@ extern "C" __global__ void clock_bonds(DispatchParams params, int* spins,
         if (is_empty(s)) {
             continue;
         }
-        const Vector r = reflected(s, mirror);
+        const Vector r = reflected(s, mirror, clock_table);
         const Vector change = {{s.c[0] - r.c[0], s.c[1] - r.c[1], 0}};
         const Neighbours near = neighbours(site);
         for (unsigned d = 0u; d < per_site; d++) {

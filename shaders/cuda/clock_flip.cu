@@ -12,6 +12,8 @@ extern "C" __global__ void clock_flip(DispatchParams params, int* spins,
                                       const unsigned* activation, unsigned* bonds,
                                       unsigned* labels, unsigned* counts,
                                       unsigned long long* sizes) {
+    __shared__ ClockTable clock_table;
+    fill_clock_table(clock_table);
     const Quad quad = quad_of(params);
     const unsigned live_lanes = __ballot_sync(warp_lanes(), quad.live);
     const unsigned batch = global_index(quad.z);
@@ -32,7 +34,7 @@ extern "C" __global__ void clock_flip(DispatchParams params, int* spins,
         if (flip) {
             const Vector s = load_spin(spins, quad.z, site);
             if (!is_empty(s)) {
-                store_spin(spins, quad.z, site, reflected(s, mirror));
+                store_spin(spins, quad.z, site, reflected(s, mirror, clock_table));
             }
         }
         // Lanes that reflected a spin meet the others again (quad_roots).

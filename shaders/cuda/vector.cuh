@@ -156,23 +156,6 @@ __device__ __forceinline__ bool angle_below(const Vector& a, const Vector& b) {
     return static_cast<long long>(a.c[0]) * b.c[1] - static_cast<long long>(a.c[1]) * b.c[0] > 0;
 }
 
-// fixed::clock_index: the clock state whose spin is s, by bisection over the bisectors between
-// neighbouring states (turns clock_turn(m) + T / 2).
-__device__ __forceinline__ unsigned clock_index(const Vector& s) {
-    unsigned below = 0u;
-    unsigned above = CLOCK;
-    while (below < above) {
-        const unsigned middle = (below + above) / 2u;
-        const int2 bisector = cos_sin_turn(clock_turn(middle) + CLOCK_TURN / 2u);
-        if (angle_below(Vector{{bisector.x, bisector.y, 0}}, s)) {
-            below = middle + 1u;
-        } else {
-            above = middle;
-        }
-    }
-    return below == CLOCK ? 0u : below;
-}
-
 // fixed::threshold: the product of the four bytes' table entries of k, byte 0 first, each
 // product's high word; `table` the temperature's table.
 __device__ __forceinline__ unsigned threshold(unsigned k, const unsigned* table) {

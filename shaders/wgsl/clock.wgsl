@@ -25,10 +25,70 @@ fn clock_mirror(words: vec4<u32>) -> u32 {
     return mulhilo(words.z, CLOCK).x;
 }
 
+// Clock models of at most CLOCK_TABLE_STATES states keep the bisectors between neighbouring
+// states and the states' spins in a table in workgroup memory, which the workgroup fills first
+// (fill_clock_table): a bisection step is then a read, and a reflected spin one, where each is
+// otherwise a point of cos_sin_turn's two polynomials, and a spin unit's inverse square root.
+const CLOCK_TABLE_STATES: u32 = 256u;
+override CLOCK_TABLED: bool = CLOCK <= CLOCK_TABLE_STATES;
+override CLOCK_TABLE_LEN: u32 = max(min(CLOCK, CLOCK_TABLE_STATES), 1u);
+var<workgroup> clock_bisectors: array<vec2<i32>, CLOCK_TABLE_LEN>;
+var<workgroup> clock_spins: array<vec2<i32>, CLOCK_TABLE_LEN>;
+
+// The bisector between states m and m + 1, at turn clock_turn(m) + T / 2.
+fn clock_bisector(m: u32) -> vec2<i32> {
+    return cos_sin_turn(clock_turn(m) + CLOCK_TURN / 2u);
+}
+
+// The spin of clock state k (vector_metropolis::clock_spin).
+fn clock_spin(k: u32) -> vec2<i32> {
+    let point = cos_sin_turn(clock_turn(k));
+    return unit(vec3<i32>(point.x, point.y, 0i)).v.xy;
+}
+
+// The workgroup's table, where the model has one; every invocation calls it, in uniform
+// control flow.
+fn fill_clock_table(local: u32) {
+    if CLOCK_TABLED {
+        for (var m = local; m < CLOCK; m += WG_SIZE) {
+            clock_bisectors[m] = clock_bisector(m);
+            clock_spins[m] = clock_spin(m);
+        }
+        workgroupBarrier();
+    }
+}
+
+// fixed::clock_index: the clock state whose spin is s, by bisection over the bisectors between
+// neighbouring states.
+fn clock_index(s: vec3<i32>) -> u32 {
+    var below = 0u;
+    var above = CLOCK;
+    while below < above {
+        let middle = (below + above) / 2u;
+        var bisector: vec2<i32>;
+        if CLOCK_TABLED {
+            bisector = clock_bisectors[middle];
+        } else {
+            bisector = clock_bisector(middle);
+        }
+        if angle_below(vec3<i32>(bisector.x, bisector.y, 0i), s) {
+            below = middle + 1u;
+        } else {
+            above = middle;
+        }
+    }
+    return select(below, 0u, below == CLOCK);
+}
+
 // The spin of the state that mirror m reflects s's state k into, (m - k) mod q
-// (engine::clusters::reflected_state; the spin as vector_metropolis::clock_spin makes it).
+// (engine::clusters::reflected_state).
 fn reflected(s: vec3<i32>, mirror: u32) -> vec3<i32> {
-    let k = clock_index(s);
-    let point = cos_sin_turn(clock_turn((mirror + CLOCK - k) % max(CLOCK, 1u)));
-    return unit(vec3<i32>(point.x, point.y, 0i)).v;
+    let k = (mirror + CLOCK - clock_index(s)) % max(CLOCK, 1u);
+    var spin: vec2<i32>;
+    if CLOCK_TABLED {
+        spin = clock_spins[k];
+    } else {
+        spin = clock_spin(k);
+    }
+    return vec3<i32>(spin.x, spin.y, 0i);
 }

@@ -11,6 +11,7 @@
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
+    fill_clock_table(thread.local);
     let quad = quad_of(thread);
     if !quad.live {
         return;

@@ -10,6 +10,7 @@
 
 @compute @workgroup_size(WG_SIZE)
 fn main(thread: Thread) {
+    fill_clock_table(thread.local);
     let quad = quad_of(thread);
     let batch = global_index(quad.z);
     let words = wolff_block(batch);

@@ -160,23 +160,6 @@ fn angle_below(a: vec3<i32>, b: vec3<i32>) -> bool {
     return wide_less(vec2<u32>(0u, 0u), cross);
 }
 
-// fixed::clock_index: the clock state whose spin is s, by bisection over the bisectors between
-// neighbouring states (turns clock_turn(m) + T / 2).
-fn clock_index(s: vec3<i32>) -> u32 {
-    var below = 0u;
-    var above = CLOCK;
-    while below < above {
-        let middle = (below + above) / 2u;
-        let bisector = cos_sin_turn(clock_turn(middle) + CLOCK_TURN / 2u);
-        if angle_below(vec3<i32>(bisector.x, bisector.y, 0i), s) {
-            below = middle + 1u;
-        } else {
-            above = middle;
-        }
-    }
-    return select(below, 0u, below == CLOCK);
-}
-
 // fixed::threshold: the product of the four bytes' table entries of k, byte 0 first, each
 // product's high word; `table` the first word of the temperature's table.
 fn threshold(k: u32, table: u32) -> u32 {
