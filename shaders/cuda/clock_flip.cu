@@ -26,18 +26,23 @@ extern "C" __global__ void clock_flip(DispatchParams params, int* spins,
     FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
     unsigned roots[4];
     quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
+    // The sites' flips first, then the spins of those that flip read together, so that their
+    // reads overlap (a read in each site's turn waited for the last; clock_flip.wgsl keeps that
+    // order, which Vulkan runs faster).
+    bool flips[4];
     for (unsigned k = 0u; k < 4u; k++) {
-        const unsigned site = 4u * quad.g + k;
-        const unsigned root = roots[k];
-        const bool flip = WOLFF == 1u ? root == wolff_root
-                                      : (flip_word(params, batch, root, cache) >> 31u) == 1u;
-        if (flip) {
-            const Vector s = load_spin(spins, quad.z, site);
-            if (!is_empty(s)) {
-                store_spin(spins, quad.z, site, reflected(s, mirror, clock_table));
-            }
+        flips[k] = WOLFF == 1u ? roots[k] == wolff_root
+                               : (flip_word(params, batch, roots[k], cache) >> 31u) == 1u;
+    }
+    // Lanes that drew a block for their root meet the others again (quad_roots).
+    __syncwarp(live_lanes);
+    Vector flipped[4];
+    for (unsigned k = 0u; k < 4u; k++) {
+        flipped[k] = flips[k] ? load_spin(spins, quad.z, 4u * quad.g + k) : Vector{{0, 0, 0}};
+    }
+    for (unsigned k = 0u; k < 4u; k++) {
+        if (!is_empty(flipped[k])) {
+            store_spin(spins, quad.z, 4u * quad.g + k, reflected(flipped[k], mirror, clock_table));
         }
-        // Lanes that reflected a spin meet the others again (quad_roots).
-        __syncwarp(live_lanes);
     }
 }

@@ -106,11 +106,17 @@ fn main(thread: Thread) {
     if quad.live {
         var cache = FlipWords(0xffffffffu, vec4<u32>(0u));
         var word = 0u;
+        // The sites' spins are read before the roots are walked, so that the reads overlap the
+        // walks (cluster_flip.cu reads each in its site's turn, which CUDA runs as fast).
+        var quad_spins: array<i32, 4>;
+        for (var k = 0u; k < 4u; k++) {
+            quad_spins[k] = spins[quad.base + 4u * quad.g + k];
+        }
         let roots = quad_roots(quad.base, quad.g);
         for (var k = 0u; k < 4u; k++) {
             let site = 4u * quad.g + k;
             let root = roots[k];
-            let spin = spins[quad.base + site];
+            let spin = quad_spins[k];
             let occupied = STATES == 0u || u32(spin) != STATES;
             var flip = false;
             if WOLFF == 1u {
