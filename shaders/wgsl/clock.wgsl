@@ -31,7 +31,7 @@ fn clock_mirror(words: vec4<u32>) -> u32 {
 // otherwise a point of cos_sin_turn's two polynomials, and a spin unit's inverse square root.
 const CLOCK_TABLE_STATES: u32 = 256u;
 override CLOCK_TABLED: bool = CLOCK <= CLOCK_TABLE_STATES;
-override CLOCK_TABLE_LEN: u32 = max(min(CLOCK, CLOCK_TABLE_STATES), 1u);
+override CLOCK_TABLE_LEN: u32 = select(1u, max(CLOCK, 1u), CLOCK_TABLED);
 var<workgroup> clock_bisectors: array<vec2<i32>, CLOCK_TABLE_LEN>;
 var<workgroup> clock_spins: array<vec2<i32>, CLOCK_TABLE_LEN>;
 
