@@ -1140,8 +1140,9 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
 /// clipped labelling tiles (48 = 32 + 16), 5 states by Wolff alone in 3D (tiles clipped at 18)
 /// open along z, 4 states on the triangular lattice of 50^2 antiperiodic along both axes, 3
 /// states by Wolff on the kagome lattice of 36^2 (its holes, and seeds on them), 8 states on
-/// the honeycomb brick wall, and 1000 states (a longer bisection for each state, past the GPUs'
-/// table of states); at a temperature of small clusters and one of a percolating cluster.
+/// the honeycomb brick wall, 256 states (the GPUs' largest table of states) and 1000 states (a
+/// longer bisection for each state, past the table); at a temperature of small clusters and one
+/// of a percolating cluster.
 fn clock_cluster_updates_match_cpu_bit_for_bit<G: Gpu>() {
     let six_sw = Case {
         size: 48,
@@ -1181,6 +1182,10 @@ fn clock_cluster_updates_match_cpu_bit_for_bit<G: Gpu>() {
         shape: Shape::Honeycomb,
         ..six_sw
     };
+    let full_table = Case {
+        clock: 256,
+        ..six_sw
+    };
     let many_states = Case {
         clock: 1000,
         clusters: step(ClusterUpdate::Wolff, 2, 1),
@@ -1192,6 +1197,7 @@ fn clock_cluster_updates_match_cpu_bit_for_bit<G: Gpu>() {
         triangular_twisted,
         kagome_wolff,
         honeycomb_sw,
+        full_table,
         many_states,
     ];
     for case in cases {
