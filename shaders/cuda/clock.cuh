@@ -35,19 +35,13 @@ __device__ __forceinline__ int2 clock_bisector(unsigned m) {
     return cos_sin_turn(clock_turn(m) + CLOCK_TURN / 2u);
 }
 
-// The spin of clock state k (vector_metropolis::clock_spin).
-__device__ __forceinline__ int2 clock_spin(unsigned k) {
-    const int2 point = cos_sin_turn(clock_turn(k));
-    const Vector spin = unit(Vector{{point.x, point.y, 0}}).v;
-    return make_int2(spin.c[0], spin.c[1]);
-}
-
 // The block's table, where the model has one; every thread of the block calls it.
 __device__ __forceinline__ void fill_clock_table(ClockTable& table) {
     if constexpr (CLOCK_TABLED) {
         for (unsigned m = threadIdx.x; m < CLOCK; m += blockDim.x) {
             table.bisectors[m] = clock_bisector(m);
-            table.spins[m] = clock_spin(m);
+            const Vector spin = clock_spin(m);
+            table.spins[m] = make_int2(spin.c[0], spin.c[1]);
         }
         __syncthreads();
     }
@@ -75,6 +69,5 @@ __device__ __forceinline__ unsigned clock_index(const Vector& s, const ClockTabl
 __device__ __forceinline__ Vector reflected(const Vector& s, unsigned mirror,
                                             const ClockTable& table) {
     const unsigned k = (mirror + CLOCK - clock_index(s, table)) % CLOCK;
-    const int2 spin = CLOCK_TABLED ? table.spins[k] : clock_spin(k);
-    return Vector{{spin.x, spin.y, 0}};
+    return CLOCK_TABLED ? Vector{{table.spins[k].x, table.spins[k].y, 0}} : clock_spin(k);
 }

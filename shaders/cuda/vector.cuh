@@ -145,6 +145,12 @@ __device__ __forceinline__ unsigned clock_turn(unsigned k) {
     return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / (CLOCK == 0u ? 1u : CLOCK);
 }
 
+// vector_metropolis::clock_spin: the unit vector of clock state k's turn.
+__device__ __forceinline__ Vector clock_spin(unsigned k) {
+    const int2 circle = cos_sin_turn(clock_turn(k));
+    return unit(Vector{{circle.x, circle.y, 0}}).v;
+}
+
 // fixed::angle_below: whether the angle of plane vector a in [0, 2 pi) is below b's: a in the
 // upper half plane and b in the lower, or both in one half and a x b positive.
 __device__ __forceinline__ bool angle_below(const Vector& a, const Vector& b) {

@@ -20,12 +20,6 @@ __device__ __forceinline__ long long energy_change(const Vector& s, const Vector
     return sum;
 }
 
-// vector_metropolis::clock_spin: the unit vector of clock state k's turn.
-__device__ __forceinline__ Vector clock_spin(unsigned k) {
-    const int2 circle = cos_sin_turn(clock_turn(k));
-    return unit(Vector{{circle.x, circle.y, 0}}).v;
-}
-
 // The Boltzmann weight of clock state k in the field h: the threshold of best - s_k . h, in
 // table units.
 __device__ __forceinline__ unsigned clock_weight(unsigned k, const Vector& h, long long best,

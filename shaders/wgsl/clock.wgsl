@@ -40,19 +40,13 @@ fn clock_bisector(m: u32) -> vec2<i32> {
     return cos_sin_turn(clock_turn(m) + CLOCK_TURN / 2u);
 }
 
-// The spin of clock state k (vector_metropolis::clock_spin).
-fn clock_spin(k: u32) -> vec2<i32> {
-    let point = cos_sin_turn(clock_turn(k));
-    return unit(vec3<i32>(point.x, point.y, 0i)).v.xy;
-}
-
 // The workgroup's table, where the model has one; every invocation calls it, in uniform
 // control flow.
 fn fill_clock_table(local: u32) {
     if CLOCK_TABLED {
         for (var m = local; m < CLOCK; m += WG_SIZE) {
             clock_bisectors[m] = clock_bisector(m);
-            clock_spins[m] = clock_spin(m);
+            clock_spins[m] = clock_spin(m).xy;
         }
         workgroupBarrier();
     }
@@ -84,11 +78,8 @@ fn clock_index(s: vec3<i32>) -> u32 {
 // (engine::clusters::reflected_state).
 fn reflected(s: vec3<i32>, mirror: u32) -> vec3<i32> {
     let k = (mirror + CLOCK - clock_index(s)) % max(CLOCK, 1u);
-    var spin: vec2<i32>;
     if CLOCK_TABLED {
-        spin = clock_spins[k];
-    } else {
-        spin = clock_spin(k);
+        return vec3<i32>(clock_spins[k], 0i);
     }
-    return vec3<i32>(spin.x, spin.y, 0i);
+    return clock_spin(k);
 }

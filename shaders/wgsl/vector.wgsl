@@ -148,6 +148,12 @@ fn clock_turn(k: u32) -> u32 {
     return k * CLOCK_TURN + (k * CLOCK_REMAINDER) / max(CLOCK, 1u);
 }
 
+// vector_metropolis::clock_spin: the unit vector of clock state k's turn.
+fn clock_spin(k: u32) -> vec3<i32> {
+    let circle = cos_sin_turn(clock_turn(k));
+    return unit(vec3<i32>(circle.x, circle.y, 0i)).v;
+}
+
 // fixed::angle_below: whether the angle of plane vector a in [0, 2 pi) is below b's: a in the
 // upper half plane and b in the lower, or both in one half and a x b positive.
 fn angle_below(a: vec3<i32>, b: vec3<i32>) -> bool {

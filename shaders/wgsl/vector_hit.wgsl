@@ -18,12 +18,6 @@ fn energy_change(s: vec3<i32>, v: vec3<i32>, h: vec3<i32>) -> vec2<u32> {
     return sum;
 }
 
-// vector_metropolis::clock_spin: the unit vector of clock state k's turn.
-fn clock_spin(k: u32) -> vec3<i32> {
-    let circle = cos_sin_turn(clock_turn(k));
-    return unit(vec3<i32>(circle.x, circle.y, 0i)).v;
-}
-
 // vector_metropolis::heat_bath: the first clock state whose cumulative Boltzmann weight
 // (threshold of its alignment's shortfall from the best state's) exceeds floor(u W / 2^32), W
 // the total weight (below 2^48: W_hi u + mulhi(W_lo, u)).
