@@ -23,7 +23,7 @@ fn main(thread: Thread) {
         return;
     }
     var cache = FlipWords(0xffffffffu, vec4<u32>(0u));
-    let roots = quad_roots(quad.base, quad.g);
+    let roots = quad_roots(quad.base, quad.g, true);
     for (var k = 0u; k < 4u; k++) {
         let site = 4u * quad.g + k;
         let root = roots[k];

@@ -46,7 +46,7 @@ fn move_pair(quad: Quad) -> u32 {
     let base_a = a * n;
     let base_b = (a + REPLICAS / 2u) * n;
     let root = find_root(quad.base, seed);
-    let roots = quad_roots(quad.base, quad.g);
+    let roots = quad_roots(quad.base, quad.g, false);
     var moved = 0u;
     for (var k = 0u; k < 4u; k++) {
         let site = 4u * quad.g + k;
@@ -112,7 +112,7 @@ fn main(thread: Thread) {
         for (var k = 0u; k < 4u; k++) {
             quad_spins[k] = spins[quad.base + 4u * quad.g + k];
         }
-        let roots = quad_roots(quad.base, quad.g);
+        let roots = quad_roots(quad.base, quad.g, false);
         for (var k = 0u; k < 4u; k++) {
             let site = 4u * quad.g + k;
             let root = roots[k];

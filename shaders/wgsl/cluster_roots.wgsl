@@ -19,7 +19,7 @@ fn main(thread: Thread) {
     if !quad.live {
         return;
     }
-    let roots = quad_roots(quad.base, quad.g);
+    let roots = quad_roots(quad.base, quad.g, false);
     var run_root = 0xffffffffu;
     var run = 0u;
     for (var k = 0u; k < 4u; k++) {
