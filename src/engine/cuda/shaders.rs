@@ -187,9 +187,27 @@ mod tests {
                 !source.lines().any(|l| l.trim().starts_with("#include")),
                 "{kernel:?} has an unresolved include"
             );
-            let entry = format!("extern \"C\" __global__ void {}(", kernel.module());
-            assert!(source.contains(&entry), "{kernel:?} lacks `{entry}`");
+            assert!(
+                entry_points(&source).contains(&kernel.module()),
+                "{kernel:?} lacks `extern \"C\" __global__ void {}(`",
+                kernel.module()
+            );
         }
+    }
+
+    /// The names of the `extern "C"` kernels of `source`, past a `__launch_bounds__(...)`.
+    fn entry_points(source: &str) -> Vec<&str> {
+        source
+            .split("extern \"C\" __global__ void ")
+            .skip(1)
+            .filter_map(|rest| {
+                let rest = match rest.strip_prefix("__launch_bounds__(") {
+                    Some(bounds) => bounds.split_once(')')?.1.trim_start(),
+                    None => rest,
+                };
+                rest.split_once('(').map(|(name, _)| name)
+            })
+            .collect()
     }
 
     #[test]
