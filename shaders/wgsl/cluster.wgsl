@@ -196,7 +196,7 @@ fn find_root(base: u32, site: u32) -> u32 {
 // The roots of sites 4g .. 4g + 3 of system `base`: one walk for a run of sites of equal
 // parents (mostly one tile root). cluster_roots and cluster_flip read each parent in its site's
 // turn; clock_flip, whose spins wait for the flips' decisions, reads the four first
-// (`parents_first`), so that the reads overlap: that made its Swendsen-Wang updates 6-11% faster
+// (`parents_first`), so that the reads overlap: that made its Swendsen-Wang updates 5-11% faster
 // on an H100's Vulkan driver, and in cluster_roots and cluster_flip the Ising and Potts ones up
 // to 1.5x slower. A halving walk may move a later site's parent meanwhile; the parent read first
 // is then an ancestor of the same root.
