@@ -30,9 +30,10 @@ extern "C" __global__ void __launch_bounds__(256, 8)
     FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
     unsigned roots[4];
     quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
-    // The sites' flips first, then the spins of those that flip read together, so that their
-    // reads overlap (a read in each site's turn waited for the last; clock_flip.wgsl keeps that
-    // order, which Vulkan runs faster).
+    // The sites' flips first, then, where any flips, each component's four spins read and
+    // written in one access (a system's sites are a multiple of 4), so that the reads overlap
+    // (a read in each site's turn waited for the last; clock_flip.wgsl keeps that order, which
+    // Vulkan runs faster).
     bool flips[4];
     for (unsigned k = 0u; k < 4u; k++) {
         flips[k] = WOLFF == 1u ? roots[k] == wolff_root
@@ -40,13 +41,32 @@ extern "C" __global__ void __launch_bounds__(256, 8)
     }
     // Lanes that drew a block for their root meet the others again (quad_roots).
     __syncwarp(live_lanes);
-    Vector flipped[4];
-    for (unsigned k = 0u; k < 4u; k++) {
-        flipped[k] = flips[k] ? load_spin(spins, quad.z, 4u * quad.g + k) : Vector{{0, 0, 0}};
+    if (!(flips[0] || flips[1] || flips[2] || flips[3])) {
+        return;
+    }
+    int4* planes[COMPONENTS];
+    int values[COMPONENTS][4];
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        planes[a] = reinterpret_cast<int4*>(spins + spin_word(quad.z, a, 4u * quad.g));
+        const int4 read = *planes[a];
+        values[a][0] = read.x;
+        values[a][1] = read.y;
+        values[a][2] = read.z;
+        values[a][3] = read.w;
     }
     for (unsigned k = 0u; k < 4u; k++) {
-        if (!is_empty(flipped[k])) {
-            store_spin(spins, quad.z, 4u * quad.g + k, reflected(flipped[k], mirror, clock_table));
+        Vector spin = {{0, 0, 0}};
+        for (unsigned a = 0u; a < COMPONENTS; a++) {
+            spin.c[a] = values[a][k];
         }
+        if (flips[k] && !is_empty(spin)) {
+            const Vector moved = reflected(spin, mirror, clock_table);
+            for (unsigned a = 0u; a < COMPONENTS; a++) {
+                values[a][k] = moved.c[a];
+            }
+        }
+    }
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        *planes[a] = make_int4(values[a][0], values[a][1], values[a][2], values[a][3]);
     }
 }

@@ -259,10 +259,14 @@ __device__ __forceinline__ unsigned warp_lanes() {
 template <Walk W>
 __device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigned roots[4],
                                            unsigned lanes) {
+    // The four parents in one read (a system's sites are a multiple of 4).
+    const uint4* quads = reinterpret_cast<const uint4*>(labels);
+    const uint4 first = W == Walk::Settled ? __ldg(quads + g) : quads[g];
+    const unsigned parents[4] = {first.x, first.y, first.z, first.w};
     unsigned walked = 0xffffffffu;
     unsigned root = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
-        const unsigned parent = labels[4u * g + k];
+        const unsigned parent = parents[k];
         if (parent != walked) {
             walked = parent;
             root = find_root<Parents::System, W>(labels, parent);

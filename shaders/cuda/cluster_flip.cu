@@ -92,12 +92,18 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     if (quad.live) {
         FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
         unsigned word = 0u;
+        // The four spins in one read before the walks, and in one write where any changed (a
+        // system's sites are a multiple of 4).
+        int4* quad_spins = reinterpret_cast<int4*>(spins + quad.base) + quad.g;
+        const int4 read = *quad_spins;
+        int states[4] = {read.x, read.y, read.z, read.w};
+        bool changed = false;
         unsigned roots[4];
         quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * quad.g + k;
             const unsigned root = roots[k];
-            const int spin = spins[quad.base + site];
+            const int spin = states[k];
             const bool occupied = STATES == 0u || static_cast<unsigned>(spin) != STATES;
             bool flip;
             if (WOLFF == 1u) {
@@ -115,20 +121,24 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
             }
             if (STATES == 0u) {
                 if (flip) {
-                    spins[quad.base + site] = -spin;
+                    states[k] = -spin;
                 }
             } else if (static_cast<unsigned>(spin) != STATES) {
                 if (WOLFF == 0u) {
                     const unsigned drawn = __umulhi(word, STATES);
                     const unsigned moved = (static_cast<unsigned>(spin) + drawn) % STATE_COUNT;
-                    spins[quad.base + site] = static_cast<int>(TWISTED_AXES != 0u ? moved : drawn);
+                    states[k] = static_cast<int>(TWISTED_AXES != 0u ? moved : drawn);
                 } else if (flip) {
-                    spins[quad.base + site] =
+                    states[k] =
                         static_cast<int>((static_cast<unsigned>(spin) + 1u + wolff_shift) % STATE_COUNT);
                 }
             }
+            changed = changed || states[k] != spin;
             // Lanes that drew a block for their root meet the others again (quad_roots).
             __syncwarp(live_lanes);
+        }
+        if (changed) {
+            *quad_spins = make_int4(states[0], states[1], states[2], states[3]);
         }
     }
     if (params.slot == NO_SLOT) {
