@@ -19,7 +19,7 @@ __device__ __forceinline__ unsigned clock_mirror(const uint4& words) {
 
 // Clock models of at most CLOCK_TABLE_STATES states keep the bisectors between neighbouring
 // states and the states' spins in a table in shared memory, which the block fills first
-// (fill_clock_table): a bisection step is then a read, and a reflected spin one, where each is
+// (fill_clock_table): a search step is then a read, and a reflected spin one, where each is
 // otherwise a point of cos_sin_turn's two polynomials, and a spin unit's inverse square root.
 constexpr unsigned CLOCK_TABLE_STATES = 256u;
 constexpr bool CLOCK_TABLED = CLOCK <= CLOCK_TABLE_STATES;
@@ -47,18 +47,30 @@ __device__ __forceinline__ void fill_clock_table(ClockTable& table) {
     }
 }
 
-// fixed::clock_index: the clock state whose spin is s, by bisection over the bisectors between
-// neighbouring states.
+// The largest power of two not above n (1 for n = 0).
+__host__ __device__ constexpr unsigned highest_power_of_two(unsigned n) {
+    unsigned p = 1u;
+    while (p * 2u <= n) {
+        p *= 2u;
+    }
+    return p;
+}
+
+// fixed::clock_index: the clock state whose spin is s, the number of bisectors between
+// neighbouring states whose angle is below s's (a prefix of them), counted by steps of the
+// powers of two from the highest not above CLOCK down: a search of fixed turns that the
+// compiler unrolls, where a bisection's loop took its lanes through their turns apart (on an
+// H100 the 6-state SW 35.8 -> 34.4 ps a site, 1000 states 131.4 -> 123.8).
 __device__ __forceinline__ unsigned clock_index(const Vector& s, const ClockTable& table) {
     unsigned below = 0u;
-    unsigned above = CLOCK;
-    while (below < above) {
-        const unsigned middle = (below + above) / 2u;
-        const int2 bisector = CLOCK_TABLED ? table.bisectors[middle] : clock_bisector(middle);
-        if (angle_below(Vector{{bisector.x, bisector.y, 0}}, s)) {
-            below = middle + 1u;
-        } else {
-            above = middle;
+#pragma unroll
+    for (unsigned step = highest_power_of_two(CLOCK); step > 0u; step /= 2u) {
+        if (below + step <= CLOCK) {
+            const unsigned m = below + step - 1u;
+            const int2 bisector = CLOCK_TABLED ? table.bisectors[m] : clock_bisector(m);
+            if (angle_below(Vector{{bisector.x, bisector.y, 0}}, s)) {
+                below += step;
+            }
         }
     }
     return below == CLOCK ? 0u : below;

@@ -35,10 +35,20 @@ extern "C" __global__ void clock_bonds(DispatchParams params, int* spins,
         randoms[4u * j + 2u] = block.z;
         randoms[4u * j + 3u] = block.w;
     }
+    // The four sites' spins, each component's in one read (a system's sites are a multiple of
+    // 4); the +x neighbours of the first three are among them where the row goes on.
+    Vector quad_spins[4] = {};
+    for (unsigned a = 0u; a < COMPONENTS; a++) {
+        const int4 read = *reinterpret_cast<const int4*>(spins + spin_word(quad.z, a, 4u * quad.g));
+        quad_spins[0].c[a] = read.x;
+        quad_spins[1].c[a] = read.y;
+        quad_spins[2].c[a] = read.z;
+        quad_spins[3].c[a] = read.w;
+    }
     unsigned word = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * quad.g + k;
-        const Vector s = load_spin(spins, quad.z, site);
+        const Vector s = quad_spins[k];
         if (is_empty(s)) {
             continue;
         }
@@ -46,7 +56,9 @@ extern "C" __global__ void clock_bonds(DispatchParams params, int* spins,
         const Vector change = {{s.c[0] - r.c[0], s.c[1] - r.c[1], 0}};
         const Neighbours near = neighbours(site);
         for (unsigned d = 0u; d < per_site; d++) {
-            const Vector n = load_spin(spins, quad.z, near.site[2u * d + 1u]);
+            const unsigned j = near.site[2u * d + 1u];
+            const bool in_quad = d == 0u && k < 3u && j == site + 1u;
+            const Vector n = in_quad ? quad_spins[(k + 1u) % 4u] : load_spin(spins, quad.z, j);
             if (missing_bond(site, d) || is_empty(n)) {
                 continue;
             }
