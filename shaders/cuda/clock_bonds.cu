@@ -35,16 +35,10 @@ extern "C" __global__ void clock_bonds(DispatchParams params, int* spins,
         randoms[4u * j + 2u] = block.z;
         randoms[4u * j + 3u] = block.w;
     }
-    // The four sites' spins, each component's in one read (a system's sites are a multiple of
-    // 4); the +x neighbours of the first three are among them where the row goes on.
-    Vector quad_spins[4] = {};
-    for (unsigned a = 0u; a < COMPONENTS; a++) {
-        const int4 read = *reinterpret_cast<const int4*>(spins + spin_word(quad.z, a, 4u * quad.g));
-        quad_spins[0].c[a] = read.x;
-        quad_spins[1].c[a] = read.y;
-        quad_spins[2].c[a] = read.z;
-        quad_spins[3].c[a] = read.w;
-    }
+    // The four sites' spins; the +x neighbours of the first three are among them where the row
+    // goes on.
+    Vector quad_spins[4];
+    load_quad(spins, quad.z, quad.g, quad_spins);
     unsigned word = 0u;
     for (unsigned k = 0u; k < 4u; k++) {
         const unsigned site = 4u * quad.g + k;

@@ -30,10 +30,9 @@ extern "C" __global__ void __launch_bounds__(256, 8)
     FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
     unsigned roots[4];
     quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
-    // The sites' flips first, then, where any flips, each component's four spins read and
-    // written in one access (a system's sites are a multiple of 4), so that the reads overlap
-    // (a read in each site's turn waited for the last; clock_flip.wgsl keeps that order, which
-    // Vulkan runs faster).
+    // The sites' flips first, then, where any flips, the four spins read and written in one
+    // access a component (load_quad), so that the reads overlap (a read in each site's turn
+    // waited for the last; clock_flip.wgsl keeps that order, which Vulkan runs faster).
     bool flips[4];
     for (unsigned k = 0u; k < 4u; k++) {
         flips[k] = WOLFF == 1u ? roots[k] == wolff_root
@@ -44,29 +43,13 @@ extern "C" __global__ void __launch_bounds__(256, 8)
     if (!(flips[0] || flips[1] || flips[2] || flips[3])) {
         return;
     }
-    int4* planes[COMPONENTS];
-    int values[COMPONENTS][4];
-    for (unsigned a = 0u; a < COMPONENTS; a++) {
-        planes[a] = reinterpret_cast<int4*>(spins + spin_word(quad.z, a, 4u * quad.g));
-        const int4 read = *planes[a];
-        values[a][0] = read.x;
-        values[a][1] = read.y;
-        values[a][2] = read.z;
-        values[a][3] = read.w;
-    }
+    Vector quad_spins[4];
+    load_quad(spins, quad.z, quad.g, quad_spins);
     for (unsigned k = 0u; k < 4u; k++) {
-        Vector spin = {{0, 0, 0}};
-        for (unsigned a = 0u; a < COMPONENTS; a++) {
-            spin.c[a] = values[a][k];
-        }
+        const Vector spin = quad_spins[k];
         if (flips[k] && !is_empty(spin)) {
-            const Vector moved = reflected(spin, mirror, clock_table);
-            for (unsigned a = 0u; a < COMPONENTS; a++) {
-                values[a][k] = moved.c[a];
-            }
+            quad_spins[k] = reflected(spin, mirror, clock_table);
         }
     }
-    for (unsigned a = 0u; a < COMPONENTS; a++) {
-        *planes[a] = make_int4(values[a][0], values[a][1], values[a][2], values[a][3]);
-    }
+    store_quad(spins, quad.z, quad.g, quad_spins);
 }
