@@ -92,14 +92,22 @@ extern "C" __global__ void cluster_flip(DispatchParams params, int* spins,
     if (quad.live) {
         FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
         unsigned word = 0u;
-        // The four spins in one read before the walks, and in one write where any changed (a
-        // system's sites are a multiple of 4).
+        // The four spins in one read, and in one write where any changed (a system's sites are
+        // a multiple of 4): Swendsen-Wang's before the walks, Wolff's after them and only where
+        // one of the four lies in the seed's cluster.
         int4* quad_spins = reinterpret_cast<int4*>(spins + quad.base) + quad.g;
-        const int4 read = *quad_spins;
-        int states[4] = {read.x, read.y, read.z, read.w};
-        bool changed = false;
+        int4 read = make_int4(0, 0, 0, 0);
+        if (WOLFF == 0u) {
+            read = *quad_spins;
+        }
         unsigned roots[4];
         quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
+        if (WOLFF == 1u && (roots[0] == wolff_root || roots[1] == wolff_root ||
+                            roots[2] == wolff_root || roots[3] == wolff_root)) {
+            read = *quad_spins;
+        }
+        int states[4] = {read.x, read.y, read.z, read.w};
+        bool changed = false;
         for (unsigned k = 0u; k < 4u; k++) {
             const unsigned site = 4u * quad.g + k;
             const unsigned root = roots[k];
