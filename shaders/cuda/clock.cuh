@@ -85,6 +85,9 @@ __device__ __forceinline__ unsigned clock_search(const Vector& s, const ClockTab
 // steps (the guess on an H100: the 6-state SW 34.2 -> 35.7 ps a site, 8 states 36.2 -> 35.3).
 constexpr unsigned CLOCK_GUESS_STATES = 8u;
 
+// A whole turn, in radians.
+constexpr float TURN_RADIANS = 6.28318531f;
+
 // The angle of s in [0, 2 pi), within 1e-5 (Abramowitz and Stegun 4.4.49 for the arctangent
 // of the smaller component over the larger, then the octant), NaN for the zero vector.
 __device__ __forceinline__ float clock_angle(const Vector& s) {
@@ -95,9 +98,9 @@ __device__ __forceinline__ float clock_angle(const Vector& s) {
     float angle =
         z * (0.9998660f +
              z2 * (-0.3302995f + z2 * (0.1801410f + z2 * (-0.0851330f + z2 * 0.0208351f))));
-    angle = fabsf(y) > fabsf(x) ? 1.57079633f - angle : angle;
-    angle = x < 0.0f ? 3.14159265f - angle : angle;
-    return y < 0.0f ? 6.28318531f - angle : angle;
+    angle = fabsf(y) > fabsf(x) ? TURN_RADIANS / 4.0f - angle : angle;
+    angle = x < 0.0f ? TURN_RADIANS / 2.0f - angle : angle;
+    return y < 0.0f ? TURN_RADIANS - angle : angle;
 }
 
 // fixed::clock_index: the clock state whose spin is s, the count of bisectors below it
@@ -107,7 +110,7 @@ __device__ __forceinline__ float clock_angle(const Vector& s) {
 __device__ __forceinline__ unsigned clock_index(const Vector& s, const ClockTable& table) {
     unsigned below;
     if constexpr (CLOCK >= CLOCK_GUESS_STATES) {
-        constexpr float STATES_PER_RADIAN = static_cast<float>(CLOCK) / 6.28318531f;
+        constexpr float STATES_PER_RADIAN = static_cast<float>(CLOCK) / TURN_RADIANS;
         const unsigned guess = min(__float2uint_rn(clock_angle(s) * STATES_PER_RADIAN), CLOCK);
         const bool above_lower = guess == 0u || angle_below(bisector_of(guess - 1u, table), s);
         const bool below_upper = guess == CLOCK || !angle_below(bisector_of(guess, table), s);

@@ -84,6 +84,9 @@ fn clock_search(s: vec3<i32>) -> u32 {
 // steps (the guess on an H100: the 6-state SW 34.4 -> 35.0 ps a site, 8 states 35.4 -> 34.8).
 const CLOCK_GUESS_STATES: u32 = 8u;
 
+// A whole turn, in radians.
+const TURN_RADIANS: f32 = 6.28318531;
+
 // The angle of s in [0, 2 pi), within 1e-5 (Abramowitz and Stegun 4.4.49 for the arctangent
 // of the smaller component over the larger, then the octant); any value for the zero vector.
 fn clock_angle(s: vec3<i32>) -> f32 {
@@ -93,9 +96,9 @@ fn clock_angle(s: vec3<i32>) -> f32 {
     let z2 = z * z;
     var angle = z * (0.9998660 +
         z2 * (-0.3302995 + z2 * (0.1801410 + z2 * (-0.0851330 + z2 * 0.0208351))));
-    angle = select(angle, 1.57079633 - angle, abs(y) > abs(x));
-    angle = select(angle, 3.14159265 - angle, x < 0.0);
-    return select(angle, 6.28318531 - angle, y < 0.0);
+    angle = select(angle, TURN_RADIANS / 4.0 - angle, abs(y) > abs(x));
+    angle = select(angle, TURN_RADIANS / 2.0 - angle, x < 0.0);
+    return select(angle, TURN_RADIANS - angle, y < 0.0);
 }
 
 // fixed::clock_index: the clock state whose spin is s, the count of bisectors below it
@@ -105,7 +108,7 @@ fn clock_angle(s: vec3<i32>) -> f32 {
 fn clock_index(s: vec3<i32>) -> u32 {
     var below: u32;
     if CLOCK >= CLOCK_GUESS_STATES {
-        let turns = clock_angle(s) * (f32(CLOCK) / 6.28318531);
+        let turns = clock_angle(s) * (f32(CLOCK) / TURN_RADIANS);
         let guess = min(u32(max(turns + 0.5, 0.0)), CLOCK);
         let above_lower = guess == 0u || angle_below(bisector_of(guess - 1u), s);
         let below_upper = guess == CLOCK || !angle_below(bisector_of(guess), s);

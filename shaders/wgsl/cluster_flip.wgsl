@@ -107,7 +107,7 @@ fn main(thread: Thread) {
         var cache = FlipWords(0xffffffffu, vec4<u32>(0u));
         var word = 0u;
         // The sites' spins are read before the roots are walked, so that the reads overlap the
-        // walks (cluster_flip.cu reads them as one int4).
+        // walks (cluster_flip.cu reads them as one int4, a Wolff update's after the walks).
         var quad_spins: array<i32, 4>;
         for (var k = 0u; k < 4u; k++) {
             quad_spins[k] = spins[quad.base + 4u * quad.g + k];
