@@ -276,104 +276,91 @@ __device__ __forceinline__ void quad_roots(unsigned* labels, unsigned g, unsigne
     }
 }
 
-// A union in progress (join_each): the sites its two walks have reached and their parents read.
-struct Union {
-    unsigned a;
-    unsigned b;
-    unsigned pa;
-    unsigned pb;
-};
-
-// The union of the clusters of sites a and b, before its first turn.
+// A halving step of each of a union's two walks (at sites a and b, whose parents pa and pb were
+// read) not yet at a root.
 template <Parents P>
-__device__ __forceinline__ Union union_of(const unsigned* labels, unsigned a, unsigned b) {
-    return {a, b, parent_of<P, Walk::Halving>(labels, a), parent_of<P, Walk::Halving>(labels, b)};
+__device__ __forceinline__ void walk_on(unsigned* labels, unsigned& a, unsigned& b, unsigned& pa,
+                                        unsigned& pb) {
+    if (pa != a) {
+        halving_step<P>(labels, a, pa);
+    }
+    if (pb != b) {
+        halving_step<P>(labels, b, pb);
+    }
 }
 
-// One turn of a union: a halving step of both walks not yet at a root, or, with both at their
-// roots, the link: the larger root under the smaller by atomicMin, so parents only decrease and a
-// cluster's root ends as its smallest site whatever order the threads run in; where atomicMin
-// returns another parent (another thread linked that root first), the union goes on from that
-// parent. True where it is done, the smaller of `u.a` and `u.b` then a site of the joined
-// cluster that was a root when it was read (a walk's start for the next union of that site).
+// The link of a union whose walks are at their roots a and b: the larger under the smaller by
+// atomicMin, so parents only decrease and a cluster's root ends as its smallest site whatever
+// order the threads run in. False where atomicMin returns another parent (another thread
+// linked that root first): the union goes on from that parent and the smaller root.
 template <Parents P>
-__device__ __forceinline__ bool union_turn(unsigned* labels, Union& u) {
-    if (u.a == u.b) {
-        return true;
-    }
-    if (u.pa != u.a || u.pb != u.b) {
-        if (u.pa != u.a) {
-            halving_step<P>(labels, u.a, u.pa);
-        }
-        if (u.pb != u.b) {
-            halving_step<P>(labels, u.b, u.pb);
-        }
-        return false;
-    }
-    const unsigned high = max(u.a, u.b);
-    const unsigned low = min(u.a, u.b);
+__device__ __forceinline__ bool link(unsigned* labels, unsigned& a, unsigned& b, unsigned& pa,
+                                     unsigned& pb) {
+    const unsigned high = max(a, b);
+    const unsigned low = min(a, b);
     const unsigned old = atomicMin(&labels[high], low);
     if (old == high) {
         return true;
     }
-    // high had been linked to old (< high) meanwhile: join old's cluster with low's.
-    u = union_of<P>(labels, old, low);
+    a = old;
+    b = low;
+    pa = parent_of<P, Walk::Halving>(labels, a);
+    pb = parent_of<P, Walk::Halving>(labels, b);
     return false;
 }
 
-// Join the cluster of site s among `labels` (one system's, or a tile's) with that of
-// `partner(k)` for each set bit k of `partners`, lowest first, in one loop of union_turn for
-// all of them: lanes with different numbers of unions, or whose unions end at different turns,
-// take every turn together (cluster_label's 3D tiles). Each union after the first starts from
-// the root the one before reached.
-template <Parents P = Parents::System, typename Partner>
-__device__ __forceinline__ void join_each(unsigned* labels, unsigned s, unsigned partners,
-                                          Partner partner) {
-    if (partners == 0u) {
-        return;
-    }
-    Union u = union_of<P>(labels, s, partner(__ffs(partners) - 1u));
-    while (true) {
-        if (union_turn<P>(labels, u)) {
-            partners &= partners - 1u;
-            if (partners == 0u) {
-                return;
-            }
-            u = union_of<P>(labels, min(u.a, u.b), partner(__ffs(partners) - 1u));
-        }
-    }
-}
-
-// Join the clusters of sites a and b among `labels` (one system's, or a tile's): union_turn's
-// turns for one union, in one loop, each turn a step of both walks (those not yet at a root) or
-// the link, so that the lanes of a warp that join stay together in it. With a loop per walk,
+// Join the clusters of sites a and b among `labels` (one system's, or a tile's): walk both to
+// their roots and link them. One loop, each turn a step of both walks (those not yet at a
+// root) or the link: the lanes of a warp that join stay together in it. With a loop per walk,
 // lanes that left a walk apart stayed apart (independent thread scheduling) and the tile's
 // unions ran with 2-5 of 32 lanes; one loop took Swendsen-Wang on an H100 from 19.1 to 21.6
-// spins/ns at 3D 256^3 and the triangular lattice's update from 43.8 to 38.2 ps a site. Written
-// out, as measured in every 2D kernel: a loop of union_turn compiles to other code.
+// spins/ns at 3D 256^3 and the triangular lattice's update from 43.8 to 38.2 ps a site.
 template <Parents P = Parents::System>
 __device__ __forceinline__ void join(unsigned* labels, unsigned a, unsigned b) {
     unsigned pa = parent_of<P, Walk::Halving>(labels, a);
     unsigned pb = parent_of<P, Walk::Halving>(labels, b);
     while (a != b) {
         if (pa != a || pb != b) {
-            if (pa != a) {
-                halving_step<P>(labels, a, pa);
-            }
-            if (pb != b) {
-                halving_step<P>(labels, b, pb);
-            }
+            walk_on<P>(labels, a, b, pa, pb);
             continue;
         }
-        const unsigned high = max(a, b);
-        const unsigned low = min(a, b);
-        const unsigned old = atomicMin(&labels[high], low);
-        if (old == high) {
+        if (link<P>(labels, a, b, pa, pb)) {
             return;
         }
-        // high had been linked to old (< high) meanwhile: join old's cluster with low's.
-        a = old;
-        b = low;
+    }
+}
+
+// Join the cluster of site s among `labels` with that of `partner(k)` for each set bit k of
+// `partners`, lowest first, as join does, in one loop for all of them: lanes with different
+// numbers of unions, or whose unions end at different turns, take every turn together. Each
+// union after the first starts from the root the one before reached (the smaller of its two
+// sites when it ended, a root when it was read).
+template <Parents P = Parents::System, typename Partner>
+__device__ __forceinline__ void join_each(unsigned* labels, unsigned s, unsigned partners,
+                                          Partner partner) {
+    if (partners == 0u) {
+        return;
+    }
+    unsigned a = s;
+    unsigned b = partner(__ffs(partners) - 1u);
+    unsigned pa = parent_of<P, Walk::Halving>(labels, a);
+    unsigned pb = parent_of<P, Walk::Halving>(labels, b);
+    while (true) {
+        if (a != b) {
+            if (pa != a || pb != b) {
+                walk_on<P>(labels, a, b, pa, pb);
+                continue;
+            }
+            if (!link<P>(labels, a, b, pa, pb)) {
+                continue;
+            }
+        }
+        partners &= partners - 1u;
+        if (partners == 0u) {
+            return;
+        }
+        a = min(a, b);
+        b = partner(__ffs(partners) - 1u);
         pa = parent_of<P, Walk::Halving>(labels, a);
         pb = parent_of<P, Walk::Halving>(labels, b);
     }

@@ -14,7 +14,7 @@
 // and no walks (runs end at a row's end: the last site of a row bonds out of the tile or
 // around the lattice). The unions (join and find_root of cluster.cuh, on the tile) then take
 // the other bonds, skipping those that runs and an earlier parallel bond already join; on a 3D
-// tile a site's unions run in one loop (join_each, unite_bonds_3d). On an H200 (Swendsen-Wang,
+// tile a site's unions run in one loop (join_each, unite_bonds). On an H200 (Swendsen-Wang,
 // 2D 4096^2) this took the kernel from 426 to 264 us; every bond through the unions, as the
 // WGSL twin, took CUDA 2.3x as long as Vulkan (186 us).
 
@@ -49,34 +49,68 @@ __device__ __forceinline__ bool linked_at(const unsigned* links, unsigned s) {
     return ((links[s / 32u] >> (s % 32u)) & 1u) == 1u;
 }
 
-// Unite the bonds of tile index s (tile coordinates `local`, lattice coordinates `at`) that
-// the runs leave, but the triangular diagonal (unite_diagonal): x's bond around the lattice (a
-// tile that covers the lattice along x) and the other axes'. A bond along y or z to t is
-// implied, and skipped, where the site before s along x holds the same bond to the site before
-// t and runs join both pairs (s - 1 to s, t - 1 to t). Each skipped bond leans on one whose
-// sites are nearer the row's start, so the first of such a chain is united and the components
-// are the same.
-__device__ __forceinline__ void unite_bonds(const unsigned* bonds, unsigned* parents,
-                                            const unsigned* links, unsigned s, uint3 local,
-                                            uint3 at) {
+// The tile index one step from tile coordinates `local` (lattice coordinates `at`) along bond
+// direction k, back to the tile's start along an axis where the step wraps around a lattice
+// that the tile covers. Direction 3 (the triangular diagonal, along x and y) comes from no
+// caller, but with it NVRTC compiles unite_bonds' 3D loop to the code that was measured, and
+// without it to other code (compared through NVRTC 12.9 and ptxas on 2026-12-06).
+__device__ __forceinline__ unsigned tile_step(unsigned k, uint3 local, uint3 at) {
+    uint3 next = local;
+    for (unsigned a = 0u; a < 3u; a++) {
+        if (k == a || (k == 3u && a < 2u)) {
+            axis(next, a) = axis(at, a) + 1u == L ? 0u : axis(next, a) + 1u;
+        }
+    }
+    return tile_index(next);
+}
+
+// Call unite(d, t) for each bond of tile index s (tile coordinates `local`, lattice
+// coordinates `at`) that the runs leave, but the triangular diagonal (unite_diagonal): d = 0
+// for x's bond around the lattice (a tile that covers the lattice along x), d the axis of the
+// others; t, its partner, is tile_step(d, local, at). A bond along y or z to t is implied, and
+// skipped, where the site before s along x holds the same bond to the site before t and runs
+// join both pairs (s - 1 to s, t - 1 to t). Each skipped bond leans on one whose sites are
+// nearer the row's start, so the first of such a chain is united and the components are the
+// same.
+template <typename Unite>
+__device__ __forceinline__ void bonds_left(const unsigned* bonds, const unsigned* links,
+                                           unsigned s, uint3 local, uint3 at, Unite unite) {
     const unsigned site = site_at(at);
     const unsigned bits = bond_bits(bonds, site);
     if ((bits & 1u) == 1u && !leaves_tile(at.x, 0u) && at.x + 1u == L) {
-        join<Parents::Tile>(parents, s, tile_index(make_uint3(0u, local.y, local.z)));
+        unite(0u, tile_step(0u, local, at));
     }
     const bool after_run = local.x > 0u && linked_at(links, s - 1u);
     const unsigned before = after_run ? bond_bits(bonds, site - 1u) : 0u;
     for (unsigned d = 1u; d < DIMS; d++) {
         const unsigned c = axis(at, d);
         if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
-            uint3 next = local;
-            axis(next, d) = c + 1u == L ? 0u : axis(next, d) + 1u;
-            const unsigned t = tile_index(next);
+            const unsigned t = tile_step(d, local, at);
             if (((before >> d) & 1u) == 0u || !linked_at(links, t - 1u)) {
-                join<Parents::Tile>(parents, s, t);
+                unite(d, t);
             }
         }
     }
+}
+
+// Unite the bonds of tile index s that the runs leave (bonds_left). A 3D site has up to three,
+// united in one loop (join_each), so that the lanes that end one union at different turns do
+// not take the next apart: Swendsen-Wang at 3D 256^3 on an H100 went from 22.06 to 22.94
+// spins/ns (2026-12-06). A 2D site has one but on lattices that a tile covers, joined as found:
+// its bonds gathered first (for join_each or for unions one after another) made the 2D updates
+// 6-15% slower.
+__device__ __forceinline__ void unite_bonds(const unsigned* bonds, unsigned* parents,
+                                            const unsigned* links, unsigned s, uint3 local,
+                                            uint3 at) {
+    const auto partner = [&](unsigned d) { return tile_step(d, local, at); };
+    if (DIMS == 2u) {
+        bonds_left(bonds, links, s, local, at,
+                   [&](unsigned, unsigned t) { join<Parents::Tile>(parents, s, t); });
+        return;
+    }
+    unsigned partners = 0u;
+    bonds_left(bonds, links, s, local, at, [&](unsigned d, unsigned) { partners |= 1u << d; });
+    join_each<Parents::Tile>(parents, s, partners, partner);
 }
 
 // Unite the triangular lattice's diagonal (direction 2) of tile index s: in the tile where it
@@ -89,51 +123,6 @@ __device__ __forceinline__ void unite_diagonal(const unsigned* bonds, unsigned* 
         const unsigned y = at.y + 1u == L ? 0u : local.y + 1u;
         join<Parents::Tile>(parents, s, tile_index(make_uint3(x, y, 0u)));
     }
-}
-
-// The tile index one step from tile coordinates `local` (lattice coordinates `at`) along bond
-// direction k, back to the tile's start along an axis where the step wraps around a lattice
-// that the tile covers. Direction 3 (the triangular diagonal, along x and y) comes from no 3D
-// site, but with it NVRTC compiles unite_bonds_3d's loop to the code that was measured, and
-// without it to other code (compared through NVRTC 12.9 and ptxas on 2026-12-06).
-__device__ __forceinline__ unsigned tile_step(unsigned k, uint3 local, uint3 at) {
-    uint3 next = local;
-    for (unsigned a = 0u; a < 3u; a++) {
-        if (k == a || (k == 3u && a < 2u)) {
-            axis(next, a) = axis(at, a) + 1u == L ? 0u : axis(next, a) + 1u;
-        }
-    }
-    return tile_index(next);
-}
-
-// unite_bonds on a 3D tile, whose sites have up to three such bonds (x's around the lattice,
-// y's and z's): every union of the site in one loop (join_each), so that the lanes that end one
-// union at different turns do not take the next apart. Swendsen-Wang at 3D 256^3 on an H100
-// went from 22.06 to 22.94 spins/ns (2026-12-06). The 2D tile keeps unite_bonds: a 2D site has
-// one such bond but on lattices that a tile covers, and its bonds gathered first (for join_each
-// or for unions one after another) made the 2D updates 6-15% slower.
-__device__ __forceinline__ void unite_bonds_3d(const unsigned* bonds, unsigned* parents,
-                                               const unsigned* links, unsigned s, uint3 local,
-                                               uint3 at) {
-    const unsigned site = site_at(at);
-    const unsigned bits = bond_bits(bonds, site);
-    unsigned partners = 0u;
-    if ((bits & 1u) == 1u && !leaves_tile(at.x, 0u) && at.x + 1u == L) {
-        partners |= 1u;
-    }
-    const bool after_run = local.x > 0u && linked_at(links, s - 1u);
-    const unsigned before = after_run ? bond_bits(bonds, site - 1u) : 0u;
-    for (unsigned d = 1u; d < DIMS; d++) {
-        const unsigned c = axis(at, d);
-        if (((bits >> d) & 1u) == 1u && !leaves_tile(c, d)) {
-            const unsigned t = tile_step(d, local, at);
-            if (((before >> d) & 1u) == 0u || !linked_at(links, t - 1u)) {
-                partners |= 1u << d;
-            }
-        }
-    }
-    const auto partner = [&](unsigned k) { return tile_step(k, local, at); };
-    join_each<Parents::Tile>(parents, s, partners, partner);
 }
 
 extern "C" __global__ void cluster_label(DispatchParams params, const int* spins,
@@ -196,9 +185,7 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
             const uint3 local = tile_coords(s);
             uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
             if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
-                if (DIMS == 3u) {
-                    unite_bonds_3d(system_bonds, parents, links, s, local, at);
-                } else if (pass == 0u) {
+                if (pass == 0u) {
                     unite_bonds(system_bonds, parents, links, s, local, at);
                 } else {
                     unite_diagonal(system_bonds, parents, s, local, at);
