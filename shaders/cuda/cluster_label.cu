@@ -102,7 +102,6 @@ __device__ __forceinline__ void bonds_left(const unsigned* bonds, const unsigned
 __device__ __forceinline__ void unite_bonds(const unsigned* bonds, unsigned* parents,
                                             const unsigned* links, unsigned s, uint3 local,
                                             uint3 at) {
-    const auto partner = [&](unsigned d) { return tile_step(d, local, at); };
     if (DIMS == 2u) {
         bonds_left(bonds, links, s, local, at,
                    [&](unsigned, unsigned t) { join<Parents::Tile>(parents, s, t); });
@@ -110,11 +109,14 @@ __device__ __forceinline__ void unite_bonds(const unsigned* bonds, unsigned* par
     }
     unsigned partners = 0u;
     bonds_left(bonds, links, s, local, at, [&](unsigned d, unsigned) { partners |= 1u << d; });
+    const auto partner = [&](unsigned d) { return tile_step(d, local, at); };
     join_each<Parents::Tile>(parents, s, partners, partner);
 }
 
 // Unite the triangular lattice's diagonal (direction 2) of tile index s: in the tile where it
-// leaves it along neither x nor y, one step along both.
+// leaves it along neither x nor y, one step along both. The step is written out rather than
+// taken from tile_step(3u, ...), with which NVRTC compiled the triangular update to other code
+// than the one measured (compared on 2026-12-06).
 __device__ __forceinline__ void unite_diagonal(const unsigned* bonds, unsigned* parents,
                                                unsigned s, uint3 local, uint3 at) {
     const bool diagonal = ((bond_bits(bonds, site_at(at)) >> 2u) & 1u) == 1u;
