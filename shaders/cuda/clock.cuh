@@ -18,10 +18,12 @@ __device__ __forceinline__ unsigned clock_mirror(const uint4& words) {
 }
 
 // Clock models of at most CLOCK_TABLE_STATES states keep the bisectors between neighbouring
-// states and the states' spins in a table in shared memory, which the block fills first
-// (fill_clock_table): a search step is then a read, and a reflected spin one, where each is
-// otherwise a point of cos_sin_turn's two polynomials, and a spin unit's inverse square root.
-constexpr unsigned CLOCK_TABLE_STATES = 256u;
+// states and the states' spins in a table in shared memory (16 KiB at 1024 states), which the
+// block fills before its searches (fill_clock_table): a search step is then a read, and a
+// reflected spin one, where each is otherwise a point of cos_sin_turn's two polynomials, and a
+// spin unit's inverse square root. clock.wgsl's table stops at 256 states: 1024 would fill the
+// 16 KiB of workgroup memory that WebGPU promises, which its kernels share with other variables.
+constexpr unsigned CLOCK_TABLE_STATES = 1024u;
 constexpr bool CLOCK_TABLED = CLOCK <= CLOCK_TABLE_STATES;
 constexpr unsigned CLOCK_TABLE_LEN = CLOCK_TABLED && CLOCK > 0u ? CLOCK : 1u;
 

@@ -17,30 +17,35 @@ extern "C" __global__ void __launch_bounds__(256, 8)
     clock_flip(DispatchParams params, int* spins, const unsigned* activation, unsigned* bonds,
                unsigned* labels, unsigned* counts, unsigned long long* sizes) {
     __shared__ ClockTable clock_table;
-    fill_clock_table(clock_table);
     const Quad quad = quad_of(params);
     const unsigned live_lanes = __ballot_sync(warp_lanes(), quad.live);
     const unsigned batch = global_index(quad.z);
     const uint4 words = wolff_block(params, batch);
     const unsigned mirror = clock_mirror(words);
     const unsigned wolff_root = WOLFF == 1u ? seed_root(labels + quad.base, words) : 0u;
-    if (!quad.live) {
-        return;
-    }
-    FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
-    unsigned roots[4];
-    quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
     // The sites' flips first, then, where any flips, the four spins read and written in one
     // access a component (load_quad), so that the reads overlap (a read in each site's turn
     // waited for the last; clock_flip.wgsl keeps that order, which Vulkan runs faster).
-    bool flips[4];
-    for (unsigned k = 0u; k < 4u; k++) {
-        flips[k] = WOLFF == 1u ? roots[k] == wolff_root
-                               : (flip_word(params, batch, roots[k], cache) >> 31u) == 1u;
+    bool flips[4] = {false, false, false, false};
+    if (quad.live) {
+        FlipWords cache = {0xffffffffu, {0u, 0u, 0u, 0u}};
+        unsigned roots[4];
+        quad_roots<Walk::Settled>(labels + quad.base, quad.g, roots, live_lanes);
+        for (unsigned k = 0u; k < 4u; k++) {
+            flips[k] = WOLFF == 1u ? roots[k] == wolff_root
+                                   : (flip_word(params, batch, roots[k], cache) >> 31u) == 1u;
+        }
+        // Lanes that drew a block for their root meet the others again (quad_roots).
+        __syncwarp(live_lanes);
     }
-    // Lanes that drew a block for their root meet the others again (quad_roots).
-    __syncwarp(live_lanes);
-    if (!(flips[0] || flips[1] || flips[2] || flips[3])) {
+    // The block fills the states' table only where one of its sites flips: Wolff's blocks off
+    // the seed's cluster leave at once.
+    const bool any = flips[0] || flips[1] || flips[2] || flips[3];
+    if (__syncthreads_or(any) == 0) {
+        return;
+    }
+    fill_clock_table(clock_table);
+    if (!any) {
         return;
     }
     Vector quad_spins[4];

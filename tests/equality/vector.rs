@@ -1140,9 +1140,9 @@ fn cluster_updates_of_discrete_states_match_cpu_bit_for_bit<G: Gpu>() {
 /// clipped labelling tiles (48 = 32 + 16), 5 states by Wolff alone in 3D (tiles clipped at 18)
 /// open along z, 4 states on the triangular lattice of 50^2 antiperiodic along both axes, 3
 /// states by Wolff on the kagome lattice of 36^2 (its holes, and seeds on them), 8 states on
-/// the honeycomb brick wall, 256 states (the GPUs' largest table of states) and 1000 states (a
-/// longer bisection for each state, past the table); at a temperature of small clusters and one
-/// of a percolating cluster.
+/// the honeycomb brick wall, 256 states (WGSL's largest table of states), 1000 states by Wolff
+/// (past WGSL's table, within CUDA's) and 1500 by Swendsen-Wang (past both tables); at a
+/// temperature of small clusters and one of a percolating cluster.
 fn clock_cluster_updates_match_cpu_bit_for_bit<G: Gpu>() {
     let six_sw = Case {
         size: 48,
@@ -1191,6 +1191,10 @@ fn clock_cluster_updates_match_cpu_bit_for_bit<G: Gpu>() {
         clusters: step(ClusterUpdate::Wolff, 2, 1),
         ..six_sw
     };
+    let past_tables = Case {
+        clock: 1500,
+        ..six_sw
+    };
     let cases = [
         six_sw,
         five_wolff,
@@ -1199,6 +1203,7 @@ fn clock_cluster_updates_match_cpu_bit_for_bit<G: Gpu>() {
         honeycomb_sw,
         full_table,
         many_states,
+        past_tables,
     ];
     for case in cases {
         assert_matches(G::default(), case, G::BLOCK_SIZES[1]);
