@@ -4,7 +4,9 @@
 // of lines (all of one x-plane); the twin of multispin_overlap.wgsl. The grid layer is the pair
 // pw = ts * (REPLICA_WORDS / 2) + rw of word systems (ts * REPLICA_WORDS + rw, that +
 // REPLICA_WORDS / 2). CPU twin: src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`:
-// [slot][pair][sites, bonds][overlap_slot] as u32 counts.
+// [slot][pair][pair count] as u32 counts, per overlap slot one word with the sites in its low
+// half and the bonds in its high half where a plane's counts fit 16 bits
+// (packs_overlap_counts), else [sites, bonds][overlap_slot] (MultispinLayout::pair_counts).
 
 #include "dispatch.cuh"
 #include "bitslice.cuh"
@@ -14,6 +16,18 @@
 // (params.systems counts the word systems).
 __device__ __forceinline__ unsigned overlap_pairs(const DispatchParams& params) {
     return params.systems / REPLICA_WORDS * (REPLICA_WORDS / 2u);
+}
+
+// Whether a plane's counts fit 16 bits: at most 3 forward bonds a site, 3 L^(DIMS - 1) <= 65535
+// a plane (MultispinLayout::packs_overlap_counts), written as bounds on L so that no product
+// overflows.
+__device__ constexpr bool packs_overlap_counts() {
+    return L <= (DIMS == 3u ? 147u : 21845u);
+}
+
+// Words of one pair's counts in a slot.
+__device__ constexpr unsigned pair_counts() {
+    return (packs_overlap_counts() ? 1u : 2u) * overlap_slots();
 }
 
 extern "C" __global__ void multispin_overlap(DispatchParams params, const unsigned* spins,
@@ -73,14 +87,20 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
     const uint3 position = line_position(strip);
     unsigned* base = overlaps +
                      (static_cast<unsigned long long>(params.slot) * overlap_pairs(params) + pair) *
-                         2u * overlap_slots();
+                         pair_counts();
     for (unsigned j = 0u; j < 32u; j++) {
         unsigned* slot = base + overlap_slot(position.y, position.z, j);
         const unsigned count = tally_count(sites, j);
+        const unsigned link_count = tally_count(links, j);
+        if (packs_overlap_counts()) {
+            if ((count | link_count) != 0u) {
+                atomicAdd(slot, count | (link_count << 16u));
+            }
+            continue;
+        }
         if (count != 0u) {
             atomicAdd(slot, count);
         }
-        const unsigned link_count = tally_count(links, j);
         if (link_count != 0u) {
             atomicAdd(slot + overlap_slots(), link_count);
         }

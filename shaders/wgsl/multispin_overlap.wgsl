@@ -3,8 +3,10 @@
 // overlap; the triangular lattice's diagonal bonds too; none across an open edge), per x-plane (and lane for AMSC), counted with bit-sliced lane counters along strips
 // of lines (all of one x-plane). Grid layer z is the pair pw = ts * (REPLICA_WORDS/2) + rw of
 // word systems (ts * REPLICA_WORDS + rw, that + REPLICA_WORDS / 2). CPU twin:
-// src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`: [slot][pair][sites,
-// bonds][overlap_slot].
+// src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`: [slot][pair][pair count], per
+// overlap slot one word with the sites in its low half and the bonds in its high half where a
+// plane's counts fit 16 bits (packs_overlap_counts), else [sites, bonds][overlap_slot]
+// (MultispinLayout::pair_counts).
 
 #import dispatch
 #import bitslice
@@ -24,6 +26,18 @@ fn differ(a_base: u32, b_base: u32, i: u32) -> u32 {
 // counts the word systems).
 fn overlap_pairs() -> u32 {
     return params.systems / REPLICA_WORDS * (REPLICA_WORDS / 2u);
+}
+
+// Whether a plane's counts fit 16 bits: at most 3 forward bonds a site, 3 L^(DIMS - 1) <= 65535
+// a plane (MultispinLayout::packs_overlap_counts), written as bounds on L so that no product
+// overflows.
+fn packs_overlap_counts() -> bool {
+    return L <= select(21845u, 147u, DIMS == 3u);
+}
+
+// Words of one pair's counts in a slot.
+fn pair_counts() -> u32 {
+    return select(2u, 1u, packs_overlap_counts()) * overlap_slots();
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -78,14 +92,20 @@ fn main(thread: Thread) {
     tally_flush(&links, strip_planes());
     // Every line of the strip lies in this x-plane.
     let position = line_position(strip);
-    let base = (params.slot * overlap_pairs() + pair) * 2u * overlap_slots();
+    let base = (params.slot * overlap_pairs() + pair) * pair_counts();
     for (var j = 0u; j < 32u; j++) {
         let slot = base + overlap_slot(position.y, position.z, j);
         let count = tally_count(&sites, j, strip_planes());
+        let link_count = tally_count(&links, j, strip_planes());
+        if packs_overlap_counts() {
+            if (count | link_count) != 0u {
+                atomicAdd(&overlaps[slot], count | (link_count << 16u));
+            }
+            continue;
+        }
         if count != 0u {
             atomicAdd(&overlaps[slot], count);
         }
-        let link_count = tally_count(&links, j, strip_planes());
         if link_count != 0u {
             atomicAdd(&overlaps[slot + overlap_slots()], link_count);
         }

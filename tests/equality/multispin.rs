@@ -276,6 +276,9 @@ fn smsc_cases() -> Vec<Case> {
         field(0.25, case(2, 128, Layout::Smsc, Bimodal)),
         case(3, 64, Layout::Smsc, Bimodal),
         shared(case(2, 64, Layout::Smsc, Bimodal)),
+        // Planes whose 3 L^2 bonds pass 16 bits: overlap counts a word each, not packed in
+        // pairs (MultispinLayout::pair_counts).
+        case(3, 192, Layout::Smsc, Ferromagnet),
     ]
 }
 

@@ -9,12 +9,14 @@ use super::bitslice::LaneTally;
 use crate::engine::multispin::{LANES, MultispinLayout};
 
 /// Counts of the word systems with spins `a` and `b` (see [`MultispinLayout::pair_counts`]):
-/// differing sites per overlap slot ([`MultispinLayout::overlap_slot`]), then per overlap slot
-/// the forward bonds of those sites whose ends differ in `D = a ^ b` (`q_i q_j = -1`).
+/// per overlap slot ([`MultispinLayout::overlap_slot`]) the differing sites and the forward bonds
+/// of those sites whose ends differ in `D = a ^ b` (`q_i q_j = -1`), one word a slot where they
+/// are packed, else the sites' slots then the bonds'.
 pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32> {
     let colour_words = layout.colour_words() as usize;
     let differ: Vec<u32> = a.iter().zip(b).map(|(a, b)| a ^ b).collect();
     let slots = layout.overlap_slots() as usize;
+    let packed = layout.packs_overlap_counts();
     let mut counts = vec![0u32; layout.pair_counts() as usize];
     for strip in 0..layout.strips() {
         let (mut sites, mut links) = (LaneTally::default(), LaneTally::default());
@@ -44,8 +46,13 @@ pub fn overlap_planes(layout: &MultispinLayout, a: &[u32], b: &[u32]) -> Vec<u32
         let (_, w, p) = layout.line_position(strip);
         for j in 0..LANES {
             let slot = layout.overlap_slot(w, p, j) as usize;
-            counts[slot] += sites.lane(j);
-            counts[slots + slot] += links.lane(j);
+            match packed {
+                true => counts[slot] += sites.lane(j) | links.lane(j) << 16,
+                false => {
+                    counts[slot] += sites.lane(j);
+                    counts[slots + slot] += links.lane(j);
+                }
+            }
         }
     }
     counts

@@ -92,7 +92,8 @@ impl MultispinLayout {
         });
     }
 
-    /// Reorder per-pair counts `[slot][pair][sites, bonds][overlap slot]` of `slots` slots into
+    /// Reorder per-pair counts `[slot][pair][pair count]` ([`pair_counts`](Self::pair_counts):
+    /// packed or `[sites, bonds][overlap slot]`) of `slots` slots into
     /// the differing sites `[slot][overlap][x]` (`planes`) and the differing bonds summed over
     /// the planes `[slot][overlap]` (`links`), overlaps numbered as [`SystemIndex::overlaps`].
     /// An overlap's `L` planes are contiguous in the counts (lane-major overlap slots), so each
@@ -126,18 +127,33 @@ impl MultispinLayout {
             let first = slot * pair_counts + pw * per_word + self.overlap_slot(0, 0, lane) as usize;
             first..first + l
         };
+        let packed = self.packs_overlap_counts();
+        let unpack = MultispinLayout::unpack_overlap_count;
         threads::join(
             slots * overlaps * l,
             || {
                 threads::for_chunks(&mut planes[..slots * overlaps * l], l, |i, planes| {
-                    planes.copy_from_slice(&per_pair[sites_of(i)]);
+                    let counts = &per_pair[sites_of(i)];
+                    match packed {
+                        true => {
+                            (planes.iter_mut().zip(counts)).for_each(|(p, &c)| *p = unpack(c)[0])
+                        }
+                        false => planes.copy_from_slice(counts),
+                    }
                 })
             },
             || {
                 threads::for_chunks(&mut links[..slots * overlaps], 1, |i, link| {
                     let sites = sites_of(i);
-                    let bonds = &per_pair[sites.start + bonds..sites.end + bonds];
-                    link[0] = bonds.iter().map(|&b| u64::from(b)).sum();
+                    link[0] = match packed {
+                        true => per_pair[sites]
+                            .iter()
+                            .map(|&c| u64::from(unpack(c)[1]))
+                            .sum(),
+                        false => (per_pair[sites.start + bonds..sites.end + bonds].iter())
+                            .map(|&b| u64::from(b))
+                            .sum(),
+                    };
                 })
             },
         );

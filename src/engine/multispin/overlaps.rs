@@ -24,12 +24,34 @@ impl MultispinLayout {
         self.lattice().size * self.systems_per_word()
     }
 
-    /// u32 counts per overlap word pair, `[2][overlap slot]`: the sites where the two replicas
-    /// differ, then the forward bonds of those sites whose two ends differ differently (the link
-    /// overlap's `q_i q_j = -1`). Per plane, so that each count fits a u32 where a whole
-    /// lattice's `d N` bonds would not.
+    /// u32 counts per overlap word pair: per overlap slot the sites where the two replicas
+    /// differ and the forward bonds of those sites whose two ends differ differently (the link
+    /// overlap's `q_i q_j = -1`), per plane, so that each count fits a u32 where a whole
+    /// lattice's `d N` bonds would not. Where a plane's counts fit 16 bits
+    /// ([`packs_overlap_counts`](Self::packs_overlap_counts)) one word a slot holds both, the
+    /// sites in its low half and the bonds in its high half; else `[2][overlap slot]`, the sites
+    /// then the bonds.
     pub fn pair_counts(&self) -> u32 {
-        2 * self.overlap_slots()
+        match self.packs_overlap_counts() {
+            true => self.overlap_slots(),
+            false => 2 * self.overlap_slots(),
+        }
+    }
+
+    /// Whether a plane's counts fit 16 bits: at most 3 forward bonds a site (the triangular
+    /// lattice's), `3 L^(d-1)` a plane (2D `L <= 21845`, 3D `L <= 147`). Halving the counts
+    /// halves their copy to the host, which on wgpu's one queue the device waits for (3D spin
+    /// glass, L = 16, parallel tempering measured every 10 sweeps: 4% of WGSL's run, H200).
+    /// The twin of `packs_overlap_counts` in `multispin_overlap.wgsl` and `.cu`.
+    pub fn packs_overlap_counts(&self) -> bool {
+        let lattice = self.lattice();
+        3 * u64::from(lattice.size).pow(lattice.dims - 1) <= u64::from(u16::MAX)
+    }
+
+    /// The differing sites and the bonds of `count`, the word of one overlap slot where the
+    /// counts are packed ([`pair_counts`](Self::pair_counts)).
+    pub fn unpack_overlap_count(count: u32) -> [u32; 2] {
+        [count & 0xffff, count >> 16]
     }
 
     /// The overlap slot of bit `j` of a word at `w`, parity `p`: lane `j` and plane `x = 2w + p`
@@ -57,7 +79,25 @@ impl MultispinLayout {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::multispin::fixtures::all_layouts;
+    use crate::config::Layout;
+    use crate::engine::multispin::MultispinLayout;
+    use crate::engine::multispin::fixtures::{all_layouts, ferromagnet_layout};
+
+    /// A slot's two counts share a word up to the largest planes whose `3 L^(d-1)` bonds fit 16
+    /// bits (2D L = 21845, 3D L = 147), not past them.
+    #[test]
+    fn overlap_counts_pack_while_a_plane_fits_16_bits() {
+        for (dims, largest) in [(2, 21845), (3, 147)] {
+            for (size, packs) in [(largest - 1, true), (largest + 1, false)] {
+                let layout = ferromagnet_layout(dims, size, Layout::Smsc, 2);
+                assert_eq!(layout.packs_overlap_counts(), packs, "{dims}D L = {size}");
+                let words = if packs { 1 } else { 2 };
+                assert_eq!(layout.pair_counts(), words * layout.overlap_slots());
+            }
+        }
+        let fullest = (3 << 16) - 3;
+        assert_eq!(MultispinLayout::unpack_overlap_count(fullest), [0xfffd, 2]);
+    }
 
     #[test]
     fn overlap_pairs_join_replica_r_with_r_plus_half() {
