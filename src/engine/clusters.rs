@@ -282,38 +282,49 @@ pub const WORKGROUP_SIZE: u32 = 256;
 // cluster_label's unions give each 32 invocations of a workgroup rows of their own.
 const _: () = assert!(WORKGROUP_SIZE.is_multiple_of(32));
 
+/// The largest tiles of a backend's `cluster_label`, in 2D and in 3D ([`tile_shape`]). Each
+/// backend has its own (`engine::cuda::clusters::TILES`, `engine::wgpu::clusters::TILES`): the
+/// labels, each cluster's smallest site, do not depend on the tiles, only the time does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelTiles {
+    /// Sites along x and y (z 1) of a 2D lattice's tiles.
+    pub plane: [u32; 3],
+    /// Sites along x, y and z of a 3D lattice's tiles.
+    pub space: [u32; 3],
+}
+
 /// Threads per system of each pass of [`cluster_passes`], in its order, for workgroups (CUDA
 /// blocks) of `workgroup_size` threads: one per four sites, but `cluster_label` one workgroup per
 /// tile ([`tile_shape`]) and `cluster_merge` one thread per site on a tile's forward face
 /// ([`merge_threads`]).
-pub fn pass_threads(lattice: &Lattice, workgroup_size: u32) -> [u64; 5] {
+pub fn pass_threads(lattice: &Lattice, tiles: LabelTiles, workgroup_size: u32) -> [u64; 5] {
     let quads = lattice.sites() / 4;
-    let tiles: u64 = tiles_per_axis(lattice)
+    let label_tiles: u64 = tiles_per_axis(lattice, tiles)
         .iter()
         .map(|&t| u64::from(t))
         .product();
-    let label = tiles * u64::from(workgroup_size);
-    [quads, label, merge_threads(lattice), quads, quads]
+    let label = label_tiles * u64::from(workgroup_size);
+    [quads, label, merge_threads(lattice, tiles), quads, quads]
 }
 
 /// Sites along x, y and z (1 in 2D) of the tiles of `cluster_label`, which unites each tile's
-/// own bonds in workgroup (shared) memory: 1024 sites, 32 x 32 in 2D and 16 x 8 x 8 in 3D, but
-/// on lattices smaller than that along an axis the power of two that covers `L` (a tile of a
-/// 4 x 4 lattice is 4 x 4, not 32 x 32 sites of which 16 exist: the kernel's loops and barriers
-/// go over the whole tile). Powers of two keep CUDA's rows dividing a warp. The kernels take it
-/// as the constants `TILE_X`, `TILE_Y`, `TILE_Z` ([`kernel_constants`]).
-pub fn tile_shape(lattice: &Lattice) -> [u32; 3] {
+/// own bonds in workgroup (shared) memory: the backend's largest `tiles`, but on lattices
+/// smaller than that along an axis the power of two that covers `L` (a tile of a 4 x 4 lattice
+/// is 4 x 4, not 32 x 32 sites of which 16 exist: the kernel's loops and barriers go over the
+/// whole tile). Powers of two keep CUDA's rows dividing a warp. The kernels take the shape as
+/// the constants `TILE_X`, `TILE_Y`, `TILE_Z` ([`kernel_constants`]).
+pub fn tile_shape(lattice: &Lattice, tiles: LabelTiles) -> [u32; 3] {
     let largest = match lattice.dims {
-        3 => [16, 8, 8],
-        _ => [32, 32, 1],
+        3 => tiles.space,
+        _ => tiles.plane,
     };
     largest.map(|extent| extent.min(lattice.size.next_power_of_two()))
 }
 
 /// Tiles along x, y and z covering `lattice`, the last along an axis clipped where the tile's
 /// extent does not divide `L` (1 along z in 2D).
-pub fn tiles_per_axis(lattice: &Lattice) -> [u32; 3] {
-    let shape = tile_shape(lattice);
+pub fn tiles_per_axis(lattice: &Lattice, tiles: LabelTiles) -> [u32; 3] {
+    let shape = tile_shape(lattice, tiles);
     std::array::from_fn(|d| match d < lattice.dims as usize {
         true => lattice.size.div_ceil(shape[d]),
         false => 1,
@@ -325,9 +336,9 @@ pub fn tiles_per_axis(lattice: &Lattice) -> [u32; 3] {
 /// forward bond is the one that crosses into the next tile (and on the triangular lattice its
 /// diagonal, which crosses with it); an axis of one tile has no bond between tiles (its
 /// wrapping bond stays inside the tile).
-pub fn merge_threads(lattice: &Lattice) -> u64 {
+pub fn merge_threads(lattice: &Lattice, tiles: LabelTiles) -> u64 {
     let lines = lattice.sites() / u64::from(lattice.size);
-    tiles_per_axis(lattice)
+    tiles_per_axis(lattice, tiles)
         .iter()
         .take(lattice.dims as usize)
         .filter(|&&tiles| tiles > 1)
@@ -352,13 +363,14 @@ pub const KERNEL_CONSTANTS: [&str; 8] = [
     "HONEYCOMB",
 ];
 
-/// The values of [`KERNEL_CONSTANTS`] for moves `update` of `lattices`.
+/// The values of [`KERNEL_CONSTANTS`] for moves `update` of `lattices` in a backend's `tiles`.
 pub fn kernel_constants(
     update: ClusterMove,
     lattices: &ClusterLattices,
+    tiles: LabelTiles,
 ) -> [(&'static str, u32); 8] {
     let [wolff, houdayer, x, y, z, open, twisted, honeycomb] = KERNEL_CONSTANTS;
-    let [tile_x, tile_y, tile_z] = tile_shape(&lattices.lattice);
+    let [tile_x, tile_y, tile_z] = tile_shape(&lattices.lattice, tiles);
     let pair_moves = match update {
         ClusterMove::Houdayer => 1 + u32::from(lattices.pair_agreement),
         ClusterMove::Update(_) => 0,
@@ -536,6 +548,18 @@ mod tests {
         assert_eq!((u64::from(block), u64::from(word)), (bond / 4, bond % 4));
     }
 
+    /// Tiles of 1024 sites (32 x 32, 16 x 8 x 8) and of 2048 (32 x 64, 32 x 8 x 8).
+    const TILES: [LabelTiles; 2] = [
+        LabelTiles {
+            plane: [32, 32, 1],
+            space: [16, 8, 8],
+        },
+        LabelTiles {
+            plane: [32, 64, 1],
+            space: [32, 8, 8],
+        },
+    ];
+
     /// `cluster_merge`'s threads are the bonds whose sites lie in different tiles, on lattices
     /// whose tiles divide them, are clipped, or cover them whole along some axis.
     #[test]
@@ -545,37 +569,48 @@ mod tests {
             (2, 18),
             (2, 64),
             (2, 50),
+            (2, 130),
             (3, 2),
             (3, 12),
             (3, 18),
             (3, 32),
+            (3, 40),
         ] {
             let lattice = Lattice::new(dims, size);
-            let shape = tile_shape(&lattice);
-            let tile = |site: u64| {
-                let coords = lattice.coords(site);
-                [0, 1, 2].map(|d| coords[d] / shape[d])
-            };
-            let between = (0..lattice.sites())
-                .flat_map(|site| lattice.forward_neighbours(site).map(move |n| (site, n)))
-                .filter(|&(site, neighbour)| tile(site) != tile(neighbour))
-                .count() as u64;
-            assert_eq!(merge_threads(&lattice), between, "{dims}D L={size}");
+            for tiles in TILES {
+                let shape = tile_shape(&lattice, tiles);
+                let tile = |site: u64| {
+                    let coords = lattice.coords(site);
+                    [0, 1, 2].map(|d| coords[d] / shape[d])
+                };
+                let between = (0..lattice.sites())
+                    .flat_map(|site| lattice.forward_neighbours(site).map(move |n| (site, n)))
+                    .filter(|&(site, neighbour)| tile(site) != tile(neighbour))
+                    .count() as u64;
+                assert_eq!(
+                    merge_threads(&lattice, tiles),
+                    between,
+                    "{dims}D L={size} {shape:?}"
+                );
+            }
         }
     }
 
-    /// Tiles of 1024 sites, but no larger along an axis than the power of two that covers it.
+    /// A backend's largest tiles, but no larger along an axis than the power of two that
+    /// covers it.
     #[test]
     fn tiles_cover_small_lattices_by_powers_of_two() {
-        let shape = |dims, size| tile_shape(&Lattice::new(dims, size));
-        assert_eq!(shape(2, 4096), [32, 32, 1]);
-        assert_eq!(shape(3, 256), [16, 8, 8]);
-        assert_eq!(shape(2, 50), [32, 32, 1]);
+        let shape = |dims, size| tile_shape(&Lattice::new(dims, size), TILES[1]);
+        assert_eq!(shape(2, 4096), [32, 64, 1]);
+        assert_eq!(shape(3, 256), [32, 8, 8]);
+        assert_eq!(shape(2, 50), [32, 64, 1]);
+        assert_eq!(shape(2, 20), [32, 32, 1]);
         assert_eq!(shape(2, 4), [4, 4, 1]);
         assert_eq!(shape(2, 6), [8, 8, 1]);
         assert_eq!(shape(3, 12), [16, 8, 8]);
         assert_eq!(shape(3, 6), [8, 8, 8]);
         assert_eq!(shape(3, 2), [2, 2, 2]);
+        assert_eq!(tile_shape(&Lattice::new(2, 50), TILES[0]), [32, 32, 1]);
     }
 
     #[test]

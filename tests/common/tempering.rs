@@ -215,6 +215,9 @@ pub fn tempering_cases() -> Vec<TemperingCase> {
         case(2, 64, Layout::Smsc, bimodal, 0.0, (2, 2, 3)),
         case(2, 64, Layout::Smsc, ferro, 0.1, (1, 2, 3)),
         packed(case(3, 8, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 3))),
+        // Word systems of 2744 words, past the 2048 that each pass of wgpu's swap kernel
+        // exchanges, and not a multiple of them.
+        case(3, 14, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 3)),
         // Word systems too large for wgpu's swap kernel to exchange them (then
         // tempering_exchange does).
         packed(case(3, 28, AMSC_SAMPLES, bimodal, 0.0, (32, 2, 3))),

@@ -346,6 +346,7 @@ mod tests {
     fn cluster_kernels_compile_with_nvrtc_in_2d_and_3d() {
         use crate::config::{Boundaries, Boundary, ClusterUpdate};
         use crate::engine::clusters::{ClusterLattices, ClusterMove, kernel_constants};
+        use crate::engine::cuda::clusters::TILES;
         use crate::engine::kernels::ClusterSpins;
         use crate::model::{Lattice, Shape};
         let square = Shape::Hypercubic;
@@ -405,7 +406,7 @@ mod tests {
                         Boundary::Open,
                     ]),
                 };
-                constants.extend(kernel_constants(update, &lattices));
+                constants.extend(kernel_constants(update, &lattices, TILES));
                 for kernel in Kernel::cluster_passes(spins) {
                     compile(kernel, &constants, "sm_90")
                         .unwrap_or_else(|e| panic!("{kernel:?} {shape:?} {dims}D L={size}: {e}"));
