@@ -6,7 +6,7 @@
 // REPLICA_WORDS / 2). CPU twin: src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`:
 // [slot][pair][pair count] as u32 counts, per overlap slot one word with the sites in its low
 // half and the bonds in its high half where a plane's counts fit 16 bits
-// (packs_overlap_counts), else [sites, bonds][overlap_slot] (MultispinLayout::pair_counts).
+// (PACKED_OVERLAPS), else [sites, bonds][overlap_slot] (MultispinLayout::pair_counts).
 
 #include "dispatch.cuh"
 #include "bitslice.cuh"
@@ -18,16 +18,13 @@ __device__ __forceinline__ unsigned overlap_pairs(const DispatchParams& params) 
     return params.systems / REPLICA_WORDS * (REPLICA_WORDS / 2u);
 }
 
-// Whether a plane's counts fit 16 bits: at most 3 forward bonds a site, 3 L^(DIMS - 1) <= 65535
-// a plane (MultispinLayout::packs_overlap_counts), written as bounds on L so that no product
-// overflows.
-__device__ constexpr bool packs_overlap_counts() {
-    return L <= (DIMS == 3u ? 147u : 21845u);
-}
+// Whether a plane's two counts share a word, where they fit 16 bits
+// (MultispinLayout::packs_overlap_counts).
+constexpr bool PACKED_OVERLAPS = SPINFLIP_PACKED_OVERLAPS != 0u;
 
 // Words of one pair's counts in a slot.
 __device__ constexpr unsigned pair_counts() {
-    return (packs_overlap_counts() ? 1u : 2u) * overlap_slots();
+    return (PACKED_OVERLAPS ? 1u : 2u) * overlap_slots();
 }
 
 extern "C" __global__ void multispin_overlap(DispatchParams params, const unsigned* spins,
@@ -92,7 +89,7 @@ extern "C" __global__ void multispin_overlap(DispatchParams params, const unsign
         unsigned* slot = base + overlap_slot(position.y, position.z, j);
         const unsigned count = tally_count(sites, j);
         const unsigned link_count = tally_count(links, j);
-        if (packs_overlap_counts()) {
+        if (PACKED_OVERLAPS) {
             if ((count | link_count) != 0u) {
                 atomicAdd(slot, count | (link_count << 16u));
             }

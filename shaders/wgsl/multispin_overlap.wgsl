@@ -5,7 +5,7 @@
 // word systems (ts * REPLICA_WORDS + rw, that + REPLICA_WORDS / 2). CPU twin:
 // src/engine/cpu/multispin_overlap.rs. Layout of `overlaps`: [slot][pair][pair count], per
 // overlap slot one word with the sites in its low half and the bonds in its high half where a
-// plane's counts fit 16 bits (packs_overlap_counts), else [sites, bonds][overlap_slot]
+// plane's counts fit 16 bits (PACKED_OVERLAPS), else [sites, bonds][overlap_slot]
 // (MultispinLayout::pair_counts).
 
 #import dispatch
@@ -28,16 +28,13 @@ fn overlap_pairs() -> u32 {
     return params.systems / REPLICA_WORDS * (REPLICA_WORDS / 2u);
 }
 
-// Whether a plane's counts fit 16 bits: at most 3 forward bonds a site, 3 L^(DIMS - 1) <= 65535
-// a plane (MultispinLayout::packs_overlap_counts), written as bounds on L so that no product
-// overflows.
-fn packs_overlap_counts() -> bool {
-    return L <= select(21845u, 147u, DIMS == 3u);
-}
+// Whether a plane's two counts share a word, where they fit 16 bits
+// (MultispinLayout::packs_overlap_counts).
+override PACKED_OVERLAPS: bool = false;
 
 // Words of one pair's counts in a slot.
 fn pair_counts() -> u32 {
-    return select(2u, 1u, packs_overlap_counts()) * overlap_slots();
+    return select(2u, 1u, PACKED_OVERLAPS) * overlap_slots();
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -97,7 +94,7 @@ fn main(thread: Thread) {
         let slot = base + overlap_slot(position.y, position.z, j);
         let count = tally_count(&sites, j, strip_planes());
         let link_count = tally_count(&links, j, strip_planes());
-        if packs_overlap_counts() {
+        if PACKED_OVERLAPS {
             if (count | link_count) != 0u {
                 atomicAdd(&overlaps[slot], count | (link_count << 16u));
             }

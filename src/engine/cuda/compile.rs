@@ -219,6 +219,7 @@ mod tests {
             ("CHAIN_SLICE_FIRST", 4),
             ("COUNT_UP", 1),
             ("STAGGERED", exchange),
+            ("PACKED_OVERLAPS", packed),
             // A measurement with the satisfied bonds from a tally, and one counting them.
             ("COUNT_BONDS", u32::from(exchange != 1)),
             ("TEMPERATURES", 8),

@@ -250,6 +250,7 @@ mod tests {
                     || name == crate::engine::multispin::TALLY_RUNS
                     || name == crate::engine::multispin::COUNT_UP
                     || name == crate::engine::multispin::STAGGERED
+                    || name == crate::engine::multispin::PACKED_OVERLAPS
                     || name == super::super::compile::COUNT_DRAWS
                     || crate::engine::clusters::KERNEL_CONSTANTS.contains(&name)
                     || crate::engine::tempering::KERNEL_CONSTANTS.contains(&name)

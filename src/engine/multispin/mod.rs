@@ -52,7 +52,9 @@ mod update;
 pub use geometry::{WordSite, shift_in};
 pub use measurements::SlotsRead;
 pub use packing::{compact_even, spread_even};
-pub use strips::{COUNT_UP, MAX_STRIP_WORDS, MIN_STRIP_THREADS, STAGGERED};
+pub use strips::{
+    COUNT_UP, MAX_STRIP_WORDS, MIN_STRIP_THREADS, PACKED_OVERLAPS, STAGGERED, overlap_constants,
+};
 pub use thresholds::{MAX_CATEGORIES, NO_CLASS, THRESHOLD_CONSTANTS};
 pub use update::{RUNS_PER_TALLY_THREAD, TALLY_RUNS};
 

@@ -42,7 +42,9 @@ impl MultispinLayout {
     /// lattice's), `3 L^(d-1)` a plane (2D `L <= 21845`, 3D `L <= 147`). Halving the counts
     /// halves their copy to the host, which on wgpu's one queue the device waits for (3D spin
     /// glass, L = 16, parallel tempering measured every 10 sweeps: 4% of WGSL's run, H200).
-    /// The twin of `packs_overlap_counts` in `multispin_overlap.wgsl` and `.cu`.
+    /// The overlap kernels take it as their constant [`PACKED_OVERLAPS`].
+    ///
+    /// [`PACKED_OVERLAPS`]: super::PACKED_OVERLAPS
     pub fn packs_overlap_counts(&self) -> bool {
         let lattice = self.lattice();
         3 * u64::from(lattice.size).pow(lattice.dims - 1) <= u64::from(u16::MAX)

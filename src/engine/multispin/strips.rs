@@ -24,6 +24,19 @@ pub const COUNT_UP: &str = "COUNT_UP";
 /// [`IsingSystems::staggered`]: crate::model::ising::IsingSystems::staggered
 pub const STAGGERED: &str = "STAGGERED";
 
+/// The overlap kernel's constant: whether a plane's two counts share a word
+/// ([`MultispinLayout::packs_overlap_counts`]).
+pub const PACKED_OVERLAPS: &str = "PACKED_OVERLAPS";
+
+/// The overlap kernel's constants: the engine's `constants` and [`PACKED_OVERLAPS`] of `layout`.
+pub fn overlap_constants(
+    constants: &[(&'static str, u32)],
+    layout: &MultispinLayout,
+) -> Vec<(&'static str, u32)> {
+    let packed = (PACKED_OVERLAPS, u32::from(layout.packs_overlap_counts()));
+    constants.iter().copied().chain([packed]).collect()
+}
+
 impl MultispinLayout {
     /// The site visited at step `y` of line `line`: lines run along y with fixed
     /// `(z, w, p)`, `line = (z * row_words + w) * 2 + p`; returns the colour and the site.

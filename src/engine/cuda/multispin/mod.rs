@@ -47,7 +47,7 @@ use crate::engine::backend::multispin::{MultispinBackend, MultispinHost, Multisp
 use crate::engine::cpu::hot_start::HotStartGrid;
 use crate::engine::dispatch::DispatchParams;
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
-use crate::engine::multispin::{MultispinLayout, SlotsRead};
+use crate::engine::multispin::{MultispinLayout, SlotsRead, overlap_constants};
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout, chain_slice_kernel_constants};
 use crate::engine::{Betas, Halo, Measurements, Plan, Tempering};
@@ -167,7 +167,10 @@ impl MultispinCudaEngine {
         let overlap_kernel = match pairs {
             0 => None,
             _ => Some(FittedKernel::new(
-                device.function(Kernel::MultispinOverlap(words), &constants)?,
+                device.function(
+                    Kernel::MultispinOverlap(words),
+                    &overlap_constants(&constants, &layout),
+                )?,
                 block_size,
             )?),
         };

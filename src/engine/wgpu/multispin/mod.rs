@@ -32,7 +32,7 @@ use crate::engine::dispatch::{measured_slots, submissions, sweeps_per_submission
 use crate::engine::kernels::{Kernel, KernelEngine, WordLayout};
 use crate::engine::multispin::{
     COUNT_UP, MultispinLayout, RUNS_PER_TALLY_THREAD, STAGGERED, SlotsRead, TALLY_RUNS,
-    THRESHOLD_CONSTANTS,
+    THRESHOLD_CONSTANTS, overlap_constants,
 };
 use crate::engine::slabs::{check_slab, whole_lattices_only};
 use crate::engine::tempering::{Records, SwapLayout};
@@ -152,8 +152,11 @@ impl MultispinWgpuEngine {
         let overlap = match layout.overlap_word_pairs().is_empty() {
             true => None,
             false => Some(
-                ctx.pipeline(Kernel::MultispinOverlap(words), &constants)?
-                    .clone(),
+                ctx.pipeline(
+                    Kernel::MultispinOverlap(words),
+                    &overlap_constants(&constants, &layout),
+                )?
+                .clone(),
             ),
         };
         let spins = ctx.buffer("spin words", 4 * layout.words(), storage_usage())?;
