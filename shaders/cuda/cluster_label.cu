@@ -14,9 +14,9 @@
 // and no walks (runs end at a row's end: the last site of a row bonds out of the tile or
 // around the lattice). The unions (join and find_root of cluster.cuh, on the tile) then take
 // the other bonds, skipping those that runs and an earlier parallel bond already join; on a 3D
-// tile a site's unions run in one loop (join_each, unite_bonds). On an H200 (Swendsen-Wang,
-// 2D 4096^2) this took the kernel from 426 to 264 us; every bond through the unions, as the
-// WGSL twin, took CUDA 2.3x as long as Vulkan (186 us).
+// tile and on the triangular lattice a site's unions run in one loop (join_each, unite_bonds).
+// On an H200 (Swendsen-Wang, 2D 4096^2) this took the kernel from 426 to 264 us; every bond
+// through the unions, as the WGSL twin, took CUDA 2.3x as long as Vulkan (186 us).
 
 #include "cluster.cuh"
 
@@ -65,7 +65,7 @@ __device__ __forceinline__ unsigned tile_step(unsigned k, uint3 local, uint3 at)
 }
 
 // Call unite(d, t) for each bond of tile index s (tile coordinates `local`, lattice
-// coordinates `at`) that the runs leave, but the triangular diagonal (unite_diagonal): d = 0
+// coordinates `at`) that the runs leave, but the triangular diagonal (unite_bonds): d = 0
 // for x's bond around the lattice (a tile that covers the lattice along x), d the axis of the
 // others; t, its partner, is tile_step(d, local, at). A bond along y or z to t is implied, and
 // skipped, where the site before s along x holds the same bond to the site before t and runs
@@ -93,38 +93,52 @@ __device__ __forceinline__ void bonds_left(const unsigned* bonds, const unsigned
     }
 }
 
-// Unite the bonds of tile index s that the runs leave (bonds_left). A 3D site has up to three,
-// united in one loop (join_each), so that the lanes that end one union at different turns do
-// not take the next apart: Swendsen-Wang at 3D 256^3 on an H100 went from 22.06 to 22.94
-// spins/ns (2026-12-06). A 2D site has one but on lattices that a tile covers, joined as found:
-// its bonds gathered first (for join_each or for unions one after another) made the 2D updates
-// 6-15% slower.
+// The tile index of the triangular lattice's diagonal neighbour (direction 2, one step along x
+// and y) of tile coordinates `local` (lattice coordinates `at`), back to the tile's start along
+// an axis where the step wraps around a lattice that the tile covers. Written out rather than
+// taken from tile_step(3u, ...), with which NVRTC compiled the triangular update to other code
+// than the one measured (compared on 2026-12-06).
+__device__ __forceinline__ unsigned diagonal_step(uint3 local, uint3 at) {
+    const unsigned x = at.x + 1u == L ? 0u : local.x + 1u;
+    const unsigned y = at.y + 1u == L ? 0u : local.y + 1u;
+    return tile_index(make_uint3(x, y, 0u));
+}
+
+// Unite the bonds of tile index s that the runs leave (bonds_left), and on the triangular
+// lattice its diagonal where the diagonal stays in the tile (along neither x nor y out of it).
+// A 3D site has up to three, a triangular site up to two, united in one loop (join_each), so
+// that the lanes that end one union at different turns do not take the next apart: Swendsen-Wang
+// at 3D 256^3 on an H100 went from 22.06 to 22.94 spins/ns (2026-12-06). The triangular
+// diagonals, in rounds of their own after the other bonds before, run no slower in the same
+// loop (35.37 -> 35.28 ps a site at 4098^2, an H100, 2026-12-07); as unions one after
+// another in the same rounds they had been slower (38.2 -> 42.8).
+// A square 2D site has one but on lattices that a tile covers, joined as found: its bonds
+// gathered first (for join_each or for unions one after another) made the 2D updates 6-15%
+// slower.
 __device__ __forceinline__ void unite_bonds(const unsigned* bonds, unsigned* parents,
                                             const unsigned* links, unsigned s, uint3 local,
                                             uint3 at) {
-    if (DIMS == 2u) {
+    if (DIMS == 2u && TRIANGULAR == 0u) {
         bonds_left(bonds, links, s, local, at,
                    [&](unsigned, unsigned t) { join<Parents::Tile>(parents, s, t); });
         return;
     }
     unsigned partners = 0u;
     bonds_left(bonds, links, s, local, at, [&](unsigned d, unsigned) { partners |= 1u << d; });
+    if (TRIANGULAR == 1u) {
+        const bool diagonal = ((bond_bits(bonds, site_at(at)) >> 2u) & 1u) == 1u;
+        if (diagonal && !leaves_tile(at.x, 0u) && !leaves_tile(at.y, 1u)) {
+            partners |= 1u << 2u;
+        }
+        const unsigned across = diagonal_step(local, at);
+        const auto partner = [&](unsigned d) {
+            return d == 2u ? across : tile_step(d, local, at);
+        };
+        join_each<Parents::Tile>(parents, s, partners, partner);
+        return;
+    }
     const auto partner = [&](unsigned d) { return tile_step(d, local, at); };
     join_each<Parents::Tile>(parents, s, partners, partner);
-}
-
-// Unite the triangular lattice's diagonal (direction 2) of tile index s: in the tile where it
-// leaves it along neither x nor y, one step along both. The step is written out rather than
-// taken from tile_step(3u, ...), with which NVRTC compiled the triangular update to other code
-// than the one measured (compared on 2026-12-06).
-__device__ __forceinline__ void unite_diagonal(const unsigned* bonds, unsigned* parents,
-                                               unsigned s, uint3 local, uint3 at) {
-    const bool diagonal = ((bond_bits(bonds, site_at(at)) >> 2u) & 1u) == 1u;
-    if (diagonal && !leaves_tile(at.x, 0u) && !leaves_tile(at.y, 1u)) {
-        const unsigned x = at.x + 1u == L ? 0u : local.x + 1u;
-        const unsigned y = at.y + 1u == L ? 0u : local.y + 1u;
-        join<Parents::Tile>(parents, s, tile_index(make_uint3(x, y, 0u)));
-    }
 }
 
 extern "C" __global__ void cluster_label(DispatchParams params, const int* spins,
@@ -176,25 +190,17 @@ extern "C" __global__ void cluster_label(DispatchParams params, const int* spins
     // the tile's 32-site rows w rounds .. (w + 1) rounds - 1 in turn, so that the warps at work
     // together unite rows far apart and race less for the same roots; with the first pass's
     // rows, a warp apart, Swendsen-Wang at 2D 4096^2 on an H200 ran at 33.1 spins/ns instead
-    // of 35.2. The triangular diagonals come in rounds of their own, after the other bonds
-    // (41.8 -> 40.0 ps a site at 4098^2; 42.8 -> 38.2 on an H100 with join in one loop). The
-    // y and z bonds in rounds of their own made 3D slower instead (25.4 -> 24.8 spins/ns at
+    // of 35.2. The y and z bonds in rounds of their own made 3D slower (25.4 -> 24.8 spins/ns at
     // 256^3).
     const unsigned rounds = (TILE_SITES + blockDim.x - 1u) / blockDim.x;
-    for (unsigned pass = 0u; pass <= TRIANGULAR; pass++) {
-        for (unsigned round = 0u; round < rounds; round++) {
-            const unsigned s = ((threadIdx.x / 32u) * rounds + round) * 32u + lane;
-            const uint3 local = tile_coords(s);
-            uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
-            if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
-                if (pass == 0u) {
-                    unite_bonds(system_bonds, parents, links, s, local, at);
-                } else {
-                    unite_diagonal(system_bonds, parents, s, local, at);
-                }
-            }
-            __syncwarp(lanes);
+    for (unsigned round = 0u; round < rounds; round++) {
+        const unsigned s = ((threadIdx.x / 32u) * rounds + round) * 32u + lane;
+        const uint3 local = tile_coords(s);
+        const uint3 at = make_uint3(origin.x + local.x, origin.y + local.y, origin.z + local.z);
+        if (s < TILE_SITES && at.x < L && at.y < L && at.z < L) {
+            unite_bonds(system_bonds, parents, links, s, local, at);
         }
+        __syncwarp(lanes);
     }
     __syncthreads();
     for (unsigned round = 0u; round < TILE_SITES; round += blockDim.x) {
