@@ -10,7 +10,9 @@
 // each component. Tile indices are row-major, x fastest, as site indices are, so the order of
 // two sites of a tile is the same in both: the tile's root is the smallest site of its
 // component in the tile, and the labels form a forest whose parents only decrease, as the
-// global union-find needs. It replaces each site's label whole, so the labels need no start.
+// global union-find needs. A 3D site's bonds are united in one loop (tile_join_each), a 2D
+// site's one by one (tile_join). It replaces each site's label whole, so the labels need no
+// start.
 // CPU twin: src/engine/cpu/cluster_label.rs (a plain union-find over all bonds: the final
 // roots, each cluster's smallest site, do not depend on the scheme). The CUDA twin sets the x
 // bonds first as runs, from each warp's ballot, and unites only the other bonds
@@ -69,6 +71,73 @@ fn tile_join(a0: u32, b0: u32) {
     }
 }
 
+// One step of a halving root walk from *x, whose parent *px (!= *x) was read: tile_root's step.
+fn tile_halving_step(x: ptr<function, u32>, px: ptr<function, u32>) {
+    let grandparent = atomicLoad(&parents[*px]);
+    if grandparent == *px {
+        *x = *px;
+        return;
+    }
+    atomicMin(&parents[*x], grandparent);
+    *x = grandparent;
+    *px = atomicLoad(&parents[grandparent]);
+}
+
+// Component k of `partners` (selects, not an index into the vector).
+fn partner_at(partners: vec3<u32>, k: u32) -> u32 {
+    return select(select(partners.x, partners.y, k == 1u), partners.z, k == 2u);
+}
+
+// Join the component of tile index s with that of partners[k] for each set bit k of `bonds`,
+// lowest first, in one loop for all of them (CUDA's join_each, cluster.cuh): each turn a
+// halving step of both walks not yet at a root, or the link; each union after the first starts
+// from the root the one before reached. tile_join for each bond instead waits, at each loop's
+// end, for the lane with the longest union: Swendsen-Wang at 3D 256^3 through Vulkan on an H100
+// went from 26.0 to 26.5 spins/ns. In 2D, where a site has at most two bonds in its tile (three
+// on the triangular lattice), this loop made the updates 14-19% slower.
+fn tile_join_each(s: u32, bonds: u32, partners: vec3<u32>) {
+    var left = bonds;
+    if left == 0u {
+        return;
+    }
+    var a = s;
+    var b = partner_at(partners, firstTrailingBit(left));
+    var pa = atomicLoad(&parents[a]);
+    var pb = atomicLoad(&parents[b]);
+    loop {
+        if a != b {
+            if pa != a || pb != b {
+                if pa != a {
+                    tile_halving_step(&a, &pa);
+                }
+                if pb != b {
+                    tile_halving_step(&b, &pb);
+                }
+                continue;
+            }
+            // Both at their roots: the larger under the smaller, as tile_join links them.
+            let high = max(a, b);
+            let low = min(a, b);
+            let old = atomicMin(&parents[high], low);
+            if old != high {
+                a = old;
+                b = low;
+                pa = atomicLoad(&parents[a]);
+                pb = atomicLoad(&parents[b]);
+                continue;
+            }
+        }
+        left &= left - 1u;
+        if left == 0u {
+            return;
+        }
+        a = min(a, b);
+        b = partner_at(partners, firstTrailingBit(left));
+        pa = atomicLoad(&parents[a]);
+        pb = atomicLoad(&parents[b]);
+    }
+}
+
 // Coordinates within a tile of tile index s.
 fn tile_coords(s: u32) -> vec3<u32> {
     return vec3<u32>(s % TILE_X, (s / TILE_X) % TILE_Y, s / (TILE_X * TILE_Y));
@@ -77,6 +146,15 @@ fn tile_coords(s: u32) -> vec3<u32> {
 // The tile index of coordinates within a tile.
 fn tile_index(c: vec3<u32>) -> u32 {
     return (c.z * TILE_Y + c.y) * TILE_X + c.x;
+}
+
+// The tile index of the neighbour along d of lattice coordinates `at` in the tile at `origin`,
+// whose bond along d stays in the tile: one step along d, or back to the tile's start where the
+// bond wraps around a lattice that the tile covers along d.
+fn tile_step(d: u32, at: vec3<u32>, origin: vec3<u32>) -> u32 {
+    var next = at - origin;
+    next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
+    return tile_index(next);
 }
 
 // The site of lattice coordinates c.
@@ -113,13 +191,21 @@ fn main(thread: Thread) {
             continue;
         }
         let bits = bond_bits(z, n, site_at(at));
+        if DIMS == 3u {
+            var bonds = 0u;
+            var partners = vec3<u32>(0u);
+            for (var d = 0u; d < 3u; d++) {
+                if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
+                    bonds |= 1u << d;
+                    partners[d] = tile_step(d, at, origin);
+                }
+            }
+            tile_join_each(s, bonds, partners);
+            continue;
+        }
         for (var d = 0u; d < DIMS; d++) {
             if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
-                // The neighbour is in this tile: one step along d, or back to the tile's start
-                // where the bond wraps around a lattice that the tile covers along d.
-                var next = at - origin;
-                next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
-                tile_join(s, tile_index(next));
+                tile_join(s, tile_step(d, at, origin));
             }
         }
         // The triangular lattice's diagonal (direction 2): in the tile where it leaves it along
