@@ -125,19 +125,15 @@ __device__ __forceinline__ void unite_bonds(const unsigned* bonds, unsigned* par
     }
     unsigned partners = 0u;
     bonds_left(bonds, links, s, local, at, [&](unsigned d, unsigned) { partners |= 1u << d; });
-    if (TRIANGULAR == 1u) {
-        const bool diagonal = ((bond_bits(bonds, site_at(at)) >> 2u) & 1u) == 1u;
-        if (diagonal && !leaves_tile(at.x, 0u) && !leaves_tile(at.y, 1u)) {
-            partners |= 1u << 2u;
-        }
-        const unsigned across = diagonal_step(local, at);
-        const auto partner = [&](unsigned d) {
-            return d == 2u ? across : tile_step(d, local, at);
-        };
-        join_each<Parents::Tile>(parents, s, partners, partner);
-        return;
+    // The triangular diagonal is direction 2 (z's in 3D).
+    const bool diagonal = TRIANGULAR == 1u && ((bond_bits(bonds, site_at(at)) >> 2u) & 1u) == 1u;
+    if (diagonal && !leaves_tile(at.x, 0u) && !leaves_tile(at.y, 1u)) {
+        partners |= 1u << 2u;
     }
-    const auto partner = [&](unsigned d) { return tile_step(d, local, at); };
+    const unsigned across = diagonal_step(local, at);
+    const auto partner = [&](unsigned d) {
+        return TRIANGULAR == 1u && d == 2u ? across : tile_step(d, local, at);
+    };
     join_each<Parents::Tile>(parents, s, partners, partner);
 }
 
