@@ -30,19 +30,27 @@ override TILE_SITES: u32 = TILE_X * TILE_Y * TILE_Z;
 // The tile's union-find, tile indices (x fastest).
 var<workgroup> parents: array<atomic<u32>, TILE_SITES>;
 
+// One step of a halving root walk from *x, whose parent *px (!= *x) was read: *x moves to its
+// grandparent (linking *x there, atomicMin: parents only decrease) or, where *px is a root, to
+// *px.
+fn tile_halving_step(x: ptr<function, u32>, px: ptr<function, u32>) {
+    let grandparent = atomicLoad(&parents[*px]);
+    if grandparent == *px {
+        *x = *px;
+        return;
+    }
+    atomicMin(&parents[*x], grandparent);
+    *x = grandparent;
+    *px = atomicLoad(&parents[grandparent]);
+}
+
 // The root of tile index `s`, halving the path: find_root (cluster.wgsl) on `parents` (WGSL
 // passes no workgroup pointer to a function, so the tile has its own copy).
 fn tile_root(s: u32) -> u32 {
     var x = s;
     var parent = atomicLoad(&parents[x]);
     while parent != x {
-        let grandparent = atomicLoad(&parents[parent]);
-        if grandparent == parent {
-            return parent;
-        }
-        atomicMin(&parents[x], grandparent);
-        x = grandparent;
-        parent = atomicLoad(&parents[x]);
+        tile_halving_step(&x, &parent);
     }
     return x;
 }
@@ -69,18 +77,6 @@ fn tile_join(a0: u32, b0: u32) {
         // a had been linked to old (< a) meanwhile: join old's component with b's.
         a = old;
     }
-}
-
-// One step of a halving root walk from *x, whose parent *px (!= *x) was read: tile_root's step.
-fn tile_halving_step(x: ptr<function, u32>, px: ptr<function, u32>) {
-    let grandparent = atomicLoad(&parents[*px]);
-    if grandparent == *px {
-        *x = *px;
-        return;
-    }
-    atomicMin(&parents[*x], grandparent);
-    *x = grandparent;
-    *px = atomicLoad(&parents[grandparent]);
 }
 
 // Component k of `partners` (selects, not an index into the vector).
