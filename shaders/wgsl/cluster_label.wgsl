@@ -45,12 +45,21 @@ fn tile_halving_step(x: ptr<function, u32>, px: ptr<function, u32>) {
 }
 
 // The root of tile index `s`, halving the path: find_root (cluster.wgsl) on `parents` (WGSL
-// passes no workgroup pointer to a function, so the tile has its own copy).
+// passes no workgroup pointer to a function, so the tile has its own copy). Its steps are
+// tile_halving_step's, written out: walking by that function, with the neighbour step below a
+// function as well (0da429c, a15fc36), every 2D row through NVIDIA's Vulkan driver was 3-11%
+// slower on an H100 (docs/BENCHMARKS.md, 2026-12-07).
 fn tile_root(s: u32) -> u32 {
     var x = s;
     var parent = atomicLoad(&parents[x]);
     while parent != x {
-        tile_halving_step(&x, &parent);
+        let grandparent = atomicLoad(&parents[parent]);
+        if grandparent == parent {
+            return parent;
+        }
+        atomicMin(&parents[x], grandparent);
+        x = grandparent;
+        parent = atomicLoad(&parents[x]);
     }
     return x;
 }
@@ -144,15 +153,6 @@ fn tile_index(c: vec3<u32>) -> u32 {
     return (c.z * TILE_Y + c.y) * TILE_X + c.x;
 }
 
-// The tile index of the neighbour along d of lattice coordinates `at` in the tile at `origin`,
-// whose bond along d stays in the tile: one step along d, or back to the tile's start where the
-// bond wraps around a lattice that the tile covers along d.
-fn tile_step(d: u32, at: vec3<u32>, origin: vec3<u32>) -> u32 {
-    var next = at - origin;
-    next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
-    return tile_index(next);
-}
-
 // The site of lattice coordinates c.
 fn site_at(c: vec3<u32>) -> u32 {
     return (c.z * L + c.y) * L + c.x;
@@ -192,8 +192,11 @@ fn main(thread: Thread) {
             var partners = vec3<u32>(0u);
             for (var d = 0u; d < 3u; d++) {
                 if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
+                    // The neighbour's tile index, as the 2D loop's below.
+                    var next = at - origin;
+                    next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
                     bonds |= 1u << d;
-                    partners[d] = tile_step(d, at, origin);
+                    partners[d] = tile_index(next);
                 }
             }
             tile_join_each(s, bonds, partners);
@@ -201,7 +204,11 @@ fn main(thread: Thread) {
         }
         for (var d = 0u; d < DIMS; d++) {
             if ((bits >> d) & 1u) == 1u && !leaves_tile(at[d], d) {
-                tile_join(s, tile_step(d, at, origin));
+                // The neighbour is in this tile: one step along d, or back to the tile's start
+                // where the bond wraps around a lattice that the tile covers along d.
+                var next = at - origin;
+                next[d] = select(next[d] + 1u, 0u, at[d] + 1u == L);
+                tile_join(s, tile_index(next));
             }
         }
         // The triangular lattice's diagonal (direction 2): in the tile where it leaves it along
