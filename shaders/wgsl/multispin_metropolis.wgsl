@@ -92,11 +92,12 @@ fn tally_satisfied(count: BondCount, flips: u32) {
 // thread t gets column t, bit j of it bit t of thread j's plane, through workgroup memory (the
 // CUDA twin shuffles). Each step swaps the off-diagonal blocks of side s with the partner thread
 // t ^ s: rows of the lower block keep the columns j with bit s clear and take the partner's,
-// moved up by s; the upper ones the reverse. The planes, [plane][thread], go through the
-// threshold table's workgroup memory, which the update no longer reads (a workgroup array of
-// their own made the plain update up to 12% slower on the H100's Vulkan driver): they fit there
-// for WG_SIZE 32 or 64, the sizes the host compiles the tally for. Every thread of the workgroup
-// calls it.
+// moved up by s; the upper ones the reverse. The planes go through the threshold table's
+// workgroup memory, which the update no longer reads (a workgroup array of their own made the
+// plain update up to 12% slower on the H100's Vulkan driver), a thread's as two entries, planes
+// 0-3 at [thread] and 4-6 at [WG_SIZE + thread], each stored and read as one (a word a plane
+// made PT's rounds 0.02 ps/flip slower at L = 16 on an H100): they fit there for WG_SIZE 32 or
+// 64, the sizes the host compiles the tally for. Every thread of the workgroup calls it.
 fn transpose_tally(local: u32) {
     var low_columns = array<u32, 5>(0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u);
     let t = local & 31u;
@@ -104,15 +105,16 @@ fn transpose_tally(local: u32) {
     workgroupBarrier();
     for (var level = 0u; level < 5u; level++) {
         let s = 16u >> level;
-        for (var k = 0u; k < tally_planes(); k++) {
-            class_thresholds[k * WG_SIZE + local] = tally[k];
-        }
+        class_thresholds[local] = vec4<u32>(tally[0], tally[1], tally[2], tally[3]);
+        class_thresholds[WG_SIZE + local] = vec4<u32>(tally[4], tally[5], tally[6], 0u);
         workgroupBarrier();
         let upper = (t & s) != 0u;
         let keep = select(low_columns[level], ~low_columns[level], upper);
+        let low = class_thresholds[local ^ s];
+        let high = class_thresholds[WG_SIZE + (local ^ s)];
+        var partner = array<u32, MAX_TALLY_PLANES>(low.x, low.y, low.z, low.w, high.x, high.y, high.z);
         for (var k = 0u; k < tally_planes(); k++) {
-            let partner = class_thresholds[k * WG_SIZE + (local ^ s)];
-            let moved = select(partner << s, partner >> s, upper);
+            let moved = select(partner[k] << s, partner[k] >> s, upper);
             tally[k] = (tally[k] & keep) | (moved & ~keep);
         }
         workgroupBarrier();
@@ -128,12 +130,12 @@ fn add_workgroup_tally(g: u32, local: u32) {
     for (var k = 0u; k < tally_planes(); k++) {
         satisfied += countOneBits(tally[k]) << k;
     }
-    class_thresholds[local] = satisfied;
+    class_thresholds[local].x = satisfied;
     workgroupBarrier();
     if local < 32u {
         var sum = 0u;
         for (var i = local; i < WG_SIZE; i += 32u) {
-            sum += class_thresholds[i];
+            sum += class_thresholds[i].x;
         }
         if sum != 0u {
             add_u64(4u * ((params.slot * params.systems + g) * 32u + local) + 2u, sum);
