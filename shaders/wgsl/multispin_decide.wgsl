@@ -46,12 +46,16 @@ const NO_CLASS: u32 = 15u;
 // The workgroup's threshold table (every thread of a workgroup updates the same word system),
 // read from workgroup memory in the draw loop: class c's planes 4 q .. 4 q + 3 in entry 8 c + q,
 // so that a Philox block's four comparisons read one entry a class, where a word a plane made
-// the exact sweep of PT at L = 16 4% slower on an H100. MAX_CATEGORIES * 8 entries, and two a
-// thread for the tally's scratch (multispin_metropolis.wgsl) at WG_SIZE <= 64.
-const TABLE_ENTRIES: u32 = 128u;
+// the exact sweep of PT at L = 16 4% slower on an H100. MAX_CATEGORIES * 8 entries, or two a
+// thread for the tally's scratch (multispin_metropolis.wgsl) at the largest WG_SIZE the host
+// compiles the tally for.
+const TALLY_WORKGROUP_MAX: u32 = 64u;
+const TABLE_ENTRIES: u32 = max(MAX_CATEGORIES * 8u, 2u * TALLY_WORKGROUP_MAX);
 var<workgroup> class_thresholds: array<vec4<u32>, TABLE_ENTRIES>;
 
-// Each class's entry of the draw's block (load_block_planes), whose component j is plane 4 q + j.
+// Each class's entry of the draw's block (load_block_planes), whose component j is plane 4 q + j
+// (compare_bit is passed j = k mod 4 as a constant: a component chosen by a variable would put
+// the array in memory).
 var<private> block_planes: array<vec4<u32>, MAX_CATEGORIES>;
 
 fn class_block(energy_class: u32, q: u32) -> vec4<u32> {
