@@ -262,8 +262,8 @@ impl Tempering for MultispinWgpuEngine {
             let kernel = Kernel::MultispinObservables(words);
             self.swap_observe = Some(self.ctx.pipeline(kernel, &constants)?.clone());
             // The tally's transposes pair threads within groups of 32, and their planes (up to 7
-            // per thread) go through the threshold table's workgroup memory (128 vec4 entries,
-            // two a thread).
+            // per thread) go through the threshold table's workgroup memory, two entries a
+            // thread, which multispin_decide.wgsl sizes for up to 64 (TALLY_WORKGROUP_MAX).
             let tally_fits = matches!(self.dispatcher.workgroup_size(), 32 | 64);
             if tally_fits && self.host.layout.tallies_swap_rounds() {
                 let mut constants = self.constants.clone();
