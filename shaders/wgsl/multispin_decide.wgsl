@@ -48,7 +48,7 @@ const NO_CLASS: u32 = 15u;
 // so that a Philox block's four comparisons read one entry a class, where a word a plane made
 // the exact sweep of PT at L = 16 4% slower on an H100. MAX_CATEGORIES * 8 entries, or two a
 // thread for the tally's scratch (multispin_metropolis.wgsl) at the largest WG_SIZE the host
-// compiles the tally for.
+// compiles the tally for (its TALLY_WORKGROUP_MAX, engine/wgpu/multispin).
 const TALLY_WORKGROUP_MAX: u32 = 64u;
 const TABLE_ENTRIES: u32 = max(MAX_CATEGORIES * 8u, 2u * TALLY_WORKGROUP_MAX);
 var<workgroup> class_thresholds: array<vec4<u32>, TABLE_ENTRIES>;

@@ -82,7 +82,7 @@ pub fn bindings(kernel: Kernel) -> Option<Bindings> {
 }
 
 /// Source of a module by name (file stem in `shaders/wgsl/`).
-fn module_source(name: &str) -> Option<&'static str> {
+pub(super) fn module_source(name: &str) -> Option<&'static str> {
     macro_rules! modules {
         ($($name:literal),* $(,)?) => {
             match name {

@@ -46,6 +46,11 @@ const MAX_INDEXED_WORDS: u64 = 1 << 32;
 /// (up to eight times more where the plan measures often: `dispatch::sweeps_per_submission`).
 const FLIP_BUDGET: u64 = 1 << 32;
 
+/// The largest workgroup whose update also tallies a swap round: the tally's planes (up to 7 a
+/// thread) go through the threshold table's workgroup memory, two entries a thread, and
+/// `multispin_decide.wgsl` sizes the table for this many threads (its `TALLY_WORKGROUP_MAX`).
+const TALLY_WORKGROUP_MAX: u32 = 64;
+
 /// The multispin engine on a wgpu device.
 pub struct MultispinWgpuEngine {
     ctx: WgpuContext,
@@ -261,10 +266,9 @@ impl Tempering for MultispinWgpuEngine {
             constants.push((COUNT_UP, 0));
             let kernel = Kernel::MultispinObservables(words);
             self.swap_observe = Some(self.ctx.pipeline(kernel, &constants)?.clone());
-            // The tally's transposes pair threads within groups of 32, and their planes (up to 7
-            // per thread) go through the threshold table's workgroup memory, two entries a
-            // thread, which multispin_decide.wgsl sizes for up to 64 (TALLY_WORKGROUP_MAX).
-            let tally_fits = matches!(self.dispatcher.workgroup_size(), 32 | 64);
+            // The tally's transposes pair threads within groups of 32.
+            let size = self.dispatcher.workgroup_size();
+            let tally_fits = size.is_multiple_of(32) && size <= TALLY_WORKGROUP_MAX;
             if tally_fits && self.host.layout.tallies_swap_rounds() {
                 let mut constants = self.constants.clone();
                 constants.push((TALLY_RUNS, RUNS_PER_TALLY_THREAD));
@@ -418,6 +422,16 @@ mod tests {
     fn layout(systems: IsingSystems, layout: Layout) -> MultispinLayout {
         let randoms = Randoms::Exact;
         MultispinLayout::new(systems, MultispinOptions { layout, randoms })
+    }
+
+    #[test]
+    fn the_decide_table_is_sized_for_the_largest_tally_workgroup() {
+        let source = crate::engine::wgpu::shaders::module_source("multispin_decide").unwrap();
+        let line = format!("const TALLY_WORKGROUP_MAX: u32 = {TALLY_WORKGROUP_MAX}u;");
+        assert!(
+            source.contains(&line),
+            "multispin_decide.wgsl lacks `{line}`"
+        );
     }
 
     #[test]
