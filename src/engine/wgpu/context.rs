@@ -597,19 +597,21 @@ impl WgpuContext {
         self.finish_read(pending)
     }
 
-    /// The first `bytes` (a multiple of 4) of each of `buffers`, in one copy and one wait.
+    /// The first `bytes` (a multiple of 4) of each of `buffers`, in one copy and one wait, each
+    /// copied out of the mapping straight into its own vector.
     pub fn read_buffers(&self, buffers: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u32>>> {
         let pieces: Vec<_> = buffers.iter().map(|&(b, bytes)| (b, 0..bytes)).collect();
-        let words: Vec<u32> = self.finish_read(self.queue_read(&pieces)?)?;
-        let mut rest = words.as_slice();
-        Ok(buffers
-            .iter()
-            .map(|&(_, bytes)| {
-                let (this, after) = rest.split_at((bytes / 4) as usize);
-                rest = after;
-                this.to_vec()
-            })
-            .collect())
+        let pending = self.queue_read(&pieces)?;
+        self.with_mapped(pending, |mapped| {
+            let mut rest = mapped;
+            (buffers.iter())
+                .map(|&(_, bytes)| {
+                    let (this, after) = rest.split_at(bytes as usize);
+                    rest = after;
+                    copy_out(this)
+                })
+                .collect()
+        })
     }
 
     /// Queue the copy of the byte ranges `pieces` of their buffers (multiples of 4),
@@ -646,6 +648,12 @@ impl WgpuContext {
 
     /// The words of a [`Self::queue_read`], once its copy is done.
     pub fn finish_read<T: bytemuck::Pod>(&self, pending: PendingRead) -> Result<Vec<T>> {
+        self.with_mapped(pending, copy_out)
+    }
+
+    /// `read` of the staging buffer's bytes of a [`Self::queue_read`], mapped once its copy is
+    /// done.
+    fn with_mapped<R>(&self, pending: PendingRead, read: impl FnOnce(&[u8]) -> R) -> Result<R> {
         let kept = self.staging.borrow();
         let staging = kept.as_ref().expect("allocated by queue_read");
         let slice = staging.slice(..pending.size);
@@ -667,7 +675,7 @@ impl WgpuContext {
         let mapped = slice
             .get_mapped_range()
             .map_err(|e| Error::Gpu(format!("reading a mapped buffer: {e}")))?;
-        let values = copy_out(&mapped);
+        let values = read(&mapped);
         drop(mapped);
         staging.unmap();
         Ok(values)
