@@ -61,7 +61,8 @@ pub trait MultispinBackend {
     fn prepare_slots(&mut self, plan: &Plan) -> Result<()>;
 
     /// Launch the plan's sweeps, measurements and swap rounds, reading measured slots back
-    /// behind them where the backend can.
+    /// behind them where the backend can; the last of them may still be running on return,
+    /// until [`Self::wait`] or a read.
     fn launch_plan(&mut self, plan: &Plan) -> Result<()>;
 
     /// Wait for everything launched.

@@ -339,8 +339,10 @@ impl MultispinBackend for MultispinWgpuEngine {
             behind = Some((submitted, read));
         }
         match behind {
-            Some(last) => self.finish_submission(last),
-            None => Ok(()),
+            Some((submitted, read @ Some(_))) => self.finish_submission((submitted, read)),
+            // Left running: the caller's wait (or its read of the resampling step queued
+            // behind) follows, so the device is not idle while the host wakes and submits.
+            _ => Ok(()),
         }
     }
 
