@@ -215,6 +215,7 @@ where
         return Err(crate::engine::clusters::no_clusters());
     }
     plan.refuse_observe()?;
+    let enqueuing = Instant::now();
     let resampled = match plan.split_resample()?.0 {
         Some(step) => {
             let slot = engine
@@ -248,11 +249,12 @@ where
     };
     measurements.copies = copies;
     log::debug!(
-        "{}: {} sweeps, {} measurements: kernels {:.1} ms, reads and measurements on the host \
-         {:.1} ms",
+        "{}: {} sweeps, {} measurements: resampling step and slots enqueued {:.2} ms, kernels \
+         {:.1} ms, reads and measurements on the host {:.1} ms",
         B::NAME,
         plan.sweeps(),
         plan.slots,
+        (started - enqueuing).as_secs_f64() * 1e3,
         ran.as_secs_f64() * 1e3,
         (started.elapsed() - ran).as_secs_f64() * 1e3
     );
