@@ -339,7 +339,7 @@ impl MultispinBackend for MultispinWgpuEngine {
             behind = Some((submitted, read));
         }
         match behind {
-            Some((submitted, read @ Some(_))) => self.finish_submission((submitted, read)),
+            Some(last @ (_, Some(_))) => self.finish_submission(last),
             // Left running: the caller's wait (or its read of the resampling step queued
             // behind) follows, so the device is not idle while the host wakes and submits.
             _ => Ok(()),
