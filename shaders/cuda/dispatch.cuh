@@ -1,5 +1,5 @@
 // Per-launch parameters and thread indexing shared by every kernel, the twin of dispatch.wgsl.
-// DispatchParams mirrors engine::gpu::plan::DispatchParams; CUDA passes it by value to each launch
+// DispatchParams mirrors engine::dispatch::DispatchParams; CUDA passes it by value to each launch
 // instead of through a uniform buffer.
 
 struct DispatchParams {

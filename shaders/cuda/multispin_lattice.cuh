@@ -1,5 +1,5 @@
 // Storage and neighbours of multispin words, the twin of multispin_lattice.wgsl and
-// src/engine/multispin.rs. Word system g holds two colour arrays of rows() * row_words() words;
+// src/engine/multispin/. Word system g holds two colour arrays of rows() * row_words() words;
 // row = z L + y; in a row of colour c the sites sit at x = 2k + p, p = (y + z + c) mod 2. Word
 // systems are numbered g = (tw * SAMPLE_WORDS + sw) * REPLICA_WORDS + rw.
 // Slabs (src/engine/slabs.rs): of the slowest axis (y in 2D, z in 3D) the kernels update and

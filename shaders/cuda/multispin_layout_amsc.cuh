@@ -1,6 +1,6 @@
 // AMSC: bit b of a word is the same site in lane b's system; word w of a colour row is the site
 // x = 2w + p. The twin of multispin_layout_amsc.wgsl and the AMSC branches of
-// src/engine/multispin.rs. Included as "multispin_layout.cuh" in kernels composed for AMSC.
+// src/engine/multispin/. Included as "multispin_layout.cuh" in kernels composed for AMSC.
 
 __device__ constexpr unsigned row_words() {
     return L / 2u;

@@ -1,5 +1,5 @@
 // SMSC: bit j of word w of a colour row is the site x = 2(32 w + j) + p of one system. The twin
-// of multispin_layout_smsc.wgsl and the SMSC branches of src/engine/multispin.rs. Included as
+// of multispin_layout_smsc.wgsl and the SMSC branches of src/engine/multispin/. Included as
 // "multispin_layout.cuh" in kernels composed for SMSC.
 
 __device__ constexpr unsigned row_words() {

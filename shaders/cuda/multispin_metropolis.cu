@@ -21,7 +21,7 @@ constexpr bool DISORDERED = SPINFLIP_DISORDERED != 0u;
 // The colour this module updates (params.colour of its dispatches).
 constexpr unsigned COLOUR = SPINFLIP_COLOUR;
 
-// The colour-1 update before a swap round at zero field (src/engine/cuda/multispin.rs): it also
+// The colour-1 update before a swap round at zero field (src/engine/cuda/multispin/): it also
 // counts each lane's satisfied bonds after the update into the round's records, which the swap
 // kernel reads, so no observables kernel runs between the sweep and the swap. Every bond joins a
 // colour-0 and a colour-1 site, so the bonds of the colour-1 sites count each bond once, and
@@ -40,7 +40,7 @@ constexpr unsigned WORD_RUN = SPINFLIP_WORD_RUN;
 
 // Runs of WORD_RUN words each thread of the paired update updates where it does not tally: one,
 // or in the module whose colour-0 paired update decides the swap round it follows (decide_unit)
-// as many as make two words (src/engine/cuda/multispin.rs), so that fewer blocks repeat each
+// as many as make two words (src/engine/cuda/multispin/), so that fewer blocks repeat each
 // decision.
 constexpr unsigned PAIR_RUNS = SPINFLIP_PAIR_RUNS;
 
@@ -589,7 +589,7 @@ __device__ __forceinline__ void clear_unit_records(const DispatchParams& params,
 }
 
 // The update of this colour in the sweep after a swap round of parity `parity`, with the round's
-// spin exchange applied on load instead of by tempering_exchange (src/engine/cuda/multispin.rs).
+// spin exchange applied on load instead of by tempering_exchange (src/engine/cuda/multispin/).
 // Block z of pair unit first_unit + z updates both word systems a = k groups + q and
 // b = a + groups of the round's pair (k, k + 1), k = parity + 2 (unit / groups),
 // q = unit % groups, whose lanes masks[a] the round exchanged. Each thread reads its run's own

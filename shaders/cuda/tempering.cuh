@@ -1,5 +1,6 @@
-// Parallel tempering's shared layout, the twin of tempering.wgsl and src/engine/tempering.rs:
-// chain sets, groups of chain sets that share exchange masks, and the sections of the state.
+// Parallel tempering's shared layout, the twin of tempering.wgsl and
+// src/engine/tempering/layout.rs: chain sets, groups of chain sets that share exchange masks, and
+// the sections of the state.
 
 constexpr unsigned TEMPERATURES = SPINFLIP_TEMPERATURES;
 constexpr unsigned CHAIN_SETS = SPINFLIP_CHAIN_SETS;

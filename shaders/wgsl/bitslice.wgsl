@@ -2,8 +2,8 @@
 
 // Planes of a lane counter: up to 2^18 - 1 per lane, more than any strip of sites adds (in 2D
 // dims * L satisfied bonds, 2 * 65536 = 2^17 at the 65536^2 SMSC lattice, below 2^18 for every
-// lattice of fewer than 2^34 sites, the multispin limit of src/config.rs; in 3D at most 3 * 256,
-// MAX_STRIP_WORDS in src/engine/multispin.rs).
+// lattice of fewer than 2^34 sites, MAX_MULTISPIN_SITES in src/config/mod.rs; in 3D at most
+// 3 * 256, MAX_STRIP_WORDS in src/engine/multispin/strips.rs).
 const COUNTER_PLANES: u32 = 18u;
 
 // Per-lane number of unsatisfied bonds c = c0 + 2 c1 + 4 c2 (at most 6).

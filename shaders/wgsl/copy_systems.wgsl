@@ -20,7 +20,7 @@ override SYSTEMS: u32 = 1u;
 // Copy bit by bit, each lane of a word from its own source lane (AMSC), else whole words.
 override LANE_COPIES: bool = false;
 
-// Words of one (word) system each invocation copies, COPY_RUN in src/engine/gpu/copy_systems.rs:
+// Words of one (word) system each invocation copies, COPY_RUN in src/engine/wgpu/copy_systems.rs:
 // the lane sources of a word system are the same for all its words, so an invocation reads
 // them once for its run of words.
 const COPY_RUN: u32 = 8u;

@@ -1,5 +1,5 @@
 // Per-dispatch parameters and thread indexing shared by every kernel.
-// DispatchParams mirrors engine::gpu::plan::DispatchParams (a test checks the offsets).
+// DispatchParams mirrors engine::dispatch::DispatchParams (a test checks the offsets).
 
 struct DispatchParams {
     seed_lo: u32,

@@ -1,4 +1,4 @@
-// Storage and neighbours of multispin words, the twin of src/engine/multispin.rs. Word system g
+// Storage and neighbours of multispin words, the twin of src/engine/multispin/. Word system g
 // holds two colour arrays of rows() * row_words() words; row = z L + y; in a row of colour c the
 // sites sit at x = 2k + p, p = (y + z + c) mod 2. Word systems are numbered
 // g = (tw * SAMPLE_WORDS + sw) * REPLICA_WORDS + rw.

@@ -1,5 +1,5 @@
 // AMSC: bit b of a word is the same site in lane b's system; word w of a colour row is the site
-// x = 2w + p. Twin of the AMSC branches of src/engine/multispin.rs.
+// x = 2w + p. Twin of the AMSC branches of src/engine/multispin/.
 
 fn row_words() -> u32 {
     return L / 2u;

@@ -1,5 +1,5 @@
 // SMSC: bit j of word w of a colour row is the site x = 2(32 w + j) + p of one system.
-// Twin of the SMSC branches of src/engine/multispin.rs.
+// Twin of the SMSC branches of src/engine/multispin/.
 
 fn row_words() -> u32 {
     return L / 64u;

@@ -27,7 +27,7 @@ override WORDS_PER_TABLE: u32 = 1u;
 // geometry, and the workgroup's threshold table loads once for more words.
 override WORD_RUN: u32 = 1u;
 
-// The colour-1 update before a swap round at zero field (src/engine/gpu/multispin.rs): it also
+// The colour-1 update before a swap round at zero field (src/engine/wgpu/multispin/): it also
 // counts each lane's satisfied bonds after the update into the round's records (slot
 // params.slot), which the swap kernel reads, so no observables kernel runs between the sweep and
 // the round. Every bond joins a colour-0 and a colour-1 site, so the bonds of the colour-1 sites

@@ -1,5 +1,5 @@
-// Parallel tempering's shared layout (the twin of src/engine/tempering.rs): chain sets, groups
-// of chain sets that share exchange masks, and the sections of the state.
+// Parallel tempering's shared layout (the twin of src/engine/tempering/layout.rs): chain sets,
+// groups of chain sets that share exchange masks, and the sections of the state.
 
 // Temperatures T, chain sets C = samples x replicas, mask groups Q, replicas R.
 override TEMPERATURES: u32 = 2u;
